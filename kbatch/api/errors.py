@@ -1,0 +1,296 @@
+"""API errors: field errors for validation and the typed ``Status`` errors every layer raises.
+
+Hierarchy (each carries a ``Status`` with the upstream reason and HTTP code; upstream:
+k8s.io/apimachinery ``pkg/api/errors/errors.go`` and ``pkg/util/validation/field/errors.go``)::
+
+    StatusError
+    ├── BadRequest            400  BadRequest
+    ├── Forbidden             403  Forbidden
+    ├── NotFound              404  NotFound
+    ├── MethodNotAllowed      405  MethodNotAllowed
+    ├── NotAcceptable         406  NotAcceptable
+    ├── AlreadyExists         409  AlreadyExists
+    ├── Conflict              409  Conflict
+    ├── Expired               410  Expired     (too old resourceVersion / continue token)
+    ├── UnsupportedMediaType  415  UnsupportedMediaType
+    ├── Invalid               422  Invalid     (details.causes = one per FieldError)
+    ├── TooManyRequests       429  TooManyRequests
+    ├── InternalError         500  InternalError
+    └── Timeout               504  Timeout
+
+A ``FieldError`` renders exactly as upstream's ``field.Error.Error()``:
+``spec.parallelism: Invalid value: -1: must be greater than or equal to 0``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from pydantic import Field
+
+from kbatch.api.base import KubeModel
+from kbatch.api.meta import ListMeta
+
+__all__ = [
+    "AlreadyExists",
+    "BadRequest",
+    "Conflict",
+    "Expired",
+    "FieldError",
+    "FieldErrorType",
+    "Forbidden",
+    "InternalError",
+    "Invalid",
+    "MethodNotAllowed",
+    "NotAcceptable",
+    "NotFound",
+    "Status",
+    "StatusCause",
+    "StatusDetails",
+    "StatusError",
+    "Timeout",
+    "TooManyRequests",
+    "UnsupportedMediaType",
+]
+
+
+class FieldErrorType(Enum):
+    """field.ErrorType: (cause reason, message prefix)."""
+
+    NOT_FOUND = ("FieldValueNotFound", "Not found")
+    REQUIRED = ("FieldValueRequired", "Required value")
+    DUPLICATE = ("FieldValueDuplicate", "Duplicate value")
+    INVALID = ("FieldValueInvalid", "Invalid value")
+    NOT_SUPPORTED = ("FieldValueNotSupported", "Unsupported value")
+    FORBIDDEN = ("FieldValueForbidden", "Forbidden")
+    TOO_LONG = ("FieldValueTooLong", "Too long")
+    TOO_MANY = ("FieldValueTooMany", "Too many")
+    INTERNAL = ("InternalError", "Internal error")
+
+    @property
+    def reason(self) -> str:
+        return self.value[0]
+
+    @property
+    def label(self) -> str:
+        return self.value[1]
+
+
+_NO_VALUE = object()
+
+
+def _render_value(value: Any) -> str:
+    """Go's ``%#v``-ish rendering upstream uses for bad values: strings quoted, numbers bare."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One validation failure at a field path (``spec.template.spec.containers[0].name``)."""
+
+    type: FieldErrorType
+    field: str
+    detail: str = ""
+    bad_value: Any = _NO_VALUE
+
+    def __str__(self) -> str:
+        t = self.type
+        if t in (FieldErrorType.REQUIRED, FieldErrorType.FORBIDDEN, FieldErrorType.TOO_LONG,
+                 FieldErrorType.INTERNAL):
+            body = t.label
+        elif t is FieldErrorType.TOO_MANY and self.bad_value is _NO_VALUE:
+            body = t.label
+        else:
+            value = "" if self.bad_value is _NO_VALUE else _render_value(self.bad_value)
+            body = f"{t.label}: {value}"
+        text = f"{self.field}: {body}" if self.field else body
+        return f"{text}: {self.detail}" if self.detail else text
+
+    # Constructors named as upstream's field.Required(), field.Invalid(), ...
+    @classmethod
+    def required(cls, path: str, detail: str = "") -> FieldError:
+        return cls(FieldErrorType.REQUIRED, path, detail)
+
+    @classmethod
+    def invalid(cls, path: str, value: Any, detail: str = "") -> FieldError:
+        return cls(FieldErrorType.INVALID, path, detail, value)
+
+    @classmethod
+    def forbidden(cls, path: str, detail: str = "") -> FieldError:
+        return cls(FieldErrorType.FORBIDDEN, path, detail)
+
+    @classmethod
+    def not_supported(cls, path: str, value: Any, supported: list[str]) -> FieldError:
+        detail = "supported values: " + ", ".join(json.dumps(s) for s in supported)
+        return cls(FieldErrorType.NOT_SUPPORTED, path, detail, value)
+
+    @classmethod
+    def duplicate(cls, path: str, value: Any) -> FieldError:
+        return cls(FieldErrorType.DUPLICATE, path, "", value)
+
+    @classmethod
+    def not_found(cls, path: str, value: Any) -> FieldError:
+        return cls(FieldErrorType.NOT_FOUND, path, "", value)
+
+    @classmethod
+    def too_long(cls, path: str, max_length: int) -> FieldError:
+        return cls(FieldErrorType.TOO_LONG, path, f"may not be more than {max_length} bytes")
+
+    @classmethod
+    def too_many(cls, path: str, actual: int, limit: int) -> FieldError:
+        return cls(FieldErrorType.TOO_MANY, path, f"must have at most {limit} items", actual)
+
+
+class StatusCause(KubeModel):
+    reason: str | None = None
+    message: str | None = None
+    field: str | None = None
+
+
+class StatusDetails(KubeModel):
+    name: str | None = None
+    group: str | None = None
+    kind: str | None = None
+    uid: str | None = None
+    causes: list[StatusCause] | None = None
+    retry_after_seconds: int | None = None
+
+
+class Status(KubeModel):
+    """The ``Status`` object (``kind: Status, apiVersion: v1``) returned for every failure."""
+
+    api_version: str = "v1"
+    kind: str = "Status"
+    metadata: ListMeta = Field(default_factory=ListMeta)
+    status: str | None = None  # "Success" | "Failure"
+    message: str | None = None
+    reason: str | None = None
+    details: StatusDetails | None = None
+    code: int | None = None
+
+
+class StatusError(Exception):
+    """An API failure carrying its Kubernetes ``Status``."""
+
+    code: int = 500
+    reason: str = "InternalError"
+
+    def __init__(self, message: str, *, details: StatusDetails | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    @property
+    def status(self) -> Status:
+        return Status(status="Failure", message=self.message, reason=self.reason,
+                      details=self.details, code=self.code)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r})"
+
+
+def _details(group_resource: str, name: str, *, kind: str | None = None) -> StatusDetails:
+    resource, _, group = group_resource.partition(".")
+    return StatusDetails(name=name or None, group=group or None, kind=kind or resource)
+
+
+class BadRequest(StatusError):
+    code, reason = 400, "BadRequest"
+
+
+class Forbidden(StatusError):
+    code, reason = 403, "Forbidden"
+
+
+class NotFound(StatusError):
+    code, reason = 404, "NotFound"
+
+    @classmethod
+    def of(cls, group_resource: str, name: str) -> NotFound:
+        """``jobs.batch "pi" not found``"""
+        return cls(f'{group_resource} "{name}" not found', details=_details(group_resource, name))
+
+
+class MethodNotAllowed(StatusError):
+    code, reason = 405, "MethodNotAllowed"
+
+
+class NotAcceptable(StatusError):
+    code, reason = 406, "NotAcceptable"
+
+
+class AlreadyExists(StatusError):
+    code, reason = 409, "AlreadyExists"
+
+    @classmethod
+    def of(cls, group_resource: str, name: str) -> AlreadyExists:
+        """``jobs.batch "pi" already exists``"""
+        return cls(f'{group_resource} "{name}" already exists',
+                   details=_details(group_resource, name))
+
+
+class Conflict(StatusError):
+    code, reason = 409, "Conflict"
+
+    @classmethod
+    def of(cls, group_resource: str, name: str, why: str) -> Conflict:
+        """``Operation cannot be fulfilled on jobs.batch "pi": <why>``"""
+        return cls(f'Operation cannot be fulfilled on {group_resource} "{name}": {why}',
+                   details=_details(group_resource, name))
+
+    @classmethod
+    def stale(cls, group_resource: str, name: str) -> Conflict:
+        return cls.of(group_resource, name, "the object has been modified; please apply your "
+                      "changes to the latest version and try again")
+
+
+class Expired(StatusError):
+    code, reason = 410, "Expired"
+
+
+class UnsupportedMediaType(StatusError):
+    code, reason = 415, "UnsupportedMediaType"
+
+
+class Invalid(StatusError):
+    code, reason = 422, "Invalid"
+
+    def __init__(self, message: str, *, details: StatusDetails | None = None,
+                 errors: tuple[FieldError, ...] = ()) -> None:
+        super().__init__(message, details=details)
+        self.errors = errors
+
+    @classmethod
+    def of(cls, group_kind: str, name: str, errors: list[FieldError]) -> Invalid:
+        """``Job.batch "pi" is invalid: [a: ..., b: ...]`` (no brackets for a single error)."""
+        rendered = [str(e) for e in errors]
+        body = rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]"
+        kind, _, group = group_kind.partition(".")
+        causes = [StatusCause(reason=e.type.reason, message=str(e).partition(": ")[2] or str(e),
+                              field=e.field or None) for e in errors]
+        details = StatusDetails(name=name or None, group=group or None, kind=kind, causes=causes)
+        return cls(f'{group_kind} "{name}" is invalid: {body}', details=details,
+                   errors=tuple(errors))
+
+
+class TooManyRequests(StatusError):
+    code, reason = 429, "TooManyRequests"
+
+
+class InternalError(StatusError):
+    code, reason = 500, "InternalError"
+
+
+class Timeout(StatusError):
+    code, reason = 504, "Timeout"

@@ -1,0 +1,14 @@
+"""Which API modules contribute kinds to :func:`kbatch.api.registry.builtin_registry`.
+
+Each API module exposes ``install(registry)``; list it here in preferred order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kbatch.api.registry import Registry
+
+INSTALLERS: list[Callable[[Registry], None]] = []

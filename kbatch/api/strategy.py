@@ -1,0 +1,90 @@
+"""Per-kind API strategy: defaulting, preparation, validation (k8s.io/apiserver ``pkg/registry/rest``).
+
+The API server calls, for a create: ``default`` → ``prepare_for_create`` → ``validate``; for an
+update of the main resource: ``default`` → ``prepare_for_update`` (keeps status) → ``validate_update``
+(immutable fields); for a write to the ``status`` subresource: ``prepare_for_status_update`` (keeps
+everything but status) → ``validate_status_update``. Validators return *every* error at once.
+
+A kind needs only the hooks it cares about: :class:`DefaultStrategy` is the no-op baseline that
+kind strategies compose with (wrap or subclass it; it has no hidden hooks).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, TypeVar
+
+from kbatch.api.errors import FieldError
+from kbatch.api.meta import Resource
+
+__all__ = ["DefaultStrategy", "Strategy"]
+
+T = TypeVar("T", bound=Resource)
+
+
+class Strategy(Protocol[T]):
+    def default(self, obj: T) -> None:
+        """Scheme defaulting (``SetDefaults_<Kind>``), in place; also applied on update."""
+        ...
+
+    def prepare_for_create(self, obj: T) -> None:
+        """In place: e.g. clear status, set generation-related fields."""
+        ...
+
+    def prepare_for_update(self, new: T, old: T) -> None:
+        """In place on ``new``: e.g. carry ``old``'s status over (main resource writes)."""
+        ...
+
+    def prepare_for_status_update(self, new: T, old: T) -> None:
+        """In place on ``new``: carry everything but status over from ``old``."""
+        ...
+
+    def validate(self, obj: T) -> list[FieldError]: ...
+
+    def validate_update(self, new: T, old: T) -> list[FieldError]: ...
+
+    def validate_status_update(self, new: T, old: T) -> list[FieldError]: ...
+
+    def spec_changed(self, new: T, old: T) -> bool:
+        """Whether ``metadata.generation`` must be bumped (spec changes only)."""
+        ...
+
+
+class DefaultStrategy:
+    """No defaulting, no validation beyond the API server's generic metadata checks."""
+
+    has_status: bool = True
+
+    def default(self, obj: Resource) -> None:
+        return None
+
+    def prepare_for_create(self, obj: Resource) -> None:
+        if self.has_status and getattr(obj, "status", None) is not None:
+            obj.status = None  # type: ignore[attr-defined]
+
+    def prepare_for_update(self, new: Resource, old: Resource) -> None:
+        if self.has_status and hasattr(new, "status"):
+            new.status = old.status  # type: ignore[attr-defined]
+
+    def prepare_for_status_update(self, new: Resource, old: Resource) -> None:
+        status = getattr(new, "status", None)
+        rebuilt = old.clone()
+        rebuilt.metadata = new.metadata
+        if hasattr(rebuilt, "status"):
+            rebuilt.status = status  # type: ignore[attr-defined]
+        for name in type(new).model_fields:
+            if name not in ("metadata", "status"):
+                setattr(new, name, getattr(rebuilt, name))
+
+    def validate(self, obj: Resource) -> list[FieldError]:
+        return []
+
+    def validate_update(self, new: Resource, old: Resource) -> list[FieldError]:
+        return []
+
+    def validate_status_update(self, new: Resource, old: Resource) -> list[FieldError]:
+        return []
+
+    def spec_changed(self, new: Resource, old: Resource) -> bool:
+        spec_new = getattr(new, "spec", None)
+        spec_old = getattr(old, "spec", None)
+        return spec_new != spec_old

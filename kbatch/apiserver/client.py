@@ -1,0 +1,152 @@
+"""The client protocol every consumer of the API uses (controllers, CLI, tests, the HTTP front end).
+
+Roles as in controller-runtime ``pkg/client/interfaces.go``: a ``Reader`` (get, list), a ``Writer``
+(create, update, patch, delete), a ``StatusWriter`` (the ``status`` subresource) and ``Watcher``
+(watch). ``Client`` is all of them. Calls are synchronous: the in-process implementation answers
+immediately, and the event loop in ``kbatch.runtime`` is single-threaded.
+
+Objects passed in are never kept and objects handed out are fresh copies: mutating either never
+changes what is stored. Every failure raises a ``kbatch.api.errors.StatusError`` subclass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
+
+from kbatch.api.errors import Status
+from kbatch.api.meta import Resource, ResourceList
+
+__all__ = [
+    "Client",
+    "PatchType",
+    "Preconditions",
+    "PropagationPolicy",
+    "Reader",
+    "StatusWriter",
+    "WatchEvent",
+    "WatchEventType",
+    "WatchStream",
+    "Watcher",
+    "Writer",
+]
+
+T = TypeVar("T", bound=Resource)
+
+PatchType = Literal["merge", "json", "strategic"]
+"""RFC 7386 merge patch, RFC 6902 JSON patch, Kubernetes strategic merge patch."""
+
+PropagationPolicy = Literal["Background", "Foreground", "Orphan"]
+WatchEventType = Literal["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]
+
+
+@dataclass(frozen=True, slots=True)
+class Preconditions:
+    """DeleteOptions.preconditions: the delete fails with Conflict unless these match."""
+
+    uid: str | None = None
+    resource_version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent(Generic[T]):
+    """One watch event. ``object`` is a ``Status`` for ``ERROR`` (e.g. 410 Expired), and for
+    ``BOOKMARK`` an object of the watched kind carrying only ``metadata.resourceVersion``."""
+
+    type: WatchEventType
+    object: T | Status
+
+
+@runtime_checkable
+class WatchStream(Protocol[T]):
+    """A pull-based stream of typed watch events (mirrors ``kbatch.store.Watcher``)."""
+
+    def poll(self) -> list[WatchEvent[T]]: ...
+
+    def set_notify(self, fn: Callable[[], None] | None) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Reader(Protocol):
+    def get(self, kind: type[T], name: str, namespace: str | None = None) -> T: ...
+
+    def list(
+        self,
+        kind: type[T],
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        limit: int | None = None,
+        continue_: str | None = None,
+        resource_version: str | None = None,
+    ) -> ResourceList[T]: ...
+
+
+class Writer(Protocol):
+    def create(self, obj: T, *, dry_run: bool = False) -> T: ...
+
+    def update(self, obj: T, *, dry_run: bool = False) -> T: ...
+
+    def patch(
+        self,
+        kind: type[T],
+        name: str,
+        patch: Any,
+        namespace: str | None = None,
+        *,
+        patch_type: PatchType = "merge",
+        dry_run: bool = False,
+    ) -> T: ...
+
+    def delete(
+        self,
+        kind: type[T],
+        name: str,
+        namespace: str | None = None,
+        *,
+        propagation_policy: PropagationPolicy | None = None,
+        grace_period_seconds: int | None = None,
+        preconditions: Preconditions | None = None,
+        dry_run: bool = False,
+    ) -> T | None:
+        """Returns the object when it still exists (terminating: finalizers or a grace period),
+        ``None`` when it is gone."""
+        ...
+
+
+class StatusWriter(Protocol):
+    def update_status(self, obj: T, *, dry_run: bool = False) -> T: ...
+
+    def patch_status(
+        self,
+        kind: type[T],
+        name: str,
+        patch: Any,
+        namespace: str | None = None,
+        *,
+        patch_type: PatchType = "merge",
+        dry_run: bool = False,
+    ) -> T: ...
+
+
+class Watcher(Protocol):
+    def watch(
+        self,
+        kind: type[T],
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        resource_version: str | None = None,
+        allow_bookmarks: bool = False,
+    ) -> WatchStream[T]:
+        """``resource_version`` None or "0": synthetic ADDED events for the current state, then
+        changes; any other value: every change after that revision (``Expired`` if compacted)."""
+        ...
+
+
+class Client(Reader, Writer, StatusWriter, Watcher, Protocol):
+    """Everything a controller or tool needs."""
