@@ -15,6 +15,8 @@ from kbatch.api.base import ApiInfo, KubeModel, Time
 
 __all__ = [
     "Condition",
+    "LabelSelector",
+    "LabelSelectorRequirement",
     "ListMeta",
     "ManagedFieldsEntry",
     "ObjectMeta",
@@ -84,6 +86,19 @@ class Condition(KubeModel):
     last_transition_time: Time | None = None
     reason: str | None = None
     message: str | None = None
+
+
+class LabelSelectorRequirement(KubeModel):
+    key: str
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist"]
+    values: list[str] | None = None
+
+
+class LabelSelector(KubeModel):
+    """metav1.LabelSelector; matching lives in ``kbatch.api.selectors``."""
+
+    match_labels: dict[str, str] | None = None
+    match_expressions: list[LabelSelectorRequirement] | None = None
 
 
 class Resource(KubeModel):
