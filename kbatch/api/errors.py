@@ -107,9 +107,7 @@ class FieldError:
     def __str__(self) -> str:
         t = self.type
         if t in (FieldErrorType.REQUIRED, FieldErrorType.FORBIDDEN, FieldErrorType.TOO_LONG,
-                 FieldErrorType.INTERNAL):
-            body = t.label
-        elif t is FieldErrorType.TOO_MANY and self.bad_value is _NO_VALUE:
+                 FieldErrorType.INTERNAL) or (t is FieldErrorType.TOO_MANY and self.bad_value is _NO_VALUE):
             body = t.label
         else:
             value = "" if self.bad_value is _NO_VALUE else _render_value(self.bad_value)

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import Field
 
@@ -81,7 +81,7 @@ class Condition(KubeModel):
     """metav1.Condition, the standard condition shape (KEP-1623)."""
 
     type: str
-    status: Literal["True", "False", "Unknown"]
+    status: str  # "True" | "False" | "Unknown"
     observed_generation: int | None = None
     last_transition_time: Time | None = None
     reason: str | None = None
@@ -90,7 +90,7 @@ class Condition(KubeModel):
 
 class LabelSelectorRequirement(KubeModel):
     key: str
-    operator: Literal["In", "NotIn", "Exists", "DoesNotExist"]
+    operator: str  # In, NotIn, Exists, DoesNotExist (checked by validation, not decoding)
     values: list[str] | None = None
 
 

@@ -7,7 +7,7 @@ here. A ``Registry`` is a plain value owned by a control plane (no global mutabl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +82,7 @@ class Registry:
 
 def builtin_registry() -> Registry:
     """A fresh registry with every built-in kind (each API module contributes an installer)."""
-    from kbatch.api import install  # noqa: F401  (imports every API module's installer)
+    from kbatch.api import install
 
     registry = Registry()
     for installer in install.INSTALLERS:
