@@ -1,0 +1,607 @@
+"""Label and field selectors: parsing, canonical printing and matching.
+
+Semantics follow k8s.io/apimachinery ``pkg/labels/selector.go`` (the set-based string grammar
+``a=b,c!=d,e in (x,y),f notin (z),g,!h``, its error messages, requirements sorted by key) and
+``pkg/fields/selector.go`` (``metadata.name=x,status.phase!=Running`` with ``=``, ``==``, ``!=`` and
+backslash escapes). The fields a kind supports in a field selector follow the upstream per-kind
+field label conversion functions (``pkg/apis/core/v1/conversion.go``,
+``pkg/apis/batch/v1/conversion.go``); an unsupported one is ``BadRequest: field label not supported``.
+
+Parse errors are raised as :class:`kbatch.api.errors.BadRequest`, carrying upstream's message.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+from typing import Any, Literal
+
+from kbatch.api.base import ApiInfo
+from kbatch.api.errors import BadRequest, FieldError
+from kbatch.api.meta import LabelSelector, Resource
+
+__all__ = [
+    "EVERYTHING",
+    "NOTHING",
+    "FieldRequirement",
+    "FieldSelector",
+    "Requirement",
+    "Selector",
+    "check_field_selector",
+    "field_values",
+    "label_key_errors",
+    "label_value_errors",
+    "parse_field_selector",
+    "parse_label_selector",
+    "selector_from_model",
+    "selector_from_set",
+    "supported_field_labels",
+]
+
+LabelOp = Literal["=", "==", "!=", "in", "notin", "exists", "!", "gt", "lt"]
+
+# ---------------------------------------------------------------------------------------------
+# Label keys and values (k8s.io/apimachinery pkg/util/validation/validation.go IsQualifiedName,
+# IsValidLabelValue).
+
+_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_VALUE_RE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_QUALIFIED_MSG = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation "
+    "is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or "
+    "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+
+
+def label_key_errors(key: str) -> list[str]:
+    """Upstream ``IsQualifiedName``: ``[prefix/]name``; returns messages (empty when valid)."""
+    prefix, slash, name = key.rpartition("/")
+    errs: list[str] = []
+    if key.count("/") > 1:
+        return [_QUALIFIED_MSG + " with an optional DNS subdomain prefix and '/' (e.g. "
+                "'example.com/MyName')"]
+    if slash:
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > 253:
+                errs.append("prefix part must be no more than 253 characters")
+            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
+                errs.append("prefix part " + _SUBDOMAIN_MSG)
+    if not name:
+        errs.append("name part must be non-empty")
+    else:
+        if len(name) > 63:
+            errs.append("name part must be no more than 63 characters")
+        if not _NAME_RE.match(name):
+            errs.append("name part " + _QUALIFIED_MSG)
+    return errs
+
+
+def label_value_errors(value: str) -> list[str]:
+    """Upstream ``IsValidLabelValue``."""
+    errs: list[str] = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 characters")
+    if not _VALUE_RE.match(value):
+        errs.append(_VALUE_MSG)
+    return errs
+
+
+# ---------------------------------------------------------------------------------------------
+# Label selectors
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """One label requirement; ``values`` are sorted and de-duplicated."""
+
+    key: str
+    operator: LabelOp
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        op = self.operator
+        if op in ("=", "==", "in"):
+            return self.key in labels and labels[self.key] in self.values
+        if op in ("!=", "notin"):
+            return self.key not in labels or labels[self.key] not in self.values
+        if op == "exists":
+            return self.key in labels
+        if op == "!":
+            return self.key not in labels
+        if self.key not in labels:  # gt / lt: integer comparison
+            return False
+        try:
+            have = int(labels[self.key])
+        except ValueError:
+            return False
+        want = int(self.values[0])
+        return have > want if op == "gt" else have < want
+
+    def __str__(self) -> str:
+        op = self.operator
+        if op == "exists":
+            return self.key
+        if op == "!":
+            return "!" + self.key
+        if op in ("in", "notin"):
+            return f"{self.key} {op} ({','.join(self.values)})"
+        symbol = {"gt": ">", "lt": "<"}.get(op, op)
+        return f"{self.key}{symbol}{self.values[0]}"
+
+
+def _requirement(key: str, op: LabelOp, values: Iterable[str]) -> Requirement:
+    """Upstream ``NewRequirement``: validate key, operator/value arity and values."""
+    vals = tuple(sorted(set(values)))
+    errs = [FieldError.invalid("", key, "; ".join(label_key_errors(key)))] if label_key_errors(key) else []
+    if op in ("in", "notin") and not vals:
+        errs.append(FieldError.invalid("values", list(vals), "for 'in', 'notin' operators, values set "
+                                                            "can't be empty"))
+    elif op in ("=", "==", "!=") and len(vals) != 1:
+        errs.append(FieldError.invalid("values", list(vals), "exact-match compatibility requires one "
+                                                            "single value"))
+    elif op in ("exists", "!") and vals:
+        errs.append(FieldError.invalid("values", list(vals), "values set must be empty for exists and "
+                                                            "does not exist"))
+    elif op in ("gt", "lt"):
+        if len(vals) != 1:
+            errs.append(FieldError.invalid("values", list(vals), "for 'Gt', 'Lt' operators, exactly one "
+                                                                "value is required"))
+        elif not re.fullmatch(r"[-+]?\d+", vals[0]):
+            errs.append(FieldError.invalid("values[0]", vals[0], "for 'Gt', 'Lt' operators, the value "
+                                                                "must be an integer"))
+    for v in vals:
+        if op not in ("gt", "lt") and label_value_errors(v):
+            errs.append(FieldError.invalid(f"[{key}]", v, "; ".join(label_value_errors(v))))
+    if errs:
+        raise BadRequest(str(errs[0]).lstrip(": "))
+    return Requirement(key, op, vals)
+
+
+@dataclass(frozen=True, slots=True)
+class Selector:
+    """A conjunction of requirements, sorted by key (as upstream sorts them). ``nothing`` is the
+    selector of a nil ``LabelSelector``: it matches no object."""
+
+    requirements: tuple[Requirement, ...] = ()
+    nothing: bool = False
+
+    def matches(self, labels: Mapping[str, str] | None) -> bool:
+        if self.nothing:
+            return False
+        labels = labels or {}
+        return all(r.matches(labels) for r in self.requirements)
+
+    @property
+    def empty(self) -> bool:
+        """True for the selector that matches everything."""
+        return not self.nothing and not self.requirements
+
+    def __str__(self) -> str:
+        return ",".join(str(r) for r in self.requirements)
+
+
+EVERYTHING = Selector()
+NOTHING = Selector(nothing=True)
+
+
+def _sorted(reqs: Iterable[Requirement]) -> tuple[Requirement, ...]:
+    return tuple(sorted(reqs, key=lambda r: r.key))
+
+
+def selector_from_set(labels: Mapping[str, str] | None) -> Selector:
+    """Upstream ``SelectorFromSet``: every label must equal; an empty set matches everything."""
+    return Selector(_sorted(Requirement(k, "=", (v,)) for k, v in (labels or {}).items()))
+
+
+_MODEL_OPS: dict[str, LabelOp] = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!"}
+
+
+def selector_from_model(sel: LabelSelector | None) -> Selector:
+    """Upstream ``LabelSelectorAsSelector``: nil → nothing; empty → everything."""
+    if sel is None:
+        return NOTHING
+    reqs = [_requirement(k, "=", (v,)) for k, v in (sel.match_labels or {}).items()]
+    for expr in sel.match_expressions or ():
+        op = _MODEL_OPS.get(expr.operator)
+        if op is None:
+            raise BadRequest(f'"{expr.operator}" is not a valid label selector operator')
+        reqs.append(_requirement(expr.key, op, expr.values or ()))
+    return Selector(_sorted(reqs))
+
+
+# --- the string grammar: lexer -------------------------------------------------------------
+
+_SPECIAL = frozenset("=!(),><")
+_WHITESPACE = frozenset(" \t\r\n")
+_OPERATOR_TOKENS = {")": ")", ",": ",", "!": "!", "==": "==", "=": "=", ">": ">", "<": "<", "!=": "!=",
+                    "(": "("}
+_KEYWORDS = {"in", "notin"}
+_BINARY_OPS = "in, notin, =, ==, !=, gt, lt"
+
+Token = tuple[str, str]  # (kind, literal); kinds: "id", "end", "error", or the operator literal
+
+
+def _lex(text: str) -> list[Token]:
+    tokens: list[Token] = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i] in _WHITESPACE:
+            i += 1
+        if i >= n:
+            tokens.append(("end", ""))
+            return tokens
+        if text[i] in _SPECIAL:
+            best, j = "", i
+            while j < n and text[j] in _SPECIAL:
+                if text[i:j + 1] in _OPERATOR_TOKENS:
+                    best = text[i:j + 1]
+                elif best:
+                    break
+                j += 1
+            if not best:
+                tokens.append(("error", f"error expected: keyword found '{text[i:j]}'"))
+                i = j
+            else:
+                tokens.append((best, best))
+                i += len(best)
+            continue
+        j = i
+        while j < n and text[j] not in _SPECIAL and text[j] not in _WHITESPACE:
+            j += 1
+        word = text[i:j]
+        tokens.append((word if word in _KEYWORDS else "id", word))
+        i = j
+
+
+class _Parser:
+    """Recursive descent over the token list, as upstream's ``Parser`` (two contexts: in a values
+    context the keywords ``in``/``notin`` are plain identifiers)."""
+
+    def __init__(self, text: str) -> None:
+        self.tokens = _lex(text)
+        self.pos = 0
+
+    def _kind(self, tok: Token, values: bool) -> str:
+        return "id" if values and tok[0] in _KEYWORDS else tok[0]
+
+    def peek(self, values: bool = True) -> Token:
+        tok = self.tokens[self.pos]
+        return self._kind(tok, values), tok[1]
+
+    def take(self, values: bool = True) -> Token:
+        tok = self.peek(values)
+        self.pos += 1
+        return tok
+
+    def parse(self) -> list[Requirement]:
+        reqs: list[Requirement] = []
+        while True:
+            kind, lit = self.peek()
+            if kind == "end":
+                return reqs
+            if kind not in ("id", "!"):
+                raise ValueError(f"found '{lit}', expected: !, identifier, or 'end of string'")
+            try:
+                reqs.append(self.requirement())
+            except ValueError as err:
+                raise ValueError(f"unable to parse requirement: {err}") from None
+            kind, lit = self.take()
+            if kind == "end":
+                return reqs
+            if kind != ",":
+                raise ValueError(f"found '{lit}', expected: ',' or 'end of string'")
+            kind2, lit2 = self.peek()
+            if kind2 not in ("id", "!"):
+                raise ValueError(f"found '{lit2}', expected: identifier after ','")
+
+    def requirement(self) -> Requirement:
+        op: LabelOp | None = None
+        kind, lit = self.take()
+        if kind == "!":
+            op = "!"
+            kind, lit = self.take()
+        if kind != "id":
+            raise ValueError(f"found '{lit}', expected: identifier")
+        key = lit
+        if label_key_errors(key):
+            raise ValueError(f'Invalid value: "{key}": ' + "; ".join(label_key_errors(key)))
+        if op == "!" or self.peek()[0] in ("end", ","):
+            return _as_value_error(key, op or "exists", ())
+        kind, lit = self.take(values=False)
+        ops: dict[str, LabelOp] = {"in": "in", "notin": "notin", "=": "=", "==": "==", "!=": "!=",
+                                   ">": "gt", "<": "lt"}
+        if kind not in ops:
+            raise ValueError(f"found '{lit}', expected: {_BINARY_OPS}")
+        operator = ops[kind]
+        values = self.set_values() if operator in ("in", "notin") else self.exact_value()
+        return _as_value_error(key, operator, values)
+
+    def set_values(self) -> list[str]:
+        kind, lit = self.take()
+        if kind != "(":
+            raise ValueError(f"found '{lit}' expected: '('")
+        kind, lit = self.peek()
+        if kind == ")":
+            self.take()
+            return [""]
+        if kind not in ("id", ","):
+            raise ValueError(f"found '{lit}', expected: ',', ')' or identifier")
+        values = self.identifiers()
+        if self.take()[0] != ")":
+            raise ValueError(f"found '{lit}', expected: ')'")
+        return values
+
+    def identifiers(self) -> list[str]:
+        out: list[str] = []
+        while True:
+            kind, lit = self.take()
+            if kind == "id":
+                out.append(lit)
+                kind2, lit2 = self.peek()
+                if kind2 == ")":
+                    return out
+                if kind2 != ",":
+                    raise ValueError(f"found '{lit2}', expected: ',' or ')'")
+            elif kind == ",":
+                if not out:
+                    out.append("")
+                kind2 = self.peek()[0]
+                if kind2 in (")", ","):
+                    out.append("")
+                if kind2 == ")":
+                    return out
+            else:
+                raise ValueError(f"found '{lit}', expected: ',', or identifier")
+
+    def exact_value(self) -> list[str]:
+        if self.peek()[0] in ("end", ","):
+            return [""]
+        kind, lit = self.take()
+        if kind == "id":
+            return [lit]
+        raise ValueError(f"found '{lit}', expected: identifier")
+
+
+def _as_value_error(key: str, op: LabelOp, values: Iterable[str]) -> Requirement:
+    try:
+        return _requirement(key, op, values)
+    except BadRequest as err:
+        raise ValueError(err.message) from None
+
+
+def parse_label_selector(text: str | None) -> Selector:
+    """Parse the string form; ``""``/``None`` match everything. Raises ``BadRequest``."""
+    if not text:
+        return EVERYTHING
+    try:
+        reqs = _Parser(text).parse()
+    except ValueError as err:
+        raise BadRequest(str(err)) from None
+    return Selector(_sorted(reqs))
+
+
+# ---------------------------------------------------------------------------------------------
+# Field selectors
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRequirement:
+    field: str
+    operator: Literal["=", "==", "!="]
+    value: str
+
+    def matches(self, fields: Mapping[str, str]) -> bool:
+        have = fields.get(self.field, "")
+        return have != self.value if self.operator == "!=" else have == self.value
+
+    def __str__(self) -> str:
+        return f"{_escape(self.field)}{self.operator}{_escape(self.value)}"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSelector:
+    """A conjunction of field terms, kept in the order written (upstream's ``andTerm``)."""
+
+    requirements: tuple[FieldRequirement, ...] = ()
+
+    def matches(self, fields: Mapping[str, str]) -> bool:
+        return all(r.matches(fields) for r in self.requirements)
+
+    @property
+    def empty(self) -> bool:
+        return not self.requirements
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.field for r in self.requirements))
+
+    def __str__(self) -> str:
+        return ",".join(str(r) for r in self.requirements)
+
+
+_ESCAPES = {"\\": "\\\\", ",": "\\,", "=": "\\="}
+
+
+def _escape(text: str) -> str:
+    return "".join(_ESCAPES.get(c, c) for c in text)
+
+
+def _split_unescaped(text: str, sep: str) -> list[str]:
+    parts, buf, i = [], [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            buf.append(text[i:i + 2])
+            i += 2
+            continue
+        if c == sep:
+            parts.append("".join(buf))
+            buf = []
+        else:
+            buf.append(c)
+        i += 1
+    parts.append("".join(buf))
+    return parts
+
+
+def _unescape(text: str) -> str:
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            if i + 1 >= len(text) or text[i + 1] not in "\\,=":
+                raise ValueError(f"invalid escape sequence: {text[i:i + 2]!r}")
+            out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _split_term(term: str) -> tuple[str, Literal["=", "==", "!="], str] | None:
+    """The first unescaped operator in the term (``!=`` and ``==`` before ``=``)."""
+    i = 0
+    while i < len(term):
+        if term[i] == "\\":
+            i += 2
+            continue
+        for op in ("!=", "==", "="):
+            if term.startswith(op, i):
+                return term[:i], op, term[i + len(op):]  # type: ignore[return-value]
+        i += 1
+    return None
+
+
+def parse_field_selector(text: str | None) -> FieldSelector:
+    """Upstream ``fields.ParseSelector``. Raises ``BadRequest``."""
+    if not text:
+        return FieldSelector()
+    reqs: list[FieldRequirement] = []
+    for term in _split_unescaped(text, ","):
+        if term == "":
+            continue
+        parts = _split_term(term)
+        if parts is None:
+            raise BadRequest(f"invalid selector: '{text}'; can't understand '{term}'")
+        name, op, value = parts
+        try:
+            reqs.append(FieldRequirement(_unescape(name), op, _unescape(value)))
+        except ValueError as err:
+            raise BadRequest(f"invalid selector: '{text}'; {err}") from None
+    return FieldSelector(tuple(reqs))
+
+
+# Supported field labels per group-resource: label → wire path in the object (dotted camelCase).
+# Every kind also supports metadata.name and metadata.namespace (DefaultMetaV1FieldSelectorConversion).
+_FIELD_LABELS: dict[str, dict[str, str]] = {
+    "pods": {
+        "spec.nodeName": "spec.nodeName", "spec.restartPolicy": "spec.restartPolicy",
+        "spec.schedulerName": "spec.schedulerName", "spec.serviceAccountName": "spec.serviceAccountName",
+        "spec.hostNetwork": "spec.hostNetwork", "status.phase": "status.phase",
+        "status.podIP": "status.podIP", "status.nominatedNodeName": "status.nominatedNodeName",
+    },
+    "events": {
+        "involvedObject.kind": "involvedObject.kind", "involvedObject.namespace": "involvedObject.namespace",
+        "involvedObject.name": "involvedObject.name", "involvedObject.uid": "involvedObject.uid",
+        "involvedObject.apiVersion": "involvedObject.apiVersion",
+        "involvedObject.resourceVersion": "involvedObject.resourceVersion",
+        "involvedObject.fieldPath": "involvedObject.fieldPath", "reason": "reason",
+        "reportingComponent": "reportingComponent", "source": "source.component", "type": "type",
+    },
+    "nodes": {"spec.unschedulable": "spec.unschedulable"},
+    "namespaces": {"status.phase": "status.phase"},
+    "services": {"spec.clusterIP": "spec.clusterIP", "spec.type": "spec.type"},
+    "secrets": {"type": "type"},
+    "jobs.batch": {"status.successful": "status.succeeded"},
+}
+_META_LABELS = {"metadata.name": "metadata.name", "metadata.namespace": "metadata.namespace"}
+
+
+def supported_field_labels(info: ApiInfo) -> dict[str, str]:
+    """Field label → wire path for one kind."""
+    return {**_META_LABELS, **_FIELD_LABELS.get(info.group_resource, {})}
+
+
+def check_field_selector(selector: FieldSelector, info: ApiInfo) -> None:
+    """Raise ``BadRequest: field label not supported: X`` for a label the kind does not support."""
+    supported = supported_field_labels(info)
+    for name in selector.fields:
+        if name not in supported:
+            raise BadRequest(f"field label not supported: {name}")
+
+
+@cache
+def _attribute_path(model: type, wire_path: str) -> tuple[str, ...] | None:
+    """Python attribute names for a dotted wire path, resolved through pydantic aliases."""
+    names: list[str] = []
+    current: Any = model
+    for segment in wire_path.split("."):
+        fields = getattr(current, "model_fields", None)
+        if fields is None:
+            return None
+        match = next((n for n, f in fields.items() if (f.alias or n) == segment or n == segment), None)
+        if match is None:
+            return None
+        names.append(match)
+        current = _model_type(fields[match].annotation)
+    return tuple(names)
+
+
+def _model_type(annotation: Any) -> Any:
+    """The pydantic model inside ``X | None`` (or ``None`` when there is none)."""
+    if hasattr(annotation, "model_fields"):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        if hasattr(arg, "model_fields"):
+            return arg
+    return None
+
+
+def _render(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Enum):
+        return str(value.value)
+    return str(value)
+
+
+def field_values(obj: Resource, labels: Iterable[str]) -> dict[str, str]:
+    """The values of the given (supported) field labels on ``obj``; absent fields read as ``""``
+    (Go zero values: ``false`` for booleans, ``0`` for counts, as upstream's field sets do)."""
+    info = type(obj).api_info
+    supported = supported_field_labels(info)
+    out: dict[str, str] = {}
+    for label in labels:
+        path = _attribute_path(type(obj), supported.get(label, label))
+        value: Any = obj
+        for name in path or ():
+            value = getattr(value, name, None)
+            if value is None:
+                break
+        if path is None:
+            value = None
+        if value is None and label == "status.successful":
+            value = 0
+        if value is None and label in ("spec.unschedulable", "spec.hostNetwork"):
+            value = False
+        out[label] = _render(value)
+    return out
