@@ -27,6 +27,8 @@ __all__ = [
     "Request",
     "Result",
     "TerminalError",
+    "arun_reconcile",
+    "as_reconciler",
     "handle_outcome",
     "reconcile_func",
     "run_reconcile",
@@ -132,16 +134,32 @@ def run_reconcile(reconciler: Reconciler, request: Request) -> Outcome:
     return Outcome(value)
 
 
-def handle_outcome(queue: RateLimitingQueue[Request], request: Request, outcome: Outcome) -> None:
+def handle_outcome(queue: RateLimitingQueue[Request], request: Request, outcome: Outcome) -> float | None:
     """The one mapping from a reconcile outcome to the queue (controller-runtime's
     ``reconcileHandler``): error → rate-limited re-add (terminal: forget); ``requeue_after`` →
-    forget, then add after the delay; success → forget. ``done`` is the caller's, always."""
+    forget, then add after the delay; success → forget. ``done`` is the caller's, always.
+
+    Returns the delay before the request comes back, or ``None`` if it does not."""
     if outcome.error is not None:
         if isinstance(outcome.error, TerminalError):
             queue.forget(request)
-        else:
-            queue.add_rate_limited(request)
-        return
+            return None
+        return queue.add_rate_limited(request)
     queue.forget(request)
     if outcome.result is not None and outcome.result.requeue_after:
         queue.add_after(request, outcome.result.requeue_after)
+        return outcome.result.requeue_after
+    return None
+
+
+async def arun_reconcile(reconciler: Reconciler, request: Request) -> Outcome:
+    """Like :func:`run_reconcile`, but awaits an ``async def reconcile`` (real-clock mode)."""
+    try:
+        value = reconciler.reconcile(request)
+        if inspect.isawaitable(value):
+            value = await value
+    except Exception as exc:  # a reconciler must not take the manager down
+        return Outcome(None, exc)
+    if value is not None and not isinstance(value, Result):
+        return Outcome(None, TypeError(f"reconcile returned {value!r}; expected Result or None"))
+    return Outcome(value)

@@ -1,0 +1,172 @@
+"""The informer's local store with secondary indexes (client-go ``tools/cache/index.go``, ``store.go``).
+
+Objects are kept under their key (``namespace/name``, or ``name`` when cluster-scoped). An *index
+function* maps an object to zero or more index values; the store keeps, per index, value → keys.
+Built-in index functions (names are constants of this module):
+
+* ``BY_NAMESPACE`` — ``metadata.namespace``;
+* ``BY_OWNER_UID`` — every ``ownerReferences[].uid``;
+* ``BY_CONTROLLER_UID`` — the ``controller: true`` owner's uid;
+* ``BY_LABEL`` — ``"key=value"`` per label;
+* ``BY_NODE_NAME`` — ``spec.nodeName`` (pods bound to a node).
+
+Reads come back in key order, so callers never depend on insertion history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sortedcontainers import SortedDict
+
+from kbatch.api.meta import Resource
+
+__all__ = [
+    "BY_CONTROLLER_UID",
+    "BY_LABEL",
+    "BY_NAMESPACE",
+    "BY_NODE_NAME",
+    "BY_OWNER_UID",
+    "DEFAULT_INDEXERS",
+    "IndexFunc",
+    "Indexer",
+    "object_key",
+]
+
+IndexFunc = Callable[[Any], Iterable[str]]
+
+BY_NAMESPACE = "namespace"
+BY_OWNER_UID = "owner-uid"
+BY_CONTROLLER_UID = "controller-uid"
+BY_LABEL = "label"
+BY_NODE_NAME = "node-name"
+
+
+def object_key(obj: Resource) -> str:
+    ns = obj.metadata.namespace
+    return f"{ns}/{obj.metadata.name}" if ns else (obj.metadata.name or "")
+
+
+def key_of(namespace: str | None, name: str) -> str:
+    return f"{namespace}/{name}" if namespace else name
+
+
+def _by_namespace(obj: Resource) -> Iterable[str]:
+    return (obj.metadata.namespace,) if obj.metadata.namespace else ()
+
+
+def _by_owner_uid(obj: Resource) -> Iterable[str]:
+    return tuple(ref.uid for ref in obj.metadata.owner_references or ())
+
+
+def _by_controller_uid(obj: Resource) -> Iterable[str]:
+    ref = obj.metadata.controller_ref()
+    return (ref.uid,) if ref is not None else ()
+
+
+def _by_label(obj: Resource) -> Iterable[str]:
+    return tuple(f"{k}={v}" for k, v in (obj.metadata.labels or {}).items())
+
+
+def _by_node_name(obj: Resource) -> Iterable[str]:
+    node = getattr(getattr(obj, "spec", None), "node_name", None)
+    return (node,) if node else ()
+
+
+DEFAULT_INDEXERS: dict[str, IndexFunc] = {
+    BY_NAMESPACE: _by_namespace,
+    BY_OWNER_UID: _by_owner_uid,
+    BY_CONTROLLER_UID: _by_controller_uid,
+    BY_LABEL: _by_label,
+    BY_NODE_NAME: _by_node_name,
+}
+
+
+class Indexer:
+    """Key → object, plus index name → value → keys. Single-threaded; no copying here."""
+
+    def __init__(self, indexers: dict[str, IndexFunc] | None = None) -> None:
+        self._items: SortedDict = SortedDict()
+        self._funcs: dict[str, IndexFunc] = dict(DEFAULT_INDEXERS if indexers is None else indexers)
+        self._indices: dict[str, dict[str, dict[str, None]]] = {name: {} for name in self._funcs}
+        self._raw: dict[str, bytes] = {}  # key -> JSON of the current object, encoded on first copy
+
+    def add_index(self, name: str, fn: IndexFunc) -> None:
+        """Register a custom index (existing objects are indexed immediately)."""
+        if name in self._funcs:
+            if self._funcs[name] is fn:
+                return
+            raise ValueError(f"index {name!r} already exists")
+        self._funcs[name] = fn
+        self._indices[name] = {}
+        for key, obj in self._items.items():
+            self._index_one(name, key, obj)
+
+    def has_index(self, name: str) -> bool:
+        return name in self._funcs
+
+    def upsert(self, obj: Resource) -> Resource | None:
+        """Store ``obj``; return the previous object under its key, if any."""
+        key = object_key(obj)
+        old = self._items.get(key)
+        if old is not None:
+            self._unindex(key, old)
+            self._raw.pop(key, None)
+        self._items[key] = obj
+        for name in self._funcs:
+            self._index_one(name, key, obj)
+        return old
+
+    def delete(self, key: str) -> Resource | None:
+        old = self._items.pop(key, None)
+        if old is not None:
+            self._unindex(key, old)
+            self._raw.pop(key, None)
+        return old
+
+    def copy(self, key: str) -> Resource | None:
+        """A private copy of the object under ``key``, decoded from its (cached) JSON bytes:
+        one encode per stored version, one decode per read (cheaper than a pydantic deep copy)."""
+        obj = self._items.get(key)
+        if obj is None:
+            return None
+        raw = self._raw.get(key)
+        if raw is None:
+            raw = self._raw[key] = obj.model_dump_json(by_alias=True, exclude_none=True).encode()
+        return type(obj).model_validate_json(raw)
+
+    def get(self, key: str) -> Resource | None:
+        return self._items.get(key)
+
+    def list_keys(self) -> list[str]:
+        return list(self._items.keys())
+
+    def values(self) -> list[Resource]:
+        return list(self._items.values())
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def index_keys(self, name: str, value: str) -> list[str]:
+        if name not in self._indices:
+            raise KeyError(f"no index named {name!r}; known: {sorted(self._indices)}")
+        return sorted(self._indices[name].get(value, ()))
+
+    def by_index(self, name: str, value: str) -> list[Resource]:
+        return [self._items[k] for k in self.index_keys(name, value)]
+
+    def _index_one(self, name: str, key: str, obj: Resource) -> None:
+        index = self._indices[name]
+        for value in self._funcs[name](obj):
+            index.setdefault(value, {})[key] = None
+
+    def _unindex(self, key: str, obj: Resource) -> None:
+        for name, fn in self._funcs.items():
+            index = self._indices[name]
+            for value in fn(obj):
+                bucket = index.get(value)
+                if bucket is not None:
+                    bucket.pop(key, None)
+                    if not bucket:
+                        del index[value]
