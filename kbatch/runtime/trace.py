@@ -1,0 +1,162 @@
+"""The trace: every committed change as one canonical, diff-friendly line, and a digest of them all.
+
+The trace watches the whole store (one watch over every key, from the revision it was created at)
+and turns each committed write into a :class:`TraceRecord`::
+
+    {"diff":{"spec":{"parallelism":2}},"kind":"Job.batch","name":"train","ns":"default",
+     "rev":42,"t":"2025-01-01T00:00:05.000000Z","verb":"update"}
+
+``diff`` is a JSON merge patch (RFC 7386) from the previous version of the object to this one:
+the whole object for a create, ``null`` for a delete; ``metadata.resourceVersion`` is left out
+(``rev`` says it). Reconcile failures are recorded too (``verb: "reconcile-error"``, the controller
+as ``kind``), so back-off is visible in the same stream. Lines are JSON with sorted keys and no
+spaces, so ``digest()`` (sha256 over the lines) is byte-for-byte stable across runs, processes and
+``PYTHONHASHSEED`` values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from kbatch.runtime.clock import Clock
+from kbatch.runtime.controller import ReconcileRecord
+
+__all__ = ["Trace", "TraceRecord", "merge_diff"]
+
+_MISSING = object()
+
+
+def merge_diff(old: Any, new: Any) -> Any:
+    """The RFC 7386 merge patch that turns ``old`` into ``new`` (``None`` marks a removed key)."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return new
+    out: dict[str, Any] = {}
+    for key in old:
+        if key not in new:
+            out[key] = None
+    for key, value in new.items():
+        before = old.get(key, _MISSING)
+        if before is _MISSING:
+            out[key] = value
+        elif before != value:
+            out[key] = merge_diff(before, value)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class TraceRecord:
+    rev: int
+    t: str
+    verb: str  # create | update | delete | reconcile-error
+    kind: str
+    ns: str
+    name: str
+    diff: Any
+
+    def line(self) -> str:
+        return json.dumps(
+            {"rev": self.rev, "t": self.t, "verb": self.verb, "kind": self.kind, "ns": self.ns,
+             "name": self.name, "diff": self.diff},
+            sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+        )
+
+
+def _strip_rv(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and "resourceVersion" in meta:
+        obj = dict(obj)
+        obj["metadata"] = {k: v for k, v in meta.items() if k != "resourceVersion"}
+    return obj
+
+
+def _kind_of(obj: dict[str, Any]) -> str:
+    api_version = str(obj.get("apiVersion", ""))
+    group = api_version.rpartition("/")[0]
+    kind = str(obj.get("kind", "?"))
+    return f"{kind}.{group}" if group else kind
+
+
+class Trace:
+    """Follows a store (``kbatch.store.KV``) and records each change; ``pump()`` is a loop source."""
+
+    def __init__(self, kv: Any, clock: Clock, *, keep_records: bool = True) -> None:
+        self.clock = clock
+        self.keep_records = keep_records
+        self.records: list[TraceRecord] = []
+        self._last: dict[bytes, dict[str, Any]] = {}
+        self._hash = hashlib.sha256()
+        self._count = 0
+        self._kv = kv
+        self._watcher = kv.watch(b"\0", b"\0", start_revision=kv.revision + 1)
+
+    def pump(self) -> int:
+        events = self._watcher.poll()
+        if not events:
+            return 0
+        t = self._now()
+        for event in events:
+            self._record_event(event, t)
+        return len(events)
+
+    def _now(self) -> str:
+        return self.clock.now_datetime().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def _record_event(self, event: Any, t: str) -> None:
+        kv = event.kv
+        prev = self._last.get(kv.key)
+        if event.type.value == "DELETE":
+            self._last.pop(kv.key, None)
+            obj = prev or {}
+            self._add(TraceRecord(kv.mod_revision, t, "delete", _kind_of(obj), _ns(obj), _name(obj, kv.key),
+                                  None))
+            return
+        try:
+            obj = _strip_rv(json.loads(kv.value))
+        except ValueError:
+            obj = {"kind": "?", "metadata": {"name": kv.key.decode(errors="replace")},
+                   "sha256": hashlib.sha256(kv.value).hexdigest()}
+        self._last[kv.key] = obj
+        verb = "create" if prev is None else "update"
+        diff = obj if prev is None else merge_diff(prev, obj)
+        self._add(TraceRecord(kv.mod_revision, t, verb, _kind_of(obj), _ns(obj), _name(obj, kv.key), diff))
+
+    def note_reconcile(self, record: ReconcileRecord) -> None:
+        """Record a reconcile failure (a ``ReconcileRecord`` observer)."""
+        diff = {"error": record.error, "outcome": record.outcome, "retryIn": record.retry_in}
+        self._add(TraceRecord(self._kv.revision, self._now(), "reconcile-error", record.controller,
+                              record.request.namespace, record.request.name, diff))
+
+    def _add(self, record: TraceRecord) -> None:
+        line = record.line()
+        self._hash.update(line.encode())
+        self._hash.update(b"\n")
+        self._count += 1
+        if self.keep_records:
+            self.records.append(record)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def lines(self) -> list[str]:
+        return [r.line() for r in self.records]
+
+    def digest(self) -> str:
+        """sha256 (hex) over every line recorded so far, each followed by a newline."""
+        return self._hash.hexdigest()
+
+    def text(self) -> str:
+        return "".join(line + "\n" for line in self.lines())
+
+    def close(self) -> None:
+        self._watcher.close()
+
+
+def _ns(obj: dict[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("namespace") or "")
+
+
+def _name(obj: dict[str, Any], key: bytes) -> str:
+    return str((obj.get("metadata") or {}).get("name") or key.decode(errors="replace"))
