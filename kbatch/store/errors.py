@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["CompactedError", "FutureRevisionError", "StoreError"]
+__all__ = ["CompactedError", "DuplicateKeyError", "FutureRevisionError", "StoreError", "WatchCancelledError"]
 
 
 class StoreError(Exception):
@@ -30,3 +30,16 @@ class FutureRevisionError(StoreError):
         )
         self.requested = requested
         self.current = current
+
+
+class DuplicateKeyError(StoreError, ValueError):
+    """One branch of a txn writes the same key twice (etcd ``ErrDuplicateKey``): two puts of a key,
+    or a put of a key that a delete in the same branch also covers."""
+
+    def __init__(self, key: bytes, how: str) -> None:
+        super().__init__(f"duplicate key given in txn request: {key!r} is {how}")
+        self.key = key
+
+
+class WatchCancelledError(StoreError):
+    """The watcher was cancelled by the store for a reason other than compaction (e.g. ``restore``)."""

@@ -1,0 +1,108 @@
+"""The history of one key, as generations of revisions (etcd ``server/storage/mvcc/key_index.go``).
+
+A *generation* is the life of a key from the put that creates it to the delete that ends it. The
+index keeps the ``KeyValue`` of every write (immutable, so they are shared safely with readers and
+watch events) in ``generations``, a list of lists ordered by ``mod_revision``. A delete appends a
+*tombstone* (``version == 0``) that closes the current generation and opens an empty one, so the key
+is live exactly when the last generation is non-empty.
+
+Worked example: ``put@1, put@2, delete@3, put@4, delete@5`` on key ``foo`` gives::
+
+    generations: [1, 2, 3t]  [4, 5t]  []
+
+Compaction at revision ``r`` keeps, in each generation, the last entry at or below ``r`` (it is the
+state at ``r``) and everything above ``r``; generations wholly below ``r`` go::
+
+    compact(2): [2, 3t]  [4, 5t]  []
+    compact(3): [3t]     [4, 5t]  []   tombstone at exactly r is kept (see below)
+    compact(4): [4, 5t]  []
+    compact(5): [5t]     []
+    compact(6): []                     -> the key is removed from the index
+
+etcd drops a tombstone even when it sits at exactly the compacted revision, so a watch that starts at
+the compacted revision misses that delete. kbatch keeps it until the next compaction: watching from
+``compact_revision`` is allowed (as in etcd) and then loses nothing.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from operator import attrgetter
+
+from kbatch.store.kv import KeyValue
+
+__all__ = ["KeyIndex"]
+
+_MOD = attrgetter("mod_revision")
+
+
+class KeyIndex:
+    """All retained revisions of one key. Invariants: revisions strictly increase across the
+    flattened generations; every generation but the last ends with a tombstone and no other
+    entry is a tombstone; only the last generation may be empty."""
+
+    __slots__ = ("generations", "key")
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+        self.generations: list[list[KeyValue]] = [[]]
+
+    def latest(self) -> KeyValue | None:
+        """The live value, or ``None`` when the key is deleted."""
+        g = self.generations[-1]
+        return g[-1] if g else None
+
+    def put(self, kv: KeyValue) -> None:
+        self.generations[-1].append(kv)
+
+    def tombstone(self, kv: KeyValue) -> None:
+        """Close the current (non-empty) generation with the tombstone ``kv``."""
+        self.generations[-1].append(kv)
+        self.generations.append([])
+
+    def get(self, revision: int) -> KeyValue | None:
+        """The value visible at ``revision`` (``None`` if absent or deleted then)."""
+        for g in reversed(self.generations):
+            if g and g[0].mod_revision <= revision:
+                kv = g[bisect_right(g, revision, key=_MOD) - 1]
+                return kv if kv.version else None
+        return None
+
+    def since(self, revision: int) -> Iterator[KeyValue]:
+        """Every retained write with ``mod_revision >= revision``, in revision order."""
+        for g in self.generations:
+            if g and g[-1].mod_revision >= revision:
+                yield from g[bisect_left(g, revision, key=_MOD) :]
+
+    def prev_of(self, kv: KeyValue) -> KeyValue | None:
+        """The live value that the write ``kv`` replaced or deleted (``None`` for a create, or when
+        that value is no longer retained)."""
+        for g in reversed(self.generations):
+            if g and g[0].mod_revision <= kv.mod_revision:
+                i = bisect_left(g, kv.mod_revision, key=_MOD)
+                return g[i - 1] if i > 0 else None
+        return None
+
+    def compact(self, revision: int) -> bool:
+        """Drop what is not needed to read at ``revision`` or later; True when nothing is left."""
+        gens = self.generations
+        first = 0
+        last = len(gens) - 1
+        while first < last and gens[first][-1].mod_revision < revision:
+            first += 1
+        if first:
+            del gens[:first]
+        g = gens[0]
+        if g:
+            keep = bisect_right(g, revision, key=_MOD) - 1
+            if keep > 0:
+                del g[:keep]
+        return len(gens) == 1 and not g
+
+    def __repr__(self) -> str:
+        gens = " ".join(
+            "[" + ", ".join(f"{kv.mod_revision}{'' if kv.version else 't'}" for kv in g) + "]"
+            for g in self.generations
+        )
+        return f"KeyIndex({self.key!r}: {gens})"

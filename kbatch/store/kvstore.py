@@ -1,0 +1,133 @@
+"""The MVCC state and its read path: key index, revision counters, write log, range, compaction.
+
+Modelled on etcd ``server/storage/mvcc/kvstore.go`` (``currentRev``, ``compactMainRev``),
+``kvstore_txn.go`` (``rangeKeys``) and ``kvstore_compaction.go``. Writes happen only through a
+``WriteTxn`` (``txn.py``); this module owns what they write into:
+
+* ``index``: a ``SortedDict`` from key to ``KeyIndex`` (etcd keeps a B-tree of ``keyIndex``); deleted
+  keys stay in it, as tombstoned generations, until a compaction removes them;
+* ``log``: every retained write (``KeyValue``, tombstones included) with ``mod_revision >=
+  compact_revision``, in commit order. It is what a watcher catching up reads, like etcd's unsynced
+  watchers range over the backend by revision, and it tells compaction which keys have history to drop.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable
+from operator import attrgetter
+
+from sortedcontainers import SortedDict
+
+from kbatch.store.kv import KeyValue, RangeResult
+from kbatch.store.records import make_kv
+from kbatch.store.revision import FIRST_REVISION, check_compact
+
+__all__ = ["CommitHook", "MVCCStore"]
+
+_MOD = attrgetter("mod_revision")
+
+CommitHook = Callable[[int, list[KeyValue], list["KeyValue | None"]], None]
+"""Called after each writing transaction with its revision, its writes and what each replaced."""
+
+
+class MVCCStore:
+    """Revisioned key-value state. Not thread-safe: kbatch runs one event loop."""
+
+    __slots__ = ("compacted", "index", "log", "on_commit", "rev")
+
+    def __init__(self, on_commit: CommitHook | None = None) -> None:
+        self.rev = FIRST_REVISION
+        self.compacted = 0
+        self.index: SortedDict = SortedDict()
+        self.log: list[KeyValue] = []
+        self.on_commit = on_commit
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def keys_in(self, start: bytes, end: bytes | None) -> list[bytes]:
+        """Keys of the index (live or tombstoned) in ``[start, end)``."""
+        if end is not None and end == start + b"\0":
+            return [start] if start in self.index else []
+        return list(self.index.irange(start, end, inclusive=(True, False)))
+
+    def visible(self, start: bytes, end: bytes | None, revision: int | None) -> list[KeyValue]:
+        """The live values in ``[start, end)`` at ``revision`` (``None``: latest, including the writes
+        of a transaction in progress), in key order."""
+        index = self.index
+        out: list[KeyValue] = []
+        if revision is None:
+            for k in self.keys_in(start, end):
+                g = index[k].generations[-1]
+                if g:
+                    out.append(g[-1])
+        else:
+            for k in self.keys_in(start, end):
+                kv = index[k].get(revision)
+                if kv is not None:
+                    out.append(kv)
+        return out
+
+    def range(
+        self,
+        start: bytes,
+        end: bytes | None,
+        revision: int | None,
+        limit: int | None,
+        keys_only: bool,
+        count_only: bool,
+        header_revision: int,
+    ) -> RangeResult:
+        """etcd's ``rangeKeys``: ``count`` is every match, ``more`` says ``limit`` cut the answer.
+        ``revision`` must already be checked against the compacted and current revisions."""
+        if limit is not None and limit < 0:
+            raise ValueError(f"limit must be >= 0, got {limit}")
+        kvs = self.visible(start, end, revision)
+        count = len(kvs)
+        more = bool(limit) and count > limit  # type: ignore[operator]
+        if count_only:
+            return RangeResult((), count, False, header_revision)
+        if more:
+            kvs = kvs[:limit]
+        if keys_only:
+            kvs = [make_kv(kv.key, b"", kv.create_revision, kv.mod_revision, kv.version) for kv in kvs]
+        return RangeResult(tuple(kvs), count, more, header_revision)
+
+    def history(self, start: bytes, end: bytes | None, from_revision: int) -> list[KeyValue]:
+        """Every retained write in ``[start, end)`` with ``mod_revision >= from_revision``, in commit
+        order. The caller checks ``from_revision >= compacted``."""
+        if end is not None and end == start + b"\0":
+            ki = self.index.get(start)
+            return [] if ki is None else list(ki.since(from_revision))
+        log = self.log
+        i = bisect_left(log, from_revision, key=_MOD)
+        if end is None:
+            return [kv for kv in log[i:] if start <= kv.key]
+        return [kv for kv in log[i:] if start <= kv.key < end]
+
+    def prev_of(self, kv: KeyValue) -> KeyValue | None:
+        ki = self.index.get(kv.key)
+        return None if ki is None else ki.prev_of(kv)
+
+    # -- compaction ------------------------------------------------------------------------------
+
+    def compact(self, revision: int) -> None:
+        """Drop history below ``revision`` (etcd ``kvstore_compaction.go``): only keys written in the
+        dropped part of the log can hold dropped revisions, so only they are visited."""
+        check_compact(revision, self.rev, self.compacted)
+        log = self.log
+        cut = bisect_left(log, revision, key=_MOD)
+        dropped = log[:cut]
+        del log[:cut]
+        self.compacted = revision
+        index = self.index
+        plain_get = dict.get
+        for key in dict.fromkeys([kv.key for kv in dropped]):
+            ki = plain_get(index, key)
+            if ki is None:
+                continue
+            gens = ki.generations
+            if len(gens) == 1 and len(gens[0]) == 1:
+                continue  # one live write: already as small as it gets
+            if ki.compact(revision):
+                del index[key]
