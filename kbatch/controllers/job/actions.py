@@ -1,0 +1,57 @@
+"""The effects a Job sync asks for, as values: pods to create and delete, events, the plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kbatch.controllers.job.backoff import BackoffRecord
+from kbatch.controllers.job.views import JobCondition, JobStatusInfo, PodInfo
+
+__all__ = ["Event", "PodCreate", "PodDelete", "SyncPlan"]
+
+
+@dataclass(frozen=True, slots=True)
+class PodCreate:
+    """A pod to create (wire form; the API server fills the name from ``generateName``)."""
+
+    index: int | None
+    pod: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PodDelete:
+    """A pod to delete. ``remove_finalizer`` strips the tracking finalizer first, so the pod is not
+    counted (scale-down, suspend); pods deleted because the Job is failing keep it."""
+
+    name: str
+    uid: str
+    remove_finalizer: bool
+    ready: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    type: str  # Normal | Warning
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class SyncPlan:
+    """Everything one sync decided. Apply in order: creates (slow-start batches) and deletes, then
+    write ``status`` if ``flush_first``, then remove ``finalizers_to_remove``, then write
+    :func:`kbatch.controllers.job.sync.complete_sync`'s status."""
+
+    skip: str | None = None
+    creates: tuple[PodCreate, ...] = ()
+    deletes: tuple[PodDelete, ...] = ()
+    finalizers_to_remove: tuple[PodInfo, ...] = ()
+    status: JobStatusInfo | None = None
+    flush_first: bool = False
+    finished_condition: JobCondition | None = None
+    events: tuple[Event, ...] = ()
+    requeue_after: float | None = None
+    backoff: BackoffRecord | None = None
+    with_finalizer: frozenset[str] = field(default_factory=frozenset)
+    cap_reached: bool = False

@@ -1,0 +1,164 @@
+"""The Job sync decision: Job + its Pods + now → a :class:`SyncPlan` (upstream job_controller.go
+``syncJob``, every Job feature gate on, Kubernetes 1.34).
+
+Steps, as upstream orders them:
+
+1. Skip Jobs managed by another controller (``spec.managedBy``), and finished Jobs (for those only
+   the tracking finalizers left on their pods are released: the orphan cleanup).
+2. Snapshot (``context.py``): active / terminating pods, newly finished pods, counters, indexes,
+   back-off record; ``startTime`` = now when unset and not suspended.
+3. Choose a finishing condition (``finishing.py``).
+4. Finishing: delete every active pod. Otherwise (Job not being deleted) ``manage_job`` decides
+   creations/deletions; then normal completion (``SuccessCriteriaMet``/``CompletionsReached``) and
+   the ``Suspended`` condition (JobSuspended / JobResumed, startTime reset on resume).
+5. Record finished pods (``tracking.py``); the caller writes that status, removes finalizers and
+   calls :func:`complete_sync` for the final status and terminal condition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+from kbatch.api.batch_constants import COMPLETION_MODES, JOB_CONTROLLER_NAME
+from kbatch.controllers.job.actions import Event, PodDelete, SyncPlan
+from kbatch.controllers.job.backoff import BackoffRecord
+from kbatch.controllers.job.conditions import ensure_condition, new_condition
+from kbatch.controllers.job.context import SyncConfig, SyncContext, build_context
+from kbatch.controllers.job.finishing import choose_finished_condition
+from kbatch.controllers.job.manage import manage_job
+from kbatch.controllers.job.tracking import enact_finished, flush_uncounted, record_finished
+from kbatch.controllers.job.views import JobInfo, JobStatusInfo, PodInfo
+
+__all__ = ["SyncConfig", "complete_sync", "sync_job", "sync_job_fully"]
+
+COMPLETIONS_REACHED_MESSAGE = "Reached expected number of succeeded pods"
+
+
+def _min(a: float | None, b: float | None) -> float | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return min(a, b)
+
+
+def _finished_cleanup(pods: list[PodInfo]) -> SyncPlan:
+    release = tuple(sorted((p for p in pods if p.has_finalizer), key=lambda p: p.name))
+    return SyncPlan(skip="Finished", finalizers_to_remove=release)
+
+
+def _is_managed_externally(job: JobInfo) -> bool:
+    return job.managed_by is not None and job.managed_by != JOB_CONTROLLER_NAME
+
+
+def _suspend_condition(ctx: SyncContext, status: JobStatusInfo) -> tuple[JobStatusInfo, list[Event]]:
+    now = ctx.now
+    if ctx.job.suspend:
+        conds, changed = ensure_condition(status.conditions, "Suspended", "True", "JobSuspended",
+                                          "Job suspended", now)
+        if changed:
+            return replace(status, conditions=conds), [Event("Normal", "Suspended", "Job suspended")]
+        return status, []
+    conds, changed = ensure_condition(status.conditions, "Suspended", "False", "JobResumed",
+                                      "Job resumed", now)
+    if changed:
+        # Resuming restarts the activeDeadlineSeconds clock (KEP-2232).
+        return (replace(status, conditions=conds, start_time=now),
+                [Event("Normal", "Resumed", "Job resumed")])
+    return status, []
+
+
+def sync_job(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: BackoffRecord | None = None,
+             config: SyncConfig | None = None) -> SyncPlan:
+    """Decide one sync of ``job``. ``pods`` are the pods the Job controls (after adoption)."""
+    if _is_managed_externally(job):
+        return SyncPlan(skip="ManagedExternally")
+    if job.finished:
+        return _finished_cleanup(pods)
+    if job.completion_mode not in COMPLETION_MODES:
+        return SyncPlan(skip="UnknownCompletionMode", events=(Event(
+            "Warning", "UnknownCompletionMode", f"Skipped Job sync: unknown completion mode "
+            f"{job.completion_mode!r}"),))
+    ctx = build_context(job, pods, now, backoff, config or SyncConfig())
+    if ctx.start_time is None and not job.suspend:
+        ctx.start_time = now
+    ctx.finished_condition, requeue = choose_finished_condition(ctx)
+    status = replace(job.status, start_time=ctx.start_time)
+    events: list[Event] = []
+    creates: tuple = ()
+    deletes: tuple[PodDelete, ...] = ()
+    active = len(ctx.active)
+    if ctx.finished_condition is not None:
+        deletes = tuple(PodDelete(p.name, p.uid, False, p.ready) for p in ctx.active)
+    elif job.deletion_timestamp is None:
+        managed = manage_job(ctx)
+        creates, deletes = managed.creates, managed.deletes
+        requeue = _min(requeue, managed.requeue_after)
+        active += len(creates)
+        if _completed(ctx, active - len(deletes)):
+            ctx.finished_condition = new_condition("SuccessCriteriaMet", "True", "CompletionsReached",
+                                                   COMPLETIONS_REACHED_MESSAGE, now)
+        else:
+            status, events = _suspend_condition(ctx, status)
+    elif _completed(ctx, active):
+        ctx.finished_condition = new_condition("SuccessCriteriaMet", "True", "CompletionsReached",
+                                               COMPLETIONS_REACHED_MESSAGE, now)
+    active -= len(deletes)
+    ready = sum(1 for p in ctx.active if p.ready) - sum(1 for d in deletes if d.ready)
+    terminating = ctx.terminating + len(deletes)
+    status = replace(status, active=active, ready=ready, terminating=terminating, has_uncounted=True)
+    return _track(ctx, status, creates, deletes, events, requeue)
+
+
+def _completed(ctx: SyncContext, active: int) -> bool:
+    completions = ctx.job.completions
+    if completions is None:
+        return ctx.succeeded > 0 and active == 0
+    return ctx.succeeded >= completions and active == 0
+
+
+def _track(ctx: SyncContext, status: JobStatusInfo, creates: tuple, deletes: tuple[PodDelete, ...],
+           events: list[Event], requeue: float | None) -> SyncPlan:
+    job = ctx.job
+    skip = {d.uid for d in deletes if d.remove_finalizer}
+    rec = record_finished(ctx, skip)
+    cond = None if rec.cap_reached else ctx.finished_condition
+    new_status = replace(status, uncounted_succeeded=tuple(rec.uncounted_succeeded),
+                         uncounted_failed=tuple(rec.uncounted_failed))
+    if job.indexed:
+        new_status = replace(new_status, completed_indexes=rec.completed_indexes,
+                             succeeded=rec.completed_count)
+    if rec.failed_indexes is not None:
+        new_status = replace(new_status, failed_indexes=rec.failed_indexes)
+    if cond is not None and cond.type in ("FailureTarget", "SuccessCriteriaMet") \
+            and new_status.condition(cond.type) is None:
+        new_status = replace(new_status, conditions=(*new_status.conditions, cond))
+    with_finalizer = frozenset(p.uid for p in ctx.pods if p.has_finalizer and p.uid not in skip)
+    return SyncPlan(
+        creates=creates, deletes=deletes, finalizers_to_remove=tuple(rec.to_release),
+        status=new_status, flush_first=bool(rec.to_release), finished_condition=cond,
+        events=tuple(events), requeue_after=0.0 if rec.cap_reached else requeue,
+        backoff=None if cond is not None else ctx.backoff,
+        with_finalizer=with_finalizer, cap_reached=rec.cap_reached,
+    )
+
+
+def complete_sync(plan: SyncPlan, removed: set[str] | frozenset[str], now: datetime,
+                  job: JobInfo) -> tuple[JobStatusInfo, tuple[Event, ...]]:
+    """The status after finalizers were removed from the pods whose uids are in ``removed``."""
+    assert plan.status is not None
+    status = flush_uncounted(plan.status, plan.with_finalizer - removed)
+    return enact_finished(status, plan.finished_condition, now, job.completions, job.indexed)
+
+
+def sync_job_fully(job: JobInfo, pods: list[PodInfo], now: datetime,
+                   backoff: BackoffRecord | None = None, config: SyncConfig | None = None,
+                   ) -> tuple[SyncPlan, JobStatusInfo | None, tuple[Event, ...]]:
+    """:func:`sync_job` then :func:`complete_sync`, assuming every finalizer removal succeeds."""
+    plan = sync_job(job, pods, now, backoff, config)
+    if plan.status is None:
+        return plan, None, plan.events
+    removed = frozenset(p.uid for p in plan.finalizers_to_remove)
+    status, events = complete_sync(plan, removed, now, job)
+    return plan, status, plan.events + events
