@@ -58,6 +58,7 @@ class _Seen:
 class _Similar:
     times: list[float]
     messages: dict[str, None]
+    combined: str | None = None
 
 
 class EventSink:
@@ -93,8 +94,7 @@ class EventRecorder:
         ref = involved_reference(obj)
         ref_key = tuple(sorted(ref.items()))
         source = (self.component, self.host)
-        message = self._aggregate((source, ref_key, type_, reason), message)
-        key = (source, ref_key, type_, reason, message)
+        key, message = self._aggregate((source, ref_key, type_, reason), message)
         seen = self.sink._seen.get(key)
         now = self.sink.clock.now_datetime()
         if seen is not None and self._bump(seen, now):
@@ -108,16 +108,21 @@ class EventRecorder:
         dt = self.sink.clock.now_datetime()
         return int(dt.timestamp()) * 1_000_000_000 + dt.microsecond * 1000
 
-    def _aggregate(self, key: tuple[Any, ...], message: str) -> str:
-        """upstream ``EventAggregate``: too many similar events become one combined event."""
+    def _aggregate(self, key: tuple[Any, ...], message: str) -> tuple[tuple[Any, ...], str]:
+        """upstream ``EventAggregate``: once more than 10 similar events (same source, object, type,
+        reason) arrive within 10 minutes, they are all counted on one combined event."""
         now = self.sink.clock.now()
         similar = self.sink._similar.setdefault(key, _Similar([], {}))
         similar.times = [t for t in similar.times if now - t < AGGREGATE_INTERVAL]
         similar.times.append(now)
-        similar.messages[message] = None
+        similar.messages.setdefault(message, None)
         if len(similar.times) > AGGREGATE_MAX_EVENTS and len(similar.messages) > 1:
-            return COMBINED_PREFIX + message
-        return message
+            if similar.combined is None:
+                similar.combined = COMBINED_PREFIX + message
+            return (*key, None), similar.combined
+        if len(similar.times) <= AGGREGATE_MAX_EVENTS:
+            similar.combined = None
+        return (*key, message), message
 
     def _bump(self, seen: _Seen, now: datetime) -> bool:
         from kbatch.api.core_v1 import Event

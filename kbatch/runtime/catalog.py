@@ -1,0 +1,140 @@
+"""The controller catalog: every controller kbatch knows, by stable name, and how to build it.
+
+Names follow kube-controller-manager where upstream has the controller (``job``, ``cronjob``,
+``ttl-after-finished``, ``garbage-collector``, ``podgc``, ``taint-eviction-controller``,
+``node-lifecycle``) and are kbatch's own otherwise (``scheduler``, ``kubelet``, ``jobset``, ``kueue``,
+``coscheduling``, ``dra``). Each entry has a one-line description, an enabled-by-default flag and a
+factory: a callable ``setup(ctx: ControllerContext)`` or a lazy ``"module:attribute"`` path.
+
+**Adding a controller by name** is one line in :data:`BUILTIN_CONTROLLERS`, pointing at a
+``setup(ctx)`` function in its own package (``kbatch.controllers.job:setup``). An entry whose
+module or ``setup`` does not exist yet is *known but unavailable*: ``*`` skips it, naming it
+explicitly is an error that says so. Users add their own with :meth:`Catalog.register`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.selection import ControllerInfo, SelectionError, select
+
+__all__ = ["BUILTIN_CONTROLLERS", "Catalog", "ControllerSpec", "default_catalog"]
+
+Factory = Callable[[ControllerContext], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerSpec:
+    name: str
+    description: str
+    factory: str | Factory
+    enabled_by_default: bool = True
+
+    @property
+    def info(self) -> ControllerInfo:
+        return ControllerInfo(self.name, self.description, self.enabled_by_default)
+
+
+BUILTIN_CONTROLLERS: tuple[ControllerSpec, ...] = (
+    ControllerSpec("garbage-collector", "deletes dependents whose owners are gone (ownerReferences)",
+                   "kbatch.runtime.builtin.garbage_collector:setup"),
+    ControllerSpec("ttl-after-finished", "deletes finished Jobs ttlSecondsAfterFinished after they end",
+                   "kbatch.runtime.builtin.ttl_after_finished:setup"),
+    ControllerSpec("job", "runs a Job's pods to completion (batch/v1 Job)", "kbatch.controllers.job:setup"),
+    ControllerSpec("cronjob", "creates Jobs on a cron schedule (batch/v1 CronJob)",
+                   "kbatch.controllers.cronjob:setup"),
+    ControllerSpec("podgc", "deletes terminated, orphaned and unscheduled terminating pods",
+                   "kbatch.controllers.podgc:setup"),
+    ControllerSpec("node-lifecycle", "marks unreachable nodes NotReady and taints them",
+                   "kbatch.controllers.node_lifecycle:setup"),
+    ControllerSpec("taint-eviction-controller", "evicts pods that do not tolerate NoExecute taints",
+                   "kbatch.controllers.taint_eviction:setup"),
+    ControllerSpec("scheduler", "binds pending pods to nodes (simulated kube-scheduler)",
+                   "kbatch.controllers.scheduler:setup"),
+    ControllerSpec("kubelet", "runs bound pods on simulated nodes (KWOK-style)", "kbatch.sim.kubelet:setup"),
+    ControllerSpec("jobset", "runs JobSets (jobset.x-k8s.io)", "kbatch.controllers.jobset:setup"),
+    ControllerSpec("kueue", "admits workloads against quota (kueue.x-k8s.io)",
+                   "kbatch.controllers.kueue:setup"),
+    ControllerSpec("coscheduling", "gang-schedules PodGroups (scheduling.x-k8s.io)",
+                   "kbatch.controllers.podgroup:setup"),
+    ControllerSpec("dra", "allocates devices for ResourceClaims (resource.k8s.io)",
+                   "kbatch.controllers.dra:setup"),
+)
+
+
+class Catalog:
+    """Known controllers, in a fixed order (the order they are set up and stepped in)."""
+
+    def __init__(self, specs: tuple[ControllerSpec, ...] | list[ControllerSpec] = ()) -> None:
+        self._specs: dict[str, ControllerSpec] = {}
+        for spec in specs:
+            self.register(spec)
+
+    def register(self, spec: ControllerSpec) -> None:
+        if spec.name in self._specs:
+            raise ValueError(f"controller {spec.name!r} is already in the catalog")
+        self._specs[spec.name] = spec
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    def __getitem__(self, name: str) -> ControllerSpec:
+        try:
+            return self._specs[name]
+        except KeyError:
+            raise SelectionError(f"unknown controller {name!r}; known controllers: "
+                                 f"{', '.join(sorted(self._specs))}") from None
+
+    @property
+    def specs(self) -> list[ControllerSpec]:
+        return list(self._specs.values())
+
+    def infos(self) -> list[ControllerInfo]:
+        return [s.info for s in self._specs.values()]
+
+    def factory(self, name: str) -> Factory | None:
+        """The setup function, or ``None`` when the entry is not available in this build."""
+        target = self[name].factory
+        if callable(target):
+            return target
+        module_name, _, attr = target.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as err:
+            if err.name and module_name.startswith(err.name):
+                return None
+            raise
+        return getattr(module, attr or "setup", None)
+
+    def available(self, name: str) -> bool:
+        return self.factory(name) is not None
+
+    def resolve(self, selection: str | list[str] | None) -> list[str]:
+        """The controllers to run for a ``--controllers`` selection, in catalog order.
+
+        ``*`` quietly skips unavailable entries; naming an unavailable one explicitly is an error."""
+        names = select(selection, self.infos())
+        explicit = {t for t in _terms(selection) if t != "*" and not t.startswith("-")}
+        chosen = []
+        for name in names:
+            if self.available(name):
+                chosen.append(name)
+            elif name in explicit:
+                raise SelectionError(f"controller {name!r} is known but not available in this build "
+                                     f"({self[name].factory} not found)")
+        return chosen
+
+
+def _terms(selection: str | list[str] | None) -> list[str]:
+    from kbatch.runtime.selection import parse_selection
+
+    return parse_selection(selection)
+
+
+def default_catalog() -> Catalog:
+    """A fresh catalog with every built-in entry."""
+    return Catalog(BUILTIN_CONTROLLERS)
