@@ -1,0 +1,519 @@
+"""Generic validators: names, labels, annotations, object metadata, label selectors, resources.
+
+Pure functions returning messages (``is_*``, as k8s.io/apimachinery ``pkg/util/validation``) or
+``list[FieldError]`` (``validate_*``, as ``pkg/api/validation/objectmeta.go``,
+``pkg/apis/meta/v1/validation`` and kubernetes ``pkg/apis/core/validation``). Messages are
+upstream's, word for word, so errors read the same as a real API server's. Maps are walked in sorted
+key order (upstream walks Go maps in random order) so that output is deterministic.
+
+Field paths are plain strings: ``child(p, "name")`` -> ``p.name``, ``index(p, 0)`` -> ``p[0]``,
+``key(p, "cpu")`` -> ``p[cpu]``, as upstream's ``field.Path`` renders them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from kbatch.api.errors import FieldError, FieldErrorType
+from kbatch.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMeta, OwnerReference
+from kbatch.api.quantity import Quantity
+
+__all__ = [
+    "FIELD_IMMUTABLE",
+    "IS_NEGATIVE",
+    "NameValidator",
+    "child",
+    "index",
+    "is_dns1035_label",
+    "is_dns1123_label",
+    "is_dns1123_subdomain",
+    "is_extended_resource_name",
+    "is_hugepage_resource_name",
+    "is_native_resource",
+    "is_overcommit_allowed",
+    "is_qualified_name",
+    "is_valid_label_value",
+    "key",
+    "name_is_dns1035_label",
+    "name_is_dns1123_label",
+    "name_is_dns1123_subdomain",
+    "validate_annotations",
+    "validate_finalizers",
+    "validate_immutable",
+    "validate_label_name",
+    "validate_label_selector",
+    "validate_labels",
+    "validate_nonnegative",
+    "validate_object_meta",
+    "validate_object_meta_update",
+    "validate_owner_references",
+    "validate_resource_requirements",
+]
+
+FIELD_IMMUTABLE = "field is immutable"
+IS_NEGATIVE = "must be greater than or equal to 0"
+NOT_INTEGER = "must be an integer"
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
+FINALIZER_ORPHAN = "orphan"
+FINALIZER_FOREGROUND = "foregroundDeletion"
+
+# A name validator takes (name, is_prefix) and returns messages (upstream ValidateNameFunc).
+NameValidator = Callable[[str, bool], list[str]]
+
+
+def child(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def index(path: str, i: int) -> str:
+    return f"{path}[{i}]"
+
+
+def key(path: str, k: str) -> str:
+    return f"{path}[{k}]"
+
+
+# --- message helpers (pkg/util/validation) ------------------------------------------------------
+
+def _regex_error(msg: str, fmt: str, *examples: str) -> str:
+    if not examples:
+        return f"{msg} (regex used for validation is '{fmt}')"
+    shown = " or ".join(f"'{e}', " for e in examples)
+    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
+
+
+def _max_len(n: int) -> str:
+    return f"must be no more than {n} characters"
+
+
+_EMPTY = "must be non-empty"
+
+_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_QNAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+              "alphanumeric character")
+_QNAME_RE = re.compile(_QNAME_FMT)
+_LABEL_VALUE_FMT = f"({_QNAME_FMT})?"
+_LABEL_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+                    "or '.', and must start and end with an alphanumeric character")
+_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+                      "and must start and end with an alphanumeric character")
+_DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT)
+_DNS1123_SUB_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
+_DNS1123_SUB_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+                    "or '.', and must start and end with an alphanumeric character")
+_DNS1123_SUB_RE = re.compile(_DNS1123_SUB_FMT)
+_DNS1035_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+                "alphabetic character, and end with an alphanumeric character")
+_DNS1035_RE = re.compile(_DNS1035_FMT)
+
+
+def is_qualified_name(value: str) -> list[str]:
+    """Label keys, annotation keys, finalizers: ``[prefix/]name`` (``IsQualifiedName``)."""
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part " + _EMPTY)
+        else:
+            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
+    else:
+        return [
+            "a qualified name " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
+    if not name:
+        errs.append("name part " + _EMPTY)
+    elif len(name) > 63:
+        errs.append("name part " + _max_len(63))
+    if not _QNAME_RE.fullmatch(name):
+        errs.append("name part " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
+    return errs
+
+
+def is_valid_label_value(value: str) -> list[str]:
+    errs: list[str] = []
+    if len(value) > 63:
+        errs.append(_max_len(63))
+    if not _LABEL_VALUE_RE.fullmatch(value):
+        errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errs
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    errs: list[str] = []
+    if len(value) > 63:
+        errs.append(_max_len(63))
+    if not _DNS1123_LABEL_RE.fullmatch(value):
+        if _DNS1123_SUB_RE.fullmatch(value):
+            errs.append("must not contain dots")
+        else:
+            errs.append(_regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    errs: list[str] = []
+    if len(value) > 253:
+        errs.append(_max_len(253))
+    if not _DNS1123_SUB_RE.fullmatch(value):
+        errs.append(_regex_error(_DNS1123_SUB_MSG, _DNS1123_SUB_FMT, "example.com"))
+    return errs
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    errs: list[str] = []
+    if len(value) > 63:
+        errs.append(_max_len(63))
+    if not _DNS1035_RE.fullmatch(value):
+        errs.append(_regex_error(_DNS1035_MSG, _DNS1035_FMT, "my-name", "abc-123"))
+    return errs
+
+
+def _mask_trailing_dash(name: str) -> str:
+    """A generateName prefix may end in '-': check it as if the suffix were already appended."""
+    return name[:-1] + "a" if len(name) > 1 and name.endswith("-") else name
+
+
+def name_is_dns1123_subdomain(name: str, prefix: bool) -> list[str]:
+    return is_dns1123_subdomain(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns1123_label(name: str, prefix: bool) -> list[str]:
+    return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns1035_label(name: str, prefix: bool) -> list[str]:
+    return is_dns1035_label(_mask_trailing_dash(name) if prefix else name)
+
+
+# --- generic field checks ---------------------------------------------------------------------
+
+def validate_nonnegative(value: int | None, path: str) -> list[FieldError]:
+    if value is not None and value < 0:
+        return [FieldError.invalid(path, value, IS_NEGATIVE)]
+    return []
+
+
+def validate_immutable(new: Any, old: Any, path: str) -> list[FieldError]:
+    """``ValidateImmutableField``; the bad value shown is the new one."""
+    if new != old:
+        return [FieldError.invalid(path, _plain(new), FIELD_IMMUTABLE)]
+    return []
+
+
+def _plain(value: Any) -> Any:
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value if isinstance(value, (str, int, float, bool, dict)) or value is None else str(value)
+
+
+def validate_label_name(name: str, path: str) -> list[FieldError]:
+    return [FieldError.invalid(path, name, m) for m in is_qualified_name(name)]
+
+
+def validate_labels(labels: Mapping[str, str] | None, path: str) -> list[FieldError]:
+    """``ValidateLabels``: every error is reported at the map's path, not at the key."""
+    errs: list[FieldError] = []
+    for k in sorted(labels or {}):
+        v = labels[k]  # type: ignore[index]
+        errs += validate_label_name(k, path)
+        errs += [FieldError.invalid(path, v, m) for m in is_valid_label_value(v)]
+    return errs
+
+
+def validate_annotations(annotations: Mapping[str, str] | None, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    if not annotations:
+        return errs
+    for k in sorted(annotations):
+        errs += [FieldError.invalid(path, k, m) for m in is_qualified_name(k.lower())]
+    total = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT:
+        errs.append(FieldError.too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT))
+    return errs
+
+
+def _version_of(api_version: str) -> str:
+    """The version part of ``group/version`` ("" when unparsable, as ``ParseGroupVersion``)."""
+    parts = api_version.split("/")
+    if len(parts) == 1:
+        return parts[0]
+    return parts[1] if len(parts) == 2 else ""
+
+
+def _validate_owner_reference(ref: OwnerReference, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    version = _version_of(ref.api_version)
+    if not version:
+        errs.append(FieldError.invalid(child(path, "apiVersion"), ref.api_version,
+                                       "version must not be empty"))
+    if not ref.kind:
+        errs.append(FieldError.invalid(child(path, "kind"), ref.kind, "kind must not be empty"))
+    if not ref.name:
+        errs.append(FieldError.invalid(child(path, "name"), ref.name, "name must not be empty"))
+    if not ref.uid:
+        errs.append(FieldError.invalid(child(path, "uid"), ref.uid, "uid must not be empty"))
+    if ref.api_version == "v1" and ref.kind == "Event":
+        errs.append(FieldError.invalid(path, ref.to_dict(),
+                                       "/v1, Kind=Event is disallowed from being an owner"))
+    return errs
+
+
+def validate_owner_references(refs: list[OwnerReference] | None, path: str) -> list[FieldError]:
+    """``ValidateOwnerReferences``: upstream reports each reference at the list path (no index)."""
+    errs: list[FieldError] = []
+    first_controller = ""
+    for ref in refs or ():
+        errs += _validate_owner_reference(ref, path)
+        if ref.controller:
+            current = f"{ref.kind}/{ref.name}"
+            if first_controller:
+                errs.append(FieldError.invalid(
+                    path, [r.to_dict() for r in refs or ()],
+                    "Only one reference can have Controller set to true. Found \"true\" in references "
+                    f"for {first_controller} and {current}"))
+            else:
+                first_controller = current
+    return errs
+
+
+def validate_finalizers(finalizers: list[str] | None, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for name in finalizers or ():
+        errs += [FieldError.invalid(path, name, m) for m in is_qualified_name(name)]
+    if finalizers and FINALIZER_ORPHAN in finalizers and FINALIZER_FOREGROUND in finalizers:
+        errs.append(FieldError.invalid(path, list(finalizers), f"finalizer {FINALIZER_ORPHAN} and "
+                                       f"{FINALIZER_FOREGROUND} cannot be both set"))
+    return errs
+
+
+# --- object metadata --------------------------------------------------------------------------
+
+def validate_object_meta(
+    meta: ObjectMeta,
+    *,
+    namespaced: bool,
+    path: str = "metadata",
+    name_validator: NameValidator = name_is_dns1123_subdomain,
+) -> list[FieldError]:
+    """``ValidateObjectMeta``: name (or generateName), namespace by scope, labels, annotations,
+    owner references, finalizers, generation."""
+    errs: list[FieldError] = []
+    if meta.generate_name:
+        errs += [FieldError.invalid(child(path, "generateName"), meta.generate_name, m)
+                 for m in name_validator(meta.generate_name, True)]
+    if not meta.name:
+        errs.append(FieldError.required(child(path, "name"), "name or generateName is required"))
+    else:
+        errs += [FieldError.invalid(child(path, "name"), meta.name, m)
+                 for m in name_validator(meta.name, False)]
+    if namespaced:
+        if not meta.namespace:
+            errs.append(FieldError.required(child(path, "namespace")))
+        else:
+            errs += [FieldError.invalid(child(path, "namespace"), meta.namespace, m)
+                     for m in is_dns1123_label(meta.namespace)]
+    elif meta.namespace:
+        errs.append(FieldError.forbidden(child(path, "namespace"), "not allowed on this type"))
+    errs += validate_nonnegative(meta.generation, child(path, "generation"))
+    errs += validate_labels(meta.labels, child(path, "labels"))
+    errs += validate_annotations(meta.annotations, child(path, "annotations"))
+    errs += validate_owner_references(meta.owner_references, child(path, "ownerReferences"))
+    errs += validate_finalizers(meta.finalizers, child(path, "finalizers"))
+    return errs
+
+
+def _go_string_slice(values: Iterable[str]) -> str:
+    return "[]string{" + ", ".join(f'"{v}"' for v in values) + "}"
+
+
+def validate_object_meta_update(new: ObjectMeta, old: ObjectMeta, path: str = "metadata") -> list[FieldError]:
+    """``ValidateObjectMetaUpdate``: identity fields are immutable, no new finalizers while deleting.
+
+    Upstream also requires ``resourceVersion`` on an update; the API server fills it in for an
+    unconditional update before validating, so this check expects it to be set.
+    """
+    errs: list[FieldError] = []
+    if old.deletion_timestamp is not None:
+        added = sorted(set(new.finalizers or ()) - set(old.finalizers or ()))
+        if added:
+            errs.append(FieldError.forbidden(
+                child(path, "finalizers"), "no new finalizers can be added if the object is being "
+                f"deleted, found new finalizers {_go_string_slice(added)}"))
+    if not new.resource_version:
+        errs.append(FieldError.invalid(child(path, "resourceVersion"), new.resource_version or "",
+                                       "must be specified for an update"))
+    if (new.generation or 0) < (old.generation or 0):
+        errs.append(FieldError.invalid(child(path, "generation"), new.generation or 0,
+                                       "must not be decremented"))
+    for name, attr in (("name", "name"), ("namespace", "namespace"), ("uid", "uid"),
+                       ("creationTimestamp", "creation_timestamp"),
+                       ("deletionTimestamp", "deletion_timestamp"),
+                       ("deletionGracePeriodSeconds", "deletion_grace_period_seconds")):
+        errs += validate_immutable(getattr(new, attr), getattr(old, attr), child(path, name))
+    errs += validate_labels(new.labels, child(path, "labels"))
+    errs += validate_annotations(new.annotations, child(path, "annotations"))
+    errs += validate_owner_references(new.owner_references, child(path, "ownerReferences"))
+    return errs
+
+
+# --- label selectors --------------------------------------------------------------------------
+
+def _validate_requirement(req: LabelSelectorRequirement, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    if req.operator in ("In", "NotIn"):
+        if not req.values:
+            errs.append(FieldError.required(child(path, "values"),
+                                            "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif req.operator in ("Exists", "DoesNotExist"):
+        if req.values:
+            errs.append(FieldError.forbidden(
+                child(path, "values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    else:
+        errs.append(FieldError.invalid(child(path, "operator"), req.operator,
+                                       "not a valid selector operator"))
+    errs += validate_label_name(req.key, child(path, "key"))
+    for i, value in enumerate(req.values or ()):
+        errs += [FieldError.invalid(index(child(path, "values"), i), value, m)
+                 for m in is_valid_label_value(value)]
+    return errs
+
+
+def validate_label_selector(selector: LabelSelector | None, path: str) -> list[FieldError]:
+    """metav1 ``ValidateLabelSelector`` (label values checked, as by default upstream)."""
+    if selector is None:
+        return []
+    errs = validate_labels(selector.match_labels, child(path, "matchLabels"))
+    for i, req in enumerate(selector.match_expressions or ()):
+        errs += _validate_requirement(req, index(child(path, "matchExpressions"), i))
+    return errs
+
+
+# --- resources (kubernetes pkg/apis/core/helper + validation) -----------------------------------
+
+_STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
+_STANDARD_RESOURCES = frozenset({
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+    "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "services",
+    "replicationcontrollers", "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims",
+    "storage", "requests.storage", "services.nodeports", "services.loadbalancers",
+})
+_INTEGER_RESOURCES = frozenset({
+    "pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps",
+    "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
+})
+
+
+def is_hugepage_resource_name(name: str) -> bool:
+    return name.startswith("hugepages-")
+
+
+def is_native_resource(name: str) -> bool:
+    """Unprefixed, or prefixed with ``kubernetes.io/`` (``IsNativeResource``)."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """``example.com/gpu``: prefixed, not native, and valid as a quota name (``IsExtendedResourceName``)."""
+    if is_native_resource(name) or name.startswith("requests."):
+        return False
+    return not is_qualified_name("requests." + name)
+
+
+def is_overcommit_allowed(name: str) -> bool:
+    return is_native_resource(name) and not is_hugepage_resource_name(name)
+
+
+def _is_integer_resource(name: str) -> bool:
+    return name in _INTEGER_RESOURCES or is_extended_resource_name(name)
+
+
+def _validate_container_resource_name(name: str, path: str) -> list[FieldError]:
+    """``validateContainerResourceName`` (which continues after ``validateResourceName``'s errors)."""
+    errs = [FieldError.invalid(path, name, m) for m in is_qualified_name(name)]
+    standard = name in _STANDARD_RESOURCES or is_hugepage_resource_name(name)
+    if not errs and "/" not in name and not standard:
+        errs.append(FieldError.invalid(path, name, "must be a standard resource type or fully qualified"))
+    if "/" not in name:
+        if name not in _STANDARD_CONTAINER_RESOURCES and not is_hugepage_resource_name(name):
+            errs.append(FieldError.invalid(path, name, "must be a standard resource for containers"))
+    elif not is_native_resource(name) and not is_extended_resource_name(name):
+        errs.append(FieldError.invalid(path, name, "doesn't follow extended resource name standard"))
+    return errs
+
+
+def _validate_quantity_value(name: str, value: Quantity, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    if value.sign() < 0:
+        errs.append(FieldError.invalid(path, str(value), IS_NEGATIVE))
+    if _is_integer_resource(name) and value.milli_value() % 1000 != 0:
+        errs.append(FieldError.invalid(path, str(value), NOT_INTEGER))
+    return errs
+
+
+def _validate_claim_names(claims: list[Any] | None, pod_claim_names: set[str], path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    seen: set[str] = set()
+    for i, claim in enumerate(claims or ()):
+        at = index(path, i)
+        if not claim.name:
+            errs.append(FieldError.required(at))
+            continue
+        ident = f"{claim.name}/{claim.request}" if claim.request else claim.name
+        if ident in seen:
+            errs.append(FieldError.duplicate(at, ident))
+        seen.add(ident)
+        if claim.name not in pod_claim_names:
+            detail = "must be one of the names in pod.spec.resourceClaims" + (
+                ": " + ", ".join(sorted(pod_claim_names)) if pod_claim_names else " which is empty")
+            errs.append(FieldError(FieldErrorType.NOT_FOUND, at, detail, claim.name))
+        if claim.request:
+            errs += [FieldError.invalid(child(at, "request"), claim.request, m)
+                     for m in is_dns1123_label(claim.request)]
+    return errs
+
+
+def validate_resource_requirements(
+    requirements: Any, path: str, *, pod_claim_names: set[str] | None = None,
+) -> list[FieldError]:
+    """Container ``resources`` (``validateResourceRequirements``): names, non-negative values,
+    integer extended resources, requests <= limits, non-overcommittable resources need requests ==
+    limits, hugepages need cpu or memory, claims name the pod's ``resourceClaims``."""
+    if requirements is None:
+        return []
+    errs: list[FieldError] = []
+    limits: dict[str, Quantity] = requirements.limits or {}
+    requests: dict[str, Quantity] = requirements.requests or {}
+    lim_path, req_path = child(path, "limits"), child(path, "requests")
+    for name in sorted(limits):
+        errs += _validate_container_resource_name(name, key(lim_path, name))
+        errs += _validate_quantity_value(name, limits[name], key(lim_path, name))
+    for name in sorted(requests):
+        q = requests[name]
+        errs += _validate_container_resource_name(name, key(req_path, name))
+        errs += _validate_quantity_value(name, q, key(req_path, name))
+        limit = limits.get(name)
+        if limit is not None:
+            if q.cmp(limit) != 0 and not is_overcommit_allowed(name):
+                errs.append(FieldError.invalid(req_path, str(q), f"must be equal to {name} limit of {limit}"))
+            elif q.cmp(limit) > 0:
+                errs.append(FieldError.invalid(
+                    req_path, str(q), f"must be less than or equal to {name} limit of {limit}"))
+        elif not is_overcommit_allowed(name):
+            errs.append(FieldError.required(lim_path, "Limit must be set for non overcommitable resources"))
+    names = set(limits) | set(requests)
+    if any(is_hugepage_resource_name(n) for n in names) and not names & {"cpu", "memory"}:
+        errs.append(FieldError.forbidden(path, "HugePages require cpu or memory"))
+    errs += _validate_claim_names(requirements.claims, pod_claim_names or set(), child(path, "claims"))
+    return errs
