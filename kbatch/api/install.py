@@ -12,3 +12,7 @@ if TYPE_CHECKING:
     from kbatch.api.registry import Registry
 
 INSTALLERS: list[Callable[[Registry], None]] = []
+
+from kbatch.api import batch_v1  # noqa: E402  (batch/v1 Job, CronJob)
+
+INSTALLERS.append(batch_v1.install)

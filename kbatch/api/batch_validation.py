@@ -1,0 +1,727 @@
+"""batch/v1 Job spec validation: create and update (pkg/apis/batch/validation/validation.go).
+
+Every Job feature gate is on (job-semantics.md "modern" behaviour: ElasticIndexedJob,
+JobBackoffLimitPerIndex, JobSuccessPolicy, JobPodReplacementPolicy, JobManagedBy, JobPodFailurePolicy).
+Each validator returns all its errors at once, with upstream's messages and field paths. Generic
+object metadata (name format, labels, annotations) is the API server's job and is not repeated here.
+The pod template itself is validated by the core strategies (``validate_pod_template_spec``) when
+that module is present.
+
+Known rendering difference: upstream prints structured bad values (selectors, templates, lists) with
+Go's ``%#v``; kbatch prints them as JSON.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from kbatch.api import batch_constants as bc
+from kbatch.api.batch_indexes import IndexesError, count_indexes, parse_indexes
+from kbatch.api.batch_v1 import (
+    Job,
+    JobSpec,
+    JobTemplateSpec,
+    PodFailurePolicyOnExitCodesRequirement,
+    PodFailurePolicyOnPodConditionsPattern,
+    PodFailurePolicyRule,
+    SuccessPolicyRule,
+)
+from kbatch.api.errors import BadRequest, FieldError, FieldErrorType
+from kbatch.api.meta import LabelSelector, ObjectMeta
+from kbatch.api.selectors import label_key_errors, label_value_errors, selector_from_model
+
+__all__ = [
+    "Errors",
+    "JobValidationOptions",
+    "job_validation_options",
+    "validate_job",
+    "validate_job_spec",
+    "validate_job_spec_update",
+    "validate_job_template_spec",
+    "validate_job_update",
+]
+
+Errors = list[FieldError]
+
+
+# =============================================================================================
+# Small helpers
+# =============================================================================================
+
+
+class _OmittedValue(FieldError):
+    """``field.Invalid(path, field.OmitValueType{}, detail)``: upstream prints no value.
+
+    (The shared :class:`FieldError` renders a missing value as ``Invalid value: : detail``.)
+    """
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.type.label}: {self.detail}"
+
+
+def _omitted(path: str, detail: str) -> FieldError:
+    return _OmittedValue(FieldErrorType.INVALID, path, detail)
+
+
+def _non_negative(value: int | None, path: str) -> Errors:
+    """``ValidateNonnegativeField`` (pkg/apis/core/validation)."""
+    if value is not None and value < 0:
+        return [FieldError.invalid(path, value, "must be greater than or equal to 0")]
+    return []
+
+
+def _go_quoted_list(values: tuple[str, ...]) -> str:
+    """Go's ``%q`` of a []string: ``["a" "b"]``."""
+    return "[" + " ".join(f'"{v}"' for v in values) + "]"
+
+
+def _prune(value: Any) -> Any:
+    """Drop ``None`` and empty maps/lists, recursively: upstream's semantic equality treats nil and
+    empty maps and slices alike."""
+    if isinstance(value, dict):
+        pruned = {k: _prune(v) for k, v in value.items()}
+        return {k: v for k, v in pruned.items() if v not in (None, {}, [])}
+    if isinstance(value, list):
+        return [_prune(v) for v in value]
+    return value
+
+
+def _immutable(new: Any, old: Any, path: str) -> Errors:
+    """``ValidateImmutableField`` (semantic equality)."""
+    new_v = new.to_dict() if hasattr(new, "to_dict") else new
+    old_v = old.to_dict() if hasattr(old, "to_dict") else old
+    if _prune(new_v) == _prune(old_v):
+        return []
+    return [FieldError.invalid(path, new_v, "field is immutable")]
+
+
+_DNS1123_LABEL_MAX = 63
+
+
+def _is_dns1123_label(value: str) -> bool:
+
+    return (
+        len(value) <= _DNS1123_LABEL_MAX and re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", value) is not None
+    )
+
+
+def _qualified_name_errors(value: str, path: str) -> Errors:
+    """``ValidateQualifiedName`` (used for podFailurePolicy condition types)."""
+    return [FieldError.invalid(path, value, msg) for msg in label_key_errors(value)]
+
+
+def _domain_prefixed_path_errors(value: str, path: str) -> Errors:
+    """``IsDomainPrefixedPath`` (k8s.io/apimachinery pkg/util/validation), used for managedBy."""
+
+    host, slash, rest = value.partition("/")
+    if not slash:
+        return [FieldError.invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    errs: Errors = []
+    subdomain = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+    if len(host) > 253:
+        errs.append(FieldError.invalid(path, host, "must be no more than 253 characters"))
+    if not re.fullmatch(subdomain, host):
+        errs.append(
+            FieldError.invalid(
+                path,
+                host,
+                (
+                    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                    "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
+                    f"regex used for validation is '{subdomain}')"
+                ),
+            )
+        )
+    path_chars = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
+    if not re.fullmatch(path_chars, rest):
+        errs.append(FieldError.invalid(path, rest, f"Invalid path: must match the regex {path_chars}"))
+    return errs
+
+
+def _label_selector_errors(sel: LabelSelector, path: str) -> Errors:
+    """``ValidateLabelSelector`` (apimachinery pkg/apis/meta/v1/validation)."""
+    errs: Errors = []
+    labels_path = f"{path}.matchLabels"
+    for key, value in (sel.match_labels or {}).items():
+        errs += [FieldError.invalid(labels_path, key, m) for m in label_key_errors(key)]
+        errs += [FieldError.invalid(labels_path, value, m) for m in label_value_errors(value)]
+    for i, req in enumerate(sel.match_expressions or ()):
+        req_path = f"{path}.matchExpressions[{i}]"
+        if req.operator in ("In", "NotIn"):
+            if not req.values:
+                errs.append(
+                    FieldError.required(
+                        f"{req_path}.values", "must be specified when `operator` is 'In' or 'NotIn'"
+                    )
+                )
+        elif req.operator in ("Exists", "DoesNotExist"):
+            if req.values:
+                errs.append(
+                    FieldError.forbidden(
+                        f"{req_path}.values",
+                        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                    )
+                )
+        else:
+            errs.append(
+                FieldError.invalid(f"{req_path}.operator", req.operator, "not a valid selector operator")
+            )
+        errs += [FieldError.invalid(f"{req_path}.key", req.key, m) for m in label_key_errors(req.key)]
+        for j, value in enumerate(req.values or ()):
+            errs += [
+                FieldError.invalid(f"{req_path}.values[{j}]", value, m) for m in label_value_errors(value)
+            ]
+    return errs
+
+
+def _selector_matches(sel: LabelSelector | None, labels: dict[str, str] | None) -> bool | None:
+    """Whether ``sel`` matches ``labels``; ``None`` when the selector cannot be converted (upstream
+    then skips the check, the selector's own errors being reported elsewhere)."""
+    if sel is None:
+        return None
+    try:
+        return selector_from_model(sel).matches(labels or {})
+    except (BadRequest, ValueError):
+        return None
+
+
+# --- the pod template, owned by the core strategies ------------------------------------------
+
+
+def _pod_template_errors(job_spec: JobSpec, path: str) -> Errors:
+    """``ValidatePodTemplateSpec`` from the core strategies, when available."""
+    try:
+        from kbatch.api.strategies.core import validate_pod_template_spec  # type: ignore[import-not-found]
+    except ImportError:
+        return []
+    return list(validate_pod_template_spec(job_spec.template, path))
+
+
+def _template_labels(spec: JobSpec) -> dict[str, str] | None:
+    meta = spec.template.metadata
+    return meta.labels if meta is not None else None
+
+
+def _restart_policy(spec: JobSpec) -> str:
+    pod = spec.template.spec
+    return (getattr(pod, "restart_policy", None) or "") if pod is not None else ""
+
+
+def _container_names(spec: JobSpec) -> set[str]:
+    pod = spec.template.spec
+    if pod is None:
+        return set()
+    containers = list(getattr(pod, "containers", None) or ()) + list(
+        getattr(pod, "init_containers", None) or ()
+    )
+    return {c.name for c in containers}
+
+
+# =============================================================================================
+# Job spec validation (validation.go validateJobSpec and friends)
+# =============================================================================================
+
+
+@dataclass(frozen=True, slots=True)
+class JobValidationOptions:
+    """upstream ``JobValidationOptions`` (gates on: elastic Indexed Jobs always allowed)."""
+
+    require_prefixed_labels: bool = True
+    allow_mutable_scheduling_directives: bool = False
+
+
+def job_validation_options(new: Job, old: Job | None = None) -> JobValidationOptions:
+    """``validationOptionsForJob``: scheduling directives are mutable only for a Job that is
+    suspended and never started; prefixed labels are required unless an old Job lacked them."""
+    if old is None:
+        return JobValidationOptions()
+    old_labels = _template_labels(old.spec) or {}
+    return JobValidationOptions(
+        require_prefixed_labels=bc.JOB_NAME_LABEL in old_labels and bc.CONTROLLER_UID_LABEL in old_labels,
+        allow_mutable_scheduling_directives=bool(old.spec.suspend)
+        and (old.status is None or old.status.start_time is None),
+    )
+
+
+def _validate_counts(spec: JobSpec, path: str) -> Errors:
+    errs: Errors = []
+    for name in (
+        "parallelism",
+        "completions",
+        "active_deadline_seconds",
+        "backoff_limit",
+        "ttl_seconds_after_finished",
+        "backoff_limit_per_index",
+    ):
+        camel = JobSpec.model_fields[name].alias or name
+        errs += _non_negative(getattr(spec, name), f"{path}.{camel}")
+    if spec.max_failed_indexes is not None:
+        errs += _non_negative(spec.max_failed_indexes, f"{path}.maxFailedIndexes")
+        if spec.backoff_limit_per_index is None:
+            errs.append(
+                FieldError.required(f"{path}.backoffLimitPerIndex", "when maxFailedIndexes is specified")
+            )
+    if spec.managed_by is not None:
+        errs += _domain_prefixed_path_errors(spec.managed_by, f"{path}.managedBy")
+        if len(spec.managed_by) > bc.MAX_MANAGED_BY_LENGTH:
+            errs.append(FieldError.too_long(f"{path}.managedBy", bc.MAX_MANAGED_BY_LENGTH))
+    return errs
+
+
+def _validate_indexed(spec: JobSpec, path: str) -> Errors:
+    """Rules that depend on ``completionMode`` (Indexed limits, per-index backoff)."""
+    errs: Errors = []
+    mode = spec.completion_mode
+    if mode is not None and mode not in bc.COMPLETION_MODES:
+        errs.append(FieldError.not_supported(f"{path}.completionMode", mode, list(bc.COMPLETION_MODES)))
+    if mode == bc.COMPLETION_INDEXED:
+        errs += _validate_indexed_limits(spec, path)
+    if mode is None or mode == bc.COMPLETION_NON_INDEXED:
+        if spec.backoff_limit_per_index is not None:
+            errs.append(
+                FieldError.invalid(
+                    f"{path}.backoffLimitPerIndex",
+                    spec.backoff_limit_per_index,
+                    "requires indexed completion mode",
+                )
+            )
+        if spec.max_failed_indexes is not None:
+            errs.append(
+                FieldError.invalid(
+                    f"{path}.maxFailedIndexes", spec.max_failed_indexes, "requires indexed completion mode"
+                )
+            )
+    return errs
+
+
+def _validate_indexed_limits(spec: JobSpec, path: str) -> Errors:
+    errs: Errors = []
+    completions, parallelism, mfi = spec.completions, spec.parallelism, spec.max_failed_indexes
+    if completions is None:
+        errs.append(FieldError.required(f"{path}.completions", "when completion mode is Indexed"))
+    if parallelism is not None and parallelism > bc.MAX_PARALLELISM_FOR_INDEXED_JOB:
+        errs.append(
+            FieldError.invalid(
+                f"{path}.parallelism",
+                parallelism,
+                (
+                    f"must be less than or equal to {bc.MAX_PARALLELISM_FOR_INDEXED_JOB} "
+                    "when completion mode is Indexed"
+                ),
+            )
+        )
+    if completions is not None and mfi is not None and mfi > completions:
+        errs.append(
+            FieldError.invalid(f"{path}.maxFailedIndexes", mfi, "must be less than or equal to completions")
+        )
+    if mfi is not None and mfi > bc.MAX_FAILED_INDEXES_FOR_INDEXED_JOB:
+        errs.append(
+            FieldError.invalid(
+                f"{path}.maxFailedIndexes",
+                mfi,
+                f"must be less than or equal to {bc.MAX_FAILED_INDEXES_FOR_INDEXED_JOB}",
+            )
+        )
+    if (
+        completions is not None
+        and completions > bc.COMPLETIONS_SOFT_LIMIT
+        and spec.backoff_limit_per_index is not None
+    ):
+        high = f"when completions are above {bc.COMPLETIONS_SOFT_LIMIT} and used with backoff limit per index"
+        if mfi is None:
+            errs.append(
+                FieldError.required(
+                    f"{path}.maxFailedIndexes",
+                    f"must be specified when completions is above {bc.COMPLETIONS_SOFT_LIMIT}",
+                )
+            )
+        if parallelism is not None and parallelism > bc.PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS:
+            errs.append(
+                FieldError.invalid(
+                    f"{path}.parallelism",
+                    parallelism,
+                    (f"must be less than or equal to {bc.PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS} {high}"),
+                )
+            )
+        if mfi is not None and mfi > bc.MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS:
+            errs.append(
+                FieldError.invalid(
+                    f"{path}.maxFailedIndexes",
+                    mfi,
+                    (
+                        "must be less than or equal to "
+                        f"{bc.MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS} {high}"
+                    ),
+                )
+            )
+    return errs
+
+
+def _validate_pod_failure_policy(spec: JobSpec, path: str) -> Errors:
+    assert spec.pod_failure_policy is not None
+    rules = spec.pod_failure_policy.rules
+    errs: Errors = []
+    if len(rules) > bc.MAX_POD_FAILURE_POLICY_RULES:
+        errs.append(FieldError.too_many(f"{path}.rules", len(rules), bc.MAX_POD_FAILURE_POLICY_RULES))
+    names = _container_names(spec)
+    for i, rule in enumerate(rules):
+        errs += _validate_pfp_rule(spec, rule, f"{path}.rules[{i}]", names)
+    return errs
+
+
+def _validate_pfp_rule(spec: JobSpec, rule: PodFailurePolicyRule, path: str, names: set[str]) -> Errors:
+    errs: Errors = []
+    action_path = f"{path}.action"
+    if not rule.action:
+        errs.append(
+            FieldError.required(action_path, f"valid values: {_go_quoted_list(bc.POD_FAILURE_ACTIONS)}")
+        )
+    elif rule.action == bc.POD_FAILURE_ACTION_FAIL_INDEX:
+        if spec.backoff_limit_per_index is None:
+            errs.append(
+                FieldError.invalid(action_path, rule.action, "requires the backoffLimitPerIndex to be set")
+            )
+    elif rule.action not in bc.POD_FAILURE_ACTIONS:
+        errs.append(FieldError.not_supported(action_path, rule.action, list(bc.POD_FAILURE_ACTIONS)))
+    if rule.on_exit_codes is not None:
+        errs += _validate_on_exit_codes(rule.on_exit_codes, f"{path}.onExitCodes", names)
+    if rule.on_pod_conditions:
+        errs += _validate_on_pod_conditions(rule.on_pod_conditions, f"{path}.onPodConditions")
+    if rule.on_exit_codes is not None and rule.on_pod_conditions:
+        errs.append(_omitted(path, "specifying both OnExitCodes and OnPodConditions is not supported"))
+    if rule.on_exit_codes is None and not rule.on_pod_conditions:
+        errs.append(_omitted(path, "specifying one of OnExitCodes and OnPodConditions is required"))
+    return errs
+
+
+def _validate_on_pod_conditions(patterns: list[PodFailurePolicyOnPodConditionsPattern], path: str) -> Errors:
+    errs: Errors = []
+    if len(patterns) > bc.MAX_POD_FAILURE_POLICY_CONDITION_PATTERNS:
+        errs.append(FieldError.too_many(path, len(patterns), bc.MAX_POD_FAILURE_POLICY_CONDITION_PATTERNS))
+    for j, pattern in enumerate(patterns):
+        errs += _qualified_name_errors(pattern.type, f"{path}[{j}].type")
+        status_path = f"{path}[{j}].status"
+        if not pattern.status:
+            errs.append(
+                FieldError.required(status_path, f"valid values: {_go_quoted_list(bc.CONDITION_STATUSES)}")
+            )
+        elif pattern.status not in bc.CONDITION_STATUSES:
+            errs.append(FieldError.not_supported(status_path, pattern.status, list(bc.CONDITION_STATUSES)))
+    return errs
+
+
+def _validate_on_exit_codes(
+    req: PodFailurePolicyOnExitCodesRequirement, path: str, names: set[str]
+) -> Errors:
+    errs: Errors = []
+    if not req.operator:
+        errs.append(
+            FieldError.required(
+                f"{path}.operator", f"valid values: {_go_quoted_list(bc.EXIT_CODES_OPERATORS)}"
+            )
+        )
+    elif req.operator not in bc.EXIT_CODES_OPERATORS:
+        errs.append(FieldError.not_supported(f"{path}.operator", req.operator, list(bc.EXIT_CODES_OPERATORS)))
+    if req.container_name is not None and req.container_name not in names:
+        errs.append(
+            FieldError.invalid(
+                f"{path}.containerName",
+                req.container_name,
+                "must be one of the container or initContainer names in the pod template",
+            )
+        )
+    values = req.values or []
+    if not values:
+        errs.append(FieldError.invalid(f"{path}.values", values, "at least one value is required"))
+    elif len(values) > bc.MAX_POD_FAILURE_POLICY_EXIT_CODES:
+        errs.append(FieldError.too_many(f"{path}.values", len(values), bc.MAX_POD_FAILURE_POLICY_EXIT_CODES))
+    seen: set[int] = set()
+    for j, value in enumerate(values):
+        if req.operator == bc.EXIT_CODES_OP_IN and value == 0:
+            errs.append(FieldError.invalid(f"{path}.values[{j}]", value, "must not be 0 for the In operator"))
+        if value in seen:
+            errs.append(FieldError.duplicate(f"{path}.values[{j}]", value))
+        seen.add(value)
+    if any(a > b for a, b in itertools.pairwise(values)):
+        errs.append(FieldError.invalid(f"{path}.values", values, "must be ordered"))
+    return errs
+
+
+def _validate_success_policy(spec: JobSpec, path: str) -> Errors:
+    assert spec.success_policy is not None
+    if spec.completion_mode != bc.COMPLETION_INDEXED:
+        return [FieldError.invalid(path, spec.success_policy.to_dict(), "requires indexed completion mode")]
+    rules = spec.success_policy.rules
+    errs: Errors = []
+    if not rules:
+        errs.append(
+            FieldError.required(
+                f"{path}.rules", "at least one rules must be specified when the successPolicy is specified"
+            )
+        )
+    if len(rules) > bc.MAX_SUCCESS_POLICY_RULES:
+        errs.append(FieldError.too_many(f"{path}.rules", len(rules), bc.MAX_SUCCESS_POLICY_RULES))
+    for i, rule in enumerate(rules):
+        errs += _validate_success_rule(spec, rule, f"{path}.rules[{i}]")
+    return errs
+
+
+def _validate_success_rule(spec: JobSpec, rule: SuccessPolicyRule, path: str) -> Errors:
+    errs: Errors = []
+    completions = spec.completions if spec.completions is not None else 0  # nil is reported elsewhere
+    if rule.succeeded_count is None and rule.succeeded_indexes is None:
+        errs.append(
+            FieldError.required(path, "at least one of succeededCount or succeededIndexes must be specified")
+        )
+    total = 0
+    if rule.succeeded_indexes is not None:
+        idx_path = f"{path}.succeededIndexes"
+        if len(rule.succeeded_indexes) > bc.MAX_SUCCEEDED_INDEXES_LENGTH:
+            errs.append(FieldError.too_long(idx_path, bc.MAX_SUCCEEDED_INDEXES_LENGTH))
+        try:
+            total = count_indexes(parse_indexes(rule.succeeded_indexes, completions))
+        except IndexesError as err:
+            errs.append(
+                FieldError.invalid(idx_path, rule.succeeded_indexes, f"error parsing succeededIndexes: {err}")
+            )
+    if rule.succeeded_count is not None:
+        count_path = f"{path}.succeededCount"
+        errs += _non_negative(rule.succeeded_count, count_path)
+        if rule.succeeded_count > completions:
+            errs.append(
+                FieldError.invalid(
+                    count_path,
+                    rule.succeeded_count,
+                    (f"must be less than or equal to {completions} (the number of specified completions)"),
+                )
+            )
+        if rule.succeeded_indexes is not None and rule.succeeded_count > total:
+            errs.append(
+                FieldError.invalid(
+                    count_path,
+                    rule.succeeded_count,
+                    (
+                        f"must be less than or equal to {total} "
+                        "(the number of indexes in the specified succeededIndexes field)"
+                    ),
+                )
+            )
+    return errs
+
+
+def _validate_pod_replacement_policy(spec: JobSpec, path: str) -> Errors:
+    policy = spec.pod_replacement_policy
+    if policy is None:
+        return []
+    if spec.pod_failure_policy is not None:
+        if policy != bc.POD_REPLACEMENT_FAILED:
+            return [FieldError.not_supported(path, policy, [bc.POD_REPLACEMENT_FAILED])]
+        return []
+    if policy not in bc.POD_REPLACEMENT_POLICIES:
+        return [FieldError.not_supported(path, policy, list(bc.POD_REPLACEMENT_POLICIES))]
+    return []
+
+
+def _validate_restart_policy(spec: JobSpec, path: str) -> Errors:
+    policy = _restart_policy(spec)
+    rp_path = f"{path}.template.spec.restartPolicy"
+    if policy in ("", bc.RESTART_POLICY_ALWAYS):
+        return [FieldError.required(rp_path, 'valid values: "OnFailure", "Never"')]
+    if policy not in (bc.RESTART_POLICY_ON_FAILURE, bc.RESTART_POLICY_NEVER):
+        return [
+            FieldError.not_supported(rp_path, policy, [bc.RESTART_POLICY_ON_FAILURE, bc.RESTART_POLICY_NEVER])
+        ]
+    if spec.pod_failure_policy is not None and policy != bc.RESTART_POLICY_NEVER:
+        return [
+            FieldError.invalid(
+                rp_path, policy, 'only "Never" is supported when podFailurePolicy is specified'
+            )
+        ]
+    return []
+
+
+def _validate_job_spec_common(spec: JobSpec, path: str) -> Errors:
+    """Upstream's unexported ``validateJobSpec``: shared by Jobs and CronJob job templates."""
+    errs = _validate_counts(spec, path) + _validate_indexed(spec, path)
+    if spec.pod_failure_policy is not None:
+        errs += _validate_pod_failure_policy(spec, f"{path}.podFailurePolicy")
+    if spec.success_policy is not None:
+        errs += _validate_success_policy(spec, f"{path}.successPolicy")
+    errs += _validate_pod_replacement_policy(spec, f"{path}.podReplacementPolicy")
+    errs += _pod_template_errors(spec, f"{path}.template")
+    errs += _validate_restart_policy(spec, path)
+    return errs
+
+
+def validate_job_spec(spec: JobSpec, path: str = "spec") -> Errors:
+    """``ValidateJobSpec``: the common rules plus a selector that matches the template labels."""
+    errs = _validate_job_spec_common(spec, path)
+    if spec.selector is None:
+        errs.append(FieldError.required(f"{path}.selector"))
+    else:
+        errs += _label_selector_errors(spec.selector, f"{path}.selector")
+    labels = _template_labels(spec)
+    if _selector_matches(spec.selector, labels) is False:
+        errs.append(
+            FieldError.invalid(
+                f"{path}.template.metadata.labels",
+                labels or {},
+                "`selector` does not match template `labels`",
+            )
+        )
+    return errs
+
+
+# =============================================================================================
+# Job validation: create and update (ValidateJob, ValidateJobUpdate, ValidateJobSpecUpdate)
+# =============================================================================================
+
+
+def _has_label(meta: ObjectMeta | None, key: str, want: str) -> Errors:
+    """``ValidateHasLabel`` on the template metadata."""
+    labels = (meta.labels if meta is not None else None) or {}
+    path = f"spec.template.metadata.labels[{key}]"
+    if key not in labels:
+        return [FieldError.required(path, f"must be '{want}'")]
+    if labels[key] != want:
+        return [FieldError.invalid(path, labels, f"must be '{want}'")]
+    return []
+
+
+def _validate_generated_selector(job: Job, require_prefixed: bool) -> Errors:
+    """``validateGeneratedSelector``: the generated labels are on the template and selected."""
+    spec = job.spec
+    if spec.manual_selector or spec.selector is None:
+        return []
+    name, uid = job.metadata.name or "", job.metadata.uid or ""
+    errs: Errors = [] if uid else [FieldError.required("metadata.uid")]
+    meta = spec.template.metadata
+    errs += _has_label(meta, bc.LEGACY_CONTROLLER_UID_LABEL, uid) + _has_label(
+        meta, bc.LEGACY_JOB_NAME_LABEL, name
+    )
+    expected = {bc.LEGACY_CONTROLLER_UID_LABEL: uid, bc.LEGACY_JOB_NAME_LABEL: name}
+    if require_prefixed:
+        errs += _has_label(meta, bc.CONTROLLER_UID_LABEL, uid) + _has_label(meta, bc.JOB_NAME_LABEL, name)
+        expected |= {bc.CONTROLLER_UID_LABEL: uid, bc.JOB_NAME_LABEL: name}
+    if _selector_matches(spec.selector, expected) is False:
+        errs.append(
+            FieldError.invalid("spec.selector", spec.selector.to_dict(), "`selector` not auto-generated")
+        )
+    return errs
+
+
+def validate_job(job: Job, opts: JobValidationOptions | None = None) -> Errors:
+    """``ValidateJob`` (object metadata itself is checked by the API server)."""
+    opts = opts or JobValidationOptions()
+    errs = _validate_generated_selector(job, opts.require_prefixed_labels) + validate_job_spec(job.spec)
+    spec = job.spec
+    if (
+        spec.completion_mode == bc.COMPLETION_INDEXED
+        and spec.completions is not None
+        and spec.completions > 0
+    ):
+        # The controller names pod hostnames "<job>-<index>"; the largest must be a DNS label.
+        hostname = f"{job.metadata.name or ''}-{spec.completions - 1}"
+        if not _is_dns1123_label(hostname):
+            errs.append(
+                FieldError.invalid(
+                    "metadata.name",
+                    job.metadata.name or "",
+                    f"will not able to create pod with invalid DNS label: {hostname}",
+                )
+            )
+    return errs
+
+
+def _relax_scheduling_directives(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the old template whose mutable scheduling directives are taken from the new one:
+    node affinity, nodeSelector, tolerations, schedulingGates, labels and annotations."""
+    relaxed = {**old, "metadata": dict(old.get("metadata") or {}), "spec": dict(old.get("spec") or {})}
+    new_meta, new_spec = new.get("metadata") or {}, new.get("spec") or {}
+    for holder, source, keys in (
+        (relaxed["metadata"], new_meta, ("labels", "annotations")),
+        (relaxed["spec"], new_spec, ("nodeSelector", "tolerations", "schedulingGates")),
+    ):
+        for key in keys:
+            holder.pop(key, None)
+            if key in source:
+                holder[key] = source[key]
+    old_aff, new_aff = relaxed["spec"].pop("affinity", None), new_spec.get("affinity")
+    if old_aff is not None or new_aff is not None:
+        # Only nodeAffinity may change; the rest of the old affinity stays as it was.
+        aff = {k: v for k, v in (old_aff or {}).items() if k != "nodeAffinity"}
+        if new_aff is not None and "nodeAffinity" in new_aff:
+            aff["nodeAffinity"] = new_aff["nodeAffinity"]
+        relaxed["spec"]["affinity"] = aff
+    return relaxed
+
+
+def _validate_template_update(new: JobSpec, old: JobSpec, opts: JobValidationOptions) -> Errors:
+    """The template is immutable, except the scheduling directives of a suspended, never started
+    Job (``validatePodTemplateUpdate``)."""
+    new_t, old_t = new.template.to_dict(), old.template.to_dict()
+    if opts.allow_mutable_scheduling_directives:
+        old_t = _relax_scheduling_directives(new_t, old_t)
+    if _prune(new_t) == _prune(old_t):
+        return []
+    return [FieldError.invalid("spec.template", new_t, "field is immutable")]
+
+
+def _validate_completions_update(new: JobSpec, old: JobSpec) -> Errors:
+    """``validateCompletions``: Indexed Jobs may change completions together with parallelism."""
+    if new.completion_mode != bc.COMPLETION_INDEXED:
+        return _immutable(new.completions, old.completions, "spec.completions")
+    if new.completions == old.completions or new.completions is None:
+        return []
+    if new.completions != new.parallelism:
+        return [
+            FieldError.invalid(
+                "spec.completions", new.completions, "can only be modified in tandem with spec.parallelism"
+            )
+        ]
+    return []
+
+
+def validate_job_spec_update(new: JobSpec, old: JobSpec, opts: JobValidationOptions) -> Errors:
+    """``ValidateJobSpecUpdate`` (which also re-validates the new spec)."""
+    errs = validate_job_spec(new) + _validate_completions_update(new, old)
+    errs += _immutable(new.selector, old.selector, "spec.selector")
+    errs += _validate_template_update(new, old, opts)
+    errs += _immutable(new.completion_mode, old.completion_mode, "spec.completionMode")
+    errs += _immutable(new.pod_failure_policy, old.pod_failure_policy, "spec.podFailurePolicy")
+    errs += _immutable(new.backoff_limit_per_index, old.backoff_limit_per_index, "spec.backoffLimitPerIndex")
+    errs += _immutable(new.managed_by, old.managed_by, "spec.managedBy")
+    errs += _immutable(new.success_policy, old.success_policy, "spec.successPolicy")
+    return errs
+
+
+def _dedupe(errs: Errors) -> Errors:
+    """Upstream runs the spec checks twice on update; its ``ToAggregate`` drops repeated messages."""
+    seen: set[str] = set()
+    return [e for e in errs if not (str(e) in seen or seen.add(str(e)))]  # type: ignore[func-returns-value]
+
+
+def validate_job_update(new: Job, old: Job) -> Errors:
+    """The strategy's ``ValidateUpdate``: ``ValidateJob`` plus ``ValidateJobUpdate``."""
+    opts = job_validation_options(new, old)
+    return _dedupe(validate_job(new, opts) + validate_job_spec_update(new.spec, old.spec, opts))
+
+
+def validate_job_template_spec(template: JobTemplateSpec, path: str) -> Errors:
+    """``ValidateJobTemplateSpec``: the common Job spec rules; the selector is always generated."""
+    spec = template.spec
+    errs = _validate_job_spec_common(spec, f"{path}.spec")
+    if spec.selector is not None:
+        errs.append(
+            FieldError.invalid(
+                f"{path}.spec.selector", spec.selector.to_dict(), "`selector` will be auto-generated"
+            )
+        )
+    if spec.manual_selector:
+        errs.append(FieldError.not_supported(f"{path}.spec.manualSelector", True, ["nil", "false"]))
+    return errs
