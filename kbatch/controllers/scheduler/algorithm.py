@@ -1,0 +1,241 @@
+"""One scheduling attempt, as a pure computation over the snapshot (upstream ``schedulePod`` in
+``pkg/scheduler/schedule_one.go``):
+
+1. PreFilter: any rejection ends the attempt (its message is the pod's message).
+2. Filter: starting where the last attempt stopped, nodes are tried in name order until
+   ``num_feasible_nodes_to_find`` feasible ones are found (upstream ``percentageOfNodesToScore``).
+3. No feasible node: PostFilter (preemption) runs and the attempt reports a :class:`Diagnosis`.
+4. Score: each plugin scores every feasible node, normalizes, is weighted; the highest total
+   wins, ties broken by the control plane's seeded random source.
+
+Effects (assume, bind, status writes, evictions) are the controller's; this module only decides.
+
+**Batching.** Node-static plugins give the same answer to every pod with the same signature until
+a node's labels, taints or allocatable change, so their filter results are cached per signature.
+When, moreover, the node-static scores are equal on every feasible node and the only varying score
+is per-node (NodeResourcesFit), consecutive pods with one signature are placed from a heap of
+nodes keyed by score: popping the best node and pushing it back with its new score after the pod
+is assumed gives exactly the answer of scoring every node again (``percentageOfNodesToScore`` 100).
+This is kbatch's take on upstream's KEP-5598 "opportunistic batching".
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from dataclasses import dataclass, field
+
+from kbatch.controllers.scheduler.diagnosis import Diagnosis
+from kbatch.controllers.scheduler.framework import (
+    CycleState,
+    PostFilterResult,
+    Profile,
+    Status,
+    num_feasible_nodes_to_find,
+)
+from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
+from kbatch.controllers.scheduler.types import PodInfo
+
+__all__ = ["NO_NODES", "Algorithm", "Decision"]
+
+NO_NODES = "no nodes available to schedule pods"  # upstream ErrNoNodesAvailable
+_CACHE_LIMIT = 256
+
+
+@dataclass(slots=True)
+class Decision:
+    """The outcome of one attempt: a node, or why not (and what preemption proposes)."""
+
+    node: str | None
+    state: CycleState = field(default_factory=dict)
+    diagnosis: Diagnosis | None = None
+    preemption: PostFilterResult | None = None
+
+
+@dataclass(slots=True)
+class _Batch:
+    signature: tuple[object, ...]
+    generation: int
+    heap: list[tuple[int, float, str]]
+    tiebreak: dict[str, float]
+    outstanding: str | None = None
+
+
+class Algorithm:
+    """Schedules one pod at a time against a :class:`Snapshot` it shares with the controller."""
+
+    def __init__(self, profile: Profile, snapshot: Snapshot, rng: random.Random) -> None:
+        self.profile = profile
+        self.snapshot = snapshot
+        self.rng = rng
+        self.next_start = 0
+        self._static_filters = profile.static_filters()
+        self._dynamic_filters = profile.dynamic_filters()
+        self._static_scores = [p for p in profile.score if p.node_static]
+        self._dynamic_scores = [p for p in profile.score if not p.node_static]
+        self._static_cache: dict[tuple[object, ...], tuple[int, dict[str, Status | None]]] = {}
+        self._batch: _Batch | None = None
+
+    # -- the attempt ---------------------------------------------------------------------------
+    def schedule(self, pod: PodInfo) -> Decision:
+        state: CycleState = {}
+        total = len(self.snapshot)
+        if total == 0:
+            return Decision(None, state, Diagnosis(0, pre_filter=Status.unresolvable("", NO_NODES)))
+        for plugin in self.profile.pre_filter:
+            status = plugin.pre_filter(state, pod, self.snapshot)
+            if status is not None and not status.ok:
+                return Decision(None, state, Diagnosis(total, pre_filter=status))
+        if self._batchable(pod, state):
+            node = self._batch_select(pod, state)
+            if node is not None:
+                return Decision(node, state)
+        feasible, statuses = self._find_feasible(pod, state)
+        if not feasible:
+            return self._unschedulable(pod, state, statuses)
+        if len(feasible) == 1:
+            return Decision(feasible[0].name, state)
+        return Decision(self._select_host(self._prioritize(pod, state, feasible), feasible), state)
+
+    def assume(self, pod: PodInfo, node_name: str) -> None:
+        """Account ``pod`` on ``node_name`` (after Reserve); keeps a live batch heap in step."""
+        batch = self._batch
+        keep = (
+            batch is not None and batch.outstanding == node_name
+            and batch.generation == self.snapshot.generation and pod.signature() == batch.signature
+        )
+        self.snapshot.add_pod(pod, node_name)
+        if keep and batch is not None:
+            node = self.snapshot.get(node_name)
+            if node is not None:
+                heapq.heappush(batch.heap, (-self._dynamic_score(pod, {}, node), batch.tiebreak[node_name],
+                                            node_name))
+            batch.outstanding = None
+            batch.generation = self.snapshot.generation
+
+    def forget(self, key: str) -> None:
+        self.snapshot.remove_pod(key)
+
+    # -- filtering -----------------------------------------------------------------------------
+    def _static_statuses(self, pod: PodInfo, state: CycleState) -> dict[str, Status | None] | None:
+        signature = pod.signature()
+        if signature is None:
+            return None
+        cached = self._static_cache.get(signature)
+        if cached is not None and cached[0] == self.snapshot.static_generation:
+            return cached[1]
+        statuses = {node.name: self._run(self._static_filters, state, pod, node) for node in self.snapshot}
+        if len(self._static_cache) >= _CACHE_LIMIT:
+            self._static_cache.clear()
+        self._static_cache[signature] = (self.snapshot.static_generation, statuses)
+        return statuses
+
+    @staticmethod
+    def _run(plugins: list, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        for plugin in plugins:
+            status = plugin.filter(state, pod, node)
+            if status is not None and not status.ok:
+                return status
+        return None
+
+    def _filter_one(
+        self, pod: PodInfo, state: CycleState, node: NodeInfo, static: dict[str, Status | None] | None
+    ) -> Status | None:
+        if static is not None:
+            status = static[node.name]
+        else:
+            status = self._run(self._static_filters, state, pod, node)
+        return status if status is not None else self._run(self._dynamic_filters, state, pod, node)
+
+    def _candidates(self, state: CycleState) -> list[NodeInfo]:
+        names = state.get("node_names")
+        nodes = self.snapshot.nodes()
+        return nodes if names is None else [n for n in nodes if n.name in names]
+
+    def _find_feasible(self, pod: PodInfo, state: CycleState) -> tuple[list[NodeInfo], dict[str, Status]]:
+        nodes = self._candidates(state)
+        count = len(nodes)
+        if count == 0:
+            return [], {}
+        to_find = count if "node_names" in state else num_feasible_nodes_to_find(
+            self.profile.percentage_of_nodes_to_score, count)
+        static = self._static_statuses(pod, state)
+        feasible: list[NodeInfo] = []
+        statuses: dict[str, Status] = {}
+        start, processed = self.next_start % count, 0
+        for offset in range(count):
+            node = nodes[(start + offset) % count]
+            processed += 1
+            status = self._filter_one(pod, state, node, static)
+            if status is None:
+                feasible.append(node)
+                if len(feasible) >= to_find:
+                    break
+            else:
+                statuses[node.name] = status
+        self.next_start = (start + processed) % count
+        return feasible, statuses
+
+    def _unschedulable(self, pod: PodInfo, state: CycleState, statuses: dict[str, Status]) -> Decision:
+        diagnosis = Diagnosis(len(self.snapshot), statuses)
+        result: PostFilterResult | None = None
+        for plugin in self.profile.post_filter:
+            result = plugin.post_filter(state, pod, self.snapshot, statuses)
+            diagnosis.post_filter_message = result.message
+            if result.nominated_node is not None:
+                break
+        return Decision(None, state, diagnosis, result)
+
+    # -- scoring -------------------------------------------------------------------------------
+    def _prioritize(self, pod: PodInfo, state: CycleState, feasible: list[NodeInfo]) -> list[int]:
+        totals = [0] * len(feasible)
+        for plugin in self.profile.score:
+            raw = [plugin.score(state, pod, node) for node in feasible]
+            for index, value in enumerate(plugin.normalize(raw)):
+                totals[index] += value * plugin.weight
+        return totals
+
+    def _select_host(self, totals: list[int], feasible: list[NodeInfo]) -> str:
+        best = max(totals)
+        ties = [i for i, value in enumerate(totals) if value == best]
+        pick = ties[0] if len(ties) == 1 else ties[self.rng.randrange(len(ties))]
+        return feasible[pick].name
+
+    def _dynamic_score(self, pod: PodInfo, state: CycleState, node: NodeInfo) -> int:
+        return sum(p.score(state, pod, node) * p.weight for p in self._dynamic_scores)
+
+    # -- batching ------------------------------------------------------------------------------
+    def _batchable(self, pod: PodInfo, state: CycleState) -> bool:
+        return (
+            pod.signature() is not None and "node_names" not in state and not self.snapshot.with_anti_affinity
+            and all(getattr(p, "per_node_score", False) for p in self._dynamic_scores)
+        )
+
+    def _batch_select(self, pod: PodInfo, state: CycleState) -> str | None:
+        batch = self._batch
+        signature = pod.signature()
+        if (batch is None or batch.signature != signature or batch.outstanding is not None
+                or batch.generation != self.snapshot.generation):
+            batch = self._batch = self._build_batch(pod, state)
+            if batch is None:
+                return None
+        while batch.heap:
+            _, _, name = heapq.heappop(batch.heap)
+            node = self.snapshot.get(name)
+            if node is not None and self._run(self._dynamic_filters, state, pod, node) is None:
+                batch.outstanding = name
+                return name
+        self._batch = None
+        return None
+
+    def _build_batch(self, pod: PodInfo, state: CycleState) -> _Batch | None:
+        static = self._static_statuses(pod, state)
+        assert static is not None
+        nodes = [n for n in self.snapshot if static[n.name] is None]
+        static_scores = {tuple(p.score(state, pod, n) for p in self._static_scores) for n in nodes}
+        if len(static_scores) > 1:
+            return None  # static scores differ between nodes: score every node, as upstream
+        tiebreak = {n.name: self.rng.random() for n in nodes}
+        heap = [(-self._dynamic_score(pod, state, n), tiebreak[n.name], n.name) for n in nodes]
+        heapq.heapify(heap)
+        return _Batch(pod.signature() or (), self.snapshot.generation, heap, tiebreak)

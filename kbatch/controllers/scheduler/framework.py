@@ -1,0 +1,216 @@
+"""The scheduling framework's seams: statuses, cycle state, plugin protocols and a profile.
+
+Extension points as in kube-scheduler (``pkg/scheduler/framework/interface.go``): PreEnqueue,
+QueueSort, PreFilter, Filter, PostFilter, Score (+ NormalizeScore), Reserve, Permit and Bind.
+Each plugin is a small object with a ``name`` implementing one or more of the protocols below;
+the :class:`Profile` lists them per extension point, in the order they run.
+
+Two attributes drive kbatch's reuse of results (upstream KEP-5598 "opportunistic batching"):
+``node_static = True`` on a Filter or Score plugin promises that its answer depends only on the
+pod's signature and the node's labels, taints and allocatable, never on the pods on the node.
+
+Statuses: a plugin returns ``None`` for success (the hot path allocates nothing) or a
+:class:`Status`. ``UNSCHEDULABLE`` means preemption might help; ``UNRESOLVABLE`` (upstream
+``UnschedulableAndUnresolvable``) means it cannot; ``WAIT`` is Permit's "hold the pod".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from kbatch.controllers.scheduler.types import PodInfo
+
+if TYPE_CHECKING:
+    from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
+
+__all__ = [
+    "BindPlugin",
+    "Code",
+    "CycleState",
+    "FilterPlugin",
+    "PermitPlugin",
+    "PostFilterPlugin",
+    "PostFilterResult",
+    "PreEnqueuePlugin",
+    "PreFilterPlugin",
+    "Profile",
+    "QueueSortPlugin",
+    "ReservePlugin",
+    "ScorePlugin",
+    "Status",
+]
+
+MAX_NODE_SCORE = 100
+
+
+class Code(IntEnum):
+    SUCCESS = 0
+    ERROR = 1
+    UNSCHEDULABLE = 2
+    UNRESOLVABLE = 3  # UnschedulableAndUnresolvable
+    WAIT = 4
+    SKIP = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    code: Code
+    reasons: tuple[str, ...] = ()
+    plugin: str = ""
+    timeout: float = 0.0  # WAIT only: seconds before the waiting pod is rejected
+
+    @property
+    def ok(self) -> bool:
+        return self.code in (Code.SUCCESS, Code.SKIP)
+
+    @property
+    def message(self) -> str:
+        return ", ".join(self.reasons)
+
+    @staticmethod
+    def unschedulable(plugin: str, *reasons: str) -> Status:
+        return Status(Code.UNSCHEDULABLE, reasons, plugin)
+
+    @staticmethod
+    def unresolvable(plugin: str, *reasons: str) -> Status:
+        return Status(Code.UNRESOLVABLE, reasons, plugin)
+
+
+CycleState = dict[str, Any]
+"""Per-pod scratch space shared by the plugins during one scheduling attempt."""
+
+
+@runtime_checkable
+class PreEnqueuePlugin(Protocol):
+    name: str
+
+    def pre_enqueue(self, pod: PodInfo) -> Status | None: ...
+
+
+@runtime_checkable
+class QueueSortPlugin(Protocol):
+    name: str
+
+    def sort_key(self, pod: PodInfo) -> tuple[Any, ...]:
+        """Smaller keys are scheduled first (upstream ``Less`` as a key, for a heap)."""
+        ...
+
+
+@runtime_checkable
+class PreFilterPlugin(Protocol):
+    name: str
+
+    def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> Status | None:
+        """May store ``state["node_names"]`` (a set) to restrict the nodes tried (PreFilterResult)."""
+        ...
+
+
+@runtime_checkable
+class FilterPlugin(Protocol):
+    name: str
+    node_static: bool
+
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PostFilterResult:
+    nominated_node: str | None
+    victims: tuple[PodInfo, ...] = ()
+    message: str = ""
+
+
+@runtime_checkable
+class PostFilterPlugin(Protocol):
+    name: str
+
+    def post_filter(
+        self, state: CycleState, pod: PodInfo, snapshot: Snapshot, statuses: dict[str, Status]
+    ) -> PostFilterResult: ...
+
+
+@runtime_checkable
+class ScorePlugin(Protocol):
+    name: str
+    weight: int
+    node_static: bool
+
+    def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int: ...
+
+    def normalize(self, scores: list[int]) -> list[int]:
+        """Map raw scores to 0..100 (identity for plugins that already score in that range)."""
+        ...
+
+
+@runtime_checkable
+class ReservePlugin(Protocol):
+    name: str
+
+    def reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None: ...
+
+    def unreserve(self, state: CycleState, pod: PodInfo, node_name: str) -> None: ...
+
+
+@runtime_checkable
+class PermitPlugin(Protocol):
+    name: str
+
+    def permit(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        """``None``: allow; ``Status(WAIT, timeout=…)``: hold until allowed or timed out."""
+        ...
+
+
+@runtime_checkable
+class BindPlugin(Protocol):
+    name: str
+
+    def bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None: ...
+
+
+@dataclass(slots=True)
+class Profile:
+    """One scheduler profile (``KubeSchedulerProfile``): plugins per extension point, in order."""
+
+    scheduler_name: str = "default-scheduler"
+    queue_sort: QueueSortPlugin | None = None
+    pre_enqueue: list[PreEnqueuePlugin] = field(default_factory=list)
+    pre_filter: list[PreFilterPlugin] = field(default_factory=list)
+    filter: list[FilterPlugin] = field(default_factory=list)
+    post_filter: list[PostFilterPlugin] = field(default_factory=list)
+    score: list[ScorePlugin] = field(default_factory=list)
+    reserve: list[ReservePlugin] = field(default_factory=list)
+    permit: list[PermitPlugin] = field(default_factory=list)
+    bind: list[BindPlugin] = field(default_factory=list)
+    percentage_of_nodes_to_score: int | None = None  # None: upstream's adaptive default
+
+    def static_filters(self) -> list[FilterPlugin]:
+        return [p for p in self.filter if p.node_static]
+
+    def dynamic_filters(self) -> list[FilterPlugin]:
+        return [p for p in self.filter if not p.node_static]
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
+    """How many feasible nodes to look for before scoring (upstream ``numFeasibleNodesToFind`` in
+    ``pkg/scheduler/schedule_one.go``): all of them below 100 nodes; otherwise an adaptive
+    percentage, 50% minus 1% per 125 nodes, at least 5%, and never fewer than 100 nodes."""
+    min_nodes, min_percentage = 100, 5
+    if num_all_nodes < min_nodes or (percentage is not None and percentage >= 100):
+        return num_all_nodes
+    if percentage is None or percentage <= 0:
+        percentage = max(50 - num_all_nodes // 125, min_percentage)
+    return max(num_all_nodes * percentage // 100, min_nodes)
+
+
+def run_all(
+    statuses: Sequence[Callable[[], Status | None]],
+) -> Status | None:
+    """The first non-success status of a chain of calls, or None."""
+    for call in statuses:
+        status = call()
+        if status is not None and not status.ok:
+            return status
+    return None

@@ -1,0 +1,108 @@
+"""DefaultPreemption (PostFilter): make room for a pod by evicting lower-priority pods.
+
+Upstream ``pkg/scheduler/framework/plugins/defaultpreemption`` and
+``pkg/scheduler/framework/preemption/preemption.go``, in broad strokes (PodDisruptionBudgets and
+extenders are not modelled):
+
+1. Eligibility: a pod with ``preemptionPolicy: Never`` does not preempt; nor does a pod whose
+   nominated node still has lower-priority pods terminating (it waits for them).
+2. Candidates: only nodes that failed with ``Unschedulable`` (not ``UnschedulableAndUnresolvable``).
+   On each, remove every lower-priority pod; if the pod then fits, add them back one by one, most
+   important first (higher priority, then earlier creation), keeping each that still lets the pod
+   fit: the rest are the victims.
+3. Pick (``pickOneNodeForPreemption``): lowest highest-victim priority, then smallest sum of victim
+   priorities, then fewest victims, then the latest creation among the highest-priority victims,
+   then node order.
+
+Messages as upstream: "preemption: 0/N nodes are available: <count> No preemption victims found for
+incoming pod, <count> Preemption is not helpful for scheduling."
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kbatch.controllers.scheduler.diagnosis import histogram
+from kbatch.controllers.scheduler.framework import Code, CycleState, FilterPlugin, PostFilterResult, Status
+from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
+from kbatch.controllers.scheduler.types import PodInfo
+
+__all__ = ["NOT_HELPFUL", "NO_VICTIMS", "DefaultPreemption", "select_victims"]
+
+NO_VICTIMS = "No preemption victims found for incoming pod"
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    node: str
+    victims: tuple[PodInfo, ...]
+
+    def rank(self, order: int) -> tuple[int, int, int, float, int]:
+        top = max(v.priority for v in self.victims) if self.victims else -(2**31)
+        tops = [v for v in self.victims if v.priority == top]
+        latest = max((v.creation for v in tops), default=0.0)
+        return (top, sum(v.priority for v in self.victims), len(self.victims), -latest, order)
+
+
+def _fits(filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo) -> bool:
+    return all(p.filter(state, pod, node) is None for p in filters)
+
+
+def select_victims(
+    filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo
+) -> tuple[PodInfo, ...] | None:
+    """The minimal set of lower-priority pods to evict from ``node`` (None: preemption can't help)."""
+    what_if = node.clone()
+    lower = [p for p in node.pods.values() if p.priority < pod.priority and not p.terminating]
+    for victim in lower:
+        what_if.remove_pod(victim.key)
+    if not _fits(filters, state, pod, what_if):
+        return None
+    victims: list[PodInfo] = []
+    for candidate in sorted(lower, key=lambda p: (-p.priority, p.creation, p.key)):
+        what_if.add_pod(candidate)
+        if not _fits(filters, state, pod, what_if):
+            what_if.remove_pod(candidate.key)
+            victims.append(candidate)
+    return tuple(victims)
+
+
+class DefaultPreemption:
+    name = "DefaultPreemption"
+
+    def __init__(self, filters: list[FilterPlugin]) -> None:
+        self.filters = filters
+
+    def post_filter(
+        self, state: CycleState, pod: PodInfo, snapshot: Snapshot, statuses: dict[str, Status]
+    ) -> PostFilterResult:
+        if pod.preemption_policy == "Never":
+            return PostFilterResult(None, message="preemption: not eligible due to preemptionPolicy=Never.")
+        reasons: dict[str, Status] = {}
+        candidates: list[_Candidate] = []
+        for node in snapshot:
+            status = statuses.get(node.name)
+            if status is None:
+                continue
+            if status.code != Code.UNSCHEDULABLE:
+                reasons[node.name] = Status.unresolvable(self.name, NOT_HELPFUL)
+                continue
+            victims = select_victims(self.filters, state, pod, node)
+            if not victims:
+                reasons[node.name] = Status.unschedulable(self.name, NO_VICTIMS)
+            else:
+                candidates.append(_Candidate(node.name, victims))
+        if not candidates:
+            summary = ", ".join(histogram(reasons))
+            message = f"preemption: 0/{len(snapshot)} nodes are available: {summary}."
+            return PostFilterResult(None, message=message)
+        best = min(enumerate(candidates), key=lambda pair: pair[1].rank(pair[0]))[1]
+        return PostFilterResult(best.node, best.victims)
+
+
+def waiting_for_victims(pod: PodInfo, snapshot: Snapshot, nominated: str) -> bool:
+    """Upstream's second eligibility rule: lower-priority pods on the nominated node are still
+    terminating, so a new round of preemption would only evict more."""
+    node = snapshot.get(nominated)
+    return node is not None and any(p.terminating and p.priority < pod.priority for p in node.pods.values())

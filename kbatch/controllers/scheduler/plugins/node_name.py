@@ -1,0 +1,26 @@
+"""NodeName (Filter): a pod with ``spec.nodeName`` set fits only that node.
+
+Upstream ``pkg/scheduler/framework/plugins/nodename``; reason "node(s) didn't match the requested
+node name", unresolvable. (Pods created with ``nodeName`` are already bound and never reach the
+scheduler; the plugin matters for what-if evaluation and for completeness.)
+"""
+
+from __future__ import annotations
+
+from kbatch.controllers.scheduler.framework import CycleState, Status
+from kbatch.controllers.scheduler.snapshot import NodeInfo
+from kbatch.controllers.scheduler.types import PodInfo
+
+__all__ = ["ERR_REASON", "NodeName"]
+
+ERR_REASON = "node(s) didn't match the requested node name"
+
+
+class NodeName:
+    name = "NodeName"
+    node_static = True
+
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        if pod.node_name and pod.node_name != node.name:
+            return Status.unresolvable(self.name, ERR_REASON)
+        return None

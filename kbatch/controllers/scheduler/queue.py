@@ -1,0 +1,200 @@
+"""The scheduling queue: active, back-off, unschedulable and gated pods (upstream
+``pkg/scheduler/backend/queue/scheduling_queue.go`` ``PriorityQueue``).
+
+Guarantees:
+
+* every pending pod is in exactly one place: ``active`` (ready to try, ordered by the QueueSort
+  plugin), ``backoff`` (failed recently, waits ``1s * 2**(attempts-1)`` capped at 10 s, upstream's
+  ``podInitialBackoffSeconds``/``podMaxBackoffSeconds``), ``unschedulable`` (failed; waits for a
+  cluster event) or ``gated`` (a PreEnqueue plugin, e.g. SchedulingGates, holds it);
+* a cluster event (:meth:`move_all`) moves every unschedulable pod to ``active``, or to
+  ``backoff`` when its back-off has not expired, so nothing busy-loops;
+* :meth:`flush` moves back-off pods whose time has come, and unschedulable pods that have waited
+  longer than 5 minutes (``podMaxInUnschedulablePodsDuration``; upstream checks every 30 s);
+* orders never depend on hashing: heaps are keyed by (sort key, insertion counter).
+
+The queue never reads a clock: every method that needs time takes ``now``.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import count
+from typing import Any
+
+from kbatch.controllers.scheduler.framework import PreEnqueuePlugin, Status
+from kbatch.controllers.scheduler.types import PodInfo
+
+__all__ = ["FLUSH_PERIOD", "MAX_UNSCHEDULABLE_SECONDS", "QueuedPod", "SchedulingQueue"]
+
+INITIAL_BACKOFF = 1.0
+MAX_BACKOFF = 10.0
+MAX_UNSCHEDULABLE_SECONDS = 300.0
+FLUSH_PERIOD = 30.0
+
+ACTIVE, BACKOFF, UNSCHEDULABLE, GATED = "active", "backoff", "unschedulable", "gated"
+
+
+@dataclass(slots=True)
+class QueuedPod:
+    pod: PodInfo
+    where: str = ACTIVE
+    attempts: int = 0
+    last_failure: float = 0.0  # when the last attempt failed (back-off and the 5-minute rule)
+    version: int = 0
+    gate: Status | None = None  # the PreEnqueue status while gated
+
+    def backoff_expiry(self, initial: float, maximum: float) -> float:
+        if self.attempts == 0:
+            return self.last_failure
+        return self.last_failure + min(initial * 2 ** (self.attempts - 1), maximum)
+
+
+class SchedulingQueue:
+    def __init__(
+        self,
+        sort_key: Callable[[PodInfo], tuple[Any, ...]],
+        pre_enqueue: Sequence[PreEnqueuePlugin] = (),
+        initial_backoff: float = INITIAL_BACKOFF,
+        max_backoff: float = MAX_BACKOFF,
+        max_unschedulable: float = MAX_UNSCHEDULABLE_SECONDS,
+    ) -> None:
+        self._sort_key = sort_key
+        self._pre_enqueue = list(pre_enqueue)
+        self._initial, self._max, self._max_unschedulable = initial_backoff, max_backoff, max_unschedulable
+        self._pods: dict[str, QueuedPod] = {}
+        self._waiting: dict[str, QueuedPod] = {}  # the UNSCHEDULABLE ones, oldest failure first
+        self._active: list[tuple[tuple[Any, ...], int, str, int]] = []
+        self._backoff: list[tuple[float, int, str, int]] = []
+        self._counter = count()
+
+    # -- membership ----------------------------------------------------------------------------
+    def add(self, pod: PodInfo, now: float) -> None:
+        """A new pending pod, or a new version of one (spec or labels may have changed)."""
+        entry = self._pods.get(pod.key)
+        if entry is None:
+            entry = self._pods[pod.key] = QueuedPod(pod)
+        else:
+            entry.pod = pod
+        self._place(entry, now)
+
+    def delete(self, key: str) -> None:
+        entry = self._pods.pop(key, None)
+        self._waiting.pop(key, None)
+        if entry is not None:
+            entry.version += 1  # invalidates its heap entries
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._pods
+
+    def __len__(self) -> int:
+        return len(self._pods)
+
+    def where(self, key: str) -> str | None:
+        entry = self._pods.get(key)
+        return entry.where if entry else None
+
+    def entry(self, key: str) -> QueuedPod | None:
+        return self._pods.get(key)
+
+    def gated(self) -> list[QueuedPod]:
+        return sorted((e for e in self._pods.values() if e.where == GATED), key=lambda e: e.pod.key)
+
+    # -- scheduling ----------------------------------------------------------------------------
+    def pop(self, now: float) -> PodInfo | None:
+        """The next pod to try (back-off expiries first move to active), or None."""
+        self.flush(now)
+        while self._active:
+            _, _, key, version = heapq.heappop(self._active)
+            entry = self._pods.get(key)
+            if entry is not None and entry.version == version and entry.where == ACTIVE:
+                entry.where = "in-flight"
+                return entry.pod
+        return None
+
+    def peek(self) -> PodInfo | None:
+        while self._active:
+            _, _, key, version = self._active[0]
+            entry = self._pods.get(key)
+            if entry is not None and entry.version == version and entry.where == ACTIVE:
+                return entry.pod
+            heapq.heappop(self._active)
+        return None
+
+    def done(self, key: str) -> None:
+        """The pod was scheduled (or is being bound): it leaves the queue."""
+        self.delete(key)
+
+    def unschedulable(self, pod: PodInfo, now: float) -> None:
+        """An attempt failed: wait for a cluster event (upstream ``AddUnschedulableIfNotPresent``)."""
+        entry = self._pods.get(pod.key) or QueuedPod(pod)
+        self._pods[pod.key] = entry
+        entry.pod, entry.attempts, entry.last_failure = pod, entry.attempts + 1, now
+        self._move(entry, UNSCHEDULABLE)
+
+    def retry_after_error(self, pod: PodInfo, now: float) -> None:
+        """An attempt hit an error (e.g. a failed bind): back off, then retry without an event."""
+        self.unschedulable(pod, now)
+        self._to_backoff_or_active(self._pods[pod.key], now)
+
+    def move_all(self, now: float) -> int:
+        """A cluster event that may make pods schedulable; returns how many moved."""
+        waiting = list(self._waiting.values())
+        for entry in waiting:
+            self._to_backoff_or_active(entry, now)
+        return len(waiting)
+
+    def flush(self, now: float) -> None:
+        while self._backoff and self._backoff[0][0] <= now:
+            _, _, key, version = heapq.heappop(self._backoff)
+            entry = self._pods.get(key)
+            if entry is not None and entry.version == version and entry.where == BACKOFF:
+                self._move(entry, ACTIVE)
+        for entry in list(self._waiting.values()):
+            if now - entry.last_failure < self._max_unschedulable:
+                break  # oldest first: the rest waited less
+            self._to_backoff_or_active(entry, now)
+
+    def next_wakeup(self, now: float) -> float | None:
+        """The earliest instant at which :meth:`flush` would move something."""
+        oldest = next(iter(self._waiting.values()), None)
+        deadlines = [oldest.last_failure + self._max_unschedulable] if oldest else []
+        while self._backoff:
+            _, _, key, version = self._backoff[0]
+            entry = self._pods.get(key)
+            if entry is not None and entry.version == version and entry.where == BACKOFF:
+                deadlines.append(self._backoff[0][0])
+                break
+            heapq.heappop(self._backoff)
+        return min(deadlines) if deadlines else None
+
+    # -- internals -----------------------------------------------------------------------------
+    def _place(self, entry: QueuedPod, now: float) -> None:
+        for plugin in self._pre_enqueue:
+            status = plugin.pre_enqueue(entry.pod)
+            if status is not None and not status.ok:
+                entry.gate = status
+                self._move(entry, GATED)
+                return
+        entry.gate = None
+        if entry.where in (GATED, UNSCHEDULABLE, "in-flight") or entry.where == ACTIVE:
+            self._to_backoff_or_active(entry, now)
+        # already in BACKOFF: stays there until its expiry
+
+    def _to_backoff_or_active(self, entry: QueuedPod, now: float) -> None:
+        expiry = entry.backoff_expiry(self._initial, self._max)
+        self._move(entry, BACKOFF if expiry > now else ACTIVE, expiry)
+
+    def _move(self, entry: QueuedPod, where: str, expiry: float = 0.0) -> None:
+        entry.version += 1
+        entry.where = where
+        self._waiting.pop(entry.pod.key, None)
+        if where == UNSCHEDULABLE:
+            self._waiting[entry.pod.key] = entry
+        if where == ACTIVE:
+            item = (self._sort_key(entry.pod), next(self._counter), entry.pod.key, entry.version)
+            heapq.heappush(self._active, item)
+        elif where == BACKOFF:
+            heapq.heappush(self._backoff, (expiry, next(self._counter), entry.pod.key, entry.version))

@@ -1,0 +1,109 @@
+"""Resource amounts as the scheduler computes with them: plain ``dict[str, int]`` in canonical units.
+
+``cpu`` is in millicores; every other resource (memory, ephemeral-storage, pods, extended
+resources such as ``nvidia.com/gpu``) in whole base units, rounded up. Integers keep the
+arithmetic exact and fast (upstream ``framework.Resource`` does the same with int64 fields).
+
+:func:`effective_requests` is the upstream "max rule" for init containers, including restartable
+(sidecar) init containers: kubernetes/kubernetes
+``staging/src/k8s.io/component-helpers/resource/helpers.go`` ``PodRequests``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+__all__ = [
+    "CPU",
+    "DEFAULT_MEMORY_REQUEST",
+    "DEFAULT_MILLI_CPU_REQUEST",
+    "MEMORY",
+    "PODS",
+    "ContainerRequests",
+    "Resources",
+    "add_into",
+    "effective_requests",
+    "fits",
+    "subtract_into",
+]
+
+Resources = dict[str, int]
+
+CPU = "cpu"
+MEMORY = "memory"
+PODS = "pods"
+
+# Used only for scoring when a container requests nothing (upstream pkg/scheduler/util
+# GetNonzeroRequests: DefaultMilliCPURequest = 100, DefaultMemoryRequest = 200 MiB).
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerRequests:
+    """One container's requests; ``restartable`` marks a sidecar (init container, restartPolicy Always)."""
+
+    requests: Mapping[str, int]
+    restartable: bool = False
+
+
+def add_into(target: Resources, amounts: Mapping[str, int], sign: int = 1) -> None:
+    for name, value in amounts.items():
+        target[name] = target.get(name, 0) + sign * value
+
+
+def subtract_into(target: Resources, amounts: Mapping[str, int]) -> None:
+    add_into(target, amounts, -1)
+
+
+def _max_into(target: Resources, amounts: Mapping[str, int]) -> None:
+    for name, value in amounts.items():
+        if value > target.get(name, 0):
+            target[name] = value
+
+
+def effective_requests(
+    containers: Iterable[Mapping[str, int]],
+    init_containers: Iterable[ContainerRequests] = (),
+    nonzero: bool = False,
+) -> Resources:
+    """What a pod requests: the sum of its containers (sidecars included), or more if an init
+    container needs more while it runs (it runs next to the sidecars started before it).
+
+    ``nonzero`` substitutes the scoring defaults for unset cpu/memory, per container.
+    """
+    total: Resources = {}
+    for requests in containers:
+        add_into(total, _nz(requests) if nonzero else requests)
+    sidecars: Resources = {}
+    init_peak: Resources = {}
+    for init in init_containers:
+        requests = _nz(init.requests) if nonzero else init.requests
+        if init.restartable:
+            add_into(total, requests)
+            add_into(sidecars, requests)
+            running = dict(sidecars)
+        else:
+            running = dict(sidecars)
+            add_into(running, requests)
+        _max_into(init_peak, running)
+    _max_into(total, init_peak)
+    return {k: v for k, v in total.items() if v}
+
+
+def _nz(requests: Mapping[str, int]) -> Mapping[str, int]:
+    if requests.get(CPU) and requests.get(MEMORY):
+        return requests
+    out = dict(requests)
+    out[CPU] = out.get(CPU) or DEFAULT_MILLI_CPU_REQUEST
+    out[MEMORY] = out.get(MEMORY) or DEFAULT_MEMORY_REQUEST
+    return out
+
+
+def fits(requested: Mapping[str, int], allocatable: Mapping[str, int], pod: Mapping[str, int]) -> list[str]:
+    """Names of the resources the pod does not fit on, sorted (empty when it fits)."""
+    return sorted(
+        name for name, want in pod.items()
+        if want > 0 and requested.get(name, 0) + want > allocatable.get(name, 0)
+    )

@@ -1,0 +1,149 @@
+"""The cluster as the scheduler sees it: per-node aggregates kept up to date incrementally.
+
+Upstream keeps a cache of ``NodeInfo`` (``pkg/scheduler/backend/cache``) and takes a cheap
+snapshot per cycle. kbatch's loop is single-threaded, so the cache *is* the snapshot: adding or
+removing a pod updates its node's ``requested`` sums in O(resources), and every change bumps that
+node's ``generation`` (and static changes bump ``static_generation``), which is what lets the
+framework reuse filter results for nodes that did not change.
+
+Nodes are kept in name order; nothing iterates a set or a dict whose order could depend on
+arrival.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+
+from kbatch.controllers.scheduler.resources import PODS, Resources, add_into, subtract_into
+from kbatch.controllers.scheduler.types import NodeShape, PodInfo
+
+__all__ = ["NodeInfo", "Snapshot"]
+
+
+class NodeInfo:
+    """A node and the pods bound (or assumed) to it, with their request sums."""
+
+    __slots__ = ("generation", "nonzero_requested", "pods", "requested", "shape")
+
+    def __init__(self, shape: NodeShape) -> None:
+        self.shape = shape
+        self.pods: dict[str, PodInfo] = {}
+        self.requested: Resources = {}
+        self.nonzero_requested: Resources = {}
+        self.generation = 0
+
+    @property
+    def name(self) -> str:
+        return self.shape.name
+
+    def add_pod(self, pod: PodInfo) -> None:
+        self.pods[pod.key] = pod
+        add_into(self.requested, pod.requests)
+        self.requested[PODS] = self.requested.get(PODS, 0) + 1
+        add_into(self.nonzero_requested, pod.nonzero_requests)
+        self.generation += 1
+
+    def remove_pod(self, key: str) -> PodInfo | None:
+        pod = self.pods.pop(key, None)
+        if pod is not None:
+            subtract_into(self.requested, pod.requests)
+            self.requested[PODS] -= 1
+            subtract_into(self.nonzero_requested, pod.nonzero_requests)
+            self.generation += 1
+        return pod
+
+    def clone(self) -> NodeInfo:
+        """A copy for what-if evaluation (preemption); pods are shared, sums are not."""
+        copy = NodeInfo(self.shape)
+        copy.pods = dict(self.pods)
+        copy.requested = dict(self.requested)
+        copy.nonzero_requested = dict(self.nonzero_requested)
+        copy.generation = self.generation
+        return copy
+
+    def __repr__(self) -> str:
+        return f"NodeInfo({self.name}, pods={len(self.pods)}, requested={self.requested})"
+
+
+class Snapshot:
+    """Nodes by name, in name order, and where each pod is."""
+
+    def __init__(self) -> None:
+        self._nodes: dict[str, NodeInfo] = {}
+        self._order: list[str] = []
+        self._pod_node: dict[str, str] = {}
+        self._orphans: dict[str, PodInfo] = {}  # bound to a node the snapshot does not know (yet)
+        self.with_anti_affinity: dict[str, PodInfo] = {}  # placed pods with required anti-affinity
+        self.static_generation = 0  # bumped whenever any node's labels/taints/allocatable change
+        self.generation = 0  # bumped on every change
+
+    # nodes -----------------------------------------------------------------------------------
+    def set_node(self, shape: NodeShape) -> NodeInfo:
+        info = self._nodes.get(shape.name)
+        if info is None:
+            info = NodeInfo(shape)
+            self._nodes[shape.name] = info
+            bisect.insort(self._order, shape.name)
+            # pods that arrived before their node (informer order) are attached now
+            for key in [k for k in self._orphans if self._pod_node.get(k) == shape.name]:
+                info.add_pod(self._orphans.pop(key))
+        else:
+            info.shape = shape
+            info.generation += 1
+        self.static_generation += 1
+        self.generation += 1
+        return info
+
+    def remove_node(self, name: str) -> None:
+        info = self._nodes.pop(name, None)
+        if info is None:
+            return
+        self._order.pop(bisect.bisect_left(self._order, name))
+        for key, pod in info.pods.items():
+            self._orphans[key] = pod
+        self.static_generation += 1
+        self.generation += 1
+
+    def get(self, name: str) -> NodeInfo | None:
+        return self._nodes.get(name)
+
+    def nodes(self) -> list[NodeInfo]:
+        return [self._nodes[n] for n in self._order]
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return (self._nodes[n] for n in self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    # pods ------------------------------------------------------------------------------------
+    def add_pod(self, pod: PodInfo, node_name: str) -> None:
+        """Account ``pod`` on ``node_name`` (bound or assumed); replaces an earlier entry."""
+        self.remove_pod(pod.key)
+        self._pod_node[pod.key] = node_name
+        if pod.anti_affinity:
+            self.with_anti_affinity[pod.key] = pod
+        info = self._nodes.get(node_name)
+        if info is None:
+            self._orphans[pod.key] = pod
+        else:
+            info.add_pod(pod)
+        self.generation += 1
+
+    def remove_pod(self, key: str) -> PodInfo | None:
+        node = self._pod_node.pop(key, None)
+        if node is None:
+            return None
+        self.generation += 1
+        self.with_anti_affinity.pop(key, None)
+        info = self._nodes.get(node)
+        if info is None:
+            return self._orphans.pop(key, None)
+        return info.remove_pod(key)
+
+    def node_of(self, key: str) -> str | None:
+        return self._pod_node.get(key)
+
+    def pod_count(self) -> int:
+        return len(self._pod_node)

@@ -1,0 +1,193 @@
+"""The container command vocabulary: how a simulated container behaves, read off its command line.
+
+A container's ``argv`` is ``command + args`` (or ``args`` alone when ``command`` is empty: most
+batch images run their arguments through a shell entrypoint, as in the KWOK examples that pass
+``args: [sleep, "60"]``). Before anything else, Kubernetes' own ``$(VAR)`` references are expanded
+from the container environment, as the kubelet does for command and args
+(kubernetes/kubernetes ``pkg/kubelet/container/helpers.go`` ``ExpandContainerCommandAndArgs``;
+``$$`` escapes a dollar). Then the vocabulary is:
+
+=====================  ===========================================================================
+``sleep N``            run for N seconds; N may end in ``s``, ``m``, ``h`` or ``d``; ``infinity``
+``exit N``             end now with exit code N (inside ``sh -c``; a bare ``exit`` is ``exit 0``)
+``true`` / ``false``   exit status 0 / 1, no time
+``echo …``             append the words (after substitution) as one line of the container's log
+``sh -c "…"``          (also ``bash -c``, ``/bin/sh -c``…) a script of the commands above joined
+                       by ``;``, ``&&``, ``||`` or newlines, with ``$VAR`` / ``${VAR}`` taken from
+                       the container environment (unset variables are empty, as in sh)
+anything else          runs for the default duration (1 s, KWOK's default pod-complete delay) and
+                       succeeds
+=====================  ===========================================================================
+
+The exit code of a script is that of the last command that ran, as in POSIX sh. Example::
+
+    >>> run = interpret(["sh", "-c", "echo start $JOB_COMPLETION_INDEX; sleep 1m && exit 3"],
+    ...                 env={"JOB_COMPLETION_INDEX": "2"})
+    >>> run.duration, run.exit_code, run.logs
+    (60.0, 3, ('start 2',))
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_DURATION", "SHELLS", "ContainerRun", "interpret", "parse_sleep"]
+
+DEFAULT_DURATION = 1.0
+"""Seconds an unrecognised command runs (kubernetes-sigs/kwok ``kustomize/stage/pod/general``
+``pod-complete`` defaults its delay to 1000 ms)."""
+
+SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/sh", "/usr/bin/bash", "ash", "/bin/ash"})
+
+_SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_SLEEP = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$")
+_K8S_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
+_SH_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerRun:
+    """What one run of a container does: how long it runs, how it ends, what it prints."""
+
+    duration: float
+    exit_code: int
+    logs: tuple[str, ...] = ()
+
+
+def parse_sleep(word: str) -> float | None:
+    """``"90"`` → 90.0, ``"1.5m"`` → 90.0, ``"infinity"`` → inf; None when not a sleep operand."""
+    if word == "infinity":
+        return math.inf
+    match = _SLEEP.match(word)
+    if match is None:
+        return None
+    return float(match.group(1)) * _SLEEP_UNITS[match.group(2)]
+
+
+def expand_k8s_refs(text: str, env: Mapping[str, str]) -> str:
+    """Kubernetes ``$(VAR)`` expansion: defined variables replaced, undefined left as written."""
+
+    def repl(match: re.Match[str]) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        name = match.group(1)
+        return env[name] if name in env else match.group(0)
+
+    return _K8S_REF.sub(repl, text)
+
+
+def interpret(
+    argv: Sequence[str],
+    env: Mapping[str, str] | None = None,
+    default_duration: float = DEFAULT_DURATION,
+) -> ContainerRun:
+    """Read ``argv`` (command + args) by the vocabulary above; never raises."""
+    env = env or {}
+    words = [expand_k8s_refs(w, env) for w in argv]
+    if not words:
+        return ContainerRun(default_duration, 0)
+    if words[0] in SHELLS and len(words) >= 3 and words[1] == "-c":
+        return _run_script(words[2], env, default_duration)
+    state = _State(default_duration)
+    state.run_simple(words)
+    return state.result()
+
+
+class _State:
+    """Accumulates time, logs and the last exit status while a script runs."""
+
+    def __init__(self, default_duration: float) -> None:
+        self.default = default_duration
+        self.duration = 0.0
+        self.status = 0
+        self.logs: list[str] = []
+        self.exited = False
+
+    def run_simple(self, words: list[str]) -> None:
+        name, rest = words[0], words[1:]
+        if name == "sleep" and rest and (seconds := _sum_sleeps(rest)) is not None:
+            self.duration += seconds
+            self.status = 0
+        elif name == "exit":
+            self.status = _exit_code(rest[0]) if rest else self.status
+            self.exited = True
+        elif name in ("true", ":"):
+            self.status = 0
+        elif name == "false":
+            self.status = 1
+        elif name == "echo":
+            self.logs.append(" ".join(w for w in rest if w != "-n"))
+            self.status = 0
+        else:
+            self.duration += self.default
+            self.status = 0
+
+    def result(self) -> ContainerRun:
+        return ContainerRun(self.duration, self.status, tuple(self.logs))
+
+
+def _sum_sleeps(words: list[str]) -> float | None:
+    """GNU sleep adds up its operands (``sleep 1m 30s``)."""
+    parts = [parse_sleep(w) for w in words]
+    return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
+
+
+def _exit_code(word: str) -> int:
+    try:
+        return int(word) & 0xFF  # sh reports exit codes modulo 256
+    except ValueError:
+        return 2  # sh: "exit: Illegal number"
+
+
+def _run_script(script: str, env: Mapping[str, str], default_duration: float) -> ContainerRun:
+    state = _State(default_duration)
+    for separator, command in _split_script(script):
+        if state.exited:
+            break
+        if (separator == "&&" and state.status != 0) or (separator == "||" and state.status == 0):
+            continue
+        words = _words(_expand_sh(command, env))
+        if words:
+            state.run_simple(words)
+    return state.result()
+
+
+def _split_script(script: str) -> list[tuple[str, str]]:
+    """``a; b && c`` → ``[(";", "a"), (";", "b"), ("&&", "c")]``, respecting quotes."""
+    out: list[tuple[str, str]] = []
+    sep, buf, quote, i = ";", [], "", 0
+    while i < len(script):
+        ch, two = script[i], script[i : i + 2]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif two in ("&&", "||") or ch in ";\n":
+            out.append((sep, "".join(buf)))
+            sep, buf = (two, []) if two in ("&&", "||") else (";", [])
+            i += 2 if two in ("&&", "||") else 1
+            continue
+        buf.append(ch)
+        i += 1
+    out.append((sep, "".join(buf)))
+    return [(s, c.strip()) for s, c in out if c.strip()]
+
+
+def _expand_sh(command: str, env: Mapping[str, str]) -> str:
+    """sh parameter expansion of ``$VAR`` and ``${VAR}``, except inside single quotes."""
+    pieces = re.split(r"('[^']*')", command)
+    for index, piece in enumerate(pieces):
+        if not piece.startswith("'"):
+            pieces[index] = _SH_REF.sub(lambda m: env.get(m.group(1) or m.group(2), ""), piece)
+    return "".join(pieces)
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:  # unbalanced quotes: treat as an unknown command
+        return command.split()

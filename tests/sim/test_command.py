@@ -1,0 +1,73 @@
+"""The container command vocabulary (docs/simulation.md, "Command vocabulary")."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, interpret, parse_sleep
+
+
+@pytest.mark.parametrize(
+    ("argv", "want"),
+    [
+        (["sleep", "60"], ContainerRun(60.0, 0)),
+        (["sleep", "1m", "30s"], ContainerRun(90.0, 0)),  # GNU sleep sums its operands
+        (["sleep", "2h"], ContainerRun(7200.0, 0)),
+        (["true"], ContainerRun(0.0, 0)),
+        (["false"], ContainerRun(0.0, 1)),
+        (["echo", "hello", "world"], ContainerRun(0.0, 0, ("hello world",))),
+        (["sh", "-c", "sleep 5; exit 3"], ContainerRun(5.0, 3)),
+        (["bash", "-c", "sleep 5 && exit 3"], ContainerRun(5.0, 3)),
+        (["/bin/sh", "-c", "false && sleep 5"], ContainerRun(0.0, 1)),
+        (["sh", "-c", "false; sleep 5"], ContainerRun(5.0, 0)),  # last command's status wins
+        (["sh", "-c", "false || exit 7"], ContainerRun(0.0, 7)),
+        (["sh", "-c", "exit 2; sleep 100"], ContainerRun(0.0, 2)),
+        (["sh", "-c", "exit 256"], ContainerRun(0.0, 0)),  # modulo 256, as sh
+        (["sh", "-c", "echo 'a; b'; sleep 1\nsleep 2"], ContainerRun(3.0, 0, ("a; b",))),
+        (["sh", "-c", "false; exit"], ContainerRun(0.0, 1)),  # bare exit keeps the last status
+    ],
+)
+def test_vocabulary(argv: list[str], want: ContainerRun) -> None:
+    assert interpret(argv) == want
+
+
+def test_unknown_command_runs_for_the_default_duration_and_succeeds() -> None:
+    assert interpret(["python", "train.py"]) == ContainerRun(DEFAULT_DURATION, 0)
+    assert interpret([]) == ContainerRun(DEFAULT_DURATION, 0)
+    assert interpret(["sh", "-c", "make; sleep 2"], default_duration=5) == ContainerRun(7.0, 0)
+
+
+def test_sleep_infinity_never_ends() -> None:
+    assert math.isinf(interpret(["sleep", "infinity"]).duration)
+
+
+def test_shell_variables_come_from_the_container_env() -> None:
+    env = {"JOB_COMPLETION_INDEX": "3", "CODE": "4"}
+    run = interpret(["sh", "-c", "echo index $JOB_COMPLETION_INDEX ${UNSET}end; exit ${CODE}"], env=env)
+    assert run == ContainerRun(0.0, 4, ("index 3 end",))
+
+
+def test_single_quotes_stop_shell_expansion() -> None:
+    assert interpret(["sh", "-c", "echo '$HOME'"], env={"HOME": "/root"}).logs == ("$HOME",)
+
+
+def test_kubernetes_dollar_paren_references_expand_before_the_shell() -> None:
+    # pkg/kubelet/container/helpers.go ExpandContainerCommandAndArgs: $(VAR) from env, $$ escapes.
+    env = {"SECONDS": "42"}
+    assert interpret(["sleep", "$(SECONDS)"], env=env) == ContainerRun(42.0, 0)
+    assert interpret(["echo", "$(MISSING)", "$$(SECONDS)"], env=env).logs == ("$(MISSING) $(SECONDS)",)
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=0, max_value=255))
+def test_sleep_then_exit_is_read_exactly(seconds: int, code: int) -> None:
+    run = interpret(["sh", "-c", f"sleep {seconds}; exit {code}"])
+    assert run == ContainerRun(float(seconds), code)
+
+
+def test_parse_sleep_rejects_non_durations() -> None:
+    assert parse_sleep("abc") is None
+    assert parse_sleep("1.5m") == 90.0
