@@ -81,7 +81,10 @@ def sync_job(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: BackoffR
             "Warning", "UnknownCompletionMode", f"Skipped Job sync: unknown completion mode "
             f"{job.completion_mode!r}"),))
     ctx = build_context(job, pods, now, backoff, config or SyncConfig())
-    if ctx.start_time is None and not job.suspend:
+    if not job.suspend and (ctx.start_time is None or job.status.is_true("Suspended")):
+        # First start, or a resume: the deadline clock (re)starts now. Upstream 1.34 resets
+        # startTime on resume only after the deadline check; kbatch resets it first, as the
+        # docs describe and 1.35 does (see docs/job.md, "Deliberate differences").
         ctx.start_time = now
     ctx.finished_condition, requeue = choose_finished_condition(ctx)
     status = replace(job.status, start_time=ctx.start_time)
