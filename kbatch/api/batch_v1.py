@@ -3,8 +3,10 @@
 Enum-like fields are plain ``str`` so that any value decodes and the strategy
 (:mod:`kbatch.api.strategies.batch`) rejects bad ones with upstream's field errors; the allowed
 values and the well-known label/annotation/condition names live in :mod:`kbatch.api.batch_constants`.
-Optional scalars are ``None`` when absent so a manifest round-trips unchanged; ``status`` is ``None``
-until a controller writes one.
+Optional scalars, and the enum-like strings Go serializes without ``omitempty``, are ``None`` when
+absent, so a manifest round-trips unchanged (validation treats ``None`` like Go's empty value);
+integers and booleans decode strictly, as Go's JSON decoder does; ``status`` is ``None`` until a
+controller writes one.
 """
 
 from __future__ import annotations
@@ -42,21 +44,22 @@ __all__ = [
 # Go's int32/int64: out-of-range numbers fail decoding, as they do upstream.
 Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1, strict=True)]
 Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1, strict=True)]
+Bool = Annotated[bool, Field(strict=True)]
 
 
 class PodFailurePolicyOnExitCodesRequirement(KubeModel):
     container_name: str | None = None
-    operator: str = ""  # In | NotIn
+    operator: str | None = None  # In | NotIn
     values: list[Int32] | None = None
 
 
 class PodFailurePolicyOnPodConditionsPattern(KubeModel):
-    type: str = ""
-    status: str = ""  # defaulted to "True"
+    type: str | None = None
+    status: str | None = None  # defaulted to "True"
 
 
 class PodFailurePolicyRule(KubeModel):
-    action: str = ""  # FailJob | FailIndex | Ignore | Count
+    action: str | None = None  # FailJob | FailIndex | Ignore | Count
     on_exit_codes: PodFailurePolicyOnExitCodesRequirement | None = None
     on_pod_conditions: list[PodFailurePolicyOnPodConditionsPattern] | None = None
 
@@ -84,11 +87,11 @@ class JobSpec(KubeModel):
     backoff_limit_per_index: Int32 | None = None
     max_failed_indexes: Int32 | None = None
     selector: LabelSelector | None = None
-    manual_selector: bool | None = None
+    manual_selector: Bool | None = None
     template: PodTemplateSpec = Field(default_factory=PodTemplateSpec)
     ttl_seconds_after_finished: Int32 | None = None
     completion_mode: str | None = None  # NonIndexed | Indexed
-    suspend: bool | None = None
+    suspend: Bool | None = None
     pod_replacement_policy: str | None = None  # TerminatingOrFailed | Failed
     managed_by: str | None = None
 
@@ -149,7 +152,7 @@ class CronJobSpec(KubeModel):
     time_zone: str | None = None
     starting_deadline_seconds: Int64 | None = None
     concurrency_policy: str | None = None  # Allow | Forbid | Replace
-    suspend: bool | None = None
+    suspend: Bool | None = None
     job_template: JobTemplateSpec = Field(default_factory=JobTemplateSpec)
     successful_jobs_history_limit: Int32 | None = None
     failed_jobs_history_limit: Int32 | None = None

@@ -404,7 +404,7 @@ def _validate_on_pod_conditions(patterns: list[PodFailurePolicyOnPodConditionsPa
     if len(patterns) > bc.MAX_POD_FAILURE_POLICY_CONDITION_PATTERNS:
         errs.append(FieldError.too_many(path, len(patterns), bc.MAX_POD_FAILURE_POLICY_CONDITION_PATTERNS))
     for j, pattern in enumerate(patterns):
-        errs += _qualified_name_errors(pattern.type, f"{path}[{j}].type")
+        errs += _qualified_name_errors(pattern.type or "", f"{path}[{j}].type")
         status_path = f"{path}[{j}].status"
         if not pattern.status:
             errs.append(

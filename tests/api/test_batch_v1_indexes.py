@@ -36,8 +36,12 @@ def test_format(indexes: list[int], text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "completions", "message"),
     [
-        ("1-2-3", 10, "the fragment \"1-2-3\" violates the requirement that an index interval can have "
-                     "at most two parts separated by '-'"),
+        (
+            "1-2-3",
+            10,
+            'the fragment "1-2-3" violates the requirement that an index interval can have '
+            "at most two parts separated by '-'",
+        ),
         ("a", 10, 'cannot convert string to integer for index: "a"'),
         ("1,", 10, 'cannot convert string to integer for index: ""'),
         ("10", 10, 'too large index: "10"'),

@@ -111,12 +111,14 @@ def test_go_durations() -> None:
 
 # --- properties ---------------------------------------------------------------------------------
 
+
 def _field(low: int, high: int) -> st.SearchStrategy[str]:
     number = st.integers(low, high)
     single = number.map(str)
     span = st.tuples(number, number).map(lambda ab: f"{min(ab)}-{max(ab)}")
     stepped = st.tuples(st.sampled_from(["*", f"{low}"]), st.integers(1, high - low + 1)).map(
-        lambda sv: f"{sv[0]}/{sv[1]}")
+        lambda sv: f"{sv[0]}/{sv[1]}"
+    )
     part = st.one_of(st.just("*"), single, span, stepped)
     return st.lists(part, min_size=1, max_size=3).map(",".join)
 
