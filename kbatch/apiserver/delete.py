@@ -1,0 +1,83 @@
+"""Delete: preconditions, propagation policy, graceful deletion, finalizers — as one guarded txn.
+
+See :mod:`kbatch.apiserver.deletion` for the decision; this module reads, decides and writes.
+Namespaces are special (``pkg/registry/core/namespace/storage``): the first delete marks the
+namespace Terminating; its contents are removed by the namespace finalization in
+:mod:`kbatch.apiserver.namespaces`, which deletes the namespace once it is empty.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeVar
+
+from kbatch.api.errors import Conflict, Forbidden
+from kbatch.api.meta import Resource
+from kbatch.apiserver.client import Preconditions
+from kbatch.apiserver.codec import encode
+from kbatch.apiserver.deletion import decide, pod_grace_period
+from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.update import MAX_RETRIES, Current, object_namespace, read_current
+from kbatch.store.kv import Compare, DeleteOp, PutOp
+
+if TYPE_CHECKING:
+    from kbatch.apiserver.server import APIServer
+
+__all__ = ["delete_object"]
+
+T = TypeVar("T", bound=Resource)
+
+_PROTECTED_NAMESPACES = ("default", "kube-system", "kube-public")
+
+
+def _check_preconditions(kind: Kind, current: Current, pre: Preconditions | None) -> None:
+    if pre is None:
+        return
+    meta = current.obj.metadata
+    name = current.obj.name
+    if pre.uid is not None and pre.uid != meta.uid:
+        raise Conflict.of(kind.info.group_resource, name, f"Precondition failed: UID in precondition: "
+                          f"{pre.uid}, UID in object meta: {meta.uid}")
+    if pre.resource_version is not None and pre.resource_version != meta.resource_version:
+        raise Conflict.of(kind.info.group_resource, name, "Precondition failed: ResourceVersion in "
+                          f"precondition: {pre.resource_version}, ResourceVersion in object meta: "
+                          f"{meta.resource_version}")
+
+
+def _grace_of(kind: Kind):  # type: ignore[no-untyped-def]
+    hook = getattr(kind.strategy, "check_graceful_delete", None)
+    if hook is not None:
+        return hook
+    return pod_grace_period if kind.is_pod else None
+
+
+def delete_object(server: APIServer, model: type[T], name: str, namespace: str | None = None, *,
+                  propagation_policy: str | None = None, grace_period_seconds: int | None = None,
+                  preconditions: Preconditions | None = None, dry_run: bool = False) -> T | None:
+    kind = server.kind(model)
+    namespace = object_namespace(kind, namespace)
+    if kind.is_namespace and name in _PROTECTED_NAMESPACES:
+        raise Forbidden(f'namespaces "{name}" is forbidden: this namespace may not be deleted')
+    policy = propagation_policy or kind.default_gc_policy
+    grace_of = _grace_of(kind)
+    for _ in range(MAX_RETRIES):
+        current = read_current(server, kind, namespace, name)
+        _check_preconditions(kind, current, preconditions)
+        obj = current.obj
+        if kind.is_namespace:
+            decision = server.namespaces.decide_delete(obj, policy)
+        else:
+            decision = decide(obj, now=server.now(), policy=policy, grace=grace_period_seconds,
+                              graceful=grace_of is not None, grace_of=grace_of)
+        if decision.action == "keep" or dry_run:
+            return None if decision.action == "delete" else obj  # type: ignore[return-value]
+        key = current.kv.key
+        guard = [Compare.mod_revision(key, "=", current.kv.mod_revision)]
+        op = DeleteOp(key) if decision.action == "delete" else PutOp(key, encode(obj))
+        result = server.store.txn(guard, [op])
+        if not result.succeeded:
+            continue
+        if decision.action == "delete":
+            return None
+        obj.metadata.resource_version = str(result.revision)
+        return obj  # type: ignore[return-value]
+    raise Conflict.stale(kind.info.group_resource, name)

@@ -1,0 +1,3 @@
+"""placeholder"""
+class GarbageCollector:  # replaced below
+    pass

@@ -1,0 +1,146 @@
+"""RFC 6902 JSON Patch and RFC 7386 JSON Merge Patch on plain JSON values (dicts, lists, scalars).
+
+Both return a new document and never mutate their inputs. Errors: a malformed patch document is
+``BadRequest``; an operation that cannot be applied (missing path, failed ``test``) is a 422, as
+kube-apiserver answers (``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from kbatch.api.errors import BadRequest, Invalid
+
+__all__ = ["apply_json_patch", "apply_merge_patch"]
+
+_MISSING = object()
+
+
+def apply_merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386: objects merge recursively, ``null`` deletes, anything else replaces."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = apply_merge_patch(result.get(key), value)
+    return result
+
+
+def _pointer(path: Any) -> list[str]:
+    if not isinstance(path, str) or (path and not path.startswith("/")):
+        raise BadRequest(f"invalid JSON pointer: {path!r}")
+    if path == "":
+        return []
+    return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
+
+
+def _fail(message: str) -> Invalid:
+    return Invalid(message)
+
+
+def _index(container: list[Any], token: str, *, allow_end: bool) -> int:
+    if token == "-" and allow_end:
+        return len(container)
+    if not token.isdigit() or (len(token) > 1 and token.startswith("0")):
+        raise _fail(f"invalid array index: {token}")
+    index = int(token)
+    if index > len(container) or (index == len(container) and not allow_end):
+        raise _fail(f"array index out of bounds: {index}")
+    return index
+
+
+def _parent(doc: Any, tokens: list[str]) -> Any:
+    node = doc
+    for token in tokens[:-1]:
+        if isinstance(node, dict):
+            if token not in node:
+                raise _fail(f"path not found: /{'/'.join(tokens)}")
+            node = node[token]
+        elif isinstance(node, list):
+            node = node[_index(node, token, allow_end=False)]
+        else:
+            raise _fail(f"path not found: /{'/'.join(tokens)}")
+    return node
+
+
+def _get(doc: Any, tokens: list[str]) -> Any:
+    if not tokens:
+        return doc
+    parent, last = _parent(doc, tokens), tokens[-1]
+    if isinstance(parent, dict):
+        if last not in parent:
+            raise _fail(f"path not found: /{'/'.join(tokens)}")
+        return parent[last]
+    if isinstance(parent, list):
+        return parent[_index(parent, last, allow_end=False)]
+    raise _fail(f"path not found: /{'/'.join(tokens)}")
+
+
+def _add(doc: Any, tokens: list[str], value: Any) -> Any:
+    if not tokens:
+        return value
+    parent, last = _parent(doc, tokens), tokens[-1]
+    if isinstance(parent, dict):
+        parent[last] = value
+    elif isinstance(parent, list):
+        parent.insert(_index(parent, last, allow_end=True), value)
+    else:
+        raise _fail(f"path not found: /{'/'.join(tokens)}")
+    return doc
+
+
+def _remove(doc: Any, tokens: list[str]) -> Any:
+    if not tokens:
+        raise _fail("cannot remove the whole document")
+    parent, last = _parent(doc, tokens), tokens[-1]
+    if isinstance(parent, dict):
+        if last not in parent:
+            raise _fail(f"unable to remove nonexistent key: {last}: missing value")
+        del parent[last]
+    elif isinstance(parent, list):
+        del parent[_index(parent, last, allow_end=False)]
+    else:
+        raise _fail(f"path not found: /{'/'.join(tokens)}")
+    return doc
+
+
+def _operation(doc: Any, op: dict[str, Any]) -> Any:
+    kind = op.get("op")
+    tokens = _pointer(op.get("path"))
+    value = op.get("value", _MISSING)
+    if kind in ("add", "replace", "test") and value is _MISSING:
+        raise BadRequest(f'missing value for "{kind}" operation')
+    if kind == "add":
+        return _add(doc, tokens, copy.deepcopy(value))
+    if kind == "remove":
+        return _remove(doc, tokens)
+    if kind == "replace":
+        _get(doc, tokens)
+        return _add(_remove(doc, tokens), tokens, copy.deepcopy(value)) if tokens else copy.deepcopy(value)
+    if kind == "test":
+        if _get(doc, tokens) != value:
+            raise _fail(f"testing value /{'/'.join(tokens)} failed: test failed")
+        return doc
+    if kind in ("move", "copy"):
+        source = _pointer(op.get("from"))
+        moved = copy.deepcopy(_get(doc, source))
+        if kind == "move":
+            if tokens[:len(source)] == source and len(tokens) > len(source):
+                raise _fail("cannot move a value into one of its children")
+            doc = _remove(doc, source)
+        return _add(doc, tokens, moved)
+    raise BadRequest(f"unexpected operation kind: {kind!r}")
+
+
+def apply_json_patch(doc: Any, patch: Any) -> Any:
+    """RFC 6902: apply every operation in order, all or nothing (works on a deep copy)."""
+    if not isinstance(patch, list) or not all(isinstance(op, dict) for op in patch):
+        raise BadRequest("json patch must be a list of operation objects")
+    result = copy.deepcopy(doc)
+    for op in patch:
+        result = _operation(result, op)
+    return result

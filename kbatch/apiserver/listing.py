@@ -1,0 +1,164 @@
+"""List: one kind, one namespace or all, label/field selectors, limit/continue at one revision.
+
+Upstream semantics (``staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go`` GetList and the
+"Resource versions" / "Retrieving large results sets in chunks" sections of api-concepts):
+
+* ``resourceVersion`` unset or ``"0"``: the latest state; ``"N"``: not older than N (exact when
+  paginating); a compacted N is ``Expired``; a future N is a ``Timeout`` ("Too large resource version");
+* ``limit``: at most that many *matching* items, plus a continue token when more may follow; the
+  token pins the revision of the first page, so every page reads the same snapshot; a token whose
+  revision was compacted is ``Expired``;
+* ``continue`` together with a ``resourceVersion`` is a ``BadRequest``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from kbatch.api.errors import BadRequest, Expired, Timeout
+from kbatch.api.meta import ListMeta, Resource, ResourceList
+from kbatch.api.selectors import (
+    FieldSelector,
+    Selector,
+    check_field_selector,
+    field_values,
+    parse_field_selector,
+    parse_label_selector,
+)
+from kbatch.apiserver.continuation import decode_continue, encode_continue
+from kbatch.apiserver.kinds import Kind
+from kbatch.store.errors import CompactedError, FutureRevisionError
+from kbatch.store.kv import KeyValue
+
+if TYPE_CHECKING:
+    from kbatch.apiserver.server import APIServer
+
+__all__ = ["Filter", "list_objects", "make_filter", "parse_revision"]
+
+T = TypeVar("T", bound=Resource)
+
+_EXPIRED_CONTINUE = ("The provided continue parameter is too old to display a consistent list result. "
+                     "You can start a new list without the continue parameter.")
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """Parsed label and field selectors for one kind."""
+
+    labels: Selector
+    fields: FieldSelector
+
+    @property
+    def empty(self) -> bool:
+        return self.labels.empty and self.fields.empty
+
+    def matches(self, obj: Resource) -> bool:
+        if not self.labels.matches(obj.metadata.labels):
+            return False
+        return self.fields.empty or self.fields.matches(field_values(obj, self.fields.fields))
+
+
+def make_filter(kind: Kind, label_selector: str | None, field_selector: str | None) -> Filter:
+    fields = parse_field_selector(field_selector)
+    check_field_selector(fields, kind.info)
+    return Filter(parse_label_selector(label_selector), fields)
+
+
+def parse_revision(resource_version: str | None) -> int | None:
+    """``None`` for unset/"0" (latest), else the revision (``BadRequest`` when not a number)."""
+    if resource_version in (None, "", "0"):
+        return None
+    try:
+        value = int(resource_version)  # type: ignore[arg-type]
+    except ValueError:
+        raise BadRequest(f'Invalid value: "{resource_version}": resourceVersion must be an integer') from None
+    if value < 0:
+        raise BadRequest(f'Invalid value: "{resource_version}": resourceVersion must be non-negative')
+    return value
+
+
+def _too_old(requested: int, compacted: int) -> Expired:
+    return Expired(f"too old resource version: {requested} ({compacted})")
+
+
+def _start(server: APIServer, kind: Kind, namespace: str | None, continue_: str | None,
+           resource_version: str | None, limit: int | None) -> tuple[int | None, bytes]:
+    """(read revision or None for latest, first key)."""
+    prefix = kind.keys.prefix(namespace)
+    if continue_:
+        if resource_version not in (None, ""):
+            raise BadRequest("specifying resource version is not allowed when using continue")
+        token = decode_continue(continue_)
+        if token.revision < server.store.compact_revision:
+            raise Expired(_EXPIRED_CONTINUE)
+        return token.revision, prefix + token.start
+    wanted = parse_revision(resource_version)
+    if wanted is None:
+        return None, prefix
+    current = server.store.revision
+    if wanted > current:
+        raise Timeout(f"Too large resource version: {wanted}, current: {current}")
+    if limit:  # paginated with an explicit version: exact
+        if wanted < server.store.compact_revision:
+            raise _too_old(wanted, server.store.compact_revision)
+        return wanted, prefix
+    return None, prefix  # not older than: the latest qualifies
+
+
+def _read(server: APIServer, start: bytes, end: bytes, revision: int | None, limit: int | None,
+          continuing: bool) -> Any:
+    try:
+        return server.store.range(start, end, revision=revision, limit=limit)
+    except CompactedError as err:
+        if continuing:
+            raise Expired(_EXPIRED_CONTINUE) from None
+        raise _too_old(err.requested, err.compact_revision) from None
+    except FutureRevisionError as err:
+        raise Timeout(f"Too large resource version: {err.requested}, current: {err.current}") from None
+
+
+def list_objects(server: APIServer, model: type[T], namespace: str | None = None, *,
+                 label_selector: str | None = None, field_selector: str | None = None,
+                 limit: int | None = None, continue_: str | None = None,
+                 resource_version: str | None = None) -> ResourceList[T]:
+    kind = server.kind(model)
+    if not kind.info.namespaced:
+        namespace = None
+    flt = make_filter(kind, label_selector, field_selector)
+    revision, start = _start(server, kind, namespace, continue_, resource_version, limit)
+    end = kind.keys.range_end(namespace)
+    items: list[T] = []
+    last_key: bytes | None = None
+    more = False
+    while True:
+        chunk = None if not limit else max(limit - len(items), 1) if flt.empty else max(limit, 64)
+        result = _read(server, start, end, revision, chunk, bool(continue_))
+        revision = result.revision if revision is None else revision
+        for kv in result.kvs:
+            if limit and len(items) >= limit:
+                more = True  # an unread key remains
+                break
+            last_key = kv.key
+            if flt.empty or flt.matches(server.decoded.get(model, kv)):
+                items.append(_fresh(model, kv))
+        else:
+            if result.more and result.kvs:
+                if limit and len(items) >= limit:
+                    more = True
+                else:
+                    start = result.kvs[-1].key + b"\0"
+                    continue
+        break
+    meta = ListMeta(resource_version=str(revision))
+    if more and last_key is not None:
+        meta.continue_ = encode_continue(revision, last_key, kind.keys.prefix(namespace))
+    list_type = ResourceList[model]  # type: ignore[valid-type]
+    return list_type.model_construct(api_version=kind.info.api_version, kind=kind.spec.list_kind,
+                                     metadata=meta, items=items)
+
+
+def _fresh(model: type[T], kv: KeyValue) -> T:
+    obj = model.model_validate_json(kv.value)
+    obj.metadata.resource_version = str(kv.mod_revision)
+    return obj

@@ -1,0 +1,67 @@
+"""The in-process implementation of :class:`kbatch.apiserver.client.Client` over an ``APIServer``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from kbatch.api.meta import Resource, ResourceList
+from kbatch.apiserver.client import Client, PatchType, Preconditions, PropagationPolicy, WatchStream
+
+if TYPE_CHECKING:
+    from kbatch.apiserver.server import APIServer
+
+__all__ = ["LocalClient"]
+
+T = TypeVar("T", bound=Resource)
+
+
+class LocalClient:
+    """Calls go straight to the server; every object in or out is a private copy."""
+
+    def __init__(self, server: APIServer) -> None:
+        self.server = server
+
+    def get(self, kind: type[T], name: str, namespace: str | None = None) -> T:
+        return self.server.get(kind, name, namespace)
+
+    def list(self, kind: type[T], namespace: str | None = None, *, label_selector: str | None = None,
+             field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
+             resource_version: str | None = None) -> ResourceList[T]:
+        return self.server.list(kind, namespace, label_selector=label_selector,
+                                field_selector=field_selector, limit=limit, continue_=continue_,
+                                resource_version=resource_version)
+
+    def create(self, obj: T, *, dry_run: bool = False) -> T:
+        return self.server.create(obj, dry_run=dry_run)
+
+    def update(self, obj: T, *, dry_run: bool = False) -> T:
+        return self.server.update(obj, dry_run=dry_run)
+
+    def patch(self, kind: type[T], name: str, patch: Any, namespace: str | None = None, *,
+              patch_type: PatchType = "merge", dry_run: bool = False) -> T:
+        return self.server.patch(kind, name, patch, namespace, patch_type=patch_type, dry_run=dry_run)
+
+    def delete(self, kind: type[T], name: str, namespace: str | None = None, *,
+               propagation_policy: PropagationPolicy | None = None, grace_period_seconds: int | None = None,
+               preconditions: Preconditions | None = None, dry_run: bool = False) -> T | None:
+        return self.server.delete(kind, name, namespace, propagation_policy=propagation_policy,
+                                  grace_period_seconds=grace_period_seconds, preconditions=preconditions,
+                                  dry_run=dry_run)
+
+    def update_status(self, obj: T, *, dry_run: bool = False) -> T:
+        return self.server.update_status(obj, dry_run=dry_run)
+
+    def patch_status(self, kind: type[T], name: str, patch: Any, namespace: str | None = None, *,
+                     patch_type: PatchType = "merge", dry_run: bool = False) -> T:
+        return self.server.patch(kind, name, patch, namespace, patch_type=patch_type, status=True,
+                                 dry_run=dry_run)
+
+    def watch(self, kind: type[T], namespace: str | None = None, *, label_selector: str | None = None,
+              field_selector: str | None = None, resource_version: str | None = None,
+              allow_bookmarks: bool = False) -> WatchStream[T]:
+        return self.server.watch(kind, namespace, label_selector=label_selector,
+                                 field_selector=field_selector, resource_version=resource_version,
+                                 allow_bookmarks=allow_bookmarks)
+
+
+_: type[Client] = LocalClient  # structural check: LocalClient implements Client

@@ -1,0 +1,122 @@
+"""``APIServer``: kube-apiserver semantics for every registered kind, on top of a ``KV`` store.
+
+One object per control plane; it owns nothing but the store handle, the registry, the injected
+clock and rng, the admission chain and a decode cache. Each verb lives in its own module
+(create, update, patch, delete, listing, watch, unstructured); this class wires them together and is
+what :class:`kbatch.apiserver.local.LocalClient` (``server.client()``) calls.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+from kbatch.api.meta import Resource, ResourceList
+from kbatch.api.registry import Registry
+from kbatch.apiserver.admission import Admission
+from kbatch.apiserver.client import Client, PatchType, Preconditions
+from kbatch.apiserver.create import create_object
+from kbatch.apiserver.decoded_cache import DecodedCache
+from kbatch.apiserver.delete import delete_object
+from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.listing import list_objects
+from kbatch.apiserver.namespaces import NamespaceLifecycle
+from kbatch.apiserver.unstructured import Unstructured
+from kbatch.apiserver.update import object_namespace, read_current, update_object
+from kbatch.apiserver.watch import TypedWatch, open_watch
+from kbatch.store.kv import KV
+
+__all__ = ["APIServer"]
+
+T = TypeVar("T", bound=Resource)
+
+
+class APIServer:
+    """Create/get/list/update/patch/delete/watch with kube-apiserver semantics.
+
+    ``now`` gives the current (usually virtual) time and ``rng`` every random choice (uids,
+    generated names), so the same inputs give the same objects. With a ``Namespace`` kind
+    registered, the ``default`` and ``kube-system`` namespaces are created at construction and
+    creates in a missing or terminating namespace are rejected (NamespaceLifecycle).
+    """
+
+    def __init__(self, store: KV, registry: Registry, *, now: Callable[[], datetime],
+                 rng: random.Random, bootstrap: bool = True) -> None:
+        self.store = store
+        self.registry = registry
+        self.now = now
+        self.rng = rng
+        self.admission = Admission()
+        self.decoded = DecodedCache()
+        self._kinds: dict[type[Resource], Kind] = {}
+        self.namespaces = NamespaceLifecycle(self)
+        self.unstructured = Unstructured(self)
+        if bootstrap:
+            self.namespaces.bootstrap()
+
+    # --- kinds -----------------------------------------------------------------------------------
+
+    def kind(self, model: type[Resource]) -> Kind:
+        kind = self._kinds.get(model)
+        if kind is None:
+            kind = self._kinds[model] = Kind.of(self.registry.for_model(model))
+        return kind
+
+    def kind_for(self, api_version: str, kind: str) -> Kind:
+        return self.kind(self.registry.for_gvk(api_version, kind).model)
+
+    # --- typed verbs -----------------------------------------------------------------------------
+
+    def create(self, obj: T, *, namespace: str | None = None, dry_run: bool = False) -> T:
+        return create_object(self, obj, namespace=namespace, dry_run=dry_run)
+
+    def get(self, model: type[T], name: str, namespace: str | None = None) -> T:
+        kind = self.kind(model)
+        return read_current(self, kind, object_namespace(kind, namespace), name).obj  # type: ignore[return-value]
+
+    def list(self, model: type[T], namespace: str | None = None, *, label_selector: str | None = None,
+             field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
+             resource_version: str | None = None) -> ResourceList[T]:
+        return list_objects(self, model, namespace, label_selector=label_selector,
+                            field_selector=field_selector, limit=limit, continue_=continue_,
+                            resource_version=resource_version)
+
+    def update(self, obj: T, *, dry_run: bool = False) -> T:
+        return update_object(self, obj, dry_run=dry_run)
+
+    def update_status(self, obj: T, *, dry_run: bool = False) -> T:
+        return update_object(self, obj, status=True, dry_run=dry_run)
+
+    def patch(self, model: type[T], name: str, patch: Any, namespace: str | None = None, *,
+              patch_type: PatchType = "merge", status: bool = False, dry_run: bool = False) -> T:
+        from kbatch.apiserver.patch import patch_object
+
+        obj, _ = patch_object(self, model, name, patch, namespace, patch_type=patch_type, status=status,
+                              dry_run=dry_run)
+        return obj
+
+    def delete(self, model: type[T], name: str, namespace: str | None = None, *,
+               propagation_policy: str | None = None, grace_period_seconds: int | None = None,
+               preconditions: Preconditions | None = None, dry_run: bool = False) -> T | None:
+        result = delete_object(self, model, name, namespace, propagation_policy=propagation_policy,
+                               grace_period_seconds=grace_period_seconds, preconditions=preconditions,
+                               dry_run=dry_run)
+        if result is None and not dry_run:
+            kind = self.kind(model)
+            self.decoded.forget(kind.keys.key(object_namespace(kind, namespace), name))
+        return result
+
+    def watch(self, model: type[T], namespace: str | None = None, *, label_selector: str | None = None,
+              field_selector: str | None = None, resource_version: str | None = None,
+              allow_bookmarks: bool = False) -> TypedWatch[T]:
+        return open_watch(self, model, namespace, label_selector=label_selector,
+                          field_selector=field_selector, resource_version=resource_version,
+                          allow_bookmarks=allow_bookmarks)
+
+    def client(self) -> Client:
+        """The in-process :class:`kbatch.apiserver.client.Client`."""
+        from kbatch.apiserver.local import LocalClient
+
+        return LocalClient(self)

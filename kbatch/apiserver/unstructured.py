@@ -1,0 +1,91 @@
+"""Untyped entry points for the CLI and the HTTP front end: wire dicts in, wire dicts out.
+
+Every function resolves the kind from ``apiVersion``/``kind`` through the registry, decodes with the
+requested ``field_validation`` (Strict / Warn / Ignore) and returns the result as a dict, plus the
+warnings an HTTP server sends as ``Warning`` headers. Errors are the same ``StatusError`` types the
+typed verbs raise.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kbatch.api.errors import BadRequest
+from kbatch.apiserver.client import PatchType, Preconditions
+from kbatch.apiserver.decoding import FieldValidation, decode_dict
+from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.patch import patch_object
+
+if TYPE_CHECKING:
+    from kbatch.apiserver.server import APIServer
+
+__all__ = ["Unstructured"]
+
+Warnings = list[str]
+
+
+class Unstructured:
+    """Dict-in, dict-out verbs over one ``APIServer`` (``server.unstructured``)."""
+
+    def __init__(self, server: APIServer) -> None:
+        self._server = server
+
+    def _kind_of(self, data: dict[str, Any]) -> Kind:
+        if not isinstance(data, dict):
+            raise BadRequest("the object must be a JSON object")
+        api_version, kind = data.get("apiVersion"), data.get("kind")
+        if not api_version or not kind:
+            raise BadRequest("Object 'Kind' is missing" if not kind else "Object 'apiVersion' is missing")
+        return self._server.kind_for(str(api_version), str(kind))
+
+    def kind(self, api_version: str, kind: str) -> Kind:
+        return self._server.kind_for(api_version, kind)
+
+    def create(self, data: dict[str, Any], *, namespace: str | None = None, dry_run: bool = False,
+               field_validation: FieldValidation = "Strict") -> tuple[dict[str, Any], Warnings]:
+        kind = self._kind_of(data)
+        obj, warnings = decode_dict(kind.model, data, field_validation)
+        return self._server.create(obj, namespace=namespace, dry_run=dry_run).to_dict(), warnings
+
+    def update(self, data: dict[str, Any], *, namespace: str | None = None, status: bool = False,
+               dry_run: bool = False, field_validation: FieldValidation = "Strict",
+               ) -> tuple[dict[str, Any], Warnings]:
+        kind = self._kind_of(data)
+        obj, warnings = decode_dict(kind.model, data, field_validation)
+        if namespace and kind.info.namespaced:
+            if obj.metadata.namespace and obj.metadata.namespace != namespace:
+                raise BadRequest("the namespace of the provided object does not match the namespace "
+                                 "sent on the request")
+            obj.metadata.namespace = namespace
+        verb = self._server.update_status if status else self._server.update
+        return verb(obj, dry_run=dry_run).to_dict(), warnings
+
+    def patch(self, api_version: str, kind: str, name: str, patch: Any, *, namespace: str | None = None,
+              patch_type: PatchType = "merge", status: bool = False, dry_run: bool = False,
+              field_validation: FieldValidation = "Strict") -> tuple[dict[str, Any], Warnings]:
+        spec = self.kind(api_version, kind)
+        obj, warnings = patch_object(self._server, spec.model, name, patch, namespace, patch_type=patch_type,
+                                     status=status, dry_run=dry_run, field_validation=field_validation)
+        return obj.to_dict(), warnings
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
+        return self._server.get(self.kind(api_version, kind).model, name, namespace).to_dict()
+
+    def list(self, api_version: str, kind: str, namespace: str | None = None, *,
+             label_selector: str | None = None, field_selector: str | None = None, limit: int | None = None,
+             continue_: str | None = None, resource_version: str | None = None) -> dict[str, Any]:
+        result = self._server.list(self.kind(api_version, kind).model, namespace,
+                                   label_selector=label_selector, field_selector=field_selector,
+                                   limit=limit, continue_=continue_, resource_version=resource_version)
+        return {"apiVersion": result.api_version, "kind": result.kind,
+                "metadata": result.metadata.to_dict(), "items": [i.to_dict() for i in result.items]}
+
+    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None, *,
+               propagation_policy: str | None = None, grace_period_seconds: int | None = None,
+               preconditions: Preconditions | None = None, dry_run: bool = False) -> dict[str, Any] | None:
+        """The object while it still exists (terminating), ``None`` once it is gone."""
+        result = self._server.delete(self.kind(api_version, kind).model, name, namespace,
+                                     propagation_policy=propagation_policy,
+                                     grace_period_seconds=grace_period_seconds,
+                                     preconditions=preconditions, dry_run=dry_run)
+        return None if result is None else result.to_dict()

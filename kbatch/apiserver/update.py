@@ -1,0 +1,150 @@
+"""Update of the main resource or the status subresource, as one guarded transaction.
+
+Upstream: ``pkg/registry/generic/registry/store.go`` Update (GuaranteedUpdate) and
+``pkg/registry/rest/update.go`` BeforeUpdate:
+
+* a stale ``resourceVersion`` is a Conflict; none at all is an unconditional (last-write-wins) update,
+  retried internally until it lands on the latest object;
+* the update may not change identity (name, namespace, uid) and silently keeps creationTimestamp,
+  deletionTimestamp, deletionGracePeriodSeconds; ``generation`` is the server's, bumped only when
+  the spec changes (``strategy.spec_changed``);
+* main-resource writes keep status, status writes keep everything else (the kind's strategy);
+* an update that changes nothing writes nothing (no new resourceVersion);
+* an update that removes the last finalizer of an object being deleted with grace 0 deletes it
+  (``ShouldDeleteDuringUpdate``).
+
+The write is a transaction guarded by the old ``mod_revision``, so no concurrent write is lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid, NotFound
+from kbatch.api.meta import Resource
+from kbatch.apiserver.admission import AdmissionRequest
+from kbatch.apiserver.codec import decode, encode
+from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.meta_validation import validate_meta, validate_meta_update
+from kbatch.store.kv import Compare, DeleteOp, KeyValue, PutOp
+
+if TYPE_CHECKING:
+    from kbatch.apiserver.server import APIServer
+
+__all__ = ["MAX_RETRIES", "StaleRead", "apply_update", "read_current", "update_object"]
+
+T = TypeVar("T", bound=Resource)
+
+MAX_RETRIES = 16
+
+
+class StaleRead(Exception):
+    """The object changed between read and write; the caller re-reads and tries again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Current:
+    kv: KeyValue
+    obj: Resource
+
+
+def object_namespace(kind: Kind, namespace: str | None) -> str | None:
+    if not kind.info.namespaced:
+        return None
+    return namespace or "default"
+
+
+def read_current(server: APIServer, kind: Kind, namespace: str | None, name: str) -> Current:
+    if not name:
+        raise BadRequest("resource name may not be empty")
+    key = kind.keys.key(namespace, name)
+    kvs = server.store.range(key).kvs
+    if not kvs:
+        raise NotFound.of(kind.info.group_resource, name)
+    return Current(kvs[0], decode(kind.model, kvs[0]))
+
+
+def _carry_system_fields(new: Resource, old: Resource) -> None:
+    meta, old_meta = new.metadata, old.metadata
+    if not meta.uid:
+        meta.uid = old_meta.uid
+    meta.creation_timestamp = old_meta.creation_timestamp
+    meta.deletion_timestamp = old_meta.deletion_timestamp
+    meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds
+    meta.generation = old_meta.generation
+    meta.self_link = None
+
+
+def _validate(kind: Kind, new: Resource, old: Resource, status: bool) -> None:
+    errors: list[FieldError] = validate_meta_update(new.metadata, old.metadata)
+    if status:
+        errors += kind.strategy.validate_status_update(new, old)
+    else:
+        errors += validate_meta(new.metadata, namespaced=kind.info.namespaced,
+                                dns_label_names=kind.is_namespace)
+        errors += kind.strategy.validate(new) + kind.strategy.validate_update(new, old)
+    unique = list({str(e): e for e in errors}.values())
+    if unique:
+        raise Invalid.of(kind.info.group_kind, new.name, unique)
+
+
+def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Current, *, status: bool,
+                   dry_run: bool) -> None:
+    """Everything but the write: strategy, system fields, admission, validation (in place on new)."""
+    old = current.obj
+    if status:
+        kind.strategy.prepare_for_status_update(new, old)
+    else:
+        kind.strategy.default(new)
+    request = AdmissionRequest("UPDATE", new, old, "status" if status else "", dry_run)
+    server.admission.mutate(request)
+    if not status:
+        kind.strategy.prepare_for_update(new, old)
+    _carry_system_fields(new, old)
+    if not status and kind.strategy.spec_changed(new, old):
+        new.metadata.generation = (old.metadata.generation or 0) + 1
+    _validate(kind, new, old, status)
+    server.admission.validate(request)
+
+
+def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current, *, status: bool,
+                 dry_run: bool) -> Resource:
+    """Prepare and write ``new`` over ``current``; raises ``StaleRead`` when the store moved on."""
+    prepare_update(server, kind, new, current, status=status, dry_run=dry_run)
+    key = current.kv.key
+    new.metadata.resource_version = None
+    data = encode(new)
+    if data == current.kv.value:  # no-op: upstream skips the write, resourceVersion unchanged
+        new.metadata.resource_version = str(current.kv.mod_revision)
+        return new
+    guard = [Compare.mod_revision(key, "=", current.kv.mod_revision)]
+    old_meta = current.obj.metadata
+    deleting = (old_meta.deletion_timestamp is not None and not new.metadata.finalizers
+                and old_meta.deletion_grace_period_seconds == 0)
+    if dry_run:
+        new.metadata.resource_version = str(current.kv.mod_revision)
+        return new
+    result = server.store.txn(guard, [DeleteOp(key) if deleting else PutOp(key, data)])
+    if not result.succeeded:
+        raise StaleRead()
+    new.metadata.resource_version = str(result.revision)
+    return new
+
+
+def update_object(server: APIServer, obj: T, *, status: bool = False, dry_run: bool = False) -> T:
+    kind = server.kind(type(obj))
+    namespace = object_namespace(kind, obj.metadata.namespace)
+    wanted_rv = obj.metadata.resource_version
+    for _ in range(MAX_RETRIES):
+        current = read_current(server, kind, namespace, obj.name)
+        if wanted_rv and wanted_rv != str(current.kv.mod_revision):
+            raise Conflict.stale(kind.info.group_resource, obj.name)
+        new = obj.clone()
+        new.metadata.namespace = namespace
+        try:
+            return apply_update(server, kind, new, current, status=status, dry_run=dry_run)  # type: ignore[return-value]
+        except StaleRead:
+            if wanted_rv:
+                raise Conflict.stale(kind.info.group_resource, obj.name) from None
+    raise Conflict.stale(kind.info.group_resource, obj.name)

@@ -1,0 +1,161 @@
+"""Typed watch over the store watcher: ADDED/MODIFIED/DELETED, selectors, bookmarks, 410 Expired.
+
+Upstream: ``staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go`` (an object that moves
+into the selector is ADDED, one that moves out is DELETED carrying its previous state with the new
+resourceVersion) and the watch semantics of api-concepts ("Efficient detection of changes"):
+
+* ``resourceVersion`` unset or ``"0"``: synthetic ADDED events for the current state (key order),
+  then every change after it; ``"N"``: every change after N, or ``Expired`` when N is compacted;
+* DELETED events carry the last state with the deletion's resourceVersion;
+* a store watcher cancelled by compaction surfaces as one ``ERROR`` event (Status 410) and the
+  stream ends;
+* with ``allow_bookmarks``, a BOOKMARK (an object carrying only ``metadata.resourceVersion``) follows
+  the initial events (annotated ``k8s.io/initial-events-end: "true"`` as WatchList does) and ends
+  any poll in which the revision advanced past the last event delivered (e.g. filtered changes).
+  Clients must not depend on their timing, as upstream says.
+
+Pull-based like the store watcher: ``poll()`` never blocks; ``set_notify`` wakes a consumer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from kbatch.api.errors import Expired
+from kbatch.api.meta import Resource
+from kbatch.apiserver.client import WatchEvent
+from kbatch.apiserver.codec import decode, stub
+from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.listing import Filter, make_filter, parse_revision
+from kbatch.store.errors import CompactedError
+from kbatch.store.kv import Event, EventType, Watcher
+
+if TYPE_CHECKING:
+    from kbatch.apiserver.server import APIServer
+
+__all__ = ["TypedWatch", "open_watch"]
+
+T = TypeVar("T", bound=Resource)
+
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+
+class TypedWatch(Generic[T]):
+    """A :class:`kbatch.apiserver.client.WatchStream` of one kind."""
+
+    def __init__(self, kind: Kind, flt: Filter, watcher: Watcher | None, initial: list[WatchEvent[T]],
+                 revision: int, allow_bookmarks: bool) -> None:
+        self._kind = kind
+        self._filter = flt
+        self._watcher = watcher
+        self._pending: list[WatchEvent[T]] = initial
+        self._revision = revision  # highest revision delivered or seen
+        self._bookmarks = allow_bookmarks
+        self._closed = False
+        self._notify: Callable[[], None] | None = None
+
+    def poll(self) -> list[WatchEvent[T]]:
+        out, self._pending = self._pending, []
+        if self._watcher is None or self._closed:
+            return out
+        try:
+            events = self._watcher.poll()
+        except CompactedError as err:
+            out.append(WatchEvent("ERROR", Expired(
+                f"too old resource version: {self._revision} ({err.compact_revision})").status))
+            self.close()
+            return out
+        delivered = self._revision
+        for event in events:
+            converted = self._convert(event)
+            if converted is not None:
+                out.append(converted)
+                delivered = event.kv.mod_revision
+            self._revision = event.kv.mod_revision
+        if self._bookmarks and events and delivered < self._revision:
+            out.append(WatchEvent("BOOKMARK", self._bookmark(self._revision)))
+        return out
+
+    def set_notify(self, fn: Callable[[], None] | None) -> None:
+        self._notify = fn
+        if self._watcher is not None:
+            self._watcher.set_notify(fn)
+        if fn is not None and self._pending:
+            fn()
+
+    def close(self) -> None:
+        self._closed = True
+        if self._watcher is not None:
+            self._watcher.close()
+            self._watcher = None
+
+    # --- conversion -------------------------------------------------------------------------
+
+    def _bookmark(self, revision: int, initial_end: bool = False) -> T:
+        obj: Any = stub(self._kind.model, None, None, revision)
+        if initial_end:
+            obj.metadata.annotations = {INITIAL_EVENTS_END: "true"}
+        return obj  # type: ignore[no-any-return]
+
+    def _prev(self, event: Event) -> Resource | None:
+        prev = event.prev_kv
+        if prev is None:
+            return None
+        return decode(self._kind.model, prev, event.kv.mod_revision)
+
+    def _convert(self, event: Event) -> WatchEvent[T] | None:
+        kv = event.kv
+        model = self._kind.model
+        flt = self._filter
+        if event.type is EventType.DELETE:
+            prev = self._prev(event)
+            if prev is None:
+                namespace, name = self._kind.keys.split(kv.key)
+                prev = stub(model, namespace, name, kv.mod_revision)
+                return WatchEvent("DELETED", prev) if flt.empty else None  # type: ignore[arg-type]
+            return WatchEvent("DELETED", prev) if flt.empty or flt.matches(prev) else None  # type: ignore[arg-type]
+        obj = decode(model, kv)
+        if flt.empty:
+            created = kv.create_revision == kv.mod_revision
+            return WatchEvent("ADDED" if created else "MODIFIED", obj)  # type: ignore[arg-type]
+        now_in = flt.matches(obj)
+        prev = self._prev(event) if kv.version > 1 else None
+        was_in = prev is not None and flt.matches(prev)
+        if now_in:
+            return WatchEvent("MODIFIED" if was_in else "ADDED", obj)  # type: ignore[arg-type]
+        if was_in:
+            return WatchEvent("DELETED", prev)  # type: ignore[arg-type]
+        return None
+
+
+def open_watch(server: APIServer, model: type[T], namespace: str | None = None, *,
+               label_selector: str | None = None, field_selector: str | None = None,
+               resource_version: str | None = None, allow_bookmarks: bool = False) -> TypedWatch[T]:
+    kind = server.kind(model)
+    if not kind.info.namespaced:
+        namespace = None
+    flt = make_filter(kind, label_selector, field_selector)
+    prefix, end = kind.keys.prefix(namespace), kind.keys.range_end(namespace)
+    wanted = parse_revision(resource_version)
+    store = server.store
+    initial: list[WatchEvent[T]] = []
+    if wanted is None:
+        result = store.range(prefix, end)
+        start = result.revision
+        for kv in result.kvs:
+            obj = decode(model, kv)
+            if flt.empty or flt.matches(obj):
+                initial.append(WatchEvent("ADDED", obj))
+    else:
+        start = wanted
+        if start + 1 < store.compact_revision:
+            raise Expired(f"too old resource version: {start} ({store.compact_revision})")
+    try:
+        watcher = store.watch(prefix, end, start_revision=start + 1, prev_kv=True)
+    except CompactedError as err:
+        raise Expired(f"too old resource version: {start} ({err.compact_revision})") from None
+    stream: TypedWatch[T] = TypedWatch(kind, flt, watcher, initial, start, allow_bookmarks)
+    if allow_bookmarks and wanted is None:
+        stream._pending.append(WatchEvent("BOOKMARK", stream._bookmark(start, initial_end=True)))
+    return stream
