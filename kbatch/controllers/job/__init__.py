@@ -19,6 +19,7 @@ from kbatch.controllers.job.views import (
     PodInfo,
     SuccessPolicyRule,
 )
+from kbatch.controllers.job.wiring import setup
 
 __all__ = [
     "BackoffRecord",
@@ -37,6 +38,7 @@ __all__ = [
     "SyncConfig",
     "SyncPlan",
     "complete_sync",
+    "setup",
     "sync_job",
     "sync_job_fully",
 ]
