@@ -74,25 +74,32 @@ class Loop:
         timer = self.timers.pop_due(self.clock.now())
         if timer is None:
             return False
-        timer.callback()
+        timer.fire()
         return True
 
     def run_until_idle(self) -> int:
         """Process everything due at the current instant; returns the number of reconciles."""
         reconciles = rounds = 0
-        process_one = self.manager.process_one
-        while True:
+        manager, sources, max_steps = self.manager, self.sources, self.max_steps
+        process_one, pop_due, now = manager.process_one, self.timers.pop_due, self.clock.now
+        while True:  # one round per iteration (see the module docstring); kept flat: this is the hot loop
             rounds += 1
-            if rounds > self.max_steps:
-                raise NotConverging(f"not idle after {self.max_steps} rounds; controllers: "
-                                    f"{self.manager.controllers}")
-            moved = self._drain()
+            if rounds > max_steps:
+                raise NotConverging(f"not idle after {max_steps} rounds; controllers: {manager.controllers}")
+            moved = 0
+            for source in sources:
+                moved += source()
+            if manager.steppers:
+                moved += manager.step_steppers()
             if process_one():
                 reconciles += 1
                 continue
-            if self._fire_one_due() or moved:
+            timer = pop_due(now())
+            if timer is not None:
+                timer[2](timer[3])
                 continue
-            return reconciles
+            if not moved:
+                return reconciles
 
     async def arun_until_idle(self) -> int:
         """:meth:`run_until_idle`, awaiting ``async def`` reconcilers."""

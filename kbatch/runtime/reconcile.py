@@ -125,6 +125,8 @@ def run_reconcile(reconciler: Reconciler, request: Request) -> Outcome:
     """Call the reconciler, catching every ``Exception`` into the outcome (never raises them)."""
     try:
         value = reconciler.reconcile(request)
+        if value is None:
+            return _SUCCESS
         if inspect.isawaitable(value):
             value = _drive(value)
     except Exception as exc:  # a reconciler must not take the manager down
@@ -132,6 +134,9 @@ def run_reconcile(reconciler: Reconciler, request: Request) -> Outcome:
     if value is not None and not isinstance(value, Result):
         return Outcome(None, TypeError(f"reconcile returned {value!r}; expected Result or None"))
     return Outcome(value)
+
+
+_SUCCESS = Outcome(None)
 
 
 def handle_outcome(queue: RateLimitingQueue[Request], request: Request, outcome: Outcome) -> float | None:

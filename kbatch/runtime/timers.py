@@ -1,9 +1,11 @@
 """The timer queue: every deadline in the control plane, fired in a defined order.
 
-A binary heap of ``(deadline, seq, timer)`` with lazy deletion (trio's ``Deadlines`` idea):
-cancelling a timer only marks it, and popping skips marked entries; when more than half of the
-heap is dead it is rebuilt. Ties on the deadline are broken by ``seq``, the order in which timers
-were scheduled, so firing order never depends on hashing or object identity.
+A binary heap of distinct deadlines, each with a FIFO bucket of ``(deadline, seq, fn, arg)``
+timers, and lazy deletion (trio's ``Deadlines`` idea): cancelling a timer only forgets its handle,
+and popping skips entries whose handle is no longer pending; when more than half of the stored
+entries are dead they are rebuilt. Ties on the deadline are broken by
+``seq``, the order in which timers were scheduled, so firing order never depends on hashing or
+object identity. A handle is the timer's ``seq`` (an int): cheap to create, store and cancel.
 
 The queue never reads a clock: callers pass "now" in (:meth:`TimerQueue.pop_due`).
 """
@@ -11,83 +13,110 @@ The queue never reads a clock: callers pass "now" in (:meth:`TimerQueue.pop_due`
 from __future__ import annotations
 
 import heapq
+from collections import deque
 from collections.abc import Callable
-from itertools import count
+from typing import Any, NamedTuple
 
 __all__ = ["Timer", "TimerQueue"]
 
 
-class Timer:
-    """A handle to one scheduled callback. ``cancel()`` is idempotent."""
+def _call(fn: Callable[[], Any]) -> Any:
+    return fn()
 
-    __slots__ = ("_owner", "callback", "cancelled", "deadline", "seq")
 
-    def __init__(self, deadline: float, seq: int, callback: Callable[[], object], owner: TimerQueue):
-        self.deadline = deadline
-        self.seq = seq
-        self.callback = callback
-        self.cancelled = False
-        self._owner = owner
+class Timer(NamedTuple):
+    """A popped timer: call ``fire()`` to run it."""
 
-    def cancel(self) -> None:
-        if not self.cancelled:
-            self.cancelled = True
-            self._owner._dead += 1
+    deadline: float
+    seq: int
+    fn: Callable[[Any], Any]
+    arg: Any
 
-    def __lt__(self, other: Timer) -> bool:  # heap order: (deadline, seq)
-        return (self.deadline, self.seq) < (other.deadline, other.seq)
-
-    def __repr__(self) -> str:
-        state = "cancelled" if self.cancelled else "pending"
-        return f"Timer(deadline={self.deadline}, seq={self.seq}, {state})"
+    def fire(self) -> Any:
+        return self.fn(self.arg)
 
 
 class TimerQueue:
-    """Deadlines on a clock's timeline, popped in ``(deadline, scheduling order)`` order."""
+    """Deadlines on a clock's timeline, popped in ``(deadline, scheduling order)`` order.
+
+    Timers that share a deadline (common in virtual time: a TTL, a fixed requeue period) share one
+    FIFO bucket, so the heap holds each *distinct* deadline once: scheduling into an existing
+    bucket is O(1), and FIFO order within a bucket is scheduling order.
+    """
 
     def __init__(self) -> None:
-        self._heap: list[tuple[float, int, Timer]] = []
-        self._seq = count()
-        self._dead = 0
+        self._deadlines: list[float] = []  # heap of distinct deadlines that have a bucket
+        self._buckets: dict[float, deque[Timer]] = {}
+        self._pending: set[int] = set()
+        self._seq = 0
 
-    def schedule(self, deadline: float, callback: Callable[[], object]) -> Timer:
-        seq = next(self._seq)
-        timer = Timer(deadline, seq, callback, self)
-        heapq.heappush(self._heap, (deadline, seq, timer))
-        return timer
+    def schedule(self, deadline: float, callback: Callable[[], Any]) -> int:
+        """Call ``callback()`` at ``deadline``; returns a handle for :meth:`cancel`."""
+        return self.schedule_call(deadline, _call, callback)
+
+    def schedule_call(self, deadline: float, fn: Callable[[Any], Any], arg: Any) -> int:
+        """Call ``fn(arg)`` at ``deadline`` (no closure per timer: the hot path of delayed adds)."""
+        seq = self._seq
+        self._seq = seq + 1
+        bucket = self._buckets.get(deadline)
+        if bucket is None:
+            bucket = self._buckets[deadline] = deque()
+            heapq.heappush(self._deadlines, deadline)
+        bucket.append(Timer(deadline, seq, fn, arg))
+        self._pending.add(seq)
+        return seq
+
+    def cancel(self, handle: int) -> bool:
+        """Forget a timer; False if it already fired or was cancelled."""
+        if handle in self._pending:
+            self._pending.discard(handle)
+            return True
+        return False
+
+    def is_pending(self, handle: int) -> bool:
+        return handle in self._pending
 
     def __len__(self) -> int:
         """Live (not cancelled, not fired) timers."""
-        return len(self._heap) - self._dead
+        return len(self._pending)
+
+    def _head(self) -> deque[Timer] | None:
+        """The earliest bucket, with cancelled timers dropped from its front (None if empty)."""
+        deadlines, buckets, pending = self._deadlines, self._buckets, self._pending
+        while deadlines:
+            bucket = buckets[deadlines[0]]
+            while bucket and bucket[0].seq not in pending:
+                bucket.popleft()
+            if bucket:
+                return bucket
+            del buckets[heapq.heappop(deadlines)]
+        return None
 
     def next_deadline(self) -> float | None:
         """The earliest live deadline, or None."""
-        heap = self._heap
-        while heap and heap[0][2].cancelled:
-            heapq.heappop(heap)
-            self._dead -= 1
-        return heap[0][0] if heap else None
+        bucket = self._head()
+        return None if bucket is None else bucket[0].deadline
 
     def pop_due(self, now: float) -> Timer | None:
         """Remove and return the first live timer with ``deadline <= now`` (it counts as fired)."""
-        heap = self._heap
-        while heap:
-            deadline, _, timer = heap[0]
-            if timer.cancelled:
-                heapq.heappop(heap)
-                self._dead -= 1
-                continue
-            if deadline > now:
-                return None
-            heapq.heappop(heap)
-            timer.cancelled = True  # fired: a later cancel() is a no-op and does not count as dead
-            return timer
-        return None
+        bucket = self._head()
+        if bucket is None or bucket[0].deadline > now:
+            return None
+        timer = bucket.popleft()
+        self._pending.discard(timer.seq)
+        return timer
 
     def prune(self) -> None:
         """Drop cancelled entries when they are the majority (keeps memory bounded)."""
-        if self._dead * 2 > len(self._heap):
-            self._heap = [entry for entry in self._heap if not entry[2].cancelled]
-            heapq.heapify(self._heap)
-            self._dead = 0
-            assert len(self) == len(self._heap)
+        stored = sum(len(b) for b in self._buckets.values())
+        if len(self._pending) * 2 >= stored:
+            return
+        pending = self._pending
+        for deadline in list(self._buckets):
+            kept = deque(t for t in self._buckets[deadline] if t.seq in pending)
+            if kept:
+                self._buckets[deadline] = kept
+            else:
+                del self._buckets[deadline]
+        self._deadlines = sorted(self._buckets)
+        assert sum(len(b) for b in self._buckets.values()) == len(pending)

@@ -20,7 +20,7 @@ from kbatch.runtime.workqueue import (
 def _fire(clock: VirtualClock, timers: TimerQueue, to: float) -> None:
     while (t := timers.pop_due(to)) is not None:
         clock.jump_to(t.deadline)
-        t.callback()
+        t.fire()
     clock.jump_to(to)
 
 
@@ -165,7 +165,7 @@ class QueueMachine(RuleBasedStateMachine):
         while (t := self.timers.pop_due(target)) is not None:
             self.clock.jump_to(t.deadline)
             waiting = [i for i in "abcd" if self.q.waiting_deadline(i) == t.deadline]
-            t.callback()
+            t.fire()
             for item in waiting:
                 if self.q.waiting_deadline(item) is None:
                     self._note_add(item)

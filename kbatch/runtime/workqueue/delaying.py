@@ -12,7 +12,7 @@ from collections.abc import Hashable
 from typing import TypeVar
 
 from kbatch.runtime.clock import Clock
-from kbatch.runtime.timers import Timer, TimerQueue
+from kbatch.runtime.timers import TimerQueue
 from kbatch.runtime.workqueue.queue import Queue
 
 __all__ = ["DelayingQueue"]
@@ -25,7 +25,7 @@ class DelayingQueue(Queue[T]):
         super().__init__(name)
         self.clock = clock
         self._timers = timers
-        self._waiting: dict[T, Timer] = {}
+        self._waiting: dict[T, tuple[float, int]] = {}  # item -> (deadline, timer handle)
 
     def add_after(self, item: T, seconds: float) -> None:
         """Add ``item`` once ``seconds`` have passed on the clock (now, if ``seconds <= 0``)."""
@@ -37,10 +37,10 @@ class DelayingQueue(Queue[T]):
         deadline = self.clock.now() + seconds
         current = self._waiting.get(item)
         if current is not None:
-            if current.deadline <= deadline:
+            if current[0] <= deadline:
                 return
-            current.cancel()
-        self._waiting[item] = self._timers.schedule(deadline, lambda: self._fire(item))
+            self._timers.cancel(current[1])
+        self._waiting[item] = (deadline, self._timers.schedule_call(deadline, self._fire, item))
 
     def _fire(self, item: T) -> None:
         self._waiting.pop(item, None)
@@ -48,8 +48,8 @@ class DelayingQueue(Queue[T]):
 
     def waiting_deadline(self, item: T) -> float | None:
         """When ``item`` will be added, if it is waiting on a delay."""
-        timer = self._waiting.get(item)
-        return None if timer is None else timer.deadline
+        waiting = self._waiting.get(item)
+        return None if waiting is None else waiting[0]
 
     @property
     def waiting_count(self) -> int:
@@ -57,6 +57,6 @@ class DelayingQueue(Queue[T]):
 
     def shutdown(self) -> None:
         super().shutdown()
-        for timer in self._waiting.values():
-            timer.cancel()
+        for _, handle in self._waiting.values():
+            self._timers.cancel(handle)
         self._waiting.clear()
