@@ -180,10 +180,9 @@ def _label_selector_errors(sel: LabelSelector, path: str) -> Errors:
 
 
 def _selector_matches(sel: LabelSelector | None, labels: dict[str, str] | None) -> bool | None:
-    """Whether ``sel`` matches ``labels``; ``None`` when the selector cannot be converted (upstream
-    then skips the check, the selector's own errors being reported elsewhere)."""
-    if sel is None:
-        return None
+    """Whether ``sel`` matches ``labels`` (a nil selector matches nothing, as upstream's
+    ``LabelSelectorAsSelector``); ``None`` when the selector cannot be converted (upstream then skips
+    the check, the selector's own errors being reported elsewhere)."""
     try:
         return selector_from_model(sel).matches(labels or {})
     except (BadRequest, ValueError):
