@@ -1,20 +1,69 @@
-"""The typer application behind the ``kbatch`` console script."""
+"""The typer application behind the ``kbatch`` console script.
+
+Global options (before the command): ``--state DIR`` (env ``KBATCH_STATE``, default ``./.kbatch``),
+``--server URL`` (env ``KBATCH_SERVER``: talk to a running ``kbatch serve``), ``--controllers``
+(env ``KBATCH_CONTROLLERS``, kube-controller-manager syntax: ``*``, ``*,-podgc``, ``job,kubelet``).
+Errors print one line and exit with code 1; ``--help`` works on every command.
+"""
 
 from __future__ import annotations
 
+import sys
+
+import click
 import typer
 
+from kbatch.cli.commands import admin, cluster, objects, timecmd, view
+from kbatch.cli.options import DEFAULT_STATE, GlobalOptions
+
+__all__ = ["app", "main"]
+
 app = typer.Typer(help="kbatch: a local Kubernetes batch control plane in one process.",
-                  no_args_is_help=True)
+                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
+                  context_settings={"help_option_names": ["-h", "--help"]})
 
 
-@app.command()
-def version() -> None:
-    """Print the kbatch version."""
-    from importlib.metadata import version as dist_version
+@app.callback()
+def _global(ctx: typer.Context,
+            state: str = typer.Option(DEFAULT_STATE, "--state", envvar="KBATCH_STATE",
+                                      help="State directory of the local control plane."),
+            server: str | None = typer.Option(None, "--server", envvar="KBATCH_SERVER",
+                                              help="URL of a running `kbatch serve` to use instead."),
+            controllers: str | None = typer.Option(None, "--controllers", envvar="KBATCH_CONTROLLERS",
+                                                   help="Controllers: '*', '*,-podgc', 'job,kubelet'."),
+            token: str | None = typer.Option(None, "--token", envvar="KBATCH_TOKEN", hidden=True,
+                                             help="Bearer token for --server.")) -> None:
+    _check_controllers(controllers)
+    ctx.obj = GlobalOptions(state=state, server=server or None, controllers=controllers or None, token=token)
 
-    typer.echo(f"kbatch {dist_version('kbatch')}")
+
+def _check_controllers(selection: str | None) -> None:
+    if not selection:
+        return
+    from kbatch.runtime.catalog import default_catalog
+    from kbatch.runtime.selection import SelectionError, select
+
+    try:
+        select(selection, default_catalog().infos())
+    except SelectionError as err:
+        raise click.UsageError(str(err)) from None
 
 
-def main() -> None:
-    app()
+for module in (objects, view, timecmd, cluster, admin):
+    module.register(app)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: usage errors print ``error: …`` and exit 1 (kubectl's convention)."""
+    try:
+        code = app(args=argv, prog_name="kbatch", standalone_mode=False)
+    except click.exceptions.Exit as exit_:
+        sys.exit(exit_.exit_code)
+    except click.exceptions.Abort:
+        sys.exit(130)
+    except click.ClickException as err:
+        print(f"error: {err.format_message()}", file=sys.stderr)
+        if isinstance(err, click.UsageError) and err.ctx is not None:
+            print(f"See '{err.ctx.command_path} --help' for usage.", file=sys.stderr)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

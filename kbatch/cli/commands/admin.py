@@ -1,0 +1,202 @@
+"""State and process commands: snapshot, reset, trace, version, controllers, serve, kubeconfig."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import typer
+
+from kbatch.cli.errors import UserError, command
+from kbatch.cli.options import global_options
+from kbatch.cli.render import render_yaml
+from kbatch.cli.session import StateDir, session
+
+__all__ = ["register"]
+
+snapshot_app = typer.Typer(help="Save the whole control plane to a file, or restore it.",
+                           no_args_is_help=True)
+KUBECONFIG = "kubeconfig"
+
+
+@snapshot_app.command("save")
+@command
+def snapshot_save(ctx: typer.Context, file: Path = typer.Argument(...,
+                                                                  help="Output file.")) -> None:
+    """Write the state (objects, clock) to FILE, atomically."""
+    from kbatch.server.facade import save_control_plane
+
+    opts = global_options(ctx)
+    if opts.server:
+        raise UserError("snapshot save works on a local state directory; stop the server (it saves its "
+                        "state on exit) or run without --server")
+    with session(opts) as backend:
+        save_control_plane(backend.control_plane, file)  # type: ignore[attr-defined]
+    typer.echo(f"snapshot saved to {file}")
+
+
+@snapshot_app.command("restore")
+@command
+def snapshot_restore(ctx: typer.Context, file: Path = typer.Argument(...,
+                                                                     help="Snapshot file.")) -> None:
+    """Replace the state with the snapshot in FILE."""
+    from kbatch.server.facade import restore_control_plane, save_control_plane
+
+    opts = global_options(ctx)
+    if opts.server:
+        raise UserError("snapshot restore works on a local state directory; run without --server")
+    cp = restore_control_plane(file, controllers=opts.controllers)
+    with StateDir(opts.state).locked() as state:
+        cp.run_until_idle()
+        save_control_plane(cp, state.snapshot)
+    typer.echo(f"state restored from {file}")
+
+
+@command
+def reset(ctx: typer.Context) -> None:
+    """Forget everything: an empty control plane (no nodes) at the start of virtual time."""
+    opts = global_options(ctx)
+    if opts.server:
+        raise UserError("reset works on a local state directory; restart kbatch serve with an empty --state")
+    with StateDir(opts.state).locked() as state:
+        state.snapshot.unlink(missing_ok=True)
+    typer.echo(f"state in {opts.state} reset")
+
+
+@command
+def trace(ctx: typer.Context, digest: bool = typer.Option(False, "--digest",
+                                                          help="Print only the digest.")) -> None:
+    """Print the canonical trace of the last command (one JSON line per change), or its digest."""
+    with session(global_options(ctx), save=False) as backend:
+        out = backend.action("trace", {})
+    if digest:
+        typer.echo(out["digest"])
+        return
+    for line in out["lines"]:
+        typer.echo(line)
+
+
+def version() -> None:
+    """Print the kbatch version."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        typer.echo(f"kbatch {dist_version('kbatch')}")
+    except PackageNotFoundError:
+        typer.echo("kbatch (not installed)")
+
+
+@command
+def controllers() -> None:
+    """List the controllers kbatch knows, one a line, and whether each is on by default."""
+    from kbatch.runtime.catalog import default_catalog
+
+    catalog = default_catalog()
+    rows = []
+    for spec in catalog.specs:
+        state = "on" if spec.enabled_by_default else "off"
+        if not catalog.available(spec.name):
+            state += " (not in this build)"
+        rows.append((spec.name, state, spec.description))
+    width = max(len(r[0]) for r in rows) + 2
+    swidth = max(len(r[1]) for r in rows) + 2
+    typer.echo("NAME".ljust(width) + "DEFAULT".ljust(swidth) + "DESCRIPTION")
+    for name, state, desc in rows:
+        typer.echo(name.ljust(width) + state.ljust(swidth) + desc)
+
+
+@command
+def serve(ctx: typer.Context,
+          port: int = typer.Option(6443, "--port", help="TCP port (0 picks a free one)."),
+          address: str = typer.Option("127.0.0.1", "--address",
+                                      help="Interface to bind; anything but loopback needs --token."),
+          token: str | None = typer.Option(None, "--token", envvar="KBATCH_TOKEN",
+                                           help="Require this bearer token from clients."),
+          clock: str = typer.Option("virtual", "--clock", help="virtual (moved by kbatch advance) or real."),
+          kubeconfig_path: Path | None = typer.Option(None, "--kubeconfig",
+                                                      help="Also write the kubeconfig here.")) -> None:
+    """Serve the Kubernetes REST API on localhost so kubectl and client libraries work unchanged."""
+    from kbatch.server.app import KbatchApp
+    from kbatch.server.facade import ControlPlaneBackend, save_control_plane
+    from kbatch.server.kubeconfig import kubeconfig, write_kubeconfig
+    from kbatch.server.runner import ServeOptions, is_loopback, serve_forever
+
+    opts = global_options(ctx)
+    if clock not in ("virtual", "real"):
+        raise UserError(f'--clock must be "virtual" or "real", got "{clock}"')
+    if not is_loopback(address) and not token:
+        raise UserError(f"binding to {address} exposes the API beyond this machine: give --token")
+    state = StateDir(opts.state)
+    with state.locked():
+        cp = _load_for_serve(state, opts.controllers, clock)
+        backend = ControlPlaneBackend(cp)
+        backend.settle()
+        app = KbatchApp(backend, token=token)
+
+        def announce(url: str) -> None:
+            config = kubeconfig(url, token=token)
+            written = write_kubeconfig(state.path / KUBECONFIG, config)
+            if kubeconfig_path is not None:
+                write_kubeconfig(kubeconfig_path, config)
+                written = kubeconfig_path
+            typer.echo(f"kbatch serve listening on {url} (clock {clock}, state {state.path})")
+            typer.echo(f"kubeconfig: {written}   e.g.  KUBECONFIG={written} kubectl get pods")
+            sys.stdout.flush()
+
+        background = cp.run if clock == "real" else None
+        try:
+            serve_forever(app, ServeOptions(address, port, token), on_listening=announce,
+                          background=background)
+        except OSError as err:
+            raise UserError(f"cannot listen on {address}:{port}: {err.strerror or err}") from None
+        finally:
+            save_control_plane(cp, state.snapshot)
+            typer.echo(f"state saved to {state.path}")
+
+
+def _load_for_serve(state: StateDir, controllers: str | None, clock: str) -> object:
+    from kbatch.server.facade import new_control_plane, restore_control_plane
+
+    if state.snapshot.exists():
+        return restore_control_plane(state.snapshot, controllers=controllers, clock=clock)
+    return new_control_plane(controllers=controllers, clock=clock)
+
+
+@command
+def kubeconfig(ctx: typer.Context,
+               output: Path | None = typer.Option(None, "--output", "-o",
+                                                  help="Write to this file.")) -> None:
+    """Print the kubeconfig of the ``kbatch serve`` using this state directory (or --server)."""
+    from kbatch.server.kubeconfig import kubeconfig as make
+    from kbatch.server.kubeconfig import write_kubeconfig
+
+    opts = global_options(ctx)
+    if opts.server:
+        config = make(opts.server, token=opts.token)
+    else:
+        path = Path(opts.state) / KUBECONFIG
+        if not path.exists():
+            raise UserError(f"no kubeconfig in {opts.state}: start `kbatch serve` (or pass --server URL)")
+        config = json.loads(path.read_text())
+    if output is not None:
+        write_kubeconfig(output, config)
+        typer.echo(f"kubeconfig written to {output}")
+        return
+    typer.echo(render_yaml(config))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(snapshot_app, name="snapshot")
+    app.command()(reset)
+    app.command()(trace)
+    app.command()(version)
+    app.command()(controllers)
+    app.command()(serve)
+    app.command()(kubeconfig)
+
+
+_ = (os, shutil)

@@ -1,0 +1,131 @@
+"""The simulated cluster and fault injection: nodes add, node down|up|taint, fail/evict/condition pod."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from kbatch.cli.errors import UserError, command
+from kbatch.cli.options import global_options
+from kbatch.cli.session import session
+
+__all__ = ["register"]
+
+nodes_app = typer.Typer(help="Add simulated nodes.", no_args_is_help=True)
+node_app = typer.Typer(help="Take a node down, bring it up, or taint it.", no_args_is_help=True)
+fail_app = typer.Typer(help="Make a pod fail.", no_args_is_help=True)
+evict_app = typer.Typer(help="Evict a pod (as the eviction API does).", no_args_is_help=True)
+condition_app = typer.Typer(help="Set a condition on a pod.", no_args_is_help=True)
+
+NAMESPACE = typer.Option(None, "-n", "--namespace", help="Namespace (default: default).")
+
+
+def _act(ctx: typer.Context, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    with session(global_options(ctx)) as backend:
+        return backend.action(name, args)
+
+
+def _pairs(values: list[str] | None, what: str) -> dict[str, str]:
+    out = {}
+    for item in values or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UserError(f'invalid {what} "{item}": use key=value')
+        out[key] = value
+    return out
+
+
+@nodes_app.command("add")
+@command
+def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="How many nodes."),
+              cpu: str = typer.Option("4", "--cpu", help="CPU capacity of each node."),
+              memory: str = typer.Option("16Gi", "--memory", help="Memory capacity of each node."),
+              gpu: int = typer.Option(0, "--gpu", help="nvidia.com/gpu capacity of each node."),
+              pods: int = typer.Option(110, "--pods", help="Pod capacity of each node."),
+              label: list[str] | None = typer.Option(None, "--label", help="key=value (repeatable)."),
+              taint: list[str] | None = typer.Option(None, "--taint", help="key=value:Effect (repeatable)."),
+              prefix: str = typer.Option("node", "--prefix",
+                                         help="Node names are PREFIX-0, PREFIX-1, …")) -> None:
+    """Add Ready simulated nodes."""
+    if count < 1:
+        raise UserError("--count must be at least 1")
+    out = _act(ctx, "nodes-add", {"count": count, "cpu": cpu, "memory": memory, "gpu": gpu, "pods": pods,
+                                  "labels": _pairs(label, "label"), "taints": taint or [], "prefix": prefix})
+    for name in out.get("nodes", []):
+        typer.echo(f"node/{name} created")
+
+
+@node_app.command("down")
+@command
+def node_down(ctx: typer.Context, name: str = typer.Argument(..., help="Node name.")) -> None:
+    """Stop the node's kubelet: it stops reporting and becomes NotReady/Unknown."""
+    _act(ctx, "node-down", {"name": name})
+    typer.echo(f"node/{name} down")
+
+
+@node_app.command("up")
+@command
+def node_up(ctx: typer.Context, name: str = typer.Argument(..., help="Node name.")) -> None:
+    """Bring the node's kubelet back: the node reports Ready again."""
+    _act(ctx, "node-up", {"name": name})
+    typer.echo(f"node/{name} up")
+
+
+@node_app.command("taint")
+@command
+def node_taint(ctx: typer.Context, name: str = typer.Argument(..., help="Node name."),
+               taints: list[str] = typer.Argument(...,
+                                                  help="key=value:Effect to add; key- to remove.")) -> None:
+    """Add or remove taints (kubectl taint syntax)."""
+    add = [t for t in taints if not t.endswith("-")]
+    remove = [t for t in taints if t.endswith("-")]
+    _act(ctx, "node-taint", {"name": name, "add": add, "remove": remove})
+    typer.echo(f"node/{name} tainted" if add else f"node/{name} untainted")
+
+
+@fail_app.command("pod")
+@command
+def fail_pod(ctx: typer.Context, name: str = typer.Argument(..., help="Pod name."),
+             exit_code: int = typer.Option(1, "--exit-code", help="The container's exit code."),
+             container: str | None = typer.Option(None, "--container",
+                                                  help="Which container (default: first)."),
+             reason: str | None = typer.Option(None, "--reason", help="Termination reason (default: Error)."),
+             namespace: str | None = NAMESPACE) -> None:
+    """End a pod's container now with an exit code."""
+    _act(ctx, "fail-pod", {"name": name, "namespace": namespace or "default", "exitCode": exit_code,
+                           "container": container, "reason": reason})
+    typer.echo(f"pod/{name} failed (exit code {exit_code})")
+
+
+@evict_app.command("pod")
+@command
+def evict_pod(ctx: typer.Context, name: str = typer.Argument(..., help="Pod name."),
+              namespace: str | None = NAMESPACE) -> None:
+    """Evict a pod: DisruptionTarget condition, then deletion."""
+    _act(ctx, "evict-pod", {"name": name, "namespace": namespace or "default"})
+    typer.echo(f"pod/{name} evicted")
+
+
+@condition_app.command("pod")
+@command
+def condition_pod(ctx: typer.Context, name: str = typer.Argument(..., help="Pod name."),
+                  type_: str = typer.Argument(..., metavar="TYPE", help="Condition type, e.g. ConfigIssue."),
+                  status: str = typer.Option("True", "--status", help="True, False or Unknown."),
+                  reason: str | None = typer.Option(None, "--reason", help="Condition reason."),
+                  message: str | None = typer.Option(None, "--message", help="Condition message."),
+                  namespace: str | None = NAMESPACE) -> None:
+    """Set a condition on a pod's status (e.g. ConfigIssue, DisruptionTarget)."""
+    if status not in ("True", "False", "Unknown"):
+        raise UserError(f'--status must be True, False or Unknown, got "{status}"')
+    _act(ctx, "condition-pod", {"name": name, "namespace": namespace or "default", "type": type_,
+                                "status": status, "reason": reason, "message": message})
+    typer.echo(f"pod/{name} condition {type_}={status}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(nodes_app, name="nodes")
+    app.add_typer(node_app, name="node")
+    app.add_typer(fail_app, name="fail")
+    app.add_typer(evict_app, name="evict")
+    app.add_typer(condition_app, name="condition")

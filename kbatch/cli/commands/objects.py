@@ -1,0 +1,236 @@
+"""Object commands with kubectl's habits: apply, create, delete, patch."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import typer
+
+from kbatch.api.errors import NotFound, StatusError
+from kbatch.cli.applying import LAST_APPLIED, three_way_patch, with_last_applied
+from kbatch.cli.errors import UserError, command
+from kbatch.cli.manifests import load_manifests
+from kbatch.cli.options import global_options
+from kbatch.cli.render import render_json, render_name, render_yaml
+from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
+from kbatch.cli.session import session
+from kbatch.server.backend import Backend, DeleteOptions, WriteOptions
+
+__all__ = ["register"]
+
+FILES = typer.Option(..., "-f", "--filename", help="File, directory or - (stdin) with the objects.")
+NAMESPACE = typer.Option(None, "-n", "--namespace", help="Namespace (default: default).")
+DRY_RUN = typer.Option("none", "--dry-run", help="none, client or server.")
+
+
+def _label(obj: dict[str, Any]) -> str:
+    return render_name(obj)
+
+
+def _dry(dry_run: str) -> tuple[bool, str]:
+    if dry_run not in ("none", "client", "server"):
+        raise UserError(f'invalid --dry-run value "{dry_run}": use none, client or server')
+    return dry_run != "none", {"none": "", "client": " (dry run)", "server": " (server dry run)"}[dry_run]
+
+
+def _target(backend: Backend, obj: dict[str, Any], namespace: str | None) -> tuple[Any, str | None, str]:
+    spec = backend.registry.for_gvk(obj.get("apiVersion", ""), obj.get("kind", ""))
+    meta = obj.setdefault("metadata", {})
+    ns = namespace_for(spec.info, meta.get("namespace") or namespace)
+    if spec.info.namespaced and namespace and meta.get("namespace") not in (None, namespace):
+        raise UserError(f"the namespace from the provided object \"{meta['namespace']}\" does not match the "
+                        f"namespace \"{namespace}\". You must pass '--namespace={meta['namespace']}' to "
+                        "perform this operation.")
+    if ns:
+        meta["namespace"] = ns
+    return spec.info, ns, meta.get("name") or ""
+
+
+def _apply_one(backend: Backend, obj: dict[str, Any], namespace: str | None, dry_run: str) -> str:
+    info, ns, name = _target(backend, obj, namespace)
+    is_dry, suffix = _dry(dry_run)
+    modified = with_last_applied(obj)
+    opts = WriteOptions(dry_run=dry_run == "server")
+    try:
+        current = backend.get(info, ns, name) if name else None
+    except NotFound:
+        current = None
+    if current is None:
+        out = modified if dry_run == "client" else backend.create(info, ns, modified, opts)
+        return f"{_label(out)} created{suffix}"
+    annotations = (current.get("metadata") or {}).get("annotations") or {}
+    last = json.loads(annotations[LAST_APPLIED]) if annotations.get(LAST_APPLIED) else None
+    patch = three_way_patch(last, modified, current)
+    if not patch:
+        return f"{_label(current)} unchanged{suffix}"
+    if not is_dry or dry_run == "server":
+        backend.patch(info, ns, name, patch, "merge", opts)
+    return f"{_label(current)} configured{suffix}"
+
+
+def _each(objects: list[dict[str, Any]], fn: Any) -> None:
+    """Run ``fn`` on every object; report each failure on its own line and exit 1 at the end."""
+    failed = False
+    for obj in objects:
+        try:
+            typer.echo(fn(obj))
+        except (StatusError, UserError) as err:
+            failed = True
+            prefix = f"Error from server ({err.reason})" if isinstance(err, StatusError) else "error"
+            typer.echo(f"{prefix}: {err.message if isinstance(err, StatusError) else err}", err=True)
+    if failed:
+        raise typer.Exit(1)
+
+
+@command
+def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None = NAMESPACE,
+          dry_run: str = DRY_RUN) -> None:
+    """Create or update objects from YAML/JSON files (client-side apply, as kubectl apply)."""
+    objects = load_manifests(filename)
+    _dry(dry_run)
+    with session(global_options(ctx)) as backend:
+        _each(objects, lambda obj: _apply_one(backend, obj, namespace, dry_run))
+
+
+@command
+def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None = NAMESPACE,
+           dry_run: str = DRY_RUN) -> None:
+    """Create objects from YAML/JSON files (fails for objects that already exist)."""
+    objects = load_manifests(filename)
+    _is_dry, suffix = _dry(dry_run)
+
+    with session(global_options(ctx)) as backend:
+        def one(obj: dict[str, Any]) -> str:
+            info, ns, _ = _target(backend, obj, namespace)
+            out = obj if dry_run == "client" else backend.create(info, ns, obj, WriteOptions(
+                dry_run=dry_run == "server"))
+            return f"{_label(out)} created{suffix}"
+
+        _each(objects, one)
+
+
+CASCADE = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan",
+           "true": "Background", "false": "Orphan"}
+
+
+@command
+def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIND or KIND/NAME."),
+           names: list[str] | None = typer.Argument(None, help="Names of the objects."),
+           filename: list[str] | None = typer.Option(None, "-f", "--filename",
+                                                     help="Delete what files name."),
+           namespace: str | None = NAMESPACE,
+           selector: str | None = typer.Option(None, "-l", "--selector", help="Label selector."),
+           all_: bool = typer.Option(False, "--all",
+                                     help="Delete every object of the kind in the namespace."),
+           cascade: str = typer.Option("background", "--cascade", help="background, foreground or orphan."),
+           grace_period: int | None = typer.Option(None, "--grace-period",
+                                                   help="Seconds; 0 deletes at once."),
+           dry_run: str = DRY_RUN) -> None:
+    """Delete objects by kind and name, by selector, or as named in files (returns once accepted)."""
+    policy = CASCADE.get(cascade.lower())
+    if policy is None:
+        raise UserError(f'invalid cascade value "{cascade}": use background, foreground or orphan')
+    is_dry, suffix = _dry(dry_run)
+    opts = DeleteOptions(propagation_policy=policy, grace_period_seconds=grace_period, dry_run=is_dry)
+    with session(global_options(ctx)) as backend:
+        targets = _delete_targets(backend, kind, names or [], filename, namespace, selector, all_)
+        if not targets:
+            typer.echo("No resources found", err=True)
+            return
+
+        def one(target: tuple[Any, str | None, str]) -> str:
+            info, ns, name = target
+            label = f"{info.kind.lower()}.{info.group}" if info.group else info.kind.lower()
+            if dry_run != "client":
+                backend.delete(info, ns, name, opts)
+            return f'{label} "{name}" deleted{suffix}'
+
+        _each(targets, one)  # type: ignore[arg-type]
+
+
+def _delete_targets(backend: Backend, kind: str | None, names: list[str], filename: list[str] | None,
+                    namespace: str | None, selector: str | None, all_: bool) -> list[tuple[Any, str | None,
+                                                                                           str]]:
+    if filename:
+        return [_target(backend, obj, namespace) for obj in load_manifests(filename)]
+    if not kind:
+        raise UserError("you must provide one or more resources by argument or filename")
+    if "/" in kind:
+        kind_name, name = split_kind_name(kind)
+        names = [name or "", *names]
+        kind = kind_name
+    info = kind_info(backend.registry, kind)
+    ns = namespace_for(info, namespace)
+    if names:
+        return [(info, ns, n) for n in names]
+    if not (selector or all_):
+        raise UserError("resource(s) were provided, but no name was specified")
+    items = backend.list(info, ns, label_selector=selector)["items"]
+    return [(info, ns, i["metadata"]["name"]) for i in items]
+
+
+PATCH_TYPES = ("strategic", "merge", "json")
+
+
+@command
+def patch(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND/NAME."),
+          name: str | None = typer.Argument(None, help="Name of the object."),
+          patch_text: str = typer.Option(..., "-p", "--patch", help="The patch, as JSON or YAML."),
+          patch_type: str = typer.Option("strategic", "--type", help="strategic, merge or json."),
+          subresource: str | None = typer.Option(None, "--subresource", help="status to patch the status."),
+          namespace: str | None = NAMESPACE,
+          output: str | None = typer.Option(None, "-o", "--output", help="yaml, json or name.")) -> None:
+    """Patch an object's metadata, spec, or status (``--subresource status``)."""
+    if patch_type not in PATCH_TYPES:
+        raise UserError(f'--type must be "json", "merge" or "strategic", got "{patch_type}"')
+    if subresource not in (None, "status"):
+        raise UserError(f'invalid subresource "{subresource}": only status is supported')
+    from kbatch.cli.manifests import ManifestError, parse_documents  # noqa: F401
+
+    body = _parse_patch(patch_text)
+    kind, name = split_kind_name(kind, name)
+    if not name:
+        raise UserError("a name is required: kbatch patch KIND NAME -p PATCH")
+    with session(global_options(ctx)) as backend:
+        info = kind_info(backend.registry, kind)
+        ns = namespace_for(info, namespace)
+        before = backend.get(info, ns, name)
+        out = backend.patch(info, ns, name, body, patch_type, WriteOptions(), subresource=subresource)
+        changed = (out.get("metadata") or {}).get("resourceVersion") != \
+            (before.get("metadata") or {}).get("resourceVersion")
+        if output:
+            typer.echo(_format(out, output))
+        else:
+            typer.echo(f"{render_name(out)} patched" + ("" if changed else " (no change)"))
+
+
+def _parse_patch(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        return YAML(typ="safe", pure=True).load(text)
+    except YAMLError:
+        raise UserError(f"unable to parse the patch {text!r}: it is neither JSON nor YAML") from None
+
+
+def _format(obj: dict[str, Any], output: str) -> str:
+    if output == "json":
+        return render_json(obj)
+    if output == "yaml":
+        return render_yaml(obj)
+    if output == "name":
+        return render_name(obj)
+    raise UserError(f'unable to match a printer suitable for the output format "{output}"')
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(apply)
+    app.command()(create)
+    app.command()(delete)
+    app.command()(patch)

@@ -1,0 +1,71 @@
+"""Virtual time: ``advance DURATION | --until-idle`` and ``wait KIND/NAME --for …``."""
+
+from __future__ import annotations
+
+import typer
+
+from kbatch.cli.errors import UserError, command
+from kbatch.cli.options import global_options
+from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
+from kbatch.cli.session import session
+from kbatch.runtime.duration import format_duration, parse_duration
+
+__all__ = ["register"]
+
+
+def _seconds(text: str, flag: str) -> float:
+    try:
+        return parse_duration(text)
+    except ValueError as err:
+        raise UserError(f"{flag}: {err}") from None
+
+
+@command
+def advance(ctx: typer.Context,
+            duration: str | None = typer.Argument(None, help="How far: 500ms, 30s, 5m, 1h30m, …"),
+            until_idle: bool = typer.Option(False, "--until-idle",
+                                            help="Advance until no timer is pending (at most DURATION, "
+                                                 "default 24h).")) -> None:
+    """Move the virtual clock forward, firing every timer due on the way, in order."""
+    if duration is None and not until_idle:
+        raise UserError("give a DURATION (e.g. 30s, 5m, 1h) or --until-idle")
+    seconds = _seconds(duration, "DURATION") if duration is not None else None
+    with session(global_options(ctx)) as backend:
+        out = backend.advance(seconds, until_idle=until_idle)
+    moved = format_duration(out.get("advancedSeconds", 0.0))
+    note = "" if out.get("met", True) else " (timers still pending: stopped at the limit)"
+    typer.echo(f"advanced {moved} to {out['now']}{note}")
+
+
+@command
+def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, e.g. job/pi."),
+         for_: str = typer.Option(..., "--for", help="condition=NAME[=VALUE] or delete."),
+         timeout: str = typer.Option("30s", "--timeout", help="Virtual time to wait at most (Go duration)."),
+         namespace: str | None = typer.Option(None, "-n", "--namespace", help="Namespace.")) -> None:
+    """Advance virtual time until a condition holds (or the object is gone), at most --timeout."""
+    kind, name = split_kind_name(target)
+    if not name:
+        raise UserError("wait needs KIND/NAME, e.g. job/pi")
+    spec: dict[str, object] = {"kind": kind, "name": name}
+    if for_ == "delete":
+        spec["delete"] = True
+    elif for_.startswith("condition="):
+        cond, _, value = for_.removeprefix("condition=").partition("=")
+        spec |= {"condition": cond, "status": value or "True"}
+    else:
+        raise UserError(f'unrecognized condition: "{for_}" (use condition=NAME[=VALUE] or delete)')
+    seconds = _seconds(timeout, "--timeout")
+    with session(global_options(ctx)) as backend:
+        info = kind_info(backend.registry, kind)
+        spec |= {"kind": info.plural + (f".{info.group}" if info.group else ""),
+                 "namespace": namespace_for(info, namespace)}
+        out = backend.advance(seconds, wait_for=spec)
+    label = f"{info.kind.lower()}.{info.group}/{name}" if info.group else f"{info.kind.lower()}/{name}"
+    if not out.get("met"):
+        raise UserError(f"timed out waiting for the condition on {info.plural}/{name}")
+    typer.echo(f"{label} {'deleted' if for_ == 'delete' else 'condition met'}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(advance)
+    app.command()(wait)

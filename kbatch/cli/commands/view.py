@@ -1,0 +1,188 @@
+"""Reading commands: get (with watch), describe, events, logs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from kbatch.api.errors import NotFound, StatusError
+from kbatch.cli.describe import describe_object
+from kbatch.cli.errors import UserError, command
+from kbatch.cli.options import global_options
+from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml
+from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
+from kbatch.cli.session import session
+from kbatch.server.backend import Backend, WatchOptions
+from kbatch.server.table import build_table
+
+__all__ = ["register"]
+
+NAMESPACE = typer.Option(None, "-n", "--namespace", help="Namespace (default: default).")
+ALL_NAMESPACES = typer.Option(False, "-A", "--all-namespaces", help="List across all namespaces.")
+OUTPUTS = ("wide", "yaml", "json", "name")
+
+
+def _print_objects(objs: list[dict[str, Any]], output: str, single: bool) -> None:
+    if output == "name":
+        for obj in objs:
+            typer.echo(render_name(obj))
+        return
+    doc = objs[0] if single and len(objs) == 1 else as_list(objs)
+    typer.echo(render_json(doc) if output == "json" else render_yaml(doc))
+
+
+def _table_text(backend: Backend, info: Any, objs: list[dict[str, Any]], output: str | None,
+                all_ns: bool, headers: bool = True) -> str:
+    table = build_table(objs, info.group, info.kind, backend.now())
+    return format_table(table, wide=output == "wide", with_namespace=all_ns and info.namespaced,
+                        headers=headers)
+
+
+def _fetch(backend: Backend, info: Any, ns: str | None, names: list[str], selector: str | None,
+           field_selector: str | None) -> tuple[list[dict[str, Any]], str, bool]:
+    if not names:
+        listed = backend.list(info, ns, label_selector=selector, field_selector=field_selector)
+        return listed["items"], (listed.get("metadata") or {}).get("resourceVersion", ""), False
+    objs, failed = [], False
+    for name in names:
+        try:
+            objs.append(backend.get(info, ns, name))
+        except NotFound as err:
+            typer.echo(f"Error from server (NotFound): {err.message}", err=True)
+            failed = True
+    return objs, "", failed
+
+
+@command
+def get(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND, KIND/NAME (short names work)."),
+        names: list[str] | None = typer.Argument(None, help="Names of the objects."),
+        namespace: str | None = NAMESPACE, all_namespaces: bool = ALL_NAMESPACES,
+        selector: str | None = typer.Option(None, "-l", "--selector", help="Label selector."),
+        field_selector: str | None = typer.Option(None, "--field-selector", help="Field selector."),
+        output: str | None = typer.Option(None, "-o", "--output", help="wide, yaml, json or name."),
+        watch: bool = typer.Option(False, "-w", "--watch", help="After listing, watch for changes."),
+        no_headers: bool = typer.Option(False, "--no-headers", help="Omit the header row."),
+        request_timeout: int = typer.Option(0, "--request-timeout",
+                                            help="Stop watching after N seconds (0: never).")) -> None:
+    """List objects or show some, with kubectl's columns."""
+    if output is not None and output not in OUTPUTS:
+        raise UserError(f'unable to match a printer suitable for the output format "{output}", allowed '
+                        f'formats are: {",".join(OUTPUTS)}')
+    kind, first = split_kind_name(kind)
+    wanted = ([first] if first else []) + list(names or [])
+    with session(global_options(ctx), save=False) as backend:
+        info = kind_info(backend.registry, kind)
+        ns = namespace_for(info, namespace, all_namespaces)
+        objs, rv, failed = _fetch(backend, info, ns, wanted, selector, field_selector)
+        if output in ("yaml", "json", "name"):
+            if objs or not wanted:
+                _print_objects(objs, output, single=len(wanted) == 1)
+        elif objs:
+            typer.echo(_table_text(backend, info, objs, output, all_namespaces, headers=not no_headers))
+        elif not wanted:
+            where = f" in {ns} namespace" if ns else ""
+            typer.echo(f"No resources found{where}.", err=True)
+        if watch:
+            _watch(backend, info, ns, selector, field_selector, rv, output, all_namespaces, request_timeout)
+    if failed:
+        raise typer.Exit(1)
+
+
+def _watch(backend: Backend, info: Any, ns: str | None, selector: str | None, field_selector: str | None,
+           rv: str, output: str | None, all_ns: bool, timeout: int) -> None:
+    """Print each change as it comes (remote mode); locally nothing else can change the state."""
+    if not hasattr(backend, "_http"):
+        return
+    stream = backend.watch(info, ns, WatchOptions(label_selector=selector, field_selector=field_selector,
+                                                  resource_version=rv or None))
+    try:
+        for event in stream:  # type: ignore[attr-defined]
+            if event.get("type") == "ERROR":
+                raise StatusError((event.get("object") or {}).get("message", "watch failed"))
+            if event.get("type") not in ("ADDED", "MODIFIED", "DELETED"):
+                continue
+            obj = event["object"]
+            if output in ("yaml", "json", "name"):
+                _print_objects([obj], output, single=True)
+            else:
+                typer.echo(_table_text(backend, info, [obj], output, all_ns, headers=False))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stream.close()
+
+
+@command
+def describe(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND/NAME."),
+             name: str | None = typer.Argument(None, help="Name of the object."),
+             namespace: str | None = NAMESPACE) -> None:
+    """Show an object in detail, with its events."""
+    kind, name = split_kind_name(kind, name)
+    with session(global_options(ctx), save=False) as backend:
+        info = kind_info(backend.registry, kind)
+        ns = namespace_for(info, namespace)
+        objs = [backend.get(info, ns, name)] if name else backend.list(info, ns)["items"]
+        texts = [describe_object(backend, info, obj) for obj in objs]
+        typer.echo("\n\n".join(texts))
+
+
+def _involves(event: dict[str, Any], kind: str | None, name: str | None) -> bool:
+    ref = event.get("involvedObject") or {}
+    return (not kind or (ref.get("kind") or "").lower() == kind) and (not name or ref.get("name") == name)
+
+
+@command
+def events(ctx: typer.Context, namespace: str | None = NAMESPACE, all_namespaces: bool = ALL_NAMESPACES,
+           for_: str | None = typer.Option(None, "--for", help="Only events about KIND/NAME."),
+           types: str | None = typer.Option(None, "--types", help="Comma-separated: Normal,Warning."),
+           output: str | None = typer.Option(None, "-o", "--output", help="yaml or json.")) -> None:
+    """List events, oldest first (as kubectl events)."""
+    kind_name = None
+    if for_:
+        kind, name = split_kind_name(for_)
+        kind_name = (kind, name)
+    with session(global_options(ctx), save=False) as backend:
+        info = kind_info(backend.registry, "events")
+        ns = namespace_for(info, namespace, all_namespaces)
+        items = backend.list(info, ns)["items"]
+        if kind_name:
+            target = kind_info(backend.registry, kind_name[0]).kind.lower()
+            items = [e for e in items if _involves(e, target, kind_name[1])]
+        if types:
+            wanted = {t.strip().lower() for t in types.split(",")}
+            items = [e for e in items if (e.get("type") or "").lower() in wanted]
+        items.sort(key=lambda e: (e.get("lastTimestamp") or e.get("eventTime") or "",
+                                  (e.get("metadata") or {}).get("name", "")))
+        if output in ("yaml", "json"):
+            _print_objects(items, output, single=False)
+        elif items:
+            typer.echo(_table_text(backend, info, items, None, all_namespaces))
+        else:
+            typer.echo(f"No events found{f' in {ns} namespace' if ns else ''}.", err=True)
+
+
+@command
+def logs(ctx: typer.Context, target: str = typer.Argument(..., help="POD, pod/NAME or job/NAME."),
+         container: str | None = typer.Option(None, "-c", "--container", help="Container name."),
+         namespace: str | None = NAMESPACE) -> None:
+    """Print the logs of a pod's container (what the simulated container wrote)."""
+    kind, name = split_kind_name(target) if "/" in target else ("pod", target)
+    with session(global_options(ctx), save=False) as backend:
+        info = kind_info(backend.registry, kind)
+        ns = namespace_for(info, namespace) or "default"
+        if info.kind != "Pod":
+            pods = backend.list(kind_info(backend.registry, "pods"), ns,
+                                label_selector=f"batch.kubernetes.io/job-name={name}")["items"]
+            if not pods:
+                raise UserError(f"no pods found for {target}")
+            name = sorted(pods, key=lambda p: p["metadata"].get("creationTimestamp",
+                                                                ""))[0]["metadata"]["name"]
+        typer.echo(backend.pod_log(ns, name or "", container), nl=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(get)
+    app.command()(describe)
+    app.command()(events)
+    app.command()(logs)

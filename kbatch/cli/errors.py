@@ -1,0 +1,69 @@
+"""One readable line per error, exit code 1, never a traceback for a user's mistake.
+
+Server-side failures print as kubectl prints them (``Error from server (NotFound): jobs.batch "pi"
+not found``, k8s.io/kubectl ``pkg/cmd/util/helpers.go``); client-side ones as ``error: …``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import wraps
+from typing import Any, TypeVar
+
+import typer
+
+from kbatch.api.errors import StatusError
+from kbatch.cli.manifests import ManifestError
+
+__all__ = ["UserError", "fail", "user_errors"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class UserError(Exception):
+    """A mistake in what the user asked for; printed as ``error: <message>``."""
+
+
+def fail(message: str) -> typer.Exit:
+    typer.echo(message, err=True)
+    return typer.Exit(1)
+
+
+def describe_error(err: BaseException) -> str | None:
+    if isinstance(err, StatusError):
+        return f"Error from server ({err.reason}): {err.message}"
+    if isinstance(err, UserError | ManifestError | ValueError | TimeoutError | OSError):
+        text = str(err) or type(err).__name__
+        return text if text.startswith("error:") else f"error: {text}"
+    return None
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except Exception as err:
+        line = describe_error(err)
+        if line is None:
+            raise
+        typer.echo(line.splitlines()[0] if len(line) > 2000 else line, err=True)
+        raise typer.Exit(1) from None
+
+
+def command(fn: F) -> F:
+    """Decorate a command body so user errors become one line and exit code 1."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with user_errors():
+            return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def stderr(message: str) -> None:
+    print(message, file=sys.stderr)

@@ -1,0 +1,183 @@
+"""A :class:`kbatch.server.backend.Backend` that talks to a running ``kbatch serve`` over HTTP.
+
+``--server URL`` (env ``KBATCH_SERVER``) makes every CLI command use this instead of the local
+state directory; ``KBATCH_TOKEN`` supplies the bearer token when the server asks for one. Errors
+come back as ``Status`` bodies and are raised as the matching ``StatusError``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from kbatch.api import errors
+from kbatch.api.base import ApiInfo, parse_time
+from kbatch.api.registry import Registry, builtin_registry
+from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
+
+__all__ = ["HttpBackend"]
+
+Obj = dict[str, Any]
+_CONTENT_TYPES = {"merge": "application/merge-patch+json", "json": "application/json-patch+json",
+                  "strategic": "application/strategic-merge-patch+json"}
+_BY_REASON = {cls.reason: cls for cls in (
+    errors.BadRequest, errors.Forbidden, errors.NotFound, errors.MethodNotAllowed, errors.NotAcceptable,
+    errors.AlreadyExists, errors.Conflict, errors.Expired, errors.UnsupportedMediaType, errors.Invalid,
+    errors.TooManyRequests, errors.InternalError, errors.Timeout)}
+
+
+def _path(info: ApiInfo, namespace: str | None, name: str | None = None, sub: str | None = None) -> str:
+    base = f"/apis/{info.group}/{info.version}" if info.group else f"/api/{info.version}"
+    if info.namespaced and namespace:
+        base += f"/namespaces/{namespace}"
+    base += f"/{info.plural}"
+    if name:
+        base += f"/{name}"
+    if sub:
+        base += f"/{sub}"
+    return base
+
+
+def _raise(resp: httpx.Response) -> None:
+    if resp.status_code < 400:
+        return
+    try:
+        body = resp.json()
+    except ValueError:
+        body = {}
+    message = body.get("message") or resp.text.strip() or f"HTTP {resp.status_code}"
+    cls = _BY_REASON.get(body.get("reason", ""), errors.InternalError)
+    err = cls(message)
+    if body.get("details"):
+        err.details = errors.StatusDetails.model_validate(body["details"])
+    raise err
+
+
+class _HttpWatch:
+    """Blocking iteration over a watch response (the CLI's ``get -w``)."""
+
+    def __init__(self, client: httpx.Client, path: str, params: dict[str, Any]) -> None:
+        self._cm = client.stream("GET", path, params=params, timeout=httpx.Timeout(10.0, read=None))
+        self._resp = self._cm.__enter__()
+        _raise_stream(self._resp)
+
+    def __iter__(self) -> Iterator[Obj]:
+        for line in self._resp.iter_lines():
+            if line.strip():
+                yield json.loads(line)
+
+    def poll(self) -> list[Obj]:
+        return [next(iter(self))]
+
+    def set_notify(self, fn: Callable[[], None] | None) -> None:
+        pass
+
+    def close(self) -> None:
+        self._cm.__exit__(None, None, None)
+
+
+def _raise_stream(resp: httpx.Response) -> None:
+    if resp.status_code >= 400:
+        resp.read()
+        _raise(resp)
+
+
+class HttpBackend:
+    def __init__(self, url: str, *, token: str | None = None, registry: Registry | None = None,
+                 timeout: float = 60.0) -> None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout)
+        self.registry = registry or builtin_registry()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            resp = self._http.request(method, path, **kwargs)
+        except httpx.HTTPError as err:
+            raise errors.InternalError(f"cannot reach kbatch serve at {self._http.base_url}: {err}") from None
+        _raise(resp)
+        return resp.json() if resp.headers.get("content-type",
+                                               "").startswith("application/json") else resp.text
+
+    @staticmethod
+    def _write_params(opts: WriteOptions) -> dict[str, str]:
+        params = {"fieldValidation": opts.field_validation}
+        if opts.dry_run:
+            params["dryRun"] = "All"
+        return params
+
+    def now(self) -> datetime:
+        return parse_time(self.clock()["now"])
+
+    def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj:
+        return self._call("POST", _path(info, namespace), json=body, params=self._write_params(opts))
+
+    def get(self, info: ApiInfo, namespace: str | None, name: str) -> Obj:
+        return self._call("GET", _path(info, namespace, name))
+
+    def list(self, info: ApiInfo, namespace: str | None, *, label_selector: str | None = None,
+             field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
+             resource_version: str | None = None) -> Obj:
+        params = {k: v for k, v in {"labelSelector": label_selector, "fieldSelector": field_selector,
+                                    "limit": limit, "continue": continue_,
+                                    "resourceVersion": resource_version}.items() if v}
+        return self._call("GET", _path(info, namespace), params=params)
+
+    def update(self, info: ApiInfo, namespace: str | None, name: str, body: Obj, opts: WriteOptions,
+               *, subresource: str | None = None) -> Obj:
+        return self._call("PUT", _path(info, namespace, name, subresource), json=body,
+                          params=self._write_params(opts))
+
+    def patch(self, info: ApiInfo, namespace: str | None, name: str, patch: Any, patch_type: str,
+              opts: WriteOptions, *, subresource: str | None = None) -> Obj:
+        return self._call("PATCH", _path(info, namespace, name, subresource), content=json.dumps(patch),
+                          headers={"Content-Type": _CONTENT_TYPES[patch_type]},
+                          params=self._write_params(opts))
+
+    def delete(self, info: ApiInfo, namespace: str | None, name: str, opts: DeleteOptions) -> Obj | None:
+        body: Obj = {"kind": "DeleteOptions", "apiVersion": "v1"}
+        if opts.propagation_policy:
+            body["propagationPolicy"] = opts.propagation_policy
+        if opts.grace_period_seconds is not None:
+            body["gracePeriodSeconds"] = opts.grace_period_seconds
+        if opts.dry_run:
+            body["dryRun"] = ["All"]
+        out = self._call("DELETE", _path(info, namespace, name), content=json.dumps(body),
+                         headers={"Content-Type": "application/json"})
+        return None if out.get("kind") == "Status" else out
+
+    def watch(self, info: ApiInfo, namespace: str | None, opts: WatchOptions) -> _HttpWatch:
+        params = {k: v for k, v in {"watch": "1", "labelSelector": opts.label_selector,
+                                    "fieldSelector": opts.field_selector,
+                                    "resourceVersion": opts.resource_version,
+                                    "allowWatchBookmarks": "true" if opts.allow_bookmarks else None,
+                                    }.items() if v}
+        return _HttpWatch(self._http, _path(info, namespace), params)
+
+    def settle(self) -> None:
+        """The server settles after every write."""
+
+    def clock(self) -> Obj:
+        return self._call("GET", "/apis/kbatch.dev/v1alpha1/clock")
+
+    def advance(self, seconds: float | None, *, until_idle: bool = False,
+                wait_for: Obj | None = None) -> Obj:
+        body: Obj = {"untilIdle": until_idle}
+        if seconds is not None:
+            body["advance"] = f"{seconds}s"
+        if wait_for is not None:
+            body["waitFor"] = wait_for
+        return self._call("POST", "/apis/kbatch.dev/v1alpha1/clock", json=body)
+
+    def pod_log(self, namespace: str, name: str, container: str | None = None) -> str:
+        params = {"container": container} if container else {}
+        return self._call("GET", f"/api/v1/namespaces/{namespace}/pods/{name}/log", params=params)
+
+    def action(self, name: str, args: Obj) -> Obj:
+        return self._call("POST", f"/apis/kbatch.dev/v1alpha1/actions/{name}", json=args)

@@ -1,0 +1,93 @@
+"""Printing as kubectl prints: tables, ``-o yaml|json|name``, and the List envelope.
+
+* Tables: upper-cased column names, ``priority > 0`` columns only with ``-o wide``, a leading
+  NAMESPACE column with ``-A``; cells aligned as Go's tabwriter does with kubectl's settings
+  (k8s.io/cli-runtime ``pkg/printers/tabwriter.go``: min width 6, padding 3).
+* ``-o json``: keys sorted, 4-space indent (kubectl prints unstructured objects); several objects,
+  or a list request, become ``{"apiVersion": "v1", "kind": "List", "items": [...]}``.
+* ``-o name``: ``job.batch/pi``, ``pod/pi-abcde``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ruamel.yaml import YAML
+
+__all__ = ["as_list", "format_table", "render_json", "render_name", "render_yaml"]
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "<none>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def format_table(table: dict[str, Any], *, wide: bool = False, with_namespace: bool = False,
+                 headers: bool = True) -> str:
+    """Render a ``Table`` dict; returns text without a trailing newline ('' for no rows)."""
+    columns = table.get("columnDefinitions") or []
+    keep = [i for i, c in enumerate(columns) if wide or not c.get("priority")]
+    lines: list[list[str]] = []
+    if headers:
+        head = [columns[i]["name"].upper() for i in keep]
+        lines.append((["NAMESPACE"] if with_namespace else []) + head)
+    for row in table.get("rows") or []:
+        cells = row.get("cells") or []
+        line = [_cell(cells[i]) if i < len(cells) else "" for i in keep]
+        if with_namespace:
+            line.insert(0, ((row.get("object") or {}).get("metadata") or {}).get("namespace", ""))
+        lines.append(line)
+    if not lines or (headers and len(lines) == 1 and not table.get("rows")):
+        return ""
+    return align(lines)
+
+
+def align(lines: Sequence[Sequence[str]]) -> str:
+    """Go tabwriter (minwidth 6, padding 3, last column unpadded)."""
+    count = max(len(line) for line in lines)
+    widths = [max(6, max((len(line[i]) for line in lines if i < len(line)), default=0) + 3)
+              for i in range(count)]
+    out = []
+    for line in lines:
+        parts = [cell.ljust(widths[i]) if i < len(line) - 1 else cell for i, cell in enumerate(line)]
+        out.append("".join(parts).rstrip())
+    return "\n".join(out)
+
+
+def as_list(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """kubectl's envelope for several objects (also used when a list matches nothing)."""
+    return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
+
+
+def render_json(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, indent=4, sort_keys=True, ensure_ascii=False)
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def render_yaml(obj: dict[str, Any]) -> str:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.width = 4096
+    out = io.StringIO()
+    yaml.dump(_sorted(obj), out)
+    return out.getvalue().rstrip("\n")
+
+
+def render_name(obj: dict[str, Any]) -> str:
+    kind = (obj.get("kind") or "").lower()
+    group = (obj.get("apiVersion") or "").rpartition("/")[0]
+    resource = f"{kind}.{group}" if group else kind
+    return f"{resource}/{(obj.get('metadata') or {}).get('name', '')}"

@@ -1,0 +1,93 @@
+"""A command's session: load the state directory, act, settle, save atomically.
+
+Local mode keeps the embedded control plane in a state directory (``--state DIR``, env
+``KBATCH_STATE``, default ``./.kbatch``); a directory that does not exist yet is created holding
+an empty control plane (no nodes). Each command takes an exclusive lock on the directory, loads the
+snapshot, acts, runs the controllers until idle at the current virtual time, and saves the
+snapshot atomically (write to a temporary file, then rename: a killed command leaves the previous
+snapshot intact). Remote mode (``--server URL``) sends the same calls to ``kbatch serve``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from kbatch.api.errors import StatusError
+from kbatch.cli.errors import UserError
+from kbatch.cli.options import GlobalOptions
+from kbatch.cli.remote import HttpBackend
+from kbatch.server.backend import Backend
+
+__all__ = ["SNAPSHOT", "StateDir", "session"]
+
+SNAPSHOT = "snapshot.json"
+
+
+class StateDir:
+    """The files of one local state directory."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    @property
+    def snapshot(self) -> Path:
+        return self.path / SNAPSHOT
+
+    @contextmanager
+    def locked(self) -> Iterator[StateDir]:
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise UserError(f"cannot create state directory {self.path}: {err.strerror}") from None
+        with open(self.path / ".lock", "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield self
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def load(self, controllers: str | None) -> Any:
+        """The control plane stored here, or a fresh empty one."""
+        from kbatch.server.facade import new_control_plane, restore_control_plane
+
+        if self.snapshot.exists():
+            return restore_control_plane(self.snapshot, controllers=controllers)
+        return new_control_plane(controllers=controllers)
+
+    def save(self, control_plane: Any) -> None:
+        from kbatch.server.facade import save_control_plane
+
+        save_control_plane(control_plane, self.snapshot)
+
+
+@contextmanager
+def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
+    """Yield a backend for one command; local state is saved even when an API call failed (what
+    succeeded before it stays done, as with kubectl), but not after an unexpected exception."""
+    if opts.server:
+        remote = HttpBackend(opts.server, token=opts.token)
+        try:
+            yield remote  # type: ignore[misc]
+        finally:
+            remote.close()
+        return
+    from kbatch.server.facade import ControlPlaneBackend
+
+    with StateDir(opts.state).locked() as state:
+        backend = ControlPlaneBackend(state.load(opts.controllers))
+        backend.settle()
+        try:
+            yield backend
+        except (StatusError, UserError):
+            if save:
+                backend.settle()
+                state.save(backend.control_plane)
+            raise
+        if save:
+            backend.settle()
+            state.save(backend.control_plane)

@@ -1,0 +1,188 @@
+"""The ASGI application behind ``kbatch serve``: the Kubernetes REST API over a :class:`Backend`.
+
+Routes: ``/version``, health checks, discovery (``/api``, ``/apis``, group versions), OpenAPI
+(``/openapi/v2``, ``/openapi/v3``), resource paths with every verb and watch, ``pods/NAME/log``, and
+the kbatch extension group ``kbatch.dev/v1alpha1`` (see docs/serve.md):
+
+* ``GET  /apis/kbatch.dev/v1alpha1/clock`` → ``{"kind": "Clock", "virtual": …, "now": …}``
+* ``POST /apis/kbatch.dev/v1alpha1/clock`` with ``{"advance": "5m"}`` or ``{"untilIdle": true}``
+* ``POST /apis/kbatch.dev/v1alpha1/actions/NAME`` with the action's arguments (fault injection).
+
+Every failure is a ``Status``; an unexpected exception is logged and answered with a 500 Status,
+and never ends the server.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from typing import Any
+
+from kbatch.api.errors import BadRequest, MethodNotAllowed, NotFound, StatusError
+from kbatch.runtime.duration import parse_duration
+from kbatch.server import discovery
+from kbatch.server.backend import Backend
+from kbatch.server.handlers import handle_resource
+from kbatch.server.http import Request, Response, json_response, read_request, status_response
+from kbatch.server.openapi import OpenAPI
+from kbatch.server.routing import Router
+from kbatch.server.watch import Shutdown, serve_watch
+
+__all__ = ["KUBE_VERSION", "KbatchApp"]
+
+log = logging.getLogger("kbatch.server")
+
+KUBE_VERSION = {"major": "1", "minor": "32", "gitVersion": "v1.32.0-kbatch", "gitCommit": "",
+                "gitTreeState": "clean", "buildDate": "2025-01-01T00:00:00Z", "goVersion": "python",
+                "compiler": "cpython", "platform": "python"}
+
+
+class _Unauthorized(StatusError):
+    code, reason = 401, "Unauthorized"
+
+
+class KbatchApp:
+    """``KbatchApp(backend, token=None)`` is an ASGI 3 callable."""
+
+    def __init__(self, backend: Backend, *, token: str | None = None) -> None:
+        self.backend = backend
+        self.token = token
+        self.router = Router(backend.registry)
+        self.openapi = OpenAPI(backend.registry)
+        self.shutdown = Shutdown()
+
+    def begin_shutdown(self) -> None:
+        """End open watch streams (called on SIGINT/SIGTERM, before uvicorn drains connections)."""
+        self.shutdown.begin()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        try:
+            req = await read_request(scope, receive)
+            self._authorize(req)
+            if req.method == "GET" and req.flag("watch"):
+                gv = self.router.group_version(req.path)
+                if gv is not None:
+                    rp = self.router.resolve(*gv)
+                    if rp.name is None:
+                        await serve_watch(self.backend, req, rp, send, receive, self.shutdown)
+                        return
+            response = self.dispatch(req)
+        except StatusError as err:
+            response = status_response(err)
+        except Exception as err:  # a bug, not the client's fault: answer, log, keep serving
+            log.exception("internal error serving %s %s", scope.get("method"), scope.get("path"))
+            response = status_response(_internal(err))
+        await _send(send, response)
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    def _authorize(self, req: Request) -> None:
+        if self.token is None:
+            return
+        given = req.headers.get("authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+            raise _Unauthorized("Unauthorized")
+
+    def dispatch(self, req: Request) -> Response:
+        path = req.path.rstrip("/") or "/"
+        simple = self._simple(req, path)
+        if simple is not None:
+            return simple
+        gv = self.router.group_version(path)
+        if gv is None:
+            raise NotFound(f"the server could not find the requested resource (path {path})")
+        group, version, rest = gv
+        if group == discovery.KBATCH_GROUP:
+            return self._extension(req, version, rest)
+        if not rest:
+            doc = discovery.api_resource_list(self.backend.registry, group, version)
+            if doc is None:
+                raise NotFound(f"the server could not find the requested resource ({group}/{version})")
+            return json_response(doc)
+        return handle_resource(self.backend, req, self.router.resolve(group, version, rest))
+
+    def _simple(self, req: Request, path: str) -> Response | None:
+        registry = self.backend.registry
+        if path in ("/healthz", "/livez", "/readyz"):
+            return Response(200, b"ok", content_type="text/plain")
+        if path == "/version":
+            return json_response(KUBE_VERSION)
+        if path == "/api":
+            return json_response(discovery.api_versions())
+        if path == "/apis":
+            return json_response(discovery.api_group_list(registry))
+        if path == "/openapi/v2":
+            return json_response(self.openapi.v2_document())
+        if path == "/openapi/v3":
+            return json_response(self.openapi.v3_root())
+        if path.startswith("/openapi/v3/"):
+            doc = self.openapi.v3_document(path.removeprefix("/openapi/v3/"))
+            if doc is None:
+                raise NotFound(f"the server could not find the requested resource ({path})")
+            return Response(200, doc)
+        parts = [p for p in path.split("/") if p]
+        if len(parts) == 2 and parts[0] == "apis":
+            versions = discovery.group_versions(registry).get(parts[1])
+            if parts[1] == discovery.KBATCH_GROUP:
+                versions = [discovery.KBATCH_VERSION]
+            if not versions:
+                raise NotFound(f"the server could not find the requested resource (group {parts[1]})")
+            return json_response(discovery.api_group(parts[1], versions))
+        return None
+
+    def _extension(self, req: Request, version: str, rest: list[str]) -> Response:
+        if version != discovery.KBATCH_VERSION:
+            raise NotFound(f"kbatch.dev/{version} is not served")
+        if not rest:
+            return json_response(discovery.api_resource_list(self.backend.registry, discovery.KBATCH_GROUP,
+                                                             version))
+        if rest == ["clock"]:
+            if req.method == "GET":
+                return json_response(self.backend.clock())
+            if req.method == "POST":
+                body = req.json() if req.body.strip() else {}
+                if not isinstance(body, dict):
+                    raise BadRequest("the clock request must be a JSON object")
+                seconds = None
+                if body.get("advance") is not None:
+                    try:
+                        seconds = parse_duration(body["advance"])
+                    except ValueError as err:
+                        raise BadRequest(str(err)) from None
+                return json_response(self.backend.advance(seconds, until_idle=bool(body.get("untilIdle"))))
+            raise MethodNotAllowed(f"{req.method} is not allowed on the clock")
+        if len(rest) == 2 and rest[0] == "actions":
+            if req.method != "POST":
+                raise MethodNotAllowed("actions are invoked with POST")
+            body = req.json() if req.body.strip() else {}
+            if not isinstance(body, dict):
+                raise BadRequest("action arguments must be a JSON object")
+            return json_response(self.backend.action(rest[1], body))
+        raise NotFound(f"the server could not find the requested resource ({'/'.join(rest)})")
+
+
+def _internal(err: Exception) -> StatusError:
+    from kbatch.api.errors import InternalError
+
+    return InternalError(f"an error on the server ({type(err).__name__}: {err}) has prevented the request "
+                         "from succeeding")
+
+
+async def _send(send: Any, response: Response) -> None:
+    headers = [(b"content-type", response.content_type.encode()),
+               (b"content-length", str(len(response.body)).encode())]
+    headers += [(k.encode(), v.encode()) for k, v in response.headers]
+    await send({"type": "http.response.start", "status": response.status, "headers": headers})
+    await send({"type": "http.response.body", "body": response.body})

@@ -1,0 +1,112 @@
+"""What the HTTP front end (and the CLI) need from a control plane, at the wire level: plain dicts.
+
+``Backend`` is the one seam between ``kbatch serve`` and the library: every REST verb on a kind
+(identified by its ``ApiInfo``), a watch stream of dict events, and the kbatch extensions (clock,
+fault injection, logs, snapshots). :class:`kbatch.server.facade.ControlPlaneBackend` implements it
+over an in-process ``ControlPlane``; the CLI's remote mode implements the same calls over HTTP.
+
+Every method raises ``kbatch.api.errors.StatusError`` subclasses for API failures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from kbatch.api.base import ApiInfo
+from kbatch.api.registry import Registry
+
+__all__ = ["Backend", "DeleteOptions", "DictWatch", "WatchOptions", "WriteOptions"]
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOptions:
+    """``dryRun=All`` and ``fieldValidation=Strict|Warn|Ignore`` (KEP-2885)."""
+
+    dry_run: bool = False
+    field_validation: str = "Strict"
+    warnings: list[str] = field(default_factory=list)  # filled by the backend for ``Warn``
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteOptions:
+    propagation_policy: str | None = None  # Background | Foreground | Orphan
+    grace_period_seconds: int | None = None
+    uid: str | None = None
+    resource_version: str | None = None
+    dry_run: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WatchOptions:
+    label_selector: str | None = None
+    field_selector: str | None = None
+    resource_version: str | None = None
+    allow_bookmarks: bool = False
+
+
+class DictWatch(Protocol):
+    """A pull-based stream of ``{"type": ..., "object": {...}}`` events."""
+
+    def poll(self) -> list[Obj]: ...
+
+    def set_notify(self, fn: Callable[[], None] | None) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Backend(Protocol):
+    registry: Registry
+
+    def now(self) -> datetime:
+        """The control plane's current time (virtual or real): what AGE is measured against."""
+        ...
+
+    def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj: ...
+
+    def get(self, info: ApiInfo, namespace: str | None, name: str) -> Obj: ...
+
+    def list(self, info: ApiInfo, namespace: str | None, *, label_selector: str | None = None,
+             field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
+             resource_version: str | None = None) -> Obj:
+        """A ``<Kind>List`` dict with ``metadata.resourceVersion`` (and ``continue``)."""
+        ...
+
+    def update(self, info: ApiInfo, namespace: str | None, name: str, body: Obj, opts: WriteOptions,
+               *, subresource: str | None = None) -> Obj: ...
+
+    def patch(self, info: ApiInfo, namespace: str | None, name: str, patch: Any, patch_type: str,
+              opts: WriteOptions, *, subresource: str | None = None) -> Obj:
+        """``patch_type`` is ``merge``, ``json`` or ``strategic``."""
+        ...
+
+    def delete(self, info: ApiInfo, namespace: str | None, name: str, opts: DeleteOptions) -> Obj | None:
+        """The object while it still exists (terminating), ``None`` once gone."""
+        ...
+
+    def watch(self, info: ApiInfo, namespace: str | None, opts: WatchOptions) -> DictWatch: ...
+
+    def settle(self) -> None:
+        """Run the controllers until idle at the current instant (after every write)."""
+        ...
+
+    # --- kbatch extensions (``/apis/kbatch.dev/v1alpha1``) ---------------------------------------
+
+    def clock(self) -> Obj:
+        """``{"virtual": bool, "now": RFC 3339}``."""
+        ...
+
+    def advance(self, seconds: float | None, *, until_idle: bool = False) -> Obj:
+        """Move virtual time; ``until_idle`` runs until no timer is left (bounded by ``seconds``)."""
+        ...
+
+    def pod_log(self, namespace: str, name: str, container: str | None = None) -> str: ...
+
+    def action(self, name: str, args: Obj) -> Obj:
+        """Fault injection and cluster actions (``nodes-add``, ``fail-pod``, ``evict-pod``,
+        ``condition-pod``, ``node-down``, ``node-up``, ``node-taint``, ``reset``, ``trace``)."""
+        ...

@@ -1,0 +1,80 @@
+"""Legacy discovery documents: ``/api``, ``/apis``, ``/api/v1``, ``/apis/G``, ``/apis/G/V``.
+
+Shapes from k8s.io/apimachinery ``pkg/apis/meta/v1/types.go`` (``APIVersions``, ``APIGroupList``,
+``APIGroup``, ``APIResourceList``, ``APIResource``). Aggregated discovery (``apidiscovery.k8s.io/v2``)
+is not served: clients that ask for it accept plain JSON and fall back to these documents
+(KEP-3352). The first registered version of a group is its preferred version.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbatch.api.base import ApiInfo
+from kbatch.api.registry import Registry
+
+__all__ = ["VERBS", "api_group", "api_group_list", "api_resource_list", "api_versions", "group_versions"]
+
+VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+KBATCH_GROUP = "kbatch.dev"
+KBATCH_VERSION = "v1alpha1"
+
+
+def group_versions(registry: Registry) -> dict[str, list[str]]:
+    """group → versions in registration order (the core group is ``""``)."""
+    out: dict[str, list[str]] = {}
+    for spec in registry:
+        versions = out.setdefault(spec.info.group, [])
+        if spec.info.version not in versions:
+            versions.append(spec.info.version)
+    return out
+
+
+def api_versions() -> dict[str, Any]:
+    return {"kind": "APIVersions", "versions": ["v1"],
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": ""}]}
+
+
+def api_group(group: str, versions: list[str]) -> dict[str, Any]:
+    gvs = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions]
+    return {"kind": "APIGroup", "apiVersion": "v1", "name": group, "versions": gvs,
+            "preferredVersion": gvs[0]}
+
+
+def api_group_list(registry: Registry) -> dict[str, Any]:
+    groups = [api_group(g, vs) for g, vs in group_versions(registry).items() if g]
+    groups.append(api_group(KBATCH_GROUP, [KBATCH_VERSION]))
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+
+
+def _resource(info: ApiInfo) -> list[dict[str, Any]]:
+    main: dict[str, Any] = {
+        "name": info.plural, "singularName": info.singular or info.kind.lower(),
+        "namespaced": info.namespaced, "kind": info.kind, "verbs": VERBS,
+    }
+    if info.short_names:
+        main["shortNames"] = list(info.short_names)
+    if info.categories:
+        main["categories"] = list(info.categories)
+    out = [main]
+    subresources = list(info.subresources)
+    if (info.group, info.kind) == ("", "Pod") and "log" not in subresources:
+        subresources.append("log")
+    for sub in subresources:
+        verbs = ["get"] if sub == "log" else ["get", "patch", "update"]
+        out.append({"name": f"{info.plural}/{sub}", "singularName": "", "namespaced": info.namespaced,
+                    "kind": "Pod" if sub == "log" else info.kind, "verbs": verbs})
+    return out
+
+
+def api_resource_list(registry: Registry, group: str, version: str) -> dict[str, Any] | None:
+    """The resources of one group version, or ``None`` when it is not served."""
+    infos = [s.info for s in registry if s.info.group == group and s.info.version == version]
+    if not infos and (group, version) != (KBATCH_GROUP, KBATCH_VERSION):
+        return None
+    resources = [r for info in infos for r in _resource(info)]
+    if (group, version) == (KBATCH_GROUP, KBATCH_VERSION):
+        resources = [{"name": "clock", "singularName": "clock", "namespaced": False, "kind": "Clock",
+                      "verbs": ["get", "create"]}]
+    gv = f"{group}/{version}" if group else version
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}

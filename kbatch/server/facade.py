@@ -1,0 +1,243 @@
+"""``ControlPlaneBackend``: the :class:`~kbatch.server.backend.Backend` over an in-process ControlPlane.
+
+Wire dicts are decoded into the registry's models (under ``fieldValidation``), sent through the
+control plane's typed client, and encoded back with ``to_dict()``. The same object serves
+``kbatch serve`` and the CLI's local mode. Also here: building, saving and restoring the control
+plane of a state directory (store snapshot + a small JSON of clock time and seed, written so that a
+crash leaves the previous pair intact).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from kbatch.api.base import ApiInfo, format_time, parse_time
+from kbatch.api.errors import BadRequest, NotFound, StatusError
+from kbatch.api.registry import KindSpec
+from kbatch.apiserver.client import Preconditions
+from kbatch.server import actions
+from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
+from kbatch.server.decode import decode_object
+
+__all__ = ["ControlPlaneBackend", "new_control_plane", "restore_control_plane", "save_control_plane"]
+
+Obj = dict[str, Any]
+UNTIL_IDLE_LIMIT = 24 * 3600.0
+
+
+# --- state directory files ------------------------------------------------------------------
+
+def new_control_plane(*, controllers: str | None = None, seed: int = 0, clock: str = "virtual",
+                      start: datetime | None = None, store: Any = None) -> Any:
+    from kbatch.runtime.controlplane import ControlPlane
+
+    kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock}
+    if start is not None:
+        kwargs["start"] = start
+    if store is not None:
+        kwargs["store"] = store
+    return ControlPlane(**kwargs)
+
+
+MAGIC = b"KBATCH-STATE 1\n"
+
+
+def save_control_plane(cp: Any, path: str | os.PathLike[str]) -> None:
+    """One file: a magic line, a JSON line (clock time, seed), then the store snapshot bytes.
+    Written to a temporary file in the same directory, fsynced, then renamed over ``path``: a
+    killed process leaves either the old file or the new one, never a mix."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".snap-") as work:
+        store_file = Path(work) / "store"
+        cp.store.snapshot(str(store_file))
+        meta = {"now": cp.now().isoformat(), "seed": cp.seed}
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}-")
+        with os.fdopen(fd, "wb") as out:
+            out.write(MAGIC + json.dumps(meta).encode() + b"\n" + store_file.read_bytes())
+            out.flush()
+            os.fsync(out.fileno())
+    os.replace(tmp, target)
+
+
+def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | None = None,
+                          clock: str = "virtual") -> Any:
+    from kbatch.store import MemoryStore
+
+    source = Path(path)
+    try:
+        data = source.read_bytes()
+    except OSError as err:
+        raise BadRequest(f"cannot read the snapshot {source}: {err.strerror}") from None
+    if not data.startswith(MAGIC):
+        raise BadRequest(f"{source} is not a kbatch snapshot")
+    header, _, body = data[len(MAGIC):].partition(b"\n")
+    try:
+        meta = json.loads(header)
+    except ValueError:
+        raise BadRequest(f"{source} is not a kbatch snapshot (bad header)") from None
+    store = MemoryStore()
+    with tempfile.TemporaryDirectory(prefix="kbatch-restore-") as work:
+        store_file = Path(work) / "store"
+        store_file.write_bytes(body)
+        try:
+            store.restore(str(store_file))
+        except Exception as err:
+            raise BadRequest(f"cannot restore the snapshot {source}: {err}") from None
+    start = parse_time(meta["now"]) if meta.get("now") and clock == "virtual" else None
+    seed = int(meta.get("seed", 0))
+    return new_control_plane(controllers=controllers, seed=seed, clock=clock, start=start, store=store)
+
+
+# --- the backend ------------------------------------------------------------------------------
+
+class _DictWatch:
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def poll(self) -> list[Obj]:
+        return [{"type": e.type, "object": e.object.to_dict()} for e in self._stream.poll()]
+
+    def set_notify(self, fn: Callable[[], None] | None) -> None:
+        self._stream.set_notify(fn)
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+class ControlPlaneBackend:
+    def __init__(self, control_plane: Any) -> None:
+        self.control_plane = control_plane
+        self.registry = control_plane.registry
+
+    @property
+    def _client(self) -> Any:
+        return self.control_plane.client
+
+    def _spec(self, info: ApiInfo) -> KindSpec:
+        return self.registry.for_gvk(info.api_version, info.kind)
+
+    def _model(self, info: ApiInfo) -> Any:
+        return self._spec(info).model
+
+    def _ns(self, info: ApiInfo, namespace: str | None) -> str | None:
+        return namespace if info.namespaced else None
+
+    def now(self) -> datetime:
+        return self.control_plane.now()
+
+    def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj:
+        obj = decode_object(self._spec(info), body, opts.field_validation, opts.warnings)
+        if info.namespaced and namespace and not obj.metadata.namespace:
+            obj.metadata.namespace = namespace
+        return self._client.create(obj, dry_run=opts.dry_run).to_dict()
+
+    def get(self, info: ApiInfo, namespace: str | None, name: str) -> Obj:
+        return self._client.get(self._model(info), name, self._ns(info, namespace)).to_dict()
+
+    def list(self, info: ApiInfo, namespace: str | None, *, label_selector: str | None = None,
+             field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
+             resource_version: str | None = None) -> Obj:
+        result = self._client.list(self._model(info), self._ns(info, namespace),
+                                   label_selector=label_selector,
+                                   field_selector=field_selector, limit=limit, continue_=continue_,
+                                   resource_version=resource_version)
+        items = [item.to_dict() for item in result.items]
+        meta = result.metadata.to_dict() if result.metadata is not None else {}
+        return {"kind": info.kind + "List", "apiVersion": info.api_version, "metadata": meta, "items": items}
+
+    def update(self, info: ApiInfo, namespace: str | None, name: str, body: Obj, opts: WriteOptions,
+               *, subresource: str | None = None) -> Obj:
+        obj = decode_object(self._spec(info), body, opts.field_validation, opts.warnings)
+        if subresource == "status":
+            return self._client.update_status(obj, dry_run=opts.dry_run).to_dict()
+        return self._client.update(obj, dry_run=opts.dry_run).to_dict()
+
+    def patch(self, info: ApiInfo, namespace: str | None, name: str, patch: Any, patch_type: str,
+              opts: WriteOptions, *, subresource: str | None = None) -> Obj:
+        if patch_type not in ("merge", "json", "strategic"):
+            raise BadRequest(f"unknown patch type {patch_type!r}")
+        if patch_type == "json" and not isinstance(patch, list):
+            raise BadRequest("a JSON patch must be a list of operations")
+        if patch_type != "json" and not isinstance(patch, dict):
+            raise BadRequest("a merge patch must be a JSON object")
+        model, ns = self._model(info), self._ns(info, namespace)
+        if subresource == "status":
+            out = self._client.patch_status(model, name, patch, ns, patch_type=patch_type,
+                                            dry_run=opts.dry_run)
+        else:
+            out = self._client.patch(model, name, patch, ns, patch_type=patch_type, dry_run=opts.dry_run)
+        return out.to_dict()
+
+    def delete(self, info: ApiInfo, namespace: str | None, name: str, opts: DeleteOptions) -> Obj | None:
+        pre = None
+        if opts.uid or opts.resource_version:
+            pre = Preconditions(uid=opts.uid, resource_version=opts.resource_version)
+        out = self._client.delete(self._model(info), name, self._ns(info, namespace),
+                                  propagation_policy=opts.propagation_policy,
+                                  grace_period_seconds=opts.grace_period_seconds, preconditions=pre,
+                                  dry_run=opts.dry_run)
+        return None if out is None else out.to_dict()
+
+    def watch(self, info: ApiInfo, namespace: str | None, opts: WatchOptions) -> _DictWatch:
+        stream = self._client.watch(self._model(info), self._ns(info, namespace),
+                                    label_selector=opts.label_selector, field_selector=opts.field_selector,
+                                    resource_version=opts.resource_version,
+                                    allow_bookmarks=opts.allow_bookmarks)
+        return _DictWatch(stream)
+
+    def settle(self) -> None:
+        self.control_plane.run_until_idle()
+
+    # --- extensions -------------------------------------------------------------------------------
+    def clock(self) -> Obj:
+        cp = self.control_plane
+        return {"kind": "Clock", "apiVersion": "kbatch.dev/v1alpha1", "virtual": bool(cp.clock.is_virtual),
+                "now": format_time(cp.now()), "nowMicro": cp.now().isoformat()}
+
+    def advance(self, seconds: float | None, *, until_idle: bool = False, wait_for: Obj | None = None) -> Obj:
+        cp = self.control_plane
+        if not cp.clock.is_virtual:
+            raise BadRequest("this control plane runs on the real clock; time cannot be advanced")
+        start = cp.clock.now()
+        met = None
+        if wait_for is not None:
+            predicate = actions.wait_predicate(self, wait_for)
+            try:
+                cp.wait_for(predicate, seconds if seconds is not None else 3600.0)
+                met = True
+            except TimeoutError:
+                met = False
+        elif until_idle:
+            try:
+                cp.wait_for(lambda: cp.timers.next_deadline() is None,
+                            seconds if seconds is not None else UNTIL_IDLE_LIMIT)
+                met = True
+            except TimeoutError:
+                met = False
+        else:
+            cp.advance(seconds or 0.0)
+        out = self.clock() | {"advancedSeconds": cp.clock.now() - start}
+        if met is not None:
+            out["met"] = met
+        return out
+
+    def pod_log(self, namespace: str, name: str, container: str | None = None) -> str:
+        return actions.pod_log(self, namespace, name, container)
+
+    def action(self, name: str, args: Obj) -> Obj:
+        handler = actions.ACTIONS.get(name)
+        if handler is None:
+            raise NotFound(f"unknown kbatch action {name!r}; known: {', '.join(sorted(actions.ACTIONS))}")
+        try:
+            return handler(self, args)
+        except StatusError:
+            raise
+        except (KeyError, TypeError, ValueError) as err:
+            raise BadRequest(f"action {name}: {err}") from None

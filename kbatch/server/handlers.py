@@ -1,0 +1,193 @@
+"""The REST verbs on a resource path (k8s.io/apiserver ``pkg/endpoints/handlers``), over a Backend.
+
+Each handler checks the request the way kube-apiserver does before storage sees it (namespace and
+name in the body agree with the path, the PATCH content type, dryRun and fieldValidation values),
+then calls the backend, then settles the control plane so that reactions due now are visible.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kbatch.api.errors import BadRequest, FieldError, Invalid, MethodNotAllowed, UnsupportedMediaType
+from kbatch.server.backend import Backend, DeleteOptions, WriteOptions
+from kbatch.server.http import Request, Response, json_response
+from kbatch.server.routing import ResourcePath
+from kbatch.server.table import build_table, table_accepted
+
+__all__ = ["PATCH_TYPES", "handle_resource", "write_options"]
+
+PATCH_TYPES = {
+    "application/merge-patch+json": "merge",
+    "application/json-patch+json": "json",
+    "application/strategic-merge-patch+json": "strategic",
+}
+APPLY_PATCH = "application/apply-patch+yaml"
+
+
+def write_options(req: Request) -> WriteOptions:
+    dry = req.query.get("dryRun") or []
+    if any(v != "All" for v in dry):
+        raise BadRequest(f'unsupported dryRun value {dry[-1]!r}: only "All" is supported')
+    validation = req.param("fieldValidation") or "Strict"
+    if validation not in ("Strict", "Warn", "Ignore"):
+        raise BadRequest(f'fieldValidation must be one of "Ignore", "Warn" or "Strict", got "{validation}"')
+    return WriteOptions(dry_run=bool(dry), field_validation=validation)
+
+
+def _check_identity(rp: ResourcePath, body: Any, name: str | None) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise BadRequest("the body of the request must be a JSON object")
+    meta = body.setdefault("metadata", {})
+    if not isinstance(meta, dict):
+        raise BadRequest("metadata must be an object")
+    info = rp.spec.info
+    kind, api_version = body.get("kind", info.kind), body.get("apiVersion", info.api_version)
+    if kind != info.kind or api_version != info.api_version:
+        raise BadRequest(f"the API version in the data ({body.get('apiVersion')}) does not match the "
+                         f"expected API version ({info.api_version}) or kind {body.get('kind')} is not "
+                         f"{info.kind}")
+    body.setdefault("kind", info.kind)
+    body.setdefault("apiVersion", info.api_version)
+    if rp.namespace is not None:
+        if meta.get("namespace") not in (None, "", rp.namespace):
+            raise BadRequest("the namespace of the provided object does not match the namespace sent "
+                             "on the request")
+        meta["namespace"] = rp.namespace
+    if name is not None and meta.get("name") not in (None, name):
+        raise BadRequest("the name of the object does not match the name on the URL")
+    if name is not None:
+        meta["name"] = name
+    return body
+
+
+def _warn_headers(opts: WriteOptions) -> tuple[tuple[str, str], ...]:
+    return tuple(("warning", f'299 - "{w}"') for w in opts.warnings)
+
+
+def _deleted(rp: ResourcePath, name: str, obj: dict[str, Any] | None) -> Response:
+    if obj is not None:
+        return json_response(obj)
+    info = rp.spec.info
+    return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                          "details": {"name": name, "group": info.group, "kind": info.plural}})
+
+
+def _delete_options(req: Request) -> DeleteOptions:
+    body: dict[str, Any] = {}
+    if req.body.strip():
+        body = req.json()
+        if not isinstance(body, dict):
+            raise BadRequest("DeleteOptions must be a JSON object")
+    pre = body.get("preconditions") or {}
+    grace = body.get("gracePeriodSeconds", req.int_param("gracePeriodSeconds"))
+    policy = body.get("propagationPolicy") or req.param("propagationPolicy")
+    if body.get("orphanDependents") is True or req.param("orphanDependents") == "true":
+        policy = policy or "Orphan"
+    if policy not in (None, "Background", "Foreground", "Orphan"):
+        raise Invalid.of("DeleteOptions", "", [FieldError.not_supported(
+            "propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"])])
+    dry = body.get("dryRun") or req.query.get("dryRun") or []
+    return DeleteOptions(propagation_policy=policy, grace_period_seconds=grace, uid=pre.get("uid"),
+                         resource_version=pre.get("resourceVersion"), dry_run=bool(dry))
+
+
+def _render(backend: Backend, req: Request, rp: ResourcePath, obj: dict[str, Any], *, many: bool) -> Response:
+    if not table_accepted(req.headers.get("accept", "")):
+        return json_response(obj)
+    include = req.param("includeObject") or "Metadata"
+    if include not in ("None", "Metadata", "Object"):
+        raise BadRequest(f"includeObject must be None, Metadata or Object, got {include!r}")
+    objects = obj.get("items") or [] if many else [obj]
+    info = rp.spec.info
+    meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k in ("resourceVersion", "continue")} \
+        if many else {"resourceVersion": (obj.get("metadata") or {}).get("resourceVersion", "")}
+    return json_response(build_table(objects, info.group, info.kind, backend.now(),
+                                     include_object=include, list_metadata=meta))  # type: ignore[arg-type]
+
+
+def _list(backend: Backend, req: Request, rp: ResourcePath) -> Response:
+    if req.param("resourceVersionMatch") and not req.param("resourceVersion"):
+        raise Invalid.of("ListOptions", "", [FieldError.forbidden(
+            "resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided")])
+    result = backend.list(rp.spec.info, rp.namespace, label_selector=req.param("labelSelector"),
+                          field_selector=req.param("fieldSelector"), limit=req.int_param("limit") or None,
+                          continue_=req.param("continue") or None,
+                          resource_version=req.param("resourceVersion") or None)
+    return _render(backend, req, rp, result, many=True)
+
+
+def _patch(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Response:
+    ctype = req.content_type
+    if ctype == APPLY_PATCH:
+        raise UnsupportedMediaType(
+            "server-side apply (application/apply-patch+yaml) is not supported by kbatch serve yet; "
+            "use client-side apply (kubectl apply without --server-side) or a merge patch")
+    if ctype not in PATCH_TYPES:
+        raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media '
+                                   f'types include: {", ".join(PATCH_TYPES)}')
+    patch = req.json()
+    opts = write_options(req)
+    out = backend.patch(rp.spec.info, rp.namespace, name, patch, PATCH_TYPES[ctype], opts,
+                        subresource=rp.subresource)
+    if not opts.dry_run:
+        backend.settle()
+    return json_response(out, headers=_warn_headers(opts))
+
+
+def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Response:
+    """Every verb but watch (which streams; see :mod:`kbatch.server.watch`)."""
+    info, method, name = rp.spec.info, req.method, rp.name
+    if rp.subresource == "log":
+        if method != "GET" or name is None:
+            raise MethodNotAllowed(f"{method} is not supported on pods/log")
+        text = backend.pod_log(rp.namespace or "default", name, req.param("container"))
+        return Response(200, text.encode(), content_type="text/plain")
+    if name is None:
+        if method == "GET":
+            return _list(backend, req, rp)
+        if method == "POST":
+            opts = write_options(req)
+            body = _check_identity(rp, req.json(), None)
+            out = backend.create(info, rp.namespace, body, opts)
+            if not opts.dry_run:
+                backend.settle()
+            return json_response(out, 201, _warn_headers(opts))
+        if method == "DELETE":
+            return _delete_collection(backend, req, rp)
+        raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
+    if method == "GET":
+        return _render(backend, req, rp, backend.get(info, rp.namespace, name), many=False)
+    if method == "PUT":
+        opts = write_options(req)
+        body = _check_identity(rp, req.json(), name)
+        out = backend.update(info, rp.namespace, name, body, opts, subresource=rp.subresource)
+        if not opts.dry_run:
+            backend.settle()
+        return json_response(out, headers=_warn_headers(opts))
+    if method == "PATCH":
+        return _patch(backend, req, rp, name)
+    if method == "DELETE" and rp.subresource is None:
+        opts = _delete_options(req)
+        out = backend.delete(info, rp.namespace, name, opts)
+        if not opts.dry_run:
+            backend.settle()
+        return _deleted(rp, name, out)
+    raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
+
+
+def _delete_collection(backend: Backend, req: Request, rp: ResourcePath) -> Response:
+    opts = _delete_options(req)
+    listed = backend.list(rp.spec.info, rp.namespace, label_selector=req.param("labelSelector"),
+                          field_selector=req.param("fieldSelector"))
+    for item in listed.get("items") or []:
+        meta = item.get("metadata") or {}
+        backend.delete(rp.spec.info, meta.get("namespace"), meta.get("name", ""), opts)
+    if not opts.dry_run:
+        backend.settle()
+    return json_response(listed)
+
+
+def encode_event(event: dict[str, Any]) -> bytes:
+    return json.dumps(event, separators=(",", ":")).encode() + b"\n"

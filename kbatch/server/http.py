@@ -1,0 +1,104 @@
+"""Minimal HTTP plumbing over raw ASGI: a parsed ``Request`` and JSON/Status responses.
+
+No framework: the app needs a dozen routes, streaming for watches, and full control over error
+bodies (always a ``Status``, k8s.io/apimachinery ``pkg/api/errors``), which a raw ASGI callable
+gives with less code than an adapter would.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, unquote
+
+from kbatch.api.errors import BadRequest, StatusError
+
+__all__ = ["MAX_BODY", "Request", "Response", "json_response", "read_request", "status_response"]
+
+MAX_BODY = 16 * 1024 * 1024  # 16 MiB; etcd's default request limit is 1.5 MiB per object
+
+Scope = dict[str, Any]
+
+
+@dataclass(slots=True)
+class Request:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: bytes
+
+    def param(self, name: str, default: str | None = None) -> str | None:
+        values = self.query.get(name)
+        return values[-1] if values else default
+
+    def flag(self, name: str) -> bool:
+        return (self.param(name) or "").lower() in ("1", "true", "yes")
+
+    def int_param(self, name: str) -> int | None:
+        value = self.param(name)
+        if value in (None, ""):
+            return None
+        try:
+            return int(value)
+        except ValueError:
+            raise BadRequest(f'invalid value for query parameter {name}: "{value}"') from None
+
+    def json(self) -> Any:
+        if not self.body:
+            raise BadRequest("the request body is empty; an object is required")
+        try:
+            return json.loads(self.body)
+        except (ValueError, UnicodeDecodeError) as err:
+            raise BadRequest(f"the body of the request was in an unknown format: {err}") from None
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+@dataclass(slots=True)
+class Response:
+    status: int
+    body: bytes
+    content_type: str = "application/json"
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+async def read_request(scope: Scope, receive: Any) -> Request:
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    chunks, size = [], 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise _TooLarge()
+        chunks.append(chunk)
+        more = message.get("more_body", False)
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+    return Request(scope["method"].upper(), unquote(scope.get("path", "/")), query, headers, b"".join(chunks))
+
+
+class _TooLarge(StatusError):
+    code, reason = 413, "RequestEntityTooLarge"
+
+    def __init__(self) -> None:
+        super().__init__(f"the request body is larger than {MAX_BODY} bytes")
+
+
+def json_response(obj: Any, status: int = 200, headers: tuple[tuple[str, str], ...] = ()) -> Response:
+    return Response(status, json.dumps(obj, separators=(",", ":")).encode(), headers=headers)
+
+
+def status_response(err: StatusError) -> Response:
+    body = err.status.to_dict()
+    headers: tuple[tuple[str, str], ...] = ()
+    retry = err.details.retry_after_seconds if err.details else None
+    if retry:
+        headers = (("retry-after", str(retry)),)
+    return json_response(body, err.code, headers)

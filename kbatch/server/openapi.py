@@ -1,0 +1,128 @@
+"""OpenAPI documents, enough for ``kubectl apply`` (validation), ``kubectl explain`` and clients.
+
+``kubectl apply`` (default ``--validate=strict``) asks ``/openapi/v3`` for the group version of each
+object and looks for a PATCH operation tagged ``x-kubernetes-group-version-kind`` with a
+``fieldValidation`` parameter; when found it leaves validation to the server
+(k8s.io/cli-runtime ``pkg/resource/query_param_verifier_v3.go``). The schemas under
+``components.schemas`` come from the pydantic models (so ``kubectl explain`` has something to read);
+strategic-merge-patch is not advertised, so kubectl computes apply patches from its compiled-in
+types (k8s.io/kubectl ``pkg/cmd/apply/patcher.go``). ``/openapi/v2`` is a small JSON document
+with the same operations (kubectl asks v2 for protobuf and falls back when it cannot parse it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from kbatch.api.base import ApiInfo
+from kbatch.api.registry import KindSpec, Registry
+from kbatch.server.discovery import group_versions
+
+__all__ = ["OpenAPI"]
+
+_QUERY = [("dryRun", "string"), ("fieldManager", "string"), ("fieldValidation", "string"),
+          ("pretty", "string")]
+_PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json"]
+
+
+def _gv_path(group: str, version: str) -> str:
+    return f"apis/{group}/{version}" if group else f"api/{version}"
+
+
+def _gvk(info: ApiInfo) -> dict[str, str]:
+    return {"group": info.group, "version": info.version, "kind": info.kind}
+
+
+def _params(extra: list[tuple[str, str]] = ()) -> list[dict[str, Any]]:  # type: ignore[assignment]
+    return [{"name": n, "in": "query", "schema": {"type": t}, "uniqueItems": True} for n, t in
+            [*_QUERY, *extra]]
+
+
+def _operations(info: ApiInfo, ref: str) -> dict[str, dict[str, Any]]:
+    """path → operations for one kind (collection, item, status)."""
+    base = "/" + _gv_path(info.group, info.version)
+    scope = base + ("/namespaces/{namespace}" if info.namespaced else "")
+    item = f"{scope}/{info.plural}/{{name}}"
+    body = {"content": {"application/json": {"schema": {"$ref": ref}}}}
+    ok = {"200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": ref}}}}}
+
+    def op(action: str, **extra: Any) -> dict[str, Any]:
+        return {"x-kubernetes-action": action, "x-kubernetes-group-version-kind": _gvk(info),
+                "parameters": _params(), "responses": ok, **extra}
+
+    patch_body = {"content": {t: {"schema": {"type": "object"}} for t in _PATCH_TYPES}}
+    paths = {
+        f"{scope}/{info.plural}": {"get": op("list"), "post": op("post", requestBody=body)},
+        item: {"get": op("get"), "put": op("put", requestBody=body), "delete": op("delete"),
+               "patch": op("patch", requestBody=patch_body)},
+    }
+    for sub in info.subresources:
+        paths[f"{item}/{sub}"] = {"get": op("get"), "put": op("put", requestBody=body),
+                                  "patch": op("patch", requestBody=patch_body)}
+    return paths
+
+
+def _schemas(spec: KindSpec) -> tuple[str, dict[str, Any]]:
+    name = f"{spec.info.group or 'core'}.{spec.info.version}.{spec.info.kind}"
+    try:
+        schema = spec.model.model_json_schema(by_alias=True, mode="serialization",
+                                              ref_template="#/components/schemas/{model}")
+    except Exception:  # a model pydantic cannot describe still gets an open schema
+        schema = {"type": "object"}
+    defs = schema.pop("$defs", {})
+    schema["x-kubernetes-group-version-kind"] = [_gvk(spec.info)]
+    return name, {**defs, name: schema}
+
+
+class OpenAPI:
+    """Builds and caches the documents for one registry."""
+
+    def __init__(self, registry: Registry) -> None:
+        self._registry = registry
+        self._v3: dict[str, bytes] = {}
+
+    def v3_root(self) -> dict[str, Any]:
+        paths = {}
+        for group, versions in group_versions(self._registry).items():
+            for version in versions:
+                gv = _gv_path(group, version)
+                digest = hashlib.sha256(self.v3_document(gv) or b"").hexdigest()[:16].upper()
+                paths[gv] = {"serverRelativeURL": f"/openapi/v3/{gv}?hash={digest}"}
+        return {"paths": paths}
+
+    def v3_document(self, gv_path: str) -> bytes | None:
+        if gv_path not in self._v3:
+            doc = self._build_v3(gv_path)
+            if doc is None:
+                return None
+            self._v3[gv_path] = json.dumps(doc).encode()
+        return self._v3[gv_path]
+
+    def _specs(self, gv_path: str) -> list[KindSpec]:
+        return [s for s in self._registry if _gv_path(s.info.group, s.info.version) == gv_path]
+
+    def _build_v3(self, gv_path: str) -> dict[str, Any] | None:
+        specs = self._specs(gv_path)
+        if not specs:
+            return None
+        paths: dict[str, Any] = {}
+        schemas: dict[str, Any] = {}
+        for spec in specs:
+            name, defs = _schemas(spec)
+            schemas.update(defs)
+            paths.update(_operations(spec.info, f"#/components/schemas/{name}"))
+        return {"openapi": "3.0.0", "info": {"title": "Kubernetes (kbatch)", "version": "v1.32.0"},
+                "paths": paths, "components": {"schemas": schemas}}
+
+    def v2_document(self) -> dict[str, Any]:
+        paths: dict[str, Any] = {}
+        for spec in self._registry:
+            for path, ops in _operations(spec.info, "#/definitions/object").items():
+                paths[path] = {verb: {k: v for k, v in op.items() if k not in ("requestBody", "responses")}
+                               | {"consumes": _PATCH_TYPES if verb == "patch" else ["application/json"],
+                                  "responses": {"200": {"description": "OK"}}}
+                               for verb, op in ops.items()}
+        return {"swagger": "2.0", "info": {"title": "Kubernetes (kbatch)", "version": "v1.32.0"},
+                "paths": paths, "definitions": {"object": {"type": "object"}}}

@@ -1,0 +1,64 @@
+"""``meta.k8s.io/v1`` ``Table`` responses (what ``kubectl get`` asks for).
+
+Shape from k8s.io/apimachinery ``pkg/apis/meta/v1/types.go`` (``Table``, ``TableRow``,
+``TableOptions``): ``columnDefinitions`` then ``rows[].cells``; each row's ``object`` is a
+``PartialObjectMetadata`` by default (``includeObject=Metadata``), the whole object with
+``includeObject=Object``, absent with ``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any, Literal
+
+from kbatch.server.printers import printer_for
+
+__all__ = ["IncludeObject", "build_table", "table_accepted"]
+
+IncludeObject = Literal["None", "Metadata", "Object"]
+
+
+def table_accepted(accept: str) -> bool:
+    """True when the Accept header asks for ``as=Table`` in group ``meta.k8s.io``."""
+    for part in accept.split(","):
+        params = {p.strip().partition("=")[0]: p.strip().partition("=")[2] for p in part.split(";")[1:]}
+        if params.get("as") == "Table" and params.get("g", "meta.k8s.io") == "meta.k8s.io":
+            return True
+    return False
+
+
+def _row_object(obj: dict[str, Any], include: IncludeObject) -> dict[str, Any] | None:
+    if include == "Object":
+        return obj
+    if include == "None":
+        return None
+    return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+            "metadata": obj.get("metadata") or {}}
+
+
+def build_table(
+    objects: Iterable[dict[str, Any]],
+    group: str,
+    kind: str,
+    now: datetime,
+    *,
+    include_object: IncludeObject = "Metadata",
+    list_metadata: dict[str, Any] | None = None,
+    headers: bool = True,
+) -> dict[str, Any]:
+    printer = printer_for(group, kind)
+    rows = []
+    for obj in objects:
+        row: dict[str, Any] = {"cells": printer.cells(obj, now)}
+        embedded = _row_object(obj, include_object)
+        if embedded is not None:
+            row["object"] = embedded
+        rows.append(row)
+    return {
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": list_metadata or {},
+        "columnDefinitions": [c.to_dict() for c in printer.columns] if headers else [],
+        "rows": rows,
+    }

@@ -1,0 +1,161 @@
+"""Watch streams over HTTP: newline-delimited JSON events on a chunked 200 response.
+
+As kube-apiserver (k8s.io/apiserver ``pkg/endpoints/handlers/watch.go``; api-concepts "Efficient
+detection of changes"): events ``{"type", "object"}``; with ``allowWatchBookmarks`` an idle stream
+gets ``BOOKMARK`` events carrying only ``metadata.resourceVersion``; a too-old ``resourceVersion``
+yields one ``ERROR`` event whose object is a 410 ``Expired`` Status, then the stream ends;
+``timeoutSeconds`` ends the stream cleanly. Streaming lists (``sendInitialEvents``, KEP-3157) are
+rejected with 422 so clients fall back to list+watch.
+
+Each stream is its own coroutine woken by the backend's notify hook: a slow client only blocks its
+own ``send`` (events wait in its own watcher), and a vanished client is noticed through
+``http.disconnect`` and its watcher closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from kbatch.api.errors import Expired, FieldError, Invalid, StatusError
+from kbatch.server.backend import Backend, WatchOptions
+from kbatch.server.handlers import encode_event
+from kbatch.server.http import Request
+from kbatch.server.routing import ResourcePath
+from kbatch.server.table import build_table, table_accepted
+
+__all__ = ["BOOKMARK_INTERVAL", "DEFAULT_TIMEOUT", "Shutdown", "serve_watch", "validate_watch"]
+
+BOOKMARK_INTERVAL = 10.0  # seconds of idleness before a bookmark (upstream: about a minute)
+DEFAULT_TIMEOUT = 1800.0  # upstream's --min-request-timeout
+
+
+class Shutdown:
+    """Server shutdown as watch streams see it: a flag plus the wakers of open streams."""
+
+    def __init__(self) -> None:
+        self.closing = False
+        self._wakers: set[Callable[[], None]] = set()
+
+    def add(self, fn: Callable[[], None]) -> None:
+        self._wakers.add(fn)
+
+    def discard(self, fn: Callable[[], None]) -> None:
+        self._wakers.discard(fn)
+
+    def begin(self) -> None:
+        self.closing = True
+        for fn in list(self._wakers):
+            fn()
+
+
+def validate_watch(req: Request) -> None:
+    if req.flag("sendInitialEvents") or req.param("sendInitialEvents") == "false":
+        raise Invalid.of("ListOptions", "", [FieldError.forbidden(
+            "sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList "
+            "feature gate is enabled (kbatch serve does not implement streaming lists)")])
+    if req.param("resourceVersionMatch"):
+        raise Invalid.of("ListOptions", "", [FieldError.forbidden(
+            "resourceVersionMatch", "resourceVersionMatch is forbidden for watch")])
+
+
+Transform = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _rv(obj: dict[str, Any] | None, default: str = "") -> str:
+    return ((obj or {}).get("metadata") or {}).get("resourceVersion", default)
+
+
+def _transform(backend: Backend, req: Request, rp: ResourcePath) -> Transform:
+    if not table_accepted(req.headers.get("accept", "")):
+        return lambda event: event
+    info = rp.spec.info
+    include = req.param("includeObject") or "Metadata"
+
+    def to_table(event: dict[str, Any]) -> dict[str, Any]:
+        obj = event.get("object") or {}
+        if event.get("type") in ("ERROR", "BOOKMARK"):
+            return event
+        table = build_table([obj], info.group, info.kind, backend.now(),
+                            include_object=include,  # type: ignore[arg-type]
+                            list_metadata={"resourceVersion": _rv(obj)})
+        return {"type": event["type"], "object": table}
+
+    return to_table
+
+
+async def serve_watch(backend: Backend, req: Request, rp: ResourcePath, send: Any, receive: Any,
+                      shutdown: Shutdown | None = None) -> None:
+    validate_watch(req)
+    opts = WatchOptions(label_selector=req.param("labelSelector"), field_selector=req.param("fieldSelector"),
+                        resource_version=req.param("resourceVersion") or None,
+                        allow_bookmarks=req.flag("allowWatchBookmarks"))
+    transform = _transform(backend, req, rp)
+    headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-cache, private")]
+    try:
+        stream = backend.watch(rp.spec.info, rp.namespace, opts)
+    except Expired as err:
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        body = encode_event({"type": "ERROR", "object": err.status.to_dict()})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    timeout = float(req.int_param("timeoutSeconds") or DEFAULT_TIMEOUT)
+    await _pump(stream, transform, send, receive, timeout, rp, bookmarks=opts.allow_bookmarks,
+                shutdown=shutdown or Shutdown())
+
+
+async def _pump(stream: Any, transform: Transform, send: Any, receive: Any,
+                timeout: float, rp: ResourcePath, *, bookmarks: bool, shutdown: Shutdown) -> None:
+    loop = asyncio.get_running_loop()
+    wake = asyncio.Event()
+    gone = asyncio.Event()
+    stream.set_notify(wake.set)
+    shutdown.add(wake.set)
+
+    async def disconnect() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        gone.set()
+        wake.set()
+
+    watcher = asyncio.create_task(disconnect())
+    deadline = loop.time() + timeout
+    last_rv = ""
+    try:
+        while not gone.is_set() and not shutdown.closing:
+            wake.clear()
+            try:
+                events = stream.poll()
+            except StatusError as err:
+                events = [{"type": "ERROR", "object": err.status.to_dict()}]
+            if events:
+                last_rv = _rv(events[-1].get("object"), last_rv)
+                body = b"".join(encode_event(transform(e)) for e in events)
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+                if any(e.get("type") == "ERROR" for e in events):
+                    break
+                continue
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                break
+            try:
+                await asyncio.wait_for(wake.wait(), min(remaining, BOOKMARK_INTERVAL))
+            except TimeoutError:
+                if bookmarks and last_rv:
+                    info = rp.spec.info
+                    mark = {"type": "BOOKMARK", "object": {"kind": info.kind, "apiVersion": info.api_version,
+                                                            "metadata": {"resourceVersion": last_rv}}}
+                    await send({"type": "http.response.body", "body": encode_event(mark), "more_body": True})
+    except OSError:
+        pass  # the client went away mid-write
+    finally:
+        shutdown.discard(wake.set)
+        stream.set_notify(None)
+        stream.close()
+        watcher.cancel()
+    if not gone.is_set():
+        with contextlib.suppress(OSError):
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
