@@ -87,10 +87,10 @@ class NamespaceLifecycle:
         Returns the number of writes."""
         writes = 0
         for name in self.terminating():
-            writes += self._finalize_one(name)
+            writes += self.finalize_one(name)
         return writes
 
-    def _finalize_one(self, namespace: str) -> int:
+    def finalize_one(self, namespace: str) -> int:
         server = self._server
         writes, remaining = 0, 0
         for spec in server.registry:

@@ -1,0 +1,91 @@
+"""The garbage collector's view of the object graph: who owns whom, built from stored metadata.
+
+Upstream keeps the same structure in ``pkg/controller/garbagecollector/graph.go`` (nodes with owners
+and dependents, fed by informers). Here it is fed by one store watch over every kind, and only the
+metadata needed for GC is parsed (``json.loads`` of the stored value, no model validation).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from kbatch.apiserver.kinds import Kind
+
+__all__ = ["Graph", "Node", "Owner"]
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    uid: str
+    api_version: str
+    kind: str
+    name: str
+    block: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    key: bytes
+    kind: Kind
+    namespace: str | None
+    name: str
+    uid: str
+    owners: tuple[Owner, ...]
+    finalizers: tuple[str, ...]
+    deleting: bool
+
+    @staticmethod
+    def parse(key: bytes, kind: Kind, value: bytes) -> Node:
+        meta = json.loads(value).get("metadata") or {}
+        owners = tuple(Owner(r.get("uid", ""), r.get("apiVersion", ""), r.get("kind", ""), r.get("name", ""),
+                             bool(r.get("blockOwnerDeletion")))
+                       for r in meta.get("ownerReferences") or ())
+        return Node(key, kind, meta.get("namespace"), meta.get("name", ""), meta.get("uid", ""), owners,
+                    tuple(meta.get("finalizers") or ()), meta.get("deletionTimestamp") is not None)
+
+
+class Graph:
+    """Nodes by key, keys by uid, dependents (keys) by owner uid."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[bytes, Node] = {}
+        self.by_uid: dict[str, bytes] = {}
+        self.dependents: dict[str, set[bytes]] = {}
+
+    def put(self, node: Node) -> Node | None:
+        old = self.remove(node.key)
+        self.nodes[node.key] = node
+        self.by_uid[node.uid] = node.key
+        for owner in node.owners:
+            self.dependents.setdefault(owner.uid, set()).add(node.key)
+        return old
+
+    def remove(self, key: bytes) -> Node | None:
+        old = self.nodes.pop(key, None)
+        if old is None:
+            return None
+        if self.by_uid.get(old.uid) == key:
+            del self.by_uid[old.uid]
+        for owner in old.owners:
+            deps = self.dependents.get(owner.uid)
+            if deps is not None:
+                deps.discard(key)
+                if not deps:
+                    del self.dependents[owner.uid]
+        return old
+
+    def owner_node(self, dependent: Node, ref: Owner) -> Node | None:
+        """The live owner a reference points at: same uid, name and kind, in a scope it may own from
+        (a namespaced dependent: same namespace or cluster-scoped owner; a cluster-scoped one:
+        cluster-scoped owner only)."""
+        key = self.by_uid.get(ref.uid)
+        owner = self.nodes.get(key) if key is not None else None
+        if owner is None or owner.name != ref.name or owner.kind.info.kind != ref.kind:
+            return None
+        if owner.kind.info.namespaced and owner.namespace != dependent.namespace:
+            return None
+        return owner
+
+    def dependents_of(self, uid: str) -> list[Node]:
+        return [self.nodes[k] for k in sorted(self.dependents.get(uid, ()))]

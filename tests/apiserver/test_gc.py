@@ -1,0 +1,184 @@
+"""Garbage collection: background, foreground (blockOwnerDeletion), orphan, uid mismatch, and a
+state machine checking that GC never leaves an orphan and never deletes an object with a live owner."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
+
+from kbatch.api.errors import NotFound
+from kbatch.apiserver import APIServer, GarbageCollector
+from tests.apiserver.conftest import make_server
+from tests.apiserver.kinds import Widget
+
+
+def owned(server: APIServer, name: str, *owners: Widget, block: bool = False) -> Widget:
+    refs = [{"apiVersion": "v1", "kind": "Widget", "name": o.name, "uid": o.metadata.uid,
+             "blockOwnerDeletion": block} for o in owners]
+    return server.create(Widget.model_validate({"metadata": {"name": name, "namespace": "default",
+                                                             "ownerReferences": refs or None}}))
+
+
+def exists(server: APIServer, name: str) -> bool:
+    try:
+        server.get(Widget, name)
+    except NotFound:
+        return False
+    return True
+
+
+def test_nothing_to_do_is_cheap_and_idle(server: APIServer) -> None:
+    gc = GarbageCollector(server)
+    parent = owned(server, "parent")
+    owned(server, "child", parent)
+    assert gc.has_pending()
+    assert gc.sync() == 0
+    assert not gc.has_pending()
+    assert gc.sync() == 0
+
+
+def test_background_deletes_dependents_of_a_gone_owner(server: APIServer) -> None:
+    gc = GarbageCollector(server)
+    parent = owned(server, "parent")
+    child = owned(server, "child", parent)
+    owned(server, "grandchild", child)
+    server.delete(Widget, "parent", "default")
+    assert gc.sync() == 2
+    assert not exists(server, "child") and not exists(server, "grandchild")
+
+
+def test_owner_with_other_uid_counts_as_gone(server: APIServer) -> None:
+    gc = GarbageCollector(server)
+    parent = owned(server, "parent")
+    owned(server, "child", parent)
+    server.delete(Widget, "parent", "default")
+    owned(server, "parent")  # same name, new uid
+    gc.sync()
+    assert not exists(server, "child")
+
+
+def test_live_owner_keeps_dependent_and_dangling_refs_are_removed(server: APIServer) -> None:
+    gc = GarbageCollector(server)
+    a, b = owned(server, "a"), owned(server, "b")
+    owned(server, "child", a, b)
+    server.delete(Widget, "a", "default")
+    gc.sync()
+    child = server.get(Widget, "child")
+    assert [r.name for r in child.metadata.owner_references or ()] == ["b"]
+
+
+def test_foreground_waits_for_blocking_dependents(server: APIServer) -> None:
+    gc = GarbageCollector(server)
+    parent = owned(server, "parent")
+    child = server.create(Widget.model_validate({
+        "metadata": {"name": "child", "namespace": "default", "finalizers": ["example.com/hold"],
+                     "ownerReferences": [{"apiVersion": "v1", "kind": "Widget", "name": "parent",
+                                          "uid": parent.metadata.uid, "blockOwnerDeletion": True}]}}))
+    out = server.delete(Widget, "parent", "default", propagation_policy="Foreground")
+    assert out is not None and out.metadata.finalizers == ["foregroundDeletion"]
+    gc.sync()
+    assert exists(server, "parent")  # the child is terminating but still blocks
+    held = server.get(Widget, "child")
+    assert held.metadata.deletion_timestamp is not None
+    held.metadata.finalizers = []
+    server.update(held)
+    gc.sync()
+    assert not exists(server, "parent") and not exists(server, "child")
+    assert child.metadata.uid
+
+
+def test_orphan_removes_owner_references(server: APIServer) -> None:
+    gc = GarbageCollector(server)
+    parent = owned(server, "parent")
+    owned(server, "child", parent)
+    server.delete(Widget, "parent", "default", propagation_policy="Orphan")
+    assert gc.sync() == 2
+    assert not exists(server, "parent")
+    assert server.get(Widget, "child").metadata.owner_references is None
+
+
+def test_dependent_created_for_missing_owner_is_collected(server: APIServer) -> None:
+    gc = GarbageCollector(server)
+    ref = {"apiVersion": "v1", "kind": "Widget", "name": "ghost", "uid": "123"}
+    server.create(Widget.model_validate({"metadata": {"name": "stray", "namespace": "default",
+                                                      "ownerReferences": [ref]}}))
+    gc.sync()
+    assert not exists(server, "stray")
+
+
+class GCMachine(RuleBasedStateMachine):
+    """Random creates with owners, deletes with every policy, and GC syncs. After each sync, the
+    stored set equals a model: an object survives iff it was not deleted and it has no owner
+    references left, or at least one referenced owner survives (orphaning drops references)."""
+
+    names = Bundle("names")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.server = make_server()
+        self.gc = GarbageCollector(self.server)
+        self.count = 0
+
+    @rule(target=names, owners=st.lists(st.integers(0, 30), max_size=3), block=st.booleans())
+    def create(self, owners: list[int], block: bool) -> str:
+        name = f"o{self.count}"
+        self.count += 1
+        live = {w.name: w for w in self.server.list(Widget).items}
+        refs = [live[f"o{i}"] for i in sorted(set(owners)) if f"o{i}" in live]
+        owned(self.server, name, *refs, block=block)
+        return name
+
+    @rule(name=names, policy=st.sampled_from(["Background", "Foreground", "Orphan", None]))
+    def delete(self, name: str, policy: str | None) -> None:
+        with contextlib.suppress(NotFound):
+            self.server.delete(Widget, name, "default", propagation_policy=policy)
+
+    @rule()
+    def sync(self) -> None:
+        before = {w.name: w for w in self.server.list(Widget).items}
+        self.gc.sync()
+        after = {w.name: w for w in self.server.list(Widget).items}
+        assert not self.gc.has_pending()
+        for name, obj in after.items():
+            assert obj.metadata.deletion_timestamp is None, f"{name} left terminating"
+            for ref in obj.metadata.owner_references or ():
+                assert ref.name in after and after[ref.name].metadata.uid == ref.uid, f"{name} orphaned"
+        for name, obj in before.items():
+            if name in after or obj.metadata.deletion_timestamp is not None:
+                continue
+            refs = obj.metadata.owner_references or ()
+            live_owner = [r for r in refs if r.name in before and before[r.name].metadata.uid == r.uid
+                          and before[r.name].metadata.deletion_timestamp is None]
+            assert refs and not live_owner, f"{name} deleted while an owner lives"
+
+    @invariant()
+    def no_orphan_with_gone_owner_after_sync(self) -> None:
+        if self.gc.has_pending():
+            return
+        live = {w.name: w for w in self.server.list(Widget).items}
+        for obj in live.values():
+            refs = obj.metadata.owner_references or ()
+            if refs and obj.metadata.deletion_timestamp is None:
+                assert any(r.name in live and live[r.name].metadata.uid == r.uid for r in refs)
+
+
+TestGC = GCMachine.TestCase
+TestGC.settings = settings(max_examples=60, stateful_step_count=30, deadline=None)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_gc_is_deterministic(seed: int) -> None:
+    def run() -> list[str]:
+        server = make_server(seed)
+        gc = GarbageCollector(server)
+        root = owned(server, "root")
+        for i in range(5):
+            owned(server, f"c{i}", root)
+        server.delete(Widget, "root", "default", propagation_policy="Foreground")
+        gc.sync()
+        return [w.name for w in server.list(Widget).items] + [str(server.store.revision)]
+    assert run() == run()

@@ -1,0 +1,127 @@
+"""List: selectors, namespaces, pagination at one revision, resourceVersion semantics, Expired."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbatch.api.errors import BadRequest, Expired, Timeout
+from kbatch.apiserver import APIServer
+from tests.apiserver.kinds import Namespace, Pod, Widget
+
+
+def fill(server: APIServer, n: int = 10, namespace: str = "default") -> None:
+    for i in range(n):
+        labels = {"parity": "even" if i % 2 == 0 else "odd"}
+        server.create(Widget.model_validate({"metadata": {"name": f"w{i:02d}", "namespace": namespace,
+                                                          "labels": labels}}))
+
+
+def test_list_returns_list_kind_and_revision(server: APIServer) -> None:
+    fill(server, 3)
+    out = server.list(Widget, "default")
+    assert out.kind == "WidgetList" and out.api_version == "v1"
+    assert [w.name for w in out.items] == ["w00", "w01", "w02"]
+    assert out.metadata.resource_version == str(server.store.revision)
+    assert all(w.metadata.resource_version for w in out.items)
+
+
+def test_list_all_namespaces_and_one_namespace(server: APIServer) -> None:
+    server.create(Namespace.model_validate({"metadata": {"name": "other"}}))
+    fill(server, 2)
+    fill(server, 2, "other")
+    assert len(server.list(Widget).items) == 4
+    assert [w.namespace for w in server.list(Widget, "other").items] == ["other", "other"]
+
+
+def test_label_and_field_selectors(server: APIServer) -> None:
+    fill(server, 6)
+    assert [w.name for w in server.list(Widget, label_selector="parity=odd").items] == ["w01", "w03", "w05"]
+    assert [w.name for w in server.list(Widget, field_selector="metadata.name=w02").items] == ["w02"]
+    both = server.list(Widget, label_selector="parity in (even)", field_selector="metadata.name!=w00")
+    assert [w.name for w in both.items] == ["w02", "w04"]
+
+
+def test_pod_field_selectors(server: APIServer) -> None:
+    server.create(Pod.model_validate({"metadata": {"name": "a", "namespace": "default"},
+                                      "spec": {"nodeName": "n1"}}))
+    server.create(Pod.model_validate({"metadata": {"name": "b", "namespace": "default"}, "spec": {}}))
+    assert [p.name for p in server.list(Pod, field_selector="spec.nodeName=n1").items] == ["a"]
+    assert [p.name for p in server.list(Pod, field_selector="spec.nodeName=").items] == ["b"]
+
+
+def test_unsupported_field_selector_is_bad_request(server: APIServer) -> None:
+    with pytest.raises(BadRequest, match=r"field label not supported: spec\.size"):
+        server.list(Widget, field_selector="spec.size=1")
+
+
+def test_bad_label_selector_is_bad_request(server: APIServer) -> None:
+    with pytest.raises(BadRequest, match="unable to parse requirement"):
+        server.list(Widget, label_selector="a in b")
+
+
+def test_pagination_reads_one_revision(server: APIServer) -> None:
+    fill(server, 10)
+    page = server.list(Widget, "default", limit=4)
+    assert [w.name for w in page.items] == ["w00", "w01", "w02", "w03"]
+    token = page.metadata.continue_
+    first_rv = page.metadata.resource_version
+    assert token
+    server.create(Widget.model_validate({"metadata": {"name": "w05a", "namespace": "default"}}))
+    server.delete(Widget, "w08", "default")
+    names = [w.name for w in page.items]
+    while token:
+        page = server.list(Widget, "default", limit=4, continue_=token)
+        assert page.metadata.resource_version == first_rv
+        names += [w.name for w in page.items]
+        token = page.metadata.continue_
+    assert names == [f"w{i:02d}" for i in range(10)]
+
+
+def test_pagination_with_selector_fills_pages(server: APIServer) -> None:
+    fill(server, 10)
+    page = server.list(Widget, label_selector="parity=odd", limit=2)
+    names = [w.name for w in page.items]
+    while page.metadata.continue_:
+        page = server.list(Widget, label_selector="parity=odd", limit=2, continue_=page.metadata.continue_)
+        names += [w.name for w in page.items]
+    assert names == ["w01", "w03", "w05", "w07", "w09"]
+
+
+def test_continue_token_below_compaction_is_expired(server: APIServer) -> None:
+    fill(server, 4)
+    page = server.list(Widget, limit=2)
+    fill(server, 2, "kube-system")
+    server.store.compact(server.store.revision)
+    with pytest.raises(Expired, match="The provided continue parameter is too old"):
+        server.list(Widget, limit=2, continue_=page.metadata.continue_)
+
+
+def test_continue_with_resource_version_is_bad_request(server: APIServer) -> None:
+    fill(server, 4)
+    token = server.list(Widget, limit=2).metadata.continue_
+    with pytest.raises(BadRequest, match="specifying resource version is not allowed when using continue"):
+        server.list(Widget, limit=2, continue_=token, resource_version="3")
+    with pytest.raises(BadRequest, match="continue key is not valid"):
+        server.list(Widget, continue_="garbage!")
+
+
+def test_resource_version_semantics(server: APIServer) -> None:
+    fill(server, 2)
+    rev = server.store.revision
+    server.create(Widget.model_validate({"metadata": {"name": "late", "namespace": "default"}}))
+    assert len(server.list(Widget, resource_version="0").items) == 3
+    assert len(server.list(Widget, resource_version=str(rev)).items) == 3  # not older than: latest
+    exact = server.list(Widget, resource_version=str(rev), limit=10)  # paginated: exact
+    assert len(exact.items) == 2 and exact.metadata.resource_version == str(rev)
+    with pytest.raises(Timeout, match="Too large resource version"):
+        server.list(Widget, resource_version=str(rev + 100))
+    server.store.compact(server.store.revision)
+    with pytest.raises(Expired, match="too old resource version"):
+        server.list(Widget, resource_version=str(rev), limit=10)
+
+
+def test_listed_objects_are_copies(server: APIServer) -> None:
+    fill(server, 1)
+    first = server.list(Widget, label_selector="parity=even").items[0]
+    first.metadata.labels = {"parity": "odd"}
+    assert server.list(Widget, label_selector="parity=even").items[0].metadata.labels == {"parity": "even"}
