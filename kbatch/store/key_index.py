@@ -19,9 +19,10 @@ state at ``r``) and everything above ``r``; generations wholly below ``r`` go::
     compact(5): [5t]     []
     compact(6): []                     -> the key is removed from the index
 
-etcd drops a tombstone even when it sits at exactly the compacted revision, so a watch that starts at
-the compacted revision misses that delete. kbatch keeps it until the next compaction: watching from
-``compact_revision`` is allowed (as in etcd) and then loses nothing.
+etcd's index keeps that tombstone too (``keyIndex.compact``), but its backend drops the tombstone's
+record (``keyIndex.keep``), so an etcd watch that starts at the compacted revision misses that delete.
+kbatch keeps the record until the next compaction: watching from ``compact_revision`` is allowed (as
+in etcd) and then loses nothing.
 """
 
 from __future__ import annotations

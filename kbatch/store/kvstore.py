@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
+from itertools import islice
 from operator import attrgetter
 
 from sortedcontainers import SortedDict
@@ -112,22 +113,25 @@ class MVCCStore:
     # -- compaction ------------------------------------------------------------------------------
 
     def compact(self, revision: int) -> None:
-        """Drop history below ``revision`` (etcd ``kvstore_compaction.go``): only keys written in the
-        dropped part of the log can hold dropped revisions, so only they are visited."""
+        """Drop history below ``revision`` (etcd ``kvstore_compaction.go``).
+
+        Only keys written in the dropped part of the log can hold dropped revisions, and among those
+        a key whose only dropped write created it (``version == 1``) has nothing to drop: anything
+        older was removed by an earlier compaction or ended by a tombstone that is itself in the
+        dropped part. So only keys of dropped updates and tombstones are visited."""
         check_compact(revision, self.rev, self.compacted)
         log = self.log
         cut = bisect_left(log, revision, key=_MOD)
-        dropped = log[:cut]
+        touched = dict.fromkeys([kv.key for kv in islice(log, cut) if kv.version != 1])
         del log[:cut]
         self.compacted = revision
         index = self.index
-        plain_get = dict.get
-        for key in dict.fromkeys([kv.key for kv in dropped]):
-            ki = plain_get(index, key)
-            if ki is None:
-                continue
-            gens = ki.generations
-            if len(gens) == 1 and len(gens[0]) == 1:
-                continue  # one live write: already as small as it gets
-            if ki.compact(revision):
+        get = dict.get
+        gone = [key for key in touched if (ki := get(index, key)) is not None and ki.compact(revision)]
+        if len(gone) * 8 < len(index):
+            for key in gone:
                 del index[key]
+        else:  # removing many keys one by one from the sorted index costs more than rebuilding it
+            for key in gone:
+                dict.__delitem__(index, key)
+            self.index = SortedDict(dict.items(index))

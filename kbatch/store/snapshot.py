@@ -6,7 +6,7 @@ File layout (all integers big-endian)::
     version  u32       FORMAT_VERSION
     length   u64       payload length in bytes
     sha256   32 bytes  digest of the payload
-    payload  marshal of plain tuples:
+    payload  marshal (format 2: no back-references, so equal states give equal bytes) of tuples:
              (revision, compact_revision,
               ((key, ((value, create, mod, version), ...per write), ...per generation), ...per key),
               ((key, mod_revision), ...per log entry, in commit order))
@@ -65,7 +65,7 @@ def encode(kv: MVCCStore) -> bytes:
         for key, ki in kv.index.items()
     )
     log = tuple((e.key, e.mod_revision) for e in kv.log)
-    payload = marshal.dumps((kv.rev, kv.compacted, keys, log), 4)
+    payload = marshal.dumps((kv.rev, kv.compacted, keys, log), 2)  # 2: no object refs, so deterministic
     return _HEADER.pack(MAGIC, FORMAT_VERSION, len(payload), hashlib.sha256(payload).digest()) + payload
 
 
