@@ -31,7 +31,13 @@ from kbatch.api.batch_v1 import (
 )
 from kbatch.api.errors import BadRequest, FieldError, FieldErrorType
 from kbatch.api.meta import LabelSelector, ObjectMeta
-from kbatch.api.selectors import label_key_errors, label_value_errors, selector_from_model
+from kbatch.api.selectors import selector_from_model
+from kbatch.api.validation import (
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_qualified_name,
+    validate_label_selector,
+)
 
 __all__ = [
     "Errors",
@@ -100,82 +106,22 @@ def _immutable(new: Any, old: Any, path: str) -> Errors:
     return [FieldError.invalid(path, new_v, "field is immutable")]
 
 
-_DNS1123_LABEL_MAX = 63
-
-
-def _is_dns1123_label(value: str) -> bool:
-
-    return (
-        len(value) <= _DNS1123_LABEL_MAX and re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", value) is not None
-    )
-
-
 def _qualified_name_errors(value: str, path: str) -> Errors:
     """``ValidateQualifiedName`` (used for podFailurePolicy condition types)."""
-    return [FieldError.invalid(path, value, msg) for msg in label_key_errors(value)]
+    return [FieldError.invalid(path, value, msg) for msg in is_qualified_name(value)]
+
+
+_PATH_CHARS = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
 
 
 def _domain_prefixed_path_errors(value: str, path: str) -> Errors:
     """``IsDomainPrefixedPath`` (k8s.io/apimachinery pkg/util/validation), used for managedBy."""
-
     host, slash, rest = value.partition("/")
     if not slash:
         return [FieldError.invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
-    errs: Errors = []
-    subdomain = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-    if len(host) > 253:
-        errs.append(FieldError.invalid(path, host, "must be no more than 253 characters"))
-    if not re.fullmatch(subdomain, host):
-        errs.append(
-            FieldError.invalid(
-                path,
-                host,
-                (
-                    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                    "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
-                    f"regex used for validation is '{subdomain}')"
-                ),
-            )
-        )
-    path_chars = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
-    if not re.fullmatch(path_chars, rest):
-        errs.append(FieldError.invalid(path, rest, f"Invalid path: must match the regex {path_chars}"))
-    return errs
-
-
-def _label_selector_errors(sel: LabelSelector, path: str) -> Errors:
-    """``ValidateLabelSelector`` (apimachinery pkg/apis/meta/v1/validation)."""
-    errs: Errors = []
-    labels_path = f"{path}.matchLabels"
-    for key, value in (sel.match_labels or {}).items():
-        errs += [FieldError.invalid(labels_path, key, m) for m in label_key_errors(key)]
-        errs += [FieldError.invalid(labels_path, value, m) for m in label_value_errors(value)]
-    for i, req in enumerate(sel.match_expressions or ()):
-        req_path = f"{path}.matchExpressions[{i}]"
-        if req.operator in ("In", "NotIn"):
-            if not req.values:
-                errs.append(
-                    FieldError.required(
-                        f"{req_path}.values", "must be specified when `operator` is 'In' or 'NotIn'"
-                    )
-                )
-        elif req.operator in ("Exists", "DoesNotExist"):
-            if req.values:
-                errs.append(
-                    FieldError.forbidden(
-                        f"{req_path}.values",
-                        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-                    )
-                )
-        else:
-            errs.append(
-                FieldError.invalid(f"{req_path}.operator", req.operator, "not a valid selector operator")
-            )
-        errs += [FieldError.invalid(f"{req_path}.key", req.key, m) for m in label_key_errors(req.key)]
-        for j, value in enumerate(req.values or ()):
-            errs += [
-                FieldError.invalid(f"{req_path}.values[{j}]", value, m) for m in label_value_errors(value)
-            ]
+    errs = [FieldError.invalid(path, host, msg) for msg in is_dns1123_subdomain(host)]
+    if not re.fullmatch(_PATH_CHARS, rest):
+        errs.append(FieldError.invalid(path, rest, f"Invalid path: must match the regex {_PATH_CHARS}"))
     return errs
 
 
@@ -563,7 +509,7 @@ def validate_job_spec(spec: JobSpec, path: str = "spec") -> Errors:
     if spec.selector is None:
         errs.append(FieldError.required(f"{path}.selector"))
     else:
-        errs += _label_selector_errors(spec.selector, f"{path}.selector")
+        errs += validate_label_selector(spec.selector, f"{path}.selector")
     labels = _template_labels(spec)
     if _selector_matches(spec.selector, labels) is False:
         errs.append(
@@ -626,7 +572,7 @@ def validate_job(job: Job, opts: JobValidationOptions | None = None) -> Errors:
     ):
         # The controller names pod hostnames "<job>-<index>"; the largest must be a DNS label.
         hostname = f"{job.metadata.name or ''}-{spec.completions - 1}"
-        if not _is_dns1123_label(hostname):
+        if is_dns1123_label(hostname):
             errs.append(
                 FieldError.invalid(
                     "metadata.name",
