@@ -64,6 +64,7 @@ class ControlPlane:
         options: dict[str, dict[str, Any]] | None = None,
         trace: bool = True,
         store: Any = None,
+        registry: Any = None,
     ) -> None:
         from kbatch.api.registry import builtin_registry
         from kbatch.apiserver import APIServer
@@ -73,7 +74,7 @@ class ControlPlane:
         self.clock = _make_clock(clock, start)
         self.rng = new_rng(seed)
         self.store = store if store is not None else MemoryStore()
-        self.registry = builtin_registry()
+        self.registry = registry if registry is not None else builtin_registry()
         self.server = APIServer(self.store, self.registry, now=self.clock.now_datetime, rng=self.rng)
         self.client = self.server.client()
         self.timers = TimerQueue()

@@ -8,7 +8,10 @@ and turns each committed write into a :class:`TraceRecord`::
 
 ``diff`` is a JSON merge patch (RFC 7386) from the previous version of the object to this one:
 the whole object for a create, ``null`` for a delete; ``metadata.resourceVersion`` is left out
-(``rev`` says it). Reconcile failures are recorded too (``verb: "reconcile-error"``, the controller
+(``rev`` says it). If compaction ever overtakes the trace's watch (it only can when the loop is not
+run for more than the store's backlog of writes), a ``gap`` record says so and the trace resumes.
+
+Reconcile failures are recorded too (``verb: "reconcile-error"``, the controller
 as ``kind``), so back-off is visible in the same stream. Lines are JSON with sorted keys and no
 spaces, so ``digest()`` (sha256 over the lines) is byte-for-byte stable across runs, processes and
 ``PYTHONHASHSEED`` values.
@@ -93,7 +96,12 @@ class Trace:
         self._watcher = kv.watch(b"\0", b"\0", start_revision=kv.revision + 1)
 
     def pump(self) -> int:
-        events = self._watcher.poll()
+        try:
+            events = self._watcher.poll()
+        except Exception as err:  # the store cancelled the watch (compaction overtook it)
+            if type(err).__name__ not in ("CompactedError", "WatchCancelledError"):
+                raise
+            return self._resync()
         if not events:
             return 0
         t = self._now()
@@ -122,6 +130,21 @@ class Trace:
         verb = "create" if prev is None else "update"
         diff = obj if prev is None else merge_diff(prev, obj)
         self._add(TraceRecord(kv.mod_revision, t, verb, _kind_of(obj), _ns(obj), _name(obj, kv.key), diff))
+
+    def _resync(self) -> int:
+        """History we had not read was compacted away: record the gap, then follow from now on."""
+        kv = self._kv
+        self._watcher.close()
+        rev = kv.revision
+        self._add(TraceRecord(rev, self._now(), "gap", "", "", "", {"compactRevision": kv.compact_revision}))
+        self._last = {}
+        for item in kv.range(b"\0", b"\0").kvs:
+            try:
+                self._last[item.key] = _strip_rv(json.loads(item.value))
+            except ValueError:
+                continue
+        self._watcher = kv.watch(b"\0", b"\0", start_revision=rev + 1)
+        return 1
 
     def note_reconcile(self, record: ReconcileRecord) -> None:
         """Record a reconcile failure (a ``ReconcileRecord`` observer)."""
