@@ -183,7 +183,11 @@ class GarbageCollector:
     def _orphan(self, owner: Node) -> int:
         writes = 0
         for dep in self._graph.dependents_of(owner.uid):
-            writes += self._remove_owner_refs(dep, {owner.uid})
+            # The orphaning owner was a live owner until now, so references to gone owners are dropped
+            # with it (as attemptToDelete would have while it lived): the outcome does not depend on
+            # the order in which owner and dependent are processed.
+            gone = {r.uid for r in dep.owners if self._graph.owner_node(dep, r) is None}
+            writes += self._remove_owner_refs(dep, {owner.uid} | gone)
         return writes + self._remove_finalizer(owner, ORPHAN)
 
     def _foreground(self, owner: Node) -> int:
