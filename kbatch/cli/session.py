@@ -17,8 +17,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import click
+
 from kbatch.api.errors import StatusError
 from kbatch.cli.errors import UserError
+from kbatch.cli.manifests import ManifestError
 from kbatch.cli.options import GlobalOptions
 from kbatch.cli.remote import HttpBackend
 from kbatch.server.backend import Backend
@@ -83,11 +86,13 @@ def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
         backend.settle()
         try:
             yield backend
-        except (StatusError, UserError):
-            if save:
-                backend.settle()
-                state.save(backend.control_plane)
+        except (StatusError, UserError, ManifestError, click.exceptions.Exit):
+            _finish(backend, state, save)
             raise
-        if save:
-            backend.settle()
-            state.save(backend.control_plane)
+        _finish(backend, state, save)
+
+
+def _finish(backend: Any, state: StateDir, save: bool) -> None:
+    if save:
+        backend.settle()
+        state.save(backend.control_plane)

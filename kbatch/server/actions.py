@@ -210,6 +210,15 @@ def evict_pod(backend: Any, args: Obj) -> Obj:
     return {"pod": args["name"], "evicted": True}
 
 
+def compact(backend: Any, args: Obj) -> Obj:
+    """Compact the store's history up to the current revision (or ``revision``), as etcd does every
+    five minutes: watches and lists from an older resourceVersion then get 410 Expired."""
+    store = backend.control_plane.store
+    revision = int(args.get("revision") or store.revision)
+    store.compact(revision)
+    return {"compacted": revision}
+
+
 def trace(backend: Any, args: Obj) -> Obj:
     tr = backend.control_plane.trace
     return {"lines": tr.lines(), "digest": tr.digest()}
@@ -263,4 +272,5 @@ ACTIONS: dict[str, Action] = {
     "evict-pod": evict_pod,
     "condition-pod": condition_pod,
     "trace": trace,
+    "compact": compact,
 }

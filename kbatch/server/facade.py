@@ -1,7 +1,8 @@
 """``ControlPlaneBackend``: the :class:`~kbatch.server.backend.Backend` over an in-process ControlPlane.
 
-Wire dicts are decoded into the registry's models (under ``fieldValidation``), sent through the
-control plane's typed client, and encoded back with ``to_dict()``. The same object serves
+Wire dicts go through the API server's dict-level verbs (``server.unstructured``: decoding under
+``fieldValidation``, admission, storage); watches go through the typed client, encoded with
+``to_dict()``. The same object serves
 ``kbatch serve`` and the CLI's local mode. Also here: building, saving and restoring the control
 plane of a state directory (store snapshot + a small JSON of clock time and seed, written so that a
 crash leaves the previous pair intact).
@@ -23,7 +24,6 @@ from kbatch.api.registry import KindSpec
 from kbatch.apiserver.client import Preconditions
 from kbatch.server import actions
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
-from kbatch.server.decode import decode_object
 
 __all__ = ["ControlPlaneBackend", "new_control_plane", "restore_control_plane", "save_control_plane"]
 
@@ -120,6 +120,11 @@ class ControlPlaneBackend:
     def _client(self) -> Any:
         return self.control_plane.client
 
+    @property
+    def _api(self) -> Any:
+        """The API server's dict-level verbs (``kbatch.apiserver.unstructured``)."""
+        return self.control_plane.server.unstructured
+
     def _spec(self, info: ApiInfo) -> KindSpec:
         return self.registry.for_gvk(info.api_version, info.kind)
 
@@ -133,57 +138,48 @@ class ControlPlaneBackend:
         return self.control_plane.now()
 
     def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj:
-        obj = decode_object(self._spec(info), body, opts.field_validation, opts.warnings)
-        if info.namespaced and namespace and not obj.metadata.namespace:
-            obj.metadata.namespace = namespace
-        return self._client.create(obj, dry_run=opts.dry_run).to_dict()
+        out, warnings = self._api.create(body, namespace=self._ns(info, namespace), dry_run=opts.dry_run,
+                                         field_validation=opts.field_validation)
+        opts.warnings.extend(warnings)
+        return out
 
     def get(self, info: ApiInfo, namespace: str | None, name: str) -> Obj:
-        return self._client.get(self._model(info), name, self._ns(info, namespace)).to_dict()
+        return self._api.get(info.api_version, info.kind, name, self._ns(info, namespace))
 
     def list(self, info: ApiInfo, namespace: str | None, *, label_selector: str | None = None,
              field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
              resource_version: str | None = None) -> Obj:
-        result = self._client.list(self._model(info), self._ns(info, namespace),
-                                   label_selector=label_selector,
-                                   field_selector=field_selector, limit=limit, continue_=continue_,
-                                   resource_version=resource_version)
-        items = [item.to_dict() for item in result.items]
-        meta = result.metadata.to_dict() if result.metadata is not None else {}
-        return {"kind": info.kind + "List", "apiVersion": info.api_version, "metadata": meta, "items": items}
+        return self._api.list(info.api_version, info.kind, self._ns(info, namespace),
+                              label_selector=label_selector, field_selector=field_selector, limit=limit,
+                              continue_=continue_, resource_version=resource_version)
 
     def update(self, info: ApiInfo, namespace: str | None, name: str, body: Obj, opts: WriteOptions,
                *, subresource: str | None = None) -> Obj:
-        obj = decode_object(self._spec(info), body, opts.field_validation, opts.warnings)
-        if subresource == "status":
-            return self._client.update_status(obj, dry_run=opts.dry_run).to_dict()
-        return self._client.update(obj, dry_run=opts.dry_run).to_dict()
+        out, warnings = self._api.update(body, namespace=self._ns(info, namespace),
+                                         status=subresource == "status", dry_run=opts.dry_run,
+                                         field_validation=opts.field_validation)
+        opts.warnings.extend(warnings)
+        return out
 
     def patch(self, info: ApiInfo, namespace: str | None, name: str, patch: Any, patch_type: str,
               opts: WriteOptions, *, subresource: str | None = None) -> Obj:
         if patch_type not in ("merge", "json", "strategic"):
             raise BadRequest(f"unknown patch type {patch_type!r}")
-        if patch_type == "json" and not isinstance(patch, list):
-            raise BadRequest("a JSON patch must be a list of operations")
-        if patch_type != "json" and not isinstance(patch, dict):
-            raise BadRequest("a merge patch must be a JSON object")
-        model, ns = self._model(info), self._ns(info, namespace)
-        if subresource == "status":
-            out = self._client.patch_status(model, name, patch, ns, patch_type=patch_type,
-                                            dry_run=opts.dry_run)
-        else:
-            out = self._client.patch(model, name, patch, ns, patch_type=patch_type, dry_run=opts.dry_run)
-        return out.to_dict()
+        out, warnings = self._api.patch(info.api_version, info.kind, name, patch,
+                                        namespace=self._ns(info, namespace), patch_type=patch_type,
+                                        status=subresource == "status", dry_run=opts.dry_run,
+                                        field_validation=opts.field_validation)
+        opts.warnings.extend(warnings)
+        return out
 
     def delete(self, info: ApiInfo, namespace: str | None, name: str, opts: DeleteOptions) -> Obj | None:
         pre = None
         if opts.uid or opts.resource_version:
             pre = Preconditions(uid=opts.uid, resource_version=opts.resource_version)
-        out = self._client.delete(self._model(info), name, self._ns(info, namespace),
-                                  propagation_policy=opts.propagation_policy,
-                                  grace_period_seconds=opts.grace_period_seconds, preconditions=pre,
-                                  dry_run=opts.dry_run)
-        return None if out is None else out.to_dict()
+        return self._api.delete(info.api_version, info.kind, name, self._ns(info, namespace),
+                                propagation_policy=opts.propagation_policy,
+                                grace_period_seconds=opts.grace_period_seconds, preconditions=pre,
+                                dry_run=opts.dry_run)
 
     def watch(self, info: ApiInfo, namespace: str | None, opts: WatchOptions) -> _DictWatch:
         stream = self._client.watch(self._model(info), self._ns(info, namespace),

@@ -1,0 +1,150 @@
+"""The REST front end in process: discovery, OpenAPI, verbs, Tables, errors, extensions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+AppClient = Any
+
+POD = {"apiVersion": "v1", "kind": "Pod",
+       "metadata": {"name": "p1", "labels": {"app": "demo"}},
+       "spec": {"containers": [{"name": "main", "image": "busybox", "command": ["sleep", "10"]}]}}
+PODS = "/api/v1/namespaces/default/pods"
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+
+
+def test_discovery_documents(api: AppClient) -> None:
+    assert api.get("/api").json()["versions"] == ["v1"]
+    groups = {g["name"]: g for g in api.get("/apis").json()["groups"]}
+    assert groups["batch"]["preferredVersion"]["groupVersion"] == "batch/v1"
+    assert "kbatch.dev" in groups
+    core = {r["name"]: r for r in api.get("/api/v1").json()["resources"]}
+    assert core["pods"]["shortNames"] == ["po"] and core["pods"]["namespaced"] is True
+    assert "watch" in core["pods"]["verbs"] and "pods/status" in core and "pods/log" in core
+    assert core["nodes"]["namespaced"] is False
+    batch = {r["name"]: r for r in api.get("/apis/batch/v1").json()["resources"]}
+    assert batch["jobs"]["kind"] == "Job"
+    assert api.get("/apis/batch").json()["kind"] == "APIGroup"
+    assert api.get("/version").json()["minor"] == "32"
+
+
+def test_openapi_v3_declares_field_validation_on_patch(api: AppClient) -> None:
+    root = api.get("/openapi/v3").json()["paths"]
+    assert "apis/batch/v1" in root and "api/v1" in root
+    doc = api.get(root["apis/batch/v1"]["serverRelativeURL"]).json()
+    item = doc["paths"]["/apis/batch/v1/namespaces/{namespace}/jobs/{name}"]["patch"]
+    assert item["x-kubernetes-group-version-kind"] == {"group": "batch", "version": "v1", "kind": "Job"}
+    assert "fieldValidation" in [p["name"] for p in item["parameters"]]
+    schemas = doc["components"]["schemas"]
+    job = next(s for s in schemas.values() if s.get("x-kubernetes-group-version-kind") ==
+               [{"group": "batch", "version": "v1", "kind": "Job"}])
+    assert "spec" in job["properties"]
+    assert api.get("/openapi/v2").json()["swagger"] == "2.0"
+
+
+def test_pod_crud_table_and_patches(api: AppClient) -> None:
+    created = api.post(PODS, json=POD)
+    assert created.status_code == 201, created.text
+    assert created.json()["metadata"]["uid"]
+    assert api.get(f"{PODS}/p1").json()["metadata"]["name"] == "p1"
+    listed = api.get(PODS, params={"labelSelector": "app=demo"}).json()
+    assert listed["kind"] == "PodList" and [i["metadata"]["name"] for i in listed["items"]] == ["p1"]
+    assert api.get(PODS, params={"labelSelector": "app=other"}).json()["items"] == []
+    table = api.get(PODS, headers={"Accept": TABLE}).json()
+    assert table["kind"] == "Table"
+    assert [c["name"] for c in table["columnDefinitions"]][:5] == ["Name", "Ready", "Status", "Restarts",
+                                                                   "Age"]
+    assert table["rows"][0]["cells"][:3] == ["p1", "0/1", "Pending"]
+    merged = api.patch(f"{PODS}/p1", content=json.dumps({"metadata": {"labels": {"x": "y"}}}),
+                       headers={"Content-Type": "application/merge-patch+json"})
+    assert merged.status_code == 200 and merged.json()["metadata"]["labels"]["x"] == "y"
+    jsonp = api.patch(f"{PODS}/p1", content=json.dumps([{"op": "add", "path": "/metadata/annotations",
+                                                         "value": {"a": "b"}}]),
+                      headers={"Content-Type": "application/json-patch+json"})
+    assert jsonp.status_code == 200 and jsonp.json()["metadata"]["annotations"] == {"a": "b"}
+    status = api.patch(f"{PODS}/p1/status", content=json.dumps(
+        {"status": {"conditions": [{"type": "ConfigIssue", "status": "True"}]}}),
+        headers={"Content-Type": "application/merge-patch+json"})
+    assert status.status_code == 200, status.text
+    assert any(c["type"] == "ConfigIssue" for c in status.json()["status"]["conditions"])
+    gone = api.delete(f"{PODS}/p1")
+    assert gone.status_code == 200
+    assert api.get(f"{PODS}/p1").status_code == 404
+
+
+def test_dry_run_does_not_persist(api: AppClient) -> None:
+    out = api.post(PODS, json=POD, params={"dryRun": "All"})
+    assert out.status_code == 201
+    assert api.get(f"{PODS}/p1").status_code == 404
+    assert api.post(PODS, json=POD, params={"dryRun": "Some"}).status_code == 400
+
+
+def test_field_validation(api: AppClient) -> None:
+    bad = json.loads(json.dumps(POD))
+    bad["spec"]["bogus"] = 1
+    strict = api.post(PODS, json=bad)
+    assert strict.status_code == 400 and "bogus" in strict.json()["message"]
+    ignored = api.post(PODS, json=bad, params={"fieldValidation": "Ignore"})
+    assert ignored.status_code == 201, ignored.text
+    bad["metadata"]["name"] = "p2"
+    warned = api.post(PODS, json=bad, params={"fieldValidation": "Warn"})
+    assert warned.status_code == 201 and "bogus" in warned.headers.get("warning", "")
+    assert api.post(PODS, json=bad, params={"fieldValidation": "Loud"}).status_code == 400
+
+
+@pytest.mark.parametrize(("method", "path", "kwargs", "code", "reason"), [
+    ("GET", "/api/v1/namespaces/default/widgets", {}, 404, "NotFound"),
+    ("GET", "/apis/nope/v1", {}, 404, "NotFound"),
+    ("GET", "/nothing/here", {}, 404, "NotFound"),
+    ("POST", PODS, {"content": b"{not json"}, 400, "BadRequest"),
+    ("POST", PODS, {"content": b"[1, 2]"}, 400, "BadRequest"),
+    ("POST", PODS, {"content": b""}, 400, "BadRequest"),
+    ("POST", "/api/v1/namespaces/other/pods",
+     {"json": POD | {"metadata": {"name": "x", "namespace": "default"}}}, 400, "BadRequest"),
+    ("PATCH", f"{PODS}/p1", {"content": b"{}", "headers": {"Content-Type": "application/apply-patch+yaml"}},
+     415, "UnsupportedMediaType"),
+    ("PATCH", f"{PODS}/p1", {"content": b"{}", "headers": {"Content-Type": "text/plain"}}, 415,
+     "UnsupportedMediaType"),
+    ("PUT", PODS, {"json": POD}, 405, "MethodNotAllowed"),
+    ("GET", PODS, {"params": {"watch": "1", "sendInitialEvents": "true",
+                              "resourceVersionMatch": "NotOlderThan"}}, 422, "Invalid"),
+    ("GET", PODS, {"params": {"limit": "ten"}}, 400, "BadRequest"),
+    ("GET", "/api/v1/nodes/n1/status/extra", {}, 404, "NotFound"),
+    ("POST", "/apis/kbatch.dev/v1alpha1/clock", {"json": {"advance": "soon"}}, 400, "BadRequest"),
+    ("POST", "/apis/kbatch.dev/v1alpha1/actions/explode", {"json": {}}, 404, "NotFound"),
+])
+def test_malformed_requests_get_status_errors(api: AppClient, method: str, path: str, kwargs: dict,
+                                              code: int, reason: str) -> None:
+    resp = api.request(method, path, **kwargs)
+    assert resp.status_code == code, resp.text
+    body = resp.json()
+    assert body["kind"] == "Status" and body["status"] == "Failure" and body["reason"] == reason
+
+
+def test_not_found_names_the_resource(api: AppClient) -> None:
+    body = api.get("/apis/batch/v1/namespaces/default/jobs/pi").json()
+    assert body["code"] == 404 and body["message"] == 'jobs.batch "pi" not found'
+
+
+def test_clock_extension(api: AppClient) -> None:
+    before = api.get("/apis/kbatch.dev/v1alpha1/clock").json()
+    assert before["virtual"] is True
+    after = api.post("/apis/kbatch.dev/v1alpha1/clock", json={"advance": "1m30s"}).json()
+    assert after["advancedSeconds"] == 90.0 and after["now"] > before["now"]
+
+
+def test_bearer_token_required_when_configured(backend: object, make_api: Any) -> None:
+    guarded = make_api(backend, token="s3cret")
+    assert guarded.get("/api").status_code == 401
+    assert guarded.get("/api", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert guarded.get("/api", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+
+
+def test_nodes_add_action_creates_ready_nodes(api: AppClient) -> None:
+    out = api.post("/apis/kbatch.dev/v1alpha1/actions/nodes-add", json={"count": 2, "gpu": 8})
+    assert out.status_code == 200, out.text
+    nodes = api.get("/api/v1/nodes", headers={"Accept": TABLE}).json()
+    assert [r["cells"][:2] for r in nodes["rows"]] == [["node-0", "Ready"], ["node-1", "Ready"]]
