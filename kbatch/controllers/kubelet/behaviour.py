@@ -1,0 +1,82 @@
+"""What a container does when it runs: fault injection, then stage rules, then its command.
+
+The order is the issue's: an injected fault ends a container whatever it was doing (applied by
+the engine, :func:`kbatch.controllers.kubelet.engine.apply_fault`); otherwise the first matching
+KWOK-style stage rule (app containers only) decides the run's duration and exit code; otherwise
+the command is read by the vocabulary of :mod:`kbatch.sim.command`.
+
+The container environment used for ``$VAR`` substitution holds each ``env`` entry's ``value`` and
+the ``fieldRef`` sources the kubelet resolves itself (upstream ``pkg/kubelet/kubelet_pods.go``
+``podFieldSelectorRuntimeValue``): ``metadata.name``, ``metadata.namespace``, ``metadata.uid``,
+``metadata.labels['k']``, ``metadata.annotations['k']``, ``spec.nodeName``,
+``spec.serviceAccountName``. ConfigMap and Secret references are not resolved (kbatch has no such
+kinds yet): such variables are unset.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kbatch.controllers.kubelet.engine import APP, Planner, Proc
+from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, interpret
+from kbatch.sim.stages import StageRule, pick_stage
+
+__all__ = ["container_env", "make_planner"]
+
+_MAP_REF = re.compile(r"^metadata\.(labels|annotations)\[['\"](.+)['\"]\]$")
+
+
+def _field_ref(pod: Any, path: str) -> str | None:
+    meta, spec = pod.metadata, pod.spec
+    simple = {
+        "metadata.name": meta.name, "metadata.namespace": meta.namespace, "metadata.uid": meta.uid,
+        "spec.nodeName": spec.node_name, "spec.serviceAccountName": spec.service_account_name,
+    }
+    if path in simple:
+        return simple[path]
+    match = _MAP_REF.match(path)
+    if match:
+        source = (meta.labels if match.group(1) == "labels" else meta.annotations) or {}
+        return source.get(match.group(2))
+    return None
+
+
+def container_env(pod: Any, container: Any) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for var in container.env or ():
+        if var.value is not None:
+            env[var.name] = var.value
+        elif var.value_from is not None and var.value_from.field_ref is not None:
+            value = _field_ref(pod, var.value_from.field_ref.field_path)
+            if value is not None:
+                env[var.name] = value
+    return env
+
+
+def make_planner(
+    pod: Any,
+    stages: Sequence[StageRule],
+    rng_for: Callable[[str], random.Random],
+    default_duration: float = DEFAULT_DURATION,
+) -> Planner:
+    """The planner of one pod: ``plan(proc, restart_count) -> ContainerRun``."""
+    containers = {c.name: c for c in [*(pod.spec.init_containers or ()), *pod.spec.containers]}
+    stage: StageRule | None = None
+    pod_dict: dict[str, Any] = {}
+    if stages:
+        pod_dict = pod.to_dict()
+        stage = pick_stage(stages, pod_dict, rng_for(f"{pod.metadata.uid}/stage"))
+
+    def plan(proc: Proc, restart: int) -> ContainerRun:
+        if stage is not None and proc.kind == APP:
+            return stage.run(pod_dict, rng_for(f"{pod.metadata.uid}/{proc.name}/{restart}"))
+        container = containers.get(proc.name)
+        if container is None:
+            return ContainerRun(default_duration, 0)
+        argv = [*(container.command or ()), *(container.args or ())]
+        return interpret(argv, container_env(pod, container), default_duration)
+
+    return plan

@@ -1,0 +1,192 @@
+"""The ``kubelet`` controller: one simulated kubelet for every node (KWOK's single controller).
+
+Per bound pod (requests are pods; node changes enqueue the node's pods):
+
+1. a pod whose node is missing or not ``Ready`` is left alone (a dead kubelet reports nothing;
+   node lifecycle and pod GC deal with it);
+2. the pod's :class:`PodRun` is created when the kubelet first sees it bound (``startTime``);
+3. ``deletionTimestamp`` becomes the kill deadline; an injected fault (annotation written by
+   :mod:`kbatch.sim.faults`) ends its container now;
+4. :func:`engine.advance` applies what is due; when anything changed, the status is rendered and
+   written with one status patch (other writers' conditions, e.g. ``DisruptionTarget``, kept);
+5. a terminal pod that is being deleted is deleted with grace period 0 (the kubelet's final
+   step of graceful deletion); otherwise the request comes back at the next transition.
+
+A pod whose status another writer made terminal is never moved back. Options
+(``options={"kubelet": {...}}``): ``start_delay`` (seconds, default 0: bound pods start at once
+and the ``ContainerCreating`` instant is not written), ``default_duration`` (seconds an unknown
+command runs, default 1), ``stages`` (YAML text or a list of :class:`StageRule`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kbatch.api.base import format_time
+from kbatch.api.errors import Conflict, NotFound
+from kbatch.controllers.kubelet.behaviour import make_planner
+from kbatch.controllers.kubelet.engine import (
+    APP,
+    INIT,
+    SIDECAR,
+    Fault,
+    PodRun,
+    Proc,
+    advance,
+    apply_fault,
+    next_wake,
+    request_deletion,
+)
+from kbatch.controllers.kubelet.logs import LogStore
+from kbatch.controllers.kubelet.status import KUBELET_CONDITIONS, render_status
+from kbatch.runtime.rng import derive
+from kbatch.sim.command import DEFAULT_DURATION
+from kbatch.sim.faults import FAULT_ANNOTATION
+from kbatch.sim.stages import StageRule, load_stages
+
+__all__ = ["Kubelet", "new_pod_run"]
+
+_TERMINAL = ("Succeeded", "Failed")
+
+
+def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
+    spec = pod.spec
+    inits = [Proc(c.name, SIDECAR if c.restart_policy == "Always" else INIT, c.image or "")
+             for c in spec.init_containers or ()]
+    waiting = "PodInitializing" if inits else "ContainerCreating"
+    apps = [Proc(c.name, APP, c.image or "", reason=waiting) for c in spec.containers]
+    return PodRun(pod.metadata.namespace or "", pod.metadata.name or "", pod.metadata.uid or "",
+                  spec.restart_policy or "Always", bound_at, start_delay, inits, apps)
+
+
+class Kubelet:
+    def __init__(self, ctx: Any) -> None:
+        from kbatch.api.core_v1 import Node, Pod
+
+        self.ctx, self.Pod, self.Node = ctx, Pod, Node
+        options = ctx.options
+        self.start_delay = float(options.get("start_delay", 0.0))
+        self.default_duration = float(options.get("default_duration", DEFAULT_DURATION))
+        stages = options.get("stages", ())
+        self.stages: list[StageRule] = load_stages(stages) if isinstance(stages, str) else list(stages)
+        self.logs = LogStore()
+        self.runs: dict[str, PodRun] = {}  # by pod uid
+        self._written: dict[str, int] = {}  # uid -> run.version last written
+        self._faults_seen: dict[str, int] = {}
+        self._planners: dict[str, Any] = {}
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _timeline(self, when: Any) -> float:
+        return (when - self.ctx.clock.to_datetime(0)).total_seconds()
+
+    def _fmt(self, t: float) -> str:
+        return format_time(self.ctx.clock.to_datetime(t))
+
+    def _node_ready(self, name: str) -> bool:
+        try:
+            node = self.ctx.cache.get(self.Node, name, readonly=True)
+        except NotFound:
+            return False
+        for cond in (node.status.conditions if node.status else None) or ():
+            if cond.type == "Ready":
+                return cond.status == "True"
+        return True  # a node without conditions is taken as healthy (templates may omit them)
+
+    def _forget(self, uid: str) -> None:
+        self.runs.pop(uid, None)
+        self._written.pop(uid, None)
+        self._faults_seen.pop(uid, None)
+        self._planners.pop(uid, None)
+
+    # -- the reconcile ---------------------------------------------------------------------------
+    def reconcile(self, request: Any) -> Any:
+        from kbatch.runtime.reconcile import Result
+
+        try:
+            pod = self.ctx.cache.get(self.Pod, request.name, request.namespace, readonly=True)
+        except NotFound:
+            self.logs.forget(request.namespace, request.name)
+            self._forget_by_name(request.namespace, request.name)
+            return None
+        if not pod.spec.node_name or not self._node_ready(pod.spec.node_name):
+            return None
+        uid = pod.metadata.uid or ""
+        phase = pod.status.phase if pod.status else None
+        run = self.runs.get(uid)
+        if phase in _TERMINAL and (run is None or not run.terminal or self._written.get(uid) == run.version):
+            self._forget(uid)  # terminal, by us (written) or by another writer: never move back
+            self._finish_deletion(pod)
+            return None
+        now = self.ctx.clock.now()
+        if run is None:
+            run = self.runs[uid] = new_pod_run(pod, now, self.start_delay)
+        self._inputs(pod, run, now)
+        advance(run, now, self._planner(pod), self._log_sink(pod))
+        if self._written.get(uid) != run.version and not self._write(pod, run, now):
+            return None
+        if run.terminal:
+            self._forget(uid)
+            self._finish_deletion(pod)
+            return None
+        wake = next_wake(run)
+        return Result(requeue_after=max(wake - now, 1e-6)) if wake is not None else None
+
+    def _forget_by_name(self, namespace: str, name: str) -> None:
+        for uid in [u for u, r in self.runs.items() if r.namespace == namespace and r.name == name]:
+            self._forget(uid)
+
+    def _planner(self, pod: Any) -> Any:
+        uid = pod.metadata.uid or ""
+        planner = self._planners.get(uid)
+        if planner is None:
+            planner = self._planners[uid] = make_planner(
+                pod, self.stages, lambda label: derive(self.ctx.rng, label), self.default_duration)
+        return planner
+
+    def _log_sink(self, pod: Any) -> Any:
+        namespace, name = pod.metadata.namespace or "", pod.metadata.name or ""
+
+        def sink(proc: Proc, restart: int, lines: tuple[str, ...]) -> None:
+            self.logs.append(namespace, name, proc.name, restart, lines)
+
+        return sink
+
+    def _inputs(self, pod: Any, run: PodRun, now: float) -> None:
+        meta = pod.metadata
+        if meta.deletion_timestamp is not None:
+            request_deletion(run, max(self._timeline(meta.deletion_timestamp), now))
+        raw = (meta.annotations or {}).get(FAULT_ANNOTATION)
+        if raw:
+            fault = json.loads(raw)
+            seen = self._faults_seen.get(run.uid, 0)
+            if int(fault.get("id", 0)) > seen:
+                self._faults_seen[run.uid] = int(fault.get("id", 0))
+                apply_fault(run, fault.get("container"), Fault(int(fault.get("exitCode", 1)),
+                            fault.get("reason", "Error"), fault.get("message", "")), now)
+
+    def _write(self, pod: Any, run: PodRun, now: float) -> bool:
+        existing = pod.status.to_dict() if pod.status else {}
+        status = render_status(run, existing, self._fmt, now)
+        # strategic merge: conditions merge by type, so other writers' conditions are untouched
+        owned = set(KUBELET_CONDITIONS) | ({"PodScheduled"} if "conditions" not in existing else set())
+        status["conditions"] = [c for c in status["conditions"] if c["type"] in owned]
+        try:
+            self.ctx.client.patch_status(self.Pod, run.name, {"status": status}, run.namespace,
+                                         patch_type="strategic")
+        except NotFound:
+            self._forget(run.uid)
+            return False
+        except Conflict:
+            return False
+        self._written[run.uid] = run.version
+        return True
+
+    def _finish_deletion(self, pod: Any) -> None:
+        if pod.metadata.deletion_timestamp is None:
+            return
+        try:
+            self.ctx.client.delete(self.Pod, pod.metadata.name, pod.metadata.namespace,
+                                   grace_period_seconds=0)
+        except NotFound:
+            return

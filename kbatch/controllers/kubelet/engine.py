@@ -1,0 +1,268 @@
+"""The simulated kubelet's pod state machine: pure, in virtual time, one pod at a time.
+
+A :class:`PodRun` holds what a container runtime would know about one pod: each container's
+state, planned end, exit code, restart count and back-off. :func:`advance` applies every
+transition due up to ``now`` *in time order* (so a late wake-up still produces exact timestamps);
+:func:`next_wake` says when the next one is due. Rules (upstream ``pkg/kubelet``,
+``kuberuntime_manager.go`` ``computePodActions`` and ``status/generate.go``; docs "Pod Lifecycle"):
+
+* the pod starts ``start_delay`` seconds after it is bound; init containers run one at a time, in
+  order; a restartable init container (sidecar) starts and the next init container follows at once;
+  when every init container has succeeded, all app containers start together;
+* a container that ends is restarted, after the CrashLoopBackOff delay, when the pod's
+  ``restartPolicy`` says so (``Always``; ``OnFailure`` and a non-zero exit; sidecars always); a
+  failed init container under ``Never`` fails the pod;
+* the pod is ``Succeeded`` when every app container has terminated with 0 and none will restart,
+  ``Failed`` when they have all terminated and one did not exit 0; sidecars are then stopped;
+* deletion (``deletionTimestamp``): nothing restarts any more; at the end of the grace period every
+  running container is killed with exit code 137 (SIGKILL: the simulated processes do not handle
+  SIGTERM), waiting ones end as ``ContainerStatusUnknown``, and the pod becomes terminal (phase by
+  the same rule), ready for the kubelet's grace-0 delete;
+* a fault ends a container now with the given exit code and reason (or at its start, if it has not
+  started yet).
+
+A pod never moves backwards: phases only go Pending → Running → Succeeded/Failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kbatch.controllers.kubelet.backoff import restart_delay
+from kbatch.sim.command import ContainerRun
+
+__all__ = [
+    "APP",
+    "INIT",
+    "SIDECAR",
+    "Fault",
+    "PodRun",
+    "Proc",
+    "advance",
+    "apply_fault",
+    "next_wake",
+    "request_deletion",
+]
+
+INIT, SIDECAR, APP = "init", "sidecar", "app"
+WAITING, RUNNING, TERMINATED = "waiting", "running", "terminated"
+KILLED_EXIT_CODE = 137
+Planner = Callable[["Proc", int], ContainerRun]  # (container, restart count) -> what this run does
+LogSink = Callable[["Proc", int, tuple[str, ...]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    exit_code: int = 1
+    reason: str = "Error"
+    message: str = ""
+
+
+@dataclass(slots=True)
+class Proc:
+    """One container as the runtime sees it."""
+
+    name: str
+    kind: str
+    image: str = ""
+    state: str = WAITING
+    reason: str = "ContainerCreating"
+    message: str = ""
+    started_at: float | None = None
+    ends_at: float | None = None
+    exit_code: int | None = None
+    finished_at: float | None = None
+    restart_count: int = 0
+    restart_at: float | None = None
+    last: tuple[int, str, float | None, float | None, str] | None = None  # exit, reason, start, end, msg
+    pending_fault: Fault | None = None
+    ran: bool = False
+
+    def terminate(self, t: float, exit_code: int, reason: str | None = None, message: str = "") -> None:
+        self.state, self.exit_code, self.finished_at = TERMINATED, exit_code, t
+        self.reason = reason or ("Completed" if exit_code == 0 else "Error")
+        self.message, self.ends_at, self.restart_at = message, None, None
+
+
+@dataclass(slots=True)
+class PodRun:
+    namespace: str
+    name: str
+    uid: str
+    restart_policy: str
+    bound_at: float
+    start_delay: float
+    init: list[Proc] = field(default_factory=list)
+    app: list[Proc] = field(default_factory=list)
+    phase: str = "Pending"
+    started: bool = False
+    initialized: bool = False
+    kill_at: float | None = None  # deletion requested: kill everything at the end of the grace period
+    finished_at: float | None = None
+    version: int = 0  # bumped on every change: the controller writes status when it moved
+
+    @property
+    def terminal(self) -> bool:
+        return self.phase in ("Succeeded", "Failed")
+
+    def procs(self) -> list[Proc]:
+        return [*self.init, *self.app]
+
+
+# -- the clock of one pod ----------------------------------------------------------------------
+def next_wake(run: PodRun) -> float | None:
+    """The instant of the next transition, or None when nothing more will happen by itself."""
+    if run.terminal:
+        return None
+    times: list[float] = []
+    if not run.started:
+        times.append(run.bound_at + run.start_delay)
+    for proc in run.procs():
+        if proc.state == RUNNING and proc.ends_at is not None:
+            times.append(proc.ends_at)
+        elif proc.state == WAITING and proc.restart_at is not None:
+            times.append(proc.restart_at)
+    if run.kill_at is not None:
+        times.append(run.kill_at)
+    finite = [t for t in times if t != float("inf")]
+    return min(finite) if finite else None
+
+
+def advance(run: PodRun, now: float, plan: Planner, log: LogSink | None = None) -> bool:
+    """Apply every transition due at or before ``now``; True if anything changed."""
+    before = run.version
+    while not run.terminal:
+        due = next_wake(run)
+        if due is None or due > now:
+            break
+        _fire(run, due, plan, log)
+        run.version += 1
+    return run.version != before
+
+
+def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> None:
+    if not run.started and run.bound_at + run.start_delay <= t:
+        run.started, run.phase = True, "Running" if not run.init else "Pending"
+        _start_next_init(run, t, plan, log)
+        return
+    for proc in run.procs():
+        if proc.state == RUNNING and proc.ends_at is not None and proc.ends_at <= t:
+            _container_ended(run, proc, t, plan, log)
+            return
+    for proc in run.procs():
+        if proc.state == WAITING and proc.restart_at is not None and proc.restart_at <= t:
+            proc.restart_count += 1
+            _start(run, proc, t, plan, log)
+            return
+    if run.kill_at is not None and run.kill_at <= t:
+        _kill_all(run, t)
+
+
+def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> None:
+    if proc.ran and proc.exit_code is not None:
+        proc.last = (proc.exit_code, proc.reason, proc.started_at, proc.finished_at, proc.message)
+    behaviour = plan(proc, proc.restart_count)
+    fault, proc.pending_fault = proc.pending_fault, None
+    proc.state, proc.reason, proc.message, proc.ran = RUNNING, "", "", True
+    proc.started_at, proc.finished_at, proc.restart_at = t, None, None
+    if fault is not None:  # ends at once, through the normal path
+        proc.ends_at, proc.exit_code = t, fault.exit_code
+        proc.reason, proc.message = fault.reason, fault.message
+    else:
+        proc.ends_at, proc.exit_code = t + behaviour.duration, behaviour.exit_code
+        proc.reason = "Completed" if behaviour.exit_code == 0 else "Error"
+    if log is not None and behaviour.logs:
+        log(proc, proc.restart_count, behaviour.logs)
+
+
+def _start_next_init(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> None:
+    for proc in run.init:
+        if proc.ran:
+            continue
+        _start(run, proc, t, plan, log)
+        if proc.kind == INIT:
+            return  # wait for it; sidecars let the next init container start at once
+    run.initialized = True
+    run.phase = "Running"
+    for proc in run.app:
+        _start(run, proc, t, plan, log)
+
+
+def _container_ended(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> None:
+    exit_code = proc.exit_code if proc.exit_code is not None else 0
+    proc.terminate(t, exit_code, proc.reason or None, proc.message)
+    if _restarts(run, proc, exit_code):
+        delay = restart_delay(proc.restart_count + 1)
+        proc.state, proc.restart_at = WAITING, t + delay
+        proc.last = (exit_code, proc.reason, proc.started_at, t, proc.message)
+        proc.reason, proc.message = "CrashLoopBackOff", ""
+        return
+    if proc.kind == INIT:
+        if exit_code == 0:
+            _start_next_init(run, t, plan, log)
+        elif run.restart_policy == "Never" or run.kill_at is not None:
+            _finish(run, t, "Failed")
+        return
+    if proc.kind == APP and all(p.state == TERMINATED for p in run.app):
+        _finish(run, t, "Succeeded" if all(p.exit_code == 0 for p in run.app) else "Failed")
+
+
+def _restarts(run: PodRun, proc: Proc, exit_code: int) -> bool:
+    if run.kill_at is not None or run.terminal:
+        return False
+    if proc.kind == SIDECAR:
+        return True
+    if proc.kind == INIT:
+        return exit_code != 0 and run.restart_policy != "Never"
+    return run.restart_policy == "Always" or (run.restart_policy == "OnFailure" and exit_code != 0)
+
+
+def _finish(run: PodRun, t: float, phase: str) -> None:
+    for proc in run.init:
+        if proc.kind == SIDECAR and proc.state != TERMINATED:
+            proc.terminate(t, 0, "Completed")
+    run.phase, run.finished_at = phase, t
+
+
+def _kill_all(run: PodRun, t: float) -> None:
+    for proc in run.procs():
+        if proc.state == RUNNING:
+            proc.terminate(t, KILLED_EXIT_CODE, "Error")
+        elif proc.state == WAITING:
+            proc.terminate(t, KILLED_EXIT_CODE, "ContainerStatusUnknown",
+                           "The container could not be located when the pod was terminated")
+    apps_ok = all(p.exit_code == 0 for p in run.app) and run.initialized
+    _finish(run, t, "Succeeded" if apps_ok else "Failed")
+
+
+# -- external inputs -----------------------------------------------------------------------------
+def request_deletion(run: PodRun, kill_at: float) -> None:
+    """The API server set ``deletionTimestamp``: kill at ``kill_at`` unless the pod ends first."""
+    if run.kill_at is None or kill_at < run.kill_at:
+        run.kill_at = kill_at
+        run.version += 1
+    for proc in run.procs():
+        if proc.state == WAITING and proc.restart_at is not None:
+            proc.restart_at = None  # no restarts while terminating; it ends at kill time
+
+
+def apply_fault(run: PodRun, container: str | None, fault: Fault, now: float) -> bool:
+    """End ``container`` (default: the first app container) now with the fault's exit code."""
+    if run.terminal:
+        return False
+    procs = run.procs()
+    target = next((p for p in procs if p.name == container), None) if container else None
+    if target is None:
+        target = next((p for p in run.app if p.state != TERMINATED), run.app[0] if run.app else None)
+    if target is None:
+        return False
+    if target.state == RUNNING:
+        target.ends_at, target.exit_code = now, fault.exit_code
+        target.reason, target.message = fault.reason, fault.message
+    else:
+        target.pending_fault = fault
+        if target.state == WAITING and target.restart_at is not None:
+            target.restart_at = min(target.restart_at, now)
+    run.version += 1
+    return True

@@ -1,0 +1,329 @@
+"""The ``scheduler`` controller: kube-scheduler's loop on kbatch's runtime.
+
+Wiring (``pkg/scheduler/eventhandlers.go`` in spirit): informer handlers on Pods and Nodes keep the
+:class:`Snapshot` and the :class:`SchedulingQueue` up to date incrementally and enqueue a single
+request, ``scheduler/cycle``. One reconcile of that request drains the active queue: for each pod,
+in QueueSort order, it runs the :class:`Algorithm`, then Reserve → Permit → bind, or records the
+failure. It returns ``requeue_after`` for the earliest back-off expiry, permit timeout or 5-minute
+unschedulable flush, so nothing busy-loops in virtual time.
+
+Effects, all through the client:
+
+* bind: a Bind plugin, or the default binder :func:`~.binding.bind_pod` (the ``pods/binding``
+  storage update: ``spec.nodeName`` and ``PodScheduled=True`` in one write), and a ``Scheduled``
+  event;
+* failure: ``PodScheduled=False`` with reason ``Unschedulable`` and the FitError message (written
+  only when it changes) and a ``FailedScheduling`` event;
+* gated pods: ``PodScheduled=False`` reason ``SchedulingGated`` (the API server does this upstream);
+* preemption: each victim gets ``DisruptionTarget=True`` reason ``PreemptionByScheduler`` and is
+  deleted (gracefully); the preemptor gets ``status.nominatedNodeName``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import count
+from typing import Any
+
+from kbatch.api.base import format_time
+from kbatch.api.errors import Conflict, NotFound
+from kbatch.controllers.scheduler.algorithm import Algorithm
+from kbatch.controllers.scheduler.binding import bind_pod
+from kbatch.controllers.scheduler.convert import node_shape, pod_info
+from kbatch.controllers.scheduler.defaults import default_profile
+from kbatch.controllers.scheduler.framework import Code, CycleState, Profile, Status
+from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GATED
+from kbatch.controllers.scheduler.queue import SchedulingQueue
+from kbatch.controllers.scheduler.snapshot import Snapshot
+from kbatch.controllers.scheduler.types import PodInfo
+
+__all__ = ["Scheduler", "WaitingPod"]
+
+GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
+_TERMINAL = ("Succeeded", "Failed")
+
+
+@dataclass(slots=True)
+class WaitingPod:
+    """A pod held at Permit (upstream ``waitingPod``): allowed, rejected or timed out later."""
+
+    pod: PodInfo
+    node: str
+    state: CycleState
+    deadline: float
+    pending: set[str]
+
+
+class Scheduler:
+    """Reconciler plus informer handlers; build it with :func:`kbatch.controllers.scheduler.setup`."""
+
+    def __init__(self, ctx: Any, profile: Profile | None = None) -> None:
+        from kbatch.api.core_v1 import Node, Pod
+
+        self.ctx, self.Pod, self.Node = ctx, Pod, Node
+        self.profile = profile or default_profile(**ctx.options.get("profile", {}))
+        self.snapshot = Snapshot()
+        self.algorithm = Algorithm(self.profile, self.snapshot, ctx.rng)
+        sort = self.profile.queue_sort.sort_key if self.profile.queue_sort else (lambda p: (p.seq,))
+        self.queue = SchedulingQueue(sort, self.profile.pre_enqueue)
+        self.waiting: dict[str, WaitingPod] = {}
+        self.record_events = bool(ctx.options.get("events", True))
+        self._seq = count()
+        self._infos: dict[str, PodInfo] = {}  # last PodInfo per pod key (bound or pending)
+        self._status_written: dict[str, tuple[str, str]] = {}
+        self.cycle: Any = None
+        self.enqueue: Callable[[], None] = lambda: None
+
+    # -- informer handlers -------------------------------------------------------------------------
+    def _info(self, pod: Any) -> PodInfo:
+        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        old = self._infos.get(key)
+        created = pod.metadata.creation_timestamp
+        creation = (created - self.ctx.clock.to_datetime(0)).total_seconds() if created else 0.0
+        info = pod_info(pod, old.seq if old else next(self._seq), creation)
+        self._infos[key] = info
+        return info
+
+    def on_pod(self, pod: Any) -> None:
+        info = self._info(pod)
+        now = self.ctx.clock.now()
+        if info.node_name:
+            self.queue.delete(info.key)
+            if info.terminal:
+                self._release(info.key)
+            else:
+                self.snapshot.add_pod(info, info.node_name)
+            return
+        if info.terminal or info.scheduler_name != self.profile.scheduler_name:
+            self.queue.delete(info.key)
+            return
+        if info.terminating:
+            self.queue.delete(info.key)
+            return
+        entry = self.queue.entry(info.key)
+        if entry is None or info.key in self.waiting or _relevant_change(entry.pod, info):
+            self.queue.add(info, now)
+            self.enqueue()
+
+    def on_pod_delete(self, pod: Any) -> None:
+        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        self._infos.pop(key, None)
+        self._status_written.pop(key, None)
+        self.queue.delete(key)
+        self._release(key)
+
+    def _release(self, key: str) -> None:
+        if self.snapshot.remove_pod(key) is not None:
+            self.queue.move_all(self.ctx.clock.now())  # resources were freed
+            self.enqueue()
+
+    def on_node(self, node: Any) -> None:
+        shape = node_shape(node)
+        current = self.snapshot.get(shape.name)
+        if current is not None and _same_shape(current.shape, shape):
+            return
+        self.snapshot.set_node(shape)
+        self.queue.move_all(self.ctx.clock.now())
+        self.enqueue()
+
+    def on_node_delete(self, node: Any) -> None:
+        self.snapshot.remove_node(node.metadata.name)
+
+    # -- the cycle ---------------------------------------------------------------------------------
+    def reconcile(self, request: Any) -> Any:
+        from kbatch.runtime.reconcile import Result
+
+        now = self.ctx.clock.now()
+        self._expire_waiting(now)
+        self._mark_gated()
+        while (pod := self.queue.pop(now)) is not None:
+            self.schedule_one(pod, now)
+        wakeups = [w.deadline for w in self.waiting.values()]
+        if (queued := self.queue.next_wakeup(now)) is not None:
+            wakeups.append(queued)
+        return Result(requeue_after=max(min(wakeups) - now, 1e-6)) if wakeups else None
+
+    def schedule_one(self, pod: PodInfo, now: float) -> None:
+        decision = self.algorithm.schedule(pod)
+        if decision.node is None:
+            self._failed(pod, decision, now)
+            return
+        node, state = decision.node, decision.state
+        self.algorithm.assume(pod, node)
+        status = self._reserve(state, pod, node)
+        if status is None:
+            status = self._permit(state, pod, node, now)
+            if status is not None and status.code == Code.WAIT:
+                return
+        if status is not None:
+            self._unreserve(state, pod, node)
+            self.queue.unschedulable(pod, now)
+            self._write_unschedulable(pod, status.message or "rejected")
+            return
+        self._bind(state, pod, node, now)
+
+    def _reserve(self, state: CycleState, pod: PodInfo, node: str) -> Status | None:
+        for plugin in self.profile.reserve:
+            status = plugin.reserve(state, pod, node)
+            if status is not None and not status.ok:
+                return status
+        return None
+
+    def _unreserve(self, state: CycleState, pod: PodInfo, node: str) -> None:
+        for plugin in reversed(self.profile.reserve):
+            plugin.unreserve(state, pod, node)
+        self.algorithm.forget(pod.key)
+
+    def _permit(self, state: CycleState, pod: PodInfo, node: str, now: float) -> Status | None:
+        pending: set[str] = set()
+        timeout = 0.0
+        for plugin in self.profile.permit:
+            status = plugin.permit(state, pod, node)
+            if status is None or status.ok:
+                continue
+            if status.code != Code.WAIT:
+                return status
+            pending.add(plugin.name)
+            timeout = max(timeout, status.timeout)
+        if pending:
+            self.waiting[pod.key] = WaitingPod(pod, node, state, now + timeout, pending)
+            return Status(Code.WAIT)
+        return None
+
+    def allow(self, key: str, plugin: str) -> None:
+        """A Permit plugin lets a waiting pod go (upstream ``WaitingPod.Allow``)."""
+        waiting = self.waiting.get(key)
+        if waiting is None:
+            return
+        waiting.pending.discard(plugin)
+        if not waiting.pending:
+            del self.waiting[key]
+            self._bind(waiting.state, waiting.pod, waiting.node, self.ctx.clock.now())
+
+    def reject(self, key: str, plugin: str, message: str) -> None:
+        waiting = self.waiting.pop(key, None)
+        if waiting is None:
+            return
+        self._unreserve(waiting.state, waiting.pod, waiting.node)
+        self.queue.unschedulable(waiting.pod, self.ctx.clock.now())
+        self._write_unschedulable(waiting.pod, message)
+        self.enqueue()
+
+    def _expire_waiting(self, now: float) -> None:
+        for key in sorted(k for k, w in self.waiting.items() if w.deadline <= now):
+            plugin = sorted(self.waiting[key].pending)[0]
+            self.reject(key, plugin, f"rejected due to timeout after waiting at permit ({plugin})")
+
+    def _bind(self, state: CycleState, pod: PodInfo, node: str, now: float) -> None:
+        try:
+            for plugin in self.profile.bind:
+                status = plugin.bind(state, pod, node)
+                if status is None or status.code != Code.SKIP:
+                    break
+            else:  # DefaultBinder
+                now_text = format_time(self.ctx.clock.now_datetime())
+                bind_pod(self.ctx.server, pod.namespace, pod.name, node, now_text)
+        except NotFound:
+            self.algorithm.forget(pod.key)
+            self.queue.delete(pod.key)
+            return
+        except Conflict:
+            self._unreserve(state, pod, node)
+            self.queue.retry_after_error(pod, now)
+            return
+        self.queue.done(pod.key)
+        if self.record_events:
+            self._event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {node}")
+
+    # -- failure -----------------------------------------------------------------------------------
+    def _failed(self, pod: PodInfo, decision: Any, now: float) -> None:
+        diagnosis = decision.diagnosis
+        message = diagnosis.message() if diagnosis is not None else "unschedulable"
+        self.queue.unschedulable(pod, now)
+        preemption = decision.preemption
+        if preemption is not None and preemption.nominated_node is not None:
+            self._preempt(pod, preemption.nominated_node, preemption.victims)
+        self._write_unschedulable(pod, message)
+
+    def _preempt(self, pod: PodInfo, node: str, victims: tuple[PodInfo, ...]) -> None:
+        client, Pod = self.ctx.client, self.Pod
+        reason_message = f"{pod.key}: preempting to accommodate a higher priority pod"
+        for victim in victims:
+            try:
+                self._patch_condition(victim, self._merge_condition(
+                    victim, "DisruptionTarget", "True", "PreemptionByScheduler", reason_message))
+                client.delete(Pod, victim.name, victim.namespace)
+            except NotFound:
+                continue
+            if self.record_events:
+                self._event(victim, "Normal", "Preempted", f"Preempted by pod {pod.uid} on node {node}")
+        try:
+            client.patch_status(Pod, pod.name, {"status": {"nominatedNodeName": node}}, pod.namespace)
+        except NotFound:
+            return
+
+    def _write_unschedulable(self, pod: PodInfo, message: str) -> None:
+        self._write_condition(pod, "Unschedulable", message)
+        if self.record_events:
+            self._event(pod, "Warning", "FailedScheduling", message)
+
+    def _mark_gated(self) -> None:
+        for entry in self.queue.gated():
+            self._write_condition(entry.pod, SCHEDULING_GATED, GATED_MESSAGE)
+
+    def _write_condition(self, pod: PodInfo, reason: str, message: str) -> None:
+        if self._status_written.get(pod.key) == (reason, message):
+            return
+        try:
+            self._patch_condition(pod, self._conditions(pod, "False", reason, message))
+        except NotFound:
+            return
+        self._status_written[pod.key] = (reason, message)
+
+    def _conditions(self, pod: PodInfo, status: str, reason: str | None, message: str | None) -> list[dict]:
+        return self._merge_condition(pod, "PodScheduled", status, reason, message)
+
+    def _patch_condition(self, pod: PodInfo, conditions: list[dict], extra: dict | None = None) -> None:
+        """A strategic status patch: conditions merge by type, other writers' are untouched."""
+        body = {"conditions": conditions, **(extra or {})}
+        self.ctx.client.patch_status(self.Pod, pod.name, {"status": body}, pod.namespace,
+                                     patch_type="strategic")
+
+    def _merge_condition(
+        self, pod: PodInfo, type_: str, status: str, reason: str | None, message: str | None
+    ) -> list[dict]:
+        """``[condition]``: ``type_`` as it should be, its transition time kept if unchanged."""
+        try:
+            current = self.ctx.cache.get(self.Pod, pod.name, pod.namespace, readonly=True)
+        except NotFound:
+            current = None
+        have = (current.status.conditions if current is not None and current.status else None) or ()
+        conditions = [c.to_dict() for c in have]
+        now = format_time(self.ctx.clock.now_datetime())
+        new: dict = {"type": type_, "status": status, "lastTransitionTime": now}
+        if reason:
+            new["reason"] = reason
+        if message:
+            new["message"] = message
+        for cond in conditions:
+            if cond.get("type") == type_ and cond.get("status") == status:
+                new["lastTransitionTime"] = cond.get("lastTransitionTime", now)
+        return [new]
+
+    def _event(self, pod: PodInfo, type_: str, reason: str, message: str) -> None:
+        ref = self.Pod.model_validate({"metadata": {"name": pod.name, "namespace": pod.namespace,
+                                                    "uid": pod.uid}})
+        self.ctx.recorder.event(ref, type_, reason, message)
+
+
+def _relevant_change(old: PodInfo, new: PodInfo) -> bool:
+    """Whether an update of a pending pod may change the scheduling answer (so it is retried)."""
+    return (old.signature() != new.signature() or old.scheduling_gates != new.scheduling_gates
+            or old.labels != new.labels or old.priority != new.priority
+            or old.affinity != new.affinity or old.anti_affinity != new.anti_affinity)
+
+
+def _same_shape(a: Any, b: Any) -> bool:
+    return (a.labels == b.labels and a.taints == b.taints and a.unschedulable == b.unschedulable
+            and a.allocatable == b.allocatable)

@@ -1,0 +1,128 @@
+"""From API models to the scheduler's values: :class:`PodInfo` and :class:`NodeShape`, built once
+per observed object version (the scheduler's only contact with pydantic models on its hot path).
+
+Quantities become integers: ``cpu`` in millicores (rounded up), everything else in whole units
+(rounded up), as upstream's ``framework.Resource`` does (``MilliValue`` / ``Value``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kbatch.controllers.scheduler.resources import CPU, ContainerRequests, effective_requests
+from kbatch.controllers.scheduler.types import (
+    LabelSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    NodeShape,
+    PodAffinityTerm,
+    PodInfo,
+    Taint,
+    Toleration,
+    WeightedTerm,
+)
+
+__all__ = ["node_shape", "pod_info", "quantity_map", "taint_of", "toleration_of"]
+
+
+def quantity_map(resources: Mapping[str, Any] | None) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for name, quantity in (resources or {}).items():
+        out[name] = quantity.milli_value() if name == CPU else quantity.value()
+    return out
+
+
+def _container_requests(container: Any) -> dict[str, int]:
+    res = container.resources
+    if res is None:
+        return {}
+    # upstream defaulting: requests default to limits when only limits are given
+    merged = dict(res.limits or {})
+    merged.update(res.requests or {})
+    return quantity_map(merged)
+
+
+def _requirement(r: Any) -> NodeSelectorRequirement:
+    return NodeSelectorRequirement(r.key, r.operator, tuple(r.values or ()))
+
+
+def _term(t: Any) -> NodeSelectorTerm:
+    return NodeSelectorTerm(
+        tuple(_requirement(r) for r in t.match_expressions or ()),
+        tuple(_requirement(r) for r in t.match_fields or ()),
+    )
+
+
+def _selector(s: Any) -> LabelSelector | None:
+    if s is None:
+        return None
+    return LabelSelector(
+        tuple(sorted((s.match_labels or {}).items())),
+        tuple(_requirement(r) for r in s.match_expressions or ()),
+    )
+
+
+def _pod_term(t: Any) -> PodAffinityTerm:
+    return PodAffinityTerm(_selector(t.label_selector), t.topology_key, tuple(t.namespaces or ()),
+                           _selector(t.namespace_selector))
+
+
+def toleration_of(t: Any) -> Toleration:
+    return Toleration(t.key or "", t.operator or "Equal", t.value or "", t.effect or "", t.toleration_seconds)
+
+
+def taint_of(t: Any, to_timeline: Any = None) -> Taint:
+    added = to_timeline(t.time_added) if (to_timeline is not None and t.time_added is not None) else None
+    return Taint(t.key, t.effect, t.value or "", added)
+
+
+def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
+    spec, meta, status = pod.spec, pod.metadata, pod.status
+    containers = [_container_requests(c) for c in spec.containers]
+    inits = [ContainerRequests(_container_requests(c), getattr(c, "restart_policy", None) == "Always")
+             for c in spec.init_containers or ()]
+    affinity = spec.affinity
+    node_aff = affinity.node_affinity if affinity else None
+    required = node_aff.required_during_scheduling_ignored_during_execution if node_aff else None
+    preferred = node_aff.preferred_during_scheduling_ignored_during_execution if node_aff else None
+    pod_aff = affinity.pod_affinity if affinity else None
+    anti = affinity.pod_anti_affinity if affinity else None
+    phase = status.phase if status else None
+    return PodInfo(
+        namespace=meta.namespace or "",
+        name=meta.name or "",
+        uid=meta.uid or "",
+        priority=spec.priority or 0,
+        creation=creation,
+        seq=seq,
+        labels=dict(meta.labels or {}),
+        requests=effective_requests(containers, inits),
+        nonzero_requests=effective_requests(containers, inits, nonzero=True),
+        node_name=spec.node_name or "",
+        node_selector=tuple(sorted((spec.node_selector or {}).items())),
+        required_terms=tuple(_term(t) for t in required.node_selector_terms or ()) if required else None,
+        preferred_terms=tuple(WeightedTerm(p.weight, _term(p.preference)) for p in preferred or ()),
+        tolerations=tuple(toleration_of(t) for t in spec.tolerations or ()),
+        affinity=tuple(_pod_term(t) for t in (pod_aff.required_during_scheduling_ignored_during_execution
+                                              if pod_aff else None) or ()),
+        anti_affinity=tuple(_pod_term(t) for t in (anti.required_during_scheduling_ignored_during_execution
+                                                   if anti else None) or ()),
+        scheduling_gates=tuple(g.name for g in spec.scheduling_gates or ()),
+        preemption_policy=spec.preemption_policy or "PreemptLowerPriority",
+        scheduler_name=spec.scheduler_name or "default-scheduler",
+        terminal=phase in ("Succeeded", "Failed"),
+        terminating=meta.deletion_timestamp is not None,
+    )
+
+
+def node_shape(node: Any) -> NodeShape:
+    status = node.status
+    allocatable = (status.allocatable or status.capacity) if status else None
+    return NodeShape(
+        name=node.metadata.name or "",
+        labels=dict(node.metadata.labels or {}),
+        taints=tuple(taint_of(t) for t in node.spec.taints or ()),
+        unschedulable=bool(node.spec.unschedulable),
+        allocatable=quantity_map(allocatable),
+    )

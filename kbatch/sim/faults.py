@@ -1,0 +1,159 @@
+"""Fault injection: one call per fault, each acting through the API (so it is in the trace).
+
+``target`` is a :class:`~kbatch.runtime.controlplane.ControlPlane` (then the call also settles the
+control plane at the current instant, as ``apply`` does) or any client.
+
+=======================================  ==============================================================
+call                                     what it writes
+=======================================  ==============================================================
+``fail_pod(t, pod, exit_code=1, …)``     annotation ``sim.kbatch.io/fault`` (a JSON record with an
+                                         increasing ``id``); the kubelet ends that container now with
+                                         the exit code and reason (the restart policy then applies)
+``evict_pod(t, pod)``                    ``DisruptionTarget=True`` reason ``EvictionByEvictionAPI``,
+                                         message "Eviction API: evicting", then a graceful delete
+                                         (upstream ``pkg/registry/core/pod/storage/eviction.go``)
+``add_pod_condition(t, pod, type, …)``   a pod condition (e.g. ``ConfigIssue``), merged by type
+``mark_node_not_ready(t, node)``         node ``Ready=False`` (``unknown=True``: ``Unknown``, as when
+                                         the kubelet stops posting status)
+``mark_node_ready(t, node)``             node ``Ready=True``
+``taint_node(t, node, key, …)``          adds a taint (``timeAdded`` set for ``NoExecute``)
+``untaint_node(t, node, key)``           removes taints with that key
+``delete_node(t, node)``                 deletes the Node
+=======================================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kbatch.api.base import format_time
+
+__all__ = [
+    "FAULT_ANNOTATION",
+    "add_pod_condition",
+    "delete_node",
+    "evict_pod",
+    "fail_pod",
+    "mark_node_not_ready",
+    "mark_node_ready",
+    "taint_node",
+    "untaint_node",
+]
+
+FAULT_ANNOTATION = "sim.kbatch.io/fault"
+
+
+def _client(target: Any) -> Any:
+    return getattr(target, "client", target)
+
+
+def _now(target: Any) -> str | None:
+    clock = getattr(target, "clock", None)
+    return format_time(clock.now_datetime()) if clock is not None else None
+
+
+def _settle(target: Any) -> None:
+    settle = getattr(target, "run_until_idle", None)
+    if settle is not None:
+        settle()
+
+
+def _condition(type_: str, status: str, reason: str, message: str, now: str | None) -> dict[str, Any]:
+    cond: dict[str, Any] = {"type": type_, "status": status, "reason": reason, "message": message}
+    if now is not None:
+        cond["lastTransitionTime"] = now
+    return cond
+
+
+def fail_pod(target: Any, name: str, namespace: str = "default", *, exit_code: int = 1,
+             container: str | None = None, reason: str = "Error", message: str = "") -> None:
+    """End ``container`` (default: the first running app container) now with ``exit_code``."""
+    from kbatch.api.core_v1 import Pod
+
+    client = _client(target)
+    pod = client.get(Pod, name, namespace)
+    previous = (pod.metadata.annotations or {}).get(FAULT_ANNOTATION)
+    fault_id = int(json.loads(previous).get("id", 0)) + 1 if previous else 1
+    record = {"id": fault_id, "exitCode": exit_code, "reason": reason, "message": message}
+    if container:
+        record["container"] = container
+    annotations = {FAULT_ANNOTATION: json.dumps(record, sort_keys=True)}
+    client.patch(Pod, name, {"metadata": {"annotations": annotations}}, namespace)
+    _settle(target)
+
+
+def evict_pod(target: Any, name: str, namespace: str = "default", *,
+              grace_period_seconds: int | None = None) -> None:
+    """API-initiated eviction (PodDisruptionBudgets are not modelled)."""
+    from kbatch.api.core_v1 import Pod
+
+    client = _client(target)
+    cond = _condition("DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting",
+                      _now(target))
+    client.patch_status(Pod, name, {"status": {"conditions": [cond]}}, namespace, patch_type="strategic")
+    client.delete(Pod, name, namespace, grace_period_seconds=grace_period_seconds)
+    _settle(target)
+
+
+def add_pod_condition(target: Any, name: str, type_: str, namespace: str = "default", *,
+                      status: str = "True", reason: str = "", message: str = "") -> None:
+    from kbatch.api.core_v1 import Pod
+
+    cond = _condition(type_, status, reason, message, _now(target))
+    _client(target).patch_status(Pod, name, {"status": {"conditions": [cond]}}, namespace,
+                                 patch_type="strategic")
+    _settle(target)
+
+
+def _set_ready(target: Any, node: str, status: str, reason: str, message: str) -> None:
+    from kbatch.api.core_v1 import Node
+
+    cond = _condition("Ready", status, reason, message, _now(target))
+    if cond.get("lastTransitionTime"):
+        cond["lastHeartbeatTime"] = cond["lastTransitionTime"]
+    _client(target).patch_status(Node, node, {"status": {"conditions": [cond]}}, patch_type="strategic")
+    _settle(target)
+
+
+def mark_node_not_ready(target: Any, node: str, *, unknown: bool = False) -> None:
+    if unknown:
+        _set_ready(target, node, "Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status.")
+    else:
+        _set_ready(target, node, "False", "KubeletNotReady", "simulated failure (kbatch fault injection)")
+
+
+def mark_node_ready(target: Any, node: str) -> None:
+    _set_ready(target, node, "True", "KubeletReady", "kubelet is posting ready status")
+
+
+def taint_node(target: Any, node: str, key: str, value: str = "", effect: str = "NoSchedule") -> None:
+    from kbatch.api.core_v1 import Node
+
+    client = _client(target)
+    current = client.get(Node, node)
+    taints = [t.to_dict() for t in current.spec.taints or () if not (t.key == key and t.effect == effect)]
+    taint: dict[str, Any] = {"key": key, "effect": effect}
+    if value:
+        taint["value"] = value
+    if effect == "NoExecute" and (now := _now(target)) is not None:
+        taint["timeAdded"] = now
+    client.patch(Node, node, {"spec": {"taints": [*taints, taint]}})
+    _settle(target)
+
+
+def untaint_node(target: Any, node: str, key: str) -> None:
+    from kbatch.api.core_v1 import Node
+
+    client = _client(target)
+    current = client.get(Node, node)
+    taints = [t.to_dict() for t in current.spec.taints or () if t.key != key]
+    client.patch(Node, node, {"spec": {"taints": taints or None}})
+    _settle(target)
+
+
+def delete_node(target: Any, node: str) -> None:
+    from kbatch.api.core_v1 import Node
+
+    _client(target).delete(Node, node)
+    _settle(target)
