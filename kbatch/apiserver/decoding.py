@@ -62,7 +62,7 @@ def decode_dict(model: type[T], data: dict[str, Any], field_validation: FieldVal
         other = [e for e in errors if e["type"] != "extra_forbidden"]
         if other:
             raise _decode_error(model, other) from None
-        paths = [loc_path(e["loc"]) for e in unknown]
+        paths = sorted(loc_path(e["loc"]) for e in unknown)
         if field_validation == "Strict":
             raise BadRequest("strict decoding error: " + ", ".join(f'unknown field "{p}"' for p in paths))
         if work is data:

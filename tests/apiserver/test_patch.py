@@ -1,0 +1,158 @@
+"""Patch: merge, JSON and strategic merge patches on the main resource and on status."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbatch.api.errors import BadRequest, Conflict, Invalid, UnsupportedMediaType
+from kbatch.apiserver import APIServer
+from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
+from kbatch.apiserver.strategic import apply_strategic_patch
+from tests.apiserver.kinds import Gadget, Widget
+
+
+def make(server: APIServer) -> Widget:
+    return server.create(Widget.model_validate({
+        "metadata": {"name": "w", "namespace": "default", "labels": {"a": "1", "b": "2"},
+                     "finalizers": ["example.com/x"]},
+        "spec": {"size": 1, "tags": ["t1"], "containers": [
+            {"name": "main", "image": "busybox", "ports": [{"containerPort": 80}],
+             "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]},
+            {"name": "side", "image": "envoy"}]}}))
+
+
+def test_merge_patch_rfc7386_examples() -> None:
+    assert apply_merge_patch({"a": "b"}, {"a": "c"}) == {"a": "c"}
+    assert apply_merge_patch({"a": "b"}, {"b": "c"}) == {"a": "b", "b": "c"}
+    assert apply_merge_patch({"a": "b"}, {"a": None}) == {}
+    assert apply_merge_patch({"a": [{"b": "c"}]}, {"a": [1]}) == {"a": [1]}
+    assert apply_merge_patch({"e": None}, {"a": 1}) == {"e": None, "a": 1}
+    assert apply_merge_patch({}, {"a": {"bb": {"ccc": None}}}) == {"a": {"bb": {}}}
+
+
+def test_json_patch_rfc6902_operations() -> None:
+    doc = {"a": {"b": [1, 2]}, "c": "x"}
+    out = apply_json_patch(doc, [
+        {"op": "add", "path": "/a/b/-", "value": 3},
+        {"op": "add", "path": "/a/b/0", "value": 0},
+        {"op": "remove", "path": "/a/b/1"},
+        {"op": "replace", "path": "/c", "value": "y"},
+        {"op": "copy", "from": "/c", "path": "/d"},
+        {"op": "move", "from": "/d", "path": "/e~1f"},
+        {"op": "test", "path": "/e~1f", "value": "y"},
+    ])
+    assert out == {"a": {"b": [0, 2, 3]}, "c": "y", "e/f": "y"}
+    assert doc == {"a": {"b": [1, 2]}, "c": "x"}
+    with pytest.raises(Invalid, match="test failed"):
+        apply_json_patch(doc, [{"op": "test", "path": "/c", "value": "nope"}])
+    with pytest.raises(Invalid):
+        apply_json_patch(doc, [{"op": "remove", "path": "/zzz"}])
+    with pytest.raises(BadRequest):
+        apply_json_patch(doc, {"op": "add"})
+
+
+def test_strategic_merge_by_key_and_directives() -> None:
+    doc = {"metadata": {"finalizers": ["a"], "ownerReferences": [{"uid": "1", "name": "x"}]},
+           "spec": {"containers": [{"name": "main", "image": "v1", "env": [{"name": "A", "value": "1"}]},
+                                   {"name": "side", "image": "s"}],
+                    "tolerations": [{"key": "k"}]}}
+    patch = {"metadata": {"finalizers": ["b"], "ownerReferences": [{"uid": "2", "name": "y"}]},
+             "spec": {"containers": [{"name": "main", "image": "v2", "env": [{"name": "B", "value": "2"}]},
+                                     {"name": "side", "$patch": "delete"},
+                                     {"name": "new", "image": "n"}],
+                      "tolerations": [{"key": "other"}]}}
+    out = apply_strategic_patch(doc, patch)
+    assert out["metadata"]["finalizers"] == ["a", "b"]
+    assert [r["uid"] for r in out["metadata"]["ownerReferences"]] == ["1", "2"]
+    assert out["spec"]["containers"] == [
+        {"name": "main", "image": "v2", "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]},
+        {"name": "new", "image": "n"}]
+    assert out["spec"]["tolerations"] == [{"key": "other"}]  # no merge key: replaced
+    replaced = apply_strategic_patch(doc, {"spec": {"$patch": "replace", "tolerations": []}})
+    assert replaced["spec"] == {"tolerations": []}
+    retained = apply_strategic_patch(doc, {"spec": {"$retainKeys": ["containers"]}})
+    assert set(retained["spec"]) == {"containers"}
+    dropped = apply_strategic_patch(doc, {"metadata": {"$deleteFromPrimitiveList/finalizers": ["a"]}})
+    assert dropped["metadata"]["finalizers"] == []
+    listed = apply_strategic_patch(doc, {"spec": {"containers": [{"$patch": "replace"}, {"name": "only"}]}})
+    assert listed["spec"]["containers"] == [{"name": "only"}]
+
+
+def test_merge_patch_on_server(server: APIServer) -> None:
+    make(server)
+    out = server.patch(Widget, "w", {"metadata": {"labels": {"a": None, "c": "3"}}, "spec": {"size": 2}},
+                       "default")
+    assert out.metadata.labels == {"b": "2", "c": "3"}
+    assert out.spec.size == 2 and out.metadata.generation == 2  # type: ignore[union-attr]
+
+
+def test_json_patch_on_server(server: APIServer) -> None:
+    make(server)
+    out = server.patch(Widget, "w", [{"op": "replace", "path": "/spec/size", "value": 5},
+                                     {"op": "add", "path": "/spec/tags/-", "value": "t2"}],
+                       "default", patch_type="json")
+    assert out.spec.size == 5 and out.spec.tags == ["t1", "t2"]  # type: ignore[union-attr]
+
+
+def test_strategic_patch_on_server(server: APIServer) -> None:
+    make(server)
+    out = server.patch(Widget, "w", {"spec": {"containers": [{"name": "main", "env": [{"name": "C",
+                                                                                        "value": "3"}]}]}},
+                       "default", patch_type="strategic")
+    main = out.spec.containers[0]  # type: ignore[union-attr,index]
+    assert [e.name for e in main.env or ()] == ["A", "B", "C"] and main.image == "busybox"
+    assert len(out.spec.containers or ()) == 2  # type: ignore[union-attr]
+
+
+def test_strategic_patch_unsupported_for_custom_resources(server: APIServer) -> None:
+    server.create(Gadget.model_validate({"metadata": {"name": "g", "namespace": "default"}}))
+    with pytest.raises(UnsupportedMediaType) as err:
+        server.patch(Gadget, "g", {"spec": {}}, "default", patch_type="strategic")
+    assert err.value.code == 415
+
+
+def test_status_patch_changes_only_status(server: APIServer) -> None:
+    make(server)
+    out = server.patch(Widget, "w", {"status": {"phase": "Running"}, "spec": {"size": 9}}, "default",
+                       status=True)
+    assert out.status.phase == "Running" and out.spec.size == 1  # type: ignore[union-attr]
+    main = server.patch(Widget, "w", {"status": {"phase": "X"}}, "default")
+    assert main.status.phase == "Running"  # type: ignore[union-attr]
+
+
+def test_patch_with_stale_resource_version_conflicts(server: APIServer) -> None:
+    obj = make(server)
+    server.patch(Widget, "w", {"spec": {"size": 2}}, "default")
+    with pytest.raises(Conflict):
+        server.patch(Widget, "w", {"metadata": {"resourceVersion": obj.metadata.resource_version},
+                                   "spec": {"size": 3}}, "default")
+
+
+def test_patch_producing_unknown_field_is_bad_request(server: APIServer) -> None:
+    make(server)
+    rev = server.store.revision
+    with pytest.raises(BadRequest, match=r'strict decoding error: unknown field "spec\.bogus"'):
+        server.patch(Widget, "w", {"spec": {"bogus": 1}}, "default")
+    assert server.store.revision == rev
+
+
+def test_patch_failing_validation_writes_nothing(server: APIServer) -> None:
+    make(server)
+    rev = server.store.revision
+    with pytest.raises(Invalid, match=r"spec\.size"):
+        server.patch(Widget, "w", {"spec": {"size": -3}}, "default")
+    assert server.store.revision == rev
+
+
+def test_dry_run_patch(server: APIServer) -> None:
+    make(server)
+    rev = server.store.revision
+    out = server.patch(Widget, "w", {"spec": {"size": 7}}, "default", dry_run=True)
+    assert out.spec.size == 7 and server.store.revision == rev  # type: ignore[union-attr]
+
+
+def test_patch_that_removes_last_finalizer_of_terminating_object_deletes_it(server: APIServer) -> None:
+    make(server)
+    server.delete(Widget, "w", "default")
+    server.patch(Widget, "w", {"metadata": {"finalizers": None}}, "default")
+    assert server.list(Widget).items == []
