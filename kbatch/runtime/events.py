@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from kbatch.api.base import format_time
-from kbatch.api.errors import NotFound, StatusError
+from kbatch.api.errors import AlreadyExists, NotFound, StatusError
 from kbatch.runtime.clock import Clock
 
 __all__ = ["EventRecorder", "EventSink", "involved_reference"]
@@ -99,10 +99,23 @@ class EventRecorder:
         now = self.sink.clock.now_datetime()
         if seen is not None and self._bump(seen, now):
             return
-        name = f"{ref['name']}.{self._nanos():x}"
         namespace = ref.get("namespace") or "default"
-        self._create(name, namespace, ref, type_, reason, message, now)
+        name = self._create_unique(ref, namespace, type_, reason, message, now)
         self.sink._seen[key] = _Seen(name, namespace, 1, now)
+
+    def _create_unique(self, ref: dict[str, Any], namespace: str, type_: str, reason: str, message: str,
+                       now: datetime) -> str:
+        """Create under ``<name>.<hex nanos>``. Virtual time can record two events on one object at
+        the same instant (a real clock never does), so a taken name moves on by one nanosecond."""
+        nanos = self._nanos()
+        for _ in range(1000):
+            name = f"{ref['name']}.{nanos:x}"
+            try:
+                self._create(name, namespace, ref, type_, reason, message, now)
+                return name
+            except AlreadyExists:
+                nanos += 1
+        raise AlreadyExists(f"no free event name for {ref['name']} at {now.isoformat()}")
 
     def _nanos(self) -> int:
         dt = self.sink.clock.now_datetime()

@@ -162,6 +162,13 @@ class JobBuilder(_PodSpecMixin, _Builder):
     def managed_by(self, name: str) -> JobBuilder:
         return self._set("managedBy", name)
 
+    def manual_selector(self, **labels: str) -> JobBuilder:
+        """``spec.manualSelector: true`` with ``selector.matchLabels`` = pod template labels = ``labels``."""
+        labels = labels or {"job": self._m["metadata"]["name"]}
+        self._m["spec"]["template"].setdefault("metadata", {}).setdefault("labels", {}).update(labels)
+        self._set("manualSelector", True)
+        return self._set("selector", {"matchLabels": dict(labels)})
+
     def queue(self, name: str) -> JobBuilder:
         """Kueue's ``kueue.x-k8s.io/queue-name`` label."""
         return self.label("kueue.x-k8s.io/queue-name", name)
