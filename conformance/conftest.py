@@ -1,0 +1,79 @@
+"""pytest wiring for the conformance suite: the ``target`` fixture and the semantics report.
+
+Each check carries ``@pytest.mark.semantic("what it checks", source="upstream reference")``; at the
+end of ``pytest conformance`` a table lists every semantic with pass/fail/skip and its source.
+Checks marked ``needs_virtual_clock`` are skipped on targets without one.
+
+The target defaults to in-process kbatch; ``KBATCH_CONFORMANCE_TARGET=module:factory`` selects
+another factory returning a :class:`conformance.target.Target`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from conformance.target import Target
+
+_RESULTS: list[tuple[str, str, str, str]] = []  # (semantic, outcome, source, test id)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "semantic(text, source): the documented behaviour a check proves")
+    config.addinivalue_line("markers", "needs_virtual_clock: skip on targets without a virtual clock")
+
+
+def _factory():
+    spec = os.environ.get("KBATCH_CONFORMANCE_TARGET")
+    if not spec:
+        from conformance.kbatch_target import KbatchTarget
+
+        return KbatchTarget
+    module, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(module), attr or "make_target")
+
+
+@pytest.fixture
+def target(request: pytest.FixtureRequest) -> Iterator[Target]:
+    tgt = _factory()()
+    if request.node.get_closest_marker("needs_virtual_clock") and not tgt.has_virtual_clock:
+        pytest.skip("needs a target with a virtual clock")
+    yield tgt
+    close = getattr(getattr(tgt, "cp", None), "close", None)
+    if close is not None:
+        close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    marker = item.get_closest_marker("semantic")
+    if marker is None:
+        return
+    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+        text = marker.args[0] if marker.args else item.name
+        source = marker.kwargs.get("source", "")
+        _RESULTS.append((text, report.outcome, source, item.nodeid))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if not _RESULTS:
+        return
+    tr = terminalreporter
+    tr.section("kbatch conformance report")
+    width = min(70, max(len(r[0]) for r in _RESULTS))
+    seen: set[str] = set()
+    for text, outcome, source, nodeid in _RESULTS:
+        key = f"{nodeid}:{text}"
+        if key in seen:
+            continue
+        seen.add(key)
+        mark = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP"}.get(outcome, outcome.upper())
+        tr.write_line(f"{mark:4}  {text[:width]:<{width}}  {source}")
+    counts = {o: sum(1 for r in _RESULTS if r[1] == o) for o in ("passed", "failed", "skipped")}
+    tr.write_line(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped "
+                  f"of {len(_RESULTS)} semantics")

@@ -1,0 +1,78 @@
+"""The in-process kbatch :class:`~conformance.target.Target`: a fresh ``ControlPlane`` in virtual time.
+
+The only conformance module that imports kbatch. By default only the ``job`` and ``cronjob``
+controllers run, so pod outcomes are driven through the API (patching pod status, as upstream's Job
+integration tests do with the Job controller alone); pass ``controllers="*"`` to add the simulated
+scheduler and kubelet when they are available.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from conformance.target import Obj
+
+__all__ = ["KbatchTarget"]
+
+
+class KbatchTarget:
+    has_virtual_clock = True
+
+    def __init__(self, controllers: str = "job,cronjob", seed: int = 0) -> None:
+        from kbatch.api.errors import NotFound
+        from kbatch.runtime.controlplane import ControlPlane
+
+        self._not_found = NotFound
+        self.cp = ControlPlane(seed=seed, controllers=controllers)
+
+    def _model(self, kind: str) -> Any:
+        return self.cp.registry.for_name(kind).model
+
+    def apply(self, manifest: Obj | str, namespace: str = "default") -> Obj:
+        applied = self.cp.apply(manifest, namespace=namespace)
+        return applied[0].to_dict()
+
+    def get(self, kind: str, name: str, namespace: str = "default") -> Obj | None:
+        try:
+            return self.cp.client.get(self._model(kind), name, namespace).to_dict()
+        except self._not_found:
+            return None
+
+    def list(self, kind: str, namespace: str = "default", label_selector: str | None = None) -> list[Obj]:
+        items = self.cp.client.list(self._model(kind), namespace, label_selector=label_selector).items
+        return sorted((i.to_dict() for i in items), key=lambda o: o["metadata"]["name"])
+
+    def patch(self, kind: str, name: str, patch: Obj, namespace: str = "default") -> Obj:
+        out = self.cp.client.patch(self._model(kind), name, patch, namespace).to_dict()
+        self.cp.run_until_idle()
+        return out
+
+    def patch_status(self, kind: str, name: str, patch: Obj, namespace: str = "default") -> Obj:
+        out = self.cp.client.patch_status(self._model(kind), name, patch, namespace).to_dict()
+        self.cp.run_until_idle()
+        return out
+
+    def delete(self, kind: str, name: str, namespace: str = "default",
+               propagation_policy: str | None = None) -> None:
+        with contextlib.suppress(self._not_found):
+            self.cp.client.delete(self._model(kind), name, namespace, propagation_policy=propagation_policy)
+        self.cp.run_until_idle()
+
+    def now(self) -> datetime:
+        return self.cp.now()
+
+    def advance(self, seconds: float) -> None:
+        self.cp.advance(seconds)
+
+    def settle(self) -> None:
+        self.cp.run_until_idle()
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float = 600) -> bool:
+        try:
+            self.cp.wait_for(predicate, timeout)
+        except TimeoutError:
+            return bool(predicate())
+        return bool(predicate())
