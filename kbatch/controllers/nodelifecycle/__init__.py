@@ -1,0 +1,60 @@
+"""Node lifecycle: condition taints (``node-lifecycle``) and NoExecute taint-based eviction
+(``taint-eviction-controller``), as kube-controller-manager names them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbatch.controllers.nodelifecycle.controller import NodeLifecycle, TaintEviction
+from kbatch.controllers.nodelifecycle.taints import (
+    NOT_READY,
+    UNREACHABLE,
+    condition_taints,
+    eviction_time,
+    wanted_taints,
+)
+
+__all__ = [
+    "NOT_READY",
+    "UNREACHABLE",
+    "NodeLifecycle",
+    "TaintEviction",
+    "condition_taints",
+    "eviction_time",
+    "setup",
+    "setup_taint_eviction",
+    "wanted_taints",
+]
+
+
+def setup(ctx: Any) -> NodeLifecycle:
+    """Catalog factory for ``node-lifecycle``."""
+    from kbatch.api.core_v1 import Node
+
+    reconciler = NodeLifecycle(ctx)
+    ctx.build().describe("marks unreachable nodes NotReady and taints them").for_(Node).complete(reconciler)
+    return reconciler
+
+
+def setup_taint_eviction(ctx: Any) -> TaintEviction:
+    """Catalog factory for ``taint-eviction-controller``: pods enqueue themselves; a node's taint
+    change enqueues the pods bound to it."""
+    from kbatch.api.core_v1 import Node, Pod
+    from kbatch.runtime.cache import BY_NODE_NAME
+    from kbatch.runtime.predicate import predicate_func
+    from kbatch.runtime.reconcile import Request
+
+    reconciler = TaintEviction(ctx)
+
+    def pods_on(node: Any) -> list[Request]:
+        if not any(t.effect == "NoExecute" for t in node.spec.taints or ()):
+            return []
+        pods = ctx.cache.list(Pod, index=(BY_NODE_NAME, node.metadata.name), readonly=True)
+        return [Request(p.metadata.namespace or "", p.metadata.name or "") for p in pods]
+
+    (ctx.build()
+        .describe("evicts pods that do not tolerate NoExecute taints")
+        .for_(Pod, predicate_func(lambda pod: bool(pod.spec.node_name)))
+        .watches(Node, pods_on)
+        .complete(reconciler))
+    return reconciler

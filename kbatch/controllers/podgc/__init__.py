@@ -1,0 +1,41 @@
+"""The ``podgc`` controller (upstream ``pkg/controller/podgc``): terminated pods beyond the
+threshold, pods of vanished nodes and unscheduled terminating pods, every 20 s of virtual time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbatch.controllers.podgc.controller import PodGC
+from kbatch.controllers.podgc.decisions import (
+    GC_PERIOD,
+    QUARANTINE,
+    TERMINATED_POD_GC_THRESHOLD,
+    PodFacts,
+    orphaned,
+    terminated_to_delete,
+    unscheduled_terminating,
+)
+
+__all__ = [
+    "GC_PERIOD",
+    "QUARANTINE",
+    "TERMINATED_POD_GC_THRESHOLD",
+    "PodFacts",
+    "PodGC",
+    "orphaned",
+    "setup",
+    "terminated_to_delete",
+    "unscheduled_terminating",
+]
+
+SWEEP = ("", "podgc/sweep")
+
+
+def setup(ctx: Any) -> PodGC:
+    from kbatch.runtime.reconcile import Request
+
+    gc = PodGC(ctx)
+    builder = ctx.build().describe("deletes terminated, orphaned and unscheduled terminating pods")
+    controller = builder.complete(gc)
+    controller.queue.add(Request(*SWEEP))  # upstream runs a sweep at start, then every period
+    return gc

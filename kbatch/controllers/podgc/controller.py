@@ -1,0 +1,92 @@
+"""The ``podgc`` controller: the decisions of :mod:`.decisions`, every 20 s of virtual time.
+
+One request (``podgc/sweep``) requeued every period, so it costs nothing between sweeps. Options
+(``options={"podgc": {...}}``): ``terminated_pod_gc_threshold`` (default 12,500), ``period``,
+``quarantine``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbatch.api.base import format_time
+from kbatch.api.errors import NotFound
+from kbatch.controllers.podgc.decisions import (
+    GC_PERIOD,
+    ORPHAN_MESSAGE,
+    ORPHAN_REASON,
+    QUARANTINE,
+    TERMINATED_POD_GC_THRESHOLD,
+    PodFacts,
+    orphaned,
+    terminated_to_delete,
+    unscheduled_terminating,
+)
+
+__all__ = ["PodGC"]
+
+
+class PodGC:
+    def __init__(self, ctx: Any) -> None:
+        from kbatch.api.core_v1 import Node, Pod
+
+        self.ctx, self.Pod, self.Node = ctx, Pod, Node
+        self.threshold = int(ctx.options.get("terminated_pod_gc_threshold", TERMINATED_POD_GC_THRESHOLD))
+        self.period = float(ctx.options.get("period", GC_PERIOD))
+        self.quarantine = float(ctx.options.get("quarantine", QUARANTINE))
+        self.missing_since: dict[str, float] = {}
+
+    def _facts(self) -> list[PodFacts]:
+        origin = self.ctx.clock.to_datetime(0)
+        out = []
+        for pod in self.ctx.cache.list(self.Pod, readonly=True):
+            meta = pod.metadata
+            created = (meta.creation_timestamp - origin).total_seconds() if meta.creation_timestamp else 0.0
+            out.append(PodFacts(meta.namespace or "", meta.name or "", created,
+                                (pod.status.phase if pod.status else None) or "Pending",
+                                pod.spec.node_name or "", meta.deletion_timestamp is not None))
+        return out
+
+    def reconcile(self, request: Any) -> Any:
+        from kbatch.runtime.reconcile import Result
+
+        now = self.ctx.clock.now()
+        pods = self._facts()
+        for pod in terminated_to_delete(pods, self.threshold):
+            self._force_delete(pod)
+        nodes = {n.metadata.name for n in self.ctx.cache.list(self.Node, readonly=True)}
+        absent = {p.node_name for p in pods if p.node_name and p.node_name not in nodes}
+        self.missing_since = {n: self.missing_since.get(n, now) for n in sorted(absent)}
+        for pod in orphaned(pods, nodes, self.missing_since, now, self.quarantine):
+            if not self._node_exists(pod.node_name):
+                self._fail_and_delete(pod)
+        for pod in unscheduled_terminating(pods):
+            self._force_delete(pod)
+        return Result(requeue_after=self.period)
+
+    def _node_exists(self, name: str) -> bool:
+        try:
+            self.ctx.client.get(self.Node, name)
+        except NotFound:
+            return False
+        return True
+
+    def _fail_and_delete(self, pod: PodFacts) -> None:
+        now = format_time(self.ctx.clock.now_datetime())
+        cond = {"type": "DisruptionTarget", "status": "True", "reason": ORPHAN_REASON,
+                "message": ORPHAN_MESSAGE, "lastTransitionTime": now}
+        status: dict[str, Any] = {"conditions": [cond]}
+        if not pod.terminal:
+            status["phase"] = "Failed"
+        try:
+            self.ctx.client.patch_status(self.Pod, pod.name, {"status": status}, pod.namespace,
+                                         patch_type="strategic")
+        except NotFound:
+            return
+        self._force_delete(pod)
+
+    def _force_delete(self, pod: PodFacts) -> None:
+        try:
+            self.ctx.client.delete(self.Pod, pod.name, pod.namespace, grace_period_seconds=0)
+        except NotFound:
+            return

@@ -1,0 +1,69 @@
+"""Pod GC decisions, pure (upstream ``pkg/controller/podgc/gc_controller.go``).
+
+Each period (20 s) the controller:
+
+1. ``terminated``: when more terminated pods (phase Succeeded or Failed) exist than
+   ``terminatedPodGCThreshold`` (default 12,500; 0 disables), deletes the excess, oldest
+   ``creationTimestamp`` first;
+2. ``orphaned``: a pod bound to a node that does not exist, once the node has been missing for the
+   quarantine time (40 s) and a fresh read confirms it, is marked ``Failed`` with the condition
+   ``DisruptionTarget=True`` reason ``DeletionByPodGC`` message "PodGC: node no longer exists"
+   and force-deleted;
+3. ``unscheduled terminating``: a pod with a ``deletionTimestamp`` and no node is force-deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "GC_PERIOD",
+    "QUARANTINE",
+    "TERMINATED_POD_GC_THRESHOLD",
+    "PodFacts",
+    "orphaned",
+    "terminated_to_delete",
+    "unscheduled_terminating",
+]
+
+GC_PERIOD = 20.0
+QUARANTINE = 40.0
+TERMINATED_POD_GC_THRESHOLD = 12_500
+ORPHAN_REASON = "DeletionByPodGC"
+ORPHAN_MESSAGE = "PodGC: node no longer exists"
+
+
+@dataclass(frozen=True, slots=True)
+class PodFacts:
+    namespace: str
+    name: str
+    creation: float
+    phase: str
+    node_name: str
+    terminating: bool
+
+    @property
+    def terminal(self) -> bool:
+        return self.phase in ("Succeeded", "Failed")
+
+
+def terminated_to_delete(pods: Sequence[PodFacts], threshold: int) -> list[PodFacts]:
+    if threshold <= 0:
+        return []
+    terminated = [p for p in pods if p.terminal]
+    excess = len(terminated) - threshold
+    if excess <= 0:
+        return []
+    return sorted(terminated, key=lambda p: (p.creation, p.namespace, p.name))[:excess]
+
+
+def orphaned(pods: Iterable[PodFacts], nodes: set[str], missing_since: Mapping[str, float],
+             now: float, quarantine: float = QUARANTINE) -> list[PodFacts]:
+    """Pods whose node is absent and has been for ``quarantine`` seconds."""
+    return [p for p in pods if p.node_name and p.node_name not in nodes
+            and now - missing_since.get(p.node_name, now) >= quarantine]
+
+
+def unscheduled_terminating(pods: Iterable[PodFacts]) -> list[PodFacts]:
+    return [p for p in pods if p.terminating and not p.node_name]
