@@ -10,12 +10,11 @@ another factory returning a :class:`conformance.target.Target`.
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Iterator
 
 import pytest
 
+from conformance.factory import target_factory
 from conformance.target import Target
 
 _RESULTS: list[tuple[str, str, str, str]] = []  # (semantic, outcome, source, test id)
@@ -26,19 +25,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "needs_virtual_clock: skip on targets without a virtual clock")
 
 
-def _factory():
-    spec = os.environ.get("KBATCH_CONFORMANCE_TARGET")
-    if not spec:
-        from conformance.kbatch_target import KbatchTarget
-
-        return KbatchTarget
-    module, _, attr = spec.partition(":")
-    return getattr(importlib.import_module(module), attr or "make_target")
-
-
 @pytest.fixture
 def target(request: pytest.FixtureRequest) -> Iterator[Target]:
-    tgt = _factory()()
+    tgt = target_factory()()
     if request.node.get_closest_marker("needs_virtual_clock") and not tgt.has_virtual_clock:
         pytest.skip("needs a target with a virtual clock")
     yield tgt

@@ -1,0 +1,21 @@
+"""Which Target the suite runs against: in-process kbatch unless ``KBATCH_CONFORMANCE_TARGET``
+names another factory (``package.module:function`` returning a :class:`conformance.target.Target`)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+from conformance.target import TargetFactory
+
+__all__ = ["target_factory"]
+
+
+def target_factory() -> TargetFactory:
+    spec = os.environ.get("KBATCH_CONFORMANCE_TARGET")
+    if not spec:
+        from conformance.kbatch_target import KbatchTarget
+
+        return KbatchTarget
+    module, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(module), attr or "make_target")
