@@ -45,19 +45,18 @@ def resolve_create_namespace(kind: Kind, obj: Resource, namespace: str | None) -
 
 def _fill_system_fields(server: APIServer, kind: Kind, obj: Resource) -> None:
     meta = obj.metadata
-    kind.strategy.prepare_for_create(obj)
     meta.resource_version = None
-    meta.uid = new_uid(server.rng)
+    meta.uid = new_uid(server.rng)  # before prepare_for_create: the Job strategy derives labels from it
     meta.creation_timestamp = server.now()
     meta.deletion_timestamp = None
     meta.deletion_grace_period_seconds = None
-    meta.generation = 1
     meta.self_link = None
+    kind.strategy.prepare_for_create(obj)
+    meta.generation = 1
 
 
 def _validate(server: APIServer, kind: Kind, obj: Resource) -> None:
-    errors = validate_meta(obj.metadata, namespaced=kind.info.namespaced,
-                           dns_label_names=kind.is_namespace)
+    errors = validate_meta(kind, obj.metadata)
     errors += kind.strategy.validate(obj)
     if errors:
         raise Invalid.of(kind.info.group_kind, obj.metadata.name or obj.metadata.generate_name or "",

@@ -26,7 +26,7 @@ from kbatch.api.meta import Resource
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.codec import decode, encode
 from kbatch.apiserver.kinds import Kind
-from kbatch.apiserver.meta_validation import validate_meta, validate_meta_update
+from kbatch.apiserver.meta_validation import validate_meta_update
 from kbatch.store.kv import Compare, DeleteOp, KeyValue, PutOp
 
 if TYPE_CHECKING:
@@ -81,8 +81,6 @@ def _validate(kind: Kind, new: Resource, old: Resource, status: bool) -> None:
     if status:
         errors += kind.strategy.validate_status_update(new, old)
     else:
-        errors += validate_meta(new.metadata, namespaced=kind.info.namespaced,
-                                dns_label_names=kind.is_namespace)
         errors += kind.strategy.validate(new) + kind.strategy.validate_update(new, old)
     unique = list({str(e): e for e in errors}.values())
     if unique:
@@ -102,6 +100,7 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
     if not status:
         kind.strategy.prepare_for_update(new, old)
     _carry_system_fields(new, old)
+    new.metadata.resource_version = old.metadata.resource_version  # an unconditional update is filled in
     if not status and kind.strategy.spec_changed(new, old):
         new.metadata.generation = (old.metadata.generation or 0) + 1
     _validate(kind, new, old, status)
