@@ -7,7 +7,8 @@ A selection is a comma-separated list of terms, read left to right:
 * ``-name`` — turn it off (wins over ``*`` wherever it appears; the first explicit term naming a
   controller decides, as upstream).
 
-Examples: ``*`` (the defaults), ``*,-podgc``, ``job,garbage-collector`` (exactly those two).
+Examples: ``*`` (the defaults), ``*,-podgc``, ``job,garbage-collector`` (exactly those two),
+``""`` (none at all).
 Upstream: ``cmd/kube-controller-manager/app/controllermanager.go`` (``IsControllerEnabled``).
 Unknown names raise :class:`SelectionError`, which lists the known ones. The result keeps the
 catalog's order, never the order of a set.
@@ -35,12 +36,12 @@ class SelectionError(ValueError):
 
 
 def parse_selection(text: str | Sequence[str] | None) -> list[str]:
-    """Split ``"*,-podgc"`` (or a list of terms) into terms; ``None``/empty means ``["*"]``."""
+    """Split ``"*,-podgc"`` (or a list of terms) into terms. ``None`` means the default (``["*"]``);
+    an empty string or list selects nothing (a bare control plane: API server only)."""
     if text is None:
         return ["*"]
     raw = text.split(",") if isinstance(text, str) else [t for part in text for t in part.split(",")]
-    terms = [t.strip() for t in raw if t.strip()]
-    return terms or ["*"]
+    return [t.strip() for t in raw if t.strip()]
 
 
 def select(text: str | Sequence[str] | None, known: Iterable[ControllerInfo]) -> list[str]:

@@ -19,7 +19,8 @@ CATALOG = [
     [
         ("*", ["job", "garbage-collector", "podgc"]),
         (None, ["job", "garbage-collector", "podgc"]),
-        ("", ["job", "garbage-collector", "podgc"]),
+        ("", []),
+        ([], []),
         ("*,-podgc", ["job", "garbage-collector"]),
         ("-podgc,*", ["job", "garbage-collector"]),
         ("job,garbage-collector", ["job", "garbage-collector"]),
@@ -46,3 +47,4 @@ def test_unknown_name_lists_the_known_ones() -> None:
 def test_parse_selection() -> None:
     assert parse_selection(" a , -b ,") == ["a", "-b"]
     assert parse_selection(None) == ["*"]
+    assert parse_selection("") == []
