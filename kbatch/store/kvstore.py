@@ -4,8 +4,7 @@ Modelled on etcd ``server/storage/mvcc/kvstore.go`` (``currentRev``, ``compactMa
 ``kvstore_txn.go`` (``rangeKeys``) and ``kvstore_compaction.go``. Writes happen only through a
 ``WriteTxn`` (``txn.py``); this module owns what they write into:
 
-* ``index``: a ``SortedDict`` from key to ``KeyIndex`` (etcd keeps a B-tree of ``keyIndex``); deleted
-  keys stay in it, as tombstoned generations, until a compaction removes them;
+* ``index``: a ``TreeIndex`` from key to ``KeyIndex``, in key order (``index.py``);
 * ``log``: every retained write (``KeyValue``, tombstones included) with ``mod_revision >=
   compact_revision``, in commit order. It is what a watcher catching up reads, like etcd's unsynced
   watchers range over the backend by revision, and it tells compaction which keys have history to drop.
@@ -18,8 +17,7 @@ from collections.abc import Callable
 from itertools import islice
 from operator import attrgetter
 
-from sortedcontainers import SortedDict
-
+from kbatch.store.index import TreeIndex
 from kbatch.store.kv import KeyValue, RangeResult
 from kbatch.store.records import make_kv
 from kbatch.store.revision import FIRST_REVISION, check_compact
@@ -40,7 +38,7 @@ class MVCCStore:
     def __init__(self, on_commit: CommitHook | None = None) -> None:
         self.rev = FIRST_REVISION
         self.compacted = 0
-        self.index: SortedDict = SortedDict()
+        self.index = TreeIndex()
         self.log: list[KeyValue] = []
         self.on_commit = on_commit
 
@@ -48,14 +46,12 @@ class MVCCStore:
 
     def keys_in(self, start: bytes, end: bytes | None) -> list[bytes]:
         """Keys of the index (live or tombstoned) in ``[start, end)``."""
-        if end is not None and end == start + b"\0":
-            return [start] if start in self.index else []
-        return list(self.index.irange(start, end, inclusive=(True, False)))
+        return self.index.keys_in(start, end)
 
     def visible(self, start: bytes, end: bytes | None, revision: int | None) -> list[KeyValue]:
         """The live values in ``[start, end)`` at ``revision`` (``None``: latest, including the writes
         of a transaction in progress), in key order."""
-        index = self.index
+        index = self.index.by_key
         out: list[KeyValue] = []
         if revision is None:
             for k in self.keys_in(start, end):
@@ -98,7 +94,7 @@ class MVCCStore:
         """Every retained write in ``[start, end)`` with ``mod_revision >= from_revision``, in commit
         order. The caller checks ``from_revision >= compacted``."""
         if end is not None and end == start + b"\0":
-            ki = self.index.get(start)
+            ki = self.index.by_key.get(start)
             return [] if ki is None else list(ki.since(from_revision))
         log = self.log
         i = bisect_left(log, from_revision, key=_MOD)
@@ -107,7 +103,7 @@ class MVCCStore:
         return [kv for kv in log[i:] if start <= kv.key < end]
 
     def prev_of(self, kv: KeyValue) -> KeyValue | None:
-        ki = self.index.get(kv.key)
+        ki = self.index.by_key.get(kv.key)
         return None if ki is None else ki.prev_of(kv)
 
     # -- compaction ------------------------------------------------------------------------------
@@ -125,13 +121,5 @@ class MVCCStore:
         touched = dict.fromkeys([kv.key for kv in islice(log, cut) if kv.version != 1])
         del log[:cut]
         self.compacted = revision
-        index = self.index
-        get = dict.get
-        gone = [key for key in touched if (ki := get(index, key)) is not None and ki.compact(revision)]
-        if len(gone) * 8 < len(index):
-            for key in gone:
-                del index[key]
-        else:  # removing many keys one by one from the sorted index costs more than rebuilding it
-            for key in gone:
-                dict.__delitem__(index, key)
-            self.index = SortedDict(dict.items(index))
+        by_key = self.index.by_key
+        self.index.remove([k for k in touched if (ki := by_key.get(k)) is not None and ki.compact(revision)])

@@ -26,10 +26,8 @@ import struct
 import tempfile
 from dataclasses import dataclass
 
-from sortedcontainers import SortedDict
-
 from kbatch.store.errors import StoreError
-from kbatch.store.key_index import KeyIndex
+from kbatch.store.index import TreeIndex
 from kbatch.store.kv import KeyValue
 from kbatch.store.kvstore import MVCCStore
 from kbatch.store.records import make_kv
@@ -49,7 +47,7 @@ class SnapshotError(StoreError):
 class State:
     rev: int
     compacted: int
-    index: SortedDict
+    index: TreeIndex
     log: list[KeyValue]
 
 
@@ -100,10 +98,12 @@ def _bytes(x: object) -> bytes:
 
 def _build(raw: object) -> State:
     rev, compacted, keys, log = raw  # type: ignore[misc]
-    index = SortedDict()
+    index = TreeIndex()
     by_rev: dict[tuple[bytes, int], KeyValue] = {}
     for key, gens in keys:
-        ki = KeyIndex(_bytes(key))
+        if _bytes(key) in index:
+            raise ValueError(f"key {key!r} appears twice")
+        ki = index.create(key)
         ki.generations = [
             [make_kv(key, _bytes(v), _int(c), _int(m), _int(ver)) for v, c, m, ver in g] for g in gens
         ]
@@ -112,7 +112,6 @@ def _build(raw: object) -> State:
         for g in ki.generations:
             for e in g:
                 by_rev[(key, e.mod_revision)] = e
-        index[key] = ki
     entries = [by_rev[(_bytes(k), _int(m))] for k, m in log]
     return State(_int(rev), _int(compacted), index, entries)
 

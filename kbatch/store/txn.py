@@ -21,7 +21,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from kbatch.store.errors import DuplicateKeyError
-from kbatch.store.key_index import KeyIndex
 from kbatch.store.keyrange import as_bytes, contains, key_range
 from kbatch.store.kv import (
     Compare,
@@ -63,10 +62,9 @@ class WriteTxn:
     def put(self, key: bytes, value: bytes, want_prev: bool) -> PutResult:
         """Write ``value`` under ``key`` (both already plain ``bytes``)."""
         rev = self.rev
-        index = self.store.index
-        ki = index.get(key)
+        ki = self.store.index.by_key.get(key)
         if ki is None:
-            ki = index[key] = KeyIndex(key)
+            ki = self.store.index.create(key)
         gen = ki.generations[-1]
         if gen:
             prev = gen[-1]
@@ -82,7 +80,7 @@ class WriteTxn:
     def delete(self, start: bytes, end: bytes | None, want_prev: bool) -> DeleteResult:
         """Tombstone every live key in ``[start, end)``, in key order."""
         store = self.store
-        index = store.index
+        index = store.index.by_key
         deleted: list[KeyValue] = []
         for key in store.keys_in(start, end):
             ki = index[key]
@@ -158,7 +156,7 @@ def _check_compare(c: Compare) -> None:
 
 
 def _holds(store: MVCCStore, c: Compare) -> bool:
-    ki = store.index.get(as_bytes(c.key, "key"))
+    ki = store.index.by_key.get(as_bytes(c.key, "key"))
     kv = None if ki is None else ki.latest()
     if c.target == "value":
         return kv is not None and _OPS[c.op](kv.value, as_bytes(c.value, "value"))
