@@ -1,0 +1,69 @@
+"""The scheduler controller on a ControlPlane: binding, failure status, retries, gates, preemption."""
+
+from __future__ import annotations
+
+from kubelet.cluster import condition, get_pod, pod_yaml, sim_cluster
+
+from kbatch.api.core_v1 import Pod
+from kbatch.sim import NodeTemplate, create_nodes
+
+
+def test_unschedulable_pod_gets_the_upstream_message_and_is_retried_when_a_node_appears() -> None:
+    cp = sim_cluster(4, NodeTemplate(gpus=8))
+    cp.apply(pod_yaml("big", "sleep 5", gpu=9))
+    cond = condition(get_pod(cp, "big"), "PodScheduled")
+    assert (cond.status, cond.reason) == ("False", "Unschedulable")
+    assert cond.message.startswith("0/4 nodes are available: 4 Insufficient nvidia.com/gpu.")
+    reconciles = cp.manager.get("scheduler").reconciles
+    cp.advance(60)
+    assert cp.manager.get("scheduler").reconciles - reconciles <= 2  # no busy loop
+    create_nodes(cp, 1, NodeTemplate(gpus=16), prefix="big-")
+    cp.advance(10)  # back-off after the failed attempt, then the node event retries it
+    pod = get_pod(cp, "big")
+    assert pod.spec.node_name == "big-0" and condition(pod, "PodScheduled").status == "True"
+
+
+def test_pod_waits_until_resources_are_freed() -> None:
+    cp = sim_cluster(1, NodeTemplate(cpu="1"))
+    cp.apply(pod_yaml("first", "sleep 30", cpu="1"))
+    cp.apply(pod_yaml("second", "sleep 30", cpu="1"))
+    assert not get_pod(cp, "second").spec.node_name
+    cp.advance(31)
+    assert get_pod(cp, "second").spec.node_name == "node-0"
+
+
+def test_scheduling_gates_hold_a_pod_back() -> None:
+    cp = sim_cluster(1)
+    cp.apply(pod_yaml("g", "sleep 1", extra_spec="\n  schedulingGates: [{name: example.com/wait}]"))
+    cond = condition(get_pod(cp, "g"), "PodScheduled")
+    assert (cond.status, cond.reason) == ("False", "SchedulingGated")
+    cp.client.patch(Pod, "g", {"spec": {"schedulingGates": None}}, "default")
+    cp.advance(1)
+    assert get_pod(cp, "g").spec.node_name == "node-0"
+
+
+def test_priority_preemption_evicts_a_lower_priority_pod() -> None:
+    cp = sim_cluster(1, NodeTemplate(cpu="1"))
+    cp.apply(pod_yaml("low", "sleep 1000", cpu="1", priority=0, grace=5))
+    cp.apply(pod_yaml("high", "sleep 10", cpu="1", priority=100))
+    high, low = get_pod(cp, "high"), get_pod(cp, "low")
+    assert high.status.nominated_node_name == "node-0"
+    cond = condition(low, "DisruptionTarget")
+    assert cond.reason == "PreemptionByScheduler"
+    assert cond.message == "default/high: preempting to accommodate a higher priority pod"
+    cp.advance(20)
+    assert get_pod(cp, "high").spec.node_name == "node-0"
+    assert [p.metadata.name for p in cp.client.list(Pod, "default").items] == ["high"]
+
+
+def test_taints_and_node_selector_are_honoured() -> None:
+    cp = sim_cluster(0)
+    create_nodes(cp, 1, NodeTemplate(taints=({"key": "gpu", "value": "yes", "effect": "NoSchedule"},)),
+                 prefix="tainted-")
+    create_nodes(cp, 1, NodeTemplate(labels={"zone": "a"}), prefix="plain-")
+    cp.apply(pod_yaml("p", "sleep 1", extra_spec="\n  nodeSelector: {zone: a}"))
+    assert get_pod(cp, "p").spec.node_name == "plain-0"
+    cp.apply(pod_yaml("q", "sleep 1", extra_spec="\n  nodeSelector: {zone: b}"))
+    assert condition(get_pod(cp, "q"), "PodScheduled").message.startswith(
+        "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
+        "1 node(s) had untolerated taint {gpu: yes}.")
