@@ -76,7 +76,7 @@ def default_job(job: Job) -> None:
             bc.MAX_INT32 if spec.backoff_limit_per_index is not None else bc.DEFAULT_BACKOFF_LIMIT
         )
     template_labels = _template_labels(spec)
-    if template_labels is not None and not job.metadata.labels:
+    if template_labels and not job.metadata.labels:  # an empty map is omitted on the wire anyway
         job.metadata.labels = dict(template_labels)
     if spec.completion_mode is None:
         spec.completion_mode = bc.COMPLETION_NON_INDEXED
