@@ -106,12 +106,12 @@ class FieldError:
 
     def __str__(self) -> str:
         t = self.type
-        if t in (FieldErrorType.REQUIRED, FieldErrorType.FORBIDDEN, FieldErrorType.TOO_LONG,
-                 FieldErrorType.INTERNAL) or (t is FieldErrorType.TOO_MANY and self.bad_value is _NO_VALUE):
-            body = t.label
+        bodyless = (FieldErrorType.REQUIRED, FieldErrorType.FORBIDDEN, FieldErrorType.TOO_LONG,
+                    FieldErrorType.INTERNAL)
+        if t in bodyless or self.bad_value is _NO_VALUE:
+            body = t.label  # upstream omits the value for these types and for an omitted value
         else:
-            value = "" if self.bad_value is _NO_VALUE else _render_value(self.bad_value)
-            body = f"{t.label}: {value}"
+            body = f"{t.label}: {_render_value(self.bad_value)}"
         text = f"{self.field}: {body}" if self.field else body
         return f"{text}: {self.detail}" if self.detail else text
 
