@@ -6,6 +6,8 @@ import itertools
 
 import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kbatch.runtime.cache import Cache
 from kbatch.runtime.clock import VirtualClock
@@ -151,3 +153,32 @@ def test_negative_advance_is_refused() -> None:
     _, _, loop, _ = _setup()
     with pytest.raises(ValueError, match="backwards"):
         loop.advance(-1)
+
+
+@given(
+    delays=st.lists(st.tuples(st.sampled_from("abcdef"), st.integers(1, 40)), max_size=25),
+    steps=st.lists(st.integers(0, 15), min_size=1, max_size=8),
+)
+def test_advance_reconciles_each_item_at_its_earliest_deadline_in_order(
+    delays: list[tuple[str, int]], steps: list[int]
+) -> None:
+    clock, manager, loop, _ = _setup()
+    seen: list[tuple[float, str]] = []
+    ctrl = manager.build("timed").complete(lambda r: seen.append((clock.now(), r.name)))
+    for name, delay in delays:
+        ctrl.queue.add_after(Request("", name), delay)
+    want: dict[str, tuple[int, int]] = {}  # name -> (deadline, first scheduling position)
+    for pos, (name, delay) in enumerate(delays):
+        if name not in want or delay < want[name][0]:
+            want[name] = (delay, pos if name not in want or delay < want[name][0] else want[name][1])
+    now = 0.0
+    for step in steps:
+        before = clock.now()
+        loop.advance(step)
+        now += step
+        assert clock.now() == now >= before
+        assert ctrl.queue.processing_count == 0 and len(ctrl.queue) == 0, "idle after advance"
+    expected = sorted(((float(d), n) for n, (d, _) in want.items() if d <= now),
+                      key=lambda e: (e[0], want[e[1]][1]))
+    assert [n for _, n in seen] == [n for _, n in expected]
+    assert seen == expected
