@@ -13,6 +13,11 @@ if TYPE_CHECKING:
 
 INSTALLERS: list[Callable[[Registry], None]] = []
 
+from kbatch.api.strategies import core as _core  # noqa: E402  (core/v1 kinds, then PriorityClass)
+
+INSTALLERS.append(_core.install)
+INSTALLERS.append(_core.install_scheduling)
+
 from kbatch.api import batch_v1  # noqa: E402  (batch/v1 Job, CronJob)
 
 INSTALLERS.append(batch_v1.install)

@@ -1,0 +1,84 @@
+"""Strategies for the core/v1 kinds and scheduling.k8s.io/v1 PriorityClass, and their installer.
+
+Workload kinds build on three functions: :func:`default_pod_spec` (pod template defaulting),
+:func:`validate_pod_spec` and :func:`validate_pod_template_spec` (pod template validation).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kbatch.api.core_v1 import Event, Namespace, Node, Pod, Service
+from kbatch.api.scheduling_v1 import PriorityClass
+from kbatch.api.strategies.core.kinds import (
+    EventStrategy,
+    NamespaceStrategy,
+    NodeStrategy,
+    PriorityClassStrategy,
+    ServiceStrategy,
+)
+from kbatch.api.strategies.core.pod import (
+    PodStrategy,
+    pod_qos_class,
+    validate_pod_spec_update,
+    validate_pod_status_update,
+)
+from kbatch.api.strategies.core.pod_defaults import (
+    default_container,
+    default_pod,
+    default_pod_spec,
+    image_pull_policy_for,
+)
+from kbatch.api.strategies.core.pod_validation import (
+    validate_pod_spec,
+    validate_pod_template_spec,
+    validate_volumes,
+)
+from kbatch.api.strategies.core.scheduling_validation import (
+    validate_affinity,
+    validate_taints,
+    validate_tolerations,
+    validate_topology_spread_constraints,
+)
+
+if TYPE_CHECKING:
+    from kbatch.api.registry import Registry
+
+__all__ = [
+    "EventStrategy",
+    "NamespaceStrategy",
+    "NodeStrategy",
+    "PodStrategy",
+    "PriorityClassStrategy",
+    "ServiceStrategy",
+    "default_container",
+    "default_pod",
+    "default_pod_spec",
+    "image_pull_policy_for",
+    "install",
+    "install_scheduling",
+    "pod_qos_class",
+    "validate_affinity",
+    "validate_pod_spec",
+    "validate_pod_spec_update",
+    "validate_pod_status_update",
+    "validate_pod_template_spec",
+    "validate_taints",
+    "validate_tolerations",
+    "validate_topology_spread_constraints",
+    "validate_volumes",
+]
+
+
+def install(registry: Registry) -> None:
+    """Register the core/v1 kinds (Namespace first: the API server bootstraps namespaces)."""
+    registry.register(Namespace, NamespaceStrategy())
+    registry.register(Pod, PodStrategy())
+    registry.register(Node, NodeStrategy())
+    registry.register(Service, ServiceStrategy())
+    registry.register(Event, EventStrategy())
+
+
+def install_scheduling(registry: Registry) -> None:
+    """Register scheduling.k8s.io/v1 PriorityClass."""
+    registry.register(PriorityClass, PriorityClassStrategy())

@@ -1,0 +1,214 @@
+"""Validation of containers: names, images, policies, ports, env, mounts, probes, resources.
+
+Upstream: kubernetes ``pkg/apis/core/validation/validation.go`` (validateContainers,
+validateInitContainers, validateContainerPorts, ValidateEnv, ValidateVolumeMounts,
+validatePullPolicy). Messages are upstream's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kbatch.api.core_v1 import Container, ContainerPort, EnvVar, VolumeMount
+from kbatch.api.errors import FieldError
+from kbatch.api.validation import (
+    child,
+    index,
+    is_dns1123_label,
+    validate_resource_requirements,
+)
+
+__all__ = ["is_valid_port_name", "validate_containers", "validate_init_containers"]
+
+PULL_POLICIES = ["Always", "IfNotPresent", "Never"]
+MESSAGE_POLICIES = ["File", "FallbackToLogsOnError"]
+PROTOCOLS = ["SCTP", "TCP", "UDP"]
+_ENV_FIELD_PATHS = ["metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
+                    "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP",
+                    "status.podIPs"]
+_ENV_FIELD_SUBSCRIPT = re.compile(r"metadata\.(labels|annotations)\['[^']+'\]")
+_RESOURCE_FIELD_PATHS = ["limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu",
+                         "requests.ephemeral-storage", "requests.memory"]
+_PORT_NAME_CHARS = re.compile(r"[-a-z0-9]+")
+_PORT_NAME_LETTER = re.compile(r"[a-z]")
+
+
+def is_valid_port_name(name: str) -> list[str]:
+    """``IsValidPortName``: an IANA_SVC_NAME."""
+    errs: list[str] = []
+    if len(name) > 15:
+        errs.append("must be no more than 15 characters")
+    if not _PORT_NAME_CHARS.fullmatch(name):
+        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not _PORT_NAME_LETTER.search(name):
+        errs.append("must contain at least one letter (a-z)")
+    if "--" in name:
+        errs.append("must not contain consecutive hyphens")
+    if name.startswith("-") or name.endswith("-"):
+        errs.append("must not begin or end with a hyphen")
+    return errs
+
+
+def _port_number_errors(value: int, path: str) -> list[FieldError]:
+    if 1 <= value <= 65535:
+        return []
+    return [FieldError.invalid(path, value, "must be between 1 and 65535, inclusive")]
+
+
+def _validate_ports(ports: list[ContainerPort] | None, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    names: set[str] = set()
+    for i, port in enumerate(ports or ()):
+        at = index(path, i)
+        if port.name:
+            errs += [FieldError.invalid(child(at, "name"), port.name, m)
+                     for m in is_valid_port_name(port.name)]
+            if port.name in names:
+                errs.append(FieldError.duplicate(child(at, "name"), port.name))
+            names.add(port.name)
+        if port.container_port == 0:
+            errs.append(FieldError.required(child(at, "containerPort")))
+        else:
+            errs += _port_number_errors(port.container_port, child(at, "containerPort"))
+        if port.host_port:
+            errs += _port_number_errors(port.host_port, child(at, "hostPort"))
+        if not port.protocol:
+            errs.append(FieldError.required(child(at, "protocol")))
+        elif port.protocol not in PROTOCOLS:
+            errs.append(FieldError.not_supported(child(at, "protocol"), port.protocol, PROTOCOLS))
+    return errs
+
+
+def _validate_value_from(env: EnvVar, path: str) -> list[FieldError]:
+    source = env.value_from
+    if source is None:
+        return []
+    errs: list[FieldError] = []
+    refs = [r for r in (source.field_ref, source.resource_field_ref, source.config_map_key_ref,
+                        source.secret_key_ref, source.file_key_ref) if r is not None]
+    if source.field_ref is not None:
+        ref, at = source.field_ref, child(path, "fieldRef")
+        if not ref.api_version:
+            errs.append(FieldError.required(child(at, "apiVersion")))
+        if not ref.field_path:
+            errs.append(FieldError.required(child(at, "fieldPath")))
+        elif ref.field_path not in _ENV_FIELD_PATHS and not _ENV_FIELD_SUBSCRIPT.fullmatch(ref.field_path):
+            errs.append(FieldError.not_supported(child(at, "fieldPath"), ref.field_path, _ENV_FIELD_PATHS))
+    if source.resource_field_ref is not None:
+        res, at = source.resource_field_ref, child(path, "resourceFieldRef")
+        if not res.resource:
+            errs.append(FieldError.required(child(at, "resource")))
+        elif res.resource not in _RESOURCE_FIELD_PATHS and not res.resource.startswith(
+                ("limits.hugepages-", "requests.hugepages-")):
+            errs.append(FieldError.not_supported(child(at, "resource"), res.resource, _RESOURCE_FIELD_PATHS))
+    key_refs = (("configMapKeyRef", source.config_map_key_ref), ("secretKeyRef", source.secret_key_ref))
+    for ref_name, ref in key_refs:
+        if ref is not None:
+            if not ref.name:
+                errs.append(FieldError.required(child(child(path, ref_name), "name")))
+            if not ref.key:
+                errs.append(FieldError.required(child(child(path, ref_name), "key")))
+    if not refs:
+        errs.append(FieldError.invalid(path, "", "must specify one of: `fieldRef`, `resourceFieldRef`, "
+                                       "`configMapKeyRef` or `secretKeyRef`"))
+    elif env.value:
+        errs.append(FieldError.invalid(path, "", "may not be specified when `value` is not empty"))
+    elif len(refs) > 1:
+        errs.append(FieldError.invalid(path, "", "may not have more than one field specified at a time"))
+    return errs
+
+
+def _validate_env(env: list[EnvVar] | None, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for i, var in enumerate(env or ()):
+        at = index(path, i)
+        if not var.name:
+            errs.append(FieldError.required(child(at, "name")))
+        elif any(not (" " <= ch <= "~") or ch == "=" for ch in var.name):
+            errs.append(FieldError.invalid(child(at, "name"), var.name, "a valid environment variable name "
+                                           "must consist only of printable ASCII characters other than '='"))
+        errs += _validate_value_from(var, child(at, "valueFrom"))
+    return errs
+
+
+def _validate_mounts(mounts: list[VolumeMount] | None, volumes: set[str], path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    mount_points: set[str] = set()
+    for i, mount in enumerate(mounts or ()):
+        at = index(path, i)
+        if not mount.name:
+            errs.append(FieldError.required(child(at, "name")))
+        if mount.name not in volumes:
+            errs.append(FieldError.not_found(child(at, "name"), mount.name))
+        if not mount.mount_path:
+            errs.append(FieldError.required(child(at, "mountPath")))
+        if mount.mount_path in mount_points:
+            errs.append(FieldError.invalid(child(at, "mountPath"), mount.mount_path, "must be unique"))
+        mount_points.add(mount.mount_path)
+    return errs
+
+
+def _validate_common(c: Container, path: str, names: set[str], volumes: set[str],
+                     claims: set[str]) -> list[FieldError]:
+    """What every kind of container must satisfy (``validateContainerCommon``)."""
+    errs: list[FieldError] = []
+    if not c.name:
+        errs.append(FieldError.required(child(path, "name")))
+    else:
+        errs += [FieldError.invalid(child(path, "name"), c.name, m) for m in is_dns1123_label(c.name)]
+    if c.name in names:
+        errs.append(FieldError.duplicate(child(path, "name"), c.name))
+    names.add(c.name)
+    if not c.image:
+        errs.append(FieldError.required(child(path, "image")))
+    elif c.image != c.image.strip():
+        errs.append(FieldError.invalid(child(path, "image"), c.image,
+                                       "must not have leading or trailing whitespace"))
+    if not c.termination_message_policy:
+        errs.append(FieldError.required(child(path, "terminationMessagePolicy")))
+    elif c.termination_message_policy not in MESSAGE_POLICIES:
+        errs.append(FieldError.not_supported(child(path, "terminationMessagePolicy"),
+                                             c.termination_message_policy, MESSAGE_POLICIES))
+    if not c.image_pull_policy:
+        errs.append(FieldError.required(child(path, "imagePullPolicy")))
+    elif c.image_pull_policy not in PULL_POLICIES:
+        errs.append(FieldError.not_supported(child(path, "imagePullPolicy"), c.image_pull_policy,
+                                             PULL_POLICIES))
+    errs += _validate_ports(c.ports, child(path, "ports"))
+    errs += _validate_env(c.env, child(path, "env"))
+    errs += _validate_mounts(c.volume_mounts, volumes, child(path, "volumeMounts"))
+    errs += validate_resource_requirements(c.resources, child(path, "resources"), pod_claim_names=claims)
+    return errs
+
+
+def validate_containers(containers: list[Container], path: str, names: set[str], volumes: set[str],
+                        claims: set[str]) -> list[FieldError]:
+    """Regular containers; ``names`` collects container names across init and regular ones."""
+    if not containers:
+        return [FieldError.required(path)]
+    errs: list[FieldError] = []
+    for i, c in enumerate(containers):
+        at = index(path, i)
+        errs += _validate_common(c, at, names, volumes, claims)
+        if c.restart_policy is not None:
+            errs.append(FieldError.forbidden(child(at, "restartPolicy"),
+                                             "may not be set for non-init containers"))
+    return errs
+
+
+def validate_init_containers(containers: list[Container] | None, path: str, names: set[str],
+                             volumes: set[str], claims: set[str]) -> list[FieldError]:
+    """Init containers; ``restartPolicy: Always`` (a sidecar) is the only policy allowed."""
+    errs: list[FieldError] = []
+    for i, c in enumerate(containers or ()):
+        at = index(path, i)
+        errs += _validate_common(c, at, names, volumes, claims)
+        if c.restart_policy is not None and c.restart_policy != "Always":
+            errs.append(FieldError.not_supported(child(at, "restartPolicy"), c.restart_policy, ["Always"]))
+        if c.restart_policy != "Always":
+            for name, probe in (("lifecycle", c.lifecycle), ("livenessProbe", c.liveness_probe),
+                                ("readinessProbe", c.readiness_probe), ("startupProbe", c.startup_probe)):
+                if probe is not None:
+                    errs.append(FieldError.forbidden(
+                        child(at, name), "may not be set for init containers without restartPolicy=Always"))
+    return errs

@@ -1,0 +1,219 @@
+"""Strategies for Node, Namespace, Service, Event and PriorityClass.
+
+Upstream: kubernetes ``pkg/registry/core/{node,namespace,service,event}/strategy.go``,
+``pkg/registry/scheduling/priorityclass/strategy.go`` and the matching rules in
+``pkg/apis/core/validation`` / ``pkg/apis/scheduling/validation``. Generic metadata checks (name
+format, namespace by scope, labels, ...) are the API server's.
+"""
+
+from __future__ import annotations
+
+from kbatch.api.core_v1 import Event, Namespace, NamespaceSpec, NamespaceStatus, Node, Service
+from kbatch.api.errors import FieldError
+from kbatch.api.scheduling_v1 import PriorityClass
+from kbatch.api.strategies.core.pod_validation import PREEMPTION_POLICIES
+from kbatch.api.strategies.core.scheduling_validation import validate_taints
+from kbatch.api.strategy import DefaultStrategy
+from kbatch.api.validation import (
+    child,
+    index,
+    is_dns1035_label,
+    is_dns1123_subdomain,
+    is_qualified_name,
+    validate_immutable,
+)
+
+__all__ = [
+    "EventStrategy",
+    "NamespaceStrategy",
+    "NodeStrategy",
+    "PriorityClassStrategy",
+    "ServiceStrategy",
+]
+
+
+class NodeStrategy(DefaultStrategy):
+    """Nodes may carry status on create (the kubelet registers itself with its capacity)."""
+
+    def prepare_for_create(self, obj: Node) -> None:  # type: ignore[override]
+        obj.spec.config_source = None
+
+    def validate(self, obj: Node) -> list[FieldError]:  # type: ignore[override]
+        errs = validate_taints(obj.spec.taints, "spec.taints")
+        for field in ("capacity", "allocatable"):
+            values = getattr(obj.status, field) or {} if obj.status else {}
+            for name in sorted(values):
+                if values[name].sign() < 0:
+                    errs.append(FieldError.invalid(f"status.{field}[{name}]", str(values[name]),
+                                                   "must be greater than or equal to 0"))
+        return errs
+
+    def validate_update(self, new: Node, old: Node) -> list[FieldError]:  # type: ignore[override]
+        errs: list[FieldError] = []
+        if old.spec.pod_cidr and new.spec.pod_cidr != old.spec.pod_cidr:
+            errs.append(FieldError.forbidden("spec.podCIDR", "node updates may not change podCIDR except "
+                                             "from \"\" to valid"))
+        if old.spec.provider_id and new.spec.provider_id != old.spec.provider_id:
+            errs.append(FieldError.forbidden("spec.providerID", "node updates may not change providerID "
+                                             "except from \"\" to valid"))
+        return errs
+
+    def validate_status_update(self, new: Node, old: Node) -> list[FieldError]:  # type: ignore[override]
+        return self.validate(new)
+
+
+_KUBERNETES_FINALIZER = "kubernetes"
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+_NOT_QUALIFIED = "name is neither a standard finalizer name nor is it fully qualified"
+
+
+class NamespaceStrategy(DefaultStrategy):
+    """Namespaces: the name label, phase Active and the ``kubernetes`` spec finalizer on create;
+    ``spec.finalizers`` changes only through the ``finalize`` subresource."""
+
+    def default(self, obj: Namespace) -> None:  # type: ignore[override]
+        if obj.metadata.name:
+            obj.metadata.labels = {**(obj.metadata.labels or {}), NAMESPACE_NAME_LABEL: obj.metadata.name}
+
+    def prepare_for_create(self, obj: Namespace) -> None:  # type: ignore[override]
+        obj.status = NamespaceStatus(phase="Active")
+        spec = obj.spec or NamespaceSpec()
+        if _KUBERNETES_FINALIZER not in (spec.finalizers or ()):
+            spec.finalizers = [*(spec.finalizers or ()), _KUBERNETES_FINALIZER]
+        obj.spec = spec
+
+    def prepare_for_update(self, new: Namespace, old: Namespace) -> None:  # type: ignore[override]
+        new.status = old.status
+        new.spec = old.spec.model_copy(deep=True) if old.spec else None
+
+    def validate(self, obj: Namespace) -> list[FieldError]:  # type: ignore[override]
+        errs: list[FieldError] = []
+        for name in (obj.spec.finalizers or ()) if obj.spec else ():
+            errs += [FieldError.invalid("spec.finalizers", name, m) for m in is_qualified_name(name)]
+            if "/" not in name and name != _KUBERNETES_FINALIZER:
+                errs.append(FieldError.invalid("spec.finalizers", name, _NOT_QUALIFIED))
+        return errs
+
+    def spec_changed(self, new: Namespace, old: Namespace) -> bool:  # type: ignore[override]
+        return False  # namespaces have no generation semantics upstream
+
+
+SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"]
+_PROTOCOLS = ["SCTP", "TCP", "UDP"]
+
+
+class ServiceStrategy(DefaultStrategy):
+    """Services: type, sessionAffinity, ports' protocol and targetPort defaults; headless allowed."""
+
+    def default(self, obj: Service) -> None:  # type: ignore[override]
+        spec = obj.spec
+        spec.type = spec.type or "ClusterIP"
+        spec.session_affinity = spec.session_affinity or "None"
+        for port in spec.ports or ():
+            port.protocol = port.protocol or "TCP"
+            if port.target_port is None or port.target_port in (0, ""):
+                port.target_port = port.port
+        if spec.type in ("ClusterIP", "NodePort", "LoadBalancer") and not spec.internal_traffic_policy:
+            spec.internal_traffic_policy = "Cluster"
+        if spec.cluster_ip and not spec.cluster_ips:
+            spec.cluster_ips = [spec.cluster_ip]
+
+    def validate(self, obj: Service) -> list[FieldError]:  # type: ignore[override]
+        errs: list[FieldError] = []
+        name = obj.metadata.name or ""
+        if name and not is_dns1123_subdomain(name):  # the server reports subdomain errors itself
+            errs += [FieldError.invalid("metadata.name", name, m) for m in is_dns1035_label(name)]
+        spec = obj.spec
+        if spec.type not in SERVICE_TYPES:
+            errs.append(FieldError.not_supported("spec.type", spec.type, SERVICE_TYPES))
+        if spec.type != "ExternalName" and not spec.ports and spec.cluster_ip != "None":
+            errs.append(FieldError.required("spec.ports"))
+        errs += self._port_errors(obj)
+        return errs
+
+    @staticmethod
+    def _port_errors(obj: Service) -> list[FieldError]:
+        errs: list[FieldError] = []
+        ports = obj.spec.ports or []
+        names: set[str] = set()
+        for i, port in enumerate(ports):
+            at = index("spec.ports", i)
+            if len(ports) > 1 and not port.name:
+                errs.append(FieldError.required(child(at, "name")))
+            elif port.name:
+                if port.name in names:
+                    errs.append(FieldError.duplicate(child(at, "name"), port.name))
+                names.add(port.name)
+            if not 1 <= port.port <= 65535:
+                errs.append(FieldError.invalid(child(at, "port"), port.port,
+                                               "must be between 1 and 65535, inclusive"))
+            if port.protocol not in _PROTOCOLS:
+                errs.append(FieldError.not_supported(child(at, "protocol"), port.protocol, _PROTOCOLS))
+        return errs
+
+    def validate_update(self, new: Service, old: Service) -> list[FieldError]:  # type: ignore[override]
+        if old.spec.cluster_ip and new.spec.cluster_ip != old.spec.cluster_ip:
+            return validate_immutable(new.spec.cluster_ip, old.spec.cluster_ip, "spec.clusterIP")
+        return []
+
+
+class EventStrategy(DefaultStrategy):
+    """core/v1 Events: no status; the involved object's namespace must be the event's."""
+
+    has_status = False
+
+    def validate(self, obj: Event) -> list[FieldError]:  # type: ignore[override]
+        involved = obj.involved_object.namespace
+        if involved and involved != obj.metadata.namespace:
+            return [FieldError.invalid("involvedObject.namespace", involved,
+                                       "does not match event.namespace")]
+        return []
+
+    def spec_changed(self, new: Event, old: Event) -> bool:  # type: ignore[override]
+        return False
+
+
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2_000_000_000, "system-node-critical": 2_000_001_000}
+
+
+class PriorityClassStrategy(DefaultStrategy):
+    """PriorityClass: ``preemptionPolicy`` defaults to PreemptLowerPriority; value immutable."""
+
+    has_status = False
+
+    def default(self, obj: PriorityClass) -> None:  # type: ignore[override]
+        if obj.preemption_policy is None:
+            obj.preemption_policy = "PreemptLowerPriority"
+
+    def validate(self, obj: PriorityClass) -> list[FieldError]:  # type: ignore[override]
+        errs: list[FieldError] = []
+        name = obj.metadata.name or ""
+        if name.startswith("system-"):
+            known = SYSTEM_PRIORITY_CLASSES.get(name)
+            if known is None or known != obj.value:
+                why = (f"{name} is not a known system priority class" if known is None
+                       else f"value of {name} PriorityClass must be {known}")
+                errs.append(FieldError.forbidden(
+                    "metadata.name",
+                    "priority class names with 'system-' prefix are reserved for system use only. "
+                    f"error: {why}"))
+        elif obj.value > HIGHEST_USER_DEFINABLE_PRIORITY:
+            errs.append(FieldError.forbidden("value", "maximum allowed value of a user defined priority is "
+                                             f"{HIGHEST_USER_DEFINABLE_PRIORITY}"))
+        if obj.preemption_policy is not None and obj.preemption_policy not in PREEMPTION_POLICIES:
+            errs.append(FieldError.not_supported("preemptionPolicy", obj.preemption_policy,
+                                                 PREEMPTION_POLICIES))
+        return errs
+
+    def validate_update(  # type: ignore[override]
+        self, new: PriorityClass, old: PriorityClass,
+    ) -> list[FieldError]:
+        errs: list[FieldError] = []
+        if new.value != old.value:
+            errs.append(FieldError.forbidden("value", "may not be changed in an update."))
+        errs += validate_immutable(new.preemption_policy, old.preemption_policy, "preemptionPolicy")
+        return errs
+
+    def spec_changed(self, new: PriorityClass, old: PriorityClass) -> bool:  # type: ignore[override]
+        return False

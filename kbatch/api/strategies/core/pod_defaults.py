@@ -1,0 +1,152 @@
+"""Pod defaulting, as upstream's ``SetDefaults_*`` (kubernetes ``pkg/apis/core/v1/defaults.go``).
+
+``default_pod_spec`` is what every pod template gets (Job, JobSet, ...); ``default_pod`` adds what
+only a Pod gets (``enableServiceLinks``; requests copied from limits).
+"""
+
+from __future__ import annotations
+
+from kbatch.api.core_v1 import (
+    Container,
+    HTTPGetAction,
+    Pod,
+    PodSecurityContext,
+    PodSpec,
+    Probe,
+    Volume,
+)
+from kbatch.api.core_v1.volume import EmptyDirVolumeSource
+
+__all__ = ["default_container", "default_pod", "default_pod_spec", "default_probe", "image_pull_policy_for"]
+
+DEFAULT_SCHEDULER = "default-scheduler"
+DEFAULT_GRACE_SECONDS = 30
+DEFAULT_TERMINATION_MESSAGE_PATH = "/dev/termination-log"
+_DEFAULT_MODE = 0o644  # 420
+
+
+def image_pull_policy_for(image: str | None) -> str:
+    """``Always`` when the tag is ``latest`` or absent (and there is no digest), else ``IfNotPresent``."""
+    ref = image or ""
+    if "@" in ref:
+        ref = ref.split("@", 1)[0]
+        has_digest = True
+    else:
+        has_digest = False
+    last = ref.rsplit("/", 1)[-1]
+    tag = last.rsplit(":", 1)[1] if ":" in last else ("" if has_digest else "latest")
+    return "Always" if tag == "latest" else "IfNotPresent"
+
+
+def default_probe(probe: Probe | None) -> None:
+    """``SetDefaults_Probe`` and ``SetDefaults_HTTPGetAction``."""
+    if probe is None:
+        return
+    if probe.timeout_seconds is None:
+        probe.timeout_seconds = 1
+    if probe.period_seconds is None:
+        probe.period_seconds = 10
+    if probe.success_threshold is None:
+        probe.success_threshold = 1
+    if probe.failure_threshold is None:
+        probe.failure_threshold = 3
+    _default_http_get(probe.http_get)
+
+
+def _default_http_get(action: HTTPGetAction | None) -> None:
+    if action is None:
+        return
+    if not action.path:
+        action.path = "/"
+    if not action.scheme:
+        action.scheme = "HTTP"
+
+
+def default_container(container: Container) -> None:
+    """``SetDefaults_Container`` plus its ports, env field refs, probes and lifecycle hooks."""
+    if not container.image_pull_policy:
+        container.image_pull_policy = image_pull_policy_for(container.image)
+    if not container.termination_message_path:
+        container.termination_message_path = DEFAULT_TERMINATION_MESSAGE_PATH
+    if not container.termination_message_policy:
+        container.termination_message_policy = "File"
+    for port in container.ports or ():
+        if not port.protocol:
+            port.protocol = "TCP"
+    for env in container.env or ():
+        ref = env.value_from.field_ref if env.value_from else None
+        if ref is not None and not ref.api_version:
+            ref.api_version = "v1"
+    for probe in (container.liveness_probe, container.readiness_probe, container.startup_probe):
+        default_probe(probe)
+    if container.lifecycle is not None:
+        for handler in (container.lifecycle.post_start, container.lifecycle.pre_stop):
+            if handler is not None:
+                _default_http_get(handler.http_get)
+
+
+def _default_volume(volume: Volume) -> None:
+    """``SetDefaults_Volume`` (no source means emptyDir) and the sources' ``defaultMode`` 0644."""
+    if not volume.source_names():
+        volume.empty_dir = EmptyDirVolumeSource()
+    for source in (volume.secret, volume.config_map, volume.downward_api, volume.projected):
+        if source is not None and source.default_mode is None:
+            source.default_mode = _DEFAULT_MODE
+    if volume.host_path is not None and volume.host_path.type is None:
+        volume.host_path.type = ""
+    for projection in volume.projected.sources or () if volume.projected else ():
+        token = projection.service_account_token
+        if token is not None and token.expiration_seconds is None:
+            token.expiration_seconds = 3600
+    for item in volume.downward_api.items or () if volume.downward_api else ():
+        if item.field_ref is not None and not item.field_ref.api_version:
+            item.field_ref.api_version = "v1"
+
+
+def default_pod_spec(spec: PodSpec) -> None:
+    """``SetDefaults_PodSpec`` and everything nested in it, in place (pods and pod templates)."""
+    if not spec.dns_policy:
+        spec.dns_policy = "ClusterFirst"
+    if not spec.restart_policy:
+        spec.restart_policy = "Always"
+    if spec.host_network:
+        _default_host_network_ports(spec)
+    if spec.security_context is None:
+        spec.security_context = PodSecurityContext()
+    if spec.termination_grace_period_seconds is None:
+        spec.termination_grace_period_seconds = DEFAULT_GRACE_SECONDS
+    if not spec.scheduler_name:
+        spec.scheduler_name = DEFAULT_SCHEDULER
+    for container in [*(spec.init_containers or ()), *spec.containers, *(spec.ephemeral_containers or ())]:
+        default_container(container)
+    for volume in spec.volumes or ():
+        _default_volume(volume)
+
+
+def _default_host_network_ports(spec: PodSpec) -> None:
+    """With host networking a container port is also the host port (``defaultHostNetworkPorts``)."""
+    for container in [*(spec.init_containers or ()), *spec.containers]:
+        for port in container.ports or ():
+            if port.host_port is None:
+                port.host_port = port.container_port
+
+
+def _default_requests_from_limits(container: Container) -> None:
+    resources = container.resources
+    if resources is None or not resources.limits:
+        return
+    requests = dict(resources.requests or {})
+    for name, limit in resources.limits.items():
+        requests.setdefault(name, limit)
+    resources.requests = requests
+
+
+def default_pod(pod: Pod) -> None:
+    """``SetDefaults_Pod``: the spec defaults, ``enableServiceLinks: true`` and, for each container
+    with limits, requests defaulted from them (only for a Pod, not for pod templates)."""
+    spec = pod.spec
+    default_pod_spec(spec)
+    for container in spec.all_containers():
+        _default_requests_from_limits(container)
+    if spec.enable_service_links is None:
+        spec.enable_service_links = True

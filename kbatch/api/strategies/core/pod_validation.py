@@ -1,0 +1,180 @@
+"""Pod spec and pod template validation (kubernetes ``pkg/apis/core/validation/validation.go``,
+``ValidatePodSpec`` / ``ValidatePodTemplateSpec`` / ``ValidateVolumes``).
+
+``validate_pod_spec`` and ``validate_pod_template_spec`` are what workload kinds (Job, JobSet, ...)
+call for their templates; they expect a defaulted spec, as upstream validates after defaulting.
+"""
+
+from __future__ import annotations
+
+from kbatch.api.core_v1 import PodResourceClaim, PodSchedulingGate, PodSpec, PodTemplateSpec, Volume
+from kbatch.api.errors import FieldError
+from kbatch.api.strategies.core.container_validation import validate_containers, validate_init_containers
+from kbatch.api.strategies.core.scheduling_validation import (
+    validate_affinity,
+    validate_tolerations,
+    validate_topology_spread_constraints,
+)
+from kbatch.api.validation import (
+    child,
+    index,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_qualified_name,
+    validate_annotations,
+    validate_labels,
+)
+
+__all__ = ["validate_pod_spec", "validate_pod_template_spec", "validate_volumes"]
+
+RESTART_POLICIES = ["Always", "OnFailure", "Never"]
+DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
+PREEMPTION_POLICIES = ["PreemptLowerPriority", "Never"]
+_MAX_UINT32 = 2**32 - 1
+
+
+def _required_source_fields(volume: Volume, path: str) -> list[FieldError]:
+    """The one field each common source cannot do without."""
+    checks = (
+        (volume.persistent_volume_claim, "persistentVolumeClaim", "claimName"),
+        (volume.host_path, "hostPath", "path"),
+        (volume.secret, "secret", "secretName"),
+        (volume.config_map, "configMap", "name"),
+        (volume.csi, "csi", "driver"),
+        (volume.nfs, "nfs", "server"),
+    )
+    errs: list[FieldError] = []
+    for source, name, required in checks:
+        if source is not None and not getattr(source, _snake(required)):
+            errs.append(FieldError.required(child(child(path, name), required)))
+    return errs
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + ch.lower() if ch.isupper() else ch for ch in name)
+
+
+def validate_volumes(volumes: list[Volume] | None, path: str) -> tuple[list[FieldError], set[str]]:
+    """Volume names (unique DNS-1123 labels) and exactly one source each; returns the names too."""
+    errs: list[FieldError] = []
+    names: set[str] = set()
+    for i, volume in enumerate(volumes or ()):
+        at = index(path, i)
+        name_path = child(at, "name")
+        if not volume.name:
+            errs.append(FieldError.required(name_path))
+        else:
+            errs += [FieldError.invalid(name_path, volume.name, m) for m in is_dns1123_label(volume.name)]
+        if volume.name in names:
+            errs.append(FieldError.duplicate(name_path, volume.name))
+        names.add(volume.name)
+        sources = volume.source_names()
+        if not sources:
+            errs.append(FieldError.required(at, "must specify a volume type"))
+        for extra in sources[1:]:
+            errs.append(FieldError.forbidden(child(at, extra), "may not specify more than 1 volume type"))
+        errs += _required_source_fields(volume, at)
+    return errs, names
+
+
+def _validate_resource_claims(
+    claims: list[PodResourceClaim] | None, path: str,
+) -> tuple[list[FieldError], set[str]]:
+    errs: list[FieldError] = []
+    names: set[str] = set()
+    for i, claim in enumerate(claims or ()):
+        at = index(path, i)
+        if not claim.name:
+            errs.append(FieldError.required(child(at, "name")))
+        elif claim.name in names:
+            errs.append(FieldError.duplicate(child(at, "name"), claim.name))
+        else:
+            errs += [FieldError.invalid(child(at, "name"), claim.name, m)
+                     for m in is_dns1123_label(claim.name)]
+            names.add(claim.name)
+        sources = (claim.resource_claim_name, claim.resource_claim_template_name)
+        if sum(s is not None for s in sources) != 1:
+            errs.append(FieldError.invalid(at, claim.to_dict(), "must specify exactly one of "
+                                           "`resourceClaimName` or `resourceClaimTemplateName`"))
+        for field, value in (("resourceClaimName", claim.resource_claim_name),
+                             ("resourceClaimTemplateName", claim.resource_claim_template_name)):
+            if value is not None:
+                errs += [FieldError.invalid(child(at, field), value, m) for m in is_dns1123_subdomain(value)]
+    return errs, names
+
+
+def _validate_scheduling_gates(gates: list[PodSchedulingGate] | None, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    seen: set[str] = set()
+    for i, gate in enumerate(gates or ()):
+        errs += [FieldError.invalid(index(path, i), gate.name, m) for m in is_qualified_name(gate.name)]
+        if gate.name in seen:
+            errs.append(FieldError.duplicate(index(path, i), gate.name))
+        seen.add(gate.name)
+    return errs
+
+
+def _enum_errors(value: str | None, supported: list[str], path: str, *, required: bool) -> list[FieldError]:
+    if value is None or value == "":
+        return [FieldError.required(path)] if required or value == "" else []
+    if value not in supported:
+        return [FieldError.not_supported(path, value, supported)]
+    return []
+
+
+def _name_fields(spec: PodSpec, path: str) -> list[FieldError]:
+    """Optional names: DNS-1123 labels (hostname, subdomain) and subdomains (nodeName, ...)."""
+    errs: list[FieldError] = []
+    for field, value in (("hostname", spec.hostname), ("subdomain", spec.subdomain)):
+        if value:
+            errs += [FieldError.invalid(child(path, field), value, m) for m in is_dns1123_label(value)]
+    for field, value in (("serviceAccountName", spec.service_account_name), ("nodeName", spec.node_name),
+                         ("priorityClassName", spec.priority_class_name),
+                         ("schedulerName", spec.scheduler_name)):
+        if value:
+            errs += [FieldError.invalid(child(path, field), value, m) for m in is_dns1123_subdomain(value)]
+    return errs
+
+
+def validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
+    """``ValidatePodSpec`` for a defaulted spec; every error at once."""
+    errs, volumes = validate_volumes(spec.volumes, child(path, "volumes"))
+    claim_errs, claims = _validate_resource_claims(spec.resource_claims, child(path, "resourceClaims"))
+    names: set[str] = set()
+    errs += validate_init_containers(spec.init_containers, child(path, "initContainers"), names, volumes,
+                                     claims)
+    errs += validate_containers(spec.containers, child(path, "containers"), names, volumes, claims)
+    errs += _enum_errors(spec.restart_policy, RESTART_POLICIES, child(path, "restartPolicy"), required=True)
+    errs += _enum_errors(spec.dns_policy, DNS_POLICIES, child(path, "dnsPolicy"), required=True)
+    errs += validate_labels(spec.node_selector, child(path, "nodeSelector"))
+    errs += _name_fields(spec, path)
+    if spec.active_deadline_seconds is not None and not 1 <= spec.active_deadline_seconds <= _MAX_UINT32:
+        errs.append(FieldError.invalid(child(path, "activeDeadlineSeconds"), spec.active_deadline_seconds,
+                                       f"must be between 1 and {_MAX_UINT32}, inclusive"))
+    errs += validate_affinity(spec.affinity, child(path, "affinity"))
+    errs += validate_tolerations(spec.tolerations, child(path, "tolerations"))
+    errs += _enum_errors(spec.preemption_policy, PREEMPTION_POLICIES, child(path, "preemptionPolicy"),
+                         required=False)
+    errs += validate_topology_spread_constraints(spec.topology_spread_constraints,
+                                                 child(path, "topologySpreadConstraints"))
+    errs += _validate_scheduling_gates(spec.scheduling_gates, child(path, "schedulingGates"))
+    errs += claim_errs
+    overhead = spec.overhead or {}
+    for name in sorted(overhead):
+        if overhead[name].sign() < 0:
+            errs.append(FieldError.invalid(f"{child(path, 'overhead')}[{name}]", str(overhead[name]),
+                                           "must be greater than or equal to 0"))
+    return errs
+
+
+def validate_pod_template_spec(template: PodTemplateSpec, path: str) -> list[FieldError]:
+    """``ValidatePodTemplateSpec``: labels and annotations (at ``<path>.labels``, as upstream), the
+    spec, and no ephemeral containers."""
+    meta = template.metadata
+    errs = validate_labels(meta.labels if meta else None, child(path, "labels"))
+    errs += validate_annotations(meta.annotations if meta else None, child(path, "annotations"))
+    errs += validate_pod_spec(template.spec, child(path, "spec"))
+    if template.spec.ephemeral_containers:
+        errs.append(FieldError.forbidden(child(child(path, "spec"), "ephemeralContainers"),
+                                         "ephemeral containers not allowed in pod template"))
+    return errs

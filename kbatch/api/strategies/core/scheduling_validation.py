@@ -1,0 +1,254 @@
+"""Validation of scheduling constraints: tolerations, taints, node/pod affinity, topology spread.
+
+Upstream: kubernetes ``pkg/apis/core/validation/validation.go`` (validateTolerations,
+validateTaintEffect, ValidateNodeSelector*, validatePodAffinityTerm, validateTopologySpreadConstraints).
+Messages are upstream's.
+"""
+
+from __future__ import annotations
+
+from kbatch.api.core_v1 import (
+    Affinity,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PodAffinityTerm,
+    Taint,
+    Toleration,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
+)
+from kbatch.api.errors import FieldError
+from kbatch.api.validation import (
+    child,
+    index,
+    is_dns1123_label,
+    is_valid_label_value,
+    validate_label_name,
+    validate_label_selector,
+)
+
+__all__ = [
+    "TAINT_EFFECTS",
+    "validate_affinity",
+    "validate_taint_effect",
+    "validate_taints",
+    "validate_tolerations",
+    "validate_topology_spread_constraints",
+]
+
+TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+def validate_taint_effect(effect: str | None, allow_empty: bool, path: str) -> list[FieldError]:
+    if not effect:
+        return [] if allow_empty else [FieldError.required(path, "")]
+    if effect not in TAINT_EFFECTS:
+        return [FieldError.not_supported(path, effect, TAINT_EFFECTS)]
+    return []
+
+
+def _validate_toleration(tol: Toleration, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    if tol.key:
+        errs += validate_label_name(tol.key, child(path, "key"))
+    if not tol.key and tol.operator != "Exists":
+        errs.append(FieldError.invalid(child(path, "operator"), tol.operator or "",
+                                       "operator must be Exists when `key` is empty, which means "
+                                       "\"match all values and all keys\""))
+    if tol.toleration_seconds is not None and tol.effect != "NoExecute":
+        errs.append(FieldError.invalid(child(path, "effect"), tol.effect or "",
+                                       "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+    if tol.operator in ("Equal", "", None):
+        msgs = is_valid_label_value(tol.value or "")
+        if msgs:
+            errs.append(FieldError.invalid(child(path, "operator"), tol.value or "", ";".join(msgs)))
+    elif tol.operator == "Exists":
+        if tol.value:
+            errs.append(FieldError.invalid(child(path, "operator"), tol.to_dict(),
+                                           "value must be empty when `operator` is 'Exists'"))
+    else:
+        errs.append(FieldError.not_supported(child(path, "operator"), tol.operator, ["Equal", "Exists"]))
+    if tol.effect:
+        errs += validate_taint_effect(tol.effect, True, child(path, "effect"))
+    return errs
+
+
+def validate_tolerations(tolerations: list[Toleration] | None, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for i, tol in enumerate(tolerations or ()):
+        errs += _validate_toleration(tol, index(path, i))
+    return errs
+
+
+def validate_taints(taints: list[Taint] | None, path: str) -> list[FieldError]:
+    """``validateNodeTaints``: qualified key, label-like value, supported effect, unique key+effect."""
+    errs: list[FieldError] = []
+    seen: set[tuple[str, str]] = set()
+    for i, taint in enumerate(taints or ()):
+        at = index(path, i)
+        errs += validate_label_name(taint.key, child(at, "key"))
+        errs += [FieldError.invalid(child(at, "value"), taint.value or "", m)
+                 for m in is_valid_label_value(taint.value or "")]
+        errs += validate_taint_effect(taint.effect, False, child(at, "effect"))
+        ident = (taint.key, taint.effect)
+        if ident in seen:
+            errs.append(FieldError.duplicate(at, f"taint key {taint.key}, effect {taint.effect}"))
+        seen.add(ident)
+    return errs
+
+
+# --- node affinity ----------------------------------------------------------------------------
+
+def _validate_node_requirement(req: NodeSelectorRequirement, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    op, values = req.operator, req.values or []
+    if op in ("In", "NotIn"):
+        if not values:
+            errs.append(FieldError.required(child(path, "values"),
+                                            "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif op in ("Exists", "DoesNotExist"):
+        if values:
+            errs.append(FieldError.forbidden(
+                child(path, "values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    elif op in ("Gt", "Lt"):
+        if len(values) != 1:
+            errs.append(FieldError.required(child(path, "values"),
+                                            "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+    else:
+        errs.append(FieldError.invalid(child(path, "operator"), op, "not a valid selector operator"))
+    errs += validate_label_name(req.key, child(path, "key"))
+    return errs
+
+
+def _validate_field_requirement(req: NodeSelectorRequirement, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    if req.operator in ("In", "NotIn"):
+        if len(req.values or ()) != 1:
+            errs.append(FieldError.required(
+                child(path, "values"),
+                "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
+    else:
+        errs.append(FieldError.invalid(child(path, "operator"), req.operator,
+                                       "not a valid selector operator"))
+    if req.key != "metadata.name":
+        errs.append(FieldError.invalid(child(path, "key"), req.key, "not a valid field selector key"))
+    return errs
+
+
+def _validate_term(term: NodeSelectorTerm, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for j, req in enumerate(term.match_expressions or ()):
+        errs += _validate_node_requirement(req, index(child(path, "matchExpressions"), j))
+    for j, req in enumerate(term.match_fields or ()):
+        errs += _validate_field_requirement(req, index(child(path, "matchFields"), j))
+    return errs
+
+
+def _validate_node_selector(selector: NodeSelector, path: str) -> list[FieldError]:
+    terms_path = child(path, "nodeSelectorTerms")
+    if not selector.node_selector_terms:
+        return [FieldError.required(terms_path, "must have at least one node selector term")]
+    errs: list[FieldError] = []
+    for i, term in enumerate(selector.node_selector_terms):
+        errs += _validate_term(term, index(terms_path, i))
+    return errs
+
+
+def _weight_errors(weight: int, path: str) -> list[FieldError]:
+    if weight <= 0 or weight > 100:
+        return [FieldError.invalid(path, weight, "must be in the range 1-100")]
+    return []
+
+
+# --- pod affinity -----------------------------------------------------------------------------
+
+def _validate_pod_affinity_term(term: PodAffinityTerm, path: str) -> list[FieldError]:
+    errs = validate_label_selector(term.label_selector, child(path, "labelSelector"))
+    errs += validate_label_selector(term.namespace_selector, child(path, "namespaceSelector"))
+    for name in term.namespaces or ():
+        errs += [FieldError.invalid(child(path, "namespace"), name, m) for m in is_dns1123_label(name)]
+    if not term.topology_key:
+        errs.append(FieldError.required(child(path, "topologyKey"), "can not be empty"))
+    else:
+        errs += validate_label_name(term.topology_key, child(path, "topologyKey"))
+    return errs
+
+
+def _validate_pod_affinity_terms(terms: list[PodAffinityTerm] | None, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for i, term in enumerate(terms or ()):
+        errs += _validate_pod_affinity_term(term, index(path, i))
+    return errs
+
+
+def _validate_weighted(terms: list[WeightedPodAffinityTerm] | None, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for i, term in enumerate(terms or ()):
+        at = index(path, i)
+        errs += _weight_errors(term.weight, child(at, "weight"))
+        errs += _validate_pod_affinity_term(term.pod_affinity_term, child(at, "podAffinityTerm"))
+    return errs
+
+
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def validate_affinity(affinity: Affinity | None, path: str) -> list[FieldError]:
+    if affinity is None:
+        return []
+    errs: list[FieldError] = []
+    node = affinity.node_affinity
+    if node is not None:
+        node_path = child(path, "nodeAffinity")
+        if node.required_during_scheduling_ignored_during_execution is not None:
+            errs += _validate_node_selector(node.required_during_scheduling_ignored_during_execution,
+                                            child(node_path, _REQUIRED))
+        for i, pref in enumerate(node.preferred_during_scheduling_ignored_during_execution or ()):
+            at = index(child(node_path, _PREFERRED), i)
+            errs += _weight_errors(pref.weight, child(at, "weight"))
+            errs += _validate_term(pref.preference, child(at, "preference"))
+    pod_terms = (("podAffinity", affinity.pod_affinity), ("podAntiAffinity", affinity.pod_anti_affinity))
+    for name, value in pod_terms:
+        if value is not None:
+            errs += _validate_pod_affinity_terms(value.required_during_scheduling_ignored_during_execution,
+                                                 child(child(path, name), _REQUIRED))
+            errs += _validate_weighted(value.preferred_during_scheduling_ignored_during_execution,
+                                       child(child(path, name), _PREFERRED))
+    return errs
+
+
+# --- topology spread --------------------------------------------------------------------------
+
+def validate_topology_spread_constraints(
+    constraints: list[TopologySpreadConstraint] | None, path: str,
+) -> list[FieldError]:
+    errs: list[FieldError] = []
+    seen: set[tuple[str, str]] = set()
+    for i, c in enumerate(constraints or ()):
+        at = index(path, i)
+        if c.max_skew <= 0:
+            errs.append(FieldError.invalid(child(at, "maxSkew"), c.max_skew, "must be greater than zero"))
+        if not c.topology_key:
+            errs.append(FieldError.required(child(at, "topologyKey"), "can not be empty"))
+        else:
+            errs += validate_label_name(c.topology_key, child(at, "topologyKey"))
+        if c.when_unsatisfiable not in ("DoNotSchedule", "ScheduleAnyway"):
+            errs.append(FieldError.not_supported(child(at, "whenUnsatisfiable"), c.when_unsatisfiable,
+                                                 ["DoNotSchedule", "ScheduleAnyway"]))
+        ident = (c.topology_key, c.when_unsatisfiable)
+        if ident in seen:
+            errs.append(FieldError.duplicate(at, f"{{{c.topology_key}, {c.when_unsatisfiable}}}"))
+        seen.add(ident)
+        if c.min_domains is not None:
+            if c.min_domains <= 0:
+                errs.append(FieldError.invalid(child(at, "minDomains"), c.min_domains,
+                                               "must be greater than 0"))
+            elif c.when_unsatisfiable != "DoNotSchedule":
+                errs.append(FieldError.invalid(
+                    child(at, "minDomains"), c.min_domains,
+                    "can only use minDomains if whenUnsatisfiable=DoNotSchedule, "
+                    f"not {c.when_unsatisfiable}"))
+        errs += validate_label_selector(c.label_selector, child(at, "labelSelector"))
+    return errs
