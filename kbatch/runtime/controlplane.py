@@ -86,6 +86,7 @@ class ControlPlane:
         self.loop.add_source(self.trace.pump)  # first: records carry the instant they were committed at
         self.loop.add_source(self.cache.pump)
         self.cache.set_notify(self.loop.wake)
+        self.trace.set_notify(self.loop.wake)  # any write wakes the real-clock loop (GC, trace)
         self.manager.observers.append(self.trace.note_reconcile)
         self.catalog = catalog if catalog is not None else default_catalog()
         for spec in extra_controllers:

@@ -21,9 +21,10 @@ failed write is logged.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from kbatch.api.base import format_time
 from kbatch.api.errors import AlreadyExists, NotFound, StatusError
@@ -33,6 +34,7 @@ __all__ = ["EventRecorder", "EventSink", "involved_reference"]
 
 log = logging.getLogger("kbatch.runtime.events")
 
+CACHE_SIZE = 4096
 AGGREGATE_MAX_EVENTS = 10
 AGGREGATE_INTERVAL = 600.0
 COMBINED_PREFIX = "(combined from similar events): "
@@ -44,6 +46,35 @@ def involved_reference(obj: Any) -> dict[str, Any]:
     ref = {"kind": obj.kind, "apiVersion": obj.api_version, "name": meta.name,
            "namespace": meta.namespace, "uid": meta.uid, "resourceVersion": meta.resource_version}
     return {k: v for k, v in ref.items() if v}
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _LRU(OrderedDict[K, V]):
+    """A dict that keeps at most ``size`` entries, dropping the least recently used."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def get(self, key: K, default: Any = None) -> Any:  # type: ignore[override]
+        if key in self:
+            self.move_to_end(key)
+            return self[key]
+        return default
+
+    def __setitem__(self, key: K, value: V) -> None:
+        super().__setitem__(key, value)
+        self.move_to_end(key)
+        if len(self) > self.size:
+            self.popitem(last=False)
+
+    def setdefault(self, key: K, default: Any = None) -> Any:  # type: ignore[override]
+        if key not in self:
+            self[key] = default
+        return self.get(key)
 
 
 @dataclass
@@ -67,8 +98,10 @@ class EventSink:
     def __init__(self, client: Any, clock: Clock) -> None:
         self.client = client
         self.clock = clock
-        self._seen: dict[tuple[Any, ...], _Seen] = {}
-        self._similar: dict[tuple[Any, ...], _Similar] = {}
+        # Bounded like upstream's LRU caches (4096 entries), evicting the least recently used.
+        self._seen: _LRU[tuple[Any, ...], _Seen] = _LRU(CACHE_SIZE)
+        self._similar: _LRU[tuple[Any, ...], _Similar] = _LRU(CACHE_SIZE)
+        self._last_nanos: _LRU[tuple[str, str], int] = _LRU(CACHE_SIZE)  # (ns, object) -> last name
 
     def recorder(self, component: str, host: str = "") -> EventRecorder:
         return EventRecorder(self, component, host)
@@ -107,14 +140,17 @@ class EventRecorder:
                        now: datetime) -> str:
         """Create under ``<name>.<hex nanos>``. Virtual time can record two events on one object at
         the same instant (a real clock never does), so a taken name moves on by one nanosecond."""
-        nanos = self._nanos()
+        key = (namespace, ref["name"])
+        nanos = max(self._nanos(), self.sink._last_nanos.get(key, -1) + 1)
         for _ in range(1000):
             name = f"{ref['name']}.{nanos:x}"
             try:
                 self._create(name, namespace, ref, type_, reason, message, now)
-                return name
             except AlreadyExists:
                 nanos += 1
+                continue
+            self.sink._last_nanos[key] = nanos
+            return name
         raise AlreadyExists(f"no free event name for {ref['name']} at {now.isoformat()}")
 
     def _nanos(self) -> int:

@@ -94,6 +94,7 @@ class Trace:
         self._count = 0
         self._kv = kv
         self._watcher = kv.watch(b"\0", b"\0", start_revision=kv.revision + 1)
+        self._notify: Any = None
 
     def pump(self) -> int:
         try:
@@ -131,6 +132,11 @@ class Trace:
         diff = obj if prev is None else merge_diff(prev, obj)
         self._add(TraceRecord(kv.mod_revision, t, verb, _kind_of(obj), _ns(obj), _name(obj, kv.key), diff))
 
+    def set_notify(self, fn: Any) -> None:
+        """Wake ``fn`` when a change is committed (the real-clock loop wakes on any write)."""
+        self._notify = fn
+        self._watcher.set_notify(fn)
+
     def _resync(self) -> int:
         """History we had not read was compacted away: record the gap, then follow from now on."""
         kv = self._kv
@@ -144,6 +150,7 @@ class Trace:
             except ValueError:
                 continue
         self._watcher = kv.watch(b"\0", b"\0", start_revision=rev + 1)
+        self._watcher.set_notify(self._notify)
         return 1
 
     def note_reconcile(self, record: ReconcileRecord) -> None:
