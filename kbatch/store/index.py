@@ -9,7 +9,7 @@ Deleted keys stay, as tombstoned ``KeyIndex`` generations, until compaction remo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from sortedcontainers import SortedList
 
@@ -56,16 +56,19 @@ class TreeIndex:
         by_key = self.by_key
         return ((k, by_key[k]) for k in self.ordered)
 
-    def remove(self, keys: Iterable[bytes]) -> None:
+    def remove(self, keys: list[bytes]) -> None:
         """Forget ``keys`` (all indexed); rebuilds the order when that is cheaper."""
-        keys = list(keys)
         if not keys:
             return
-        self._settle()
+        by_key = self.by_key
         for key in keys:
-            del self.by_key[key]
+            del by_key[key]
         if len(keys) * 8 < len(self.ordered):
+            if self.fresh:
+                gone = set(keys)
+                self.fresh = [k for k in self.fresh if k not in gone]
             for key in keys:
-                self.ordered.remove(key)
+                self.ordered.discard(key)
         else:
-            self.ordered = SortedList(self.by_key)
+            self.ordered = SortedList(by_key)
+            self.fresh = []

@@ -121,5 +121,15 @@ class MVCCStore:
         touched = dict.fromkeys([kv.key for kv in islice(log, cut) if kv.version != 1])
         del log[:cut]
         self.compacted = revision
-        by_key = self.index.by_key
-        self.index.remove([k for k in touched if (ki := by_key.get(k)) is not None and ki.compact(revision)])
+        get = self.index.by_key.get
+        gone: list[bytes] = []
+        for key in touched:
+            ki = get(key)
+            if ki is None:
+                continue
+            gens = ki.generations
+            if len(gens) == 2 and not gens[1] and gens[0][-1].mod_revision < revision:
+                gone.append(key)  # fast path: one generation, deleted before ``revision``
+            elif ki.compact(revision):
+                gone.append(key)
+        self.index.remove(gone)

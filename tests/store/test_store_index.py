@@ -1,0 +1,65 @@
+"""Property tests for the key index (TreeIndex) and one key's generations (KeyIndex)."""
+
+from __future__ import annotations
+
+import hypothesis.strategies as st
+from hypothesis import given
+
+from kbatch.store.index import TreeIndex
+from kbatch.store.key_index import KeyIndex
+from kbatch.store.records import make_kv, make_tombstone
+
+key_st = st.binary(min_size=1, max_size=2)
+steps = st.lists(
+    st.tuples(st.sampled_from(["create", "remove", "range"]), st.lists(key_st, max_size=12)),
+    max_size=30,
+)
+
+
+@given(steps)
+def test_tree_index_keeps_key_order_through_creates_and_removals(ops: list) -> None:
+    index, model = TreeIndex(), set()
+    for op, keys in ops:
+        if op == "create":
+            for k in keys:
+                if k not in model:
+                    index.create(k)
+                    model.add(k)
+        elif op == "remove":
+            gone = sorted(set(keys) & model)
+            index.remove(gone)
+            model -= set(gone)
+        else:
+            lo, hi = (sorted(keys)[0], sorted(keys)[-1]) if keys else (b"\0", None)
+            want = sorted(k for k in model if lo <= k and (hi is None or k < hi))
+            assert index.keys_in(lo, hi) == want
+        assert len(index) == len(model)
+    assert [k for k, _ in index.items()] == sorted(model)
+
+
+def test_key_index_worked_example_from_docstring() -> None:
+    def build() -> KeyIndex:
+        ki = KeyIndex(b"foo")
+        ki.put(make_kv(b"foo", b"1", 1, 1, 1))
+        ki.put(make_kv(b"foo", b"2", 1, 2, 2))
+        ki.tombstone(make_tombstone(b"foo", 3))
+        ki.put(make_kv(b"foo", b"4", 4, 4, 1))
+        ki.tombstone(make_tombstone(b"foo", 5))
+        return ki
+
+    def shape(ki: KeyIndex) -> list[list[str]]:
+        return [[f"{kv.mod_revision}{'' if kv.version else 't'}" for kv in g] for g in ki.generations]
+
+    assert shape(build()) == [["1", "2", "3t"], ["4", "5t"], []]
+    want = {
+        2: [["2", "3t"], ["4", "5t"], []],
+        3: [["3t"], ["4", "5t"], []],
+        4: [["4", "5t"], []],
+        5: [["5t"], []],
+        6: [[]],
+    }
+    for at, gens in want.items():
+        ki = build()
+        assert ki.compact(at) is (at == 6)
+        assert shape(ki) == gens
+        assert ki.get(at) == build().get(at)  # compaction keeps the state at ``at``
