@@ -143,11 +143,34 @@ class ControlPlane:
     def advance(self, duration: float | str) -> None:
         self.loop.advance(parse_duration(duration))
 
-    def wait_for(self, predicate: Callable[..., bool], timeout: float | str = "1h") -> float:
-        """Advance virtual time until ``predicate()`` (or ``predicate(cp)``) holds; never sleeps."""
-        wants_cp = _arity(predicate) >= 1
-        return self.loop.wait_for((lambda: predicate(self)) if wants_cp else predicate,
-                                  parse_duration(timeout))
+    def wait_for(self, predicate: Callable[..., bool] | tuple[Any, ...], timeout: float | str = "1h") -> float:
+        """Advance virtual time until the condition holds; never sleeps. Returns virtual seconds waited.
+
+        ``predicate`` is ``fn()``, ``fn(cp)``, or a condition ``(Kind, name, type)`` /
+        ``(Kind, name, type, namespace)`` meaning "that object has condition ``type`` = True"."""
+        if isinstance(predicate, tuple):
+            check = self._condition_check(*predicate)
+        elif _arity(predicate) >= 1:
+            check = lambda: predicate(self)  # noqa: E731
+        else:
+            check = predicate
+        return self.loop.wait_for(check, parse_duration(timeout))
+
+    def _condition_check(self, kind: Any, name: str, type_: str, namespace: str | None = "default"
+                         ) -> Callable[[], bool]:
+        from kbatch.api.errors import NotFound
+
+        ns = namespace if kind.api_info.namespaced else None
+
+        def check() -> bool:
+            try:
+                obj = self.client.get(kind, name, ns)
+            except NotFound:
+                return False
+            conditions = getattr(getattr(obj, "status", None), "conditions", None) or ()
+            return any(c.type == type_ and c.status == "True" for c in conditions)
+
+        return check
 
     async def arun_until_idle(self) -> int:
         return await self.loop.arun_until_idle()

@@ -37,6 +37,7 @@ def test_wait_helpers_advance_virtual_time(control_plane: ControlPlane) -> None:
         "conditions": [{"type": t, "status": "True", "lastTransitionTime": at, "lastProbeTime": at}
                        for t in ("SuccessCriteriaMet", "Complete")]}}, "default")
     assert condition_true(cp, Job, "train", "Complete")
+    assert cp.wait_for((Job, "train", "Complete"), timeout=1) == 0
     assert wait_until_gone(cp, Job, "train", timeout="5m") == 60
     assert not condition_true(cp, Job, "train", "Complete")
     with pytest.raises(TimeoutError):
