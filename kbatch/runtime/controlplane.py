@@ -143,7 +143,8 @@ class ControlPlane:
     def advance(self, duration: float | str) -> None:
         self.loop.advance(parse_duration(duration))
 
-    def wait_for(self, predicate: Callable[..., bool] | tuple[Any, ...], timeout: float | str = "1h") -> float:
+    def wait_for(self, predicate: Callable[..., bool] | tuple[Any, ...],
+                 timeout: float | str = "1h") -> float:
         """Advance virtual time until the condition holds; never sleeps. Returns virtual seconds waited.
 
         ``predicate`` is ``fn()``, ``fn(cp)``, or a condition ``(Kind, name, type)`` /
