@@ -6,9 +6,11 @@ import json
 
 import pytest
 from _support import make_cp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Node, Pod
-from kbatch.api.errors import Expired, NotFound
+from kbatch.api.errors import AlreadyExists, Expired, NotFound
 from kbatch.apiserver.client import WatchEvent
 from kbatch.runtime.cache import BY_CONTROLLER_UID, BY_LABEL, BY_NODE_NAME
 from kbatch.runtime.reconcile import Request
@@ -173,3 +175,34 @@ def test_empty_control_plane_is_idle(selection: str) -> None:
     assert cp.run_until_idle() == 0
     cp.advance("1h")
     assert cp.now().isoformat() == "2025-01-01T01:00:00+00:00"
+
+
+@settings(max_examples=25)
+@given(ops=st.lists(st.tuples(st.sampled_from(["create", "label", "delete", "settle", "expire"]),
+                              st.sampled_from(["a", "b", "c", "d"])), max_size=30))
+def test_cache_converges_to_the_api_state_under_random_writes_and_relists(
+    ops: list[tuple[str, str]]
+) -> None:
+    cp = make_cp(controllers="")
+    informer = cp.cache.informer_for(Pod)
+    seen: list[Request] = []
+    cp.build("all-pods").for_(Pod).complete(seen.append)
+    for n, (op, name) in enumerate(ops):
+        try:
+            if op == "create":
+                cp.client.create(make_pod(name).obj())
+            elif op == "label":
+                cp.client.patch(Pod, name, {"metadata": {"labels": {"n": str(n)}}}, "default")
+            elif op == "delete":
+                cp.client.delete(Pod, name, "default")
+            elif op == "settle":
+                cp.run_until_idle()
+            else:
+                informer._stream = ExpiredStream(informer._stream, raise_=n % 2 == 0)
+        except (NotFound, AlreadyExists):
+            pass
+    cp.run_until_idle()
+    truth = {(p.metadata.name, p.metadata.resource_version) for p in cp.client.list(Pod, "default").items}
+    cached = {(p.metadata.name, p.metadata.resource_version) for p in cp.cache.list(Pod, readonly=True)}
+    assert cached == truth
+    assert {r.name for r in seen} >= {name for name, _ in truth}, "every live pod was reconciled"
