@@ -31,11 +31,31 @@ __all__ = [
 ]
 
 
+class KubeletPredicate:
+    """Bound pods only; of their updates, only those the kubelet must react to: binding, deletion,
+    annotations (fault injection), or a phase another writer changed. The kubelet's own status
+    writes come back through this filter and are dropped (its timers carry the pod forward)."""
+
+    def create(self, obj: Any) -> bool:
+        return bool(obj.spec.node_name)
+
+    def delete(self, obj: Any) -> bool:
+        return bool(obj.spec.node_name)
+
+    def update(self, old: Any, new: Any) -> bool:
+        if not new.spec.node_name:
+            return False
+        om, nm = old.metadata, new.metadata
+        old_phase = old.status.phase if old.status else None
+        new_phase = new.status.phase if new.status else None
+        return (old.spec.node_name != new.spec.node_name or om.deletion_timestamp != nm.deletion_timestamp
+                or om.annotations != nm.annotations or old_phase != new_phase)
+
+
 def setup(ctx: Any) -> Kubelet:
     """Catalog factory for ``kubelet``: reconcile bound pods; a node change re-checks its pods."""
     from kbatch.api.core_v1 import Node, Pod
     from kbatch.runtime.cache import BY_NODE_NAME
-    from kbatch.runtime.predicate import predicate_func
     from kbatch.runtime.reconcile import Request
 
     kubelet = Kubelet(ctx)
@@ -46,7 +66,7 @@ def setup(ctx: Any) -> Kubelet:
 
     (ctx.build()
         .describe("runs bound pods on simulated nodes (KWOK-style)")
-        .for_(Pod, predicate_func(lambda pod: bool(pod.spec.node_name)))
+        .for_(Pod, KubeletPredicate())
         .watches(Node, pods_on)
         .complete(kubelet))
     return kubelet

@@ -75,13 +75,19 @@ class Kubelet:
         self._written: dict[str, int] = {}  # uid -> run.version last written
         self._faults_seen: dict[str, int] = {}
         self._planners: dict[str, Any] = {}
+        self._fmt_cache: dict[float, str] = {}
 
     # -- helpers ---------------------------------------------------------------------------------
     def _timeline(self, when: Any) -> float:
         return (when - self.ctx.clock.to_datetime(0)).total_seconds()
 
     def _fmt(self, t: float) -> str:
-        return format_time(self.ctx.clock.to_datetime(t))
+        text = self._fmt_cache.get(t)
+        if text is None:
+            if len(self._fmt_cache) > 4096:
+                self._fmt_cache.clear()
+            text = self._fmt_cache[t] = format_time(self.ctx.clock.to_datetime(t))
+        return text
 
     def _node_ready(self, name: str) -> bool:
         try:

@@ -86,6 +86,8 @@ class Scheduler:
         return info
 
     def on_pod(self, pod: Any) -> None:
+        if self._status_only(pod):
+            return
         info = self._info(pod)
         now = self.ctx.clock.now()
         if info.node_name:
@@ -105,6 +107,17 @@ class Scheduler:
         if entry is None or info.key in self.waiting or _relevant_change(entry.pod, info):
             self.queue.add(info, now)
             self.enqueue()
+
+    def _status_only(self, pod: Any) -> bool:
+        """A bound pod's update that changes nothing the scheduler tracks (most kubelet writes)."""
+        old = self._infos.get(f"{pod.metadata.namespace}/{pod.metadata.name}")
+        if old is None or not old.node_name or old.node_name != pod.spec.node_name:
+            return False
+        phase = pod.status.phase if pod.status else None
+        meta = pod.metadata
+        terminating = meta.deletion_timestamp is not None
+        return ((phase in _TERMINAL) == old.terminal and terminating == old.terminating
+                and (meta.labels or {}) == old.labels)
 
     def on_pod_delete(self, pod: Any) -> None:
         key = f"{pod.metadata.namespace}/{pod.metadata.name}"

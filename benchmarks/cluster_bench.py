@@ -1,0 +1,132 @@
+"""Simulated-cluster benchmark: N nodes (8 GPUs, 64 cpu each), M bare pods running ``sleep 60``,
+from creation to all ``Succeeded`` in virtual time (issue 5).
+
+    python benchmarks/cluster_bench.py                    # 1,000 nodes, 100,000 pods (the target)
+    python benchmarks/cluster_bench.py --nodes 100 --pods 10000
+    python benchmarks/cluster_bench.py --profile          # cProfile the run, top 25 by cumulative time
+    python benchmarks/cluster_bench.py --core             # decisions only: scheduler + kubelet engine, no API
+
+Targets: <= 30 s wall, peak RSS <= 2 GiB. Reports each phase's wall time and pods/s (pods created,
+scheduled, run and completed per wall-clock second). Only the controllers the run needs are on
+(``scheduler,kubelet`` unless ``--controllers``); scheduler events are off unless ``--events``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kbatch.api.core_v1 import Pod
+from kbatch.runtime.controlplane import ControlPlane
+from kbatch.sim import NodeTemplate, create_nodes
+
+
+def bare_pod(index: int) -> Pod:
+    return Pod.model_validate({
+        "metadata": {"name": f"pod-{index}", "namespace": "default"},
+        "spec": {"restartPolicy": "Never",
+                 "containers": [{"name": "main", "image": "busybox", "command": ["sleep", "60"]}]},
+    })
+
+
+def run(nodes: int, pods: int, controllers: str, events: bool) -> dict[str, float]:
+    marks = {"start": time.perf_counter()}
+    cp = ControlPlane(seed=1, controllers=controllers, trace=False,
+                      options={"scheduler": {"events": events}})
+    create_nodes(cp, nodes, NodeTemplate(cpu="64", memory="512Gi", gpus=8))
+    marks["nodes"] = time.perf_counter()
+    for index in range(pods):
+        cp.client.create(bare_pod(index))
+    marks["created"] = time.perf_counter()
+    cp.run_until_idle()
+    marks["running"] = time.perf_counter()
+    cp.advance(60)
+    marks["done"] = time.perf_counter()
+    phases = [p.status.phase for p in cp.cache.list(Pod, readonly=True)]
+    succeeded = sum(1 for p in phases if p == "Succeeded")
+    if succeeded != pods:
+        raise SystemExit(f"only {succeeded}/{pods} pods Succeeded")
+    return marks
+
+
+def run_core(nodes: int, pods: int) -> dict[str, float]:
+    """The simulation's own decision code, without the API server, informers or trace: the pure
+    scheduler (snapshot, batching, plugins) placing every pod, then the kubelet engine running
+    each to completion."""
+    import random
+
+    from kbatch.controllers.kubelet.engine import APP, PodRun, Proc, advance
+    from kbatch.controllers.scheduler import Algorithm, Snapshot, default_profile
+    from kbatch.controllers.scheduler.convert import node_shape, pod_info
+    from kbatch.sim import make_node
+    from kbatch.sim.command import interpret
+
+    marks = {"start": time.perf_counter()}
+    snapshot = Snapshot()
+    for index in range(nodes):
+        shape = node_shape(make_node(f"node-{index}", NodeTemplate(cpu="64", memory="512Gi", gpus=8)))
+        snapshot.set_node(shape)
+    algorithm = Algorithm(default_profile(), snapshot, random.Random(1))
+    template = bare_pod(0)
+    infos = []
+    for index in range(pods):
+        info = pod_info(template, seq=index)
+        info.name = f"pod-{index}"
+        infos.append(info)
+    marks["nodes"] = marks["created"] = time.perf_counter()
+    runs = []
+    for info in infos:
+        node = algorithm.schedule(info).node
+        if node is None:
+            raise SystemExit(f"{info.name} did not fit")
+        algorithm.assume(info, node)
+        runs.append(PodRun("default", info.name, info.name, "Never", 0.0, 0.0, [], [Proc("main", APP)]))
+    marks["running"] = time.perf_counter()
+    plan_cache = interpret(["sleep", "60"])
+    for pod_run in runs:
+        advance(pod_run, 60.0, lambda proc, restart: plan_cache)
+        assert pod_run.phase == "Succeeded"
+    marks["done"] = time.perf_counter()
+    return marks
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, default=1000)
+    parser.add_argument("--pods", type=int, default=100_000)
+    parser.add_argument("--controllers", default="scheduler,kubelet")
+    parser.add_argument("--events", action="store_true", help="record scheduler Events (slower)")
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--core", action="store_true", help="decision code only (no API server)")
+    args = parser.parse_args()
+    if args.core:
+        marks = run_core(args.nodes, args.pods)
+    elif args.profile:
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        marks = profiler.runcall(run, args.nodes, args.pods, args.controllers, args.events)
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+    else:
+        marks = run(args.nodes, args.pods, args.controllers, args.events)
+    total = marks["done"] - marks["start"]
+    peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
+    print(f"nodes={args.nodes} pods={args.pods}")
+    print(f"  create nodes      {marks['nodes'] - marks['start']:8.2f} s")
+    print(f"  create pods       {marks['created'] - marks['nodes']:8.2f} s")
+    print(f"  schedule + start  {marks['running'] - marks['created']:8.2f} s")
+    print(f"  run to Succeeded  {marks['done'] - marks['running']:8.2f} s")
+    print(f"  total wall        {total:8.2f} s  (target 30 s)")
+    print(f"  throughput        {args.pods / total:8.0f} pods/s")
+    print(f"  peak RSS          {peak_gib:8.2f} GiB (target 2 GiB)")
+
+
+if __name__ == "__main__":
+    main()
