@@ -13,7 +13,7 @@ Parse errors are raised as :class:`kbatch.api.errors.BadRequest`, carrying upstr
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
@@ -191,6 +191,21 @@ class Selector:
     def empty(self) -> bool:
         """True for the selector that matches everything."""
         return not self.nothing and not self.requirements
+
+    def compile(self) -> Callable[[Mapping[str, str] | None], bool]:
+        """A matcher specialised for this selector (equality-only selectors, the common case, avoid
+        the generic per-requirement dispatch); same answers as :meth:`matches`."""
+        if self.nothing:
+            return lambda labels: False
+        if not self.requirements:
+            return lambda labels: True
+        if all(r.operator in ("=", "==", "in") and len(r.values) == 1 for r in self.requirements):
+            pairs = tuple((r.key, r.values[0]) for r in self.requirements)
+            if len(pairs) == 1:
+                (key, value), = pairs
+                return lambda labels: labels is not None and labels.get(key) == value
+            return lambda labels: labels is not None and all(labels.get(k) == v for k, v in pairs)
+        return self.matches
 
     def __str__(self) -> str:
         return ",".join(str(r) for r in self.requirements)

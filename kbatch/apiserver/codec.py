@@ -9,7 +9,7 @@ from typing import TypeVar
 from kbatch.api.meta import ObjectMeta, Resource
 from kbatch.store.kv import KeyValue
 
-__all__ = ["decode", "encode", "stub"]
+__all__ = ["decode", "encode", "set_resource_version", "stub"]
 
 T = TypeVar("T", bound=Resource)
 
@@ -30,8 +30,15 @@ def encode(obj: Resource) -> bytes:
 def decode(model: type[T], kv: KeyValue, revision: int | None = None) -> T:
     """A fresh object from stored bytes, ``resourceVersion`` = ``revision`` or the key's mod_revision."""
     obj = model.model_validate_json(kv.value)
-    obj.metadata.resource_version = str(revision if revision is not None else kv.mod_revision)
+    set_resource_version(obj, revision if revision is not None else kv.mod_revision)
     return obj
+
+
+def set_resource_version(obj: Resource, revision: int) -> None:
+    """Set ``metadata.resourceVersion`` without pydantic's (slow, here pointless) ``__setattr__``."""
+    meta = obj.metadata
+    meta.__dict__["resource_version"] = str(revision)
+    meta.__pydantic_fields_set__.add("resource_version")
 
 
 def stub(model: type[T], namespace: str | None, name: str | None, revision: int) -> T:

@@ -26,6 +26,10 @@ class DecodedCache:
         self._entries[kv.key] = (kv.mod_revision, obj)
         return obj
 
+    def put(self, key: bytes, mod_revision: int, obj: Resource) -> None:
+        """Remember an object the server validated itself (it must not be handed out afterwards)."""
+        self._entries[key] = (mod_revision, obj)
+
     def forget(self, key: bytes) -> None:
         self._entries.pop(key, None)
 

@@ -47,7 +47,8 @@ class NamespaceLifecycle:
     def _get(self, name: str) -> Resource | None:
         assert self.kind is not None
         kvs = self._server.store.range(self.kind.keys.key(None, name)).kvs
-        return decode(self.kind.model, kvs[0]) if kvs else None
+        # read-only use: the decode cache's copy is never handed out
+        return self._server.decoded.get(self.kind.model, kvs[0]) if kvs else None
 
     def admit_create(self, kind: Kind, obj: Resource) -> None:
         if self.kind is None or not kind.info.namespaced:

@@ -28,7 +28,7 @@ from kbatch.apiserver.client import WatchEvent
 from kbatch.apiserver.codec import decode, stub
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.listing import Filter, make_filter, parse_revision
-from kbatch.store.errors import CompactedError
+from kbatch.store.errors import CompactedError, WatchCancelledError
 from kbatch.store.kv import Event, EventType, Watcher
 
 if TYPE_CHECKING:
@@ -64,6 +64,11 @@ class TypedWatch(Generic[T]):
         except CompactedError as err:
             out.append(WatchEvent("ERROR", Expired(
                 f"too old resource version: {self._revision} ({err.compact_revision})").status))
+            self.close()
+            return out
+        except WatchCancelledError:  # e.g. the store was restored from a snapshot: the client re-lists
+            out.append(WatchEvent("ERROR", Expired(
+                f"too old resource version: {self._revision} (the store's history was replaced)").status))
             self.close()
             return out
         delivered = self._revision

@@ -114,13 +114,15 @@ def test_parse_of_print_is_the_same_selector(reqs: list[Requirement], labels: di
     sel = Selector(tuple(sorted(reqs, key=lambda r: r.key)))
     again = parse_label_selector(str(sel))
     assert again == sel
-    assert again.matches(labels) == sel.matches(labels)
+    assert again.matches(labels) == sel.matches(labels) == sel.compile()(labels)
     assert str(parse_label_selector(str(again))) == str(again)
 
 
 @given(st.dictionaries(_key, _value, max_size=4))
 def test_selector_from_set_matches_its_own_labels(labels: dict[str, str]) -> None:
     assert selector_from_set(labels).matches(labels)
+    assert selector_from_set(labels).compile()(labels)
+    assert selector_from_set(labels).compile()(None) == (not labels)
     assert parse_label_selector(str(selector_from_set(labels))) == selector_from_set(labels)
 
 
