@@ -143,7 +143,9 @@ def test_trace_survives_compaction_with_a_gap_record() -> None:
     records = [json.loads(line) for line in cp.trace.lines()]
     assert records[-1]["verb"] == "create" and records[-1]["name"] == "after"
     gaps = [r for r in records if r["verb"] == "gap"]
-    assert len(gaps) + sum(r["verb"] == "create" for r in records) >= 6
+    creates = [r for r in records if r["verb"] == "create"]
+    assert len(creates) == 6 or (len(gaps) == 1 and gaps[0]["diff"]["compactRevision"] > 0), (
+        "either nothing was lost, or the loss is recorded")
 
 
 def test_owns_maps_owned_objects_to_their_controller_owner() -> None:
