@@ -348,6 +348,7 @@ def validate_job_status_update(new: Job, old: Job) -> Errors:
         and os_.start_time is not None
         and os_.start_time != ns.start_time
         and not new.spec.suspend
+        and not _resuming(os_, ns)
     ):
         errs.append(
             FieldError.required("status.startTime", "startTime cannot be removed for unsuspended job")
@@ -360,3 +361,13 @@ def validate_job_status_update(new: Job, old: Job) -> Errors:
             _omitted(cond, "cannot set SuccessCriteriaMet=True for Job already has Complete=true conditions")
         )
     return errs
+
+
+def _resuming(old_status: JobStatus, new_status: JobStatus) -> bool:
+    """Suspended goes True -> not True: the controller may move startTime while resuming.
+
+    Upstream kubernetes#134769 (v1.34.2, backported to 1.32.10/1.33.6) allows this update; before
+    the fix, a Job resumed after it had started and been suspended wedged with "startTime cannot be
+    removed for unsuspended job".
+    """
+    return old_status.is_true(bc.JOB_SUSPENDED) and not new_status.is_true(bc.JOB_SUSPENDED)

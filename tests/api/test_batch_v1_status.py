@@ -246,3 +246,16 @@ def test_unchanged_inconsistent_fields_are_tolerated() -> None:
     old = job({"completedIndexes": "0-3"}, **INDEXED)
     old.spec.completions = old.spec.parallelism = 2  # scaled down: completedIndexes now too large
     assert status_errors(old, {"completedIndexes": "0-3", "active": 1}) == []
+
+
+def test_start_time_may_move_when_resuming() -> None:
+    """kubernetes#134769: Suspended True -> False lets the controller reset startTime."""
+    old = job({"startTime": "2025-01-01T00:00:00Z", "conditions": [cond("Suspended")]})
+    new_status = {"startTime": "2025-01-01T00:05:00Z", "conditions": [cond("Suspended", "False")]}
+    assert status_errors(old, new_status) == []
+
+
+def test_start_time_may_not_move_on_a_running_job() -> None:
+    old = job({"startTime": "2025-01-01T00:00:00Z"})
+    errors = status_errors(old, {"startTime": "2025-01-01T00:05:00Z"})
+    assert errors == ["status.startTime: Required value: startTime cannot be removed for unsuspended job"]
