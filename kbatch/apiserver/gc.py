@@ -112,16 +112,19 @@ class GarbageCollector:
         graph = self._graph
         for dep in graph.dependents.get(node.uid, ()):
             self._dirty.add(dep)
-        for ref in node.owners:
-            owner = graph.owner_node(node, ref)
-            if owner is not None and owner.deleting:
-                self._dirty.add(owner.key)
+        self._touch_owners(node)
         ns = self._server.namespaces.kind
         if node.namespace and ns is not None:
             ns_key = ns.keys.key(None, node.namespace)
             ns_node = graph.nodes.get(ns_key)
             if ns_node is not None and ns_node.deleting:
                 self._dirty.add(ns_key)
+
+    def _touch_owners(self, node: Node) -> None:
+        for ref in node.owners:
+            owner = self._graph.owner_node(node, ref)
+            if owner is not None and owner.deleting:
+                self._dirty.add(owner.key)
 
     def _observe(self, kv: KeyValue) -> None:
         kind = self._kind_of(kv.key)
@@ -131,6 +134,8 @@ class GarbageCollector:
         old = self._graph.put(node)
         if old is not None and old.uid != node.uid:
             self._touch_related(old)
+        elif old is not None and old.owners != node.owners:
+            self._touch_owners(old)  # an owner this object no longer references may stop waiting
         if node.owners or node.deleting:
             self._dirty.add(node.key)
         self._touch_related(node)
