@@ -160,8 +160,13 @@ def _normalize(m: int, e: int) -> tuple[int, int]:
     return m, e
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_quantity(text: str) -> Quantity:
-    """Parse like upstream ``ParseQuantity`` (no surrounding whitespace allowed)."""
+    """Parse like upstream ``ParseQuantity`` (no surrounding whitespace allowed).
+
+    Results are memoised (a bounded, process-wide cache of immutable values: manifests repeat the
+    same few quantities, and parsing is on the hot path of every pod decode).
+    """
     if not text:
         raise QuantityError(ERR_FORMAT)
     if text == "0":

@@ -6,12 +6,15 @@ Pure functions returning messages (``is_*``, as k8s.io/apimachinery ``pkg/util/v
 upstream's, word for word, so errors read the same as a real API server's. Maps are walked in sorted
 key order (upstream walks Go maps in random order) so that output is deterministic.
 
-Field paths are plain strings: ``child(p, "name")`` -> ``p.name``, ``index(p, 0)`` -> ``p[0]``,
-``key(p, "cpu")`` -> ``p[cpu]``, as upstream's ``field.Path`` renders them.
+The name and label checks are memoised (bounded, process-wide caches of pure functions of a
+string), as they run for every object written. Field paths are plain strings: ``child(p, "name")``
+-> ``p.name``, ``index(p, 0)`` -> ``p[0]``, ``key(p, "cpu")`` -> ``p[cpu]``, as upstream's
+``field.Path`` renders them.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -114,6 +117,11 @@ _DNS1035_RE = re.compile(_DNS1035_FMT)
 
 def is_qualified_name(value: str) -> list[str]:
     """Label keys, annotation keys, finalizers: ``[prefix/]name`` (``IsQualifiedName``)."""
+    return list(_qualified_name_errors(value))
+
+
+@functools.lru_cache(maxsize=8192)
+def _qualified_name_errors(value: str) -> tuple[str, ...]:
     errs: list[str] = []
     parts = value.split("/")
     if len(parts) == 1:
@@ -125,29 +133,39 @@ def is_qualified_name(value: str) -> list[str]:
         else:
             errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
     else:
-        return [
+        return (
             "a qualified name " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+        )
     if not name:
         errs.append("name part " + _EMPTY)
     elif len(name) > 63:
         errs.append("name part " + _max_len(63))
     if not _QNAME_RE.fullmatch(name):
         errs.append("name part " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
+    return tuple(errs)
 
 
 def is_valid_label_value(value: str) -> list[str]:
+    return list(_is_valid_label_value(value))
+
+
+@functools.lru_cache(maxsize=8192)
+def _is_valid_label_value(value: str) -> tuple[str, ...]:
     errs: list[str] = []
     if len(value) > 63:
         errs.append(_max_len(63))
     if not _LABEL_VALUE_RE.fullmatch(value):
         errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
+    return tuple(errs)
 
 
 def is_dns1123_label(value: str) -> list[str]:
+    return list(_is_dns1123_label(value))
+
+
+@functools.lru_cache(maxsize=8192)
+def _is_dns1123_label(value: str) -> tuple[str, ...]:
     errs: list[str] = []
     if len(value) > 63:
         errs.append(_max_len(63))
@@ -156,16 +174,21 @@ def is_dns1123_label(value: str) -> list[str]:
             errs.append("must not contain dots")
         else:
             errs.append(_regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
-    return errs
+    return tuple(errs)
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:
+    return list(_is_dns1123_subdomain(value))
+
+
+@functools.lru_cache(maxsize=8192)
+def _is_dns1123_subdomain(value: str) -> tuple[str, ...]:
     errs: list[str] = []
     if len(value) > 253:
         errs.append(_max_len(253))
     if not _DNS1123_SUB_RE.fullmatch(value):
         errs.append(_regex_error(_DNS1123_SUB_MSG, _DNS1123_SUB_FMT, "example.com"))
-    return errs
+    return tuple(errs)
 
 
 def is_dns1035_label(value: str) -> list[str]:
@@ -431,26 +454,33 @@ def is_extended_resource_name(name: str) -> bool:
     return not is_qualified_name("requests." + name)
 
 
+@functools.lru_cache(maxsize=1024)
 def is_overcommit_allowed(name: str) -> bool:
     return is_native_resource(name) and not is_hugepage_resource_name(name)
 
 
+@functools.lru_cache(maxsize=1024)
 def _is_integer_resource(name: str) -> bool:
     return name in _INTEGER_RESOURCES or is_extended_resource_name(name)
 
 
 def _validate_container_resource_name(name: str, path: str) -> list[FieldError]:
+    return [FieldError.invalid(path, name, m) for m in _container_resource_name_messages(name)]
+
+
+@functools.lru_cache(maxsize=1024)
+def _container_resource_name_messages(name: str) -> tuple[str, ...]:
     """``validateContainerResourceName`` (which continues after ``validateResourceName``'s errors)."""
-    errs = [FieldError.invalid(path, name, m) for m in is_qualified_name(name)]
+    errs = is_qualified_name(name)
     standard = name in _STANDARD_RESOURCES or is_hugepage_resource_name(name)
     if not errs and "/" not in name and not standard:
-        errs.append(FieldError.invalid(path, name, "must be a standard resource type or fully qualified"))
+        errs.append("must be a standard resource type or fully qualified")
     if "/" not in name:
         if name not in _STANDARD_CONTAINER_RESOURCES and not is_hugepage_resource_name(name):
-            errs.append(FieldError.invalid(path, name, "must be a standard resource for containers"))
+            errs.append("must be a standard resource for containers")
     elif not is_native_resource(name) and not is_extended_resource_name(name):
-        errs.append(FieldError.invalid(path, name, "doesn't follow extended resource name standard"))
-    return errs
+        errs.append("doesn't follow extended resource name standard")
+    return tuple(errs)
 
 
 def _validate_quantity_value(name: str, value: Quantity, path: str) -> list[FieldError]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from kbatch.api.core_v1 import ContainerStatus, Pod, PodSpec, PodStatus, Toleration
 from kbatch.api.errors import FieldError
-from kbatch.api.quantity import Quantity
 from kbatch.api.strategies.core.pod_defaults import default_pod
 from kbatch.api.strategies.core.pod_validation import validate_pod_spec
 from kbatch.api.strategy import DefaultStrategy
@@ -28,28 +27,29 @@ UPDATABLE_POD_SPEC_FIELDS = (
     "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
 )
 _TERMINAL = ("Succeeded", "Failed")
+_QOS_RESOURCES = ("cpu", "memory")
 
 
 def pod_qos_class(spec: PodSpec) -> str:
-    """``Guaranteed`` / ``Burstable`` / ``BestEffort`` from cpu and memory requests and limits."""
-    requests: dict[str, Quantity] = {}
-    limits: dict[str, Quantity] = {}
+    """``Guaranteed`` / ``Burstable`` / ``BestEffort`` from cpu and memory requests and limits
+    (``GetPodQOS``; totals compared exactly in nano units, which parsed quantities never go below)."""
+    requests: dict[str, int] = {}
+    limits: dict[str, int] = {}
     guaranteed = True
     for c in spec.all_containers():
         res = c.resources
-        for name, q in ((res.requests or {}) if res else {}).items():
-            if name in ("cpu", "memory") and not q.is_zero():
-                requests[name] = requests.get(name, Quantity.scaled(0, 0)) + q
-        found: set[str] = set()
-        for name, q in ((res.limits or {}) if res else {}).items():
-            if name in ("cpu", "memory") and not q.is_zero():
-                found.add(name)
-                limits[name] = limits.get(name, Quantity.scaled(0, 0)) + q
-        if found != {"cpu", "memory"}:
+        found = 0
+        for source, totals, counts in ((res.requests if res else None, requests, False),
+                                       (res.limits if res else None, limits, True)):
+            for name, q in (source or {}).items():
+                if name in _QOS_RESOURCES and not q.is_zero():
+                    totals[name] = totals.get(name, 0) + q.scaled_value(-9)
+                    found += counts
+        if found != len(_QOS_RESOURCES):
             guaranteed = False
     if not requests and not limits:
         return "BestEffort"
-    if guaranteed and all(limits.get(n) == q for n, q in requests.items()) and len(requests) == len(limits):
+    if guaranteed and requests.keys() == limits.keys() and all(limits[n] == v for n, v in requests.items()):
         return "Guaranteed"
     return "Burstable"
 
