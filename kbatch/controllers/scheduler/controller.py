@@ -107,6 +107,8 @@ class Scheduler:
         if entry is None or info.key in self.waiting or _relevant_change(entry.pod, info):
             self.queue.add(info, now)
             self.enqueue()
+        else:
+            entry.pod = info  # e.g. nominatedNodeName: keep the newest view, without a retry
 
     def _status_only(self, pod: Any) -> bool:
         """A bound pod's update that changes nothing the scheduler tracks (most kubelet writes)."""

@@ -113,6 +113,7 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
         scheduler_name=spec.scheduler_name or "default-scheduler",
         terminal=phase in ("Succeeded", "Failed"),
         terminating=meta.deletion_timestamp is not None,
+        nominated_node=(status.nominated_node_name if status else None) or "",
     )
 
 

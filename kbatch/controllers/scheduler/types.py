@@ -182,6 +182,7 @@ class PodInfo:
     scheduler_name: str = "default-scheduler"
     terminal: bool = False
     terminating: bool = False
+    nominated_node: str = ""
 
     @property
     def key(self) -> str:

@@ -79,6 +79,9 @@ class DefaultPreemption:
     ) -> PostFilterResult:
         if pod.preemption_policy == "Never":
             return PostFilterResult(None, message="preemption: not eligible due to preemptionPolicy=Never.")
+        if pod.nominated_node and waiting_for_victims(pod, snapshot, pod.nominated_node):
+            return PostFilterResult(
+                None, message="preemption: not eligible due to a terminating pod on the nominated node.")
         reasons: dict[str, Status] = {}
         candidates: list[_Candidate] = []
         for node in snapshot:
