@@ -67,3 +67,52 @@ def test_taints_and_node_selector_are_honoured() -> None:
     assert condition(get_pod(cp, "q"), "PodScheduled").message.startswith(
         "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
         "1 node(s) had untolerated taint {gpu: yes}.")
+
+
+class HoldAtPermit:
+    """A Permit plugin that holds every pod until allowed (the seam coscheduling will use)."""
+
+    name = "HoldAtPermit"
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+
+    def permit(self, state, pod, node_name):
+        from kbatch.controllers.scheduler import Code, Status
+
+        return Status(Code.WAIT, plugin=self.name, timeout=self.timeout)
+
+
+def _cluster_with_permit(timeout: float):
+    from kbatch.controllers.scheduler import default_profile, setup
+
+    profile = default_profile()
+    profile.permit.append(HoldAtPermit(timeout))
+    cp = sim_cluster(1, NodeTemplate(cpu="1"), controllers="kubelet")
+
+    def scheduler(ctx):
+        return setup(ctx, profile)
+
+    sched = cp.add_controller(scheduler)
+    cp.cache.start()
+    return cp, sched
+
+
+def test_permit_wait_holds_the_pod_until_allowed() -> None:
+    cp, sched = _cluster_with_permit(timeout=30)
+    cp.apply(pod_yaml("p", "sleep 1", cpu="1"))
+    assert not get_pod(cp, "p").spec.node_name and "default/p" in sched.waiting
+    cp.apply(pod_yaml("q", "sleep 1", cpu="1"))  # the waiting pod's resources are reserved
+    assert "default/q" not in sched.waiting
+    sched.allow("default/p", "HoldAtPermit")
+    cp.run_until_idle()
+    assert get_pod(cp, "p").spec.node_name == "node-0"
+
+
+def test_permit_timeout_rejects_and_requeues() -> None:
+    cp, sched = _cluster_with_permit(timeout=10)
+    cp.apply(pod_yaml("p", "sleep 1", cpu="1"))
+    cp.advance(10)
+    cond = condition(get_pod(cp, "p"), "PodScheduled")
+    assert cond.reason == "Unschedulable" and not sched.waiting
+    assert "rejected due to timeout after waiting at permit" in cond.message
