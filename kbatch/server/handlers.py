@@ -24,6 +24,7 @@ PATCH_TYPES = {
     "application/strategic-merge-patch+json": "strategic",
 }
 APPLY_PATCH = "application/apply-patch+yaml"
+RETURN_DELETED = frozenset({"Pod"})
 
 
 def write_options(req: Request) -> WriteOptions:
@@ -170,7 +171,9 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
         return _patch(backend, req, rp, name)
     if method == "DELETE" and rp.subresource is None:
         opts = _delete_options(req)
-        out = backend.delete(info, rp.namespace, name, opts)
+        # pods answer with the deleted object (ReturnDeletedObject in pkg/registry/core/pod/storage)
+        last = backend.get(info, rp.namespace, name) if info.kind in RETURN_DELETED else None
+        out = backend.delete(info, rp.namespace, name, opts) or last
         if not opts.dry_run:
             backend.settle()
         return _deleted(rp, name, out)

@@ -64,6 +64,27 @@ def _operations(info: ApiInfo, ref: str) -> dict[str, dict[str, Any]]:
     return paths
 
 
+def _simplify(node: Any) -> Any:
+    """pydantic's ``anyOf: [X, {type: null}]`` (an optional field) becomes plain X, and titles go,
+    so that ``kubectl explain`` sees types the way upstream's OpenAPI spells them."""
+    if isinstance(node, list):
+        return [_simplify(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _simplify(v) for k, v in node.items() if k not in ("title", "default")}
+    options = out.get("anyOf")
+    if isinstance(options, list):
+        kept = [o for o in options if o != {"type": "null"}]
+        if len(kept) == 1:
+            out.pop("anyOf")
+            only = kept[0]
+            if "$ref" in only and out:
+                out["allOf"] = [only]
+            else:
+                out.update(only)
+    return out
+
+
 def _schemas(spec: KindSpec) -> tuple[str, dict[str, Any]]:
     name = f"{spec.info.group or 'core'}.{spec.info.version}.{spec.info.kind}"
     try:
@@ -71,6 +92,7 @@ def _schemas(spec: KindSpec) -> tuple[str, dict[str, Any]]:
                                               ref_template="#/components/schemas/{model}")
     except Exception:  # a model pydantic cannot describe still gets an open schema
         schema = {"type": "object"}
+    schema = _simplify(schema)
     defs = schema.pop("$defs", {})
     schema["x-kubernetes-group-version-kind"] = [_gvk(spec.info)]
     return name, {**defs, name: schema}

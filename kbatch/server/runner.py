@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import signal
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,7 +75,17 @@ def serve_forever(app: KbatchApp, opts: ServeOptions, *, on_listening: Callable[
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
-    asyncio.run(main())
+    previous = {sig: signal.signal(sig, _note_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        asyncio.run(main())
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _note_signal(sig: int, frame: Any) -> None:
+    """Installed under uvicorn's own handlers: uvicorn re-raises the signal it caught once it has
+    shut down, and this makes that a no-op so the caller can save the state and exit 0."""
 
 
 class _Server:
