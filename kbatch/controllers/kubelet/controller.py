@@ -72,6 +72,7 @@ class Kubelet:
         self.stages: list[StageRule] = load_stages(stages) if isinstance(stages, str) else list(stages)
         self.logs = LogStore()
         self.runs: dict[str, PodRun] = {}  # by pod uid
+        self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid of the run
         self._written: dict[str, int] = {}  # uid -> run.version last written
         self._faults_seen: dict[str, int] = {}
         self._planners: dict[str, Any] = {}
@@ -100,7 +101,9 @@ class Kubelet:
         return True  # a node without conditions is taken as healthy (templates may omit them)
 
     def _forget(self, uid: str) -> None:
-        self.runs.pop(uid, None)
+        run = self.runs.pop(uid, None)
+        if run is not None:
+            self._uids.pop((run.namespace, run.name), None)
         self._written.pop(uid, None)
         self._faults_seen.pop(uid, None)
         self._planners.pop(uid, None)
@@ -127,6 +130,7 @@ class Kubelet:
         now = self.ctx.clock.now()
         if run is None:
             run = self.runs[uid] = new_pod_run(pod, now, self.start_delay)
+            self._uids[(run.namespace, run.name)] = uid
         self._inputs(pod, run, now)
         advance(run, now, self._planner(pod), self._log_sink(pod))
         if self._written.get(uid) != run.version and not self._write(pod, run, now):
@@ -139,7 +143,8 @@ class Kubelet:
         return Result(requeue_after=max(wake - now, 1e-6)) if wake is not None else None
 
     def _forget_by_name(self, namespace: str, name: str) -> None:
-        for uid in [u for u, r in self.runs.items() if r.namespace == namespace and r.name == name]:
+        uid = self._uids.get((namespace, name))
+        if uid is not None:
             self._forget(uid)
 
     def _planner(self, pod: Any) -> Any:
@@ -172,10 +177,11 @@ class Kubelet:
                             fault.get("reason", "Error"), fault.get("message", "")), now)
 
     def _write(self, pod: Any, run: PodRun, now: float) -> bool:
-        existing = pod.status.to_dict() if pod.status else {}
+        existing = _light_status(pod.status)
         status = render_status(run, existing, self._fmt, now)
         # strategic merge: conditions merge by type, so other writers' conditions are untouched
-        owned = set(KUBELET_CONDITIONS) | ({"PodScheduled"} if "conditions" not in existing else set())
+        scheduled = any(c["type"] == "PodScheduled" for c in existing.get("conditions", ()))
+        owned = set(KUBELET_CONDITIONS) | (set() if scheduled else {"PodScheduled"})
         status["conditions"] = [c for c in status["conditions"] if c["type"] in owned]
         try:
             self.ctx.client.patch_status(self.Pod, run.name, {"status": status}, run.namespace,
@@ -196,3 +202,20 @@ class Kubelet:
                                    grace_period_seconds=0)
         except NotFound:
             return
+
+
+def _light_status(status: Any) -> dict[str, Any]:
+    """What :func:`render_status` reads of the current status (conditions, startTime), without
+    serializing the whole object: the write is a strategic patch, so nothing else is needed."""
+    if status is None:
+        return {}
+    conditions = []
+    for cond in status.conditions or ():
+        item: dict[str, Any] = {"type": cond.type, "status": cond.status}
+        if cond.last_transition_time is not None:
+            item["lastTransitionTime"] = format_time(cond.last_transition_time)
+        conditions.append(item)
+    out: dict[str, Any] = {"conditions": conditions} if conditions else {}
+    if status.start_time is not None:
+        out["startTime"] = format_time(status.start_time)
+    return out
