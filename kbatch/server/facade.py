@@ -10,6 +10,7 @@ crash leaves the previous pair intact).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -57,7 +58,7 @@ def save_control_plane(cp: Any, path: str | os.PathLike[str]) -> None:
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".snap-") as work:
         store_file = Path(work) / "store"
         cp.store.snapshot(str(store_file))
-        meta = {"now": cp.now().isoformat(), "seed": cp.seed}
+        meta = {"now": cp.now().isoformat(), "seed": getattr(cp, "base_seed", cp.seed)}
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}-")
         with os.fdopen(fd, "wb") as out:
             out.write(MAGIC + json.dumps(meta).encode() + b"\n" + store_file.read_bytes())
@@ -92,7 +93,18 @@ def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | No
             raise BadRequest(f"cannot restore the snapshot {source}: {err}") from None
     start = parse_time(meta["now"]) if meta.get("now") and clock == "virtual" else None
     seed = int(meta.get("seed", 0))
-    return new_control_plane(controllers=controllers, seed=seed, clock=clock, start=start, store=store)
+    cp = new_control_plane(controllers=controllers, seed=session_seed(seed, store.revision), clock=clock,
+                           start=start, store=store)
+    cp.base_seed = seed
+    return cp
+
+
+def session_seed(seed: int, revision: int) -> int:
+    """The random seed of one session over a restored store: derived from the user's seed and the
+    store revision, so that a later command never replays the random draws (uids, generated names)
+    of an earlier one, and the same sequence of commands still gives the same results."""
+    digest = hashlib.sha256(f"{seed}:{revision}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 # --- the backend ------------------------------------------------------------------------------
