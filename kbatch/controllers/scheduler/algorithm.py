@@ -75,6 +75,8 @@ class Algorithm:
         self._dynamic_scores = [p for p in profile.score if not p.node_static]
         self._static_cache: dict[tuple[object, ...], tuple[int, dict[str, Status | None]]] = {}
         self._batch: _Batch | None = None
+        # (signature, priority, preemption policy) -> (snapshot generation, failed decision)
+        self._infeasible: dict[tuple[object, ...], tuple[int, Decision]] = {}
 
     # -- the attempt ---------------------------------------------------------------------------
     def schedule(self, pod: PodInfo) -> Decision:
@@ -90,9 +92,12 @@ class Algorithm:
             node = self._batch_select(pod, state)
             if node is not None:
                 return Decision(node, state)
+            known = self._infeasible.get(self._infeasible_key(pod))
+            if known is not None and known[0] == self.snapshot.generation:
+                return Decision(None, state, known[1].diagnosis, known[1].preemption)
         feasible, statuses = self._find_feasible(pod, state)
         if not feasible:
-            return self._unschedulable(pod, state, statuses)
+            return self._remember(pod, self._unschedulable(pod, state, statuses))
         if len(feasible) == 1:
             return Decision(feasible[0].name, state)
         return Decision(self._select_host(self._prioritize(pod, state, feasible), feasible), state)
@@ -175,6 +180,20 @@ class Algorithm:
                 statuses[node.name] = status
         self.next_start = (start + processed) % count
         return feasible, statuses
+
+    @staticmethod
+    def _infeasible_key(pod: PodInfo) -> tuple[object, ...]:
+        return (pod.signature(), pod.priority, pod.preemption_policy, pod.nominated_node)
+
+    def _remember(self, pod: PodInfo, decision: Decision) -> Decision:
+        """An equal pod finds nothing either until the snapshot changes (nothing frees up within a
+        cycle), so a failure without a preemption nomination is reused for it."""
+        nominated = decision.preemption is not None and decision.preemption.nominated_node is not None
+        if pod.signature() is not None and not nominated:
+            if len(self._infeasible) >= _CACHE_LIMIT:
+                self._infeasible.clear()
+            self._infeasible[self._infeasible_key(pod)] = (self.snapshot.generation, decision)
+        return decision
 
     def _unschedulable(self, pod: PodInfo, state: CycleState, statuses: dict[str, Status]) -> Decision:
         diagnosis = Diagnosis(len(self.snapshot), statuses)

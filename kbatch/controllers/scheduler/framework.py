@@ -16,7 +16,6 @@ Statuses: a plugin returns ``None`` for success (the hot path allocates nothing)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -203,14 +202,3 @@ def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> in
     if percentage is None or percentage <= 0:
         percentage = max(50 - num_all_nodes // 125, min_percentage)
     return max(num_all_nodes * percentage // 100, min_nodes)
-
-
-def run_all(
-    statuses: Sequence[Callable[[], Status | None]],
-) -> Status | None:
-    """The first non-success status of a chain of calls, or None."""
-    for call in statuses:
-        status = call()
-        if status is not None and not status.ok:
-            return status
-    return None

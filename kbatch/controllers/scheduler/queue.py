@@ -66,6 +66,7 @@ class SchedulingQueue:
         self._initial, self._max, self._max_unschedulable = initial_backoff, max_backoff, max_unschedulable
         self._pods: dict[str, QueuedPod] = {}
         self._waiting: dict[str, QueuedPod] = {}  # the UNSCHEDULABLE ones, oldest failure first
+        self._gated: dict[str, QueuedPod] = {}  # the GATED ones
         self._active: list[tuple[tuple[Any, ...], int, str, int]] = []
         self._backoff: list[tuple[float, int, str, int]] = []
         self._counter = count()
@@ -83,6 +84,7 @@ class SchedulingQueue:
     def delete(self, key: str) -> None:
         entry = self._pods.pop(key, None)
         self._waiting.pop(key, None)
+        self._gated.pop(key, None)
         if entry is not None:
             entry.version += 1  # invalidates its heap entries
 
@@ -100,7 +102,7 @@ class SchedulingQueue:
         return self._pods.get(key)
 
     def gated(self) -> list[QueuedPod]:
-        return sorted((e for e in self._pods.values() if e.where == GATED), key=lambda e: e.pod.key)
+        return sorted(self._gated.values(), key=lambda e: e.pod.key)
 
     # -- scheduling ----------------------------------------------------------------------------
     def pop(self, now: float) -> PodInfo | None:
@@ -191,8 +193,11 @@ class SchedulingQueue:
         entry.version += 1
         entry.where = where
         self._waiting.pop(entry.pod.key, None)
+        self._gated.pop(entry.pod.key, None)
         if where == UNSCHEDULABLE:
             self._waiting[entry.pod.key] = entry
+        elif where == GATED:
+            self._gated[entry.pod.key] = entry
         if where == ACTIVE:
             item = (self._sort_key(entry.pod), next(self._counter), entry.pod.key, entry.version)
             heapq.heappush(self._active, item)

@@ -194,3 +194,11 @@ def test_unschedulable_pods_wait_for_an_event_or_the_five_minute_flush() -> None
     q.unschedulable(p, 300.0)
     q.move_all(300.5)  # a cluster event while still backing off (2 attempts: 2 s)
     assert q.where("default/p") == "backoff" and q.pop(301.0) is None and q.pop(302.0) is p
+
+
+def test_equal_pods_reuse_a_failure_until_the_snapshot_changes() -> None:
+    algo = cluster(node("a", cpu=1), preemption=False)
+    first, second = algo.schedule(pod("p1", cpu_m=2000)), algo.schedule(pod("p2", cpu_m=2000))
+    assert first.diagnosis is second.diagnosis  # no second evaluation of every node
+    algo.assume(pod("small", cpu_m=10), "a")  # the snapshot changed: evaluate again
+    assert algo.schedule(pod("p3", cpu_m=2000)).diagnosis is not first.diagnosis
