@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
 
 from kbatch.cli.commands import admin, cluster, objects, timecmd, view
@@ -46,7 +45,8 @@ def _check_controllers(selection: str | None) -> None:
     try:
         select(selection, default_catalog().infos())
     except SelectionError as err:
-        raise click.UsageError(str(err)) from None
+        typer.echo(f"error: --controllers: {err}", err=True)
+        raise typer.Exit(1) from None
 
 
 for module in (objects, view, timecmd, cluster, admin):
@@ -57,13 +57,16 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: usage errors print ``error: …`` and exit 1 (kubectl's convention)."""
     try:
         code = app(args=argv, prog_name="kbatch", standalone_mode=False)
-    except click.exceptions.Exit as exit_:
+    except typer.Exit as exit_:
         sys.exit(exit_.exit_code)
-    except click.exceptions.Abort:
+    except typer.Abort:
         sys.exit(130)
-    except click.ClickException as err:
-        print(f"error: {err.format_message()}", file=sys.stderr)
-        if isinstance(err, click.UsageError) and err.ctx is not None:
-            print(f"See '{err.ctx.command_path} --help' for usage.", file=sys.stderr)
+    except typer.TyperException as err:  # click's usage errors (typer vendors click)
+        fmt = getattr(err, "format_message", None)
+        message = fmt() if callable(fmt) else str(err)
+        print(f"error: {message}", file=sys.stderr)
+        ctx = getattr(err, "ctx", None)
+        if ctx is not None:
+            print(f"See '{ctx.command_path} --help' for usage.", file=sys.stderr)
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)

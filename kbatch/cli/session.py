@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import click
+import typer
 
 from kbatch.api.errors import StatusError
 from kbatch.cli.errors import UserError
@@ -26,9 +26,10 @@ from kbatch.cli.options import GlobalOptions
 from kbatch.cli.remote import HttpBackend
 from kbatch.server.backend import Backend
 
-__all__ = ["SNAPSHOT", "StateDir", "session"]
+__all__ = ["SNAPSHOT", "TRACE", "StateDir", "session"]
 
-SNAPSHOT = "snapshot.json"
+SNAPSHOT = "snapshot.kbatch"
+TRACE = "trace.jsonl"
 
 
 class StateDir:
@@ -62,10 +63,24 @@ class StateDir:
             return restore_control_plane(self.snapshot, controllers=controllers)
         return new_control_plane(controllers=controllers)
 
+    @property
+    def trace(self) -> Path:
+        return self.path / TRACE
+
     def save(self, control_plane: Any) -> None:
+        """Snapshot first (atomic), then append this session's trace lines (the trace is a log: a
+        crash between the two loses only the newest lines, never the state)."""
         from kbatch.server.facade import save_control_plane
 
         save_control_plane(control_plane, self.snapshot)
+        lines = control_plane.trace.lines()
+        if lines:
+            with open(self.trace, "a") as out:
+                out.write("".join(line + "\n" for line in lines))
+
+    def reset(self) -> None:
+        self.snapshot.unlink(missing_ok=True)
+        self.trace.unlink(missing_ok=True)
 
 
 @contextmanager
@@ -86,7 +101,7 @@ def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
         backend.settle()
         try:
             yield backend
-        except (StatusError, UserError, ManifestError, click.exceptions.Exit):
+        except (StatusError, UserError, ManifestError, typer.Exit):
             _finish(backend, state, save)
             raise
         _finish(backend, state, save)

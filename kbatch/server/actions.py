@@ -1,12 +1,12 @@
 """kbatch's cluster and fault-injection actions, at the API level (``POST …/actions/NAME``).
 
-Each action is ``fn(backend, args) -> dict``. Where the simulated cluster (``kbatch.sim``) offers
-the operation, it is used; otherwise the action is expressed as the API writes the real cluster
-would see: ``nodes-add`` creates Ready nodes (KWOK-style); ``node-down`` marks the node's Ready
-condition ``Unknown`` as a node that stopped heartbeating; ``evict-pod`` adds the
-``DisruptionTarget`` condition (reason ``EvictionByEvictionAPI``) and deletes the pod, as the
-eviction subresource does (k8s.io/kubernetes ``pkg/registry/core/pod/storage/eviction.go``);
-``fail-pod`` ends a pod's containers with an exit code; ``condition-pod`` sets a pod condition.
+Each action is ``fn(backend, args) -> dict`` and calls the simulated cluster (``kbatch.sim``), which
+acts through the API so that every fault is in the trace: ``nodes-add`` creates Ready nodes from a
+template (KWOK-style); ``node-down`` marks Ready ``Unknown`` (a kubelet that stopped posting
+status); ``evict-pod`` is the eviction subresource's DisruptionTarget-then-delete; ``fail-pod`` asks
+the simulated kubelet to end a container with an exit code; ``condition-pod`` sets a pod
+condition. ``compact`` compacts the store (clients then see 410 Expired), ``trace`` returns the
+trace. Pod logs are what the container's command would print (``kbatch.sim.command``).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kbatch.api.base import format_time
 from kbatch.api.errors import BadRequest, NotFound
-from kbatch.server.backend import DeleteOptions, WriteOptions
+from kbatch.sim import faults
+from kbatch.sim.nodes import NodeTemplate, create_nodes
 
 __all__ = ["ACTIONS", "parse_taint", "pod_log", "wait_predicate"]
 
@@ -28,20 +28,10 @@ def _info(backend: Any, kind: str) -> Any:
     return backend.registry.for_name(kind).info
 
 
-def _sim(backend: Any, name: str) -> Callable[..., Any] | None:
-    """A fault-injection entry point of the simulated cluster, when it provides one."""
-    cp = backend.control_plane
-    for owner in (getattr(cp, "sim", None), getattr(cp, "cluster", None), cp):
-        fn = getattr(owner, name, None) if owner is not None else None
-        if callable(fn):
-            return fn
-    return None
-
-
 def parse_taint(text: str) -> Obj:
     """``key=value:Effect`` or ``key:Effect`` (kubectl taint syntax)."""
     body, sep, effect = text.rpartition(":")
-    if not sep or effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+    if not sep or not body or effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
         raise BadRequest(f'invalid taint "{text}": use key[=value]:NoSchedule|PreferNoSchedule|NoExecute')
     key, _, value = body.partition("=")
     taint: Obj = {"key": key, "effect": effect}
@@ -50,163 +40,59 @@ def parse_taint(text: str) -> Obj:
     return taint
 
 
-def _now(backend: Any) -> str:
-    return format_time(backend.now())
-
-
 def nodes_add(backend: Any, args: Obj) -> Obj:
     count = int(args.get("count", 1))
     if count < 1:
         raise BadRequest("--count must be at least 1")
-    prefix = args.get("prefix") or "node"
-    node_info = _info(backend, "nodes")
-    existing = {n["metadata"]["name"] for n in backend.list(node_info, None)["items"]}
-    capacity = {"cpu": str(args.get("cpu") or "4"), "memory": str(args.get("memory") or "16Gi"),
-                "pods": str(args.get("pods") or 110)}
-    if args.get("gpu"):
-        capacity["nvidia.com/gpu"] = str(args["gpu"])
-    labels = dict(args.get("labels") or {})
-    taints = [parse_taint(t) for t in args.get("taints") or ()]
-    created, index = [], 0
-    while len(created) < count:
-        name = f"{prefix}-{index}"
-        index += 1
-        if name in existing:
-            continue
-        node: Obj = {
-            "apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
-                                                  "kubernetes.io/arch": "amd64", "type": "kwok", **labels},
-                         "annotations": {"kwok.x-k8s.io/node": "fake"}},
-            "spec": {"taints": taints} if taints else {},
-        }
-        out = backend.create(node_info, None, node, WriteOptions())
-        status = {"capacity": capacity, "allocatable": capacity, "phase": "Running",
-                  "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
-                                  "message": "kubelet is posting ready status",
-                                  "lastHeartbeatTime": _now(backend), "lastTransitionTime": _now(backend)}],
-                  "nodeInfo": {"kubeletVersion": "v1.32.0-kbatch", "osImage": "kbatch simulated node",
-                               "kernelVersion": "-", "containerRuntimeVersion": "kbatch://sim",
-                               "operatingSystem": "linux", "architecture": "amd64"}}
-        backend.patch(node_info, None, name, {"status": status}, "merge", WriteOptions(),
-                      subresource="status")
-        created.append(out["metadata"]["name"])
-    backend.settle()
-    return {"nodes": created}
-
-
-def _set_ready(backend: Any, name: str, status: str, reason: str, message: str) -> Obj:
-    info = _info(backend, "nodes")
-    node = backend.get(info, None, name)
-    conditions = [c for c in (node.get("status") or {}).get("conditions") or [] if c.get("type") != "Ready"]
-    conditions.append({"type": "Ready", "status": status, "reason": reason, "message": message,
-                       "lastHeartbeatTime": _now(backend), "lastTransitionTime": _now(backend)})
-    backend.patch(info, None, name, {"status": {"conditions": conditions}}, "merge", WriteOptions(),
-                  subresource="status")
-    backend.settle()
-    return {"node": name, "ready": status}
+    prefix = f"{args.get('prefix') or 'node'}-"
+    existing = {n["metadata"]["name"] for n in backend.list(_info(backend, "nodes"), None)["items"]}
+    start = 0
+    while any(f"{prefix}{i}" in existing for i in range(start, start + count)):
+        start += 1
+    template = NodeTemplate(cpu=str(args.get("cpu") or "8"), memory=str(args.get("memory") or "32Gi"),
+                            pods=int(args.get("pods") or 110), gpus=int(args.get("gpu") or 0),
+                            labels=dict(args.get("labels") or {}),
+                            taints=tuple(parse_taint(t) for t in args.get("taints") or ()))
+    created = create_nodes(backend.control_plane, count, template, prefix=prefix, start=start)
+    return {"nodes": [n.metadata.name for n in created]}
 
 
 def node_down(backend: Any, args: Obj) -> Obj:
-    fn = _sim(backend, "node_down")
-    if fn is not None:
-        fn(args["name"])
-        backend.settle()
-        return {"node": args["name"], "ready": "Unknown"}
-    return _set_ready(backend, args["name"], "Unknown", "NodeStatusUnknown",
-                      "Kubelet stopped posting node status.")
+    faults.mark_node_not_ready(backend.control_plane, args["name"], unknown=True)
+    return {"node": args["name"], "ready": "Unknown"}
 
 
 def node_up(backend: Any, args: Obj) -> Obj:
-    fn = _sim(backend, "node_up")
-    if fn is not None:
-        fn(args["name"])
-        backend.settle()
-        return {"node": args["name"], "ready": "True"}
-    return _set_ready(backend, args["name"], "True", "KubeletReady", "kubelet is posting ready status")
+    faults.mark_node_ready(backend.control_plane, args["name"])
+    return {"node": args["name"], "ready": "True"}
 
 
 def node_taint(backend: Any, args: Obj) -> Obj:
-    info = _info(backend, "nodes")
-    node = backend.get(info, None, args["name"])
-    taints = list((node.get("spec") or {}).get("taints") or [])
+    cp = backend.control_plane
     for text in args.get("add") or ():
-        new = parse_taint(text)
-        taints = [t for t in taints if (t.get("key"), t.get("effect")) != (new["key"], new["effect"])]
-        taints.append(new | {"timeAdded": _now(backend)} if new["effect"] == "NoExecute" else new)
-    for key in args.get("remove") or ():
-        taints = [t for t in taints if t.get("key") != key.rstrip("-").partition(":")[0]]
-    backend.patch(info, None, args["name"], {"spec": {"taints": taints or None}}, "merge", WriteOptions())
-    backend.settle()
-    return {"node": args["name"], "taints": taints}
-
-
-def _pod(backend: Any, args: Obj) -> tuple[Any, str, Obj]:
-    info = _info(backend, "pods")
-    namespace = args.get("namespace") or "default"
-    return info, namespace, backend.get(info, namespace, args["name"])
+        taint = parse_taint(text)
+        faults.taint_node(cp, args["name"], taint["key"], taint.get("value", ""), taint["effect"])
+    for text in args.get("remove") or ():
+        faults.untaint_node(cp, args["name"], text.rstrip("-").partition(":")[0].partition("=")[0])
+    return {"node": args["name"]}
 
 
 def fail_pod(backend: Any, args: Obj) -> Obj:
-    fn = _sim(backend, "fail_pod")
     code = int(args.get("exitCode", 1))
-    if fn is not None:
-        fn(args["name"], namespace=args.get("namespace") or "default", exit_code=code,
-           container=args.get("container"), reason=args.get("reason"))
-        backend.settle()
-        return {"pod": args["name"], "exitCode": code}
-    info, namespace, pod = _pod(backend, args)
-    now = _now(backend)
-    wanted = args.get("container")
-    names = [c["name"] for c in pod["spec"]["containers"]]
-    if wanted and wanted not in names:
-        raise NotFound(f'container "{wanted}" is not valid for pod "{args["name"]}"')
-    statuses = []
-    for name in names:
-        failed = name == (wanted or names[0])
-        term = {"exitCode": code if failed else 0, "reason": args.get("reason") or ("Error" if failed else
-                                                                                    "Completed"),
-                "startedAt": (pod.get("status") or {}).get("startTime") or now, "finishedAt": now}
-        statuses.append({"name": name, "ready": False, "restartCount": 0, "image": "", "imageID": "",
-                         "started": False, "state": {"terminated": term}})
-    status = {"phase": "Failed", "containerStatuses": statuses}
-    backend.patch(info, namespace, args["name"], {"status": status}, "merge", WriteOptions(),
-                  subresource="status")
-    backend.settle()
+    faults.fail_pod(backend.control_plane, args["name"], args.get("namespace") or "default", exit_code=code,
+                    container=args.get("container"), reason=args.get("reason") or "Error")
     return {"pod": args["name"], "exitCode": code}
 
 
-def _add_condition(backend: Any, info: Any, namespace: str, pod: Obj, condition: Obj) -> None:
-    conditions = [c for c in (pod.get("status") or {}).get("conditions") or []
-                  if c.get("type") != condition["type"]]
-    conditions.append(condition | {"lastTransitionTime": _now(backend)})
-    backend.patch(info, namespace, pod["metadata"]["name"], {"status": {"conditions": conditions}}, "merge",
-                  WriteOptions(), subresource="status")
-
-
 def condition_pod(backend: Any, args: Obj) -> Obj:
-    info, namespace, pod = _pod(backend, args)
-    condition = {"type": args["type"], "status": args.get("status") or "True"}
-    for key in ("reason", "message"):
-        if args.get(key):
-            condition[key] = args[key]
-    _add_condition(backend, info, namespace, pod, condition)
-    backend.settle()
-    return {"pod": args["name"], "condition": condition}
+    faults.add_pod_condition(backend.control_plane, args["name"], args["type"],
+                             args.get("namespace") or "default", status=args.get("status") or "True",
+                             reason=args.get("reason") or "", message=args.get("message") or "")
+    return {"pod": args["name"], "condition": args["type"]}
 
 
 def evict_pod(backend: Any, args: Obj) -> Obj:
-    fn = _sim(backend, "evict_pod")
-    if fn is not None:
-        fn(args["name"], namespace=args.get("namespace") or "default")
-        backend.settle()
-        return {"pod": args["name"], "evicted": True}
-    info, namespace, pod = _pod(backend, args)
-    _add_condition(backend, info, namespace, pod, {
-        "type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
-        "message": "Eviction API: evicting"})
-    backend.delete(info, namespace, args["name"], DeleteOptions())
-    backend.settle()
+    faults.evict_pod(backend.control_plane, args["name"], args.get("namespace") or "default")
     return {"pod": args["name"], "evicted": True}
 
 
@@ -227,9 +113,6 @@ def trace(backend: Any, args: Obj) -> Obj:
 def pod_log(backend: Any, namespace: str, name: str, container: str | None = None) -> str:
     info = _info(backend, "pods")
     pod = backend.get(info, namespace, name)
-    fn = _sim(backend, "pod_logs")
-    if fn is not None:
-        return str(fn(name, namespace=namespace, container=container))
     from kbatch.sim.command import interpret
 
     containers = pod["spec"]["containers"]
@@ -239,9 +122,26 @@ def pod_log(backend: Any, namespace: str, name: str, container: str | None = Non
     if (pod.get("status") or {}).get("phase") in (None, "Pending"):
         raise BadRequest(f'container "{chosen["name"]}" in pod "{name}" is waiting to start: '
                          "ContainerCreating")
-    env = {e["name"]: e.get("value", "") for e in chosen.get("env") or () if "name" in e}
+    env = {e["name"]: _env_value(pod, e) for e in chosen.get("env") or () if "name" in e}
     run = interpret([*(chosen.get("command") or ()), *(chosen.get("args") or ())], env)
     return "".join(line + "\n" for line in run.logs)
+
+
+def _env_value(pod: Obj, var: Obj) -> str:
+    """An env var's value, resolving the downward-API ``fieldRef`` forms the Job controller uses
+    (``metadata.annotations['batch.kubernetes.io/job-completion-index']``)."""
+    if "value" in var:
+        return str(var["value"])
+    path = ((var.get("valueFrom") or {}).get("fieldRef") or {}).get("fieldPath", "")
+    meta = pod.get("metadata") or {}
+    for field in ("annotations", "labels"):
+        prefix = f"metadata.{field}['"
+        if path.startswith(prefix) and path.endswith("']"):
+            return str((meta.get(field) or {}).get(path[len(prefix):-2], ""))
+    simple = {"metadata.name": meta.get("name"), "metadata.namespace": meta.get("namespace"),
+              "spec.nodeName": (pod.get("spec") or {}).get("nodeName"),
+              "status.podIP": (pod.get("status") or {}).get("podIP")}
+    return str(simple.get(path) or "")
 
 
 def wait_predicate(backend: Any, spec: Obj) -> Callable[[], bool]:

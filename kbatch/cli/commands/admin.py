@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -51,6 +50,7 @@ def snapshot_restore(ctx: typer.Context, file: Path = typer.Argument(...,
     cp = restore_control_plane(file, controllers=opts.controllers)
     with StateDir(opts.state).locked() as state:
         cp.run_until_idle()
+        state.trace.unlink(missing_ok=True)
         save_control_plane(cp, state.snapshot)
     typer.echo(f"state restored from {file}")
 
@@ -62,20 +62,25 @@ def reset(ctx: typer.Context) -> None:
     if opts.server:
         raise UserError("reset works on a local state directory; restart kbatch serve with an empty --state")
     with StateDir(opts.state).locked() as state:
-        state.snapshot.unlink(missing_ok=True)
+        state.reset()
     typer.echo(f"state in {opts.state} reset")
 
 
 @command
 def trace(ctx: typer.Context, digest: bool = typer.Option(False, "--digest",
                                                           help="Print only the digest.")) -> None:
-    """Print the canonical trace of the last command (one JSON line per change), or its digest."""
-    with session(global_options(ctx), save=False) as backend:
-        out = backend.action("trace", {})
+    """Print the canonical trace of the commands so far (one JSON line per change), or its digest."""
+    opts = global_options(ctx)
+    if opts.server:
+        with session(opts, save=False) as backend:
+            lines = backend.action("trace", {})["lines"]
+    else:
+        path = StateDir(opts.state).trace
+        lines = path.read_text().splitlines() if path.exists() else []
     if digest:
-        typer.echo(out["digest"])
+        typer.echo(hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest())
         return
-    for line in out["lines"]:
+    for line in lines:
         typer.echo(line)
 
 
@@ -198,5 +203,3 @@ def register(app: typer.Typer) -> None:
     app.command()(serve)
     app.command()(kubeconfig)
 
-
-_ = (os, shutil)

@@ -1,0 +1,238 @@
+"""Every CLI command through the real entry point, on a local state directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+PI = str(EXAMPLES / "pi-job.yaml")
+
+
+def _rows(text: str) -> list[list[str]]:
+    return [line.split() for line in text.strip().splitlines()]
+
+
+def test_missing_state_dir_is_created_empty(kb: Any) -> None:
+    res = kb("get", "nodes")
+    assert res.code == 0 and "No resources found" in res.err
+    assert kb.state.is_dir()
+
+
+def test_pi_job_runs_to_completion_in_virtual_time(kb: Any) -> None:
+    assert kb.ok("nodes", "add", "--count", "2").splitlines() == ["node/node-0 created",
+                                                                  "node/node-1 created"]
+    assert kb.ok("apply", "-f", PI).strip() == "job.batch/pi created"
+    assert kb.ok("apply", "-f", PI).strip() == "job.batch/pi unchanged"
+    rows = _rows(kb.ok("get", "jobs"))
+    assert rows[0] == ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]
+    assert rows[1][:3] == ["pi", "Running", "0/1"]
+    assert kb.ok("advance", "1m").startswith("advanced 1m to 2025-01-01T00:01:00Z")
+    assert _rows(kb.ok("get", "job", "pi"))[1][:3] == ["pi", "Complete", "1/1"]
+    pods = _rows(kb.ok("get", "po", "-o", "wide"))
+    assert pods[0][:5] == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"] and pods[1][2] == "Completed"
+    assert kb.ok("wait", "job/pi", "--for", "condition=Complete", "--timeout", "10s").strip() == \
+        "job.batch/pi condition met"
+    described = kb.ok("describe", "job", "pi")
+    assert "Pods Statuses:" in described and "SuccessfulCreate" in described
+
+
+def test_wait_advances_virtual_time_and_times_out(kb: Any) -> None:
+    kb.ok("nodes", "add")
+    kb.ok("create", "-f", "-", input_=json.dumps({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "slow"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
+            {"name": "c", "image": "busybox", "command": ["sleep", "300"]}]}}}}))
+    res = kb("wait", "job/slow", "--for", "condition=Complete", "--timeout", "1m")
+    assert res.code == 1 and res.err.strip() == "error: timed out waiting for the condition on jobs/slow"
+    assert kb.ok("wait", "job/slow", "--for=condition=Complete", "--timeout", "10m").strip() == \
+        "job.batch/slow condition met"
+    assert json.loads(kb.ok("get", "job", "slow", "-o", "json"))["status"]["succeeded"] == 1
+
+
+def test_output_formats(kb: Any) -> None:
+    kb.ok("apply", "-f", PI)
+    one = json.loads(kb.ok("get", "job", "pi", "-o", "json"))
+    assert one["kind"] == "Job" and one["metadata"]["name"] == "pi"
+    listed = json.loads(kb.ok("get", "jobs", "-o", "json"))
+    assert listed["kind"] == "List" and len(listed["items"]) == 1
+    empty = json.loads(kb.ok("get", "cronjobs", "-o", "json"))
+    assert empty == {"apiVersion": "v1", "items": [], "kind": "List", "metadata": {"resourceVersion": ""}}
+    assert "name: pi" in kb.ok("get", "job/pi", "-o", "yaml")
+    assert kb.ok("get", "jobs", "-o", "name").strip() == "job.batch/pi"
+
+
+def test_namespaces(kb: Any) -> None:
+    kb.ok("create", "-f", "-", input_=json.dumps({"apiVersion": "v1", "kind": "Namespace",
+                                                  "metadata": {"name": "team"}}))
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+    kb.ok("apply", "-n", "team", "-f", "-", input_=json.dumps(pod))
+    assert "No resources found in default namespace." in kb("get", "pods").err
+    assert _rows(kb.ok("get", "pods", "-n", "team"))[1][0] == "p"
+    rows = _rows(kb.ok("get", "pods", "-A"))
+    assert rows[0][:2] == ["NAMESPACE", "NAME"] and rows[1][:2] == ["team", "p"]
+
+
+def test_delete_cascade(kb: Any) -> None:
+    kb.ok("nodes", "add")
+    kb.ok("apply", "-f", str(EXAMPLES / "pod-failure-policy.yaml"))
+    assert len(_rows(kb.ok("get", "pods"))) == 3
+    assert kb.ok("delete", "job", "job-pod-failure-policy", "--cascade", "orphan").strip() == \
+        'job.batch "job-pod-failure-policy" deleted'
+    assert len(_rows(kb.ok("get", "pods"))) == 3  # orphaned pods stay
+    kb.ok("apply", "-f", str(EXAMPLES / "indexed-job.yaml"))
+    kb.ok("delete", "-f", str(EXAMPLES / "indexed-job.yaml"))
+    names = [r[0] for r in _rows(kb.ok("get", "pods"))[1:]]
+    assert not any(n.startswith("sample-job") for n in names)
+    assert kb("delete", "job", "nope").code == 1
+    assert kb("delete", "job", "x", "--cascade", "sideways").code == 1
+
+
+def test_patch_metadata_spec_and_status(kb: Any) -> None:
+    kb.ok("apply", "-f", PI)
+    assert kb.ok("patch", "job", "pi", "--type", "merge", "-p",
+                 '{"metadata":{"labels":{"team":"a"}}}').strip() \
+        == "job.batch/pi patched"
+    kb.ok("patch", "job/pi", "--type", "json", "-p",
+          '[{"op":"replace","path":"/spec/parallelism","value":0}]')
+    kb.ok("patch", "job", "pi", "-p", '{"metadata":{"annotations":{"note":"x"}}}')  # strategic (default)
+    job = json.loads(kb.ok("get", "job", "pi", "-o", "json"))
+    assert job["metadata"]["labels"]["team"] == "a" and job["spec"]["parallelism"] == 0
+    assert job["metadata"]["annotations"]["note"] == "x"
+    kb.ok("create", "-f", "-", input_=json.dumps({"apiVersion": "v1", "kind": "Pod",
+                                                  "metadata": {"name": "p"},
+                                                  "spec": {"containers": [{"name": "c", "image": "b"}]}}))
+    kb.ok("patch", "pod", "p", "--subresource", "status", "--type", "merge",
+          "-p", '{"status":{"conditions":[{"type":"ConfigIssue","status":"True"}]}}')
+    pod = json.loads(kb.ok("get", "pod", "p", "-o", "json"))
+    assert any(c["type"] == "ConfigIssue" for c in pod["status"]["conditions"])
+    assert kb("patch", "job", "pi", "--type", "bogus", "-p", "{}").code == 1
+
+
+def test_faults_and_nodes(kb: Any) -> None:
+    kb.ok("nodes", "add", "--count", "1", "--gpu", "8", "--label", "zone=a", "--taint",
+          "dedicated=gpu:NoSchedule")
+    node = json.loads(kb.ok("get", "node", "node-0", "-o", "json"))
+    assert node["metadata"]["labels"]["zone"] == "a" and node["spec"]["taints"][0]["key"] == "dedicated"
+    assert node["status"]["capacity"]["nvidia.com/gpu"] == "8"
+    kb.ok("node", "taint", "node-0", "dedicated-")
+    kb.ok("create", "-f", "-", input_=json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "victim"},
+        "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "b", "command": ["sleep",
+                                                                                                  "100"]}]}}))
+    kb.ok("condition", "pod", "victim", "ConfigIssue", "--reason", "BadImage")
+    pod = json.loads(kb.ok("get", "pod", "victim", "-o", "json"))
+    assert any(c["type"] == "ConfigIssue" and c["status"] == "True" for c in pod["status"]["conditions"])
+    kb.ok("fail", "pod", "victim", "--exit-code", "42")
+    pod = json.loads(kb.ok("get", "pod", "victim", "-o", "json"))
+    assert pod["status"]["phase"] == "Failed"
+    assert pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 42
+    kb.ok("node", "down", "node-0")
+    assert _rows(kb.ok("get", "nodes"))[1][1] in ("NotReady", "Unknown")
+    kb.ok("node", "up", "node-0")
+    assert _rows(kb.ok("get", "nodes"))[1][1] == "Ready"
+
+
+def test_evict_pod(kb: Any) -> None:
+    kb.ok("nodes", "add")
+    kb.ok("apply", "-f", str(EXAMPLES / "pod-failure-policy.yaml"))
+    pod = _rows(kb.ok("get", "pods", "--no-headers"))[0][0]
+    assert kb.ok("evict", "pod", pod).strip() == f"pod/{pod} evicted"
+    kb.ok("advance", "1m")
+    job = json.loads(kb.ok("get", "job", "job-pod-failure-policy", "-o", "json"))
+    assert job["status"].get("failed", 0) == 0  # DisruptionTarget is ignored by the policy
+
+
+def test_logs(kb: Any) -> None:
+    kb.ok("nodes", "add")
+    kb.ok("apply", "-f", str(EXAMPLES / "indexed-job-with-service.yaml"))
+    kb.ok("advance", "1s")
+    pods = json.loads(kb.ok("get", "pods", "-l", "batch.kubernetes.io/job-completion-index=1", "-o", "json"))
+    name = pods["items"][0]["metadata"]["name"]
+    assert kb.ok("logs", name).strip() == "worker 1"
+
+
+def test_events(kb: Any) -> None:
+    kb.ok("nodes", "add")
+    kb.ok("apply", "-f", PI)
+    rows = _rows(kb.ok("events"))
+    assert rows[0] == ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    assert any("SuccessfulCreate" in r for r in rows[1:])
+    only = _rows(kb.ok("events", "--for", "job/pi"))
+    assert all(r[3] == "job/pi" for r in only[1:])
+
+
+def test_snapshot_save_restore_and_reset(kb: Any, tmp_path: Path) -> None:
+    kb.ok("nodes", "add", "--count", "3")
+    snap = tmp_path / "cluster.snap"
+    assert "snapshot saved" in kb.ok("snapshot", "save", str(snap))
+    kb.ok("reset")
+    assert kb("get", "nodes").out == ""
+    kb.ok("snapshot", "restore", str(snap))
+    assert len(_rows(kb.ok("get", "nodes"))) == 4
+    bad = tmp_path / "bad.snap"
+    bad.write_text("nope")
+    res = kb("snapshot", "restore", str(bad))
+    assert res.code == 1 and "not a kbatch snapshot" in res.err
+
+
+def test_trace_is_deterministic(kb: Any, tmp_path: Path) -> None:
+    digests = []
+    for run in ("a", "b"):
+        kb.state = tmp_path / run
+        kb.ok("nodes", "add", "--count", "2")
+        kb.ok("apply", "-f", PI)
+        kb.ok("advance", "30s")
+        digests.append(kb.ok("trace", "--digest").strip())
+        assert kb.ok("trace").count("\n") > 3
+    assert digests[0] == digests[1] and len(digests[0]) == 64
+
+
+def test_controllers_listing_and_selection(kb: Any) -> None:
+    out = kb.ok("controllers").splitlines()
+    assert out[0].split() == ["NAME", "DEFAULT", "DESCRIPTION"]
+    assert any(line.split()[:2] == ["job", "on"] for line in out)
+    res = kb("--controllers", "job,nonsense", "get", "pods")
+    assert res.code == 1 and "nonsense" in res.err and "known controllers" in res.err
+    kb.ok("--controllers", "job", "apply", "-f", PI)  # no scheduler: the pod stays Pending
+    kb.ok("--controllers", "job", "nodes", "add")
+    assert _rows(kb.ok("--controllers", "job", "get", "pods"))[1][2] == "Pending"
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (("get", "widgets"), 'error: the server doesn\'t have a resource type "widgets"'),
+    (("get", "pod", "missing"), 'Error from server (NotFound): pods "missing" not found'),
+    (("apply", "-f", "/no/such/file.yaml"), 'error: the path "/no/such/file.yaml" does not exist'),
+    (("advance", "soon"), "error: DURATION: invalid duration"),
+    (("advance",), "error: give a DURATION"),
+    (("get", "pods", "-o", "toml"), "error: unable to match a printer"),
+    (("wait", "job/x", "--for", "ready"), 'error: unrecognized condition: "ready"'),
+    (("kubeconfig",), "error: no kubeconfig"),
+    (("frobnicate",), "error: No such command"),
+    (("get",), "error: Missing argument"),
+])
+def test_user_mistakes_are_one_line_and_exit_1(kb: Any, args: tuple[str, ...], fragment: str) -> None:
+    res = kb(*args)
+    assert res.code == 1, res
+    assert fragment in res.err
+    assert "Traceback" not in res.err + res.out
+    assert len([line for line in res.err.splitlines() if line.strip()]) <= 2
+
+
+def test_invalid_object_reports_the_field(kb: Any) -> None:
+    res = kb("create", "-f", "-", input_=json.dumps({"apiVersion": "batch/v1", "kind": "Job",
+                                                     "metadata": {"name": "bad"},
+                                                     "spec": {"parallelism": -1, "template": {"spec": {
+                                                         "restartPolicy": "Never",
+                                                         "containers": [{"name": "c", "image": "i"}]}}}}))
+    assert res.code == 1 and "spec.parallelism" in res.err
+
+
+def test_help_everywhere(kb: Any) -> None:
+    for args in (("--help",), ("get", "--help"), ("nodes", "add", "--help"), ("fail", "pod", "--help"),
+                 ("node", "taint", "--help"), ("snapshot", "save", "--help"), ("serve", "--help")):
+        assert "Usage" in kb.ok(*args)
