@@ -6,8 +6,9 @@ MVCC history on their next ``poll``). A commit appends each matching event once 
 the group's idle watchers; it never waits for, or copies events to, any individual watcher.
 
 Slow-consumer rule (etcd's "victims", without a background loop): a synced watcher that falls more
-than ``max_backlog`` events behind its group when the group trims its log is moved to the unsynced
-set, so that the group can drop the events and writers and other watchers never pay for it. Its next
+than ``max_backlog`` events behind its group when the group trims its log (every
+``min(1024, max_backlog)`` appends) is moved to the unsynced set, so that the group can drop the
+events and writers and other watchers never pay for it. Its next
 ``poll`` replays everything from its ``next_rev`` out of the MVCC history (same events, same order,
 nothing lost or repeated) and puts it back in its group. If a compaction drops history such a
 watcher still needs (``next_rev < compact revision``), the watcher is cancelled and its ``poll``
@@ -39,7 +40,7 @@ from kbatch.store.records import make_event
 from kbatch.store.revision import check_read, check_watch_start
 from kbatch.store.txn import WriteTxn, execute
 from kbatch.store.watcher import MemoryWatcher
-from kbatch.store.watcher_group import GroupIndex, WatcherGroup
+from kbatch.store.watcher_group import TRIM_EVERY, GroupIndex, WatcherGroup
 
 __all__ = ["DEFAULT_MAX_BACKLOG", "MemoryStore"]
 
@@ -55,7 +56,7 @@ class MemoryStore:
             raise ValueError(f"max_backlog must be >= 1, got {max_backlog}")
         self.max_backlog = max_backlog
         self._kv = MVCCStore(on_commit=self._on_commit)
-        self._groups = GroupIndex()
+        self._groups = GroupIndex(trim_every=min(TRIM_EVERY, max_backlog))
         self._unsynced: dict[int, MemoryWatcher] = {}
         self._next_watch_id = 1
 

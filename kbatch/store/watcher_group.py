@@ -23,7 +23,8 @@ GroupSpec = tuple[bytes, "bytes | None", bool]
 """``(start, end, prev_kv)``: ``end is None`` is unbounded."""
 
 TRIM_EVERY = 1024
-"""Appends between two trims of a group's log (a trim costs one pass over the group's watchers)."""
+"""Most appends between two trims of a group's log (a trim costs one pass over the group's watchers);
+fewer when the store's ``max_backlog`` is smaller, so that the bound is checked in time."""
 
 
 class WatcherGroup:
@@ -34,15 +35,16 @@ class WatcherGroup:
     notified and have nothing pending: the next append wakes them all.
     """
 
-    __slots__ = ("base", "end", "idle", "log", "members", "prev_kv", "start", "trim_at")
+    __slots__ = ("base", "end", "idle", "log", "members", "prev_kv", "start", "trim_at", "trim_every")
 
-    def __init__(self, spec: GroupSpec) -> None:
+    def __init__(self, spec: GroupSpec, trim_every: int) -> None:
         self.start, self.end, self.prev_kv = spec
         self.log: list[Event] = []
         self.base = 0
         self.members: dict[int, MemoryWatcher] = {}
         self.idle: list[MemoryWatcher] = []
-        self.trim_at = TRIM_EVERY
+        self.trim_every = trim_every
+        self.trim_at = trim_every
 
     @property
     def spec(self) -> GroupSpec:
@@ -72,16 +74,17 @@ class WatcherGroup:
         low = min((w.cursor for w in self.members.values()), default=head)
         del self.log[: low - self.base]
         self.base = low
-        self.trim_at = len(self.log) + TRIM_EVERY
+        self.trim_at = len(self.log) + self.trim_every
         return evicted
 
 
 class GroupIndex:
     """Finds the groups whose range contains a key."""
 
-    __slots__ = ("by_spec", "exact", "ranges")
+    __slots__ = ("by_spec", "exact", "ranges", "trim_every")
 
-    def __init__(self) -> None:
+    def __init__(self, trim_every: int = TRIM_EVERY) -> None:
+        self.trim_every = trim_every
         self.by_spec: dict[GroupSpec, WatcherGroup] = {}
         self.exact: dict[bytes, list[WatcherGroup]] = {}
         self.ranges: list[WatcherGroup] = []
@@ -89,7 +92,7 @@ class GroupIndex:
     def get_or_create(self, spec: GroupSpec) -> WatcherGroup:
         g = self.by_spec.get(spec)
         if g is None:
-            g = self.by_spec[spec] = WatcherGroup(spec)
+            g = self.by_spec[spec] = WatcherGroup(spec, self.trim_every)
             start, end, _ = spec
             if end is not None and end == start + b"\0":
                 self.exact.setdefault(start, []).append(g)

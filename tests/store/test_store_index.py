@@ -63,3 +63,15 @@ def test_key_index_worked_example_from_docstring() -> None:
         assert ki.compact(at) is (at == 6)
         assert shape(ki) == gens
         assert ki.get(at) == build().get(at)  # compaction keeps the state at ``at``
+
+
+def test_tree_index_removing_few_keys_among_fresh_and_settled_ones() -> None:
+    index = TreeIndex()
+    for i in range(100):
+        index.create(b"s%03d" % i)
+    assert len(index.keys_in(b"s", b"t")) == 100  # settles the order
+    index.create(b"f1")
+    index.create(b"f2")
+    index.remove([b"f1", b"s050"])  # few keys: removed one by one, fresh and settled
+    assert index.keys_in(b"f", b"g") == [b"f2"]
+    assert b"s050" not in index.keys_in(b"s", b"t") and len(index) == 100

@@ -87,12 +87,13 @@ class ModelWatch:
     first: int
     got: list[tuple[int, bytes, EventType, bytes]] = field(default_factory=list)
     cancelled: bool = False
+    woken: bool = False  # set by the notify callback, cleared by each poll
 
 
 class StoreMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.store = MemoryStore(max_backlog=3)
+        self.store = MemoryStore(max_backlog=1)
         self.states: list[State] = [{}, {}]  # states[r] = state at revision r (index 0 unused)
         self.events: list[tuple[int, bytes, EventType, bytes]] = []
         self.compacted = 0
@@ -227,7 +228,9 @@ class StoreMachine(RuleBasedStateMachine):
             assert start < self.compacted
             return
         assert start >= self.compacted
-        self.watches.append(ModelWatch(handle, r[0], r[1], start))
+        mw = ModelWatch(handle, r[0], r[1], start)
+        handle.set_notify(lambda: setattr(mw, "woken", True))
+        self.watches.append(mw)
 
     @precondition(lambda self: self.watches)
     @rule(data=st.data())
@@ -235,6 +238,7 @@ class StoreMachine(RuleBasedStateMachine):
         w = data.draw(st.sampled_from(self.watches), label="watcher")
         if w.cancelled:
             return
+        w.woken = False
         try:
             evs = w.handle.poll()  # type: ignore[attr-defined]
         except CompactedError as e:
@@ -289,6 +293,12 @@ class StoreMachine(RuleBasedStateMachine):
         assert self.store.compact_revision == self.compacted
 
     @invariant()
+    def notify_never_silent_while_events_wait(self) -> None:
+        for w in self.watches:
+            if not w.cancelled and self.expected(w, upto=self.rev) != w.got:
+                assert w.woken, f"watcher {w.handle} has pending events but was not notified"
+
+    @invariant()
     def current_state_matches_model(self) -> None:
         assert rows(self.store.range(b"\0", b"\0").kvs) == self.states[-1]
 
@@ -306,7 +316,7 @@ def _has_duplicate(ops: list) -> bool:
 
 
 StoreMachine.TestCase.settings = settings(
-    max_examples=150,
+    max_examples=300,
     stateful_step_count=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
