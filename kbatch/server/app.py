@@ -5,7 +5,8 @@ Routes: ``/version``, health checks, discovery (``/api``, ``/apis``, group versi
 the kbatch extension group ``kbatch.dev/v1alpha1`` (see docs/serve.md):
 
 * ``GET  /apis/kbatch.dev/v1alpha1/clock`` → ``{"kind": "Clock", "virtual": …, "now": …}``
-* ``POST /apis/kbatch.dev/v1alpha1/clock`` with ``{"advance": "5m"}`` or ``{"untilIdle": true}``
+* ``POST /apis/kbatch.dev/v1alpha1/clock`` with ``{"advance": "5m"}``, ``{"untilIdle": true}`` or
+  ``{"advance": "1h", "waitFor": {"kind": "jobs", "name": "pi", "condition": "Complete"}}``
 * ``POST /apis/kbatch.dev/v1alpha1/actions/NAME`` with the action's arguments (fault injection).
 
 Every failure is a ``Status``; an unexpected exception is logged and answered with a 500 Status,
@@ -161,7 +162,11 @@ class KbatchApp:
                         seconds = parse_duration(body["advance"])
                     except ValueError as err:
                         raise BadRequest(str(err)) from None
-                return json_response(self.backend.advance(seconds, until_idle=bool(body.get("untilIdle"))))
+                wait_for = body.get("waitFor")
+                if wait_for is not None and not isinstance(wait_for, dict):
+                    raise BadRequest("waitFor must be an object: {kind, name, namespace, condition}")
+                return json_response(self.backend.advance(seconds, until_idle=bool(body.get("untilIdle")),
+                                                          wait_for=wait_for))
             raise MethodNotAllowed(f"{req.method} is not allowed on the clock")
         if len(rest) == 2 and rest[0] == "actions":
             if req.method != "POST":

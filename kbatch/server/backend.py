@@ -100,8 +100,10 @@ class Backend(Protocol):
         """``{"virtual": bool, "now": RFC 3339}``."""
         ...
 
-    def advance(self, seconds: float | None, *, until_idle: bool = False) -> Obj:
-        """Move virtual time; ``until_idle`` runs until no timer is left (bounded by ``seconds``)."""
+    def advance(self, seconds: float | None, *, until_idle: bool = False, wait_for: Obj | None = None) -> Obj:
+        """Move virtual time: by ``seconds``; or until no timer is left (``until_idle``), or until
+        ``wait_for`` holds (``{kind, name, namespace, condition, status}`` or ``{…, delete: true}``),
+        at most ``seconds``. The answer carries ``now``, ``advancedSeconds`` and ``met``."""
         ...
 
     def pod_log(self, namespace: str, name: str, container: str | None = None) -> str: ...

@@ -1,0 +1,118 @@
+"""The same CLI against a running ``kbatch serve`` (``--server URL``), and as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kbatch.server.process import ServeProcess
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+TIMEOUT = 60
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    proc = ServeProcess(tmp_path_factory.mktemp("remote-state")).start()
+    try:
+        yield proc
+    finally:
+        assert proc.stop() == 0, "".join(proc.output)
+
+
+def run(*args: str, env: dict[str, str] | None = None,
+        input_: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "kbatch.cli", *args], capture_output=True, text=True,
+                          timeout=TIMEOUT, env=env or dict(os.environ), input=input_)
+
+
+def test_commands_through_the_server(kb: Any, server: ServeProcess) -> None:
+    remote = ("--server", server.url)
+    kb.ok(*remote, "nodes", "add", "--count", "2")
+    assert kb.ok(*remote, "apply", "-f",
+                 str(EXAMPLES / "indexed-job.yaml")).strip() == "job.batch/sample-job created"
+    rows = kb.ok(*remote, "get", "pods", "--no-headers").splitlines()
+    assert len(rows) == 3
+    out = kb.ok(*remote, "wait", "job/sample-job", "--for", "condition=Complete", "--timeout", "5m")
+    assert out.strip() == "job.batch/sample-job condition met"
+    job = json.loads(kb.ok(*remote, "get", "job", "sample-job", "-o", "json"))
+    assert job["status"]["succeeded"] == 3
+    pod = json.loads(kb.ok(*remote, "get", "pods", "-o", "json"))["items"][0]["metadata"]["name"]
+    assert kb.ok(*remote, "logs", pod).startswith("My partition: ")
+    assert kb.ok(*remote, "advance", "1m").startswith("advanced 1m")
+    assert len(kb.ok(*remote, "trace").splitlines()) > 5
+    missing = kb(*remote, "get", "job", "nope")
+    assert missing.code == 1 and 'jobs.batch "nope" not found' in missing.err
+    assert not kb.state.exists()  # remote mode never touches the local state directory
+
+
+def test_environment_variables_select_server_and_state(server: ServeProcess, tmp_path: Path) -> None:
+    env = {**os.environ, "KBATCH_SERVER": server.url}
+    out = run("get", "nodes", env=env)
+    assert (out.returncode == 0 and "node-0" in out.stdout) or "No resources" in out.stderr
+    env = {**os.environ, "KBATCH_STATE": str(tmp_path / "s")}
+    env.pop("KBATCH_SERVER", None)
+    assert run("nodes", "add", env=env).returncode == 0
+    assert (tmp_path / "s" / "snapshot.kbatch").exists()
+    bad = run("--controllers", "bogus", "get", "pods", env=env)
+    assert bad.returncode == 1 and "bogus" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_kubeconfig_command(server: ServeProcess) -> None:
+    out = run("--state", str(server.state), "kubeconfig")
+    assert out.returncode == 0 and server.url in out.stdout
+    remote = run("--server", server.url, "kubeconfig")
+    assert "current-context: kbatch" in remote.stdout
+
+
+def test_unreachable_server_is_one_line(tmp_path: Path) -> None:
+    out = run("--server", "http://127.0.0.1:9", "get", "pods")
+    assert out.returncode == 1 and "cannot reach kbatch serve" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_binding_beyond_loopback_needs_a_token(tmp_path: Path) -> None:
+    out = run("--state", str(tmp_path / "s"), "serve", "--address", "0.0.0.0", "--port", "0")
+    assert out.returncode == 1 and "--token" in out.stderr
+
+
+def test_token_protected_server(tmp_path: Path) -> None:
+    with ServeProcess(tmp_path / "s", "--token", "t0ken") as proc:
+        denied = run("--server", proc.url, "get", "pods", env={**os.environ, "KBATCH_TOKEN": ""})
+        assert denied.returncode == 1 and "Unauthorized" in denied.stderr
+        allowed = run("--server", proc.url, "get", "pods", env={**os.environ, "KBATCH_TOKEN": "t0ken"})
+        assert allowed.returncode == 0, allowed.stderr
+
+
+def test_real_clock_runs_jobs_without_advance(tmp_path: Path) -> None:
+    with ServeProcess(tmp_path / "s", "--clock", "real") as proc:
+        remote = ("--server", proc.url)
+        assert run(*remote, "nodes", "add").returncode == 0
+        job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "quick"},
+               "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
+                   {"name": "c", "image": "busybox", "command": ["true"]}]}}}}
+        assert run(*remote, "create", "-f", "-", input_=json.dumps(job)).returncode == 0
+        refused = run(*remote, "advance", "1m")
+        assert refused.returncode == 1 and "real clock" in refused.stderr
+        import httpx
+
+        with httpx.Client(base_url=proc.url, timeout=TIMEOUT) as http:
+            path = "/apis/batch/v1/namespaces/default/jobs"
+            rv = http.get(path).json()["metadata"]["resourceVersion"]
+            done = False
+            with http.stream("GET", path, params={"watch": "1", "resourceVersion": rv,
+                                                  "timeoutSeconds": "20"}) as resp:
+                for line in resp.iter_lines():
+                    conds = (json.loads(line)["object"].get("status") or {}).get("conditions") or []
+                    if any(c["type"] == "Complete" and c["status"] == "True" for c in conds):
+                        done = True
+                        break
+            assert done or any(c["type"] == "Complete" for c in
+                               (http.get(f"{path}/quick").json()["status"].get("conditions") or []))
