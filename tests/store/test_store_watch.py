@@ -194,3 +194,20 @@ def test_closed_watcher_gets_nothing() -> None:
     s.put(b"a", b"1")
     assert w.poll() == []
     assert s.watcher_counts() == (0, 0)
+
+
+def test_notify_callback_may_poll_and_sees_the_whole_txn() -> None:
+    s = MemoryStore()
+    w = s.watch(b"a", b"\0")
+    seen: list[list[bytes]] = []
+    w.set_notify(lambda: seen.append([e.kv.key for e in w.poll()]))
+    s.txn(success=[PutOp(b"a", b"1"), PutOp(b"b", b"1")])
+    assert seen == [[b"a", b"b"]]
+
+
+def test_notify_callback_may_write_to_the_store() -> None:
+    s = MemoryStore()
+    w = s.watch(b"a", b"\0")
+    w.set_notify(lambda: s.put(b"echo", b"x") if s.revision < 3 else None)
+    s.put(b"a", b"1")
+    assert [(e.kv.key, e.kv.mod_revision) for e in w.poll()] == [(b"a", 2), (b"echo", 3)]
