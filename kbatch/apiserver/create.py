@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeVar
 
-from kbatch.api.errors import AlreadyExists, BadRequest, Invalid
+from kbatch.api.errors import AlreadyExists, BadRequest, InternalError, Invalid
 from kbatch.api.meta import Resource
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.codec import encode
@@ -66,6 +66,10 @@ def _validate(server: APIServer, kind: Kind, obj: Resource) -> None:
 def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dry_run: bool = False) -> T:
     """Create ``obj`` (never kept: the server works on a clone); returns the stored object."""
     kind = server.kind(type(obj))
+    if obj.metadata.resource_version:
+        # upstream's etcd3 store refuses it, and the API answers 500 with this text
+        raise InternalError("Internal error occurred: resourceVersion should not be set on objects to be "
+                            "created")
     work = obj.clone()
     resolve_create_namespace(kind, work, namespace)
     kind.strategy.default(work)

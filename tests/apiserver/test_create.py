@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kbatch.api.errors import AlreadyExists, BadRequest, Forbidden, Invalid, NotFound
+from kbatch.api.errors import AlreadyExists, BadRequest, Forbidden, InternalError, Invalid, NotFound
 from kbatch.apiserver import AdmissionRequest, APIServer
 from kbatch.apiserver.names import GENERATE_ALPHABET
 from tests.apiserver.conftest import make_server
@@ -27,10 +27,17 @@ def test_create_fills_system_fields(server: APIServer) -> None:
 
 def test_create_clears_status_and_ignores_client_system_fields(server: APIServer) -> None:
     obj = Widget.model_validate({"metadata": {"name": "w", "namespace": "default", "uid": "x",
-                                              "resourceVersion": "99", "generation": 7},
+                                              "generation": 7, "creationTimestamp": "2020-01-01T00:00:00Z"},
                                  "status": {"phase": "Done"}})
     out = server.create(obj)
+    assert out.metadata.creation_timestamp == server.now()
     assert out.status is None and out.metadata.uid != "x" and out.metadata.generation == 1
+
+
+def test_create_with_resource_version_is_refused_as_upstream(server: APIServer) -> None:
+    obj = Widget.model_validate({"metadata": {"name": "w", "namespace": "default", "resourceVersion": "9"}})
+    with pytest.raises(InternalError, match="resourceVersion should not be set on objects to be created"):
+        server.create(obj)
 
 
 def test_create_does_not_keep_the_callers_object(server: APIServer) -> None:
