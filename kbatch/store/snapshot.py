@@ -113,7 +113,9 @@ def _build(raw: object) -> State:
             for e in g:
                 by_rev[(key, e.mod_revision)] = e
     entries = [by_rev[(_bytes(k), _int(m))] for k, m in log]
-    return State(_int(rev), _int(compacted), index, entries)
+    if not 0 <= _int(compacted) <= _int(rev) or any(m > rev for _, m in by_rev):
+        raise ValueError(f"revisions out of order (revision {rev}, compacted {compacted})")
+    return State(rev, compacted, index, entries)
 
 
 def write(path: str, kv: MVCCStore) -> None:

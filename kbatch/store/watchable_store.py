@@ -122,10 +122,10 @@ class MemoryStore:
         """Replace the whole state by the snapshot at ``path``; open watchers are cancelled with
         ``WatchCancelledError`` (their history may no longer exist)."""
         loaded = snapshot_format.read(path)
-        for w in self._all_watchers():
-            self._cancel(w, WatchCancelledError(f"watcher {w.id} cancelled: store restored from {path}"))
         kv = self._kv
         kv.rev, kv.compacted, kv.index, kv.log = loaded.rev, loaded.compacted, loaded.index, loaded.log
+        for w in self._all_watchers():  # after the swap: a woken consumer sees the restored store
+            self._cancel(w, WatchCancelledError(f"watcher {w.id} cancelled: store restored from {path}"))
 
     # -- watch -------------------------------------------------------------------------------------
 
