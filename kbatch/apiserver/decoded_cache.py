@@ -18,6 +18,11 @@ class DecodedCache:
     def __init__(self) -> None:
         self._entries: dict[bytes, tuple[int, Resource]] = {}
 
+    @property
+    def entries(self) -> dict[bytes, tuple[int, Resource]]:
+        """key → (mod_revision, object), for hot loops that inline the lookup (read only)."""
+        return self._entries
+
     def get(self, model: type[Resource], kv: KeyValue) -> Resource:
         hit = self._entries.get(kv.key)
         if hit is not None and hit[0] == kv.mod_revision:

@@ -138,36 +138,60 @@ def list_objects(server: APIServer, model: type[T], namespace: str | None = None
     flt = make_filter(kind, label_selector, field_selector)
     revision, start = _start(server, kind, namespace, continue_, resource_version, limit)
     end = kind.keys.range_end(namespace)
-    items: list[T] = []
-    last_key: bytes | None = None
-    more = False
     match = None if flt.empty else flt.compile()
-    cached = server.decoded.get
-    while True:
-        chunk = None if not limit else max(limit - len(items), 1) if flt.empty else max(limit, 64)
-        result = _read(server, start, end, revision, chunk, bool(continue_))
+    if limit:
+        items, revision, last_key = _paginate(server, model, start, end, revision, limit, match,
+                                              bool(continue_))
+    else:
+        result = _read(server, start, end, revision, None, bool(continue_))
         revision = result.revision if revision is None else revision
-        for kv in result.kvs:
-            if limit and len(items) >= limit:
-                more = True  # an unread key remains
-                break
-            last_key = kv.key
-            if match is None or match(cached(model, kv)):
-                items.append(_fresh(model, kv))
-        else:
-            if result.more and result.kvs:
-                if limit and len(items) >= limit:
-                    more = True
-                else:
-                    start = result.kvs[-1].key + b"\0"
-                    continue
-        break
+        items, last_key = _select(server, model, result.kvs, match), None
     meta = ListMeta(resource_version=str(revision))
-    if more and last_key is not None:
+    if last_key is not None:
         meta.continue_ = encode_continue(revision, last_key, kind.keys.prefix(namespace))
     list_type = ResourceList[model]  # type: ignore[valid-type]
     return list_type.model_construct(api_version=kind.info.api_version, kind=kind.spec.list_kind,
                                      metadata=meta, items=items)
+
+
+def _select(server: APIServer, model: type[T], kvs: tuple[KeyValue, ...],
+            match: Callable[[Resource], bool] | None) -> list[T]:
+    """Fresh copies of the matching objects; selectors are evaluated on cached decodes."""
+    if match is None:
+        return [_fresh(model, kv) for kv in kvs]
+    entries, decode_into_cache = server.decoded.entries, server.decoded.get
+    out: list[T] = []
+    for kv in kvs:
+        hit = entries.get(kv.key)
+        obj = hit[1] if hit is not None and hit[0] == kv.mod_revision else decode_into_cache(model, kv)
+        if match(obj):
+            out.append(_fresh(model, kv))
+    return out
+
+
+def _paginate(server: APIServer, model: type[T], start: bytes, end: bytes, revision: int | None, limit: int,
+              match: Callable[[Resource], bool] | None, continuing: bool,
+              ) -> tuple[list[T], int, bytes | None]:
+    """(items, revision, last key read when more may follow): reads chunks until ``limit`` matching
+    items are found or the range is exhausted."""
+    items: list[T] = []
+    last_key: bytes | None = None
+    cached = server.decoded.get
+    while True:
+        chunk = max(limit - len(items), 1) if match is None else max(limit, 64)
+        result = _read(server, start, end, revision, chunk, continuing)
+        revision = result.revision if revision is None else revision
+        for kv in result.kvs:
+            if len(items) >= limit:
+                return items, revision, last_key  # an unread key remains
+            last_key = kv.key
+            if match is None or match(cached(model, kv)):
+                items.append(_fresh(model, kv))
+        if not (result.more and result.kvs):
+            return items, revision, None
+        if len(items) >= limit:
+            return items, revision, last_key
+        start = result.kvs[-1].key + b"\0"
 
 
 def _fresh(model: type[T], kv: KeyValue) -> T:
