@@ -48,10 +48,13 @@ class Unstructured:
         return self._server.create(obj, namespace=namespace, dry_run=dry_run).to_dict(), warnings
 
     def update(self, data: dict[str, Any], *, namespace: str | None = None, status: bool = False,
-               dry_run: bool = False, field_validation: FieldValidation = "Strict",
+               dry_run: bool = False, field_validation: FieldValidation = "Strict", name: str | None = None,
                ) -> tuple[dict[str, Any], Warnings]:
+        """``name``: the name from the request URL, which must match the body's (as upstream checks)."""
         kind = self._kind_of(data)
         obj, warnings = decode_dict(kind.model, data, field_validation)
+        if name is not None and obj.name != name:
+            raise BadRequest(f"the name of the object ({obj.name}) does not match the name on the URL ({name})")
         if namespace and kind.info.namespaced:
             if obj.metadata.namespace and obj.metadata.namespace != namespace:
                 raise BadRequest("the namespace of the provided object does not match the namespace "

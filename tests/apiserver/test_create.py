@@ -155,3 +155,9 @@ def test_client_is_a_client(server: APIServer) -> None:
     client = server.client()
     out = client.create(widget())
     assert client.get(Widget, "w", "default") == out
+
+
+def test_public_names_are_exported() -> None:
+    import kbatch.apiserver as pkg
+
+    assert sorted(pkg.__all__) == sorted(n for n in dir(pkg) if not n.startswith("_") and n[0].isupper())

@@ -58,4 +58,6 @@ def test_round_trip_get_list_update_patch_delete(server: APIServer) -> None:
     assert patched["status"] == {"phase": "Up"}
     listed = server.unstructured.list("v1", "Widget", "default")
     assert listed["kind"] == "WidgetList" and listed["items"] == [patched]
+    with pytest.raises(BadRequest, match=r"the name of the object \(w\) does not match the name on the URL"):
+        server.unstructured.update(patched, name="other")
     assert server.unstructured.delete("v1", "Widget", "w", "default") is None
