@@ -54,7 +54,8 @@ class Unstructured:
         kind = self._kind_of(data)
         obj, warnings = decode_dict(kind.model, data, field_validation)
         if name is not None and obj.name != name:
-            raise BadRequest(f"the name of the object ({obj.name}) does not match the name on the URL ({name})")
+            raise BadRequest(f"the name of the object ({obj.name}) does not match the name on the URL "
+                             f"({name})")
         if namespace and kind.info.namespaced:
             if obj.metadata.namespace and obj.metadata.namespace != namespace:
                 raise BadRequest("the namespace of the provided object does not match the namespace "
