@@ -110,3 +110,21 @@ def test_job_delete_background_removes_pods(api: APIServer) -> None:
     gc.sync()
     assert [p.name for p in api.list(Pod).items] == ["pi-2"]  # scheduled: terminating, grace 30
     assert api.get(Pod, "pi-2", "default").metadata.deletion_timestamp is not None
+
+
+def test_namespace_deletion_with_real_kinds(api: APIServer) -> None:
+    gc = GarbageCollector(api)
+    api.create(Namespace.model_validate({"metadata": {"name": "team"}}))
+    running, batch = pod("a", node="n1"), job("j")
+    running.metadata.namespace = batch.metadata.namespace = "team"
+    api.create(running)
+    api.create(batch)
+    out = api.delete(Namespace, "team")
+    assert out is not None and out.status is not None and out.status.phase == "Terminating"
+    gc.sync()
+    assert api.list(Job, "team").items == []
+    left = api.list(Pod, "team").items
+    assert [p.name for p in left] == ["a"] and left[0].metadata.deletion_timestamp is not None
+    api.delete(Pod, "a", "team", grace_period_seconds=0)  # the kubelet's final delete
+    gc.sync()
+    assert [n.name for n in api.list(Namespace).items] == ["default", "kube-system"]
