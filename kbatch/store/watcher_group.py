@@ -3,15 +3,16 @@
 Watchers with the same ``(start, end, prev_kv)`` share one ``WatcherGroup``: a write is matched and
 turned into an ``Event`` once per group, appended to the group's log, and each watcher keeps only a
 cursor into that log. ``GroupIndex`` finds the groups a key falls in: a dict for single-key groups
-(etcd's ``keyWatchers``) and a list scanned per write for range groups (etcd uses an interval tree;
-the number of *distinct* watched ranges is small in practice, e.g. one prefix per resource type).
+(etcd's ``keyWatchers``), a dict per watched prefix length for prefix groups (the usual watch: one
+per resource type or namespace), and a scan for any other range (etcd keeps ranges in an interval
+tree; arbitrary non-prefix range watches are rare).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kbatch.store.kv import Event, KeyValue
+from kbatch.store.kv import Event, KeyValue, prefix_end
 from kbatch.store.records import make_event
 
 if TYPE_CHECKING:
@@ -79,49 +80,78 @@ class WatcherGroup:
 
 
 class GroupIndex:
-    """Finds the groups whose range contains a key."""
+    """Finds the groups whose range contains a key: single-key groups by a dict lookup of the key,
+    prefix groups (``end == prefix_end(start)``, the common watch) by a dict lookup of the key's
+    first ``n`` bytes for each distinct watched prefix length ``n``, other ranges by a scan."""
 
-    __slots__ = ("by_spec", "exact", "ranges", "trim_every")
+    __slots__ = ("by_spec", "exact", "prefix_lengths", "prefixes", "ranges", "trim_every")
 
     def __init__(self, trim_every: int = TRIM_EVERY) -> None:
         self.trim_every = trim_every
         self.by_spec: dict[GroupSpec, WatcherGroup] = {}
         self.exact: dict[bytes, list[WatcherGroup]] = {}
+        self.prefixes: dict[bytes, list[WatcherGroup]] = {}
+        self.prefix_lengths: dict[int, int] = {}  # prefix length -> number of prefix groups with it
         self.ranges: list[WatcherGroup] = []
+
+    @staticmethod
+    def _kind(start: bytes, end: bytes | None) -> str:
+        if end is None:
+            return "range"
+        if end == start + b"\0":
+            return "exact"
+        return "prefix" if end == prefix_end(start) else "range"
 
     def get_or_create(self, spec: GroupSpec) -> WatcherGroup:
         g = self.by_spec.get(spec)
         if g is None:
             g = self.by_spec[spec] = WatcherGroup(spec, self.trim_every)
-            start, end, _ = spec
-            if end is not None and end == start + b"\0":
-                self.exact.setdefault(start, []).append(g)
+            kind = self._kind(g.start, g.end)
+            if kind == "exact":
+                self.exact.setdefault(g.start, []).append(g)
+            elif kind == "prefix":
+                self.prefixes.setdefault(g.start, []).append(g)
+                n = len(g.start)
+                self.prefix_lengths[n] = self.prefix_lengths.get(n, 0) + 1
             else:
                 self.ranges.append(g)
         return g
 
     def remove(self, g: WatcherGroup) -> None:
         del self.by_spec[g.spec]
-        same = self.exact.get(g.start)
-        if same is not None and g in same:
-            same.remove(g)
-            if not same:
-                del self.exact[g.start]
-        elif g in self.ranges:
+        kind = self._kind(g.start, g.end)
+        if kind == "range":
             self.ranges.remove(g)
+            return
+        buckets = self.exact if kind == "exact" else self.prefixes
+        same = buckets[g.start]
+        same.remove(g)
+        if not same:
+            del buckets[g.start]
+        if kind == "prefix":
+            n = len(g.start)
+            self.prefix_lengths[n] -= 1
+            if not self.prefix_lengths[n]:
+                del self.prefix_lengths[n]
+
+    def matching(self, key: bytes) -> list[WatcherGroup]:
+        """Every group whose range contains ``key``."""
+        found = list(self.exact.get(key, ()))
+        if self.prefix_lengths:
+            prefixes = self.prefixes
+            for n in self.prefix_lengths:
+                found.extend(prefixes.get(key[:n], ()))
+        for g in self.ranges:
+            if g.start <= key and (g.end is None or key < g.end):
+                found.append(g)
+        return found
 
     def fan_out(self, changes: list[KeyValue], prevs: list[KeyValue | None]) -> list[WatcherGroup]:
         """Append one event per (write, matching group); return the groups touched, in order."""
         touched: dict[int, WatcherGroup] = {}
-        exact, ranges = self.exact, self.ranges
+        matching = self.matching
         for kv, prev in zip(changes, prevs, strict=True):
-            key = kv.key
-            for g in exact.get(key, ()):
+            for g in matching(kv.key):
                 g.log.append(make_event(kv, prev if g.prev_kv else None))
                 touched[id(g)] = g
-            for g in ranges:
-                end = g.end
-                if g.start <= key and (end is None or key < end):
-                    g.log.append(make_event(kv, prev if g.prev_kv else None))
-                    touched[id(g)] = g
         return list(touched.values())

@@ -1,4 +1,5 @@
-"""Property tests for the key index (TreeIndex) and one key's generations (KeyIndex)."""
+"""Property tests for the key index (TreeIndex), one key's generations (KeyIndex) and the index of
+watcher groups (GroupIndex)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from hypothesis import given
 
 from kbatch.store.index import TreeIndex
 from kbatch.store.key_index import KeyIndex
+from kbatch.store.keyrange import contains, key_range
+from kbatch.store.kv import prefix_end
 from kbatch.store.records import make_kv, make_tombstone
+from kbatch.store.watcher_group import GroupIndex
 
 key_st = st.binary(min_size=1, max_size=2)
 steps = st.lists(
@@ -75,3 +79,23 @@ def test_tree_index_removing_few_keys_among_fresh_and_settled_ones() -> None:
     index.remove([b"f1", b"s050"])  # few keys: removed one by one, fresh and settled
     assert index.keys_in(b"f", b"g") == [b"f2"]
     assert b"s050" not in index.keys_in(b"s", b"t") and len(index) == 100
+
+
+range_st = st.tuples(key_st, st.one_of(st.none(), key_st, key_st.map(prefix_end)))
+
+
+@given(st.lists(range_st, max_size=8), st.lists(st.integers(0, 7), max_size=4), st.lists(key_st, max_size=20))
+def test_group_index_finds_exactly_the_groups_containing_a_key(ranges: list, drop: list, keys: list) -> None:
+    groups = GroupIndex()
+    specs = []
+    for key, range_end in ranges:
+        start, end = key_range(key, range_end)
+        groups.get_or_create((start, end, False))
+        specs.append((start, end, False))
+    for i in drop:
+        if i < len(specs) and specs[i] in groups.by_spec:
+            groups.remove(groups.by_spec[specs[i]])
+    for k in keys:
+        want = {spec for spec in groups.by_spec if contains(spec[0], spec[1], k)}
+        got = [g.spec for g in groups.matching(k)]
+        assert sorted(got) == sorted(want) and len(got) == len(set(got))
