@@ -11,29 +11,33 @@ from __future__ import annotations
 from kbatch.api.meta import Resource
 from kbatch.store.kv import KeyValue
 
-__all__ = ["DecodedCache"]
+__all__ = ["DecodedCache", "Entry"]
+
+
+Entry = tuple[int, Resource, "dict[str, str] | None"]  # (mod_revision, object, its labels)
 
 
 class DecodedCache:
     def __init__(self) -> None:
-        self._entries: dict[bytes, tuple[int, Resource]] = {}
+        self._entries: dict[bytes, Entry] = {}
 
     @property
-    def entries(self) -> dict[bytes, tuple[int, Resource]]:
-        """key → (mod_revision, object), for hot loops that inline the lookup (read only)."""
+    def entries(self) -> dict[bytes, Entry]:
+        """key → (mod_revision, object, labels), for hot loops that inline the lookup (read only)."""
         return self._entries
 
-    def get(self, model: type[Resource], kv: KeyValue) -> Resource:
+    def load(self, model: type[Resource], kv: KeyValue) -> Entry:
+        """The entry for ``kv``, decoding it on a miss."""
         hit = self._entries.get(kv.key)
         if hit is not None and hit[0] == kv.mod_revision:
-            return hit[1]
+            return hit
         obj = model.model_validate_json(kv.value)
-        self._entries[kv.key] = (kv.mod_revision, obj)
-        return obj
+        entry = (kv.mod_revision, obj, obj.metadata.labels)
+        self._entries[kv.key] = entry
+        return entry
 
-    def put(self, key: bytes, mod_revision: int, obj: Resource) -> None:
-        """Remember an object the server validated itself (it must not be handed out afterwards)."""
-        self._entries[key] = (mod_revision, obj)
+    def get(self, model: type[Resource], kv: KeyValue) -> Resource:
+        return self.load(model, kv)[1]
 
     def forget(self, key: bytes) -> None:
         self._entries.pop(key, None)

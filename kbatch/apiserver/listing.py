@@ -145,7 +145,7 @@ def list_objects(server: APIServer, model: type[T], namespace: str | None = None
     else:
         result = _read(server, start, end, revision, None, bool(continue_))
         revision = result.revision if revision is None else revision
-        items, last_key = _select(server, model, result.kvs, match), None
+        items, last_key = _select(server, model, result.kvs, flt, match), None
     meta = ListMeta(resource_version=str(revision))
     if last_key is not None:
         meta.continue_ = encode_continue(revision, last_key, kind.keys.prefix(namespace))
@@ -154,17 +154,27 @@ def list_objects(server: APIServer, model: type[T], namespace: str | None = None
                                      metadata=meta, items=items)
 
 
-def _select(server: APIServer, model: type[T], kvs: tuple[KeyValue, ...],
+def _select(server: APIServer, model: type[T], kvs: tuple[KeyValue, ...], flt: Filter,
             match: Callable[[Resource], bool] | None) -> list[T]:
     """Fresh copies of the matching objects; selectors are evaluated on cached decodes."""
     if match is None:
         return [_fresh(model, kv) for kv in kvs]
-    entries, decode_into_cache = server.decoded.entries, server.decoded.get
+    entries, load = server.decoded.entries, server.decoded.load
     out: list[T] = []
+    if flt.fields.empty:  # labels only: match on the cached labels, no attribute walking
+        match_labels = flt.labels.compile()
+        for kv in kvs:
+            hit = entries.get(kv.key)
+            if hit is None or hit[0] != kv.mod_revision:
+                hit = load(model, kv)
+            if match_labels(hit[2]):
+                out.append(_fresh(model, kv))
+        return out
     for kv in kvs:
         hit = entries.get(kv.key)
-        obj = hit[1] if hit is not None and hit[0] == kv.mod_revision else decode_into_cache(model, kv)
-        if match(obj):
+        if hit is None or hit[0] != kv.mod_revision:
+            hit = load(model, kv)
+        if match(hit[1]):
             out.append(_fresh(model, kv))
     return out
 
