@@ -22,7 +22,9 @@ from kbatch.apiserver.decoded_cache import DecodedCache
 from kbatch.apiserver.delete import delete_object
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.listing import list_objects
+from kbatch.apiserver.local import LocalClient
 from kbatch.apiserver.namespaces import NamespaceLifecycle
+from kbatch.apiserver.patch import patch_object
 from kbatch.apiserver.unstructured import Unstructured
 from kbatch.apiserver.update import object_namespace, read_current, update_object
 from kbatch.apiserver.watch import TypedWatch, open_watch
@@ -91,8 +93,6 @@ class APIServer:
 
     def patch(self, model: type[T], name: str, patch: Any, namespace: str | None = None, *,
               patch_type: PatchType = "merge", status: bool = False, dry_run: bool = False) -> T:
-        from kbatch.apiserver.patch import patch_object
-
         obj, _ = patch_object(self, model, name, patch, namespace, patch_type=patch_type, status=status,
                               dry_run=dry_run)
         return obj
@@ -117,6 +117,4 @@ class APIServer:
 
     def client(self) -> Client:
         """The in-process :class:`kbatch.apiserver.client.Client`."""
-        from kbatch.apiserver.local import LocalClient
-
         return LocalClient(self)
