@@ -27,7 +27,7 @@ from kbatch.server.handlers import handle_resource
 from kbatch.server.http import Request, Response, json_response, read_request, status_response
 from kbatch.server.openapi import OpenAPI
 from kbatch.server.routing import Router
-from kbatch.server.watch import Shutdown, serve_watch
+from kbatch.server.watch import EncodedEvents, Shutdown, serve_watch
 
 __all__ = ["KUBE_VERSION", "KbatchApp"]
 
@@ -51,6 +51,7 @@ class KbatchApp:
         self.router = Router(backend.registry)
         self.openapi = OpenAPI(backend.registry)
         self.shutdown = Shutdown()
+        self.encoded = EncodedEvents()
 
     def begin_shutdown(self) -> None:
         """End open watch streams (called on SIGINT/SIGTERM, before uvicorn drains connections)."""
@@ -70,7 +71,8 @@ class KbatchApp:
                 if gv is not None:
                     rp = self.router.resolve(*gv)
                     if rp.name is None:
-                        await serve_watch(self.backend, req, rp, send, receive, self.shutdown)
+                        await serve_watch(self.backend, req, rp, send, receive, self.shutdown,
+                                          self.encoded)
                         return
             response = self.dispatch(req)
         except StatusError as err:

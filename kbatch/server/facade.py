@@ -109,12 +109,42 @@ def session_seed(seed: int, revision: int) -> int:
 
 # --- the backend ------------------------------------------------------------------------------
 
+class EventCache:
+    """Events encoded once for every watcher: a change fans out to N watch streams, and each would
+    otherwise turn the same object into the same dict (and JSON) again. Keyed by event type,
+    resourceVersion, namespace and name, which together name one change; bounded, oldest out.
+    Cached dicts are shared: callers must not mutate them."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._items: dict[tuple[Any, ...], Any] = {}
+
+    def get(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+        value = self._items.get(key)
+        if value is None:
+            value = self._items[key] = make()
+            if len(self._items) > self.size:
+                del self._items[next(iter(self._items))]
+        return value
+
+
 class _DictWatch:
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: Any, cache: EventCache) -> None:
         self._stream = stream
+        self._cache = cache
 
     def poll(self) -> list[Obj]:
-        return [{"type": e.type, "object": e.object.to_dict()} for e in self._stream.poll()]
+        out = []
+        for e in self._stream.poll():
+            obj = e.object
+            meta = getattr(obj, "metadata", None)
+            rv = getattr(meta, "resource_version", None)
+            if e.type in ("ERROR", "BOOKMARK") or not rv:
+                out.append({"type": e.type, "object": obj.to_dict()})
+                continue
+            key = (e.type, type(obj).__name__, rv, meta.namespace, meta.name)
+            out.append(self._cache.get(key, lambda e=e: {"type": e.type, "object": e.object.to_dict()}))
+        return out
 
     def set_notify(self, fn: Callable[[], None] | None) -> None:
         self._stream.set_notify(fn)
@@ -127,6 +157,7 @@ class ControlPlaneBackend:
     def __init__(self, control_plane: Any) -> None:
         self.control_plane = control_plane
         self.registry = control_plane.registry
+        self._events = EventCache()
 
     @property
     def _client(self) -> Any:
@@ -198,7 +229,7 @@ class ControlPlaneBackend:
                                     label_selector=opts.label_selector, field_selector=opts.field_selector,
                                     resource_version=opts.resource_version,
                                     allow_bookmarks=opts.allow_bookmarks)
-        return _DictWatch(stream)
+        return _DictWatch(stream, self._events)
 
     def settle(self) -> None:
         self.control_plane.run_until_idle()

@@ -40,8 +40,11 @@ def is_loopback(host: str) -> bool:
 
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto IPPROTO_TCP: asyncio sets TCP_NODELAY only on sockets that say they are TCP; without it
+    # a keep-alive client waits out Nagle + delayed ACK (~40 ms) on every response
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(1024)
     sock.setblocking(False)
@@ -61,7 +64,7 @@ def serve_forever(app: KbatchApp, opts: ServeOptions, *, on_listening: Callable[
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=2, ws="none", http="h11")
+                            timeout_graceful_shutdown=2, ws="none", http="auto")
     server = _Server(config, app)
 
     async def main() -> None:

@@ -26,7 +26,8 @@ from kbatch.server.http import Request
 from kbatch.server.routing import ResourcePath
 from kbatch.server.table import build_table, table_accepted
 
-__all__ = ["BOOKMARK_INTERVAL", "DEFAULT_TIMEOUT", "Shutdown", "serve_watch", "validate_watch"]
+__all__ = ["BOOKMARK_INTERVAL", "DEFAULT_TIMEOUT", "EncodedEvents", "Shutdown", "serve_watch",
+           "validate_watch"]
 
 BOOKMARK_INTERVAL = 10.0  # seconds of idleness before a bookmark (upstream: about a minute)
 DEFAULT_TIMEOUT = 1800.0  # upstream's --min-request-timeout
@@ -49,6 +50,29 @@ class Shutdown:
         self.closing = True
         for fn in list(self._wakers):
             fn()
+
+
+class EncodedEvents:
+    """Each change encoded once for all the plain-JSON watchers that receive it (a Table row holds
+    an age relative to now, so Table watchers encode their own). Bounded, oldest out."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._lines: dict[tuple[Any, ...], bytes] = {}
+
+    def line(self, event: dict[str, Any], transform: Transform, table: bool) -> bytes:
+        obj = event.get("object") or {}
+        meta = obj.get("metadata") or {}
+        rv = meta.get("resourceVersion")
+        if table or not rv or event.get("type") in ("ERROR", "BOOKMARK"):
+            return encode_event(transform(event))
+        key = (event["type"], obj.get("kind"), rv, meta.get("namespace"), meta.get("name"))
+        line = self._lines.get(key)
+        if line is None:
+            line = self._lines[key] = encode_event(event)
+            if len(self._lines) > self.size:
+                del self._lines[next(iter(self._lines))]
+        return line
 
 
 def validate_watch(req: Request) -> None:
@@ -87,12 +111,13 @@ def _transform(backend: Backend, req: Request, rp: ResourcePath) -> Transform:
 
 
 async def serve_watch(backend: Backend, req: Request, rp: ResourcePath, send: Any, receive: Any,
-                      shutdown: Shutdown | None = None) -> None:
+                      shutdown: Shutdown | None = None, encoded: EncodedEvents | None = None) -> None:
     validate_watch(req)
     opts = WatchOptions(label_selector=req.param("labelSelector"), field_selector=req.param("fieldSelector"),
                         resource_version=req.param("resourceVersion") or None,
                         allow_bookmarks=req.flag("allowWatchBookmarks"))
     transform = _transform(backend, req, rp)
+    table = table_accepted(req.headers.get("accept", ""))
     headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-cache, private")]
     try:
         stream = backend.watch(rp.spec.info, rp.namespace, opts)
@@ -104,11 +129,12 @@ async def serve_watch(backend: Backend, req: Request, rp: ResourcePath, send: An
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     timeout = float(req.int_param("timeoutSeconds") or DEFAULT_TIMEOUT)
     await _pump(stream, transform, send, receive, timeout, rp, bookmarks=opts.allow_bookmarks,
-                shutdown=shutdown or Shutdown())
+                shutdown=shutdown or Shutdown(), table=table, encoded=encoded or EncodedEvents())
 
 
 async def _pump(stream: Any, transform: Transform, send: Any, receive: Any,
-                timeout: float, rp: ResourcePath, *, bookmarks: bool, shutdown: Shutdown) -> None:
+                timeout: float, rp: ResourcePath, *, bookmarks: bool, shutdown: Shutdown,
+                table: bool, encoded: EncodedEvents) -> None:
     loop = asyncio.get_running_loop()
     wake = asyncio.Event()
     gone = asyncio.Event()
@@ -133,7 +159,7 @@ async def _pump(stream: Any, transform: Transform, send: Any, receive: Any,
                 events = [{"type": "ERROR", "object": err.status.to_dict()}]
             if events:
                 last_rv = _rv(events[-1].get("object"), last_rv)
-                body = b"".join(encode_event(transform(e)) for e in events)
+                body = b"".join(encoded.line(e, transform, table) for e in events)
                 await send({"type": "http.response.body", "body": body, "more_body": True})
                 if any(e.get("type") == "ERROR" for e in events):
                     break
