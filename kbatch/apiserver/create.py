@@ -2,7 +2,7 @@
 
 Order as kube-apiserver (``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go``,
 ``pkg/registry/generic/registry/store.go`` Create, ``pkg/registry/rest/create.go`` BeforeCreate):
-decode → defaulting → mutating admission → prepare_for_create + system fields (uid,
+decode → defaulting → NamespaceLifecycle → mutating admission → prepare_for_create + system fields (uid,
 creationTimestamp, generation 1, generated name) → validation (generic metadata + the kind's) →
 validating admission → a transaction that writes only if the key does not exist.
 """
@@ -73,6 +73,7 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
     work = obj.clone()
     resolve_create_namespace(kind, work, namespace)
     kind.strategy.default(work)
+    server.namespaces.admit_create(kind, work)  # NamespaceLifecycle runs first among admission plugins
     server.admission.mutate(AdmissionRequest("CREATE", work, None, dry_run=dry_run))
     _fill_system_fields(server, kind, work)
     generated = not work.metadata.name and bool(work.metadata.generate_name)
@@ -80,7 +81,6 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
         work.metadata.name = generate_name(work.metadata.generate_name or "", server.rng)
     _validate(server, kind, work)
     server.admission.validate(AdmissionRequest("CREATE", work, None, dry_run=dry_run))
-    server.namespaces.admit_create(kind, work)
     if dry_run:
         return work
     for _ in range(_GENERATE_ATTEMPTS):
