@@ -101,6 +101,27 @@ class KeyIndex:
                 del g[:keep]
         return len(gens) == 1 and not g
 
+    def check(self, compacted: int) -> None:
+        """Raise ``AssertionError`` naming the key if an invariant in the class docstring is broken
+        (for property tests)."""
+        flat = [kv for g in self.generations for kv in g]
+        revs = [kv.mod_revision for kv in flat]
+        problems = []
+        if revs != sorted(set(revs)):
+            problems.append(f"revisions not strictly increasing: {revs}")
+        for i, g in enumerate(self.generations):
+            last = i == len(self.generations) - 1
+            if not last and (not g or g[-1].version):
+                problems.append(f"generation {i} is not closed by a tombstone")
+            if any(kv.version == 0 for kv in (g if last else g[:-1])):
+                problems.append(f"generation {i} has a tombstone before its end")
+            if any(kv.key != self.key for kv in g):
+                problems.append(f"generation {i} holds another key's write")
+        if sum(1 for kv in flat if kv.mod_revision <= compacted) > 1:
+            problems.append(f"more than one revision kept at or below compacted revision {compacted}")
+        if problems:
+            raise AssertionError(f"KeyIndex {self!r} broken: " + "; ".join(problems))
+
     def __repr__(self) -> str:
         gens = " ".join(
             "[" + ", ".join(f"{kv.mod_revision}{'' if kv.version else 't'}" for kv in g) + "]"

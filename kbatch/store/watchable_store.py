@@ -232,6 +232,19 @@ class MemoryStore:
         synced = [w for g in self._groups.by_spec.values() for w in g.members.values()]
         return sorted([*synced, *self._unsynced.values()], key=lambda w: w.id)
 
+    def check_invariants(self) -> None:
+        """Raise ``AssertionError`` if the store or its watchers are inconsistent (for tests)."""
+        self._kv.check_invariants()
+        for spec, g in self._groups.by_spec.items():
+            if g.spec != spec or not g.members:
+                raise AssertionError(f"group {spec!r} is misfiled or has no members")
+            for w in g.members.values():
+                if w.group is not g or not g.base <= w.cursor <= g.head or w.id in self._unsynced:
+                    raise AssertionError(f"{w!r} has a bad cursor or membership in group {spec!r}")
+        for w in self._unsynced.values():
+            if w.group is not None or w.closed:
+                raise AssertionError(f"{w!r} is unsynced but has a group or is closed")
+
     def watcher_counts(self) -> tuple[int, int]:
         """``(synced, unsynced)`` watcher counts, for tests and metrics."""
         return sum(len(g.members) for g in self._groups.by_spec.values()), len(self._unsynced)

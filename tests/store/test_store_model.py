@@ -274,6 +274,7 @@ class StoreMachine(RuleBasedStateMachine):
         self.store.snapshot(path)
         other = MemoryStore()
         other.restore(path)
+        other.check_invariants()
         assert (other.revision, other.compact_revision) == (self.store.revision, self.store.compact_revision)
         low = max(1, self.compacted)
         for at in range(low, self.rev + 1):
@@ -297,6 +298,17 @@ class StoreMachine(RuleBasedStateMachine):
         for w in self.watches:
             if not w.cancelled and self.expected(w, upto=self.rev) != w.got:
                 assert w.woken, f"watcher {w.handle} has pending events but was not notified"
+
+    @invariant()
+    def internal_structures_are_consistent(self) -> None:
+        self.store.check_invariants()
+
+    @precondition(lambda self: self.watches)
+    @rule(data=st.data())
+    def close_watch(self, data: st.DataObject) -> None:
+        w = data.draw(st.sampled_from(self.watches), label="watcher")
+        w.handle.close()  # type: ignore[attr-defined]
+        self.watches.remove(w)
 
     @invariant()
     def current_state_matches_model(self) -> None:
