@@ -157,6 +157,7 @@ class HttpBackend:
                                     "fieldSelector": opts.field_selector,
                                     "resourceVersion": opts.resource_version,
                                     "allowWatchBookmarks": "true" if opts.allow_bookmarks else None,
+                                    "timeoutSeconds": opts.timeout_seconds,
                                     }.items() if v}
         return _HttpWatch(self._http, _path(info, namespace), params)
 

@@ -47,6 +47,7 @@ class WatchOptions:
     field_selector: str | None = None
     resource_version: str | None = None
     allow_bookmarks: bool = False
+    timeout_seconds: int | None = None  # only for remote watches; the server ends the stream then
 
 
 class DictWatch(Protocol):

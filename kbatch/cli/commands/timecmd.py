@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import typer
 
 from kbatch.cli.errors import UserError, command
@@ -31,10 +34,34 @@ def advance(ctx: typer.Context,
         raise UserError("give a DURATION (e.g. 30s, 5m, 1h) or --until-idle")
     seconds = _seconds(duration, "DURATION") if duration is not None else None
     with session(global_options(ctx)) as backend:
-        out = backend.advance(seconds, until_idle=until_idle)
+        if seconds and not until_idle and sys.stderr.isatty() and seconds >= PROGRESS_FROM:
+            out = _advance_with_progress(backend, seconds)
+        else:
+            out = backend.advance(seconds, until_idle=until_idle)
     moved = format_duration(out.get("advancedSeconds", 0.0))
     note = "" if out.get("met", True) else " (timers still pending: stopped at the limit)"
     typer.echo(f"advanced {moved} to {out['now']}{note}")
+
+
+PROGRESS_FROM = 3600.0  # a progress bar (on a terminal) for advances of an hour or more
+PROGRESS_STEPS = 60
+
+
+def _advance_with_progress(backend: Any, seconds: float) -> dict[str, Any]:
+    """The same advance in equal steps (timers still fire in order), drawing a bar on stderr."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    step = seconds / PROGRESS_STEPS
+    total = 0.0
+    out: dict[str, Any] = {}
+    with Progress(TextColumn("advancing {task.description}"), BarColumn(), TimeElapsedColumn(),
+                  transient=True, console=None) as bar:
+        task = bar.add_task(format_duration(seconds), total=PROGRESS_STEPS)
+        for _ in range(PROGRESS_STEPS):
+            out = backend.advance(step)
+            total += out.get("advancedSeconds", step)
+            bar.advance(task)
+    return out | {"advancedSeconds": total}
 
 
 @command

@@ -34,8 +34,13 @@ def _print_objects(objs: list[dict[str, Any]], output: str, single: bool) -> Non
 
 
 def _table_text(backend: Backend, info: Any, objs: list[dict[str, Any]], output: str | None,
-                all_ns: bool, headers: bool = True) -> str:
+                all_ns: bool, headers: bool = True, prefix: bool = False) -> str:
+    """kubectl's table; with several kinds, names read ``job.batch/pi`` as kubectl prints them."""
     table = build_table(objs, info.group, info.kind, backend.now())
+    if prefix:
+        label = f"{info.kind.lower()}.{info.group}" if info.group else info.kind.lower()
+        for row in table["rows"]:
+            row["cells"][0] = f"{label}/{row['cells'][0]}"
     return format_table(table, wide=output == "wide", with_namespace=all_ns and info.namespaced,
                         headers=headers)
 
@@ -56,7 +61,8 @@ def _fetch(backend: Backend, info: Any, ns: str | None, names: list[str], select
 
 
 @command
-def get(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND, KIND/NAME (short names work)."),
+def get(ctx: typer.Context, kind: str = typer.Argument(...,
+                                                       help="KIND[,KIND…] or KIND/NAME (short names work)."),
         names: list[str] | None = typer.Argument(None, help="Names of the objects."),
         namespace: str | None = NAMESPACE, all_namespaces: bool = ALL_NAMESPACES,
         selector: str | None = typer.Option(None, "-l", "--selector", help="Label selector."),
@@ -72,20 +78,35 @@ def get(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND, KIND/NAM
                         f'formats are: {",".join(OUTPUTS)}')
     kind, first = split_kind_name(kind)
     wanted = ([first] if first else []) + list(names or [])
+    kinds = [k for k in kind.split(",") if k]
+    if len(kinds) > 1 and (wanted or watch):
+        raise UserError("several kinds can be listed together, but not with names or --watch")
     with session(global_options(ctx), save=False) as backend:
-        info = kind_info(backend.registry, kind)
-        ns = namespace_for(info, namespace, all_namespaces)
-        objs, rv, failed = _fetch(backend, info, ns, wanted, selector, field_selector)
+        infos = [kind_info(backend.registry, k) for k in kinds]
+        found: list[tuple[Any, list[dict[str, Any]]]] = []
+        failed, rv = False, ""
+        for info in infos:
+            ns = namespace_for(info, namespace, all_namespaces)
+            objs, rv, missing = _fetch(backend, info, ns, wanted, selector, field_selector)
+            failed = failed or missing
+            found.append((info, objs))
+        everything = [o for _, objs in found for o in objs]
         if output in ("yaml", "json", "name"):
-            if objs or not wanted:
-                _print_objects(objs, output, single=len(wanted) == 1)
-        elif objs:
-            typer.echo(_table_text(backend, info, objs, output, all_namespaces, headers=not no_headers))
+            if everything or not wanted:
+                _print_objects(everything, output, single=len(wanted) == 1)
+        elif everything:
+            tables = [_table_text(backend, info, objs, output, all_namespaces, headers=not no_headers,
+                                  prefix=len(infos) > 1) for info, objs in found if objs]
+            typer.echo("\n\n".join(tables))
         elif not wanted:
+            ns = namespace_for(infos[0], namespace, all_namespaces)
             where = f" in {ns} namespace" if ns else ""
             typer.echo(f"No resources found{where}.", err=True)
         if watch:
-            _watch(backend, info, ns, selector, field_selector, rv, output, all_namespaces, request_timeout)
+            info = infos[0]
+            _watch(backend, info, namespace_for(info, namespace, all_namespaces), selector, field_selector,
+                   rv,
+                   output, all_namespaces, request_timeout)
     if failed:
         raise typer.Exit(1)
 
@@ -96,9 +117,10 @@ def _watch(backend: Backend, info: Any, ns: str | None, selector: str | None, fi
     if not isinstance(backend, HttpBackend):
         return
     stream = backend.watch(info, ns, WatchOptions(label_selector=selector, field_selector=field_selector,
-                                                  resource_version=rv or None))
+                                                  resource_version=rv or None,
+                                                  timeout_seconds=timeout or None))
     try:
-        for event in stream:  # type: ignore[attr-defined]
+        for event in stream:
             if event.get("type") == "ERROR":
                 raise StatusError((event.get("object") or {}).get("message", "watch failed"))
             if event.get("type") not in ("ADDED", "MODIFIED", "DELETED"):
