@@ -50,10 +50,12 @@ def run(nodes: int, pods: int, controllers: str, events: bool) -> dict[str, floa
     marks["running"] = time.perf_counter()
     cp.advance(60)
     marks["done"] = time.perf_counter()
-    phases = [p.status.phase for p in cp.cache.list(Pod, readonly=True)]
-    succeeded = sum(1 for p in phases if p == "Succeeded")
-    if succeeded != pods:
-        raise SystemExit(f"only {succeeded}/{pods} pods Succeeded")
+    listed = cp.cache.list(Pod, readonly=True)
+    stragglers = [p for p in listed if p.status is None or p.status.phase != "Succeeded"]
+    if stragglers or len(listed) != pods:
+        for pod in stragglers[:5]:
+            print(pod.metadata.name, pod.spec.node_name, pod.status.to_dict() if pod.status else None)
+        raise SystemExit(f"only {len(listed) - len(stragglers)}/{pods} pods Succeeded")
     return marks
 
 
