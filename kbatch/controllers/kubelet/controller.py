@@ -24,7 +24,7 @@ import json
 from typing import Any
 
 from kbatch.api.base import format_time
-from kbatch.api.errors import Conflict, NotFound
+from kbatch.api.errors import NotFound
 from kbatch.controllers.kubelet.behaviour import make_planner
 from kbatch.controllers.kubelet.engine import (
     APP,
@@ -189,8 +189,7 @@ class Kubelet:
         except NotFound:
             self._forget(run.uid)
             return False
-        except Conflict:
-            return False
+        # a Conflict propagates: the runtime retries the pod with back-off, on a fresh cache
         self._written[run.uid] = run.version
         return True
 

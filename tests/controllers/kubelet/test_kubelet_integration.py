@@ -132,3 +132,28 @@ def test_same_seed_same_trace() -> None:
         return cp.trace.digest()
 
     assert run(7) == run(7)
+
+
+def test_a_pod_made_terminal_by_another_writer_is_never_moved_back() -> None:
+    from kbatch.api.core_v1 import Pod
+
+    cp = sim_cluster(1)
+    cp.apply(pod_yaml("p", "sleep 100", restart="Always"))
+    cp.client.patch_status(Pod, "p", {"status": {"phase": "Failed", "reason": "DeadlineExceeded"}}, "default")
+    cp.advance(200)
+    pod = get_pod(cp, "p")
+    assert pod.status.phase == "Failed" and pod.status.reason == "DeadlineExceeded"
+
+
+def test_not_ready_node_freezes_its_pods_until_ready_again() -> None:
+    from kbatch.sim import mark_node_not_ready, mark_node_ready
+
+    cp = sim_cluster(1)
+    cp.apply(pod_yaml("p", "sleep 10"))
+    mark_node_not_ready(cp, "node-0")
+    cp.advance(30)
+    assert get_pod(cp, "p").status.phase == "Running"  # nobody reports for a dead kubelet
+    mark_node_ready(cp, "node-0")
+    pod = get_pod(cp, "p")
+    term = pod.status.container_statuses[0].state.terminated
+    assert pod.status.phase == "Succeeded" and term.finished_at.second == 10  # exact, though late
