@@ -94,6 +94,7 @@ class Scheduler:
             self.queue.delete(info.key)
             if info.terminal:
                 self._release(info.key)
+                self._status_written.pop(info.key, None)
             else:
                 self.snapshot.add_pod(info, info.node_name)
             return
