@@ -33,36 +33,40 @@ class ControllerSpec:
     description: str
     factory: str | Factory
     enabled_by_default: bool = True
+    aliases: tuple[str, ...] = ()
 
     @property
     def info(self) -> ControllerInfo:
-        return ControllerInfo(self.name, self.description, self.enabled_by_default)
+        return ControllerInfo(self.name, self.description, self.enabled_by_default, self.aliases)
 
 
+# Names: kbatch's short names first (the ones the issues and docs use); ``aliases`` accept
+# kube-controller-manager's canonical names and its legacy aliases
+# (upstream cmd/kube-controller-manager/names/controller_names.go), so a selection copied from a
+# real cluster's flags works unchanged. Later controllers (jobset, kueue, coscheduling, dra) are
+# added here when they exist.
 BUILTIN_CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("garbage-collector", "deletes dependents whose owners are gone (ownerReferences)",
-                   "kbatch.runtime.builtin.garbage_collector:setup"),
+                   "kbatch.runtime.builtin.garbage_collector:setup",
+                   aliases=("garbage-collector-controller", "garbagecollector")),
     ControllerSpec("ttl-after-finished", "deletes finished Jobs ttlSecondsAfterFinished after they end",
-                   "kbatch.runtime.builtin.ttl_after_finished:setup"),
-    ControllerSpec("job", "runs a Job's pods to completion (batch/v1 Job)", "kbatch.controllers.job:setup"),
+                   "kbatch.runtime.builtin.ttl_after_finished:setup",
+                   aliases=("ttl-after-finished-controller",)),
+    ControllerSpec("job", "runs a Job's pods to completion (batch/v1 Job)", "kbatch.controllers.job:setup",
+                   aliases=("job-controller",)),
     ControllerSpec("cronjob", "creates Jobs on a cron schedule (batch/v1 CronJob)",
-                   "kbatch.controllers.cronjob:setup"),
+                   "kbatch.controllers.cronjob:setup", aliases=("cronjob-controller",)),
     ControllerSpec("podgc", "deletes terminated, orphaned and unscheduled terminating pods",
-                   "kbatch.controllers.podgc:setup"),
-    ControllerSpec("node-lifecycle", "marks unreachable nodes NotReady and taints them",
-                   "kbatch.controllers.node_lifecycle:setup"),
+                   "kbatch.controllers.podgc:setup", aliases=("pod-garbage-collector-controller",)),
+    ControllerSpec("node-lifecycle", "taints NotReady/unreachable nodes (node.kubernetes.io/not-ready)",
+                   "kbatch.controllers.nodelifecycle:setup",
+                   aliases=("node-lifecycle-controller", "nodelifecycle")),
     ControllerSpec("taint-eviction-controller", "evicts pods that do not tolerate NoExecute taints",
-                   "kbatch.controllers.taint_eviction:setup"),
+                   "kbatch.controllers.nodelifecycle:setup_taint_eviction"),
     ControllerSpec("scheduler", "binds pending pods to nodes (simulated kube-scheduler)",
                    "kbatch.controllers.scheduler:setup"),
-    ControllerSpec("kubelet", "runs bound pods on simulated nodes (KWOK-style)", "kbatch.sim.kubelet:setup"),
-    ControllerSpec("jobset", "runs JobSets (jobset.x-k8s.io)", "kbatch.controllers.jobset:setup"),
-    ControllerSpec("kueue", "admits workloads against quota (kueue.x-k8s.io)",
-                   "kbatch.controllers.kueue:setup"),
-    ControllerSpec("coscheduling", "gang-schedules PodGroups (scheduling.x-k8s.io)",
-                   "kbatch.controllers.podgroup:setup"),
-    ControllerSpec("dra", "allocates devices for ResourceClaims (resource.k8s.io)",
-                   "kbatch.controllers.dra:setup"),
+    ControllerSpec("kubelet", "runs bound pods on simulated nodes (KWOK-style)",
+                   "kbatch.controllers.kubelet:setup"),
 )
 
 
@@ -71,20 +75,24 @@ class Catalog:
 
     def __init__(self, specs: tuple[ControllerSpec, ...] | list[ControllerSpec] = ()) -> None:
         self._specs: dict[str, ControllerSpec] = {}
+        self._aliases: dict[str, str] = {}
         for spec in specs:
             self.register(spec)
 
     def register(self, spec: ControllerSpec) -> None:
-        if spec.name in self._specs:
-            raise ValueError(f"controller {spec.name!r} is already in the catalog")
+        taken = [n for n in (spec.name, *spec.aliases) if n in self._specs or n in self._aliases]
+        if taken:
+            raise ValueError(f"controller name {taken[0]!r} is already in the catalog")
         self._specs[spec.name] = spec
+        for alias in spec.aliases:
+            self._aliases[alias] = spec.name
 
     def __contains__(self, name: object) -> bool:
-        return name in self._specs
+        return name in self._specs or name in self._aliases
 
     def __getitem__(self, name: str) -> ControllerSpec:
         try:
-            return self._specs[name]
+            return self._specs[self._aliases.get(name, name)]
         except KeyError:
             raise SelectionError(f"unknown controller {name!r}; known controllers: "
                                  f"{', '.join(sorted(self._specs))}") from None
@@ -118,7 +126,7 @@ class Catalog:
 
         ``*`` quietly skips unavailable entries; naming an unavailable one explicitly is an error."""
         names = select(selection, self.infos())
-        explicit = {t for t in _terms(selection) if t != "*" and not t.startswith("-")}
+        explicit = {self[t].name for t in _terms(selection) if t != "*" and not t.startswith("-")}
         chosen = []
         for name in names:
             if self.available(name):

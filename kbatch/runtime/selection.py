@@ -29,6 +29,7 @@ class ControllerInfo:
     name: str
     description: str = ""
     enabled_by_default: bool = True
+    aliases: tuple[str, ...] = ()  # other names that select it (upstream's canonical and legacy names)
 
 
 class SelectionError(ValueError):
@@ -48,7 +49,8 @@ def select(text: str | Sequence[str] | None, known: Iterable[ControllerInfo]) ->
     """The names to run, in catalog order."""
     catalog = list(known)
     names = [c.name for c in catalog]
-    terms = parse_selection(text)
+    canonical = {alias: c.name for c in catalog for alias in c.aliases} | {n: n for n in names}
+    terms = [_canonical_term(t, canonical) for t in parse_selection(text)]
     unknown = [t.lstrip("-") for t in terms if t != "*" and t.lstrip("-") not in names]
     if unknown:
         raise SelectionError(
@@ -56,6 +58,14 @@ def select(text: str | Sequence[str] | None, known: Iterable[ControllerInfo]) ->
             f"known controllers: {', '.join(sorted(names))}"
         )
     return [info.name for info in catalog if _enabled(info, terms)]
+
+
+def _canonical_term(term: str, canonical: dict[str, str]) -> str:
+    """``-job-controller`` → ``-job``; unknown names pass through (reported by the caller)."""
+    negated = term.startswith("-")
+    name = term[1:] if negated else term
+    name = canonical.get(name, name)
+    return "-" + name if negated else name
 
 
 def _enabled(info: ControllerInfo, terms: list[str]) -> bool:

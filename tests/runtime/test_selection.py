@@ -48,3 +48,31 @@ def test_parse_selection() -> None:
     assert parse_selection(" a , -b ,") == ["a", "-b"]
     assert parse_selection(None) == ["*"]
     assert parse_selection("") == []
+
+
+ALIASED = [
+    ControllerInfo("job", "runs Jobs", aliases=("job-controller",)),
+    ControllerInfo("podgc", "deletes old pods", aliases=("pod-garbage-collector-controller",)),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("job-controller", ["job"]),
+        ("*,-pod-garbage-collector-controller", ["job"]),
+        ("-job-controller,*", ["podgc"]),
+        ("pod-garbage-collector-controller,-podgc", ["podgc"]),  # the first explicit term decides
+    ],
+)
+def test_upstream_names_select_the_same_controller(text: str, want: list[str]) -> None:
+    assert select(text, ALIASED) == want
+
+
+def test_builtin_catalog_accepts_kube_controller_manager_names() -> None:
+    from kbatch.runtime.catalog import default_catalog
+
+    catalog = default_catalog()
+    assert catalog.resolve("job-controller,garbagecollector") == ["garbage-collector", "job"]
+    assert "ttl-after-finished" not in catalog.resolve("*,-ttl-after-finished-controller")
+    assert catalog["nodelifecycle"].name == "node-lifecycle"
