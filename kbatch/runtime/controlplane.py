@@ -36,7 +36,7 @@ from kbatch.runtime.loop import Loop
 from kbatch.runtime.manager import Manager
 from kbatch.runtime.rng import derive, new_rng
 from kbatch.runtime.timers import TimerQueue
-from kbatch.runtime.trace import Trace
+from kbatch.runtime.trace import NullTrace, Trace
 
 __all__ = ["ControlPlane"]
 
@@ -82,8 +82,13 @@ class ControlPlane:
         self.manager = Manager(self.cache, self.clock, self.timers)
         self.loop = Loop(self.clock, self.timers, self.manager)
         self.events = EventSink(self.client, self.clock)
-        self.trace = Trace(self.store, self.clock, keep_records=trace)
-        self.loop.add_source(self.trace.pump)  # first: records carry the instant they were committed at
+        # trace=False on a virtual clock: no trace at all (no store watch, no decoding, no hashing;
+        # digest() raises). A real clock keeps the watch: any write must wake its loop.
+        real = not isinstance(self.clock, VirtualClock)
+        self.trace: Trace | NullTrace = (Trace(self.store, self.clock, keep_records=trace) if trace or real
+                                         else NullTrace())
+        if isinstance(self.trace, Trace):
+            self.loop.add_source(self.trace.pump)  # first: records carry the instant they were committed at
         self.loop.add_source(self.cache.pump)
         self.cache.set_notify(self.loop.wake)
         self.trace.set_notify(self.loop.wake)  # any write wakes the real-clock loop (GC, trace)

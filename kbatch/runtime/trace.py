@@ -27,7 +27,7 @@ from typing import Any
 from kbatch.runtime.clock import Clock
 from kbatch.runtime.controller import ReconcileRecord
 
-__all__ = ["Trace", "TraceRecord", "merge_diff"]
+__all__ = ["NullTrace", "Trace", "TraceRecord", "merge_diff"]
 
 _MISSING = object()
 
@@ -182,6 +182,39 @@ class Trace:
 
     def close(self) -> None:
         self._watcher.close()
+
+
+class NullTrace:
+    """The trace of ``ControlPlane(trace=False)``: no store watch, nothing decoded or hashed.
+
+    ``digest()`` and ``lines()`` raise, so a run that asked for no trace cannot be mistaken for
+    one whose trace is empty."""
+
+    records: list[TraceRecord] = []
+
+    def pump(self) -> int:
+        return 0
+
+    def set_notify(self, fn: Any) -> None:
+        return None
+
+    def note_reconcile(self, record: ReconcileRecord) -> None:
+        return None
+
+    def __len__(self) -> int:
+        return 0
+
+    def lines(self) -> list[str]:
+        raise RuntimeError("the trace is disabled (ControlPlane(trace=False))")
+
+    def digest(self) -> str:
+        raise RuntimeError("the trace is disabled (ControlPlane(trace=False))")
+
+    def text(self) -> str:
+        raise RuntimeError("the trace is disabled (ControlPlane(trace=False))")
+
+    def close(self) -> None:
+        return None
 
 
 def _ns(obj: dict[str, Any]) -> str:

@@ -58,3 +58,20 @@ def test_digest_depends_on_content_only() -> None:
     _put(store, "/jobs/default/j0", _job("0", 99))
     trace.pump()
     assert trace.digest() != digests[0]
+
+
+def test_disabled_trace_does_no_work_and_says_so() -> None:
+    import pytest
+
+    from kbatch.runtime.controlplane import ControlPlane
+
+    cp = ControlPlane(seed=0, controllers="", trace=False)
+    cp.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "c"}})
+    cp.run_until_idle()
+    assert len(cp.trace) == 0 and cp.trace.records == []
+    with pytest.raises(RuntimeError, match="disabled"):
+        cp.trace.digest()
+    watched = ControlPlane(seed=0, controllers="")
+    watched.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "c"}})
+    watched.run_until_idle()
+    assert len(watched.trace) >= 1
