@@ -15,6 +15,7 @@ from typing import Protocol, TypeVar
 
 from kbatch.api.errors import FieldError
 from kbatch.api.meta import Resource
+from kbatch.api.model_copy import copy_value
 
 __all__ = ["DefaultStrategy", "Strategy"]
 
@@ -66,14 +67,13 @@ class DefaultStrategy:
             new.status = old.status  # type: ignore[attr-defined]
 
     def prepare_for_status_update(self, new: Resource, old: Resource) -> None:
-        status = getattr(new, "status", None)
-        rebuilt = old.clone()
-        rebuilt.metadata = new.metadata
-        if hasattr(rebuilt, "status"):
-            rebuilt.status = status  # type: ignore[attr-defined]
+        # Every field but metadata and status comes from old, as a copy (new shares nothing with old);
+        # only those fields are copied, not the whole of old.
+        values, fields_set = new.__dict__, new.__pydantic_fields_set__
         for name in type(new).model_fields:
             if name not in ("metadata", "status"):
-                setattr(new, name, getattr(rebuilt, name))
+                values[name] = copy_value(getattr(old, name))
+                fields_set.add(name)
 
     def validate(self, obj: Resource) -> list[FieldError]:
         return []

@@ -1,0 +1,124 @@
+"""Fast deep copies of validated kbatch models, generated per class.
+
+``pydantic``'s ``model_copy(deep=True)`` goes through ``copy.deepcopy`` (~100 µs for a Pod) and a JSON
+round trip (``KubeModel.clone``) re-validates everything (~25 µs). Code that copies values it knows
+to be validated (a strategy carrying fields over from the stored object) only needs a structural
+copy: one generated function per model class copies ``__dict__`` and recurses only into fields that
+can hold something mutable (nested models, lists, dicts). Scalars, ``datetime`` and
+:class:`~kbatch.api.quantity.Quantity` are immutable and shared. A Pod copies in ~5 µs.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import types
+import typing
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any, TypeVar, get_args, get_origin
+
+from pydantic import BaseModel
+
+from kbatch.api.quantity import Quantity
+
+__all__ = ["copy_model", "copy_value"]
+
+M = TypeVar("M", bound=BaseModel)
+
+_SCALARS = (str, int, float, bool, type(None))
+_NEW = object.__new__
+_SET = object.__setattr__
+
+
+def _unwrap(annotation: Any) -> list[Any]:
+    """The alternatives of a (possibly Optional/Annotated/Union) annotation."""
+    if get_origin(annotation) is Annotated:
+        return _unwrap(get_args(annotation)[0])
+    if get_origin(annotation) in (typing.Union, types.UnionType):
+        return [alt for arg in get_args(annotation) for alt in _unwrap(arg)]
+    return [annotation]
+
+
+def _is_scalar(annotation: Any) -> bool:
+    alts = _unwrap(annotation)
+    return all(a in _SCALARS or get_origin(a) is typing.Literal for a in alts)
+
+
+def _is_immutable(annotation: Any) -> bool:
+    return all(a in (datetime, Quantity) or _is_scalar(a) for a in _unwrap(annotation))
+
+
+def _field_code(name: str, annotation: Any) -> list[str]:
+    """Lines that replace ``d[name]`` by a copy (nothing for immutable fields)."""
+    if _is_immutable(annotation):
+        return []
+    alts = [a for a in _unwrap(annotation) if a is not type(None)]
+    head = [f"    v = d[{name!r}]"]
+    if len(alts) == 1:
+        origin, args = get_origin(alts[0]), get_args(alts[0])
+        if _is_model(alts[0]):
+            return [*head, f"    if v is not None: d[{name!r}] = P[type(v)](v)"]
+        if origin in (list, dict) and args:
+            kind, item = origin.__name__, args[-1]
+            if _is_immutable(item):
+                return [*head, f"    if v is not None: d[{name!r}] = v.copy() "
+                        f"if type(v) is {kind} else ANY(v)"]
+            if _is_model(item) and kind == "list":
+                return [*head, f"    if v is not None: d[{name!r}] = [P[type(x)](x) for x in v] "
+                        "if type(v) is list else ANY(v)"]
+            if _is_model(item):
+                return [*head, f"    if v is not None: d[{name!r}] = "
+                        "{k: P[type(x)](x) for k, x in v.items()} if type(v) is dict else ANY(v)"]
+    return [*head, f"    if v is not None: d[{name!r}] = ANY(v)"]
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+class _Copiers(dict[type, Callable[[Any], Any]]):
+    def __missing__(self, cls: type) -> Callable[[Any], Any]:
+        fn = self[cls] = _generate(cls)
+        return fn
+
+
+def _generate(cls: type) -> Callable[[Any], Any]:
+    plain = issubclass(cls, BaseModel) and not cls.__private_attributes__
+    if not plain or cls.model_config.get("extra") == "allow":
+        return lambda obj: obj.model_copy(deep=True)
+    lines = ["def copy(src):", "    d = src.__dict__.copy()"]
+    for name, field in cls.model_fields.items():
+        lines += _field_code(name, field.annotation)
+    lines += ["    new = NEW(CLS)", "    SET(new, '__dict__', d)",
+              "    SET(new, '__pydantic_fields_set__', src.__pydantic_fields_set__.copy())",
+              "    SET(new, '__pydantic_extra__', None)", "    SET(new, '__pydantic_private__', None)",
+              "    return new"]
+    namespace: dict[str, Any] = {"NEW": _NEW, "SET": _SET, "CLS": cls, "P": _COPIERS, "ANY": _copy_any}
+    exec("\n".join(lines), namespace)
+    return namespace["copy"]  # type: ignore[no-any-return]
+
+
+_COPIERS = _Copiers()
+
+
+def _copy_any(value: Any) -> Any:
+    t = type(value)
+    if t in _SCALARS or t is datetime or t is Quantity:
+        return value
+    if t is list:
+        return [_copy_any(v) for v in value]
+    if t is dict:
+        return {k: _copy_any(v) for k, v in value.items()}
+    if isinstance(value, BaseModel):
+        return _COPIERS[t](value)
+    return _copy.deepcopy(value)
+
+
+def copy_model(obj: M) -> M:
+    """A deep copy sharing nothing mutable with ``obj`` (``obj`` must hold validated values)."""
+    return _COPIERS[type(obj)](obj)  # type: ignore[no-any-return]
+
+
+def copy_value(value: Any) -> Any:
+    """A deep copy of a field value (model, list, dict or immutable scalar) holding validated data."""
+    return _copy_any(value)
