@@ -47,7 +47,7 @@ def _fill_system_fields(server: APIServer, kind: Kind, obj: Resource) -> None:
     meta = obj.metadata
     meta.resource_version = None
     meta.uid = new_uid(server.rng)  # before prepare_for_create: the Job strategy derives labels from it
-    meta.creation_timestamp = server.now()
+    meta.creation_timestamp = server.timestamp()
     meta.deletion_timestamp = None
     meta.deletion_grace_period_seconds = None
     meta.self_link = None

@@ -66,7 +66,7 @@ def delete_object(server: APIServer, model: type[T], name: str, namespace: str |
         if kind.is_namespace:
             decision = server.namespaces.decide_delete(obj, policy)
         else:
-            decision = decide(obj, now=server.now(), policy=policy, grace=grace_period_seconds,
+            decision = decide(obj, now=server.timestamp(), policy=policy, grace=grace_period_seconds,
                               graceful=grace_of is not None, grace_of=grace_of)
         if decision.action == "keep" or dry_run:
             return None if decision.action == "delete" else obj  # type: ignore[return-value]

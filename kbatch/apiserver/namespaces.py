@@ -66,7 +66,7 @@ class NamespaceLifecycle:
         """The first delete marks the namespace Terminating; finalization does the rest."""
         if ns.metadata.deletion_timestamp is not None:
             return DeleteDecision("keep")
-        ns.metadata.deletion_timestamp = self._server.now()
+        ns.metadata.deletion_timestamp = self._server.timestamp()
         ns.metadata.deletion_grace_period_seconds = 0
         ns.metadata.finalizers = gc_finalizers(list(ns.metadata.finalizers or []), policy) or None
         _set_phase(ns, "Terminating")

@@ -58,6 +58,11 @@ class APIServer:
         if bootstrap:
             self.namespaces.bootstrap()
 
+    def timestamp(self) -> datetime:
+        """``now()`` at metav1.Time precision (whole seconds): what the server writes into objects, so
+        that the object it returns equals the one it stores (upstream returns the stored form)."""
+        return self.now().replace(microsecond=0)
+
     # --- kinds -----------------------------------------------------------------------------------
 
     def kind(self, model: type[Resource]) -> Kind:
