@@ -23,7 +23,6 @@ from kbatch.api.errors import StatusError
 from kbatch.cli.errors import UserError
 from kbatch.cli.manifests import ManifestError
 from kbatch.cli.options import GlobalOptions
-from kbatch.cli.remote import HttpBackend
 from kbatch.server.backend import Backend
 
 __all__ = ["SNAPSHOT", "TRACE", "StateDir", "session"]
@@ -88,6 +87,8 @@ def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
     """Yield a backend for one command; local state is saved even when an API call failed (what
     succeeded before it stays done, as with kubectl), but not after an unexpected exception."""
     if opts.server:
+        from kbatch.cli.remote import HttpBackend  # httpx only when talking to a server
+
         remote = HttpBackend(opts.server, token=opts.token)
         try:
             yield remote  # type: ignore[misc]

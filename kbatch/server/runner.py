@@ -78,17 +78,16 @@ def serve_forever(app: KbatchApp, opts: ServeOptions, *, on_listening: Callable[
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
-    previous = {sig: signal.signal(sig, _note_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # Ours until uvicorn installs its own, and again after it restores them: a signal that arrives
+    # before uvicorn listens still stops it, and the one uvicorn re-raises on its way out is harmless
+    # (the caller then saves the state and exits 0).
+    previous = {sig: signal.signal(sig, server.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         asyncio.run(main())
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
-
-def _note_signal(sig: int, frame: Any) -> None:
-    """Installed under uvicorn's own handlers: uvicorn re-raises the signal it caught once it has
-    shut down, and this makes that a no-op so the caller can save the state and exit 0."""
 
 
 class _Server:

@@ -10,7 +10,6 @@ from kbatch.api.errors import NotFound, StatusError
 from kbatch.cli.describe import describe_object
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import global_options
-from kbatch.cli.remote import HttpBackend
 from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
 from kbatch.cli.session import session
@@ -114,7 +113,7 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
 def _watch(backend: Backend, info: Any, ns: str | None, selector: str | None, field_selector: str | None,
            rv: str, output: str | None, all_ns: bool, timeout: int) -> None:
     """Print each change as it comes (remote mode); locally nothing else can change the state."""
-    if not isinstance(backend, HttpBackend):
+    if not getattr(backend, "remote", False):
         return
     stream = backend.watch(info, ns, WatchOptions(label_selector=selector, field_selector=field_selector,
                                                   resource_version=rv or None,
