@@ -4,18 +4,24 @@
 ``recorder.event(obj, "Normal", "SuccessfulCreate", "Created pod: train-0")`` writes an Event in the
 object's namespace (``default`` for cluster-scoped objects) named ``<object-name>.<hex of the
 virtual time in nanoseconds>``, with ``involvedObject``, ``source.component``, ``firstTimestamp``,
-``lastTimestamp``, ``count`` and ``type``. The correlator then behaves as upstream's:
+``lastTimestamp``, ``count`` and ``type``. The correlator then behaves as upstream's
+``EventCorrelator.EventCorrelate`` (aggregate, then observe, then filter):
 
-* **dedup** — an event identical in (source, involved object, type, reason, message) to one
-  already written bumps that Event's ``count`` and ``lastTimestamp`` (a patch) instead of creating
-  a new one;
-* **aggregation** — more than 10 events with the same (source, object, type, reason) but different
-  messages within 10 minutes collapse into one Event whose message starts with
-  ``(combined from similar events): ``.
+* **aggregation** — events with the same (source, object, type, reason) are *similar*; once 10
+  distinct messages have been seen among similar events, with no gap of more than 10 minutes, each
+  further one is counted on one Event whose message is ``(combined from similar events): `` + the
+  message that triggered it. As upstream, the set of messages is then trimmed back to 9 (upstream
+  drops an arbitrary one; kbatch the oldest, for determinism), so a message already in the set is
+  recorded on its own again;
+* **dedup** — an event identical in (source, object, type, reason, message) to one already
+  written bumps that Event's ``count`` and ``lastTimestamp`` (a patch) instead of creating a new
+  one;
+* **spam filter** — per (source, object) a token bucket of 25 events refilling one per 5 minutes
+  (:mod:`kbatch.runtime.event_spam`); an event past it is dropped, but still counted, so the next
+  write carries the true ``count``.
 
-Deliberate difference: upstream's per-object spam filter (a token bucket of 25, refilling one per
-5 minutes) is not applied, so simulations never lose events silently. Recording never raises: a
-failed write is logged.
+The object is identified, as upstream's keys do, by kind, namespace, name, uid and apiVersion (not
+its resourceVersion). Recording never raises: a failed write is logged.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from typing import Any, TypeVar
 from kbatch.api.base import format_time
 from kbatch.api.errors import AlreadyExists, NotFound, StatusError
 from kbatch.runtime.clock import Clock
+from kbatch.runtime.event_spam import TokenBucket
 
 __all__ = ["EventRecorder", "EventSink", "involved_reference"]
 
@@ -83,13 +90,13 @@ class _Seen:
     namespace: str
     count: int
     first: datetime
+    written: bool = True  # False: the first occurrence was dropped by the spam filter
 
 
 @dataclass
 class _Similar:
-    times: list[float]
-    messages: dict[str, None]
-    combined: str | None = None
+    last: float
+    messages: dict[str, None]  # insertion-ordered set of the distinct messages seen
 
 
 class EventSink:
@@ -102,6 +109,7 @@ class EventSink:
         self._seen: _LRU[tuple[Any, ...], _Seen] = _LRU(CACHE_SIZE)
         self._similar: _LRU[tuple[Any, ...], _Similar] = _LRU(CACHE_SIZE)
         self._last_nanos: _LRU[tuple[str, str], int] = _LRU(CACHE_SIZE)  # (ns, object) -> last name
+        self._spam: _LRU[tuple[Any, ...], TokenBucket] = _LRU(CACHE_SIZE)
 
     def recorder(self, component: str, host: str = "") -> EventRecorder:
         return EventRecorder(self, component, host)
@@ -125,19 +133,36 @@ class EventRecorder:
 
     def _record(self, obj: Any, type_: str, reason: str, message: str) -> None:
         ref = involved_reference(obj)
-        ref_key = tuple(sorted(ref.items()))
+        obj_key = tuple(ref.get(k) for k in ("kind", "namespace", "name", "uid", "apiVersion"))
         source = (self.component, self.host)
-        key, message = self._aggregate((source, ref_key, type_, reason), message)
-        seen = self.sink._seen.get(key)
-        now = self.sink.clock.now_datetime()
-        if seen is not None and self._bump(seen, now):
+        key, message = self._aggregate((source, obj_key, type_, reason), message)
+        sink = self.sink
+        now = sink.clock.now_datetime()
+        seen = sink._seen.get(key)
+        if seen is not None:
+            seen.count += 1
+        if not self._accept((source, obj_key)):
+            if seen is None:  # upstream caches the observation even when the event is dropped
+                sink._seen[key] = _Seen("", ref.get("namespace") or "default", 1, now, written=False)
             return
+        if seen is not None and seen.written and self._bump(seen, now, message):
+            return
+        count, first = (seen.count, seen.first) if seen is not None else (1, now)
         namespace = ref.get("namespace") or "default"
-        name = self._create_unique(ref, namespace, type_, reason, message, now)
-        self.sink._seen[key] = _Seen(name, namespace, 1, now)
+        name = self._create_unique(ref, namespace, type_, reason, message, now, count, first)
+        sink._seen[key] = _Seen(name, namespace, count, first)
+
+    def _accept(self, spam_key: tuple[Any, ...]) -> bool:
+        """upstream ``EventSourceObjectSpamFilter.Filter``: 25 per (source, object), then 1 / 5 min."""
+        now = self.sink.clock.now()
+        bucket = self.sink._spam.get(spam_key)
+        if bucket is None:
+            bucket = TokenBucket.full(now)
+        self.sink._spam[spam_key] = bucket
+        return bucket.try_accept(now)
 
     def _create_unique(self, ref: dict[str, Any], namespace: str, type_: str, reason: str, message: str,
-                       now: datetime) -> str:
+                       now: datetime, count: int = 1, first: datetime | None = None) -> str:
         """Create under ``<name>.<hex nanos>``. Virtual time can record two events on one object at
         the same instant (a real clock never does), so a taken name moves on by one nanosecond."""
         key = (namespace, ref["name"])
@@ -145,7 +170,7 @@ class EventRecorder:
         for _ in range(1000):
             name = f"{ref['name']}.{nanos:x}"
             try:
-                self._create(name, namespace, ref, type_, reason, message, now)
+                self._create(name, namespace, ref, type_, reason, message, now, count, first or now)
             except AlreadyExists:
                 nanos += 1
                 continue
@@ -158,26 +183,25 @@ class EventRecorder:
         return int(dt.timestamp()) * 1_000_000_000 + dt.microsecond * 1000
 
     def _aggregate(self, key: tuple[Any, ...], message: str) -> tuple[tuple[Any, ...], str]:
-        """upstream ``EventAggregate``: once more than 10 similar events (same source, object, type,
-        reason) arrive within 10 minutes, they are all counted on one combined event."""
+        """upstream ``EventAggregate``: similar events (same source, object, type, reason) with no
+        gap over 10 minutes; from the 10th distinct message on, they go to one combined event."""
         now = self.sink.clock.now()
-        similar = self.sink._similar.setdefault(key, _Similar([], {}))
-        similar.times = [t for t in similar.times if now - t < AGGREGATE_INTERVAL]
-        similar.times.append(now)
-        similar.messages.setdefault(message, None)
-        if len(similar.times) > AGGREGATE_MAX_EVENTS and len(similar.messages) > 1:
-            if similar.combined is None:
-                similar.combined = COMBINED_PREFIX + message
-            return (*key, None), similar.combined
-        if len(similar.times) <= AGGREGATE_MAX_EVENTS:
-            similar.combined = None
-        return (*key, message), message
+        similar = self.sink._similar.get(key)
+        if similar is None or now - similar.last > AGGREGATE_INTERVAL:
+            similar = _Similar(now, {})
+        self.sink._similar[key] = similar
+        similar.last = now
+        similar.messages[message] = None
+        if len(similar.messages) < AGGREGATE_MAX_EVENTS:
+            return (*key, message), message
+        del similar.messages[next(iter(similar.messages))]  # upstream PopAny; here the oldest
+        return (*key, None), COMBINED_PREFIX + message
 
-    def _bump(self, seen: _Seen, now: datetime) -> bool:
+    def _bump(self, seen: _Seen, now: datetime, message: str) -> bool:
+        """upstream's two-way merge patch of an observed event: count, lastTimestamp, message."""
         from kbatch.api.core_v1 import Event
 
-        seen.count += 1
-        patch = {"count": seen.count, "lastTimestamp": format_time(now)}
+        patch = {"count": seen.count, "lastTimestamp": format_time(now), "message": message}
         try:
             self.sink.client.patch(Event, seen.name, patch, seen.namespace)
         except NotFound:
@@ -185,14 +209,14 @@ class EventRecorder:
         return True
 
     def _create(self, name: str, namespace: str, ref: dict[str, Any], type_: str, reason: str,
-                message: str, now: datetime) -> None:
+                message: str, now: datetime, count: int = 1, first: datetime | None = None) -> None:
         from kbatch.api.core_v1 import Event
 
         source = {"component": self.component, **({"host": self.host} if self.host else {})}
         event = Event.model_validate({
             "metadata": {"name": name, "namespace": namespace},
             "involvedObject": ref, "reason": reason, "message": message, "source": source,
-            "firstTimestamp": format_time(now), "lastTimestamp": format_time(now), "count": 1,
+            "firstTimestamp": format_time(first or now), "lastTimestamp": format_time(now), "count": count,
             "type": type_, "reportingComponent": self.component, "reportingInstance": self.host,
         })
         self.sink.client.create(event)

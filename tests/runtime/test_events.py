@@ -50,7 +50,45 @@ def test_similar_events_are_aggregated_after_ten() -> None:
         rec.event(pod, "Warning", "FailedScheduling", f"0/{i} nodes are available")
     events = _events(cp)
     combined = [e for e in events if e.message.startswith("(combined from similar events): ")]
-    assert len(events) == 11 and len(combined) == 1 and combined[0].count == 4
+    # upstream EventAggregate: the 10th distinct message is already combined (Len() < maxEvents)
+    assert len(events) == 10 and len(combined) == 1 and combined[0].count == 5
+    assert combined[0].message == "(combined from similar events): 0/13 nodes are available"
+
+
+def test_similar_events_start_over_after_ten_quiet_minutes() -> None:
+    cp = make_cp()
+    pod = cp.apply(make_pod("p").obj())[0]
+    rec = cp.recorder("scheduler")
+    for i in range(9):
+        rec.event(pod, "Warning", "FailedScheduling", f"a{i}")
+    cp.advance(601)
+    rec.event(pod, "Warning", "FailedScheduling", "b")
+    assert not any(e.message.startswith("(combined") for e in _events(cp))
+
+
+def test_spam_filter_allows_25_per_source_and_object_then_one_per_five_minutes() -> None:
+    cp = make_cp()
+    pod = cp.apply(make_pod("p").obj())[0]
+    other = cp.apply(make_pod("q").obj())[0]
+    rec = cp.recorder("kubelet")
+    for _ in range(30):
+        rec.event(pod, "Warning", "BackOff", "Back-off restarting failed container")
+    (event,) = _events(cp)
+    assert event.count == 25, "the 26th..30th are dropped by the token bucket (burst 25)"
+    rec.event(other, "Warning", "BackOff", "Back-off restarting failed container")
+    cp.recorder("other").event(pod, "Warning", "BackOff", "Back-off restarting failed container")
+    assert len(_events(cp)) == 3, "the bucket is per (source, object)"
+    cp.advance(299)
+    rec.event(pod, "Warning", "BackOff", "Back-off restarting failed container")
+    assert _event_count(cp, "p", "kubelet") == 25
+    cp.advance(2)
+    rec.event(pod, "Warning", "BackOff", "Back-off restarting failed container")
+    assert _event_count(cp, "p", "kubelet") == 32, "dropped occurrences are still counted"
+
+
+def _event_count(cp, name: str, component: str) -> int:  # type: ignore[no-untyped-def]
+    (event,) = [e for e in _events(cp) if e.involved_object.name == name and e.source.component == component]
+    return event.count
 
 
 def test_cluster_scoped_objects_get_events_in_default() -> None:
