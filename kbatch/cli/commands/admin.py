@@ -11,7 +11,7 @@ import typer
 
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import global_options
-from kbatch.cli.render import render_yaml
+from kbatch.cli.render import align, render_yaml
 from kbatch.cli.session import StateDir, session
 
 __all__ = ["register"]
@@ -107,11 +107,7 @@ def controllers() -> None:
         if not catalog.available(spec.name):
             state += " (not in this build)"
         rows.append((spec.name, state, spec.description))
-    width = max(len(r[0]) for r in rows) + 2
-    swidth = max(len(r[1]) for r in rows) + 2
-    typer.echo("NAME".ljust(width) + "DEFAULT".ljust(swidth) + "DESCRIPTION")
-    for name, state, desc in rows:
-        typer.echo(name.ljust(width) + state.ljust(swidth) + desc)
+    typer.echo(align([("NAME", "DEFAULT", "DESCRIPTION"), *rows]))
 
 
 @command
