@@ -29,6 +29,7 @@ from kbatch.api.selectors import (
 )
 from kbatch.apiserver.codec import set_resource_version
 from kbatch.apiserver.continuation import decode_continue, encode_continue
+from kbatch.apiserver.decoded_cache import Entry
 from kbatch.apiserver.kinds import Kind
 from kbatch.store.errors import CompactedError, FutureRevisionError
 from kbatch.store.kv import KeyValue
@@ -67,6 +68,14 @@ class Filter:
             return lambda obj: labels(obj.metadata.labels)
         fields, names = self.fields, self.fields.fields
         return lambda obj: labels(obj.metadata.labels) and fields.matches(field_values(obj, names))
+
+    def compile_entry(self) -> Callable[[Entry], bool]:
+        """The same predicate on a :class:`~kbatch.apiserver.decoded_cache.DecodedCache` entry."""
+        labels = self.labels.compile()
+        if self.fields.empty:
+            return lambda entry: labels(entry[2])
+        fields = self.fields
+        return lambda entry: labels(entry[2]) and fields.matches(entry[3])
 
 
 def make_filter(kind: Kind, label_selector: str | None, field_selector: str | None) -> Filter:
@@ -140,7 +149,8 @@ def list_objects(server: APIServer, model: type[T], namespace: str | None = None
     end = kind.keys.range_end(namespace)
     match = None if flt.empty else flt.compile()
     if limit:
-        items, revision, last_key = _paginate(server, model, start, end, revision, limit, match,
+        matches = None if match is None else flt.compile_entry()
+        items, revision, last_key = _paginate(server, model, start, end, revision, limit, matches,
                                               bool(continue_))
     else:
         result = _read(server, start, end, revision, None, bool(continue_))
@@ -156,46 +166,38 @@ def list_objects(server: APIServer, model: type[T], namespace: str | None = None
 
 def _select(server: APIServer, model: type[T], kvs: tuple[KeyValue, ...], flt: Filter,
             match: Callable[[Resource], bool] | None) -> list[T]:
-    """Fresh copies of the matching objects; selectors are evaluated on cached decodes."""
+    """Fresh decodes of the matching objects; selectors are evaluated on cached entries."""
     if match is None:
         return [_fresh(model, kv) for kv in kvs]
     entries, load = server.decoded.entries, server.decoded.load
+    matches = flt.compile_entry()
     out: list[T] = []
-    if flt.fields.empty:  # labels only: match on the cached labels, no attribute walking
-        match_labels = flt.labels.compile()
-        for kv in kvs:
-            hit = entries.get(kv.key)
-            if hit is None or hit[0] != kv.mod_revision:
-                hit = load(model, kv)
-            if match_labels(hit[2]):
-                out.append(_fresh(model, kv))
-        return out
     for kv in kvs:
         hit = entries.get(kv.key)
-        if hit is None or hit[0] != kv.mod_revision:
+        if hit is None or hit[0] != kv.mod_revision or not (hit[1] is kv.value or hit[1] == kv.value):
             hit = load(model, kv)
-        if match(hit[1]):
+        if matches(hit):
             out.append(_fresh(model, kv))
     return out
 
 
 def _paginate(server: APIServer, model: type[T], start: bytes, end: bytes, revision: int | None, limit: int,
-              match: Callable[[Resource], bool] | None, continuing: bool,
+              matches: Callable[[Entry], bool] | None, continuing: bool,
               ) -> tuple[list[T], int, bytes | None]:
     """(items, revision, last key read when more may follow): reads chunks until ``limit`` matching
     items are found or the range is exhausted."""
     items: list[T] = []
     last_key: bytes | None = None
-    cached = server.decoded.get
+    load = server.decoded.load
     while True:
-        chunk = max(limit - len(items), 1) if match is None else max(limit, 64)
+        chunk = max(limit - len(items), 1) if matches is None else max(limit, 64)
         result = _read(server, start, end, revision, chunk, continuing)
         revision = result.revision if revision is None else revision
         for kv in result.kvs:
             if len(items) >= limit:
                 return items, revision, last_key  # an unread key remains
             last_key = kv.key
-            if match is None or match(cached(model, kv)):
+            if matches is None or matches(load(model, kv)):
                 items.append(_fresh(model, kv))
         if not (result.more and result.kvs):
             return items, revision, None
