@@ -30,6 +30,7 @@ from kbatch.api.selectors import (
 from kbatch.apiserver.codec import set_resource_version
 from kbatch.apiserver.continuation import decode_continue, encode_continue
 from kbatch.apiserver.decoded_cache import Entry
+from kbatch.apiserver.gcpause import gc_deferred
 from kbatch.apiserver.kinds import Kind
 from kbatch.store.errors import CompactedError, FutureRevisionError
 from kbatch.store.kv import KeyValue
@@ -148,14 +149,15 @@ def list_objects(server: APIServer, model: type[T], namespace: str | None = None
     revision, start = _start(server, kind, namespace, continue_, resource_version, limit)
     end = kind.keys.range_end(namespace)
     match = None if flt.empty else flt.compile()
-    if limit:
-        matches = None if match is None else flt.compile_entry()
-        items, revision, last_key = _paginate(server, model, start, end, revision, limit, matches,
-                                              bool(continue_))
-    else:
-        result = _read(server, start, end, revision, None, bool(continue_))
-        revision = result.revision if revision is None else revision
-        items, last_key = _select(server, model, result.kvs, flt, match), None
+    with gc_deferred():
+        if limit:
+            matches = None if match is None else flt.compile_entry()
+            items, revision, last_key = _paginate(server, model, start, end, revision, limit, matches,
+                                                  bool(continue_))
+        else:
+            result = _read(server, start, end, revision, None, bool(continue_))
+            revision = result.revision if revision is None else revision
+            items, last_key = _select(server, model, result.kvs, flt, match), None
     meta = ListMeta(resource_version=str(revision))
     if last_key is not None:
         meta.continue_ = encode_continue(revision, last_key, kind.keys.prefix(namespace))

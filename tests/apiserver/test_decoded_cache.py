@@ -79,3 +79,17 @@ def test_entries_hold_nothing_the_gc_tracks() -> None:
     gc.collect()
     entry = server.decoded.entries[KEY]
     assert not any(gc.is_tracked(part) for part in entry)
+
+
+def test_lists_restore_the_collector_state() -> None:
+    server = _server()
+    server.create(_pod())
+    assert gc.isenabled()
+    assert _names(server) == ["p"]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert _names(server, "app=a") == ["p"]
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
