@@ -73,6 +73,7 @@ def test_watch_survives_410_by_relisting(served: Any, apis: tuple[Any, Any]) -> 
     core, _ = apis
     old = core.list_namespaced_pod("default").metadata.resource_version
     core.create_namespaced_pod("default", _pod("after-compaction"))
+    core.create_namespaced_pod("default", _pod("after-compaction-2"))
     httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/actions/compact", json={},
                timeout=10).raise_for_status()
     expired = False
