@@ -2,9 +2,10 @@
 
 Order as kube-apiserver (``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go``,
 ``pkg/registry/generic/registry/store.go`` Create, ``pkg/registry/rest/create.go`` BeforeCreate):
-decode → defaulting → NamespaceLifecycle → mutating admission → prepare_for_create + system fields (uid,
-creationTimestamp, generation 1, generated name) → validation (generic metadata + the kind's) →
-validating admission → a transaction that writes only if the key does not exist.
+decode → defaulting → NamespaceLifecycle → mutating admission → system fields (uid, creationTimestamp) and
+the generated name → prepare_for_create, generation 1 → validation (generic metadata + the kind's) →
+validating admission → a transaction that writes only if the key does not exist. A generated name that
+collides is retried from the admitted object (RetryGenerateName, GA in 1.32: 8 attempts in all).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from kbatch.api.errors import AlreadyExists, BadRequest, InternalError, Invalid
 from kbatch.api.meta import Resource
+from kbatch.api.model_copy import copy_model
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.codec import encode
 from kbatch.apiserver.kinds import Kind
@@ -43,14 +45,18 @@ def resolve_create_namespace(kind: Kind, obj: Resource, namespace: str | None) -
     meta.namespace = meta.namespace or namespace or "default"
 
 
-def _fill_system_fields(server: APIServer, kind: Kind, obj: Resource) -> None:
+def _fill_system_fields(server: APIServer, kind: Kind, obj: Resource, generated: bool) -> None:
+    """Upstream ``FillObjectMetaSystemFields`` then the generated name, both before the strategy's
+    ``PrepareForCreate`` (which may derive fields from them: the Job's ``job-name`` labels)."""
     meta = obj.metadata
     meta.resource_version = None
-    meta.uid = new_uid(server.rng)  # before prepare_for_create: the Job strategy derives labels from it
+    meta.uid = new_uid(server.rng)
     meta.creation_timestamp = server.timestamp()
     meta.deletion_timestamp = None
     meta.deletion_grace_period_seconds = None
     meta.self_link = None
+    if generated:
+        meta.name = generate_name(meta.generate_name or "", server.rng)
     kind.strategy.prepare_for_create(obj)
     meta.generation = 1
 
@@ -70,28 +76,26 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
         # upstream's etcd3 store refuses it, and the API answers 500 with this text
         raise InternalError("Internal error occurred: resourceVersion should not be set on objects to be "
                             "created")
-    work = obj.clone()
-    resolve_create_namespace(kind, work, namespace)
-    kind.strategy.default(work)
-    server.namespaces.admit_create(kind, work)  # NamespaceLifecycle runs first among admission plugins
-    server.admission.mutate(AdmissionRequest("CREATE", work, None, dry_run=dry_run))
-    _fill_system_fields(server, kind, work)
-    generated = not work.metadata.name and bool(work.metadata.generate_name)
-    if generated:
-        work.metadata.name = generate_name(work.metadata.generate_name or "", server.rng)
-    _validate(server, kind, work)
-    server.admission.validate(AdmissionRequest("CREATE", work, None, dry_run=dry_run))
-    if dry_run:
-        return work
-    for _ in range(_GENERATE_ATTEMPTS):
+    admitted = obj.clone()
+    resolve_create_namespace(kind, admitted, namespace)
+    kind.strategy.default(admitted)
+    server.namespaces.admit_create(kind, admitted)  # NamespaceLifecycle runs first among admission plugins
+    server.admission.mutate(AdmissionRequest("CREATE", admitted, None, dry_run=dry_run))
+    generated = not admitted.metadata.name and bool(admitted.metadata.generate_name)
+    # With a generated name, each attempt starts again from the admitted object (upstream
+    # createWithGenerateNameRetry: system fields, name, strategy, validation, admission, write).
+    for _ in range(_GENERATE_ATTEMPTS if generated else 1):
+        work = copy_model(admitted) if generated else admitted
+        _fill_system_fields(server, kind, work, generated)
+        _validate(server, kind, work)
+        server.admission.validate(AdmissionRequest("CREATE", work, None, dry_run=dry_run))
+        if dry_run:
+            return work
         key = kind.keys.key(work.metadata.namespace, work.name)
         result = server.store.txn([Compare.create_revision(key, "=", 0)], [PutOp(key, encode(work))])
         if result.succeeded:
             work.metadata.resource_version = str(result.revision)
             return work
-        if not generated:
-            break
-        work.metadata.name = generate_name(work.metadata.generate_name or "", server.rng)
     err = AlreadyExists.of(kind.info.group_resource, work.name)
     if generated:
         raise AlreadyExists(err.message + ", the server was not able to generate a unique name for the "

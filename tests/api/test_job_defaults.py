@@ -247,10 +247,6 @@ def _api_server() -> Any:
                      rng=random.Random(1))
 
 
-@pytest.mark.xfail(
-    reason="kbatch/apiserver/create.py generates the name from generateName after prepare_for_create, so "
-    "the job-name labels come out empty; upstream (RetryGenerateName, GA 1.32) names the object first",
-)
 def test_create_with_generate_name_labels_pods_with_the_generated_name() -> None:
     generated = _api_server().create(Job.from_dict({**job().to_dict(), "metadata": {"generateName": "pi-"}}))
     labels = generated.spec.template.metadata.labels if generated.spec.template.metadata else {}

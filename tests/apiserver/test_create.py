@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from kbatch.api.errors import AlreadyExists, BadRequest, Forbidden, InternalError, Invalid, NotFound
 from kbatch.apiserver import AdmissionRequest, APIServer
-from kbatch.apiserver.names import GENERATE_ALPHABET
+from kbatch.apiserver.names import GENERATE_ALPHABET, generate_name, new_uid
 from tests.apiserver.conftest import make_server
 from tests.apiserver.kinds import Namespace, Widget, WidgetSpec
 
@@ -161,3 +163,16 @@ def test_public_names_are_exported() -> None:
     import kbatch.apiserver as pkg
 
     assert sorted(pkg.__all__) == sorted(n for n in dir(pkg) if not n.startswith("_") and n[0].isupper())
+
+
+def test_a_colliding_generated_name_is_retried_from_scratch(server: APIServer) -> None:
+    probe = random.Random()
+    probe.setstate(server.rng.getstate())
+    new_uid(probe)  # the blocking object's uid
+    first_uid = new_uid(probe)  # then the first attempt draws a uid, then the name
+    first = generate_name("x-", probe)
+    server.create(Widget.model_validate({"metadata": {"name": first}}))
+    created = server.create(Widget.model_validate({"metadata": {"generateName": "x-"}}))
+    assert created.name != first and created.name.startswith("x-")
+    assert created.metadata.uid != first_uid  # each attempt fills the system fields again
+    assert server.get(Widget, created.name).metadata.uid == created.metadata.uid
