@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-kubernetes = pytest.importorskip("kubernetes")
-import httpx  # noqa: E402
+kubernetes = pytest.importorskip("kubernetes", reason="the official Python client (pip install kubernetes)")
+pytest.importorskip("uvicorn", reason="kbatch serve needs uvicorn (pip install uvicorn)")
+httpx = pytest.importorskip("httpx", reason="pip install httpx")
 from kubernetes import client, config, watch  # noqa: E402
 from kubernetes.client.rest import ApiException  # noqa: E402
 
