@@ -58,20 +58,9 @@ Errors = list[FieldError]
 # =============================================================================================
 
 
-class _OmittedValue(FieldError):
-    """``field.Invalid(path, field.OmitValueType{}, detail)``: upstream prints no value.
-
-    (The shared :class:`FieldError` renders a missing value as ``Invalid value: : detail``.)
-    """
-
-    __slots__ = ()
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.type.label}: {self.detail}"
-
-
 def _omitted(path: str, detail: str) -> FieldError:
-    return _OmittedValue(FieldErrorType.INVALID, path, detail)
+    """``field.Invalid(path, field.OmitValueType{}, detail)``: rendered without a value."""
+    return FieldError(FieldErrorType.INVALID, path, detail)
 
 
 def _non_negative(value: int | None, path: str) -> Errors:
