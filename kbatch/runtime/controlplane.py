@@ -29,6 +29,7 @@ from kbatch.runtime.builder import Builder
 from kbatch.runtime.cache import Cache
 from kbatch.runtime.catalog import Catalog, ControllerSpec, default_catalog
 from kbatch.runtime.clock import DEFAULT_START, Clock, RealClock, VirtualClock
+from kbatch.runtime.compaction import COMPACTION_INTERVAL, Compactor
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.duration import parse_duration
 from kbatch.runtime.events import EventRecorder, EventSink
@@ -63,6 +64,7 @@ class ControlPlane:
         extra_controllers: Sequence[ControllerSpec] = (),
         options: dict[str, dict[str, Any]] | None = None,
         trace: bool = True,
+        compaction_interval: float | None = COMPACTION_INTERVAL,
         store: Any = None,
         registry: Any = None,
     ) -> None:
@@ -90,6 +92,11 @@ class ControlPlane:
         if isinstance(self.trace, Trace):
             self.loop.add_source(self.trace.pump)  # first: records carry the instant they were committed at
         self.loop.add_source(self.cache.pump)
+        # kube-apiserver compacts etcd every 5 minutes; None keeps every revision forever
+        self.compactor = (Compactor(self.store, self.clock, compaction_interval)
+                          if compaction_interval is not None else None)
+        if self.compactor is not None:
+            self.loop.hooks.append(self.compactor)
         self.cache.set_notify(self.loop.wake)
         self.trace.set_notify(self.loop.wake)  # any write wakes the real-clock loop (GC, trace)
         self.manager.observers.append(self.trace.note_reconcile)

@@ -50,6 +50,7 @@ class Loop:
         self.timers = timers
         self.manager = manager
         self.sources: list[Source] = []
+        self.hooks: list[Callable[[], None]] = []  # run once per run_until_idle (e.g. compaction)
         self._event: anyio.Event | None = None
         self._stopped = False
 
@@ -80,6 +81,8 @@ class Loop:
     def run_until_idle(self) -> int:
         """Process everything due at the current instant; returns the number of reconciles."""
         reconciles = rounds = 0
+        for hook in self.hooks:
+            hook()
         manager, sources, max_steps = self.manager, self.sources, self.max_steps
         process_one, pop_due, now = manager.process_one, self.timers.pop_due, self.clock.now
         while True:  # one round per iteration (see the module docstring); kept flat: this is the hot loop
@@ -104,6 +107,8 @@ class Loop:
     async def arun_until_idle(self) -> int:
         """:meth:`run_until_idle`, awaiting ``async def`` reconcilers."""
         reconciles = 0
+        for hook in self.hooks:
+            hook()
         while True:
             moved = self._drain()
             if await self.manager.aprocess_one():
