@@ -236,3 +236,29 @@ def test_help_everywhere(kb: Any) -> None:
     for args in (("--help",), ("get", "--help"), ("nodes", "add", "--help"), ("fail", "pod", "--help"),
                  ("node", "taint", "--help"), ("snapshot", "save", "--help"), ("serve", "--help")):
         assert "Usage" in kb.ok(*args)
+
+
+def test_every_example_applies_and_settles(kb: Any) -> None:
+    kb.ok("nodes", "add", "--count", "2", "--gpu", "8")
+    out = kb.ok("apply", "-f", str(EXAMPLES))
+    assert sorted(line.rsplit(" ", 1)[1] for line in out.splitlines()) == ["created"] * 9
+    again = kb.ok("apply", "-f", str(EXAMPLES))
+    # the node manifest carries a status, which the server keeps to the status subresource: like
+    # kubectl, apply keeps sending it (and says configured); everything else is unchanged
+    assert again.count("unchanged") == 8 and "node/kwok-node-0 configured" in again
+    kb.ok("advance", "5m")
+    jobs = {r[0]: r[1] for r in _rows(kb.ok("get", "jobs", "--no-headers"))}
+    assert jobs["pi"] == "Complete" and jobs["sample-job"] == "Complete" and jobs["myjob"] == "Complete"
+
+
+def test_apply_configures_a_changed_manifest_and_dry_runs(kb: Any, tmp_path: Path) -> None:
+    kb.ok("apply", "-f", PI)
+    changed = tmp_path / "pi.yaml"
+    changed.write_text((EXAMPLES / "pi-job.yaml").read_text().replace("backoffLimit: 6", "backoffLimit: 3"))
+    assert kb.ok("apply", "-f", str(changed), "--dry-run=server").strip() == \
+        "job.batch/pi configured (server dry run)"
+    assert json.loads(kb.ok("get", "job", "pi", "-o", "json"))["spec"]["backoffLimit"] == 6
+    assert kb.ok("apply", "-f", str(changed)).strip() == "job.batch/pi configured"
+    assert json.loads(kb.ok("get", "job", "pi", "-o", "json"))["spec"]["backoffLimit"] == 3
+    res = kb("create", "-f", PI)
+    assert res.code == 1 and 'Error from server (AlreadyExists): jobs.batch "pi" already exists' in res.err
