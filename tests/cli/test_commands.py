@@ -262,3 +262,18 @@ def test_apply_configures_a_changed_manifest_and_dry_runs(kb: Any, tmp_path: Pat
     assert json.loads(kb.ok("get", "job", "pi", "-o", "json"))["spec"]["backoffLimit"] == 3
     res = kb("create", "-f", PI)
     assert res.code == 1 and 'Error from server (AlreadyExists): jobs.batch "pi" already exists' in res.err
+
+
+@pytest.mark.parametrize(("selection", "scheduled", "running"), [
+    ("*", True, True),
+    ("*,-kubelet", True, False),
+    ("job,garbage-collector", False, False),
+])
+def test_controller_selection_from_the_environment(kb: Any, monkeypatch: pytest.MonkeyPatch, selection: str,
+                                                   scheduled: bool, running: bool) -> None:
+    monkeypatch.setenv("KBATCH_CONTROLLERS", selection)
+    kb.ok("nodes", "add")
+    kb.ok("apply", "-f", PI)
+    pod = json.loads(kb.ok("get", "pods", "-o", "json"))["items"][0]
+    assert bool(pod["spec"].get("nodeName")) is scheduled
+    assert (pod["status"].get("phase") == "Running") is running
