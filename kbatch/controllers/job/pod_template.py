@@ -50,6 +50,19 @@ def indexed_generate_name(job_name: str, index: int) -> str:
     return prefix
 
 
+def json_copy(value: Any) -> Any:
+    """A deep copy of wire-form data (dicts, lists, scalars): what ``copy.deepcopy`` returns for it,
+    several times faster (no memo, no dispatch). Anything else is handed to ``copy.deepcopy``."""
+    kind = type(value)
+    if kind is dict:
+        return {k: json_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [json_copy(v) for v in value]
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    return copy.deepcopy(value)
+
+
 def _index_env() -> dict[str, Any]:
     path = f"metadata.labels['{JOB_COMPLETION_INDEX_LABEL}']"
     return {"name": JOB_COMPLETION_INDEX_ENV, "valueFrom": {"fieldRef": {"fieldPath": path}}}
@@ -65,7 +78,7 @@ def _add_index_env(spec: dict[str, Any]) -> None:
 
 def add_index_env(template: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``template`` whose (init) containers all have ``JOB_COMPLETION_INDEX``."""
-    tpl = copy.deepcopy(template)
+    tpl = json_copy(template)
     _add_index_env(tpl.setdefault("spec", {}))
     return tpl
 
@@ -76,7 +89,7 @@ def build_pod(job: JobInfo, index: int | None = None, failure_counts: tuple[int,
 
     ``failure_counts`` is ``(failures, ignored failures)`` for backoffLimitPerIndex jobs.
     """
-    tpl = copy.deepcopy(template if template is not None else job.template)
+    tpl = json_copy(template if template is not None else job.template)
     meta_in = tpl.get("metadata") or {}
     spec = tpl.get("spec") or {}
     labels = dict(meta_in.get("labels") or {})

@@ -110,12 +110,25 @@ class Indexer:
         """Store ``obj``; return the previous object under its key, if any."""
         key = object_key(obj)
         old = self._items.get(key)
-        if old is not None:
-            self._unindex(key, old)
-            self._raw.pop(key, None)
         self._items[key] = obj
-        for name in self._funcs:
-            self._index_one(name, key, obj)
+        if old is None:
+            for name in self._funcs:
+                self._index_one(name, key, obj)
+            return None
+        self._raw.pop(key, None)
+        for name, fn in self._funcs.items():  # most updates move no index value: touch only changes
+            before, after = tuple(fn(old)), tuple(fn(obj))
+            if before == after:
+                continue
+            index = self._indices[name]
+            for value in before:
+                bucket = index.get(value)
+                if bucket is not None:
+                    bucket.pop(key, None)
+                    if not bucket:
+                        del index[value]
+            for value in after:
+                index.setdefault(value, {})[key] = None
         return old
 
     def delete(self, key: str) -> Resource | None:

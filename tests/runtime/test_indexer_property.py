@@ -1,0 +1,45 @@
+"""The informer's indexes always equal a brute-force scan, whatever sequence of upserts/deletes."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbatch.runtime.cache.indexer import (
+    BY_LABEL,
+    BY_NAMESPACE,
+    BY_NODE_NAME,
+    DEFAULT_INDEXERS,
+    Indexer,
+    object_key,
+)
+from kbatch.testing import make_pod
+
+_op = st.tuples(st.sampled_from(["upsert", "delete"]), st.sampled_from(["a", "b", "c"]),
+                st.sampled_from(["ns1", "ns2"]), st.sampled_from(["", "n1", "n2"]),
+                st.dictionaries(st.sampled_from(["x", "y"]), st.sampled_from(["1", "2"]), max_size=2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_op, max_size=25))
+def test_indexes_match_brute_force(ops: list[tuple[str, str, str, str, dict[str, str]]]) -> None:
+    indexer = Indexer()
+    for verb, name, ns, node, labels in ops:
+        builder = make_pod(name, namespace=ns)
+        for k, v in labels.items():
+            builder = builder.label(k, v)
+        if node:
+            builder = builder.node(node)
+        pod = builder.obj()
+        if verb == "upsert":
+            indexer.upsert(pod)
+        else:
+            indexer.delete(object_key(pod))
+    objects = indexer.values()
+    for index in (BY_NAMESPACE, BY_LABEL, BY_NODE_NAME):
+        fn = DEFAULT_INDEXERS[index]
+        values = {v for o in objects for v in fn(o)} | {"ns1", "x=1", "n1"}
+        for value in values:
+            expected = sorted(object_key(o) for o in objects if value in tuple(fn(o)))
+            assert indexer.index_keys(index, value) == expected
+        assert all(indexer._indices[index].values()), "no empty buckets are left behind"
