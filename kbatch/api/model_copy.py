@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from kbatch.api.quantity import Quantity
 
-__all__ = ["copy_model", "copy_value"]
+__all__ = ["copy_model", "copy_value", "partial_instance"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -122,3 +122,15 @@ def copy_model(obj: M) -> M:
 def copy_value(value: Any) -> Any:
     """A deep copy of a field value (model, list, dict or immutable scalar) holding validated data."""
     return _copy_any(value)
+
+
+def partial_instance(cls: type[M], values: dict[str, Any]) -> M:
+    """An instance holding exactly ``values`` (validated by the caller), without pydantic's per-field
+    defaulting (``model_construct`` costs ~15 µs for a Pod). Fields not in ``values`` are *unset*:
+    the caller must fill them before anything reads them."""
+    obj = _NEW(cls)
+    _SET(obj, "__dict__", dict(values))
+    _SET(obj, "__pydantic_fields_set__", set(values))
+    _SET(obj, "__pydantic_extra__", None)
+    _SET(obj, "__pydantic_private__", None)
+    return obj  # type: ignore[no-any-return]

@@ -21,8 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
+from kbatch.api.base import KubeModel
 from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid, NotFound
 from kbatch.api.meta import Resource
+from kbatch.api.model_copy import partial_instance
+from kbatch.api.strategy import DefaultStrategy
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.codec import decode, encode
 from kbatch.apiserver.kinds import Kind
@@ -131,6 +134,23 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     return new
 
 
+def _status_input(kind: Kind, obj: T) -> T:
+    """The caller's object as a status write uses it: validated copies of metadata and status only.
+
+    With the default ``prepare_for_status_update`` every other field comes from the stored object,
+    so decoding the caller's spec would be wasted (it is most of a Pod); the fields are left unset for
+    the strategy to fill. Other strategies get a full clone, as for a main-resource update.
+    """
+    status = getattr(obj, "status", None)
+    if (type(kind.strategy).prepare_for_status_update is not DefaultStrategy.prepare_for_status_update
+            or not (status is None or isinstance(status, KubeModel))):
+        return obj.clone()
+    fields = {"metadata": obj.metadata.clone()}
+    if "status" in type(obj).model_fields:
+        fields["status"] = status.clone() if status is not None else None
+    return partial_instance(type(obj), fields)
+
+
 def update_object(server: APIServer, obj: T, *, status: bool = False, dry_run: bool = False) -> T:
     kind = server.kind(type(obj))
     namespace = object_namespace(kind, obj.metadata.namespace)
@@ -139,7 +159,7 @@ def update_object(server: APIServer, obj: T, *, status: bool = False, dry_run: b
         current = read_current(server, kind, namespace, obj.name)
         if wanted_rv and wanted_rv != str(current.kv.mod_revision):
             raise Conflict.stale(kind.info.group_resource, obj.name)
-        new = obj.clone()
+        new = _status_input(kind, obj) if status else obj.clone()
         new.metadata.namespace = namespace
         try:
             return apply_update(server, kind, new, current, status=status, dry_run=dry_run)  # type: ignore[return-value]

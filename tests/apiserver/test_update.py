@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from kbatch.api.errors import Conflict, Invalid, NotFound
+from kbatch.api.strategy import DefaultStrategy
 from kbatch.apiserver import APIServer
-from tests.apiserver.kinds import Widget, WidgetStatus
+from kbatch.store import MemoryStore
+from tests.apiserver.conftest import FakeClock
+from tests.apiserver.kinds import Gadget, Widget, WidgetStatus, make_registry
 
 
 def make(server: APIServer, name: str = "w", **spec: object) -> Widget:
@@ -129,3 +134,39 @@ def test_update_cannot_clear_deletion_timestamp(server: APIServer) -> None:
     obj.metadata.finalizers = ["example.com/a"]
     out = server.update(obj)
     assert out.metadata.deletion_timestamp == stamp
+
+
+def test_status_write_result_equals_the_stored_object_and_shares_nothing_with_the_input(
+        server: APIServer) -> None:
+    obj = make(server)
+    obj.status = WidgetStatus(phase="Running")
+    obj.spec.size = 9  # type: ignore[union-attr]
+    out = server.update_status(obj)
+    assert out == server.get(Widget, "w")
+    out.status.phase = "Changed"  # type: ignore[union-attr]
+    out.metadata.labels = {"changed": "yes"}
+    assert obj.status.phase == "Running" and obj.metadata.labels is None  # type: ignore[union-attr]
+    assert obj.spec.size == 9  # type: ignore[union-attr]
+
+
+class _SpecReadingStrategy(DefaultStrategy):
+    """A status strategy of its own: it sees the caller's whole object, as the protocol promises."""
+
+    def __init__(self) -> None:
+        self.seen: list[object] = []
+
+    def prepare_for_status_update(self, new: Gadget, old: Gadget) -> None:  # type: ignore[override]
+        self.seen.append(new.spec.size if new.spec else None)
+        super().prepare_for_status_update(new, old)
+
+
+def test_a_strategy_with_its_own_status_preparation_gets_the_whole_object() -> None:
+    registry = make_registry()
+    strategy = _SpecReadingStrategy()
+    registry.register(Gadget, strategy)
+    server = APIServer(MemoryStore(), registry, now=FakeClock().now, rng=random.Random(1))
+    gadget = server.create(Gadget.model_validate({"metadata": {"name": "g"}, "spec": {"size": 1}}))
+    gadget.spec.size = 5  # type: ignore[union-attr]
+    out = server.update_status(gadget)
+    assert strategy.seen == [5]
+    assert out.spec.size == 1  # type: ignore[union-attr]
