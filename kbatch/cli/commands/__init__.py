@@ -1,0 +1,1 @@
+"""The command groups of the ``kbatch`` CLI; each module has ``register(app)``."""
