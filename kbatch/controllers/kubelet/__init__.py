@@ -34,16 +34,25 @@ __all__ = [
 class KubeletPredicate:
     """Bound pods only; of their updates, only those the kubelet must react to: binding, deletion,
     annotations (fault injection), or a phase another writer changed. The kubelet's own status
-    writes come back through this filter and are dropped (its timers carry the pod forward)."""
+    writes come back through this filter and are dropped (its timers carry the pod forward): the
+    version its write produced is recognised by resourceVersion, so any other writer's change
+    (a different version) still passes."""
+
+    def __init__(self, kubelet: Kubelet | None = None) -> None:
+        self.kubelet = kubelet
 
     def create(self, obj: Any) -> bool:
         return bool(obj.spec.node_name)
 
     def delete(self, obj: Any) -> bool:
+        if self.kubelet is not None:
+            self.kubelet.echoes.pop(obj.metadata.uid or "", None)
         return bool(obj.spec.node_name)
 
     def update(self, old: Any, new: Any) -> bool:
         if not new.spec.node_name:
+            return False
+        if self.kubelet is not None and self.kubelet.is_echo(new):
             return False
         om, nm = old.metadata, new.metadata
         old_phase = old.status.phase if old.status else None
@@ -66,7 +75,7 @@ def setup(ctx: Any) -> Kubelet:
 
     (ctx.build()
         .describe("runs bound pods on simulated nodes (KWOK-style)")
-        .for_(Pod, KubeletPredicate())
+        .for_(Pod, KubeletPredicate(kubelet))
         .watches(Node, pods_on)
         .complete(kubelet))
     return kubelet

@@ -77,8 +77,19 @@ class Kubelet:
         self._faults_seen: dict[str, int] = {}
         self._planners: dict[str, Any] = {}
         self._fmt_cache: dict[float, str] = {}
+        self.echoes: dict[str, str] = {}  # uid -> resourceVersion produced by our last status write
 
     # -- helpers ---------------------------------------------------------------------------------
+    def is_echo(self, pod: Any) -> bool:
+        """Is ``pod`` exactly the version the kubelet's own last status write produced? Reconciling
+        it would change nothing: the state is what was just written, the timers already set."""
+        uid = pod.metadata.uid or ""
+        rv = self.echoes.get(uid)
+        if rv is None:
+            return False
+        del self.echoes[uid]
+        return rv == pod.metadata.resource_version
+
     def _timeline(self, when: Any) -> float:
         return (when - self.ctx.clock.to_datetime(0)).total_seconds()
 
@@ -184,13 +195,15 @@ class Kubelet:
         owned = set(KUBELET_CONDITIONS) | (set() if scheduled else {"PodScheduled"})
         status["conditions"] = [c for c in status["conditions"] if c["type"] in owned]
         try:
-            self.ctx.client.patch_status(self.Pod, run.name, {"status": status}, run.namespace,
-                                         patch_type="strategic")
+            written = self.ctx.client.patch_status(self.Pod, run.name, {"status": status}, run.namespace,
+                                                   patch_type="strategic")
         except NotFound:
             self._forget(run.uid)
             return False
         # a Conflict propagates: the runtime retries the pod with back-off, on a fresh cache
         self._written[run.uid] = run.version
+        if written.metadata.resource_version:
+            self.echoes[run.uid] = written.metadata.resource_version
         return True
 
     def _finish_deletion(self, pod: Any) -> None:
