@@ -349,11 +349,17 @@ def validate_object_meta(
                      for m in is_dns1123_label(meta.namespace)]
     elif meta.namespace:
         errs.append(FieldError.forbidden(child(path, "namespace"), "not allowed on this type"))
-    errs += validate_nonnegative(meta.generation, child(path, "generation"))
-    errs += validate_labels(meta.labels, child(path, "labels"))
-    errs += validate_annotations(meta.annotations, child(path, "annotations"))
-    errs += validate_owner_references(meta.owner_references, child(path, "ownerReferences"))
-    errs += validate_finalizers(meta.finalizers, child(path, "finalizers"))
+    if meta.generation is not None:
+        errs += validate_nonnegative(meta.generation, child(path, "generation"))
+    # absent maps and lists validate to nothing (skipped: every create passes here)
+    if meta.labels:
+        errs += validate_labels(meta.labels, child(path, "labels"))
+    if meta.annotations:
+        errs += validate_annotations(meta.annotations, child(path, "annotations"))
+    if meta.owner_references:
+        errs += validate_owner_references(meta.owner_references, child(path, "ownerReferences"))
+    if meta.finalizers:
+        errs += validate_finalizers(meta.finalizers, child(path, "finalizers"))
     return errs
 
 
@@ -385,9 +391,12 @@ def validate_object_meta_update(new: ObjectMeta, old: ObjectMeta, path: str = "m
                        ("deletionTimestamp", "deletion_timestamp"),
                        ("deletionGracePeriodSeconds", "deletion_grace_period_seconds")):
         errs += validate_immutable(getattr(new, attr), getattr(old, attr), child(path, name))
-    errs += validate_labels(new.labels, child(path, "labels"))
-    errs += validate_annotations(new.annotations, child(path, "annotations"))
-    errs += validate_owner_references(new.owner_references, child(path, "ownerReferences"))
+    if new.labels:
+        errs += validate_labels(new.labels, child(path, "labels"))
+    if new.annotations:
+        errs += validate_annotations(new.annotations, child(path, "annotations"))
+    if new.owner_references:
+        errs += validate_owner_references(new.owner_references, child(path, "ownerReferences"))
     return errs
 
 

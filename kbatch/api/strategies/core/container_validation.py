@@ -174,9 +174,13 @@ def _validate_common(c: Container, path: str, names: set[str], volumes: set[str]
     elif c.image_pull_policy not in PULL_POLICIES:
         errs.append(FieldError.not_supported(child(path, "imagePullPolicy"), c.image_pull_policy,
                                              PULL_POLICIES))
-    errs += _validate_ports(c.ports, child(path, "ports"))
-    errs += _validate_env(c.env, child(path, "env"))
-    errs += _validate_mounts(c.volume_mounts, volumes, child(path, "volumeMounts"))
+    # absent lists validate to nothing: skip the calls (and their paths) on this hot path
+    if c.ports:
+        errs += _validate_ports(c.ports, child(path, "ports"))
+    if c.env:
+        errs += _validate_env(c.env, child(path, "env"))
+    if c.volume_mounts:
+        errs += _validate_mounts(c.volume_mounts, volumes, child(path, "volumeMounts"))
     errs += validate_resource_requirements(c.resources, child(path, "resources"), pod_claim_names=claims)
     return errs
 

@@ -137,27 +137,42 @@ def _name_fields(spec: PodSpec, path: str) -> list[FieldError]:
 
 
 def validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
-    """``ValidatePodSpec`` for a defaulted spec; every error at once."""
-    errs, volumes = validate_volumes(spec.volumes, child(path, "volumes"))
-    claim_errs, claims = _validate_resource_claims(spec.resource_claims, child(path, "resourceClaims"))
+    """``ValidatePodSpec`` for a defaulted spec; every error at once. Optional lists and maps that are
+    absent or empty validate to nothing, so their validators are not called (this is on the path of
+    every pod create)."""
+    errs: list[FieldError] = []
+    volumes: set[str] = set()
+    claims: set[str] = set()
+    claim_errs: list[FieldError] = []
+    if spec.volumes:
+        errs, volumes = validate_volumes(spec.volumes, child(path, "volumes"))
+    if spec.resource_claims:
+        claim_errs, claims = _validate_resource_claims(spec.resource_claims, child(path, "resourceClaims"))
     names: set[str] = set()
-    errs += validate_init_containers(spec.init_containers, child(path, "initContainers"), names, volumes,
-                                     claims)
+    if spec.init_containers:
+        errs += validate_init_containers(spec.init_containers, child(path, "initContainers"), names,
+                                         volumes, claims)
     errs += validate_containers(spec.containers, child(path, "containers"), names, volumes, claims)
     errs += _enum_errors(spec.restart_policy, RESTART_POLICIES, child(path, "restartPolicy"), required=True)
     errs += _enum_errors(spec.dns_policy, DNS_POLICIES, child(path, "dnsPolicy"), required=True)
-    errs += validate_labels(spec.node_selector, child(path, "nodeSelector"))
+    if spec.node_selector:
+        errs += validate_labels(spec.node_selector, child(path, "nodeSelector"))
     errs += _name_fields(spec, path)
     if spec.active_deadline_seconds is not None and not 1 <= spec.active_deadline_seconds <= _MAX_UINT32:
         errs.append(FieldError.invalid(child(path, "activeDeadlineSeconds"), spec.active_deadline_seconds,
                                        f"must be between 1 and {_MAX_UINT32}, inclusive"))
-    errs += validate_affinity(spec.affinity, child(path, "affinity"))
-    errs += validate_tolerations(spec.tolerations, child(path, "tolerations"))
-    errs += _enum_errors(spec.preemption_policy, PREEMPTION_POLICIES, child(path, "preemptionPolicy"),
-                         required=False)
-    errs += validate_topology_spread_constraints(spec.topology_spread_constraints,
-                                                 child(path, "topologySpreadConstraints"))
-    errs += _validate_scheduling_gates(spec.scheduling_gates, child(path, "schedulingGates"))
+    if spec.affinity is not None:
+        errs += validate_affinity(spec.affinity, child(path, "affinity"))
+    if spec.tolerations:
+        errs += validate_tolerations(spec.tolerations, child(path, "tolerations"))
+    if spec.preemption_policy is not None:
+        errs += _enum_errors(spec.preemption_policy, PREEMPTION_POLICIES, child(path, "preemptionPolicy"),
+                             required=False)
+    if spec.topology_spread_constraints:
+        errs += validate_topology_spread_constraints(spec.topology_spread_constraints,
+                                                     child(path, "topologySpreadConstraints"))
+    if spec.scheduling_gates:
+        errs += _validate_scheduling_gates(spec.scheduling_gates, child(path, "schedulingGates"))
     errs += claim_errs
     overhead = spec.overhead or {}
     for name in sorted(overhead):
