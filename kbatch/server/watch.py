@@ -129,12 +129,19 @@ async def serve_watch(backend: Backend, req: Request, rp: ResourcePath, send: An
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     timeout = float(req.int_param("timeoutSeconds") or DEFAULT_TIMEOUT)
     await _pump(stream, transform, send, receive, timeout, rp, bookmarks=opts.allow_bookmarks,
-                shutdown=shutdown or Shutdown(), table=table, encoded=encoded or EncodedEvents())
+                shutdown=shutdown or Shutdown(), table=table, encoded=encoded or EncodedEvents(),
+                start_rv="" if opts.resource_version in (None, "0") else str(opts.resource_version))
+
+
+def _bookmark(rp: ResourcePath, rv: str) -> bytes:
+    info = rp.spec.info
+    return encode_event({"type": "BOOKMARK", "object": {"kind": info.kind, "apiVersion": info.api_version,
+                                                         "metadata": {"resourceVersion": rv}}})
 
 
 async def _pump(stream: Any, transform: Transform, send: Any, receive: Any,
                 timeout: float, rp: ResourcePath, *, bookmarks: bool, shutdown: Shutdown,
-                table: bool, encoded: EncodedEvents) -> None:
+                table: bool, encoded: EncodedEvents, start_rv: str) -> None:
     loop = asyncio.get_running_loop()
     wake = asyncio.Event()
     gone = asyncio.Event()
@@ -149,7 +156,7 @@ async def _pump(stream: Any, transform: Transform, send: Any, receive: Any,
 
     watcher = asyncio.create_task(disconnect())
     deadline = loop.time() + timeout
-    last_rv = ""
+    last_rv = start_rv  # what a bookmark carries until the first event
     try:
         while not gone.is_set() and not shutdown.closing:
             wake.clear()
@@ -166,15 +173,16 @@ async def _pump(stream: Any, transform: Transform, send: Any, receive: Any,
                 continue
             remaining = deadline - loop.time()
             if remaining <= 0:
+                if bookmarks and last_rv:  # a last bookmark lets the client resume where it was
+                    await send({"type": "http.response.body", "body": _bookmark(rp, last_rv),
+                                "more_body": True})
                 break
             try:
                 await asyncio.wait_for(wake.wait(), min(remaining, BOOKMARK_INTERVAL))
             except TimeoutError:
-                if bookmarks and last_rv:
-                    info = rp.spec.info
-                    mark = {"type": "BOOKMARK", "object": {"kind": info.kind, "apiVersion": info.api_version,
-                                                            "metadata": {"resourceVersion": last_rv}}}
-                    await send({"type": "http.response.body", "body": encode_event(mark), "more_body": True})
+                if bookmarks and last_rv and deadline - loop.time() > 0:
+                    await send({"type": "http.response.body", "body": _bookmark(rp, last_rv),
+                                "more_body": True})
     except OSError:
         pass  # the client went away mid-write
     finally:
