@@ -100,7 +100,7 @@ def _render(backend: Backend, req: Request, rp: ResourcePath, obj: dict[str, Any
     include = req.param("includeObject") or "Metadata"
     if include not in ("None", "Metadata", "Object"):
         raise BadRequest(f"includeObject must be None, Metadata or Object, got {include!r}")
-    objects = obj.get("items") or [] if many else [obj]
+    objects = (obj.get("items") or []) if many else [obj]
     info = rp.spec.info
     meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k in ("resourceVersion", "continue")} \
         if many else {"resourceVersion": (obj.get("metadata") or {}).get("resourceVersion", "")}
