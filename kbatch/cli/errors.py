@@ -6,7 +6,6 @@ not found``, k8s.io/kubectl ``pkg/cmd/util/helpers.go``); client-side ones as ``
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
@@ -17,18 +16,13 @@ import typer
 from kbatch.api.errors import StatusError
 from kbatch.cli.manifests import ManifestError
 
-__all__ = ["UserError", "fail", "user_errors"]
+__all__ = ["UserError", "command", "describe_error", "user_errors"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class UserError(Exception):
     """A mistake in what the user asked for; printed as ``error: <message>``."""
-
-
-def fail(message: str) -> typer.Exit:
-    typer.echo(message, err=True)
-    return typer.Exit(1)
 
 
 def describe_error(err: BaseException) -> str | None:
@@ -64,6 +58,3 @@ def command(fn: F) -> F:
 
     return wrapper  # type: ignore[return-value]
 
-
-def stderr(message: str) -> None:
-    print(message, file=sys.stderr)

@@ -186,8 +186,6 @@ def patch(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND
         raise UserError(f'--type must be "json", "merge" or "strategic", got "{patch_type}"')
     if subresource not in (None, "status"):
         raise UserError(f'invalid subresource "{subresource}": only status is supported')
-    from kbatch.cli.manifests import ManifestError, parse_documents  # noqa: F401
-
     body = _parse_patch(patch_text)
     kind, name = split_kind_name(kind, name)
     if not name:
