@@ -48,8 +48,13 @@ def test_jobs_create_list_patch_delete(apis: tuple[Any, Any]) -> None:
     job = client.V1Job(metadata=client.V1ObjectMeta(name="py-job"), spec=client.V1JobSpec(
         suspend=True, template=client.V1PodTemplateSpec(spec=client.V1PodSpec(
             restart_policy="Never", containers=[client.V1Container(name="c", image="busybox")]))))
+    start = batch.list_namespaced_job("default").metadata.resource_version
     created = batch.create_namespaced_job("default", job)
     assert created.spec.selector.match_labels
+    events = watch.Watch().stream(batch.list_namespaced_job, "default", resource_version=start,
+                                  timeout_seconds=5)
+    first = next(iter(events))
+    assert first["type"] == "ADDED" and first["object"].metadata.name == "py-job"
     assert "py-job" in [j.metadata.name for j in batch.list_namespaced_job("default").items]
     patched = batch.patch_namespaced_job("py-job", "default", {"spec": {"parallelism": 2}})
     assert patched.spec.parallelism == 2
