@@ -48,11 +48,29 @@ class StateDir:
         except OSError as err:
             raise UserError(f"cannot create state directory {self.path}: {err.strerror}") from None
         with open(self.path / ".lock", "a+") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                served = self.served_at()
+                if served:  # a server holds the state for as long as it runs: waiting would hang
+                    raise UserError(f"the state in {self.path} is being served by kbatch serve at {served}; "
+                                    f"use --server {served} (or KBATCH_SERVER)") from None
+                fcntl.flock(lock, fcntl.LOCK_EX)  # another command: wait for it to finish
             try:
                 yield self
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+    @property
+    def server_file(self) -> Path:
+        """Written by ``kbatch serve`` while it holds the state: the URL it listens on."""
+        return self.path / "server"
+
+    def served_at(self) -> str:
+        try:
+            return self.server_file.read_text().strip()
+        except OSError:
+            return ""
 
     def load(self, controllers: str | None) -> Any:
         """The control plane stored here, or a fresh empty one."""

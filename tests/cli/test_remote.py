@@ -120,3 +120,8 @@ def test_real_clock_runs_jobs_without_advance(tmp_path: Path) -> None:
                         break
             assert done or any(c["type"] == "Complete" for c in
                                (http.get(f"{path}/quick").json()["status"].get("conditions") or []))
+
+
+def test_local_commands_on_a_served_state_point_to_the_server(server: ServeProcess) -> None:
+    out = run("--state", str(server.state), "get", "pods")
+    assert out.returncode == 1 and f"use --server {server.url}" in out.stderr

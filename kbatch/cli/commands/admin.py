@@ -139,6 +139,7 @@ def serve(ctx: typer.Context,
         app = KbatchApp(backend, token=token)
 
         def announce(url: str) -> None:
+            state.server_file.write_text(url + "\n")
             config = kubeconfig(url, token=token)
             written = write_kubeconfig(state.path / KUBECONFIG, config)
             if kubeconfig_path is not None:
@@ -155,6 +156,7 @@ def serve(ctx: typer.Context,
         except OSError as err:
             raise UserError(f"cannot listen on {address}:{port}: {err.strerror or err}") from None
         finally:
+            state.server_file.unlink(missing_ok=True)
             save_control_plane(cp, state.snapshot)
             typer.echo(f"state saved to {state.path}")
 
