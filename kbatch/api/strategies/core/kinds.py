@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from kbatch.api.core_v1 import Event, Namespace, NamespaceSpec, NamespaceStatus, Node, Service
 from kbatch.api.errors import FieldError
+from kbatch.api.model_copy import copy_model
 from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.api.strategies.core.pod_validation import PREEMPTION_POLICIES
 from kbatch.api.strategies.core.scheduling_validation import validate_taints
@@ -84,7 +85,7 @@ class NamespaceStrategy(DefaultStrategy):
 
     def prepare_for_update(self, new: Namespace, old: Namespace) -> None:  # type: ignore[override]
         new.status = old.status
-        new.spec = old.spec.model_copy(deep=True) if old.spec else None
+        new.spec = copy_model(old.spec) if old.spec else None
 
     def validate(self, obj: Namespace) -> list[FieldError]:  # type: ignore[override]
         errs: list[FieldError] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from kbatch.api.core_v1 import ContainerStatus, Pod, PodSpec, PodStatus, Toleration
 from kbatch.api.errors import FieldError
+from kbatch.api.model_copy import copy_model
 from kbatch.api.strategies.core.pod_defaults import default_pod
 from kbatch.api.strategies.core.pod_validation import validate_pod_spec
 from kbatch.api.strategy import DefaultStrategy
@@ -92,7 +93,7 @@ def _only_removed_gates(new: PodSpec, old: PodSpec, path: str) -> list[FieldErro
 
 def _masked(new: PodSpec, old: PodSpec) -> PodSpec:
     """``old`` with every field an update may change taken from ``new``."""
-    masked = old.model_copy(deep=True)
+    masked = copy_model(old)  # old is a validated, stored spec: a structural copy is exact
     pairs = ((masked.containers, new.containers), (masked.init_containers or [], new.init_containers or []))
     for mine, theirs in pairs:
         for c, n in zip(mine, theirs, strict=False):
