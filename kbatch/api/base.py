@@ -14,6 +14,7 @@ so an absent field stays absent and an explicit ``[]`` or ``{}`` survives a roun
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Self
@@ -33,19 +34,37 @@ __all__ = [
 
 def parse_time(value: Any) -> datetime:
     """Parse an RFC 3339 time (``2024-01-02T03:04:05Z``) to an aware UTC datetime."""
+    if isinstance(value, str):
+        return _parse_time_text(value)
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, str):
-        text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
-        parsed = datetime.fromisoformat(text)
-        if parsed.tzinfo is None:
-            raise ValueError(f"time {value!r} has no time zone; RFC 3339 requires one")
-        return parsed.astimezone(UTC)
     raise ValueError(f"expected an RFC 3339 time string, got {type(value).__name__}")
+
+
+# Decoding calls parse_time for every time field of every object (a pod with status has ~7), and a
+# simulation writes the same few instants over and over: memoise (bounded; datetimes are immutable).
+@functools.lru_cache(maxsize=4096)
+def _parse_time_text(value: str) -> datetime:
+    text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
+    parsed = datetime.fromisoformat(text)
+    if parsed.tzinfo is None:
+        raise ValueError(f"time {value!r} has no time zone; RFC 3339 requires one")
+    return parsed.astimezone(UTC)
 
 
 def format_time(value: datetime) -> str:
     """metav1.Time wire format: second precision, UTC, ``Z`` suffix."""
+    if value.tzinfo is UTC:
+        return _format_utc_time(value)
+    return _format_time(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _format_utc_time(value: datetime) -> str:  # memoised like parsing (keyed by UTC instants only)
+    return _format_time(value)
+
+
+def _format_time(value: datetime) -> str:
     utc = value.astimezone(UTC)
     if utc.year < 1000:  # strftime does not pad the year; keep its output for these
         return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
