@@ -14,10 +14,24 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.factory import target_factory
+from conformance.factory import target_factory, target_spec
 from conformance.target import Target
 
 _RESULTS: list[tuple[str, str, str, str]] = []  # (semantic, outcome, source, test id)
+_TARGETS: list[str] = []  # descriptions of the targets the checks ran against, in first-seen order
+
+
+def describe(tgt: Target) -> str:
+    """A target's ``description`` (URL, clock) when it has one, else its class name."""
+    clock = "virtual clock" if tgt.has_virtual_clock else "no virtual clock"
+    return str(getattr(tgt, "description", None) or f"{type(tgt).__name__} ({clock})")
+
+
+def close_target(tgt: Target) -> None:
+    """``tgt.close()`` when the target has one (HTTP clients, namespaces), else its control plane's."""
+    close = getattr(tgt, "close", None) or getattr(getattr(tgt, "cp", None), "close", None)
+    if close is not None:
+        close()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -28,12 +42,13 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def target(request: pytest.FixtureRequest) -> Iterator[Target]:
     tgt = target_factory()()
+    if describe(tgt) not in _TARGETS:
+        _TARGETS.append(describe(tgt))
     if request.node.get_closest_marker("needs_virtual_clock") and not tgt.has_virtual_clock:
+        close_target(tgt)
         pytest.skip("needs a target with a virtual clock")
     yield tgt
-    close = getattr(getattr(tgt, "cp", None), "close", None)
-    if close is not None:
-        close()
+    close_target(tgt)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -54,6 +69,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         return
     tr = terminalreporter
     tr.section("kbatch conformance report")
+    tr.write_line(f"target: {target_spec()}")
+    for text in _TARGETS:
+        tr.write_line(f"        {text}")
     width = min(70, max(len(r[0]) for r in _RESULTS))
     seen: set[str] = set()
     for text, outcome, source, nodeid in _RESULTS:

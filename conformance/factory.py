@@ -8,7 +8,12 @@ import os
 
 from conformance.target import TargetFactory
 
-__all__ = ["target_factory"]
+__all__ = ["target_factory", "target_spec"]
+
+
+def target_spec() -> str:
+    """What ``KBATCH_CONFORMANCE_TARGET`` names, or the in-process default."""
+    return os.environ.get("KBATCH_CONFORMANCE_TARGET") or "conformance.kbatch_target:KbatchTarget"
 
 
 def target_factory() -> TargetFactory:
