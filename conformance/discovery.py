@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from conformance.errors import NotFound
+
 __all__ = ["Discovery", "Resource"]
 
 Fetch = Callable[[str], dict[str, Any]]
@@ -69,7 +71,10 @@ class Discovery:
     def _resources(self, group_version: str) -> dict[str, Resource]:
         if group_version not in self._by_gv:
             path = "/api/v1" if group_version == "v1" else f"/apis/{group_version}"
-            entries = self._fetch(path).get("resources") or ()
+            try:
+                entries = self._fetch(path).get("resources") or ()
+            except NotFound:  # a group version the server does not serve
+                entries = ()
             subs: dict[str, set[str]] = {}
             for entry in entries:
                 base, _, sub = entry["name"].partition("/")
