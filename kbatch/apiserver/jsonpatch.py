@@ -17,10 +17,13 @@ __all__ = ["apply_json_patch", "apply_merge_patch"]
 _MISSING = object()
 
 
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
 def apply_merge_patch(target: Any, patch: Any) -> Any:
     """RFC 7386: objects merge recursively, ``null`` deletes, anything else replaces."""
     if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
+        return patch if type(patch) in _IMMUTABLE else copy.deepcopy(patch)
     result = dict(target) if isinstance(target, dict) else {}
     for key, value in patch.items():
         if value is None:
