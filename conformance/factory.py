@@ -1,5 +1,6 @@
 """Which Target the suite runs against: in-process kbatch unless ``KBATCH_CONFORMANCE_TARGET``
-names another factory (``package.module:function`` returning a :class:`conformance.target.Target`)."""
+names another factory (``package.module:function`` returning a :class:`conformance.target.Target`),
+for example ``conformance.http_target:from_kubeconfig`` (any API server in ``$KUBECONFIG``)."""
 
 from __future__ import annotations
 

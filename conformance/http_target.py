@@ -167,7 +167,8 @@ class HttpTarget:
     # -- Target: time ------------------------------------------------------------------------------
     def now(self) -> datetime:
         if self._has_clock:
-            return _parse_time(self.api.get_json(CLOCK_PATH)["now"])
+            clock = self.api.get_json(CLOCK_PATH)
+            return _parse_time(clock.get("nowMicro") or clock["now"])
         date = self.api.request("GET", "/version").headers.get("date")
         if date:
             return email.utils.parsedate_to_datetime(date).astimezone(UTC)
