@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from pydantic import BaseModel
+from ruamel.yaml import YAML
 
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Event, Node, Pod
@@ -24,7 +24,7 @@ def _manifests() -> list[Resource]:
     for path in sorted(MANIFESTS.rglob("*.yaml")):
         if path.name.startswith("invalid"):
             continue
-        for doc in yaml.safe_load_all(path.read_text()):
+        for doc in YAML(typ="safe").load_all(path.read_text()):
             if doc and doc.get("kind") in MODELS:
                 out.append(MODELS[doc["kind"]].model_validate(doc))
     assert out
