@@ -34,6 +34,11 @@ class ControllerSpec:
     factory: str | Factory
     enabled_by_default: bool = True
     aliases: tuple[str, ...] = ()
+    source: str = ""  # the Event source component upstream uses; the name when empty
+
+    @property
+    def event_source(self) -> str:
+        return self.source or self.name
 
     @property
     def info(self) -> ControllerInfo:
@@ -48,23 +53,26 @@ class ControllerSpec:
 BUILTIN_CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("garbage-collector", "deletes dependents whose owners are gone (ownerReferences)",
                    "kbatch.runtime.builtin.garbage_collector:setup",
-                   aliases=("garbage-collector-controller", "garbagecollector")),
+                   aliases=("garbage-collector-controller", "garbagecollector"),
+                   source="garbage-collector-controller"),
     ControllerSpec("ttl-after-finished", "deletes finished Jobs ttlSecondsAfterFinished after they end",
                    "kbatch.runtime.builtin.ttl_after_finished:setup",
-                   aliases=("ttl-after-finished-controller",)),
+                   aliases=("ttl-after-finished-controller",), source="ttl-after-finished-controller"),
     ControllerSpec("job", "runs a Job's pods to completion (batch/v1 Job)", "kbatch.controllers.job:setup",
-                   aliases=("job-controller",)),
+                   aliases=("job-controller",), source="job-controller"),
     ControllerSpec("cronjob", "creates Jobs on a cron schedule (batch/v1 CronJob)",
-                   "kbatch.controllers.cronjob:setup", aliases=("cronjob-controller",)),
+                   "kbatch.controllers.cronjob:setup", aliases=("cronjob-controller",),
+                   source="cronjob-controller"),
     ControllerSpec("podgc", "deletes terminated, orphaned and unscheduled terminating pods",
-                   "kbatch.controllers.podgc:setup", aliases=("pod-garbage-collector-controller",)),
+                   "kbatch.controllers.podgc:setup", aliases=("pod-garbage-collector-controller",),
+                   source="pod-garbage-collector-controller"),
     ControllerSpec("node-lifecycle", "taints NotReady/unreachable nodes (node.kubernetes.io/not-ready)",
                    "kbatch.controllers.nodelifecycle:setup",
-                   aliases=("node-lifecycle-controller", "nodelifecycle")),
+                   aliases=("node-lifecycle-controller", "nodelifecycle"), source="node-controller"),
     ControllerSpec("taint-eviction-controller", "evicts pods that do not tolerate NoExecute taints",
                    "kbatch.controllers.nodelifecycle:setup_taint_eviction"),
     ControllerSpec("scheduler", "binds pending pods to nodes (simulated kube-scheduler)",
-                   "kbatch.controllers.scheduler:setup"),
+                   "kbatch.controllers.scheduler:setup", source="default-scheduler"),
     ControllerSpec("kubelet", "runs bound pods on simulated nodes (KWOK-style)",
                    "kbatch.controllers.kubelet:setup"),
 )

@@ -113,12 +113,16 @@ class ControlPlane:
     def context(self, name: str) -> ControllerContext:
         return ControllerContext(
             name=name, client=self.client, cache=self.cache, clock=self.clock, rng=derive(self.rng, name),
-            recorder=self.recorder(name), manager=self.manager, timers=self.timers, server=self.server,
-            options=dict(self._options.get(name, {})),
+            recorder=self.recorder(self._event_source(name)), manager=self.manager, timers=self.timers,
+            server=self.server, options=dict(self._options.get(name, {})),
         )
 
     def recorder(self, component: str) -> EventRecorder:
         return self.events.recorder(component)
+
+    def _event_source(self, name: str) -> str:
+        """The component a controller's Events name as their source (``kubectl describe``'s From)."""
+        return self.catalog[name].event_source if name in self.catalog else name
 
     def add_controller(self, controller: str | ControllerSpec | Callable[[ControllerContext], Any]) -> Any:
         """Enable a catalog controller by name, register-and-enable a spec, or run a setup function."""
