@@ -194,8 +194,8 @@ def test_trace_is_deterministic(kb: Any, tmp_path: Path) -> None:
 
 def test_controllers_listing_and_selection(kb: Any) -> None:
     out = kb.ok("controllers").splitlines()
-    assert out[0].split() == ["NAME", "DEFAULT", "DESCRIPTION"]
-    assert any(line.split()[:2] == ["job", "on"] for line in out)
+    assert out[0].split() == ["NAME", "DEFAULT", "ENABLED", "DESCRIPTION"]
+    assert any(line.split()[:3] == ["job", "on", "yes"] for line in out)
     res = kb("--controllers", "job,nonsense", "get", "pods")
     assert res.code == 1 and "nonsense" in res.err and "known controllers" in res.err
     kb.ok("--controllers", "job", "apply", "-f", PI)  # no scheduler: the pod stays Pending

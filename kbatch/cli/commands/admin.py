@@ -96,18 +96,21 @@ def version() -> None:
 
 
 @command
-def controllers() -> None:
-    """List the controllers kbatch knows, one a line, and whether each is on by default."""
+def controllers(ctx: typer.Context) -> None:
+    """List the controllers kbatch knows, one a line: on by default, and on under the current
+    selection (``--controllers`` / ``KBATCH_CONTROLLERS``, default ``*``)."""
     from kbatch.runtime.catalog import default_catalog
+    from kbatch.runtime.selection import select
 
     catalog = default_catalog()
+    enabled = set(select(global_options(ctx).controllers or "*", catalog.infos()))
     rows = []
     for spec in catalog.specs:
         state = "on" if spec.enabled_by_default else "off"
         if not catalog.available(spec.name):
             state += " (not in this build)"
-        rows.append((spec.name, state, spec.description))
-    typer.echo(align([("NAME", "DEFAULT", "DESCRIPTION"), *rows]))
+        rows.append((spec.name, state, "yes" if spec.name in enabled else "no", spec.description))
+    typer.echo(align([("NAME", "DEFAULT", "ENABLED", "DESCRIPTION"), *rows]))
 
 
 @command

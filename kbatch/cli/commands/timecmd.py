@@ -7,20 +7,14 @@ from typing import Any
 
 import typer
 
+from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import global_options
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
 from kbatch.cli.session import session
-from kbatch.runtime.duration import format_duration, parse_duration
+from kbatch.runtime.duration import format_duration
 
 __all__ = ["register"]
-
-
-def _seconds(text: str, flag: str) -> float:
-    try:
-        return parse_duration(text)
-    except ValueError as err:
-        raise UserError(f"{flag}: {err}") from None
 
 
 @command
@@ -32,7 +26,7 @@ def advance(ctx: typer.Context,
     """Move the virtual clock forward, firing every timer due on the way, in order."""
     if duration is None and not until_idle:
         raise UserError("give a DURATION (e.g. 30s, 5m, 1h) or --until-idle")
-    seconds = _seconds(duration, "DURATION") if duration is not None else None
+    seconds = duration_option(duration, "DURATION") if duration is not None else None
     with session(global_options(ctx)) as backend:
         if seconds and not until_idle and sys.stderr.isatty() and seconds >= PROGRESS_FROM:
             out = _advance_with_progress(backend, seconds)
@@ -81,7 +75,7 @@ def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, 
         spec |= {"condition": cond, "status": value or "True"}
     else:
         raise UserError(f'unrecognized condition: "{for_}" (use condition=NAME[=VALUE] or delete)')
-    seconds = _seconds(timeout, "--timeout")
+    seconds = duration_option(timeout, "--timeout")
     with session(global_options(ctx)) as backend:
         info = kind_info(backend.registry, kind)
         spec |= {"kind": info.plural + (f".{info.group}" if info.group else ""),

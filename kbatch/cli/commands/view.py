@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import typer
 
 from kbatch.api.errors import NotFound, StatusError
 from kbatch.cli.describe import describe_object
+from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import global_options
 from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml
@@ -69,9 +71,11 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
         output: str | None = typer.Option(None, "-o", "--output", help="wide, yaml, json or name."),
         watch: bool = typer.Option(False, "-w", "--watch", help="After listing, watch for changes."),
         no_headers: bool = typer.Option(False, "--no-headers", help="Omit the header row."),
-        request_timeout: int = typer.Option(0, "--request-timeout",
-                                            help="Stop watching after N seconds (0: never).")) -> None:
+        request_timeout: str = typer.Option("0", "--request-timeout",
+                                            help="Stop watching after this long (Go duration, e.g. 30s; "
+                                                 "0: never).")) -> None:
     """List objects or show some, with kubectl's columns."""
+    timeout = math.ceil(duration_option(request_timeout, "--request-timeout", bare_seconds=True))
     if output is not None and output not in OUTPUTS:
         raise UserError(f'unable to match a printer suitable for the output format "{output}", allowed '
                         f'formats are: {",".join(OUTPUTS)}')
@@ -105,7 +109,7 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
             info = infos[0]
             _watch(backend, info, namespace_for(info, namespace, all_namespaces), selector, field_selector,
                    rv,
-                   output, all_namespaces, request_timeout)
+                   output, all_namespaces, timeout)
     if failed:
         raise typer.Exit(1)
 

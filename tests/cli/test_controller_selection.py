@@ -1,0 +1,83 @@
+"""``--controllers`` / ``KBATCH_CONTROLLERS`` at the command line: every form of the selection."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+ALL = {"garbage-collector", "ttl-after-finished", "job", "cronjob", "podgc", "node-lifecycle",
+       "taint-eviction-controller", "scheduler", "kubelet"}
+
+
+def _enabled(kb: Any, *selection: str) -> set[str]:
+    rows = [line.split() for line in kb.ok(*selection, "controllers").splitlines()[1:]]
+    return {row[0] for row in rows if row[2] == "yes"}
+
+
+@pytest.mark.parametrize(("selection", "expected"), [
+    ("*", ALL),
+    ("job", {"job"}),
+    ("-job", set()),  # upstream: without '*', disabling one enables nothing else
+    ("*,-podgc", ALL - {"podgc"}),
+    ("-podgc,*", ALL - {"podgc"}),  # '-name' wins wherever it appears
+    ("job,garbage-collector", {"job", "garbage-collector"}),
+    ("job-controller", {"job"}),  # upstream's canonical name
+    ("*,-pod-garbage-collector-controller", ALL - {"podgc"}),
+    (" job , scheduler ", {"job", "scheduler"}),
+])
+def test_each_selection_form(kb: Any, monkeypatch: pytest.MonkeyPatch, selection: str, expected: set[str]
+                             ) -> None:
+    assert _enabled(kb, "--controllers", selection) == expected
+    monkeypatch.setenv("KBATCH_CONTROLLERS", selection)
+    assert _enabled(kb) == expected
+
+
+def test_default_selection_is_star(kb: Any) -> None:
+    assert _enabled(kb) == ALL
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_unknown_controller_is_one_line_listing_the_known_ones(kb: Any, monkeypatch: pytest.MonkeyPatch,
+                                                              how: str) -> None:
+    if how == "env":
+        monkeypatch.setenv("KBATCH_CONTROLLERS", "*,-nonsense")
+        res = kb("get", "pods")
+    else:
+        res = kb("--controllers", "job,nonsense", "get", "pods")
+    assert res.code == 1 and res.out == ""
+    lines = res.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in res.err
+    assert "'nonsense'" in lines[0] and "known controllers:" in lines[0]
+    assert all(name in lines[0] for name in ALL)
+    assert not kb.state.exists()  # refused before anything was loaded or saved
+
+
+def _orphan_pod_after(kb: Any, selection: str) -> bool:
+    """A running pod whose node is deleted: does it still exist two virtual minutes later?"""
+    kb.ok("--controllers", selection, "nodes", "add")
+    kb.ok("--controllers", selection, "create", "-f", "-", input_=json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "busybox", "command": ["sleep", "9999"]}]}}))
+    kb.ok("--controllers", selection, "delete", "node", "node-0")
+    kb.ok("--controllers", selection, "advance", "2m")
+    return kb("--controllers", selection, "get", "pod", "p").code == 0
+
+
+def test_disabling_podgc_keeps_orphaned_pods(kb: Any) -> None:
+    assert _orphan_pod_after(kb, "*,-podgc")
+
+
+def test_podgc_on_by_default_deletes_orphaned_pods(kb: Any) -> None:
+    assert not _orphan_pod_after(kb, "*")
+
+
+def test_canonical_name_runs_that_controller_alone(kb: Any) -> None:
+    kb.ok("--controllers", "job-controller", "nodes", "add")
+    kb.ok("--controllers", "job-controller", "create", "-f", "-", input_=json.dumps({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                       "containers": [{"name": "c", "image": "i"}]}}}}))
+    pods = json.loads(kb.ok("--controllers", "job-controller", "get", "pods", "-o", "json"))["items"]
+    assert len(pods) == 1 and not pods[0]["spec"].get("nodeName")  # created by job, never scheduled
