@@ -110,6 +110,8 @@ class Backend(Protocol):
     def pod_log(self, namespace: str, name: str, container: str | None = None) -> str: ...
 
     def action(self, name: str, args: Obj) -> Obj:
-        """Fault injection and cluster actions (``nodes-add``, ``fail-pod``, ``evict-pod``,
-        ``condition-pod``, ``node-down``, ``node-up``, ``node-taint``, ``reset``, ``trace``)."""
+        """Fault injection and cluster actions, as :data:`kbatch.server.actions.ACTIONS` names them
+        (``nodes-add``, ``node-down``, ``node-up``, ``node-taint``, ``fail-pod``, ``evict-pod``,
+        ``condition-pod``, ``trace``, ``compact``). There is no ``reset``: ``kbatch reset`` works
+        on a local state directory only (a served control plane is replaced by restarting)."""
         ...
