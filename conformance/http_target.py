@@ -5,8 +5,11 @@ three PATCH types, DeleteOptions), plus kbatch's clock extension
 (``/apis/kbatch.dev/v1alpha1/clock``, see docs/serve.md) when the server offers one:
 
 * **Virtual clock** (``kbatch serve --clock virtual``): ``has_virtual_clock`` is True; ``now`` reads
-  the clock, ``advance``/``settle`` post to it, and ``wait_for`` advances virtual time in steps of
-  ``step`` seconds (1 s: the resolution of Kubernetes timestamps) until the predicate holds.
+  the clock, ``advance``/``settle`` post to it, and ``wait_for`` jumps deadline to deadline, as the
+  in-process target does: it checks the predicate, then posts ``{"untilNextDeadline": true,
+  "advance": <time left>}`` (the clock moves to the next pending timer and fires it, or stops at
+  the bound), until the predicate holds or the time is up. Against a server whose clock reports no
+  ``nextDeadline`` it advances in steps of ``step`` seconds (1 s) instead.
   The server already settles after every write, as the in-process target does.
 * **No virtual clock** (a real cluster, or ``--clock real``): ``now`` is the server's clock (the
   extension's, else the ``Date`` header of a ``/version`` answer); ``wait_for`` polls in real time,
@@ -66,6 +69,7 @@ class HttpTarget:
         clock = self._clock()
         self._has_clock = clock is not None
         self.has_virtual_clock = bool(clock and clock.get("virtual"))
+        self._deadline_jumps = bool(clock and "nextDeadline" in clock)  # kbatch serve ≥ untilNextDeadline
         self._own_namespace = namespace is None and not self._has_clock
         if namespace is None:
             namespace = f"kbatch-conformance-{secrets.token_hex(4)}" if self._own_namespace else "default"
@@ -188,6 +192,8 @@ class HttpTarget:
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 600) -> bool:
         if self.has_virtual_clock:
+            if self._deadline_jumps:
+                return self._jump_until(predicate, timeout)
             waited = 0.0
             while not predicate():
                 if waited >= timeout:
@@ -201,6 +207,25 @@ class HttpTarget:
             if time.monotonic() >= deadline:
                 return bool(predicate())
             time.sleep(self.poll_interval)
+        return True
+
+    def _jump_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """The in-process target's autojump over HTTP: check, then jump to the next pending timer
+        (``untilNextDeadline``, bounded by what is left of ``timeout``), until the predicate holds."""
+        waited = 0.0
+        while not predicate():
+            left = timeout - waited
+            if left <= 0:
+                return False
+            out = self.api.request("POST", CLOCK_PATH,
+                                   body={"untilNextDeadline": True, "advance": _seconds(left)}).json()
+            moved = float(out.get("advancedSeconds") or 0.0)
+            if not out.get("met"):  # no timer before the bound: the clock stopped there
+                return bool(predicate())
+            if moved <= 0:  # a deadline at this very instant: make progress the old way
+                moved = min(self.step, left)
+                self.advance(moved)
+            waited += moved
         return True
 
     # -- isolation ---------------------------------------------------------------------------------

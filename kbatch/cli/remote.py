@@ -169,8 +169,10 @@ class HttpBackend:
         return self._call("GET", "/apis/kbatch.dev/v1alpha1/clock")
 
     def advance(self, seconds: float | None, *, until_idle: bool = False,
-                wait_for: Obj | None = None) -> Obj:
+                wait_for: Obj | None = None, until_next_deadline: bool = False) -> Obj:
         body: Obj = {"untilIdle": until_idle}
+        if until_next_deadline:
+            body["untilNextDeadline"] = True
         if seconds is not None:
             body["advance"] = f"{seconds}s"
         if wait_for is not None:

@@ -4,8 +4,10 @@ Routes: ``/version``, health checks, discovery (``/api``, ``/apis``, group versi
 (``/openapi/v2``, ``/openapi/v3``), resource paths with every verb and watch, ``pods/NAME/log``, and
 the kbatch extension group ``kbatch.dev/v1alpha1`` (see docs/serve.md):
 
-* ``GET  /apis/kbatch.dev/v1alpha1/clock`` → ``{"kind": "Clock", "virtual": …, "now": …}``
-* ``POST /apis/kbatch.dev/v1alpha1/clock`` with ``{"advance": "5m"}``, ``{"untilIdle": true}`` or
+* ``GET  /apis/kbatch.dev/v1alpha1/clock`` → ``{"kind": "Clock", "virtual": …, "now": …,
+  "nextDeadline": …}``
+* ``POST /apis/kbatch.dev/v1alpha1/clock`` with ``{"advance": "5m"}``, ``{"untilIdle": true}``,
+  ``{"untilNextDeadline": true, "advance": "1m"}`` or
   ``{"advance": "1h", "waitFor": {"kind": "jobs", "name": "pi", "condition": "Complete"}}``
 * ``POST /apis/kbatch.dev/v1alpha1/actions/NAME`` with the action's arguments (fault injection).
 
@@ -167,8 +169,12 @@ class KbatchApp:
                 wait_for = body.get("waitFor")
                 if wait_for is not None and not isinstance(wait_for, dict):
                     raise BadRequest("waitFor must be an object: {kind, name, namespace, condition}")
-                return json_response(self.backend.advance(seconds, until_idle=bool(body.get("untilIdle")),
-                                                          wait_for=wait_for))
+                next_deadline = body.get("untilNextDeadline") is True
+                if next_deadline and (wait_for is not None or body.get("untilIdle")):
+                    raise BadRequest("untilNextDeadline cannot be combined with untilIdle or waitFor")
+                return json_response(self.backend.advance(
+                    seconds, until_idle=bool(body.get("untilIdle")), wait_for=wait_for,
+                    until_next_deadline=next_deadline))
             raise MethodNotAllowed(f"{req.method} is not allowed on the clock")
         if len(rest) == 2 and rest[0] == "actions":
             if req.method != "POST":

@@ -98,13 +98,16 @@ class Backend(Protocol):
     # --- kbatch extensions (``/apis/kbatch.dev/v1alpha1``) ---------------------------------------
 
     def clock(self) -> Obj:
-        """``{"virtual": bool, "now": RFC 3339}``."""
+        """``{"virtual": bool, "now": RFC 3339, "nowMicro": …, "nextDeadline": RFC 3339 | None,
+        "secondsToNextDeadline": float | None}`` (the earliest pending timer)."""
         ...
 
-    def advance(self, seconds: float | None, *, until_idle: bool = False, wait_for: Obj | None = None) -> Obj:
+    def advance(self, seconds: float | None, *, until_idle: bool = False, wait_for: Obj | None = None,
+                until_next_deadline: bool = False) -> Obj:
         """Move virtual time: by ``seconds``; or until no timer is left (``until_idle``), or until
         ``wait_for`` holds (``{kind, name, namespace, condition, status}`` or ``{…, delete: true}``),
-        at most ``seconds``. The answer carries ``now``, ``advancedSeconds`` and ``met``."""
+        or to the next pending timer (``until_next_deadline``), at most ``seconds``. The answer is
+        the clock plus ``advancedSeconds`` and, for the bounded forms, ``met``."""
         ...
 
     def pod_log(self, namespace: str, name: str, container: str | None = None) -> str: ...

@@ -237,16 +237,23 @@ class ControlPlaneBackend:
     # --- extensions -------------------------------------------------------------------------------
     def clock(self) -> Obj:
         cp = self.control_plane
-        return {"kind": "Clock", "apiVersion": "kbatch.dev/v1alpha1", "virtual": bool(cp.clock.is_virtual),
-                "now": format_time(cp.now()), "nowMicro": cp.now().isoformat()}
+        out = {"kind": "Clock", "apiVersion": "kbatch.dev/v1alpha1", "virtual": bool(cp.clock.is_virtual),
+               "now": format_time(cp.now()), "nowMicro": cp.now().isoformat()}
+        deadline = cp.timers.next_deadline()
+        out["nextDeadline"] = None if deadline is None else cp.clock.to_datetime(deadline).isoformat()
+        out["secondsToNextDeadline"] = None if deadline is None else max(0.0, deadline - cp.clock.now())
+        return out
 
-    def advance(self, seconds: float | None, *, until_idle: bool = False, wait_for: Obj | None = None) -> Obj:
+    def advance(self, seconds: float | None, *, until_idle: bool = False, wait_for: Obj | None = None,
+                until_next_deadline: bool = False) -> Obj:
         cp = self.control_plane
         if not cp.clock.is_virtual:
             raise BadRequest("this control plane runs on the real clock; time cannot be advanced")
         start = cp.clock.now()
         met = None
-        if wait_for is not None:
+        if until_next_deadline:
+            met = self._to_next_deadline(seconds)
+        elif wait_for is not None:
             predicate = actions.wait_predicate(self, wait_for)
             try:
                 cp.wait_for(predicate, seconds if seconds is not None else 3600.0)
@@ -266,6 +273,22 @@ class ControlPlaneBackend:
         if met is not None:
             out["met"] = met
         return out
+
+    def _to_next_deadline(self, limit: float | None) -> bool:
+        """Jump to the earliest pending timer and fire what is due there (the in-process
+        ``wait_for``'s autojump, one step at a time); at most ``limit`` seconds, where it stops
+        instead. True when a deadline was reached; without one (and no limit) time stays put."""
+        cp = self.control_plane
+        cp.run_until_idle()
+        target = cp.timers.next_deadline()
+        if target is None and limit is None:
+            return False
+        try:
+            cp.wait_for(lambda: target is not None and cp.clock.now() >= target,
+                        limit if limit is not None else max(0.0, target - cp.clock.now()) + 1.0)
+        except TimeoutError:
+            return False
+        return True
 
     def pod_log(self, namespace: str, name: str, container: str | None = None) -> str:
         return actions.pod_log(self, namespace, name, container)
