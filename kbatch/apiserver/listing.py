@@ -32,15 +32,17 @@ from kbatch.apiserver.continuation import decode_continue, encode_continue
 from kbatch.apiserver.decoded_cache import Entry
 from kbatch.apiserver.gcpause import gc_deferred
 from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.raw import raw_dict
 from kbatch.store.errors import CompactedError, FutureRevisionError
 from kbatch.store.kv import KeyValue
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["Filter", "list_objects", "make_filter", "parse_revision"]
+__all__ = ["Filter", "list_objects", "list_raw", "make_filter", "parse_revision"]
 
 T = TypeVar("T", bound=Resource)
+X = TypeVar("X")
 
 _EXPIRED_CONTINUE = ("The provided continue parameter is too old to display a consistent list result. "
                      "You can start a new list without the continue parameter.")
@@ -138,57 +140,80 @@ def _read(server: APIServer, start: bytes, end: bytes, revision: int | None, lim
         raise Timeout(f"Too large resource version: {err.requested}, current: {err.current}") from None
 
 
+def _collect(server: APIServer, kind: Kind, namespace: str | None, convert: Callable[[KeyValue], X], *,
+             label_selector: str | None, field_selector: str | None, limit: int | None,
+             continue_: str | None, resource_version: str | None) -> tuple[list[X], ListMeta]:
+    """The matching items (each built by ``convert``) and the list's metadata."""
+    if not kind.info.namespaced:
+        namespace = None
+    model = kind.model
+    flt = make_filter(kind, label_selector, field_selector)
+    revision, start = _start(server, kind, namespace, continue_, resource_version, limit)
+    end = kind.keys.range_end(namespace)
+    with gc_deferred():
+        if limit:
+            matches = None if flt.empty else flt.compile_entry()
+            items, revision, last_key = _paginate(server, model, start, end, revision, limit, matches,
+                                                  bool(continue_), convert)
+        else:
+            result = _read(server, start, end, revision, None, bool(continue_))
+            revision = result.revision if revision is None else revision
+            items, last_key = _select(server, model, result.kvs, flt, convert), None
+    meta = ListMeta(resource_version=str(revision))
+    if last_key is not None:
+        meta.continue_ = encode_continue(revision, last_key, kind.keys.prefix(namespace))
+    return items, meta
+
+
 def list_objects(server: APIServer, model: type[T], namespace: str | None = None, *,
                  label_selector: str | None = None, field_selector: str | None = None,
                  limit: int | None = None, continue_: str | None = None,
                  resource_version: str | None = None) -> ResourceList[T]:
     kind = server.kind(model)
-    if not kind.info.namespaced:
-        namespace = None
-    flt = make_filter(kind, label_selector, field_selector)
-    revision, start = _start(server, kind, namespace, continue_, resource_version, limit)
-    end = kind.keys.range_end(namespace)
-    match = None if flt.empty else flt.compile()
-    with gc_deferred():
-        if limit:
-            matches = None if match is None else flt.compile_entry()
-            items, revision, last_key = _paginate(server, model, start, end, revision, limit, matches,
-                                                  bool(continue_))
-        else:
-            result = _read(server, start, end, revision, None, bool(continue_))
-            revision = result.revision if revision is None else revision
-            items, last_key = _select(server, model, result.kvs, flt, match), None
-    meta = ListMeta(resource_version=str(revision))
-    if last_key is not None:
-        meta.continue_ = encode_continue(revision, last_key, kind.keys.prefix(namespace))
+    items, meta = _collect(server, kind, namespace, lambda kv: _fresh(model, kv),
+                           label_selector=label_selector, field_selector=field_selector, limit=limit,
+                           continue_=continue_, resource_version=resource_version)
     list_type = ResourceList[model]  # type: ignore[valid-type]
     return list_type.model_construct(api_version=kind.info.api_version, kind=kind.spec.list_kind,
                                      metadata=meta, items=items)
 
 
-def _select(server: APIServer, model: type[T], kvs: tuple[KeyValue, ...], flt: Filter,
-            match: Callable[[Resource], bool] | None) -> list[T]:
-    """Fresh decodes of the matching objects; selectors are evaluated on cached entries."""
-    if match is None:
-        return [_fresh(model, kv) for kv in kvs]
+def list_raw(server: APIServer, kind: Kind, namespace: str | None = None, *,
+             label_selector: str | None = None, field_selector: str | None = None,
+             limit: int | None = None, continue_: str | None = None,
+             resource_version: str | None = None) -> dict[str, Any]:
+    """The same list as :func:`list_objects`, as a wire dict built from the stored JSON without
+    decoding items into models (:mod:`kbatch.apiserver.raw`)."""
+    items, meta = _collect(server, kind, namespace, raw_dict, label_selector=label_selector,
+                           field_selector=field_selector, limit=limit, continue_=continue_,
+                           resource_version=resource_version)
+    return {"apiVersion": kind.info.api_version, "kind": kind.spec.list_kind, "metadata": meta.to_dict(),
+            "items": items}
+
+
+def _select(server: APIServer, model: type[Resource], kvs: tuple[KeyValue, ...], flt: Filter,
+            convert: Callable[[KeyValue], X]) -> list[X]:
+    """The matching objects, each built by ``convert``; selectors are evaluated on cached entries."""
+    if flt.empty:
+        return [convert(kv) for kv in kvs]
     entries, load = server.decoded.entries, server.decoded.load
     matches = flt.compile_entry()
-    out: list[T] = []
+    out: list[X] = []
     for kv in kvs:
         hit = entries.get(kv.key)
         if hit is None or hit[0] != kv.mod_revision or not (hit[1] is kv.value or hit[1] == kv.value):
             hit = load(model, kv)
         if matches(hit):
-            out.append(_fresh(model, kv))
+            out.append(convert(kv))
     return out
 
 
-def _paginate(server: APIServer, model: type[T], start: bytes, end: bytes, revision: int | None, limit: int,
-              matches: Callable[[Entry], bool] | None, continuing: bool,
-              ) -> tuple[list[T], int, bytes | None]:
+def _paginate(server: APIServer, model: type[Resource], start: bytes, end: bytes, revision: int | None,
+              limit: int, matches: Callable[[Entry], bool] | None, continuing: bool,
+              convert: Callable[[KeyValue], X]) -> tuple[list[X], int, bytes | None]:
     """(items, revision, last key read when more may follow): reads chunks until ``limit`` matching
     items are found or the range is exhausted."""
-    items: list[T] = []
+    items: list[X] = []
     last_key: bytes | None = None
     load = server.decoded.load
     while True:
@@ -200,7 +225,7 @@ def _paginate(server: APIServer, model: type[T], start: bytes, end: bytes, revis
                 return items, revision, last_key  # an unread key remains
             last_key = kv.key
             if matches is None or matches(load(model, kv)):
-                items.append(_fresh(model, kv))
+                items.append(convert(kv))
         if not (result.more and result.kvs):
             return items, revision, None
         if len(items) >= limit:

@@ -14,7 +14,10 @@ from kbatch.api.errors import BadRequest
 from kbatch.apiserver.client import PatchType, Preconditions
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.listing import list_raw
 from kbatch.apiserver.patch import patch_object
+from kbatch.apiserver.raw import raw_dict
+from kbatch.apiserver.update import object_namespace, read_kv
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -73,16 +76,17 @@ class Unstructured:
         return obj.to_dict(), warnings
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
-        return self._server.get(self.kind(api_version, kind).model, name, namespace).to_dict()
+        """The stored JSON with its resourceVersion, not decoded into a model (:mod:`.raw`)."""
+        spec = self.kind(api_version, kind)
+        return raw_dict(read_kv(self._server, spec, object_namespace(spec, namespace), name))
 
     def list(self, api_version: str, kind: str, namespace: str | None = None, *,
              label_selector: str | None = None, field_selector: str | None = None, limit: int | None = None,
              continue_: str | None = None, resource_version: str | None = None) -> dict[str, Any]:
-        result = self._server.list(self.kind(api_version, kind).model, namespace,
-                                   label_selector=label_selector, field_selector=field_selector,
-                                   limit=limit, continue_=continue_, resource_version=resource_version)
-        return {"apiVersion": result.api_version, "kind": result.kind,
-                "metadata": result.metadata.to_dict(), "items": [i.to_dict() for i in result.items]}
+        """As the typed list, built from the stored JSON (:func:`kbatch.apiserver.listing.list_raw`)."""
+        return list_raw(self._server, self.kind(api_version, kind), namespace, label_selector=label_selector,
+                        field_selector=field_selector, limit=limit, continue_=continue_,
+                        resource_version=resource_version)
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None, *,
                propagation_policy: str | None = None, grace_period_seconds: int | None = None,

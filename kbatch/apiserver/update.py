@@ -35,7 +35,7 @@ from kbatch.store.kv import Compare, DeleteOp, KeyValue, PutOp
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["MAX_RETRIES", "StaleRead", "apply_update", "read_current", "update_object"]
+__all__ = ["MAX_RETRIES", "StaleRead", "apply_update", "read_current", "read_kv", "update_object"]
 
 T = TypeVar("T", bound=Resource)
 
@@ -58,14 +58,19 @@ def object_namespace(kind: Kind, namespace: str | None) -> str | None:
     return namespace or "default"
 
 
-def read_current(server: APIServer, kind: Kind, namespace: str | None, name: str) -> Current:
+def read_kv(server: APIServer, kind: Kind, namespace: str | None, name: str) -> KeyValue:
+    """The stored key-value of one object (``NotFound`` when absent)."""
     if not name:
         raise BadRequest("resource name may not be empty")
-    key = kind.keys.key(namespace, name)
-    kvs = server.store.range(key).kvs
+    kvs = server.store.range(kind.keys.key(namespace, name)).kvs
     if not kvs:
         raise NotFound.of(kind.info.group_resource, name)
-    return Current(kvs[0], decode(kind.model, kvs[0]))
+    return kvs[0]
+
+
+def read_current(server: APIServer, kind: Kind, namespace: str | None, name: str) -> Current:
+    kv = read_kv(server, kind, namespace, name)
+    return Current(kv, decode(kind.model, kv))
 
 
 def _carry_system_fields(new: Resource, old: Resource) -> None:
