@@ -1,7 +1,9 @@
 """Patch: merge (RFC 7386), JSON (RFC 6902) and strategic merge, on the main resource or status.
 
-The patch is applied to the latest stored object and the result goes through the same path as an
-update (:func:`kbatch.apiserver.update.apply_update`). If the store moves on between read and write
+The patch is applied to the latest stored object's JSON (the stored bytes are the object's dump, see
+:mod:`kbatch.apiserver.raw`, so no decode → dump is needed for the base; the patched document is
+decoded once) and the result goes through the same path as an update
+(:func:`kbatch.apiserver.update.apply_update`). If the store moves on between read and write
 the patch is re-applied to the new latest object (upstream's patcher retries the same way), unless the
 patch itself pinned ``metadata.resourceVersion``, which makes a mismatch a ``Conflict``.
 """
@@ -12,11 +14,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from kbatch.api.errors import BadRequest, Conflict, UnsupportedMediaType
 from kbatch.api.meta import Resource
+from kbatch.apiserver.codec import decode
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
 from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.raw import raw_dict
 from kbatch.apiserver.strategic import apply_strategic_patch
-from kbatch.apiserver.update import MAX_RETRIES, StaleRead, apply_update, object_namespace, read_current
+from kbatch.apiserver.update import (
+    MAX_RETRIES,
+    Current,
+    StaleRead,
+    apply_update,
+    object_namespace,
+    read_kv,
+)
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -55,12 +66,14 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
     kind = server.kind(model)
     namespace = object_namespace(kind, namespace)
     for _ in range(MAX_RETRIES):
-        current = read_current(server, kind, namespace, name)
-        patched = apply_patch(kind, current.obj.to_dict(), patch, patch_type)
+        kv = read_kv(server, kind, namespace, name)
+        # the stored JSON is the object's dump (kbatch.apiserver.raw), so it is the patch's base as is
+        patched = apply_patch(kind, raw_dict(kv), patch, patch_type)
         new, warnings = decode_dict(model, patched, field_validation)
         pinned = new.metadata.resource_version
-        if pinned and pinned != current.obj.metadata.resource_version:
+        if pinned and pinned != str(kv.mod_revision):
             raise Conflict.stale(kind.info.group_resource, name)
+        current = Current(kv, decode(model, kv))
         try:
             result = apply_update(server, kind, new, current, status=status, dry_run=dry_run)
         except StaleRead:
