@@ -6,7 +6,9 @@ through ``server.client()`` (the :class:`Client` protocol) or, with wire dicts, 
 """
 
 from kbatch.apiserver.admission import Admission, AdmissionHook, AdmissionRequest
+from kbatch.apiserver.binding import Binding
 from kbatch.apiserver.client import (
+    Binder,
     Client,
     PatchType,
     Preconditions,
@@ -31,6 +33,8 @@ __all__ = [
     "Admission",
     "AdmissionHook",
     "AdmissionRequest",
+    "Binder",
+    "Binding",
     "Client",
     "FieldValidation",
     "GarbageCollector",

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from kbatch.api.errors import Status
 from kbatch.api.meta import Resource, ResourceList
 
+if TYPE_CHECKING:
+    from kbatch.api.core_v1 import Pod
+
 __all__ = [
+    "Binder",
     "Client",
     "PatchType",
     "Preconditions",
@@ -150,3 +154,15 @@ class Watcher(Protocol):
 
 class Client(Reader, Writer, StatusWriter, Watcher, Protocol):
     """Everything a controller or tool needs."""
+
+
+@runtime_checkable
+class Binder(Protocol):
+    """Optional role: the ``pods/binding`` subresource (what a scheduler calls). Check with
+    ``isinstance(client, Binder)``; ``LocalClient`` implements it."""
+
+    def bind(self, pod_name: str, namespace: str | None, node_name: str, *, uid: str | None = None,
+             annotations: dict[str, str] | None = None, dry_run: bool = False) -> Pod:
+        """Set ``spec.nodeName`` and ``PodScheduled=True`` (and copy ``annotations``) in one write;
+        ``uid`` is a precondition. ``Conflict`` when the pod is bound, being deleted or gated."""
+        ...

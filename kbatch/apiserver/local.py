@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kbatch.api.core_v1 import Pod
 from kbatch.api.meta import Resource, ResourceList
-from kbatch.apiserver.client import Client, PatchType, Preconditions, PropagationPolicy, WatchStream
+from kbatch.apiserver.binding import Binding
+from kbatch.apiserver.client import Binder, Client, PatchType, Preconditions, PropagationPolicy, WatchStream
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -64,4 +66,13 @@ class LocalClient:
                                  allow_bookmarks=allow_bookmarks)
 
 
+    def bind(self, pod_name: str, namespace: str | None, node_name: str, *, uid: str | None = None,
+             annotations: dict[str, str] | None = None, dry_run: bool = False) -> Pod:
+        binding = Binding.model_validate({
+            "metadata": {"name": pod_name, "namespace": namespace, "uid": uid, "annotations": annotations},
+            "target": {"kind": "Node", "name": node_name}})
+        return self.server.bind(binding, namespace, dry_run=dry_run)
+
+
 _: type[Client] = LocalClient  # structural check: LocalClient implements Client
+_b: type[Binder] = LocalClient

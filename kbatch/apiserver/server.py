@@ -13,9 +13,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
+from kbatch.api.core_v1 import Pod
 from kbatch.api.meta import Resource, ResourceList
 from kbatch.api.registry import Registry
 from kbatch.apiserver.admission import Admission
+from kbatch.apiserver.binding import Binding, bind_pod
 from kbatch.apiserver.client import Client, PatchType, Preconditions
 from kbatch.apiserver.create import create_object
 from kbatch.apiserver.decoded_cache import DecodedCache
@@ -119,6 +121,10 @@ class APIServer:
         return open_watch(self, model, namespace, label_selector=label_selector,
                           field_selector=field_selector, resource_version=resource_version,
                           allow_bookmarks=allow_bookmarks)
+
+    def bind(self, binding: Binding, namespace: str | None = None, *, dry_run: bool = False) -> Pod:
+        """``pods/binding``: set the pod's node, annotations and ``PodScheduled`` in one write."""
+        return bind_pod(self, binding, namespace, dry_run=dry_run)
 
     def client(self) -> Client:
         """The in-process :class:`kbatch.apiserver.client.Client`."""
