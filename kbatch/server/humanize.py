@@ -13,6 +13,7 @@ timestamp.
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 
 from kbatch.api.base import parse_time
 
@@ -55,4 +56,11 @@ def age(timestamp: str | datetime | None, now: datetime) -> str:
     """``translateTimestampSince``: the age of an RFC 3339 timestamp at ``now``."""
     if not timestamp:
         return "<unknown>"
-    return human_duration((now - parse_time(timestamp)).total_seconds())
+    when = _parsed(timestamp) if isinstance(timestamp, str) else timestamp
+    return human_duration((now - when).total_seconds())
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> datetime:
+    """Timestamps repeat across a list (objects created at one virtual instant): parse each once."""
+    return parse_time(text)

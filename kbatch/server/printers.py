@@ -102,7 +102,9 @@ AGE = Column("Age", description="CreationTimestamp is the time this object was c
 
 def _init_reason(pod: Obj, reason: str) -> tuple[str, bool]:
     """The ``Init:…`` status while init containers run; returns (reason, initializing)."""
-    statuses = _at(pod, "status", "initContainerStatuses") or []
+    statuses = (pod.get("status") or {}).get("initContainerStatuses")
+    if not statuses:
+        return reason, False
     total = len(_at(pod, "spec", "initContainers") or [])
     for i, st in enumerate(statuses):
         term, wait = _at(st, "state", "terminated"), _at(st, "state", "waiting")
@@ -119,7 +121,11 @@ def _init_reason(pod: Obj, reason: str) -> tuple[str, bool]:
 
 
 def _pod_cells(pod: Obj, now: datetime) -> list[Any]:
+    """One row per pod: this runs for every pod of a ``kubectl get pods``, so it reads the dicts
+    directly rather than through ``_at``."""
     status = pod.get("status") or {}
+    meta = pod.get("metadata") or {}
+    spec = pod.get("spec") or {}
     reason = status.get("reason") or status.get("phase") or ""
     if any(c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated"
            for c in status.get("conditions") or ()):
@@ -129,12 +135,13 @@ def _pod_cells(pod: Obj, now: datetime) -> list[Any]:
     statuses = status.get("containerStatuses") or []
     for st in reversed(statuses):
         restarts += st.get("restartCount", 0)
-        finished = _at(st, "lastState", "terminated", "finishedAt")
+        finished = ((st.get("lastState") or {}).get("terminated") or {}).get("finishedAt")
         if finished and (last_restart is None or parse_time(finished) > last_restart):
             last_restart = parse_time(finished)
         if initializing:
             continue
-        term, wait = _at(st, "state", "terminated"), _at(st, "state", "waiting")
+        state = st.get("state") or {}
+        term, wait = state.get("terminated"), state.get("waiting")
         if wait and wait.get("reason"):
             reason = wait["reason"]
         elif term and term.get("reason"):
@@ -142,11 +149,11 @@ def _pod_cells(pod: Obj, now: datetime) -> list[Any]:
         elif term:
             code = term.get("exitCode", 0)
             reason = f"Signal:{term['signal']}" if term.get("signal") else f"ExitCode:{code}"
-        elif st.get("ready") and _at(st, "state", "running") is not None:
+        elif st.get("ready") and state.get("running") is not None:
             running, ready = True, ready + 1
     if reason == "Completed" and running:
         reason = "Running" if _is_true(pod, "Ready") else "NotReady"
-    deleting = _at(pod, "metadata", "deletionTimestamp")
+    deleting = meta.get("deletionTimestamp")
     if deleting and status.get("reason") == "NodeLost":
         reason = "Unknown"
     elif deleting and status.get("phase") not in ("Succeeded", "Failed"):
@@ -154,17 +161,17 @@ def _pod_cells(pod: Obj, now: datetime) -> list[Any]:
     shown = str(restarts)
     if restarts and last_restart is not None:
         shown = f"{restarts} ({human_duration((now - last_restart).total_seconds())} ago)"
-    gates = _at(pod, "spec", "readinessGates") or []
+    gates = spec.get("readinessGates") or []
     gates_text = "<none>"
     if gates:
         wanted = {g.get("conditionType") for g in gates}
         done = sum(1 for c in status.get("conditions") or () if c.get("type") in wanted
                    and c.get("status") == "True")
         gates_text = f"{done}/{len(gates)}"
-    total = len(_at(pod, "spec", "containers") or [])
-    return [_name(pod), f"{ready}/{total}", reason, shown, _age(pod, now),
-            status.get("podIP") or "<none>", _at(pod, "spec", "nodeName") or "<none>",
-            status.get("nominatedNodeName") or "<none>", gates_text]
+    total = len(spec.get("containers") or ())
+    return [meta.get("name") or "", f"{ready}/{total}", reason, shown,
+            age(meta.get("creationTimestamp"), now), status.get("podIP") or "<none>",
+            spec.get("nodeName") or "<none>", status.get("nominatedNodeName") or "<none>", gates_text]
 
 
 POD = Printer((NAME, Column("Ready"), Column("Status"), Column("Restarts", "string"), AGE,
