@@ -231,8 +231,8 @@ STATUS_PATCHES = {  # a field of each kind's status that no running controller r
 
 def _status_patch(patch_type: str, field: str, value: Any, has_status: bool) -> str:
     if patch_type == "json":
-        # kbatch omits an empty status where upstream serializes "status": {} (see the report in
-        # docs/cli.md): add the member itself when there is none yet
+        # kbatch omits an empty status where kube-apiserver always serializes "status": {} (a
+        # difference of the API layer's encoding): add the member itself when there is none yet
         op = {"op": "add", "path": f"/status/{field}", "value": value} if has_status else \
             {"op": "add", "path": "/status", "value": {field: value}}
         return json.dumps([op])
