@@ -9,9 +9,9 @@ unschedulable flush, so nothing busy-loops in virtual time.
 
 Effects, all through the client:
 
-* bind: a Bind plugin, or the default binder :func:`~.binding.bind_pod` (the ``pods/binding``
-  storage update: ``spec.nodeName`` and ``PodScheduled=True`` in one write), and a ``Scheduled``
-  event;
+* bind: a Bind plugin, or the DefaultBinder: a ``pods/binding`` call through the client
+  (``client.bind``: ``spec.nodeName`` and ``PodScheduled=True`` in one write, guarded by the pod's
+  uid as upstream's DefaultBinder sends it), and a ``Scheduled`` event;
 * failure: ``PodScheduled=False`` with reason ``Unschedulable`` and the FitError message (written
   only when it changes) and a ``FailedScheduling`` event;
 * gated pods: ``PodScheduled=False`` reason ``SchedulingGated`` (the API server does this upstream);
@@ -29,7 +29,6 @@ from typing import Any
 from kbatch.api.base import format_time
 from kbatch.api.errors import Conflict, NotFound
 from kbatch.controllers.scheduler.algorithm import Algorithm
-from kbatch.controllers.scheduler.binding import bind_pod
 from kbatch.controllers.scheduler.convert import node_shape, pod_info
 from kbatch.controllers.scheduler.defaults import default_profile
 from kbatch.controllers.scheduler.framework import Code, CycleState, Profile, Status
@@ -237,9 +236,8 @@ class Scheduler:
                 status = plugin.bind(state, pod, node)
                 if status is None or status.code != Code.SKIP:
                     break
-            else:  # DefaultBinder
-                now_text = format_time(self.ctx.clock.now_datetime())
-                bind_pod(self.ctx.server, pod.namespace, pod.name, node, now_text)
+            else:  # DefaultBinder (pkg/scheduler/framework/plugins/defaultbinder)
+                self.ctx.client.bind(pod.name, pod.namespace, node, uid=pod.uid or None)
         except NotFound:
             self.algorithm.forget(pod.key)
             self.queue.delete(pod.key)
