@@ -17,6 +17,7 @@ from kbatch.api.core_v1 import Pod
 from kbatch.api.meta import Resource, ResourceList
 from kbatch.api.registry import Registry
 from kbatch.apiserver.admission import Admission
+from kbatch.apiserver.admission_plugins import DEFAULT_PLUGINS, install_defaults
 from kbatch.apiserver.binding import Binding, bind_pod
 from kbatch.apiserver.client import Client, PatchType, Preconditions
 from kbatch.apiserver.create import create_object
@@ -44,10 +45,13 @@ class APIServer:
     generated names), so the same inputs give the same objects. With a ``Namespace`` kind
     registered, the ``default`` and ``kube-system`` namespaces are created at construction and
     creates in a missing or terminating namespace are rejected (NamespaceLifecycle).
+    ``admission_plugins`` names the built-in plugins to install, kube-apiserver's defaults unless told
+    otherwise (:mod:`kbatch.apiserver.admission_plugins`: DefaultTolerationSeconds, Priority).
     """
 
     def __init__(self, store: KV, registry: Registry, *, now: Callable[[], datetime],
-                 rng: random.Random, bootstrap: bool = True) -> None:
+                 rng: random.Random, bootstrap: bool = True,
+                 admission_plugins: tuple[str, ...] = DEFAULT_PLUGINS) -> None:
         self.store = store
         self.registry = registry
         self.now = now
@@ -57,6 +61,7 @@ class APIServer:
         self._kinds: dict[type[Resource], Kind] = {}
         self.namespaces = NamespaceLifecycle(self)
         self.unstructured = Unstructured(self)
+        install_defaults(self, admission_plugins)
         if bootstrap:
             self.namespaces.bootstrap()
 

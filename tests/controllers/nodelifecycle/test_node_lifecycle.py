@@ -34,6 +34,7 @@ def test_not_ready_node_pods_are_evicted_with_deletion_by_taint_manager() -> Non
     cp.apply(pod_yaml("p", "sleep 1000", grace=5))
     watch = cp.client.watch(Pod, "default")
     mark_node_not_ready(cp, "node-0")
+    cp.advance(300)  # DefaultTolerationSeconds admission: pods tolerate not-ready:NoExecute for 300 s
     node = cp.client.get(Node, "node-0")
     want = {(NOT_READY, "NoSchedule"), (NOT_READY, "NoExecute")}
     assert {(t.key, t.effect) for t in node.spec.taints} == want

@@ -1,0 +1,135 @@
+"""``Priority`` admission (upstream ``plugin/pkg/admission/priority``).
+
+Pods, on create (main resource only):
+
+* a named ``spec.priorityClassName`` resolves to that PriorityClass — a stored object, or one of the
+  built-in ``system-cluster-critical`` (2000000000) / ``system-node-critical`` (2000001000) — and an
+  unknown name is ``Forbidden``: ``pods "p" is forbidden: no PriorityClass with name x was found``;
+* no name: the global default class (the lowest value if several claim it), whose name is written into
+  ``spec.priorityClassName``; with none, priority 0 and ``PreemptLowerPriority``;
+* ``spec.priority`` becomes the class's value and ``spec.preemptionPolicy`` its policy; a pod that
+  already states a different value is ``Forbidden`` (``the integer value of priority (5) must not be
+  provided in pod spec; priority admission controller computed 0 from the given PriorityClass name``,
+  and the same for ``PreemptionPolicy``).
+
+On update, a priority or preemption policy left out is carried over from the stored pod (validation
+then forbids changing them). PriorityClasses: creating a second ``globalDefault`` class, or marking
+another one default, is ``Forbidden`` (``PriorityClass x is already marked as default. Only one default
+can exist``).
+
+kbatch difference: the two system classes are not stored as objects at start-up (upstream's
+bootstrap creates them), so bootstrap writes — and every resourceVersion after them — are unchanged; a
+stored class of the same name takes precedence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kbatch.api.core_v1 import Pod
+from kbatch.api.errors import Forbidden
+from kbatch.api.meta import Resource
+from kbatch.api.scheduling_v1 import PriorityClass
+from kbatch.apiserver.admission import AdmissionRequest
+
+if TYPE_CHECKING:
+    from kbatch.apiserver.server import APIServer
+
+__all__ = ["BUILTIN_CLASSES", "PriorityAdmission"]
+
+PREEMPT_LOWER = "PreemptLowerPriority"
+BUILTIN_CLASSES = {"system-cluster-critical": 2_000_000_000, "system-node-critical": 2_000_001_000}
+
+
+@dataclass(frozen=True, slots=True)
+class _Class:
+    name: str
+    value: int
+    preemption_policy: str | None
+
+
+def forbidden(resource: str, obj: Resource, why: str) -> Forbidden:
+    """Upstream ``admission.NewForbidden``: the name, else the generateName, else ``Unknown``."""
+    name = obj.metadata.name or obj.metadata.generate_name or "Unknown"
+    return Forbidden(f'{resource} "{name}" is forbidden: {why}')
+
+
+class PriorityAdmission:
+    """The plugin's two hooks over one server (PriorityClasses are read from its store)."""
+
+    def __init__(self, server: APIServer, *, has_classes: bool = True) -> None:
+        self._server = server
+        self.has_classes = has_classes
+
+    def _stored(self) -> list[PriorityClass]:
+        if not self.has_classes:
+            return []
+        kind = self._server.kind(PriorityClass)
+        start = kind.keys.prefix(None)
+        kvs = self._server.store.range(start, kind.keys.range_end(None)).kvs
+        get = self._server.decoded.get  # read-only decodes, cached per stored version
+        return [get(PriorityClass, kv) for kv in kvs]  # type: ignore[misc]
+
+    def _default(self, classes: list[PriorityClass]) -> PriorityClass | None:
+        chosen: PriorityClass | None = None
+        for pc in classes:
+            if pc.global_default and (chosen is None or pc.value < chosen.value):
+                chosen = pc
+        return chosen
+
+    def _resolve(self, pod: Pod) -> _Class:
+        classes = self._stored()
+        name = pod.spec.priority_class_name
+        if not name:
+            default = self._default(classes)
+            if default is None:
+                return _Class("", 0, PREEMPT_LOWER)
+            return _Class(default.name, default.value, default.preemption_policy)
+        for pc in classes:
+            if pc.name == name:
+                return _Class(name, pc.value, pc.preemption_policy)
+        if name in BUILTIN_CLASSES:
+            return _Class(name, BUILTIN_CLASSES[name], PREEMPT_LOWER)
+        raise forbidden("pods", pod, f"no PriorityClass with name {name} was found")
+
+    def admit_pod(self, request: AdmissionRequest) -> None:
+        pod = request.obj
+        if request.subresource or not isinstance(pod, Pod):
+            return
+        spec = pod.spec
+        if request.operation == "UPDATE":
+            old = request.old
+            if isinstance(old, Pod):
+                if spec.priority is None:
+                    spec.priority = old.spec.priority
+                if spec.preemption_policy is None:
+                    spec.preemption_policy = old.spec.preemption_policy
+            return
+        resolved = self._resolve(pod)
+        if not spec.priority_class_name and resolved.name:
+            spec.priority_class_name = resolved.name
+        if spec.priority is not None and spec.priority != resolved.value:
+            raise forbidden("pods", pod, f"the integer value of priority ({spec.priority}) must not be "
+                            f"provided in pod spec; priority admission controller computed "
+                            f"{resolved.value} from the given PriorityClass name")
+        spec.priority = resolved.value
+        policy = resolved.preemption_policy
+        if policy is not None:
+            if spec.preemption_policy is not None and spec.preemption_policy != policy:
+                raise forbidden("pods", pod, f"the string value of PreemptionPolicy "
+                                f"({spec.preemption_policy}) must not be provided in pod spec; priority "
+                                f"admission controller computed {policy} from the given PriorityClass name")
+            spec.preemption_policy = policy
+
+    def validate_class(self, request: AdmissionRequest) -> None:
+        pc = request.obj
+        if request.subresource or not isinstance(pc, PriorityClass) or not pc.global_default:
+            return
+        default = self._default([c for c in self._stored()])
+        if default is None:
+            return
+        if request.operation == "CREATE" or default.name != pc.name:
+            raise forbidden("priorityclasses.scheduling.k8s.io", pc,
+                            f"PriorityClass {default.name} is already marked as default. Only one default "
+                            "can exist")
