@@ -44,8 +44,12 @@ def test_scheduling_gates_hold_a_pod_back() -> None:
 
 def test_priority_preemption_evicts_a_lower_priority_pod() -> None:
     cp = sim_cluster(1, NodeTemplate(cpu="1"))
+    # The Priority admission plugin resolves spec.priority from the class (a bare priority: 100 is
+    # forbidden upstream), so the higher-priority pod names a PriorityClass.
+    cp.apply("{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 100}")
     cp.apply(pod_yaml("low", "sleep 1000", cpu="1", priority=0, grace=5))
-    cp.apply(pod_yaml("high", "sleep 10", cpu="1", priority=100))
+    cp.apply(pod_yaml("high", "sleep 10", cpu="1", extra_spec="\n  priorityClassName: high"))
+    assert get_pod(cp, "high").spec.priority == 100
     high, low = get_pod(cp, "high"), get_pod(cp, "low")
     assert high.status.nominated_node_name == "node-0"
     cond = condition(low, "DisruptionTarget")
