@@ -31,8 +31,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 __all__ = [
     "CronError",
     "Schedule",
+    "go_duration_seconds",
     "load_zone",
     "next_after",
+    "parse_go_duration",
     "parse_schedule",
 ]
 
@@ -240,10 +242,15 @@ _DURATION_PART = re.compile(r"([0-9]*)(\.[0-9]*)?([^0-9.]*)")
 
 def parse_go_duration(text: str) -> timedelta:
     """Go's ``time.ParseDuration`` (``1h30m``, ``90s``, ``1.5h``); raises ValueError with Go's text."""
+    return timedelta(seconds=go_duration_seconds(text))
+
+
+def go_duration_seconds(text: str) -> float:
+    """:func:`parse_go_duration` as float seconds (no rounding to microseconds)."""
     quoted = '"' + text + '"'
     body = text[1:] if text[:1] in ("+", "-") else text
     if body == "0":
-        return timedelta(0)
+        return 0.0
     if not body:
         raise ValueError(f"time: invalid duration {quoted}")
     seconds = 0.0
@@ -260,7 +267,7 @@ def parse_go_duration(text: str) -> timedelta:
             raise ValueError(f'time: unknown unit "{unit}" in duration {quoted}')
         seconds += float((whole or "0") + (fraction or "")) * _DURATION_UNITS[unit]
         pos = match.end()
-    return timedelta(seconds=-seconds if text.startswith("-") else seconds)
+    return -seconds if text.startswith("-") else seconds
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,12 +6,9 @@ nothing in the runtime may move time backwards.
 
 from __future__ import annotations
 
-import re
+from kbatch.api.cron import go_duration_seconds
 
 __all__ = ["format_duration", "parse_duration"]
-
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
 
 
 def parse_duration(value: float | int | str) -> float:
@@ -32,17 +29,13 @@ def parse_duration(value: float | int | str) -> float:
 
 
 def _parse_go(text: str) -> float:
-    if text == "0":
-        return 0.0
-    pos, total = 0, 0.0
-    for match in _PART.finditer(text):
-        if match.start() != pos:
-            break
-        total += float(match.group(1)) * _UNITS[match.group(2)]
-        pos = match.end()
-    if pos != len(text) or not text:
-        raise ValueError(f'invalid duration "{text}" (use Go syntax such as 500ms, 2s, 1m30s, 1h)')
-    return total
+    # Go's syntax, as the API's parser reads it (kbatch.api.cron); a sign is refused here.
+    if text[:1] not in ("+", "-"):
+        try:
+            return go_duration_seconds(text)
+        except ValueError:
+            pass
+    raise ValueError(f'invalid duration "{text}" (use Go syntax such as 500ms, 2s, 1m30s, 1h)')
 
 
 def format_duration(seconds: float) -> str:
