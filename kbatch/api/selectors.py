@@ -25,6 +25,7 @@ from kbatch.api.meta import LabelSelector, Resource
 
 __all__ = [
     "EVERYTHING",
+    "MODEL_OPERATORS",
     "NOTHING",
     "FieldRequirement",
     "FieldSelector",
@@ -224,7 +225,8 @@ def selector_from_set(labels: Mapping[str, str] | None) -> Selector:
     return Selector(_sorted(Requirement(k, "=", (v,)) for k, v in (labels or {}).items()))
 
 
-_MODEL_OPS: dict[str, LabelOp] = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!"}
+# metav1.LabelSelectorOperator (as KWOK's stage selectors spell them too) → the operator here.
+MODEL_OPERATORS: dict[str, LabelOp] = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!"}
 
 
 def selector_from_model(sel: LabelSelector | None) -> Selector:
@@ -233,7 +235,7 @@ def selector_from_model(sel: LabelSelector | None) -> Selector:
         return NOTHING
     reqs = [_requirement(k, "=", (v,)) for k, v in (sel.match_labels or {}).items()]
     for expr in sel.match_expressions or ():
-        op = _MODEL_OPS.get(expr.operator)
+        op = MODEL_OPERATORS.get(expr.operator)
         if op is None:
             raise BadRequest(f'"{expr.operator}" is not a valid label selector operator')
         reqs.append(_requirement(expr.key, op, expr.values or ()))

@@ -42,6 +42,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kbatch.api.selectors import MODEL_OPERATORS, Requirement, selector_from_set
 from kbatch.runtime.duration import parse_duration
 from kbatch.sim.command import ContainerRun
 
@@ -77,17 +78,13 @@ class Expression:
     values: tuple[str, ...] = ()
 
     def matches(self, obj: Any) -> bool:
+        """The label selector operator on the value at ``key`` (missing when None), as KWOK does."""
         value = evaluate(self.key, obj)
-        if self.operator == "Exists":
-            return value is not None
-        if self.operator == "DoesNotExist":
-            return value is None
-        text = None if value is None else str(value)
-        if self.operator == "In":
-            return text in self.values
-        if self.operator == "NotIn":
-            return text not in self.values
-        raise ValueError(f"unknown operator {self.operator!r} (In, NotIn, Exists, DoesNotExist)")
+        op = MODEL_OPERATORS.get(self.operator)
+        if op is None:
+            raise ValueError(f"unknown operator {self.operator!r} (In, NotIn, Exists, DoesNotExist)")
+        fields = {} if value is None else {self.key: str(value)}
+        return Requirement(self.key, op, self.values).matches(fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +103,8 @@ class StageRule:
 
     def matches(self, pod: Mapping[str, Any]) -> bool:
         meta = pod.get("metadata") or {}
-        labels, annotations = meta.get("labels") or {}, meta.get("annotations") or {}
-        return (all(labels.get(k) == v for k, v in self.match_labels)
-                and all(annotations.get(k) == v for k, v in self.match_annotations)
+        return (selector_from_set(dict(self.match_labels)).matches(meta.get("labels"))
+                and selector_from_set(dict(self.match_annotations)).matches(meta.get("annotations"))
                 and all(e.matches(pod) for e in self.match_expressions))
 
     def run(self, pod: Mapping[str, Any], rng: random.Random) -> ContainerRun:
