@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 
+from kbatch.api.base import format_time
 from kbatch.api.batch_v1 import CronJob, Job
 from kbatch.api.errors import AlreadyExists, NotFound, StatusError
 from kbatch.controllers.cronjob.sync import CronPlan, sync_cronjob
@@ -64,7 +65,7 @@ class CronJobReconciler:
 
 
 def _t(value):  # RFC 3339, as the API writes metav1.Time
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value is not None else None
+    return format_time(value) if value is not None else None
 
 
 def _owner(obj) -> list[Request]:
