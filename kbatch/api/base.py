@@ -27,6 +27,7 @@ __all__ = [
     "KubeModel",
     "MicroTime",
     "Time",
+    "format_micro_time",
     "format_time",
     "parse_time",
 ]
@@ -72,7 +73,8 @@ def _format_time(value: datetime) -> str:
     return utc.replace(microsecond=0, tzinfo=None).isoformat() + "Z"
 
 
-def _format_micro_time(value: datetime) -> str:
+def format_micro_time(value: datetime) -> str:
+    """metav1.MicroTime wire format: microsecond precision, UTC, ``Z`` suffix."""
     utc = value.astimezone(UTC)
     if utc.year < 1000:
         return utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -83,7 +85,7 @@ def _format_micro_time(value: datetime) -> str:
 Time = Annotated[datetime, BeforeValidator(parse_time), PlainSerializer(format_time, return_type=str)]
 # metav1.MicroTime: microsecond precision (Events' eventTime, Leases).
 MicroTime = Annotated[
-    datetime, BeforeValidator(parse_time), PlainSerializer(_format_micro_time, return_type=str)
+    datetime, BeforeValidator(parse_time), PlainSerializer(format_micro_time, return_type=str)
 ]
 
 

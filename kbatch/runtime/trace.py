@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from kbatch.api.base import format_micro_time
 from kbatch.runtime.clock import Clock
 from kbatch.runtime.controller import ReconcileRecord
 
@@ -111,7 +112,7 @@ class Trace:
         return len(events)
 
     def _now(self) -> str:
-        return self.clock.now_datetime().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return format_micro_time(self.clock.now_datetime())
 
     def _record_event(self, event: Any, t: str) -> None:
         kv = event.kv
