@@ -2,7 +2,10 @@
 
 Each check carries ``@pytest.mark.semantic("what it checks", source="upstream reference")``; at the
 end of ``pytest conformance`` a table lists every semantic with pass/fail/skip and its source.
-Checks marked ``needs_virtual_clock`` are skipped on targets without one.
+Checks marked ``needs_virtual_clock`` are skipped on targets without one; checks marked
+``plays_kubelet`` (pod outcomes by status patches) are skipped on targets whose pods a kubelet runs;
+checks marked ``runs_pods`` (pod outcomes from the container command) get a target that runs pods
+(:func:`conformance.factory.pod_target_factory`) and are skipped where none does.
 
 The target defaults to in-process kbatch; ``KBATCH_CONFORMANCE_TARGET=module:factory`` selects
 another factory returning a :class:`conformance.target.Target`.
@@ -14,8 +17,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.factory import target_factory, target_spec
-from conformance.target import Target
+from conformance.factory import pod_target_factory, target_factory, target_spec
+from conformance.target import Target, runs_pods
 
 _RESULTS: list[tuple[str, str, str, str]] = []  # (semantic, outcome, source, test id)
 _TARGETS: list[str] = []  # descriptions of the targets the checks ran against, in first-seen order
@@ -37,16 +40,31 @@ def close_target(tgt: Target) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "semantic(text, source): the documented behaviour a check proves")
     config.addinivalue_line("markers", "needs_virtual_clock: skip on targets without a virtual clock")
+    config.addinivalue_line("markers", "plays_kubelet: patches pod status; skip where a kubelet runs pods")
+    config.addinivalue_line("markers", "runs_pods: a kubelet runs the pods; skip where none does")
+
+
+def skip_reason(node: pytest.Item, tgt: Target) -> str | None:
+    """Why a check cannot run on ``tgt`` (by its markers), or None."""
+    if node.get_closest_marker("needs_virtual_clock") and not tgt.has_virtual_clock:
+        return "needs a target with a virtual clock"
+    if node.get_closest_marker("plays_kubelet") and runs_pods(tgt):
+        return "plays the kubelet, but a kubelet runs this target's pods"
+    if node.get_closest_marker("runs_pods") and not runs_pods(tgt):
+        return "needs a target whose pods a scheduler and kubelet run (nodes)"
+    return None
 
 
 @pytest.fixture
 def target(request: pytest.FixtureRequest) -> Iterator[Target]:
-    tgt = target_factory()()
+    factory = pod_target_factory() if request.node.get_closest_marker("runs_pods") else target_factory()
+    tgt = factory()
     if describe(tgt) not in _TARGETS:
         _TARGETS.append(describe(tgt))
-    if request.node.get_closest_marker("needs_virtual_clock") and not tgt.has_virtual_clock:
+    reason = skip_reason(request.node, tgt)
+    if reason:
         close_target(tgt)
-        pytest.skip("needs a target with a virtual clock")
+        pytest.skip(reason)
     yield tgt
     close_target(tgt)
 

@@ -24,6 +24,11 @@ present) the target works in ``default``, as in-process, and first deletes the C
 Pods left there. On any other server it creates a namespace ``kbatch-conformance-<random>`` on first
 use (the checks' ``"default"`` means that namespace) and deletes it in :meth:`close`.
 ``KBATCH_CONFORMANCE_NAMESPACE`` forces a namespace (then swept like ``default``).
+
+Pods: ``runs_pods`` (a scheduler and kubelet run the pods, so checks marked ``runs_pods`` run) is
+True on a server without the clock extension (a real cluster) and, on a kbatch server, when it has a
+Ready Node — so serve the status-patching checks from a ``kbatch serve --controllers job,cronjob``
+without nodes, and the real-pod checks from one with its default controllers and nodes.
 """
 
 from __future__ import annotations
@@ -75,8 +80,10 @@ class HttpTarget:
             namespace = f"kbatch-conformance-{secrets.token_hex(4)}" if self._own_namespace else "default"
         self.namespace = namespace
         self._namespace_ready = not self._own_namespace
+        self.runs_pods = not self._has_clock or self._ready_nodes() > 0
         mode = "virtual clock" if self.has_virtual_clock else "no virtual clock"
-        self.description = f"HTTP {config.server} ({mode}, namespace {namespace})"
+        pods = ", pods run by nodes" if self.runs_pods else ""
+        self.description = f"HTTP {config.server} ({mode}, namespace {namespace}{pods})"
         if not self._own_namespace:
             self.sweep()
 
@@ -86,6 +93,15 @@ class HttpTarget:
             return self.api.get_json(CLOCK_PATH)
         except (errors.NotFound, errors.Forbidden, errors.MethodNotAllowed):
             return None
+
+    def _ready_nodes(self) -> int:
+        """How many Nodes report ``Ready=True`` (0 when Nodes cannot be listed)."""
+        try:
+            nodes = self.list("Node")
+        except (errors.Forbidden, errors.NotFound):
+            return 0
+        return sum(1 for n in nodes for c in (n.get("status") or {}).get("conditions") or ()
+                   if c.get("type") == "Ready" and c.get("status") == "True")
 
     def _ns(self, namespace: str) -> str:
         """The checks' ``"default"`` is this target's namespace."""

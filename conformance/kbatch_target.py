@@ -2,8 +2,9 @@
 
 The only conformance module that imports kbatch. By default only the ``job`` and ``cronjob``
 controllers run, so pod outcomes are driven through the API (patching pod status, as upstream's Job
-integration tests do with the Job controller alone); pass ``controllers="*"`` to add the simulated
-scheduler and kubelet when they are available.
+integration tests do with the Job controller alone). :func:`with_nodes` builds the other kind: every
+default controller (the simulated scheduler and kubelet among them) and a couple of nodes, so pod
+outcomes come from the container command (``runs_pods``), as on a real cluster.
 """
 
 from __future__ import annotations
@@ -15,18 +16,25 @@ from typing import Any
 
 from conformance.target import Obj
 
-__all__ = ["KbatchTarget"]
+__all__ = ["KbatchTarget", "with_nodes"]
 
 
 class KbatchTarget:
     has_virtual_clock = True
 
-    def __init__(self, controllers: str = "job,cronjob", seed: int = 0) -> None:
+    def __init__(self, controllers: str = "job,cronjob", seed: int = 0, nodes: int = 0) -> None:
         from kbatch.api.errors import NotFound
         from kbatch.runtime.controlplane import ControlPlane
 
         self._not_found = NotFound
         self.cp = ControlPlane(seed=seed, controllers=controllers)
+        if nodes:
+            from kbatch.sim import create_nodes
+
+            create_nodes(self.cp, nodes)
+        self.runs_pods = bool(nodes) and {"scheduler", "kubelet"} <= set(self.cp.enabled)
+        pods = f", {nodes} nodes: pods run by the kubelet" if self.runs_pods else ""
+        self.description = f"kbatch in-process (virtual clock, controllers {controllers}{pods})"
 
     def _model(self, kind: str) -> Any:
         return self.cp.registry.for_name(kind).model
@@ -76,3 +84,8 @@ class KbatchTarget:
         except TimeoutError:
             return bool(predicate())
         return bool(predicate())
+
+
+def with_nodes(nodes: int = 2) -> KbatchTarget:
+    """In-process kbatch with the default controllers and ``nodes`` simulated nodes (``runs_pods``)."""
+    return KbatchTarget(controllers="*", nodes=nodes)

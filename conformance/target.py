@@ -8,6 +8,11 @@ over HTTP against ``kbatch serve``, or against a real cluster. Kinds are named a
 Time: a target with a virtual clock (``has_virtual_clock``) moves only through :meth:`advance`;
 checks that need to jump time are marked ``needs_virtual_clock`` and skipped on other targets.
 :meth:`wait_for` advances (virtual) or polls (real) until a predicate holds.
+
+Pods: a target may say whether a scheduler and a kubelet run its pods (an optional ``runs_pods``
+attribute, read through :func:`runs_pods`; absent means False). Checks that let the container
+command decide pod outcomes are marked ``runs_pods`` and need one; checks that play the kubelet by
+patching pod status are marked ``plays_kubelet`` and need a target where nothing else does.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Obj", "Target", "TargetFactory", "condition", "has_condition"]
+__all__ = ["Obj", "Target", "TargetFactory", "condition", "has_condition", "runs_pods"]
 
 Obj = dict[str, Any]
 
@@ -82,3 +87,8 @@ def condition(obj: Obj | None, type_: str) -> Obj | None:
 def has_condition(obj: Obj | None, type_: str, status: str = "True") -> bool:
     cond = condition(obj, type_)
     return cond is not None and cond.get("status") == status
+
+
+def runs_pods(target: object) -> bool:
+    """Whether a scheduler and kubelet run ``target``'s pods (its optional ``runs_pods``, else False)."""
+    return bool(getattr(target, "runs_pods", False))

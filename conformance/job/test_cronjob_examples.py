@@ -9,7 +9,7 @@ from conformance.target import has_condition
 CJ = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "tick"},
       "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {"spec": {
           "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}}}
-pytestmark = pytest.mark.needs_virtual_clock
+pytestmark = [pytest.mark.needs_virtual_clock, pytest.mark.plays_kubelet]  # its Jobs finish only when told
 
 
 @pytest.mark.semantic("CronJob creates <name>-<minutes> Jobs on schedule with the scheduled-timestamp "

@@ -23,7 +23,7 @@ from conformance.target import condition, has_condition
 
 DOC = "k8s.io/docs/concepts/workloads/controllers/job"
 CTRL = "kubernetes/kubernetes pkg/controller/job/job_controller.go"
-pytestmark = pytest.mark.needs_virtual_clock
+pytestmark = [pytest.mark.needs_virtual_clock, pytest.mark.plays_kubelet]
 
 
 def _finished(job):

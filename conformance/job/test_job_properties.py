@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from conformance.factory import target_factory
 from conformance.job.driver import INDEX, active_pods, fail, job_manifest, run, succeed
-from conformance.target import has_condition
+from conformance.target import has_condition, runs_pods
 
 SEED_004 = {"rules": [
     {"action": "FailJob", "onExitCodes": {"operator": "NotIn", "values": [40, 41, 42]}},
@@ -67,6 +67,7 @@ def _check(target, name, seen):
 
 
 @pytest.mark.needs_virtual_clock
+@pytest.mark.plays_kubelet
 @pytest.mark.semantic("invariants under random specs and pod outcomes (active<=parallelism, failed "
                       "monotonic, one sticky terminal condition, finished => active=terminating=0)",
                       source="job docs; KEP-3329/3939/4368; job_controller.go")
@@ -75,8 +76,8 @@ def _check(target, name, seen):
 @given(specs, actions)
 def test_random_outcomes_keep_invariants(spec, plan):
     target = target_factory()()
-    if not target.has_virtual_clock:
-        pytest.skip("needs a target with a virtual clock")
+    if not target.has_virtual_clock or runs_pods(target):
+        pytest.skip("needs a target with a virtual clock and no kubelet")
     kw = {"parallelism": spec["parallelism"], "completions": spec["completions"],
           "backoffLimit": spec["backoffLimit"]}
     if spec["indexed"]:
