@@ -1,8 +1,16 @@
-"""Fixtures: ``kbatch serve`` subprocesses (virtual and real clock) with only the Job and CronJob
-controllers, as the in-process conformance target runs, and HTTP targets pointed at them."""
+"""Fixtures: ``kbatch serve`` subprocesses and HTTP targets pointed at them.
+
+* ``virtual_server``: virtual clock, only the Job and CronJob controllers and no nodes, as the
+  in-process target for the checks that play the kubelet by patching pod status.
+* ``virtual_cluster_server``: virtual clock, the default controllers (scheduler and kubelet among
+  them) and two nodes added with ``kbatch nodes add``: the checks whose pods really run.
+* ``real_server``: real clock, default controllers and two nodes — standing in for a real cluster.
+"""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -11,13 +19,18 @@ from conformance.http_target import HttpTarget
 from conformance.kubeconfig import load_kubeconfig
 from kbatch.server.process import ServeProcess
 
-CONTROLLERS = "job,cronjob"
+PLAYED_KUBELET = "job,cronjob"
+NODES = 2
 
 
-def _serve(tmp_path_factory: pytest.TempPathFactory, clock: str) -> Iterator[ServeProcess]:
+def _serve(tmp_path_factory: pytest.TempPathFactory, clock: str, controllers: str | None = None,
+           nodes: int = 0) -> Iterator[ServeProcess]:
     pytest.importorskip("uvicorn", reason="kbatch serve needs uvicorn")
-    server = ServeProcess(tmp_path_factory.mktemp(f"serve-{clock}"), "--clock", clock,
-                          controllers=CONTROLLERS).start()
+    state = tmp_path_factory.mktemp(f"serve-{clock}-{'nodes' if nodes else 'bare'}")
+    if nodes:
+        subprocess.run([sys.executable, "-m", "kbatch.cli", "--state", str(state), "nodes", "add",
+                        "--count", str(nodes)], check=True, capture_output=True, timeout=60)
+    server = ServeProcess(state, "--clock", clock, controllers=controllers).start()
     try:
         yield server
     finally:
@@ -26,12 +39,17 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, clock: str) -> Iterator[Ser
 
 @pytest.fixture(scope="package")
 def virtual_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    yield from _serve(tmp_path_factory, "virtual")
+    yield from _serve(tmp_path_factory, "virtual", PLAYED_KUBELET)
+
+
+@pytest.fixture(scope="package")
+def virtual_cluster_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    yield from _serve(tmp_path_factory, "virtual", nodes=NODES)
 
 
 @pytest.fixture(scope="package")
 def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    yield from _serve(tmp_path_factory, "real")
+    yield from _serve(tmp_path_factory, "real", nodes=NODES)
 
 
 @pytest.fixture
