@@ -17,6 +17,7 @@ from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_model
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.codec import encode
+from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta
 from kbatch.apiserver.names import generate_name, new_uid
@@ -58,6 +59,7 @@ def _fill_system_fields(server: APIServer, kind: Kind, obj: Resource, generated:
     if generated:
         meta.name = generate_name(meta.generate_name or "", server.rng)
     kind.strategy.prepare_for_create(obj)
+    fill_status(kind, obj)  # Go never omits a struct-typed status (empty_status.py)
     meta.generation = 1
 
 

@@ -28,6 +28,7 @@ from kbatch.api.model_copy import partial_instance
 from kbatch.api.strategy import DefaultStrategy
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.codec import decode, encode
+from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta_update
 from kbatch.store.kv import Compare, DeleteOp, KeyValue, PutOp
@@ -107,6 +108,7 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
     server.admission.mutate(request)
     if not status:
         kind.strategy.prepare_for_update(new, old)
+    fill_status(kind, new)  # Go never omits a struct-typed status (empty_status.py)
     _carry_system_fields(new, old)
     new.metadata.resource_version = old.metadata.resource_version  # an unconditional update is filled in
     if not status and kind.strategy.spec_changed(new, old):

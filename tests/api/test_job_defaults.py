@@ -232,7 +232,7 @@ def test_create_through_the_api_server_generates_the_selector_from_the_uid() -> 
     assert uid and out.spec.selector is not None
     assert out.spec.selector.match_labels == {bc.CONTROLLER_UID_LABEL: uid}
     assert out.metadata.labels is not None and out.metadata.labels[bc.JOB_NAME_LABEL] == "pi"
-    assert out.metadata.generation == 1 and out.status is None
+    assert out.metadata.generation == 1 and out.status == JobStatus()  # upstream: "status": {}
 
 
 def _api_server() -> Any:

@@ -1,0 +1,92 @@
+"""The status kube-apiserver always serializes, even for an object that never had one.
+
+In k8s.io/api every built-in kind with a status declares it as a struct, not a pointer
+(``Status JobStatus `json:"status,omitempty"```), and Go's encoding/json never omits a struct, even
+with ``omitempty``. So a Job created without a status reads back with ``"status": {}``, and a JSON
+patch ``add /status/conditions`` works on it. The same holds for struct-typed fields *inside* a status:
+
+* ``ServiceStatus.LoadBalancer LoadBalancerStatus`` → ``"status": {"loadBalancer": {}}``;
+* ``NodeStatus.DaemonEndpoints NodeDaemonEndpoints`` (whose ``KubeletEndpoint DaemonEndpoint`` has
+  ``Port int32 `json:"Port"```) and ``NodeStatus.NodeInfo NodeSystemInfo`` (ten strings without
+  ``omitempty``) → ``{"daemonEndpoints": {"kubeletEndpoint": {"Port": 0}}, "nodeInfo": {"machineID":
+  "", ...}}``.
+
+kbatch's models keep an absent status absent (a client-side manifest round-trips as written); the API
+server fills it in after the strategy ran on create and update (:func:`fill_status`), so what it
+stores — and therefore every read, typed or raw — has upstream's shape. Pod and Namespace strategies
+already set a status on create (phase ``Pending`` / ``Active``); Event and PriorityClass have none.
+A strategy may provide ``fill_empty_status(obj)`` to do this for another kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kbatch.api.batch_v1 import CronJobStatus, JobStatus
+from kbatch.api.core_v1 import (
+    DaemonEndpoint,
+    LoadBalancerStatus,
+    NamespaceStatus,
+    NodeDaemonEndpoints,
+    NodeStatus,
+    NodeSystemInfo,
+    PodStatus,
+    ServiceStatus,
+)
+from kbatch.api.meta import Resource
+from kbatch.apiserver.kinds import Kind
+
+__all__ = ["STRUCT_STATUS_KINDS", "fill_status"]
+
+Filler = Callable[[Any], None]
+
+
+def _status_of(factory: type[Any]) -> Filler:
+    def fill(obj: Any) -> None:
+        if obj.status is None:
+            obj.status = factory()
+    return fill
+
+
+def _fill_service(obj: Any) -> None:
+    if obj.status is None:
+        obj.status = ServiceStatus()
+    if obj.status.load_balancer is None:
+        obj.status.load_balancer = LoadBalancerStatus()
+
+
+def _fill_node(obj: Any) -> None:
+    if obj.status is None:
+        obj.status = NodeStatus()
+    status = obj.status
+    if status.daemon_endpoints is None:
+        status.daemon_endpoints = NodeDaemonEndpoints()
+    if status.daemon_endpoints.kubelet_endpoint is None:
+        status.daemon_endpoints.kubelet_endpoint = DaemonEndpoint()
+    if status.node_info is None:
+        status.node_info = NodeSystemInfo()
+
+
+# group_kind → filler, for the built-in kinds whose Go type has a struct-typed status.
+_FILLERS: dict[str, Filler] = {
+    "Pod": _status_of(PodStatus),
+    "Namespace": _status_of(NamespaceStatus),
+    "Node": _fill_node,
+    "Service": _fill_service,
+    "Job.batch": _status_of(JobStatus),
+    "CronJob.batch": _status_of(CronJobStatus),
+}
+
+STRUCT_STATUS_KINDS = frozenset(_FILLERS)
+
+
+def fill_status(kind: Kind, obj: Resource) -> None:
+    """Give ``obj`` (in place) the status upstream would serialize for it, if its kind has one."""
+    declared = getattr(kind.strategy, "fill_empty_status", None)
+    if declared is not None:
+        declared(obj)
+        return
+    filler = _FILLERS.get(kind.info.group_kind)
+    if filler is not None and "status" in type(obj).model_fields:
+        filler(obj)
