@@ -42,9 +42,11 @@ class PodGC:
         for pod in self.ctx.cache.list(self.Pod, readonly=True):
             meta = pod.metadata
             created = (meta.creation_timestamp - origin).total_seconds() if meta.creation_timestamp else 0.0
+            status = pod.status
             out.append(PodFacts(meta.namespace or "", meta.name or "", created,
-                                (pod.status.phase if pod.status else None) or "Pending",
-                                pod.spec.node_name or "", meta.deletion_timestamp is not None))
+                                (status.phase if status else None) or "Pending",
+                                pod.spec.node_name or "", meta.deletion_timestamp is not None,
+                                (status.reason if status else None) or ""))
         return out
 
     def reconcile(self, request: Any) -> Any:
@@ -53,15 +55,15 @@ class PodGC:
         now = self.ctx.clock.now()
         pods = self._facts()
         for pod in terminated_to_delete(pods, self.threshold):
-            self._force_delete(pod)
+            self._mark_failed_and_delete(pod)
         nodes = {n.metadata.name for n in self.ctx.cache.list(self.Node, readonly=True)}
         absent = {p.node_name for p in pods if p.node_name and p.node_name not in nodes}
         self.missing_since = {n: self.missing_since.get(n, now) for n in sorted(absent)}
         for pod in orphaned(pods, nodes, self.missing_since, now, self.quarantine):
             if not self._node_exists(pod.node_name):
-                self._fail_and_delete(pod)
+                self._mark_failed_and_delete(pod, self._orphan_condition())
         for pod in unscheduled_terminating(pods):
-            self._force_delete(pod)
+            self._mark_failed_and_delete(pod)
         return Result(requeue_after=self.period)
 
     def _node_exists(self, name: str) -> bool:
@@ -71,21 +73,23 @@ class PodGC:
             return False
         return True
 
-    def _fail_and_delete(self, pod: PodFacts) -> None:
-        now = format_time(self.ctx.clock.now_datetime())
-        cond = {"type": "DisruptionTarget", "status": "True", "reason": ORPHAN_REASON,
-                "message": ORPHAN_MESSAGE, "lastTransitionTime": now}
-        status: dict[str, Any] = {"conditions": [cond]}
-        if not pod.terminal:
-            status["phase"] = "Failed"
-        try:
-            self.ctx.client.patch_status(self.Pod, pod.name, {"status": status}, pod.namespace,
-                                         patch_type="strategic")
-        except NotFound:
-            return
-        self._force_delete(pod)
+    def _orphan_condition(self) -> dict[str, Any]:
+        return {"type": "DisruptionTarget", "status": "True", "reason": ORPHAN_REASON,
+                "message": ORPHAN_MESSAGE, "lastTransitionTime": format_time(self.ctx.clock.now_datetime())}
 
-    def _force_delete(self, pod: PodFacts) -> None:
+    def _mark_failed_and_delete(self, pod: PodFacts, condition: dict[str, Any] | None = None) -> None:
+        """Upstream ``markFailedAndDeletePodWithCondition``: a pod not yet terminal is first patched to
+        phase ``Failed`` (with ``condition``, if any); then every pod is deleted with grace 0 (a
+        finalizer still holds it, terminating, until removed)."""
+        if not pod.terminal:
+            status: dict[str, Any] = {"phase": "Failed"}
+            if condition is not None:
+                status["conditions"] = [condition]
+            try:
+                self.ctx.client.patch_status(self.Pod, pod.name, {"status": status}, pod.namespace,
+                                             patch_type="strategic")
+            except NotFound:
+                return
         try:
             self.ctx.client.delete(self.Pod, pod.name, pod.namespace, grace_period_seconds=0)
         except NotFound:

@@ -3,13 +3,18 @@
 Each period (20 s) the controller:
 
 1. ``terminated``: when more terminated pods (phase Succeeded or Failed) exist than
-   ``terminatedPodGCThreshold`` (default 12,500; 0 disables), deletes the excess, oldest
-   ``creationTimestamp`` first;
+   ``terminatedPodGCThreshold`` (default 12,500; 0 disables), deletes the excess: evicted pods
+   (phase Failed, reason ``Evicted``) first, then oldest ``creationTimestamp``, then name
+   (``byEvictionAndCreationTimestamp``);
 2. ``orphaned``: a pod bound to a node that does not exist, once the node has been missing for the
    quarantine time (40 s) and a fresh read confirms it, is marked ``Failed`` with the condition
    ``DisruptionTarget=True`` reason ``DeletionByPodGC`` message "PodGC: node no longer exists"
-   and force-deleted;
-3. ``unscheduled terminating``: a pod with a ``deletionTimestamp`` and no node is force-deleted.
+   (only if not terminal yet) and force-deleted;
+3. ``unscheduled terminating``: a pod with a ``deletionTimestamp`` and no node is marked ``Failed``
+   (if not terminal yet) and force-deleted.
+
+Every deletion is upstream's ``markFailedAndDeletePodWithCondition``: a status patch for a pod not yet
+terminal, then a delete with grace period 0.
 """
 
 from __future__ import annotations
@@ -42,6 +47,12 @@ class PodFacts:
     phase: str
     node_name: str
     terminating: bool
+    reason: str = ""  # status.reason
+
+    @property
+    def evicted(self) -> bool:
+        """Upstream ``eviction.PodIsEvicted``."""
+        return self.phase == "Failed" and self.reason == "Evicted"
 
     @property
     def terminal(self) -> bool:
@@ -55,7 +66,7 @@ def terminated_to_delete(pods: Sequence[PodFacts], threshold: int) -> list[PodFa
     excess = len(terminated) - threshold
     if excess <= 0:
         return []
-    return sorted(terminated, key=lambda p: (p.creation, p.namespace, p.name))[:excess]
+    return sorted(terminated, key=lambda p: (not p.evicted, p.creation, p.name, p.namespace))[:excess]
 
 
 def orphaned(pods: Iterable[PodFacts], nodes: set[str], missing_since: Mapping[str, float],
