@@ -13,6 +13,8 @@ from conformance.job.workload import job, pods, reason, sh, wait_job
 from conformance.target import has_condition
 
 DOC = "k8s.io/docs/concepts/workloads/controllers/job"
+INDEX = "batch.kubernetes.io/job-completion-index"
+FAILURE_COUNT = "batch.kubernetes.io/job-index-failure-count"
 pytestmark = pytest.mark.runs_pods
 
 
@@ -78,19 +80,23 @@ def test_pod_failure_policy_ignore(target):
     assert {_exit_code(p) for p in _failed_pods(target, "ign")} == {42}
 
 
-@pytest.mark.semantic("real pods: backoffLimitPerIndex 0 with index 1 always failing: failedIndexes 1, "
-                      "index 0 completed, Failed reason FailedIndexes",
+@pytest.mark.semantic("real pods: backoffLimitPerIndex 1 with index 1 always failing: retried once "
+                      "(failure-count annotation 1), failedIndexes 1, index 0 done, Failed FailedIndexes",
                       source="KEP-3850; job docs #backoff-limit-per-index")
 def test_backoff_limit_per_index(target):
     # index 0 exits 0, index 1 exits 1 (exit $JOB_COMPLETION_INDEX)
     target.apply(job("bpi", sh("exit $JOB_COMPLETION_INDEX"), completions=2, parallelism=2,
-                     completionMode="Indexed", backoffLimitPerIndex=0))
+                     completionMode="Indexed", backoffLimitPerIndex=1))
     done = wait_job(target, "bpi")
     st = done["status"]
     assert reason(done, "Failed") == "FailedIndexes", st
     assert st["failedIndexes"] == "1" and st["completedIndexes"] == "0", st
-    assert st["failed"] == 1 and st["succeeded"] == 1, st
-    assert len(pods(target, "bpi")) == 2
+    assert st["failed"] == 2 and st["succeeded"] == 1, st
+    failed = _failed_pods(target, "bpi")
+    assert len(failed) == 2 and {_exit_code(p) for p in failed} == {1}
+    assert {p["metadata"]["annotations"][INDEX] for p in failed} == {"1"}
+    counts = sorted(p["metadata"]["annotations"].get(FAILURE_COUNT) for p in failed)
+    assert counts == ["0", "1"], counts  # the replacement carries the index's failure count
 
 
 @pytest.mark.semantic("real pods: maxFailedIndexes 0 exceeded by one failed index: Failed reason "
