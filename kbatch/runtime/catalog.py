@@ -2,13 +2,14 @@
 
 Names follow kube-controller-manager where upstream has the controller (``job``, ``cronjob``,
 ``ttl-after-finished``, ``garbage-collector``, ``podgc``, ``taint-eviction-controller``,
-``node-lifecycle``) and are kbatch's own otherwise (``scheduler``, ``kubelet``, ``jobset``, ``kueue``,
-``coscheduling``, ``dra``). Each entry has a one-line description, an enabled-by-default flag and a
-factory: a callable ``setup(ctx: ControllerContext)`` or a lazy ``"module:attribute"`` path.
+``node-lifecycle``) and are kbatch's own otherwise (``scheduler``, ``kubelet``). Each entry has a
+one-line description, an enabled-by-default flag, a factory (a callable
+``setup(ctx: ControllerContext)`` or a lazy ``"module:attribute"`` path), upstream aliases and the
+Event source component upstream uses (``job-controller``, ``default-scheduler``, ...).
 
 **Adding a controller by name** is one line in :data:`BUILTIN_CONTROLLERS`, pointing at a
 ``setup(ctx)`` function in its own package (``kbatch.controllers.job:setup``). An entry whose
-module or ``setup`` does not exist yet is *known but unavailable*: ``*`` skips it, naming it
+module or ``setup`` does not exist is *known but unavailable*: ``*`` skips it, naming it
 explicitly is an error that says so. Users add their own with :meth:`Catalog.register`.
 """
 
@@ -48,8 +49,7 @@ class ControllerSpec:
 # Names: kbatch's short names first (the ones the issues and docs use); ``aliases`` accept
 # kube-controller-manager's canonical names and its legacy aliases
 # (upstream cmd/kube-controller-manager/names/controller_names.go), so a selection copied from a
-# real cluster's flags works unchanged. Later controllers (jobset, kueue, coscheduling, dra) are
-# added here when they exist.
+# real cluster's flags works unchanged.
 BUILTIN_CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("garbage-collector", "deletes dependents whose owners are gone (ownerReferences)",
                    "kbatch.runtime.builtin.garbage_collector:setup",
