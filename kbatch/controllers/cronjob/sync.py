@@ -59,12 +59,6 @@ def finished_type(job: Job) -> str | None:
     return None
 
 
-def _ref(job: Job) -> dict[str, Any]:
-    return {"kind": "Job", "namespace": job.metadata.namespace, "name": job.metadata.name,
-            "uid": job.metadata.uid, "apiVersion": "batch/v1",
-            "resourceVersion": job.metadata.resource_version}
-
-
 def _reconcile_active(cj: CronJob, jobs: list[Job], plan: CronPlan) -> None:
     active_uids = {r.get("uid") for r in plan.active}
     by_uid = {j.metadata.uid: j for j in jobs}

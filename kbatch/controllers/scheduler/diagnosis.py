@@ -61,11 +61,5 @@ class Diagnosis:
             names.add(self.pre_filter.plugin)
         return tuple(sorted(names))
 
-    @property
-    def preemption_may_help(self) -> bool:
-        return self.pre_filter is None and any(
-            s.code == 2 for s in self.statuses.values()  # Code.UNSCHEDULABLE
-        )
-
     def message(self) -> str:
         return fit_error_message(self.num_nodes, self.statuses, self.pre_filter, self.post_filter_message)

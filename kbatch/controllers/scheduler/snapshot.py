@@ -144,6 +144,3 @@ class Snapshot:
 
     def node_of(self, key: str) -> str | None:
         return self._pod_node.get(key)
-
-    def pod_count(self) -> int:
-        return len(self._pod_node)
