@@ -15,6 +15,7 @@ Two phases, so that no pod is counted twice or lost:
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 
 from kbatch.api.batch_indexes import format_indexes
 from kbatch.controllers.job.actions import Event
@@ -117,7 +118,7 @@ def flush_uncounted(status: JobStatusInfo, with_finalizer: frozenset[str] | set[
                    uncounted_succeeded=keep_s, uncounted_failed=keep_f)
 
 
-def enact_finished(status: JobStatusInfo, cond: JobCondition | None, now,
+def enact_finished(status: JobStatusInfo, cond: JobCondition | None, now: datetime,
                    completions: int | None, indexed: bool) -> tuple[JobStatusInfo, tuple[Event, ...]]:
     """Add the terminal Complete/Failed once nothing is uncounted and nothing is terminating."""
     if cond is None or status.uncounted_succeeded or status.uncounted_failed:
