@@ -3,29 +3,17 @@ lifecycle controllers (shared by their test packages: ``from kubelet.cluster imp
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from kbatch.api.core_v1 import Pod
-from kbatch.controllers.nodelifecycle import setup as setup_node_lifecycle
-from kbatch.controllers.nodelifecycle import setup_taint_eviction
-from kbatch.runtime.catalog import BUILTIN_CONTROLLERS, Catalog
 from kbatch.runtime.controlplane import ControlPlane
 from kbatch.sim import NodeTemplate, create_nodes
-
-_FACTORIES = {"node-lifecycle": setup_node_lifecycle, "taint-eviction-controller": setup_taint_eviction}
-
-
-def catalog() -> Catalog:
-    """The built-in catalog, with node lifecycle pointing at kbatch.controllers.nodelifecycle."""
-    return Catalog([dataclasses.replace(spec, factory=_FACTORIES.get(spec.name, spec.factory))
-                    for spec in BUILTIN_CONTROLLERS])
 
 
 def sim_cluster(nodes: int = 0, template: NodeTemplate | None = None, *,
                 controllers: str = "scheduler,kubelet", seed: int = 0,
                 options: dict[str, dict[str, Any]] | None = None) -> ControlPlane:
-    cp = ControlPlane(seed=seed, controllers=controllers, catalog=catalog(), options=options)
+    cp = ControlPlane(seed=seed, controllers=controllers, options=options)
     if nodes:
         create_nodes(cp, nodes, template or NodeTemplate())
     return cp

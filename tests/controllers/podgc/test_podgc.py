@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from kubelet.cluster import catalog, pod_yaml, sim_cluster
+from kubelet.cluster import pod_yaml, sim_cluster
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
@@ -162,7 +162,7 @@ def test_orphaned_terminal_pod_is_deleted_without_a_condition() -> None:
 
 def test_12501_terminated_pods_through_the_api_lose_the_oldest_at_the_default_threshold() -> None:
     """The default option on a real control plane (about 5 s: 25,002 writes and one sweep)."""
-    cp = ControlPlane(controllers="podgc", catalog=catalog(), trace=False)
+    cp = ControlPlane(controllers="podgc", trace=False)
     cp.run_until_idle()  # the sweep at t=0
     template = Pod.model_validate({"metadata": {"namespace": "default"}, "spec": {
         "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}})
