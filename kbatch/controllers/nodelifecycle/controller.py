@@ -8,7 +8,10 @@ only when something says so, e.g. :func:`kbatch.sim.faults.mark_node_not_ready`.
 ``taint-eviction-controller`` evicts pods from nodes with ``NoExecute`` taints they do not
 tolerate (or tolerate only for ``tolerationSeconds``): it adds ``DisruptionTarget=True`` reason
 ``DeletionByTaintManager`` message "Taint manager: deleting due to NoExecute taint", records a
-``TaintManagerEviction`` event and deletes the pod (gracefully; the kubelet finishes it).
+``TaintManagerEviction`` event and deletes the pod (gracefully; the kubelet finishes it). The API
+server's ``DefaultTolerationSeconds`` admission plugin gives pods 300 s not-ready / unreachable
+tolerations unless they state their own, so by default a pod leaves a failed node five minutes after
+the taint was added.
 """
 
 from __future__ import annotations
