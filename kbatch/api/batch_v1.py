@@ -5,8 +5,9 @@ Enum-like fields are plain ``str`` so that any value decodes and the strategy
 values and the well-known label/annotation/condition names live in :mod:`kbatch.api.batch_constants`.
 Optional scalars, and the enum-like strings Go serializes without ``omitempty``, are ``None`` when
 absent, so a manifest round-trips unchanged (validation treats ``None`` like Go's empty value);
-integers and booleans decode strictly, as Go's JSON decoder does; ``status`` is ``None`` until a
-controller writes one.
+integers and booleans decode strictly, as Go's JSON decoder does; ``status`` is ``None`` when a
+manifest has none (the API server stores ``status: {}`` for such objects, see
+:mod:`kbatch.apiserver.empty_status`).
 """
 
 from __future__ import annotations
