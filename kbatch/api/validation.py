@@ -39,7 +39,6 @@ __all__ = [
     "is_qualified_name",
     "is_valid_label_value",
     "key",
-    "name_is_dns1035_label",
     "name_is_dns1123_label",
     "name_is_dns1123_subdomain",
     "validate_annotations",
@@ -211,10 +210,6 @@ def name_is_dns1123_subdomain(name: str, prefix: bool) -> list[str]:
 
 def name_is_dns1123_label(name: str, prefix: bool) -> list[str]:
     return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
-
-
-def name_is_dns1035_label(name: str, prefix: bool) -> list[str]:
-    return is_dns1035_label(_mask_trailing_dash(name) if prefix else name)
 
 
 # --- generic field checks ---------------------------------------------------------------------
