@@ -24,7 +24,7 @@ from typing import Any
 from kbatch.api.batch_constants import CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION
 from kbatch.api.batch_v1 import CronJob, Job
 from kbatch.api.cron import CronError, load_zone, parse_schedule
-from kbatch.controllers.cronjob.schedule import most_recent_schedule_time, next_check_delay
+from kbatch.controllers.cronjob.schedule import MANY_MISSED, most_recent_schedule_time, next_check_delay
 
 __all__ = ["CronEvent", "CronPlan", "build_job", "finished_type", "job_name", "sync_cronjob"]
 
@@ -140,7 +140,7 @@ def _schedule(cj: CronJob, now: datetime, plan: CronPlan) -> None:
     scheduled = recent.most_recent
     if scheduled is None:
         return
-    if recent.missed > 100:
+    if recent.missed > MANY_MISSED:
         plan.events.append(CronEvent("Warning", "TooManyMissedTimes",
                                      "too many missed start times. Set or decrease "
                                      ".spec.startingDeadlineSeconds or check clock skew"))

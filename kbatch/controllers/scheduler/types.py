@@ -32,10 +32,6 @@ __all__ = [
     "match_node_selector_terms",
 ]
 
-NO_SCHEDULE = "NoSchedule"
-NO_EXECUTE = "NoExecute"
-PREFER_NO_SCHEDULE = "PreferNoSchedule"
-
 
 @dataclass(frozen=True, slots=True)
 class Taint:
