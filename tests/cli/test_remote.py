@@ -14,10 +14,6 @@ import pytest
 
 from kbatch.server.process import ServeProcess
 
-# Until pyproject.toml lists the server's dependencies, skip (not fail) where they are missing.
-pytest.importorskip("uvicorn", reason="kbatch serve needs uvicorn (pip install uvicorn)")
-pytest.importorskip("httpx", reason="these tests talk HTTP with httpx (pip install httpx)")
-
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TIMEOUT = 60
 

@@ -25,7 +25,6 @@ NODES = 2
 
 def _serve(tmp_path_factory: pytest.TempPathFactory, clock: str, controllers: str | None = None,
            nodes: int = 0) -> Iterator[ServeProcess]:
-    pytest.importorskip("uvicorn", reason="kbatch serve needs uvicorn")
     state = tmp_path_factory.mktemp(f"serve-{clock}-{'nodes' if nodes else 'bare'}")
     if nodes:
         subprocess.run([sys.executable, "-m", "kbatch.cli", "--state", str(state), "nodes", "add",

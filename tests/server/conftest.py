@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from kbatch.server.app import KbatchApp
@@ -18,12 +19,6 @@ from kbatch.server.facade import ControlPlaneBackend, new_control_plane
 from kbatch.server.process import ServeProcess
 
 START_TIMEOUT = 20.0
-
-
-try:
-    import httpx
-except ImportError:  # the HTTP fixtures skip until httpx is installed
-    httpx = None  # type: ignore[assignment]
 
 
 class AppClient:
@@ -60,22 +55,17 @@ def backend() -> ControlPlaneBackend:
 
 @pytest.fixture
 def api(backend: ControlPlaneBackend) -> AppClient:
-    if httpx is None:
-        pytest.skip("the in-process HTTP tests need httpx (pip install httpx)")
     return AppClient(KbatchApp(backend))
 
 
 @pytest.fixture
 def make_api() -> Any:
     """``make_api(backend, token=...)``: a client for an app built with other options."""
-    if httpx is None:
-        pytest.skip("the in-process HTTP tests need httpx (pip install httpx)")
     return lambda backend, **kwargs: AppClient(KbatchApp(backend, **kwargs))
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    pytest.importorskip("uvicorn", reason="kbatch serve needs uvicorn (pip install uvicorn)")
     server = ServeProcess(tmp_path_factory.mktemp("serve-state")).start()
     try:
         yield server

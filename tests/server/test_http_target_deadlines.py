@@ -18,7 +18,6 @@ JOB = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "deadline"}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    pytest.importorskip("uvicorn", reason="kbatch serve needs uvicorn")
     proc = ServeProcess(tmp_path_factory.mktemp("serve-deadlines"), controllers="job").start()
     try:
         yield proc

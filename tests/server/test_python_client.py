@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
 kubernetes = pytest.importorskip("kubernetes", reason="the official Python client (pip install kubernetes)")
-pytest.importorskip("uvicorn", reason="kbatch serve needs uvicorn (pip install uvicorn)")
-httpx = pytest.importorskip("httpx", reason="pip install httpx")
 from kubernetes import client, config, watch  # noqa: E402
 from kubernetes.client.rest import ApiException  # noqa: E402
 

@@ -8,15 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 
 from kbatch.server.process import ServeProcess
-
-# Until pyproject.toml lists the server's dependencies, skip (not fail) where they are missing.
-pytest.importorskip("uvicorn", reason="kbatch serve needs uvicorn (pip install uvicorn)")
-pytest.importorskip("httpx", reason="these tests talk HTTP with httpx (pip install httpx)")
-
-import httpx
 
 PODS = "/api/v1/namespaces/default/pods"
 TIMEOUT = 30
