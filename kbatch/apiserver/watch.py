@@ -53,7 +53,6 @@ class TypedWatch(Generic[T]):
         self._revision = revision  # highest revision delivered or seen
         self._bookmarks = allow_bookmarks
         self._closed = False
-        self._notify: Callable[[], None] | None = None
 
     def poll(self) -> list[WatchEvent[T]]:
         out, self._pending = self._pending, []
@@ -83,7 +82,6 @@ class TypedWatch(Generic[T]):
         return out
 
     def set_notify(self, fn: Callable[[], None] | None) -> None:
-        self._notify = fn
         if self._watcher is not None:
             self._watcher.set_notify(fn)
         if fn is not None and self._pending:
