@@ -1,9 +1,10 @@
 """Per-kind API strategy: defaulting, preparation, validation (k8s.io/apiserver ``pkg/registry/rest``).
 
 The API server calls, for a create: ``default`` → ``prepare_for_create`` → ``validate``; for an
-update of the main resource: ``default`` → ``prepare_for_update`` (keeps status) → ``validate_update``
-(immutable fields); for a write to the ``status`` subresource: ``prepare_for_status_update`` (keeps
-everything but status) → ``validate_status_update``. Validators return *every* error at once.
+update of the main resource: ``default`` → ``prepare_for_update`` (keeps status) → ``validate`` and
+``validate_update`` (immutable fields); for a write to the ``status`` subresource:
+``prepare_for_status_update`` (keeps everything but status) → ``validate_status_update``. Validators
+return *every* error at once.
 
 A kind needs only the hooks it cares about: :class:`DefaultStrategy` is the no-op baseline that
 kind strategies compose with (wrap or subclass it; it has no hidden hooks).
