@@ -97,8 +97,9 @@ def version() -> None:
 
 @command
 def controllers(ctx: typer.Context) -> None:
-    """List the controllers kbatch knows, one a line: on by default, and on under the current
-    selection (``--controllers`` / ``KBATCH_CONTROLLERS``, default ``*``)."""
+    """List the controllers kbatch knows, one a line: on by default, and on under --controllers.
+
+    The selection is the global --controllers (env KBATCH_CONTROLLERS), default *."""
     from kbatch.runtime.catalog import default_catalog
     from kbatch.runtime.selection import select
 
@@ -176,7 +177,7 @@ def _load_for_serve(state: StateDir, controllers: str | None, clock: str) -> obj
 def kubeconfig(ctx: typer.Context,
                output: Path | None = typer.Option(None, "--output", "-o",
                                                   help="Write to this file.")) -> None:
-    """Print the kubeconfig of the ``kbatch serve`` using this state directory (or --server)."""
+    """Print the kubeconfig of the `kbatch serve` using this state directory (or --server)."""
     from kbatch.server.kubeconfig import kubeconfig as make
     from kbatch.server.kubeconfig import write_kubeconfig
 

@@ -181,7 +181,7 @@ def patch(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND
           subresource: str | None = typer.Option(None, "--subresource", help="status to patch the status."),
           namespace: str | None = NAMESPACE,
           output: str | None = typer.Option(None, "-o", "--output", help="yaml, json or name.")) -> None:
-    """Patch an object's metadata, spec, or status (``--subresource status``)."""
+    """Patch an object's metadata, spec, or status (--subresource status)."""
     if patch_type not in PATCH_TYPES:
         raise UserError(f'--type must be "json", "merge" or "strategic", got "{patch_type}"')
     if subresource not in (None, "status"):
