@@ -4,9 +4,9 @@ Upstream ``pkg/registry/core/pod/storage/storage.go`` (``BindingREST.Create`` â†
 ``setPodNodeAndMetadata``) is a guaranteed update of the stored pod that bypasses the pod strategy
 (which forbids changing ``spec.nodeName``):
 
-* the Binding's name must be the pod's (``BadRequest: name in URL does not match name in Binding
-  object``); ``target.kind`` must be empty or ``Node`` and ``target.name`` is required
-  (``ValidatePodBinding``);
+* the pod is the one the Binding's ``metadata.name`` names (upstream also checks it against the name
+  in the URL, which has no counterpart in this in-process call); ``target.kind`` must be empty or
+  ``Node`` and ``target.name`` is required (``ValidatePodBinding``);
 * ``metadata.uid`` / ``metadata.resourceVersion`` of the Binding are storage preconditions on the pod
   (``Conflict``: ``Operation cannot be fulfilled on pods "p": Precondition failed: UID in
   precondition: a, UID in object meta: b``);
