@@ -8,7 +8,8 @@ namespace Terminating; its contents are removed by the namespace finalization in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kbatch.api.errors import Conflict, Forbidden
 from kbatch.api.meta import Resource
@@ -43,7 +44,7 @@ def _check_preconditions(kind: Kind, current: Current, pre: Preconditions | None
                           f"{meta.resource_version}")
 
 
-def _grace_of(kind: Kind):  # type: ignore[no-untyped-def]
+def _grace_of(kind: Kind) -> Callable[[Any, int | None], int | None] | None:
     hook = getattr(kind.strategy, "check_graceful_delete", None)
     if hook is not None:
         return hook
