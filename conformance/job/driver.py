@@ -6,6 +6,7 @@ the Job controller as the only controller running.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from conformance.target import Obj, Target
@@ -65,7 +66,7 @@ def fail(target: Target, pod: Obj, code: int = 1, conditions: tuple[str, ...] = 
         "phase": "Failed", "conditions": conds, "containerStatuses": _terminated(target, code)}})
 
 
-def wait_status(target: Target, job: str, pred, timeout: float = 600) -> Obj:
+def wait_status(target: Target, job: str, pred: Callable[[Obj], bool], timeout: float = 600) -> Obj:
     """Advance until ``pred(job_obj)`` holds; returns the Job."""
     assert target.wait_for(lambda: pred(target.get("Job", job) or {}), timeout), target.get("Job", job)
     return target.get("Job", job) or {}
