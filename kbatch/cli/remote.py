@@ -88,6 +88,7 @@ def _raise_stream(resp: httpx.Response) -> None:
 
 class HttpBackend:
     remote = True  # changes can come from elsewhere (``get -w`` keeps watching)
+
     def __init__(self, url: str, *, token: str | None = None, registry: Registry | None = None,
                  timeout: float = 60.0) -> None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}

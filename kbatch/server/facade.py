@@ -2,10 +2,9 @@
 
 Wire dicts go through the API server's dict-level verbs (``server.unstructured``: decoding under
 ``fieldValidation``, admission, storage); watches go through the typed client, encoded with
-``to_dict()``. The same object serves
-``kbatch serve`` and the CLI's local mode. Also here: building, saving and restoring the control
-plane of a state directory (store snapshot + a small JSON of clock time and seed, written so that a
-crash leaves the previous pair intact).
+``to_dict()``. The same object serves ``kbatch serve`` and the CLI's local mode. Also here:
+building, saving and restoring the control plane of a state directory (store snapshot + a small
+JSON of clock time and seed, written so that a crash leaves the previous pair intact).
 """
 
 from __future__ import annotations

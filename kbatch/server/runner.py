@@ -89,7 +89,6 @@ def serve_forever(app: KbatchApp, opts: ServeOptions, *, on_listening: Callable[
             signal.signal(sig, handler)
 
 
-
 class _Server:
     """uvicorn's Server, ending watch streams as soon as a shutdown signal arrives."""
 

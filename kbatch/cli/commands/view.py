@@ -108,8 +108,7 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
         if watch:
             info = infos[0]
             _watch(backend, info, namespace_for(info, namespace, all_namespaces), selector, field_selector,
-                   rv,
-                   output, all_namespaces, timeout)
+                   rv, output, all_namespaces, timeout)
     if failed:
         raise typer.Exit(1)
 
