@@ -18,8 +18,6 @@ from kbatch.server.app import KbatchApp
 from kbatch.server.facade import ControlPlaneBackend, new_control_plane
 from kbatch.server.process import ServeProcess
 
-START_TIMEOUT = 20.0
-
 
 class AppClient:
     """Synchronous calls into the ASGI app (one event loop per call: the app keeps no loop state)."""
