@@ -11,8 +11,8 @@ Upstream sources (semantics only; the code is kbatch's own):
   :mod:`kbatch.api.batch_cronjob_validation`.
 
 The API server runs ``default`` -> ``prepare_for_create`` (``metadata.uid`` already assigned) ->
-``validate`` on create, and ``default`` -> ``prepare_for_update`` -> ``validate_update`` on update;
-status writes go through ``validate_status_update``.
+``validate`` on create, and ``default`` -> ``prepare_for_update`` -> ``validate`` + ``validate_update``
+on update; status writes go through ``validate_status_update``.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from kbatch.api.batch_validation import (
 )
 from kbatch.api.errors import FieldError
 from kbatch.api.meta import LabelSelector, ObjectMeta
+from kbatch.api.strategies.core import default_pod_spec
 from kbatch.api.strategy import DefaultStrategy
 
 __all__ = [
@@ -42,10 +43,6 @@ __all__ = [
 
 def _default_pod_template(job_spec: JobSpec) -> None:
     """Core pod defaults on the template (upstream's generated defaulters do this for Jobs too)."""
-    try:
-        from kbatch.api.strategies.core import default_pod_spec  # type: ignore[import-not-found]
-    except ImportError:  # core strategies not there yet: nothing to default
-        return
     if job_spec.template.spec is not None:
         default_pod_spec(job_spec.template.spec)
 
