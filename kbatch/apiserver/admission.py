@@ -4,8 +4,8 @@ As kube-apiserver's admission chain (``staging/src/k8s.io/apiserver/pkg/admissio
 run after defaulting and may change the object in place; validating hooks run after the kind's
 validation and may only reject (by raising a ``StatusError``, e.g. ``Forbidden`` or ``Invalid``).
 Hooks run in the order they were added; hooks registered for every kind (``model=None``) and for
-one kind are interleaved in that order. Kueue's "create suspended" and JobSet's defaults plug in
-here without touching the server.
+one kind are interleaved in that order. Add-ons such as a Kueue-style "create suspended" or
+JobSet-style defaults would plug in here without touching the server (none ships with kbatch yet).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ seam (:class:`kbatch.apiserver.admission.Admission`) by :func:`install_defaults`
   ``spec.preemptionPolicy``; one global default PriorityClass at most.
 
 They run in upstream's order (DefaultTolerationSeconds before Priority), before any hook added later
-(Kueue's and JobSet's hooks play the part of upstream's webhooks, which run after the built-ins).
+(such hooks play the part of upstream's webhooks, which run after the built-ins).
 """
 
 from __future__ import annotations
