@@ -24,10 +24,6 @@ NAMESPACE = typer.Option(None, "-n", "--namespace", help="Namespace (default: de
 DRY_RUN = typer.Option("none", "--dry-run", help="none, client or server.")
 
 
-def _label(obj: dict[str, Any]) -> str:
-    return render_name(obj)
-
-
 def _dry(dry_run: str) -> tuple[bool, str]:
     if dry_run not in ("none", "client", "server"):
         raise UserError(f'invalid --dry-run value "{dry_run}": use none, client or server')
@@ -58,15 +54,15 @@ def _apply_one(backend: Backend, obj: dict[str, Any], namespace: str | None, dry
         current = None
     if current is None:
         out = modified if dry_run == "client" else backend.create(info, ns, modified, opts)
-        return f"{_label(out)} created{suffix}"
+        return f"{render_name(out)} created{suffix}"
     annotations = (current.get("metadata") or {}).get("annotations") or {}
     last = json.loads(annotations[LAST_APPLIED]) if annotations.get(LAST_APPLIED) else None
     patch = three_way_patch(last, modified, current)
     if not patch:
-        return f"{_label(current)} unchanged{suffix}"
+        return f"{render_name(current)} unchanged{suffix}"
     if not is_dry or dry_run == "server":
         backend.patch(info, ns, name, patch, "merge", opts)
-    return f"{_label(current)} configured{suffix}"
+    return f"{render_name(current)} configured{suffix}"
 
 
 def _each(objects: list[dict[str, Any]], fn: Any) -> None:
@@ -105,7 +101,7 @@ def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | Non
             info, ns, _ = _target(backend, obj, namespace)
             out = obj if dry_run == "client" else backend.create(info, ns, obj, WriteOptions(
                 dry_run=dry_run == "server"))
-            return f"{_label(out)} created{suffix}"
+            return f"{render_name(out)} created{suffix}"
 
         _each(objects, one)
 
