@@ -79,7 +79,6 @@ class Registry:
         return model in self._by_model
 
 
-
 def builtin_registry() -> Registry:
     """A fresh registry with every built-in kind (each API module contributes an installer)."""
     from kbatch.api import install

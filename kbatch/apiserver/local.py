@@ -65,7 +65,6 @@ class LocalClient:
                                  field_selector=field_selector, resource_version=resource_version,
                                  allow_bookmarks=allow_bookmarks)
 
-
     def bind(self, pod_name: str, namespace: str | None, node_name: str, *, uid: str | None = None,
              annotations: dict[str, str] | None = None, dry_run: bool = False) -> Pod:
         binding = Binding.model_validate({
