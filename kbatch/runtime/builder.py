@@ -39,6 +39,7 @@ class Builder:
         self._for: type[Resource] | None = None
         self._watches: list[tuple[type[Resource], Mapper | None, tuple[Predicate, ...], str]] = []
         self._rate_limiter: RateLimiter | None = None
+        self._periodic = False
 
     def describe(self, text: str) -> Builder:
         self._description = text
@@ -59,6 +60,12 @@ class Builder:
         self._watches.append((kind, mapper, predicates, "watches"))
         return self
 
+    def periodic(self) -> Builder:
+        """The controller's requeues are a fixed housekeeping period (pod GC's sweep): its timers do
+        not keep the control plane from being idle (``TimerQueue.has_pending_work``)."""
+        self._periodic = True
+        return self
+
     def with_rate_limiter(self, limiter: RateLimiter) -> Builder:
         self._rate_limiter = limiter
         return self
@@ -66,7 +73,7 @@ class Builder:
     def complete(self, reconciler: Reconciler | Callable[[Request], Any]) -> Controller:
         m = self._manager
         queue: RateLimitingQueue[Request] = RateLimitingQueue(
-            m.clock, m.timers, self._rate_limiter, self._name)
+            m.clock, m.timers, self._rate_limiter, self._name, periodic=self._periodic)
         controller = Controller(self._name, as_reconciler(reconciler), queue,
                                 description=self._description, observe=m.observe)
         for kind, mapper, predicates, role in self._watches:

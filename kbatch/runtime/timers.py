@@ -8,6 +8,11 @@ entries are dead they are rebuilt. Ties on the deadline are broken by
 object identity. A handle is the timer's ``seq`` (an int): cheap to create, store and cancel.
 
 The queue never reads a clock: callers pass "now" in (:meth:`TimerQueue.pop_due`).
+
+A timer may be scheduled as *periodic*: a fixed housekeeping period such as pod GC's 20-second
+sweep, which upstream runs forever. Periodic timers fire like any other, but they do not count as
+pending work: :meth:`TimerQueue.has_pending_work` ignores them, so "advance until idle" can end on
+a cluster whose only timers are housekeeping.
 """
 
 from __future__ import annotations
@@ -48,14 +53,18 @@ class TimerQueue:
         self._deadlines: list[float] = []  # heap of distinct deadlines that have a bucket
         self._buckets: dict[float, deque[Timer]] = {}
         self._pending: set[int] = set()
+        self._periodic: set[int] = set()  # handles of live periodic timers (a subset of _pending)
         self._seq = 0
 
     def schedule(self, deadline: float, callback: Callable[[], Any]) -> int:
         """Call ``callback()`` at ``deadline``; returns a handle for :meth:`cancel`."""
         return self.schedule_call(deadline, _call, callback)
 
-    def schedule_call(self, deadline: float, fn: Callable[[Any], Any], arg: Any) -> int:
-        """Call ``fn(arg)`` at ``deadline`` (no closure per timer: the hot path of delayed adds)."""
+    def schedule_call(self, deadline: float, fn: Callable[[Any], Any], arg: Any, *,
+                      periodic: bool = False) -> int:
+        """Call ``fn(arg)`` at ``deadline`` (no closure per timer: the hot path of delayed adds).
+
+        ``periodic`` marks housekeeping that is not pending work (see :meth:`has_pending_work`)."""
         seq = self._seq
         self._seq = seq + 1
         bucket = self._buckets.get(deadline)
@@ -64,12 +73,15 @@ class TimerQueue:
             heapq.heappush(self._deadlines, deadline)
         bucket.append(Timer(deadline, seq, fn, arg))
         self._pending.add(seq)
+        if periodic:
+            self._periodic.add(seq)
         return seq
 
     def cancel(self, handle: int) -> bool:
         """Forget a timer; False if it already fired or was cancelled."""
         if handle in self._pending:
             self._pending.discard(handle)
+            self._periodic.discard(handle)
             return True
         return False
 
@@ -92,6 +104,10 @@ class TimerQueue:
             del buckets[heapq.heappop(deadlines)]
         return None
 
+    def has_pending_work(self) -> bool:
+        """Whether any live timer is not periodic housekeeping."""
+        return len(self._pending) > len(self._periodic)
+
     def next_deadline(self) -> float | None:
         """The earliest live deadline, or None."""
         bucket = self._head()
@@ -104,6 +120,7 @@ class TimerQueue:
             return None
         timer = bucket.popleft()
         self._pending.discard(timer.seq)
+        self._periodic.discard(timer.seq)
         return timer
 
     def prune(self) -> None:

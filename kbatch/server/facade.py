@@ -261,7 +261,7 @@ class ControlPlaneBackend:
                 met = False
         elif until_idle:
             try:
-                cp.wait_for(lambda: cp.timers.next_deadline() is None,
+                cp.wait_for(lambda: not cp.timers.has_pending_work(),
                             seconds if seconds is not None else UNTIL_IDLE_LIMIT)
                 met = True
             except TimeoutError:

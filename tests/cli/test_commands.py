@@ -277,3 +277,13 @@ def test_controller_selection_from_the_environment(kb: Any, monkeypatch: pytest.
     pod = json.loads(kb.ok("get", "pods", "-o", "json"))["items"][0]
     assert bool(pod["spec"].get("nodeName")) is scheduled
     assert (pod["status"].get("phase") == "Running") is running
+
+
+def test_advance_until_idle_ends_when_only_housekeeping_is_left(kb: Any) -> None:
+    # pod GC's 20 s sweep runs forever (as upstream); it must not make --until-idle run to its limit
+    kb.ok("nodes", "add")
+    assert kb.ok("advance", "--until-idle").startswith("advanced 0ms")
+    kb.ok("apply", "-f", PI)
+    out = kb.ok("advance", "--until-idle")
+    assert out.startswith("advanced ") and "stopped at the limit" not in out
+    assert _rows(kb.ok("get", "job", "pi"))[1][:3] == ["pi", "Complete", "1/1"]

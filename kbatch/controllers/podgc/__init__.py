@@ -35,7 +35,7 @@ def setup(ctx: Any) -> PodGC:
     from kbatch.runtime.reconcile import Request
 
     gc = PodGC(ctx)
-    builder = ctx.build().describe("deletes terminated, orphaned and unscheduled terminating pods")
+    builder = ctx.build().describe("deletes terminated, orphaned and unscheduled terminating pods").periodic()
     controller = builder.complete(gc)
     controller.queue.add(Request(*SWEEP))  # upstream runs a sweep at start, then every period
     return gc

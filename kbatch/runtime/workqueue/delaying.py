@@ -3,7 +3,8 @@
 Deadlines are measured on the injected clock and kept in the control plane's shared
 :class:`~kbatch.runtime.timers.TimerQueue`, so every delay in the system fires from one ordered
 heap. When an item is already waiting, the *earlier* deadline wins (client-go's ``insert``): a
-later ``add_after`` never postpones it, an earlier one pulls it forward.
+later ``add_after`` never postpones it, an earlier one pulls it forward. A ``periodic`` queue's
+delays are housekeeping periods (see :class:`~kbatch.runtime.timers.TimerQueue`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ T = TypeVar("T", bound=Hashable)
 
 
 class DelayingQueue(Queue[T]):
-    def __init__(self, clock: Clock, timers: TimerQueue, name: str = "") -> None:
+    def __init__(self, clock: Clock, timers: TimerQueue, name: str = "", *, periodic: bool = False) -> None:
         super().__init__(name)
         self.clock = clock
         self._timers = timers
+        self._periodic = periodic
         self._waiting: dict[T, tuple[float, int]] = {}  # item -> (deadline, timer handle)
 
     def add_after(self, item: T, seconds: float) -> None:
@@ -40,7 +42,8 @@ class DelayingQueue(Queue[T]):
             if current[0] <= deadline:
                 return
             self._timers.cancel(current[1])
-        self._waiting[item] = (deadline, self._timers.schedule_call(deadline, self._fire, item))
+        handle = self._timers.schedule_call(deadline, self._fire, item, periodic=self._periodic)
+        self._waiting[item] = (deadline, handle)
 
     def _fire(self, item: T) -> None:
         self._waiting.pop(item, None)

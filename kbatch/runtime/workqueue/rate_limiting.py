@@ -26,8 +26,10 @@ class RateLimitingQueue(DelayingQueue[T]):
         timers: TimerQueue,
         rate_limiter: RateLimiter | None = None,
         name: str = "",
+        *,
+        periodic: bool = False,
     ) -> None:
-        super().__init__(clock, timers, name)
+        super().__init__(clock, timers, name, periodic=periodic)
         if rate_limiter is None:
             rate_limiter = default_controller_rate_limiter(clock)
         self.rate_limiter = rate_limiter
