@@ -5,6 +5,7 @@ k8s.io/apimachinery ``pkg/api/errors/errors.go`` and ``pkg/util/validation/field
 
     StatusError
     ├── BadRequest            400  BadRequest
+    ├── Unauthorized          401  Unauthorized
     ├── Forbidden             403  Forbidden
     ├── NotFound              404  NotFound
     ├── MethodNotAllowed      405  MethodNotAllowed
@@ -53,6 +54,7 @@ __all__ = [
     "StatusError",
     "Timeout",
     "TooManyRequests",
+    "Unauthorized",
     "UnsupportedMediaType",
 ]
 
@@ -205,6 +207,10 @@ def _details(group_resource: str, name: str, *, kind: str | None = None) -> Stat
 
 class BadRequest(StatusError):
     code, reason = 400, "BadRequest"
+
+
+class Unauthorized(StatusError):
+    code, reason = 401, "Unauthorized"
 
 
 class Forbidden(StatusError):

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import typer
 
-from kbatch.api.errors import StatusError
+from kbatch.api.errors import StatusError, Unauthorized
 from kbatch.cli.manifests import ManifestError
 
 __all__ = ["UserError", "command", "describe_error", "user_errors"]
@@ -26,6 +26,8 @@ class UserError(Exception):
 
 
 def describe_error(err: BaseException) -> str | None:
+    if isinstance(err, Unauthorized):  # as kubectl prints a 401
+        return f"error: You must be logged in to the server ({err.message})"
     if isinstance(err, StatusError):
         return f"Error from server ({err.reason}): {err.message}"
     if isinstance(err, UserError | ManifestError | ValueError | TimeoutError | OSError):

@@ -25,9 +25,9 @@ Obj = dict[str, Any]
 _CONTENT_TYPES = {"merge": "application/merge-patch+json", "json": "application/json-patch+json",
                   "strategic": "application/strategic-merge-patch+json"}
 _BY_REASON = {cls.reason: cls for cls in (
-    errors.BadRequest, errors.Forbidden, errors.NotFound, errors.MethodNotAllowed, errors.NotAcceptable,
-    errors.AlreadyExists, errors.Conflict, errors.Expired, errors.UnsupportedMediaType, errors.Invalid,
-    errors.TooManyRequests, errors.InternalError, errors.Timeout)}
+    errors.BadRequest, errors.Unauthorized, errors.Forbidden, errors.NotFound, errors.MethodNotAllowed,
+    errors.NotAcceptable, errors.AlreadyExists, errors.Conflict, errors.Expired, errors.UnsupportedMediaType,
+    errors.Invalid, errors.TooManyRequests, errors.InternalError, errors.Timeout)}
 
 
 def _path(info: ApiInfo, namespace: str | None, name: str | None = None, sub: str | None = None) -> str:

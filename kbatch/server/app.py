@@ -21,7 +21,7 @@ import hmac
 import logging
 from typing import Any
 
-from kbatch.api.errors import BadRequest, MethodNotAllowed, NotFound, StatusError
+from kbatch.api.errors import BadRequest, MethodNotAllowed, NotFound, StatusError, Unauthorized
 from kbatch.runtime.duration import parse_duration
 from kbatch.server import discovery
 from kbatch.server.backend import Backend
@@ -38,10 +38,6 @@ log = logging.getLogger("kbatch.server")
 KUBE_VERSION = {"major": "1", "minor": "32", "gitVersion": "v1.32.0-kbatch", "gitCommit": "",
                 "gitTreeState": "clean", "buildDate": "2025-01-01T00:00:00Z", "goVersion": "python",
                 "compiler": "cpython", "platform": "python"}
-
-
-class _Unauthorized(StatusError):
-    code, reason = 401, "Unauthorized"
 
 
 class KbatchApp:
@@ -98,7 +94,7 @@ class KbatchApp:
             return
         given = req.headers.get("authorization", "")
         if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
-            raise _Unauthorized("Unauthorized")
+            raise Unauthorized("Unauthorized")
 
     def dispatch(self, req: Request) -> Response:
         path = req.path.rstrip("/") or "/"

@@ -86,7 +86,8 @@ def test_binding_beyond_loopback_needs_a_token(tmp_path: Path) -> None:
 def test_token_protected_server(tmp_path: Path) -> None:
     with ServeProcess(tmp_path / "s", "--token", "t0ken") as proc:
         denied = run("--server", proc.url, "get", "pods", env={**os.environ, "KBATCH_TOKEN": ""})
-        assert denied.returncode == 1 and "Unauthorized" in denied.stderr
+        assert denied.returncode == 1
+        assert denied.stderr.strip() == "error: You must be logged in to the server (Unauthorized)"
         allowed = run("--server", proc.url, "get", "pods", env={**os.environ, "KBATCH_TOKEN": "t0ken"})
         assert allowed.returncode == 0, allowed.stderr
 
