@@ -21,3 +21,7 @@ INSTALLERS.append(_core.install_scheduling)
 from kbatch.api import batch_v1  # noqa: E402  (batch/v1 Job, CronJob)
 
 INSTALLERS.append(batch_v1.install)
+
+from kbatch.api import policy_v1  # noqa: E402  (policy/v1 PodDisruptionBudget)
+
+INSTALLERS.append(policy_v1.install)
