@@ -240,10 +240,17 @@ def validate_label_name(name: str, path: str) -> list[FieldError]:
     return [FieldError.invalid(path, name, m) for m in is_qualified_name(name)]
 
 
+def _labels_valid(labels: Mapping[str, str]) -> bool:
+    """Every key and value valid (the memoised checks; no sorting, no error lists)."""
+    return not any(_qualified_name_errors(k) or _is_valid_label_value(v) for k, v in labels.items())
+
+
 def validate_labels(labels: Mapping[str, str] | None, path: str) -> list[FieldError]:
     """``ValidateLabels``: every error is reported at the map's path, not at the key."""
     errs: list[FieldError] = []
-    for k in sorted(labels or {}):
+    if not labels or _labels_valid(labels):  # the usual case: nothing to report, no sorted walk
+        return errs
+    for k in sorted(labels):
         v = labels[k]  # type: ignore[index]
         errs += validate_label_name(k, path)
         errs += [FieldError.invalid(path, v, m) for m in is_valid_label_value(v)]
@@ -254,8 +261,9 @@ def validate_annotations(annotations: Mapping[str, str] | None, path: str) -> li
     errs: list[FieldError] = []
     if not annotations:
         return errs
-    for k in sorted(annotations):
-        errs += [FieldError.invalid(path, k, m) for m in is_qualified_name(k.lower())]
+    if any(_qualified_name_errors(k.lower()) for k in annotations):
+        for k in sorted(annotations):
+            errs += [FieldError.invalid(path, k, m) for m in is_qualified_name(k.lower())]
     total = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
     if total > TOTAL_ANNOTATION_SIZE_LIMIT:
         errs.append(FieldError.too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT))
@@ -362,6 +370,11 @@ def _go_string_slice(values: Iterable[str]) -> str:
     return "[]string{" + ", ".join(f'"{v}"' for v in values) + "}"
 
 
+_META_IMMUTABLE = (("name", "name"), ("namespace", "namespace"), ("uid", "uid"),
+                   ("creationTimestamp", "creation_timestamp"), ("deletionTimestamp", "deletion_timestamp"),
+                   ("deletionGracePeriodSeconds", "deletion_grace_period_seconds"))
+
+
 def validate_object_meta_update(new: ObjectMeta, old: ObjectMeta, path: str = "metadata") -> list[FieldError]:
     """``ValidateObjectMetaUpdate``: identity fields are immutable, no new finalizers while deleting.
 
@@ -381,11 +394,10 @@ def validate_object_meta_update(new: ObjectMeta, old: ObjectMeta, path: str = "m
     if (new.generation or 0) < (old.generation or 0):
         errs.append(FieldError.invalid(child(path, "generation"), new.generation or 0,
                                        "must not be decremented"))
-    for name, attr in (("name", "name"), ("namespace", "namespace"), ("uid", "uid"),
-                       ("creationTimestamp", "creation_timestamp"),
-                       ("deletionTimestamp", "deletion_timestamp"),
-                       ("deletionGracePeriodSeconds", "deletion_grace_period_seconds")):
-        errs += validate_immutable(getattr(new, attr), getattr(old, attr), child(path, name))
+    for name, attr in _META_IMMUTABLE:
+        new_value = getattr(new, attr)
+        if new_value != getattr(old, attr):  # validate_immutable, without a call per unchanged field
+            errs.append(FieldError.invalid(child(path, name), _plain(new_value), FIELD_IMMUTABLE))
     if new.labels:
         errs += validate_labels(new.labels, child(path, "labels"))
     if new.annotations:
