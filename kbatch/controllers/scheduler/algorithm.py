@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 from kbatch.controllers.scheduler.diagnosis import Diagnosis
 from kbatch.controllers.scheduler.framework import (
+    SKIPPED_SCORES,
+    Code,
     CycleState,
     PostFilterResult,
     Profile,
@@ -207,8 +209,16 @@ class Algorithm:
 
     # -- scoring -------------------------------------------------------------------------------
     def _prioritize(self, pod: PodInfo, state: CycleState, feasible: list[NodeInfo]) -> list[int]:
+        skipped: set[str] = state.setdefault(SKIPPED_SCORES, set())
+        for pre in self.profile.pre_score:
+            if pre.name not in skipped:
+                status = pre.pre_score(state, pod, feasible)
+                if status is not None and status.code == Code.SKIP:
+                    skipped.add(pre.name)
         totals = [0] * len(feasible)
         for plugin in self.profile.score:
+            if plugin.name in skipped:
+                continue
             raw = [plugin.score(state, pod, node) for node in feasible]
             for index, value in enumerate(plugin.normalize(raw)):
                 totals[index] += value * plugin.weight
@@ -227,7 +237,8 @@ class Algorithm:
     def _batchable(self, pod: PodInfo, state: CycleState) -> bool:
         return (
             pod.signature() is not None and "node_names" not in state and not self.snapshot.with_anti_affinity
-            and all(getattr(p, "per_node_score", False) for p in self._dynamic_scores)
+            and all(getattr(p, "per_node_score", False) or p.name in state.get(SKIPPED_SCORES, ())
+                    for p in self._dynamic_scores)
         )
 
     def _batch_select(self, pod: PodInfo, state: CycleState) -> str | None:

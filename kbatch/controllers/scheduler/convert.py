@@ -12,14 +12,17 @@ from typing import Any
 
 from kbatch.controllers.scheduler.resources import CPU, ContainerRequests, effective_requests
 from kbatch.controllers.scheduler.types import (
+    HostPort,
     LabelSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
     NodeShape,
     PodAffinityTerm,
     PodInfo,
+    SpreadConstraint,
     Taint,
     Toleration,
+    WeightedPodAffinityTerm,
     WeightedTerm,
 )
 
@@ -68,6 +71,39 @@ def _pod_term(t: Any) -> PodAffinityTerm:
                            _selector(t.namespace_selector))
 
 
+def _weighted_pod_terms(terms: Any) -> tuple[WeightedPodAffinityTerm, ...]:
+    return tuple(WeightedPodAffinityTerm(t.weight, _pod_term(t.pod_affinity_term)) for t in terms or ())
+
+
+def _spread_constraint(c: Any, labels: Mapping[str, str]) -> SpreadConstraint:
+    """Upstream 1.34 merges ``matchLabelKeys`` into ``labelSelector`` in kube-apiserver at pod
+    creation (KEP-3243, gate MatchLabelKeysInPodTopologySpreadSelectorMerge); kbatch's API server
+    does not, so the scheduler does it here, as upstream's scheduler did up to 1.33 (merging twice
+    is harmless: the same ``key In (value)`` requirement). Keys the pod lacks are skipped; with no
+    labelSelector there is nothing to merge into (validation forbids the combination)."""
+    selector = _selector(c.label_selector)
+    extra = tuple(NodeSelectorRequirement(k, "In", (labels[k],)) for k in c.match_label_keys or ()
+                  if k in labels)
+    if selector is not None and extra:
+        selector = LabelSelector(selector.match_labels, selector.match_expressions + extra)
+    return SpreadConstraint(
+        max_skew=c.max_skew, topology_key=c.topology_key, when_unsatisfiable=c.when_unsatisfiable,
+        selector=selector, min_domains=c.min_domains if c.min_domains is not None else 1,
+        node_affinity_policy=c.node_affinity_policy or "Honor",
+        node_taints_policy=c.node_taints_policy or "Ignore",
+    )
+
+
+def _host_ports(spec: Any) -> tuple[HostPort, ...]:
+    """Ports with a hostPort > 0 of the containers and of sidecars (init containers with
+    ``restartPolicy: Always``), as upstream ``pkg/scheduler/util`` ``GetHostPorts``."""
+    sidecars = [c for c in spec.init_containers or () if getattr(c, "restart_policy", None) == "Always"]
+    return tuple(
+        HostPort(p.host_ip or "0.0.0.0", p.protocol or "TCP", p.host_port)
+        for c in [*sidecars, *spec.containers] for p in c.ports or () if (p.host_port or 0) > 0
+    )
+
+
 def toleration_of(t: Any) -> Toleration:
     return Toleration(t.key or "", t.operator or "Equal", t.value or "", t.effect or "", t.toleration_seconds)
 
@@ -89,6 +125,7 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
     pod_aff = affinity.pod_affinity if affinity else None
     anti = affinity.pod_anti_affinity if affinity else None
     phase = status.phase if status else None
+    labels = dict(meta.labels or {})
     return PodInfo(
         namespace=meta.namespace or "",
         name=meta.name or "",
@@ -96,7 +133,7 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
         priority=spec.priority or 0,
         creation=creation,
         seq=seq,
-        labels=dict(meta.labels or {}),
+        labels=labels,
         requests=effective_requests(containers, inits),
         nonzero_requests=effective_requests(containers, inits, nonzero=True),
         node_name=spec.node_name or "",
@@ -108,6 +145,13 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
                                               if pod_aff else None) or ()),
         anti_affinity=tuple(_pod_term(t) for t in (anti.required_during_scheduling_ignored_during_execution
                                                    if anti else None) or ()),
+        preferred_affinity=_weighted_pod_terms(
+            pod_aff.preferred_during_scheduling_ignored_during_execution if pod_aff else None),
+        preferred_anti_affinity=_weighted_pod_terms(
+            anti.preferred_during_scheduling_ignored_during_execution if anti else None),
+        spread_constraints=tuple(
+            _spread_constraint(c, labels) for c in spec.topology_spread_constraints or ()),
+        host_ports=_host_ports(spec),
         scheduling_gates=tuple(g.name for g in spec.scheduling_gates or ()),
         preemption_policy=spec.preemption_policy or "PreemptLowerPriority",
         scheduler_name=spec.scheduler_name or "default-scheduler",

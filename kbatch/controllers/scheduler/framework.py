@@ -9,6 +9,10 @@ Two attributes drive kbatch's reuse of results (upstream KEP-5598 "opportunistic
 ``node_static = True`` on a Filter or Score plugin promises that its answer depends only on the
 pod's signature and the node's labels, taints and allocatable, never on the pods on the node.
 
+PreScore (upstream ``PreScorePlugin``) sees the feasible nodes before Score; a ``SKIP`` status, or
+the plugin's name in ``state[SKIPPED_SCORES]`` (set by a PreFilter that already knows there is
+nothing to score), means its Score does not run for this pod, as upstream's PreScore Skip.
+
 Statuses: a plugin returns ``None`` for success (the hot path allocates nothing) or a
 :class:`Status`. ``UNSCHEDULABLE`` means preemption might help; ``UNRESOLVABLE`` (upstream
 ``UnschedulableAndUnresolvable``) means it cannot; ``WAIT`` is Permit's "hold the pod".
@@ -26,6 +30,7 @@ if TYPE_CHECKING:
     from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 
 __all__ = [
+    "SKIPPED_SCORES",
     "BindPlugin",
     "Code",
     "CycleState",
@@ -35,6 +40,7 @@ __all__ = [
     "PostFilterResult",
     "PreEnqueuePlugin",
     "PreFilterPlugin",
+    "PreScorePlugin",
     "Profile",
     "QueueSortPlugin",
     "ReservePlugin",
@@ -43,6 +49,7 @@ __all__ = [
 ]
 
 MAX_NODE_SCORE = 100
+SKIPPED_SCORES = "skipped_scores"  # cycle-state key: set of Score plugin names skipped for the pod
 
 
 class Code(IntEnum):
@@ -132,6 +139,15 @@ class PostFilterPlugin(Protocol):
 
 
 @runtime_checkable
+class PreScorePlugin(Protocol):
+    name: str
+
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status | None:
+        """Prepare scoring of ``nodes`` (the feasible ones); ``Status(Code.SKIP)``: nothing to score."""
+        ...
+
+
+@runtime_checkable
 class ScorePlugin(Protocol):
     name: str
     weight: int
@@ -179,6 +195,7 @@ class Profile:
     pre_filter: list[PreFilterPlugin] = field(default_factory=list)
     filter: list[FilterPlugin] = field(default_factory=list)
     post_filter: list[PostFilterPlugin] = field(default_factory=list)
+    pre_score: list[PreScorePlugin] = field(default_factory=list)
     score: list[ScorePlugin] = field(default_factory=list)
     reserve: list[ReservePlugin] = field(default_factory=list)
     permit: list[PermitPlugin] = field(default_factory=list)

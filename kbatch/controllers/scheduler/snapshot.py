@@ -75,6 +75,9 @@ class Snapshot:
         self._pod_node: dict[str, str] = {}
         self._orphans: dict[str, PodInfo] = {}  # bound to a node the snapshot does not know (yet)
         self.with_anti_affinity: dict[str, PodInfo] = {}  # placed pods with required anti-affinity
+        # placed pods whose terms InterPodAffinity scores against others (required affinity,
+        # preferred affinity or anti-affinity; upstream NodeInfo.PodsWithAffinity)
+        self.with_affinity: dict[str, PodInfo] = {}
         self.static_generation = 0  # bumped whenever any node's labels/taints/allocatable change
         self.generation = 0  # bumped on every change
 
@@ -124,6 +127,8 @@ class Snapshot:
         self._pod_node[pod.key] = node_name
         if pod.anti_affinity:
             self.with_anti_affinity[pod.key] = pod
+        if pod.affinity or pod.preferred_affinity or pod.preferred_anti_affinity:
+            self.with_affinity[pod.key] = pod
         info = self._nodes.get(node_name)
         if info is None:
             self._orphans[pod.key] = pod
@@ -137,6 +142,7 @@ class Snapshot:
             return None
         self.generation += 1
         self.with_anti_affinity.pop(key, None)
+        self.with_affinity.pop(key, None)
         info = self._nodes.get(node)
         if info is None:
             return self._orphans.pop(key, None)

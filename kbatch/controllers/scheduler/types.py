@@ -20,14 +20,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 __all__ = [
+    "HostPort",
     "LabelSelector",
     "NodeSelectorRequirement",
     "NodeSelectorTerm",
     "NodeShape",
     "PodAffinityTerm",
     "PodInfo",
+    "SpreadConstraint",
     "Taint",
     "Toleration",
+    "WeightedPodAffinityTerm",
     "WeightedTerm",
     "match_node_selector_terms",
 ]
@@ -151,6 +154,39 @@ class PodAffinityTerm:
         return in_ns and self.selector.matches(pod.labels)
 
 
+@dataclass(frozen=True, slots=True)
+class WeightedPodAffinityTerm:
+    """A preferred (weighted) pod affinity or anti-affinity term."""
+
+    weight: int
+    term: PodAffinityTerm
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadConstraint:
+    """A topologySpreadConstraint with upstream's defaults resolved (``podtopologyspread/common.go``:
+    nil minDomains is 1, nil nodeAffinityPolicy is Honor, nil nodeTaintsPolicy is Ignore) and
+    ``matchLabelKeys`` already merged into ``selector``."""
+
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str
+    selector: LabelSelector | None
+    min_domains: int = 1
+    node_affinity_policy: str = "Honor"
+    node_taints_policy: str = "Ignore"
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    """A container port with a hostPort, sanitized as upstream's ``HostPortInfo``: empty hostIP is
+    ``0.0.0.0``, empty protocol is ``TCP``."""
+
+    ip: str
+    protocol: str
+    port: int
+
+
 @dataclass(slots=True, eq=False)
 class PodInfo:
     """Everything the scheduler needs from a pod. ``requests`` is the effective request (max
@@ -173,6 +209,10 @@ class PodInfo:
     tolerations: tuple[Toleration, ...] = ()
     affinity: tuple[PodAffinityTerm, ...] = ()
     anti_affinity: tuple[PodAffinityTerm, ...] = ()
+    preferred_affinity: tuple[WeightedPodAffinityTerm, ...] = ()
+    preferred_anti_affinity: tuple[WeightedPodAffinityTerm, ...] = ()
+    spread_constraints: tuple[SpreadConstraint, ...] = ()
+    host_ports: tuple[HostPort, ...] = ()
     scheduling_gates: tuple[str, ...] = ()
     preemption_policy: str = "PreemptLowerPriority"
     scheduler_name: str = "default-scheduler"
@@ -187,8 +227,8 @@ class PodInfo:
     def signature(self) -> tuple[object, ...] | None:
         """Pods with equal signatures get equal answers from every node-static plugin (upstream
         KEP-5598 "opportunistic batching" pod signatures); None when the pod has inter-pod
-        terms, whose answers depend on other pods."""
-        if self.affinity or self.anti_affinity:
+        terms or topology spread constraints, whose answers depend on other pods."""
+        if self.affinity or self.anti_affinity or self.spread_constraints:
             return None
         return (
             tuple(sorted(self.requests.items())),
@@ -198,6 +238,9 @@ class PodInfo:
             self.required_terms,
             self.preferred_terms,
             self.tolerations,
+            self.host_ports,
+            self.preferred_affinity,
+            self.preferred_anti_affinity,
         )
 
 
