@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Binder",
     "Client",
+    "Evictor",
     "PatchType",
     "Preconditions",
     "PropagationPolicy",
@@ -165,4 +166,17 @@ class Binder(Protocol):
              annotations: dict[str, str] | None = None, dry_run: bool = False) -> Pod:
         """Set ``spec.nodeName`` and ``PodScheduled=True`` (and copy ``annotations``) in one write;
         ``uid`` is a precondition. ``Conflict`` when the pod is bound, being deleted or gated."""
+        ...
+
+
+@runtime_checkable
+class Evictor(Protocol):
+    """Optional role: the ``pods/eviction`` subresource (what ``kubectl drain`` calls). Check with
+    ``isinstance(client, Evictor)``; ``LocalClient`` implements it."""
+
+    def evict(self, pod_name: str, namespace: str | None, *, delete_options: dict[str, Any] | None = None,
+              dry_run: bool = False) -> Status:
+        """Delete the pod (``Status`` Success) unless that violates its PodDisruptionBudget:
+        ``TooManyRequests`` (429) with a ``DisruptionBudget`` cause; ``delete_options`` is the
+        Eviction's metav1.DeleteOptions as a wire dict."""
         ...

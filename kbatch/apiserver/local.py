@@ -5,9 +5,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kbatch.api.core_v1 import Pod
+from kbatch.api.errors import Status
 from kbatch.api.meta import Resource, ResourceList
+from kbatch.api.policy_v1 import Eviction
 from kbatch.apiserver.binding import Binding
-from kbatch.apiserver.client import Binder, Client, PatchType, Preconditions, PropagationPolicy, WatchStream
+from kbatch.apiserver.client import (
+    Binder,
+    Client,
+    Evictor,
+    PatchType,
+    Preconditions,
+    PropagationPolicy,
+    WatchStream,
+)
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -72,6 +82,13 @@ class LocalClient:
             "target": {"kind": "Node", "name": node_name}})
         return self.server.bind(binding, namespace, dry_run=dry_run)
 
+    def evict(self, pod_name: str, namespace: str | None, *, delete_options: dict[str, Any] | None = None,
+              dry_run: bool = False) -> Status:
+        eviction = Eviction.model_validate({"metadata": {"name": pod_name, "namespace": namespace},
+                                            "deleteOptions": delete_options})
+        return self.server.evict(pod_name, namespace or "default", eviction, dry_run=dry_run)
+
 
 _: type[Client] = LocalClient  # structural check: LocalClient implements Client
 _b: type[Binder] = LocalClient
+_e: type[Evictor] = LocalClient

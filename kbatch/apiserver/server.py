@@ -14,7 +14,9 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from kbatch.api.core_v1 import Pod
+from kbatch.api.errors import Status
 from kbatch.api.meta import Resource, ResourceList
+from kbatch.api.policy_v1 import Eviction
 from kbatch.api.registry import Registry
 from kbatch.apiserver.admission import Admission
 from kbatch.apiserver.admission_plugins import DEFAULT_PLUGINS, install_defaults
@@ -23,6 +25,7 @@ from kbatch.apiserver.client import Client, PatchType, Preconditions
 from kbatch.apiserver.create import create_object
 from kbatch.apiserver.decoded_cache import DecodedCache
 from kbatch.apiserver.delete import delete_object
+from kbatch.apiserver.eviction import evict_pod
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.listing import list_objects
 from kbatch.apiserver.local import LocalClient
@@ -130,6 +133,10 @@ class APIServer:
     def bind(self, binding: Binding, namespace: str | None = None, *, dry_run: bool = False) -> Pod:
         """``pods/binding``: set the pod's node, annotations and ``PodScheduled`` in one write."""
         return bind_pod(self, binding, namespace, dry_run=dry_run)
+
+    def evict(self, name: str, namespace: str, eviction: Eviction, *, dry_run: bool = False) -> Status:
+        """``pods/eviction``: delete the pod unless its PodDisruptionBudget forbids it (429)."""
+        return evict_pod(self, name, namespace, eviction, dry_run=dry_run)
 
     def client(self) -> Client:
         """The in-process :class:`kbatch.apiserver.client.Client`."""
