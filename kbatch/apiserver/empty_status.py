@@ -35,6 +35,7 @@ from kbatch.api.core_v1 import (
     ServiceStatus,
 )
 from kbatch.api.meta import Resource
+from kbatch.api.policy_v1 import PodDisruptionBudgetStatus
 from kbatch.apiserver.kinds import Kind
 
 __all__ = ["STRUCT_STATUS_KINDS", "fill_status"]
@@ -76,6 +77,7 @@ _FILLERS: dict[str, Filler] = {
     "Service": _fill_service,
     "Job.batch": _status_of(JobStatus),
     "CronJob.batch": _status_of(CronJobStatus),
+    "PodDisruptionBudget.policy": _status_of(PodDisruptionBudgetStatus),  # four counters without omitempty
 }
 
 STRUCT_STATUS_KINDS = frozenset(_FILLERS)

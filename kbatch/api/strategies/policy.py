@@ -118,11 +118,6 @@ def _empty_status() -> PodDisruptionBudgetStatus:
 class PodDisruptionBudgetStrategy(DefaultStrategy):
     """Status cleared on create and kept on main writes; spec kept on status writes."""
 
-    def fill_empty_status(self, obj: PodDisruptionBudget) -> None:
-        """``PodDisruptionBudgetStatus`` is a struct whose four counters have no ``omitempty``."""
-        if obj.status is None:
-            obj.status = _empty_status()
-
     def validate(self, obj: PodDisruptionBudget) -> list[FieldError]:  # type: ignore[override]
         return validate_pdb_spec(obj.spec)
 
