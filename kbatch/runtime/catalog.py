@@ -2,8 +2,8 @@
 
 Names follow kube-controller-manager where upstream has the controller (``job``, ``cronjob``,
 ``ttl-after-finished``, ``garbage-collector``, ``podgc``, ``taint-eviction-controller``,
-``node-lifecycle``) and are kbatch's own otherwise (``scheduler``, ``kubelet``). Each entry has a
-one-line description, an enabled-by-default flag, a factory (a callable
+``node-lifecycle``, ``disruption``) and are kbatch's own otherwise (``scheduler``, ``kubelet``). Each
+entry has a one-line description, an enabled-by-default flag, a factory (a callable
 ``setup(ctx: ControllerContext)`` or a lazy ``"module:attribute"`` path), upstream aliases and the
 Event source component upstream uses (``job-controller``, ``default-scheduler``, ...).
 
@@ -75,6 +75,9 @@ BUILTIN_CONTROLLERS: tuple[ControllerSpec, ...] = (
                    "kbatch.controllers.scheduler:setup", source="default-scheduler"),
     ControllerSpec("kubelet", "runs bound pods on simulated nodes (KWOK-style)",
                    "kbatch.controllers.kubelet:setup"),
+    ControllerSpec("disruption", "keeps PodDisruptionBudget status current, resets stale DisruptionTarget",
+                   "kbatch.controllers.disruption:setup", aliases=("disruption-controller",),
+                   source="controllermanager"),
 )
 
 

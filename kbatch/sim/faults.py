@@ -9,9 +9,10 @@ call                                     what it writes
 ``fail_pod(t, pod, exit_code=1, …)``     annotation ``sim.kbatch.io/fault`` (a JSON record with an
                                          increasing ``id``); the kubelet ends that container now with
                                          the exit code and reason (the restart policy then applies)
-``evict_pod(t, pod)``                    ``DisruptionTarget=True`` reason ``EvictionByEvictionAPI``,
-                                         message "Eviction API: evicting", then a graceful delete
-                                         (upstream ``pkg/registry/core/pod/storage/eviction.go``)
+``evict_pod(t, pod)``                    the ``pods/eviction`` subresource, as ``kubectl drain`` calls
+                                         it: ``DisruptionTarget=True`` reason ``EvictionByEvictionAPI``
+                                         then a graceful delete, unless the pod's PodDisruptionBudget
+                                         forbids it (``TooManyRequests``, 429; nothing is written)
 ``add_pod_condition(t, pod, type, …)``   a pod condition (e.g. ``ConfigIssue``), merged by type
 ``mark_node_not_ready(t, node)``         node ``Ready=False`` (``unknown=True``: ``Unknown``, as when
                                          the kubelet stops posting status)
@@ -85,14 +86,11 @@ def fail_pod(target: Any, name: str, namespace: str = "default", *, exit_code: i
 
 def evict_pod(target: Any, name: str, namespace: str = "default", *,
               grace_period_seconds: int | None = None) -> None:
-    """API-initiated eviction (PodDisruptionBudgets are not modelled)."""
-    from kbatch.api.core_v1 import Pod
-
+    """API-initiated eviction through ``pods/eviction`` (PodDisruptionBudgets apply): raises
+    ``TooManyRequests`` when the pod's budget allows no disruption now."""
     client = _client(target)
-    cond = _condition("DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting",
-                      _now(target))
-    client.patch_status(Pod, name, {"status": {"conditions": [cond]}}, namespace, patch_type="strategic")
-    client.delete(Pod, name, namespace, grace_period_seconds=grace_period_seconds)
+    options = None if grace_period_seconds is None else {"gracePeriodSeconds": grace_period_seconds}
+    client.evict(name, namespace, delete_options=options)
     _settle(target)
 
 
