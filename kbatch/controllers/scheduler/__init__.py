@@ -45,7 +45,8 @@ CYCLE = ("", "scheduler/cycle")  # the one request the scheduler's queue ever ho
 def setup(ctx: Any, profile: Profile | None = None) -> Scheduler:
     """Catalog factory for ``scheduler``. Options: ``profile`` (kwargs of :func:`default_profile`:
     ``scoring_strategy``, ``percentage_of_nodes_to_score``, ``preemption``), ``events`` (bool)."""
-    from kbatch.api.core_v1 import Node, Pod
+    from kbatch.api.core_v1 import Node, Pod, Service
+    from kbatch.controllers.scheduler.plugins import PodTopologySpread
     from kbatch.runtime.reconcile import Request
 
     scheduler = Scheduler(ctx, profile)
@@ -56,6 +57,9 @@ def setup(ctx: Any, profile: Profile | None = None) -> Scheduler:
     scheduler.cycle = controller
     ctx.cache.informer_for(Node).add_event_handler(_Handler(scheduler.on_node, scheduler.on_node_delete))
     ctx.cache.informer_for(Pod).add_event_handler(_Handler(scheduler.on_pod, scheduler.on_pod_delete))
+    for plugin in scheduler.profile.pre_filter:  # Services select pods for default spreading
+        if isinstance(plugin, PodTopologySpread):
+            ctx.cache.informer_for(Service).add_event_handler(plugin.services)
     return scheduler
 
 

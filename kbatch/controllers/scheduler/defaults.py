@@ -1,9 +1,12 @@
 """The default profile: kube-scheduler's default plugin set, as far as kbatch models it.
 
-Order and weights follow upstream ``pkg/scheduler/apis/config/v1/default_plugins.go``: filters
-NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodeResourcesFit, InterPodAffinity;
-scores TaintToleration (3), NodeAffinity (2), NodeResourcesFit (1). Node-static filters run first,
-which preserves upstream's "first failing plugin" per node.
+Order and weights follow upstream ``pkg/scheduler/apis/config/v1/default_plugins.go``
+(score weights in brackets): SchedulingGates, PrioritySort, NodeUnschedulable, NodeName,
+TaintToleration (3), NodeAffinity (2), NodePorts, NodeResourcesFit (1), volume plugins,
+PodTopologySpread (2), InterPodAffinity (2), DefaultPreemption, NodeResourcesBalancedAllocation (1),
+ImageLocality (1), DefaultBinder; without
+the plugins kbatch does not model (volumes, BalancedAllocation, ImageLocality). Node-static filters
+run first, which preserves upstream's "first failing plugin" per node.
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from kbatch.controllers.scheduler.plugins import (
     InterPodAffinity,
     NodeAffinity,
     NodeName,
+    NodePorts,
     NodeResourcesFit,
     NodeUnschedulable,
+    PodTopologySpread,
     PrioritySort,
     SchedulingGates,
     TaintToleration,
@@ -32,13 +37,15 @@ def default_profile(
 ) -> Profile:
     fit = NodeResourcesFit(strategy=scoring_strategy)
     affinity, taints, pod_affinity = NodeAffinity(), TaintToleration(), InterPodAffinity()
-    filters = [NodeUnschedulable(), NodeName(), taints, affinity, fit, pod_affinity]
+    ports, spread = NodePorts(), PodTopologySpread()
+    filters = [NodeUnschedulable(), NodeName(), taints, affinity, ports, fit, spread, pod_affinity]
     return Profile(
         queue_sort=PrioritySort(),
         pre_enqueue=[SchedulingGates()],
-        pre_filter=[pod_affinity],
+        pre_filter=[ports, spread, pod_affinity],
         filter=filters,
         post_filter=[DefaultPreemption(filters)] if preemption else [],
-        score=[taints, affinity, fit],
+        pre_score=[spread, pod_affinity],
+        score=[taints, affinity, fit, spread, pod_affinity],
         percentage_of_nodes_to_score=percentage_of_nodes_to_score,
     )

@@ -5,12 +5,14 @@ from kbatch.controllers.scheduler.plugins.default_preemption import DefaultPreem
 from kbatch.controllers.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from kbatch.controllers.scheduler.plugins.node_affinity import NodeAffinity
 from kbatch.controllers.scheduler.plugins.node_name import NodeName
+from kbatch.controllers.scheduler.plugins.node_ports import NodePorts
 from kbatch.controllers.scheduler.plugins.node_resources_fit import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
     NodeResourcesFit,
 )
 from kbatch.controllers.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from kbatch.controllers.scheduler.plugins.pod_topology_spread import PodTopologySpread, ServiceSelectors
 from kbatch.controllers.scheduler.plugins.priority_sort import PrioritySort
 from kbatch.controllers.scheduler.plugins.scheduling_gates import SchedulingGates
 from kbatch.controllers.scheduler.plugins.taint_toleration import TaintToleration
@@ -22,10 +24,13 @@ __all__ = [
     "InterPodAffinity",
     "NodeAffinity",
     "NodeName",
+    "NodePorts",
     "NodeResourcesFit",
     "NodeUnschedulable",
+    "PodTopologySpread",
     "PrioritySort",
     "SchedulingGates",
+    "ServiceSelectors",
     "TaintToleration",
     "select_victims",
 ]

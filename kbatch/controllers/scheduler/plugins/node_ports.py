@@ -1,0 +1,58 @@
+"""NodePorts (PreFilter + Filter): a pod's host ports must be free on the node.
+
+Upstream ``pkg/scheduler/framework/plugins/nodeports/node_ports.go`` and ``HostPortInfo`` in
+``pkg/scheduler/framework/types.go``:
+
+* the ports considered are those with ``hostPort > 0`` of the containers and of sidecars (init
+  containers with ``restartPolicy: Always``), ``pkg/scheduler/util`` ``GetHostPorts``; an empty
+  hostIP means ``0.0.0.0`` and an empty protocol ``TCP`` (sanitized in :mod:`..convert`);
+* PreFilter returns Skip for a pod without host ports (its Filter then never runs);
+* a wanted (ip, protocol, port) conflicts with a used one of the same protocol and port when
+  either ip is ``0.0.0.0`` or both are equal (``CheckConflict``);
+* reason "node(s) didn't have free ports for the requested pod ports", code Unschedulable (so
+  preemption may free the port).
+
+Used ports are read from the pods on the node (assumed pods included), so what-if nodes built
+for preemption need no extra bookkeeping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kbatch.controllers.scheduler.framework import Code, CycleState, Status
+from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
+from kbatch.controllers.scheduler.types import HostPort, PodInfo
+
+__all__ = ["ERR_PORTS", "NodePorts", "ports_conflict"]
+
+ERR_PORTS = "node(s) didn't have free ports for the requested pod ports"
+BIND_ALL = "0.0.0.0"
+
+_SKIP = Status(Code.SKIP, plugin="NodePorts")
+
+
+def ports_conflict(want: HostPort, used: Iterable[HostPort]) -> bool:
+    """Whether ``want`` collides with any of ``used`` (upstream ``HostPortInfo.CheckConflict``)."""
+    for have in used:
+        if have.port != want.port or have.protocol != want.protocol:
+            continue
+        if want.ip == BIND_ALL or have.ip == BIND_ALL or have.ip == want.ip:
+            return True
+    return False
+
+
+class NodePorts:
+    name = "NodePorts"
+    node_static = False
+
+    def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> Status | None:
+        return None if pod.host_ports else _SKIP
+
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        if not pod.host_ports:
+            return None
+        used = [port for other in node.pods.values() if other.key != pod.key for port in other.host_ports]
+        if used and any(ports_conflict(want, used) for want in pod.host_ports):
+            return Status.unschedulable(self.name, ERR_PORTS)
+        return None

@@ -1,0 +1,318 @@
+"""PodTopologySpread (PreFilter + Filter + PreScore + Score): spread matching pods over domains.
+
+Upstream ``pkg/scheduler/framework/plugins/podtopologyspread`` (``common.go``, ``filtering.go``,
+``scoring.go``), KEP-895, KEP-3022 (minDomains), KEP-3094 (node inclusion policies), KEP-3243
+(matchLabelKeys, merged into the selector by :mod:`..convert`); doc "Pod Topology Spread
+Constraints".
+
+* **Counting.** A pod counts in a domain when it is on a node of that domain, in the incoming
+  pod's namespace, not terminating, and the constraint's selector matches it; an empty selector
+  counts nothing (``countPodsMatchSelector``). A node is *eligible* for a constraint when it has
+  every constraint's topology key and passes the inclusion policies: ``nodeAffinityPolicy`` Honor
+  (the default) requires the pod's nodeSelector and required node affinity to match it,
+  ``nodeTaintsPolicy`` Honor (default Ignore) requires its NoSchedule/NoExecute taints tolerated.
+* **Filter** (``whenUnsatisfiable: DoNotSchedule``): a node without a constraint's topology key is
+  rejected, unresolvable, "node(s) didn't match pod topology spread constraints (missing required
+  label)". Otherwise ``count(domain) + selfMatch - globalMin`` must not exceed ``maxSkew``, where
+  ``globalMin`` is the smallest count over eligible domains, or 0 when there are fewer eligible
+  domains than ``minDomains`` (default 1); else "node(s) didn't match pod topology spread
+  constraints", Unschedulable. PreFilter returns Skip for a pod without such constraints.
+* **Score** (``ScheduleAnyway``): over the feasible nodes, a node scores, per constraint whose key
+  it has, ``count * log(domains + 2) + maxSkew - 1`` (hostname: the node's own count, domains =
+  scored nodes), rounded; normalization reverses it (``100 * (max + min - s) / max``; 100 for all
+  when the max is 0) and gives ignored nodes 0. With the pod's own constraints, feasible nodes
+  lacking any key are ignored.
+* **System defaults** (``defaultingType: System``): a pod without constraints is scored against
+  ``kubernetes.io/hostname`` maxSkew 3 and ``topology.kubernetes.io/zone`` maxSkew 5, both
+  ScheduleAnyway, with the selector ``helper.DefaultSelector`` builds: the merged selectors of the
+  Services in its namespace that select it (and of its ReplicationController, ReplicaSet or
+  StatefulSet, which kbatch does not have). A bare Job pod no Service selects gets none; nodes
+  without a zone label still get hostname spreading.
+
+When no feasible pod has soft constraints the plugin's Score is skipped from PreFilter on, which
+keeps such pods on the batched fast path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
+from kbatch.controllers.scheduler.plugins.taint_toleration import untolerated_taint
+from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
+from kbatch.controllers.scheduler.types import (
+    LabelSelector,
+    PodInfo,
+    SpreadConstraint,
+    match_node_selector_terms,
+)
+
+__all__ = [
+    "DO_NOT_SCHEDULE",
+    "ERR_CONSTRAINTS",
+    "ERR_MISSING_LABEL",
+    "HOSTNAME",
+    "SCHEDULE_ANYWAY",
+    "SYSTEM_DEFAULTS",
+    "ZONE",
+    "PodTopologySpread",
+    "ServiceSelectors",
+]
+
+ERR_CONSTRAINTS = "node(s) didn't match pod topology spread constraints"
+ERR_MISSING_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
+DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
+HOSTNAME, ZONE = "kubernetes.io/hostname", "topology.kubernetes.io/zone"
+SYSTEM_DEFAULTS = (  # upstream systemDefaultConstraints (podtopologyspread/plugin.go)
+    SpreadConstraint(3, HOSTNAME, SCHEDULE_ANYWAY, None),
+    SpreadConstraint(5, ZONE, SCHEDULE_ANYWAY, None),
+)
+_FILTER_KEY, _SCORE_KEY = "PodTopologySpread/filter", "PodTopologySpread/score"
+_SNAPSHOT_KEY, _SCORE_STATE_KEY = "PodTopologySpread/snapshot", "PodTopologySpread/scoreState"
+_SKIP = Status(Code.SKIP, plugin="PodTopologySpread")
+_IGNORED = -1  # raw score of an ignored node (upstream invalidScore)
+
+
+class ServiceSelectors:
+    """The Services' pod selectors, per namespace: the source of the system default constraints'
+    selector (upstream ``helper.DefaultSelector``). It is a Service informer handler (the
+    controller registers it), so it holds plain tuples, never the models."""
+
+    def __init__(self) -> None:
+        self._by_ns: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {}
+
+    def on_add(self, service: Any) -> None:
+        meta = service.metadata
+        self.set(meta.namespace or "", meta.name or "", service.spec.selector if service.spec else None)
+
+    def on_update(self, old: Any, new: Any) -> None:
+        self.on_add(new)
+
+    def on_delete(self, service: Any) -> None:
+        self.delete(service.metadata.namespace or "", service.metadata.name or "")
+
+    def set(self, namespace: str, name: str, selector: Mapping[str, str] | None) -> None:
+        if selector is None:  # a nil selector selects nothing (upstream GetPodServices)
+            self.delete(namespace, name)
+        else:
+            self._by_ns.setdefault(namespace, {})[name] = tuple(sorted(selector.items()))
+
+    def delete(self, namespace: str, name: str) -> None:
+        self._by_ns.get(namespace, {}).pop(name, None)
+
+    def selector_for(self, pod: PodInfo) -> LabelSelector | None:
+        """The merged selectors of the Services selecting ``pod``; None when that is empty."""
+        merged: dict[str, str] = {}
+        for _, pairs in sorted(self._by_ns.get(pod.namespace, {}).items()):
+            if all(pod.labels.get(k) == v for k, v in pairs):
+                merged.update(pairs)
+        return LabelSelector(tuple(sorted(merged.items()))) if merged else None
+
+
+def _empty(selector: LabelSelector | None) -> bool:
+    return selector is not None and not selector.match_labels and not selector.match_expressions
+
+
+def _count(pods: Iterable[PodInfo], c: SpreadConstraint, namespace: str) -> int:
+    """Upstream ``countPodsMatchSelector``."""
+    selector = c.selector
+    if selector is None or _empty(selector):
+        return 0
+    return sum(1 for p in pods
+               if p.namespace == namespace and not p.terminating and selector.matches(p.labels))
+
+
+def _self_match(c: SpreadConstraint, pod: PodInfo) -> int:
+    return 1 if c.selector is not None and c.selector.matches(pod.labels) else 0
+
+
+def _has_keys(labels: Mapping[str, str], constraints: tuple[SpreadConstraint, ...]) -> bool:
+    return all(c.topology_key in labels for c in constraints)
+
+
+def _included(c: SpreadConstraint, pod: PodInfo, node: NodeInfo) -> bool:
+    """Upstream ``matchNodeInclusionPolicies``."""
+    labels = node.shape.labels
+    if c.node_affinity_policy == "Honor":
+        if any(labels.get(k) != v for k, v in pod.node_selector):
+            return False
+        if pod.required_terms is not None and not match_node_selector_terms(
+                pod.required_terms, labels, node.name):
+            return False
+    if c.node_taints_policy == "Honor":
+        return untolerated_taint(node.shape.taints, pod.tolerations, ("NoSchedule", "NoExecute")) is None
+    return True
+
+
+@dataclass(slots=True)
+class _FilterState:
+    """Per DoNotSchedule constraint: matching pods per eligible domain; per node, the node object
+    counted and its own counts (None: not eligible), to correct what-if nodes in preemption."""
+
+    constraints: tuple[SpreadConstraint, ...]
+    domains: list[dict[str, int]]
+    nodes: dict[str, tuple[NodeInfo, list[int | None]]] = field(default_factory=dict)
+
+    def global_min(self, index: int) -> int:
+        counts = self.domains[index]
+        if len(counts) < self.constraints[index].min_domains:
+            return 0
+        return min(counts.values())
+
+    def domain_count(self, index: int, value: str, node: NodeInfo, pod: PodInfo) -> int:
+        count = self.domains[index].get(value, 0)
+        seen = self.nodes.get(node.name)
+        counted = seen[1][index] if seen is not None else None
+        if seen is not None and seen[0] is not node and counted is not None:
+            count += _count(node.pods.values(), self.constraints[index], pod.namespace) - counted
+        return count
+
+
+def _filter_state(
+    pod: PodInfo, constraints: tuple[SpreadConstraint, ...], snapshot: Snapshot
+) -> _FilterState:
+    state = _FilterState(constraints, [{} for _ in constraints])
+    for node in snapshot:
+        labels = node.shape.labels
+        if not _has_keys(labels, constraints):
+            continue
+        own: list[int | None] = []
+        for index, c in enumerate(constraints):
+            if not _included(c, pod, node):
+                own.append(None)
+                continue
+            count = _count(node.pods.values(), c, pod.namespace)
+            own.append(count)
+            value = labels[c.topology_key]
+            state.domains[index][value] = state.domains[index].get(value, 0) + count
+        state.nodes[node.name] = (node, own)
+    return state
+
+
+@dataclass(slots=True)
+class _ScoreState:
+    constraints: tuple[SpreadConstraint, ...]
+    ignored: set[str]
+    pairs: dict[tuple[str, str], int]
+    weights: list[float]
+
+
+class PodTopologySpread:
+    name = "PodTopologySpread"
+    node_static = False
+
+    def __init__(self, weight: int = 2, services: ServiceSelectors | None = None,
+                 default_constraints: tuple[SpreadConstraint, ...] = SYSTEM_DEFAULTS) -> None:
+        self.weight = weight
+        self.services = services if services is not None else ServiceSelectors()
+        self.default_constraints = default_constraints
+
+    # -- constraints ---------------------------------------------------------------------------
+    def soft_constraints(self, pod: PodInfo) -> tuple[SpreadConstraint, ...]:
+        """The pod's ScheduleAnyway constraints, or the defaults with the Services' selector."""
+        if pod.spread_constraints:
+            return tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == SCHEDULE_ANYWAY)
+        defaults = tuple(c for c in self.default_constraints if c.when_unsatisfiable == SCHEDULE_ANYWAY)
+        selector = self.services.selector_for(pod) if defaults else None
+        if selector is None:
+            return ()
+        return tuple(SpreadConstraint(c.max_skew, c.topology_key, c.when_unsatisfiable, selector,
+                                      c.min_domains, c.node_affinity_policy, c.node_taints_policy)
+                     for c in defaults)
+
+    # -- filtering -----------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> Status | None:
+        soft = self.soft_constraints(pod)
+        if soft:
+            state[_SCORE_KEY], state[_SNAPSHOT_KEY] = soft, snapshot
+        else:
+            state.setdefault(SKIPPED_SCORES, set()).add(self.name)
+        hard = tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == DO_NOT_SCHEDULE)
+        if not hard:
+            return _SKIP
+        state[_FILTER_KEY] = _filter_state(pod, hard, snapshot)
+        return None
+
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        spread: _FilterState | None = state.get(_FILTER_KEY)
+        if spread is None:
+            return None
+        labels = node.shape.labels
+        for index, c in enumerate(spread.constraints):
+            value = labels.get(c.topology_key)
+            if value is None:
+                return Status.unresolvable(self.name, ERR_MISSING_LABEL)
+            count = spread.domain_count(index, value, node, pod)
+            if count + _self_match(c, pod) - spread.global_min(index) > c.max_skew:
+                return Status.unschedulable(self.name, ERR_CONSTRAINTS)
+        return None
+
+    # -- scoring -------------------------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status | None:
+        soft: tuple[SpreadConstraint, ...] = state.get(_SCORE_KEY, ())
+        snapshot: Snapshot | None = state.get(_SNAPSHOT_KEY)
+        if not soft or not nodes or snapshot is None:
+            return _SKIP
+        require_all = bool(pod.spread_constraints)  # system defaults spare nodes without a zone
+        ignored = {n.name for n in nodes if require_all and not _has_keys(n.shape.labels, soft)}
+        pairs: dict[tuple[str, str], int] = {}
+        sizes = [0] * len(soft)
+        for node in nodes:
+            if node.name in ignored:
+                continue
+            for index, c in enumerate(soft):
+                pair = (c.topology_key, node.shape.labels.get(c.topology_key, ""))
+                if c.topology_key != HOSTNAME and pair not in pairs:
+                    pairs[pair] = 0
+                    sizes[index] += 1
+        _count_pairs(pod, soft, snapshot, pairs, require_all)
+        weights = [math.log((len(nodes) - len(ignored) if c.topology_key == HOSTNAME else sizes[i]) + 2)
+                   for i, c in enumerate(soft)]
+        state[_SCORE_STATE_KEY] = _ScoreState(soft, ignored, pairs, weights)
+        return None
+
+    def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
+        s: _ScoreState | None = state.get(_SCORE_STATE_KEY)
+        if s is None:
+            return 0
+        if node.name in s.ignored:
+            return _IGNORED
+        total = 0.0
+        labels = node.shape.labels
+        for index, c in enumerate(s.constraints):
+            value = labels.get(c.topology_key)
+            if value is None:
+                continue
+            if c.topology_key == HOSTNAME:
+                count = _count(node.pods.values(), c, pod.namespace)
+            else:
+                count = s.pairs.get((c.topology_key, value), 0)
+            total += count * s.weights[index] + (c.max_skew - 1)
+        return math.floor(total + 0.5)  # Go's math.Round for a non-negative value
+
+    def normalize(self, scores: list[int]) -> list[int]:
+        valid = [s for s in scores if s != _IGNORED]
+        if not valid:
+            return [0] * len(scores)
+        low, high = min(valid), max(valid)
+        if high == 0:
+            return [0 if s == _IGNORED else 100 for s in scores]
+        return [0 if s == _IGNORED else 100 * (high + low - s) // high for s in scores]
+
+
+def _count_pairs(pod: PodInfo, soft: tuple[SpreadConstraint, ...], snapshot: Snapshot,
+                 pairs: dict[tuple[str, str], int], require_all: bool) -> None:
+    """Add every node's matching pods to the pairs the feasible nodes span (upstream PreScore)."""
+    for node in snapshot:
+        labels = node.shape.labels
+        if require_all and not _has_keys(labels, soft):
+            continue
+        for c in soft:
+            if not _included(c, pod, node):
+                continue
+            pair = (c.topology_key, labels.get(c.topology_key, ""))
+            if pair in pairs:
+                pairs[pair] += _count(node.pods.values(), c, pod.namespace)
