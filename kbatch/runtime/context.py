@@ -18,6 +18,7 @@ from kbatch.runtime.cache import Cache
 from kbatch.runtime.clock import Clock
 from kbatch.runtime.events import EventRecorder
 from kbatch.runtime.manager import Manager
+from kbatch.runtime.metrics import MetricsRegistry
 from kbatch.runtime.timers import TimerQueue
 
 __all__ = ["ControllerContext"]
@@ -35,6 +36,7 @@ class ControllerContext:
     timers: TimerQueue
     server: Any = None  # the in-process API server, for controllers that wrap its internals (GC)
     options: dict[str, Any] = field(default_factory=dict)
+    metrics: MetricsRegistry = field(default_factory=MetricsRegistry)  # the control plane's (cp.metrics)
 
     def build(self, name: str | None = None) -> Builder:
         """A controller builder named after this catalog entry (or ``name``)."""

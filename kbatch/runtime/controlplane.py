@@ -35,6 +35,7 @@ from kbatch.runtime.duration import parse_duration
 from kbatch.runtime.events import EventRecorder, EventSink
 from kbatch.runtime.loop import Loop
 from kbatch.runtime.manager import Manager
+from kbatch.runtime.metrics import MetricsRegistry
 from kbatch.runtime.rng import derive, new_rng
 from kbatch.runtime.timers import TimerQueue
 from kbatch.runtime.trace import NullTrace, Trace
@@ -84,6 +85,7 @@ class ControlPlane:
         self.manager = Manager(self.cache, self.clock, self.timers)
         self.loop = Loop(self.clock, self.timers, self.manager)
         self.events = EventSink(self.client, self.clock)
+        self.metrics = MetricsRegistry()  # controllers' metrics (``/metrics`` of ``kbatch serve``)
         # trace=False on a virtual clock: no trace at all (no store watch, no decoding, no hashing;
         # digest() raises). A real clock keeps the watch: any write must wake its loop.
         real = not isinstance(self.clock, VirtualClock)
@@ -114,7 +116,7 @@ class ControlPlane:
         return ControllerContext(
             name=name, client=self.client, cache=self.cache, clock=self.clock, rng=derive(self.rng, name),
             recorder=self.recorder(self._event_source(name)), manager=self.manager, timers=self.timers,
-            server=self.server, options=dict(self._options.get(name, {})),
+            server=self.server, options=dict(self._options.get(name, {})), metrics=self.metrics,
         )
 
     def recorder(self, component: str) -> EventRecorder:

@@ -55,3 +55,8 @@ class SyncPlan:
     backoff: BackoffRecord | None = None
     with_finalizer: frozenset[str] = field(default_factory=frozenset)
     cap_reached: bool = False
+    # For the metrics (kbatch.controllers.job.metrics): the sync's action label, the reason label of
+    # the creations, and the podFailurePolicy actions applied to newly recorded failed pods.
+    action: str = "reconciling"
+    creation_reason: str = "new"
+    policy_actions: tuple[tuple[str, int], ...] = ()

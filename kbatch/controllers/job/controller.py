@@ -21,7 +21,7 @@ import contextlib
 from dataclasses import replace
 from typing import Any
 
-from kbatch.api.batch_constants import JOB_NAME_LABEL, JOB_TRACKING_FINALIZER
+from kbatch.api.batch_constants import JOB_TRACKING_FINALIZER
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import AlreadyExists, Conflict, NotFound, StatusError
@@ -30,6 +30,8 @@ from kbatch.controllers.job.actions import PodCreate, SyncPlan
 from kbatch.controllers.job.adapt import job_info, pod_info, status_model
 from kbatch.controllers.job.backoff import BackoffRecord
 from kbatch.controllers.job.context import SyncConfig
+from kbatch.controllers.job.metrics import JobMetrics
+from kbatch.controllers.job.orphans import REMOVE_TRACKING_FINALIZER_PATCH, remove_tracking_finalizer
 from kbatch.controllers.job.pod_template import owner_reference
 from kbatch.controllers.job.sync import complete_sync, sync_job
 from kbatch.controllers.job.views import JobInfo, PodInfo
@@ -53,25 +55,42 @@ def slow_start_batches(n: int, initial: int = 1) -> list[int]:
 
 
 class JobReconciler:
-    """Reconciles one Job. Holds only caches of derived values and the in-memory back-off records
+    """Reconciles one Job. Holds only caches of derived values (per live Job: its pods' views and
+    its template dict, dropped when the Job finishes or is gone) and the in-memory back-off records
     (upstream keeps those in memory too; a restart loses them)."""
 
-    def __init__(self, ctx: ControllerContext, config: SyncConfig | None = None) -> None:
+    def __init__(self, ctx: ControllerContext, config: SyncConfig | None = None,
+                 metrics: JobMetrics | None = None) -> None:
         self.ctx = ctx
         self.config = config or SyncConfig()
+        self.metrics = metrics or JobMetrics(ctx.metrics)
         self.backoff: dict[str, BackoffRecord] = {}
-        self._pod_views: dict[str, tuple[str | None, PodInfo]] = {}
+        self._pod_views: dict[str, dict[str, tuple[str | None, PodInfo]]] = {}  # job uid -> pod uid ->
         self._templates: dict[str, tuple[int | None, dict[str, Any]]] = {}
+        self._uids: dict[Request, str] = {}  # the uid each cached Job had, to forget it once gone
 
     # -- reading -----------------------------------------------------------------------------------
-    def _view(self, pod: Pod) -> PodInfo:
-        uid, rv = pod.metadata.uid or "", pod.metadata.resource_version
-        hit = self._pod_views.get(uid)
-        if hit is not None and hit[0] == rv:
-            return hit[1]
-        info = pod_info(pod)
-        self._pod_views[uid] = (rv, info)
-        return info
+    def _views(self, job_uid: str, pods: list[Pod]) -> list[PodInfo]:
+        """The pods' views, reusing those whose resourceVersion did not move; only this sync's pods
+        stay cached, so views of deleted pods are not kept."""
+        old = self._pod_views.get(job_uid, {})
+        new: dict[str, tuple[str | None, PodInfo]] = {}
+        out = []
+        for pod in pods:
+            meta = pod.metadata
+            uid, rv = meta.uid or "", meta.resource_version
+            hit = old.get(uid)
+            if hit is None or hit[0] != rv:
+                hit = (rv, pod_info(pod))
+            new[uid] = hit
+            out.append(hit[1])
+        self._pod_views[job_uid] = new
+        return out
+
+    def _forget(self, uid: str) -> None:
+        self._pod_views.pop(uid, None)
+        self._templates.pop(uid, None)
+        self.backoff.pop(uid, None)
 
     def _template(self, job: Job) -> dict[str, Any]:
         uid, gen = job.metadata.uid or "", job.metadata.generation
@@ -126,42 +145,63 @@ class JobReconciler:
         try:
             job = self.ctx.cache.get(Job, request.name, request.namespace, readonly=True)
         except NotFound:
-            self._orphan_cleanup(request)
+            # Gone: forget what was kept for it. Its pods' finalizers are the orphan queue's
+            # (the Job delete event sent them there: wiring ``cleanup_pod_finalizers``).
+            uid = self._uids.pop(request, None)
+            if uid is not None:
+                self._forget(uid)
             return None
         info = job_info(job, self._template(job))
+        self._uids[request] = info.uid
         if info.managed_by is not None and info.managed_by != "kubernetes.io/job-controller":
             return None
-        pods = [] if info.finished else self._claim_pods(job)
         if info.finished:
+            self._forget(info.uid)
             pods = self.ctx.cache.list(Pod, request.namespace, index=(BY_CONTROLLER_UID, info.uid),
                                        readonly=True)
-        views = [self._view(p) for p in pods]
-        now = self.ctx.clock.now_datetime()
-        plan = sync_job(info, views, now, self.backoff.get(info.uid), self.config)
-        by_uid = {p.metadata.uid: p for p in pods}
-        if plan.status is None:
-            for ev in plan.events:
-                self.ctx.recorder.event(job, ev.type, ev.reason, ev.message)
-            self._remove_finalizers(plan, by_uid)
-            self.backoff.pop(info.uid, None)
+            plan = sync_job(info, [pod_info(p) for p in pods], self.ctx.clock.now_datetime())
+            self._remove_finalizers(plan)
             return None
-        return self._apply(job, info, plan, by_uid, now)
+        started = self.ctx.clock.now()
+        mode = "Indexed" if info.indexed else "NonIndexed"
+        action = "reconciling"
+        try:
+            pods = self._claim_pods(job)
+            views = self._views(info.uid, pods)
+            now = self.ctx.clock.now_datetime()
+            plan = sync_job(info, views, now, self.backoff.get(info.uid), self.config)
+            if plan.status is None:  # unknown completion mode: no metrics, as upstream
+                for ev in plan.events:
+                    self.ctx.recorder.event(job, ev.type, ev.reason, ev.message)
+                return None
+            action = plan.action
+            result = self._apply(job, info, plan, pods, now)
+        except Exception:
+            self.metrics.sync(mode, "error", action, self.ctx.clock.now() - started)
+            raise
+        self.metrics.sync(mode, "success", action, self.ctx.clock.now() - started)
+        return result
 
-    def _apply(self, job: Job, info: JobInfo, plan: SyncPlan, by_uid: dict, now: Any) -> Result | None:
-        failed_creates, create_error = self._create(job, plan.creates)
-        self._delete(job, plan, by_uid)
+    def _apply(self, job: Job, info: JobInfo, plan: SyncPlan, pods: list[Pod], now: Any) -> Result | None:
+        failed_creates, create_error = self._create(job, plan.creates, plan.creation_reason)
+        if plan.deletes:
+            self._delete(job, plan, {p.metadata.uid: p for p in pods})
         status = plan.status
         assert status is not None
         if failed_creates:
             status = replace(status, active=max(0, status.active - failed_creates))
             plan = replace(plan, status=status)
-        current = job
+        current, written = job, info.status
         if plan.flush_first and status != info.status:
-            current = self._write_status(current, status, info.indexed)
-        removed = self._remove_finalizers(plan, by_uid)
+            current = self._write_status(current, status, info)
+            written = status
+        for action, count in plan.policy_actions:
+            self.metrics.policy_actions.labels(action).inc(count)
+        removed = self._remove_finalizers(plan)
         final, events = complete_sync(plan, removed, now, info)
-        if final != (status if plan.flush_first else info.status):
-            current = self._write_status(current, final, info.indexed)
+        if final != written:
+            current = self._write_status(current, final, info, previous=written)
+            self._record_finished(info, written, final)
         for ev in (*plan.events, *events):
             self.ctx.recorder.event(job, ev.type, ev.reason, ev.message)
         if final.is_true("Complete") or final.is_true("Failed"):
@@ -172,25 +212,43 @@ class JobReconciler:
             raise create_error
         return Result(requeue_after=plan.requeue_after) if plan.requeue_after else None
 
+    def _record_finished(self, info: JobInfo, before: Any, after: Any) -> None:
+        """``recordJobFinished``'s metric, when this write added the terminal condition."""
+        for type_ in ("Complete", "Failed"):
+            if after.is_true(type_) and not before.is_true(type_):
+                cond = after.condition(type_)
+                self.metrics.job_finished("Indexed" if info.indexed else "NonIndexed", type_, cond.reason)
+
     # -- effects -----------------------------------------------------------------------------------
-    def _create(self, job: Job, creates: tuple[PodCreate, ...]) -> tuple[int, StatusError | None]:
+    def _create(self, job: Job, creates: tuple[PodCreate, ...], reason: str = "new",
+                ) -> tuple[int, StatusError | None]:
         """Create in slow-start batches; returns (pods not created, the first error)."""
         client, recorder = self.ctx.client, self.ctx.recorder
-        done = 0
+        done = created = failed = 0
+        error: StatusError | None = None
         for size in slow_start_batches(len(creates)):
-            error: StatusError | None = None
             for create in creates[done:done + size]:
                 try:
                     pod = client.create(Pod.model_validate(create.pod))
+                    created += 1
                     recorder.event(job, "Normal", "SuccessfulCreate", f"Created pod: {pod.metadata.name}")
                 except AlreadyExists:
+                    failed += 1
                     continue
                 except StatusError as err:
+                    failed += 1
                     recorder.event(job, "Warning", "FailedCreate", f"Error creating: {err}")
                     error = error or err
             done += size
             if error is not None:
-                return len(creates) - done + 1, error
+                break
+        counter = self.metrics.pods_created
+        if created:
+            counter.labels(reason, "succeeded").inc(created)
+        if failed:
+            counter.labels(reason, "failed").inc(failed)
+        if error is not None:
+            return len(creates) - done + 1, error
         return 0, None
 
     def _delete(self, job: Job, plan: SyncPlan, by_uid: dict) -> None:
@@ -199,7 +257,7 @@ class JobReconciler:
             pod = by_uid.get(delete.uid)
             try:
                 if delete.remove_finalizer and pod is not None:
-                    self._strip_finalizer(pod)
+                    remove_tracking_finalizer(client, pod)
                 client.delete(Pod, delete.name, job.metadata.namespace)
                 recorder.event(job, "Normal", "SuccessfulDelete", f"Deleted pod: {delete.name}")
             except NotFound:
@@ -207,19 +265,14 @@ class JobReconciler:
             except StatusError as err:
                 recorder.event(job, "Warning", "FailedDelete", f"Error deleting: {err}")
 
-    def _strip_finalizer(self, pod: Pod) -> None:
-        finalizers = [f for f in pod.metadata.finalizers or () if f != JOB_TRACKING_FINALIZER]
-        self.ctx.client.patch(Pod, pod.metadata.name or "", {"metadata": {"finalizers": finalizers}},
-                              pod.metadata.namespace)
-
-    def _remove_finalizers(self, plan: SyncPlan, by_uid: dict) -> set[str]:
+    def _remove_finalizers(self, plan: SyncPlan) -> set[str]:
+        """``removeTrackingFinalizerFromPods``: one strategic patch per pod (only pods the plan saw
+        holding the finalizer are listed); a pod already gone counts as released."""
         removed: set[str] = set()
+        patch, client = REMOVE_TRACKING_FINALIZER_PATCH, self.ctx.client
         for view in plan.finalizers_to_remove:
-            pod = by_uid.get(view.uid)
-            if pod is None:
-                continue
             try:
-                self._strip_finalizer(pod)
+                client.patch(Pod, view.name, patch, view.namespace, patch_type="strategic")
             except NotFound:
                 pass
             except StatusError:
@@ -227,18 +280,10 @@ class JobReconciler:
             removed.add(view.uid)
         return removed
 
-    def _write_status(self, job: Job, status: Any, indexed: bool) -> Job:
-        obj = job.model_copy(update={"status": status_model(status, indexed)})
-        return self.ctx.client.update_status(obj)
-
-    def _orphan_cleanup(self, request: Request) -> None:
-        """The Job is gone: release the tracking finalizer of pods it controlled (orphan worker)."""
-        pods = self.ctx.cache.list(Pod, request.namespace, labels={JOB_NAME_LABEL: request.name},
-                                   readonly=True)
-        for pod in pods:
-            ref = pod.metadata.controller_ref()
-            if ref is None or ref.kind != "Job" or not ref.api_version.startswith("batch/"):
-                continue
-            if JOB_TRACKING_FINALIZER in (pod.metadata.finalizers or ()):
-                with contextlib.suppress(NotFound):
-                    self._strip_finalizer(pod)
+    def _write_status(self, job: Job, status: Any, info: JobInfo, previous: Any = None) -> Job:
+        obj = job.model_copy(update={"status": status_model(status, info.indexed)})
+        written = self.ctx.client.update_status(obj)
+        before = info.status if previous is None else previous
+        self.metrics.pods_finished_between(before, status, info.indexed, info.completions,
+                                           info.backoff_limit_per_index is not None)
+        return written

@@ -31,14 +31,28 @@ from kbatch.controllers.job.failure_policy import match_pod_failure_policy
 from kbatch.controllers.job.pod_template import add_index_env, build_pod
 from kbatch.controllers.job.views import PodInfo
 
-__all__ = ["ManageResult", "active_pods_for_removal", "manage_job", "pending_indexes"]
+__all__ = ["ManageResult", "active_pods_for_removal", "creation_reason", "manage_job", "pending_indexes"]
+
+_CREATED, _DELETED = "pods_created", "pods_deleted"  # metrics.JobSyncActionPodsCreated / ...Deleted
+
+
+def creation_reason(ctx: SyncContext) -> str:
+    """The ``reason`` label of job_pods_creation_total (``recordJobPodsCreationTotal``)."""
+    if ctx.job.pod_replacement_policy == "Failed" and ctx.failed > 0:
+        return "recreate_failed"
+    if ctx.failed > 0 or ctx.terminating > 0:
+        return "recreate_terminating_or_failed"
+    return "new"
 
 
 @dataclass(frozen=True, slots=True)
 class ManageResult:
+    """``action`` is the sync's metrics label (upstream ``manageJob``'s second result)."""
+
     creates: tuple[PodCreate, ...] = ()
     deletes: tuple[PodDelete, ...] = ()
     requeue_after: float | None = None
+    action: str = "tracking"
 
 
 def active_pods_for_removal(ctx: SyncContext, at_least: int) -> list[PodInfo]:
@@ -113,7 +127,7 @@ def _indexed_creates(ctx: SyncContext, diff: int) -> ManageResult:
     template = _template_with_index_env(ctx)
     if job.backoff_limit_per_index is None:
         return ManageResult(creates=tuple(
-            PodCreate(ix, build_pod(job, ix, template=template)) for ix in indexes))
+            PodCreate(ix, build_pod(job, ix, template=template)) for ix in indexes), action=_CREATED)
     creates, wait = [], None
     for ix in indexes:
         last = ctx.delayed_per_index.get(ix)
@@ -123,7 +137,7 @@ def _indexed_creates(ctx: SyncContext, diff: int) -> ManageResult:
             continue
         counts = _failure_counts(ctx, last)
         creates.append(PodCreate(ix, build_pod(job, ix, counts, template=template)))
-    return ManageResult(creates=tuple(creates), requeue_after=wait)
+    return ManageResult(creates=tuple(creates), requeue_after=wait, action=_CREATED)
 
 
 def _template_with_index_env(ctx: SyncContext) -> dict:
@@ -136,11 +150,11 @@ def manage_job(ctx: SyncContext) -> ManageResult:
     job, cfg = ctx.job, ctx.config
     active = len(ctx.active)
     if job.suspend:
-        return ManageResult(deletes=_deletes(active_pods_for_removal(ctx, active), True))
+        return ManageResult(deletes=_deletes(active_pods_for_removal(ctx, active), True), action=_DELETED)
     wanted = _wanted(ctx, active)
     to_delete = active_pods_for_removal(ctx, max(0, active - wanted))[: cfg.max_pod_create_delete_per_sync]
     if to_delete:
-        return ManageResult(deletes=_deletes(to_delete, True))
+        return ManageResult(deletes=_deletes(to_delete, True), action=_DELETED)
     terminating = ctx.terminating if job.only_replace_failed_pods else 0
     diff = wanted - terminating - active
     if diff <= 0:
@@ -148,8 +162,8 @@ def manage_job(ctx: SyncContext) -> ManageResult:
     if job.backoff_limit_per_index is None:
         wait = remaining_time(ctx.backoff, ctx.now, cfg.backoff_base, cfg.backoff_cap)
         if wait > 0:
-            return ManageResult(requeue_after=wait)
+            return ManageResult(requeue_after=wait, action=_CREATED)
     diff = min(diff, cfg.max_pod_create_delete_per_sync)
     if job.indexed:
         return _indexed_creates(ctx, diff)
-    return ManageResult(creates=tuple(PodCreate(None, build_pod(job)) for _ in range(diff)))
+    return ManageResult(creates=tuple(PodCreate(None, build_pod(job)) for _ in range(diff)), action=_CREATED)

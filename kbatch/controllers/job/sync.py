@@ -26,7 +26,7 @@ from kbatch.controllers.job.backoff import BackoffRecord
 from kbatch.controllers.job.conditions import ensure_condition, new_condition
 from kbatch.controllers.job.context import SyncConfig, SyncContext, build_context
 from kbatch.controllers.job.finishing import choose_finished_condition
-from kbatch.controllers.job.manage import manage_job
+from kbatch.controllers.job.manage import creation_reason, manage_job
 from kbatch.controllers.job.tracking import enact_finished, flush_uncounted, record_finished
 from kbatch.controllers.job.views import JobInfo, JobStatusInfo, PodInfo
 
@@ -91,12 +91,13 @@ def sync_job(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: BackoffR
     events: list[Event] = []
     creates: tuple = ()
     deletes: tuple[PodDelete, ...] = ()
+    action = "reconciling"  # upstream: until manageJob runs
     active = len(ctx.active)
     if ctx.finished_condition is not None:
         deletes = tuple(PodDelete(p.name, p.uid, False, p.ready) for p in ctx.active)
     elif job.deletion_timestamp is None:
         managed = manage_job(ctx)
-        creates, deletes = managed.creates, managed.deletes
+        creates, deletes, action = managed.creates, managed.deletes, managed.action
         requeue = _min(requeue, managed.requeue_after)
         active += len(creates)
         if _completed(ctx, active - len(deletes)):
@@ -111,7 +112,8 @@ def sync_job(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: BackoffR
     ready = sum(1 for p in ctx.active if p.ready) - sum(1 for d in deletes if d.ready)
     terminating = ctx.terminating + len(deletes)
     status = replace(status, active=active, ready=ready, terminating=terminating, has_uncounted=True)
-    return _track(ctx, status, creates, deletes, events, requeue)
+    plan = _track(ctx, status, creates, deletes, events, requeue)
+    return replace(plan, action=action, creation_reason=creation_reason(ctx))
 
 
 def _completed(ctx: SyncContext, active: int) -> bool:
@@ -144,6 +146,7 @@ def _track(ctx: SyncContext, status: JobStatusInfo, creates: tuple, deletes: tup
         events=tuple(events), requeue_after=0.0 if rec.cap_reached else requeue,
         backoff=None if cond is not None else ctx.backoff,
         with_finalizer=with_finalizer, cap_reached=rec.cap_reached,
+        policy_actions=tuple(sorted(rec.policy_actions.items())),
     )
 
 

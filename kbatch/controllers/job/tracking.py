@@ -33,8 +33,8 @@ _FAILURE_TYPES = ("FailureTarget", "Failed")
 class Recorded:
     """Result of phase 1: the pods to release, the new uncounted lists, the indexes."""
 
-    __slots__ = ("cap_reached", "completed_count", "completed_indexes", "failed_indexes", "to_release",
-                 "uncounted_failed", "uncounted_succeeded")
+    __slots__ = ("cap_reached", "completed_count", "completed_indexes", "failed_indexes", "policy_actions",
+                 "to_release", "uncounted_failed", "uncounted_succeeded")
 
     def __init__(self) -> None:
         self.to_release: list[PodInfo] = []
@@ -44,6 +44,7 @@ class Recorded:
         self.completed_count = 0
         self.failed_indexes: str | None = None
         self.cap_reached = False
+        self.policy_actions: dict[str, int] = {}  # podFailureCountByPolicyAction (metrics)
 
 
 def _can_release(ctx: SyncContext, pod: PodInfo, failed: bool) -> bool:
@@ -60,9 +61,15 @@ def _can_release(ctx: SyncContext, pod: PodInfo, failed: bool) -> bool:
     return True
 
 
-def _counts_as_failure(ctx: SyncContext, pod: PodInfo) -> bool:
+def _counts_as_failure(ctx: SyncContext, pod: PodInfo, rec: Recorded) -> bool:
+    """Whether a failed pod counts; a matched podFailurePolicy action is tallied for the metrics."""
     rules = ctx.job.pod_failure_policy
-    return rules is None or match_pod_failure_policy(rules, pod).count_failed
+    if rules is None:
+        return True
+    match = match_pod_failure_policy(rules, pod)
+    if match.action is not None:
+        rec.policy_actions[match.action] = rec.policy_actions.get(match.action, 0) + 1
+    return match.count_failed
 
 
 def record_finished(ctx: SyncContext, skip_uids: set[str]) -> Recorded:
@@ -91,7 +98,7 @@ def record_finished(ctx: SyncContext, skip_uids: set[str]) -> Recorded:
                 rec.uncounted_succeeded.append(pod.uid)
                 added += 1
         elif ((failed or (failing and not pod.terminal)) and pod.uid not in unc_f
-              and (not job.indexed or ix is not None) and _counts_as_failure(ctx, pod)):
+              and (not job.indexed or ix is not None) and _counts_as_failure(ctx, pod, rec)):
             rec.uncounted_failed.append(pod.uid)
             added += 1
         if added >= ctx.config.max_uncounted_pods:

@@ -1,9 +1,13 @@
 """Registering the ``job`` controller on a control plane (catalog entry ``kbatch.controllers.job:setup``).
 
-Event handlers follow upstream's (job_controller.go ``addJob``/``updateJob``/``addPod``/...):
-a Job add, a spec (generation) change, a deletion mark or a Job delete enqueue the Job now; any other
-Job update (its status) and every Pod event enqueue it after the 1 s batching period. Pods without a
-controller are mapped to the Jobs whose selector matches them, for adoption.
+Event handlers follow upstream's (job_controller.go ``addJob``/``updateJob``/``deleteJob``/``addPod``/
+``updatePod``/``deletePod``): a Job add, a spec (generation) change, a deletion mark or a Job delete
+enqueue the Job now; any other Job update (its status) and every Pod event enqueue it after the 1 s
+batching period. A pod's controller reference is resolved by name *and* uid; pods without a
+controller are mapped to the Jobs whose selector matches them, for adoption. Pods that still hold
+the tracking finalizer but that no Job will count (orphaned, their Job gone or finished) go to the
+orphan queue, a second controller ``job-orphan-pod`` (:mod:`kbatch.controllers.job.orphans`); a
+deleted or finished Job sends its remaining tracked pods there too (``cleanupPodFinalizers``).
 """
 
 from __future__ import annotations
@@ -15,77 +19,178 @@ from kbatch.api.core_v1 import Pod
 from kbatch.api.selectors import selector_from_model
 from kbatch.controllers.job.context import SyncConfig
 from kbatch.controllers.job.controller import SYNC_BATCH_PERIOD, JobReconciler
+from kbatch.controllers.job.metrics import JobMetrics
+from kbatch.controllers.job.orphans import (
+    OrphanPodReconciler,
+    has_tracking_finalizer,
+    is_job_finished,
+    managed_externally,
+    resolve_job,
+)
+from kbatch.runtime.cache.indexer import BY_CONTROLLER_UID
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.controller import Controller
 from kbatch.runtime.reconcile import Request
 
-__all__ = ["setup"]
+__all__ = ["ORPHAN_CONTROLLER", "setup"]
+
+ORPHAN_CONTROLLER = "job-orphan-pod"  # upstream's orphanQueue is named job_orphan_pod
 
 
 def _request(obj: Any) -> Request:
     return Request(obj.metadata.namespace or "", obj.metadata.name or "")
 
 
+def _finished_with_finalizer(pod: Any) -> bool:
+    """``isFinishedPodWithTrackingFinalizer``."""
+    if pod is None:
+        return False
+    phase = pod.status.phase if pod.status is not None else None
+    return phase in ("Succeeded", "Failed") and has_tracking_finalizer(pod)
+
+
+class _Queues:
+    """The Job queue, the orphan-pod queue, the cache and the metrics both handlers share."""
+
+    def __init__(self, jobs: Controller, orphans: Controller, ctx: ControllerContext,
+                 metrics: JobMetrics) -> None:
+        self.jobs = jobs.queue
+        self.orphans = orphans.queue
+        self.cache = ctx.cache
+        self.metrics = metrics
+
+    def job_now(self, job: Any) -> None:
+        self.jobs.add(_request(job))
+
+    def job_batched(self, job: Any) -> None:
+        self.jobs.add_after(_request(job), SYNC_BATCH_PERIOD)
+
+    def orphan(self, pod: Any) -> None:
+        self.orphans.add(_request(pod))
+
+    def cleanup_pod_finalizers(self, job: Any) -> None:
+        """``cleanupPodFinalizers``: the Job's controlled pods that still hold the finalizer."""
+        uid = job.metadata.uid or ""
+        for pod in self.cache.list(Pod, job.metadata.namespace, index=(BY_CONTROLLER_UID, uid),
+                                   readonly=True):
+            if has_tracking_finalizer(pod):
+                self.orphan(pod)
+
+
 class _JobHandler:
-    def __init__(self, controller: Controller) -> None:
-        self.queue = controller.queue
+    def __init__(self, queues: _Queues) -> None:
+        self.q = queues
 
     def on_add(self, obj: Any) -> None:
-        self.queue.add(_request(obj))
+        self.q.job_now(obj)
+        name = managed_externally(obj)
+        if name is not None:
+            self.q.metrics.external.labels(name).inc()
 
     def on_update(self, old: Any, new: Any) -> None:
         urgent = (old.metadata.generation != new.metadata.generation
                   or old.metadata.deletion_timestamp != new.metadata.deletion_timestamp)
         if urgent:
-            self.queue.add(_request(new))
+            self.q.job_now(new)
         else:
-            self.queue.add_after(_request(new), SYNC_BATCH_PERIOD)
+            self.q.job_batched(new)
+        if is_job_finished(new):  # a backup: a Job is not finished before its finalizers are gone
+            self.q.cleanup_pod_finalizers(new)
 
     def on_delete(self, obj: Any) -> None:
-        self.queue.add(_request(obj))
+        self.q.job_now(obj)
+        self.q.cleanup_pod_finalizers(obj)
 
 
 class _PodHandler:
-    def __init__(self, controller: Controller, ctx: ControllerContext) -> None:
-        self.queue = controller.queue
-        self.ctx = ctx
+    def __init__(self, queues: _Queues) -> None:
+        self.q = queues
 
-    def _jobs(self, pod: Any) -> list[Request]:
-        ref = pod.metadata.controller_ref()
+    def _record_finalizer(self, old: Any, new: Any) -> None:
+        """``recordFinishedPodWithTrackingFinalizer``."""
+        was, now = _finished_with_finalizer(old), _finished_with_finalizer(new)
+        if was != now:
+            self.q.metrics.tracking_finalizer.labels("add" if now else "delete").inc()
+
+    def _adopters(self, pod: Any) -> None:
         ns = pod.metadata.namespace or ""
-        if ref is not None:
-            if ref.kind == "Job" and ref.api_version.startswith("batch/"):
-                return [Request(ns, ref.name)]
-            return []
-        out = []
-        for job in self.ctx.cache.list(Job, ns, readonly=True):
+        for job in self.q.cache.list(Job, ns, readonly=True):
             if job.spec.selector is not None and selector_from_model(job.spec.selector).matches(
                     pod.metadata.labels):
-                out.append(_request(job))
-        return out
+                self.q.job_batched(job)
 
-    def _enqueue(self, pod: Any) -> None:
-        for req in self._jobs(pod):
-            self.queue.add_after(req, SYNC_BATCH_PERIOD)
+    def _resolve(self, pod: Any, ref: Any) -> Job | None:
+        return resolve_job(self.q.cache, pod.metadata.namespace or "", ref)
 
     def on_add(self, obj: Any) -> None:
-        self._enqueue(obj)
+        self._record_finalizer(None, obj)
+        if obj.metadata.deletion_timestamp is not None:
+            self._deleted(obj)
+            return
+        ref = obj.metadata.controller_ref()
+        if ref is not None:
+            job = self._resolve(obj, ref)
+            if job is not None:
+                self.q.job_batched(job)
+            return
+        if has_tracking_finalizer(obj):
+            self.q.orphan(obj)
+        self._adopters(obj)
 
     def on_update(self, old: Any, new: Any) -> None:
-        self._enqueue(new)
-        if old.metadata.controller_ref() != new.metadata.controller_ref():
-            self._enqueue(old)
+        self._record_finalizer(old, new)
+        if old.metadata.resource_version == new.metadata.resource_version:
+            return
+        if new.metadata.deletion_timestamp is not None:
+            self._deleted(new)
+            return
+        ref, old_ref = new.metadata.controller_ref(), old.metadata.controller_ref()
+        ref_changed = ref != old_ref
+        if ref_changed and old_ref is not None:
+            job = self._resolve(old, old_ref)
+            if job is not None:
+                self.q.job_batched(job)
+        if ref is not None:
+            job = self._resolve(new, ref)
+            if job is not None:
+                self.q.job_batched(job)
+            return
+        if has_tracking_finalizer(new):
+            self.q.orphan(new)
+        if ref_changed or old.metadata.labels != new.metadata.labels:
+            self._adopters(new)
 
     def on_delete(self, obj: Any) -> None:
-        self._enqueue(obj)
+        self._record_finalizer(obj, None)
+        self._deleted(obj)
+
+    def _deleted(self, pod: Any) -> None:
+        """``deletePod``: the Job syncs; a pod whose Job is gone or finished goes to the orphans."""
+        ref = pod.metadata.controller_ref()
+        if ref is None:
+            if has_tracking_finalizer(pod):
+                self.q.orphan(pod)
+            return
+        job = self._resolve(pod, ref)
+        if job is None or is_job_finished(job):
+            if has_tracking_finalizer(pod):
+                self.q.orphan(pod)
+            return
+        self.q.job_batched(job)
 
 
 def setup(ctx: ControllerContext) -> Controller:
-    """Build the ``job`` controller. ``ctx.options`` may override :class:`SyncConfig` fields."""
+    """Build the ``job`` controller (and its orphan-pod queue). ``ctx.options`` may override
+    :class:`SyncConfig` fields."""
     known = set(SyncConfig.__dataclass_fields__)
     config = SyncConfig(**{k: v for k, v in ctx.options.items() if k in known})
-    reconciler = JobReconciler(ctx, config)
+    metrics = JobMetrics(ctx.metrics)
+    reconciler = JobReconciler(ctx, config, metrics)
     controller = ctx.build().describe("runs a Job's pods to completion (batch/v1 Job)").complete(reconciler)
-    ctx.cache.informer_for(Job).add_event_handler(_JobHandler(controller))
-    ctx.cache.informer_for(Pod).add_event_handler(_PodHandler(controller, ctx))
+    orphans = (ctx.build(ORPHAN_CONTROLLER)
+               .describe("releases the job-tracking finalizer of pods no Job will count")
+               .complete(OrphanPodReconciler(ctx.cache, ctx.client)))
+    queues = _Queues(controller, orphans, ctx, metrics)
+    ctx.cache.informer_for(Job).add_event_handler(_JobHandler(queues))
+    ctx.cache.informer_for(Pod).add_event_handler(_PodHandler(queues))
     return controller
