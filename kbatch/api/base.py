@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler
 from pydantic.alias_generators import to_camel
+from pydantic_core import CoreSchema, core_schema
 
 __all__ = [
     "ApiInfo",
@@ -30,6 +31,8 @@ __all__ = [
     "format_micro_time",
     "format_time",
     "parse_time",
+    "private_fields_set",
+    "share_fields_set",
 ]
 
 
@@ -50,19 +53,10 @@ def _parse_time_text(value: str) -> datetime:
     parsed = datetime.fromisoformat(text)
     if parsed.tzinfo is None:
         raise ValueError(f"time {value!r} has no time zone; RFC 3339 requires one")
-    return parsed.astimezone(UTC)
-
-
-def format_time(value: datetime) -> str:
-    """metav1.Time wire format: second precision, UTC, ``Z`` suffix."""
-    if value.tzinfo is UTC:
-        return _format_utc_time(value)
-    return _format_time(value)
-
-
-@functools.lru_cache(maxsize=4096)
-def _format_utc_time(value: datetime) -> str:  # memoised like parsing (keyed by UTC instants only)
-    return _format_time(value)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00: before the first representable UTC instant
+        raise ValueError(f"time {value!r} is out of range") from None
 
 
 def _format_time(value: datetime) -> str:
@@ -73,6 +67,14 @@ def _format_time(value: datetime) -> str:
     return utc.replace(microsecond=0, tzinfo=None).isoformat() + "Z"
 
 
+# metav1.Time wire format: second precision, UTC, ``Z`` suffix. Memoised (a simulation writes the
+# same few instants over and over): aware datetimes hash and compare by instant, and the text
+# depends only on the instant, so equal keys always print alike; a naive datetime never equals an
+# aware one. The serializer calls the C-level cache wrapper directly, without a Python frame on a hit.
+format_time = functools.lru_cache(maxsize=4096)(_format_time)
+format_time.__doc__ = "metav1.Time wire format: second precision, UTC, ``Z`` suffix."
+
+
 def format_micro_time(value: datetime) -> str:
     """metav1.MicroTime wire format: microsecond precision, UTC, ``Z`` suffix."""
     utc = value.astimezone(UTC)
@@ -81,12 +83,35 @@ def format_micro_time(value: datetime) -> str:
     return utc.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
+def _time_schema(serialize: Any) -> CoreSchema:
+    """Decoding: stored JSON holds strings, checked by pydantic-core and parsed by the memoised
+    ``_parse_time_text`` (no Python frame on a cache hit); Python input (dicts, keyword arguments)
+    goes through :func:`parse_time`, which also accepts ``datetime`` values."""
+    return core_schema.json_or_python_schema(
+        json_schema=core_schema.chain_schema([
+            core_schema.str_schema(strict=True),
+            core_schema.no_info_plain_validator_function(_parse_time_text),
+        ]),
+        python_schema=core_schema.no_info_plain_validator_function(parse_time),
+        serialization=core_schema.plain_serializer_function_ser_schema(
+            serialize, return_schema=core_schema.str_schema()),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _TimeType:
+    """Annotation marker building the core schema of :data:`Time` / :data:`MicroTime`."""
+
+    serialize: Any
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return _time_schema(self.serialize)
+
+
 # metav1.Time: serialized with second precision (upstream truncates sub-second parts).
-Time = Annotated[datetime, BeforeValidator(parse_time), PlainSerializer(format_time, return_type=str)]
+Time = Annotated[datetime, _TimeType(format_time)]
 # metav1.MicroTime: microsecond precision (Events' eventTime, Leases).
-MicroTime = Annotated[
-    datetime, BeforeValidator(parse_time), PlainSerializer(format_micro_time, return_type=str)
-]
+MicroTime = Annotated[datetime, _TimeType(format_micro_time)]
 
 
 class KubeModel(BaseModel):
@@ -102,13 +127,33 @@ class KubeModel(BaseModel):
         use_enum_values=True,
     )
 
+    # Assignment: the work of pydantic's handler for a plain field (no validate_assignment, no frozen
+    # fields in kbatch) in one call, and safe on a shared (frozen) fields set, see share_fields_set.
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in type(self).__pydantic_fields__:
+            self.__dict__[name] = value
+            fields_set = _fields_set_of(self)
+            if name not in fields_set:
+                if type(fields_set) is frozenset:
+                    fields_set = set(fields_set)
+                    _set_fields_set(self, fields_set)
+                fields_set.add(name)
+            return
+        super().__setattr__(name, value)
+
+    def __copy__(self) -> Self:
+        return _thawed(super().__copy__())
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        return _thawed(super().__deepcopy__(memo))
+
     def to_dict(self) -> dict[str, Any]:
         """The object as kubectl would print it with ``-o json`` (``None`` fields omitted)."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     def to_json(self) -> bytes:
-        """Compact JSON bytes (the store's encoding)."""
-        return self.model_dump_json(by_alias=True, exclude_none=True).encode()
+        """Compact JSON bytes (the store's encoding); the serializer's own bytes, no str round trip."""
+        return self.__pydantic_serializer__.to_json(self, by_alias=True, exclude_none=True)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
@@ -116,11 +161,53 @@ class KubeModel(BaseModel):
 
     @classmethod
     def from_json(cls, data: bytes | str) -> Self:
-        return cls.model_validate_json(data)
+        return cls.__pydantic_validator__.validate_json(data)  # type: ignore[no-any-return]
 
     def clone(self) -> Self:
         """A deep copy that shares nothing mutable with ``self``."""
-        return type(self).model_validate_json(self.model_dump_json(by_alias=True, exclude_none=True))
+        return type(self).from_json(self.to_json())
+
+
+# --- shared fields sets -------------------------------------------------------------------------
+# pydantic gives every instance its own ``__pydantic_fields_set__`` (a set of 216 to 2,264 bytes, and
+# one more object for the cyclic GC to scan); a decoded Pod has ~17 of them, more memory than all of
+# its field dicts. Long-lived read-only objects (an informer's cache) can share one frozenset per
+# distinct set of names instead (kbatch.api.model_copy.share_fields_sets). Every kbatch path that
+# adds a name copes with that: KubeModel.__setattr__ above, copies (which get a private set back),
+# and private_fields_set below for code that adds names itself.
+_FIELDS_SET_SLOT = BaseModel.__dict__["__pydantic_fields_set__"]
+_fields_set_of = _FIELDS_SET_SLOT.__get__
+_set_fields_set = _FIELDS_SET_SLOT.__set__
+_SHARED_FIELDS_SETS: dict[frozenset[str], frozenset[str]] = {}
+_MAX_SHARED_FIELDS_SETS = 65536  # distinct sets of field names; past this, sets stay private
+
+
+def share_fields_set(obj: BaseModel) -> None:
+    """Replace ``obj``'s own fields set by the shared frozenset holding the same names."""
+    fields_set = _fields_set_of(obj)
+    if type(fields_set) is not set:
+        return
+    key = frozenset(fields_set)
+    shared = _SHARED_FIELDS_SETS.get(key)
+    if shared is None:
+        if len(_SHARED_FIELDS_SETS) >= _MAX_SHARED_FIELDS_SETS:
+            return
+        shared = _SHARED_FIELDS_SETS[key] = key
+    _set_fields_set(obj, shared)
+
+
+def private_fields_set(obj: BaseModel) -> set[str]:
+    """``obj``'s fields set as a set of its own (a shared frozenset is replaced by a copy first)."""
+    fields_set = _fields_set_of(obj)
+    if type(fields_set) is not set:
+        fields_set = set(fields_set)
+        _set_fields_set(obj, fields_set)
+    return fields_set  # type: ignore[no-any-return]
+
+
+def _thawed(obj: Any) -> Any:
+    private_fields_set(obj)
+    return obj
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,6 +114,9 @@ class Resource(KubeModel):
     metadata: ObjectMeta = Field(default_factory=ObjectMeta)
 
     def model_post_init(self, context: Any, /) -> None:
+        values = self.__dict__
+        if values["api_version"] and values["kind"]:
+            return  # every stored object: decoding pays one Python call, no more
         info = getattr(type(self), "api_info", None)
         if info is None:
             return

@@ -1,11 +1,16 @@
-"""Fast deep copies of validated kbatch models, generated per class.
+"""Fast deep copies of validated kbatch models, and sharing of their fields sets, generated per class.
 
 ``pydantic``'s ``model_copy(deep=True)`` goes through ``copy.deepcopy`` (~100 µs for a Pod) and a JSON
 round trip (``KubeModel.clone``) re-validates everything (~25 µs). Code that copies values it knows
 to be validated (a strategy carrying fields over from the stored object) only needs a structural
 copy: one generated function per model class copies ``__dict__`` and recurses only into fields that
 can hold something mutable (nested models, lists, dicts). Scalars, ``datetime`` and
-:class:`~kbatch.api.quantity.Quantity` are immutable and shared. A Pod copies in ~5 µs.
+:class:`~kbatch.api.quantity.Quantity` are immutable and shared. A Pod copies in ~5 µs. A copy always
+gets a private (mutable) fields set, even from an object whose set is shared.
+
+:func:`share_fields_sets` walks an object the same way and makes every nested model use the shared
+frozenset of its field names (:func:`kbatch.api.base.share_fields_set`): for objects kept long and
+only read, such as an informer's cache (a running Pod: ~15 KB -> ~8 KB, 17 fewer objects for the GC).
 """
 
 from __future__ import annotations
@@ -19,9 +24,15 @@ from typing import Annotated, Any, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel
 
+from kbatch.api.base import (
+    _SHARED_FIELDS_SETS,
+    _fields_set_of,
+    _set_fields_set,
+    share_fields_set,
+)
 from kbatch.api.quantity import Quantity
 
-__all__ = ["copy_model", "copy_value", "partial_instance"]
+__all__ = ["copy_model", "copy_value", "partial_instance", "share_fields_sets"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -90,7 +101,7 @@ def _generate(cls: type) -> Callable[[Any], Any]:
     for name, field in cls.model_fields.items():
         lines += _field_code(name, field.annotation)
     lines += ["    new = NEW(CLS)", "    SET(new, '__dict__', d)",
-              "    SET(new, '__pydantic_fields_set__', src.__pydantic_fields_set__.copy())",
+              "    SET(new, '__pydantic_fields_set__', set(src.__pydantic_fields_set__))",
               "    SET(new, '__pydantic_extra__', None)", "    SET(new, '__pydantic_private__', None)",
               "    return new"]
     namespace: dict[str, Any] = {"NEW": _NEW, "SET": _SET, "CLS": cls, "P": _COPIERS, "ANY": _copy_any}
@@ -112,6 +123,86 @@ def _copy_any(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return _COPIERS[t](value)
     return _copy.deepcopy(value)
+
+
+# --- sharing fields sets -------------------------------------------------------------------------
+
+
+def _holds_models(annotation: Any) -> bool:
+    """Whether a value of ``annotation`` can contain a model (unknown shapes: assume it can)."""
+    for alt in _unwrap(annotation):
+        if _is_model(alt):
+            return True
+        origin, args = get_origin(alt), get_args(alt)
+        if origin in (list, dict) and args:
+            if _holds_models(args[-1]):
+                return True
+        elif not _is_immutable(alt):
+            return True
+    return False
+
+
+def _share_code(name: str, annotation: Any) -> list[str]:
+    """Lines that share the fields sets of the models held by ``d[name]``."""
+    if not _holds_models(annotation):
+        return []
+    alts = [a for a in _unwrap(annotation) if a is not type(None)]
+    line = f"    v = d[{name!r}]"
+    if len(alts) == 1 and _is_model(alts[0]):
+        return [line, "    if v is not None: S[type(v)](v)"]
+    if len(alts) == 1 and get_origin(alts[0]) in (list, dict) and _is_model(get_args(alts[0])[-1]):
+        items = "v" if get_origin(alts[0]) is list else "v.values()"
+        return [line, f"    if type(v) is {get_origin(alts[0]).__name__}:",
+                f"        for x in {items}: S[type(x)](x)",
+                "    elif v is not None: ANY(v)"]
+    return [line, "    if v is not None: ANY(v)"]
+
+
+class _Sharers(dict[type, Callable[[Any], None]]):
+    def __missing__(self, cls: type) -> Callable[[Any], None]:
+        fn = self[cls] = _generate_sharer(cls)
+        return fn
+
+
+def _generate_sharer(cls: type) -> Callable[[Any], None]:
+    plain = issubclass(cls, BaseModel) and not cls.__private_attributes__
+    if not plain or cls.model_config.get("extra") == "allow":
+        return lambda obj: None  # left as pydantic made it
+    lines = ["def share(obj):",  # share_fields_set, inlined for the common case (a hit)
+             "    fs = GET(obj)",
+             "    if type(fs) is set:",
+             "        shared = SHARED.get(frozenset(fs))",
+             "        if shared is None: SHARE(obj)",
+             "        else: PUT(obj, shared)",
+             "    d = obj.__dict__"]
+    for name, field in cls.model_fields.items():
+        lines += _share_code(name, field.annotation)
+    namespace: dict[str, Any] = {"SHARE": share_fields_set, "S": _SHARERS, "ANY": _share_any,
+                                 "GET": _fields_set_of, "PUT": _set_fields_set, "SHARED": _SHARED_FIELDS_SETS}
+    exec("\n".join(lines), namespace)
+    return namespace["share"]  # type: ignore[no-any-return]
+
+
+_SHARERS = _Sharers()
+
+
+def _share_any(value: Any) -> None:
+    if isinstance(value, BaseModel):
+        _SHARERS[type(value)](value)
+    elif type(value) is list:
+        for item in value:
+            _share_any(item)
+    elif type(value) is dict:
+        for item in value.values():
+            _share_any(item)
+
+
+def share_fields_sets(obj: BaseModel) -> None:
+    """Make ``obj`` and every model nested in it use shared fields sets (see the module docstring).
+
+    Nothing observable changes: values, equality, serialization and ``model_fields_set``'s names
+    stay; assigning a field or copying gives the object (or the copy) a private set again."""
+    _SHARERS[type(obj)](obj)
 
 
 def copy_model(obj: M) -> M:
