@@ -1,6 +1,6 @@
 """The ASGI application behind ``kbatch serve``: the Kubernetes REST API over a :class:`Backend`.
 
-Routes: ``/version``, health checks, discovery (``/api``, ``/apis``, group versions), OpenAPI
+Routes: ``/version``, health checks, ``/metrics``, discovery (``/api``, ``/apis``, group versions), OpenAPI
 (``/openapi/v2``, ``/openapi/v3``), resource paths with every verb and watch, ``pods/NAME/log``, and
 the kbatch extension group ``kbatch.dev/v1alpha1`` (see docs/serve.md):
 
@@ -120,6 +120,9 @@ class KbatchApp:
             return Response(200, b"ok", content_type="text/plain")
         if path == "/version":
             return json_response(KUBE_VERSION)
+        metrics = getattr(getattr(self.backend, "control_plane", None), "metrics", None)
+        if path == "/metrics" and metrics is not None:  # kube-controller-manager's, Prometheus text
+            return Response(200, metrics.render().encode(), content_type="text/plain; version=0.0.4")
         if path == "/api":
             return json_response(discovery.api_versions())
         if path == "/apis":
