@@ -116,8 +116,8 @@ def bind_pod(server: APIServer, binding: Binding, namespace: str | None = None, 
     namespace = object_namespace(kind, binding.metadata.namespace or namespace)
     _validate(binding)
     for _ in range(MAX_RETRIES):
-        current = read_current(server, kind, namespace, binding.name)
-        pod: Pod = current.obj  # type: ignore[assignment]  # a fresh decode: ours to change
+        current = read_current(server, kind, namespace, binding.name, private=True)
+        pod: Pod = current.obj  # type: ignore[assignment]  # a private copy: ours to change
         _check_preconditions(binding, pod, current.kv.mod_revision)
         _assign(server, pod, binding)
         if dry_run:
@@ -126,6 +126,7 @@ def bind_pod(server: APIServer, binding: Binding, namespace: str | None = None, 
         guard = [Compare.mod_revision(current.kv.key, "=", current.kv.mod_revision)]
         result = server.store.txn(guard, [PutOp(current.kv.key, encode(pod))])
         if result.succeeded:
+            server.decoded.forget(current.kv.key)
             pod.metadata.resource_version = str(result.revision)
             return pod
     raise Conflict.stale("pods", binding.name)

@@ -29,6 +29,7 @@ __all__ = [
     "Preconditions",
     "PropagationPolicy",
     "Reader",
+    "SharedReader",
     "StatusWriter",
     "WatchEvent",
     "WatchEventType",
@@ -155,6 +156,20 @@ class Watcher(Protocol):
 
 class Client(Reader, Writer, StatusWriter, Watcher, Protocol):
     """Everything a controller or tool needs."""
+
+
+@runtime_checkable
+class SharedReader(Protocol):
+    """Optional role for a shared informer (``kbatch.runtime.cache``): list and watch handing out the
+    server's own decoded objects instead of copies, so one object per stored version exists in the
+    process. They are **read only**: mutating one changes what the server serves. ``LocalClient``
+    implements it; the informer falls back to ``list``/``watch`` otherwise."""
+
+    def list_shared(self, kind: type[T], namespace: str | None = None) -> ResourceList[T]: ...
+
+    def watch_shared(self, kind: type[T], namespace: str | None = None, *,
+                     resource_version: str | None = None,
+                     allow_bookmarks: bool = False) -> WatchStream[T]: ...
 
 
 @runtime_checkable

@@ -61,7 +61,7 @@ def delete_object(server: APIServer, model: type[T], name: str, namespace: str |
     policy = propagation_policy or kind.default_gc_policy
     grace_of = _grace_of(kind)
     for _ in range(MAX_RETRIES):
-        current = read_current(server, kind, namespace, name)
+        current = read_current(server, kind, namespace, name, private=True)  # decide() changes it
         _check_preconditions(kind, current, preconditions)
         obj = current.obj
         if kind.is_namespace:
@@ -77,6 +77,7 @@ def delete_object(server: APIServer, model: type[T], name: str, namespace: str |
         result = server.store.txn(guard, [op])
         if not result.succeeded:
             continue
+        server.decoded.forget(key)
         if decision.action == "delete":
             return None
         obj.metadata.resource_version = str(result.revision)

@@ -27,7 +27,6 @@ from kbatch.api.selectors import (
     parse_field_selector,
     parse_label_selector,
 )
-from kbatch.apiserver.codec import set_resource_version
 from kbatch.apiserver.continuation import decode_continue, encode_continue
 from kbatch.apiserver.decoded_cache import Entry
 from kbatch.apiserver.gcpause import gc_deferred
@@ -168,9 +167,14 @@ def _collect(server: APIServer, kind: Kind, namespace: str | None, convert: Call
 def list_objects(server: APIServer, model: type[T], namespace: str | None = None, *,
                  label_selector: str | None = None, field_selector: str | None = None,
                  limit: int | None = None, continue_: str | None = None,
-                 resource_version: str | None = None) -> ResourceList[T]:
+                 resource_version: str | None = None, shared: bool = False) -> ResourceList[T]:
+    """Typed items: private copies (a copy of the decode cache's object, or a fresh decode), or with
+    ``shared`` the cache's read-only instances (decoded on a miss and kept)."""
     kind = server.kind(model)
-    items, meta = _collect(server, kind, namespace, lambda kv: _fresh(model, kv),
+    cache = server.decoded
+    convert = ((lambda kv: cache.shared(model, kv, latest=False)) if shared  # type: ignore[misc, arg-type, return-value]
+               else (lambda kv: cache.private(model, kv)))  # type: ignore[misc, arg-type, return-value]
+    items, meta = _collect(server, kind, namespace, convert,
                            label_selector=label_selector, field_selector=field_selector, limit=limit,
                            continue_=continue_, resource_version=resource_version)
     list_type = ResourceList[model]  # type: ignore[valid-type]
@@ -232,8 +236,3 @@ def _paginate(server: APIServer, model: type[Resource], start: bytes, end: bytes
             return items, revision, last_key
         start = result.kvs[-1].key + b"\0"
 
-
-def _fresh(model: type[T], kv: KeyValue) -> T:
-    obj = model.model_validate_json(kv.value)
-    set_resource_version(obj, kv.mod_revision)
-    return obj

@@ -16,6 +16,7 @@ from kbatch.apiserver.client import (
     PatchType,
     Preconditions,
     PropagationPolicy,
+    SharedReader,
     WatchStream,
 )
 
@@ -28,7 +29,8 @@ T = TypeVar("T", bound=Resource)
 
 
 class LocalClient:
-    """Calls go straight to the server; every object in or out is a private copy."""
+    """Calls go straight to the server; every object in or out is a private copy (except through
+    ``list_shared``/``watch_shared``, for the shared informer)."""
 
     def __init__(self, server: APIServer) -> None:
         self.server = server
@@ -75,6 +77,16 @@ class LocalClient:
                                  field_selector=field_selector, resource_version=resource_version,
                                  allow_bookmarks=allow_bookmarks)
 
+    def list_shared(self, kind: type[T], namespace: str | None = None) -> ResourceList[T]:
+        """:class:`~kbatch.apiserver.client.SharedReader`: read-only items, not copies."""
+        return self.server.list(kind, namespace, shared=True)
+
+    def watch_shared(self, kind: type[T], namespace: str | None = None, *,
+                     resource_version: str | None = None, allow_bookmarks: bool = False) -> WatchStream[T]:
+        """:class:`~kbatch.apiserver.client.SharedReader`: events carry read-only objects, not copies."""
+        return self.server.watch(kind, namespace, resource_version=resource_version,
+                                 allow_bookmarks=allow_bookmarks, shared=True)
+
     def bind(self, pod_name: str, namespace: str | None, node_name: str, *, uid: str | None = None,
              annotations: dict[str, str] | None = None, dry_run: bool = False) -> Pod:
         binding = Binding.model_validate({
@@ -91,4 +103,5 @@ class LocalClient:
 
 _: type[Client] = LocalClient  # structural check: LocalClient implements Client
 _b: type[Binder] = LocalClient
+_s: type[SharedReader] = LocalClient
 _e: type[Evictor] = LocalClient

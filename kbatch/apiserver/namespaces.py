@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import BadRequest, Forbidden, NotFound
 from kbatch.api.meta import Resource
-from kbatch.apiserver.codec import decode
 from kbatch.apiserver.deletion import DeleteDecision, gc_finalizers
 from kbatch.apiserver.kinds import Kind
 
@@ -78,7 +77,7 @@ class NamespaceLifecycle:
         kvs = self._server.store.range(self.kind.keys.root, self.kind.keys.range_end(None)).kvs
         out = []
         for kv in kvs:
-            ns = decode(self.kind.model, kv)
+            ns = self._server.decoded.shared(self.kind.model, kv)  # read only
             if ns.metadata.deletion_timestamp is not None:
                 out.append(ns.name)
         return out
@@ -101,7 +100,7 @@ class NamespaceLifecycle:
             kvs = server.store.range(kind.keys.prefix(namespace), kind.keys.range_end(namespace)).kvs
             for kv in kvs:
                 remaining += 1
-                obj = decode(kind.model, kv)
+                obj = server.decoded.shared(kind.model, kv)  # read only
                 if obj.metadata.deletion_timestamp is None:
                     server.delete(kind.model, obj.name, namespace, propagation_policy="Background")
                     writes += 1
@@ -109,7 +108,9 @@ class NamespaceLifecycle:
             assert self.kind is not None
             ns = self._get(namespace)
             if ns is not None and not ns.metadata.finalizers:
-                server.store.delete_range(self.kind.keys.key(None, namespace))
+                key = self.kind.keys.key(None, namespace)
+                server.store.delete_range(key)
+                server.decoded.forget(key)
                 writes += 1
         return writes
 

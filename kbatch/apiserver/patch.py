@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from kbatch.api.errors import BadRequest, Conflict, UnsupportedMediaType
 from kbatch.api.meta import Resource
-from kbatch.apiserver.codec import decode
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
 from kbatch.apiserver.kinds import Kind
@@ -73,7 +72,7 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
         pinned = new.metadata.resource_version
         if pinned and pinned != str(kv.mod_revision):
             raise Conflict.stale(kind.info.group_resource, name)
-        current = Current(kv, decode(model, kv))
+        current = Current(kv, server.decoded.shared(model, kv))  # read only: the update's old
         try:
             result = apply_update(server, kind, new, current, status=status, dry_run=dry_run)
         except StaleRead:

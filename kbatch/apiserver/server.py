@@ -91,14 +91,16 @@ class APIServer:
 
     def get(self, model: type[T], name: str, namespace: str | None = None) -> T:
         kind = self.kind(model)
-        return read_current(self, kind, object_namespace(kind, namespace), name).obj  # type: ignore[return-value]
+        current = read_current(self, kind, object_namespace(kind, namespace), name, private=True)
+        return current.obj  # type: ignore[return-value]
 
     def list(self, model: type[T], namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
-             resource_version: str | None = None) -> ResourceList[T]:
+             resource_version: str | None = None, shared: bool = False) -> ResourceList[T]:
+        """``shared``: the items are the decode cache's read-only instances (the informer's list)."""
         return list_objects(self, model, namespace, label_selector=label_selector,
                             field_selector=field_selector, limit=limit, continue_=continue_,
-                            resource_version=resource_version)
+                            resource_version=resource_version, shared=shared)
 
     def update(self, obj: T, *, dry_run: bool = False) -> T:
         return update_object(self, obj, dry_run=dry_run)
@@ -115,20 +117,17 @@ class APIServer:
     def delete(self, model: type[T], name: str, namespace: str | None = None, *,
                propagation_policy: str | None = None, grace_period_seconds: int | None = None,
                preconditions: Preconditions | None = None, dry_run: bool = False) -> T | None:
-        result = delete_object(self, model, name, namespace, propagation_policy=propagation_policy,
-                               grace_period_seconds=grace_period_seconds, preconditions=preconditions,
-                               dry_run=dry_run)
-        if result is None and not dry_run:
-            kind = self.kind(model)
-            self.decoded.forget(kind.keys.key(object_namespace(kind, namespace), name))
-        return result
+        return delete_object(self, model, name, namespace, propagation_policy=propagation_policy,
+                             grace_period_seconds=grace_period_seconds, preconditions=preconditions,
+                             dry_run=dry_run)
 
     def watch(self, model: type[T], namespace: str | None = None, *, label_selector: str | None = None,
               field_selector: str | None = None, resource_version: str | None = None,
-              allow_bookmarks: bool = False) -> TypedWatch[T]:
+              allow_bookmarks: bool = False, shared: bool = False) -> TypedWatch[T]:
+        """``shared``: events carry the decode cache's read-only instances (the informer's watch)."""
         return open_watch(self, model, namespace, label_selector=label_selector,
                           field_selector=field_selector, resource_version=resource_version,
-                          allow_bookmarks=allow_bookmarks)
+                          allow_bookmarks=allow_bookmarks, shared=shared)
 
     def bind(self, binding: Binding, namespace: str | None = None, *, dry_run: bool = False) -> Pod:
         """``pods/binding``: set the pod's node, annotations and ``PodScheduled`` in one write."""

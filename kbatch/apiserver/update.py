@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, TypeVar
 from kbatch.api.base import KubeModel
 from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid, NotFound
 from kbatch.api.meta import Resource
-from kbatch.api.model_copy import partial_instance
+from kbatch.api.model_copy import copy_value, partial_instance
 from kbatch.api.strategy import DefaultStrategy
 from kbatch.apiserver.admission import AdmissionRequest
-from kbatch.apiserver.codec import decode, encode
+from kbatch.apiserver.codec import encode
 from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta_update
@@ -69,9 +69,24 @@ def read_kv(server: APIServer, kind: Kind, namespace: str | None, name: str) -> 
     return kvs[0]
 
 
-def read_current(server: APIServer, kind: Kind, namespace: str | None, name: str) -> Current:
+def read_current(server: APIServer, kind: Kind, namespace: str | None, name: str, *,
+                 private: bool = False) -> Current:
+    """The stored object: the decode cache's shared instance (read only: the ``old`` of an update),
+    or with ``private`` one the caller may change (a copy or a fresh decode)."""
     kv = read_kv(server, kind, namespace, name)
-    return Current(kv, decode(kind.model, kv))
+    cache = server.decoded
+    return Current(kv, cache.private(kind.model, kv) if private else cache.shared(kind.model, kv))
+
+
+def _unshare(new: Resource, old: Resource) -> None:
+    """Copy every top-level field ``new`` took over from ``old`` as is (strategies carry ``status``
+    over on main-resource updates: ``new.status = old.status``), so the object handed back to the
+    caller shares nothing with the cached ``old``. Audited: no strategy or admission plugin shares
+    anything deeper, and none mutates ``old``."""
+    values, before = new.__dict__, old.__dict__
+    for name, value in values.items():
+        if before.get(name) is value and isinstance(value, (KubeModel, list, dict)):
+            values[name] = copy_value(value)
 
 
 def _carry_system_fields(new: Resource, old: Resource) -> None:
@@ -108,6 +123,7 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
     server.admission.mutate(request)
     if not status:
         kind.strategy.prepare_for_update(new, old)
+    _unshare(new, old)
     fill_status(kind, new)  # Go never omits a struct-typed status (empty_status.py)
     _carry_system_fields(new, old)
     new.metadata.resource_version = old.metadata.resource_version  # an unconditional update is filled in
@@ -137,6 +153,7 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     result = server.store.txn(guard, [DeleteOp(key) if deleting else PutOp(key, data)])
     if not result.succeeded:
         raise StaleRead()
+    server.decoded.forget(key)
     new.metadata.resource_version = str(result.revision)
     return new
 

@@ -15,6 +15,13 @@ resourceVersion) and the watch semantics of api-concepts ("Efficient detection o
   Clients must not depend on their timing, as upstream says.
 
 Pull-based like the store watcher: ``poll()`` never blocks; ``set_notify`` wakes a consumer.
+
+Objects come through the server's :class:`~kbatch.apiserver.decoded_cache.DecodedCache`, so a stored
+version the cache already holds is not decoded again (upstream's cacher likewise decodes each etcd
+event once for all watchers). By default each event carries a private object (a copy of the held
+one, or a fresh decode): the consumer may mutate it. With ``shared`` (the runtime's informer only,
+whose objects are read only by contract) ADDED/MODIFIED events carry the cache's own instance,
+decoded on a miss and kept, so the informer and the server hold one object per stored version.
 """
 
 from __future__ import annotations
@@ -25,11 +32,12 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from kbatch.api.errors import Expired
 from kbatch.api.meta import Resource
 from kbatch.apiserver.client import WatchEvent
-from kbatch.apiserver.codec import decode, stub
+from kbatch.apiserver.codec import stub
+from kbatch.apiserver.decoded_cache import DecodedCache
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.listing import Filter, make_filter, parse_revision
 from kbatch.store.errors import CompactedError, WatchCancelledError
-from kbatch.store.kv import Event, EventType, Watcher
+from kbatch.store.kv import Event, EventType, KeyValue, Watcher
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -45,8 +53,10 @@ class TypedWatch(Generic[T]):
     """A :class:`kbatch.apiserver.client.WatchStream` of one kind."""
 
     def __init__(self, kind: Kind, flt: Filter, watcher: Watcher | None, initial: list[WatchEvent[T]],
-                 revision: int, allow_bookmarks: bool) -> None:
+                 revision: int, allow_bookmarks: bool, cache: DecodedCache, shared: bool = False) -> None:
         self._kind = kind
+        self._cache = cache
+        self._shared = shared
         self._filter = flt
         self._watcher = watcher
         self._pending: list[WatchEvent[T]] = initial
@@ -105,7 +115,12 @@ class TypedWatch(Generic[T]):
         prev = event.prev_kv
         if prev is None:
             return None
-        return decode(self._kind.model, prev, event.kv.mod_revision)
+        return self._cache.private(self._kind.model, prev, event.kv.mod_revision)
+
+    def _object(self, kv: KeyValue) -> Resource:
+        if self._shared:
+            return self._cache.shared(self._kind.model, kv, latest=False)
+        return self._cache.private(self._kind.model, kv)
 
     def _convert(self, event: Event) -> WatchEvent[T] | None:
         kv = event.kv
@@ -118,7 +133,7 @@ class TypedWatch(Generic[T]):
                 prev = stub(model, namespace, name, kv.mod_revision)
                 return WatchEvent("DELETED", prev) if flt.empty else None  # type: ignore[arg-type]
             return WatchEvent("DELETED", prev) if flt.empty or flt.matches(prev) else None  # type: ignore[arg-type]
-        obj = decode(model, kv)
+        obj = self._object(kv)
         if flt.empty:
             created = kv.create_revision == kv.mod_revision
             return WatchEvent("ADDED" if created else "MODIFIED", obj)  # type: ignore[arg-type]
@@ -134,20 +149,22 @@ class TypedWatch(Generic[T]):
 
 def open_watch(server: APIServer, model: type[T], namespace: str | None = None, *,
                label_selector: str | None = None, field_selector: str | None = None,
-               resource_version: str | None = None, allow_bookmarks: bool = False) -> TypedWatch[T]:
+               resource_version: str | None = None, allow_bookmarks: bool = False,
+               shared: bool = False) -> TypedWatch[T]:
+    """``shared``: events carry the decode cache's read-only instances (see the module docstring)."""
     kind = server.kind(model)
     if not kind.info.namespaced:
         namespace = None
     flt = make_filter(kind, label_selector, field_selector)
     prefix, end = kind.keys.prefix(namespace), kind.keys.range_end(namespace)
     wanted = parse_revision(resource_version)
-    store = server.store
+    store, cache = server.store, server.decoded
     initial: list[WatchEvent[T]] = []
     if wanted is None:
         result = store.range(prefix, end)
         start = result.revision
         for kv in result.kvs:
-            obj = decode(model, kv)
+            obj = cache.shared(model, kv) if shared else cache.private(model, kv)
             if flt.empty or flt.matches(obj):
                 initial.append(WatchEvent("ADDED", obj))
     else:
@@ -158,7 +175,7 @@ def open_watch(server: APIServer, model: type[T], namespace: str | None = None, 
         watcher = store.watch(prefix, end, start_revision=start + 1, prev_kv=True)
     except CompactedError as err:
         raise Expired(f"too old resource version: {start} ({err.compact_revision})") from None
-    stream: TypedWatch[T] = TypedWatch(kind, flt, watcher, initial, start, allow_bookmarks)
+    stream: TypedWatch[T] = TypedWatch(kind, flt, watcher, initial, start, allow_bookmarks, cache, shared)
     if allow_bookmarks and wanted is None:
         stream._pending.append(WatchEvent("BOOKMARK", stream._bookmark(start, initial_end=True)))
     return stream

@@ -9,7 +9,10 @@ watches again from the new resourceVersion (client-go's ``Reflector`` ``ListAndW
 
 One informer per kind is shared by every controller: each event is decoded once (by the client)
 and fanned out to all handlers. Handlers receive the informer's own objects and must not mutate
-them; readers get copies through :class:`~.reader.CacheReader`.
+them; readers get copies through :class:`~.cache.Cache`. With a client that implements
+:class:`~kbatch.apiserver.client.SharedReader` (the in-process one), the informer lists and watches
+in *shared* mode: its objects are the API server's own decoded objects (its watch cache), so a stored
+version is decoded once for the server and every informer, and held in memory once.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any, Protocol
 
 from kbatch.api.errors import Expired, Status
 from kbatch.api.meta import Resource
+from kbatch.apiserver.client import SharedReader
 from kbatch.runtime.cache.indexer import Indexer, IndexFunc, object_key
 
 __all__ = ["EventHandler", "SharedInformer"]
@@ -116,12 +120,15 @@ class SharedInformer:
                 h.on_update(old, obj)
 
     def _list_and_watch(self, initial: bool) -> None:
-        listed = self.client.list(self.kind, self.namespace)
+        client = self.client
+        shared = isinstance(client, SharedReader)
+        list_ = client.list_shared if shared else client.list
+        listed = list_(self.kind, self.namespace)
         self.resource_version = listed.metadata.resource_version
         self._replace(listed.items, initial)
-        self._stream = self.client.watch(self.kind, self.namespace,
-                                         resource_version=self.resource_version or None,
-                                         allow_bookmarks=True)
+        watch = client.watch_shared if shared else client.watch
+        self._stream = watch(self.kind, self.namespace, resource_version=self.resource_version or None,
+                             allow_bookmarks=True)
         self._stream.set_notify(self._notify)
 
     def _relist(self) -> None:
