@@ -15,6 +15,7 @@ kinds yet): such variables are unset.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -24,7 +25,7 @@ from kbatch.controllers.kubelet.engine import APP, Planner, Proc
 from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, interpret
 from kbatch.sim.stages import StageRule, pick_stage
 
-__all__ = ["container_env", "make_planner"]
+__all__ = ["command_run", "container_command", "container_env", "make_planner"]
 
 _MAP_REF = re.compile(r"^metadata\.(labels|annotations)\[['\"](.+)['\"]\]$")
 
@@ -56,27 +57,46 @@ def container_env(pod: Any, container: Any) -> dict[str, str]:
     return env
 
 
+Command = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]  # argv, sorted environment
+
+
+def container_command(pod: Any, container: Any) -> Command:
+    """``command + args`` and the environment of ``container``, as plain hashable values."""
+    argv = (*(container.command or ()), *(container.args or ()))
+    return argv, tuple(sorted(container_env(pod, container).items()))
+
+
+@functools.lru_cache(maxsize=1024)
+def command_run(command: Command, default_duration: float) -> ContainerRun:
+    """What one run of a container does, read off its command (pure: equal inputs share a result)."""
+    return interpret(command[0], dict(command[1]), default_duration)
+
+
 def make_planner(
     pod: Any,
     stages: Sequence[StageRule],
     rng_for: Callable[[str], random.Random],
     default_duration: float = DEFAULT_DURATION,
 ) -> Planner:
-    """The planner of one pod: ``plan(proc, restart_count) -> ContainerRun``."""
-    containers = {c.name: c for c in [*(pod.spec.init_containers or ()), *pod.spec.containers]}
+    """The planner of one pod: ``plan(proc, restart_count) -> ContainerRun``.
+
+    It keeps no reference to the ``pod`` model (a controller may keep a planner as long as the pod
+    runs, and the model is the informer cache's): commands and environments are read now."""
+    uid = pod.metadata.uid
+    commands = {c.name: container_command(pod, c)
+                for c in [*(pod.spec.init_containers or ()), *pod.spec.containers]}
     stage: StageRule | None = None
     pod_dict: dict[str, Any] = {}
     if stages:
         pod_dict = pod.to_dict()
-        stage = pick_stage(stages, pod_dict, rng_for(f"{pod.metadata.uid}/stage"))
+        stage = pick_stage(stages, pod_dict, rng_for(f"{uid}/stage"))
 
     def plan(proc: Proc, restart: int) -> ContainerRun:
         if stage is not None and proc.kind == APP:
-            return stage.run(pod_dict, rng_for(f"{pod.metadata.uid}/{proc.name}/{restart}"))
-        container = containers.get(proc.name)
-        if container is None:
+            return stage.run(pod_dict, rng_for(f"{uid}/{proc.name}/{restart}"))
+        command = commands.get(proc.name)
+        if command is None:
             return ContainerRun(default_duration, 0)
-        argv = [*(container.command or ()), *(container.args or ())]
-        return interpret(argv, container_env(pod, container), default_duration)
+        return command_run(command, default_duration)
 
     return plan

@@ -7,8 +7,9 @@ Per bound pod (requests are pods; node changes enqueue the node's pods):
 2. the pod's :class:`PodRun` is created when the kubelet first sees it bound (``startTime``);
 3. ``deletionTimestamp`` becomes the kill deadline; an injected fault (annotation written by
    :mod:`kbatch.sim.faults`) ends its container now;
-4. :func:`engine.advance` applies what is due; when anything changed, the status is rendered and
-   written with one status patch (other writers' conditions, e.g. ``DisruptionTarget``, kept);
+4. :func:`engine.advance` applies what is due; when that changed what the API shows, one status
+   patch carries the difference (:func:`status.status_patch`, as upstream's status manager; other
+   writers' conditions, e.g. ``DisruptionTarget``, kept);
 5. a terminal pod that is being deleted is deleted with grace period 0 (the kubelet's final
    step of graceful deletion); otherwise the request comes back at the next transition.
 
@@ -39,7 +40,7 @@ from kbatch.controllers.kubelet.engine import (
     request_deletion,
 )
 from kbatch.controllers.kubelet.logs import LogStore
-from kbatch.controllers.kubelet.status import KUBELET_CONDITIONS, render_status
+from kbatch.controllers.kubelet.status import Wanted, container_fingerprint, status_patch
 from kbatch.runtime.rng import derive
 from kbatch.sim.command import DEFAULT_DURATION
 from kbatch.sim.faults import FAULT_ANNOTATION
@@ -74,6 +75,7 @@ class Kubelet:
         self.runs: dict[str, PodRun] = {}  # by pod uid
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid of the run
         self._written: dict[str, int] = {}  # uid -> run.version last written
+        self._sent: dict[str, tuple[Any, ...]] = {}  # uid -> container_fingerprint last written
         self._faults_seen: dict[str, int] = {}
         self._planners: dict[str, Any] = {}
         self._fmt_cache: dict[float, str] = {}
@@ -116,6 +118,7 @@ class Kubelet:
         if run is not None:
             self._uids.pop((run.namespace, run.name), None)
         self._written.pop(uid, None)
+        self._sent.pop(uid, None)
         self._faults_seen.pop(uid, None)
         self._planners.pop(uid, None)
 
@@ -159,12 +162,19 @@ class Kubelet:
             self._forget(uid)
 
     def _planner(self, pod: Any) -> Any:
+        """The pod's planner; kept while the pod runs only when stage rules are set (the rule picked
+        for a pod stays its rule), otherwise built from the current pod, so nothing is kept."""
+        if not self.stages:
+            return make_planner(pod, (), self._rng_for, self.default_duration)
         uid = pod.metadata.uid or ""
         planner = self._planners.get(uid)
         if planner is None:
-            planner = self._planners[uid] = make_planner(
-                pod, self.stages, lambda label: derive(self.ctx.rng, label), self.default_duration)
+            planner = self._planners[uid] = make_planner(pod, self.stages, self._rng_for,
+                                                         self.default_duration)
         return planner
+
+    def _rng_for(self, label: str) -> Any:
+        return derive(self.ctx.rng, label)
 
     def _log_sink(self, pod: Any) -> Any:
         namespace, name = pod.metadata.namespace or "", pod.metadata.name or ""
@@ -188,22 +198,23 @@ class Kubelet:
                             fault.get("reason", "Error"), fault.get("message", "")), now)
 
     def _write(self, pod: Any, run: PodRun, now: float) -> bool:
-        existing = _light_status(pod.status)
-        status = render_status(run, existing, self._fmt, now)
-        # strategic merge: conditions merge by type, so other writers' conditions are untouched
-        scheduled = any(c["type"] == "PodScheduled" for c in existing.get("conditions", ()))
-        owned = set(KUBELET_CONDITIONS) | (set() if scheduled else {"PodScheduled"})
-        status["conditions"] = [c for c in status["conditions"] if c["type"] in owned]
-        try:
-            written = self.ctx.client.patch_status(self.Pod, run.name, {"status": status}, run.namespace,
-                                                   patch_type="strategic")
-        except NotFound:
-            self._forget(run.uid)
-            return False
-        # a Conflict propagates: the runtime retries the pod with back-off, on a fresh cache
+        """Send what changed (:func:`status_patch`: strategic, so other writers' conditions stay
+        as they are); nothing when nothing did."""
+        fingerprint = container_fingerprint(run)
+        patch = status_patch(run, *_current(pod.status), self._fmt, now,
+                             self._sent.get(run.uid) == fingerprint)
+        if patch:
+            try:
+                written = self.ctx.client.patch_status(self.Pod, run.name, {"status": patch}, run.namespace,
+                                                       patch_type="strategic")
+            except NotFound:
+                self._forget(run.uid)
+                return False
+            # a Conflict propagates: the runtime retries the pod with back-off, on a fresh cache
+            if written.metadata.resource_version:
+                self.echoes[run.uid] = written.metadata.resource_version
         self._written[run.uid] = run.version
-        if written.metadata.resource_version:
-            self.echoes[run.uid] = written.metadata.resource_version
+        self._sent[run.uid] = fingerprint
         return True
 
     def _finish_deletion(self, pod: Any) -> None:
@@ -216,18 +227,10 @@ class Kubelet:
             return
 
 
-def _light_status(status: Any) -> dict[str, Any]:
-    """What :func:`render_status` reads of the current status (conditions, startTime), without
-    serializing the whole object: the write is a strategic patch, so nothing else is needed."""
+def _current(status: Any) -> tuple[str | None, bool, dict[str, Wanted]]:
+    """What :func:`status_patch` compares with: phase, whether ``startTime`` is set, and each
+    condition's (status, reason, message) by type, read off the model without serializing it."""
     if status is None:
-        return {}
-    conditions = []
-    for cond in status.conditions or ():
-        item: dict[str, Any] = {"type": cond.type, "status": cond.status}
-        if cond.last_transition_time is not None:
-            item["lastTransitionTime"] = format_time(cond.last_transition_time)
-        conditions.append(item)
-    out: dict[str, Any] = {"conditions": conditions} if conditions else {}
-    if status.start_time is not None:
-        out["startTime"] = format_time(status.start_time)
-    return out
+        return None, False, {}
+    conditions = {c.type: (c.status, c.reason, c.message) for c in status.conditions or ()}
+    return status.phase, status.start_time is not None, conditions

@@ -11,6 +11,13 @@ Upstream ``pkg/kubelet/kubelet_pods.go`` ``generateAPIPodStatus`` and ``pkg/kube
   changes only when its status does;
 * each container status has ``state`` (waiting/running/terminated), ``lastState`` after a
   restart, ``ready``, ``started`` and ``restartCount``; there are no probes, so running is ready.
+
+What is sent is :func:`status_patch`: upstream's status manager (``pkg/kubelet/status/
+status_manager.go``) skips a status equal to the one it last set ("ignoring same status") and
+otherwise sends ``PatchPodStatus`` (``pkg/util/pod``): the two-way strategic merge patch from the
+API server's current status to the new one, so unchanged fields are not sent and a field the new
+status drops (a condition's ``reason``/``message``) is sent as ``null``. :func:`render_status` is
+the full status that patch leads to.
 """
 
 from __future__ import annotations
@@ -20,10 +27,11 @@ from typing import Any
 
 from kbatch.controllers.kubelet.engine import RUNNING, SIDECAR, TERMINATED, PodRun, Proc
 
-__all__ = ["KUBELET_CONDITIONS", "render_status"]
+__all__ = ["KUBELET_CONDITIONS", "container_fingerprint", "render_status", "status_patch"]
 
 KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready")
 Fmt = Callable[[float], str]  # timeline seconds -> RFC 3339
+Wanted = tuple[str, str | None, str | None]  # a condition's (status, reason, message)
 
 
 def _terminated(exit_code: int, reason: str, start: float | None, end: float | None, message: str,
@@ -59,7 +67,7 @@ def _container_status(proc: Proc, fmt: Fmt) -> dict[str, Any]:
     return out
 
 
-def _kubelet_conditions(run: PodRun) -> dict[str, tuple[str, str | None, str | None]]:
+def _kubelet_conditions(run: PodRun) -> dict[str, Wanted]:
     incomplete = [p.name for p in run.init
                   if p.kind != SIDECAR and not (p.state == TERMINATED and p.exit_code == 0)]
     unready = [p.name for p in [*run.init, *run.app] if (p.kind != "init") and p.state != RUNNING]
@@ -86,7 +94,7 @@ def _kubelet_conditions(run: PodRun) -> dict[str, tuple[str, str | None, str | N
 
 
 def merge_conditions(
-    existing: list[dict[str, Any]], wanted: dict[str, tuple[str, str | None, str | None]], now: str
+    existing: list[dict[str, Any]], wanted: dict[str, Wanted], now: str
 ) -> list[dict[str, Any]]:
     """Set the wanted conditions, keep every other one, keep transition times that did not change."""
     by_type = {c.get("type"): c for c in existing}
@@ -119,3 +127,56 @@ def render_status(run: PodRun, existing: dict[str, Any], fmt: Fmt, now: float) -
         status["initContainerStatuses"] = [_container_status(p, fmt) for p in run.init]
     status["containerStatuses"] = [_container_status(p, fmt) for p in run.app]
     return status
+
+
+def container_fingerprint(run: PodRun) -> tuple[Any, ...]:
+    """Everything the container statuses are rendered from: equal fingerprints, equal statuses."""
+    return tuple((p.state, p.reason, p.message, p.started_at, p.finished_at, p.exit_code, p.restart_count,
+                  p.last) for p in run.procs())
+
+
+def _condition_patch(type_: str, old: Wanted | None, new: Wanted, stamp: str) -> dict[str, Any] | None:
+    """One ``conditions`` item of the two-way patch (merge key ``type``), None when unchanged; the
+    transition time moves only with ``status``."""
+    status, reason, message = new
+    if old is None:
+        item: dict[str, Any] = {"type": type_, "status": status, "lastTransitionTime": stamp}
+        item.update({k: v for k, v in (("reason", reason), ("message", message)) if v})
+        return item
+    item = {"type": type_}
+    if old[0] != status:
+        item["status"], item["lastTransitionTime"] = status, stamp
+    for key, before, after in (("reason", old[1], reason), ("message", old[2], message)):
+        if (before or None) != (after or None):
+            item[key] = after or None  # null deletes the field the new status lacks
+    return item if len(item) > 1 else None
+
+
+def status_patch(
+    run: PodRun, phase: str | None, has_start: bool, conditions: dict[str, Wanted], fmt: Fmt, now: float,
+    containers_sent: bool,
+) -> dict[str, Any]:
+    """The ``status`` patch from the current status (its ``phase``, whether it has ``startTime``, its
+    conditions by type) to the kubelet's view of ``run``; ``{}`` when nothing changed.
+    ``containers_sent``: the container statuses the API holds are this run's (the kubelet is their
+    only writer; the list has no merge key, so a change replaces it whole)."""
+    patch: dict[str, Any] = {}
+    if phase != run.phase:
+        patch["phase"] = run.phase
+    if not has_start:
+        patch["startTime"] = fmt(run.bound_at)
+    items: list[dict[str, Any]] = []
+    if "PodScheduled" not in conditions:  # bound without the scheduler (spec.nodeName at create)
+        items.append({"type": "PodScheduled", "status": "True", "lastTransitionTime": fmt(run.bound_at)})
+    stamp = fmt(now)
+    for type_, wanted in _kubelet_conditions(run).items():
+        item = _condition_patch(type_, conditions.get(type_), wanted, stamp)
+        if item is not None:
+            items.append(item)
+    if items:
+        patch["conditions"] = items
+    if not containers_sent:
+        if run.init:
+            patch["initContainerStatuses"] = [_container_status(p, fmt) for p in run.init]
+        patch["containerStatuses"] = [_container_status(p, fmt) for p in run.app]
+    return patch

@@ -137,20 +137,21 @@ def test_fault_ends_the_container_now_and_the_restart_policy_applies() -> None:
 PHASES = {"Pending": 0, "Running": 1, "Succeeded": 2, "Failed": 2}
 
 
-@settings(max_examples=80, deadline=None)
-@given(
+HISTORIES = (
     st.sampled_from(["Never", "OnFailure", "Always"]),
     st.lists(st.tuples(st.integers(0, 30), st.integers(0, 2)), min_size=1, max_size=4),
     st.lists(st.sampled_from([INIT, SIDECAR]), max_size=2),
     st.lists(st.integers(1, 400), min_size=1, max_size=15),
     st.one_of(st.none(), st.integers(0, 400)),
     st.one_of(st.none(), st.integers(0, 400)),
-)
-def test_kubelet_never_moves_a_pod_backwards(policy, runs, inits, steps, delete_at, fault_at) -> None:
-    run = run_of(policy, inits=tuple(inits))
+)  # restart policy, the app container's runs, init kinds, observation instants, deletion, fault
+
+
+def replay(run: PodRun, runs, steps, delete_at, fault_at):
+    """Drive ``run`` through a history from :data:`HISTORIES`; yields each observation instant."""
     plan = planner({"c0": [ContainerRun(d, c) for d, c in runs], "init0": [ContainerRun(2, 0)],
                     "init1": [ContainerRun(3, 0)]})
-    now, rank, restarts = 0.0, 0, 0
+    now = 0.0
     for step in sorted(steps):
         if delete_at is not None and now <= delete_at < step:
             request_deletion(run, delete_at + 30.0)
@@ -158,6 +159,15 @@ def test_kubelet_never_moves_a_pod_backwards(policy, runs, inits, steps, delete_
             apply_fault(run, None, Fault(9), float(fault_at))
         now = float(step)
         advance(run, now, plan)
+        yield now
+
+
+@settings(max_examples=80, deadline=None)
+@given(*HISTORIES)
+def test_kubelet_never_moves_a_pod_backwards(policy, runs, inits, steps, delete_at, fault_at) -> None:
+    run = run_of(policy, inits=tuple(inits))
+    rank, restarts = 0, 0
+    for now in replay(run, runs, steps, delete_at, fault_at):
         assert PHASES[run.phase] >= rank
         rank = PHASES[run.phase]
         assert run.app[0].restart_count >= restarts

@@ -1,0 +1,80 @@
+"""The kubelet's status writes are two-way patches: applied to the current status they give exactly
+the status the kubelet renders, and nothing is sent when nothing it shows changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbatch.api.core_v1 import Pod
+from kbatch.apiserver.strategic import apply_strategic_patch
+from kbatch.controllers.kubelet.status import container_fingerprint, render_status, status_patch
+
+from .cluster import condition, get_pod, pod_yaml, sim_cluster
+from .test_kubelet_engine import HISTORIES, replay, run_of
+
+
+def fmt(t: float) -> str:
+    return f"t{t:g}"
+
+
+def current(status: dict[str, Any]) -> tuple[Any, bool, dict[str, Any]]:
+    conditions = {c["type"]: (c["status"], c.get("reason"), c.get("message"))
+                  for c in status.get("conditions", ())}
+    return status.get("phase"), "startTime" in status, conditions
+
+
+def by_type(status: dict[str, Any]) -> dict[str, Any]:
+    return {**status, "conditions": {c["type"]: c for c in status.get("conditions", ())}}
+
+
+@settings(max_examples=80, deadline=None)
+@given(*HISTORIES, st.integers(0, 2), st.booleans())
+def test_patches_lead_to_the_rendered_status(policy, runs, inits, steps, delete_at, fault_at, delay,
+                                             scheduled) -> None:
+    run = run_of(policy, inits=tuple(inits), delay=float(delay))
+    status: dict[str, Any] = {"phase": "Pending", "conditions": [
+        {"type": "ConfigIssue", "status": "True", "reason": "Other", "lastTransitionTime": "t0"}]}
+    if scheduled:
+        status["conditions"].insert(0, {"type": "PodScheduled", "status": "True", "lastTransitionTime": "t0"})
+    sent = None
+    for now in replay(run, runs, steps, delete_at, fault_at):
+        fingerprint = container_fingerprint(run)
+        patch = status_patch(run, *current(status), fmt, now, sent == fingerprint)
+        expected = render_status(run, status, fmt, now)
+        status = apply_strategic_patch({"status": status}, {"status": patch})["status"]
+        sent = fingerprint
+        assert by_type(status) == by_type(expected)
+        assert status_patch(run, *current(status), fmt, now, True) == {}, "an unchanged status sends nothing"
+
+
+def test_ready_drops_the_not_ready_reason_when_the_containers_start() -> None:
+    cp = sim_cluster(1, options={"kubelet": {"start_delay": 5}})
+    cp.apply(pod_yaml("p", "sleep 10"))
+    assert condition(get_pod(cp, "p"), "Ready").reason == "ContainersNotReady"
+    cp.advance(5)
+    ready = condition(get_pod(cp, "p"), "Ready")
+    assert (ready.status, ready.reason, ready.message) == ("True", None, None)
+    cp.advance(10)
+    ready = condition(get_pod(cp, "p"), "Ready")
+    assert (ready.status, ready.reason, ready.message) == ("False", "PodCompleted", None)
+
+
+def test_a_deletion_request_alone_writes_no_status(monkeypatch) -> None:
+    cp = sim_cluster(1)
+    cp.apply(pod_yaml("p", "sleep 1000", grace=20))
+    writes: list[dict[str, Any]] = []
+    original = cp.client.patch_status
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        writes.append(args[2])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(cp.client, "patch_status", counting)
+    cp.client.delete(Pod, "p", "default")
+    cp.advance(19)
+    assert writes == [], "the kill deadline is the kubelet's own state; the API status is unchanged"
+    cp.advance(1)
+    assert len(writes) == 1 and writes[0]["status"]["phase"] == "Failed"
