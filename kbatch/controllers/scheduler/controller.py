@@ -22,14 +22,14 @@ Effects, all through the client:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import count
 from typing import Any
 
 from kbatch.api.base import format_time
 from kbatch.api.errors import Conflict, NotFound
 from kbatch.controllers.scheduler.algorithm import Algorithm
-from kbatch.controllers.scheduler.convert import node_shape, pod_info
+from kbatch.controllers.scheduler.convert import node_shape, pod_info, toleration_of
 from kbatch.controllers.scheduler.defaults import default_profile
 from kbatch.controllers.scheduler.framework import Code, CycleState, Profile, Status
 from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GATED
@@ -85,9 +85,15 @@ class Scheduler:
         return info
 
     def on_pod(self, pod: Any) -> None:
-        if self._status_only(pod):
-            return
-        info = self._info(pod)
+        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        old = self._infos.get(key)
+        info = _bound_update(old, pod)
+        if info is old and old is not None:
+            return  # most kubelet status writes: nothing the scheduler tracks changed
+        if info is None:
+            info = self._info(pod)
+        else:
+            self._infos[key] = info
         now = self.ctx.clock.now()
         if info.node_name:
             self.queue.delete(info.key)
@@ -110,17 +116,6 @@ class Scheduler:
         else:
             entry.pod = info  # e.g. nominatedNodeName: keep the newest view, without a retry
 
-    def _status_only(self, pod: Any) -> bool:
-        """A bound pod's update that changes nothing the scheduler tracks (most kubelet writes)."""
-        old = self._infos.get(f"{pod.metadata.namespace}/{pod.metadata.name}")
-        if old is None or not old.node_name or old.node_name != pod.spec.node_name:
-            return False
-        phase = pod.status.phase if pod.status else None
-        meta = pod.metadata
-        terminating = meta.deletion_timestamp is not None
-        return ((phase in _TERMINAL) == old.terminal and terminating == old.terminating
-                and (meta.labels or {}) == old.labels)
-
     def on_pod_delete(self, pod: Any) -> None:
         key = f"{pod.metadata.namespace}/{pod.metadata.name}"
         self._infos.pop(key, None)
@@ -129,9 +124,8 @@ class Scheduler:
         self._release(key)
 
     def _release(self, key: str) -> None:
-        if self.snapshot.remove_pod(key) is not None:
-            self.queue.move_all(self.ctx.clock.now())  # resources were freed
-            self.enqueue()
+        if self.snapshot.remove_pod(key) is not None and self.queue.move_all(self.ctx.clock.now()):
+            self.enqueue()  # resources were freed: a cycle only if some pod was waiting for that
 
     def on_node(self, node: Any) -> None:
         shape = node_shape(node)
@@ -341,3 +335,27 @@ def _relevant_change(old: PodInfo, new: PodInfo) -> bool:
 def _same_shape(a: Any, b: Any) -> bool:
     return (a.labels == b.labels and a.taints == b.taints and a.unschedulable == b.unschedulable
             and a.allocatable == b.allocatable)
+
+
+def _bound_update(old: PodInfo | None, pod: Any) -> PodInfo | None:
+    """The info of ``pod``, already bound to the node ``old`` has, derived from ``old`` (``old``
+    itself when nothing it holds changed); None when the pod is not such a pod. Once a pod is
+    bound, only its labels, added tolerations, deletion and status may change (``ValidatePodUpdate``,
+    kbatch/api/strategies/core/pod.py), so the rest of the info is still exact. Upstream's cache
+    rebuilds the PodInfo on every update (``pkg/scheduler/eventhandlers.go`` ``updatePodInCache``);
+    the result is the same, without converting the pod again on each kubelet status write."""
+    meta, status = pod.metadata, pod.status
+    if old is None or not old.node_name or old.node_name != pod.spec.node_name or old.uid != (meta.uid or ""):
+        return None  # not bound there yet, or another pod of the same name (a relist can show that)
+    terminal = (status.phase if status else None) in _TERMINAL
+    terminating = meta.deletion_timestamp is not None
+    labels = meta.labels or {}
+    tolerations = pod.spec.tolerations or ()
+    nominated = (status.nominated_node_name if status else None) or ""
+    if (terminal == old.terminal and terminating == old.terminating and labels == old.labels
+            and len(tolerations) == len(old.tolerations) and nominated == old.nominated_node):
+        return old
+    if old.spread_constraints and labels != old.labels:
+        return None  # matchLabelKeys are merged from the labels at conversion: convert again
+    return replace(old, labels=dict(labels), terminal=terminal, terminating=terminating,
+                   nominated_node=nominated, tolerations=tuple(toleration_of(t) for t in tolerations))
