@@ -130,22 +130,26 @@ class KubeModel(BaseModel):
     # Assignment: the work of pydantic's handler for a plain field (no validate_assignment, no frozen
     # fields in kbatch) in one call, and safe on a shared (frozen) fields set, see share_fields_set.
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in type(self).__pydantic_fields__:
+        if name in self.__pydantic_fields__:
             self.__dict__[name] = value
-            fields_set = _fields_set_of(self)
+            fields_set = self.__pydantic_fields_set__
             if name not in fields_set:
                 if type(fields_set) is frozenset:
                     fields_set = set(fields_set)
                     _set_fields_set(self, fields_set)
                 fields_set.add(name)
-            return
-        super().__setattr__(name, value)
+        else:
+            super().__setattr__(name, value)
 
     def __copy__(self) -> Self:
         return _thawed(super().__copy__())
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
         return _thawed(super().__deepcopy__(memo))
+
+    def __setstate__(self, state: dict[Any, Any]) -> None:  # unpickling: the pickled set may be shared
+        super().__setstate__(state)
+        private_fields_set(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The object as kubectl would print it with ``-o json`` (``None`` fields omitted)."""
@@ -173,8 +177,8 @@ class KubeModel(BaseModel):
 # one more object for the cyclic GC to scan); a decoded Pod has ~17 of them, more memory than all of
 # its field dicts. Long-lived read-only objects (an informer's cache) can share one frozenset per
 # distinct set of names instead (kbatch.api.model_copy.share_fields_sets). Every kbatch path that
-# adds a name copes with that: KubeModel.__setattr__ above, copies (which get a private set back),
-# and private_fields_set below for code that adds names itself.
+# adds a name copes with that: KubeModel.__setattr__ above, copies and unpickled objects (which get a
+# private set back), and private_fields_set below for code that adds names itself.
 _FIELDS_SET_SLOT = BaseModel.__dict__["__pydantic_fields_set__"]
 _fields_set_of = _FIELDS_SET_SLOT.__get__
 _set_fields_set = _FIELDS_SET_SLOT.__set__
