@@ -77,7 +77,8 @@ def _merge_key(parent: str, field: str) -> str | None:
     return MERGE_KEYS.get((parent, field)) or MERGE_KEYS.get(("*", field))
 
 
-_IMMUTABLE = (str, int, float, bool, type(None))
+_IMMUTABLE = frozenset({str, int, float, bool, type(None)})
+_KEY_TYPES = (str, int)  # merge-key values the keyed fast path indexes (hash equality == ``==`` for these)
 
 
 def _copy(value: Any) -> Any:
@@ -87,10 +88,22 @@ def _copy(value: Any) -> Any:
 
 
 def _strip(value: Any) -> Any:
-    """A copy without directive keys."""
-    if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items()
-                if not k.startswith("$") and v is not None}
+    """A copy without directive keys (and without ``null`` map values, list items carrying ``$patch``).
+
+    One flat loop per container: scalars are copied inline, only nested containers recurse."""
+    t = type(value)
+    if t is dict:
+        out = {}
+        for k, v in value.items():
+            if v is None or k.startswith("$"):
+                continue
+            out[k] = v if type(v) in _IMMUTABLE else _strip(v)
+        return out
+    if t is list:
+        return [v if type(v) in _IMMUTABLE else _strip(v) for v in value
+                if not (type(v) is dict and "$patch" in v)]
+    if isinstance(value, dict):  # dict/list subclasses: not what a JSON decoder produces
+        return {k: _strip(v) for k, v in value.items() if not k.startswith("$") and v is not None}
     if isinstance(value, list):
         return [_strip(v) for v in value if not (isinstance(v, dict) and "$patch" in v)]
     return _copy(value)
@@ -105,17 +118,25 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
     if directive is not None:
         raise BadRequest(f"Unknown patch type: {directive}")
     result = dict(original) if isinstance(original, dict) else {}
+    retain = None
     for key, value in patch.items():
-        if key.startswith("$deleteFromPrimitiveList/"):
-            field = key.split("/", 1)[1]
-            if not isinstance(value, list):
-                raise BadRequest("invalid patch: $deleteFromPrimitiveList must be a list")
-            result[field] = [x for x in result.get(field) or [] if x not in value]
-            continue
-        if key.startswith(_DIRECTIVE_PREFIXES) or key in ("$patch", "$retainKeys"):
-            continue
+        if key.startswith("$"):
+            if key.startswith("$deleteFromPrimitiveList/"):
+                field = key.split("/", 1)[1]
+                if not isinstance(value, list):
+                    raise BadRequest("invalid patch: $deleteFromPrimitiveList must be a list")
+                result[field] = [x for x in result.get(field) or [] if x not in value]
+                continue
+            if key.startswith(_DIRECTIVE_PREFIXES) or key == "$patch":
+                continue
+            if key == "$retainKeys":
+                retain = value
+                continue
+        t = type(value)
         if value is None:
             result.pop(key, None)
+        elif t in _IMMUTABLE:
+            result[key] = value
         elif isinstance(value, dict):
             merged = _merge_map(result.get(key), value, key)
             if merged is _DELETE:
@@ -126,7 +147,6 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
             result[key] = _merge_list(result.get(key), value, parent, key)
         else:
             result[key] = _copy(value)
-    retain = patch.get("$retainKeys")
     if retain is not None:
         if not isinstance(retain, list):
             raise BadRequest("invalid patch: $retainKeys must be a list")
@@ -135,17 +155,35 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
 
 
 def _merge_list(original: Any, patch: list[Any], parent: str, field: str) -> list[Any]:
-    original = list(original) if isinstance(original, list) else []
-    if any(isinstance(item, dict) and item.get("$patch") == "replace" for item in patch):
-        return [_strip(item) for item in patch if not (isinstance(item, dict) and "$patch" in item)]
+    result = list(original) if isinstance(original, list) else []
     if field in MERGE_PRIMITIVES:
-        out = list(original)
-        out += [_copy(v) for v in patch if v not in out]
-        return out
+        if any(isinstance(item, dict) and item.get("$patch") == "replace" for item in patch):
+            return _strip(patch)
+        result += [_copy(v) for v in patch if v not in result]
+        return result
     key = _merge_key(parent, field)
-    if key is None or not all(isinstance(item, dict) for item in patch):
+    directives = False
+    for item in patch:
+        if not isinstance(item, dict):
+            if key is not None:
+                key = None  # not a list of objects: replaced whole, as any list without a merge key
+            continue
+        patch_directive = item.get("$patch")
+        if patch_directive == "replace":
+            return _strip(patch)
+        directives = directives or patch_directive is not None
+    if key is None:
         return _strip(patch)
-    result = list(original)
+    if not directives:
+        fast = _merge_keyed_fast(result, patch, key, field)
+        if fast is not None:
+            return fast
+    return _merge_keyed(result, patch, key, field)
+
+
+def _merge_keyed(result: list[Any], patch: list[dict[str, Any]], key: str, field: str) -> list[Any]:
+    """Item by item on ``key``: merge into the first item with an equal key, else append; honours
+    ``$patch: delete``. The general path (quadratic in the list lengths)."""
     for item in patch:
         if key not in item:
             raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
@@ -154,6 +192,38 @@ def _merge_list(original: Any, patch: list[Any], parent: str, field: str) -> lis
         if item.get("$patch") == "delete":
             result = [old for old in result if not (isinstance(old, dict) and old.get(key) == item[key])]
         elif index is None:
+            result.append(_strip(item))
+        else:
+            result[index] = _merge_map(result[index], item, field)
+    return result
+
+
+def _merge_keyed_fast(result: list[Any], patch: list[dict[str, Any]], key: str,
+                      field: str) -> list[Any] | None:
+    """:func:`_merge_keyed` through an index of the original items, for the usual patch (no
+    ``$patch`` items, every merge key present, a string or integer, and distinct). ``None`` when the
+    patch is not of that shape (the caller takes the general path).
+
+    Equivalent because no patch item can match another's appended or merged item (keys distinct),
+    and a dict lookup of a ``str``/``int`` finds the first original item whose key is ``==`` to it."""
+    wanted = []
+    for item in patch:
+        value = item.get(key, _DELETE)
+        if type(value) not in _KEY_TYPES:
+            return None
+        wanted.append(value)
+    if len(set(wanted)) != len(wanted):
+        return None
+    positions: dict[Any, int] = {}
+    try:
+        for i, old in enumerate(result):
+            if isinstance(old, dict):
+                positions.setdefault(old.get(key), i)
+    except TypeError:  # an unhashable key in the original: leave it to the general path
+        return None
+    for item, value in zip(patch, wanted, strict=True):
+        index = positions.get(value)
+        if index is None:
             result.append(_strip(item))
         else:
             result[index] = _merge_map(result[index], item, field)
