@@ -4,8 +4,10 @@ simulated nodes, from creation to every Job Complete, in virtual time (issue 6).
     python benchmarks/job_bench.py                       # 100 jobs x 1000 on 1000 nodes (the target)
     python benchmarks/job_bench.py --jobs 5 --completions 200 --nodes 100   # a quick run
 
-Targets: <= 60 s wall, peak memory <= 2 GiB. Reports wall time, virtual time, pods/s (wall) and
-peak RSS. Needs the ``scheduler`` and ``kubelet`` controllers.
+Targets: <= 60 s wall, peak memory <= 2 GiB. Reports wall time, virtual time, pods/s (wall), peak
+RSS, CPU time and the time spent in GC collections; ``--memory N`` lists the N source files holding
+the most memory at the end (tracemalloc: much slower, use small sizes). Needs the ``scheduler``
+and ``kubelet`` controllers.
 """
 
 from __future__ import annotations
@@ -37,16 +39,31 @@ def main(argv: list[str] | None = None) -> int:
                          "cluster_bench does: a benchmark knob, not a kbatch setting)")
     ap.add_argument("--trace", action="store_true",
                     help="keep the trace on (off by default, as in cluster_bench)")
+    ap.add_argument("--memory", type=int, default=0, metavar="N",
+                    help="trace allocations (slow) and print the N files holding the most memory at the end")
     args = ap.parse_args(argv)
     if not args.default_gc:
         gc.set_threshold(50_000, 20, 100)
+    gc_time = [0.0, 0.0]  # [total seconds in collections, start of the current one]
+
+    def on_gc(phase: str, _info: dict) -> None:
+        if phase == "start":
+            gc_time[1] = time.perf_counter()
+        else:
+            gc_time[0] += time.perf_counter() - gc_time[1]
+
+    gc.callbacks.append(on_gc)
+    if args.memory:
+        import tracemalloc
+
+        tracemalloc.start()
     parallelism = args.parallelism or args.completions
 
     from kbatch.api.batch_v1 import Job
     from kbatch.runtime.controlplane import ControlPlane
     from kbatch.sim.nodes import NodeTemplate, create_nodes
 
-    wall0 = time.perf_counter()
+    wall0, cpu0 = time.perf_counter(), time.process_time()
     cp = ControlPlane(seed=1, controllers="job,scheduler,kubelet,podgc", trace=args.trace)
     create_nodes(cp, args.nodes, NodeTemplate(cpu="64", memory="256Gi", pods=110))
     for i in range(args.jobs):
@@ -61,13 +78,27 @@ def main(argv: list[str] | None = None) -> int:
             for j in jobs if j.status)
 
     cp.wait_for(all_complete, timeout=args.timeout)
-    wall = time.perf_counter() - wall0
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     pods = args.jobs * args.completions
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB on Linux
     print(f"jobs={args.jobs} completions={args.completions} parallelism={parallelism} nodes={args.nodes}")
     print(f"virtual time {cp.clock.now() - start:.0f} s; wall {wall:.1f} s; {pods / wall:.0f} pods/s; "
           f"peak RSS {peak:.0f} MiB ({'default' if args.default_gc else 'raised'} GC thresholds)")
+    print(f"cpu {cpu:.1f} s (wall differs when the machine is shared); in GC collections {gc_time[0]:.1f} s")
+    if args.memory:
+        _print_memory(args.memory)
     return 0
+
+
+def _print_memory(top: int) -> None:
+    import tracemalloc
+
+    snapshot = tracemalloc.take_snapshot()
+    stats = snapshot.statistics("filename")
+    total = sum(s.size for s in stats)
+    print(f"traced memory held at the end: {total / 2**20:.0f} MiB; top files:")
+    for stat in stats[:top]:
+        print(f"  {stat.size / 2**20:8.1f} MiB {stat.count:>9} blocks  {stat.traceback[0].filename}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,11 @@ virtual time in nanoseconds>``, with ``involvedObject``, ``source.component``, `
 
 The object is identified, as upstream's keys do, by kind, namespace, name, uid and apiVersion (not
 its resourceVersion). Recording never raises: a failed write is logged.
+
+Each component (``job-controller``, ``default-scheduler``, …) has its own correlator caches, as each
+upstream controller builds its own ``EventBroadcaster`` and so its own ``EventCorrelator``: the
+scheduler's events about 100,000 pods do not push the Job controller's per-Job aggregation and spam
+records out of a shared 4096-entry LRU.
 """
 
 from __future__ import annotations
@@ -99,27 +104,41 @@ class _Similar:
     messages: dict[str, None]  # insertion-ordered set of the distinct messages seen
 
 
+class _Correlator:
+    """One component's ``EventCorrelator`` caches, bounded like upstream's LRUs (4096 entries)."""
+
+    __slots__ = ("seen", "similar", "spam")
+
+    def __init__(self) -> None:
+        self.seen: _LRU[tuple[Any, ...], _Seen] = _LRU(CACHE_SIZE)
+        self.similar: _LRU[tuple[Any, ...], _Similar] = _LRU(CACHE_SIZE)
+        self.spam: _LRU[tuple[Any, ...], TokenBucket] = _LRU(CACHE_SIZE)
+
+
 class EventSink:
-    """Shared state of every recorder of one control plane (upstream's ``EventCorrelator`` cache)."""
+    """Where one control plane's recorders write: the client, the clock, one correlator per
+    component, and the last Event name used per object (shared: names are per object)."""
 
     def __init__(self, client: Any, clock: Clock) -> None:
         self.client = client
         self.clock = clock
-        # Bounded like upstream's LRU caches (4096 entries), evicting the least recently used.
-        self._seen: _LRU[tuple[Any, ...], _Seen] = _LRU(CACHE_SIZE)
-        self._similar: _LRU[tuple[Any, ...], _Similar] = _LRU(CACHE_SIZE)
+        self._correlators: dict[str, _Correlator] = {}
         self._last_nanos: _LRU[tuple[str, str], int] = _LRU(CACHE_SIZE)  # (ns, object) -> last name
-        self._spam: _LRU[tuple[Any, ...], TokenBucket] = _LRU(CACHE_SIZE)
 
     def recorder(self, component: str, host: str = "") -> EventRecorder:
-        return EventRecorder(self, component, host)
+        correlator = self._correlators.get(component)
+        if correlator is None:
+            correlator = self._correlators[component] = _Correlator()
+        return EventRecorder(self, component, host, correlator)
 
 
 class EventRecorder:
-    def __init__(self, sink: EventSink, component: str, host: str = "") -> None:
+    def __init__(self, sink: EventSink, component: str, host: str = "",
+                 correlator: _Correlator | None = None) -> None:
         self.sink = sink
         self.component = component
         self.host = host
+        self.correlator = correlator if correlator is not None else _Correlator()
 
     def event(self, obj: Any, type_: str, reason: str, message: str) -> None:
         """Record an event about ``obj`` (``type_`` is ``Normal`` or ``Warning``)."""
@@ -136,29 +155,29 @@ class EventRecorder:
         obj_key = tuple(ref.get(k) for k in ("kind", "namespace", "name", "uid", "apiVersion"))
         source = (self.component, self.host)
         key, message = self._aggregate((source, obj_key, type_, reason), message)
-        sink = self.sink
-        now = sink.clock.now_datetime()
-        seen = sink._seen.get(key)
+        cache = self.correlator.seen
+        now = self.sink.clock.now_datetime()
+        seen = cache.get(key)
         if seen is not None:
             seen.count += 1
+        namespace = ref.get("namespace") or "default"
         if not self._accept((source, obj_key)):
             if seen is None:  # upstream caches the observation even when the event is dropped
-                sink._seen[key] = _Seen("", ref.get("namespace") or "default", 1, now, written=False)
+                cache[key] = _Seen("", namespace, 1, now, written=False)
             return
         if seen is not None and seen.written and self._bump(seen, now, message):
             return
         count, first = (seen.count, seen.first) if seen is not None else (1, now)
-        namespace = ref.get("namespace") or "default"
         name = self._create_unique(ref, namespace, type_, reason, message, now, count, first)
-        sink._seen[key] = _Seen(name, namespace, count, first)
+        cache[key] = _Seen(name, namespace, count, first)
 
     def _accept(self, spam_key: tuple[Any, ...]) -> bool:
         """upstream ``EventSourceObjectSpamFilter.Filter``: 25 per (source, object), then 1 / 5 min."""
         now = self.sink.clock.now()
-        bucket = self.sink._spam.get(spam_key)
+        bucket = self.correlator.spam.get(spam_key)
         if bucket is None:
             bucket = TokenBucket.full(now)
-        self.sink._spam[spam_key] = bucket
+        self.correlator.spam[spam_key] = bucket
         return bucket.try_accept(now)
 
     def _create_unique(self, ref: dict[str, Any], namespace: str, type_: str, reason: str, message: str,
@@ -186,10 +205,10 @@ class EventRecorder:
         """upstream ``EventAggregate``: similar events (same source, object, type, reason) with no
         gap over 10 minutes; from the 10th distinct message on, they go to one combined event."""
         now = self.sink.clock.now()
-        similar = self.sink._similar.get(key)
+        similar = self.correlator.similar.get(key)
         if similar is None or now - similar.last > AGGREGATE_INTERVAL:
             similar = _Similar(now, {})
-        self.sink._similar[key] = similar
+        self.correlator.similar[key] = similar
         similar.last = now
         similar.messages[message] = None
         if len(similar.messages) < AGGREGATE_MAX_EVENTS:

@@ -98,3 +98,18 @@ def test_cluster_scoped_objects_get_events_in_default() -> None:
     cp.recorder("node-controller").event(node, "Normal", "RegisteredNode", "Node n1 registered")
     (event,) = _events(cp)
     assert event.involved_object.name == "n1" and event.metadata.namespace == "default"
+
+
+def test_each_component_keeps_its_own_correlator_caches() -> None:
+    """One EventCorrelator per broadcaster (client-go tools/record): another component's events about
+    more objects than the 4096-entry LRU holds do not evict this component's spam bucket."""
+    cp = make_cp()
+    pod = cp.apply(make_pod("p").obj())[0]
+    rec = cp.recorder("job-controller")
+    for _ in range(25):
+        rec.event(pod, "Warning", "BackOff", "Back-off")
+    noisy = cp.recorder("default-scheduler")
+    for i in range(4100):  # distinct (fake) objects: more keys than one LRU keeps
+        noisy.event(make_pod(f"x{i}").obj(), "Normal", "Scheduled", "assigned")
+    rec.event(pod, "Warning", "BackOff", "Back-off")
+    assert _event_count(cp, "p", "job-controller") == 25, "the 26th is still dropped"

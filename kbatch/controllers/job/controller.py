@@ -205,7 +205,7 @@ class JobReconciler:
         for ev in (*plan.events, *events):
             self.ctx.recorder.event(job, ev.type, ev.reason, ev.message)
         if final.is_true("Complete") or final.is_true("Failed"):
-            self.backoff.pop(info.uid, None)
+            self._forget(info.uid)  # finished: nothing of it is needed for another sync
         elif plan.backoff is not None:
             self.backoff[info.uid] = plan.backoff
         if create_error is not None:
