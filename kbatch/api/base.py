@@ -186,18 +186,20 @@ _SHARED_FIELDS_SETS: dict[frozenset[str], frozenset[str]] = {}
 _MAX_SHARED_FIELDS_SETS = 65536  # distinct sets of field names; past this, sets stay private
 
 
-def share_fields_set(obj: BaseModel) -> None:
-    """Replace ``obj``'s own fields set by the shared frozenset holding the same names."""
+def share_fields_set(obj: BaseModel) -> frozenset[str] | None:
+    """Replace ``obj``'s own fields set by the shared frozenset holding the same names; return that
+    frozenset (``None`` when the set stays private: the table of shared sets is full)."""
     fields_set = _fields_set_of(obj)
     if type(fields_set) is not set:
-        return
+        return fields_set if type(fields_set) is frozenset else None
     key = frozenset(fields_set)
     shared = _SHARED_FIELDS_SETS.get(key)
     if shared is None:
         if len(_SHARED_FIELDS_SETS) >= _MAX_SHARED_FIELDS_SETS:
-            return
+            return None
         shared = _SHARED_FIELDS_SETS[key] = key
     _set_fields_set(obj, shared)
+    return shared
 
 
 def private_fields_set(obj: BaseModel) -> set[str]:

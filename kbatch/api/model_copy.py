@@ -24,12 +24,7 @@ from typing import Annotated, Any, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel
 
-from kbatch.api.base import (
-    _SHARED_FIELDS_SETS,
-    _fields_set_of,
-    _set_fields_set,
-    share_fields_set,
-)
+from kbatch.api.base import _fields_set_of, _set_fields_set, share_fields_set
 from kbatch.api.quantity import Quantity
 
 __all__ = ["copy_model", "copy_value", "partial_instance", "share_fields_sets"]
@@ -168,17 +163,18 @@ def _generate_sharer(cls: type) -> Callable[[Any], None]:
     plain = issubclass(cls, BaseModel) and not cls.__private_attributes__
     if not plain or cls.model_config.get("extra") == "allow":
         return lambda obj: None  # left as pydantic made it
-    lines = ["def share(obj):",  # share_fields_set, inlined for the common case (a hit)
+    # Objects of one class mostly carry the same names (every running Pod's spec does): try the set
+    # this class shared last before hashing a new frozenset (a set compares equal to a frozenset).
+    lines = ["def share(obj):",
              "    fs = GET(obj)",
              "    if type(fs) is set:",
-             "        shared = SHARED.get(frozenset(fs))",
-             "        if shared is None: SHARE(obj)",
-             "        else: PUT(obj, shared)",
+             "        if fs == LAST[0]: PUT(obj, LAST[0])",
+             "        else: LAST[0] = SHARE(obj)",
              "    d = obj.__dict__"]
     for name, field in cls.model_fields.items():
         lines += _share_code(name, field.annotation)
     namespace: dict[str, Any] = {"SHARE": share_fields_set, "S": _SHARERS, "ANY": _share_any,
-                                 "GET": _fields_set_of, "PUT": _set_fields_set, "SHARED": _SHARED_FIELDS_SETS}
+                                 "GET": _fields_set_of, "PUT": _set_fields_set, "LAST": [None]}
     exec("\n".join(lines), namespace)
     return namespace["share"]  # type: ignore[no-any-return]
 
