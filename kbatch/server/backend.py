@@ -91,6 +91,10 @@ class Backend(Protocol):
 
     def watch(self, info: ApiInfo, namespace: str | None, opts: WatchOptions) -> DictWatch: ...
 
+    def evict(self, namespace: str, name: str, eviction: Obj, *, dry_run: bool = False) -> Obj:
+        """``pods/eviction``: a Success ``Status`` dict, or TooManyRequests when a PDB forbids it."""
+        ...
+
     def settle(self) -> None:
         """Run the controllers until idle at the current instant (after every write)."""
         ...

@@ -230,6 +230,18 @@ class ControlPlaneBackend:
                                     allow_bookmarks=opts.allow_bookmarks)
         return _DictWatch(stream, self._events)
 
+    def evict(self, namespace: str, name: str, eviction: Obj, *, dry_run: bool = False) -> Obj:
+        from pydantic import ValidationError
+
+        from kbatch.api.policy_v1 import Eviction
+
+        body = {**eviction, "apiVersion": "policy/v1", "kind": "Eviction"}
+        try:
+            model = Eviction.model_validate(body)
+        except ValidationError as err:
+            raise BadRequest(f"invalid Eviction: {err.errors()[0].get('msg', err)}") from None
+        return self.control_plane.server.evict(name, namespace, model, dry_run=dry_run).to_dict()
+
     def settle(self) -> None:
         self.control_plane.run_until_idle()
 

@@ -148,6 +148,8 @@ def _patch(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
 def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Response:
     """Every verb but watch (which streams; see :mod:`kbatch.server.watch`)."""
     info, method, name = rp.spec.info, req.method, rp.name
+    if rp.subresource == "eviction":
+        return _evict(backend, req, rp)
     if rp.subresource == "log":
         if method != "GET" or name is None:
             raise MethodNotAllowed(f"{method} is not supported on pods/log")
@@ -186,6 +188,21 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
             backend.settle()
         return _deleted(rp, name, out)
     raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
+
+
+def _evict(backend: Backend, req: Request, rp: ResourcePath) -> Response:
+    """``POST pods/{name}/eviction`` with a policy/v1 (or v1beta1) Eviction: 201 and a Success Status."""
+    if req.method != "POST" or rp.name is None:
+        raise MethodNotAllowed(f"{req.method} is not supported on pods/eviction")
+    body = req.json()
+    if not isinstance(body, dict) or body.get("kind", "Eviction") != "Eviction" or \
+            body.get("apiVersion", "policy/v1") not in ("policy/v1", "policy/v1beta1"):
+        raise BadRequest("the body of a pods/eviction request must be a policy/v1 Eviction")
+    opts = write_options(req)
+    out = backend.evict(rp.namespace or "default", rp.name, body, dry_run=opts.dry_run)
+    if not opts.dry_run:
+        backend.settle()
+    return json_response(out, 201)
 
 
 def _delete_collection(backend: Backend, req: Request, rp: ResourcePath) -> Response:

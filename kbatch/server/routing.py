@@ -60,7 +60,7 @@ class Router:
         sub = rest[2] if len(rest) > 2 else None
         if spec.info.namespaced is False and namespace is not None:
             raise NotFound(f"the server could not find the requested resource ({rest[0]} is cluster-scoped)")
-        is_log = sub == "log" and spec.info.kind == "Pod"
+        is_log = sub in ("log", "eviction") and spec.info.kind == "Pod"  # pods/log, pods/eviction
         if sub is not None and sub not in spec.info.subresources and not is_log:
             raise NotFound(f'the server could not find the requested resource ({rest[0]}/{sub})')
         return ResourcePath(spec, namespace, name, sub)
