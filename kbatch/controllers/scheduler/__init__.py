@@ -55,12 +55,22 @@ def setup(ctx: Any, profile: Profile | None = None) -> Scheduler:
     cycle = Request(*CYCLE)
     scheduler.enqueue = lambda: controller.queue.add(cycle)
     scheduler.cycle = controller
+    _wire_pdbs(ctx, scheduler.profile)
     ctx.cache.informer_for(Node).add_event_handler(_Handler(scheduler.on_node, scheduler.on_node_delete))
     ctx.cache.informer_for(Pod).add_event_handler(_Handler(scheduler.on_pod, scheduler.on_pod_delete))
     for plugin in scheduler.profile.pre_filter:  # Services select pods for default spreading
         if isinstance(plugin, PodTopologySpread):
             ctx.cache.informer_for(Service).add_event_handler(plugin.services)
     return scheduler
+
+
+def _wire_pdbs(ctx: Any, profile: Profile) -> None:
+    """DefaultPreemption reads PodDisruptionBudgets from the shared cache (upstream: a PDB lister)."""
+    from kbatch.api.policy_v1 import PodDisruptionBudget
+
+    for plugin in profile.post_filter:
+        if hasattr(plugin, "pdb_lister"):
+            plugin.pdb_lister = lambda: ctx.cache.list(PodDisruptionBudget, readonly=True)
 
 
 class _Handler:

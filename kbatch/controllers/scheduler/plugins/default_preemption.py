@@ -1,18 +1,21 @@
 """DefaultPreemption (PostFilter): make room for a pod by evicting lower-priority pods.
 
 Upstream ``pkg/scheduler/framework/plugins/defaultpreemption`` and
-``pkg/scheduler/framework/preemption/preemption.go``, in broad strokes (PodDisruptionBudgets and
-extenders are not modelled):
+``pkg/scheduler/framework/preemption/preemption.go``, in broad strokes (extenders are not modelled):
 
 1. Eligibility: a pod with ``preemptionPolicy: Never`` does not preempt; nor does a pod whose
    nominated node still has lower-priority pods terminating (it waits for them).
 2. Candidates: only nodes that failed with ``Unschedulable`` (not ``UnschedulableAndUnresolvable``).
    On each, remove every lower-priority pod; if the pod then fits, add them back one by one, most
    important first (higher priority, then earlier creation), keeping each that still lets the pod
-   fit: the rest are the victims.
-3. Pick (``pickOneNodeForPreemption``): lowest highest-victim priority, then smallest sum of victim
-   priorities, then fewest victims, then the latest creation among the highest-priority victims,
-   then node order.
+   fit: the rest are the victims. PodDisruptionBudgets (``filterPodsWithPDBViolation``): the pods
+   whose eviction would take a matching PDB's ``disruptionsAllowed`` below zero (budgets spent in
+   importance order; pods already in ``disruptedPods`` spend nothing; here, unlike the eviction API, a
+   PDB with an empty selector matches nothing) are reprieved *first*, so the victims violate as few
+   budgets as possible; each violating victim counts.
+3. Pick (``pickOneNodeForPreemption``): fewest PDB violations, then lowest highest-victim priority,
+   then smallest sum of victim priorities, then fewest victims, then the latest creation among the
+   highest-priority victims, then node order.
 
 Messages as upstream: "preemption: 0/N nodes are available: <count> No preemption victims found for
 incoming pod, <count> Preemption is not helpful for scheduling."
@@ -20,14 +23,20 @@ incoming pod, <count> Preemption is not helpful for scheduling."
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from kbatch.api.errors import StatusError
+from kbatch.api.selectors import selector_from_model
 from kbatch.controllers.scheduler.diagnosis import histogram
 from kbatch.controllers.scheduler.framework import Code, CycleState, FilterPlugin, PostFilterResult, Status
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
 
-__all__ = ["NOT_HELPFUL", "NO_VICTIMS", "DefaultPreemption", "select_victims"]
+__all__ = ["NOT_HELPFUL", "NO_VICTIMS", "DefaultPreemption", "pdb_violating", "select_victims"]
+
+PDBLister = Callable[[], Sequence[Any]]  # policy/v1 PodDisruptionBudget objects (read only)
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -37,42 +46,78 @@ NOT_HELPFUL = "Preemption is not helpful for scheduling"
 class _Candidate:
     node: str
     victims: tuple[PodInfo, ...]
+    violations: int = 0
 
-    def rank(self, order: int) -> tuple[int, int, int, float, int]:
+    def rank(self, order: int) -> tuple[int, int, int, int, float, int]:
         top = max(v.priority for v in self.victims) if self.victims else -(2**31)
         tops = [v for v in self.victims if v.priority == top]
         latest = max((v.creation for v in tops), default=0.0)
-        return (top, sum(v.priority for v in self.victims), len(self.victims), -latest, order)
+        total = sum(v.priority for v in self.victims)
+        return (self.violations, top, total, len(self.victims), -latest, order)
 
 
 def _fits(filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo) -> bool:
     return all(p.filter(state, pod, node) is None for p in filters)
 
 
+def _importance(p: PodInfo) -> tuple[int, float, str]:
+    return (-p.priority, p.creation, p.key)
+
+
+def pdb_violating(pods: Sequence[PodInfo], pdbs: Sequence[Any]) -> tuple[list[PodInfo], list[PodInfo]]:
+    """Upstream ``filterPodsWithPDBViolation``: (violating, non-violating), each in the given order."""
+    allowed = [(p.status.disruptions_allowed if p.status else 0) for p in pdbs]
+    violating: list[PodInfo] = []
+    fine: list[PodInfo] = []
+    for pod in pods:
+        violated = False
+        for i, pdb in enumerate(pdbs if pod.labels else ()):
+            if (pdb.metadata.namespace or "") != pod.namespace:
+                continue
+            try:
+                selector = selector_from_model(pdb.spec.selector)
+            except StatusError:
+                continue
+            if selector.empty or not selector.matches(pod.labels):
+                continue
+            if pod.name in ((pdb.status.disrupted_pods if pdb.status else None) or {}):
+                continue
+            allowed[i] -= 1
+            violated = violated or allowed[i] < 0
+        (violating if violated else fine).append(pod)
+    return violating, fine
+
+
 def select_victims(
-    filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo
-) -> tuple[PodInfo, ...] | None:
-    """The minimal set of lower-priority pods to evict from ``node`` (None: preemption can't help)."""
+    filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo, pdbs: Sequence[Any] = (),
+) -> tuple[tuple[PodInfo, ...], int] | None:
+    """The minimal set of lower-priority pods to evict from ``node`` and how many of them violate a
+    PodDisruptionBudget (None: preemption can't help)."""
     what_if = node.clone()
     lower = [p for p in node.pods.values() if p.priority < pod.priority and not p.terminating]
     for victim in lower:
         what_if.remove_pod(victim.key)
     if not _fits(filters, state, pod, what_if):
         return None
+    violating, fine = pdb_violating(sorted(lower, key=_importance), pdbs)
     victims: list[PodInfo] = []
-    for candidate in sorted(lower, key=lambda p: (-p.priority, p.creation, p.key)):
-        what_if.add_pod(candidate)
-        if not _fits(filters, state, pod, what_if):
-            what_if.remove_pod(candidate.key)
-            victims.append(candidate)
-    return tuple(victims)
+    violations = 0
+    for group, violates in ((violating, True), (fine, False)):
+        for candidate in group:
+            what_if.add_pod(candidate)
+            if not _fits(filters, state, pod, what_if):
+                what_if.remove_pod(candidate.key)
+                victims.append(candidate)
+                violations += violates
+    return tuple(sorted(victims, key=_importance)), violations
 
 
 class DefaultPreemption:
     name = "DefaultPreemption"
 
-    def __init__(self, filters: list[FilterPlugin]) -> None:
+    def __init__(self, filters: list[FilterPlugin], pdb_lister: PDBLister | None = None) -> None:
         self.filters = filters
+        self.pdb_lister: PDBLister = pdb_lister or (lambda: ())  # the scheduler's setup wires its cache
 
     def post_filter(
         self, state: CycleState, pod: PodInfo, snapshot: Snapshot, statuses: dict[str, Status]
@@ -84,6 +129,7 @@ class DefaultPreemption:
                 None, message="preemption: not eligible due to a terminating pod on the nominated node.")
         reasons: dict[str, Status] = {}
         candidates: list[_Candidate] = []
+        pdbs = list(self.pdb_lister())
         for node in snapshot:
             status = statuses.get(node.name)
             if status is None:
@@ -91,11 +137,11 @@ class DefaultPreemption:
             if status.code != Code.UNSCHEDULABLE:
                 reasons[node.name] = Status.unresolvable(self.name, NOT_HELPFUL)
                 continue
-            victims = select_victims(self.filters, state, pod, node)
-            if not victims:
+            selected = select_victims(self.filters, state, pod, node, pdbs)
+            if not selected or not selected[0]:
                 reasons[node.name] = Status.unschedulable(self.name, NO_VICTIMS)
             else:
-                candidates.append(_Candidate(node.name, victims))
+                candidates.append(_Candidate(node.name, *selected))
         if not candidates:
             summary = ", ".join(histogram(reasons))
             message = f"preemption: 0/{len(snapshot)} nodes are available: {summary}."
