@@ -8,7 +8,9 @@ Upstream semantics (``staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go`` 
 * ``limit``: at most that many *matching* items, plus a continue token when more may follow; the
   token pins the revision of the first page, so every page reads the same snapshot; a token whose
   revision was compacted is ``Expired``;
-* ``continue`` together with a ``resourceVersion`` is a ``BadRequest``.
+* ``continue`` together with a ``resourceVersion`` is a ``BadRequest``;
+* a page followed by more carries ``remainingItemCount`` (the items after it) when the list has no
+  selector.
 """
 
 from __future__ import annotations
@@ -152,15 +154,20 @@ def _collect(server: APIServer, kind: Kind, namespace: str | None, convert: Call
     with gc_deferred():
         if limit:
             matches = None if flt.empty else flt.compile_entry()
-            items, revision, last_key = _paginate(server, model, start, end, revision, limit, matches,
-                                                  bool(continue_), convert)
+            items, revision, last_key, unread = _paginate(server, model, start, end, revision, limit,
+                                                          matches, bool(continue_), convert)
         else:
             result = _read(server, start, end, revision, None, bool(continue_))
             revision = result.revision if revision is None else revision
-            items, last_key = _select(server, model, result.kvs, flt, convert), None
+            items, last_key, unread = _select(server, model, result.kvs, flt, convert), None, 0
     meta = ListMeta(resource_version=str(revision))
     if last_key is not None:
         meta.continue_ = encode_continue(revision, last_key, kind.keys.prefix(namespace))
+        if flt.empty:
+            # upstream (storage/etcd3/store.go GetList; api-concepts "Retrieving large results sets
+            # in chunks") counts the items after the page only without selectors: with one, how many
+            # of the remaining items match is unknown without reading them
+            meta.remaining_item_count = unread
     return items, meta
 
 
@@ -214,9 +221,9 @@ def _select(server: APIServer, model: type[Resource], kvs: tuple[KeyValue, ...],
 
 def _paginate(server: APIServer, model: type[Resource], start: bytes, end: bytes, revision: int | None,
               limit: int, matches: Callable[[Entry], bool] | None, continuing: bool,
-              convert: Callable[[KeyValue], X]) -> tuple[list[X], int, bytes | None]:
-    """(items, revision, last key read when more may follow): reads chunks until ``limit`` matching
-    items are found or the range is exhausted."""
+              convert: Callable[[KeyValue], X]) -> tuple[list[X], int, bytes | None, int]:
+    """(items, revision, last key read when more may follow, keys left unread in the range): reads
+    chunks until ``limit`` matching items are found or the range is exhausted."""
     items: list[X] = []
     last_key: bytes | None = None
     load = server.decoded.load
@@ -224,15 +231,15 @@ def _paginate(server: APIServer, model: type[Resource], start: bytes, end: bytes
         chunk = max(limit - len(items), 1) if matches is None else max(limit, 64)
         result = _read(server, start, end, revision, chunk, continuing)
         revision = result.revision if revision is None else revision
-        for kv in result.kvs:
+        for read, kv in enumerate(result.kvs):
             if len(items) >= limit:
-                return items, revision, last_key  # an unread key remains
+                return items, revision, last_key, result.count - read  # an unread key remains
             last_key = kv.key
             if matches is None or matches(load(model, kv)):
                 items.append(convert(kv))
         if not (result.more and result.kvs):
-            return items, revision, None
+            return items, revision, None, 0
         if len(items) >= limit:
-            return items, revision, last_key
+            return items, revision, last_key, result.count - len(result.kvs)
         start = result.kvs[-1].key + b"\0"
 

@@ -125,3 +125,28 @@ def test_listed_objects_are_copies(server: APIServer) -> None:
     first = server.list(Widget, label_selector="parity=even").items[0]
     first.metadata.labels = {"parity": "odd"}
     assert server.list(Widget, label_selector="parity=even").items[0].metadata.labels == {"parity": "even"}
+
+
+def test_remaining_item_count_counts_the_items_after_each_page(server: APIServer) -> None:
+    """api-concepts "Retrieving large results sets in chunks": each page but the last says how many
+    items follow it, at the list's revision (later writes do not change it)."""
+    fill(server, 10)
+    page = server.list(Widget, "default", limit=4)
+    seen = [page.metadata.remaining_item_count]
+    server.create(Widget.model_validate({"metadata": {"name": "w99", "namespace": "default"}}))
+    while page.metadata.continue_:
+        page = server.list(Widget, "default", limit=4, continue_=page.metadata.continue_)
+        seen.append(page.metadata.remaining_item_count)
+    assert seen == [6, 2, None]
+    assert server.list(Widget, "default", limit=10).metadata.remaining_item_count == 1  # w99
+    assert server.list(Widget, "default", limit=11).metadata.remaining_item_count is None
+
+
+def test_remaining_item_count_is_unset_with_a_selector(server: APIServer) -> None:
+    fill(server, 10)
+    page = server.list(Widget, "default", label_selector="parity=odd", limit=2)
+    assert page.metadata.continue_ and page.metadata.remaining_item_count is None
+    assert server.list(Widget, "default", field_selector="metadata.name!=w00",
+                       limit=2).metadata.remaining_item_count is None
+    raw = server.unstructured.list("v1", "Widget", "default", limit=4)
+    assert raw["metadata"]["remainingItemCount"] == 6
