@@ -75,6 +75,9 @@ class Algorithm:
         self._dynamic_filters = profile.dynamic_filters()
         self._static_scores = [p for p in profile.score if p.node_static]
         self._dynamic_scores = [p for p in profile.score if not p.node_static]
+        # the batch heap orders nodes by the per-node scores; the others must be skipped for the pod
+        self._heap_scores = [p for p in self._dynamic_scores if getattr(p, "per_node_score", False)]
+        self._pod_scores = [p.name for p in self._dynamic_scores if not getattr(p, "per_node_score", False)]
         self._static_cache: dict[tuple[object, ...], tuple[int, dict[str, Status | None]]] = {}
         self._batch: _Batch | None = None
         # (signature, priority, preemption policy) -> (snapshot generation, failed decision)
@@ -88,7 +91,7 @@ class Algorithm:
             return Decision(None, state, Diagnosis(0, pre_filter=Status.unresolvable("", NO_NODES)))
         for plugin in self.profile.pre_filter:
             status = plugin.pre_filter(state, pod, self.snapshot)
-            if status is not None and not status.ok:
+            if status is not None and status.code != Code.SKIP and not status.ok:
                 return Decision(None, state, Diagnosis(total, pre_filter=status))
         if self._batchable(pod, state):
             node = self._batch_select(pod, state)
@@ -231,14 +234,14 @@ class Algorithm:
         return feasible[pick].name
 
     def _dynamic_score(self, pod: PodInfo, state: CycleState, node: NodeInfo) -> int:
-        return sum(p.score(state, pod, node) * p.weight for p in self._dynamic_scores)
+        return sum(p.score(state, pod, node) * p.weight for p in self._heap_scores)
 
     # -- batching ------------------------------------------------------------------------------
     def _batchable(self, pod: PodInfo, state: CycleState) -> bool:
+        skipped = state.get(SKIPPED_SCORES, ())
         return (
             pod.signature() is not None and "node_names" not in state and not self.snapshot.with_anti_affinity
-            and all(getattr(p, "per_node_score", False) or p.name in state.get(SKIPPED_SCORES, ())
-                    for p in self._dynamic_scores)
+            and all(name in skipped for name in self._pod_scores)
         )
 
     def _batch_select(self, pod: PodInfo, state: CycleState) -> str | None:

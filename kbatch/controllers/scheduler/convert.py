@@ -72,6 +72,8 @@ def _pod_term(t: Any) -> PodAffinityTerm:
 
 
 def _weighted_pod_terms(terms: Any) -> tuple[WeightedPodAffinityTerm, ...]:
+    if not terms:
+        return ()
     return tuple(WeightedPodAffinityTerm(t.weight, _pod_term(t.pod_affinity_term)) for t in terms or ())
 
 
@@ -97,7 +99,10 @@ def _spread_constraint(c: Any, labels: Mapping[str, str]) -> SpreadConstraint:
 def _host_ports(spec: Any) -> tuple[HostPort, ...]:
     """Ports with a hostPort > 0 of the containers and of sidecars (init containers with
     ``restartPolicy: Always``), as upstream ``pkg/scheduler/util`` ``GetHostPorts``."""
-    sidecars = [c for c in spec.init_containers or () if getattr(c, "restart_policy", None) == "Always"]
+    inits = spec.init_containers
+    if not inits and not any(c.ports for c in spec.containers):
+        return ()
+    sidecars = [c for c in inits or () if getattr(c, "restart_policy", None) == "Always"]
     return tuple(
         HostPort(p.host_ip or "0.0.0.0", p.protocol or "TCP", p.host_port)
         for c in [*sidecars, *spec.containers] for p in c.ports or () if (p.host_port or 0) > 0
@@ -149,8 +154,8 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
             pod_aff.preferred_during_scheduling_ignored_during_execution if pod_aff else None),
         preferred_anti_affinity=_weighted_pod_terms(
             anti.preferred_during_scheduling_ignored_during_execution if anti else None),
-        spread_constraints=tuple(
-            _spread_constraint(c, labels) for c in spec.topology_spread_constraints or ()),
+        spread_constraints=tuple(_spread_constraint(c, labels) for c in spec.topology_spread_constraints)
+        if spec.topology_spread_constraints else (),
         host_ports=_host_ports(spec),
         scheduling_gates=tuple(g.name for g in spec.scheduling_gates or ()),
         preemption_policy=spec.preemption_policy or "PreemptLowerPriority",

@@ -219,6 +219,8 @@ class PodInfo:
     terminal: bool = False
     terminating: bool = False
     nominated_node: str = ""
+    # signature() computed once: the fields it reads are never reassigned after conversion
+    _signature: object = field(default=..., init=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -228,6 +230,13 @@ class PodInfo:
         """Pods with equal signatures get equal answers from every node-static plugin (upstream
         KEP-5598 "opportunistic batching" pod signatures); None when the pod has inter-pod
         terms or topology spread constraints, whose answers depend on other pods."""
+        cached = self._signature
+        if cached is not ...:
+            return cached  # type: ignore[return-value]
+        self._signature = signature = self._compute_signature()
+        return signature
+
+    def _compute_signature(self) -> tuple[object, ...] | None:
         if self.affinity or self.anti_affinity or self.spread_constraints:
             return None
         return (

@@ -133,7 +133,11 @@ class InterPodAffinity:
         if pod.preferred_affinity or pod.preferred_anti_affinity or snapshot.with_affinity:
             state[_SNAPSHOT_KEY] = snapshot
         else:
-            state.setdefault(SKIPPED_SCORES, set()).add(self.name)
+            skipped = state.get(SKIPPED_SCORES)
+            if skipped is None:
+                state[SKIPPED_SCORES] = {self.name}
+            else:
+                skipped.add(self.name)
         if not pod.affinity and not pod.anti_affinity and not snapshot.with_anti_affinity:
             return None  # nothing to check: the filter is a no-op without state
         affinity = _domains_with(snapshot, pod, pod.affinity)

@@ -103,13 +103,27 @@ class ServiceSelectors:
     def delete(self, namespace: str, name: str) -> None:
         self._by_ns.get(namespace, {}).pop(name, None)
 
+    def in_namespace(self, namespace: str) -> bool:
+        return bool(self._by_ns.get(namespace))
+
     def selector_for(self, pod: PodInfo) -> LabelSelector | None:
         """The merged selectors of the Services selecting ``pod``; None when that is empty."""
+        services = self._by_ns.get(pod.namespace)
+        if not services:
+            return None
         merged: dict[str, str] = {}
-        for _, pairs in sorted(self._by_ns.get(pod.namespace, {}).items()):
+        for _, pairs in sorted(services.items()):
             if all(pod.labels.get(k) == v for k, v in pairs):
                 merged.update(pairs)
         return LabelSelector(tuple(sorted(merged.items()))) if merged else None
+
+
+def _skip_score(state: CycleState, name: str) -> None:
+    skipped = state.get(SKIPPED_SCORES)
+    if skipped is None:
+        state[SKIPPED_SCORES] = {name}
+    else:
+        skipped.add(name)
 
 
 def _empty(selector: LabelSelector | None) -> bool:
@@ -209,27 +223,34 @@ class PodTopologySpread:
         self.weight = weight
         self.services = services if services is not None else ServiceSelectors()
         self.default_constraints = default_constraints
+        self._soft_defaults = tuple(c for c in default_constraints if c.when_unsatisfiable == SCHEDULE_ANYWAY)
 
     # -- constraints ---------------------------------------------------------------------------
     def soft_constraints(self, pod: PodInfo) -> tuple[SpreadConstraint, ...]:
         """The pod's ScheduleAnyway constraints, or the defaults with the Services' selector."""
         if pod.spread_constraints:
             return tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == SCHEDULE_ANYWAY)
-        defaults = tuple(c for c in self.default_constraints if c.when_unsatisfiable == SCHEDULE_ANYWAY)
-        selector = self.services.selector_for(pod) if defaults else None
+        if not self._soft_defaults:
+            return ()
+        selector = self.services.selector_for(pod)
         if selector is None:
             return ()
         return tuple(SpreadConstraint(c.max_skew, c.topology_key, c.when_unsatisfiable, selector,
                                       c.min_domains, c.node_affinity_policy, c.node_taints_policy)
-                     for c in defaults)
+                     for c in self._soft_defaults)
 
     # -- filtering -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> Status | None:
+        if not pod.spread_constraints and not self.services.in_namespace(pod.namespace):
+            _skip_score(state, self.name)  # the common case, kept short: nothing to filter or score
+            return _SKIP
         soft = self.soft_constraints(pod)
         if soft:
             state[_SCORE_KEY], state[_SNAPSHOT_KEY] = soft, snapshot
         else:
-            state.setdefault(SKIPPED_SCORES, set()).add(self.name)
+            _skip_score(state, self.name)
+        if not pod.spread_constraints:
+            return _SKIP
         hard = tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == DO_NOT_SCHEDULE)
         if not hard:
             return _SKIP
