@@ -106,13 +106,20 @@ def _per_op_us(fn: Callable[[], object], n: int, repeat: int = 3) -> float:
     return best / n * 1e6
 
 
-def _pod_create(strategy: PodStrategy, source: Pod) -> Callable[[], object]:
-    def run() -> object:
-        pod = source.clone()
-        strategy.default(pod)
-        strategy.prepare_for_create(pod)
-        return validate_object_meta(pod.metadata, namespaced=True) + strategy.validate(pod)
-    return run
+def _pod_create_us(strategy: PodStrategy, source: Pod, n: int, repeat: int = 3) -> float:
+    """Like :func:`_per_op_us`, on fresh clones made outside the timed loop (the clone is the codec's
+    cost, not the strategy's)."""
+    best = float("inf")
+    for _ in range(repeat):
+        pods = [source.clone() for _ in range(n)]
+        gc.collect()
+        start = time.perf_counter()
+        for pod in pods:
+            strategy.default(pod)
+            strategy.prepare_for_create(pod)
+            validate_object_meta(pod.metadata, namespaced=True) + strategy.validate(pod)
+        best = min(best, time.perf_counter() - start)
+    return best / n * 1e6
 
 
 def _status_update(strategy: Any, new: Any, old: Any) -> Callable[[], object]:
@@ -139,8 +146,7 @@ def rows(n: int) -> list[tuple[str, float, float]]:
     deep_pod = _per_op_us(lambda: copy.deepcopy(POD), n)
     deep_job = _per_op_us(lambda: copy.deepcopy(JOB), n)
     return [
-        ("Pod create: default+prepare+validate", _per_op_us(_pod_create(PodStrategy(), pod_source), n),
-         deep_pod),
+        ("Pod create: default+prepare+validate", _pod_create_us(PodStrategy(), pod_source, n), deep_pod),
         ("Pod status update validation", _per_op_us(_status_update(PodStrategy(), running, pending), n),
          deep_pod),
         ("Job status update validation", _per_op_us(_status_update(JobStrategy(), job_new, job_old), n),

@@ -543,12 +543,10 @@ def validate_resource_requirements(
     requests: dict[str, Quantity] = requirements.requests or {}
     lim_path, req_path = child(path, "limits"), child(path, "requests")
     for name in sorted(limits):
-        errs += _validate_container_resource_name(name, key(lim_path, name))
-        errs += _validate_quantity_value(name, limits[name], key(lim_path, name))
+        errs += _resource_entry_errors(name, limits[name], lim_path)
     for name in sorted(requests):
         q = requests[name]
-        errs += _validate_container_resource_name(name, key(req_path, name))
-        errs += _validate_quantity_value(name, q, key(req_path, name))
+        errs += _resource_entry_errors(name, q, req_path)
         limit = limits.get(name)
         if limit is not None:
             if q.cmp(limit) != 0 and not is_overcommit_allowed(name):
@@ -558,8 +556,19 @@ def validate_resource_requirements(
                     req_path, str(q), f"must be less than or equal to {name} limit of {limit}"))
         elif not is_overcommit_allowed(name):
             errs.append(FieldError.required(lim_path, "Limit must be set for non overcommitable resources"))
-    names = set(limits) | set(requests)
+    names = limits.keys() | requests.keys()
     if any(is_hugepage_resource_name(n) for n in names) and not names & {"cpu", "memory"}:
         errs.append(FieldError.forbidden(path, "HugePages require cpu or memory"))
-    errs += _validate_claim_names(requirements.claims, pod_claim_names or set(), child(path, "claims"))
+    if requirements.claims:
+        errs += _validate_claim_names(requirements.claims, pod_claim_names or set(), child(path, "claims"))
     return errs
+
+
+def _resource_entry_errors(name: str, value: Quantity, path: str) -> list[FieldError]:
+    """One ``limits``/``requests`` entry: its name, then its value (the entry's path is built only
+    when there is something to report)."""
+    if (not _container_resource_name_messages(name) and value.sign() >= 0
+            and not _is_integer_resource(name)):
+        return []
+    at = key(path, name)
+    return _validate_container_resource_name(name, at) + _validate_quantity_value(name, value, at)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Event, Namespace, Node, Pod, PodTemplateSpec, Service
 from kbatch.api.scheduling_v1 import PriorityClass
@@ -267,6 +269,44 @@ def test_pod_create_sets_pending_and_qos() -> None:
     assert pod_qos_class(pod().spec) == "BestEffort"
     burst = pod({"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]})
     assert pod_qos_class(burst.spec) == "Burstable"
+
+
+_QUANTITY = st.sampled_from(["0", "100m", "1", "64Mi", "1Gi", "1000m"])
+_RESOURCE_LIST = st.dictionaries(st.sampled_from(["cpu", "memory", "ephemeral-storage"]), _QUANTITY,
+                                 max_size=3)
+_CONTAINER_RESOURCES = st.one_of(st.none(), st.fixed_dictionaries(
+    {}, optional={"requests": _RESOURCE_LIST, "limits": _RESOURCE_LIST}))
+
+
+@settings(max_examples=200, deadline=None)
+@given(resources=st.lists(_CONTAINER_RESOURCES, min_size=1, max_size=3), init=st.booleans())
+def test_qos_class_follows_upstream_definition(resources: list[dict[str, Any] | None], init: bool) -> None:
+    """GetPodQOS (kubernetes pkg/apis/core/helper/qos): BestEffort without any non-zero cpu/memory
+    request or limit; Guaranteed when every container limits both and the summed requests equal the
+    summed limits; Burstable otherwise."""
+    containers = [{"name": f"c{i}", "image": "x", **({"resources": r} if r is not None else {})}
+                  for i, r in enumerate(resources)]
+    spec = {"initContainers": containers[:1], "containers": containers[1:] or containers[:1]} if init \
+        else {"containers": containers}
+    p = pod(spec)
+    everyone = p.spec.all_containers()
+
+    def nonzero(c: Any, part: str) -> dict[str, Any]:
+        values = getattr(c.resources, part) or {} if c.resources else {}
+        return {n: q for n, q in values.items() if n in ("cpu", "memory") and not q.is_zero()}
+
+    def total(part: str, name: str) -> int:
+        return sum(nonzero(c, part)[name].scaled_value(-9) for c in everyone if name in nonzero(c, part))
+
+    if not any(nonzero(c, "requests") or nonzero(c, "limits") for c in everyone):
+        expected = "BestEffort"
+    elif all(nonzero(c, "limits").keys() == {"cpu", "memory"} for c in everyone) and all(
+            total("requests", n) == total("limits", n)
+            and any(n in nonzero(c, "requests") for c in everyone) for n in ("cpu", "memory")):
+        expected = "Guaranteed"
+    else:
+        expected = "Burstable"
+    assert pod_qos_class(p.spec) == expected
 
 
 def test_pod_update_rules() -> None:

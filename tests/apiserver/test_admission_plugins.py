@@ -158,3 +158,42 @@ def test_only_one_global_default(api: APIServer) -> None:
     same = api.get(PriorityClass, "a")
     same.description = "still the default"
     assert api.update(same).global_default is True
+
+
+# --- the plugin's cached list of PriorityClasses ------------------------------------------------------
+
+def test_class_changes_are_seen_by_the_next_pod(api: APIServer) -> None:
+    """The list is cached between pods, and every kind of change to a class invalidates it."""
+    assert api.create(_pod("a")).spec.priority == 0  # the list is read (empty) and cached
+    _class(api, "d", 7, globalDefault=True)
+    assert api.create(_pod("b")).spec.priority == 7
+    changed = api.get(PriorityClass, "d")
+    changed.global_default = False
+    api.update(changed)
+    assert api.create(_pod("c")).spec.priority == 0
+    _class(api, "e", 9, globalDefault=True)
+    api.delete(PriorityClass, "e")
+    assert api.create(_pod("d")).spec.priority == 0
+    with pytest.raises(Forbidden, match="no PriorityClass with name e was found"):
+        api.create(_pod("e", priorityClassName="e"))
+
+
+def test_a_class_written_behind_the_servers_back_is_seen(api: APIServer) -> None:
+    api.create(_pod("a"))
+    key = api.kind(PriorityClass).keys.key(None, "raw")
+    api.store.put(key, b'{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass",'
+                       b'"metadata":{"name":"raw","uid":"u1"},"value":42,"globalDefault":true}')
+    assert api.create(_pod("b")).spec.priority == 42
+
+
+def test_the_cache_survives_compaction_and_restore(api: APIServer, tmp_path: Any) -> None:
+    api.create(_pod("a"))
+    path = str(tmp_path / "snap")
+    api.store.snapshot(path)  # no classes yet
+    _class(api, "d", 7, globalDefault=True)
+    api.store.compact(api.store.revision)
+    assert api.create(_pod("b")).spec.priority == 7
+    api.store.restore(path)  # cancels the plugin's watcher: the next pod reads the restored store
+    assert api.create(_pod("c")).spec.priority == 0
+    _class(api, "f", 3, globalDefault=True)
+    assert api.create(_pod("d")).spec.priority == 3

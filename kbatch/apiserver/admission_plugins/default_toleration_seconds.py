@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.core_v1.common import Toleration
+from kbatch.api.model_copy import copy_model
 from kbatch.apiserver.admission import AdmissionRequest
 
 __all__ = ["DEFAULT_SECONDS", "NOT_READY", "UNREACHABLE", "DefaultTolerationSeconds"]
@@ -33,6 +34,10 @@ class DefaultTolerationSeconds:
                  unreachable_seconds: int = DEFAULT_SECONDS) -> None:
         self.not_ready_seconds = not_ready_seconds
         self.unreachable_seconds = unreachable_seconds
+        # each pod gets a structural copy of these (constructing a Toleration validates it again)
+        self._added = tuple(
+            Toleration(key=key, operator="Exists", effect="NoExecute", toleration_seconds=seconds)
+            for key, seconds in ((NOT_READY, not_ready_seconds), (UNREACHABLE, unreachable_seconds)))
 
     def __call__(self, request: AdmissionRequest) -> None:
         pod = request.obj
@@ -40,10 +45,9 @@ class DefaultTolerationSeconds:
             return
         tolerations = list(pod.spec.tolerations or ())
         added = False
-        for key, seconds in ((NOT_READY, self.not_ready_seconds), (UNREACHABLE, self.unreachable_seconds)):
-            if not _tolerates(tolerations, key):
-                tolerations.append(Toleration(key=key, operator="Exists", effect="NoExecute",
-                                              toleration_seconds=seconds))
+        for toleration in self._added:
+            if not _tolerates(tolerations, toleration.key):  # type: ignore[arg-type]
+                tolerations.append(copy_model(toleration))
                 added = True
         if added:
             pod.spec.tolerations = tolerations

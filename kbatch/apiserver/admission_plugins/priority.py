@@ -32,6 +32,8 @@ from kbatch.api.errors import Forbidden
 from kbatch.api.meta import Resource
 from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.apiserver.admission import AdmissionRequest
+from kbatch.store.errors import StoreError
+from kbatch.store.kv import Watcher
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -55,21 +57,52 @@ def forbidden(resource: str, obj: Resource, why: str) -> Forbidden:
     return Forbidden(f'{resource} "{name}" is forbidden: {why}')
 
 
+class _StoredClasses:
+    """The stored PriorityClasses, read again only after the store reported a change under their
+    prefix: a store watcher's notification marks the list stale (a write behind the server's back
+    counts too; a cancelled watcher — compaction, restore — is replaced on the next read). Every pod
+    create asks for the list, and a range read costs more than the rest of the plugin together."""
+
+    def __init__(self, server: APIServer) -> None:
+        self._server = server
+        self._watcher: Watcher | None = None
+        self._stale = True
+        self._classes: list[PriorityClass] = []
+
+    def _mark_stale(self) -> None:
+        self._stale = True
+
+    def get(self) -> list[PriorityClass]:
+        if self._stale:
+            self._refresh()
+        return self._classes
+
+    def _refresh(self) -> None:
+        store, kind = self._server.store, self._server.kind(PriorityClass)
+        start, end = kind.keys.prefix(None), kind.keys.range_end(None)
+        if self._watcher is not None:
+            try:
+                self._watcher.poll()  # drained: the next change notifies again
+            except StoreError:  # cancelled (compacted history, restored store): watch afresh
+                self._watcher = None
+        if self._watcher is None:
+            self._watcher = store.watch(start, end, start_revision=store.revision + 1)
+            self._watcher.set_notify(self._mark_stale)
+        self._stale = False
+        get = self._server.decoded.get  # read-only decodes, cached per stored version
+        self._classes = [get(PriorityClass, kv) for kv in store.range(start, end).kvs]  # type: ignore[misc]
+
+
 class PriorityAdmission:
     """The plugin's two hooks over one server (PriorityClasses are read from its store)."""
 
     def __init__(self, server: APIServer, *, has_classes: bool = True) -> None:
         self._server = server
         self.has_classes = has_classes
+        self._classes = _StoredClasses(server) if has_classes else None
 
     def _stored(self) -> list[PriorityClass]:
-        if not self.has_classes:
-            return []
-        kind = self._server.kind(PriorityClass)
-        start = kind.keys.prefix(None)
-        kvs = self._server.store.range(start, kind.keys.range_end(None)).kvs
-        get = self._server.decoded.get  # read-only decodes, cached per stored version
-        return [get(PriorityClass, kv) for kv in kvs]  # type: ignore[misc]
+        return self._classes.get() if self._classes is not None else []
 
     def _default(self, classes: list[PriorityClass]) -> PriorityClass | None:
         chosen: PriorityClass | None = None

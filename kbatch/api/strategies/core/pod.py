@@ -12,6 +12,7 @@ from __future__ import annotations
 from kbatch.api.core_v1 import ContainerStatus, Pod, PodSpec, PodStatus, Toleration
 from kbatch.api.errors import FieldError
 from kbatch.api.model_copy import copy_model
+from kbatch.api.quantity import Quantity
 from kbatch.api.strategies.core.pod_defaults import default_pod
 from kbatch.api.strategies.core.pod_validation import validate_pod_spec
 from kbatch.api.strategy import DefaultStrategy
@@ -28,6 +29,7 @@ UPDATABLE_POD_SPEC_FIELDS = (
     "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
 )
 _TERMINAL = ("Succeeded", "Failed")
+_PENDING = PodStatus(phase="Pending", qos_class="BestEffort")  # copied per create (no re-validation)
 _QOS_RESOURCES = ("cpu", "memory")
 
 
@@ -39,20 +41,28 @@ def pod_qos_class(spec: PodSpec) -> str:
     guaranteed = True
     for c in spec.all_containers():
         res = c.resources
-        found = 0
-        for source, totals, counts in ((res.requests if res else None, requests, False),
-                                       (res.limits if res else None, limits, True)):
-            for name, q in (source or {}).items():
-                if name in _QOS_RESOURCES and not q.is_zero():
-                    totals[name] = totals.get(name, 0) + q.scaled_value(-9)
-                    found += counts
-        if found != len(_QOS_RESOURCES):
+        if res is None:
+            guaranteed = False
+            continue
+        if res.requests:
+            _add_qos_totals(res.requests, requests)
+        if not res.limits or _add_qos_totals(res.limits, limits) != len(_QOS_RESOURCES):
             guaranteed = False
     if not requests and not limits:
         return "BestEffort"
     if guaranteed and requests.keys() == limits.keys() and all(limits[n] == v for n, v in requests.items()):
         return "Guaranteed"
     return "Burstable"
+
+
+def _add_qos_totals(quantities: dict[str, Quantity], totals: dict[str, int]) -> int:
+    """Add the non-zero cpu and memory quantities to ``totals`` (nano units); how many there were."""
+    found = 0
+    for name, q in quantities.items():
+        if name in _QOS_RESOURCES and not q.is_zero():
+            totals[name] = totals.get(name, 0) + q.scaled_value(-9)
+            found += 1
+    return found
 
 
 def _active_deadline_errors(new: int | None, old: int | None, path: str) -> list[FieldError]:
@@ -171,7 +181,9 @@ class PodStrategy(DefaultStrategy):
         default_pod(obj)
 
     def prepare_for_create(self, obj: Pod) -> None:  # type: ignore[override]
-        obj.status = PodStatus(phase="Pending", qos_class=pod_qos_class(obj.spec))
+        status = copy_model(_PENDING)
+        status.qos_class = pod_qos_class(obj.spec)
+        obj.status = status
 
     def validate(self, obj: Pod) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_spec(obj.spec, "spec")

@@ -16,6 +16,7 @@ from kbatch.api.core_v1 import (
     Volume,
 )
 from kbatch.api.core_v1.volume import EmptyDirVolumeSource
+from kbatch.api.model_copy import copy_model
 
 __all__ = ["default_container", "default_pod", "default_pod_spec", "default_probe", "image_pull_policy_for"]
 
@@ -23,6 +24,8 @@ DEFAULT_SCHEDULER = "default-scheduler"
 DEFAULT_GRACE_SECONDS = 30
 DEFAULT_TERMINATION_MESSAGE_PATH = "/dev/termination-log"
 _DEFAULT_MODE = 0o644  # 420
+# Copied, not constructed, for every defaulted spec (a structural copy skips pydantic's validation)
+_EMPTY_SECURITY_CONTEXT = PodSecurityContext()
 
 
 def image_pull_policy_for(image: str | None) -> str:
@@ -112,7 +115,7 @@ def default_pod_spec(spec: PodSpec) -> None:
     if spec.host_network:
         _default_host_network_ports(spec)
     if spec.security_context is None:
-        spec.security_context = PodSecurityContext()
+        spec.security_context = copy_model(_EMPTY_SECURITY_CONTEXT)
     if spec.termination_grace_period_seconds is None:
         spec.termination_grace_period_seconds = DEFAULT_GRACE_SECONDS
     if not spec.scheduler_name:
