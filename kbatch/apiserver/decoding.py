@@ -55,7 +55,8 @@ def decode_dict(model: type[T], data: dict[str, Any], field_validation: FieldVal
     work = data
     for _ in range(8):
         try:
-            return model.model_validate(work), warnings
+            # the validator itself: model_validate only adds a wrapper call (the same checks)
+            return model.__pydantic_validator__.validate_python(work), warnings
         except ValidationError as err:
             errors = _model_errors(err)
         unknown = [e for e in errors if e["type"] == "extra_forbidden"]

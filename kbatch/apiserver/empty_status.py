@@ -83,12 +83,28 @@ _FILLERS: dict[str, Filler] = {
 STRUCT_STATUS_KINDS = frozenset(_FILLERS)
 
 
-def fill_status(kind: Kind, obj: Resource) -> None:
-    """Give ``obj`` (in place) the status upstream would serialize for it, if its kind has one."""
+# Kind -> (its filler, whether the strategy declared it), resolved once per Kind (by identity; the
+# Kind is kept so its id stays its own). Process-wide and bounded: APIServers come and go (tests
+# make thousands), their Kinds with them.
+_RESOLVED: dict[int, tuple[Kind, Filler | None, bool]] = {}
+_MAX_RESOLVED = 512
+
+
+def _filler_of(kind: Kind) -> tuple[Kind, Filler | None, bool]:
+    hit = _RESOLVED.get(id(kind))
+    if hit is not None and hit[0] is kind:
+        return hit
     declared = getattr(kind.strategy, "fill_empty_status", None)
-    if declared is not None:
-        declared(obj)
-        return
-    filler = _FILLERS.get(kind.info.group_kind)
-    if filler is not None and "status" in type(obj).model_fields:
+    filler = declared if declared is not None else _FILLERS.get(kind.info.group_kind)
+    if len(_RESOLVED) >= _MAX_RESOLVED:
+        _RESOLVED.clear()
+    resolved = _RESOLVED[id(kind)] = (kind, filler, declared is not None)
+    return resolved
+
+
+def fill_status(kind: Kind, obj: Resource) -> None:
+    """Give ``obj`` (in place) the status upstream would serialize for it, if its kind has one (a
+    strategy's own ``fill_empty_status`` first; the table applies only to a model with a status)."""
+    _, filler, declared = _filler_of(kind)
+    if filler is not None and (declared or "status" in type(obj).__pydantic_fields__):
         filler(obj)
