@@ -27,7 +27,8 @@ def test_eviction_respects_the_budget_over_http(served: Any) -> None:
     api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
     core, policy = client.CoreV1Api(api_client), client.PolicyV1Api(api_client)
     base = f"{served.url}/apis/kbatch.dev/v1alpha1"
-    httpx.post(f"{base}/actions/nodes-add", json={"count": 1, "prefix": "evict"}, timeout=10).raise_for_status()
+    add = httpx.post(f"{base}/actions/nodes-add", json={"count": 1, "prefix": "evict"}, timeout=10)
+    add.raise_for_status()
     for name in ("ev-0", "ev-1"):
         core.create_namespaced_pod("default", _pod(name))
     httpx.post(f"{base}/clock", json={"advance": "10s"}, timeout=10).raise_for_status()
