@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbatch.api.core_v1 import Event, Namespace, Node, Pod, PodTemplateSpec, Service
+from kbatch.api.core_v1 import Event, Namespace, Node, Pod, PodTemplateSpec, Service, Toleration
 from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.api.strategies.core import (
     EventStrategy,
@@ -20,6 +20,7 @@ from kbatch.api.strategies.core import (
     default_pod_spec,
     image_pull_policy_for,
     pod_qos_class,
+    validate_pod_spec_update,
     validate_pod_template_spec,
 )
 
@@ -481,3 +482,28 @@ def test_priority_class_strategy() -> None:
     assert [str(e) for e in strategy.validate_update(changed, pc)] == [
         "value: Forbidden: may not be changed in an update."
     ]
+
+
+_TOLERATION = st.builds(
+    lambda key, op, value, effect, seconds: Toleration.model_validate(
+        {k: v for k, v in {"key": key, "operator": op, "value": value, "effect": effect,
+                           "tolerationSeconds": seconds}.items() if v is not None}),
+    st.sampled_from([None, "", "k", "node.kubernetes.io/not-ready"]),
+    st.sampled_from([None, "Exists", "Equal"]),
+    st.sampled_from([None, "", "v"]), st.sampled_from([None, "NoExecute", "NoSchedule"]),
+    st.sampled_from([None, 0, 10, 300]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(old=_TOLERATION, new=_TOLERATION)
+def test_a_toleration_is_kept_when_only_its_seconds_shrink(old: Toleration, new: Toleration) -> None:
+    """ValidatePodUpdate's toleration rule: everything but tolerationSeconds equal, and the seconds
+    unchanged or (both set) not larger."""
+    strip = {"toleration_seconds": None}
+    same = old.model_copy(update=strip) == new.model_copy(update=strip)
+    old_s, new_s = old.toleration_seconds, new.toleration_seconds
+    kept = same and (old_s == new_s if old_s is None or new_s is None else new_s <= old_s)
+    before = pod({"containers": [{"name": "c", "image": "x"}], "tolerations": [old.to_dict()]})
+    after = pod({"containers": [{"name": "c", "image": "x"}], "tolerations": [new.to_dict()]})
+    errors = validate_pod_spec_update(after.spec, before.spec)
+    assert any("existing toleration can not be modified" in str(e) for e in errors) is not kept

@@ -78,8 +78,10 @@ def _active_deadline_errors(new: int | None, old: int | None, path: str) -> list
 
 def _still_tolerated(old: Toleration, new: Toleration) -> bool:
     """Same toleration, with ``tolerationSeconds`` unchanged or (when set) not larger."""
-    strip = {"toleration_seconds": None}
-    if old.model_copy(update=strip) != new.model_copy(update=strip):
+    # every other field equal (what comparing copies with tolerationSeconds cleared would say)
+    mine, theirs = old.__dict__, new.__dict__
+    if type(old) is not type(new) or any(
+            mine[name] != theirs[name] for name in mine if name != "toleration_seconds"):
         return False
     if old.toleration_seconds is None or new.toleration_seconds is None:
         return old.toleration_seconds == new.toleration_seconds
