@@ -507,3 +507,53 @@ def test_a_toleration_is_kept_when_only_its_seconds_shrink(old: Toleration, new:
     after = pod({"containers": [{"name": "c", "image": "x"}], "tolerations": [new.to_dict()]})
     errors = validate_pod_spec_update(after.spec, before.spec)
     assert any("existing toleration can not be modified" in str(e) for e in errors) is not kept
+
+
+def _masked_reference(new: Any, old: Any) -> Any:
+    """The straightforward rule the field-by-field comparison replaced: ``old`` with every field an
+    update may change taken from ``new``."""
+    masked = old.model_copy(deep=True)
+    pairs = ((masked.containers, new.containers), (masked.init_containers or [], new.init_containers or []))
+    for mine, theirs in pairs:
+        for c, n in zip(mine, theirs, strict=False):
+            c.image = n.image
+    masked.active_deadline_seconds = new.active_deadline_seconds
+    masked.tolerations = new.tolerations
+    masked.scheduling_gates = new.scheduling_gates
+    if old.scheduling_gates:
+        masked.node_selector, masked.affinity = new.node_selector, new.affinity
+    old_grace = old.termination_grace_period_seconds
+    if old_grace is not None and old_grace < 0 and new.termination_grace_period_seconds == 1:
+        masked.termination_grace_period_seconds = 1
+    return masked
+
+
+_SPEC_VARIANTS: dict[str, Any] = {
+    "containers": st.lists(st.fixed_dictionaries(
+        {"name": st.sampled_from(["a", "b"]), "image": st.sampled_from(["x", "y"])},
+        optional={"command": st.just(["sleep"]), "args": st.just(["1"])}), min_size=1, max_size=2),
+    "initContainers": st.one_of(st.none(), st.lists(st.fixed_dictionaries(
+        {"name": st.just("i"), "image": st.sampled_from(["x", "y"])},
+        optional={"command": st.just(["true"])}), max_size=2)),
+    "terminationGracePeriodSeconds": st.sampled_from([None, -1, 1, 30]),
+    "nodeSelector": st.sampled_from([None, {}, {"a": "b"}]),
+    "schedulingGates": st.sampled_from([None, [], [{"name": "g"}]]),
+    "dnsPolicy": st.sampled_from([None, "ClusterFirst", "Default"]),
+    "hostname": st.sampled_from([None, "h"]),
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(old=st.fixed_dictionaries({}, optional=_SPEC_VARIANTS),
+       new=st.fixed_dictionaries({}, optional=_SPEC_VARIANTS))
+def test_changed_spec_fields_match_the_masked_copy_rule(old: dict[str, Any], new: dict[str, Any]) -> None:
+    base = {"containers": [{"name": "a", "image": "x"}]}
+    before, after = pod({**base, **old}).spec, pod({**base, **new}).spec
+    if len(before.containers) != len(after.containers):
+        return
+    masked = _masked_reference(after, before)
+    expected = sorted(f.alias or name for name, f in type(after).model_fields.items()
+                      if getattr(masked, name) != getattr(after, name))
+    got = [e for e in validate_pod_spec_update(after, before) if "may not change fields" in str(e)]
+    assert [str(e).split("\nchanged: ")[1] for e in got] == (
+        [", ".join(f"spec.{c}" for c in expected)] if expected else [])

@@ -9,7 +9,7 @@ Generic metadata checks are the API server's (``kbatch.apiserver.meta_validation
 
 from __future__ import annotations
 
-from kbatch.api.core_v1 import ContainerStatus, Pod, PodSpec, PodStatus, Toleration
+from kbatch.api.core_v1 import Container, ContainerStatus, Pod, PodSpec, PodStatus, Toleration
 from kbatch.api.errors import FieldError
 from kbatch.api.model_copy import copy_model
 from kbatch.api.quantity import Quantity
@@ -31,6 +31,8 @@ UPDATABLE_POD_SPEC_FIELDS = (
 _TERMINAL = ("Succeeded", "Failed")
 _PENDING = PodStatus(phase="Pending", qos_class="BestEffort")  # copied per create (no re-validation)
 _QOS_RESOURCES = ("cpu", "memory")
+_MAY_CHANGE = frozenset({"active_deadline_seconds", "tolerations", "scheduling_gates"})
+_GATED_MAY_CHANGE = frozenset({"node_selector", "affinity"})  # a gated pod may gain constraints
 
 
 def pod_qos_class(spec: PodSpec) -> str:
@@ -103,22 +105,39 @@ def _only_removed_gates(new: PodSpec, old: PodSpec, path: str) -> list[FieldErro
             for i, g in enumerate(new.scheduling_gates or ()) if g.name not in old_names]
 
 
-def _masked(new: PodSpec, old: PodSpec) -> PodSpec:
-    """``old`` with every field an update may change taken from ``new``."""
-    masked = copy_model(old)  # old is a validated, stored spec: a structural copy is exact
-    pairs = ((masked.containers, new.containers), (masked.init_containers or [], new.init_containers or []))
-    for mine, theirs in pairs:
-        for c, n in zip(mine, theirs, strict=False):
-            c.image = n.image
-    masked.active_deadline_seconds = new.active_deadline_seconds
-    masked.tolerations = new.tolerations
-    masked.scheduling_gates = new.scheduling_gates
-    if old.scheduling_gates:  # a gated pod may still gain scheduling constraints
-        masked.node_selector, masked.affinity = new.node_selector, new.affinity
-    old_grace = old.termination_grace_period_seconds
-    if old_grace is not None and old_grace < 0 and new.termination_grace_period_seconds == 1:
-        masked.termination_grace_period_seconds = 1
-    return masked
+def _differs_but_image(old: Container, new: Container) -> bool:
+    mine, theirs = old.__dict__, new.__dict__
+    return type(old) is not type(new) or any(mine[k] != theirs[k] for k in mine if k != "image")
+
+
+def _containers_differ(old: list[Container] | None, new: list[Container] | None) -> bool:
+    """Whether the lists differ in more than their images (absent and empty are different)."""
+    if old is None or new is None:
+        return old is not new
+    return len(old) != len(new) or any(_differs_but_image(o, n) for o, n in zip(old, new, strict=True))
+
+
+def _changed_fields(new: PodSpec, old: PodSpec) -> list[str]:
+    """Wire names of the fields that differ once every field an update may change is taken from
+    ``new`` (images, activeDeadlineSeconds, tolerations, schedulingGates; nodeSelector and affinity
+    of a gated pod; terminationGracePeriodSeconds from negative to 1), compared field by field
+    instead of on a masked copy of ``old``."""
+    mine, theirs = old.__dict__, new.__dict__
+    gated = bool(old.scheduling_gates)
+    changed = []
+    for name, field in PodSpec.__pydantic_fields__.items():
+        if name in _MAY_CHANGE or (gated and name in _GATED_MAY_CHANGE):
+            continue
+        if name in ("containers", "init_containers"):
+            differs = _containers_differ(mine[name], theirs[name])
+        elif name == "termination_grace_period_seconds":
+            before, after = mine[name], theirs[name]
+            differs = before != after and not (before is not None and before < 0 and after == 1)
+        else:
+            differs = mine[name] != theirs[name]
+        if differs:
+            changed.append(field.alias or name)
+    return sorted(changed)
 
 
 def validate_pod_spec_update(new: PodSpec, old: PodSpec, path: str = "spec") -> list[FieldError]:
@@ -131,10 +150,8 @@ def validate_pod_spec_update(new: PodSpec, old: PodSpec, path: str = "spec") -> 
         return errs
     errs += _only_added_tolerations(new, old, child(path, "tolerations"))
     errs += _only_removed_gates(new, old, child(path, "schedulingGates"))
-    masked = _masked(new, old)
-    if masked != new:
-        changed = sorted(f.alias or name for name, f in PodSpec.model_fields.items()
-                         if getattr(masked, name) != getattr(new, name))
+    changed = _changed_fields(new, old)
+    if changed:
         errs.append(FieldError.forbidden(path, "pod updates may not change fields other than "
                                          + ",".join(UPDATABLE_POD_SPEC_FIELDS)
                                          + "\nchanged: " + ", ".join(f"spec.{c}" for c in changed)))
