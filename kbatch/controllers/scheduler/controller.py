@@ -69,7 +69,7 @@ class Scheduler:
         self.waiting: dict[str, WaitingPod] = {}
         self.record_events = bool(ctx.options.get("events", True))
         self._seq = count()
-        self._infos: dict[str, PodInfo] = {}  # last PodInfo per pod key (bound or pending)
+        self._infos: dict[str, PodInfo] = {}  # last PodInfo per pod key (bound or pending, not finished)
         self._status_written: dict[str, tuple[str, str]] = {}
         self.cycle: Any = None
         self.enqueue: Callable[[], None] = lambda: None
@@ -90,6 +90,9 @@ class Scheduler:
         info = _bound_update(old, pod)
         if info is old and old is not None:
             return  # most kubelet status writes: nothing the scheduler tracks changed
+        if pod.status is not None and pod.status.phase in _TERMINAL:
+            self._forget(key)  # a finished pod holds nothing, and its phase is final
+            return
         if info is None:
             info = self._info(pod)
         else:
@@ -97,13 +100,9 @@ class Scheduler:
         now = self.ctx.clock.now()
         if info.node_name:
             self.queue.delete(info.key)
-            if info.terminal:
-                self._release(info.key)
-                self._status_written.pop(info.key, None)
-            else:
-                self.snapshot.add_pod(info, info.node_name)
+            self.snapshot.add_pod(info, info.node_name)
             return
-        if info.terminal or info.scheduler_name != self.profile.scheduler_name:
+        if info.scheduler_name != self.profile.scheduler_name:
             self.queue.delete(info.key)
             return
         if info.terminating:
@@ -117,7 +116,9 @@ class Scheduler:
             entry.pod = info  # e.g. nominatedNodeName: keep the newest view, without a retry
 
     def on_pod_delete(self, pod: Any) -> None:
-        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        self._forget(f"{pod.metadata.namespace}/{pod.metadata.name}")
+
+    def _forget(self, key: str) -> None:
         self._infos.pop(key, None)
         self._status_written.pop(key, None)
         self.queue.delete(key)
@@ -357,5 +358,7 @@ def _bound_update(old: PodInfo | None, pod: Any) -> PodInfo | None:
         return old
     if old.spread_constraints and labels != old.labels:
         return None  # matchLabelKeys are merged from the labels at conversion: convert again
-    return replace(old, labels=dict(labels), terminal=terminal, terminating=terminating,
-                   nominated_node=nominated, tolerations=tuple(toleration_of(t) for t in tolerations))
+    kept = len(tolerations) == len(old.tolerations)  # tolerations can only be added
+    return replace(old, labels=old.labels if labels == old.labels else dict(labels), terminal=terminal,
+                   terminating=terminating, nominated_node=nominated,
+                   tolerations=old.tolerations if kept else tuple(map(toleration_of, tolerations)))

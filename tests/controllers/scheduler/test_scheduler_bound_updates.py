@@ -75,3 +75,15 @@ def test_finished_pods_run_no_scheduling_cycle_when_nothing_waits() -> None:
     cp.advance(10)
     assert {get_pod(cp, n).status.phase for n in ("a", "b", "c")} == {"Succeeded"}
     assert scheduler.reconciles == cycles, "freed resources matter only to pods that wait for them"
+    assert scheduler.reconciler._infos == {}, "finished pods are forgotten: they hold nothing"
+    assert all(not node.pods for node in scheduler.reconciler.snapshot)
+
+
+def test_a_bound_pod_failed_by_another_writer_frees_its_share_of_the_node() -> None:
+    cp = sim_cluster(1, controllers="scheduler")
+    cp.apply(pod_yaml("p", "sleep 10"))
+    scheduler = cp.manager.get("scheduler").reconciler
+    assert [info.key for node in scheduler.snapshot for info in node.pods.values()] == ["default/p"]
+    cp.client.patch_status(Pod, "p", {"status": {"phase": "Failed"}}, "default")
+    cp.run_until_idle()
+    assert all(not node.pods for node in scheduler.snapshot) and scheduler._infos == {}
