@@ -2,7 +2,8 @@
 a comparable dict measured in the same run (so a ratio survives a noisy, shared machine).
 
 Rows: Pod create strategy (default + prepare + validate + object-meta validation), Pod status update
-validation (object-meta update + ``validate_status_update``), Job status update validation, a
+validation (object-meta update + ``validate_status_update``), Pod main-resource update validation
+with an unchanged spec, Job status update validation, a
 kubelet-style strategic merge status patch (Running, then Succeeded) onto a stored pod dict, and a
 JSON merge patch of the same status.
 
@@ -130,6 +131,15 @@ def _status_update(strategy: Any, new: Any, old: Any) -> Callable[[], object]:
     return run
 
 
+def _main_update(strategy: Any, new: Any, old: Any) -> Callable[[], object]:
+    """A main-resource write that leaves the spec alone (e.g. the Job controller removing a pod's
+    tracking finalizer): object-meta update + ``validate`` + ``validate_update``."""
+    def run() -> object:
+        return (validate_object_meta_update(new.metadata, old.metadata)
+                + strategy.validate(new) + strategy.validate_update(new, old))
+    return run
+
+
 def rows(n: int) -> list[tuple[str, float, float]]:
     """(name, µs per op, µs per deepcopy of the comparable dict)."""
     pod_source = Pod.model_validate({"metadata": {"name": "pod-0", "namespace": "default",
@@ -137,6 +147,7 @@ def rows(n: int) -> list[tuple[str, float, float]]:
                                      "spec": {k: POD["spec"][k] for k in ("containers", "nodeName")}})
     pending = Pod.model_validate(POD)
     running = Pod.model_validate(apply_strategic_patch(POD, RUNNING_PATCH))
+    running_old = Pod.model_validate(apply_strategic_patch(POD, RUNNING_PATCH))
     job_old = Job.model_validate(JOB)
     job_new_dict = copy.deepcopy(JOB)
     job_new_dict["status"].update({"succeeded": 3, "completedIndexes": "0-2", "ready": 3})
@@ -148,6 +159,8 @@ def rows(n: int) -> list[tuple[str, float, float]]:
     return [
         ("Pod create: default+prepare+validate", _pod_create_us(PodStrategy(), pod_source, n), deep_pod),
         ("Pod status update validation", _per_op_us(_status_update(PodStrategy(), running, pending), n),
+         deep_pod),
+        ("Pod update validation, same spec", _per_op_us(_main_update(PodStrategy(), running, running_old), n),
          deep_pod),
         ("Job status update validation", _per_op_us(_status_update(JobStrategy(), job_new, job_old), n),
          deep_job),
