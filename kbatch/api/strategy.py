@@ -12,8 +12,10 @@ kind strategies compose with (wrap or subclass it; it has no hidden hooks).
 
 from __future__ import annotations
 
+import functools
 from typing import Protocol, TypeVar
 
+from kbatch.api.base import private_fields_set
 from kbatch.api.errors import FieldError
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_value
@@ -51,6 +53,13 @@ class Strategy(Protocol[T]):
         ...
 
 
+@functools.lru_cache(maxsize=256)
+def _carried_fields(model: type[Resource]) -> tuple[str, ...]:
+    """The fields a status write takes from the stored object: all but metadata and status (one
+    tuple per model class, bounded: test suites define model classes of their own)."""
+    return tuple(name for name in model.__pydantic_fields__ if name not in ("metadata", "status"))
+
+
 class DefaultStrategy:
     """No defaulting, no validation beyond the API server's generic metadata checks."""
 
@@ -70,11 +79,10 @@ class DefaultStrategy:
     def prepare_for_status_update(self, new: Resource, old: Resource) -> None:
         # Every field but metadata and status comes from old, as a copy (new shares nothing with old);
         # only those fields are copied, not the whole of old.
-        values, fields_set = new.__dict__, new.__pydantic_fields_set__
-        for name in type(new).model_fields:
-            if name not in ("metadata", "status"):
-                values[name] = copy_value(getattr(old, name))
-                fields_set.add(name)
+        values, fields_set = new.__dict__, private_fields_set(new)
+        for name in _carried_fields(type(new)):
+            values[name] = copy_value(getattr(old, name))
+            fields_set.add(name)
 
     def validate(self, obj: Resource) -> list[FieldError]:
         return []
