@@ -22,7 +22,9 @@ from kbatch.api.strategies.core import (
     pod_qos_class,
     validate_pod_spec_update,
     validate_pod_template_spec,
+    validate_tolerations,
 )
+from kbatch.api.strategies.core.scheduling_validation import _validate_toleration
 
 
 def pod(spec: dict[str, Any] | None = None, **status: Any) -> Pod:
@@ -557,3 +559,14 @@ def test_changed_spec_fields_match_the_masked_copy_rule(old: dict[str, Any], new
     got = [e for e in validate_pod_spec_update(after, before) if "may not change fields" in str(e)]
     assert [str(e).split("\nchanged: ")[1] for e in got] == (
         [", ".join(f"spec.{c}" for c in expected)] if expected else [])
+
+
+@settings(max_examples=200, deadline=None)
+@given(tolerations=st.lists(_TOLERATION, max_size=4))
+def test_remembered_valid_tolerations_validate_as_fresh_ones(tolerations: list[Toleration]) -> None:
+    """validate_tolerations skips tolerations whose fields it found valid before: the same errors,
+    at the same paths, on the first call and on a repeat."""
+    fresh = [e for i, t in enumerate(tolerations)
+             for e in _validate_toleration(t, f"spec.tolerations[{i}]")]
+    assert validate_tolerations(tolerations, "spec.tolerations") == fresh
+    assert validate_tolerations(tolerations, "spec.tolerations") == fresh

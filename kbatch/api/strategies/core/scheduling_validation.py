@@ -74,10 +74,25 @@ def _validate_toleration(tol: Toleration, path: str) -> list[FieldError]:
     return errs
 
 
+# Field values of tolerations found valid: whether one is valid depends on its fields alone (the path
+# only appears in messages), and nearly every pod carries the same two defaulted ones. Process-wide,
+# bounded (cleared when full).
+_VALID_TOLERATIONS: set[tuple[object, ...]] = set()
+_MAX_VALID_TOLERATIONS = 4096
+
+
 def validate_tolerations(tolerations: list[Toleration] | None, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for i, tol in enumerate(tolerations or ()):
-        errs += _validate_toleration(tol, index(path, i))
+        fields = tuple(tol.__dict__.values())  # every field is a scalar: hashable
+        if fields in _VALID_TOLERATIONS:
+            continue
+        found = _validate_toleration(tol, index(path, i))
+        if not found:
+            if len(_VALID_TOLERATIONS) >= _MAX_VALID_TOLERATIONS:
+                _VALID_TOLERATIONS.clear()
+            _VALID_TOLERATIONS.add(fields)
+        errs += found
     return errs
 
 
