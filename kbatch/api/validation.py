@@ -316,9 +316,12 @@ def validate_owner_references(refs: list[OwnerReference] | None, path: str) -> l
 
 def validate_finalizers(finalizers: list[str] | None, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
-    for name in finalizers or ():
-        errs += [FieldError.invalid(path, name, m) for m in is_qualified_name(name)]
-    if finalizers and FINALIZER_ORPHAN in finalizers and FINALIZER_FOREGROUND in finalizers:
+    if not finalizers:
+        return errs
+    if any(_qualified_name_errors(name) for name in finalizers):  # else nothing to report per name
+        for name in finalizers:
+            errs += [FieldError.invalid(path, name, m) for m in is_qualified_name(name)]
+    if FINALIZER_ORPHAN in finalizers and FINALIZER_FOREGROUND in finalizers:
         errs.append(FieldError.invalid(path, list(finalizers), f"finalizer {FINALIZER_ORPHAN} and "
                                        f"{FINALIZER_FOREGROUND} cannot be both set"))
     return errs

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import ResourceClaim, ResourceRequirements
-from kbatch.api.errors import FieldErrorType
+from kbatch.api.errors import FieldError, FieldErrorType
 from kbatch.api.meta import LabelSelector, LabelSelectorRequirement, ObjectMeta, OwnerReference
 from kbatch.api.quantity import Quantity
 from kbatch.api.validation import (
@@ -19,7 +19,10 @@ from kbatch.api.validation import (
     is_extended_resource_name,
     is_qualified_name,
     is_valid_label_value,
+    validate_annotations,
+    validate_finalizers,
     validate_label_selector,
+    validate_labels,
     validate_object_meta,
     validate_object_meta_update,
     validate_resource_requirements,
@@ -246,3 +249,27 @@ def test_invalid_names_rejected_at_metadata_name(name: str) -> None:
         assert errs and all(e.field == "metadata.name" for e in errs)
     else:
         assert errs == []
+
+
+# --- fast paths: validators skip their per-entry walk when every entry is valid -------------------
+
+_MAYBE_NAME = st.one_of(st.sampled_from(["app", "example.com/tier", "a/b/c", "-bad", "", "x" * 64,
+                                         "Ok.Name", "/x", "k8s.io/"]),
+                        st.text(alphabet="aZ-_./9 ", max_size=8))
+
+
+@given(entries=st.dictionaries(_MAYBE_NAME, _MAYBE_NAME, max_size=4))
+def test_label_and_annotation_fast_paths_report_as_the_full_walk(entries: dict[str, str]) -> None:
+    """The sorted per-key walk is skipped only when it would report nothing: same errors, same order."""
+    path = "metadata.labels"
+    walked = []
+    for k in sorted(entries):
+        walked += [FieldError.invalid(path, k, m) for m in is_qualified_name(k)]
+        walked += [FieldError.invalid(path, entries[k], m) for m in is_valid_label_value(entries[k])]
+    assert validate_labels(entries, path) == walked
+    annotations = [FieldError.invalid("a", k, m)
+                   for k in sorted(entries) for m in is_qualified_name(k.lower())]
+    assert validate_annotations(entries, "a") == annotations
+    names = list(entries)
+    finalizers = [FieldError.invalid("f", n, m) for n in names for m in is_qualified_name(n)]
+    assert validate_finalizers(names, "f") == finalizers
