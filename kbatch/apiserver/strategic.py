@@ -42,7 +42,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kbatch.api.errors import BadRequest
+from kbatch.api.errors import BadRequest, InternalError
 
 __all__ = ["MERGE_KEYS", "MERGE_PRIMITIVES", "apply_strategic_patch"]
 
@@ -125,7 +125,7 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
                 field = key.split("/", 1)[1]
                 if not isinstance(value, list):
                     raise BadRequest("invalid patch: $deleteFromPrimitiveList must be a list")
-                result[field] = [x for x in result.get(field) or [] if x not in value]
+                result[field] = [x for x in _original_list(result.get(field)) if x not in value]
                 continue
             if key.startswith(_DIRECTIVE_PREFIXES) or key == "$patch":
                 continue
@@ -152,6 +152,18 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
             raise BadRequest("invalid patch: $retainKeys must be a list")
         result = {k: v for k, v in result.items() if k in retain}
     return result
+
+
+_GO_TYPES = {str: "string", bool: "bool", int: "float64", float: "float64", dict: "map[string]interface {}"}
+
+
+def _original_list(value: Any) -> list[Any]:
+    """The list a ``$deleteFromPrimitiveList`` directive deletes from: absent is empty; any other
+    value is upstream's ``ErrBadArgType``, which the API server answers with a 500."""
+    if value is None or isinstance(value, list):
+        return value or []
+    got = _GO_TYPES.get(type(value), "unknown")
+    raise InternalError(f"expected a []interface {{}}, but received a {got}")
 
 
 def _merge_list(original: Any, patch: list[Any], parent: str, field: str) -> list[Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kbatch.api.errors import BadRequest, Conflict, Invalid, UnsupportedMediaType
+from kbatch.api.errors import BadRequest, Conflict, InternalError, Invalid, UnsupportedMediaType
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
 from kbatch.apiserver.strategic import apply_strategic_patch
@@ -76,6 +76,17 @@ def test_strategic_merge_by_key_and_directives() -> None:
     assert dropped["metadata"]["finalizers"] == []
     listed = apply_strategic_patch(doc, {"spec": {"containers": [{"$patch": "replace"}, {"name": "only"}]}})
     assert listed["spec"]["containers"] == [{"name": "only"}]
+
+
+def test_delete_from_primitive_list_of_a_non_list_is_an_internal_error() -> None:
+    """Upstream's ErrBadArgType (mergepatch), which the API server answers with a 500."""
+    doc = {"spec": {"priority": 5, "hostname": "h"}}
+    with pytest.raises(InternalError, match=r"^expected a \[\]interface \{\}, but received a float64$"):
+        apply_strategic_patch(doc, {"spec": {"$deleteFromPrimitiveList/priority": [5]}})
+    with pytest.raises(InternalError, match=r"received a string$"):
+        apply_strategic_patch(doc, {"spec": {"$deleteFromPrimitiveList/hostname": ["h"]}})
+    absent = apply_strategic_patch(doc, {"spec": {"$deleteFromPrimitiveList/absent": ["x"]}})
+    assert absent["spec"]["absent"] == []
 
 
 def test_merge_patch_on_server(server: APIServer) -> None:

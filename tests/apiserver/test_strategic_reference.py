@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbatch.api.errors import BadRequest
+from kbatch.api.errors import BadRequest, InternalError
 from kbatch.apiserver.strategic import _merge_key, apply_strategic_patch
 
 # --- the reference: the straightforward algorithm, as it stood before the fast paths -----------
@@ -48,7 +48,10 @@ def _ref_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
             field = key.split("/", 1)[1]
             if not isinstance(value, list):
                 raise BadRequest("invalid patch: $deleteFromPrimitiveList must be a list")
-            result[field] = [x for x in result.get(field) or [] if x not in value]
+            original_list = result.get(field)
+            if original_list is not None and not isinstance(original_list, list):  # fixed since: a 500
+                raise InternalError("not a list")
+            result[field] = [x for x in original_list or [] if x not in value]
             continue
         if key.startswith(_DIRECTIVE_PREFIXES) or key in ("$patch", "$retainKeys"):
             continue
@@ -149,6 +152,8 @@ def _outcome(fn: Any, original: dict[str, Any], patch: Any) -> Any:
         return ("ok", fn(original, patch))
     except BadRequest as err:
         return ("error", err.message)
+    except InternalError:
+        return ("internal error",)
 
 
 @settings(max_examples=400, deadline=None)
