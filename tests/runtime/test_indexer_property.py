@@ -21,10 +21,15 @@ _op = st.tuples(st.sampled_from(["upsert", "delete"]), st.sampled_from(["a", "b"
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(_op, max_size=25))
-def test_indexes_match_brute_force(ops: list[tuple[str, str, str, str, dict[str, str]]]) -> None:
+@given(st.lists(_op, max_size=25), st.integers(0, 25))
+def test_indexes_match_brute_force(ops: list[tuple[str, str, str, str, dict[str, str]]],
+                                   first_query: int) -> None:
+    """Indexes are built on their first query (``first_query`` ops in), then maintained."""
     indexer = Indexer()
-    for verb, name, ns, node, labels in ops:
+    for step, (verb, name, ns, node, labels) in enumerate(ops):
+        if step == first_query:
+            indexer.index_keys(BY_LABEL, "x=1")
+            indexer.index_keys(BY_NODE_NAME, "n1")
         builder = make_pod(name, namespace=ns)
         for k, v in labels.items():
             builder = builder.label(k, v)
@@ -43,3 +48,18 @@ def test_indexes_match_brute_force(ops: list[tuple[str, str, str, str, dict[str,
             expected = sorted(object_key(o) for o in objects if value in tuple(fn(o)))
             assert indexer.index_keys(index, value) == expected
         assert all(indexer._indices[index].values()), "no empty buckets are left behind"
+
+
+def test_an_index_is_maintained_only_once_queried() -> None:
+    """Writes pay only for the indexes a reader asked for; the first query builds from every object."""
+    indexer = Indexer()
+    indexer.upsert(make_pod("a", namespace="ns1").node("n1").obj())
+    assert indexer._indices == {}
+    assert indexer.index_keys(BY_NODE_NAME, "n1") == ["ns1/a"]
+    indexer.upsert(make_pod("b", namespace="ns2").node("n1").obj())
+    assert list(indexer._indices) == [BY_NODE_NAME]
+    assert indexer.index_keys(BY_NODE_NAME, "n1") == ["ns1/a", "ns2/b"]
+    assert indexer.index_keys(BY_NAMESPACE, "ns2") == ["ns2/b"]
+    indexer.delete("ns2/b")
+    assert indexer.index_keys(BY_NODE_NAME, "n1") == ["ns1/a"]
+    assert indexer.index_keys(BY_NAMESPACE, "ns2") == []

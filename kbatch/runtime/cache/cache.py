@@ -66,10 +66,12 @@ class Cache:
             informer.stop()
 
     def pump(self) -> int:
-        """Deliver pending watch events of every informer (registration order)."""
+        """Deliver pending watch events of every informer whose watch notified (registration order;
+        the loop calls this every round, and most rounds only one kind, or none, has news)."""
         total = 0
         for informer in list(self._informers.values()):
-            total += informer.pump()
+            if informer.notified:
+                total += informer.pump()
         return total
 
     # -- Reader ------------------------------------------------------------------------------------

@@ -90,19 +90,19 @@ class Indexer:
     def __init__(self, indexers: dict[str, IndexFunc] | None = None) -> None:
         self._items: SortedDict = SortedDict()
         self._funcs: dict[str, IndexFunc] = dict(DEFAULT_INDEXERS if indexers is None else indexers)
-        self._indices: dict[str, dict[str, dict[str, None]]] = {name: {} for name in self._funcs}
+        # Only indexes someone has queried are built and maintained (the first ``index_keys`` builds
+        # one from every object): a kind's informer pays per write only for the indexes its readers
+        # use (client-go registers indexers per informer; here every kind offers the built-ins).
+        self._indices: dict[str, dict[str, dict[str, None]]] = {}
         self._raw: dict[str, bytes] = {}  # key -> JSON of the current object, encoded on first copy
 
     def add_index(self, name: str, fn: IndexFunc) -> None:
-        """Register a custom index (existing objects are indexed immediately)."""
+        """Register a custom index (built on its first query, then kept up to date)."""
         if name in self._funcs:
             if self._funcs[name] is fn:
                 return
             raise ValueError(f"index {name!r} already exists")
         self._funcs[name] = fn
-        self._indices[name] = {}
-        for key, obj in self._items.items():
-            self._index_one(name, key, obj)
 
     def has_index(self, name: str) -> bool:
         return name in self._funcs
@@ -111,18 +111,20 @@ class Indexer:
         """Store ``obj``; return the previous object under its key, if any."""
         share_fields_sets(obj)  # held long and only read: ~half the memory (kbatch.api.model_copy)
         key = object_key(obj)
-        old = self._items.get(key)
-        self._items[key] = obj
+        items = self._items
+        old = items.get(key)
+        items[key] = obj
         if old is None:
-            for name in self._funcs:
+            for name in self._indices:
                 self._index_one(name, key, obj)
             return None
         self._raw.pop(key, None)
-        for name, fn in self._funcs.items():  # most updates move no index value: touch only changes
+        funcs = self._funcs
+        for name, index in self._indices.items():  # most updates move no index value: touch only changes
+            fn = funcs[name]
             before, after = tuple(fn(old)), tuple(fn(obj))
             if before == after:
                 continue
-            index = self._indices[name]
             for value in before:
                 bucket = index.get(value)
                 if bucket is not None:
@@ -164,9 +166,18 @@ class Indexer:
         return len(self._items)
 
     def index_keys(self, name: str, value: str) -> list[str]:
-        if name not in self._indices:
-            raise KeyError(f"no index named {name!r}; known: {sorted(self._indices)}")
-        return sorted(self._indices[name].get(value, ()))
+        index = self._indices.get(name)
+        if index is None:
+            index = self._build(name)
+        return sorted(index.get(value, ()))
+
+    def _build(self, name: str) -> dict[str, dict[str, None]]:
+        if name not in self._funcs:
+            raise KeyError(f"no index named {name!r}; known: {sorted(self._funcs)}")
+        self._indices[name] = {}
+        for key, obj in self._items.items():
+            self._index_one(name, key, obj)
+        return self._indices[name]
 
     def by_index(self, name: str, value: str) -> list[Resource]:
         return [self._items[k] for k in self.index_keys(name, value)]
@@ -177,9 +188,8 @@ class Indexer:
             index.setdefault(value, {})[key] = None
 
     def _unindex(self, key: str, obj: Resource) -> None:
-        for name, fn in self._funcs.items():
-            index = self._indices[name]
-            for value in fn(obj):
+        for name, index in self._indices.items():
+            for value in self._funcs[name](obj):
                 bucket = index.get(value)
                 if bucket is not None:
                     bucket.pop(key, None)

@@ -52,6 +52,7 @@ class SharedInformer:
         self._stream: Any = None
         self._notify: Callable[[], None] | None = None
         self._started = False
+        self.notified = True  # the stream may have events: set by its notify, cleared by pump()
 
     # -- wiring ---------------------------------------------------------------------------------
     def add_event_handler(self, handler: EventHandler) -> None:
@@ -62,9 +63,18 @@ class SharedInformer:
                 handler.on_add(obj)
 
     def set_notify(self, fn: Callable[[], None] | None) -> None:
+        """``fn`` runs when the watch may have events; the informer also records that in
+        :attr:`notified`, so a loop may skip informers with nothing pending (the watch never stays
+        silent while events wait: ``kbatch.store.watcher.MemoryWatcher.set_notify``)."""
         self._notify = fn
         if self._stream is not None:
-            self._stream.set_notify(fn)
+            self._stream.set_notify(self._on_notify)
+
+    def _on_notify(self) -> None:
+        self.notified = True
+        fn = self._notify
+        if fn is not None:
+            fn()
 
     @property
     def has_synced(self) -> bool:
@@ -84,6 +94,7 @@ class SharedInformer:
 
     def pump(self) -> int:
         """Apply every pending watch event; returns how many were handled."""
+        self.notified = False  # before polling: a write made by a handler below notifies again
         if self._stream is None:
             return 0
         try:
@@ -129,7 +140,7 @@ class SharedInformer:
         watch = client.watch_shared if shared else client.watch
         self._stream = watch(self.kind, self.namespace, resource_version=self.resource_version or None,
                              allow_bookmarks=True)
-        self._stream.set_notify(self._notify)
+        self._stream.set_notify(self._on_notify)
 
     def _relist(self) -> None:
         self.relists += 1
