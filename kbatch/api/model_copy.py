@@ -5,8 +5,10 @@ round trip (``KubeModel.clone``) re-validates everything (~25 µs). Code that co
 to be validated (a strategy carrying fields over from the stored object) only needs a structural
 copy: one generated function per model class copies ``__dict__`` and recurses only into fields that
 can hold something mutable (nested models, lists, dicts). Scalars, ``datetime`` and
-:class:`~kbatch.api.quantity.Quantity` are immutable and shared. A Pod copies in ~5 µs. A copy always
-gets a private (mutable) fields set, even from an object whose set is shared.
+:class:`~kbatch.api.quantity.Quantity` are immutable and shared. A Pod copies in ~5 µs. A copy keeps
+a shared (frozen) fields set of its source, as the source itself may: every path that adds a name
+first gives the model a private set (:class:`kbatch.api.base.KubeModel` ``__setattr__``,
+:func:`kbatch.api.base.private_fields_set`), so the copy still shares nothing mutable.
 
 :func:`share_fields_sets` walks an object the same way and makes every nested model use the shared
 frozenset of its field names (:func:`kbatch.api.base.share_fields_set`): for objects kept long and
@@ -34,6 +36,9 @@ M = TypeVar("M", bound=BaseModel)
 _SCALARS = (str, int, float, bool, type(None))
 _NEW = object.__new__
 _SET = object.__setattr__
+# setters of BaseModel's slots, called directly (no attribute-name lookup per copied model)
+_SLOT_SET = {name: BaseModel.__dict__[name].__set__
+             for name in ("__pydantic_extra__", "__pydantic_private__")}
 
 
 def _unwrap(annotation: Any) -> list[Any]:
@@ -95,11 +100,17 @@ def _generate(cls: type) -> Callable[[Any], Any]:
     lines = ["def copy(src):", "    d = src.__dict__.copy()"]
     for name, field in cls.model_fields.items():
         lines += _field_code(name, field.annotation)
+    # A shared (frozen) fields set is kept: nothing adds to it in place (KubeModel.__setattr__ and
+    # private_fields_set replace it by a private set first), so sharing it is as safe as in the source.
     lines += ["    new = NEW(CLS)", "    SET(new, '__dict__', d)",
-              "    SET(new, '__pydantic_fields_set__', set(src.__pydantic_fields_set__))",
-              "    SET(new, '__pydantic_extra__', None)", "    SET(new, '__pydantic_private__', None)",
+              "    fs = FS_GET(src)",
+              "    FS_SET(new, fs if type(fs) is frozenset else set(fs))",
+              "    EXTRA_SET(new, None)", "    PRIVATE_SET(new, None)",
               "    return new"]
-    namespace: dict[str, Any] = {"NEW": _NEW, "SET": _SET, "CLS": cls, "P": _COPIERS, "ANY": _copy_any}
+    namespace: dict[str, Any] = {"NEW": _NEW, "SET": _SET, "CLS": cls, "P": _COPIERS, "ANY": _copy_any,
+                                 "FS_GET": _fields_set_of, "FS_SET": _set_fields_set,
+                                 "EXTRA_SET": _SLOT_SET["__pydantic_extra__"],
+                                 "PRIVATE_SET": _SLOT_SET["__pydantic_private__"]}
     exec("\n".join(lines), namespace)
     return namespace["copy"]  # type: ignore[no-any-return]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from kbatch.api.base import private_fields_set
 from kbatch.api.meta import ObjectMeta, Resource
 from kbatch.store.kv import KeyValue
 
@@ -38,7 +39,7 @@ def set_resource_version(obj: Resource, revision: int) -> None:
     """Set ``metadata.resourceVersion`` without pydantic's (slow, here pointless) ``__setattr__``."""
     meta = obj.metadata
     meta.__dict__["resource_version"] = str(revision)
-    meta.__pydantic_fields_set__.add("resource_version")
+    private_fields_set(meta).add("resource_version")  # the set may be a shared frozenset
 
 
 def stub(model: type[T], namespace: str | None, name: str | None, revision: int) -> T:

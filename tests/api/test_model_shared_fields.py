@@ -23,6 +23,7 @@ from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Event, Node, Pod
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_model, share_fields_sets
+from kbatch.apiserver.codec import set_resource_version
 from kbatch.runtime.cache.indexer import Indexer
 
 MANIFESTS = Path(__file__).parent / "manifests"
@@ -98,14 +99,31 @@ def test_assignment_after_sharing_marks_only_the_assigned_object() -> None:
 def test_copies_of_shared_objects_get_private_mutable_sets() -> None:
     pod = Pod.from_json(RUNNING_POD)
     share_fields_sets(pod)
-    for clone in (copy_model(pod), copy.copy(pod), copy.deepcopy(pod), pod.model_copy(deep=True),
+    for clone in (copy.copy(pod), copy.deepcopy(pod), pod.model_copy(deep=True),
                   pickle.loads(pickle.dumps(pod))):
         assert clone == pod
         assert type(clone.__pydantic_fields_set__) is set
-        clone.__pydantic_fields_set__.add("status")  # what codec.set_resource_version does
-    meta = copy_model(pod).metadata
-    meta.__pydantic_fields_set__.add("resource_version")
-    assert type(pod.metadata.__pydantic_fields_set__) is frozenset
+        clone.__pydantic_fields_set__.add("status")
+    assert type(pod.__pydantic_fields_set__) is frozenset
+
+
+def test_copy_model_keeps_shared_sets_and_names_added_to_a_copy_stay_private() -> None:
+    """copy_model keeps a shared frozenset (it cannot be changed in place); every way kbatch adds a
+    name to a copy gives the copy a private set first, so the source and the table never change."""
+    pod = Pod.from_json(RUNNING_POD)
+    share_fields_sets(pod)
+    before = {path: set(m.model_fields_set) for path, m in _models(pod)}
+    clone = copy_model(pod)
+    assert clone == pod
+    assert clone.__pydantic_fields_set__ is pod.__pydantic_fields_set__
+    set_resource_version(clone, 7)  # adds resource_version to the copy's metadata names
+    clone.spec.priority = None  # assignment of a field not set yet
+    private_fields_set(clone.status).add("reason")
+    assert "resource_version" in clone.metadata.model_fields_set
+    assert {"priority"} <= clone.spec.model_fields_set and "reason" in clone.status.model_fields_set
+    assert {path: set(m.model_fields_set) for path, m in _models(pod)} == before
+    assert all(type(m.__pydantic_fields_set__) is frozenset for _, m in _models(pod))
+    assert copy_model(pod).to_json() == pod.to_json()
     updated = pod.model_copy(update={"kind": "Pod", "status": None})
     assert updated.status is None and pod.status is not None
     assert {"kind", "status"} <= updated.model_fields_set
