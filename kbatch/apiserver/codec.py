@@ -6,13 +6,18 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from pydantic import BaseModel, ValidationError
+
 from kbatch.api.base import private_fields_set
+from kbatch.api.errors import BadRequest
 from kbatch.api.meta import ObjectMeta, Resource
+from kbatch.apiserver.decoding import decode_dict
 from kbatch.store.kv import KeyValue
 
-__all__ = ["decode", "encode", "set_resource_version", "stub"]
+__all__ = ["checked_clone", "decode", "encode", "set_resource_version", "stub"]
 
 T = TypeVar("T", bound=Resource)
+M = TypeVar("M", bound=BaseModel)
 
 
 def encode(obj: Resource) -> bytes:
@@ -48,3 +53,24 @@ def stub(model: type[T], namespace: str | None, name: str | None, revision: int)
     meta = ObjectMeta(name=name, namespace=namespace, resource_version=str(revision))
     info = model.api_info
     return model.model_construct(api_version=info.api_version, kind=info.kind, metadata=meta)
+
+
+def checked_clone(value: M, whole: Resource | None = None) -> M:
+    """A copy of a caller's object through the wire format, so it is validated as a request body is.
+
+    pydantic does not validate assignment: a caller may have put a wrong type into a field of a typed
+    object. Such a value fails the JSON round trip; the error becomes the ``BadRequest`` a request body
+    with that value gets (naming the field path), built by decoding ``whole`` (default: ``value``), the
+    top-level object ``value`` belongs to, as the wire decoder does. Nothing has been written then.
+    """
+    try:
+        data = value.__pydantic_serializer__.to_json(value, by_alias=True, exclude_none=True, warnings=False)
+        return type(value).__pydantic_validator__.validate_json(data)  # type: ignore[no-any-return]
+    except ValidationError:
+        pass
+    top = whole if whole is not None else value
+    document = top.__pydantic_serializer__.to_python(top, mode="json", by_alias=True, exclude_none=True,
+                                                     warnings=False)
+    decode_dict(type(top), document)  # raises the BadRequest naming the field
+    raise BadRequest(f"the {type(top).__name__} object cannot be handled: it does not survive its own "
+                     "encoding")

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeVar
 
+from kbatch.api.base import private_fields_set
 from kbatch.api.errors import AlreadyExists, BadRequest, InternalError, Invalid
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_model
 from kbatch.apiserver.admission import AdmissionRequest
-from kbatch.apiserver.codec import encode
+from kbatch.apiserver.codec import checked_clone, encode
 from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta
@@ -32,6 +33,8 @@ T = TypeVar("T", bound=Resource)
 
 # Upstream retries a generated name that collides (RetryGenerateName, GA in 1.32: up to 7 retries).
 _GENERATE_ATTEMPTS = 8
+_SYSTEM_FIELDS = ("resource_version", "uid", "creation_timestamp", "deletion_timestamp",
+                  "deletion_grace_period_seconds", "self_link")
 
 
 def resolve_create_namespace(kind: Kind, obj: Resource, namespace: str | None) -> None:
@@ -50,12 +53,12 @@ def _fill_system_fields(server: APIServer, kind: Kind, obj: Resource, generated:
     """Upstream ``FillObjectMetaSystemFields`` then the generated name, both before the strategy's
     ``PrepareForCreate`` (which may derive fields from them: the Job's ``job-name`` labels)."""
     meta = obj.metadata
-    meta.resource_version = None
-    meta.uid = new_uid(server.rng)
-    meta.creation_timestamp = server.timestamp()
-    meta.deletion_timestamp = None
-    meta.deletion_grace_period_seconds = None
-    meta.self_link = None
+    # one dict update and one fields-set update instead of six assignments: the same state as
+    # assigning each field (values and model_fields_set), ~2 µs less per create
+    meta.__dict__.update(resource_version=None, uid=new_uid(server.rng),
+                         creation_timestamp=server.timestamp(), deletion_timestamp=None,
+                         deletion_grace_period_seconds=None, self_link=None)
+    private_fields_set(meta).update(_SYSTEM_FIELDS)
     if generated:
         meta.name = generate_name(meta.generate_name or "", server.rng)
     kind.strategy.prepare_for_create(obj)
@@ -78,7 +81,7 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
         # upstream's etcd3 store refuses it, and the API answers 500 with this text
         raise InternalError("Internal error occurred: resourceVersion should not be set on objects to be "
                             "created")
-    admitted = obj.clone()
+    admitted = checked_clone(obj)  # validated as a request body: a wrong type is a BadRequest
     resolve_create_namespace(kind, admitted, namespace)
     kind.strategy.default(admitted)
     server.namespaces.admit_create(kind, admitted)  # NamespaceLifecycle runs first among admission plugins

@@ -27,7 +27,7 @@ from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_value, partial_instance
 from kbatch.api.strategy import DefaultStrategy
 from kbatch.apiserver.admission import AdmissionRequest
-from kbatch.apiserver.codec import encode
+from kbatch.apiserver.codec import checked_clone, encode
 from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta_update
@@ -168,10 +168,10 @@ def _status_input(kind: Kind, obj: T) -> T:
     status = getattr(obj, "status", None)
     if (type(kind.strategy).prepare_for_status_update is not DefaultStrategy.prepare_for_status_update
             or not (status is None or isinstance(status, KubeModel))):
-        return obj.clone()
-    fields = {"metadata": obj.metadata.clone()}
+        return checked_clone(obj)
+    fields = {"metadata": checked_clone(obj.metadata, obj)}
     if "status" in type(obj).model_fields:
-        fields["status"] = status.clone() if status is not None else None
+        fields["status"] = checked_clone(status, obj) if status is not None else None
     return partial_instance(type(obj), fields)
 
 
@@ -183,7 +183,7 @@ def update_object(server: APIServer, obj: T, *, status: bool = False, dry_run: b
         current = read_current(server, kind, namespace, obj.name)
         if wanted_rv and wanted_rv != str(current.kv.mod_revision):
             raise Conflict.stale(kind.info.group_resource, obj.name)
-        new = _status_input(kind, obj) if status else obj.clone()
+        new = _status_input(kind, obj) if status else checked_clone(obj)
         new.metadata.namespace = namespace
         try:
             return apply_update(server, kind, new, current, status=status, dry_run=dry_run)  # type: ignore[return-value]
