@@ -9,6 +9,10 @@ call                                     what it writes
 ``fail_pod(t, pod, exit_code=1, …)``     annotation ``sim.kbatch.io/fault`` (a JSON record with an
                                          increasing ``id``); the kubelet ends that container now with
                                          the exit code and reason (the restart policy then applies)
+``fail_probe(t, pod, probe=…, …)``      annotation ``sim.kbatch.io/probe-faults`` (a JSON list): the
+                                         container's ``liveness`` / ``readiness`` / ``startup`` probe
+                                         (``"*"``: all) fails from ``start`` (default now) until
+                                         ``until`` (default forever); ``clear_probe_faults`` empties it
 ``evict_pod(t, pod)``                    the ``pods/eviction`` subresource, as ``kubectl drain`` calls
                                          it: ``DisruptionTarget=True`` reason ``EvictionByEvictionAPI``
                                          then a graceful delete, unless the pod's PodDisruptionBudget
@@ -32,10 +36,13 @@ from kbatch.api.base import format_time
 
 __all__ = [
     "FAULT_ANNOTATION",
+    "PROBE_FAULT_ANNOTATION",
     "add_pod_condition",
+    "clear_probe_faults",
     "delete_node",
     "evict_pod",
     "fail_pod",
+    "fail_probe",
     "mark_node_not_ready",
     "mark_node_ready",
     "taint_node",
@@ -43,6 +50,8 @@ __all__ = [
 ]
 
 FAULT_ANNOTATION = "sim.kbatch.io/fault"
+PROBE_FAULT_ANNOTATION = "sim.kbatch.io/probe-faults"
+_PROBES = ("liveness", "readiness", "startup", "*")
 
 
 def _client(target: Any) -> Any:
@@ -81,6 +90,46 @@ def fail_pod(target: Any, name: str, namespace: str = "default", *, exit_code: i
         record["container"] = container
     annotations = {FAULT_ANNOTATION: json.dumps(record, sort_keys=True)}
     client.patch(Pod, name, {"metadata": {"annotations": annotations}}, namespace)
+    _settle(target)
+
+
+def _at(target: Any, seconds: float | None) -> str | None:
+    """RFC 3339 of ``seconds`` on the control plane's timeline (None: now)."""
+    clock = getattr(target, "clock", None)
+    if clock is None:
+        return None
+    return format_time(clock.to_datetime(seconds) if seconds is not None else clock.now_datetime())
+
+
+def fail_probe(target: Any, name: str, namespace: str = "default", *, probe: str = "liveness",
+               container: str | None = None, start: float | str | None = None,
+               until: float | str | None = None) -> None:
+    """Make ``container``'s (default: the first app container) ``probe`` fail from ``start`` (timeline
+    seconds or RFC 3339; default now) until ``until`` (default: for good). Faults accumulate."""
+    from kbatch.api.core_v1 import Pod
+
+    if probe not in _PROBES:
+        raise ValueError(f"probe must be one of {', '.join(_PROBES)}, not {probe!r}")
+    client = _client(target)
+    pod = client.get(Pod, name, namespace)
+    current = json.loads((pod.metadata.annotations or {}).get(PROBE_FAULT_ANNOTATION) or "[]")
+    begin = start if isinstance(start, str) else _at(target, start)
+    if begin is None:
+        raise ValueError("start is required when the target has no clock")
+    record: dict[str, Any] = {"container": container or pod.spec.containers[0].name, "probe": probe,
+                              "from": begin}
+    if until is not None:
+        record["until"] = until if isinstance(until, str) else _at(target, until)
+    annotations = {PROBE_FAULT_ANNOTATION: json.dumps([*current, record], sort_keys=True)}
+    client.patch(Pod, name, {"metadata": {"annotations": annotations}}, namespace)
+    _settle(target)
+
+
+def clear_probe_faults(target: Any, name: str, namespace: str = "default") -> None:
+    """Every probe answers as its handler says again."""
+    from kbatch.api.core_v1 import Pod
+
+    _client(target).patch(Pod, name, {"metadata": {"annotations": {PROBE_FAULT_ANNOTATION: None}}}, namespace)
     _settle(target)
 
 

@@ -22,10 +22,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kbatch.controllers.kubelet.engine import APP, Planner, Proc
+from kbatch.controllers.kubelet.probes import LIVENESS, READINESS, STARTUP, ProbeSpec
 from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, interpret
 from kbatch.sim.stages import StageRule, pick_stage
 
-__all__ = ["command_run", "container_command", "container_env", "make_planner"]
+__all__ = ["command_run", "container_command", "container_env", "make_planner", "probe_specs"]
 
 _MAP_REF = re.compile(r"^metadata\.(labels|annotations)\[['\"](.+)['\"]\]$")
 
@@ -100,3 +101,33 @@ def make_planner(
         return command_run(command, default_duration)
 
     return plan
+
+
+def _probe_passes(probe: Any, pod: Any, container: Any, timeout: float) -> bool:
+    """An ``exec`` probe passes when its command exits 0 within ``timeoutSeconds`` (read by the
+    command vocabulary; an unknown command answers at once with 0); other handlers pass."""
+    if probe.exec is None:
+        return True
+    run = interpret(list(probe.exec.command or ()), container_env(pod, container), 0.0)
+    return run.exit_code == 0 and run.duration <= timeout
+
+
+def probe_specs(pod: Any, container: Any) -> tuple[ProbeSpec, ...]:
+    """The container's probes with upstream defaults (``SetDefaults_Probe``: period 10 s, timeout
+    1 s, thresholds 1 and 3); a liveness or startup probe's kill grace is its own
+    ``terminationGracePeriodSeconds`` (KEP-2238), else the pod's (default 30 s)."""
+    specs: list[ProbeSpec] = []
+    pod_grace = pod.spec.termination_grace_period_seconds
+    for kind, probe in ((STARTUP, container.startup_probe), (READINESS, container.readiness_probe),
+                        (LIVENESS, container.liveness_probe)):
+        if probe is None:
+            continue
+        timeout = float(probe.timeout_seconds or 1)
+        grace = probe.termination_grace_period_seconds
+        if grace is None:
+            grace = pod_grace if pod_grace is not None else 30
+        specs.append(ProbeSpec(kind, float(probe.initial_delay_seconds or 0),
+                               float(probe.period_seconds or 10), probe.success_threshold or 1,
+                               probe.failure_threshold or 3, float(grace),
+                               _probe_passes(probe, pod, container, timeout)))
+    return tuple(specs)

@@ -22,11 +22,12 @@ command runs, default 1), ``stages`` (YAML text or a list of :class:`StageRule`)
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
-from kbatch.api.base import format_time
+from kbatch.api.base import format_time, parse_time
 from kbatch.api.errors import NotFound
-from kbatch.controllers.kubelet.behaviour import make_planner
+from kbatch.controllers.kubelet.behaviour import make_planner, probe_specs
 from kbatch.controllers.kubelet.engine import (
     APP,
     INIT,
@@ -38,17 +39,23 @@ from kbatch.controllers.kubelet.engine import (
     apply_fault,
     next_wake,
     request_deletion,
+    set_probe_faults,
 )
 from kbatch.controllers.kubelet.logs import LogStore
+from kbatch.controllers.kubelet.probes import ProbeFault
 from kbatch.controllers.kubelet.status import Wanted, container_fingerprint, status_patch
 from kbatch.runtime.rng import derive
 from kbatch.sim.command import DEFAULT_DURATION
-from kbatch.sim.faults import FAULT_ANNOTATION
+from kbatch.sim.faults import FAULT_ANNOTATION, PROBE_FAULT_ANNOTATION
 from kbatch.sim.stages import StageRule, load_stages
 
 __all__ = ["Kubelet", "new_pod_run"]
 
 _TERMINAL = ("Succeeded", "Failed")
+
+
+def _has_probe(c: Any) -> bool:
+    return c.startup_probe is not None or c.readiness_probe is not None or c.liveness_probe is not None
 
 
 def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
@@ -57,6 +64,9 @@ def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
              for c in spec.init_containers or ()]
     waiting = "PodInitializing" if inits else "ContainerCreating"
     apps = [Proc(c.name, APP, c.image or "", reason=waiting) for c in spec.containers]
+    for proc, c in zip([*inits, *apps], [*(spec.init_containers or ()), *spec.containers], strict=True):
+        if _has_probe(c):
+            proc.probe_specs = probe_specs(pod, c)
     return PodRun(pod.metadata.namespace or "", pod.metadata.name or "", pod.metadata.uid or "",
                   spec.restart_policy or "Always", bound_at, start_delay, inits, apps)
 
@@ -188,7 +198,11 @@ class Kubelet:
         meta = pod.metadata
         if meta.deletion_timestamp is not None:
             request_deletion(run, max(self._timeline(meta.deletion_timestamp), now))
-        raw = (meta.annotations or {}).get(FAULT_ANNOTATION)
+        annotations = meta.annotations or {}
+        probe_raw = annotations.get(PROBE_FAULT_ANNOTATION)
+        if probe_raw or run.probe_faults:
+            set_probe_faults(run, self._probe_faults(probe_raw), now)
+        raw = annotations.get(FAULT_ANNOTATION)
         if raw:
             fault = json.loads(raw)
             seen = self._faults_seen.get(run.uid, 0)
@@ -196,6 +210,16 @@ class Kubelet:
                 self._faults_seen[run.uid] = int(fault.get("id", 0))
                 apply_fault(run, fault.get("container"), Fault(int(fault.get("exitCode", 1)),
                             fault.get("reason", "Error"), fault.get("message", "")), now)
+
+    def _probe_faults(self, raw: str | None) -> tuple[ProbeFault, ...]:
+        """The probe faults of the annotation (RFC 3339 times on the wire, timeline seconds here)."""
+        out = []
+        for item in json.loads(raw) if raw else ():
+            until = item.get("until")
+            out.append(ProbeFault(item.get("container", ""), item.get("probe", "*"),
+                                  self._timeline(parse_time(item["from"])),
+                                  self._timeline(parse_time(until)) if until else math.inf))
+        return tuple(out)
 
     def _write(self, pod: Any, run: PodRun, now: float) -> bool:
         """Send what changed (:func:`status_patch`: strategic, so other writers' conditions stay

@@ -19,7 +19,10 @@ transition due up to ``now`` *in time order* (so a late wake-up still produces e
   SIGTERM), waiting ones end as ``ContainerStatusUnknown``, and the pod becomes terminal (phase by
   the same rule), ready for the kubelet's grace-0 delete;
 * a fault ends a container now with the given exit code and reason (or at its start, if it has not
-  started yet).
+  started yet);
+* probes (:mod:`.probes`) decide a container's ``started`` and ``ready``; a liveness or startup
+  failure kills it (exit 137 at the end of the grace period). A container without probes has no
+  probe state and costs nothing more.
 
 A pod never moves backwards: phases only go Pending → Running → Succeeded/Failed.
 """
@@ -30,6 +33,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kbatch.controllers.kubelet.backoff import restart_delay
+from kbatch.controllers.kubelet.probes import (
+    LIVENESS,
+    READINESS,
+    STARTUP,
+    ProbeFault,
+    ProbeSpec,
+    ProbeState,
+    answer,
+    first_tick_at_or_after,
+    new_states,
+    record,
+)
 from kbatch.sim.command import ContainerRun
 
 __all__ = [
@@ -43,6 +58,7 @@ __all__ = [
     "apply_fault",
     "next_wake",
     "request_deletion",
+    "set_probe_faults",
 ]
 
 INIT, SIDECAR, APP = "init", "sidecar", "app"
@@ -78,11 +94,15 @@ class Proc:
     last: tuple[int, str, float | None, float | None, str] | None = None  # exit, reason, start, end, msg
     pending_fault: Fault | None = None
     ran: bool = False
+    probe_specs: tuple[ProbeSpec, ...] = ()
+    probes: list[ProbeState] | None = None  # this run's probe states (None: no probes, or stopped)
+    started_ok: bool = True  # startup probe succeeded (or none): the status' ``started``
+    ready_ok: bool = True  # started and readiness Success (or no readiness probe): ``ready``
 
     def terminate(self, t: float, exit_code: int, reason: str | None = None, message: str = "") -> None:
         self.state, self.exit_code, self.finished_at = TERMINATED, exit_code, t
         self.reason = reason or ("Completed" if exit_code == 0 else "Error")
-        self.message, self.ends_at, self.restart_at = message, None, None
+        self.message, self.ends_at, self.restart_at, self.probes = message, None, None, None
 
 
 @dataclass(slots=True)
@@ -100,6 +120,7 @@ class PodRun:
     initialized: bool = False
     kill_at: float | None = None  # deletion requested: kill everything at the end of the grace period
     finished_at: float | None = None
+    probe_faults: tuple[ProbeFault, ...] = ()
     version: int = 0  # bumped on every change: the controller writes status when it moved
 
     @property
@@ -123,6 +144,8 @@ def next_wake(run: PodRun) -> float | None:
             times.append(proc.ends_at)
         elif proc.state == WAITING and proc.restart_at is not None:
             times.append(proc.restart_at)
+        if proc.probes is not None and proc.state == RUNNING:
+            times.extend(p.next_at for p in proc.probes if p.next_at is not None)
     if run.kill_at is not None:
         times.append(run.kill_at)
     finite = [t for t in times if t != float("inf")]
@@ -155,12 +178,18 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> None:
             proc.restart_count += 1
             _start(run, proc, t, plan, log)
             return
+    for proc in run.procs():
+        if proc.probes is not None and proc.state == RUNNING:
+            for state in proc.probes:
+                if state.next_at is not None and state.next_at <= t:
+                    _probe(run, proc, state, t, plan, log)
+                    return
     if run.kill_at is not None and run.kill_at <= t:
         _kill_all(run, t)
 
 
 def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> None:
-    if proc.ran and proc.exit_code is not None:
+    if proc.ran and proc.state == TERMINATED and proc.exit_code is not None:
         proc.last = (proc.exit_code, proc.reason, proc.started_at, proc.finished_at, proc.message)
     behaviour = plan(proc, proc.restart_count)
     fault, proc.pending_fault = proc.pending_fault, None
@@ -174,6 +203,10 @@ def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None
         proc.reason = "Completed" if behaviour.exit_code == 0 else "Error"
     if log is not None and behaviour.logs:
         log(proc, proc.restart_count, behaviour.logs)
+    if proc.probe_specs:
+        proc.probes = new_states(proc.probe_specs, t)
+        proc.started_ok = not any(s.kind == STARTUP for s in proc.probe_specs)
+        proc.ready_ok = proc.started_ok and not any(s.kind == READINESS for s in proc.probe_specs)
 
 
 def _start_next_init(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> None:
@@ -181,12 +214,37 @@ def _start_next_init(run: PodRun, t: float, plan: Planner, log: LogSink | None) 
         if proc.ran:
             continue
         _start(run, proc, t, plan, log)
-        if proc.kind == INIT:
-            return  # wait for it; sidecars let the next init container start at once
+        if proc.kind == INIT or not proc.started_ok:
+            return  # wait for it; a sidecar lets the next one start once started (startup probe)
     run.initialized = True
     run.phase = "Running"
     for proc in run.app:
         _start(run, proc, t, plan, log)
+
+
+def _probe(run: PodRun, proc: Proc, state: ProbeState, t: float, plan: Planner, log: LogSink | None) -> None:
+    """One probe run at ``t`` and what its result means for the container."""
+    assert proc.probes is not None
+    kind = state.spec.kind
+    if not record(state, answer(state.spec, proc.name, run.probe_faults, t), t, proc.name, run.probe_faults):
+        return
+    if kind == READINESS:
+        proc.ready_ok = bool(state.result)
+    elif state.result is False:  # liveness or startup Failure: kill, restart per policy
+        proc.probes = None
+        if proc.ends_at is None or proc.ends_at > t + state.spec.kill_grace:
+            proc.ends_at, proc.exit_code = t + state.spec.kill_grace, KILLED_EXIT_CODE
+            proc.reason, proc.message = "Error", ""
+    elif kind == STARTUP:
+        state.next_at = None  # the startup probe has done its job
+        proc.started_ok = True
+        proc.ready_ok = not any(s.spec.kind == READINESS for s in proc.probes)
+        began = proc.started_at if proc.started_at is not None else t
+        for other in proc.probes:
+            if other.spec.kind in (READINESS, LIVENESS):
+                other.anchor = other.next_at = max(t, began + other.spec.initial_delay)
+        if proc.kind == SIDECAR and not run.initialized:
+            _start_next_init(run, t, plan, log)
 
 
 def _container_ended(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> None:
@@ -245,6 +303,22 @@ def request_deletion(run: PodRun, kill_at: float) -> None:
     for proc in run.procs():
         if proc.state == WAITING and proc.restart_at is not None:
             proc.restart_at = None  # no restarts while terminating; it ends at kill time
+
+
+def set_probe_faults(run: PodRun, faults: tuple[ProbeFault, ...], now: float) -> bool:
+    """Replace the pod's probe faults; every probe still running is probed again at its next tick
+    from ``now`` (a skipped steady stretch may have ended)."""
+    if faults == run.probe_faults or run.terminal:
+        return False
+    run.probe_faults = faults
+    for proc in run.procs():
+        for state in proc.probes or ():
+            if state.anchor is None or (state.spec.kind == STARTUP and proc.started_ok):
+                continue
+            tick = first_tick_at_or_after(state, now)
+            state.next_at = tick if state.next_at is None else min(state.next_at, tick)
+    run.version += 1
+    return True
 
 
 def apply_fault(run: PodRun, container: str | None, fault: Fault, now: float) -> bool:

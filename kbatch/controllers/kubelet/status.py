@@ -10,7 +10,9 @@ Upstream ``pkg/kubelet/kubelet_pods.go`` ``generateAPIPodStatus`` and ``pkg/kube
   custom ones such as ``ConfigIssue``) are kept as they are; a condition's ``lastTransitionTime``
   changes only when its status does;
 * each container status has ``state`` (waiting/running/terminated), ``lastState`` after a
-  restart, ``ready``, ``started`` and ``restartCount``; there are no probes, so running is ready.
+  restart, ``ready``, ``started`` and ``restartCount``; ``started`` is running with the startup
+  probe passed (or none), ``ready`` started with the readiness probe passing (or none)
+  (``prober_manager.go`` ``UpdatePodStatus``).
 
 What is sent is :func:`status_patch`: upstream's status manager (``pkg/kubelet/status/
 status_manager.go``) skips a status equal to the one it last set ("ignoring same status") and
@@ -59,8 +61,8 @@ def _container_status(proc: Proc, fmt: Fmt) -> dict[str, Any]:
         state = {"waiting": waiting}
     out: dict[str, Any] = {
         "name": proc.name, "image": proc.image, "imageID": "", "state": state,
-        "ready": proc.state == RUNNING, "restartCount": proc.restart_count,
-        "started": proc.state == RUNNING,
+        "ready": proc.state == RUNNING and proc.ready_ok, "restartCount": proc.restart_count,
+        "started": proc.state == RUNNING and proc.started_ok,
     }
     if proc.last is not None:
         out["lastState"] = {"terminated": _terminated(*proc.last, fmt)}
@@ -70,7 +72,8 @@ def _container_status(proc: Proc, fmt: Fmt) -> dict[str, Any]:
 def _kubelet_conditions(run: PodRun) -> dict[str, Wanted]:
     incomplete = [p.name for p in run.init
                   if p.kind != SIDECAR and not (p.state == TERMINATED and p.exit_code == 0)]
-    unready = [p.name for p in [*run.init, *run.app] if (p.kind != "init") and p.state != RUNNING]
+    unready = [p.name for p in [*run.init, *run.app]
+               if p.kind != "init" and (p.state != RUNNING or not p.ready_ok)]
     if run.terminal:
         done = ("False", "PodCompleted", None)
         names = " ".join(incomplete)
@@ -132,7 +135,7 @@ def render_status(run: PodRun, existing: dict[str, Any], fmt: Fmt, now: float) -
 def container_fingerprint(run: PodRun) -> tuple[Any, ...]:
     """Everything the container statuses are rendered from: equal fingerprints, equal statuses."""
     return tuple((p.state, p.reason, p.message, p.started_at, p.finished_at, p.exit_code, p.restart_count,
-                  p.last) for p in run.procs())
+                  p.last, p.ready_ok, p.started_ok) for p in run.procs())
 
 
 def _condition_patch(type_: str, old: Wanted | None, new: Wanted, stamp: str) -> dict[str, Any] | None:
