@@ -174,10 +174,48 @@ def _apply(tw: WriteTxn, op: _Prepared) -> RangeResult | PutResult | DeleteResul
     return tw.store.range(op[1], op[2], None, r.limit, r.keys_only, r.count_only, 0)
 
 
+def _guarded_put(
+    store: MVCCStore, compare: Sequence[Compare], success: Sequence[Op], failure: Sequence[Op]
+) -> TxnResult | None:
+    """The API server's transaction (a create, update or bind: revision compares guarding one put,
+    nothing on failure) without the general machinery; ``None`` for any other shape, or any
+    argument the general path would have to check or convert, so errors come from one place."""
+    if failure or len(success) != 1:
+        return None
+    op = success[0]
+    if type(op) is not PutOp or type(op.key) is not bytes or not op.key or type(op.value) is not bytes:
+        return None
+    by_key = store.index.by_key
+    ok = True
+    for c in compare:
+        if type(c) is not Compare or type(c.key) is not bytes or not c.key or type(c.value) is not int:
+            return None
+        attr, fn = _INT_TARGETS.get(c.target), _OPS.get(c.op)
+        if attr is None or fn is None:
+            return None
+        if ok:
+            ki = by_key.get(c.key)
+            kv = None if ki is None else ki.latest()
+            ok = fn(0 if kv is None else getattr(kv, attr), c.value)
+    if not ok:
+        return TxnResult(False, store.rev, ())
+    tw = WriteTxn(store)
+    result = tw.put(op.key, op.value, op.prev_kv)
+    return TxnResult(True, tw.end(), (result,))
+
+
 def execute(
     store: MVCCStore, compare: Sequence[Compare], success: Sequence[Op], failure: Sequence[Op]
 ) -> TxnResult:
     """Run ``txn(compare, success, failure)`` atomically."""
+    fast = _guarded_put(store, compare, success, failure)
+    return fast if fast is not None else execute_general(store, compare, success, failure)
+
+
+def execute_general(
+    store: MVCCStore, compare: Sequence[Compare], success: Sequence[Op], failure: Sequence[Op]
+) -> TxnResult:
+    """:func:`execute` for any shape (the fast path must agree with it: tests/store)."""
     for c in compare:
         _check_compare(c)
     then_ops, else_ops = _prepare(success), _prepare(failure)

@@ -84,7 +84,8 @@ class GroupIndex:
     prefix groups (``end == prefix_end(start)``, the common watch) by a dict lookup of the key's
     first ``n`` bytes for each distinct watched prefix length ``n``, other ranges by a scan."""
 
-    __slots__ = ("by_spec", "exact", "prefix_lengths", "prefixes", "ranges", "trim_every")
+    __slots__ = ("by_head", "by_spec", "exact", "prefix_lengths", "prefixes", "ranges", "shortest",
+                 "trim_every")
 
     def __init__(self, trim_every: int = TRIM_EVERY) -> None:
         self.trim_every = trim_every
@@ -93,6 +94,21 @@ class GroupIndex:
         self.prefixes: dict[bytes, list[WatcherGroup]] = {}
         self.prefix_lengths: dict[int, int] = {}  # prefix length -> number of prefix groups with it
         self.ranges: list[WatcherGroup] = []
+        # Every watched prefix is at least ``shortest`` bytes long, so a key can only be in the
+        # prefix groups filed under its first ``shortest`` bytes: ``by_head`` maps that head to
+        # prefix length -> prefix -> groups (one dict lookup skips the other resources' lengths).
+        self.shortest = 0
+        self.by_head: dict[bytes, dict[int, dict[bytes, list[WatcherGroup]]]] = {}
+
+    def _changed(self) -> None:
+        """Refile the prefix groups by head (groups come and go rarely: per watched range)."""
+        self.shortest = shortest = min(self.prefix_lengths, default=0)
+        by_head: dict[bytes, dict[int, dict[bytes, list[WatcherGroup]]]] = {}
+        for n in self.prefix_lengths:  # lengths in the order they were first watched, as before
+            for prefix, groups in self.prefixes.items():
+                if len(prefix) == n:
+                    by_head.setdefault(prefix[:shortest], {}).setdefault(n, {})[prefix] = groups
+        self.by_head = by_head
 
     @staticmethod
     def _kind(start: bytes, end: bytes | None) -> str:
@@ -115,10 +131,15 @@ class GroupIndex:
                 self.prefix_lengths[n] = self.prefix_lengths.get(n, 0) + 1
             else:
                 self.ranges.append(g)
+            self._changed()
         return g
 
     def remove(self, g: WatcherGroup) -> None:
         del self.by_spec[g.spec]
+        self._remove(g)
+        self._changed()
+
+    def _remove(self, g: WatcherGroup) -> None:
         kind = self._kind(g.start, g.end)
         if kind == "range":
             self.ranges.remove(g)
@@ -135,12 +156,15 @@ class GroupIndex:
                 del self.prefix_lengths[n]
 
     def matching(self, key: bytes) -> list[WatcherGroup]:
-        """Every group whose range contains ``key``."""
-        found = list(self.exact.get(key, ()))
-        if self.prefix_lengths:
-            prefixes = self.prefixes
-            for n in self.prefix_lengths:
-                found.extend(prefixes.get(key[:n], ()))
+        """Every group whose range contains ``key`` (each once: a group is filed under one kind)."""
+        exact = self.exact.get(key)
+        found = list(exact) if exact else []
+        lengths = self.by_head.get(key[: self.shortest]) if self.by_head else None
+        if lengths is not None:
+            for n, by_prefix in lengths.items():
+                groups = by_prefix.get(key[:n])
+                if groups:
+                    found.extend(groups)
         for g in self.ranges:
             if g.start <= key and (g.end is None or key < g.end):
                 found.append(g)
@@ -148,6 +172,12 @@ class GroupIndex:
 
     def fan_out(self, changes: list[KeyValue], prevs: list[KeyValue | None]) -> list[WatcherGroup]:
         """Append one event per (write, matching group); return the groups touched, in order."""
+        if len(changes) == 1:  # the usual transaction: the matching groups are the touched ones
+            kv, prev = changes[0], prevs[0]
+            found = self.matching(kv.key)
+            for g in found:
+                g.log.append(make_event(kv, prev if g.prev_kv else None))
+            return found
         touched: dict[int, WatcherGroup] = {}
         matching = self.matching
         for kv, prev in zip(changes, prevs, strict=True):
