@@ -25,3 +25,7 @@ INSTALLERS.append(batch_v1.install)
 from kbatch.api import policy_v1  # noqa: E402  (policy/v1 PodDisruptionBudget)
 
 INSTALLERS.append(policy_v1.install)
+
+from kbatch.api import coordination_v1  # noqa: E402  (coordination.k8s.io/v1 Lease: node heartbeats)
+
+INSTALLERS.append(coordination_v1.install)

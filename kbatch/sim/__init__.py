@@ -4,6 +4,7 @@ and fault injection (docs/simulation.md)."""
 from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, interpret
 from kbatch.sim.faults import (
     FAULT_ANNOTATION,
+    KUBELET_ANNOTATION,
     PROBE_FAULT_ANNOTATION,
     add_pod_condition,
     clear_probe_faults,
@@ -13,6 +14,8 @@ from kbatch.sim.faults import (
     fail_probe,
     mark_node_not_ready,
     mark_node_ready,
+    start_kubelet,
+    stop_kubelet,
     taint_node,
     untaint_node,
 )
@@ -23,6 +26,7 @@ __all__ = [
     "DEFAULT_DURATION",
     "FAULT_ANNOTATION",
     "GPU_RESOURCE",
+    "KUBELET_ANNOTATION",
     "PROBE_FAULT_ANNOTATION",
     "ContainerRun",
     "NodeTemplate",
@@ -39,6 +43,8 @@ __all__ = [
     "make_node",
     "mark_node_not_ready",
     "mark_node_ready",
+    "start_kubelet",
+    "stop_kubelet",
     "taint_node",
     "untaint_node",
 ]

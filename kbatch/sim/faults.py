@@ -24,6 +24,11 @@ call                                     what it writes
 ``taint_node(t, node, key, …)``          adds a taint (``timeAdded`` set for ``NoExecute``)
 ``untaint_node(t, node, key)``           removes taints with that key
 ``delete_node(t, node)``                 deletes the Node
+``stop_kubelet(t, node)``                Node annotation ``sim.kbatch.io/kubelet: stopped``: the node's
+                                         kubelet renews no Lease and runs no pod (the node goes
+                                         ``Unknown`` after the node monitor grace period)
+``start_kubelet(t, node)``               removes it: the kubelet renews its Lease, posts ``Ready=True``
+                                         and its pods catch up
 =======================================  ==============================================================
 """
 
@@ -36,6 +41,7 @@ from kbatch.api.base import format_time
 
 __all__ = [
     "FAULT_ANNOTATION",
+    "KUBELET_ANNOTATION",
     "PROBE_FAULT_ANNOTATION",
     "add_pod_condition",
     "clear_probe_faults",
@@ -45,12 +51,15 @@ __all__ = [
     "fail_probe",
     "mark_node_not_ready",
     "mark_node_ready",
+    "start_kubelet",
+    "stop_kubelet",
     "taint_node",
     "untaint_node",
 ]
 
 FAULT_ANNOTATION = "sim.kbatch.io/fault"
 PROBE_FAULT_ANNOTATION = "sim.kbatch.io/probe-faults"
+KUBELET_ANNOTATION = "sim.kbatch.io/kubelet"
 _PROBES = ("liveness", "readiness", "startup", "*")
 
 
@@ -204,3 +213,20 @@ def delete_node(target: Any, node: str) -> None:
 
     _client(target).delete(Node, node)
     _settle(target)
+
+
+def _kubelet(target: Any, node: str, value: str | None) -> None:
+    from kbatch.api.core_v1 import Node
+
+    _client(target).patch(Node, node, {"metadata": {"annotations": {KUBELET_ANNOTATION: value}}})
+    _settle(target)
+
+
+def stop_kubelet(target: Any, node: str) -> None:
+    """The node's kubelet stops: no Lease renewal, no pod progress, until :func:`start_kubelet`."""
+    _kubelet(target, node, "stopped")
+
+
+def start_kubelet(target: Any, node: str) -> None:
+    """The node's kubelet (re)starts: it renews its Lease at once and posts ``Ready=True``."""
+    _kubelet(target, node, None)

@@ -11,17 +11,21 @@ from typing import Any
 from kbatch.controllers.kubelet.backoff import restart_delay
 from kbatch.controllers.kubelet.controller import Kubelet, new_pod_run
 from kbatch.controllers.kubelet.engine import Fault, PodRun, Proc, advance, apply_fault, next_wake
+from kbatch.controllers.kubelet.heartbeat import KUBELET_ANNOTATION, NodeHeartbeat, kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore, pod_logs
 from kbatch.controllers.kubelet.status import render_status
 
 __all__ = [
+    "KUBELET_ANNOTATION",
     "Fault",
     "Kubelet",
     "LogStore",
+    "NodeHeartbeat",
     "PodRun",
     "Proc",
     "advance",
     "apply_fault",
+    "kubelet_stopped",
     "new_pod_run",
     "next_wake",
     "pod_logs",
@@ -62,7 +66,8 @@ class KubeletPredicate:
 
 
 def setup(ctx: Any) -> Kubelet:
-    """Catalog factory for ``kubelet``: reconcile bound pods; a node change re-checks its pods."""
+    """Catalog factory for ``kubelet``: reconcile bound pods; a node change re-checks its pods. A
+    second controller, ``kubelet-node-lease``, renews each node's Lease (housekeeping timers)."""
     from kbatch.api.core_v1 import Node, Pod
     from kbatch.runtime.cache import BY_NODE_NAME
     from kbatch.runtime.reconcile import Request
@@ -78,4 +83,10 @@ def setup(ctx: Any) -> Kubelet:
         .for_(Pod, KubeletPredicate(kubelet))
         .watches(Node, pods_on)
         .complete(kubelet))
+    if ctx.options.get("node_lease", True):
+        (ctx.build(f"{ctx.name}-node-lease")
+            .describe("renews each node's Lease in kube-node-lease (KEP-589 heartbeats)")
+            .for_(Node)
+            .periodic()
+            .complete(NodeHeartbeat(ctx)))
     return kubelet

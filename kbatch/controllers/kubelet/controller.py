@@ -2,8 +2,8 @@
 
 Per bound pod (requests are pods; node changes enqueue the node's pods):
 
-1. a pod whose node is missing or not ``Ready`` is left alone (a dead kubelet reports nothing;
-   node lifecycle and pod GC deal with it);
+1. a pod whose node is missing, not ``Ready`` or whose kubelet is stopped is left alone (a dead
+   kubelet reports nothing; node lifecycle and pod GC deal with it);
 2. the pod's :class:`PodRun` is created when the kubelet first sees it bound (``startTime``);
 3. ``deletionTimestamp`` becomes the kill deadline; an injected fault (annotation written by
    :mod:`kbatch.sim.faults`) ends its container now;
@@ -41,6 +41,7 @@ from kbatch.controllers.kubelet.engine import (
     request_deletion,
     set_probe_faults,
 )
+from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore
 from kbatch.controllers.kubelet.probes import ProbeFault
 from kbatch.controllers.kubelet.status import Wanted, container_fingerprint, status_patch
@@ -117,6 +118,8 @@ class Kubelet:
         try:
             node = self.ctx.cache.get(self.Node, name, readonly=True)
         except NotFound:
+            return False
+        if kubelet_stopped(node):
             return False
         for cond in (node.status.conditions if node.status else None) or ():
             if cond.type == "Ready":

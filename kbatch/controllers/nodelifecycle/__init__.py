@@ -28,11 +28,17 @@ __all__ = [
 
 
 def setup(ctx: Any) -> NodeLifecycle:
-    """Catalog factory for ``node-lifecycle``."""
+    """Catalog factory for ``node-lifecycle``: nodes, and node Leases (a renewal re-checks its node)."""
+    from kbatch.api.coordination_v1 import NODE_LEASE_NAMESPACE, Lease
     from kbatch.api.core_v1 import Node
+    from kbatch.runtime.reconcile import Request
+
+    def node_of(lease: Any) -> list[Request]:
+        return [Request("", lease.metadata.name)] if lease.metadata.namespace == NODE_LEASE_NAMESPACE else []
 
     reconciler = NodeLifecycle(ctx)
-    ctx.build().describe("marks unreachable nodes NotReady and taints them").for_(Node).complete(reconciler)
+    (ctx.build().describe("marks unreachable nodes NotReady and taints them")
+        .for_(Node).watches(Lease, node_of).periodic().complete(reconciler))
     return reconciler
 
 

@@ -1,9 +1,12 @@
 """The ``node-lifecycle`` and ``taint-eviction-controller`` controllers.
 
 ``node-lifecycle`` keeps each node's not-ready / unreachable taints in step with its ``Ready``
-condition (:func:`.taints.wanted_taints`). kbatch nodes post no heartbeats, so the controller
-does not time conditions out (upstream's 40 s ``nodeMonitorGracePeriod``): a node goes NotReady
-only when something says so, e.g. :func:`kbatch.sim.faults.mark_node_not_ready`.
+condition (:func:`.taints.wanted_taints`) and times out silent nodes (:mod:`.health`): a node with
+a Lease in ``kube-node-lease`` whose heartbeat (Lease ``renewTime`` or ``Ready``
+``lastHeartbeatTime``) has not moved for ``node_monitor_grace_period`` (50 s) gets ``Unknown``
+conditions, hence the unreachable taints. A node without a Lease (no simulated kubelet, e.g. the
+``kubelet`` controller is off) is not timed out. The grace timers are housekeeping (``periodic``), as
+upstream's ``monitorNodeHealth`` loop runs forever.
 
 ``taint-eviction-controller`` evicts pods from nodes with ``NoExecute`` taints they do not
 tolerate (or tolerate only for ``tolerationSeconds``): it adds ``DisruptionTarget=True`` reason
@@ -20,6 +23,12 @@ from typing import Any
 
 from kbatch.api.base import format_time
 from kbatch.api.errors import NotFound
+from kbatch.controllers.nodelifecycle.health import (
+    NODE_MONITOR_GRACE_PERIOD,
+    Heartbeat,
+    observe,
+    unknown_conditions,
+)
 from kbatch.controllers.nodelifecycle.taints import eviction_time, wanted_taints
 from kbatch.controllers.scheduler.convert import taint_of, toleration_of
 from kbatch.controllers.scheduler.types import Taint
@@ -39,26 +48,58 @@ def _ready(node: Any) -> str | None:
 
 class NodeLifecycle:
     def __init__(self, ctx: Any) -> None:
+        from kbatch.api.coordination_v1 import NODE_LEASE_NAMESPACE, Lease
         from kbatch.api.core_v1 import Node
 
-        self.ctx, self.Node = ctx, Node
+        self.ctx, self.Node, self.Lease, self.lease_namespace = ctx, Node, Lease, NODE_LEASE_NAMESPACE
+        self.grace = float(ctx.options.get("node_monitor_grace_period", NODE_MONITOR_GRACE_PERIOD))
+        self._seen: dict[str, tuple[Heartbeat, float]] = {}  # node -> (last heartbeat, probe time)
 
     def _timeline(self, when: Any) -> float:
         return (when - self.ctx.clock.to_datetime(0)).total_seconds()
 
     def reconcile(self, request: Any) -> Any:
+        from kbatch.runtime.reconcile import Result
+
         try:
             node = self.ctx.cache.get(self.Node, request.name, readonly=True)
         except NotFound:
+            self._seen.pop(request.name, None)
             return None
         now = self.ctx.clock.now()
+        ready = _ready(node)
+        wait = self._monitor(node, ready, now)
+        if wait == 0.0:
+            return None  # conditions written: the node's update event brings it back for the taints
         current = [taint_of(t, self._timeline) for t in node.spec.taints or ()]
-        wanted = wanted_taints(current, _ready(node), now)
-        if wanted == current:
+        wanted = wanted_taints(current, ready, now)
+        if wanted != current:
+            body = [self._wire(t) for t in wanted]
+            self.ctx.client.patch(self.Node, request.name, {"spec": {"taints": body or None}})
+        return Result(requeue_after=wait) if wait is not None else None
+
+    def _monitor(self, node: Any, ready: str | None, now: float) -> float | None:
+        """Seconds until the node times out (None: not monitored, or already Unknown); 0.0 when its
+        conditions were just set to Unknown."""
+        name = node.metadata.name
+        try:
+            lease = self.ctx.cache.get(self.Lease, name, self.lease_namespace, readonly=True)
+        except NotFound:
+            self._seen.pop(name, None)
             return None
-        body = [self._wire(t) for t in wanted]
-        self.ctx.client.patch(self.Node, request.name, {"spec": {"taints": body or None}})
-        return None
+        conditions = (node.status.conditions if node.status else None) or ()
+        beat = next((c.last_heartbeat_time for c in conditions if c.type == "Ready"), None)
+        self._seen[name] = seen = observe(self._seen.get(name), (beat, lease.spec.renew_time), now)
+        if ready == "Unknown":
+            return None
+        deadline = seen[1] + self.grace
+        if now < deadline:
+            return deadline - now
+        items = unknown_conditions(((c.type, c.status) for c in conditions),
+                                   format_time(self.ctx.clock.now_datetime()))
+        self.ctx.client.patch_status(self.Node, name, {"status": {"conditions": items}},
+                                     patch_type="strategic")
+        return 0.0
 
     def _wire(self, taint: Taint) -> dict[str, Any]:
         out: dict[str, Any] = {"key": taint.key, "effect": taint.effect}
