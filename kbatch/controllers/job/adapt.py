@@ -17,30 +17,54 @@ from kbatch.controllers.job import views as v
 __all__ = ["job_info", "pod_info", "status_info", "status_model"]
 
 
-def _containers(statuses: list[Any] | None) -> tuple[v.ContainerInfo, ...]:
-    out = []
-    for cs in statuses or ():
+Memo = dict[tuple[Any, ...], tuple[Any, ...]]
+"""Shares equal condition and container views between the pods of one sync (pods started together
+carry equal ones): less to build and to hold per pod."""
+
+
+def _containers(statuses: list[Any] | None, memo: Memo) -> tuple[v.ContainerInfo, ...]:
+    if not statuses:
+        return ()
+    key = []
+    for cs in statuses:
         term = cs.state.terminated if cs.state is not None else None
-        out.append(v.ContainerInfo(cs.name, cs.restart_count or 0,
-                                   term.exit_code if term is not None else None,
-                                   term.finished_at if term is not None else None))
-    return tuple(out)
+        key.append((cs.name, cs.restart_count or 0, term.exit_code if term is not None else None,
+                    term.finished_at if term is not None else None))
+    k = ("c", *key)
+    hit = memo.get(k)
+    if hit is None:
+        hit = memo[k] = tuple(v.ContainerInfo(*c) for c in key)
+    return hit
 
 
-def pod_info(pod: Pod) -> v.PodInfo:
+def _conditions(conditions: list[Any] | None, memo: Memo) -> tuple[v.PodConditionInfo, ...]:
+    if not conditions:
+        return ()
+    key = tuple((c.type, c.status, c.last_transition_time) for c in conditions)
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = tuple(v.PodConditionInfo(*c) for c in key)
+    return hit
+
+
+def pod_info(pod: Pod, memo: Memo | None = None) -> v.PodInfo:
+    """The pod's view; ``memo`` (one per sync) shares equal condition/container tuples."""
     meta, status = pod.metadata, pod.status
-    conds = tuple(v.PodConditionInfo(c.type, c.status, c.last_transition_time)
-                  for c in (status.conditions if status else None) or ())
+    memo = {} if memo is None else memo
+    if status is None:
+        phase, conds, containers, inits = "Pending", (), (), ()
+    else:
+        phase = status.phase or "Pending"
+        conds = _conditions(status.conditions, memo)
+        containers = _containers(status.container_statuses, memo)
+        inits = _containers(status.init_container_statuses, memo)
     return v.PodInfo(
-        name=meta.name or "", uid=meta.uid or "", namespace=meta.namespace or "",
-        phase=(status.phase if status else None) or "Pending",
+        name=meta.name or "", uid=meta.uid or "", namespace=meta.namespace or "", phase=phase,
         labels=meta.labels or {}, annotations=meta.annotations or {},
         has_finalizer=JOB_TRACKING_FINALIZER in (meta.finalizers or ()),
         creation_timestamp=meta.creation_timestamp, deletion_timestamp=meta.deletion_timestamp,
         deletion_grace_period_seconds=meta.deletion_grace_period_seconds,
-        node_name=pod.spec.node_name, conditions=conds,
-        containers=_containers(status.container_statuses if status else None),
-        init_containers=_containers(status.init_container_statuses if status else None),
+        node_name=pod.spec.node_name, conditions=conds, containers=containers, init_containers=inits,
     )
 
 

@@ -76,12 +76,13 @@ class JobReconciler:
         old = self._pod_views.get(job_uid, {})
         new: dict[str, tuple[str | None, PodInfo]] = {}
         out = []
+        memo: dict = {}
         for pod in pods:
             meta = pod.metadata
             uid, rv = meta.uid or "", meta.resource_version
             hit = old.get(uid)
             if hit is None or hit[0] != rv:
-                hit = (rv, pod_info(pod))
+                hit = (rv, pod_info(pod, memo))
             new[uid] = hit
             out.append(hit[1])
         self._pod_views[job_uid] = new
@@ -159,7 +160,8 @@ class JobReconciler:
             self._forget(info.uid)
             pods = self.ctx.cache.list(Pod, request.namespace, index=(BY_CONTROLLER_UID, info.uid),
                                        readonly=True)
-            plan = sync_job(info, [pod_info(p) for p in pods], self.ctx.clock.now_datetime())
+            memo: dict = {}
+            plan = sync_job(info, [pod_info(p, memo) for p in pods], self.ctx.clock.now_datetime())
             self._remove_finalizers(plan)
             return None
         started = self.ctx.clock.now()

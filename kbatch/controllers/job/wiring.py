@@ -49,6 +49,16 @@ def _finished_with_finalizer(pod: Any) -> bool:
     return phase in ("Succeeded", "Failed") and has_tracking_finalizer(pod)
 
 
+def _same_ref(a: Any, b: Any) -> bool:
+    """``equality.Semantic.DeepEqual`` of two controller references: most updates keep the very
+    same object, and comparing field dicts skips pydantic's slower generic ``__eq__``."""
+    if a is b:
+        return True
+    if a is None or b is None:
+        return False
+    return type(a) is type(b) and a.__dict__ == b.__dict__
+
+
 class _Queues:
     """The Job queue, the orphan-pod queue, the cache and the metrics both handlers share."""
 
@@ -145,7 +155,7 @@ class _PodHandler:
             self._deleted(new)
             return
         ref, old_ref = new.metadata.controller_ref(), old.metadata.controller_ref()
-        ref_changed = ref != old_ref
+        ref_changed = not _same_ref(ref, old_ref)
         if ref_changed and old_ref is not None:
             job = self._resolve(old, old_ref)
             if job is not None:
