@@ -18,6 +18,7 @@ from kbatch.controllers.podgc.decisions import (
     QUARANTINE,
     TERMINATED_POD_GC_THRESHOLD,
     PodFacts,
+    may_act,
     orphaned,
     terminated_to_delete,
     unscheduled_terminating,
@@ -36,16 +37,19 @@ class PodGC:
         self.quarantine = float(ctx.options.get("quarantine", QUARANTINE))
         self.missing_since: dict[str, float] = {}
 
-    def _facts(self) -> list[PodFacts]:
+    def _facts(self, nodes: set[str]) -> list[PodFacts]:
+        """Facts of the pods some decision can act on (:func:`may_act`)."""
         origin = self.ctx.clock.to_datetime(0)
         out = []
         for pod in self.ctx.cache.list(self.Pod, readonly=True):
-            meta = pod.metadata
+            meta, status = pod.metadata, pod.status
+            phase = (status.phase if status else None) or "Pending"
+            node = pod.spec.node_name or ""
+            terminating = meta.deletion_timestamp is not None
+            if not may_act(phase, node, terminating, nodes):
+                continue
             created = (meta.creation_timestamp - origin).total_seconds() if meta.creation_timestamp else 0.0
-            status = pod.status
-            out.append(PodFacts(meta.namespace or "", meta.name or "", created,
-                                (status.phase if status else None) or "Pending",
-                                pod.spec.node_name or "", meta.deletion_timestamp is not None,
+            out.append(PodFacts(meta.namespace or "", meta.name or "", created, phase, node, terminating,
                                 (status.reason if status else None) or ""))
         return out
 
@@ -53,10 +57,10 @@ class PodGC:
         from kbatch.runtime.reconcile import Result
 
         now = self.ctx.clock.now()
-        pods = self._facts()
+        nodes = {n.metadata.name for n in self.ctx.cache.list(self.Node, readonly=True)}
+        pods = self._facts(nodes)
         for pod in terminated_to_delete(pods, self.threshold):
             self._mark_failed_and_delete(pod)
-        nodes = {n.metadata.name for n in self.ctx.cache.list(self.Node, readonly=True)}
         absent = {p.node_name for p in pods if p.node_name and p.node_name not in nodes}
         self.missing_since = {n: self.missing_since.get(n, now) for n in sorted(absent)}
         for pod in orphaned(pods, nodes, self.missing_since, now, self.quarantine):

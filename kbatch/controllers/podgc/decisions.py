@@ -27,6 +27,7 @@ __all__ = [
     "QUARANTINE",
     "TERMINATED_POD_GC_THRESHOLD",
     "PodFacts",
+    "may_act",
     "orphaned",
     "terminated_to_delete",
     "unscheduled_terminating",
@@ -57,6 +58,13 @@ class PodFacts:
     @property
     def terminal(self) -> bool:
         return self.phase in ("Succeeded", "Failed")
+
+
+def may_act(phase: str, node_name: str, terminating: bool, nodes: set[str]) -> bool:
+    """Whether any decision below can pick a pod: terminal (``terminated``), bound to a node not in
+    ``nodes`` (``orphaned``) or terminating (``unscheduled_terminating``). A sweep builds facts only
+    for those; the rest (running on known nodes: nearly all pods) cannot change any answer."""
+    return terminating or phase in ("Succeeded", "Failed") or bool(node_name and node_name not in nodes)
 
 
 def terminated_to_delete(pods: Sequence[PodFacts], threshold: int) -> list[PodFacts]:
