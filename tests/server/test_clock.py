@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from kbatch.server.facade import ControlPlaneBackend, new_control_plane
+from kbatch.runtime.controlplane import ControlPlane
+from kbatch.server.facade import ControlPlaneBackend
 
 CLOCK = "/apis/kbatch.dev/v1alpha1/clock"
 PODS = "/api/v1/namespaces/default/pods"
@@ -21,7 +22,9 @@ def _pod(name: str, command: str) -> dict[str, Any]:
 @pytest.fixture
 def cluster(make_api: Any) -> Any:
     """Scheduler and kubelet on one node: a pod's ``sleep N`` is a timer N seconds ahead."""
-    backend = ControlPlaneBackend(new_control_plane(controllers="scheduler,kubelet"))
+    # node Lease renewals (housekeeping every 10 s) off, so the next timer is the pod's
+    backend = ControlPlaneBackend(ControlPlane(seed=0, controllers="scheduler,kubelet",
+                                               options={"kubelet": {"node_lease": False}}))
     api = make_api(backend)
     assert api.post("/apis/kbatch.dev/v1alpha1/actions/nodes-add", json={"count": 1}).status_code == 200
     return api
