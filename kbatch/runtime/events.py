@@ -151,24 +151,27 @@ class EventRecorder:
         self.event(obj, type_, reason, fmt % args if args else fmt)
 
     def _record(self, obj: Any, type_: str, reason: str, message: str) -> None:
-        ref = involved_reference(obj)
-        obj_key = tuple(ref.get(k) for k in ("kind", "namespace", "name", "uid", "apiVersion"))
+        meta = obj.metadata
+        # The object's key fields, as involved_reference would give them (empty -> None).
+        obj_key = (obj.kind or None, meta.namespace or None, meta.name or None, meta.uid or None,
+                   obj.api_version or None)
         source = (self.component, self.host)
         key, message = self._aggregate((source, obj_key, type_, reason), message)
         cache = self.correlator.seen
-        now = self.sink.clock.now_datetime()
         seen = cache.get(key)
         if seen is not None:
             seen.count += 1
-        namespace = ref.get("namespace") or "default"
+        namespace = meta.namespace or "default"
         if not self._accept((source, obj_key)):
             if seen is None:  # upstream caches the observation even when the event is dropped
-                cache[key] = _Seen("", namespace, 1, now, written=False)
+                cache[key] = _Seen("", namespace, 1, self.sink.clock.now_datetime(), written=False)
             return
+        now = self.sink.clock.now_datetime()
         if seen is not None and seen.written and self._bump(seen, now, message):
             return
         count, first = (seen.count, seen.first) if seen is not None else (1, now)
-        name = self._create_unique(ref, namespace, type_, reason, message, now, count, first)
+        name = self._create_unique(involved_reference(obj), namespace, type_, reason, message, now, count,
+                                   first)
         cache[key] = _Seen(name, namespace, count, first)
 
     def _accept(self, spam_key: tuple[Any, ...]) -> bool:
