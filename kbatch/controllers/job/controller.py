@@ -107,16 +107,19 @@ class JobReconciler:
         cache = self.ctx.cache
         owned = cache.list(Pod, ns, index=(BY_CONTROLLER_UID, uid), readonly=True)
         selector = selector_from_model(job.spec.selector)
-        claimed = [p for p in owned if selector.matches(p.metadata.labels)]
+        live = job.metadata.deletion_timestamp is None  # a Job being deleted neither adopts nor releases
+        claimed, mismatched = [], []
         for pod in owned:
-            if not selector.matches(pod.metadata.labels) and job.metadata.deletion_timestamp is None:
+            (claimed if selector.matches(pod.metadata.labels) else mismatched).append(pod)
+        if live:
+            for pod in mismatched:
                 self._release(pod, uid)
         labels = (job.spec.selector.match_labels or None) if job.spec.selector else None
-        candidates = cache.list(Pod, ns, labels=labels, readonly=True) if labels else []
+        candidates = cache.list(Pod, ns, labels=labels, readonly=True) if labels and live else []
         for pod in candidates:
             meta = pod.metadata
             if meta.controller_ref() is None and meta.deletion_timestamp is None \
-                    and selector.matches(meta.labels) and job.metadata.deletion_timestamp is None:
+                    and selector.matches(meta.labels):
                 adopted = self._adopt(pod, job)
                 if adopted is not None:
                     claimed.append(adopted)
