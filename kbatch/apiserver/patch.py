@@ -10,10 +10,18 @@ patch itself pinned ``metadata.resourceVersion``, which makes a mismatch a ``Con
 
 from __future__ import annotations
 
+import functools
+import types
+import typing
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pydantic import ValidationError
+
+from kbatch.api.base import KubeModel
 from kbatch.api.errors import BadRequest, Conflict, UnsupportedMediaType
-from kbatch.api.meta import Resource
+from kbatch.api.meta import ObjectMeta, Resource
+from kbatch.api.model_copy import partial_instance
+from kbatch.api.strategy import DefaultStrategy
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
 from kbatch.apiserver.kinds import Kind
@@ -68,7 +76,8 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
         kv = read_kv(server, kind, namespace, name)
         # the stored JSON is the object's dump (kbatch.apiserver.raw), so it is the patch's base as is
         patched = apply_patch(kind, raw_dict(kv), patch, patch_type)
-        new, warnings = decode_dict(model, patched, field_validation)
+        fast = _decode_status_patch(kind, model, patched, patch, patch_type) if status else None
+        new, warnings = (fast, []) if fast is not None else decode_dict(model, patched, field_validation)
         pinned = new.metadata.resource_version
         if pinned and pinned != str(kv.mod_revision):
             raise Conflict.stale(kind.info.group_resource, name)
@@ -79,3 +88,48 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
             continue
         return result, warnings  # type: ignore[return-value]
     raise Conflict.stale(kind.info.group_resource, name)
+
+
+# --- status patches that touch only metadata and status -------------------------------------------
+
+_STATUS_PATCH_KEYS = frozenset({"metadata", "status"})
+
+
+@functools.cache
+def _status_model(model: type[Resource]) -> type[KubeModel] | None:
+    """The model class of ``model``'s ``status`` field (``None``: no single model type)."""
+    field = model.model_fields.get("status")
+    if field is None:
+        return None
+    annotation = field.annotation
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        alts = [a for a in typing.get_args(annotation) if a is not type(None)]
+        annotation = alts[0] if len(alts) == 1 else None
+    return annotation if isinstance(annotation, type) and issubclass(annotation, KubeModel) else None
+
+
+def _decode_status_patch(kind: Kind, model: type[T], patched: dict[str, Any], patch: Any,
+                         patch_type: str) -> T | None:
+    """A status patch that names only ``metadata``/``status`` (a kubelet's, a controller's): decode
+    just those two parts of the patched document.
+
+    Every other field of the patched document is the stored object's, already valid, and the status
+    strategy replaces it by the stored value anyway (``prepare_for_status_update``), so decoding it
+    (most of a Pod) would be wasted — as ``update._status_input`` does for status updates. Anything
+    that does not decode cleanly returns ``None`` and takes the full decode, which reports the error
+    (paths, Strict/Warn/Ignore) exactly as before."""
+    if (patch_type == "json" or type(patch) is not dict or not patch.keys() <= _STATUS_PATCH_KEYS
+            or type(kind.strategy).prepare_for_status_update
+            is not DefaultStrategy.prepare_for_status_update):
+        return None
+    status_model = _status_model(model)
+    if status_model is None:
+        return None
+    raw_meta, raw_status = patched.get("metadata"), patched.get("status")
+    try:
+        values: dict[str, Any] = {"metadata": ObjectMeta.__pydantic_validator__.validate_python(raw_meta)}
+        values["status"] = (None if raw_status is None
+                            else status_model.__pydantic_validator__.validate_python(raw_status))
+    except ValidationError:
+        return None
+    return partial_instance(model, values)

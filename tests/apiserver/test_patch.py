@@ -167,3 +167,35 @@ def test_patch_that_removes_last_finalizer_of_terminating_object_deletes_it(serv
     server.delete(Widget, "w", "default")
     server.patch(Widget, "w", {"metadata": {"finalizers": None}}, "default")
     assert server.list(Widget).items == []
+
+
+# A status patch naming only metadata/status decodes just those parts (patch._decode_status_patch);
+# whatever does not decode cleanly takes the full decode, so errors and warnings are as before.
+
+def test_status_only_patch_with_a_wrong_type_is_bad_request_with_path(server: APIServer) -> None:
+    make(server)
+    rev = server.store.revision
+    with pytest.raises(BadRequest, match=r"status\.phase"):
+        server.patch(Widget, "w", {"status": {"phase": 5}}, "default", status=True)
+    assert server.store.revision == rev
+
+
+def test_status_only_patch_unknown_field_strict_and_warn(server: APIServer) -> None:
+    make(server)
+    rev = server.store.revision
+    with pytest.raises(BadRequest, match=r'strict decoding error: unknown field "status\.bogus"'):
+        server.patch(Widget, "w", {"status": {"bogus": 1}}, "default", status=True)
+    assert server.store.revision == rev
+    out, warnings = server.unstructured.patch(
+        Widget.api_info.api_version, "Widget", "w", {"status": {"phase": "Up", "bogus": 1}},
+        namespace="default", status=True, field_validation="Warn")
+    assert warnings == ['unknown field "status.bogus"'] and out["status"]["phase"] == "Up"
+
+
+def test_status_only_patch_keeps_the_stored_spec(server: APIServer) -> None:
+    make(server)
+    out = server.patch(Widget, "w", {"metadata": {"labels": {"c": "3"}}, "status": {"phase": "Up"}},
+                       "default", status=True)
+    again = server.get(Widget, "w", "default")
+    assert out == again and again.spec.size == 1 and again.status.phase == "Up"  # type: ignore[union-attr]
+    assert again.metadata.labels == {"a": "1", "b": "2", "c": "3"}

@@ -74,8 +74,9 @@ def _check_same(api: APIServer) -> int:
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(pods(), min_size=1, max_size=4, unique_by=lambda p: p["metadata"]["name"]),
-       st.lists(st.tuples(st.sampled_from(["update", "status", "merge", "strategic", "json", "delete",
-                                           "drop-finalizer"]), st.integers(0, 3)), max_size=8))
+       st.lists(st.tuples(st.sampled_from(["update", "status", "status-update", "merge", "strategic",
+                                           "json", "delete", "drop-finalizer"]),
+                          st.integers(0, 3)), max_size=8))
 def test_raw_reads_equal_typed_reads_after_every_write_path(manifests: list[dict[str, Any]],
                                                            ops: list[tuple[str, int]]) -> None:
     api, clock = _api()
@@ -95,6 +96,10 @@ def test_raw_reads_equal_typed_reads_after_every_write_path(manifests: list[dict
             api.patch(Pod, name, {"status": {"phase": "Running", "conditions": [
                 {"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:05Z"}]}},
                 "default", status=True)
+        elif op == "status-update":
+            assert pod.status is not None
+            pod.status.phase = "Running"
+            api.update_status(pod)
         elif op == "merge":
             api.patch(Pod, name, {"metadata": {"annotations": {"m": "1"}}}, "default")
         elif op == "strategic":
@@ -153,3 +158,22 @@ def test_raw_get_and_list_errors_and_selectors() -> None:
     mutated = api.unstructured.get("v1", "Pod", "p0", "default")
     mutated["metadata"]["labels"]["n"] = "changed"
     assert api.get(Pod, "p0", "default").metadata.labels == {"n": "0"}
+
+
+@pytest.mark.parametrize("write", ["update_status", "status patch"])
+def test_status_writes_store_fields_in_declaration_order(write: str) -> None:
+    """A status write starts from metadata and status only; the stored JSON must still read
+    apiVersion, kind, metadata, spec, status (the order kubectl and upstream's encoder print)."""
+    api, _ = _api()
+    api.unstructured.create({"apiVersion": "v1", "kind": "Pod",
+                             "metadata": {"name": "p", "namespace": "default"},
+                             "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
+    if write == "update_status":
+        pod = api.get(Pod, "p", "default")
+        assert pod.status is not None
+        pod.status.phase = "Running"
+        api.update_status(pod)
+    else:
+        api.patch(Pod, "p", {"status": {"phase": "Running"}}, "default", status=True)
+    stored = json.loads(api.store.range(b"/registry/pods/default/p").kvs[0].value)
+    assert list(stored) == ["apiVersion", "kind", "metadata", "spec", "status"]
