@@ -4,9 +4,10 @@
 condition (:func:`.taints.wanted_taints`) and times out silent nodes (:mod:`.health`): a node with
 a Lease in ``kube-node-lease`` whose heartbeat (Lease ``renewTime`` or ``Ready``
 ``lastHeartbeatTime``) has not moved for ``node_monitor_grace_period`` (50 s) gets ``Unknown``
-conditions, hence the unreachable taints. A node without a Lease (no simulated kubelet, e.g. the
-``kubelet`` controller is off) is not timed out. The grace timers are housekeeping (``periodic``), as
-upstream's ``monitorNodeHealth`` loop runs forever.
+conditions, hence the unreachable taints; when that moved ``Ready`` away from ``True`` the node's pods
+are marked not ready (:mod:`.pods`, upstream ``MarkPodsNotReady``). A node without a Lease (no
+simulated kubelet, e.g. the ``kubelet`` controller is off) is not timed out. The grace timers are
+housekeeping (``periodic``), as upstream's ``monitorNodeHealth`` loop runs forever.
 
 ``taint-eviction-controller`` evicts pods from nodes with ``NoExecute`` taints they do not
 tolerate (or tolerate only for ``tolerationSeconds``): it adds ``DisruptionTarget=True`` reason
@@ -29,6 +30,7 @@ from kbatch.controllers.nodelifecycle.health import (
     observe,
     unknown_conditions,
 )
+from kbatch.controllers.nodelifecycle.pods import POD_EVENT, node_event_message, not_ready_patch
 from kbatch.controllers.nodelifecycle.taints import eviction_time, wanted_taints
 from kbatch.controllers.scheduler.convert import taint_of, toleration_of
 from kbatch.controllers.scheduler.types import Taint
@@ -95,11 +97,32 @@ class NodeLifecycle:
         deadline = seen[1] + self.grace
         if now < deadline:
             return deadline - now
-        items = unknown_conditions(((c.type, c.status) for c in conditions),
-                                   format_time(self.ctx.clock.now_datetime()))
+        stamp = format_time(self.ctx.clock.now_datetime())
+        items = unknown_conditions(((c.type, c.status) for c in conditions), stamp)
         self.ctx.client.patch_status(self.Node, name, {"status": {"conditions": items}},
                                      patch_type="strategic")
+        if ready == "True":
+            self._mark_pods_not_ready(node, stamp)
         return 0.0
+
+    def _mark_pods_not_ready(self, node: Any, stamp: str) -> None:
+        """Upstream ``RecordNodeStatusChange`` and ``MarkPodsNotReady`` (:mod:`.pods`), in pod key order."""
+        from kbatch.api.core_v1 import Pod
+        from kbatch.runtime.cache import BY_NODE_NAME
+
+        name = node.metadata.name
+        self.ctx.recorder.event(node, "Normal", "NodeNotReady", node_event_message(name))
+        pods = self.ctx.cache.list(Pod, index=(BY_NODE_NAME, name), readonly=True)
+        for pod in sorted(pods, key=lambda p: (p.metadata.namespace or "", p.metadata.name or "")):
+            patch = not_ready_patch(pod, stamp)
+            if patch is None or pod.spec.node_name != name:
+                continue
+            try:
+                self.ctx.client.patch_status(Pod, pod.metadata.name, patch, pod.metadata.namespace,
+                                             patch_type="strategic")
+            except NotFound:
+                continue  # already deleted: nothing left to do (upstream skips it too)
+            self.ctx.recorder.event(pod, *POD_EVENT)
 
     def _wire(self, taint: Taint) -> dict[str, Any]:
         out: dict[str, Any] = {"key": taint.key, "effect": taint.effect}
