@@ -88,6 +88,7 @@ class Reader(Protocol):
         limit: int | None = None,
         continue_: str | None = None,
         resource_version: str | None = None,
+        resource_version_match: str | None = None,
     ) -> ResourceList[T]: ...
 
 

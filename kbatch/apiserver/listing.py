@@ -10,7 +10,12 @@ Upstream semantics (``staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go`` 
   revision was compacted is ``Expired``;
 * ``continue`` together with a ``resourceVersion`` is a ``BadRequest``;
 * a page followed by more carries ``remainingItemCount`` (the items after it) when the list has no
-  selector.
+  selector;
+* ``resourceVersionMatch`` (api-concepts "resourceVersionMatch"; validated as upstream's
+  ``apimachinery/pkg/apis/meta/internalversion/validation`` ValidateListOptions, an ``Invalid``
+  ListOptions): ``Exact`` reads at exactly that revision (``Expired`` when compacted), ``NotOlderThan``
+  reads at least that new (kbatch's store is always consistent, so the latest); it needs a
+  ``resourceVersion``, is forbidden with ``continue``, and ``Exact`` is forbidden for ``"0"``.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kbatch.api.errors import BadRequest, Expired, Timeout
+from kbatch.api.errors import BadRequest, Expired, FieldError, Invalid, Timeout
 from kbatch.api.meta import ListMeta, Resource, ResourceList
 from kbatch.api.selectors import (
     FieldSelector,
@@ -40,7 +45,7 @@ from kbatch.store.kv import KeyValue
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["Filter", "list_objects", "list_raw", "make_filter", "parse_revision"]
+__all__ = ["Filter", "list_objects", "list_raw", "make_filter", "parse_revision", "validate_list_options"]
 
 T = TypeVar("T", bound=Resource)
 X = TypeVar("X")
@@ -101,13 +106,38 @@ def parse_revision(resource_version: str | None) -> int | None:
     return value
 
 
+MATCHES = ("Exact", "NotOlderThan")
+
+
+def validate_list_options(resource_version: str | None, resource_version_match: str | None,
+                          continue_: str | None) -> None:
+    """Upstream ValidateListOptions' ``resourceVersionMatch`` rules, all errors in one ``Invalid``."""
+    if not resource_version_match:
+        return
+    path, errors = "resourceVersionMatch", []
+    if resource_version in (None, ""):
+        errors.append(FieldError.forbidden(path, "resourceVersionMatch is forbidden unless resourceVersion "
+                                                 "is provided"))
+    if continue_:
+        errors.append(FieldError.forbidden(path, "resourceVersionMatch is forbidden when continue is "
+                                                 "provided"))
+    if resource_version_match not in MATCHES:
+        errors.append(FieldError.not_supported(path, resource_version_match, [*MATCHES, ""]))
+    if resource_version_match == "Exact" and resource_version == "0":
+        errors.append(FieldError.forbidden(path, 'resourceVersionMatch "exact" is forbidden for '
+                                                 'resourceVersion "0"'))
+    if errors:
+        raise Invalid.of("ListOptions.meta.k8s.io", "", errors)
+
+
 def _too_old(requested: int, compacted: int) -> Expired:
     return Expired(f"too old resource version: {requested} ({compacted})")
 
 
 def _start(server: APIServer, kind: Kind, namespace: str | None, continue_: str | None,
-           resource_version: str | None, limit: int | None) -> tuple[int | None, bytes]:
+           resource_version: str | None, limit: int | None, match: str | None) -> tuple[int | None, bytes]:
     """(read revision or None for latest, first key)."""
+    validate_list_options(resource_version, match, continue_)
     prefix = kind.keys.prefix(namespace)
     if continue_:
         if resource_version not in (None, ""):
@@ -122,7 +152,8 @@ def _start(server: APIServer, kind: Kind, namespace: str | None, continue_: str 
     current = server.store.revision
     if wanted > current:
         raise Timeout(f"Too large resource version: {wanted}, current: {current}")
-    if limit:  # paginated with an explicit version: exact
+    if match == "Exact" or (limit and not match):  # unset match: exact when paginated
+        # a read at a revision never written yet is a Timeout above, one compacted is Expired
         if wanted < server.store.compact_revision:
             raise _too_old(wanted, server.store.compact_revision)
         return wanted, prefix
@@ -143,13 +174,15 @@ def _read(server: APIServer, start: bytes, end: bytes, revision: int | None, lim
 
 def _collect(server: APIServer, kind: Kind, namespace: str | None, convert: Callable[[KeyValue], X], *,
              label_selector: str | None, field_selector: str | None, limit: int | None,
-             continue_: str | None, resource_version: str | None) -> tuple[list[X], ListMeta]:
+             continue_: str | None, resource_version: str | None,
+             resource_version_match: str | None = None) -> tuple[list[X], ListMeta]:
     """The matching items (each built by ``convert``) and the list's metadata."""
     if not kind.info.namespaced:
         namespace = None
     model = kind.model
     flt = make_filter(kind, label_selector, field_selector)
-    revision, start = _start(server, kind, namespace, continue_, resource_version, limit)
+    revision, start = _start(server, kind, namespace, continue_, resource_version, limit,
+                             resource_version_match)
     end = kind.keys.range_end(namespace)
     with gc_deferred():
         if limit:
@@ -174,7 +207,8 @@ def _collect(server: APIServer, kind: Kind, namespace: str | None, convert: Call
 def list_objects(server: APIServer, model: type[T], namespace: str | None = None, *,
                  label_selector: str | None = None, field_selector: str | None = None,
                  limit: int | None = None, continue_: str | None = None,
-                 resource_version: str | None = None, shared: bool = False) -> ResourceList[T]:
+                 resource_version: str | None = None, resource_version_match: str | None = None,
+                 shared: bool = False) -> ResourceList[T]:
     """Typed items: private copies (a copy of the decode cache's object, or a fresh decode), or with
     ``shared`` the cache's read-only instances (decoded on a miss and kept)."""
     kind = server.kind(model)
@@ -183,7 +217,8 @@ def list_objects(server: APIServer, model: type[T], namespace: str | None = None
                else (lambda kv: cache.private(model, kv)))  # type: ignore[misc, arg-type, return-value]
     items, meta = _collect(server, kind, namespace, convert,
                            label_selector=label_selector, field_selector=field_selector, limit=limit,
-                           continue_=continue_, resource_version=resource_version)
+                           continue_=continue_, resource_version=resource_version,
+                           resource_version_match=resource_version_match)
     list_type = ResourceList[model]  # type: ignore[valid-type]
     return list_type.model_construct(api_version=kind.info.api_version, kind=kind.spec.list_kind,
                                      metadata=meta, items=items)
@@ -192,12 +227,13 @@ def list_objects(server: APIServer, model: type[T], namespace: str | None = None
 def list_raw(server: APIServer, kind: Kind, namespace: str | None = None, *,
              label_selector: str | None = None, field_selector: str | None = None,
              limit: int | None = None, continue_: str | None = None,
-             resource_version: str | None = None) -> dict[str, Any]:
+             resource_version: str | None = None,
+             resource_version_match: str | None = None) -> dict[str, Any]:
     """The same list as :func:`list_objects`, as a wire dict built from the stored JSON without
     decoding items into models (:mod:`kbatch.apiserver.raw`)."""
     items, meta = _collect(server, kind, namespace, raw_dict, label_selector=label_selector,
                            field_selector=field_selector, limit=limit, continue_=continue_,
-                           resource_version=resource_version)
+                           resource_version=resource_version, resource_version_match=resource_version_match)
     return {"apiVersion": kind.info.api_version, "kind": kind.spec.list_kind, "metadata": meta.to_dict(),
             "items": items}
 

@@ -40,10 +40,12 @@ class LocalClient:
 
     def list(self, kind: type[T], namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
-             resource_version: str | None = None) -> ResourceList[T]:
+             resource_version: str | None = None,
+             resource_version_match: str | None = None) -> ResourceList[T]:
         return self.server.list(kind, namespace, label_selector=label_selector,
                                 field_selector=field_selector, limit=limit, continue_=continue_,
-                                resource_version=resource_version)
+                                resource_version=resource_version,
+                                resource_version_match=resource_version_match)
 
     def create(self, obj: T, *, dry_run: bool = False) -> T:
         return self.server.create(obj, dry_run=dry_run)

@@ -96,11 +96,13 @@ class APIServer:
 
     def list(self, model: type[T], namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
-             resource_version: str | None = None, shared: bool = False) -> ResourceList[T]:
+             resource_version: str | None = None, shared: bool = False,
+             resource_version_match: str | None = None) -> ResourceList[T]:
         """``shared``: the items are the decode cache's read-only instances (the informer's list)."""
         return list_objects(self, model, namespace, label_selector=label_selector,
                             field_selector=field_selector, limit=limit, continue_=continue_,
-                            resource_version=resource_version, shared=shared)
+                            resource_version=resource_version, shared=shared,
+                            resource_version_match=resource_version_match)
 
     def update(self, obj: T, *, dry_run: bool = False) -> T:
         return update_object(self, obj, dry_run=dry_run)

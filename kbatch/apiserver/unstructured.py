@@ -82,11 +82,12 @@ class Unstructured:
 
     def list(self, api_version: str, kind: str, namespace: str | None = None, *,
              label_selector: str | None = None, field_selector: str | None = None, limit: int | None = None,
-             continue_: str | None = None, resource_version: str | None = None) -> dict[str, Any]:
+             continue_: str | None = None, resource_version: str | None = None,
+             resource_version_match: str | None = None) -> dict[str, Any]:
         """As the typed list, built from the stored JSON (:func:`kbatch.apiserver.listing.list_raw`)."""
         return list_raw(self._server, self.kind(api_version, kind), namespace, label_selector=label_selector,
                         field_selector=field_selector, limit=limit, continue_=continue_,
-                        resource_version=resource_version)
+                        resource_version=resource_version, resource_version_match=resource_version_match)
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None, *,
                propagation_policy: str | None = None, grace_period_seconds: int | None = None,

@@ -73,7 +73,7 @@ class Backend(Protocol):
 
     def list(self, info: ApiInfo, namespace: str | None, *, label_selector: str | None = None,
              field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
-             resource_version: str | None = None) -> Obj:
+             resource_version: str | None = None, resource_version_match: str | None = None) -> Obj:
         """A ``<Kind>List`` dict with ``metadata.resourceVersion`` (and ``continue``)."""
         ...
 

@@ -190,10 +190,11 @@ class ControlPlaneBackend:
 
     def list(self, info: ApiInfo, namespace: str | None, *, label_selector: str | None = None,
              field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
-             resource_version: str | None = None) -> Obj:
+             resource_version: str | None = None, resource_version_match: str | None = None) -> Obj:
         return self._api.list(info.api_version, info.kind, self._ns(info, namespace),
                               label_selector=label_selector, field_selector=field_selector, limit=limit,
-                              continue_=continue_, resource_version=resource_version)
+                              continue_=continue_, resource_version=resource_version,
+                              resource_version_match=resource_version_match)
 
     def update(self, info: ApiInfo, namespace: str | None, name: str, body: Obj, opts: WriteOptions,
                *, subresource: str | None = None) -> Obj:

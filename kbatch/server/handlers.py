@@ -114,16 +114,14 @@ def _list(backend: Backend, req: Request, rp: ResourcePath) -> Response:
     results"): ``kubectl get`` pages by 500 and client-go's default rate limiter (5 requests/s,
     burst 10) then spends ~2 s waiting between the pages of 10,000 pods, far more than serving
     them; one whole Table is what ``--chunk-size=0`` would ask for. ``continue`` is honoured."""
-    if req.param("resourceVersionMatch") and not req.param("resourceVersion"):
-        raise Invalid.of("ListOptions", "", [FieldError.forbidden(
-            "resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided")])
     limit = req.int_param("limit") or None
     if table_accepted(req.headers.get("accept", "")):
         limit = None  # Tables are served whole: see _list's docstring
     result = backend.list(rp.spec.info, rp.namespace, label_selector=req.param("labelSelector"),
                           field_selector=req.param("fieldSelector"), limit=limit,
                           continue_=req.param("continue") or None,
-                          resource_version=req.param("resourceVersion") or None)
+                          resource_version=req.param("resourceVersion") or None,
+                          resource_version_match=req.param("resourceVersionMatch") or None)
     return _render(backend, req, rp, result, many=True)
 
 

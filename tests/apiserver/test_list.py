@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kbatch.api.errors import BadRequest, Expired, Timeout
+from kbatch.api.errors import BadRequest, Expired, Invalid, Timeout
 from kbatch.apiserver import APIServer
 from tests.apiserver.kinds import Namespace, Pod, Widget
 
@@ -150,3 +150,64 @@ def test_remaining_item_count_is_unset_with_a_selector(server: APIServer) -> Non
                        limit=2).metadata.remaining_item_count is None
     raw = server.unstructured.list("v1", "Widget", "default", limit=4)
     assert raw["metadata"]["remainingItemCount"] == 6
+
+
+# resourceVersionMatch (api-concepts "resourceVersionMatch"; upstream ValidateListOptions)
+
+@pytest.mark.parametrize(("rv", "match", "continue_", "message"), [
+    (None, "Exact", None, "resourceVersionMatch is forbidden unless resourceVersion is provided"),
+    (None, "NotOlderThan", None, "resourceVersionMatch is forbidden unless resourceVersion is provided"),
+    ("0", "Exact", None, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+    ("1", "Newest", None, 'Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""'),
+    (None, "NotOlderThan", "token", "resourceVersionMatch is forbidden when continue is provided"),
+])
+def test_resource_version_match_validation(server: APIServer, rv: str | None, match: str,
+                                           continue_: str | None, message: str) -> None:
+    fill(server, 2)
+    with pytest.raises(Invalid) as err:
+        server.list(Widget, "default", resource_version=rv, resource_version_match=match, continue_=continue_)
+    assert message in str(err.value)
+    assert str(err.value).startswith('ListOptions.meta.k8s.io "" is invalid: ')
+    assert err.value.status.code == 422
+    assert all(c.field == "resourceVersionMatch" for c in err.value.status.details.causes)
+
+
+def test_resource_version_match_exact_reads_that_revision(server: APIServer) -> None:
+    fill(server, 3)
+    rv = server.list(Widget, "default").metadata.resource_version
+    server.delete(Widget, "w00", "default")
+    exact = server.list(Widget, "default", resource_version=rv, resource_version_match="Exact")
+    assert exact.metadata.resource_version == rv
+    assert len(exact.items) == 3
+    newer = server.list(Widget, "default", resource_version=rv, resource_version_match="NotOlderThan")
+    assert int(newer.metadata.resource_version) > int(rv)
+    assert len(newer.items) == 2
+    # NotOlderThan "0" is the latest as well
+    latest = server.list(Widget, "default", resource_version="0", resource_version_match="NotOlderThan")
+    assert len(latest.items) == 2
+
+
+def test_resource_version_match_exact_compacted_is_expired_and_future_times_out(server: APIServer) -> None:
+    fill(server, 3)
+    rv = server.list(Widget, "default").metadata.resource_version
+    server.delete(Widget, "w00", "default")
+    server.store.compact(server.store.revision)
+    with pytest.raises(Expired):
+        server.list(Widget, "default", resource_version=rv, resource_version_match="Exact")
+    # not older than a compacted revision: the latest qualifies
+    newer = server.list(Widget, "default", resource_version=rv, resource_version_match="NotOlderThan")
+    assert len(newer.items) == 2
+    with pytest.raises(Timeout):
+        server.list(Widget, "default", resource_version=str(server.store.revision + 5),
+                    resource_version_match="Exact")
+
+
+def test_resource_version_match_not_older_than_with_limit_reads_the_latest(server: APIServer) -> None:
+    fill(server, 3)
+    rv = server.list(Widget, "default").metadata.resource_version
+    server.delete(Widget, "w00", "default")
+    page = server.list(Widget, "default", limit=10, resource_version=rv,
+                       resource_version_match="NotOlderThan")
+    assert len(page.items) == 2
+    exact = server.list(Widget, "default", limit=10, resource_version=rv, resource_version_match="Exact")
+    assert len(exact.items) == 3
