@@ -10,7 +10,8 @@ Per bound pod (requests are pods; node changes enqueue the node's pods):
 4. :func:`engine.advance` applies what is due; when that changed what the API shows, one status
    patch carries the difference (:func:`status.status_patch`, as upstream's status manager; other
    writers' conditions, e.g. ``DisruptionTarget``, kept);
-5. a terminal pod that is being deleted is deleted with grace period 0 (the kubelet's final
+5. events the probes queued (``Unhealthy``, ``Killing``) are recorded on the pod;
+6. a terminal pod that is being deleted is deleted with grace period 0 (the kubelet's final
    step of graceful deletion); otherwise the request comes back at the next transition.
 
 A pod whose status another writer made terminal is never moved back. Options
@@ -40,6 +41,7 @@ from kbatch.controllers.kubelet.engine import (
     next_wake,
     request_deletion,
     set_probe_faults,
+    take_events,
 )
 from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore
@@ -160,6 +162,8 @@ class Kubelet:
             self._uids[(run.namespace, run.name)] = uid
         self._inputs(pod, run, now)
         advance(run, now, self._planner(pod), self._log_sink(pod))
+        for event in take_events(run) if run.events else ():
+            self.ctx.recorder.event(pod, *event)
         if self._written.get(uid) != run.version and not self._write(pod, run, now):
             return None
         if run.terminal:

@@ -59,6 +59,7 @@ __all__ = [
     "next_wake",
     "request_deletion",
     "set_probe_faults",
+    "take_events",
 ]
 
 INIT, SIDECAR, APP = "init", "sidecar", "app"
@@ -121,6 +122,7 @@ class PodRun:
     kill_at: float | None = None  # deletion requested: kill everything at the end of the grace period
     finished_at: float | None = None
     probe_faults: tuple[ProbeFault, ...] = ()
+    events: list[tuple[str, str, str]] | None = None  # (type, reason, message) for the controller to record
     version: int = 0  # bumped on every change: the controller writes status when it moved
 
     @property
@@ -226,12 +228,17 @@ def _probe(run: PodRun, proc: Proc, state: ProbeState, t: float, plan: Planner, 
     """One probe run at ``t`` and what its result means for the container."""
     assert proc.probes is not None
     kind = state.spec.kind
-    if not record(state, answer(state.spec, proc.name, run.probe_faults, t), t, proc.name, run.probe_faults):
+    raw = answer(state.spec, proc.name, run.probe_faults, t)
+    if not raw:
+        _event(run, "Warning", "Unhealthy", f"{kind.capitalize()} probe failed: ")
+    if not record(state, raw, t, proc.name, run.probe_faults):
         return
     if kind == READINESS:
         proc.ready_ok = bool(state.result)
     elif state.result is False:  # liveness or startup Failure: kill, restart per policy
         proc.probes = None
+        restart = ", will be restarted" if _restarts(run, proc, KILLED_EXIT_CODE) else ""
+        _event(run, "Normal", "Killing", f"Container {proc.name} failed {kind} probe{restart}")
         if proc.ends_at is None or proc.ends_at > t + state.spec.kill_grace:
             proc.ends_at, proc.exit_code = t + state.spec.kill_grace, KILLED_EXIT_CODE
             proc.reason, proc.message = "Error", ""
@@ -245,6 +252,22 @@ def _probe(run: PodRun, proc: Proc, state: ProbeState, t: float, plan: Planner, 
                 other.anchor = other.next_at = max(t, began + other.spec.initial_delay)
         if proc.kind == SIDECAR and not run.initialized:
             _start_next_init(run, t, plan, log)
+
+
+def _event(run: PodRun, type_: str, reason: str, message: str) -> None:
+    """Queue an event about the pod (upstream ``prober.go``: ``Unhealthy`` "<Kind> probe failed:
+    <output>" on every failed run, the simulated handlers printing nothing; ``kuberuntime_manager.go``
+    ``computePodActions``: ``Killing`` "Container C failed liveness probe" + ", will be restarted"
+    when the restart policy restarts it)."""
+    if run.events is None:
+        run.events = []
+    run.events.append((type_, reason, message))
+
+
+def take_events(run: PodRun) -> list[tuple[str, str, str]]:
+    """The events queued since the last call, oldest first."""
+    events, run.events = run.events or [], None
+    return events
 
 
 def _container_ended(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> None:

@@ -26,8 +26,10 @@ What a probe answers (kbatch's vocabulary, docs/simulation.md "Probes"): an ``ex
 command through :mod:`kbatch.sim.command` and succeeds when it exits 0 within ``timeoutSeconds``
 (``sleep 5`` with the default 1 s timeout fails); ``httpGet``, ``tcpSocket`` and ``grpc`` succeed.
 An injected probe fault (:func:`kbatch.sim.faults.fail_probe`) makes a probe fail over a time window.
-As the answer only changes at a fault boundary, a probe whose answer equals its result skips the
-ticks up to the next boundary: they would change nothing, and no timer is spent on them.
+As the answer only changes at a fault boundary, a succeeding probe whose result is Success skips the
+ticks up to the next boundary: they would change nothing, and no timer is spent on them. A failing
+probe keeps running every period: each failed run is an ``Unhealthy`` event (upstream ``prober.go``
+records one per failed run; the event correlator aggregates them).
 """
 
 from __future__ import annotations
@@ -126,7 +128,7 @@ def record(state: ProbeState, raw: bool, t: float, container: str,
     changed = False
     if state.result != raw and state.run >= (spec.success_threshold if raw else spec.failure_threshold):
         state.result, changed = raw, True
-    if state.result == raw:  # steady: nothing changes until the answer may change
+    if state.result == raw and raw:  # steady success: nothing changes until the answer may change
         boundary = _next_boundary(spec, container, faults, t)
         state.next_at = None if boundary == math.inf else first_tick_at_or_after(state, boundary)
     else:
