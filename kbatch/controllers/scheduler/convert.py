@@ -80,12 +80,13 @@ def _weighted_pod_terms(terms: Any) -> tuple[WeightedPodAffinityTerm, ...]:
 def _spread_constraint(c: Any, labels: Mapping[str, str]) -> SpreadConstraint:
     """Upstream 1.34 merges ``matchLabelKeys`` into ``labelSelector`` in kube-apiserver at pod
     creation (KEP-3243, gate MatchLabelKeysInPodTopologySpreadSelectorMerge); kbatch's API server
-    does not, so the scheduler does it here, as upstream's scheduler did up to 1.33 (merging twice
-    is harmless: the same ``key In (value)`` requirement). Keys the pod lacks are skipped; with no
-    labelSelector there is nothing to merge into (validation forbids the combination)."""
+    does too (``kbatch.api.strategies.core.pod_label_keys``); this covers pods stored before it
+    did, and skips keys the selector already constrains, so a merged selector is not doubled. Keys
+    the pod lacks are skipped; with no labelSelector there is nothing to merge into."""
     selector = _selector(c.label_selector)
+    present = {r.key for r in selector.match_expressions} if selector is not None else set()
     extra = tuple(NodeSelectorRequirement(k, "In", (labels[k],)) for k in c.match_label_keys or ()
-                  if k in labels)
+                  if k in labels and k not in present)
     if selector is not None and extra:
         selector = LabelSelector(selector.match_labels, selector.match_expressions + extra)
     return SpreadConstraint(

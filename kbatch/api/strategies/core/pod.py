@@ -1,7 +1,8 @@
 """The Pod strategy: defaulting, create/update/status validation, QoS class on create.
 
 Upstream: kubernetes ``pkg/registry/core/pod/strategy.go`` (PrepareForCreate sets phase Pending and
-the QoS class; main writes keep status and status writes keep spec), ``pkg/apis/core/validation``
+the QoS class and merges matchLabelKeys/mismatchLabelKeys into selectors, :mod:`.pod_label_keys`;
+main writes keep status and status writes keep spec), ``pkg/apis/core/validation``
 (``ValidatePodUpdate``: the spec is immutable except images, activeDeadlineSeconds, added
 tolerations, removed scheduling gates; ``ValidatePodStatusUpdate``) and ``pkg/apis/core/helper/qos``.
 Generic metadata checks are the API server's (``kbatch.apiserver.meta_validation``).
@@ -14,6 +15,7 @@ from kbatch.api.errors import FieldError
 from kbatch.api.model_copy import copy_model
 from kbatch.api.quantity import Quantity
 from kbatch.api.strategies.core.pod_defaults import default_pod
+from kbatch.api.strategies.core.pod_label_keys import merge_label_keys
 from kbatch.api.strategies.core.pod_validation import validate_pod_spec
 from kbatch.api.strategy import DefaultStrategy
 from kbatch.api.validation import child, index, is_dns1123_subdomain
@@ -203,6 +205,7 @@ class PodStrategy(DefaultStrategy):
         status = copy_model(_PENDING)
         status.qos_class = pod_qos_class(obj.spec)
         obj.status = status
+        merge_label_keys(obj.spec, obj.metadata.labels)  # create only: updates keep what was merged
 
     def validate(self, obj: Pod) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_spec(obj.spec, "spec")

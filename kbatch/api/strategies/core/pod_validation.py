@@ -10,6 +10,7 @@ from __future__ import annotations
 from kbatch.api.core_v1 import PodResourceClaim, PodSchedulingGate, PodSpec, PodTemplateSpec, Volume
 from kbatch.api.errors import FieldError
 from kbatch.api.strategies.core.container_validation import validate_containers, validate_init_containers
+from kbatch.api.strategies.core.pod_label_keys import validate_spec_label_keys
 from kbatch.api.strategies.core.scheduling_validation import (
     validate_affinity,
     validate_tolerations,
@@ -171,6 +172,8 @@ def validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
     if spec.topology_spread_constraints:
         errs += validate_topology_spread_constraints(spec.topology_spread_constraints,
                                                      child(path, "topologySpreadConstraints"))
+    if spec.affinity is not None or spec.topology_spread_constraints:
+        errs += validate_spec_label_keys(spec, path)
     if spec.scheduling_gates:
         errs += _validate_scheduling_gates(spec.scheduling_gates, child(path, "schedulingGates"))
     errs += claim_errs
