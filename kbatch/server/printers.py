@@ -308,6 +308,27 @@ PRIORITY_CLASS = Printer(
     lambda pc, now: [_name(pc), pc.get("value", 0), bool(pc.get("globalDefault")), _age(pc, now),
                      pc.get("preemptionPolicy") or "PreemptLowerPriority"])
 
+
+def _pdb_cells(pdb: Obj, now: datetime) -> list[Any]:
+    """``printPodDisruptionBudget``: each bound as written (int or percent), ``N/A`` when unset."""
+    spec = pdb.get("spec") or {}
+    bounds = [spec.get(f) for f in ("minAvailable", "maxUnavailable")]
+    return [_name(pdb), *("N/A" if b is None else str(b) for b in bounds),
+            int(_at(pdb, "status", "disruptionsAllowed") or 0), _age(pdb, now)]
+
+
+POD_DISRUPTION_BUDGET = Printer(
+    (NAME, Column("Min Available", description="The minimum number of pods that must be available."),
+     Column("Max Unavailable", description="The maximum number of pods that may be unavailable."),
+     Column("Allowed Disruptions", "integer",
+            description="Calculated number of pods that may be disrupted at this time."), AGE),
+    _pdb_cells)
+
+LEASE = Printer(  # printLease: an unset holderIdentity is an empty cell
+    (NAME, Column("Holder", description="holderIdentity contains the identity of the holder of a current "
+                  "lease."), AGE),
+    lambda lease, now: [_name(lease), _at(lease, "spec", "holderIdentity") or "", _age(lease, now)])
+
 DEFAULT = Printer((NAME, AGE), lambda obj, now: [_name(obj), _age(obj, now)])
 
 PRINTERS: dict[tuple[str, str], Printer] = {
@@ -320,6 +341,8 @@ PRINTERS: dict[tuple[str, str], Printer] = {
     ("", "Event"): EVENT,
     ("events.k8s.io", "Event"): EVENT,
     ("scheduling.k8s.io", "PriorityClass"): PRIORITY_CLASS,
+    ("policy", "PodDisruptionBudget"): POD_DISRUPTION_BUDGET,
+    ("coordination.k8s.io", "Lease"): LEASE,
 }
 """(group, kind) → printer. Other kinds may add theirs here (the seam for JobSet, Workload, …)."""
 
