@@ -205,7 +205,8 @@ class PodStrategy(DefaultStrategy):
         status = copy_model(_PENDING)
         status.qos_class = pod_qos_class(obj.spec)
         obj.status = status
-        merge_label_keys(obj.spec, obj.metadata.labels)  # create only: updates keep what was merged
+        if obj.spec.affinity is not None or obj.spec.topology_spread_constraints:
+            merge_label_keys(obj.spec, obj.metadata.labels)  # create only: updates keep what was merged
 
     def validate(self, obj: Pod) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_spec(obj.spec, "spec")
