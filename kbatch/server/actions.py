@@ -96,6 +96,35 @@ def evict_pod(backend: Any, args: Obj) -> Obj:
     return {"pod": args["name"], "evicted": True}
 
 
+def node_stop_kubelet(backend: Any, args: Obj) -> Obj:
+    faults.stop_kubelet(backend.control_plane, args["name"])
+    return {"node": args["name"], "kubelet": "stopped"}
+
+
+def node_start_kubelet(backend: Any, args: Obj) -> Obj:
+    faults.start_kubelet(backend.control_plane, args["name"])
+    return {"node": args["name"], "kubelet": "started"}
+
+
+def probe_fail(backend: Any, args: Obj) -> Obj:
+    """``after``/``for`` are seconds from now (``for`` absent: for good)."""
+    cp, probe = backend.control_plane, args.get("probe") or "liveness"
+    start = cp.clock.now() + float(args.get("after") or 0.0)
+    length = args.get("for")
+    try:
+        faults.fail_probe(cp, args["name"], args.get("namespace") or "default", probe=probe,
+                          container=args.get("container"), start=start,
+                          until=start + float(length) if length is not None else None)
+    except ValueError as err:
+        raise BadRequest(str(err)) from None
+    return {"pod": args["name"], "probe": probe}
+
+
+def probe_clear(backend: Any, args: Obj) -> Obj:
+    faults.clear_probe_faults(backend.control_plane, args["name"], args.get("namespace") or "default")
+    return {"pod": args["name"]}
+
+
 def compact(backend: Any, args: Obj) -> Obj:
     """Compact the store's history up to the current revision (or ``revision``), as etcd does every
     five minutes: watches and lists from an older resourceVersion then get 410 Expired."""
@@ -171,6 +200,10 @@ ACTIONS: dict[str, Action] = {
     "fail-pod": fail_pod,
     "evict-pod": evict_pod,
     "condition-pod": condition_pod,
+    "node-stop-kubelet": node_stop_kubelet,
+    "node-start-kubelet": node_start_kubelet,
+    "probe-fail": probe_fail,
+    "probe-clear": probe_clear,
     "trace": trace,
     "compact": compact,
 }

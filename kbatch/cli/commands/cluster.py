@@ -1,4 +1,5 @@
-"""The simulated cluster and fault injection: nodes add, node down|up|taint, fail/evict/condition pod."""
+"""The simulated cluster and fault injection: nodes add, node down|up|taint|stop-kubelet|start-kubelet,
+fail/evict/condition pod, probe fail|clear."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 import typer
 
+from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import global_options
 from kbatch.cli.session import session
@@ -13,10 +15,13 @@ from kbatch.cli.session import session
 __all__ = ["register"]
 
 nodes_app = typer.Typer(help="Add simulated nodes.", no_args_is_help=True)
-node_app = typer.Typer(help="Take a node down, bring it up, or taint it.", no_args_is_help=True)
+node_app = typer.Typer(help="Take a node down, bring it up, stop or start its kubelet, or taint it.",
+                       no_args_is_help=True)
 fail_app = typer.Typer(help="Make a pod fail.", no_args_is_help=True)
 evict_app = typer.Typer(help="Evict a pod (as the eviction API does).", no_args_is_help=True)
 condition_app = typer.Typer(help="Set a condition on a pod.", no_args_is_help=True)
+probe_app = typer.Typer(help="Make a pod's probes fail, or clear the probe faults.", no_args_is_help=True)
+PROBES = ("liveness", "readiness", "startup")
 
 NAMESPACE = typer.Option(None, "-n", "--namespace", help="Namespace (default: default).")
 
@@ -72,6 +77,22 @@ def node_up(ctx: typer.Context, name: str = typer.Argument(..., help="Node name.
     typer.echo(f"node/{name} up")
 
 
+@node_app.command("stop-kubelet")
+@command
+def node_stop_kubelet(ctx: typer.Context, name: str = typer.Argument(..., help="Node name.")) -> None:
+    """Stop the node's kubelet: no Lease renewal, no pod progress; node lifecycle times it out."""
+    _act(ctx, "node-stop-kubelet", {"name": name})
+    typer.echo(f"node/{name} kubelet stopped")
+
+
+@node_app.command("start-kubelet")
+@command
+def node_start_kubelet(ctx: typer.Context, name: str = typer.Argument(..., help="Node name.")) -> None:
+    """Start the node's kubelet again: it renews its Lease and posts Ready=True at once."""
+    _act(ctx, "node-start-kubelet", {"name": name})
+    typer.echo(f"node/{name} kubelet started")
+
+
 @node_app.command("taint")
 @command
 def node_taint(ctx: typer.Context, name: str = typer.Argument(..., help="Node name."),
@@ -123,9 +144,38 @@ def condition_pod(ctx: typer.Context, name: str = typer.Argument(..., help="Pod 
     typer.echo(f"pod/{name} condition {type_}={status}")
 
 
+@probe_app.command("fail")
+@command
+def probe_fail(ctx: typer.Context, name: str = typer.Argument(..., help="Pod name."),
+               probe: str = typer.Option("liveness", "--probe", help="liveness, readiness or startup."),
+               container: str | None = typer.Option(None, "--container",
+                                                    help="Which container (default: first)."),
+               after: str | None = typer.Option(None, "--after", help="Start this long from now."),
+               for_: str | None = typer.Option(None, "--for", help="Fail this long (default: for good)."),
+               namespace: str | None = NAMESPACE) -> None:
+    """Make a container's probe fail (faults accumulate until cleared)."""
+    if probe not in PROBES:
+        raise UserError(f'--probe must be liveness, readiness or startup, got "{probe}"')
+    start = duration_option(after, "--after") if after is not None else 0.0
+    length = duration_option(for_, "--for") if for_ is not None else None
+    _act(ctx, "probe-fail", {"name": name, "namespace": namespace or "default", "probe": probe,
+                             "container": container, "after": start, "for": length})
+    typer.echo(f"pod/{name} {probe} probe failing")
+
+
+@probe_app.command("clear")
+@command
+def probe_clear(ctx: typer.Context, name: str = typer.Argument(..., help="Pod name."),
+                namespace: str | None = NAMESPACE) -> None:
+    """Clear a pod's probe faults: every probe answers as its handler says again."""
+    _act(ctx, "probe-clear", {"name": name, "namespace": namespace or "default"})
+    typer.echo(f"pod/{name} probe faults cleared")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(nodes_app, name="nodes")
     app.add_typer(node_app, name="node")
     app.add_typer(fail_app, name="fail")
     app.add_typer(evict_app, name="evict")
     app.add_typer(condition_app, name="condition")
+    app.add_typer(probe_app, name="probe")
