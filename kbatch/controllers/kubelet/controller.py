@@ -46,7 +46,7 @@ from kbatch.controllers.kubelet.engine import (
 from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore
 from kbatch.controllers.kubelet.probes import ProbeFault
-from kbatch.controllers.kubelet.status import Wanted, container_fingerprint, status_patch
+from kbatch.controllers.kubelet.status import Wanted, container_fingerprint, status_patch, wanted_ready
 from kbatch.runtime.rng import derive
 from kbatch.sim.command import DEFAULT_DURATION
 from kbatch.sim.faults import FAULT_ANNOTATION, PROBE_FAULT_ANNOTATION
@@ -164,7 +164,8 @@ class Kubelet:
         advance(run, now, self._planner(pod), self._log_sink(pod))
         for event in take_events(run) if run.events else ():
             self.ctx.recorder.event(pod, *event)
-        if self._written.get(uid) != run.version and not self._write(pod, run, now):
+        stale = self._written.get(uid) != run.version or _ready_drifted(pod, run)
+        if stale and not self._write(pod, run, now):
             return None
         if run.terminal:
             self._forget(uid)
@@ -256,6 +257,15 @@ class Kubelet:
                                    grace_period_seconds=0)
         except NotFound:
             return
+
+
+def _ready_drifted(pod: Any, run: PodRun) -> bool:
+    """Does the API show another ``Ready`` status than the kubelet's (e.g. node lifecycle's
+    ``MarkPodsNotReady`` while the kubelet was down)? Upstream ``status_manager.go``
+    ``needsReconcile``: a status differing from the kubelet's cache is written again."""
+    conditions = (pod.status.conditions if pod.status else None) or ()
+    ready = next((c.status for c in conditions if c.type == "Ready"), None)
+    return ready is not None and ready != wanted_ready(run)
 
 
 def _current(status: Any) -> tuple[str | None, bool, dict[str, Wanted]]:

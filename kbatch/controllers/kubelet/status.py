@@ -29,7 +29,13 @@ from typing import Any
 
 from kbatch.controllers.kubelet.engine import RUNNING, SIDECAR, TERMINATED, PodRun, Proc
 
-__all__ = ["KUBELET_CONDITIONS", "container_fingerprint", "render_status", "status_patch"]
+__all__ = [
+    "KUBELET_CONDITIONS",
+    "container_fingerprint",
+    "render_status",
+    "status_patch",
+    "wanted_ready",
+]
 
 KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready")
 Fmt = Callable[[float], str]  # timeline seconds -> RFC 3339
@@ -94,6 +100,11 @@ def _kubelet_conditions(run: PodRun) -> dict[str, Wanted]:
         ready = ("False", "ContainersNotReady", f"containers with unready status: [{names}]")
     return {"PodReadyToStartContainers": sandbox, "Initialized": init,
             "ContainersReady": ready, "Ready": ready}
+
+
+def wanted_ready(run: PodRun) -> str:
+    """The ``Ready`` condition status the kubelet reports for ``run``."""
+    return _kubelet_conditions(run)["Ready"][0]
 
 
 def merge_conditions(

@@ -7,7 +7,7 @@ from kubelet.cluster import condition, get_pod, pod_yaml, sim_cluster
 
 from kbatch.api.core_v1 import Event
 from kbatch.controllers.nodelifecycle.pods import not_ready_patch
-from kbatch.sim import mark_node_not_ready, stop_kubelet
+from kbatch.sim import mark_node_not_ready, start_kubelet, stop_kubelet
 
 ALL = "scheduler,kubelet,node-lifecycle"
 
@@ -45,6 +45,8 @@ def test_pods_on_a_timed_out_node_become_not_ready_with_an_event() -> None:
     ]
     cp.advance(100)  # the node stays Unknown: nothing is marked again
     assert len(events(cp, "NodeNotReady")) == 3
+    start_kubelet(cp, "node-0")  # the kubelet writes its own Ready again (status manager reconcile)
+    assert [condition(get_pod(cp, n), "Ready").status for n in ("a", "b")] == ["True", "True"]
 
 
 def test_a_node_already_not_ready_is_not_marked_again() -> None:
