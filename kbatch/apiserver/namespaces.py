@@ -3,8 +3,12 @@
 Upstream: ``plugin/pkg/admission/namespace/lifecycle`` (no new content in a missing or terminating
 namespace), ``pkg/registry/core/namespace/storage`` (a delete marks the namespace Terminating) and
 the namespace controller (``pkg/controller/namespace/deletion``: delete every namespaced object, then
-the namespace). kbatch keeps it simple: finalization is an explicit :meth:`finalize` step the
-garbage collector's ``sync`` runs; the namespace goes once no namespaced object remains in it.
+the namespace). The handshake, as upstream: a Namespace is created with ``spec.finalizers:
+[kubernetes]`` (its strategy); while that finalizer is there only the namespace controller
+(``kbatch.controllers.namespace``) empties the namespace and then removes it with :meth:`finalize_spec`
+(the in-process ``namespaces/finalize`` subresource), which deletes the namespace once
+``metadata.finalizers`` are empty too. A namespace without spec finalizers (a Namespace kind without
+a spec) is emptied and removed by the garbage collector's ``sync`` (:meth:`finalize_one`).
 Everything is inert when no ``Namespace`` kind is registered.
 """
 
@@ -14,15 +18,18 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import BadRequest, Forbidden, NotFound
 from kbatch.api.meta import Resource
+from kbatch.apiserver.codec import decode, encode
 from kbatch.apiserver.deletion import DeleteDecision, gc_finalizers
 from kbatch.apiserver.kinds import Kind
+from kbatch.store.kv import Compare, DeleteOp, PutOp
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["BOOTSTRAP_NAMESPACES", "NamespaceLifecycle"]
+__all__ = ["BOOTSTRAP_NAMESPACES", "KUBERNETES_FINALIZER", "NamespaceLifecycle", "spec_finalizers"]
 
 BOOTSTRAP_NAMESPACES = ("default", "kube-system")
+KUBERNETES_FINALIZER = "kubernetes"  # upstream v1.FinalizerKubernetes
 
 
 class NamespaceLifecycle:
@@ -91,6 +98,11 @@ class NamespaceLifecycle:
         return writes
 
     def finalize_one(self, namespace: str) -> int:
+        """The garbage collector's step for a terminating namespace: nothing while spec finalizers
+        remain (the namespace controller's, or another owner's, to remove)."""
+        ns = self._get(namespace)
+        if ns is not None and spec_finalizers(ns):
+            return 0
         server = self._server
         writes, remaining = 0, 0
         for spec in server.registry:
@@ -113,6 +125,36 @@ class NamespaceLifecycle:
                 server.decoded.forget(key)
                 writes += 1
         return writes
+
+
+    def finalize_spec(self, namespace: str, finalizer: str = KUBERNETES_FINALIZER) -> bool:
+        """The in-process ``namespaces/finalize``: remove ``finalizer`` from ``spec.finalizers`` (nothing
+        else changes, as upstream's finalizeStrategy), in one txn guarded by the read revision; a
+        terminating namespace left with no spec and no metadata finalizers is deleted in the same txn
+        (upstream: the deleter deletes the namespace again after finalizing, and storage's Delete
+        removes it at once). False when the namespace is gone, lacks the finalizer, or moved on."""
+        assert self.kind is not None
+        key = self.kind.keys.key(None, namespace)
+        kvs = self._server.store.range(key).kvs
+        if not kvs:
+            return False
+        ns = decode(self.kind.model, kvs[0])
+        left = [f for f in spec_finalizers(ns) if f != finalizer]
+        if len(left) == len(spec_finalizers(ns)):
+            return False
+        ns.spec.finalizers = left or None  # type: ignore[attr-defined]
+        ns.metadata.resource_version = None
+        gone = ns.metadata.deletion_timestamp is not None and not left and not ns.metadata.finalizers
+        guard = [Compare.mod_revision(key, "=", kvs[0].mod_revision)]
+        result = self._server.store.txn(guard, [DeleteOp(key) if gone else PutOp(key, encode(ns))])
+        if result.succeeded:
+            self._server.decoded.forget(key)
+        return result.succeeded
+
+
+def spec_finalizers(ns: Resource) -> list[str]:
+    spec: Any = getattr(ns, "spec", None)
+    return list(getattr(spec, "finalizers", None) or ())
 
 
 def _phase(ns: Resource) -> str | None:

@@ -31,6 +31,7 @@ from kbatch.apiserver.codec import checked_clone, encode
 from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta_update
+from kbatch.apiserver.namespaces import spec_finalizers
 from kbatch.store.kv import Compare, DeleteOp, KeyValue, PutOp
 
 if TYPE_CHECKING:
@@ -146,7 +147,8 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     guard = [Compare.mod_revision(key, "=", current.kv.mod_revision)]
     old_meta = current.obj.metadata
     deleting = (old_meta.deletion_timestamp is not None and not new.metadata.finalizers
-                and old_meta.deletion_grace_period_seconds == 0)
+                and old_meta.deletion_grace_period_seconds == 0
+                and not spec_finalizers(new))  # namespace storage's ShouldDeleteNamespaceDuringUpdate
     if dry_run:
         new.metadata.resource_version = str(current.kv.mod_revision)
         return new

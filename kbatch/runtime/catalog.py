@@ -78,6 +78,9 @@ BUILTIN_CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("disruption", "keeps PodDisruptionBudget status current, resets stale DisruptionTarget",
                    "kbatch.controllers.disruption:setup", aliases=("disruption-controller",),
                    source="controllermanager"),
+    ControllerSpec("namespace", "deletes the content of terminating namespaces, then finalizes them",
+                   "kbatch.controllers.namespace:setup", aliases=("namespace-controller",),
+                   source="namespace-controller"),
 )
 
 

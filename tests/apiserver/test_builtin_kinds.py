@@ -113,6 +113,9 @@ def test_job_delete_background_removes_pods(api: APIServer) -> None:
 
 
 def test_namespace_deletion_with_real_kinds(api: APIServer) -> None:
+    from kbatch.apiserver.local import LocalClient
+    from kbatch.controllers.namespace import NamespaceDeleter
+
     gc = GarbageCollector(api)
     api.create(Namespace.model_validate({"metadata": {"name": "team"}}))
     running, batch = pod("a", node="n1"), job("j")
@@ -121,10 +124,12 @@ def test_namespace_deletion_with_real_kinds(api: APIServer) -> None:
     api.create(batch)
     out = api.delete(Namespace, "team")
     assert out is not None and out.status is not None and out.status.phase == "Terminating"
-    gc.sync()
+    gc.sync()  # the spec finalizer "kubernetes" is the namespace controller's: the GC leaves it
+    deleter = NamespaceDeleter(LocalClient(api), api.registry, api.namespaces, api.timestamp)
+    assert not deleter.sync("team")  # the running pod terminates gracefully: the namespace waits
     assert api.list(Job, "team").items == []
     left = api.list(Pod, "team").items
     assert [p.name for p in left] == ["a"] and left[0].metadata.deletion_timestamp is not None
     api.delete(Pod, "a", "team", grace_period_seconds=0)  # the kubelet's final delete
-    gc.sync()
+    assert deleter.sync("team")
     assert [n.name for n in api.list(Namespace).items] == ["default", "kube-system"]

@@ -1,0 +1,71 @@
+"""The ``namespace`` controller (kube-controller-manager's ``namespace-controller``,
+``pkg/controller/namespace/namespace_controller.go``): empties a terminating namespace and finalizes it.
+
+Requests are namespaces. A namespace event enqueues it; an event of any namespaced object in a
+namespace known to be terminating enqueues that namespace, so graceful pod deletions and released
+finalizers move the deletion on without polling. The work is :class:`.deleter.NamespaceDeleter`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbatch.controllers.namespace.deleter import (
+    CONDITION_TYPES,
+    ContentTotals,
+    NamespaceDeleter,
+    deletion_conditions,
+)
+
+__all__ = ["CONDITION_TYPES", "ContentTotals", "NamespaceController", "NamespaceDeleter",
+           "deletion_conditions", "setup"]
+
+_EVENT_KINDS = ("Event",)  # not watched: the deleter removes them at once, nothing waits on them
+
+
+class NamespaceController:
+    def __init__(self, ctx: Any, registry: Any) -> None:
+        lifecycle = ctx.server.namespaces if ctx.server is not None else None
+        self.deleter = NamespaceDeleter(ctx.client, registry, lifecycle,
+                                        lambda: ctx.clock.now_datetime().replace(microsecond=0))
+        self.terminating: set[str] = set()
+
+    def for_content(self, obj: Any) -> list[Any]:
+        from kbatch.runtime.reconcile import Request
+
+        namespace = obj.metadata.namespace
+        return [Request("", namespace)] if namespace in self.terminating else []
+
+    def reconcile(self, request: Any) -> Any:
+        from kbatch.api.core_v1 import Namespace
+        from kbatch.api.errors import NotFound
+
+        name = request.name
+        try:
+            ns = self.deleter.client.get(Namespace, name)
+        except NotFound:
+            self.terminating.discard(name)
+            return None
+        if ns.metadata.deletion_timestamp is None:
+            self.terminating.discard(name)
+            return None
+        self.terminating.add(name)  # before deleting: content events from here on enqueue it
+        if self.deleter.sync(name):
+            self.terminating.discard(name)
+        return None
+
+
+def setup(ctx: Any) -> NamespaceController:
+    """Catalog factory for ``namespace``."""
+    from kbatch.api.core_v1 import Namespace
+    from kbatch.api.registry import builtin_registry
+
+    registry = ctx.server.registry if ctx.server is not None else builtin_registry()
+    controller = NamespaceController(ctx, registry)
+    builder = ctx.build().describe("deletes the content of terminating namespaces, then finalizes them")
+    builder.for_(Namespace)
+    for spec in registry:
+        if spec.info.namespaced and spec.info.kind not in _EVENT_KINDS:
+            builder.watches(spec.model, controller.for_content)
+    builder.complete(controller)
+    return controller
