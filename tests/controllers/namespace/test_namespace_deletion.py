@@ -91,11 +91,12 @@ def test_finalizers_keep_the_namespace_terminating_until_released() -> None:
 def test_deletion_conditions_when_empty_are_upstreams() -> None:
     out = {c[0]: c[1:] for c in deletion_conditions(ContentTotals())}
     assert out == {
-        "NamespaceDeletionDiscoveryFailure": ("False", "ResourcesDiscovered", "All resources successfully discovered"),
+        "NamespaceDeletionDiscoveryFailure": ("False", "ResourcesDiscovered",
+                                              "All resources successfully discovered"),
         "NamespaceDeletionGroupVersionParsingFailure": ("False", "ParsedGroupVersions",
                                                         "All legacy kube types successfully parsed"),
-        "NamespaceDeletionContentFailure": ("False", "ContentDeleted",
-                                            "All content successfully deleted, may be waiting on finalization"),
+        "NamespaceDeletionContentFailure": (
+            "False", "ContentDeleted", "All content successfully deleted, may be waiting on finalization"),
         "NamespaceContentRemaining": ("False", "ContentRemoved", "All content successfully removed"),
         "NamespaceFinalizersRemaining": ("False", "ContentHasNoFinalizers",
                                          "All content-preserving finalizers finished"),
