@@ -119,6 +119,7 @@ class Backend(Protocol):
     def action(self, name: str, args: Obj) -> Obj:
         """Fault injection and cluster actions, as :data:`kbatch.server.actions.ACTIONS` names them
         (``nodes-add``, ``node-down``, ``node-up``, ``node-taint``, ``fail-pod``, ``evict-pod``,
-        ``condition-pod``, ``trace``, ``compact``). There is no ``reset``: ``kbatch reset`` works
+        ``condition-pod``, ``node-stop-kubelet``, ``node-start-kubelet``, ``probe-fail``,
+        ``probe-clear``, ``trace``, ``compact``). There is no ``reset``: ``kbatch reset`` works
         on a local state directory only (a served control plane is replaced by restarting)."""
         ...
