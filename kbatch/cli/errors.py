@@ -29,6 +29,9 @@ def describe_error(err: BaseException) -> str | None:
     if isinstance(err, Unauthorized):  # as kubectl prints a 401
         return f"error: You must be logged in to the server ({err.message})"
     if isinstance(err, StatusError):
+        # kubectl names the reason only when the Status carries one (StatusReasonUnknown is "")
+        if not err.reason:
+            return f"Error from server: {err.message}"
         return f"Error from server ({err.reason}): {err.message}"
     if isinstance(err, UserError | ManifestError | ValueError | TimeoutError | OSError):
         text = str(err) or type(err).__name__
