@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from kbatch.api.base import _fields_set_of, _set_fields_set, share_fields_set
 from kbatch.api.quantity import Quantity
 
-__all__ = ["copy_model", "copy_value", "partial_instance", "share_fields_sets"]
+__all__ = ["alternatives", "copy_model", "copy_value", "partial_instance", "share_fields_sets"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -41,29 +41,29 @@ _SLOT_SET = {name: BaseModel.__dict__[name].__set__
              for name in ("__pydantic_extra__", "__pydantic_private__")}
 
 
-def _unwrap(annotation: Any) -> list[Any]:
+def alternatives(annotation: Any) -> list[Any]:
     """The alternatives of a (possibly Optional/Annotated/Union) annotation."""
     if get_origin(annotation) is Annotated:
-        return _unwrap(get_args(annotation)[0])
+        return alternatives(get_args(annotation)[0])
     if get_origin(annotation) in (typing.Union, types.UnionType):
-        return [alt for arg in get_args(annotation) for alt in _unwrap(arg)]
+        return [alt for arg in get_args(annotation) for alt in alternatives(arg)]
     return [annotation]
 
 
 def _is_scalar(annotation: Any) -> bool:
-    alts = _unwrap(annotation)
+    alts = alternatives(annotation)
     return all(a in _SCALARS or get_origin(a) is typing.Literal for a in alts)
 
 
 def _is_immutable(annotation: Any) -> bool:
-    return all(a in (datetime, Quantity) or _is_scalar(a) for a in _unwrap(annotation))
+    return all(a in (datetime, Quantity) or _is_scalar(a) for a in alternatives(annotation))
 
 
 def _field_code(name: str, annotation: Any) -> list[str]:
     """Lines that replace ``d[name]`` by a copy (nothing for immutable fields)."""
     if _is_immutable(annotation):
         return []
-    alts = [a for a in _unwrap(annotation) if a is not type(None)]
+    alts = [a for a in alternatives(annotation) if a is not type(None)]
     head = [f"    v = d[{name!r}]"]
     if len(alts) == 1:
         origin, args = get_origin(alts[0]), get_args(alts[0])
@@ -136,7 +136,7 @@ def _copy_any(value: Any) -> Any:
 
 def _holds_models(annotation: Any) -> bool:
     """Whether a value of ``annotation`` can contain a model (unknown shapes: assume it can)."""
-    for alt in _unwrap(annotation):
+    for alt in alternatives(annotation):
         if _is_model(alt):
             return True
         origin, args = get_origin(alt), get_args(alt)
@@ -152,7 +152,7 @@ def _share_code(name: str, annotation: Any) -> list[str]:
     """Lines that share the fields sets of the models held by ``d[name]``."""
     if not _holds_models(annotation):
         return []
-    alts = [a for a in _unwrap(annotation) if a is not type(None)]
+    alts = [a for a in alternatives(annotation) if a is not type(None)]
     line = f"    v = d[{name!r}]"
     if len(alts) == 1 and _is_model(alts[0]):
         return [line, "    if v is not None: S[type(v)](v)"]

@@ -11,8 +11,6 @@ patch itself pinned ``metadata.resourceVersion``, which makes a mismatch a ``Con
 from __future__ import annotations
 
 import functools
-import types
-import typing
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
@@ -20,7 +18,7 @@ from pydantic import ValidationError
 from kbatch.api.base import KubeModel
 from kbatch.api.errors import BadRequest, Conflict, UnsupportedMediaType
 from kbatch.api.meta import ObjectMeta, Resource
-from kbatch.api.model_copy import partial_instance
+from kbatch.api.model_copy import alternatives, partial_instance
 from kbatch.api.strategy import DefaultStrategy
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
@@ -101,11 +99,9 @@ def _status_model(model: type[Resource]) -> type[KubeModel] | None:
     field = model.model_fields.get("status")
     if field is None:
         return None
-    annotation = field.annotation
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        alts = [a for a in typing.get_args(annotation) if a is not type(None)]
-        annotation = alts[0] if len(alts) == 1 else None
-    return annotation if isinstance(annotation, type) and issubclass(annotation, KubeModel) else None
+    alts = [a for a in alternatives(field.annotation) if a is not type(None)]
+    only = alts[0] if len(alts) == 1 else None
+    return only if isinstance(only, type) and issubclass(only, KubeModel) else None
 
 
 def _decode_status_patch(kind: Kind, model: type[T], patched: dict[str, Any], patch: Any,
