@@ -357,13 +357,7 @@ def validate_object_meta(
         errs.append(FieldError.forbidden(child(path, "namespace"), "not allowed on this type"))
     if meta.generation is not None:
         errs += validate_nonnegative(meta.generation, child(path, "generation"))
-    # absent maps and lists validate to nothing (skipped: every create passes here)
-    if meta.labels:
-        errs += validate_labels(meta.labels, child(path, "labels"))
-    if meta.annotations:
-        errs += validate_annotations(meta.annotations, child(path, "annotations"))
-    if meta.owner_references:
-        errs += validate_owner_references(meta.owner_references, child(path, "ownerReferences"))
+    errs += _validate_meta_collections(meta, path)
     if meta.finalizers:
         errs += validate_finalizers(meta.finalizers, child(path, "finalizers"))
     return errs
@@ -401,12 +395,20 @@ def validate_object_meta_update(new: ObjectMeta, old: ObjectMeta, path: str = "m
         new_value = getattr(new, attr)
         if new_value != getattr(old, attr):  # validate_immutable, without a call per unchanged field
             errs.append(FieldError.invalid(child(path, name), _plain(new_value), FIELD_IMMUTABLE))
-    if new.labels:
-        errs += validate_labels(new.labels, child(path, "labels"))
-    if new.annotations:
-        errs += validate_annotations(new.annotations, child(path, "annotations"))
-    if new.owner_references:
-        errs += validate_owner_references(new.owner_references, child(path, "ownerReferences"))
+    errs += _validate_meta_collections(new, path)
+    return errs
+
+
+def _validate_meta_collections(meta: ObjectMeta, path: str) -> list[FieldError]:
+    """Labels, annotations and ownerReferences, as both create and update check them (absent maps
+    and lists validate to nothing, so they are skipped: every write passes here)."""
+    errs: list[FieldError] = []
+    if meta.labels:
+        errs += validate_labels(meta.labels, child(path, "labels"))
+    if meta.annotations:
+        errs += validate_annotations(meta.annotations, child(path, "annotations"))
+    if meta.owner_references:
+        errs += validate_owner_references(meta.owner_references, child(path, "ownerReferences"))
     return errs
 
 
