@@ -132,6 +132,12 @@ class _PodHandler:
     def _resolve(self, pod: Any, ref: Any) -> Job | None:
         return resolve_job(self.q.cache, pod.metadata.namespace or "", ref)
 
+    def _sync_owner(self, pod: Any, ref: Any) -> None:
+        """Queue the Job ``ref`` names, if it still exists (batched, as upstream's pod handlers)."""
+        job = self._resolve(pod, ref)
+        if job is not None:
+            self.q.job_batched(job)
+
     def on_add(self, obj: Any) -> None:
         self._record_finalizer(None, obj)
         if obj.metadata.deletion_timestamp is not None:
@@ -139,9 +145,7 @@ class _PodHandler:
             return
         ref = obj.metadata.controller_ref()
         if ref is not None:
-            job = self._resolve(obj, ref)
-            if job is not None:
-                self.q.job_batched(job)
+            self._sync_owner(obj, ref)
             return
         if has_tracking_finalizer(obj):
             self.q.orphan(obj)
@@ -157,13 +161,9 @@ class _PodHandler:
         ref, old_ref = new.metadata.controller_ref(), old.metadata.controller_ref()
         ref_changed = not _same_ref(ref, old_ref)
         if ref_changed and old_ref is not None:
-            job = self._resolve(old, old_ref)
-            if job is not None:
-                self.q.job_batched(job)
+            self._sync_owner(old, old_ref)
         if ref is not None:
-            job = self._resolve(new, ref)
-            if job is not None:
-                self.q.job_batched(job)
+            self._sync_owner(new, ref)
             return
         if has_tracking_finalizer(new):
             self.q.orphan(new)
