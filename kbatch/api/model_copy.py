@@ -225,9 +225,11 @@ def copy_value(value: Any) -> Any:
 def partial_instance(cls: type[M], values: dict[str, Any]) -> M:
     """An instance holding exactly ``values`` (validated by the caller), without pydantic's per-field
     defaulting (``model_construct`` costs ~15 µs for a Pod). Fields not in ``values`` are *unset*:
-    the caller must fill them before anything reads them."""
+    the caller must fill them before anything reads them. ``__dict__`` holds every field in
+    declaration order (the missing ones as ``None`` placeholders), because pydantic serializes in
+    ``__dict__`` order: filling a field later keeps its place."""
     obj = _NEW(cls)
-    _SET(obj, "__dict__", dict(values))
+    _SET(obj, "__dict__", {name: values.get(name) for name in cls.__pydantic_fields__})
     _SET(obj, "__pydantic_fields_set__", set(values))
     _SET(obj, "__pydantic_extra__", None)
     _SET(obj, "__pydantic_private__", None)

@@ -83,14 +83,6 @@ class DefaultStrategy:
         for name in _carried_fields(type(new)):
             values[name] = copy_value(getattr(old, name))
             fields_set.add(name)
-        # pydantic serializes in ``__dict__`` order: a status-only input (``partial_instance`` of
-        # metadata and status) must end up in declaration order, or the stored JSON would read
-        # metadata, status, apiVersion, kind, spec instead of the order kubectl prints
-        order = type(new).__pydantic_fields__
-        if list(values) != list(order):
-            ordered = {name: values[name] for name in order if name in values}
-            values.clear()
-            values.update(ordered)
 
     def validate(self, obj: Resource) -> list[FieldError]:
         return []
