@@ -60,9 +60,7 @@ class DecodedCache:
     def held(self, kv: KeyValue) -> Resource | None:
         """The shared object decoded from exactly ``kv``, if one is held (read only)."""
         hit = self._objects.get(kv.key)
-        if hit is not None and hit[0] == kv.mod_revision and (hit[1] is kv.value or hit[1] == kv.value):
-            return hit[2]
-        return None
+        return hit[2] if valid(hit, kv) else None  # type: ignore[index]
 
     def shared(self, model: type[Resource], kv: KeyValue, *, latest: bool = True) -> Resource:
         """The shared object for ``kv`` (read only, never to be mutated), decoding it on a miss.
