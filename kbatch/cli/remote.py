@@ -125,10 +125,11 @@ class HttpBackend:
 
     def list(self, info: ApiInfo, namespace: str | None, *, label_selector: str | None = None,
              field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
-             resource_version: str | None = None) -> Obj:
+             resource_version: str | None = None, resource_version_match: str | None = None) -> Obj:
         params = {k: v for k, v in {"labelSelector": label_selector, "fieldSelector": field_selector,
                                     "limit": limit, "continue": continue_,
-                                    "resourceVersion": resource_version}.items() if v}
+                                    "resourceVersion": resource_version,
+                                    "resourceVersionMatch": resource_version_match}.items() if v}
         return self._call("GET", _path(info, namespace), params=params)
 
     def update(self, info: ApiInfo, namespace: str | None, name: str, body: Obj, opts: WriteOptions,

@@ -122,3 +122,26 @@ def test_real_clock_runs_jobs_without_advance(tmp_path: Path) -> None:
 def test_local_commands_on_a_served_state_point_to_the_server(server: ServeProcess) -> None:
     out = run("--state", str(server.state), "get", "pods")
     assert out.returncode == 1 and f"use --server {server.url}" in out.stderr
+
+
+def test_http_backend_list_passes_resource_version_match(server: ServeProcess) -> None:
+    """The CLI's HTTP backend forwards ``resourceVersionMatch`` as the Backend protocol promises: an
+    ``Exact`` list reads the named revision, and the server's ValidateListOptions rules apply."""
+    from kbatch.api.core_v1 import Namespace
+    from kbatch.api.errors import StatusError
+    from kbatch.cli.remote import HttpBackend
+
+    backend = HttpBackend(server.url)
+    try:
+        info = Namespace.api_info
+        now = backend.list(info, None)
+        rv = now["metadata"]["resourceVersion"]
+        exact = backend.list(info, None, resource_version=rv, resource_version_match="Exact")
+        assert exact["metadata"]["resourceVersion"] == rv
+        assert sorted(i["metadata"]["name"] for i in exact["items"]) == \
+            sorted(i["metadata"]["name"] for i in now["items"])
+        with pytest.raises(StatusError) as err:  # a match without a resourceVersion is 422 Invalid
+            backend.list(info, None, resource_version_match="NotOlderThan")
+        assert err.value.status.code == 422
+    finally:
+        backend.close()
