@@ -64,7 +64,7 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
 @node_app.command("down")
 @command
 def node_down(ctx: typer.Context, name: str = typer.Argument(..., help="Node name.")) -> None:
-    """Stop the node's kubelet: it stops reporting and becomes NotReady/Unknown."""
+    """Set the node's Ready condition to Unknown now (its kubelet keeps running; see stop-kubelet)."""
     _act(ctx, "node-down", {"name": name})
     typer.echo(f"node/{name} down")
 
@@ -72,7 +72,7 @@ def node_down(ctx: typer.Context, name: str = typer.Argument(..., help="Node nam
 @node_app.command("up")
 @command
 def node_up(ctx: typer.Context, name: str = typer.Argument(..., help="Node name.")) -> None:
-    """Bring the node's kubelet back: the node reports Ready again."""
+    """Set the node's Ready condition back to True (undoes node down)."""
     _act(ctx, "node-up", {"name": name})
     typer.echo(f"node/{name} up")
 
