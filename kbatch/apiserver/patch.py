@@ -14,16 +14,17 @@ import functools
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
+from pydantic_core import from_json
 
-from kbatch.api.base import KubeModel
+from kbatch.api.base import KubeModel, private_fields_set
 from kbatch.api.errors import BadRequest, Conflict, UnsupportedMediaType
 from kbatch.api.meta import ObjectMeta, Resource
-from kbatch.api.model_copy import alternatives, partial_instance
+from kbatch.api.model_copy import alternatives, copy_model, copy_value, partial_instance
 from kbatch.api.strategy import DefaultStrategy
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
 from kbatch.apiserver.kinds import Kind
-from kbatch.apiserver.raw import raw_dict
+from kbatch.apiserver.raw import raw_dict, with_resource_version
 from kbatch.apiserver.strategic import apply_strategic_patch
 from kbatch.apiserver.update import (
     MAX_RETRIES,
@@ -33,6 +34,7 @@ from kbatch.apiserver.update import (
     object_namespace,
     read_kv,
 )
+from kbatch.store.kv import KeyValue
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -72,14 +74,18 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
     namespace = object_namespace(kind, namespace)
     for _ in range(MAX_RETRIES):
         kv = read_kv(server, kind, namespace, name)
-        # the stored JSON is the object's dump (kbatch.apiserver.raw), so it is the patch's base as is
-        patched = apply_patch(kind, raw_dict(kv), patch, patch_type)
-        fast = _decode_status_patch(kind, model, patched, patch, patch_type) if status else None
-        new, warnings = (fast, []) if fast is not None else decode_dict(model, patched, field_validation)
+        held = server.decoded.held(kv)
+        new = _decode_parts(kind, model, kv, held, patch, patch_type, status)
+        warnings: list[str] = []
+        if new is None:
+            # the stored JSON is the object's dump (kbatch.apiserver.raw), so it is the patch's base as is
+            patched = apply_patch(kind, raw_dict(kv), patch, patch_type)
+            new, warnings = decode_dict(model, patched, field_validation)
         pinned = new.metadata.resource_version
         if pinned and pinned != str(kv.mod_revision):
             raise Conflict.stale(kind.info.group_resource, name)
-        current = Current(kv, server.decoded.shared(model, kv))  # read only: the update's old
+        # read only: the update's old
+        current = Current(kv, held if held is not None else server.decoded.shared(model, kv))
         try:
             result = apply_update(server, kind, new, current, status=status, dry_run=dry_run)
         except StaleRead:
@@ -88,9 +94,18 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
     raise Conflict.stale(kind.info.group_resource, name)
 
 
-# --- status patches that touch only metadata and status -------------------------------------------
+# --- patches that touch only metadata (main resource) or metadata and status (status) --------------
+#
+# The general path merges the patch into the whole stored document and decodes all of it. A patch
+# that names only ``metadata`` (the Job controller's finalizer removal, label and annotation edits)
+# or, on the status subresource, only ``metadata``/``status`` (every kubelet and controller status
+# patch) leaves every other top-level field as stored, so the merge runs on those parts only and the
+# rest is taken from the decode cache's object for exactly the stored bytes (equal to what decoding
+# them again gives). Whatever does not decode cleanly takes the general path, which reports the error
+# (paths, Strict/Warn/Ignore) exactly as before; errors of the merge itself are the same on either.
 
 _STATUS_PATCH_KEYS = frozenset({"metadata", "status"})
+_META_PATCH_KEYS = frozenset({"metadata"})
 
 
 @functools.cache
@@ -104,28 +119,47 @@ def _status_model(model: type[Resource]) -> type[KubeModel] | None:
     return only if isinstance(only, type) and issubclass(only, KubeModel) else None
 
 
-def _decode_status_patch(kind: Kind, model: type[T], patched: dict[str, Any], patch: Any,
-                         patch_type: str) -> T | None:
-    """A status patch that names only ``metadata``/``status`` (a kubelet's, a controller's): decode
-    just those two parts of the patched document.
-
-    Every other field of the patched document is the stored object's, already valid, and the status
-    strategy replaces it by the stored value anyway (``prepare_for_status_update``), so decoding it
-    (most of a Pod) would be wasted — as ``update._status_input`` does for status updates. Anything
-    that does not decode cleanly returns ``None`` and takes the full decode, which reports the error
-    (paths, Strict/Warn/Ignore) exactly as before."""
-    if (patch_type == "json" or type(patch) is not dict or not patch.keys() <= _STATUS_PATCH_KEYS
-            or type(kind.strategy).prepare_for_status_update
-            is not DefaultStrategy.prepare_for_status_update):
+def _decode_parts(kind: Kind, model: type[T], kv: KeyValue, held: Resource | None, patch: Any,
+                  patch_type: str, status: bool) -> T | None:
+    """The decoded patched object built from its changed parts, or ``None``: take the general path."""
+    if patch_type == "json" or type(patch) is not dict:
         return None
-    status_model = _status_model(model)
-    if status_model is None:
+    if status:
+        # the status strategy replaces every other field by the stored one anyway
+        # (``prepare_for_status_update``), as ``update._status_input`` relies on for status updates
+        if (not patch.keys() <= _STATUS_PATCH_KEYS or _status_model(model) is None
+                or type(kind.strategy).prepare_for_status_update
+                is not DefaultStrategy.prepare_for_status_update):
+            return None
+    elif held is None or not patch.keys() <= _META_PATCH_KEYS:
         return None
-    raw_meta, raw_status = patched.get("metadata"), patched.get("status")
+    stored = from_json(kv.value, cache_strings=False)
+    base: dict[str, Any] = {}
+    if "metadata" in patch or held is None:
+        base["metadata"] = with_resource_version(stored.get("metadata") or {}, str(kv.mod_revision))
+    if status and "status" in stored:
+        base["status"] = stored["status"]
+    patched = apply_patch(kind, base, patch, patch_type)
     try:
-        values: dict[str, Any] = {"metadata": ObjectMeta.__pydantic_validator__.validate_python(raw_meta)}
-        values["status"] = (None if raw_status is None
-                            else status_model.__pydantic_validator__.validate_python(raw_status))
+        if "metadata" in base:
+            meta = ObjectMeta.__pydantic_validator__.validate_python(patched.get("metadata"))
+        else:
+            meta = copy_model(held.metadata)  # type: ignore[union-attr]
+        if status:
+            raw_status = patched.get("status")
+            if raw_status is None:
+                return None  # no status at all: the field's default is the general path's business
+            values = {"metadata": meta,
+                      "status": _status_model(model).__pydantic_validator__.validate_python(raw_status)}
+            return partial_instance(model, values)
     except ValidationError:
         return None
-    return partial_instance(model, values)
+    return _with_metadata(held, meta)  # type: ignore[arg-type]
+
+
+def _with_metadata(old: T, meta: ObjectMeta) -> T:
+    """A copy of ``old`` with ``meta`` for its metadata, the fields set as decoding it gives."""
+    values = {name: meta if name == "metadata" else copy_value(value) for name, value in old.__dict__.items()}
+    new = partial_instance(type(old), values)
+    private_fields_set(new).intersection_update(old.model_fields_set | _META_PATCH_KEYS)
+    return new

@@ -23,7 +23,7 @@ from pydantic_core import from_json
 from kbatch.api.meta import ObjectMeta
 from kbatch.store.kv import KeyValue
 
-__all__ = ["raw_dict"]
+__all__ = ["raw_dict", "with_resource_version"]
 
 
 def _aliases_after_resource_version() -> frozenset[str]:
@@ -35,7 +35,7 @@ def _aliases_after_resource_version() -> frozenset[str]:
 _AFTER_RV = _aliases_after_resource_version()
 
 
-def _with_resource_version(meta: dict[str, Any], rv: str) -> dict[str, Any]:
+def with_resource_version(meta: dict[str, Any], rv: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     placed = False
     for key, value in meta.items():
@@ -53,5 +53,5 @@ def raw_dict(kv: KeyValue, revision: int | None = None) -> dict[str, Any]:
     ``mod_revision`` (a fresh dict: the caller may mutate it)."""
     data = from_json(kv.value, cache_strings=False)
     rv = str(revision if revision is not None else kv.mod_revision)
-    data["metadata"] = _with_resource_version(data.get("metadata") or {}, rv)
+    data["metadata"] = with_resource_version(data.get("metadata") or {}, rv)
     return data

@@ -1,0 +1,181 @@
+"""Patches that touch only metadata (main resource) or metadata/status (status subresource) decode just
+those parts and take the rest from the decode cache (``patch._decode_parts``): property tests that the
+result, the error, and what ends up stored are exactly the general path's (merge the patch into the
+whole stored document, decode all of it)."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbatch.api.core_v1 import Pod
+from kbatch.api.errors import StatusError
+from kbatch.api.registry import builtin_registry
+from kbatch.apiserver import APIServer
+from kbatch.apiserver import patch as patch_module
+from kbatch.apiserver.decoding import decode_dict
+from kbatch.apiserver.patch import apply_patch
+from kbatch.apiserver.raw import raw_dict
+from kbatch.apiserver.update import read_kv
+from kbatch.store import MemoryStore
+from tests.api.test_core_v1_properties import pods
+
+NAMES = st.sampled_from(["a", "b", "app", "batch.kubernetes.io/job-name"])
+VALUES = st.one_of(st.sampled_from(["x", "y", "-bad-", ""]), st.none(), st.just(5))
+FINALIZERS = st.sampled_from(["batch.kubernetes.io/job-tracking", "example.com/x", "bad finalizer"])
+T0 = "2025-01-01T00:00:00Z"
+
+
+def _maybe(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(strategy, strategy, st.just(5), st.none())  # now and then a wrong type or null
+
+
+def _metadata() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({}, optional={
+        "labels": _maybe(st.dictionaries(NAMES, VALUES, max_size=3)),
+        "annotations": _maybe(st.dictionaries(NAMES, VALUES, max_size=2)),
+        "finalizers": _maybe(st.lists(FINALIZERS, max_size=3)),
+        "$deleteFromPrimitiveList/finalizers": st.lists(FINALIZERS, max_size=2),
+        "resourceVersion": st.sampled_from(["1", "2", "3", "x"]),
+        "name": st.sampled_from(["renamed"]),
+        "generation": st.integers(0, 9),
+        "bogus": st.just(1),
+        "$patch": st.sampled_from(["replace", "delete"]),
+        "ownerReferences": st.lists(st.fixed_dictionaries({
+            "apiVersion": st.just("batch/v1"), "kind": st.just("Job"), "name": st.sampled_from(["j", ""]),
+            "uid": st.sampled_from(["u1", "u2"]), "controller": st.booleans()}), max_size=2),
+    })
+
+
+def _condition() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {"type": st.sampled_from(["Ready", "PodScheduled", "Custom"])},
+        optional={"status": st.sampled_from(["True", "False", "Maybe", 5]),
+                  "lastTransitionTime": st.sampled_from([T0, "not a time"]), "reason": VALUES,
+                  "$patch": st.just("delete")})
+
+
+def _status() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({}, optional={
+        "phase": st.sampled_from(["Running", "Succeeded", "Bogus", 5, None]),
+        "startTime": st.sampled_from([T0, "yesterday", None]),
+        "conditions": _maybe(st.lists(_condition(), max_size=3)),
+        "$setElementOrder/conditions": st.lists(st.fixed_dictionaries(
+            {"type": st.sampled_from(["Ready", "PodScheduled"])}), max_size=2),
+        "containerStatuses": st.lists(st.fixed_dictionaries({
+            "name": st.sampled_from(["main", "x"]), "image": st.just("busybox"), "imageID": st.just(""),
+            "ready": st.booleans(), "restartCount": st.integers(-1, 2),
+            "state": st.sampled_from([{}, {"running": {"startedAt": T0}}])}), max_size=1),
+        "bogus": st.just(1),
+        "qosClass": st.sampled_from(["BestEffort", "Burstable"]),
+    })
+
+
+PATCHES = st.one_of(
+    st.fixed_dictionaries({"metadata": _metadata()}),
+    st.fixed_dictionaries({}, optional={"metadata": _metadata(), "status": _maybe(_status())}),
+    st.fixed_dictionaries({"metadata": _metadata()},
+                          optional={"spec": st.just({"activeDeadlineSeconds": 5})}),
+)
+PATCH_TYPES = st.sampled_from(["merge", "strategic"])
+
+
+def _server() -> APIServer:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    return APIServer(MemoryStore(), builtin_registry(), now=lambda: now, rng=random.Random(1))
+
+
+def _stored_pod(server: APIServer, data: dict[str, Any], running: bool) -> None:
+    spec = {k: v for k, v in data["spec"].items() if k != "priority"}  # set by admission, not by users
+    meta = {**data["metadata"], "name": "p", "finalizers": ["example.com/x"]}
+    data = {**data, "metadata": meta, "spec": spec}
+    server.create(Pod.model_validate(data))
+    if running:
+        server.patch(Pod, "p", {"status": {"phase": "Running", "startTime": T0, "conditions": [
+            {"type": "Ready", "status": "True", "lastTransitionTime": T0}]}}, "default",
+            patch_type="strategic", status=True)
+
+
+def _outcome(fn: Any) -> Any:
+    try:
+        return ("ok", fn())
+    except StatusError as err:
+        return ("error", type(err).__name__, err.message)
+
+
+def _parts(obj: Pod | None, status: bool) -> Any:
+    if obj is None:
+        return None
+    fields = ("metadata", "status") if status else tuple(type(obj).model_fields)
+    return ({f: getattr(obj, f) for f in fields}, obj.model_fields_set & set(fields) if not status else None)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=pods(), running=st.booleans(), patch=PATCHES, patch_type=PATCH_TYPES, status=st.booleans(),
+       held=st.booleans())
+def test_decoded_parts_equal_the_full_decode(data: dict[str, Any], running: bool, patch: dict[str, Any],
+                                             patch_type: str, status: bool, held: bool) -> None:
+    server = _server()
+    _stored_pod(server, data, running)
+    kind = server.kind(Pod)
+    kv = read_kv(server, kind, "default", "p")
+    old = server.decoded.shared(Pod, kv) if held else None
+    fast = _outcome(lambda: patch_module._decode_parts(kind, Pod, kv, old, patch, patch_type, status))
+    full = _outcome(lambda: decode_dict(Pod, apply_patch(kind, raw_dict(kv), patch, patch_type))[0])
+    if fast[0] == "error":
+        assert fast == full  # the merge's own errors are the same on either path
+    elif fast[1] is not None:
+        assert full[0] == "ok"
+        assert _parts(fast[1], status) == _parts(full[1], status)
+        if not status:
+            assert fast[1].to_json() == full[1].to_json()
+
+
+def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(patch_module, "_decode_parts", lambda *args: None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=pods(), running=st.booleans(),
+       steps=st.lists(st.tuples(PATCHES, PATCH_TYPES, st.booleans()), min_size=1, max_size=4))
+def test_patches_write_what_the_general_path_writes(data: dict[str, Any], running: bool,
+                                                    steps: list[tuple[dict[str, Any], str, bool]]) -> None:
+    """End to end, with the old objects held as the informer holds them: same results, same errors,
+    same stored bytes and revisions (so validate_update saw the same, generation moved the same)."""
+    fast, general = _server(), _server()
+    for server in (fast, general):
+        _stored_pod(server, data, running)
+    with pytest.MonkeyPatch.context() as mp:
+        for patch, patch_type, status in steps:
+            outcomes = []
+            for server in (fast, general):
+                if server is general:
+                    _general_only(mp)
+                kv = read_kv(server, server.kind(Pod), "default", "p")
+                server.decoded.shared(Pod, kv)
+                outcomes.append(_outcome(lambda s=server, p=patch, t=patch_type, sub=status: s.patch(
+                    Pod, "p", p, "default", patch_type=t, status=sub)))
+                mp.undo()
+            assert outcomes[0] == outcomes[1]
+            assert fast.store.revision == general.store.revision
+            assert ([kv.value for kv in fast.store.range(b"/", b"0").kvs]
+                    == [kv.value for kv in general.store.range(b"/", b"0").kvs])
+
+
+def test_finalizer_removal_takes_the_parts_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Job controller's patch on a held pod: no full decode, the finalizer gone, generation kept."""
+    server = _server()
+    _stored_pod(server, {"metadata": {"namespace": "default"},
+                         "spec": {"containers": [{"name": "c", "image": "busybox"}]}}, running=True)
+    kv = read_kv(server, server.kind(Pod), "default", "p")
+    server.decoded.shared(Pod, kv)
+    monkeypatch.setattr(patch_module, "decode_dict", None)  # the general path would fail loudly
+    out = server.patch(Pod, "p", {"metadata": {"$deleteFromPrimitiveList/finalizers": ["example.com/x"]}},
+                       "default", patch_type="strategic")
+    assert not out.metadata.finalizers and out.metadata.generation == 1
+    assert out.status is not None and out.status.phase == "Running"
