@@ -39,9 +39,21 @@ from kbatch.runtime.cache.indexer import BY_CONTROLLER_UID
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request, Result
 
-__all__ = ["SYNC_BATCH_PERIOD", "JobReconciler", "slow_start_batches"]
+__all__ = ["ORPHANS_BY_NAMESPACE", "SYNC_BATCH_PERIOD", "JobReconciler", "orphan_namespace",
+           "slow_start_batches"]
 
 SYNC_BATCH_PERIOD = 1.0  # syncJobBatchPeriod
+ORPHANS_BY_NAMESPACE = "job-orphans-by-namespace"  # pod cache index: pods without a controller
+
+
+def orphan_namespace(pod: Any) -> tuple[str, ...]:
+    """Index function: a pod with no controller reference under its namespace (adoption candidates).
+
+    Upstream's ``getPodsForJob`` hands ``ClaimPods`` every pod of the namespace; only those without a
+    controller can be adopted, so only they are looked up (not every pod the selector matches).
+    """
+    meta = pod.metadata
+    return (meta.namespace or "",) if meta.controller_ref() is None else ()
 
 
 def slow_start_batches(n: int, initial: int = 1) -> list[int]:
@@ -68,6 +80,7 @@ class JobReconciler:
         self._pod_views: dict[str, dict[str, tuple[str | None, PodInfo]]] = {}  # job uid -> pod uid ->
         self._templates: dict[str, tuple[int | None, dict[str, Any]]] = {}
         self._uids: dict[Request, str] = {}  # the uid each cached Job had, to forget it once gone
+        ctx.cache.add_index(Pod, ORPHANS_BY_NAMESPACE, orphan_namespace)
 
     # -- reading -----------------------------------------------------------------------------------
     def _views(self, job_uid: str, pods: list[Pod]) -> list[PodInfo]:
@@ -114,12 +127,11 @@ class JobReconciler:
         if live:
             for pod in mismatched:
                 self._release(pod, uid)
-        labels = (job.spec.selector.match_labels or None) if job.spec.selector else None
-        candidates = cache.list(Pod, ns, labels=labels, readonly=True) if labels and live else []
+        orphans = (ORPHANS_BY_NAMESPACE, ns or "")
+        candidates = cache.list(Pod, ns, index=orphans, readonly=True) if live else []
         for pod in candidates:
             meta = pod.metadata
-            if meta.controller_ref() is None and meta.deletion_timestamp is None \
-                    and selector.matches(meta.labels):
+            if meta.deletion_timestamp is None and selector.matches(meta.labels):
                 adopted = self._adopt(pod, job)
                 if adopted is not None:
                     claimed.append(adopted)

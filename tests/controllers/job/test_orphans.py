@@ -110,3 +110,50 @@ def test_a_pod_whose_job_uid_differs_is_released_but_the_new_job_pods_are_not(cp
     assert all(JOB_TRACKING_FINALIZER in (p.metadata.finalizers or ()) for p in new)
     old = [p for p in _pods(cp) if p.metadata.uid in old_uids]
     assert all(JOB_TRACKING_FINALIZER not in (p.metadata.finalizers or ()) for p in old)
+
+
+MANUAL_JOB = """
+apiVersion: batch/v1
+kind: Job
+metadata: {name: manual}
+spec:
+  manualSelector: true
+  selector: %s
+  parallelism: 2
+  completions: 2
+  template:
+    metadata: {labels: {app: manual}}
+    spec:
+      restartPolicy: Never
+      containers: [{name: main, image: busybox}]
+"""
+
+STRAY = """
+apiVersion: v1
+kind: Pod
+metadata: {name: %s, labels: {app: %s}}
+spec:
+  containers: [{name: main, image: busybox}]
+"""
+
+
+@pytest.mark.parametrize("selector", [
+    "{matchLabels: {app: manual}}",
+    "{matchExpressions: [{key: app, operator: In, values: [manual]}]}",  # no matchLabels at all
+])
+def test_a_job_adopts_matching_orphans_only(selector: str) -> None:
+    """``ClaimPods``: an orphan the selector matches gains the controller reference and the tracking
+    finalizer (and counts as active: one fewer pod is created); a non-matching one is left alone."""
+    cp = ControlPlane(seed=3, controllers="job")
+    cp.apply(STRAY % ("stray", "manual"))
+    cp.apply(STRAY % ("other", "else"))
+    cp.apply(MANUAL_JOB % selector)
+    cp.advance("3s")
+    job = cp.client.get(Job, "manual", "default")
+    stray, other = cp.client.get(Pod, "stray", "default"), cp.client.get(Pod, "other", "default")
+    ref = stray.metadata.controller_ref()
+    assert ref is not None and ref.uid == job.metadata.uid
+    assert JOB_TRACKING_FINALIZER in (stray.metadata.finalizers or ())
+    assert other.metadata.controller_ref() is None and not other.metadata.finalizers
+    owned = [p for p in _pods(cp) if (r := p.metadata.controller_ref()) and r.uid == job.metadata.uid]
+    assert len(owned) == 2  # the adopted pod and one created
