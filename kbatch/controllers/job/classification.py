@@ -11,11 +11,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from kbatch.api.batch_constants import (
-    JOB_COMPLETION_INDEX_ANNOTATION,
     JOB_INDEX_FAILURE_COUNT_ANNOTATION,
     JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION,
 )
-from kbatch.controllers.job.views import JobInfo, PodInfo
+from kbatch.controllers.job.views import UNKNOWN_INDEX, JobInfo, PodInfo, parse_int
 
 __all__ = [
     "UNKNOWN_INDEX",
@@ -30,28 +29,17 @@ __all__ = [
     "valid_index",
 ]
 
-UNKNOWN_INDEX = -1
 _EPOCH = datetime.min.replace(tzinfo=UTC)
-
-
-def _atoi(text: str | None) -> int | None:
-    if text is None:
-        return None
-    body = text[1:] if text[:1] in "+-" else text
-    if not body.isascii() or not body.isdigit():
-        return None
-    return int(text)
 
 
 def completion_index(pod: PodInfo) -> int:
     """The pod's completion index from its annotation, or UNKNOWN_INDEX if absent/invalid/negative."""
-    value = _atoi(pod.annotations.get(JOB_COMPLETION_INDEX_ANNOTATION))
-    return UNKNOWN_INDEX if value is None or value < 0 else value
+    return pod.index
 
 
 def valid_index(pod: PodInfo, completions: int | None) -> int | None:
     """The index if it is within ``[0, completions)``, else None."""
-    ix = completion_index(pod)
+    ix = pod.index
     if ix == UNKNOWN_INDEX or completions is None or ix >= completions:
         return None
     return ix
@@ -60,7 +48,7 @@ def valid_index(pod: PodInfo, completions: int | None) -> int | None:
 def annotation_count(pod: PodInfo, ignored: bool = False) -> int:
     """The per-index failure count annotations (invalid or absent read as 0)."""
     key = JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION if ignored else JOB_INDEX_FAILURE_COUNT_ANNOTATION
-    value = _atoi(pod.annotations.get(key))
+    value = parse_int(pod.annotations.get(key))
     return value if value is not None and value >= 0 else 0
 
 

@@ -66,6 +66,10 @@ def slow_start_batches(n: int, initial: int = 1) -> list[int]:
     return sizes
 
 
+_PodEntry = tuple[str | None, bool, PodInfo | None]
+"""A controlled pod's resourceVersion, whether the Job's selector matches it, and its view (if so)."""
+
+
 class JobReconciler:
     """Reconciles one Job. Holds only caches of derived values (per live Job: its pods' views and
     its template dict, dropped when the Job finishes or is gone) and the in-memory back-off records
@@ -77,30 +81,12 @@ class JobReconciler:
         self.config = config or SyncConfig()
         self.metrics = metrics or JobMetrics(ctx.metrics)
         self.backoff: dict[str, BackoffRecord] = {}
-        self._pod_views: dict[str, dict[str, tuple[str | None, PodInfo]]] = {}  # job uid -> pod uid ->
+        self._pod_views: dict[str, tuple[int | None, dict[str, _PodEntry]]] = {}  # job uid -> (gen, pods)
         self._templates: dict[str, tuple[int | None, dict[str, Any]]] = {}
         self._uids: dict[Request, str] = {}  # the uid each cached Job had, to forget it once gone
         ctx.cache.add_index(Pod, ORPHANS_BY_NAMESPACE, orphan_namespace)
 
     # -- reading -----------------------------------------------------------------------------------
-    def _views(self, job_uid: str, pods: list[Pod]) -> list[PodInfo]:
-        """The pods' views, reusing those whose resourceVersion did not move; only this sync's pods
-        stay cached, so views of deleted pods are not kept."""
-        old = self._pod_views.get(job_uid, {})
-        new: dict[str, tuple[str | None, PodInfo]] = {}
-        out = []
-        memo: dict = {}
-        for pod in pods:
-            meta = pod.metadata
-            uid, rv = meta.uid or "", meta.resource_version
-            hit = old.get(uid)
-            if hit is None or hit[0] != rv:
-                hit = (rv, pod_info(pod, memo))
-            new[uid] = hit
-            out.append(hit[1])
-        self._pod_views[job_uid] = new
-        return out
-
     def _forget(self, uid: str) -> None:
         self._pod_views.pop(uid, None)
         self._templates.pop(uid, None)
@@ -114,19 +100,40 @@ class JobReconciler:
             self._templates[uid] = hit
         return hit[1]
 
-    def _claim_pods(self, job: Job) -> list[Pod]:
-        """Controlled pods, after adoption and release (controller_ref_manager.go ``ClaimPods``)."""
+    def _claim_pods(self, job: Job) -> tuple[list[Pod], list[PodInfo]]:
+        """Controlled pods, after adoption and release (controller_ref_manager.go ``ClaimPods``), and
+        their views.
+
+        Whether a pod matches the selector and its view are kept per pod uid while its
+        resourceVersion does not move (labels change only with it; ``spec.selector`` is immutable,
+        and the cache is also dropped on a new Job generation). Only this sync's pods stay cached, so
+        nothing of deleted pods is kept."""
         ns, uid = job.metadata.namespace, job.metadata.uid or ""
         cache = self.ctx.cache
         owned = cache.list(Pod, ns, index=(BY_CONTROLLER_UID, uid), readonly=True)
         selector = selector_from_model(job.spec.selector)
         live = job.metadata.deletion_timestamp is None  # a Job being deleted neither adopts nor releases
-        claimed, mismatched = [], []
+        gen, old = self._pod_views.get(uid, (None, {}))
+        if gen != job.metadata.generation:
+            old = {}
+        known: dict[str, _PodEntry] = {}
+        claimed: list[Pod] = []
+        views: list[PodInfo] = []
+        memo: dict = {}
         for pod in owned:
-            (claimed if selector.matches(pod.metadata.labels) else mismatched).append(pod)
-        if live:
-            for pod in mismatched:
+            meta = pod.metadata
+            pod_uid, rv = meta.uid or "", meta.resource_version
+            hit = old.get(pod_uid)
+            if hit is None or hit[0] != rv:
+                matches = selector.matches(meta.labels)
+                hit = (rv, matches, pod_info(pod, memo) if matches else None)
+            known[pod_uid] = hit
+            if hit[2] is not None:
+                claimed.append(pod)
+                views.append(hit[2])
+            elif live:
                 self._release(pod, uid)
+        self._pod_views[uid] = (job.metadata.generation, known)
         orphans = (ORPHANS_BY_NAMESPACE, ns or "")
         candidates = cache.list(Pod, ns, index=orphans, readonly=True) if live else []
         for pod in candidates:
@@ -135,7 +142,8 @@ class JobReconciler:
                 adopted = self._adopt(pod, job)
                 if adopted is not None:
                     claimed.append(adopted)
-        return claimed
+                    views.append(pod_info(adopted, memo))
+        return claimed, views
 
     def _adopt(self, pod: Pod, job: Job) -> Pod | None:
         info = JobInfo(name=job.metadata.name or "", namespace="", uid=job.metadata.uid or "")
@@ -183,8 +191,7 @@ class JobReconciler:
         mode = "Indexed" if info.indexed else "NonIndexed"
         action = "reconciling"
         try:
-            pods = self._claim_pods(job)
-            views = self._views(info.uid, pods)
+            pods, views = self._claim_pods(job)
             now = self.ctx.clock.now_datetime()
             plan = sync_job(info, views, now, self.backoff.get(info.uid), self.config)
             if plan.status is None:  # unknown completion mode: no metrics, as upstream

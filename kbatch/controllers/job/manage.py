@@ -71,8 +71,10 @@ def active_pods_for_removal(ctx: SyncContext, at_least: int) -> list[PodInfo]:
             else:
                 by_index.setdefault(ix, []).append(pod)
         for ix in sorted(by_index):
-            group = sorted(by_index[ix], key=active_removal_key)
-            remove.extend(group[:-1])
+            group = by_index[ix]
+            if len(group) > 1:  # duplicates: keep the one that sorts last
+                group.sort(key=active_removal_key)
+                remove.extend(group[:-1])
             left.append(group[-1])
     if len(remove) < at_least:
         left.sort(key=active_removal_key)

@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from kbatch.api.batch_constants import JOB_COMPLETION_INDEX_ANNOTATION
+
 __all__ = [
+    "UNKNOWN_INDEX",
     "ContainerInfo",
     "ExitCodesRule",
     "JobCondition",
@@ -24,7 +27,20 @@ __all__ = [
     "PodFailurePolicyRule",
     "PodInfo",
     "SuccessPolicyRule",
+    "parse_int",
 ]
+
+UNKNOWN_INDEX = -1
+
+
+def parse_int(text: str | None) -> int | None:
+    """Go's ``strconv.Atoi`` on an annotation value: optional sign, ASCII digits only."""
+    if text is None:
+        return None
+    body = text[1:] if text[:1] in "+-" else text
+    if not body.isascii() or not body.isdigit():
+        return None
+    return int(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +78,13 @@ class PodInfo:
     conditions: tuple[PodConditionInfo, ...] = ()
     containers: tuple[ContainerInfo, ...] = ()
     init_containers: tuple[ContainerInfo, ...] = ()
+    # The completion-index annotation read once per view (upstream ``getCompletionIndex``), since a
+    # sync asks for it several times per pod: UNKNOWN_INDEX when absent, invalid or negative.
+    index: int = field(init=False, default=UNKNOWN_INDEX, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        value = parse_int(self.annotations.get(JOB_COMPLETION_INDEX_ANNOTATION))
+        object.__setattr__(self, "index", UNKNOWN_INDEX if value is None or value < 0 else value)
 
     @property
     def terminal(self) -> bool:

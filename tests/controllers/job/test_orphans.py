@@ -157,3 +157,19 @@ def test_a_job_adopts_matching_orphans_only(selector: str) -> None:
     assert other.metadata.controller_ref() is None and not other.metadata.finalizers
     owned = [p for p in _pods(cp) if (r := p.metadata.controller_ref()) and r.uid == job.metadata.uid]
     assert len(owned) == 2  # the adopted pod and one created
+
+
+def test_a_pod_relabelled_out_of_the_selector_is_released_and_replaced() -> None:
+    """``ClaimPods`` releases a controlled pod the selector no longer matches (its ownerReference
+    goes), even though an earlier sync had claimed that pod; the Job then creates a replacement."""
+    cp = ControlPlane(seed=3, controllers="job")
+    cp.apply(MANUAL_JOB % "{matchLabels: {app: manual}}")
+    cp.advance("3s")
+    job = cp.client.get(Job, "manual", "default")
+    first = sorted(p.metadata.name or "" for p in _pods(cp))[0]
+    cp.client.patch(Pod, first, {"metadata": {"labels": {"app": "moved"}}}, "default")
+    cp.advance("3s")
+    moved = cp.client.get(Pod, first, "default")
+    assert moved.metadata.controller_ref() is None
+    owned = [p for p in _pods(cp) if (r := p.metadata.controller_ref()) and r.uid == job.metadata.uid]
+    assert len(owned) == 2 and first not in {p.metadata.name for p in owned}
