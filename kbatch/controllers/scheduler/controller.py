@@ -85,14 +85,15 @@ class Scheduler:
         return info
 
     def on_pod(self, pod: Any) -> None:
-        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        meta, status = pod.metadata, pod.status
+        key = f"{meta.namespace}/{meta.name}"
+        if status is not None and status.phase in _TERMINAL:
+            self._forget(key)  # a finished pod holds nothing, and its phase is final
+            return
         old = self._infos.get(key)
         info = _bound_update(old, pod)
         if info is old and old is not None:
             return  # most kubelet status writes: nothing the scheduler tracks changed
-        if pod.status is not None and pod.status.phase in _TERMINAL:
-            self._forget(key)  # a finished pod holds nothing, and its phase is final
-            return
         if info is None:
             info = self._info(pod)
         else:
@@ -339,26 +340,43 @@ def _same_shape(a: Any, b: Any) -> bool:
 
 
 def _bound_update(old: PodInfo | None, pod: Any) -> PodInfo | None:
-    """The info of ``pod``, already bound to the node ``old`` has, derived from ``old`` (``old``
-    itself when nothing it holds changed); None when the pod is not such a pod. Once a pod is
-    bound, only its labels, added tolerations, deletion and status may change (``ValidatePodUpdate``,
-    kbatch/api/strategies/core/pod.py), so the rest of the info is still exact. Upstream's cache
-    rebuilds the PodInfo on every update (``pkg/scheduler/eventhandlers.go`` ``updatePodInCache``);
-    the result is the same, without converting the pod again on each kubelet status write."""
-    meta, status = pod.metadata, pod.status
-    if old is None or not old.node_name or old.node_name != pod.spec.node_name or old.uid != (meta.uid or ""):
-        return None  # not bound there yet, or another pod of the same name (a relist can show that)
+    """The info of ``pod``, bound to a node, derived from ``old`` (``old`` itself when nothing it
+    holds changed); None when it cannot be derived and the pod must be converted again.
+
+    Two cases, both exact:
+
+    * ``old`` is bound to that node already: once a pod is bound, only its labels, added
+      tolerations, deletion and status may change (``ValidatePodUpdate``,
+      kbatch/api/strategies/core/pod.py);
+    * ``old`` is the pending pod and ``pod`` its binding (``pods/binding`` sets ``spec.nodeName``
+      and a status condition only): derived when ``metadata.generation`` is unchanged, since every
+      other spec change bumps it (the API server's update path, ``strategy.spec_changed``; pod
+      generation is KEP-5067, PodObservedGenerationTracking), and labels, deletion and status
+      are compared as in the first case.
+
+    Upstream's cache rebuilds the PodInfo on every update (``pkg/scheduler/eventhandlers.go``
+    ``updatePodInCache``); the result is the same, without converting the pod again on its
+    binding and on each kubelet status write."""
+    if old is None:
+        return None
+    meta, status, node = pod.metadata, pod.status, pod.spec.node_name
+    if not node or old.uid != (meta.uid or ""):
+        return None  # not bound, or another pod of the same name (a relist can show that)
+    if old.node_name != node and (old.node_name or old.generation is None
+                                  or old.generation != meta.generation):
+        return None  # bound elsewhere, or the spec may have changed since ``old`` was converted
     terminal = (status.phase if status else None) in _TERMINAL
     terminating = meta.deletion_timestamp is not None
     labels = meta.labels or {}
     tolerations = pod.spec.tolerations or ()
     nominated = (status.nominated_node_name if status else None) or ""
-    if (terminal == old.terminal and terminating == old.terminating and labels == old.labels
-            and len(tolerations) == len(old.tolerations) and nominated == old.nominated_node):
+    if (old.node_name == node and terminal == old.terminal and terminating == old.terminating
+            and labels == old.labels and len(tolerations) == len(old.tolerations)
+            and nominated == old.nominated_node and meta.generation == old.generation):
         return old
     if old.spread_constraints and labels != old.labels:
         return None  # matchLabelKeys are merged from the labels at conversion: convert again
     kept = len(tolerations) == len(old.tolerations)  # tolerations can only be added
-    return replace(old, labels=old.labels if labels == old.labels else dict(labels), terminal=terminal,
-                   terminating=terminating, nominated_node=nominated,
-                   tolerations=old.tolerations if kept else tuple(map(toleration_of, tolerations)))
+    return replace(old, node_name=node, labels=old.labels if labels == old.labels else dict(labels),
+                   terminal=terminal, terminating=terminating, nominated_node=nominated,
+                   generation=meta.generation, tolerations=old.tolerations if kept else tuple(map(toleration_of, tolerations)))

@@ -164,6 +164,7 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
         terminal=phase in ("Succeeded", "Failed"),
         terminating=meta.deletion_timestamp is not None,
         nominated_node=(status.nominated_node_name if status else None) or "",
+        generation=meta.generation,
     )
 
 

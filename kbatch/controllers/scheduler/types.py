@@ -219,6 +219,7 @@ class PodInfo:
     terminal: bool = False
     terminating: bool = False
     nominated_node: str = ""
+    generation: int | None = None  # metadata.generation of the converted pod (spec changes bump it)
     # signature() computed once: the fields it reads are never reassigned after conversion
     _signature: object = field(default=..., init=False, repr=False)
 

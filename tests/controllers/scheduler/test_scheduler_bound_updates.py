@@ -87,3 +87,79 @@ def test_a_bound_pod_failed_by_another_writer_frees_its_share_of_the_node() -> N
     cp.client.patch_status(Pod, "p", {"status": {"phase": "Failed"}}, "default")
     cp.run_until_idle()
     assert all(not node.pods for node in scheduler.snapshot) and scheduler._infos == {}
+
+
+# -- the binding: a pending pod's info carried over to its bound version ------------------------
+UPDATES = st.lists(st.sampled_from(["labels", "toleration", "ungate", "image", "nominate", "deadline"]),
+                   max_size=4)
+
+
+def _pending_pod(gated: bool, spread: bool) -> Pod:
+    spec: dict = {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}],
+                  "nodeSelector": {"zone": "a"}}
+    if gated:
+        spec["schedulingGates"] = [{"name": "g"}]
+    if spread:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable":
+                                              "DoNotSchedule", "labelSelector": {"matchLabels": {"x": "y"}},
+                                              "matchLabelKeys": ["app"]}]
+    return Pod.model_validate({"metadata": {"name": "p", "namespace": "default", "labels": {"app": "a"}},
+                               "spec": spec})
+
+
+def _update(cp, step: str, n: int) -> None:
+    pod = cp.client.get(Pod, "p", "default")
+    if step == "nominate":
+        cp.client.patch_status(Pod, "p", {"status": {"nominatedNodeName": f"n{n}"}}, "default")
+        return
+    if step == "labels":
+        pod.metadata.labels = {"app": f"v{n}"}
+    elif step == "toleration":
+        pod.spec.tolerations = [*(pod.spec.tolerations or ()),
+                                Pod.model_validate({"spec": {"containers": [], "tolerations": [
+                                    {"key": f"k{n}", "operator": "Exists"}]}}).spec.tolerations[0]]
+    elif step == "ungate":
+        pod.spec.scheduling_gates = None
+    elif step == "image":
+        pod.spec.containers[0].image = f"i{n}"
+    else:
+        pod.spec.active_deadline_seconds = 1000 - n  # may only decrease
+    cp.client.update(pod)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.booleans(), st.booleans(), UPDATES, UPDATES)
+def test_a_bound_pods_info_derived_from_any_pending_version_equals_a_full_conversion(
+        gated, spread, before, after) -> None:
+    """Whatever happened to the pending pod (spec updates, labels, status), deriving the bound info
+    from the info of any earlier pending version gives what converting the bound pod gives, and
+    the derivation is used whenever only the binding changed the pod."""
+    from kbatch.runtime.controlplane import ControlPlane
+
+    cp = ControlPlane(seed=0, controllers="")
+    cp.client.create(_pending_pod(gated, spread))
+    versions = [cp.client.get(Pod, "p", "default")]
+    for n, step in enumerate([*before, "ungate", *after]):
+        _update(cp, step, n)
+        versions.append(cp.client.get(Pod, "p", "default"))
+    bound = cp.client.bind("p", "default", "n1", uid=versions[0].metadata.uid)
+    expected = pod_info(bound, seq=7, creation=3.0)
+    for version in versions:
+        old = pod_info(version, seq=7, creation=3.0)
+        derived = _bound_update(old, bound)
+        if derived is not None:
+            assert same(derived, expected)
+    derived = _bound_update(pod_info(versions[-1], seq=7, creation=3.0), bound)
+    assert derived is not None or (spread and bound.metadata.labels != versions[-1].metadata.labels)
+
+
+def test_a_spec_change_since_the_pending_info_means_a_new_conversion() -> None:
+    from kbatch.runtime.controlplane import ControlPlane
+
+    cp = ControlPlane(seed=0, controllers="")
+    cp.client.create(_pending_pod(False, False))
+    first = pod_info(cp.client.get(Pod, "p", "default"))
+    _update(cp, "toleration", 1)
+    bound = cp.client.bind("p", "default", "n1")
+    assert _bound_update(first, bound) is None
+    assert pod_info(bound).tolerations != first.tolerations
