@@ -35,7 +35,7 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from kbatch.api.base import format_time
 from kbatch.api.errors import AlreadyExists, NotFound, StatusError
@@ -64,29 +64,42 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-class _LRU(OrderedDict[K, V]):
-    """A dict that keeps at most ``size`` entries, dropping the least recently used."""
+_MISSING: Any = object()
+
+
+class _LRU(Generic[K, V]):
+    """At most ``size`` entries, dropping the least recently used: :meth:`get` and :meth:`put` both
+    count as a use (upstream's ``golang-lru`` ``Get``/``Add``)."""
+
+    __slots__ = ("_items", "size")
 
     def __init__(self, size: int) -> None:
-        super().__init__()
+        self._items: OrderedDict[K, V] = OrderedDict()
         self.size = size
 
-    def get(self, key: K, default: Any = None) -> Any:  # type: ignore[override]
-        if key in self:
-            self.move_to_end(key)
-            return self[key]
-        return default
+    def get(self, key: K, default: Any = None) -> Any:
+        items = self._items
+        value = items.get(key, _MISSING)
+        if value is _MISSING:
+            return default
+        items.move_to_end(key)
+        return value
 
-    def __setitem__(self, key: K, value: V) -> None:
-        super().__setitem__(key, value)
-        self.move_to_end(key)
-        if len(self) > self.size:
-            self.popitem(last=False)
+    def put(self, key: K, value: V) -> None:
+        items = self._items
+        if key in items:
+            items.move_to_end(key)
+            items[key] = value
+            return
+        items[key] = value  # a new key goes last
+        if len(items) > self.size:
+            items.popitem(last=False)
 
-    def setdefault(self, key: K, default: Any = None) -> Any:  # type: ignore[override]
-        if key not in self:
-            self[key] = default
-        return self.get(key)
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
 
 
 @dataclass
@@ -132,6 +145,11 @@ class EventSink:
         return EventRecorder(self, component, host, correlator)
 
 
+def _nanos(dt: datetime) -> int:
+    """The instant in nanoseconds since the epoch (the hex suffix of an Event's name)."""
+    return int(dt.timestamp()) * 1_000_000_000 + dt.microsecond * 1000
+
+
 class EventRecorder:
     def __init__(self, sink: EventSink, component: str, host: str = "",
                  correlator: _Correlator | None = None) -> None:
@@ -156,31 +174,33 @@ class EventRecorder:
         obj_key = (obj.kind or None, meta.namespace or None, meta.name or None, meta.uid or None,
                    obj.api_version or None)
         source = (self.component, self.host)
-        key, message = self._aggregate((source, obj_key, type_, reason), message)
+        clock = self.sink.clock
+        t = clock.now()
+        key, message = self._aggregate((source, obj_key, type_, reason), message, t)
         cache = self.correlator.seen
         seen = cache.get(key)
         if seen is not None:
             seen.count += 1
         namespace = meta.namespace or "default"
-        if not self._accept((source, obj_key)):
+        now = clock.to_datetime(t)
+        if not self._accept((source, obj_key), t):
             if seen is None:  # upstream caches the observation even when the event is dropped
-                cache[key] = _Seen("", namespace, 1, self.sink.clock.now_datetime(), written=False)
+                cache.put(key, _Seen("", namespace, 1, now, written=False))
             return
-        now = self.sink.clock.now_datetime()
         if seen is not None and seen.written and self._bump(seen, now, message):
             return
         count, first = (seen.count, seen.first) if seen is not None else (1, now)
         name = self._create_unique(involved_reference(obj), namespace, type_, reason, message, now, count,
                                    first)
-        cache[key] = _Seen(name, namespace, count, first)
+        cache.put(key, _Seen(name, namespace, count, first))
 
-    def _accept(self, spam_key: tuple[Any, ...]) -> bool:
+    def _accept(self, spam_key: tuple[Any, ...], now: float) -> bool:
         """upstream ``EventSourceObjectSpamFilter.Filter``: 25 per (source, object), then 1 / 5 min."""
-        now = self.sink.clock.now()
-        bucket = self.correlator.spam.get(spam_key)
+        spam = self.correlator.spam
+        bucket = spam.get(spam_key)
         if bucket is None:
             bucket = TokenBucket.full(now)
-        self.correlator.spam[spam_key] = bucket
+            spam.put(spam_key, bucket)
         return bucket.try_accept(now)
 
     def _create_unique(self, ref: dict[str, Any], namespace: str, type_: str, reason: str, message: str,
@@ -188,7 +208,8 @@ class EventRecorder:
         """Create under ``<name>.<hex nanos>``. Virtual time can record two events on one object at
         the same instant (a real clock never does), so a taken name moves on by one nanosecond."""
         key = (namespace, ref["name"])
-        nanos = max(self._nanos(), self.sink._last_nanos.get(key, -1) + 1)
+        last_nanos = self.sink._last_nanos
+        nanos = max(_nanos(now), last_nanos.get(key, -1) + 1)
         for _ in range(1000):
             name = f"{ref['name']}.{nanos:x}"
             try:
@@ -196,22 +217,18 @@ class EventRecorder:
             except AlreadyExists:
                 nanos += 1
                 continue
-            self.sink._last_nanos[key] = nanos
+            last_nanos.put(key, nanos)
             return name
         raise AlreadyExists(f"no free event name for {ref['name']} at {now.isoformat()}")
 
-    def _nanos(self) -> int:
-        dt = self.sink.clock.now_datetime()
-        return int(dt.timestamp()) * 1_000_000_000 + dt.microsecond * 1000
-
-    def _aggregate(self, key: tuple[Any, ...], message: str) -> tuple[tuple[Any, ...], str]:
+    def _aggregate(self, key: tuple[Any, ...], message: str, now: float) -> tuple[tuple[Any, ...], str]:
         """upstream ``EventAggregate``: similar events (same source, object, type, reason) with no
         gap over 10 minutes; from the 10th distinct message on, they go to one combined event."""
-        now = self.sink.clock.now()
-        similar = self.correlator.similar.get(key)
+        cache = self.correlator.similar
+        similar = cache.get(key)
         if similar is None or now - similar.last > AGGREGATE_INTERVAL:
             similar = _Similar(now, {})
-        self.correlator.similar[key] = similar
+            cache.put(key, similar)
         similar.last = now
         similar.messages[message] = None
         if len(similar.messages) < AGGREGATE_MAX_EVENTS:
