@@ -29,7 +29,7 @@ from typing import Any
 from kbatch.api.base import format_time
 from kbatch.api.errors import Conflict, NotFound
 from kbatch.controllers.scheduler.algorithm import Algorithm
-from kbatch.controllers.scheduler.convert import node_shape, pod_info, toleration_of
+from kbatch.controllers.scheduler.convert import node_shape, pod_info, tolerations_of
 from kbatch.controllers.scheduler.defaults import default_profile
 from kbatch.controllers.scheduler.framework import Code, CycleState, Profile, Status
 from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GATED
@@ -376,7 +376,8 @@ def _bound_update(old: PodInfo | None, pod: Any) -> PodInfo | None:
         return old
     if old.spread_constraints and labels != old.labels:
         return None  # matchLabelKeys are merged from the labels at conversion: convert again
-    kept = len(tolerations) == len(old.tolerations)  # tolerations can only be added
+    # tolerations can only be added
+    kept = old.tolerations if len(tolerations) == len(old.tolerations) else tolerations_of(tolerations)
     return replace(old, node_name=node, labels=old.labels if labels == old.labels else dict(labels),
                    terminal=terminal, terminating=terminating, nominated_node=nominated,
-                   generation=meta.generation, tolerations=old.tolerations if kept else tuple(map(toleration_of, tolerations)))
+                   generation=meta.generation, tolerations=kept)

@@ -3,6 +3,9 @@ per observed object version (the scheduler's only contact with pydantic models o
 
 Quantities become integers: ``cpu`` in millicores (rounded up), everything else in whole units
 (rounded up), as upstream's ``framework.Resource`` does (``MilliValue`` / ``Value``).
+
+Equal request maps and toleration tuples are shared between PodInfos (:func:`_shared`): a
+PodInfo's maps are read only, and 100,000 pods of one template then hold one copy, not 100,000.
 """
 
 from __future__ import annotations
@@ -26,7 +29,25 @@ from kbatch.controllers.scheduler.types import (
     WeightedTerm,
 )
 
-__all__ = ["node_shape", "pod_info", "quantity_map", "taint_of", "toleration_of"]
+__all__ = ["node_shape", "pod_info", "quantity_map", "taint_of", "toleration_of", "tolerations_of"]
+
+_SHARED_LIMIT = 4096  # distinct values kept; the table starts again when full (values are immutable)
+_shared_values: dict[object, Any] = {}
+_NO_LABELS: Mapping[str, str] = {}  # shared by every PodInfo without labels: never mutated
+
+
+def _shared(key: object, value: Any) -> Any:
+    """The value already kept for ``key`` (equal to ``value``), else ``value``, now kept."""
+    kept = _shared_values.get(key)
+    if kept is None:
+        if len(_shared_values) >= _SHARED_LIMIT:
+            _shared_values.clear()
+        kept = _shared_values[key] = value
+    return kept
+
+
+def _shared_map(values: dict[str, int]) -> dict[str, int]:
+    return _shared(("map", *values.items()), values)  # items in order: iteration order is kept too
 
 
 def quantity_map(resources: Mapping[str, Any] | None) -> dict[str, int]:
@@ -114,6 +135,12 @@ def toleration_of(t: Any) -> Toleration:
     return Toleration(t.key or "", t.operator or "Equal", t.value or "", t.effect or "", t.toleration_seconds)
 
 
+def tolerations_of(items: list[Any]) -> tuple[Toleration, ...]:
+    key = tuple((t.key, t.operator, t.value, t.effect, t.toleration_seconds) for t in items)
+    kept = _shared_values.get(key)
+    return kept if kept is not None else _shared(key, tuple(map(toleration_of, items)))
+
+
 def taint_of(t: Any, to_timeline: Any = None) -> Taint:
     added = to_timeline(t.time_added) if (to_timeline is not None and t.time_added is not None) else None
     return Taint(t.key, t.effect, t.value or "", added)
@@ -131,7 +158,7 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
     pod_aff = affinity.pod_affinity if affinity else None
     anti = affinity.pod_anti_affinity if affinity else None
     phase = status.phase if status else None
-    labels = dict(meta.labels or {})
+    labels = dict(meta.labels) if meta.labels else _NO_LABELS
     return PodInfo(
         namespace=meta.namespace or "",
         name=meta.name or "",
@@ -140,13 +167,13 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
         creation=creation,
         seq=seq,
         labels=labels,
-        requests=effective_requests(containers, inits),
-        nonzero_requests=effective_requests(containers, inits, nonzero=True),
+        requests=_shared_map(effective_requests(containers, inits)),
+        nonzero_requests=_shared_map(effective_requests(containers, inits, nonzero=True)),
         node_name=spec.node_name or "",
         node_selector=tuple(sorted((spec.node_selector or {}).items())),
         required_terms=tuple(_term(t) for t in required.node_selector_terms or ()) if required else None,
         preferred_terms=tuple(WeightedTerm(p.weight, _term(p.preference)) for p in preferred or ()),
-        tolerations=tuple(toleration_of(t) for t in spec.tolerations or ()),
+        tolerations=tolerations_of(spec.tolerations) if spec.tolerations else (),
         affinity=tuple(_pod_term(t) for t in (pod_aff.required_during_scheduling_ignored_during_execution
                                               if pod_aff else None) or ()),
         anti_affinity=tuple(_pod_term(t) for t in (anti.required_during_scheduling_ignored_during_execution

@@ -37,8 +37,8 @@ class NodeInfo:
     def name(self) -> str:
         return self.shape.name
 
-    def add_pod(self, pod: PodInfo) -> None:
-        self.pods[pod.key] = pod
+    def add_pod(self, pod: PodInfo, key: str | None = None) -> None:
+        self.pods[key or pod.key] = pod
         add_into(self.requested, pod.requests)
         self.requested[PODS] = self.requested.get(PODS, 0) + 1
         add_into(self.nonzero_requested, pod.nonzero_requests)
@@ -90,7 +90,7 @@ class Snapshot:
             bisect.insort(self._order, shape.name)
             # pods that arrived before their node (informer order) are attached now
             for key in [k for k in self._orphans if self._pod_node.get(k) == shape.name]:
-                info.add_pod(self._orphans.pop(key))
+                info.add_pod(self._orphans.pop(key), key)
         else:
             info.shape = shape
             info.generation += 1
@@ -123,17 +123,18 @@ class Snapshot:
     # pods ------------------------------------------------------------------------------------
     def add_pod(self, pod: PodInfo, node_name: str) -> None:
         """Account ``pod`` on ``node_name`` (bound or assumed); replaces an earlier entry."""
-        self.remove_pod(pod.key)
-        self._pod_node[pod.key] = node_name
+        key = pod.key  # one string for every map below (100k pods: ~60 bytes each saved)
+        self.remove_pod(key)
+        self._pod_node[key] = node_name
         if pod.anti_affinity:
-            self.with_anti_affinity[pod.key] = pod
+            self.with_anti_affinity[key] = pod
         if pod.affinity or pod.preferred_affinity or pod.preferred_anti_affinity:
-            self.with_affinity[pod.key] = pod
+            self.with_affinity[key] = pod
         info = self._nodes.get(node_name)
         if info is None:
-            self._orphans[pod.key] = pod
+            self._orphans[key] = pod
         else:
-            info.add_pod(pod)
+            info.add_pod(pod, key)
         self.generation += 1
 
     def remove_pod(self, key: str) -> PodInfo | None:
