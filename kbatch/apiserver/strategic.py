@@ -78,6 +78,7 @@ def _merge_key(parent: str, field: str) -> str | None:
 
 
 _IMMUTABLE = frozenset({str, int, float, bool, type(None)})
+_SCALARS = frozenset({str, int, float, bool})
 _KEY_TYPES = (str, int)  # merge-key values the keyed fast path indexes (hash equality == ``==`` for these)
 
 
@@ -90,12 +91,13 @@ def _copy(value: Any) -> Any:
 def _strip(value: Any) -> Any:
     """A copy without directive keys (and without ``null`` map values, list items carrying ``$patch``).
 
-    One flat loop per container: scalars are copied inline, only nested containers recurse."""
+    One flat loop per container: scalars are copied inline, only nested containers recurse. A key is
+    a directive when it starts with ``$``; ``"$" in k`` (no method call) screens out the rest."""
     t = type(value)
     if t is dict:
         out = {}
         for k, v in value.items():
-            if v is None or k.startswith("$"):
+            if v is None or ("$" in k and k[0] == "$"):
                 continue
             out[k] = v if type(v) in _IMMUTABLE else _strip(v)
         return out
@@ -110,17 +112,19 @@ def _strip(value: Any) -> Any:
 
 
 def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
-    directive = patch.get("$patch")
-    if directive == "replace":
-        return _strip(patch)
-    if directive == "delete":
-        return _DELETE
-    if directive is not None:
-        raise BadRequest(f"Unknown patch type: {directive}")
+    if "$patch" in patch:
+        directive = patch["$patch"]
+        if directive == "replace":
+            return _strip(patch)
+        if directive == "delete":
+            return _DELETE
+        if directive is not None:
+            raise BadRequest(f"Unknown patch type: {directive}")
     result = dict(original) if isinstance(original, dict) else {}
     retain = None
     for key, value in patch.items():
-        if key.startswith("$"):
+        t = type(value)
+        if "$" in key and key[0] == "$":
             if key.startswith("$deleteFromPrimitiveList/"):
                 field = key.split("/", 1)[1]
                 if not isinstance(value, list):
@@ -132,18 +136,17 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
             if key == "$retainKeys":
                 retain = value
                 continue
-        t = type(value)
-        if value is None:
-            result.pop(key, None)
-        elif t in _IMMUTABLE:
+        if t in _SCALARS:
             result[key] = value
-        elif isinstance(value, dict):
+        elif value is None:
+            result.pop(key, None)
+        elif t is dict or isinstance(value, dict):
             merged = _merge_map(result.get(key), value, key)
             if merged is _DELETE:
                 result.pop(key, None)
             else:
                 result[key] = merged
-        elif isinstance(value, list):
+        elif t is list or isinstance(value, list):
             result[key] = _merge_list(result.get(key), value, parent, key)
         else:
             result[key] = _copy(value)
