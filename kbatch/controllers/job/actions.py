@@ -6,17 +6,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbatch.controllers.job.backoff import BackoffRecord
-from kbatch.controllers.job.views import JobCondition, JobStatusInfo, PodInfo
+from kbatch.controllers.job.pod_template import build_pod
+from kbatch.controllers.job.views import JobCondition, JobInfo, JobStatusInfo, PodInfo
 
 __all__ = ["Event", "PodCreate", "PodDelete", "SyncPlan"]
 
 
 @dataclass(frozen=True, slots=True)
 class PodCreate:
-    """A pod to create (wire form; the API server fills the name from ``generateName``)."""
+    """A pod to create: Job ``job``'s pod for completion index ``index`` (None: NonIndexed) from
+    ``template`` (``spec.template`` in wire form, with the index env var when Indexed), carrying the
+    per-index ``failure_counts`` when the Job has backoffLimitPerIndex. :attr:`pod` is its wire form
+    (the API server fills the name from ``generateName``); it is built on demand, since the
+    controller's edge builds most pods of a Job by copying its first (``pod_factory.py``)."""
 
     index: int | None
-    pod: dict[str, Any]
+    job: JobInfo
+    template: dict[str, Any]
+    failure_counts: tuple[int, int] | None = None
+
+    @property
+    def pod(self) -> dict[str, Any]:
+        return build_pod(self.job, self.index, self.failure_counts, template=self.template)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from kbatch.controllers.job.backoff import BackoffRecord
 from kbatch.controllers.job.context import SyncConfig
 from kbatch.controllers.job.metrics import JobMetrics
 from kbatch.controllers.job.orphans import REMOVE_TRACKING_FINALIZER_PATCH, remove_tracking_finalizer
+from kbatch.controllers.job.pod_factory import PodFactory
 from kbatch.controllers.job.pod_template import owner_reference
 from kbatch.controllers.job.sync import complete_sync, sync_job
 from kbatch.controllers.job.views import JobInfo, PodInfo
@@ -83,6 +84,7 @@ class JobReconciler:
         self.backoff: dict[str, BackoffRecord] = {}
         self._pod_views: dict[str, tuple[int | None, dict[str, _PodEntry]]] = {}  # job uid -> (gen, pods)
         self._templates: dict[str, tuple[int | None, dict[str, Any]]] = {}
+        self._factories: dict[str, PodFactory] = {}  # job uid -> its pods' builder
         self._uids: dict[Request, str] = {}  # the uid each cached Job had, to forget it once gone
         ctx.cache.add_index(Pod, ORPHANS_BY_NAMESPACE, orphan_namespace)
 
@@ -90,6 +92,7 @@ class JobReconciler:
     def _forget(self, uid: str) -> None:
         self._pod_views.pop(uid, None)
         self._templates.pop(uid, None)
+        self._factories.pop(uid, None)
         self.backoff.pop(uid, None)
 
     def _template(self, job: Job) -> dict[str, Any]:
@@ -250,10 +253,11 @@ class JobReconciler:
         client, recorder = self.ctx.client, self.ctx.recorder
         done = created = failed = 0
         error: StatusError | None = None
+        factory = self._factories.setdefault(job.metadata.uid or "", PodFactory()) if creates else None
         for size in slow_start_batches(len(creates)):
             for create in creates[done:done + size]:
                 try:
-                    pod = client.create(Pod.model_validate(create.pod))
+                    pod = client.create(factory.pod(create))  # type: ignore[union-attr]
                     created += 1
                     recorder.event(job, "Normal", "SuccessfulCreate", f"Created pod: {pod.metadata.name}")
                 except AlreadyExists:

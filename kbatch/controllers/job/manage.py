@@ -28,7 +28,7 @@ from kbatch.controllers.job.classification import (
 )
 from kbatch.controllers.job.context import SyncContext
 from kbatch.controllers.job.failure_policy import match_pod_failure_policy
-from kbatch.controllers.job.pod_template import add_index_env, build_pod
+from kbatch.controllers.job.pod_template import add_index_env
 from kbatch.controllers.job.views import PodInfo
 
 __all__ = ["ManageResult", "active_pods_for_removal", "creation_reason", "manage_job", "pending_indexes"]
@@ -128,8 +128,7 @@ def _indexed_creates(ctx: SyncContext, diff: int) -> ManageResult:
     indexes = pending_indexes(ctx, diff)
     template = _template_with_index_env(ctx)
     if job.backoff_limit_per_index is None:
-        return ManageResult(creates=tuple(
-            PodCreate(ix, build_pod(job, ix, template=template)) for ix in indexes), action=_CREATED)
+        return ManageResult(creates=tuple(PodCreate(ix, job, template) for ix in indexes), action=_CREATED)
     creates, wait = [], None
     for ix in indexes:
         last = ctx.delayed_per_index.get(ix)
@@ -138,7 +137,7 @@ def _indexed_creates(ctx: SyncContext, diff: int) -> ManageResult:
             wait = remaining if wait is None else min(wait, remaining)
             continue
         counts = _failure_counts(ctx, last)
-        creates.append(PodCreate(ix, build_pod(job, ix, counts, template=template)))
+        creates.append(PodCreate(ix, job, template, counts))
     return ManageResult(creates=tuple(creates), requeue_after=wait, action=_CREATED)
 
 
@@ -168,4 +167,4 @@ def manage_job(ctx: SyncContext) -> ManageResult:
     diff = min(diff, cfg.max_pod_create_delete_per_sync)
     if job.indexed:
         return _indexed_creates(ctx, diff)
-    return ManageResult(creates=tuple(PodCreate(None, build_pod(job)) for _ in range(diff)), action=_CREATED)
+    return ManageResult(creates=(PodCreate(None, job, job.template),) * diff, action=_CREATED)
