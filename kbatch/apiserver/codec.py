@@ -12,6 +12,7 @@ from kbatch.api.base import private_fields_set
 from kbatch.api.errors import BadRequest
 from kbatch.api.meta import ObjectMeta, Resource
 from kbatch.apiserver.decoding import decode_dict
+from kbatch.apiserver.wire_copy import NotCanonical, wire_copy
 from kbatch.store.kv import KeyValue
 
 __all__ = ["checked_clone", "decode", "encode", "set_resource_version", "stub"]
@@ -62,7 +63,12 @@ def checked_clone(value: M, whole: Resource | None = None) -> M:
     object. Such a value fails the JSON round trip; the error becomes the ``BadRequest`` a request body
     with that value gets (naming the field path), built by decoding ``whole`` (default: ``value``), the
     top-level object ``value`` belongs to, as the wire decoder does. Nothing has been written then.
+    Values that already are what the round trip gives back are copied without it (:mod:`.wire_copy`).
     """
+    try:
+        return wire_copy(value)
+    except NotCanonical:
+        pass
     try:
         data = value.__pydantic_serializer__.to_json(value, by_alias=True, exclude_none=True, warnings=False)
         return type(value).__pydantic_validator__.validate_json(data)  # type: ignore[no-any-return]
