@@ -47,6 +47,7 @@ from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore
 from kbatch.controllers.kubelet.probes import ProbeFault
 from kbatch.controllers.kubelet.status import Wanted, container_fingerprint, status_patch, wanted_ready
+from kbatch.runtime.reconcile import Result
 from kbatch.runtime.rng import derive
 from kbatch.sim.command import DEFAULT_DURATION
 from kbatch.sim.faults import FAULT_ANNOTATION, PROBE_FAULT_ANNOTATION
@@ -87,8 +88,6 @@ class Kubelet:
         self.logs = LogStore()
         self.runs: dict[str, PodRun] = {}  # by pod uid
         self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid of the run
-        self._written: dict[str, int] = {}  # uid -> run.version last written
-        self._sent: dict[str, tuple[Any, ...]] = {}  # uid -> container_fingerprint last written
         self._faults_seen: dict[str, int] = {}
         self._planners: dict[str, Any] = {}
         self._fmt_cache: dict[float, str] = {}
@@ -132,15 +131,11 @@ class Kubelet:
         run = self.runs.pop(uid, None)
         if run is not None:
             self._uids.pop((run.namespace, run.name), None)
-        self._written.pop(uid, None)
-        self._sent.pop(uid, None)
         self._faults_seen.pop(uid, None)
         self._planners.pop(uid, None)
 
     # -- the reconcile ---------------------------------------------------------------------------
     def reconcile(self, request: Any) -> Any:
-        from kbatch.runtime.reconcile import Result
-
         try:
             pod = self.ctx.cache.get(self.Pod, request.name, request.namespace, readonly=True)
         except NotFound:
@@ -152,7 +147,7 @@ class Kubelet:
         uid = pod.metadata.uid or ""
         phase = pod.status.phase if pod.status else None
         run = self.runs.get(uid)
-        if phase in _TERMINAL and (run is None or not run.terminal or self._written.get(uid) == run.version):
+        if phase in _TERMINAL and (run is None or not run.terminal or run.written == run.version):
             self._forget(uid)  # terminal, by us (written) or by another writer: never move back
             self._finish_deletion(pod)
             return None
@@ -161,17 +156,19 @@ class Kubelet:
             run = self.runs[uid] = new_pod_run(pod, now, self.start_delay)
             self._uids[(run.namespace, run.name)] = uid
         self._inputs(pod, run, now)
-        advance(run, now, self._planner(pod), self._log_sink(pod))
+        wake = next_wake(run)
+        if wake is not None and wake <= now:  # the planner and log sink only when something is due
+            advance(run, now, self._planner(pod), self._log_sink(pod))
+            wake = next_wake(run)
         for event in take_events(run) if run.events else ():
             self.ctx.recorder.event(pod, *event)
-        stale = self._written.get(uid) != run.version or _ready_drifted(pod, run)
+        stale = run.written != run.version or _ready_drifted(pod, run)
         if stale and not self._write(pod, run, now):
             return None
         if run.terminal:
             self._forget(uid)
             self._finish_deletion(pod)
             return None
-        wake = next_wake(run)
         return Result(requeue_after=max(wake - now, 1e-6)) if wake is not None else None
 
     def _forget_by_name(self, namespace: str, name: str) -> None:
@@ -182,8 +179,15 @@ class Kubelet:
     def _planner(self, pod: Any) -> Any:
         """The pod's planner; kept while the pod runs only when stage rules are set (the rule picked
         for a pod stays its rule), otherwise built from the current pod, so nothing is kept."""
-        if not self.stages:
-            return make_planner(pod, (), self._rng_for, self.default_duration)
+        if not self.stages:  # built on its first use: most transitions start no container
+            built: list[Any] = []
+
+            def plan(proc: Proc, restart: int) -> Any:
+                if not built:
+                    built.append(make_planner(pod, (), self._rng_for, self.default_duration))
+                return built[0](proc, restart)
+
+            return plan
         uid = pod.metadata.uid or ""
         planner = self._planners.get(uid)
         if planner is None:
@@ -234,7 +238,7 @@ class Kubelet:
         as they are); nothing when nothing did."""
         fingerprint = container_fingerprint(run)
         patch = status_patch(run, *_current(pod.status), self._fmt, now,
-                             self._sent.get(run.uid) == fingerprint)
+                             run.sent == fingerprint)
         if patch:
             try:
                 written = self.ctx.client.patch_status(self.Pod, run.name, {"status": patch}, run.namespace,
@@ -245,8 +249,7 @@ class Kubelet:
             # a Conflict propagates: the runtime retries the pod with back-off, on a fresh cache
             if written.metadata.resource_version:
                 self.echoes[run.uid] = written.metadata.resource_version
-        self._written[run.uid] = run.version
-        self._sent[run.uid] = fingerprint
+        run.written, run.sent = run.version, fingerprint
         return True
 
     def _finish_deletion(self, pod: Any) -> None:

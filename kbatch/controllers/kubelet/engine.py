@@ -124,6 +124,9 @@ class PodRun:
     probe_faults: tuple[ProbeFault, ...] = ()
     events: list[tuple[str, str, str]] | None = None  # (type, reason, message) for the controller to record
     version: int = 0  # bumped on every change: the controller writes status when it moved
+    # the controller's bookkeeping (kept here, not in per-pod maps: one object per running pod)
+    written: int = -1  # the version whose status the controller last wrote
+    sent: tuple[object, ...] | None = None  # the container fingerprint of that write
 
     @property
     def terminal(self) -> bool:
