@@ -23,19 +23,24 @@ etcd's index keeps that tombstone too (``keyIndex.compact``), but its backend dr
 record (``keyIndex.keep``), so an etcd watch that starts at the compacted revision misses that delete.
 kbatch keeps the record until the next compaction: watching from ``compact_revision`` is allowed (as
 in etcd) and then loses nothing.
+
+A put that supersedes a live value stores that older value as a delta against the new one
+(``delta.py``); the last entry of every generation (the live value, or a tombstone and the full value
+before it) is always a ``KeyValue``, so every delta has a full value after it in its generation.
+Everything read out of a ``KeyIndex`` is a ``KeyValue``.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from operator import attrgetter
+from itertools import pairwise
 
+from kbatch.store.delta import Delta, encode, rebuild, rebuild_from
+from kbatch.store.delta import entry_revision as _MOD
 from kbatch.store.kv import KeyValue
 
 __all__ = ["KeyIndex"]
-
-_MOD = attrgetter("mod_revision")
 
 
 class KeyIndex:
@@ -47,15 +52,20 @@ class KeyIndex:
 
     def __init__(self, key: bytes) -> None:
         self.key = key
-        self.generations: list[list[KeyValue]] = [[]]
+        self.generations: list[list[KeyValue | Delta]] = [[]]
 
     def latest(self) -> KeyValue | None:
         """The live value, or ``None`` when the key is deleted."""
         g = self.generations[-1]
-        return g[-1] if g else None
+        return g[-1] if g else None  # type: ignore[return-value]  # a generation's last entry is full
 
     def put(self, kv: KeyValue) -> None:
-        self.generations[-1].append(kv)
+        """Append the write ``kv``, keeping the value it supersedes as a delta (``WriteTxn.put``
+        does the same inline)."""
+        g = self.generations[-1]
+        if g:
+            g[-1] = encode(g[-1], kv.value)  # type: ignore[arg-type]
+        g.append(kv)
 
     def tombstone(self, kv: KeyValue) -> None:
         """Close the current (non-empty) generation with the tombstone ``kv``."""
@@ -65,24 +75,28 @@ class KeyIndex:
     def get(self, revision: int) -> KeyValue | None:
         """The value visible at ``revision`` (``None`` if absent or deleted then)."""
         for g in reversed(self.generations):
-            if g and g[0].mod_revision <= revision:
-                kv = g[bisect_right(g, revision, key=_MOD) - 1]
+            if g and _MOD(g[0]) <= revision:
+                kv = rebuild(self.key, g, bisect_right(g, revision, key=_MOD) - 1)
                 return kv if kv.version else None
         return None
 
     def since(self, revision: int) -> Iterator[KeyValue]:
         """Every retained write with ``mod_revision >= revision``, in revision order."""
         for g in self.generations:
-            if g and g[-1].mod_revision >= revision:
-                yield from g[bisect_left(g, revision, key=_MOD) :]
+            if g and _MOD(g[-1]) >= revision:
+                yield from rebuild_from(self.key, g, bisect_left(g, revision, key=_MOD))
+
+    def entries(self) -> list[list[KeyValue]]:
+        """Every retained write, by generation, as ``KeyValue``s."""
+        return [rebuild_from(self.key, g, 0) for g in self.generations]
 
     def prev_of(self, kv: KeyValue) -> KeyValue | None:
         """The live value that the write ``kv`` replaced or deleted (``None`` for a create, or when
         that value is no longer retained)."""
         for g in reversed(self.generations):
-            if g and g[0].mod_revision <= kv.mod_revision:
+            if g and _MOD(g[0]) <= kv.mod_revision:
                 i = bisect_left(g, kv.mod_revision, key=_MOD)
-                return g[i - 1] if i > 0 else None
+                return rebuild(self.key, g, i - 1) if i > 0 else None
         return None
 
     def compact(self, revision: int) -> bool:
@@ -90,7 +104,7 @@ class KeyIndex:
         gens = self.generations
         first = 0
         last = len(gens) - 1
-        while first < last and gens[first][-1].mod_revision < revision:
+        while first < last and _MOD(gens[first][-1]) < revision:
             first += 1
         if first:
             del gens[:first]
@@ -102,15 +116,24 @@ class KeyIndex:
         return len(gens) == 1 and not g
 
     def check(self, compacted: int) -> None:
-        """Raise ``AssertionError`` naming the key if an invariant in the class docstring is broken
-        (for property tests)."""
-        flat = [kv for g in self.generations for kv in g]
-        revs = [kv.mod_revision for kv in flat]
+        """Raise ``AssertionError`` naming the key if an invariant in the class or module docstring is
+        broken (for property tests)."""
         problems = []
+        for i, g in enumerate(self.generations):
+            if g and g[-1].__class__ is tuple:
+                problems.append(f"generation {i} ends with a delta")
+            tombstoned = [a for a, b in pairwise(g) if b.__class__ is not tuple and not b.version]
+            if any(a.__class__ is tuple for a in tombstoned):
+                problems.append(f"generation {i} has a delta right before its tombstone")
+        if problems:
+            raise AssertionError(f"KeyIndex {self!r} broken: " + "; ".join(problems))
+        gens = self.entries()
+        flat = [kv for g in gens for kv in g]
+        revs = [kv.mod_revision for kv in flat]
         if revs != sorted(set(revs)):
             problems.append(f"revisions not strictly increasing: {revs}")
-        for i, g in enumerate(self.generations):
-            last = i == len(self.generations) - 1
+        for i, g in enumerate(gens):
+            last = i == len(gens) - 1
             if not last and (not g or g[-1].version):
                 problems.append(f"generation {i} is not closed by a tombstone")
             if any(kv.version == 0 for kv in (g if last else g[:-1])):
@@ -125,6 +148,6 @@ class KeyIndex:
     def __repr__(self) -> str:
         gens = " ".join(
             "[" + ", ".join(f"{kv.mod_revision}{'' if kv.version else 't'}" for kv in g) + "]"
-            for g in self.generations
+            for g in self.entries()
         )
         return f"KeyIndex({self.key!r}: {gens})"

@@ -5,17 +5,19 @@ Modelled on etcd ``server/storage/mvcc/kvstore.go`` (``currentRev``, ``compactMa
 ``WriteTxn`` (``txn.py``); this module owns what they write into:
 
 * ``index``: a ``TreeIndex`` from key to ``KeyIndex``, in key order (``index.py``);
-* ``log``: every retained write (``KeyValue``, tombstones included) with ``mod_revision >=
-  compact_revision``, in commit order. It is what a watcher catching up reads, like etcd's unsynced
-  watchers range over the backend by revision, and it tells compaction which keys have history to drop.
+* the write log: every retained write (tombstones included) with ``mod_revision >=
+  compact_revision``, in commit order, as three parallel sequences: ``log_keys`` (the key, shared with
+  the index), ``log_revs`` (its ``mod_revision``) and ``log_updates`` (1 unless the write created the
+  key). It is what a watcher catching up reads, like etcd's unsynced watchers range over the backend by
+  revision, and it tells compaction which keys have history to drop. It holds no values: the index
+  keeps superseded values as deltas (``delta.py``), and a log of ``KeyValue``s would keep them whole.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from itertools import islice
-from operator import attrgetter
+from itertools import compress, islice
 
 from kbatch.store.index import TreeIndex
 from kbatch.store.kv import KeyValue, RangeResult
@@ -24,8 +26,6 @@ from kbatch.store.revision import FIRST_REVISION, check_compact
 
 __all__ = ["CommitHook", "MVCCStore"]
 
-_MOD = attrgetter("mod_revision")
-
 CommitHook = Callable[[int, list[KeyValue], list["KeyValue | None"]], None]
 """Called after each writing transaction with its revision, its writes and what each replaced."""
 
@@ -33,14 +33,28 @@ CommitHook = Callable[[int, list[KeyValue], list["KeyValue | None"]], None]
 class MVCCStore:
     """Revisioned key-value state. Not thread-safe: kbatch runs one event loop."""
 
-    __slots__ = ("compacted", "index", "log", "on_commit", "rev")
+    __slots__ = ("compacted", "index", "log_keys", "log_revs", "log_updates", "on_commit", "rev")
 
     def __init__(self, on_commit: CommitHook | None = None) -> None:
         self.rev = FIRST_REVISION
         self.compacted = 0
         self.index = TreeIndex()
-        self.log: list[KeyValue] = []
+        self.log_keys: list[bytes] = []
+        self.log_revs: list[int] = []
+        self.log_updates = bytearray()
         self.on_commit = on_commit
+
+    def log_writes(self, changes: list[KeyValue]) -> None:
+        """Append one committed transaction's writes to the write log."""
+        if len(changes) == 1:
+            kv = changes[0]
+            self.log_keys.append(kv.key)
+            self.log_revs.append(kv.mod_revision)
+            self.log_updates.append(kv.version != 1)
+        else:
+            self.log_keys.extend([kv.key for kv in changes])
+            self.log_revs.extend([kv.mod_revision for kv in changes])
+            self.log_updates.extend([kv.version != 1 for kv in changes])
 
     # -- reads -----------------------------------------------------------------------------------
 
@@ -96,11 +110,18 @@ class MVCCStore:
         if end is not None and end == start + b"\0":
             ki = self.index.by_key.get(start)
             return [] if ki is None else list(ki.since(from_revision))
-        log = self.log
-        i = bisect_left(log, from_revision, key=_MOD)
+        i = bisect_left(self.log_revs, from_revision)
+        pairs = zip(self.log_keys[i:], self.log_revs[i:], strict=True)
         if end is None:
-            return [kv for kv in log[i:] if start <= kv.key]
-        return [kv for kv in log[i:] if start <= kv.key < end]
+            wanted = [(k, r) for k, r in pairs if start <= k]
+        else:
+            wanted = [(k, r) for k, r in pairs if start <= k < end]
+        by_key = self.index.by_key
+        found = {  # each key's writes rebuilt in one sweep (deltas are rebuilt backwards)
+            k: {kv.mod_revision: kv for kv in by_key[k].since(from_revision)}
+            for k in dict.fromkeys([k for k, _ in wanted])
+        }
+        return [found[k][r] for k, r in wanted]
 
     def prev_of(self, kv: KeyValue) -> KeyValue | None:
         ki = self.index.by_key.get(kv.key)
@@ -120,12 +141,12 @@ class MVCCStore:
         the writes at ``revision`` are visited, not every key written since the last compaction
         (1,000,000 creates compact in milliseconds)."""
         check_compact(revision, self.rev, self.compacted)
-        log = self.log
-        cut = bisect_left(log, revision, key=_MOD)
-        at = bisect_right(log, revision, lo=cut, key=_MOD)
-        touched = dict.fromkeys([kv.key for kv in islice(log, cut) if kv.version != 1])
-        touched.update(dict.fromkeys([kv.key for kv in log[cut:at]]))
-        del log[:cut]
+        keys, revs, updates = self.log_keys, self.log_revs, self.log_updates
+        cut = bisect_left(revs, revision)
+        at = bisect_right(revs, revision, lo=cut)
+        touched = dict.fromkeys(compress(islice(keys, cut), islice(updates, cut)))
+        touched.update(dict.fromkeys(keys[cut:at]))
+        del keys[:cut], revs[:cut], updates[:cut]
         self.compacted = revision
         get = self.index.by_key.get
         gone: list[bytes] = []
@@ -142,7 +163,9 @@ class MVCCStore:
 
     def check_invariants(self) -> None:
         """Raise ``AssertionError`` if the state is inconsistent (for property tests; O(history))."""
-        mods = [kv.mod_revision for kv in self.log]
+        mods = self.log_revs
+        if not len(mods) == len(self.log_keys) == len(self.log_updates):
+            raise AssertionError("write log sequences differ in length")
         if mods != sorted(mods) or (mods and (mods[0] < self.compacted or mods[-1] > self.rev)):
             raise AssertionError(f"write log out of order or bounds: {mods[:5]}..{mods[-5:]}")
         if not 0 <= self.compacted <= self.rev:
@@ -154,9 +177,9 @@ class MVCCStore:
             if ki.key != key:
                 raise AssertionError(f"index entry {key!r} holds the KeyIndex of {ki.key!r}")
             ki.check(self.compacted)
-        logged = {(kv.key, kv.mod_revision) for kv in self.log}
-        for ki in by_key.values():
-            for g in ki.generations:
-                for kv in g:
-                    if kv.mod_revision >= self.compacted and (kv.key, kv.mod_revision) not in logged:
-                        raise AssertionError(f"write {kv!r} is retained but missing from the log")
+        logged = {(k, r): u for k, r, u in zip(self.log_keys, mods, self.log_updates, strict=True)}
+        retained = {(kv.key, kv.mod_revision): kv.version != 1
+                    for ki in by_key.values() for g in ki.entries() for kv in g
+                    if kv.mod_revision >= self.compacted}
+        if logged != retained:
+            raise AssertionError(f"write log {logged} does not list the retained writes {retained}")

@@ -26,6 +26,8 @@ import struct
 import tempfile
 from dataclasses import dataclass
 
+from kbatch.store import delta
+from kbatch.store.delta import Delta
 from kbatch.store.errors import StoreError
 from kbatch.store.index import TreeIndex
 from kbatch.store.kv import KeyValue
@@ -48,7 +50,9 @@ class State:
     rev: int
     compacted: int
     index: TreeIndex
-    log: list[KeyValue]
+    log_keys: list[bytes]
+    log_revs: list[int]
+    log_updates: bytearray
 
 
 def encode(kv: MVCCStore) -> bytes:
@@ -57,12 +61,12 @@ def encode(kv: MVCCStore) -> bytes:
             key,
             tuple(
                 tuple((e.value, e.create_revision, e.mod_revision, e.version) for e in g)
-                for g in ki.generations
+                for g in ki.entries()
             ),
         )
         for key, ki in kv.index.items()
     )
-    log = tuple((e.key, e.mod_revision) for e in kv.log)
+    log = tuple(zip(kv.log_keys, kv.log_revs, strict=True))
     payload = marshal.dumps((kv.rev, kv.compacted, keys, log), 2)  # 2: no object refs, so deterministic
     return _HEADER.pack(MAGIC, FORMAT_VERSION, len(payload), hashlib.sha256(payload).digest()) + payload
 
@@ -104,18 +108,34 @@ def _build(raw: object) -> State:
         if _bytes(key) in index:
             raise ValueError(f"key {key!r} appears twice")
         ki = index.create(key)
-        ki.generations = [
-            [make_kv(key, _bytes(v), _int(c), _int(m), _int(ver)) for v, c, m, ver in g] for g in gens
-        ]
-        if not ki.generations:
+        full = [[make_kv(key, _bytes(v), _int(c), _int(m), _int(ver)) for v, c, m, ver in g] for g in gens]
+        if not full:
             raise ValueError(f"key {key!r} has no generation")
-        for g in ki.generations:
+        for g in full:
             for e in g:
                 by_rev[(key, e.mod_revision)] = e
+        ki.generations = [_stored(g) for g in full]
     entries = [by_rev[(_bytes(k), _int(m))] for k, m in log]
     if not 0 <= _int(compacted) <= _int(rev) or any(m > rev for _, m in by_rev):
         raise ValueError(f"revisions out of order (revision {rev}, compacted {compacted})")
-    return State(rev, compacted, index, entries)
+    return State(
+        rev,
+        compacted,
+        index,
+        [e.key for e in entries],
+        [e.mod_revision for e in entries],
+        bytearray(e.version != 1 for e in entries),
+    )
+
+
+def _stored(g: list[KeyValue]) -> list[KeyValue | Delta]:
+    """One generation as the store keeps it: each value superseded by a put as a delta (as the
+    writes themselves would have left it)."""
+    out: list[KeyValue | Delta] = list(g)
+    for i in range(len(g) - 1):
+        if g[i].version and g[i + 1].version:
+            out[i] = delta.encode(g[i], g[i + 1].value)
+    return out
 
 
 def write(path: str, kv: MVCCStore) -> None:

@@ -20,6 +20,7 @@ import operator
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from kbatch.store.delta import encode
 from kbatch.store.errors import DuplicateKeyError
 from kbatch.store.keyrange import as_bytes, contains, key_range
 from kbatch.store.kv import (
@@ -69,6 +70,7 @@ class WriteTxn:
         if gen:
             prev = gen[-1]
             kv = make_kv(key, value, prev.create_revision, rev, prev.version + 1)
+            gen[-1] = encode(prev, value)  # keep the superseded value as a delta (delta.py)
         else:
             prev = None
             kv = make_kv(key, value, rev, rev, 1)
@@ -100,7 +102,7 @@ class WriteTxn:
         store = self.store
         if self.changes:
             store.rev = self.rev
-            store.log.extend(self.changes)
+            store.log_writes(self.changes)
             if store.on_commit is not None:
                 store.on_commit(self.rev, self.changes, self.prevs)
         return store.rev

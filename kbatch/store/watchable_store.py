@@ -123,7 +123,8 @@ class MemoryStore:
         ``WatchCancelledError`` (their history may no longer exist)."""
         loaded = snapshot_format.read(path)
         kv = self._kv
-        kv.rev, kv.compacted, kv.index, kv.log = loaded.rev, loaded.compacted, loaded.index, loaded.log
+        kv.rev, kv.compacted, kv.index = loaded.rev, loaded.compacted, loaded.index
+        kv.log_keys, kv.log_revs, kv.log_updates = loaded.log_keys, loaded.log_revs, loaded.log_updates
         for w in self._all_watchers():  # after the swap: a woken consumer sees the restored store
             self._cancel(w, WatchCancelledError(f"watcher {w.id} cancelled: store restored from {path}"))
 
