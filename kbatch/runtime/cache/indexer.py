@@ -21,7 +21,7 @@ from typing import Any
 from sortedcontainers import SortedDict
 
 from kbatch.api.meta import Resource
-from kbatch.api.model_copy import share_fields_sets
+from kbatch.api.model_intern import share_structure
 
 __all__ = [
     "BY_CONTROLLER_UID",
@@ -109,7 +109,9 @@ class Indexer:
 
     def upsert(self, obj: Resource) -> Resource | None:
         """Store ``obj``; return the previous object under its key, if any."""
-        share_fields_sets(obj)  # held long and only read: ~half the memory (kbatch.api.model_copy)
+        # held long and only read: equal nested parts of all held objects become one instance, and fields
+        # sets are shared (Job benchmark, 10 x 1000: peak RSS -28%, GC-tracked objects per pod 59 -> 30)
+        share_structure(obj)
         key = object_key(obj)
         items = self._items
         old = items.get(key)

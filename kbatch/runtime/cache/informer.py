@@ -9,10 +9,12 @@ watches again from the new resourceVersion (client-go's ``Reflector`` ``ListAndW
 
 One informer per kind is shared by every controller: each event is decoded once (by the client)
 and fanned out to all handlers. Handlers receive the informer's own objects and must not mutate
-them; readers get copies through :class:`~.cache.Cache`. With a client that implements
-:class:`~kbatch.apiserver.client.SharedReader` (the in-process one), the informer lists and watches
-in *shared* mode: its objects are the API server's own decoded objects (its watch cache), so a stored
-version is decoded once for the server and every informer, and held in memory once.
+them (equal nested parts of different objects are one shared instance,
+:func:`kbatch.api.model_intern.share_structure`); readers get copies through :class:`~.cache.Cache`.
+With a client that implements :class:`~kbatch.apiserver.client.SharedReader` (the in-process one),
+the informer lists and watches in *shared* mode: its objects are the API server's own decoded
+objects (its watch cache), so a stored version is decoded once for the server and every informer,
+and held in memory once.
 """
 
 from __future__ import annotations

@@ -1,0 +1,155 @@
+"""Structural sharing of equal nested models (kbatch.api.model_intern.share_structure): an interned
+object is indistinguishable from a fresh decode (value, encoding, fields sets, time zones, quantity
+spellings), equal parts of different objects become one instance, and copies share nothing mutable."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from kbatch.api import model_intern
+from kbatch.api.core_v1 import Pod
+from kbatch.api.meta import Resource
+from kbatch.api.model_copy import copy_model, share_fields_sets
+from kbatch.api.model_intern import share_structure
+from tests.api.test_model_shared_fields import RUNNING_POD, _id, _manifest_bytes, _models, _retained
+
+
+def _containers(value: Any) -> list[tuple[str, Any]]:
+    """(path, value) of every model, list and dict reachable from ``value``."""
+    out: list[tuple[str, Any]] = []
+
+    def walk(item: Any, path: str) -> None:
+        if isinstance(item, BaseModel):
+            out.append((path, item))
+            for name, child in item.__dict__.items():
+                walk(child, f"{path}.{name}")
+        elif isinstance(item, list):
+            out.append((path, item))
+            for i, child in enumerate(item):
+                walk(child, f"{path}[{i}]")
+        elif isinstance(item, dict):
+            out.append((path, item))
+            for k, child in item.items():
+                walk(child, f"{path}[{k}]")
+
+    walk(value, "")
+    return out
+
+
+def _times(value: Any) -> list[tuple[str, Any]]:
+    return [(f"{path}.{name}", v.tzinfo) for path, m in _models(value)
+            for name, v in m.__dict__.items() if isinstance(v, datetime)]
+
+
+def _assert_like_fresh(obj: BaseModel, fresh: BaseModel) -> None:
+    assert obj == fresh and obj.to_json() == fresh.to_json() and obj.to_dict() == fresh.to_dict()
+    for (path, a), (_, b) in zip(_models(obj), _models(fresh), strict=True):
+        assert type(a) is type(b) and a.model_fields_set == b.model_fields_set, path
+    assert _times(obj) == _times(fresh)
+
+
+@pytest.mark.parametrize(("cls", "raw"), _manifest_bytes(), ids=_id)
+def test_interned_objects_are_indistinguishable_from_fresh_decodes(cls: type[Resource], raw: bytes) -> None:
+    objs = [cls.from_json(raw) for _ in range(3)]
+    for obj in objs:
+        share_structure(obj)
+        _assert_like_fresh(obj, cls.from_json(raw))
+        assert obj.to_json() == raw
+        assert all(type(m.__pydantic_fields_set__) is frozenset for _, m in _models(obj))
+
+
+def test_equal_parts_of_different_pods_become_one_instance() -> None:
+    a = Pod.from_json(RUNNING_POD)
+    b = Pod.from_json(RUNNING_POD.replace(b'"name":"p"', b'"name":"q"').replace(b'"uid":"u"', b'"uid":"v"'))
+    share_structure(a)
+    share_structure(b)
+    assert a.metadata is not b.metadata and a.metadata.name == "p" and b.metadata.name == "q"
+    assert a.spec is b.spec and a.status is b.status
+    c = Pod.from_json(RUNNING_POD.replace(b'"nodeName":"node-0"', b'"nodeName":"node-1"'))
+    share_structure(c)
+    assert c.spec is not a.spec and c.spec.node_name == "node-1" and a.spec.node_name == "node-0"
+    assert c.spec.containers[0] is a.spec.containers[0] and c.spec.tolerations[0] is a.spec.tolerations[0]
+
+
+def test_copies_of_interned_objects_share_nothing_mutable() -> None:
+    a, b = Pod.from_json(RUNNING_POD), Pod.from_json(RUNNING_POD)
+    share_structure(a)
+    share_structure(b)
+    clone = copy_model(a)
+    held = {id(v) for _, v in _containers(a)} | {id(v) for _, v in _containers(b)}
+    assert not [path for path, v in _containers(clone) if id(v) in held]
+    clone.spec.containers[0].image = "other"
+    clone.status.conditions[0].status = "False"
+    assert a.to_json() == b.to_json() == RUNNING_POD
+
+
+def test_a_class_whose_lookups_miss_stops_being_looked_up() -> None:
+    """ObjectMeta carries a uid per object: after a window of misses it is no longer entered in the table."""
+    pods = [Pod.from_json(RUNNING_POD.replace(b'"uid":"u"', b'"uid":"intern-%d"' % i))
+            for i in range(model_intern._PROBE * 4)]
+    for pod in pods:
+        share_structure(pod)
+    metas = sum(1 for key in model_intern._TABLE if key[0] is type(pods[0].metadata)
+                and any(isinstance(v, str) and v.startswith("intern-") for v in key))
+    assert metas <= 2 * model_intern._PROBE  # the rest of a window begun before, then one window of misses
+    assert len({id(p.metadata) for p in pods}) == len(pods)
+
+
+# --- property: values that compare equal but differ observably are never merged ---------------
+
+_ZONES = [UTC, timezone(timedelta(hours=2)), timezone(timedelta(hours=-5))]
+_QUANTITIES = ["1", "1000m", "1e3", "1k", "500m", "0.5", "128Mi", "134217728"]  # 1e3 == 1k, printed apart
+
+
+@st.composite
+def _pod_dicts(draw: st.DrawFn) -> dict[str, Any]:
+    zone = draw(st.sampled_from(_ZONES))
+    when = datetime(2025, 1, 1, tzinfo=UTC).astimezone(zone)
+    container: dict[str, Any] = {"name": "main", "image": draw(st.sampled_from(["busybox", "nginx"])),
+                                 "resources": {"requests": {"cpu": draw(st.sampled_from(_QUANTITIES))}}}
+    if draw(st.booleans()):
+        container["ports"] = [{"containerPort": draw(st.sampled_from([80, 8080]))}]
+    if draw(st.booleans()):
+        container["command"] = draw(st.sampled_from([[], ["sleep"], None]))
+    spec: dict[str, Any] = {"containers": [container]}
+    if draw(st.booleans()):
+        spec["priority"] = draw(st.sampled_from([0, 1]))
+    if draw(st.booleans()):
+        selectors = [{}, {"a": "b"}, {"a": "b", "c": "d"}, {"c": "d", "a": "b"}]  # order is printed
+        spec["nodeSelector"] = draw(st.sampled_from(selectors))
+    status: dict[str, Any] = {"phase": draw(st.sampled_from(["Running", "Pending"]))}
+    if draw(st.booleans()):
+        status["conditions"] = [{"type": "Ready", "status": "True", "lastTransitionTime": when}]
+    if draw(st.booleans()):
+        status["startTime"] = when if draw(st.booleans()) else None
+    return {"metadata": {"name": "p", "namespace": "default"}, "spec": spec, "status": status}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_pod_dicts(), min_size=2, max_size=6))
+def test_interning_never_merges_observably_different_parts(docs: list[dict[str, Any]]) -> None:
+    pods = [Pod.model_validate(doc) for doc in docs]
+    for pod in pods:
+        share_structure(pod)
+    for pod, doc in zip(pods, docs, strict=True):
+        _assert_like_fresh(pod, Pod.model_validate(doc))
+
+
+def test_pods_alike_but_for_their_identity_take_a_fraction_of_the_memory() -> None:
+    def shared_sets(raw: bytes) -> Pod:
+        pod = Pod.from_json(raw)
+        share_fields_sets(pod)
+        return pod
+
+    def interned(raw: bytes) -> Pod:
+        pod = Pod.from_json(raw)
+        share_structure(pod)
+        return pod
+
+    assert _retained(interned) < 0.5 * _retained(shared_sets)
