@@ -59,6 +59,13 @@ def active_pods_for_removal(ctx: SyncContext, at_least: int) -> list[PodInfo]:
     """Indexed: pods without a valid index and all but one pod per index first; then by
     :func:`active_removal_key` until ``at_least`` are chosen."""
     job = ctx.job
+    if at_least <= 0 and (not job.indexed or _distinct_valid_indexes(ctx.active, job.completions)):
+        return []  # what the general path finds then, without grouping and sorting every sync
+    return _pods_for_removal(ctx, at_least)
+
+
+def _pods_for_removal(ctx: SyncContext, at_least: int) -> list[PodInfo]:
+    job = ctx.job
     remove: list[PodInfo] = []
     left: list[PodInfo] = list(ctx.active)
     if job.indexed:
@@ -80,6 +87,12 @@ def active_pods_for_removal(ctx: SyncContext, at_least: int) -> list[PodInfo]:
         left.sort(key=active_removal_key)
         remove.extend(left[: at_least - len(remove)])
     return remove
+
+
+def _distinct_valid_indexes(pods: list[PodInfo], completions: int | None) -> bool:
+    """Whether every pod has a valid index and no two share one (no duplicate to remove)."""
+    seen = {valid_index(p, completions) for p in pods}
+    return len(seen) == len(pods) and None not in seen
 
 
 def _wanted(ctx: SyncContext, active: int) -> int:
