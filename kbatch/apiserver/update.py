@@ -18,16 +18,17 @@ The write is a transaction guarded by the old ``mod_revision``, so no concurrent
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from kbatch.api.base import KubeModel
+from kbatch.api.base import KubeModel, private_fields_set
 from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid, NotFound
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_value, partial_instance
 from kbatch.api.strategy import DefaultStrategy
 from kbatch.apiserver.admission import AdmissionRequest
-from kbatch.apiserver.codec import checked_clone, encode
+from kbatch.apiserver.codec import checked_clone, decode, encode
 from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta_update
@@ -52,6 +53,7 @@ class StaleRead(Exception):
 class Current:
     kv: KeyValue
     obj: Resource
+    owned: bool = False  # obj is this write's own decode, referenced by nothing else: new may take parts
 
 
 def object_namespace(kind: Kind, namespace: str | None) -> str | None:
@@ -77,6 +79,31 @@ def read_current(server: APIServer, kind: Kind, namespace: str | None, name: str
     kv = read_kv(server, kind, namespace, name)
     cache = server.decoded
     return Current(kv, cache.private(kind.model, kv) if private else cache.shared(kind.model, kv))
+
+
+def read_for_update(server: APIServer, kind: Kind, namespace: str | None, name: str) -> Current:
+    """The stored object as an update's ``old``: the decode cache's shared instance when one is held,
+    else a decode of this write's own. That one is not kept: a successful write drops the key's
+    entry anyway, and the new object may take its fields without copying them."""
+    kv = read_kv(server, kind, namespace, name)
+    held = server.decoded.held(kv)
+    if held is not None:
+        return Current(kv, held)
+    return Current(kv, decode(kind.model, kv), owned=True)
+
+
+def _take_carried(new: Resource, old: Resource) -> None:
+    """The default ``prepare_for_status_update`` (every field but metadata and status from old) for an
+    ``old`` nobody else references: its values are taken, not copied."""
+    values, taken, fields_set = new.__dict__, old.__dict__, private_fields_set(new)
+    for name in _carried(type(new)):
+        values[name] = taken[name]
+        fields_set.add(name)
+
+
+@functools.cache
+def _carried(model: type[Resource]) -> tuple[str, ...]:
+    return tuple(name for name in model.__pydantic_fields__ if name not in ("metadata", "status"))
 
 
 def _unshare(new: Resource, old: Resource) -> None:
@@ -117,14 +144,18 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
     """Everything but the write: strategy, system fields, admission, validation (in place on new)."""
     old = current.obj
     if status:
-        kind.strategy.prepare_for_status_update(new, old)
+        if current.owned and _default_status_prepare(kind):
+            _take_carried(new, old)
+        else:
+            kind.strategy.prepare_for_status_update(new, old)
     else:
         kind.strategy.default(new)
     request = AdmissionRequest("UPDATE", new, old, "status" if status else "", dry_run)
     server.admission.mutate(request)
     if not status:
         kind.strategy.prepare_for_update(new, old)
-    _unshare(new, old)
+    if not current.owned:
+        _unshare(new, old)
     fill_status(kind, new)  # Go never omits a struct-typed status (empty_status.py)
     _carry_system_fields(new, old)
     new.metadata.resource_version = old.metadata.resource_version  # an unconditional update is filled in
@@ -160,6 +191,10 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     return new
 
 
+def _default_status_prepare(kind: Kind) -> bool:
+    return type(kind.strategy).prepare_for_status_update is DefaultStrategy.prepare_for_status_update
+
+
 def _status_input(kind: Kind, obj: T) -> T:
     """The caller's object as a status write uses it: validated copies of metadata and status only.
 
@@ -168,8 +203,7 @@ def _status_input(kind: Kind, obj: T) -> T:
     the strategy to fill. Other strategies get a full clone, as for a main-resource update.
     """
     status = getattr(obj, "status", None)
-    if (type(kind.strategy).prepare_for_status_update is not DefaultStrategy.prepare_for_status_update
-            or not (status is None or isinstance(status, KubeModel))):
+    if not _default_status_prepare(kind) or not (status is None or isinstance(status, KubeModel)):
         return checked_clone(obj)
     fields = {"metadata": checked_clone(obj.metadata, obj)}
     if "status" in type(obj).model_fields:
@@ -182,7 +216,7 @@ def update_object(server: APIServer, obj: T, *, status: bool = False, dry_run: b
     namespace = object_namespace(kind, obj.metadata.namespace)
     wanted_rv = obj.metadata.resource_version
     for _ in range(MAX_RETRIES):
-        current = read_current(server, kind, namespace, obj.name)
+        current = read_for_update(server, kind, namespace, obj.name)
         if wanted_rv and wanted_rv != str(current.kv.mod_revision):
             raise Conflict.stale(kind.info.group_resource, obj.name)
         new = _status_input(kind, obj) if status else checked_clone(obj)
