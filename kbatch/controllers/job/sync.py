@@ -128,7 +128,11 @@ def _track(ctx: SyncContext, status: JobStatusInfo, creates: tuple, deletes: tup
     job = ctx.job
     skip = {d.uid for d in deletes if d.remove_finalizer}
     rec = record_finished(ctx, skip)
-    cond = None if rec.cap_reached else ctx.finished_condition
+    # The terminal condition waits while the uncounted cap was reached; the interim FailureTarget /
+    # SuccessCriteriaMet is added regardless and, when new, flushed before any finalizer is removed
+    # (upstream ``trackJobStatusAndRemoveFinalizers``), so it is written on its own first.
+    interim = ctx.finished_condition
+    cond = None if rec.cap_reached else interim
     new_status = replace(status, uncounted_succeeded=tuple(rec.uncounted_succeeded),
                          uncounted_failed=tuple(rec.uncounted_failed))
     if job.indexed:
@@ -136,13 +140,14 @@ def _track(ctx: SyncContext, status: JobStatusInfo, creates: tuple, deletes: tup
                              succeeded=rec.completed_count)
     if rec.failed_indexes is not None:
         new_status = replace(new_status, failed_indexes=rec.failed_indexes)
-    if cond is not None and cond.type in ("FailureTarget", "SuccessCriteriaMet") \
-            and new_status.condition(cond.type) is None:
-        new_status = replace(new_status, conditions=(*new_status.conditions, cond))
+    interim_added = (interim is not None and interim.type in ("FailureTarget", "SuccessCriteriaMet")
+                     and new_status.condition(interim.type) is None)
+    if interim_added:
+        new_status = replace(new_status, conditions=(*new_status.conditions, interim))
     with_finalizer = frozenset(p.uid for p in ctx.pods if p.has_finalizer and p.uid not in skip)
     return SyncPlan(
         creates=creates, deletes=deletes, finalizers_to_remove=tuple(rec.to_release),
-        status=new_status, flush_first=bool(rec.to_release), finished_condition=cond,
+        status=new_status, flush_first=bool(rec.to_release) or interim_added, finished_condition=cond,
         events=tuple(events), requeue_after=0.0 if rec.cap_reached else requeue,
         backoff=None if cond is not None else ctx.backoff,
         with_finalizer=with_finalizer, cap_reached=rec.cap_reached,
