@@ -117,15 +117,25 @@ def _unshare(new: Resource, old: Resource) -> None:
             values[name] = copy_value(value)
 
 
+_CARRIED_META = ("creation_timestamp", "deletion_timestamp", "deletion_grace_period_seconds", "generation",
+                 "self_link")
+
+
 def _carry_system_fields(new: Resource, old: Resource) -> None:
-    meta, old_meta = new.metadata, old.metadata
-    if not meta.uid:
-        meta.uid = old_meta.uid
-    meta.creation_timestamp = old_meta.creation_timestamp
-    meta.deletion_timestamp = old_meta.deletion_timestamp
-    meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds
-    meta.generation = old_meta.generation
-    meta.self_link = None
+    """uid (when unset), creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds and generation
+    from old, selfLink cleared: one dict update and one fields-set update, the state assigning each
+    field gives (values and model_fields_set)."""
+    meta, before = new.metadata, old.metadata.__dict__
+    values = meta.__dict__
+    names = _CARRIED_META if values["uid"] else ("uid", *_CARRIED_META)
+    if not values["uid"]:
+        values["uid"] = before["uid"]
+    values["creation_timestamp"] = before["creation_timestamp"]
+    values["deletion_timestamp"] = before["deletion_timestamp"]
+    values["deletion_grace_period_seconds"] = before["deletion_grace_period_seconds"]
+    values["generation"] = before["generation"]
+    values["self_link"] = None
+    private_fields_set(meta).update(names)
 
 
 def _validate(kind: Kind, new: Resource, old: Resource, status: bool) -> None:

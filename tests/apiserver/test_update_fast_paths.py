@@ -1,5 +1,9 @@
-"""An update whose ``old`` is its own decode (nothing cached) takes old's fields without copying them;
-with ``old`` held in the decode cache it copies them. Both must write and return the same."""
+"""Fast paths of the update verb against the general code they shortcut.
+
+An update whose ``old`` is its own decode (nothing cached) takes old's fields without copying them;
+with ``old`` held in the decode cache it copies them: both must write and return the same. The
+system fields carried over from old are written into ``__dict__`` at once: the same values and
+fields set as assigning each one."""
 
 from __future__ import annotations
 
@@ -10,11 +14,14 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kbatch.api.base import share_fields_set
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import StatusError
+from kbatch.api.meta import ObjectMeta
 from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.codec import decode
+from kbatch.apiserver.update import _carry_system_fields
 from kbatch.store import MemoryStore
 
 KEY = b"/registry/pods/default/p"
@@ -74,3 +81,38 @@ def test_a_status_update_on_a_miss_keeps_the_cache_empty_and_writes_the_spec_onc
     assert server.decoded.objects == before
     kv = server.store.range(KEY).kvs[0]
     assert out == decode(Pod, kv) and out.status.phase == "Running"  # type: ignore[union-attr]
+
+
+def _carry_by_assignment(new: Pod, old: Pod) -> None:
+    meta, old_meta = new.metadata, old.metadata
+    if not meta.uid:
+        meta.uid = old_meta.uid
+    meta.creation_timestamp = old_meta.creation_timestamp
+    meta.deletion_timestamp = old_meta.deletion_timestamp
+    meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds
+    meta.generation = old_meta.generation
+    meta.self_link = None
+
+
+WHEN = st.sampled_from([None, datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC)])
+METAS = st.builds(ObjectMeta, name=st.just("p"), uid=st.sampled_from([None, "", "u1", "u2"]),
+                  creation_timestamp=WHEN, deletion_timestamp=WHEN,
+                  deletion_grace_period_seconds=st.sampled_from([None, 0, 30]),
+                  generation=st.sampled_from([None, 1, 2]), self_link=st.sampled_from([None, "/x"]))
+
+
+@given(new_meta=METAS, old_meta=METAS, share=st.booleans())
+def test_carrying_system_fields_is_assigning_them(new_meta: ObjectMeta, old_meta: ObjectMeta,
+                                                  share: bool) -> None:
+    pods = []
+    for _ in range(2):
+        new = Pod.model_validate({"metadata": new_meta.to_dict(), "spec": {"containers": []}})
+        if share:
+            share_fields_set(new.metadata)  # the fields set may be a shared frozenset
+        old = Pod.model_validate({"metadata": old_meta.to_dict(), "spec": {"containers": []}})
+        pods.append((new, old))
+    _carry_by_assignment(*pods[0])
+    _carry_system_fields(*pods[1])
+    expected, got = pods[0][0].metadata, pods[1][0].metadata
+    assert got.__dict__ == expected.__dict__
+    assert got.model_fields_set == expected.model_fields_set
