@@ -36,7 +36,7 @@ M = TypeVar("M", bound=BaseModel)
 
 _SCALARS = (str, int, float, bool, type(None))
 _NEW = object.__new__
-_SET = object.__setattr__
+_DICT_SET = BaseModel.__dict__["__dict__"].__set__  # the instance-dict setter, without attribute lookup
 # setters of BaseModel's slots, called directly (no attribute-name lookup per copied model)
 _SLOT_SET = {name: BaseModel.__dict__[name].__set__
              for name in ("__pydantic_extra__", "__pydantic_private__")}
@@ -114,13 +114,13 @@ def _generate(cls: type) -> Callable[[Any], Any]:
         lines += _field_code(name, field.annotation)
     # A shared (frozen) fields set is kept: nothing adds to it in place (KubeModel.__setattr__ and
     # private_fields_set replace it by a private set first), so sharing it is as safe as in the source.
-    lines += ["    new = NEW(CLS)", "    SET(new, '__dict__', d)",
+    lines += ["    new = NEW(CLS)", "    DICT_SET(new, d)",
               "    fs = FS_GET(src)",
               "    FS_SET(new, fs if type(fs) is frozenset else set(fs))",
               "    EXTRA_SET(new, None)", "    PRIVATE_SET(new, None)",
               "    return new"]
-    namespace: dict[str, Any] = {"NEW": _NEW, "SET": _SET, "CLS": cls, "P": _COPIERS, "ANY": _copy_any,
-                                 "FS_GET": _fields_set_of, "FS_SET": _set_fields_set,
+    namespace: dict[str, Any] = {"NEW": _NEW, "DICT_SET": _DICT_SET, "CLS": cls, "P": _COPIERS,
+                                 "ANY": _copy_any, "FS_GET": _fields_set_of, "FS_SET": _set_fields_set,
                                  "EXTRA_SET": _SLOT_SET["__pydantic_extra__"],
                                  "PRIVATE_SET": _SLOT_SET["__pydantic_private__"]}
     exec("\n".join(lines), namespace)
@@ -246,8 +246,8 @@ def partial_instance(cls: type[M], values: dict[str, Any]) -> M:
     declaration order (the missing ones as ``None`` placeholders), because pydantic serializes in
     ``__dict__`` order: filling a field later keeps its place."""
     obj = _NEW(cls)
-    _SET(obj, "__dict__", {name: values.get(name) for name in cls.__pydantic_fields__})
-    _SET(obj, "__pydantic_fields_set__", set(values))
-    _SET(obj, "__pydantic_extra__", None)
-    _SET(obj, "__pydantic_private__", None)
+    _DICT_SET(obj, {name: values.get(name) for name in cls.__pydantic_fields__})
+    _set_fields_set(obj, set(values))
+    _SLOT_SET["__pydantic_extra__"](obj, None)
+    _SLOT_SET["__pydantic_private__"](obj, None)
     return obj  # type: ignore[no-any-return]

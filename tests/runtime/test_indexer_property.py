@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
 from kbatch.runtime.cache.indexer import (
     BY_LABEL,
@@ -63,3 +64,41 @@ def test_an_index_is_maintained_only_once_queried() -> None:
     indexer.delete("ns2/b")
     assert indexer.index_keys(BY_NODE_NAME, "n1") == ["ns1/a"]
     assert indexer.index_keys(BY_NAMESPACE, "ns2") == []
+
+
+_pods = st.tuples(st.sampled_from(["a", "b", "c"]),
+                   st.dictionaries(st.sampled_from(["x", "y"]), st.sampled_from(["1", "2"]), max_size=2),
+                   st.sampled_from(["", "n1"]), st.sampled_from(["Running", "Succeeded"]))
+
+
+def _mutables(value: object) -> list[object]:
+    """Every model, list and dict reachable from ``value``."""
+    if isinstance(value, BaseModel):
+        return [value, *(m for v in value.__dict__.values() for m in _mutables(v))]
+    if isinstance(value, list):
+        return [value, *(m for v in value for m in _mutables(v))]
+    if isinstance(value, dict):
+        return [value, *(m for v in value.values() for m in _mutables(v))]
+    return []
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_pods, min_size=1, max_size=8))
+def test_copies_equal_the_held_objects_and_share_nothing_mutable_with_the_cache(
+        specs: list[tuple[str, dict[str, str], str, str]]) -> None:
+    """Held objects share equal parts with each other (model_intern); a copy of one must not."""
+    indexer = Indexer()
+    for name, labels, node, phase in specs:
+        builder = make_pod(name, namespace="ns").phase(phase).condition("Ready")
+        for k, v in labels.items():
+            builder = builder.label(k, v)
+        indexer.upsert((builder.node(node) if node else builder).obj())
+    held = {id(m) for obj in indexer.values() for m in _mutables(obj)}
+    before = [obj.to_json() for obj in indexer.values()]
+    for key in indexer.list_keys():
+        obj, copy = indexer.get(key), indexer.copy(key)
+        assert copy == obj and copy.to_json() == obj.to_json()
+        assert not [m for m in _mutables(copy) if id(m) in held]
+        copy.spec.containers[0].image = "changed"
+        copy.metadata.labels = {"z": "9"}
+    assert [obj.to_json() for obj in indexer.values()] == before

@@ -4,11 +4,12 @@ Like controller-runtime's ``pkg/cache``: asking for a kind the first time create
 (``informer_for``), started immediately if the cache is already running. Every informer is pumped
 by the loop in the order the kinds were first asked for.
 
-Reads never hand out the cached objects: ``get``/``list`` return private copies, decoded from the
-object's JSON bytes (encoded once per cached version, then reused; measured faster than a pydantic
-deep copy). ``readonly=True`` returns the shared instances for hot paths that only *read*; mutating
-one would silently change every controller's view (not the store), so only use it for read-only
-scans and document it at the call site (controller-runtime's ``UnsafeDisableDeepCopy``).
+Reads never hand out the cached objects: ``get``/``list`` return private copies, made by
+:func:`kbatch.api.model_copy.copy_model` (client-go's ``DeepCopy``; cheaper than a decode of the
+object's JSON, and than a pydantic deep copy by far). ``readonly=True`` returns the shared
+instances for hot paths that only *read*; mutating one would silently change every controller's view
+(not the store), so only use it for read-only scans and document it at the call site
+(controller-runtime's ``UnsafeDisableDeepCopy``).
 """
 
 from __future__ import annotations
