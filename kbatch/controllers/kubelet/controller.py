@@ -65,7 +65,7 @@ def _has_probe(c: Any) -> bool:
 def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
     spec = pod.spec
     inits = [Proc(c.name, SIDECAR if c.restart_policy == "Always" else INIT, c.image or "")
-             for c in spec.init_containers or ()]
+             for c in spec.init_containers] if spec.init_containers else ()  # () is shared: no list per pod
     waiting = "PodInitializing" if inits else "ContainerCreating"
     apps = [Proc(c.name, APP, c.image or "", reason=waiting) for c in spec.containers]
     for proc, c in zip([*inits, *apps], [*(spec.init_containers or ()), *spec.containers], strict=True):

@@ -29,7 +29,7 @@ A pod never moves backwards: phases only go Pending → Running → Succeeded/Fa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from kbatch.controllers.kubelet.backoff import restart_delay
@@ -114,7 +114,7 @@ class PodRun:
     restart_policy: str
     bound_at: float
     start_delay: float
-    init: list[Proc] = field(default_factory=list)
+    init: Sequence[Proc] = ()  # never appended to: a pod's containers are fixed
     app: list[Proc] = field(default_factory=list)
     phase: str = "Pending"
     started: bool = False

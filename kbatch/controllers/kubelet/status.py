@@ -144,9 +144,14 @@ def render_status(run: PodRun, existing: dict[str, Any], fmt: Fmt, now: float) -
 
 
 def container_fingerprint(run: PodRun) -> tuple[Any, ...]:
-    """Everything the container statuses are rendered from: equal fingerprints, equal statuses."""
-    return tuple((p.state, p.reason, p.message, p.started_at, p.finished_at, p.exit_code, p.restart_count,
-                  p.last, p.ready_ok, p.started_ok) for p in run.procs())
+    """Everything the container statuses are rendered from: equal fingerprints, equal statuses.
+    One flat tuple, ten values per container (a fixed width, so still one-to-one): it is kept for
+    every running pod."""
+    out: tuple[Any, ...] = ()
+    for p in run.procs():
+        out += (p.state, p.reason, p.message, p.started_at, p.finished_at, p.exit_code, p.restart_count,
+                p.last, p.ready_ok, p.started_ok)
+    return out
 
 
 def _condition_patch(type_: str, old: Wanted | None, new: Wanted, stamp: str) -> dict[str, Any] | None:
