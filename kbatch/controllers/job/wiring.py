@@ -75,6 +75,13 @@ class _Queues:
     def job_batched(self, job: Any) -> None:
         self.jobs.add_after(_request(job), SYNC_BATCH_PERIOD)
 
+    def batched_already(self, namespace: str, ref: Any) -> bool:
+        """Whether the Job ``ref`` names is already due within the batching period: queueing it
+        after that period again would change nothing (the earlier deadline wins), so there is no
+        need to resolve the reference first."""
+        deadline = self.jobs.waiting_deadline(Request(namespace, ref.name))
+        return deadline is not None and deadline <= self.jobs.clock.now() + SYNC_BATCH_PERIOD
+
     def orphan(self, pod: Any) -> None:
         self.orphans.add(_request(pod))
 
@@ -134,6 +141,8 @@ class _PodHandler:
 
     def _sync_owner(self, pod: Any, ref: Any) -> None:
         """Queue the Job ``ref`` names, if it still exists (batched, as upstream's pod handlers)."""
+        if self.q.batched_already(pod.metadata.namespace or "", ref):
+            return
         job = self._resolve(pod, ref)
         if job is not None:
             self.q.job_batched(job)
