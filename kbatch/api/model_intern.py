@@ -24,7 +24,7 @@ cache): an interned model may be held by many objects. Everything handed out for
 copy (:func:`kbatch.api.model_copy.copy_model` copies nested models; a decode is fresh).
 
 Cost control: a class whose lookups mostly miss (``ObjectMeta``: one ``uid`` per object) stops being
-looked up when fewer than :data:`_MIN_HITS` of :data:`_PROBE` lookups found another instance; the
+looked up when fewer than :data:`_MIN_HITS` lookups found another instance while :data:`_PROBE` missed; the
 table is emptied when it reaches :data:`_MAX_ENTRIES` (entries are only a cache: an object keeps the
 instances it holds).
 """
@@ -50,8 +50,8 @@ from kbatch.api.quantity import Quantity
 
 __all__ = ["share_structure"]
 
-_PROBE = 512  # a class's hit rate is judged after each _PROBE lookups
-_MIN_HITS = _PROBE // 8  # fewer hits (of another instance) than this in _PROBE lookups: stop looking up
+_PROBE = 512  # a class's hit rate is judged after each _PROBE misses
+_MIN_HITS = _PROBE // 8  # fewer hits (of another instance) meanwhile: stop looking the class up
 _MAX_ENTRIES = 1 << 15  # bounds what the table alone keeps alive
 
 _TABLE: dict[tuple[Any, ...], BaseModel] = {}
@@ -155,19 +155,20 @@ def _generate(cls: type) -> Callable[[Any], Any]:
                   "    if not ST[2] or type(fs) is not frozenset: return obj",
                   f"    k = (CLS, fs, {key})",
                   "    hit = TABLE.get(k)",
+                  "    if hit is not None:",
+                  "        if hit is not obj: ST[1] += 1",
+                  "        return hit",
                   "    ST[0] += 1",
-                  "    if hit is not None and hit is not obj: ST[1] += 1",
                   "    if ST[0] >= PROBE:",
                   "        if ST[1] < MIN_HITS: ST[2] = False",
                   "        ST[0] = ST[1] = 0",
-                  "    if hit is not None: return hit",
                   "    if len(TABLE) >= MAX: TABLE.clear()",
                   "    TABLE[k] = obj",
                   "    return obj"]
     namespace: dict[str, Any] = {
         **share_namespace(), "I": _INTERNERS, "ANY": _intern_any, "CLS": cls, "TABLE": _TABLE,
         "ST": [0, 0, True], "PROBE": _PROBE, "MIN_HITS": _MIN_HITS, "MAX": _MAX_ENTRIES, "TYPED": _typed_key}
-    exec("\n".join(lines), namespace)
+    exec(compile("\n".join(lines), f"<intern {cls.__name__}>", "exec"), namespace)  # named in profiles
     return namespace["intern"]  # type: ignore[no-any-return]
 
 
