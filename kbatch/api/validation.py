@@ -543,9 +543,12 @@ def validate_resource_requirements(
     limits, hugepages need cpu or memory, claims name the pod's ``resourceClaims``."""
     if requirements is None:
         return []
-    errs: list[FieldError] = []
     limits: dict[str, Quantity] = requirements.limits or {}
     requests: dict[str, Quantity] = requirements.requests or {}
+    if (not requirements.claims and _plain_resource_names(tuple(limits), tuple(requests))
+            and _plain_values_valid(limits, requests)):
+        return []  # the usual case, decided without building paths or sorting
+    errs: list[FieldError] = []
     lim_path, req_path = child(path, "limits"), child(path, "requests")
     for name in sorted(limits):
         errs += _resource_entry_errors(name, limits[name], lim_path)
@@ -567,6 +570,28 @@ def validate_resource_requirements(
     if requirements.claims:
         errs += _validate_claim_names(requirements.claims, pod_claim_names or set(), child(path, "claims"))
     return errs
+
+
+@functools.lru_cache(maxsize=1024)
+def _plain_resource_names(limits: tuple[str, ...], requests: tuple[str, ...]) -> bool:
+    """Whether no name-derived check can fail: every name a valid container resource that may be
+    overcommitted (so neither integer-only, nor a hugepage, nor needing requests == limits)."""
+    return all(not _container_resource_name_messages(n) and not _is_integer_resource(n)
+               and is_overcommit_allowed(n) for n in (*limits, *requests))
+
+
+def _plain_values_valid(limits: dict[str, Quantity], requests: dict[str, Quantity]) -> bool:
+    """For plain names: no value is negative and no request exceeds its limit."""
+    for q in limits.values():
+        if q.sign() < 0:
+            return False
+    for name, q in requests.items():
+        if q.sign() < 0:
+            return False
+        limit = limits.get(name)
+        if limit is not None and q.cmp(limit) > 0:
+            return False
+    return True
 
 
 def _resource_entry_errors(name: str, value: Quantity, path: str) -> list[FieldError]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from unittest.mock import patch
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import ResourceClaim, ResourceRequirements
@@ -273,3 +274,25 @@ def test_label_and_annotation_fast_paths_report_as_the_full_walk(entries: dict[s
     names = list(entries)
     finalizers = [FieldError.invalid("f", n, m) for n in names for m in is_qualified_name(n)]
     assert validate_finalizers(names, "f") == finalizers
+
+
+_PLAIN_NAMES = ["cpu", "memory", "ephemeral-storage"]
+_RESOURCE_NAMES = st.sampled_from(_PLAIN_NAMES) | st.sampled_from([
+    *_PLAIN_NAMES, "hugepages-2Mi", "example.com/gpu", "pods", "storage", "kubernetes.io/foo", "Bad_Name",
+    "requests.cpu"])
+_AMOUNTS = st.sampled_from(["0", "1", "-1", "100m", "1.5", "2Gi", "-100m", "500m", "3"]).map(Quantity.parse)
+
+
+@settings(max_examples=300)
+@example(limits={"cpu": Quantity.parse("1")}, requests={"cpu": Quantity.parse("1.5")}, claims=None)
+@example(limits=None, requests={"memory": Quantity.parse("-1")}, claims=None)
+@given(limits=st.none() | st.dictionaries(_RESOURCE_NAMES, _AMOUNTS, max_size=3),
+       requests=st.none() | st.dictionaries(_RESOURCE_NAMES, _AMOUNTS, max_size=3),
+       claims=st.sampled_from([None, [], [ResourceClaim(name="nic")]]))
+def test_the_plain_resources_shortcut_reports_what_the_full_walk_does(
+        limits: dict[str, Quantity] | None, requests: dict[str, Quantity] | None,
+        claims: list[ResourceClaim] | None) -> None:
+    res = ResourceRequirements(limits=limits, requests=requests, claims=claims)
+    fast = validate_resource_requirements(res, "r", pod_claim_names={"nic"})
+    with patch("kbatch.api.validation._plain_resource_names", lambda *_: False):  # always the full walk
+        assert validate_resource_requirements(res, "r", pod_claim_names={"nic"}) == fast
