@@ -42,7 +42,7 @@ from kbatch.api.errors import AlreadyExists, NotFound, StatusError
 from kbatch.runtime.clock import Clock
 from kbatch.runtime.event_spam import TokenBucket
 
-__all__ = ["EventRecorder", "EventSink", "involved_reference"]
+__all__ = ["EventRecorder", "EventSink", "ObjectRef", "involved_reference"]
 
 log = logging.getLogger("kbatch.runtime.events")
 
@@ -50,6 +50,24 @@ CACHE_SIZE = 4096
 AGGREGATE_MAX_EVENTS = 10
 AGGREGATE_INTERVAL = 600.0
 COMBINED_PREFIX = "(combined from similar events): "
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    """The object an event is about, by the fields ``involvedObject`` takes (client-go
+    ``ObjectReference``), for a caller holding a view of the object rather than the API object: it
+    reads like one (``ref.kind``, ``ref.metadata.name``), without building a model only to name it."""
+
+    kind: str
+    api_version: str
+    name: str
+    namespace: str | None = None
+    uid: str | None = None
+    resource_version: str | None = None
+
+    @property
+    def metadata(self) -> ObjectRef:
+        return self
 
 
 def involved_reference(obj: Any) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GAT
 from kbatch.controllers.scheduler.queue import SchedulingQueue
 from kbatch.controllers.scheduler.snapshot import Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
+from kbatch.runtime.events import ObjectRef
 
 __all__ = ["Scheduler", "WaitingPod"]
 
@@ -322,8 +323,7 @@ class Scheduler:
         return [new]
 
     def _event(self, pod: PodInfo, type_: str, reason: str, message: str) -> None:
-        ref = self.Pod.model_validate({"metadata": {"name": pod.name, "namespace": pod.namespace,
-                                                    "uid": pod.uid}})
+        ref = ObjectRef("Pod", "v1", pod.name, pod.namespace, pod.uid)  # no Pod model just to name it
         self.ctx.recorder.event(ref, type_, reason, message)
 
 
