@@ -31,7 +31,11 @@ from kbatch.controllers.job.adapt import job_info, pod_info, status_model
 from kbatch.controllers.job.backoff import BackoffRecord
 from kbatch.controllers.job.context import SyncConfig
 from kbatch.controllers.job.metrics import JobMetrics
-from kbatch.controllers.job.orphans import REMOVE_TRACKING_FINALIZER_PATCH, remove_tracking_finalizer
+from kbatch.controllers.job.orphans import (
+    REMOVE_TRACKING_FINALIZER_PATCH,
+    has_tracking_finalizer,
+    remove_tracking_finalizer,
+)
 from kbatch.controllers.job.pod_factory import PodFactory
 from kbatch.controllers.job.pod_template import owner_reference
 from kbatch.controllers.job.sync import complete_sync, sync_job
@@ -186,9 +190,11 @@ class JobReconciler:
             self._forget(info.uid)
             pods = self.ctx.cache.list(Pod, request.namespace, index=(BY_CONTROLLER_UID, info.uid),
                                        readonly=True)
+            # only pods still holding the finalizer matter to a finished Job (``_finished_cleanup``)
             memo: dict = {}
-            plan = sync_job(info, [pod_info(p, memo) for p in pods], self.ctx.clock.now_datetime())
-            self._remove_finalizers(plan)
+            held = [pod_info(p, memo) for p in pods if has_tracking_finalizer(p)]
+            if held:
+                self._remove_finalizers(sync_job(info, held, self.ctx.clock.now_datetime()))
             return None
         started = self.ctx.clock.now()
         mode = "Indexed" if info.indexed else "NonIndexed"
