@@ -101,13 +101,19 @@ def _inputs(server: APIServer, pods: list[Pod], patch: dict[str, Any]) -> list[P
     return out
 
 
-def _time(n: int, fn: Callable[[int], object]) -> float:
-    """CPU microseconds per call (process time: the machine is usually shared)."""
+def _best(n: int, fns: list[Callable[[int], object]], chunk: int = 200) -> list[float]:
+    """CPU microseconds per call of each of ``fns``, the best chunk of ``chunk`` calls: the functions
+    take turns chunk by chunk, so a busy spell of a shared machine hits them alike, and the best chunk
+    is what the code costs (process time, not wall time, for the same reason)."""
+    best = [float("inf")] * len(fns)
     gc.collect()
-    start = time.process_time()
-    for i in range(n):
-        fn(i)
-    return (time.process_time() - start) / n * 1e6
+    for first in range(0, n, chunk):
+        for k, fn in enumerate(fns):
+            start = time.process_time()
+            for i in range(first, min(n, first + chunk)):
+                fn(i)
+            best[k] = min(best[k], (time.process_time() - start) / (min(n, first + chunk) - first))
+    return [b * 1e6 for b in best]
 
 
 PHASES: list[tuple[str, dict[str, Any], str, bool]] = [
@@ -131,10 +137,11 @@ def main() -> None:
         inputs = _inputs(updated, pods, body)
         _hold(patched, pods)
         _hold(updated, pods)
-        patch_us = _time(n, lambda i, b=body, t=patch_type, s=status: patched.patch(
-            Pod, pods[i].name, b, "default", patch_type=t, status=s))
         write = updated.update_status if status else updated.update
-        update_us = _time(n, lambda i, w=write, objs=inputs: w(objs[i]))
+        patch_us, update_us = _best(n, [
+            lambda i, b=body, t=patch_type, s=status: patched.patch(Pod, pods[i].name, b, "default",
+                                                                    patch_type=t, status=s),
+            lambda i, w=write, objs=inputs: w(objs[i])])
         print(f"{name:40} {patch_us:8.1f} {update_us:8.1f} {patch_us / update_us:6.2f}")
 
 

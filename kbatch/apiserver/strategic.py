@@ -4,12 +4,15 @@ Upstream: ``staging/src/k8s.io/apimachinery/pkg/util/strategicpatch/patch.go`` w
 ``patchStrategy``/``patchMergeKey`` struct tags of k8s.io/api. Supported:
 
 * maps merge recursively; ``null`` deletes a key;
-* lists named in :data:`MERGE_KEYS` merge item by item on their merge key (new items are appended,
-  an item ``{"<key>": ..., "$patch": "delete"}`` removes one); other lists of objects are replaced;
-* primitive lists in :data:`MERGE_PRIMITIVES` (``finalizers``) merge as ordered sets;
+* lists named in :data:`MERGE_KEYS` merge item by item on their merge key (items
+  ``{"<key>": ..., "$patch": "delete"}`` first remove every item with that key, then each other item
+  merges into the first with its key or is added); other lists of objects are replaced;
+* primitive lists in :data:`MERGE_PRIMITIVES` (``finalizers``) merge as sets;
+* every merged list is then put in upstream's order (:mod:`kbatch.apiserver.element_order`: the
+  patch's items in the patch's order, live items by live position, a new item before the live item
+  it meets), or in the order of the patch's ``$setElementOrder/<field>`` list;
 * directives: ``$patch: replace`` (map or list), ``$patch: delete`` (map or list item),
-  ``$retainKeys``, ``$deleteFromPrimitiveList/<field>``; ``$setElementOrder/<field>`` is accepted and
-  ignored (items keep their original order, new ones go last).
+  ``$retainKeys``, ``$deleteFromPrimitiveList/<field>``, ``$setElementOrder/<field>``.
 
 The merge-key table (parent field, list field) → merge key; ``*`` matches any parent:
 
@@ -43,6 +46,7 @@ import copy
 from typing import Any
 
 from kbatch.api.errors import BadRequest, InternalError
+from kbatch.apiserver.element_order import check_set_order, normalize
 
 __all__ = ["MERGE_KEYS", "MERGE_PRIMITIVES", "apply_strategic_patch"]
 
@@ -122,9 +126,13 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
             raise BadRequest(f"Unknown patch type: {directive}")
     result = dict(original) if isinstance(original, dict) else {}
     retain = None
+    set_orders: list[tuple[str, Any]] = []
     for key, value in patch.items():
         t = type(value)
         if "$" in key and key[0] == "$":
+            if key.startswith("$setElementOrder/"):
+                set_orders.append((key.split("/", 1)[1], value))
+                continue
             if key.startswith("$deleteFromPrimitiveList/"):
                 field = key.split("/", 1)[1]
                 if not isinstance(value, list):
@@ -150,6 +158,8 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
             result[key] = _merge_list(result.get(key), value, parent, key)
         else:
             result[key] = _copy(value)
+    for field, order in set_orders:
+        _set_element_order(result, original, patch, parent, field, order)
     if retain is not None:
         if not isinstance(retain, list):
             raise BadRequest("invalid patch: $retainKeys must be a list")
@@ -174,8 +184,11 @@ def _merge_list(original: Any, patch: list[Any], parent: str, field: str) -> lis
     if field in MERGE_PRIMITIVES:
         if any(isinstance(item, dict) and item.get("$patch") == "replace" for item in patch):
             return _strip(patch)
-        result += [_copy(v) for v in patch if v not in result]
-        return result
+        merged: list[Any] = []  # upstream deduplicates the whole list (deduplicateScalars), then orders it
+        for value in result + patch:
+            if value not in merged:
+                merged.append(_copy(value))
+        return normalize(merged, patch, result, None)
     key = _merge_key(parent, field)
     directives = False
     for item in patch:
@@ -184,43 +197,64 @@ def _merge_list(original: Any, patch: list[Any], parent: str, field: str) -> lis
                 key = None  # not a list of objects: replaced whole, as any list without a merge key
             continue
         patch_directive = item.get("$patch")
+        if patch_directive == "replace" and key is not None:
+            replaced = _strip(patch)
+            return normalize(replaced, [], replaced, key)
         if patch_directive == "replace":
             return _strip(patch)
         directives = directives or patch_directive is not None
     if key is None:
         return _strip(patch)
     if not directives:
+        live = list(result)
         fast = _merge_keyed_fast(result, patch, key, field)
         if fast is not None:
-            return fast
+            return fast[0] if fast[1] else normalize(fast[0], patch, live, key)
     return _merge_keyed(result, patch, key, field)
 
 
 def _merge_keyed(result: list[Any], patch: list[dict[str, Any]], key: str, field: str) -> list[Any]:
-    """Item by item on ``key``: merge into the first item with an equal key, else append; honours
-    ``$patch: delete``. The general path (quadratic in the list lengths)."""
+    """Upstream ``mergeSliceWithSpecialElements`` then ``mergeSliceWithoutSpecialElements``: every
+    ``$patch: delete`` item first removes all items with an equal key; then each other item merges
+    into the first item with an equal key, or is appended; then the list is put in order
+    (:func:`~kbatch.apiserver.element_order.normalize`). The general path (quadratic in the lengths)."""
+    plain = []
     for item in patch:
+        directive = item.get("$patch")
+        if directive is None:
+            plain.append(item)
+            continue
+        if directive != "delete":
+            raise BadRequest(f"Unknown patch type: {directive}")
+        if key not in item:
+            raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
+        result = [old for old in result if not (isinstance(old, dict) and old.get(key) == item[key])]
+    live = list(result)
+    for item in plain:
         if key not in item:
             raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
         index = next((i for i, old in enumerate(result)
                       if isinstance(old, dict) and old.get(key) == item[key]), None)
-        if item.get("$patch") == "delete":
-            result = [old for old in result if not (isinstance(old, dict) and old.get(key) == item[key])]
-        elif index is None:
+        if index is None:
             result.append(_strip(item))
         else:
             result[index] = _merge_map(result[index], item, field)
-    return result
+    return normalize(result, plain, live, key)
 
 
 def _merge_keyed_fast(result: list[Any], patch: list[dict[str, Any]], key: str,
-                      field: str) -> list[Any] | None:
+                      field: str) -> tuple[list[Any], bool] | None:
     """:func:`_merge_keyed` through an index of the original items, for the usual patch (no
     ``$patch`` items, every merge key present, a string or integer, and distinct). ``None`` when the
-    patch is not of that shape (the caller takes the general path).
+    patch is not of that shape (the caller takes the general path); else the merged list and whether
+    it is already in upstream's order (so ``normalize`` is not needed).
 
     Equivalent because no patch item can match another's appended or merged item (keys distinct),
-    and a dict lookup of a ``str``/``int`` finds the first original item whose key is ``==`` to it."""
+    and a dict lookup of a ``str``/``int`` finds the first original item whose key is ``==`` to it.
+    In order without ``normalize`` when the live items are objects with distinct keys and the patch
+    either only changes items, in their live order (the merge of two lists sorted by live position
+    keeps the live order), or only adds items (none is in the live list, so each goes before the
+    server-only item it meets: the new items first, then the live ones)."""
     wanted = []
     for item in patch:
         value = item.get(key, _DELETE)
@@ -230,19 +264,53 @@ def _merge_keyed_fast(result: list[Any], patch: list[dict[str, Any]], key: str,
     if len(set(wanted)) != len(wanted):
         return None
     positions: dict[Any, int] = {}
+    live = len(result)
     try:
         for i, old in enumerate(result):
             if isinstance(old, dict):
                 positions.setdefault(old.get(key), i)
     except TypeError:  # an unhashable key in the original: leave it to the general path
         return None
+    last, increasing = -1, True
     for item, value in zip(patch, wanted, strict=True):
         index = positions.get(value)
         if index is None:
             result.append(_strip(item))
         else:
             result[index] = _merge_map(result[index], item, field)
-    return result
+            increasing = increasing and index > last
+            last = index
+    if len(positions) != live:
+        return result, False
+    if len(result) == live:
+        return result, increasing
+    if last < 0:
+        return result[live:] + result[:live], True
+    return result, False
+
+
+def _set_element_order(result: dict[str, Any], original: Any, patch: dict[str, Any], parent: str,
+                       field: str, order: Any) -> None:
+    """``$setElementOrder/<field>`` (upstream ``mergePatchIntoOriginal``): the merged list in the
+    directive's order, live items it does not name before it; ``$deleteFromPrimitiveList/<field>``
+    applies after."""
+    live = original.get(field) if isinstance(original, dict) else None
+    for value in (order, live, patch.get(field, [])):  # upstream's ErrBadArgType (a 500) for a non-list
+        if not isinstance(value, list) and (value is not None or value is order or field in patch):
+            got = _GO_TYPES.get(type(value), "nil")
+            raise InternalError(f"expected a []interface {{}}, but received a {got}")
+    key = _merge_key(parent, field)
+    check_set_order(patch.get(field) or [], order, key,
+                    lambda item: BadRequest(f"map: {item} does not contain declared merge key: {key}"))
+    if live is None and field not in patch:
+        return
+    merged = result.get(field) if field in patch else list(live)
+    if live is not None and field in patch:
+        merged = _merge_list(live, patch[field], parent, field)
+    result[field] = normalize(merged, order, live or [], key)
+    deletions = patch.get(f"$deleteFromPrimitiveList/{field}")
+    if isinstance(deletions, list):
+        result[field] = [x for x in result[field] if x not in deletions]
 
 
 def apply_strategic_patch(original: dict[str, Any], patch: Any, *, service: bool = False) -> dict[str, Any]:

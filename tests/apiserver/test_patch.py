@@ -62,10 +62,11 @@ def test_strategic_merge_by_key_and_directives() -> None:
                                      {"name": "new", "image": "n"}],
                       "tolerations": [{"key": "other"}]}}
     out = apply_strategic_patch(doc, patch)
-    assert out["metadata"]["finalizers"] == ["a", "b"]
-    assert [r["uid"] for r in out["metadata"]["ownerReferences"]] == ["1", "2"]
+    # upstream mergeSortedSlice: an item the live list lacks goes before the server-only item it meets
+    assert out["metadata"]["finalizers"] == ["b", "a"]
+    assert [r["uid"] for r in out["metadata"]["ownerReferences"]] == ["2", "1"]
     assert out["spec"]["containers"] == [
-        {"name": "main", "image": "v2", "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]},
+        {"name": "main", "image": "v2", "env": [{"name": "B", "value": "2"}, {"name": "A", "value": "1"}]},
         {"name": "new", "image": "n"}]
     assert out["spec"]["tolerations"] == [{"key": "other"}]  # no merge key: replaced
     replaced = apply_strategic_patch(doc, {"spec": {"$patch": "replace", "tolerations": []}})
@@ -111,7 +112,8 @@ def test_strategic_patch_on_server(server: APIServer) -> None:
                                                                                         "value": "3"}]}]}},
                        "default", patch_type="strategic")
     main = out.spec.containers[0]  # type: ignore[union-attr,index]
-    assert [e.name for e in main.env or ()] == ["A", "B", "C"] and main.image == "busybox"
+    # a new item goes first (upstream mergeSortedSlice), the live items keep their order
+    assert [e.name for e in main.env or ()] == ["C", "A", "B"] and main.image == "busybox"
     assert len(out.spec.containers or ()) == 2  # type: ignore[union-attr]
 
 

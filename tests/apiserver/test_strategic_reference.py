@@ -1,9 +1,11 @@
 """The optimised strategic merge (flat ``_strip``, indexed keyed-list merge) against the straightforward
-algorithm it replaced, kept here as the reference: same result, same error, inputs untouched.
+algorithm it replaced, kept here as the reference: same result, same error, inputs untouched. Merged
+lists are put in upstream's order by both (``element_order.normalize``, tested on its own in
+``test_strategic_order.py``); ``$setElementOrder`` is left to that test too.
 
 Documents are drawn from a small vocabulary so that merge-keyed lists (``containers`` on ``name``,
 ``conditions`` on ``type``, ``ports`` on ``containerPort``), ``finalizers``, directives
-(``$patch``, ``$retainKeys``, ``$deleteFromPrimitiveList/...``, ``$setElementOrder/...``), duplicate
+(``$patch``, ``$retainKeys``, ``$deleteFromPrimitiveList/...``), duplicate
 and missing merge keys, non-dict list items and nulls all occur often.
 """
 
@@ -17,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.errors import BadRequest, InternalError
+from kbatch.apiserver.element_order import normalize
 from kbatch.apiserver.strategic import _merge_key, apply_strategic_patch
 
 # --- the reference: the straightforward algorithm, as it stood before the fast paths -----------
@@ -78,25 +81,41 @@ def _ref_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
 def _ref_list(original: Any, patch: list[Any], parent: str, field: str) -> list[Any]:
     original = list(original) if isinstance(original, list) else []
     if any(isinstance(item, dict) and item.get("$patch") == "replace" for item in patch):
-        return [_ref_strip(item) for item in patch if not (isinstance(item, dict) and "$patch" in item)]
+        replaced = [_ref_strip(item) for item in patch if not (isinstance(item, dict) and "$patch" in item)]
+        key = _merge_key(parent, field)
+        if field in _PRIMITIVES or key is None or not all(isinstance(item, dict) for item in patch):
+            return replaced
+        return normalize(replaced, [], replaced, key)
     if field in _PRIMITIVES:
-        return original + [copy.deepcopy(v) for v in patch if v not in original]
+        merged: list[Any] = []
+        for value in original + patch:
+            if value not in merged:
+                merged.append(copy.deepcopy(value))
+        return normalize(merged, patch, original, None)
     key = _merge_key(parent, field)
     if key is None or not all(isinstance(item, dict) for item in patch):
         return _ref_strip(patch)
     result = list(original)
-    for item in patch:
+    for item in patch:  # deletions first (upstream mergeSliceWithSpecialElements)
+        directive = item.get("$patch")
+        if directive is not None and directive != "delete":
+            raise BadRequest(f"Unknown patch type: {directive}")
+        if directive == "delete":
+            if key not in item:
+                raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
+            result = [old for old in result if not (isinstance(old, dict) and old.get(key) == item[key])]
+    live = list(result)
+    plain = [item for item in patch if "$patch" not in item]
+    for item in plain:
         if key not in item:
             raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
         index = next((i for i, old in enumerate(result)
                       if isinstance(old, dict) and old.get(key) == item[key]), None)
-        if item.get("$patch") == "delete":
-            result = [old for old in result if not (isinstance(old, dict) and old.get(key) == item[key])]
-        elif index is None:
+        if index is None:
             result.append(_ref_strip(item))
         else:
             result[index] = _ref_map(result[index], item, field)
-    return result
+    return normalize(result, plain, live, key)
 
 
 def reference(original: dict[str, Any], patch: Any) -> dict[str, Any]:
@@ -110,7 +129,7 @@ _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.sampled_fr
                      st.just(1.0))
 _KEYS = st.sampled_from(["name", "type", "containerPort", "image", "status", "value", "spec", "status",
                          "containers", "conditions", "ports", "finalizers", "env", "items",
-                         "$patch", "$retainKeys", "$setElementOrder/containers",
+                         "$patch", "$retainKeys",
                          "$deleteFromPrimitiveList/finalizers", "$other"])
 _DIRECTIVES = st.sampled_from(["delete", "replace", "merge", None])
 
