@@ -21,6 +21,7 @@ from kbatch.api.meta import Resource
 from kbatch.apiserver.codec import decode, encode
 from kbatch.apiserver.deletion import DeleteDecision, gc_finalizers
 from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.watched_range import WatchedRange
 from kbatch.store.kv import Compare, DeleteOp, PutOp
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ __all__ = ["BOOTSTRAP_NAMESPACES", "KUBERNETES_FINALIZER", "NamespaceLifecycle",
 
 BOOTSTRAP_NAMESPACES = ("default", "kube-system")
 KUBERNETES_FINALIZER = "kubernetes"  # upstream v1.FinalizerKubernetes
+_MAX_SEEN = 4096
 
 
 class NamespaceLifecycle:
@@ -40,6 +42,11 @@ class NamespaceLifecycle:
         except BadRequest:
             spec = None
         self.kind: Kind | None = server.kind(spec.model) if spec is not None else None
+        # name -> the stored Namespace (read only) or None, as creates look them up; rebuilt after
+        # any change under the namespaces' prefix (a range read per create costs ~2 µs)
+        self._seen: dict[str, Resource | None] = {}
+        self._range = (WatchedRange(server.store, self.kind.keys.root, self.kind.keys.range_end(None))
+                       if self.kind is not None else None)
 
     def bootstrap(self) -> None:
         """Create the namespaces every cluster has (as kube-apiserver's bootstrap controller does)."""
@@ -56,11 +63,25 @@ class NamespaceLifecycle:
         # read-only use: the decode cache's copy is never handed out
         return self._server.decoded.get(self.kind.model, kvs[0]) if kvs else None
 
+    def _lookup(self, name: str) -> Resource | None:
+        """:meth:`_get` through the memo of namespaces seen since the last change."""
+        assert self._range is not None
+        if self._range.changed:
+            self._range.rearm()  # before reading: a change from now on is noticed
+            self._seen.clear()
+        seen = self._seen
+        if name in seen:
+            return seen[name]
+        if len(seen) >= _MAX_SEEN:  # names that do not exist are remembered too: keep it bounded
+            seen.clear()
+        ns = seen[name] = self._get(name)
+        return ns
+
     def admit_create(self, kind: Kind, obj: Resource) -> None:
         if self.kind is None or not kind.info.namespaced:
             return
         namespace = obj.metadata.namespace or ""
-        ns = self._get(namespace)
+        ns = self._lookup(namespace)
         if ns is None:
             raise NotFound.of("namespaces", namespace)
         if ns.metadata.deletion_timestamp is not None or _phase(ns) == "Terminating":

@@ -6,14 +6,12 @@ the cache's own instances, default ones private copies."""
 from __future__ import annotations
 
 import random
-import tempfile
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import invariant, rule
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import StatusError
@@ -22,6 +20,7 @@ from kbatch.apiserver import APIServer
 from kbatch.apiserver.codec import decode
 from kbatch.runtime.controlplane import ControlPlane
 from kbatch.store import MemoryStore
+from tests.apiserver.store_rules import StoreDisruptions
 
 PREFIX, END = b"/registry/pods/default/", b"/registry/pods/default0"
 NAMES = st.sampled_from(["p0", "p1", "p2"])
@@ -47,19 +46,18 @@ def _mutate(obj: Any) -> None:
     obj.spec.containers[0].image = "mutated"
 
 
-class CacheMatchesStore(RuleBasedStateMachine):
+class CacheMatchesStore(StoreDisruptions):
     def __init__(self) -> None:
         super().__init__()
         self.server = _server()
-        self.dir = tempfile.TemporaryDirectory()
-        self.snapshot: Path | None = None
+        self.setup_store_rules()
         self.shared = self.server.watch(Pod, "default", shared=True)
         self.copies = self.server.watch(Pod, "default")
 
     def teardown(self) -> None:
         self.shared.close()
         self.copies.close()
-        self.dir.cleanup()
+        super().teardown()
 
     def _try(self, fn: Any) -> Any:
         try:
@@ -120,20 +118,7 @@ class CacheMatchesStore(RuleBasedStateMachine):
     def raw_delete(self, name: str) -> None:
         self.server.store.delete_range(PREFIX + name.encode())
 
-    @rule()
-    def take_snapshot(self) -> None:
-        self.snapshot = Path(self.dir.name) / "snap"
-        self.server.store.snapshot(str(self.snapshot))
-
-    @precondition(lambda self: self.snapshot is not None)
-    @rule()
-    def restore(self) -> None:
-        self.server.store.restore(str(self.snapshot))
-
-    @precondition(lambda self: self.server.store.revision > self.server.store.compact_revision)
-    @rule()
-    def compact(self) -> None:
-        self.server.store.compact(self.server.store.revision)
+    # snapshot, restore and compaction: StoreDisruptions
 
     # --- reads ---------------------------------------------------------------------------------
     @rule()

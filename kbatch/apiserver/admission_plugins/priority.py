@@ -32,8 +32,7 @@ from kbatch.api.errors import Forbidden
 from kbatch.api.meta import Resource
 from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.apiserver.admission import AdmissionRequest
-from kbatch.store.errors import StoreError
-from kbatch.store.kv import Watcher
+from kbatch.apiserver.watched_range import WatchedRange
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -59,38 +58,23 @@ def forbidden(resource: str, obj: Resource, why: str) -> Forbidden:
 
 class _StoredClasses:
     """The stored PriorityClasses, read again only after the store reported a change under their
-    prefix: a store watcher's notification marks the list stale (a write behind the server's back
-    counts too; a cancelled watcher — compaction, restore — is replaced on the next read). Every pod
-    create asks for the list, and a range read costs more than the rest of the plugin together."""
+    prefix (:class:`kbatch.apiserver.watched_range.WatchedRange`). Every pod create asks for the
+    list, and a range read costs more than the rest of the plugin together."""
 
     def __init__(self, server: APIServer) -> None:
         self._server = server
-        self._watcher: Watcher | None = None
-        self._stale = True
+        kind = server.kind(PriorityClass)
+        self._start, self._end = kind.keys.prefix(None), kind.keys.range_end(None)
+        self._range = WatchedRange(server.store, self._start, self._end)
         self._classes: list[PriorityClass] = []
 
-    def _mark_stale(self) -> None:
-        self._stale = True
-
     def get(self) -> list[PriorityClass]:
-        if self._stale:
-            self._refresh()
+        if self._range.changed:
+            self._range.rearm()
+            get = self._server.decoded.get  # read-only decodes, cached per stored version
+            kvs = self._server.store.range(self._start, self._end).kvs
+            self._classes = [get(PriorityClass, kv) for kv in kvs]  # type: ignore[misc]
         return self._classes
-
-    def _refresh(self) -> None:
-        store, kind = self._server.store, self._server.kind(PriorityClass)
-        start, end = kind.keys.prefix(None), kind.keys.range_end(None)
-        if self._watcher is not None:
-            try:
-                self._watcher.poll()  # drained: the next change notifies again
-            except StoreError:  # cancelled (compacted history, restored store): watch afresh
-                self._watcher = None
-        if self._watcher is None:
-            self._watcher = store.watch(start, end, start_revision=store.revision + 1)
-            self._watcher.set_notify(self._mark_stale)
-        self._stale = False
-        get = self._server.decoded.get  # read-only decodes, cached per stored version
-        self._classes = [get(PriorityClass, kv) for kv in store.range(start, end).kvs]  # type: ignore[misc]
 
 
 class PriorityAdmission:
