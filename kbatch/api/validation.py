@@ -345,12 +345,13 @@ def validate_object_meta(
     if not meta.name:
         errs.append(FieldError.required(child(path, "name"), "name or generateName is required"))
     else:
-        errs += [FieldError.invalid(child(path, "name"), meta.name, m)
-                 for m in name_validator(meta.name, False)]
+        messages = name_validator(meta.name, False)
+        if messages:
+            errs += [FieldError.invalid(child(path, "name"), meta.name, m) for m in messages]
     if namespaced:
         if not meta.namespace:
             errs.append(FieldError.required(child(path, "namespace")))
-        else:
+        elif _is_dns1123_label(meta.namespace):
             errs += [FieldError.invalid(child(path, "namespace"), meta.namespace, m)
                      for m in is_dns1123_label(meta.namespace)]
     elif meta.namespace:

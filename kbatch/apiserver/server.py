@@ -32,7 +32,7 @@ from kbatch.apiserver.local import LocalClient
 from kbatch.apiserver.namespaces import NamespaceLifecycle
 from kbatch.apiserver.patch import patch_object
 from kbatch.apiserver.unstructured import Unstructured
-from kbatch.apiserver.update import object_namespace, read_current, update_object
+from kbatch.apiserver.update import object_namespace, read_kv, update_object
 from kbatch.apiserver.watch import TypedWatch, open_watch
 from kbatch.store.kv import KV
 
@@ -91,8 +91,8 @@ class APIServer:
 
     def get(self, model: type[T], name: str, namespace: str | None = None) -> T:
         kind = self.kind(model)
-        current = read_current(self, kind, object_namespace(kind, namespace), name, private=True)
-        return current.obj  # type: ignore[return-value]
+        kv = read_kv(self, kind, object_namespace(kind, namespace), name)
+        return self.decoded.private(kind.model, kv)  # type: ignore[return-value]
 
     def list(self, model: type[T], namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
