@@ -36,7 +36,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from itertools import pairwise
 
-from kbatch.store.delta import Delta, encode, rebuild, rebuild_from
+from kbatch.store.delta import Delta, encode, is_delta, rebuild, rebuild_from
 from kbatch.store.delta import entry_revision as _MOD
 from kbatch.store.kv import KeyValue
 
@@ -120,10 +120,10 @@ class KeyIndex:
         broken (for property tests)."""
         problems = []
         for i, g in enumerate(self.generations):
-            if g and g[-1].__class__ is tuple:
+            if g and is_delta(g[-1]):
                 problems.append(f"generation {i} ends with a delta")
-            tombstoned = [a for a, b in pairwise(g) if b.__class__ is not tuple and not b.version]
-            if any(a.__class__ is tuple for a in tombstoned):
+            tombstoned = [a for a, b in pairwise(g) if not is_delta(b) and not b.version]
+            if any(is_delta(a) for a in tombstoned):
                 problems.append(f"generation {i} has a delta right before its tombstone")
         if problems:
             raise AssertionError(f"KeyIndex {self!r} broken: " + "; ".join(problems))

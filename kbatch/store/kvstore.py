@@ -7,14 +7,16 @@ Modelled on etcd ``server/storage/mvcc/kvstore.go`` (``currentRev``, ``compactMa
 * ``index``: a ``TreeIndex`` from key to ``KeyIndex``, in key order (``index.py``);
 * the write log: every retained write (tombstones included) with ``mod_revision >=
   compact_revision``, in commit order, as three parallel sequences: ``log_keys`` (the key, shared with
-  the index), ``log_revs`` (its ``mod_revision``) and ``log_updates`` (1 unless the write created the
-  key). It is what a watcher catching up reads, like etcd's unsynced watchers range over the backend by
-  revision, and it tells compaction which keys have history to drop. It holds no values: the index
-  keeps superseded values as deltas (``delta.py``), and a log of ``KeyValue``s would keep them whole.
+  the index), ``log_revs`` (its ``mod_revision``, in an ``array``: no int objects) and ``log_updates``
+  (1 unless the write created the key). It is what a watcher catching up reads, like etcd's unsynced
+  watchers range over the backend by revision, and it tells compaction which keys have history to
+  drop. It holds no values: the index keeps superseded values as deltas (``delta.py``), and a log of
+  ``KeyValue``s would keep them whole.
 """
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from itertools import compress, islice
@@ -40,7 +42,7 @@ class MVCCStore:
         self.compacted = 0
         self.index = TreeIndex()
         self.log_keys: list[bytes] = []
-        self.log_revs: list[int] = []
+        self.log_revs = array("q")
         self.log_updates = bytearray()
         self.on_commit = on_commit
 
@@ -163,7 +165,7 @@ class MVCCStore:
 
     def check_invariants(self) -> None:
         """Raise ``AssertionError`` if the state is inconsistent (for property tests; O(history))."""
-        mods = self.log_revs
+        mods = list(self.log_revs)
         if not len(mods) == len(self.log_keys) == len(self.log_updates):
             raise AssertionError("write log sequences differ in length")
         if mods != sorted(mods) or (mods and (mods[0] < self.compacted or mods[-1] > self.rev)):

@@ -24,6 +24,7 @@ import marshal
 import os
 import struct
 import tempfile
+from array import array
 from dataclasses import dataclass
 
 from kbatch.store import delta
@@ -51,7 +52,7 @@ class State:
     compacted: int
     index: TreeIndex
     log_keys: list[bytes]
-    log_revs: list[int]
+    log_revs: array[int]
     log_updates: bytearray
 
 
@@ -123,7 +124,7 @@ def _build(raw: object) -> State:
         compacted,
         index,
         [e.key for e in entries],
-        [e.mod_revision for e in entries],
+        array("q", [e.mod_revision for e in entries]),
         bytearray(e.version != 1 for e in entries),
     )
 

@@ -9,7 +9,7 @@ import hypothesis.strategies as st
 from hypothesis import given
 
 from kbatch.store import MemoryStore
-from kbatch.store.delta import CHECKPOINT, GRAIN, MIN_SAVING, encode, rebuild, rebuild_from
+from kbatch.store.delta import CHECKPOINT, GRAIN, HEADER, MIN_SAVING, encode, is_delta, rebuild, rebuild_from
 from kbatch.store.key_index import KeyIndex
 from kbatch.store.records import make_kv, make_tombstone
 
@@ -43,7 +43,7 @@ def test_every_version_of_a_key_rebuilds_byte_exact(versions: list[bytes], data:
         assert (kv.value, kv.mod_revision, kv.version, kv.create_revision) == (v, rev, rev - 1, 2)
     start = data.draw(st.integers(0, len(versions)), label="start")
     assert [kv.value for kv in rebuild_from(b"k", g, start)][: len(versions) - start] == versions[start:]
-    runs = "".join("d" if e.__class__ is tuple else "f" for e in g)
+    runs = "".join("d" if is_delta(e) else "f" for e in g)
     assert "d" * CHECKPOINT not in runs  # a rebuild walks fewer than CHECKPOINT deltas
 
 
@@ -53,7 +53,8 @@ def test_a_delta_is_the_new_value_around_a_middle_and_saves_min_saving(old: byte
     d = encode(prev, new)
     if d is prev:
         return
-    mod, create, version, head, tail, mid = d
+    mod, create, version, head, tail = HEADER.unpack_from(d)
+    mid = d[HEADER.size :]
     assert (mod, create, version) == (2, 2, 1)
     assert new[:head] + mid + new[len(new) - tail :] == old
     assert head + tail >= MIN_SAVING and head + tail <= min(len(old), len(new))
@@ -65,7 +66,7 @@ def test_the_live_value_and_the_value_before_a_tombstone_stay_whole() -> None:
         ki.put(make_kv(b"k", BODY + b"%d" % rev, 2, rev, rev - 1))
     ki.tombstone(make_tombstone(b"k", 6))
     ki.put(make_kv(b"k", BODY, 7, 7, 1))
-    shape = [["d" if e.__class__ is tuple else "f" for e in g] for g in ki.generations]
+    shape = [["d" if is_delta(e) else "f" for e in g] for g in ki.generations]
     assert shape == [["d", "d", "d", "f", "f"], ["f"]]
     live = ki.latest()
     assert live is not None and live.value is ki.generations[-1][-1].value
