@@ -85,7 +85,8 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
     resolve_create_namespace(kind, admitted, namespace)
     kind.strategy.default(admitted)
     server.namespaces.admit_create(kind, admitted)  # NamespaceLifecycle runs first among admission plugins
-    server.admission.mutate(AdmissionRequest("CREATE", admitted, None, dry_run=dry_run))
+    request = AdmissionRequest("CREATE", admitted, None, dry_run=dry_run)
+    server.admission.mutate(request)
     generated = not admitted.metadata.name and bool(admitted.metadata.generate_name)
     # With a generated name, each attempt starts again from the admitted object (upstream
     # createWithGenerateNameRetry: system fields, name, strategy, validation, admission, write).
@@ -93,7 +94,8 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
         work = copy_model(admitted) if generated else admitted
         _fill_system_fields(server, kind, work, generated)
         _validate(server, kind, work)
-        server.admission.validate(AdmissionRequest("CREATE", work, None, dry_run=dry_run))
+        server.admission.validate(request if work is admitted else
+                                  AdmissionRequest("CREATE", work, None, dry_run=dry_run))
         if dry_run:
             return work
         key = kind.keys.key(work.metadata.namespace, work.name)

@@ -14,8 +14,9 @@ the only source of truth and makes the cache a pure accelerator:
   ~10 µs vs ~13 µs with status), so copying the object a write path just encoded would not pay for
   itself (re-measured with a cheaper create clone: holding a copy of each created Pod until its first
   read made ``apiserver_bench`` gets 2.3x faster but creates ~40% slower, the held objects growing the
-  heap each full GC collection rescans), and a decode is exact by construction (``metav1.Time`` is lossy: sub-second parts are
-  dropped on encode, so an in-memory object can differ from its stored form).
+  heap each full GC collection rescans), and a decode is exact by construction (``metav1.Time`` is
+  lossy: sub-second parts are dropped on encode, so an in-memory object can differ from its stored
+  form).
 * **selector entries** — key → (mod_revision, stored bytes, labels, field-selector values): plain
   ``str`` dicts the cyclic GC does not track, so selective lists over every stored object keep no
   decoded objects alive (a cache of decoded objects costs ~30 tracked objects per entry, rescanned

@@ -71,7 +71,8 @@ class APIServer:
     def timestamp(self) -> datetime:
         """``now()`` at metav1.Time precision (whole seconds): what the server writes into objects, so
         that the object it returns equals the one it stores (upstream returns the stored form)."""
-        return self.now().replace(microsecond=0)
+        now = self.now()
+        return now.replace(microsecond=0) if now.microsecond else now
 
     # --- kinds -----------------------------------------------------------------------------------
 

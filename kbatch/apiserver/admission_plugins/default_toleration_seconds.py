@@ -43,7 +43,10 @@ class DefaultTolerationSeconds:
         pod = request.obj
         if request.subresource or not isinstance(pod, Pod):
             return
-        tolerations = list(pod.spec.tolerations or ())
+        if not pod.spec.tolerations:  # the usual create: nothing to look through
+            pod.spec.tolerations = [copy_model(toleration) for toleration in self._added]
+            return
+        tolerations = list(pod.spec.tolerations)
         added = False
         for toleration in self._added:
             if not _tolerates(tolerations, toleration.key):  # type: ignore[arg-type]
