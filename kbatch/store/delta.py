@@ -81,6 +81,8 @@ def encode(old: KeyValue, new: bytes) -> KeyValue | Delta:
     head = lo
     lo, hi = 0, n - head  # the suffix never overlaps the prefix
     endswith = new.endswith
+    if hi > GRAIN and not endswith(x[lx - GRAIN :], 0, ly):
+        hi = 0  # the values end differently: one compare instead of a bisection to find < GRAIN
     while hi - lo > GRAIN:
         m = (lo + hi + 1) >> 1
         if endswith(x[lx - m : lx - lo], 0, ly - lo):

@@ -9,9 +9,9 @@ immutable exactly like ones built with the class constructor.
 
 from __future__ import annotations
 
-from kbatch.store.kv import Event, EventType, KeyValue, PutResult
+from kbatch.store.kv import Event, EventType, KeyValue, PutResult, TxnResult
 
-__all__ = ["DELETE", "PUT", "make_event", "make_kv", "make_put_result", "make_tombstone"]
+__all__ = ["DELETE", "PUT", "make_event", "make_kv", "make_put_result", "make_tombstone", "make_txn_result"]
 
 PUT = EventType.PUT
 DELETE = EventType.DELETE
@@ -61,4 +61,18 @@ def make_put_result(revision: int, prev_kv: KeyValue | None) -> PutResult:
     res = _new(PutResult)
     _pr_rev(res, revision)
     _pr_prev(res, prev_kv)
+    return res
+
+
+_tr_ok = TxnResult.succeeded.__set__  # type: ignore[attr-defined]
+_tr_rev = TxnResult.revision.__set__  # type: ignore[attr-defined]
+_tr_responses = TxnResult.responses.__set__  # type: ignore[attr-defined]
+
+
+def make_txn_result(succeeded: bool, revision: int, responses: tuple) -> TxnResult:
+    """``TxnResult(succeeded, revision, responses)``, without the frozen-init cost (one per API write)."""
+    res = _new(TxnResult)
+    _tr_ok(res, succeeded)
+    _tr_rev(res, revision)
+    _tr_responses(res, responses)
     return res

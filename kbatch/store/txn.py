@@ -36,7 +36,7 @@ from kbatch.store.kv import (
     TxnResult,
 )
 from kbatch.store.kvstore import MVCCStore
-from kbatch.store.records import make_kv, make_put_result, make_tombstone
+from kbatch.store.records import make_kv, make_put_result, make_tombstone, make_txn_result
 
 __all__ = ["WriteTxn", "execute"]
 
@@ -200,10 +200,10 @@ def _guarded_put(
             kv = None if ki is None else ki.latest()
             ok = fn(0 if kv is None else getattr(kv, attr), c.value)
     if not ok:
-        return TxnResult(False, store.rev, ())
+        return make_txn_result(False, store.rev, ())
     tw = WriteTxn(store)
     result = tw.put(op.key, op.value, op.prev_kv)
-    return TxnResult(True, tw.end(), (result,))
+    return make_txn_result(True, tw.end(), (result,))
 
 
 def execute(
