@@ -76,9 +76,8 @@ class Scheduler:
         self.enqueue: Callable[[], None] = lambda: None
 
     # -- informer handlers -------------------------------------------------------------------------
-    def _info(self, pod: Any) -> PodInfo:
-        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
-        old = self._infos.get(key)
+    def _info(self, pod: Any, key: str, old: PodInfo | None) -> PodInfo:
+        """Convert ``pod`` (key ``key``, last info ``old``), keeping its place in arrival order."""
         created = pod.metadata.creation_timestamp
         creation = (created - self.ctx.clock.to_datetime(0)).total_seconds() if created else 0.0
         info = pod_info(pod, old.seq if old else next(self._seq), creation)
@@ -96,7 +95,7 @@ class Scheduler:
         if info is old and old is not None:
             return  # most kubelet status writes: nothing the scheduler tracks changed
         if info is None:
-            info = self._info(pod)
+            info = self._info(pod, key, old)
         else:
             self._infos[key] = info
         now = self.ctx.clock.now()
