@@ -251,7 +251,8 @@ def _merge_keyed_fast(result: list[Any], patch: list[dict[str, Any]], key: str,
 
     Equivalent because no patch item can match another's appended or merged item (keys distinct),
     and a dict lookup of a ``str``/``int`` finds the first original item whose key is ``==`` to it.
-    In order without ``normalize`` when the live items are objects with distinct keys and the patch
+    In order without ``normalize`` when the live items are objects with distinct keys (and no
+    ``$patch`` marker, which only a malformed live list has) and the patch
     either only changes items, in their live order (the merge of two lists sorted by live position
     keeps the live order), or only adds items (none is in the live list, so each goes before the
     server-only item it meets: the new items first, then the live ones)."""
@@ -264,11 +265,12 @@ def _merge_keyed_fast(result: list[Any], patch: list[dict[str, Any]], key: str,
     if len(set(wanted)) != len(wanted):
         return None
     positions: dict[Any, int] = {}
-    live = len(result)
+    live, marked = len(result), False
     try:
         for i, old in enumerate(result):
             if isinstance(old, dict):
                 positions.setdefault(old.get(key), i)
+                marked = marked or "$patch" in old  # normalize moves such live items last
     except TypeError:  # an unhashable key in the original: leave it to the general path
         return None
     last, increasing = -1, True
@@ -280,7 +282,7 @@ def _merge_keyed_fast(result: list[Any], patch: list[dict[str, Any]], key: str,
             result[index] = _merge_map(result[index], item, field)
             increasing = increasing and index > last
             last = index
-    if len(positions) != live:
+    if len(positions) != live or marked:
         return result, False
     if len(result) == live:
         return result, increasing

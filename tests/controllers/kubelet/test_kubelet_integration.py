@@ -14,8 +14,10 @@ def test_bound_pod_runs_and_succeeds_with_statuses_and_conditions() -> None:
     pod = get_pod(cp, "p")
     assert pod.spec.node_name == "node-0" and pod.status.phase == "Running"
     assert pod.status.start_time == cp.now()
+    # the kubelet's conditions are new to the live list, so the strategic merge puts them before the
+    # scheduler's (upstream mergeSortedSlice; kubectl shows PodScheduled last)
     assert [c.type for c in pod.status.conditions if c.status == "True"] == [
-        "PodScheduled", "PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready"]
+        "PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready", "PodScheduled"]
     assert pod.status.container_statuses[0].state.running is not None
     cp.advance(30)
     pod = get_pod(cp, "p")
