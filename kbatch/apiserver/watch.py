@@ -37,7 +37,7 @@ from kbatch.apiserver.decoded_cache import DecodedCache
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.listing import Filter, make_filter, parse_revision
 from kbatch.store.errors import CompactedError, WatchCancelledError
-from kbatch.store.kv import Event, EventType, KeyValue, Watcher
+from kbatch.store.kv import Event, EventType, Watcher
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -55,9 +55,11 @@ class TypedWatch(Generic[T]):
     def __init__(self, kind: Kind, flt: Filter, watcher: Watcher | None, initial: list[WatchEvent[T]],
                  revision: int, allow_bookmarks: bool, cache: DecodedCache, shared: bool = False) -> None:
         self._kind = kind
+        self._model = kind.model
         self._cache = cache
         self._shared = shared
         self._filter = flt
+        self._empty = flt.empty
         self._watcher = watcher
         self._pending: list[WatchEvent[T]] = initial
         self._revision = revision  # highest revision delivered or seen
@@ -115,26 +117,21 @@ class TypedWatch(Generic[T]):
         prev = event.prev_kv
         if prev is None:
             return None
-        return self._cache.private(self._kind.model, prev, event.kv.mod_revision)
-
-    def _object(self, kv: KeyValue) -> Resource:
-        if self._shared:
-            return self._cache.shared(self._kind.model, kv, latest=False)
-        return self._cache.private(self._kind.model, kv)
+        return self._cache.private(self._model, prev, event.kv.mod_revision)
 
     def _convert(self, event: Event) -> WatchEvent[T] | None:
         kv = event.kv
-        model = self._kind.model
+        model = self._model
         flt = self._filter
         if event.type is EventType.DELETE:
             prev = self._prev(event)
             if prev is None:
                 namespace, name = self._kind.keys.split(kv.key)
                 prev = stub(model, namespace, name, kv.mod_revision)
-                return WatchEvent("DELETED", prev) if flt.empty else None  # type: ignore[arg-type]
-            return WatchEvent("DELETED", prev) if flt.empty or flt.matches(prev) else None  # type: ignore[arg-type]
-        obj = self._object(kv)
-        if flt.empty:
+                return WatchEvent("DELETED", prev) if self._empty else None  # type: ignore[arg-type]
+            return WatchEvent("DELETED", prev) if self._empty or flt.matches(prev) else None  # type: ignore[arg-type]
+        obj = self._cache.shared(model, kv, latest=False) if self._shared else self._cache.private(model, kv)
+        if self._empty:  # the informer's case: one event per change, no selector to evaluate
             created = kv.create_revision == kv.mod_revision
             return WatchEvent("ADDED" if created else "MODIFIED", obj)  # type: ignore[arg-type]
         now_in = flt.matches(obj)
