@@ -48,13 +48,14 @@ from kbatch.api.model_copy import (
 )
 from kbatch.api.quantity import Quantity
 
-__all__ = ["share_structure"]
+__all__ = ["mutated_shared_instances", "share_structure"]
 
 _PROBE = 512  # a class's hit rate is judged after each _PROBE misses
 _MIN_HITS = _PROBE // 8  # fewer hits (of another instance) meanwhile: stop looking the class up
 _MAX_ENTRIES = 1 << 15  # bounds what the table alone keeps alive
 
 _TABLE: dict[tuple[Any, ...], BaseModel] = {}
+_KEYS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}  # class -> its key function
 _SCALARS = (str, int, float, bool)
 
 
@@ -164,11 +165,16 @@ def _generate(cls: type) -> Callable[[Any], Any]:
                   "        ST[0] = ST[1] = 0",
                   "    if len(TABLE) >= MAX: TABLE.clear()",
                   "    TABLE[k] = obj",
-                  "    return obj"]
+                  "    return obj",
+                  "def key(obj):",  # the same key, for checks (tests: canonical instances never change)
+                  "    d = obj.__dict__",
+                  f"    return (CLS, GET(obj), {key})"]
     namespace: dict[str, Any] = {
         **share_namespace(), "I": _INTERNERS, "ANY": _intern_any, "CLS": cls, "TABLE": _TABLE,
         "ST": [0, 0, True], "PROBE": _PROBE, "MIN_HITS": _MIN_HITS, "MAX": _MAX_ENTRIES, "TYPED": _typed_key}
     exec(compile("\n".join(lines), f"<intern {cls.__name__}>", "exec"), namespace)  # named in profiles
+    if "key" in namespace:
+        _KEYS[cls] = namespace["key"]
     return namespace["intern"]  # type: ignore[no-any-return]
 
 
@@ -186,3 +192,9 @@ def share_structure(obj: BaseModel) -> None:
     it now shares models with. Nothing observable changes: values, equality, ``model_fields_set``
     and serialization stay; only identities of nested models do."""
     _INTERNERS[type(obj)](obj)
+
+
+def mutated_shared_instances() -> list[BaseModel]:
+    """The shared instances whose values no longer match the key they were entered under: someone
+    mutated an object that is read only by contract (every holder would see it). Empty when sound."""
+    return [obj for k, obj in list(_TABLE.items()) if _KEYS[type(obj)](obj) != k]

@@ -153,3 +153,17 @@ def test_pods_alike_but_for_their_identity_take_a_fraction_of_the_memory() -> No
         return pod
 
     assert _retained(interned) < 0.5 * _retained(shared_sets)
+
+
+def test_a_mutated_shared_instance_is_reported() -> None:
+    a, b = Pod.from_json(RUNNING_POD), Pod.from_json(RUNNING_POD.replace(b'"uid":"u"', b'"uid":"mutated"'))
+    share_structure(a)
+    share_structure(b)
+    assert a.status.conditions[0] is b.status.conditions[0] and not model_intern.mutated_shared_instances()
+    a.status.conditions[0].status = "False"  # breaks the read-only contract: b changes too
+    try:
+        assert b.status.conditions[0].status == "False"
+        assert a.status.conditions[0] in model_intern.mutated_shared_instances()
+    finally:
+        a.status.conditions[0].status = "True"
+    assert not model_intern.mutated_shared_instances()
