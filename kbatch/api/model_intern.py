@@ -15,9 +15,11 @@ reused while the key is in the table). A hit replaces the nested model by the ca
 
 Exactness: a key holds everything that is observable: the fields set, each scalar exactly (``bool``
 and ``int`` never meet in one key position: a field whose annotation allows several scalar types
-keys on the value's type too), times with their time zone, quantities by their text (``Quantity``
-equality ignores the format), containers by content and order. Classes whose field shapes are not
-understood are walked but never replaced. Top-level objects (``api_info``) are never replaced.
+keys on the value's type too; values have their field's annotated type, as in any decoded or
+validated object), times with their time zone, quantities by their text (``Quantity`` equality
+ignores the format), containers by content and order. Classes whose field shapes are not understood
+are walked but never replaced. Top-level objects (``api_info``) are never replaced.
+:func:`mutated_shared_instances` finds shared instances changed since (a broken read-only contract).
 
 Only for objects that are read only by contract (the informer's cache, the API server's decoded
 cache): an interned model may be held by many objects. Everything handed out for mutation is a deep
