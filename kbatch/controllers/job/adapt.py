@@ -65,6 +65,7 @@ def pod_info(pod: Pod, memo: Memo | None = None) -> v.PodInfo:
         creation_timestamp=meta.creation_timestamp, deletion_timestamp=meta.deletion_timestamp,
         deletion_grace_period_seconds=meta.deletion_grace_period_seconds,
         node_name=pod.spec.node_name, conditions=conds, containers=containers, init_containers=inits,
+        resource_version=meta.resource_version,
     )
 
 

@@ -71,8 +71,9 @@ def slow_start_batches(n: int, initial: int = 1) -> list[int]:
     return sizes
 
 
-_PodEntry = tuple[str | None, bool, PodInfo | None]
-"""A controlled pod's resourceVersion, whether the Job's selector matches it, and its view (if so)."""
+_PodEntry = PodInfo | str | None
+"""A controlled pod the Job's selector matches: its view (which carries its resourceVersion); one it
+does not match: just its resourceVersion."""
 
 
 class JobReconciler:
@@ -131,13 +132,12 @@ class JobReconciler:
             meta = pod.metadata
             pod_uid, rv = meta.uid or "", meta.resource_version
             hit = old.get(pod_uid)
-            if hit is None or hit[0] != rv:
-                matches = selector.matches(meta.labels)
-                hit = (rv, matches, pod_info(pod, memo) if matches else None)
+            if hit is None or (hit.resource_version if type(hit) is PodInfo else hit) != rv:
+                hit = pod_info(pod, memo) if selector.matches(meta.labels) else rv
             known[pod_uid] = hit
-            if hit[2] is not None:
+            if type(hit) is PodInfo:
                 claimed.append(pod)
-                views.append(hit[2])
+                views.append(hit)
             elif live:
                 self._release(pod, uid)
         self._pod_views[uid] = (job.metadata.generation, known)

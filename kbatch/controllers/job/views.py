@@ -78,6 +78,9 @@ class PodInfo:
     conditions: tuple[PodConditionInfo, ...] = ()
     containers: tuple[ContainerInfo, ...] = ()
     init_containers: tuple[ContainerInfo, ...] = ()
+    # The version the view was made of (the controller reuses a view while it holds): bookkeeping,
+    # not part of what the pod is.
+    resource_version: str | None = field(default=None, repr=False, compare=False)
     # The completion-index annotation read once per view (upstream ``getCompletionIndex``), since a
     # sync asks for it several times per pod: UNKNOWN_INDEX when absent, invalid or negative.
     index: int = field(init=False, default=UNKNOWN_INDEX, repr=False, compare=False)
