@@ -86,8 +86,7 @@ class Kubelet:
         stages = options.get("stages", ())
         self.stages: list[StageRule] = load_stages(stages) if isinstance(stages, str) else list(stages)
         self.logs = LogStore()
-        self.runs: dict[str, PodRun] = {}  # by pod uid
-        self._uids: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid of the run
+        self.runs: dict[tuple[str, str], PodRun] = {}  # by (namespace, name); run.uid names the pod
         self._faults_seen: dict[str, int] = {}
         self._planners: dict[str, Any] = {}
         self._fmt_cache: dict[float, str] = {}
@@ -127,10 +126,10 @@ class Kubelet:
                 return cond.status == "True"
         return True  # a node without conditions is taken as healthy (templates may omit them)
 
-    def _forget(self, uid: str) -> None:
-        run = self.runs.pop(uid, None)
-        if run is not None:
-            self._uids.pop((run.namespace, run.name), None)
+    def _forget(self, key: tuple[str, str], uid: str) -> None:
+        run = self.runs.get(key)
+        if run is not None and run.uid == uid:
+            del self.runs[key]
         self._faults_seen.pop(uid, None)
         self._planners.pop(uid, None)
 
@@ -144,17 +143,19 @@ class Kubelet:
             return None
         if not pod.spec.node_name or not self._node_ready(pod.spec.node_name):
             return None
-        uid = pod.metadata.uid or ""
+        uid, key = pod.metadata.uid or "", (request.namespace, request.name)
         phase = pod.status.phase if pod.status else None
-        run = self.runs.get(uid)
+        run = self.runs.get(key)
+        if run is not None and run.uid != uid:  # a new pod of that name: the old one is gone
+            self._forget(key, run.uid)
+            run = None
         if phase in _TERMINAL and (run is None or not run.terminal or run.written == run.version):
-            self._forget(uid)  # terminal, by us (written) or by another writer: never move back
+            self._forget(key, uid)  # terminal, by us (written) or by another writer: never move back
             self._finish_deletion(pod)
             return None
         now = self.ctx.clock.now()
         if run is None:
-            run = self.runs[uid] = new_pod_run(pod, now, self.start_delay)
-            self._uids[(run.namespace, run.name)] = uid
+            run = self.runs[key] = new_pod_run(pod, now, self.start_delay)
         self._inputs(pod, run, now)
         wake = next_wake(run)
         if wake is not None and wake <= now:  # the planner and log sink only when something is due
@@ -166,15 +167,15 @@ class Kubelet:
         if stale and not self._write(pod, run, now):
             return None
         if run.terminal:
-            self._forget(uid)
+            self._forget(key, uid)
             self._finish_deletion(pod)
             return None
         return Result(requeue_after=max(wake - now, 1e-6)) if wake is not None else None
 
     def _forget_by_name(self, namespace: str, name: str) -> None:
-        uid = self._uids.get((namespace, name))
-        if uid is not None:
-            self._forget(uid)
+        run = self.runs.get((namespace, name))
+        if run is not None:
+            self._forget((namespace, name), run.uid)
 
     def _planner(self, pod: Any) -> Any:
         """The pod's planner; kept while the pod runs only when stage rules are set (the rule picked
@@ -244,7 +245,7 @@ class Kubelet:
                 written = self.ctx.client.patch_status(self.Pod, run.name, {"status": patch}, run.namespace,
                                                        patch_type="strategic")
             except NotFound:
-                self._forget(run.uid)
+                self._forget((run.namespace, run.name), run.uid)
                 return False
             # a Conflict propagates: the runtime retries the pod with back-off, on a fresh cache
             if written.metadata.resource_version:

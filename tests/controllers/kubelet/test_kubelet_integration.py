@@ -159,3 +159,25 @@ def test_not_ready_node_freezes_its_pods_until_ready_again() -> None:
     pod = get_pod(cp, "p")
     term = pod.status.container_statuses[0].state.terminated
     assert pod.status.phase == "Succeeded" and term.finished_at.second == 10  # exact, though late
+
+
+def test_a_pod_recreated_under_the_same_name_runs_from_its_own_start() -> None:
+    """The kubelet keeps one run per pod name; a new pod of that name (another uid) seen before the
+    old one's deletion is a new run, not the old one's continuation."""
+    from kbatch.api.core_v1 import Pod
+
+    cp = sim_cluster(1)
+    cp.apply(pod_yaml("p", "sleep 30"))
+    old_uid = get_pod(cp, "p").metadata.uid
+    cp.advance(20)
+    cp.client.delete(Pod, "p", "default", grace_period_seconds=0)
+    cp.apply(pod_yaml("p", "sleep 30"))  # nothing reconciles in between: the kubelet sees only the new pod
+    pod = get_pod(cp, "p")
+    assert pod.metadata.uid != old_uid
+    assert pod.status.phase == "Running" and pod.status.start_time == cp.now()
+    cp.advance(20)
+    assert get_pod(cp, "p").status.phase == "Running", "the old pod's 20 s do not count"
+    cp.advance(10)
+    assert get_pod(cp, "p").status.phase == "Succeeded"
+    kubelet = cp.manager.get("kubelet").reconciler
+    assert kubelet.runs == {}, "a finished pod's run is forgotten"
