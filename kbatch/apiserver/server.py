@@ -14,10 +14,11 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from kbatch.api.core_v1 import Pod
-from kbatch.api.errors import Status
+from kbatch.api.errors import NotFound, Status
 from kbatch.api.meta import Resource, ResourceList
 from kbatch.api.policy_v1 import Eviction
 from kbatch.api.registry import Registry
+from kbatch.api.strategies.core import NamespaceFinalizeStrategy
 from kbatch.apiserver.admission import Admission
 from kbatch.apiserver.admission_plugins import DEFAULT_PLUGINS, install_defaults
 from kbatch.apiserver.binding import Binding, bind_pod
@@ -110,6 +111,15 @@ class APIServer:
 
     def update_status(self, obj: T, *, dry_run: bool = False) -> T:
         return update_object(self, obj, status=True, dry_run=dry_run)
+
+    def finalize(self, obj: T, *, dry_run: bool = False) -> T:
+        """``PUT /api/v1/namespaces/{name}/finalize``: set a Namespace's ``spec.finalizers`` (the only
+        write that may), keeping its status; a terminating namespace left with no finalizers is
+        deleted by the same write (ShouldDeleteNamespaceDuringUpdate)."""
+        if not self.kind(type(obj)).is_namespace:
+            raise NotFound(f"the server could not find the requested resource "
+                           f"({type(obj).api_info.plural}/finalize)")
+        return update_object(self, obj, dry_run=dry_run, strategy=NamespaceFinalizeStrategy())
 
     def patch(self, model: type[T], name: str, patch: Any, namespace: str | None = None, *,
               patch_type: PatchType = "merge", status: bool = False, dry_run: bool = False) -> T:

@@ -52,8 +52,9 @@ class Unstructured:
 
     def update(self, data: dict[str, Any], *, namespace: str | None = None, status: bool = False,
                dry_run: bool = False, field_validation: FieldValidation = "Strict", name: str | None = None,
-               ) -> tuple[dict[str, Any], Warnings]:
-        """``name``: the name from the request URL, which must match the body's (as upstream checks)."""
+               finalize: bool = False) -> tuple[dict[str, Any], Warnings]:
+        """``name``: the name from the request URL, which must match the body's (as upstream checks);
+        ``finalize``: the ``namespaces/finalize`` subresource."""
         kind = self._kind_of(data)
         obj, warnings = decode_dict(kind.model, data, field_validation)
         if name is not None and obj.name != name:
@@ -64,7 +65,8 @@ class Unstructured:
                 raise BadRequest("the namespace of the provided object does not match the namespace "
                                  "sent on the request")
             obj.metadata.namespace = namespace
-        verb = self._server.update_status if status else self._server.update
+        verb = (self._server.finalize if finalize else
+                self._server.update_status if status else self._server.update)
         return verb(obj, dry_run=dry_run).to_dict(), warnings
 
     def patch(self, api_version: str, kind: str, name: str, patch: Any, *, namespace: str | None = None,

@@ -18,15 +18,16 @@ The write is a transaction guarded by the old ``mod_revision``, so no concurrent
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kbatch.api.base import KubeModel, private_fields_set
 from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid, NotFound
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_value, partial_instance
-from kbatch.api.strategy import DefaultStrategy
+from kbatch.api.strategy import DefaultStrategy, Strategy
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.codec import checked_clone, decode, encode
 from kbatch.apiserver.empty_status import fill_status
@@ -221,8 +222,12 @@ def _status_input(kind: Kind, obj: T) -> T:
     return partial_instance(type(obj), fields)
 
 
-def update_object(server: APIServer, obj: T, *, status: bool = False, dry_run: bool = False) -> T:
+def update_object(server: APIServer, obj: T, *, status: bool = False, dry_run: bool = False,
+                  strategy: Strategy[Any] | None = None) -> T:
+    """``strategy``: a subresource's own strategy in place of the kind's (``namespaces/finalize``)."""
     kind = server.kind(type(obj))
+    if strategy is not None:
+        kind = Kind(dataclasses.replace(kind.spec, strategy=strategy), kind.keys)
     namespace = object_namespace(kind, obj.metadata.namespace)
     wanted_rv = obj.metadata.resource_version
     for _ in range(MAX_RETRIES):

@@ -200,7 +200,8 @@ class ControlPlaneBackend:
                *, subresource: str | None = None) -> Obj:
         out, warnings = self._api.update(body, namespace=self._ns(info, namespace),
                                          status=subresource == "status", dry_run=opts.dry_run,
-                                         field_validation=opts.field_validation)
+                                         field_validation=opts.field_validation,
+                                         finalize=subresource == "finalize")
         opts.warnings.extend(warnings)
         return out
 

@@ -153,6 +153,9 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
             raise MethodNotAllowed(f"{method} is not supported on pods/log")
         text = backend.pod_log(rp.namespace or "default", name, req.param("container"))
         return Response(200, text.encode(), content_type="text/plain")
+    if rp.subresource == "finalize" and (method != "PUT" or name is None):
+        # upstream's FinalizeREST is an Updater only (pkg/registry/core/namespace/storage/storage.go)
+        raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
     if name is None:
         if method == "GET":
             return _list(backend, req, rp)

@@ -12,6 +12,7 @@ from kbatch.api.core_v1 import Event, Namespace, Node, Pod, Service
 from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.api.strategies.core.kinds import (
     EventStrategy,
+    NamespaceFinalizeStrategy,
     NamespaceStrategy,
     NodeStrategy,
     PriorityClassStrategy,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EventStrategy",
+    "NamespaceFinalizeStrategy",
     "NamespaceStrategy",
     "NodeStrategy",
     "PodStrategy",

@@ -26,6 +26,7 @@ from kbatch.api.validation import (
 
 __all__ = [
     "EventStrategy",
+    "NamespaceFinalizeStrategy",
     "NamespaceStrategy",
     "NodeStrategy",
     "PriorityClassStrategy",
@@ -64,6 +65,7 @@ class NodeStrategy(DefaultStrategy):
 
 
 _KUBERNETES_FINALIZER = "kubernetes"
+_STANDARD_FINALIZERS = frozenset({_KUBERNETES_FINALIZER, "orphan", "foregroundDeletion"})
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 _NOT_QUALIFIED = "name is neither a standard finalizer name nor is it fully qualified"
 
@@ -90,13 +92,38 @@ class NamespaceStrategy(DefaultStrategy):
     def validate(self, obj: Namespace) -> list[FieldError]:  # type: ignore[override]
         errs: list[FieldError] = []
         for name in (obj.spec.finalizers or ()) if obj.spec else ():
-            errs += [FieldError.invalid("spec.finalizers", name, m) for m in is_qualified_name(name)]
-            if "/" not in name and name != _KUBERNETES_FINALIZER:
-                errs.append(FieldError.invalid("spec.finalizers", name, _NOT_QUALIFIED))
+            errs += _finalizer_name_errors(name, "spec.finalizers")
         return errs
 
     def spec_changed(self, new: Namespace, old: Namespace) -> bool:  # type: ignore[override]
         return False  # namespaces have no generation semantics upstream
+
+
+class NamespaceFinalizeStrategy(NamespaceStrategy):
+    """The ``namespaces/{name}/finalize`` subresource (upstream ``namespaceFinalizeStrategy`` in
+    ``pkg/registry/core/namespace/strategy.go``): the only write that may change ``spec.finalizers``.
+    Status is kept from the stored object; validation is ValidateNamespaceFinalizeUpdate's, each
+    finalizer name checked at its index (object-meta update rules are the server's, as for any update)."""
+
+    def prepare_for_update(self, new: Namespace, old: Namespace) -> None:  # type: ignore[override]
+        new.status = copy_model(old.status) if old.status else None
+
+    def validate(self, obj: Namespace) -> list[FieldError]:  # type: ignore[override]
+        return []  # upstream's finalize ValidateUpdate does not run ValidateNamespace
+
+    def validate_update(self, new: Namespace, old: Namespace) -> list[FieldError]:  # type: ignore[override]
+        names = (new.spec.finalizers or ()) if new.spec else ()
+        return [err for i, name in enumerate(names)
+                for err in _finalizer_name_errors(name, f"spec.finalizers[{i}]")]
+
+
+def _finalizer_name_errors(name: str, path: str) -> list[FieldError]:
+    """validateFinalizerName: a qualified name, and one without a ``/`` must be a standard finalizer
+    (``kubernetes``, ``orphan``, ``foregroundDeletion``: IsStandardFinalizerName)."""
+    errs = [FieldError.invalid(path, name, m) for m in is_qualified_name(name)]
+    if "/" not in name and name not in _STANDARD_FINALIZERS:
+        errs.append(FieldError.invalid(path, name, _NOT_QUALIFIED))
+    return errs
 
 
 SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"]
