@@ -21,9 +21,20 @@ T = TypeVar("T", bound=Resource)
 M = TypeVar("M", bound=BaseModel)
 
 
+# ObjectMeta's collections are ``omitempty`` in Go (k8s.io/apimachinery/pkg/apis/meta/v1/types.go):
+# an empty one is not stored and reads back absent.
+_OMIT_EMPTY_META = ("labels", "annotations", "owner_references", "finalizers", "managed_fields")
+
+
 def encode(obj: Resource) -> bytes:
-    """The stored form: compact JSON, ``metadata.resourceVersion`` omitted."""
+    """The stored form: compact JSON, ``metadata.resourceVersion`` omitted; empty metadata
+    collections become absent on ``obj`` too, so the object a write returns is what a read gives."""
     meta = obj.metadata
+    values = meta.__dict__
+    for name in _OMIT_EMPTY_META:
+        value = values[name]
+        if value is not None and not value:
+            values[name] = None
     rv = meta.resource_version
     if rv is None:
         return obj.to_json()
