@@ -17,6 +17,8 @@ from kbatch.api.strategies.core.scheduling_validation import (
     validate_topology_spread_constraints,
 )
 from kbatch.api.validation import (
+    _is_dns1123_label,
+    _is_dns1123_subdomain,
     child,
     index,
     is_dns1123_label,
@@ -125,6 +127,25 @@ def _enum_errors(value: str | None, supported: list[str], path: str, *, required
 
 def _name_fields(spec: PodSpec, path: str) -> list[FieldError]:
     """Optional names: DNS-1123 labels (hostname, subdomain) and subdomains (nodeName, ...)."""
+    if _names_valid(spec):  # the usual case: the memoised checks, no (field, value) tuples or lists
+        return []
+    return _name_field_errors(spec, path)
+
+
+def _names_valid(spec: PodSpec) -> bool:
+    """Every name :func:`_name_field_errors` checks is absent or valid (same memoised checks)."""
+    v = spec.__dict__
+    return not (
+        (v["hostname"] and _is_dns1123_label(v["hostname"]))
+        or (v["subdomain"] and _is_dns1123_label(v["subdomain"]))
+        or (v["service_account_name"] and _is_dns1123_subdomain(v["service_account_name"]))
+        or (v["node_name"] and _is_dns1123_subdomain(v["node_name"]))
+        or (v["priority_class_name"] and _is_dns1123_subdomain(v["priority_class_name"]))
+        or (v["scheduler_name"] and _is_dns1123_subdomain(v["scheduler_name"])))
+
+
+def _name_field_errors(spec: PodSpec, path: str) -> list[FieldError]:
+    """The errors of :func:`_name_fields`, in upstream's order (the general path)."""
     errs: list[FieldError] = []
     for field, value in (("hostname", spec.hostname), ("subdomain", spec.subdomain)):
         if value:
