@@ -211,6 +211,13 @@ def private_fields_set(obj: BaseModel) -> set[str]:
     return fields_set  # type: ignore[no-any-return]
 
 
+def set_fields(obj: BaseModel, values: dict[str, Any]) -> None:
+    """Assign several fields at once: the state assigning each (``KubeModel.__setattr__``) leaves,
+    values and fields set, in one dict update and one set update (defaulting sets several per object)."""
+    obj.__dict__.update(values)
+    private_fields_set(obj).update(values)
+
+
 def _thawed(obj: Any) -> Any:
     private_fields_set(obj)
     return obj

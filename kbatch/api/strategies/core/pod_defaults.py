@@ -6,6 +6,7 @@ only a Pod gets (``enableServiceLinks``; requests copied from limits).
 
 from __future__ import annotations
 
+from kbatch.api.base import set_fields
 from kbatch.api.core_v1 import (
     Container,
     HTTPGetAction,
@@ -67,12 +68,16 @@ def _default_http_get(action: HTTPGetAction | None) -> None:
 
 def default_container(container: Container) -> None:
     """``SetDefaults_Container`` plus its ports, env field refs, probes and lifecycle hooks."""
-    if not container.image_pull_policy:
-        container.image_pull_policy = image_pull_policy_for(container.image)
-    if not container.termination_message_path:
-        container.termination_message_path = DEFAULT_TERMINATION_MESSAGE_PATH
-    if not container.termination_message_policy:
-        container.termination_message_policy = "File"
+    current = container.__dict__
+    values: dict[str, object] = {}  # assigned at once (set_fields): the state per-field assignment leaves
+    if not current["image_pull_policy"]:
+        values["image_pull_policy"] = image_pull_policy_for(container.image)
+    if not current["termination_message_path"]:
+        values["termination_message_path"] = DEFAULT_TERMINATION_MESSAGE_PATH
+    if not current["termination_message_policy"]:
+        values["termination_message_policy"] = "File"
+    if values:
+        set_fields(container, values)
     for port in container.ports or ():
         if not port.protocol:
             port.protocol = "TCP"
@@ -108,18 +113,26 @@ def _default_volume(volume: Volume) -> None:
 
 def default_pod_spec(spec: PodSpec) -> None:
     """``SetDefaults_PodSpec`` and everything nested in it, in place (pods and pod templates)."""
-    if not spec.dns_policy:
-        spec.dns_policy = "ClusterFirst"
-    if not spec.restart_policy:
-        spec.restart_policy = "Always"
-    if spec.host_network:
+    _default_pod_spec(spec, {})
+
+
+def _default_pod_spec(spec: PodSpec, values: dict[str, object]) -> None:
+    """:func:`default_pod_spec`, the spec's own defaults added to ``values`` and assigned at once."""
+    current = spec.__dict__
+    if not current["dns_policy"]:
+        values["dns_policy"] = "ClusterFirst"
+    if not current["restart_policy"]:
+        values["restart_policy"] = "Always"
+    if current["host_network"]:
         _default_host_network_ports(spec)
-    if spec.security_context is None:
-        spec.security_context = copy_model(_EMPTY_SECURITY_CONTEXT)
-    if spec.termination_grace_period_seconds is None:
-        spec.termination_grace_period_seconds = DEFAULT_GRACE_SECONDS
-    if not spec.scheduler_name:
-        spec.scheduler_name = DEFAULT_SCHEDULER
+    if current["security_context"] is None:
+        values["security_context"] = copy_model(_EMPTY_SECURITY_CONTEXT)
+    if current["termination_grace_period_seconds"] is None:
+        values["termination_grace_period_seconds"] = DEFAULT_GRACE_SECONDS
+    if not current["scheduler_name"]:
+        values["scheduler_name"] = DEFAULT_SCHEDULER
+    if values:
+        set_fields(spec, values)
     for container in [*(spec.init_containers or ()), *spec.containers, *(spec.ephemeral_containers or ())]:
         default_container(container)
     for volume in spec.volumes or ():
@@ -148,8 +161,6 @@ def default_pod(pod: Pod) -> None:
     """``SetDefaults_Pod``: the spec defaults, ``enableServiceLinks: true`` and, for each container
     with limits, requests defaulted from them (only for a Pod, not for pod templates)."""
     spec = pod.spec
-    default_pod_spec(spec)
+    _default_pod_spec(spec, {"enable_service_links": True} if spec.enable_service_links is None else {})
     for container in spec.all_containers():
         _default_requests_from_limits(container)
-    if spec.enable_service_links is None:
-        spec.enable_service_links = True
