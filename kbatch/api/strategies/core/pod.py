@@ -10,7 +10,14 @@ Generic metadata checks are the API server's (``kbatch.apiserver.meta_validation
 
 from __future__ import annotations
 
-from kbatch.api.core_v1 import Container, ContainerStatus, Pod, PodSpec, PodStatus, Toleration
+from kbatch.api.core_v1 import (
+    Container,
+    ContainerStatus,
+    Pod,
+    PodSpec,
+    PodStatus,
+    Toleration,
+)
 from kbatch.api.errors import FieldError
 from kbatch.api.model_copy import copy_model
 from kbatch.api.quantity import Quantity
@@ -39,11 +46,42 @@ _GATED_MAY_CHANGE = frozenset({"node_selector", "affinity"})  # a gated pod may 
 
 def pod_qos_class(spec: PodSpec) -> str:
     """``Guaranteed`` / ``Burstable`` / ``BestEffort`` from cpu and memory requests and limits
-    (``GetPodQOS``; totals compared exactly in nano units, which parsed quantities never go below)."""
+    (``GetPodQOS``). A pod with a container lacking a non-zero cpu or memory limit cannot be
+    Guaranteed, so no totals are needed: it is Burstable when any cpu or memory quantity is non-zero
+    (the usual pod; agrees with :func:`_qos_from_totals`, property-tested)."""
+    containers = spec.all_containers()
+    for c in containers:
+        limits = c.resources.limits if c.resources is not None else None
+        if limits:
+            cpu, memory = limits.get("cpu"), limits.get("memory")
+            if cpu is not None and not cpu.is_zero() and memory is not None and not memory.is_zero():
+                continue  # both limits non-zero: this container keeps Guaranteed possible
+        return "Burstable" if _any_nonzero_in(containers) else "BestEffort"
+    return _qos_from_totals(containers)
+
+
+def _any_nonzero(quantities: dict[str, Quantity] | None) -> bool:
+    if not quantities:
+        return False
+    cpu, memory = quantities.get("cpu"), quantities.get("memory")
+    return (cpu is not None and not cpu.is_zero()) or (memory is not None and not memory.is_zero())
+
+
+def _any_nonzero_in(containers: list[Container]) -> bool:
+    for c in containers:
+        res = c.resources
+        if res is not None and (_any_nonzero(res.requests) or _any_nonzero(res.limits)):
+            return True
+    return False
+
+
+def _qos_from_totals(containers: list[Container]) -> str:
+    """``GetPodQOS`` in full: totals compared exactly in nano units (which parsed quantities never go
+    below)."""
     requests: dict[str, int] = {}
     limits: dict[str, int] = {}
     guaranteed = True
-    for c in spec.all_containers():
+    for c in containers:
         res = c.resources
         if res is None:
             guaranteed = False
