@@ -12,9 +12,9 @@ import re
 from kbatch.api.core_v1 import Container, ContainerPort, EnvVar, VolumeMount
 from kbatch.api.errors import FieldError
 from kbatch.api.validation import (
+    _is_dns1123_label,
     child,
     index,
-    is_dns1123_label,
     validate_resource_requirements,
 )
 
@@ -154,8 +154,8 @@ def _validate_common(c: Container, path: str, names: set[str], volumes: set[str]
     errs: list[FieldError] = []
     if not c.name:
         errs.append(FieldError.required(child(path, "name")))
-    else:
-        errs += [FieldError.invalid(child(path, "name"), c.name, m) for m in is_dns1123_label(c.name)]
+    elif bad := _is_dns1123_label(c.name):  # memoised; no list built for a valid name
+        errs += [FieldError.invalid(child(path, "name"), c.name, m) for m in bad]
     if c.name in names:
         errs.append(FieldError.duplicate(child(path, "name"), c.name))
     names.add(c.name)
