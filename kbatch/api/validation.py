@@ -392,9 +392,10 @@ def validate_object_meta_update(new: ObjectMeta, old: ObjectMeta, path: str = "m
     if (new.generation or 0) < (old.generation or 0):
         errs.append(FieldError.invalid(child(path, "generation"), new.generation or 0,
                                        "must not be decremented"))
+    mine, theirs = new.__dict__, old.__dict__  # the field values, without an attribute lookup each
     for name, attr in _META_IMMUTABLE:
-        new_value = getattr(new, attr)
-        if new_value != getattr(old, attr):  # validate_immutable, without a call per unchanged field
+        new_value = mine[attr]
+        if new_value != theirs[attr]:  # validate_immutable, without a call per unchanged field
             errs.append(FieldError.invalid(child(path, name), _plain(new_value), FIELD_IMMUTABLE))
     errs += _validate_meta_collections(new, path)
     return errs
