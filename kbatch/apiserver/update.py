@@ -217,7 +217,7 @@ def _status_input(kind: Kind, obj: T) -> T:
     if not _default_status_prepare(kind) or not (status is None or isinstance(status, KubeModel)):
         return checked_clone(obj)
     fields = {"metadata": checked_clone(obj.metadata, obj)}
-    if "status" in type(obj).model_fields:
+    if "status" in type(obj).__pydantic_fields__:
         fields["status"] = checked_clone(status, obj) if status is not None else None
     return partial_instance(type(obj), fields)
 
