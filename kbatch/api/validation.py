@@ -356,7 +356,7 @@ def validate_object_meta(
                      for m in is_dns1123_label(meta.namespace)]
     elif meta.namespace:
         errs.append(FieldError.forbidden(child(path, "namespace"), "not allowed on this type"))
-    if meta.generation is not None:
+    if meta.generation is not None and meta.generation < 0:  # the path is built only for an error
         errs += validate_nonnegative(meta.generation, child(path, "generation"))
     errs += _validate_meta_collections(meta, path)
     if meta.finalizers:

@@ -296,3 +296,12 @@ def test_the_plain_resources_shortcut_reports_what_the_full_walk_does(
     fast = validate_resource_requirements(res, "r", pod_claim_names={"nic"})
     with patch("kbatch.api.validation._plain_resource_names", lambda *_: False):  # always the full walk
         assert validate_resource_requirements(res, "r", pod_claim_names={"nic"}) == fast
+
+
+@given(st.integers(-3, 3))
+def test_object_meta_generation_must_not_be_negative(generation: int) -> None:
+    """``ValidateObjectMeta``: a negative generation is reported at metadata.generation, others pass."""
+    meta = ObjectMeta(name="a", namespace="ns", generation=generation)
+    errs = strs(validate_object_meta(meta, namespaced=True))
+    assert errs == ([f'metadata.generation: Invalid value: {generation}: must be greater than or equal to 0']
+                    if generation < 0 else [])
