@@ -225,11 +225,14 @@ def validate_pod_status_update(new: Pod, old: Pod) -> list[FieldError]:
     if before.phase in _TERMINAL and status.phase != before.phase:
         errs.append(FieldError.forbidden("status.phase", "may not be transitioned to non-terminal state"))
     policy = old.spec.restart_policy
-    errs += _state_transition_errors(status.container_statuses, before.container_statuses, policy,
-                                     "status.containerStatuses")
-    errs += _state_transition_errors(status.init_container_statuses, before.init_container_statuses,
-                                     policy if policy == "Never" else "OnFailure",
-                                     "status.initContainerStatuses")
+    # only a container that was terminated can be transitioned wrongly: no old statuses, no errors
+    if before.container_statuses:
+        errs += _state_transition_errors(status.container_statuses, before.container_statuses, policy,
+                                         "status.containerStatuses")
+    if before.init_container_statuses:
+        errs += _state_transition_errors(status.init_container_statuses, before.init_container_statuses,
+                                         policy if policy == "Never" else "OnFailure",
+                                         "status.initContainerStatuses")
     return errs
 
 
