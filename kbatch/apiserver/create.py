@@ -22,7 +22,7 @@ from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta
 from kbatch.apiserver.names import generate_name, new_uid
-from kbatch.store.kv import Compare, PutOp
+from kbatch.apiserver.txn_ops import make_compare, make_put
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -99,7 +99,7 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
         if dry_run:
             return work
         key = kind.keys.key(work.metadata.namespace, work.name)
-        result = server.store.txn([Compare.create_revision(key, "=", 0)], [PutOp(key, encode(work))])
+        result = server.store.txn([make_compare(key, "create", "=", 0)], [make_put(key, encode(work))])
         if result.succeeded:
             work.metadata.resource_version = str(result.revision)
             return work

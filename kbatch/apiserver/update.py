@@ -34,7 +34,8 @@ from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta_update
 from kbatch.apiserver.namespaces import spec_finalizers
-from kbatch.store.kv import Compare, DeleteOp, KeyValue, PutOp
+from kbatch.apiserver.txn_ops import make_compare, make_put
+from kbatch.store.kv import DeleteOp, KeyValue
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -186,7 +187,7 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     if data == current.kv.value:  # no-op: upstream skips the write, resourceVersion unchanged
         new.metadata.resource_version = str(current.kv.mod_revision)
         return new
-    guard = [Compare.mod_revision(key, "=", current.kv.mod_revision)]
+    guard = [make_compare(key, "mod", "=", current.kv.mod_revision)]
     old_meta = current.obj.metadata
     deleting = (old_meta.deletion_timestamp is not None and not new.metadata.finalizers
                 and old_meta.deletion_grace_period_seconds == 0
@@ -194,7 +195,7 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     if dry_run:
         new.metadata.resource_version = str(current.kv.mod_revision)
         return new
-    result = server.store.txn(guard, [DeleteOp(key) if deleting else PutOp(key, data)])
+    result = server.store.txn(guard, [DeleteOp(key) if deleting else make_put(key, data)])
     if not result.succeeded:
         raise StaleRead()
     server.decoded.forget(key)
