@@ -47,3 +47,23 @@ def test_documented_classes() -> None:
     assert qos({"limits": both, "requests": both}) == "Guaranteed"
     assert qos({"limits": both}) == "Burstable"  # requests are defaulted from limits before this runs
     assert qos({"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "500m"}}) == "Burstable"
+
+
+@given(_containers("c"), st.fixed_dictionaries({}, optional={"requests": _AMOUNTS, "limits": _AMOUNTS}))
+def test_pod_level_resources_decide_alone(containers: list[dict[str, Any]],
+                                          pod_level: dict[str, Any]) -> None:
+    """PodLevelResources (on by default since 1.34; ComputePodQOS): with ``spec.resources`` set, the
+    containers' resources are ignored and the pod-level ones classify as one container's would."""
+    spec = PodSpec.model_validate({"containers": containers or [{"name": "c", "image": "busybox"}],
+                                   "resources": pod_level})
+    one = {"name": "c", "image": "busybox", "resources": pod_level}
+    alone = PodSpec.model_validate({"containers": [one]})
+    assert pod_qos_class(spec) == pod_qos_class(alone)
+
+
+def test_pod_level_example() -> None:
+    both = {"cpu": "1", "memory": "1Gi"}
+    spec = PodSpec.model_validate({"containers": [{"name": "c", "image": "busybox",
+                                                   "resources": {"requests": {"cpu": "100m"}}}],
+                                   "resources": {"requests": both, "limits": both}})
+    assert pod_qos_class(spec) == "Guaranteed"  # the container alone would make it Burstable

@@ -46,9 +46,13 @@ _GATED_MAY_CHANGE = frozenset({"node_selector", "affinity"})  # a gated pod may 
 
 def pod_qos_class(spec: PodSpec) -> str:
     """``Guaranteed`` / ``Burstable`` / ``BestEffort`` from cpu and memory requests and limits
-    (``GetPodQOS``). A pod with a container lacking a non-zero cpu or memory limit cannot be
-    Guaranteed, so no totals are needed: it is Burstable when any cpu or memory quantity is non-zero
-    (the usual pod; agrees with :func:`_qos_from_totals`, property-tested)."""
+    (``ComputePodQOS``, pkg/apis/core/helper/qos). With pod-level resources (``spec.resources``;
+    PodLevelResources, beta and on by default since 1.34) only those count, as one container's would.
+    A pod with a container lacking a non-zero cpu or memory limit cannot be Guaranteed, so no totals
+    are needed: it is Burstable when any cpu or memory quantity is non-zero (the usual pod; agrees
+    with :func:`_qos_from_totals`, property-tested)."""
+    if spec.resources is not None:
+        return _qos_from_totals([Container.model_construct(resources=spec.resources)])
     containers = spec.all_containers()
     for c in containers:
         limits = c.resources.limits if c.resources is not None else None
