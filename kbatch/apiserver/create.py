@@ -22,7 +22,7 @@ from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta
 from kbatch.apiserver.names import generate_name, new_uid
-from kbatch.apiserver.txn_ops import make_compare, make_put
+from kbatch.store.records import make_compare, make_put
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer

@@ -34,8 +34,8 @@ from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta_update
 from kbatch.apiserver.namespaces import spec_finalizers
-from kbatch.apiserver.txn_ops import make_compare, make_put
 from kbatch.store.kv import DeleteOp, KeyValue
+from kbatch.store.records import make_compare, make_put
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer

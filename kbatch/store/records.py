@@ -3,15 +3,27 @@
 ``KeyValue`` and ``Event`` are frozen slotted dataclasses, whose generated ``__init__`` goes through
 ``object.__setattr__`` once per field (about 1 µs per object). The store builds one ``KeyValue`` per
 write and one ``Event`` per watched write, so it fills the slots directly through their member
-descriptors instead (about 3x faster). The objects are ordinary instances: equal, hashable and
-immutable exactly like ones built with the class constructor.
+descriptors instead (about 3x faster); the API server builds the guard and the put of every create
+and update (``make_compare``, ``make_put``) the same way. The objects are ordinary instances: equal,
+hashable and immutable exactly like ones built with the class constructor.
 """
 
 from __future__ import annotations
 
-from kbatch.store.kv import Event, EventType, KeyValue, PutResult, TxnResult
+from kbatch.store.kv import (
+    Compare,
+    CompareOp,
+    CompareTarget,
+    Event,
+    EventType,
+    KeyValue,
+    PutOp,
+    PutResult,
+    TxnResult,
+)
 
-__all__ = ["DELETE", "PUT", "make_event", "make_kv", "make_put_result", "make_tombstone", "make_txn_result"]
+__all__ = ["DELETE", "PUT", "make_compare", "make_event", "make_kv", "make_put", "make_put_result",
+           "make_tombstone", "make_txn_result"]
 
 PUT = EventType.PUT
 DELETE = EventType.DELETE
@@ -76,3 +88,33 @@ def make_txn_result(succeeded: bool, revision: int, responses: tuple) -> TxnResu
     _tr_rev(res, revision)
     _tr_responses(res, responses)
     return res
+
+
+_c_key = Compare.key.__set__  # type: ignore[attr-defined]
+_c_target = Compare.target.__set__  # type: ignore[attr-defined]
+_c_op = Compare.op.__set__  # type: ignore[attr-defined]
+_c_value = Compare.value.__set__  # type: ignore[attr-defined]
+
+
+def make_compare(key: bytes, target: CompareTarget, op: CompareOp, value: int) -> Compare:
+    """``Compare(key, target, op, value)``, without the frozen-init cost (one per API write)."""
+    c = _new(Compare)
+    _c_key(c, key)
+    _c_target(c, target)
+    _c_op(c, op)
+    _c_value(c, value)
+    return c
+
+
+_p_key = PutOp.key.__set__  # type: ignore[attr-defined]
+_p_value = PutOp.value.__set__  # type: ignore[attr-defined]
+_p_prev = PutOp.prev_kv.__set__  # type: ignore[attr-defined]
+
+
+def make_put(key: bytes, value: bytes) -> PutOp:
+    """``PutOp(key, value)`` (no previous value wanted), without the frozen-init cost."""
+    p = _new(PutOp)
+    _p_key(p, key)
+    _p_value(p, value)
+    _p_prev(p, False)
+    return p

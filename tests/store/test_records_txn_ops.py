@@ -1,4 +1,4 @@
-"""The API server's fast-built txn guard and put equal (and hash as) the constructor-built ones."""
+"""The fast-built txn guard and put (kbatch.store.records) equal (and hash as) the constructor-built ones."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kbatch.apiserver.txn_ops import make_compare, make_put
 from kbatch.store.kv import Compare, PutOp
+from kbatch.store.records import make_compare, make_put
 
 
 @given(st.binary(min_size=1, max_size=20), st.sampled_from(["version", "create", "mod"]),
