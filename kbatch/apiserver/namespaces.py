@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kbatch.api.errors import BadRequest, Forbidden, NotFound
+from kbatch.api.errors import BadRequest, Conflict, Forbidden, NotFound
 from kbatch.api.meta import Resource
-from kbatch.apiserver.codec import decode, encode
+from kbatch.apiserver.codec import decode
 from kbatch.apiserver.deletion import DeleteDecision, gc_finalizers
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.watched_range import WatchedRange
-from kbatch.store.kv import Compare, DeleteOp, PutOp
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -149,14 +148,12 @@ class NamespaceLifecycle:
 
 
     def finalize_spec(self, namespace: str, finalizer: str = KUBERNETES_FINALIZER) -> bool:
-        """The in-process ``namespaces/finalize``: remove ``finalizer`` from ``spec.finalizers`` (nothing
-        else changes, as upstream's finalizeStrategy), in one txn guarded by the read revision; a
-        terminating namespace left with no spec and no metadata finalizers is deleted in the same txn
-        (upstream: the deleter deletes the namespace again after finalizing, and storage's Delete
-        removes it at once). False when the namespace is gone, lacks the finalizer, or moved on."""
+        """The namespace controller's ``namespaces/finalize``: remove ``finalizer`` from
+        ``spec.finalizers`` through :meth:`APIServer.finalize` (upstream's finalize strategy),
+        preconditioned on the revision read; a terminating namespace left with no finalizers is deleted
+        by that write. False when the namespace is gone, lacks the finalizer, or moved on."""
         assert self.kind is not None
-        key = self.kind.keys.key(None, namespace)
-        kvs = self._server.store.range(key).kvs
+        kvs = self._server.store.range(self.kind.keys.key(None, namespace)).kvs
         if not kvs:
             return False
         ns = decode(self.kind.model, kvs[0])
@@ -164,13 +161,11 @@ class NamespaceLifecycle:
         if len(left) == len(spec_finalizers(ns)):
             return False
         ns.spec.finalizers = left or None  # type: ignore[attr-defined]
-        ns.metadata.resource_version = None
-        gone = ns.metadata.deletion_timestamp is not None and not left and not ns.metadata.finalizers
-        guard = [Compare.mod_revision(key, "=", kvs[0].mod_revision)]
-        result = self._server.store.txn(guard, [DeleteOp(key) if gone else PutOp(key, encode(ns))])
-        if result.succeeded:
-            self._server.decoded.forget(key)
-        return result.succeeded
+        try:
+            self._server.finalize(ns)
+        except (Conflict, NotFound):
+            return False
+        return True
 
 
 def spec_finalizers(ns: Resource) -> list[str]:
