@@ -16,6 +16,8 @@ from kbatch.api.strategies.core.pod_validation import PREEMPTION_POLICIES
 from kbatch.api.strategies.core.scheduling_validation import validate_taints
 from kbatch.api.strategy import DefaultStrategy
 from kbatch.api.validation import (
+    FINALIZER_FOREGROUND,
+    FINALIZER_ORPHAN,
     child,
     index,
     is_dns1035_label,
@@ -65,7 +67,7 @@ class NodeStrategy(DefaultStrategy):
 
 
 _KUBERNETES_FINALIZER = "kubernetes"
-_STANDARD_FINALIZERS = frozenset({_KUBERNETES_FINALIZER, "orphan", "foregroundDeletion"})
+_STANDARD_FINALIZERS = frozenset({_KUBERNETES_FINALIZER, FINALIZER_ORPHAN, FINALIZER_FOREGROUND})
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 _NOT_QUALIFIED = "name is neither a standard finalizer name nor is it fully qualified"
 
