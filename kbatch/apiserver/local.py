@@ -57,6 +57,14 @@ class LocalClient:
               patch_type: PatchType = "merge", dry_run: bool = False) -> T:
         return self.server.patch(kind, name, patch, namespace, patch_type=patch_type, dry_run=dry_run)
 
+    def apply(self, obj: T, *, field_manager: str, force: bool = False, dry_run: bool = False) -> T:
+        """Server-side apply (:meth:`kbatch.apiserver.server.APIServer.apply`)."""
+        return self.server.apply(obj, field_manager=field_manager, force=force, dry_run=dry_run)
+
+    def apply_status(self, obj: T, *, field_manager: str, force: bool = False, dry_run: bool = False) -> T:
+        """Server-side apply to the status subresource."""
+        return self.server.apply(obj, field_manager=field_manager, force=force, status=True, dry_run=dry_run)
+
     def delete(self, kind: type[T], name: str, namespace: str | None = None, *,
                propagation_policy: PropagationPolicy | None = None, grace_period_seconds: int | None = None,
                preconditions: Preconditions | None = None, dry_run: bool = False) -> T | None:

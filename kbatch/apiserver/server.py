@@ -21,6 +21,8 @@ from kbatch.api.registry import Registry
 from kbatch.api.strategies.core import NamespaceFinalizeStrategy
 from kbatch.apiserver.admission import Admission
 from kbatch.apiserver.admission_plugins import DEFAULT_PLUGINS, install_defaults
+from kbatch.apiserver.apply import tracking as apply_tracking
+from kbatch.apiserver.apply.operation import apply_object
 from kbatch.apiserver.binding import Binding, bind_pod
 from kbatch.apiserver.client import Client, PatchType, Preconditions
 from kbatch.apiserver.create import create_object
@@ -66,6 +68,7 @@ class APIServer:
         self.namespaces = NamespaceLifecycle(self)
         self.unstructured = Unstructured(self)
         install_defaults(self, admission_plugins)
+        apply_tracking.install(self)  # Update managers of tracked writes (kbatch.apiserver.apply.tracking)
         if bootstrap:
             self.namespaces.bootstrap()
 
@@ -126,6 +129,21 @@ class APIServer:
         obj, _ = patch_object(self, model, name, patch, namespace, patch_type=patch_type, status=status,
                               dry_run=dry_run)
         return obj
+
+    def apply(self, obj: T | dict[str, Any], *, field_manager: str, force: bool = False,
+              status: bool = False, dry_run: bool = False, model: type[T] | None = None) -> T:
+        """Server-side apply (KEP-555) of ``obj``, a typed object or a wire dict (then ``model``, or
+        its apiVersion/kind, names the kind): only the fields it sets are this manager's
+        (:mod:`kbatch.apiserver.apply`); ``status`` applies to the status subresource."""
+        config = obj.to_dict() if isinstance(obj, Resource) else obj
+        if model is None:
+            model = (type(obj) if isinstance(obj, Resource)  # type: ignore[assignment]
+                     else self.kind_for(str(config.get("apiVersion")), str(config.get("kind"))).model)
+        meta = config.get("metadata") if isinstance(config, dict) else None
+        name = str((meta or {}).get("name") or "")
+        out, _ = apply_object(self, model, name, config, (meta or {}).get("namespace"),  # type: ignore[arg-type]
+                              field_manager=field_manager, force=force, status=status, dry_run=dry_run)
+        return out
 
     def delete(self, model: type[T], name: str, namespace: str | None = None, *,
                propagation_policy: str | None = None, grace_period_seconds: int | None = None,

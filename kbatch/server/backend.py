@@ -85,6 +85,11 @@ class Backend(Protocol):
         """``patch_type`` is ``merge``, ``json`` or ``strategic``."""
         ...
 
+    def apply(self, info: ApiInfo, namespace: str | None, name: str, config: Any, opts: WriteOptions, *,
+              field_manager: str | None, force: bool = False, subresource: str | None = None) -> Obj:
+        """Server-side apply of ``config`` (a wire dict) as ``field_manager``."""
+        ...
+
     def delete(self, info: ApiInfo, namespace: str | None, name: str, opts: DeleteOptions) -> Obj | None:
         """The object while it still exists (terminating), ``None`` once gone."""
         ...

@@ -21,6 +21,7 @@ from typing import Any
 from kbatch.api.base import ApiInfo, format_time, parse_time
 from kbatch.api.errors import BadRequest, NotFound, StatusError
 from kbatch.api.registry import KindSpec
+from kbatch.apiserver.apply.operation import apply_object
 from kbatch.apiserver.client import Preconditions
 from kbatch.server import actions
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
@@ -215,6 +216,15 @@ class ControlPlaneBackend:
                                         field_validation=opts.field_validation)
         opts.warnings.extend(warnings)
         return out
+
+    def apply(self, info: ApiInfo, namespace: str | None, name: str, config: Any, opts: WriteOptions, *,
+              field_manager: str | None, force: bool = False, subresource: str | None = None) -> Obj:
+        out, warnings = apply_object(self.control_plane.server, self._model(info), name, config,
+                                     self._ns(info, namespace), field_manager=field_manager, force=force,
+                                     status=subresource == "status", dry_run=opts.dry_run,
+                                     field_validation=opts.field_validation)  # type: ignore[arg-type]
+        opts.warnings.extend(warnings)
+        return out.to_dict()
 
     def delete(self, info: ApiInfo, namespace: str | None, name: str, opts: DeleteOptions) -> Obj | None:
         pre = None

@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import yaml
+
 from kbatch.api.errors import BadRequest, FieldError, Invalid, MethodNotAllowed, UnsupportedMediaType
+from kbatch.apiserver.apply.tracking import field_manager
 from kbatch.server.backend import Backend, DeleteOptions, WriteOptions
 from kbatch.server.http import Request, Response, json_response
 from kbatch.server.routing import ResourcePath
@@ -128,16 +131,44 @@ def _list(backend: Backend, req: Request, rp: ResourcePath) -> Response:
 def _patch(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Response:
     ctype = req.content_type
     if ctype == APPLY_PATCH:
-        raise UnsupportedMediaType(
-            "server-side apply (application/apply-patch+yaml) is not supported by kbatch serve yet; "
-            "use client-side apply (kubectl apply without --server-side) or a merge patch")
+        return _apply(backend, req, rp, name)
     if ctype not in PATCH_TYPES:
         raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media '
-                                   f'types include: {", ".join(PATCH_TYPES)}')
+                                   f'types include: {", ".join((*PATCH_TYPES, APPLY_PATCH))}')
+    if req.param("force") is not None:  # upstream ValidatePatchOptions
+        raise Invalid.of("PatchOptions.meta.k8s.io", "", [
+            FieldError.forbidden("force", "may not be specified for non-apply patch")])
     patch = req.json()
     opts = write_options(req)
-    out = backend.patch(rp.spec.info, rp.namespace, name, patch, PATCH_TYPES[ctype], opts,
-                        subresource=rp.subresource)
+    with _manager(req):
+        out = backend.patch(rp.spec.info, rp.namespace, name, patch, PATCH_TYPES[ctype], opts,
+                            subresource=rp.subresource)
+    if not opts.dry_run:
+        backend.settle()
+    return json_response(out, headers=_warn_headers(opts))
+
+
+def _manager(req: Request) -> Any:
+    """The write is tracked under the request's ``fieldManager`` when it names one
+    (:mod:`kbatch.apiserver.apply.tracking`)."""
+    return field_manager(req.param("fieldManager"))
+
+
+def _apply(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Response:
+    """Server-side apply: the body is YAML (JSON is YAML too), ``fieldManager`` required, ``force``
+    optional (k8s.io/apiserver ``pkg/endpoints/handlers/patch.go``, ``applyPatcher``)."""
+    if rp.subresource not in (None, "status"):
+        raise MethodNotAllowed(f"apply is not supported on the {rp.subresource} subresource")
+    force = req.param("force")
+    if force not in (None, "true", "false"):
+        raise BadRequest(f"force must be true or false, got {force!r}")
+    try:
+        body = yaml.safe_load(req.body.decode("utf-8") or "null")
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise BadRequest(f"error decoding YAML: {err}") from None
+    opts = write_options(req)
+    out = backend.apply(rp.spec.info, rp.namespace, name, body, opts, field_manager=req.param("fieldManager"),
+                        force=force == "true", subresource=rp.subresource)
     if not opts.dry_run:
         backend.settle()
     return json_response(out, headers=_warn_headers(opts))
@@ -162,7 +193,8 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
         if method == "POST":
             opts = write_options(req)
             body = _check_identity(rp, req.json(), None)
-            out = backend.create(info, rp.namespace, body, opts)
+            with _manager(req):
+                out = backend.create(info, rp.namespace, body, opts)
             if not opts.dry_run:
                 backend.settle()
             return json_response(out, 201, _warn_headers(opts))
@@ -174,7 +206,8 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
     if method == "PUT":
         opts = write_options(req)
         body = _check_identity(rp, req.json(), name)
-        out = backend.update(info, rp.namespace, name, body, opts, subresource=rp.subresource)
+        with _manager(req):
+            out = backend.update(info, rp.namespace, name, body, opts, subresource=rp.subresource)
         if not opts.dry_run:
             backend.settle()
         return json_response(out, headers=_warn_headers(opts))

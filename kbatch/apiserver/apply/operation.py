@@ -1,0 +1,117 @@
+"""The ``apply`` verb (``PATCH`` with ``application/apply-patch+yaml``; k8s.io/apiserver
+``pkg/endpoints/handlers/patch.go`` ``applyPatcher`` and ``fieldmanager``).
+
+The request is checked as upstream checks ``PatchOptions`` and an apply body: ``fieldManager`` is
+required (at most 128 characters), the body must be an object of the URL's kind and name, and must not
+set ``metadata.managedFields``. A missing object is created from the configuration (apply-create);
+an existing one is merged (:mod:`.plan`). Either way the result is decoded (``fieldValidation``) and
+written through the ordinary create or update path — defaulting, admission, validation, the
+transaction guarded by the read revision — so an apply that changes nothing writes nothing and keeps
+the resourceVersion. If the object changed between read and write the apply is planned again on the
+new object (upstream's patcher retries the same way); a ``metadata.resourceVersion`` in the
+configuration is a precondition instead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic_core import from_json
+
+from kbatch.api.base import format_time
+from kbatch.api.errors import AlreadyExists, BadRequest, Conflict, FieldError, Invalid, NotFound
+from kbatch.api.meta import Resource
+from kbatch.apiserver.apply.plan import ApplyRequest, plan_apply
+from kbatch.apiserver.apply.tracking import applying
+from kbatch.apiserver.create import create_object
+from kbatch.apiserver.decoding import FieldValidation, decode_dict
+from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.update import MAX_RETRIES, Current, StaleRead, apply_update, object_namespace, read_kv
+from kbatch.store.kv import KeyValue
+
+if TYPE_CHECKING:
+    from kbatch.apiserver.server import APIServer
+
+__all__ = ["FIELD_MANAGER_MAX_LENGTH", "apply_object", "check_apply_options"]
+
+T = TypeVar("T", bound=Resource)
+FIELD_MANAGER_MAX_LENGTH = 128  # apimachinery validation.FieldManagerMaxLength
+
+
+def check_apply_options(field_manager: str | None) -> str:
+    """Upstream ``ValidatePatchOptions`` for an apply patch."""
+    errors = []
+    if not field_manager:
+        errors.append(FieldError.required("fieldManager", "is required for apply patch"))
+    elif len(field_manager) > FIELD_MANAGER_MAX_LENGTH:
+        errors.append(FieldError.too_long("fieldManager", FIELD_MANAGER_MAX_LENGTH))
+    elif not field_manager.isprintable():
+        errors.append(FieldError.invalid("fieldManager", field_manager,
+                                         "must only contain printable characters"))
+    if errors:
+        raise Invalid.of("PatchOptions.meta.k8s.io", "", errors)
+    return field_manager  # type: ignore[return-value]
+
+
+def _check_config(kind: Kind, config: Any, name: str, namespace: str | None) -> dict[str, Any]:
+    if not isinstance(config, dict):
+        raise BadRequest("the body of an apply patch must be an object")
+    info = kind.info
+    if config.get("apiVersion") != info.api_version:
+        raise BadRequest(f"the API version in the data ({config.get('apiVersion')}) does not match the "
+                         f"expected API version ({info.api_version})")
+    if config.get("kind") != info.kind:
+        raise BadRequest(f"the kind in the data ({config.get('kind')}) does not match the expected kind "
+                         f"({info.kind})")
+    meta = config.get("metadata")
+    if meta is not None and not isinstance(meta, dict):
+        raise BadRequest("metadata must be an object")
+    meta = dict(meta or {})
+    if meta.get("managedFields") is not None:
+        raise BadRequest("metadata.managedFields must be nil")
+    if meta.get("name") not in (None, name):
+        raise BadRequest(f"the name of the object ({meta.get('name')}) does not match the name on the URL "
+                         f"({name})")
+    if namespace and meta.get("namespace") not in (None, namespace):
+        raise BadRequest("the namespace of the provided object does not match the namespace sent on the "
+                         "request")
+    meta["name"] = name
+    if namespace:
+        meta["namespace"] = namespace
+    return {**config, "metadata": meta}
+
+
+def apply_object(server: APIServer, model: type[T], name: str, config: Any, namespace: str | None = None, *,
+                 field_manager: str | None, force: bool = False, status: bool = False, dry_run: bool = False,
+                 field_validation: FieldValidation = "Strict") -> tuple[T, list[str]]:
+    """Apply ``config`` (a wire dict) as ``field_manager``; the written object and decode warnings."""
+    manager = check_apply_options(field_manager)
+    kind = server.kind(model)
+    namespace = object_namespace(kind, namespace)
+    config = _check_config(kind, config, name, namespace)
+    pinned = config["metadata"].pop("resourceVersion", None)
+    info = kind.info
+    for _ in range(MAX_RETRIES):
+        try:
+            kv: KeyValue | None = read_kv(server, kind, namespace, name)
+        except NotFound:
+            if status:
+                raise
+            kv = None
+        if pinned and (kv is None or str(pinned) != str(kv.mod_revision)):
+            raise Conflict.stale(info.group_resource, name)
+        request = ApplyRequest(manager, info.api_version, format_time(server.timestamp()), force,
+                               "status" if status else "", info.kind == "Service" and not info.group)
+        live = from_json(kv.value, cache_strings=False) if kv is not None else None
+        doc = plan_apply(live, config, request)
+        obj, warnings = decode_dict(model, doc, field_validation)
+        try:
+            with applying():
+                if kv is None:
+                    return create_object(server, obj, namespace=namespace, dry_run=dry_run), warnings
+                current = Current(kv, server.decoded.shared(model, kv))
+                return apply_update(server, kind, obj, current, status=status,  # type: ignore[return-value]
+                                    dry_run=dry_run), warnings
+        except (StaleRead, AlreadyExists):
+            continue
+    raise Conflict.stale(info.group_resource, name)

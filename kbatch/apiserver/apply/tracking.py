@@ -1,0 +1,121 @@
+"""``Update`` ownership for ordinary writes (create, update, patch), and which writes are tracked.
+
+Upstream records the manager of every write (KEP-555; ``fieldmanager.UpdateNoErrors``): the fields a
+write adds or changes become its manager's (taken from whoever owned them), fields it removes leave
+every manager. kbatch records it only where apply conflicts can need it — a deliberate difference,
+documented in ``docs/apiserver.md`` ("Server-side apply"), so that the controllers' hot paths
+(100k pods) pay nothing for field tracking:
+
+* a write to an object that already carries ``managedFields`` (it was applied, or created or written
+  by a named manager) is tracked, whoever makes it;
+* a write made under a named field manager (:func:`field_manager`: the HTTP front end for requests
+  carrying ``fieldManager``) is tracked, creates included;
+* any other write (the in-process controllers creating and updating their pods) records nothing.
+
+An object whose fields were never recorded gets them attributed to ``before-first-apply`` by its
+first apply (:mod:`.plan`). A write that sends ``managedFields`` replaces them (a single empty entry,
+``[{}]``, clears them), as upstream; one that leaves them out keeps the stored ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+from kbatch.api.base import format_time
+from kbatch.api.meta import ManagedFieldsEntry, Resource
+from kbatch.apiserver.admission import AdmissionRequest
+from kbatch.apiserver.apply.fieldset import members
+from kbatch.apiserver.apply.managed import UPDATE, Entry, decode_entries, encode_entries
+
+if TYPE_CHECKING:
+    from kbatch.apiserver.server import APIServer
+
+__all__ = ["UNNAMED_MANAGER", "FieldTracker", "applying", "field_manager", "install"]
+
+UNNAMED_MANAGER = "kbatch"  # the manager of a tracked write that names none (upstream: the user agent)
+_MANAGER: ContextVar[str | None] = ContextVar("kbatch_field_manager", default=None)
+_APPLYING: ContextVar[bool] = ContextVar("kbatch_applying", default=False)
+_MISSING = object()
+
+
+@contextmanager
+def field_manager(name: str | None) -> Iterator[None]:
+    """Writes inside are made by the named manager (``None``: no change)."""
+    if not name:
+        yield
+        return
+    token = _MANAGER.set(name)
+    try:
+        yield
+    finally:
+        _MANAGER.reset(token)
+
+
+@contextmanager
+def applying() -> Iterator[None]:
+    """The write inside is an apply, which has set its managed fields itself."""
+    token = _APPLYING.set(True)
+    try:
+        yield
+    finally:
+        _APPLYING.reset(token)
+
+
+def install(server: APIServer) -> None:
+    """Add the tracker to ``server``'s mutating admission, for every kind."""
+    server.admission.add_mutating(None, FieldTracker(server))
+
+
+class FieldTracker:
+    """The mutating admission hook that records ``Update`` managers (see the module docstring)."""
+
+    def __init__(self, server: APIServer) -> None:
+        self._server = server
+
+    def __call__(self, request: AdmissionRequest) -> None:
+        if _APPLYING.get():
+            return
+        named = _MANAGER.get()
+        meta = request.obj.metadata
+        old = request.old
+        if named is None and not meta.managed_fields and (old is None or not old.metadata.managed_fields):
+            return  # untracked: the hot path
+        track(request.obj, old, named or UNNAMED_MANAGER, request.subresource,
+              format_time(self._server.timestamp()))
+
+
+def _is_reset(entries: list[ManagedFieldsEntry] | None) -> bool:
+    return entries is not None and len(entries) == 1 and not entries[0].model_fields_set
+
+
+def track(obj: Resource, old: Resource | None, manager: str, subresource: str, now: str) -> None:
+    """Record ``manager``'s write of ``obj`` over ``old`` in ``obj.metadata.managedFields``."""
+    meta = obj.metadata
+    if _is_reset(meta.managed_fields):
+        meta.managed_fields = None
+        return
+    source = meta.managed_fields or (old.metadata.managed_fields if old is not None else None)
+    entries = decode_entries([e.to_dict() for e in source or ()])
+    info = type(obj).api_info
+    service = info.kind == "Service" and not info.group
+    skip = frozenset({"status"} if not subresource else {"spec"})
+    before = members(_doc(old), service=service, skip=skip) if old is not None else {}
+    after = members(_doc(obj), service=service, skip=skip)
+    changed = frozenset(p for p, v in after.items() if before.get(p, _MISSING) != v)
+    gone = frozenset(before.keys() - after.keys())
+    key = (manager, UPDATE, subresource)
+    entries = {k: e.with_fields(e.fields - changed - gone) for k, e in entries.items()}
+    mine = entries.get(key)
+    if changed or mine is not None:
+        fields = (mine.fields if mine is not None else frozenset()) | changed
+        time = now if changed or mine is None else mine.time
+        entries[key] = Entry(manager, UPDATE, info.api_version, time, subresource, fields)
+    wire = encode_entries(entries)
+    meta.managed_fields = [ManagedFieldsEntry.model_validate(e) for e in wire] or None
+
+
+def _doc(obj: Resource) -> dict[str, Any]:
+    return obj.to_dict()
