@@ -124,7 +124,5 @@ def _remove(node: Any, path: Path, container: str, service: bool) -> None:
         index = steps.index(rest[0])
         if len(rest) == 1:
             del child[index]
-            if not child:
-                del node[name]
         else:
             _remove(child[index], rest[1:], name, service)
