@@ -12,7 +12,14 @@ from typing import Any
 
 import yaml
 
-from kbatch.api.errors import BadRequest, FieldError, Invalid, MethodNotAllowed, UnsupportedMediaType
+from kbatch.api.errors import (
+    BadRequest,
+    FieldError,
+    Invalid,
+    MethodNotAllowed,
+    NotFound,
+    UnsupportedMediaType,
+)
 from kbatch.apiserver.apply.tracking import field_manager
 from kbatch.server.backend import Backend, DeleteOptions, WriteOptions
 from kbatch.server.http import Request, Response, json_response
@@ -167,11 +174,21 @@ def _apply(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
     except (yaml.YAMLError, UnicodeDecodeError) as err:
         raise BadRequest(f"error decoding YAML: {err}") from None
     opts = write_options(req)
+    existed = _exists(backend, rp, name)
     out = backend.apply(rp.spec.info, rp.namespace, name, body, opts, field_manager=req.param("fieldManager"),
                         force=force == "true", subresource=rp.subresource)
     if not opts.dry_run:
         backend.settle()
-    return json_response(out, headers=_warn_headers(opts))
+    return json_response(out, 200 if existed else 201, headers=_warn_headers(opts))
+
+
+def _exists(backend: Backend, rp: ResourcePath, name: str) -> bool:
+    """Whether the object is there before an apply (an apply-create answers 201, as upstream)."""
+    try:
+        backend.get(rp.spec.info, rp.namespace, name)
+    except NotFound:
+        return False
+    return True
 
 
 def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Response:
