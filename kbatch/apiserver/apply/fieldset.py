@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.apiserver.apply.fieldpath import Path, key_step, value_step
-from kbatch.apiserver.apply.schema import ATOMIC_MAPS, SERVICE_SPEC, is_set, item_keys, list_keys
+from kbatch.apiserver.apply.schema import ATOMIC_MAPS, is_set, item_keys, list_keys, root_container
 
 __all__ = ["ITEM", "STRIPPED_META", "Members", "members"]
 
@@ -24,9 +24,10 @@ STRIPPED_META = frozenset({"name", "namespace", "uid", "resourceVersion", "gener
 _TOP_SKIPPED = frozenset({"apiVersion", "kind"})
 
 
-def members(doc: dict[str, Any], *, service: bool = False, skip: frozenset[str] = frozenset()) -> Members:
+def members(doc: dict[str, Any], *, kind: str = "", skip: frozenset[str] = frozenset()) -> Members:
     """The members of a wire document; ``skip``: top-level fields left out (``status`` for the main
-    resource, whose status the strategy resets); ``service``: the object is a Service."""
+    resource, whose status the strategy resets); ``kind``: the object's group kind (``Job.batch``),
+    for the lists typed per kind."""
     out: Members = {}
     for name, value in doc.items():
         if name in _TOP_SKIPPED or name in skip:
@@ -36,8 +37,7 @@ def members(doc: dict[str, Any], *, service: bool = False, skip: frozenset[str] 
                 if key not in STRIPPED_META:
                     _walk(sub, ("f:metadata", "f:" + key), "metadata", key, out)
             continue
-        container = SERVICE_SPEC if service and name == "spec" else name
-        _walk(value, ("f:" + name,), "", name, out, inner=container)
+        _walk(value, ("f:" + name,), "", name, out, inner=root_container(kind, name))
     return out
 
 

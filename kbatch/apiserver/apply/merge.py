@@ -17,20 +17,19 @@ from typing import Any
 
 from kbatch.apiserver.apply.fieldpath import Path
 from kbatch.apiserver.apply.fieldset import list_steps
-from kbatch.apiserver.apply.schema import ATOMIC_MAPS, SERVICE_SPEC
+from kbatch.apiserver.apply.schema import ATOMIC_MAPS, root_container
 
 __all__ = ["merge_object", "remove_paths"]
 
 
-def merge_object(live: dict[str, Any], config: dict[str, Any], *, service: bool = False) -> dict[str, Any]:
-    """``live`` with ``config`` merged in (neither is mutated)."""
+def merge_object(live: dict[str, Any], config: dict[str, Any], *, kind: str = "") -> dict[str, Any]:
+    """``live`` with ``config`` merged in (neither is mutated); ``kind``: the group kind."""
     out = dict(live)
     for name, value in config.items():
         if value is None:
             out.pop(name, None)
             continue
-        inner = SERVICE_SPEC if service and name == "spec" else None
-        out[name] = _merge(live.get(name), value, "", name, inner)
+        out[name] = _merge(live.get(name), value, "", name, root_container(kind, name))
     return out
 
 
@@ -94,16 +93,16 @@ def _merge_item(lhs: Any, rhs: Any, name: str) -> Any:
     return copy.deepcopy(rhs)
 
 
-def remove_paths(doc: dict[str, Any], paths: set[Path], *, service: bool = False) -> dict[str, Any]:
+def remove_paths(doc: dict[str, Any], paths: set[Path], *, kind: str = "") -> dict[str, Any]:
     """A copy of ``doc`` without the members ``paths`` (a list item goes with all its fields)."""
     out = copy.deepcopy(doc)
     for path in sorted(paths, key=len):
         if not any(path[:i] in paths for i in range(1, len(path))):  # gone with an ancestor already
-            _remove(out, path, "", service)
+            _remove(out, path, "", kind)
     return out
 
 
-def _remove(node: Any, path: Path, container: str, service: bool) -> None:
+def _remove(node: Any, path: Path, container: str, kind: str) -> None:
     step, rest = path[0], path[1:]
     if not isinstance(node, dict) or not step.startswith("f:"):
         return
@@ -114,9 +113,9 @@ def _remove(node: Any, path: Path, container: str, service: bool) -> None:
         del node[name]
         return
     child = node[name]
-    inner = SERVICE_SPEC if service and not container and name == "spec" else name
+    inner = name if container else root_container(kind, name)
     if isinstance(child, dict):
-        _remove(child, rest, inner, service)
+        _remove(child, rest, inner, kind)
     elif isinstance(child, list):
         steps = list_steps(container if container else "", name, child)
         if steps is None or rest[0] not in steps:
@@ -125,4 +124,4 @@ def _remove(node: Any, path: Path, container: str, service: bool) -> None:
         if len(rest) == 1:
             del child[index]
         else:
-            _remove(child[index], rest[1:], name, service)
+            _remove(child[index], rest[1:], name, kind)

@@ -101,7 +101,7 @@ def apply_object(server: APIServer, model: type[T], name: str, config: Any, name
         if pinned and (kv is None or str(pinned) != str(kv.mod_revision)):
             raise Conflict.stale(info.group_resource, name)
         request = ApplyRequest(manager, info.api_version, format_time(server.timestamp()), force,
-                               "status" if status else "", info.kind == "Service" and not info.group)
+                               "status" if status else "", info.group_kind)
         live = from_json(kv.value, cache_strings=False) if kv is not None else None
         doc = plan_apply(live, config, request)
         obj, warnings = decode_dict(model, doc, field_validation)

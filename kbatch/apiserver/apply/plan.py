@@ -41,7 +41,7 @@ class ApplyRequest:
     now: str  # RFC 3339, the time of a changed entry
     force: bool = False
     subresource: str = ""  # "" or "status"
-    service: bool = False  # the kind is a core Service (its spec.ports are keyed by port)
+    kind: str = ""  # the group kind (``Job.batch``): some lists are typed per kind (schema.py)
 
 
 def written_part(doc: dict[str, Any], subresource: str) -> dict[str, Any]:
@@ -62,15 +62,15 @@ def plan_apply(live: dict[str, Any] | None, config: dict[str, Any], req: ApplyRe
     config = written_part(config, req.subresource)
     managers = _managers(live, base, req, skip)
     own_key: ManagerKey = (req.manager, APPLY, req.subresource)
-    merged = merge_object(base, config, service=req.service)
-    before = members(base, service=req.service, skip=skip)
-    after = members(merged, service=req.service, skip=skip)
+    merged = merge_object(base, config, kind=req.kind)
+    before = members(base, kind=req.kind, skip=skip)
+    after = members(merged, kind=req.kind, skip=skip)
     changed = {p for p, v in after.items() if before.get(p, _MISSING) != v}
     managers = _settle_conflicts(managers, own_key, changed, req.force)
-    applied = frozenset(members(config, service=req.service, skip=skip))
+    applied = frozenset(members(config, kind=req.kind, skip=skip))
     previous = managers[own_key].fields if own_key in managers else frozenset()
-    merged = _prune(merged, previous - applied, applied, managers, own_key, req.service)
-    final = members(merged, service=req.service, skip=skip)
+    merged = _prune(merged, previous - applied, applied, managers, own_key, req.kind)
+    final = members(merged, kind=req.kind, skip=skip)
     gone = before.keys() - final.keys()
     managers = {k: e.with_fields(e.fields - gone) for k, e in managers.items() if k != own_key}
     unchanged = own_key in _old_keys(live) and previous == applied and merged == base
@@ -107,7 +107,7 @@ def _managers(live: dict[str, Any] | None, base: dict[str, Any], req: ApplyReque
               skip: frozenset[str]) -> dict[ManagerKey, Entry]:
     managers = decode_entries(_managed_of(live))
     if live is not None and not managers:
-        owned = frozenset(members(base, service=req.service, skip=skip))
+        owned = frozenset(members(base, kind=req.kind, skip=skip))
         entry = Entry(BEFORE_FIRST_APPLY, UPDATE, req.api_version, req.now, "", owned)
         managers = {entry.key: entry}
     return managers
@@ -129,7 +129,7 @@ def _settle_conflicts(managers: dict[ManagerKey, Entry], own_key: ManagerKey, ch
 
 
 def _prune(merged: dict[str, Any], dropped: frozenset[Path], applied: frozenset[Path],
-           managers: dict[ManagerKey, Entry], own_key: ManagerKey, service: bool) -> dict[str, Any]:
+           managers: dict[ManagerKey, Entry], own_key: ManagerKey, kind: str) -> dict[str, Any]:
     """Remove the fields the applier gave up, unless another manager owns them or a field beneath
     (upstream's prune, then ``addBackOwnedItems``), or the configuration still sets a field beneath."""
     if not dropped:
@@ -140,4 +140,4 @@ def _prune(merged: dict[str, Any], dropped: frozenset[Path], applied: frozenset[
         for path in fields:
             kept.update(path[:i] for i in range(1, len(path) + 1))
     removed = {p for p in dropped if p not in kept}
-    return remove_paths(merged, removed, service=service) if removed else merged
+    return remove_paths(merged, removed, kind=kind) if removed else merged

@@ -8,6 +8,7 @@ OpenAPI schema):
   by ``port`` and ``protocol``, ``topologySpreadConstraints`` by ``topologyKey`` and
   ``whenUnsatisfiable``; a key field left out takes its schema default (``protocol: TCP``);
 * sets (``listType=set``): ``metadata.finalizers``;
+* lists marked atomic although strategic merge keys them: the Job's ``status.conditions``;
 * every other list is atomic (upstream's default), as are the maps and structs marked atomic:
   label selectors (``+structType=atomic``), ``nodeSelector`` and the Service ``selector``
   (``+mapType=atomic``).
@@ -19,9 +20,12 @@ from typing import Any
 
 from kbatch.apiserver.strategic import MERGE_KEYS
 
-__all__ = ["ATOMIC_MAPS", "SERVICE_SPEC", "is_set", "item_keys", "list_keys"]
+__all__ = ["ATOMIC_MAPS", "SERVICE_SPEC", "is_set", "item_keys", "list_keys", "root_container"]
 
 SERVICE_SPEC = "service-spec"  # the container name strategic.MERGE_KEYS gives a Service's spec
+_JOB_STATUS = "job-status"
+_ROOTS = {("Service", "spec"): SERVICE_SPEC, ("Job.batch", "status"): _JOB_STATUS}
+_ATOMIC_LISTS = frozenset({(_JOB_STATUS, "conditions")})  # batch/v1 JobStatus: +listType=atomic
 
 _APPLY_KEYS: dict[tuple[str, str], tuple[str, ...]] = {
     ("*", "ports"): ("containerPort", "protocol"),
@@ -33,12 +37,20 @@ _SETS = frozenset({("metadata", "finalizers")})
 ATOMIC_MAPS = frozenset({"selector", "nodeSelector", "labelSelector", "namespaceSelector"})
 
 
+def root_container(kind: str, name: str) -> str:
+    """The container name the top-level field ``name`` of a ``kind`` (``Job.batch``) gives its own
+    fields: the field name, except where a kind's lists are typed differently."""
+    return _ROOTS.get((kind, name), name)
+
+
 def is_set(container: str, field: str) -> bool:
     return (container, field) in _SETS
 
 
 def list_keys(container: str, field: str) -> tuple[str, ...] | None:
     """The list-map keys of the list ``field`` inside the object field ``container`` (None: atomic)."""
+    if (container, field) in _ATOMIC_LISTS:
+        return None
     keys = _APPLY_KEYS.get((container, field)) or _APPLY_KEYS.get(("*", field))
     if keys is not None:
         return keys

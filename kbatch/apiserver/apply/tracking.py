@@ -3,7 +3,7 @@
 Upstream records the manager of every write (KEP-555; ``fieldmanager.UpdateNoErrors``): the fields a
 write adds or changes become its manager's (taken from whoever owned them), fields it removes leave
 every manager. kbatch records it only where apply conflicts can need it — a deliberate difference,
-documented in ``docs/apiserver.md`` ("Server-side apply"), so that the controllers' hot paths
+documented in ``docs/server-side-apply.md``, so that the controllers' hot paths
 (100k pods) pay nothing for field tracking:
 
 * a write to an object that already carries ``managedFields`` (it was applied, or created or written
@@ -36,8 +36,10 @@ if TYPE_CHECKING:
 __all__ = ["UNNAMED_MANAGER", "FieldTracker", "applying", "field_manager", "install"]
 
 UNNAMED_MANAGER = "kbatch"  # the manager of a tracked write that names none (upstream: the user agent)
-_MANAGER: ContextVar[str | None] = ContextVar("kbatch_field_manager", default=None)
-_APPLYING: ContextVar[bool] = ContextVar("kbatch_applying", default=False)
+_APPLYING = "\0applying"  # not a valid manager name (managers are printable)
+# the named manager of the writes in progress, or _APPLYING; one variable, so the untracked hot path
+# reads a single context variable
+_STATE: ContextVar[str | None] = ContextVar("kbatch_field_manager", default=None)
 _MISSING = object()
 
 
@@ -47,21 +49,21 @@ def field_manager(name: str | None) -> Iterator[None]:
     if not name:
         yield
         return
-    token = _MANAGER.set(name)
+    token = _STATE.set(name)
     try:
         yield
     finally:
-        _MANAGER.reset(token)
+        _STATE.reset(token)
 
 
 @contextmanager
 def applying() -> Iterator[None]:
     """The write inside is an apply, which has set its managed fields itself."""
-    token = _APPLYING.set(True)
+    token = _STATE.set(_APPLYING)
     try:
         yield
     finally:
-        _APPLYING.reset(token)
+        _STATE.reset(token)
 
 
 def install(server: APIServer) -> None:
@@ -76,14 +78,15 @@ class FieldTracker:
         self._server = server
 
     def __call__(self, request: AdmissionRequest) -> None:
-        if _APPLYING.get():
+        named = _STATE.get()
+        if named is None:
+            if not request.obj.metadata.managed_fields:
+                old = request.old
+                if old is None or not old.metadata.managed_fields:
+                    return  # untracked: the hot path
+        elif named is _APPLYING:
             return
-        named = _MANAGER.get()
-        meta = request.obj.metadata
-        old = request.old
-        if named is None and not meta.managed_fields and (old is None or not old.metadata.managed_fields):
-            return  # untracked: the hot path
-        track(request.obj, old, named or UNNAMED_MANAGER, request.subresource,
+        track(request.obj, request.old, named or UNNAMED_MANAGER, request.subresource,
               format_time(self._server.timestamp()))
 
 
@@ -100,10 +103,9 @@ def track(obj: Resource, old: Resource | None, manager: str, subresource: str, n
     source = meta.managed_fields or (old.metadata.managed_fields if old is not None else None)
     entries = decode_entries([e.to_dict() for e in source or ()])
     info = type(obj).api_info
-    service = info.kind == "Service" and not info.group
     skip = frozenset({"status"} if not subresource else {"spec"})
-    before = members(_doc(old), service=service, skip=skip) if old is not None else {}
-    after = members(_doc(obj), service=service, skip=skip)
+    before = members(_doc(old), kind=info.group_kind, skip=skip) if old is not None else {}
+    after = members(_doc(obj), kind=info.group_kind, skip=skip)
     changed = frozenset(p for p, v in after.items() if before.get(p, _MISSING) != v)
     gone = frozenset(before.keys() - after.keys())
     key = (manager, UPDATE, subresource)

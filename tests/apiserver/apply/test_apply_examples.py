@@ -232,3 +232,12 @@ def test_typed_client_apply(api: APIServer) -> None:
     client = api.client()
     out = client.apply(Job.model_validate(job()), field_manager="alice")  # type: ignore[attr-defined]
     assert ("alice", "Apply") in managers(out)
+
+
+def test_list_types_follow_the_kind() -> None:
+    # k8s.io/api: Pod status.conditions is +listType=map keyed by type, Job status.conditions is atomic
+    from kbatch.apiserver.apply.fieldset import members
+
+    doc = {"status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+    assert set(members(doc, kind="Job.batch")) == {("f:status", "f:conditions")}
+    assert ("f:status", "f:conditions", 'k:{"type":"Ready"}') in members(doc, kind="Pod")
