@@ -41,6 +41,7 @@ __all__ = [
     "key",
     "name_is_dns1123_label",
     "name_is_dns1123_subdomain",
+    "resource_requirements_plain",
     "validate_annotations",
     "validate_finalizers",
     "validate_immutable",
@@ -204,11 +205,22 @@ def _mask_trailing_dash(name: str) -> str:
     return name[:-1] + "a" if len(name) > 1 and name.endswith("-") else name
 
 
+# Object names are mostly unique (every pod's), so the memoised checks above would miss and evict for
+# them: a valid name is recognised by the same regex and length limit directly; anything else takes the
+# memoised message-building path (same answer: tests/api/test_validation_fast_paths.py).
+_DNS1123_SUB_FULLMATCH = _DNS1123_SUB_RE.fullmatch
+_DNS1123_LABEL_FULLMATCH = _DNS1123_LABEL_RE.fullmatch
+
+
 def name_is_dns1123_subdomain(name: str, prefix: bool) -> list[str]:
+    if not prefix and len(name) <= 253 and _DNS1123_SUB_FULLMATCH(name) is not None:
+        return []
     return is_dns1123_subdomain(_mask_trailing_dash(name) if prefix else name)
 
 
 def name_is_dns1123_label(name: str, prefix: bool) -> list[str]:
+    if not prefix and len(name) <= 63 and _DNS1123_LABEL_FULLMATCH(name) is not None:
+        return []
     return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
 
 
@@ -405,8 +417,9 @@ def _validate_meta_collections(meta: ObjectMeta, path: str) -> list[FieldError]:
     """Labels, annotations and ownerReferences, as both create and update check them (absent maps
     and lists validate to nothing, so they are skipped: every write passes here)."""
     errs: list[FieldError] = []
-    if meta.labels:
-        errs += validate_labels(meta.labels, child(path, "labels"))
+    labels = meta.labels
+    if labels and not _labels_valid(labels):  # valid labels: no path built, no call
+        errs += validate_labels(labels, child(path, "labels"))
     if meta.annotations:
         errs += validate_annotations(meta.annotations, child(path, "annotations"))
     if meta.owner_references:
@@ -545,11 +558,10 @@ def validate_resource_requirements(
     limits, hugepages need cpu or memory, claims name the pod's ``resourceClaims``."""
     if requirements is None:
         return []
+    if resource_requirements_plain(requirements):
+        return []  # the usual case, decided without building paths or sorting
     limits: dict[str, Quantity] = requirements.limits or {}
     requests: dict[str, Quantity] = requirements.requests or {}
-    if (not requirements.claims and _plain_resource_names(tuple(limits), tuple(requests))
-            and _plain_values_valid(limits, requests)):
-        return []  # the usual case, decided without building paths or sorting
     errs: list[FieldError] = []
     lim_path, req_path = child(path, "limits"), child(path, "requests")
     for name in sorted(limits):
@@ -572,6 +584,17 @@ def validate_resource_requirements(
     if requirements.claims:
         errs += _validate_claim_names(requirements.claims, pod_claim_names or set(), child(path, "claims"))
     return errs
+
+
+def resource_requirements_plain(requirements: Any) -> bool:
+    """Whether container ``resources`` (``None`` included) certainly validate to nothing: no claims,
+    only plain names (:func:`_plain_resource_names`), no negative value, no request above its limit."""
+    if requirements is None:
+        return True
+    limits: dict[str, Quantity] = requirements.limits or {}
+    requests: dict[str, Quantity] = requirements.requests or {}
+    return (not requirements.claims and _plain_resource_names(tuple(limits), tuple(requests))
+            and _plain_values_valid(limits, requests))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kbatch.api.base import ApiInfo
@@ -25,34 +25,33 @@ BUILTIN_GROUPS = frozenset({
 _DEFAULT_GC_POLICY: dict[str, str] = {"Job.batch": "Orphan"}
 
 
+_set = object.__setattr__
+
+
 @dataclass(frozen=True, slots=True)
 class Kind:
+    """``info``, ``model``, ``strategy``, ``is_pod`` and ``is_namespace`` are derived from ``spec`` once,
+    at construction: every write reads several of them (plain slots, not properties)."""
+
     spec: KindSpec
     keys: KindKeys
+    info: ApiInfo = field(init=False, repr=False, compare=False)
+    model: type[Resource] = field(init=False, repr=False, compare=False)
+    strategy: Any = field(init=False, repr=False, compare=False)
+    is_pod: bool = field(init=False, repr=False, compare=False)
+    is_namespace: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        info = self.spec.info
+        _set(self, "info", info)
+        _set(self, "model", self.spec.model)
+        _set(self, "strategy", self.spec.strategy)
+        _set(self, "is_pod", info.group == "" and info.kind == "Pod")
+        _set(self, "is_namespace", info.group == "" and info.kind == "Namespace")
 
     @classmethod
     def of(cls, spec: KindSpec) -> Kind:
         return cls(spec, KindKeys.of(spec.info))
-
-    @property
-    def info(self) -> ApiInfo:
-        return self.spec.info
-
-    @property
-    def model(self) -> type[Resource]:
-        return self.spec.model
-
-    @property
-    def strategy(self) -> Any:
-        return self.spec.strategy
-
-    @property
-    def is_pod(self) -> bool:
-        return self.info.group == "" and self.info.kind == "Pod"
-
-    @property
-    def is_namespace(self) -> bool:
-        return self.info.group == "" and self.info.kind == "Namespace"
 
     @property
     def default_gc_policy(self) -> str:

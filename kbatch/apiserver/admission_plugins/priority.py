@@ -50,6 +50,10 @@ class _Class:
     preemption_policy: str | None
 
 
+_NO_CLASS = _Class("", 0, PREEMPT_LOWER)  # no name and no global default: priority 0
+_NO_CLASSES: list[PriorityClass] = []  # the stored classes without a PriorityClass kind (never mutated)
+
+
 def forbidden(resource: str, obj: Resource, why: str) -> Forbidden:
     """Upstream ``admission.NewForbidden``: the name, else the generateName, else ``Unknown``."""
     name = obj.metadata.name or obj.metadata.generate_name or "Unknown"
@@ -84,9 +88,12 @@ class PriorityAdmission:
         self._server = server
         self.has_classes = has_classes
         self._classes = _StoredClasses(server) if has_classes else None
+        # (the list of stored classes it was resolved from, what a pod without a name resolves to):
+        # the list is rebuilt on every change, so its identity tells whether the answer still holds
+        self._unnamed: tuple[list[PriorityClass] | None, _Class] = (None, _NO_CLASS)
 
     def _stored(self) -> list[PriorityClass]:
-        return self._classes.get() if self._classes is not None else []
+        return self._classes.get() if self._classes is not None else _NO_CLASSES
 
     def _default(self, classes: list[PriorityClass]) -> PriorityClass | None:
         chosen: PriorityClass | None = None
@@ -99,10 +106,13 @@ class PriorityAdmission:
         classes = self._stored()
         name = pod.spec.priority_class_name
         if not name:
-            default = self._default(classes)
-            if default is None:
-                return _Class("", 0, PREEMPT_LOWER)
-            return _Class(default.name, default.value, default.preemption_policy)
+            seen, resolved = self._unnamed
+            if seen is not classes:
+                default = self._default(classes)
+                resolved = _NO_CLASS if default is None else _Class(default.name, default.value,
+                                                                    default.preemption_policy)
+                self._unnamed = (classes, resolved)
+            return resolved
         for pc in classes:
             if pc.name == name:
                 return _Class(name, pc.value, pc.preemption_policy)

@@ -15,10 +15,11 @@ from kbatch.api.validation import (
     _is_dns1123_label,
     child,
     index,
+    resource_requirements_plain,
     validate_resource_requirements,
 )
 
-__all__ = ["is_valid_port_name", "validate_containers", "validate_init_containers"]
+__all__ = ["is_valid_port_name", "plain_container_valid", "validate_containers", "validate_init_containers"]
 
 PULL_POLICIES = ["Always", "IfNotPresent", "Never"]
 MESSAGE_POLICIES = ["File", "FallbackToLogsOnError"]
@@ -183,6 +184,22 @@ def _validate_common(c: Container, path: str, names: set[str], volumes: set[str]
         errs += _validate_mounts(c.volume_mounts, volumes, child(path, "volumeMounts"))
     errs += validate_resource_requirements(c.resources, child(path, "resources"), pod_claim_names=claims)
     return errs
+
+
+def plain_container_valid(c: Container, names: set[str]) -> bool:
+    """Whether :func:`validate_containers` certainly finds nothing wrong with ``c`` (a regular
+    container without ports, env or mounts; adds its name to ``names`` then): the same checks as
+    :func:`_validate_common` without paths. ``False`` only means "take the general path"."""
+    d = c.__dict__
+    name, image = d["name"], d["image"]
+    if (not name or _is_dns1123_label(name) or name in names or not image or image != image.strip()
+            or d["termination_message_policy"] not in MESSAGE_POLICIES
+            or d["image_pull_policy"] not in PULL_POLICIES
+            or d["ports"] or d["env"] or d["volume_mounts"] or d["restart_policy"] is not None
+            or not resource_requirements_plain(d["resources"])):
+        return False
+    names.add(name)
+    return True
 
 
 def validate_containers(containers: list[Container], path: str, names: set[str], volumes: set[str],

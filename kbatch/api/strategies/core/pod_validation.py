@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from kbatch.api.core_v1 import PodResourceClaim, PodSchedulingGate, PodSpec, PodTemplateSpec, Volume
 from kbatch.api.errors import FieldError
-from kbatch.api.strategies.core.container_validation import validate_containers, validate_init_containers
+from kbatch.api.strategies.core.container_validation import (
+    plain_container_valid,
+    validate_containers,
+    validate_init_containers,
+)
 from kbatch.api.strategies.core.pod_label_keys import validate_spec_label_keys
 from kbatch.api.strategies.core.scheduling_validation import (
+    tolerations_known_valid,
     validate_affinity,
     validate_tolerations,
     validate_topology_spread_constraints,
@@ -28,7 +33,7 @@ from kbatch.api.validation import (
     validate_labels,
 )
 
-__all__ = ["validate_pod_spec", "validate_pod_template_spec", "validate_volumes"]
+__all__ = ["plain_spec_valid", "validate_pod_spec", "validate_pod_template_spec", "validate_volumes"]
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
@@ -158,10 +163,38 @@ def _name_field_errors(spec: PodSpec, path: str) -> list[FieldError]:
     return errs
 
 
+def plain_spec_valid(spec: PodSpec) -> bool:
+    """Whether :func:`validate_pod_spec` certainly returns no error, decided without building a path
+    or an error: the usual spec (regular containers without ports, env or mounts, tolerations already
+    seen valid, no volumes, claims, init containers, node selector, affinity, spread constraints,
+    gates, overhead or deadline). ``False`` only means "take the general path"; property-tested
+    against it (tests/api/test_validation_fast_paths.py)."""
+    v = spec.__dict__
+    if (v["volumes"] or v["resource_claims"] or v["init_containers"] or v["node_selector"]
+            or v["affinity"] is not None or v["topology_spread_constraints"] or v["scheduling_gates"]
+            or v["overhead"] or v["active_deadline_seconds"] is not None
+            or v["restart_policy"] not in RESTART_POLICIES or v["dns_policy"] not in DNS_POLICIES):
+        return False
+    preemption, tolerations, containers = v["preemption_policy"], v["tolerations"], v["containers"]
+    if preemption is not None and preemption not in PREEMPTION_POLICIES:
+        return False
+    if not containers or (tolerations and not tolerations_known_valid(tolerations)):
+        return False
+    names: set[str] = set()
+    return all(plain_container_valid(c, names) for c in containers) and _names_valid(spec)
+
+
 def validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
     """``ValidatePodSpec`` for a defaulted spec; every error at once. Optional lists and maps that are
     absent or empty validate to nothing, so their validators are not called (this is on the path of
-    every pod create)."""
+    every pod create). The usual spec is recognised as valid first (:func:`plain_spec_valid`)."""
+    if plain_spec_valid(spec):
+        return []
+    return _validate_pod_spec(spec, path)
+
+
+def _validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
+    """:func:`validate_pod_spec`, the general path: every check, every error."""
     errs: list[FieldError] = []
     volumes: set[str] = set()
     claims: set[str] = set()

@@ -30,6 +30,7 @@ from kbatch.api.validation import (
 
 __all__ = [
     "TAINT_EFFECTS",
+    "tolerations_known_valid",
     "validate_affinity",
     "validate_taint_effect",
     "validate_taints",
@@ -79,6 +80,12 @@ def _validate_toleration(tol: Toleration, path: str) -> list[FieldError]:
 # bounded (cleared when full).
 _VALID_TOLERATIONS: set[tuple[object, ...]] = set()
 _MAX_VALID_TOLERATIONS = 4096
+
+
+def tolerations_known_valid(tolerations: list[Toleration]) -> bool:
+    """Whether every toleration was already found valid (:func:`validate_tolerations` remembers them)."""
+    known = _VALID_TOLERATIONS
+    return all(tuple(tol.__dict__.values()) in known for tol in tolerations)
 
 
 def validate_tolerations(tolerations: list[Toleration] | None, path: str) -> list[FieldError]:

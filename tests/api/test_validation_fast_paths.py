@@ -1,0 +1,108 @@
+"""Valid-case fast paths of pod and metadata validation agree with the general paths they shortcut.
+
+``plain_spec_valid`` may only say "valid" when the general ``ValidatePodSpec`` path finds nothing, and
+``validate_pod_spec`` returns exactly the general path's errors; the name validators' regex shortcut
+gives the memoised checks' answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbatch.api.core_v1 import PodSpec
+from kbatch.api.strategies.core.pod_validation import _validate_pod_spec, plain_spec_valid, validate_pod_spec
+from kbatch.api.validation import (
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    name_is_dns1123_label,
+    name_is_dns1123_subdomain,
+)
+
+_NAME = st.one_of(st.just("main"), st.just("side"), st.just(""), st.just("Bad_Name"), st.just("a" * 64))
+_QUANTITY = st.sampled_from(["100m", "1", "0", "-1", "64Mi", "2Gi", "3"])
+_RESOURCE = st.sampled_from(["cpu", "memory", "ephemeral-storage", "pods", "hugepages-2Mi", "example.com/gpu",
+                             "bogus"])
+_RESOURCES = st.one_of(
+    st.none(),
+    st.fixed_dictionaries({}, optional={
+        "limits": st.dictionaries(_RESOURCE, _QUANTITY, max_size=3),
+        "requests": st.dictionaries(_RESOURCE, _QUANTITY, max_size=3),
+        "claims": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["c", ""])}), max_size=1),
+    }))
+_CONTAINER = st.fixed_dictionaries(
+    {"name": _NAME, "image": st.sampled_from(["busybox", "", " busybox", "nginx:1.25"])},
+    optional={
+        "terminationMessagePolicy": st.sampled_from(["File", "FallbackToLogsOnError", "", "Bogus"]),
+        "imagePullPolicy": st.sampled_from(["Always", "IfNotPresent", "Never", "", "Bogus"]),
+        "ports": st.lists(st.fixed_dictionaries({"containerPort": st.sampled_from([80, 0, 70000]),
+                                                 "protocol": st.sampled_from(["TCP", "", "XTP"])}),
+                          max_size=1),
+        "env": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["A", "", "B=C"])}), max_size=1),
+        "restartPolicy": st.sampled_from(["Always", "Never"]),
+        "resources": _RESOURCES,
+    })
+_TOLERATION = st.fixed_dictionaries({}, optional={
+    "key": st.sampled_from(["node.kubernetes.io/not-ready", "", "bad key"]),
+    "operator": st.sampled_from(["Exists", "Equal", "", "Bogus"]),
+    "value": st.sampled_from(["", "x", "bad value!"]),
+    "effect": st.sampled_from(["NoExecute", "NoSchedule", "", "Bogus"]),
+    "tolerationSeconds": st.sampled_from([300, -1]),
+})
+_SPEC = st.fixed_dictionaries(
+    {"containers": st.lists(_CONTAINER, max_size=3)},
+    optional={
+        "restartPolicy": st.sampled_from(["Always", "OnFailure", "Never", "", "Bogus"]),
+        "dnsPolicy": st.sampled_from(["ClusterFirst", "Default", "", "Bogus"]),
+        "preemptionPolicy": st.sampled_from(["PreemptLowerPriority", "Never", "", "Bogus"]),
+        "tolerations": st.lists(_TOLERATION, max_size=3),
+        "nodeName": st.sampled_from(["node-1", "Bad_Node"]),
+        "schedulerName": st.sampled_from(["default-scheduler", "Bad_Scheduler"]),
+        "activeDeadlineSeconds": st.sampled_from([1, 0]),
+        "nodeSelector": st.dictionaries(st.sampled_from(["zone", "bad key"]), st.just("a"), max_size=1),
+        "initContainers": st.lists(_CONTAINER, max_size=1),
+        "overhead": st.dictionaries(st.sampled_from(["cpu"]), _QUANTITY, max_size=1),
+        "schedulingGates": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["g", "bad gate!"])}),
+                                    max_size=1),
+    })
+
+
+@settings(max_examples=400)
+@given(_SPEC)
+def test_plain_spec_valid_only_when_the_general_path_finds_nothing(document: dict[str, Any]) -> None:
+    spec = PodSpec.model_validate(document)
+    general = _validate_pod_spec(spec, "spec")
+    if plain_spec_valid(spec):
+        assert general == []
+    assert validate_pod_spec(spec, "spec") == general
+
+
+@settings(max_examples=100)
+@given(_SPEC)
+def test_the_usual_defaulted_spec_takes_the_fast_path_once_its_tolerations_were_seen(
+        document: dict[str, Any]) -> None:
+    spec = PodSpec.model_validate({**document, "restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
+                                   "containers": [{"name": "main", "image": "busybox",
+                                                   "terminationMessagePolicy": "File",
+                                                   "imagePullPolicy": "Always",
+                                                   "resources": {"requests": {"cpu": "100m"}}}]})
+    general = _validate_pod_spec(spec, "spec")  # remembers valid tolerations, as every create does
+    plain = all(not document.get(k) for k in ("nodeSelector", "initContainers", "overhead",
+                                              "schedulingGates"))
+    plain = plain and "activeDeadlineSeconds" not in document
+    if plain and general == []:
+        assert plain_spec_valid(spec)
+
+
+_TEXT = st.one_of(st.from_regex(r"[a-z0-9]([a-z0-9.-]{0,30}[a-z0-9])?", fullmatch=True),
+                  st.text(alphabet="aZ0.-_\n", max_size=12), st.just("a" * 64), st.just("a" * 254),
+                  st.just("a." * 127))
+
+
+@given(_TEXT, st.booleans())
+def test_name_validators_agree_with_the_memoised_checks(name: str, prefix: bool) -> None:
+    masked = name[:-1] + "a" if prefix and len(name) > 1 and name.endswith("-") else name
+    assert name_is_dns1123_subdomain(name, prefix) == is_dns1123_subdomain(masked)
+    assert name_is_dns1123_label(name, prefix) == is_dns1123_label(masked)
