@@ -143,6 +143,16 @@ class HttpBackend:
                           headers={"Content-Type": _CONTENT_TYPES[patch_type]},
                           params=self._write_params(opts))
 
+    def apply(self, info: ApiInfo, namespace: str | None, name: str, config: Any, opts: WriteOptions, *,
+              field_manager: str | None, force: bool = False, subresource: str | None = None) -> Obj:
+        params = self._write_params(opts)
+        if field_manager:
+            params["fieldManager"] = field_manager
+        if force:
+            params["force"] = "true"
+        return self._call("PATCH", _path(info, namespace, name, subresource), content=json.dumps(config),
+                          headers={"Content-Type": "application/apply-patch+yaml"}, params=params)
+
     def delete(self, info: ApiInfo, namespace: str | None, name: str, opts: DeleteOptions) -> Obj | None:
         body: Obj = {"kind": "DeleteOptions", "apiVersion": "v1"}
         if opts.propagation_policy:

@@ -22,6 +22,11 @@ __all__ = ["register"]
 FILES = typer.Option(..., "-f", "--filename", help="File, directory or - (stdin) with the objects.")
 NAMESPACE = typer.Option(None, "-n", "--namespace", help="Namespace (default: default).")
 DRY_RUN = typer.Option("none", "--dry-run", help="none, client or server.")
+SERVER_SIDE = typer.Option(False, "--server-side", help="Server-side apply: the server merges and tracks "
+                           "field ownership (managedFields).")
+FIELD_MANAGER = typer.Option("kbatch", "--field-manager", help="The field manager of a server-side apply.")
+FORCE_CONFLICTS = typer.Option(False, "--force-conflicts", help="Server-side apply: take the fields other "
+                               "managers own.")
 
 
 def _dry(dry_run: str) -> tuple[bool, str]:
@@ -65,6 +70,18 @@ def _apply_one(backend: Backend, obj: dict[str, Any], namespace: str | None, dry
     return f"{render_name(current)} configured{suffix}"
 
 
+def _server_side_apply(backend: Backend, obj: dict[str, Any], namespace: str | None, dry_run: str,
+                       manager: str, force: bool) -> str:
+    """``kubectl apply --server-side``: one apply patch per object (kubectl ``pkg/cmd/apply``)."""
+    info, ns, name = _target(backend, obj, namespace)
+    if not name:
+        raise UserError("server-side apply needs metadata.name on every object")
+    _is_dry, suffix = _dry(dry_run)
+    out = backend.apply(info, ns, name, obj, WriteOptions(dry_run=dry_run == "server"), field_manager=manager,
+                        force=force)
+    return f"{render_name(out)} serverside-applied{suffix}"
+
+
 def _each(objects: list[dict[str, Any]], fn: Any) -> None:
     """Run ``fn`` on every object; report each failure on its own line and exit 1 at the end."""
     failed = False
@@ -81,12 +98,23 @@ def _each(objects: list[dict[str, Any]], fn: Any) -> None:
 
 @command
 def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None = NAMESPACE,
-          dry_run: str = DRY_RUN) -> None:
-    """Create or update objects from YAML/JSON files (client-side apply, as kubectl apply)."""
+          dry_run: str = DRY_RUN, server_side: bool = SERVER_SIDE, field_manager: str = FIELD_MANAGER,
+          force_conflicts: bool = FORCE_CONFLICTS) -> None:
+    """Create or update objects from YAML/JSON files (client-side apply, as kubectl apply; with
+    --server-side, server-side apply)."""
     objects = load_manifests(filename)
     _dry(dry_run)
+    if force_conflicts and not server_side:
+        raise UserError("--force-conflicts only works with --server-side")
+    if server_side and dry_run == "client":  # kubectl's message
+        raise UserError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server "
+                        "instead?)")
     with session(global_options(ctx)) as backend:
-        _each(objects, lambda obj: _apply_one(backend, obj, namespace, dry_run))
+        if server_side:
+            _each(objects, lambda obj: _server_side_apply(backend, obj, namespace, dry_run, field_manager,
+                                                          force_conflicts))
+        else:
+            _each(objects, lambda obj: _apply_one(backend, obj, namespace, dry_run))
 
 
 @command
