@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from kbatch.api.core_v1 import Pod
 
 __all__ = [
+    "Applier",
     "Binder",
     "Client",
     "Evictor",
@@ -195,4 +196,20 @@ class Evictor(Protocol):
         """Delete the pod (``Status`` Success) unless that violates its PodDisruptionBudget:
         ``TooManyRequests`` (429) with a ``DisruptionBudget`` cause; ``delete_options`` is the
         Eviction's metav1.DeleteOptions as a wire dict."""
+        ...
+
+
+@runtime_checkable
+class Applier(Protocol):
+    """Optional role: server-side apply (KEP-555; :mod:`kbatch.apiserver.apply`). Check with
+    ``isinstance(client, Applier)``; ``LocalClient`` implements it."""
+
+    def apply(self, obj: T, *, field_manager: str, force: bool = False, dry_run: bool = False) -> T:
+        """Own exactly the fields ``obj`` sets, as ``field_manager``; create ``obj`` when missing.
+        ``Conflict`` (409, ``FieldManagerConflict`` causes) when another manager owns a field it
+        changes, unless ``force``."""
+        ...
+
+    def apply_status(self, obj: T, *, field_manager: str, force: bool = False, dry_run: bool = False) -> T:
+        """The same on the status subresource."""
         ...

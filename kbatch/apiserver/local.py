@@ -10,6 +10,7 @@ from kbatch.api.meta import Resource, ResourceList
 from kbatch.api.policy_v1 import Eviction
 from kbatch.apiserver.binding import Binding
 from kbatch.apiserver.client import (
+    Applier,
     Binder,
     Client,
     Evictor,
@@ -115,3 +116,4 @@ _: type[Client] = LocalClient  # structural check: LocalClient implements Client
 _b: type[Binder] = LocalClient
 _s: type[SharedReader] = LocalClient
 _e: type[Evictor] = LocalClient
+_a: type[Applier] = LocalClient

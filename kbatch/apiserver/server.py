@@ -132,10 +132,15 @@ class APIServer:
 
     def apply(self, obj: T | dict[str, Any], *, field_manager: str, force: bool = False,
               status: bool = False, dry_run: bool = False, model: type[T] | None = None) -> T:
-        """Server-side apply (KEP-555) of ``obj``, a typed object or a wire dict (then ``model``, or
-        its apiVersion/kind, names the kind): only the fields it sets are this manager's
+        """Server-side apply (KEP-555) of ``obj``, a typed object (the fields set on it are the
+        configuration) or a wire dict (then ``model``, or its apiVersion/kind, names the kind): only
+        the fields it sets are this manager's
         (:mod:`kbatch.apiserver.apply`); ``status`` applies to the status subresource."""
-        config = obj.to_dict() if isinstance(obj, Resource) else obj
+        if isinstance(obj, Resource):  # only the fields the caller set, as an apply configuration
+            config = {"apiVersion": obj.api_version, "kind": obj.kind,
+                      **obj.model_dump(mode="json", by_alias=True, exclude_unset=True, exclude_none=True)}
+        else:
+            config = obj
         if model is None:
             model = (type(obj) if isinstance(obj, Resource)  # type: ignore[assignment]
                      else self.kind_for(str(config.get("apiVersion")), str(config.get("kind"))).model)

@@ -229,9 +229,14 @@ def test_invalid_result_writes_nothing(api: APIServer) -> None:
 
 
 def test_typed_client_apply(api: APIServer) -> None:
+    from kbatch.apiserver.client import Applier
+
     client = api.client()
-    out = client.apply(Job.model_validate(job()), field_manager="alice")  # type: ignore[attr-defined]
+    assert isinstance(client, Applier)
+    out = client.apply(Job.model_validate(job()), field_manager="alice")
     assert ("alice", "Apply") in managers(out)
+    status = Job.model_validate({**job(), "status": {"active": 1}})
+    assert client.apply_status(status, field_manager="ctl").status.active == 1
 
 
 def test_list_types_follow_the_kind() -> None:
@@ -241,3 +246,15 @@ def test_list_types_follow_the_kind() -> None:
     doc = {"status": {"conditions": [{"type": "Ready", "status": "True"}]}}
     assert set(members(doc, kind="Job.batch")) == {("f:status", "f:conditions")}
     assert ("f:status", "f:conditions", 'k:{"type":"Ready"}') in members(doc, kind="Pod")
+
+
+def test_typed_apply_claims_only_the_fields_set(api: APIServer) -> None:
+    from kbatch.api.core_v1 import PodSpec
+    from kbatch.api.meta import ObjectMeta
+
+    pod = Pod(metadata=ObjectMeta(name="p", labels={"a": "b"}),
+              spec=PodSpec.model_validate({"containers": [{"name": "c", "image": "i"}]}))
+    out = api.apply(pod, field_manager="alice")
+    fields = managers(out)[("alice", "Apply")]
+    assert set(fields) == {"f:metadata", "f:spec"}
+    assert set(fields["f:spec"]) == {"f:containers"}
