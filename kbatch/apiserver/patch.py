@@ -16,16 +16,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import ValidationError
 from pydantic_core import from_json
 
-from kbatch.api.base import KubeModel, private_fields_set
+from kbatch.api.base import KubeModel
 from kbatch.api.errors import BadRequest, Conflict, UnsupportedMediaType
 from kbatch.api.meta import ObjectMeta, Resource
-from kbatch.api.model_copy import alternatives, copy_model, copy_value, partial_instance
+from kbatch.api.model_copy import alternatives, copy_model, partial_instance
 from kbatch.api.strategy import DefaultStrategy
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.raw import raw_dict, with_resource_version
 from kbatch.apiserver.strategic import apply_strategic_patch
+from kbatch.apiserver.typed_merge import Fallback, Stored, merge_typed
 from kbatch.apiserver.update import (
     MAX_RETRIES,
     Current,
@@ -94,18 +95,19 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
     raise Conflict.stale(kind.info.group_resource, name)
 
 
-# --- patches that touch only metadata (main resource) or metadata and status (status) --------------
+# --- patches merged into the decode cache's object ------------------------------------------------
 #
-# The general path merges the patch into the whole stored document and decodes all of it. A patch
-# that names only ``metadata`` (the Job controller's finalizer removal, label and annotation edits)
-# or, on the status subresource, only ``metadata``/``status`` (every kubelet and controller status
-# patch) leaves every other top-level field as stored, so the merge runs on those parts only and the
-# rest is taken from the decode cache's object for exactly the stored bytes (equal to what decoding
-# them again gives). Whatever does not decode cleanly takes the general path, which reports the error
-# (paths, Strict/Warn/Ignore) exactly as before; errors of the merge itself are the same on either.
+# The general path merges the patch into the whole stored document and decodes all of it. When the
+# decode cache holds the object for exactly the stored bytes, the patch is merged into it level by
+# level instead, validating only what the patch changes (kbatch.apiserver.typed_merge: the Job
+# controller's finalizer removal, label and annotation edits, spec edits). On the status subresource a
+# patch naming only ``metadata``/``status`` (every kubelet and controller status patch) needs only
+# those two: the status strategy replaces every other field by the stored one anyway. Without a held
+# object such a status patch merges the stored JSON of those two parts and decodes just them.
+# Whatever does not merge or decode cleanly takes the general path, which reports the error (paths,
+# Strict/Warn/Ignore) exactly as before.
 
 _STATUS_PATCH_KEYS = frozenset({"metadata", "status"})
-_META_PATCH_KEYS = frozenset({"metadata"})
 
 
 @functools.cache
@@ -122,44 +124,61 @@ def _status_model(model: type[Resource]) -> type[KubeModel] | None:
 def _decode_parts(kind: Kind, model: type[T], kv: KeyValue, held: Resource | None, patch: Any,
                   patch_type: str, status: bool) -> T | None:
     """The decoded patched object built from its changed parts, or ``None``: take the general path."""
-    if patch_type == "json" or type(patch) is not dict:
+    if patch_type not in ("merge", "strategic") or type(patch) is not dict:
         return None
-    if status:
+    if status and (not patch.keys() <= _STATUS_PATCH_KEYS or _status_model(model) is None
+                   or type(kind.strategy).prepare_for_status_update
+                   is not DefaultStrategy.prepare_for_status_update):
         # the status strategy replaces every other field by the stored one anyway
         # (``prepare_for_status_update``), as ``update._status_input`` relies on for status updates
-        if (not patch.keys() <= _STATUS_PATCH_KEYS or _status_model(model) is None
-                or type(kind.strategy).prepare_for_status_update
-                is not DefaultStrategy.prepare_for_status_update):
-            return None
-    elif held is None or not patch.keys() <= _META_PATCH_KEYS:
         return None
+    if held is not None:
+        try:
+            return _merge_held(kind, model, kv, held, patch, patch_type == "strategic", status)
+        except Fallback:
+            return None
+    return _decode_status_parts(kind, model, kv, patch, patch_type) if status else None
+
+
+def _merge_held(kind: Kind, model: type[T], kv: KeyValue, held: Resource, patch: dict[str, Any],
+                strategic: bool, status: bool) -> T:
+    """``patch`` merged into the held object (:mod:`~kbatch.apiserver.typed_merge`); on the status
+    subresource only its metadata and status (the other fields are left unset for the strategy)."""
+    if strategic and (not kind.strategic_merge  # the general path answers UnsupportedMediaType
+                      or (kind.info.kind == "Service" and not kind.info.group and "spec" in patch)):
+        raise Fallback  # Service spec.ports merge on port (strategic.apply_strategic_patch)
+    stored = Stored.of(kv.value)
+    if not status:
+        return merge_typed(model, held, patch, stored, strategic=strategic, parent="")
+    values = {}
+    for name, part_model, part in (("metadata", ObjectMeta, held.metadata),
+                                   ("status", _status_model(model), getattr(held, "status", None))):
+        value = patch.get(name, held) if part is not None else None
+        if value is held:
+            values[name] = copy_model(part)  # type: ignore[arg-type]
+            continue
+        if type(value) is not dict:
+            raise Fallback  # absent or null status, a non-object: the general path's business
+        values[name] = merge_typed(part_model, part, value, stored.child(name),  # type: ignore[arg-type]
+                                   strategic=strategic, parent=name)
+    return partial_instance(model, values)
+
+
+def _decode_status_parts(kind: Kind, model: type[T], kv: KeyValue, patch: dict[str, Any],
+                         patch_type: str) -> T | None:
+    """A status patch without a held object: the merge of the stored metadata and status, decoded."""
     stored = from_json(kv.value, cache_strings=False)
-    base: dict[str, Any] = {}
-    if "metadata" in patch or held is None:
-        base["metadata"] = with_resource_version(stored.get("metadata") or {}, str(kv.mod_revision))
-    if status and "status" in stored:
+    base: dict[str, Any] = {"metadata": with_resource_version(stored.get("metadata") or {},
+                                                              str(kv.mod_revision))}
+    if "status" in stored:
         base["status"] = stored["status"]
     patched = apply_patch(kind, base, patch, patch_type)
+    raw_status = patched.get("status")
+    if raw_status is None:
+        return None  # no status at all: the field's default is the general path's business
     try:
-        if "metadata" in base:
-            meta = ObjectMeta.__pydantic_validator__.validate_python(patched.get("metadata"))
-        else:
-            meta = copy_model(held.metadata)  # type: ignore[union-attr]
-        if status:
-            raw_status = patched.get("status")
-            if raw_status is None:
-                return None  # no status at all: the field's default is the general path's business
-            values = {"metadata": meta,
-                      "status": _status_model(model).__pydantic_validator__.validate_python(raw_status)}
-            return partial_instance(model, values)
+        values = {"metadata": ObjectMeta.__pydantic_validator__.validate_python(patched.get("metadata")),
+                  "status": _status_model(model).__pydantic_validator__.validate_python(raw_status)}
     except ValidationError:
         return None
-    return _with_metadata(held, meta)  # type: ignore[arg-type]
-
-
-def _with_metadata(old: T, meta: ObjectMeta) -> T:
-    """A copy of ``old`` with ``meta`` for its metadata, the fields set as decoding it gives."""
-    values = {name: meta if name == "metadata" else copy_value(value) for name, value in old.__dict__.items()}
-    new = partial_instance(type(old), values)
-    private_fields_set(new).intersection_update(old.model_fields_set | _META_PATCH_KEYS)
-    return new
+    return partial_instance(model, values)

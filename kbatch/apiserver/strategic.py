@@ -48,7 +48,7 @@ from typing import Any
 from kbatch.api.errors import BadRequest, InternalError
 from kbatch.apiserver.element_order import check_set_order, normalize
 
-__all__ = ["MERGE_KEYS", "MERGE_PRIMITIVES", "apply_strategic_patch"]
+__all__ = ["DELETE", "MERGE_KEYS", "MERGE_PRIMITIVES", "apply_strategic_patch", "merge_map"]
 
 MERGE_KEYS: dict[tuple[str, str], str] = {
     ("*", "containers"): "name",
@@ -73,7 +73,7 @@ MERGE_KEYS: dict[tuple[str, str], str] = {
 }
 MERGE_PRIMITIVES = frozenset({"finalizers"})
 
-_DELETE = object()
+DELETE = object()  # what merging a map gives for ``$patch: delete``
 _DIRECTIVE_PREFIXES = ("$deleteFromPrimitiveList/", "$setElementOrder/")
 
 
@@ -121,7 +121,7 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
         if directive == "replace":
             return _strip(patch)
         if directive == "delete":
-            return _DELETE
+            return DELETE
         if directive is not None:
             raise BadRequest(f"Unknown patch type: {directive}")
     result = dict(original) if isinstance(original, dict) else {}
@@ -150,7 +150,7 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
             result.pop(key, None)
         elif t is dict or isinstance(value, dict):
             merged = _merge_map(result.get(key), value, key)
-            if merged is _DELETE:
+            if merged is DELETE:
                 result.pop(key, None)
             else:
                 result[key] = merged
@@ -258,7 +258,7 @@ def _merge_keyed_fast(result: list[Any], patch: list[dict[str, Any]], key: str,
     server-only item it meets: the new items first, then the live ones)."""
     wanted = []
     for item in patch:
-        value = item.get(key, _DELETE)
+        value = item.get(key, DELETE)
         if type(value) not in _KEY_TYPES:
             return None
         wanted.append(value)
@@ -315,6 +315,12 @@ def _set_element_order(result: dict[str, Any], original: Any, patch: dict[str, A
         result[field] = [x for x in result[field] if x not in deletions]
 
 
+def merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
+    """Merge ``patch`` into the map ``original`` (neither is mutated), which is the value of the field
+    ``parent`` (``""``: the object itself): the merged map, or :data:`DELETE`."""
+    return _merge_map(original, patch, parent)
+
+
 def apply_strategic_patch(original: dict[str, Any], patch: Any, *, service: bool = False) -> dict[str, Any]:
     """Merge ``patch`` into ``original`` (neither is mutated). ``service``: the object is a Service,
     whose ``spec.ports`` merge on ``port``."""
@@ -324,7 +330,7 @@ def apply_strategic_patch(original: dict[str, Any], patch: Any, *, service: bool
         spec = dict(patch["spec"])
         ports = spec.pop("ports")
         merged = _merge_map(original, {**patch, "spec": spec}, "")
-        if merged is _DELETE:
+        if merged is DELETE:
             return {}
         merged_spec = dict(merged.get("spec") or {})
         merged_spec["ports"] = _merge_list(merged_spec.get("ports"), ports if isinstance(ports, list)
@@ -332,4 +338,4 @@ def apply_strategic_patch(original: dict[str, Any], patch: Any, *, service: bool
         merged["spec"] = merged_spec
         return merged
     merged = _merge_map(original, patch, "")
-    return {} if merged is _DELETE else merged
+    return {} if merged is DELETE else merged

@@ -1,7 +1,8 @@
-"""Patches that touch only metadata (main resource) or metadata/status (status subresource) decode just
-those parts and take the rest from the decode cache (``patch._decode_parts``): property tests that the
-result, the error, and what ends up stored are exactly the general path's (merge the patch into the
-whole stored document, decode all of it)."""
+"""Patches merged into the decode cache's object (``patch._decode_parts``, :mod:`kbatch.apiserver.
+typed_merge`), and status patches decoding only metadata/status: property tests that the result (values
+and, at every depth, which fields are set), the error, and what ends up stored are exactly the general
+path's (merge the patch into the whole stored document, decode all of it). The held object is sometimes
+given shared fields sets, as the informer's interning leaves it."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kbatch.api.base import KubeModel
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import StatusError
+from kbatch.api.model_copy import share_fields_sets
 from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver import patch as patch_module
@@ -76,11 +79,44 @@ def _status() -> st.SearchStrategy[dict[str, Any]]:
     })
 
 
+def _container() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({"name": st.sampled_from(["main", "x", "c"])}, optional={
+        "image": st.sampled_from(["busybox", "", 5]),
+        "env": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["A", "B"])},
+                                              optional={"value": VALUES, "$patch": st.just("delete")}),
+                        max_size=2),
+        "resources": st.sampled_from([{"requests": {"cpu": "1"}}, {"limits": {"memory": "1Gi"}},
+                                      {"requests": {"cpu": "lots"}}, {"requests": None}]),
+        "$patch": st.sampled_from(["delete", "replace"]),
+    })
+
+
+def _spec() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({}, optional={
+        "activeDeadlineSeconds": st.sampled_from([5, -1, None, "x"]),
+        "nodeSelector": _maybe(st.dictionaries(NAMES, VALUES, max_size=2)),
+        "containers": _maybe(st.lists(_container(), max_size=2)),
+        "$setElementOrder/containers": st.lists(st.fixed_dictionaries(
+            {"name": st.sampled_from(["main", "x"])}), max_size=2),
+        "tolerations": st.lists(st.fixed_dictionaries({"key": st.sampled_from(["k", ""]),
+                                                       "operator": st.just("Exists")}), max_size=1),
+        "schedulingGates": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["g", "h"])}), max_size=2),
+        "securityContext": st.sampled_from([{"runAsUser": 1}, {}, {"$patch": "delete"}, None]),
+        "priority": st.sampled_from([1, None]),
+        "bogus": st.just(1),
+        "$retainKeys": st.just(["containers"]),
+    })
+
+
 PATCHES = st.one_of(
     st.fixed_dictionaries({"metadata": _metadata()}),
     st.fixed_dictionaries({}, optional={"metadata": _metadata(), "status": _maybe(_status())}),
     st.fixed_dictionaries({"metadata": _metadata()},
                           optional={"spec": st.just({"activeDeadlineSeconds": 5})}),
+    st.fixed_dictionaries({}, optional={"metadata": _metadata(), "spec": _maybe(_spec()),
+                                        "kind": st.sampled_from(["Pod", "", "Job"]),
+                                        "apiVersion": st.sampled_from(["v1", ""]),
+                                        "$patch": st.just("replace")}),
 )
 PATCH_TYPES = st.sampled_from(["merge", "strategic"])
 
@@ -108,23 +144,52 @@ def _outcome(fn: Any) -> Any:
         return ("error", type(err).__name__, err.message)
 
 
+def _set_view(value: Any) -> Any:
+    """``value`` with, for every model in it at any depth, which of its fields are set."""
+    if isinstance(value, KubeModel):
+        return (type(value).__name__, sorted(value.model_fields_set),
+                {name: _set_view(v) for name, v in value.__dict__.items()})
+    if isinstance(value, list):
+        return [_set_view(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _set_view(v) for k, v in value.items()}
+    return value
+
+
+def _mutable_ids(value: Any) -> set[int]:
+    """The ids of the models, lists and dicts in ``value`` (at any depth)."""
+    if isinstance(value, KubeModel):
+        children: Any = value.__dict__.values()
+    elif isinstance(value, list):
+        children = value
+    elif isinstance(value, dict):
+        children = value.values()
+    else:
+        return set()
+    return {id(value)}.union(*(_mutable_ids(v) for v in children))
+
+
 def _parts(obj: Pod | None, status: bool) -> Any:
     if obj is None:
         return None
     fields = ("metadata", "status") if status else tuple(type(obj).model_fields)
-    return ({f: getattr(obj, f) for f in fields}, obj.model_fields_set & set(fields) if not status else None)
+    return ({f: _set_view(getattr(obj, f)) for f in fields},
+            obj.model_fields_set & set(fields) if not status else None)
 
 
 @settings(max_examples=150, deadline=None)
 @given(data=pods(), running=st.booleans(), patch=PATCHES, patch_type=PATCH_TYPES, status=st.booleans(),
-       held=st.booleans())
+       held=st.booleans(), shared=st.booleans())
 def test_decoded_parts_equal_the_full_decode(data: dict[str, Any], running: bool, patch: dict[str, Any],
-                                             patch_type: str, status: bool, held: bool) -> None:
+                                             patch_type: str, status: bool, held: bool, shared: bool) -> None:
     server = _server()
     _stored_pod(server, data, running)
     kind = server.kind(Pod)
     kv = read_kv(server, kind, "default", "p")
     old = server.decoded.shared(Pod, kv) if held else None
+    if old is not None and shared:
+        share_fields_sets(old)
+    before = old.to_json() if old is not None else None
     fast = _outcome(lambda: patch_module._decode_parts(kind, Pod, kv, old, patch, patch_type, status))
     full = _outcome(lambda: decode_dict(Pod, apply_patch(kind, raw_dict(kv), patch, patch_type))[0])
     if fast[0] == "error":
@@ -134,6 +199,10 @@ def test_decoded_parts_equal_the_full_decode(data: dict[str, Any], running: bool
         assert _parts(fast[1], status) == _parts(full[1], status)
         if not status:
             assert fast[1].to_json() == full[1].to_json()
+    if old is not None:
+        assert old.to_json() == before  # the held object is read only
+        if fast[0] == "ok" and fast[1] is not None:  # and the new object shares nothing with it
+            assert not _mutable_ids(fast[1]) & _mutable_ids(old)
 
 
 def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -142,22 +211,24 @@ def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(data=pods(), running=st.booleans(),
-       steps=st.lists(st.tuples(PATCHES, PATCH_TYPES, st.booleans()), min_size=1, max_size=4))
-def test_patches_write_what_the_general_path_writes(data: dict[str, Any], running: bool,
-                                                    steps: list[tuple[dict[str, Any], str, bool]]) -> None:
+       steps=st.lists(st.tuples(PATCHES, PATCH_TYPES, st.booleans(), st.booleans()), min_size=1, max_size=4))
+def test_patches_write_what_the_general_path_writes(
+        data: dict[str, Any], running: bool, steps: list[tuple[dict[str, Any], str, bool, bool]]) -> None:
     """End to end, with the old objects held as the informer holds them: same results, same errors,
     same stored bytes and revisions (so validate_update saw the same, generation moved the same)."""
     fast, general = _server(), _server()
     for server in (fast, general):
         _stored_pod(server, data, running)
     with pytest.MonkeyPatch.context() as mp:
-        for patch, patch_type, status in steps:
+        for patch, patch_type, status, shared in steps:
             outcomes = []
             for server in (fast, general):
                 if server is general:
                     _general_only(mp)
                 kv = read_kv(server, server.kind(Pod), "default", "p")
-                server.decoded.shared(Pod, kv)
+                held = server.decoded.shared(Pod, kv)
+                if shared:
+                    share_fields_sets(held)
                 outcomes.append(_outcome(lambda s=server, p=patch, t=patch_type, sub=status: s.patch(
                     Pod, "p", p, "default", patch_type=t, status=sub)))
                 mp.undo()

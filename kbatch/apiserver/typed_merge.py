@@ -1,0 +1,262 @@
+"""Merge and strategic merge patches applied to a held typed object, re-validating only what changed.
+
+The general patch path (:mod:`kbatch.apiserver.patch`) merges the patch into the stored JSON of the
+whole object and decodes all of it. When the decode cache holds the object decoded from exactly the
+stored bytes, the same result is reached level by level on the typed object:
+
+* a patch value that is a JSON object, for a field whose type is one model, recurses into that model
+  (upstream: strategic ``mergeMap`` recursing into a map value, ``staging/src/k8s.io/apimachinery/
+  pkg/util/strategicpatch/patch.go``; RFC 7386 ``MergePatch(Target[name], value)``, which the
+  ``jsonmergepatch`` / ``evanphx/json-patch`` MergePatch implements);
+* every other patched key of a level (scalars, ``null``, lists, maps that are not models, and the
+  ``$deleteFromPrimitiveList/<f>`` and ``$setElementOrder/<f>`` directives with their field) is merged
+  by the general merge (:func:`~kbatch.apiserver.strategic.merge_map` /
+  :func:`~kbatch.apiserver.jsonpatch.apply_merge_patch`) on the JSON of just those fields of the
+  held object (its ``exclude_unset`` dump is the stored JSON of them: the held object was decoded from
+  those bytes, and a field is set exactly when its key is present);
+* a level carrying ``$patch`` or ``$retainKeys`` is merged whole the general way;
+* each level is then validated from a dict holding the merged raw values and *copies* of the held
+  values of the untouched fields (a validated model instance passes pydantic's validation as it is;
+  kbatch models have no validators that would treat it differently from its JSON).
+
+The keys of a map merge independently (only the directives above tie keys together, and they stay
+together), so the result is the general path's. Anything unusual — a key that is not a field alias,
+an unknown ``$`` key, a merge error, a value that does not validate — raises :class:`Fallback`: the
+caller takes the general path, which reports the error exactly as it always does.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, TypeVar, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import from_json
+
+from kbatch.api.base import KubeModel, _fields_set_of, _set_fields_set
+from kbatch.api.errors import StatusError
+from kbatch.api.model_copy import alternatives, copy_value, partial_instance
+from kbatch.api.quantity import Quantity
+from kbatch.apiserver.jsonpatch import apply_merge_patch
+from kbatch.apiserver.strategic import merge_map
+
+__all__ = ["Fallback", "Stored", "merge_typed"]
+
+M = TypeVar("M", bound=KubeModel)
+
+_LINKED = ("$deleteFromPrimitiveList", "$setElementOrder")  # directives tied to one field of the level
+_WHOLE = ("$patch", "$retainKeys")  # directives about the whole level
+_PLAIN = (str, int, bool, type(None))
+_IMMUTABLE = (*_PLAIN, float, datetime, Quantity)
+
+
+class Fallback(Exception):
+    """Not a patch this path shortcuts: take the general path."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    name: str
+    alias: str  # the wire name
+    model: type[KubeModel] | None  # the field's model class when its type is exactly one model
+    plain: bool  # its values are their own JSON: str/int/bool, lists and string maps of them
+    mutable: bool  # its values may be mutable (models, lists, maps): copied, not shared
+
+
+def _is_plain(annotation: Any) -> bool:
+    for alt in alternatives(annotation):
+        origin, args = get_origin(alt), get_args(alt)
+        if alt in _PLAIN or origin is Literal:
+            continue
+        if origin is list and len(args) == 1 and args[0] in _PLAIN:
+            continue
+        if origin is dict and args == (str, str):
+            continue
+        return False
+    return True
+
+
+@functools.cache
+def _fields(model: type[KubeModel]) -> dict[str, _Field]:
+    """Wire name (alias) → field, for one model class."""
+    out = {}
+    for name, info in model.model_fields.items():
+        alts = [a for a in alternatives(info.annotation) if a is not type(None)]
+        only = alts[0] if len(alts) == 1 else None
+        sub = only if isinstance(only, type) and issubclass(only, KubeModel) else None
+        alias = info.alias or name
+        mutable = not all(a in _IMMUTABLE or get_origin(a) is Literal for a in alternatives(info.annotation))
+        out[alias] = _Field(name, alias, sub, _is_plain(info.annotation), mutable)
+    return out
+
+
+@functools.cache
+def _post_init(model: type[KubeModel]) -> bool:
+    """Whether validating ``model`` runs a ``model_post_init`` of its own."""
+    return model.model_post_init is not BaseModel.model_post_init
+
+
+class Stored:
+    """The stored JSON of one level of the held object (the bytes it was decoded from), parsed on first
+    use, once for all levels."""
+
+    __slots__ = ("_doc", "_path")
+
+    def __init__(self, doc: list[Any], path: tuple[str, ...]) -> None:
+        self._doc, self._path = doc, path
+
+    @classmethod
+    def of(cls, data: bytes) -> Stored:
+        return cls([data, None], ())
+
+    def child(self, key: str) -> Stored:
+        return Stored(self._doc, (*self._path, key))
+
+    def value(self) -> Any:
+        doc = self._doc
+        if doc[1] is None:
+            doc[1] = from_json(doc[0], cache_strings=False)
+        node = doc[1]
+        for key in self._path:
+            node = node.get(key) if type(node) is dict else None
+        return node
+
+
+def _merge(base: dict[str, Any], patch: dict[str, Any], strategic: bool, parent: str) -> Any:
+    try:
+        return merge_map(base, patch, parent) if strategic else apply_merge_patch(base, patch)
+    except StatusError:
+        raise Fallback from None  # the general path raises it, in its own order
+
+
+def _validate(model: type[M], data: dict[str, Any]) -> M:
+    try:
+        return model.__pydantic_validator__.validate_python(data)  # type: ignore[no-any-return]
+    except ValidationError:
+        raise Fallback from None
+
+
+def merge_typed(model: type[M], old: M | None, patch: dict[str, Any], stored: Stored, *, strategic: bool,
+                parent: str) -> M:
+    """``old`` (a held, read-only object; ``None``: absent) with ``patch`` merged in, as a new object
+    sharing nothing with ``old``. ``stored``: the stored JSON ``old`` was decoded from. ``parent``: the
+    wire name of the field holding this level (the strategic merge-key table is keyed by it)."""
+    if strategic and any(k in patch for k in _WHOLE):
+        raise Fallback  # rare; and metadata's stored JSON lacks the resourceVersion the general base has
+    if old is None:
+        return _validate(model, _merge({}, patch, strategic, parent))
+    fields = _fields(model)
+    typed: dict[str, tuple[_Field, KubeModel]] = {}  # wire name -> (field, merged model)
+    rest: dict[str, Any] = {}  # the part of the patch merged on JSON
+    linked = _linked(fields, patch, strategic)
+    for key, value in patch.items():
+        field = fields.get(key)
+        if key[:1] == "$":
+            rest[key] = value
+        elif field is None:
+            raise Fallback  # unknown field (or a python name): Strict/Warn/Ignore is the decode's business
+        elif field.model is not None and isinstance(value, dict) and key not in linked:
+            held = _held_value(old, field.name)
+            typed[key] = (field, merge_typed(field.model, held, value, stored.child(key), strategic=strategic,
+                                             parent=key))
+        else:
+            rest[key] = value
+    touched = [fields[k] for k in {k: None for k in rest if k[:1] != "$"} | dict.fromkeys(linked)]
+    if not touched:  # nothing to validate at this level: a copy with the merged models in
+        return _with_models(model, old, typed.values())
+    # raw values: the level is validated from a dict (the held values in it pass as they are)
+    merged = _merge(_base(old, touched, stored), rest, strategic, parent)
+    data = _data(model, old, {f.alias for f in touched})
+    data.update((key, value) for key, (_, value) in typed.items())
+    data.update((f.alias, merged[f.alias]) for f in touched if f.alias in merged)
+    return _validate(model, data)
+
+
+def _linked(fields: dict[str, _Field], patch: dict[str, Any], strategic: bool) -> set[str]:
+    """The fields named by the patch's ``$deleteFromPrimitiveList/<f>`` / ``$setElementOrder/<f>``."""
+    linked = set()
+    for key in patch:
+        if key[:1] == "$":
+            prefix, _, target = key.partition("/")
+            if not strategic or prefix not in _LINKED or target not in fields:
+                raise Fallback  # a merge patch's "$x" or an unknown directive is a field: the decode's error
+            linked.add(target)
+    return linked
+
+
+def _with_models(model: type[M], old: M, merged: Any) -> M:
+    """A copy of ``old`` with the (field, merged model) pairs of ``merged`` in, those fields set: what
+    validating its JSON with them gives (``model_post_init`` included)."""
+    values = _values(model, old, {f.name for f, _ in merged})
+    fields_set = set(_fields_set_of(old))
+    for field, value in merged:
+        values[field.name] = value
+        fields_set.add(field.name)
+    new = partial_instance(model, values)
+    _set_fields_set(new, fields_set)
+    if _post_init(model):
+        new.model_post_init(None)
+    return new
+
+
+def _held_value(old: KubeModel, name: str) -> Any:
+    return old.__dict__[name] if name in _fields_set_of(old) else None
+
+
+def _base(old: KubeModel, touched: list[_Field], stored: Stored) -> dict[str, Any]:
+    """The JSON of ``old``'s fields ``touched`` (what the merge starts from; not mutated by it): values
+    that are their own JSON as they are (``metadata.resourceVersion`` is the held one, as the general
+    path's base has it), the others from the stored JSON."""
+    fields_set, values = _fields_set_of(old), old.__dict__
+    base = {}
+    json = None
+    for field in touched:
+        if field.name not in fields_set:
+            continue
+        if field.plain:
+            base[field.alias] = values[field.name]
+            continue
+        if json is None:
+            json = stored.value()
+            if type(json) is not dict:
+                raise Fallback
+        if field.alias in json:
+            base[field.alias] = json[field.alias]
+    return base
+
+
+@functools.cache
+def _mutable(model: type[KubeModel]) -> tuple[str, ...]:
+    return tuple(f.name for f in _fields(model).values() if f.mutable)
+
+
+def _values(model: type[KubeModel], old: KubeModel, skip: set[str]) -> dict[str, Any]:
+    """``old``'s field values, copies where mutable, but those named in ``skip`` (the caller replaces
+    them, they are shared as they are until then)."""
+    values = old.__dict__.copy()
+    for name in _mutable(model):
+        value = values[name]
+        if value is not None and name not in skip:
+            values[name] = copy_value(value)
+    return values
+
+
+@functools.cache
+def _wire_names(model: type[KubeModel]) -> dict[str, tuple[str, bool]]:
+    """Field name → (wire name, whether its values may be mutable)."""
+    return {f.name: (f.alias, f.mutable) for f in _fields(model).values()}
+
+
+def _data(model: type[KubeModel], old: KubeModel, skip: set[str]) -> dict[str, Any]:
+    """``old`` as the dict validating it would take (wire name → value; copies where mutable) of its
+    set fields (the keys its stored JSON has), without the wire names in ``skip``."""
+    names, values = _wire_names(model), old.__dict__
+    data = {}
+    for name in _fields_set_of(old):
+        alias, mutable = names[name]
+        if alias not in skip:
+            value = values[name]
+            data[alias] = copy_value(value) if mutable and value is not None else value
+    return data
