@@ -16,7 +16,12 @@ the only source of truth and makes the cache a pure accelerator:
   read made ``apiserver_bench`` gets 2.3x faster but creates ~40% slower, the held objects growing the
   heap each full GC collection rescans), and a decode is exact by construction (``metav1.Time`` is
   lossy: sub-second parts are dropped on encode, so an in-memory object can differ from its stored
-  form).
+  form). Holding a GC-untracked *snapshot* of the written object instead (per-class generated code
+  turning it into dicts of atomic values and tuples, thawed into a fresh model without validation)
+  was measured too: thaw ~6.5 µs, but the freeze a write pays is ~16 µs, twice a ``copy_model``
+  (each model's fields are read one by one into a dict the GC does not track, plus the pattern of
+  absent fields that gives the decode's fields set); with a snapshot held after each create, best-of
+  gets went 18.8 -> 12.3 µs but creates 44 -> 69 µs, so it does not pay either.
 * **selector entries** — key → (mod_revision, stored bytes, labels, field-selector values): plain
   ``str`` dicts the cyclic GC does not track, so selective lists over every stored object keep no
   decoded objects alive (a cache of decoded objects costs ~30 tracked objects per entry, rescanned
