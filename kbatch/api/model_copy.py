@@ -30,7 +30,7 @@ from kbatch.api.base import _fields_set_of, _set_fields_set, share_fields_set
 from kbatch.api.quantity import Quantity
 
 __all__ = ["SHARE_LINES", "PerClass", "alternatives", "copy_model", "copy_value", "each_nested_model",
-           "generated", "partial_instance", "share_fields_sets", "share_namespace"]
+           "generated", "partial_instance", "share_fields_sets", "share_namespace", "template_factory"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -251,3 +251,29 @@ def partial_instance(cls: type[M], values: dict[str, Any]) -> M:
     _SLOT_SET["__pydantic_extra__"](obj, None)
     _SLOT_SET["__pydantic_private__"](obj, None)
     return obj  # type: ignore[no-any-return]
+
+
+def template_factory(template: M) -> Callable[[], M]:
+    """A function returning fresh copies of ``template``, a model holding immutable values only (its
+    fields scalars, times, quantities or ``None``; checked here, once): each copy is what
+    :func:`copy_model` gives, without walking the fields for something to copy. For the constant
+    objects the server adds to every pod (defaulted securityContext, admission's tolerations)."""
+    cls = type(template)
+    values = dict(template.__dict__)
+    if not generated(cls) or any(type(v) not in _FLAT for v in values.values()):
+        raise TypeError(f"{cls.__name__} template holds mutable values: use copy_model")
+    fields_set = frozenset(_fields_set_of(template))
+    dict_set, fs_set = _DICT_SET, _set_fields_set
+    extra_set, private_set = _SLOT_SET["__pydantic_extra__"], _SLOT_SET["__pydantic_private__"]
+
+    def fresh() -> M:
+        obj = _NEW(cls)
+        dict_set(obj, values.copy())
+        fs_set(obj, set(fields_set))
+        extra_set(obj, None)
+        private_set(obj, None)
+        return obj  # type: ignore[no-any-return]
+    return fresh
+
+
+_FLAT = frozenset({*_SCALARS, datetime, Quantity})

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.core_v1.common import Toleration
-from kbatch.api.model_copy import copy_model
+from kbatch.api.model_copy import template_factory
 from kbatch.apiserver.admission import AdmissionRequest
 
 __all__ = ["DEFAULT_SECONDS", "NOT_READY", "UNREACHABLE", "DefaultTolerationSeconds"]
@@ -38,19 +38,20 @@ class DefaultTolerationSeconds:
         self._added = tuple(
             Toleration(key=key, operator="Exists", effect="NoExecute", toleration_seconds=seconds)
             for key, seconds in ((NOT_READY, not_ready_seconds), (UNREACHABLE, unreachable_seconds)))
+        self._fresh = tuple((toleration.key, template_factory(toleration)) for toleration in self._added)
 
     def __call__(self, request: AdmissionRequest) -> None:
         pod = request.obj
         if request.subresource or not isinstance(pod, Pod):
             return
         if not pod.spec.tolerations:  # the usual create: nothing to look through
-            pod.spec.tolerations = [copy_model(toleration) for toleration in self._added]
+            pod.spec.tolerations = [fresh() for _, fresh in self._fresh]
             return
         tolerations = list(pod.spec.tolerations)
         added = False
-        for toleration in self._added:
-            if not _tolerates(tolerations, toleration.key):  # type: ignore[arg-type]
-                tolerations.append(copy_model(toleration))
+        for key, fresh in self._fresh:
+            if not _tolerates(tolerations, key):  # type: ignore[arg-type]
+                tolerations.append(fresh())
                 added = True
         if added:
             pod.spec.tolerations = tolerations

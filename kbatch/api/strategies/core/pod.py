@@ -19,7 +19,7 @@ from kbatch.api.core_v1 import (
     Toleration,
 )
 from kbatch.api.errors import FieldError
-from kbatch.api.model_copy import copy_model
+from kbatch.api.model_copy import template_factory
 from kbatch.api.quantity import Quantity
 from kbatch.api.strategies.core.pod_defaults import default_pod
 from kbatch.api.strategies.core.pod_label_keys import merge_label_keys
@@ -39,6 +39,7 @@ UPDATABLE_POD_SPEC_FIELDS = (
 )
 _TERMINAL = ("Succeeded", "Failed")
 _PENDING = PodStatus(phase="Pending", qos_class="BestEffort")  # copied per create (no re-validation)
+_new_pending = template_factory(_PENDING)
 _QOS_RESOURCES = ("cpu", "memory")
 _MAY_CHANGE = frozenset({"active_deadline_seconds", "tolerations", "scheduling_gates"})
 _GATED_MAY_CHANGE = frozenset({"node_selector", "affinity"})  # a gated pod may gain constraints
@@ -247,8 +248,8 @@ class PodStrategy(DefaultStrategy):
         default_pod(obj)
 
     def prepare_for_create(self, obj: Pod) -> None:  # type: ignore[override]
-        status = copy_model(_PENDING)
-        status.qos_class = pod_qos_class(obj.spec)
+        status = _new_pending()
+        status.__dict__["qos_class"] = pod_qos_class(obj.spec)  # already in its fields set
         obj.status = status
         if obj.spec.affinity is not None or obj.spec.topology_spread_constraints:
             merge_label_keys(obj.spec, obj.metadata.labels)  # create only: updates keep what was merged

@@ -6,6 +6,8 @@ only a Pod gets (``enableServiceLinks``; requests copied from limits).
 
 from __future__ import annotations
 
+import functools
+
 from kbatch.api.base import set_fields
 from kbatch.api.core_v1 import (
     Container,
@@ -17,7 +19,7 @@ from kbatch.api.core_v1 import (
     Volume,
 )
 from kbatch.api.core_v1.volume import EmptyDirVolumeSource
-from kbatch.api.model_copy import copy_model
+from kbatch.api.model_copy import template_factory
 
 __all__ = ["default_container", "default_pod", "default_pod_spec", "default_probe", "image_pull_policy_for"]
 
@@ -27,10 +29,13 @@ DEFAULT_TERMINATION_MESSAGE_PATH = "/dev/termination-log"
 _DEFAULT_MODE = 0o644  # 420
 # Copied, not constructed, for every defaulted spec (a structural copy skips pydantic's validation)
 _EMPTY_SECURITY_CONTEXT = PodSecurityContext()
+_new_security_context = template_factory(_EMPTY_SECURITY_CONTEXT)
 
 
+@functools.lru_cache(maxsize=4096)
 def image_pull_policy_for(image: str | None) -> str:
-    """``Always`` when the tag is ``latest`` or absent (and there is no digest), else ``IfNotPresent``."""
+    """``Always`` when the tag is ``latest`` or absent (and there is no digest), else ``IfNotPresent``
+    (memoised: pods repeat a few images, and every container of every pod create asks)."""
     ref = image or ""
     if "@" in ref:
         ref = ref.split("@", 1)[0]
@@ -78,16 +83,17 @@ def default_container(container: Container) -> None:
         values["termination_message_policy"] = "File"
     if values:
         set_fields(container, values)
-    for port in container.ports or ():
+    for port in current["ports"] or ():
         if not port.protocol:
             port.protocol = "TCP"
-    for env in container.env or ():
+    for env in current["env"] or ():
         ref = env.value_from.field_ref if env.value_from else None
         if ref is not None and not ref.api_version:
             ref.api_version = "v1"
-    for probe in (container.liveness_probe, container.readiness_probe, container.startup_probe):
-        default_probe(probe)
-    if container.lifecycle is not None:
+    for probe in (current["liveness_probe"], current["readiness_probe"], current["startup_probe"]):
+        if probe is not None:
+            default_probe(probe)
+    if current["lifecycle"] is not None:
         for handler in (container.lifecycle.post_start, container.lifecycle.pre_stop):
             if handler is not None:
                 _default_http_get(handler.http_get)
@@ -126,7 +132,7 @@ def _default_pod_spec(spec: PodSpec, values: dict[str, object]) -> None:
     if current["host_network"]:
         _default_host_network_ports(spec)
     if current["security_context"] is None:
-        values["security_context"] = copy_model(_EMPTY_SECURITY_CONTEXT)
+        values["security_context"] = _new_security_context()
     if current["termination_grace_period_seconds"] is None:
         values["termination_grace_period_seconds"] = DEFAULT_GRACE_SECONDS
     if not current["scheduler_name"]:
