@@ -67,8 +67,10 @@ class APIServer:
         self._kinds: dict[type[Resource], Kind] = {}
         self.namespaces = NamespaceLifecycle(self)
         self.unstructured = Unstructured(self)
+        # Update managers of tracked writes, recorded before the other admission plugins mutate the
+        # object, as upstream's handlers do (kbatch.apiserver.apply.tracking)
+        apply_tracking.install(self)
         install_defaults(self, admission_plugins)
-        apply_tracking.install(self)  # Update managers of tracked writes (kbatch.apiserver.apply.tracking)
         if bootstrap:
             self.namespaces.bootstrap()
 

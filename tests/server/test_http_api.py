@@ -105,7 +105,7 @@ def test_field_validation(api: AppClient) -> None:
     ("POST", "/api/v1/namespaces/other/pods",
      {"json": POD | {"metadata": {"name": "x", "namespace": "default"}}}, 400, "BadRequest"),
     ("PATCH", f"{PODS}/p1", {"content": b"{}", "headers": {"Content-Type": "application/apply-patch+yaml"}},
-     415, "UnsupportedMediaType"),
+     422, "Invalid"),  # server-side apply without the required fieldManager
     ("PATCH", f"{PODS}/p1", {"content": b"{}", "headers": {"Content-Type": "text/plain"}}, 415,
      "UnsupportedMediaType"),
     ("PUT", PODS, {"json": POD}, 405, "MethodNotAllowed"),

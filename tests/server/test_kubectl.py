@@ -73,10 +73,17 @@ def test_describe_patch_delete(served: Any) -> None:
     assert missing.returncode != 0 and "NotFound" in missing.stderr
 
 
-def test_server_side_apply_is_refused_clearly(served: Any) -> None:
+def test_server_side_apply_after_client_side_apply(served: Any) -> None:
+    # kubectl may take over what client-side apply set (lastappliedmanager.go) ...
+    kubectl(served, "apply", "-f", str(EXAMPLES[0].parent / "pi-job.yaml"))
+    out = kubectl(served, "apply", "--server-side", "-f", str(EXAMPLES[0].parent / "pi-job.yaml"))
+    assert "serverside-applied" in out.stdout
+    # ... but not the pod's atomic tolerations, which admission extended (DefaultTolerationSeconds)
+    kubectl(served, "apply", "-f", str(EXAMPLES[0].parent / "kwok-pod.yaml"))
     out = kubectl(served, "apply", "--server-side", "-f", str(EXAMPLES[0].parent / "kwok-pod.yaml"),
                   check=False)
-    assert out.returncode != 0 and "server-side apply" in out.stderr
+    assert out.returncode != 0
+    assert 'conflict with "kubectl-client-side-apply" using v1: .spec.tolerations' in out.stderr
 
 
 def test_errors_read_like_kubernetes(served: Any) -> None:

@@ -10,6 +10,10 @@ merged object and managers out (structured-merge-diff ``merge/update.go`` ``Upda
 4. The applier's set becomes exactly its configuration's members; fields that left the object leave
    every manager's set.
 
+Client-side apply to server-side apply: when the manager is ``kubectl`` and the only conflicts are
+fields whose value in the ``kubectl.kubernetes.io/last-applied-configuration`` annotation equals the
+live one, the apply forces (``fieldmanager/internal/lastappliedmanager.go``); other conflicts remain.
+
 A live object without managedFields (created or last written untracked) has its fields owned by the
 ``Update`` manager ``before-first-apply`` first, as upstream's field manager does for objects whose
 managed fields were never recorded (``fieldmanager/internal/skipnonapplied.go``), so the first apply
@@ -19,6 +23,8 @@ resource leaves ``status`` alone (the strategy resets it), the status subresourc
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +37,8 @@ from kbatch.apiserver.apply.merge import merge_object, remove_paths
 __all__ = ["BEFORE_FIRST_APPLY", "ApplyRequest", "plan_apply", "written_part"]
 
 BEFORE_FIRST_APPLY = "before-first-apply"
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+_UPGRADING_MANAGER = "kubectl"  # the only manager whose apply may take over client-side applied fields
 _MISSING = object()
 
 
@@ -66,7 +74,9 @@ def plan_apply(live: dict[str, Any] | None, config: dict[str, Any], req: ApplyRe
     before = members(base, kind=req.kind, skip=skip)
     after = members(merged, kind=req.kind, skip=skip)
     changed = {p for p, v in after.items() if before.get(p, _MISSING) != v}
-    managers = _settle_conflicts(managers, own_key, changed, req.force)
+    managers = _settle_conflicts(managers, own_key, changed, req.force,
+                                 lambda: _last_applied_fields(base, req.kind, skip, before)
+                                 if req.manager == _UPGRADING_MANAGER else frozenset())
     applied = frozenset(members(config, kind=req.kind, skip=skip))
     previous = managers[own_key].fields if own_key in managers else frozenset()
     merged = _prune(merged, previous - applied, applied, managers, own_key, req.kind)
@@ -114,7 +124,7 @@ def _managers(live: dict[str, Any] | None, base: dict[str, Any], req: ApplyReque
 
 
 def _settle_conflicts(managers: dict[ManagerKey, Entry], own_key: ManagerKey, changed: set[Path],
-                      force: bool) -> dict[ManagerKey, Entry]:
+                      force: bool, allowed: Callable[[], frozenset[Path]]) -> dict[ManagerKey, Entry]:
     found: list[tuple[Entry, Path]] = []
     for key in sorted(managers):
         if key == own_key:
@@ -122,10 +132,26 @@ def _settle_conflicts(managers: dict[ManagerKey, Entry], own_key: ManagerKey, ch
         entry = managers[key]
         found += [(entry, path) for path in sorted(entry.fields & changed)]
     if found and not force:
-        raise apply_conflict(found)
+        forgiven = allowed()
+        remaining = [(entry, path) for entry, path in found if path not in forgiven]
+        if remaining:
+            raise apply_conflict(remaining)
     if not found:
         return dict(managers)
     return {k: (e if k == own_key else e.with_fields(e.fields - changed)) for k, e in managers.items()}
+
+
+def _last_applied_fields(base: dict[str, Any], kind: str, skip: frozenset[str],
+                         live: dict[Path, Any]) -> frozenset[Path]:
+    """The members of the last-applied configuration whose value the live object still has."""
+    text = ((base.get("metadata") or {}).get("annotations") or {}).get(LAST_APPLIED)
+    try:
+        last = json.loads(text) if text else None
+    except ValueError:
+        return frozenset()
+    if not isinstance(last, dict):
+        return frozenset()
+    return frozenset(p for p, v in members(last, kind=kind, skip=skip).items() if live.get(p, _MISSING) == v)
 
 
 def _prune(merged: dict[str, Any], dropped: frozenset[Path], applied: frozenset[Path],

@@ -13,8 +13,12 @@ documented in ``docs/server-side-apply.md``, so that the controllers' hot paths
 * any other write (the in-process controllers creating and updating their pods) records nothing.
 
 An object whose fields were never recorded gets them attributed to ``before-first-apply`` by its
-first apply (:mod:`.plan`). A write that sends ``managedFields`` replaces them (a single empty entry,
-``[{}]``, clears them), as upstream; one that leaves them out keeps the stored ones.
+first apply (:mod:`.plan`). The hook runs before every other admission plugin, on the defaulted
+object: as upstream's handlers record the request's manager before mutating admission
+(``handlers/create.go``, ``update.go``), the writer owns the defaults but not what admission plugins
+add (DefaultTolerationSeconds' tolerations). A write that sends ``managedFields`` replaces them (a
+single empty entry, ``[{}]``, clears them), as upstream; one that leaves them out keeps the stored
+ones.
 """
 
 from __future__ import annotations

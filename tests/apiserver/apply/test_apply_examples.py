@@ -258,3 +258,29 @@ def test_typed_apply_claims_only_the_fields_set(api: APIServer) -> None:
     fields = managers(out)[("alice", "Apply")]
     assert set(fields) == {"f:metadata", "f:spec"}
     assert set(fields["f:spec"]) == {"f:containers"}
+
+
+def test_creator_owns_defaults_but_not_admission_additions(api: APIServer) -> None:
+    # handlers/create.go records the manager before mutating admission: DefaultTolerationSeconds'
+    # tolerations belong to nobody, the defaulted restartPolicy to the creator
+    with field_manager("kubectl-create"):
+        out = api.create(Pod.model_validate(POD))
+    assert out.spec.tolerations  # added by admission
+    spec = managers(out)[("kubectl-create", "Update")]["f:spec"]
+    assert "f:tolerations" not in spec and "f:restartPolicy" in spec
+
+
+def test_client_side_to_server_side_apply_upgrade(api: APIServer) -> None:
+    # lastappliedmanager.go: "kubectl" may take fields whose last-applied value is still live
+    import json
+
+    from kbatch.cli.applying import with_last_applied
+
+    manifest = with_last_applied(job())
+    with field_manager("kubectl-client-side-apply"):
+        api.create(Job.model_validate(manifest))
+    with pytest.raises(Conflict):
+        api.apply(job(parallelism=3), field_manager="ops")
+    out = api.apply(job(parallelism=3), field_manager="kubectl")
+    assert out.spec.parallelism == 3
+    assert json.loads(out.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"])
