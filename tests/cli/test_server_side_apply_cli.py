@@ -9,22 +9,7 @@ from typing import Any
 
 from kbatch.server.process import ServeProcess
 from tests.cli.test_remote import server  # noqa: F401  (the module's own kbatch serve)
-
-JOB = """\
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: ssa
-spec:
-  parallelism: {parallelism}
-  suspend: true
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: main
-        image: busybox
-"""
+from tests.server.test_kubectl_server_side_apply import JOB
 
 
 def _write(tmp_path: Path, parallelism: int) -> str:
