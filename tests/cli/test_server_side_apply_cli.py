@@ -27,7 +27,8 @@ def _check_conflict_and_force(kb: Any, tmp_path: Path, *remote: str) -> None:
             ".spec.parallelism") in clash.err
     kb.ok(*remote, "apply", "--server-side", "--field-manager", "ops", "--force-conflicts", "-f",
           _write(tmp_path, 2))
-    job = json.loads(kb.ok(*remote, "get", "job", "ssa", "-o", "json"))
+    assert "managedFields" not in json.loads(kb.ok(*remote, "get", "job", "ssa", "-o", "json"))["metadata"]
+    job = json.loads(kb.ok(*remote, "get", "job", "ssa", "-o", "json", "--show-managed-fields"))
     assert job["spec"]["parallelism"] == 2
     assert {m["manager"] for m in job["metadata"]["managedFields"]} >= {"kbatch", "ops"}
 

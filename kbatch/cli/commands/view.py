@@ -25,7 +25,18 @@ ALL_NAMESPACES = typer.Option(False, "-A", "--all-namespaces", help="List across
 OUTPUTS = ("wide", "yaml", "json", "name")
 
 
-def _print_objects(objs: list[dict[str, Any]], output: str, single: bool) -> None:
+def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
+    """kubectl's default ``--show-managed-fields=false``: json and yaml omit ``metadata.managedFields``."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or "managedFields" not in meta:
+        return obj
+    return {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+
+
+def _print_objects(objs: list[dict[str, Any]], output: str, single: bool,
+                   show_managed_fields: bool = False) -> None:
+    if not show_managed_fields:
+        objs = [_without_managed_fields(o) for o in objs]
     if output == "name":
         for obj in objs:
             typer.echo(render_name(obj))
@@ -71,6 +82,8 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
         output: str | None = typer.Option(None, "-o", "--output", help="wide, yaml, json or name."),
         watch: bool = typer.Option(False, "-w", "--watch", help="After listing, watch for changes."),
         no_headers: bool = typer.Option(False, "--no-headers", help="Omit the header row."),
+        show_managed_fields: bool = typer.Option(False, "--show-managed-fields",
+                                                 help="Keep metadata.managedFields in json and yaml."),
         request_timeout: str = typer.Option("0", "--request-timeout",
                                             help="Stop watching after this long (Go duration, e.g. 30s; "
                                                  "0: never).")) -> None:
@@ -96,7 +109,8 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
         everything = [o for _, objs in found for o in objs]
         if output in ("yaml", "json", "name"):
             if everything or not wanted:
-                _print_objects(everything, output, single=len(wanted) == 1)
+                _print_objects(everything, output, single=len(wanted) == 1,
+                               show_managed_fields=show_managed_fields)
         elif everything:
             tables = [_table_text(backend, info, objs, output, all_namespaces, headers=not no_headers,
                                   prefix=len(infos) > 1) for info, objs in found if objs]
