@@ -8,6 +8,7 @@ from typing import Any
 from kbatch.api.base import ApiInfo
 from kbatch.api.meta import Resource
 from kbatch.api.registry import KindSpec
+from kbatch.api.strategy import DefaultStrategy
 from kbatch.apiserver.keys import KindKeys
 
 __all__ = ["BUILTIN_GROUPS", "Kind"]
@@ -30,8 +31,9 @@ _set = object.__setattr__
 
 @dataclass(frozen=True, slots=True)
 class Kind:
-    """``info``, ``model``, ``strategy``, ``is_pod`` and ``is_namespace`` are derived from ``spec`` once,
-    at construction: every write reads several of them (plain slots, not properties)."""
+    """``info``, ``model``, ``strategy``, ``is_pod``, ``is_namespace`` and ``default_status_prepare`` are
+    derived from ``spec`` once, at construction: every write reads several of them (plain slots, not
+    properties)."""
 
     spec: KindSpec
     keys: KindKeys
@@ -40,6 +42,8 @@ class Kind:
     strategy: Any = field(init=False, repr=False, compare=False)
     is_pod: bool = field(init=False, repr=False, compare=False)
     is_namespace: bool = field(init=False, repr=False, compare=False)
+    # whether the strategy's status write is the default (every field but metadata and status from old)
+    default_status_prepare: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         info = self.spec.info
@@ -48,6 +52,8 @@ class Kind:
         _set(self, "strategy", self.spec.strategy)
         _set(self, "is_pod", info.group == "" and info.kind == "Pod")
         _set(self, "is_namespace", info.group == "" and info.kind == "Namespace")
+        _set(self, "default_status_prepare", type(self.strategy).prepare_for_status_update
+             is DefaultStrategy.prepare_for_status_update)
 
     @classmethod
     def of(cls, spec: KindSpec) -> Kind:

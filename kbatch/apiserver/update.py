@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from kbatch.api.base import KubeModel, private_fields_set
 from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid, NotFound
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_value, partial_instance
-from kbatch.api.strategy import DefaultStrategy, Strategy
+from kbatch.api.strategy import Strategy
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.codec import checked_clone, decode, encode
 from kbatch.apiserver.empty_status import fill_status
@@ -51,8 +50,10 @@ class StaleRead(Exception):
     """The object changed between read and write; the caller re-reads and tries again."""
 
 
-@dataclass(frozen=True, slots=True)
-class Current:
+class Current(NamedTuple):
+    """The stored version an update starts from. Immutable; a named tuple rather than a frozen
+    dataclass, whose per-field ``object.__setattr__`` cost ~0.4 µs per write."""
+
     kv: KeyValue
     obj: Resource
     owned: bool = False  # obj is this write's own decode, referenced by nothing else: new may take parts
@@ -120,16 +121,18 @@ def _unshare(new: Resource, old: Resource) -> None:
 
 
 _CARRIED_META = ("creation_timestamp", "deletion_timestamp", "deletion_grace_period_seconds", "generation",
-                 "self_link")
+                 "self_link", "resource_version")
+_CARRIED_META_AND_UID = ("uid", *_CARRIED_META)
 
 
 def _carry_system_fields(new: Resource, old: Resource) -> None:
     """uid (when unset), creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds and generation
-    from old, selfLink cleared: one dict update and one fields-set update, the state assigning each
-    field gives (values and model_fields_set)."""
+    from old, selfLink cleared, and old's resourceVersion (an unconditional update is filled in;
+    a conditional one already equals it): one dict update and one fields-set update, the state
+    assigning each field gives (values and model_fields_set)."""
     meta, before = new.metadata, old.metadata.__dict__
     values = meta.__dict__
-    names = _CARRIED_META if values["uid"] else ("uid", *_CARRIED_META)
+    names = _CARRIED_META if values["uid"] else _CARRIED_META_AND_UID
     if not values["uid"]:
         values["uid"] = before["uid"]
     values["creation_timestamp"] = before["creation_timestamp"]
@@ -137,6 +140,7 @@ def _carry_system_fields(new: Resource, old: Resource) -> None:
     values["deletion_grace_period_seconds"] = before["deletion_grace_period_seconds"]
     values["generation"] = before["generation"]
     values["self_link"] = None
+    values["resource_version"] = before["resource_version"]
     private_fields_set(meta).update(names)
 
 
@@ -156,7 +160,7 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
     """Everything but the write: strategy, system fields, admission, validation (in place on new)."""
     old = current.obj
     if status:
-        if current.owned and _default_status_prepare(kind):
+        if current.owned and kind.default_status_prepare:
             _take_carried(new, old)
         else:
             kind.strategy.prepare_for_status_update(new, old)
@@ -170,7 +174,6 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
         _unshare(new, old)
     fill_status(kind, new)  # Go never omits a struct-typed status (empty_status.py)
     _carry_system_fields(new, old)
-    new.metadata.resource_version = old.metadata.resource_version  # an unconditional update is filled in
     if not status and kind.strategy.spec_changed(new, old):
         new.metadata.generation = (old.metadata.generation or 0) + 1
     _validate(kind, new, old, status)
@@ -182,10 +185,11 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     """Prepare and write ``new`` over ``current``; raises ``StaleRead`` when the store moved on."""
     prepare_update(server, kind, new, current, status=status, dry_run=dry_run)
     key = current.kv.key
-    new.metadata.resource_version = None
+    meta_values = new.metadata.__dict__  # "resource_version" is in the fields set (prepare_update)
+    meta_values["resource_version"] = None
     data = encode(new)
     if data == current.kv.value:  # no-op: upstream skips the write, resourceVersion unchanged
-        new.metadata.resource_version = str(current.kv.mod_revision)
+        meta_values["resource_version"] = str(current.kv.mod_revision)
         return new
     guard = [make_compare(key, "mod", "=", current.kv.mod_revision)]
     old_meta = current.obj.metadata
@@ -199,12 +203,8 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     if not result.succeeded:
         raise StaleRead()
     server.decoded.forget(key)
-    new.metadata.resource_version = str(result.revision)
+    meta_values["resource_version"] = str(result.revision)
     return new
-
-
-def _default_status_prepare(kind: Kind) -> bool:
-    return type(kind.strategy).prepare_for_status_update is DefaultStrategy.prepare_for_status_update
 
 
 def _status_input(kind: Kind, obj: T) -> T:
@@ -215,7 +215,7 @@ def _status_input(kind: Kind, obj: T) -> T:
     the strategy to fill. Other strategies get a full clone, as for a main-resource update.
     """
     status = getattr(obj, "status", None)
-    if not _default_status_prepare(kind) or not (status is None or isinstance(status, KubeModel)):
+    if not kind.default_status_prepare or not (status is None or isinstance(status, KubeModel)):
         return checked_clone(obj)
     fields = {"metadata": checked_clone(obj.metadata, obj)}
     if "status" in type(obj).__pydantic_fields__:

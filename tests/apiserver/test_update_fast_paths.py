@@ -92,10 +92,12 @@ def _carry_by_assignment(new: Pod, old: Pod) -> None:
     meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds
     meta.generation = old_meta.generation
     meta.self_link = None
+    meta.resource_version = old_meta.resource_version  # an unconditional update is filled in
 
 
 WHEN = st.sampled_from([None, datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC)])
 METAS = st.builds(ObjectMeta, name=st.just("p"), uid=st.sampled_from([None, "", "u1", "u2"]),
+                  resource_version=st.sampled_from([None, "7", "8"]),
                   creation_timestamp=WHEN, deletion_timestamp=WHEN,
                   deletion_grace_period_seconds=st.sampled_from([None, 0, 30]),
                   generation=st.sampled_from([None, 1, 2]), self_link=st.sampled_from([None, "/x"]))
