@@ -32,7 +32,7 @@ from kbatch.api.base import format_time
 from kbatch.api.meta import ManagedFieldsEntry, Resource
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.apply.fieldset import members
-from kbatch.apiserver.apply.managed import UPDATE, Entry, decode_entries, encode_entries
+from kbatch.apiserver.apply.managed import UPDATE, Entry, cap_update_managers, decode_entries, encode_entries
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -119,7 +119,7 @@ def track(obj: Resource, old: Resource | None, manager: str, subresource: str, n
         fields = (mine.fields if mine is not None else frozenset()) | changed
         time = now if changed or mine is None else mine.time
         entries[key] = Entry(manager, UPDATE, info.api_version, time, subresource, fields)
-    wire = encode_entries(entries)
+    wire = encode_entries(cap_update_managers(entries))
     meta.managed_fields = [ManagedFieldsEntry.model_validate(e) for e in wire] or None
 
 

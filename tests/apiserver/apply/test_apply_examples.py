@@ -284,3 +284,18 @@ def test_client_side_to_server_side_apply_upgrade(api: APIServer) -> None:
     out = api.apply(job(parallelism=3), field_manager="kubectl")
     assert out.spec.parallelism == 3
     assert json.loads(out.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"])
+
+
+def test_update_managers_are_capped(api: APIServer, clock: FakeClock) -> None:
+    # capmanagers.go: at most 10 Update managers, the oldest merged into "ancient-changes"
+    api.apply(job(), field_manager="alice")
+    for i in range(12):
+        clock.advance(1)
+        with field_manager(f"writer-{i:02d}"):
+            out = api.patch(Job, "j", {"metadata": {"labels": {f"l{i}": "x"}}}, "default")
+    updates = [m for m in out.metadata.managed_fields if m.operation == "Update"]
+    assert len(updates) == 10
+    names = [m.manager for m in updates]
+    assert "ancient-changes" in names and "writer-11" in names and "writer-00" not in names
+    ancient = next(m for m in updates if m.manager == "ancient-changes")
+    assert set(ancient.fields_v1["f:metadata"]["f:labels"]) == {"f:l0", "f:l1", "f:l2"}
