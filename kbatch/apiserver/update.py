@@ -150,8 +150,8 @@ def _validate(kind: Kind, new: Resource, old: Resource, status: bool) -> None:
         errors += kind.strategy.validate_status_update(new, old)
     else:
         errors += kind.strategy.validate(new) + kind.strategy.validate_update(new, old)
-    unique = list({str(e): e for e in errors}.values())
-    if unique:
+    if errors:
+        unique = list({str(e): e for e in errors}.values())
         raise Invalid.of(kind.info.group_kind, new.name, unique)
 
 
