@@ -48,7 +48,7 @@ from typing import Any
 from kbatch.api.errors import BadRequest, InternalError
 from kbatch.apiserver.element_order import check_set_order, normalize
 
-__all__ = ["DELETE", "MERGE_KEYS", "MERGE_PRIMITIVES", "apply_strategic_patch", "merge_map"]
+__all__ = ["DELETE", "MERGE_KEYS", "MERGE_PRIMITIVES", "apply_strategic_patch", "merge_key", "merge_map"]
 
 MERGE_KEYS: dict[tuple[str, str], str] = {
     ("*", "containers"): "name",
@@ -77,7 +77,8 @@ DELETE = object()  # what merging a map gives for ``$patch: delete``
 _DIRECTIVE_PREFIXES = ("$deleteFromPrimitiveList/", "$setElementOrder/")
 
 
-def _merge_key(parent: str, field: str) -> str | None:
+def merge_key(parent: str, field: str) -> str | None:
+    """The merge key of the list ``field`` of a map that is the value of ``parent``."""
     return MERGE_KEYS.get((parent, field)) or MERGE_KEYS.get(("*", field))
 
 
@@ -189,7 +190,7 @@ def _merge_list(original: Any, patch: list[Any], parent: str, field: str) -> lis
             if value not in merged:
                 merged.append(_copy(value))
         return normalize(merged, patch, result, None)
-    key = _merge_key(parent, field)
+    key = merge_key(parent, field)
     directives = False
     for item in patch:
         if not isinstance(item, dict):
@@ -202,7 +203,7 @@ def _merge_list(original: Any, patch: list[Any], parent: str, field: str) -> lis
             return normalize(replaced, [], replaced, key)
         if patch_directive == "replace":
             return _strip(patch)
-        directives = directives or patch_directive is not None
+        directives = directives or "$patch" in item
     if key is None:
         return _strip(patch)
     if not directives:
@@ -220,11 +221,11 @@ def _merge_keyed(result: list[Any], patch: list[dict[str, Any]], key: str, field
     (:func:`~kbatch.apiserver.element_order.normalize`). The general path (quadratic in the lengths)."""
     plain = []
     for item in patch:
-        directive = item.get("$patch")
-        if directive is None:
+        if "$patch" not in item:
             plain.append(item)
             continue
-        if directive != "delete":
+        directive = item["$patch"]
+        if directive != "delete":  # even null: upstream's ErrBadPatchType (mergeSliceWithSpecialElements)
             raise BadRequest(f"Unknown patch type: {directive}")
         if key not in item:
             raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
@@ -301,7 +302,7 @@ def _set_element_order(result: dict[str, Any], original: Any, patch: dict[str, A
         if not isinstance(value, list) and (value is not None or value is order or field in patch):
             got = _GO_TYPES.get(type(value), "nil")
             raise InternalError(f"expected a []interface {{}}, but received a {got}")
-    key = _merge_key(parent, field)
+    key = merge_key(parent, field)
     check_set_order(patch.get(field) or [], order, key,
                     lambda item: BadRequest(f"map: {item} does not contain declared merge key: {key}"))
     if live is None and field not in patch:

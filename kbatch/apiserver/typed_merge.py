@@ -40,9 +40,9 @@ from kbatch.api.errors import StatusError
 from kbatch.api.model_copy import alternatives, copy_value, partial_instance
 from kbatch.api.quantity import Quantity
 from kbatch.apiserver.jsonpatch import apply_merge_patch
-from kbatch.apiserver.strategic import merge_map
+from kbatch.apiserver.strategic import DELETE, merge_map
 
-__all__ = ["Fallback", "Stored", "merge_typed"]
+__all__ = ["Fallback", "Stored", "merge_typed", "plain_fields"]
 
 M = TypeVar("M", bound=KubeModel)
 
@@ -92,6 +92,16 @@ def _fields(model: type[KubeModel]) -> dict[str, _Field]:
     return out
 
 
+def plain_fields(model: type[KubeModel], patch: dict[str, Any]) -> bool:
+    """Whether every key of ``patch`` names a field of ``model`` whose values are their own JSON."""
+    fields = _fields(model)
+    for key in patch:
+        field = fields.get(key)
+        if field is None or not field.plain:
+            return False
+    return True
+
+
 @functools.cache
 def _post_init(model: type[KubeModel]) -> bool:
     """Whether validating ``model`` runs a ``model_post_init`` of its own."""
@@ -102,10 +112,13 @@ class Stored:
     """The stored JSON of one level of the held object (the bytes it was decoded from), parsed on first
     use, once for all levels."""
 
-    __slots__ = ("_doc", "_path")
+    __slots__ = ("_doc", "_path", "exact")
 
     def __init__(self, doc: list[Any], path: tuple[str, ...]) -> None:
         self._doc, self._path = doc, path
+        # whether this JSON is exactly the held state: everywhere but the object itself and its
+        # metadata (``metadata.resourceVersion`` is not stored, the held object has it)
+        self.exact = len(path) > 1 or (len(path) == 1 and path[0] != "metadata")
 
     @classmethod
     def of(cls, data: bytes) -> Stored:
@@ -143,59 +156,81 @@ def merge_typed(model: type[M], old: M | None, patch: dict[str, Any], stored: St
     """``old`` (a held, read-only object; ``None``: absent) with ``patch`` merged in, as a new object
     sharing nothing with ``old``. ``stored``: the stored JSON ``old`` was decoded from. ``parent``: the
     wire name of the field holding this level (the strategic merge-key table is keyed by it)."""
-    if strategic and any(k in patch for k in _WHOLE):
-        raise Fallback  # rare; and metadata's stored JSON lacks the resourceVersion the general base has
     if old is None:
         return _validate(model, _merge({}, patch, strategic, parent))
+    if strategic and ("$patch" in patch or "$retainKeys" in patch):
+        return _merge_json(model, patch, stored, strategic, parent)
     fields = _fields(model)
-    typed: dict[str, tuple[_Field, KubeModel]] = {}  # wire name -> (field, merged model)
-    rest: dict[str, Any] = {}  # the part of the patch merged on JSON
     linked = _linked(fields, patch, strategic)
+    typed: list[tuple[_Field, KubeModel]] = []
+    touched: list[_Field] = []
     for key, value in patch.items():
         field = fields.get(key)
-        if key[:1] == "$":
-            rest[key] = value
-        elif field is None:
-            raise Fallback  # unknown field (or a python name): Strict/Warn/Ignore is the decode's business
-        elif field.model is not None and isinstance(value, dict) and key not in linked:
-            held = _held_value(old, field.name)
-            typed[key] = (field, merge_typed(field.model, held, value, stored.child(key), strategic=strategic,
-                                             parent=key))
-        else:
-            rest[key] = value
-    touched = [fields[k] for k in {k: None for k in rest if k[:1] != "$"} | dict.fromkeys(linked)]
+        if field is None:
+            if key[:1] != "$":
+                raise Fallback  # unknown field (or a python name): Strict/Warn/Ignore: the decode's business
+        elif field.model is not None and type(value) is dict and key not in linked:
+            typed.append((field, merge_typed(field.model, _held_value(old, field.name), value,
+                                             stored.child(key), strategic=strategic, parent=key)))
+        elif not field.plain and stored.exact:
+            # mostly the patch's own values (a status patch): as the general path, on this level
+            return _merge_json(model, patch, stored, strategic, parent)
+        elif key not in linked:
+            touched.append(field)
+    touched += [fields[k] for k in linked]
     if not touched:  # nothing to validate at this level: a copy with the merged models in
-        return _with_models(model, old, typed.values())
-    # raw values: the level is validated from a dict (the held values in it pass as they are)
+        return _with_models(model, old, typed, ())
+    rest = patch if not typed else {k: v for k, v in patch.items() if k not in {f.alias for f, _ in typed}}
     merged = _merge(_base(old, touched, stored), rest, strategic, parent)
+    if all(f.plain and f.alias in merged for f in touched):  # (a removed field: its default is the decode's)
+        return _with_models(model, old, typed, [(f, merged[f.alias]) for f in touched])
+    # the level's stored JSON is not its held state (metadata.resourceVersion): validated from a dict
+    # holding the held values, which pass validation as they are
     data = _data(model, old, {f.alias for f in touched})
-    data.update((key, value) for key, (_, value) in typed.items())
+    data.update((f.alias, value) for f, value in typed)
     data.update((f.alias, merged[f.alias]) for f in touched if f.alias in merged)
     return _validate(model, data)
 
 
-def _linked(fields: dict[str, _Field], patch: dict[str, Any], strategic: bool) -> set[str]:
+def _merge_json(model: type[M], patch: dict[str, Any], stored: Stored, strategic: bool, parent: str) -> M:
+    """The general path on one level: the patch merged into the level's stored JSON, validated."""
+    if not stored.exact:
+        raise Fallback  # rare; metadata's stored JSON lacks the resourceVersion the general base has
+    merged = _merge(stored.value(), patch, strategic, parent)
+    if merged is DELETE:
+        raise Fallback  # removes the field: its default is the decode's business
+    return _validate(model, merged)
+
+
+def _linked(fields: dict[str, _Field], patch: dict[str, Any], strategic: bool) -> dict[str, None]:
     """The fields named by the patch's ``$deleteFromPrimitiveList/<f>`` / ``$setElementOrder/<f>``."""
-    linked = set()
+    linked = {}
     for key in patch:
         if key[:1] == "$":
             prefix, _, target = key.partition("/")
             if not strategic or prefix not in _LINKED or target not in fields:
                 raise Fallback  # a merge patch's "$x" or an unknown directive is a field: the decode's error
-            linked.add(target)
+            linked[target] = None
     return linked
 
 
-def _with_models(model: type[M], old: M, merged: Any) -> M:
-    """A copy of ``old`` with the (field, merged model) pairs of ``merged`` in, those fields set: what
-    validating its JSON with them gives (``model_post_init`` included)."""
-    values = _values(model, old, {f.name for f, _ in merged})
+def _with_models(model: type[M], old: M, models: Any, raw: list[tuple[_Field, Any]] | tuple[()]) -> M:
+    """A copy of ``old`` with the (field, merged model) pairs of ``models`` and the (field, merged JSON)
+    pairs of ``raw`` in, those fields set: what validating the level's JSON gives. Only the ``raw``
+    values are validated (each against its field's schema, as validating the level does), then
+    ``model_post_init`` runs."""
+    values = _values(model, old, {f.name for f, _ in models} | {f.name for f, _ in raw})
     fields_set = set(_fields_set_of(old))
-    for field, value in merged:
+    for field, value in models:
         values[field.name] = value
         fields_set.add(field.name)
     new = partial_instance(model, values)
     _set_fields_set(new, fields_set)
+    try:
+        for field, value in raw:
+            model.__pydantic_validator__.validate_assignment(new, field.name, value)
+    except ValidationError:
+        raise Fallback from None
     if _post_init(model):
         new.model_post_init(None)
     return new
@@ -249,10 +284,12 @@ def _wire_names(model: type[KubeModel]) -> dict[str, tuple[str, bool]]:
     return {f.name: (f.alias, f.mutable) for f in _fields(model).values()}
 
 
-def _data(model: type[KubeModel], old: KubeModel, skip: set[str]) -> dict[str, Any]:
+def _data(model: type[KubeModel], old: KubeModel, skip: set[str] | tuple[()]) -> dict[str, Any]:
     """``old`` as the dict validating it would take (wire name → value; copies where mutable) of its
     set fields (the keys its stored JSON has), without the wire names in ``skip``."""
     names, values = _wire_names(model), old.__dict__
+    if not skip and not _mutable(model):
+        return {names[name][0]: values[name] for name in _fields_set_of(old)}
     data = {}
     for name in _fields_set_of(old):
         alias, mutable = names[name]

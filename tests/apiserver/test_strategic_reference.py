@@ -15,12 +15,13 @@ import copy
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.errors import BadRequest, InternalError
 from kbatch.apiserver.element_order import normalize
-from kbatch.apiserver.strategic import _merge_key, apply_strategic_patch
+from kbatch.apiserver.strategic import apply_strategic_patch, merge_key
 
 # --- the reference: the straightforward algorithm, as it stood before the fast paths -----------
 
@@ -82,7 +83,7 @@ def _ref_list(original: Any, patch: list[Any], parent: str, field: str) -> list[
     original = list(original) if isinstance(original, list) else []
     if any(isinstance(item, dict) and item.get("$patch") == "replace" for item in patch):
         replaced = [_ref_strip(item) for item in patch if not (isinstance(item, dict) and "$patch" in item)]
-        key = _merge_key(parent, field)
+        key = merge_key(parent, field)
         if field in _PRIMITIVES or key is None or not all(isinstance(item, dict) for item in patch):
             return replaced
         return normalize(replaced, [], replaced, key)
@@ -92,13 +93,13 @@ def _ref_list(original: Any, patch: list[Any], parent: str, field: str) -> list[
             if value not in merged:
                 merged.append(copy.deepcopy(value))
         return normalize(merged, patch, original, None)
-    key = _merge_key(parent, field)
+    key = merge_key(parent, field)
     if key is None or not all(isinstance(item, dict) for item in patch):
         return _ref_strip(patch)
     result = list(original)
     for item in patch:  # deletions first (upstream mergeSliceWithSpecialElements)
         directive = item.get("$patch")
-        if directive is not None and directive != "delete":
+        if "$patch" in item and directive != "delete":  # null too: ErrBadPatchType
             raise BadRequest(f"Unknown patch type: {directive}")
         if directive == "delete":
             if key not in item:
@@ -199,3 +200,11 @@ def test_the_result_shares_nothing_with_the_patch() -> None:
     merged = apply_strategic_patch({"status": {"conditions": [{"type": "Ready"}]}}, patch)
     merged["status"]["conditions"][0]["extra"]["a"].append(2)
     assert patch["status"]["conditions"][0]["extra"] == {"a": [1]}
+
+
+def test_a_null_patch_directive_in_a_keyed_list_is_an_unknown_patch_type() -> None:
+    """Upstream mergeSliceWithSpecialElements: an item carrying ``$patch`` with any value but delete or
+    replace (null included) is ErrBadPatchType; it is not an item to merge."""
+    for original in ({}, {"containers": [{"name": "a", "image": "x"}]}):
+        with pytest.raises(BadRequest, match="Unknown patch type"):
+            apply_strategic_patch(original, {"containers": [{"$patch": None}]})
