@@ -34,29 +34,45 @@ class AdmissionRequest(NamedTuple):
 
 
 AdmissionHook = Callable[[AdmissionRequest], None]
+# (kind the hook is for, or None for every kind; the hook; whether it ignores subresource writes)
+_Entry = tuple["type[Resource] | None", AdmissionHook, bool]
 
 
 class Admission:
     def __init__(self) -> None:
-        self._mutating: list[tuple[type[Resource] | None, AdmissionHook]] = []
-        self._validating: list[tuple[type[Resource] | None, AdmissionHook]] = []
+        self._mutating: list[_Entry] = []
+        self._validating: list[_Entry] = []
+        # (model, subresource write?) -> the hooks that apply, in order; rebuilt after any add
+        self._plans: dict[tuple[bool, type[Resource], bool], tuple[AdmissionHook, ...]] = {}
 
-    def add_mutating(self, model: type[Resource] | None, hook: AdmissionHook) -> None:
-        """Run ``hook`` on creates and updates of ``model`` (every kind when ``None``)."""
-        self._mutating.append((model, hook))
+    def add_mutating(self, model: type[Resource] | None, hook: AdmissionHook, *,
+                     main_resource_only: bool = False) -> None:
+        """Run ``hook`` on creates and updates of ``model`` (every kind when ``None``).
+        ``main_resource_only``: not on writes to a subresource (upstream plugins such as
+        DefaultTolerationSeconds and Priority return early for those)."""
+        self._mutating.append((model, hook, main_resource_only))
+        self._plans.clear()
 
-    def add_validating(self, model: type[Resource] | None, hook: AdmissionHook) -> None:
-        self._validating.append((model, hook))
+    def add_validating(self, model: type[Resource] | None, hook: AdmissionHook, *,
+                       main_resource_only: bool = False) -> None:
+        self._validating.append((model, hook, main_resource_only))
+        self._plans.clear()
 
     def mutate(self, request: AdmissionRequest) -> None:
-        _run(self._mutating, request)
+        for hook in self._plan(True, request):
+            hook(request)
 
     def validate(self, request: AdmissionRequest) -> None:
-        _run(self._validating, request)
-
-
-def _run(hooks: list[tuple[type[Resource] | None, AdmissionHook]], request: AdmissionRequest) -> None:
-    model = type(request.obj)
-    for target, hook in hooks:
-        if target is None or target is model:
+        for hook in self._plan(False, request):
             hook(request)
+
+    def _plan(self, mutating: bool, request: AdmissionRequest) -> tuple[AdmissionHook, ...]:
+        """The hooks for the request's kind and resource, decided once per (kind, main/subresource)."""
+        key = (mutating, type(request.obj), bool(request.subresource))
+        plan = self._plans.get(key)
+        if plan is None:
+            entries = self._mutating if mutating else self._validating
+            plan = self._plans[key] = tuple(
+                hook for target, hook, main_only in entries
+                if (target is None or target is key[1]) and not (main_only and key[2]))
+        return plan

@@ -29,7 +29,7 @@ from pydantic.fields import FieldInfo
 from kbatch.api.base import _set_fields_set
 from kbatch.api.quantity import Quantity
 
-__all__ = ["NotCanonical", "wire_copy"]
+__all__ = ["COPIERS", "NOT_COPIED", "NotCanonical", "wire_copy"]
 
 M = TypeVar("M", bound=BaseModel)
 Copier = Callable[[Any], Any]
@@ -282,6 +282,13 @@ class _Copiers(dict[type, Copier]):
 
 
 _COPIERS = _Copiers()
+
+
+# ``COPIERS[type(obj)](obj)`` is :func:`wire_copy` without its frame, for the API server's hot paths: it
+# raises one of NOT_COPIED (NotCanonical, or these for a tampered instance: a missing field, a non-dict
+# __dict__) where wire_copy raises NotCanonical.
+COPIERS = _COPIERS
+NOT_COPIED = (NotCanonical, KeyError, AttributeError, TypeError)
 
 
 def wire_copy(obj: M) -> M:

@@ -43,10 +43,11 @@ def install_defaults(server: APIServer, plugins: tuple[str, ...] = DEFAULT_PLUGI
         raise ValueError(f"unknown admission plugins: {sorted(unknown)}")
     if not _registered(server, Pod):
         return
+    # both plugins leave subresource writes alone (their hooks check too)
     if "DefaultTolerationSeconds" in plugins:
-        server.admission.add_mutating(Pod, DefaultTolerationSeconds())
+        server.admission.add_mutating(Pod, DefaultTolerationSeconds(), main_resource_only=True)
     if "Priority" in plugins:
         priority = PriorityAdmission(server, has_classes=_registered(server, PriorityClass))
-        server.admission.add_mutating(Pod, priority.admit_pod)
+        server.admission.add_mutating(Pod, priority.admit_pod, main_resource_only=True)
         if priority.has_classes:
-            server.admission.add_validating(PriorityClass, priority.validate_class)
+            server.admission.add_validating(PriorityClass, priority.validate_class, main_resource_only=True)
