@@ -35,7 +35,7 @@ from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid
 from kbatch.api.meta import Resource
 from kbatch.apiserver.codec import encode
 from kbatch.apiserver.update import MAX_RETRIES, object_namespace, read_current
-from kbatch.store.kv import Compare, PutOp
+from kbatch.store.records import make_compare, make_put
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -123,8 +123,8 @@ def bind_pod(server: APIServer, binding: Binding, namespace: str | None = None, 
         if dry_run:
             return pod
         pod.metadata.resource_version = None
-        guard = [Compare.mod_revision(current.kv.key, "=", current.kv.mod_revision)]
-        result = server.store.txn(guard, [PutOp(current.kv.key, encode(pod))])
+        guard = [make_compare(current.kv.key, "mod", "=", current.kv.mod_revision)]
+        result = server.store.txn(guard, [make_put(current.kv.key, encode(pod))])
         if result.succeeded:
             server.decoded.forget(current.kv.key)
             pod.metadata.resource_version = str(result.revision)

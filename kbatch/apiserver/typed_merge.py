@@ -37,7 +37,7 @@ from pydantic_core import from_json
 
 from kbatch.api.base import KubeModel, _fields_set_of, _set_fields_set
 from kbatch.api.errors import StatusError
-from kbatch.api.model_copy import alternatives, copy_value, partial_instance
+from kbatch.api.model_copy import alternatives, copy_value, generated
 from kbatch.api.quantity import Quantity
 from kbatch.apiserver.jsonpatch import apply_merge_patch
 from kbatch.apiserver.strategic import DELETE, merge_map
@@ -219,13 +219,14 @@ def _with_models(model: type[M], old: M, models: Any, raw: list[tuple[_Field, An
     pairs of ``raw`` in, those fields set: what validating the level's JSON gives. Only the ``raw``
     values are validated (each against its field's schema, as validating the level does), then
     ``model_post_init`` runs."""
+    if not _constructible(model):
+        raise Fallback
     values = _values(model, old, {f.name for f, _ in models} | {f.name for f, _ in raw})
     fields_set = set(_fields_set_of(old))
     for field, value in models:
         values[field.name] = value
         fields_set.add(field.name)
-    new = partial_instance(model, values)
-    _set_fields_set(new, fields_set)
+    new = _instance(model, values, fields_set)
     try:
         for field, value in raw:
             model.__pydantic_validator__.validate_assignment(new, field.name, value)
@@ -234,6 +235,28 @@ def _with_models(model: type[M], old: M, models: Any, raw: list[tuple[_Field, An
     if _post_init(model):
         new.model_post_init(None)
     return new
+
+
+_NEW = object.__new__
+_SET_DICT = BaseModel.__dict__["__dict__"].__set__
+_SET_EXTRA = BaseModel.__dict__["__pydantic_extra__"].__set__
+_SET_PRIVATE = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+@functools.cache
+def _constructible(model: type[KubeModel]) -> bool:
+    return generated(model)  # plain fields only: what _instance builds is what validation does
+
+
+def _instance(model: type[M], values: dict[str, Any], fields_set: set[str]) -> M:
+    """An instance holding ``values`` (every field, in declaration order) with ``fields_set`` set, as
+    validation leaves it (no extras, no private attributes: kbatch models have neither)."""
+    new = _NEW(model)
+    _SET_DICT(new, values)
+    _set_fields_set(new, fields_set)
+    _SET_EXTRA(new, None)
+    _SET_PRIVATE(new, None)
+    return new  # type: ignore[no-any-return]
 
 
 def _held_value(old: KubeModel, name: str) -> Any:
