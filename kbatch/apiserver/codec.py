@@ -47,7 +47,7 @@ def encode(obj: Resource) -> bytes:
 
 def decode(model: type[T], kv: KeyValue, revision: int | None = None) -> T:
     """A fresh object from stored bytes, ``resourceVersion`` = ``revision`` or the key's mod_revision."""
-    obj = model.model_validate_json(kv.value)
+    obj = model.__pydantic_validator__.validate_json(kv.value)  # model_validate_json without its frame
     set_resource_version(obj, revision if revision is not None else kv.mod_revision)
     return obj
 
