@@ -299,3 +299,19 @@ def test_update_managers_are_capped(api: APIServer, clock: FakeClock) -> None:
     assert "ancient-changes" in names and "writer-11" in names and "writer-00" not in names
     ancient = next(m for m in updates if m.manager == "ancient-changes")
     assert set(ancient.fields_v1["f:metadata"]["f:labels"]) == {"f:l0", "f:l1", "f:l2"}
+
+
+def test_resource_version_in_the_configuration_is_a_precondition(api: APIServer) -> None:
+    first = api.apply(job(), field_manager="alice")
+    stale = job(parallelism=3)
+    stale["metadata"]["resourceVersion"] = str(int(first.metadata.resource_version) - 1)
+    with pytest.raises(Conflict) as err:
+        api.apply(stale, field_manager="alice")
+    assert "the object has been modified" in err.value.message
+    stale["metadata"]["resourceVersion"] = first.metadata.resource_version
+    assert api.apply(stale, field_manager="alice").spec.parallelism == 3
+
+
+def test_dry_run_apply_writes_nothing(api: APIServer) -> None:
+    out = api.apply(job(), field_manager="alice", dry_run=True)
+    assert out.metadata.managed_fields and api.list(Job).items == []

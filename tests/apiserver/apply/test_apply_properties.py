@@ -154,3 +154,40 @@ def test_applying_the_same_pod_twice_bumps_no_resource_version(lab: dict[str, st
     second = api.apply(copy.deepcopy(pod), field_manager="alice")
     assert second.metadata.resource_version == first.metadata.resource_version
     assert second.to_dict() == first.to_dict()
+
+
+label_ops = st.lists(st.tuples(st.sampled_from(["apply", "patch"]), st.sampled_from(["alice", "bob", "carl"]),
+                               st.dictionaries(st.sampled_from(LABEL_KEYS),
+                                               st.one_of(st.none(), st.sampled_from(VALUES)), max_size=3),
+                               st.booleans()),
+                     min_size=1, max_size=6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(label_ops)
+def test_owned_fields_always_exist_and_applied_values_hold(ops: list[Any]) -> None:
+    """After any mix of applies (forced or not) and tracked patches, every label a manager owns is on
+    the object, and a successful apply leaves each label it sets with its value."""
+    from kbatch.api.core_v1 import Pod
+    from kbatch.apiserver.apply.tracking import field_manager
+
+    api = make_apiserver()
+    api.create(Pod.model_validate({"metadata": {"name": "p"},
+                                   "spec": {"containers": [{"name": "c", "image": "i"}]}}))
+    for kind, manager, change, force in ops:
+        if kind == "patch":
+            with field_manager(manager):
+                out = api.patch(Pod, "p", {"metadata": {"labels": change}}, "default")
+        else:
+            applied = {k: v for k, v in change.items() if v is not None}
+            config = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": applied}}
+            try:
+                out = api.apply(config, field_manager=manager, force=force)
+            except Conflict:
+                assert not force
+                continue
+            assert all((out.metadata.labels or {}).get(k) == v for k, v in applied.items())
+        labels = out.metadata.labels or {}
+        for entry in out.metadata.managed_fields or ():
+            owned = ((entry.fields_v1 or {}).get("f:metadata") or {}).get("f:labels") or {}
+            assert {k[2:] for k in owned if k.startswith("f:")} <= labels.keys(), entry.manager
