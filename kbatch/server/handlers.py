@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import yaml
+from ruamel.yaml import YAML
+from ruamel.yaml.constructor import SafeConstructor
+from ruamel.yaml.error import YAMLError
 
 from kbatch.api.errors import (
     BadRequest,
@@ -170,8 +172,8 @@ def _apply(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
     if force not in (None, "true", "false"):
         raise BadRequest(f"force must be true or false, got {force!r}")
     try:
-        body = yaml.safe_load(req.body.decode("utf-8") or "null")
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        body = _yaml().load(req.body.decode("utf-8") or "null")
+    except (YAMLError, UnicodeDecodeError) as err:
         raise BadRequest(f"error decoding YAML: {err}") from None
     opts = write_options(req)
     existed = _exists(backend, rp, name)
@@ -180,6 +182,20 @@ def _apply(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
     if not opts.dry_run:
         backend.settle()
     return json_response(out, 200 if existed else 201, headers=_warn_headers(opts))
+
+
+class _JsonScalars(SafeConstructor):
+    """YAML as the JSON it stands for: a timestamp stays the string it is written as (the wire format
+    has no timestamp type; sigs.k8s.io/yaml converts to JSON the same way)."""
+
+
+_JsonScalars.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Constructor = _JsonScalars
+    return yaml
 
 
 def _exists(backend: Backend, rp: ResourcePath, name: str) -> bool:

@@ -99,3 +99,13 @@ def test_apply_over_http_and_tracked_update(api: Any) -> None:
     assert body["reason"] == "Conflict"
     assert body["details"]["causes"] == [{"reason": "FieldManagerConflict", "field": ".spec.parallelism",
                                           "message": 'conflict with "scaler" using batch/v1'}]
+
+
+def test_apply_body_is_yaml_with_timestamps_kept_as_text(api: Any) -> None:
+    stamped = "  annotations:\n    at: 2026-01-01T00:00:00Z\n  labels:\n"
+    body = JOB.format(parallelism=1).replace("  labels:\n", stamped)
+    reply = api.patch(f"{JOBS}/ssa?fieldManager=alice", content=body, headers=APPLY)
+    assert reply.status_code == 201, reply.text
+    assert reply.json()["metadata"]["annotations"] == {"at": "2026-01-01T00:00:00Z"}
+    bad = api.patch(f"{JOBS}/ssa?fieldManager=alice", content=b"a: [", headers=APPLY)
+    assert bad.status_code == 400 and "error decoding YAML" in bad.json()["message"]
