@@ -83,9 +83,9 @@ def plan_apply(live: dict[str, Any] | None, config: dict[str, Any], req: ApplyRe
     final = members(merged, kind=req.kind, skip=skip)
     gone = before.keys() - final.keys()
     managers = {k: e.with_fields(e.fields - gone) for k, e in managers.items() if k != own_key}
-    unchanged = own_key in _old_keys(live) and previous == applied and merged == base
-    old_time = decode_entries(_managed_of(live)).get(own_key)
-    time = old_time.time if unchanged and old_time is not None else req.now
+    mine = decode_entries(_managed_of(live)).get(own_key)
+    unchanged = mine is not None and previous == applied and merged == base
+    time = mine.time if unchanged and mine is not None else req.now  # a no-op keeps the entry's time
     managers[own_key] = Entry(req.manager, APPLY, req.api_version, time, req.subresource, applied)
     out = dict(merged)
     meta = dict(out.get("metadata") or {})
@@ -97,10 +97,6 @@ def plan_apply(live: dict[str, Any] | None, config: dict[str, Any], req: ApplyRe
 
 def _managed_of(live: dict[str, Any] | None) -> Any:
     return ((live or {}).get("metadata") or {}).get("managedFields")
-
-
-def _old_keys(live: dict[str, Any] | None) -> set[ManagerKey]:
-    return set(decode_entries(_managed_of(live)))
 
 
 def _without_managed(doc: dict[str, Any]) -> dict[str, Any]:
