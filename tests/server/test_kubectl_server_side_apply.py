@@ -109,3 +109,16 @@ def test_apply_body_is_yaml_with_timestamps_kept_as_text(api: Any) -> None:
     assert reply.json()["metadata"]["annotations"] == {"at": "2026-01-01T00:00:00Z"}
     bad = api.patch(f"{JOBS}/ssa?fieldManager=alice", content=b"a: [", headers=APPLY)
     assert bad.status_code == 400 and "error decoding YAML" in bad.json()["message"]
+
+
+@pytest.mark.skipif(shutil.which("diff") is None, reason="kubectl diff needs diff")
+def test_server_side_dry_run_and_diff(served: Any) -> None:
+    original = JOB.format(parallelism=2).replace("ssa", "dry")
+    kubectl(served, "apply", "--server-side", "-f", "-", input_=original)
+    changed = JOB.format(parallelism=5).replace("ssa", "dry")
+    dry = kubectl(served, "apply", "--server-side", "--dry-run=server", "-f", "-", input_=changed)
+    assert "serverside-applied (server dry run)" in dry.stdout
+    diff = kubectl(served, "diff", "--server-side", "-f", "-", input_=changed, check=False)
+    assert diff.returncode == 1 and "-  parallelism: 2" in diff.stdout and "+  parallelism: 5" in diff.stdout
+    job = json.loads(kubectl(served, "get", "job", "dry", "-o", "json").stdout)
+    assert job["spec"]["parallelism"] == 2 and "managedFields" not in job["metadata"]
