@@ -4,18 +4,21 @@ on read, ``staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go``)."""
 
 from __future__ import annotations
 
-from typing import TypeVar
+import functools
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import to_json
 
 from kbatch.api.base import private_fields_set
 from kbatch.api.errors import BadRequest
 from kbatch.api.meta import ObjectMeta, Resource
+from kbatch.api.model_copy import alternatives
 from kbatch.apiserver.decoding import decode_dict
 from kbatch.apiserver.wire_copy import COPIERS, NOT_COPIED
 from kbatch.store.kv import KeyValue
 
-__all__ = ["checked_clone", "decode", "encode", "set_resource_version", "stub"]
+__all__ = ["checked_clone", "decode", "encode", "encode_over", "set_resource_version", "stub"]
 
 T = TypeVar("T", bound=Resource)
 M = TypeVar("M", bound=BaseModel)
@@ -26,15 +29,18 @@ M = TypeVar("M", bound=BaseModel)
 _OMIT_EMPTY_META = ("labels", "annotations", "owner_references", "finalizers", "managed_fields")
 
 
-def encode(obj: Resource) -> bytes:
-    """The stored form: compact JSON, ``metadata.resourceVersion`` omitted; empty metadata
-    collections become absent on ``obj`` too, so the object a write returns is what a read gives."""
-    meta = obj.metadata
-    values = meta.__dict__
+def _omit_empty_meta(values: dict[str, Any]) -> None:
     for name in _OMIT_EMPTY_META:
         value = values[name]
         if value is not None and not value:
             values[name] = None
+
+
+def encode(obj: Resource) -> bytes:
+    """The stored form: compact JSON, ``metadata.resourceVersion`` omitted; empty metadata
+    collections become absent on ``obj`` too, so the object a write returns is what a read gives."""
+    meta = obj.metadata
+    _omit_empty_meta(meta.__dict__)
     rv = meta.resource_version
     if rv is None:
         return obj.to_json()
@@ -43,6 +49,73 @@ def encode(obj: Resource) -> bytes:
         return obj.to_json()
     finally:
         meta.resource_version = rv
+
+
+# --- a status write's encoding from the stored one --------------------------------------------------
+#
+# A status write with the default strategy keeps every field but metadata and status from the stored
+# object; when the write decoded that object itself, the new object holds the very same field values
+# (update._take_carried). Their encoding is then already in the stored bytes, between the metadata and
+# the status: every write path stores encode(obj), whose decode encodes back to the same bytes (the
+# invariant kbatch.apiserver.raw relies on too). Only the new metadata and status are serialized.
+
+
+@functools.lru_cache(maxsize=256)
+def _status_class(model: type[Resource]) -> type | None:
+    """The declared class of ``model``'s status when ``model`` serializes as apiVersion, kind, metadata
+    (an ObjectMeta), the carried fields, then a status of one model class; else ``None``."""
+    fields = model.__pydantic_fields__
+    names = list(fields)
+    if names[:3] != ["api_version", "kind", "metadata"] or names[-1] != "status":
+        return None
+    if fields["metadata"].annotation is not ObjectMeta:
+        return None
+    alts = [a for a in alternatives(fields["status"].annotation) if a is not type(None)]
+    only = alts[0] if len(alts) == 1 else None
+    return only if isinstance(only, type) and issubclass(only, BaseModel) else None
+
+
+@functools.lru_cache(maxsize=256)
+def _head(api_version: str, kind: str) -> bytes:
+    return b'{"apiVersion":' + to_json(api_version) + b',"kind":' + to_json(kind) + b',"metadata":'
+
+
+def _meta_bytes(meta: ObjectMeta) -> bytes:
+    """``meta``'s part of the stored form (no resourceVersion); ``meta`` is left as it was."""
+    values = meta.__dict__
+    rv = values["resource_version"]
+    values["resource_version"] = None  # a dict write: the fields set is not touched
+    try:
+        return meta.__pydantic_serializer__.to_json(meta, by_alias=True, exclude_none=True)
+    finally:
+        values["resource_version"] = rv
+
+
+def encode_over(obj: Resource, old: Resource, stored: bytes) -> bytes | None:
+    """``encode(obj)`` for an ``obj`` whose fields other than metadata and status are ``old``'s own
+    values, ``old`` being the decode of ``stored``: the stored bytes of those fields are reused. ``None``
+    when that cannot be vouched for (another field layout, a status absent, or stored bytes that are
+    not ``old``'s encoding around them): the caller encodes. Empty metadata collections become absent
+    on ``obj``, as :func:`encode` does. Property-tested equal to :func:`encode`."""
+    cls = _status_class(type(obj))
+    values, before = obj.__dict__, old.__dict__
+    status, old_status = values["status"], before["status"]
+    if (cls is None or type(status) is not cls or type(old_status) is not cls
+            or type(obj.metadata) is not ObjectMeta or type(old.metadata) is not ObjectMeta
+            or values["api_version"] != before["api_version"] or values["kind"] != before["kind"]):
+        return None
+    head = _head(before["api_version"], before["kind"])
+    old_meta = _meta_bytes(old.metadata)
+    serialize = old_status.__pydantic_serializer__.to_json
+    tail = b',"status":' + serialize(old_status, by_alias=True, exclude_none=True) + b"}"
+    start, end = len(head) + len(old_meta), len(stored) - len(tail)
+    if (end < start or not stored.startswith(head) or not stored.startswith(old_meta, len(head))
+            or not stored.endswith(tail)):
+        return None
+    meta = obj.metadata
+    _omit_empty_meta(meta.__dict__)
+    return b"".join((head, _meta_bytes(meta), stored[start:end], b',"status":',
+                     status.__pydantic_serializer__.to_json(status, by_alias=True, exclude_none=True), b"}"))
 
 
 def decode(model: type[T], kv: KeyValue, revision: int | None = None) -> T:

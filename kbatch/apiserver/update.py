@@ -28,7 +28,7 @@ from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_value, partial_instance
 from kbatch.api.strategy import Strategy
 from kbatch.apiserver.admission import AdmissionRequest
-from kbatch.apiserver.codec import checked_clone, decode, encode
+from kbatch.apiserver.codec import checked_clone, decode, encode, encode_over
 from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta_update
@@ -187,7 +187,11 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     key = current.kv.key
     meta_values = new.metadata.__dict__  # "resource_version" is in the fields set (prepare_update)
     meta_values["resource_version"] = None
-    data = encode(new)
+    # a status write that took old's fields (_take_carried) reuses their stored bytes
+    data = (encode_over(new, current.obj, current.kv.value)
+            if status and current.owned and kind.default_status_prepare else None)
+    if data is None:
+        data = encode(new)
     if data == current.kv.value:  # no-op: upstream skips the write, resourceVersion unchanged
         meta_values["resource_version"] = str(current.kv.mod_revision)
         return new

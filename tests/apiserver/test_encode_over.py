@@ -1,0 +1,118 @@
+"""``codec.encode_over`` (a status write's encoding reusing the stored bytes of the fields it carried
+over from the stored object) gives exactly ``encode``'s bytes, and declines bytes it cannot vouch for."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import UTC, datetime
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbatch.api.batch_v1 import Job
+from kbatch.api.core_v1 import Pod
+from kbatch.api.meta import Resource
+from kbatch.api.registry import builtin_registry
+from kbatch.apiserver import APIServer
+from kbatch.apiserver.codec import decode, encode, encode_over
+from kbatch.apiserver.update import Current, _status_input, prepare_update, read_kv
+from kbatch.store import MemoryStore
+
+_TEXT = st.text(alphabet="ab-é\"\\", min_size=1, max_size=6)
+_LABELS = st.one_of(st.none(), st.just({}), st.dictionaries(st.sampled_from(["a", "b", "x/y"]),
+                                                            st.sampled_from(["1", "2", ""]), max_size=2))
+_ANNOTATIONS = st.one_of(st.none(), st.just({}), st.dictionaries(st.sampled_from(["note", "k8s.io/x"]),
+                                                                 _TEXT, max_size=2))
+
+
+def _server() -> APIServer:
+    return APIServer(MemoryStore(), builtin_registry(), now=lambda: datetime(2026, 1, 1, tzinfo=UTC),
+                     rng=random.Random(3))
+
+
+def _pod(labels: Any, annotations: Any, image: str) -> Pod:
+    meta: dict[str, Any] = {"name": "p"}
+    if labels is not None:
+        meta["labels"] = labels
+    if annotations is not None:
+        meta["annotations"] = annotations
+    return Pod.model_validate({"metadata": meta, "spec": {"containers": [
+        {"name": "c", "image": image, "env": [{"name": "E", "value": image}],
+         "resources": {"requests": {"cpu": "250m", "memory": "1.5Gi"}}}]}})
+
+
+def _prepared(server: APIServer, model: type[Resource], name: str, change: Any) -> tuple[Resource, Current]:
+    """A status write's new object over the stored one, prepared (the write's own decode as old)."""
+    kind = server.kind(model)
+    kv = read_kv(server, kind, "default", name)
+    caller = decode(model, kv)
+    change(caller)
+    new = _status_input(kind, caller)
+    new.metadata.namespace = "default"
+    current = Current(kv, decode(model, kv), owned=True)
+    prepare_update(server, kind, new, current, status=True, dry_run=False)
+    new.metadata.__dict__["resource_version"] = None
+    return new, current
+
+
+@settings(max_examples=150)
+@given(labels=_LABELS, annotations=_ANNOTATIONS, image=_TEXT, new_labels=_LABELS,
+       new_annotations=_ANNOTATIONS, phase=st.sampled_from(["Pending", "Running", "Succeeded"]),
+       message=st.one_of(st.none(), _TEXT))
+def test_a_pod_status_write_encodes_as_encode_does(labels: Any, annotations: Any, image: str,
+                                                   new_labels: Any, new_annotations: Any, phase: str,
+                                                   message: str | None) -> None:
+    server = _server()
+    server.create(_pod(labels, annotations, image))
+
+    def change(pod: Any) -> None:
+        pod.metadata.labels = new_labels
+        pod.metadata.annotations = new_annotations
+        pod.status.phase = phase
+        pod.status.message = message
+
+    new, current = _prepared(server, Pod, "p", change)
+    spliced = encode_over(new, current.obj, current.kv.value)
+    assert spliced is not None
+    assert spliced == encode(new)
+
+
+@settings(max_examples=50)
+@given(active=st.integers(0, 5), succeeded=st.integers(0, 5), label=st.sampled_from([None, {}, {"x": "1"}]))
+def test_a_job_status_write_encodes_as_encode_does(active: int, succeeded: int, label: Any) -> None:
+    server = _server()
+    server.create(Job.model_validate({"metadata": {"name": "j"}, "spec": {"template": {"spec": {
+        "restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}}}))
+
+    def change(job: Any) -> None:
+        job.status.active = active
+        job.status.succeeded = succeeded
+        job.metadata.labels = label if label is None else {**(job.metadata.labels or {}), **label}
+
+    new, current = _prepared(server, Job, "j", change)
+    spliced = encode_over(new, current.obj, current.kv.value)
+    assert spliced is not None and spliced == encode(new)
+
+
+def test_bytes_that_are_not_the_stored_objects_encoding_are_declined() -> None:
+    server = _server()
+    server.create(_pod({"a": "1"}, None, "busybox"))
+    new, current = _prepared(server, Pod, "p", lambda pod: None)
+    document = json.loads(current.kv.value)
+    spaced = json.dumps(document).encode()  # same document, other bytes
+    reordered = json.dumps({**document, "metadata": dict(reversed(document["metadata"].items()))},
+                           separators=(",", ":")).encode()
+    truncated = current.kv.value[:-40]
+    for stored in (spaced, reordered, truncated, b""):
+        assert encode_over(new, current.obj, stored) is None
+    assert encode_over(new, current.obj, current.kv.value) == encode(new)
+
+
+def test_a_missing_status_is_declined() -> None:
+    server = _server()
+    server.create(_pod(None, None, "busybox"))
+    new, current = _prepared(server, Pod, "p", lambda pod: None)
+    new.__dict__["status"] = None
+    assert encode_over(new, current.obj, current.kv.value) is None
