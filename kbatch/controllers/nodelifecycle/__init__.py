@@ -28,7 +28,12 @@ __all__ = [
 
 
 def setup(ctx: Any) -> NodeLifecycle:
-    """Catalog factory for ``node-lifecycle``: nodes, and node Leases (a renewal re-checks its node)."""
+    """Catalog factory for ``node-lifecycle``: nodes, and node Leases (a renewal re-checks its node).
+
+    Options (``ControlPlane(options={"node-lifecycle": {...}})``, kube-controller-manager's flags):
+    ``node_monitor_grace_period`` (50 s), ``node_eviction_rate`` (0.1 nodes/s),
+    ``secondary_node_eviction_rate`` (0.01), ``unhealthy_zone_threshold`` (0.55),
+    ``large_cluster_size_threshold`` (50)."""
     from kbatch.api.coordination_v1 import NODE_LEASE_NAMESPACE, Lease
     from kbatch.api.core_v1 import Node
     from kbatch.runtime.reconcile import Request
@@ -37,8 +42,8 @@ def setup(ctx: Any) -> NodeLifecycle:
         return [Request("", lease.metadata.name)] if lease.metadata.namespace == NODE_LEASE_NAMESPACE else []
 
     reconciler = NodeLifecycle(ctx)
-    (ctx.build().describe("marks unreachable nodes NotReady and taints them")
-        .for_(Node).watches(Lease, node_of).periodic().complete(reconciler))
+    reconciler.controller = (ctx.build().describe("marks unreachable nodes NotReady and taints them")
+                             .for_(Node).watches(Lease, node_of).periodic().complete(reconciler))
     return reconciler
 
 

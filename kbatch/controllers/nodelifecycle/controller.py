@@ -1,7 +1,11 @@
 """The ``node-lifecycle`` and ``taint-eviction-controller`` controllers.
 
 ``node-lifecycle`` keeps each node's not-ready / unreachable taints in step with its ``Ready``
-condition (:func:`.taints.wanted_taints`) and times out silent nodes (:mod:`.health`): a node with
+condition (:func:`.taints.wanted_taints`): the ``NoSchedule`` ones at once, the ``NoExecute`` ones
+through its zone's rate-limited queue (:mod:`.zones`, :mod:`.tainter`; none while every zone is fully
+disrupted); the zone pass runs as the request ``("", "")``, from a timer at the instant a zone's
+counts change (after the other node updates due then) and when a queue's next token is due.
+It also times out silent nodes (:mod:`.health`): a node with
 a Lease in ``kube-node-lease`` whose heartbeat (Lease ``renewTime`` or ``Ready``
 ``lastHeartbeatTime``) has not moved for ``node_monitor_grace_period`` (50 s) gets ``Unknown``
 conditions, hence the unreachable taints; when that moved ``Ready`` away from ``True`` the node's pods
@@ -31,14 +35,24 @@ from kbatch.controllers.nodelifecycle.health import (
     unknown_conditions,
 )
 from kbatch.controllers.nodelifecycle.pods import POD_EVENT, node_event_message, not_ready_patch
-from kbatch.controllers.nodelifecycle.taints import eviction_time, wanted_taints
+from kbatch.controllers.nodelifecycle.tainter import Member, Tainter
+from kbatch.controllers.nodelifecycle.taints import (
+    eviction_time,
+    has_no_execute,
+    no_execute_key,
+    no_execute_step,
+    no_schedule_taints,
+    with_no_execute,
+)
+from kbatch.controllers.nodelifecycle.zones import EXCLUDE_DISRUPTION, EvictionConfig, zone_key
 from kbatch.controllers.scheduler.convert import taint_of, toleration_of
 from kbatch.controllers.scheduler.types import Taint
 
-__all__ = ["NodeLifecycle", "TaintEviction"]
+__all__ = ["ZONE_PASS", "NodeLifecycle", "TaintEviction"]
 
 EVICTION_REASON = "DeletionByTaintManager"
 EVICTION_MESSAGE = "Taint manager: deleting due to NoExecute taint"
+ZONE_PASS = ("", "")  # the request that runs the zone pass (no node is named "")
 
 
 def _ready(node: Any) -> str | None:
@@ -55,7 +69,11 @@ class NodeLifecycle:
 
         self.ctx, self.Node, self.Lease, self.lease_namespace = ctx, Node, Lease, NODE_LEASE_NAMESPACE
         self.grace = float(ctx.options.get("node_monitor_grace_period", NODE_MONITOR_GRACE_PERIOD))
+        self.tainter = Tainter(EvictionConfig.from_options(ctx.options))
+        self.controller: Any = None  # set by ``setup``: the zone pass is enqueued on it
         self._seen: dict[str, tuple[Heartbeat, float]] = {}  # node -> (last heartbeat, probe time)
+        self._known: set[str] = set()  # nodes observed at least once (``knownNodeSet``)
+        self._pass_at: tuple[float, int] | None = None  # the zone pass's timer (deadline, handle)
 
     def _timeline(self, when: Any) -> float:
         return (when - self.ctx.clock.to_datetime(0)).total_seconds()
@@ -63,22 +81,120 @@ class NodeLifecycle:
     def reconcile(self, request: Any) -> Any:
         from kbatch.runtime.reconcile import Result
 
+        if request == ZONE_PASS:
+            return self._zone_pass()
+        now = self.ctx.clock.now()
         try:
             node = self.ctx.cache.get(self.Node, request.name, readonly=True)
         except NotFound:
             self._seen.pop(request.name, None)
+            self._known.discard(request.name)
+            if self.tainter.observe(request.name, None):
+                self._schedule_pass(now)
             return None
-        now = self.ctx.clock.now()
         ready = _ready(node)
         wait = self._monitor(node, ready, now)
         if wait == 0.0:
             return None  # conditions written: the node's update event brings it back for the taints
-        current = [taint_of(t, self._timeline) for t in node.spec.taints or ()]
-        wanted = wanted_taints(current, ready, now)
-        if wanted != current:
-            body = [self._wire(t) for t in wanted]
-            self.ctx.client.patch(self.Node, request.name, {"spec": {"taints": body or None}})
+        self._taints(node, ready, now)
         return Result(requeue_after=wait) if wait is not None else None
+
+    def _taints(self, node: Any, ready: str | None, now: float) -> None:
+        """NoSchedule taints at once; NoExecute ones as ``processTaintBaseEviction`` decides
+        (:func:`.taints.no_execute_step`); the zone counts updated."""
+        name, labels = node.metadata.name, node.metadata.labels or {}
+        zone = zone_key(labels)
+        current = [taint_of(t, self._timeline) for t in node.spec.taints or ()]
+        wanted = no_schedule_taints(current, ready)
+        step = no_execute_step(current, ready)
+        if name not in self._known or step == "reachable":
+            # markNodeAsReachable: Ready again, or a node the controller observes for the first time
+            self._known.add(name)
+            wanted = with_no_execute(wanted, None, now)
+            self.tainter.unmark(name, zone)
+            step = "queue" if step == "swap" else step
+        elif step == "swap":
+            wanted = with_no_execute(wanted, no_execute_key(ready), now)
+        if wanted != current:
+            self._patch_taints(name, wanted)
+        key = no_execute_key(ready)
+        queued = step == "queue" and key is not None and self.tainter.mark(
+            name, zone, has_no_execute(wanted, key), now)
+        member = Member(zone, ready, EXCLUDE_DISRUPTION not in labels)
+        if self.tainter.observe(name, member) or queued:
+            self._schedule_pass(now)
+
+    def _patch_taints(self, name: str, taints: list[Taint]) -> bool:
+        body = [self._wire(t) for t in taints]
+        try:
+            self.ctx.client.patch(self.Node, name, {"spec": {"taints": body or None}})
+        except NotFound:
+            return False
+        return True
+
+    # -- the zone pass: handleDisruption, then doNoExecuteTaintingPass ------------------------------
+    def _schedule_pass(self, at: float) -> None:
+        """Run the zone pass at ``at``: a timer, so every node update due at the same instant is
+        seen first (timers fire after the ready work); the earliest request wins."""
+        if self._pass_at is not None:
+            if self._pass_at[0] <= at:
+                return
+            self.ctx.timers.cancel(self._pass_at[1])
+        self._pass_at = (at, self.ctx.timers.schedule_call(at, self._fire_pass, None, periodic=True))
+
+    def _fire_pass(self, _: Any) -> None:
+        from kbatch.runtime.reconcile import Request
+
+        self._pass_at = None
+        self.controller.enqueue(Request(*ZONE_PASS))
+
+    def _zone_pass(self) -> None:
+        now = self.ctx.clock.now()
+        decision = self.tainter.disruption(now)
+        if decision.enter_full:
+            self._all_reachable(now)
+        if decision.exit_full:  # a fresh grace period for every node
+            self._seen = {name: (beat, now) for name, (beat, _) in self._seen.items()}
+        self.tainter.try_all(now, self._taint)
+        wake = self.tainter.wake_at(now)
+        if wake is not None:
+            self._schedule_pass(wake)
+
+    def _all_reachable(self, now: float) -> None:
+        """Master disruption mode: no node keeps a NoExecute condition taint; failed nodes are
+        queued again (their zones' rates are 0 until some zone recovers)."""
+        for name in sorted(self.tainter.members):
+            try:
+                node = self.ctx.cache.get(self.Node, name, readonly=True)
+            except NotFound:
+                continue
+            current = [taint_of(t, self._timeline) for t in node.spec.taints or ()]
+            wanted = with_no_execute(current, None, now)
+            if wanted != current:
+                self._patch_taints(name, wanted)
+            zone = zone_key(node.metadata.labels)
+            self.tainter.unmark(name, zone)
+            if no_execute_key(_ready(node)) is not None:
+                self.tainter.mark(name, zone, False, now)
+
+    def _taint(self, name: str) -> tuple[bool, float]:
+        """The tainting pass's action on a queued node: the NoExecute taint its Ready condition
+        calls for, the other one removed (done), or nothing when it is Ready again or gone."""
+        try:
+            node = self.ctx.cache.get(self.Node, name, readonly=True)
+        except NotFound:
+            return True, 0.0
+        ready = _ready(node)
+        if ready is None:
+            return False, 0.05  # upstream retries in 50 ms
+        key = no_execute_key(ready)
+        if key is None:
+            return True, 0.0
+        current = [taint_of(t, self._timeline) for t in node.spec.taints or ()]
+        wanted = with_no_execute(current, key, self.ctx.clock.now())
+        if wanted != current:
+            self._patch_taints(name, wanted)
+        return True, 0.0
 
     def _monitor(self, node: Any, ready: str | None, now: float) -> float | None:
         """Seconds until the node times out (None: not monitored, or already Unknown); 0.0 when its

@@ -4,7 +4,10 @@ Node lifecycle (upstream ``pkg/controller/nodelifecycle/node_lifecycle_controlle
 ``doNoExecuteTaintingPass`` and ``doNoScheduleTaintingPass``): a node whose ``Ready`` condition is
 ``False`` carries ``node.kubernetes.io/not-ready`` with effects ``NoSchedule`` and ``NoExecute``;
 ``Unknown`` (the kubelet stopped posting status) carries ``node.kubernetes.io/unreachable`` with
-both effects; ``True`` carries neither.
+both effects; ``True`` carries neither. The ``NoSchedule`` taints follow the condition at once
+(:func:`no_schedule_taints`); the ``NoExecute`` ones are added through the zone's rate-limited
+queue (:mod:`.zones`, :mod:`.ratelimit`): :func:`no_execute_step` is ``processTaintBaseEviction``'s
+choice for one node, :func:`with_no_execute` the swap the tainting pass makes.
 
 Taint eviction (``pkg/controller/tainteviction/taint_eviction.go``, ``getMinTolerationTime``): a pod
 on a node with ``NoExecute`` taints is evicted at once if it does not tolerate one of them;
@@ -24,7 +27,12 @@ __all__ = [
     "UNREACHABLE",
     "condition_taints",
     "eviction_time",
+    "has_no_execute",
+    "no_execute_key",
+    "no_execute_step",
+    "no_schedule_taints",
     "wanted_taints",
+    "with_no_execute",
 ]
 
 NOT_READY = "node.kubernetes.io/not-ready"
@@ -51,6 +59,46 @@ def wanted_taints(current: Iterable[Taint], ready: str | None, now: float) -> li
         if (key, effect) not in have:
             keep.append(Taint(key, effect, "", now if effect == "NoExecute" else None))
     return keep
+
+
+def no_schedule_taints(current: Iterable[Taint], ready: str | None) -> list[Taint]:
+    """The node's taints with the NoSchedule condition taints made to match ``ready`` (upstream
+    ``doNoScheduleTaintingPass``); NoExecute and other taints untouched."""
+    wanted = [pair for pair in condition_taints(ready) if pair[1] == "NoSchedule"]
+    keep = [t for t in current
+            if t.key not in _OWNED or t.effect != "NoSchedule" or (t.key, t.effect) in wanted]
+    have = {(t.key, t.effect) for t in keep}
+    return keep + [Taint(key, effect) for key, effect in wanted if (key, effect) not in have]
+
+
+def no_execute_key(ready: str | None) -> str | None:
+    """The NoExecute condition taint's key for a Ready status (None: neither)."""
+    return NOT_READY if ready == "False" else UNREACHABLE if ready == "Unknown" else None
+
+
+def with_no_execute(current: Iterable[Taint], key: str | None, now: float) -> list[Taint]:
+    """The node's taints with exactly ``key``'s NoExecute condition taint (added at ``now`` unless
+    present) and not the other one (upstream ``SwapNodeControllerTaint``)."""
+    keep = [t for t in current if t.key not in _OWNED or t.effect != "NoExecute" or t.key == key]
+    if key is not None and not any(t.key == key and t.effect == "NoExecute" for t in keep):
+        keep.append(Taint(key, "NoExecute", "", now))
+    return keep
+
+
+def has_no_execute(current: Iterable[Taint], key: str) -> bool:
+    return any(t.key == key and t.effect == "NoExecute" for t in current)
+
+
+def no_execute_step(current: Iterable[Taint], ready: str | None) -> str:
+    """``processTaintBaseEviction`` for one node: ``"swap"`` (it carries the other condition's
+    NoExecute taint: replace it now, not rate-limited), ``"queue"`` (queue it for the zone's
+    rate-limited tainting), ``"reachable"`` (Ready: remove both NoExecute taints, dequeue) or
+    ``""`` (no Ready condition: nothing)."""
+    key = no_execute_key(ready)
+    if key is None:
+        return "reachable" if ready == "True" else ""
+    other = UNREACHABLE if key == NOT_READY else NOT_READY
+    return "swap" if has_no_execute(current, other) else "queue"
 
 
 def eviction_time(taints: Iterable[Taint], tolerations: tuple[Toleration, ...], now: float) -> float | None:

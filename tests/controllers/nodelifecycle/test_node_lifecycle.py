@@ -30,8 +30,8 @@ def test_eviction_time_honours_toleration_seconds() -> None:
 
 
 def test_not_ready_node_pods_are_evicted_with_deletion_by_taint_manager() -> None:
-    cp = sim_cluster(1, controllers=ALL)
-    cp.apply(pod_yaml("p", "sleep 1000", grace=5))
+    cp = sim_cluster(2, controllers=ALL)  # one node of one: the zone would be fully disrupted
+    cp.apply(pod_yaml("p", "sleep 1000", grace=5).replace("spec:\n", "spec:\n  nodeName: node-0\n"))
     watch = cp.client.watch(Pod, "default")
     mark_node_not_ready(cp, "node-0")
     cp.advance(300)  # DefaultTolerationSeconds admission: pods tolerate not-ready:NoExecute for 300 s
