@@ -191,3 +191,18 @@ def test_owned_fields_always_exist_and_applied_values_hold(ops: list[Any]) -> No
         for entry in out.metadata.managed_fields or ():
             owned = ((entry.fields_v1 or {}).get("f:metadata") or {}).get("f:labels") or {}
             assert {k[2:] for k in owned if k.startswith("f:")} <= labels.keys(), entry.manager
+
+
+@given(st.lists(st.sampled_from("abcdef"), unique=True), st.lists(st.sampled_from("abcdef"), unique=True))
+def test_merged_list_order(live: list[str], applied: list[str]) -> None:
+    """structured-merge-diff's ordered merge of an associative list: every item once; the applied
+    items in the applied order; the live-only items in their live order."""
+    from kbatch.apiserver.apply.merge import merge_object
+
+    def doc(names: list[str]) -> dict[str, Any]:
+        return {"spec": {"containers": [{"name": n} for n in names]}}
+
+    out = [c["name"] for c in merge_object(doc(live), doc(applied))["spec"]["containers"]]
+    assert sorted(out) == sorted(set(live) | set(applied))
+    assert [n for n in out if n in applied] == applied
+    assert [n for n in out if n not in applied] == [n for n in live if n not in applied]
