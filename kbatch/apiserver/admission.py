@@ -42,8 +42,9 @@ class Admission:
     def __init__(self) -> None:
         self._mutating: list[_Entry] = []
         self._validating: list[_Entry] = []
-        # (model, subresource write?) -> the hooks that apply, in order; rebuilt after any add
+        # (mutating?, model, subresource write?) -> the hooks that apply, in order; rebuilt after any add
         self._plans: dict[tuple[bool, type[Resource], bool], tuple[AdmissionHook, ...]] = {}
+        self._metadata_only: dict[tuple[type[Resource], bool], bool] = {}
 
     def add_mutating(self, model: type[Resource] | None, hook: AdmissionHook, *,
                      main_resource_only: bool = False) -> None:
@@ -52,6 +53,7 @@ class Admission:
         DefaultTolerationSeconds and Priority return early for those)."""
         self._mutating.append((model, hook, main_resource_only))
         self._plans.clear()
+        self._metadata_only.clear()
 
     def add_validating(self, model: type[Resource] | None, hook: AdmissionHook, *,
                        main_resource_only: bool = False) -> None:
@@ -59,20 +61,31 @@ class Admission:
         self._plans.clear()
 
     def mutate(self, request: AdmissionRequest) -> None:
-        for hook in self._plan(True, request):
+        for hook in self._plan(True, type(request.obj), bool(request.subresource)):
             hook(request)
 
     def validate(self, request: AdmissionRequest) -> None:
-        for hook in self._plan(False, request):
+        for hook in self._plan(False, type(request.obj), bool(request.subresource)):
             hook(request)
 
-    def _plan(self, mutating: bool, request: AdmissionRequest) -> tuple[AdmissionHook, ...]:
-        """The hooks for the request's kind and resource, decided once per (kind, main/subresource)."""
-        key = (mutating, type(request.obj), bool(request.subresource))
+    def mutates_only_metadata(self, model: type[Resource], subresource: bool) -> bool:
+        """Whether every mutating hook a write of ``model`` (to a subresource or not) runs declares
+        that it changes nothing but ``metadata`` (a true ``admission_metadata_only`` attribute)."""
+        key = (model, subresource)
+        answer = self._metadata_only.get(key)
+        if answer is None:
+            answer = self._metadata_only[key] = all(
+                getattr(hook, "admission_metadata_only", False) is True
+                for hook in self._plan(True, model, subresource))
+        return answer
+
+    def _plan(self, mutating: bool, model: type[Resource], subresource: bool) -> tuple[AdmissionHook, ...]:
+        """The hooks for a write of ``model`` (to a subresource or not), decided once."""
+        key = (mutating, model, subresource)
         plan = self._plans.get(key)
         if plan is None:
             entries = self._mutating if mutating else self._validating
             plan = self._plans[key] = tuple(
                 hook for target, hook, main_only in entries
-                if (target is None or target is key[1]) and not (main_only and key[2]))
+                if (target is None or target is model) and not (main_only and subresource))
         return plan

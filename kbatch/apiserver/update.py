@@ -187,9 +187,11 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     key = current.kv.key
     meta_values = new.metadata.__dict__  # "resource_version" is in the fields set (prepare_update)
     meta_values["resource_version"] = None
-    # a status write that took old's fields (_take_carried) reuses their stored bytes
+    # A status write that took old's fields (_take_carried) reuses their stored bytes, unless a mutating
+    # hook that may change more than metadata ran after (a change in place would be a change of old's).
     data = (encode_over(new, current.obj, current.kv.value)
-            if status and current.owned and kind.default_status_prepare else None)
+            if status and current.owned and kind.default_status_prepare
+            and server.admission.mutates_only_metadata(type(new), True) else None)
     if data is None:
         data = encode(new)
     if data == current.kv.value:  # no-op: upstream skips the write, resourceVersion unchanged

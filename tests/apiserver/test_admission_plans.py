@@ -59,7 +59,26 @@ def test_builtin_pod_plugins_skip_status_writes() -> None:
                        rng=random.Random(1))
     pod = Pod.model_validate({"metadata": {"name": "p"},
                               "spec": {"containers": [{"name": "c", "image": "i"}]}})
-    main = AdmissionRequest("CREATE", pod, None)
-    status = AdmissionRequest("UPDATE", pod, pod, "status")
-    assert len(server.admission._plan(True, main)) >= 2  # DefaultTolerationSeconds, Priority
-    assert len(server.admission._plan(True, status)) == len(server.admission._plan(True, main)) - 2
+    main, status = server.admission._plan(True, Pod, False), server.admission._plan(True, Pod, True)
+    assert len(main) >= 2  # DefaultTolerationSeconds, Priority
+    assert len(status) == len(main) - 2
+    server.admission.mutate(AdmissionRequest("UPDATE", pod, pod, "status"))  # runs, changes no spec
+    assert pod.spec.tolerations is None and pod.spec.priority is None
+
+
+def test_metadata_only_writes_are_those_whose_hooks_all_say_so() -> None:
+    admission = Admission()
+    assert admission.mutates_only_metadata(Pod, True)
+
+    class Labeler:
+        admission_metadata_only = True
+
+        def __call__(self, request: AdmissionRequest) -> None:
+            request.obj.metadata.labels = {"seen": "yes"}
+
+    admission.add_mutating(None, Labeler())
+    assert admission.mutates_only_metadata(Pod, True)
+    admission.add_mutating(Pod, lambda request: None, main_resource_only=True)
+    assert admission.mutates_only_metadata(Pod, True) and not admission.mutates_only_metadata(Pod, False)
+    admission.add_mutating(Node, lambda request: None)
+    assert admission.mutates_only_metadata(Pod, True) and not admission.mutates_only_metadata(Node, True)

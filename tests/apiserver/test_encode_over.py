@@ -116,3 +116,18 @@ def test_a_missing_status_is_declined() -> None:
     new, current = _prepared(server, Pod, "p", lambda pod: None)
     new.__dict__["status"] = None
     assert encode_over(new, current.obj, current.kv.value) is None
+
+
+def test_a_hook_that_may_change_more_than_metadata_writes_what_it_returns() -> None:
+    server = _server()
+    server.create(_pod(None, None, "busybox"))
+
+    def pin(request: Any) -> None:
+        if request.subresource == "status":
+            request.obj.spec.node_name = "pinned"  # in place: the taken spec is the decoded old's
+
+    server.admission.add_mutating(Pod, pin)
+    pod = server.get(Pod, "p", "default")
+    out = server.update_status(pod)
+    stored = server.store.range(b"/registry/pods/default/p").kvs[0]
+    assert decode(Pod, stored) == out and out.spec.node_name == "pinned"

@@ -78,6 +78,8 @@ def install(server: APIServer) -> None:
 class FieldTracker:
     """The mutating admission hook that records ``Update`` managers (see the module docstring)."""
 
+    admission_metadata_only = True  # changes metadata.managedFields only (update.apply_update relies on it)
+
     def __init__(self, server: APIServer) -> None:
         self._server = server
 
