@@ -29,6 +29,13 @@ Cost control: a class whose lookups mostly miss (``ObjectMeta``: one ``uid`` per
 looked up when fewer than :data:`_MIN_HITS` lookups found another instance while :data:`_PROBE` missed; the
 table is emptied when it reaches :data:`_MAX_ENTRIES` (entries are only a cache: an object keeps the
 instances it holds).
+
+Measured and not kept (replayed Job-benchmark pod stream, 15k informer events, CPU time): reusing
+the previous cached version's parts, comparing an update's nested models with the ones at the same
+place in the old object instead of keying them, was ~8% slower (a comparison visits every nested
+model and field as keying does, and a fresh decode shares no instance with the old version to stop
+at); sharing equal *lists* of canonical models between objects (a Job's Pods' ``containers``,
+``tolerations``, ``ownerReferences``) saved 3 GC-tracked objects per Pod but cost ~15% more time.
 """
 
 from __future__ import annotations
