@@ -2,22 +2,25 @@
 
 The general patch path (:mod:`kbatch.apiserver.patch`) merges the patch into the stored JSON of the
 whole object and decodes all of it. When the decode cache holds the object decoded from exactly the
-stored bytes, the same result is reached level by level on the typed object:
+stored bytes, the same result is reached level by level on the typed object, without parsing the
+stored bytes:
 
 * a patch value that is a JSON object, for a field whose type is one model, recurses into that model
   (upstream: strategic ``mergeMap`` recursing into a map value, ``staging/src/k8s.io/apimachinery/
-  pkg/util/strategicpatch/patch.go``; RFC 7386 ``MergePatch(Target[name], value)``, which the
-  ``jsonmergepatch`` / ``evanphx/json-patch`` MergePatch implements);
+  pkg/util/strategicpatch/patch.go``; RFC 7386 ``MergePatch(Target[name], value)``, as
+  ``evanphx/json-patch``'s MergePatch, which kube-apiserver uses, implements it);
 * every other patched key of a level (scalars, ``null``, lists, maps that are not models, and the
   ``$deleteFromPrimitiveList/<f>`` and ``$setElementOrder/<f>`` directives with their field) is merged
   by the general merge (:func:`~kbatch.apiserver.strategic.merge_map` /
-  :func:`~kbatch.apiserver.jsonpatch.apply_merge_patch`) on the JSON of just those fields of the
-  held object (its ``exclude_unset`` dump is the stored JSON of them: the held object was decoded from
-  those bytes, and a field is set exactly when its key is present);
-* a level carrying ``$patch`` or ``$retainKeys`` is merged whole the general way;
-* each level is then validated from a dict holding the merged raw values and *copies* of the held
-  values of the untouched fields (a validated model instance passes pydantic's validation as it is;
-  kbatch models have no validators that would treat it differently from its JSON).
+  :func:`~kbatch.apiserver.jsonpatch.apply_merge_patch`) on the *view* of just those fields of the
+  held object that the merge reads (:func:`view`: the stored JSON, but with times and quantities
+  as the typed values they decode to);
+* a level carrying ``$patch`` or ``$retainKeys`` is merged whole, on its view;
+* each level is validated from a dict holding the merged values and copies of the held values of the
+  untouched fields (a validated model instance, a ``datetime`` for a time and a ``Quantity`` pass
+  pydantic's validation as they are; kbatch models have no validators that would treat them
+  differently from their JSON); a level whose merged values are all plain JSON (finalizers, labels,
+  a phase) is a copy of the held one with just those values validated.
 
 The keys of a map merge independently (only the directives above tie keys together, and they stay
 together), so the result is the general path's. Anything unusual — a key that is not a field alias,
@@ -27,29 +30,29 @@ caller takes the general path, which reports the error exactly as it always does
 
 from __future__ import annotations
 
+import copy
 import functools
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import from_json
 
 from kbatch.api.base import KubeModel, _fields_set_of, _set_fields_set
 from kbatch.api.errors import StatusError
 from kbatch.api.model_copy import alternatives, copy_value, generated
 from kbatch.api.quantity import Quantity
 from kbatch.apiserver.jsonpatch import apply_merge_patch
-from kbatch.apiserver.strategic import DELETE, merge_map
+from kbatch.apiserver.strategic import DELETE, MERGE_PRIMITIVES, merge_key, merge_map
 
-__all__ = ["Fallback", "Stored", "merge_typed", "plain_fields"]
+__all__ = ["Fallback", "merge_typed", "plain_fields", "view"]
 
 M = TypeVar("M", bound=KubeModel)
 
 _LINKED = ("$deleteFromPrimitiveList", "$setElementOrder")  # directives tied to one field of the level
-_WHOLE = ("$patch", "$retainKeys")  # directives about the whole level
 _PLAIN = (str, int, bool, type(None))
 _IMMUTABLE = (*_PLAIN, float, datetime, Quantity)
+_SCALARS = (str, int, float, bool)
 
 
 class Fallback(Exception):
@@ -92,6 +95,12 @@ def _fields(model: type[KubeModel]) -> dict[str, _Field]:
     return out
 
 
+@functools.cache
+def _wire_names(model: type[KubeModel]) -> dict[str, tuple[str, bool]]:
+    """Field name → (wire name, whether its values may be mutable)."""
+    return {f.name: (f.alias, f.mutable) for f in _fields(model).values()}
+
+
 def plain_fields(model: type[KubeModel], patch: dict[str, Any]) -> bool:
     """Whether every key of ``patch`` names a field of ``model`` whose values are their own JSON."""
     fields = _fields(model)
@@ -102,42 +111,36 @@ def plain_fields(model: type[KubeModel], patch: dict[str, Any]) -> bool:
     return True
 
 
-@functools.cache
-def _post_init(model: type[KubeModel]) -> bool:
-    """Whether validating ``model`` runs a ``model_post_init`` of its own."""
-    return model.model_post_init is not BaseModel.model_post_init
+# --- the view: the stored JSON of a held object -----------------------------------------------------
 
 
-class Stored:
-    """The stored JSON of one level of the held object (the bytes it was decoded from), parsed on first
-    use, once for all levels."""
-
-    __slots__ = ("_doc", "_path", "exact")
-
-    def __init__(self, doc: list[Any], path: tuple[str, ...]) -> None:
-        self._doc, self._path = doc, path
-        # whether this JSON is exactly the held state: everywhere but the object itself and its
-        # metadata (``metadata.resourceVersion`` is not stored, the held object has it)
-        self.exact = len(path) > 1 or (len(path) == 1 and path[0] != "metadata")
-
-    @classmethod
-    def of(cls, data: bytes) -> Stored:
-        return cls([data, None], ())
-
-    def child(self, key: str) -> Stored:
-        return Stored(self._doc, (*self._path, key))
-
-    def value(self) -> Any:
-        doc = self._doc
-        if doc[1] is None:
-            doc[1] = from_json(doc[0], cache_strings=False)
-        node = doc[1]
-        for key in self._path:
-            node = node.get(key) if type(node) is dict else None
-        return node
+def view(value: Any) -> Any:
+    """The JSON a held (validated, decoded) value was decoded from, as the merge reads it: models as
+    dicts of their set fields by wire name (a field is set exactly when its key is present), lists
+    and maps as new containers; times and quantities stay typed (they validate to themselves, and no
+    merge compares or descends into them); ``metadata.resourceVersion`` is the held one, as the
+    general path's base has it. Shares nothing mutable with ``value``."""
+    t = type(value)
+    if t in _IMMUTABLE:
+        return value
+    if t is list:
+        return [v if type(v) in _IMMUTABLE else view(v) for v in value]
+    if t is dict:
+        return {k: v if type(v) in _IMMUTABLE else view(v) for k, v in value.items()}
+    if isinstance(value, KubeModel):
+        names, values = _wire_names(t), value.__dict__
+        out = {}
+        for name in _fields_set_of(value):
+            v = values[name]
+            out[names[name][0]] = v if type(v) in _IMMUTABLE else view(v)
+        return out
+    return copy.deepcopy(value)
 
 
-def _merge(base: dict[str, Any], patch: dict[str, Any], strategic: bool, parent: str) -> Any:
+# --- merging ----------------------------------------------------------------------------------------
+
+
+def _merge(base: Any, patch: dict[str, Any], strategic: bool, parent: str) -> Any:
     try:
         return merge_map(base, patch, parent) if strategic else apply_merge_patch(base, patch)
     except StatusError:
@@ -151,15 +154,18 @@ def _validate(model: type[M], data: dict[str, Any]) -> M:
         raise Fallback from None
 
 
-def merge_typed(model: type[M], old: M | None, patch: dict[str, Any], stored: Stored, *, strategic: bool,
+def merge_typed(model: type[M], old: M | None, patch: dict[str, Any], *, strategic: bool,
                 parent: str) -> M:
     """``old`` (a held, read-only object; ``None``: absent) with ``patch`` merged in, as a new object
-    sharing nothing with ``old``. ``stored``: the stored JSON ``old`` was decoded from. ``parent``: the
-    wire name of the field holding this level (the strategic merge-key table is keyed by it)."""
+    sharing nothing with ``old``. ``parent``: the wire name of the field holding this level (the
+    strategic merge-key table is keyed by it; ``""``: the object itself)."""
     if old is None:
         return _validate(model, _merge({}, patch, strategic, parent))
     if strategic and ("$patch" in patch or "$retainKeys" in patch):
-        return _merge_json(model, patch, stored, strategic, parent)
+        merged = _merge(view(old), patch, strategic, parent)
+        if merged is DELETE:
+            raise Fallback  # removes the field: its default is the decode's business
+        return _validate(model, merged)
     fields = _fields(model)
     linked = _linked(fields, patch, strategic)
     typed: list[tuple[_Field, KubeModel]] = []
@@ -170,36 +176,21 @@ def merge_typed(model: type[M], old: M | None, patch: dict[str, Any], stored: St
             if key[:1] != "$":
                 raise Fallback  # unknown field (or a python name): Strict/Warn/Ignore: the decode's business
         elif field.model is not None and type(value) is dict and key not in linked:
-            typed.append((field, merge_typed(field.model, _held_value(old, field.name), value,
-                                             stored.child(key), strategic=strategic, parent=key)))
-        elif not field.plain and stored.exact:
-            # mostly the patch's own values (a status patch): as the general path, on this level
-            return _merge_json(model, patch, stored, strategic, parent)
+            held = old.__dict__[field.name] if field.name in _fields_set_of(old) else None
+            typed.append((field, merge_typed(field.model, held, value, strategic=strategic, parent=key)))
         elif key not in linked:
             touched.append(field)
     touched += [fields[k] for k in linked]
     if not touched:  # nothing to validate at this level: a copy with the merged models in
-        return _with_models(model, old, typed, ())
+        return _with_values(model, old, typed, ())
     rest = patch if not typed else {k: v for k, v in patch.items() if k not in {f.alias for f, _ in typed}}
-    merged = _merge(_base(old, touched, stored), rest, strategic, parent)
+    merged = _merge(_base(old, touched, patch, linked, strategic, parent), rest, strategic, parent)
     if all(f.plain and f.alias in merged for f in touched):  # (a removed field: its default is the decode's)
-        return _with_models(model, old, typed, [(f, merged[f.alias]) for f in touched])
-    # the level's stored JSON is not its held state (metadata.resourceVersion): validated from a dict
-    # holding the held values, which pass validation as they are
+        return _with_values(model, old, typed, [(f, merged[f.alias]) for f in touched])
     data = _data(model, old, {f.alias for f in touched})
     data.update((f.alias, value) for f, value in typed)
     data.update((f.alias, merged[f.alias]) for f in touched if f.alias in merged)
     return _validate(model, data)
-
-
-def _merge_json(model: type[M], patch: dict[str, Any], stored: Stored, strategic: bool, parent: str) -> M:
-    """The general path on one level: the patch merged into the level's stored JSON, validated."""
-    if not stored.exact:
-        raise Fallback  # rare; metadata's stored JSON lacks the resourceVersion the general base has
-    merged = _merge(stored.value(), patch, strategic, parent)
-    if merged is DELETE:
-        raise Fallback  # removes the field: its default is the decode's business
-    return _validate(model, merged)
 
 
 def _linked(fields: dict[str, _Field], patch: dict[str, Any], strategic: bool) -> dict[str, None]:
@@ -214,7 +205,39 @@ def _linked(fields: dict[str, _Field], patch: dict[str, Any], strategic: bool) -
     return linked
 
 
-def _with_models(model: type[M], old: M, models: Any, raw: list[tuple[_Field, Any]] | tuple[()]) -> M:
+def _base(old: KubeModel, touched: list[_Field], patch: dict[str, Any], linked: dict[str, None],
+          strategic: bool, parent: str) -> dict[str, Any]:
+    """The view of ``old``'s fields ``touched`` that the merge reads (a value it replaces is left out:
+    the merge gives the same without it)."""
+    fields_set, values = _fields_set_of(old), old.__dict__
+    base = {}
+    for field in touched:
+        if field.name in fields_set and (field.alias in linked
+                                         or _reads_old(field, patch[field.alias], parent, strategic)):
+            value = values[field.name]
+            base[field.alias] = value if field.plain else view(value)  # (the merge mutates neither)
+    return base
+
+
+def _reads_old(field: _Field, value: Any, parent: str, strategic: bool) -> bool:
+    """Whether merging the patch value ``value`` into the field reads its old value: not for a scalar
+    or ``null`` (set or removed), nor a list but a merged one (strategic: a primitive list merged as a
+    set, a list of objects with a merge key; RFC 7386 replaces every list)."""
+    if value is None or type(value) in _SCALARS:
+        return False
+    if type(value) is not list:
+        return True
+    if not strategic:
+        return False
+    if field.alias in MERGE_PRIMITIVES:
+        return True
+    return merge_key(parent, field.alias) is not None and all(isinstance(item, dict) for item in value)
+
+
+# --- building the merged level ------------------------------------------------------------------------
+
+
+def _with_values(model: type[M], old: M, models: Any, raw: list[tuple[_Field, Any]] | tuple[()]) -> M:
     """A copy of ``old`` with the (field, merged model) pairs of ``models`` and the (field, merged JSON)
     pairs of ``raw`` in, those fields set: what validating the level's JSON gives. Only the ``raw``
     values are validated (each against its field's schema, as validating the level does), then
@@ -248,6 +271,12 @@ def _constructible(model: type[KubeModel]) -> bool:
     return generated(model)  # plain fields only: what _instance builds is what validation does
 
 
+@functools.cache
+def _post_init(model: type[KubeModel]) -> bool:
+    """Whether validating ``model`` runs a ``model_post_init`` of its own."""
+    return model.model_post_init is not BaseModel.model_post_init
+
+
 def _instance(model: type[M], values: dict[str, Any], fields_set: set[str]) -> M:
     """An instance holding ``values`` (every field, in declaration order) with ``fields_set`` set, as
     validation leaves it (no extras, no private attributes: kbatch models have neither)."""
@@ -257,32 +286,6 @@ def _instance(model: type[M], values: dict[str, Any], fields_set: set[str]) -> M
     _SET_EXTRA(new, None)
     _SET_PRIVATE(new, None)
     return new  # type: ignore[no-any-return]
-
-
-def _held_value(old: KubeModel, name: str) -> Any:
-    return old.__dict__[name] if name in _fields_set_of(old) else None
-
-
-def _base(old: KubeModel, touched: list[_Field], stored: Stored) -> dict[str, Any]:
-    """The JSON of ``old``'s fields ``touched`` (what the merge starts from; not mutated by it): values
-    that are their own JSON as they are (``metadata.resourceVersion`` is the held one, as the general
-    path's base has it), the others from the stored JSON."""
-    fields_set, values = _fields_set_of(old), old.__dict__
-    base = {}
-    json = None
-    for field in touched:
-        if field.name not in fields_set:
-            continue
-        if field.plain:
-            base[field.alias] = values[field.name]
-            continue
-        if json is None:
-            json = stored.value()
-            if type(json) is not dict:
-                raise Fallback
-        if field.alias in json:
-            base[field.alias] = json[field.alias]
-    return base
 
 
 @functools.cache
@@ -301,18 +304,10 @@ def _values(model: type[KubeModel], old: KubeModel, skip: set[str]) -> dict[str,
     return values
 
 
-@functools.cache
-def _wire_names(model: type[KubeModel]) -> dict[str, tuple[str, bool]]:
-    """Field name → (wire name, whether its values may be mutable)."""
-    return {f.name: (f.alias, f.mutable) for f in _fields(model).values()}
-
-
-def _data(model: type[KubeModel], old: KubeModel, skip: set[str] | tuple[()]) -> dict[str, Any]:
+def _data(model: type[KubeModel], old: KubeModel, skip: set[str]) -> dict[str, Any]:
     """``old`` as the dict validating it would take (wire name → value; copies where mutable) of its
     set fields (the keys its stored JSON has), without the wire names in ``skip``."""
     names, values = _wire_names(model), old.__dict__
-    if not skip and not _mutable(model):
-        return {names[name][0]: values[name] for name in _fields_set_of(old)}
     data = {}
     for name in _fields_set_of(old):
         alias, mutable = names[name]
