@@ -80,20 +80,28 @@ def _head(api_version: str, kind: str) -> bytes:
     return b'{"apiVersion":' + to_json(api_version) + b',"kind":' + to_json(kind) + b',"metadata":'
 
 
-def _meta_bytes(meta: ObjectMeta) -> bytes:
-    """``meta``'s part of the stored form (no resourceVersion); ``meta`` is left as it was."""
+_NO_RESOURCE_VERSION = frozenset({"resource_version"})
+
+
+def _meta_bytes(meta: ObjectMeta, private: bool) -> bytes:
+    """``meta``'s part of the stored form (no resourceVersion); ``meta`` is left as it was (a
+    ``private`` one is briefly changed, a shared one never)."""
+    serialize = meta.__pydantic_serializer__.to_json
+    if not private:
+        return serialize(meta, by_alias=True, exclude_none=True, exclude=_NO_RESOURCE_VERSION)
     values = meta.__dict__
     rv = values["resource_version"]
     values["resource_version"] = None  # a dict write: the fields set is not touched
     try:
-        return meta.__pydantic_serializer__.to_json(meta, by_alias=True, exclude_none=True)
+        return serialize(meta, by_alias=True, exclude_none=True)
     finally:
         values["resource_version"] = rv
 
 
-def encode_over(obj: Resource, old: Resource, stored: bytes) -> bytes | None:
+def encode_over(obj: Resource, old: Resource, stored: bytes, *, old_private: bool = False) -> bytes | None:
     """``encode(obj)`` for an ``obj`` whose fields other than metadata and status are ``old``'s own
-    values, ``old`` being the decode of ``stored``: the stored bytes of those fields are reused. ``None``
+    values or copies of them, ``old`` being the decode of ``stored`` (``old_private``: referenced by
+    nothing else): the stored bytes of those fields are reused. ``None``
     when that cannot be vouched for (another field layout, a status absent, or stored bytes that are
     not ``old``'s encoding around them): the caller encodes. Empty metadata collections become absent
     on ``obj``, as :func:`encode` does. Property-tested equal to :func:`encode`."""
@@ -105,7 +113,7 @@ def encode_over(obj: Resource, old: Resource, stored: bytes) -> bytes | None:
             or values["api_version"] != before["api_version"] or values["kind"] != before["kind"]):
         return None
     head = _head(before["api_version"], before["kind"])
-    old_meta = _meta_bytes(old.metadata)
+    old_meta = _meta_bytes(old.metadata, old_private)
     serialize = old_status.__pydantic_serializer__.to_json
     tail = b',"status":' + serialize(old_status, by_alias=True, exclude_none=True) + b"}"
     start, end = len(head) + len(old_meta), len(stored) - len(tail)
@@ -114,7 +122,7 @@ def encode_over(obj: Resource, old: Resource, stored: bytes) -> bytes | None:
         return None
     meta = obj.metadata
     _omit_empty_meta(meta.__dict__)
-    return b"".join((head, _meta_bytes(meta), stored[start:end], b',"status":',
+    return b"".join((head, _meta_bytes(meta, True), stored[start:end], b',"status":',
                      status.__pydantic_serializer__.to_json(status, by_alias=True, exclude_none=True), b"}"))
 
 

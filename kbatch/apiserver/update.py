@@ -187,10 +187,11 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     key = current.kv.key
     meta_values = new.metadata.__dict__  # "resource_version" is in the fields set (prepare_update)
     meta_values["resource_version"] = None
-    # A status write that took old's fields (_take_carried) reuses their stored bytes, unless a mutating
-    # hook that may change more than metadata ran after (a change in place would be a change of old's).
-    data = (encode_over(new, current.obj, current.kv.value)
-            if status and current.owned and kind.default_status_prepare
+    # A status write with the default strategy took old's other fields (_take_carried) or copies of them
+    # (prepare_for_status_update): their stored bytes are reused, unless a mutating hook that may change
+    # more than metadata ran after (a change in place of a taken field would be a change of old's).
+    data = (encode_over(new, current.obj, current.kv.value, old_private=current.owned)
+            if status and kind.default_status_prepare
             and server.admission.mutates_only_metadata(type(new), True) else None)
     if data is None:
         data = encode(new)

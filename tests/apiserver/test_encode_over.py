@@ -131,3 +131,26 @@ def test_a_hook_that_may_change_more_than_metadata_writes_what_it_returns() -> N
     out = server.update_status(pod)
     stored = server.store.range(b"/registry/pods/default/p").kvs[0]
     assert decode(Pod, stored) == out and out.spec.node_name == "pinned"
+
+
+@settings(max_examples=50)
+@given(phase=st.sampled_from(["Running", "Succeeded"]), labels=_LABELS, patch=st.booleans())
+def test_writes_over_a_cached_old_store_what_they_return(phase: str, labels: Any, patch: bool) -> None:
+    server = _server()
+    server.create(_pod({"a": "1"}, {"note": "x"}, "busybox"))
+    key = b"/registry/pods/default/p"
+    held = server.decoded.shared(Pod, server.store.range(key).kvs[0])  # old comes from the cache
+    before = held.model_dump()
+    if patch:
+        out = server.patch(Pod, "p", {"metadata": {"labels": labels}, "status": {"phase": phase}}, "default",
+                           status=True)
+    else:
+        pod = server.get(Pod, "p", "default")
+        pod.metadata.labels = labels
+        pod.status.phase = phase  # type: ignore[union-attr]
+        out = server.update_status(pod)
+    stored = server.store.range(key).kvs[0]
+    assert decode(Pod, stored) == out
+    out.metadata.resource_version = None
+    assert stored.value == encode(out)
+    assert held.model_dump() == before  # the shared old was not touched
