@@ -13,10 +13,12 @@ from kbatch.controllers.nodelifecycle.taints import (
     eviction_time,
     wanted_taints,
 )
+from kbatch.controllers.nodelifecycle.zones import EvictionConfig
 
 __all__ = [
     "NOT_READY",
     "UNREACHABLE",
+    "EvictionConfig",
     "NodeLifecycle",
     "TaintEviction",
     "condition_taints",

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kubelet.cluster import get_pod, pod_yaml
+from kubelet.cluster import get_pod, pod_yaml, sim_cluster
 
 from kbatch.api.core_v1 import Node
 from kbatch.controllers.nodelifecycle import NOT_READY, UNREACHABLE
@@ -27,7 +27,15 @@ from kbatch.controllers.nodelifecycle.zones import (
     zone_state,
 )
 from kbatch.runtime.controlplane import ControlPlane
-from kbatch.sim import NodeTemplate, create_nodes, delete_node, mark_node_not_ready, mark_node_ready
+from kbatch.sim import (
+    NodeTemplate,
+    create_nodes,
+    delete_node,
+    mark_node_not_ready,
+    mark_node_ready,
+    start_kubelet,
+    stop_kubelet,
+)
 
 ZONE = "topology.kubernetes.io/zone"
 CONFIG = EvictionConfig()
@@ -317,3 +325,23 @@ def test_taint_decisions_are_deterministic(events: list[tuple[int, float, bool]]
     first, cp1 = run_scenario(events)
     second, cp2 = run_scenario(events)
     assert first == second and cp1.trace.digest() == cp2.trace.digest()
+
+
+def test_a_cluster_whose_kubelets_all_go_silent_evicts_nothing() -> None:
+    """Every node times out at the same instant: one zone pass sees the whole cluster down (master
+    disruption mode), so no NoExecute taint is ever added and no pod is evicted; when one kubelet
+    is back the others are tainted at the normal rate (upstream handleDisruption)."""
+    cp = sim_cluster(3, controllers="scheduler,kubelet,node-lifecycle,taint-eviction-controller")
+    for i in range(3):
+        cp.apply(pod_yaml(f"p{i}", "sleep 100000").replace("spec:\n", f"spec:\n  nodeName: node-{i}\n"))
+    cp.advance(1)
+    log = TaintLog(cp)
+    for i in range(3):
+        stop_kubelet(cp, f"node-{i}")
+    cp.advance(1000)
+    assert log.added() == []
+    assert all(get_pod(cp, f"p{i}").metadata.deletion_timestamp is None for i in range(3))
+    start_kubelet(cp, "node-0")
+    back = cp.clock.now()
+    cp.advance(20)
+    assert [at - back for _, at in log.added()] == [10.0, 20.0]
