@@ -27,14 +27,7 @@ from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.raw import raw_dict, with_resource_version
 from kbatch.apiserver.strategic import apply_strategic_patch
 from kbatch.apiserver.typed_merge import Fallback, merge_typed, plain_fields
-from kbatch.apiserver.update import (
-    MAX_RETRIES,
-    Current,
-    StaleRead,
-    apply_update,
-    object_namespace,
-    read_kv,
-)
+from kbatch.apiserver.update import MAX_RETRIES, StaleRead, apply_update, object_namespace, read_for_update
 from kbatch.store.kv import KeyValue
 
 if TYPE_CHECKING:
@@ -74,9 +67,11 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
     kind = server.kind(model)
     namespace = object_namespace(kind, namespace)
     for _ in range(MAX_RETRIES):
-        kv = read_kv(server, kind, namespace, name)
-        held = server.decoded.held(kv)
-        new = _decode_parts(kind, model, kv, held, patch, patch_type, status)
+        # the update's old: the decode cache's object, else a decode of this write's own (which the
+        # patch is merged into as well, instead of decoding the patched document whole)
+        current = read_for_update(server, kind, namespace, name)
+        kv = current.kv
+        new = _decode_parts(kind, model, kv, current.obj, patch, patch_type, status)
         warnings: list[str] = []
         if new is None:
             # the stored JSON is the object's dump (kbatch.apiserver.raw), so it is the patch's base as is
@@ -85,8 +80,6 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
         pinned = new.metadata.resource_version
         if pinned and pinned != str(kv.mod_revision):
             raise Conflict.stale(kind.info.group_resource, name)
-        # read only: the update's old
-        current = Current(kv, held if held is not None else server.decoded.shared(model, kv))
         try:
             result = apply_update(server, kind, new, current, status=status, dry_run=dry_run)
         except StaleRead:
@@ -103,8 +96,8 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
 # controller's finalizer removal, label and annotation edits, spec edits). On the status subresource a
 # patch naming only ``metadata``/``status`` (every kubelet and controller status patch) needs only
 # those two: the status strategy replaces every other field by the stored one anyway. Such a patch of
-# the status's lists and objects (the kubelet's conditions and container statuses: most of the status),
-# or one without a held object, merges the stored JSON of those two parts and decodes just them (the
+# the status's lists and objects (the kubelet's conditions and container statuses: most of the status)
+# merges the stored JSON of those two parts and decodes just them (the
 # merge into the held object measured ~3 us slower there: the values it would not validate again are
 # few, and parsing the stored bytes costs less than viewing the held conditions).
 # Whatever does not merge or decode cleanly takes the general path, which reports the error (paths,
@@ -125,14 +118,13 @@ def _status_model(model: type[Resource]) -> type[KubeModel] | None:
     return only if isinstance(only, type) and issubclass(only, KubeModel) else None
 
 
-def _decode_parts(kind: Kind, model: type[T], kv: KeyValue, held: Resource | None, patch: Any,
+def _decode_parts(kind: Kind, model: type[T], kv: KeyValue, held: Resource, patch: Any,
                   patch_type: str, status: bool) -> T | None:
-    """The decoded patched object built from its changed parts, or ``None``: take the general path."""
+    """The decoded patched object built from its changed parts, or ``None``: take the general path.
+    ``held``: the object decoded from exactly ``kv`` (read only)."""
     if patch_type not in ("merge", "strategic") or type(patch) is not dict:
         return None
     if not status:
-        if held is None:
-            return None
         try:
             return _merge_held(kind, model, held, patch, patch_type == "strategic", status)
         except Fallback:
@@ -144,7 +136,7 @@ def _decode_parts(kind: Kind, model: type[T], kv: KeyValue, held: Resource | Non
         # (``prepare_for_status_update``), as ``update._status_input`` relies on for status updates
         return None
     part = patch.get("status")
-    if held is not None and (type(part) is not dict or plain_fields(status_model, part)):
+    if type(part) is not dict or plain_fields(status_model, part):
         try:
             return _merge_held(kind, model, held, patch, patch_type == "strategic", status)
         except Fallback:
@@ -176,13 +168,13 @@ def _merge_held(kind: Kind, model: type[T], held: Resource, patch: dict[str, Any
     return partial_instance(model, values)
 
 
-def _decode_status_parts(kind: Kind, model: type[T], kv: KeyValue, held: Resource | None,
+def _decode_status_parts(kind: Kind, model: type[T], kv: KeyValue, held: Resource,
                          patch: dict[str, Any], patch_type: str) -> T | None:
     """A status patch merged into the stored JSON of metadata and status, which are decoded (the held
     object's metadata copied when the patch does not name it)."""
     stored = from_json(kv.value, cache_strings=False)
     base: dict[str, Any] = {}
-    if "metadata" in patch or held is None:
+    if "metadata" in patch:
         base["metadata"] = with_resource_version(stored.get("metadata") or {}, str(kv.mod_revision))
     if "status" in stored:
         base["status"] = stored["status"]
@@ -192,7 +184,7 @@ def _decode_status_parts(kind: Kind, model: type[T], kv: KeyValue, held: Resourc
         return None  # no status at all: the field's default is the general path's business
     try:
         meta = (ObjectMeta.__pydantic_validator__.validate_python(patched.get("metadata"))
-                if "metadata" in base else copy_model(held.metadata))  # type: ignore[union-attr]
+                if "metadata" in base else copy_model(held.metadata))
         values = {"metadata": meta,
                   "status": _status_model(model).__pydantic_validator__.validate_python(raw_status)}
     except ValidationError:

@@ -22,6 +22,7 @@ from kbatch.api.quantity import Quantity
 from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver import patch as patch_module
+from kbatch.apiserver.codec import decode
 from kbatch.apiserver.decoding import decode_dict
 from kbatch.apiserver.patch import apply_patch
 from kbatch.apiserver.raw import raw_dict
@@ -199,10 +200,11 @@ def test_decoded_parts_equal_the_full_decode(data: dict[str, Any], running: bool
     _stored_pod(server, data, running)
     kind = server.kind(Pod)
     kv = read_kv(server, kind, "default", "p")
-    old = server.decoded.shared(Pod, kv) if held else None
-    if old is not None and shared:
+    # the decode cache's object, or (held=False) a decode of the patch's own, as read_for_update gives
+    old = server.decoded.shared(Pod, kv) if held else decode(Pod, kv)
+    if shared:
         share_fields_sets(old)
-    before = old.to_json() if old is not None else None
+    before = old.to_json()
     fast = _outcome(lambda: patch_module._decode_parts(kind, Pod, kv, old, patch, patch_type, status))
     full = _outcome(lambda: decode_dict(Pod, apply_patch(kind, raw_dict(kv), patch, patch_type))[0])
     if fast[0] == "error":
@@ -212,10 +214,9 @@ def test_decoded_parts_equal_the_full_decode(data: dict[str, Any], running: bool
         assert _parts(fast[1], status) == _parts(full[1], status)
         if not status:
             assert fast[1].to_json() == full[1].to_json()
-    if old is not None:
-        assert old.to_json() == before  # the held object is read only
-        if fast[0] == "ok" and fast[1] is not None:  # and the new object shares nothing with it
-            assert not _mutable_ids(fast[1]) & _mutable_ids(old)
+    assert old.to_json() == before  # the held object is read only
+    if fast[0] == "ok" and fast[1] is not None:  # and the new object shares nothing with it
+        assert not _mutable_ids(fast[1]) & _mutable_ids(old)
 
 
 CLEAN_PATCHES = st.one_of(
