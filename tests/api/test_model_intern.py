@@ -167,3 +167,45 @@ def test_a_mutated_shared_instance_is_reported() -> None:
     finally:
         a.status.conditions[0].status = "True"
     assert not model_intern.mutated_shared_instances()
+
+
+# --- structural keys: a whole subtree found by one lookup -----------------------------------
+
+
+def _observably_equal(x: BaseModel, y: BaseModel) -> bool:
+    pairs = list(zip(_models(x), _models(y), strict=False))
+    return (x.to_json() == y.to_json() and len(_models(x)) == len(_models(y)) and _times(x) == _times(y)
+            and all(type(a) is type(b) and a.model_fields_set == b.model_fields_set
+                    for (_, a), (_, b) in pairs))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_pod_dicts(), _pod_dicts())
+def test_a_subtree_is_shared_exactly_when_it_is_observably_equal(
+        a_doc: dict[str, Any], b_doc: dict[str, Any]) -> None:
+    """Nested models with nested models (PodStatus, PodSpec, Container) are looked up first by
+    their structure (before their parts are interned): found only when observably equal, and then
+    found (the table starts empty, so nothing was dropped from it in between)."""
+    model_intern._TABLE.clear()
+    a, b = Pod.model_validate(a_doc), Pod.model_validate(b_doc)
+    share_structure(a)
+    share_structure(b)
+    fa, fb = Pod.model_validate(a_doc), Pod.model_validate(b_doc)
+    for part in ("status", "spec"):
+        assert (getattr(a, part) is getattr(b, part)) == _observably_equal(getattr(fa, part), getattr(fb, part))
+    assert (a.spec.containers[0] is b.spec.containers[0]) == _observably_equal(
+        fa.spec.containers[0], fb.spec.containers[0])
+    _assert_like_fresh(a, fa)
+    _assert_like_fresh(b, fb)
+    assert not model_intern.mutated_shared_instances()
+
+
+def test_a_subtree_found_by_its_structure_is_not_walked() -> None:
+    first = Pod.from_json(RUNNING_POD)
+    share_structure(first)
+    second = Pod.from_json(RUNNING_POD.replace(b'"uid":"u"', b'"uid":"structural"'))
+    fresh_status = second.status
+    share_structure(second)
+    assert second.status is first.status
+    # the fresh status was dropped whole: its parts never got a shared fields set
+    assert type(fresh_status.conditions[0].__pydantic_fields_set__) is set
