@@ -81,6 +81,7 @@ def _head(api_version: str, kind: str) -> bytes:
 
 
 _NO_RESOURCE_VERSION = frozenset({"resource_version"})
+_STATUS_KEY = b',"status":'
 
 
 def _meta_bytes(meta: ObjectMeta, private: bool) -> bytes:
@@ -115,15 +116,18 @@ def encode_over(obj: Resource, old: Resource, stored: bytes, *, old_private: boo
     head = _head(before["api_version"], before["kind"])
     old_meta = _meta_bytes(old.metadata, old_private)
     serialize = old_status.__pydantic_serializer__.to_json
-    tail = b',"status":' + serialize(old_status, by_alias=True, exclude_none=True) + b"}"
-    start, end = len(head) + len(old_meta), len(stored) - len(tail)
+    old_status_bytes = serialize(old_status, by_alias=True, exclude_none=True)
+    # stored = head, old metadata, the carried fields [start:end], ',"status":', old status, '}'
+    start, end = len(head) + len(old_meta), len(stored) - len(old_status_bytes) - len(_STATUS_KEY) - 1
     if (end < start or not stored.startswith(head) or not stored.startswith(old_meta, len(head))
-            or not stored.endswith(tail)):
+            or not stored.startswith(_STATUS_KEY, end)
+            or not stored.startswith(old_status_bytes, end + len(_STATUS_KEY)) or not stored.endswith(b"}")):
         return None
     meta = obj.metadata
     _omit_empty_meta(meta.__dict__)
-    return b"".join((head, _meta_bytes(meta, True), stored[start:end], b',"status":',
-                     status.__pydantic_serializer__.to_json(status, by_alias=True, exclude_none=True), b"}"))
+    return b"".join((head, _meta_bytes(meta, True), memoryview(stored)[start:end], _STATUS_KEY,
+                     serialize(status, by_alias=True, exclude_none=True), b"}"))
+
 
 
 def decode(model: type[T], kv: KeyValue, revision: int | None = None) -> T:
