@@ -192,7 +192,8 @@ def test_a_subtree_is_shared_exactly_when_it_is_observably_equal(
     share_structure(b)
     fa, fb = Pod.model_validate(a_doc), Pod.model_validate(b_doc)
     for part in ("status", "spec"):
-        assert (getattr(a, part) is getattr(b, part)) == _observably_equal(getattr(fa, part), getattr(fb, part))
+        shared = getattr(a, part) is getattr(b, part)
+        assert shared == _observably_equal(getattr(fa, part), getattr(fb, part))
     assert (a.spec.containers[0] is b.spec.containers[0]) == _observably_equal(
         fa.spec.containers[0], fb.spec.containers[0])
     _assert_like_fresh(a, fa)
