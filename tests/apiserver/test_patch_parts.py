@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.base import KubeModel, format_time
+from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import StatusError
 from kbatch.api.model_copy import share_fields_sets
@@ -358,3 +359,41 @@ def test_the_view_of_a_held_object_is_its_stored_json(data: dict[str, Any], runn
     seen = view(held)
     assert _as_json(seen) == raw_dict(kv)
     assert not _mutable_ids(seen) & _mutable_ids(held)
+
+
+_JOB = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default"},
+        "spec": {"completions": 2, "parallelism": 2, "completionMode": "Indexed", "template": {
+            "metadata": {"labels": {"app": "x"}},
+            "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox",
+                                                               "resources": {"requests": {"cpu": "1"}}}]}}}}
+
+
+@pytest.mark.parametrize("patch", [
+    {"spec": {"suspend": True}},
+    {"spec": {"parallelism": 1, "activeDeadlineSeconds": None}},
+    {"spec": {"template": {"metadata": {"labels": {"app": None, "b": "y"}}}}},
+    {"spec": {"template": {"spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": "2"}}}]}}}},
+    {"spec": {"podFailurePolicy": {"rules": [{"action": "Ignore", "onPodConditions": [
+        {"type": "DisruptionTarget", "status": "True"}]}]}}},
+    {"spec": {"completions": "x"}},
+    {"metadata": {"annotations": {"a": "b"}}, "spec": {"backoffLimit": 3}},
+])
+@pytest.mark.parametrize("patch_type", ["strategic", "merge"])
+def test_job_patches_merged_into_the_held_object_equal_the_full_decode(patch: dict[str, Any],
+                                                                       patch_type: str) -> None:
+    """Another kind through the typed merge: quantities, int-or-string and optional models in the spec."""
+    server = _server()
+    server.create(Job.model_validate(_JOB))
+    kind = server.kind(Job)
+    kv = read_kv(server, kind, "default", "j")
+    old = server.decoded.shared(Job, kv)
+    before = old.to_json()
+    fast = _outcome(lambda: patch_module._decode_parts(kind, Job, kv, old, patch, patch_type, False))
+    full = _outcome(lambda: decode_dict(Job, apply_patch(kind, raw_dict(kv), patch, patch_type))[0])
+    if fast[0] == "error" or fast[1] is None:
+        assert fast[0] != "error" or fast == full
+    else:
+        assert full[0] == "ok"
+        assert _set_view(fast[1]) == _set_view(full[1]) and fast[1].to_json() == full[1].to_json()
+        assert not _mutable_ids(fast[1]) & _mutable_ids(old)
+    assert old.to_json() == before
