@@ -20,7 +20,7 @@ from kbatch.api.errors import FieldError
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_value
 
-__all__ = ["DefaultStrategy", "Strategy"]
+__all__ = ["DefaultStrategy", "Strategy", "keep_status_reset_fields"]
 
 T = TypeVar("T", bound=Resource)
 
@@ -64,6 +64,10 @@ class DefaultStrategy:
     """No defaulting, no validation beyond the API server's generic metadata checks."""
 
     has_status: bool = True
+    # What a status write may not change beyond the non-status fields (see keep_status_reset_fields):
+    # metadata fields kept from the stored object, and status fields it fills in when left empty.
+    status_kept_meta: tuple[str, ...] = ()
+    status_backfilled: tuple[str, ...] = ()
 
     def default(self, obj: Resource) -> None:
         return None
@@ -97,3 +101,21 @@ class DefaultStrategy:
         spec_new = getattr(new, "spec", None)
         spec_old = getattr(old, "spec", None)
         return spec_new != spec_old
+
+
+def keep_status_reset_fields(strategy: object, new: Resource, old: Resource) -> None:
+    """The part of a kind's status-write preparation beyond "everything but status from old", declared
+    by the strategy (upstream's status strategies set these in ``PrepareForUpdate`` and list them in
+    ``GetResetFields``): each name in ``status_kept_meta`` is the stored object's metadata value (a
+    copy: ``new`` shares nothing with ``old``), each in ``status_backfilled`` the stored status value
+    when the write left it empty. Run after mutating admission, as upstream prepares after it."""
+    for name in getattr(strategy, "status_kept_meta", ()):
+        value = getattr(old.metadata, name)
+        if getattr(new.metadata, name) != value:
+            setattr(new.metadata, name, copy_value(value))
+    backfilled = getattr(strategy, "status_backfilled", ())
+    status, before = getattr(new, "status", None), getattr(old, "status", None)
+    if backfilled and status is not None and before is not None:
+        for name in backfilled:
+            if not getattr(status, name) and getattr(before, name):
+                setattr(status, name, getattr(before, name))

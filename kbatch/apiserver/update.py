@@ -26,7 +26,7 @@ from kbatch.api.base import KubeModel, private_fields_set
 from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid, NotFound
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_value, partial_instance
-from kbatch.api.strategy import Strategy
+from kbatch.api.strategy import Strategy, keep_status_reset_fields
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.codec import checked_clone, decode, encode, encode_over
 from kbatch.apiserver.empty_status import fill_status
@@ -173,6 +173,8 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
     if not current.owned:
         _unshare(new, old)
     fill_status(kind, new)  # Go never omits a struct-typed status (empty_status.py)
+    if status:
+        keep_status_reset_fields(kind.strategy, new, old)
     _carry_system_fields(new, old)
     if not status and kind.strategy.spec_changed(new, old):
         new.metadata.generation = (old.metadata.generation or 0) + 1

@@ -244,6 +244,11 @@ def validate_pod_status_update(new: Pod, old: Pod) -> list[FieldError]:
 class PodStrategy(DefaultStrategy):
     """Pods: upstream defaulting and validation; status starts ``Pending`` with its QoS class."""
 
+    # pods/status keeps ownerReferences (old kubelets corrupted them) and backfills an emptied QoS class
+    # (immutable, set at creation): pkg/registry/core/pod/strategy.go, podStatusStrategy.PrepareForUpdate
+    status_kept_meta = ("owner_references",)
+    status_backfilled = ("qos_class",)
+
     def default(self, obj: Pod) -> None:  # type: ignore[override]
         default_pod(obj)
 
