@@ -13,7 +13,7 @@ kind strategies compose with (wrap or subclass it; it has no hidden hooks).
 from __future__ import annotations
 
 import functools
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from kbatch.api.base import private_fields_set
 from kbatch.api.errors import FieldError
@@ -68,6 +68,7 @@ class DefaultStrategy:
     # metadata fields kept from the stored object, and status fields it fills in when left empty.
     status_kept_meta: tuple[str, ...] = ()
     status_backfilled: tuple[str, ...] = ()
+    status_condition_backfilled: tuple[str, ...] = ()
 
     def default(self, obj: Resource) -> None:
         return None
@@ -108,7 +109,9 @@ def keep_status_reset_fields(strategy: object, new: Resource, old: Resource) -> 
     by the strategy (upstream's status strategies set these in ``PrepareForUpdate`` and list them in
     ``GetResetFields``): each name in ``status_kept_meta`` is the stored object's metadata value (a
     copy: ``new`` shares nothing with ``old``), each in ``status_backfilled`` the stored status value
-    when the write left it empty. Run after mutating admission, as upstream prepares after it."""
+    when the write left it empty, each in ``status_condition_backfilled`` the stored condition's value
+    when the write left it empty in the condition of that type (:func:`_backfill_conditions`). Run
+    after mutating admission, as upstream prepares after it."""
     for name in getattr(strategy, "status_kept_meta", ()):
         value = getattr(old.metadata, name)
         if getattr(new.metadata, name) != value:
@@ -119,3 +122,33 @@ def keep_status_reset_fields(strategy: object, new: Resource, old: Resource) -> 
         for name in backfilled:
             if not getattr(status, name) and getattr(before, name):
                 setattr(status, name, getattr(before, name))
+    kept = getattr(strategy, "status_condition_backfilled", ())
+    if kept and status is not None and before is not None:
+        _backfill_conditions(kept, status, before)
+
+
+def _backfill_conditions(names: tuple[str, ...], status: Any, before: Any) -> None:
+    """Each condition of ``status`` that leaves one of ``names`` empty takes the value of the stored
+    condition of its type; the n-th condition of a type matches the n-th stored one (validation
+    allows repeated types). Upstream: ``preserveOldObservedGeneration`` in
+    pkg/registry/core/pod/strategy.go. A condition still shared with the stored object is copied
+    before it is changed."""
+    conditions, stored = status.conditions, before.conditions
+    if not conditions or not stored or all(getattr(c, n) for c in conditions for n in names):
+        return
+    queues: dict[str, list[Any]] = {}
+    for c in stored:
+        queues.setdefault(c.type, []).append(c)
+    if conditions is stored:
+        conditions = status.conditions = list(conditions)
+    for i, cond in enumerate(conditions):
+        queue = queues.get(cond.type)
+        prior = queue.pop(0) if queue else None
+        if prior is None:
+            continue
+        for name in names:
+            value = getattr(prior, name)
+            if value and not getattr(cond, name):
+                if any(cond is c for c in stored):
+                    cond = conditions[i] = copy_value(cond)
+                setattr(cond, name, value)

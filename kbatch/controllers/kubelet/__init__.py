@@ -37,7 +37,8 @@ __all__ = [
 
 class KubeletPredicate:
     """Bound pods only; of their updates, only those the kubelet must react to: binding, deletion,
-    annotations (fault injection), or a phase another writer changed. The kubelet's own status
+    annotations (fault injection), a phase another writer changed, or a new ``metadata.generation``
+    (a spec update: the kubelet reports the generation it observed, KEP-5067). The kubelet's own status
     writes come back through this filter and are dropped (its timers carry the pod forward): the
     version its write produced is recognised by resourceVersion, so any other writer's change
     (a different version) still passes."""
@@ -62,7 +63,8 @@ class KubeletPredicate:
         old_phase = old.status.phase if old.status else None
         new_phase = new.status.phase if new.status else None
         return (old.spec.node_name != new.spec.node_name or om.deletion_timestamp != nm.deletion_timestamp
-                or om.annotations != nm.annotations or old_phase != new_phase)
+                or om.annotations != nm.annotations or old_phase != new_phase
+                or om.generation != nm.generation)
 
 
 def setup(ctx: Any) -> Kubelet:

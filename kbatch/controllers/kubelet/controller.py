@@ -7,9 +7,12 @@ Per bound pod (requests are pods; node changes enqueue the node's pods):
 2. the pod's :class:`PodRun` is created when the kubelet first sees it bound (``startTime``);
 3. ``deletionTimestamp`` becomes the kill deadline; an injected fault (annotation written by
    :mod:`kbatch.sim.faults`) ends its container now;
-4. :func:`engine.advance` applies what is due; when that changed what the API shows, one status
-   patch carries the difference (:func:`status.status_patch`, as upstream's status manager; other
-   writers' conditions, e.g. ``DisruptionTarget``, kept);
+4. :func:`engine.advance` applies what is due; when that changed what the API shows, or the pod's
+   ``metadata.generation`` is not the ``status.observedGeneration`` the API shows (a spec update or a
+   graceful deletion bumped it: KEP-5067, the kubelet syncs the new pod and its status manager sends
+   the changed ``observedGeneration``), one status patch carries the difference
+   (:func:`status.status_patch`, as upstream's status manager; other writers' conditions, e.g.
+   ``DisruptionTarget``, kept);
 5. events the probes queued (``Unhealthy``, ``Killing``) are recorded on the pod;
 6. a terminal pod that is being deleted is deleted with grace period 0 (the kubelet's final
    step of graceful deletion); otherwise the request comes back at the next transition.
@@ -46,7 +49,7 @@ from kbatch.controllers.kubelet.engine import (
 from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore
 from kbatch.controllers.kubelet.probes import ProbeFault
-from kbatch.controllers.kubelet.status import Wanted, container_fingerprint, status_patch, wanted_ready
+from kbatch.controllers.kubelet.status import Seen, container_fingerprint, status_patch, wanted_ready
 from kbatch.runtime.reconcile import Result
 from kbatch.runtime.rng import derive
 from kbatch.sim.command import DEFAULT_DURATION
@@ -163,7 +166,7 @@ class Kubelet:
             wake = next_wake(run)
         for event in take_events(run) if run.events else ():
             self.ctx.recorder.event(pod, *event)
-        stale = run.written != run.version or _ready_drifted(pod, run)
+        stale = run.written != run.version or _ready_drifted(pod, run) or _generation_unobserved(pod)
         if stale and not self._write(pod, run, now):
             return None
         if run.terminal:
@@ -239,7 +242,7 @@ class Kubelet:
         as they are); nothing when nothing did."""
         fingerprint = container_fingerprint(run)
         patch = status_patch(run, *_current(pod.status), self._fmt, now,
-                             run.sent == fingerprint)
+                             run.sent == fingerprint, pod.metadata.generation)
         if patch:
             try:
                 written = self.ctx.client.patch_status(self.Pod, run.name, {"status": patch}, run.namespace,
@@ -272,10 +275,22 @@ def _ready_drifted(pod: Any, run: PodRun) -> bool:
     return ready is not None and ready != wanted_ready(run)
 
 
-def _current(status: Any) -> tuple[str | None, bool, dict[str, Wanted]]:
-    """What :func:`status_patch` compares with: phase, whether ``startTime`` is set, and each
-    condition's (status, reason, message) by type, read off the model without serializing it."""
+def _generation_unobserved(pod: Any) -> bool:
+    """Is the pod's ``metadata.generation`` not the ``status.observedGeneration`` the API shows? The
+    kubelet syncs every updated pod and its status manager writes a status that differs in
+    ``observedGeneration`` alone (``isPodStatusByKubeletEqual`` compares it). Generation 0 or none is
+    never observed (``CalculatePodStatusObservedGeneration`` gives 0, which the API server would
+    replace by the stored value: no write could settle it)."""
+    generation = pod.metadata.generation
+    return bool(generation) and (pod.status is None or pod.status.observed_generation != generation)
+
+
+def _current(status: Any) -> tuple[str | None, bool, dict[str, Seen], int | None]:
+    """What :func:`status_patch` compares with: phase, whether ``startTime`` is set, each condition's
+    (status, reason, message, observedGeneration) by type and ``observedGeneration``, read off the
+    model without serializing it."""
     if status is None:
-        return None, False, {}
-    conditions = {c.type: (c.status, c.reason, c.message) for c in status.conditions or ()}
-    return status.phase, status.start_time is not None, conditions
+        return None, False, {}, None
+    conditions = {c.type: (c.status, c.reason, c.message, c.observed_generation)
+                  for c in status.conditions or ()}
+    return status.phase, status.start_time is not None, conditions, status.observed_generation

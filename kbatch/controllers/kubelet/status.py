@@ -3,12 +3,19 @@
 Upstream ``pkg/kubelet/kubelet_pods.go`` ``generateAPIPodStatus`` and ``pkg/kubelet/status``:
 
 * ``startTime`` is when the kubelet took the pod (bind observed);
-* conditions owned by the kubelet: ``PodReadyToStartContainers`` (sandbox ready; False again once
-  the pod is terminal), ``Initialized`` (reason ``ContainersNotInitialized`` with the list of
-  incomplete init containers), ``ContainersReady`` and ``Ready`` (reason ``ContainersNotReady``,
-  or ``PodCompleted`` once terminal); other conditions (``PodScheduled``, ``DisruptionTarget``,
-  custom ones such as ``ConfigIssue``) are kept as they are; a condition's ``lastTransitionTime``
-  changes only when its status does;
+* conditions owned by the kubelet (``pkg/kubelet/types/pod_status.go`` ``PodConditionsByKubelet``):
+  ``PodScheduled`` (``True``; added at the bind time when the pod was bound without the scheduler),
+  ``PodReadyToStartContainers`` (sandbox ready; False again once the pod is terminal),
+  ``Initialized`` (reason ``ContainersNotInitialized`` with the list of incomplete init containers),
+  ``ContainersReady`` and ``Ready`` (reason ``ContainersNotReady``, or ``PodCompleted`` once
+  terminal); other conditions (``DisruptionTarget``, custom ones such as ``ConfigIssue``) are kept
+  as they are; a condition's ``lastTransitionTime`` changes only when its status does;
+* ``status.observedGeneration`` and each owned condition's ``observedGeneration`` are the
+  ``metadata.generation`` of the pod the kubelet acted on (KEP-5067 Pod Generation, feature gate
+  PodObservedGenerationTracking, beta and on by default since 1.34: ``SetPodStatus`` in
+  ``status_manager.go`` and ``CalculatePodStatusObservedGeneration`` /
+  ``CalculatePodConditionObservedGeneration`` in ``pkg/api/v1/pod/util.go``); a generation of 0
+  or none sets neither;
 * each container status has ``state`` (waiting/running/terminated), ``lastState`` after a
   restart, ``ready``, ``started`` and ``restartCount``; ``started`` is running with the startup
   probe passed (or none), ``ready`` started with the readiness probe passing (or none)
@@ -31,6 +38,7 @@ from kbatch.controllers.kubelet.engine import RUNNING, SIDECAR, TERMINATED, PodR
 
 __all__ = [
     "KUBELET_CONDITIONS",
+    "Seen",
     "container_fingerprint",
     "render_status",
     "status_patch",
@@ -40,6 +48,8 @@ __all__ = [
 KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready")
 Fmt = Callable[[float], str]  # timeline seconds -> RFC 3339
 Wanted = tuple[str, str | None, str | None]  # a condition's (status, reason, message)
+Seen = tuple[str, str | None, str | None, int | None]  # the same and its observedGeneration, as stored
+_SCHEDULED: Wanted = ("True", None, None)
 
 
 def _terminated(exit_code: int, reason: str, start: float | None, end: float | None, message: str,
@@ -108,14 +118,19 @@ def wanted_ready(run: PodRun) -> str:
 
 
 def merge_conditions(
-    existing: list[dict[str, Any]], wanted: dict[str, Wanted], now: str
+    existing: list[dict[str, Any]], wanted: dict[str, Wanted], now: str, generation: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Set the wanted conditions, keep every other one, keep transition times that did not change."""
+    """Set the wanted conditions, keep every other one, keep transition times that did not change;
+    the wanted ones observe ``generation`` (when set; else they keep the stored value, as the API
+    server keeps a cleared one)."""
     by_type = {c.get("type"): c for c in existing}
     out = [c for c in existing if c.get("type") not in wanted]
     for type_, (status, reason, message) in wanted.items():
         old = by_type.get(type_)
         cond: dict[str, Any] = {"type": type_, "status": status}
+        observed = generation or (old.get("observedGeneration") if old else None)
+        if observed:
+            cond["observedGeneration"] = observed
         same = old is not None and old.get("status") == status
         cond["lastTransitionTime"] = old.get("lastTransitionTime", now) if same and old else now
         if reason:
@@ -126,17 +141,22 @@ def merge_conditions(
     return out
 
 
-def render_status(run: PodRun, existing: dict[str, Any], fmt: Fmt, now: float) -> dict[str, Any]:
-    """The new ``status`` (a full replacement for the old one, other writers' conditions kept)."""
+def render_status(run: PodRun, existing: dict[str, Any], fmt: Fmt, now: float,
+                  generation: int | None = None) -> dict[str, Any]:
+    """The new ``status`` (a full replacement for the old one, other writers' conditions kept) of the
+    pod at ``generation``."""
     status = {k: v for k, v in existing.items()
               if k not in ("phase", "conditions", "containerStatuses", "initContainerStatuses", "startTime")}
     conditions = list(existing.get("conditions") or [])
     if not any(c.get("type") == "PodScheduled" for c in conditions):
         scheduled = {"type": "PodScheduled", "status": "True", "lastTransitionTime": fmt(run.bound_at)}
         conditions.insert(0, scheduled)
+    if generation:
+        status["observedGeneration"] = generation
     status["phase"] = run.phase
     status["startTime"] = existing.get("startTime") or fmt(run.bound_at)
-    status["conditions"] = merge_conditions(conditions, _kubelet_conditions(run), fmt(now))
+    wanted = {"PodScheduled": _SCHEDULED, **_kubelet_conditions(run)}
+    status["conditions"] = merge_conditions(conditions, wanted, fmt(now), generation)
     if run.init:
         status["initContainerStatuses"] = [_container_status(p, fmt) for p in run.init]
     status["containerStatuses"] = [_container_status(p, fmt) for p in run.app]
@@ -154,13 +174,16 @@ def container_fingerprint(run: PodRun) -> tuple[Any, ...]:
     return out
 
 
-def _condition_patch(type_: str, old: Wanted | None, new: Wanted, stamp: str) -> dict[str, Any] | None:
+def _condition_patch(type_: str, old: Seen | None, new: Wanted, stamp: str,
+                     generation: int | None) -> dict[str, Any] | None:
     """One ``conditions`` item of the two-way patch (merge key ``type``), None when unchanged; the
-    transition time moves only with ``status``."""
+    transition time moves only with ``status``; ``observedGeneration`` is sent when it moves."""
     status, reason, message = new
     if old is None:
         item: dict[str, Any] = {"type": type_, "status": status, "lastTransitionTime": stamp}
         item.update({k: v for k, v in (("reason", reason), ("message", message)) if v})
+        if generation:
+            item["observedGeneration"] = generation
         return item
     item = {"type": type_}
     if old[0] != status:
@@ -168,30 +191,39 @@ def _condition_patch(type_: str, old: Wanted | None, new: Wanted, stamp: str) ->
     for key, before, after in (("reason", old[1], reason), ("message", old[2], message)):
         if (before or None) != (after or None):
             item[key] = after or None  # null deletes the field the new status lacks
+    if generation and old[3] != generation:
+        item["observedGeneration"] = generation
     return item if len(item) > 1 else None
 
 
 def status_patch(
-    run: PodRun, phase: str | None, has_start: bool, conditions: dict[str, Wanted], fmt: Fmt, now: float,
-    containers_sent: bool,
+    run: PodRun, phase: str | None, has_start: bool, conditions: dict[str, Seen], observed: int | None,
+    fmt: Fmt, now: float, containers_sent: bool, generation: int | None = None,
 ) -> dict[str, Any]:
     """The ``status`` patch from the current status (its ``phase``, whether it has ``startTime``, its
-    conditions by type) to the kubelet's view of ``run``; ``{}`` when nothing changed.
+    conditions by type, its ``observedGeneration``) to the kubelet's view of ``run`` for the pod at
+    ``generation``; ``{}`` when nothing changed.
     ``containers_sent``: the container statuses the API holds are this run's (the kubelet is their
     only writer; the list has no merge key, so a change replaces it whole)."""
     patch: dict[str, Any] = {}
+    if generation and observed != generation:
+        patch["observedGeneration"] = generation
     if phase != run.phase:
         patch["phase"] = run.phase
     if not has_start:
         patch["startTime"] = fmt(run.bound_at)
     items: list[dict[str, Any]] = []
-    if "PodScheduled" not in conditions:  # bound without the scheduler (spec.nodeName at create)
-        items.append({"type": "PodScheduled", "status": "True", "lastTransitionTime": fmt(run.bound_at)})
     stamp = fmt(now)
     for type_, wanted in _kubelet_conditions(run).items():
-        item = _condition_patch(type_, conditions.get(type_), wanted, stamp)
+        item = _condition_patch(type_, conditions.get(type_), wanted, stamp, generation)
         if item is not None:
             items.append(item)
+    # last, as upstream's generateAPIPodStatus appends it; absent: bound without the scheduler
+    scheduled = conditions.get("PodScheduled")
+    item = _condition_patch("PodScheduled", scheduled, _SCHEDULED,
+                            stamp if scheduled is not None else fmt(run.bound_at), generation)
+    if item is not None:
+        items.append(item)
     if items:
         patch["conditions"] = items
     if not containers_sent:

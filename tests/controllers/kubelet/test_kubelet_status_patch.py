@@ -20,10 +20,10 @@ def fmt(t: float) -> str:
     return f"t{t:g}"
 
 
-def current(status: dict[str, Any]) -> tuple[Any, bool, dict[str, Any]]:
-    conditions = {c["type"]: (c["status"], c.get("reason"), c.get("message"))
+def current(status: dict[str, Any]) -> tuple[Any, bool, dict[str, Any], Any]:
+    conditions = {c["type"]: (c["status"], c.get("reason"), c.get("message"), c.get("observedGeneration"))
                   for c in status.get("conditions", ())}
-    return status.get("phase"), "startTime" in status, conditions
+    return status.get("phase"), "startTime" in status, conditions, status.get("observedGeneration")
 
 
 def by_type(status: dict[str, Any]) -> dict[str, Any]:
@@ -62,7 +62,10 @@ def test_ready_drops_the_not_ready_reason_when_the_containers_start() -> None:
     assert (ready.status, ready.reason, ready.message) == ("False", "PodCompleted", None)
 
 
-def test_a_deletion_request_alone_writes_no_status(monkeypatch) -> None:
+def test_a_deletion_request_writes_only_the_observed_generation(monkeypatch) -> None:
+    """A graceful deletion bumps ``metadata.generation`` (rest.BeforeDelete); the kubelet syncs the
+    terminating pod and its status manager writes the new ``observedGeneration`` (forceUpdate with a
+    deletionTimestamp; KEP-5067) and nothing else: the kill deadline is the kubelet's own state."""
     cp = sim_cluster(1)
     cp.apply(pod_yaml("p", "sleep 1000", grace=20))
     writes: list[dict[str, Any]] = []
@@ -75,6 +78,11 @@ def test_a_deletion_request_alone_writes_no_status(monkeypatch) -> None:
     monkeypatch.setattr(cp.client, "patch_status", counting)
     cp.client.delete(Pod, "p", "default")
     cp.advance(19)
-    assert writes == [], "the kill deadline is the kubelet's own state; the API status is unchanged"
+    kubelet_owned = ["PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready", "PodScheduled"]
+    assert writes == [{"status": {"observedGeneration": 2, "conditions": [
+        {"type": t, "observedGeneration": 2} for t in kubelet_owned]}}]
+    pod = get_pod(cp, "p")
+    assert pod.metadata.generation == 2 and pod.status.phase == "Running"
     cp.advance(1)
-    assert len(writes) == 1 and writes[0]["status"]["phase"] == "Failed"
+    assert len(writes) == 2 and writes[1]["status"]["phase"] == "Failed"
+    assert "observedGeneration" not in writes[1]["status"]

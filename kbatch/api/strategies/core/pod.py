@@ -245,9 +245,13 @@ class PodStrategy(DefaultStrategy):
     """Pods: upstream defaulting and validation; status starts ``Pending`` with its QoS class."""
 
     # pods/status keeps ownerReferences (old kubelets corrupted them) and backfills an emptied QoS class
-    # (immutable, set at creation): pkg/registry/core/pod/strategy.go, podStatusStrategy.PrepareForUpdate
+    # (immutable, set at creation): pkg/registry/core/pod/strategy.go, podStatusStrategy.PrepareForUpdate.
+    # A write clearing status.observedGeneration or a condition's observedGeneration keeps the stored
+    # value (preserveOldObservedGeneration; KEP-5067 Pod Generation, PodObservedGenerationTracking, beta
+    # and on by default since 1.34); any other value, lower ones included, is taken as written.
     status_kept_meta = ("owner_references",)
-    status_backfilled = ("qos_class",)
+    status_backfilled = ("qos_class", "observed_generation")
+    status_condition_backfilled = ("observed_generation",)
 
     def default(self, obj: Pod) -> None:  # type: ignore[override]
         default_pod(obj)
