@@ -1,6 +1,10 @@
 """From API models to the scheduler's values: :class:`PodInfo` and :class:`NodeShape`, built once
 per observed object version (the scheduler's only contact with pydantic models on its hot path).
 
+Requests are upstream's ``PodRequests`` (:func:`~kbatch.controllers.scheduler.resources.pod_requests`):
+containers by the init/sidecar rule, pod-level ``spec.resources.requests`` (KEP-2837) replacing cpu,
+memory and hugepages, pod ``overhead`` added (``computePodResourceRequest`` in noderesources/fit.go).
+
 Quantities become integers: ``cpu`` in millicores (rounded up), everything else in whole units
 (rounded up), as upstream's ``framework.Resource`` does (``MilliValue`` / ``Value``).
 
@@ -13,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kbatch.controllers.scheduler.resources import CPU, ContainerRequests, effective_requests
+from kbatch.controllers.scheduler.resources import CPU, ContainerRequests, pod_requests
 from kbatch.controllers.scheduler.types import (
     HostPort,
     LabelSelector,
@@ -151,6 +155,9 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
     containers = [_container_requests(c) for c in spec.containers]
     inits = [ContainerRequests(_container_requests(c), getattr(c, "restart_policy", None) == "Always")
              for c in spec.init_containers or ()]
+    level = spec.resources  # pod-level resources (KEP-2837)
+    pod_level = quantity_map(level.requests) if level is not None and level.requests else None
+    overhead = quantity_map(spec.overhead) if spec.overhead else None
     affinity = spec.affinity
     node_aff = affinity.node_affinity if affinity else None
     required = node_aff.required_during_scheduling_ignored_during_execution if node_aff else None
@@ -167,8 +174,8 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
         creation=creation,
         seq=seq,
         labels=labels,
-        requests=_shared_map(effective_requests(containers, inits)),
-        nonzero_requests=_shared_map(effective_requests(containers, inits, nonzero=True)),
+        requests=_shared_map(pod_requests(containers, inits, pod_level, overhead)),
+        nonzero_requests=_shared_map(pod_requests(containers, inits, pod_level, overhead, nonzero=True)),
         node_name=spec.node_name or "",
         node_selector=tuple(sorted((spec.node_selector or {}).items())),
         required_terms=tuple(_term(t) for t in required.node_selector_terms or ()) if required else None,

@@ -6,7 +6,11 @@ arithmetic exact and fast (upstream ``framework.Resource`` does the same with in
 
 :func:`effective_requests` is the upstream "max rule" for init containers, including restartable
 (sidecar) init containers: kubernetes/kubernetes
-``staging/src/k8s.io/component-helpers/resource/helpers.go`` ``PodRequests``.
+``staging/src/k8s.io/component-helpers/resource/helpers.go`` ``AggregateContainerRequests``.
+:func:`pod_requests` is the rest of that file's ``PodRequests``: pod-level resources (KEP-2837,
+PodLevelResources, beta and on by default since 1.34) replace the containers' total for each
+resource they request that is supported at pod level (cpu, memory, ``hugepages-*``; others, such
+as ``nvidia.com/gpu``, still come from the containers), then pod overhead is added on top.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ __all__ = [
     "add_into",
     "effective_requests",
     "fits",
+    "is_supported_pod_level_resource",
+    "pod_requests",
     "subtract_into",
 ]
 
@@ -89,6 +95,34 @@ def effective_requests(
             add_into(running, requests)
         _max_into(init_peak, running)
     _max_into(total, init_peak)
+    return {k: v for k, v in total.items() if v}
+
+
+def is_supported_pod_level_resource(name: str) -> bool:
+    """cpu, memory and hugepages (``IsSupportedPodLevelResource`` in component-helpers/resource)."""
+    return name in (CPU, MEMORY) or name.startswith("hugepages-")
+
+
+def pod_requests(
+    containers: Iterable[Mapping[str, int]],
+    init_containers: Iterable[ContainerRequests] = (),
+    pod_level: Mapping[str, int] | None = None,
+    overhead: Mapping[str, int] | None = None,
+    nonzero: bool = False,
+) -> Resources:
+    """``PodRequests``: :func:`effective_requests`, each supported resource of the pod-level
+    requests (``spec.resources.requests``) replacing the containers' amount, plus ``overhead``.
+
+    With ``nonzero`` the scoring defaults stand in for containers' missing cpu/memory first, as
+    upstream's ``NonMissingContainerRequests``; a pod-level value still replaces the result."""
+    total = effective_requests(containers, init_containers, nonzero)
+    if not pod_level and not overhead:
+        return total  # the usual pod: nothing to replace or add
+    for name, value in (pod_level or {}).items():
+        if is_supported_pod_level_resource(name):
+            total[name] = value
+    if overhead:
+        add_into(total, overhead)
     return {k: v for k, v in total.items() if v}
 
 

@@ -1,7 +1,8 @@
 """Pod defaulting, as upstream's ``SetDefaults_*`` (kubernetes ``pkg/apis/core/v1/defaults.go``).
 
 ``default_pod_spec`` is what every pod template gets (Job, JobSet, ...); ``default_pod`` adds what
-only a Pod gets (``enableServiceLinks``; requests copied from limits).
+only a Pod gets (``enableServiceLinks``; requests copied from limits; pod-level resources defaulted
+as KEP-2837 says, see :func:`default_pod_level_resources`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,19 @@ from kbatch.api.core_v1 import (
 )
 from kbatch.api.core_v1.volume import EmptyDirVolumeSource
 from kbatch.api.model_copy import template_factory
+from kbatch.api.quantity import Quantity
+from kbatch.api.validation import is_hugepage_resource_name, is_overcommit_allowed
 
-__all__ = ["default_container", "default_pod", "default_pod_spec", "default_probe", "image_pull_policy_for"]
+__all__ = [
+    "aggregate_container_resources",
+    "default_container",
+    "default_pod",
+    "default_pod_level_resources",
+    "default_pod_spec",
+    "default_probe",
+    "image_pull_policy_for",
+    "is_supported_pod_level_resource",
+]
 
 DEFAULT_SCHEDULER = "default-scheduler"
 DEFAULT_GRACE_SECONDS = 30
@@ -163,10 +175,81 @@ def _default_requests_from_limits(container: Container) -> None:
     resources.requests = requests
 
 
+def is_supported_pod_level_resource(name: str) -> bool:
+    """cpu, memory and ``hugepages-*`` (component-helpers/resource ``IsSupportedPodLevelResource``)."""
+    return name in ("cpu", "memory") or is_hugepage_resource_name(name)
+
+
+def _add(total: dict[str, Quantity], amounts: dict[str, Quantity]) -> None:
+    for name, q in amounts.items():
+        total[name] = total[name].add(q) if name in total else q
+
+
+def _max(total: dict[str, Quantity], amounts: dict[str, Quantity]) -> None:
+    for name, q in amounts.items():
+        if name not in total or q.cmp(total[name]) > 0:
+            total[name] = q
+
+
+def aggregate_container_resources(spec: PodSpec, which: str) -> dict[str, Quantity]:
+    """The containers' total ``requests`` or ``limits`` (``which``), as component-helpers/resource
+    ``AggregateContainerRequests`` / ``AggregateContainerLimits``: regular and sidecar (restartable
+    init) containers summed; an init container counts with the sidecars started before it, and the
+    largest such amount wins where it exceeds the sum (KEP-753 resource calculation)."""
+    total: dict[str, Quantity] = {}
+    for c in spec.containers:
+        _add(total, getattr(c.resources, which) or {} if c.resources is not None else {})
+    sidecars: dict[str, Quantity] = {}
+    init_peak: dict[str, Quantity] = {}
+    for c in spec.init_containers or ():
+        amounts = getattr(c.resources, which) or {} if c.resources is not None else {}
+        running = dict(sidecars)
+        _add(running, amounts)
+        if c.restart_policy == "Always":
+            _add(total, amounts)
+            sidecars = running
+        _max(init_peak, running)
+    _max(total, init_peak)
+    return total
+
+
+def default_pod_level_resources(spec: PodSpec) -> None:
+    """Pod-level resources defaulting (pkg/apis/core/v1/defaults.go ``defaultHugePagePodLimits`` then
+    ``defaultPodRequests``; KEP-2837 "Proposed Validation & Defaulting Rules"), after the
+    containers' requests were defaulted from their limits. Only when ``spec.resources`` sets
+    something: a hugepage the containers limit gets the containers' total as its pod-level limit
+    (unless the pod requests it); then, when pod-level limits are set, each pod-level request left
+    unset is the containers' total (cpu, memory) or else the pod-level limit (supported resources)."""
+    res = spec.resources
+    if res is None or not (res.limits or res.requests):
+        return
+    limits = dict(res.limits or {})
+    requests = res.requests or {}
+    hugepages = {name: q for name, q in aggregate_container_resources(spec, "limits").items()
+                 if is_hugepage_resource_name(name) and name not in requests and name not in limits}
+    if hugepages:
+        limits.update(hugepages)
+        res.limits = limits
+    if not limits:
+        return
+    pod_requests = dict(requests)
+    for name, q in aggregate_container_resources(spec, "requests").items():
+        if name not in pod_requests and is_supported_pod_level_resource(name) and is_overcommit_allowed(name):
+            pod_requests[name] = q
+    for name, q in limits.items():
+        if name not in pod_requests and is_supported_pod_level_resource(name):
+            pod_requests[name] = q
+    if pod_requests:
+        res.requests = pod_requests
+
+
 def default_pod(pod: Pod) -> None:
-    """``SetDefaults_Pod``: the spec defaults, ``enableServiceLinks: true`` and, for each container
-    with limits, requests defaulted from them (only for a Pod, not for pod templates)."""
+    """``SetDefaults_Pod``: the spec defaults, ``enableServiceLinks: true``, for each container
+    with limits, requests defaulted from them, then the pod-level resources (only for a Pod, not for
+    pod templates)."""
     spec = pod.spec
     _default_pod_spec(spec, {"enable_service_links": True} if spec.enable_service_links is None else {})
     for container in spec.all_containers():
         _default_requests_from_limits(container)
+    if spec.resources is not None:
+        default_pod_level_resources(spec)

@@ -15,6 +15,7 @@ from kbatch.api.strategies.core.container_validation import (
     validate_init_containers,
 )
 from kbatch.api.strategies.core.pod_label_keys import validate_spec_label_keys
+from kbatch.api.strategies.core.pod_resources_validation import validate_pod_resources
 from kbatch.api.strategies.core.scheduling_validation import (
     tolerations_known_valid,
     validate_affinity,
@@ -33,7 +34,12 @@ from kbatch.api.validation import (
     validate_labels,
 )
 
-__all__ = ["plain_spec_valid", "validate_pod_spec", "validate_pod_template_spec", "validate_volumes"]
+__all__ = [
+    "plain_spec_valid",
+    "validate_pod_spec",
+    "validate_pod_template_spec",
+    "validate_volumes",
+]
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
@@ -167,12 +173,12 @@ def plain_spec_valid(spec: PodSpec) -> bool:
     """Whether :func:`validate_pod_spec` certainly returns no error, decided without building a path
     or an error: the usual spec (regular containers without ports, env or mounts, tolerations already
     seen valid, no volumes, claims, init containers, node selector, affinity, spread constraints,
-    gates, overhead or deadline). ``False`` only means "take the general path"; property-tested
-    against it (tests/api/test_validation_fast_paths.py)."""
+    gates, overhead, pod-level resources or deadline). ``False`` only means "take the general path";
+    property-tested against it (tests/api/test_validation_fast_paths.py)."""
     v = spec.__dict__
     if (v["volumes"] or v["resource_claims"] or v["init_containers"] or v["node_selector"]
             or v["affinity"] is not None or v["topology_spread_constraints"] or v["scheduling_gates"]
-            or v["overhead"] or v["active_deadline_seconds"] is not None
+            or v["overhead"] or v["resources"] is not None or v["active_deadline_seconds"] is not None
             or v["restart_policy"] not in RESTART_POLICIES or v["dns_policy"] not in DNS_POLICIES):
         return False
     preemption, tolerations, containers = v["preemption_policy"], v["tolerations"], v["containers"]
@@ -231,6 +237,8 @@ def _validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
     if spec.scheduling_gates:
         errs += _validate_scheduling_gates(spec.scheduling_gates, child(path, "schedulingGates"))
     errs += claim_errs
+    if spec.resources is not None:
+        errs += validate_pod_resources(spec, child(path, "resources"))
     overhead = spec.overhead or {}
     for name in sorted(overhead):
         if overhead[name].sign() < 0:

@@ -1,0 +1,147 @@
+"""The scheduler's request accounting with pod-level resources (KEP-2837, beta and on by default
+since 1.34): upstream ``PodRequests`` (staging/src/k8s.io/component-helpers/resource/helpers.go),
+used by NodeResourcesFit (``computePodResourceRequest``), its scoring and preemption."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbatch.api.core_v1 import Pod
+from kbatch.api.quantity import Quantity
+from kbatch.api.strategies.core import PodStrategy
+from kbatch.controllers.scheduler.convert import pod_info
+from kbatch.controllers.scheduler.plugins.node_resources_fit import insufficient
+from kbatch.controllers.scheduler.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+
+from .sched_builders import GI, cluster, node, place
+
+MI = 1024**2
+
+
+def api_pod(name: str, resources: dict[str, Any] | None, *containers: dict[str, Any],
+            inits: tuple = (), overhead: dict[str, str] | None = None) -> Pod:
+    spec: dict[str, Any] = {"containers": [
+        {"name": f"c{i}", "image": "x", **({"resources": r} if r else {})} for i, r in enumerate(containers)]}
+    if inits:
+        spec["initContainers"] = [{"name": f"i{i}", "image": "x", **r} for i, r in enumerate(inits)]
+    if resources is not None:
+        spec["resources"] = resources
+    if overhead:
+        spec["overhead"] = overhead
+    p = Pod.from_dict({"metadata": {"name": name, "namespace": "ns", "uid": name}, "spec": spec})
+    PodStrategy().default(p)
+    assert PodStrategy().validate(p) == []
+    return p
+
+
+def test_pod_level_cpu_replaces_the_containers_total() -> None:
+    """KEP-2837 "Scheduler changes": pod-level cpu 2 with containers requesting 500m each is 2 cpu."""
+    p = api_pod("p", {"requests": {"cpu": "2"}}, {"requests": {"cpu": "500m"}}, {"requests": {"cpu": "500m"}})
+    assert pod_info(p).requests == {"cpu": 2000}
+
+
+def test_gpu_still_comes_from_containers() -> None:
+    """Extended resources are not supported at pod level: they keep the container total."""
+    p = api_pod("p", {"requests": {"cpu": "2", "memory": "1Gi"}},
+                {"requests": {"cpu": "500m"}, "limits": {"nvidia.com/gpu": "1"}},
+                {"limits": {"nvidia.com/gpu": "2"}})
+    assert pod_info(p).requests == {"cpu": 2000, "memory": GI, "nvidia.com/gpu": 3}
+
+
+def test_only_the_resources_set_at_pod_level_are_replaced() -> None:
+    """``applyPodLevelResources`` replaces per resource: memory still comes from the containers
+    (max rule with an init container)."""
+    p = api_pod("p", {"requests": {"cpu": "1"}}, {"requests": {"memory": "1Gi"}},
+                inits=({"resources": {"requests": {"memory": "2Gi", "cpu": "100m"}}},))
+    assert pod_info(p).requests == {"cpu": 1000, "memory": 2 * GI}
+
+
+def test_pod_level_limits_only_are_accounted_as_requests() -> None:
+    """Defaulting (``defaultPodRequests``) gives the pod requests equal to its limits."""
+    p = api_pod("p", {"limits": {"cpu": "3", "memory": "4Gi"}}, {})
+    assert pod_info(p).requests == {"cpu": 3000, "memory": 4 * GI}
+
+
+def test_overhead_is_added_on_top_of_pod_level_requests() -> None:
+    p = api_pod("p", {"requests": {"cpu": "1"}}, {}, overhead={"cpu": "250m", "memory": "120Mi"})
+    info = pod_info(p)
+    assert info.requests == {"cpu": 1250, "memory": 120 * MI}
+    # scoring: the missing container memory takes the 200Mi default, then overhead is added
+    assert info.nonzero_requests == {"cpu": 1250, "memory": DEFAULT_MEMORY_REQUEST + 120 * MI}
+
+
+def test_scoring_defaults_do_not_override_pod_level_values() -> None:
+    p = api_pod("p", {"requests": {"memory": "1Gi"}}, {}, {})
+    assert pod_info(p).nonzero_requests == {"cpu": 2 * DEFAULT_MILLI_CPU_REQUEST, "memory": GI}
+
+
+def test_insufficient_message_uses_the_pod_level_request() -> None:
+    """Two containers of 500m fit a 1-cpu node, but their pod asks 2 cpu at pod level."""
+    p = pod_info(api_pod("p", {"requests": {"cpu": "2"}}, {"requests": {"cpu": "500m"}},
+                         {"requests": {"cpu": "500m"}}))
+    algo = cluster(node("n1", cpu=1), preemption=False)
+    assert place(algo, p) is None
+    assert insufficient(p, algo.snapshot.get("n1")) == ["Insufficient cpu"]  # type: ignore[arg-type]
+
+
+_CPU = st.sampled_from(["100m", "500m", "1", "2", "3"])
+_MEM = st.sampled_from(["256Mi", "1Gi", "2Gi"])
+_CTR = st.fixed_dictionaries({}, optional={
+    "requests": st.fixed_dictionaries({}, optional={"cpu": _CPU, "memory": _MEM}),
+    "limits": st.fixed_dictionaries({}, optional={"nvidia.com/gpu": st.sampled_from(["1", "2"])})})
+_POD_LEVEL = st.one_of(st.none(), st.fixed_dictionaries({}, optional={
+    "requests": st.fixed_dictionaries({}, optional={"cpu": _CPU, "memory": _MEM}),
+    "limits": st.fixed_dictionaries({}, optional={"cpu": st.sampled_from(["3", "4"]),
+                                                  "memory": st.sampled_from(["4Gi", "8Gi"])})}))
+
+
+def _valid_level(level: dict[str, Any] | None, containers: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Raise pod-level values to the containers' total and limits to requests, so the pod is valid
+    (validation is tested elsewhere; here every generated pod must be admitted)."""
+    if not level:
+        return level
+    totals: dict[str, Quantity] = {}
+    for c in containers:
+        for name, q in c.get("requests", {}).items():
+            totals[name] = totals.get(name, Quantity(0)).add(Quantity(q))
+    out = {f: {n: str(max(Quantity(q), totals.get(n, Quantity(0)))) for n, q in level[f].items()}
+           for f in ("requests", "limits") if f in level}
+    for name, q in out.get("requests", {}).items():
+        limit = out.get("limits", {}).get(name)
+        if limit is not None and Quantity(limit) < Quantity(q):
+            out["limits"][name] = q
+    return out
+
+
+pods_st = st.lists(st.tuples(_POD_LEVEL, st.lists(_CTR, min_size=1, max_size=3)), min_size=1, max_size=12)
+
+
+def _expected(p: Pod) -> dict[str, int]:
+    """The documented formula, from the API object: containers summed (no init containers here),
+    then each pod-level cpu/memory request replaces the containers' amount."""
+    out: dict[str, int] = {}
+    for c in p.spec.containers:
+        for name, q in ((c.resources.requests or {}) if c.resources else {}).items():
+            out[name] = out.get(name, 0) + (q.milli_value() if name == "cpu" else q.value())
+    level = p.spec.resources.requests if p.spec.resources is not None else None
+    for name, q in (level or {}).items():
+        out[name] = q.milli_value() if name == "cpu" else q.value()
+    return {k: v for k, v in out.items() if v}
+
+
+@settings(max_examples=80, deadline=None)
+@given(pods=pods_st, cpus=st.lists(st.integers(1, 8), min_size=1, max_size=4), seed=st.integers(0, 3))
+def test_mixed_pods_never_overcommit_and_are_accounted_by_the_formula(pods, cpus, seed) -> None:
+    algo = cluster(*(node(f"n{i}", cpu=c, mem_gi=8, gpu=2) for i, c in enumerate(cpus)), seed=seed,
+                   preemption=False)
+    for i, (level, containers) in enumerate(pods):
+        p = api_pod(f"p{i}", _valid_level(level, containers), *containers)
+        info = pod_info(p, seq=i)
+        assert dict(info.requests) == _expected(p)
+        place(algo, info)
+    for info in algo.snapshot:
+        for name, used in info.requested.items():
+            assert used <= info.shape.allocatable.get(name, 0), (info, name)
