@@ -30,24 +30,37 @@ def by_type(status: dict[str, Any]) -> dict[str, Any]:
     return {**status, "conditions": {c["type"]: c for c in status.get("conditions", ())}}
 
 
+OWNED = ("PodScheduled", "PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready")
+
+
 @settings(max_examples=80, deadline=None)
-@given(*HISTORIES, st.integers(0, 2), st.booleans())
+@given(*HISTORIES, st.integers(0, 2), st.booleans(), st.lists(st.integers(0, 2), max_size=15))
 def test_patches_lead_to_the_rendered_status(policy, runs, inits, steps, delete_at, fault_at, delay,
-                                             scheduled) -> None:
+                                             scheduled, bumps) -> None:
+    """Also with the pod's generation moving between observations (spec updates): the kubelet's
+    conditions and ``status.observedGeneration`` observe the generation it acted on (KEP-5067), other
+    writers' conditions keep theirs."""
     run = run_of(policy, inits=tuple(inits), delay=float(delay))
     status: dict[str, Any] = {"phase": "Pending", "conditions": [
-        {"type": "ConfigIssue", "status": "True", "reason": "Other", "lastTransitionTime": "t0"}]}
+        {"type": "ConfigIssue", "status": "True", "reason": "Other", "lastTransitionTime": "t0",
+         "observedGeneration": 1}]}
     if scheduled:
         status["conditions"].insert(0, {"type": "PodScheduled", "status": "True", "lastTransitionTime": "t0"})
-    sent = None
-    for now in replay(run, runs, steps, delete_at, fault_at):
+    sent, generation = None, 1
+    for i, now in enumerate(replay(run, runs, steps, delete_at, fault_at)):
+        generation += bumps[i] if i < len(bumps) else 0
         fingerprint = container_fingerprint(run)
-        patch = status_patch(run, *current(status), fmt, now, sent == fingerprint)
-        expected = render_status(run, status, fmt, now)
+        patch = status_patch(run, *current(status), fmt, now, sent == fingerprint, generation)
+        expected = render_status(run, status, fmt, now, generation)
         status = apply_strategic_patch({"status": status}, {"status": patch})["status"]
         sent = fingerprint
         assert by_type(status) == by_type(expected)
-        assert status_patch(run, *current(status), fmt, now, True) == {}, "an unchanged status sends nothing"
+        assert status_patch(run, *current(status), fmt, now, True, generation) == {}, \
+            "an unchanged status sends nothing"
+        conditions = by_type(status)["conditions"]
+        assert status["observedGeneration"] == generation
+        assert all(conditions[t]["observedGeneration"] == generation for t in OWNED)
+        assert conditions["ConfigIssue"]["observedGeneration"] == 1
 
 
 def test_ready_drops_the_not_ready_reason_when_the_containers_start() -> None:
