@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kbatch.controllers.scheduler.resources import CPU, ContainerRequests, pod_requests
+from kbatch.controllers.scheduler.resources import CPU, ContainerRequests, effective_requests, pod_requests
 from kbatch.controllers.scheduler.types import (
     HostPort,
     LabelSelector,
@@ -150,14 +150,26 @@ def taint_of(t: Any, to_timeline: Any = None) -> Taint:
     return Taint(t.key, t.effect, t.value or "", added)
 
 
+def _requests(spec: Any, containers: list[dict[str, int]],
+              inits: list[ContainerRequests]) -> tuple[dict[str, int], dict[str, int]]:
+    """The pod's requests and its scoring (non-zero) requests, shared (:func:`_shared_map`)."""
+    level = spec.resources  # pod-level resources (KEP-2837)
+    overhead = spec.overhead
+    if level is None and not overhead:  # the usual pod: the containers alone
+        return (_shared_map(effective_requests(containers, inits)),
+                _shared_map(effective_requests(containers, inits, nonzero=True)))
+    pod_level = quantity_map(level.requests) if level is not None and level.requests else None
+    extra = quantity_map(overhead) if overhead else None
+    return (_shared_map(pod_requests(containers, inits, pod_level, extra)),
+            _shared_map(pod_requests(containers, inits, pod_level, extra, nonzero=True)))
+
+
 def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
     spec, meta, status = pod.spec, pod.metadata, pod.status
     containers = [_container_requests(c) for c in spec.containers]
     inits = [ContainerRequests(_container_requests(c), getattr(c, "restart_policy", None) == "Always")
              for c in spec.init_containers or ()]
-    level = spec.resources  # pod-level resources (KEP-2837)
-    pod_level = quantity_map(level.requests) if level is not None and level.requests else None
-    overhead = quantity_map(spec.overhead) if spec.overhead else None
+    requests, nonzero = _requests(spec, containers, inits)
     affinity = spec.affinity
     node_aff = affinity.node_affinity if affinity else None
     required = node_aff.required_during_scheduling_ignored_during_execution if node_aff else None
@@ -174,8 +186,8 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
         creation=creation,
         seq=seq,
         labels=labels,
-        requests=_shared_map(pod_requests(containers, inits, pod_level, overhead)),
-        nonzero_requests=_shared_map(pod_requests(containers, inits, pod_level, overhead, nonzero=True)),
+        requests=requests,
+        nonzero_requests=nonzero,
         node_name=spec.node_name or "",
         node_selector=tuple(sorted((spec.node_selector or {}).items())),
         required_terms=tuple(_term(t) for t in required.node_selector_terms or ()) if required else None,

@@ -14,7 +14,13 @@ from kbatch.api.quantity import Quantity
 from kbatch.api.strategies.core import PodStrategy
 from kbatch.controllers.scheduler.convert import pod_info
 from kbatch.controllers.scheduler.plugins.node_resources_fit import insufficient
-from kbatch.controllers.scheduler.resources import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST
+from kbatch.controllers.scheduler.resources import (
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    ContainerRequests,
+    effective_requests,
+    pod_requests,
+)
 
 from .sched_builders import GI, cluster, node, place
 
@@ -145,3 +151,35 @@ def test_mixed_pods_never_overcommit_and_are_accounted_by_the_formula(pods, cpus
     for info in algo.snapshot:
         for name, used in info.requested.items():
             assert used <= info.shape.allocatable.get(name, 0), (info, name)
+
+
+_NAMES = st.sampled_from(["cpu", "memory", "hugepages-2Mi", "nvidia.com/gpu", "ephemeral-storage"])
+_AMOUNTS = st.dictionaries(_NAMES, st.integers(0, 5000), max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(containers=st.lists(_AMOUNTS, min_size=1, max_size=3),
+       inits=st.lists(st.tuples(_AMOUNTS, st.booleans()), max_size=3),
+       level=st.one_of(st.none(), _AMOUNTS), overhead=st.one_of(st.none(), _AMOUNTS))
+def test_pod_requests_is_the_documented_formula(containers, inits, level, overhead) -> None:
+    """``PodRequests``: max(sum(containers, sidecars), max_i(init_i + earlier sidecars)) per resource;
+    a pod-level cpu/memory/hugepages value replaces it; overhead is added. With neither pod-level
+    requests nor overhead it is the containers' amount (the shortcut ``pod_info`` takes)."""
+    names = {n for m in [*containers, *(i for i, _ in inits), level or {}, overhead or {}] for n in m}
+    expected: dict[str, int] = {}
+    for name in names:
+        total = sum(c.get(name, 0) for c in containers) + sum(i.get(name, 0) for i, side in inits if side)
+        sidecars, peak = 0, 0
+        for amounts, side in inits:
+            running = sidecars + amounts.get(name, 0)
+            sidecars = running if side else sidecars
+            peak = max(peak, running)
+        value = max(total, peak)
+        if level and name in level and name in ("cpu", "memory", "hugepages-2Mi"):
+            value = level[name]
+        expected[name] = value + (overhead or {}).get(name, 0)
+    init_reqs = [ContainerRequests(a, side) for a, side in inits]
+    got = pod_requests(containers, init_reqs, level, overhead)
+    assert got == {k: v for k, v in expected.items() if v}
+    if not level and not overhead:
+        assert got == effective_requests(containers, init_reqs)
