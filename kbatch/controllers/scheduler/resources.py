@@ -127,11 +127,13 @@ def pod_requests(
 
 
 def _nz(requests: Mapping[str, int]) -> Mapping[str, int]:
-    if requests.get(CPU) and requests.get(MEMORY):
+    """The scoring defaults for a container's missing cpu/memory request; one set explicitly, even to
+    zero, is kept (component-helpers/resource ``applyNonMissing``, ``NonMissingContainerRequests``)."""
+    if CPU in requests and MEMORY in requests:
         return requests
     out = dict(requests)
-    out[CPU] = out.get(CPU) or DEFAULT_MILLI_CPU_REQUEST
-    out[MEMORY] = out.get(MEMORY) or DEFAULT_MEMORY_REQUEST
+    out.setdefault(CPU, DEFAULT_MILLI_CPU_REQUEST)
+    out.setdefault(MEMORY, DEFAULT_MEMORY_REQUEST)
     return out
 
 

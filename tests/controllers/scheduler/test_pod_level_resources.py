@@ -183,3 +183,12 @@ def test_pod_requests_is_the_documented_formula(containers, inits, level, overhe
     assert got == {k: v for k, v in expected.items() if v}
     if not level and not overhead:
         assert got == effective_requests(containers, init_reqs)
+
+
+def test_scoring_defaults_fill_only_missing_container_requests() -> None:
+    """``NonMissingContainerRequests``: a request set explicitly, even to zero, is not replaced by
+    the 100m / 200Mi scoring defaults; a missing one is."""
+    explicit_zero = pod_info(api_pod("z", None, {"requests": {"cpu": "0", "memory": "1Gi"}}))
+    assert explicit_zero.nonzero_requests == {"memory": GI}
+    missing = pod_info(api_pod("m", None, {"requests": {"memory": "1Gi"}}))
+    assert missing.nonzero_requests == {"cpu": DEFAULT_MILLI_CPU_REQUEST, "memory": GI}
