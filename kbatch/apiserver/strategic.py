@@ -256,7 +256,8 @@ def _merge_keyed_fast(result: list[Any], patch: list[dict[str, Any]], key: str,
     ``$patch`` marker, which only a malformed live list has) and the patch
     either only changes items, in their live order (the merge of two lists sorted by live position
     keeps the live order), or only adds items (none is in the live list, so each goes before the
-    server-only item it meets: the new items first, then the live ones)."""
+    server-only item it meets: the new items first, then the live ones), or names every live item
+    (no server-only item is left to interleave: the patch's order)."""
     wanted = []
     for item in patch:
         value = item.get(key, DELETE)
@@ -274,7 +275,7 @@ def _merge_keyed_fast(result: list[Any], patch: list[dict[str, Any]], key: str,
                 marked = marked or "$patch" in old  # normalize moves such live items last
     except TypeError:  # an unhashable key in the original: leave it to the general path
         return None
-    last, increasing = -1, True
+    last, increasing, named = -1, True, 0
     for item, value in zip(patch, wanted, strict=True):
         index = positions.get(value)
         if index is None:
@@ -282,13 +283,16 @@ def _merge_keyed_fast(result: list[Any], patch: list[dict[str, Any]], key: str,
         else:
             result[index] = _merge_map(result[index], item, field)
             increasing = increasing and index > last
-            last = index
+            last, named = index, named + 1
     if len(positions) != live or marked:
         return result, False
     if len(result) == live:
         return result, increasing
     if last < 0:
         return result[live:] + result[:live], True
+    if named == live:  # no server-only item: the patch's order is the order (the kubelet's first write)
+        added = iter(result[live:])
+        return [result[positions[v]] if v in positions else next(added) for v in wanted], True
     return result, False
 
 
