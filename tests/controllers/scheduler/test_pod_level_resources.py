@@ -8,6 +8,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kubelet.cluster import condition, get_pod, pod_yaml, sim_cluster
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.quantity import Quantity
@@ -21,6 +22,7 @@ from kbatch.controllers.scheduler.resources import (
     effective_requests,
     pod_requests,
 )
+from kbatch.sim import NodeTemplate
 
 from .sched_builders import GI, cluster, node, place
 
@@ -192,3 +194,28 @@ def test_scoring_defaults_fill_only_missing_container_requests() -> None:
     assert explicit_zero.nonzero_requests == {"memory": GI}
     missing = pod_info(api_pod("m", None, {"requests": {"memory": "1Gi"}}))
     assert missing.nonzero_requests == {"cpu": DEFAULT_MILLI_CPU_REQUEST, "memory": GI}
+
+
+def test_on_a_control_plane_pod_level_cpu_is_what_does_not_fit() -> None:
+    """End to end: a 500m container under a pod-level request of 2 cpu does not fit a 1-cpu node,
+    with the upstream message; a GPU the container limits is still counted."""
+    cp = sim_cluster(1, NodeTemplate(cpu="1", gpus=1))
+    level = "\n  resources: {requests: {cpu: \"2\"}}"
+    cp.apply(pod_yaml("pl", "sleep 5", cpu="500m", gpu=2, extra_spec=level))
+    cond = condition(get_pod(cp, "pl"), "PodScheduled")
+    assert (cond.status, cond.reason) == ("False", "Unschedulable")
+    assert cond.message.startswith(
+        "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient nvidia.com/gpu.")
+
+
+def test_preemption_frees_the_pod_level_amount() -> None:
+    """A low-priority pod holding 1 cpu at pod level (its container asks 100m) fills the node, so a
+    900m pod must preempt it rather than fit beside it (100m + 900m would fit)."""
+    cp = sim_cluster(1, NodeTemplate(cpu="1"))
+    cp.apply("{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 100}")
+    cp.apply(pod_yaml("low", "sleep 1000", cpu="100m", priority=0, grace=5,
+                      extra_spec="\n  resources: {requests: {cpu: \"1\"}}"))
+    cp.apply(pod_yaml("high", "sleep 10", cpu="900m", extra_spec="\n  priorityClassName: high"))
+    assert condition(get_pod(cp, "low"), "DisruptionTarget").reason == "PreemptionByScheduler"
+    cp.advance(20)
+    assert get_pod(cp, "high").spec.node_name == "node-0"
