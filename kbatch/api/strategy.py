@@ -13,6 +13,7 @@ kind strategies compose with (wrap or subclass it; it has no hidden hooks).
 from __future__ import annotations
 
 import functools
+from operator import attrgetter
 from typing import Any, Protocol, TypeVar
 
 from kbatch.api.base import private_fields_set
@@ -134,7 +135,7 @@ def _backfill_conditions(names: tuple[str, ...], status: Any, before: Any) -> No
     pkg/registry/core/pod/strategy.go. A condition still shared with the stored object is copied
     before it is changed."""
     conditions, stored = status.conditions, before.conditions
-    if not conditions or not stored or all(getattr(c, n) for c in conditions for n in names):
+    if not conditions or not stored or all(all(map(attrgetter(n), conditions)) for n in names):
         return
     queues: dict[str, list[Any]] = {}
     for c in stored:
