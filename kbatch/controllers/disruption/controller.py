@@ -196,7 +196,8 @@ class StalePodDisruption:
         for i, cond in enumerate(conditions):
             if cond.type == "DisruptionTarget":
                 conditions[i] = PodCondition(type="DisruptionTarget", status="False",
-                                             last_transition_time=now)
+                                             last_transition_time=now,
+                                             observed_generation=pod.metadata.generation)
         pod.status.conditions = conditions
         self.ctx.client.update_status(pod)
         return None

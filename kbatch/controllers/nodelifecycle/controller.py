@@ -28,6 +28,7 @@ from typing import Any
 
 from kbatch.api.base import format_time
 from kbatch.api.errors import NotFound
+from kbatch.api.pod_generation import with_observed_generation
 from kbatch.controllers.nodelifecycle.health import (
     NODE_MONITOR_GRACE_PERIOD,
     Heartbeat,
@@ -282,8 +283,10 @@ class TaintEviction:
 
     def _evict(self, pod: Any) -> None:
         name, namespace = pod.metadata.name, pod.metadata.namespace
-        cond = {"type": "DisruptionTarget", "status": "True", "reason": EVICTION_REASON,
-                "message": EVICTION_MESSAGE, "lastTransitionTime": format_time(self.ctx.clock.now_datetime())}
+        cond = with_observed_generation(
+            {"type": "DisruptionTarget", "status": "True", "reason": EVICTION_REASON,
+             "message": EVICTION_MESSAGE, "lastTransitionTime": format_time(self.ctx.clock.now_datetime())},
+            pod.metadata.generation)
         try:
             self.ctx.client.patch_status(self.Pod, name, {"status": {"conditions": [cond]}}, namespace,
                                          patch_type="strategic")

@@ -11,6 +11,7 @@ from typing import Any
 
 from kbatch.api.base import format_time
 from kbatch.api.errors import NotFound
+from kbatch.api.pod_generation import with_observed_generation
 from kbatch.controllers.podgc.decisions import (
     GC_PERIOD,
     ORPHAN_MESSAGE,
@@ -50,7 +51,7 @@ class PodGC:
                 continue
             created = (meta.creation_timestamp - origin).total_seconds() if meta.creation_timestamp else 0.0
             out.append(PodFacts(meta.namespace or "", meta.name or "", created, phase, node, terminating,
-                                (status.reason if status else None) or ""))
+                                (status.reason if status else None) or "", meta.generation))
         return out
 
     def reconcile(self, request: Any) -> Any:
@@ -65,7 +66,7 @@ class PodGC:
         self.missing_since = {n: self.missing_since.get(n, now) for n in sorted(absent)}
         for pod in orphaned(pods, nodes, self.missing_since, now, self.quarantine):
             if not self._node_exists(pod.node_name):
-                self._mark_failed_and_delete(pod, self._orphan_condition())
+                self._mark_failed_and_delete(pod, self._orphan_condition(pod))
         for pod in unscheduled_terminating(pods):
             self._mark_failed_and_delete(pod)
         return Result(requeue_after=self.period)
@@ -77,9 +78,10 @@ class PodGC:
             return False
         return True
 
-    def _orphan_condition(self) -> dict[str, Any]:
-        return {"type": "DisruptionTarget", "status": "True", "reason": ORPHAN_REASON,
-                "message": ORPHAN_MESSAGE, "lastTransitionTime": format_time(self.ctx.clock.now_datetime())}
+    def _orphan_condition(self, pod: PodFacts) -> dict[str, Any]:
+        return with_observed_generation(
+            {"type": "DisruptionTarget", "status": "True", "reason": ORPHAN_REASON, "message": ORPHAN_MESSAGE,
+             "lastTransitionTime": format_time(self.ctx.clock.now_datetime())}, pod.generation)
 
     def _mark_failed_and_delete(self, pod: PodFacts, condition: dict[str, Any] | None = None) -> None:
         """Upstream ``markFailedAndDeletePodWithCondition``: a pod not yet terminal is first patched to

@@ -49,6 +49,7 @@ class PodFacts:
     node_name: str
     terminating: bool
     reason: str = ""  # status.reason
+    generation: int | None = None  # metadata.generation (KEP-5067 observedGeneration)
 
     @property
     def evicted(self) -> bool:

@@ -28,6 +28,7 @@ from typing import Any
 
 from kbatch.api.base import format_time
 from kbatch.api.errors import Conflict, NotFound
+from kbatch.api.pod_generation import with_observed_generation
 from kbatch.controllers.scheduler.algorithm import Algorithm
 from kbatch.controllers.scheduler.convert import node_shape, pod_info, tolerations_of
 from kbatch.controllers.scheduler.defaults import default_profile
@@ -311,7 +312,8 @@ class Scheduler:
         have = (current.status.conditions if current is not None and current.status else None) or ()
         conditions = [c.to_dict() for c in have]
         now = format_time(self.ctx.clock.now_datetime())
-        new: dict = {"type": type_, "status": status, "lastTransitionTime": now}
+        new: dict = with_observed_generation({"type": type_, "status": status, "lastTransitionTime": now},
+                                             current.metadata.generation if current is not None else None)
         if reason:
             new["reason"] = reason
         if message:

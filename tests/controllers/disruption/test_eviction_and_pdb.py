@@ -201,6 +201,7 @@ def test_disrupted_pods_entry_expires_after_two_minutes_and_the_stale_condition_
     cond = next(c for c in cp.client.get(Pod, "web-0", "default").status.conditions
                 if c.type == "DisruptionTarget")
     assert cond.status == "False" and cond.reason is None
+    assert cond.observed_generation == 1  # the pod's generation (KEP-5067, syncStalePodDisruption)
 
 
 @pytest.mark.parametrize(("spec", "message"), [

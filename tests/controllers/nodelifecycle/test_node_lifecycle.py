@@ -41,6 +41,7 @@ def test_not_ready_node_pods_are_evicted_with_deletion_by_taint_manager() -> Non
     cond = condition(get_pod(cp, "p"), "DisruptionTarget")
     assert cond.reason == "DeletionByTaintManager"
     assert cond.message == "Taint manager: deleting due to NoExecute taint"
+    assert cond.observed_generation == 1  # written before the delete bumps the generation (KEP-5067)
     mark_node_ready(cp, "node-0")  # the kubelet is back and finishes the graceful deletion
     cp.advance(10)
     assert watch.poll()[-1].type == "DELETED"

@@ -60,6 +60,8 @@ def test_pods_of_a_deleted_node_are_failed_with_deletion_by_pod_gc_then_deleted(
     events = watch.poll()
     failed = [e.object for e in events if e.type == "MODIFIED" and e.object.status.phase == "Failed"]
     assert failed and failed[-1].status.condition("DisruptionTarget").reason == "DeletionByPodGC"
+    # the pod's generation it acted on (KEP-5067, podgc's markFailedAndDeletePodWithCondition)
+    assert failed[-1].status.condition("DisruptionTarget").observed_generation == 1
     assert events[-1].type == "DELETED"
 
 

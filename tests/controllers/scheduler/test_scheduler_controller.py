@@ -14,6 +14,7 @@ def test_unschedulable_pod_gets_the_upstream_message_and_is_retried_when_a_node_
     cond = condition(get_pod(cp, "big"), "PodScheduled")
     assert (cond.status, cond.reason) == ("False", "Unschedulable")
     assert cond.message.startswith("0/4 nodes are available: 4 Insufficient nvidia.com/gpu.")
+    assert cond.observed_generation == 1  # the pod's generation (KEP-5067, schedule_one.go)
     reconciles = cp.manager.get("scheduler").reconciles
     cp.advance(60)
     assert cp.manager.get("scheduler").reconciles - reconciles <= 2  # no busy loop
@@ -55,6 +56,7 @@ def test_priority_preemption_evicts_a_lower_priority_pod() -> None:
     cond = condition(low, "DisruptionTarget")
     assert cond.reason == "PreemptionByScheduler"
     assert cond.message == "default/high: preempting to accommodate a higher priority pod"
+    assert cond.observed_generation == 1  # written before the delete bumps the generation (KEP-5067)
     cp.advance(20)
     assert get_pod(cp, "high").spec.node_name == "node-0"
     assert [p.metadata.name for p in cp.client.list(Pod, "default").items] == ["high"]
