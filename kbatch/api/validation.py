@@ -37,6 +37,7 @@ __all__ = [
     "is_native_resource",
     "is_overcommit_allowed",
     "is_qualified_name",
+    "is_supported_pod_level_resource",
     "is_valid_label_value",
     "key",
     "name_is_dns1123_label",
@@ -476,6 +477,12 @@ _INTEGER_RESOURCES = frozenset({
 
 def is_hugepage_resource_name(name: str) -> bool:
     return name.startswith("hugepages-")
+
+
+def is_supported_pod_level_resource(name: str) -> bool:
+    """cpu, memory and ``hugepages-*`` (component-helpers/resource ``IsSupportedPodLevelResource``;
+    KEP-2837 pod-level resources)."""
+    return name in ("cpu", "memory") or is_hugepage_resource_name(name)
 
 
 def is_native_resource(name: str) -> bool:

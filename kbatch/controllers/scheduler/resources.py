@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from kbatch.api.validation import is_supported_pod_level_resource
+
 __all__ = [
     "CPU",
     "DEFAULT_MEMORY_REQUEST",
@@ -29,7 +31,6 @@ __all__ = [
     "add_into",
     "effective_requests",
     "fits",
-    "is_supported_pod_level_resource",
     "pod_requests",
     "subtract_into",
 ]
@@ -96,11 +97,6 @@ def effective_requests(
         _max_into(init_peak, running)
     _max_into(total, init_peak)
     return {k: v for k, v in total.items() if v}
-
-
-def is_supported_pod_level_resource(name: str) -> bool:
-    """cpu, memory and hugepages (``IsSupportedPodLevelResource`` in component-helpers/resource)."""
-    return name in (CPU, MEMORY) or name.startswith("hugepages-")
 
 
 def pod_requests(

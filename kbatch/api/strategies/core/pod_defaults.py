@@ -22,7 +22,11 @@ from kbatch.api.core_v1 import (
 from kbatch.api.core_v1.volume import EmptyDirVolumeSource
 from kbatch.api.model_copy import template_factory
 from kbatch.api.quantity import Quantity
-from kbatch.api.validation import is_hugepage_resource_name, is_overcommit_allowed
+from kbatch.api.validation import (
+    is_hugepage_resource_name,
+    is_overcommit_allowed,
+    is_supported_pod_level_resource,
+)
 
 __all__ = [
     "aggregate_container_resources",
@@ -32,7 +36,6 @@ __all__ = [
     "default_pod_spec",
     "default_probe",
     "image_pull_policy_for",
-    "is_supported_pod_level_resource",
 ]
 
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -173,11 +176,6 @@ def _default_requests_from_limits(container: Container) -> None:
     for name, limit in resources.limits.items():
         requests.setdefault(name, limit)
     resources.requests = requests
-
-
-def is_supported_pod_level_resource(name: str) -> bool:
-    """cpu, memory and ``hugepages-*`` (component-helpers/resource ``IsSupportedPodLevelResource``)."""
-    return name in ("cpu", "memory") or is_hugepage_resource_name(name)
 
 
 def _add(total: dict[str, Quantity], amounts: dict[str, Quantity]) -> None:

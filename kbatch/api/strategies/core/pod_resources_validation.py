@@ -9,14 +9,12 @@ from __future__ import annotations
 from kbatch.api.core_v1 import PodSpec, ResourceRequirements
 from kbatch.api.errors import FieldError
 from kbatch.api.quantity import Quantity
-from kbatch.api.strategies.core.pod_defaults import (
-    aggregate_container_resources,
-    is_supported_pod_level_resource,
-)
+from kbatch.api.strategies.core.pod_defaults import aggregate_container_resources
 from kbatch.api.validation import (
     child,
     index,
     is_hugepage_resource_name,
+    is_supported_pod_level_resource,
     key,
     validate_resource_requirements,
 )
