@@ -76,17 +76,6 @@ def _by_node_name(obj: Resource) -> Iterable[str]:
     return (node,) if node else ()
 
 
-# What each built-in index function reads: equal inputs give equal index values, so an update whose
-# inputs compare equal (most: a status write moves no index) skips computing them twice. Owner
-# references and labels compare in C (interned references mostly by identity).
-_INPUTS: dict[IndexFunc, Callable[[Any], Any]] = {
-    _by_namespace: lambda obj: obj.metadata.namespace,
-    _by_owner_uid: lambda obj: obj.metadata.owner_references,
-    _by_controller_uid: lambda obj: obj.metadata.owner_references,
-    _by_label: lambda obj: obj.metadata.labels,
-    _by_node_name: lambda obj: getattr(getattr(obj, "spec", None), "node_name", None),
-}
-
 DEFAULT_INDEXERS: dict[str, IndexFunc] = {
     BY_NAMESPACE: _by_namespace,
     BY_OWNER_UID: _by_owner_uid,
@@ -134,9 +123,6 @@ class Indexer:
         funcs = self._funcs
         for name, index in self._indices.items():  # most updates move no index value: touch only changes
             fn = funcs[name]
-            inputs = _INPUTS.get(fn)
-            if inputs is not None and inputs(old) == inputs(obj):
-                continue
             before, after = tuple(fn(old)), tuple(fn(obj))
             if before == after:
                 continue
