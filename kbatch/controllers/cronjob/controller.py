@@ -7,8 +7,6 @@ CronJob events enqueue the CronJob; Job events enqueue the CronJob that controls
 
 from __future__ import annotations
 
-import contextlib
-
 from kbatch.api.base import format_time
 from kbatch.api.batch_v1 import CronJob, Job
 from kbatch.api.errors import AlreadyExists, NotFound, StatusError
@@ -38,30 +36,70 @@ class CronJobReconciler:
         return Result(requeue_after=plan.requeue_after) if plan.requeue_after else None
 
     def _apply(self, cj: CronJob, plan: CronPlan) -> None:
-        client, rec, ns = self.ctx.client, self.ctx.recorder, cj.metadata.namespace
-        for ev in plan.events:
-            rec.event(cj, ev.type, ev.reason, ev.message)
+        """Effects in upstream's order: history deletes (``cleanupFinishedJobs``), the sync's events,
+        Replace's deletes, the create, then one status write (``sync``); a failed Replace delete
+        or create is raised after the status write, for the rate-limited requeue."""
         for name in plan.delete:
-            with contextlib.suppress(NotFound):
-                client.delete(Job, name, ns, propagation_policy="Background")
-                rec.event(cj, "Normal", "SuccessfulDelete", f"Deleted job {name}")
-        if plan.create is not None:
-            try:
-                job = client.create(Job.model_validate(plan.create))
-                rec.event(cj, "Normal", "SuccessfulCreate", f"Created job {job.metadata.name}")
-                plan.active.append({"kind": "Job", "namespace": ns, "name": job.metadata.name,
-                                    "uid": job.metadata.uid, "apiVersion": "batch/v1",
-                                    "resourceVersion": job.metadata.resource_version})
-            except AlreadyExists:
-                pass
-            except StatusError as err:
-                rec.event(cj, "Warning", "FailedCreate", f"Error creating job: {err}")
-                raise
+            self._delete(cj, name)
+        for ev in plan.events:
+            self.ctx.recorder.event(cj, ev.type, ev.reason, ev.message)
+        error: StatusError | None = None
+        for ref in plan.replace:
+            error = self._delete(cj, ref.get("name") or "")
+            if error is not None:  # deleteJob failed: the Job stays active, nothing is created
+                plan.active.append(ref)
+        if plan.create is not None and error is None:
+            error = self._create(cj, plan)
         if plan.update_status:
             status = {"active": plan.active or None,
                       "lastScheduleTime": _t(plan.last_schedule_time),
                       "lastSuccessfulTime": _t(plan.last_successful_time)}
-            client.patch_status(CronJob, cj.metadata.name or "", {"status": status}, ns)
+            self.ctx.client.patch_status(CronJob, cj.metadata.name or "", {"status": status},
+                                         cj.metadata.namespace)
+        if error is not None:
+            raise error
+
+    def _delete(self, cj: CronJob, name: str) -> StatusError | None:
+        """``deleteJob``: background propagation; ``FailedDelete`` / ``SuccessfulDelete``."""
+        try:
+            self.ctx.client.delete(Job, name, cj.metadata.namespace, propagation_policy="Background")
+        except NotFound:
+            pass
+        except StatusError as err:
+            self.ctx.recorder.event(cj, "Warning", "FailedDelete", f"Deleted job: {err}")
+            return err
+        self.ctx.recorder.event(cj, "Normal", "SuccessfulDelete", f"Deleted job {name}")
+        return None
+
+    def _create(self, cj: CronJob, plan: CronPlan) -> StatusError | None:
+        """Create the Job. ``AlreadyExists``: a Job this CronJob controls and ``status.active`` lacks is
+        added to it (a status write lost earlier); otherwise nothing changes, ``lastScheduleTime``
+        included (upstream ``syncCronJob``)."""
+        assert plan.create is not None
+        client, ns = self.ctx.client, cj.metadata.namespace
+        try:
+            job = client.create(Job.model_validate(plan.create))
+        except AlreadyExists:
+            try:
+                job = client.get(Job, plan.create["metadata"]["name"], ns)
+            except StatusError as err:
+                plan.last_schedule_time = plan.previous_schedule_time
+                return err
+            ref = job.metadata.controller_ref()
+            ours = ref is not None and ref.kind == "CronJob" and ref.uid == cj.metadata.uid
+            if not ours or any(r.get("uid") == job.metadata.uid for r in plan.active):
+                plan.last_schedule_time = plan.previous_schedule_time
+                return None
+        except StatusError as err:
+            self.ctx.recorder.event(cj, "Warning", "FailedCreate", f"Error creating job: {err}")
+            plan.last_schedule_time = plan.previous_schedule_time
+            return err
+        else:
+            self.ctx.recorder.event(cj, "Normal", "SuccessfulCreate", f"Created job {job.metadata.name}")
+        plan.active.append({"kind": "Job", "namespace": ns, "name": job.metadata.name,
+                            "uid": job.metadata.uid, "apiVersion": "batch/v1",
+                            "resourceVersion": job.metadata.resource_version})
+        return None
 
 
 def _t(value):  # RFC 3339, as the API writes metav1.Time

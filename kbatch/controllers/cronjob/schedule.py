@@ -7,7 +7,8 @@ pkg/controller/cronjob/utils.go ``mostRecentScheduleTime``, ``nextScheduleTime``
 * Of the fire times after that point and not after ``now`` only the most recent one is started.
 * Missed fire times are estimated from the gap between the first two; more than 100 gives the
   ``TooManyMissedTimes`` warning (the job is still started).
-* The next check is the next fire time after the most recent one, plus 100 ms.
+* The next check is the next fire time after the most recent one (after the earliest time when
+  none is due, after ``now`` when the schedule is inconsistent), plus 100 ms.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = ["NEXT_SCHEDULE_DELTA", "Recent", "most_recent_schedule_time", "next_c
 
 NEXT_SCHEDULE_DELTA = 0.1  # nextScheduleDelta: 100 ms
 MANY_MISSED = 100
+_NO_GAP = "time difference between two schedules is less than 1 second"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,14 +42,16 @@ def most_recent_schedule_time(schedule: Schedule, tz: tzinfo | None, created: da
         if deadline > earliest:
             earliest = deadline
     t1 = next_after(schedule, earliest, tz)
-    if t1 is None or now < t1:
+    if t1 is None:  # robfig's zero time: Next(zero) is zero too, a gap of 0 (e.g. "0 0 31 2 *")
+        return Recent(earliest, None, 0, _NO_GAP)
+    if now < t1:
         return Recent(earliest, None, 0)
     t2 = next_after(schedule, t1, tz)
-    if t2 is None or now < t2:
+    if t2 is not None and now < t2:
         return Recent(earliest, t1, 0)
-    gap = round((t2 - t1).total_seconds())
+    gap = round((t2 - t1).total_seconds()) if t2 is not None else 0
     if gap < 1:
-        return Recent(earliest, None, 0, "time difference between two schedules is less than 1 second")
+        return Recent(earliest, None, 0, _NO_GAP)
     missed = int((now - t1).total_seconds()) // gap + 1
     t: datetime | None = next_after(schedule, t1 + timedelta(seconds=(missed - 2) * gap), tz)
     most_recent = None
@@ -62,8 +66,11 @@ def next_check_delay(schedule: Schedule, tz: tzinfo | None, created: datetime,
     """Seconds until the controller should look at the CronJob again."""
     recent = most_recent_schedule_time(schedule, tz, created, last_schedule, now, None)
     if recent.error is not None:
-        return None
-    base = recent.most_recent or recent.earliest
+        base = now  # nextScheduleTimeDuration: still requeue, at the next slot from now
+    elif recent.most_recent is not None:
+        base = recent.most_recent
+    else:  # none missed since the earliest time: from there; missed ones (none found): from now
+        base = recent.earliest if recent.missed == 0 else now
     nxt = next_after(schedule, base, tz)
     if nxt is None:
         return None

@@ -1,16 +1,22 @@
 """The CronJob decision (upstream pkg/controller/cronjob/cronjob_controllerv2.go ``syncCronJob``,
 ``cleanupFinishedJobs``; utils.go ``getJobFromTemplate2``, ``getJobName``).
 
-Given the CronJob, the Jobs it controls and ``now``:
+Given the CronJob, the Jobs it controls and ``now``, in upstream's order (``sync``: first
+``cleanupFinishedJobs``, then ``syncCronJob``, one status write for both):
 
-1. reconcile ``status.active`` with the Jobs: finished ones leave it (``SawCompletedJob``), missing
-   ones too (``MissingJob``), unknown running ones are reported (``UnexpectedJob``);
-   ``lastSuccessfulTime`` follows the latest completion;
-2. stop there if the CronJob is being deleted, suspended, or its zone or schedule is invalid;
-3. find the most recent unmet fire time; too late for ``startingDeadlineSeconds`` → ``MissSchedule``;
-   already started → nothing; ``Forbid`` with active Jobs → ``JobAlreadyActive``; ``Replace`` →
-   delete the active Jobs first; then create ``<cronjob>-<minutes since epoch>``;
-4. delete the oldest finished Jobs beyond the history limits;
+1. delete the oldest finished Jobs (by ``status.startTime``, unstarted last, name as tie-break)
+   beyond the history limits, and drop them from ``status.active`` — also while the CronJob is
+   suspended or being deleted;
+2. reconcile ``status.active`` with the Jobs: finished ones leave it (``SawCompletedJob``; not for
+   the ones step 1 already removed), missing ones too (``MissingJob``), unknown running ones are
+   reported (``UnexpectedJob``); ``lastSuccessfulTime`` follows the latest completion;
+3. stop there if the CronJob is being deleted, its zone is invalid (``UnknownTimeZone``) or it is
+   suspended; a schedule naming ``TZ``/``CRON_TZ`` gets the ``UnsupportedSchedule`` warning
+   (``formatSchedule``), an unparseable one ``UnparseableSchedule``;
+4. find the most recent unmet fire time (``TooManyMissedTimes`` past 100 missed); too late for
+   ``startingDeadlineSeconds`` → ``MissSchedule``; already started → nothing; ``Forbid`` with active
+   Jobs → ``JobAlreadyActive``; ``Replace`` → delete the active Jobs (background propagation) first;
+   then create ``<cronjob>-<minutes since epoch>``;
 5. requeue at the next fire time (+100 ms).
 """
 
@@ -43,7 +49,9 @@ class CronPlan:
     last_successful_time: datetime | None
     update_status: bool = False
     create: dict[str, Any] | None = None  # the Job to create (wire form)
-    delete: list[str] = field(default_factory=list)  # Job names (background propagation)
+    delete: list[str] = field(default_factory=list)  # finished Jobs past the history limits
+    replace: list[dict[str, Any]] = field(default_factory=list)  # active refs Replace deletes first
+    previous_schedule_time: datetime | None = None  # lastScheduleTime before this sync
     events: list[CronEvent] = field(default_factory=list)
     requeue_after: float | None = None
 
@@ -60,11 +68,10 @@ def finished_type(job: Job) -> str | None:
 
 
 def _reconcile_active(cj: CronJob, jobs: list[Job], plan: CronPlan) -> None:
-    active_uids = {r.get("uid") for r in plan.active}
     by_uid = {j.metadata.uid: j for j in jobs}
     for job in jobs:
         done = finished_type(job)
-        found = job.metadata.uid in active_uids
+        found = any(r.get("uid") == job.metadata.uid for r in plan.active)
         if not found and done is None:
             plan.events.append(CronEvent("Warning", "UnexpectedJob",
                                          f"Saw a job that the controller did not create or forgot: "
@@ -92,9 +99,9 @@ def _zone(cj: CronJob, plan: CronPlan) -> tuple[bool, tzinfo | None]:
         return True, None
     try:
         return True, load_zone(cj.spec.time_zone)
-    except CronError:
+    except CronError as err:  # Go: invalid timeZone: "X": unknown time zone X
         plan.events.append(CronEvent("Warning", "UnknownTimeZone",
-                                     f"invalid timeZone: {cj.spec.time_zone!r}: unknown time zone"))
+                                     f"invalid timeZone: {_go_quote(cj.spec.time_zone)}: {err}"))
         return False, None
 
 
@@ -119,21 +126,35 @@ def build_job(cj: CronJob, scheduled: datetime, tz: tzinfo | None) -> dict[str, 
             "spec": copy.deepcopy(tpl.spec.to_dict())}
 
 
+UNSUPPORTED_SCHEDULE = ("CRON_TZ or TZ used in schedule {!s} is not officially supported, see "
+                        "https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ "
+                        "for more details")
+
+
+def _go_quote(text: str) -> str:
+    """Go's ``%q`` for the printable ASCII a schedule holds."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _schedule(cj: CronJob, now: datetime, plan: CronPlan) -> None:
     ok, tz = _zone(cj, plan)
     if not ok or cj.spec.suspend:
         return
+    if "TZ" in cj.spec.schedule:  # formatSchedule: allowed on old objects, warned about every sync
+        plan.events.append(CronEvent("Warning", "UnsupportedSchedule",
+                                     UNSUPPORTED_SCHEDULE.format(_go_quote(cj.spec.schedule))))
     try:
         sched = parse_schedule(cj.spec.schedule)
     except CronError as err:
         plan.events.append(CronEvent("Warning", "UnparseableSchedule",
-                                     f"unparseable schedule: {cj.spec.schedule!r} : {err}"))
+                                     f"unparseable schedule: {_go_quote(cj.spec.schedule)} : {err}"))
         return
     created = cj.metadata.creation_timestamp or now
     recent = most_recent_schedule_time(sched, tz, created, plan.last_schedule_time, now,
                                        cj.spec.starting_deadline_seconds)
     plan.requeue_after = next_check_delay(sched, tz, created, plan.last_schedule_time, now)
-    if recent.error is not None:
+    if recent.error is not None:  # InvalidSchedule: not requeued until the spec changes
+        plan.requeue_after = None
         plan.events.append(CronEvent("Warning", "InvalidSchedule",
                                      f"invalid schedule: {cj.spec.schedule} : {recent.error}"))
         return
@@ -158,7 +179,9 @@ def _schedule(cj: CronJob, now: datetime, plan: CronPlan) -> None:
                                      "execution is running and concurrency policy is Forbid"))
         return
     if policy == "Replace":
-        plan.delete += [r["name"] for r in plan.active]
+        # Each active Job is deleted (background propagation) and leaves status.active; the
+        # controller keeps the ones whose delete fails and then creates nothing (deleteJob).
+        plan.replace = list(plan.active)
         plan.active = []
         plan.update_status = True
     plan.create = build_job(cj, scheduled, tz)
@@ -168,11 +191,13 @@ def _schedule(cj: CronJob, now: datetime, plan: CronPlan) -> None:
 
 
 def _start_key(job: Job) -> tuple[int, float, str]:
+    """``byJobStartTime``: started Jobs oldest first, then unstarted ones; the name breaks ties."""
     start = job.status.start_time if job.status else None
     return (0, start.timestamp(), job.metadata.name or "") if start else (1, 0.0, job.metadata.name or "")
 
 
 def _history(cj: CronJob, jobs: list[Job], plan: CronPlan) -> None:
+    """``cleanupFinishedJobs`` / ``removeOldestJobs``: successful Jobs first, then failed ones."""
     limits = {"Complete": cj.spec.successful_jobs_history_limit, "Failed": cj.spec.failed_jobs_history_limit}
     for kind, limit in limits.items():
         if limit is None:
@@ -180,19 +205,22 @@ def _history(cj: CronJob, jobs: list[Job], plan: CronPlan) -> None:
         done = sorted((j for j in jobs if finished_type(j) == kind), key=_start_key)
         for job in done[: max(0, len(done) - limit)]:
             plan.delete.append(job.metadata.name or "")
-            plan.active = [r for r in plan.active if r.get("uid") != job.metadata.uid]
+            if any(r.get("uid") == job.metadata.uid for r in plan.active):
+                plan.active = [r for r in plan.active if r.get("uid") != job.metadata.uid]
+                plan.update_status = True
 
 
 def sync_cronjob(cj: CronJob, jobs: list[Job], now: datetime) -> CronPlan:
     """Decide one sync of ``cj``; ``jobs`` are the Jobs it controls."""
     status = cj.status
+    last = status.last_schedule_time if status else None
     plan = CronPlan(active=[r.to_dict() for r in (status.active if status else None) or ()],
-                    last_schedule_time=status.last_schedule_time if status else None,
+                    last_schedule_time=last, previous_schedule_time=last,
                     last_successful_time=status.last_successful_time if status else None)
     jobs = sorted(jobs, key=lambda j: j.metadata.name or "")
+    _history(cj, jobs, plan)
     _reconcile_active(cj, jobs, plan)
     if cj.metadata.deletion_timestamp is None:
         _schedule(cj, now, plan)
-        _history(cj, jobs, plan)
     return plan
 

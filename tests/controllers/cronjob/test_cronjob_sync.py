@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kbatch.api.batch_v1 import CronJob, Job
 from kbatch.api.cron import parse_schedule
 from kbatch.controllers.cronjob import job_name, most_recent_schedule_time, sync_cronjob
@@ -88,7 +91,7 @@ def test_forbid_skips_while_active_and_replace_deletes_active():
     assert plan.create is None and [e.reason for e in plan.events] == ["JobAlreadyActive"]
     replace = with_status(make_cj(concurrencyPolicy="Replace"), active=active)
     plan = sync_cronjob(replace, [running], now)
-    assert plan.delete == ["cj-old"] and plan.create is not None
+    assert [r["name"] for r in plan.replace] == ["cj-old"] and plan.create is not None
     assert [r["name"] for r in plan.active] == []
 
 
@@ -127,3 +130,106 @@ def test_most_recent_schedule_time_every_and_gap():
     sched = parse_schedule("@every 90s")
     r = most_recent_schedule_time(sched, None, T0, None, T0 + timedelta(seconds=200), None)
     assert r.most_recent == T0 + timedelta(seconds=180)
+
+
+# --- upstream order and messages (cronjob_controllerv2.go sync / syncCronJob / formatSchedule) ---
+
+
+def test_history_cleanup_runs_first_so_a_deleted_active_job_gets_no_saw_completed_event():
+    # sync: cleanupFinishedJobs (deleteJob drops the Job from status.active) before syncCronJob,
+    # whose loop then no longer finds it in the active list.
+    old = make_job("cj-1", "u1", "Complete", start=T0, done=T0 + timedelta(minutes=1))
+    new = make_job("cj-2", "u2", "Complete", start=T0 + timedelta(minutes=5), done=T0 + timedelta(minutes=6))
+    active = [{"kind": "Job", "name": "cj-1", "namespace": "ns", "uid": "u1"},
+              {"kind": "Job", "name": "cj-2", "namespace": "ns", "uid": "u2"}]
+    cj = with_status(make_cj(successfulJobsHistoryLimit=1), active=active,
+                     lastScheduleTime="2025-01-01T00:05:00Z")
+    plan = sync_cronjob(cj, [old, new], T0 + timedelta(minutes=7))
+    assert plan.delete == ["cj-1"]
+    assert [e.message for e in plan.events if e.reason == "SawCompletedJob"] == \
+        ["Saw completed job: cj-2, condition: Complete"]
+    assert plan.active == [] and plan.update_status
+    assert plan.last_successful_time == T0 + timedelta(minutes=6)
+
+
+def test_history_cleanup_also_while_the_cronjob_is_being_deleted():
+    jobs = [make_job(f"bad{i}", f"f{i}", "Failed", start=T0 + timedelta(minutes=i)) for i in range(3)]
+    cj = make_cj(failedJobsHistoryLimit=1)
+    cj.metadata.deletion_timestamp = T0
+    plan = sync_cronjob(cj, jobs, T0 + timedelta(hours=1))
+    assert plan.delete == ["bad0", "bad1"] and plan.create is None
+
+
+def test_history_unstarted_jobs_are_kept_before_started_ones_are():
+    # byJobStartTime: a Job without startTime sorts after every started one (deleted last).
+    started = make_job("a", "u1", "Failed", start=T0 + timedelta(minutes=9))
+    unstarted = make_job("b", "u2", "Failed")
+    unstarted.status.start_time = None
+    plan = sync_cronjob(make_cj(failedJobsHistoryLimit=1, suspend=True), [unstarted, started],
+                        T0 + timedelta(hours=1))
+    assert plan.delete == ["a"]
+
+
+def test_tz_in_schedule_warns_unsupported_schedule_every_sync():
+    cj = make_cj("TZ=Europe/Paris 0 1 * * *")
+    plan = sync_cronjob(cj, [], T0 + timedelta(days=1, seconds=5))
+    assert [(e.type, e.reason, e.message) for e in plan.events] == [(
+        "Warning", "UnsupportedSchedule",
+        'CRON_TZ or TZ used in schedule "TZ=Europe/Paris 0 1 * * *" is not officially supported, '
+        "see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details")]
+    assert plan.last_schedule_time == T0 + timedelta(days=1)  # 01:00 Paris, the prefix's zone
+    # the annotation uses spec.timeZone (unset: UTC), not the schedule's prefix (getJobFromTemplate2)
+    assert plan.create["metadata"]["annotations"]["batch.kubernetes.io/cronjob-scheduled-timestamp"] == \
+        "2025-01-02T00:00:00Z"
+
+
+def test_suspended_cronjob_with_tz_schedule_does_not_warn():
+    assert sync_cronjob(make_cj("TZ=UTC * * * * *", suspend=True), [], T0 + timedelta(hours=1)).events == []
+
+
+def test_unknown_time_zone_event_message_is_go_formatted():
+    plan = sync_cronjob(make_cj(timeZone="Mars/Olympus"), [], T0 + timedelta(hours=1))
+    assert [(e.reason, e.message) for e in plan.events] == [
+        ("UnknownTimeZone", 'invalid timeZone: "Mars/Olympus": unknown time zone Mars/Olympus')]
+    assert plan.create is None and plan.requeue_after is None
+
+
+def test_impossible_date_is_an_invalid_schedule_without_requeue():
+    # utils.go mostRecentScheduleTime: robfig finds no time for Feb 31 (zero time), the gap between
+    # two schedules is 0 -> InvalidSchedule, and syncCronJob returns no requeue.
+    plan = sync_cronjob(make_cj("0 0 31 2 *"), [], T0 + timedelta(hours=1))
+    assert [(e.reason, e.message) for e in plan.events] == [
+        ("InvalidSchedule", "invalid schedule: 0 0 31 2 * : time difference between two schedules is less "
+                            "than 1 second")]
+    assert plan.create is None and plan.requeue_after is None
+
+
+def test_replace_moves_active_refs_to_the_replace_list():
+    active = [{"kind": "Job", "name": "cj-a", "namespace": "ns", "uid": "ua"},
+              {"kind": "Job", "name": "cj-b", "namespace": "ns", "uid": "ub"}]
+    cj = with_status(make_cj(concurrencyPolicy="Replace"), active=active)
+    plan = sync_cronjob(cj, [make_job("cj-a", "ua"), make_job("cj-b", "ub")],
+                        T0 + timedelta(minutes=5, seconds=1))
+    assert [r["uid"] for r in plan.replace] == ["ua", "ub"] and plan.delete == []
+    assert plan.previous_schedule_time is None and plan.last_schedule_time == T0 + timedelta(minutes=5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["Complete", "Failed", None]), st.integers(0, 50)), max_size=12),
+       st.integers(0, 4), st.integers(0, 4))
+def test_history_keeps_the_newest_finished_jobs_per_kind(specs, keep_ok, keep_bad):
+    """Property (cleanupFinishedJobs): after a sync's deletes, each kind keeps min(count, limit)
+    finished Jobs, every deleted one started no later than every kept one, running Jobs stay."""
+    jobs = [make_job(f"j{i}", f"u{i}", cond, start=T0 + timedelta(minutes=m))
+            for i, (cond, m) in enumerate(specs)]
+    cj = make_cj(successfulJobsHistoryLimit=keep_ok, failedJobsHistoryLimit=keep_bad, suspend=True)
+    plan = sync_cronjob(cj, jobs, T0 + timedelta(hours=2))
+    gone = set(plan.delete)
+    for kind, limit in (("Complete", keep_ok), ("Failed", keep_bad)):
+        of_kind = [j for j in jobs if j.status.conditions and j.status.conditions[0].type == kind]
+        kept = [j for j in of_kind if j.metadata.name not in gone]
+        dropped = [j for j in of_kind if j.metadata.name in gone]
+        assert len(kept) == min(len(of_kind), limit)
+        if kept and dropped:
+            assert max(j.status.start_time for j in dropped) <= min(j.status.start_time for j in kept)
+    assert all(j.status.conditions for j in jobs if j.metadata.name in gone)
