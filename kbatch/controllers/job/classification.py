@@ -112,7 +112,7 @@ def active_removal_key(pod: PodInfo) -> tuple:
     created = pod.creation_timestamp
     return (
         bool(pod.node_name),
-        _PHASE_RANK.get(pod.phase, 3),
+        _PHASE_RANK.get(pod.phase, 0),  # Go's podPhaseToOrdinal map: any other phase ("") is 0
         ready,
         _ready_time(pod) if ready else 0.0,
         -restarts,

@@ -78,8 +78,7 @@ def sync_job(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: BackoffR
         return _finished_cleanup(pods)
     if job.completion_mode not in COMPLETION_MODES:
         return SyncPlan(skip="UnknownCompletionMode", events=(Event(
-            "Warning", "UnknownCompletionMode", f"Skipped Job sync: unknown completion mode "
-            f"{job.completion_mode!r}"),))
+            "Warning", "UnknownCompletionMode", "Skipped Job sync because completion mode is unknown"),))
     ctx = build_context(job, pods, now, backoff, config or SyncConfig())
     if not job.suspend and (ctx.start_time is None or job.status.is_true("Suspended")):
         # First start, or a resume: the deadline clock (re)starts now. Upstream 1.34 resets
@@ -160,7 +159,7 @@ def complete_sync(plan: SyncPlan, removed: set[str] | frozenset[str], now: datet
     """The status after finalizers were removed from the pods whose uids are in ``removed``."""
     assert plan.status is not None
     status = flush_uncounted(plan.status, plan.with_finalizer - removed)
-    return enact_finished(status, plan.finished_condition, now, job.completions, job.indexed)
+    return enact_finished(status, plan.finished_condition, now, job.completions)
 
 
 def sync_job_fully(job: JobInfo, pods: list[PodInfo], now: datetime,

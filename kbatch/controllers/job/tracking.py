@@ -126,7 +126,7 @@ def flush_uncounted(status: JobStatusInfo, with_finalizer: frozenset[str] | set[
 
 
 def enact_finished(status: JobStatusInfo, cond: JobCondition | None, now: datetime,
-                   completions: int | None, indexed: bool) -> tuple[JobStatusInfo, tuple[Event, ...]]:
+                   completions: int | None) -> tuple[JobStatusInfo, tuple[Event, ...]]:
     """Add the terminal Complete/Failed once nothing is uncounted and nothing is terminating."""
     if cond is None or status.uncounted_succeeded or status.uncounted_failed:
         return status, ()
@@ -136,12 +136,12 @@ def enact_finished(status: JobStatusInfo, cond: JobCondition | None, now: dateti
     conditions, _ = ensure_condition(status.conditions, final.type, "True", final.reason,
                                      final.message, now)
     events: list[Event] = []
-    if final.type == "Complete":
-        events.append(Event("Normal", "Completed", "Job completed"))
-        status = replace(status, conditions=conditions, completion_time=now)
-        if completions is not None and not indexed and status.succeeded > completions:
+    if final.type == "Complete":  # recordJobFinished: the warning comes before "Completed"
+        if completions is not None and status.succeeded > completions:
             events.append(Event("Warning", "TooManySucceededPods",
                                 "Too many succeeded pods running after completion count reached"))
+        events.append(Event("Normal", "Completed", "Job completed"))
+        status = replace(status, conditions=conditions, completion_time=now)
     else:
         events.append(Event("Warning", final.reason, final.message))
         status = replace(status, conditions=conditions)
