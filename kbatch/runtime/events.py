@@ -13,9 +13,9 @@ virtual time in nanoseconds>``, with ``involvedObject``, ``source.component``, `
   message that triggered it. As upstream, the set of messages is then trimmed back to 9 (upstream
   drops an arbitrary one; kbatch the oldest, for determinism), so a message already in the set is
   recorded on its own again;
-* **dedup** — an event identical in (source, object, type, reason, message) to one already
-  written bumps that Event's ``count`` and ``lastTimestamp`` (a patch) instead of creating a new
-  one;
+* **dedup** — an event identical in (source, object and ``fieldPath``, type, reason, message) to
+  one already written bumps that Event's ``count`` and ``lastTimestamp`` (a patch) instead of
+  creating a new one;
 * **spam filter** — per (source, object) a token bucket of 25 events refilling one per 5 minutes
   (:mod:`kbatch.runtime.event_spam`); an event past it is dropped, but still counted, so the next
   write carries the true ``count``.
@@ -176,17 +176,19 @@ class EventRecorder:
         self.host = host
         self.correlator = correlator if correlator is not None else _Correlator()
 
-    def event(self, obj: Any, type_: str, reason: str, message: str) -> None:
-        """Record an event about ``obj`` (``type_`` is ``Normal`` or ``Warning``)."""
+    def event(self, obj: Any, type_: str, reason: str, message: str, field_path: str = "") -> None:
+        """Record an event about ``obj`` (``type_`` is ``Normal`` or ``Warning``); ``field_path``, if
+        given, names a part of it (``involvedObject.fieldPath``, e.g. the kubelet's
+        ``spec.containers{main}``: ``pkg/kubelet/container/ref.go`` ``GenerateContainerRef``)."""
         try:
-            self._record(obj, type_, reason, message)
+            self._record(obj, type_, reason, message, field_path)
         except StatusError as err:
             log.warning("could not record event %s/%s on %s: %s", type_, reason, obj.metadata.name, err)
 
-    def eventf(self, obj: Any, type_: str, reason: str, fmt: str, *args: Any) -> None:
-        self.event(obj, type_, reason, fmt % args if args else fmt)
+    def eventf(self, obj: Any, type_: str, reason: str, fmt: str, *args: Any, field_path: str = "") -> None:
+        self.event(obj, type_, reason, fmt % args if args else fmt, field_path)
 
-    def _record(self, obj: Any, type_: str, reason: str, message: str) -> None:
+    def _record(self, obj: Any, type_: str, reason: str, message: str, field_path: str = "") -> None:
         meta = obj.metadata
         # The object's key fields, as involved_reference would give them (empty -> None).
         obj_key = (obj.kind or None, meta.namespace or None, meta.name or None, meta.uid or None,
@@ -194,7 +196,7 @@ class EventRecorder:
         source = (self.component, self.host)
         clock = self.sink.clock
         t = clock.now()
-        key, message = self._aggregate((source, obj_key, type_, reason), message, t)
+        key, message = self._aggregate((source, obj_key, type_, reason), message, t, field_path)
         cache = self.correlator.seen
         seen = cache.get(key)
         if seen is not None:
@@ -208,8 +210,10 @@ class EventRecorder:
         if seen is not None and seen.written and self._bump(seen, now, message):
             return
         count, first = (seen.count, seen.first) if seen is not None else (1, now)
-        name = self._create_unique(involved_reference(obj), namespace, type_, reason, message, now, count,
-                                   first)
+        ref = involved_reference(obj)
+        if field_path:
+            ref["fieldPath"] = field_path
+        name = self._create_unique(ref, namespace, type_, reason, message, now, count, first)
         cache.put(key, _Seen(name, namespace, count, first))
 
     def _accept(self, spam_key: tuple[Any, ...], now: float) -> bool:
@@ -239,9 +243,12 @@ class EventRecorder:
             return name
         raise AlreadyExists(f"no free event name for {ref['name']} at {now.isoformat()}")
 
-    def _aggregate(self, key: tuple[Any, ...], message: str, now: float) -> tuple[tuple[Any, ...], str]:
+    def _aggregate(self, key: tuple[Any, ...], message: str, now: float,
+                   field_path: str = "") -> tuple[tuple[Any, ...], str]:
         """upstream ``EventAggregate``: similar events (same source, object, type, reason) with no
-        gap over 10 minutes; from the 10th distinct message on, they go to one combined event."""
+        gap over 10 minutes; from the 10th distinct message on, they go to one combined event. The
+        dedup key is ``getEventKey``'s, which also holds the ``fieldPath`` (the similarity key does
+        not: ``EventAggregatorByReasonFunc``)."""
         cache = self.correlator.similar
         similar = cache.get(key)
         if similar is None or now - similar.last > AGGREGATE_INTERVAL:
@@ -250,7 +257,7 @@ class EventRecorder:
         similar.last = now
         similar.messages[message] = None
         if len(similar.messages) < AGGREGATE_MAX_EVENTS:
-            return (*key, message), message
+            return (*key, field_path, message), message
         del similar.messages[next(iter(similar.messages))]  # upstream PopAny; here the oldest
         return (*key, None), COMBINED_PREFIX + message
 

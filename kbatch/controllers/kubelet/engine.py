@@ -41,6 +41,7 @@ from kbatch.controllers.kubelet.probes import (
     ProbeSpec,
     ProbeState,
     answer,
+    container_field_path,
     first_tick_at_or_after,
     new_states,
     record,
@@ -122,7 +123,7 @@ class PodRun:
     kill_at: float | None = None  # deletion requested: kill everything at the end of the grace period
     finished_at: float | None = None
     probe_faults: tuple[ProbeFault, ...] = ()
-    events: list[tuple[str, str, str]] | None = None  # (type, reason, message) for the controller to record
+    events: list[tuple[str, str, str, str]] | None = None  # (type, reason, message, fieldPath) to record
     version: int = 0  # bumped on every change: the controller writes status when it moved
     # the controller's bookkeeping (kept here, not in per-pod maps: one object per running pod)
     written: int = -1  # the version whose status the controller last wrote
@@ -233,7 +234,7 @@ def _probe(run: PodRun, proc: Proc, state: ProbeState, t: float, plan: Planner, 
     kind = state.spec.kind
     raw = answer(state.spec, proc.name, run.probe_faults, t)
     if not raw:
-        _event(run, "Warning", "Unhealthy", f"{kind.capitalize()} probe failed: ")
+        _event(run, "Warning", "Unhealthy", f"{kind.capitalize()} probe failed: ", proc)
     if not record(state, raw, t, proc.name, run.probe_faults):
         return
     if kind == READINESS:
@@ -241,7 +242,7 @@ def _probe(run: PodRun, proc: Proc, state: ProbeState, t: float, plan: Planner, 
     elif state.result is False:  # liveness or startup Failure: kill, restart per policy
         proc.probes = None
         restart = ", will be restarted" if _restarts(run, proc, KILLED_EXIT_CODE) else ""
-        _event(run, "Normal", "Killing", f"Container {proc.name} failed {kind} probe{restart}")
+        _event(run, "Normal", "Killing", f"Container {proc.name} failed {kind} probe{restart}", proc)
         if proc.ends_at is None or proc.ends_at > t + state.spec.kill_grace:
             proc.ends_at, proc.exit_code = t + state.spec.kill_grace, KILLED_EXIT_CODE
             proc.reason, proc.message = "Error", ""
@@ -257,17 +258,17 @@ def _probe(run: PodRun, proc: Proc, state: ProbeState, t: float, plan: Planner, 
             _start_next_init(run, t, plan, log)
 
 
-def _event(run: PodRun, type_: str, reason: str, message: str) -> None:
+def _event(run: PodRun, type_: str, reason: str, message: str, proc: Proc) -> None:
     """Queue an event about the pod (upstream ``prober.go``: ``Unhealthy`` "<Kind> probe failed:
     <output>" on every failed run, the simulated handlers printing nothing; ``kuberuntime_manager.go``
     ``computePodActions``: ``Killing`` "Container C failed liveness probe" + ", will be restarted"
-    when the restart policy restarts it)."""
+    when the restart policy restarts it), about the container (:func:`.probes.container_field_path`)."""
     if run.events is None:
         run.events = []
-    run.events.append((type_, reason, message))
+    run.events.append((type_, reason, message, container_field_path(proc.name, proc.kind != APP)))
 
 
-def take_events(run: PodRun) -> list[tuple[str, str, str]]:
+def take_events(run: PodRun) -> list[tuple[str, str, str, str]]:
     """The events queued since the last call, oldest first."""
     events, run.events = run.events or [], None
     return events

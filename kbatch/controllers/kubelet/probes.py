@@ -30,6 +30,14 @@ As the answer only changes at a fault boundary, a succeeding probe whose result 
 ticks up to the next boundary: they would change nothing, and no timer is spent on them. A failing
 probe keeps running every period: each failed run is an ``Unhealthy`` event (upstream ``prober.go``
 records one per failed run; the event correlator aggregates them).
+
+Probe events name the container, as upstream's ``recordContainerEvent`` does through
+``kubecontainer.GenerateContainerRef`` (``pkg/kubelet/container/ref.go``): ``involvedObject`` is the
+pod with ``fieldPath`` ``spec.containers{<name>}``, or ``spec.initContainers{<name>}`` for an init
+container or a sidecar (:func:`container_field_path`). The messages are upstream's: ``Unhealthy``
+"<Kind> probe failed: <output>" (``prober.go``; the simulated handlers print nothing) and ``Killing``
+"Container <name> failed <kind> probe" + ", will be restarted" when the restart policy restarts it
+(``kuberuntime_manager.go`` ``computePodActions``, recorded by ``killContainer``).
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ __all__ = [
     "ProbeSpec",
     "ProbeState",
     "answer",
+    "container_field_path",
     "first_tick_at_or_after",
     "new_states",
     "record",
@@ -83,6 +92,12 @@ class ProbeState:
     result: bool | None = None
     last_raw: bool | None = None
     run: int = 0
+
+
+def container_field_path(name: str, init: bool = False) -> str:
+    """``involvedObject.fieldPath`` of a container's events (``pkg/kubelet/container/ref.go``
+    ``fieldPath``; container names are required, so the ``[index]`` form never applies)."""
+    return f"spec.initContainers{{{name}}}" if init else f"spec.containers{{{name}}}"
 
 
 def new_states(specs: tuple[ProbeSpec, ...], started_at: float) -> list[ProbeState]:

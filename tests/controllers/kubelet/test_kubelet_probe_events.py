@@ -65,7 +65,8 @@ def test_engine_queues_events_in_time_order_and_hands_them_over_once() -> None:
     proc.probe_specs = (ProbeSpec(STARTUP, 0, 1, 1, 2, passes=False), ProbeSpec(LIVENESS))
     run = PodRun("default", "p", "uid", "Always", 0.0, 0.0, [], [proc])
     advance(run, 1.0, forever)
-    unhealthy = ("Warning", "Unhealthy", "Startup probe failed: ")
-    killing = ("Normal", "Killing", "Container main failed startup probe, will be restarted")
+    unhealthy = ("Warning", "Unhealthy", "Startup probe failed: ", "spec.containers{main}")
+    killing = ("Normal", "Killing", "Container main failed startup probe, will be restarted",
+               "spec.containers{main}")
     assert take_events(run) == [unhealthy, unhealthy, killing]
     assert take_events(run) == [] and run.events is None
