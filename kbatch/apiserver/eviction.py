@@ -23,16 +23,21 @@ Upstream ``pkg/registry/core/pod/storage/eviction.go`` (``EvictionREST.Create``)
    status write decrements ``disruptionsAllowed`` (updating the DisruptionAllowed condition when it
    reaches 0) and records ``disruptedPods[pod] = now``; then the condition and the delete.
 
-The condition write is a status update of the latest pod (the Eviction's uid / resourceVersion
-preconditions are checked against it: "the UID in the precondition (a) does not match the UID in
-record (b). The object might have been deleted and then recreated"); a resourceVersion precondition
-then moves to the version that write produced. dryRun decrements nothing and writes nothing.
+The condition write is a status update of the latest pod; the condition's ``observedGeneration`` is
+that pod's ``metadata.generation`` (KEP-5067 Pod Generation, ``PodObservedGenerationTracking`` beta
+and on since 1.34: every writer of a pod condition records the generation it acted on, as
+:func:`kbatch.api.pod_generation.with_observed_generation`; the delete then bumps the generation
+past it). The Eviction's uid / resourceVersion preconditions are checked against that pod ("the
+UID in the precondition (a) does not match the UID in record (b). The object might have been deleted
+and then recreated"); a resourceVersion precondition then moves to the version that write
+produced. dryRun decrements nothing and writes nothing.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kbatch.api.base import format_time
 from kbatch.api.core_v1 import Pod, PodCondition, PodStatus
 from kbatch.api.errors import (
     BadRequest,
@@ -45,6 +50,7 @@ from kbatch.api.errors import (
     StatusError,
     TooManyRequests,
 )
+from kbatch.api.pod_generation import with_observed_generation
 from kbatch.api.policy_helpers import matching_pdbs, pod_is_ready, update_disruption_allowed_condition
 from kbatch.api.policy_v1 import (
     ALWAYS_ALLOW,
@@ -271,19 +277,20 @@ def _check_eviction_preconditions(name: str, pod: Pod, pre: DeletePreconditions 
 
 
 def _set_disruption_target(server: APIServer, pod: Pod) -> bool:
-    """``podutil.UpdatePodCondition``: False when nothing would change."""
+    """``podutil.UpdatePodCondition``: False when nothing would change (observedGeneration included)."""
     status = pod.status if pod.status is not None else PodStatus()
     pod.status = status
     conditions = list(status.conditions or ())
-    new = PodCondition(type="DisruptionTarget", status="True", reason=EVICTION_REASON,
-                       message=EVICTION_MESSAGE, last_transition_time=server.timestamp())
+    new = PodCondition.model_validate(with_observed_generation(
+        {"type": "DisruptionTarget", "status": "True", "reason": EVICTION_REASON, "message": EVICTION_MESSAGE,
+         "lastTransitionTime": format_time(server.timestamp())}, pod.metadata.generation))
     for i, old in enumerate(conditions):
         if old.type != "DisruptionTarget":
             continue
         if old.status == new.status:
             new.last_transition_time = old.last_transition_time
-        if (old.status, old.reason, old.message, old.last_transition_time) == \
-                (new.status, new.reason, new.message, new.last_transition_time):
+        if (old.status, old.reason, old.message, old.last_transition_time, old.observed_generation) == \
+                (new.status, new.reason, new.message, new.last_transition_time, new.observed_generation):
             return False
         conditions[i] = new.model_copy(update={"last_probe_time": old.last_probe_time})
         break
