@@ -17,6 +17,15 @@ Effects, all through the client:
 * gated pods: ``PodScheduled=False`` reason ``SchedulingGated`` (the API server does this upstream);
 * preemption: each victim gets ``DisruptionTarget=True`` reason ``PreemptionByScheduler`` and is
   deleted (gracefully); the preemptor gets ``status.nominatedNodeName``.
+
+Cluster events (``eventhandlers.go`` with SchedulerQueueingHints on): a node added (Node/Add),
+updated (``NodeSchedulingPropertiesChange``) or deleted (Node/Delete); a pod bound or added bound
+(AssignedPod/Add), a bound pod updated (``PodSchedulingPropertiesChange``), deleted or finished
+(AssignedPod/Delete; upstream's pod informer excludes terminal pods, so finishing is a delete), an
+assumed pod forgotten after a Reserve/Permit failure (AssignedPod/Delete, the pod itself excluded);
+each goes to :meth:`SchedulingQueue.move`, which asks the rejecting plugins' queueing hints. An
+update of an unschedulable pod itself goes to :meth:`SchedulingQueue.update`. Option
+``queueing_hints: False`` turns the hints off (every event moves every unschedulable pod).
 """
 
 from __future__ import annotations
@@ -32,6 +41,16 @@ from kbatch.api.pod_generation import with_observed_generation
 from kbatch.controllers.scheduler.algorithm import Algorithm
 from kbatch.controllers.scheduler.convert import node_shape, pod_info, tolerations_of
 from kbatch.controllers.scheduler.defaults import default_profile
+from kbatch.controllers.scheduler.events import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    NODE_ADD,
+    NODE_DELETE,
+    ClusterEvent,
+    HintMap,
+    node_update_events,
+    pod_update_events,
+)
 from kbatch.controllers.scheduler.framework import Code, CycleState, Profile, Status
 from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GATED
 from kbatch.controllers.scheduler.queue import SchedulingQueue
@@ -67,7 +86,8 @@ class Scheduler:
         self.snapshot = Snapshot()
         self.algorithm = Algorithm(self.profile, self.snapshot, ctx.rng)
         sort = self.profile.queue_sort.sort_key if self.profile.queue_sort else (lambda p: (p.seq,))
-        self.queue = SchedulingQueue(sort, self.profile.pre_enqueue)
+        self.queue = SchedulingQueue(sort, self.profile.pre_enqueue, hint_map(self.profile)
+                                     if ctx.options.get("queueing_hints", True) else None)
         self.waiting: dict[str, WaitingPod] = {}
         self.record_events = bool(ctx.options.get("events", True))
         self._seq = count()
@@ -103,6 +123,10 @@ class Scheduler:
         if info.node_name:
             self.queue.delete(info.key)
             self.snapshot.add_pod(info, info.node_name)
+            if old is None or not old.node_name:
+                self._event_moves(((ASSIGNED_POD_ADD, None, info),))
+            elif info is not old:
+                self._event_moves((event, old, info) for event in pod_update_events(old, info))
             return
         if info.scheduler_name != self.profile.scheduler_name:
             self.queue.delete(info.key)
@@ -111,9 +135,12 @@ class Scheduler:
             self.queue.delete(info.key)
             return
         entry = self.queue.entry(info.key)
-        if entry is None or info.key in self.waiting or _relevant_change(entry.pod, info):
+        if entry is None or info.key in self.waiting:
             self.queue.add(info, now)
             self.enqueue()
+        elif _relevant_change(entry.pod, info):
+            if self.queue.update(info, pod_update_events(entry.pod, info), entry.pod, now):
+                self.enqueue()
         else:
             entry.pod = info  # e.g. nominatedNodeName: keep the newest view, without a retry
 
@@ -126,21 +153,40 @@ class Scheduler:
         self.queue.delete(key)
         self._release(key)
 
-    def _release(self, key: str) -> None:
-        if self.snapshot.remove_pod(key) is not None and self.queue.move_all(self.ctx.clock.now()):
-            self.enqueue()  # resources were freed: a cycle only if some pod was waiting for that
+    def _release(self, key: str, pre_check: Callable[[PodInfo], bool] | None = None) -> None:
+        """Forget where ``key`` runs (or was assumed); its resources are free: AssignedPod/Delete."""
+        node = self.snapshot.node_of(key)
+        removed = self.snapshot.remove_pod(key)
+        if removed is not None:
+            if not removed.node_name and node:  # an assumed pod: the event carries its node
+                removed = replace(removed, node_name=node)
+            self._event_moves(((ASSIGNED_POD_DELETE, removed, None),), pre_check)
+
+    def _event_moves(self, events: Any, pre_check: Callable[[PodInfo], bool] | None = None) -> None:
+        """Each (event, old, new) to the queue; a cycle only if some pod was waiting for that."""
+        now = self.ctx.clock.now()
+        moved = 0
+        for event, old, new in events:
+            moved += self.queue.move(event, old, new, now, pre_check)
+        if moved:
+            self.enqueue()
 
     def on_node(self, node: Any) -> None:
         shape = node_shape(node)
         current = self.snapshot.get(shape.name)
         if current is not None and _same_shape(current.shape, shape):
             return
+        before = current.shape if current is not None else None
         self.snapshot.set_node(shape)
-        self.queue.move_all(self.ctx.clock.now())
-        self.enqueue()
+        events: list[tuple[ClusterEvent, Any, Any]] = [(NODE_ADD, None, shape)] if before is None else [
+            (event, before, shape) for event in node_update_events(before, shape)]
+        self._event_moves(events)
 
     def on_node_delete(self, node: Any) -> None:
+        current = self.snapshot.get(node.metadata.name)
         self.snapshot.remove_node(node.metadata.name)
+        if current is not None:
+            self._event_moves(((NODE_DELETE, current.shape, None),))
 
     # -- the cycle ---------------------------------------------------------------------------------
     def reconcile(self, request: Any) -> Any:
@@ -170,7 +216,7 @@ class Scheduler:
                 return
         if status is not None:
             self._unreserve(state, pod, node)
-            self.queue.unschedulable(pod, now)
+            self.queue.unschedulable(pod, now, (status.plugin,) if status.plugin else ())
             self._write_unschedulable(pod, status.message or "rejected")
             return
         self._bind(state, pod, node, now)
@@ -183,9 +229,11 @@ class Scheduler:
         return None
 
     def _unreserve(self, state: CycleState, pod: PodInfo, node: str) -> None:
+        """Unreserve, then forget the assumed pod; what it held is free for the others (upstream
+        ``schedulingCycle``/``handleBindingCycleError``: AssignedPod/Delete, not for itself)."""
         for plugin in reversed(self.profile.reserve):
             plugin.unreserve(state, pod, node)
-        self.algorithm.forget(pod.key)
+        self._release(pod.key, lambda other: other.key != pod.key)
 
     def _permit(self, state: CycleState, pod: PodInfo, node: str, now: float) -> Status | None:
         pending: set[str] = set()
@@ -218,7 +266,7 @@ class Scheduler:
         if waiting is None:
             return
         self._unreserve(waiting.state, waiting.pod, waiting.node)
-        self.queue.unschedulable(waiting.pod, self.ctx.clock.now())
+        self.queue.unschedulable(waiting.pod, self.ctx.clock.now(), (plugin,))
         self._write_unschedulable(waiting.pod, message)
         self.enqueue()
 
@@ -236,8 +284,8 @@ class Scheduler:
             else:  # DefaultBinder (pkg/scheduler/framework/plugins/defaultbinder)
                 self.ctx.client.bind(pod.name, pod.namespace, node, uid=pod.uid or None)
         except NotFound:
-            self.algorithm.forget(pod.key)
             self.queue.delete(pod.key)
+            self._release(pod.key)  # the assumed pod is gone: what it held is free
             return
         except Conflict:
             self._unreserve(state, pod, node)
@@ -251,7 +299,9 @@ class Scheduler:
     def _failed(self, pod: PodInfo, decision: Any, now: float) -> None:
         diagnosis = decision.diagnosis
         message = diagnosis.message() if diagnosis is not None else "unschedulable"
-        self.queue.unschedulable(pod, now)
+        # "" names no plugin (no nodes at all): the pod is then queued by any event of interest
+        plugins = tuple(p for p in diagnosis.plugins if p) if diagnosis is not None else ()
+        self.queue.unschedulable(pod, now, plugins)
         preemption = decision.preemption
         if preemption is not None and preemption.nominated_node is not None:
             self._preempt(pod, preemption.nominated_node, preemption.victims)
@@ -326,6 +376,13 @@ class Scheduler:
     def _event(self, pod: PodInfo, type_: str, reason: str, message: str) -> None:
         ref = ObjectRef("Pod", "v1", pod.name, pod.namespace, pod.uid)  # no Pod model just to name it
         self.ctx.recorder.event(ref, type_, reason, message)
+
+
+def hint_map(profile: Profile) -> HintMap:
+    """The queueing hints of the plugins that can reject or hold a pod (PreEnqueue, PreFilter,
+    Filter, Reserve, Permit), upstream ``frameworkImpl.EnqueueExtensions``."""
+    return HintMap.from_plugins([*profile.pre_enqueue, *profile.pre_filter, *profile.filter,
+                                 *profile.reserve, *profile.permit])
 
 
 def _relevant_change(old: PodInfo, new: PodInfo) -> bool:

@@ -7,8 +7,14 @@ Guarantees:
   plugin), ``backoff`` (failed recently, waits ``1s * 2**(attempts-1)`` capped at 10 s, upstream's
   ``podInitialBackoffSeconds``/``podMaxBackoffSeconds``), ``unschedulable`` (failed; waits for a
   cluster event) or ``gated`` (a PreEnqueue plugin, e.g. SchedulingGates, holds it);
-* a cluster event (:meth:`move_all`) moves every unschedulable pod to ``active``, or to
-  ``backoff`` when its back-off has not expired, so nothing busy-loops;
+* a cluster event (:meth:`move`) moves only the unschedulable pods whose rejecting plugins'
+  queueing hints say it may make them schedulable (KEP-4247, :mod:`.events`; upstream
+  ``movePodsToActiveOrBackoffQueue``): to ``active``, or to ``backoff`` when its back-off has not
+  expired, so nothing busy-loops; a plugin that asked the pod to wait (Pending) and says Queue
+  moves it to ``active`` directly. Pods are indexed by rejecting plugin, so an event visits only
+  the pods some plugin registered for it could move. Without a hint map (``hints=None``, the
+  SchedulerQueueingHints gate off) every event moves every unschedulable pod; :meth:`move_all`
+  is that wildcard move (upstream ``EventForceActivate`` for everyone);
 * :meth:`flush` moves back-off pods whose time has come, and unschedulable pods that have waited
   longer than 5 minutes (``podMaxInUnschedulablePodsDuration``; upstream checks every 30 s);
 * orders never depend on hashing: heaps are keyed by (sort key, insertion counter).
@@ -24,6 +30,12 @@ from dataclasses import dataclass
 from itertools import count
 from typing import Any
 
+from kbatch.controllers.scheduler.events import (
+    ClusterEvent,
+    HintMap,
+    Strategy,
+    requeue_strategy,
+)
 from kbatch.controllers.scheduler.framework import PreEnqueuePlugin, Status
 from kbatch.controllers.scheduler.types import PodInfo
 
@@ -45,6 +57,8 @@ class QueuedPod:
     last_failure: float = 0.0  # when the last attempt failed (back-off and the 5-minute rule)
     version: int = 0
     gate: Status | None = None  # the PreEnqueue status while gated
+    rejectors: tuple[str, ...] = ()  # plugins that rejected the last attempt (UnschedulablePlugins)
+    pending: tuple[str, ...] = ()  # plugins that made it wait (PendingPlugins)
 
     def backoff_expiry(self, initial: float, maximum: float) -> float:
         if self.attempts == 0:
@@ -57,6 +71,7 @@ class SchedulingQueue:
         self,
         sort_key: Callable[[PodInfo], tuple[Any, ...]],
         pre_enqueue: Sequence[PreEnqueuePlugin] = (),
+        hints: HintMap | None = None,
         initial_backoff: float = INITIAL_BACKOFF,
         max_backoff: float = MAX_BACKOFF,
         max_unschedulable: float = MAX_UNSCHEDULABLE_SECONDS,
@@ -67,6 +82,9 @@ class SchedulingQueue:
         self._pods: dict[str, QueuedPod] = {}
         self._waiting: dict[str, QueuedPod] = {}  # the UNSCHEDULABLE ones, oldest failure first
         self._gated: dict[str, QueuedPod] = {}  # the GATED ones
+        self._hints = hints
+        # the UNSCHEDULABLE ones by rejecting (or pending) plugin; "" holds those without any
+        self._by_plugin: dict[str, dict[str, QueuedPod]] = {}
         self._active: list[tuple[tuple[Any, ...], int, str, int]] = []
         self._backoff: list[tuple[float, int, str, int]] = []
         self._counter = count()
@@ -81,11 +99,32 @@ class SchedulingQueue:
             entry.pod = pod
         self._place(entry, now)
 
+    def update(self, pod: PodInfo, events: Sequence[ClusterEvent], old: PodInfo, now: float) -> bool:
+        """A new version of a queued pod, changed as ``events`` say (``pod_update_events``). An
+        unschedulable pod moves only when a hint of its rejecting plugins accepts one of them
+        (upstream ``PriorityQueue.Update`` with queueing hints); any other is placed again as by
+        :meth:`add`. Returns whether the pod may now be tried (it left the unschedulable pool)."""
+        entry = self._pods.get(pod.key)
+        if entry is None or entry.where != UNSCHEDULABLE or self._hints is None:
+            self.add(pod, now)
+            return True
+        entry.pod = pod
+        for event in events:
+            matching = self._hints.hints_for(event)
+            strategy = requeue_strategy(pod, entry.rejectors, entry.pending, event, old, pod, matching)
+            if strategy == Strategy.IMMEDIATELY:
+                self._move(entry, ACTIVE)
+                return True
+            if strategy == Strategy.AFTER_BACKOFF:
+                self._to_backoff_or_active(entry, now)
+                return True
+        return False
+
     def delete(self, key: str) -> None:
         entry = self._pods.pop(key, None)
-        self._waiting.pop(key, None)
         self._gated.pop(key, None)
         if entry is not None:
+            self._unwait(entry)
             entry.version += 1  # invalidates its heap entries
 
     def __contains__(self, key: str) -> bool:
@@ -129,11 +168,15 @@ class SchedulingQueue:
         """The pod was scheduled (or is being bound): it leaves the queue."""
         self.delete(key)
 
-    def unschedulable(self, pod: PodInfo, now: float) -> None:
-        """An attempt failed: wait for a cluster event (upstream ``AddUnschedulableIfNotPresent``)."""
+    def unschedulable(self, pod: PodInfo, now: float, plugins: Sequence[str] = (),
+                      pending: Sequence[str] = ()) -> None:
+        """An attempt failed, rejected by ``plugins`` (or held by ``pending``): wait for a cluster
+        event one of their hints accepts (upstream ``AddUnschedulableIfNotPresent``)."""
         entry = self._pods.get(pod.key) or QueuedPod(pod)
         self._pods[pod.key] = entry
         entry.pod, entry.attempts, entry.last_failure = pod, entry.attempts + 1, now
+        self._unwait(entry)  # filed again below, under the plugins of this failure
+        entry.rejectors, entry.pending = tuple(plugins), tuple(pending)
         self._move(entry, UNSCHEDULABLE)
 
     def retry_after_error(self, pod: PodInfo, now: float) -> None:
@@ -142,11 +185,47 @@ class SchedulingQueue:
         self._to_backoff_or_active(self._pods[pod.key], now)
 
     def move_all(self, now: float) -> int:
-        """A cluster event that may make pods schedulable; returns how many moved."""
+        """Every unschedulable pod to backoff or active (a wildcard event); returns how many."""
         waiting = list(self._waiting.values())
         for entry in waiting:
             self._to_backoff_or_active(entry, now)
         return len(waiting)
+
+    def move(self, event: ClusterEvent, old: Any, new: Any, now: float,
+             pre_check: Callable[[PodInfo], bool] | None = None) -> int:
+        """``event`` happened (``old``/``new``: the objects before and after, None for an add or a
+        delete): move the unschedulable pods it may help, per their rejecting plugins' hints;
+        ``pre_check`` narrows the candidates (upstream ``PreEnqueueCheck``). Returns how many moved."""
+        hints = self._hints
+        if hints is None or event.wildcard:
+            candidates = [e for e in self._waiting.values() if pre_check is None or pre_check(e.pod)]
+            for entry in candidates:
+                self._to_backoff_or_active(entry, now)
+            return len(candidates)
+        if not self._waiting or not hints.interested(event):
+            return 0
+        matching = hints.hints_for(event)
+        moved = 0
+        for entry in self._candidates(hints.plugins_for(event)):
+            if pre_check is not None and not pre_check(entry.pod):
+                continue
+            strategy = requeue_strategy(entry.pod, entry.rejectors, entry.pending, event, old, new, matching)
+            if strategy == Strategy.SKIP:
+                continue
+            moved += 1
+            if strategy == Strategy.IMMEDIATELY:
+                self._move(entry, ACTIVE)
+            else:
+                self._to_backoff_or_active(entry, now)
+        return moved
+
+    def _candidates(self, plugins: frozenset[str]) -> list[QueuedPod]:
+        """The unschedulable pods rejected by one of ``plugins`` or by none, oldest failure first."""
+        buckets = [b for name in (*sorted(plugins), "") if (b := self._by_plugin.get(name))]
+        if len(buckets) == 1:
+            return list(buckets[0].values())
+        found = {key: entry for bucket in buckets for key, entry in bucket.items()}
+        return [entry for key, entry in self._waiting.items() if key in found] if found else []
 
     def flush(self, now: float) -> None:
         while self._backoff and self._backoff[0][0] <= now:
@@ -154,9 +233,12 @@ class SchedulingQueue:
             entry = self._pods.get(key)
             if entry is not None and entry.version == version and entry.where == BACKOFF:
                 self._move(entry, ACTIVE)
-        for entry in list(self._waiting.values()):
+        leftover = []
+        for entry in self._waiting.values():
             if now - entry.last_failure < self._max_unschedulable:
                 break  # oldest first: the rest waited less
+            leftover.append(entry)
+        for entry in leftover:  # upstream flushUnschedulablePodsLeftover (EventUnschedulableTimeout)
             self._to_backoff_or_active(entry, now)
 
     def next_wakeup(self, now: float) -> float | None:
@@ -189,13 +271,28 @@ class SchedulingQueue:
         expiry = entry.backoff_expiry(self._initial, self._max)
         self._move(entry, BACKOFF if expiry > now else ACTIVE, expiry)
 
+    def _wait(self, entry: QueuedPod) -> None:
+        key = entry.pod.key
+        for name in (*entry.rejectors, *entry.pending) or ("",):
+            self._by_plugin.setdefault(name, {})[key] = entry
+
+    def _unwait(self, entry: QueuedPod) -> None:
+        key = entry.pod.key
+        if self._waiting.pop(key, None) is None:
+            return
+        for name in (*entry.rejectors, *entry.pending) or ("",):
+            bucket = self._by_plugin.get(name)
+            if bucket is not None:
+                bucket.pop(key, None)
+
     def _move(self, entry: QueuedPod, where: str, expiry: float = 0.0) -> None:
         entry.version += 1
         entry.where = where
-        self._waiting.pop(entry.pod.key, None)
+        self._unwait(entry)
         self._gated.pop(entry.pod.key, None)
         if where == UNSCHEDULABLE:
             self._waiting[entry.pod.key] = entry
+            self._wait(entry)
         elif where == GATED:
             self._gated[entry.pod.key] = entry
         if where == ACTIVE:

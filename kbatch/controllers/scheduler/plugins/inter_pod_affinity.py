@@ -23,14 +23,20 @@ minus). A node scores the sum over the domains it is in; normalization maps the 
 the maximum to 100 (all 0 when they are equal). PreScore returns Skip when nothing accumulated;
 without preferred terms of its own only pods with scoring terms are visited (upstream
 ``HavePodsWithAffinityList``), and when there are none the skip is known at PreFilter, which keeps
-such pods on the batched fast path. Default weight 2 (``default_plugins.go``).
+such pods on the batched fast path. Default weight 2 (``default_plugins.go``). Queueing hints:
+:mod:`.pod_hints`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from kbatch.controllers.scheduler.events import ActionType, ClusterEventWithHint, on_node, on_pod
 from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
+from kbatch.controllers.scheduler.plugins.pod_hints import (
+    affinity_after_node_change,
+    affinity_after_pod_change,
+)
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import PodAffinityTerm, PodInfo, WeightedPodAffinityTerm
 
@@ -168,6 +174,13 @@ class InterPodAffinity:
             if value is not None and (term.topology_key, value) in anti[index]:
                 return Status.unschedulable(self.name, ERR_ANTI_AFFINITY)
         return None
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        pods = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
+        return [
+            on_pod(pods, affinity_after_pod_change),
+            on_node(ActionType.ADD | ActionType.UPDATE_NODE_LABEL, affinity_after_node_change),
+        ]
 
     # -- scoring -------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status | None:

@@ -2,14 +2,23 @@
 
 Upstream ``pkg/scheduler/framework/plugins/nodename``; reason "node(s) didn't match the requested
 node name", unresolvable. (Pods created with ``nodeName`` are already bound and never reach the
-scheduler; the plugin matters for what-if evaluation and for completeness.)
+scheduler; the plugin matters for what-if evaluation and for completeness.) Queueing hint
+(``EventsToRegister``, KEP-4247): only the addition of the named node (Node Add).
 """
 
 from __future__ import annotations
 
+from kbatch.controllers.scheduler.events import (
+    QUEUE,
+    QUEUE_SKIP,
+    ActionType,
+    ClusterEventWithHint,
+    QueueingHint,
+    on_node,
+)
 from kbatch.controllers.scheduler.framework import CycleState, Status
 from kbatch.controllers.scheduler.snapshot import NodeInfo
-from kbatch.controllers.scheduler.types import PodInfo
+from kbatch.controllers.scheduler.types import NodeShape, PodInfo
 
 __all__ = ["ERR_REASON", "NodeName"]
 
@@ -24,3 +33,11 @@ class NodeName:
         if pod.node_name and pod.node_name != node.name:
             return Status.unresolvable(self.name, ERR_REASON)
         return None
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [on_node(ActionType.ADD, after_node_add)]
+
+
+def after_node_add(pod: PodInfo, old: NodeShape | None, new: NodeShape) -> QueueingHint:
+    """Upstream ``isSchedulableAfterNodeAdd``: the added node is the one the pod names."""
+    return QUEUE if not pod.node_name or pod.node_name == new.name else QUEUE_SKIP

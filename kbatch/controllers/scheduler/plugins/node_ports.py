@@ -14,12 +14,25 @@ Upstream ``pkg/scheduler/framework/plugins/nodeports/node_ports.go`` and ``HostP
 
 Used ports are read from the pods on the node (assumed pods included), so what-if nodes built
 for preemption need no extra bookkeeping.
+
+Queueing hints (``EventsToRegister``, KEP-4247; host ports are immutable, so no Pod update): a
+deleted bound pod whose host ports conflicted with the pod's (Pod Delete); any node added (Node
+Add, no hint).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from kbatch.controllers.scheduler.events import (
+    QUEUE,
+    QUEUE_SKIP,
+    ActionType,
+    ClusterEventWithHint,
+    QueueingHint,
+    on_node,
+    on_pod,
+)
 from kbatch.controllers.scheduler.framework import Code, CycleState, Status
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import HostPort, PodInfo
@@ -56,3 +69,17 @@ class NodePorts:
         if used and any(ports_conflict(want, used) for want in pod.host_ports):
             return Status.unschedulable(self.name, ERR_PORTS)
         return None
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            on_pod(ActionType.DELETE, after_pod_deleted),
+            on_node(ActionType.ADD),
+        ]
+
+
+def after_pod_deleted(pod: PodInfo, old: PodInfo, new: None) -> QueueingHint:
+    """Upstream ``isSchedulableAfterPodDeleted``: the deleted pod was bound and held a host port
+    that conflicts with one the pod wants."""
+    if not old.node_name or not old.host_ports:
+        return QUEUE_SKIP
+    return QUEUE if any(ports_conflict(want, old.host_ports) for want in pod.host_ports) else QUEUE_SKIP

@@ -5,6 +5,11 @@ for one more pod (reason "Too many pods") and, for every resource the pod reques
 minus what is already requested covers it (reason "Insufficient <resource>", one per resource).
 Code Unschedulable, so preemption may help.
 
+Queueing hints (``fit.go`` ``EventsToRegister``, KEP-4247): a deleted pod that was bound (or
+nominated) may free room, as may a bound pod whose requests of a resource the pod wants shrank
+(in-place resize; and the pod's own scale-down); a node added that could hold the pod when empty,
+or whose allocatable grew in a resource the pod requests (or in pods) while it could hold it.
+
 Scoring (``least_allocated.go`` / ``most_allocated.go``, ``resource_allocation.go``): for each
 scored resource (default cpu and memory, weight 1 each) with a non-zero allocatable, with the
 pod's request added to what the node already has (cpu/memory use the non-zero defaults of 100m /
@@ -16,10 +21,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kbatch.controllers.scheduler.events import (
+    QUEUE,
+    QUEUE_SKIP,
+    ActionType,
+    ClusterEventWithHint,
+    QueueingHint,
+    on_node,
+    on_pod,
+)
 from kbatch.controllers.scheduler.framework import CycleState, Status
 from kbatch.controllers.scheduler.resources import CPU, MEMORY, PODS
 from kbatch.controllers.scheduler.snapshot import NodeInfo
-from kbatch.controllers.scheduler.types import PodInfo
+from kbatch.controllers.scheduler.types import NodeShape, PodInfo
 
 __all__ = ["LEAST_ALLOCATED", "MOST_ALLOCATED", "TOO_MANY_PODS", "NodeResourcesFit", "resource_score"]
 
@@ -91,3 +105,44 @@ class NodeResourcesFit:
 
     def normalize(self, scores: list[int]) -> list[int]:
         return scores
+
+    # -- queueing hints ------------------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            on_pod(ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN, after_pod_event),
+            on_node(ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE, after_node_change),
+        ]
+
+
+def after_pod_event(pod: PodInfo, old: PodInfo | None, new: PodInfo | None) -> QueueingHint:
+    """Upstream ``isSchedulableAfterPodEvent``: a delete frees room when the pod was bound or
+    nominated; a scale-down when it is the pod itself or a bound pod that shrank a resource the
+    pod requests."""
+    if new is None:
+        assert old is not None
+        return QUEUE if old.node_name or old.nominated_node else QUEUE_SKIP
+    if new.key == pod.key and new.uid == pod.uid:
+        return QUEUE
+    if not new.node_name or old is None:
+        return QUEUE_SKIP
+    for name, want in pod.requests.items():
+        if want > 0 and name != PODS and old.requests.get(name, 0) > new.requests.get(name, 0):
+            return QUEUE
+    return QUEUE_SKIP
+
+
+def after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeShape) -> QueueingHint:
+    """Upstream ``isSchedulableAfterNodeChange``: the pod must fit the node when it is empty; an
+    added node then queues it, an updated one only if allocatable grew in a resource the pod
+    requests or in pods (``haveAnyRequestedResourcesIncreased``)."""
+    if insufficient(pod, NodeInfo(new)):
+        return QUEUE_SKIP
+    if old is None:
+        return QUEUE
+    before, after = old.allocatable, new.allocatable
+    if after.get(PODS, 0) > before.get(PODS, 0):
+        return QUEUE
+    for name, want in pod.requests.items():
+        if want > 0 and name != PODS and after.get(name, 0) > before.get(name, 0):
+            return QUEUE
+    return QUEUE_SKIP

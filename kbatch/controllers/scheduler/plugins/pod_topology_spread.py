@@ -30,7 +30,7 @@ Constraints".
   without a zone label still get hostname spreading.
 
 When no feasible pod has soft constraints the plugin's Score is skipped from PreFilter on, which
-keeps such pods on the batched fast path.
+keeps such pods on the batched fast path. Queueing hints: :mod:`.pod_hints`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbatch.controllers.scheduler.events import ActionType, ClusterEventWithHint, on_node, on_pod
 from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
+from kbatch.controllers.scheduler.plugins.pod_hints import spread_after_node_change, spread_after_pod_change
 from kbatch.controllers.scheduler.plugins.taint_toleration import untolerated_taint
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import (
@@ -270,6 +272,13 @@ class PodTopologySpread:
             if count + _self_match(c, pod) - spread.global_min(index) > c.max_skew:
                 return Status.unschedulable(self.name, ERR_CONSTRAINTS)
         return None
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        add_delete = ActionType.ADD | ActionType.DELETE
+        pods = add_delete | ActionType.UPDATE_POD_LABEL | ActionType.UPDATE_POD_TOLERATION
+        nodes = add_delete | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+        return [on_pod(pods, spread_after_pod_change),
+                on_node(nodes, spread_after_node_change)]
 
     # -- scoring -------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status | None:

@@ -2,11 +2,21 @@
 
 Upstream ``pkg/scheduler/framework/plugins/schedulinggates``: the pod stays out of the active
 queue and its ``PodScheduled`` condition is ``False`` with reason ``SchedulingGated`` and message
-"waiting for scheduling gates: [a b]" until every gate is removed.
+"waiting for scheduling gates: [a b]" until every gate is removed. Queueing hint
+(``EventsToRegister``, KEP-4247): the pod's own gates all removed (Pod
+UpdatePodSchedulingGatesEliminated).
 """
 
 from __future__ import annotations
 
+from kbatch.controllers.scheduler.events import (
+    QUEUE,
+    QUEUE_SKIP,
+    ActionType,
+    ClusterEventWithHint,
+    QueueingHint,
+    on_pod,
+)
 from kbatch.controllers.scheduler.framework import Status
 from kbatch.controllers.scheduler.types import PodInfo
 
@@ -23,3 +33,11 @@ class SchedulingGates:
             return None
         gates = " ".join(pod.scheduling_gates)
         return Status.unresolvable(self.name, f"waiting for scheduling gates: [{gates}]")
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [on_pod(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED, after_gates_eliminated)]
+
+
+def after_gates_eliminated(pod: PodInfo, old: PodInfo | None, new: PodInfo) -> QueueingHint:
+    """Upstream ``isSchedulableAfterUpdatePodSchedulingGatesEliminated``: the pod itself."""
+    return QUEUE if new.key == pod.key and new.uid == pod.uid else QUEUE_SKIP

@@ -4,16 +4,31 @@ Upstream ``pkg/scheduler/framework/plugins/tainttoleration``: the filter rejects
 ``NoSchedule`` or ``NoExecute`` taint the pod does not tolerate; the reason names the first such
 taint, "node(s) had untolerated taint {key: value}", unresolvable. The score counts the
 ``PreferNoSchedule`` taints the pod does not tolerate, normalized in reverse (fewer is better).
+
+Queueing hints (``EventsToRegister``, KEP-4247): a node added or whose taints changed so that the
+pod, untolerated before (or the node being new), now tolerates it (Node Add | UpdateNodeTaint); a
+toleration added to the pod itself (Pod UpdatePodToleration).
 """
 
 from __future__ import annotations
 
+from kbatch.controllers.scheduler.events import (
+    QUEUE,
+    QUEUE_SKIP,
+    ActionType,
+    ClusterEventWithHint,
+    QueueingHint,
+    on_node,
+    on_pod,
+)
 from kbatch.controllers.scheduler.framework import CycleState, Status
 from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.snapshot import NodeInfo
-from kbatch.controllers.scheduler.types import PodInfo, Taint, Toleration
+from kbatch.controllers.scheduler.types import NodeShape, PodInfo, Taint, Toleration
 
-__all__ = ["TaintToleration", "untolerated_taint"]
+__all__ = ["TaintToleration", "same_pod", "untolerated_taint"]
+
+_DO_NOT_SCHEDULE = ("NoSchedule", "NoExecute")
 
 
 def untolerated_taint(
@@ -25,6 +40,24 @@ def untolerated_taint(
     return None
 
 
+def same_pod(a: PodInfo, b: PodInfo) -> bool:
+    """Upstream compares UIDs; kbatch's test pods may lack one, so the key must match too."""
+    return a.key == b.key and a.uid == b.uid
+
+
+def after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeShape) -> QueueingHint:
+    """Upstream ``isSchedulableAfterNodeChange``: untolerated before (a new node counts as
+    untolerated), tolerated now."""
+    was = old is None or untolerated_taint(old.taints, pod.tolerations, _DO_NOT_SCHEDULE) is not None
+    now = untolerated_taint(new.taints, pod.tolerations, _DO_NOT_SCHEDULE) is not None
+    return QUEUE if was and not now else QUEUE_SKIP
+
+
+def after_toleration_added(pod: PodInfo, old: PodInfo | None, new: PodInfo) -> QueueingHint:
+    """Upstream ``isSchedulableAfterPodTolerationChange``: only the pod's own new toleration."""
+    return QUEUE if same_pod(pod, new) else QUEUE_SKIP
+
+
 class TaintToleration:
     name = "TaintToleration"
     node_static = True
@@ -33,7 +66,7 @@ class TaintToleration:
         self.weight = weight
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
-        taint = untolerated_taint(node.shape.taints, pod.tolerations, ("NoSchedule", "NoExecute"))
+        taint = untolerated_taint(node.shape.taints, pod.tolerations, _DO_NOT_SCHEDULE)
         if taint is None:
             return None
         return Status.unresolvable(self.name, f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}")
@@ -47,3 +80,9 @@ class TaintToleration:
 
     def normalize(self, scores: list[int]) -> list[int]:
         return default_normalize(scores, reverse=True)
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            on_node(ActionType.ADD | ActionType.UPDATE_NODE_TAINT, after_node_change),
+            on_pod(ActionType.UPDATE_POD_TOLERATION, after_toleration_added),
+        ]
