@@ -21,6 +21,8 @@ call                                     what it writes
 ``mark_node_not_ready(t, node)``         node ``Ready=False`` (``unknown=True``: ``Unknown``, as when
                                          the kubelet stops posting status)
 ``mark_node_ready(t, node)``             node ``Ready=True``
+``set_node_condition(t, node, type, …)``  a node condition (e.g. ``MemoryPressure=True``), merged by
+                                         type; node-lifecycle then keeps its ``NoSchedule`` taint
 ``taint_node(t, node, key, …)``          adds a taint (``timeAdded`` set for ``NoExecute``)
 ``untaint_node(t, node, key)``           removes taints with that key
 ``delete_node(t, node)``                 deletes the Node
@@ -51,6 +53,7 @@ __all__ = [
     "fail_probe",
     "mark_node_not_ready",
     "mark_node_ready",
+    "set_node_condition",
     "start_kubelet",
     "stop_kubelet",
     "taint_node",
@@ -163,9 +166,16 @@ def add_pod_condition(target: Any, name: str, type_: str, namespace: str = "defa
 
 
 def _set_ready(target: Any, node: str, status: str, reason: str, message: str) -> None:
+    set_node_condition(target, node, "Ready", status, reason=reason, message=message)
+
+
+def set_node_condition(target: Any, node: str, type_: str, status: str = "True", *, reason: str = "",
+                       message: str = "") -> None:
+    """Post a node condition as the kubelet would (e.g. ``MemoryPressure=True`` reason
+    ``KubeletHasInsufficientMemory``), with a fresh ``lastHeartbeatTime``."""
     from kbatch.api.core_v1 import Node
 
-    cond = _condition("Ready", status, reason, message, _now(target))
+    cond = _condition(type_, status, reason, message, _now(target))
     if cond.get("lastTransitionTime"):
         cond["lastHeartbeatTime"] = cond["lastTransitionTime"]
     _client(target).patch_status(Node, node, {"status": {"conditions": [cond]}}, patch_type="strategic")

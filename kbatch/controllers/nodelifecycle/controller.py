@@ -1,17 +1,23 @@
 """The ``node-lifecycle`` and ``taint-eviction-controller`` controllers.
 
-``node-lifecycle`` keeps each node's not-ready / unreachable taints in step with its ``Ready``
-condition (:func:`.taints.wanted_taints`): the ``NoSchedule`` ones at once, the ``NoExecute`` ones
-through its zone's rate-limited queue (:mod:`.zones`, :mod:`.tainter`; none while every zone is fully
-disrupted); the zone pass runs as the request ``("", "")``, from a timer at the instant a zone's
-counts change (after the other node updates due then) and when a queue's next token is due.
-It also times out silent nodes (:mod:`.health`): a node with
+``node-lifecycle`` keeps each node's taints in step with its conditions: the ``NoSchedule`` ones
+for ``Ready``, the pressure conditions, ``NetworkUnavailable`` and ``spec.unschedulable`` at once
+(:func:`.taints.no_schedule_taints`, TaintNodesByCondition), the not-ready / unreachable
+``NoExecute`` ones through its zone's rate-limited queue (:mod:`.zones`, :mod:`.tainter`; none
+while every zone is fully disrupted); the zone pass runs as the request ``("", "")``, from a
+timer at the instant a zone's counts change (after the other node updates due then) and when a
+queue's next token is due. It also times out silent nodes (:mod:`.health`): a node with
 a Lease in ``kube-node-lease`` whose heartbeat (Lease ``renewTime`` or ``Ready``
 ``lastHeartbeatTime``) has not moved for ``node_monitor_grace_period`` (50 s) gets ``Unknown``
 conditions, hence the unreachable taints; when that moved ``Ready`` away from ``True`` the node's pods
 are marked not ready (:mod:`.pods`, upstream ``MarkPodsNotReady``). A node without a Lease (no
 simulated kubelet, e.g. the ``kubelet`` controller is off) is not timed out. The grace timers are
-housekeeping (``periodic``), as upstream's ``monitorNodeHealth`` loop runs forever.
+housekeeping (``periodic``), as upstream's ``monitorNodeHealth`` loop runs forever. A node the
+controller sees for the first time gets a ``Normal`` event ``RegisteredNode`` "Node NAME event:
+Registered Node NAME in Controller", a deleted one it knew ``RemovingNode`` "Node NAME event:
+Removing Node NAME from Controller" (upstream ``monitorNodeHealth`` on ``classifyNodes``' added and
+deleted nodes, through ``RecordNodeEvent`` in ``pkg/controller/util/node/controller_utils.go``: the
+reference names the Node by kind, name and uid).
 
 ``taint-eviction-controller`` evicts pods from nodes with ``NoExecute`` taints they do not
 tolerate (or tolerate only for ``tolerationSeconds``): it adds ``DisruptionTarget=True`` reason
@@ -48,6 +54,7 @@ from kbatch.controllers.nodelifecycle.taints import (
 from kbatch.controllers.nodelifecycle.zones import EXCLUDE_DISRUPTION, EvictionConfig, zone_key
 from kbatch.controllers.scheduler.convert import taint_of, toleration_of
 from kbatch.controllers.scheduler.types import Taint
+from kbatch.runtime.events import ObjectRef
 
 __all__ = ["ZONE_PASS", "NodeLifecycle", "TaintEviction"]
 
@@ -73,7 +80,7 @@ class NodeLifecycle:
         self.tainter = Tainter(EvictionConfig.from_options(ctx.options))
         self.controller: Any = None  # set by ``setup``: the zone pass is enqueued on it
         self._seen: dict[str, tuple[Heartbeat, float]] = {}  # node -> (last heartbeat, probe time)
-        self._known: set[str] = set()  # nodes observed at least once (``knownNodeSet``)
+        self._known: dict[str, str] = {}  # node -> uid, for nodes observed at least once (``knownNodeSet``)
         self._pass_at: tuple[float, int] | None = None  # the zone pass's timer (deadline, handle)
 
     def _timeline(self, when: Any) -> float:
@@ -89,7 +96,9 @@ class NodeLifecycle:
             node = self.ctx.cache.get(self.Node, request.name, readonly=True)
         except NotFound:
             self._seen.pop(request.name, None)
-            self._known.discard(request.name)
+            if request.name in self._known:
+                self._node_event(request.name, self._known.pop(request.name), "RemovingNode",
+                                 "Removing Node {} from Controller")
             if self.tainter.observe(request.name, None):
                 self._schedule_pass(now)
             return None
@@ -106,11 +115,14 @@ class NodeLifecycle:
         name, labels = node.metadata.name, node.metadata.labels or {}
         zone = zone_key(labels)
         current = [taint_of(t, self._timeline) for t in node.spec.taints or ()]
-        wanted = no_schedule_taints(current, ready)
+        conditions = [(c.type, c.status) for c in (node.status.conditions if node.status else None) or ()]
+        wanted = no_schedule_taints(current, conditions, bool(node.spec.unschedulable), now)
         step = no_execute_step(current, ready)
         if name not in self._known or step == "reachable":
             # markNodeAsReachable: Ready again, or a node the controller observes for the first time
-            self._known.add(name)
+            if name not in self._known:
+                uid = self._known[name] = node.metadata.uid or ""
+                self._node_event(name, uid, "RegisteredNode", "Registered Node {} in Controller")
             wanted = with_no_execute(wanted, None, now)
             self.tainter.unmark(name, zone)
             step = "queue" if step == "swap" else step
@@ -124,6 +136,11 @@ class NodeLifecycle:
         member = Member(zone, ready, EXCLUDE_DISRUPTION not in labels)
         if self.tainter.observe(name, member) or queued:
             self._schedule_pass(now)
+
+    def _node_event(self, name: str, uid: str, reason: str, event: str) -> None:
+        """Upstream ``RecordNodeEvent``: a ``Normal`` event on the Node named by reference."""
+        ref = ObjectRef("Node", "v1", name, None, uid or None)
+        self.ctx.recorder.event(ref, "Normal", reason, f"Node {name} event: {event.format(name)}")
 
     def _patch_taints(self, name: str, taints: list[Taint]) -> bool:
         body = [self._wire(t) for t in taints]

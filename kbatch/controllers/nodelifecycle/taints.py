@@ -4,10 +4,19 @@ Node lifecycle (upstream ``pkg/controller/nodelifecycle/node_lifecycle_controlle
 ``doNoExecuteTaintingPass`` and ``doNoScheduleTaintingPass``): a node whose ``Ready`` condition is
 ``False`` carries ``node.kubernetes.io/not-ready`` with effects ``NoSchedule`` and ``NoExecute``;
 ``Unknown`` (the kubelet stopped posting status) carries ``node.kubernetes.io/unreachable`` with
-both effects; ``True`` carries neither. The ``NoSchedule`` taints follow the condition at once
-(:func:`no_schedule_taints`); the ``NoExecute`` ones are added through the zone's rate-limited
+both effects; ``True`` carries neither. The ``NoExecute`` ones are added through the zone's rate-limited
 queue (:mod:`.zones`, :mod:`.ratelimit`): :func:`no_execute_step` is ``processTaintBaseEviction``'s
 choice for one node, :func:`with_no_execute` the swap the tainting pass makes.
+
+TaintNodesByCondition (``doNoScheduleTaintingPass``, ``nodeConditionToTaintKeyStatusMap``; KEP
+"Graduate TaintNodeByCondition to GA"): the ``NoSchedule`` taints follow the node's conditions at
+once (:func:`no_schedule_taints`): ``Ready`` ``False`` / ``Unknown`` -> ``not-ready`` /
+``unreachable``; ``MemoryPressure``, ``DiskPressure``, ``NetworkUnavailable``, ``PIDPressure``
+``True`` -> ``memory-pressure``, ``disk-pressure``, ``network-unavailable``, ``pid-pressure``; and
+``spec.unschedulable`` -> ``node.kubernetes.io/unschedulable`` (all ``node.kubernetes.io/``). Only
+``NoSchedule`` taints with these keys are the controller's: it adds the missing ones (with
+``timeAdded``, as ``SwapNodeControllerTaint`` stamps every taint it adds) and removes the ones no
+condition calls for; any other taint, and these keys with other effects, stay as they are.
 
 Taint eviction (``pkg/controller/tainteviction/taint_eviction.go``, ``getMinTolerationTime``): a pod
 on a node with ``NoExecute`` taints is evicted at once if it does not tolerate one of them;
@@ -23,8 +32,14 @@ from collections.abc import Iterable
 from kbatch.controllers.scheduler.types import Taint, Toleration
 
 __all__ = [
+    "CONDITION_TAINT_KEYS",
+    "DISK_PRESSURE",
+    "MEMORY_PRESSURE",
+    "NETWORK_UNAVAILABLE",
     "NOT_READY",
+    "PID_PRESSURE",
     "UNREACHABLE",
+    "UNSCHEDULABLE",
     "condition_taints",
     "eviction_time",
     "has_no_execute",
@@ -38,6 +53,20 @@ __all__ = [
 NOT_READY = "node.kubernetes.io/not-ready"
 UNREACHABLE = "node.kubernetes.io/unreachable"
 _OWNED = (NOT_READY, UNREACHABLE)
+MEMORY_PRESSURE = "node.kubernetes.io/memory-pressure"
+DISK_PRESSURE = "node.kubernetes.io/disk-pressure"
+NETWORK_UNAVAILABLE = "node.kubernetes.io/network-unavailable"
+PID_PRESSURE = "node.kubernetes.io/pid-pressure"
+UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
+CONDITION_TAINT_KEYS: dict[str, dict[str, str]] = {  # condition type -> status -> NoSchedule taint key
+    "Ready": {"False": NOT_READY, "Unknown": UNREACHABLE},
+    "MemoryPressure": {"True": MEMORY_PRESSURE},
+    "DiskPressure": {"True": DISK_PRESSURE},
+    "NetworkUnavailable": {"True": NETWORK_UNAVAILABLE},
+    "PIDPressure": {"True": PID_PRESSURE},
+}
+_NO_SCHEDULE_OWNED = frozenset({UNSCHEDULABLE, *(key for by_status in CONDITION_TAINT_KEYS.values()
+                                                 for key in by_status.values())})
 
 
 def condition_taints(ready: str | None) -> list[tuple[str, str]]:
@@ -61,14 +90,22 @@ def wanted_taints(current: Iterable[Taint], ready: str | None, now: float) -> li
     return keep
 
 
-def no_schedule_taints(current: Iterable[Taint], ready: str | None) -> list[Taint]:
-    """The node's taints with the NoSchedule condition taints made to match ``ready`` (upstream
-    ``doNoScheduleTaintingPass``); NoExecute and other taints untouched."""
-    wanted = [pair for pair in condition_taints(ready) if pair[1] == "NoSchedule"]
+def no_schedule_taints(current: Iterable[Taint], conditions: Iterable[tuple[str, str]],
+                       unschedulable: bool, now: float) -> list[Taint]:
+    """The node's taints with its condition / unschedulable ``NoSchedule`` taints made to match its
+    ``conditions`` ((type, status) pairs, in the node's order) and ``spec.unschedulable``
+    (``doNoScheduleTaintingPass``): the ones kept stay in place, the new ones are appended (in
+    condition order, then unschedulable) with ``time_added`` ``now``."""
+    current = list(current)
+    wanted = [key for type_, status in conditions
+              if (key := CONDITION_TAINT_KEYS.get(type_, {}).get(status)) is not None]
+    if unschedulable:
+        wanted.append(UNSCHEDULABLE)
     keep = [t for t in current
-            if t.key not in _OWNED or t.effect != "NoSchedule" or (t.key, t.effect) in wanted]
-    have = {(t.key, t.effect) for t in keep}
-    return keep + [Taint(key, effect) for key, effect in wanted if (key, effect) not in have]
+            if t.effect != "NoSchedule" or t.key not in _NO_SCHEDULE_OWNED or t.key in wanted]
+    have = {t.key for t in keep if t.effect == "NoSchedule"}
+    added = [Taint(key, "NoSchedule", "", now) for key in dict.fromkeys(wanted) if key not in have]
+    return keep + added
 
 
 def no_execute_key(ready: str | None) -> str | None:
