@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.job.driver import active_pods, succeed
 from conformance.target import has_condition
 
 CJ = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "tick"},
@@ -34,3 +35,81 @@ def test_cronjob_forbid(target):
     target.advance(16 * 60)
     assert len(target.list("Job")) == 1
     assert not has_condition(target.list("Job")[0], "Complete")
+
+
+def _cron(**spec) -> dict:
+    return {**CJ, "spec": {**CJ["spec"], **spec}}
+
+
+def _finish(target, job: dict) -> None:
+    """Play the kubelet: every pod of the Job succeeds; wait for the Job to be Complete."""
+    name = job["metadata"]["name"]
+    for pod in active_pods(target, name):
+        succeed(target, pod)
+    assert target.wait_for(lambda: has_condition(target.get("Job", name), "Complete"), 60)
+
+
+def _live_jobs(target) -> list[dict]:
+    return [j for j in target.list("Job") if not j["metadata"].get("deletionTimestamp")]
+
+
+@pytest.mark.semantic("concurrencyPolicy Replace: the running Job is deleted at the next fire time and "
+                      "a new one created; status.active names only the new Job",
+                      source="cronjob_controllerv2.go syncCronJob (ReplaceConcurrent, deleteJob)")
+def test_cronjob_replace(target):
+    target.apply(_cron(concurrencyPolicy="Replace"))
+    target.advance(5 * 60 + 1)
+    first = target.list("Job")[0]["metadata"]["name"]
+    target.advance(5 * 60)
+    assert target.wait_for(lambda: first not in [j["metadata"]["name"] for j in _live_jobs(target)], 60)
+    live = _live_jobs(target)
+    active = target.get("CronJob", "tick")["status"]["active"]
+    assert len(live) == 1 and [r["name"] for r in active] == [live[0]["metadata"]["name"]]
+
+
+@pytest.mark.semantic("suspend: a suspended CronJob starts no Job; after resume only the most recent "
+                      "missed time is started", source="cronjob_controllerv2.go syncCronJob; utils.go "
+                      "mostRecentScheduleTime; k8s.io/docs/concepts/workloads/controllers/cron-jobs")
+def test_cronjob_suspend(target):
+    target.apply(_cron(suspend=True))
+    target.advance(16 * 60)
+    assert target.list("Job") == []
+    target.patch("CronJob", "tick", {"spec": {"suspend": False}})
+    target.settle()
+    jobs = target.list("Job")
+    assert len(jobs) == 1
+    minutes = int(target.now().timestamp()) // 60 // 5 * 5
+    assert jobs[0]["metadata"]["name"] == f"tick-{minutes}"
+
+
+@pytest.mark.semantic("startingDeadlineSeconds: a fire time missed by more than the deadline is not "
+                      "started",
+                      source="cronjob_controllerv2.go syncCronJob; utils.go mostRecentScheduleTime")
+def test_cronjob_starting_deadline(target):
+    target.apply(_cron(suspend=True, startingDeadlineSeconds=30))
+    target.advance(5 * 60 + 60)  # the fire time passed a minute ago, beyond the 30 s deadline
+    target.patch("CronJob", "tick", {"spec": {"suspend": False}})
+    target.settle()
+    assert target.list("Job") == []
+    target.advance(5 * 60)
+    assert len(target.list("Job")) == 1
+
+
+@pytest.mark.semantic("history limits and lastSuccessfulTime: finished Jobs beyond "
+                      "successfulJobsHistoryLimit are deleted oldest first; lastSuccessfulTime is the "
+                      "latest completionTime",
+                      source="cronjob_controllerv2.go cleanupFinishedJobs, syncCronJob")
+def test_cronjob_history_and_last_successful_time(target):
+    target.apply(_cron(successfulJobsHistoryLimit=1))
+    target.advance(5 * 60 + 1)
+    first = target.list("Job")[0]
+    _finish(target, first)
+    target.advance(5 * 60)
+    second = next(j for j in target.list("Job") if j["metadata"]["name"] != first["metadata"]["name"])
+    _finish(target, second)
+    target.advance(1)
+    assert target.wait_for(lambda: [j["metadata"]["name"] for j in _live_jobs(target)]
+                           == [second["metadata"]["name"]], 60)
+    done = target.get("Job", second["metadata"]["name"])["status"]["completionTime"]
+    status = target.get("CronJob", "tick")["status"]
+    assert status["lastSuccessfulTime"] == done and not status.get("active")
