@@ -2,14 +2,19 @@
 cronjob_controllerv2.go ``ControllerV2``). Everything runs in virtual time: the reconcile returns
 ``requeue_after`` = the next fire time (+100 ms) and the loop's clock jumps there.
 
-CronJob events enqueue the CronJob; Job events enqueue the CronJob that controls the Job.
+CronJob events enqueue the CronJob (a schedule or zone change: at the new next fire time, as
+upstream's ``updateCronJob``); Job events enqueue the CronJob that controls the Job.
 """
 
 from __future__ import annotations
 
+import contextlib
+
 from kbatch.api.base import format_time
 from kbatch.api.batch_v1 import CronJob, Job
+from kbatch.api.cron import CronError, load_zone, parse_schedule
 from kbatch.api.errors import AlreadyExists, NotFound, StatusError
+from kbatch.controllers.cronjob.schedule import next_check_delay
 from kbatch.controllers.cronjob.sync import CronPlan, sync_cronjob
 from kbatch.runtime.cache.indexer import BY_CONTROLLER_UID
 from kbatch.runtime.context import ControllerContext
@@ -113,7 +118,51 @@ def _owner(obj) -> list[Request]:
     return [Request(obj.metadata.namespace or "", ref.name)]
 
 
+class _CronJobHandler:
+    """``addFunc``/``updateCronJob``/``deleteFunc``: a CronJob added, deleted or changed is synced
+    now — except a change of ``schedule`` or ``timeZone``, which only moves the next sync to the new
+    schedule's next fire time (+100 ms), so a fire time the new schedule "missed" is not started;
+    an unparseable new schedule gets the ``UnParseableCronJobSchedule`` warning and no sync."""
+
+    def __init__(self, ctx: ControllerContext, controller: Controller) -> None:
+        self.ctx = ctx
+        self.queue = controller.queue
+
+    def on_add(self, obj: CronJob) -> None:
+        self.queue.add(_request(obj))
+
+    def on_delete(self, obj: CronJob) -> None:
+        self.queue.add(_request(obj))
+
+    def on_update(self, old: CronJob, new: CronJob) -> None:
+        if old.spec.schedule == new.spec.schedule and old.spec.time_zone == new.spec.time_zone:
+            self.queue.add(_request(new))
+            return
+        try:
+            sched = parse_schedule(new.spec.schedule)
+        except CronError:
+            self.ctx.recorder.event(new, "Warning", "UnParseableCronJobSchedule",
+                                    f"unparseable schedule for cronjob: {new.spec.schedule}")
+            return
+        tz = None  # formatSchedule: an unknown zone leaves the schedule as it is (UTC)
+        if new.spec.time_zone:
+            with contextlib.suppress(CronError):
+                tz = load_zone(new.spec.time_zone)
+        now = self.ctx.clock.now_datetime()
+        status = new.status
+        delay = next_check_delay(sched, tz, new.metadata.creation_timestamp or now,
+                                 status.last_schedule_time if status else None, now)
+        if delay is not None:
+            self.queue.add_after(_request(new), max(0.0, delay))
+
+
+def _request(obj: CronJob) -> Request:
+    return Request(obj.metadata.namespace or "", obj.metadata.name or "")
+
+
 def setup(ctx: ControllerContext) -> Controller:
     reconciler = CronJobReconciler(ctx)
-    return (ctx.build().describe("creates Jobs on a cron schedule (batch/v1 CronJob)")
-            .for_(CronJob).watches(Job, _owner).complete(reconciler))
+    controller = (ctx.build().describe("creates Jobs on a cron schedule (batch/v1 CronJob)")
+                  .watches(Job, _owner).complete(reconciler))
+    ctx.cache.informer_for(CronJob).add_event_handler(_CronJobHandler(ctx, controller))
+    return controller

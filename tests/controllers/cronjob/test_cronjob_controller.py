@@ -72,3 +72,18 @@ def test_replace_deletes_the_running_job_in_background_then_creates():
     assert first not in names and len(active) == 1 and active[0] != first
     assert _events(cp, "SuccessfulDelete") == [f"Deleted job {first}"]
     assert cp.now() - cp.client.get(CronJob, "cj", "default").status.last_schedule_time < timedelta(minutes=1)
+
+
+def test_schedule_change_waits_for_the_new_schedules_next_fire_time():
+    # updateCronJob: a new schedule only requeues at its next fire time (+100 ms); the fire times
+    # the new schedule "missed" since the CronJob's creation are not started.
+    cp, _ = _plane()
+    start = cp.now()
+    cp.advance(150)
+    cp.client.patch(CronJob, "cj", {"spec": {"schedule": "* * * * *"}}, "default")
+    cp.run_until_idle()
+    assert cp.client.list(Job, "default").items == []
+    cp.advance(31)  # past the next whole minute
+    names = [j.metadata.name for j in cp.client.list(Job, "default").items]
+    assert names == [f"cj-{int(start.timestamp()) // 60 + 3}"]
+
