@@ -69,8 +69,10 @@ class KubeletPredicate:
 
 def setup(ctx: Any) -> Kubelet:
     """Catalog factory for ``kubelet``: reconcile bound pods; a node change re-checks its pods. A
-    second controller, ``kubelet-node-lease``, renews each node's Lease (housekeeping timers)."""
+    second controller, ``kubelet-node-lease``, renews each node's Lease and posts its status
+    (housekeeping timers)."""
     from kbatch.api.core_v1 import Node, Pod
+    from kbatch.controllers.kubelet.heartbeat import NodeRunChanged
     from kbatch.runtime.cache import BY_NODE_NAME
     from kbatch.runtime.reconcile import Request
 
@@ -83,11 +85,11 @@ def setup(ctx: Any) -> Kubelet:
     (ctx.build()
         .describe("runs bound pods on simulated nodes (KWOK-style)")
         .for_(Pod, KubeletPredicate(kubelet))
-        .watches(Node, pods_on)
+        .watches(Node, pods_on, NodeRunChanged())
         .complete(kubelet))
     if ctx.options.get("node_lease", True):
         (ctx.build(f"{ctx.name}-node-lease")
-            .describe("renews each node's Lease in kube-node-lease (KEP-589 heartbeats)")
+            .describe("renews each node's Lease and posts its status (KEP-589 heartbeats)")
             .for_(Node)
             .periodic()
             .complete(NodeHeartbeat(ctx)))

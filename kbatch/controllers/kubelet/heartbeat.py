@@ -7,14 +7,21 @@ Upstream KEP-589 ("Efficient node heartbeats") and ``pkg/kubelet/nodelease`` (wi
 sets its ``renewTime`` every renew interval, 25 % of the duration: 10 s. The node lifecycle
 controller reads ``renewTime`` to tell a silent node.
 
-The renewal is housekeeping (the controller is ``periodic``): it goes on forever, as upstream, but
-does not keep ``advance --until-idle`` from ending.
+The same controller posts the node status (:mod:`.nodestatus`, ``pkg/kubelet/kubelet_node_status.go``):
+every ``nodeStatusUpdateFrequency`` (10 s, the renewal instants by default) it computes the node's
+conditions and PATCHes them when they changed or when ``nodeStatusReportFrequency`` (5 min, plus a
+one-time seeded jitter after a change or a start) has passed, refreshing their ``lastHeartbeatTime``.
+Both run on their own clocks: a reconcile caused by a Node update (the kubelet's own post, another
+writer's change) renews and posts nothing that is not due.
+
+Renewals and reports are housekeeping (the controller is ``periodic``): they go on forever, as
+upstream, but do not keep ``advance --until-idle`` from ending.
 
 A stopped kubelet (the Node annotation ``sim.kbatch.io/kubelet: stopped``, written by
-:func:`kbatch.sim.faults.stop_kubelet`) renews nothing and runs no pod (the pod controller checks the
-same annotation). When it starts again (:func:`kbatch.sim.faults.start_kubelet`) it renews at once
-and, as a starting kubelet's first node status update, posts ``Ready=True`` reason ``KubeletReady``
-with a fresh ``lastHeartbeatTime`` if the node is not Ready.
+:func:`kbatch.sim.faults.stop_kubelet`) renews and posts nothing and runs no pod (the pod controller
+checks the same annotation). When it starts again (:func:`kbatch.sim.faults.start_kubelet`) it renews
+at once and posts its first node status: ``Ready=True`` reason ``KubeletReady`` and the pressure
+conditions the node carries healthy, each with a fresh ``lastHeartbeatTime``.
 
 kube-node-lease is created when missing: upstream kube-apiserver's system-namespaces controller
 creates it; kbatch's API server bootstraps only ``default`` and ``kube-system``.
@@ -22,26 +29,64 @@ creates it; kbatch's API server bootstraps only ``default`` and ``kube-system``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from kbatch.api.base import format_micro_time, format_time
 from kbatch.api.errors import AlreadyExists, NotFound
+from kbatch.controllers.kubelet.nodestatus import (
+    EPSILON,
+    HEALTHY,
+    Reporting,
+    frequencies,
+    kubelet_view,
+    report_due,
+    status_items,
+    transition_event,
+)
+from kbatch.runtime.events import ObjectRef
+from kbatch.runtime.rng import derive
 from kbatch.sim.faults import KUBELET_ANNOTATION
 
-__all__ = ["KUBELET_ANNOTATION", "NODE_LEASE_DURATION", "NodeHeartbeat", "kubelet_stopped"]
+__all__ = ["KUBELET_ANNOTATION", "NODE_LEASE_DURATION", "NodeHeartbeat", "NodeRunChanged", "kubelet_stopped"]
 
 NODE_LEASE_DURATION = 40  # KubeletConfiguration nodeLeaseDurationSeconds
 RENEW_FRACTION = 0.25  # pkg/kubelet/nodelease: renewInterval = 25% of the lease duration
-HEALTHY_CONDITIONS = (  # type, status, reason, message (pkg/kubelet/nodestatus/setters.go)
-    ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-    ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-    ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-    ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
-)
 
 
 def kubelet_stopped(node: Any) -> bool:
     return (node.metadata.annotations or {}).get(KUBELET_ANNOTATION) == "stopped"
+
+
+def _ready_status(node: Any) -> str | None:
+    for cond in (node.status.conditions if node.status else None) or ():
+        if cond.type == "Ready":
+            return cond.status
+    return None
+
+
+class NodeRunChanged:
+    """Which Node events the pod controller needs (it reads a node's kubelet switch and ``Ready``
+    status only): a heartbeat-only status post does not re-check every pod on the node."""
+
+    def create(self, obj: Any) -> bool:
+        return True
+
+    def delete(self, obj: Any) -> bool:
+        return True
+
+    def update(self, old: Any, new: Any) -> bool:
+        return (old.metadata.annotations != new.metadata.annotations
+                or _ready_status(old) != _ready_status(new))
+
+
+@dataclass(slots=True)
+class _Beat:
+    """A running kubelet's clocks: the next Lease renewal and its node status reporting."""
+
+    next_renew: float
+    status: Reporting
+    draws: int = 0  # jitter draws so far (each from its own derived stream)
 
 
 class NodeHeartbeat:
@@ -52,26 +97,87 @@ class NodeHeartbeat:
         self.ctx, self.Node, self.Lease, self.namespace = ctx, Node, Lease, NODE_LEASE_NAMESPACE
         self.duration = int(ctx.options.get("node_lease_duration_seconds", NODE_LEASE_DURATION))
         self.renew_interval = self.duration * RENEW_FRACTION
+        self.update_every, self.report_every = frequencies(ctx.options)
         self._leases: set[str] = set()  # nodes whose Lease this kubelet created or renewed
+        self._beats: dict[str, _Beat] = {}  # nodes whose kubelet runs
         self._down: set[str] = set()  # nodes whose kubelet was seen stopped
 
     def reconcile(self, request: Any) -> Any:
         from kbatch.runtime.reconcile import Result
 
+        name = request.name
         try:
-            node = self.ctx.cache.get(self.Node, request.name, readonly=True)
+            node = self.ctx.cache.get(self.Node, name, readonly=True)
         except NotFound:
-            self._leases.discard(request.name)
-            self._down.discard(request.name)
+            self._leases.discard(name)
+            self._beats.pop(name, None)
+            self._down.discard(name)
             return None
         if kubelet_stopped(node):
-            self._down.add(request.name)
-            return None  # a stopped kubelet renews nothing: no timer either
-        if request.name in self._down:
-            self._down.discard(request.name)
-            self._post_ready(node)
-        self._renew(node)
-        return Result(requeue_after=self.renew_interval)
+            self._down.add(name)
+            self._beats.pop(name, None)
+            return None  # a stopped kubelet renews and posts nothing: no timer either
+        now = self.ctx.clock.now()
+        beat = self._beats.get(name)
+        if beat is None:
+            beat = self._start(node, now)
+        if now >= beat.next_renew - EPSILON:
+            self._renew(node)
+            beat.next_renew = now + self.renew_interval
+        if now >= beat.status.next_sync - EPSILON:
+            self._sync_status(node, beat, now)
+            beat.status.next_sync = now + self.update_every
+        return Result(requeue_after=max(min(beat.next_renew, beat.status.next_sync) - now, EPSILON))
+
+    def _start(self, node: Any, now: float) -> _Beat:
+        """A kubelet starts for ``node``: at the first sight of the node its registration counts as
+        the first report; after a stop it posts its status at once (``lastStatusReportTime`` is
+        zero in a new kubelet process)."""
+        name = node.metadata.name
+        beat = self._beats[name] = _Beat(now, Reporting(now + self.update_every, now))
+        if name in self._down:
+            self._down.discard(name)
+            self._sync_status(node, beat, now, restarted=True)
+        else:
+            beat.status.delay = self._jitter(name, beat)
+        return beat
+
+    def _jitter(self, name: str, beat: _Beat) -> float:
+        """``delayAfterNodeStatusChange``: uniform in [-0.5, 0.5] x the report frequency, from a
+        stream of the node's own (seeded; independent of the order nodes are handled in)."""
+        beat.draws += 1
+        return self.report_every * (derive(self.ctx.rng, f"{name}/{beat.draws}").random() - 0.5)
+
+    def _sync_status(self, node: Any, beat: _Beat, now: float, restarted: bool = False) -> None:
+        """``tryUpdateNodeStatus``: post when the kubelet's view differs, after a start, or when the
+        report is due."""
+        conditions = (node.status.conditions if node.status else None) or ()
+        current = [(c.type, c.status, c.reason or "", c.message or "")
+                   for c in conditions if c.type in HEALTHY]
+        view = kubelet_view(current, restarted)
+        changed = restarted or view != current
+        reporting = beat.status
+        if not view or not (changed or report_due(reporting, now, self.report_every)):
+            return
+        stamp = format_time(self.ctx.clock.now_datetime())
+        name = node.metadata.name
+        patch = {"status": {"conditions": status_items(current, view, stamp)}}
+        self.ctx.client.patch_status(self.Node, name, patch, patch_type="strategic")
+        reporting.last_report = now
+        reporting.delay = self._jitter(name, beat) if changed else 0.0
+        self._record_transitions(name, current, view)
+
+    def _record_transitions(self, name: str, current: list[Any], view: list[Any]) -> None:
+        """``recordNodeStatusEvent``: "Node N status is now: E" on the node (upstream's node
+        reference: kind Node, the node name as name and uid)."""
+        before = {v[0]: v[1] for v in current}
+        events = [e for v in view if (e := transition_event(before.get(v[0]), v)) is not None]
+        if not events:
+            return
+        recorder = self.ctx.recorder.sink.recorder("kubelet", name)
+        ref = ObjectRef("Node", "", name, uid=name)
+        for event in events:
+            recorder.event(ref, "Normal", event, f"Node {name} status is now: {event}")
 
     def _renew(self, node: Any) -> None:
         name, stamp = node.metadata.name, format_micro_time(self.ctx.clock.now_datetime())
@@ -106,16 +212,3 @@ class NodeHeartbeat:
             self.ctx.client.create(Namespace.model_validate({"metadata": {"name": self.namespace}}))
         except AlreadyExists:
             return
-
-    def _post_ready(self, node: Any) -> None:
-        """A (re)started kubelet's first node status: ``Ready`` and the pressure conditions the node
-        carries, as a healthy kubelet posts them (``pkg/kubelet/nodestatus/setters.go``)."""
-        have = {c.type: c.status for c in (node.status.conditions if node.status else None) or ()}
-        now = format_time(self.ctx.clock.now_datetime())
-        items = [{"type": type_, "status": status, "reason": reason, "message": message,
-                  "lastHeartbeatTime": now, "lastTransitionTime": now}
-                 for type_, status, reason, message in HEALTHY_CONDITIONS
-                 if have.get(type_) != status and (type_ == "Ready" or type_ in have)]
-        if items:
-            self.ctx.client.patch_status(self.Node, node.metadata.name, {"status": {"conditions": items}},
-                                         patch_type="strategic")
