@@ -233,3 +233,58 @@ def test_history_keeps_the_newest_finished_jobs_per_kind(specs, keep_ok, keep_ba
         if kept and dropped:
             assert max(j.status.start_time for j in dropped) <= min(j.status.start_time for j in kept)
     assert all(j.status.conditions for j in jobs if j.metadata.name in gone)
+
+
+def _apply_plan(cj: CronJob, jobs: dict[str, Job], plan, now: datetime, seq: list[int]) -> CronJob:
+    """Play the API server for a plan: deletes, the create (a running Job), the status write."""
+    for name in plan.delete + [r["name"] for r in plan.replace]:
+        jobs.pop(name, None)
+    active = list(plan.active)
+    if plan.create is not None:
+        seq[0] += 1
+        name = plan.create["metadata"]["name"]
+        job = make_job(name, f"uid-{seq[0]}", start=now)
+        jobs[name] = job
+        active.append({"kind": "Job", "name": name, "namespace": "ns", "uid": job.metadata.uid})
+    status = {"active": active or None}
+    if plan.last_schedule_time is not None:
+        status["lastScheduleTime"] = plan.last_schedule_time.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return with_status(cj, **status)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["*/5 * * * *", "* * * * *", "0 * * * *", "@every 90s", "30 6-16/4 * * 1-5"]),
+       st.sampled_from(["Allow", "Forbid", "Replace"]),
+       st.one_of(st.none(), st.integers(10, 600)),
+       st.lists(st.tuples(st.integers(1, 4000), st.booleans()), min_size=1, max_size=15))
+def test_schedule_invariants_over_sync_sequences(schedule, policy, deadline, steps):
+    """Property (syncCronJob, getJobName, mostRecentScheduleTime): over any sequence of syncs, each
+    created Job is named <cronjob>-<minutes of its scheduled time>, scheduled times strictly increase,
+    each is a fire time not after the sync and within startingDeadlineSeconds; Forbid and Replace
+    never leave more than one Job active."""
+    spec = {"concurrencyPolicy": policy}
+    if deadline is not None:
+        spec["startingDeadlineSeconds"] = deadline
+    cj, jobs, seq, now = make_cj(schedule, **spec), {}, [0], T0
+    sched = parse_schedule(schedule)
+    last: datetime | None = None
+    for gap, finish_one in steps:
+        now += timedelta(seconds=gap)
+        if finish_one and jobs:  # some running Job completes
+            name = sorted(jobs)[0]
+            if jobs[name].status.conditions is None:
+                jobs[name] = make_job(name, jobs[name].metadata.uid, "Complete", start=now, done=now)
+        plan = sync_cronjob(cj, list(jobs.values()), now)
+        if plan.create is not None:
+            t = plan.last_schedule_time
+            assert plan.create["metadata"]["name"] == job_name("cj", t)
+            assert t <= now and (last is None or t > last)
+            if sched.every is None:  # a fire time of the schedule (@every counts from the last one)
+                assert sched.next_after(t - timedelta(seconds=1)) == t
+            if deadline is not None:
+                assert (now - t).total_seconds() <= deadline
+            last = t
+        cj = _apply_plan(cj, jobs, plan, now, seq)
+        running = [r for r in (cj.status.active or ())]
+        if policy in ("Forbid", "Replace"):
+            assert len(running) <= 1
