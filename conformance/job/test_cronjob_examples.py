@@ -113,3 +113,24 @@ def test_cronjob_history_and_last_successful_time(target):
     done = target.get("Job", second["metadata"]["name"])["status"]["completionTime"]
     status = target.get("CronJob", "tick")["status"]
     assert status["lastSuccessfulTime"] == done and not status.get("active")
+
+
+def _events_of(target, name: str) -> set[tuple[str, str, str]]:
+    return {(e.get("type"), e.get("reason"), e.get("message")) for e in target.list("Event")
+            if (e.get("involvedObject") or {}).get("name") == name}
+
+
+@pytest.mark.semantic("CronJob events: SuccessfulCreate \"Created job <job>\", then SuccessfulDelete "
+                      "\"Deleted job <job>\" when history limit 0 removes it once Complete",
+                      source="cronjob_controllerv2.go syncCronJob, deleteJob")
+def test_cronjob_events(target):
+    target.apply(_cron(successfulJobsHistoryLimit=0))
+    target.advance(5 * 60 + 1)
+    job = target.list("Job")[0]
+    name = job["metadata"]["name"]
+    for pod in active_pods(target, name):
+        succeed(target, pod)
+    assert target.wait_for(lambda: name not in [j["metadata"]["name"] for j in _live_jobs(target)], 60)
+    events = _events_of(target, "tick")
+    assert ("Normal", "SuccessfulCreate", f"Created job {name}") in events
+    assert ("Normal", "SuccessfulDelete", f"Deleted job {name}") in events

@@ -142,3 +142,21 @@ def test_job_events(target):
     seen = {(e.get("type"), e.get("reason"), e.get("message")) for e in events}
     assert ("Normal", "SuccessfulCreate", f"Created pod: {pod['metadata']['name']}") in seen
     assert ("Normal", "Completed", "Job completed") in seen
+
+
+@pytest.mark.semantic("events: Suspended \"Job suspended\" on suspend, Resumed \"Job resumed\" on resume; "
+                      "SuccessfulDelete \"Deleted pod: <pod>\" for the suspended Job's pods",
+                      source=f"{CTRL} syncJob, deleteJobPods; KEP-2232")
+def test_suspend_resume_events(target):
+    target.apply(job_manifest("sre", parallelism=1, completions=1))
+    pod = active_pods(target, "sre")[0]
+    run(target, pod)
+    target.patch("Job", "sre", {"spec": {"suspend": True}})
+    wait_status(target, "sre", lambda j: has_condition(j, "Suspended"), 30)
+    target.patch("Job", "sre", {"spec": {"suspend": False}})
+    wait_status(target, "sre", lambda j: has_condition(j, "Suspended", "False"), 30)
+    events = {(e.get("type"), e.get("reason"), e.get("message")) for e in target.list("Event")
+              if (e.get("involvedObject") or {}).get("name") == "sre"}
+    assert ("Normal", "Suspended", "Job suspended") in events
+    assert ("Normal", "Resumed", "Job resumed") in events
+    assert ("Normal", "SuccessfulDelete", f"Deleted pod: {pod['metadata']['name']}") in events
