@@ -255,7 +255,9 @@ class JobReconciler:
     # -- effects -----------------------------------------------------------------------------------
     def _create(self, job: Job, creates: tuple[PodCreate, ...], reason: str = "new",
                 ) -> tuple[int, StatusError | None]:
-        """Create in slow-start batches; returns (pods not created, the first error)."""
+        """Create in slow-start batches; returns (pods not created, the first error). As upstream's
+        ``manageJob``, every failed create and every create of the batches skipped after a failing
+        batch is taken off ``status.active``."""
         client, recorder = self.ctx.client, self.ctx.recorder
         done = created = failed = 0
         error: StatusError | None = None
@@ -281,9 +283,7 @@ class JobReconciler:
             counter.labels(reason, "succeeded").inc(created)
         if failed:
             counter.labels(reason, "failed").inc(failed)
-        if error is not None:
-            return len(creates) - done + 1, error
-        return 0, None
+        return failed + max(0, len(creates) - done), error
 
     def _delete(self, job: Job, plan: SyncPlan, by_uid: dict) -> None:
         client, recorder = self.ctx.client, self.ctx.recorder

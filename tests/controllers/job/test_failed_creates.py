@@ -1,0 +1,42 @@
+"""Failing pod creations (job_controller.go ``manageJob``: slow-start batches; every failed create
+and every create skipped after a failing batch is taken off ``status.active``)."""
+
+from __future__ import annotations
+
+from kbatch.api.batch_v1 import Job
+from kbatch.api.core_v1 import Event
+from kbatch.api.errors import Forbidden
+from kbatch.runtime.controlplane import ControlPlane
+
+JOB = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "q"},
+       "spec": {"parallelism": 4, "completions": 4, "template": {"spec": {
+           "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}
+
+
+def _quota(cp: ControlPlane, allowed: int) -> list[int]:
+    """Let only the first ``allowed`` pod creations through (a pod quota, as upstream's tests fake
+    with a failing pod control); returns the attempt counter."""
+    attempts = [0]
+    create = cp.client.create
+
+    def limited(obj, *args, **kwargs):
+        if getattr(obj, "kind", None) == "Pod" or type(obj).__name__ == "Pod":
+            attempts[0] += 1
+            if attempts[0] > allowed:
+                raise Forbidden('pods "q-x" is forbidden: exceeded quota: pods')
+        return create(obj, *args, **kwargs)
+
+    cp.client.create = limited  # type: ignore[method-assign]
+    return attempts
+
+
+def test_two_failures_in_one_batch_and_a_skipped_batch_leave_active_at_the_created_count():
+    # 4 creates in batches 1, 2, 1: the first passes, both of the second fail, the third is skipped.
+    cp = ControlPlane(seed=0, controllers="job")
+    attempts = _quota(cp, 1)
+    cp.apply(JOB, namespace="default")
+    status = cp.client.get(Job, "q", "default").status
+    assert status.active == 1
+    assert attempts[0] >= 3  # 1 + 2 in the first sync: the skipped batch was never attempted
+    failed = [e for e in cp.client.list(Event, "default").items if e.reason == "FailedCreate"]
+    assert failed and failed[0].message.startswith("Error creating: ")
