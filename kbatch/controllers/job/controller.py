@@ -26,7 +26,7 @@ from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import AlreadyExists, Conflict, NotFound, StatusError
 from kbatch.api.selectors import selector_from_model
-from kbatch.controllers.job.actions import PodCreate, SyncPlan
+from kbatch.controllers.job.actions import PodCreate, PodDelete, SyncPlan
 from kbatch.controllers.job.adapt import job_info, pod_info, status_model
 from kbatch.controllers.job.backoff import BackoffRecord
 from kbatch.controllers.job.context import SyncConfig
@@ -217,12 +217,13 @@ class JobReconciler:
 
     def _apply(self, job: Job, info: JobInfo, plan: SyncPlan, pods: list[Pod], now: Any) -> Result | None:
         failed_creates, create_error = self._create(job, plan.creates, plan.creation_reason)
-        if plan.deletes:
-            self._delete(job, plan, {p.metadata.uid: p for p in pods})
+        kept = self._delete(job, plan, {p.metadata.uid: p for p in pods}) if plan.deletes else ()
         status = plan.status
         assert status is not None
-        if failed_creates:
-            status = replace(status, active=max(0, status.active - failed_creates))
+        if failed_creates or kept:  # only what was created / deleted moves the counters (manageJob)
+            status = replace(status, active=max(0, status.active - failed_creates + len(kept)),
+                             ready=status.ready + sum(1 for d in kept if d.ready),
+                             terminating=max(0, status.terminating - len(kept)))
             plan = replace(plan, status=status)
         current, written = job, info.status
         if plan.flush_first and status != info.status:
@@ -285,8 +286,11 @@ class JobReconciler:
             counter.labels(reason, "failed").inc(failed)
         return failed + max(0, len(creates) - done), error
 
-    def _delete(self, job: Job, plan: SyncPlan, by_uid: dict) -> None:
+    def _delete(self, job: Job, plan: SyncPlan, by_uid: dict) -> tuple[PodDelete, ...]:
+        """``deleteJobPods`` / ``deleteActivePods``; returns the deletes that failed (a pod already
+        gone counts as deleted)."""
         client, recorder = self.ctx.client, self.ctx.recorder
+        failed: list[PodDelete] = []
         for delete in plan.deletes:
             pod = by_uid.get(delete.uid)
             try:
@@ -298,6 +302,8 @@ class JobReconciler:
                 continue
             except StatusError as err:
                 recorder.event(job, "Warning", "FailedDelete", f"Error deleting: {err}")
+                failed.append(delete)
+        return tuple(failed)
 
     def _remove_finalizers(self, plan: SyncPlan) -> set[str]:
         """``removeTrackingFinalizerFromPods``: one strategic patch per pod (only pods the plan saw

@@ -40,3 +40,24 @@ def test_two_failures_in_one_batch_and_a_skipped_batch_leave_active_at_the_creat
     assert attempts[0] >= 3  # 1 + 2 in the first sync: the skipped batch was never attempted
     failed = [e for e in cp.client.list(Event, "default").items if e.reason == "FailedCreate"]
     assert failed and failed[0].message.startswith("Error creating: ")
+
+
+def test_a_failed_delete_keeps_the_pod_counted_active():
+    # manageJob: active -= removed (successful deletes only); terminating += removed.
+    cp = ControlPlane(seed=0, controllers="job")
+    cp.apply({**JOB, "spec": {**JOB["spec"], "parallelism": 2}}, namespace="default")
+    assert cp.client.get(Job, "q", "default").status.active == 2
+    delete = cp.client.delete
+
+    def refuse(kind, *args, **kwargs):
+        if getattr(kind, "__name__", "") == "Pod":
+            raise Forbidden('pods "x" is forbidden: deletion refused')
+        return delete(kind, *args, **kwargs)
+
+    cp.client.delete = refuse  # type: ignore[method-assign]
+    cp.client.patch(Job, "q", {"spec": {"parallelism": 1}}, "default")
+    cp.run_until_idle()
+    status = cp.client.get(Job, "q", "default").status
+    assert (status.active, status.terminating) == (2, 0)
+    assert any(e.reason == "FailedDelete" and e.message.startswith("Error deleting: ")
+               for e in cp.client.list(Event, "default").items)
