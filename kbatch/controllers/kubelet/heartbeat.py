@@ -87,6 +87,7 @@ class _Beat:
     next_renew: float
     status: Reporting
     draws: int = 0  # jitter draws so far (each from its own derived stream)
+    settled: str | None = None  # the node version last found to match the kubelet's view
 
 
 class NodeHeartbeat:
@@ -151,18 +152,23 @@ class NodeHeartbeat:
     def _sync_status(self, node: Any, beat: _Beat, now: float, restarted: bool = False) -> None:
         """``tryUpdateNodeStatus``: post when the kubelet's view differs, after a start, or when the
         report is due."""
+        reporting, version = beat.status, node.metadata.resource_version
+        due = report_due(reporting, now, self.report_every)
+        if version == beat.settled and not (due or restarted):
+            return  # the node has not changed since it last matched the kubelet's view
         conditions = (node.status.conditions if node.status else None) or ()
         current = [(c.type, c.status, c.reason or "", c.message or "")
                    for c in conditions if c.type in HEALTHY]
         view = kubelet_view(current, restarted)
         changed = restarted or view != current
-        reporting = beat.status
-        if not view or not (changed or report_due(reporting, now, self.report_every)):
+        if not view or not (changed or due):
+            beat.settled = version
             return
         stamp = format_time(self.ctx.clock.now_datetime())
         name = node.metadata.name
         patch = {"status": {"conditions": status_items(current, view, stamp)}}
-        self.ctx.client.patch_status(self.Node, name, patch, patch_type="strategic")
+        posted = self.ctx.client.patch_status(self.Node, name, patch, patch_type="strategic")
+        beat.settled = posted.metadata.resource_version  # it now carries the kubelet's view
         reporting.last_report = now
         reporting.delay = self._jitter(name, beat) if changed else 0.0
         self._record_transitions(name, current, view)
