@@ -134,8 +134,9 @@ def _absolute_count(pod: PodInfo) -> int:
 
 
 def _delayed_per_index(ctx: SyncContext) -> dict[int, PodInfo]:
-    """The last failed pod of each index that is neither failed nor active: its finalizer is kept
-    until a replacement exists, so the replacement can inherit the failure counts."""
+    """The last failed pod of each index that is neither succeeded, failed nor active
+    (``getPodsWithDelayedDeletionPerIndex``): its finalizer is kept until a replacement exists, so
+    the replacement can inherit the failure counts."""
     job = ctx.job
     failed = ctx.failed_indexes or set()
     active = {valid_index(p, job.completions) for p in ctx.active}
@@ -144,7 +145,7 @@ def _delayed_per_index(ctx: SyncContext) -> dict[int, PodInfo]:
         if not pod.has_finalizer or not is_considered_failed(pod, job):
             continue
         ix = valid_index(pod, job.completions)
-        if ix is None or ix in failed or ix in active:
+        if ix is None or ix in failed or ix in active or ix in ctx.succeeded_indexes:
             continue
         last = delayed.get(ix)
         if last is None or (_absolute_count(last) <= _absolute_count(pod)

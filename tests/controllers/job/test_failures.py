@@ -259,3 +259,21 @@ def test_fail_index_action_and_ignored_count_annotation():
     repl = _by_index(w)[0]
     assert repl.annotations["batch.kubernetes.io/job-index-ignored-failure-count"] == "1"
     assert repl.annotations["batch.kubernetes.io/job-index-failure-count"] == "0"
+
+
+def test_failed_pod_of_a_succeeded_index_is_not_held_back():
+    # getPodsWithDelayedDeletionPerIndex skips succeeded indexes: once the replacement of index 0
+    # succeeded, the earlier failed pod's finalizer is removed and the failure counted at once.
+    w = World(make_job(parallelism=2, completions=2, indexed=True, backoff_limit_per_index=2))
+    w.sync()
+    first = _by_index(w)[0]
+    w.fail(first)
+    w.sync()
+    w.advance(10)
+    w.sync()  # the replacement of index 0 is created in this sync
+    second = _by_index(w)[0]
+    assert w.pods[first.uid].has_finalizer  # held: the replacement was not seen active yet
+    w.succeed(second)
+    w.sync()
+    assert not w.pods.get(first.uid) or not w.pods[first.uid].has_finalizer
+    assert w.job.status.failed == 1 and w.job.status.completed_indexes == "0"
