@@ -186,6 +186,11 @@ def test_affinity_node_hints() -> None:
     assert hint(hates, None, node("n")) == QUEUE
     assert hint(hates, node("n", labels={"zone": "a"}), node("n")) == QUEUE  # lost the key
     assert hint(hates, node("n"), node("n", labels={"zone": "a"})) == QUEUE_SKIP  # gained it
+    # repelled only by an existing pod's anti-affinity (the rest of kubernetes#134393)
+    plain = pod("plain")
+    assert hint(plain, None, node("n")) == QUEUE
+    assert hint(plain, node("n", labels={"rack": "1"}), node("n", labels={"rack": "2"})) == QUEUE
+    assert hint(plain, node("n"), node("n", labels={"rack": "1"})) == QUEUE_SKIP
 
 
 # -- PodTopologySpread ------------------------------------------------------------------------------

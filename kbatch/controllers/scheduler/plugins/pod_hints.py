@@ -11,6 +11,11 @@ UpdatePodLabel | Delete, Node Add | UpdateNodeLabel):
   the pod (kubernetes#135325, the "existing pods' anti-affinity" rejection);
 * a node added with an affinity topology key, or with any anti-affinity term at all; a node
   update that adds an affinity key, removes an anti-affinity key, or changes either's value.
+  Beyond upstream, kbatch also covers existing pods' anti-affinity on node events (the rest of
+  kubernetes#134393, whose fix covered deletes only; upstream leaves such a pod to the 5-minute
+  flush): a pod without required affinity of its own is queued by any node added, and any pod by
+  an update that removes a node label or changes its value (a node leaving a domain; gaining a
+  label can only put it into one).
 
 PodTopologySpread (upstream ``podtopologyspread/plugin.go``; Pod Add | UpdatePodLabel |
 UpdatePodToleration | Delete, Node Add | Delete | UpdateNodeLabel | UpdateNodeTaint), over the
@@ -68,6 +73,10 @@ def affinity_after_pod_change(pod: PodInfo, old: PodInfo | None, new: PodInfo | 
 
 
 def affinity_after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeShape) -> QueueingHint:
+    if old is None and not pod.affinity:
+        return QUEUE  # existing pods' anti-affinity does not reach a node not in their domain
+    if old is not None and any(new.labels.get(k) != v for k, v in old.labels.items()):
+        return QUEUE  # the node left a domain: an existing pod's anti-affinity may no longer reach it
     for term in pod.affinity:
         key = term.topology_key
         if old is None:
