@@ -1,5 +1,6 @@
-"""Node lifecycle: condition taints (``node-lifecycle``) and NoExecute taint-based eviction
-(``taint-eviction-controller``), as kube-controller-manager names them."""
+"""Node lifecycle: condition taints (``node-lifecycle``: TaintNodesByCondition's NoSchedule taints, the
+rate-limited not-ready / unreachable NoExecute ones, node health, node events) and NoExecute
+taint-based eviction (``taint-eviction-controller``), as kube-controller-manager names them."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def setup(ctx: Any) -> NodeLifecycle:
         return [Request("", lease.metadata.name)] if lease.metadata.namespace == NODE_LEASE_NAMESPACE else []
 
     reconciler = NodeLifecycle(ctx)
-    reconciler.controller = (ctx.build().describe("marks unreachable nodes NotReady and taints them")
+    reconciler.controller = (ctx.build().describe("marks silent nodes NotReady; taints nodes by condition")
                              .for_(Node).watches(Lease, node_of).periodic().complete(reconciler))
     return reconciler
 
