@@ -41,11 +41,11 @@ class BackoffRecord:
 
 
 def fold_backoff(record: BackoffRecord | None, succeeded: Iterable[PodInfo],
-                 failed: Iterable[PodInfo]) -> BackoffRecord:
+                 failed: Iterable[PodInfo], sidecars: frozenset[str] = frozenset()) -> BackoffRecord:
     """The record after newly finished pods (``newBackoffRecord``)."""
     record = record or BackoffRecord()
-    ok = sorted(finish_time(p) for p in succeeded)
-    bad = sorted(finish_time(p) for p in failed)
+    ok = sorted(finish_time(p, sidecars) for p in succeeded)
+    bad = sorted(finish_time(p, sidecars) for p in failed)
     if not ok:
         if not bad:
             return record
@@ -81,9 +81,9 @@ def remaining_time(record: BackoffRecord, now: datetime, base: float = DEFAULT_B
 
 
 def remaining_for_index(last_failed: PodInfo | None, now: datetime, base: float = DEFAULT_BACKOFF,
-                        cap: float = MAX_BACKOFF) -> float:
+                        cap: float = MAX_BACKOFF, sidecars: frozenset[str] = frozenset()) -> float:
     """Per-index wait (``getRemainingTimePerIndex``)."""
     if last_failed is None:
         return 0.0
     failures = annotation_count(last_failed) + annotation_count(last_failed, ignored=True) + 1
-    return _remaining(failures, finish_time(last_failed), now, base, cap)
+    return _remaining(failures, finish_time(last_failed, sidecars), now, base, cap)

@@ -8,13 +8,14 @@ Upstream: pkg/controller/job/job_controller.go (``isPodFailed``, ``onlyReplaceFa
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from kbatch.api.batch_constants import (
     JOB_INDEX_FAILURE_COUNT_ANNOTATION,
     JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION,
 )
-from kbatch.controllers.job.views import UNKNOWN_INDEX, JobInfo, PodInfo, parse_int
+from kbatch.controllers.job.views import UNKNOWN_INDEX, ContainerInfo, JobInfo, PodInfo, parse_int
 
 __all__ = [
     "UNKNOWN_INDEX",
@@ -26,6 +27,7 @@ __all__ = [
     "is_considered_failed",
     "is_terminating",
     "restart_count_sum",
+    "sidecar_names",
     "valid_index",
 ]
 
@@ -79,12 +81,35 @@ def restart_count_sum(pods: list[PodInfo]) -> int:
     return total
 
 
-def finish_time(pod: PodInfo) -> datetime:
-    """When the pod finished: latest container end (all terminated), else Ready=False transition,
-    else deletion time minus grace period, else creation time (backoff_utils.go)."""
-    ends = [c.finished_at for c in pod.containers]
-    if ends and all(e is not None for e in ends):
-        return max(e for e in ends if e is not None)
+def sidecar_names(job: JobInfo) -> frozenset[str]:
+    """The template's restartable init containers (``restartPolicy: Always``, sidecars: KEP-753)."""
+    inits = (job.template.get("spec") or {}).get("initContainers")
+    if not inits:
+        return frozenset()
+    return frozenset(c.get("name") for c in inits if c.get("restartPolicy") == "Always")
+
+
+def _latest_end(prev: datetime | None, statuses: Iterable[ContainerInfo]) -> datetime | None:
+    """``latestFinishTime``: the latest end over ``statuses`` and ``prev``; None as soon as one of
+    them has not terminated (an empty list keeps ``prev``)."""
+    end = prev
+    for c in statuses:
+        if c.finished_at is None:
+            return None
+        if end is None or end < c.finished_at:
+            end = c.finished_at
+    return end
+
+
+def finish_time(pod: PodInfo, sidecars: frozenset[str] = frozenset()) -> datetime:
+    """When the pod finished (backoff_utils.go ``getFinishedTime``): the latest container end when
+    all containers terminated — sidecars (restartable init containers) included, which end last —
+    else the Ready=False transition, else deletion time minus grace period, else creation time."""
+    end = _latest_end(None, pod.containers)
+    if sidecars:  # getFinishTimeFromContainers, SidecarContainers (GA 1.33)
+        end = _latest_end(end, (c for c in pod.init_containers if c.name in sidecars))
+    if end is not None:
+        return end
     ready = pod.condition("Ready")
     if ready is not None and ready.status == "False" and ready.last_transition_time is not None:
         return ready.last_transition_time

@@ -17,6 +17,7 @@ from kbatch.controllers.job.classification import (
     is_active,
     is_considered_failed,
     is_terminating,
+    sidecar_names,
     valid_index,
 )
 from kbatch.controllers.job.failure_policy import match_pod_failure_policy
@@ -56,6 +57,7 @@ class SyncContext:
     backoff: BackoffRecord = field(default_factory=BackoffRecord)
     finished_condition: JobCondition | None = None
     start_time: datetime | None = None
+    sidecars: frozenset[str] = frozenset()  # the template's restartable init containers
 
 
 def _sort_key(pod: PodInfo) -> tuple[datetime, str]:
@@ -104,7 +106,8 @@ def build_context(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: Bac
     ctx.new_failed = [p for p in candidates if p.uid not in unc_f and is_considered_failed(p, job)]
     ctx.succeeded = status.succeeded + len(ctx.new_succeeded) + len(unc_s)
     ctx.failed = status.failed + _non_ignored(job, ctx.new_failed) + len(unc_f)
-    ctx.backoff = fold_backoff(backoff, ctx.new_succeeded, ctx.new_failed)
+    ctx.sidecars = sidecar_names(job)
+    ctx.backoff = fold_backoff(backoff, ctx.new_succeeded, ctx.new_failed, ctx.sidecars)
     ctx.start_time = status.start_time
     if job.indexed:
         _indexed_context(ctx, candidates)
@@ -149,6 +152,6 @@ def _delayed_per_index(ctx: SyncContext) -> dict[int, PodInfo]:
             continue
         last = delayed.get(ix)
         if last is None or (_absolute_count(last) <= _absolute_count(pod)
-                            and finish_time(pod) >= finish_time(last)):
+                            and finish_time(pod, ctx.sidecars) >= finish_time(last, ctx.sidecars)):
             delayed[ix] = pod
     return delayed

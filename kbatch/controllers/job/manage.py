@@ -145,7 +145,8 @@ def _indexed_creates(ctx: SyncContext, diff: int) -> ManageResult:
     creates, wait = [], None
     for ix in indexes:
         last = ctx.delayed_per_index.get(ix)
-        remaining = remaining_for_index(last, ctx.now, ctx.config.backoff_base, ctx.config.backoff_cap)
+        remaining = remaining_for_index(last, ctx.now, ctx.config.backoff_base, ctx.config.backoff_cap,
+                                        ctx.sidecars)
         if remaining > 0:
             wait = remaining if wait is None else min(wait, remaining)
             continue

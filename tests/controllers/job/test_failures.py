@@ -6,6 +6,7 @@ Upstream: job_controller.go, backoff_utils.go, pod_failure_policy.go; KEP-3329, 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 
 import pytest
 
@@ -277,3 +278,24 @@ def test_failed_pod_of_a_succeeded_index_is_not_held_back():
     w.sync()
     assert not w.pods.get(first.uid) or not w.pods[first.uid].has_finalizer
     assert w.job.status.failed == 1 and w.job.status.completed_indexes == "0"
+
+
+def test_finish_time_includes_sidecars_which_end_last():
+    # backoff_utils.go getFinishTimeFromContainers: with SidecarContainers (GA 1.33) the restartable
+    # init containers' ends count too; a sidecar still running means "no container end" -> the
+    # Ready=False transition. Plain init containers are not looked at.
+    from kbatch.controllers.job.classification import finish_time, sidecar_names
+
+    template = {"spec": {"initContainers": [{"name": "setup"}, {"name": "proxy", "restartPolicy": "Always"}],
+                         "containers": [{"name": "main"}]}}
+    sidecars = sidecar_names(make_job(template=template))
+    assert sidecars == frozenset({"proxy"})
+    ready_false = (PodConditionInfo("Ready", "False", T0 + timedelta(seconds=3)),)
+    main = (ContainerInfo("main", 0, 1, T0 + timedelta(seconds=5)),)
+    setup = ContainerInfo("setup", 0, 0, T0 + timedelta(seconds=1))
+    ended = PodInfo("p", "u", phase="Failed", conditions=ready_false, containers=main,
+                    init_containers=(setup, ContainerInfo("proxy", 0, 137, T0 + timedelta(seconds=8))))
+    assert finish_time(ended, sidecars) == T0 + timedelta(seconds=8)
+    assert finish_time(ended) == T0 + timedelta(seconds=5)  # no sidecars declared
+    running = replace(ended, init_containers=(setup, ContainerInfo("proxy")))
+    assert finish_time(running, sidecars) == T0 + timedelta(seconds=3)
