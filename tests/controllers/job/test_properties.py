@@ -80,6 +80,9 @@ def _check(w: World, prev_failed: int, prev_terminal: set[str]) -> None:
     if not terminal and not work_queue_tail:
         assert len(active) <= w.job.parallelism
     assert st_.active == len(active)
+    # status.ready counts the Ready active pods (countReadyPods, minus the ready ones this sync
+    # deleted): never above active, as the API's status validation requires.
+    assert (st_.ready or 0) == sum(1 for p in active if p.ready) <= st_.active
     if w.job.indexed:
         done = list(iter_indexes(parse_indexes_lenient(st_.completed_indexes, w.job.completions or 0)))
         assert len(done) == len(set(done)) == st_.succeeded
