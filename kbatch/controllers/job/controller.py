@@ -225,6 +225,9 @@ class JobReconciler:
                              ready=status.ready + sum(1 for d in kept if d.ready),
                              terminating=max(0, status.terminating - len(kept)))
             plan = replace(plan, status=status)
+        if kept and plan.finished_condition is not None:
+            # deleteActivePods: not every active pod is gone, so the Job cannot finish in this sync
+            plan = replace(plan, finished_condition=None)
         current, written = job, info.status
         if plan.flush_first and status != info.status:
             current = self._write_status(current, status, info)

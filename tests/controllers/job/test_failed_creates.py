@@ -61,3 +61,25 @@ def test_a_failed_delete_keeps_the_pod_counted_active():
     assert (status.active, status.terminating) == (2, 0)
     assert any(e.reason == "FailedDelete" and e.message.startswith("Error deleting: ")
                for e in cp.client.list(Event, "default").items)
+
+
+def test_a_failed_delete_of_a_finishing_job_keeps_it_unfinished():
+    # syncJob: when deleteActivePods removes fewer pods than are active, the Job is not finished in
+    # that sync (no terminal condition while a pod is still active).
+    cp = ControlPlane(seed=0, controllers="job")
+    cp.apply({**JOB, "spec": {**JOB["spec"], "parallelism": 1, "completions": 1,
+                              "activeDeadlineSeconds": 10}}, namespace="default")
+    delete = cp.client.delete
+
+    def refuse(kind, *args, **kwargs):
+        if getattr(kind, "__name__", "") == "Pod":
+            raise Forbidden('pods "x" is forbidden: deletion refused')
+        return delete(kind, *args, **kwargs)
+
+    cp.client.delete = refuse  # type: ignore[method-assign]
+    cp.advance(11)
+    status = cp.client.get(Job, "q", "default").status
+    assert status.active == 1 and status.failed == 1  # counted failed on the failure path
+    assert [c.type for c in status.conditions or ()] == ["FailureTarget"]
+    # no "finished with active pods" status write was attempted (the API rejects it: sync errors)
+    assert 'result="error"' not in cp.metrics.render()
