@@ -19,6 +19,7 @@ from kbatch.controllers.cronjob.sync import CronPlan, sync_cronjob
 from kbatch.runtime.cache.indexer import BY_CONTROLLER_UID
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.controller import Controller
+from kbatch.runtime.metrics import exponential_buckets
 from kbatch.runtime.reconcile import Request, Result
 
 __all__ = ["CronJobReconciler", "setup"]
@@ -27,6 +28,11 @@ __all__ = ["CronJobReconciler", "setup"]
 class CronJobReconciler:
     def __init__(self, ctx: ControllerContext) -> None:
         self.ctx = ctx
+        # upstream pkg/controller/cronjob/metrics/metrics.go CronJobCreationSkew (STABLE)
+        self.creation_skew = ctx.metrics.histogram(
+            "cronjob_controller_job_creation_skew_duration_seconds",
+            "Seconds from a CronJob's scheduled time to the creation of its Job", (),
+            exponential_buckets(1, 2, 10))
 
     def reconcile(self, request: Request) -> Result | None:
         try:
@@ -100,6 +106,9 @@ class CronJobReconciler:
             plan.last_schedule_time = plan.previous_schedule_time
             return err
         else:
+            scheduled, created = plan.last_schedule_time, job.metadata.creation_timestamp
+            if scheduled is not None and created is not None:
+                self.creation_skew.labels().observe((created - scheduled).total_seconds())
             self.ctx.recorder.event(cj, "Normal", "SuccessfulCreate", f"Created job {job.metadata.name}")
         plan.active.append({"kind": "Job", "namespace": ns, "name": job.metadata.name,
                             "uid": job.metadata.uid, "apiVersion": "batch/v1",
