@@ -134,3 +134,21 @@ def test_cronjob_events(target):
     events = _events_of(target, "tick")
     assert ("Normal", "SuccessfulCreate", f"Created job {name}") in events
     assert ("Normal", "SuccessfulDelete", f"Deleted job {name}") in events
+
+
+@pytest.mark.semantic("timeZone: the schedule is read in that zone and the scheduled-timestamp annotation is "
+                      "RFC 3339 with the zone's offset; the Job name is the scheduled minute since the epoch",
+                      source="cronjob_controllerv2.go formatSchedule; utils.go getJobFromTemplate2, "
+                             "getTimeHashInMinutes; KEP-3140")
+def test_cronjob_time_zone(target):
+    from datetime import datetime
+
+    target.apply(_cron(schedule="0 * * * *", timeZone="Asia/Kolkata"))  # minute 0 in UTC+05:30
+    target.advance(60 * 60 + 1)
+    job = target.list("Job")[0]
+    stamp = job["metadata"]["annotations"]["batch.kubernetes.io/cronjob-scheduled-timestamp"]
+    scheduled = datetime.fromisoformat(stamp)
+    assert stamp.endswith("+05:30") and scheduled.minute == 0
+    assert scheduled.utcoffset().total_seconds() == 5.5 * 3600
+    assert job["metadata"]["name"] == f"tick-{int(scheduled.timestamp()) // 60}"
+    assert int(scheduled.timestamp()) // 60 % 60 == 30  # :00 in Kolkata is :30 in UTC
