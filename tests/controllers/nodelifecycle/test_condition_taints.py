@@ -115,9 +115,14 @@ def test_cordoning_adds_the_unschedulable_taint_and_uncordoning_removes_it() -> 
     cp.client.patch(Node, "node-0", {"spec": {"unschedulable": True}})
     cp.run_until_idle()
     assert _taints_of(cp) == {(UNSCHEDULABLE, "NoSchedule")}
+    cp.apply(pod_yaml("p", "sleep 100"))
+    cp.advance(1)
+    assert "1 node(s) were unschedulable" in condition(get_pod(cp, "p"), "PodScheduled").message
     cp.client.patch(Node, "node-0", {"spec": {"unschedulable": None}})
     cp.run_until_idle()
     assert _taints_of(cp) == set()
+    cp.advance(5)
+    assert get_pod(cp, "p").spec.node_name == "node-0"
 
 
 def _node_events(cp) -> list[tuple[str, str, str | None, str]]:  # type: ignore[no-untyped-def]
