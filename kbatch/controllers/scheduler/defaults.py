@@ -44,7 +44,7 @@ def default_profile(
         pre_enqueue=[SchedulingGates()],
         pre_filter=[ports, spread, pod_affinity],
         filter=filters,
-        post_filter=[DefaultPreemption(filters)] if preemption else [],
+        post_filter=[DefaultPreemption(filters, extensions=[spread, pod_affinity])] if preemption else [],
         pre_score=[spread, pod_affinity],
         score=[taints, affinity, fit, spread, pod_affinity],
         percentage_of_nodes_to_score=percentage_of_nodes_to_score,

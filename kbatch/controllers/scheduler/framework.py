@@ -39,6 +39,7 @@ __all__ = [
     "PostFilterPlugin",
     "PostFilterResult",
     "PreEnqueuePlugin",
+    "PreFilterExtensions",
     "PreFilterPlugin",
     "PreScorePlugin",
     "Profile",
@@ -112,6 +113,23 @@ class PreFilterPlugin(Protocol):
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> Status | None:
         """May store ``state["node_names"]`` (a set) to restrict the nodes tried (PreFilterResult)."""
         ...
+
+
+@runtime_checkable
+class PreFilterExtensions(Protocol):
+    """Upstream ``PreFilterExtensions``: keep a PreFilter's cycle state right when a pod is added
+    to or removed from a node in a what-if evaluation (preemption)."""
+
+    name: str
+
+    def copy_state(self, state: CycleState) -> None:
+        """Replace this plugin's entries in ``state`` (a shallow copy) with private copies
+        (upstream ``CycleState.Clone``)."""
+        ...
+
+    def add_pod(self, state: CycleState, pod: PodInfo, added: PodInfo, node: NodeInfo) -> None: ...
+
+    def remove_pod(self, state: CycleState, pod: PodInfo, removed: PodInfo, node: NodeInfo) -> None: ...
 
 
 @runtime_checkable

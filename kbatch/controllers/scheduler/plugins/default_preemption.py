@@ -6,9 +6,14 @@ Upstream ``pkg/scheduler/framework/plugins/defaultpreemption`` and
 1. Eligibility: a pod with ``preemptionPolicy: Never`` does not preempt; nor does a pod whose
    nominated node still has lower-priority pods terminating (it waits for them).
 2. Candidates: only nodes that failed with ``Unschedulable`` (not ``UnschedulableAndUnresolvable``).
-   On each, remove every lower-priority pod; if the pod then fits, add them back one by one, most
-   important first (higher priority, then earlier creation), keeping each that still lets the pod
-   fit: the rest are the victims. PodDisruptionBudgets (``filterPodsWithPDBViolation``): the pods
+   On each (``SelectVictimsOnNode``, on a copy of the node and of the cycle state), remove every
+   lower-priority pod; if the pod then fits, add them back one by one, most important first
+   (higher priority, then earlier creation), keeping each that still lets the pod fit: the rest are
+   the victims. Every removal and re-addition also goes to the PreFilter extensions
+   (``RunPreFilterExtensionRemovePod``/``AddPod``: PodTopologySpread's domain counts and global
+   minimum, InterPodAffinity's affinity, anti-affinity and existing-anti-affinity counts), so a
+   victim's departure counts cluster-wide, as in the scheduling cycle. PodDisruptionBudgets
+   (``filterPodsWithPDBViolation``): the pods
    whose eviction would take a matching PDB's ``disruptionsAllowed`` below zero (budgets spent in
    importance order; pods already in ``disruptedPods`` spend nothing; here, unlike the eviction API, a
    PDB with an empty selector matches nothing) are reprieved *first*, so the victims violate as few
@@ -30,7 +35,14 @@ from typing import Any
 from kbatch.api.errors import StatusError
 from kbatch.api.selectors import selector_from_model
 from kbatch.controllers.scheduler.diagnosis import histogram
-from kbatch.controllers.scheduler.framework import Code, CycleState, FilterPlugin, PostFilterResult, Status
+from kbatch.controllers.scheduler.framework import (
+    Code,
+    CycleState,
+    FilterPlugin,
+    PostFilterResult,
+    PreFilterExtensions,
+    Status,
+)
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
 
@@ -90,13 +102,29 @@ def pdb_violating(pods: Sequence[PodInfo], pdbs: Sequence[Any]) -> tuple[list[Po
 
 def select_victims(
     filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo, pdbs: Sequence[Any] = (),
+    extensions: Sequence[PreFilterExtensions] = (),
 ) -> tuple[tuple[PodInfo, ...], int] | None:
     """The minimal set of lower-priority pods to evict from ``node`` and how many of them violate a
-    PodDisruptionBudget (None: preemption can't help)."""
+    PodDisruptionBudget (None: preemption can't help). ``state`` is not changed: the extensions
+    work on a copy (upstream ``DryRunPreemption`` clones the cycle state per node)."""
+    state = dict(state)
+    for ext in extensions:
+        ext.copy_state(state)
     what_if = node.clone()
+
+    def remove(victim: PodInfo) -> None:
+        what_if.remove_pod(victim.key)
+        for ext in extensions:
+            ext.remove_pod(state, pod, victim, what_if)
+
+    def add(victim: PodInfo) -> None:
+        what_if.add_pod(victim)
+        for ext in extensions:
+            ext.add_pod(state, pod, victim, what_if)
+
     lower = [p for p in node.pods.values() if p.priority < pod.priority and not p.terminating]
     for victim in lower:
-        what_if.remove_pod(victim.key)
+        remove(victim)
     if not _fits(filters, state, pod, what_if):
         return None
     violating, fine = pdb_violating(sorted(lower, key=_importance), pdbs)
@@ -104,9 +132,9 @@ def select_victims(
     violations = 0
     for group, violates in ((violating, True), (fine, False)):
         for candidate in group:
-            what_if.add_pod(candidate)
+            add(candidate)
             if not _fits(filters, state, pod, what_if):
-                what_if.remove_pod(candidate.key)
+                remove(candidate)
                 victims.append(candidate)
                 violations += violates
     return tuple(sorted(victims, key=_importance)), violations
@@ -115,8 +143,10 @@ def select_victims(
 class DefaultPreemption:
     name = "DefaultPreemption"
 
-    def __init__(self, filters: list[FilterPlugin], pdb_lister: PDBLister | None = None) -> None:
+    def __init__(self, filters: list[FilterPlugin], pdb_lister: PDBLister | None = None,
+                 extensions: Sequence[PreFilterExtensions] = ()) -> None:
         self.filters = filters
+        self.extensions = list(extensions)  # the PreFilter plugins with AddPod/RemovePod
         self.pdb_lister: PDBLister = pdb_lister or (lambda: ())  # the scheduler's setup wires its cache
 
     def post_filter(
@@ -137,7 +167,7 @@ class DefaultPreemption:
             if status.code != Code.UNSCHEDULABLE:
                 reasons[node.name] = Status.unresolvable(self.name, NOT_HELPFUL)
                 continue
-            selected = select_victims(self.filters, state, pod, node, pdbs)
+            selected = select_victims(self.filters, state, pod, node, pdbs, self.extensions)
             if not selected or not selected[0]:
                 reasons[node.name] = Status.unschedulable(self.name, NO_VICTIMS)
             else:

@@ -1,18 +1,25 @@
 """InterPodAffinity (PreFilter + Filter + PreScore + Score): pod affinity and anti-affinity on
 topology keys.
 
-Upstream ``pkg/scheduler/framework/plugins/interpodaffinity/filtering.go``. For a candidate node
-and each term, the topology domain is the node's value of ``topologyKey`` (a node without the
-label matches no term):
+Upstream ``pkg/scheduler/framework/plugins/interpodaffinity/filtering.go``. PreFilter counts, per
+topology domain (key, value): the placed pods matching *all* the pod's required affinity terms
+(one pod must satisfy every term), the placed pods matching each anti-affinity term, and the
+placed pods whose own required anti-affinity selects the pod. Filter, in upstream's order, for a
+candidate node (a node without a term's ``topologyKey`` is in no domain of it):
 
-* affinity: some pod selected by the term runs in the same domain; upstream's special case: when
-  no pod in the cluster matches the term and the incoming pod matches its own term, it may go
-  anywhere with the key (the first pod of a group). Reason "node(s) didn't match pod affinity
-  rules", unresolvable.
-* anti-affinity: no pod selected by the term runs in the domain. Reason "node(s) didn't match pod
+* affinity: the node has every term's key and each term's domain holds a matching pod; upstream's
+  special case: when no pod in the cluster matches and the incoming pod matches its own terms, it
+  may go anywhere with the keys (the first pod of a group). Reason "node(s) didn't match pod
+  affinity rules", unresolvable.
+* anti-affinity: no term's domain holds a pod it selects. Reason "node(s) didn't match pod
   anti-affinity rules", unschedulable.
-* existing pods' anti-affinity: no running pod whose required anti-affinity selects the incoming
-  pod shares the domain. Reason "node(s) didn't satisfy existing pods anti-affinity rules".
+* existing pods' anti-affinity: none of the node's domains holds a pod whose required
+  anti-affinity selects the incoming pod. Reason "node(s) didn't satisfy existing pods
+  anti-affinity rules", unschedulable.
+
+PreFilter extensions (upstream ``AddPod``/``RemovePod``, ``updateWithPod``): preemption's what-if
+removal and re-addition of victims update these counts, on a private copy of the state per
+candidate node (``copy_state``), so removing a pod the anti-affinity hates frees its whole domain.
 
 Scoring, upstream ``interpodaffinity/scoring.go``: every topology domain (key, value) accumulates,
 over the existing pods in it: the weight of each of the incoming pod's preferred affinity terms
@@ -30,6 +37,7 @@ such pods on the batched fast path. Default weight 2 (``default_plugins.go``). Q
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 from kbatch.controllers.scheduler.events import ActionType, ClusterEventWithHint, on_node, on_pod
 from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
@@ -54,34 +62,67 @@ Domain = tuple[str, str]  # (topology key, value)
 Labels = Mapping[str, str]
 
 
-def _domains_with(
-    snapshot: Snapshot, owner: PodInfo, terms: tuple[PodAffinityTerm, ...]
-) -> list[set[Domain]]:
-    """Per term, the topology domains that hold at least one pod the term selects."""
-    out: list[set[Domain]] = [set() for _ in terms]
-    for node in snapshot:
-        labels = node.shape.labels
-        for index, term in enumerate(terms):
-            value = labels.get(term.topology_key)
-            if value is None or (term.topology_key, value) in out[index]:
-                continue
-            if any(term.selects(owner.namespace, p) for p in node.pods.values() if p.key != owner.key):
-                out[index].add((term.topology_key, value))
-    return out
+Counts = dict[Domain, int]
 
 
-def _existing_anti(snapshot: Snapshot, pod: PodInfo) -> set[Domain]:
-    """Domains where a running pod's required anti-affinity selects ``pod``."""
-    out: set[Domain] = set()
+def _bump(counts: Counts, key: str, labels: Labels, delta: int) -> None:
+    """Upstream ``topologyToMatchedTermCount.update``: entries that reach zero are dropped."""
+    value = labels.get(key)
+    if value is None:
+        return
+    domain = (key, value)
+    total = counts.get(domain, 0) + delta
+    if total:
+        counts[domain] = total
+    else:
+        counts.pop(domain, None)
+
+
+def _update_incoming(affinity: Counts, anti: Counts, pod: PodInfo, other: PodInfo, labels: Labels,
+                     delta: int) -> None:
+    """``other`` (placed on a node with ``labels``) against the pod's own terms."""
+    if pod.affinity and all(t.selects(pod.namespace, other) for t in pod.affinity):
+        for term in pod.affinity:
+            _bump(affinity, term.topology_key, labels, delta)
+    for term in pod.anti_affinity:
+        if term.selects(pod.namespace, other):
+            _bump(anti, term.topology_key, labels, delta)
+
+
+def _update_existing(existing: Counts, pod: PodInfo, other: PodInfo, labels: Labels, delta: int) -> None:
+    """``other``'s required anti-affinity against the pod."""
+    for term in other.anti_affinity:
+        if term.selects(other.namespace, pod):
+            _bump(existing, term.topology_key, labels, delta)
+
+
+@dataclass(slots=True)
+class _FilterState:
+    affinity: Counts
+    anti: Counts
+    existing: Counts
+    self_match: bool  # the pod matches all its own affinity terms
+
+    def copy(self) -> _FilterState:
+        return _FilterState(dict(self.affinity), dict(self.anti), dict(self.existing), self.self_match)
+
+
+def _filter_state(snapshot: Snapshot, pod: PodInfo) -> _FilterState:
+    affinity: Counts = {}
+    anti: Counts = {}
+    if pod.affinity or pod.anti_affinity:
+        for node in snapshot:
+            labels = node.shape.labels
+            for other in node.pods.values():
+                if other.key != pod.key:
+                    _update_incoming(affinity, anti, pod, other, labels, 1)
+    existing: Counts = {}
     for key, other in sorted(snapshot.with_anti_affinity.items()):
         node = snapshot.get(snapshot.node_of(key) or "")
-        if node is None or key == pod.key:
-            continue
-        for term in other.anti_affinity:
-            value = node.shape.labels.get(term.topology_key)
-            if value is not None and term.selects(other.namespace, pod):
-                out.add((term.topology_key, value))
-    return out
+        if node is not None and key != pod.key:
+            _update_existing(existing, pod, other, node.shape.labels, 1)
+    self_match = bool(pod.affinity) and all(t.selects(pod.namespace, pod) for t in pod.affinity)
+    return _FilterState(affinity, anti, existing, self_match)
 
 
 def _add(scores: dict[Domain, int], term: PodAffinityTerm, weight: int, labels: Labels) -> None:
@@ -146,34 +187,55 @@ class InterPodAffinity:
                 skipped.add(self.name)
         if not pod.affinity and not pod.anti_affinity and not snapshot.with_anti_affinity:
             return None  # nothing to check: the filter is a no-op without state
-        affinity = _domains_with(snapshot, pod, pod.affinity)
-        self_match = all(t.selects(pod.namespace, pod) for t in pod.affinity)
-        state[_KEY] = (
-            affinity,
-            self_match and not any(affinity),
-            _domains_with(snapshot, pod, pod.anti_affinity),
-            _existing_anti(snapshot, pod),
-        )
+        state[_KEY] = _filter_state(snapshot, pod)
         return None
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
-        if _KEY not in state:
+        counts: _FilterState | None = state.get(_KEY)
+        if counts is None:
             return None
-        affinity, first_of_group, anti, existing = state[_KEY]
         labels = node.shape.labels
-        if existing and any((k, v) in existing for k, v in labels.items()):
+        if pod.affinity:
+            exist = True
+            for term in pod.affinity:
+                value = labels.get(term.topology_key)
+                if value is None:
+                    return Status.unresolvable(self.name, ERR_AFFINITY)
+                if counts.affinity.get((term.topology_key, value), 0) <= 0:
+                    exist = False
+            if not exist and not (not counts.affinity and counts.self_match):
+                return Status.unresolvable(self.name, ERR_AFFINITY)
+        if counts.anti:
+            for term in pod.anti_affinity:
+                value = labels.get(term.topology_key)
+                if value is not None and counts.anti.get((term.topology_key, value), 0) > 0:
+                    return Status.unschedulable(self.name, ERR_ANTI_AFFINITY)
+        existing = counts.existing
+        if existing and any(existing.get(pair, 0) > 0 for pair in labels.items()):
             return Status.unschedulable(self.name, ERR_EXISTING_ANTI_AFFINITY)
-        for index, term in enumerate(pod.affinity):
-            value = labels.get(term.topology_key)
-            if value is None:
-                return Status.unresolvable(self.name, ERR_AFFINITY)
-            if (term.topology_key, value) not in affinity[index] and not first_of_group:
-                return Status.unresolvable(self.name, ERR_AFFINITY)
-        for index, term in enumerate(pod.anti_affinity):
-            value = labels.get(term.topology_key)
-            if value is not None and (term.topology_key, value) in anti[index]:
-                return Status.unschedulable(self.name, ERR_ANTI_AFFINITY)
         return None
+
+    # -- PreFilter extensions (preemption's what-if) --------------------------------------------
+    def copy_state(self, state: CycleState) -> None:
+        counts: _FilterState | None = state.get(_KEY)
+        if counts is not None:
+            state[_KEY] = counts.copy()
+
+    def add_pod(self, state: CycleState, pod: PodInfo, added: PodInfo, node: NodeInfo) -> None:
+        self._update(state, pod, added, node, 1)
+
+    def remove_pod(self, state: CycleState, pod: PodInfo, removed: PodInfo, node: NodeInfo) -> None:
+        self._update(state, pod, removed, node, -1)
+
+    @staticmethod
+    def _update(state: CycleState, pod: PodInfo, other: PodInfo, node: NodeInfo, delta: int) -> None:
+        """Upstream ``preFilterState.updateWithPod``."""
+        counts: _FilterState | None = state.get(_KEY)
+        if counts is None or other.key == pod.key:
+            return
+        labels = node.shape.labels
+        _update_existing(counts.existing, pod, other, labels, delta)
+        _update_incoming(counts.affinity, counts.anti, pod, other, labels, delta)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         pods = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE

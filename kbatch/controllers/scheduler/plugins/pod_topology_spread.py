@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from kbatch.controllers.scheduler.events import ActionType, ClusterEventWithHint, on_node, on_pod
@@ -165,12 +165,10 @@ def _included(c: SpreadConstraint, pod: PodInfo, node: NodeInfo) -> bool:
 
 @dataclass(slots=True)
 class _FilterState:
-    """Per DoNotSchedule constraint: matching pods per eligible domain; per node, the node object
-    counted and its own counts (None: not eligible), to correct what-if nodes in preemption."""
+    """Per DoNotSchedule constraint: matching pods per eligible domain."""
 
     constraints: tuple[SpreadConstraint, ...]
     domains: list[dict[str, int]]
-    nodes: dict[str, tuple[NodeInfo, list[int | None]]] = field(default_factory=dict)
 
     def global_min(self, index: int) -> int:
         counts = self.domains[index]
@@ -178,13 +176,16 @@ class _FilterState:
             return 0
         return min(counts.values())
 
-    def domain_count(self, index: int, value: str, node: NodeInfo, pod: PodInfo) -> int:
-        count = self.domains[index].get(value, 0)
-        seen = self.nodes.get(node.name)
-        counted = seen[1][index] if seen is not None else None
-        if seen is not None and seen[0] is not node and counted is not None:
-            count += _count(node.pods.values(), self.constraints[index], pod.namespace) - counted
-        return count
+    def update(self, pod: PodInfo, other: PodInfo, node: NodeInfo, delta: int) -> None:
+        """Upstream ``updateWithPod`` (PreFilter AddPod/RemovePod): ``other`` added to or removed
+        from ``node`` changes its domain's count for the constraints selecting it."""
+        labels = node.shape.labels
+        if other.namespace != pod.namespace or not _has_keys(labels, self.constraints):
+            return
+        for index, c in enumerate(self.constraints):
+            if _included(c, pod, node) and _count((other,), c, pod.namespace):
+                value = labels[c.topology_key]
+                self.domains[index][value] = self.domains[index].get(value, 0) + delta
 
 
 def _filter_state(
@@ -195,16 +196,11 @@ def _filter_state(
         labels = node.shape.labels
         if not _has_keys(labels, constraints):
             continue
-        own: list[int | None] = []
         for index, c in enumerate(constraints):
-            if not _included(c, pod, node):
-                own.append(None)
-                continue
-            count = _count(node.pods.values(), c, pod.namespace)
-            own.append(count)
-            value = labels[c.topology_key]
-            state.domains[index][value] = state.domains[index].get(value, 0) + count
-        state.nodes[node.name] = (node, own)
+            if _included(c, pod, node):
+                value = labels[c.topology_key]
+                state.domains[index][value] = (state.domains[index].get(value, 0)
+                                               + _count(node.pods.values(), c, pod.namespace))
     return state
 
 
@@ -268,10 +264,26 @@ class PodTopologySpread:
             value = labels.get(c.topology_key)
             if value is None:
                 return Status.unresolvable(self.name, ERR_MISSING_LABEL)
-            count = spread.domain_count(index, value, node, pod)
+            count = spread.domains[index].get(value, 0)
             if count + _self_match(c, pod) - spread.global_min(index) > c.max_skew:
                 return Status.unschedulable(self.name, ERR_CONSTRAINTS)
         return None
+
+    # -- PreFilter extensions (preemption's what-if) --------------------------------------------
+    def copy_state(self, state: CycleState) -> None:
+        spread: _FilterState | None = state.get(_FILTER_KEY)
+        if spread is not None:
+            state[_FILTER_KEY] = _FilterState(spread.constraints, [dict(d) for d in spread.domains])
+
+    def add_pod(self, state: CycleState, pod: PodInfo, added: PodInfo, node: NodeInfo) -> None:
+        spread: _FilterState | None = state.get(_FILTER_KEY)
+        if spread is not None:
+            spread.update(pod, added, node, 1)
+
+    def remove_pod(self, state: CycleState, pod: PodInfo, removed: PodInfo, node: NodeInfo) -> None:
+        spread: _FilterState | None = state.get(_FILTER_KEY)
+        if spread is not None:
+            spread.update(pod, removed, node, -1)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         add_delete = ActionType.ADD | ActionType.DELETE
