@@ -37,6 +37,7 @@ from kbatch.controllers.scheduler.events import (
     requeue_strategy,
 )
 from kbatch.controllers.scheduler.framework import PreEnqueuePlugin, Status
+from kbatch.controllers.scheduler.inflight import InFlightEvents, Recorded
 from kbatch.controllers.scheduler.types import PodInfo
 
 __all__ = ["FLUSH_PERIOD", "MAX_UNSCHEDULABLE_SECONDS", "QueuedPod", "SchedulingQueue"]
@@ -85,6 +86,7 @@ class SchedulingQueue:
         self._hints = hints
         # the UNSCHEDULABLE ones by rejecting (or pending) plugin; "" holds those without any
         self._by_plugin: dict[str, dict[str, QueuedPod]] = {}
+        self._in_flight = InFlightEvents()
         self._active: list[tuple[tuple[Any, ...], int, str, int]] = []
         self._backoff: list[tuple[float, int, str, int]] = []
         self._counter = count()
@@ -123,6 +125,8 @@ class SchedulingQueue:
     def delete(self, key: str) -> None:
         entry = self._pods.pop(key, None)
         self._gated.pop(key, None)
+        if self._in_flight:
+            self._in_flight.finish(key)
         if entry is not None:
             self._unwait(entry)
             entry.version += 1  # invalidates its heap entries
@@ -152,6 +156,7 @@ class SchedulingQueue:
             entry = self._pods.get(key)
             if entry is not None and entry.version == version and entry.where == ACTIVE:
                 entry.where = "in-flight"
+                self._in_flight.begin(key)
                 return entry.pod
         return None
 
@@ -171,13 +176,41 @@ class SchedulingQueue:
     def unschedulable(self, pod: PodInfo, now: float, plugins: Sequence[str] = (),
                       pending: Sequence[str] = ()) -> None:
         """An attempt failed, rejected by ``plugins`` (or held by ``pending``): wait for a cluster
-        event one of their hints accepts (upstream ``AddUnschedulableIfNotPresent``)."""
+        event one of their hints accepts (upstream ``AddUnschedulableIfNotPresent``), unless one
+        that happened while the pod was in flight already does."""
         entry = self._pods.get(pod.key) or QueuedPod(pod)
         self._pods[pod.key] = entry
         entry.pod, entry.attempts, entry.last_failure = pod, entry.attempts + 1, now
         self._unwait(entry)  # filed again below, under the plugins of this failure
         entry.rejectors, entry.pending = tuple(plugins), tuple(pending)
         self._move(entry, UNSCHEDULABLE)
+        seen = self._in_flight.finish(pod.key) if self._in_flight else []
+        strategy = self._in_flight_strategy(entry, seen)
+        if strategy == Strategy.IMMEDIATELY:
+            self._move(entry, ACTIVE)
+        elif strategy == Strategy.AFTER_BACKOFF:
+            self._to_backoff_or_active(entry, now)
+
+    def _in_flight_strategy(self, entry: QueuedPod, seen: Sequence[Recorded]) -> Strategy:
+        """Upstream ``determineSchedulingHintForInFlightPod`` over the events ``seen`` in flight
+        (without hints: any event, as upstream's ``moveRequestCycle``)."""
+        if not seen:
+            return Strategy.SKIP
+        if self._hints is None:
+            return Strategy.AFTER_BACKOFF
+        if not entry.rejectors and not entry.pending:
+            return Strategy.SKIP  # kbatch: a pod with no plugin to blame waits for the next event
+        strategy = Strategy.SKIP
+        for event, old, new in seen:
+            found = requeue_strategy(entry.pod, entry.rejectors, entry.pending, event, old, new,
+                                     self._hints.hints_for(event))
+            if found == Strategy.IMMEDIATELY:
+                return found
+            if found == Strategy.AFTER_BACKOFF:
+                strategy = found
+                if not entry.pending:
+                    return strategy
+        return strategy
 
     def retry_after_error(self, pod: PodInfo, now: float) -> None:
         """An attempt hit an error (e.g. a failed bind): back off, then retry without an event."""
@@ -197,6 +230,8 @@ class SchedulingQueue:
         delete): move the unschedulable pods it may help, per their rejecting plugins' hints;
         ``pre_check`` narrows the candidates (upstream ``PreEnqueueCheck``). Returns how many moved."""
         hints = self._hints
+        if self._in_flight and (hints is None or hints.interested(event)):
+            self._in_flight.record(event, old, new)
         if hints is None or event.wildcard:
             candidates = [e for e in self._waiting.values() if pre_check is None or pre_check(e.pod)]
             for entry in candidates:

@@ -349,3 +349,40 @@ def test_without_hints_every_event_moves_every_pod() -> None:
 
 def test_registration_helper_builds_node_events() -> None:
     assert on_node(ActionType.ADD).event == NODE_ADD
+
+
+def test_events_seen_in_flight_are_asked_when_the_pod_comes_back() -> None:
+    """Upstream ``determineSchedulingHintForInFlightPod``: a pod waiting at Permit that is rejected
+    after an event its rejecting plugin accepts goes back to the queue, not to the pool."""
+    q = _queue()
+    helped, unhelped = pod("helped", cpu_m=1000), pod("unhelped", cpu_m=1000)
+    for p in (helped, unhelped):
+        q.add(p, 0.0)
+    assert q.pop(0.0) is helped and q.pop(0.0) is unhelped  # both in flight (e.g. at Permit)
+    q.move(ClusterEvent(NODE, ActionType.UPDATE_NODE_LABEL), node("n"), node("n", labels={"a": "b"}), 1.0)
+    q.unschedulable(unhelped, 2.0, ("NodeResourcesFit",))
+    assert q.where("default/unhelped") == "unschedulable"  # the label change could not help it
+    q.move(NODE_ADD, None, node("big", cpu=8), 3.0)  # (moves unhelped from the pool, as usual)
+    q.unschedulable(helped, 3.5, ("NodeResourcesFit",))
+    assert q.where("default/helped") == "backoff"  # the node added while it was in flight
+    fresh, later = _queue(), pod("later")
+    fresh.add(later, 0.0)  # nothing in flight while the node is added: nothing kept
+    fresh.move(NODE_ADD, None, node("big", cpu=8), 1.0)
+    assert fresh.pop(1.0) is later
+    fresh.unschedulable(later, 2.0, ("NodeResourcesFit",))
+    assert fresh.where("default/later") == "unschedulable"
+
+
+def test_in_flight_events_are_kept_only_while_needed() -> None:
+    from kbatch.controllers.scheduler.inflight import InFlightEvents
+
+    log = InFlightEvents()
+    log.record(NODE_ADD, None, 1)  # nobody in flight: dropped
+    log.begin("a")
+    log.record(NODE_ADD, None, 2)
+    log.begin("b")
+    log.record(NODE_ADD, None, 3)
+    assert [new for _, _, new in log.finish("a")] == [2, 3]
+    assert log._events == [(NODE_ADD, None, 3)]  # a's start pruned
+    assert [new for _, _, new in log.finish("b")] == [3] and not log._events and not log
+    assert log.finish("b") == []
