@@ -153,6 +153,7 @@ class HintMap:
     def __init__(self, registrations: Iterable[tuple[str, ClusterEventWithHint]]) -> None:
         self._registrations = tuple(registrations)
         self._cache: dict[ClusterEvent, tuple[tuple[str, HintFn | None], ...]] = {}
+        self._plugins: dict[ClusterEvent, tuple[str, ...]] = {}
 
     @classmethod
     def from_plugins(cls, plugins: Iterable[Any]) -> HintMap:
@@ -176,8 +177,12 @@ class HintMap:
             self._cache[event] = cached
         return cached
 
-    def plugins_for(self, event: ClusterEvent) -> frozenset[str]:
-        return frozenset(name for name, _ in self.hints_for(event))
+    def plugins_for(self, event: ClusterEvent) -> tuple[str, ...]:
+        """The plugins registered for ``event``, sorted, each once."""
+        cached = self._plugins.get(event)
+        if cached is None:
+            cached = self._plugins[event] = tuple(sorted({name for name, _ in self.hints_for(event)}))
+        return cached
 
     def interested(self, event: ClusterEvent) -> bool:
         """Upstream ``isEventOfInterest``."""

@@ -254,9 +254,9 @@ class SchedulingQueue:
                 self._to_backoff_or_active(entry, now)
         return moved
 
-    def _candidates(self, plugins: frozenset[str]) -> list[QueuedPod]:
+    def _candidates(self, plugins: Sequence[str]) -> list[QueuedPod]:
         """The unschedulable pods rejected by one of ``plugins`` or by none, oldest failure first."""
-        buckets = [b for name in (*sorted(plugins), "") if (b := self._by_plugin.get(name))]
+        buckets = [b for name in (*plugins, "") if (b := self._by_plugin.get(name))]
         if len(buckets) == 1:
             return list(buckets[0].values())
         found = {key: entry for bucket in buckets for key, entry in bucket.items()}

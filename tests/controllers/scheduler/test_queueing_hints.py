@@ -284,8 +284,8 @@ def test_a_plugin_without_registrations_is_registered_for_everything() -> None:
             return []
 
     hints = HintMap.from_plugins([Custom(), Silent()])
-    assert hints.plugins_for(ClusterEvent(ASSIGNED_POD, ActionType.UPDATE)) == {"Custom"}
-    assert hints.plugins_for(NODE_ADD) == {"Custom"}
+    assert hints.plugins_for(ClusterEvent(ASSIGNED_POD, ActionType.UPDATE)) == ("Custom",)
+    assert hints.plugins_for(NODE_ADD) == ("Custom",)
 
 
 # -- the queue ---------------------------------------------------------------------------------------
