@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from operator import attrgetter
 
 from kbatch.api.batch_indexes import format_indexes
 from kbatch.controllers.job.actions import Event
@@ -72,6 +73,9 @@ def _counts_as_failure(ctx: SyncContext, pod: PodInfo, rec: Recorded) -> bool:
     return match.count_failed
 
 
+_INDEX = attrgetter("index")
+
+
 def record_finished(ctx: SyncContext, skip_uids: set[str]) -> Recorded:
     job, status = ctx.job, ctx.job.status
     rec = Recorded()
@@ -81,7 +85,10 @@ def record_finished(ctx: SyncContext, skip_uids: set[str]) -> Recorded:
     failing = ctx.finished_condition is not None and ctx.finished_condition.type in _FAILURE_TYPES
     new_indexes: set[int] = set()
     added = 0
-    for pod in ctx.pods:
+    # Indexed: pods in completion-index order (unknown first; creation order among equals), so
+    # under the per-sync cap the lowest indexes are recorded first (byCompletionIndex).
+    pods = sorted(ctx.pods, key=_INDEX) if job.indexed else ctx.pods
+    for pod in pods:
         if not pod.has_finalizer or pod.uid in skip_uids:
             continue
         failed = is_considered_failed(pod, job)

@@ -163,3 +163,20 @@ def test_slow_start_cap_500_per_sync():
 
 def test_pod_conditions_helper_unused_condition_type():
     assert PodConditionInfo("Ready", "True").type == "Ready"
+
+
+def test_uncounted_cap_records_the_lowest_indexes_first():
+    # trackJobStatusAndRemoveFinalizers sorts an Indexed Job's pods byCompletionIndex before the
+    # MaxUncountedPods (500) cap: with 600 pods done in one sync, indexes 0-499 are recorded first,
+    # whatever order the pods were created or named in ("pi-10-…" sorts before "pi-2-…").
+    from dataclasses import replace as _replace
+
+    w = World(make_job(parallelism=600, completions=600, indexed=True))
+    w.run(rounds=2)
+    assert len(w.pods) == 600
+    for pod in list(w.pods.values()):
+        w.succeed(_replace(pod, name=f"pi-{pod.index}-x"))
+    w.sync()
+    assert w.job.status.completed_indexes == "0-499" and w.job.status.succeeded == 500
+    w.sync()
+    assert w.job.status.completed_indexes == "0-599"
