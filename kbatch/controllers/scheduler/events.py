@@ -12,7 +12,9 @@ Upstream: ``k8s.io/kube-scheduler/framework`` (``ClusterEvent``, ``ActionType``,
   :class:`NodeShape` for Node events and :class:`PodInfo` for Pod events; ``old`` is None for an
   add and ``new`` None for a delete. A plugin without ``events_to_register`` is registered for
   every event (upstream's ``defaultEnqueueExtension``), so out-of-tree style plugins
-  (coscheduling, DRA) are never stranded.
+  (coscheduling, DRA) are never stranded. As upstream's ``buildQueueingHintMap`` still does, a
+  plugin registering Node/Add but not Node/UpdateNodeTaint also gets the latter, without a hint
+  (a taint change, or a node uncordoned, queues the pods such a plugin rejected).
 * The queue records, per failed pod, the plugins that rejected it (upstream
   ``UnschedulablePlugins``) and those that asked it to wait (``PendingPlugins``). On an event, only
   the hints of those plugins registered for a matching event run (:func:`requeue_strategy`):
@@ -168,6 +170,13 @@ class HintMap:
             register = getattr(plugin, "events_to_register", None)
             events = register() if register is not None else [ClusterEventWithHint(EVERYTHING)]
             registrations.extend((plugin.name, e) for e in events)
+            nodes = ActionType.NONE
+            for e in events:
+                nodes |= e.event.action if e.event.resource == NODE else ActionType.NONE
+            if nodes & ActionType.ADD and not nodes & ActionType.UPDATE_NODE_TAINT:
+                # upstream buildQueueingHintMap's standing workaround (kubernetes#109437): a plugin
+                # registering Node/Add also gets Node/UpdateNodeTaint, without a hint
+                registrations.append((plugin.name, on_node(ActionType.UPDATE_NODE_TAINT)))
         return cls(registrations)
 
     def hints_for(self, event: ClusterEvent) -> tuple[tuple[str, HintFn | None], ...]:

@@ -351,6 +351,14 @@ def test_registration_helper_builds_node_events() -> None:
     assert on_node(ActionType.ADD).event == NODE_ADD
 
 
+def test_node_add_without_taint_registration_gets_update_node_taint_as_upstream() -> None:
+    hints = hint_map(default_profile())
+    taint = ClusterEvent(NODE, ActionType.UPDATE_NODE_TAINT)
+    assert set(hints.plugins_for(taint)) >= {"NodeResourcesFit", "NodeAffinity", "NodeName", "NodePorts"}
+    assert dict(hints.hints_for(taint))["NodeResourcesFit"] is None  # no hint: always Queue
+    assert "NodeResourcesFit" not in hints.plugins_for(ClusterEvent(NODE, ActionType.UPDATE_NODE_LABEL))
+
+
 def test_events_seen_in_flight_are_asked_when_the_pod_comes_back() -> None:
     """Upstream ``determineSchedulingHintForInFlightPod``: a pod waiting at Permit that is rejected
     after an event its rejecting plugin accepts goes back to the queue, not to the pool."""
