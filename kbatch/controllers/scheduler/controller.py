@@ -164,6 +164,8 @@ class Scheduler:
 
     def _event_moves(self, events: Any, pre_check: Callable[[PodInfo], bool] | None = None) -> None:
         """Each (event, old, new) to the queue; a cycle only if some pod was waiting for that."""
+        if not self.queue.wants_events():
+            return  # the common case on the hot path: nobody waits
         now = self.ctx.clock.now()
         moved = 0
         for event, old, new in events:

@@ -131,6 +131,10 @@ class SchedulingQueue:
             self._unwait(entry)
             entry.version += 1  # invalidates its heap entries
 
+    def wants_events(self) -> bool:
+        """Whether a cluster event could matter: some pod waits for one, or is in flight."""
+        return bool(self._waiting) or bool(self._in_flight)
+
     def __contains__(self, key: str) -> bool:
         return key in self._pods
 
