@@ -36,6 +36,7 @@ from kbatch.api.base import KubeModel
 from kbatch.api.meta import ListMeta
 
 __all__ = [
+    "NAMESPACE_TERMINATING_CAUSE",
     "AlreadyExists",
     "BadRequest",
     "Conflict",
@@ -56,6 +57,7 @@ __all__ = [
     "TooManyRequests",
     "Unauthorized",
     "UnsupportedMediaType",
+    "has_status_cause",
 ]
 
 
@@ -203,6 +205,15 @@ class StatusError(Exception):
 def _details(group_resource: str, name: str, *, kind: str | None = None) -> StatusDetails:
     resource, _, group = group_resource.partition(".")
     return StatusDetails(name=name or None, group=group or None, kind=kind or resource)
+
+
+NAMESPACE_TERMINATING_CAUSE = "NamespaceTerminating"  # core/v1 NamespaceTerminatingCause
+
+
+def has_status_cause(err: StatusError, reason: str) -> bool:
+    """Whether ``err``'s details carry a cause of type ``reason`` (apimachinery ``HasStatusCause``)."""
+    causes = err.details.causes if err.details is not None else None
+    return any(cause.reason == reason for cause in causes or ())
 
 
 class BadRequest(StatusError):

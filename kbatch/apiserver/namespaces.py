@@ -16,7 +16,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kbatch.api.errors import BadRequest, Conflict, Forbidden, NotFound
+from kbatch.api.errors import (
+    NAMESPACE_TERMINATING_CAUSE,
+    BadRequest,
+    Conflict,
+    Forbidden,
+    NotFound,
+    StatusCause,
+    StatusDetails,
+)
 from kbatch.api.meta import Resource
 from kbatch.apiserver.codec import decode
 from kbatch.apiserver.deletion import DeleteDecision, gc_finalizers
@@ -84,9 +92,7 @@ class NamespaceLifecycle:
         if ns is None:
             raise NotFound.of("namespaces", namespace)
         if ns.metadata.deletion_timestamp is not None or _phase(ns) == "Terminating":
-            what = f'{kind.info.group_resource} "{obj.name}"' if obj.name else kind.info.group_resource
-            raise Forbidden(f"{what} is forbidden: unable to create new content in namespace {namespace} "
-                            "because it is being terminated")
+            raise _terminating(kind, obj.name, namespace)
 
     def decide_delete(self, ns: Resource, policy: str) -> DeleteDecision:
         """The first delete marks the namespace Terminating; finalization does the rest."""
@@ -184,3 +190,16 @@ def _set_phase(ns: Resource, phase: str) -> None:
     data = ns.to_dict()
     data.setdefault("status", {})["phase"] = phase
     ns.status = type(ns).model_validate(data).status  # type: ignore[attr-defined]
+
+
+def _terminating(kind: Kind, name: str, namespace: str) -> Forbidden:
+    """NamespaceLifecycle's refusal (``plugin/pkg/admission/namespace/lifecycle/admission.go``): a
+    Forbidden with the ``NamespaceTerminating`` cause on ``metadata.namespace``, which controllers
+    (the Job and CronJob controllers, client-go's pod control) test to stay quiet about such creates."""
+    what = f'{kind.info.group_resource} "{name}"' if name else kind.info.group_resource
+    resource, _, group = kind.info.group_resource.partition(".")
+    cause = StatusCause(reason=NAMESPACE_TERMINATING_CAUSE, field="metadata.namespace",
+                        message=f"namespace {namespace} is being terminated")
+    details = StatusDetails(name=name or None, group=group or None, kind=resource, causes=[cause])
+    return Forbidden(f"{what} is forbidden: unable to create new content in namespace {namespace} "
+                     "because it is being terminated", details=details)

@@ -113,8 +113,13 @@ def test_create_in_terminating_namespace_is_forbidden(server: APIServer) -> None
     server.create(Namespace.model_validate({"metadata": {"name": "t"}}))
     server.create(widget(namespace="t"))
     server.delete(Namespace, "t")
-    with pytest.raises(Forbidden, match="unable to create new content in namespace t because it is being"):
+    with pytest.raises(Forbidden, match="unable to create new content in namespace t because it is") as err:
         server.create(widget(name="w2", namespace="t"))
+    # NamespaceLifecycle's cause, which the Job and CronJob controllers test (HasStatusCause)
+    causes = err.value.status.details.causes  # type: ignore[union-attr]
+    assert [(c.reason, c.field, c.message) for c in causes or ()] == [
+        ("NamespaceTerminating", "metadata.namespace", "namespace t is being terminated")]
+    assert err.value.status.details.name == "w2"  # type: ignore[union-attr]
 
 
 def test_cluster_scoped_create_clears_namespace(server: APIServer) -> None:

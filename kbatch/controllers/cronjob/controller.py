@@ -13,7 +13,13 @@ import contextlib
 from kbatch.api.base import format_time
 from kbatch.api.batch_v1 import CronJob, Job
 from kbatch.api.cron import CronError, load_zone, parse_schedule
-from kbatch.api.errors import AlreadyExists, NotFound, StatusError
+from kbatch.api.errors import (
+    NAMESPACE_TERMINATING_CAUSE,
+    AlreadyExists,
+    NotFound,
+    StatusError,
+    has_status_cause,
+)
 from kbatch.controllers.cronjob.schedule import next_check_delay
 from kbatch.controllers.cronjob.sync import CronPlan, sync_cronjob
 from kbatch.runtime.cache.indexer import BY_CONTROLLER_UID
@@ -102,7 +108,8 @@ class CronJobReconciler:
                 plan.last_schedule_time = plan.previous_schedule_time
                 return None
         except StatusError as err:
-            self.ctx.recorder.event(cj, "Warning", "FailedCreate", f"Error creating job: {err}")
+            if not has_status_cause(err, NAMESPACE_TERMINATING_CAUSE):  # syncCronJob: no event then
+                self.ctx.recorder.event(cj, "Warning", "FailedCreate", f"Error creating job: {err}")
             plan.last_schedule_time = plan.previous_schedule_time
             return err
         else:

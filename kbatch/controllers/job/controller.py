@@ -24,7 +24,14 @@ from typing import Any
 from kbatch.api.batch_constants import JOB_TRACKING_FINALIZER
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
-from kbatch.api.errors import AlreadyExists, Conflict, NotFound, StatusError
+from kbatch.api.errors import (
+    NAMESPACE_TERMINATING_CAUSE,
+    AlreadyExists,
+    Conflict,
+    NotFound,
+    StatusError,
+    has_status_cause,
+)
 from kbatch.api.selectors import selector_from_model
 from kbatch.controllers.job.actions import PodCreate, PodDelete, SyncPlan
 from kbatch.controllers.job.adapt import job_info, pod_info, status_model
@@ -276,6 +283,10 @@ class JobReconciler:
                     failed += 1
                     continue
                 except StatusError as err:
+                    if has_status_cause(err, NAMESPACE_TERMINATING_CAUSE):
+                        # manageJob ignores it (every later create fails too) and pod control records
+                        # no FailedCreate: the pod stays counted in status.active, as upstream
+                        continue
                     failed += 1
                     recorder.event(job, "Warning", "FailedCreate", f"Error creating: {err}")
                     error = error or err

@@ -110,3 +110,20 @@ def test_remaining_messages_are_sorted() -> None:
                                                 "instances, pods has 2 resource instances")
     assert out["NamespaceFinalizersRemaining"] == ("Some content in the namespace has finalizers remaining: "
                                                    "a/y in 2 resource instances, b/x in 1 resource instances")
+
+
+def test_job_creates_in_a_terminating_namespace_are_ignored_quietly() -> None:
+    """Upstream ``manageJob`` returns early on a create refused with the ``NamespaceTerminating``
+    cause, so the pod stays counted in ``status.active`` (any other failed create is taken off it).
+    Its FailedCreate event is skipped too, which a test cannot see: the namespace refuses Events."""
+    cp = ControlPlane(seed=0, controllers="job")  # no namespace controller: the Job outlives the delete
+    cp.client.create(Namespace.model_validate({"metadata": {"name": "team"}}))
+    job = cp.client.create(_in_team(make_job("j").parallelism(2).completions(2).suspend(True).obj()))
+    cp.run_until_idle()
+    cp.client.delete(Namespace, "team")
+    job = cp.client.get(Job, "j", "team")
+    job.spec.suspend = False
+    cp.client.update(job)
+    cp.run_until_idle()
+    assert cp.client.list(Pod, "team").items == []
+    assert cp.client.get(Job, "j", "team").status.active == 2
