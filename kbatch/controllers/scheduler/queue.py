@@ -14,7 +14,9 @@ Guarantees:
   moves it to ``active`` directly. Pods are indexed by rejecting plugin, so an event visits only
   the pods some plugin registered for it could move. Without a hint map (``hints=None``, the
   SchedulerQueueingHints gate off) every event moves every unschedulable pod; :meth:`move_all`
-  is that wildcard move (upstream ``EventForceActivate`` for everyone);
+  is that wildcard move (upstream ``EventForceActivate`` for everyone). A gated pod runs
+  PreEnqueue again when an event its gating plugin registered for gets Queue from that plugin's
+  hint (upstream ``GatingPlugin``/``GatingPluginEvents``), and on any update of its own;
 * :meth:`flush` moves back-off pods whose time has come, and unschedulable pods that have waited
   longer than 5 minutes (``podMaxInUnschedulablePodsDuration``; upstream checks every 30 s);
 * orders never depend on hashing: heaps are keyed by (sort key, insertion counter).
@@ -58,6 +60,7 @@ class QueuedPod:
     last_failure: float = 0.0  # when the last attempt failed (back-off and the 5-minute rule)
     version: int = 0
     gate: Status | None = None  # the PreEnqueue status while gated
+    gating: str = ""  # the PreEnqueue plugin that gates it (upstream GatingPlugin)
     rejectors: tuple[str, ...] = ()  # plugins that rejected the last attempt (UnschedulablePlugins)
     pending: tuple[str, ...] = ()  # plugins that made it wait (PendingPlugins)
 
@@ -83,6 +86,7 @@ class SchedulingQueue:
         self._pods: dict[str, QueuedPod] = {}
         self._waiting: dict[str, QueuedPod] = {}  # the UNSCHEDULABLE ones, oldest failure first
         self._gated: dict[str, QueuedPod] = {}  # the GATED ones
+        self._gated_by: dict[str, dict[str, QueuedPod]] = {}  # ... by gating plugin
         self._hints = hints
         # the UNSCHEDULABLE ones by rejecting (or pending) plugin; "" holds those without any
         self._by_plugin: dict[str, dict[str, QueuedPod]] = {}
@@ -124,7 +128,8 @@ class SchedulingQueue:
 
     def delete(self, key: str) -> None:
         entry = self._pods.pop(key, None)
-        self._gated.pop(key, None)
+        if entry is not None:
+            self._ungate(entry)
         if self._in_flight:
             self._in_flight.finish(key)
         if entry is not None:
@@ -132,8 +137,8 @@ class SchedulingQueue:
             entry.version += 1  # invalidates its heap entries
 
     def wants_events(self) -> bool:
-        """Whether a cluster event could matter: some pod waits for one, or is in flight."""
-        return bool(self._waiting) or bool(self._in_flight)
+        """Whether a cluster event could matter: some pod waits for one, is gated or in flight."""
+        return bool(self._waiting) or bool(self._gated) or bool(self._in_flight)
 
     def __contains__(self, key: str) -> bool:
         return key in self._pods
@@ -241,10 +246,10 @@ class SchedulingQueue:
             for entry in candidates:
                 self._to_backoff_or_active(entry, now)
             return len(candidates)
-        if not self._waiting or not hints.interested(event):
+        if not (self._waiting or self._gated) or not hints.interested(event):
             return 0
         matching = hints.hints_for(event)
-        moved = 0
+        moved = self._ungated_by(event, old, new, now, matching, hints.plugins_for(event))
         for entry in self._candidates(hints.plugins_for(event)):
             if pre_check is not None and not pre_check(entry.pod):
                 continue
@@ -256,6 +261,19 @@ class SchedulingQueue:
                 self._move(entry, ACTIVE)
             else:
                 self._to_backoff_or_active(entry, now)
+        return moved
+
+    def _ungated_by(self, event: ClusterEvent, old: Any, new: Any, now: float, matching: Any,
+                    plugins: Sequence[str]) -> int:
+        """Gated pods whose gating plugin's hint accepts ``event`` run PreEnqueue again (upstream:
+        gated pods wait in the unschedulable pool with ``GatingPluginEvents``); returns how many
+        left the gate."""
+        found = [e for name in plugins if name in self._gated_by for e in self._gated_by[name].values()]
+        moved = 0
+        for entry in found:
+            if requeue_strategy(entry.pod, (entry.gating,), (), event, old, new, matching) != Strategy.SKIP:
+                self._place(entry, now)
+                moved += entry.where != GATED
         return moved
 
     def _candidates(self, plugins: Sequence[str]) -> list[QueuedPod]:
@@ -298,7 +316,8 @@ class SchedulingQueue:
         for plugin in self._pre_enqueue:
             status = plugin.pre_enqueue(entry.pod)
             if status is not None and not status.ok:
-                entry.gate = status
+                self._ungate(entry)  # filed again below, under this plugin
+                entry.gate, entry.gating = status, plugin.name
                 self._move(entry, GATED)
                 return
         entry.gate = None
@@ -324,16 +343,24 @@ class SchedulingQueue:
             if bucket is not None:
                 bucket.pop(key, None)
 
+    def _ungate(self, entry: QueuedPod) -> None:
+        key = entry.pod.key
+        if self._gated.pop(key, None) is not None:
+            bucket = self._gated_by.get(entry.gating)
+            if bucket is not None:
+                bucket.pop(key, None)
+
     def _move(self, entry: QueuedPod, where: str, expiry: float = 0.0) -> None:
         entry.version += 1
         entry.where = where
         self._unwait(entry)
-        self._gated.pop(entry.pod.key, None)
+        self._ungate(entry)
         if where == UNSCHEDULABLE:
             self._waiting[entry.pod.key] = entry
             self._wait(entry)
         elif where == GATED:
             self._gated[entry.pod.key] = entry
+            self._gated_by.setdefault(entry.gating, {})[entry.pod.key] = entry
         if where == ACTIVE:
             item = (self._sort_key(entry.pod), next(self._counter), entry.pod.key, entry.version)
             heapq.heappush(self._active, item)

@@ -394,3 +394,40 @@ def test_in_flight_events_are_kept_only_while_needed() -> None:
     assert log._events == [(NODE_ADD, None, 3)]  # a's start pruned
     assert [new for _, _, new in log.finish("b")] == [3] and not log._events and not log
     assert log.finish("b") == []
+
+
+def test_a_pre_enqueue_plugin_lifts_its_gate_on_the_events_it_registered() -> None:
+    """The seam a coscheduling PreEnqueue plugin uses: it waits for a sibling, registers Pod/Add
+    with a hint, and its gated pods run PreEnqueue again only when that hint says Queue."""
+    from kbatch.controllers.scheduler.events import ASSIGNED_POD_ADD, on_pod
+    from kbatch.controllers.scheduler.framework import Status
+
+    class WaitForSibling:
+        name = "WaitForSibling"
+        arrived = False
+
+        def pre_enqueue(self, p):  # type: ignore[no-untyped-def]
+            return None if self.arrived else Status.unresolvable(self.name, "waiting for a sibling")
+
+        def events_to_register(self) -> list:
+            return [on_pod(ActionType.ADD, lambda p, old, new: QUEUE if new.labels.get("group") == "g"
+                           else QUEUE_SKIP)]
+
+    gate = WaitForSibling()
+    q = SchedulingQueue(PrioritySort().sort_key, [gate], hints=HintMap.from_plugins([gate]))
+    member = pod("member")
+    q.add(member, 0.0)
+    assert q.where("default/member") == "gated" and q.wants_events()
+    gate.arrived = True
+    assert q.move(ASSIGNED_POD_ADD, None, bound(pod("stranger")), 1.0) == 0  # hint: QueueSkip
+    assert q.move(NODE_ADD, None, node("n"), 1.0) == 0  # not registered
+    assert q.where("default/member") == "gated"
+    assert q.move(ASSIGNED_POD_ADD, None, bound(pod("sib", labels={"group": "g"})), 2.0) == 1
+    assert q.where("default/member") == "active"
+    gate.arrived = False
+    other = pod("other")
+    q.add(other, 3.0)
+    assert q.move(ASSIGNED_POD_ADD, None, bound(pod("sib2", labels={"group": "g"})), 4.0) == 0  # still gated
+    assert q.where("default/other") == "gated"
+    q.delete("default/other")
+    assert q.gated() == [] and q._gated_by == {"WaitForSibling": {}}
