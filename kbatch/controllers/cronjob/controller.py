@@ -22,7 +22,6 @@ from kbatch.api.errors import (
 )
 from kbatch.controllers.cronjob.schedule import next_check_delay
 from kbatch.controllers.cronjob.sync import CronPlan, sync_cronjob
-from kbatch.runtime.cache.indexer import BY_CONTROLLER_UID
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.controller import Controller
 from kbatch.runtime.metrics import exponential_buckets
@@ -45,9 +44,7 @@ class CronJobReconciler:
             cj = self.ctx.cache.get(CronJob, request.name, request.namespace, readonly=True)
         except NotFound:
             return None
-        jobs = [j for j in self.ctx.cache.list(Job, request.namespace,
-                                               index=(BY_CONTROLLER_UID, cj.metadata.uid or ""),
-                                               readonly=True)]
+        jobs = _jobs_to_be_reconciled(self.ctx, cj)
         plan = sync_cronjob(cj, jobs, self.ctx.clock.now_datetime())
         self._apply(cj, plan)
         return Result(requeue_after=plan.requeue_after) if plan.requeue_after else None
@@ -121,6 +118,22 @@ class CronJobReconciler:
                             "uid": job.metadata.uid, "apiVersion": "batch/v1",
                             "resourceVersion": job.metadata.resource_version})
         return None
+
+
+def _jobs_to_be_reconciled(ctx: ControllerContext, cj: CronJob) -> list[Job]:
+    """Upstream ``getJobsToBeReconciled`` (cronjob_controllerv2.go): every Job of the namespace whose
+    controller reference carries the CronJob's *name* — neither its uid nor its kind is compared (a
+    known upstream quirk, kept for fidelity). Consequence: a CronJob deleted with orphaned Jobs (or
+    before the garbage collector reached them) and recreated under the same name treats the old
+    Jobs as its own — their history counts against its limits (and may be deleted), their success
+    sets ``lastSuccessfulTime``, and an unfinished one draws ``UnexpectedJob``."""
+    name = cj.metadata.name
+    out = []
+    for job in ctx.cache.list(Job, cj.metadata.namespace, readonly=True):
+        ref = job.metadata.controller_ref()
+        if ref is not None and ref.name == name:
+            out.append(job)
+    return out
 
 
 def _t(value):  # RFC 3339, as the API writes metav1.Time

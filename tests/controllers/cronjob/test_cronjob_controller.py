@@ -96,3 +96,19 @@ def test_job_creation_skew_metric():
     text = cp.metrics.render()
     assert "cronjob_controller_job_creation_skew_duration_seconds_count 1" in text
     assert 'cronjob_controller_job_creation_skew_duration_seconds_bucket{le="1"} 1' in text
+
+
+def test_jobs_are_matched_to_the_cronjob_by_controller_name_not_uid():
+    # getJobsToBeReconciled (cronjob_controllerv2.go) keeps every Job whose controllerRef *name* is
+    # the CronJob's: a Job left by an earlier CronJob of the same name (another uid) is treated as
+    # this one's — an unfinished one not in status.active draws UnexpectedJob.
+    cp, cj = _plane()
+    stale = {"apiVersion": "batch/v1", "kind": "CronJob", "name": "cj", "uid": "0000-old-uid",
+             "controller": True, "blockOwnerDeletion": True}
+    cp.apply({"apiVersion": "batch/v1", "kind": "Job",
+              "metadata": {"name": "cj-old", "ownerReferences": [stale]}, **TEMPLATE}, namespace="default")
+    other = dict(stale, name="someone-else", uid=cj.metadata.uid)
+    cp.apply({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "x", "ownerReferences": [other]},
+              **TEMPLATE}, namespace="default")
+    cp.advance(1)
+    assert _events(cp, "UnexpectedJob") == ["Saw a job that the controller did not create or forgot: cj-old"]
