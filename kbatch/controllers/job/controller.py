@@ -18,6 +18,7 @@ after the 1 s batching period (``syncJobBatchPeriod``).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -26,7 +27,6 @@ from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import (
     NAMESPACE_TERMINATING_CAUSE,
-    AlreadyExists,
     Conflict,
     NotFound,
     StatusError,
@@ -209,22 +209,34 @@ class JobReconciler:
         try:
             pods, views = self._claim_pods(job)
             now = self.ctx.clock.now_datetime()
-            plan = sync_job(info, views, now, self.backoff.get(info.uid), self.config)
+            backoff = self.backoff.get(info.uid)
+            plan = sync_job(info, views, now, backoff, self.config)
             if plan.status is None:  # unknown completion mode: no metrics, as upstream
                 for ev in plan.events:
                     self.ctx.recorder.event(job, ev.type, ev.reason, ev.message)
                 return None
             action = plan.action
-            result = self._apply(job, info, plan, pods, now)
+            result = self._apply(job, info, plan, pods, now,
+                                 lambda: sync_job(info, views, now, backoff, self.config, finish_held=True))
         except Exception:
             self.metrics.sync(mode, "error", action, self.ctx.clock.now() - started)
             raise
         self.metrics.sync(mode, "success", action, self.ctx.clock.now() - started)
         return result
 
-    def _apply(self, job: Job, info: JobInfo, plan: SyncPlan, pods: list[Pod], now: Any) -> Result | None:
-        failed_creates, create_error = self._create(job, plan.creates, plan.creation_reason)
-        kept = self._delete(job, plan, {p.metadata.uid: p for p in pods}) if plan.deletes else ()
+    def _apply(self, job: Job, info: JobInfo, plan: SyncPlan, pods: list[Pod], now: Any,
+               held: Callable[[], SyncPlan]) -> Result | None:
+        """Effects in upstream ``syncJob``'s order. A failed delete on the finishing path switches to
+        the ``held`` plan (no finishing condition this sync: "Can't declare the Job as finished
+        yet"); a failed create or delete is raised last, for the rate-limited requeue
+        (``manageJobErr``)."""
+        failed_creates, error = self._create(job, plan.creates, plan.creation_reason)
+        kept: tuple[PodDelete, ...] = ()
+        if plan.deletes:
+            kept, delete_error = self._delete(job, plan, {p.metadata.uid: p for p in pods})
+            error = error or delete_error
+            if kept and plan.finishing:
+                plan = held()
         status = plan.status
         assert status is not None
         if failed_creates or kept:  # only what was created / deleted moves the counters (manageJob)
@@ -252,8 +264,8 @@ class JobReconciler:
             self._forget(info.uid)  # finished: nothing of it is needed for another sync
         elif plan.backoff is not None:
             self.backoff[info.uid] = plan.backoff
-        if create_error is not None:
-            raise create_error
+        if error is not None:
+            raise error
         return Result(requeue_after=plan.requeue_after) if plan.requeue_after else None
 
     def _record_finished(self, info: JobInfo, before: Any, after: Any) -> None:
@@ -279,10 +291,7 @@ class JobReconciler:
                     pod = client.create(factory.pod(create))  # type: ignore[union-attr]
                     created += 1
                     recorder.event(job, "Normal", "SuccessfulCreate", f"Created pod: {pod.metadata.name}")
-                except AlreadyExists:
-                    failed += 1
-                    continue
-                except StatusError as err:
+                except StatusError as err:  # AlreadyExists included (RealPodControl.createPods)
                     if has_status_cause(err, NAMESPACE_TERMINATING_CAUSE):
                         # manageJob ignores it (every later create fails too) and pod control records
                         # no FailedCreate: the pod stays counted in status.active, as upstream
@@ -300,11 +309,13 @@ class JobReconciler:
             counter.labels(reason, "failed").inc(failed)
         return failed + max(0, len(creates) - done), error
 
-    def _delete(self, job: Job, plan: SyncPlan, by_uid: dict) -> tuple[PodDelete, ...]:
+    def _delete(self, job: Job, plan: SyncPlan, by_uid: dict,
+                ) -> tuple[tuple[PodDelete, ...], StatusError | None]:
         """``deleteJobPods`` / ``deleteActivePods``; returns the deletes that failed (a pod already
-        gone counts as deleted)."""
+        gone counts as deleted) and the first error."""
         client, recorder = self.ctx.client, self.ctx.recorder
         failed: list[PodDelete] = []
+        error: StatusError | None = None
         for delete in plan.deletes:
             pod = by_uid.get(delete.uid)
             try:
@@ -317,7 +328,8 @@ class JobReconciler:
             except StatusError as err:
                 recorder.event(job, "Warning", "FailedDelete", f"Error deleting: {err}")
                 failed.append(delete)
-        return tuple(failed)
+                error = error or err
+        return tuple(failed), error
 
     def _remove_finalizers(self, plan: SyncPlan) -> set[str]:
         """``removeTrackingFinalizerFromPods``: one strategic patch per pod (only pods the plan saw

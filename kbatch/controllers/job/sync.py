@@ -70,8 +70,13 @@ def _suspend_condition(ctx: SyncContext, status: JobStatusInfo) -> tuple[JobStat
 
 
 def sync_job(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: BackoffRecord | None = None,
-             config: SyncConfig | None = None) -> SyncPlan:
-    """Decide one sync of ``job``. ``pods`` are the pods the Job controls (after adoption)."""
+             config: SyncConfig | None = None, *, finish_held: bool = False) -> SyncPlan:
+    """Decide one sync of ``job``. ``pods`` are the pods the Job controls (after adoption).
+
+    ``finish_held``: the finishing path's pod deletes did not all succeed, so (upstream ``syncJob``:
+    "Can't declare the Job as finished yet", ``deleted != active``) the finishing condition is
+    dropped for this sync — no interim ``FailureTarget``/``SuccessCriteriaMet`` is written and the
+    active pods are not counted failed; the next sync chooses the condition again."""
     if _is_managed_externally(job):
         return SyncPlan(skip="ManagedExternally")
     if job.finished:
@@ -92,8 +97,11 @@ def sync_job(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: BackoffR
     deletes: tuple[PodDelete, ...] = ()
     action = "reconciling"  # upstream: until manageJob runs
     active = len(ctx.active)
-    if ctx.finished_condition is not None:
+    finishing = ctx.finished_condition is not None
+    if finishing:
         deletes = tuple(PodDelete(p.name, p.uid, False, p.ready) for p in ctx.active)
+        if finish_held:
+            ctx.finished_condition = None
     elif job.deletion_timestamp is None:
         managed = manage_job(ctx)
         creates, deletes, action = managed.creates, managed.deletes, managed.action
@@ -112,7 +120,7 @@ def sync_job(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: BackoffR
     terminating = ctx.terminating + len(deletes)
     status = replace(status, active=active, ready=ready, terminating=terminating, has_uncounted=True)
     plan = _track(ctx, status, creates, deletes, events, requeue)
-    return replace(plan, action=action, creation_reason=creation_reason(ctx))
+    return replace(plan, action=action, creation_reason=creation_reason(ctx), finishing=finishing)
 
 
 def _completed(ctx: SyncContext, active: int) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Event
-from kbatch.api.errors import Forbidden
+from kbatch.api.errors import AlreadyExists, Forbidden
 from kbatch.runtime.controlplane import ControlPlane
 
 JOB = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "q"},
@@ -63,9 +63,11 @@ def test_a_failed_delete_keeps_the_pod_counted_active():
                for e in cp.client.list(Event, "default").items)
 
 
-def test_a_failed_delete_of_a_finishing_job_keeps_it_unfinished():
-    # syncJob: when deleteActivePods removes fewer pods than are active, the Job is not finished in
-    # that sync (no terminal condition while a pod is still active).
+def test_a_failed_delete_of_a_finishing_job_writes_no_condition_in_that_sync():
+    # syncJob: when deleteActivePods removes fewer pods than are active, finishedCondition is dropped
+    # for that sync ("Can't declare the Job as finished yet"): no interim FailureTarget, the pod is
+    # not counted failed, and the delete error requeues (manageJobErr). Once deletes pass, the Job
+    # fails with DeadlineExceeded.
     cp = ControlPlane(seed=0, controllers="job")
     cp.apply({**JOB, "spec": {**JOB["spec"], "parallelism": 1, "completions": 1,
                               "activeDeadlineSeconds": 10}}, namespace="default")
@@ -79,7 +81,34 @@ def test_a_failed_delete_of_a_finishing_job_keeps_it_unfinished():
     cp.client.delete = refuse  # type: ignore[method-assign]
     cp.advance(11)
     status = cp.client.get(Job, "q", "default").status
-    assert status.active == 1 and status.failed == 1  # counted failed on the failure path
-    assert [c.type for c in status.conditions or ()] == ["FailureTarget"]
-    # no "finished with active pods" status write was attempted (the API rejects it: sync errors)
-    assert 'result="error"' not in cp.metrics.render()
+    assert (status.active, status.failed or 0) == (1, 0)
+    assert not status.conditions
+    assert 'result="error"' in cp.metrics.render()  # the failed delete was returned: rate-limited retries
+    cp.client.delete = delete  # type: ignore[method-assign]
+    cp.advance(30)
+    status = cp.client.get(Job, "q", "default").status
+    assert [(c.type, c.reason) for c in status.conditions] == [
+        ("FailureTarget", "DeadlineExceeded"), ("Failed", "DeadlineExceeded")]
+
+
+def test_a_create_answered_already_exists_fails_the_batch_and_requeues():
+    # manageJob / RealPodControl.createPods: every create error but NamespaceTerminating — AlreadyExists
+    # included — records FailedCreate, takes the pod off active, stops the slow-start batches and is
+    # returned from syncJob (rate-limited requeue).
+    cp = ControlPlane(seed=0, controllers="job")
+    create, attempts = cp.client.create, [0]
+
+    def collide(obj, *args, **kwargs):
+        if type(obj).__name__ == "Pod":
+            attempts[0] += 1
+            if attempts[0] == 1:
+                raise AlreadyExists('pods "q-abcde" already exists')
+        return create(obj, *args, **kwargs)
+
+    cp.client.create = collide  # type: ignore[method-assign]
+    cp.apply(JOB, namespace="default")
+    failed = [e.message for e in cp.client.list(Event, "default").items if e.reason == "FailedCreate"]
+    assert failed and "already exists" in failed[0]
+    assert 'result="error"' in cp.metrics.render()
+    cp.advance(5)
+    assert cp.client.get(Job, "q", "default").status.active == 4
