@@ -20,8 +20,10 @@ import pytest
 from conformance.factory import pod_target_factory, target_factory, target_spec
 from conformance.target import Target, runs_pods
 
-_RESULTS: list[tuple[str, str, str, str]] = []  # (semantic, outcome, source, test id)
-_TARGETS: list[str] = []  # descriptions of the targets the checks ran against, in first-seen order
+# Per pytest session (``config.stash``), not module globals: ``kbatch conformance`` runs the suite
+# with ``pytest.main`` inside a process that may itself be a pytest session using this conftest.
+_RESULTS = pytest.StashKey[list]()  # (semantic, outcome, source, test id)
+_TARGETS = pytest.StashKey[list]()  # descriptions of the targets the checks ran against, first seen first
 
 
 def describe(tgt: Target) -> str:
@@ -38,6 +40,8 @@ def close_target(tgt: Target) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_RESULTS] = []
+    config.stash[_TARGETS] = []
     config.addinivalue_line("markers", "semantic(text, source): the documented behaviour a check proves")
     config.addinivalue_line("markers", "needs_virtual_clock: skip on targets without a virtual clock")
     config.addinivalue_line("markers", "plays_kubelet: patches pod status; skip where a kubelet runs pods")
@@ -59,8 +63,9 @@ def skip_reason(node: pytest.Item, tgt: Target) -> str | None:
 def target(request: pytest.FixtureRequest) -> Iterator[Target]:
     factory = pod_target_factory() if request.node.get_closest_marker("runs_pods") else target_factory()
     tgt = factory()
-    if describe(tgt) not in _TARGETS:
-        _TARGETS.append(describe(tgt))
+    targets = request.config.stash[_TARGETS]
+    if describe(tgt) not in targets:
+        targets.append(describe(tgt))
     reason = skip_reason(request.node, tgt)
     if reason:
         close_target(tgt)
@@ -79,27 +84,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
         text = marker.args[0] if marker.args else item.name
         source = marker.kwargs.get("source", "")
-        _RESULTS.append((text, report.outcome, source, item.nodeid))
+        item.config.stash[_RESULTS].append((text, report.outcome, source, item.nodeid))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
                             config: pytest.Config) -> None:
-    if not _RESULTS:
+    results = config.stash.get(_RESULTS, [])
+    if not results:
         return
     tr = terminalreporter
     tr.section("kbatch conformance report")
     tr.write_line(f"target: {target_spec()}")
-    for text in _TARGETS:
+    for text in config.stash[_TARGETS]:
         tr.write_line(f"        {text}")
-    width = min(70, max(len(r[0]) for r in _RESULTS))
+    width = min(70, max(len(r[0]) for r in results))
     seen: set[str] = set()
-    for text, outcome, source, nodeid in _RESULTS:
+    for text, outcome, source, nodeid in results:
         key = f"{nodeid}:{text}"
         if key in seen:
             continue
         seen.add(key)
         mark = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP"}.get(outcome, outcome.upper())
         tr.write_line(f"{mark:4}  {text[:width]:<{width}}  {source}")
-    counts = {o: sum(1 for r in _RESULTS if r[1] == o) for o in ("passed", "failed", "skipped")}
+    counts = {o: sum(1 for r in results if r[1] == o) for o in ("passed", "failed", "skipped")}
     tr.write_line(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped "
-                  f"of {len(_RESULTS)} semantics")
+                  f"of {len(results)} semantics")

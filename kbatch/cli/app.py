@@ -12,7 +12,7 @@ import sys
 
 import typer
 
-from kbatch.cli.commands import admin, cluster, objects, timecmd, view
+from kbatch.cli.commands import admin, cluster, conformance, objects, timecmd, view
 from kbatch.cli.options import DEFAULT_STATE, GlobalOptions
 
 __all__ = ["app", "main"]
@@ -49,7 +49,7 @@ def _check_controllers(selection: str | None) -> None:
         raise typer.Exit(1) from None
 
 
-for module in (objects, view, timecmd, cluster, admin):
+for module in (objects, view, timecmd, cluster, admin, conformance):
     module.register(app)
 
 
