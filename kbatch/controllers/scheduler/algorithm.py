@@ -8,6 +8,15 @@
 4. Score: each plugin scores every feasible node, normalizes, is weighted; the highest total
    wins, ties broken by the control plane's seeded random source.
 
+**Nominated pods.** A pod with ``status.nominatedNodeName`` tries that node first and takes it if
+it passes the filters (upstream ``evaluateNominatedNode``). Every node is filtered with the pods
+nominated to it of equal or higher priority, and without them (:mod:`.nominated`), so the room
+preemption freed stays reserved for its preemptor. With no nomination in the snapshot this costs
+one dict check per node.
+
+No nodes at all is an error, not a rejection (upstream ``ErrNoNodesAvailable``): the decision
+carries ``error`` and no diagnosis.
+
 Effects (assume, bind, status writes, evictions) are the controller's; this module only decides.
 
 **Batching.** Node-static plugins give the same answer to every pod with the same signature until
@@ -31,10 +40,12 @@ from kbatch.controllers.scheduler.framework import (
     Code,
     CycleState,
     PostFilterResult,
+    PreFilterExtensions,
     Profile,
     Status,
     num_feasible_nodes_to_find,
 )
+from kbatch.controllers.scheduler.nominated import filter_with_nominated
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
 
@@ -52,6 +63,7 @@ class Decision:
     state: CycleState = field(default_factory=dict)
     diagnosis: Diagnosis | None = None
     preemption: PostFilterResult | None = None
+    error: str = ""  # an error, not a rejection (upstream: schedulePod's non-FitError err)
 
 
 @dataclass(slots=True)
@@ -73,6 +85,8 @@ class Algorithm:
         self.next_start = 0
         self._static_filters = profile.static_filters()
         self._dynamic_filters = profile.dynamic_filters()
+        self._extensions = [p for p in profile.pre_filter if isinstance(p, PreFilterExtensions)]
+        self._nominated = snapshot.nominated  # the nominator's node index (never reassigned)
         self._static_scores = [p for p in profile.score if p.node_static]
         self._dynamic_scores = [p for p in profile.score if not p.node_static]
         # the batch heap orders nodes by the per-node scores; the others must be skipped for the pod
@@ -88,11 +102,13 @@ class Algorithm:
         state: CycleState = {}
         total = len(self.snapshot)
         if total == 0:
-            return Decision(None, state, Diagnosis(0, pre_filter=Status.unresolvable("", NO_NODES)))
+            return Decision(None, state, error=NO_NODES)
         for plugin in self.profile.pre_filter:
             status = plugin.pre_filter(state, pod, self.snapshot)
             if status is not None and status.code != Code.SKIP and not status.ok:
                 return Decision(None, state, Diagnosis(total, pre_filter=status))
+        if pod.nominated_node and self._nominated_fits(pod, state):
+            return Decision(pod.nominated_node, state)
         if self._batchable(pod, state):
             node = self._batch_select(pod, state)
             if node is not None:
@@ -155,7 +171,23 @@ class Algorithm:
             status = static[node.name]
         else:
             status = self._run(self._static_filters, state, pod, node)
-        return status if status is not None else self._run(self._dynamic_filters, state, pod, node)
+        if status is not None:
+            return status
+        if self._nominated and node.name in self._nominated:  # one dict check when nothing is nominated
+            return self._filter_nominated(pod, state, node)
+        return self._run(self._dynamic_filters, state, pod, node)
+
+    def _filter_nominated(self, pod: PodInfo, state: CycleState, node: NodeInfo) -> Status | None:
+        """The pod-dependent filters with the node's nominated pods and without (upstream
+        ``RunFilterPluginsWithNominatedPods``; node-static filters ignore pods: once is enough)."""
+        dynamic = self._dynamic_filters
+        return filter_with_nominated(lambda s, n: self._run(dynamic, s, pod, n), self._extensions,
+                                     state, pod, node, self.snapshot.nominated_for(node.name, pod))
+
+    def _nominated_fits(self, pod: PodInfo, state: CycleState) -> bool:
+        """Upstream ``evaluateNominatedNode``: the nominated node alone, before all the others."""
+        node = self.snapshot.get(pod.nominated_node)
+        return node is not None and self._filter_one(pod, state, node, None) is None
 
     def _candidates(self, state: CycleState) -> list[NodeInfo]:
         names = state.get("node_names")
@@ -238,10 +270,12 @@ class Algorithm:
 
     # -- batching ------------------------------------------------------------------------------
     def _batchable(self, pod: PodInfo, state: CycleState) -> bool:
+        """Whether the batch heap gives the exact answer: not while pods are nominated, since
+        which nominated pods count depends on the priority, which the signature omits."""
         skipped = state.get(SKIPPED_SCORES, ())
         return (
             pod.signature() is not None and "node_names" not in state and not self.snapshot.with_anti_affinity
-            and all(name in skipped for name in self._pod_scores)
+            and not self._nominated and all(name in skipped for name in self._pod_scores)
         )
 
     def _batch_select(self, pod: PodInfo, state: CycleState) -> str | None:

@@ -16,7 +16,22 @@ Effects, all through the client:
   only when it changes) and a ``FailedScheduling`` event;
 * gated pods: ``PodScheduled=False`` reason ``SchedulingGated`` (the API server does this upstream);
 * preemption: each victim gets ``DisruptionTarget=True`` reason ``PreemptionByScheduler`` and is
-  deleted (gracefully); the preemptor gets ``status.nominatedNodeName``.
+  deleted (gracefully); the preemptor gets ``status.nominatedNodeName``; lower-priority pods
+  nominated to that node lose theirs (upstream ``prepareCandidate``);
+* no nodes at all: an error (upstream ``ErrNoNodesAvailable``): ``PodScheduled=False`` reason
+  ``Unschedulable``, message "no nodes available to schedule pods", the pod's nomination cleared,
+  and a retry after back-off without waiting for an event (``handleSchedulingFailure``: no
+  rejecting plugin, so ``AddUnschedulableIfNotPresent`` puts it in the back-off queue).
+
+Nominations (upstream ``nominator.go``, ``schedule_one.go``, ``eventhandlers.go``): the snapshot's
+nominator follows each pending pod's ``status.nominatedNodeName`` (a nomination made in memory
+and not yet seen in the status is kept, ``UpdateNominatedPod``); preemption nominates the
+preemptor before writing the status; a pod is un-nominated when it is assumed, and loses its
+nomination (status cleared too) when its attempt fails with no preemption candidate, no PostFilter,
+an error, or a Reserve/Permit/bind failure (``clearNominatedNode``); an ineligible preemptor keeps
+its own. A nomination given up (the pod deleted or bound, or its ``nominatedNodeName`` changed)
+is an AssignedPod/Delete of the pod for the pods of lower or equal priority, since they counted
+its room as taken.
 
 Cluster events (``eventhandlers.go`` with SchedulerQueueingHints on): a node added (Node/Add),
 updated (``NodeSchedulingPropertiesChange``) or deleted (Node/Delete); a pod bound or added bound
@@ -51,7 +66,7 @@ from kbatch.controllers.scheduler.events import (
     node_update_events,
     pod_update_events,
 )
-from kbatch.controllers.scheduler.framework import Code, CycleState, Profile, Status
+from kbatch.controllers.scheduler.framework import Code, CycleState, PostFilterResult, Profile, Status
 from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GATED
 from kbatch.controllers.scheduler.queue import SchedulingQueue
 from kbatch.controllers.scheduler.snapshot import Snapshot
@@ -124,6 +139,8 @@ class Scheduler:
             self.queue.delete(info.key)
             self.snapshot.add_pod(info, info.node_name)
             if old is None or not old.node_name:
+                if old is not None and (old.nominated_node or self.snapshot.nominated):
+                    self._release_nomination(info.key, old)  # upstream: the pending pod's delete
                 self._event_moves(((ASSIGNED_POD_ADD, None, info),))
             elif info is not old:
                 self._event_moves((event, old, info) for event in pod_update_events(old, info))
@@ -134,6 +151,8 @@ class Scheduler:
         if info.terminating:
             self.queue.delete(info.key)
             return
+        if info.nominated_node or (old is not None and old.nominated_node) or self.snapshot.nominated:
+            self._sync_nomination(old, info)
         entry = self.queue.entry(info.key)
         if entry is None or info.key in self.waiting:
             self.queue.add(info, now)
@@ -148,10 +167,62 @@ class Scheduler:
         self._forget(f"{pod.metadata.namespace}/{pod.metadata.name}")
 
     def _forget(self, key: str) -> None:
-        self._infos.pop(key, None)
+        old = self._infos.pop(key, None)
         self._status_written.pop(key, None)
         self.queue.delete(key)
+        if (old is not None and old.nominated_node) or self.snapshot.nominated:
+            self._release_nomination(key, old)
         self._release(key)
+
+    # -- nominations (upstream nominator) ----------------------------------------------------------
+    def _sync_nomination(self, old: PodInfo | None, info: PodInfo) -> None:
+        """The nominator follows the pending pod's ``status.nominatedNodeName``, except that a
+        nomination made in memory survives an update where neither version names a node yet
+        (upstream ``UpdateNominatedPod``). A changed name gives up the old node's room
+        (``hasNominatedNodeNameChanged``)."""
+        current = self.snapshot.nominated_node(info.key)
+        if info.nominated_node or (old is not None and old.nominated_node):
+            want = info.nominated_node
+        else:
+            want = current or ""
+        if want:
+            self.snapshot.nominate(info, want)
+        elif current is not None:
+            self.snapshot.unnominate(info.key)
+        if old is not None and old.nominated_node and old.nominated_node != info.nominated_node:
+            self._gave_up_room(old)
+
+    def _release_nomination(self, key: str, old: PodInfo | None) -> None:
+        """``key`` is deleted or bound: it holds no nomination any more (upstream
+        ``DeleteNominatedPodIfExists``); if it was pending with one, that room is given up."""
+        node = self.snapshot.nominated_node(key)
+        if node is not None:
+            self.snapshot.unnominate(key)
+        if old is None or old.node_name:
+            return
+        held = old.nominated_node or node
+        if held:
+            self._gave_up_room(old if old.nominated_node == held else replace(old, nominated_node=held))
+
+    def _gave_up_room(self, old: PodInfo) -> None:
+        """Pods of lower or equal priority counted ``old``'s nominated room as taken: upstream
+        sends them an AssignedPod/Delete of ``old`` (``eventhandlers.go``, ``getLEPriorityPreCheck``)."""
+        priority = old.priority
+        self._event_moves(((ASSIGNED_POD_DELETE, old, None),), lambda other: other.priority <= priority)
+
+    def _clear_nomination(self, pod: PodInfo) -> None:
+        """Upstream ``clearNominatedNode``: the nominator forgets the pod, its status too."""
+        if self.snapshot.nominated:
+            self.snapshot.unnominate(pod.key)
+        if pod.nominated_node:
+            self._write_nomination(pod, None)
+
+    def _write_nomination(self, pod: PodInfo, node: str | None) -> None:
+        try:
+            self.ctx.client.patch_status(self.Pod, pod.name, {"status": {"nominatedNodeName": node}},
+                                         pod.namespace)
+        except NotFound:
+            return
 
     def _release(self, key: str, pre_check: Callable[[PodInfo], bool] | None = None) -> None:
         """Forget where ``key`` runs (or was assumed); its resources are free: AssignedPod/Delete."""
@@ -211,6 +282,8 @@ class Scheduler:
             return
         node, state = decision.node, decision.state
         self.algorithm.assume(pod, node)
+        if self.snapshot.nominated:
+            self.snapshot.unnominate(pod.key)  # upstream assume: DeleteNominatedPodIfExists
         status = self._reserve(state, pod, node)
         if status is None:
             status = self._permit(state, pod, node, now)
@@ -219,6 +292,7 @@ class Scheduler:
         if status is not None:
             self._unreserve(state, pod, node)
             self.queue.unschedulable(pod, now, (status.plugin,) if status.plugin else ())
+            self._clear_nomination(pod)
             self._write_unschedulable(pod, status.message or "rejected")
             return
         self._bind(state, pod, node, now)
@@ -269,6 +343,7 @@ class Scheduler:
             return
         self._unreserve(waiting.state, waiting.pod, waiting.node)
         self.queue.unschedulable(waiting.pod, self.ctx.clock.now(), (plugin,))
+        self._clear_nomination(waiting.pod)
         self._write_unschedulable(waiting.pod, message)
         self.enqueue()
 
@@ -292,6 +367,7 @@ class Scheduler:
         except Conflict:
             self._unreserve(state, pod, node)
             self.queue.retry_after_error(pod, now)
+            self._clear_nomination(pod)
             return
         self.queue.done(pod.key)
         if self.record_events:
@@ -299,14 +375,20 @@ class Scheduler:
 
     # -- failure -----------------------------------------------------------------------------------
     def _failed(self, pod: PodInfo, decision: Any, now: float) -> None:
+        if decision.error:  # upstream ErrNoNodesAvailable: no plugin to blame, back-off and retry
+            self.queue.retry_after_error(pod, now)
+            self._clear_nomination(pod)
+            self._write_unschedulable(pod, decision.error)
+            return
         diagnosis = decision.diagnosis
         message = diagnosis.message() if diagnosis is not None else "unschedulable"
-        # "" names no plugin (no nodes at all): the pod is then queued by any event of interest
         plugins = tuple(p for p in diagnosis.plugins if p) if diagnosis is not None else ()
         self.queue.unschedulable(pod, now, plugins)
-        preemption = decision.preemption
+        preemption: PostFilterResult | None = decision.preemption
         if preemption is not None and preemption.nominated_node is not None:
             self._preempt(pod, preemption.nominated_node, preemption.victims)
+        elif not self.profile.post_filter or (preemption is not None and preemption.clear_nomination):
+            self._clear_nomination(pod)
         self._write_unschedulable(pod, message)
 
     def _preempt(self, pod: PodInfo, node: str, victims: tuple[PodInfo, ...]) -> None:
@@ -321,10 +403,14 @@ class Scheduler:
                 continue
             if self.record_events:
                 self._event(victim, "Normal", "Preempted", f"Preempted by pod {pod.uid} on node {node}")
-        try:
-            client.patch_status(Pod, pod.name, {"status": {"nominatedNodeName": node}}, pod.namespace)
-        except NotFound:
-            return
+        held = self.snapshot.nominated.get(node, {})
+        lower = [p for _, p in sorted(held.items()) if p.priority < pod.priority]
+        for other in lower:  # upstream prepareCandidate: they may no longer fit there
+            self.snapshot.unnominate(other.key)
+            self._write_nomination(other, None)
+        self.snapshot.nominate(pod, node)  # before the status write, as upstream AddNominatedPod
+        if pod.nominated_node != node:
+            self._write_nomination(pod, node)
 
     def _write_unschedulable(self, pod: PodInfo, message: str) -> None:
         self._write_condition(pod, "Unschedulable", message)

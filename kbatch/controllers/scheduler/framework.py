@@ -142,9 +142,14 @@ class FilterPlugin(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class PostFilterResult:
+    """What PostFilter proposes (upstream ``PostFilterResult`` with its ``NominatingInfo``): a node
+    to nominate the pod to and the victims to evict; or no node, leaving the pod's nomination as
+    it is (``ModeNoop``) unless ``clear_nomination`` (``ModeOverride`` with an empty name)."""
+
     nominated_node: str | None
     victims: tuple[PodInfo, ...] = ()
     message: str = ""
+    clear_nomination: bool = False
 
 
 @runtime_checkable

@@ -8,6 +8,13 @@ framework reuse filter results for nodes that did not change.
 
 Nodes are kept in name order; nothing iterates a set or a dict whose order could depend on
 arrival.
+
+The snapshot also holds the **nominator** (upstream ``pkg/scheduler/backend/queue/nominator.go``):
+pending pods that preemption nominated to a node (``status.nominatedNodeName``), by node. They are
+not on the node; the framework adds those of equal or higher priority when it filters that node for
+another pod (:meth:`Snapshot.nominated_for`), so the room a preemptor freed stays reserved for it.
+A change of nominations bumps ``generation`` (a cached failure may no longer hold), never
+``static_generation``.
 """
 
 from __future__ import annotations
@@ -80,6 +87,9 @@ class Snapshot:
         self.with_affinity: dict[str, PodInfo] = {}
         self.static_generation = 0  # bumped whenever any node's labels/taints/allocatable change
         self.generation = 0  # bumped on every change
+        # the nominator: node -> pod key -> nominated pending pod (read-only outside), pod key -> node
+        self.nominated: dict[str, dict[str, PodInfo]] = {}
+        self._nominated_node: dict[str, str] = {}
 
     # nodes -----------------------------------------------------------------------------------
     def set_node(self, shape: NodeShape) -> NodeInfo:
@@ -151,3 +161,46 @@ class Snapshot:
 
     def node_of(self, key: str) -> str | None:
         return self._pod_node.get(key)
+
+    # nominated pods (upstream nominator) -----------------------------------------------------
+    def nominate(self, pod: PodInfo, node_name: str) -> None:
+        """Reserve ``node_name`` for the pending ``pod`` (upstream ``addNominatedPod``: any earlier
+        nomination of the pod is dropped first; an empty name only clears)."""
+        if node_name and self._nominated_node.get(pod.key) == node_name:
+            held = self.nominated[node_name]
+            if held[pod.key].labels != pod.labels or held[pod.key].requests != pod.requests:
+                self.generation += 1  # what the filters see of it changed
+            held[pod.key] = pod  # the newest view; the same room
+            return
+        self.unnominate(pod.key)
+        if not node_name:
+            return
+        self._nominated_node[pod.key] = node_name
+        self.nominated.setdefault(node_name, {})[pod.key] = pod
+        self.generation += 1
+
+    def unnominate(self, key: str) -> PodInfo | None:
+        """Drop ``key``'s nomination (upstream ``DeleteNominatedPodIfExists``); returns the pod."""
+        node = self._nominated_node.pop(key, None)
+        if node is None:
+            return None
+        pods = self.nominated[node]
+        pod = pods.pop(key)
+        if not pods:
+            del self.nominated[node]
+        self.generation += 1
+        return pod
+
+    def has_nominations(self) -> bool:
+        return bool(self._nominated_node)
+
+    def nominated_node(self, key: str) -> str | None:
+        return self._nominated_node.get(key)
+
+    def nominated_for(self, node_name: str, pod: PodInfo) -> list[PodInfo]:
+        """The pods nominated to ``node_name`` that ``pod`` must leave room for: priority at least
+        ``pod``'s, ``pod`` itself excluded (upstream ``addGENominatedPods``), in key order."""
+        pods = self.nominated.get(node_name)
+        if not pods:
+            return []
+        return [p for key, p in sorted(pods.items()) if p.priority >= pod.priority and key != pod.key]

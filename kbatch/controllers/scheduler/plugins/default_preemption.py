@@ -12,7 +12,10 @@ Upstream ``pkg/scheduler/framework/plugins/defaultpreemption`` and
    the victims. Every removal and re-addition also goes to the PreFilter extensions
    (``RunPreFilterExtensionRemovePod``/``AddPod``: PodTopologySpread's domain counts and global
    minimum, InterPodAffinity's affinity, anti-affinity and existing-anti-affinity counts), so a
-   victim's departure counts cluster-wide, as in the scheduling cycle. PodDisruptionBudgets
+   victim's departure counts cluster-wide, as in the scheduling cycle. Each fit check counts the
+   pods nominated to the node with priority at least the preemptor's, as the scheduling cycle
+   does (upstream ``RunFilterPluginsWithNominatedPods``, :mod:`..nominated`), so a preemptor does not
+   evict pods for room an equal or higher nominated pod already holds. PodDisruptionBudgets
    (``filterPodsWithPDBViolation``): the pods
    whose eviction would take a matching PDB's ``disruptionsAllowed`` below zero (budgets spent in
    importance order; pods already in ``disruptedPods`` spend nothing; here, unlike the eviction API, a
@@ -21,6 +24,11 @@ Upstream ``pkg/scheduler/framework/plugins/defaultpreemption`` and
 3. Pick (``pickOneNodeForPreemption``): fewest PDB violations, then lowest highest-victim priority,
    then smallest sum of victim priorities, then fewest victims, then the latest creation among the
    highest-priority victims, then node order.
+
+Nominations (upstream ``Evaluator.Preempt``): no candidate clears the preemptor's nomination
+(``NewPostFilterResultWithNominatedNode("")``: ``clear_nomination``); an ineligible preemptor keeps
+it (a nil result). The controller clears the nominations of lower-priority pods nominated to the
+chosen node (``prepareCandidate``: they may no longer fit there).
 
 Messages as upstream: "preemption: 0/N nodes are available: <count> No preemption victims found for
 incoming pod, <count> Preemption is not helpful for scheduling."
@@ -43,6 +51,7 @@ from kbatch.controllers.scheduler.framework import (
     PreFilterExtensions,
     Status,
 )
+from kbatch.controllers.scheduler.nominated import filter_with_nominated
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
 
@@ -68,8 +77,12 @@ class _Candidate:
         return (self.violations, top, total, len(self.victims), -latest, order)
 
 
-def _fits(filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo) -> bool:
-    return all(p.filter(state, pod, node) is None for p in filters)
+def _passes(filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+    for plugin in filters:
+        status = plugin.filter(state, pod, node)
+        if status is not None and not status.ok:
+            return status
+    return None
 
 
 def _importance(p: PodInfo) -> tuple[int, float, str]:
@@ -102,11 +115,12 @@ def pdb_violating(pods: Sequence[PodInfo], pdbs: Sequence[Any]) -> tuple[list[Po
 
 def select_victims(
     filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo, pdbs: Sequence[Any] = (),
-    extensions: Sequence[PreFilterExtensions] = (),
+    extensions: Sequence[PreFilterExtensions] = (), nominated: Sequence[PodInfo] = (),
 ) -> tuple[tuple[PodInfo, ...], int] | None:
     """The minimal set of lower-priority pods to evict from ``node`` and how many of them violate a
-    PodDisruptionBudget (None: preemption can't help). ``state`` is not changed: the extensions
-    work on a copy (upstream ``DryRunPreemption`` clones the cycle state per node)."""
+    PodDisruptionBudget (None: preemption can't help); ``nominated``: the pods nominated to the node
+    that the pod must leave room for. ``state`` is not changed: the extensions work on a copy
+    (upstream ``DryRunPreemption`` clones the cycle state per node)."""
     state = dict(state)
     for ext in extensions:
         ext.copy_state(state)
@@ -122,10 +136,14 @@ def select_victims(
         for ext in extensions:
             ext.add_pod(state, pod, victim, what_if)
 
+    def fits() -> bool:
+        return filter_with_nominated(lambda s, n: _passes(filters, s, pod, n), extensions, state, pod,
+                                     what_if, nominated) is None
+
     lower = [p for p in node.pods.values() if p.priority < pod.priority and not p.terminating]
     for victim in lower:
         remove(victim)
-    if not _fits(filters, state, pod, what_if):
+    if not fits():
         return None
     violating, fine = pdb_violating(sorted(lower, key=_importance), pdbs)
     victims: list[PodInfo] = []
@@ -133,7 +151,7 @@ def select_victims(
     for group, violates in ((violating, True), (fine, False)):
         for candidate in group:
             add(candidate)
-            if not _fits(filters, state, pod, what_if):
+            if not fits():
                 remove(candidate)
                 victims.append(candidate)
                 violations += violates
@@ -167,7 +185,8 @@ class DefaultPreemption:
             if status.code != Code.UNSCHEDULABLE:
                 reasons[node.name] = Status.unresolvable(self.name, NOT_HELPFUL)
                 continue
-            selected = select_victims(self.filters, state, pod, node, pdbs, self.extensions)
+            selected = select_victims(self.filters, state, pod, node, pdbs, self.extensions,
+                                      snapshot.nominated_for(node.name, pod))
             if not selected or not selected[0]:
                 reasons[node.name] = Status.unschedulable(self.name, NO_VICTIMS)
             else:
@@ -175,7 +194,7 @@ class DefaultPreemption:
         if not candidates:
             summary = ", ".join(histogram(reasons))
             message = f"preemption: 0/{len(snapshot)} nodes are available: {summary}."
-            return PostFilterResult(None, message=message)
+            return PostFilterResult(None, message=message, clear_nomination=True)
         best = min(enumerate(candidates), key=lambda pair: pair[1].rank(pair[0]))[1]
         return PostFilterResult(best.node, best.victims)
 
