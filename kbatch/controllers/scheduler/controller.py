@@ -151,7 +151,8 @@ class Scheduler:
         if info.terminating:
             self.queue.delete(info.key)
             return
-        if info.nominated_node or (old is not None and old.nominated_node) or self.snapshot.nominated:
+        if ((info.nominated_node or (old is not None and old.nominated_node) or self.snapshot.nominated)
+                and self.snapshot.node_of(info.key) is None):  # an assumed pod's update is skipped upstream
             self._sync_nomination(old, info)
         entry = self.queue.entry(info.key)
         if entry is None or info.key in self.waiting:

@@ -153,10 +153,10 @@ def test_a_nominated_pod_is_bound_once_its_victims_are_gone(nodes: int, grace: i
 
 def _check_room_kept(cp: object) -> None:
     pods = cp.client.list(Pod, "default").items  # type: ignore[attr-defined]
-    pre = next(p for p in pods if p.metadata.name == "pre")
+    pre = next((p for p in pods if p.metadata.name == "pre"), None)
+    if pre is None or pre.spec.node_name or not pre.status.nominated_node_name:
+        return  # bound (or preempted in turn by a "top" pod), or not nominated
     target = pre.status.nominated_node_name
-    if pre.spec.node_name or not target:
-        return
     taken = [p.metadata.name for p in pods
              if p.metadata.name.startswith("later-") and p.spec.node_name == target
              and (p.spec.priority or 0) < 100 and p.metadata.deletion_timestamp is None]
@@ -180,3 +180,22 @@ def test_no_nodes_is_an_error_retried_with_backoff() -> None:
     create_nodes(cp, 1, NodeTemplate())
     cp.advance(10)
     assert get_pod(cp, "p").spec.node_name == "node-0"
+
+
+def test_preemption_clears_the_nominations_of_lower_pods_on_the_chosen_node() -> None:
+    cp = sim_cluster(1, NodeTemplate(cpu="2"))
+    cp.apply(HIGH)
+    cp.apply("{apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: mid}, value: 50}")
+    for name in ("low-a", "low-b"):
+        cp.apply(pod_yaml(name, "sleep 1000", cpu="1", grace=30))
+    cp.apply(pod_yaml("mid", "sleep 1000", cpu="1", extra_spec="\n  priorityClassName: mid"))
+    assert get_pod(cp, "mid").status.nominated_node_name == "node-0"
+    cp.advance(1)
+    cp.apply(pod_yaml("high", "sleep 1000", cpu="1", extra_spec="\n  priorityClassName: high"))
+    cp.advance(0.01)
+    # high ignores the lower nominee, evicts the other low pod, and takes over the nomination
+    assert get_pod(cp, "high").status.nominated_node_name == "node-0"
+    assert not get_pod(cp, "mid").status.nominated_node_name  # upstream prepareCandidate
+    assert [p.key for p in _scheduler(cp).snapshot.nominated_for("node-0", pod("any"))] == ["default/high"]
+    cp.advance(40)
+    assert get_pod(cp, "high").spec.node_name == "node-0" and get_pod(cp, "mid").spec.node_name == "node-0"
