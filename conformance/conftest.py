@@ -46,6 +46,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "needs_virtual_clock: skip on targets without a virtual clock")
     config.addinivalue_line("markers", "plays_kubelet: patches pod status; skip where a kubelet runs pods")
     config.addinivalue_line("markers", "runs_pods: a kubelet runs the pods; skip where none does")
+    config.addinivalue_line("markers", "api_validation: creates invalid objects only; runs on every target")
 
 
 def skip_reason(node: pytest.Item, tgt: Target) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["AlreadyExists", "BadRequest", "Conflict", "Expired", "Forbidden", "Invalid", "MethodNotAllowed",
-           "NotFound", "TargetError", "Unauthorized", "UnsupportedMediaType", "from_status"]
+           "NotFound", "TargetError", "Unauthorized", "UnsupportedMediaType", "from_status", "status_of"]
 
 
 class TargetError(Exception):
@@ -89,3 +89,18 @@ def from_status(code: int, body: Any, fallback: str = "") -> TargetError:
     cls = _BY_REASON.get(status.get("reason", "")) or _BY_CODE.get(code, TargetError)
     message = status.get("message") or fallback or f"HTTP {code}"
     return cls(message, status=status, code=code)
+
+
+def status_of(err: BaseException) -> dict[str, Any] | None:
+    """The wire-form ``Status`` (``code``, ``reason``, ``message``, ``details.causes``) an API failure
+    carries, on every target: the HTTP target's errors keep the body as ``status`` (a dict); the
+    in-process target's kbatch errors expose a ``status`` model (``to_dict()``). None for an exception
+    that is no API failure."""
+    status = getattr(err, "status", None)
+    if callable(status):
+        status = status()
+    if hasattr(status, "to_dict"):
+        status = status.to_dict()
+    if not isinstance(status, dict) or not status:
+        return None
+    return {**status, "code": status.get("code") or getattr(err, "code", None)}

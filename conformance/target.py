@@ -9,6 +9,11 @@ Time: a target with a virtual clock (``has_virtual_clock``) moves only through :
 checks that need to jump time are marked ``needs_virtual_clock`` and skipped on other targets.
 :meth:`wait_for` advances (virtual) or polls (real) until a predicate holds.
 
+Failures: a call the API refuses raises an exception carrying the ``Status`` the server answered
+(``NotFound``, ``Invalid``, …: kbatch's errors in-process, :mod:`conformance.errors` over HTTP);
+:func:`conformance.errors.status_of` gives its wire form (``reason``, ``code``, ``details.causes``
+with each invalid field's path) on every target.
+
 Pods: a target may say whether a scheduler and a kubelet run its pods (an optional ``runs_pods``
 attribute, read through :func:`runs_pods`; absent means False). Checks that let the container
 command decide pod outcomes are marked ``runs_pods`` and need one; checks that play the kubelet by

@@ -1,7 +1,9 @@
 """The whole conformance suite through :class:`conformance.http_target.HttpTarget`, as a child pytest.
 
-Two families of checks: those that play the kubelet (``plays_kubelet``: pod status patches, virtual
-time) and those whose pods really run (``runs_pods``: the container command decides). Against
+Three families of checks: those that play the kubelet (``plays_kubelet``: pod status patches, virtual
+time), those whose pods really run (``runs_pods``: the container command decides) and API validation
+(``api_validation``: invalid Jobs/CronJobs refused with 422, no pods, no time), which runs against every
+server. Against
 ``kbatch serve --clock virtual --controllers job,cronjob`` (no nodes) the first family passes and
 the second is skipped; against a virtual serve with the default controllers and nodes the second
 passes and the first is skipped; against ``--clock real`` with default controllers and nodes
@@ -48,12 +50,18 @@ def _semantics(marker: str | None = None) -> int:
     return sum(int(n) for n in counts)
 
 
+def _validation_passed(out: str) -> int:
+    """How many API-validation checks the report lists as passed (all of them, on every server)."""
+    return sum(1 for line in out.splitlines() if line.startswith("PASS  validation:"))
+
+
 def test_kubelet_playing_checks_pass_over_http_against_kbatch_serve(virtual_server: ServeProcess) -> None:
     out, (passed, failed, skipped, total) = _run_suite(virtual_server)
     assert f"HTTP {virtual_server.url} (virtual clock" in out, out
     assert "conformance.http_target:from_kubeconfig" in out
     assert failed == 0 and total == _semantics(), out
     assert skipped == _semantics("runs_pods") > 0 and passed == total - skipped, out
+    assert _validation_passed(out) == _semantics("api_validation") > 0, out
 
 
 def test_real_pod_checks_pass_against_kbatch_serve_with_nodes(virtual_cluster_server: ServeProcess) -> None:
@@ -61,12 +69,15 @@ def test_real_pod_checks_pass_against_kbatch_serve_with_nodes(virtual_cluster_se
     assert f"HTTP {virtual_cluster_server.url} (virtual clock" in out and "pods run by nodes" in out, out
     assert failed == 0 and total == _semantics(), out
     assert skipped == _semantics("plays_kubelet") > 0 and passed == total - skipped, out
+    assert _validation_passed(out) == _semantics("api_validation") > 0, out
 
 
 def test_without_a_virtual_clock_the_real_pod_checks_run(real_server: ServeProcess) -> None:
     out, (passed, failed, skipped, total) = _run_suite(real_server)
     assert f"HTTP {real_server.url} (no virtual clock" in out, out
     assert failed == 0 and total == _semantics(), out
-    assert passed == _semantics("runs_pods") > 0 and skipped == total - passed, out
-    assert all(line.startswith("PASS  real pods:") for line in out.splitlines()
+    validation = _semantics("api_validation")
+    assert passed == _semantics("runs_pods") + validation and skipped == total - passed, out
+    assert _validation_passed(out) == validation > 0, out
+    assert all(line.startswith(("PASS  real pods:", "PASS  validation:")) for line in out.splitlines()
                if line.startswith("PASS ")), out
