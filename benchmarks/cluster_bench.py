@@ -5,12 +5,21 @@ from creation to all ``Succeeded`` in virtual time (issue 5).
     python benchmarks/cluster_bench.py --nodes 100 --pods 10000
     python benchmarks/cluster_bench.py --profile          # cProfile the run, top 25 by cumulative time
     python benchmarks/cluster_bench.py --core             # decisions only: scheduler + kubelet engine, no API
+    python benchmarks/cluster_bench.py --unschedulable 2000            # queueing hints at work (below)
+    python benchmarks/cluster_bench.py --unschedulable 2000 --no-hints # the same, every event moves every pod
 
 Targets: <= 30 s wall, peak RSS <= 2 GiB. Reports each phase's wall time and pods/s (pods created,
 scheduled, run and completed per wall-clock second). Only the controllers the run needs are on
 (``scheduler,kubelet`` unless ``--controllers``); scheduler events are off unless ``--events``;
 CPython's GC thresholds are raised unless ``--default-gc`` (a process setting; kbatch never
 changes it).
+
+``--unschedulable N``: N pods requesting 2 cpu that fit nowhere (one 1-cpu node), then ``--nodes``
+(default 50) nodes of 1 cpu added one by one, a virtual second apart, then 400 virtual seconds (one
+5-minute unschedulable flush). With queueing hints (KEP-4247) NodeResourcesFit's hint sees that no
+added node could ever hold a pod and nothing is retried; ``--no-hints`` (the scheduler's
+``queueing_hints: False``) retries every pod on every node added. Reports the wall time of the
+node phase and how many attempts the scheduler made.
 """
 
 from __future__ import annotations
@@ -59,6 +68,46 @@ def run(nodes: int, pods: int, controllers: str, events: bool) -> dict[str, floa
     return marks
 
 
+def _cpu_pod(index: int, cpu: str) -> Pod:
+    return Pod.model_validate({
+        "metadata": {"name": f"pod-{index}", "namespace": "default"},
+        "spec": {"restartPolicy": "Never",
+                 "containers": [{"name": "main", "image": "busybox", "command": ["sleep", "100000"],
+                                 "resources": {"requests": {"cpu": cpu}}}]},
+    })
+
+
+def run_unschedulable(pods: int, nodes: int, hints: bool) -> None:
+    """``pods`` pods that fit nowhere, then ``nodes`` too-small nodes added one by one."""
+    options = {"scheduler": {"events": False, "queueing_hints": hints}}
+    start = time.perf_counter()
+    cp = ControlPlane(seed=1, controllers="scheduler,kubelet", trace=False, options=options)
+    create_nodes(cp, 1, NodeTemplate(cpu="1"), prefix="seed-")
+    for index in range(pods):
+        cp.client.create(_cpu_pod(index, "2"))
+    cp.run_until_idle()
+    created = time.perf_counter()
+    scheduler = cp.manager.get("scheduler")
+    attempts_before = _attempts(scheduler.reconciler.queue, pods)
+    for index in range(nodes):
+        create_nodes(cp, 1, NodeTemplate(cpu="1"), start=index)
+        cp.advance(1)
+    cp.advance(400)
+    done = time.perf_counter()
+    attempts = _attempts(scheduler.reconciler.queue, pods) - attempts_before
+    bound = sum(1 for p in cp.cache.list(Pod, readonly=True) if p.spec.node_name)
+    print(f"unschedulable={pods} nodes added={nodes} queueing hints={'on' if hints else 'off'}")
+    print(f"  create pods + first attempts  {created - start:8.2f} s")
+    print(f"  add nodes one by one + 400 s  {done - created:8.2f} s")
+    print(f"  attempts in that phase        {attempts:8d}")
+    print(f"  bound                         {bound:8d}")
+
+
+def _attempts(queue: object, pods: int) -> int:
+    entries = (queue.entry(f"default/pod-{index}") for index in range(pods))  # type: ignore[attr-defined]
+    return sum(entry.attempts for entry in entries if entry is not None)
+
+
 def run_core(nodes: int, pods: int) -> dict[str, float]:
     """The simulation's own decision code, without the API server, informers or trace: the pure
     scheduler (snapshot, batching, plugins) placing every pod, then the kubelet engine running
@@ -103,18 +152,26 @@ def run_core(nodes: int, pods: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--nodes", type=int, default=1000)
+    parser.add_argument("--nodes", type=int, default=None, help="default 1000 (50 with --unschedulable)")
     parser.add_argument("--pods", type=int, default=100_000)
     parser.add_argument("--controllers", default="scheduler,kubelet")
     parser.add_argument("--events", action="store_true", help="record scheduler Events (slower)")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--core", action="store_true", help="decision code only (no API server)")
+    parser.add_argument("--unschedulable", type=int, metavar="N",
+                        help="N pods that fit nowhere, then --nodes too-small nodes added one by one")
+    parser.add_argument("--no-hints", action="store_true", help="with --unschedulable: queueing hints off")
     parser.add_argument("--default-gc", action="store_true",
                         help="keep CPython's GC thresholds (by default the run raises them: the simulation "
                              "allocates millions of short-lived objects and gen-0 collections dominate)")
     args = parser.parse_args()
     if not args.default_gc:
         gc.set_threshold(50_000, 20, 100)
+    if args.unschedulable is not None:
+        run_unschedulable(args.unschedulable, 50 if args.nodes is None else args.nodes, not args.no_hints)
+        return
+    if args.nodes is None:
+        args.nodes = 1000
     if args.core:
         marks = run_core(args.nodes, args.pods)
     elif args.profile:
