@@ -2,8 +2,8 @@
 
 Each action is ``fn(backend, args) -> dict`` and calls the simulated cluster (``kbatch.sim``), which
 acts through the API so that every fault is in the trace: ``nodes-add`` creates Ready nodes from a
-template (KWOK-style); ``node-down`` marks Ready ``Unknown`` (a kubelet that stopped posting
-status); ``evict-pod`` is the eviction subresource's DisruptionTarget-then-delete; ``fail-pod`` asks
+template (KWOK-style); ``node-down`` stops the node's kubelet and marks Ready ``Unknown`` (a node
+that went away); ``evict-pod`` is the eviction subresource's DisruptionTarget-then-delete; ``fail-pod`` asks
 the simulated kubelet to end a container with an exit code; ``condition-pod`` sets a pod
 condition. ``compact`` compacts the store (clients then see 410 Expired), ``trace`` returns the
 trace. Pod logs are what the container's command would print (``kbatch.sim.command``).
@@ -58,12 +58,20 @@ def nodes_add(backend: Any, args: Obj) -> Obj:
 
 
 def node_down(backend: Any, args: Obj) -> Obj:
-    faults.mark_node_not_ready(backend.control_plane, args["name"], unknown=True)
+    """The node is down: its kubelet stops (no Lease, no status posts, no pod progress) and Ready is
+    ``Unknown`` at once, what node lifecycle writes after the grace period. Marking ``Unknown``
+    alone would not last: a running kubelet posts its own Ready at its next status update."""
+    cp = backend.control_plane
+    faults.stop_kubelet(cp, args["name"])
+    faults.mark_node_not_ready(cp, args["name"], unknown=True)
     return {"node": args["name"], "ready": "Unknown"}
 
 
 def node_up(backend: Any, args: Obj) -> Obj:
-    faults.mark_node_ready(backend.control_plane, args["name"])
+    """Undoes ``node-down``: the kubelet starts again and Ready is ``True``."""
+    cp = backend.control_plane
+    faults.start_kubelet(cp, args["name"])
+    faults.mark_node_ready(cp, args["name"])
     return {"node": args["name"], "ready": "True"}
 
 

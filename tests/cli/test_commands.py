@@ -133,6 +133,8 @@ def test_faults_and_nodes(kb: Any) -> None:
     assert pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 42
     kb.ok("node", "down", "node-0")
     assert _rows(kb.ok("get", "nodes"))[1][1] in ("NotReady", "Unknown")
+    kb.ok("advance", "1m")  # the node stays down: its kubelet does not post Ready again
+    assert _rows(kb.ok("get", "nodes"))[1][1] in ("NotReady", "Unknown")
     kb.ok("node", "up", "node-0")
     assert _rows(kb.ok("get", "nodes"))[1][1] == "Ready"
 

@@ -64,7 +64,8 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
 @node_app.command("down")
 @command
 def node_down(ctx: typer.Context, name: str = typer.Argument(..., help="Node name.")) -> None:
-    """Set the node's Ready condition to Unknown now (its kubelet keeps running; see stop-kubelet)."""
+    """Take the node down: its kubelet stops and Ready is Unknown now (see stop-kubelet for the
+    slow way, where node lifecycle notices after the grace period)."""
     _act(ctx, "node-down", {"name": name})
     typer.echo(f"node/{name} down")
 
@@ -72,7 +73,7 @@ def node_down(ctx: typer.Context, name: str = typer.Argument(..., help="Node nam
 @node_app.command("up")
 @command
 def node_up(ctx: typer.Context, name: str = typer.Argument(..., help="Node name.")) -> None:
-    """Set the node's Ready condition back to True (undoes node down)."""
+    """Bring the node back: its kubelet starts and Ready is True (undoes node down)."""
     _act(ctx, "node-up", {"name": name})
     typer.echo(f"node/{name} up")
 
