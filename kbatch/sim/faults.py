@@ -18,8 +18,10 @@ call                                     what it writes
                                          then a graceful delete, unless the pod's PodDisruptionBudget
                                          forbids it (``TooManyRequests``, 429; nothing is written)
 ``add_pod_condition(t, pod, type, …)``   a pod condition (e.g. ``ConfigIssue``), merged by type
-``mark_node_not_ready(t, node)``         node ``Ready=False`` (``unknown=True``: ``Unknown``, as when
-                                         the kubelet stops posting status)
+``mark_node_not_ready(t, node)``         node ``Ready=False`` (``unknown=True``: ``Unknown``, what node
+                                         lifecycle writes for a silent kubelet; a running kubelet posts
+                                         its Ready again at its next status update, within 10 s:
+                                         with ``stop_kubelet`` the node stays down)
 ``mark_node_ready(t, node)``             node ``Ready=True``
 ``set_node_condition(t, node, type, …)``  a node condition (e.g. ``MemoryPressure=True``), merged by
                                          type; node-lifecycle then keeps its ``NoSchedule`` taint
