@@ -71,6 +71,3 @@ class SyncPlan:
     action: str = "reconciling"
     creation_reason: str = "new"
     policy_actions: tuple[tuple[str, int], ...] = ()
-    # ``deletes`` are the finishing path's (``deleteActivePods``): should one fail, the sync is re-planned
-    # with the finish held (``sync_job(..., finish_held=True)``), as upstream drops the condition then.
-    finishing: bool = False

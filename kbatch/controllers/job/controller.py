@@ -216,8 +216,8 @@ class JobReconciler:
                     self.ctx.recorder.event(job, ev.type, ev.reason, ev.message)
                 return None
             action = plan.action
-            result = self._apply(job, info, plan, pods, now,
-                                 lambda: sync_job(info, views, now, backoff, self.config, finish_held=True))
+            result = self._apply(job, info, plan, pods, now, lambda: sync_job(
+                info, views, now, backoff, self.config, deletes_failed=True))
         except Exception:
             self.metrics.sync(mode, "error", action, self.ctx.clock.now() - started)
             raise
@@ -226,16 +226,16 @@ class JobReconciler:
 
     def _apply(self, job: Job, info: JobInfo, plan: SyncPlan, pods: list[Pod], now: Any,
                held: Callable[[], SyncPlan]) -> Result | None:
-        """Effects in upstream ``syncJob``'s order. A failed delete on the finishing path switches to
-        the ``held`` plan (no finishing condition this sync: "Can't declare the Job as finished
-        yet"); a failed create or delete is raised last, for the rate-limited requeue
-        (``manageJobErr``)."""
+        """Effects in upstream ``syncJob``'s order. A failed delete switches to the ``held`` plan: on
+        the finishing path no finishing condition this sync ("Can't declare the Job as finished
+        yet"), on manageJob's path no ``CompletionsReached`` (the kept pod is still active); a failed
+        create or delete is raised last, for the rate-limited requeue (``manageJobErr``)."""
         failed_creates, error = self._create(job, plan.creates, plan.creation_reason)
         kept: tuple[PodDelete, ...] = ()
         if plan.deletes:
             kept, delete_error = self._delete(job, plan, {p.metadata.uid: p for p in pods})
             error = error or delete_error
-            if kept and plan.finishing:
+            if kept:
                 plan = held()
         status = plan.status
         assert status is not None
@@ -244,9 +244,6 @@ class JobReconciler:
                              ready=status.ready + sum(1 for d in kept if d.ready),
                              terminating=max(0, status.terminating - len(kept)))
             plan = replace(plan, status=status)
-        if kept and plan.finished_condition is not None:
-            # deleteActivePods: not every active pod is gone, so the Job cannot finish in this sync
-            plan = replace(plan, finished_condition=None)
         current, written = job, info.status
         if plan.flush_first and status != info.status:
             current = self._write_status(current, status, info)

@@ -70,13 +70,16 @@ def _suspend_condition(ctx: SyncContext, status: JobStatusInfo) -> tuple[JobStat
 
 
 def sync_job(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: BackoffRecord | None = None,
-             config: SyncConfig | None = None, *, finish_held: bool = False) -> SyncPlan:
+             config: SyncConfig | None = None, *, deletes_failed: bool = False) -> SyncPlan:
     """Decide one sync of ``job``. ``pods`` are the pods the Job controls (after adoption).
 
-    ``finish_held``: the finishing path's pod deletes did not all succeed, so (upstream ``syncJob``:
-    "Can't declare the Job as finished yet", ``deleted != active``) the finishing condition is
-    dropped for this sync — no interim ``FailureTarget``/``SuccessCriteriaMet`` is written and the
-    active pods are not counted failed; the next sync chooses the condition again."""
+    ``deletes_failed``: this sync's pod deletes did not all succeed (the caller re-plans with it).
+    On the finishing path (upstream ``syncJob``: "Can't declare the Job as finished yet",
+    ``deleted != active``) the finishing condition is dropped for this sync — no interim
+    ``FailureTarget``/``SuccessCriteriaMet`` is written and the active pods are not counted failed.
+    On manageJob's path the pod not deleted stays active (``active -= removed``), so
+    ``CompletionsReached`` is not met either (``complete`` needs ``active == 0``) and the
+    ``Suspended`` condition is reconciled instead, as upstream. The next sync decides again."""
     if _is_managed_externally(job):
         return SyncPlan(skip="ManagedExternally")
     if job.finished:
@@ -97,17 +100,16 @@ def sync_job(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: BackoffR
     deletes: tuple[PodDelete, ...] = ()
     action = "reconciling"  # upstream: until manageJob runs
     active = len(ctx.active)
-    finishing = ctx.finished_condition is not None
-    if finishing:
+    if ctx.finished_condition is not None:
         deletes = tuple(PodDelete(p.name, p.uid, False, p.ready) for p in ctx.active)
-        if finish_held:
+        if deletes_failed:
             ctx.finished_condition = None
     elif job.deletion_timestamp is None:
         managed = manage_job(ctx)
         creates, deletes, action = managed.creates, managed.deletes, managed.action
         requeue = _min(requeue, managed.requeue_after)
         active += len(creates)
-        if _completed(ctx, active - len(deletes)):
+        if not deletes_failed and _completed(ctx, active - len(deletes)):
             ctx.finished_condition = new_condition("SuccessCriteriaMet", "True", "CompletionsReached",
                                                    COMPLETIONS_REACHED_MESSAGE, now)
         else:
@@ -120,7 +122,7 @@ def sync_job(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: BackoffR
     terminating = ctx.terminating + len(deletes)
     status = replace(status, active=active, ready=ready, terminating=terminating, has_uncounted=True)
     plan = _track(ctx, status, creates, deletes, events, requeue)
-    return replace(plan, action=action, creation_reason=creation_reason(ctx), finishing=finishing)
+    return replace(plan, action=action, creation_reason=creation_reason(ctx))
 
 
 def _completed(ctx: SyncContext, active: int) -> bool:

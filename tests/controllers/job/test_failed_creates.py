@@ -3,8 +3,11 @@ and every create skipped after a failing batch is taken off ``status.active``)."
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from kbatch.api.batch_v1 import Job
-from kbatch.api.core_v1 import Event
+from kbatch.api.core_v1 import Event, Pod
 from kbatch.api.errors import AlreadyExists, Forbidden
 from kbatch.runtime.controlplane import ControlPlane
 
@@ -30,6 +33,19 @@ def _quota(cp: ControlPlane, allowed: int) -> list[int]:
     return attempts
 
 
+def _refuse_pod_deletes(cp: ControlPlane) -> Callable[..., Any]:
+    """Make every pod DELETE fail (Forbidden); returns the client's own delete, to restore it."""
+    delete = cp.client.delete
+
+    def refuse(kind, *args, **kwargs):
+        if getattr(kind, "__name__", "") == "Pod":
+            raise Forbidden('pods "x" is forbidden: deletion refused')
+        return delete(kind, *args, **kwargs)
+
+    cp.client.delete = refuse  # type: ignore[method-assign]
+    return delete
+
+
 def test_two_failures_in_one_batch_and_a_skipped_batch_leave_active_at_the_created_count():
     # 4 creates in batches 1, 2, 1: the first passes, both of the second fail, the third is skipped.
     cp = ControlPlane(seed=0, controllers="job")
@@ -47,14 +63,7 @@ def test_a_failed_delete_keeps_the_pod_counted_active():
     cp = ControlPlane(seed=0, controllers="job")
     cp.apply({**JOB, "spec": {**JOB["spec"], "parallelism": 2}}, namespace="default")
     assert cp.client.get(Job, "q", "default").status.active == 2
-    delete = cp.client.delete
-
-    def refuse(kind, *args, **kwargs):
-        if getattr(kind, "__name__", "") == "Pod":
-            raise Forbidden('pods "x" is forbidden: deletion refused')
-        return delete(kind, *args, **kwargs)
-
-    cp.client.delete = refuse  # type: ignore[method-assign]
+    _refuse_pod_deletes(cp)
     cp.client.patch(Job, "q", {"spec": {"parallelism": 1}}, "default")
     cp.run_until_idle()
     status = cp.client.get(Job, "q", "default").status
@@ -71,14 +80,7 @@ def test_a_failed_delete_of_a_finishing_job_writes_no_condition_in_that_sync():
     cp = ControlPlane(seed=0, controllers="job")
     cp.apply({**JOB, "spec": {**JOB["spec"], "parallelism": 1, "completions": 1,
                               "activeDeadlineSeconds": 10}}, namespace="default")
-    delete = cp.client.delete
-
-    def refuse(kind, *args, **kwargs):
-        if getattr(kind, "__name__", "") == "Pod":
-            raise Forbidden('pods "x" is forbidden: deletion refused')
-        return delete(kind, *args, **kwargs)
-
-    cp.client.delete = refuse  # type: ignore[method-assign]
+    delete = _refuse_pod_deletes(cp)
     cp.advance(11)
     status = cp.client.get(Job, "q", "default").status
     assert (status.active, status.failed or 0) == (1, 0)
@@ -112,3 +114,32 @@ def test_a_create_answered_already_exists_fails_the_batch_and_requeues():
     assert 'result="error"' in cp.metrics.render()
     cp.advance(5)
     assert cp.client.get(Job, "q", "default").status.active == 4
+
+
+def test_a_failed_surplus_delete_writes_no_success_criteria_met_in_that_sync():
+    # syncJob, manageJob's path: ``active`` counts only the successful deletes (``active -= removed``)
+    # and ``complete`` needs ``active == 0``, so while the duplicate of a succeeded index cannot be
+    # deleted, neither SuccessCriteriaMet nor Complete is written; once the delete passes, both are.
+    cp = ControlPlane(seed=0, controllers="job")
+    cp.apply({**JOB, "spec": {**JOB["spec"], "parallelism": 1, "completions": 1,
+                              "completionMode": "Indexed"}}, namespace="default")
+    delete = _refuse_pod_deletes(cp)
+    (first,) = cp.client.list(Pod, "default").items
+    twin = first.model_copy(deep=True)
+    twin.metadata.name, twin.metadata.uid, twin.metadata.resource_version = "q-0-twin", None, None
+    cp.client.create(twin)  # a second pod of index 0, already owned by the Job
+    cp.advance(2)  # pod events are batched (syncJobBatchPeriod)
+    # the duplicate manageJob tried to delete lost its finalizer first (deleteJobPods); the other
+    # one succeeds
+    (keeper,) = [p for p in cp.client.list(Pod, "default").items if p.metadata.finalizers]
+    cp.client.update_status(keeper.model_copy(update={"status": keeper.status.model_copy(
+        update={"phase": "Succeeded"})}))
+    cp.advance(2)
+    status = cp.client.get(Job, "q", "default").status
+    assert (status.succeeded, status.active) == (1, 1)
+    assert not status.conditions, "a pod of index 0 is still active: CompletionsReached is not met"
+    cp.client.delete = delete  # type: ignore[method-assign]
+    cp.advance(30)
+    status = cp.client.get(Job, "q", "default").status
+    assert [(c.type, c.reason) for c in status.conditions] == [
+        ("SuccessCriteriaMet", "CompletionsReached"), ("Complete", "CompletionsReached")]
