@@ -3,12 +3,14 @@ cronjob_controllerv2.go ``ControllerV2``). Everything runs in virtual time: the 
 ``requeue_after`` = the next fire time (+100 ms) and the loop's clock jumps there.
 
 CronJob events enqueue the CronJob (a schedule or zone change: at the new next fire time, as
-upstream's ``updateCronJob``); Job events enqueue the CronJob that controls the Job.
+upstream's ``updateCronJob``); Job events enqueue the CronJob that controls the Job (name and uid).
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
+from typing import Any
 
 from kbatch.api.base import format_time
 from kbatch.api.batch_v1 import CronJob, Job
@@ -140,11 +142,23 @@ def _t(value):  # RFC 3339, as the API writes metav1.Time
     return format_time(value) if value is not None else None
 
 
-def _owner(obj) -> list[Request]:
-    ref = obj.metadata.controller_ref()
-    if ref is None or ref.kind != "CronJob":
-        return []
-    return [Request(obj.metadata.namespace or "", ref.name)]
+def _owner_of(ctx: ControllerContext) -> Callable[[Any], list[Request]]:
+    """Upstream ``addJob``/``updateJob``/``deleteJob`` through ``resolveControllerRef``: a Job
+    event queues the CronJob its controller reference names only when a CronJob of that name
+    exists and has the reference's uid (a Job of a deleted-and-recreated CronJob queues nothing)."""
+
+    def owner(obj) -> list[Request]:
+        ref = obj.metadata.controller_ref()
+        if ref is None or ref.kind != "CronJob":
+            return []
+        namespace = obj.metadata.namespace or ""
+        try:
+            cj = ctx.cache.get(CronJob, ref.name, namespace, readonly=True)
+        except NotFound:
+            return []
+        return [Request(namespace, ref.name)] if cj.metadata.uid == ref.uid else []
+
+    return owner
 
 
 class _CronJobHandler:
@@ -192,6 +206,6 @@ def _request(obj: CronJob) -> Request:
 def setup(ctx: ControllerContext) -> Controller:
     reconciler = CronJobReconciler(ctx)
     controller = (ctx.build().describe("creates Jobs on a cron schedule (batch/v1 CronJob)")
-                  .watches(Job, _owner).complete(reconciler))
+                  .watches(Job, _owner_of(ctx)).complete(reconciler))
     ctx.cache.informer_for(CronJob).add_event_handler(_CronJobHandler(ctx, controller))
     return controller

@@ -110,5 +110,27 @@ def test_jobs_are_matched_to_the_cronjob_by_controller_name_not_uid():
     other = dict(stale, name="someone-else", uid=cj.metadata.uid)
     cp.apply({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "x", "ownerReferences": [other]},
               **TEMPLATE}, namespace="default")
-    cp.advance(1)
+    cp.advance(1)  # the stale Job's own event queues nothing (resolveControllerRef compares the uid)
+    assert _events(cp, "UnexpectedJob") == []
+    cp.advance(5 * 60)  # the next scheduled sync lists it
     assert _events(cp, "UnexpectedJob") == ["Saw a job that the controller did not create or forgot: cj-old"]
+
+
+def test_a_job_event_queues_the_cronjob_only_when_its_controller_ref_uid_matches():
+    # cronjob_controllerv2.go addJob/updateJob/deleteJob -> resolveControllerRef: look the CronJob up
+    # by the reference's name, then drop the event unless the uid matches too.
+    cp, cj = _plane()
+    cp.run_until_idle()
+    controller = cp.manager.get("cronjob")
+    owner = {"apiVersion": "batch/v1", "kind": "CronJob", "name": "cj", "controller": True}
+    before = controller.reconciles
+    cp.apply({"apiVersion": "batch/v1", "kind": "Job", "metadata": {
+        "name": "stale", "ownerReferences": [{**owner, "uid": "uid-of-an-earlier-cj"}]}, **TEMPLATE},
+        namespace="default")
+    cp.run_until_idle()
+    assert controller.reconciles == before, "a Job of another CronJob named cj queues no sync"
+    cp.apply({"apiVersion": "batch/v1", "kind": "Job", "metadata": {
+        "name": "ours", "ownerReferences": [{**owner, "uid": cj.metadata.uid}]}, **TEMPLATE},
+        namespace="default")
+    cp.run_until_idle()
+    assert controller.reconciles == before + 1
