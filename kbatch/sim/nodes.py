@@ -1,10 +1,25 @@
 """Simulated nodes from a template: ``create_nodes(cp, 4, NodeTemplate(cpu="64", gpus=8))``.
 
-A node is a plain ``v1.Node`` as a KWOK-managed node looks (seed talk, "Create a Simulated
-Node"): labels ``kubernetes.io/hostname``, ``kubernetes.io/os``, ``kubernetes.io/arch``,
-``type: kbatch`` plus the template's own; ``status.capacity`` and ``status.allocatable`` (equal)
-with cpu, memory, pods (110 by default, the kubelet's ``maxPods``), ``nvidia.com/gpu`` when
-``gpus`` > 0 and any extended resources; a ``Ready=True`` condition; optional taints.
+A node is a plain ``v1.Node`` as a KWOK-managed node looks once KWOK's default node stage has run
+(seed talk, "Create a Simulated Node"; kubernetes-sigs/kwok ``kustomize/stage/node/fast/node-initialize.yaml``
+and its ``testdata/node-pending.output.yaml``):
+
+* labels ``kubernetes.io/hostname``, ``kubernetes.io/os``, ``kubernetes.io/arch``, ``type: kbatch``
+  plus the template's own; optional taints and ``spec.unschedulable``;
+* ``status.capacity`` and ``status.allocatable`` (equal): cpu, memory, pods (110 by default, the
+  kubelet's ``maxPods``), ``nvidia.com/gpu`` when ``gpus`` > 0 and any extended resources;
+* ``status.conditions`` in KWOK's order (its ``NodeConditions``): ``Ready=True`` ``KubeletReady``,
+  ``MemoryPressure`` / ``DiskPressure`` / ``PIDPressure`` ``False`` with the kubelet's reasons and
+  messages (upstream ``pkg/kubelet/nodestatus/setters.go``) and ``NetworkUnavailable=False``
+  ``RouteCreated`` "RouteController created a route" (the cloud route controller's,
+  ``pkg/controller/route``, which KWOK posts too); heartbeat and transition times ``now``;
+* ``status.addresses``: ``InternalIP`` (the template's ``internal_ip``: KWOK gives every node it
+  manages one address, its own ``--node-ip``) and ``Hostname`` (the node name);
+* ``status.daemonEndpoints.kubeletEndpoint.Port`` 10250 (KubeletConfiguration ``port``);
+* ``status.nodeInfo`` as KWOK fills it: ``operatingSystem: linux``, ``architecture: amd64``, the
+  kubelet, kube-proxy, container runtime and kernel versions ``kbatch-v<version>`` (KWOK's are
+  ``kwok-<version>``), ``osImage``, ``machineID``, ``systemUUID`` and ``bootID`` empty;
+* ``status.phase: Running`` (deprecated and never set by a kubelet, but KWOK sets it).
 """
 
 from __future__ import annotations
@@ -13,11 +28,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbatch import __version__
 from kbatch.api.base import format_time
 
 __all__ = ["GPU_RESOURCE", "NodeTemplate", "create_nodes", "make_node", "node_manifest"]
 
 GPU_RESOURCE = "nvidia.com/gpu"
+KUBELET_PORT = 10250  # KubeletConfiguration port (pkg/kubelet/apis/config: the kubelet's default)
+SIM_VERSION = f"kbatch-v{__version__}"  # KWOK: "kwok-<Version>"
+CONDITIONS = (  # (type, status, reason, message), KWOK's NodeConditions order
+    ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+    ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+    ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+    ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+    ("NetworkUnavailable", "False", "RouteCreated", "RouteController created a route"),
+)
+NODE_INFO = {  # KWOK node-initialize's defaults for an empty nodeInfo
+    "architecture": "amd64", "bootID": "", "containerRuntimeVersion": SIM_VERSION,
+    "kernelVersion": SIM_VERSION, "kubeProxyVersion": SIM_VERSION, "kubeletVersion": SIM_VERSION,
+    "machineID": "", "operatingSystem": "linux", "osImage": "", "systemUUID": "",
+}
 
 
 @dataclass(frozen=True)
@@ -32,6 +62,7 @@ class NodeTemplate:
     annotations: Mapping[str, str] = field(default_factory=dict)
     taints: tuple[Mapping[str, str], ...] = ()  # {"key", "value", "effect"}
     unschedulable: bool = False
+    internal_ip: str = "10.0.0.1"  # the InternalIP address every node gets (KWOK's --node-ip)
 
     def resources(self) -> dict[str, str]:
         out = {"cpu": self.cpu, "memory": self.memory, "pods": str(self.pods)}
@@ -43,13 +74,15 @@ class NodeTemplate:
         return out
 
 
+def _conditions(now: str | None) -> list[dict[str, Any]]:
+    stamps = {} if now is None else {"lastHeartbeatTime": now, "lastTransitionTime": now}
+    return [{"type": type_, "status": status, "reason": reason, "message": message, **stamps}
+            for type_, status, reason, message in CONDITIONS]
+
+
 def node_manifest(name: str, template: NodeTemplate, now: str | None = None) -> dict[str, Any]:
     labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
               "type": "kbatch", **template.labels}
-    ready: dict[str, Any] = {"type": "Ready", "status": "True", "reason": "KubeletReady",
-                             "message": "kubelet is posting ready status"}
-    if now is not None:
-        ready["lastHeartbeatTime"] = ready["lastTransitionTime"] = now
     spec: dict[str, Any] = {}
     if template.taints:
         spec["taints"] = [dict(t) for t in template.taints]
@@ -58,11 +91,15 @@ def node_manifest(name: str, template: NodeTemplate, now: str | None = None) -> 
     meta: dict[str, Any] = {"name": name, "labels": labels}
     if template.annotations:
         meta["annotations"] = dict(template.annotations)
-    return {
-        "apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec,
-        "status": {"capacity": template.resources(), "allocatable": template.resources(),
-                   "conditions": [ready], "phase": "Running"},
+    status = {
+        "capacity": template.resources(), "allocatable": template.resources(),
+        "conditions": _conditions(now),
+        "addresses": [{"type": "InternalIP", "address": template.internal_ip},
+                      {"type": "Hostname", "address": name}],
+        "daemonEndpoints": {"kubeletEndpoint": {"Port": KUBELET_PORT}},
+        "nodeInfo": dict(NODE_INFO), "phase": "Running",
     }
+    return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec, "status": status}
 
 
 def make_node(name: str, template: NodeTemplate | None = None, now: str | None = None) -> Any:

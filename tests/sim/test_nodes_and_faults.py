@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kbatch.api.base import format_time
 from kbatch.api.core_v1 import Node
 from kbatch.runtime.controlplane import ControlPlane
 from kbatch.sim import NodeTemplate, create_nodes, delete_node, make_node, taint_node, untaint_node
@@ -29,3 +30,50 @@ def test_create_taint_untaint_delete() -> None:
     assert not cp.client.get(Node, "w-0").spec.taints
     delete_node(cp, "w-2")
     assert [n.metadata.name for n in cp.client.list(Node).items] == ["w-0", "w-1"]
+
+
+def test_node_status_is_what_kwoks_node_initialize_stage_posts() -> None:
+    """kubernetes-sigs/kwok kustomize/stage/node/fast/testdata/node-pending.output.yaml, with kbatch's
+    version where KWOK puts its own and the template's address as the node IP."""
+    from kbatch import __version__
+
+    cp = ControlPlane(seed=0, controllers="")
+    node = create_nodes(cp, 1, NodeTemplate(internal_ip="10.1.2.3"), prefix="w-")[0]
+    status = cp.client.get(Node, node.metadata.name).to_dict()["status"]
+    version = f"kbatch-v{__version__}"
+    assert [(c["type"], c["status"], c["reason"]) for c in status["conditions"]] == [
+        ("Ready", "True", "KubeletReady"), ("MemoryPressure", "False", "KubeletHasSufficientMemory"),
+        ("DiskPressure", "False", "KubeletHasNoDiskPressure"),
+        ("PIDPressure", "False", "KubeletHasSufficientPID"),
+        ("NetworkUnavailable", "False", "RouteCreated")]
+    now = format_time(cp.clock.now_datetime())
+    assert {(c["lastHeartbeatTime"], c["lastTransitionTime"]) for c in status["conditions"]} == {(now, now)}
+    assert status["addresses"] == [{"type": "InternalIP", "address": "10.1.2.3"},
+                                   {"type": "Hostname", "address": "w-0"}]
+    assert status["daemonEndpoints"] == {"kubeletEndpoint": {"Port": 10250}}
+    assert status["nodeInfo"] == {
+        "architecture": "amd64", "operatingSystem": "linux", "kubeletVersion": version,
+        "kubeProxyVersion": version, "containerRuntimeVersion": version, "kernelVersion": version,
+        "osImage": "", "machineID": "", "systemUUID": "", "bootID": ""}
+    assert status["phase"] == "Running"
+
+
+def test_get_nodes_wide_shows_the_columns_kubectl_shows() -> None:
+    """kubectl's node printer (pkg/printers/internalversion/printers.go printNode): the wide columns
+    INTERNAL-IP, EXTERNAL-IP, OS-IMAGE, KERNEL-VERSION, CONTAINER-RUNTIME; an empty osImage prints
+    <unknown>, a missing ExternalIP <none>."""
+    from kbatch import __version__
+    from kbatch.cli.render import format_table
+    from kbatch.server.table import build_table
+
+    cp = ControlPlane(seed=0, controllers="")
+    create_nodes(cp, 2, NodeTemplate(), prefix="w-")
+    nodes = [n.to_dict() for n in cp.client.list(Node).items]
+    lines = format_table(build_table(nodes, "", "Node", cp.clock.now_datetime()), wide=True).splitlines()
+    version = f"kbatch-v{__version__}"
+    assert lines[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP",
+                                "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"]
+    assert lines[1].split() == ["w-0", "Ready", "<none>", "0s", version, "10.0.0.1", "<none>", "<unknown>",
+                                version, version]
+    narrow = format_table(build_table(nodes, "", "Node", cp.clock.now_datetime())).splitlines()
+    assert narrow[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]

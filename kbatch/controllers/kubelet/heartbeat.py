@@ -160,7 +160,8 @@ class NodeHeartbeat:
         current = [(c.type, c.status, c.reason or "", c.message or "")
                    for c in conditions if c.type in HEALTHY]
         view = kubelet_view(current, restarted)
-        changed = restarted or view != current
+        # compared as sets: the kubelet's order (HEALTHY's) need not be the node's (KWOK posts Ready first)
+        changed = restarted or set(view) != set(current)
         if not view or not (changed or due):
             beat.settled = version
             return

@@ -26,7 +26,9 @@ kubelet's own report and stays — except that a condition the node lifecycle co
 (reasons ``NodeStatusUnknown`` / ``NodeStatusNeverUpdated``: "Kubelet stopped posting node status")
 is not the kubelet's view: a running kubelet posts its healthy condition at its next update. A
 (re)started kubelet posts every one of its conditions healthy (and ``Ready`` even if missing). The
-conditions a node was created without are not added (the node templates carry ``Ready`` only).
+conditions a node was created without are not added (the node templates carry all four, and
+``NetworkUnavailable``, which is not the kubelet's and is left alone). The node's order of its
+conditions does not matter: the views are compared as sets.
 """
 
 from __future__ import annotations
