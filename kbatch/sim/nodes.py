@@ -30,17 +30,15 @@ from typing import Any
 
 from kbatch import __version__
 from kbatch.api.base import format_time
+from kbatch.controllers.kubelet.nodestatus import HEALTHY
 
 __all__ = ["GPU_RESOURCE", "NodeTemplate", "create_nodes", "make_node", "node_manifest"]
 
 GPU_RESOURCE = "nvidia.com/gpu"
 KUBELET_PORT = 10250  # KubeletConfiguration port (pkg/kubelet/apis/config: the kubelet's default)
 SIM_VERSION = f"kbatch-v{__version__}"  # KWOK: "kwok-<Version>"
-CONDITIONS = (  # (type, status, reason, message), KWOK's NodeConditions order
-    ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
-    ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-    ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-    ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+CONDITIONS = (  # (type, status, reason, message), KWOK's order: the kubelet's four, the route controller's
+    HEALTHY["Ready"], HEALTHY["MemoryPressure"], HEALTHY["DiskPressure"], HEALTHY["PIDPressure"],
     ("NetworkUnavailable", "False", "RouteCreated", "RouteController created a route"),
 )
 NODE_INFO = {  # KWOK node-initialize's defaults for an empty nodeInfo
