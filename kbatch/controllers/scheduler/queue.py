@@ -128,11 +128,10 @@ class SchedulingQueue:
 
     def delete(self, key: str) -> None:
         entry = self._pods.pop(key, None)
-        if entry is not None:
-            self._ungate(entry)
         if self._in_flight:
             self._in_flight.finish(key)
         if entry is not None:
+            self._ungate(entry)
             self._unwait(entry)
             entry.version += 1  # invalidates its heap entries
 
@@ -226,12 +225,13 @@ class SchedulingQueue:
         self.unschedulable(pod, now)
         self._to_backoff_or_active(self._pods[pod.key], now)
 
-    def move_all(self, now: float) -> int:
-        """Every unschedulable pod to backoff or active (a wildcard event); returns how many."""
-        waiting = list(self._waiting.values())
-        for entry in waiting:
+    def move_all(self, now: float, pre_check: Callable[[PodInfo], bool] | None = None) -> int:
+        """Every unschedulable pod (that passes ``pre_check``) to backoff or active (a wildcard
+        event); returns how many."""
+        moving = [e for e in self._waiting.values() if pre_check is None or pre_check(e.pod)]
+        for entry in moving:
             self._to_backoff_or_active(entry, now)
-        return len(waiting)
+        return len(moving)
 
     def move(self, event: ClusterEvent, old: Any, new: Any, now: float,
              pre_check: Callable[[PodInfo], bool] | None = None) -> int:
@@ -242,15 +242,12 @@ class SchedulingQueue:
         if self._in_flight and (hints is None or hints.interested(event)):
             self._in_flight.record(event, old, new)
         if hints is None or event.wildcard:
-            candidates = [e for e in self._waiting.values() if pre_check is None or pre_check(e.pod)]
-            for entry in candidates:
-                self._to_backoff_or_active(entry, now)
-            return len(candidates)
+            return self.move_all(now, pre_check)
         if not (self._waiting or self._gated) or not hints.interested(event):
             return 0
-        matching = hints.hints_for(event)
-        moved = self._ungated_by(event, old, new, now, matching, hints.plugins_for(event))
-        for entry in self._candidates(hints.plugins_for(event)):
+        matching, plugins = hints.hints_for(event), hints.plugins_for(event)
+        moved = self._ungated_by(event, old, new, now, matching, plugins)
+        for entry in self._candidates(plugins):
             if pre_check is not None and not pre_check(entry.pod):
                 continue
             strategy = requeue_strategy(entry.pod, entry.rejectors, entry.pending, event, old, new, matching)
