@@ -44,6 +44,7 @@ from kbatch.controllers.scheduler.framework import (
     Profile,
     Status,
     num_feasible_nodes_to_find,
+    run_filters,
 )
 from kbatch.controllers.scheduler.nominated import filter_with_nominated
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
@@ -156,13 +157,7 @@ class Algorithm:
         self._static_cache[signature] = (self.snapshot.static_generation, statuses)
         return statuses
 
-    @staticmethod
-    def _run(plugins: list, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
-        for plugin in plugins:
-            status = plugin.filter(state, pod, node)
-            if status is not None and not status.ok:
-                return status
-        return None
+    _run = staticmethod(run_filters)
 
     def _filter_one(
         self, pod: PodInfo, state: CycleState, node: NodeInfo, static: dict[str, Status | None] | None

@@ -20,6 +20,7 @@ Statuses: a plugin returns ``None`` for success (the hot path allocates nothing)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -47,6 +48,7 @@ __all__ = [
     "ReservePlugin",
     "ScorePlugin",
     "Status",
+    "run_filters",
 ]
 
 MAX_NODE_SCORE = 100
@@ -138,6 +140,16 @@ class FilterPlugin(Protocol):
     node_static: bool
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None: ...
+
+
+def run_filters(plugins: Sequence[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo,
+                ) -> Status | None:
+    """The first failing status of ``plugins`` on ``node`` (None: the pod passes them all)."""
+    for plugin in plugins:
+        status = plugin.filter(state, pod, node)
+        if status is not None and not status.ok:
+            return status
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,6 +50,7 @@ from kbatch.controllers.scheduler.framework import (
     PostFilterResult,
     PreFilterExtensions,
     Status,
+    run_filters,
 )
 from kbatch.controllers.scheduler.nominated import filter_with_nominated
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
@@ -75,14 +76,6 @@ class _Candidate:
         latest = max((v.creation for v in tops), default=0.0)
         total = sum(v.priority for v in self.victims)
         return (self.violations, top, total, len(self.victims), -latest, order)
-
-
-def _passes(filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
-    for plugin in filters:
-        status = plugin.filter(state, pod, node)
-        if status is not None and not status.ok:
-            return status
-    return None
 
 
 def _importance(p: PodInfo) -> tuple[int, float, str]:
@@ -137,7 +130,7 @@ def select_victims(
             ext.add_pod(state, pod, victim, what_if)
 
     def fits() -> bool:
-        return filter_with_nominated(lambda s, n: _passes(filters, s, pod, n), extensions, state, pod,
+        return filter_with_nominated(lambda s, n: run_filters(filters, s, pod, n), extensions, state, pod,
                                      what_if, nominated) is None
 
     lower = [p for p in node.pods.values() if p.priority < pod.priority and not p.terminating]
