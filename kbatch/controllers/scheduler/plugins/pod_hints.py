@@ -37,13 +37,15 @@ from kbatch.controllers.scheduler.events import QUEUE, QUEUE_SKIP, QueueingHint
 from kbatch.controllers.scheduler.types import NodeShape, PodAffinityTerm, PodInfo, SpreadConstraint
 
 __all__ = [
+    "DO_NOT_SCHEDULE",
     "affinity_after_node_change",
     "affinity_after_pod_change",
+    "hard_constraints",
     "spread_after_node_change",
     "spread_after_pod_change",
 ]
 
-DO_NOT_SCHEDULE = "DoNotSchedule"
+DO_NOT_SCHEDULE = "DoNotSchedule"  # topologySpreadConstraints whenUnsatisfiable
 
 
 def _all_match(pod: PodInfo, terms: tuple[PodAffinityTerm, ...], other: PodInfo) -> bool:
@@ -94,7 +96,7 @@ def affinity_after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeSha
     return QUEUE_SKIP
 
 
-def _hard(pod: PodInfo) -> tuple[SpreadConstraint, ...]:
+def hard_constraints(pod: PodInfo) -> tuple[SpreadConstraint, ...]:
     """Upstream ``getConstraints(pod)`` for DoNotSchedule: the system defaults are all
     ScheduleAnyway, so a pod without constraints has none."""
     return tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == DO_NOT_SCHEDULE)
@@ -112,7 +114,7 @@ def _involved(other: PodInfo, pod: PodInfo) -> bool:
 def spread_after_pod_change(pod: PodInfo, old: PodInfo | None, new: PodInfo | None) -> QueueingHint:
     if (new is not None and not _involved(new, pod)) or (old is not None and not _involved(old, pod)):
         return QUEUE_SKIP
-    constraints = _hard(pod)
+    constraints = hard_constraints(pod)
     if old is not None and new is not None:
         if (new.key == pod.key and len(new.tolerations) != len(old.tolerations)
                 and any(c.node_taints_policy == "Honor" for c in constraints)):
@@ -131,7 +133,7 @@ def _has_keys(labels: Mapping[str, str], constraints: tuple[SpreadConstraint, ..
 
 
 def spread_after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeShape | None) -> QueueingHint:
-    constraints = _hard(pod)
+    constraints = hard_constraints(pod)
     if old is not None and new is not None:
         had, has = _has_keys(old.labels, constraints), _has_keys(new.labels, constraints)
         if had != has:

@@ -42,7 +42,12 @@ from typing import Any
 
 from kbatch.controllers.scheduler.events import ActionType, ClusterEventWithHint, on_node, on_pod
 from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
-from kbatch.controllers.scheduler.plugins.pod_hints import spread_after_node_change, spread_after_pod_change
+from kbatch.controllers.scheduler.plugins.pod_hints import (
+    DO_NOT_SCHEDULE,
+    hard_constraints,
+    spread_after_node_change,
+    spread_after_pod_change,
+)
 from kbatch.controllers.scheduler.plugins.taint_toleration import untolerated_taint
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import (
@@ -66,7 +71,7 @@ __all__ = [
 
 ERR_CONSTRAINTS = "node(s) didn't match pod topology spread constraints"
 ERR_MISSING_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
-DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
+SCHEDULE_ANYWAY = "ScheduleAnyway"
 HOSTNAME, ZONE = "kubernetes.io/hostname", "topology.kubernetes.io/zone"
 SYSTEM_DEFAULTS = (  # upstream systemDefaultConstraints (podtopologyspread/plugin.go)
     SpreadConstraint(3, HOSTNAME, SCHEDULE_ANYWAY, None),
@@ -249,7 +254,7 @@ class PodTopologySpread:
             _skip_score(state, self.name)
         if not pod.spread_constraints:
             return _SKIP
-        hard = tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == DO_NOT_SCHEDULE)
+        hard = hard_constraints(pod)
         if not hard:
             return _SKIP
         state[_FILTER_KEY] = _filter_state(pod, hard, snapshot)
