@@ -127,3 +127,10 @@ class Node(Resource):
 
     spec: NodeSpec = Field(default_factory=NodeSpec)
     status: NodeStatus | None = None
+
+    def condition_status(self, type_: str) -> str | None:
+        """The status ("True", "False", "Unknown") of the node's condition ``type_``; None if absent."""
+        for cond in (self.status.conditions if self.status else None) or ():
+            if cond.type == type_:
+                return cond.status
+        return None

@@ -124,10 +124,8 @@ class Kubelet:
             return False
         if kubelet_stopped(node):
             return False
-        for cond in (node.status.conditions if node.status else None) or ():
-            if cond.type == "Ready":
-                return cond.status == "True"
-        return True  # a node without conditions is taken as healthy (templates may omit them)
+        # a node without a Ready condition is taken as healthy (templates may omit it)
+        return node.condition_status("Ready") in (None, "True")
 
     def _forget(self, key: tuple[str, str], uid: str) -> None:
         run = self.runs.get(key)

@@ -58,13 +58,6 @@ def kubelet_stopped(node: Any) -> bool:
     return (node.metadata.annotations or {}).get(KUBELET_ANNOTATION) == "stopped"
 
 
-def _ready_status(node: Any) -> str | None:
-    for cond in (node.status.conditions if node.status else None) or ():
-        if cond.type == "Ready":
-            return cond.status
-    return None
-
-
 class NodeRunChanged:
     """Which Node events the pod controller needs (it reads a node's kubelet switch and ``Ready``
     status only): a heartbeat-only status post does not re-check every pod on the node."""
@@ -77,7 +70,7 @@ class NodeRunChanged:
 
     def update(self, old: Any, new: Any) -> bool:
         return (old.metadata.annotations != new.metadata.annotations
-                or _ready_status(old) != _ready_status(new))
+                or old.condition_status("Ready") != new.condition_status("Ready"))
 
 
 @dataclass(slots=True)

@@ -64,10 +64,7 @@ ZONE_PASS = ("", "")  # the request that runs the zone pass (no node is named ""
 
 
 def _ready(node: Any) -> str | None:
-    for cond in (node.status.conditions if node.status else None) or ():
-        if cond.type == "Ready":
-            return cond.status
-    return None
+    return node.condition_status("Ready")  # type: ignore[no-any-return]
 
 
 class NodeLifecycle:
