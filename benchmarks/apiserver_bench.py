@@ -16,8 +16,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from kbatch.api.core_v1 import Pod
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 
 

@@ -29,10 +29,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kbatch.api.core_v1 import Pod
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.patch import apply_patch
 from kbatch.apiserver.raw import raw_dict
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 
 T0, T1 = "2025-01-01T00:00:00Z", "2025-01-01T00:01:00Z"

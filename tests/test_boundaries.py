@@ -1,7 +1,8 @@
 """Architecture boundaries, checked by reading the source (kopf's import-linter contracts, in spirit).
 
-* Layers: store < api < apiserver < runtime < controllers/sim < cli/server. A module may import
-  only from its own layer or below (ARCHITECTURE.md, "Layers").
+* Layers: store < api < families < apiserver < runtime < controllers/sim < cli/server. A module may
+  import only from its own layer or below (ARCHITECTURE.md, "Layers"); families declare what lies
+  above them by lazy ``"module:attribute"`` references only.
 * Determinism: the wall clock is read only in ``kbatch/runtime/clock.py``; no module-level use of
   the ``random`` module's global generator anywhere (a seeded ``random.Random`` is fine).
 """
@@ -20,13 +21,14 @@ ROOT = Path(__file__).resolve().parent.parent / "kbatch"
 ALLOWED: dict[str, set[str]] = {
     "store": set(),
     "api": set(),
-    "apiserver": {"api", "store"},
-    "runtime": {"api", "store", "apiserver"},
-    "controllers": {"api", "store", "apiserver", "runtime", "sim", "controllers"},
-    "sim": {"api", "store", "apiserver", "runtime", "controllers"},
-    "testing": {"api", "store", "apiserver", "runtime", "controllers", "sim"},
-    "server": {"api", "store", "apiserver", "runtime", "controllers", "sim"},
-    "cli": {"api", "store", "apiserver", "runtime", "controllers", "sim", "server", "testing"},
+    "families": {"api"},
+    "apiserver": {"api", "store", "families"},
+    "runtime": {"api", "store", "families", "apiserver"},
+    "controllers": {"api", "store", "families", "apiserver", "runtime", "sim", "controllers"},
+    "sim": {"api", "store", "families", "apiserver", "runtime", "controllers"},
+    "testing": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim"},
+    "server": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim"},
+    "cli": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim", "server", "testing"},
 }
 
 

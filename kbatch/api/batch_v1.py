@@ -21,7 +21,7 @@ from kbatch.api.core_v1 import ObjectReference, PodTemplateSpec
 from kbatch.api.meta import LabelSelector, ObjectMeta, Resource
 
 if TYPE_CHECKING:
-    from kbatch.api.registry import Registry
+    pass
 
 __all__ = [
     "CronJob",
@@ -39,7 +39,6 @@ __all__ = [
     "SuccessPolicy",
     "SuccessPolicyRule",
     "UncountedTerminatedPods",
-    "install",
 ]
 
 # Go's int32/int64: out-of-range numbers fail decoding, as they do upstream.
@@ -173,11 +172,3 @@ class CronJob(Resource):
 
     spec: CronJobSpec = Field(default_factory=CronJobSpec)
     status: CronJobStatus | None = None
-
-
-def install(registry: Registry) -> None:
-    """Register Job and CronJob with their strategies (called by ``builtin_registry``)."""
-    from kbatch.api.strategies.batch import CronJobStrategy, JobStrategy
-
-    registry.register(Job, JobStrategy())
-    registry.register(CronJob, CronJobStrategy())

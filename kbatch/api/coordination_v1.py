@@ -19,9 +19,9 @@ from kbatch.api.base import ApiInfo, KubeModel, MicroTime
 from kbatch.api.meta import Resource
 
 if TYPE_CHECKING:
-    from kbatch.api.registry import Registry
+    pass
 
-__all__ = ["NODE_LEASE_NAMESPACE", "Lease", "LeaseSpec", "install"]
+__all__ = ["NODE_LEASE_NAMESPACE", "Lease", "LeaseSpec"]
 
 NODE_LEASE_NAMESPACE = "kube-node-lease"  # corev1.NamespaceNodeLease
 
@@ -43,10 +43,3 @@ class Lease(Resource):
     )
 
     spec: LeaseSpec = Field(default_factory=LeaseSpec)
-
-
-def install(registry: Registry) -> None:
-    """Register Lease with its strategy (called by ``builtin_registry``)."""
-    from kbatch.api.strategies.coordination import LeaseStrategy
-
-    registry.register(Lease, LeaseStrategy())

@@ -25,7 +25,7 @@ from kbatch.api.core_v1 import IntOrString
 from kbatch.api.meta import Condition, LabelSelector, Resource
 
 if TYPE_CHECKING:
-    from kbatch.api.registry import Registry
+    pass
 
 __all__ = [
     "ALWAYS_ALLOW",
@@ -42,7 +42,6 @@ __all__ = [
     "PodDisruptionBudget",
     "PodDisruptionBudgetSpec",
     "PodDisruptionBudgetStatus",
-    "install",
 ]
 
 # UnhealthyPodEvictionPolicyType (KEP-3017, GA in 1.31).
@@ -112,10 +111,3 @@ class Eviction(Resource):
                                           namespaced=True, subresources=())
 
     delete_options: DeleteOptions | None = None
-
-
-def install(registry: Registry) -> None:
-    """Register PodDisruptionBudget with its strategy (called by ``builtin_registry``)."""
-    from kbatch.api.strategies.policy import PodDisruptionBudgetStrategy
-
-    registry.register(PodDisruptionBudget, PodDisruptionBudgetStrategy())

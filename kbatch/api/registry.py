@@ -1,8 +1,10 @@
-"""The kinds registry: group/version/kind, plural, short names, scope, model and strategy per kind.
+"""The kinds registry: group/version/kind, plural, short names, scope, model, strategy, printer,
+describer and garbage-collection policy per kind (apimachinery's ``runtime.Scheme`` plus the
+per-kind registry options of kube-apiserver).
 
-Adding a kind is one model (a ``Resource`` subclass with ``api_info``) plus one strategy, registered
-here. A ``Registry`` is a plain value owned by a control plane (no global mutable state):
-:func:`builtin_registry` builds a fresh one holding every built-in kind.
+A ``Registry`` is a plain value owned by a control plane (no global mutable state). Kinds reach it
+from their families (:class:`kbatch.families.KindEntry`): :func:`kbatch.families.builtin_registry`
+builds a fresh one holding every built-in kind.
 """
 
 from __future__ import annotations
@@ -14,20 +16,34 @@ from typing import Any
 from kbatch.api.base import ApiInfo
 from kbatch.api.errors import BadRequest, NotFound
 from kbatch.api.meta import Resource
+from kbatch.api.printing import DEFAULT_PRINTER, Describer, Printer
 from kbatch.api.strategy import DefaultStrategy, Strategy
 
-__all__ = ["KindSpec", "Registry", "builtin_registry"]
+__all__ = ["GC_POLICIES", "KindSpec", "Registry"]
+
+GC_POLICIES = ("Background", "Foreground", "Orphan")
 
 
 @dataclass(frozen=True, slots=True)
 class KindSpec:
+    """``gc_policy``: what a delete without ``propagationPolicy`` does (upstream's
+    ``DefaultGarbageCollectionPolicy``); ``printer``/``describe``: how people see the kind (``None``:
+    a custom resource's Name, Age columns / its spec and status as YAML)."""
+
     info: ApiInfo
     model: type[Resource]
     strategy: Strategy[Any]
+    gc_policy: str = "Background"
+    printer: Printer | None = None
+    describe: Describer | None = None
 
     @property
     def list_kind(self) -> str:
         return self.info.kind + "List"
+
+    @property
+    def table_printer(self) -> Printer:
+        return self.printer if self.printer is not None else DEFAULT_PRINTER
 
 
 class Registry:
@@ -38,9 +54,14 @@ class Registry:
         self._by_gvk: dict[tuple[str, str], KindSpec] = {}
         self._by_name: dict[str, list[KindSpec]] = {}
 
-    def register(self, model: type[Resource], strategy: Strategy[Any] | None = None) -> KindSpec:
+    def register(self, model: type[Resource], strategy: Strategy[Any] | None = None, *,
+                 gc_policy: str = "Background", printer: Printer | None = None,
+                 describe: Describer | None = None) -> KindSpec:
+        if gc_policy not in GC_POLICIES:
+            raise ValueError(f"gc_policy must be one of {GC_POLICIES}, not {gc_policy!r}")
         info = model.api_info
-        spec = KindSpec(info, model, strategy if strategy is not None else DefaultStrategy())
+        spec = KindSpec(info, model, strategy if strategy is not None else DefaultStrategy(), gc_policy,
+                        printer, describe)
         self._by_model[model] = spec
         self._by_gvk[(info.api_version, info.kind)] = spec
         names = {info.plural, info.kind.lower(), info.singular or info.kind.lower(), *info.short_names}
@@ -77,13 +98,3 @@ class Registry:
 
     def __contains__(self, model: object) -> bool:
         return model in self._by_model
-
-
-def builtin_registry() -> Registry:
-    """A fresh registry with every built-in kind (each API module contributes an installer)."""
-    from kbatch.api import install
-
-    registry = Registry()
-    for installer in install.INSTALLERS:
-        installer(registry)
-    return registry

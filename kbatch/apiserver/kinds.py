@@ -21,11 +21,6 @@ BUILTIN_GROUPS = frozenset({
     "discovery.k8s.io",
 })
 
-# Upstream DefaultGarbageCollectionPolicy overrides: batch/v1 Job orphans its pods unless told
-# otherwise (``pkg/registry/batch/job/strategy.go``, kept "for backwards compatibility").
-_DEFAULT_GC_POLICY: dict[str, str] = {"Job.batch": "Orphan"}
-
-
 _set = object.__setattr__
 
 
@@ -61,11 +56,9 @@ class Kind:
 
     @property
     def default_gc_policy(self) -> str:
-        """A strategy may declare ``default_garbage_collection_policy``; else the upstream table."""
-        declared = getattr(self.strategy, "default_garbage_collection_policy", None)
-        if declared:
-            return str(declared)
-        return _DEFAULT_GC_POLICY.get(self.info.group_kind, "Background")
+        """What a delete without ``propagationPolicy`` does: the kind's declared policy (its family's
+        :class:`kbatch.families.KindEntry`; upstream ``DefaultGarbageCollectionPolicy``)."""
+        return self.spec.gc_policy
 
     @property
     def strategic_merge(self) -> bool:

@@ -34,7 +34,8 @@ from kbatch.apiserver.watched_range import WatchedRange
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["BOOTSTRAP_NAMESPACES", "KUBERNETES_FINALIZER", "NamespaceLifecycle", "spec_finalizers"]
+__all__ = ["BOOTSTRAP_NAMESPACES", "KUBERNETES_FINALIZER", "NamespaceLifecycle", "install_lifecycle",
+           "spec_finalizers"]
 
 BOOTSTRAP_NAMESPACES = ("default", "kube-system")
 KUBERNETES_FINALIZER = "kubernetes"  # upstream v1.FinalizerKubernetes
@@ -44,6 +45,7 @@ _MAX_SEEN = 4096
 class NamespaceLifecycle:
     def __init__(self, server: APIServer) -> None:
         self._server = server
+        self.admits = False  # the NamespaceLifecycle admission plugin is on (install_lifecycle)
         try:
             spec = server.registry.for_gvk("v1", "Namespace")
         except BadRequest:
@@ -85,7 +87,7 @@ class NamespaceLifecycle:
         return ns
 
     def admit_create(self, kind: Kind, obj: Resource) -> None:
-        if self.kind is None or not kind.info.namespaced:
+        if not self.admits or self.kind is None or not kind.info.namespaced:
             return
         namespace = obj.metadata.namespace or ""
         ns = self._lookup(namespace)
@@ -172,6 +174,12 @@ class NamespaceLifecycle:
         except (Conflict, NotFound):
             return False
         return True
+
+
+def install_lifecycle(server: APIServer) -> None:
+    """The ``NamespaceLifecycle`` admission plugin: creates in a missing or terminating namespace are
+    refused. It runs first among the admission plugins (create path), as upstream orders it."""
+    server.namespaces.admits = True
 
 
 def spec_finalizers(ns: Resource) -> list[str]:

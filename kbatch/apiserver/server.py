@@ -20,7 +20,6 @@ from kbatch.api.policy_v1 import Eviction
 from kbatch.api.registry import Registry
 from kbatch.api.strategies.core import NamespaceFinalizeStrategy
 from kbatch.apiserver.admission import Admission
-from kbatch.apiserver.admission_plugins import DEFAULT_PLUGINS, install_defaults
 from kbatch.apiserver.apply import tracking as apply_tracking
 from kbatch.apiserver.apply.operation import apply_object
 from kbatch.apiserver.binding import Binding, bind_pod
@@ -37,6 +36,7 @@ from kbatch.apiserver.patch import patch_object
 from kbatch.apiserver.unstructured import Unstructured
 from kbatch.apiserver.update import object_namespace, read_kv, update_object
 from kbatch.apiserver.watch import TypedWatch, open_watch
+from kbatch.families import AdmissionPlugin, builtin, resolve
 from kbatch.store.kv import KV
 
 __all__ = ["APIServer"]
@@ -51,13 +51,14 @@ class APIServer:
     generated names), so the same inputs give the same objects. With a ``Namespace`` kind
     registered, the ``default`` and ``kube-system`` namespaces are created at construction and
     creates in a missing or terminating namespace are rejected (NamespaceLifecycle).
-    ``admission_plugins`` names the built-in plugins to install, kube-apiserver's defaults unless told
-    otherwise (:mod:`kbatch.apiserver.admission_plugins`: DefaultTolerationSeconds, Priority).
+    ``admission_plugins`` are the admission plugins to install, in order (the families' plugins as
+    ``--enable-admission-plugins``/``--disable-admission-plugins`` select them; default: every
+    built-in family's default-enabled plugins, :meth:`kbatch.families.Composition.admission_plugins`).
     """
 
     def __init__(self, store: KV, registry: Registry, *, now: Callable[[], datetime],
                  rng: random.Random, bootstrap: bool = True,
-                 admission_plugins: tuple[str, ...] = DEFAULT_PLUGINS) -> None:
+                 admission_plugins: tuple[AdmissionPlugin, ...] | None = None) -> None:
         self.store = store
         self.registry = registry
         self.now = now
@@ -70,7 +71,10 @@ class APIServer:
         # Update managers of tracked writes, recorded before the other admission plugins mutate the
         # object, as upstream's handlers do (kbatch.apiserver.apply.tracking)
         apply_tracking.install(self)
-        install_defaults(self, admission_plugins)
+        plugins = admission_plugins if admission_plugins is not None else builtin().admission_plugins()
+        self.admission_plugins = tuple(p.name for p in plugins)
+        for plugin in plugins:
+            resolve(plugin.install)(self)
         if bootstrap:
             self.namespaces.bootstrap()
 

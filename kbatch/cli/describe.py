@@ -1,7 +1,8 @@
 """``kbatch describe``: an object as readable text, then its events (kubectl describe's layout).
 
-A header (Name, Namespace, Labels, Annotations, and a few lines per kind), the rest of ``spec`` and
-``status`` as indented YAML, then an ``Events:`` table with Type, Reason, Age, From and Message
+A header (Name, Namespace, Labels, Annotations, and the lines its family declares for the kind, or
+else the rest of ``spec`` and ``status`` as indented YAML), then an ``Events:`` table with Type,
+Reason, Age, From and Message
 (k8s.io/kubectl ``pkg/describe/describe.go``, ``DescribeEvents``).
 """
 
@@ -9,20 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbatch.api.base import ApiInfo
+from kbatch.api.humanize import age
+from kbatch.api.printing import kv_lines
+from kbatch.api.registry import KindSpec
 from kbatch.cli.render import align, render_yaml
-from kbatch.server.humanize import age
 
 __all__ = ["describe_object"]
 
 Obj = dict[str, Any]
-
-
-def _kv_block(title: str, values: dict[str, Any] | None) -> list[tuple[str, str]]:
-    if not values:
-        return [(title, "<none>")]
-    rows = sorted(values.items())
-    return [(title if i == 0 else "", f"{k}={v}") for i, (k, v) in enumerate(rows)]
 
 
 def _conditions(obj: Obj) -> list[str]:
@@ -35,15 +30,15 @@ def _conditions(obj: Obj) -> list[str]:
     return ["Conditions:", *("  " + line for line in align(rows).splitlines())]
 
 
-def _header(obj: Obj, info: ApiInfo) -> list[tuple[str, str]]:
+def _header(obj: Obj, spec: KindSpec) -> list[tuple[str, str]]:
     meta = obj.get("metadata") or {}
     pairs: list[tuple[str, str]] = [("Name", meta.get("name", ""))]
-    if info.namespaced:
+    if spec.info.namespaced:
         pairs.append(("Namespace", meta.get("namespace", "")))
-    pairs += _kv_block("Labels", meta.get("labels"))
+    pairs += kv_lines("Labels", meta.get("labels"))
     annotations = {k: v for k, v in (meta.get("annotations") or {}).items()
                    if k != "kubectl.kubernetes.io/last-applied-configuration"}
-    pairs += _kv_block("Annotations", annotations)
+    pairs += kv_lines("Annotations", annotations)
     owner = next((r for r in meta.get("ownerReferences") or () if r.get("controller")), None)
     if owner:
         pairs.append(("Controlled By", f"{owner.get('kind')}/{owner.get('name')}"))
@@ -52,65 +47,16 @@ def _header(obj: Obj, info: ApiInfo) -> list[tuple[str, str]]:
     return pairs
 
 
-def _job_lines(job: Obj) -> list[tuple[str, str]]:
-    spec, status = job.get("spec") or {}, job.get("status") or {}
-    out = [("Parallelism", str(spec.get("parallelism", ""))), ("Completions", str(spec.get("completions",
-                                                                                          "<unset>"))),
-           ("Completion Mode", spec.get("completionMode", "NonIndexed")),
-           ("Suspend", str(spec.get("suspend", False)).lower()),
-           ("Backoff Limit", str(spec.get("backoffLimit", "")))]
-    if status.get("startTime"):
-        out.append(("Start Time", status["startTime"]))
-    if status.get("completionTime"):
-        out.append(("Completed At", status["completionTime"]))
-    out.append(("Pods Statuses", f"{status.get('active', 0)} Active ({status.get('ready', 0)} Ready) / "
-                                 f"{status.get('succeeded', 0)} Succeeded / "
-                                 f"{status.get('failed', 0)} Failed"))
-    if status.get("completedIndexes"):
-        out.append(("Completed Indexes", status["completedIndexes"]))
-    return out
-
-
-def _pod_lines(pod: Obj) -> list[tuple[str, str]]:
-    spec, status = pod.get("spec") or {}, pod.get("status") or {}
-    out = [("Node", spec.get("nodeName") or "<none>"), ("Start Time", status.get("startTime") or "<unset>"),
-           ("Status", status.get("phase", "")), ("IP", status.get("podIP") or "")]
-    if status.get("reason"):
-        out.append(("Reason", status["reason"]))
-    for st in status.get("containerStatuses") or ():
-        state = st.get("state") or {}
-        which = next(iter(state), "waiting")
-        detail = state.get(which) or {}
-        out.append((f"Container {st.get('name')}", f"{which.capitalize()}"
-                    + (f" ({detail['reason']})" if detail.get("reason") else "")
-                    + (f", exit code {detail['exitCode']}" if "exitCode" in detail else "")
-                    + f", restarts {st.get('restartCount', 0)}"))
-    return out
-
-
-def _node_lines(node: Obj) -> list[tuple[str, str]]:
-    spec = node.get("spec") or {}
-    taints = [f"{t['key']}" + (f"={t['value']}" if t.get("value") else "") + f":{t['effect']}"
-              for t in spec.get("taints") or ()]
-    out = [("Taints", taints[0] if taints else "<none>")] + [("", t) for t in taints[1:]]
-    out.append(("Unschedulable", str(bool(spec.get("unschedulable"))).lower()))
-    for title in ("capacity", "allocatable"):
-        out += _kv_block(title.capitalize(), (node.get("status") or {}).get(title))
-    return out
-
-
-_KIND_LINES = {"Job": _job_lines, "Pod": _pod_lines, "Node": _node_lines}
-
-
-def _events_block(backend: Any, info: ApiInfo, obj: Obj) -> list[str]:
+def _events_block(backend: Any, spec: KindSpec, obj: Obj) -> list[str]:
     meta = obj.get("metadata") or {}
     try:
         event_info = backend.registry.for_name("events").info
-        events = backend.list(event_info, meta.get("namespace") or ("default" if info.namespaced else None))
+        namespace = meta.get("namespace") or ("default" if spec.info.namespaced else None)
+        events = backend.list(event_info, namespace)
     except Exception:  # describing must not fail because events cannot be read
         return ["Events:  <unknown>"]
     mine = [e for e in events["items"] if (e.get("involvedObject") or {}).get("uid") == meta.get("uid")
-            or ((e.get("involvedObject") or {}).get("kind") == info.kind
+            or ((e.get("involvedObject") or {}).get("kind") == spec.info.kind
                 and (e.get("involvedObject") or {}).get("name") == meta.get("name"))]
     if not mine:
         return ["Events:  <none>"]
@@ -130,14 +76,16 @@ def _indent(text: str, by: str = "  ") -> list[str]:
     return [by + line for line in text.splitlines()]
 
 
-def describe_object(backend: Any, info: ApiInfo, obj: Obj) -> str:
-    pairs = _header(obj, info) + _KIND_LINES.get(info.kind, lambda _o: [])(obj)
+def describe_object(backend: Any, spec: KindSpec, obj: Obj) -> str:
+    """The header, the kind's own lines (its family's describer) or, for a kind without one, its spec
+    and status as YAML, then conditions and events."""
+    pairs = _header(obj, spec) + (spec.describe(obj) if spec.describe is not None else [])
     width = max(len(k) for k, _ in pairs) + 2
     lines = [(f"{k}:" if k else "").ljust(width) + v for k, v in pairs]
-    if info.kind not in _KIND_LINES:
+    if spec.describe is None:
         for section in ("spec", "status"):
             if obj.get(section):
                 lines += [f"{section.capitalize()}:", *_indent(render_yaml(obj[section]))]
     lines += _conditions(obj)
-    lines += _events_block(backend, info, obj)
+    lines += _events_block(backend, spec, obj)
     return "\n".join(lines)

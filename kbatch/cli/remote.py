@@ -16,7 +16,8 @@ import httpx
 
 from kbatch.api import errors
 from kbatch.api.base import ApiInfo, parse_time
-from kbatch.api.registry import Registry, builtin_registry
+from kbatch.api.registry import Registry
+from kbatch.families import builtin_registry
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
 
 __all__ = ["HttpBackend"]

@@ -8,7 +8,7 @@ See docs/runtime.md and docs/determinism.md.
 
 from kbatch.runtime.builder import Builder
 from kbatch.runtime.cache import Cache, SharedInformer
-from kbatch.runtime.catalog import BUILTIN_CONTROLLERS, Catalog, ControllerSpec, default_catalog
+from kbatch.runtime.catalog import Catalog, ControllerSpec, default_catalog
 from kbatch.runtime.clock import DEFAULT_START, Clock, RealClock, VirtualClock
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.controller import Controller, ReconcileRecord
@@ -31,7 +31,6 @@ from kbatch.runtime.timers import TimerQueue
 from kbatch.runtime.trace import Trace, TraceRecord
 
 __all__ = [
-    "BUILTIN_CONTROLLERS",
     "DEFAULT_START",
     "Builder",
     "Cache",

@@ -1,93 +1,41 @@
-"""The controller catalog: every controller kbatch knows, by stable name, and how to build it.
+"""The controller catalog: every controller the composed families declare, by stable name, and how
+to build it.
 
 Names follow kube-controller-manager where upstream has the controller (``job``, ``cronjob``,
 ``ttl-after-finished``, ``garbage-collector``, ``podgc``, ``taint-eviction-controller``,
 ``node-lifecycle``, ``disruption``) and are kbatch's own otherwise (``scheduler``, ``kubelet``). Each
-entry has a one-line description, an enabled-by-default flag, a factory (a callable
-``setup(ctx: ControllerContext)`` or a lazy ``"module:attribute"`` path), upstream aliases and the
-Event source component upstream uses (``job-controller``, ``default-scheduler``, ...).
+entry (a :class:`kbatch.families.ControllerSpec`, declared by its family) has a one-line
+description, an enabled-by-default flag, a factory (a callable ``setup(ctx: ControllerContext)`` or
+a lazy ``"module:attribute"`` path), upstream aliases and the Event source component upstream uses
+(``job-controller``, ``default-scheduler``, ...).
 
-**Adding a controller by name** is one line in :data:`BUILTIN_CONTROLLERS`, pointing at a
-``setup(ctx)`` function in its own package (``kbatch.controllers.job:setup``). An entry whose
-module or ``setup`` does not exist is *known but unavailable*: ``*`` skips it, naming it
-explicitly is an error that says so. Users add their own with :meth:`Catalog.register`.
+An entry whose module or ``setup`` does not exist is *known but unavailable*: ``*`` skips it, naming
+it explicitly is an error that says so. Users add their own with :meth:`Catalog.register`.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from kbatch.families import ControllerSpec, builtin
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.selection import ControllerInfo, SelectionError, select
 
-__all__ = ["BUILTIN_CONTROLLERS", "Catalog", "ControllerSpec", "default_catalog"]
+__all__ = ["Catalog", "ControllerSpec", "default_catalog", "info_of"]
 
 Factory = Callable[[ControllerContext], Any]
 
 
-@dataclass(frozen=True, slots=True)
-class ControllerSpec:
-    name: str
-    description: str
-    factory: str | Factory
-    enabled_by_default: bool = True
-    aliases: tuple[str, ...] = ()
-    source: str = ""  # the Event source component upstream uses; the name when empty
-
-    @property
-    def event_source(self) -> str:
-        return self.source or self.name
-
-    @property
-    def info(self) -> ControllerInfo:
-        return ControllerInfo(self.name, self.description, self.enabled_by_default, self.aliases)
-
-
-# Names: kbatch's short names first (the ones the issues and docs use); ``aliases`` accept
-# kube-controller-manager's canonical names and its legacy aliases
-# (upstream cmd/kube-controller-manager/names/controller_names.go), so a selection copied from a
-# real cluster's flags works unchanged.
-BUILTIN_CONTROLLERS: tuple[ControllerSpec, ...] = (
-    ControllerSpec("garbage-collector", "deletes dependents whose owners are gone (ownerReferences)",
-                   "kbatch.runtime.builtin.garbage_collector:setup",
-                   aliases=("garbage-collector-controller", "garbagecollector"),
-                   source="garbage-collector-controller"),
-    ControllerSpec("ttl-after-finished", "deletes finished Jobs ttlSecondsAfterFinished after they end",
-                   "kbatch.runtime.builtin.ttl_after_finished:setup",
-                   aliases=("ttl-after-finished-controller",), source="ttl-after-finished-controller"),
-    ControllerSpec("job", "runs a Job's pods to completion (batch/v1 Job)", "kbatch.controllers.job:setup",
-                   aliases=("job-controller",), source="job-controller"),
-    ControllerSpec("cronjob", "creates Jobs on a cron schedule (batch/v1 CronJob)",
-                   "kbatch.controllers.cronjob:setup", aliases=("cronjob-controller",),
-                   source="cronjob-controller"),
-    ControllerSpec("podgc", "deletes terminated, orphaned and unscheduled terminating pods",
-                   "kbatch.controllers.podgc:setup", aliases=("pod-garbage-collector-controller",),
-                   source="pod-garbage-collector-controller"),
-    ControllerSpec("node-lifecycle", "taints NotReady/unreachable nodes (node.kubernetes.io/not-ready)",
-                   "kbatch.controllers.nodelifecycle:setup",
-                   aliases=("node-lifecycle-controller", "nodelifecycle"), source="node-controller"),
-    ControllerSpec("taint-eviction-controller", "evicts pods that do not tolerate NoExecute taints",
-                   "kbatch.controllers.nodelifecycle:setup_taint_eviction"),
-    ControllerSpec("scheduler", "binds pending pods to nodes (simulated kube-scheduler)",
-                   "kbatch.controllers.scheduler:setup", source="default-scheduler"),
-    ControllerSpec("kubelet", "runs bound pods on simulated nodes (KWOK-style)",
-                   "kbatch.controllers.kubelet:setup"),
-    ControllerSpec("disruption", "keeps PodDisruptionBudget status current, resets stale DisruptionTarget",
-                   "kbatch.controllers.disruption:setup", aliases=("disruption-controller",),
-                   source="controllermanager"),
-    ControllerSpec("namespace", "deletes the content of terminating namespaces, then finalizes them",
-                   "kbatch.controllers.namespace:setup", aliases=("namespace-controller",),
-                   source="namespace-controller"),
-)
+def info_of(spec: ControllerSpec) -> ControllerInfo:
+    return ControllerInfo(spec.name, spec.description, spec.enabled_by_default, spec.aliases)
 
 
 class Catalog:
     """Known controllers, in a fixed order (the order they are set up and stepped in)."""
 
-    def __init__(self, specs: tuple[ControllerSpec, ...] | list[ControllerSpec] = ()) -> None:
+    def __init__(self, specs: Iterable[ControllerSpec] = ()) -> None:
         self._specs: dict[str, ControllerSpec] = {}
         self._aliases: dict[str, str] = {}
         for spec in specs:
@@ -116,7 +64,7 @@ class Catalog:
         return list(self._specs.values())
 
     def infos(self) -> list[ControllerInfo]:
-        return [s.info for s in self._specs.values()]
+        return [info_of(s) for s in self._specs.values()]
 
     def factory(self, name: str) -> Factory | None:
         """The setup function, or ``None`` when the entry is not available in this build."""
@@ -158,5 +106,5 @@ def _terms(selection: str | list[str] | None) -> list[str]:
 
 
 def default_catalog() -> Catalog:
-    """A fresh catalog with every built-in entry."""
-    return Catalog(BUILTIN_CONTROLLERS)
+    """A fresh catalog with every built-in family's controllers."""
+    return Catalog(builtin().controllers)

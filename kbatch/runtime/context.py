@@ -4,15 +4,21 @@ A factory ``setup(ctx)`` declares its controller with ``ctx.build()`` (named aft
 entry) and reads through ``ctx.cache``, writes through ``ctx.client``, takes time from ``ctx.clock``,
 randomness from ``ctx.rng`` (its own stream, derived from the control-plane seed and the controller
 name, so enabling another controller never changes this one's draws) and records Events with
-``ctx.recorder``. ``ctx.options`` carries per-controller settings (e.g. pod GC's threshold).
+``ctx.recorder``. ``ctx.options`` carries per-controller settings (e.g. pod GC's threshold),
+``ctx.features`` the feature gates in force, ``ctx.registry`` the served kinds and
+``ctx.composition`` the composed families (scheduler plugins, job integrations).
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kbatch.api.features import FeatureGates
+from kbatch.api.registry import Registry
+from kbatch.apiserver.client import Client
+from kbatch.families import Composition, builtin
 from kbatch.runtime.builder import Builder
 from kbatch.runtime.cache import Cache
 from kbatch.runtime.clock import Clock
@@ -21,22 +27,28 @@ from kbatch.runtime.manager import Manager
 from kbatch.runtime.metrics import MetricsRegistry
 from kbatch.runtime.timers import TimerQueue
 
+if TYPE_CHECKING:
+    from kbatch.apiserver.server import APIServer
+
 __all__ = ["ControllerContext"]
 
 
 @dataclass
 class ControllerContext:
     name: str
-    client: Any  # kbatch.apiserver.client.Client
+    client: Client
     cache: Cache
     clock: Clock
     rng: random.Random
     recorder: EventRecorder
     manager: Manager
     timers: TimerQueue
-    server: Any = None  # the in-process API server, for controllers that wrap its internals (GC)
+    server: APIServer | None = None  # the in-process API server, for controllers that wrap its internals (GC)
     options: dict[str, Any] = field(default_factory=dict)
     metrics: MetricsRegistry = field(default_factory=MetricsRegistry)  # the control plane's (cp.metrics)
+    composition: Composition = field(default_factory=builtin)
+    features: FeatureGates = field(default_factory=lambda: builtin().feature_gates())
+    registry: Registry = field(default_factory=lambda: builtin().registry())
 
     def build(self, name: str | None = None) -> Builder:
         """A controller builder named after this catalog entry (or ``name``)."""

@@ -2,10 +2,17 @@
 
 A façade that wires the parts and does none of their work::
 
+    families ── composition: kinds (registry), admission plugins, controllers, scheduler plugins, gates
     clock (virtual | real) ─┐          ┌─ trace (one watch over the whole store)
     rng (seeded) ───────────┼─ APIServer(store, registry) ── client ── cache (shared informers)
     store (MemoryStore) ────┘                                  │
                                      manager (controllers from the catalog, by name) ── loop
+
+``families`` (default: :data:`kbatch.families.BUILTIN_FAMILIES`) says what the control plane serves
+and runs; ``feature_gates`` (``"Name=true,..."`` as ``--feature-gates``),
+``enable_admission_plugins``/``disable_admission_plugins`` (kube-apiserver's flags) and
+``scheduler_config`` (a ``KubeSchedulerConfiguration`` dict, kube-scheduler's ``--config``) configure
+them as upstream's components are configured.
 
 >>> cp = ControlPlane(seed=1, controllers="")          # doctest: +SKIP
 >>> cp.apply(open("job.yaml").read()); cp.advance("5m")  # doctest: +SKIP
@@ -20,14 +27,16 @@ Async twins (``arun_until_idle``, ``aadvance``) and ``await run()`` (real clock)
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from kbatch.api.registry import Registry
+from kbatch.families import BUILTIN_FAMILIES, ControllerSpec, Family, compose
 from kbatch.runtime.apply import Manifests, apply_objects
 from kbatch.runtime.builder import Builder
 from kbatch.runtime.cache import Cache
-from kbatch.runtime.catalog import Catalog, ControllerSpec, default_catalog
+from kbatch.runtime.catalog import Catalog
 from kbatch.runtime.clock import DEFAULT_START, Clock, RealClock, VirtualClock
 from kbatch.runtime.compaction import COMPACTION_INTERVAL, Compactor
 from kbatch.runtime.context import ControllerContext
@@ -39,6 +48,7 @@ from kbatch.runtime.metrics import MetricsRegistry
 from kbatch.runtime.rng import derive, new_rng
 from kbatch.runtime.timers import TimerQueue
 from kbatch.runtime.trace import NullTrace, Trace
+from kbatch.store.kv import KV
 
 __all__ = ["ControlPlane"]
 
@@ -61,24 +71,32 @@ class ControlPlane:
         controllers: str | Sequence[str] | None = "*",
         clock: str | Clock = "virtual",
         *,
+        families: Sequence[Family] | None = None,
+        feature_gates: str | Mapping[str, bool] | None = None,
+        enable_admission_plugins: str | Sequence[str] | None = None,
+        disable_admission_plugins: str | Sequence[str] | None = None,
+        scheduler_config: Mapping[str, Any] | None = None,
         catalog: Catalog | None = None,
         extra_controllers: Sequence[ControllerSpec] = (),
         options: dict[str, dict[str, Any]] | None = None,
         trace: bool = True,
         compaction_interval: float | None = COMPACTION_INTERVAL,
-        store: Any = None,
-        registry: Any = None,
+        store: KV | None = None,
+        registry: Registry | None = None,
     ) -> None:
-        from kbatch.api.registry import builtin_registry
         from kbatch.apiserver import APIServer
         from kbatch.store import MemoryStore
 
         self.seed = seed
         self.clock = _make_clock(clock, start)
         self.rng = new_rng(seed)
-        self.store = store if store is not None else MemoryStore()
-        self.registry = registry if registry is not None else builtin_registry()
-        self.server = APIServer(self.store, self.registry, now=self.clock.now_datetime, rng=self.rng)
+        self.composition = compose(families if families is not None else BUILTIN_FAMILIES)
+        self.features = self.composition.feature_gates(feature_gates)
+        self.store: KV = store if store is not None else MemoryStore()
+        self.registry = registry if registry is not None else self.composition.registry()
+        admission = self.composition.admission_plugins(enable_admission_plugins, disable_admission_plugins)
+        self.server = APIServer(self.store, self.registry, now=self.clock.now_datetime, rng=self.rng,
+                                admission_plugins=admission)
         self.client = self.server.client()
         self.timers = TimerQueue()
         self.cache = Cache(self.client)
@@ -102,10 +120,12 @@ class ControlPlane:
         self.cache.set_notify(self.loop.wake)
         self.trace.set_notify(self.loop.wake)  # any write wakes the real-clock loop (GC, trace)
         self.manager.observers.append(self.trace.note_reconcile)
-        self.catalog = catalog if catalog is not None else default_catalog()
+        self.catalog = catalog if catalog is not None else Catalog(self.composition.controllers)
         for spec in extra_controllers:
             self.catalog.register(spec)
-        self._options = options or {}
+        self._options = {name: dict(values) for name, values in (options or {}).items()}
+        if scheduler_config is not None:  # kube-scheduler's --config (KubeSchedulerConfiguration)
+            self._options.setdefault("scheduler", {})["config"] = scheduler_config
         self.enabled: list[str] = []
         for name in self.catalog.resolve(controllers if controllers is not None else "*"):
             self.add_controller(name)
@@ -117,6 +137,7 @@ class ControlPlane:
             name=name, client=self.client, cache=self.cache, clock=self.clock, rng=derive(self.rng, name),
             recorder=self.recorder(self._event_source(name)), manager=self.manager, timers=self.timers,
             server=self.server, options=dict(self._options.get(name, {})), metrics=self.metrics,
+            composition=self.composition, features=self.features, registry=self.registry,
         )
 
     def recorder(self, component: str) -> EventRecorder:

@@ -22,7 +22,6 @@ __all__ = [
     "WatchOptions",
     "WriteOptions",
     "build_table",
-    "printer_for",
     "restore_control_plane",
     "save_control_plane",
 ]
@@ -30,7 +29,7 @@ __all__ = [
 _WHERE = {
     "Backend": "backend", "DeleteOptions": "backend", "WatchOptions": "backend", "WriteOptions": "backend",
     "ControlPlaneBackend": "facade", "restore_control_plane": "facade", "save_control_plane": "facade",
-    "KbatchApp": "app", "ServeProcess": "process", "build_table": "table", "printer_for": "printers",
+    "KbatchApp": "app", "ServeProcess": "process", "build_table": "table",
 }
 
 

@@ -113,10 +113,9 @@ def _render(backend: Backend, req: Request, rp: ResourcePath, obj: dict[str, Any
     if include not in ("None", "Metadata", "Object"):
         raise BadRequest(f"includeObject must be None, Metadata or Object, got {include!r}")
     objects = (obj.get("items") or []) if many else [obj]
-    info = rp.spec.info
     meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k in ("resourceVersion", "continue")} \
         if many else {"resourceVersion": (obj.get("metadata") or {}).get("resourceVersion", "")}
-    return json_response(build_table(objects, info.group, info.kind, backend.now(),
+    return json_response(build_table(objects, rp.spec.table_printer, backend.now(),
                                      include_object=include, list_metadata=meta))  # type: ignore[arg-type]
 
 

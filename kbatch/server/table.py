@@ -1,7 +1,8 @@
 """``meta.k8s.io/v1`` ``Table`` responses (what ``kubectl get`` asks for).
 
 Shape from k8s.io/apimachinery ``pkg/apis/meta/v1/types.go`` (``Table``, ``TableRow``,
-``TableOptions``): ``columnDefinitions`` then ``rows[].cells``; each row's ``object`` is a
+``TableOptions``): ``columnDefinitions`` then ``rows[].cells`` (the kind's printer, declared by its
+family: :attr:`kbatch.api.registry.KindSpec.table_printer`); each row's ``object`` is a
 ``PartialObjectMetadata`` by default (``includeObject=Metadata``), the whole object with
 ``includeObject=Object``, absent with ``None``.
 """
@@ -12,7 +13,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Literal
 
-from kbatch.server.printers import printer_for
+from kbatch.api.printing import Printer
 
 __all__ = ["IncludeObject", "build_table", "table_accepted"]
 
@@ -39,15 +40,13 @@ def _row_object(obj: dict[str, Any], include: IncludeObject) -> dict[str, Any] |
 
 def build_table(
     objects: Iterable[dict[str, Any]],
-    group: str,
-    kind: str,
+    printer: Printer,
     now: datetime,
     *,
     include_object: IncludeObject = "Metadata",
     list_metadata: dict[str, Any] | None = None,
     headers: bool = True,
 ) -> dict[str, Any]:
-    printer = printer_for(group, kind)
     rows = []
     for obj in objects:
         row: dict[str, Any] = {"cells": printer.cells(obj, now)}

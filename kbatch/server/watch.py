@@ -95,14 +95,14 @@ def _rv(obj: dict[str, Any] | None, default: str = "") -> str:
 def _transform(backend: Backend, req: Request, rp: ResourcePath) -> Transform:
     if not table_accepted(req.headers.get("accept", "")):
         return lambda event: event
-    info = rp.spec.info
+    printer = rp.spec.table_printer
     include = req.param("includeObject") or "Metadata"
 
     def to_table(event: dict[str, Any]) -> dict[str, Any]:
         obj = event.get("object") or {}
         if event.get("type") in ("ERROR", "BOOKMARK"):
             return event
-        table = build_table([obj], info.group, info.kind, backend.now(),
+        table = build_table([obj], printer, backend.now(),
                             include_object=include,  # type: ignore[arg-type]
                             list_metadata={"resourceVersion": _rv(obj)})
         return {"type": event["type"], "object": table}

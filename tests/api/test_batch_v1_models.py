@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 
 from kbatch.api.batch_v1 import CronJob, Job
-from kbatch.api.registry import builtin_registry
+from kbatch.families import builtin_registry
 
 MANIFESTS = Path(__file__).parent / "manifests" / "batch"
 VALID = sorted(p for p in MANIFESTS.glob("*.yaml") if not p.name.startswith("invalid_"))

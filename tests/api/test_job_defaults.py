@@ -239,8 +239,8 @@ def _api_server() -> Any:
     import random
     from datetime import UTC, datetime
 
-    from kbatch.api.registry import builtin_registry
     from kbatch.apiserver import APIServer
+    from kbatch.families import builtin_registry
     from kbatch.store import MemoryStore
 
     return APIServer(MemoryStore(), builtin_registry(), now=lambda: datetime(2024, 1, 1, tzinfo=UTC),

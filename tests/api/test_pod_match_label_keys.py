@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Invalid
 from kbatch.api.meta import LabelSelector
-from kbatch.api.registry import builtin_registry
 from kbatch.api.selectors import selector_from_model
 from kbatch.api.strategies.core.pod_label_keys import merged_selector
 from kbatch.apiserver import APIServer
 from kbatch.controllers.scheduler.convert import _spread_constraint
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 
 TERM = "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from kbatch.api.core_v1 import Event, Namespace, Node, Pod, Service
-from kbatch.api.registry import builtin_registry
 from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.api.strategies.core import (
     EventStrategy,
@@ -15,6 +14,7 @@ from kbatch.api.strategies.core import (
     PriorityClassStrategy,
     ServiceStrategy,
 )
+from kbatch.families import builtin_registry
 
 
 @pytest.mark.parametrize(

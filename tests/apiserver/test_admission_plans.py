@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Node, Pod
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.admission import Admission, AdmissionRequest
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 
 _MODELS = (None, Pod, Node)

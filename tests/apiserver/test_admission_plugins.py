@@ -9,9 +9,9 @@ import pytest
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Forbidden
-from kbatch.api.registry import builtin_registry
 from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.apiserver import APIServer
+from kbatch.families import AdmissionSelectionError, builtin, builtin_registry
 from kbatch.store import MemoryStore
 from tests.apiserver.conftest import FakeClock
 
@@ -77,9 +77,14 @@ def test_plugins_can_be_left_out(clock: FakeClock) -> None:
                      admission_plugins=())
     created = bare.create(_pod())
     assert created.spec.tolerations is None and created.spec.priority is None
-    with pytest.raises(ValueError, match="unknown admission plugins"):
-        APIServer(MemoryStore(), builtin_registry(), now=clock.now, rng=random.Random(1),
-                  admission_plugins=("AlwaysPullImages",))
+    only_priority = builtin().admission_plugins(disable="DefaultTolerationSeconds")
+    some = APIServer(MemoryStore(), builtin_registry(), now=clock.now, rng=random.Random(1),
+                     admission_plugins=only_priority)
+    created = some.create(_pod())
+    assert created.spec.tolerations is None and created.spec.priority == 0
+    with pytest.raises(AdmissionSelectionError, match='enable-admission-plugins plugin "AlwaysPullImages" is '
+                                                      'unknown'):
+        builtin().admission_plugins(enable="AlwaysPullImages")
 
 
 # --- Priority ----------------------------------------------------------------------------------------

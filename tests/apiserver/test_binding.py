@@ -8,8 +8,8 @@ import pytest
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import BadRequest, Conflict, Invalid, NotFound
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer, Binder, Binding
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 from tests.apiserver.conftest import FakeClock
 

@@ -11,8 +11,8 @@ import pytest
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Namespace, Pod
 from kbatch.api.errors import Invalid
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer, GarbageCollector
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 from tests.apiserver.conftest import FakeClock
 

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 import pytest
 
 from kbatch.api.core_v1 import Pod
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.decoded_cache import valid
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 from kbatch.store.kv import KeyValue
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.empty_status import STRUCT_STATUS_KINDS
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 from tests.apiserver.conftest import FakeClock
 

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
 from kbatch.api.meta import Resource
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.codec import decode, encode, encode_over
 from kbatch.apiserver.update import Current, _status_input, prepare_update, read_kv
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 
 _TEXT = st.text(alphabet="ab-é\"\\", min_size=1, max_size=6)

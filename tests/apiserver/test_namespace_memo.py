@@ -17,9 +17,9 @@ from hypothesis.stateful import rule
 
 from kbatch.api.core_v1 import Namespace, Pod
 from kbatch.api.errors import Forbidden, NotFound, StatusError
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.codec import decode
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 from tests.apiserver.store_rules import StoreDisruptions
 

@@ -15,9 +15,9 @@ from hypothesis.stateful import invariant, rule
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import StatusError
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.codec import decode
+from kbatch.families import builtin_registry
 from kbatch.runtime.controlplane import ControlPlane
 from kbatch.store import MemoryStore
 from tests.apiserver.store_rules import StoreDisruptions

@@ -20,7 +20,6 @@ from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import StatusError
 from kbatch.api.model_copy import share_fields_sets
 from kbatch.api.quantity import Quantity
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver import patch as patch_module
 from kbatch.apiserver.codec import decode
@@ -29,6 +28,7 @@ from kbatch.apiserver.patch import apply_patch
 from kbatch.apiserver.raw import raw_dict
 from kbatch.apiserver.typed_merge import view
 from kbatch.apiserver.update import read_kv
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 from tests.api.test_core_v1_properties import pods
 

@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Pod
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 
 KEY = b"/registry/pods/default/p"

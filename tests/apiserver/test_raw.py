@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer, GarbageCollector
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 from tests.apiserver.conftest import FakeClock
 

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Pod
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 
 OWNER = {"apiVersion": "batch/v1", "kind": "Job", "name": "j", "uid": "u-1", "controller": True,

@@ -7,8 +7,8 @@ import random
 from datetime import UTC, datetime, timedelta
 
 from kbatch.api.core_v1 import Pod
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 
 NOW = datetime(2026, 1, 1, 0, 0, 0, 750_000, tzinfo=UTC)

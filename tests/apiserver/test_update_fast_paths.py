@@ -18,10 +18,10 @@ from kbatch.api.base import share_fields_set
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import StatusError
 from kbatch.api.meta import ObjectMeta
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.codec import decode
 from kbatch.apiserver.update import _carry_system_fields
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 
 KEY = b"/registry/pods/default/p"

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import BadRequest
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.names import new_uid
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbatch.api.registry import Registry, builtin_registry
+from kbatch.api.registry import Registry
+from kbatch.families import builtin_registry
 from kbatch.runtime.controlplane import ControlPlane
 
 

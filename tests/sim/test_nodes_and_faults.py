@@ -69,11 +69,12 @@ def test_get_nodes_wide_shows_the_columns_kubectl_shows() -> None:
     cp = ControlPlane(seed=0, controllers="")
     create_nodes(cp, 2, NodeTemplate(), prefix="w-")
     nodes = [n.to_dict() for n in cp.client.list(Node).items]
-    lines = format_table(build_table(nodes, "", "Node", cp.clock.now_datetime()), wide=True).splitlines()
+    printer = cp.registry.for_model(Node).table_printer
+    lines = format_table(build_table(nodes, printer, cp.clock.now_datetime()), wide=True).splitlines()
     version = f"kbatch-v{__version__}"
     assert lines[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP",
                                 "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"]
     assert lines[1].split() == ["w-0", "Ready", "<none>", "0s", version, "10.0.0.1", "<none>", "<unknown>",
                                 version, version]
-    narrow = format_table(build_table(nodes, "", "Node", cp.clock.now_datetime())).splitlines()
+    narrow = format_table(build_table(nodes, printer, cp.clock.now_datetime())).splitlines()
     assert narrow[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]

@@ -10,12 +10,17 @@ a failed node is evicted by the taint manager after five minutes instead of at o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kbatch.api.core_v1 import Pod
 from kbatch.api.core_v1.common import Toleration
 from kbatch.api.model_copy import template_factory
 from kbatch.apiserver.admission import AdmissionRequest
 
-__all__ = ["DEFAULT_SECONDS", "NOT_READY", "UNREACHABLE", "DefaultTolerationSeconds"]
+if TYPE_CHECKING:
+    from kbatch.apiserver.server import APIServer
+
+__all__ = ["DEFAULT_SECONDS", "NOT_READY", "UNREACHABLE", "DefaultTolerationSeconds", "install"]
 
 NOT_READY = "node.kubernetes.io/not-ready"
 UNREACHABLE = "node.kubernetes.io/unreachable"
@@ -55,3 +60,9 @@ class DefaultTolerationSeconds:
                 added = True
         if added:
             pod.spec.tolerations = tolerations
+
+
+def install(server: APIServer) -> None:
+    """Add the plugin's hook for pods (when the Pod kind is served); subresource writes are left alone."""
+    if Pod in server.registry:
+        server.admission.add_mutating(Pod, DefaultTolerationSeconds(), main_resource_only=True)

@@ -37,7 +37,7 @@ from kbatch.apiserver.watched_range import WatchedRange
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["BUILTIN_CLASSES", "PriorityAdmission"]
+__all__ = ["BUILTIN_CLASSES", "PriorityAdmission", "install"]
 
 PREEMPT_LOWER = "PreemptLowerPriority"
 BUILTIN_CLASSES = {"system-cluster-critical": 2_000_000_000, "system-node-critical": 2_000_001_000}
@@ -160,3 +160,14 @@ class PriorityAdmission:
             raise forbidden("priorityclasses.scheduling.k8s.io", pc,
                             f"PriorityClass {default.name} is already marked as default. Only one default "
                             "can exist")
+
+
+def install(server: APIServer) -> None:
+    """Add the plugin's hooks: pods' priority on create and update (main resource only), and the
+    one-global-default rule for PriorityClasses (when that kind is served)."""
+    if Pod not in server.registry:
+        return
+    priority = PriorityAdmission(server, has_classes=PriorityClass in server.registry)
+    server.admission.add_mutating(Pod, priority.admit_pod, main_resource_only=True)
+    if priority.has_classes:
+        server.admission.add_validating(PriorityClass, priority.validate_class, main_resource_only=True)

@@ -48,7 +48,8 @@ def _print_objects(objs: list[dict[str, Any]], output: str, single: bool,
 def _table_text(backend: Backend, info: Any, objs: list[dict[str, Any]], output: str | None,
                 all_ns: bool, headers: bool = True, prefix: bool = False) -> str:
     """kubectl's table; with several kinds, names read ``job.batch/pi`` as kubectl prints them."""
-    table = build_table(objs, info.group, info.kind, backend.now())
+    table = build_table(objs, backend.registry.for_gvk(info.api_version, info.kind).table_printer,
+                        backend.now())
     if prefix:
         label = f"{info.kind.lower()}.{info.group}" if info.group else info.kind.lower()
         for row in table["rows"]:
@@ -162,7 +163,8 @@ def describe(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or K
         info = kind_info(backend.registry, kind)
         ns = namespace_for(info, namespace)
         objs = [backend.get(info, ns, name)] if name else backend.list(info, ns)["items"]
-        texts = [describe_object(backend, info, obj) for obj in objs]
+        spec = backend.registry.for_gvk(info.api_version, info.kind)
+        texts = [describe_object(backend, spec, obj) for obj in objs]
         typer.echo("\n\n".join(texts))
 
 

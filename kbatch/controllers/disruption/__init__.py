@@ -44,7 +44,7 @@ def setup(ctx: Any) -> DisruptionController:
     """Catalog factory for ``disruption``."""
     from kbatch.api.core_v1 import Pod
     from kbatch.api.policy_v1 import PodDisruptionBudget
-    from kbatch.api.registry import builtin_registry
+    from kbatch.families import builtin_registry
     from kbatch.runtime.predicate import predicate_func
     from kbatch.runtime.reconcile import Request
 

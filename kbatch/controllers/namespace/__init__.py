@@ -58,7 +58,7 @@ class NamespaceController:
 def setup(ctx: Any) -> NamespaceController:
     """Catalog factory for ``namespace``."""
     from kbatch.api.core_v1 import Namespace
-    from kbatch.api.registry import builtin_registry
+    from kbatch.families import builtin_registry
 
     registry = ctx.server.registry if ctx.server is not None else builtin_registry()
     controller = NamespaceController(ctx, registry)

@@ -7,16 +7,20 @@ the plugin protocols in :mod:`.framework` and the plugins in :mod:`.plugins`. Th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kbatch.controllers.scheduler.algorithm import Algorithm, Decision
+from kbatch.controllers.scheduler.config import SchedulerConfig, SchedulerConfigError, parse_config
 from kbatch.controllers.scheduler.controller import Scheduler
-from kbatch.controllers.scheduler.defaults import default_profile
+from kbatch.controllers.scheduler.defaults import default_profile, plugin_registry
 from kbatch.controllers.scheduler.diagnosis import Diagnosis, fit_error_message
 from kbatch.controllers.scheduler.framework import Code, CycleState, PostFilterResult, Profile, Status
+from kbatch.controllers.scheduler.profiles import Handle, build_profiles, event_handlers
 from kbatch.controllers.scheduler.queue import SchedulingQueue
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo
+from kbatch.runtime.context import ControllerContext
 
 __all__ = [
     "CYCLE",
@@ -25,52 +29,44 @@ __all__ = [
     "CycleState",
     "Decision",
     "Diagnosis",
+    "Handle",
     "NodeInfo",
     "NodeShape",
     "PodInfo",
     "PostFilterResult",
     "Profile",
     "Scheduler",
+    "SchedulerConfig",
+    "SchedulerConfigError",
     "SchedulingQueue",
     "Snapshot",
     "Status",
+    "build_profiles",
     "default_profile",
     "fit_error_message",
+    "parse_config",
+    "plugin_registry",
     "setup",
 ]
 
 CYCLE = ("", "scheduler/cycle")  # the one request the scheduler's queue ever holds
 
 
-def setup(ctx: Any, profile: Profile | None = None) -> Scheduler:
-    """Catalog factory for ``scheduler``. Options: ``profile`` (kwargs of :func:`default_profile`:
-    ``scoring_strategy``, ``percentage_of_nodes_to_score``, ``preemption``), ``events`` (bool)."""
-    from kbatch.api.core_v1 import Node, Pod, Service
-    from kbatch.controllers.scheduler.plugins import PodTopologySpread
-    from kbatch.runtime.reconcile import Request
+def setup(ctx: ControllerContext, profile: Profile | None = None) -> Scheduler:
+    """Catalog factory for ``scheduler``. Options: ``config`` (a ``KubeSchedulerConfiguration``
+    document, kube-scheduler's ``--config``: profiles, plugins, plugin args; ``ControlPlane``'s
+    ``scheduler_config``), ``events`` (bool), ``queueing_hints`` (bool; the SchedulerQueueingHints
+    gate must be on too). ``profile`` replaces the configured profiles by that one (tests)."""
+    from kbatch.api.core_v1 import Node, Pod
 
     scheduler = Scheduler(ctx, profile)
     builder = ctx.build().describe("binds pending pods to nodes (simulated kube-scheduler)")
-    controller = builder.complete(scheduler)
-    cycle = Request(*CYCLE)
-    scheduler.enqueue = lambda: controller.queue.add(cycle)
-    scheduler.cycle = controller
-    _wire_pdbs(ctx, scheduler.profile)
+    scheduler.cycle = builder.complete(scheduler)
     ctx.cache.informer_for(Node).add_event_handler(_Handler(scheduler.on_node, scheduler.on_node_delete))
     ctx.cache.informer_for(Pod).add_event_handler(_Handler(scheduler.on_pod, scheduler.on_pod_delete))
-    for plugin in scheduler.profile.pre_filter:  # Services select pods for default spreading
-        if isinstance(plugin, PodTopologySpread):
-            ctx.cache.informer_for(Service).add_event_handler(plugin.services)
+    for kind, handler in event_handlers(scheduler.profiles.values()):  # what plugins declare they watch
+        ctx.cache.informer_for(kind).add_event_handler(handler)
     return scheduler
-
-
-def _wire_pdbs(ctx: Any, profile: Profile) -> None:
-    """DefaultPreemption reads PodDisruptionBudgets from the shared cache (upstream: a PDB lister)."""
-    from kbatch.api.policy_v1 import PodDisruptionBudget
-
-    for plugin in profile.post_filter:
-        if hasattr(plugin, "pdb_lister"):
-            plugin.pdb_lister = lambda: ctx.cache.list(PodDisruptionBudget, readonly=True)
 
 
 class _Handler:
@@ -78,7 +74,7 @@ class _Handler:
 
     __slots__ = ("remove", "upsert")
 
-    def __init__(self, upsert: Any, remove: Any) -> None:
+    def __init__(self, upsert: Callable[[Any], None], remove: Callable[[Any], None]) -> None:
         self.upsert, self.remove = upsert, remove
 
     def on_add(self, obj: Any) -> None:

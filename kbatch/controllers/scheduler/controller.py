@@ -54,8 +54,9 @@ from kbatch.api.base import format_time
 from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.pod_generation import with_observed_generation
 from kbatch.controllers.scheduler.algorithm import Algorithm
+from kbatch.controllers.scheduler.config import parse_config
 from kbatch.controllers.scheduler.convert import node_shape, pod_info, tolerations_of
-from kbatch.controllers.scheduler.defaults import default_profile
+from kbatch.controllers.scheduler.defaults import plugin_registry
 from kbatch.controllers.scheduler.events import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
@@ -63,17 +64,25 @@ from kbatch.controllers.scheduler.events import (
     NODE_DELETE,
     ClusterEvent,
     HintMap,
+    ProfileHints,
     node_update_events,
     pod_update_events,
 )
 from kbatch.controllers.scheduler.framework import Code, CycleState, PostFilterResult, Profile, Status
 from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GATED
+from kbatch.controllers.scheduler.profiles import Handle, build_profiles
 from kbatch.controllers.scheduler.queue import SchedulingQueue
 from kbatch.controllers.scheduler.snapshot import Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
+from kbatch.families.core import SCHEDULER_QUEUEING_HINTS
+from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.controller import Controller
 from kbatch.runtime.events import ObjectRef
+from kbatch.runtime.reconcile import Request
 
-__all__ = ["Scheduler", "WaitingPod"]
+__all__ = ["CYCLE_REQUEST", "Scheduler", "WaitingPod"]
+
+CYCLE_REQUEST = Request("", "scheduler/cycle")  # the one request the scheduler's queue ever holds
 
 GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 _TERMINAL = ("Succeeded", "Failed")
@@ -91,25 +100,56 @@ class WaitingPod:
 
 
 class Scheduler:
-    """Reconciler plus informer handlers; build it with :func:`kbatch.controllers.scheduler.setup`."""
+    """Reconciler plus informer handlers; build it with :func:`kbatch.controllers.scheduler.setup`.
 
-    def __init__(self, ctx: Any, profile: Profile | None = None) -> None:
+    One scheduling queue and one snapshot serve every profile (``KubeSchedulerConfiguration``
+    ``profiles``, :mod:`.profiles`); a pod is scheduled by the profile its ``spec.schedulerName``
+    names, and pods naming no profile of this scheduler are left to another scheduler."""
+
+    def __init__(self, ctx: ControllerContext, profile: Profile | None = None) -> None:
         from kbatch.api.core_v1 import Node, Pod
 
         self.ctx, self.Pod, self.Node = ctx, Pod, Node
-        self.profile = profile or default_profile(**ctx.options.get("profile", {}))
+        if profile is not None:
+            self.profiles = {profile.scheduler_name: profile}
+        else:
+            registry = plugin_registry(ctx.composition.scheduler_plugins)
+            self.profiles = build_profiles(parse_config(ctx.options.get("config")), registry, self._handle)
         self.snapshot = Snapshot()
-        self.algorithm = Algorithm(self.profile, self.snapshot, ctx.rng)
-        sort = self.profile.queue_sort.sort_key if self.profile.queue_sort else (lambda p: (p.seq,))
-        self.queue = SchedulingQueue(sort, self.profile.pre_enqueue, hint_map(self.profile)
-                                     if ctx.options.get("queueing_hints", True) else None)
+        self.algorithms = {name: Algorithm(p, self.snapshot, ctx.rng) for name, p in self.profiles.items()}
+        first = next(iter(self.profiles.values()))
+        sort = first.queue_sort.sort_key if first.queue_sort else _arrival_order
+        hinted = ctx.features.enabled(SCHEDULER_QUEUEING_HINTS) and ctx.options.get("queueing_hints", True)
+        if len(self.profiles) == 1:
+            self.queue = SchedulingQueue(sort, first.pre_enqueue, hint_map(first) if hinted else None)
+        else:
+            self.queue = SchedulingQueue(
+                sort, {n: p.pre_enqueue for n, p in self.profiles.items()},
+                ProfileHints({n: hint_map(p) for n, p in self.profiles.items()}) if hinted else None)
         self.waiting: dict[str, WaitingPod] = {}
         self.record_events = bool(ctx.options.get("events", True))
         self._seq = count()
         self._infos: dict[str, PodInfo] = {}  # last PodInfo per pod key (bound or pending, not finished)
         self._status_written: dict[str, tuple[str, str]] = {}
-        self.cycle: Any = None
-        self.enqueue: Callable[[], None] = lambda: None
+        self.cycle: Controller | None = None  # this scheduler's controller (setup sets it)
+
+    @property
+    def profile(self) -> Profile:
+        """The first profile (``default-scheduler`` unless configured otherwise)."""
+        return next(iter(self.profiles.values()))
+
+    @property
+    def algorithm(self) -> Algorithm:
+        return next(iter(self.algorithms.values()))
+
+    def _handle(self) -> Handle:
+        ctx = self.ctx
+        return Handle(cache=ctx.cache, client=ctx.client, clock=ctx.clock, features=ctx.features)
+
+    def enqueue(self) -> None:
+        """Ask for a scheduling cycle (the one request the controller's queue ever holds)."""
+        if self.cycle is not None:
+            self.cycle.queue.add(CYCLE_REQUEST)
 
     # -- informer handlers -------------------------------------------------------------------------
     def _info(self, pod: Any, key: str, old: PodInfo | None) -> PodInfo:
@@ -145,7 +185,7 @@ class Scheduler:
             elif info is not old:
                 self._event_moves((event, old, info) for event in pod_update_events(old, info))
             return
-        if info.scheduler_name != self.profile.scheduler_name:
+        if info.scheduler_name not in self.profiles:
             self.queue.delete(info.key)
             return
         if info.terminating:
@@ -277,12 +317,13 @@ class Scheduler:
         return Result(requeue_after=max(min(wakeups) - now, 1e-6)) if wakeups else None
 
     def schedule_one(self, pod: PodInfo, now: float) -> None:
-        decision = self.algorithm.schedule(pod)
+        algorithm = self.algorithms[pod.scheduler_name]
+        decision = algorithm.schedule(pod)
         if decision.node is None:
             self._failed(pod, decision, now)
             return
         node, state = decision.node, decision.state
-        self.algorithm.assume(pod, node)
+        algorithm.assume(pod, node)
         if self.snapshot.nominated:
             self.snapshot.unnominate(pod.key)  # upstream assume: DeleteNominatedPodIfExists
         status = self._reserve(state, pod, node)
@@ -299,7 +340,7 @@ class Scheduler:
         self._bind(state, pod, node, now)
 
     def _reserve(self, state: CycleState, pod: PodInfo, node: str) -> Status | None:
-        for plugin in self.profile.reserve:
+        for plugin in self.profiles[pod.scheduler_name].reserve:
             status = plugin.reserve(state, pod, node)
             if status is not None and not status.ok:
                 return status
@@ -308,14 +349,14 @@ class Scheduler:
     def _unreserve(self, state: CycleState, pod: PodInfo, node: str) -> None:
         """Unreserve, then forget the assumed pod; what it held is free for the others (upstream
         ``schedulingCycle``/``handleBindingCycleError``: AssignedPod/Delete, not for itself)."""
-        for plugin in reversed(self.profile.reserve):
+        for plugin in reversed(self.profiles[pod.scheduler_name].reserve):
             plugin.unreserve(state, pod, node)
         self._release(pod.key, lambda other: other.key != pod.key)
 
     def _permit(self, state: CycleState, pod: PodInfo, node: str, now: float) -> Status | None:
         pending: set[str] = set()
         timeout = 0.0
-        for plugin in self.profile.permit:
+        for plugin in self.profiles[pod.scheduler_name].permit:
             status = plugin.permit(state, pod, node)
             if status is None or status.ok:
                 continue
@@ -355,7 +396,7 @@ class Scheduler:
 
     def _bind(self, state: CycleState, pod: PodInfo, node: str, now: float) -> None:
         try:
-            for plugin in self.profile.bind:
+            for plugin in self.profiles[pod.scheduler_name].bind:
                 status = plugin.bind(state, pod, node)
                 if status is None or status.code != Code.SKIP:
                     break
@@ -388,7 +429,8 @@ class Scheduler:
         preemption: PostFilterResult | None = decision.preemption
         if preemption is not None and preemption.nominated_node is not None:
             self._preempt(pod, preemption.nominated_node, preemption.victims)
-        elif not self.profile.post_filter or (preemption is not None and preemption.clear_nomination):
+        elif (not self.profiles[pod.scheduler_name].post_filter
+              or (preemption is not None and preemption.clear_nomination)):
             self._clear_nomination(pod)
         self._write_unschedulable(pod, message)
 
@@ -465,6 +507,11 @@ class Scheduler:
     def _event(self, pod: PodInfo, type_: str, reason: str, message: str) -> None:
         ref = ObjectRef("Pod", "v1", pod.name, pod.namespace, pod.uid)  # no Pod model just to name it
         self.ctx.recorder.event(ref, type_, reason, message)
+
+
+def _arrival_order(pod: PodInfo) -> tuple[int]:
+    """The queue order without a QueueSort plugin: arrival."""
+    return (pod.seq,)
 
 
 def hint_map(profile: Profile) -> HintMap:

@@ -1,51 +1,46 @@
-"""The default profile: kube-scheduler's default plugin set, as far as kbatch models it.
+"""The plugin registry of the composed families, and the default profile built from it.
 
-Order and weights follow upstream ``pkg/scheduler/apis/config/v1/default_plugins.go``
-(score weights in brackets): SchedulingGates, PrioritySort, NodeUnschedulable, NodeName,
-TaintToleration (3), NodeAffinity (2), NodePorts, NodeResourcesFit (1), volume plugins,
-PodTopologySpread (2), InterPodAffinity (2), DefaultPreemption, NodeResourcesBalancedAllocation (1),
-ImageLocality (1), DefaultBinder; without
-the plugins kbatch does not model (volumes, BalancedAllocation, ImageLocality). Node-static filters
-run first, which preserves upstream's "first failing plugin" per node.
+The default profile is kube-scheduler's default ``multiPoint`` plugin set as far as kbatch models it
+(upstream ``pkg/scheduler/apis/config/v1/default_plugins.go``; the core family declares it, with the
+weights: TaintToleration 3, NodeAffinity 2, NodeResourcesFit 1, PodTopologySpread 2,
+InterPodAffinity 2), plus whatever later families add. Node-static filters run first, which preserves
+upstream's "first failing plugin" per node.
 """
 
 from __future__ import annotations
 
-from kbatch.controllers.scheduler.framework import Profile
-from kbatch.controllers.scheduler.plugins import (
-    LEAST_ALLOCATED,
-    DefaultPreemption,
-    InterPodAffinity,
-    NodeAffinity,
-    NodeName,
-    NodePorts,
-    NodeResourcesFit,
-    NodeUnschedulable,
-    PodTopologySpread,
-    PrioritySort,
-    SchedulingGates,
-    TaintToleration,
-)
+from collections.abc import Iterable
 
-__all__ = ["default_profile"]
+from kbatch.controllers.scheduler.config import PluginSet, ProfileConfig, SchedulerConfig
+from kbatch.controllers.scheduler.framework import Profile
+from kbatch.controllers.scheduler.plugins import LEAST_ALLOCATED
+from kbatch.controllers.scheduler.profiles import Handle, Registry, build_profiles
+from kbatch.families import SchedulerPlugin, builtin, resolve
+
+__all__ = ["default_profile", "plugin_registry"]
+
+
+def plugin_registry(plugins: Iterable[SchedulerPlugin] | None = None) -> Registry:
+    """The scheduler plugins of ``plugins`` (default: every built-in family's), by name."""
+    registry = Registry()
+    for plugin in plugins if plugins is not None else builtin().scheduler_plugins:
+        registry.register(plugin.name, resolve(plugin.factory), weight=plugin.weight,
+                          multi_point=plugin.multi_point)
+    return registry
 
 
 def default_profile(
     scoring_strategy: str = LEAST_ALLOCATED,
     percentage_of_nodes_to_score: int | None = None,
     preemption: bool = True,
+    handle: Handle | None = None,
 ) -> Profile:
-    fit = NodeResourcesFit(strategy=scoring_strategy)
-    affinity, taints, pod_affinity = NodeAffinity(), TaintToleration(), InterPodAffinity()
-    ports, spread = NodePorts(), PodTopologySpread()
-    filters = [NodeUnschedulable(), NodeName(), taints, affinity, ports, fit, spread, pod_affinity]
-    return Profile(
-        queue_sort=PrioritySort(),
-        pre_enqueue=[SchedulingGates()],
-        pre_filter=[ports, spread, pod_affinity],
-        filter=filters,
-        post_filter=[DefaultPreemption(filters, extensions=[spread, pod_affinity])] if preemption else [],
-        pre_score=[spread, pod_affinity],
-        score=[taints, affinity, fit, spread, pod_affinity],
-        percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-    )
+    """The ``default-scheduler`` profile of the built-in families, with the most common knobs
+    (NodeResourcesFit's scoring strategy, ``percentageOfNodesToScore``, DefaultPreemption on or off)
+    expressed as the configuration a user would write."""
+    plugins = {} if preemption else {"postFilter": PluginSet(disabled=("DefaultPreemption",))}
+    fit_args = {"scoringStrategy": {"type": scoring_strategy}}
+    config = ProfileConfig(plugins=plugins, plugin_config={"NodeResourcesFit": fit_args})
+    made = build_profiles(SchedulerConfig((config,), percentage_of_nodes_to_score), plugin_registry(),
+                          lambda: handle if handle is not None else Handle())
+    return made[config.scheduler_name]

@@ -48,6 +48,7 @@ __all__ = [
     "ClusterEventWithHint",
     "HintFn",
     "HintMap",
+    "ProfileHints",
     "QueueingHint",
     "Strategy",
     "node_update_events",
@@ -196,6 +197,38 @@ class HintMap:
     def interested(self, event: ClusterEvent) -> bool:
         """Upstream ``isEventOfInterest``."""
         return event.wildcard or bool(self.hints_for(event))
+
+    def matching(self, event: ClusterEvent, pod: PodInfo) -> tuple[tuple[str, HintFn | None], ...]:
+        """The hints for ``event`` that apply to ``pod`` (one profile: all of them)."""
+        return self.hints_for(event)
+
+
+class ProfileHints:
+    """The hint maps of several profiles (upstream keys its ``QueueingHintMap`` by profile name): a
+    pod's hints are those of its own profile; ``interested``/``plugins_for`` look at them all."""
+
+    def __init__(self, maps: dict[str, HintMap]) -> None:
+        self._maps = maps
+        self._plugins: dict[ClusterEvent, tuple[str, ...]] = {}
+        self._none: tuple[tuple[str, HintFn | None], ...] = ()
+
+    def hints_for(self, event: ClusterEvent) -> tuple[tuple[str, HintFn | None], ...]:
+        """Every profile's hints for ``event`` (for callers that do not know the pod)."""
+        return tuple(h for m in self._maps.values() for h in m.hints_for(event))
+
+    def matching(self, event: ClusterEvent, pod: PodInfo) -> tuple[tuple[str, HintFn | None], ...]:
+        own = self._maps.get(pod.scheduler_name)
+        return own.hints_for(event) if own is not None else self._none
+
+    def plugins_for(self, event: ClusterEvent) -> tuple[str, ...]:
+        cached = self._plugins.get(event)
+        if cached is None:
+            cached = self._plugins[event] = tuple(sorted({n for m in self._maps.values()
+                                                          for n in m.plugins_for(event)}))
+        return cached
+
+    def interested(self, event: ClusterEvent) -> bool:
+        return any(m.interested(event) for m in self._maps.values())
 
 
 def requeue_strategy(

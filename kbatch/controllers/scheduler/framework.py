@@ -236,6 +236,7 @@ class Profile:
     permit: list[PermitPlugin] = field(default_factory=list)
     bind: list[BindPlugin] = field(default_factory=list)
     percentage_of_nodes_to_score: int | None = None  # None: upstream's adaptive default
+    plugins: dict[str, Any] = field(default_factory=dict)  # every plugin of the profile, by name
 
     def static_filters(self) -> list[FilterPlugin]:
         return [p for p in self.filter if p.node_static]

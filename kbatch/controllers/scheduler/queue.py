@@ -27,7 +27,7 @@ The queue never reads a clock: every method that needs time takes ``now``.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import count
 from typing import Any
@@ -35,6 +35,7 @@ from typing import Any
 from kbatch.controllers.scheduler.events import (
     ClusterEvent,
     HintMap,
+    ProfileHints,
     Strategy,
     requeue_strategy,
 )
@@ -74,14 +75,18 @@ class SchedulingQueue:
     def __init__(
         self,
         sort_key: Callable[[PodInfo], tuple[Any, ...]],
-        pre_enqueue: Sequence[PreEnqueuePlugin] = (),
-        hints: HintMap | None = None,
+        pre_enqueue: Sequence[PreEnqueuePlugin] | Mapping[str, Sequence[PreEnqueuePlugin]] = (),
+        hints: HintMap | ProfileHints | None = None,
         initial_backoff: float = INITIAL_BACKOFF,
         max_backoff: float = MAX_BACKOFF,
         max_unschedulable: float = MAX_UNSCHEDULABLE_SECONDS,
     ) -> None:
         self._sort_key = sort_key
-        self._pre_enqueue = list(pre_enqueue)
+        # PreEnqueue plugins for every pod, or per profile (keyed by schedulerName)
+        per_profile = isinstance(pre_enqueue, Mapping)
+        self._pre_enqueue: list[PreEnqueuePlugin] = [] if per_profile else list(pre_enqueue)  # type: ignore[arg-type]
+        self._pre_enqueue_by: dict[str, list[PreEnqueuePlugin]] = (
+            {name: list(ps) for name, ps in pre_enqueue.items()} if per_profile else {})  # type: ignore[union-attr]
         self._initial, self._max, self._max_unschedulable = initial_backoff, max_backoff, max_unschedulable
         self._pods: dict[str, QueuedPod] = {}
         self._waiting: dict[str, QueuedPod] = {}  # the UNSCHEDULABLE ones, oldest failure first
@@ -116,7 +121,7 @@ class SchedulingQueue:
             return True
         entry.pod = pod
         for event in events:
-            matching = self._hints.hints_for(event)
+            matching = self._hints.matching(event, pod)
             strategy = requeue_strategy(pod, entry.rejectors, entry.pending, event, old, pod, matching)
             if strategy == Strategy.IMMEDIATELY:
                 self._move(entry, ACTIVE)
@@ -211,7 +216,7 @@ class SchedulingQueue:
         strategy = Strategy.SKIP
         for event, old, new in seen:
             found = requeue_strategy(entry.pod, entry.rejectors, entry.pending, event, old, new,
-                                     self._hints.hints_for(event))
+                                     self._hints.matching(event, entry.pod))
             if found == Strategy.IMMEDIATELY:
                 return found
             if found == Strategy.AFTER_BACKOFF:
@@ -245,12 +250,13 @@ class SchedulingQueue:
             return self.move_all(now, pre_check)
         if not (self._waiting or self._gated) or not hints.interested(event):
             return 0
-        matching, plugins = hints.hints_for(event), hints.plugins_for(event)
-        moved = self._ungated_by(event, old, new, now, matching, plugins)
+        plugins = hints.plugins_for(event)
+        moved = self._ungated_by(event, old, new, now, hints, plugins)
         for entry in self._candidates(plugins):
             if pre_check is not None and not pre_check(entry.pod):
                 continue
-            strategy = requeue_strategy(entry.pod, entry.rejectors, entry.pending, event, old, new, matching)
+            strategy = requeue_strategy(entry.pod, entry.rejectors, entry.pending, event, old, new,
+                                        hints.matching(event, entry.pod))
             if strategy == Strategy.SKIP:
                 continue
             moved += 1
@@ -260,14 +266,15 @@ class SchedulingQueue:
                 self._to_backoff_or_active(entry, now)
         return moved
 
-    def _ungated_by(self, event: ClusterEvent, old: Any, new: Any, now: float, matching: Any,
-                    plugins: Sequence[str]) -> int:
+    def _ungated_by(self, event: ClusterEvent, old: Any, new: Any, now: float,
+                    hints: HintMap | ProfileHints, plugins: Sequence[str]) -> int:
         """Gated pods whose gating plugin's hint accepts ``event`` run PreEnqueue again (upstream:
         gated pods wait in the unschedulable pool with ``GatingPluginEvents``); returns how many
         left the gate."""
         found = [e for name in plugins if name in self._gated_by for e in self._gated_by[name].values()]
         moved = 0
         for entry in found:
+            matching = hints.matching(event, entry.pod)
             if requeue_strategy(entry.pod, (entry.gating,), (), event, old, new, matching) != Strategy.SKIP:
                 self._place(entry, now)
                 moved += entry.where != GATED
@@ -310,7 +317,9 @@ class SchedulingQueue:
 
     # -- internals -----------------------------------------------------------------------------
     def _place(self, entry: QueuedPod, now: float) -> None:
-        for plugin in self._pre_enqueue:
+        plugins = (self._pre_enqueue_by.get(entry.pod.scheduler_name, self._pre_enqueue)
+                   if self._pre_enqueue_by else self._pre_enqueue)
+        for plugin in plugins:
             status = plugin.pre_enqueue(entry.pod)
             if status is not None and not status.ok:
                 self._ungate(entry)  # filed again below, under this plugin

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from kbatch.api.registry import builtin_registry
 from kbatch.apiserver import APIServer
+from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 from tests.apiserver.conftest import FakeClock
 

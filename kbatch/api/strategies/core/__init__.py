@@ -1,4 +1,4 @@
-"""Strategies for the core/v1 kinds and scheduling.k8s.io/v1 PriorityClass, and their installer.
+"""Strategies for the core/v1 kinds and scheduling.k8s.io/v1 PriorityClass.
 
 Workload kinds build on three functions: :func:`default_pod_spec` (pod template defaulting),
 :func:`validate_pod_spec` and :func:`validate_pod_template_spec` (pod template validation).
@@ -6,10 +6,6 @@ Workload kinds build on three functions: :func:`default_pod_spec` (pod template 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from kbatch.api.core_v1 import Event, Namespace, Node, Pod, Service
-from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.api.strategies.core.kinds import (
     EventStrategy,
     NamespaceFinalizeStrategy,
@@ -42,9 +38,6 @@ from kbatch.api.strategies.core.scheduling_validation import (
     validate_topology_spread_constraints,
 )
 
-if TYPE_CHECKING:
-    from kbatch.api.registry import Registry
-
 __all__ = [
     "EventStrategy",
     "NamespaceFinalizeStrategy",
@@ -57,8 +50,6 @@ __all__ = [
     "default_pod",
     "default_pod_spec",
     "image_pull_policy_for",
-    "install",
-    "install_scheduling",
     "pod_qos_class",
     "validate_affinity",
     "validate_pod_spec",
@@ -70,17 +61,3 @@ __all__ = [
     "validate_topology_spread_constraints",
     "validate_volumes",
 ]
-
-
-def install(registry: Registry) -> None:
-    """Register the core/v1 kinds (Namespace first: the API server bootstraps namespaces)."""
-    registry.register(Namespace, NamespaceStrategy())
-    registry.register(Pod, PodStrategy())
-    registry.register(Node, NodeStrategy())
-    registry.register(Service, ServiceStrategy())
-    registry.register(Event, EventStrategy())
-
-
-def install_scheduling(registry: Registry) -> None:
-    """Register scheduling.k8s.io/v1 PriorityClass."""
-    registry.register(PriorityClass, PriorityClassStrategy())

@@ -36,12 +36,13 @@ incoming pod, <count> Preemption is not helpful for scheduling."
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kbatch.api.errors import StatusError
 from kbatch.api.selectors import selector_from_model
+from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
 from kbatch.controllers.scheduler.diagnosis import histogram
 from kbatch.controllers.scheduler.framework import (
     Code,
@@ -56,7 +57,7 @@ from kbatch.controllers.scheduler.nominated import filter_with_nominated
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
 
-__all__ = ["NOT_HELPFUL", "NO_VICTIMS", "DefaultPreemption", "pdb_violating", "select_victims"]
+__all__ = ["NOT_HELPFUL", "NO_VICTIMS", "DefaultPreemption", "new", "pdb_violating", "select_victims"]
 
 PDBLister = Callable[[], Sequence[Any]]  # policy/v1 PodDisruptionBudget objects (read only)
 
@@ -152,13 +153,42 @@ def select_victims(
 
 
 class DefaultPreemption:
+    """Built either from explicit ``filters``/``extensions``/``pdb_lister`` (a pure scheduler in tests),
+    or from a scheduler :class:`~..profiles.Handle` (the registry's :func:`new`): then it runs its own
+    profile's filters and PreFilter extensions, and reads PodDisruptionBudgets from the informer cache
+    (upstream: the framework handle and a PDB lister)."""
+
     name = "DefaultPreemption"
 
-    def __init__(self, filters: list[FilterPlugin], pdb_lister: PDBLister | None = None,
-                 extensions: Sequence[PreFilterExtensions] = ()) -> None:
-        self.filters = filters
-        self.extensions = list(extensions)  # the PreFilter plugins with AddPod/RemovePod
-        self.pdb_lister: PDBLister = pdb_lister or (lambda: ())  # the scheduler's setup wires its cache
+    def __init__(self, filters: list[FilterPlugin] | None = None, pdb_lister: PDBLister | None = None,
+                 extensions: Sequence[PreFilterExtensions] = (), handle: Any = None) -> None:
+        self._filters = filters
+        self._extensions = list(extensions)
+        self.pdb_lister = pdb_lister
+        self.handle = handle
+
+    @property
+    def filters(self) -> list[FilterPlugin]:
+        if self._filters is not None:
+            return self._filters
+        return list(self.handle.profile.filter) if self.handle is not None and self.handle.profile else []
+
+    @property
+    def extensions(self) -> list[PreFilterExtensions]:
+        """The PreFilter plugins with AddPod/RemovePod (upstream ``PreFilterExtensions``)."""
+        if self._extensions or self.handle is None or self.handle.profile is None:
+            return self._extensions
+        return [p for p in self.handle.profile.pre_filter if isinstance(p, PreFilterExtensions)]
+
+    def pdbs(self) -> list[Any]:
+        if self.pdb_lister is not None:
+            return list(self.pdb_lister())
+        cache = self.handle.cache if self.handle is not None else None
+        if cache is None:
+            return []
+        from kbatch.api.policy_v1 import PodDisruptionBudget
+
+        return list(cache.list(PodDisruptionBudget, readonly=True))
 
     def post_filter(
         self, state: CycleState, pod: PodInfo, snapshot: Snapshot, statuses: dict[str, Status]
@@ -170,7 +200,8 @@ class DefaultPreemption:
                 None, message="preemption: not eligible due to a terminating pod on the nominated node.")
         reasons: dict[str, Status] = {}
         candidates: list[_Candidate] = []
-        pdbs = list(self.pdb_lister())
+        pdbs = self.pdbs()
+        filters, extensions = self.filters, self.extensions
         for node in snapshot:
             status = statuses.get(node.name)
             if status is None:
@@ -178,7 +209,7 @@ class DefaultPreemption:
             if status.code != Code.UNSCHEDULABLE:
                 reasons[node.name] = Status.unresolvable(self.name, NOT_HELPFUL)
                 continue
-            selected = select_victims(self.filters, state, pod, node, pdbs, self.extensions,
+            selected = select_victims(filters, state, pod, node, pdbs, extensions,
                                       snapshot.nominated_for(node.name, pod))
             if not selected or not selected[0]:
                 reasons[node.name] = Status.unschedulable(self.name, NO_VICTIMS)
@@ -197,3 +228,22 @@ def waiting_for_victims(pod: PodInfo, snapshot: Snapshot, nominated: str) -> boo
     terminating, so a new round of preemption would only evict more."""
     node = snapshot.get(nominated)
     return node is not None and any(p.terminating and p.priority < pod.priority for p in node.pods.values())
+
+
+_MIN_CANDIDATES = {"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100}
+
+
+def new(args: Mapping[str, Any], handle: Any) -> DefaultPreemption:
+    """The registry's factory. ``DefaultPreemptionArgs`` are validated as upstream (percentage 0-100,
+    absolute >= 0, not both 0); kbatch evaluates every node as a candidate, so only the default
+    limits are accepted (they never bind below 100 nodes)."""
+    args = plugin_args("DefaultPreemption", args, tuple(_MIN_CANDIDATES))
+    for field, default in _MIN_CANDIDATES.items():
+        value = args.get(field, default)
+        if not isinstance(value, int) or value < 0 or (field.endswith("Percentage") and value > 100):
+            raise SchedulerConfigError(f"{field}: Invalid value: {value!r}: not in valid range "
+                                       + ("[0, 100]" if field.endswith("Percentage") else "[0, inf)"))
+        if value != default:
+            raise SchedulerConfigError(f"DefaultPreemption: {field} other than {default} is not modelled "
+                                       "by kbatch (every node is a preemption candidate)")
+    return DefaultPreemption(handle=handle)

@@ -38,7 +38,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
 from kbatch.controllers.scheduler.events import ActionType, ClusterEventWithHint, on_node, on_pod
 from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
 from kbatch.controllers.scheduler.plugins.pod_hints import (
@@ -48,7 +50,7 @@ from kbatch.controllers.scheduler.plugins.pod_hints import (
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import PodAffinityTerm, PodInfo, WeightedPodAffinityTerm
 
-__all__ = ["ERR_AFFINITY", "ERR_ANTI_AFFINITY", "ERR_EXISTING_ANTI_AFFINITY", "InterPodAffinity"]
+__all__ = ["ERR_AFFINITY", "ERR_ANTI_AFFINITY", "ERR_EXISTING_ANTI_AFFINITY", "InterPodAffinity", "new"]
 
 ERR_AFFINITY = "node(s) didn't match pod affinity rules"
 ERR_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
@@ -272,3 +274,18 @@ class InterPodAffinity:
         if high == low:
             return [0] * len(scores)
         return [int(100 * (s - low) / (high - low)) for s in scores]
+
+
+def new(args: Mapping[str, Any], handle: Any) -> InterPodAffinity:
+    """The registry's factory. Args as upstream's ``InterPodAffinityArgs``: ``hardPodAffinityWeight``
+    (0-100, default 1)."""
+    args = plugin_args("InterPodAffinity", args,
+                       ("hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"))
+    weight = args.get("hardPodAffinityWeight", 1)
+    if not isinstance(weight, int) or not 0 <= weight <= 100:
+        raise SchedulerConfigError(f"hardPodAffinityWeight: Invalid value: {weight!r}: "
+                                   "not in valid range [0-100]")
+    if args.get("ignorePreferredTermsOfExistingPods"):
+        raise SchedulerConfigError("InterPodAffinity: ignorePreferredTermsOfExistingPods is not modelled "
+                                   "by kbatch")
+    return InterPodAffinity(hard_pod_affinity_weight=weight)

@@ -13,7 +13,9 @@ update turned a non-match into a match (Node Add | UpdateNodeLabel).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
+from kbatch.controllers.scheduler.config import plugin_args
 from kbatch.controllers.scheduler.events import (
     QUEUE,
     QUEUE_SKIP,
@@ -27,7 +29,7 @@ from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.snapshot import NodeInfo
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo, match_node_selector_terms
 
-__all__ = ["ERR_REASON", "NodeAffinity", "required_match"]
+__all__ = ["ERR_REASON", "NodeAffinity", "new", "required_match"]
 
 ERR_REASON = "node(s) didn't match Pod's node affinity/selector"
 
@@ -69,3 +71,9 @@ class NodeAffinity:
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [on_node(ActionType.ADD | ActionType.UPDATE_NODE_LABEL, after_node_change)]
+
+
+def new(args: Mapping[str, Any], handle: Any) -> NodeAffinity:
+    """The registry's factory: NodeAffinity takes no args."""
+    plugin_args("NodeAffinity", args)
+    return NodeAffinity()

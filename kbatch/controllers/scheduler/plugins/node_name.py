@@ -8,6 +8,10 @@ scheduler; the plugin matters for what-if evaluation and for completeness.) Queu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from kbatch.controllers.scheduler.config import plugin_args
 from kbatch.controllers.scheduler.events import (
     QUEUE,
     QUEUE_SKIP,
@@ -20,7 +24,7 @@ from kbatch.controllers.scheduler.framework import CycleState, Status
 from kbatch.controllers.scheduler.snapshot import NodeInfo
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo
 
-__all__ = ["ERR_REASON", "NodeName"]
+__all__ = ["ERR_REASON", "NodeName", "new"]
 
 ERR_REASON = "node(s) didn't match the requested node name"
 
@@ -41,3 +45,9 @@ class NodeName:
 def after_node_add(pod: PodInfo, old: NodeShape | None, new: NodeShape) -> QueueingHint:
     """Upstream ``isSchedulableAfterNodeAdd``: the added node is the one the pod names."""
     return QUEUE if not pod.node_name or pod.node_name == new.name else QUEUE_SKIP
+
+
+def new(args: Mapping[str, Any], handle: Any) -> NodeName:
+    """The registry's factory: NodeName takes no args."""
+    plugin_args("NodeName", args)
+    return NodeName()

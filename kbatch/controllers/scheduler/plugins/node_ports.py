@@ -22,8 +22,10 @@ Add, no hint).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
+from kbatch.controllers.scheduler.config import plugin_args
 from kbatch.controllers.scheduler.events import (
     QUEUE,
     QUEUE_SKIP,
@@ -37,7 +39,7 @@ from kbatch.controllers.scheduler.framework import Code, CycleState, Status
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import HostPort, PodInfo
 
-__all__ = ["ERR_PORTS", "NodePorts", "ports_conflict"]
+__all__ = ["ERR_PORTS", "NodePorts", "new", "ports_conflict"]
 
 ERR_PORTS = "node(s) didn't have free ports for the requested pod ports"
 BIND_ALL = "0.0.0.0"
@@ -83,3 +85,9 @@ def after_pod_deleted(pod: PodInfo, old: PodInfo, new: None) -> QueueingHint:
     if not old.node_name or not old.host_ports:
         return QUEUE_SKIP
     return QUEUE if any(ports_conflict(want, old.host_ports) for want in pod.host_ports) else QUEUE_SKIP
+
+
+def new(args: Mapping[str, Any], handle: Any) -> NodePorts:
+    """The registry's factory: NodePorts takes no args."""
+    plugin_args("NodePorts", args)
+    return NodePorts()

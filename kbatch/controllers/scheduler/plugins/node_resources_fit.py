@@ -20,7 +20,9 @@ and MostAllocated ``req * 100 // alloc``; the node score is their weighted mean.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
+from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
 from kbatch.controllers.scheduler.events import (
     QUEUE,
     QUEUE_SKIP,
@@ -35,7 +37,7 @@ from kbatch.controllers.scheduler.resources import CPU, MEMORY, PODS
 from kbatch.controllers.scheduler.snapshot import NodeInfo
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo
 
-__all__ = ["LEAST_ALLOCATED", "MOST_ALLOCATED", "TOO_MANY_PODS", "NodeResourcesFit", "resource_score"]
+__all__ = ["LEAST_ALLOCATED", "MOST_ALLOCATED", "TOO_MANY_PODS", "NodeResourcesFit", "new", "resource_score"]
 
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
@@ -146,3 +148,36 @@ def after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeShape) -> Qu
         if want > 0 and name != PODS and after.get(name, 0) > before.get(name, 0):
             return QUEUE
     return QUEUE_SKIP
+
+
+_STRATEGIES = (LEAST_ALLOCATED, MOST_ALLOCATED, "RequestedToCapacityRatio")
+
+
+def new(args: Mapping[str, Any], handle: Any) -> NodeResourcesFit:
+    """The registry's factory. Args as upstream's ``NodeResourcesFitArgs``: ``scoringStrategy``
+    (``type``: LeastAllocated (default) or MostAllocated; ``resources``: ``[{name, weight}]``, default
+    cpu and memory with weight 1). RequestedToCapacityRatio and ``ignoredResources`` are not modelled."""
+    args = plugin_args("NodeResourcesFit", args, ("scoringStrategy", "ignoredResources",
+                                                  "ignoredResourceGroups"))
+    if args.get("ignoredResources") or args.get("ignoredResourceGroups"):
+        raise SchedulerConfigError("NodeResourcesFit: ignoredResources and ignoredResourceGroups are not "
+                                   "modelled by kbatch")
+    scoring = plugin_args("NodeResourcesFit.scoringStrategy", args.get("scoringStrategy") or {},
+                          ("type", "resources", "requestedToCapacityRatio"))
+    kind = scoring.get("type", LEAST_ALLOCATED)
+    if kind not in _STRATEGIES:
+        raise SchedulerConfigError(f'scoringStrategy.type: Unsupported value: "{kind}": supported values: '
+                                   + ", ".join(f'"{s}"' for s in _STRATEGIES))
+    if kind == "RequestedToCapacityRatio":
+        raise SchedulerConfigError("NodeResourcesFit: the RequestedToCapacityRatio strategy is not "
+                                   "modelled by kbatch")
+    resources: list[tuple[str, int]] = []
+    for i, item in enumerate(scoring.get("resources") or ()):
+        name, weight = item.get("name"), item.get("weight", 1)
+        if not name:
+            raise SchedulerConfigError(f"scoringStrategy.resources[{i}].name: Required value")
+        if not isinstance(weight, int) or not 1 <= weight <= 100:
+            raise SchedulerConfigError(f"scoringStrategy.resources[{i}].weight: Invalid value: {weight!r}: "
+                                       "resource weight of cpu should be in the range 1-100")
+        resources.append((name, weight))
+    return NodeResourcesFit(strategy=kind, resources=tuple(resources) or ((CPU, 1), (MEMORY, 1)))

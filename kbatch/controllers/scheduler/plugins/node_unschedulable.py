@@ -11,6 +11,10 @@ cleared as UpdateNodeTaint); the pod itself gaining a toleration of the unschedu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from kbatch.controllers.scheduler.config import plugin_args
 from kbatch.controllers.scheduler.events import (
     QUEUE,
     QUEUE_SKIP,
@@ -25,7 +29,7 @@ from kbatch.controllers.scheduler.plugins.taint_toleration import same_pod
 from kbatch.controllers.scheduler.snapshot import NodeInfo
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo, Taint
 
-__all__ = ["ERR_REASON", "UNSCHEDULABLE_TAINT", "NodeUnschedulable"]
+__all__ = ["ERR_REASON", "UNSCHEDULABLE_TAINT", "NodeUnschedulable", "new"]
 
 ERR_REASON = "node(s) were unschedulable"
 UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "NoSchedule")
@@ -61,3 +65,9 @@ class NodeUnschedulable:
             on_node(ActionType.ADD | ActionType.UPDATE_NODE_TAINT, after_node_change),
             on_pod(ActionType.UPDATE_POD_TOLERATION, after_toleration_added),
         ]
+
+
+def new(args: Mapping[str, Any], handle: Any) -> NodeUnschedulable:
+    """The registry's factory: NodeUnschedulable takes no args."""
+    plugin_args("NodeUnschedulable", args)
+    return NodeUnschedulable()

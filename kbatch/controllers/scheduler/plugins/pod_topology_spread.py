@@ -40,6 +40,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
 from kbatch.controllers.scheduler.events import ActionType, ClusterEventWithHint, on_node, on_pod
 from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
 from kbatch.controllers.scheduler.plugins.pod_hints import (
@@ -67,6 +68,7 @@ __all__ = [
     "ZONE",
     "PodTopologySpread",
     "ServiceSelectors",
+    "new",
 ]
 
 ERR_CONSTRAINTS = "node(s) didn't match pod topology spread constraints"
@@ -228,6 +230,13 @@ class PodTopologySpread:
         self.default_constraints = default_constraints
         self._soft_defaults = tuple(c for c in default_constraints if c.when_unsatisfiable == SCHEDULE_ANYWAY)
 
+    def event_handlers(self) -> dict[type, Any]:
+        """Services select pods for the system default constraints: their informer feeds
+        :attr:`services`."""
+        from kbatch.api.core_v1 import Service
+
+        return {Service: self.services}
+
     # -- constraints ---------------------------------------------------------------------------
     def soft_constraints(self, pod: PodInfo) -> tuple[SpreadConstraint, ...]:
         """The pod's ScheduleAnyway constraints, or the defaults with the Services' selector."""
@@ -363,3 +372,41 @@ def _count_pairs(pod: PodInfo, soft: tuple[SpreadConstraint, ...], snapshot: Sna
             pair = (c.topology_key, labels.get(c.topology_key, ""))
             if pair in pairs:
                 pairs[pair] += _count(node.pods.values(), c, pod.namespace)
+
+
+def _default_constraint(i: int, doc: Mapping[str, Any]) -> SpreadConstraint:
+    where = f"defaultConstraints[{i}]"
+    plugin_args("PodTopologySpread." + where, doc, ("maxSkew", "topologyKey", "whenUnsatisfiable",
+                                                    "labelSelector", "minDomains", "nodeAffinityPolicy",
+                                                    "nodeTaintsPolicy", "matchLabelKeys"))
+    if doc.get("labelSelector") is not None:
+        raise SchedulerConfigError(f"{where}.labelSelector: Forbidden: constraint must not define a "
+                                   "selector, as they deduced for each pod")
+    skew, key, when = doc.get("maxSkew"), doc.get("topologyKey"), doc.get("whenUnsatisfiable")
+    if not isinstance(skew, int) or skew <= 0:
+        raise SchedulerConfigError(f"{where}.maxSkew: Invalid value: {skew!r}: must be greater than zero")
+    if not key:
+        raise SchedulerConfigError(f"{where}.topologyKey: Required value: can not be empty")
+    if when not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
+        raise SchedulerConfigError(f'{where}.whenUnsatisfiable: Unsupported value: "{when}": '
+                                   f'supported values: "{DO_NOT_SCHEDULE}", "{SCHEDULE_ANYWAY}"')
+    return SpreadConstraint(skew, key, when, None, doc.get("minDomains") or 1,
+                            doc.get("nodeAffinityPolicy") or "Honor", doc.get("nodeTaintsPolicy") or "Ignore")
+
+
+def new(args: Mapping[str, Any], handle: Any) -> PodTopologySpread:
+    """The registry's factory. Args as upstream's ``PodTopologySpreadArgs``: ``defaultingType``
+    ``System`` (default: the system default constraints) or ``List`` (``defaultConstraints``, which
+    must then name no selector)."""
+    args = plugin_args("PodTopologySpread", args, ("defaultingType", "defaultConstraints"))
+    kind = args.get("defaultingType", "System")
+    listed = args.get("defaultConstraints") or []
+    if kind not in ("System", "List"):
+        raise SchedulerConfigError(f'defaultingType: Unsupported value: "{kind}": supported values: '
+                                   '"List", "System"')
+    if kind == "System" and listed:
+        raise SchedulerConfigError("defaultConstraints: Invalid value: when .defaultingType is \"System\", "
+                                   "this field must be empty")
+    constraints = SYSTEM_DEFAULTS if kind == "System" else tuple(
+        _default_constraint(i, c) for i, c in enumerate(listed))
+    return PodTopologySpread(default_constraints=constraints)

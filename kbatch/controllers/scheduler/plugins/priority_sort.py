@@ -7,9 +7,13 @@ sequence, so equal-priority pods keep the order in which they were created.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from kbatch.controllers.scheduler.config import plugin_args
 from kbatch.controllers.scheduler.types import PodInfo
 
-__all__ = ["PrioritySort"]
+__all__ = ["PrioritySort", "new"]
 
 
 class PrioritySort:
@@ -17,3 +21,9 @@ class PrioritySort:
 
     def sort_key(self, pod: PodInfo) -> tuple[int, float, int]:
         return (-pod.priority, pod.creation, pod.seq)
+
+
+def new(args: Mapping[str, Any], handle: Any) -> PrioritySort:
+    """The registry's factory: PrioritySort takes no args."""
+    plugin_args("PrioritySort", args)
+    return PrioritySort()

@@ -9,6 +9,10 @@ UpdatePodSchedulingGatesEliminated).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from kbatch.controllers.scheduler.config import plugin_args
 from kbatch.controllers.scheduler.events import (
     QUEUE,
     QUEUE_SKIP,
@@ -20,7 +24,7 @@ from kbatch.controllers.scheduler.events import (
 from kbatch.controllers.scheduler.framework import Status
 from kbatch.controllers.scheduler.types import PodInfo
 
-__all__ = ["SCHEDULING_GATED", "SchedulingGates"]
+__all__ = ["SCHEDULING_GATED", "SchedulingGates", "new"]
 
 SCHEDULING_GATED = "SchedulingGated"
 
@@ -41,3 +45,9 @@ class SchedulingGates:
 def after_gates_eliminated(pod: PodInfo, old: PodInfo | None, new: PodInfo) -> QueueingHint:
     """Upstream ``isSchedulableAfterUpdatePodSchedulingGatesEliminated``: the pod itself."""
     return QUEUE if new.key == pod.key and new.uid == pod.uid else QUEUE_SKIP
+
+
+def new(args: Mapping[str, Any], handle: Any) -> SchedulingGates:
+    """The registry's factory: SchedulingGates takes no args."""
+    plugin_args("SchedulingGates", args)
+    return SchedulingGates()

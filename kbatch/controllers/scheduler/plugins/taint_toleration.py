@@ -12,6 +12,10 @@ toleration added to the pod itself (Pod UpdatePodToleration).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from kbatch.controllers.scheduler.config import plugin_args
 from kbatch.controllers.scheduler.events import (
     QUEUE,
     QUEUE_SKIP,
@@ -26,7 +30,7 @@ from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.snapshot import NodeInfo
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo, Taint, Toleration
 
-__all__ = ["TaintToleration", "same_pod", "untolerated_taint"]
+__all__ = ["TaintToleration", "new", "same_pod", "untolerated_taint"]
 
 _DO_NOT_SCHEDULE = ("NoSchedule", "NoExecute")
 
@@ -86,3 +90,9 @@ class TaintToleration:
             on_node(ActionType.ADD | ActionType.UPDATE_NODE_TAINT, after_node_change),
             on_pod(ActionType.UPDATE_POD_TOLERATION, after_toleration_added),
         ]
+
+
+def new(args: Mapping[str, Any], handle: Any) -> TaintToleration:
+    """The registry's factory: TaintToleration takes no args."""
+    plugin_args("TaintToleration", args)
+    return TaintToleration()

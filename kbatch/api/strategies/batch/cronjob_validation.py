@@ -11,9 +11,9 @@ import re
 
 from kbatch.api import batch_constants as bc
 from kbatch.api.batch_v1 import CronJob, CronJobSpec
-from kbatch.api.batch_validation import Errors, _non_negative, validate_job_template_spec
 from kbatch.api.cron import CronError, load_zone, parse_schedule
 from kbatch.api.errors import FieldError
+from kbatch.api.strategies.batch.validation import Errors, _non_negative, validate_job_template_spec
 
 __all__ = ["validate_cronjob", "validate_cronjob_update"]
 

@@ -7,8 +7,8 @@ Upstream sources (semantics only; the code is kbatch's own):
   generated defaulters apply to the pod template;
 - preparation: pkg/registry/batch/job/strategy.go (``PrepareForCreate``, ``generateSelector``) and
   pkg/registry/batch/cronjob/strategy.go;
-- validation: :mod:`kbatch.api.batch_validation`, :mod:`kbatch.api.batch_status_validation`,
-  :mod:`kbatch.api.batch_cronjob_validation`.
+- validation: :mod:`.validation` (Job spec), :mod:`.status_validation` (Job status),
+  :mod:`.cronjob_validation` (CronJob).
 
 The API server runs ``default`` -> ``prepare_for_create`` (``metadata.uid`` already assigned) ->
 ``validate`` on create, and ``default`` -> ``prepare_for_update`` -> ``validate`` + ``validate_update``
@@ -18,17 +18,17 @@ on update; status writes go through ``validate_status_update``.
 from __future__ import annotations
 
 from kbatch.api import batch_constants as bc
-from kbatch.api.batch_cronjob_validation import validate_cronjob, validate_cronjob_update
-from kbatch.api.batch_status_validation import validate_job_status_update
 from kbatch.api.batch_v1 import CronJob, Job, JobSpec
-from kbatch.api.batch_validation import (
+from kbatch.api.errors import FieldError
+from kbatch.api.meta import LabelSelector, ObjectMeta
+from kbatch.api.strategies.batch.cronjob_validation import validate_cronjob, validate_cronjob_update
+from kbatch.api.strategies.batch.status_validation import validate_job_status_update
+from kbatch.api.strategies.batch.validation import (
     _template_labels,
     job_validation_options,
     validate_job,
     validate_job_update,
 )
-from kbatch.api.errors import FieldError
-from kbatch.api.meta import LabelSelector, ObjectMeta
 from kbatch.api.strategies.core import default_pod_spec
 from kbatch.api.strategy import DefaultStrategy
 

@@ -15,8 +15,8 @@ from kbatch.api import batch_constants as bc
 from kbatch.api.base import format_time
 from kbatch.api.batch_indexes import IndexesError, first_overlap, parse_indexes
 from kbatch.api.batch_v1 import Job, JobStatus
-from kbatch.api.batch_validation import Errors, _non_negative, _omitted
 from kbatch.api.errors import FieldError
+from kbatch.api.strategies.batch.validation import Errors, _non_negative, _omitted
 
 __all__ = [
     "JobStatusOptions",

@@ -6,9 +6,17 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kbatch.server.humanize import age, human_duration
-from kbatch.server.printers import printer_for
+from kbatch.api.humanize import age, human_duration
+from kbatch.api.printing import DEFAULT_PRINTER, Printer
+from kbatch.families import builtin_registry
 from kbatch.server.table import build_table, table_accepted
+
+_REGISTRY = builtin_registry()
+
+
+def _printer(api_version: str, kind: str) -> Printer:
+    """The printer the kind's family declares (what ``kbatch get`` and ``kbatch serve`` use)."""
+    return _REGISTRY.for_gvk(api_version, kind).table_printer
 
 NOW = datetime(2025, 1, 1, 1, 0, 0, tzinfo=UTC)
 
@@ -50,18 +58,18 @@ def test_job_status_column(conditions: list, deleting: bool, want: str) -> None:
     job = _job(conditions=conditions)
     if deleting:
         job["metadata"]["deletionTimestamp"] = "2025-01-01T00:30:00Z"
-    assert printer_for("batch", "Job").cells(job, NOW)[1] == want
+    assert _printer("batch/v1", "Job").cells(job, NOW)[1] == want
 
 
 def test_job_completions_and_duration() -> None:
     job = _job(succeeded=2, startTime="2025-01-01T00:00:00Z", completionTime="2025-01-01T00:01:30Z")
-    cells = printer_for("batch", "Job").cells(job, NOW)
+    cells = _printer("batch/v1", "Job").cells(job, NOW)
     assert cells[:5] == ["pi", "Running", "2/3", "90s", "60m"]
     assert cells[5:] == ["c", "perl", "a=b"]
     job["spec"].pop("completions")
-    assert printer_for("batch", "Job").cells(job, NOW)[2] == "2/1 of 3"
+    assert _printer("batch/v1", "Job").cells(job, NOW)[2] == "2/1 of 3"
     running = _job(startTime="2025-01-01T00:58:00Z")
-    assert printer_for("batch", "Job").cells(running, NOW)[3] == "2m"
+    assert _printer("batch/v1", "Job").cells(running, NOW)[3] == "2m"
 
 
 def _pod(**status: object) -> dict:
@@ -77,7 +85,7 @@ def test_pod_ready_status_restarts_and_wide_columns() -> None:
         {"name": "b", "ready": False, "restartCount": 0,
          "state": {"waiting": {"reason": "CrashLoopBackOff"}}},
     ])
-    cells = printer_for("", "Pod").cells(pod, NOW)
+    cells = _printer("v1", "Pod").cells(pod, NOW)
     assert cells == ["p", "1/2", "CrashLoopBackOff", "1 (60s ago)", "60m", "10.0.0.1", "node-0", "<none>",
                      "<none>"]
 
@@ -95,13 +103,13 @@ def test_pod_ready_status_restarts_and_wide_columns() -> None:
                                           "reason": "SchedulingGated"}]}, "SchedulingGated"),
 ])
 def test_pod_status_column(status: dict, want: str) -> None:
-    assert printer_for("", "Pod").cells(_pod(**status), NOW)[2] == want
+    assert _printer("v1", "Pod").cells(_pod(**status), NOW)[2] == want
 
 
 def test_terminating_pod() -> None:
     pod = _pod(phase="Running")
     pod["metadata"]["deletionTimestamp"] = "2025-01-01T00:59:00Z"
-    assert printer_for("", "Pod").cells(pod, NOW)[2] == "Terminating"
+    assert _printer("v1", "Pod").cells(pod, NOW)[2] == "Terminating"
 
 
 def test_node_columns() -> None:
@@ -111,16 +119,16 @@ def test_node_columns() -> None:
             "status": {"conditions": [{"type": "Ready", "status": "False"}],
                        "nodeInfo": {"kubeletVersion": "v1.32.0"}}}
     want = ["n", "NotReady,SchedulingDisabled", "agent", "60m", "v1.32.0"]
-    assert printer_for("", "Node").cells(node, NOW)[:5] == want
+    assert _printer("v1", "Node").cells(node, NOW)[:5] == want
 
 
 def test_table_shape_and_default_printer() -> None:
-    table = build_table([_job()], "batch", "Job", NOW)
+    table = build_table([_job()], _printer("batch/v1", "Job"), NOW)
     assert table["kind"] == "Table" and table["apiVersion"] == "meta.k8s.io/v1"
     assert [c["name"] for c in table["columnDefinitions"] if not c["priority"]] == [
         "Name", "Status", "Completions", "Duration", "Age"]
     assert table["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
-    other = build_table([_job()], "example.com", "Widget", NOW, include_object="None")
+    other = build_table([_job()], DEFAULT_PRINTER, NOW, include_object="None")
     assert [c["name"] for c in other["columnDefinitions"]] == ["Name", "Age"]
     assert "object" not in other["rows"][0]
 

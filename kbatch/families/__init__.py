@@ -1,0 +1,59 @@
+"""API families: the one seam through which kinds, admission plugins, controllers, scheduler plugins,
+feature gates and job integrations reach a control plane.
+
+A family is declared once (:class:`Family`, in ``kbatch/families/<name>/``) and listed in
+:data:`BUILTIN_FAMILIES`; the control plane, ``kbatch serve`` and the CLI compose the families
+(:func:`compose`). This layer imports only :mod:`kbatch.api`; everything above it is referred to by a
+lazy ``"module:attribute"`` reference. docs/architecture.md, "Adding an API family", walks through one.
+"""
+
+from __future__ import annotations
+
+from kbatch.api.registry import Registry
+from kbatch.families.batch import BATCH
+from kbatch.families.composition import AdmissionSelectionError, Composition, compose, parse_plugin_list
+from kbatch.families.core import CORE
+from kbatch.families.family import (
+    AdmissionPlugin,
+    ControllerSpec,
+    Family,
+    JobIntegration,
+    KindEntry,
+    Ref,
+    SchedulerPlugin,
+    resolve,
+)
+
+__all__ = [
+    "BATCH",
+    "BUILTIN_FAMILIES",
+    "CORE",
+    "AdmissionPlugin",
+    "AdmissionSelectionError",
+    "Composition",
+    "ControllerSpec",
+    "Family",
+    "JobIntegration",
+    "KindEntry",
+    "Ref",
+    "SchedulerPlugin",
+    "builtin",
+    "builtin_registry",
+    "compose",
+    "parse_plugin_list",
+    "resolve",
+]
+
+BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH)
+"""Every family kbatch ships, in composition order (the order kinds are registered, admission
+plugins run and controllers are stepped). Adding a family is one line here."""
+
+
+def builtin() -> Composition:
+    """The composition of :data:`BUILTIN_FAMILIES`."""
+    return compose(BUILTIN_FAMILIES)
+
+
+def builtin_registry() -> Registry:
+    """A fresh registry with every built-in kind."""
+    return builtin().registry()

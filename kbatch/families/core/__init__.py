@@ -1,0 +1,109 @@
+"""The core family: what kube-apiserver serves built in apart from batch, and the components of a
+cluster that run pods (scheduler, kubelet, node lifecycle, garbage collection).
+
+Kinds: core/v1 Namespace (first: the API server bootstraps namespaces), Pod, Node, Service, Event;
+scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; coordination.k8s.io/v1 Lease.
+Admission plugins in kube-apiserver's recommended order (``NamespaceLifecycle`` first, then
+``DefaultTolerationSeconds``, then ``Priority``; upstream ``pkg/kubeapiserver/options/plugins.go``).
+Scheduler plugins: kube-scheduler's default ``multiPoint`` set with its weights
+(``pkg/scheduler/apis/config/v1/default_plugins.go``), without the volume plugins,
+NodeResourcesBalancedAllocation and ImageLocality, which kbatch does not model.
+"""
+
+from __future__ import annotations
+
+from kbatch.api.coordination_v1 import Lease
+from kbatch.api.core_v1 import Event, Namespace, Node, Pod, Service
+from kbatch.api.features import FeatureSpec, Stage
+from kbatch.api.policy_v1 import PodDisruptionBudget
+from kbatch.api.scheduling_v1 import PriorityClass
+from kbatch.api.strategies.coordination import LeaseStrategy
+from kbatch.api.strategies.core import (
+    EventStrategy,
+    NamespaceStrategy,
+    NodeStrategy,
+    PodStrategy,
+    PriorityClassStrategy,
+    ServiceStrategy,
+)
+from kbatch.api.strategies.policy import PodDisruptionBudgetStrategy
+from kbatch.families.core import describe, printers
+from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
+
+__all__ = ["CORE", "SCHEDULER_QUEUEING_HINTS"]
+
+SCHEDULER_QUEUEING_HINTS = "SchedulerQueueingHints"
+_GATES = "kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/"
+
+_PLUGINS = "kbatch.controllers.scheduler.plugins."
+
+
+def _plugin(name: str, module: str, weight: int = 0) -> SchedulerPlugin:
+    return SchedulerPlugin(name, f"{_PLUGINS}{module}:new", multi_point=True, weight=weight)
+
+
+CORE = Family(
+    name="core",
+    description="core/v1, PriorityClass, PodDisruptionBudget, Lease; the scheduler, kubelet and node "
+                "lifecycle that run pods",
+    kinds=(
+        KindEntry(Namespace, NamespaceStrategy(), printers.NAMESPACE),
+        KindEntry(Pod, PodStrategy(), printers.POD, describe.describe_pod),
+        KindEntry(Node, NodeStrategy(), printers.NODE, describe.describe_node),
+        KindEntry(Service, ServiceStrategy(), printers.SERVICE),
+        KindEntry(Event, EventStrategy(), printers.EVENT),
+        KindEntry(PriorityClass, PriorityClassStrategy(), printers.PRIORITY_CLASS),
+        KindEntry(PodDisruptionBudget, PodDisruptionBudgetStrategy(), printers.POD_DISRUPTION_BUDGET),
+        KindEntry(Lease, LeaseStrategy(), printers.LEASE),
+    ),
+    admission=(
+        AdmissionPlugin("NamespaceLifecycle", "kbatch.apiserver.namespaces:install_lifecycle",
+                        description="no new objects in a missing or terminating namespace"),
+        AdmissionPlugin("DefaultTolerationSeconds",
+                        "kbatch.apiserver.admission_plugins.default_toleration_seconds:install",
+                        description="pods tolerate not-ready/unreachable NoExecute taints for 300 s"),
+        AdmissionPlugin("Priority", "kbatch.apiserver.admission_plugins.priority:install",
+                        description="spec.priorityClassName -> spec.priority and preemptionPolicy"),
+    ),
+    controllers=(
+        ControllerSpec("garbage-collector", "deletes dependents whose owners are gone (ownerReferences)",
+                       "kbatch.runtime.builtin.garbage_collector:setup",
+                       aliases=("garbage-collector-controller", "garbagecollector"),
+                       source="garbage-collector-controller"),
+        ControllerSpec("podgc", "deletes terminated, orphaned and unscheduled terminating pods",
+                       "kbatch.controllers.podgc:setup", aliases=("pod-garbage-collector-controller",),
+                       source="pod-garbage-collector-controller"),
+        ControllerSpec("node-lifecycle", "taints NotReady/unreachable nodes (node.kubernetes.io/not-ready)",
+                       "kbatch.controllers.nodelifecycle:setup",
+                       aliases=("node-lifecycle-controller", "nodelifecycle"), source="node-controller"),
+        ControllerSpec("taint-eviction-controller", "evicts pods that do not tolerate NoExecute taints",
+                       "kbatch.controllers.nodelifecycle:setup_taint_eviction"),
+        ControllerSpec("scheduler", "binds pending pods to nodes (simulated kube-scheduler)",
+                       "kbatch.controllers.scheduler:setup", source="default-scheduler"),
+        ControllerSpec("kubelet", "runs bound pods on simulated nodes (KWOK-style)",
+                       "kbatch.controllers.kubelet:setup"),
+        ControllerSpec("disruption",
+                       "keeps PodDisruptionBudget status current, resets stale DisruptionTarget",
+                       "kbatch.controllers.disruption:setup", aliases=("disruption-controller",),
+                       source="controllermanager"),
+        ControllerSpec("namespace", "deletes the content of terminating namespaces, then finalizes them",
+                       "kbatch.controllers.namespace:setup", aliases=("namespace-controller",),
+                       source="namespace-controller"),
+    ),
+    scheduler_plugins=(
+        _plugin("SchedulingGates", "scheduling_gates"),
+        _plugin("PrioritySort", "priority_sort"),
+        _plugin("NodeUnschedulable", "node_unschedulable"),
+        _plugin("NodeName", "node_name"),
+        _plugin("TaintToleration", "taint_toleration", 3),
+        _plugin("NodeAffinity", "node_affinity", 2),
+        _plugin("NodePorts", "node_ports"),
+        _plugin("NodeResourcesFit", "node_resources_fit", 1),
+        _plugin("PodTopologySpread", "pod_topology_spread", 2),
+        _plugin("InterPodAffinity", "inter_pod_affinity", 2),
+        _plugin("DefaultPreemption", "default_preemption"),
+    ),
+    feature_gates=(
+        FeatureSpec(SCHEDULER_QUEUEING_HINTS, True, Stage.GA, source=_GATES + "SchedulerQueueingHints.md"),
+    ),
+)

@@ -1,0 +1,140 @@
+"""What an API family is: one value declaring everything kbatch needs to serve and run it.
+
+A family (core, batch, JobSet, gang scheduling, Kueue, DRA, ...) is a :class:`Family`:
+
+* its **kinds** (:class:`KindEntry`): the model, the API strategy (defaulting, validation), the
+  ``kubectl get`` columns, the ``kubectl describe`` lines and the garbage-collection policy;
+* its **admission plugins** (:class:`AdmissionPlugin`), registered by name on the API server and
+  switched with ``--enable-admission-plugins`` / ``--disable-admission-plugins``, whatever
+  controllers run (upstream's admission plugins and webhooks run in the API server's path);
+* its **controllers** (:class:`ControllerSpec`), selected with ``--controllers``;
+* its **scheduler plugins** (:class:`SchedulerPlugin`), which scheduler profiles enable by name;
+* its **feature gates** (:class:`~kbatch.api.features.FeatureSpec`) and its **job integrations**
+  (:class:`JobIntegration`: the kinds that Kueue-style queueing can suspend and admit).
+
+Everything above the API layer is referred to lazily, as a ``"module:attribute"`` string (a
+:data:`Ref`), so declaring a family imports only its models; the part that needs it resolves the
+reference (:func:`resolve`). The control plane, ``kbatch serve`` and the CLI compose families
+(:mod:`kbatch.families.composition`); docs/architecture.md, "Adding an API family", walks through one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kbatch.api.features import FeatureSpec
+from kbatch.api.meta import Resource
+from kbatch.api.printing import Describer, Printer
+from kbatch.api.strategy import Strategy
+
+__all__ = [
+    "AdmissionPlugin",
+    "ControllerSpec",
+    "Family",
+    "JobIntegration",
+    "KindEntry",
+    "Ref",
+    "SchedulerPlugin",
+    "resolve",
+]
+
+Ref = str | Callable[..., Any]
+"""A callable, or the ``"package.module:attribute"`` path of one (imported when first needed)."""
+
+
+def resolve(ref: Ref) -> Callable[..., Any]:
+    """The callable ``ref`` names (``ModuleNotFoundError``/``AttributeError`` when it does not exist)."""
+    if callable(ref):
+        return ref
+    module_name, _, attr = ref.partition(":")
+    target = getattr(importlib.import_module(module_name), attr or "setup")
+    if not callable(target):
+        raise TypeError(f"{ref} is not callable")
+    return target  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class KindEntry:
+    """One served kind. ``gc_policy`` is upstream's ``DefaultGarbageCollectionPolicy`` (what a delete
+    without ``propagationPolicy`` does: ``Background`` for most kinds, ``Orphan`` for batch/v1 Job);
+    ``printer`` the ``kubectl get`` columns (default: Name, Age, as for a custom resource without
+    additionalPrinterColumns); ``describe`` the kind's ``kubectl describe`` lines."""
+
+    model: type[Resource]
+    strategy: Strategy[Any] | None = None
+    printer: Printer | None = None
+    describe: Describer | None = None
+    gc_policy: str = "Background"
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionPlugin:
+    """A named admission plugin. ``install(server)`` adds its hooks to ``server.admission``.
+
+    Plugins run in the order the composed families list them (core's built-ins first, in
+    kube-apiserver's recommended order; a later family's plugins play the part of webhooks, which
+    upstream runs after the built-in plugins). ``enabled_by_default`` as kube-apiserver's defaults."""
+
+    name: str
+    install: Ref
+    enabled_by_default: bool = True
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerSpec:
+    """A controller kbatch can run: ``factory(ctx: ControllerContext)`` builds it.
+
+    Names follow kube-controller-manager where upstream has the controller; ``aliases`` accept
+    upstream's canonical and legacy names; ``source`` is the Event source component upstream uses
+    (``job-controller``, ``default-scheduler``)."""
+
+    name: str
+    description: str
+    factory: Ref
+    enabled_by_default: bool = True
+    aliases: tuple[str, ...] = ()
+    source: str = ""
+
+    @property
+    def event_source(self) -> str:
+        return self.source or self.name
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerPlugin:
+    """A scheduler plugin by name (kube-scheduler's plugin registry). ``factory(args, handle)`` builds
+    one instance per profile; ``multi_point`` places it in the default profile's ``multiPoint``
+    list (with ``weight`` for scoring), in family order, as ``default_plugins.go`` does."""
+
+    name: str
+    factory: Ref
+    multi_point: bool = False
+    weight: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class JobIntegration:
+    """A kind Kueue-style queueing can manage: ``adapter(obj)`` wraps an object of ``model`` in the
+    :class:`kbatch.api.jobframework.GenericJob` protocol (Kueue's ``jobframework`` integrations)."""
+
+    name: str  # Kueue's integration name, e.g. "batch/job", "jobset.x-k8s.io/jobset"
+    model: type[Resource]
+    adapter: Ref
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """One API family: see the module docstring. ``name`` is how users select it."""
+
+    name: str
+    description: str
+    kinds: tuple[KindEntry, ...] = ()
+    admission: tuple[AdmissionPlugin, ...] = ()
+    controllers: tuple[ControllerSpec, ...] = ()
+    scheduler_plugins: tuple[SchedulerPlugin, ...] = ()
+    feature_gates: tuple[FeatureSpec, ...] = ()
+    job_integrations: tuple[JobIntegration, ...] = ()
