@@ -26,6 +26,12 @@ JOB_COMPLETION_INDEX_ENV: Final = "JOB_COMPLETION_INDEX"
 # The reserved spec.managedBy value meaning "the built-in Job controller".
 JOB_CONTROLLER_NAME: Final = "kubernetes.io/job-controller"
 
+
+def external_manager(managed_by: str | None) -> str | None:
+    """The ``spec.managedBy`` value when a controller other than the built-in Job controller manages
+    the Job (KEP-4368: unset or ``kubernetes.io/job-controller`` means the built-in one), else ``None``."""
+    return managed_by if managed_by is not None and managed_by != JOB_CONTROLLER_NAME else None
+
 # --- enums -----------------------------------------------------------------------------------
 COMPLETION_NON_INDEXED: Final = "NonIndexed"
 COMPLETION_INDEXED: Final = "Indexed"

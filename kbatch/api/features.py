@@ -48,6 +48,11 @@ class FeatureSpec:
         return f"{self.name}=true|false ({stage} - default={str(self.default).lower()})"
 
 
+# Go's strconv.ParseBool
+_GO_BOOLS = {**dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
+             **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False)}
+
+
 def parse_feature_gates(text: str | None) -> dict[str, bool]:
     """``"A=true, B=false"`` → ``{"A": True, "B": False}`` (upstream ``Set``'s syntax)."""
     out: dict[str, bool] = {}
@@ -56,13 +61,13 @@ def parse_feature_gates(text: str | None) -> dict[str, bool]:
         if not item:
             continue
         name, sep, value = item.partition("=")
-        name, value = name.strip(), value.strip().lower()
+        name, value = name.strip(), value.strip()
         if not sep:
             raise FeatureGateError(f"missing bool value for {name}")
-        if value not in ("true", "false"):
+        if value not in _GO_BOOLS:
             raise FeatureGateError(f"invalid value of {name}={value}, err: strconv.ParseBool: "
                                    f'parsing "{value}": invalid syntax')
-        out[name] = value == "true"
+        out[name] = _GO_BOOLS[value]
     return out
 
 

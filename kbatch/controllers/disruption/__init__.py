@@ -22,6 +22,7 @@ from kbatch.controllers.disruption.decisions import (
     scaled_value,
     stale_disruption_wait,
 )
+from kbatch.runtime.context import ControllerContext
 
 __all__ = [
     "DELETION_TIMEOUT",
@@ -40,15 +41,14 @@ __all__ = [
 ]
 
 
-def setup(ctx: Any) -> DisruptionController:
+def setup(ctx: ControllerContext) -> DisruptionController:
     """Catalog factory for ``disruption``."""
     from kbatch.api.core_v1 import Pod
     from kbatch.api.policy_v1 import PodDisruptionBudget
-    from kbatch.families import builtin_registry
     from kbatch.runtime.predicate import predicate_func
     from kbatch.runtime.reconcile import Request
 
-    registry = ctx.server.registry if ctx.server is not None else builtin_registry()
+    registry = ctx.registry
     controller = DisruptionController(ctx, registry)
     (ctx.build()
         .describe("keeps PodDisruptionBudget status current (policy/v1)")

@@ -35,6 +35,7 @@ from kbatch.api.policy_v1 import (
     PodDisruptionBudget,
     PodDisruptionBudgetStatus,
 )
+from kbatch.api.registry import Registry
 from kbatch.controllers.disruption.decisions import (
     SyncError,
     build_disrupted_pod_map,
@@ -43,6 +44,7 @@ from kbatch.controllers.disruption.decisions import (
     expected_pod_count,
     stale_disruption_wait,
 )
+from kbatch.runtime.context import ControllerContext
 
 __all__ = ["DisruptionController", "StalePodDisruption", "render_selector"]
 
@@ -59,7 +61,7 @@ def render_selector(sel: Any) -> str:
 
 
 class DisruptionController:
-    def __init__(self, ctx: Any, registry: Any) -> None:
+    def __init__(self, ctx: ControllerContext, registry: Registry) -> None:
         from kbatch.api.core_v1 import Pod
 
         self.ctx, self.Pod, self.registry = ctx, Pod, registry
@@ -173,7 +175,7 @@ class StalePodDisruption:
     """``syncStalePodDisruption``: reset a stale ``DisruptionTarget=True`` to False (reason and message
     cleared, ``lastTransitionTime`` now, as ``UpdatePodCondition`` replaces the condition)."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ControllerContext) -> None:
         from kbatch.api.core_v1 import Pod
 
         self.ctx, self.Pod = ctx, Pod

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from kbatch.api.batch_constants import JOB_TRACKING_FINALIZER
+from kbatch.api.batch_constants import JOB_TRACKING_FINALIZER, external_manager
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import (
@@ -191,7 +191,7 @@ class JobReconciler:
             return None
         info = job_info(job, self._template(job))
         self._uids[request] = info.uid
-        if info.managed_by is not None and info.managed_by != "kubernetes.io/job-controller":
+        if external_manager(info.managed_by) is not None:
             return None
         if info.finished:
             self._forget(info.uid)

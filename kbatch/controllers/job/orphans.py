@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbatch.api.batch_constants import JOB_CONTROLLER_NAME, JOB_TRACKING_FINALIZER
+from kbatch.api.batch_constants import JOB_TRACKING_FINALIZER, external_manager
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
@@ -54,8 +54,7 @@ def is_job_finished(job: Any) -> bool:
 
 def managed_externally(job: Any) -> str | None:
     """The ``spec.managedBy`` value when another controller manages the Job."""
-    managed_by = job.spec.managed_by
-    return managed_by if managed_by is not None and managed_by != JOB_CONTROLLER_NAME else None
+    return external_manager(job.spec.managed_by)
 
 
 def is_job_ref(ref: Any) -> bool:

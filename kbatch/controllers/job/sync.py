@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from kbatch.api.batch_constants import COMPLETION_MODES, JOB_CONTROLLER_NAME
+from kbatch.api.batch_constants import COMPLETION_MODES, external_manager
 from kbatch.controllers.job.actions import Event, PodDelete, SyncPlan
 from kbatch.controllers.job.backoff import BackoffRecord
 from kbatch.controllers.job.conditions import ensure_condition, new_condition
@@ -46,10 +46,6 @@ def _min(a: float | None, b: float | None) -> float | None:
 def _finished_cleanup(pods: list[PodInfo]) -> SyncPlan:
     release = tuple(sorted((p for p in pods if p.has_finalizer), key=lambda p: p.name))
     return SyncPlan(skip="Finished", finalizers_to_remove=release)
-
-
-def _is_managed_externally(job: JobInfo) -> bool:
-    return job.managed_by is not None and job.managed_by != JOB_CONTROLLER_NAME
 
 
 def _suspend_condition(ctx: SyncContext, status: JobStatusInfo) -> tuple[JobStatusInfo, list[Event]]:
@@ -80,7 +76,7 @@ def sync_job(job: JobInfo, pods: list[PodInfo], now: datetime, backoff: BackoffR
     On manageJob's path the pod not deleted stays active (``active -= removed``), so
     ``CompletionsReached`` is not met either (``complete`` needs ``active == 0``) and the
     ``Suspended`` condition is reconciled instead, as upstream. The next sync decides again."""
-    if _is_managed_externally(job):
+    if external_manager(job.managed_by) is not None:
         return SyncPlan(skip="ManagedExternally")
     if job.finished:
         return _finished_cleanup(pods)

@@ -14,6 +14,7 @@ from kbatch.controllers.kubelet.engine import Fault, PodRun, Proc, advance, appl
 from kbatch.controllers.kubelet.heartbeat import KUBELET_ANNOTATION, NodeHeartbeat, kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore, pod_logs
 from kbatch.controllers.kubelet.status import render_status
+from kbatch.runtime.context import ControllerContext
 
 __all__ = [
     "KUBELET_ANNOTATION",
@@ -67,7 +68,7 @@ class KubeletPredicate:
                 or om.generation != nm.generation)
 
 
-def setup(ctx: Any) -> Kubelet:
+def setup(ctx: ControllerContext) -> Kubelet:
     """Catalog factory for ``kubelet``: reconcile bound pods; a node change re-checks its pods. A
     second controller, ``kubelet-node-lease``, renews each node's Lease and posts its status
     (housekeeping timers)."""

@@ -50,6 +50,7 @@ from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore
 from kbatch.controllers.kubelet.probes import ProbeFault
 from kbatch.controllers.kubelet.status import Seen, container_fingerprint, status_patch, wanted_ready
+from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Result
 from kbatch.runtime.rng import derive
 from kbatch.sim.command import DEFAULT_DURATION
@@ -79,7 +80,7 @@ def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
 
 
 class Kubelet:
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ControllerContext) -> None:
         from kbatch.api.core_v1 import Node, Pod
 
         self.ctx, self.Pod, self.Node = ctx, Pod, Node

@@ -44,6 +44,7 @@ from kbatch.controllers.kubelet.nodestatus import (
     status_items,
     transition_event,
 )
+from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.events import ObjectRef
 from kbatch.runtime.rng import derive
 from kbatch.sim.faults import KUBELET_ANNOTATION
@@ -84,7 +85,7 @@ class _Beat:
 
 
 class NodeHeartbeat:
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ControllerContext) -> None:
         from kbatch.api.coordination_v1 import NODE_LEASE_NAMESPACE, Lease
         from kbatch.api.core_v1 import Node
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from kbatch.api.registry import Registry
 from kbatch.controllers.namespace.deleter import (
     CONDITION_TYPES,
     ContentTotals,
     NamespaceDeleter,
     deletion_conditions,
 )
+from kbatch.runtime.context import ControllerContext
 
 __all__ = ["CONDITION_TYPES", "ContentTotals", "NamespaceController", "NamespaceDeleter",
            "deletion_conditions", "setup"]
@@ -24,7 +26,7 @@ _EVENT_KINDS = ("Event",)  # not watched: the deleter removes them at once, noth
 
 
 class NamespaceController:
-    def __init__(self, ctx: Any, registry: Any) -> None:
+    def __init__(self, ctx: ControllerContext, registry: Registry) -> None:
         lifecycle = ctx.server.namespaces if ctx.server is not None else None
         self.deleter = NamespaceDeleter(ctx.client, registry, lifecycle,
                                         lambda: ctx.clock.now_datetime().replace(microsecond=0))
@@ -55,12 +57,11 @@ class NamespaceController:
         return None
 
 
-def setup(ctx: Any) -> NamespaceController:
+def setup(ctx: ControllerContext) -> NamespaceController:
     """Catalog factory for ``namespace``."""
     from kbatch.api.core_v1 import Namespace
-    from kbatch.families import builtin_registry
 
-    registry = ctx.server.registry if ctx.server is not None else builtin_registry()
+    registry = ctx.registry
     controller = NamespaceController(ctx, registry)
     builder = ctx.build().describe("deletes the content of terminating namespaces, then finalizes them")
     builder.for_(Namespace)

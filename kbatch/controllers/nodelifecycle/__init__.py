@@ -15,6 +15,7 @@ from kbatch.controllers.nodelifecycle.taints import (
     wanted_taints,
 )
 from kbatch.controllers.nodelifecycle.zones import EvictionConfig
+from kbatch.runtime.context import ControllerContext
 
 __all__ = [
     "NOT_READY",
@@ -30,7 +31,7 @@ __all__ = [
 ]
 
 
-def setup(ctx: Any) -> NodeLifecycle:
+def setup(ctx: ControllerContext) -> NodeLifecycle:
     """Catalog factory for ``node-lifecycle``: nodes, and node Leases (a renewal re-checks its node).
 
     Options (``ControlPlane(options={"node-lifecycle": {...}})``, kube-controller-manager's flags):
@@ -50,7 +51,7 @@ def setup(ctx: Any) -> NodeLifecycle:
     return reconciler
 
 
-def setup_taint_eviction(ctx: Any) -> TaintEviction:
+def setup_taint_eviction(ctx: ControllerContext) -> TaintEviction:
     """Catalog factory for ``taint-eviction-controller``: pods enqueue themselves; a node's taint
     change enqueues the pods bound to it."""
     from kbatch.api.core_v1 import Node, Pod

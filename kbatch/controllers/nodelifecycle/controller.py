@@ -54,6 +54,7 @@ from kbatch.controllers.nodelifecycle.taints import (
 from kbatch.controllers.nodelifecycle.zones import EXCLUDE_DISRUPTION, EvictionConfig, zone_key
 from kbatch.controllers.scheduler.convert import taint_of, toleration_of
 from kbatch.controllers.scheduler.types import Taint
+from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.events import ObjectRef
 
 __all__ = ["ZONE_PASS", "NodeLifecycle", "TaintEviction"]
@@ -68,7 +69,7 @@ def _ready(node: Any) -> str | None:
 
 
 class NodeLifecycle:
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ControllerContext) -> None:
         from kbatch.api.coordination_v1 import NODE_LEASE_NAMESPACE, Lease
         from kbatch.api.core_v1 import Node
 
@@ -265,7 +266,7 @@ class NodeLifecycle:
 
 
 class TaintEviction:
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ControllerContext) -> None:
         from kbatch.api.core_v1 import Node, Pod
 
         self.ctx, self.Node, self.Pod = ctx, Node, Pod

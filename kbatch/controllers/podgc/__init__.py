@@ -3,8 +3,6 @@ threshold, pods of vanished nodes and unscheduled terminating pods, every 20 s o
 
 from __future__ import annotations
 
-from typing import Any
-
 from kbatch.controllers.podgc.controller import PodGC
 from kbatch.controllers.podgc.decisions import (
     GC_PERIOD,
@@ -15,6 +13,7 @@ from kbatch.controllers.podgc.decisions import (
     terminated_to_delete,
     unscheduled_terminating,
 )
+from kbatch.runtime.context import ControllerContext
 
 __all__ = [
     "GC_PERIOD",
@@ -31,7 +30,7 @@ __all__ = [
 SWEEP = ("", "podgc/sweep")
 
 
-def setup(ctx: Any) -> PodGC:
+def setup(ctx: ControllerContext) -> PodGC:
     from kbatch.runtime.reconcile import Request
 
     gc = PodGC(ctx)

@@ -24,12 +24,13 @@ from kbatch.controllers.podgc.decisions import (
     terminated_to_delete,
     unscheduled_terminating,
 )
+from kbatch.runtime.context import ControllerContext
 
 __all__ = ["PodGC"]
 
 
 class PodGC:
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ControllerContext) -> None:
         from kbatch.api.core_v1 import Node, Pod
 
         self.ctx, self.Pod, self.Node = ctx, Pod, Node

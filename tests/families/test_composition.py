@@ -1,0 +1,84 @@
+"""Composing families: order, clashes, admission plugin selection (kube-apiserver's flags), gates."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from example_family import EXAMPLE
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kbatch.api.features import FeatureGateError, FeatureGates, FeatureSpec, Stage, parse_feature_gates
+from kbatch.families import BATCH, BUILTIN_FAMILIES, CORE, AdmissionSelectionError, builtin, compose
+
+
+def test_builtin_composition_lists_core_then_batch() -> None:
+    composed = builtin()
+    assert [f.name for f in composed.families] == ["core", "batch"]
+    assert [p.name for p in composed.admission] == [
+        "NamespaceLifecycle", "DefaultTolerationSeconds", "Priority"]
+    names = [c.name for c in composed.controllers]
+    assert names.index("scheduler") < names.index("job")
+    registry = composed.registry()
+    assert registry.for_name("jobs").gc_policy == "Orphan"
+    assert registry.for_name("pods").gc_policy == "Background"
+
+
+@pytest.mark.parametrize("clash", [
+    dataclasses.replace(EXAMPLE, name="core"),
+    dataclasses.replace(EXAMPLE, name="x", kinds=BATCH.kinds[:1]),
+    dataclasses.replace(EXAMPLE, name="x", admission=CORE.admission[:1]),
+    dataclasses.replace(EXAMPLE, name="x", controllers=BATCH.controllers[1:2]),
+    dataclasses.replace(EXAMPLE, name="x", scheduler_plugins=CORE.scheduler_plugins[:1]),
+])
+def test_two_families_may_not_declare_the_same_thing(clash: object) -> None:
+    with pytest.raises(ValueError, match="two families declare the"):
+        compose((*BUILTIN_FAMILIES, clash))  # type: ignore[arg-type]
+
+
+def test_admission_selection_follows_kube_apiservers_flags() -> None:
+    composed = compose((*BUILTIN_FAMILIES, EXAMPLE))
+    default = [p.name for p in composed.admission_plugins()]
+    assert default == ["NamespaceLifecycle", "DefaultTolerationSeconds", "Priority", "GizmoLabels"]
+    assert [p.name for p in composed.admission_plugins(disable="Priority,GizmoLabels")] == \
+        ["NamespaceLifecycle", "DefaultTolerationSeconds"]
+    # enabling an already-enabled plugin changes nothing; the order is the recommended one, not the flag's
+    assert [p.name for p in composed.admission_plugins(enable=["Priority", "NamespaceLifecycle"])] == default
+    with pytest.raises(AdmissionSelectionError, match=r"\[Priority\] in enable-admission-plugins and "
+                                                      "disable-admission-plugins overlapped"):
+        composed.admission_plugins(enable="Priority", disable="Priority")
+    with pytest.raises(AdmissionSelectionError, match='disable-admission-plugins plugin "Nope" is unknown'):
+        composed.admission_plugins(disable="Nope")
+
+
+def test_a_plugin_off_by_default_runs_only_when_enabled() -> None:
+    off = dataclasses.replace(EXAMPLE, admission=(dataclasses.replace(EXAMPLE.admission[0],
+                                                                      enabled_by_default=False),))
+    composed = compose((*BUILTIN_FAMILIES, off))
+    assert "GizmoLabels" not in [p.name for p in composed.admission_plugins()]
+    assert "GizmoLabels" in [p.name for p in composed.admission_plugins(enable="GizmoLabels")]
+
+
+gate_names = st.sampled_from(["A", "B", "C"])
+
+
+@given(st.dictionaries(gate_names, st.booleans()))
+def test_feature_gates_round_trip_through_the_flag(overrides: dict[str, bool]) -> None:
+    specs = [FeatureSpec("A", False, Stage.ALPHA), FeatureSpec("B", True, Stage.BETA),
+             FeatureSpec("C", False, Stage.BETA)]
+    gates = FeatureGates(specs, overrides)
+    for name in "ABC":
+        assert gates.enabled(name) is overrides.get(name, next(s.default for s in specs if s.name == name))
+    again = FeatureGates(specs, gates.as_flag())
+    assert [again.enabled(n) for n in "ABC"] == [gates.enabled(n) for n in "ABC"]
+    assert parse_feature_gates(gates.as_flag()) == gates.overridden()
+
+
+@pytest.mark.parametrize(("flag", "message"), [
+    ("A", "missing bool value for A"),
+    ("A=yes", 'invalid value of A=yes, err: strconv.ParseBool: parsing "yes": invalid syntax'),
+])
+def test_malformed_gate_flags_are_refused(flag: str, message: str) -> None:
+    with pytest.raises(FeatureGateError, match=message):
+        FeatureGates([FeatureSpec("A", False, Stage.ALPHA)], flag)
