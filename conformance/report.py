@@ -15,6 +15,7 @@ xunit plugin and pytest validate against (``properties`` only on suites), except
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -118,6 +119,15 @@ def report_json(run: Run, results: Sequence[Result]) -> dict[str, Any]:
 
 
 # -- JUnit XML --------------------------------------------------------------------------------------------
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml(text: str) -> str:
+    """``text`` without the characters XML 1.0 cannot carry (control characters in a failure's output),
+    each shown as ``\\xNN``."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def _seconds(value: float) -> str:
     return f"{max(value, 0.0):.3f}"
 
@@ -134,21 +144,22 @@ def _properties(parent: ET.Element, run: Run) -> None:
               "kubernetesVersion": run.kubernetes_version or "", "capabilities": ",".join(run.capabilities),
               "seed": str(run.seed), "formatVersion": FORMAT_VERSION}
     for name, value in values.items():
-        ET.SubElement(props, "property", {"name": name, "value": value})
+        ET.SubElement(props, "property", {"name": name, "value": _xml(value)})
 
 
 def _testcase(parent: ET.Element, r: Result) -> None:
     s = r.semantic
-    case = ET.SubElement(parent, "testcase", {"classname": f"conformance.{s.family}", "name": s.id,
-                                              "time": _seconds(r.duration)})
+    case = ET.SubElement(parent, "testcase", {"classname": _xml(f"conformance.{s.family}"),
+                                              "name": _xml(s.id), "time": _seconds(r.duration)})
     if r.outcome in ("failed", "error"):
         tag = "failure" if r.outcome == "failed" else "error"
-        ET.SubElement(case, tag, {"message": r.message, "type": tag}).text = r.details or r.message
+        outcome = ET.SubElement(case, tag, {"message": _xml(r.message), "type": tag})
+        outcome.text = _xml(r.details or r.message)
     elif r.outcome == "skipped":
-        ET.SubElement(case, "skipped", {"message": r.message, "type": "skipped"})
+        ET.SubElement(case, "skipped", {"message": _xml(r.message), "type": "skipped"})
     requirements = ", ".join([*s.requires, *(f"not {c}" for c in s.excludes)]) or "none"
-    ET.SubElement(case, "system-out").text = (f"semantic: {s.title}\nsource: {s.source}\n"
-                                              f"requires: {requirements}\n")
+    ET.SubElement(case, "system-out").text = _xml(f"semantic: {s.title}\nsource: {s.source}\n"
+                                                  f"requires: {requirements}\n")
 
 
 def junit(run: Run, results: Sequence[Result]) -> ET.Element:
@@ -158,7 +169,7 @@ def junit(run: Run, results: Sequence[Result]) -> ET.Element:
     families = list(dict.fromkeys([*run.families, *(r.semantic.family for r in results)]))
     for family in families:
         mine = [r for r in results if r.semantic.family == family]
-        suite = ET.SubElement(root, "testsuite", _suite_attrs(family, mine))
+        suite = ET.SubElement(root, "testsuite", _suite_attrs(_xml(family), mine))
         _properties(suite, run)
         for r in mine:
             _testcase(suite, r)
