@@ -4,7 +4,7 @@ It speaks only the Kubernetes REST API (discovery, resource paths, the ``status`
 three PATCH types, DeleteOptions), plus kbatch's clock extension
 (``/apis/kbatch.dev/v1alpha1/clock``, see docs/serve.md) when the server offers one:
 
-* **Virtual clock** (``kbatch serve --clock virtual``): ``has_virtual_clock`` is True; ``now`` reads
+* **Virtual clock** (``kbatch serve --clock virtual``): the ``virtual-clock`` capability; ``now`` reads
   the clock, ``advance``/``settle`` post to it, and ``wait_for`` jumps deadline to deadline, as the
   in-process target does: it checks the predicate, then posts ``{"untilNextDeadline": true,
   "advance": <time left>}`` (the clock moves to the next pending timer and fires it, or stops at
@@ -12,23 +12,22 @@ three PATCH types, DeleteOptions), plus kbatch's clock extension
   ``nextDeadline`` it advances in steps of ``step`` seconds (1 s) instead.
   The server already settles after every write, as the in-process target does.
 * **No virtual clock** (a real cluster, or ``--clock real``): ``now`` is the server's clock (the
-  extension's, else the ``Date`` header of a ``/version`` answer); ``wait_for`` polls in real time,
-  bounded by ``max_wait`` seconds; checks marked ``needs_virtual_clock`` are skipped.
+  extension's, else the ``Date`` header of a ``/version`` answer); ``wait_for`` polls in real time
+  for as long as the check allows (its bound comes from the semantic, :mod:`conformance.timing`);
+  checks marked ``needs_virtual_clock`` are skipped.
 
 ``apply`` is client-side apply (:mod:`conformance.client_apply`). Failures raise
 :mod:`conformance.errors` (``NotFound``, ``Invalid``, …), whose ``code``/``reason``/``message``
 match the kbatch errors the in-process target raises.
 
-Isolation: each target starts from a clean namespace. On a kbatch server (the clock extension is
-present) the target works in ``default``, as in-process, and first deletes the CronJobs, Jobs and
-Pods left there. On any other server it creates a namespace ``kbatch-conformance-<random>`` on first
-use (the checks' ``"default"`` means that namespace) and deletes it in :meth:`close`.
-``KBATCH_CONFORMANCE_NAMESPACE`` forces a namespace (then swept like ``default``).
-
-Pods: ``runs_pods`` (a scheduler and kubelet run the pods, so checks marked ``runs_pods`` run) is
-True on a server without the clock extension (a real cluster) and, on a kbatch server, when it has a
+Capabilities: ``virtual-clock`` as above; ``faults`` on a kbatch server (the clock extension is
+there, and with it ``POST /apis/kbatch.dev/v1alpha1/actions/NAME``); ``kubelet`` on a server without
+the clock extension (a real cluster: its nodes run pods) and, on a kbatch server, when it has a
 Ready Node — so serve the status-patching checks from a ``kbatch serve --controllers job,cronjob``
 without nodes, and the real-pod checks from one with its default controllers and nodes.
+
+Namespaces are the suite's business (:mod:`conformance.isolation`): every call names one, and the
+target writes nothing else.
 """
 
 from __future__ import annotations
@@ -36,24 +35,23 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import os
-import secrets
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-import yaml
+from ruamel.yaml import YAML
 
 from conformance import errors
 from conformance.client_apply import apply_patch, with_last_applied
 from conformance.http_client import PATCH_TYPES, ApiClient
 from conformance.kubeconfig import ClusterConfig, load_kubeconfig
-from conformance.target import Obj
+from conformance.target import FAULTS, KUBELET, VIRTUAL_CLOCK, Obj
 
-__all__ = ["CLOCK_PATH", "HttpTarget", "from_kubeconfig", "make_target"]
+__all__ = ["ACTIONS_PATH", "CLOCK_PATH", "HttpTarget", "from_kubeconfig", "make_target"]
 
 CLOCK_PATH = "/apis/kbatch.dev/v1alpha1/clock"
-SWEPT_KINDS = ("CronJob", "Job", "Pod")
+ACTIONS_PATH = "/apis/kbatch.dev/v1alpha1/actions"
 
 
 def _seconds(value: float) -> str:
@@ -65,27 +63,28 @@ def _parse_time(text: str) -> datetime:
 
 
 class HttpTarget:
-    """A Target over the Kubernetes REST API. ``namespace`` None picks as the module doc says."""
+    """A Target over the Kubernetes REST API. ``max_wait`` (seconds) caps every real-time wait on top
+    of the bound the check derives (None: no cap)."""
 
-    def __init__(self, config: ClusterConfig, *, namespace: str | None = None, step: float = 1.0,
-                 max_wait: float = 120.0, poll_interval: float = 0.5, timeout: float = 30.0) -> None:
+    def __init__(self, config: ClusterConfig, *, step: float = 1.0, max_wait: float | None = None,
+                 poll_interval: float = 0.5, timeout: float = 30.0) -> None:
         self.api = ApiClient(config, timeout=timeout)
         self.step, self.max_wait, self.poll_interval = step, max_wait, poll_interval
         clock = self._clock()
         self._has_clock = clock is not None
-        self.has_virtual_clock = bool(clock and clock.get("virtual"))
         self._deadline_jumps = bool(clock and "nextDeadline" in clock)  # kbatch serve ≥ untilNextDeadline
-        self._own_namespace = namespace is None and not self._has_clock
-        if namespace is None:
-            namespace = f"kbatch-conformance-{secrets.token_hex(4)}" if self._own_namespace else "default"
-        self.namespace = namespace
-        self._namespace_ready = not self._own_namespace
-        self.runs_pods = not self._has_clock or self._ready_nodes() > 0
-        mode = "virtual clock" if self.has_virtual_clock else "no virtual clock"
-        pods = ", pods run by nodes" if self.runs_pods else ""
-        self.description = f"HTTP {config.server} ({mode}, namespace {namespace}{pods})"
-        if not self._own_namespace:
-            self.sweep()
+        virtual = bool(clock and clock.get("virtual"))
+        kubelet = not self._has_clock or self._ready_nodes() > 0
+        self.capabilities = frozenset({VIRTUAL_CLOCK} if virtual else set()) | (
+            {FAULTS} if self._has_clock else set()) | ({KUBELET} if kubelet else set())
+        self.kubernetes_version = self._server_version()
+        mode = "virtual clock" if virtual else "no virtual clock"
+        pods = ", pods run by nodes" if kubelet else ""
+        self.description = f"HTTP {config.server} ({mode}{pods})"
+
+    @property
+    def has_virtual_clock(self) -> bool:
+        return VIRTUAL_CLOCK in self.capabilities
 
     # -- plumbing ----------------------------------------------------------------------------------
     def _clock(self) -> Obj | None:
@@ -103,25 +102,31 @@ class HttpTarget:
         return sum(1 for n in nodes for c in (n.get("status") or {}).get("conditions") or ()
                    if c.get("type") == "Ready" and c.get("status") == "True")
 
-    def _ns(self, namespace: str) -> str:
-        """The checks' ``"default"`` is this target's namespace."""
-        return self.namespace if namespace == "default" else namespace
-
-    def _ensure_namespace(self) -> None:
-        if self._namespace_ready:
-            return
-        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.namespace}}
-        with contextlib.suppress(errors.AlreadyExists):
-            self.api.request("POST", "/api/v1/namespaces", body=body)
-        self._namespace_ready = True
+    def _server_version(self) -> str | None:
+        """``gitVersion`` of ``GET /version`` (None when the server does not answer it)."""
+        try:
+            return self.api.get_json("/version").get("gitVersion")
+        except (errors.TargetError, ValueError):
+            return None
 
     def _resource(self, kind: str, api_version: str | None = None) -> Any:
         return self.api.discovery.resolve(kind, api_version)
 
     # -- Target: objects ---------------------------------------------------------------------------
+    def create(self, manifest: Obj, namespace: str = "default") -> Obj:
+        res = self._resource(manifest["kind"], manifest.get("apiVersion"))
+        body = {**manifest, "metadata": dict(manifest.get("metadata") or {})}
+        ns = body["metadata"].get("namespace") or namespace
+        if res.namespaced:
+            body["metadata"]["namespace"] = ns
+        return self.api.request("POST", res.path(ns), body=body).json()
+
     def apply(self, manifest: Obj | str, namespace: str = "default") -> Obj:
-        docs = [d for d in yaml.safe_load_all(manifest) if d] if isinstance(manifest, str) else [manifest]
-        applied = [self._apply_one(doc, self._ns(namespace)) for doc in docs]
+        if isinstance(manifest, str):
+            docs = [d for d in YAML(typ="safe").load_all(manifest) if d]
+        else:
+            docs = [manifest]
+        applied = [self._apply_one(doc, namespace) for doc in docs]
         return applied[0]
 
     def _apply_one(self, manifest: Obj, namespace: str) -> Obj:
@@ -131,7 +136,6 @@ class HttpTarget:
         ns = (body.get("metadata") or {}).get("namespace") or namespace
         if res.namespaced:
             body["metadata"]["namespace"] = ns
-            self._ensure_namespace()
         try:
             return self.api.request("POST", res.path(ns), body=body).json()
         except errors.AlreadyExists:
@@ -144,7 +148,7 @@ class HttpTarget:
 
     def get(self, kind: str, name: str, namespace: str = "default") -> Obj | None:
         try:
-            return self.api.get_json(self._resource(kind).path(self._ns(namespace), name))
+            return self.api.get_json(self._resource(kind).path(namespace, name))
         except errors.NotFound:
             return None
 
@@ -153,7 +157,7 @@ class HttpTarget:
         items: list[Obj] = []
         params: dict[str, Any] = {"labelSelector": label_selector, "limit": 500}
         while True:
-            page = self.api.request("GET", res.path(self._ns(namespace)), params=params).json()
+            page = self.api.request("GET", res.path(namespace), params=params).json()
             for item in page.get("items") or ():  # list items omit apiVersion/kind on the wire
                 items.append({"apiVersion": res.api_version, "kind": kind, **item})
             params["continue"] = (page.get("metadata") or {}).get("continue")
@@ -171,7 +175,7 @@ class HttpTarget:
 
     def _patch(self, kind: str, name: str, patch: Obj | list[Any], namespace: str, patch_type: str,
                subresource: str | None) -> Obj:
-        path = self._resource(kind).path(self._ns(namespace), name, subresource)
+        path = self._resource(kind).path(namespace, name, subresource)
         return self.api.request("PATCH", path, body=patch, content_type=PATCH_TYPES[patch_type]).json()
 
     def delete(self, kind: str, name: str, namespace: str = "default",
@@ -182,7 +186,7 @@ class HttpTarget:
         if grace_period_seconds is not None:
             options["gracePeriodSeconds"] = grace_period_seconds
         with contextlib.suppress(errors.NotFound):
-            self.api.request("DELETE", self._resource(kind).path(self._ns(namespace), name), body=options)
+            self.api.request("DELETE", self._resource(kind).path(namespace, name), body=options)
 
     # -- Target: time ------------------------------------------------------------------------------
     def now(self) -> datetime:
@@ -218,7 +222,7 @@ class HttpTarget:
                 self.advance(step)
                 waited += step
             return True
-        deadline = time.monotonic() + min(timeout, self.max_wait)
+        deadline = time.monotonic() + (timeout if self.max_wait is None else min(timeout, self.max_wait))
         while not predicate():
             if time.monotonic() >= deadline:
                 return bool(predicate())
@@ -244,36 +248,21 @@ class HttpTarget:
             waited += moved
         return True
 
-    # -- isolation ---------------------------------------------------------------------------------
-    def sweep(self) -> None:
-        """Delete the CronJobs, Jobs and Pods in this target's namespace (pods at once, finalizers
-        dropped), and wait until they are gone."""
-        for kind in SWEPT_KINDS:
-            for obj in self.list(kind):
-                name = obj["metadata"]["name"]
-                if obj["metadata"].get("finalizers"):
-                    try:
-                        self.patch(kind, name, {"metadata": {"finalizers": None}})
-                    except errors.NotFound:
-                        continue
-                self.delete(kind, name, propagation_policy="Background",
-                            grace_period_seconds=0 if kind == "Pod" else None)
-        gone = self.wait_for(lambda: not any(self.list(k) for k in SWEPT_KINDS), 30)
-        if not gone:
-            left = {k: [o["metadata"]["name"] for o in self.list(k)] for k in SWEPT_KINDS}
-            raise RuntimeError(f"could not clean namespace {self.namespace}: {left}")
+    # -- faults ------------------------------------------------------------------------------------------
+    def fault(self, name: str, args: Obj) -> Obj:
+        """kbatch serve's fault command ``name`` (``POST …/actions/NAME``); only with ``faults``."""
+        if FAULTS not in self.capabilities:
+            raise errors.NotFound(f"{self.api.config.server} offers no fault commands (not a kbatch server)")
+        return self.api.request("POST", f"{ACTIONS_PATH}/{name}", body=args).json()
 
     def close(self) -> None:
-        if self._own_namespace and self._namespace_ready:
-            self.delete("Namespace", self.namespace, propagation_policy="Background")
         self.api.close()
 
 
 def from_kubeconfig(path: str | None = None, context: str | None = None) -> HttpTarget:
     """The factory for ``KBATCH_CONFORMANCE_TARGET=conformance.http_target:from_kubeconfig``:
-    ``$KUBECONFIG`` (or ``~/.kube/config``), its current context, ``KBATCH_CONFORMANCE_NAMESPACE``."""
-    config = load_kubeconfig(path, context or os.environ.get("KBATCH_CONFORMANCE_CONTEXT") or None)
-    return HttpTarget(config, namespace=os.environ.get("KBATCH_CONFORMANCE_NAMESPACE") or None)
+    ``$KUBECONFIG`` (or ``~/.kube/config``) and its current context, or ``KBATCH_CONFORMANCE_CONTEXT``."""
+    return HttpTarget(load_kubeconfig(path, context or os.environ.get("KBATCH_CONFORMANCE_CONTEXT") or None))
 
 
 make_target = from_kubeconfig

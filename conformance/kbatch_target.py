@@ -4,7 +4,12 @@ The only conformance module that imports kbatch. By default only the ``job`` and
 controllers run, so pod outcomes are driven through the API (patching pod status, as upstream's Job
 integration tests do with the Job controller alone). :func:`with_nodes` builds the other kind: every
 default controller (the simulated scheduler and kubelet among them) and a couple of nodes, so pod
-outcomes come from the container command (``runs_pods``), as on a real cluster.
+outcomes come from the container command (the ``kubelet`` capability), as on a real cluster.
+
+Capabilities: ``virtual-clock`` and ``faults`` (kbatch's fault commands, the same ones
+``kbatch serve`` offers under ``/apis/kbatch.dev/v1alpha1/actions``) always; ``kubelet`` with nodes.
+The control plane's seed is the run's (``KBATCH_CONFORMANCE_SEED``, default 0), so a run is
+reproducible.
 """
 
 from __future__ import annotations
@@ -14,30 +19,38 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from conformance.target import Obj
+from conformance.isolation import run_seed
+from conformance.target import FAULTS, KUBELET, VIRTUAL_CLOCK, Obj
 
 __all__ = ["KbatchTarget", "with_nodes"]
 
 
 class KbatchTarget:
-    has_virtual_clock = True
-
-    def __init__(self, controllers: str = "job,cronjob", seed: int = 0, nodes: int = 0) -> None:
+    def __init__(self, controllers: str = "job,cronjob", seed: int | None = None, nodes: int = 0) -> None:
         from kbatch.api.errors import NotFound
+        from kbatch.api.kube_version import KUBERNETES_VERSION
         from kbatch.runtime.controlplane import ControlPlane
 
         self._not_found = NotFound
-        self.cp = ControlPlane(seed=seed, controllers=controllers)
+        self.cp = ControlPlane(seed=run_seed() if seed is None else seed, controllers=controllers)
         if nodes:
             from kbatch.sim import create_nodes
 
             create_nodes(self.cp, nodes)
-        self.runs_pods = bool(nodes) and {"scheduler", "kubelet"} <= set(self.cp.enabled)
-        pods = f", {nodes} nodes: pods run by the kubelet" if self.runs_pods else ""
+        kubelet = bool(nodes) and {"scheduler", "kubelet"} <= set(self.cp.enabled)
+        self.capabilities = frozenset({VIRTUAL_CLOCK, FAULTS} | ({KUBELET} if kubelet else set()))
+        self.kubernetes_version = KUBERNETES_VERSION
+        pods = f", {nodes} nodes: pods run by the kubelet" if kubelet else ""
         self.description = f"kbatch in-process (virtual clock, controllers {controllers}{pods})"
 
     def _model(self, kind: str) -> Any:
         return self.cp.registry.for_name(kind).model
+
+    def create(self, manifest: Obj, namespace: str = "default") -> Obj:
+        namespaced = self.cp.registry.for_name(manifest["kind"]).info.namespaced
+        out, _ = self.cp.server.unstructured.create(manifest, namespace=namespace if namespaced else None)
+        self.cp.run_until_idle()
+        return out
 
     def apply(self, manifest: Obj | str, namespace: str = "default") -> Obj:
         applied = self.cp.apply(manifest, namespace=namespace)
@@ -64,10 +77,19 @@ class KbatchTarget:
         return out
 
     def delete(self, kind: str, name: str, namespace: str = "default",
-               propagation_policy: str | None = None) -> None:
+               propagation_policy: str | None = None, grace_period_seconds: int | None = None) -> None:
         with contextlib.suppress(self._not_found):
-            self.cp.client.delete(self._model(kind), name, namespace, propagation_policy=propagation_policy)
+            self.cp.client.delete(self._model(kind), name, namespace, propagation_policy=propagation_policy,
+                                  grace_period_seconds=grace_period_seconds)
         self.cp.run_until_idle()
+
+    def fault(self, name: str, args: Obj) -> Obj:
+        """kbatch's fault command ``name`` (``kbatch.server.actions``), then settle."""
+        from kbatch.server.facade import ControlPlaneBackend
+
+        out = ControlPlaneBackend(self.cp).action(name, args)
+        self.cp.run_until_idle()
+        return out
 
     def now(self) -> datetime:
         return self.cp.now()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from ruamel.yaml import YAML
 
 __all__ = ["ClusterConfig", "load_kubeconfig"]
 
@@ -57,7 +57,7 @@ def load_kubeconfig(path: str | os.PathLike[str] | None = None, context: str | N
         env = os.environ.get("KUBECONFIG", "")
         path = next((p for p in env.split(os.pathsep) if p), "~/.kube/config")
     file = Path(os.path.expanduser(str(path)))
-    doc = yaml.safe_load(file.read_text()) or {}
+    doc = YAML(typ="safe").load(file.read_text()) or {}
     name = context or doc.get("current-context") or ""
     if not name:
         raise ValueError(f"{file}: no current-context and no context given")

@@ -5,19 +5,28 @@ the same checks can run in-process against kbatch (:class:`conformance.kbatch_ta
 over HTTP against ``kbatch serve``, or against a real cluster. Kinds are named as in manifests
 (``"Job"``, ``"Pod"``, ``"CronJob"``, ``"Event"``).
 
-Time: a target with a virtual clock (``has_virtual_clock``) moves only through :meth:`advance`;
-checks that need to jump time are marked ``needs_virtual_clock`` and skipped on other targets.
-:meth:`wait_for` advances (virtual) or polls (real) until a predicate holds.
+Capabilities: a target declares what it offers beyond the Kubernetes API in ``capabilities``, a
+set of the names below; checks declare what they need by marker (:mod:`conformance.requirements`)
+and are skipped, with the reason, on a target that lacks it:
+
+* ``virtual-clock`` (:data:`VIRTUAL_CLOCK`): time moves only through :meth:`advance`; without it
+  time is real, ``advance`` really waits and :meth:`wait_for` polls.
+* ``kubelet`` (:data:`KUBELET`): a scheduler and a kubelet run the pods (their container command
+  decides the outcome), as on a real cluster; without it pods stay Pending unless a check plays
+  the kubelet by patching their status.
+* ``faults`` (:data:`FAULTS`): kbatch's fault commands (``node-down``, ``fail-pod``, …), through
+  the optional :class:`FaultInjector` protocol.
+
+Namespaces: the suite gives every check its own fresh namespace (:mod:`conformance.isolation`) and
+always passes it explicitly; a target never has to pick one.
 
 Failures: a call the API refuses raises an exception carrying the ``Status`` the server answered
 (``NotFound``, ``Invalid``, …: kbatch's errors in-process, :mod:`conformance.errors` over HTTP);
 :func:`conformance.errors.status_of` gives its wire form (``reason``, ``code``, ``details.causes``
 with each invalid field's path) on every target.
 
-Pods: a target may say whether a scheduler and a kubelet run its pods (an optional ``runs_pods``
-attribute, read through :func:`runs_pods`; absent means False). Checks that let the container
-command decide pod outcomes are marked ``runs_pods`` and need one; checks that play the kubelet by
-patching pod status are marked ``plays_kubelet`` and need a target where nothing else does.
+Optional attributes the report shows when present: ``description`` (one line: URL, clock, …) and
+``kubernetes_version`` (the ``gitVersion`` the implementation reports, e.g. ``v1.37.0``).
 """
 
 from __future__ import annotations
@@ -26,16 +35,40 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Obj", "Target", "TargetFactory", "condition", "has_condition", "runs_pods"]
+__all__ = [
+    "CAPABILITIES",
+    "FAULTS",
+    "KUBELET",
+    "VIRTUAL_CLOCK",
+    "FaultInjector",
+    "Obj",
+    "Target",
+    "TargetFactory",
+    "capabilities",
+    "condition",
+    "has_condition",
+    "runs_pods",
+]
 
 Obj = dict[str, Any]
+
+VIRTUAL_CLOCK = "virtual-clock"
+KUBELET = "kubelet"
+FAULTS = "faults"
+CAPABILITIES = (VIRTUAL_CLOCK, KUBELET, FAULTS)
+"""Every capability name a target may declare (a family may add its own to this tuple)."""
 
 
 @runtime_checkable
 class Target(Protocol):
     """An implementation under test."""
 
-    has_virtual_clock: bool
+    capabilities: frozenset[str]
+    """What the target offers beyond the Kubernetes API (names from :data:`CAPABILITIES`)."""
+
+    def create(self, manifest: Obj, namespace: str = "default") -> Obj:
+        """Create one object (never update: an existing one raises ``AlreadyExists``)."""
+        ...
 
     def apply(self, manifest: Obj | str, namespace: str = "default") -> Obj:
         """Create (or update) one object; returns it as stored."""
@@ -58,7 +91,7 @@ class Target(Protocol):
         ...
 
     def delete(self, kind: str, name: str, namespace: str = "default",
-               propagation_policy: str | None = None) -> None:
+               propagation_policy: str | None = None, grace_period_seconds: int | None = None) -> None:
         """Delete (graceful: finalizers keep the object with a deletionTimestamp). Missing is fine."""
         ...
 
@@ -78,7 +111,22 @@ class Target(Protocol):
         ...
 
 
+@runtime_checkable
+class FaultInjector(Protocol):
+    """The optional ``faults`` capability: kbatch's fault commands (docs/serve.md, "actions")."""
+
+    def fault(self, name: str, args: Obj) -> Obj:
+        """Run fault command ``name`` (``fail-pod``, ``node-down``, ``evict-pod``, …) with its
+        arguments (``{"name": pod, "namespace": ns, "exitCode": 3}``); returns its answer."""
+        ...
+
+
 TargetFactory = Callable[[], Target]
+
+
+def capabilities(target: object) -> frozenset[str]:
+    """``target.capabilities`` (an empty set for a target that declares none)."""
+    return frozenset(getattr(target, "capabilities", ()) or ())
 
 
 def condition(obj: Obj | None, type_: str) -> Obj | None:
@@ -95,5 +143,5 @@ def has_condition(obj: Obj | None, type_: str, status: str = "True") -> bool:
 
 
 def runs_pods(target: object) -> bool:
-    """Whether a scheduler and kubelet run ``target``'s pods (its optional ``runs_pods``, else False)."""
-    return bool(getattr(target, "runs_pods", False))
+    """Whether a scheduler and kubelet run ``target``'s pods (the ``kubelet`` capability)."""
+    return KUBELET in capabilities(target)

@@ -132,7 +132,8 @@ def test_pod_failure_policy_fail_job(target):
     job = wait_status(target, "pfp", _finished, 60)
     failed = condition(job, "Failed")
     assert failed["reason"] == "PodFailurePolicy"
-    assert failed["message"] == (f"Container main for pod default/{pod['metadata']['name']} failed with "
+    meta = pod["metadata"]
+    assert failed["message"] == (f"Container main for pod {meta['namespace']}/{meta['name']} failed with "
                                  "exit code 3 matching FailJob rule at index 0")
 
 
@@ -159,7 +160,8 @@ def test_pod_failure_policy_condition(target):
     fail(target, pod, code=0, conditions=("ConfigIssue",))
     job = wait_status(target, "cfg", _finished, 60)
     assert condition(job, "Failed")["message"] == (
-        f"Pod default/{pod['metadata']['name']} has condition ConfigIssue matching FailJob rule at index 0")
+        f"Pod {pod['metadata']['namespace']}/{pod['metadata']['name']} has condition ConfigIssue matching "
+        "FailJob rule at index 0")
 
 
 @pytest.mark.semantic("backoffLimitPerIndex: failure-count annotations, failedIndexes, FailedIndexes",

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.job.workload import WAIT, finished, job, pods, reason, sh, wait_job
+from conformance.job.workload import finished, job, pods, reason, sh, wait_job
 from conformance.target import condition, has_condition
+from conformance.timing import budget
 
 DOC = "k8s.io/docs/concepts/workloads/controllers/job"
 INDEX = "batch.kubernetes.io/job-completion-index"
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.runs_pods
                       "then Complete, completionTime", source=f"{DOC}#job-termination-and-cleanup; KEP-4368")
 def test_nonindexed_job_completes(target):
     target.apply(job("ok", sh("sleep 1; exit 0"), parallelism=2, completions=3))
-    done = wait_job(target, "ok")
+    done = wait_job(target, "ok", timeout=budget(rounds=2, runs=2))  # 3 pods, 2 at a time, 1 s each
     assert reason(done, "Complete") == "CompletionsReached", done["status"]
     types = [c["type"] for c in done["status"]["conditions"] if c["status"] == "True"]
     assert types.index("SuccessCriteriaMet") < types.index("Complete"), types
@@ -41,7 +42,7 @@ def test_nonindexed_job_completes(target):
 def test_indexed_job_completes(target):
     target.apply(job("idx", sh("echo index $JOB_COMPLETION_INDEX"), parallelism=3, completions=3,
                      completionMode="Indexed"))
-    done = wait_job(target, "idx")
+    done = wait_job(target, "idx", timeout=budget())
     assert reason(done, "Complete") == "CompletionsReached", done["status"]
     assert done["status"]["completedIndexes"] == "0-2" and done["status"]["succeeded"] == 3
     seen = set()
@@ -57,11 +58,11 @@ def test_indexed_job_completes(target):
                       "to Complete", source=f"KEP-2232; {DOC}#suspending-a-job")
 def test_suspended_at_creation_runs_after_resume(target):
     target.apply(job("sus", sh("exit 0"), parallelism=2, completions=2, suspend=True))
-    held = wait_job(target, "sus", lambda j: has_condition(j, "Suspended"))
+    held = wait_job(target, "sus", lambda j: has_condition(j, "Suspended"), timeout=budget(rounds=0))
     assert reason(held, "Suspended") == "JobSuspended" and not held["status"].get("startTime")
     assert pods(target, "sus") == []
     target.patch("Job", "sus", {"spec": {"suspend": False}})
-    done = wait_job(target, "sus")
+    done = wait_job(target, "sus", timeout=budget())
     assert reason(done, "Complete") == "CompletionsReached" and done["status"]["succeeded"] == 2
     assert has_condition(done, "Suspended", "False")
     assert condition(done, "Suspended")["reason"] == "JobResumed"
@@ -72,11 +73,11 @@ def test_suspended_at_creation_runs_after_resume(target):
                       "pods terminated", source=f"{DOC}#job-termination-and-cleanup")
 def test_active_deadline_fails_a_long_job(target):
     target.apply(job("dl", sh("sleep 600"), parallelism=1, completions=1, activeDeadlineSeconds=3))
-    done = wait_job(target, "dl")
+    done = wait_job(target, "dl", timeout=budget(extra=3))
     assert reason(done, "Failed") == "DeadlineExceeded", done["status"]
     assert not done["status"].get("active") and not done["status"].get("terminating")
     assert target.wait_for(lambda: all(p["status"].get("phase") in ("Succeeded", "Failed")
-                                       for p in pods(target, "dl")), WAIT)
+                                       for p in pods(target, "dl")), budget(rounds=0, extra=1))
 
 
 @pytest.mark.semantic("real pods: successPolicy succeededIndexes [0]: index 0 done ends the Job Complete "
@@ -86,7 +87,7 @@ def test_success_policy_succeeded_indexes(target):
     target.apply(job("sp", sh("sleep ${JOB_COMPLETION_INDEX}00"), parallelism=3, completions=3,
                      completionMode="Indexed",
                      successPolicy={"rules": [{"succeededIndexes": "0"}]}))
-    done = wait_job(target, "sp")
+    done = wait_job(target, "sp", timeout=budget())
     assert reason(done, "SuccessCriteriaMet") == "SuccessPolicy", done["status"]
     assert reason(done, "Complete") == "SuccessPolicy", done["status"]
     assert done["status"]["completedIndexes"] == "0" and done["status"]["succeeded"] == 1
@@ -98,6 +99,7 @@ def test_success_policy_succeeded_indexes(target):
 def test_ttl_after_finished_deletes_the_job(target):
     target.apply(job("ttl", sh("exit 0"), completions=1, ttlSecondsAfterFinished=2))
     assert target.wait_for(lambda: finished(target.get("Job", "ttl")) or target.get("Job", "ttl") is None,
-                           WAIT)
-    assert target.wait_for(lambda: target.get("Job", "ttl") is None, WAIT), target.get("Job", "ttl")
-    assert target.wait_for(lambda: pods(target, "ttl") == [], WAIT), pods(target, "ttl")
+                           budget())
+    assert target.wait_for(lambda: target.get("Job", "ttl") is None, budget(rounds=0, extra=2)), \
+        target.get("Job", "ttl")
+    assert target.wait_for(lambda: pods(target, "ttl") == [], budget(rounds=0)), pods(target, "ttl")

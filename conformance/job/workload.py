@@ -6,6 +6,9 @@ cluster's. Commands stay inside what both a real ``busybox`` shell and kbatch's 
 understand (docs/simulation.md): ``sleep N``, ``exit N``, ``echo``, ``;``/``&&`` and
 ``$JOB_COMPLETION_INDEX`` expansion — no arithmetic, no ``if``/``test``.
 
+Every wait is bounded by what the semantic takes (:func:`conformance.timing.budget`: rounds of pods,
+back-offs, deadlines), so a real-clock target gets the time upstream needs and no more.
+
 Pods get ``terminationGracePeriodSeconds: 1``: ``sh`` as PID 1 ignores SIGTERM, so on a real cluster
 a deleted pod (deadline, success policy) would otherwise hold the Job's terminal condition back for
 the default 30 s grace period.
@@ -17,11 +20,7 @@ from typing import Any
 
 from conformance.target import Obj, Target, condition, has_condition
 
-__all__ = ["WAIT", "finished", "job", "pods", "sh", "wait_job"]
-
-WAIT = 300.0
-"""Seconds to wait for an outcome: virtual targets jump there at once; a real cluster gets time to
-pull busybox and start pods (the HTTP target bounds one wait by its ``max_wait`` anyway)."""
+__all__ = ["finished", "job", "pods", "sh", "wait_job"]
 
 
 def sh(script: str) -> list[str]:
@@ -48,11 +47,12 @@ def finished(obj: Obj | None) -> bool:
     return has_condition(obj, "Complete") or has_condition(obj, "Failed")
 
 
-def wait_job(target: Target, name: str, pred: Any = finished, timeout: float = WAIT) -> Obj:
-    """Wait (virtual jumps or real polling) until ``pred(job)`` holds; returns the Job."""
+def wait_job(target: Target, name: str, pred: Any = finished, *, timeout: float) -> Obj:
+    """Wait (virtual jumps or real polling) until ``pred(job)`` holds, at most ``timeout`` seconds
+    (a :func:`conformance.timing.budget`); returns the Job."""
     ok = target.wait_for(lambda: bool(pred(target.get("Job", name))), timeout)
     obj = target.get("Job", name)
-    assert ok, f"timed out waiting on Job {name}: {(obj or {}).get('status')}"
+    assert ok, f"Job {name} not there after {timeout:.0f} s: {(obj or {}).get('status')}"
     assert obj is not None
     return obj
 

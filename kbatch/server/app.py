@@ -22,6 +22,7 @@ import logging
 from typing import Any
 
 from kbatch.api.errors import BadRequest, MethodNotAllowed, NotFound, StatusError, Unauthorized
+from kbatch.api.kube_version import version_info
 from kbatch.runtime.duration import parse_duration
 from kbatch.server import discovery
 from kbatch.server.backend import Backend
@@ -35,9 +36,7 @@ __all__ = ["KUBE_VERSION", "KbatchApp"]
 
 log = logging.getLogger("kbatch.server")
 
-KUBE_VERSION = {"major": "1", "minor": "32", "gitVersion": "v1.32.0-kbatch", "gitCommit": "",
-                "gitTreeState": "clean", "buildDate": "2025-01-01T00:00:00Z", "goVersion": "python",
-                "compiler": "cpython", "platform": "python"}
+KUBE_VERSION = version_info()  # GET /version: the release kbatch models (kbatch/api/kube_version.py)
 
 
 class KbatchApp:

@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from kbatch.api.base import ApiInfo
+from kbatch.api.kube_version import KUBERNETES_VERSION
 from kbatch.api.registry import KindSpec, Registry
 from kbatch.server.discovery import group_versions
 
@@ -135,7 +136,7 @@ class OpenAPI:
             name, defs = _schemas(spec)
             schemas.update(defs)
             paths.update(_operations(spec.info, f"#/components/schemas/{name}"))
-        return {"openapi": "3.0.0", "info": {"title": "Kubernetes (kbatch)", "version": "v1.32.0"},
+        return {"openapi": "3.0.0", "info": {"title": "Kubernetes (kbatch)", "version": KUBERNETES_VERSION},
                 "paths": paths, "components": {"schemas": schemas}}
 
     def v2_document(self) -> dict[str, Any]:
@@ -146,5 +147,5 @@ class OpenAPI:
                                | {"consumes": _PATCH_TYPES if verb == "patch" else ["application/json"],
                                   "responses": {"200": {"description": "OK"}}}
                                for verb, op in ops.items()}
-        return {"swagger": "2.0", "info": {"title": "Kubernetes (kbatch)", "version": "v1.32.0"},
+        return {"swagger": "2.0", "info": {"title": "Kubernetes (kbatch)", "version": KUBERNETES_VERSION},
                 "paths": paths, "definitions": {"object": {"type": "object"}}}

@@ -1,39 +1,127 @@
-"""``kbatch conformance``: the conformance suite run in process with its report (issue 6)."""
+"""``kbatch conformance``: the suite run in process with its report, its machine reports (JSON, JUnit),
+``--list``, family and target selection, the capability skips, and the one-line errors."""
 
 from __future__ import annotations
 
+import builtins
+import json
 import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from kbatch.cli.app import app
 from kbatch.cli.commands.conformance import kubeconfig_for
+from kbatch.runtime.controlplane import ControlPlane
+from tests.conformance_suite.validate import validate_json, validate_junit
 
-SUMMARY = re.compile(r"(\d+) passed, (\d+) failed, (\d+) skipped of (\d+) semantics")
+SUMMARY = re.compile(r"(\d+) passed, (\d+) failed, (\d+) skipped(?:, \d+ errors)? of (\d+) semantics")
+NO_VIRTUAL_CLOCK = "tests.conformance_suite.targets:without_virtual_clock"
+
+
+def _invoke(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(app, ["conformance", *args], env=env)
 
 
 def test_a_selection_runs_in_process_and_prints_the_report():
-    res = CliRunner().invoke(app, ["conformance", "-k", "cronjob and suspend"])
+    res = _invoke("-k", "cronjob and suspend")
     assert res.exit_code == 0, res.output
     assert "kbatch conformance report" in res.output
     assert "target: conformance.kbatch_target:KbatchTarget" in res.output
+    assert "Kubernetes v1.37.0" in res.output
     line = next(ln for ln in res.output.splitlines() if ln.startswith("PASS "))
     assert "suspend" in line and "cronjob_controllerv2.go" in line  # semantic and its upstream source
     passed, failed, skipped, total = (int(g) for g in SUMMARY.search(res.output).groups())
     assert (failed, skipped) == (0, 0) and passed == total >= 1
 
 
-def test_a_failing_run_exits_non_zero_and_reports_fail():
-    # --server targets the suite's HTTP target; nothing listens there, so the check's setup fails.
-    res = CliRunner().invoke(app, ["conformance", "-k", "cronjob and suspend", "--server", "http://127.0.0.1:9"])
+def test_an_unreachable_server_is_an_error_not_a_pass():
+    # nothing listens there: the target cannot be built, so every selected check errors (exit 1)
+    res = _invoke("-k", "cronjob and suspend", "--server", "http://127.0.0.1:9")
     assert res.exit_code == 1, res.output
     assert "target: conformance.http_target:from_kubeconfig" in res.output
-    assert re.search(r"^FAIL  suspend", res.output, re.M), res.output
+    assert re.search(r"^ERR   suspend", res.output, re.M), res.output
 
 
-def test_no_matching_check_is_an_error():
-    res = CliRunner().invoke(app, ["conformance", "-k", "no_such_check_anywhere"])
-    assert res.exit_code == 5  # pytest's NO_TESTS_COLLECTED
+def test_no_matching_check_exits_as_pytest_does():
+    assert _invoke("-k", "no_such_check_anywhere").exit_code == 5  # NO_TESTS_COLLECTED
+
+
+def test_json_and_junit_reports_validate_and_agree(tmp_path: Path):
+    junit = tmp_path / "report.xml"
+    res = _invoke("-k", "cronjob or validation", "-o", "json", "--junit-xml", str(junit))
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads(res.stdout)  # stdout is the JSON document alone; pytest's own output went to stderr
+    validate_json(doc)
+    assert doc["exitCode"] == 0 and doc["families"] == ["job"] and doc["seed"] == 0
+    assert doc["target"]["kubernetesVersion"] == "v1.37.0"
+    assert doc["summary"]["passed"] == doc["summary"]["total"] > 30
+    counts = validate_junit(ET.parse(junit).getroot())
+    assert counts == {k: doc["summary"][k] for k in counts}
+    by_id = {s["id"]: s for s in doc["semantics"]}
+    cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
+    assert set(cases) == set(by_id)
+    some = next(iter(by_id.values()))
+    assert some["source"] in cases[some["id"]].find("system-out").text
+
+
+def test_checks_a_target_cannot_run_are_skipped_with_the_reason_in_every_report(tmp_path: Path):
+    env = {"KBATCH_CONFORMANCE_TARGET": NO_VIRTUAL_CLOCK}
+    junit = tmp_path / "report.xml"
+    res = _invoke("-k", "cronjob or validation", "-o", "json", "--junit-xml", str(junit), env=env)
+    assert res.exit_code == 0, res.stderr
+    doc = json.loads(res.stdout)
+    validate_json(doc)
+    timed = [s for s in doc["semantics"] if "virtual-clock" in s["requires"]]
+    assert timed and all(s["outcome"] == "skipped" and "needs a virtual clock" in s["message"] for s in timed)
+    rest = [s for s in doc["semantics"] if "virtual-clock" not in s["requires"]]
+    assert rest and all(s["outcome"] == "passed" for s in rest)
+    skipped = {c.get("name"): c.find("skipped") for c in ET.parse(junit).getroot().iter("testcase")}
+    assert all(skipped[s["id"]] is not None and skipped[s["id"]].get("message") == s["message"]
+               for s in timed)
+
+
+def test_list_prints_every_semantic_with_its_source_and_runs_nothing():
+    res = _invoke("--list", "-o", "json")
+    assert res.exit_code == 0, res.stderr
+    listed = json.loads(res.stdout)["semantics"]
+    assert len(listed) == len({s["id"] for s in listed}) >= 80
+    assert all(s["family"] == "job" and s["source"] and s["title"] for s in listed)
+    table = _invoke("--list")
+    assert table.exit_code == 0 and "kbatch conformance report" not in table.output
+    assert f"{len(listed)} semantics" in table.output
+    for s in listed:
+        assert f"  {s['id']}" in table.output and f"source: {s['source']}" in table.output
+
+
+def test_family_selection_and_usage_errors():
+    assert _invoke("--family", "job", "-k", "cronjob and suspend").exit_code == 0
+    res = _invoke("--family", "jobset")
+    assert res.exit_code == 1 and "no conformance family 'jobset'; known: job" in res.output
+    res = _invoke("--server", "http://127.0.0.1:9", "--kubeconfig", "/nonexistent")
+    assert res.exit_code == 1 and "--server and --kubeconfig" in res.output
+    res = _invoke("--kubeconfig", "/nonexistent/config")
+    assert res.exit_code == 1 and "no such file" in res.output
+    res = _invoke("-o", "yaml")
+    assert res.exit_code == 1 and "table or json" in res.output
+
+
+def test_without_pytest_a_one_line_error_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch):
+    real_import = builtins.__import__
+
+    def hide_pytest(name, *args, **kwargs):
+        if name == "pytest" or name.startswith("pytest."):
+            raise ModuleNotFoundError("No module named 'pytest'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", hide_pytest)
+    res = _invoke("-k", "anything")
+    assert res.exit_code == 1
+    assert res.output.strip().splitlines() == [
+        "error: kbatch conformance needs pytest, which is not installed: "
+        "pip install 'pytest>=8' 'hypothesis>=6.100'"]
 
 
 def test_kubeconfig_names_the_server_and_token():
@@ -42,3 +130,12 @@ def test_kubeconfig_names_the_server_and_token():
     assert doc["current-context"] == ctx["name"]
     assert doc["clusters"][0]["cluster"]["server"] == "https://h:6443"
     assert doc["users"][0]["user"] == {"token": "t0k"}
+
+
+def test_version_prints_the_modelled_kubernetes_release_and_gates_when_exposed(monkeypatch):
+    res = CliRunner().invoke(app, ["version"])
+    assert res.exit_code == 0 and "Kubernetes v1.37.0" in res.output and "feature gates" not in res.output
+    # the hook: a control plane that exposes ``feature_gates`` gets them printed, sorted
+    monkeypatch.setattr(ControlPlane, "feature_gates", {"JobManagedBy": True, "Alpha": False}, raising=False)
+    res = CliRunner().invoke(app, ["version"])
+    assert res.exit_code == 0 and "feature gates: Alpha=false,JobManagedBy=true" in res.output

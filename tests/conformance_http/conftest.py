@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from conformance.http_target import HttpTarget
+from conformance.isolation import NamespacedTarget, claim_namespace, namespace_names, release_namespace
 from conformance.kubeconfig import load_kubeconfig
 from kbatch.server.process import ServeProcess
 
@@ -52,7 +53,11 @@ def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProce
 
 
 @pytest.fixture
-def http_target(virtual_server: ServeProcess) -> Iterator[HttpTarget]:
+def http_target(virtual_server: ServeProcess, request: pytest.FixtureRequest) -> Iterator[NamespacedTarget]:
+    """The HTTP target against the virtual server, in a fresh namespace of this test's own (as the
+    suite gives each check)."""
     target = HttpTarget(load_kubeconfig(virtual_server.kubeconfig))
-    yield target
+    namespace = claim_namespace(target, namespace_names(0, request.node.nodeid))
+    yield NamespacedTarget(target, namespace)
+    release_namespace(target, namespace, ("CronJob", "Job", "Pod", "Service"))
     target.close()

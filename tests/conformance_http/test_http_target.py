@@ -1,18 +1,27 @@
-"""HttpTarget's own behaviour against a live ``kbatch serve``: apply, errors, patch types, discovery,
-virtual time, isolation, and the no-virtual-clock (real cluster) path."""
+"""HttpTarget's own behaviour against a live ``kbatch serve``: capabilities, apply and create, errors,
+patch types, discovery, virtual time, faults, namespaces, and the no-virtual-clock (real cluster)
+path."""
 
 from __future__ import annotations
 
 from datetime import timedelta
+from itertools import islice
 
 import pytest
 
 from conformance import errors
 from conformance.client_apply import LAST_APPLIED
 from conformance.http_target import HttpTarget
+from conformance.isolation import (
+    PREFIX,
+    NamespacedTarget,
+    claim_namespace,
+    namespace_names,
+    release_namespace,
+)
 from conformance.job.driver import active_pods, job_manifest, pods_of
 from conformance.kubeconfig import load_kubeconfig
-from conformance.target import Target
+from conformance.target import FAULTS, KUBELET, VIRTUAL_CLOCK, FaultInjector, Target
 from kbatch.server.process import ServeProcess
 
 
@@ -20,11 +29,22 @@ def _labels(obj: dict) -> dict:
     return obj["metadata"].get("labels") or {}
 
 
-def test_is_a_target(http_target: HttpTarget) -> None:
-    assert isinstance(http_target, Target) and http_target.has_virtual_clock
+def test_is_a_target_with_kbatch_capabilities(http_target: NamespacedTarget) -> None:
+    assert isinstance(http_target, Target) and isinstance(http_target, FaultInjector)
+    assert http_target.capabilities == {VIRTUAL_CLOCK, FAULTS}  # no Ready node: no kubelet
+    assert http_target.kubernetes_version == "v1.37.0-kbatch"
+    assert http_target.namespace.startswith(PREFIX)
 
 
-def test_apply_is_client_side_apply(http_target: HttpTarget) -> None:
+def test_create_never_updates(http_target: NamespacedTarget) -> None:
+    created = http_target.create(job_manifest("once", parallelism=1, completions=1, suspend=True))
+    assert created["metadata"]["namespace"] == http_target.namespace
+    with pytest.raises(errors.AlreadyExists):
+        http_target.create(job_manifest("once", parallelism=2, completions=2, suspend=True))
+    assert http_target.get("Job", "once")["spec"]["parallelism"] == 1
+
+
+def test_apply_is_client_side_apply(http_target: NamespacedTarget) -> None:
     manifest = job_manifest("ca", parallelism=1, completions=1, suspend=True)
     manifest["metadata"]["labels"] = {"a": "1", "b": "2"}
     created = http_target.apply(manifest)
@@ -36,13 +56,13 @@ def test_apply_is_client_side_apply(http_target: HttpTarget) -> None:
     assert updated["metadata"]["uid"] == created["metadata"]["uid"]
 
 
-def test_apply_yaml_text_defaults_the_namespace(http_target: HttpTarget) -> None:
+def test_apply_yaml_text_lands_in_the_checks_namespace(http_target: NamespacedTarget) -> None:
     obj = http_target.apply("apiVersion: v1\nkind: Service\nmetadata: {name: svc}\n"
                             "spec: {clusterIP: None, selector: {app: x}}\n")
-    assert obj["metadata"]["namespace"] == "default" and obj["spec"]["selector"] == {"app": "x"}
+    assert obj["metadata"]["namespace"] == http_target.namespace and obj["spec"]["selector"] == {"app": "x"}
 
 
-def test_errors_mirror_the_status_reason(http_target: HttpTarget) -> None:
+def test_errors_mirror_the_status_reason(http_target: NamespacedTarget) -> None:
     with pytest.raises(errors.Invalid) as err:
         http_target.apply(job_manifest("bad", parallelism=-1))
     assert err.value.code == 422 and err.value.reason == "Invalid"
@@ -53,7 +73,7 @@ def test_errors_mirror_the_status_reason(http_target: HttpTarget) -> None:
     http_target.delete("Job", "missing")  # missing is fine
 
 
-def test_patch_types_and_status_subresource(http_target: HttpTarget) -> None:
+def test_patch_types_and_status_subresource(http_target: NamespacedTarget) -> None:
     http_target.apply(job_manifest("pt", parallelism=1, completions=1))
     job = http_target.patch("Job", "pt", [{"op": "add", "path": "/metadata/labels", "value": {"j": "1"}}],
                             patch_type="json")
@@ -66,7 +86,7 @@ def test_patch_types_and_status_subresource(http_target: HttpTarget) -> None:
     assert out["status"]["phase"] == "Running" and not out["spec"].get("nodeName")
 
 
-def test_discovery_maps_kinds_to_resources(http_target: HttpTarget) -> None:
+def test_discovery_maps_kinds_to_resources(http_target: NamespacedTarget) -> None:
     job = http_target.api.discovery.resolve("Job")
     assert (job.api_version, job.plural, job.namespaced) == ("batch/v1", "jobs", True)
     assert "status" in job.subresources
@@ -77,7 +97,7 @@ def test_discovery_maps_kinds_to_resources(http_target: HttpTarget) -> None:
         http_target.api.discovery.resolve("Job", "batch/v9")
 
 
-def test_virtual_time(http_target: HttpTarget) -> None:
+def test_virtual_time(http_target: NamespacedTarget) -> None:
     start = http_target.now()
     http_target.advance(90)
     assert http_target.now() - start == timedelta(seconds=90)
@@ -92,29 +112,45 @@ def test_virtual_time(http_target: HttpTarget) -> None:
     assert http_target.now() - before == timedelta(seconds=5)
 
 
-def test_each_target_starts_from_a_clean_namespace(virtual_server: ServeProcess) -> None:
-    first = HttpTarget(load_kubeconfig(virtual_server.kubeconfig))
-    first.apply(job_manifest("left", parallelism=2, completions=2))
-    assert len(pods_of(first, "left")) == 2
-    first.close()
-    second = HttpTarget(load_kubeconfig(virtual_server.kubeconfig))
-    assert second.list("Job") == [] and second.list("Pod") == []
-    second.close()
+def test_faults_reach_the_servers_actions(http_target: NamespacedTarget) -> None:
+    http_target.apply(job_manifest("cond", parallelism=1, completions=1))
+    pod = active_pods(http_target, "cond")[0]["metadata"]["name"]
+    out = http_target.fault("condition-pod", {"name": pod, "type": "ConfigIssue"})
+    assert out == {"pod": pod, "condition": "ConfigIssue"}
+    conditions = http_target.get("Pod", pod)["status"]["conditions"]
+    assert any(c["type"] == "ConfigIssue" and c["status"] == "True" for c in conditions), conditions
+
+
+def test_namespaces_are_claimed_never_reused(virtual_server: ServeProcess) -> None:
+    target = HttpTarget(load_kubeconfig(virtual_server.kubeconfig))
+    first, second = islice(namespace_names(7, "check"), 2)
+    target.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": first}})  # someone else's
+    target.apply(job_manifest("theirs", parallelism=1, completions=1, suspend=True), first)
+    before = target.get("Job", "theirs", first)
+    mine = claim_namespace(target, namespace_names(7, "check"))
+    assert mine == second  # the next name of the same seeded stream
+    release_namespace(target, mine, ("CronJob", "Job", "Pod"))
+    assert target.get("Job", "theirs", first) == before  # the other namespace was not written
+    assert target.get("Namespace", first)["metadata"].get("deletionTimestamp") is None
+    assert target.get("Namespace", mine)["metadata"].get("deletionTimestamp")
+    target.close()
 
 
 def test_without_clock_extension_a_real_cluster_path(real_server: ServeProcess,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """A server without kbatch's clock (simulated by hiding it): own namespace, real-time polling."""
+    """A server without kbatch's clock (simulated by hiding it): no virtual clock, no faults, its
+    nodes assumed to run pods; real-time polling."""
     monkeypatch.setattr(HttpTarget, "_clock", lambda self: None)
-    target = HttpTarget(load_kubeconfig(real_server.kubeconfig), max_wait=20, poll_interval=0.05)
-    assert not target.has_virtual_clock and target.namespace.startswith("kbatch-conformance-")
+    inner = HttpTarget(load_kubeconfig(real_server.kubeconfig), poll_interval=0.05)
+    assert inner.capabilities == {KUBELET}
+    with pytest.raises(errors.NotFound, match="no fault commands"):
+        inner.fault("node-down", {"name": "node-0"})
+    target = NamespacedTarget(inner, claim_namespace(inner, namespace_names(1, "real")))
     job = target.apply(job_manifest("rt", parallelism=2, completions=2))
     assert job["metadata"]["namespace"] == target.namespace
-    assert target.get("Namespace", target.namespace) is not None
     assert target.wait_for(lambda: len(pods_of(target, "rt")) == 2, 20)  # the controller runs on its own
     assert abs(target.now() - target.now()) < timedelta(seconds=5)  # the Date header
-    target.close()
-    again = HttpTarget(load_kubeconfig(real_server.kubeconfig), namespace=None)
-    ns = again.get("Namespace", target.namespace)
+    release_namespace(inner, target.namespace, ("CronJob", "Job", "Pod"))
+    ns = inner.get("Namespace", target.namespace)
     assert ns is None or ns["metadata"].get("deletionTimestamp"), ns
-    again.close()
+    inner.close()

@@ -1,83 +1,103 @@
-"""The whole conformance suite through :class:`conformance.http_target.HttpTarget`, as a child pytest.
+"""The whole conformance suite over HTTP, run as a user would: ``kbatch conformance --server URL -o json
+--junit-xml FILE`` as a child process against ``kbatch serve`` children.
 
-Three families of checks: those that play the kubelet (``plays_kubelet``: pod status patches, virtual
-time), those whose pods really run (``runs_pods``: the container command decides) and API validation
-(``api_validation``: invalid Jobs/CronJobs refused with 422, no pods, no time), which runs against every
-server. Against
-``kbatch serve --clock virtual --controllers job,cronjob`` (no nodes) the first family passes and
-the second is skipped; against a virtual serve with the default controllers and nodes the second
-passes and the first is skipped; against ``--clock real`` with default controllers and nodes
-(standing in for a real cluster: no way to move time) the real-pod checks pass and every check that
-needs a virtual clock is skipped. The child runs ``pytest conformance`` with
-``KBATCH_CONFORMANCE_TARGET=conformance.http_target:from_kubeconfig``, exactly as a user would.
+Three servers, three capability sets (conftest.py): a virtual clock without nodes (the checks that
+play the kubelet run, the real-pod ones are skipped), a virtual clock with the default controllers and
+two nodes (the other way round), and a REAL clock with nodes, standing in for a real cluster: every
+check that needs a virtual clock must be reported as skipped with its reason, never failed, and every
+other check must pass. Each run's JSON report is validated against its schema and its JUnit report
+against the JUnit structure, and every semantic's outcome is checked against what the target's
+declared capabilities allow (:mod:`conformance.requirements`) — nothing is hard-coded per check.
 """
 
 from __future__ import annotations
 
-import re
+import json
+import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
+from conformance.requirements import unmet
+from conformance.target import FAULTS, KUBELET, VIRTUAL_CLOCK
 from kbatch.server.process import ServeProcess
+from tests.conformance_suite.validate import validate_json, validate_junit
 
 ROOT = Path(__file__).resolve().parents[2]
-COLLECTED = re.compile(r"^conformance/\S+\.py: (\d+)$", re.M)
-SUMMARY = re.compile(r"(\d+) passed, (\d+) failed, (\d+) skipped of (\d+) semantics")
 
 
-def _run_suite(server: ServeProcess) -> tuple[str, tuple[int, int, int, int]]:
-    env = {**server.env(), "KBATCH_CONFORMANCE_TARGET": "conformance.http_target:from_kubeconfig"}
-    env.pop("KBATCH_CONFORMANCE_NAMESPACE", None)
-    proc = subprocess.run([sys.executable, "-m", "pytest", "conformance", "-q", "-p", "no:cacheprovider"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
-    out = proc.stdout + proc.stderr
-    match = SUMMARY.search(out)
-    assert match, out
-    passed, failed, skipped, total = (int(g) for g in match.groups())
-    assert proc.returncode == 0 or failed, out  # a non-zero exit must come with a failed semantic
-    return out, (passed, failed, skipped, total)
+def _markers(semantic: dict[str, Any]) -> list[str]:
+    """The requirement markers a semantic's ``requires``/``excludes`` stand for."""
+    by_need = {VIRTUAL_CLOCK: "needs_virtual_clock", KUBELET: "runs_pods", FAULTS: "needs_faults"}
+    return [by_need[c] for c in semantic["requires"]] + ["plays_kubelet" for c in semantic["excludes"]
+                                                          if c == KUBELET]
 
 
-def _semantics(marker: str | None = None) -> int:
-    """How many checks the suite has (each carries one semantic), or how many are marked ``marker``:
-    pytest's own collection, so module-level and per-check marks both count."""
-    args = [sys.executable, "-m", "pytest", "conformance", "--collect-only", "-q", "-p", "no:cacheprovider"]
-    proc = subprocess.run(args + (["-m", marker] if marker else []), cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
-    counts = COLLECTED.findall(proc.stdout)  # "conformance/job/test_x.py: 6" per module
-    assert proc.returncode in (0, 5) and (counts or marker), proc.stdout + proc.stderr
-    return sum(int(n) for n in counts)
+def run_over_http(server: ServeProcess, tmp_path: Path,
+                  *extra: str) -> tuple[dict[str, Any], ET.Element, int]:
+    """``kbatch conformance --server URL -o json --junit-xml FILE``: the JSON, the JUnit, the exit code."""
+    junit = tmp_path / "junit.xml"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "kbatch.cli", "conformance", "--server", server.url,
+                           "-o", "json", "--junit-xml", str(junit), *extra],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.stdout.lstrip().startswith("{"), proc.stdout + proc.stderr
+    doc = json.loads(proc.stdout)
+    validate_json(doc)
+    assert doc["exitCode"] == proc.returncode, proc.stderr
+    return doc, ET.parse(junit).getroot(), proc.returncode
 
 
-def _validation_passed(out: str) -> int:
-    """How many API-validation checks the report lists as passed (all of them, on every server)."""
-    return sum(1 for line in out.splitlines() if line.startswith("PASS  validation:"))
+def assert_outcomes_follow_capabilities(doc: dict[str, Any], junit: ET.Element) -> dict[str, int]:
+    """Every semantic the target can run passed; every other was skipped with exactly the unmet
+    requirements' reasons. Returns the summary."""
+    caps = frozenset(doc["target"]["capabilities"])
+    for semantic in doc["semantics"]:
+        reasons = unmet(_markers(semantic), caps)
+        if reasons:
+            assert semantic["outcome"] == "skipped", semantic
+            assert semantic["message"] == "; ".join(reasons), semantic
+        else:
+            assert semantic["outcome"] == "passed", semantic
+    counts = validate_junit(junit)
+    summary = doc["summary"]
+    assert {k: summary[k] for k in counts} == counts
+    assert summary["failed"] == summary["error"] == 0 and summary["passed"] > 0 and summary["skipped"] > 0
+    return summary
 
 
-def test_kubelet_playing_checks_pass_over_http_against_kbatch_serve(virtual_server: ServeProcess) -> None:
-    out, (passed, failed, skipped, total) = _run_suite(virtual_server)
-    assert f"HTTP {virtual_server.url} (virtual clock" in out, out
-    assert "conformance.http_target:from_kubeconfig" in out
-    assert failed == 0 and total == _semantics(), out
-    assert skipped == _semantics("runs_pods") > 0 and passed == total - skipped, out
-    assert _validation_passed(out) == _semantics("api_validation") > 0, out
+def _requiring(doc: dict[str, Any], capability: str, key: str = "requires") -> list[dict[str, Any]]:
+    return [s for s in doc["semantics"] if capability in s[key]]
 
 
-def test_real_pod_checks_pass_against_kbatch_serve_with_nodes(virtual_cluster_server: ServeProcess) -> None:
-    out, (passed, failed, skipped, total) = _run_suite(virtual_cluster_server)
-    assert f"HTTP {virtual_cluster_server.url} (virtual clock" in out and "pods run by nodes" in out, out
-    assert failed == 0 and total == _semantics(), out
-    assert skipped == _semantics("plays_kubelet") > 0 and passed == total - skipped, out
-    assert _validation_passed(out) == _semantics("api_validation") > 0, out
+def test_kubelet_playing_checks_pass_over_http_against_kbatch_serve(virtual_server: ServeProcess,
+                                                                      tmp_path: Path) -> None:
+    doc, junit, code = run_over_http(virtual_server, tmp_path)
+    assert code == 0 and set(doc["target"]["capabilities"]) == {VIRTUAL_CLOCK, FAULTS}
+    assert doc["target"]["kubernetesVersion"] == "v1.37.0-kbatch"
+    assert doc["target"]["descriptions"][0].startswith(f"HTTP {virtual_server.url} (virtual clock")
+    assert_outcomes_follow_capabilities(doc, junit)
+    assert all(s["outcome"] == "passed" for s in _requiring(doc, KUBELET, "excludes"))
 
 
-def test_without_a_virtual_clock_the_real_pod_checks_run(real_server: ServeProcess) -> None:
-    out, (passed, failed, skipped, total) = _run_suite(real_server)
-    assert f"HTTP {real_server.url} (no virtual clock" in out, out
-    assert failed == 0 and total == _semantics(), out
-    validation = _semantics("api_validation")
-    assert passed == _semantics("runs_pods") + validation and skipped == total - passed, out
-    assert _validation_passed(out) == validation > 0, out
-    assert all(line.startswith(("PASS  real pods:", "PASS  validation:")) for line in out.splitlines()
-               if line.startswith("PASS ")), out
+def test_real_pod_checks_pass_against_kbatch_serve_with_nodes(virtual_cluster_server: ServeProcess,
+                                                              tmp_path: Path) -> None:
+    doc, junit, code = run_over_http(virtual_cluster_server, tmp_path)
+    assert code == 0 and set(doc["target"]["capabilities"]) == {VIRTUAL_CLOCK, FAULTS, KUBELET}
+    assert_outcomes_follow_capabilities(doc, junit)
+    assert all(s["outcome"] == "passed" for s in _requiring(doc, KUBELET))
+
+
+def test_real_clock_skips_the_virtual_clock_checks_with_their_reason(real_server: ServeProcess,
+                                                                     tmp_path: Path) -> None:
+    doc, junit, code = run_over_http(real_server, tmp_path)
+    assert code == 0 and set(doc["target"]["capabilities"]) == {FAULTS, KUBELET}
+    assert doc["target"]["descriptions"][0].startswith(f"HTTP {real_server.url} (no virtual clock")
+    summary = assert_outcomes_follow_capabilities(doc, junit)
+    virtual = _requiring(doc, VIRTUAL_CLOCK)
+    assert virtual and all(s["outcome"] == "skipped" and "virtual clock" in s["message"] for s in virtual)
+    assert summary["passed"] == summary["total"] - len(virtual)  # nothing else is skipped, nothing fails
+    skipped = junit.findall(".//testcase/skipped")
+    assert len(skipped) == summary["skipped"] and all(el.get("message") for el in skipped)

@@ -84,15 +84,39 @@ def trace(ctx: typer.Context, digest: bool = typer.Option(False, "--digest",
         typer.echo(line)
 
 
-def version() -> None:
-    """Print the kbatch version."""
+@command
+def version(ctx: typer.Context) -> None:
+    """Print the kbatch version, the Kubernetes release it models, and the feature gates in force."""
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as dist_version
+
+    from kbatch.api.kube_version import KUBERNETES_VERSION
 
     try:
         typer.echo(f"kbatch {dist_version('kbatch')}")
     except PackageNotFoundError:
         typer.echo("kbatch (not installed)")
+    typer.echo(f"Kubernetes {KUBERNETES_VERSION} (the release whose batch semantics kbatch models)")
+    gates = feature_gates_in_force(global_options(ctx).controllers)
+    if gates is not None:
+        typer.echo("feature gates: " + (",".join(f"{k}={str(v).lower()}" for k, v in sorted(gates.items()))
+                                        or "(none)"))
+
+
+def feature_gates_in_force(controllers: str | None) -> dict[str, bool] | None:
+    """The feature gates a control plane built with these options runs with: its ``feature_gates``
+    (name → enabled) when the control plane exposes them, else None (nothing is printed).
+
+    The hook for the feature-gate work: once ``ControlPlane.feature_gates`` exists, ``kbatch
+    version`` prints it with no change here."""
+    from kbatch.runtime.controlplane import ControlPlane
+
+    cp = ControlPlane(controllers=controllers or "*")
+    try:
+        gates = getattr(cp, "feature_gates", None)
+        return None if gates is None else {str(k): bool(v) for k, v in dict(gates).items()}
+    finally:
+        cp.close()
 
 
 @command

@@ -1,0 +1,57 @@
+"""The conformance families: one registration each, and every check belongs to exactly one.
+
+A family is a package of checks under ``conformance/`` about one API area (today ``job``: batch/v1
+Job and CronJob; JobSet, gang scheduling, Kueue and DRA come next). Registering it here is all it
+takes for ``kbatch conformance`` to run it (``--family NAME`` selects it), for the reports to name
+it (the JSON ``family``, the JUnit ``testsuite``) and for the suite to clean up after its checks
+(``kinds``: what its checks create, deleted from the check's namespace before the namespace goes).
+
+To add one (docs/conformance.md, "Adding a family"): write ``conformance/<name>/test_*.py`` against
+the :class:`~conformance.target.Target` protocol, mark each check with ``semantic`` and its
+requirement markers, and add one :class:`Family` line to :data:`FAMILIES`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["FAMILIES", "Family", "by_name", "family_of"]
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    """Short, stable name: the report's ``family``, ``--family NAME``."""
+    title: str
+    """What the family checks, in a line."""
+    package: str
+    """The dotted package holding its checks (``conformance.job``)."""
+    source: str
+    """Where its semantics come from upstream (repository, KEPs, docs)."""
+    kinds: tuple[str, ...] = ()
+    """The kinds its checks create, deleted from a check's namespace before the namespace, children
+    (Pods) last."""
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family("job", "batch/v1 Job and CronJob: controllers, status, API validation", "conformance.job",
+           "kubernetes/kubernetes pkg/controller/job, pkg/controller/cronjob, pkg/apis/batch; "
+           "k8s.io/docs/concepts/workloads/controllers/job",
+           kinds=("CronJob", "Job", "Pod")),
+)
+
+
+def by_name(name: str) -> Family:
+    """The family called ``name``; ``KeyError`` naming the known ones otherwise."""
+    for family in FAMILIES:
+        if family.name == name:
+            return family
+    raise KeyError(f"no conformance family {name!r}; known: {', '.join(f.name for f in FAMILIES)}")
+
+
+def family_of(module: str) -> Family | None:
+    """The family whose package holds the dotted ``module``, or None."""
+    for family in FAMILIES:
+        if module == family.package or module.startswith(family.package + "."):
+            return family
+    return None
