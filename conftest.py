@@ -1,4 +1,7 @@
-"""Repository-wide pytest configuration: hypothesis profiles.
+"""Repository-wide pytest configuration: hypothesis profiles, and strict mode.
+
+Strict mode (:mod:`kbatch.api.frozen`) freezes every shared read object, so a test or a controller
+that changes one in place fails where it does (``KBATCH_STRICT=0`` turns it off for a run).
 
 ``ci`` (chosen when the ``CI`` environment variable is set) is derandomized, so a CI run is
 reproducible; ``dev`` explores new examples each run. Neither has a deadline: virtual-time tests do
@@ -9,7 +12,26 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from kbatch.api.frozen import changed_since_frozen, reset_frozen, set_strict, strict
+
+set_strict(os.environ.get("KBATCH_STRICT", "1") not in ("", "0"))
+
+
+@pytest.fixture(autouse=True)
+def _shared_objects_unchanged() -> object:
+    """Strict mode: after each test, no shared object changed inside its lists or dicts (attribute
+    assignments fail at once); then forget the test's frozen objects."""
+    yield
+    if not strict():
+        return
+    changed = changed_since_frozen()
+    reset_frozen()
+    if changed:
+        pytest.fail("shared read-only objects were changed in place (copy with kbatch.api.edit first): "
+                    + ", ".join(changed[:10]))
 
 settings.register_profile(
     "ci", deadline=None, derandomize=True, print_blob=True,

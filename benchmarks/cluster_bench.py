@@ -59,7 +59,7 @@ def run(nodes: int, pods: int, controllers: str, events: bool) -> dict[str, floa
     marks["running"] = time.perf_counter()
     cp.advance(60)
     marks["done"] = time.perf_counter()
-    listed = cp.cache.list(Pod, readonly=True)
+    listed = cp.cache.list(Pod)
     stragglers = [p for p in listed if p.status is None or p.status.phase != "Succeeded"]
     if stragglers or len(listed) != pods:
         for pod in stragglers[:5]:
@@ -95,7 +95,7 @@ def run_unschedulable(pods: int, nodes: int, hints: bool) -> None:
     cp.advance(400)
     done = time.perf_counter()
     attempts = _attempts(scheduler.reconciler.queue, pods) - attempts_before
-    bound = sum(1 for p in cp.cache.list(Pod, readonly=True) if p.spec.node_name)
+    bound = sum(1 for p in cp.cache.list(Pod) if p.spec.node_name)
     print(f"unschedulable={pods} nodes added={nodes} queueing hints={'on' if hints else 'off'}")
     print(f"  create pods + first attempts  {created - start:8.2f} s")
     print(f"  add nodes one by one + 400 s  {done - created:8.2f} s")

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     cp.cache.informer_for(Job).add_event_handler(job_writes)  # every Job update here is a status write
 
     def all_complete() -> bool:
-        jobs = cp.cache.list(Job, "default", readonly=True)
+        jobs = cp.cache.list(Job, "default")
         return len(jobs) == args.jobs and all(
             any(c.type == "Complete" and c.status == "True" for c in (j.status.conditions or ()))
             for j in jobs if j.status)

@@ -27,6 +27,7 @@ __all__ = [
     "ApiInfo",
     "KubeModel",
     "MicroTime",
+    "SharedFieldsSet",
     "Time",
     "format_micro_time",
     "format_time",
@@ -134,7 +135,7 @@ class KubeModel(BaseModel):
             self.__dict__[name] = value
             fields_set = self.__pydantic_fields_set__
             if name not in fields_set:
-                if type(fields_set) is frozenset:
+                if type(fields_set) is not set:  # a SharedFieldsSet: take a private one
                     fields_set = set(fields_set)
                     _set_fields_set(self, fields_set)
                 fields_set.add(name)
@@ -175,35 +176,61 @@ class KubeModel(BaseModel):
 # --- shared fields sets -------------------------------------------------------------------------
 # pydantic gives every instance its own ``__pydantic_fields_set__`` (a set of 216 to 2,264 bytes, and
 # one more object for the cyclic GC to scan); a decoded Pod has ~17 of them, more memory than all of
-# its field dicts. Long-lived read-only objects (an informer's cache) can share one frozenset per
+# its field dicts. Long-lived read-only objects (an informer's cache) can share one SharedFieldsSet per
 # distinct set of names instead (kbatch.api.model_copy.share_fields_sets). Every kbatch path that
 # adds a name copes with that: KubeModel.__setattr__ above, copies and unpickled objects (which get a
 # private set back), and private_fields_set below for code that adds names itself.
 _FIELDS_SET_SLOT = BaseModel.__dict__["__pydantic_fields_set__"]
 _fields_set_of = _FIELDS_SET_SLOT.__get__
 _set_fields_set = _FIELDS_SET_SLOT.__set__
-_SHARED_FIELDS_SETS: dict[frozenset[str], frozenset[str]] = {}
+
+
+class SharedFieldsSet(set[str]):
+    """A fields set shared by many objects: a ``set`` to pydantic (``model_dump(exclude_unset=True)``
+    needs one), hashable and refusing every change (a model adding a name first takes a private copy)."""
+
+    __slots__ = ("_hash",)
+
+    def __init__(self, names: Any = ()) -> None:
+        super().__init__(names)
+        self._hash = hash(frozenset(self))
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return self._hash
+
+    def _no(self, *_: Any) -> Any:
+        raise TypeError("a shared fields set is read only")
+
+    add = discard = remove = pop = clear = update = difference_update = _no  # type: ignore[assignment]
+    intersection_update = symmetric_difference_update = _no  # type: ignore[assignment]
+    __ior__ = __iand__ = __isub__ = __ixor__ = _no  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (SharedFieldsSet, (sorted(self),))
+
+
+_SHARED_FIELDS_SETS: dict[frozenset[str], SharedFieldsSet] = {}
 _MAX_SHARED_FIELDS_SETS = 65536  # distinct sets of field names; past this, sets stay private
 
 
-def share_fields_set(obj: BaseModel) -> frozenset[str] | None:
-    """Replace ``obj``'s own fields set by the shared frozenset holding the same names; return that
-    frozenset (``None`` when the set stays private: the table of shared sets is full)."""
+def share_fields_set(obj: BaseModel) -> SharedFieldsSet | None:
+    """Replace ``obj``'s own fields set by the shared one holding the same names; return it (``None``
+    when the set stays private: the table of shared sets is full)."""
     fields_set = _fields_set_of(obj)
     if type(fields_set) is not set:
-        return fields_set if type(fields_set) is frozenset else None
+        return fields_set if type(fields_set) is SharedFieldsSet else None
     key = frozenset(fields_set)
     shared = _SHARED_FIELDS_SETS.get(key)
     if shared is None:
         if len(_SHARED_FIELDS_SETS) >= _MAX_SHARED_FIELDS_SETS:
             return None
-        shared = _SHARED_FIELDS_SETS[key] = key
+        shared = _SHARED_FIELDS_SETS[key] = SharedFieldsSet(key)
     _set_fields_set(obj, shared)
     return shared
 
 
 def private_fields_set(obj: BaseModel) -> set[str]:
-    """``obj``'s fields set as a set of its own (a shared frozenset is replaced by a copy first)."""
+    """``obj``'s fields set as a set of its own (a shared set is replaced by a copy first)."""
     fields_set = _fields_set_of(obj)
     if type(fields_set) is not set:
         fields_set = set(fields_set)

@@ -27,7 +27,7 @@ from typing import Annotated, Any, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel
 
-from kbatch.api.base import _fields_set_of, _set_fields_set, share_fields_set
+from kbatch.api.base import SharedFieldsSet, _fields_set_of, _set_fields_set, share_fields_set
 from kbatch.api.quantity import Quantity
 
 __all__ = ["SHARE_LINES", "PerClass", "alternatives", "copy_model", "copy_value", "each_nested_model",
@@ -117,11 +117,12 @@ def _generate(cls: type) -> Callable[[Any], Any]:
     # private_fields_set replace it by a private set first), so sharing it is as safe as in the source.
     lines += ["    new = NEW(CLS)", "    DICT_SET(new, d)",
               "    fs = FS_GET(src)",
-              "    FS_SET(new, fs if type(fs) is frozenset else set(fs))",
+              "    FS_SET(new, fs if type(fs) is SHARED else set(fs))",
               "    EXTRA_SET(new, None)", "    PRIVATE_SET(new, None)",
               "    return new"]
     namespace: dict[str, Any] = {"NEW": _NEW, "DICT_SET": _DICT_SET, "CLS": cls, "P": _COPIERS,
                                  "ANY": _copy_any, "FS_GET": _fields_set_of, "FS_SET": _set_fields_set,
+                                 "SHARED": SharedFieldsSet,
                                  "EXTRA_SET": _SLOT_SET["__pydantic_extra__"],
                                  "PRIVATE_SET": _SLOT_SET["__pydantic_private__"]}
     exec("\n".join(lines), namespace)
@@ -179,7 +180,7 @@ def _share_code(name: str, annotation: Any) -> list[str]:
 
 # Generated lines giving ``obj`` the shared frozenset of its names. Objects of one class mostly carry
 # the same names (every running Pod's spec does): try the set this class shared last before hashing
-# a new frozenset (a set compares equal to a frozenset). Names they use: share_namespace().
+# a new shared set (a set compares equal to a SharedFieldsSet). Names they use: share_namespace().
 SHARE_LINES = ["    fs = GET(obj)",
                "    if type(fs) is set:",
                "        if fs == LAST[0]: PUT(obj, LAST[0])",
@@ -188,7 +189,8 @@ SHARE_LINES = ["    fs = GET(obj)",
 
 def share_namespace() -> dict[str, Any]:
     """The names :data:`SHARE_LINES` use, for one generated function."""
-    return {"SHARE": share_fields_set, "GET": _fields_set_of, "PUT": _set_fields_set, "LAST": [None]}
+    return {"SHARE": share_fields_set, "GET": _fields_set_of, "PUT": _set_fields_set, "LAST": [None],
+            "SHARED": SharedFieldsSet}
 
 
 def _generate_sharer(cls: type) -> Callable[[Any], None]:

@@ -202,7 +202,7 @@ def _generate(cls: type) -> Callable[[Any], Any]:
                       "                return hit"]
         lines += [*SHARE_LINES, "    d = obj.__dict__", *body,
                   "    fs = GET(obj)",
-                  "    if not ST[2] or type(fs) is not frozenset: return obj",
+                  "    if not ST[2] or type(fs) is not SHARED: return obj",
                   f"    k = (CLS, fs, {key})",
                   "    hit = TABLE.get(k)",
                   "    if hit is not None:",
@@ -222,7 +222,7 @@ def _generate(cls: type) -> Callable[[Any], Any]:
                   f"    return (CLS, GET(obj), {key})",
                   "def skey(obj):",
                   "    fs = GET(obj)",
-                  "    if type(fs) is not frozenset: fs = LAST[0] if fs == LAST[0] else frozenset(fs)",
+                  "    if type(fs) is not SHARED: fs = LAST[0] if fs == LAST[0] else SHARED(fs)",
                   "    d = obj.__dict__",
                   f"    return (CLS, STRUCTURAL, fs, {', '.join(p for p, _ in structural)})"]
     namespace: dict[str, Any] = {

@@ -124,9 +124,8 @@ def bind_pod(server: APIServer, binding: Binding, namespace: str | None = None, 
             return pod
         pod.metadata.resource_version = None
         guard = [make_compare(current.kv.key, "mod", "=", current.kv.mod_revision)]
-        result = server.store.txn(guard, [make_put(current.kv.key, encode(pod))])
+        data = encode(pod)
+        result = server.store.txn(guard, [make_put(current.kv.key, data)])
         if result.succeeded:
-            server.decoded.forget(current.kv.key)
-            pod.metadata.resource_version = str(result.revision)
-            return pod
+            return server.decoded.written(kind.model, current.kv.key, result.revision, data, pod)  # type: ignore[return-value]
     raise Conflict.stale("pods", binding.name)

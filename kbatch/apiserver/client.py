@@ -5,8 +5,9 @@ Roles as in controller-runtime ``pkg/client/interfaces.go``: a ``Reader`` (get, 
 (watch). ``Client`` is all of them. Calls are synchronous: the in-process implementation answers
 immediately, and the event loop in ``kbatch.runtime`` is single-threaded.
 
-Objects passed in are never kept and objects handed out are fresh copies: mutating either never
-changes what is stored. Every failure raises a ``kbatch.api.errors.StatusError`` subclass.
+Objects passed in are never kept (the server works on a clone). Objects handed out are shared and
+read only (:mod:`kbatch.api.frozen`): the stored version every reader sees; copy one with
+``kbatch.api.edit`` before changing it. Every failure raises a ``kbatch.api.errors.StatusError`` subclass.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ __all__ = [
     "Preconditions",
     "PropagationPolicy",
     "Reader",
-    "SharedReader",
     "StatusWriter",
     "WatchEvent",
     "WatchEventType",
@@ -159,19 +159,6 @@ class Watcher(Protocol):
 class Client(Reader, Writer, StatusWriter, Watcher, Protocol):
     """Everything a controller or tool needs."""
 
-
-@runtime_checkable
-class SharedReader(Protocol):
-    """Optional role for a shared informer (``kbatch.runtime.cache``): list and watch handing out the
-    server's own decoded objects instead of copies, so one object per stored version exists in the
-    process. They are **read only**: mutating one changes what the server serves. ``LocalClient``
-    implements it; the informer falls back to ``list``/``watch`` otherwise."""
-
-    def list_shared(self, kind: type[T], namespace: str | None = None) -> ResourceList[T]: ...
-
-    def watch_shared(self, kind: type[T], namespace: str | None = None, *,
-                     resource_version: str | None = None,
-                     allow_bookmarks: bool = False) -> WatchStream[T]: ...
 
 
 @runtime_checkable

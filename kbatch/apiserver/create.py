@@ -75,7 +75,8 @@ def _validate(server: APIServer, kind: Kind, obj: Resource) -> None:
 
 
 def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dry_run: bool = False) -> T:
-    """Create ``obj`` (never kept: the server works on a clone); returns the stored object."""
+    """Create ``obj`` (never kept: the server works on a clone); returns the stored object, shared and
+    read only (:mod:`kbatch.api.frozen`)."""
     kind = server.kind(type(obj))
     if obj.metadata.resource_version:
         # upstream's etcd3 store refuses it, and the API answers 500 with this text
@@ -99,10 +100,10 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
         if dry_run:
             return work
         key = kind.keys.key(work.metadata.namespace, work.name)
-        result = server.store.txn([make_compare(key, "create", "=", 0)], [make_put(key, encode(work))])
+        data = encode(work)
+        result = server.store.txn([make_compare(key, "create", "=", 0)], [make_put(key, data)])
         if result.succeeded:
-            work.metadata.resource_version = str(result.revision)
-            return work
+            return server.decoded.written(kind.model, key, result.revision, data, work)  # type: ignore[return-value]
     err = AlreadyExists.of(kind.info.group_resource, work.name)
     if generated:
         raise AlreadyExists(err.message + ", the server was not able to generate a unique name for the "

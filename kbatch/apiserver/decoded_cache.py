@@ -27,15 +27,19 @@ the only source of truth and makes the cache a pure accelerator:
   decoded objects alive (a cache of decoded objects costs ~30 tracked objects per entry, rescanned
   by every full collection). Made from the held object when there is one.
 
-Shared objects are **read only**: they are handed to the informer (whose objects are read only by
-contract) and used as ``old`` by strategies, which never mutate it. Everything handed to a caller
-that may mutate is :meth:`DecodedCache.private`: a ``copy_model`` copy or a fresh decode.
-Writes through the server drop the key's entries (the new version is decoded when first read);
-a key deleted behind the server's back lingers until it is read again.
+Shared objects are **read only** (:mod:`kbatch.api.frozen`): the object a write validated is the
+writer's answer, the watch events' object and what gets, lists and informers hand out; code that wants
+to change one copies it first (``edit``). A write hands its object to :meth:`DecodedCache.written`,
+which keeps it as the key's held object while a shared watch (an informer) watches its kind, so the
+watch event and the informer take it without decoding (for a kind nobody watches, nothing is kept and
+the next read decodes). :meth:`DecodedCache.private` (a ``copy_model`` copy or a fresh decode) is for
+the server's own read-modify-write paths. A key deleted behind the server's back lingers until it is
+read again.
 """
 
 from __future__ import annotations
 
+from kbatch.api.frozen import freeze, strict
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_model
 from kbatch.api.selectors import field_values, supported_field_labels
@@ -60,6 +64,30 @@ class DecodedCache:
     def __init__(self) -> None:
         self._entries: dict[bytes, Entry] = {}
         self._objects: dict[bytes, Held] = {}
+        self._watched: dict[type[Resource], int] = {}  # model -> open shared watches of it
+
+    def watching(self, model: type[Resource], delta: int) -> None:
+        """A shared watch of ``model`` opened (+1) or closed (-1): writes of a watched kind are held."""
+        count = self._watched.get(model, 0) + delta
+        if count > 0:
+            self._watched[model] = count
+        else:
+            self._watched.pop(model, None)
+
+    def written(self, model: type[Resource], key: bytes, revision: int, data: bytes,
+                obj: Resource) -> Resource:
+        """A write stored ``data`` (the encoding of ``obj``) under ``key`` at ``revision``: ``obj`` gets that
+        resourceVersion and becomes the shared, read-only version (held while ``model`` is watched, so
+        the watch event and the informer take it as it is). Returns ``obj``."""
+        set_resource_version(obj, revision)
+        self._entries.pop(key, None)
+        if model in self._watched:
+            self._objects[key] = (revision, data, obj)
+        else:
+            self._objects.pop(key, None)
+        if strict():
+            _check_written(model, data, obj, revision)
+        return freeze(obj)
 
     @property
     def entries(self) -> dict[bytes, Entry]:
@@ -80,7 +108,7 @@ class DecodedCache:
         obj = self.held(kv)
         if obj is not None:
             return obj
-        obj = decode(model, kv)
+        obj = freeze(decode(model, kv))
         held = self._objects.get(kv.key)
         if latest or held is None or held[0] < kv.mod_revision:
             self._objects[kv.key] = (kv.mod_revision, kv.value, obj)
@@ -125,3 +153,14 @@ class DecodedCache:
     def objects(self) -> int:
         """How many decoded objects are held."""
         return len(self._objects)
+
+
+def _check_written(model: type[Resource], data: bytes, obj: Resource, revision: int) -> None:
+    """Strict mode: the object a write hands out must equal what reading it back gives, or a reader
+    after a restart would see another object. (Its fields set may lack fields whose value is their
+    default: only ``model_dump(exclude_unset=True)`` tells, and it is meaningless on a stored object.)"""
+    back = model.__pydantic_validator__.validate_json(data)
+    set_resource_version(back, revision)
+    if back != obj:
+        raise AssertionError(f"the {model.__name__} a write returns differs from its stored form: "
+                             f"{obj!r} != {back!r}")

@@ -73,13 +73,13 @@ def delete_object(server: APIServer, model: type[T], name: str, namespace: str |
             return None if decision.action == "delete" else obj  # type: ignore[return-value]
         key = current.kv.key
         guard = [Compare.mod_revision(key, "=", current.kv.mod_revision)]
-        op = DeleteOp(key) if decision.action == "delete" else PutOp(key, encode(obj))
+        data = encode(obj) if decision.action != "delete" else b""
+        op = DeleteOp(key) if decision.action == "delete" else PutOp(key, data)
         result = server.store.txn(guard, [op])
         if not result.succeeded:
             continue
-        server.decoded.forget(key)
         if decision.action == "delete":
+            server.decoded.forget(key)
             return None
-        obj.metadata.resource_version = str(result.revision)
-        return obj  # type: ignore[return-value]
+        return server.decoded.written(kind.model, key, result.revision, data, obj)  # type: ignore[return-value]
     raise Conflict.stale(kind.info.group_resource, name)

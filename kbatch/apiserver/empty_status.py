@@ -20,6 +20,7 @@ A strategy may provide ``fill_empty_status(obj)`` to do this for another kind.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,7 @@ from kbatch.api.core_v1 import (
     ServiceStatus,
 )
 from kbatch.api.meta import Resource
+from kbatch.api.model_copy import alternatives
 from kbatch.api.policy_v1 import PodDisruptionBudgetStatus
 from kbatch.apiserver.kinds import Kind
 
@@ -44,10 +46,17 @@ Filler = Callable[[Any], None]
 
 
 def _status_of(factory: type[Any]) -> Filler:
+    """An empty status of the model's own status class (``factory`` names the built-in one)."""
     def fill(obj: Any) -> None:
         if obj.status is None:
-            obj.status = factory()
+            obj.status = _status_class(type(obj), factory)()
     return fill
+
+
+@functools.lru_cache(maxsize=256)
+def _status_class(model: type[Any], default: type[Any]) -> type[Any]:
+    alts = [a for a in alternatives(model.__pydantic_fields__["status"].annotation) if a is not type(None)]
+    return alts[0] if len(alts) == 1 and isinstance(alts[0], type) else default
 
 
 def _fill_service(obj: Any) -> None:

@@ -50,6 +50,7 @@ from kbatch.api.errors import (
     StatusError,
     TooManyRequests,
 )
+from kbatch.api.frozen import edit
 from kbatch.api.pod_generation import with_observed_generation
 from kbatch.api.policy_helpers import matching_pdbs, pod_is_ready, update_disruption_allowed_condition
 from kbatch.api.policy_v1 import (
@@ -252,7 +253,7 @@ def _add_disruption_condition(server: APIServer, name: str, namespace: str,
                               pre: DeletePreconditions | None) -> str | None:
     """The pod's resourceVersion after the write (unchanged when the condition was already there)."""
     for _ in range(EVICTIONS_RETRY_STEPS):
-        pod = server.get(Pod, name, namespace)
+        pod = edit(server.get(Pod, name, namespace))
         _check_eviction_preconditions(name, pod, pre)
         if not _set_disruption_target(server, pod):
             return pod.metadata.resource_version

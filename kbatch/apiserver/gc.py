@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kbatch.api.errors import Conflict, NotFound, StatusError
+from kbatch.api.frozen import edit
 from kbatch.apiserver.client import Preconditions
 from kbatch.apiserver.deletion import FOREGROUND, ORPHAN
 from kbatch.apiserver.gc_graph import Graph, Node
@@ -172,6 +173,7 @@ class GarbageCollector:
         refs = [r for r in obj.metadata.owner_references or () if r.uid not in uids]
         if len(refs) == len(obj.metadata.owner_references or ()):
             return 0
+        obj = edit(obj)
         obj.metadata.owner_references = refs or None
         server.update(obj)
         return 1
@@ -181,6 +183,7 @@ class GarbageCollector:
         obj = server.get(node.kind.model, node.name, node.namespace)
         if obj.metadata.uid != node.uid or finalizer not in (obj.metadata.finalizers or ()):
             return 0
+        obj = edit(obj)
         obj.metadata.finalizers = [f for f in obj.metadata.finalizers or () if f != finalizer]
         server.update(obj)
         return 1

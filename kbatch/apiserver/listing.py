@@ -208,13 +208,14 @@ def list_objects(server: APIServer, model: type[T], namespace: str | None = None
                  label_selector: str | None = None, field_selector: str | None = None,
                  limit: int | None = None, continue_: str | None = None,
                  resource_version: str | None = None, resource_version_match: str | None = None,
-                 shared: bool = False) -> ResourceList[T]:
-    """Typed items: private copies (a copy of the decode cache's object, or a fresh decode), or with
-    ``shared`` the cache's read-only instances (decoded on a miss and kept)."""
+                 ) -> ResourceList[T]:
+    """Typed items: the decode cache's shared, read-only instances (decoded on a miss and kept)."""
     kind = server.kind(model)
     cache = server.decoded
-    convert = ((lambda kv: cache.shared(model, kv, latest=False)) if shared  # type: ignore[misc, arg-type, return-value]
-               else (lambda kv: cache.private(model, kv)))  # type: ignore[misc, arg-type, return-value]
+
+    def convert(kv: KeyValue) -> T:
+        return cache.shared(model, kv, latest=False)  # type: ignore[return-value]
+
     items, meta = _collect(server, kind, namespace, convert,
                            label_selector=label_selector, field_selector=field_selector, limit=limit,
                            continue_=continue_, resource_version=resource_version,

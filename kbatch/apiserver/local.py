@@ -17,7 +17,6 @@ from kbatch.apiserver.client import (
     PatchType,
     Preconditions,
     PropagationPolicy,
-    SharedReader,
     WatchStream,
 )
 
@@ -30,8 +29,8 @@ T = TypeVar("T", bound=Resource)
 
 
 class LocalClient:
-    """Calls go straight to the server; every object in or out is a private copy (except through
-    ``list_shared``/``watch_shared``, for the shared informer)."""
+    """Calls go straight to the server. Objects passed in are never kept (the server works on a
+    clone); objects handed out are shared and read only (:mod:`kbatch.api.frozen`: ``edit`` copies)."""
 
     def __init__(self, server: APIServer) -> None:
         self.server = server
@@ -88,16 +87,6 @@ class LocalClient:
                                  field_selector=field_selector, resource_version=resource_version,
                                  allow_bookmarks=allow_bookmarks)
 
-    def list_shared(self, kind: type[T], namespace: str | None = None) -> ResourceList[T]:
-        """:class:`~kbatch.apiserver.client.SharedReader`: read-only items, not copies."""
-        return self.server.list(kind, namespace, shared=True)
-
-    def watch_shared(self, kind: type[T], namespace: str | None = None, *,
-                     resource_version: str | None = None, allow_bookmarks: bool = False) -> WatchStream[T]:
-        """:class:`~kbatch.apiserver.client.SharedReader`: events carry read-only objects, not copies."""
-        return self.server.watch(kind, namespace, resource_version=resource_version,
-                                 allow_bookmarks=allow_bookmarks, shared=True)
-
     def bind(self, pod_name: str, namespace: str | None, node_name: str, *, uid: str | None = None,
              annotations: dict[str, str] | None = None, dry_run: bool = False) -> Pod:
         binding = Binding.model_validate({
@@ -114,6 +103,5 @@ class LocalClient:
 
 _: type[Client] = LocalClient  # structural check: LocalClient implements Client
 _b: type[Binder] = LocalClient
-_s: type[SharedReader] = LocalClient
 _e: type[Evictor] = LocalClient
 _a: type[Applier] = LocalClient

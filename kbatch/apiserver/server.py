@@ -103,16 +103,16 @@ class APIServer:
     def get(self, model: type[T], name: str, namespace: str | None = None) -> T:
         kind = self.kind(model)
         kv = read_kv(self, kind, object_namespace(kind, namespace), name)
-        return self.decoded.private(kind.model, kv)  # type: ignore[return-value]
+        return self.decoded.shared(kind.model, kv)  # type: ignore[return-value]
 
     def list(self, model: type[T], namespace: str | None = None, *, label_selector: str | None = None,
              field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,
-             resource_version: str | None = None, shared: bool = False,
+             resource_version: str | None = None,
              resource_version_match: str | None = None) -> ResourceList[T]:
-        """``shared``: the items are the decode cache's read-only instances (the informer's list)."""
+        """Items are the decode cache's shared, read-only instances (:mod:`kbatch.api.frozen`)."""
         return list_objects(self, model, namespace, label_selector=label_selector,
                             field_selector=field_selector, limit=limit, continue_=continue_,
-                            resource_version=resource_version, shared=shared,
+                            resource_version=resource_version,
                             resource_version_match=resource_version_match)
 
     def update(self, obj: T, *, dry_run: bool = False) -> T:
@@ -165,11 +165,11 @@ class APIServer:
 
     def watch(self, model: type[T], namespace: str | None = None, *, label_selector: str | None = None,
               field_selector: str | None = None, resource_version: str | None = None,
-              allow_bookmarks: bool = False, shared: bool = False) -> TypedWatch[T]:
-        """``shared``: events carry the decode cache's read-only instances (the informer's watch)."""
+              allow_bookmarks: bool = False) -> TypedWatch[T]:
+        """Events carry the decode cache's shared, read-only instances."""
         return open_watch(self, model, namespace, label_selector=label_selector,
                           field_selector=field_selector, resource_version=resource_version,
-                          allow_bookmarks=allow_bookmarks, shared=shared)
+                          allow_bookmarks=allow_bookmarks)
 
     def bind(self, binding: Binding, namespace: str | None = None, *, dry_run: bool = False) -> Pod:
         """``pods/binding``: set the pod's node, annotations and ``PodScheduled`` in one write."""

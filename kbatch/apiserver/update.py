@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from kbatch.api.base import KubeModel, private_fields_set
 from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid, NotFound
+from kbatch.api.frozen import freeze
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_value, partial_instance
 from kbatch.api.strategy import Strategy, keep_status_reset_fields
@@ -199,7 +200,7 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
         data = encode(new)
     if data == current.kv.value:  # no-op: upstream skips the write, resourceVersion unchanged
         meta_values["resource_version"] = str(current.kv.mod_revision)
-        return new
+        return freeze(new)
     guard = [make_compare(key, "mod", "=", current.kv.mod_revision)]
     old_meta = current.obj.metadata
     deleting = (old_meta.deletion_timestamp is not None and not new.metadata.finalizers
@@ -211,9 +212,11 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     result = server.store.txn(guard, [DeleteOp(key) if deleting else make_put(key, data)])
     if not result.succeeded:
         raise StaleRead()
-    server.decoded.forget(key)
-    meta_values["resource_version"] = str(result.revision)
-    return new
+    if deleting:
+        server.decoded.forget(key)
+        meta_values["resource_version"] = str(result.revision)
+        return new
+    return server.decoded.written(kind.model, key, result.revision, data, new)
 
 
 def _status_input(kind: Kind, obj: T) -> T:

@@ -18,10 +18,10 @@ Pull-based like the store watcher: ``poll()`` never blocks; ``set_notify`` wakes
 
 Objects come through the server's :class:`~kbatch.apiserver.decoded_cache.DecodedCache`, so a stored
 version the cache already holds is not decoded again (upstream's cacher likewise decodes each etcd
-event once for all watchers). By default each event carries a private object (a copy of the held
-one, or a fresh decode): the consumer may mutate it. With ``shared`` (the runtime's informer only,
-whose objects are read only by contract) ADDED/MODIFIED events carry the cache's own instance,
-decoded on a miss and kept, so the informer and the server hold one object per stored version.
+event once for all watchers): ADDED/MODIFIED events carry the cache's shared, read-only instance (the
+object the write returned, or one decoded on a miss and kept), so the informer and the server hold
+one object per stored version. While a watch is open its kind's writes are held
+(:meth:`~kbatch.apiserver.decoded_cache.DecodedCache.watching`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from kbatch.api.errors import Expired
+from kbatch.api.frozen import freeze
 from kbatch.api.meta import Resource
 from kbatch.apiserver.client import WatchEvent
 from kbatch.apiserver.codec import stub
@@ -53,11 +54,11 @@ class TypedWatch(Generic[T]):
     """A :class:`kbatch.apiserver.client.WatchStream` of one kind."""
 
     def __init__(self, kind: Kind, flt: Filter, watcher: Watcher | None, initial: list[WatchEvent[T]],
-                 revision: int, allow_bookmarks: bool, cache: DecodedCache, shared: bool = False) -> None:
+                 revision: int, allow_bookmarks: bool, cache: DecodedCache) -> None:
         self._kind = kind
         self._model = kind.model
         self._cache = cache
-        self._shared = shared
+        cache.watching(kind.model, 1)
         self._filter = flt
         self._empty = flt.empty
         self._watcher = watcher
@@ -100,6 +101,8 @@ class TypedWatch(Generic[T]):
             fn()
 
     def close(self) -> None:
+        if not self._closed:
+            self._cache.watching(self._model, -1)
         self._closed = True
         if self._watcher is not None:
             self._watcher.close()
@@ -117,7 +120,7 @@ class TypedWatch(Generic[T]):
         prev = event.prev_kv
         if prev is None:
             return None
-        return self._cache.private(self._model, prev, event.kv.mod_revision)
+        return freeze(self._cache.private(self._model, prev, event.kv.mod_revision))
 
     def _convert(self, event: Event) -> WatchEvent[T] | None:
         kv = event.kv
@@ -130,7 +133,7 @@ class TypedWatch(Generic[T]):
                 prev = stub(model, namespace, name, kv.mod_revision)
                 return WatchEvent("DELETED", prev) if self._empty else None  # type: ignore[arg-type]
             return WatchEvent("DELETED", prev) if self._empty or flt.matches(prev) else None  # type: ignore[arg-type]
-        obj = self._cache.shared(model, kv, latest=False) if self._shared else self._cache.private(model, kv)
+        obj = self._cache.shared(model, kv, latest=False)
         if self._empty:  # the informer's case: one event per change, no selector to evaluate
             created = kv.create_revision == kv.mod_revision
             return WatchEvent("ADDED" if created else "MODIFIED", obj)  # type: ignore[arg-type]
@@ -161,7 +164,7 @@ def open_watch(server: APIServer, model: type[T], namespace: str | None = None, 
         result = store.range(prefix, end)
         start = result.revision
         for kv in result.kvs:
-            obj = cache.shared(model, kv) if shared else cache.private(model, kv)
+            obj = cache.shared(model, kv)
             if flt.empty or flt.matches(obj):
                 initial.append(WatchEvent("ADDED", obj))
     else:
@@ -172,7 +175,7 @@ def open_watch(server: APIServer, model: type[T], namespace: str | None = None, 
         watcher = store.watch(prefix, end, start_revision=start + 1, prev_kv=True)
     except CompactedError as err:
         raise Expired(f"too old resource version: {start} ({err.compact_revision})") from None
-    stream: TypedWatch[T] = TypedWatch(kind, flt, watcher, initial, start, allow_bookmarks, cache, shared)
+    stream: TypedWatch[T] = TypedWatch(kind, flt, watcher, initial, start, allow_bookmarks, cache)
     if allow_bookmarks and wanted is None:
         stream._pending.append(WatchEvent("BOOKMARK", stream._bookmark(start, initial_end=True)))
     return stream

@@ -9,6 +9,7 @@ import pytest
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Forbidden
+from kbatch.api.frozen import edit
 from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.apiserver import APIServer
 from kbatch.families import AdmissionSelectionError, builtin, builtin_registry
@@ -64,7 +65,7 @@ def test_existing_tolerations_are_respected(api: APIServer, existing: dict[str, 
 
 
 def test_status_writes_do_not_add_tolerations_and_updates_keep_them(api: APIServer) -> None:
-    created = api.create(_pod())
+    created = edit(api.create(_pod()))
     created.metadata.labels = {"x": "y"}
     updated = api.update(created)
     assert _tolerations(updated) == [NOT_READY, UNREACHABLE]
@@ -142,7 +143,7 @@ def test_stated_priority_must_match_the_class(api: APIServer) -> None:
 
 def test_update_without_priority_keeps_it(api: APIServer) -> None:
     _class(api, "high", 1000)
-    created = api.create(_pod(priorityClassName="high"))
+    created = edit(api.create(_pod(priorityClassName="high")))
     created.spec.priority = None
     created.spec.preemption_policy = None
     created.metadata.labels = {"x": "y"}
@@ -156,11 +157,11 @@ def test_only_one_global_default(api: APIServer) -> None:
         _class(api, "b", 20, globalDefault=True)
     assert err.value.message == ('priorityclasses.scheduling.k8s.io "b" is forbidden: PriorityClass a is '
                                  'already marked as default. Only one default can exist')
-    other = _class(api, "c", 30)
+    other = edit(_class(api, "c", 30))
     other.global_default = True
     with pytest.raises(Forbidden, match="PriorityClass a is already marked as default"):
         api.update(other)
-    same = api.get(PriorityClass, "a")
+    same = edit(api.get(PriorityClass, "a"))
     same.description = "still the default"
     assert api.update(same).global_default is True
 
@@ -172,7 +173,7 @@ def test_class_changes_are_seen_by_the_next_pod(api: APIServer) -> None:
     assert api.create(_pod("a")).spec.priority == 0  # the list is read (empty) and cached
     _class(api, "d", 7, globalDefault=True)
     assert api.create(_pod("b")).spec.priority == 7
-    changed = api.get(PriorityClass, "d")
+    changed = edit(api.get(PriorityClass, "d"))
     changed.global_default = False
     api.update(changed)
     assert api.create(_pod("c")).spec.priority == 0

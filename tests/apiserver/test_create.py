@@ -7,6 +7,7 @@ import random
 import pytest
 
 from kbatch.api.errors import AlreadyExists, BadRequest, Forbidden, InternalError, Invalid, NotFound
+from kbatch.api.frozen import FrozenObjectError
 from kbatch.apiserver import AdmissionRequest, APIServer
 from kbatch.apiserver.names import GENERATE_ALPHABET, generate_name, new_uid
 from tests.apiserver.conftest import make_server
@@ -42,13 +43,15 @@ def test_create_with_resource_version_is_refused_as_upstream(server: APIServer) 
         server.create(obj)
 
 
-def test_create_does_not_keep_the_callers_object(server: APIServer) -> None:
+def test_create_does_not_keep_the_callers_object_and_answers_the_shared_one(server: APIServer) -> None:
     obj = widget(size=1)
     out = server.create(obj)
     obj.spec.size = 5  # type: ignore[union-attr]
-    out.spec.size = 6  # type: ignore[union-attr]
     assert server.get(Widget, "w").spec.size == 1  # type: ignore[union-attr]
     assert obj.metadata.uid is None
+    assert out == server.get(Widget, "w")
+    with pytest.raises(FrozenObjectError):  # strict mode (the suite's): the answer is read only
+        out.spec.size = 6  # type: ignore[union-attr]
 
 
 def test_create_twice_is_already_exists(server: APIServer) -> None:

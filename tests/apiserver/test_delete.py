@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from kbatch.api.errors import Conflict, Forbidden, NotFound
+from kbatch.api.frozen import edit
 from kbatch.apiserver import APIServer, Preconditions
 from tests.apiserver.kinds import Namespace, Pod, Widget
 
@@ -22,6 +23,7 @@ def pod(server: APIServer, name: str = "p", node: str | None = "n1", grace: int 
                                             "spec": {"nodeName": node,
                                                      "terminationGracePeriodSeconds": grace}}))
     if phase:
+        out = edit(out)
         out.status = out.status or type(out).model_fields["status"].annotation.__args__[0]()  # type: ignore[union-attr]
         out.status.phase = phase  # type: ignore[union-attr]
         out = server.update_status(out)

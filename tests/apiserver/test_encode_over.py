@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
+from kbatch.api.frozen import edit
 from kbatch.api.meta import Resource
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.codec import decode, encode, encode_over
@@ -145,12 +146,13 @@ def test_writes_over_a_cached_old_store_what_they_return(phase: str, labels: Any
         out = server.patch(Pod, "p", {"metadata": {"labels": labels}, "status": {"phase": phase}}, "default",
                            status=True)
     else:
-        pod = server.get(Pod, "p", "default")
+        pod = edit(server.get(Pod, "p", "default"))
         pod.metadata.labels = labels
         pod.status.phase = phase  # type: ignore[union-attr]
         out = server.update_status(pod)
     stored = server.store.range(key).kvs[0]
     assert decode(Pod, stored) == out
+    out = edit(out)
     out.metadata.resource_version = None
     assert stored.value == encode(out)
     assert held.model_dump() == before  # the shared old was not touched

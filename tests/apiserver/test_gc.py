@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
 from kbatch.api.errors import NotFound
+from kbatch.api.frozen import edit
 from kbatch.apiserver import APIServer, GarbageCollector
 from tests.apiserver.conftest import make_server
 from tests.apiserver.kinds import Widget
@@ -82,7 +83,7 @@ def test_foreground_waits_for_blocking_dependents(server: APIServer) -> None:
     assert out is not None and out.metadata.finalizers == ["foregroundDeletion"]
     gc.sync()
     assert exists(server, "parent")  # the child is terminating but still blocks
-    held = server.get(Widget, "child")
+    held = edit(server.get(Widget, "child"))
     assert held.metadata.deletion_timestamp is not None
     held.metadata.finalizers = []
     server.update(held)

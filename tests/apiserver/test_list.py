@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kbatch.api.errors import BadRequest, Expired, Invalid, Timeout
+from kbatch.api.frozen import FrozenObjectError, edit
 from kbatch.apiserver import APIServer
 from tests.apiserver.kinds import Namespace, Pod, Widget
 
@@ -120,10 +121,14 @@ def test_resource_version_semantics(server: APIServer) -> None:
         server.list(Widget, resource_version=str(rev), limit=10)
 
 
-def test_listed_objects_are_copies(server: APIServer) -> None:
+def test_listed_objects_are_the_shared_read_only_ones(server: APIServer) -> None:
     fill(server, 1)
     first = server.list(Widget, label_selector="parity=even").items[0]
-    first.metadata.labels = {"parity": "odd"}
+    assert first is server.list(Widget).items[0] is server.get(Widget, first.name)
+    with pytest.raises(FrozenObjectError):  # strict mode (the suite's)
+        first.metadata.labels = {"parity": "odd"}
+    changed = edit(first)
+    changed.metadata.labels = {"parity": "odd"}
     assert server.list(Widget, label_selector="parity=even").items[0].metadata.labels == {"parity": "even"}
 
 

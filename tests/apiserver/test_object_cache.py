@@ -1,7 +1,8 @@
 """The decode cache (the API server's watch cache): every read through it equals a fresh decode of the
 store, whatever happened before (writes through the server, writes and deletes behind its back,
-snapshot restores, compaction, callers mutating what they were handed); shared-mode watches hand out
-the cache's own instances, default ones private copies."""
+snapshot restores, compaction, callers editing copies of what they were handed); reads, watches and
+writes hand out the cache's own shared, read-only instances, and a write's object is what the watch
+delivers (no decode)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import invariant, rule
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import StatusError
+from kbatch.api.frozen import FrozenObjectError, edit
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.codec import decode
 from kbatch.families import builtin_registry
@@ -38,7 +41,9 @@ def _pod(name: str, app: str) -> Pod:
 
 
 def _mutate(obj: Any) -> None:
-    """Change an object handed out, as a careless caller would."""
+    """Change a copy of an object handed out, as a caller does (``edit`` first): the cache is untouched;
+    changing the object itself fails (strict mode, the suite's)."""
+    obj = edit(obj)
     obj.metadata.labels = {"mutated": "yes"}
     if obj.status is not None:
         obj.status.phase = "Failed"
@@ -51,8 +56,8 @@ class CacheMatchesStore(StoreDisruptions):
         super().__init__()
         self.server = _server()
         self.setup_store_rules()
-        self.shared = self.server.watch(Pod, "default", shared=True)
-        self.copies = self.server.watch(Pod, "default")
+        self.shared = self.server.watch(Pod, "default")
+        self.copies = self.server.watch(Pod, "default", label_selector="app!=c")
 
     def teardown(self) -> None:
         self.shared.close()
@@ -76,6 +81,7 @@ class CacheMatchesStore(StoreDisruptions):
     def update(self, name: str, app: str) -> None:
         obj = self._try(lambda: self.server.get(Pod, name, "default"))
         if obj is not None:
+            obj = edit(obj)
             obj.metadata.labels = {"app": app}
             updated = self._try(lambda: self.server.update(obj))
             if updated is not None:
@@ -85,6 +91,7 @@ class CacheMatchesStore(StoreDisruptions):
     def update_status(self, name: str, phase: str) -> None:
         obj = self._try(lambda: self.server.get(Pod, name, "default"))
         if obj is not None and obj.status is not None:
+            obj = edit(obj)
             obj.status.phase = phase
             updated = self._try(lambda: self.server.update_status(obj))
             if updated is not None:
@@ -125,19 +132,17 @@ class CacheMatchesStore(StoreDisruptions):
     def poll_watches(self) -> None:
         for event in self.copies.poll():
             if event.type == "ERROR":
-                self.copies = self.server.watch(Pod, "default")
+                self.copies = self.server.watch(Pod, "default", label_selector="app!=c")
             elif event.type != "BOOKMARK":
                 _mutate(event.object)
         for event in self.shared.poll():
             if event.type == "ERROR":
-                self.shared = self.server.watch(Pod, "default", shared=True)
+                self.shared = self.server.watch(Pod, "default")
 
-    @rule(selector=st.sampled_from([None, "app=a", "app!=b"]), shared=st.booleans())
-    def list_and_mutate(self, selector: str | None, shared: bool) -> None:
-        listed = self.server.list(Pod, "default", label_selector=selector, shared=shared)
-        if not shared:
-            for obj in listed.items:
-                _mutate(obj)
+    @rule(selector=st.sampled_from([None, "app=a", "app!=b"]))
+    def list_and_mutate(self, selector: str | None) -> None:
+        for obj in self.server.list(Pod, "default", label_selector=selector).items:
+            _mutate(obj)
 
     @invariant()
     def reads_equal_a_fresh_decode(self) -> None:
@@ -148,7 +153,6 @@ class CacheMatchesStore(StoreDisruptions):
             assert held is None or held == fresh[kv.key]
             assert self.server.get(Pod, kv.key[len(PREFIX):].decode(), "default") == fresh[kv.key]
         assert self.server.list(Pod, "default").items == list(fresh.values())
-        assert self.server.list(Pod, "default", shared=True).items == list(fresh.values())
         matching = [o for o in fresh.values() if (o.metadata.labels or {}).get("app") == "a"]
         assert self.server.list(Pod, "default", label_selector="app=a").items == matching
 
@@ -157,69 +161,68 @@ TestCacheMatchesStore = CacheMatchesStore.TestCase
 TestCacheMatchesStore.settings = settings(max_examples=60, stateful_step_count=30, deadline=None)
 
 
-def test_a_shared_watch_delivers_the_cached_instance() -> None:
+def test_a_watch_delivers_the_written_instance_without_decoding() -> None:
     server = _server()
-    watch = server.watch(Pod, "default", shared=True)
-    server.create(_pod("p", "a"))
-    server.patch(Pod, "p", {"metadata": {"labels": {"app": "b"}}}, "default")
-    events = watch.poll()
+    watch = server.watch(Pod, "default")
+    created = server.create(_pod("p", "a"))
+    events = watch.poll()  # an event read before the next write of its key takes the written object
+    patched = server.patch(Pod, "p", {"metadata": {"labels": {"app": "b"}}}, "default")
+    events += watch.poll()
     kv = server.store.range(PREFIX + b"p").kvs[0]
     assert [e.type for e in events] == ["ADDED", "MODIFIED"]
-    assert events[1].object is server.decoded.held(kv)
+    assert events[0].object is created and events[1].object is patched is server.decoded.held(kv)
     assert events[1].object.metadata.resource_version == str(kv.mod_revision)
     assert server.decoded.shared(Pod, kv) is events[1].object  # the update path's old: no decode
 
 
-def test_a_default_watch_delivers_private_copies() -> None:
+def test_every_watch_and_read_delivers_the_same_read_only_instance() -> None:
     server = _server()
-    shared = server.watch(Pod, "default", shared=True)
-    private = server.watch(Pod, "default")
+    one, two = server.watch(Pod, "default"), server.watch(Pod, "default")
     server.create(_pod("p", "a"))
-    [mine], [theirs] = private.poll(), shared.poll()
-    assert mine.object == theirs.object and mine.object is not theirs.object
-    _mutate(mine.object)
-    assert server.get(Pod, "p", "default") == theirs.object
+    [mine], [theirs] = one.poll(), two.poll()
+    assert mine.object is theirs.object is server.get(Pod, "p", "default")
+    with pytest.raises(FrozenObjectError):
+        mine.object.metadata.labels = {"app": "x"}
     assert server.get(Pod, "p", "default").metadata.labels == {"app": "a"}
 
 
-def test_returned_objects_share_nothing_with_the_cache() -> None:
+def test_an_edited_copy_shares_nothing_with_the_cache() -> None:
     server = _server()
-    server.watch(Pod, "default", shared=True)
+    server.watch(Pod, "default")
     server.create(_pod("p", "a"))
     kv = server.store.range(PREFIX + b"p").kvs[0]
     cached = server.decoded.shared(Pod, kv)
-    got = server.get(Pod, "p", "default")
+    got = edit(server.get(Pod, "p", "default"))
     got.metadata.labels["app"] = "x"  # type: ignore[index]
     got.status.phase = "Failed"  # type: ignore[union-attr]
-    updated = server.update(server.get(Pod, "p", "default"))  # a no-op update: status came from old
-    assert updated.status is not cached.status
-    updated.status.phase = "Failed"  # type: ignore[union-attr]
     assert cached == decode(Pod, kv) and cached.status.phase == "Pending"  # type: ignore[union-attr]
+    updated = server.update(edit(server.get(Pod, "p", "default")))  # a no-op update
+    assert updated == cached
 
 
-def test_writes_drop_the_entry_and_deletes_forget_it() -> None:
+def test_writes_of_a_watched_kind_are_held_and_deletes_forget_them() -> None:
     server = _server()
     server.create(_pod("p", "a"))
     before = server.decoded.objects  # the namespace NamespaceLifecycle looked up
     kv = server.store.range(PREFIX + b"p").kvs[0]
-    server.decoded.shared(Pod, kv)
-    assert server.decoded.objects == before + 1
+    server.get(Pod, "p", "default")  # a read on a miss decodes and keeps the object
+    assert server.decoded.held(kv) is not None and server.decoded.objects == before + 1
     server.patch(Pod, "p", {"metadata": {"labels": {"app": "b"}}}, "default")
-    assert server.decoded.objects == before
-    server.get(Pod, "p", "default")  # a private read on a miss decodes without keeping the object
-    assert server.decoded.objects == before
+    assert server.decoded.objects == before  # nobody watches pods: the write's object is not kept
+    watch = server.watch(Pod, "default")
+    patched = server.patch(Pod, "p", {"metadata": {"labels": {"app": "c"}}}, "default")
+    assert server.decoded.held(server.store.range(PREFIX + b"p").kvs[0]) is patched
     server.delete(Pod, "p", "default", grace_period_seconds=0)
     assert PREFIX + b"p" not in server.decoded.entries and server.decoded.objects == before
+    watch.close()
 
 
 def test_the_informer_holds_the_servers_instances() -> None:
     cp = ControlPlane(seed=1, controllers="", trace=False)
     cp.cache.informer_for(Pod)
     cp.cache.start()
-    cp.client.create(_pod("p", "a"))
+    written = cp.client.create(_pod("p", "a"))
     cp.cache.pump()
     kv = cp.store.range(PREFIX + b"p").kvs[0]
-    cached = cp.cache.get(Pod, "p", "default", readonly=True)
-    assert cached is cp.server.decoded.held(kv)
-    copy = cp.cache.get(Pod, "p", "default")
-    assert copy == cached and copy is not cached
+    cached = cp.cache.get(Pod, "p", "default")
+    assert cached is cp.server.decoded.held(kv) is written

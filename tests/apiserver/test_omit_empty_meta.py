@@ -8,6 +8,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kbatch.api.frozen import edit
 from kbatch.apiserver import APIServer
 from tests.apiserver.conftest import make_server
 from tests.apiserver.kinds import Widget
@@ -32,7 +33,7 @@ def test_empty_meta_collections_are_not_stored(empty: set[str], path: str) -> No
         server.create(Widget.model_validate({"metadata": {"name": "c", "namespace": "default", **full}}))
         change = {k: _FIELDS[k] for k in empty if k != "ownerReferences"}
         if path == "update":
-            obj = server.get(Widget, "c", "default")
+            obj = edit(server.get(Widget, "c", "default"))
             for key, value in change.items():
                 setattr(obj.metadata, {"ownerReferences": "owner_references"}.get(key, key), value)
             out = server.update(obj)

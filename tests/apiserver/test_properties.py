@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from kbatch.api.errors import BadRequest, Conflict, Invalid, StatusError
+from kbatch.api.frozen import edit
 from tests.apiserver.conftest import make_server
 from tests.apiserver.kinds import Widget
 
@@ -151,7 +152,7 @@ def test_selective_list_equals_brute_force(writes: list[tuple[int, str | None]],
         name = f"w{i}"
         labels = {"app": value} if value else None
         try:
-            obj = server.get(Widget, name)
+            obj = edit(server.get(Widget, name))
             obj.metadata.labels = labels
             server.update(obj)
         except StatusError:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
+from kbatch.api.frozen import edit
 from kbatch.apiserver import APIServer, GarbageCollector
 from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
@@ -86,7 +87,7 @@ def test_raw_reads_equal_typed_reads_after_every_write_path(manifests: list[dict
         clock.advance(1)
         name = names[index % len(names)]
         try:
-            pod = api.get(Pod, name, "default")
+            pod = edit(api.get(Pod, name, "default"))
         except NotFound:
             continue
         if op == "update":
@@ -171,7 +172,7 @@ def test_status_writes_store_fields_in_declaration_order(write: str) -> None:
                              "metadata": {"name": "p", "namespace": "default"},
                              "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
     if write == "update_status":
-        pod = api.get(Pod, "p", "default")
+        pod = edit(api.get(Pod, "p", "default"))
         assert pod.status is not None
         pod.status.phase = "Running"
         api.update_status(pod)

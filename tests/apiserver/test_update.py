@@ -7,6 +7,7 @@ import random
 import pytest
 
 from kbatch.api.errors import Conflict, Invalid, NotFound
+from kbatch.api.frozen import edit
 from kbatch.api.strategy import DefaultStrategy
 from kbatch.apiserver import APIServer
 from kbatch.store import MemoryStore
@@ -20,7 +21,7 @@ def make(server: APIServer, name: str = "w", **spec: object) -> Widget:
 
 
 def test_stale_resource_version_is_conflict(server: APIServer) -> None:
-    first = make(server)
+    first = edit(make(server))
     fresh = first.clone()
     fresh.spec.size = 2  # type: ignore[union-attr]
     server.update(fresh)
@@ -33,7 +34,7 @@ def test_stale_resource_version_is_conflict(server: APIServer) -> None:
 
 
 def test_update_without_resource_version_is_last_write_wins(server: APIServer) -> None:
-    obj = make(server)
+    obj = edit(make(server))
     server.update(obj.model_copy(update={"spec": obj.spec.model_copy(update={"size": 5})}))  # type: ignore[union-attr]
     blind = obj.clone()
     blind.metadata.resource_version = None
@@ -43,22 +44,22 @@ def test_update_without_resource_version_is_last_write_wins(server: APIServer) -
 
 
 def test_generation_bumps_on_spec_change_only(server: APIServer) -> None:
-    obj = make(server)
+    obj = edit(make(server))
     obj.metadata.labels = {"a": "b"}
-    obj = server.update(obj)
+    obj = edit(server.update(obj))
     assert obj.metadata.generation == 1
     obj.spec.size = 4  # type: ignore[union-attr]
-    obj = server.update(obj)
+    obj = edit(server.update(obj))
     assert obj.metadata.generation == 2
     obj.metadata.generation = 100
     assert server.update(obj).metadata.generation == 2
 
 
 def test_status_is_ignored_on_main_writes_and_main_fields_on_status_writes(server: APIServer) -> None:
-    obj = make(server)
+    obj = edit(make(server))
     obj.status = WidgetStatus(phase="Hacked")
     obj.spec.size = 2  # type: ignore[union-attr]
-    obj = server.update(obj)
+    obj = edit(server.update(obj))
     assert obj.status is None and obj.spec.size == 2  # type: ignore[union-attr]
     obj.status = WidgetStatus(phase="Running")
     obj.spec.size = 7  # type: ignore[union-attr]
@@ -69,7 +70,7 @@ def test_status_is_ignored_on_main_writes_and_main_fields_on_status_writes(serve
 
 
 def test_noop_update_does_not_bump_resource_version(server: APIServer) -> None:
-    obj = make(server)
+    obj = edit(make(server))
     rev = server.store.revision
     out = server.update(obj)
     assert out.metadata.resource_version == obj.metadata.resource_version
@@ -77,7 +78,7 @@ def test_noop_update_does_not_bump_resource_version(server: APIServer) -> None:
 
 
 def test_identity_is_immutable_and_creation_timestamp_is_kept(server: APIServer) -> None:
-    obj = make(server)
+    obj = edit(make(server))
     created = obj.metadata.creation_timestamp
     changed = obj.clone()
     changed.metadata.uid = "other"
@@ -92,7 +93,7 @@ def test_identity_is_immutable_and_creation_timestamp_is_kept(server: APIServer)
 
 
 def test_strategy_immutable_fields(server: APIServer) -> None:
-    obj = make(server)
+    obj = edit(make(server))
     obj.spec.color = "green"  # type: ignore[union-attr]
     with pytest.raises(Invalid, match=r"spec\.color: Invalid value: \"green\": field is immutable"):
         server.update(obj)
@@ -104,7 +105,7 @@ def test_update_of_missing_object_is_not_found(server: APIServer) -> None:
 
 
 def test_dry_run_update_writes_nothing(server: APIServer) -> None:
-    obj = make(server)
+    obj = edit(make(server))
     obj.spec.size = 3  # type: ignore[union-attr]
     rev = server.store.revision
     assert server.update(obj, dry_run=True).spec.size == 3  # type: ignore[union-attr]
@@ -117,6 +118,7 @@ def test_removing_last_finalizer_of_terminating_object_deletes_it(server: APISer
     terminating = server.delete(Widget, "f", "default")
     assert terminating is not None and terminating.metadata.deletion_timestamp is not None
     assert terminating.metadata.generation == 2
+    terminating = edit(terminating)
     terminating.metadata.finalizers = []
     server.update(terminating)
     with pytest.raises(NotFound):
@@ -127,8 +129,9 @@ def test_removing_last_finalizer_of_terminating_object_deletes_it(server: APISer
 def test_update_cannot_clear_deletion_timestamp(server: APIServer) -> None:
     server.create(Widget.model_validate({"metadata": {"name": "f", "namespace": "default",
                                                       "finalizers": ["example.com/a", "example.com/b"]}}))
-    obj = server.delete(Widget, "f", "default")
-    assert obj is not None
+    deleting = server.delete(Widget, "f", "default")
+    assert deleting is not None
+    obj = edit(deleting)
     stamp = obj.metadata.deletion_timestamp
     obj.metadata.deletion_timestamp = None
     obj.metadata.finalizers = ["example.com/a"]
@@ -138,13 +141,15 @@ def test_update_cannot_clear_deletion_timestamp(server: APIServer) -> None:
 
 def test_status_write_result_equals_the_stored_object_and_shares_nothing_with_the_input(
         server: APIServer) -> None:
-    obj = make(server)
+    obj = edit(make(server))
     obj.status = WidgetStatus(phase="Running")
     obj.spec.size = 9  # type: ignore[union-attr]
     out = server.update_status(obj)
     assert out == server.get(Widget, "w")
-    out.status.phase = "Changed"  # type: ignore[union-attr]
-    out.metadata.labels = {"changed": "yes"}
+    changed = edit(out)
+    changed.status.phase = "Changed"  # type: ignore[union-attr]
+    changed.metadata.labels = {"changed": "yes"}
+    assert out.status.phase == "Running"  # type: ignore[union-attr]
     assert obj.status.phase == "Running" and obj.metadata.labels is None  # type: ignore[union-attr]
     assert obj.spec.size == 9  # type: ignore[union-attr]
 
@@ -165,7 +170,7 @@ def test_a_strategy_with_its_own_status_preparation_gets_the_whole_object() -> N
     strategy = _SpecReadingStrategy()
     registry.register(Gadget, strategy)
     server = APIServer(MemoryStore(), registry, now=FakeClock().now, rng=random.Random(1))
-    gadget = server.create(Gadget.model_validate({"metadata": {"name": "g"}, "spec": {"size": 1}}))
+    gadget = edit(server.create(Gadget.model_validate({"metadata": {"name": "g"}, "spec": {"size": 1}})))
     gadget.spec.size = 5  # type: ignore[union-attr]
     out = server.update_status(gadget)
     assert strategy.seen == [5]

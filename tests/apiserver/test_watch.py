@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kbatch.api.errors import Expired, Status
+from kbatch.api.frozen import FrozenObjectError, edit
 from kbatch.apiserver import APIServer
 from kbatch.store.errors import CompactedError
 from tests.apiserver.kinds import Widget
@@ -23,7 +24,7 @@ def test_initial_state_then_changes(server: APIServer) -> None:
     make(server, "a")
     w = server.watch(Widget)
     assert kinds(w.poll()) == [("ADDED", "a")]
-    b = make(server, "b")
+    b = edit(make(server, "b"))
     b.metadata.labels = {"x": "y"}
     b = server.update(b)
     server.delete(Widget, "b", "default")
@@ -52,13 +53,13 @@ def test_watch_replays_history_after_resource_version(server: APIServer) -> None
 
 def test_selector_moves_become_added_and_deleted(server: APIServer) -> None:
     w = server.watch(Widget, label_selector="app=web")
-    obj = make(server, "a", app="db")
+    obj = edit(make(server, "a", app="db"))
     assert w.poll() == []
     obj.metadata.labels = {"app": "web"}
-    obj = server.update(obj)
+    obj = edit(server.update(obj))
     assert kinds(w.poll()) == [("ADDED", "a")]
     obj.metadata.labels = {"app": "web", "v": "2"}
-    obj = server.update(obj)
+    obj = edit(server.update(obj))
     assert kinds(w.poll()) == [("MODIFIED", "a")]
     obj.metadata.labels = {"app": "db"}
     obj = server.update(obj)
@@ -135,9 +136,11 @@ def test_notify_fires_on_change(server: APIServer) -> None:
     assert w.poll() == []
 
 
-def test_events_carry_copies(server: APIServer) -> None:
+def test_events_carry_the_shared_read_only_object(server: APIServer) -> None:
     w = server.watch(Widget)
-    make(server, "a", app="x")
+    written = make(server, "a", app="x")
     event = w.poll()[0]
-    event.object.metadata.labels = {"app": "changed"}
+    assert event.object is written is server.get(Widget, "a")  # decoded never: the write's own object
+    with pytest.raises(FrozenObjectError):  # strict mode (the suite's)
+        event.object.metadata.labels = {"app": "changed"}
     assert server.get(Widget, "a").metadata.labels == {"app": "x"}

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import BadRequest
+from kbatch.api.frozen import edit
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.names import new_uid
 from kbatch.families import builtin_registry
@@ -73,7 +74,7 @@ def test_update_with_a_wrong_nested_type_is_a_bad_request_and_writes_nothing(sta
     server = _server()
     stored = server.create(_pod())
     revision = server.store.revision
-    pod = server.get(Pod, "p", "default")
+    pod = edit(server.get(Pod, "p", "default"))
     breaker(pod)
     with pytest.raises(BadRequest) as info:
         server.update_status(pod) if status else server.update(pod)

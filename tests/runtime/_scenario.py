@@ -29,7 +29,7 @@ def _pod_maker(ctx: ControllerContext) -> None:
             job = ctx.client.get(Job, req.name, req.namespace)
         except Exception:
             return None
-        owned = ctx.cache.list(Pod, req.namespace, labels={"job": req.name}, readonly=True)
+        owned = ctx.cache.list(Pod, req.namespace, labels={"job": req.name})
         if len(owned) < 2:
             pod = make_pod("", req.namespace).label("job", req.name).owner(job).obj()
             pod.metadata.name, pod.metadata.generate_name = None, f"{req.name}-"

@@ -48,7 +48,7 @@ def test_informers_and_trace_survive_compaction_without_relist_or_gap() -> None:
     cp.advance("20m")
     assert cp.compactor is not None and cp.compactor.compactions >= 1
     assert cp.store.compact_revision == cp.store.revision, "ticks at 10 and 15 min saw no new writes"
-    pods = cp.cache.list(Pod, "default", readonly=True)
+    pods = cp.cache.list(Pod, "default")
     assert [p.status.phase for p in pods] == ["Succeeded"] * 3
     assert all(inf.relists == 0 for inf in cp.cache._informers.values())
     assert not any(r.verb == "gap" for r in cp.trace.records)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Node, Pod
 from kbatch.api.errors import AlreadyExists, Expired, NotFound
+from kbatch.api.frozen import edit
 from kbatch.apiserver.client import WatchEvent
 from kbatch.runtime.cache import BY_CONTROLLER_UID, BY_LABEL, BY_NODE_NAME
 from kbatch.runtime.reconcile import Request
@@ -54,16 +55,15 @@ def test_level_based_reconcile_sees_latest_state_and_deletion_as_not_found() -> 
     assert seen[-1] == ("a", None)
 
 
-def test_cache_hands_out_copies_unless_readonly() -> None:
+def test_cache_and_client_hand_out_the_shared_object_and_edit_copies_it() -> None:
     cp = make_cp()
     informer = cp.cache.informer_for(Pod)
-    cp.apply(make_pod("a").label("app", "x").obj())
-    copy = cp.cache.get(Pod, "a", "default")
+    written = cp.apply(make_pod("a").label("app", "x").obj())[0]
+    shared = cp.cache.get(Pod, "a", "default")
+    assert shared is informer.store.get("default/a") is written is cp.client.get(Pod, "a", "default")
+    copy = edit(shared)
     copy.metadata.labels["app"] = "mutated"
     assert cp.cache.get(Pod, "a", "default").metadata.labels == {"app": "x"}
-    assert cp.client.get(Pod, "a", "default").metadata.labels == {"app": "x"}
-    shared = cp.cache.get(Pod, "a", "default", readonly=True)
-    assert shared is informer.store.get("default/a")
 
 
 def test_indexes_by_label_node_owner_and_custom() -> None:
@@ -205,6 +205,6 @@ def test_cache_converges_to_the_api_state_under_random_writes_and_relists(
             pass
     cp.run_until_idle()
     truth = {(p.metadata.name, p.metadata.resource_version) for p in cp.client.list(Pod, "default").items}
-    cached = {(p.metadata.name, p.metadata.resource_version) for p in cp.cache.list(Pod, readonly=True)}
+    cached = {(p.metadata.name, p.metadata.resource_version) for p in cp.cache.list(Pod)}
     assert cached == truth
     assert {r.name for r in seen} >= {name for name, _ in truth}, "every live pod was reconciled"

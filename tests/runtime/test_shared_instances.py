@@ -29,8 +29,8 @@ def test_controllers_leave_the_informers_shared_instances_unchanged() -> None:
     cp.client.create(_job("plain", ["sleep", "3"], completions=4, parallelism=2))
     cp.advance(300)
     done = {j.metadata.name: [c.type for c in (j.status.conditions or ()) if c.status == "True"]
-            for j in cp.cache.list(Job, "default", readonly=True)}
+            for j in cp.cache.list(Job, "default")}
     assert "Complete" in done["indexed"] and "Complete" in done["plain"] and "Failed" in done["failing"]
-    pods = cp.cache.list(Pod, "default", readonly=True)
+    pods = cp.cache.list(Pod, "default")
     assert len({id(p.spec.containers[0]) for p in pods}) < len(pods)  # sharing did happen
     assert mutated_shared_instances() == []

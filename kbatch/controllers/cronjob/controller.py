@@ -43,7 +43,7 @@ class CronJobReconciler:
 
     def reconcile(self, request: Request) -> Result | None:
         try:
-            cj = self.ctx.cache.get(CronJob, request.name, request.namespace, readonly=True)
+            cj = self.ctx.cache.get(CronJob, request.name, request.namespace)
         except NotFound:
             return None
         jobs = _jobs_to_be_reconciled(self.ctx, cj)
@@ -131,7 +131,7 @@ def _jobs_to_be_reconciled(ctx: ControllerContext, cj: CronJob) -> list[Job]:
     sets ``lastSuccessfulTime``, and an unfinished one draws ``UnexpectedJob``."""
     name = cj.metadata.name
     out = []
-    for job in ctx.cache.list(Job, cj.metadata.namespace, readonly=True):
+    for job in ctx.cache.list(Job, cj.metadata.namespace):
         ref = job.metadata.controller_ref()
         if ref is not None and ref.name == name:
             out.append(job)
@@ -153,7 +153,7 @@ def _owner_of(ctx: ControllerContext) -> Callable[[Any], list[Request]]:
             return []
         namespace = obj.metadata.namespace or ""
         try:
-            cj = ctx.cache.get(CronJob, ref.name, namespace, readonly=True)
+            cj = ctx.cache.get(CronJob, ref.name, namespace)
         except NotFound:
             return []
         return [Request(namespace, ref.name)] if cj.metadata.uid == ref.uid else []

@@ -71,7 +71,7 @@ class DisruptionController:
         from kbatch.runtime.reconcile import Request
 
         namespace = pod.metadata.namespace or ""
-        pdbs = matching_pdbs(self.ctx.cache.list(PodDisruptionBudget, namespace, readonly=True), namespace,
+        pdbs = matching_pdbs(self.ctx.cache.list(PodDisruptionBudget, namespace), namespace,
                              pod.metadata.labels)
         if not pdbs:
             return []
@@ -110,7 +110,7 @@ class DisruptionController:
 
     def _pods(self, pdb: Any) -> list[Any]:
         namespace = pdb.metadata.namespace or ""
-        return [p for p in self.ctx.cache.list(self.Pod, namespace, readonly=True)
+        return [p for p in self.ctx.cache.list(self.Pod, namespace)
                 if pdb_matches(pdb, p.metadata.labels)]
 
     def _try_sync(self, pdb: Any) -> float | None:

@@ -125,7 +125,7 @@ class JobReconciler:
         nothing of deleted pods is kept."""
         ns, uid = job.metadata.namespace, job.metadata.uid or ""
         cache = self.ctx.cache
-        owned = cache.list(Pod, ns, index=(BY_CONTROLLER_UID, uid), readonly=True)
+        owned = cache.list(Pod, ns, index=(BY_CONTROLLER_UID, uid))
         selector = selector_from_model(job.spec.selector)
         live = job.metadata.deletion_timestamp is None  # a Job being deleted neither adopts nor releases
         gen, old = self._pod_views.get(uid, (None, {}))
@@ -149,7 +149,7 @@ class JobReconciler:
                 self._release(pod, uid)
         self._pod_views[uid] = (job.metadata.generation, known)
         orphans = (ORPHANS_BY_NAMESPACE, ns or "")
-        candidates = cache.list(Pod, ns, index=orphans, readonly=True) if live else []
+        candidates = cache.list(Pod, ns, index=orphans) if live else []
         for pod in candidates:
             meta = pod.metadata
             if meta.deletion_timestamp is None and selector.matches(meta.labels):
@@ -181,7 +181,7 @@ class JobReconciler:
     # -- reconcile ---------------------------------------------------------------------------------
     def reconcile(self, request: Request) -> Result | None:
         try:
-            job = self.ctx.cache.get(Job, request.name, request.namespace, readonly=True)
+            job = self.ctx.cache.get(Job, request.name, request.namespace)
         except NotFound:
             # Gone: forget what was kept for it. Its pods' finalizers are the orphan queue's
             # (the Job delete event sent them there: wiring ``cleanup_pod_finalizers``).
@@ -195,8 +195,7 @@ class JobReconciler:
             return None
         if info.finished:
             self._forget(info.uid)
-            pods = self.ctx.cache.list(Pod, request.namespace, index=(BY_CONTROLLER_UID, info.uid),
-                                       readonly=True)
+            pods = self.ctx.cache.list(Pod, request.namespace, index=(BY_CONTROLLER_UID, info.uid))
             # only pods still holding the finalizer matter to a finished Job (``_finished_cleanup``)
             memo: dict = {}
             held = [pod_info(p, memo) for p in pods if has_tracking_finalizer(p)]

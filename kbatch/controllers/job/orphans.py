@@ -66,7 +66,7 @@ def resolve_job(cache: Cache, namespace: str, ref: Any) -> Job | None:
     if ref.kind != "Job":
         return None
     try:
-        job = cache.get(Job, ref.name, namespace, readonly=True)
+        job = cache.get(Job, ref.name, namespace)
     except NotFound:
         return None
     return job if job.metadata.uid == ref.uid else None
@@ -90,7 +90,7 @@ class OrphanPodReconciler:
 
     def reconcile(self, request: Request) -> None:
         try:
-            pod = self.cache.get(Pod, request.name, request.namespace, readonly=True)
+            pod = self.cache.get(Pod, request.name, request.namespace)
         except NotFound:
             return
         ref = pod.metadata.controller_ref()

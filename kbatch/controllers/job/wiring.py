@@ -88,8 +88,7 @@ class _Queues:
     def cleanup_pod_finalizers(self, job: Any) -> None:
         """``cleanupPodFinalizers``: the Job's controlled pods that still hold the finalizer."""
         uid = job.metadata.uid or ""
-        for pod in self.cache.list(Pod, job.metadata.namespace, index=(BY_CONTROLLER_UID, uid),
-                                   readonly=True):
+        for pod in self.cache.list(Pod, job.metadata.namespace, index=(BY_CONTROLLER_UID, uid)):
             if has_tracking_finalizer(pod):
                 self.orphan(pod)
 
@@ -131,7 +130,7 @@ class _PodHandler:
 
     def _adopters(self, pod: Any) -> None:
         ns = pod.metadata.namespace or ""
-        for job in self.q.cache.list(Job, ns, readonly=True):
+        for job in self.q.cache.list(Job, ns):
             if job.spec.selector is not None and selector_from_model(job.spec.selector).matches(
                     pod.metadata.labels):
                 self.q.job_batched(job)

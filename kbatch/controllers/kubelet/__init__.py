@@ -80,7 +80,7 @@ def setup(ctx: ControllerContext) -> Kubelet:
     kubelet = Kubelet(ctx)
 
     def pods_on(node: Any) -> list[Request]:
-        pods = ctx.cache.list(Pod, index=(BY_NODE_NAME, node.metadata.name), readonly=True)
+        pods = ctx.cache.list(Pod, index=(BY_NODE_NAME, node.metadata.name))
         return [Request(p.metadata.namespace or "", p.metadata.name or "") for p in pods]
 
     (ctx.build()

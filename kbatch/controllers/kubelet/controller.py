@@ -120,7 +120,7 @@ class Kubelet:
 
     def _node_ready(self, name: str) -> bool:
         try:
-            node = self.ctx.cache.get(self.Node, name, readonly=True)
+            node = self.ctx.cache.get(self.Node, name)
         except NotFound:
             return False
         if kubelet_stopped(node):
@@ -138,7 +138,7 @@ class Kubelet:
     # -- the reconcile ---------------------------------------------------------------------------
     def reconcile(self, request: Any) -> Any:
         try:
-            pod = self.ctx.cache.get(self.Pod, request.name, request.namespace, readonly=True)
+            pod = self.ctx.cache.get(self.Pod, request.name, request.namespace)
         except NotFound:
             self.logs.forget(request.namespace, request.name)
             self._forget_by_name(request.namespace, request.name)

@@ -102,7 +102,7 @@ class NodeHeartbeat:
 
         name = request.name
         try:
-            node = self.ctx.cache.get(self.Node, name, readonly=True)
+            node = self.ctx.cache.get(self.Node, name)
         except NotFound:
             self._leases.discard(name)
             self._beats.pop(name, None)

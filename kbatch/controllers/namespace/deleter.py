@@ -20,6 +20,7 @@ from typing import Any
 
 from kbatch.api.core_v1.namespace import Namespace, NamespaceCondition, NamespaceStatus
 from kbatch.api.errors import Conflict, NotFound
+from kbatch.api.frozen import edit
 from kbatch.apiserver.namespaces import KUBERNETES_FINALIZER, spec_finalizers
 
 __all__ = ["CONDITION_TYPES", "ContentTotals", "NamespaceDeleter", "deletion_conditions"]
@@ -141,6 +142,7 @@ class NamespaceDeleter:
                                    self.now())
         if merged == list(status.conditions or ()) and status.phase == "Terminating":
             return
+        ns = edit(ns)
         ns.status = NamespaceStatus(phase="Terminating", conditions=merged)
         with contextlib.suppress(Conflict, NotFound):  # the next event brings the new state
             self.client.update_status(ns)

@@ -64,7 +64,7 @@ def setup_taint_eviction(ctx: ControllerContext) -> TaintEviction:
     def pods_on(node: Any) -> list[Request]:
         if not any(t.effect == "NoExecute" for t in node.spec.taints or ()):
             return []
-        pods = ctx.cache.list(Pod, index=(BY_NODE_NAME, node.metadata.name), readonly=True)
+        pods = ctx.cache.list(Pod, index=(BY_NODE_NAME, node.metadata.name))
         return [Request(p.metadata.namespace or "", p.metadata.name or "") for p in pods]
 
     (ctx.build()

@@ -91,7 +91,7 @@ class NodeLifecycle:
             return self._zone_pass()
         now = self.ctx.clock.now()
         try:
-            node = self.ctx.cache.get(self.Node, request.name, readonly=True)
+            node = self.ctx.cache.get(self.Node, request.name)
         except NotFound:
             self._seen.pop(request.name, None)
             if request.name in self._known:
@@ -181,7 +181,7 @@ class NodeLifecycle:
         queued again (their zones' rates are 0 until some zone recovers)."""
         for name in sorted(self.tainter.members):
             try:
-                node = self.ctx.cache.get(self.Node, name, readonly=True)
+                node = self.ctx.cache.get(self.Node, name)
             except NotFound:
                 continue
             current = [taint_of(t, self._timeline) for t in node.spec.taints or ()]
@@ -197,7 +197,7 @@ class NodeLifecycle:
         """The tainting pass's action on a queued node: the NoExecute taint its Ready condition
         calls for, the other one removed (done), or nothing when it is Ready again or gone."""
         try:
-            node = self.ctx.cache.get(self.Node, name, readonly=True)
+            node = self.ctx.cache.get(self.Node, name)
         except NotFound:
             return True, 0.0
         ready = _ready(node)
@@ -217,7 +217,7 @@ class NodeLifecycle:
         conditions were just set to Unknown."""
         name = node.metadata.name
         try:
-            lease = self.ctx.cache.get(self.Lease, name, self.lease_namespace, readonly=True)
+            lease = self.ctx.cache.get(self.Lease, name, self.lease_namespace)
         except NotFound:
             self._seen.pop(name, None)
             return None
@@ -244,7 +244,7 @@ class NodeLifecycle:
 
         name = node.metadata.name
         self.ctx.recorder.event(node, "Normal", "NodeNotReady", node_event_message(name))
-        pods = self.ctx.cache.list(Pod, index=(BY_NODE_NAME, name), readonly=True)
+        pods = self.ctx.cache.list(Pod, index=(BY_NODE_NAME, name))
         for pod in sorted(pods, key=lambda p: (p.metadata.namespace or "", p.metadata.name or "")):
             patch = not_ready_patch(pod, stamp)
             if patch is None or pod.spec.node_name != name:
@@ -278,8 +278,8 @@ class TaintEviction:
         from kbatch.runtime.reconcile import Result
 
         try:
-            pod = self.ctx.cache.get(self.Pod, request.name, request.namespace, readonly=True)
-            node = self.ctx.cache.get(self.Node, pod.spec.node_name or "", readonly=True)
+            pod = self.ctx.cache.get(self.Pod, request.name, request.namespace)
+            node = self.ctx.cache.get(self.Node, pod.spec.node_name or "")
         except NotFound:
             return None
         phase = pod.status.phase if pod.status else None

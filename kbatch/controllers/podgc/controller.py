@@ -43,7 +43,7 @@ class PodGC:
         """Facts of the pods some decision can act on (:func:`may_act`)."""
         origin = self.ctx.clock.to_datetime(0)
         out = []
-        for pod in self.ctx.cache.list(self.Pod, readonly=True):
+        for pod in self.ctx.cache.list(self.Pod):
             meta, status = pod.metadata, pod.status
             phase = (status.phase if status else None) or "Pending"
             node = pod.spec.node_name or ""
@@ -59,7 +59,7 @@ class PodGC:
         from kbatch.runtime.reconcile import Result
 
         now = self.ctx.clock.now()
-        nodes = {n.metadata.name for n in self.ctx.cache.list(self.Node, readonly=True)}
+        nodes = {n.metadata.name for n in self.ctx.cache.list(self.Node)}
         pods = self._facts(nodes)
         for pod in terminated_to_delete(pods, self.threshold):
             self._mark_failed_and_delete(pod)

@@ -487,7 +487,7 @@ class Scheduler:
     ) -> list[dict]:
         """``[condition]``: ``type_`` as it should be, its transition time kept if unchanged."""
         try:
-            current = self.ctx.cache.get(self.Pod, pod.name, pod.namespace, readonly=True)
+            current = self.ctx.cache.get(self.Pod, pod.name, pod.namespace)
         except NotFound:
             current = None
         have = (current.status.conditions if current is not None and current.status else None) or ()

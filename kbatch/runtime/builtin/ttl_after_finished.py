@@ -64,7 +64,7 @@ class TTLAfterFinishedReconciler:
 
     def reconcile(self, request: Request) -> Result | None:
         try:
-            cached = self.ctx.cache.get(self.job_kind, request.name, request.namespace, readonly=True)
+            cached = self.ctx.cache.get(self.job_kind, request.name, request.namespace)
         except NotFound:
             return None
         left = self._time_left(cached)

@@ -1,5 +1,5 @@
 """Informers and the cache controllers read from: list+watch per kind into an indexed local store,
-event handlers, relist on ``Expired``, and a Reader that hands out copies (``readonly=True`` opts out).
+event handlers, relist on ``Expired``, and a Reader that hands out the shared, read-only objects.
 """
 
 from kbatch.runtime.cache.cache import Cache

@@ -4,12 +4,10 @@ Like controller-runtime's ``pkg/cache``: asking for a kind the first time create
 (``informer_for``), started immediately if the cache is already running. Every informer is pumped
 by the loop in the order the kinds were first asked for.
 
-Reads never hand out the cached objects: ``get``/``list`` return private copies, made by
-:func:`kbatch.api.model_copy.copy_model` (client-go's ``DeepCopy``; cheaper than a decode of the
-object's JSON, and than a pydantic deep copy by far). ``readonly=True`` returns the shared
-instances for hot paths that only *read*; mutating one would silently change every controller's view
-(not the store), so only use it for read-only scans and document it at the call site
-(controller-runtime's ``UnsafeDisableDeepCopy``).
+Reads hand out the cached objects themselves: they are the API server's shared, read-only objects
+(:mod:`kbatch.api.frozen`; controller-runtime: "cache objects are read-only, DeepCopy first"). A
+controller that changes an object copies it with ``kbatch.api.edit`` first; strict mode
+(``KBATCH_STRICT=1``, on in CI) turns a change in place into an error where it happens.
 """
 
 from __future__ import annotations
@@ -76,11 +74,9 @@ class Cache:
         return total
 
     # -- Reader ------------------------------------------------------------------------------------
-    def get(self, kind: type[T], name: str, namespace: str | None = None, *, readonly: bool = False) -> T:
-        """The cached object (a copy unless ``readonly``); ``NotFound`` when absent."""
-        store = self.informer_for(kind).store
-        key = key_of(namespace, name)
-        obj = store.get(key) if readonly else store.copy(key)
+    def get(self, kind: type[T], name: str, namespace: str | None = None) -> T:
+        """The cached object (shared, read only); ``NotFound`` when absent."""
+        obj = self.informer_for(kind).store.get(key_of(namespace, name))
         if obj is None:
             raise NotFound.of(kind.api_info.group_resource, name)
         return obj  # type: ignore[return-value]
@@ -92,9 +88,9 @@ class Cache:
         *,
         labels: Mapping[str, str] | None = None,
         index: tuple[str, str] | None = None,
-        readonly: bool = False,
     ) -> list[T]:
-        """Cached objects in key order, filtered by namespace, exact labels and/or one index value."""
+        """Cached objects (shared, read only) in key order, filtered by namespace, exact labels and/or
+        one index value."""
         store = self.informer_for(kind).store
         if index is not None:
             keys = store.index_keys(*index)
@@ -110,9 +106,7 @@ class Cache:
             keys = [k for k in keys if k.startswith(prefix)]
         if labels:
             keys = [k for k in keys if _has_labels(store.get(k), labels)]  # type: ignore[arg-type]
-        if readonly:
-            return [store.get(k) for k in keys]  # type: ignore[misc]
-        return [store.copy(k) for k in keys]  # type: ignore[misc]
+        return [store.get(k) for k in keys]  # type: ignore[misc]
 
 
 def _has_labels(obj: Resource, labels: Mapping[str, str]) -> bool:

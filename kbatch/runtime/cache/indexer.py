@@ -21,7 +21,6 @@ from typing import Any
 from sortedcontainers import SortedDict
 
 from kbatch.api.meta import Resource
-from kbatch.api.model_copy import copy_model
 from kbatch.api.model_intern import share_structure
 
 __all__ = [
@@ -141,13 +140,6 @@ class Indexer:
         if old is not None:
             self._unindex(key, old)
         return old
-
-    def copy(self, key: str) -> Resource | None:
-        """A private copy of the object under ``key``: a structural deep copy of validated values
-        (:func:`kbatch.api.model_copy.copy_model`; a running Pod ~14 µs, where a JSON round trip costs
-        an encode per version and a ~22 µs decode per read), sharing nothing mutable with the cache."""
-        obj = self._items.get(key)
-        return None if obj is None else copy_model(obj)
 
     def get(self, key: str) -> Resource | None:
         return self._items.get(key)

@@ -7,14 +7,12 @@ watch reports ``Expired`` (410: the revision was compacted) the informer *relist
 store with the fresh list, calling ``on_add``/``on_update``/``on_delete`` for the differences, then
 watches again from the new resourceVersion (client-go's ``Reflector`` ``ListAndWatch``).
 
-One informer per kind is shared by every controller: each event is decoded once (by the client)
-and fanned out to all handlers. Handlers receive the informer's own objects and must not mutate
-them (equal nested parts of different objects are one shared instance,
-:func:`kbatch.api.model_intern.share_structure`); readers get copies through :class:`~.cache.Cache`.
-With a client that implements :class:`~kbatch.apiserver.client.SharedReader` (the in-process one),
-the informer lists and watches in *shared* mode: its objects are the API server's own decoded
-objects (its watch cache), so a stored version is decoded once for the server and every informer,
-and held in memory once.
+One informer per kind is shared by every controller: each event is decoded at most once (by the
+server; the object a write returned is not decoded at all) and fanned out to all handlers. Its
+objects are the API server's shared, read-only objects (:mod:`kbatch.api.frozen`): handlers and
+readers (:class:`~.cache.Cache`) receive them as they are and copy before changing
+(``kbatch.api.edit``); equal nested parts of different objects are one shared instance
+(:func:`kbatch.api.model_intern.share_structure`).
 """
 
 from __future__ import annotations
@@ -25,7 +23,6 @@ from typing import Any, Protocol
 
 from kbatch.api.errors import Expired, Status
 from kbatch.api.meta import Resource
-from kbatch.apiserver.client import SharedReader
 from kbatch.runtime.cache.indexer import Indexer, IndexFunc, object_key
 
 __all__ = ["EventHandler", "SharedInformer"]
@@ -134,13 +131,10 @@ class SharedInformer:
 
     def _list_and_watch(self, initial: bool) -> None:
         client = self.client
-        shared = isinstance(client, SharedReader)
-        list_ = client.list_shared if shared else client.list
-        listed = list_(self.kind, self.namespace)
+        listed = client.list(self.kind, self.namespace)
         self.resource_version = listed.metadata.resource_version
         self._replace(listed.items, initial)
-        watch = client.watch_shared if shared else client.watch
-        self._stream = watch(self.kind, self.namespace, resource_version=self.resource_version or None,
+        self._stream = client.watch(self.kind, self.namespace, resource_version=self.resource_version or None,
                              allow_bookmarks=True)
         self._stream.set_notify(self._on_notify)
 

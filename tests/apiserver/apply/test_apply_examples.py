@@ -10,6 +10,7 @@ import pytest
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import BadRequest, Conflict, Invalid
+from kbatch.api.frozen import edit
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.apply.tracking import field_manager
 from tests.apiserver.conftest import FakeClock
@@ -173,7 +174,7 @@ def test_update_after_apply_is_tracked_and_conflicts(api: APIServer) -> None:
 def test_untracked_writes_record_nothing(api: APIServer) -> None:
     # the deliberate difference: in-process writes to objects without managedFields are not tracked
     pod = Pod.model_validate(POD)
-    created = api.create(pod)
+    created = edit(api.create(pod))
     created.metadata.labels = {"a": "b"}
     assert api.update(created).metadata.managed_fields is None
 
@@ -189,7 +190,7 @@ def test_named_manager_tracks_a_create(api: APIServer) -> None:
 def test_empty_entry_resets_managed_fields(api: APIServer) -> None:
     from kbatch.api.meta import ManagedFieldsEntry
 
-    out = api.apply(job(), field_manager="alice")
+    out = edit(api.apply(job(), field_manager="alice"))
     out.metadata.managed_fields = [ManagedFieldsEntry()]
     assert api.update(out).metadata.managed_fields is None
 

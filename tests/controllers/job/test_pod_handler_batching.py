@@ -27,7 +27,7 @@ def _world() -> tuple[ControlPlane, _PodHandler, dict[str, str]]:
         cp.apply(make_job(name).command("sleep 5").obj())
     cp.advance(5)  # synced: nothing waits in the queue any more
     handler = next(h for h in cp.cache.informer_for(Pod).handlers if isinstance(h, _PodHandler))
-    jobs = {j.metadata.name: j.metadata.uid or "" for j in cp.cache.list(Job, "default", readonly=True)}
+    jobs = {j.metadata.name: j.metadata.uid or "" for j in cp.cache.list(Job, "default")}
     jobs["ghost"] = "ghost-uid"
     return cp, handler, jobs
 

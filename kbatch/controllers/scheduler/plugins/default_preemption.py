@@ -188,7 +188,7 @@ class DefaultPreemption:
             return []
         from kbatch.api.policy_v1 import PodDisruptionBudget
 
-        return list(cache.list(PodDisruptionBudget, readonly=True))
+        return list(cache.list(PodDisruptionBudget))
 
     def post_filter(
         self, state: CycleState, pod: PodInfo, snapshot: Snapshot, statuses: dict[str, Status]
