@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from kbatch.api.frozen import changed_since_frozen, reset_frozen, set_strict, strict
+from kbatch.api.model_intern import reset_interning
 
 set_strict(os.environ.get("KBATCH_STRICT", "1") not in ("", "0"))
 
@@ -23,7 +24,9 @@ set_strict(os.environ.get("KBATCH_STRICT", "1") not in ("", "0"))
 @pytest.fixture(autouse=True)
 def _shared_objects_unchanged() -> object:
     """Strict mode: after each test, no shared object changed inside its lists or dicts (attribute
-    assignments fail at once); then forget the test's frozen objects."""
+    assignments fail at once); then forget the test's frozen objects. Interning (a process-wide table
+    of canonical instances) starts afresh for every test."""
+    reset_interning()
     yield
     if not strict():
         return

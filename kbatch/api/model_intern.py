@@ -66,13 +66,14 @@ from kbatch.api.model_copy import (
 )
 from kbatch.api.quantity import Quantity
 
-__all__ = ["mutated_shared_instances", "share_structure"]
+__all__ = ["mutated_shared_instances", "reset_interning", "share_structure"]
 
 _PROBE = 512  # a class's hit rate is judged after each _PROBE misses
 _MIN_HITS = _PROBE // 8  # fewer hits (of another instance) meanwhile: stop looking the class up
 _MAX_ENTRIES = 1 << 15  # bounds what the table alone keeps alive
 
 _TABLE: dict[tuple[Any, ...], BaseModel] = {}
+_STATS: list[list[Any]] = []  # each interned class's [misses, hits, still looked up] (see Cost control)
 _KEYS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}  # class -> its key function
 _SCALARS = (str, int, float, bool)
 
@@ -225,9 +226,11 @@ def _generate(cls: type) -> Callable[[Any], Any]:
                   "    if type(fs) is not SHARED: fs = LAST[0] if fs == LAST[0] else SHARED(fs)",
                   "    d = obj.__dict__",
                   f"    return (CLS, STRUCTURAL, fs, {', '.join(p for p, _ in structural)})"]
+    stats: list[Any] = [0, 0, True]
+    _STATS.append(stats)
     namespace: dict[str, Any] = {
         **share_namespace(), "I": _INTERNERS, "ANY": _intern_any, "CLS": cls, "TABLE": _TABLE,
-        "ST": [0, 0, True], "PROBE": _PROBE, "MIN_HITS": _MIN_HITS, "MAX": _MAX_ENTRIES, "TYPED": _typed_key,
+        "ST": stats, "PROBE": _PROBE, "MIN_HITS": _MIN_HITS, "MAX": _MAX_ENTRIES, "TYPED": _typed_key,
         "SK": _SKEYS, "SUB": [True], "NoKey": _NoKey, "STRUCTURAL": _STRUCTURAL}
     exec(compile("\n".join(lines), f"<intern {cls.__name__}>", "exec"), namespace)  # named in profiles
     if "key" in namespace:
@@ -275,3 +278,11 @@ def mutated_shared_instances() -> list[BaseModel]:
     mutated an object that is read only by contract (every holder would see it). Empty when sound."""
     return [obj for k, obj in list(_TABLE.items())
             if (_SKEYS[type(obj)] if k[1] is _STRUCTURAL else _KEYS[type(obj)])(obj) != k]
+
+
+def reset_interning() -> None:
+    """Forget every canonical instance and every class's hit statistics: interning starts afresh (the
+    test suite resets it between tests, so no test sees another's instances or statistics)."""
+    _TABLE.clear()
+    for stats in _STATS:
+        stats[:] = [0, 0, True]

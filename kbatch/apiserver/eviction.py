@@ -224,6 +224,8 @@ def _check_and_decrement(server: APIServer, pod_name: str, pdb: PodDisruptionBud
                                  f"pods and has {status.current_healthy} currently")
     if dry_run:
         return
+    pdb = edit(pdb)
+    status = pdb.status or PodDisruptionBudgetStatus()
     status.disruptions_allowed -= 1
     now = server.timestamp()
     if status.disruptions_allowed == 0:

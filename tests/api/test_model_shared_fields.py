@@ -1,7 +1,8 @@
 """Shared fields sets (kbatch.api.model_copy.share_fields_sets, kbatch.api.base.share_fields_set):
-an object whose nested models use shared frozensets is indistinguishable from a fresh decode in
+an object whose nested models use shared fields sets (SharedFieldsSet) is indistinguishable from a
+fresh decode in
 value, encoding and ``model_fields_set``; assigning, copying and pickling give private sets again and
-never change another object sharing the same frozenset."""
+never change another object sharing the same set."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from ruamel.yaml import YAML
 
-from kbatch.api.base import private_fields_set
+from kbatch.api.base import SharedFieldsSet, private_fields_set
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Event, Node, Pod
 from kbatch.api.meta import Resource
@@ -80,7 +81,7 @@ def test_shared_object_is_indistinguishable_from_a_fresh_decode(cls: type[Resour
     pairs = zip(_models(fresh), _models(shared), _models(other), strict=True)
     for (path, a), (_, b), (_, c) in pairs:
         assert b.model_fields_set == a.model_fields_set, path
-        assert type(b.__pydantic_fields_set__) is frozenset, path
+        assert type(b.__pydantic_fields_set__) is SharedFieldsSet, path
         assert b.__pydantic_fields_set__ is c.__pydantic_fields_set__, path  # one set per distinct names
 
 
@@ -104,11 +105,11 @@ def test_copies_of_shared_objects_get_private_mutable_sets() -> None:
         assert clone == pod
         assert type(clone.__pydantic_fields_set__) is set
         clone.__pydantic_fields_set__.add("status")
-    assert type(pod.__pydantic_fields_set__) is frozenset
+    assert type(pod.__pydantic_fields_set__) is SharedFieldsSet
 
 
 def test_copy_model_keeps_shared_sets_and_names_added_to_a_copy_stay_private() -> None:
-    """copy_model keeps a shared frozenset (it cannot be changed in place); every way kbatch adds a
+    """copy_model keeps a shared set (it cannot be changed in place); every way kbatch adds a
     name to a copy gives the copy a private set first, so the source and the table never change."""
     pod = Pod.from_json(RUNNING_POD)
     share_fields_sets(pod)
@@ -122,7 +123,7 @@ def test_copy_model_keeps_shared_sets_and_names_added_to_a_copy_stay_private() -
     assert "resource_version" in clone.metadata.model_fields_set
     assert {"priority"} <= clone.spec.model_fields_set and "reason" in clone.status.model_fields_set
     assert {path: set(m.model_fields_set) for path, m in _models(pod)} == before
-    assert all(type(m.__pydantic_fields_set__) is frozenset for _, m in _models(pod))
+    assert all(type(m.__pydantic_fields_set__) is SharedFieldsSet for _, m in _models(pod))
     assert copy_model(pod).to_json() == pod.to_json()
     updated = pod.model_copy(update={"kind": "Pod", "status": None})
     assert updated.status is None and pod.status is not None
@@ -156,13 +157,13 @@ def test_assignments_behave_alike_on_shared_and_private_objects(steps: list[tupl
         for (path, a), (_, b) in zip(_models(shared), _models(private), strict=True):
             assert a.model_fields_set == b.model_fields_set, path
     assert bystander.to_json() == RUNNING_POD
-    assert all(type(m.__pydantic_fields_set__) is frozenset for _, m in _models(bystander))
+    assert all(type(m.__pydantic_fields_set__) is SharedFieldsSet for _, m in _models(bystander))
 
 
 def test_indexer_keeps_objects_with_shared_sets() -> None:
     pod = Pod.from_json(RUNNING_POD)
     Indexer().upsert(pod)
-    assert all(type(m.__pydantic_fields_set__) is frozenset for _, m in _models(pod))
+    assert all(type(m.__pydantic_fields_set__) is SharedFieldsSet for _, m in _models(pod))
 
 
 def _retained(make: Any, n: int = 300) -> float:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Invalid
+from kbatch.api.frozen import edit
 from kbatch.api.meta import LabelSelector
 from kbatch.api.selectors import selector_from_model
 from kbatch.api.strategies.core.pod_label_keys import merged_selector
@@ -64,6 +65,7 @@ def test_create_merges_keys_the_pod_carries_into_the_stored_selectors() -> None:
     assert stored["topologySpreadConstraints"][0]["labelSelector"]["matchExpressions"] == [
         {"key": "app", "operator": "Exists"}, {"key": "rev", "operator": "In", "values": ["r1"]}]
     # an update keeps what was merged (no second merge, even with changed labels)
+    created = edit(created)
     created.metadata.labels = {"app": "a", "rev": "r2", "tenant": "t"}
     updated = server.update(created)
     assert updated.to_dict()["spec"] == stored

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from kbatch.api.frozen import edit
 from kbatch.runtime.cache.indexer import (
     BY_CONTROLLER_UID,
     BY_LABEL,
@@ -98,9 +99,9 @@ def _mutables(value: object) -> list[object]:
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(_pods, min_size=1, max_size=8))
-def test_copies_equal_the_held_objects_and_share_nothing_mutable_with_the_cache(
+def test_edited_copies_equal_the_held_objects_and_share_nothing_mutable_with_the_cache(
         specs: list[tuple[str, dict[str, str], str, str]]) -> None:
-    """Held objects share equal parts with each other (model_intern); a copy of one must not."""
+    """Held objects share equal parts with each other (model_intern); an edited copy of one must not."""
     indexer = Indexer()
     for name, labels, node, phase in specs:
         builder = make_pod(name, namespace="ns").phase(phase).condition("Ready")
@@ -110,7 +111,8 @@ def test_copies_equal_the_held_objects_and_share_nothing_mutable_with_the_cache(
     held = {id(m) for obj in indexer.values() for m in _mutables(obj)}
     before = [obj.to_json() for obj in indexer.values()]
     for key in indexer.list_keys():
-        obj, copy = indexer.get(key), indexer.copy(key)
+        obj = indexer.get(key)
+        copy = edit(obj)
         assert copy == obj and copy.to_json() == obj.to_json()
         assert not [m for m in _mutables(copy) if id(m) in held]
         copy.spec.containers[0].image = "changed"

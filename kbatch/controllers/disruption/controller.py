@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.api.errors import Conflict, NotFound
+from kbatch.api.frozen import edit
 from kbatch.api.meta import Condition
 from kbatch.api.policy_helpers import (
     conditions_up_to_date,
@@ -156,7 +157,9 @@ class DisruptionController:
             current_healthy=healthy, desired_healthy=desired, expected_pods=expected,
             disruptions_allowed=allowed, disrupted_pods=disrupted or None,
             observed_generation=pdb.metadata.generation, conditions=old.conditions)
+        status = edit(status)  # its conditions are the cached object's: the condition update copies
         update_disruption_allowed_condition(status, self.ctx.clock.now_datetime().replace(microsecond=0))
+        pdb = edit(pdb)
         pdb.status = status
         self.ctx.client.update_status(pdb)
 
@@ -167,6 +170,7 @@ class DisruptionController:
                          observed_generation=status.observed_generation)
         now = self.ctx.clock.now_datetime().replace(microsecond=0)
         status.conditions = set_status_condition(list(status.conditions or ()), cond, now)
+        pdb = edit(pdb)
         pdb.status = status
         self.ctx.client.update_status(pdb)
 
@@ -200,6 +204,7 @@ class StalePodDisruption:
                 conditions[i] = PodCondition(type="DisruptionTarget", status="False",
                                              last_transition_time=now,
                                              observed_generation=pod.metadata.generation)
+        pod = edit(pod)
         pod.status.conditions = conditions
         self.ctx.client.update_status(pod)
         return None

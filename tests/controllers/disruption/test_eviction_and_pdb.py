@@ -9,6 +9,7 @@ import pytest
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Forbidden, Invalid, NotFound, StatusError, TooManyRequests
+from kbatch.api.frozen import edit
 from kbatch.api.policy_v1 import PodDisruptionBudget
 from kbatch.apiserver.eviction import MultiplePDBs
 from kbatch.runtime.controlplane import ControlPlane
@@ -184,7 +185,7 @@ def test_disrupted_pods_entry_expires_after_two_minutes_and_the_stale_condition_
     _pdb(cp, minAvailable=2)
     pod = cp.client.get(Pod, "web-0", "default")
     # the eviction's budget write happened, but the delete never did (a failed apiserver, say)
-    pdb = cp.client.get(PodDisruptionBudget, "budget", "default")
+    pdb = edit(cp.client.get(PodDisruptionBudget, "budget", "default"))
     pdb.status.disruptions_allowed = 0
     pdb.status.disrupted_pods = {"web-0": cp.server.timestamp()}
     cp.client.update_status(pdb)
@@ -222,7 +223,7 @@ def test_validation(spec: dict[str, Any], message: str) -> None:
 def test_status_validation_rejects_negative_counters() -> None:
     cp = ControlPlane(seed=0, controllers="")
     _pdb(cp, minAvailable=1)
-    pdb = cp.client.get(PodDisruptionBudget, "budget", "default")
+    pdb = edit(cp.client.get(PodDisruptionBudget, "budget", "default"))
     pdb.status.disruptions_allowed = -1
     with pytest.raises(Invalid) as err:
         cp.client.update_status(pdb)
@@ -244,7 +245,7 @@ def test_negative_disruptions_allowed_is_forbidden() -> None:
     from kbatch.apiserver.eviction import _check_and_decrement
 
     cp = _cluster()
-    pdb = _pdb(cp, minAvailable=2)
+    pdb = edit(_pdb(cp, minAvailable=2))
     pdb.status.disruptions_allowed = -1
     with pytest.raises(Forbidden) as err:
         _check_and_decrement(cp.server, "web-0", pdb, False)

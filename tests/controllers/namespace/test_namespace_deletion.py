@@ -8,6 +8,7 @@ import pytest
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Namespace, Pod
 from kbatch.api.errors import Forbidden, NotFound
+from kbatch.api.frozen import edit
 from kbatch.controllers.namespace import ContentTotals, deletion_conditions
 from kbatch.runtime.controlplane import ControlPlane
 from kbatch.sim import NodeTemplate, create_nodes
@@ -80,7 +81,7 @@ def test_finalizers_keep_the_namespace_terminating_until_released() -> None:
         "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances")
     assert conds["NamespaceContentRemaining"] == (
         "True", "SomeResourcesRemain", "Some resources are remaining: jobs.batch has 1 resource instances")
-    job = cp.client.get(Job, "held", "team")
+    job = edit(cp.client.get(Job, "held", "team"))
     job.metadata.finalizers = [f for f in job.metadata.finalizers or () if f != "example.com/hold"] or None
     cp.client.update(job)
     cp.advance(5)
@@ -121,7 +122,7 @@ def test_job_creates_in_a_terminating_namespace_are_ignored_quietly() -> None:
     job = cp.client.create(_in_team(make_job("j").parallelism(2).completions(2).suspend(True).obj()))
     cp.run_until_idle()
     cp.client.delete(Namespace, "team")
-    job = cp.client.get(Job, "j", "team")
+    job = edit(cp.client.get(Job, "j", "team"))
     job.spec.suspend = False
     cp.client.update(job)
     cp.run_until_idle()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from kubelet.cluster import condition, get_pod, pod_yaml, sim_cluster
 
 from kbatch.api.core_v1 import Event
+from kbatch.api.frozen import edit
 from kbatch.controllers.nodelifecycle.pods import not_ready_patch
 from kbatch.sim import mark_node_not_ready, start_kubelet, stop_kubelet
 
@@ -66,5 +67,6 @@ def test_not_ready_patch_only_for_a_ready_condition_not_false() -> None:
     patch = not_ready_patch(pod, "T")
     wanted = {"type": "Ready", "status": "False", "lastTransitionTime": "T"}
     assert patch == {"status": {"conditions": [wanted]}}
+    pod = edit(pod)
     pod.status.conditions = [c for c in pod.status.conditions if c.type != "Ready"]
     assert not_ready_patch(pod, "T") is None

@@ -7,6 +7,7 @@ from kubelet.cluster import pod_yaml, sim_cluster
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
+from kbatch.api.frozen import edit
 from kbatch.controllers.podgc import (
     TERMINATED_POD_GC_THRESHOLD,
     PodFacts,
@@ -117,7 +118,7 @@ def test_terminated_ties_on_creation_are_broken_by_name() -> None:
 def _terminated_pods(cp: ControlPlane, names: list[str]) -> None:
     for name in names:
         cp.apply(pod_yaml(name, "true"))
-        pod = cp.client.get(Pod, name, "default")
+        pod = edit(cp.client.get(Pod, name, "default"))
         pod.status.phase = "Succeeded"
         cp.client.update_status(pod)
 
@@ -171,7 +172,7 @@ def test_12501_terminated_pods_through_the_api_lose_the_oldest_at_the_default_th
     for i in range(TERMINATED_POD_GC_THRESHOLD + 1):
         pod = template.model_copy(deep=True)
         pod.metadata.name = f"p{i:05d}"
-        created = cp.client.create(pod)
+        created = edit(cp.client.create(pod))
         created.status.phase = "Failed" if i % 2 else "Succeeded"
         cp.client.update_status(created)
         if i == 0:

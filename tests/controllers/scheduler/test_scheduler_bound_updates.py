@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from kubelet.cluster import get_pod, pod_yaml, sim_cluster
 
 from kbatch.api.core_v1 import Pod
+from kbatch.api.frozen import edit
 from kbatch.controllers.scheduler.controller import _bound_update
 from kbatch.controllers.scheduler.convert import pod_info
 
@@ -108,7 +109,7 @@ def _pending_pod(gated: bool, spread: bool) -> Pod:
 
 
 def _update(cp, step: str, n: int) -> None:
-    pod = cp.client.get(Pod, "p", "default")
+    pod = edit(cp.client.get(Pod, "p", "default"))
     if step == "nominate":
         cp.client.patch_status(Pod, "p", {"status": {"nominatedNodeName": f"n{n}"}}, "default")
         return
