@@ -35,7 +35,7 @@ __all__ = ["FrozenObjectError", "changed_since_frozen", "edit", "freeze", "is_fr
 M = TypeVar("M", bound=BaseModel)
 
 _FROZEN: dict[int, BaseModel] = {}  # strict mode only: id -> the frozen model (kept alive)
-_ROOTS: list[tuple[BaseModel, bytes]] = []  # strict mode only: each frozen object and its encoding then
+_ROOTS: list[tuple[BaseModel, bytes]] = []  # strict mode only: each frozen object, its encoding then
 _STATE = {"strict": False}
 
 
@@ -80,16 +80,23 @@ def is_frozen(obj: Any) -> bool:
     return _FROZEN.get(id(obj)) is obj
 
 
-def freeze(obj: M) -> M:
-    """``obj``, frozen in strict mode (a no-op otherwise); returns it."""
+def freeze(obj: M, stored: bytes | None = None) -> M:
+    """``obj``, frozen in strict mode (a no-op otherwise); returns it. ``stored``: its encoding without
+    ``metadata.resourceVersion`` when the caller has it (the stored bytes), else it is computed."""
     if _STATE["strict"] and _FROZEN.get(id(obj)) is not obj:
-        _ROOTS.append((obj, _encoding(obj)))
+        _ROOTS.append((obj, stored if stored is not None else _encoding(obj)))
         _freeze(obj)
     return obj
 
 
+_NO_RV = {"metadata": {"resource_version"}}
+
+
 def _encoding(obj: BaseModel) -> bytes:
-    return obj.__pydantic_serializer__.to_json(obj, by_alias=True, exclude_none=True, warnings=False)
+    """Compact JSON without ``metadata.resourceVersion`` (the store's form of a top-level object)."""
+    exclude = _NO_RV if "metadata" in type(obj).__pydantic_fields__ else None
+    return obj.__pydantic_serializer__.to_json(obj, by_alias=True, exclude_none=True, exclude=exclude,
+                                               warnings=False)
 
 
 def _freeze(value: Any) -> None:

@@ -87,7 +87,7 @@ class DecodedCache:
             self._objects.pop(key, None)
         if strict():
             _check_written(model, data, obj, revision)
-        return freeze(obj)
+        return freeze(obj, data)
 
     @property
     def entries(self) -> dict[bytes, Entry]:
@@ -108,7 +108,7 @@ class DecodedCache:
         obj = self.held(kv)
         if obj is not None:
             return obj
-        obj = freeze(decode(model, kv))
+        obj = freeze(decode(model, kv), kv.value)
         held = self._objects.get(kv.key)
         if latest or held is None or held[0] < kv.mod_revision:
             self._objects[kv.key] = (kv.mod_revision, kv.value, obj)

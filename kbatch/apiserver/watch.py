@@ -120,7 +120,7 @@ class TypedWatch(Generic[T]):
         prev = event.prev_kv
         if prev is None:
             return None
-        return freeze(self._cache.private(self._model, prev, event.kv.mod_revision))
+        return freeze(self._cache.private(self._model, prev, event.kv.mod_revision), prev.value)
 
     def _convert(self, event: Event) -> WatchEvent[T] | None:
         kv = event.kv

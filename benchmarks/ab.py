@@ -1,0 +1,92 @@
+"""A/B: one scenario of :mod:`scenarios` on this tree and on another commit, in the same run.
+
+Each side runs in a fresh process (``python benchmarks/scenarios.py …``) with ``PYTHONPATH`` pointing
+at its tree, so both pay the same imports and their peak RSS is their own; the other commit is
+checked out once into a git worktree under the system's temporary directory (nothing is committed or
+left in this checkout). Sides alternate when ``--repeat`` is above 1, and each figure is the best
+(the highest rate, the lowest time) of its repeats, so one noisy moment of a shared machine does
+not decide the ratio.
+
+    python benchmarks/ab.py cluster --baseline cd83ab2 --nodes 100 --pods 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = Path(__file__).resolve().parent / "scenarios.py"
+BASE_COMMIT = "cd83ab2"  # main when issue 16 was taken up: the commit its targets are measured against
+LOWER_IS_BETTER = ("_s", "_ms", "_mib")
+
+
+def checkout(ref: str) -> Path:
+    """A worktree of ``ref`` (reused when it exists and is at that commit)."""
+    sha = subprocess.run(["git", "rev-parse", "--verify", f"{ref}^{{commit}}"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout.strip()
+    where = Path(tempfile.gettempdir()) / f"kbatch-ab-{sha[:12]}"
+    if not (where / "kbatch").is_dir():
+        subprocess.run(["git", "worktree", "add", "--detach", "--force", str(where), sha], cwd=ROOT,
+                       check=True, capture_output=True)
+    return where
+
+
+def run_side(tree: Path, scenario: str, extra: list[str]) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(tree), "KBATCH_STRICT": "0"}
+    out = subprocess.run([sys.executable, str(SCENARIOS), scenario, *extra], cwd=tree, env=env, check=True,
+                         capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def _best(values: list[float], name: str) -> float:
+    return min(values) if name.endswith(LOWER_IS_BETTER) else max(values)
+
+
+def compare(scenario: str, extra: list[str], baseline: str = BASE_COMMIT, repeat: int = 1
+            ) -> tuple[dict[str, float], dict[str, float]]:
+    """(this tree's figures, the baseline's), each the best of ``repeat`` alternating runs."""
+    base_tree = checkout(baseline)
+    runs: dict[str, list[dict[str, float]]] = {"new": [], "base": []}
+    for _ in range(repeat):
+        runs["base"].append(run_side(base_tree, scenario, extra))
+        runs["new"].append(run_side(ROOT, scenario, extra))
+    best = {side: {k: _best([r[k] for r in rs], k) for k in rs[0]} for side, rs in runs.items()}
+    return best["new"], best["base"]
+
+
+def report(title: str, new: dict[str, float], base: dict[str, float], baseline: str,
+           targets: dict[str, str] | None = None) -> str:
+    """A table: each figure on this tree, on the baseline, the ratio (>1 is better) and any target."""
+    rows = [f"{title} (A/B against {baseline}, same run)",
+            f"  {'figure':<22}{'this tree':>14}{'baseline':>14}{'better by':>11}  target"]
+    for name, value in new.items():
+        old = base.get(name)
+        if old:
+            better = old / value if name.endswith(LOWER_IS_BETTER) else value / old
+            ratio = f"{better:.2f}x"
+        else:
+            ratio = "-"
+        rows.append(f"  {name:<22}{value:>14,.1f}{(old or 0):>14,.1f}{ratio:>11}  "
+                    f"{(targets or {}).get(name, '')}")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("scenario")
+    ap.add_argument("--baseline", default=BASE_COMMIT)
+    ap.add_argument("--repeat", type=int, default=1)
+    args, extra = ap.parse_known_args(argv)
+    new, base = compare(args.scenario, extra, args.baseline, args.repeat)
+    print(report(args.scenario, new, base, args.baseline))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
