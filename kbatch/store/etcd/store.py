@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import sys
 import threading
 from collections.abc import Sequence
 
@@ -127,6 +128,8 @@ class EtcdStore:
         """etcd's ``Compact``: history below ``revision`` is gone for every client of this etcd."""
         if type(revision) is not int:
             raise TypeError(f"revision must be an int, got {type(revision).__name__}")
+        if revision <= self._compacted:  # etcd takes a first compaction at 0 (its start is -1)
+            raise CompactedError(revision, self._compacted)
         self._call(self._conn.kv.Compact, etcdrpc.CompactionRequest(revision=revision), revision)
         self._compacted = max(self._compacted, revision)
 
@@ -179,6 +182,7 @@ class EtcdStore:
                                              prev_kv=w.prev_kv, progress_notify=True)
         with w.lock:
             w.state = "live"
+            w.catch_up_to = sys.maxsize  # until etcd says where its replay of history ends
         try:
             etcd_id, header = self._stream.create(request, w)
         except BaseException:
@@ -189,6 +193,7 @@ class EtcdStore:
         with w.lock:
             if w.state == "live" and w.etcd_id is None:
                 w.etcd_id = etcd_id
+                w.catch_up_to = header
                 if not start:  # "from now on": the first revision is the one after etcd's answer
                     w.received_next = max(w.received_next, header + 1)
                     w.delivered_next = w.delivered_next or header + 1

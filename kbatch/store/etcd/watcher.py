@@ -15,6 +15,9 @@ events; the consumer takes them with ``poll()``, which never blocks. States::
 * The slow-consumer rule is ``MemoryStore``'s: past ``max_backlog`` buffered events the watcher
   drops them and its etcd watch (memory stays bounded); its next ``poll()`` watches again from the
   first event it has not delivered, and raises ``CompactedError`` if a compaction took those.
+  History replayed up to ``catch_up_to`` (etcd's revision when the watch was made) does not count:
+  like ``MemoryStore``'s catch-up, which hands a returning watcher all of it in one poll, it is
+  bounded by the history itself; only more than ``max_backlog`` events past it evict.
 
 Notify (the protocol's contract: called when events become pending after a poll emptied the
 watcher, and at once when something may already be pending) runs on the consumer's thread when the
@@ -69,6 +72,7 @@ class EtcdWatcher:
         self._armed = False
         self._home: asyncio.AbstractEventLoop | None = None
         self.delivering = False
+        self.catch_up_to = 0
 
     @property
     def id(self) -> int:
@@ -142,7 +146,8 @@ class EtcdWatcher:
                 if events:
                     self.buffer.extend(events)
                     self.received_next = events[-1].kv.mod_revision + 1
-                if len(self.buffer) > self.store.max_backlog:
+                limit = self.store.max_backlog
+                if len(self.buffer) > limit and self.buffer[-limit - 1].kv.mod_revision > self.catch_up_to:
                     self.buffer = []
                     self.received_next = self.delivered_next
                     self.state = "evicted"
