@@ -49,6 +49,7 @@ __all__ = [
     "MethodNotAllowed",
     "NotAcceptable",
     "NotFound",
+    "ServiceUnavailable",
     "Status",
     "StatusCause",
     "StatusDetails",
@@ -309,3 +310,9 @@ class InternalError(StatusError):
 
 class Timeout(StatusError):
     code, reason = 504, "Timeout"
+
+
+class ServiceUnavailable(StatusError):
+    """apimachinery ``NewServiceUnavailable``: the server cannot serve now (its storage is down)."""
+
+    code, reason = 503, "ServiceUnavailable"

@@ -14,10 +14,12 @@ Everything is inert when no ``Namespace`` kind is registered.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import (
     NAMESPACE_TERMINATING_CAUSE,
+    AlreadyExists,
     BadRequest,
     Conflict,
     Forbidden,
@@ -64,7 +66,8 @@ class NamespaceLifecycle:
         for name in BOOTSTRAP_NAMESPACES:
             key = self.kind.keys.key(None, name)
             if not self._server.store.range(key, count_only=True).count:
-                self._server.create(self.kind.model.model_validate({"metadata": {"name": name}}))
+                with contextlib.suppress(AlreadyExists):  # another API server on one etcd was first
+                    self._server.create(self.kind.model.model_validate({"metadata": {"name": name}}))
 
     def _get(self, name: str) -> Resource | None:
         assert self.kind is not None

@@ -11,8 +11,9 @@ the kbatch extension group ``kbatch.dev/v1alpha1`` (see docs/serve.md):
   ``{"advance": "1h", "waitFor": {"kind": "jobs", "name": "pi", "condition": "Complete"}}``
 * ``POST /apis/kbatch.dev/v1alpha1/actions/NAME`` with the action's arguments (fault injection).
 
-Every failure is a ``Status``; an unexpected exception is logged and answered with a 500 Status,
-and never ends the server.
+Every failure is a ``Status``; a store that cannot be reached (etcd down) is a 503
+``ServiceUnavailable`` Status; an unexpected exception is logged and answered with a 500 Status, and
+never ends the server.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ import hmac
 import logging
 from typing import Any
 
-from kbatch.api.errors import BadRequest, MethodNotAllowed, NotFound, StatusError, Unauthorized
+from kbatch.api.errors import (
+    BadRequest,
+    MethodNotAllowed,
+    NotFound,
+    ServiceUnavailable,
+    StatusError,
+    Unauthorized,
+)
 from kbatch.api.kube_version import version_info
 from kbatch.runtime.duration import parse_duration
 from kbatch.server import discovery
@@ -31,6 +39,7 @@ from kbatch.server.http import Request, Response, json_response, read_request, s
 from kbatch.server.openapi import OpenAPI
 from kbatch.server.routing import Router
 from kbatch.server.watch import EncodedEvents, Shutdown, serve_watch
+from kbatch.store.errors import UnavailableError
 
 __all__ = ["KUBE_VERSION", "KbatchApp"]
 
@@ -74,6 +83,8 @@ class KbatchApp:
             response = self.dispatch(req)
         except StatusError as err:
             response = status_response(err)
+        except UnavailableError as err:  # etcd down: kube-apiserver's storage errors are 5xx too
+            response = status_response(ServiceUnavailable(str(err)))
         except Exception as err:  # a bug, not the client's fault: answer, log, keep serving
             log.exception("internal error serving %s %s", scope.get("method"), scope.get("path"))
             response = status_response(_internal(err))

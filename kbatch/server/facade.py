@@ -26,7 +26,8 @@ from kbatch.apiserver.client import Preconditions
 from kbatch.server import actions
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
 
-__all__ = ["ControlPlaneBackend", "new_control_plane", "restore_control_plane", "save_control_plane"]
+__all__ = ["ControlPlaneBackend", "SelfDrivenBackend", "new_control_plane", "restore_control_plane",
+           "save_control_plane"]
 
 Obj = dict[str, Any]
 UNTIL_IDLE_LIMIT = 24 * 3600.0
@@ -326,3 +327,12 @@ class ControlPlaneBackend:
             raise
         except (KeyError, TypeError, ValueError) as err:
             raise BadRequest(f"action {name}: {err}") from None
+
+
+class SelfDrivenBackend(ControlPlaneBackend):
+    """For a control plane whose loop runs by itself and only where leader election allows
+    (``kbatch serve --etcd-servers``): a request does not run the controllers after a write, since
+    another process may be the leader and this one's informers hear of the write only through etcd."""
+
+    def settle(self) -> None:
+        return None

@@ -1,4 +1,5 @@
-"""kbatch.store: etcd v3 key-value semantics in memory, knowing nothing of Kubernetes.
+"""kbatch.store: etcd v3 key-value semantics, knowing nothing of Kubernetes: in memory
+(``MemoryStore``) or on a real etcd (``EtcdStore``, docs/etcd.md).
 
 Guarantees: one global revision per writing transaction, atomic compare-and-swap txns, reads at past
 revisions, watches that deliver every event in revision order without blocking writers, compaction
@@ -10,6 +11,7 @@ from kbatch.store.errors import (
     DuplicateKeyError,
     FutureRevisionError,
     StoreError,
+    UnavailableError,
     WatchCancelledError,
 )
 from kbatch.store.kv import (
@@ -43,6 +45,7 @@ __all__ = [
     "DeleteOp",
     "DeleteResult",
     "DuplicateKeyError",
+    "EtcdStore",
     "Event",
     "EventType",
     "FutureRevisionError",
@@ -56,7 +59,19 @@ __all__ = [
     "SnapshotError",
     "StoreError",
     "TxnResult",
+    "UnavailableError",
     "WatchCancelledError",
     "Watcher",
     "prefix_end",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``EtcdStore`` is imported on first use: it needs the optional ``etcd`` extra (gRPC)."""
+    if name == "EtcdStore":
+        try:
+            from kbatch.store.etcd import EtcdStore
+        except ImportError as err:
+            raise ImportError(f"EtcdStore needs the etcd client: pip install 'kbatch[etcd]' ({err})") from err
+        return EtcdStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

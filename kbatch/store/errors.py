@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["CompactedError", "DuplicateKeyError", "FutureRevisionError", "StoreError", "WatchCancelledError"]
+__all__ = [
+    "CompactedError",
+    "DuplicateKeyError",
+    "FutureRevisionError",
+    "StoreError",
+    "UnavailableError",
+    "WatchCancelledError",
+]
 
 
 class StoreError(Exception):
@@ -43,3 +50,10 @@ class DuplicateKeyError(StoreError, ValueError):
 
 class WatchCancelledError(StoreError):
     """The watcher was cancelled by the store for a reason other than compaction (e.g. ``restore``)."""
+
+
+class UnavailableError(StoreError):
+    """The backend could not be reached or did not answer in time (a real etcd that is down, or
+    unreachable). A read changed nothing; a write may or may not have been applied (etcd's
+    ``ErrTimeout``): the caller retries it with the same preconditions, which then either succeed
+    or report the conflict."""

@@ -25,6 +25,7 @@ import os
 import struct
 import tempfile
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kbatch.store import delta
@@ -35,7 +36,8 @@ from kbatch.store.kv import KeyValue
 from kbatch.store.kvstore import MVCCStore
 from kbatch.store.records import make_kv
 
-__all__ = ["FORMAT_VERSION", "MAGIC", "SnapshotError", "State", "decode", "encode", "read", "write"]
+__all__ = ["FORMAT_VERSION", "MAGIC", "SnapshotError", "State", "decode", "encode", "read", "write",
+           "write_atomically"]
 
 MAGIC = b"KBSTORE\n"
 FORMAT_VERSION = 1
@@ -141,12 +143,18 @@ def _stored(g: list[KeyValue]) -> list[KeyValue | Delta]:
 
 def write(path: str, kv: MVCCStore) -> None:
     """Write the snapshot of ``kv`` to ``path`` atomically."""
-    data = encode(kv)
+    write_atomically(path, [encode(kv)])
+
+
+def write_atomically(path: str, chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` to a temporary file beside ``path``, fsync it, rename it over ``path`` and
+    fsync the directory: a crash (or an exception from ``chunks``) leaves the old file or the new."""
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".kbstore-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            for chunk in chunks:
+                fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

@@ -38,7 +38,7 @@ from kbatch.store.kv import (
 from kbatch.store.kvstore import MVCCStore
 from kbatch.store.records import make_kv, make_put_result, make_tombstone, make_txn_result
 
-__all__ = ["WriteTxn", "execute"]
+__all__ = ["WriteTxn", "check_compare", "execute", "prepare_branch"]
 
 _OPS: dict[str, Callable[[object, object], bool]] = {
     "=": operator.eq,
@@ -113,7 +113,7 @@ class WriteTxn:
 _Prepared = tuple  # ("range", start, end, RangeOp) | ("put", key, value, prev) | ("delete", start, end, prev)
 
 
-def _prepare(ops: Sequence[Op]) -> list[_Prepared]:
+def prepare_branch(ops: Sequence[Op]) -> list[_Prepared]:
     """Normalise one branch and enforce etcd's no-duplicate-write rule (``checkIntervals``)."""
     out: list[_Prepared] = []
     puts: list[bytes] = []
@@ -143,7 +143,7 @@ def _prepare(ops: Sequence[Op]) -> list[_Prepared]:
     return out
 
 
-def _check_compare(c: Compare) -> None:
+def check_compare(c: Compare) -> None:
     if not isinstance(c, Compare):
         raise TypeError(f"compare must be Compare, got {type(c).__name__}")
     if c.op not in _OPS:
@@ -219,8 +219,8 @@ def execute_general(
 ) -> TxnResult:
     """:func:`execute` for any shape (the fast path must agree with it: tests/store)."""
     for c in compare:
-        _check_compare(c)
-    then_ops, else_ops = _prepare(success), _prepare(failure)
+        check_compare(c)
+    then_ops, else_ops = prepare_branch(success), prepare_branch(failure)
     ok = all(_holds(store, c) for c in compare)
     tw = WriteTxn(store)
     responses = [_apply(tw, op) for op in (then_ops if ok else else_ops)]

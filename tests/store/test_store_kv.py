@@ -1,5 +1,5 @@
-"""Example tests for the documented KV behaviour of MemoryStore (revisions, range, delete, txn,
-compaction), one per behaviour, named after it."""
+"""Example tests for the documented KV behaviour (revisions, range, delete, txn, compaction), one per
+behaviour, named after it; each runs on ``MemoryStore`` and on ``EtcdStore`` (tests/store/conftest.py)."""
 
 from __future__ import annotations
 
@@ -21,12 +21,7 @@ from kbatch.store import (
 )
 
 
-@pytest.fixture
-def store() -> MemoryStore:
-    return MemoryStore()
-
-
-def test_memory_store_implements_kv_protocol(store: MemoryStore) -> None:
+def test_store_implements_kv_protocol(store: MemoryStore) -> None:
     assert isinstance(store, KV)
 
 
@@ -230,7 +225,8 @@ def test_compaction_errors_below_and_reads_at_compacted_revision(store: MemorySt
         store.compact(7)
 
 
-def test_compaction_removes_deleted_keys_from_index(store: MemoryStore) -> None:
+def test_compaction_removes_deleted_keys_from_index() -> None:
+    store = MemoryStore()  # the memory store's own index
     store.put(b"a", b"1")
     store.delete_range(b"a")
     store.put(b"b", b"1")

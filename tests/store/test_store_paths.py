@@ -39,8 +39,7 @@ IN_TXN = Path(
 )
 
 
-def scenario(path: Path) -> list[object]:
-    s = MemoryStore()
+def scenario(path: Path, s: MemoryStore) -> list[object]:
     out: list[object] = []
     for i in range(6):
         out.append(path.put(s, b"k%d" % (i % 4), b"v%d" % i, True))
@@ -56,13 +55,13 @@ def scenario(path: Path) -> list[object]:
 
 
 @pytest.mark.parametrize("path", [PLAIN, IN_TXN], ids=["plain", "txn"])
-def test_scenario_results_are_as_expected(path: Path) -> None:
-    out = scenario(path)
+def test_scenario_results_are_as_expected(path: Path, store: MemoryStore) -> None:
+    out = scenario(path, store)
     assert out[-1] == 9  # 6 puts, 1 delete, 1 empty delete (no revision), 1 range delete
     assert out[6].deleted == 1 and out[7].deleted == 0  # type: ignore[attr-defined]
     limited = out[8]
     assert (limited.count, limited.more, len(limited.kvs)) == (3, True, 2)  # type: ignore[attr-defined]
 
 
-def test_plain_calls_and_one_op_txns_give_identical_results() -> None:
-    assert scenario(PLAIN) == scenario(IN_TXN)
+def test_plain_calls_and_one_op_txns_give_identical_results(new_store: Callable[[], MemoryStore]) -> None:
+    assert scenario(PLAIN, new_store()) == scenario(IN_TXN, new_store())

@@ -145,9 +145,21 @@ def serve(ctx: typer.Context,
                                       help="Interface to bind; anything but loopback needs --token."),
           token: str | None = typer.Option(None, "--token", envvar="KBATCH_TOKEN",
                                            help="Require this bearer token from clients."),
-          clock: str = typer.Option("virtual", "--clock", help="virtual (moved by kbatch advance) or real."),
+          clock: str | None = typer.Option(None, "--clock", help="virtual (moved by kbatch advance; the "
+                                           "default) or real (always with --etcd-servers)."),
           kubeconfig_path: Path | None = typer.Option(None, "--kubeconfig",
-                                                      help="Also write the kubeconfig here.")) -> None:
+                                                      help="Also write the kubeconfig here."),
+          etcd_servers: str | None = typer.Option(
+              None, "--etcd-servers", envvar="KBATCH_ETCD_SERVERS",
+              help="Keep the state in etcd (comma-separated http://HOST:PORT, as kube-apiserver's flag); "
+                   "several servers may share it, controllers run in the elected leader (docs/etcd.md)."),
+          lease_duration: float = typer.Option(15.0, "--leader-elect-lease-duration",
+                                               help="With etcd: how long a leader's Lease holds (s)."),
+          renew_deadline: float = typer.Option(10.0, "--leader-elect-renew-deadline",
+                                               help="With etcd: the leader gives up after failing to "
+                                                    "renew for this long (s)."),
+          retry_period: float = typer.Option(2.0, "--leader-elect-retry-period",
+                                             help="With etcd: seconds between acquire/renew tries.")) -> None:
     """Serve the Kubernetes REST API on localhost so kubectl and client libraries work unchanged."""
     from kbatch.server.app import KbatchApp
     from kbatch.server.facade import ControlPlaneBackend, save_control_plane
@@ -155,11 +167,21 @@ def serve(ctx: typer.Context,
     from kbatch.server.runner import ServeOptions, is_loopback, serve_forever
 
     opts = global_options(ctx)
-    if clock not in ("virtual", "real"):
+    if clock not in (None, "virtual", "real"):
         raise UserError(f'--clock must be "virtual" or "real", got "{clock}"')
+    if etcd_servers and clock == "virtual":
+        raise UserError("--clock virtual cannot be used with --etcd-servers: a virtual clock moves only "
+                        "when its one owner advances it, and a state in etcd is shared by processes that "
+                        "each run on their own clock; with etcd the clock is real (docs/etcd.md)")
+    clock = "real" if etcd_servers else clock or "virtual"
     if not is_loopback(address) and not token:
         raise UserError(f"binding to {address} exposes the API beyond this machine: give --token")
     state = StateDir(opts.state)
+    if etcd_servers:
+        timing = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
+                  "retry_period": retry_period}
+        _serve_on_etcd(state, opts.controllers, etcd_servers, timing, address, port, token, kubeconfig_path)
+        return
     with state.locked():
         cp = _load_for_serve(state, opts.controllers, clock)
         backend = ControlPlaneBackend(cp)
@@ -187,6 +209,69 @@ def serve(ctx: typer.Context,
             state.server_file.unlink(missing_ok=True)
             save_control_plane(cp, state.snapshot)
             typer.echo(f"state saved to {state.path}")
+
+
+def _serve_on_etcd(state: StateDir, controllers: str | None, servers: str, timing: dict[str, float],
+                   address: str, port: int, token: str | None, kubeconfig_path: Path | None) -> None:
+    """``kbatch serve --etcd-servers``: the state is etcd's (nothing is loaded from or saved to the
+    state directory, which keeps only the kubeconfig); controllers run while this process holds the
+    ``kube-system/kube-controller-manager`` Lease."""
+    import asyncio
+    import os
+    import socket
+    import uuid
+
+    from kbatch.runtime.leaderelection import LeaderElectionConfig, control_plane_elector, run_while_leading
+    from kbatch.server.app import KbatchApp
+    from kbatch.server.facade import SelfDrivenBackend, new_control_plane
+    from kbatch.server.kubeconfig import kubeconfig, write_kubeconfig
+    from kbatch.server.runner import ServeOptions, serve_forever
+    from kbatch.store import StoreError
+
+    try:
+        LeaderElectionConfig(identity="check", **timing)
+    except ValueError as err:
+        raise UserError(f"leader election: {err}") from None
+    try:
+        from kbatch.store import EtcdStore
+
+        store = EtcdStore(servers)
+    except (ImportError, ValueError, StoreError) as err:
+        raise UserError(f"--etcd-servers {servers}: {err}") from None
+    identity = f"{socket.gethostname()}_{uuid.uuid4()}"  # client-go's id + "_" + uuid
+    with state.locked():
+        # uids and generated names come from the seeded rng: each process needs its own sequence
+        cp = new_control_plane(controllers=controllers, clock="real", store=store,
+                               seed=int.from_bytes(os.urandom(8), "big"))
+        app = KbatchApp(SelfDrivenBackend(cp), token=token)
+        elector = control_plane_elector(cp, identity, **timing)
+
+        def announce(url: str) -> None:
+            state.server_file.write_text(url + "\n")
+            config = kubeconfig(url, token=token)
+            written = write_kubeconfig(state.path / KUBECONFIG, config)
+            if kubeconfig_path is not None:
+                write_kubeconfig(kubeconfig_path, config)
+                written = kubeconfig_path
+            typer.echo(f"kbatch serve listening on {url} (clock real, state in etcd {servers}, "
+                       f"identity {identity})")
+            typer.echo(f"kubeconfig: {written}   e.g.  KUBECONFIG={written} kubectl get pods")
+            sys.stdout.flush()
+
+        async def background() -> None:
+            store.bind_event_loop(asyncio.get_running_loop())
+            await run_while_leading(cp.run, elector)
+
+        try:
+            serve_forever(app, ServeOptions(address, port, token), on_listening=announce,
+                          background=background)
+        except OSError as err:
+            raise UserError(f"cannot listen on {address}:{port}: {err.strerror or err}") from None
+        finally:
+            state.server_file.unlink(missing_ok=True)
+            cp.close()
+            store.close()
+            typer.echo("stopped (the state stays in etcd)")
 
 
 def _load_for_serve(state: StateDir, controllers: str | None, clock: str) -> object:
