@@ -44,6 +44,7 @@ import anyio
 
 from kbatch.api.coordination_v1 import Lease, LeaseSpec
 from kbatch.api.errors import AlreadyExists, Conflict, NotFound, StatusError
+from kbatch.api.frozen import edit
 from kbatch.runtime.clock import Clock
 from kbatch.store.errors import StoreError
 
@@ -171,6 +172,7 @@ class LeaderElector:
                 fresh.spec = record.spec()
                 written = self.client.create(fresh)
             else:
+                lease = edit(lease)
                 lease.spec = record.spec()
                 written = self.client.update(lease)
         except (AlreadyExists, Conflict):
@@ -193,6 +195,7 @@ class LeaderElector:
             lease = self.client.get(Lease, self.config.name, self.config.namespace)
             if LeaseRecord.of(lease).holder != self.config.identity:
                 return False
+            lease = edit(lease)
             lease.spec = record.spec()
             self.client.update(lease)
         except (StatusError, StoreError) as err:

@@ -9,8 +9,9 @@ from collections import defaultdict
 from typing import Any
 
 from kbatch.api.coordination_v1 import Lease
-from kbatch.api.registry import builtin_registry
+from kbatch.api.frozen import edit
 from kbatch.apiserver import APIServer
+from kbatch.families import builtin_registry
 from kbatch.runtime.cache.informer import SharedInformer
 from kbatch.runtime.clock import RealClock
 from kbatch.store.etcd import EtcdStore
@@ -54,7 +55,7 @@ def test_compaction_under_a_slow_informer_relists_without_loss_or_repeat(etcd: E
     assert sorted(recorder.seen) == ["l0", "l1", "l2", "l3"]
     # the informer stops reading while 40 changes happen; its watcher is evicted past max_backlog
     for step in range(40):
-        current = client.get(Lease, f"l{step % 4}", "default")
+        current = edit(client.get(Lease, f"l{step % 4}", "default"))
         current.spec.holder_identity = f"h{step}"
         client.update(current)
     client.delete(Lease, "l3", "default")
@@ -76,7 +77,7 @@ def test_compaction_under_a_slow_informer_relists_without_loss_or_repeat(etcd: E
         assert versions[-1] == int(obj.metadata.resource_version)
     assert recorder.deleted == ["l3"]
     # and the new watch is live: one more change arrives once
-    current = client.get(Lease, "l0", "default")
+    current = edit(client.get(Lease, "l0", "default"))
     current.spec.holder_identity = "last"
     rv = int(client.update(current).metadata.resource_version)
     store.settle()

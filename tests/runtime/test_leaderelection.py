@@ -19,8 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.coordination_v1 import Lease
-from kbatch.api.registry import builtin_registry
+from kbatch.api.frozen import edit
 from kbatch.apiserver import APIServer
+from kbatch.families import builtin_registry
 from kbatch.runtime.clock import VirtualClock
 from kbatch.runtime.leaderelection import (
     LeaderElectionConfig,
@@ -113,7 +114,7 @@ def test_two_candidates_at_the_same_instant_one_wins_by_conflict() -> None:
     a.observed = None
     assert a.try_acquire_or_renew()
     # b read the same version before a wrote: its guarded update gets 409 Conflict
-    stale = server.client().get(Lease, "kube-controller-manager", "kube-system")
+    stale = edit(server.client().get(Lease, "kube-controller-manager", "kube-system"))
     stale.metadata.resource_version = lease.metadata.resource_version
     assert not b._write(stale, next_record(LeaseRecord.of(lease), 0, clock.now(), clock.now_datetime(),
                                            b.config), clock.now())
