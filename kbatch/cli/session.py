@@ -77,8 +77,11 @@ class StateDir:
         from kbatch.server.facade import new_control_plane, restore_control_plane
 
         if self.snapshot.exists():
-            return restore_control_plane(self.snapshot, controllers=controllers)
-        return new_control_plane(controllers=controllers)
+            cp = restore_control_plane(self.snapshot, controllers=controllers)
+        else:
+            cp = new_control_plane(controllers=controllers)
+        cp.trace.draining = True  # every line of this session goes to the trace file
+        return cp
 
     @property
     def trace(self) -> Path:
@@ -90,7 +93,7 @@ class StateDir:
         from kbatch.server.facade import save_control_plane
 
         save_control_plane(control_plane, self.snapshot)
-        lines = control_plane.trace.lines()
+        lines = control_plane.trace.drain()
         if lines:
             with open(self.trace, "a") as out:
                 out.write("".join(line + "\n" for line in lines))

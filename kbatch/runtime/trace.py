@@ -13,22 +13,32 @@ run for more than the store's backlog of writes), a ``gap`` record says so and t
 
 Reconcile failures are recorded too (``verb: "reconcile-error"``, the controller
 as ``kind``), so back-off is visible in the same stream. Lines are JSON with sorted keys and no
-spaces, so ``digest()`` (sha256 over the lines) is byte-for-byte stable across runs, processes and
-``PYTHONHASHSEED`` values.
+spaces, so ``digest()`` is byte-for-byte stable across runs, processes and ``PYTHONHASHSEED`` values.
+
+The digest chains the lines: ``d(0) = sha256(b"")``, ``d(n) = sha256(d(n-1) + line(n) + "\n")`` (hex of
+the last), so its state is 32 bytes a saved control plane carries along (a continued CLI session
+continues the same digest). The trace holds nothing per object: a change's previous version comes
+with the watch event (``prev_kv``). It keeps its newest :data:`RETAINED` lines for ``lines()`` and
+``records`` and hands every line once to whoever :meth:`Trace.drain`-s them (the CLI appends them
+to its trace file).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic_core import from_json
 
 from kbatch.api.base import format_micro_time
 from kbatch.runtime.clock import Clock
 from kbatch.runtime.controller import ReconcileRecord
 
-__all__ = ["NullTrace", "Trace", "TraceRecord", "merge_diff"]
+__all__ = ["NullTrace", "Trace", "TraceRecord", "chain", "merge_diff"]
 
 _MISSING = object()
 
@@ -83,18 +93,30 @@ def _kind_of(obj: dict[str, Any]) -> str:
     return f"{kind}.{group}" if group else kind
 
 
+def chain(lines: Iterable[str], start: bytes = hashlib.sha256(b"").digest()) -> bytes:
+    """The trace digest's state after ``lines`` (module docstring), from ``start``."""
+    state = start
+    for line in lines:
+        state = hashlib.sha256(state + line.encode() + b"\n").digest()
+    return state
+
+
+RETAINED = 100_000  # newest lines a trace keeps in memory (the digest covers every line)
+
+
 class Trace:
     """Follows a store (``kbatch.store.KV``) and records each change; ``pump()`` is a loop source."""
 
-    def __init__(self, kv: Any, clock: Clock, *, keep_records: bool = True) -> None:
+    def __init__(self, kv: Any, clock: Clock, *, keep_records: bool = True, retained: int = RETAINED) -> None:
         self.clock = clock
         self.keep_records = keep_records
-        self.records: list[TraceRecord] = []
-        self._last: dict[bytes, dict[str, Any]] = {}
-        self._hash = hashlib.sha256()
+        self._lines: deque[str] = deque(maxlen=retained if keep_records else 0)
+        self._undrained: list[str] = []
+        self.draining = False  # set by a consumer of drain() (the CLI): lines are kept until drained
+        self._digest = hashlib.sha256(b"").digest()
         self._count = 0
         self._kv = kv
-        self._watcher = kv.watch(b"\0", b"\0", start_revision=kv.revision + 1)
+        self._watcher = kv.watch(b"\0", b"\0", start_revision=kv.revision + 1, prev_kv=True)
         self._notify: Any = None
 
     def pump(self) -> int:
@@ -115,20 +137,14 @@ class Trace:
         return format_micro_time(self.clock.now_datetime())
 
     def _record_event(self, event: Any, t: str) -> None:
-        kv = event.kv
-        prev = self._last.get(kv.key)
+        kv, before = event.kv, event.prev_kv
+        prev = _parsed(before.key, before.value) if before is not None else None
         if event.type.value == "DELETE":
-            self._last.pop(kv.key, None)
             obj = prev or {}
             self._add(TraceRecord(kv.mod_revision, t, "delete", _kind_of(obj), _ns(obj), _name(obj, kv.key),
                                   None))
             return
-        try:
-            obj = _strip_rv(json.loads(kv.value))
-        except ValueError:
-            obj = {"kind": "?", "metadata": {"name": kv.key.decode(errors="replace")},
-                   "sha256": hashlib.sha256(kv.value).hexdigest()}
-        self._last[kv.key] = obj
+        obj = _parsed(kv.key, kv.value)
         verb = "create" if prev is None else "update"
         diff = obj if prev is None else merge_diff(prev, obj)
         self._add(TraceRecord(kv.mod_revision, t, verb, _kind_of(obj), _ns(obj), _name(obj, kv.key), diff))
@@ -144,13 +160,7 @@ class Trace:
         self._watcher.close()
         rev = kv.revision
         self._add(TraceRecord(rev, self._now(), "gap", "", "", "", {"compactRevision": kv.compact_revision}))
-        self._last = {}
-        for item in kv.range(b"\0", b"\0").kvs:
-            try:
-                self._last[item.key] = _strip_rv(json.loads(item.value))
-            except ValueError:
-                continue
-        self._watcher = kv.watch(b"\0", b"\0", start_revision=rev + 1)
+        self._watcher = kv.watch(b"\0", b"\0", start_revision=rev + 1, prev_kv=True)
         self._watcher.set_notify(self._notify)
         return 1
 
@@ -162,21 +172,31 @@ class Trace:
 
     def _add(self, record: TraceRecord) -> None:
         line = record.line()
-        self._hash.update(line.encode())
-        self._hash.update(b"\n")
+        self._digest = chain((line,), self._digest)
         self._count += 1
-        if self.keep_records:
-            self.records.append(record)
+        self._lines.append(line)
+        if self.draining:
+            self._undrained.append(line)
 
     def __len__(self) -> int:
         return self._count
 
     def lines(self) -> list[str]:
-        return [r.line() for r in self.records]
+        """The newest lines (at most :data:`RETAINED`; none with ``keep_records=False``)."""
+        return list(self._lines)
+
+    @property
+    def records(self) -> list[TraceRecord]:
+        return [TraceRecord(**json.loads(line)) for line in self._lines]
+
+    def drain(self) -> list[str]:
+        """Every line recorded since the last drain (only while :attr:`draining` is set)."""
+        out, self._undrained = self._undrained, []
+        return out
 
     def digest(self) -> str:
-        """sha256 (hex) over every line recorded so far, each followed by a newline."""
-        return self._hash.hexdigest()
+        """The chained sha256 (hex) of every line recorded so far (module docstring)."""
+        return self._digest.hex()
 
     def text(self) -> str:
         return "".join(line + "\n" for line in self.lines())
@@ -216,6 +236,14 @@ class NullTrace:
 
     def close(self) -> None:
         return None
+
+
+def _parsed(key: bytes, value: bytes) -> dict[str, Any]:
+    try:
+        return _strip_rv(from_json(value))
+    except ValueError:
+        return {"kind": "?", "metadata": {"name": key.decode(errors="replace")},
+                "sha256": hashlib.sha256(value).hexdigest()}
 
 
 def _ns(obj: dict[str, Any]) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import global_options
 from kbatch.cli.render import align, render_yaml
 from kbatch.cli.session import StateDir, session
+from kbatch.runtime.trace import chain
 
 __all__ = ["register"]
 
@@ -78,7 +78,7 @@ def trace(ctx: typer.Context, digest: bool = typer.Option(False, "--digest",
         path = StateDir(opts.state).trace
         lines = path.read_text().splitlines() if path.exists() else []
     if digest:
-        typer.echo(hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest())
+        typer.echo(chain(lines).hex())
         return
     for line in lines:
         typer.echo(line)
