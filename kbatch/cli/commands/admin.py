@@ -131,6 +131,7 @@ def serve(ctx: typer.Context,
     from kbatch.server.runner import ServeOptions, is_loopback, serve_forever
 
     opts = global_options(ctx)
+    token = token or opts.token  # `kbatch --token T serve` as `kbatch serve --token T`
     if clock not in ("virtual", "real"):
         raise UserError(f'--clock must be "virtual" or "real", got "{clock}"')
     if not is_loopback(address) and not token:

@@ -11,7 +11,7 @@ from kbatch.api.errors import NotFound, StatusError
 from kbatch.apiserver.client_apply import client_side_apply, place
 from kbatch.cli.errors import UserError, command, describe_error
 from kbatch.cli.manifests import read_manifests
-from kbatch.cli.options import global_options
+from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.render import render_json, render_name, render_yaml
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
 from kbatch.cli.session import session
@@ -19,7 +19,6 @@ from kbatch.server.backend import Backend, DeleteOptions, WriteOptions
 
 __all__ = ["register"]
 
-NAMESPACE = typer.Option(None, "-n", "--namespace", help="Namespace (default: default).")
 FILES = typer.Option(..., "-f", "--filename", help="File, directory or - (stdin) with the objects.")
 DRY_RUN = typer.Option("none", "--dry-run", help="none, client or server.")
 SERVER_SIDE = typer.Option(False, "--server-side", help="Server-side apply: the server merges and tracks "

@@ -9,7 +9,7 @@ import typer
 
 from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
-from kbatch.cli.options import global_options
+from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
 from kbatch.cli.session import session
 from kbatch.runtime.duration import format_duration
@@ -62,7 +62,7 @@ def _advance_with_progress(backend: Any, seconds: float) -> dict[str, Any]:
 def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, e.g. job/pi."),
          for_: str = typer.Option(..., "--for", help="condition=NAME[=VALUE] or delete."),
          timeout: str = typer.Option("30s", "--timeout", help="Virtual time to wait at most (Go duration)."),
-         namespace: str | None = typer.Option(None, "-n", "--namespace", help="Namespace.")) -> None:
+         namespace: str | None = NAMESPACE) -> None:
     """Advance virtual time until a condition holds (or the object is gone), at most --timeout."""
     kind, name = split_kind_name(target)
     if not name:

@@ -11,7 +11,7 @@ from kbatch.api.errors import NotFound, StatusError
 from kbatch.cli.describe import describe_object
 from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
-from kbatch.cli.options import global_options
+from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
 from kbatch.cli.session import session
@@ -20,7 +20,6 @@ from kbatch.server.table import build_table
 
 __all__ = ["register"]
 
-NAMESPACE = typer.Option(None, "-n", "--namespace", help="Namespace (default: default).")
 ALL_NAMESPACES = typer.Option(False, "-A", "--all-namespaces", help="List across all namespaces.")
 OUTPUTS = ("wide", "yaml", "json", "name")
 
