@@ -122,3 +122,39 @@ def test_a_grace_period_past_year_9999_saturates_the_deletion_timestamp() -> Non
 
     meta = asyncio.run(go()).json()["metadata"]
     assert meta["deletionTimestamp"] == "9999-12-31T23:59:59Z" and meta["deletionGracePeriodSeconds"] == 2**40
+
+
+ACTIONS = ["nodes-add", "node-down", "node-up", "node-taint", "fail-pod", "evict-pod", "condition-pod",
+           "node-stop-kubelet", "node-start-kubelet", "probe-fail", "probe-clear", "compact", "trace"]
+ARGS = ["count", "name", "cpu", "memory", "gpu", "pods", "labels", "taints", "prefix", "exitCode",
+        "container", "reason", "type", "status", "message", "probe", "after", "for", "namespace", "revision"]
+small = st.one_of(st.none(), st.booleans(), st.integers(-3, 3),
+                  st.sampled_from([2**40, 1.5, "", "x", "1s", "-1"]),
+                  st.lists(st.sampled_from(["x", 1]), max_size=2), st.fixed_dictionaries({"a": st.just(1)}))
+clock_bodies = st.one_of(small, st.fixed_dictionaries({}, optional={
+    "advance": st.sampled_from([None, 0, 1, "1s", "", "x", -1, [], {}, "inf", "1e400", 1.5, True]),
+    "untilIdle": small, "untilNextDeadline": small,
+    "waitFor": st.one_of(small, st.fixed_dictionaries({}, optional={
+        "kind": st.one_of(small, st.just("pods")), "name": st.one_of(small, st.just("p")),
+        "namespace": small, "condition": small, "status": small, "delete": small}))}))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.tuples(st.just("clock"), clock_bodies),
+                          st.tuples(st.sampled_from(ACTIONS), st.one_of(small, st.dictionaries(
+                              st.sampled_from(ARGS), small, max_size=3)))), min_size=1, max_size=5))
+def test_extension_bodies_of_any_shape_are_never_a_500(calls: list[tuple[str, Any]]) -> None:
+    """The clock and the fault actions answer every body with a 2xx or a 4xx ``Status`` (found by
+    fuzzing: a ``waitFor`` without ``kind`` or with a non-string field, an ``advance`` that is a list,
+    and ``nodes-add`` with ``count: 2**40``, which searched forever for free node names)."""
+    backend = ControlPlaneBackend(new_control_plane(controllers="garbage-collector"))
+
+    async def go() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=KbatchApp(backend))
+        async with httpx.AsyncClient(transport=transport, base_url="http://kbatch") as http:
+            paths = ["clock" if name == "clock" else f"actions/{name}" for name, _ in calls]
+            return [await http.post(f"/apis/kbatch.dev/v1alpha1/{path}", content=json.dumps(body))
+                    for path, (_, body) in zip(paths, calls, strict=True)]
+
+    for answer in asyncio.run(go()):
+        assert answer.status_code < 500, answer.text
