@@ -13,9 +13,6 @@ from typing import Any, TypeVar
 
 import typer
 
-from kbatch.api.errors import StatusError, Unauthorized
-from kbatch.cli.manifests import ManifestError
-
 __all__ = ["UserError", "command", "describe_error", "user_errors"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -26,6 +23,9 @@ class UserError(Exception):
 
 
 def describe_error(err: BaseException) -> str | None:
+    from kbatch.api.errors import StatusError, Unauthorized  # loaded by whatever raised a Status
+    from kbatch.apiserver.manifests import ManifestError
+
     if isinstance(err, ManifestError):  # refused before anything is sent: kubectl's client-side error
         return f"error: {err.message}"
     if isinstance(err, Unauthorized):  # as kubectl prints a 401

@@ -29,15 +29,14 @@ from kbatch.server.handlers import handle_resource
 from kbatch.server.http import Request, Response, json_response, read_request, status_response
 from kbatch.server.openapi import OpenAPI
 from kbatch.server.routing import Router
+from kbatch.server.starting import KUBE_VERSION
 from kbatch.server.watch import EncodedEvents, Shutdown, serve_watch
 
 __all__ = ["KUBE_VERSION", "KbatchApp"]
 
 log = logging.getLogger("kbatch.server")
 
-KUBE_VERSION = {"major": "1", "minor": "32", "gitVersion": "v1.32.0-kbatch", "gitCommit": "",
-                "gitTreeState": "clean", "buildDate": "2025-01-01T00:00:00Z", "goVersion": "python",
-                "compiler": "cpython", "platform": "python"}
+
 
 
 class KbatchApp:

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import global_options
 from kbatch.cli.render import align, render_yaml
-from kbatch.cli.session import StateDir, session
 
 __all__ = ["register"]
 
@@ -26,6 +27,7 @@ KUBECONFIG = "kubeconfig"
 def snapshot_save(ctx: typer.Context, file: Path = typer.Argument(...,
                                                                   help="Output file.")) -> None:
     """Write the state (objects, clock) to FILE, atomically."""
+    from kbatch.cli.session import session
     from kbatch.server.facade import save_control_plane
 
     opts = global_options(ctx)
@@ -42,6 +44,7 @@ def snapshot_save(ctx: typer.Context, file: Path = typer.Argument(...,
 def snapshot_restore(ctx: typer.Context, file: Path = typer.Argument(...,
                                                                      help="Snapshot file.")) -> None:
     """Replace the state with the snapshot in FILE."""
+    from kbatch.cli.session import StateDir
     from kbatch.server.facade import restore_control_plane, save_control_plane
 
     opts = global_options(ctx)
@@ -58,6 +61,8 @@ def snapshot_restore(ctx: typer.Context, file: Path = typer.Argument(...,
 @command
 def reset(ctx: typer.Context) -> None:
     """Forget everything: an empty control plane (no nodes) at the start of virtual time."""
+    from kbatch.cli.session import StateDir
+
     opts = global_options(ctx)
     if opts.server:
         raise UserError("reset works on a local state directory; restart kbatch serve with an empty --state")
@@ -70,6 +75,8 @@ def reset(ctx: typer.Context) -> None:
 def trace(ctx: typer.Context, digest: bool = typer.Option(False, "--digest",
                                                           help="Print only the digest.")) -> None:
     """Print the canonical trace of the commands so far (one JSON line per change), or its digest."""
+    from kbatch.cli.session import StateDir, session
+
     opts = global_options(ctx)
     if opts.server:
         with session(opts, save=False) as backend:
@@ -125,9 +132,6 @@ def serve(ctx: typer.Context,
           kubeconfig_path: Path | None = typer.Option(None, "--kubeconfig",
                                                       help="Also write the kubeconfig here.")) -> None:
     """Serve the Kubernetes REST API on localhost so kubectl and client libraries work unchanged."""
-    from kbatch.server.app import KbatchApp
-    from kbatch.server.facade import ControlPlaneBackend, save_control_plane
-    from kbatch.server.kubeconfig import kubeconfig, write_kubeconfig
     from kbatch.server.runner import ServeOptions, is_loopback, serve_forever
 
     opts = global_options(ctx)
@@ -136,37 +140,56 @@ def serve(ctx: typer.Context,
         raise UserError(f'--clock must be "virtual" or "real", got "{clock}"')
     if not is_loopback(address) and not token:
         raise UserError(f"binding to {address} exposes the API beyond this machine: give --token")
-    state = StateDir(opts.state)
-    with state.locked():
+    held = contextlib.ExitStack()  # the state directory's lock, from load() until the server stops
+    loaded: list[Any] = []
+    url: list[str] = []
+
+    def load() -> tuple[Any, Any]:
+        """In a worker thread, while the socket already answers (kbatch/server/starting.py): take the
+        state directory, announce, load the control plane."""
+        from kbatch.cli.session import StateDir
+        from kbatch.server.app import KbatchApp
+        from kbatch.server.facade import ControlPlaneBackend
+
+        state = held.enter_context(StateDir(opts.state).locked())
+        held.callback(state.server_file.unlink, missing_ok=True)
+        _announce(state, url[0], token, clock, kubeconfig_path)
         cp = _load_for_serve(state, opts.controllers, clock)
         backend = ControlPlaneBackend(cp)
         backend.settle()
-        app = KbatchApp(backend, token=token)
+        loaded.append((state, cp))
+        return KbatchApp(backend, token=token), (cp.run if clock == "real" else None)
 
-        def announce(url: str) -> None:
-            state.server_file.write_text(url + "\n")
-            config = kubeconfig(url, token=token)
-            written = write_kubeconfig(state.path / KUBECONFIG, config)
-            if kubeconfig_path is not None:
-                write_kubeconfig(kubeconfig_path, config)
-                written = kubeconfig_path
-            typer.echo(f"kbatch serve listening on {url} (clock {clock}, state {state.path})")
-            typer.echo(f"kubeconfig: {written}   e.g.  KUBECONFIG={written} kubectl get pods")
-            sys.stdout.flush()
-
-        background = cp.run if clock == "real" else None
+    with held:
         try:
-            serve_forever(app, ServeOptions(address, port, token), on_listening=announce,
-                          background=background)
+            serve_forever(load, ServeOptions(address, port, token), on_listening=url.append)
         except OSError as err:
             raise UserError(f"cannot listen on {address}:{port}: {err.strerror or err}") from None
         finally:
-            state.server_file.unlink(missing_ok=True)
-            save_control_plane(cp, state.snapshot)
-            typer.echo(f"state saved to {state.path}")
+            if loaded:  # a state that could not be loaded (or taken) is left as it is
+                from kbatch.server.facade import save_control_plane
+
+                state, cp = loaded[0]
+                save_control_plane(cp, state.snapshot)
+                typer.echo(f"state saved to {state.path}")
 
 
-def _load_for_serve(state: StateDir, controllers: str | None, clock: str) -> object:
+def _announce(state: Any, url: str, token: str | None, clock: str, extra: Path | None) -> None:
+    """The URL in ``DIR/server``, the kubeconfig, and the "listening" line."""
+    from kbatch.server.kubeconfig import kubeconfig, write_kubeconfig
+
+    state.server_file.write_text(url + "\n")
+    config = kubeconfig(url, token=token)
+    written = write_kubeconfig(state.path / KUBECONFIG, config)
+    if extra is not None:
+        write_kubeconfig(extra, config)
+        written = extra
+    typer.echo(f"kbatch serve listening on {url} (clock {clock}, state {state.path})")
+    typer.echo(f"kubeconfig: {written}   e.g.  KUBECONFIG={written} kubectl get pods")
+    sys.stdout.flush()
+
+
+def _load_for_serve(state: Any, controllers: str | None, clock: str) -> object:
     from kbatch.server.facade import new_control_plane, restore_control_plane
 
     if state.snapshot.exists():

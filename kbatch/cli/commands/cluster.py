@@ -10,7 +10,6 @@ import typer
 from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import NAMESPACE, global_options
-from kbatch.cli.session import session
 
 __all__ = ["register"]
 
@@ -26,6 +25,8 @@ PROBES = ("liveness", "readiness", "startup")
 
 
 def _act(ctx: typer.Context, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    from kbatch.cli.session import session
+
     with session(global_options(ctx)) as backend:
         return backend.action(name, args)
 

@@ -1,21 +1,22 @@
-"""Object commands with kubectl's habits: apply, create, delete, patch."""
+"""Object commands with kubectl's habits: apply, create, delete, patch.
+
+The API layer and the state machinery are imported by the commands that run, not with this module,
+so that parsing a command line (and ``kbatch serve``'s start) does not pay for them."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kbatch.api.errors import NotFound, StatusError
-from kbatch.apiserver.client_apply import client_side_apply, place
 from kbatch.cli.errors import UserError, command, describe_error
-from kbatch.cli.manifests import read_manifests
 from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.render import render_json, render_name, render_yaml
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
-from kbatch.cli.session import session
-from kbatch.server.backend import Backend, DeleteOptions, WriteOptions
+
+if TYPE_CHECKING:
+    from kbatch.server.backend import Backend
 
 __all__ = ["register"]
 
@@ -37,6 +38,8 @@ def _dry(dry_run: str) -> tuple[bool, str]:
 def _target(backend: Backend, obj: dict[str, Any], namespace: str | None) -> tuple[Any, str | None, str,
                                                                                   dict[str, Any]]:
     """The kind, namespace and name ``obj`` goes to, and ``obj`` placed there (a copy)."""
+    from kbatch.apiserver.client_apply import place
+
     spec = backend.registry.for_gvk(obj["apiVersion"], obj["kind"])
     placed = place(obj, spec.info, namespace)
     meta = placed["metadata"]
@@ -47,10 +50,14 @@ class _BackendVerbs:
     """Client-side apply's three calls over a Backend (local or HTTP), honouring ``--dry-run``."""
 
     def __init__(self, backend: Backend, info: Any, dry_run: str) -> None:
+        from kbatch.server.backend import WriteOptions
+
         self.backend, self.info, self.dry_run = backend, info, dry_run
         self.opts = WriteOptions(dry_run=dry_run == "server")
 
     def get(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        from kbatch.api.errors import NotFound
+
         meta = obj["metadata"]
         if not meta.get("name"):
             return None
@@ -75,6 +82,8 @@ class _BackendVerbs:
 
 
 def _apply_one(backend: Backend, obj: dict[str, Any], namespace: str | None, dry_run: str) -> str:
+    from kbatch.apiserver.client_apply import client_side_apply
+
     info, _ns, _name, placed = _target(backend, obj, namespace)
     _is_dry, suffix = _dry(dry_run)
     outcome, out = client_side_apply(_BackendVerbs(backend, info, dry_run), placed)
@@ -88,6 +97,8 @@ def _server_side_apply(backend: Backend, obj: dict[str, Any], namespace: str | N
     if not name:
         raise UserError("server-side apply needs metadata.name on every object")
     _is_dry, suffix = _dry(dry_run)
+    from kbatch.server.backend import WriteOptions
+
     opts = WriteOptions(dry_run=dry_run == "server")
     out = backend.apply(info, ns, name, placed, opts, field_manager=manager, force=force)
     return f"{render_name(out)} serverside-applied{suffix}"
@@ -95,6 +106,8 @@ def _server_side_apply(backend: Backend, obj: dict[str, Any], namespace: str | N
 
 def _each(objects: list[dict[str, Any]], fn: Any) -> None:
     """Run ``fn`` on every object; report each failure on its own line and exit 1 at the end."""
+    from kbatch.api.errors import StatusError
+
     failed = False
     for obj in objects:
         try:
@@ -112,6 +125,9 @@ def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None
           force_conflicts: bool = FORCE_CONFLICTS) -> None:
     """Create or update objects from YAML/JSON files (client-side apply, as kubectl apply; with
     --server-side, server-side apply)."""
+    from kbatch.cli.manifests import read_manifests
+    from kbatch.cli.session import session
+
     objects = read_manifests(filename)
     _dry(dry_run)
     if force_conflicts and not server_side:
@@ -131,6 +147,10 @@ def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None
 def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None = NAMESPACE,
            dry_run: str = DRY_RUN) -> None:
     """Create objects from YAML/JSON files (fails for objects that already exist)."""
+    from kbatch.cli.manifests import read_manifests
+    from kbatch.cli.session import session
+    from kbatch.server.backend import WriteOptions
+
     objects = read_manifests(filename)
     _is_dry, suffix = _dry(dry_run)
 
@@ -166,6 +186,9 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
     if policy is None:
         raise UserError(f'invalid cascade value "{cascade}": use background, foreground or orphan')
     is_dry, suffix = _dry(dry_run)
+    from kbatch.cli.session import session
+    from kbatch.server.backend import DeleteOptions
+
     opts = DeleteOptions(propagation_policy=policy, grace_period_seconds=grace_period, dry_run=is_dry)
     with session(global_options(ctx)) as backend:
         targets = _delete_targets(backend, kind, names or [], filename, namespace, selector, all_)
@@ -187,6 +210,8 @@ def _delete_targets(backend: Backend, kind: str | None, names: list[str], filena
                     namespace: str | None, selector: str | None, all_: bool) -> list[tuple[Any, str | None,
                                                                                            str]]:
     if filename:
+        from kbatch.cli.manifests import read_manifests
+
         return [_target(backend, obj, namespace)[:3] for obj in read_manifests(filename)]
     if not kind:
         raise UserError("you must provide one or more resources by argument or filename")
@@ -224,6 +249,9 @@ def patch(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND
     kind, name = split_kind_name(kind, name)
     if not name:
         raise UserError("a name is required: kbatch patch KIND NAME -p PATCH")
+    from kbatch.cli.session import session
+    from kbatch.server.backend import WriteOptions
+
     with session(global_options(ctx)) as backend:
         info = kind_info(backend.registry, kind)
         ns = namespace_for(info, namespace)
