@@ -35,6 +35,7 @@ from kbatch.server.watch import EncodedEvents, Shutdown, serve_watch
 __all__ = ["KUBE_VERSION", "KbatchApp"]
 
 log = logging.getLogger("kbatch.server")
+PROTO_V2 = "application/com.github.proto-openapi.spec.v2"
 
 
 
@@ -127,6 +128,9 @@ class KbatchApp:
         if path == "/apis":
             return json_response(discovery.api_group_list(registry))
         if path == "/openapi/v2":
+            if PROTO_V2 in req.headers.get("accept", ""):
+                # the subtype kube-openapi answers with: "@" (as clients ask) does not parse as a MIME type
+                return Response(200, self.openapi.v2_protobuf(), content_type=f"{PROTO_V2}.v1.0+protobuf")
             return json_response(self.openapi.v2_document())
         if path == "/openapi/v3":
             return json_response(self.openapi.v3_root())
