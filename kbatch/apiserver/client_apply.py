@@ -13,7 +13,8 @@ whose value in the manifest differs from the live object is set; an empty patch 
 Deliberate difference: kubectl sends a strategic merge patch for built-in kinds (lists with a merge
 key merge item by item); kbatch sends the same content as a merge patch, so a list is replaced whole,
 and a list whose manifest value is the last applied one is not a change even when the live list
-differs (a list the server filled in, e.g. with defaults, is left as it is).
+differs (a list the server filled in, e.g. with defaults, is left as it is; a live value that is no
+list is replaced).
 
 Where the object goes (:func:`place`), as kubectl: a namespaced kind without a namespace goes to the
 command's namespace (``default``); a manifest naming another namespace than ``-n`` is refused.
@@ -116,7 +117,8 @@ def _diff(original: Any, modified: Any, current: Any) -> Any:
             if sub:
                 patch[key] = sub
         elif value != current[key]:
-            unchanged_list = isinstance(value, list) and original.get(key, object()) == value
+            unchanged_list = isinstance(value, list) and isinstance(current[key], list) \
+                and original.get(key, object()) == value
             if not unchanged_list:  # a list the server filled in (defaults) is not a change
                 patch[key] = value
     return patch

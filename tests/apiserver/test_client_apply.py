@@ -54,15 +54,16 @@ def _paths(doc: Any, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]
 def test_the_patched_object_has_the_manifest_and_keeps_what_nobody_applied(
         last: dict[str, Any], modified: dict[str, Any], live: dict[str, Any]) -> None:
     """Applied with the API layer's merge patch, the three-way patch gives an object that holds every
-    leaf of the new manifest (a list the manifest repeats from the last apply may keep the live
-    value), has none of the leaves only the last applied configuration had, and keeps the live
+    leaf of the new manifest (a list the manifest repeats from the last apply may keep a live list),
+    has none of the leaves only the last applied configuration had, and keeps the live
     leaves nobody ever applied."""
     patch = three_way_patch(last, modified, live)
     result = apply_merge_patch(live, patch)
     got = _paths(result)
-    before = _paths(last)
+    before, was = _paths(last), _paths(live)
     for path, value in _paths(modified).items():
-        repeated_list = isinstance(value, list) and before.get(path, object()) == value
+        repeated_list = isinstance(value, list) and before.get(path, object()) == value \
+            and isinstance(was.get(path), list)
         if not (isinstance(value, dict) and not value):
             assert path in got and (got[path] == value or repeated_list), (path, patch)
     for path in before:
