@@ -2,8 +2,11 @@
 
 Upstream (KEP-2885, ``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go``): Strict rejects
 unknown fields with ``BadRequest: strict decoding error: unknown field "spec.foo"``; Warn drops them
-and returns one warning per field; Ignore drops them silently. Any other decode failure (a wrong type,
-a bad time) is a ``BadRequest`` naming the field path, as upstream's JSON decode errors are.
+and returns one warning per field; Ignore drops them silently. Any other decode failure is a ``BadRequest``
+naming the field: a value of the wrong JSON type in Go's words (:mod:`kbatch.apiserver.go_json`:
+``Job in version "v1" cannot be handled as a Job: json: cannot unmarshal string into Go struct field
+Job.spec of type v1.JobSpec``; like Go's decoder, the message names the first one), anything else (a
+bad quantity, a bad time) as ``<field path>: <message>``; ``details.causes`` lists every failure.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
+from kbatch.api.base import ApiInfo
 from kbatch.api.errors import BadRequest, StatusCause, StatusDetails
 from kbatch.api.meta import Resource
+from kbatch.apiserver.go_json import type_error
 
-__all__ = ["FieldValidation", "decode_dict", "loc_path"]
+__all__ = ["FieldValidation", "cannot_handle", "decode_dict", "loc_path", "unrecognized"]
 
 T = TypeVar("T", bound=Resource)
 FieldValidation = Literal["Strict", "Warn", "Ignore"]
@@ -75,11 +80,31 @@ def decode_dict(model: type[T], data: dict[str, Any], field_validation: FieldVal
     raise BadRequest("could not decode object")
 
 
+def cannot_handle(info: ApiInfo, text: str, details: StatusDetails | None = None) -> BadRequest:
+    """A body of the right kind that does not decode: ``Job in version "v1" cannot be handled as a
+    Job: …`` (``transformDecodeError``, k8s.io/apiserver ``pkg/endpoints/handlers/rest.go``)."""
+    return BadRequest(f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: {text}',
+                      details=details)
+
+
+def unrecognized(kind: str, text: str, body: bytes) -> BadRequest:
+    """A body whose kind could not even be read: ``the object provided is unrecognized (must be of
+    type Job): … (<the first 30 bytes>)`` (``transformDecodeError`` with ``summarizeData``)."""
+    if not body:
+        summary = "<empty>"
+    elif body[:1] == b"{":
+        summary = body[:30].decode("utf-8", "replace") + (" ..." if len(body) > 30 else "")
+    else:
+        summary = body[:30].hex() + (" ..." if len(body) > 30 else "")
+    return BadRequest(f"the object provided is unrecognized (must be of type {kind}): {text} ({summary})")
+
+
 def _decode_error(model: type[Resource], errors: list[dict[str, Any]]) -> BadRequest:
     info = model.api_info
+    go = [type_error(model, e) for e in errors]
     rendered = [f"{loc_path(e['loc'])}: {e['msg']}" for e in errors]
-    causes = [StatusCause(reason="FieldValueInvalid", message=e["msg"], field=loc_path(e["loc"]) or None)
-              for e in errors]
-    message = (f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: '
-               + "; ".join(rendered))
-    return BadRequest(message, details=StatusDetails(kind=info.kind, group=info.group or None, causes=causes))
+    causes = [StatusCause(reason="FieldValueInvalid", message=g or e["msg"], field=loc_path(e["loc"]) or None)
+              for e, g in zip(errors, go, strict=True)]
+    first = next((g for g in go if g), None)
+    return cannot_handle(info, first or "; ".join(rendered),
+                         StatusDetails(kind=info.kind, group=info.group or None, causes=causes))

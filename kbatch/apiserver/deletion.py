@@ -10,7 +10,7 @@ to do with one object and the server performs it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from kbatch.api.meta import Resource
@@ -27,6 +27,17 @@ __all__ = [
 ORPHAN = "orphan"
 FOREGROUND = "foregroundDeletion"
 _DEFAULT_POD_GRACE = 30
+_LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
+
+
+def _after(now: datetime, seconds: int) -> datetime:
+    """``now`` + ``seconds``, saturating at the last second Python's datetime holds: upstream computes
+    ``now.Add(time.Duration(period) * time.Second)``, which overflows (and wraps) past ~292 years;
+    a grace period that long must not crash the delete (found by fuzzing ``gracePeriodSeconds``)."""
+    try:
+        return min(now + timedelta(seconds=seconds), _LATEST)
+    except OverflowError:
+        return _LATEST
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +113,7 @@ def decide(obj: Resource, *, now: datetime, policy: str, grace: int | None,
     meta.finalizers = new_finalizers or (None if meta.finalizers is None else [])
     period = (grace_of(obj, grace) if grace_of is not None else grace or 0) if graceful else None
     if period is not None:
-        meta.deletion_timestamp = now + timedelta(seconds=period)
+        meta.deletion_timestamp = _after(now, period)
         meta.deletion_grace_period_seconds = period
         _bump_generation(obj)
         if period == 0 and not new_finalizers:

@@ -1,8 +1,9 @@
 """The typer application behind the ``kbatch`` console script.
 
-Global options (before the command): ``--state DIR`` (env ``KBATCH_STATE``, default ``./.kbatch``),
-``--server URL`` (env ``KBATCH_SERVER``: talk to a running ``kbatch serve``), ``--controllers``
-(env ``KBATCH_CONTROLLERS``, kube-controller-manager syntax: ``*``, ``*,-podgc``, ``job,kubelet``).
+Global options, before or after the command (:mod:`kbatch.cli.options`): ``--state DIR`` (env
+``KBATCH_STATE``, default ``./.kbatch``), ``--server URL`` (env ``KBATCH_SERVER``: talk to a running
+``kbatch serve``), ``--controllers`` (env ``KBATCH_CONTROLLERS``, kube-controller-manager syntax:
+``*``, ``*,-podgc``, ``job,kubelet``), ``--token`` (env ``KBATCH_TOKEN``), ``-n/--namespace``.
 Errors print one line and exit with code 1; ``--help`` works on every command.
 """
 
@@ -13,12 +14,13 @@ import sys
 import typer
 
 from kbatch.cli.commands import admin, cluster, conformance, objects, timecmd, view
-from kbatch.cli.options import DEFAULT_STATE, GlobalOptions
+from kbatch.cli.options import DEFAULT_STATE, GlobalOptions, KbatchGroup
 
 __all__ = ["app", "main"]
 
-app = typer.Typer(help="kbatch: a local Kubernetes batch control plane in one process.",
-                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
+app = typer.Typer(help="kbatch: a local Kubernetes batch control plane in one process. Global options "
+                  "(--state, --server, --controllers, --token, -n) go before or after the command.",
+                  cls=KbatchGroup, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   context_settings={"help_option_names": ["-h", "--help"]})
 
 
@@ -30,10 +32,13 @@ def _global(ctx: typer.Context,
                                               help="URL of a running `kbatch serve` to use instead."),
             controllers: str | None = typer.Option(None, "--controllers", envvar="KBATCH_CONTROLLERS",
                                                    help="Controllers: '*', '*,-podgc', 'job,kubelet'."),
-            token: str | None = typer.Option(None, "--token", envvar="KBATCH_TOKEN", hidden=True,
-                                             help="Bearer token for --server.")) -> None:
+            token: str | None = typer.Option(None, "--token", envvar="KBATCH_TOKEN",
+                                             help="Bearer token for --server."),
+            namespace: str | None = typer.Option(None, "-n", "--namespace",
+                                                 help="Namespace (default: default).")) -> None:
     _check_controllers(controllers)
-    ctx.obj = GlobalOptions(state=state, server=server or None, controllers=controllers or None, token=token)
+    ctx.obj = GlobalOptions(state=state, server=server or None, controllers=controllers or None, token=token,
+                            namespace=namespace or None)
 
 
 def _check_controllers(selection: str | None) -> None:

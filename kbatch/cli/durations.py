@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from kbatch.cli.errors import UserError
-from kbatch.runtime.duration import parse_duration
 
 __all__ = ["duration_option"]
 
@@ -20,6 +19,8 @@ def duration_option(text: str, flag: str, *, bare_seconds: bool = False) -> floa
             return float(stripped)
         raise UserError(f'{flag}: invalid duration "{stripped}": missing unit in duration '
                         f"(Go syntax, e.g. {stripped}s, 500ms, 1m30s)")
+    from kbatch.runtime.duration import parse_duration
+
     try:
         return parse_duration(stripped)
     except ValueError as err:

@@ -13,9 +13,6 @@ from typing import Any, TypeVar
 
 import typer
 
-from kbatch.api.errors import StatusError, Unauthorized
-from kbatch.cli.manifests import ManifestError
-
 __all__ = ["UserError", "command", "describe_error", "user_errors"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -26,6 +23,11 @@ class UserError(Exception):
 
 
 def describe_error(err: BaseException) -> str | None:
+    from kbatch.api.errors import StatusError, Unauthorized  # loaded by whatever raised a Status
+    from kbatch.apiserver.manifests import ManifestError
+
+    if isinstance(err, ManifestError):  # refused before anything is sent: kubectl's client-side error
+        return f"error: {err.message}"
     if isinstance(err, Unauthorized):  # as kubectl prints a 401
         return f"error: You must be logged in to the server ({err.message})"
     if isinstance(err, StatusError):
@@ -33,7 +35,7 @@ def describe_error(err: BaseException) -> str | None:
         if not err.reason:
             return f"Error from server: {err.message}"
         return f"Error from server ({err.reason}): {err.message}"
-    if isinstance(err, UserError | ManifestError | ValueError | TimeoutError | OSError):
+    if isinstance(err, UserError | ValueError | TimeoutError | OSError):
         text = str(err) or type(err).__name__
         return text if text.startswith("error:") else f"error: {text}"
     return None

@@ -15,8 +15,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ruamel.yaml import YAML
-
 __all__ = ["as_list", "format_table", "render_json", "render_name", "render_yaml"]
 
 
@@ -78,6 +76,8 @@ def _sorted(value: Any) -> Any:
 
 
 def render_yaml(obj: dict[str, Any]) -> str:
+    from ruamel.yaml import YAML  # only for -o yaml: kept off every other command's start-up
+
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
     yaml.width = 4096

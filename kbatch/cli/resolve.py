@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kbatch.api.base import ApiInfo
-from kbatch.api.errors import StatusError
 from kbatch.cli.errors import UserError
+
+if TYPE_CHECKING:
+    from kbatch.api.base import ApiInfo
 
 __all__ = ["DEFAULT_NAMESPACE", "kind_info", "namespace_for", "split_kind_name"]
 
@@ -15,6 +16,8 @@ DEFAULT_NAMESPACE = "default"
 
 def kind_info(registry: Any, name: str) -> ApiInfo:
     """``po``, ``pods``, ``Pod``, ``jobs.batch`` → the kind's ApiInfo (kubectl's message otherwise)."""
+    from kbatch.api.errors import StatusError
+
     try:
         return registry.for_name(name).info
     except StatusError:

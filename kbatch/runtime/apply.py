@@ -1,88 +1,69 @@
-"""``apply``: create or update objects from YAML, dicts or models, like ``kubectl apply``.
+"""``ControlPlane.apply``: client-side apply of YAML, dicts or models through the in-process client.
 
-Accepted inputs: YAML text (several documents separated by ``---``; a ``kind: List`` is expanded),
-a dict, a model, or a list of any of these. Each object is created; if it already exists its
-manifest is merged into the live object (a JSON merge patch of the manifest without ``status``).
-Namespaced objects without a namespace go to ``default``.
-
-Deliberate difference: kubectl's three-way merge (removing fields that were dropped from the
-manifest since the last apply) needs the ``last-applied-configuration`` annotation; kbatch merges the
-manifest into the live object instead, so removing a field takes an explicit ``null``.
+The manifests are read by the one loader (:func:`kbatch.apiserver.manifests.load_manifests`: several
+YAML documents, ``List`` kinds expanded, kubectl's checks) and each object goes through the one
+client-side apply (:func:`kbatch.apiserver.client_apply.client_side_apply`), exactly as
+``kbatch apply -f`` does: created with the ``last-applied-configuration`` annotation, or patched three
+ways, so that removing a field from a manifest removes it from the object. Namespaced objects without a
+namespace go to ``default`` (or the ``namespace`` given). This module only adapts the typed client to
+the three calls client-side apply makes, and answers models.
 """
 
 from __future__ import annotations
 
-import io
-from collections.abc import Iterable
 from typing import Any
 
-from ruamel.yaml import YAML
-
-from kbatch.api.errors import AlreadyExists, BadRequest
+from kbatch.api.errors import NotFound
 from kbatch.api.meta import Resource
+from kbatch.apiserver.client_apply import client_side_apply, place
+from kbatch.apiserver.decoding import decode_dict
+from kbatch.apiserver.manifests import Manifests, load_manifests
 
-__all__ = ["apply_objects", "load_manifests", "to_models"]
-
-Manifest = str | dict[str, Any] | Resource
-Manifests = Manifest | Iterable[Manifest]
-
-
-def load_manifests(source: Manifests) -> list[dict[str, Any] | Resource]:
-    """Flatten the input into dicts and models, in document order."""
-    if isinstance(source, str):
-        yaml = YAML(typ="safe", pure=True)
-        docs = [d for d in yaml.load_all(io.StringIO(source)) if d is not None]
-        return [item for doc in docs for item in _expand(doc)]
-    if isinstance(source, (dict, Resource)):
-        return list(_expand(source))
-    return [item for part in source for item in load_manifests(part)]
+__all__ = ["Manifests", "apply_objects"]
 
 
-def _expand(doc: Any) -> Iterable[dict[str, Any] | Resource]:
-    if isinstance(doc, Resource):
-        return [doc]
-    if not isinstance(doc, dict):
-        raise BadRequest(f"expected a Kubernetes object, got {type(doc).__name__}")
-    if doc.get("kind") == "List" or (str(doc.get("kind", "")).endswith("List") and "items" in doc):
-        return [item for entry in doc.get("items") or () for item in _expand(entry)]
-    return [doc]
+class _TypedVerbs:
+    """:class:`~kbatch.apiserver.client_apply.ApplyVerbs` over the typed client, answering models."""
 
+    def __init__(self, client: Any, model: type[Resource]) -> None:
+        self.client = client
+        self.model = model
 
-def to_models(source: Manifests, registry: Any) -> list[Resource]:
-    """Decode every manifest into its registered model (unknown kinds → ``BadRequest``)."""
-    out: list[Resource] = []
-    for doc in load_manifests(source):
-        if isinstance(doc, Resource):
-            out.append(doc)
-            continue
-        api_version, kind = doc.get("apiVersion"), doc.get("kind")
-        if not api_version or not kind:
-            raise BadRequest("every object needs apiVersion and kind")
-        spec = registry.for_gvk(api_version, kind)
-        out.append(spec.model.model_validate(doc))
-    return out
+    @staticmethod
+    def _where(obj: dict[str, Any]) -> tuple[str, str | None]:
+        meta = obj.get("metadata") or {}
+        return meta.get("name") or "", meta.get("namespace")
+
+    def get(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        name, namespace = self._where(obj)
+        if not name:
+            return None
+        try:
+            return self.client.get(self.model, name, namespace).to_dict()
+        except NotFound:
+            return None
+
+    def create(self, obj: dict[str, Any]) -> Resource:
+        decoded, _ = decode_dict(self.model, obj)
+        return self.client.create(decoded)
+
+    def patch(self, obj: dict[str, Any], current: dict[str, Any], patch: dict[str, Any]) -> Resource:
+        name, namespace = self._where(obj)
+        return self.client.patch(self.model, name, patch, namespace, patch_type="merge")
+
+    def unchanged(self, current: dict[str, Any]) -> Resource:
+        decoded, _ = decode_dict(self.model, current, "Ignore")
+        return decoded
 
 
 def apply_objects(client: Any, registry: Any, source: Manifests,
                   default_namespace: str = "default") -> list[Resource]:
-    """Create or update each object; returns what the API server answered, in input order."""
+    """Apply each object; returns what the API server answered (the live object when unchanged),
+    in input order."""
     applied = []
-    for obj in to_models(source, registry):
-        info = type(obj).api_info
-        if info.namespaced and not obj.metadata.namespace:
-            obj = obj.model_copy(update={"metadata": obj.metadata.model_copy(
-                update={"namespace": default_namespace})})
-        applied.append(_apply_one(client, obj))
+    for manifest in load_manifests(source, "manifest"):
+        spec = registry.for_gvk(manifest["apiVersion"], manifest["kind"])
+        obj = place(manifest, spec.info, None, default_namespace)
+        _, result = client_side_apply(_TypedVerbs(client, spec.model), obj)
+        applied.append(result)
     return applied
-
-
-def _apply_one(client: Any, obj: Resource) -> Resource:
-    try:
-        return client.create(obj)
-    except AlreadyExists:
-        if not obj.metadata.name:
-            raise
-    manifest = obj.to_dict()
-    manifest.pop("status", None)
-    manifest.get("metadata", {}).pop("resourceVersion", None)
-    return client.patch(type(obj), obj.metadata.name, manifest, obj.metadata.namespace, patch_type="merge")

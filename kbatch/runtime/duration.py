@@ -6,6 +6,8 @@ nothing in the runtime may move time backwards.
 
 from __future__ import annotations
 
+import math
+
 from kbatch.api.cron import go_duration_seconds
 
 __all__ = ["format_duration", "parse_duration"]
@@ -13,7 +15,7 @@ __all__ = ["format_duration", "parse_duration"]
 
 def parse_duration(value: float | int | str) -> float:
     """``"1m30s"`` → ``90.0``; ``5`` → ``5.0``; raises ``ValueError`` on anything else."""
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise ValueError(f"invalid duration {value!r}")
     if isinstance(value, (int, float)):
         seconds = float(value)
@@ -23,6 +25,8 @@ def parse_duration(value: float | int | str) -> float:
             seconds = float(text)
         except ValueError:
             seconds = _parse_go(text)
+    if not math.isfinite(seconds):  # "inf", "nan", 1e400: no duration at all
+        raise ValueError(f"invalid duration {value!r}")
     if seconds < 0:
         raise ValueError(f"invalid duration {value!r}: must not be negative")
     return seconds

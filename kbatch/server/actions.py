@@ -18,7 +18,8 @@ from kbatch.api.errors import BadRequest, NotFound
 from kbatch.sim import faults
 from kbatch.sim.nodes import NodeTemplate, create_nodes
 
-__all__ = ["ACTIONS", "parse_taint", "pod_log", "wait_predicate"]
+__all__ = ["ACTIONS", "ARGUMENTS", "MAX_NODES_PER_CALL", "check_arguments", "first_free_block", "parse_taint",
+           "pod_log", "wait_predicate"]
 
 Obj = dict[str, Any]
 Action = Callable[[Any, Obj], Obj]
@@ -40,15 +41,31 @@ def parse_taint(text: str) -> Obj:
     return taint
 
 
+MAX_NODES_PER_CALL = 100_000  # one call, one settle: a typo such as 2**40 must not hang the server
+
+
+def first_free_block(names: set[str], prefix: str, count: int) -> int:
+    """The lowest start such that ``prefix{start}`` … ``prefix{start + count - 1}`` are all free."""
+    suffixes = (name[len(prefix):] for name in names if name.startswith(prefix))
+    taken = sorted(int(s) for s in suffixes if s.isascii() and s.isdigit() and s == str(int(s)))
+    start = 0
+    for index in taken:
+        if index >= start + count:
+            break
+        if index >= start:
+            start = index + 1
+    return start
+
+
 def nodes_add(backend: Any, args: Obj) -> Obj:
     count = int(args.get("count", 1))
     if count < 1:
         raise BadRequest("--count must be at least 1")
+    if count > MAX_NODES_PER_CALL:
+        raise BadRequest(f"--count must be at most {MAX_NODES_PER_CALL} per call")
     prefix = f"{args.get('prefix') or 'node'}-"
     existing = {n["metadata"]["name"] for n in backend.list(_info(backend, "nodes"), None)["items"]}
-    start = 0
-    while any(f"{prefix}{i}" in existing for i in range(start, start + count)):
-        start += 1
+    start = first_free_block(existing, prefix, count)
     template = NodeTemplate(cpu=str(args.get("cpu") or "8"), memory=str(args.get("memory") or "32Gi"),
                             pods=int(args.get("pods") or 110), gpus=int(args.get("gpu") or 0),
                             labels=dict(args.get("labels") or {}),
@@ -136,9 +153,16 @@ def probe_clear(backend: Any, args: Obj) -> Obj:
 def compact(backend: Any, args: Obj) -> Obj:
     """Compact the store's history up to the current revision (or ``revision``), as etcd does every
     five minutes: watches and lists from an older resourceVersion then get 410 Expired."""
+    from kbatch.store.errors import CompactedError, FutureRevisionError
+
     store = backend.control_plane.store
     revision = int(args.get("revision") or store.revision)
-    store.compact(revision)
+    try:
+        store.compact(revision)
+    except CompactedError:  # already compacted that far (etcd's ErrCompacted): nothing more to drop
+        return {"compacted": store.compact_revision}
+    except FutureRevisionError as err:  # etcd's ErrFutureRev
+        raise BadRequest(str(err)) from None
     return {"compacted": revision}
 
 
@@ -181,8 +205,24 @@ def _env_value(pod: Obj, var: Obj) -> str:
     return str(simple.get(path) or "")
 
 
+_WAIT_FIELDS = {"kind": str, "name": str, "namespace": str, "condition": str, "status": str, "delete": bool}
+
+
+def _check_wait_for(spec: Obj) -> None:
+    """``waitFor`` names its object with strings (a 400 otherwise, never a crash: found by fuzzing)."""
+    for field in ("kind", "name"):
+        if not spec.get(field):
+            raise BadRequest(f"waitFor.{field} is required")
+    for field, kind in _WAIT_FIELDS.items():
+        value = spec.get(field)
+        if value is not None and not isinstance(value, kind):
+            raise BadRequest(f"waitFor.{field} must be a {'boolean' if kind is bool else 'string'}, "
+                             f"got {value!r}")
+
+
 def wait_predicate(backend: Any, spec: Obj) -> Callable[[], bool]:
     """``{"kind", "name", "namespace", "condition", "status"}`` or ``{…, "delete": true}``."""
+    _check_wait_for(spec)
     info = _info(backend, spec["kind"])
     namespace, name = spec.get("namespace") or "default", spec["name"]
     wanted, status = spec.get("condition"), str(spec.get("status") or "True")
@@ -200,7 +240,52 @@ def wait_predicate(backend: Any, spec: Obj) -> Callable[[], bool]:
     return holds
 
 
-ACTIONS: dict[str, Action] = {
+# The JSON types of every action argument (``null`` means absent). A value of another type is a 400
+# naming the argument, never an exception inside an action (found by fuzzing: ``{"name": 1}``,
+# ``{"taints": [1]}``, ``{"after": "x"}`` were 500s).
+_STRING, _INTEGER, _SECONDS = "a string", "an integer", "a number of seconds"
+ARGUMENTS: dict[str, str] = {
+    **dict.fromkeys(("name", "namespace", "container", "reason", "type", "status", "message", "probe",
+                     "prefix"), _STRING),
+    **dict.fromkeys(("count", "pods", "gpu", "exitCode", "revision"), _INTEGER),
+    **dict.fromkeys(("after", "for"), _SECONDS),
+    "cpu": "a quantity", "memory": "a quantity",
+    "labels": "an object of strings",
+    **dict.fromkeys(("taints", "add", "remove"), "a list of strings"),
+}
+
+
+def _valid(kind: str, value: Any) -> bool:
+    if kind == _STRING:
+        return isinstance(value, str)
+    if kind == _INTEGER:
+        return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**63
+    if kind == _SECONDS:
+        return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1e12
+    if kind == "a quantity":
+        return isinstance(value, str | int | float) and not isinstance(value, bool)
+    if kind == "an object of strings":
+        return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def check_arguments(action: str, args: Obj) -> None:
+    for name, value in args.items():
+        kind = ARGUMENTS.get(name)
+        if value is not None and kind is not None and not _valid(kind, value):
+            raise BadRequest(f"action {action}: {name} must be {kind}, got {value!r}")
+
+
+def _checked(name: str, handler: Action) -> Action:
+    def run(backend: Any, args: Obj) -> Obj:
+        check_arguments(name, args)
+        return handler(backend, args)
+
+    run.__doc__ = handler.__doc__
+    return run
+
+
+ACTIONS: dict[str, Action] = {name: _checked(name, handler) for name, handler in {
     "nodes-add": nodes_add,
     "node-down": node_down,
     "node-up": node_up,
@@ -214,4 +299,4 @@ ACTIONS: dict[str, Action] = {
     "probe-clear": probe_clear,
     "trace": trace,
     "compact": compact,
-}
+}.items()}

@@ -44,8 +44,10 @@ from kbatch.store.errors import UnavailableError
 __all__ = ["KUBE_VERSION", "KbatchApp"]
 
 log = logging.getLogger("kbatch.server")
-
 KUBE_VERSION = version_info()  # GET /version: the release kbatch models (kbatch/api/kube_version.py)
+PROTO_V2 = "application/com.github.proto-openapi.spec.v2"
+
+
 
 
 class KbatchApp:
@@ -138,6 +140,9 @@ class KbatchApp:
         if path == "/apis":
             return json_response(discovery.api_group_list(registry))
         if path == "/openapi/v2":
+            if PROTO_V2 in req.headers.get("accept", ""):
+                # the subtype kube-openapi answers with: "@" (as clients ask) does not parse as a MIME type
+                return Response(200, self.openapi.v2_protobuf(), content_type=f"{PROTO_V2}.v1.0+protobuf")
             return json_response(self.openapi.v2_document())
         if path == "/openapi/v3":
             return json_response(self.openapi.v3_root())

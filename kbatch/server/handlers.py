@@ -10,10 +10,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.constructor import SafeConstructor
-from ruamel.yaml.error import YAMLError
-
 from kbatch.api.errors import (
     BadRequest,
     FieldError,
@@ -23,7 +19,11 @@ from kbatch.api.errors import (
     UnsupportedMediaType,
 )
 from kbatch.apiserver.apply.tracking import field_manager
-from kbatch.server.backend import Backend, DeleteOptions, WriteOptions
+from kbatch.apiserver.decoding import cannot_handle, unrecognized
+from kbatch.apiserver.go_json import cannot_unmarshal, type_meta_error
+from kbatch.apiserver.manifests import YamlError, yaml_documents
+from kbatch.server.backend import Backend, WriteOptions
+from kbatch.server.deleteopts import delete_options
 from kbatch.server.http import Request, Response, json_response
 from kbatch.server.routing import ResourcePath
 from kbatch.server.table import build_table, table_accepted
@@ -49,13 +49,19 @@ def write_options(req: Request) -> WriteOptions:
     return WriteOptions(dry_run=bool(dry), field_validation=validation)
 
 
-def _check_identity(rp: ResourcePath, body: Any, name: str | None) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise BadRequest("the body of the request must be a JSON object")
-    meta = body.setdefault("metadata", {})
-    if not isinstance(meta, dict):
-        raise BadRequest("metadata must be an object")
+def _check_identity(rp: ResourcePath, req: Request, name: str | None) -> dict[str, Any]:
+    """The request body as an object of the path's kind, in the path's namespace and name (Go's
+    decode errors for a body of the wrong JSON types, :mod:`kbatch.apiserver.go_json`)."""
+    body = req.json()
     info = rp.spec.info
+    sniffed = type_meta_error(body)
+    if sniffed:
+        raise unrecognized(info.kind, sniffed, req.body)
+    meta = body.setdefault("metadata", {})
+    if meta is None:  # JSON null decodes to the zero ObjectMeta, as Go's decoder leaves it
+        meta = body["metadata"] = {}
+    if not isinstance(meta, dict):
+        raise cannot_handle(info, cannot_unmarshal(meta, info.kind, "metadata", "v1.ObjectMeta"))
     kind, api_version = body.get("kind", info.kind), body.get("apiVersion", info.api_version)
     if kind != info.kind or api_version != info.api_version:
         raise BadRequest(f"the API version in the data ({body.get('apiVersion')}) does not match the "
@@ -85,25 +91,6 @@ def _deleted(rp: ResourcePath, name: str, obj: dict[str, Any] | None) -> Respons
     info = rp.spec.info
     return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                           "details": {"name": name, "group": info.group, "kind": info.plural}})
-
-
-def _delete_options(req: Request) -> DeleteOptions:
-    body: dict[str, Any] = {}
-    if req.body.strip():
-        body = req.json()
-        if not isinstance(body, dict):
-            raise BadRequest("DeleteOptions must be a JSON object")
-    pre = body.get("preconditions") or {}
-    grace = body.get("gracePeriodSeconds", req.int_param("gracePeriodSeconds"))
-    policy = body.get("propagationPolicy") or req.param("propagationPolicy")
-    if body.get("orphanDependents") is True or req.param("orphanDependents") == "true":
-        policy = policy or "Orphan"
-    if policy not in (None, "Background", "Foreground", "Orphan"):
-        raise Invalid.of("DeleteOptions", "", [FieldError.not_supported(
-            "propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"])])
-    dry = body.get("dryRun") or req.query.get("dryRun") or []
-    return DeleteOptions(propagation_policy=policy, grace_period_seconds=grace, uid=pre.get("uid"),
-                         resource_version=pre.get("resourceVersion"), dry_run=bool(dry))
 
 
 def _render(backend: Backend, req: Request, rp: ResourcePath, obj: dict[str, Any], *, many: bool) -> Response:
@@ -171,9 +158,10 @@ def _apply(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
     if force not in (None, "true", "false"):
         raise BadRequest(f"force must be true or false, got {force!r}")
     try:
-        body = _yaml().load(req.body.decode("utf-8") or "null")
-    except (YAMLError, UnicodeDecodeError) as err:
+        docs = yaml_documents(req.body.decode("utf-8") or "null")
+    except (YamlError, UnicodeDecodeError) as err:
         raise BadRequest(f"error decoding YAML: {err}") from None
+    body = docs[0] if docs else None
     opts = write_options(req)
     existed = _exists(backend, rp, name)
     out = backend.apply(rp.spec.info, rp.namespace, name, body, opts, field_manager=req.param("fieldManager"),
@@ -181,20 +169,6 @@ def _apply(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
     if not opts.dry_run:
         backend.settle()
     return json_response(out, 200 if existed else 201, headers=_warn_headers(opts))
-
-
-class _JsonScalars(SafeConstructor):
-    """YAML as the JSON it stands for: a timestamp stays the string it is written as (the wire format
-    has no timestamp type; sigs.k8s.io/yaml converts to JSON the same way)."""
-
-
-_JsonScalars.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)
-
-
-def _yaml() -> YAML:
-    yaml = YAML(typ="safe", pure=True)
-    yaml.Constructor = _JsonScalars
-    return yaml
 
 
 def _exists(backend: Backend, rp: ResourcePath, name: str) -> bool:
@@ -224,7 +198,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
             return _list(backend, req, rp)
         if method == "POST":
             opts = write_options(req)
-            body = _check_identity(rp, req.json(), None)
+            body = _check_identity(rp, req, None)
             with _manager(req):
                 out = backend.create(info, rp.namespace, body, opts)
             if not opts.dry_run:
@@ -237,7 +211,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
         return _render(backend, req, rp, backend.get(info, rp.namespace, name), many=False)
     if method == "PUT":
         opts = write_options(req)
-        body = _check_identity(rp, req.json(), name)
+        body = _check_identity(rp, req, name)
         with _manager(req):
             out = backend.update(info, rp.namespace, name, body, opts, subresource=rp.subresource)
         if not opts.dry_run:
@@ -246,7 +220,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
     if method == "PATCH":
         return _patch(backend, req, rp, name)
     if method == "DELETE" and rp.subresource is None:
-        opts = _delete_options(req)
+        opts = delete_options(req)
         # pods answer with the deleted object (ReturnDeletedObject in pkg/registry/core/pod/storage)
         last = backend.get(info, rp.namespace, name) if info.kind in RETURN_DELETED else None
         out = backend.delete(info, rp.namespace, name, opts) or last
@@ -272,7 +246,7 @@ def _evict(backend: Backend, req: Request, rp: ResourcePath) -> Response:
 
 
 def _delete_collection(backend: Backend, req: Request, rp: ResourcePath) -> Response:
-    opts = _delete_options(req)
+    opts = delete_options(req)
     listed = backend.list(rp.spec.info, rp.namespace, label_selector=req.param("labelSelector"),
                           field_selector=req.param("fieldSelector"))
     for item in listed.get("items") or []:

@@ -52,6 +52,8 @@ class Request:
             return json.loads(self.body)
         except (ValueError, UnicodeDecodeError) as err:
             raise BadRequest(f"the body of the request was in an unknown format: {err}") from None
+        except RecursionError:  # Go's decoder stops at 10,000 levels ("exceeded max depth"); Python's sooner
+            raise BadRequest("the body of the request was in an unknown format: exceeded max depth") from None
 
     @property
     def content_type(self) -> str:

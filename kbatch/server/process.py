@@ -23,11 +23,12 @@ __all__ = ["ServeProcess"]
 
 class ServeProcess:
     def __init__(self, state: str | os.PathLike[str], *extra: str, controllers: str | None = None,
-                 start_timeout: float = 20.0) -> None:
+                 start_timeout: float = 20.0, globals_after: bool = False) -> None:
         self.state = Path(state)
         self.extra = extra
         self.controllers = controllers
         self.start_timeout = start_timeout
+        self.globals_after = globals_after  # `serve --state D` rather than `--state D serve`
         self.url = ""
         self.output: list[str] = []
         self.process: subprocess.Popen[str] | None = None
@@ -41,10 +42,12 @@ class ServeProcess:
         return {**os.environ, "KUBECONFIG": str(self.kubeconfig)}
 
     def start(self) -> ServeProcess:
-        cmd = [sys.executable, "-m", "kbatch.cli", "--state", str(self.state)]
+        flags = ["--state", str(self.state)]
         if self.controllers:
-            cmd += ["--controllers", self.controllers]
-        cmd += ["serve", "--port", "0", *self.extra]
+            flags += ["--controllers", self.controllers]
+        serve = ["serve", "--port", "0", *self.extra]
+        args = [*serve, *flags] if self.globals_after else [*flags, *serve]
+        cmd = [sys.executable, "-m", "kbatch.cli", *args]
         self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
         threading.Thread(target=self._read, daemon=True).start()

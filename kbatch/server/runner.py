@@ -1,9 +1,11 @@
-"""Running ``kbatch serve``: bind, announce, serve with uvicorn, and save state on the way out.
+"""Running ``kbatch serve``: bind, announce, load, serve with uvicorn, and save state on the way out.
 
-The socket is bound before uvicorn starts, so the "listening" line (and the kubeconfig) are
-printed only once connections can be accepted, and ``--port 0`` picks a free port. SIGINT and
-SIGTERM stop accepting, end open watch streams, and return, after which the caller saves the
-state. Binding anywhere but the loopback interface requires a bearer token.
+The socket is bound first, so the "listening" line (and the kubeconfig) are printed once connections
+can be accepted, and ``--port 0`` picks a free port. The control plane is loaded in a worker thread
+while the server already answers (:mod:`kbatch.server.starting`): ``/version`` and the health checks
+at once, everything else once loaded. SIGINT and SIGTERM stop accepting, end open watch streams, and
+return, after which the caller saves the state. Binding anywhere but the loopback interface requires
+a bearer token. Nothing heavy is imported before the socket is bound.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kbatch.server.app import KbatchApp
+from kbatch.server.starting import StartingApp
 
 __all__ = ["ServeOptions", "is_loopback", "serve_forever"]
 
@@ -51,10 +53,15 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve_forever(app: KbatchApp, opts: ServeOptions, *, on_listening: Callable[[str], None],
-                  background: Callable[[], Any] | None = None) -> None:
-    """Serve until SIGINT/SIGTERM. ``background`` (e.g. the real-clock control-plane loop) runs as a
-    task beside the server and is cancelled at shutdown."""
+Loaded = tuple[Any, Callable[[], Any] | None]  # (the ASGI app, a background coroutine function or None)
+
+
+def serve_forever(load: Callable[[], Loaded], opts: ServeOptions, *,
+                  on_listening: Callable[[str], None]) -> None:
+    """Serve until SIGINT/SIGTERM. ``load()`` runs in a worker thread once the socket listens and
+    returns the app (a :class:`~kbatch.server.app.KbatchApp`) and, optionally, a background
+    coroutine function (the real-clock control-plane loop), run beside the server and cancelled at
+    shutdown. An exception from ``load`` stops the server and is raised here."""
     import uvicorn
 
     if not is_loopback(opts.host) and not opts.token:
@@ -63,20 +70,38 @@ def serve_forever(app: KbatchApp, opts: ServeOptions, *, on_listening: Callable[
     sock = _bind(opts.host, opts.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+    starting = StartingApp(token=opts.token)
+    config = uvicorn.Config(starting, log_level="warning", access_log=False, lifespan="off",
                             timeout_graceful_shutdown=2, ws="none", http="auto")
-    server = _Server(config, app)
+    server = _Server(config, starting)
+    failure: list[BaseException] = []
+
+    loaded = asyncio.Event()
+
+    async def loader() -> None:
+        try:
+            app, background = await asyncio.to_thread(load)
+        except Exception as err:  # reported by the caller, once the server has stopped
+            failure.append(err)
+            starting.fail()
+            server.should_exit = True
+            return
+        finally:
+            loaded.set()
+        starting.ready(app)
+        if background is not None and not server.should_exit:
+            await background()
 
     async def main() -> None:
-        task = asyncio.ensure_future(background()) if background is not None else None
         on_listening(f"http://{shown}:{port}")
+        task = asyncio.ensure_future(loader())
         try:
             await server.serve(sockets=[sock])
         finally:
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+            await loaded.wait()  # a load still running is waited for: its thread cannot be stopped
+            task.cancel()  # the background loop, if any
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
     # Ours until uvicorn installs its own, and again after it restores them: a signal that arrives
     # before uvicorn listens still stops it, and the one uvicorn re-raises on its way out is harmless
@@ -87,12 +112,14 @@ def serve_forever(app: KbatchApp, opts: ServeOptions, *, on_listening: Callable[
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if failure:
+        raise failure[0]
 
 
 class _Server:
     """uvicorn's Server, ending watch streams as soon as a shutdown signal arrives."""
 
-    def __new__(cls, config: Any, app: KbatchApp) -> Any:
+    def __new__(cls, config: Any, app: StartingApp) -> Any:
         import uvicorn
 
         class Server(uvicorn.Server):

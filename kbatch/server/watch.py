@@ -4,7 +4,9 @@ As kube-apiserver (k8s.io/apiserver ``pkg/endpoints/handlers/watch.go``; api-con
 detection of changes"): events ``{"type", "object"}``; with ``allowWatchBookmarks`` an idle stream
 gets ``BOOKMARK`` events carrying only ``metadata.resourceVersion``; a too-old ``resourceVersion``
 yields one ``ERROR`` event whose object is a 410 ``Expired`` Status, then the stream ends;
-``timeoutSeconds`` ends the stream cleanly. Streaming lists (``sendInitialEvents``, KEP-3157) are
+``timeoutSeconds`` ends the stream cleanly. Every ending (timeout, 410, server shutdown, an internal
+error, reported as an ``ERROR`` event) sends the last chunk of the chunked body; a client that went
+away gets nothing more (:class:`_Response`). Streaming lists (``sendInitialEvents``, KEP-3157) are
 rejected with 422 so clients fall back to list+watch.
 
 Each stream is its own coroutine woken by the backend's notify hook: a slow client only blocks its
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +31,8 @@ from kbatch.server.table import build_table, table_accepted
 
 __all__ = ["BOOKMARK_INTERVAL", "DEFAULT_TIMEOUT", "EncodedEvents", "Shutdown", "serve_watch",
            "validate_watch"]
+
+log = logging.getLogger("kbatch.server")
 
 BOOKMARK_INTERVAL = 10.0  # seconds of idleness before a bookmark (upstream: about a minute)
 DEFAULT_TIMEOUT = 1800.0  # upstream's --min-request-timeout
@@ -112,25 +117,70 @@ def _transform(backend: Backend, req: Request, rp: ResourcePath) -> Transform:
 
 async def serve_watch(backend: Backend, req: Request, rp: ResourcePath, send: Any, receive: Any,
                       shutdown: Shutdown | None = None, encoded: EncodedEvents | None = None) -> None:
+    """Answer a watch request. Errors before the stream starts propagate (a plain ``Status``
+    response); once the 200 is sent, every ending goes through :class:`_Response` (see there)."""
     validate_watch(req)
     opts = WatchOptions(label_selector=req.param("labelSelector"), field_selector=req.param("fieldSelector"),
                         resource_version=req.param("resourceVersion") or None,
                         allow_bookmarks=req.flag("allowWatchBookmarks"))
     transform = _transform(backend, req, rp)
     table = table_accepted(req.headers.get("accept", ""))
-    headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-cache, private")]
+    timeout = float(req.int_param("timeoutSeconds") or DEFAULT_TIMEOUT)
     try:
         stream = backend.watch(rp.spec.info, rp.namespace, opts)
     except Expired as err:
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        body = encode_event({"type": "ERROR", "object": err.status.to_dict()})
-        await send({"type": "http.response.body", "body": body, "more_body": False})
+        stream = None
+        expired: StatusError | None = err
+    else:
+        expired = None
+    response = _Response(send)
+    await response.start()
+    if expired is not None:
+        await response.end(encode_event({"type": "ERROR", "object": expired.status.to_dict()}))
         return
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    timeout = float(req.int_param("timeoutSeconds") or DEFAULT_TIMEOUT)
-    await _pump(stream, transform, send, receive, timeout, rp, bookmarks=opts.allow_bookmarks,
-                shutdown=shutdown or Shutdown(), table=table, encoded=encoded or EncodedEvents(),
-                start_rv="" if opts.resource_version in (None, "0") else str(opts.resource_version))
+    try:
+        await _pump(stream, transform, response, receive, timeout, rp, bookmarks=opts.allow_bookmarks,
+                    shutdown=shutdown or Shutdown(), table=table, encoded=encoded or EncodedEvents(),
+                    start_rv="" if opts.resource_version in (None, "0") else str(opts.resource_version))
+    except Exception as err:  # a bug while streaming: tell the client in the stream, keep serving
+        log.exception("internal error in the watch of %s", req.path)
+        await response.end(encode_event({"type": "ERROR", "object": _internal(err)}))
+        return
+    await response.end()
+
+
+class _Response:
+    """The chunked 200 of one watch, ended exactly once, always with the terminating chunk while the
+    client is there (``http.response.body`` with ``more_body: False``; the server writes ``0\\r\\n\\r\\n``):
+    at ``timeoutSeconds``, after a 410 ``ERROR`` event, at server shutdown, and after an internal
+    error (reported as an ``ERROR`` event, as kube-apiserver's watch server reports its errors). A
+    client that disconnected gets nothing more."""
+
+    def __init__(self, send: Any) -> None:
+        self._send = send
+        self.gone = False
+        self.ended = False
+
+    async def start(self) -> None:
+        headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-cache, private")]
+        await self._send({"type": "http.response.start", "status": 200, "headers": headers})
+
+    async def events(self, body: bytes) -> None:
+        await self._send({"type": "http.response.body", "body": body, "more_body": True})
+
+    async def end(self, body: bytes = b"") -> None:
+        if self.ended or self.gone:
+            return
+        self.ended = True
+        with contextlib.suppress(OSError):
+            await self._send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def _internal(err: Exception) -> dict[str, Any]:
+    from kbatch.api.errors import InternalError
+
+    return InternalError(f"an error on the server ({type(err).__name__}) has prevented the watch from "
+                         "continuing").status.to_dict()
 
 
 def _bookmark(rp: ResourcePath, rv: str) -> bytes:
@@ -139,26 +189,28 @@ def _bookmark(rp: ResourcePath, rv: str) -> bytes:
                                                          "metadata": {"resourceVersion": rv}}})
 
 
-async def _pump(stream: Any, transform: Transform, send: Any, receive: Any,
+async def _pump(stream: Any, transform: Transform, response: _Response, receive: Any,
                 timeout: float, rp: ResourcePath, *, bookmarks: bool, shutdown: Shutdown,
                 table: bool, encoded: EncodedEvents, start_rv: str) -> None:
+    """Send events until the stream ends: ``timeoutSeconds`` passed, an ``ERROR`` event was sent, the
+    server is shutting down, or the client went away (``response.gone``). The caller ends the
+    response."""
     loop = asyncio.get_running_loop()
     wake = asyncio.Event()
-    gone = asyncio.Event()
     stream.set_notify(wake.set)
     shutdown.add(wake.set)
 
     async def disconnect() -> None:
         while (await receive())["type"] != "http.disconnect":
             pass
-        gone.set()
+        response.gone = True
         wake.set()
 
     watcher = asyncio.create_task(disconnect())
     deadline = loop.time() + timeout
     last_rv = start_rv  # what a bookmark carries until the first event
     try:
-        while not gone.is_set() and not shutdown.closing:
+        while not response.gone and not shutdown.closing:
             wake.clear()
             try:
                 events = stream.poll()
@@ -166,30 +218,24 @@ async def _pump(stream: Any, transform: Transform, send: Any, receive: Any,
                 events = [{"type": "ERROR", "object": err.status.to_dict()}]
             if events:
                 last_rv = _rv(events[-1].get("object"), last_rv)
-                body = b"".join(encoded.line(e, transform, table) for e in events)
-                await send({"type": "http.response.body", "body": body, "more_body": True})
+                await response.events(b"".join(encoded.line(e, transform, table) for e in events))
                 if any(e.get("type") == "ERROR" for e in events):
                     break
                 continue
             remaining = deadline - loop.time()
             if remaining <= 0:
                 if bookmarks and last_rv:  # a last bookmark lets the client resume where it was
-                    await send({"type": "http.response.body", "body": _bookmark(rp, last_rv),
-                                "more_body": True})
+                    await response.events(_bookmark(rp, last_rv))
                 break
             try:
                 await asyncio.wait_for(wake.wait(), min(remaining, BOOKMARK_INTERVAL))
             except TimeoutError:
                 if bookmarks and last_rv and deadline - loop.time() > 0:
-                    await send({"type": "http.response.body", "body": _bookmark(rp, last_rv),
-                                "more_body": True})
+                    await response.events(_bookmark(rp, last_rv))
     except OSError:
-        pass  # the client went away mid-write
+        response.gone = True  # the client went away mid-write
     finally:
         shutdown.discard(wake.set)
         stream.set_notify(None)
         stream.close()
         watcher.cancel()
-    if not gone.is_set():
-        with contextlib.suppress(OSError):
-            await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -35,7 +35,9 @@ def test_type_errors_name_the_field(server: APIServer) -> None:
     bad = {"apiVersion": "v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": "big"}}
     with pytest.raises(BadRequest) as err:
         server.unstructured.create(bad)
-    assert err.value.message.startswith('Widget in version "v1" cannot be handled as a Widget: spec.size:')
+    # kube-apiserver's transformDecodeError around Go's UnmarshalTypeError
+    assert err.value.message == ('Widget in version "v1" cannot be handled as a Widget: json: cannot '
+                                 'unmarshal string into Go struct field WidgetSpec.spec.size of type int32')
     assert err.value.details.causes[0].field == "spec.size"  # type: ignore[union-attr,index]
 
 

@@ -44,10 +44,16 @@ def _break_phase(pod: Pod) -> None:
     pod.status.phase = ["Running"]  # type: ignore[assignment]
 
 
+# Go's UnmarshalTypeError names the struct and the JSON path without indexes or map keys
+GO_FIELD = {"spec.containers[0].image": "Container.spec.containers.image of type string",
+            "metadata.labels.app": "ObjectMeta.metadata.labels of type string",
+            "status.phase": "PodStatus.status.phase of type v1.PodPhase"}
+
+
 def _assert_bad_request(err: BadRequest, path: str) -> None:
     assert err.code == 400
     assert err.details is not None and [c.field for c in err.details.causes] == [path]
-    assert path in err.message
+    assert f"into Go struct field {GO_FIELD[path]}" in err.message
 
 
 @pytest.mark.parametrize(("breaker", "path"), [(_break_image, "spec.containers[0].image"),

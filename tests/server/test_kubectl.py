@@ -119,3 +119,18 @@ def test_get_watch_streams_changes(served: Any) -> None:
     finally:
         proc.kill()
         proc.wait(timeout=TIMEOUT)
+
+
+def test_apply_a_list(served: Any, tmp_path: Path) -> None:
+    """kubectl validates a ``kind: List`` client-side against the OpenAPI v2 document in protobuf form
+    (the server cannot validate a List with fieldValidation); kbatch serves one."""
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "from-a-list"},
+           "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                          "containers": [{"name": "c", "image": "busybox"}]}}}}
+    path = tmp_path / "list.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [job]}))
+    assert kubectl(served, "apply", "-f", str(path)).stdout.strip() == "job.batch/from-a-list created"
+    assert kubectl(served, "apply", "-f", str(path)).stdout.strip() == "job.batch/from-a-list unchanged"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [job, 5]}))
+    refused = kubectl(served, "apply", "-f", str(path), check=False)
+    assert refused.returncode == 1 and "invalid object to validate" in refused.stderr

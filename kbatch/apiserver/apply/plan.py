@@ -33,11 +33,11 @@ from kbatch.apiserver.apply.fieldpath import Path
 from kbatch.apiserver.apply.fieldset import members
 from kbatch.apiserver.apply.managed import APPLY, UPDATE, Entry, ManagerKey, decode_entries, encode_entries
 from kbatch.apiserver.apply.merge import merge_object, remove_paths
+from kbatch.apiserver.client_apply import LAST_APPLIED
 
 __all__ = ["BEFORE_FIRST_APPLY", "ApplyRequest", "plan_apply", "written_part"]
 
 BEFORE_FIRST_APPLY = "before-first-apply"
-LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _UPGRADING_MANAGER = "kubectl"  # the only manager whose apply may take over client-side applied fields
 _MISSING = object()
 

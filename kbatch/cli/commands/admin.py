@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import global_options
 from kbatch.cli.render import align, render_yaml
-from kbatch.cli.session import StateDir, session
-from kbatch.runtime.trace import chain
 
 __all__ = ["register"]
 
@@ -26,6 +26,7 @@ KUBECONFIG = "kubeconfig"
 def snapshot_save(ctx: typer.Context, file: Path = typer.Argument(...,
                                                                   help="Output file.")) -> None:
     """Write the state (objects, clock) to FILE, atomically."""
+    from kbatch.cli.session import session
     from kbatch.server.facade import save_control_plane
 
     opts = global_options(ctx)
@@ -42,6 +43,7 @@ def snapshot_save(ctx: typer.Context, file: Path = typer.Argument(...,
 def snapshot_restore(ctx: typer.Context, file: Path = typer.Argument(...,
                                                                      help="Snapshot file.")) -> None:
     """Replace the state with the snapshot in FILE."""
+    from kbatch.cli.session import StateDir
     from kbatch.server.facade import restore_control_plane, save_control_plane
 
     opts = global_options(ctx)
@@ -58,6 +60,8 @@ def snapshot_restore(ctx: typer.Context, file: Path = typer.Argument(...,
 @command
 def reset(ctx: typer.Context) -> None:
     """Forget everything: an empty control plane (no nodes) at the start of virtual time."""
+    from kbatch.cli.session import StateDir
+
     opts = global_options(ctx)
     if opts.server:
         raise UserError("reset works on a local state directory; restart kbatch serve with an empty --state")
@@ -70,6 +74,8 @@ def reset(ctx: typer.Context) -> None:
 def trace(ctx: typer.Context, digest: bool = typer.Option(False, "--digest",
                                                           help="Print only the digest.")) -> None:
     """Print the canonical trace of the commands so far (one JSON line per change), or its digest."""
+    from kbatch.cli.session import StateDir, session
+
     opts = global_options(ctx)
     if opts.server:
         with session(opts, save=False) as backend:
@@ -78,6 +84,8 @@ def trace(ctx: typer.Context, digest: bool = typer.Option(False, "--digest",
         path = StateDir(opts.state).trace
         lines = path.read_text().splitlines() if path.exists() else []
     if digest:
+        from kbatch.runtime.trace import chain
+
         typer.echo(chain(lines).hex())
         return
     for line in lines:
@@ -97,26 +105,18 @@ def version(ctx: typer.Context) -> None:
     except PackageNotFoundError:
         typer.echo("kbatch (not installed)")
     typer.echo(f"Kubernetes {KUBERNETES_VERSION} (the release whose batch semantics kbatch models)")
-    gates = feature_gates_in_force(global_options(ctx).controllers)
-    if gates is not None:
-        typer.echo("feature gates: " + (",".join(f"{k}={str(v).lower()}" for k, v in sorted(gates.items()))
-                                        or "(none)"))
+    gates = feature_gates_in_force()
+    typer.echo("feature gates: " + (",".join(f"{k}={str(v).lower()}" for k, v in sorted(gates.items()))
+                                    or "(none)"))
 
 
-def feature_gates_in_force(controllers: str | None) -> dict[str, bool] | None:
-    """The feature gates a control plane built with these options runs with: its ``feature_gates``
-    (name → enabled) when the control plane exposes them, else None (nothing is printed).
+def feature_gates_in_force() -> dict[str, bool]:
+    """Every feature gate the built-in families declare, with its value (their defaults: a state
+    directory's own gates are not consulted here)."""
+    from kbatch.families import builtin
 
-    The hook for the feature-gate work: once ``ControlPlane.feature_gates`` exists, ``kbatch
-    version`` prints it with no change here."""
-    from kbatch.runtime.controlplane import ControlPlane
-
-    cp = ControlPlane(controllers=controllers or "*")
-    try:
-        gates = getattr(cp, "feature_gates", None)
-        return None if gates is None else {str(k): bool(v) for k, v in dict(gates).items()}
-    finally:
-        cp.close()
+    gates = builtin().feature_gates()
+    return {spec.name: gates.enabled(spec.name) for spec in gates.specs}
 
 
 @command
@@ -161,12 +161,10 @@ def serve(ctx: typer.Context,
           retry_period: float = typer.Option(2.0, "--leader-elect-retry-period",
                                              help="With etcd: seconds between acquire/renew tries.")) -> None:
     """Serve the Kubernetes REST API on localhost so kubectl and client libraries work unchanged."""
-    from kbatch.server.app import KbatchApp
-    from kbatch.server.facade import ControlPlaneBackend, save_control_plane
-    from kbatch.server.kubeconfig import kubeconfig, write_kubeconfig
     from kbatch.server.runner import ServeOptions, is_loopback, serve_forever
 
     opts = global_options(ctx)
+    token = token or opts.token  # `kbatch --token T serve` as `kbatch serve --token T`
     if clock not in (None, "virtual", "real"):
         raise UserError(f'--clock must be "virtual" or "real", got "{clock}"')
     if etcd_servers and clock == "virtual":
@@ -176,43 +174,48 @@ def serve(ctx: typer.Context,
     clock = "real" if etcd_servers else clock or "virtual"
     if not is_loopback(address) and not token:
         raise UserError(f"binding to {address} exposes the API beyond this machine: give --token")
-    state = StateDir(opts.state)
     if etcd_servers:
         timing = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
                   "retry_period": retry_period}
-        _serve_on_etcd(state, opts.controllers, etcd_servers, timing, address, port, token, kubeconfig_path)
+        _serve_on_etcd(opts.state, opts.controllers, etcd_servers, timing,
+                       ServeOptions(address, port, token), kubeconfig_path)
         return
-    with state.locked():
+    held = contextlib.ExitStack()  # the state directory's lock, from load() until the server stops
+    loaded: list[Any] = []
+    url: list[str] = []
+
+    def load() -> tuple[Any, Any]:
+        """In a worker thread, while the socket already answers (kbatch/server/starting.py): take the
+        state directory, announce, load the control plane."""
+        from kbatch.cli.session import StateDir
+        from kbatch.server.app import KbatchApp
+        from kbatch.server.facade import ControlPlaneBackend
+
+        state = held.enter_context(StateDir(opts.state).locked())
+        held.callback(state.server_file.unlink, missing_ok=True)
+        _announce(state, url[0], token, clock, kubeconfig_path)
         cp = _load_for_serve(state, opts.controllers, clock)
         backend = ControlPlaneBackend(cp)
         backend.settle()
-        app = KbatchApp(backend, token=token)
+        loaded.append((state, cp))
+        return KbatchApp(backend, token=token), (cp.run if clock == "real" else None)
 
-        def announce(url: str) -> None:
-            state.server_file.write_text(url + "\n")
-            config = kubeconfig(url, token=token)
-            written = write_kubeconfig(state.path / KUBECONFIG, config)
-            if kubeconfig_path is not None:
-                write_kubeconfig(kubeconfig_path, config)
-                written = kubeconfig_path
-            typer.echo(f"kbatch serve listening on {url} (clock {clock}, state {state.path})")
-            typer.echo(f"kubeconfig: {written}   e.g.  KUBECONFIG={written} kubectl get pods")
-            sys.stdout.flush()
-
-        background = cp.run if clock == "real" else None
+    with held:
         try:
-            serve_forever(app, ServeOptions(address, port, token), on_listening=announce,
-                          background=background)
+            serve_forever(load, ServeOptions(address, port, token), on_listening=url.append)
         except OSError as err:
             raise UserError(f"cannot listen on {address}:{port}: {err.strerror or err}") from None
         finally:
-            state.server_file.unlink(missing_ok=True)
-            save_control_plane(cp, state.snapshot)
-            typer.echo(f"state saved to {state.path}")
+            if loaded:  # a state that could not be loaded (or taken) is left as it is
+                from kbatch.server.facade import save_control_plane
+
+                state, cp = loaded[0]
+                save_control_plane(cp, state.snapshot)
+                typer.echo(f"state saved to {state.path}")
 
 
-def _serve_on_etcd(state: StateDir, controllers: str | None, servers: str, timing: dict[str, float],
-                   address: str, port: int, token: str | None, kubeconfig_path: Path | None) -> None:
+def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timing: dict[str, float],
+                   serve: Any, kubeconfig_path: Path | None) -> None:
     """``kbatch serve --etcd-servers``: the state is etcd's (nothing is loaded from or saved to the
     state directory, which keeps only the kubeconfig); controllers run while this process holds the
     ``kube-system/kube-controller-manager`` Lease."""
@@ -221,11 +224,11 @@ def _serve_on_etcd(state: StateDir, controllers: str | None, servers: str, timin
     import socket
     import uuid
 
+    from kbatch.cli.session import StateDir
     from kbatch.runtime.leaderelection import LeaderElectionConfig, control_plane_elector, run_while_leading
     from kbatch.server.app import KbatchApp
     from kbatch.server.facade import SelfDrivenBackend, new_control_plane
-    from kbatch.server.kubeconfig import kubeconfig, write_kubeconfig
-    from kbatch.server.runner import ServeOptions, serve_forever
+    from kbatch.server.runner import serve_forever
     from kbatch.store import StoreError
 
     try:
@@ -239,42 +242,54 @@ def _serve_on_etcd(state: StateDir, controllers: str | None, servers: str, timin
     except (ImportError, ValueError, StoreError) as err:
         raise UserError(f"--etcd-servers {servers}: {err}") from None
     identity = f"{socket.gethostname()}_{uuid.uuid4()}"  # client-go's id + "_" + uuid
-    with state.locked():
+    state = StateDir(state_path)
+    url: list[str] = []
+    made: list[Any] = []
+
+    def load() -> tuple[Any, Any]:
         # uids and generated names come from the seeded rng: each process needs its own sequence
         cp = new_control_plane(controllers=controllers, clock="real", store=store,
                                seed=int.from_bytes(os.urandom(8), "big"))
-        app = KbatchApp(SelfDrivenBackend(cp), token=token)
+        made.append(cp)
         elector = control_plane_elector(cp, identity, **timing)
-
-        def announce(url: str) -> None:
-            state.server_file.write_text(url + "\n")
-            config = kubeconfig(url, token=token)
-            written = write_kubeconfig(state.path / KUBECONFIG, config)
-            if kubeconfig_path is not None:
-                write_kubeconfig(kubeconfig_path, config)
-                written = kubeconfig_path
-            typer.echo(f"kbatch serve listening on {url} (clock real, state in etcd {servers}, "
-                       f"identity {identity})")
-            typer.echo(f"kubeconfig: {written}   e.g.  KUBECONFIG={written} kubectl get pods")
-            sys.stdout.flush()
+        _announce(state, url[0], serve.token, f"real, state in etcd {servers}, identity {identity}",
+                  kubeconfig_path)
 
         async def background() -> None:
             store.bind_event_loop(asyncio.get_running_loop())
             await run_while_leading(cp.run, elector)
 
+        return KbatchApp(SelfDrivenBackend(cp), token=serve.token), background
+
+    with state.locked():
         try:
-            serve_forever(app, ServeOptions(address, port, token), on_listening=announce,
-                          background=background)
+            serve_forever(load, serve, on_listening=url.append)
         except OSError as err:
-            raise UserError(f"cannot listen on {address}:{port}: {err.strerror or err}") from None
+            raise UserError(f"cannot listen on {serve.host}:{serve.port}: {err.strerror or err}") from None
         finally:
             state.server_file.unlink(missing_ok=True)
-            cp.close()
+            for cp in made:
+                cp.close()
             store.close()
             typer.echo("stopped (the state stays in etcd)")
 
 
-def _load_for_serve(state: StateDir, controllers: str | None, clock: str) -> object:
+def _announce(state: Any, url: str, token: str | None, clock: str, extra: Path | None) -> None:
+    """The URL in ``DIR/server``, the kubeconfig, and the "listening" line."""
+    from kbatch.server.kubeconfig import kubeconfig, write_kubeconfig
+
+    state.server_file.write_text(url + "\n")
+    config = kubeconfig(url, token=token)
+    written = write_kubeconfig(state.path / KUBECONFIG, config)
+    if extra is not None:
+        write_kubeconfig(extra, config)
+        written = extra
+    typer.echo(f"kbatch serve listening on {url} (clock {clock}, state {state.path})")
+    typer.echo(f"kubeconfig: {written}   e.g.  KUBECONFIG={written} kubectl get pods")
+    sys.stdout.flush()
+
+
+def _load_for_serve(state: Any, controllers: str | None, clock: str) -> object:
     from kbatch.server.facade import new_control_plane, restore_control_plane
 
     if state.snapshot.exists():

@@ -9,8 +9,7 @@ import typer
 
 from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
-from kbatch.cli.options import global_options
-from kbatch.cli.session import session
+from kbatch.cli.options import NAMESPACE, global_options
 
 __all__ = ["register"]
 
@@ -23,10 +22,11 @@ condition_app = typer.Typer(help="Set a condition on a pod.", no_args_is_help=Tr
 probe_app = typer.Typer(help="Make a pod's probes fail, or clear the probe faults.", no_args_is_help=True)
 PROBES = ("liveness", "readiness", "startup")
 
-NAMESPACE = typer.Option(None, "-n", "--namespace", help="Namespace (default: default).")
 
 
 def _act(ctx: typer.Context, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    from kbatch.cli.session import session
+
     with session(global_options(ctx)) as backend:
         return backend.action(name, args)
 

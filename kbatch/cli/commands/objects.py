@@ -1,26 +1,26 @@
-"""Object commands with kubectl's habits: apply, create, delete, patch."""
+"""Object commands with kubectl's habits: apply, create, delete, patch.
+
+The API layer and the state machinery are imported by the commands that run, not with this module,
+so that parsing a command line (and ``kbatch serve``'s start) does not pay for them."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kbatch.api.errors import NotFound, StatusError
-from kbatch.cli.applying import LAST_APPLIED, three_way_patch, with_last_applied
-from kbatch.cli.errors import UserError, command
-from kbatch.cli.manifests import load_manifests
-from kbatch.cli.options import global_options
+from kbatch.cli.errors import UserError, command, describe_error
+from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.render import render_json, render_name, render_yaml
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
-from kbatch.cli.session import session
-from kbatch.server.backend import Backend, DeleteOptions, WriteOptions
+
+if TYPE_CHECKING:
+    from kbatch.server.backend import Backend
 
 __all__ = ["register"]
 
 FILES = typer.Option(..., "-f", "--filename", help="File, directory or - (stdin) with the objects.")
-NAMESPACE = typer.Option(None, "-n", "--namespace", help="Namespace (default: default).")
 DRY_RUN = typer.Option("none", "--dry-run", help="none, client or server.")
 SERVER_SIDE = typer.Option(False, "--server-side", help="Server-side apply: the server merges and tracks "
                            "field ownership (managedFields).")
@@ -35,63 +35,86 @@ def _dry(dry_run: str) -> tuple[bool, str]:
     return dry_run != "none", {"none": "", "client": " (dry run)", "server": " (server dry run)"}[dry_run]
 
 
-def _target(backend: Backend, obj: dict[str, Any], namespace: str | None) -> tuple[Any, str | None, str]:
-    spec = backend.registry.for_gvk(obj.get("apiVersion", ""), obj.get("kind", ""))
-    meta = obj.setdefault("metadata", {})
-    ns = namespace_for(spec.info, meta.get("namespace") or namespace)
-    if spec.info.namespaced and namespace and meta.get("namespace") not in (None, namespace):
-        raise UserError(f"the namespace from the provided object \"{meta['namespace']}\" does not match the "
-                        f"namespace \"{namespace}\". You must pass '--namespace={meta['namespace']}' to "
-                        "perform this operation.")
-    if ns:
-        meta["namespace"] = ns
-    return spec.info, ns, meta.get("name") or ""
+def _target(backend: Backend, obj: dict[str, Any], namespace: str | None) -> tuple[Any, str | None, str,
+                                                                                  dict[str, Any]]:
+    """The kind, namespace and name ``obj`` goes to, and ``obj`` placed there (a copy)."""
+    from kbatch.apiserver.client_apply import place
+
+    spec = backend.registry.for_gvk(obj["apiVersion"], obj["kind"])
+    placed = place(obj, spec.info, namespace)
+    meta = placed["metadata"]
+    return spec.info, meta.get("namespace"), meta.get("name") or "", placed
+
+
+class _BackendVerbs:
+    """Client-side apply's three calls over a Backend (local or HTTP), honouring ``--dry-run``."""
+
+    def __init__(self, backend: Backend, info: Any, dry_run: str) -> None:
+        from kbatch.server.backend import WriteOptions
+
+        self.backend, self.info, self.dry_run = backend, info, dry_run
+        self.opts = WriteOptions(dry_run=dry_run == "server")
+
+    def get(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        from kbatch.api.errors import NotFound
+
+        meta = obj["metadata"]
+        if not meta.get("name"):
+            return None
+        try:
+            return self.backend.get(self.info, meta.get("namespace"), meta["name"])
+        except NotFound:
+            return None
+
+    def create(self, obj: dict[str, Any]) -> dict[str, Any]:
+        if self.dry_run == "client":
+            return obj
+        return self.backend.create(self.info, obj["metadata"].get("namespace"), obj, self.opts)
+
+    def patch(self, obj: dict[str, Any], current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+        if self.dry_run == "client":
+            return current
+        meta = obj["metadata"]
+        return self.backend.patch(self.info, meta.get("namespace"), meta["name"], patch, "merge", self.opts)
+
+    def unchanged(self, current: dict[str, Any]) -> dict[str, Any]:
+        return current
 
 
 def _apply_one(backend: Backend, obj: dict[str, Any], namespace: str | None, dry_run: str) -> str:
-    info, ns, name = _target(backend, obj, namespace)
-    is_dry, suffix = _dry(dry_run)
-    modified = with_last_applied(obj)
-    opts = WriteOptions(dry_run=dry_run == "server")
-    try:
-        current = backend.get(info, ns, name) if name else None
-    except NotFound:
-        current = None
-    if current is None:
-        out = modified if dry_run == "client" else backend.create(info, ns, modified, opts)
-        return f"{render_name(out)} created{suffix}"
-    annotations = (current.get("metadata") or {}).get("annotations") or {}
-    last = json.loads(annotations[LAST_APPLIED]) if annotations.get(LAST_APPLIED) else None
-    patch = three_way_patch(last, modified, current)
-    if not patch:
-        return f"{render_name(current)} unchanged{suffix}"
-    if not is_dry or dry_run == "server":
-        backend.patch(info, ns, name, patch, "merge", opts)
-    return f"{render_name(current)} configured{suffix}"
+    from kbatch.apiserver.client_apply import client_side_apply
+
+    info, _ns, _name, placed = _target(backend, obj, namespace)
+    _is_dry, suffix = _dry(dry_run)
+    outcome, out = client_side_apply(_BackendVerbs(backend, info, dry_run), placed)
+    return f"{render_name(out)} {outcome}{suffix}"
 
 
 def _server_side_apply(backend: Backend, obj: dict[str, Any], namespace: str | None, dry_run: str,
                        manager: str, force: bool) -> str:
     """``kubectl apply --server-side``: one apply patch per object (kubectl ``pkg/cmd/apply``)."""
-    info, ns, name = _target(backend, obj, namespace)
+    info, ns, name, placed = _target(backend, obj, namespace)
     if not name:
         raise UserError("server-side apply needs metadata.name on every object")
     _is_dry, suffix = _dry(dry_run)
-    out = backend.apply(info, ns, name, obj, WriteOptions(dry_run=dry_run == "server"), field_manager=manager,
-                        force=force)
+    from kbatch.server.backend import WriteOptions
+
+    opts = WriteOptions(dry_run=dry_run == "server")
+    out = backend.apply(info, ns, name, placed, opts, field_manager=manager, force=force)
     return f"{render_name(out)} serverside-applied{suffix}"
 
 
 def _each(objects: list[dict[str, Any]], fn: Any) -> None:
     """Run ``fn`` on every object; report each failure on its own line and exit 1 at the end."""
+    from kbatch.api.errors import StatusError
+
     failed = False
     for obj in objects:
         try:
             typer.echo(fn(obj))
         except (StatusError, UserError) as err:
             failed = True
-            prefix = f"Error from server ({err.reason})" if isinstance(err, StatusError) else "error"
-            typer.echo(f"{prefix}: {err.message if isinstance(err, StatusError) else err}", err=True)
+            typer.echo(describe_error(err), err=True)
     if failed:
         raise typer.Exit(1)
 
@@ -102,7 +125,10 @@ def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None
           force_conflicts: bool = FORCE_CONFLICTS) -> None:
     """Create or update objects from YAML/JSON files (client-side apply, as kubectl apply; with
     --server-side, server-side apply)."""
-    objects = load_manifests(filename)
+    from kbatch.cli.manifests import read_manifests
+    from kbatch.cli.session import session
+
+    objects = read_manifests(filename)
     _dry(dry_run)
     if force_conflicts and not server_side:
         raise UserError("--force-conflicts only works with --server-side")
@@ -121,13 +147,17 @@ def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None
 def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None = NAMESPACE,
            dry_run: str = DRY_RUN) -> None:
     """Create objects from YAML/JSON files (fails for objects that already exist)."""
-    objects = load_manifests(filename)
+    from kbatch.cli.manifests import read_manifests
+    from kbatch.cli.session import session
+    from kbatch.server.backend import WriteOptions
+
+    objects = read_manifests(filename)
     _is_dry, suffix = _dry(dry_run)
 
     with session(global_options(ctx)) as backend:
         def one(obj: dict[str, Any]) -> str:
-            info, ns, _ = _target(backend, obj, namespace)
-            out = obj if dry_run == "client" else backend.create(info, ns, obj, WriteOptions(
+            info, ns, _, placed = _target(backend, obj, namespace)
+            out = placed if dry_run == "client" else backend.create(info, ns, placed, WriteOptions(
                 dry_run=dry_run == "server"))
             return f"{render_name(out)} created{suffix}"
 
@@ -156,6 +186,9 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
     if policy is None:
         raise UserError(f'invalid cascade value "{cascade}": use background, foreground or orphan')
     is_dry, suffix = _dry(dry_run)
+    from kbatch.cli.session import session
+    from kbatch.server.backend import DeleteOptions
+
     opts = DeleteOptions(propagation_policy=policy, grace_period_seconds=grace_period, dry_run=is_dry)
     with session(global_options(ctx)) as backend:
         targets = _delete_targets(backend, kind, names or [], filename, namespace, selector, all_)
@@ -177,7 +210,9 @@ def _delete_targets(backend: Backend, kind: str | None, names: list[str], filena
                     namespace: str | None, selector: str | None, all_: bool) -> list[tuple[Any, str | None,
                                                                                            str]]:
     if filename:
-        return [_target(backend, obj, namespace) for obj in load_manifests(filename)]
+        from kbatch.cli.manifests import read_manifests
+
+        return [_target(backend, obj, namespace)[:3] for obj in read_manifests(filename)]
     if not kind:
         raise UserError("you must provide one or more resources by argument or filename")
     if "/" in kind:
@@ -214,6 +249,9 @@ def patch(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND
     kind, name = split_kind_name(kind, name)
     if not name:
         raise UserError("a name is required: kbatch patch KIND NAME -p PATCH")
+    from kbatch.cli.session import session
+    from kbatch.server.backend import WriteOptions
+
     with session(global_options(ctx)) as backend:
         info = kind_info(backend.registry, kind)
         ns = namespace_for(info, namespace)
@@ -232,13 +270,13 @@ def _parse_patch(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         pass
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    from kbatch.apiserver.manifests import YamlError, yaml_documents
 
     try:
-        return YAML(typ="safe", pure=True).load(text)
-    except YAMLError:
+        docs = yaml_documents(text)
+    except YamlError:
         raise UserError(f"unable to parse the patch {text!r}: it is neither JSON nor YAML") from None
+    return docs[0] if docs else None
 
 
 def _format(obj: dict[str, Any], output: str) -> str:

@@ -9,10 +9,8 @@ import typer
 
 from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
-from kbatch.cli.options import global_options
+from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
-from kbatch.cli.session import session
-from kbatch.runtime.duration import format_duration
 
 __all__ = ["register"]
 
@@ -24,6 +22,9 @@ def advance(ctx: typer.Context,
                                             help="Advance until no timer is pending (at most DURATION, "
                                                  "default 24h).")) -> None:
     """Move the virtual clock forward, firing every timer due on the way, in order."""
+    from kbatch.cli.session import session
+    from kbatch.runtime.duration import format_duration
+
     if duration is None and not until_idle:
         raise UserError("give a DURATION (e.g. 30s, 5m, 1h) or --until-idle")
     seconds = duration_option(duration, "DURATION") if duration is not None else None
@@ -45,6 +46,8 @@ def _advance_with_progress(backend: Any, seconds: float) -> dict[str, Any]:
     """The same advance in equal steps (timers still fire in order), drawing a bar on stderr."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from kbatch.runtime.duration import format_duration
+
     step = seconds / PROGRESS_STEPS
     total = 0.0
     out: dict[str, Any] = {}
@@ -62,8 +65,10 @@ def _advance_with_progress(backend: Any, seconds: float) -> dict[str, Any]:
 def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, e.g. job/pi."),
          for_: str = typer.Option(..., "--for", help="condition=NAME[=VALUE] or delete."),
          timeout: str = typer.Option("30s", "--timeout", help="Virtual time to wait at most (Go duration)."),
-         namespace: str | None = typer.Option(None, "-n", "--namespace", help="Namespace.")) -> None:
+         namespace: str | None = NAMESPACE) -> None:
     """Advance virtual time until a condition holds (or the object is gone), at most --timeout."""
+    from kbatch.cli.session import session
+
     kind, name = split_kind_name(target)
     if not name:
         raise UserError("wait needs KIND/NAME, e.g. job/pi")

@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kbatch.api.errors import NotFound, StatusError
-from kbatch.cli.describe import describe_object
 from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
-from kbatch.cli.options import global_options
+from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
-from kbatch.cli.session import session
-from kbatch.server.backend import Backend, WatchOptions
-from kbatch.server.table import build_table
+
+if TYPE_CHECKING:
+    from kbatch.server.backend import Backend
 
 __all__ = ["register"]
 
-NAMESPACE = typer.Option(None, "-n", "--namespace", help="Namespace (default: default).")
 ALL_NAMESPACES = typer.Option(False, "-A", "--all-namespaces", help="List across all namespaces.")
 OUTPUTS = ("wide", "yaml", "json", "name")
 
@@ -48,6 +45,8 @@ def _print_objects(objs: list[dict[str, Any]], output: str, single: bool,
 def _table_text(backend: Backend, info: Any, objs: list[dict[str, Any]], output: str | None,
                 all_ns: bool, headers: bool = True, prefix: bool = False) -> str:
     """kubectl's table; with several kinds, names read ``job.batch/pi`` as kubectl prints them."""
+    from kbatch.server.table import build_table
+
     table = build_table(objs, backend.registry.for_gvk(info.api_version, info.kind).table_printer,
                         backend.now())
     if prefix:
@@ -60,6 +59,8 @@ def _table_text(backend: Backend, info: Any, objs: list[dict[str, Any]], output:
 
 def _fetch(backend: Backend, info: Any, ns: str | None, names: list[str], selector: str | None,
            field_selector: str | None) -> tuple[list[dict[str, Any]], str, bool]:
+    from kbatch.api.errors import NotFound
+
     if not names:
         listed = backend.list(info, ns, label_selector=selector, field_selector=field_selector)
         return listed["items"], (listed.get("metadata") or {}).get("resourceVersion", ""), False
@@ -89,6 +90,8 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
                                             help="Stop watching after this long (Go duration, e.g. 30s; "
                                                  "0: never).")) -> None:
     """List objects or show some, with kubectl's columns."""
+    from kbatch.cli.session import session
+
     timeout = math.ceil(duration_option(request_timeout, "--request-timeout", bare_seconds=True))
     if output is not None and output not in OUTPUTS:
         raise UserError(f'unable to match a printer suitable for the output format "{output}", allowed '
@@ -131,6 +134,9 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
 def _watch(backend: Backend, info: Any, ns: str | None, selector: str | None, field_selector: str | None,
            rv: str, output: str | None, all_ns: bool, timeout: int) -> None:
     """Print each change as it comes (remote mode); locally nothing else can change the state."""
+    from kbatch.api.errors import StatusError
+    from kbatch.server.backend import WatchOptions
+
     if not getattr(backend, "remote", False):
         return
     stream = backend.watch(info, ns, WatchOptions(label_selector=selector, field_selector=field_selector,
@@ -158,6 +164,9 @@ def describe(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or K
              name: str | None = typer.Argument(None, help="Name of the object."),
              namespace: str | None = NAMESPACE) -> None:
     """Show an object in detail, with its events."""
+    from kbatch.cli.describe import describe_object
+    from kbatch.cli.session import session
+
     kind, name = split_kind_name(kind, name)
     with session(global_options(ctx), save=False) as backend:
         info = kind_info(backend.registry, kind)
@@ -179,6 +188,8 @@ def events(ctx: typer.Context, namespace: str | None = NAMESPACE, all_namespaces
            types: str | None = typer.Option(None, "--types", help="Comma-separated: Normal,Warning."),
            output: str | None = typer.Option(None, "-o", "--output", help="yaml or json.")) -> None:
     """List events, oldest first (as kubectl events)."""
+    from kbatch.cli.session import session
+
     kind_name = None
     if for_:
         kind, name = split_kind_name(for_)
@@ -208,6 +219,8 @@ def logs(ctx: typer.Context, target: str = typer.Argument(..., help="POD, pod/NA
          container: str | None = typer.Option(None, "-c", "--container", help="Container name."),
          namespace: str | None = NAMESPACE) -> None:
     """Print the logs of a pod's container (what the simulated container wrote)."""
+    from kbatch.cli.session import session
+
     kind, name = split_kind_name(target) if "/" in target else ("pod", target)
     with session(global_options(ctx), save=False) as backend:
         info = kind_info(backend.registry, kind)

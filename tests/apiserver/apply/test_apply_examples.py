@@ -275,7 +275,7 @@ def test_client_side_to_server_side_apply_upgrade(api: APIServer) -> None:
     # lastappliedmanager.go: "kubectl" may take fields whose last-applied value is still live
     import json
 
-    from kbatch.cli.applying import with_last_applied
+    from kbatch.apiserver.client_apply import with_last_applied
 
     manifest = with_last_applied(job())
     with field_manager("kubectl-client-side-apply"):

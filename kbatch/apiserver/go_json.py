@@ -1,0 +1,304 @@
+"""Go's words for a JSON value of the wrong type, as kube-apiserver and kubectl print them.
+
+kube-apiserver decodes a body with sigs.k8s.io/json (Go's ``encoding/json`` decoder); a value of the
+wrong JSON type is an ``UnmarshalTypeError`` (``encoding/json/decode.go``) whose text is::
+
+    json: cannot unmarshal <value> into Go struct field <Struct>.<path> of type <type>
+
+* ``<value>``: the JSON kind found (``object``, ``array``, ``string``, ``number``, ``bool``), or
+  ``number 1.5`` for a number an integer field cannot hold (a fraction, out of range);
+* ``<Struct>``: the Go struct that declares the field (``PodSpec``), ``<path>`` the JSON names from
+  the top of the document, dots between, with neither list indexes nor map keys
+  (``spec.containers.env.value``);
+* ``<type>``: the Go type expected where the value was: the field's (``v1.JobSpec``,
+  ``[]v1.Container``, ``map[string]string``, ``int32``), or the item's when an item of a list or a
+  value of a map was wrong. A ``metav1.Time`` and an ``IntOrString`` decode through their own
+  ``UnmarshalJSON``, whose inner decode is of a ``string`` and an ``int32``.
+
+The API server wraps it (``transformDecodeError``, ``k8s.io/apiserver/pkg/endpoints/handlers/rest.go``):
+``Job in version "v1" cannot be handled as a Job: json: cannot unmarshal string into Go struct field
+Job.spec of type v1.JobSpec``; kubectl, which decodes ``metadata`` itself, prints
+``unable to decode "FILE": json: …``. A body whose ``apiVersion``/``kind`` are not strings fails
+earlier, in the type-meta sniffing (``runtime/serializer/json/meta.go``): ``couldn't get version/kind;
+json parse error: json: cannot unmarshal array into Go struct field .kind of type string``.
+
+:func:`type_error` maps one pydantic error of a kbatch model to that text (``None`` for errors that
+are not about a JSON type: a bad quantity, an unknown field, a failed check).
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel
+
+__all__ = ["cannot_unmarshal", "json_kind", "type_error", "type_meta_error"]
+
+# Go int64 fields of k8s.io/api (every other integer of the built-in kinds is an int32); kbatch's
+# plain ``int`` annotations do not say which.
+INT64_FIELDS = frozenset({
+    "generation", "observedGeneration", "deletionGracePeriodSeconds", "activeDeadlineSeconds",
+    "terminationGracePeriodSeconds", "tolerationSeconds", "runAsUser", "runAsGroup", "fsGroup",
+    "supplementalGroups", "expirationSeconds", "startingDeadlineSeconds", "seconds", "uid", "gid",
+    "resourceVersion", "gracePeriodSeconds",
+})
+_INT32_MAX = 2**31 - 1
+
+# Named string types of k8s.io/api (``type PodPhase string``): Go names the type, not ``string``.
+# (struct, field) → type; the same name for an item of a list field. Every other string is a string.
+NAMED_STRINGS: dict[tuple[str, str], str] = {
+    **{(s, "imagePullPolicy"): "PullPolicy" for s in ("Container", "EphemeralContainer")},
+    **{(s, "restartPolicy"): "ContainerRestartPolicy" for s in ("Container", "EphemeralContainer")},
+    **{(s, "terminationMessagePolicy"): "TerminationMessagePolicy"
+       for s in ("Container", "EphemeralContainer")},
+    **{(s, "protocol"): "Protocol" for s in ("ContainerPort", "ServicePort", "PortStatus")},
+    ("ContainerResizePolicy", "resourceName"): "ResourceName",
+    ("ContainerResizePolicy", "restartPolicy"): "ResourceResizeRestartPolicy",
+    ("ContainerRestartRule", "action"): "ContainerRestartRuleAction",
+    ("ContainerRestartRuleOnExitCodes", "operator"): "ContainerRestartRuleOnExitCodesOperator",
+    ("PodSpec", "restartPolicy"): "RestartPolicy",
+    ("PodSpec", "dnsPolicy"): "DNSPolicy",
+    ("PodSpec", "preemptionPolicy"): "PreemptionPolicy",
+    ("PriorityClass", "preemptionPolicy"): "PreemptionPolicy",
+    ("PodStatus", "phase"): "PodPhase",
+    ("NodeStatus", "phase"): "NodePhase",
+    ("NamespaceStatus", "phase"): "NamespacePhase",
+    ("NamespaceSpec", "finalizers"): "FinalizerName",
+    ("PodCondition", "type"): "PodConditionType",
+    ("PodReadinessGate", "conditionType"): "PodConditionType",
+    ("PodFailurePolicyOnPodConditionsPattern", "type"): "PodConditionType",
+    ("NodeCondition", "type"): "NodeConditionType",
+    ("NamespaceCondition", "type"): "NamespaceConditionType",
+    ("JobCondition", "type"): "JobConditionType",
+    **{(s, "status"): "ConditionStatus" for s in ("PodCondition", "NodeCondition", "NamespaceCondition",
+                                                  "JobCondition", "Condition",
+                                                  "PodFailurePolicyOnPodConditionsPattern")},
+    ("NodeAddress", "type"): "NodeAddressType",
+    ("NodeSelectorRequirement", "operator"): "NodeSelectorOperator",
+    ("LabelSelectorRequirement", "operator"): "LabelSelectorOperator",
+    ("Taint", "effect"): "TaintEffect",
+    ("Toleration", "effect"): "TaintEffect",
+    ("Toleration", "operator"): "TolerationOperator",
+    ("TopologySpreadConstraint", "whenUnsatisfiable"): "UnsatisfiableConstraintAction",
+    ("TopologySpreadConstraint", "nodeAffinityPolicy"): "NodeInclusionPolicy",
+    ("TopologySpreadConstraint", "nodeTaintsPolicy"): "NodeInclusionPolicy",
+    ("PodSecurityContext", "fsGroupChangePolicy"): "PodFSGroupChangePolicy",
+    ("HTTPGetAction", "scheme"): "URIScheme",
+    ("HostPathVolumeSource", "type"): "HostPathType",
+    ("SeccompProfile", "type"): "SeccompProfileType",
+    ("AppArmorProfile", "type"): "AppArmorProfileType",
+    ("VolumeMount", "mountPropagation"): "MountPropagationMode",
+    ("ServiceSpec", "type"): "ServiceType",
+    ("ServiceSpec", "sessionAffinity"): "ServiceAffinity",
+    ("ServiceSpec", "externalTrafficPolicy"): "ServiceExternalTrafficPolicy",
+    ("ServiceSpec", "internalTrafficPolicy"): "ServiceInternalTrafficPolicy",
+    ("ServiceSpec", "ipFamilyPolicy"): "IPFamilyPolicy",
+    ("LoadBalancerIngress", "ipMode"): "LoadBalancerIPMode",
+    ("JobSpec", "completionMode"): "CompletionMode",
+    ("JobSpec", "podReplacementPolicy"): "PodReplacementPolicy",
+    ("PodFailurePolicyRule", "action"): "PodFailurePolicyAction",
+    ("PodFailurePolicyOnExitCodesRequirement", "operator"): "PodFailurePolicyOnExitCodesOperator",
+    ("CronJobSpec", "concurrencyPolicy"): "ConcurrencyPolicy",
+    ("PodDisruptionBudgetSpec", "unhealthyPodEvictionPolicy"): "UnhealthyPodEvictionPolicyType",
+}
+
+# pydantic error types that mean "this JSON value has the wrong type"
+_TYPE_ERRORS = frozenset({
+    "model_type", "model_attributes_type", "dict_type", "list_type", "string_type", "int_type",
+    "int_parsing", "int_from_float", "float_type", "float_parsing", "bool_type", "bool_parsing",
+    "is_instance_of",
+})
+_RANGE_ERRORS = frozenset({"less_than_equal", "greater_than_equal", "less_than", "greater_than"})
+_ANY_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string ' \
+              '"json:\\"kind,omitempty\\"" }'
+
+
+def json_kind(value: Any) -> str:
+    """The JSON kind Go names for a decoded value."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null" if value is None else type(value).__name__
+
+
+def cannot_unmarshal(value: Any, struct: str, path: str, go_type: str, *, integer: bool = False) -> str:
+    """``json: cannot unmarshal <value> into Go struct field <struct>.<path> of type <go_type>``;
+    ``integer``: the target is an integer, so a number names itself (``number 1.5``)."""
+    kind = json_kind(value)
+    if integer and kind == "number":
+        kind = f"number {value!r}"
+    return f"json: cannot unmarshal {kind} into Go struct field {struct}.{path} of type {go_type}"
+
+
+def type_meta_error(body: Any) -> str | None:
+    """The type-meta sniffing error for a body that is not an object or whose ``apiVersion`` /
+    ``kind`` is not a string (``None`` when the body passes it)."""
+    if not isinstance(body, dict):
+        return f"couldn't get version/kind; json parse error: json: cannot unmarshal {json_kind(body)} " \
+               f"into Go value of type {_ANY_STRUCT}"
+    for name in ("apiVersion", "kind"):
+        value = body.get(name)
+        if value is not None and not isinstance(value, str):
+            error = cannot_unmarshal(value, "", name, "string")
+            return f"couldn't get version/kind; json parse error: {error}"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Spot:
+    """Where a pydantic error happened, in Go's terms."""
+
+    struct: str
+    path: tuple[str, ...]
+    expected: Any  # the annotation expected there (Optional and Annotated removed)
+    metadata: tuple[Any, ...]  # the Annotated metadata (integer bounds)
+
+
+def type_error(model: type[BaseModel], error: dict[str, Any], *, struct: str | None = None,
+               prefix: tuple[str, ...] = ()) -> str | None:
+    """Go's text for a pydantic ``error`` raised validating ``model``, or ``None`` when the error is
+    not a JSON type mismatch. ``struct``/``prefix``: the Go struct and JSON path of ``model`` itself
+    when it is decoded as a field of something else (kubectl decodes ``metadata`` alone)."""
+    spot = _locate(model, tuple(error.get("loc") or ()), struct, prefix)
+    if spot is None or not spot.path:
+        return None
+    value = error.get("input")
+    kind = error.get("type", "")
+    expected = spot.expected
+    integer = expected is int
+    if kind in _RANGE_ERRORS:
+        if not (integer and _is_int_limit(error.get("ctx") or {})):
+            return None
+    elif kind == "value_error":
+        if expected is not datetime or isinstance(value, str):
+            return None
+    elif kind not in _TYPE_ERRORS:
+        return None
+    go_type = _spot_type(spot)
+    return cannot_unmarshal(value, spot.struct, ".".join(spot.path), go_type, integer=integer)
+
+
+def _is_int_limit(ctx: dict[str, Any]) -> bool:
+    bound = next((v for k, v in ctx.items() if k in ("le", "ge", "lt", "gt")), None)
+    return isinstance(bound, int) and abs(bound) in (_INT32_MAX, 2**31, 2**63 - 1, 2**63)
+
+
+def _locate(model: type[BaseModel], loc: tuple[Any, ...], struct: str | None,
+            prefix: tuple[str, ...]) -> _Spot | None:
+    name = struct or model.__name__
+    path = list(prefix)
+    tp: Any = model
+    meta: tuple[Any, ...] = ()
+    for part in loc:
+        tp, meta = _unwrap(tp, meta)
+        if _is_union(tp):
+            break  # the rest of the location names pydantic's union members
+        if _is_model(tp):
+            field = _fields(tp).get(part) if isinstance(part, str) else None
+            if field is None:
+                return None
+            name = tp.__name__
+            path.append(field[0])
+            tp, meta = field[1].annotation, tuple(field[1].metadata)
+            continue
+        origin = typing.get_origin(tp)
+        if origin is list and isinstance(part, int):
+            tp, meta = typing.get_args(tp)[0], ()
+        elif origin is dict:  # a map key is no part of Go's path
+            tp, meta = typing.get_args(tp)[1], ()
+        else:
+            return None
+    tp, meta = _unwrap(tp, meta)
+    return _Spot(name, tuple(path), tp, meta)
+
+
+def _unwrap(tp: Any, meta: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...]]:
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            args = typing.get_args(tp)
+            extra: list[Any] = []
+            for arg in args[1:]:
+                extra.extend(getattr(arg, "metadata", None) or [arg])
+            tp, meta = args[0], (*meta, *extra)
+        elif origin in (typing.Union, types.UnionType):
+            members = [a for a in typing.get_args(tp) if a is not type(None)]
+            if len(members) != 1:
+                return tp, meta
+            tp = members[0]
+        else:
+            return tp, meta
+
+
+def _is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (typing.Union, types.UnionType)
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+@cache
+def _fields(model: type[BaseModel]) -> dict[str, tuple[str, Any]]:
+    """Wire name and Python name → (wire name, FieldInfo)."""
+    out: dict[str, tuple[str, Any]] = {}
+    for py_name, info in model.model_fields.items():
+        wire = info.alias or py_name
+        out[wire] = out[py_name] = (wire, info)
+    return out
+
+
+def _spot_type(spot: _Spot) -> str:
+    """The type Go names at the spot: a Time and an IntOrString decode through their own
+    ``UnmarshalJSON``, whose inner decode targets a string and an int32."""
+    tp = spot.expected
+    if tp is datetime:
+        return "string"
+    if _is_union(tp):
+        return "int32"
+    if tp is int:
+        return _int_type(spot.path[-1], spot.metadata)
+    return _go_name(tp, spot.path[-1], spot.struct)
+
+
+def _int_type(field: str, metadata: tuple[Any, ...]) -> str:
+    for item in metadata:
+        bound = getattr(item, "le", None)
+        if isinstance(bound, int):
+            return "int32" if bound == _INT32_MAX else "int64"
+    return "int64" if field in INT64_FIELDS else "int32"
+
+
+def _go_name(tp: Any, field: str, struct: str) -> str:
+    tp, meta = _unwrap(tp, ())
+    if _is_model(tp):
+        return f"v1.{tp.__name__}"
+    if _is_union(tp):
+        return "intstr.IntOrString"
+    origin = typing.get_origin(tp)
+    if origin is list:
+        return "[]" + _go_name(typing.get_args(tp)[0], field, struct)
+    if origin is dict:
+        return "map[string]" + _go_name(typing.get_args(tp)[1], field, struct)
+    if tp is int:
+        return _int_type(field, meta)
+    if tp is str and (struct, field) in NAMED_STRINGS:
+        return f"v1.{NAMED_STRINGS[struct, field]}"
+    simple = {str: "string", bool: "bool", float: "float64", datetime: "v1.Time"}
+    if tp in simple:
+        return simple[tp]
+    if getattr(tp, "__name__", "") == "Quantity":
+        return "resource.Quantity"
+    return "interface {}"
