@@ -252,8 +252,8 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
                                seed=int.from_bytes(os.urandom(8), "big"))
         made.append(cp)
         elector = control_plane_elector(cp, identity, **timing)
-        _announce(state, url[0], serve.token, f"real, state in etcd {servers}, identity {identity}",
-                  kubeconfig_path)
+        _announce(state, url[0], serve.token, "real", kubeconfig_path,
+                  f"state in etcd {servers}, identity {identity}")
 
         async def background() -> None:
             store.bind_event_loop(asyncio.get_running_loop())
@@ -274,8 +274,10 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
             typer.echo("stopped (the state stays in etcd)")
 
 
-def _announce(state: Any, url: str, token: str | None, clock: str, extra: Path | None) -> None:
-    """The URL in ``DIR/server``, the kubeconfig, and the "listening" line."""
+def _announce(state: Any, url: str, token: str | None, clock: str, extra: Path | None,
+              where: str | None = None) -> None:
+    """The URL in ``DIR/server``, the kubeconfig, and the "listening" line (``where``: what follows
+    the clock there; default the state directory)."""
     from kbatch.server.kubeconfig import kubeconfig, write_kubeconfig
 
     state.server_file.write_text(url + "\n")
@@ -284,7 +286,7 @@ def _announce(state: Any, url: str, token: str | None, clock: str, extra: Path |
     if extra is not None:
         write_kubeconfig(extra, config)
         written = extra
-    typer.echo(f"kbatch serve listening on {url} (clock {clock}, state {state.path})")
+    typer.echo(f"kbatch serve listening on {url} (clock {clock}, {where or f'state {state.path}'})")
     typer.echo(f"kubeconfig: {written}   e.g.  KUBECONFIG={written} kubectl get pods")
     sys.stdout.flush()
 
