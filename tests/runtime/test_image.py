@@ -1,0 +1,248 @@
+"""A control plane's image (kbatch/runtime/image.py): saved with every built-in controller running and
+objects of every kind in flight (timers pending, delayed work-queue items, back-offs), the loaded
+copy continues exactly as the original does (same trace digest, same objects); a file that is not a
+loadable image is refused with an :class:`ImageError` that says why and what to do, and a failed save
+leaves the previous image in place.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import pickle
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import kbatch
+from kbatch.runtime.catalog import default_catalog
+from kbatch.runtime.controlplane import ControlPlane
+from kbatch.runtime.image import MAGIC, ImageError, load_image, read_header, save_image
+from kbatch.server.backend import DeleteOptions
+from kbatch.server.facade import ControlPlaneBackend
+
+EVERY_CONTROLLER = ",".join(spec.name for spec in default_catalog().specs)
+
+
+def _container(script: str, cpu: str = "250m") -> dict[str, Any]:
+    return {"name": "main", "image": "busybox", "command": ["sh", "-c", script],
+            "resources": {"requests": {"cpu": cpu}}}
+
+
+def _pod(name: str, script: str, *, namespace: str = "default", labels: dict[str, str] | None = None,
+         cpu: str = "250m", **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": namespace, "labels": labels or {}},
+            "spec": {"restartPolicy": "Never", "containers": [_container(script, cpu)], **spec}}
+
+
+def _job(name: str, script: str, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
+            "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [_container(script)]}},
+                     **spec}}
+
+
+WORLD: list[dict[str, Any]] = [
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}},
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+     "value": 1000},
+    {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+     "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}},
+    {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web"},
+     "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}},
+    _pod("web-0", "sleep infinity", labels={"app": "web"}, priorityClassName="high"),
+    _pod("web-1", "sleep infinity", labels={"app": "web"}),
+    _pod("short", "sleep 90"),
+    _pod("huge", "sleep 10", cpu="64"),  # unschedulable: the scheduler backs it off and retries
+    _pod("member", "sleep 600", namespace="team"),
+    # failures with the pod-failure back-off, a deadline, a TTL after finishing, a failure policy
+    _job("flaky", "sleep 5; exit 1", backoffLimit=5),
+    _job("deadline", "sleep 1000", activeDeadlineSeconds=200),
+    _job("ttl", "sleep 10", ttlSecondsAfterFinished=100),
+    _job("policy", "sleep 20; exit 42", completions=3, parallelism=3, completionMode="Indexed",
+         backoffLimitPerIndex=1, maxFailedIndexes=2,
+         podFailurePolicy={"rules": [{"action": "FailIndex",
+                                      "onExitCodes": {"operator": "In", "values": [42]}}]}),
+    {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "tick"},
+     "spec": {"schedule": "*/1 * * * *", "successfulJobsHistoryLimit": 2,
+              "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "Never",
+                                                             "containers": [_container("sleep 30")]}}}}}},
+]
+
+
+def busy_world() -> tuple[ControlPlane, ControlPlaneBackend]:
+    """Every controller on, three nodes (one whose kubelet stops at 20 s), the objects above."""
+    cp = ControlPlane(controllers=EVERY_CONTROLLER)
+    backend = ControlPlaneBackend(cp)
+    backend.action("nodes-add", {"count": 3, "cpu": "2", "memory": "8Gi"})
+    cp.apply(WORLD)
+    cp.advance(20)
+    backend.action("node-stop-kubelet", {"name": "node-2"})
+    cp.run_until_idle()
+    return cp, backend
+
+
+def continue_(cp: ControlPlane, seconds: int) -> None:
+    """What both copies do after the cut: a write, then time (every kind of timer fires)."""
+    backend = ControlPlaneBackend(cp)
+    info = cp.registry.for_name("namespaces").info
+    backend.delete(info, None, "team", DeleteOptions())
+    cp.apply(_job("late", "sleep 15"))
+    cp.advance(seconds)
+
+
+def everything(cp: ControlPlane) -> str:
+    """Every object of every kind, as the wire has it (one JSON text)."""
+    backend = ControlPlaneBackend(cp)
+    return json.dumps({spec.info.kind: backend.list(spec.info, None)["items"] for spec in cp.registry},
+                      sort_keys=True)
+
+
+def test_busy_world_is_in_flight_at_the_cut() -> None:
+    """The fixture is what the tests claim: every controller, every kind, pending timers, delayed
+    queue items, job and scheduler back-offs."""
+    cp, _ = busy_world()
+    cp.advance(10)
+    assert sorted(cp.enabled) == sorted(EVERY_CONTROLLER.split(","))
+    objects = json.loads(everything(cp))
+    assert all(objects[spec.info.kind] for spec in cp.registry), [k for k, v in objects.items() if not v]
+    assert cp.timers.has_pending_work() and len(cp.timers) > 10
+    assert sum(c.queue.waiting_count for c in cp.manager.controllers) > 0  # delayed requeues
+    flaky = [p for p in objects["Pod"] if p["metadata"]["name"].startswith("flaky-")]
+    assert any(p["status"]["phase"] == "Failed" for p in flaky)  # the Job is backing off
+    huge = next(p for p in objects["Pod"] if p["metadata"]["name"] == "huge")
+    assert huge["status"]["conditions"][0]["reason"] == "Unschedulable"
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cut=st.integers(0, 120), after=st.integers(1, 400))
+def test_a_loaded_image_continues_as_the_original(cut: int, after: int) -> None:
+    """Save at any instant, load, continue: the same trace digest and objects as continuing the
+    original, which saving did not disturb."""
+    cp, _ = busy_world()
+    cp.advance(cut) if cut else cp.run_until_idle()
+    with _scratch() as path:
+        header = save_image(cp, path, {"controllers": EVERY_CONTROLLER})
+        loaded, read = load_image(path)
+    gc.unfreeze()
+    assert read == header and read.digest == cp.trace.digest() and read.revision == cp.store.revision
+    assert loaded.trace.digest() == cp.trace.digest() and everything(loaded) == everything(cp)
+    continue_(cp, after)
+    continue_(loaded, after)
+    assert loaded.now() == cp.now()
+    assert everything(loaded) == everything(cp)
+    assert loaded.trace.digest() == cp.trace.digest()
+    cp.close()
+    loaded.close()
+
+
+def test_an_image_of_a_loaded_image_continues_too(tmp_path: Path) -> None:
+    """Two hops (what the second and third CLI commands do) change nothing either."""
+    cp, _ = busy_world()
+    save_image(cp, tmp_path / "one")
+    once, _ = load_image(tmp_path / "one")
+    once.advance(30)
+    save_image(once, tmp_path / "two")
+    twice, _ = load_image(tmp_path / "two")
+    gc.unfreeze()
+    cp.advance(30)
+    for copy in (cp, twice):
+        copy.advance(300)
+    assert everything(twice) == everything(cp) and twice.trace.digest() == cp.trace.digest()
+
+
+# --- files that are not loadable images ---------------------------------------------------------------
+
+class _scratch:
+    """A temporary image path (hypothesis examples cannot share pytest's tmp_path)."""
+
+    def __enter__(self) -> Path:
+        import tempfile
+
+        self._dir = tempfile.TemporaryDirectory(prefix="kbatch-image-")
+        return Path(self._dir.name) / "state.kbatch"
+
+    def __exit__(self, *exc: object) -> None:
+        self._dir.cleanup()
+
+
+@pytest.fixture(scope="module")
+def image_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    cp, _ = busy_world()
+    path = tmp_path_factory.mktemp("image") / "state.kbatch"
+    save_image(cp, path)
+    cp.close()
+    return path.read_bytes()
+
+
+def _with_header(data: bytes, **changes: Any) -> bytes:
+    head, _, body = data[len(MAGIC):].partition(b"\n")
+    header = json.loads(head) | changes
+    return MAGIC + json.dumps(header).encode() + b"\n" + body
+
+
+def _refused(path: Path, data: bytes) -> str:
+    path.write_bytes(data)
+    enabled = gc.isenabled()
+    with pytest.raises(ImageError) as err:
+        load_image(path)
+    assert gc.isenabled() == enabled  # loading switches the collector off while it unpickles
+    assert path.read_bytes() == data  # nothing written
+    message = str(err.value)
+    assert str(path) in message and "\n" not in message
+    return message
+
+
+def test_a_file_that_is_not_an_image_is_refused(tmp_path: Path, image_bytes: bytes) -> None:
+    path = tmp_path / "state.kbatch"
+    assert "is not a kbatch control-plane image" in _refused(path, b"KBATCH-STATE 1\n{}\n")
+    assert "is not a kbatch control-plane image" in _refused(path, b"")
+    assert "bad header" in _refused(path, MAGIC + b"{not json\n" + image_bytes[len(MAGIC):])
+    assert "bad header" in _refused(path, MAGIC + b'{"format": 1}\n')
+    zipped = tmp_path / "other"
+    zipped.write_bytes(b"PK\x03\x04")
+    with pytest.raises(ImageError, match="is not a kbatch control-plane image"):
+        read_header(zipped)
+
+
+@pytest.mark.parametrize("cut", [0.5, 0.9, 0.999])
+def test_a_truncated_image_is_refused(tmp_path: Path, image_bytes: bytes, cut: float) -> None:
+    message = _refused(tmp_path / "state.kbatch", image_bytes[:int(len(image_bytes) * cut)])
+    assert message.startswith(f"cannot load the image {tmp_path / 'state.kbatch'}: ")
+
+
+def test_a_corrupt_body_is_refused(tmp_path: Path, image_bytes: bytes) -> None:
+    head_end = image_bytes.index(b"\n", len(MAGIC)) + 1
+    body = bytearray(image_bytes[head_end:])
+    body[0:2] = b"\xff\xff"  # not a pickle opcode
+    corrupt = image_bytes[:head_end] + bytes(body)
+    assert "cannot load the image" in _refused(tmp_path / "state.kbatch", corrupt)
+
+
+@pytest.mark.parametrize("field, value", [("kbatch", "0.0.0-other"), ("python", "2.7"), ("format", 99)])
+def test_an_image_of_another_version_is_refused_with_what_to_do(tmp_path: Path, image_bytes: bytes,
+                                                               field: str, value: Any) -> None:
+    message = _refused(tmp_path / "state.kbatch", _with_header(image_bytes, **{field: value}))
+    assert f"this is kbatch {kbatch.__version__}" in message and str(value) in message
+    assert "kbatch reset" in message and "--objects-only" in message
+
+
+def test_a_failed_save_keeps_the_previous_image(tmp_path: Path) -> None:
+    """Saving is atomic: a control plane that cannot be pickled leaves the old image and no
+    temporary file behind."""
+    cp, _ = busy_world()
+    path = tmp_path / "state.kbatch"
+    save_image(cp, path)
+    before = path.read_bytes()
+    cp.advance(5)
+    cp.unpicklable = lambda: None  # type: ignore[attr-defined]
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        save_image(cp, path)
+    assert gc.isenabled()
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["state.kbatch"]
+    loaded, _ = load_image(path)
+    gc.unfreeze()
+    assert loaded.now() < cp.now()
