@@ -4,9 +4,11 @@ directory with every ``advance`` cut into random pieces give byte-identical obje
 Events included) and the same trace digest; and the issue's documented cases, through separate
 processes.
 
-The property test drawn here is small enough for CI (a few examples, (c) through the entry point in
-this process, which loads and saves the image at every command just as a process does); ``pytest -m
-slow tests/cli/test_continuity.py`` runs the bigger one, with (c) as separate processes too.
+The property test drawn here is small enough for CI: two scenarios of up to five steps, as every
+command of (b) is a new interpreter (about a second of CPU, mostly imports), and (c) through the entry
+point in this process, which loads and saves the image at every command just as a process does.
+``pytest -m slow tests/cli/test_continuity.py`` runs the bigger one (25 scenarios of up to ten steps,
+(c) as separate processes too).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ def cronjob(name: str, seconds: int, policy: str) -> dict[str, Any]:
 @dataclass(frozen=True)
 class Apply:
     manifest: dict[str, Any]
+    server_side: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,16 +101,18 @@ Step = Apply | Command | FailJobPod | Advance
 SECONDS = st.integers(1, 600)
 PODS = ("p0", "p1")
 JOBS = ("j0", "j1")
+JOB_EDITS = ({"parallelism": 3}, {"suspend": True}, {"suspend": False})
 
-applies = st.one_of(
+manifests = st.one_of(
     st.builds(pod, st.sampled_from(PODS), SECONDS, st.sampled_from((0, 1)),
               st.sampled_from(("Never", "OnFailure", "Always"))),
     st.builds(job, st.sampled_from(JOBS), SECONDS, st.sampled_from((0, 1, 42)),
               completions=st.integers(1, 3), parallelism=st.integers(1, 2), backoff_limit=st.integers(0, 2),
               policy=st.booleans()),
     st.builds(cronjob, st.just("cj"), SECONDS, st.sampled_from(("Allow", "Forbid", "Replace"))),
-).map(Apply)
+)
 
+applies = st.builds(Apply, manifests, st.booleans())
 commands = st.one_of(
     st.sampled_from(PODS).map(lambda n: Command(("patch", "pod", n, "--subresource", "status", "--type",
                                                   "merge", "-p", FAILED))),
@@ -117,6 +122,10 @@ commands = st.one_of(
     st.tuples(st.sampled_from(("pod/p0", "pod/p1", "job/j0", "job/j1", "cronjob/cj")),
               st.sampled_from(((), ("--grace-period", "0")))).map(lambda a: Command(("delete", a[0], *a[1]))),
     st.sampled_from(("stop-kubelet", "start-kubelet")).map(lambda verb: Command(("node", verb, "node-1"))),
+    st.tuples(st.sampled_from(JOBS), st.sampled_from(JOB_EDITS)).map(
+        lambda a: Command(("patch", "job", a[0], "--type", "merge", "-p", json.dumps({"spec": a[1]})))),
+    st.sampled_from(JOBS).map(lambda n: Command(("wait", f"job/{n}", "--for", "condition=Complete",
+                                                 "--timeout", "2m"))),
 )
 
 
@@ -151,7 +160,8 @@ def play(runner: Any, steps: Sequence[Step], files: Path, *, split: bool) -> tup
         if isinstance(step, Apply):
             path = files / f"step-{n}.json"
             path.write_text(json.dumps(step.manifest))
-            outputs.append(runner.run("apply", "-f", str(path)))
+            mode = ("--server-side",) if step.server_side else ()
+            outputs.append(runner.run("apply", "-f", str(path), *mode))
         elif isinstance(step, Command):
             outputs.append(runner.run(*step.args))
         else:
@@ -185,8 +195,8 @@ def _agree(steps: list[Step], split_runner: type) -> None:
     assert (got.digest, split.digest) == (want.digest, want.digest)
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenarios(max_steps=4))
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios(max_steps=5))
 def test_commands_continue_one_simulation(steps: list[Step]) -> None:
     _agree(steps, CliInProcess)
 
