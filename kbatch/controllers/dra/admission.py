@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kbatch.api.base import format_time
 from kbatch.api.core_v1 import Namespace
 from kbatch.api.errors import FieldError, Invalid, NotFound
 from kbatch.api.resource_v1 import (
@@ -72,8 +71,8 @@ class _Plugin:
         ]
         raise Invalid.of(kind.group_kind, obj.metadata.name or obj.metadata.generate_name or "", errors)
 
-    def _now(self) -> str:
-        return format_time(self.server.timestamp())
+    def _now(self) -> Any:
+        return self.server.timestamp()
 
     def slice_taints(self, request: AdmissionRequest) -> None:
         old: dict[tuple[str, str, str], Any] = {}
