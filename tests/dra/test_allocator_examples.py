@@ -18,7 +18,9 @@ def _devices(result) -> list[tuple[str, str]]:
 
 
 def test_simple_takes_devices_in_slice_order_and_pins_the_node() -> None:
-    [result] = allocate([make_claim("c", exactly("r", count=2))], [make_slice("s", [gpu("a"), gpu("b"), gpu("c")])], GPU)
+    [result] = allocate(
+        [make_claim("c", exactly("r", count=2))], [make_slice("s", [gpu("a"), gpu("b"), gpu("c")])], GPU
+    )
     assert _devices(result) == [("r", "a"), ("r", "b")]
     term = result.node_selector.node_selector_terms[0]
     assert term.match_fields[0].key == "metadata.name" and term.match_fields[0].values == ["node-0"]
@@ -38,10 +40,22 @@ def test_used_devices_are_skipped() -> None:
 
 
 def test_first_available_tries_subrequests_in_order() -> None:
-    claim = make_claim("c", {"name": "r", "firstAvailable": [
-        {"name": "h100", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1,
-         "selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].model == "H100"'}}]},
-        {"name": "any", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2}]})
+    claim = make_claim(
+        "c",
+        {
+            "name": "r",
+            "firstAvailable": [
+                {
+                    "name": "h100",
+                    "deviceClassName": "gpu",
+                    "allocationMode": "ExactCount",
+                    "count": 1,
+                    "selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].model == "H100"'}}],
+                },
+                {"name": "any", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2},
+            ],
+        },
+    )
     [result] = allocate([claim], [make_slice("s", [gpu("a", model="A100"), gpu("b", model="A100")])], GPU)
     assert _devices(result) == [("r/any", "a"), ("r/any", "b")]
 
@@ -51,8 +65,10 @@ def test_all_mode_takes_every_matching_device_and_refuses_incomplete_pools() -> 
     [result] = allocate([make_claim("c", exactly("r", allocationMode="All"))], slices, GPU)
     assert _devices(result) == [("r", "a"), ("r", "b")]
     incomplete = [make_slice("s", [gpu("a")], count=2)]
-    with pytest.raises(AllocationError, match="asks for all devices, but resource pool gpu.example.com/node-0 is "
-                                              "currently being updated"):
+    with pytest.raises(
+        AllocationError,
+        match=r"asks for all devices, but resource pool gpu\.example\.com/node-0 is currently being updated",
+    ):
         allocate([make_claim("c", exactly("r", allocationMode="All"))], incomplete, GPU)
 
 
@@ -87,30 +103,60 @@ def test_untolerated_no_schedule_taints_block_and_tolerations_admit() -> None:
 
 
 def test_consumable_capacity_shares_a_device_with_share_ids_and_rounds_to_the_policy() -> None:
-    device = {"name": "a", "allowMultipleAllocations": True, "capacity": {"memory": {
-        "value": "10Gi", "requestPolicy": {"default": "2Gi", "validRange": {"min": "2Gi", "step": "2Gi"}}}}}
+    device = {
+        "name": "a",
+        "allowMultipleAllocations": True,
+        "capacity": {
+            "memory": {
+                "value": "10Gi",
+                "requestPolicy": {"default": "2Gi", "validRange": {"min": "2Gi", "step": "2Gi"}},
+            }
+        },
+    }
     slices = [make_slice("s", [device])]
     state = AllocatedState()
-    [one] = allocate([make_claim("c1", exactly("r", capacity={"requests": {"memory": "3Gi"}}))], slices, GPU,
-                     allocated=state)
+    [one] = allocate(
+        [make_claim("c1", exactly("r", capacity={"requests": {"memory": "3Gi"}}))],
+        slices,
+        GPU,
+        allocated=state,
+    )
     item = one.devices.results[0]
     assert str(item.consumed_capacity["memory"]) == "4Gi" and item.share_id
     state.add(one.devices.results)
     [two] = allocate([make_claim("c2", exactly("r"))], slices, GPU, allocated=state)
     assert str(two.devices.results[0].consumed_capacity["memory"]) == "2Gi"
     state.add(two.devices.results)
-    assert allocate([make_claim("c3", exactly("r", capacity={"requests": {"memory": "5Gi"}}))], slices, GPU,
-                    allocated=state) is None
+    assert (
+        allocate(
+            [make_claim("c3", exactly("r", capacity={"requests": {"memory": "5Gi"}}))],
+            slices,
+            GPU,
+            allocated=state,
+        )
+        is None
+    )
 
 
 def test_partitions_share_counters() -> None:
     def part(name: str, mem: str) -> dict:
-        return {"name": name, "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": mem}}}]}
+        return {
+            "name": name,
+            "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": mem}}}],
+        }
 
-    slices = [make_slice("devices", [part("whole", "8Gi"), part("half-0", "4Gi"), part("half-1", "4Gi")], pool="p",
-                         count=2),
-              make_slice("counters", None, pool="p", count=2,
-                         sharedCounters=[{"name": "gpu-0", "counters": {"memory": {"value": "8Gi"}}}])]
+    slices = [
+        make_slice(
+            "devices", [part("whole", "8Gi"), part("half-0", "4Gi"), part("half-1", "4Gi")], pool="p", count=2
+        ),
+        make_slice(
+            "counters",
+            None,
+            pool="p",
+            count=2,
+            sharedCounters=[{"name": "gpu-0", "counters": {"memory": {"value": "8Gi"}}}],
+        ),
+    ]
     state = AllocatedState()
     half = exactly("r")
     [first] = allocate([make_claim("c1", exactly("r"))], slices, GPU, allocated=state)
@@ -159,7 +205,13 @@ def test_config_from_class_then_claim() -> None:
 
 
 def test_selector_runtime_errors_stop_allocation() -> None:
-    with pytest.raises(AllocationError, match=r"claim default/c: selector #0 on device gpu.example.com/node-0/a: "
-                                              r"CEL runtime error: no such key: nope"):
-        allocate([make_claim("c", exactly("r", "gpu", 1, 'device.attributes["nope"].x == 1'))],
-                 [make_slice("s", [gpu("a")])], GPU)
+    with pytest.raises(
+        AllocationError,
+        match=r"claim default/c: selector #0 on device gpu.example.com/node-0/a: "
+        r"CEL runtime error: no such key: nope",
+    ):
+        allocate(
+            [make_claim("c", exactly("r", "gpu", 1, 'device.attributes["nope"].x == 1'))],
+            [make_slice("s", [gpu("a")])],
+            GPU,
+        )

@@ -25,13 +25,17 @@ def devices(draw: Any, partitioned: bool) -> list[dict[str, Any]]:
     out = []
     for i in range(count):
         multiple = draw(st.booleans())
-        device: dict[str, Any] = {"name": f"d{i}", "attributes": {"model": {"string": draw(st.sampled_from(MODELS))},
-                                                                   "index": {"int": i}},
-                                  "capacity": {"memory": {"value": f"{draw(st.integers(1, 8))}Gi"}}}
+        device: dict[str, Any] = {
+            "name": f"d{i}",
+            "attributes": {"model": {"string": draw(st.sampled_from(MODELS))}, "index": {"int": i}},
+            "capacity": {"memory": {"value": f"{draw(st.integers(1, 8))}Gi"}},
+        }
         if multiple:
             device["allowMultipleAllocations"] = True
         if partitioned:
-            device["consumesCounters"] = [{"counterSet": "set", "counters": {"mem": {"value": f"{draw(st.integers(1, 4))}"}}}]
+            device["consumesCounters"] = [
+                {"counterSet": "set", "counters": {"mem": {"value": f"{draw(st.integers(1, 4))}"}}}
+            ]
         out.append(device)
     return out
 
@@ -40,7 +44,11 @@ def devices(draw: Any, partitioned: bool) -> list[dict[str, Any]]:
 def requests(draw: Any) -> list[dict[str, Any]]:
     out = []
     for r in range(draw(st.integers(1, 3))):
-        body: dict[str, Any] = {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": draw(st.integers(1, 2))}
+        body: dict[str, Any] = {
+            "deviceClassName": "gpu",
+            "allocationMode": "ExactCount",
+            "count": draw(st.integers(1, 2)),
+        }
         model = draw(st.sampled_from((None, *MODELS)))
         if model:
             body["selectors"] = [{"cel": {"expression": f'device.attributes["{DRIVER}"].model == "{model}"'}}]
@@ -55,8 +63,17 @@ def scenarios(draw: Any) -> tuple[list[Any], list[Any]]:
     partitioned = draw(st.booleans())
     slices = [make_slice("s0", draw(devices(partitioned)), pool="p", count=2 if partitioned else 1)]
     if partitioned:
-        slices.append(make_slice("s1", None, pool="p", count=2,
-                                 sharedCounters=[{"name": "set", "counters": {"mem": {"value": str(draw(st.integers(1, 6)))}}}]))
+        slices.append(
+            make_slice(
+                "s1",
+                None,
+                pool="p",
+                count=2,
+                sharedCounters=[
+                    {"name": "set", "counters": {"mem": {"value": str(draw(st.integers(1, 6)))}}}
+                ],
+            )
+        )
     claims = []
     for c in range(draw(st.integers(1, 4))):
         constraints = [{"matchAttribute": f"{DRIVER}/model"}] if draw(st.booleans()) else None
@@ -103,7 +120,9 @@ def test_devices_are_shared_only_when_allowed_and_capacity_suffices(scenario: An
 @given(scenarios())
 def test_counters_are_never_oversubscribed(scenario: Any) -> None:
     slices, claims = scenario
-    counters = {c.name: c.counters["mem"].value.as_fraction() for s in slices for c in s.spec.shared_counters or ()}
+    counters = {
+        c.name: c.counters["mem"].value.as_fraction() for s in slices for c in s.spec.shared_counters or ()
+    }
     if not counters:
         return
     devices_by_name = _devices(slices)
@@ -115,8 +134,10 @@ def test_counters_are_never_oversubscribed(scenario: Any) -> None:
                 continue  # a shared device consumes its counters once
             holding.add(item.device)
             for consumption in devices_by_name[item.device].consumes_counters or ():
-                consumed[consumption.counter_set] = consumed.get(consumption.counter_set, Fraction(0)) + \
-                    consumption.counters["mem"].value.as_fraction()
+                consumed[consumption.counter_set] = (
+                    consumed.get(consumption.counter_set, Fraction(0))
+                    + consumption.counters["mem"].value.as_fraction()
+                )
     for name, used in consumed.items():
         assert used <= counters[name]
 
@@ -132,8 +153,12 @@ def test_every_selector_of_an_allocated_request_holds_for_its_devices(scenario: 
         selectors = {r.name: r.exactly.selectors or () for r in claim.spec.devices.requests}
         for item in result.devices.results or ():
             device = devices_by_name[item.device]
-            data = DeviceInput(DRIVER, device.attributes or {}, {n: c.value for n, c in (device.capacity or {}).items()},
-                               bool(device.allow_multiple_allocations))
+            data = DeviceInput(
+                DRIVER,
+                device.attributes or {},
+                {n: c.value for n, c in (device.capacity or {}).items()},
+                bool(device.allow_multiple_allocations),
+            )
             for selector in selectors[item.request]:
                 assert compile_selector(selector.cel.expression).matches(data)
 
@@ -162,8 +187,19 @@ def test_match_attribute_constraints_hold(scenario: Any) -> None:
 def test_allocated_state_round_trips() -> None:
     slices = [make_slice("s0", [{"name": "d0"}, {"name": "d1"}])]
     state = AllocatedState()
-    result = allocate([make_claim("c", {"name": "r", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount",
-                                                                  "count": 2}})], slices, [make_class("gpu")])[0]
+    result = allocate(
+        [
+            make_claim(
+                "c",
+                {
+                    "name": "r",
+                    "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2},
+                },
+            )
+        ],
+        slices,
+        [make_class("gpu")],
+    )[0]
     state.add(result.devices.results)
     assert state.is_allocated(DeviceID(DRIVER, "node-0", "d0"))
     state.add(result.devices.results, -1)

@@ -25,24 +25,59 @@ SELECT_A100 = 'device.attributes["gpu.example.com"].model == "A100"'
 def cluster(nodes: int = 2, gpus: int = 2, seed: int = 0, partitions: int = 0) -> ControlPlane:
     cp = ControlPlane(seed=seed)
     create_nodes(cp, nodes, NodeTemplate(devices=DeviceTemplate(count=gpus, partitions=partitions)))
-    cp.client.create(DeviceClass.model_validate({"metadata": {"name": "gpu"}, "spec": {
-        "selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}))
-    cp.client.create(ResourceClaimTemplate.model_validate({"metadata": {"name": "one-gpu", "namespace": "default"},
-                                                           "spec": {"spec": {"devices": {"requests": [
-                                                               {"name": "gpu", "exactly": {
-                                                                   "deviceClassName": "gpu",
-                                                                   "selectors": [{"cel": {"expression": SELECT_A100}}]}}]}}}}))
+    cp.client.create(
+        DeviceClass.model_validate(
+            {
+                "metadata": {"name": "gpu"},
+                "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
+            }
+        )
+    )
+    cp.client.create(
+        ResourceClaimTemplate.model_validate(
+            {
+                "metadata": {"name": "one-gpu", "namespace": "default"},
+                "spec": {
+                    "spec": {
+                        "devices": {
+                            "requests": [
+                                {
+                                    "name": "gpu",
+                                    "exactly": {
+                                        "deviceClassName": "gpu",
+                                        "selectors": [{"cel": {"expression": SELECT_A100}}],
+                                    },
+                                }
+                            ]
+                        }
+                    }
+                },
+            }
+        )
+    )
     cp.run_until_idle()
     return cp
 
 
 def gpu_pod(name: str, seconds: int = 10, **claim: Any) -> Pod:
     source = claim or {"resourceClaimTemplateName": "one-gpu"}
-    return Pod.model_validate({"metadata": {"name": name, "namespace": "default"}, "spec": {
-        "restartPolicy": "Never",
-        "containers": [{"name": "c", "image": "busybox", "command": ["sleep", str(seconds)],
-                        "resources": {"claims": [{"name": "gpu"}]}}],
-        "resourceClaims": [{"name": "gpu", **source}]}})
+    return Pod.model_validate(
+        {
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {
+                "restartPolicy": "Never",
+                "containers": [
+                    {
+                        "name": "c",
+                        "image": "busybox",
+                        "command": ["sleep", str(seconds)],
+                        "resources": {"claims": [{"name": "gpu"}]},
+                    }
+                ],
+                "resourceClaims": [{"name": "gpu", **source}],
+            },
+        }
+    )
 
 
 def pods(cp: ControlPlane) -> dict[str, Pod]:
@@ -68,7 +103,9 @@ def test_generated_claims_are_allocated_reserved_and_the_pods_run() -> None:
     assert FINALIZER in claim.metadata.finalizers
     result = claim.status.allocation.devices.results[0]
     assert (result.driver, result.pool, result.device) == ("gpu.example.com", pod.spec.node_name, "gpu-0")
-    assert [(r.resource, r.name, r.uid) for r in claim.status.reserved_for] == [("pods", "p0", pod.metadata.uid)]
+    assert [(r.resource, r.name, r.uid) for r in claim.status.reserved_for] == [
+        ("pods", "p0", pod.metadata.uid)
+    ]
     assert pod.status.phase == "Running"
 
 
@@ -98,8 +135,14 @@ def test_claims_of_deleted_pods_go_with_them() -> None:
 
 def test_a_shared_claim_is_reserved_for_every_pod_using_it() -> None:
     cp = cluster()
-    cp.client.create(ResourceClaim.model_validate({"metadata": {"name": "shared", "namespace": "default"}, "spec": {
-        "devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}))
+    cp.client.create(
+        ResourceClaim.model_validate(
+            {
+                "metadata": {"name": "shared", "namespace": "default"},
+                "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}},
+            }
+        )
+    )
     for name in ("a", "b"):
         cp.client.create(gpu_pod(name, seconds=100, resourceClaimName="shared"))
     cp.advance(1)
@@ -124,8 +167,17 @@ def test_no_execute_taint_rules_evict_pods_using_the_device() -> None:
     cp.client.create(gpu_pod("p0", seconds=1000))
     cp.advance(1)
     assert pods(cp)["p0"].status.phase == "Running"
-    cp.client.create(DeviceTaintRule.model_validate({"metadata": {"name": "broken"}, "spec": {
-        "deviceSelector": {"device": "gpu-0"}, "taint": {"key": "broken", "effect": "NoExecute"}}}))
+    cp.client.create(
+        DeviceTaintRule.model_validate(
+            {
+                "metadata": {"name": "broken"},
+                "spec": {
+                    "deviceSelector": {"device": "gpu-0"},
+                    "taint": {"key": "broken", "effect": "NoExecute"},
+                },
+            }
+        )
+    )
     cp.advance(1)
     gone = pods(cp).get("p0")
     assert gone is None or gone.metadata.deletion_timestamp is not None
@@ -139,8 +191,11 @@ def test_partitioned_gpus_share_counters() -> None:
     running = sorted(n for n, p in pods(cp).items() if p.status.phase == "Running")
     # the whole GPU first; then its partitions' counters are used up
     assert running == ["a"]
-    devices = [c.status.allocation.devices.results[0].device for c in claims(cp).values()
-               if c.status is not None and c.status.allocation is not None]
+    devices = [
+        c.status.allocation.devices.results[0].device
+        for c in claims(cp).values()
+        if c.status is not None and c.status.allocation is not None
+    ]
     assert devices == ["gpu-0"]
 
 

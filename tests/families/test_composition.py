@@ -40,8 +40,8 @@ def test_two_families_may_not_declare_the_same_thing(clash: object) -> None:
 def test_admission_selection_follows_kube_apiservers_flags() -> None:
     composed = compose((*BUILTIN_FAMILIES, EXAMPLE))
     default = [p.name for p in composed.admission_plugins()]
-    assert default == ["NamespaceLifecycle", "DefaultTolerationSeconds", "Priority", "DynamicResourceAllocation",
-                       "GizmoLabels"]
+    assert default == ["NamespaceLifecycle", "DefaultTolerationSeconds", "Priority",
+                       "DynamicResourceAllocation", "GizmoLabels"]
     assert [p.name for p in composed.admission_plugins(disable="Priority,GizmoLabels")] == \
         ["NamespaceLifecycle", "DefaultTolerationSeconds", "DynamicResourceAllocation"]
     # enabling an already-enabled plugin changes nothing; the order is the recommended one, not the flag's
