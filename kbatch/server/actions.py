@@ -86,7 +86,8 @@ def nodes_add(backend: Any, args: Obj) -> Obj:
     dra = args.get("dra")
     devices = _device_template(dra) if dra else None
     template = NodeTemplate(cpu=str(args.get("cpu") or "8"), memory=str(args.get("memory") or "32Gi"),
-                            pods=int(args.get("pods") or 110), gpus=0 if devices else int(args.get("gpu") or 0),
+                            pods=int(args.get("pods") or 110),
+                            gpus=0 if devices else int(args.get("gpu") or 0),
                             labels=dict(args.get("labels") or {}),
                             taints=tuple(parse_taint(t) for t in args.get("taints") or ()), devices=devices)
     created = create_nodes(backend.control_plane, count, template, prefix=prefix, start=start)
