@@ -85,6 +85,7 @@ __all__ = ["CYCLE_REQUEST", "Scheduler", "WaitingPod"]
 CYCLE_REQUEST = Request("", "scheduler/cycle")  # the one request the scheduler's queue ever holds
 
 GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
+SCHEDULING_GATES = "SchedulingGates"  # the plugin whose holds are reported as SchedulingGated
 _TERMINAL = ("Succeeded", "Failed")
 
 
@@ -147,10 +148,12 @@ class Scheduler:
         return Handle(cache=ctx.cache, client=ctx.client, clock=ctx.clock, features=ctx.features, rng=ctx.rng,
                       on_event=self.cluster_event)
 
-    def cluster_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
+    def cluster_event(self, event: ClusterEvent, old: Any, new: Any,
+                      pre_check: Callable[[PodInfo], bool] | None = None) -> None:
         """A cluster event a plugin's informer handler saw (e.g. a ResourceClaim update): move the
-        unschedulable pods it may help, per their rejecting plugins' hints."""
-        self._event_moves(((event, old, new),))
+        unschedulable (and gated) pods it may help, per their rejecting plugins' hints;
+        ``pre_check`` narrows the candidates (upstream ``PreEnqueueCheck``)."""
+        self._event_moves(((event, old, new),), pre_check)
 
     def enqueue(self) -> None:
         """Ask for a scheduling cycle (the one request the controller's queue ever holds)."""
@@ -482,7 +485,9 @@ class Scheduler:
             self._event(pod, "Warning", "FailedScheduling", message)
 
     def _mark_gated(self) -> None:
-        for entry in self.queue.gated():
+        """``SchedulingGated`` for pods held by their scheduling gates (not for other PreEnqueue
+        plugins' holds, e.g. DynamicResources waiting for a claim)."""
+        for entry in self.queue.gated(SCHEDULING_GATES):
             self._write_condition(entry.pod, SCHEDULING_GATED, GATED_MESSAGE)
 
     def _write_condition(self, pod: PodInfo, reason: str, message: str) -> None:

@@ -84,9 +84,10 @@ class Handle:
     features: FeatureGates = field(default_factory=FeatureGates)
     profile: Profile | None = None
     rng: Any = None  # the scheduler's seeded random source (None without a control plane)
-    # on_event(event, old, new): a plugin's informer handler reports a cluster event (upstream: the
-    # scheduler's own informers for the resources plugins register), moving the pods it may help
-    on_event: Callable[[Any, Any, Any], None] | None = None
+    # on_event(event, old, new[, pre_check]): a plugin's informer handler reports a cluster event
+    # (upstream: the scheduler's informers for the resources plugins register), moving the pods it
+    # may help; pre_check(pod) narrows the candidates (upstream PreEnqueueCheck)
+    on_event: Callable[..., None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,7 @@ from kbatch.controllers.scheduler.events import (
     QueueingHint,
 )
 from kbatch.controllers.scheduler.framework import Code, CycleState, Status
+from kbatch.controllers.scheduler.queue import PodKeys
 from kbatch.families.dra import BINDING_CONDITIONS, CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
 
 __all__ = ["NAME", "DynamicResources", "new"]
@@ -104,6 +105,10 @@ class DynamicResources:
         self.world = World()
         self.selectors = SelectorCache()
         self._seen_generation = -1
+        # claims some pod waits for (``namespace/name``): only their events, and events that free
+        # devices, can help a waiting pod, so only those are reported to the scheduler's queue (the
+        # hints would skip the others; this spares the queue a scan of every waiting pod per event)
+        self._awaited: dict[str, set[str]] = {}  # claim key -> keys of the pods waiting for it
         self._pools: dict[str, tuple[int, tuple[tuple[str, str], ...], list[Any]]] = {}
 
     # -- claims of a pod -------------------------------------------------------------------------
@@ -118,8 +123,10 @@ class DynamicResources:
                     return [], f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'
             claim = self.world.claim(pod.namespace, claim_name)
             if claim is None:
+                self._await(f"{pod.namespace}/{claim_name}", pod)
                 return [], f'resourceclaim "{claim_name}" not found'
             if claim.metadata.deletion_timestamp is not None:
+                self._await(f"{pod.namespace}/{claim_name}", pod)
                 return [], f'resourceclaim "{claim_name}" is being deleted'
             if template and not _owned_by(claim, pod.uid):
                 return [], (
@@ -128,6 +135,9 @@ class DynamicResources:
                 )
             claims.append(claim)
         return claims, ""
+
+    def _await(self, claim_key: str, pod: Any) -> None:
+        self._awaited.setdefault(claim_key, set()).add(pod.key)
 
     # -- PreEnqueue ------------------------------------------------------------------------------
     def pre_enqueue(self, pod: Any) -> Status | None:
@@ -159,6 +169,7 @@ class DynamicResources:
                 nodes = {only} if nodes is None else nodes & {only}
         for claim in data.pending:
             if f"{claim.metadata.namespace}/{claim.metadata.name}" in self.world.in_flight:
+                self._await(f"{claim.metadata.namespace}/{claim.metadata.name}", pod)
                 return Status.unschedulable(
                     NAME,
                     f"resource claim {claim.metadata.namespace}/"
@@ -308,6 +319,15 @@ class DynamicResources:
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
 
+    def _may_help(self, old: Any, new: Any) -> tuple[bool, Any]:
+        """Whether a claim event can make some waiting pod schedulable, and which pods: any, when
+        devices were freed (deallocated, or deleted while allocated); else those waiting for it."""
+        claim = new if new is not None else old
+        waiting = self._awaited.pop(f"{claim.metadata.namespace}/{claim.metadata.name}", None)
+        if old is not None and _allocated(old) and (new is None or not _allocated(new)):
+            return True, None
+        return waiting is not None, PodKeys(frozenset(waiting)) if waiting else None
+
     def event_handlers(self) -> Mapping[type, Any]:
         return {
             ResourceClaim: _Handler(self, CLAIM),
@@ -324,6 +344,16 @@ class DynamicResources:
                 world.remove_claim(old)
             else:
                 old, new = world.set_claim(new)
+            helps, pre_check = self._may_help(old, new)
+            if not helps:
+                return
+            notify = self.handle.on_event
+            if notify is not None:
+                action = (
+                    ActionType.ADD if old is None else ActionType.DELETE if new is None else ActionType.UPDATE
+                )
+                notify(ClusterEvent(kind, action), old, new, pre_check)
+            return
         elif kind == SLICE:
             world.set_slice(new) if new is not None else world.remove_slice(old)
         elif kind == CLASS:
