@@ -50,7 +50,7 @@ def test_claim_defaults_exact_count_and_count() -> None:
         1,
         "Equal",
     )
-    assert stored.status is None
+    assert stored.status is not None and stored.status.to_dict() == {}  # upstream: "status": {}
 
 
 def test_claim_validation_messages(cp: ControlPlane) -> None:

@@ -15,6 +15,7 @@ from kbatch.api.meta import Resource
 from kbatch.api.resource_v1 import (
     DeviceClass,
     DeviceTaintRule,
+    DeviceTaintRuleStatus,
     ResourceClaim,
     ResourceClaimStatus,
     ResourceClaimTemplate,
@@ -74,6 +75,12 @@ class ResourceSliceStrategy(DefaultStrategy):
 
 
 class ResourceClaimStrategy(DefaultStrategy):
+    @staticmethod
+    def fill_empty_status(obj: ResourceClaim) -> None:
+        """``status`` is a struct without omitempty upstream: a new claim reads ``"status": {}``."""
+        if obj.status is None:
+            obj.status = ResourceClaimStatus()
+
     def default(self, obj: ResourceClaim) -> None:  # type: ignore[override]
         default_claim(obj.spec.devices)
 
@@ -106,6 +113,12 @@ class ResourceClaimTemplateStrategy(DefaultStrategy):
 
 
 class DeviceTaintRuleStrategy(DefaultStrategy):
+    @staticmethod
+    def fill_empty_status(obj: DeviceTaintRule) -> None:
+        """``status`` is a struct upstream: a new rule reads ``"status": {}``."""
+        if obj.status is None:
+            obj.status = DeviceTaintRuleStatus()
+
     def validate(self, obj: DeviceTaintRule) -> list[FieldError]:  # type: ignore[override]
         return validate_taint_rule_spec(obj.spec)
 
