@@ -45,6 +45,19 @@ def _job(name: str, script: str, **spec: Any) -> dict[str, Any]:
                      **spec}}
 
 
+DRIVER = "gpu.example.com"
+_AT_LEAST_40GI = f'device.capacity["{DRIVER}"].memory.compareTo(quantity("40Gi")) >= 0'
+_GPU = {"devices": {"requests": [{"name": "gpu", "exactly": {
+    "deviceClassName": "gpu", "selectors": [{"cel": {"expression": _AT_LEAST_40GI}}]}}]}}
+
+
+def _claiming(name: str, script: str, source: dict[str, str]) -> dict[str, Any]:
+    """A pod whose container uses one DRA claim (a template's or an existing one)."""
+    pod = _pod(name, script, resourceClaims=[{"name": "gpu", **source}])
+    pod["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
+    return pod
+
+
 WORLD: list[dict[str, Any]] = [
     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}},
     {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
@@ -70,14 +83,29 @@ WORLD: list[dict[str, Any]] = [
      "spec": {"schedule": "*/1 * * * *", "successfulJobsHistoryLimit": 2,
               "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "Never",
                                                              "containers": [_container("sleep 30")]}}}}}},
+    # DRA (docs/dra.md): the GPU node's two devices, one tainted, so the second claim waits for the first
+    {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+     "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}},
+    {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "broken"},
+     "spec": {"deviceSelector": {"driver": DRIVER, "device": "gpu-1"},
+              "taint": {"key": "broken", "effect": "NoSchedule"}}},
+    {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+     "metadata": {"name": "one-gpu", "namespace": "default"}, "spec": {"spec": _GPU}},
+    {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+     "metadata": {"name": "spare", "namespace": "default"}, "spec": _GPU},
+    _claiming("dra-long", "sleep 300", {"resourceClaimName": "spare"}),
+    _claiming("dra-next", "sleep 30", {"resourceClaimTemplateName": "one-gpu"}),  # its claim comes later
 ]
 
 
 def busy_world() -> tuple[ControlPlane, ControlPlaneBackend]:
-    """Every controller on, three nodes (one whose kubelet stops at 20 s), the objects above."""
+    """Every controller on, three nodes (one whose kubelet stops at 20 s) and a node with two DRA GPUs,
+    the objects above."""
     cp = ControlPlane(controllers=EVERY_CONTROLLER)
     backend = ControlPlaneBackend(cp)
     backend.action("nodes-add", {"count": 3, "cpu": "2", "memory": "8Gi"})
+    backend.action("nodes-add", {"count": 1, "cpu": "2", "memory": "8Gi", "prefix": "gpu-node",
+                                 "dra": {"driver": DRIVER, "count": 2}})
     cp.apply(WORLD)
     cp.advance(20)
     backend.action("node-stop-kubelet", {"name": "node-2"})
@@ -115,6 +143,11 @@ def test_busy_world_is_in_flight_at_the_cut() -> None:
     assert any(p["status"]["phase"] == "Failed" for p in flaky)  # the Job is backing off
     huge = next(p for p in objects["Pod"] if p["metadata"]["name"] == "huge")
     assert huge["status"]["conditions"][0]["reason"] == "Unschedulable"
+    phases = {p["metadata"]["name"]: p["status"].get("phase") for p in objects["Pod"]}
+    assert (phases["dra-long"], phases["dra-next"]) == ("Running", "Pending")  # one untainted GPU
+    allocated = {c["metadata"]["name"]: bool((c.get("status") or {}).get("allocation"))
+                 for c in objects["ResourceClaim"]}
+    assert allocated.pop("spare") and list(allocated.values()) == [False]  # dra-next's generated claim
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
