@@ -101,7 +101,8 @@ def child(args: list[str], env: dict[str, str]) -> Run:
 def environment(bytecode: str | None) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    for name in ("KBATCH_STATE", "KBATCH_SERVER", "KBATCH_CONTROLLERS", "KBATCH_FEATURE_GATES"):
+    for name in ("KBATCH_STATE", "KBATCH_SERVER", "KBATCH_CONTROLLERS", "KBATCH_FEATURE_GATES",
+                 "KBATCH_ETCD_SERVERS"):
         env.pop(name, None)
     if bytecode is not None:
         env["PYTHONPYCACHEPREFIX"] = bytecode

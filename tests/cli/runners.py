@@ -132,7 +132,7 @@ class CliProcesses(_StateDirRunner):
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
         env["PYTHONPYCACHEPREFIX"] = _BYTECODE.name
         for name in ("PYTHONDONTWRITEBYTECODE", "KBATCH_STATE", "KBATCH_SERVER", "KBATCH_CONTROLLERS",
-                     "KBATCH_FEATURE_GATES"):
+                     "KBATCH_FEATURE_GATES", "KBATCH_ETCD_SERVERS"):
             env.pop(name, None)
         done = subprocess.run([sys.executable, "-m", "kbatch.cli", "--state", str(self.state), *args],
                               capture_output=True, text=True, timeout=TIMEOUT, env=env, cwd=ROOT)

@@ -4,7 +4,7 @@ directory with every ``advance`` cut into random pieces give byte-identical obje
 Events included) and the same trace digest; and the issue's documented cases, through separate
 processes.
 
-The property test drawn here is small enough for CI: two scenarios of up to five steps, as every
+The property test drawn here is small enough for CI: two scenarios of up to four steps, as every
 command of (b) is a new interpreter (about a second of CPU, mostly imports), and (c) through the entry
 point in this process, which loads and saves the image at every command just as a process does.
 ``pytest -m slow tests/cli/test_continuity.py`` runs the bigger one (25 scenarios of up to ten steps,
@@ -196,7 +196,7 @@ def _agree(steps: list[Step], split_runner: type) -> None:
 
 
 @settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenarios(max_steps=5))
+@given(scenarios(max_steps=4))
 def test_commands_continue_one_simulation(steps: list[Step]) -> None:
     _agree(steps, CliInProcess)
 
