@@ -2,8 +2,10 @@
 (kubernetes-sigs/jobset v0.12.0 ``api/jobset/v1alpha2/jobset_types.go``, ``+kubebuilder:printcolumn``).
 
 kube-apiserver's custom resource table (apiextensions ``tableconvertor``): ``Name``, then each column's
-JSONPath value, ``string`` columns printed as the JSONPath printer prints them (``0``, ``false``), a
-path with no value a null cell (``<none>``), the ``date`` column as an age.
+JSONPath value, ``string`` columns printed as the JSONPath printer prints them (``0``, ``false``), the
+``date`` column as an age. A path with no value is a null cell there, which kubectl prints blank;
+kbatch sends an empty string, so that ``kbatch get`` (which shows null as ``<none>``) prints the same
+blank as kubectl.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from kbatch.api.printing import NAME, Column, Obj, Printer, at, condition, creat
 __all__ = ["JOBSET"]
 
 
-def _json_text(value: Any) -> str | None:
-    """A JSONPath result printed as text (booleans lower case), or None when absent."""
+def _json_text(value: Any) -> str:
+    """A JSONPath result printed as text (booleans lower case); blank when absent."""
     if value is None:
-        return None
+        return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
