@@ -38,6 +38,10 @@ FAMILIES: tuple[Family, ...] = (
            "kubernetes/kubernetes pkg/controller/job, pkg/controller/cronjob, pkg/apis/batch; "
            "k8s.io/docs/concepts/workloads/controllers/job",
            kinds=("CronJob", "Job", "Pod")),
+    Family("jobset", "jobset.x-k8s.io/v1alpha2 JobSet: controller, webhooks, policies, restarts",
+           "conformance.jobset",
+           "kubernetes-sigs/jobset v0.12.0 pkg/controllers, pkg/webhooks, test/integration, test/e2e",
+           kinds=("JobSet", "Job", "Service", "PersistentVolumeClaim", "Pod")),
 )
 
 
