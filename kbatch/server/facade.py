@@ -69,7 +69,9 @@ def save_control_plane(cp: Any, path: str | os.PathLike[str]) -> None:
 
 
 def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | None = None,
-                          clock: str = "virtual") -> Any:
+                          clock: str = "virtual", config: Any = None) -> Any:
+    """A control plane over the objects of an objects-only snapshot (``save_control_plane``): its
+    controllers start afresh. ``config`` (a :class:`kbatch.cli.state.StateConfig`) builds it when given."""
     from kbatch.store import MemoryStore
 
     source = Path(path)
@@ -92,10 +94,15 @@ def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | No
             store.restore(str(store_file))
         except Exception as err:
             raise BadRequest(f"cannot restore the snapshot {source}: {err}") from None
+    if config is not None:
+        clock = config.clock
     start = parse_time(meta["now"]) if meta.get("now") and clock == "virtual" else None
     seed = int(meta.get("seed", 0))
-    cp = new_control_plane(controllers=controllers, seed=session_seed(seed, store.revision), clock=clock,
-                           start=start, store=store)
+    if config is not None:
+        cp = config.build(store=store, start=start, seed=session_seed(seed, store.revision))
+    else:
+        cp = new_control_plane(controllers=controllers, seed=session_seed(seed, store.revision), clock=clock,
+                               start=start, store=store)
     cp.base_seed = seed
     return cp
 

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 ALL = {"garbage-collector", "ttl-after-finished", "job", "cronjob", "podgc", "node-lifecycle",
-       "taint-eviction-controller", "scheduler", "kubelet", "disruption", "namespace", "jobset"}
+       "taint-eviction-controller", "scheduler", "kubelet", "disruption", "namespace", "jobset",
+       "resourceclaim", "device-taint-eviction"}
 
 
 def _enabled(kb: Any, *selection: str) -> set[str]:
