@@ -184,3 +184,29 @@ def test_managed_elsewhere(target):
     target.apply(jobset("mk", managedBy="kueue.x-k8s.io/multikueue"))
     target.advance(10)
     assert jobs_of(target, "mk") == [] and "status" not in target.get("JobSet", "mk")
+
+
+@pytest.mark.semantic("volumeClaimPolicies: a claim <template>-<jobset> per template, labelled with the "
+                      "JobSet's name, mounted by the Jobs' pods; owned by the JobSet unless Retain",
+                      source="kubernetes-sigs/jobset pkg/controllers/volume_claim_policy.go; "
+                             f"{CTRL} constructJob")
+def test_volume_claim_policies(target):
+    def claim(name):
+        return {"metadata": {"name": name}, "spec": {"accessModes": ["ReadWriteOnce"],
+                                                     "resources": {"requests": {"storage": "1Gi"}}}}
+
+    w = rjob("w")
+    w["template"]["spec"]["template"]["spec"]["containers"][0]["volumeMounts"] = [
+        {"name": "data", "mountPath": "/data"}, {"name": "ckpt", "mountPath": "/ckpt"}]
+    target.apply(jobset("vc", w, volumeClaimPolicies=[
+        {"templates": [claim("data")]},
+        {"templates": [claim("ckpt")], "retentionPolicy": {"whenDeleted": "Retain"}}]))
+    assert target.wait_for(lambda: len(jobs_of(target, "vc")) == 1, 30)
+    data, ckpt = (target.get("PersistentVolumeClaim", f"{t}-vc") for t in ("data", "ckpt"))
+    assert data is not None and ckpt is not None
+    assert [label(c, "jobset.sigs.k8s.io/jobset-name") for c in (data, ckpt)] == ["vc", "vc"]
+    assert [(r["kind"], r["name"]) for r in data["metadata"]["ownerReferences"]] == [("JobSet", "vc")]
+    assert not ckpt["metadata"].get("ownerReferences")
+    volumes = jobs_of(target, "vc")[0]["spec"]["template"]["spec"]["volumes"]
+    assert sorted((v["name"], v["persistentVolumeClaim"]["claimName"]) for v in volumes) == [
+        ("ckpt", "ckpt-vc"), ("data", "data-vc")]
