@@ -23,7 +23,7 @@ CONTAINER = {"name": "main", "image": "busybox:1.36", "command": ["sh", "-c", "s
 def rjob(name: str, replicas: int = 1, pods: int = 1, command: str | None = None, **extra: Any) -> Obj:
     """A replicated job of ``replicas`` Indexed Jobs of ``pods`` pods (backoffLimit 0: a failed pod
     fails its Job), restartPolicy Never."""
-    container = {**CONTAINER, "command": ["sh", "-c", command]} if command else CONTAINER
+    container = {**CONTAINER, **({"command": ["sh", "-c", command]} if command else {})}  # a copy each
     return {"name": name, "replicas": replicas, **extra, "template": {"spec": {
         "parallelism": pods, "completions": pods, "backoffLimit": 0, "template": {"spec": {
             "restartPolicy": "Never", "terminationGracePeriodSeconds": 1, "containers": [container]}}}}}
