@@ -43,6 +43,10 @@ FAMILIES: tuple[Family, ...] = (
            "kubernetes/kubernetes pkg/apis/resource/validation, pkg/controller/resourceclaim, "
            "pkg/scheduler/framework/plugins/dynamicresources, k8s.io/dynamic-resource-allocation/structured; "
            "KEP-4381", kinds=("Pod", "ResourceClaim", "ResourceClaimTemplate")),
+    Family("jobset", "jobset.x-k8s.io/v1alpha2 JobSet: controller, webhooks, policies, restarts",
+           "conformance.jobset",
+           "kubernetes-sigs/jobset v0.12.0 pkg/controllers, pkg/webhooks, test/integration, test/e2e",
+           kinds=("JobSet", "Job", "Service", "PersistentVolumeClaim", "Pod")),
 )
 
 

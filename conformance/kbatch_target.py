@@ -1,10 +1,11 @@
 """The in-process kbatch :class:`~conformance.target.Target`: a fresh ``ControlPlane`` in virtual time.
 
-The only conformance module that imports kbatch. By default only the ``job`` and ``cronjob``
-controllers run, so pod outcomes are driven through the API (patching pod status, as upstream's Job
-integration tests do with the Job controller alone). :func:`with_nodes` builds the other kind: every
-default controller (the simulated scheduler and kubelet among them) and a couple of nodes, so pod
-outcomes come from the container command (the ``kubelet`` capability), as on a real cluster.
+The only conformance module that imports kbatch. By default only the workload controllers (``job``,
+``cronjob``, ``jobset``) and the garbage collector run, so pod outcomes are driven through the API
+(patching pod status, as upstream's Job integration tests do with the Job controller alone).
+:func:`with_nodes` builds the other kind: every default controller (the simulated scheduler and
+kubelet among them) and a couple of nodes, so pod outcomes come from the container command (the
+``kubelet`` capability), as on a real cluster.
 
 Capabilities: ``virtual-clock`` and ``faults`` (kbatch's fault commands, the same ones
 ``kbatch serve`` offers under ``/apis/kbatch.dev/v1alpha1/actions``) always; ``kubelet`` with nodes.
@@ -22,11 +23,16 @@ from typing import Any
 from conformance.isolation import run_seed
 from conformance.target import FAULTS, KUBELET, VIRTUAL_CLOCK, Obj
 
-__all__ = ["KbatchTarget", "with_nodes"]
+__all__ = ["PLAYED_KUBELET", "KbatchTarget", "with_nodes"]
+
+# The controllers of the checks that play the kubelet: the workload controllers and the garbage
+# collector (JobSet restarts delete Jobs in the foreground), no scheduler, no kubelet.
+PLAYED_KUBELET = "job,cronjob,jobset,garbage-collector"
 
 
 class KbatchTarget:
-    def __init__(self, controllers: str = "job,cronjob", seed: int | None = None, nodes: int = 0) -> None:
+    def __init__(self, controllers: str = PLAYED_KUBELET, seed: int | None = None,
+                 nodes: int = 0) -> None:
         from kbatch.api.errors import NotFound
         from kbatch.api.kube_version import KUBERNETES_VERSION
         from kbatch.runtime.controlplane import ControlPlane

@@ -44,6 +44,7 @@ __all__ = [
     "name_is_dns1123_subdomain",
     "resource_requirements_plain",
     "validate_annotations",
+    "validate_domain_prefixed_path",
     "validate_finalizers",
     "validate_immutable",
     "validate_label_name",
@@ -226,6 +227,24 @@ def name_is_dns1123_label(name: str, prefix: bool) -> list[str]:
 
 
 # --- generic field checks ---------------------------------------------------------------------
+
+_HTTP_PATH_FMT = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
+_HTTP_PATH_RE = re.compile(_HTTP_PATH_FMT)
+
+
+def validate_domain_prefixed_path(value: str, path: str) -> list[FieldError]:
+    """``IsDomainPrefixedPath`` (k8s.io/apimachinery pkg/util/validation): ``<RFC 1123 subdomain>/<HTTP
+    path>``, as ``managedBy`` fields (Job, JobSet) must be."""
+    if not value:
+        return [FieldError.required(path)]
+    host, slash, rest = value.partition("/")
+    if not slash or not host or not rest:
+        return [FieldError.invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    errs = [FieldError.invalid(path, host, msg) for msg in is_dns1123_subdomain(host)]
+    if not _HTTP_PATH_RE.fullmatch(rest):
+        errs.append(FieldError.invalid(path, rest, _regex_error("Invalid path", _HTTP_PATH_FMT)))
+    return errs
+
 
 def validate_nonnegative(value: int | None, path: str) -> list[FieldError]:
     if value is not None and value < 0:

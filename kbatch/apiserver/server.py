@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound, Status
+from kbatch.api.features import FeatureGates
 from kbatch.api.meta import Resource, ResourceList
 from kbatch.api.policy_v1 import Eviction
 from kbatch.api.registry import Registry
@@ -58,9 +59,12 @@ class APIServer:
 
     def __init__(self, store: KV, registry: Registry, *, now: Callable[[], datetime],
                  rng: random.Random, bootstrap: bool = True,
-                 admission_plugins: tuple[AdmissionPlugin, ...] | None = None) -> None:
+                 admission_plugins: tuple[AdmissionPlugin, ...] | None = None,
+                 features: FeatureGates | None = None) -> None:
         self.store = store
         self.registry = registry
+        # the gates in force, for admission plugins that decide by one (webhooks read their binary's)
+        self.features = features if features is not None else builtin().feature_gates()
         self.now = now
         self.rng = rng
         self.admission = Admission()

@@ -24,12 +24,14 @@ from kbatch.families.family import (
     SchedulerPlugin,
     resolve,
 )
+from kbatch.families.jobset import JOBSET
 
 __all__ = [
     "BATCH",
     "BUILTIN_FAMILIES",
     "CORE",
     "DRA",
+    "JOBSET",
     "AdmissionPlugin",
     "AdmissionSelectionError",
     "Composition",
@@ -46,7 +48,7 @@ __all__ = [
     "resolve",
 ]
 
-BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, DRA)
+BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, DRA, JOBSET)
 """Every family kbatch ships, in composition order (the order kinds are registered, admission
 plugins run and controllers are stepped). Adding a family is one line here."""
 

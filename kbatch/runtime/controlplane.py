@@ -98,7 +98,7 @@ class ControlPlane:
         self.registry = registry if registry is not None else self.composition.registry()
         admission = self.composition.admission_plugins(enable_admission_plugins, disable_admission_plugins)
         self.server = APIServer(self.store, self.registry, now=self.clock.now_datetime, rng=self.rng,
-                                admission_plugins=admission)
+                                admission_plugins=admission, features=self.features)
         self.client = self.server.client()
         self.timers = TimerQueue()
         self.cache = Cache(self.client)

@@ -243,14 +243,15 @@ def test_help_everywhere(kb: Any) -> None:
 def test_every_example_applies_and_settles(kb: Any) -> None:
     kb.ok("nodes", "add", "--count", "2", "--gpu", "8")
     out = kb.ok("apply", "-f", str(EXAMPLES))
-    assert sorted(line.rsplit(" ", 1)[1] for line in out.splitlines()) == ["created"] * 9
+    assert sorted(line.rsplit(" ", 1)[1] for line in out.splitlines()) == ["created"] * 10
     again = kb.ok("apply", "-f", str(EXAMPLES))
     # the node manifest carries a status, which the server keeps to the status subresource: like
     # kubectl, apply keeps sending it (and says configured); everything else is unchanged
-    assert again.count("unchanged") == 8 and "node/kwok-node-0 configured" in again
+    assert again.count("unchanged") == 9 and "node/kwok-node-0 configured" in again
     kb.ok("advance", "5m")
     jobs = {r[0]: r[1] for r in _rows(kb.ok("get", "jobs", "--no-headers"))}
     assert jobs["pi"] == "Complete" and jobs["sample-job"] == "Complete" and jobs["myjob"] == "Complete"
+    assert _rows(kb.ok("get", "jobsets", "--no-headers"))[0][:2] == ["training", "Completed"]
 
 
 def test_apply_configures_a_changed_manifest_and_dry_runs(kb: Any, tmp_path: Path) -> None:

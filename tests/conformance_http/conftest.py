@@ -1,7 +1,8 @@
 """Fixtures: ``kbatch serve`` subprocesses and HTTP targets pointed at them.
 
-* ``virtual_server``: virtual clock, only the Job and CronJob controllers and no nodes, as the
-  in-process target for the checks that play the kubelet by patching pod status.
+* ``virtual_server``: virtual clock, only the workload controllers (Job, CronJob, JobSet) and the
+  garbage collector, no nodes, as the in-process target for the checks that play the kubelet by
+  patching pod status.
 * ``virtual_cluster_server``: virtual clock, the default controllers (scheduler and kubelet among
   them) and two nodes added with ``kbatch nodes add``: the checks whose pods really run.
 * ``real_server``: real clock, default controllers and two nodes — standing in for a real cluster.
@@ -20,7 +21,7 @@ from conformance.isolation import NamespacedTarget, claim_namespace, namespace_n
 from conformance.kubeconfig import load_kubeconfig
 from kbatch.server.process import ServeProcess
 
-PLAYED_KUBELET = "job,cronjob"
+PLAYED_KUBELET = "job,cronjob,jobset,garbage-collector"  # as conformance.kbatch_target
 NODES = 2
 
 

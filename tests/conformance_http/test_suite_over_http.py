@@ -59,7 +59,9 @@ def assert_outcomes_follow_capabilities(doc: dict[str, Any], junit: ET.Element) 
         reasons = unmet(_markers(semantic), caps)
         if reasons:
             assert semantic["outcome"] == "skipped", semantic
-            assert semantic["message"] == "; ".join(reasons), semantic
+            # the reasons of the shared requirements, in order; a family's own marker (e.g. dra's
+            # simulated_dra, not visible in the report's capabilities) may add its reason
+            assert all(reason in semantic["message"] for reason in reasons), semantic
         else:
             assert semantic["outcome"] == "passed", semantic
     counts = validate_junit(junit)

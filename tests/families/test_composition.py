@@ -12,12 +12,15 @@ from hypothesis import strategies as st
 from kbatch.api.features import FeatureGateError, FeatureGates, FeatureSpec, Stage, parse_feature_gates
 from kbatch.families import BATCH, BUILTIN_FAMILIES, CORE, AdmissionSelectionError, builtin, compose
 
+JOBSET_HOOKS = ["mjobset.kb.io", "mpod.kb.io", "vjobset.kb.io", "vpod.kb.io"]
+
 
 def test_builtin_composition_lists_core_then_batch() -> None:
     composed = builtin()
-    assert [f.name for f in composed.families] == ["core", "batch", "dra"]
+    assert [f.name for f in composed.families] == ["core", "batch", "dra", "jobset"]
     assert [p.name for p in composed.admission] == [
-        "NamespaceLifecycle", "DefaultTolerationSeconds", "Priority", "DynamicResourceAllocation"]
+        "NamespaceLifecycle", "DefaultTolerationSeconds", "Priority", "DynamicResourceAllocation",
+        *JOBSET_HOOKS]
     names = [c.name for c in composed.controllers]
     assert names.index("scheduler") < names.index("job")
     registry = composed.registry()
@@ -41,9 +44,9 @@ def test_admission_selection_follows_kube_apiservers_flags() -> None:
     composed = compose((*BUILTIN_FAMILIES, EXAMPLE))
     default = [p.name for p in composed.admission_plugins()]
     assert default == ["NamespaceLifecycle", "DefaultTolerationSeconds", "Priority",
-                       "DynamicResourceAllocation", "GizmoLabels"]
+                       "DynamicResourceAllocation", *JOBSET_HOOKS, "GizmoLabels"]
     assert [p.name for p in composed.admission_plugins(disable="Priority,GizmoLabels")] == \
-        ["NamespaceLifecycle", "DefaultTolerationSeconds", "DynamicResourceAllocation"]
+        ["NamespaceLifecycle", "DefaultTolerationSeconds", "DynamicResourceAllocation", *JOBSET_HOOKS]
     # enabling an already-enabled plugin changes nothing; the order is the recommended one, not the flag's
     assert [p.name for p in composed.admission_plugins(enable=["Priority", "NamespaceLifecycle"])] == default
     with pytest.raises(AdmissionSelectionError, match=r"\[Priority\] in enable-admission-plugins and "

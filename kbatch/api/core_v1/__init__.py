@@ -1,4 +1,5 @@
-"""core/v1 models (k8s.io/api ``core/v1``): Pod, Node, Namespace, Service, Event and their parts.
+"""core/v1 models (k8s.io/api ``core/v1``): Pod, Node, Namespace, Service, Event,
+PersistentVolumeClaim and their parts.
 
 Every public name of the submodules is re-exported here: import from ``kbatch.api.core_v1``.
 """
@@ -17,6 +18,16 @@ from kbatch.api.core_v1.affinity import (
     PreferredSchedulingTerm,
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
+)
+from kbatch.api.core_v1.claim import (
+    ACCESS_MODES,
+    ModifyVolumeStatus,
+    PersistentVolumeClaim,
+    PersistentVolumeClaimCondition,
+    PersistentVolumeClaimSpec,
+    PersistentVolumeClaimStatus,
+    TypedObjectReference,
+    VolumeResourceRequirements,
 )
 from kbatch.api.core_v1.common import (
     IntOrString,
@@ -158,6 +169,7 @@ from kbatch.api.core_v1.volume import (
 )
 
 __all__ = [
+    "ACCESS_MODES",
     "Affinity",
     "AppArmorProfile",
     "AttachedVolume",
@@ -212,6 +224,7 @@ __all__ = [
     "LoadBalancerIngress",
     "LoadBalancerStatus",
     "LocalObjectReference",
+    "ModifyVolumeStatus",
     "NFSVolumeSource",
     "Namespace",
     "NamespaceCondition",
@@ -234,6 +247,10 @@ __all__ = [
     "NodeSystemInfo",
     "ObjectFieldSelector",
     "ObjectReference",
+    "PersistentVolumeClaim",
+    "PersistentVolumeClaimCondition",
+    "PersistentVolumeClaimSpec",
+    "PersistentVolumeClaimStatus",
     "PersistentVolumeClaimVolumeSource",
     "Pod",
     "PodAffinity",
@@ -284,11 +301,13 @@ __all__ = [
     "Toleration",
     "TopologySpreadConstraint",
     "TypedLocalObjectReference",
+    "TypedObjectReference",
     "Volume",
     "VolumeDevice",
     "VolumeMount",
     "VolumeMountStatus",
     "VolumeProjection",
+    "VolumeResourceRequirements",
     "WeightedPodAffinityTerm",
     "WindowsSecurityContextOptions",
 ]

@@ -31,7 +31,7 @@ __all__ = ["NodeInfo", "Snapshot"]
 class NodeInfo:
     """A node and the pods bound (or assumed) to it, with their request sums."""
 
-    __slots__ = ("generation", "nonzero_requested", "pods", "requested", "shape")
+    __slots__ = ("counts", "generation", "nonzero_requested", "pods", "requested", "shape")
 
     def __init__(self, shape: NodeShape) -> None:
         self.shape = shape
@@ -39,6 +39,9 @@ class NodeInfo:
         self.requested: Resources = {}
         self.nonzero_requested: Resources = {}
         self.generation = 0
+        # plugins' memo of counts over this node's pods (PodTopologySpread: pods matching a
+        # selector), emptied whenever a pod is added or removed
+        self.counts: dict[object, int] = {}
 
     @property
     def name(self) -> str:
@@ -46,6 +49,8 @@ class NodeInfo:
 
     def add_pod(self, pod: PodInfo, key: str | None = None) -> None:
         self.pods[key or pod.key] = pod
+        if self.counts:
+            self.counts = {}
         add_into(self.requested, pod.requests)
         self.requested[PODS] = self.requested.get(PODS, 0) + 1
         add_into(self.nonzero_requested, pod.nonzero_requests)
@@ -54,6 +59,8 @@ class NodeInfo:
     def remove_pod(self, key: str) -> PodInfo | None:
         pod = self.pods.pop(key, None)
         if pod is not None:
+            if self.counts:
+                self.counts = {}
             subtract_into(self.requested, pod.requests)
             self.requested[PODS] -= 1
             subtract_into(self.nonzero_requested, pod.nonzero_requests)

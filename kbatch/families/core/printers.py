@@ -2,8 +2,8 @@
 PriorityClass, PodDisruptionBudget and Lease, computed from wire dicts.
 
 Column lists and cell rules from k8s.io/kubernetes ``pkg/printers/internalversion/printers.go``
-(v1.32; unchanged through 1.37 for these kinds): one column list per kind, ``priority: 1`` columns
-shown only with ``-o wide``.
+(v1.32; unchanged through 1.37 for these kinds; PersistentVolumeClaim as of 1.37): one column list per
+kind, ``priority: 1`` columns shown only with ``-o wide``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from kbatch.api.printing import (
     name_of,
 )
 
-__all__ = ["EVENT", "LEASE", "NAMESPACE", "NODE", "POD", "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SERVICE"]
+__all__ = ["EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD", "POD_DISRUPTION_BUDGET",
+           "PRIORITY_CLASS", "SERVICE"]
 
 
 # --- Pod -----------------------------------------------------------------------------------
@@ -216,3 +217,34 @@ def _lease_cells(lease: Obj, now: datetime) -> list[Any]:
 LEASE = Printer(
     (NAME, Column("Holder", description="holderIdentity contains the identity of the holder of a current "
                   "lease."), AGE), _lease_cells)
+
+
+# --- PersistentVolumeClaim -------------------------------------------------------------------
+
+_ACCESS_MODE_SHORT = (("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"),
+                      ("ReadWriteOncePod", "RWOP"))
+
+
+def _claim_cells(claim: Obj, now: datetime) -> list[Any]:
+    """``printPersistentVolumeClaim``: capacity and access modes only once bound to a volume; the
+    class from the beta annotation, else ``spec.storageClassName``."""
+    spec, status = claim.get("spec") or {}, claim.get("status") or {}
+    volume = spec.get("volumeName") or ""
+    capacity = modes = ""
+    if volume:
+        capacity = str((status.get("capacity") or {}).get("storage") or "")
+        held = status.get("accessModes") or ()
+        modes = ",".join(short for mode, short in _ACCESS_MODE_SHORT if mode in held)
+    phase = "Terminating" if at(claim, "metadata", "deletionTimestamp") else status.get("phase") or ""
+    annotations = at(claim, "metadata", "annotations") or {}
+    storage_class = (annotations.get("volume.beta.kubernetes.io/storage-class")
+                     or spec.get("storageClassName") or "")
+    return [name_of(claim), phase, volume, capacity, modes, storage_class,
+            spec.get("volumeAttributesClassName") or "<unset>", creation_age(claim, now),
+            spec.get("volumeMode") or "<unset>"]
+
+
+PERSISTENT_VOLUME_CLAIM = Printer(
+    (NAME, Column("Status"), Column("Volume"), Column("Capacity"), Column("Access Modes"),
+     Column("StorageClass"), Column("VolumeAttributesClass"), AGE, Column("VolumeMode", priority=1)),
+    _claim_cells)

@@ -14,7 +14,6 @@ Go's ``%#v``; kbatch prints them as JSON.
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,8 +33,8 @@ from kbatch.api.meta import LabelSelector, ObjectMeta
 from kbatch.api.selectors import selector_from_model
 from kbatch.api.validation import (
     is_dns1123_label,
-    is_dns1123_subdomain,
     is_qualified_name,
+    validate_domain_prefixed_path,
     validate_label_selector,
 )
 
@@ -98,20 +97,6 @@ def _immutable(new: Any, old: Any, path: str) -> Errors:
 def _qualified_name_errors(value: str, path: str) -> Errors:
     """``ValidateQualifiedName`` (used for podFailurePolicy condition types)."""
     return [FieldError.invalid(path, value, msg) for msg in is_qualified_name(value)]
-
-
-_PATH_CHARS = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
-
-
-def _domain_prefixed_path_errors(value: str, path: str) -> Errors:
-    """``IsDomainPrefixedPath`` (k8s.io/apimachinery pkg/util/validation), used for managedBy."""
-    host, slash, rest = value.partition("/")
-    if not slash:
-        return [FieldError.invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
-    errs = [FieldError.invalid(path, host, msg) for msg in is_dns1123_subdomain(host)]
-    if not re.fullmatch(_PATH_CHARS, rest):
-        errs.append(FieldError.invalid(path, rest, f"Invalid path: must match the regex {_PATH_CHARS}"))
-    return errs
 
 
 def _selector_matches(sel: LabelSelector | None, labels: dict[str, str] | None) -> bool | None:
@@ -201,7 +186,7 @@ def _validate_counts(spec: JobSpec, path: str) -> Errors:
                 FieldError.required(f"{path}.backoffLimitPerIndex", "when maxFailedIndexes is specified")
             )
     if spec.managed_by is not None:
-        errs += _domain_prefixed_path_errors(spec.managed_by, f"{path}.managedBy")
+        errs += validate_domain_prefixed_path(spec.managed_by, f"{path}.managedBy")
         if len(spec.managed_by) > bc.MAX_MANAGED_BY_LENGTH:
             errs.append(FieldError.too_long(f"{path}.managedBy", bc.MAX_MANAGED_BY_LENGTH))
     return errs

@@ -6,6 +6,7 @@ Workload kinds build on three functions: :func:`default_pod_spec` (pod template 
 
 from __future__ import annotations
 
+from kbatch.api.strategies.core.claim import PersistentVolumeClaimStrategy, validate_claim_spec
 from kbatch.api.strategies.core.kinds import (
     EventStrategy,
     NamespaceFinalizeStrategy,
@@ -43,6 +44,7 @@ __all__ = [
     "NamespaceFinalizeStrategy",
     "NamespaceStrategy",
     "NodeStrategy",
+    "PersistentVolumeClaimStrategy",
     "PodStrategy",
     "PriorityClassStrategy",
     "ServiceStrategy",
@@ -52,6 +54,7 @@ __all__ = [
     "image_pull_policy_for",
     "pod_qos_class",
     "validate_affinity",
+    "validate_claim_spec",
     "validate_pod_spec",
     "validate_pod_spec_update",
     "validate_pod_status_update",

@@ -148,6 +148,21 @@ def _count(pods: Iterable[PodInfo], c: SpreadConstraint, namespace: str) -> int:
                if p.namespace == namespace and not p.terminating and selector.matches(p.labels))
 
 
+def _node_count(node: NodeInfo, c: SpreadConstraint, namespace: str) -> int:
+    """``_count`` over ``node``'s pods, memoised on the node until its pods change: every pod a
+    Service selects is scored with the system defaults, which count every node's matching pods per
+    scheduling cycle, while most nodes' pods did not change since the last one."""
+    selector = c.selector
+    if selector is None or _empty(selector):
+        return 0
+    key = (namespace, selector)
+    counts = node.counts
+    value = counts.get(key)
+    if value is None:
+        value = counts[key] = _count(node.pods.values(), c, namespace)
+    return value
+
+
 def _self_match(c: SpreadConstraint, pod: PodInfo) -> int:
     return 1 if c.selector is not None and c.selector.matches(pod.labels) else 0
 
@@ -207,7 +222,7 @@ def _filter_state(
             if _included(c, pod, node):
                 value = labels[c.topology_key]
                 state.domains[index][value] = (state.domains[index].get(value, 0)
-                                               + _count(node.pods.values(), c, pod.namespace))
+                                               + _node_count(node, c, pod.namespace))
     return state
 
 
@@ -343,7 +358,7 @@ class PodTopologySpread:
             if value is None:
                 continue
             if c.topology_key == HOSTNAME:
-                count = _count(node.pods.values(), c, pod.namespace)
+                count = _node_count(node, c, pod.namespace)
             else:
                 count = s.pairs.get((c.topology_key, value), 0)
             total += count * s.weights[index] + (c.max_skew - 1)
@@ -371,7 +386,7 @@ def _count_pairs(pod: PodInfo, soft: tuple[SpreadConstraint, ...], snapshot: Sna
                 continue
             pair = (c.topology_key, labels.get(c.topology_key, ""))
             if pair in pairs:
-                pairs[pair] += _count(node.pods.values(), c, pod.namespace)
+                pairs[pair] += _node_count(node, c, pod.namespace)
 
 
 def _default_constraint(i: int, doc: Mapping[str, Any]) -> SpreadConstraint:
