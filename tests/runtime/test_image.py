@@ -95,6 +95,15 @@ WORLD: list[dict[str, Any]] = [
      "metadata": {"name": "spare", "namespace": "default"}, "spec": _GPU},
     _claiming("dra-long", "sleep 300", {"resourceClaimName": "spare"}),
     _claiming("dra-next", "sleep 30", {"resourceClaimTemplateName": "one-gpu"}),  # its claim comes later
+    # JobSet (docs/jobset.md): workers wait for the driver to be ready, a failed worker restarts the set
+    {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "train"},
+     "spec": {"failurePolicy": {"maxRestarts": 2}, "replicatedJobs": [
+         {"name": "driver", "template": {"spec": _job("driver", "sleep 40", backoffLimit=0)["spec"]}},
+         {"name": "workers", "replicas": 2, "dependsOn": [{"name": "driver", "status": "Ready"}],
+          "template": {"spec": _job("w", "sleep 15; exit 1", parallelism=2, completions=2,
+                                    backoffLimit=0)["spec"]}}]}},
+    {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
+     "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
 ]
 
 
