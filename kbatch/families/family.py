@@ -61,13 +61,16 @@ class KindEntry:
     """One served kind. ``gc_policy`` is upstream's ``DefaultGarbageCollectionPolicy`` (what a delete
     without ``propagationPolicy`` does: ``Background`` for most kinds, ``Orphan`` for batch/v1 Job);
     ``printer`` the ``kubectl get`` columns (default: Name, Age, as for a custom resource without
-    additionalPrinterColumns); ``describe`` the kind's ``kubectl describe`` lines."""
+    additionalPrinterColumns); ``describe`` the kind's ``kubectl describe`` lines; ``feature_gate``
+    the gate without which the kind is not served (upstream: an API version enabled by a gate, e.g.
+    scheduling.k8s.io/v1beta1 Workload and PodGroup with ``GenericWorkload``)."""
 
     model: type[Resource]
     strategy: Strategy[Any] | None = None
     printer: Printer | None = None
     describe: Describer | None = None
     gc_policy: str = "Background"
+    feature_gate: str = ""
 
 
 @dataclass(frozen=True, slots=True)

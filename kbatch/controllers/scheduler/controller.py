@@ -62,6 +62,7 @@ from kbatch.controllers.scheduler.events import (
     ASSIGNED_POD_DELETE,
     NODE_ADD,
     NODE_DELETE,
+    UNSCHEDULED_POD_ADD,
     ClusterEvent,
     HintMap,
     ProfileHints,
@@ -72,6 +73,7 @@ from kbatch.controllers.scheduler.framework import Code, CycleState, PostFilterR
 from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GATED
 from kbatch.controllers.scheduler.profiles import Handle, build_profiles
 from kbatch.controllers.scheduler.queue import SchedulingQueue
+from kbatch.controllers.scheduler.services import SchedulerServices, go_duration
 from kbatch.controllers.scheduler.snapshot import Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
 from kbatch.families.core import SCHEDULER_QUEUEING_HINTS
@@ -97,6 +99,7 @@ class WaitingPod:
     state: CycleState
     deadline: float
     pending: set[str]
+    timeout: float = 0.0  # how long it may wait (the rejection message names it)
 
 
 class Scheduler:
@@ -144,7 +147,8 @@ class Scheduler:
 
     def _handle(self) -> Handle:
         ctx = self.ctx
-        return Handle(cache=ctx.cache, client=ctx.client, clock=ctx.clock, features=ctx.features)
+        return Handle(cache=ctx.cache, client=ctx.client, clock=ctx.clock, features=ctx.features,
+                      scheduler=SchedulerServices(self))
 
     def enqueue(self) -> None:
         """Ask for a scheduling cycle (the one request the controller's queue ever holds)."""
@@ -198,6 +202,8 @@ class Scheduler:
         if entry is None or info.key in self.waiting:
             self.queue.add(info, now)
             self.enqueue()
+            if entry is None and old is None:  # a pod new to the scheduler (UnscheduledPod/Add)
+                self._event_moves(((UNSCHEDULED_POD_ADD, None, info),), lambda other: other.key != info.key)
         elif _relevant_change(entry.pod, info):
             if self.queue.update(info, pod_update_events(entry.pod, info), entry.pod, now):
                 self.enqueue()
@@ -285,6 +291,10 @@ class Scheduler:
         if moved:
             self.enqueue()
 
+    def on_cluster_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        """An event about a kind a plugin watches (:class:`~.services.SchedulerServices`)."""
+        self._event_moves(((event, old, new),))
+
     def on_node(self, node: Any) -> None:
         shape = node_shape(node)
         current = self.snapshot.get(shape.name)
@@ -365,7 +375,7 @@ class Scheduler:
             pending.add(plugin.name)
             timeout = max(timeout, status.timeout)
         if pending:
-            self.waiting[pod.key] = WaitingPod(pod, node, state, now + timeout, pending)
+            self.waiting[pod.key] = WaitingPod(pod, node, state, now + timeout, pending, timeout)
             return Status(Code.WAIT)
         return None
 
@@ -391,8 +401,12 @@ class Scheduler:
 
     def _expire_waiting(self, now: float) -> None:
         for key in sorted(k for k, w in self.waiting.items() if w.deadline <= now):
-            plugin = sorted(self.waiting[key].pending)[0]
-            self.reject(key, plugin, f"rejected due to timeout after waiting at permit ({plugin})")
+            waiting = self.waiting.get(key)
+            if waiting is None:
+                continue  # rejected meanwhile (a plugin's Unreserve rejects its siblings)
+            plugin = sorted(waiting.pending)[0]  # upstream waitingPod's timer message
+            self.reject(key, plugin, f"rejected due to timeout after waiting {go_duration(waiting.timeout)} "
+                                     f"at plugin {plugin}")
 
     def _bind(self, state: CycleState, pod: PodInfo, node: str, now: float) -> None:
         try:

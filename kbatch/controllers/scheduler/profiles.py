@@ -74,13 +74,16 @@ def implements(plugin: Any, point: str) -> bool:
 @dataclass(slots=True)
 class Handle:
     """What plugins may use; any part may be ``None`` for a scheduler built without a control plane
-    (pure tests). ``profile`` is set once the plugin's profile is built."""
+    (pure tests). ``profile`` is set once the plugin's profile is built; ``scheduler`` is the running
+    scheduler's services (waiting pods, activation, custom-kind events:
+    :class:`~kbatch.controllers.scheduler.services.SchedulerServices`)."""
 
     cache: Any = None
     client: Any = None
     clock: Any = None
     features: FeatureGates = field(default_factory=FeatureGates)
     profile: Profile | None = None
+    scheduler: Any = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -316,7 +316,22 @@ class SchedulingQueue:
         return min(deadlines) if deadlines else None
 
     # -- internals -----------------------------------------------------------------------------
-    def _place(self, entry: QueuedPod, now: float) -> None:
+    def activate(self, keys: Sequence[str], now: float) -> int:
+        """Upstream ``PriorityQueue.Activate``: each of these pods waiting in the unschedulable pool
+        or in back-off goes to active, its back-off skipped (PreEnqueue still runs: a gated pod stays
+        gated); pods active, gated or in flight are left where they are. Returns how many moved."""
+        moved = 0
+        for key in keys:
+            entry = self._pods.get(key)
+            if entry is None or entry.where not in (UNSCHEDULABLE, BACKOFF):
+                continue
+            if not self._gated_now(entry):
+                self._move(entry, ACTIVE)
+                moved += 1
+        return moved
+
+    def _gated_now(self, entry: QueuedPod) -> bool:
+        """Run PreEnqueue on ``entry``; a rejection files it as gated (and returns True)."""
         plugins = (self._pre_enqueue_by.get(entry.pod.scheduler_name, self._pre_enqueue)
                    if self._pre_enqueue_by else self._pre_enqueue)
         for plugin in plugins:
@@ -325,8 +340,13 @@ class SchedulingQueue:
                 self._ungate(entry)  # filed again below, under this plugin
                 entry.gate, entry.gating = status, plugin.name
                 self._move(entry, GATED)
-                return
+                return True
         entry.gate = None
+        return False
+
+    def _place(self, entry: QueuedPod, now: float) -> None:
+        if self._gated_now(entry):
+            return
         if entry.where in (GATED, UNSCHEDULABLE, "in-flight") or entry.where == ACTIVE:
             self._to_backoff_or_active(entry, now)
         # already in BACKOFF: stays there until its expiry

@@ -1,0 +1,87 @@
+"""What a plugin may ask of the running scheduler beyond the cluster state: the pods waiting at
+Permit, activating pods, and cluster events about kinds only the plugin watches.
+
+Upstream ``framework.Handle`` gives plugins ``IterateOverWaitingPods`` / ``GetWaitingPod`` (a
+``WaitingPod`` can be ``Allow``-ed or ``Reject``-ed by a Permit plugin), the ``PodActivator``
+(``Activate``: move pods to the active queue, what Coscheduling does for a group's siblings), and
+registers informers for the custom resources plugins name in ``EventsToRegister`` (Coscheduling's
+``podgroups.v1alpha1.scheduling.x-k8s.io`` Add/Update), whose events requeue the pods those plugins
+rejected. :class:`SchedulerServices` is that part of the handle (``Handle.scheduler``); it is
+``None`` for a profile built without a scheduler (pure tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from kbatch.controllers.scheduler.events import ClusterEvent
+from kbatch.controllers.scheduler.types import PodInfo
+
+if TYPE_CHECKING:
+    from kbatch.controllers.scheduler.controller import Scheduler
+
+__all__ = ["SchedulerServices", "WaitingPodHandle", "go_duration"]
+
+
+class WaitingPodHandle:
+    """One pod held at Permit (upstream ``fwk.WaitingPod``)."""
+
+    __slots__ = ("_scheduler", "node", "pod")
+
+    def __init__(self, scheduler: Scheduler, pod: PodInfo, node: str) -> None:
+        self._scheduler, self.pod, self.node = scheduler, pod, node
+
+    def allow(self, plugin: str) -> None:
+        """This plugin lets the pod go; it binds once no plugin holds it any more."""
+        self._scheduler.allow(self.pod.key, plugin)
+
+    def reject(self, plugin: str, message: str) -> None:
+        """The pod goes back to the queue, unschedulable with ``message``; what it held is free."""
+        self._scheduler.reject(self.pod.key, plugin, message)
+
+
+class SchedulerServices:
+    __slots__ = ("_scheduler",)
+
+    def __init__(self, scheduler: Scheduler) -> None:
+        self._scheduler = scheduler
+
+    def waiting_pods(self) -> list[WaitingPodHandle]:
+        """Every pod waiting at Permit, in key order (a snapshot: allowing or rejecting one while
+        iterating is fine)."""
+        scheduler, waiting = self._scheduler, self._scheduler.waiting
+        return [WaitingPodHandle(scheduler, waiting[key].pod, waiting[key].node) for key in sorted(waiting)]
+
+    def get_waiting_pod(self, key: str) -> WaitingPodHandle | None:
+        entry = self._scheduler.waiting.get(key)
+        return WaitingPodHandle(self._scheduler, entry.pod, entry.node) if entry is not None else None
+
+    def activate(self, keys: Iterable[str]) -> None:
+        """Move these pods (``namespace/name``) from the unschedulable pool or back-off to the active
+        queue (upstream ``PodActivator.Activate``)."""
+        scheduler = self._scheduler
+        if scheduler.queue.activate(sorted(set(keys)), scheduler.ctx.clock.now()):
+            scheduler.enqueue()
+
+    def cluster_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
+        """A change of a kind a plugin watches: requeue the pods whose rejecting plugins' hints
+        accept it (the objects are passed to the hints as they are)."""
+        self._scheduler.on_cluster_event(event, old, new)
+
+
+def go_duration(seconds: float) -> str:
+    """Go's ``time.Duration.String`` for whole and fractional seconds: ``10s``, ``1m0s``, ``1h0m0s``,
+    ``1.5s``, ``500ms``."""
+    if seconds == 0:
+        return "0s"
+    if seconds < 1:
+        return f"{seconds * 1000:g}ms"
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{secs:g}s"
+    if hours or minutes:
+        text = f"{int(minutes)}m{text}"
+    if hours:
+        text = f"{int(hours)}h{text}"
+    return text
