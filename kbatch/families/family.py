@@ -111,12 +111,16 @@ class ControllerSpec:
 class SchedulerPlugin:
     """A scheduler plugin by name (kube-scheduler's plugin registry). ``factory(args, handle)`` builds
     one instance per profile; ``multi_point`` places it in the default profile's ``multiPoint``
-    list (with ``weight`` for scoring), in family order, as ``default_plugins.go`` does."""
+    list (with ``weight`` for scoring), in family order, as ``default_plugins.go`` does;
+    ``queue_sort``: the default profile sorts its queue with this plugin instead of an earlier
+    family's (one queue, one QueueSort: what scheduler-plugins' configuration for Coscheduling does
+    with ``queueSort: {enabled: [Coscheduling], disabled: ["*"]}``)."""
 
     name: str
     factory: Ref
     multi_point: bool = False
     weight: int = 0
+    queue_sort: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -173,6 +173,19 @@ class SchedulingQueue:
                 return entry.pod
         return None
 
+    def pop_specific(self, key: str) -> PodInfo | None:
+        """Take this pod out of the active queue, back-off or the unschedulable pool for an attempt,
+        as :meth:`pop` would (upstream ``PopSpecificPod``: a pod group's cycle takes its queued
+        members together); None when it is gated, in flight or not queued."""
+        entry = self._pods.get(key)
+        if entry is None or entry.where not in (ACTIVE, BACKOFF, UNSCHEDULABLE):
+            return None
+        self._unwait(entry)
+        entry.version += 1  # its heap entries are stale now
+        entry.where = "in-flight"
+        self._in_flight.begin(key)
+        return entry.pod
+
     def peek(self) -> PodInfo | None:
         while self._active:
             _, _, key, version = self._active[0]

@@ -57,12 +57,29 @@ class SchedulerServices:
         entry = self._scheduler.waiting.get(key)
         return WaitingPodHandle(self._scheduler, entry.pod, entry.node) if entry is not None else None
 
+    def reject_all(self, pods: Iterable[WaitingPodHandle], plugin: str, message: str) -> None:
+        """Reject these waiting pods together: each is rejected before any runs Unreserve (upstream's
+        ``Reject`` only signals the pod's binding goroutine, so a plugin rejecting a group in a loop
+        rejects every member with its own message)."""
+        self._scheduler.reject_all([p.pod.key for p in pods], plugin, message)
+
     def activate(self, keys: Iterable[str]) -> None:
         """Move these pods (``namespace/name``) from the unschedulable pool or back-off to the active
         queue (upstream ``PodActivator.Activate``)."""
         scheduler = self._scheduler
         if scheduler.queue.activate(sorted(set(keys)), scheduler.ctx.clock.now()):
             scheduler.enqueue()
+
+    def pod_group_of(self, pod_key: str) -> str:
+        """The scheduling.k8s.io PodGroup (``namespace/name``) the pod names, "" for none or while
+        the GenericWorkload gate is off (upstream ``Handle.PodGroupManager``)."""
+        cycle = self._scheduler.group_cycle
+        return cycle.index.group_of(pod_key) if cycle is not None else ""
+
+    def pod_group_count(self, group: str) -> int:
+        """How many pods of the group the scheduler knows (upstream ``AllPodsCount``)."""
+        cycle = self._scheduler.group_cycle
+        return cycle.index.count(group) if cycle is not None else 0
 
     def cluster_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
         """A change of a kind a plugin watches: requeue the pods whose rejecting plugins' hints
