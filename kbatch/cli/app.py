@@ -3,7 +3,9 @@
 Global options, before or after the command (:mod:`kbatch.cli.options`): ``--state DIR`` (env
 ``KBATCH_STATE``, default ``./.kbatch``), ``--server URL`` (env ``KBATCH_SERVER``: talk to a running
 ``kbatch serve``), ``--controllers`` (env ``KBATCH_CONTROLLERS``, kube-controller-manager syntax:
-``*``, ``*,-podgc``, ``job,kubelet``), ``--token`` (env ``KBATCH_TOKEN``), ``-n/--namespace``.
+``*``, ``*,-podgc``, ``job,kubelet``), ``--feature-gates`` (env ``KBATCH_FEATURE_GATES``,
+kube-style ``Name=true,Other=false``; a local state directory keeps the gates it was last given),
+``--token`` (env ``KBATCH_TOKEN``), ``-n/--namespace``.
 Errors print one line and exit with code 1; ``--help`` works on every command.
 """
 
@@ -19,7 +21,8 @@ from kbatch.cli.options import DEFAULT_STATE, GlobalOptions, KbatchGroup
 __all__ = ["app", "main"]
 
 app = typer.Typer(help="kbatch: a local Kubernetes batch control plane in one process. Global options "
-                  "(--state, --server, --controllers, --token, -n) go before or after the command.",
+                  "(--state, --server, --controllers, --feature-gates, --token, -n) go before or after "
+                  "the command.",
                   cls=KbatchGroup, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   context_settings={"help_option_names": ["-h", "--help"]})
 
@@ -32,13 +35,19 @@ def _global(ctx: typer.Context,
                                               help="URL of a running `kbatch serve` to use instead."),
             controllers: str | None = typer.Option(None, "--controllers", envvar="KBATCH_CONTROLLERS",
                                                    help="Controllers: '*', '*,-podgc', 'job,kubelet'."),
+            feature_gates: str | None = typer.Option(
+                None, "--feature-gates", envvar="KBATCH_FEATURE_GATES",
+                help="Feature gates, kube style: 'GenericWorkload=true,WorkloadWithJob=true' (kept in the "
+                     "state directory until given again)."),
             token: str | None = typer.Option(None, "--token", envvar="KBATCH_TOKEN",
                                              help="Bearer token for --server."),
             namespace: str | None = typer.Option(None, "-n", "--namespace",
                                                  help="Namespace (default: default).")) -> None:
     _check_controllers(controllers)
+    _check_feature_gates(feature_gates)
     ctx.obj = GlobalOptions(state=state, server=server or None, controllers=controllers or None, token=token,
-                            namespace=namespace or None)
+                            namespace=namespace or None,
+                            feature_gates=feature_gates if feature_gates is not None else None)
 
 
 def _check_controllers(selection: str | None) -> None:
@@ -51,6 +60,19 @@ def _check_controllers(selection: str | None) -> None:
         select(selection, default_catalog().infos())
     except SelectionError as err:
         typer.echo(f"error: --controllers: {err}", err=True)
+        raise typer.Exit(1) from None
+
+
+def _check_feature_gates(value: str | None) -> None:
+    if value is None:
+        return
+    from kbatch.api.features import FeatureGateError
+    from kbatch.families import builtin
+
+    try:
+        builtin().feature_gates(value)
+    except FeatureGateError as err:
+        typer.echo(f"error: --feature-gates: {err}", err=True)
         raise typer.Exit(1) from None
 
 

@@ -72,14 +72,15 @@ class StateDir:
         except OSError:
             return ""
 
-    def load(self, controllers: str | None) -> Any:
-        """The control plane stored here, or a fresh empty one."""
+    def load(self, controllers: str | None, feature_gates: str | None = None) -> Any:
+        """The control plane stored here, or a fresh empty one; ``feature_gates`` replaces the saved
+        gates (they are saved with it)."""
         from kbatch.server.facade import new_control_plane, restore_control_plane
 
         if self.snapshot.exists():
-            cp = restore_control_plane(self.snapshot, controllers=controllers)
+            cp = restore_control_plane(self.snapshot, controllers=controllers, feature_gates=feature_gates)
         else:
-            cp = new_control_plane(controllers=controllers)
+            cp = new_control_plane(controllers=controllers, feature_gates=feature_gates)
         cp.trace.draining = True  # every line of this session goes to the trace file
         return cp
 
@@ -106,7 +107,8 @@ class StateDir:
 @contextmanager
 def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
     """Yield a backend for one command; local state is saved even when an API call failed (what
-    succeeded before it stays done, as with kubectl), but not after an unexpected exception."""
+    succeeded before it stays done, as with kubectl), but not after an unexpected exception. A command
+    given ``--feature-gates`` always saves: the state directory keeps the gates it was last given."""
     if opts.server:
         from kbatch.cli.remote import HttpBackend  # httpx only when talking to a server
 
@@ -118,8 +120,9 @@ def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
         return
     from kbatch.server.facade import ControlPlaneBackend
 
+    save = save or opts.feature_gates is not None
     with StateDir(opts.state).locked() as state:
-        backend = ControlPlaneBackend(state.load(opts.controllers))
+        backend = ControlPlaneBackend(state.load(opts.controllers, opts.feature_gates))
         backend.settle()
         try:
             yield backend

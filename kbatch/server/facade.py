@@ -26,8 +26,14 @@ from kbatch.apiserver.client import Preconditions
 from kbatch.server import actions
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
 
-__all__ = ["ControlPlaneBackend", "SelfDrivenBackend", "new_control_plane", "restore_control_plane",
-           "save_control_plane"]
+__all__ = [
+    "ControlPlaneBackend",
+    "SelfDrivenBackend",
+    "new_control_plane",
+    "restore_control_plane",
+    "save_control_plane",
+    "saved_feature_gates",
+]
 
 Obj = dict[str, Any]
 UNTIL_IDLE_LIMIT = 24 * 3600.0
@@ -36,10 +42,12 @@ UNTIL_IDLE_LIMIT = 24 * 3600.0
 # --- state directory files ------------------------------------------------------------------
 
 def new_control_plane(*, controllers: str | None = None, seed: int = 0, clock: str = "virtual",
-                      start: datetime | None = None, store: Any = None) -> Any:
+                      start: datetime | None = None, store: Any = None,
+                      feature_gates: str | None = None) -> Any:
     from kbatch.runtime.controlplane import ControlPlane
 
-    kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock}
+    kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock,
+                              "feature_gates": feature_gates}
     if start is not None:
         kwargs["start"] = start
     if store is not None:
@@ -59,7 +67,8 @@ def save_control_plane(cp: Any, path: str | os.PathLike[str]) -> None:
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".snap-") as work:
         store_file = Path(work) / "store"
         cp.store.snapshot(str(store_file))
-        meta = {"now": cp.now().isoformat(), "seed": getattr(cp, "base_seed", cp.seed)}
+        meta = {"now": cp.now().isoformat(), "seed": getattr(cp, "base_seed", cp.seed),
+                "featureGates": cp.features.as_flag()}
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}-")
         with os.fdopen(fd, "wb") as out:
             out.write(MAGIC + json.dumps(meta).encode() + b"\n" + store_file.read_bytes())
@@ -69,7 +78,9 @@ def save_control_plane(cp: Any, path: str | os.PathLike[str]) -> None:
 
 
 def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | None = None,
-                          clock: str = "virtual") -> Any:
+                          clock: str = "virtual", feature_gates: str | None = None) -> Any:
+    """The control plane saved in ``path``; its feature gates are the saved ones unless
+    ``feature_gates`` (``--feature-gates``) is given, which then replaces them."""
     from kbatch.store import MemoryStore
 
     source = Path(path)
@@ -94,10 +105,23 @@ def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | No
             raise BadRequest(f"cannot restore the snapshot {source}: {err}") from None
     start = parse_time(meta["now"]) if meta.get("now") and clock == "virtual" else None
     seed = int(meta.get("seed", 0))
+    gates = feature_gates if feature_gates is not None else meta.get("featureGates") or None
     cp = new_control_plane(controllers=controllers, seed=session_seed(seed, store.revision), clock=clock,
-                           start=start, store=store)
+                           start=start, store=store, feature_gates=gates)
     cp.base_seed = seed
     return cp
+
+
+def saved_feature_gates(path: str | os.PathLike[str]) -> str | None:
+    """The ``--feature-gates`` value a snapshot was saved with (None: no snapshot, or none saved)."""
+    try:
+        with open(path, "rb") as f:
+            if f.read(len(MAGIC)) != MAGIC:
+                return None
+            meta = json.loads(f.readline())
+    except (OSError, ValueError):
+        return None
+    return meta.get("featureGates") or None
 
 
 def session_seed(seed: int, revision: int) -> int:

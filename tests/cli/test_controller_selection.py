@@ -8,11 +8,14 @@ from typing import Any
 import pytest
 
 ALL = {"garbage-collector", "ttl-after-finished", "job", "cronjob", "podgc", "node-lifecycle",
-       "taint-eviction-controller", "scheduler", "kubelet", "disruption", "namespace"}
+       "taint-eviction-controller", "scheduler", "kubelet", "disruption", "namespace", "podgroup-protection",
+       "coscheduling"}
 
 
 def _enabled(kb: Any, *selection: str) -> set[str]:
-    rows = [line.split() for line in kb.ok(*selection, "controllers").splitlines()[1:]]
+    lines = kb.ok(*selection, "controllers").splitlines()
+    assert lines[-1].startswith("feature gates: ")  # the gates in force close the list
+    rows = [line.split() for line in lines[1:-1]]
     return {row[0] for row in rows if row[2] == "yes"}
 
 

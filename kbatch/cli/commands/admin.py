@@ -49,7 +49,7 @@ def snapshot_restore(ctx: typer.Context, file: Path = typer.Argument(...,
     opts = global_options(ctx)
     if opts.server:
         raise UserError("snapshot restore works on a local state directory; run without --server")
-    cp = restore_control_plane(file, controllers=opts.controllers)
+    cp = restore_control_plane(file, controllers=opts.controllers, feature_gates=opts.feature_gates)
     with StateDir(opts.state).locked() as state:
         cp.run_until_idle()
         state.trace.unlink(missing_ok=True)
@@ -105,17 +105,26 @@ def version(ctx: typer.Context) -> None:
     except PackageNotFoundError:
         typer.echo("kbatch (not installed)")
     typer.echo(f"Kubernetes {KUBERNETES_VERSION} (the release whose batch semantics kbatch models)")
-    gates = feature_gates_in_force()
-    typer.echo("feature gates: " + (",".join(f"{k}={str(v).lower()}" for k, v in sorted(gates.items()))
-                                    or "(none)"))
+    typer.echo(_gates_line(ctx))
 
 
-def feature_gates_in_force() -> dict[str, bool]:
-    """Every feature gate the built-in families declare, with its value (their defaults: a state
-    directory's own gates are not consulted here)."""
+def _gates_line(ctx: typer.Context) -> str:
+    gates = feature_gates_in_force(global_options(ctx))
+    return "feature gates: " + (",".join(f"{k}={str(v).lower()}" for k, v in sorted(gates.items()))
+                                or "(none)")
+
+
+def feature_gates_in_force(opts: Any = None) -> dict[str, bool]:
+    """Every feature gate the built-in families declare, with its value: ``--feature-gates`` when
+    given, else those the local state directory was saved with, else the defaults."""
+    from kbatch.cli.session import StateDir
     from kbatch.families import builtin
+    from kbatch.server.facade import saved_feature_gates
 
-    gates = builtin().feature_gates()
+    chosen = opts.feature_gates if opts is not None else None
+    if chosen is None and opts is not None and not opts.server:
+        chosen = saved_feature_gates(StateDir(opts.state).snapshot)
+    gates = builtin().feature_gates(chosen)
     return {spec.name: gates.enabled(spec.name) for spec in gates.specs}
 
 
@@ -136,6 +145,7 @@ def controllers(ctx: typer.Context) -> None:
             state += " (not in this build)"
         rows.append((spec.name, state, "yes" if spec.name in enabled else "no", spec.description))
     typer.echo(align([("NAME", "DEFAULT", "ENABLED", "DESCRIPTION"), *rows]))
+    typer.echo(_gates_line(ctx))
 
 
 @command
@@ -178,7 +188,7 @@ def serve(ctx: typer.Context,
         timing = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
                   "retry_period": retry_period}
         _serve_on_etcd(opts.state, opts.controllers, etcd_servers, timing,
-                       ServeOptions(address, port, token), kubeconfig_path)
+                       ServeOptions(address, port, token), kubeconfig_path, opts.feature_gates)
         return
     held = contextlib.ExitStack()  # the state directory's lock, from load() until the server stops
     loaded: list[Any] = []
@@ -194,7 +204,7 @@ def serve(ctx: typer.Context,
         state = held.enter_context(StateDir(opts.state).locked())
         held.callback(state.server_file.unlink, missing_ok=True)
         _announce(state, url[0], token, clock, kubeconfig_path)
-        cp = _load_for_serve(state, opts.controllers, clock)
+        cp = _load_for_serve(state, opts.controllers, clock, opts.feature_gates)
         backend = ControlPlaneBackend(cp)
         backend.settle()
         loaded.append((state, cp))
@@ -215,7 +225,7 @@ def serve(ctx: typer.Context,
 
 
 def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timing: dict[str, float],
-                   serve: Any, kubeconfig_path: Path | None) -> None:
+                   serve: Any, kubeconfig_path: Path | None, feature_gates: str | None = None) -> None:
     """``kbatch serve --etcd-servers``: the state is etcd's (nothing is loaded from or saved to the
     state directory, which keeps only the kubeconfig); controllers run while this process holds the
     ``kube-system/kube-controller-manager`` Lease."""
@@ -249,7 +259,7 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
     def load() -> tuple[Any, Any]:
         # uids and generated names come from the seeded rng: each process needs its own sequence
         cp = new_control_plane(controllers=controllers, clock="real", store=store,
-                               seed=int.from_bytes(os.urandom(8), "big"))
+                               seed=int.from_bytes(os.urandom(8), "big"), feature_gates=feature_gates)
         made.append(cp)
         elector = control_plane_elector(cp, identity, **timing)
         _announce(state, url[0], serve.token, "real", kubeconfig_path,
@@ -291,12 +301,14 @@ def _announce(state: Any, url: str, token: str | None, clock: str, extra: Path |
     sys.stdout.flush()
 
 
-def _load_for_serve(state: Any, controllers: str | None, clock: str) -> object:
+def _load_for_serve(state: Any, controllers: str | None, clock: str,
+                    feature_gates: str | None = None) -> object:
     from kbatch.server.facade import new_control_plane, restore_control_plane
 
     if state.snapshot.exists():
-        return restore_control_plane(state.snapshot, controllers=controllers, clock=clock)
-    return new_control_plane(controllers=controllers, clock=clock)
+        return restore_control_plane(state.snapshot, controllers=controllers, clock=clock,
+                                     feature_gates=feature_gates)
+    return new_control_plane(controllers=controllers, clock=clock, feature_gates=feature_gates)
 
 
 @command

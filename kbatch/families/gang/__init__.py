@@ -49,7 +49,8 @@ GANG = Family(
     ),
     controllers=(
         ControllerSpec("podgroup-protection",
-                       "removes the podgroup-protection finalizer of unused, deleted PodGroups",
+                       "removes the podgroup-protection finalizer of unused, deleted PodGroups "
+                       "(with GenericWorkload)",
                        "kbatch.controllers.gang.protection:setup",
                        aliases=("podgroup-protection-controller",), source="podgroup-protection-controller"),
     ),
