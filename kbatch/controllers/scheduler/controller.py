@@ -362,8 +362,11 @@ class Scheduler:
         return self._reserve(state, pod, node)
 
     def revert(self, pod: PodInfo, node: str, state: CycleState) -> None:
-        """Unreserve and forget an assumed pod (upstream ``unreserveAndForget``)."""
-        self._unreserve(state, pod, node)
+        """Unreserve and forget an assumed pod (upstream ``unreserveAndForget``: no cluster event, as
+        nothing of it was bound or seen by others)."""
+        for plugin in reversed(self.profiles[pod.scheduler_name].reserve):
+            plugin.unreserve(state, pod, node)
+        self.snapshot.remove_pod(pod.key)
 
     def permit_and_bind(self, pod: PodInfo, node: str, state: CycleState, now: float) -> None:
         """Permit, then bind (or hold the pod waiting, or reject it)."""
@@ -377,12 +380,31 @@ class Scheduler:
         self._unreserve(state, pod, node)
         self.reject_pod(pod, status.message or "rejected", now, (status.plugin,) if status.plugin else ())
 
-    def reject_pod(self, pod: PodInfo, message: str, now: float, plugins: tuple[str, ...] = ()) -> None:
-        """Back to the unschedulable pool (rejected by ``plugins``), nomination cleared,
-        ``PodScheduled=False``/``Unschedulable`` with ``message`` and a FailedScheduling event."""
+    def reject_pod(self, pod: PodInfo, message: str, now: float, plugins: tuple[str, ...] = (),
+                   nominate: str = "") -> None:
+        """Back to the unschedulable pool (rejected by ``plugins``), ``PodScheduled=False``/
+        ``Unschedulable`` with ``message`` and a FailedScheduling event; its nomination cleared, or
+        set to ``nominate`` (a node preemption freed for it)."""
         self.queue.unschedulable(pod, now, plugins)
-        self._clear_nomination(pod)
+        if nominate:
+            self.snapshot.nominate(pod, nominate)
+            if pod.nominated_node != nominate:
+                self._write_nomination(pod, nominate)
+        else:
+            self._clear_nomination(pod)
         self._write_unschedulable(pod, message)
+
+    def evict_for_preemption(self, victim: PodInfo, preemptor: str, node: str, message: str) -> None:
+        """A preemption victim: ``DisruptionTarget=True``/``PreemptionByScheduler``, deleted (gracefully),
+        a ``Preempted`` event (upstream ``prepareCandidate``)."""
+        try:
+            self._patch_condition(victim, self._merge_condition(
+                victim, "DisruptionTarget", "True", "PreemptionByScheduler", message))
+            self.ctx.client.delete(self.Pod, victim.name, victim.namespace)
+        except NotFound:
+            return
+        if self.record_events:
+            self._event(victim, "Normal", "Preempted", f"Preempted by {preemptor} on node {node}")
 
     def error_pod(self, pod: PodInfo, message: str, now: float) -> None:
         """An error, not a rejection: back-off then retry (``PodScheduled=False``/``SchedulerError``)."""

@@ -79,6 +79,7 @@ class GroupCycle:
     def __init__(self, scheduler: Scheduler) -> None:
         self.scheduler = scheduler
         self.index = PodGroupIndex()
+        self.preempting: dict[str, set[str]] = {}  # group -> the victims it waits for (pod keys)
 
     def claims(self, pod: PodInfo) -> bool:
         return bool(self.index) and bool(self.index.group_of(pod.key))
@@ -202,6 +203,7 @@ class GroupCycle:
             else:  # never tried: the cycle stopped before it
                 s.reject_pod(pod, result.message, now)
         if result.code == Code.SUCCESS:
+            self.preempting.pop(f"{pg.metadata.namespace}/{pg.metadata.name}", None)
             self.write_condition(pg, "True", "Scheduled", "")
         elif result.code == Code.UNSCHEDULABLE:
             self.write_condition(pg, "False", "Unschedulable", result.message)
