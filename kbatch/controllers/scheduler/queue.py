@@ -68,7 +68,7 @@ class QueuedPod:
     def backoff_expiry(self, initial: float, maximum: float) -> float:
         if self.attempts == 0:
             return self.last_failure
-        return self.last_failure + min(initial * 2 ** (self.attempts - 1), maximum)
+        return self.last_failure + min(initial * 2 ** min(self.attempts - 1, 62), maximum)
 
 
 class SchedulingQueue:
@@ -331,15 +331,20 @@ class SchedulingQueue:
     # -- internals -----------------------------------------------------------------------------
     def activate(self, keys: Sequence[str], now: float) -> int:
         """Upstream ``PriorityQueue.Activate``: each of these pods waiting in the unschedulable pool
-        or in back-off goes to active, its back-off skipped (PreEnqueue still runs: a gated pod stays
-        gated); pods active, gated or in flight are left where they are. Returns how many moved."""
+        goes to active (PreEnqueue still runs: a gated pod stays gated); pods active, gated or in
+        flight are left where they are. Returns how many moved.
+
+        kbatch difference: a pod whose back-off has not expired goes to back-off, not straight to
+        active (upstream skips the back-off). A scheduling cycle takes no virtual time, so two
+        members of a group that cannot fit, each activating the other, would otherwise reject and
+        re-activate each other forever at one instant (upstream spins in real time instead)."""
         moved = 0
         for key in keys:
             entry = self._pods.get(key)
-            if entry is None or entry.where not in (UNSCHEDULABLE, BACKOFF):
+            if entry is None or entry.where != UNSCHEDULABLE:
                 continue
             if not self._gated_now(entry):
-                self._move(entry, ACTIVE)
+                self._to_backoff_or_active(entry, now)
                 moved += 1
         return moved
 

@@ -45,7 +45,8 @@ def test_the_default_profile_is_upstreams_default_plugin_set() -> None:
     # own configuration); a composition without it keeps PrioritySort
     assert [p.name for p in profile.post_filter] == ["DefaultPreemption", "Coscheduling"]
     assert profile.queue_sort is not None and profile.queue_sort.name == "Coscheduling"
-    core_only = build_profiles(parse_config(None), plugin_registry(CORE.scheduler_plugins))["default-scheduler"]
+    core_only = build_profiles(parse_config(None),
+                               plugin_registry(CORE.scheduler_plugins))["default-scheduler"]
     assert core_only.queue_sort is not None and core_only.queue_sort.name == "PrioritySort"
     assert [p.name for p in core_only.post_filter] == ["DefaultPreemption"]
     # DefaultPreemption runs the profile's own filters and PreFilter extensions (the framework handle)
