@@ -64,6 +64,7 @@ class QueuedPod:
     gating: str = ""  # the PreEnqueue plugin that gates it (upstream GatingPlugin)
     rejectors: tuple[str, ...] = ()  # plugins that rejected the last attempt (UnschedulablePlugins)
     pending: tuple[str, ...] = ()  # plugins that made it wait (PendingPlugins)
+    activated_at: float = -1.0  # the instant of its last activation (:meth:`SchedulingQueue.activate`)
 
     def backoff_expiry(self, initial: float, maximum: float) -> float:
         if self.attempts == 0:
@@ -331,21 +332,26 @@ class SchedulingQueue:
     # -- internals -----------------------------------------------------------------------------
     def activate(self, keys: Sequence[str], now: float) -> int:
         """Upstream ``PriorityQueue.Activate``: each of these pods waiting in the unschedulable pool
-        goes to active (PreEnqueue still runs: a gated pod stays gated); pods active, gated or in
-        flight are left where they are. Returns how many moved.
+        or in back-off goes to active, its back-off skipped (PreEnqueue still runs: a gated pod stays
+        gated); pods active, gated or in flight are left where they are. Returns how many moved
+        (upstream ``scheduling_queue.go`` ``Activate``/``activate``: unschedulable pool, then backoffQ).
 
-        kbatch difference: a pod whose back-off has not expired goes to back-off, not straight to
-        active (upstream skips the back-off). A scheduling cycle takes no virtual time, so two
-        members of a group that cannot fit, each activating the other, would otherwise reject and
-        re-activate each other forever at one instant (upstream spins in real time instead)."""
+        kbatch difference: a pod activated once already at this instant respects its back-off. A
+        scheduling cycle takes no virtual time, so two members of a group that cannot fit, each
+        activating the other, would otherwise reject and re-activate each other forever at one instant
+        (upstream spins in real time instead)."""
         moved = 0
         for key in keys:
             entry = self._pods.get(key)
-            if entry is None or entry.where != UNSCHEDULABLE:
+            if entry is None or entry.where not in (UNSCHEDULABLE, BACKOFF) or self._gated_now(entry):
                 continue
-            if not self._gated_now(entry):
+            was = entry.where
+            if entry.activated_at == now:
                 self._to_backoff_or_active(entry, now)
-                moved += 1
+            else:
+                entry.activated_at = now
+                self._move(entry, ACTIVE)
+            moved += entry.where != was
         return moved
 
     def _gated_now(self, entry: QueuedPod) -> bool:
