@@ -3,9 +3,9 @@
 Global options, before or after the command (:mod:`kbatch.cli.options`): ``--state DIR`` (env
 ``KBATCH_STATE``, default ``./.kbatch``), ``--server URL`` (env ``KBATCH_SERVER``: talk to a running
 ``kbatch serve``), ``--controllers`` (env ``KBATCH_CONTROLLERS``, kube-controller-manager syntax:
-``*``, ``*,-podgc``, ``job,kubelet``), ``--feature-gates`` (env ``KBATCH_FEATURE_GATES``,
-kube-style ``Name=true,Other=false``; a local state directory keeps the gates it was last given),
-``--token`` (env ``KBATCH_TOKEN``), ``-n/--namespace``.
+``*``, ``*,-podgc``, ``job,kubelet``), ``--token`` (env ``KBATCH_TOKEN``), ``-n/--namespace``, and the
+control plane's configuration, recorded in the state (a change restarts it): ``--feature-gates``,
+``--enable-admission-plugins``, ``--disable-admission-plugins``, ``--scheduler-config FILE``.
 Errors print one line and exit with code 1; ``--help`` works on every command.
 """
 
@@ -21,8 +21,7 @@ from kbatch.cli.options import DEFAULT_STATE, GlobalOptions, KbatchGroup
 __all__ = ["app", "main"]
 
 app = typer.Typer(help="kbatch: a local Kubernetes batch control plane in one process. Global options "
-                  "(--state, --server, --controllers, --feature-gates, --token, -n) go before or after "
-                  "the command.",
+                  "(--state, --server, --controllers, --token, -n) go before or after the command.",
                   cls=KbatchGroup, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   context_settings={"help_option_names": ["-h", "--help"]})
 
@@ -35,19 +34,28 @@ def _global(ctx: typer.Context,
                                               help="URL of a running `kbatch serve` to use instead."),
             controllers: str | None = typer.Option(None, "--controllers", envvar="KBATCH_CONTROLLERS",
                                                    help="Controllers: '*', '*,-podgc', 'job,kubelet'."),
-            feature_gates: str | None = typer.Option(
-                None, "--feature-gates", envvar="KBATCH_FEATURE_GATES",
-                help="Feature gates, kube style: 'GenericWorkload=true,WorkloadWithJob=true' (kept in the "
-                     "state directory until given again)."),
             token: str | None = typer.Option(None, "--token", envvar="KBATCH_TOKEN",
                                              help="Bearer token for --server."),
             namespace: str | None = typer.Option(None, "-n", "--namespace",
-                                                 help="Namespace (default: default).")) -> None:
+                                                 help="Namespace (default: default)."),
+            feature_gates: str | None = typer.Option(
+                None, "--feature-gates", envvar="KBATCH_FEATURE_GATES",
+                help="Feature gates, as the Kubernetes components take them: 'A=true,B=false'."),
+            enable_admission: str | None = typer.Option(
+                None, "--enable-admission-plugins", envvar="KBATCH_ENABLE_ADMISSION_PLUGINS",
+                help="Admission plugins to turn on besides the defaults (kube-apiserver's flag)."),
+            disable_admission: str | None = typer.Option(
+                None, "--disable-admission-plugins", envvar="KBATCH_DISABLE_ADMISSION_PLUGINS",
+                help="Admission plugins to turn off (kube-apiserver's flag)."),
+            scheduler_config: str | None = typer.Option(
+                None, "--scheduler-config", envvar="KBATCH_SCHEDULER_CONFIG",
+                help="A KubeSchedulerConfiguration file (kube-scheduler's --config).")) -> None:
     _check_controllers(controllers)
     _check_feature_gates(feature_gates)
     ctx.obj = GlobalOptions(state=state, server=server or None, controllers=controllers or None, token=token,
-                            namespace=namespace or None,
-                            feature_gates=feature_gates if feature_gates is not None else None)
+                            namespace=namespace or None, feature_gates=feature_gates,
+                            enable_admission_plugins=enable_admission,
+                            disable_admission_plugins=disable_admission, scheduler_config=scheduler_config)
 
 
 def _check_controllers(selection: str | None) -> None:

@@ -1,7 +1,7 @@
 """The global options every command shares, accepted before or after the command as kubectl's are.
 
-``--state``, ``--server``, ``--controllers``, ``--feature-gates``, ``--token`` and ``-n/--namespace``
-belong to the top-level ``kbatch`` command. kubectl declares its global flags on the root command and cobra
+``--state``, ``--server``, ``--controllers``, ``--token`` and ``-n/--namespace`` belong to the
+top-level ``kbatch`` command. kubectl declares its global flags on the root command and cobra
 accepts them anywhere on the line (k8s.io/kubectl ``pkg/cmd/cmd.go``, ``AddFlags`` on the persistent
 flag set), so ``kbatch get pods --state D`` and ``kbatch --state D get pods`` mean the same.
 :class:`KbatchGroup` gets there by moving every global option found after the command name (with its
@@ -32,7 +32,11 @@ class GlobalOptions:
     controllers: str | None = None
     token: str | None = None
     namespace: str | None = None
+    # the control plane's configuration (kbatch/cli/state.py: recorded in the state, a change restarts)
     feature_gates: str | None = None
+    enable_admission_plugins: str | None = None
+    disable_admission_plugins: str | None = None
+    scheduler_config: str | None = None  # a KubeSchedulerConfiguration file
 
 
 def global_options(ctx: typer.Context) -> GlobalOptions:
@@ -41,11 +45,13 @@ def global_options(ctx: typer.Context) -> GlobalOptions:
     obj = root.obj
     if isinstance(obj, GlobalOptions):
         return obj
-    return GlobalOptions(state=os.environ.get("KBATCH_STATE", DEFAULT_STATE),
-                         server=os.environ.get("KBATCH_SERVER") or None,
-                         controllers=os.environ.get("KBATCH_CONTROLLERS") or None,
-                         token=os.environ.get("KBATCH_TOKEN") or None,
-                         feature_gates=os.environ.get("KBATCH_FEATURE_GATES") or None)
+    env = os.environ.get
+    return GlobalOptions(state=env("KBATCH_STATE", DEFAULT_STATE), server=env("KBATCH_SERVER") or None,
+                         controllers=env("KBATCH_CONTROLLERS") or None, token=env("KBATCH_TOKEN") or None,
+                         feature_gates=env("KBATCH_FEATURE_GATES") or None,
+                         enable_admission_plugins=env("KBATCH_ENABLE_ADMISSION_PLUGINS") or None,
+                         disable_admission_plugins=env("KBATCH_DISABLE_ADMISSION_PLUGINS") or None,
+                         scheduler_config=env("KBATCH_SCHEDULER_CONFIG") or None)
 
 
 def _or_global_namespace(ctx: typer.Context, value: str | None) -> str | None:
@@ -114,8 +120,8 @@ def hoist_globals(root: Any, ctx: Any, args: list[str]) -> list[str]:
     return head + hoisted + kept
 
 
-GLOBAL_NOTE = ("Global options (--state, --server, --controllers, --feature-gates, --token, -n) work here "
-               "too (kbatch --help).")
+GLOBAL_NOTE = ("Global options (--state, --server, --controllers, --token, -n, --feature-gates, ...) work "
+               "here too (kbatch --help).")
 
 
 class KbatchGroup(TyperGroup):

@@ -26,14 +26,8 @@ from kbatch.apiserver.client import Preconditions
 from kbatch.server import actions
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
 
-__all__ = [
-    "ControlPlaneBackend",
-    "SelfDrivenBackend",
-    "new_control_plane",
-    "restore_control_plane",
-    "save_control_plane",
-    "saved_feature_gates",
-]
+__all__ = ["ControlPlaneBackend", "SelfDrivenBackend", "new_control_plane", "restore_control_plane",
+           "save_control_plane"]
 
 Obj = dict[str, Any]
 UNTIL_IDLE_LIMIT = 24 * 3600.0
@@ -67,8 +61,7 @@ def save_control_plane(cp: Any, path: str | os.PathLike[str]) -> None:
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".snap-") as work:
         store_file = Path(work) / "store"
         cp.store.snapshot(str(store_file))
-        meta = {"now": cp.now().isoformat(), "seed": getattr(cp, "base_seed", cp.seed),
-                "featureGates": cp.features.as_flag()}
+        meta = {"now": cp.now().isoformat(), "seed": getattr(cp, "base_seed", cp.seed)}
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}-")
         with os.fdopen(fd, "wb") as out:
             out.write(MAGIC + json.dumps(meta).encode() + b"\n" + store_file.read_bytes())
@@ -78,9 +71,9 @@ def save_control_plane(cp: Any, path: str | os.PathLike[str]) -> None:
 
 
 def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | None = None,
-                          clock: str = "virtual", feature_gates: str | None = None) -> Any:
-    """The control plane saved in ``path``; its feature gates are the saved ones unless
-    ``feature_gates`` (``--feature-gates``) is given, which then replaces them."""
+                          clock: str = "virtual", config: Any = None) -> Any:
+    """A control plane over the objects of an objects-only snapshot (``save_control_plane``): its
+    controllers start afresh. ``config`` (a :class:`kbatch.cli.state.StateConfig`) builds it when given."""
     from kbatch.store import MemoryStore
 
     source = Path(path)
@@ -103,25 +96,17 @@ def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | No
             store.restore(str(store_file))
         except Exception as err:
             raise BadRequest(f"cannot restore the snapshot {source}: {err}") from None
+    if config is not None:
+        clock = config.clock
     start = parse_time(meta["now"]) if meta.get("now") and clock == "virtual" else None
     seed = int(meta.get("seed", 0))
-    gates = feature_gates if feature_gates is not None else meta.get("featureGates") or None
-    cp = new_control_plane(controllers=controllers, seed=session_seed(seed, store.revision), clock=clock,
-                           start=start, store=store, feature_gates=gates)
+    if config is not None:
+        cp = config.build(store=store, start=start, seed=session_seed(seed, store.revision))
+    else:
+        cp = new_control_plane(controllers=controllers, seed=session_seed(seed, store.revision), clock=clock,
+                               start=start, store=store)
     cp.base_seed = seed
     return cp
-
-
-def saved_feature_gates(path: str | os.PathLike[str]) -> str | None:
-    """The ``--feature-gates`` value a snapshot was saved with (None: no snapshot, or none saved)."""
-    try:
-        with open(path, "rb") as f:
-            if f.read(len(MAGIC)) != MAGIC:
-                return None
-            meta = json.loads(f.readline())
-    except (OSError, ValueError):
-        return None
-    return meta.get("featureGates") or None
 
 
 def session_seed(seed: int, revision: int) -> int:
