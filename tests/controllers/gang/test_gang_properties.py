@@ -85,3 +85,23 @@ def test_placements_are_a_function_of_the_inputs(api: str, nodes: int, groups: l
         return [(n, node_of(cp, n)) for names in members.values() for n in names]
 
     assert placements() == placements()
+
+
+@settings(max_examples=8, deadline=None)
+@given(apis, st.integers(1, 2), groups_st, st.lists(st.integers(1, 9), min_size=1, max_size=3))
+def test_a_saved_and_loaded_control_plane_continues_the_same_run(api: str, nodes: int, groups: list[Group],
+                                                                 steps: list[int]) -> None:
+    """Continuity (docs/cli.md "How state is kept"): pickling the control plane between advances (as
+    every CLI command does) while pods wait at Permit, groups back off or wait in PreEnqueue and
+    timers are pending changes nothing: the same trace as one uninterrupted run."""
+    import pickle
+
+    def digest(save_between: bool) -> str:
+        cp, _ = run(api, nodes, groups)
+        for step in steps:
+            if save_between:
+                cp = pickle.loads(pickle.dumps(cp))
+            cp.advance(step)
+        return cp.trace.digest()
+
+    assert digest(True) == digest(False)
