@@ -14,6 +14,7 @@ from kbatch.families.batch import BATCH
 from kbatch.families.composition import AdmissionSelectionError, Composition, compose, parse_plugin_list
 from kbatch.families.core import CORE
 from kbatch.families.coscheduling import COSCHEDULING
+from kbatch.families.dra import DRA
 from kbatch.families.family import (
     AdmissionPlugin,
     ControllerSpec,
@@ -31,6 +32,7 @@ __all__ = [
     "BUILTIN_FAMILIES",
     "CORE",
     "COSCHEDULING",
+    "DRA",
     "GANG",
     "AdmissionPlugin",
     "AdmissionSelectionError",
@@ -48,7 +50,7 @@ __all__ = [
     "resolve",
 ]
 
-BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, GANG, COSCHEDULING)
+BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, DRA, GANG, COSCHEDULING)
 """Every family kbatch ships, in composition order (the order kinds are registered, admission
 plugins run and controllers are stepped). Adding a family is one line here. Built-in API groups
 before custom resources: a name two kinds share (``podgroups``) resolves to the first, as kubectl

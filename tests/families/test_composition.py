@@ -15,9 +15,10 @@ from kbatch.families import BATCH, BUILTIN_FAMILIES, CORE, AdmissionSelectionErr
 
 def test_builtin_composition_lists_core_then_batch() -> None:
     composed = builtin()
-    assert [f.name for f in composed.families] == ["core", "batch", "gang", "coscheduling"]
+    assert [f.name for f in composed.families] == ["core", "batch", "dra", "gang", "coscheduling"]
     assert [p.name for p in composed.admission] == [
-        "NamespaceLifecycle", "DefaultTolerationSeconds", "Priority", "PodGroupProtection"]
+        "NamespaceLifecycle", "DefaultTolerationSeconds", "Priority", "DynamicResourceAllocation",
+        "PodGroupProtection"]
     names = [c.name for c in composed.controllers]
     assert names.index("scheduler") < names.index("job")
     registry = composed.registry()
@@ -40,10 +41,10 @@ def test_two_families_may_not_declare_the_same_thing(clash: object) -> None:
 def test_admission_selection_follows_kube_apiservers_flags() -> None:
     composed = compose((*BUILTIN_FAMILIES, EXAMPLE))
     default = [p.name for p in composed.admission_plugins()]
-    assert default == ["NamespaceLifecycle", "DefaultTolerationSeconds", "Priority", "PodGroupProtection",
-                       "GizmoLabels"]
+    assert default == ["NamespaceLifecycle", "DefaultTolerationSeconds", "Priority",
+                       "DynamicResourceAllocation", "PodGroupProtection", "GizmoLabels"]
     assert [p.name for p in composed.admission_plugins(disable="Priority,GizmoLabels")] == \
-        ["NamespaceLifecycle", "DefaultTolerationSeconds", "PodGroupProtection"]
+        ["NamespaceLifecycle", "DefaultTolerationSeconds", "DynamicResourceAllocation", "PodGroupProtection"]
     # enabling an already-enabled plugin changes nothing; the order is the recommended one, not the flag's
     assert [p.name for p in composed.admission_plugins(enable=["Priority", "NamespaceLifecycle"])] == default
     with pytest.raises(AdmissionSelectionError, match=r"\[Priority\] in enable-admission-plugins and "

@@ -154,8 +154,15 @@ class Scheduler:
 
     def _handle(self) -> Handle:
         ctx = self.ctx
-        return Handle(cache=ctx.cache, client=ctx.client, clock=ctx.clock, features=ctx.features,
-                      scheduler=SchedulerServices(self))
+        return Handle(cache=ctx.cache, client=ctx.client, clock=ctx.clock, features=ctx.features, rng=ctx.rng,
+                      on_event=self.cluster_event, scheduler=SchedulerServices(self))
+
+    def cluster_event(self, event: ClusterEvent, old: Any, new: Any,
+                      pre_check: Callable[[PodInfo], bool] | None = None) -> None:
+        """A cluster event a plugin's informer handler saw (e.g. a ResourceClaim update): move the
+        unschedulable (and gated) pods it may help, per their rejecting plugins' hints;
+        ``pre_check`` narrows the candidates (upstream ``PreEnqueueCheck``)."""
+        self._event_moves(((event, old, new),), pre_check)
 
     def enqueue(self) -> None:
         """Ask for a scheduling cycle (the one request the controller's queue ever holds)."""
@@ -301,10 +308,6 @@ class Scheduler:
             moved += self.queue.move(event, old, new, now, pre_check)
         if moved:
             self.enqueue()
-
-    def on_cluster_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
-        """An event about a kind a plugin watches (:class:`~.services.SchedulerServices`)."""
-        self._event_moves(((event, old, new),))
 
     def on_node(self, node: Any) -> None:
         shape = node_shape(node)
@@ -482,7 +485,22 @@ class Scheduler:
             self.reject(key, plugin, f"rejected due to timeout after waiting {go_duration(waiting.timeout)} "
                                      f"at plugin {plugin}")
 
+    def _pre_bind(self, state: CycleState, pod: PodInfo, node: str, now: float) -> bool:
+        """PreBind plugins in order; a failure unreserves the pod and files it as unschedulable
+        (upstream ``bindingCycle``: ``RunPreBindPlugins`` then ``handleBindingCycleError``)."""
+        for plugin in self.profiles[pod.scheduler_name].pre_bind:
+            status = plugin.pre_bind(state, pod, node)
+            if status is not None and not status.ok:
+                self._unreserve(state, pod, node)
+                self.queue.unschedulable(pod, now, (status.plugin,) if status.plugin else ())
+                self._clear_nomination(pod)
+                self._write_unschedulable(pod, status.message or "rejected")
+                return False
+        return True
+
     def _bind(self, state: CycleState, pod: PodInfo, node: str, now: float) -> None:
+        if self.profiles[pod.scheduler_name].pre_bind and not self._pre_bind(state, pod, node, now):
+            return
         try:
             for plugin in self.profiles[pod.scheduler_name].bind:
                 status = plugin.bind(state, pod, node)
@@ -549,9 +567,10 @@ class Scheduler:
             self._event(pod, "Warning", "FailedScheduling", message)
 
     def _mark_gated(self) -> None:
-        for entry in self.queue.gated():
-            if entry.gating == SCHEDULING_GATES:  # pods held by another PreEnqueue plugin get no condition
-                self._write_condition(entry.pod, SCHEDULING_GATED, GATED_MESSAGE)
+        """``SchedulingGated`` for pods held by their scheduling gates (not for other PreEnqueue
+        plugins' holds, e.g. DynamicResources waiting for a claim)."""
+        for entry in self.queue.gated(SCHEDULING_GATES):
+            self._write_condition(entry.pod, SCHEDULING_GATED, GATED_MESSAGE)
 
     def _write_condition(self, pod: PodInfo, reason: str, message: str) -> None:
         if self._status_written.get(pod.key) == (reason, message):
@@ -614,6 +633,7 @@ def _relevant_change(old: PodInfo, new: PodInfo) -> bool:
     """Whether an update of a pending pod may change the scheduling answer (so it is retried)."""
     return (old.signature() != new.signature() or old.scheduling_gates != new.scheduling_gates
             or old.labels != new.labels or old.priority != new.priority
+            or old.claim_statuses != new.claim_statuses
             or old.affinity != new.affinity or old.anti_affinity != new.anti_affinity)
 
 

@@ -84,7 +84,7 @@ class SchedulerServices:
     def cluster_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
         """A change of a kind a plugin watches: requeue the pods whose rejecting plugins' hints
         accept it (the objects are passed to the hints as they are)."""
-        self._scheduler.on_cluster_event(event, old, new)
+        self._scheduler.cluster_event(event, old, new)
 
 
 def go_duration(seconds: float) -> str:
