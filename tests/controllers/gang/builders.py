@@ -10,7 +10,8 @@ from kbatch.api.errors import NotFound
 from kbatch.runtime.controlplane import ControlPlane
 from kbatch.sim import NodeTemplate, create_nodes
 
-NATIVE = "GenericWorkload=true"
+NATIVE = "GenericWorkload=true"  # the default (kbatch: an API only opted-in objects meet is on)
+OFF = "GenericWorkload=false"
 X_LABEL = "scheduling.x-k8s.io/pod-group"
 
 
