@@ -238,7 +238,7 @@ def set_condition(conditions: list[dict[str, Any]], type_: str, status: str, rea
     from kbatch.api.base import format_time
 
     wanted = {"type": type_, "status": status, "observedGeneration": generation, "reason": reason,
-              "message": message or None}
+              "message": message}  # metav1.Condition: message always present, "" when none
     for i, cond in enumerate(conditions):
         if cond.get("type") != type_:
             continue
