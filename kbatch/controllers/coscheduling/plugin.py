@@ -50,6 +50,7 @@ from kbatch.controllers.scheduler.events import (
 )
 from kbatch.controllers.scheduler.framework import Code, CycleState, PostFilterResult, Status
 from kbatch.controllers.scheduler.resources import PODS
+from kbatch.controllers.scheduler.services import KindEvents
 from kbatch.controllers.scheduler.types import PodInfo
 
 __all__ = ["NAME", "POD_GROUP_EVENT", "Coscheduling", "new"]
@@ -238,7 +239,7 @@ class Coscheduling:
 
     def event_handlers(self) -> dict[type, Any]:
         """The scheduler's pod informer (assigned pods) and the PodGroup informer (custom events)."""
-        return {Pod: _PodEvents(self), PodGroup: _PodGroupEvents(self)}
+        return {Pod: _PodEvents(self), PodGroup: KindEvents(self.handle, POD_GROUP_EVENT)}
 
 
 def _bound_group(pod: Pod) -> str:
@@ -265,29 +266,6 @@ class _PodEvents:
     def on_delete(self, pod: Pod) -> None:
         if group := _bound_group(pod):
             self.plugin.memory.unassign(group, pod.metadata.name or "")
-
-
-class _PodGroupEvents:
-    """A PodGroup added or updated: the custom cluster event the plugin registered for."""
-
-    __slots__ = ("plugin",)
-
-    def __init__(self, plugin: Coscheduling) -> None:
-        self.plugin = plugin
-
-    def _event(self, action: ActionType, old: Any, new: Any) -> None:
-        services = self.plugin.handle.scheduler
-        if services is not None:
-            services.cluster_event(ClusterEvent(POD_GROUP_EVENT, action), old, new)
-
-    def on_add(self, pg: PodGroup) -> None:
-        self._event(ActionType.ADD, None, pg)
-
-    def on_update(self, old: PodGroup, new: PodGroup) -> None:
-        self._event(ActionType.UPDATE, old, new)
-
-    def on_delete(self, pg: PodGroup) -> None:
-        return None
 
 
 def cluster_gap(snapshot: Any, wanted: Mapping[str, int], group: str) -> dict[str, int]:

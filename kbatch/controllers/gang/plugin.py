@@ -39,6 +39,7 @@ from kbatch.controllers.scheduler.events import (
 )
 from kbatch.controllers.scheduler.framework import Code, Status
 from kbatch.controllers.scheduler.placement import GroupInfo, PlacementProgress
+from kbatch.controllers.scheduler.services import KindEvents
 from kbatch.controllers.scheduler.types import PodInfo
 
 __all__ = ["NAME", "POD_GROUP_RESOURCE", "GangScheduling", "new"]
@@ -129,28 +130,7 @@ class GangScheduling:
 
     def event_handlers(self) -> dict[type, Any]:
         """The PodGroup informer: Add and Update become the custom cluster events above."""
-        return {PodGroup: _PodGroupEvents(self)} if self.enabled else {}
-
-
-class _PodGroupEvents:
-    __slots__ = ("plugin",)
-
-    def __init__(self, plugin: GangScheduling) -> None:
-        self.plugin = plugin
-
-    def _event(self, action: ActionType, old: Any, new: Any) -> None:
-        services = self.plugin.handle.scheduler
-        if services is not None:
-            services.cluster_event(ClusterEvent(POD_GROUP_RESOURCE, action), old, new)
-
-    def on_add(self, pg: PodGroup) -> None:
-        self._event(ActionType.ADD, None, pg)
-
-    def on_update(self, old: PodGroup, new: PodGroup) -> None:
-        self._event(ActionType.UPDATE, old, new)
-
-    def on_delete(self, pg: PodGroup) -> None:
-        return None
+        return {PodGroup: KindEvents(self.handle, POD_GROUP_RESOURCE)} if self.enabled else {}
 
 
 def new(args: Mapping[str, Any], handle: Any) -> GangScheduling:

@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from kbatch.controllers.scheduler.events import ClusterEvent
+from kbatch.controllers.scheduler.events import ActionType, ClusterEvent
 from kbatch.controllers.scheduler.types import PodInfo
 
 if TYPE_CHECKING:
     from kbatch.controllers.scheduler.controller import Scheduler
 
-__all__ = ["SchedulerServices", "WaitingPodHandle", "go_duration"]
+__all__ = ["KindEvents", "SchedulerServices", "WaitingPodHandle", "go_duration"]
 
 
 class WaitingPodHandle:
@@ -102,3 +102,27 @@ def go_duration(seconds: float) -> str:
     if hours:
         text = f"{int(hours)}h{text}"
     return text
+
+
+class KindEvents:
+    """A plugin's informer handler for a custom kind (``event_handlers()``): an Add or Update becomes
+    the cluster event ``resource``/action the plugin registered for (upstream: the scheduler's dynamic
+    informer for a plugin's resource); a Delete is not an event anyone registers."""
+
+    __slots__ = ("handle", "resource")
+
+    def __init__(self, handle: Any, resource: str) -> None:
+        self.handle, self.resource = handle, resource
+
+    def _event(self, action: ActionType, old: Any, new: Any) -> None:
+        if self.handle.scheduler is not None:
+            self.handle.scheduler.cluster_event(ClusterEvent(self.resource, action), old, new)
+
+    def on_add(self, obj: Any) -> None:
+        self._event(ActionType.ADD, None, obj)
+
+    def on_update(self, old: Any, new: Any) -> None:
+        self._event(ActionType.UPDATE, old, new)
+
+    def on_delete(self, obj: Any) -> None:
+        return None

@@ -48,7 +48,7 @@ def test_pods_wait_for_their_pod_group_and_its_min_count() -> None:
     assert bound(cp, ["a", "b"]) == []  # 2 of 3
     cp.apply(gpu_pod("c", group="pg"))
     assert bound(cp, ["a", "b", "c"]) == ["a", "b", "c"]
-    assert condition(cp, "pg") == ("True", "Scheduled", None)
+    assert condition(cp, "pg") == ("True", "Scheduled", "")
 
 
 def test_all_or_nothing_with_upstreams_messages() -> None:
@@ -82,11 +82,11 @@ def test_later_members_join_a_scheduled_gang_and_the_condition_stays_true() -> N
     cp.apply(native_group("pg", 2))
     cp.apply([gpu_pod(n, group="pg", command="sleep 30") for n in ("a", "b", "c")])
     assert len(bound(cp, ["a", "b", "c"])) == 2
-    assert condition(cp, "pg") == ("True", "Scheduled", None)  # never reverted by the third's failure
+    assert condition(cp, "pg") == ("True", "Scheduled", "")  # never reverted by the third's failure
     late = next(n for n in ("a", "b", "c") if not node_of(cp, n))
     cp.advance(40)  # a member finishes: the third one is placed alone (the gang is already there)
     assert node_of(cp, late) is not None
-    assert condition(cp, "pg") == ("True", "Scheduled", None)
+    assert condition(cp, "pg") == ("True", "Scheduled", "")
 
 
 def test_a_basic_group_places_whatever_fits() -> None:
