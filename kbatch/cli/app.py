@@ -32,6 +32,10 @@ def _global(ctx: typer.Context,
                                       help="State directory of the local control plane."),
             server: str | None = typer.Option(None, "--server", envvar="KBATCH_SERVER",
                                               help="URL of a running `kbatch serve` to use instead."),
+            etcd_servers: str | None = typer.Option(
+                None, "--etcd-servers", envvar="KBATCH_ETCD_SERVERS",
+                help="Keep the state in etcd (http://HOST:PORT,...), shared with `kbatch serve "
+                     "--etcd-servers` processes, whose elected leader runs the controllers."),
             controllers: str | None = typer.Option(None, "--controllers", envvar="KBATCH_CONTROLLERS",
                                                    help="Controllers: '*', '*,-podgc', 'job,kubelet'."),
             token: str | None = typer.Option(None, "--token", envvar="KBATCH_TOKEN",
@@ -52,7 +56,8 @@ def _global(ctx: typer.Context,
                 help="A KubeSchedulerConfiguration file (kube-scheduler's --config).")) -> None:
     _check_controllers(controllers)
     _check_feature_gates(feature_gates)
-    ctx.obj = GlobalOptions(state=state, server=server or None, controllers=controllers or None, token=token,
+    ctx.obj = GlobalOptions(state=state, server=server or None, etcd_servers=etcd_servers or None,
+                            controllers=controllers or None, token=token,
                             namespace=namespace or None, feature_gates=feature_gates,
                             enable_admission_plugins=enable_admission,
                             disable_admission_plugins=disable_admission, scheduler_config=scheduler_config)

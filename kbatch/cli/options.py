@@ -29,6 +29,7 @@ DEFAULT_STATE = ".kbatch"
 class GlobalOptions:
     state: str = DEFAULT_STATE
     server: str | None = None
+    etcd_servers: str | None = None  # the state is kept in etcd, not in the state directory
     controllers: str | None = None
     token: str | None = None
     namespace: str | None = None
@@ -47,6 +48,7 @@ def global_options(ctx: typer.Context) -> GlobalOptions:
         return obj
     env = os.environ.get
     return GlobalOptions(state=env("KBATCH_STATE", DEFAULT_STATE), server=env("KBATCH_SERVER") or None,
+                         etcd_servers=env("KBATCH_ETCD_SERVERS") or None,
                          controllers=env("KBATCH_CONTROLLERS") or None, token=env("KBATCH_TOKEN") or None,
                          feature_gates=env("KBATCH_FEATURE_GATES") or None,
                          enable_admission_plugins=env("KBATCH_ENABLE_ADMISSION_PLUGINS") or None,

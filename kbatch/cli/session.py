@@ -2,7 +2,8 @@
 
 Local mode continues the control plane kept in a state directory (:mod:`kbatch.cli.state`: its image
 holds everything the runtime holds, so N commands are one continuous run); remote mode (``--server
-URL``) sends the same calls to ``kbatch serve``.
+URL``) sends the same calls to ``kbatch serve``; etcd mode (``--etcd-servers``) reads and writes the
+state kept in etcd as one more API server on it, running no controllers.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
         finally:
             remote.close()
         return
+    if opts.etcd_servers:
+        with _on_etcd(opts) as backend:
+            yield backend
+        return
     from kbatch.server.facade import ControlPlaneBackend
 
     with StateDir(opts.state).locked() as state:
@@ -48,6 +53,35 @@ def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
             _finish(backend, state, config, save)
             raise
         _finish(backend, state, config, save)
+
+
+@contextmanager
+def _on_etcd(opts: GlobalOptions) -> Iterator[Backend]:
+    """The state kept in etcd (``--etcd-servers``): this command is one more API server on it, with
+    no controllers (they run in the elected leader among ``kbatch serve --etcd-servers`` processes)
+    and the real clock. Nothing is loaded from or saved to the state directory."""
+    import os
+
+    from kbatch.runtime.controlplane import ControlPlane
+    from kbatch.server.facade import SelfDrivenBackend
+    from kbatch.store import StoreError
+
+    if opts.controllers:
+        raise UserError("--controllers with --etcd-servers: a command on etcd runs no controllers; they "
+                        "run in the elected leader among `kbatch serve --etcd-servers` processes")
+    try:
+        from kbatch.store import EtcdStore
+
+        store = EtcdStore(opts.etcd_servers)
+    except (ImportError, ValueError, StoreError) as err:
+        raise UserError(f"--etcd-servers {opts.etcd_servers}: {err}") from None
+    # uids and generated names come from the seeded rng: each process needs a sequence of its own
+    cp = ControlPlane(seed=int.from_bytes(os.urandom(8), "big"), controllers="", clock="real", store=store)
+    try:
+        yield SelfDrivenBackend(cp)
+    finally:
+        cp.close()
+        store.close()
 
 
 def _finish(backend: Any, state: StateDir, config: StateConfig, save: bool) -> None:

@@ -242,6 +242,8 @@ class ControlPlane:
         self.manager.shutdown()
         self.cache.stop()
         self.trace.close()
+        if self.event_expiry is not None:
+            self.event_expiry.close()
 
     def __repr__(self) -> str:
         return (f"ControlPlane(seed={self.seed}, now={self.now().isoformat()}, "

@@ -78,6 +78,9 @@ class EventExpiry:
             self._armed = self.pending[0][0]
             self.timers.schedule_call(self._armed, self._fire, None, periodic=True)
 
+    def close(self) -> None:
+        self._watcher.close()
+
     def _fire(self, _: object) -> None:
         self._armed = None
         now = self.clock.now()

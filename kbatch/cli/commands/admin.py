@@ -35,6 +35,7 @@ def snapshot_save(ctx: typer.Context, file: Path = typer.Argument(..., help="Out
     from kbatch.server.facade import save_control_plane
 
     opts = global_options(ctx)
+    _not_on_etcd(opts, "snapshot save")
     if opts.server:
         raise UserError("snapshot save works on a local state directory; stop the server (it saves its "
                         "state on exit) or run without --server")
@@ -62,6 +63,7 @@ def snapshot_restore(ctx: typer.Context, file: Path = typer.Argument(..., help="
     from kbatch.server.facade import restore_control_plane
 
     opts = global_options(ctx)
+    _not_on_etcd(opts, "snapshot restore")
     if opts.server:
         raise UserError("snapshot restore works on a local state directory; run without --server")
     try:
@@ -88,12 +90,19 @@ def snapshot_restore(ctx: typer.Context, file: Path = typer.Argument(..., help="
     typer.echo(f"state restored from {file}")
 
 
+def _not_on_etcd(opts: Any, what: str) -> None:
+    if opts.etcd_servers:
+        raise UserError(f"{what} works on a local state directory; with --etcd-servers the state is "
+                        "etcd's (etcdctl snapshot save/restore backs it up)")
+
+
 @command
 def reset(ctx: typer.Context) -> None:
     """Forget everything: an empty control plane (no nodes) at the start of virtual time."""
     from kbatch.cli.session import StateDir
 
     opts = global_options(ctx)
+    _not_on_etcd(opts, "reset")
     if opts.server:
         raise UserError("reset works on a local state directory; restart kbatch serve with an empty --state")
     with StateDir(opts.state).locked() as state:
@@ -108,6 +117,7 @@ def trace(ctx: typer.Context, digest: bool = typer.Option(False, "--digest",
     from kbatch.cli.session import StateDir, session
 
     opts = global_options(ctx)
+    _not_on_etcd(opts, "trace")
     if opts.server:
         with session(opts, save=False) as backend:
             lines = backend.action("trace", {})["lines"]
@@ -159,7 +169,7 @@ def feature_gates_in_force(opts: Any = None) -> dict[str, bool]:
     from kbatch.families import builtin
 
     chosen = opts.feature_gates if opts is not None else None
-    if chosen is None and opts is not None and not opts.server:
+    if chosen is None and opts is not None and not opts.server and not opts.etcd_servers:
         chosen = _recorded_feature_gates(StateDir(opts.state))
     gates = builtin().feature_gates(chosen or None)
     return {spec.name: gates.enabled(spec.name) for spec in gates.specs}
@@ -224,6 +234,7 @@ def serve(ctx: typer.Context,
 
     opts = global_options(ctx)
     token = token or opts.token  # `kbatch --token T serve` as `kbatch serve --token T`
+    etcd_servers = etcd_servers or opts.etcd_servers  # likewise `kbatch --etcd-servers URL serve`
     if clock not in (None, "virtual", "real"):
         raise UserError(f'--clock must be "virtual" or "real", got "{clock}"')
     if etcd_servers and clock == "virtual":

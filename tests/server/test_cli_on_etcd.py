@@ -1,0 +1,60 @@
+"""``kbatch --etcd-servers URL …``: local CLI commands on a state kept in etcd, beside ``kbatch serve
+--etcd-servers`` processes (issue 20). A command is one more API server on etcd with no controllers:
+its writes are served to the other processes at once, the elected server's controllers act on them,
+and what needs a state directory or a virtual clock is refused with a clear error."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from kbatch.testing.etcd import EtcdProcess
+from tests.server import test_serve_etcd as on_etcd
+from tests.server.test_serve_etcd import JOBS, Server, wait_until
+
+serve = on_etcd.serve  # the fixture: `kbatch serve --etcd-servers` processes on the test's etcd
+
+JOB = json.dumps({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "from-cli"},
+                  "spec": {"completions": 2, "parallelism": 2, "template": {"spec": {
+                      "restartPolicy": "Never",
+                      "containers": [{"name": "c", "image": "busybox", "command": ["sleep", "1"]}]}}}})
+
+
+def _kbatch(etcd: EtcdProcess, tmp_path: Path, *args: str, input_: str | None = None
+            ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "kbatch.cli", "--state", str(tmp_path / "cli"), *args,
+                           "--etcd-servers", etcd.url], input=input_, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_cli_commands_on_etcd_are_served_and_reconciled_by_the_leader(
+        etcd: EtcdProcess, tmp_path: Path, serve: Callable[..., Server]) -> None:
+    created = _kbatch(etcd, tmp_path, "apply", "-f", "-", input_=JOB)
+    assert created.returncode == 0 and "job.batch/from-cli created" in created.stdout, created.stderr
+    listed = _kbatch(etcd, tmp_path, "get", "jobs")
+    assert listed.returncode == 0 and "from-cli" in listed.stdout, listed.stderr
+    assert not (tmp_path / "cli" / "state.kbatch").exists(), "nothing is kept in the state directory"
+    server = serve()
+    assert server.get(f"{JOBS}/from-cli").status_code == 200, "the server reads what the command wrote"
+    added = _kbatch(etcd, tmp_path, "nodes", "add", "--count", "1")
+    assert added.returncode == 0, added.stderr
+
+    def complete() -> bool:
+        done = _kbatch(etcd, tmp_path, "get", "job", "from-cli", "-o", "json")
+        conditions = json.loads(done.stdout).get("status", {}).get("conditions", [])
+        return any(c["type"] == "Complete" and c["status"] == "True" for c in conditions)
+
+    wait_until(complete, 90, "the leader's controllers run the Job the CLI created", step=0.5)
+
+
+def test_what_needs_a_state_directory_or_virtual_time_is_refused_clearly(
+        etcd: EtcdProcess, tmp_path: Path) -> None:
+    for args, says in ((("advance", "1m"), "real clock"), (("reset",), "etcdctl snapshot"),
+                       (("trace",), "state is etcd's"), (("--controllers", "job", "get", "pods"),
+                                                         "runs no controllers")):
+        run = _kbatch(etcd, tmp_path, *args)
+        assert run.returncode == 1 and says in run.stderr, (args, run.stderr)
+        assert "Traceback" not in run.stderr
