@@ -53,7 +53,7 @@ from kbatch.store.kv import EventType
 # key root -> (model, watched by an informer in the benchmark)
 KINDS: dict[bytes, tuple[type[Any], bool]] = {
     b"/registry/pods/": (Pod, True),
-    b"/registry/batch/jobs/": (Job, True),
+    b"/registry/jobs/": (Job, True),
     b"/registry/events/": (Event, False),
 }
 TARGETS = {"cluster": (100_000, 30.0), "job": (100_000, 60.0)}

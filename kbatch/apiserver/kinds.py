@@ -9,17 +9,13 @@ from kbatch.api.base import ApiInfo
 from kbatch.api.meta import Resource
 from kbatch.api.registry import KindSpec
 from kbatch.api.strategy import DefaultStrategy
-from kbatch.apiserver.keys import KindKeys
+from kbatch.apiserver.keys import BUILTIN_GROUPS, KindKeys
 
 __all__ = ["BUILTIN_GROUPS", "Kind"]
 
-# Groups compiled into kube-apiserver: strategic merge patch is accepted only for these
-# (CRDs answer 415, ``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go``).
-BUILTIN_GROUPS = frozenset({
-    "", "apps", "batch", "policy", "scheduling.k8s.io", "coordination.k8s.io", "events.k8s.io",
-    "resource.k8s.io", "node.k8s.io", "storage.k8s.io", "networking.k8s.io", "rbac.authorization.k8s.io",
-    "discovery.k8s.io",
-})
+# BUILTIN_GROUPS (kbatch/apiserver/keys.py): the groups compiled into kube-apiserver; strategic merge
+# patch is accepted only for these (CRDs answer 415,
+# ``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go``).
 
 _set = object.__setattr__
 

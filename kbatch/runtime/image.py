@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT", "MAGIC", "Header", "ImageError", "load_image", "read_header", "save_image"]
 
 MAGIC = b"KBATCH-IMAGE\n"
-FORMAT = 1
+FORMAT = 2  # 2: the store's index as columns; built-in kinds under upstream's key prefixes
 
 
 class ImageError(ValueError):

@@ -96,6 +96,7 @@ def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | No
             store.restore(str(store_file))
         except Exception as err:
             raise BadRequest(f"cannot restore the snapshot {source}: {err}") from None
+    _migrate(store)
     if config is not None:
         clock = config.clock
     start = parse_time(meta["now"]) if meta.get("now") and clock == "virtual" else None
@@ -107,6 +108,14 @@ def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | No
                                start=start, store=store)
     cp.base_seed = seed
     return cp
+
+
+def _migrate(store: Any) -> None:
+    """Objects of built-in kinds written before kbatch's keys followed kube-apiserver's layout."""
+    from kbatch.apiserver.keys import migrate_legacy_layout
+    from kbatch.families import BUILTIN_FAMILIES, compose
+
+    migrate_legacy_layout(store, (spec.info for spec in compose(BUILTIN_FAMILIES).registry()))
 
 
 def session_seed(seed: int, revision: int) -> int:
