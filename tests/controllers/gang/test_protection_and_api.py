@@ -140,3 +140,17 @@ def test_the_native_api_is_served_by_default_and_leaves_other_pods_alone() -> No
         cp.apply(gpu_pod("plain", command="sleep 5"))
         cp.advance(1)
     assert node_of(on, "plain") == node_of(off, "plain") == "node-0"
+
+
+def test_the_two_pod_group_kinds_are_stored_apart() -> None:
+    """Same name, same namespace, two kinds: kube-apiserver keeps the built-in one under
+    /registry/podgroups and the custom resource under /registry/scheduling.x-k8s.io/podgroups."""
+    from gang.builders import x_group
+    from kbatch.api.scheduling_x_v1alpha1 import PodGroup as XPodGroup
+
+    cp = gpu_cluster(0)
+    cp.apply([native_group("same", 2), x_group("same", 3)])
+    assert cp.client.get(PodGroup, "same", "default").spec.scheduling_policy.gang.min_count == 2
+    assert cp.client.get(XPodGroup, "same", "default").spec.min_member == 3
+    cp.client.delete(XPodGroup, "same", "default")
+    assert cp.client.get(PodGroup, "same", "default").metadata.name == "same"
