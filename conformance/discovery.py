@@ -87,8 +87,12 @@ class Discovery:
         return self._by_gv[group_version]
 
     def resolve(self, kind: str, api_version: str | None = None) -> Resource:
-        """The resource for ``kind`` (in ``api_version`` when given); ``LookupError`` if not served."""
-        candidates = [api_version] if api_version else self._group_versions()
+        """The resource for ``kind`` (in ``api_version`` when given); ``LookupError`` if not served.
+        ``Kind.group`` (kubectl's form, e.g. ``PodGroup.scheduling.x-k8s.io``) picks the kind of that
+        group when two groups serve the same kind name; a bare kind takes the first group serving it."""
+        kind, _, group = kind.partition(".")
+        candidates = [api_version] if api_version else [
+            gv for gv in self._group_versions() if not group or gv.rpartition("/")[0] == group]
         for gv in candidates:
             found = self._resources(gv).get(kind)
             if found is not None:

@@ -43,6 +43,15 @@ FAMILIES: tuple[Family, ...] = (
            "kubernetes/kubernetes pkg/apis/resource/validation, pkg/controller/resourceclaim, "
            "pkg/scheduler/framework/plugins/dynamicresources, k8s.io/dynamic-resource-allocation/structured; "
            "KEP-4381", kinds=("Pod", "ResourceClaim", "ResourceClaimTemplate")),
+    Family("gang", "scheduling.k8s.io/v1beta1 Workload and PodGroup: validation, protection, the workload "
+                   "scheduling cycle (all or nothing)", "conformance.gang",
+           "kubernetes/kubernetes pkg/scheduler/framework/plugins/gangscheduling, "
+           "pkg/scheduler/schedule_one_podgroup.go, pkg/controller/podgroupprotection; KEP-4671",
+           kinds=("Pod", "PodGroup")),
+    Family("coscheduling", "scheduling.x-k8s.io/v1alpha1 PodGroup with the Coscheduling plugin: quorum, "
+                           "all or nothing, the phase machine", "conformance.coscheduling",
+           "kubernetes-sigs/scheduler-plugins pkg/coscheduling, pkg/controllers/podgroup_controller.go",
+           kinds=("Pod", "PodGroup.scheduling.x-k8s.io")),
     Family("jobset", "jobset.x-k8s.io/v1alpha2 JobSet: controller, webhooks, policies, restarts",
            "conformance.jobset",
            "kubernetes-sigs/jobset v0.12.0 pkg/controllers, pkg/webhooks, test/integration, test/e2e",

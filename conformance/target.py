@@ -3,7 +3,9 @@
 Everything crosses the seam in wire form (``dict``, camelCase, as ``kubectl -o json`` prints), so
 the same checks can run in-process against kbatch (:class:`conformance.kbatch_target.KbatchTarget`),
 over HTTP against ``kbatch serve``, or against a real cluster. Kinds are named as in manifests
-(``"Job"``, ``"Pod"``, ``"CronJob"``, ``"Event"``).
+(``"Job"``, ``"Pod"``, ``"CronJob"``, ``"Event"``); kubectl's ``Kind.group`` form
+(``"PodGroup.scheduling.x-k8s.io"``) names one of two kinds that share a name (a bare ``"PodGroup"``
+is the first group's: Kubernetes' own ``scheduling.k8s.io``).
 
 Capabilities: a target declares what it offers beyond the Kubernetes API in ``capabilities``, a
 set of the names below; checks declare what they need by marker (:mod:`conformance.requirements`)

@@ -19,6 +19,12 @@ from pydantic import Field
 from kbatch.api.base import ApiInfo, KubeModel, Time
 from kbatch.api.core_v1 import ObjectReference, PodTemplateSpec
 from kbatch.api.meta import LabelSelector, ObjectMeta, Resource
+from kbatch.api.scheduling_v1beta1 import (
+    DisruptionMode,
+    PodGroupResourceClaim,
+    PodGroupSchedulingConstraints,
+    WorkloadPodGroupSchedulingPolicy,
+)
 
 if TYPE_CHECKING:
     pass
@@ -29,6 +35,7 @@ __all__ = [
     "CronJobStatus",
     "Job",
     "JobCondition",
+    "JobSchedulingConfiguration",
     "JobSpec",
     "JobStatus",
     "JobTemplateSpec",
@@ -77,6 +84,16 @@ class SuccessPolicy(KubeModel):
     rules: list[SuccessPolicyRule] = Field(default_factory=list)
 
 
+class JobSchedulingConfiguration(KubeModel):
+    """``spec.scheduling`` (1.37, KEP-5547/KEP-6089, gate WorkloadWithJob): the Workload and PodGroup
+    the Job controller compiles for the Job. Only ``schedulingPolicy.gang.minCount`` is mutable."""
+
+    scheduling_policy: WorkloadPodGroupSchedulingPolicy | None = None
+    scheduling_constraints: PodGroupSchedulingConstraints | None = None
+    disruption_mode: DisruptionMode | None = None
+    resource_claims: list[PodGroupResourceClaim] | None = None
+
+
 class JobSpec(KubeModel):
     parallelism: Int32 | None = None
     completions: Int32 | None = None
@@ -94,6 +111,7 @@ class JobSpec(KubeModel):
     suspend: Bool | None = None
     pod_replacement_policy: str | None = None  # TerminatingOrFailed | Failed
     managed_by: str | None = None
+    scheduling: JobSchedulingConfiguration | None = None
 
 
 class JobCondition(KubeModel):

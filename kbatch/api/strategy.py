@@ -12,16 +12,20 @@ kind strategies compose with (wrap or subclass it; it has no hidden hooks).
 
 from __future__ import annotations
 
+import copy
 import functools
 from operator import attrgetter
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from kbatch.api.base import private_fields_set
 from kbatch.api.errors import FieldError
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_value
 
-__all__ = ["DefaultStrategy", "Strategy", "keep_status_reset_fields"]
+if TYPE_CHECKING:
+    from kbatch.api.features import FeatureGates
+
+__all__ = ["DefaultStrategy", "GateBound", "GatedStrategy", "Strategy", "keep_status_reset_fields"]
 
 T = TypeVar("T", bound=Resource)
 
@@ -52,6 +56,27 @@ class Strategy(Protocol[T]):
     def spec_changed(self, new: T, old: T) -> bool:
         """Whether ``metadata.generation`` must be bumped (spec changes only)."""
         ...
+
+
+@runtime_checkable
+class GatedStrategy(Protocol):
+    """A strategy whose behaviour depends on feature gates (upstream reads the process-wide gates in
+    ``PrepareForCreate``/``PrepareForUpdate``, e.g. ``dropDisabledFields``). kbatch has no global
+    gates: each control plane's registry holds ``strategy.for_gates(gates)``, a copy bound to them."""
+
+    def for_gates(self, gates: FeatureGates) -> Any: ...
+
+
+class GateBound:
+    """The usual :class:`GatedStrategy`: ``for_gates`` returns a shallow copy whose ``gates`` are
+    those given (``None`` on the unbound instance a family declares)."""
+
+    gates: FeatureGates | None = None
+
+    def for_gates(self, gates: FeatureGates) -> Any:
+        bound = copy.copy(self)
+        bound.gates = gates
+        return bound
 
 
 @functools.lru_cache(maxsize=256)

@@ -55,6 +55,7 @@ def _global(ctx: typer.Context,
                 None, "--scheduler-config", envvar="KBATCH_SCHEDULER_CONFIG",
                 help="A KubeSchedulerConfiguration file (kube-scheduler's --config).")) -> None:
     _check_controllers(controllers)
+    _check_feature_gates(feature_gates)
     ctx.obj = GlobalOptions(state=state, server=server or None, etcd_servers=etcd_servers or None,
                             controllers=controllers or None, token=token,
                             namespace=namespace or None, feature_gates=feature_gates,
@@ -72,6 +73,19 @@ def _check_controllers(selection: str | None) -> None:
         select(selection, default_catalog().infos())
     except SelectionError as err:
         typer.echo(f"error: --controllers: {err}", err=True)
+        raise typer.Exit(1) from None
+
+
+def _check_feature_gates(value: str | None) -> None:
+    if value is None:
+        return
+    from kbatch.api.features import FeatureGateError
+    from kbatch.families import builtin
+
+    try:
+        builtin().feature_gates(value)
+    except FeatureGateError as err:
+        typer.echo(f"error: --feature-gates: {err}", err=True)
         raise typer.Exit(1) from None
 
 

@@ -47,12 +47,25 @@ def user_errors() -> Iterator[None]:
         yield
     except typer.Exit:
         raise
+    except BrokenPipeError:  # the reader went away (`kbatch get pods | head -1`): stop quietly
+        _discard_stdout()
+        raise typer.Exit(1) from None
     except Exception as err:
         line = describe_error(err)
         if line is None:
             raise
         typer.echo(line.splitlines()[0] if len(line) > 2000 else line, err=True)
         raise typer.Exit(1) from None
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again (the recipe of
+    the Python docs for SIGPIPE)."""
+    import os
+    import sys
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def command(fn: F) -> F:

@@ -13,6 +13,7 @@ from kbatch.api.registry import Registry
 from kbatch.families.batch import BATCH
 from kbatch.families.composition import AdmissionSelectionError, Composition, compose, parse_plugin_list
 from kbatch.families.core import CORE
+from kbatch.families.coscheduling import COSCHEDULING
 from kbatch.families.dra import DRA
 from kbatch.families.family import (
     AdmissionPlugin,
@@ -24,13 +25,16 @@ from kbatch.families.family import (
     SchedulerPlugin,
     resolve,
 )
+from kbatch.families.gang import GANG
 from kbatch.families.jobset import JOBSET
 
 __all__ = [
     "BATCH",
     "BUILTIN_FAMILIES",
     "CORE",
+    "COSCHEDULING",
     "DRA",
+    "GANG",
     "JOBSET",
     "AdmissionPlugin",
     "AdmissionSelectionError",
@@ -48,9 +52,11 @@ __all__ = [
     "resolve",
 ]
 
-BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, DRA, JOBSET)
+BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, DRA, GANG, COSCHEDULING, JOBSET)
 """Every family kbatch ships, in composition order (the order kinds are registered, admission
-plugins run and controllers are stepped). Adding a family is one line here."""
+plugins run and controllers are stepped). Adding a family is one line here. Built-in API groups
+before custom resources: a name two kinds share (``podgroups``) resolves to the first, as kubectl
+prefers kube's own groups."""
 
 
 def builtin() -> Composition:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from kbatch.api.features import FeatureGates, FeatureSpec
 from kbatch.api.registry import Registry
+from kbatch.api.strategy import GatedStrategy
 from kbatch.families.family import (
     AdmissionPlugin,
     ControllerSpec,
@@ -49,11 +50,19 @@ class Composition:
     feature_specs: tuple[FeatureSpec, ...]
     job_integrations: tuple[JobIntegration, ...]
 
-    def registry(self) -> Registry:
-        """A fresh registry holding every kind (a ``Registry`` is owned by one control plane)."""
+    def registry(self, gates: FeatureGates | None = None) -> Registry:
+        """A fresh registry (a ``Registry`` is owned by one control plane). With the control plane's
+        ``gates``: only the kinds whose gate is on, each strategy bound to the gates
+        (:class:`~kbatch.api.strategy.GatedStrategy`: fields of disabled features dropped on write, as
+        upstream's ``dropDisabledFields``); without: every kind, nothing dropped (a client's view)."""
         registry = Registry()
         for entry in self.kinds:
-            registry.register(entry.model, entry.strategy, gc_policy=entry.gc_policy, printer=entry.printer,
+            if gates is not None and entry.feature_gate and not gates.enabled(entry.feature_gate):
+                continue
+            strategy = entry.strategy
+            if gates is not None and isinstance(strategy, GatedStrategy):
+                strategy = strategy.for_gates(gates)
+            registry.register(entry.model, strategy, gc_policy=entry.gc_policy, printer=entry.printer,
                               describe=entry.describe)
         return registry
 

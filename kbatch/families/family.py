@@ -61,13 +61,16 @@ class KindEntry:
     """One served kind. ``gc_policy`` is upstream's ``DefaultGarbageCollectionPolicy`` (what a delete
     without ``propagationPolicy`` does: ``Background`` for most kinds, ``Orphan`` for batch/v1 Job);
     ``printer`` the ``kubectl get`` columns (default: Name, Age, as for a custom resource without
-    additionalPrinterColumns); ``describe`` the kind's ``kubectl describe`` lines."""
+    additionalPrinterColumns); ``describe`` the kind's ``kubectl describe`` lines; ``feature_gate``
+    the gate without which the kind is not served (upstream: an API version enabled by a gate, e.g.
+    scheduling.k8s.io/v1beta1 Workload and PodGroup with ``GenericWorkload``)."""
 
     model: type[Resource]
     strategy: Strategy[Any] | None = None
     printer: Printer | None = None
     describe: Describer | None = None
     gc_policy: str = "Background"
+    feature_gate: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +111,16 @@ class ControllerSpec:
 class SchedulerPlugin:
     """A scheduler plugin by name (kube-scheduler's plugin registry). ``factory(args, handle)`` builds
     one instance per profile; ``multi_point`` places it in the default profile's ``multiPoint``
-    list (with ``weight`` for scoring), in family order, as ``default_plugins.go`` does."""
+    list (with ``weight`` for scoring), in family order, as ``default_plugins.go`` does;
+    ``queue_sort``: the default profile sorts its queue with this plugin instead of an earlier
+    family's (one queue, one QueueSort: what scheduler-plugins' configuration for Coscheduling does
+    with ``queueSort: {enabled: [Coscheduling], disabled: ["*"]}``)."""
 
     name: str
     factory: Ref
     multi_point: bool = False
     weight: int = 0
+    queue_sort: bool = False
 
 
 @dataclass(frozen=True, slots=True)

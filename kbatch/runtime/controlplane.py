@@ -95,7 +95,7 @@ class ControlPlane:
         self.composition = compose(families if families is not None else BUILTIN_FAMILIES)
         self.features = self.composition.feature_gates(feature_gates)
         self.store: KV = store if store is not None else MemoryStore()
-        self.registry = registry if registry is not None else self.composition.registry()
+        self.registry = registry if registry is not None else self.composition.registry(self.features)
         admission = self.composition.admission_plugins(enable_admission_plugins, disable_admission_plugins)
         self.server = APIServer(self.store, self.registry, now=self.clock.now_datetime, rng=self.rng,
                                 admission_plugins=admission, features=self.features)

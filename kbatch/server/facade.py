@@ -36,10 +36,12 @@ UNTIL_IDLE_LIMIT = 24 * 3600.0
 # --- state directory files ------------------------------------------------------------------
 
 def new_control_plane(*, controllers: str | None = None, seed: int = 0, clock: str = "virtual",
-                      start: datetime | None = None, store: Any = None) -> Any:
+                      start: datetime | None = None, store: Any = None,
+                      feature_gates: str | None = None) -> Any:
     from kbatch.runtime.controlplane import ControlPlane
 
-    kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock}
+    kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock,
+                              "feature_gates": feature_gates}
     if start is not None:
         kwargs["start"] = start
     if store is not None:

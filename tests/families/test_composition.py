@@ -17,10 +17,10 @@ JOBSET_HOOKS = ["mjobset.kb.io", "mpod.kb.io", "vjobset.kb.io", "vpod.kb.io"]
 
 def test_builtin_composition_lists_core_then_batch() -> None:
     composed = builtin()
-    assert [f.name for f in composed.families] == ["core", "batch", "dra", "jobset"]
+    assert [f.name for f in composed.families] == ["core", "batch", "dra", "gang", "coscheduling", "jobset"]
     assert [p.name for p in composed.admission] == [
         "NamespaceLifecycle", "DefaultTolerationSeconds", "Priority", "DynamicResourceAllocation",
-        *JOBSET_HOOKS]
+        "PodGroupProtection", *JOBSET_HOOKS]
     names = [c.name for c in composed.controllers]
     assert names.index("scheduler") < names.index("job")
     registry = composed.registry()
@@ -44,9 +44,10 @@ def test_admission_selection_follows_kube_apiservers_flags() -> None:
     composed = compose((*BUILTIN_FAMILIES, EXAMPLE))
     default = [p.name for p in composed.admission_plugins()]
     assert default == ["NamespaceLifecycle", "DefaultTolerationSeconds", "Priority",
-                       "DynamicResourceAllocation", *JOBSET_HOOKS, "GizmoLabels"]
+                       "DynamicResourceAllocation", "PodGroupProtection", *JOBSET_HOOKS, "GizmoLabels"]
     assert [p.name for p in composed.admission_plugins(disable="Priority,GizmoLabels")] == \
-        ["NamespaceLifecycle", "DefaultTolerationSeconds", "DynamicResourceAllocation", *JOBSET_HOOKS]
+        ["NamespaceLifecycle", "DefaultTolerationSeconds", "DynamicResourceAllocation", "PodGroupProtection",
+         *JOBSET_HOOKS]
     # enabling an already-enabled plugin changes nothing; the order is the recommended one, not the flag's
     assert [p.name for p in composed.admission_plugins(enable=["Priority", "NamespaceLifecycle"])] == default
     with pytest.raises(AdmissionSelectionError, match=r"\[Priority\] in enable-admission-plugins and "

@@ -51,6 +51,7 @@ __all__ = [
     "PodResourceClaim",
     "PodResourceClaimStatus",
     "PodSchedulingGate",
+    "PodSchedulingGroup",
     "PodSecurityContext",
     "PodSpec",
     "PodStatus",
@@ -111,6 +112,13 @@ class PodSchedulingGate(KubeModel):
     name: str = ""
 
 
+class PodSchedulingGroup(KubeModel):
+    """``spec.schedulingGroup``: the PodGroup (scheduling.k8s.io, same namespace) the pod belongs to;
+    immutable; dropped on create while the GenericWorkload gate is off (KEP-4671)."""
+
+    pod_group_name: str | None = None
+
+
 class PodResourceClaim(KubeModel):
     name: str = ""
     resource_claim_name: str | None = None
@@ -159,6 +167,7 @@ class PodSpec(KubeModel):
     resource_claims: list[PodResourceClaim] | None = None
     resources: ResourceRequirements | None = None
     hostname_override: str | None = None
+    scheduling_group: PodSchedulingGroup | None = None
 
     def all_containers(self) -> list[Container]:
         """Init containers then regular containers (ephemeral ones excluded)."""

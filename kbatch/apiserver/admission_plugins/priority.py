@@ -13,7 +13,9 @@ Pods, on create (main resource only):
   and the same for ``PreemptionPolicy``).
 
 On update, a priority or preemption policy left out is carried over from the stored pod (validation
-then forbids changing them). PriorityClasses: creating a second ``globalDefault`` class, or marking
+then forbids changing them). scheduling.k8s.io PodGroups get the same on create (``spec.priority``
+from ``spec.priorityClassName`` or the global default; KEP-5710), when that kind is served.
+PriorityClasses: creating a second ``globalDefault`` class, or marking
 another one default, is ``Forbidden`` (``PriorityClass x is already marked as default. Only one default
 can exist``).
 
@@ -31,6 +33,7 @@ from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Forbidden
 from kbatch.api.meta import Resource
 from kbatch.api.scheduling_v1 import PriorityClass
+from kbatch.api.scheduling_v1beta1 import PodGroup as SchedulingPodGroup
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.watched_range import WatchedRange
 
@@ -102,7 +105,7 @@ class PriorityAdmission:
                 chosen = pc
         return chosen
 
-    def _resolve(self, pod: Pod) -> _Class:
+    def _resolve(self, pod: Pod | SchedulingPodGroup, resource: str = "pods") -> _Class:
         classes = self._stored()
         name = pod.spec.priority_class_name
         if not name:
@@ -118,7 +121,7 @@ class PriorityAdmission:
                 return _Class(name, pc.value, pc.preemption_policy)
         if name in BUILTIN_CLASSES:
             return _Class(name, BUILTIN_CLASSES[name], PREEMPT_LOWER)
-        raise forbidden("pods", pod, f"no PriorityClass with name {name} was found")
+        raise forbidden(resource, pod, f"no PriorityClass with name {name} was found")
 
     def admit_pod(self, request: AdmissionRequest) -> None:
         pod = request.obj
@@ -149,6 +152,28 @@ class PriorityAdmission:
                                 f"admission controller computed {policy} from the given PriorityClass name")
             spec.preemption_policy = policy
 
+    def admit_pod_group(self, request: AdmissionRequest) -> None:
+        """scheduling.k8s.io PodGroups, as pods (KEP-5710 "Pod Group priorities"): the class named
+        by ``spec.priorityClassName`` (or the global default) gives ``spec.priority`` on create; a
+        priority stated otherwise is Forbidden; updates keep the stored one."""
+        pg = request.obj
+        if request.subresource or not isinstance(pg, SchedulingPodGroup):
+            return
+        spec = pg.spec
+        if request.operation == "UPDATE":
+            if spec.priority is None and isinstance(request.old, SchedulingPodGroup):
+                spec.priority = request.old.spec.priority
+            return
+        resolved = self._resolve(pg, "podgroups.scheduling.k8s.io")
+        if not spec.priority_class_name and resolved.name:
+            spec.priority_class_name = resolved.name
+        if spec.priority is not None and spec.priority != resolved.value:
+            raise forbidden("podgroups.scheduling.k8s.io", pg,
+                            f"the integer value of priority ({spec.priority}) must not be provided in pod "
+                            f"group spec; priority admission controller computed {resolved.value} from the "
+                            "given PriorityClass name")
+        spec.priority = resolved.value
+
     def validate_class(self, request: AdmissionRequest) -> None:
         pc = request.obj
         if request.subresource or not isinstance(pc, PriorityClass) or not pc.global_default:
@@ -169,5 +194,7 @@ def install(server: APIServer) -> None:
         return
     priority = PriorityAdmission(server, has_classes=PriorityClass in server.registry)
     server.admission.add_mutating(Pod, priority.admit_pod, main_resource_only=True)
+    if SchedulingPodGroup in server.registry:  # served with the GenericWorkload gate
+        server.admission.add_mutating(SchedulingPodGroup, priority.admit_pod_group, main_resource_only=True)
     if priority.has_classes:
         server.admission.add_validating(PriorityClass, priority.validate_class, main_resource_only=True)

@@ -152,18 +152,39 @@ def version(ctx: typer.Context) -> None:
     except PackageNotFoundError:
         typer.echo("kbatch (not installed)")
     typer.echo(f"Kubernetes {KUBERNETES_VERSION} (the release whose batch semantics kbatch models)")
-    gates = feature_gates_in_force()
-    typer.echo("feature gates: " + (",".join(f"{k}={str(v).lower()}" for k, v in sorted(gates.items()))
-                                    or "(none)"))
+    typer.echo(_gates_line(ctx))
 
 
-def feature_gates_in_force() -> dict[str, bool]:
-    """Every feature gate the built-in families declare, with its value (their defaults: a state
-    directory's own gates are not consulted here)."""
+def _gates_line(ctx: typer.Context) -> str:
+    gates = feature_gates_in_force(global_options(ctx))
+    return "feature gates: " + (",".join(f"{k}={str(v).lower()}" for k, v in sorted(gates.items()))
+                                or "(none)")
+
+
+def feature_gates_in_force(opts: Any = None) -> dict[str, bool]:
+    """Every feature gate the built-in families declare, with its value: ``--feature-gates`` when
+    given, else those the local state directory's control plane was built with (its image's
+    configuration), else the defaults."""
+    from kbatch.cli.session import StateDir
     from kbatch.families import builtin
 
-    gates = builtin().feature_gates()
+    chosen = opts.feature_gates if opts is not None else None
+    if chosen is None and opts is not None and not opts.server and not opts.etcd_servers:
+        chosen = _recorded_feature_gates(StateDir(opts.state))
+    gates = builtin().feature_gates(chosen or None)
     return {spec.name: gates.enabled(spec.name) for spec in gates.specs}
+
+
+def _recorded_feature_gates(state: Any) -> str | None:
+    from kbatch.cli.state import StateConfig
+    from kbatch.runtime.image import ImageError, read_header
+
+    if not state.image.exists():
+        return None
+    try:
+        return StateConfig.of(read_header(state.image).config).feature_gates
+    except ImageError as err:
+        raise UserError(str(err)) from None
 
 
 @command
@@ -183,6 +204,7 @@ def controllers(ctx: typer.Context) -> None:
             state += " (not in this build)"
         rows.append((spec.name, state, "yes" if spec.name in enabled else "no", spec.description))
     typer.echo(align([("NAME", "DEFAULT", "ENABLED", "DESCRIPTION"), *rows]))
+    typer.echo(_gates_line(ctx))
 
 
 @command
@@ -226,7 +248,7 @@ def serve(ctx: typer.Context,
         timing = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
                   "retry_period": retry_period}
         _serve_on_etcd(opts.state, opts.controllers, etcd_servers, timing,
-                       ServeOptions(address, port, token), kubeconfig_path)
+                       ServeOptions(address, port, token), kubeconfig_path, opts.feature_gates)
         return
     held = contextlib.ExitStack()  # the state directory's lock, from load() until the server stops
     loaded: list[Any] = []
@@ -262,7 +284,7 @@ def serve(ctx: typer.Context,
 
 
 def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timing: dict[str, float],
-                   serve: Any, kubeconfig_path: Path | None) -> None:
+                   serve: Any, kubeconfig_path: Path | None, feature_gates: str | None = None) -> None:
     """``kbatch serve --etcd-servers``: the state is etcd's (nothing is loaded from or saved to the
     state directory, which keeps only the kubeconfig); controllers run while this process holds the
     ``kube-system/kube-controller-manager`` Lease."""
@@ -296,7 +318,7 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
     def load() -> tuple[Any, Any]:
         # uids and generated names come from the seeded rng: each process needs its own sequence
         cp = new_control_plane(controllers=controllers, clock="real", store=store,
-                               seed=int.from_bytes(os.urandom(8), "big"))
+                               seed=int.from_bytes(os.urandom(8), "big"), feature_gates=feature_gates)
         made.append(cp)
         elector = control_plane_elector(cp, identity, **timing)
         _announce(state, url[0], serve.token, "real", kubeconfig_path,

@@ -47,6 +47,7 @@ from kbatch.controllers.job.pod_factory import PodFactory
 from kbatch.controllers.job.pod_template import owner_reference
 from kbatch.controllers.job.sync import complete_sync, sync_job
 from kbatch.controllers.job.views import JobInfo, PodInfo
+from kbatch.controllers.job.workload import job_workloads, join_group
 from kbatch.runtime.cache.indexer import BY_CONTROLLER_UID
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request, Result
@@ -99,6 +100,7 @@ class JobReconciler:
         self._factories: dict[str, PodFactory] = {}  # job uid -> its pods' builder
         self._uids: dict[Request, str] = {}  # the uid each cached Job had, to forget it once gone
         ctx.cache.add_index(Pod, ORPHANS_BY_NAMESPACE, orphan_namespace)
+        self.workloads = job_workloads(ctx)  # KEP-5547 (gates WorkloadWithJob and GenericWorkload)
 
     # -- reading -----------------------------------------------------------------------------------
     def _forget(self, uid: str) -> None:
@@ -207,6 +209,7 @@ class JobReconciler:
         action = "reconciling"
         try:
             pods, views = self._claim_pods(job)
+            group = self.workloads.ensure(job, pods) if self.workloads is not None else None
             now = self.ctx.clock.now_datetime()
             backoff = self.backoff.get(info.uid)
             plan = sync_job(info, views, now, backoff, self.config)
@@ -216,7 +219,7 @@ class JobReconciler:
                 return None
             action = plan.action
             result = self._apply(job, info, plan, pods, now, lambda: sync_job(
-                info, views, now, backoff, self.config, deletes_failed=True))
+                info, views, now, backoff, self.config, deletes_failed=True), group)
         except Exception:
             self.metrics.sync(mode, "error", action, self.ctx.clock.now() - started)
             raise
@@ -224,12 +227,12 @@ class JobReconciler:
         return result
 
     def _apply(self, job: Job, info: JobInfo, plan: SyncPlan, pods: list[Pod], now: Any,
-               held: Callable[[], SyncPlan]) -> Result | None:
+               held: Callable[[], SyncPlan], group: Any = None) -> Result | None:
         """Effects in upstream ``syncJob``'s order. A failed delete switches to the ``held`` plan: on
         the finishing path no finishing condition this sync ("Can't declare the Job as finished
         yet"), on manageJob's path no ``CompletionsReached`` (the kept pod is still active); a failed
         create or delete is raised last, for the rate-limited requeue (``manageJobErr``)."""
-        failed_creates, error = self._create(job, plan.creates, plan.creation_reason)
+        failed_creates, error = self._create(job, plan.creates, plan.creation_reason, group)
         kept: tuple[PodDelete, ...] = ()
         if plan.deletes:
             kept, delete_error = self._delete(job, plan, {p.metadata.uid: p for p in pods})
@@ -272,11 +275,11 @@ class JobReconciler:
                 self.metrics.job_finished("Indexed" if info.indexed else "NonIndexed", type_, cond.reason)
 
     # -- effects -----------------------------------------------------------------------------------
-    def _create(self, job: Job, creates: tuple[PodCreate, ...], reason: str = "new",
+    def _create(self, job: Job, creates: tuple[PodCreate, ...], reason: str = "new", group: Any = None,
                 ) -> tuple[int, StatusError | None]:
         """Create in slow-start batches; returns (pods not created, the first error). As upstream's
         ``manageJob``, every failed create and every create of the batches skipped after a failing
-        batch is taken off ``status.active``."""
+        batch is taken off ``status.active``. With a PodGroup (KEP-5547) the pods join it."""
         client, recorder = self.ctx.client, self.ctx.recorder
         done = created = failed = 0
         error: StatusError | None = None
@@ -284,7 +287,10 @@ class JobReconciler:
         for size in slow_start_batches(len(creates)):
             for create in creates[done:done + size]:
                 try:
-                    pod = client.create(factory.pod(create))  # type: ignore[union-attr]
+                    new_pod = factory.pod(create)  # type: ignore[union-attr]
+                    if group is not None:
+                        join_group(new_pod, group)
+                    pod = client.create(new_pod)
                     created += 1
                     recorder.event(job, "Normal", "SuccessfulCreate", f"Created pod: {pod.metadata.name}")
                 except StatusError as err:  # AlreadyExists included (RealPodControl.createPods)

@@ -99,7 +99,9 @@ class Algorithm:
         self._infeasible: dict[tuple[object, ...], tuple[int, Decision]] = {}
 
     # -- the attempt ---------------------------------------------------------------------------
-    def schedule(self, pod: PodInfo) -> Decision:
+    def schedule(self, pod: PodInfo, *, post_filter: bool = True) -> Decision:
+        """One attempt; ``post_filter=False`` skips PostFilter (a pod group's cycle preempts for the
+        whole group instead, upstream's pod group cycle)."""
         state: CycleState = {}
         total = len(self.snapshot)
         if total == 0:
@@ -115,10 +117,12 @@ class Algorithm:
             if node is not None:
                 return Decision(node, state)
             known = self._infeasible.get(self._infeasible_key(pod))
-            if known is not None and known[0] == self.snapshot.generation:
+            if known is not None and known[0] == self.snapshot.generation and post_filter:
                 return Decision(None, state, known[1].diagnosis, known[1].preemption)
         feasible, statuses = self._find_feasible(pod, state)
         if not feasible:
+            if not post_filter:
+                return Decision(None, state, Diagnosis(len(self.snapshot), statuses))
             return self._remember(pod, self._unschedulable(pod, state, statuses))
         if len(feasible) == 1:
             return Decision(feasible[0].name, state)
@@ -229,13 +233,21 @@ class Algorithm:
 
     def _unschedulable(self, pod: PodInfo, state: CycleState, statuses: dict[str, Status]) -> Decision:
         diagnosis = Diagnosis(len(self.snapshot), statuses)
-        result: PostFilterResult | None = None
+        # upstream RunPostFilterPlugins: the first success wins; otherwise the reasons of every plugin
+        # and the last meaningful (nominating or nomination-clearing) result
+        chosen: PostFilterResult | None = None
+        messages: list[str] = []
         for plugin in self.profile.post_filter:
             result = plugin.post_filter(state, pod, self.snapshot, statuses)
-            diagnosis.post_filter_message = result.message
             if result.nominated_node is not None:
-                break
-        return Decision(None, state, diagnosis, result)
+                diagnosis.post_filter_message = result.message
+                return Decision(None, state, diagnosis, result)
+            if chosen is None or result.clear_nomination:
+                chosen = result
+            if result.message:
+                messages.append(result.message)
+        diagnosis.post_filter_message = ", ".join(messages)
+        return Decision(None, state, diagnosis, chosen)
 
     # -- scoring -------------------------------------------------------------------------------
     def _prioritize(self, pod: PodInfo, state: CycleState, feasible: list[NodeInfo]) -> list[int]:

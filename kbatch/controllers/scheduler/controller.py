@@ -52,7 +52,9 @@ from typing import Any
 
 from kbatch.api.base import format_time
 from kbatch.api.errors import Conflict, NotFound
+from kbatch.api.gates import gate_on
 from kbatch.api.pod_generation import with_observed_generation
+from kbatch.api.scheduling_v1beta1 import GENERIC_WORKLOAD
 from kbatch.controllers.scheduler.algorithm import Algorithm
 from kbatch.controllers.scheduler.config import parse_config
 from kbatch.controllers.scheduler.convert import node_shape, pod_info, tolerations_of
@@ -62,6 +64,7 @@ from kbatch.controllers.scheduler.events import (
     ASSIGNED_POD_DELETE,
     NODE_ADD,
     NODE_DELETE,
+    UNSCHEDULED_POD_ADD,
     ClusterEvent,
     HintMap,
     ProfileHints,
@@ -69,9 +72,12 @@ from kbatch.controllers.scheduler.events import (
     pod_update_events,
 )
 from kbatch.controllers.scheduler.framework import Code, CycleState, PostFilterResult, Profile, Status
-from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GATED
+from kbatch.controllers.scheduler.group_cycle import GroupCycle
+from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GATED, SCHEDULING_GATES
+from kbatch.controllers.scheduler.podgroups import pod_group_key
 from kbatch.controllers.scheduler.profiles import Handle, build_profiles
 from kbatch.controllers.scheduler.queue import SchedulingQueue
+from kbatch.controllers.scheduler.services import SchedulerServices, go_duration
 from kbatch.controllers.scheduler.snapshot import Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
 from kbatch.families.core import SCHEDULER_QUEUEING_HINTS
@@ -85,7 +91,6 @@ __all__ = ["CYCLE_REQUEST", "Scheduler", "WaitingPod"]
 CYCLE_REQUEST = Request("", "scheduler/cycle")  # the one request the scheduler's queue ever holds
 
 GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
-SCHEDULING_GATES = "SchedulingGates"  # the plugin whose holds are reported as SchedulingGated
 _TERMINAL = ("Succeeded", "Failed")
 
 
@@ -98,6 +103,7 @@ class WaitingPod:
     state: CycleState
     deadline: float
     pending: set[str]
+    timeout: float = 0.0  # how long it may wait (the rejection message names it)
 
 
 class Scheduler:
@@ -128,6 +134,9 @@ class Scheduler:
                 sort, {n: p.pre_enqueue for n, p in self.profiles.items()},
                 ProfileHints({n: hint_map(p) for n, p in self.profiles.items()}) if hinted else None)
         self.waiting: dict[str, WaitingPod] = {}
+        # scheduling.k8s.io PodGroups: the workload scheduling cycle, with GenericWorkload on
+        self.group_cycle: GroupCycle | None = GroupCycle(self) if gate_on(ctx.features, GENERIC_WORKLOAD) \
+            else None
         self.record_events = bool(ctx.options.get("events", True))
         self._seq = count()
         self._infos: dict[str, PodInfo] = {}  # last PodInfo per pod key (bound or pending, not finished)
@@ -146,7 +155,7 @@ class Scheduler:
     def _handle(self) -> Handle:
         ctx = self.ctx
         return Handle(cache=ctx.cache, client=ctx.client, clock=ctx.clock, features=ctx.features, rng=ctx.rng,
-                      on_event=self.cluster_event)
+                      on_event=self.cluster_event, scheduler=SchedulerServices(self))
 
     def cluster_event(self, event: ClusterEvent, old: Any, new: Any,
                       pre_check: Callable[[PodInfo], bool] | None = None) -> None:
@@ -175,6 +184,8 @@ class Scheduler:
         if status is not None and status.phase in _TERMINAL:
             self._forget(key)  # a finished pod holds nothing, and its phase is final
             return
+        if self.group_cycle is not None and pod.spec.scheduling_group is not None:
+            self.group_cycle.index.upsert(key, pod_group_key(pod))  # before PreEnqueue counts it
         old = self._infos.get(key)
         info = _bound_update(old, pod)
         if info is old and old is not None:
@@ -207,6 +218,8 @@ class Scheduler:
         if entry is None or info.key in self.waiting:
             self.queue.add(info, now)
             self.enqueue()
+            if entry is None and old is None:  # a pod new to the scheduler (UnscheduledPod/Add)
+                self._event_moves(((UNSCHEDULED_POD_ADD, None, info),), lambda other: other.key != info.key)
         elif _relevant_change(entry.pod, info):
             if self.queue.update(info, pod_update_events(entry.pod, info), entry.pod, now):
                 self.enqueue()
@@ -217,6 +230,8 @@ class Scheduler:
         self._forget(f"{pod.metadata.namespace}/{pod.metadata.name}")
 
     def _forget(self, key: str) -> None:
+        if self.group_cycle is not None:
+            self.group_cycle.index.remove(key)
         old = self._infos.pop(key, None)
         self._status_written.pop(key, None)
         self.queue.delete(key)
@@ -326,27 +341,85 @@ class Scheduler:
         return Result(requeue_after=max(min(wakeups) - now, 1e-6)) if wakeups else None
 
     def schedule_one(self, pod: PodInfo, now: float) -> None:
-        algorithm = self.algorithms[pod.scheduler_name]
-        decision = algorithm.schedule(pod)
+        if self.group_cycle is not None and self.group_cycle.claims(pod):
+            self.group_cycle.run(pod, now)  # a pod of a scheduling.k8s.io PodGroup: its group's cycle
+            return
+        decision = self.algorithms[pod.scheduler_name].schedule(pod)
         if decision.node is None:
             self._failed(pod, decision, now)
             return
         node, state = decision.node, decision.state
-        algorithm.assume(pod, node)
+        status = self.assume_and_reserve(pod, node, state)
+        if status is None:
+            self.permit_and_bind(pod, node, state, now)
+        else:
+            self._rejected(pod, node, state, status, now)
+
+    # -- the steps of an attempt (schedule_one; a pod group's cycle composes them too) -------------
+    def assume_and_reserve(self, pod: PodInfo, node: str, state: CycleState) -> Status | None:
+        """Assume ``pod`` on ``node`` and run Reserve; a failing status means the caller must
+        :meth:`revert` it."""
+        self.algorithms[pod.scheduler_name].assume(pod, node)
         if self.snapshot.nominated:
             self.snapshot.unnominate(pod.key)  # upstream assume: DeleteNominatedPodIfExists
-        status = self._reserve(state, pod, node)
+        return self._reserve(state, pod, node)
+
+    def revert(self, pod: PodInfo, node: str, state: CycleState) -> None:
+        """Unreserve and forget an assumed pod (upstream ``unreserveAndForget``: no cluster event, as
+        nothing of it was bound or seen by others)."""
+        for plugin in reversed(self.profiles[pod.scheduler_name].reserve):
+            plugin.unreserve(state, pod, node)
+        self.snapshot.remove_pod(pod.key)
+
+    def permit_and_bind(self, pod: PodInfo, node: str, state: CycleState, now: float) -> None:
+        """Permit, then bind (or hold the pod waiting, or reject it)."""
+        status = self._permit(state, pod, node, now)
         if status is None:
-            status = self._permit(state, pod, node, now)
-            if status is not None and status.code == Code.WAIT:
-                return
-        if status is not None:
-            self._unreserve(state, pod, node)
-            self.queue.unschedulable(pod, now, (status.plugin,) if status.plugin else ())
+            self._bind(state, pod, node, now)
+        elif status.code != Code.WAIT:
+            self._rejected(pod, node, state, status, now)
+
+    def _rejected(self, pod: PodInfo, node: str, state: CycleState, status: Status, now: float) -> None:
+        self._unreserve(state, pod, node)
+        self.reject_pod(pod, status.message or "rejected", now, (status.plugin,) if status.plugin else ())
+
+    def reject_pod(self, pod: PodInfo, message: str, now: float, plugins: tuple[str, ...] = (),
+                   nominate: str = "") -> None:
+        """Back to the unschedulable pool (rejected by ``plugins``), ``PodScheduled=False``/
+        ``Unschedulable`` with ``message`` and a FailedScheduling event; its nomination cleared, or
+        set to ``nominate`` (a node preemption freed for it)."""
+        self.queue.unschedulable(pod, now, plugins)
+        if nominate:
+            self.snapshot.nominate(pod, nominate)
+            if pod.nominated_node != nominate:
+                self._write_nomination(pod, nominate)
+        else:
             self._clear_nomination(pod)
-            self._write_unschedulable(pod, status.message or "rejected")
+        self._write_unschedulable(pod, message)
+
+    def evict_for_preemption(self, victim: PodInfo, preemptor: str, node: str, message: str) -> None:
+        """A preemption victim: ``DisruptionTarget=True``/``PreemptionByScheduler``, deleted (gracefully),
+        a ``Preempted`` event (upstream ``prepareCandidate``)."""
+        try:
+            self._patch_condition(victim, self._merge_condition(
+                victim, "DisruptionTarget", "True", "PreemptionByScheduler", message))
+            self.ctx.client.delete(self.Pod, victim.name, victim.namespace)
+        except NotFound:
             return
-        self._bind(state, pod, node, now)
+        if self.record_events:
+            self._event(victim, "Normal", "Preempted", f"Preempted by {preemptor} on node {node}")
+
+    def error_pod(self, pod: PodInfo, message: str, now: float) -> None:
+        """An error, not a rejection: back-off then retry (``PodScheduled=False``/``SchedulerError``)."""
+        self.queue.retry_after_error(pod, now)
+        self._clear_nomination(pod)
+        self._write_condition(pod, "SchedulerError", message)
+        if self.record_events:
+            self._event(pod, "Warning", "FailedScheduling", message)
+
+    def fail(self, pod: PodInfo, decision: Any, now: float) -> None:
+        """A failed attempt (its FitError, preemption or error), as :meth:`schedule_one` handles it."""
+        self._failed(pod, decision, now)
 
     def _reserve(self, state: CycleState, pod: PodInfo, node: str) -> Status | None:
         for plugin in self.profiles[pod.scheduler_name].reserve:
@@ -374,7 +447,7 @@ class Scheduler:
             pending.add(plugin.name)
             timeout = max(timeout, status.timeout)
         if pending:
-            self.waiting[pod.key] = WaitingPod(pod, node, state, now + timeout, pending)
+            self.waiting[pod.key] = WaitingPod(pod, node, state, now + timeout, pending, timeout)
             return Status(Code.WAIT)
         return None
 
@@ -389,19 +462,28 @@ class Scheduler:
             self._bind(waiting.state, waiting.pod, waiting.node, self.ctx.clock.now())
 
     def reject(self, key: str, plugin: str, message: str) -> None:
-        waiting = self.waiting.pop(key, None)
-        if waiting is None:
-            return
-        self._unreserve(waiting.state, waiting.pod, waiting.node)
-        self.queue.unschedulable(waiting.pod, self.ctx.clock.now(), (plugin,))
-        self._clear_nomination(waiting.pod)
-        self._write_unschedulable(waiting.pod, message)
-        self.enqueue()
+        self.reject_all((key,), plugin, message)
+
+    def reject_all(self, keys: Any, plugin: str, message: str) -> None:
+        """Reject these waiting pods (upstream ``WaitingPod.Reject`` on each, in one go: every one is
+        rejected before any of them runs Unreserve, as the rejections only signal upstream)."""
+        rejected = [w for key in keys if (w := self.waiting.pop(key, None)) is not None]
+        for waiting in rejected:
+            self._unreserve(waiting.state, waiting.pod, waiting.node)
+            self.queue.unschedulable(waiting.pod, self.ctx.clock.now(), (plugin,))
+            self._clear_nomination(waiting.pod)
+            self._write_unschedulable(waiting.pod, message)
+        if rejected:
+            self.enqueue()
 
     def _expire_waiting(self, now: float) -> None:
         for key in sorted(k for k, w in self.waiting.items() if w.deadline <= now):
-            plugin = sorted(self.waiting[key].pending)[0]
-            self.reject(key, plugin, f"rejected due to timeout after waiting at permit ({plugin})")
+            waiting = self.waiting.get(key)
+            if waiting is None:
+                continue  # rejected meanwhile (a plugin's Unreserve rejects its siblings)
+            plugin = sorted(waiting.pending)[0]  # upstream waitingPod's timer message
+            self.reject(key, plugin, f"rejected due to timeout after waiting {go_duration(waiting.timeout)} "
+                                     f"at plugin {plugin}")
 
     def _pre_bind(self, state: CycleState, pod: PodInfo, node: str, now: float) -> bool:
         """PreBind plugins in order; a failure unreserves the pod and files it as unschedulable

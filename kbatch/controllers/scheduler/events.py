@@ -147,6 +147,7 @@ NODE_ADD = ClusterEvent(NODE, ActionType.ADD)
 NODE_DELETE = ClusterEvent(NODE, ActionType.DELETE)
 ASSIGNED_POD_ADD = ClusterEvent(ASSIGNED_POD, ActionType.ADD)
 ASSIGNED_POD_DELETE = ClusterEvent(ASSIGNED_POD, ActionType.DELETE)
+UNSCHEDULED_POD_ADD = ClusterEvent(UNSCHEDULED_POD, ActionType.ADD)  # a new pending pod
 
 
 class HintMap:

@@ -76,7 +76,9 @@ def implements(plugin: Any, point: str) -> bool:
 @dataclass(slots=True)
 class Handle:
     """What plugins may use; any part may be ``None`` for a scheduler built without a control plane
-    (pure tests). ``profile`` is set once the plugin's profile is built."""
+    (pure tests). ``profile`` is set once the plugin's profile is built; ``scheduler`` is the running
+    scheduler's services (waiting pods, activation, custom-kind events:
+    :class:`~kbatch.controllers.scheduler.services.SchedulerServices`)."""
 
     cache: Any = None
     client: Any = None
@@ -88,6 +90,7 @@ class Handle:
     # (upstream: the scheduler's informers for the resources plugins register), moving the pods it
     # may help; pre_check(pod) narrows the candidates (upstream PreEnqueueCheck)
     on_event: Callable[..., None] | None = None
+    scheduler: Any = None  # SchedulerServices (services.py): waiting pods, Activate, pod groups
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +105,17 @@ class Registry:
     def __init__(self) -> None:
         self._plugins: dict[str, _Known] = {}
         self._multi_point: list[PluginEntry] = []
+        self._queue_sort: PluginSet | None = None
 
     def register(self, name: str, factory: PluginFactory, *, weight: int = 0,
-                 multi_point: bool = False) -> None:
+                 multi_point: bool = False, queue_sort: bool = False) -> None:
+        """``queue_sort``: the default profile's QueueSort is this plugin; the multiPoint plugins
+        registered before it do not sort the queue there (:class:`kbatch.families.SchedulerPlugin`)."""
         if name in self._plugins:
             raise ValueError(f'a plugin named "{name}" already exists')
         self._plugins[name] = _Known(factory, weight)
+        if queue_sort:
+            self._queue_sort = PluginSet((PluginEntry(name),), tuple(e.name for e in self._multi_point))
         if multi_point:
             self._multi_point.append(PluginEntry(name, weight))
 
@@ -122,6 +130,12 @@ class Registry:
     def defaults(self) -> PluginSet:
         """The default profile's ``multiPoint`` set (upstream ``getDefaultPlugins``)."""
         return PluginSet(tuple(self._multi_point))
+
+    @property
+    def point_defaults(self) -> dict[str, PluginSet]:
+        """Default plugin sets of single extension points (today only ``queueSort``, when a family's
+        plugin takes it over)."""
+        return {"queueSort": self._queue_sort} if self._queue_sort is not None else {}
 
     def new(self, name: str, args: Mapping[str, Any], handle: Handle) -> Any:
         known = self._plugins.get(name)
@@ -162,7 +176,7 @@ def _expanded(points: Mapping[str, PluginSet], plugins: Mapping[str, Any]) -> di
 
 
 def _profile_points(registry: Registry, config: ProfileConfig) -> dict[str, PluginSet]:
-    defaults = {"multiPoint": registry.defaults}
+    defaults = {"multiPoint": registry.defaults, **registry.point_defaults}
     return {point: merge_plugin_set(defaults.get(point, PluginSet()), config.plugins.get(point, PluginSet()))
             for point in ("multiPoint", *EXTENSION_POINTS)}
 

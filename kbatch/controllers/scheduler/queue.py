@@ -75,11 +75,12 @@ class QueuedPod:
     gating: str = ""  # the PreEnqueue plugin that gates it (upstream GatingPlugin)
     rejectors: tuple[str, ...] = ()  # plugins that rejected the last attempt (UnschedulablePlugins)
     pending: tuple[str, ...] = ()  # plugins that made it wait (PendingPlugins)
+    activated_at: float = -1.0  # the instant of its last activation (:meth:`SchedulingQueue.activate`)
 
     def backoff_expiry(self, initial: float, maximum: float) -> float:
         if self.attempts == 0:
             return self.last_failure
-        return self.last_failure + min(initial * 2 ** (self.attempts - 1), maximum)
+        return self.last_failure + min(initial * 2 ** min(self.attempts - 1, 62), maximum)
 
 
 class SchedulingQueue:
@@ -185,6 +186,19 @@ class SchedulingQueue:
                 self._in_flight.begin(key)
                 return entry.pod
         return None
+
+    def pop_specific(self, key: str) -> PodInfo | None:
+        """Take this pod out of the active queue, back-off or the unschedulable pool for an attempt,
+        as :meth:`pop` would (upstream ``PopSpecificPod``: a pod group's cycle takes its queued
+        members together); None when it is gated, in flight or not queued."""
+        entry = self._pods.get(key)
+        if entry is None or entry.where not in (ACTIVE, BACKOFF, UNSCHEDULABLE):
+            return None
+        self._unwait(entry)
+        entry.version += 1  # its heap entries are stale now
+        entry.where = "in-flight"
+        self._in_flight.begin(key)
+        return entry.pod
 
     def peek(self) -> PodInfo | None:
         while self._active:
@@ -337,7 +351,32 @@ class SchedulingQueue:
         return min(deadlines) if deadlines else None
 
     # -- internals -----------------------------------------------------------------------------
-    def _place(self, entry: QueuedPod, now: float) -> None:
+    def activate(self, keys: Sequence[str], now: float) -> int:
+        """Upstream ``PriorityQueue.Activate``: each of these pods waiting in the unschedulable pool
+        or in back-off goes to active, its back-off skipped (PreEnqueue still runs: a gated pod stays
+        gated); pods active, gated or in flight are left where they are. Returns how many moved
+        (upstream ``scheduling_queue.go`` ``Activate``/``activate``: unschedulable pool, then backoffQ).
+
+        kbatch difference: a pod activated once already at this instant respects its back-off. A
+        scheduling cycle takes no virtual time, so two members of a group that cannot fit, each
+        activating the other, would otherwise reject and re-activate each other forever at one instant
+        (upstream spins in real time instead)."""
+        moved = 0
+        for key in keys:
+            entry = self._pods.get(key)
+            if entry is None or entry.where not in (UNSCHEDULABLE, BACKOFF) or self._gated_now(entry):
+                continue
+            was = entry.where
+            if entry.activated_at == now:
+                self._to_backoff_or_active(entry, now)
+            else:
+                entry.activated_at = now
+                self._move(entry, ACTIVE)
+            moved += entry.where != was
+        return moved
+
+    def _gated_now(self, entry: QueuedPod) -> bool:
+        """Run PreEnqueue on ``entry``; a rejection files it as gated (and returns True)."""
         plugins = (self._pre_enqueue_by.get(entry.pod.scheduler_name, self._pre_enqueue)
                    if self._pre_enqueue_by else self._pre_enqueue)
         for plugin in plugins:
@@ -346,8 +385,13 @@ class SchedulingQueue:
                 self._ungate(entry)  # filed again below, under this plugin
                 entry.gate, entry.gating = status, plugin.name
                 self._move(entry, GATED)
-                return
+                return True
         entry.gate = None
+        return False
+
+    def _place(self, entry: QueuedPod, now: float) -> None:
+        if self._gated_now(entry):
+            return
         if entry.where in (GATED, UNSCHEDULABLE, "in-flight") or entry.where == ACTIVE:
             self._to_backoff_or_active(entry, now)
         # already in BACKOFF: stays there until its expiry

@@ -18,6 +18,7 @@ from kbatch.controllers.scheduler import (
     plugin_registry,
 )
 from kbatch.controllers.scheduler.config import PluginEntry, PluginSet, merge_plugin_set
+from kbatch.families import CORE
 from kbatch.sim import NodeTemplate, create_nodes
 
 DEFAULTS = [e.name for e in plugin_registry().defaults.enabled]
@@ -40,8 +41,14 @@ def test_the_default_profile_is_upstreams_default_plugin_set() -> None:
     assert [(p.name, p.weight) for p in profile.score] == [
         ("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1), ("PodTopologySpread", 2),
         ("InterPodAffinity", 2)]
-    assert [p.name for p in profile.post_filter] == ["DefaultPreemption"]
-    assert profile.queue_sort is not None and profile.queue_sort.name == "PrioritySort"
+    # the coscheduling family's plugin follows the in-tree ones and sorts the queue (scheduler-plugins'
+    # own configuration); a composition without it keeps PrioritySort
+    assert [p.name for p in profile.post_filter] == ["DefaultPreemption", "Coscheduling"]
+    assert profile.queue_sort is not None and profile.queue_sort.name == "Coscheduling"
+    core_only = build_profiles(parse_config(None),
+                               plugin_registry(CORE.scheduler_plugins))["default-scheduler"]
+    assert core_only.queue_sort is not None and core_only.queue_sort.name == "PrioritySort"
+    assert [p.name for p in core_only.post_filter] == ["DefaultPreemption"]
     # DefaultPreemption runs the profile's own filters and PreFilter extensions (the framework handle)
     preemption = profile.post_filter[0]
     assert preemption.filters == profile.filter

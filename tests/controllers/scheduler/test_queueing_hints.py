@@ -431,3 +431,24 @@ def test_a_pre_enqueue_plugin_lifts_its_gate_on_the_events_it_registered() -> No
     assert q.where("default/other") == "gated"
     q.delete("default/other")
     assert q.gated() == [] and q._gated_by == {"WaitForSibling": {}}
+
+
+def test_activate_skips_the_backoff_once_per_instant() -> None:
+    """Upstream ``PriorityQueue.Activate`` moves a pod from the unschedulable pool or the backoffQ to
+    active; kbatch lets a pod skip its back-off once per virtual instant, so two group members that
+    cannot fit and activate each other cannot loop forever at one instant."""
+    q = _queue()
+    a, b = pod("a"), pod("b")
+    _failed(q, a, 0.0, "NodeResourcesFit")
+    _failed(q, b, 0.0, "NodeResourcesFit")
+    q.move_all(0.5)  # both to back-off (1 s after their failure)
+    assert (q.where("default/a"), q.where("default/b")) == ("backoff", "backoff")
+    assert q.activate(["default/a", "default/b", "default/unknown"], 0.5) == 2
+    assert (q.where("default/a"), q.where("default/b")) == ("active", "active")
+    assert q.pop(0.5) is a
+    q.unschedulable(a, 0.5, ("NodeResourcesFit",))
+    assert q.activate(["default/a"], 0.5) == 1  # to back-off: activated once already at 0.5
+    assert q.where("default/a") == "backoff" and q.activate(["default/a"], 0.5) == 0
+    assert q.activate(["default/b"], 0.5) == 0  # already active: left alone
+    assert q.activate(["default/a"], 0.75) == 1 and q.where("default/a") == "active"  # a new instant
+

@@ -121,4 +121,5 @@ def test_permit_timeout_rejects_and_requeues() -> None:
     cp.advance(10)
     cond = condition(get_pod(cp, "p"), "PodScheduled")
     assert cond.reason == "Unschedulable" and not sched.waiting
-    assert "rejected due to timeout after waiting at permit" in cond.message
+    # upstream waiting_pods_map.go's message
+    assert cond.message == "rejected due to timeout after waiting 10s at plugin HoldAtPermit"

@@ -20,6 +20,7 @@ from __future__ import annotations
 from kbatch.api import batch_constants as bc
 from kbatch.api.batch_v1 import CronJob, Job, JobSpec
 from kbatch.api.errors import FieldError
+from kbatch.api.gates import drop_disabled_job_fields
 from kbatch.api.meta import LabelSelector, ObjectMeta
 from kbatch.api.strategies.batch.cronjob_validation import validate_cronjob, validate_cronjob_update
 from kbatch.api.strategies.batch.status_validation import validate_job_status_update
@@ -30,7 +31,7 @@ from kbatch.api.strategies.batch.validation import (
     validate_job_update,
 )
 from kbatch.api.strategies.core import default_pod_spec
-from kbatch.api.strategy import DefaultStrategy
+from kbatch.api.strategy import DefaultStrategy, GateBound
 
 __all__ = [
     "CronJobStrategy",
@@ -146,7 +147,7 @@ def generate_selector(job: Job) -> None:
 # =============================================================================================
 
 
-class JobStrategy(DefaultStrategy):
+class JobStrategy(GateBound, DefaultStrategy):
     """pkg/registry/batch/job/strategy.go: the Job's create/update/status hooks."""
 
     def default(self, obj: Job) -> None:  # type: ignore[override]
@@ -154,11 +155,17 @@ class JobStrategy(DefaultStrategy):
 
     def prepare_for_create(self, obj: Job) -> None:  # type: ignore[override]
         """Clears status, sets generation 1 and, unless ``manualSelector``, generates the selector
-        and template labels from ``metadata.uid`` (assigned by the API server beforehand)."""
+        and template labels from ``metadata.uid`` (assigned by the API server beforehand); drops the
+        fields of disabled features (``spec.scheduling``, the template's ``schedulingGroup``)."""
         if not obj.spec.manual_selector:
             generate_selector(obj)
         obj.status = None
         obj.metadata.generation = 1
+        drop_disabled_job_fields(obj.spec, None, self.gates)
+
+    def prepare_for_update(self, new: Job, old: Job) -> None:  # type: ignore[override]
+        super().prepare_for_update(new, old)
+        drop_disabled_job_fields(new.spec, old.spec, self.gates)
 
     def validate(self, obj: Job) -> list[FieldError]:  # type: ignore[override]
         return validate_job(obj, job_validation_options(obj))

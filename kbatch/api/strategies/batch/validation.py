@@ -31,6 +31,10 @@ from kbatch.api.batch_v1 import (
 from kbatch.api.errors import BadRequest, FieldError, FieldErrorType
 from kbatch.api.meta import LabelSelector, ObjectMeta
 from kbatch.api.selectors import selector_from_model
+from kbatch.api.strategies.batch.scheduling_validation import (
+    validate_job_scheduling,
+    validate_job_scheduling_update,
+)
 from kbatch.api.validation import (
     is_dns1123_label,
     is_qualified_name,
@@ -539,6 +543,8 @@ def validate_job(job: Job, opts: JobValidationOptions | None = None) -> Errors:
     opts = opts or JobValidationOptions()
     errs = _validate_generated_selector(job, opts.require_prefixed_labels) + validate_job_spec(job.spec)
     spec = job.spec
+    if spec.scheduling is not None:
+        errs += validate_job_scheduling(spec)
     if (
         spec.completion_mode == bc.COMPLETION_INDEXED
         and spec.completions is not None
@@ -628,7 +634,10 @@ def _dedupe(errs: Errors) -> Errors:
 def validate_job_update(new: Job, old: Job) -> Errors:
     """The strategy's ``ValidateUpdate``: ``ValidateJob`` plus ``ValidateJobUpdate``."""
     opts = job_validation_options(new, old)
-    return _dedupe(validate_job(new, opts) + validate_job_spec_update(new.spec, old.spec, opts))
+    errs = validate_job(new, opts) + validate_job_spec_update(new.spec, old.spec, opts)
+    if new.spec.scheduling is not None or old.spec.scheduling is not None:
+        errs += validate_job_scheduling_update(new.spec, old.spec)
+    return _dedupe(errs)
 
 
 def validate_job_template_spec(template: JobTemplateSpec, path: str) -> Errors:

@@ -19,12 +19,13 @@ from kbatch.api.core_v1 import (
     Toleration,
 )
 from kbatch.api.errors import FieldError
+from kbatch.api.gates import drop_disabled_pod_fields
 from kbatch.api.model_copy import template_factory
 from kbatch.api.quantity import Quantity
 from kbatch.api.strategies.core.pod_defaults import default_pod
 from kbatch.api.strategies.core.pod_label_keys import merge_label_keys
 from kbatch.api.strategies.core.pod_validation import validate_pod_spec
-from kbatch.api.strategy import DefaultStrategy
+from kbatch.api.strategy import DefaultStrategy, GateBound
 from kbatch.api.validation import child, index, is_dns1123_subdomain
 
 __all__ = ["PodStrategy", "pod_qos_class", "validate_pod_spec_update", "validate_pod_status_update"]
@@ -241,7 +242,7 @@ def validate_pod_status_update(new: Pod, old: Pod) -> list[FieldError]:
     return errs
 
 
-class PodStrategy(DefaultStrategy):
+class PodStrategy(GateBound, DefaultStrategy):
     """Pods: upstream defaulting and validation; status starts ``Pending`` with its QoS class."""
 
     # pods/status keeps ownerReferences (old kubelets corrupted them) and backfills an emptied QoS class
@@ -257,11 +258,18 @@ class PodStrategy(DefaultStrategy):
         default_pod(obj)
 
     def prepare_for_create(self, obj: Pod) -> None:  # type: ignore[override]
+        if obj.spec.scheduling_group is not None:
+            drop_disabled_pod_fields(obj.spec, None, self.gates)
         status = _new_pending()
         status.__dict__["qos_class"] = pod_qos_class(obj.spec)  # already in its fields set
         obj.status = status
         if obj.spec.affinity is not None or obj.spec.topology_spread_constraints:
             merge_label_keys(obj.spec, obj.metadata.labels)  # create only: updates keep what was merged
+
+    def prepare_for_update(self, new: Pod, old: Pod) -> None:  # type: ignore[override]
+        super().prepare_for_update(new, old)
+        if new.spec.scheduling_group is not None:
+            drop_disabled_pod_fields(new.spec, old.spec, self.gates)
 
     def validate(self, obj: Pod) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_spec(obj.spec, "spec")

@@ -7,7 +7,14 @@ call for their templates; they expect a defaulted spec, as upstream validates af
 
 from __future__ import annotations
 
-from kbatch.api.core_v1 import PodResourceClaim, PodSchedulingGate, PodSpec, PodTemplateSpec, Volume
+from kbatch.api.core_v1 import (
+    PodResourceClaim,
+    PodSchedulingGate,
+    PodSchedulingGroup,
+    PodSpec,
+    PodTemplateSpec,
+    Volume,
+)
 from kbatch.api.errors import FieldError
 from kbatch.api.strategies.core.container_validation import (
     plain_container_valid,
@@ -179,7 +186,8 @@ def plain_spec_valid(spec: PodSpec) -> bool:
     if (v["volumes"] or v["resource_claims"] or v["init_containers"] or v["node_selector"]
             or v["affinity"] is not None or v["topology_spread_constraints"] or v["scheduling_gates"]
             or v["overhead"] or v["resources"] is not None or v["active_deadline_seconds"] is not None
-            or v["restart_policy"] not in RESTART_POLICIES or v["dns_policy"] not in DNS_POLICIES):
+            or v["scheduling_group"] is not None or v["restart_policy"] not in RESTART_POLICIES
+            or v["dns_policy"] not in DNS_POLICIES):
         return False
     preemption, tolerations, containers = v["preemption_policy"], v["tolerations"], v["containers"]
     if preemption is not None and preemption not in PREEMPTION_POLICIES:
@@ -236,6 +244,8 @@ def _validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
         errs += validate_spec_label_keys(spec, path)
     if spec.scheduling_gates:
         errs += _validate_scheduling_gates(spec.scheduling_gates, child(path, "schedulingGates"))
+    if spec.scheduling_group is not None:
+        errs += _validate_scheduling_group(spec.scheduling_group, child(path, "schedulingGroup"))
     errs += claim_errs
     if spec.resources is not None:
         errs += validate_pod_resources(spec, child(path, "resources"))
@@ -245,6 +255,14 @@ def _validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
             errs.append(FieldError.invalid(f"{child(path, 'overhead')}[{name}]", str(overhead[name]),
                                            "must be greater than or equal to 0"))
     return errs
+
+
+def _validate_scheduling_group(group: PodSchedulingGroup, path: str) -> list[FieldError]:
+    """``spec.schedulingGroup`` (KEP-4671): ``podGroupName`` required, a PodGroup name (DNS subdomain)."""
+    name, at = group.pod_group_name, child(path, "podGroupName")
+    if not name:
+        return [FieldError.required(at, "")]
+    return [FieldError.invalid(at, name, msg) for msg in is_dns1123_subdomain(name)]
 
 
 def validate_pod_template_spec(template: PodTemplateSpec, path: str) -> list[FieldError]:

@@ -24,13 +24,14 @@ from kbatch.controllers.scheduler.events import (
 from kbatch.controllers.scheduler.framework import Status
 from kbatch.controllers.scheduler.types import PodInfo
 
-__all__ = ["SCHEDULING_GATED", "SchedulingGates", "new"]
+__all__ = ["SCHEDULING_GATED", "SCHEDULING_GATES", "SchedulingGates", "new"]
 
 SCHEDULING_GATED = "SchedulingGated"
+SCHEDULING_GATES = "SchedulingGates"  # the plugin's name
 
 
 class SchedulingGates:
-    name = "SchedulingGates"
+    name = SCHEDULING_GATES
 
     def pre_enqueue(self, pod: PodInfo) -> Status | None:
         if not pod.scheduling_gates:

@@ -1,0 +1,81 @@
+"""Coscheduling with real pods: the quorum at PreFilter, all-or-nothing at Permit/PostFilter, the
+PodGroup phase machine.
+
+Upstream: kubernetes-sigs/scheduler-plugins pkg/coscheduling/coscheduling.go and core/core.go
+(coscheduling_test.go, core_test.go), pkg/controllers/podgroup_controller.go
+(podgroup_controller_test.go), test/integration/coscheduling_test.go.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.coscheduling import KIND
+from conformance.gang import group_pod, require_kind
+from conformance.target import Obj, condition
+from conformance.timing import budget
+
+pytestmark = pytest.mark.runs_pods
+
+PLUGIN = "kubernetes-sigs/scheduler-plugins pkg/coscheduling/coscheduling.go"
+CONTROLLER = "kubernetes-sigs/scheduler-plugins pkg/controllers/podgroup_controller.go"
+
+
+def _group(name: str, min_member: int, timeout: int = 30) -> Obj:
+    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": name},
+            "spec": {"minMember": min_member, "scheduleTimeoutSeconds": timeout}}
+
+
+def _nodes(target, names: list[str]) -> list[str | None]:
+    return [((target.get("Pod", n) or {}).get("spec") or {}).get("nodeName") for n in names]
+
+
+def _phase(target, name: str) -> str:
+    return ((target.get(KIND, name) or {}).get("status") or {}).get("phase", "")
+
+
+@pytest.mark.semantic("PreFilter: a member is Unschedulable while fewer than minMember pods of its group "
+                      "exist; once they do, the group binds together",
+                      source=f"{PLUGIN} PreFilter; core/core.go; test/integration/coscheduling_test.go")
+def test_members_wait_for_the_quorum_then_bind_together(target) -> None:
+    require_kind(target, KIND)
+    target.create(_group("pair", 2))
+    target.create(group_pod("a", 600, xgroup="pair"))
+
+    def rejected() -> bool:
+        found = condition(target.get("Pod", "a") or {}, "PodScheduled") or {}
+        return found.get("reason") == "Unschedulable"
+
+    assert target.wait_for(rejected, timeout=budget(rounds=1))
+    message = condition(target.get("Pod", "a"), "PodScheduled")["message"]
+    assert "cannot find enough sibling pods, current pods number: 1, minMember of group: 2" in message
+    target.create(group_pod("b", 600, xgroup="pair"))
+    assert target.wait_for(lambda: all(_nodes(target, ["a", "b"])), timeout=budget(rounds=1, extra=30))
+    for name in ("a", "b"):
+        target.delete("Pod", name, grace_period_seconds=0)
+
+
+@pytest.mark.semantic("all or nothing: a member that fits no node gets its waiting sibling rejected; "
+                      "no member binds", source=f"{PLUGIN} PostFilter, Permit, Unreserve")
+def test_a_group_whose_member_fits_nowhere_binds_nothing(target) -> None:
+    require_kind(target, KIND)
+    target.create(_group("toobig", 2, timeout=10))
+    target.create(group_pod("fits", 600, xgroup="toobig"))
+    target.create(group_pod("huge", 600, xgroup="toobig", cpu="100000"))
+    target.advance(15)  # past the Permit timeout too
+    assert _nodes(target, ["fits", "huge"]) == [None, None]
+
+
+@pytest.mark.semantic("phase machine: Pending, then Scheduling with minMember pods, Running when "
+                      "minMember run, Finished when minMember succeed, with the counts",
+                      source=f"{CONTROLLER} Reconcile; podgroup_controller_test.go")
+def test_the_phase_follows_the_pods(target) -> None:
+    require_kind(target, KIND)
+    target.create(_group("job", 2))
+    assert target.wait_for(lambda: _phase(target, "job") == "Pending", timeout=budget(rounds=0))
+    target.create(group_pod("p0", 3, xgroup="job"))
+    target.create(group_pod("p1", 3, xgroup="job"))
+    assert target.wait_for(lambda: _phase(target, "job") in ("Scheduling", "Running", "Finished"),
+                           timeout=budget(rounds=1))
+    assert target.wait_for(lambda: _phase(target, "job") == "Finished", timeout=budget(rounds=1, runs=3))
+    assert target.get(KIND, "job")["status"]["succeeded"] == 2

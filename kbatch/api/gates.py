@@ -1,0 +1,43 @@
+"""Fields dropped while their feature gate is off (upstream ``dropDisabledFields`` in the registry
+strategies: ``pkg/api/pod/util.go`` ``dropDisabledFields``, ``pkg/registry/batch/job/strategy.go``).
+
+The rule is upstream's: with the gate off, a create drops the field; an update drops it only when the
+stored object does not already use it (so objects written while the gate was on keep their value).
+A gate no family declares counts as off. The strategies call these with the gates their control
+plane bound them to (:class:`kbatch.api.strategy.GatedStrategy`); ``gates=None`` (a registry built
+without a control plane) drops nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kbatch.api.scheduling_v1beta1 import GENERIC_WORKLOAD, WORKLOAD_WITH_JOB
+
+if TYPE_CHECKING:
+    from kbatch.api.batch_v1 import JobSpec
+    from kbatch.api.core_v1 import PodSpec
+    from kbatch.api.features import FeatureGates
+
+__all__ = ["drop_disabled_job_fields", "drop_disabled_pod_fields", "gate_on"]
+
+
+def gate_on(gates: FeatureGates | None, name: str) -> bool:
+    """Whether ``name`` is on; ``None`` gates (no control plane) enable everything."""
+    return gates is None or (name in gates and gates.enabled(name))
+
+
+def drop_disabled_pod_fields(spec: PodSpec, old: PodSpec | None, gates: FeatureGates | None) -> None:
+    """``spec.schedulingGroup`` needs GenericWorkload (KEP-4671)."""
+    if spec.scheduling_group is not None and not gate_on(gates, GENERIC_WORKLOAD) \
+            and (old is None or old.scheduling_group is None):
+        spec.scheduling_group = None
+
+
+def drop_disabled_job_fields(spec: JobSpec, old: JobSpec | None, gates: FeatureGates | None) -> None:
+    """``spec.scheduling`` needs WorkloadWithJob (KEP-5547); the pod template's fields as for pods
+    (``DropDisabledTemplateFields``)."""
+    if spec.scheduling is not None and not gate_on(gates, WORKLOAD_WITH_JOB) \
+            and (old is None or old.scheduling is None):
+        spec.scheduling = None
+    drop_disabled_pod_fields(spec.template.spec, old.template.spec if old is not None else None, gates)

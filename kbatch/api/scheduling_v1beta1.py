@@ -1,0 +1,204 @@
+"""scheduling.k8s.io/v1beta1 Workload and PodGroup: Kubernetes' own gang scheduling API (KEP-4671).
+
+Shapes as Kubernetes 1.37 released them (k8s-openapi 0.29 ``v1_37/api/scheduling/v1beta1``; upstream
+``staging/src/k8s.io/api/scheduling/v1beta1/types.go``):
+
+* a **Workload** (no status) lists up to 8 ``podGroupTemplates``, each a name, a scheduling policy
+  (``basic: {}`` or ``gang: {minCount}``), optional topology constraints, up to 4 shared resource
+  claims, a disruption mode (``single: {}`` | ``all: {}``), a priority class and priority;
+  ``controllerRef`` names the object that owns it (a Job, ...);
+* a **PodGroup** is one runtime instance of a template (``workloadRef: {workloadName,
+  templateName}``) or a standalone group; its ``/status`` carries the scheduler's
+  ``PodGroupInitiallyScheduled`` condition (terminal once True) and ``DisruptionTarget``;
+* pods join a PodGroup by name through ``spec.schedulingGroup.podGroupName``
+  (:class:`kbatch.api.core_v1.PodSchedulingGroup`).
+
+The reusable building blocks controllers embed (KEP-6089; upstream places them in v1alpha3, which
+kbatch does not serve) are here too: :class:`WorkloadPodGroupSchedulingPolicy` (``minCount``
+optional: the embedding controller defaults it), used by the Job's ``spec.scheduling``. Served only
+while the ``GenericWorkload`` feature gate is on (beta, off by default in upstream 1.37; on by
+default in kbatch, docs/gang.md).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar
+
+from pydantic import Field
+
+from kbatch.api.base import ApiInfo, KubeModel
+from kbatch.api.core_v1.common import TypedLocalObjectReference
+from kbatch.api.meta import Condition, Resource
+
+__all__ = [
+    "ALL_DISRUPTION",
+    "DISRUPTION_TARGET",
+    "GENERIC_WORKLOAD",
+    "MANAGED_BY_ANNOTATION",
+    "PODGROUP_INITIALLY_SCHEDULED",
+    "PODGROUP_PROTECTION_FINALIZER",
+    "WORKLOAD_WITH_JOB",
+    "AllDisruptionMode",
+    "BasicSchedulingPolicy",
+    "DisruptionMode",
+    "GangSchedulingPolicy",
+    "PodGroup",
+    "PodGroupResourceClaim",
+    "PodGroupResourceClaimStatus",
+    "PodGroupSchedulingConstraints",
+    "PodGroupSchedulingPolicy",
+    "PodGroupSpec",
+    "PodGroupStatus",
+    "PodGroupTemplate",
+    "SingleDisruptionMode",
+    "TopologyConstraint",
+    "Workload",
+    "WorkloadPodGroupGangSchedulingPolicy",
+    "WorkloadPodGroupSchedulingPolicy",
+    "WorkloadReference",
+    "WorkloadSpec",
+]
+
+GROUP = "scheduling.k8s.io"
+GENERIC_WORKLOAD = "GenericWorkload"  # the API, the pod field, the workload cycle (beta; kbatch: on)
+WORKLOAD_WITH_JOB = "WorkloadWithJob"  # the Job controller's Workload/PodGroup (KEP-5547, alpha, off)
+PODGROUP_INITIALLY_SCHEDULED = "PodGroupInitiallyScheduled"  # the scheduler's condition (1.37 name)
+DISRUPTION_TARGET = "DisruptionTarget"  # set on a PodGroup preempted as a whole (KEP-5710)
+PODGROUP_PROTECTION_FINALIZER = "scheduling.k8s.io/podgroup-protection"
+ALL_DISRUPTION = "all"
+MANAGED_BY_ANNOTATION = "batch.kubernetes.io/workload-managed-by"  # batch.JobWorkloadManagedByAnnotation
+"""Marks Workloads/PodGroups the Job controller created (upstream's key for
+``batch.JobWorkloadManagedByAnnotation`` was not found in the sources consulted; this is kbatch's
+spelling, documented in docs/gang.md)."""
+
+# Go's int32: out-of-range numbers fail decoding, as they do upstream (as kbatch.api.batch_v1)
+Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1, strict=True)]
+
+
+class BasicSchedulingPolicy(KubeModel):
+    """Standard scheduling: each pod on its own (still through the workload scheduling cycle)."""
+
+
+class GangSchedulingPolicy(KubeModel):
+    min_count: Int32 = 0  # required, > 0; mutable in 1.37
+
+
+class PodGroupSchedulingPolicy(KubeModel):
+    """Exactly one of ``basic`` / ``gang``; the variant is fixed at creation."""
+
+    basic: BasicSchedulingPolicy | None = None
+    gang: GangSchedulingPolicy | None = None
+
+
+class WorkloadPodGroupGangSchedulingPolicy(KubeModel):
+    min_count: Int32 | None = None  # optional here: the embedding controller defaults it
+
+
+class WorkloadPodGroupSchedulingPolicy(KubeModel):
+    """The building block controllers embed (KEP-6089; upstream v1alpha3)."""
+
+    basic: BasicSchedulingPolicy | None = None
+    gang: WorkloadPodGroupGangSchedulingPolicy | None = None
+
+
+class TopologyConstraint(KubeModel):
+    key: str = ""  # a node label key
+
+
+class PodGroupSchedulingConstraints(KubeModel):
+    topology: list[TopologyConstraint] | None = None  # at most 1 (TopologyAwareWorkloadScheduling)
+
+
+class SingleDisruptionMode(KubeModel):
+    """Pods of the group may be disrupted one by one (the default)."""
+
+
+class AllDisruptionMode(KubeModel):
+    """The group is disrupted (preempted) as a whole."""
+
+
+class DisruptionMode(KubeModel):
+    """Exactly one of ``single`` / ``all``; defaults to ``single``; immutable."""
+
+    single: SingleDisruptionMode | None = None
+    all: AllDisruptionMode | None = None
+
+
+class PodGroupResourceClaim(KubeModel):
+    name: str = ""
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+class PodGroupTemplate(KubeModel):
+    name: str = ""
+    scheduling_policy: PodGroupSchedulingPolicy = Field(default_factory=PodGroupSchedulingPolicy)
+    scheduling_constraints: PodGroupSchedulingConstraints | None = None
+    resource_claims: list[PodGroupResourceClaim] | None = None
+    disruption_mode: DisruptionMode | None = None
+    priority_class_name: str | None = None
+    priority: Int32 | None = None
+
+
+class WorkloadSpec(KubeModel):
+    controller_ref: TypedLocalObjectReference | None = None
+    pod_group_templates: list[PodGroupTemplate] | None = None
+
+
+class Workload(Resource):
+    api_info: ClassVar[ApiInfo] = ApiInfo(
+        group=GROUP, version="v1beta1", kind="Workload", plural="workloads", namespaced=True,
+        singular="workload", subresources=(),
+    )
+
+    spec: WorkloadSpec = Field(default_factory=WorkloadSpec)
+
+
+class WorkloadReference(KubeModel):
+    workload_name: str = ""
+    template_name: str = ""
+
+
+class PodGroupSpec(KubeModel):
+    workload_ref: WorkloadReference | None = None
+    scheduling_policy: PodGroupSchedulingPolicy = Field(default_factory=PodGroupSchedulingPolicy)
+    scheduling_constraints: PodGroupSchedulingConstraints | None = None
+    resource_claims: list[PodGroupResourceClaim] | None = None
+    disruption_mode: DisruptionMode | None = None
+    priority_class_name: str | None = None
+    priority: Int32 | None = None
+    parent_composite_pod_group_name: str | None = None  # gate CompositePodGroup (alpha, not modelled)
+    preemption_policy: str | None = None  # gate PodGroupPreemptionPolicy (alpha, not modelled)
+
+
+class PodGroupResourceClaimStatus(KubeModel):
+    name: str = ""
+    resource_claim_name: str | None = None
+
+
+class PodGroupStatus(KubeModel):
+    conditions: list[Condition] | None = None
+    resource_claim_statuses: list[PodGroupResourceClaimStatus] | None = None
+
+
+class PodGroup(Resource):
+    api_info: ClassVar[ApiInfo] = ApiInfo(
+        group=GROUP, version="v1beta1", kind="PodGroup", plural="podgroups", namespaced=True,
+        singular="podgroup",
+    )
+
+    spec: PodGroupSpec = Field(default_factory=PodGroupSpec)
+    status: PodGroupStatus | None = None
+
+    def min_count(self) -> int:
+        """The gang's ``minCount``; 1 for a basic group (upstream ``getMinCount``)."""
+        gang = self.spec.scheduling_policy.gang
+        return gang.min_count if gang is not None else 1
+
+    def scheduled_initially(self) -> bool:
+        """``PodGroupInitiallyScheduled`` is True (terminal: it never reverts)."""
+        conditions = self.status.conditions if self.status is not None else None
+        return any(c.type == PODGROUP_INITIALLY_SCHEDULED and c.status == "True" for c in conditions or ())
+
+    def disrupted_as_a_whole(self) -> bool:
+        return self.spec.disruption_mode is not None and self.spec.disruption_mode.all is not None

@@ -1,0 +1,241 @@
+"""Validation of scheduling.k8s.io/v1beta1 Workload and PodGroup, and of the Job's ``spec.scheduling``.
+
+Upstream ``pkg/apis/scheduling/validation/validation.go`` (``ValidatePodGroup``, ``ValidateWorkload``,
+``validatePodGroupSchedulingPolicy``, ``validateGangSchedulingPolicy``, ``validateControllerRef``) with
+the 1.37 rules of KEP-4671/KEP-5710 (``types.go`` of v1beta1): the two unions (``basic``/``gang``,
+``single``/``all``) with their messages; ``minCount`` required and positive; at most 8 templates,
+named by DNS labels, unique; ``all`` disruption only with a gang policy; on update only
+``gang.minCount`` may change (no template added or removed, the policy variant frozen).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kbatch.api.errors import FieldError
+from kbatch.api.scheduling_v1beta1 import (
+    DisruptionMode,
+    PodGroup,
+    PodGroupSchedulingPolicy,
+    PodGroupSpec,
+    PodGroupTemplate,
+    Workload,
+    WorkloadPodGroupSchedulingPolicy,
+)
+from kbatch.api.strategies.policy import validate_conditions
+from kbatch.api.validation import (
+    child,
+    index,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    validate_immutable,
+)
+
+__all__ = [
+    "MAX_PODGROUP_TEMPLATES",
+    "validate_disruption_mode",
+    "validate_pod_group",
+    "validate_pod_group_status",
+    "validate_pod_group_update",
+    "validate_scheduling_policy",
+    "validate_workload",
+    "validate_workload_update",
+]
+
+MAX_PODGROUP_TEMPLATES = 8  # scheduling.WorkloadMaxPodGroupTemplates
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+_POLICY_CHOICES = ("basic", "gang")
+_DISRUPTION_CHOICES = ("single", "all")
+
+
+def _union(value: Any, choices: Sequence[str], path: str) -> list[FieldError]:
+    """An ``exactly one of`` union (upstream's messages, ``WithOrigin("union")``)."""
+    chosen = [f"`{name}`" for name in choices if getattr(value, name) is not None]
+    listed = ", ".join(f"`{name}`" for name in choices)
+    if not chosen:
+        return [FieldError.invalid(path, "", f"must specify one of: {listed}")]
+    if len(chosen) > 1:
+        return [FieldError.invalid(path, "{" + ", ".join(chosen) + "}",
+                                   f"exactly one of {listed} is required, but multiple fields are set")]
+    return []
+
+
+def validate_scheduling_policy(policy: PodGroupSchedulingPolicy | WorkloadPodGroupSchedulingPolicy,
+                               path: str, *, min_count_optional: bool = False) -> list[FieldError]:
+    """``validatePodGroupSchedulingPolicy``; ``min_count_optional`` for the building block a
+    controller embeds (the Job's ``spec.scheduling``: unset means "the controller defaults it")."""
+    errs = _union(policy, _POLICY_CHOICES, path)
+    if errs or policy.gang is None:
+        return errs
+    count, at = policy.gang.min_count, child(child(path, "gang"), "minCount")
+    if count is None and min_count_optional:
+        return []
+    if not count:
+        return [FieldError.required(at, "")]
+    if count < 0:
+        return [FieldError.invalid(at, count, "must be greater than zero")]
+    return []
+
+
+def validate_disruption_mode(mode: DisruptionMode | None, policy: Any, path: str) -> list[FieldError]:
+    """The ``single``/``all`` union; ``all`` needs a gang policy (KEP-5710)."""
+    if mode is None:
+        return []
+    errs = _union(mode, _DISRUPTION_CHOICES, path)
+    if not errs and mode.all is not None and policy is not None and policy.basic is not None:
+        errs.append(FieldError.forbidden(child(path, "all"), "may not be set with a basic scheduling policy"))
+    return errs
+
+
+def _priority_errors(priority: int | None, class_name: str | None, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    if class_name:
+        errs += [FieldError.invalid(child(path, "priorityClassName"), class_name, m)
+                 for m in is_dns1123_subdomain(class_name)]
+    if priority is not None and priority > HIGHEST_USER_DEFINABLE_PRIORITY:
+        errs.append(FieldError.invalid(child(path, "priority"), priority,
+                                       f"must be less than or equal to {HIGHEST_USER_DEFINABLE_PRIORITY}"))
+    return errs
+
+
+def _dns_label(value: str, path: str) -> list[FieldError]:
+    if not value:
+        return [FieldError.required(path, "")]
+    return [FieldError.invalid(path, value, m) for m in is_dns1123_label(value)]
+
+
+def _dns_subdomain(value: str, path: str) -> list[FieldError]:
+    if not value:
+        return [FieldError.required(path, "")]
+    return [FieldError.invalid(path, value, m) for m in is_dns1123_subdomain(value)]
+
+
+# --- PodGroup -----------------------------------------------------------------------------------
+
+def _validate_pod_group_spec(spec: PodGroupSpec, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    if spec.workload_ref is not None:
+        ref = child(path, "workloadRef")
+        errs += _dns_subdomain(spec.workload_ref.workload_name, child(ref, "workloadName"))
+        errs += _dns_label(spec.workload_ref.template_name, child(ref, "templateName"))
+    errs += validate_scheduling_policy(spec.scheduling_policy, child(path, "schedulingPolicy"))
+    errs += validate_disruption_mode(spec.disruption_mode, spec.scheduling_policy,
+                                     child(path, "disruptionMode"))
+    errs += _priority_errors(spec.priority, spec.priority_class_name, path)
+    return errs
+
+
+def validate_pod_group(pg: PodGroup) -> list[FieldError]:
+    return _validate_pod_group_spec(pg.spec, "spec")
+
+
+def _policy_update(new: Any, old: Any, path: str) -> list[FieldError]:
+    """Only ``gang.minCount`` may change: the variant (basic/gang) is fixed (gang has NoSet/NoUnset)."""
+    errs: list[FieldError] = []
+    for name in _POLICY_CHOICES:
+        if (getattr(new, name) is None) != (getattr(old, name) is None):
+            errs.append(FieldError.invalid(child(path, name), _plain(getattr(new, name)),
+                                           "field is immutable"))
+    return errs
+
+
+def _plain(value: Any) -> Any:
+    return value.to_dict() if value is not None else None
+
+
+def validate_pod_group_update(new: PodGroup, old: PodGroup) -> list[FieldError]:
+    errs = validate_pod_group(new)
+    spec, before, path = new.spec, old.spec, "spec"
+    errs += validate_immutable(spec.workload_ref, before.workload_ref, child(path, "workloadRef"))
+    errs += _policy_update(spec.scheduling_policy, before.scheduling_policy, child(path, "schedulingPolicy"))
+    errs += _frozen(spec, before, path)
+    return errs
+
+
+_FROZEN = (("disruption_mode", "disruptionMode"), ("priority_class_name", "priorityClassName"),
+           ("priority", "priority"), ("scheduling_constraints", "schedulingConstraints"),
+           ("resource_claims", "resourceClaims"))
+
+
+def _frozen(new: Any, old: Any, path: str) -> list[FieldError]:
+    """The fields of a PodGroup spec or template that never change after creation."""
+    errs: list[FieldError] = []
+    for name, wire in _FROZEN:
+        errs += validate_immutable(getattr(new, name), getattr(old, name), child(path, wire))
+    return errs
+
+
+def validate_pod_group_status(new: PodGroup, old: PodGroup) -> list[FieldError]:
+    conditions = new.status.conditions if new.status is not None else None
+    return validate_conditions(conditions, "status.conditions")
+
+
+# --- Workload -----------------------------------------------------------------------------------
+
+def _validate_template(template: PodGroupTemplate, path: str, seen: set[str]) -> list[FieldError]:
+    errs = _dns_label(template.name, child(path, "name"))
+    if template.name and template.name in seen:
+        errs.append(FieldError.duplicate(path, template.name))
+    seen.add(template.name)
+    policy = template.scheduling_policy
+    errs += validate_scheduling_policy(policy, child(path, "schedulingPolicy"))
+    errs += validate_disruption_mode(template.disruption_mode, policy, child(path, "disruptionMode"))
+    errs += _priority_errors(template.priority, template.priority_class_name, path)
+    return errs
+
+
+def _validate_controller_ref(workload: Workload, path: str) -> list[FieldError]:
+    ref = workload.spec.controller_ref
+    if ref is None:
+        return []
+    errs: list[FieldError] = []
+    if ref.api_group:
+        errs += [FieldError.invalid(child(path, "apiGroup"), ref.api_group, m)
+                 for m in is_dns1123_subdomain(ref.api_group)]
+    for name, value in (("kind", ref.kind), ("name", ref.name)):
+        if not value:
+            errs.append(FieldError.required(child(path, name), ""))
+        else:
+            errs += [FieldError.invalid(child(path, name), value, m) for m in _path_segment_errors(value)]
+    return errs
+
+
+def _path_segment_errors(value: str) -> list[str]:
+    """apimachinery ``content.IsPathSegmentName``."""
+    if value in (".", ".."):
+        return [f"may not be '{value}'"]
+    return [f"may not contain '{c}'" for c in "/%" if c in value]
+
+
+def validate_workload(workload: Workload) -> list[FieldError]:
+    spec, path = workload.spec, "spec"
+    errs = _validate_controller_ref(workload, child(path, "controllerRef"))
+    templates, at = spec.pod_group_templates or [], child(path, "podGroupTemplates")
+    if not templates:
+        return [*errs, FieldError.required(at, "must have at least one item")]
+    if len(templates) > MAX_PODGROUP_TEMPLATES:
+        return [*errs, FieldError.too_many(at, len(templates), MAX_PODGROUP_TEMPLATES)]
+    seen: set[str] = set()
+    for i, template in enumerate(templates):
+        errs += _validate_template(template, index(at, i), seen)
+    return errs
+
+
+def validate_workload_update(new: Workload, old: Workload) -> list[FieldError]:
+    """controllerRef immutable once set; the templates keep their names and everything but
+    ``gang.minCount`` (a change there affects only PodGroups created afterwards)."""
+    errs = validate_workload(new)
+    path = "spec"
+    if old.spec.controller_ref is not None:
+        errs += validate_immutable(new.spec.controller_ref, old.spec.controller_ref,
+                                   child(path, "controllerRef"))
+    at = child(path, "podGroupTemplates")
+    templates, before = new.spec.pod_group_templates or [], old.spec.pod_group_templates or []
+    if [t.name for t in templates] != [t.name for t in before]:
+        return [*errs, FieldError.invalid(at, [t.to_dict() for t in templates], "field is immutable")]
+    for i, (template, was) in enumerate(zip(templates, before, strict=True)):
+        errs += _policy_update(template.scheduling_policy, was.scheduling_policy,
+                               child(index(at, i), "schedulingPolicy"))
+        errs += _frozen(template, was, index(at, i))
+    return errs

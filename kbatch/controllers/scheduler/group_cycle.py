@@ -1,0 +1,274 @@
+"""The workload scheduling cycle: a scheduling.k8s.io PodGroup's queued pods placed together (KEP-4671,
+Kubernetes 1.37 beta; upstream ``pkg/scheduler/schedule_one_podgroup.go``). Active while the
+``GenericWorkload`` gate is on; pods naming no PodGroup never come here.
+
+When one pod of a group is popped, the cycle, in numbered steps:
+
+1. takes the group's other queued pods out of the queue too (they form one queued entity);
+2. validates the group: every pod (those already scheduled too) names the same ``schedulerName``,
+   has the PodGroup's priority (``spec.priority``, 0 when unset) and the same preemption policy;
+   otherwise every pod fails with that error (``PodScheduled=False``/``SchedulerError``, back-off)
+   and the PodGroup gets ``PodGroupInitiallyScheduled=False``/``SchedulerError``;
+3. orders the pods by priority, then by when the scheduler first saw them;
+4. asks the ``PlacementFeasible`` plugins (:mod:`.placement`) with the members already scheduled
+   and the pods to try; ``Unschedulable`` ends the cycle before any pod is tried;
+5. places each pod on the one snapshot (filter, score, assume, Reserve; no per-pod preemption) and
+   asks the plugins again after each: ``Unschedulable`` stops early, ``Wait`` goes on;
+6. a final ``Wait``, or success with no pod placed, is ``Unschedulable`` ("pod group is
+   unschedulable, ..."). On success the placed pods go on to Permit and binding (the others fail
+   with their own reasons and return to the queue: they may join later); otherwise every placed pod
+   is reverted, and each pod returns to the queue, unschedulable, with the group's message (or its
+   own reasons when it fit nowhere) — the same back-off for the whole group;
+7. on ``Unschedulable``, workload-aware preemption may nominate the pods and evict victims
+   (:mod:`.group_preemption`);
+8. writes ``PodGroupInitiallyScheduled`` (True/``Scheduled``, or False/``Unschedulable`` with the
+   group's message) unless that would revert a True: once scheduled, a group stays so.
+
+Messages are upstream's, including the framework's ``Status`` composition (a status with the
+``pod group is unschedulable`` error lists it before its reasons).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kbatch.api.errors import NotFound
+from kbatch.api.scheduling_v1beta1 import PODGROUP_INITIALLY_SCHEDULED, PodGroup
+from kbatch.controllers.scheduler.framework import Code, CycleState, Status
+from kbatch.controllers.scheduler.placement import (
+    GroupInfo,
+    PlacementFeasiblePlugin,
+    PlacementProgress,
+    run_placement_feasible,
+)
+from kbatch.controllers.scheduler.podgroups import PodGroupIndex
+from kbatch.controllers.scheduler.types import PodInfo
+
+if TYPE_CHECKING:
+    from kbatch.controllers.scheduler.controller import Scheduler
+
+__all__ = ["POD_GROUP_UNSCHEDULABLE", "GroupCycle", "GroupResult", "set_condition"]
+
+POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"  # upstream errPodGroupUnschedulable
+
+
+@dataclass(slots=True)
+class _Placed:
+    pod: PodInfo
+    node: str
+    state: CycleState
+
+
+@dataclass(slots=True)
+class GroupResult:
+    """The outcome of steps 4-6: ``code`` SUCCESS, UNSCHEDULABLE or ERROR, the group's message, the
+    placed pods and, per pod that fit nowhere, its decision."""
+
+    code: Code = Code.UNSCHEDULABLE
+    message: str = POD_GROUP_UNSCHEDULABLE
+    placed: list[_Placed] = field(default_factory=list)
+    failed: dict[str, Any] = field(default_factory=dict)
+
+
+def _group_message(reasons: tuple[str, ...]) -> str:
+    return ", ".join((POD_GROUP_UNSCHEDULABLE, *reasons))
+
+
+class GroupCycle:
+    def __init__(self, scheduler: Scheduler) -> None:
+        self.scheduler = scheduler
+        self.index = PodGroupIndex()
+        self.preempting: dict[str, set[str]] = {}  # group -> the victims it waits for (pod keys)
+
+    def claims(self, pod: PodInfo) -> bool:
+        return bool(self.index) and bool(self.index.group_of(pod.key))
+
+    def pod_group(self, key: str) -> PodGroup | None:
+        namespace, _, name = key.partition("/")
+        try:
+            return self.scheduler.ctx.cache.get(PodGroup, name, namespace)
+        except NotFound:
+            return None
+
+    def scheduled_members(self, key: str) -> list[PodInfo]:
+        """The group's pods the snapshot holds (bound or assumed), in key order."""
+        snapshot, out = self.scheduler.snapshot, []
+        for member in self.index.members(key):
+            node = snapshot.node_of(member)
+            info = snapshot.get(node).pods.get(member) if node is not None and snapshot.get(node) else None
+            if info is not None:
+                out.append(info)
+        return out
+
+    # -- the cycle ---------------------------------------------------------------------------------
+    def run(self, first: PodInfo, now: float) -> None:
+        s, key = self.scheduler, self.index.group_of(first.key)
+        pods = [first]
+        for member in self.index.members(key):  # step 1
+            if member != first.key and (info := s.queue.pop_specific(member)) is not None:
+                pods.append(info)
+        pg = self.pod_group(key)
+        name = key.partition("/")[2]
+        error = (f'podgroups.scheduling.k8s.io "{name}" not found' if pg is None
+                 else validate_group(pods, self.scheduled_members(key), pg))  # step 2
+        if error:
+            for pod in pods:
+                s.error_pod(pod, error, now)
+            if pg is not None:
+                self.write_condition(pg, "False", "SchedulerError", error)
+            return
+        assert pg is not None
+        pods.sort(key=lambda p: (-p.priority, p.seq))  # step 3
+        result = self.place(GroupInfo(key, pg), pods)  # steps 4-6
+        if result.code != Code.SUCCESS:
+            self._revert(result)
+        if result.code == Code.UNSCHEDULABLE and self._preempt(GroupInfo(key, pg), pods, result, now):
+            return  # step 7: the pods wait for their victims to go
+        self.submit(pg, pods, result, now)
+
+    def place(self, group: GroupInfo, pods: list[PodInfo]) -> GroupResult:
+        """Steps 4-6 over the snapshot; the placed pods stay assumed (the caller binds or reverts)."""
+        s = self.scheduler
+        profile = s.profiles[pods[0].scheduler_name]
+        plugins = [p for p in profile.plugins.values() if isinstance(p, PlacementFeasiblePlugin)]
+        progress = PlacementProgress(len(self.scheduled_members(group.key)), len(pods))
+        result = GroupResult()
+        status = run_placement_feasible(plugins, group, progress)
+        if status is not None and status.code == Code.UNSCHEDULABLE:
+            result.message = _group_message(status.reasons)
+            return result
+        algorithm, any_scheduled = s.algorithms[pods[0].scheduler_name], False
+        for pod in pods:
+            placed = self._place_one(algorithm, pod, result)
+            if placed is None:
+                return result  # an error: the group fails with it
+            progress = PlacementProgress(progress.scheduled + placed, progress.remaining - 1)
+            status = run_placement_feasible(plugins, group, progress)
+            if status is not None and status.code == Code.UNSCHEDULABLE:
+                result.message = _group_message(status.reasons)
+                return result
+            any_scheduled = any_scheduled or bool(placed)
+        if status is not None and status.code == Code.WAIT:
+            result.message = _group_message(status.reasons)
+        elif any_scheduled:
+            result.code, result.message = Code.SUCCESS, ""
+        return result
+
+    def _place_one(self, algorithm: Any, pod: PodInfo, result: GroupResult) -> int | None:
+        """1 when ``pod`` was placed (assumed, reserved), 0 when it fit nowhere, None on an error."""
+        decision = algorithm.schedule(pod, post_filter=False)
+        if decision.error:
+            result.code = Code.ERROR
+            result.message = f"failed to schedule other pod from a pod group: {decision.error}"
+            result.failed[pod.key] = decision
+            return None
+        if decision.node is None:
+            result.failed[pod.key] = decision
+            return 0
+        status = self.scheduler.assume_and_reserve(pod, decision.node, decision.state)
+        if status is not None:
+            self.scheduler.revert(pod, decision.node, decision.state)
+            result.failed[pod.key] = status
+            return 0
+        result.placed.append(_Placed(pod, decision.node, decision.state))
+        return 1
+
+    def _revert(self, result: GroupResult) -> None:
+        for placed in reversed(result.placed):
+            self.scheduler.revert(placed.pod, placed.node, placed.state)
+
+    def _preempt(self, group: GroupInfo, pods: list[PodInfo], result: GroupResult, now: float) -> bool:
+        from kbatch.controllers.scheduler.group_preemption import preempt_for_group
+
+        return preempt_for_group(self, group, pods, result, now)
+
+    # -- step 6/8: effects ---------------------------------------------------------------------------
+    def submit(self, pg: PodGroup, pods: list[PodInfo], result: GroupResult, now: float) -> None:
+        s = self.scheduler
+        placed = {p.pod.key: p for p in result.placed}
+        for pod in pods:
+            failure = result.failed.get(pod.key)
+            if result.code == Code.ERROR:
+                s.error_pod(pod, result.message, now)
+            elif pod.key in placed and result.code == Code.SUCCESS:
+                entry = placed[pod.key]
+                s.permit_and_bind(pod, entry.node, entry.state, now)
+            elif pod.key in placed:  # a placed pod of a rejected group: the group's status
+                s.reject_pod(pod, _group_message((result.message,)), now)
+            elif isinstance(failure, Status):  # Reserve rejected it
+                s.reject_pod(pod, failure.message, now, (failure.plugin,) if failure.plugin else ())
+            elif failure is not None:
+                s.fail(pod, failure, now)
+            else:  # never tried: the cycle stopped before it
+                s.reject_pod(pod, result.message, now)
+        if result.code == Code.SUCCESS:
+            self.preempting.pop(f"{pg.metadata.namespace}/{pg.metadata.name}", None)
+            self.write_condition(pg, "True", "Scheduled", "")
+        elif result.code == Code.UNSCHEDULABLE:
+            self.write_condition(pg, "False", "Unschedulable", result.message)
+        else:
+            self.write_condition(pg, "False", "SchedulerError", result.message)
+
+    def write_condition(self, pg: PodGroup, status: str, reason: str, message: str) -> None:
+        """``updatePodGroupCondition``: never revert a True ``PodGroupInitiallyScheduled``; no write
+        when nothing changes (``SetStatusCondition``)."""
+        s = self.scheduler
+        try:
+            current = s.ctx.cache.get(PodGroup, pg.metadata.name or "", pg.metadata.namespace)
+        except NotFound:
+            return
+        conditions = [c.to_dict() for c in (current.status.conditions if current.status else None) or ()]
+        now = s.ctx.clock.now_datetime()
+        if not set_condition(conditions, PODGROUP_INITIALLY_SCHEDULED, status, reason, message,
+                             current.metadata.generation, now):
+            return
+        try:
+            s.ctx.client.patch_status(PodGroup, current.metadata.name, {"status": {"conditions": conditions}},
+                                      current.metadata.namespace)
+        except NotFound:
+            return
+
+
+def set_condition(conditions: list[dict[str, Any]], type_: str, status: str, reason: str, message: str,
+                  generation: int | None, now: Any) -> bool:
+    """apimachinery ``meta.SetStatusCondition`` on wire dicts (the transition time moves only when
+    the status does), with the scheduler's rule that a True never goes back; returns whether
+    ``conditions`` changed."""
+    from kbatch.api.base import format_time
+
+    wanted = {"type": type_, "status": status, "observedGeneration": generation, "reason": reason,
+              "message": message}  # metav1.Condition: message always present, "" when none
+    for i, cond in enumerate(conditions):
+        if cond.get("type") != type_:
+            continue
+        if cond.get("status") == "True" and status != "True":
+            return False
+        merged = {**cond, **wanted}
+        if cond.get("status") != status:
+            merged["lastTransitionTime"] = format_time(now)
+        merged = {k: v for k, v in merged.items() if v is not None}
+        if merged == cond:
+            return False
+        conditions[i] = merged
+        return True
+    wanted["lastTransitionTime"] = format_time(now)
+    conditions.append({k: v for k, v in wanted.items() if v is not None})
+    return True
+
+
+def validate_group(pods: list[PodInfo], scheduled: list[PodInfo], pg: PodGroup) -> str:
+    """Upstream ``validatePodGroup``: the error message, or "" when the group is consistent."""
+    first = pods[0]
+    priority = pg.spec.priority or 0
+    for pod in (*pods, *scheduled):
+        if pod.scheduler_name != first.scheduler_name:
+            return ("all pods in a single pod group should have the same .spec.schedulerName set, got: "
+                    f'"{pod.scheduler_name}" and "{first.scheduler_name}"')
+        if pod.priority != priority:
+            return ("all pods in a single pod group should have the same priority as the pod group's "
+                    f"priority, got {pod.priority} and {priority}")
+        if pod.preemption_policy != first.preemption_policy:
+            return ("all pods in a single pod group should have the same preemption policy, got "
+                    f"{pod.preemption_policy} and {first.preemption_policy}")
+    return ""

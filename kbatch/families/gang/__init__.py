@@ -1,0 +1,67 @@
+"""The gang family: Kubernetes' own gang scheduling, scheduling.k8s.io/v1beta1 Workload and PodGroup
+(KEP-4671; beta in 1.37), the way kube-apiserver, kube-scheduler and kube-controller-manager ship it.
+
+Everything here is behind the ``GenericWorkload`` gate. Upstream ships it beta but **off by default**
+in 1.37; kbatch turns it **on** by default (docs/gang.md, "Feature gates"), by the project's rule that
+an API acting only on objects that opt in is served and active: pods that name no PodGroup schedule
+exactly as before. ``--feature-gates GenericWorkload=false`` gives upstream's default: the kinds are
+not served, ``spec.schedulingGroup`` is dropped from pods, the scheduler has no workload cycle and the
+protection controller does not run. The Job controller's integration (KEP-5547, a Workload and
+PodGroup for every Job) changes what happens to Jobs that did not opt in, so its gate,
+``WorkloadWithJob`` (alpha), keeps upstream's default: off.
+
+* kinds: Workload (no status) and PodGroup (``/status``); ``kubectl get`` shows Name, Age (kube
+  has no printer for them); ``kbatch describe`` readable lines;
+* admission ``PodGroupProtection``: PodGroups are created with the
+  ``scheduling.k8s.io/podgroup-protection`` finalizer (the ``Priority`` plugin gives them
+  ``spec.priority``);
+* controller ``podgroup-protection``: removes that finalizer once no active pod uses the group;
+* scheduler plugin ``GangScheduling``: PreEnqueue and PlacementFeasible in the workload scheduling
+  cycle (``kbatch/controllers/scheduler/group_cycle.py``).
+
+The scheduler-plugins PodGroup (scheduling.x-k8s.io) is the ``coscheduling`` family; docs/gang.md
+covers both.
+"""
+
+from __future__ import annotations
+
+from kbatch.api.features import FeatureSpec, Stage
+from kbatch.api.scheduling_v1beta1 import GENERIC_WORKLOAD, WORKLOAD_WITH_JOB, PodGroup, Workload
+from kbatch.api.strategies.scheduling import PodGroupStrategy, WorkloadStrategy
+from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
+from kbatch.families.gang import describe
+
+__all__ = ["GANG"]
+
+_GATES = "kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/"
+
+GANG = Family(
+    name="gang",
+    description="scheduling.k8s.io/v1beta1 Workload and PodGroup: gang scheduling in kube-scheduler "
+                "(gate GenericWorkload), the PodGroup protection controller, the Job integration",
+    kinds=(
+        KindEntry(Workload, WorkloadStrategy(), None, describe.describe_workload,
+                  feature_gate=GENERIC_WORKLOAD),
+        KindEntry(PodGroup, PodGroupStrategy(), None, describe.describe_pod_group,
+                  feature_gate=GENERIC_WORKLOAD),
+    ),
+    admission=(
+        AdmissionPlugin("PodGroupProtection",
+                        "kbatch.apiserver.admission_plugins.podgroup_protection:install",
+                        description="PodGroups get the scheduling.k8s.io/podgroup-protection finalizer"),
+    ),
+    controllers=(
+        ControllerSpec("podgroup-protection",
+                       "removes the podgroup-protection finalizer of unused, deleted PodGroups "
+                       "(with GenericWorkload)",
+                       "kbatch.controllers.gang.protection:setup",
+                       aliases=("podgroup-protection-controller",), source="podgroup-protection-controller"),
+    ),
+    scheduler_plugins=(
+        SchedulerPlugin("GangScheduling", "kbatch.controllers.gang.plugin:new", multi_point=True),
+    ),
+    feature_gates=(
+        FeatureSpec(GENERIC_WORKLOAD, True, Stage.BETA, source=_GATES + "GenericWorkload.md"),
+        FeatureSpec(WORKLOAD_WITH_JOB, False, Stage.ALPHA, source=_GATES + "WorkloadWithJob.md"),
+    ),
+)
