@@ -97,7 +97,8 @@ def hoist_globals(root: Any, ctx: Any, args: list[str]) -> list[str]:
         if found is None:
             return args  # click reports the unknown option
         i += 2 if found[1] else 1
-    head, hoisted, kept = args[:i], [], []
+    hoisted: list[str] = []
+    head, kept = args[:i], []
     command, rest, j = root, args[i:], 0
     while j < len(rest):
         token = rest[j]

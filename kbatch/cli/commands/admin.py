@@ -6,13 +6,16 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import global_options
 from kbatch.cli.render import align, render_yaml
+
+if TYPE_CHECKING:
+    from kbatch.runtime.leaderelection import LeaseTiming
 
 __all__ = ["register"]
 
@@ -245,7 +248,7 @@ def serve(ctx: typer.Context,
     if not is_loopback(address) and not token:
         raise UserError(f"binding to {address} exposes the API beyond this machine: give --token")
     if etcd_servers:
-        timing = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
+        timing: LeaseTiming = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
                   "retry_period": retry_period}
         _serve_on_etcd(opts.state, opts.controllers, etcd_servers, timing,
                        ServeOptions(address, port, token), kubeconfig_path, opts.feature_gates)
@@ -283,7 +286,7 @@ def serve(ctx: typer.Context,
                 typer.echo(f"state saved to {state.path}")
 
 
-def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timing: dict[str, float],
+def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timing: LeaseTiming,
                    serve: Any, kubeconfig_path: Path | None, feature_gates: str | None = None) -> None:
     """``kbatch serve --etcd-servers``: the state is etcd's (nothing is loaded from or saved to the
     state directory, which keeps only the kubeconfig); controllers run while this process holds the

@@ -139,6 +139,9 @@ def _watch(backend: Backend, info: Any, ns: str | None, selector: str | None, fi
 
     if not getattr(backend, "remote", False):
         return
+    from kbatch.cli.remote import HttpBackend
+
+    assert isinstance(backend, HttpBackend)  # the remote backend, whose watch is a blocking iterator
     stream = backend.watch(info, ns, WatchOptions(label_selector=selector, field_selector=field_selector,
                                                   resource_version=rv or None,
                                                   timeout_seconds=timeout or None))
