@@ -241,8 +241,19 @@ def describe(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or K
         ns = namespace_for(info, namespace)
         objs = [backend.get(info, ns, name)] if name else backend.list(info, ns)["items"]
         spec = backend.registry.for_gvk(info.api_version, info.kind)
-        texts = [describe_object(backend, spec, obj) for obj in objs]
+        texts = [describe_object(backend, spec, obj,
+                                 _node_blocks(backend, obj) if info.kind == "Node" else None) for obj in objs]
         typer.echo("\n\n".join(texts))
+
+
+def _node_blocks(backend: Backend, node: dict[str, Any]) -> list[str]:
+    """kubectl's "Non-terminated Pods" and "Allocated resources", from the pods kubectl would list."""
+    from kbatch.cli.node_usage import NODE_POD_SELECTOR, node_usage_lines
+
+    name = (node.get("metadata") or {}).get("name", "")
+    pods = backend.list(kind_info(backend.registry, "pods"), None,
+                        field_selector=NODE_POD_SELECTOR.format(name))["items"]
+    return node_usage_lines(node, pods, backend.now())
 
 
 def _involves(event: dict[str, Any], kind: str | None, name: str | None) -> bool:
