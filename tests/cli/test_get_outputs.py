@@ -132,3 +132,18 @@ def test_get_all_lists_the_all_category(kb: Any) -> None:
     assert "job.batch/pi" in names and any(n.startswith("pod/pi-") for n in names)
     empty = kb("get", "all", "-n", "elsewhere")
     assert empty.code == 0 and empty.err.strip() == "No resources found in elsewhere namespace."
+
+
+def test_top_nodes_and_pods(kb: Any) -> None:
+    kb.ok("nodes", "add", "--count", "1", "--cpu", "8", "--memory", "32Gi")
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "busy"},
+           "spec": {"containers": [{"name": "c", "image": "busybox", "command": ["sleep", "3600"],
+                                    "resources": {"requests": {"cpu": "2", "memory": "8Gi"}}}]}}
+    kb.ok("apply", "-f", "-", input_=json.dumps(pod))
+    kb.ok("advance", "2s")
+    assert kb.ok("top", "nodes").splitlines() == [
+        "NAME     CPU(cores)   CPU(%)   MEMORY(bytes)   MEMORY(%)   ",
+        "node-0   2000m        25%      8192Mi          25%         "]
+    assert kb.ok("top", "pods", "--no-headers").split() == ["busy", "2000m", "8192Mi"]
+    assert kb("top", "pods", "-n", "other").err.strip() == "No resources found in other namespace."
+    assert kb("top", "widgets").code == 1

@@ -1,8 +1,9 @@
 """kbatch's CLI and the real kubectl against one ``kbatch serve``: the same commands print the same.
 
 kubectl is the reference for the output formats (issue 23): ``get all``, ``-o jsonpath=…``,
-``-o custom-columns=…``, ``--sort-by``, ``-L``, ``--show-labels`` and ``describe node``'s
-"Non-terminated Pods" and "Allocated resources" blocks are compared line for line.
+``-o custom-columns=…``, ``--sort-by``, ``-L``, ``--show-labels``, ``top`` (kubectl reads the
+``metrics.k8s.io`` kbatch serves) and ``describe node``'s "Non-terminated Pods" and "Allocated
+resources" blocks are compared line for line.
 """
 
 from __future__ import annotations
@@ -76,6 +77,11 @@ def cluster(served: Any) -> Any:
     ("get", "nodes", "-L", "rack", "-L", "kubernetes.io/os"),
     ("get", "nodes", "--show-labels"),
     ("get", "jobs", "-L", "job-name", "--show-labels", "-o", "wide"),
+    ("top", "nodes"),
+    ("top", "node", "node-0"),
+    ("top", "pods"),
+    ("top", "pods", "-A", "--containers"),
+    ("top", "pod", "trainer"),
 ])
 def test_get_prints_what_kubectl_prints(cluster: Any, capsys: pytest.CaptureFixture[str],
                                         args: tuple[str, ...]) -> None:
@@ -112,3 +118,13 @@ def test_describe_node_allocations_match_kubectl(cluster: Any, capsys: pytest.Ca
     pods = _block(ours, "Non-terminated Pods")
     assert pods[0] == ["(1 in total)"] or pods[0][0].startswith("(")
     assert any(r[:2] == ["default", "trainer"] for r in pods)
+
+
+def test_top_reports_what_running_containers_request(cluster: Any) -> None:
+    nodes = kubectl(cluster, "top", "nodes", "--no-headers").stdout.split("\n")
+    gpu_node = next(line.split() for line in nodes if line.startswith("node-0 "))
+    assert gpu_node == ["node-0", "500m", "12%", "1024Mi", "6%"]  # trainer's main container: 500m, 1Gi
+    pod = kubectl(cluster, "top", "pod", "trainer", "--containers", "--no-headers").stdout.split()
+    assert pod == ["trainer", "main", "500m", "1024Mi"]  # the finished init container is not running
+    missing = kubectl(cluster, "top", "pod", "nope", check=False)
+    assert missing.returncode != 0 and "not found" in missing.stderr
