@@ -49,12 +49,18 @@ def _global(ctx: typer.Context,
                 help="Admission plugins to turn off (kube-apiserver's flag)."),
             scheduler_config: str | None = typer.Option(
                 None, "--scheduler-config", envvar="KBATCH_SCHEDULER_CONFIG",
-                help="A KubeSchedulerConfiguration file (kube-scheduler's --config).")) -> None:
+                help="A KubeSchedulerConfiguration file (kube-scheduler's --config)."),
+            clock_start: str | None = typer.Option(
+                None, "--clock-start", envvar="KBATCH_CLOCK_START",
+                help="Where a NEW state directory's virtual clock starts: 'now' (the wall clock, to the "
+                     "second) or an RFC 3339 time; recorded, ignored once the state exists "
+                     "(default 2025-01-01T00:00:00Z).")) -> None:
     _check_controllers(controllers)
     ctx.obj = GlobalOptions(state=state, server=server or None, controllers=controllers or None, token=token,
                             namespace=namespace or None, feature_gates=feature_gates,
                             enable_admission_plugins=enable_admission,
-                            disable_admission_plugins=disable_admission, scheduler_config=scheduler_config)
+                            disable_admission_plugins=disable_admission, scheduler_config=scheduler_config,
+                            clock_start=clock_start or None)
 
 
 def _check_controllers(selection: str | None) -> None:
