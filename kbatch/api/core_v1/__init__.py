@@ -29,6 +29,7 @@ from kbatch.api.core_v1.common import (
     Toleration,
     TypedLocalObjectReference,
 )
+from kbatch.api.core_v1.configmap import ConfigMap
 from kbatch.api.core_v1.container import (
     AppArmorProfile,
     Capabilities,
@@ -165,6 +166,7 @@ __all__ = [
     "Capabilities",
     "ClientIPConfig",
     "ClusterTrustBundleProjection",
+    "ConfigMap",
     "ConfigMapEnvSource",
     "ConfigMapKeySelector",
     "ConfigMapProjection",

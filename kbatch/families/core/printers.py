@@ -26,7 +26,8 @@ from kbatch.api.printing import (
     name_of,
 )
 
-__all__ = ["EVENT", "LEASE", "NAMESPACE", "NODE", "POD", "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SERVICE"]
+__all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "POD", "POD_DISRUPTION_BUDGET",
+           "PRIORITY_CLASS", "SERVICE"]
 
 
 # --- Pod -----------------------------------------------------------------------------------
@@ -216,3 +217,11 @@ def _lease_cells(lease: Obj, now: datetime) -> list[Any]:
 LEASE = Printer(
     (NAME, Column("Holder", description="holderIdentity contains the identity of the holder of a current "
                   "lease."), AGE), _lease_cells)
+
+
+def _config_map_cells(cm: Obj, now: datetime) -> list[Any]:
+    """``printConfigMap``: the number of keys in ``data`` and ``binaryData``."""
+    return [name_of(cm), len(cm.get("data") or {}) + len(cm.get("binaryData") or {}), creation_age(cm, now)]
+
+
+CONFIG_MAP = Printer((NAME, Column("Data", "integer"), AGE), _config_map_cells)
