@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from kbatch.api.humanize import age
-from kbatch.api.quantity import Quantity
+from kbatch.api.quantity import Format, Quantity
 
 __all__ = ["NODE_POD_SELECTOR", "node_usage_lines", "pod_totals"]
 
@@ -25,49 +25,43 @@ Obj = dict[str, Any]
 Amounts = dict[str, Quantity]
 NODE_POD_SELECTOR = "spec.nodeName={},status.phase!=Succeeded,status.phase!=Failed"
 _STANDARD = ("cpu", "memory", "ephemeral-storage")
-_POD_LEVEL = ("cpu", "memory")
 
 
-def _amounts(resources: Obj | None, which: str) -> Amounts:
+def _quantities(resources: Obj | None, which: str) -> dict[str, Quantity]:
     return {k: Quantity(v) for k, v in ((resources or {}).get(which) or {}).items()}
+
+
+def _units(amounts: dict[str, Quantity]) -> dict[str, int]:
+    """The scheduler's integer units: cpu in millicores, everything else whole (both rounded up)."""
+    return {k: v.milli_value() if k == "cpu" else v.value() for k, v in amounts.items()}
+
+
+def pod_totals(pod: Obj, which: str) -> Amounts:
+    """The pod's ``requests`` or ``limits`` by upstream's ``PodRequests``/``PodLimits`` rules (the
+    scheduler's :func:`~kbatch.controllers.scheduler.resources.pod_requests`), each amount printed in
+    the format of the first quantity the pod gives for it (``Quantity.Add`` keeps the receiver's)."""
+    from kbatch.controllers.scheduler.resources import ContainerRequests, pod_requests
+
+    spec = pod.get("spec") or {}
+    containers = [_quantities(c.get("resources"), which) for c in spec.get("containers") or ()]
+    inits = [(_quantities(c.get("resources"), which), c.get("restartPolicy") == "Always")
+             for c in spec.get("initContainers") or ()]
+    level = _quantities(spec.get("resources"), which)
+    overhead = {k: Quantity(v) for k, v in (spec.get("overhead") or {}).items()}
+    formats: dict[str, Format] = {}
+    for amounts in (*containers, *(a for a, _ in inits), level, overhead):
+        for name, value in amounts.items():
+            formats.setdefault(name, value.format)
+    totals = pod_requests([_units(c) for c in containers],
+                          [ContainerRequests(_units(a), sidecar) for a, sidecar in inits],
+                          _units(level) or None, _units(overhead) if which == "requests" else None)
+    return {name: Quantity.milli(value, formats[name]) if name == "cpu" else
+            Quantity.scaled(value, 0, formats.get(name, Format.DECIMAL_SI)) for name, value in totals.items()}
 
 
 def _add(into: Amounts, more: Amounts) -> None:
     for name, value in more.items():
         into[name] = into[name].add(value) if name in into else value
-
-
-def _max(into: Amounts, other: Amounts) -> None:
-    for name, value in other.items():
-        if name not in into or into[name] < value:
-            into[name] = value
-
-
-def pod_totals(pod: Obj, which: str) -> Amounts:
-    """The pod's ``requests`` or ``limits`` by upstream's ``PodRequests``/``PodLimits`` rules."""
-    spec = pod.get("spec") or {}
-    total: Amounts = {}
-    for container in spec.get("containers") or ():
-        _add(total, _amounts(container.get("resources"), which))
-    sidecars: Amounts = {}
-    init_peak: Amounts = {}
-    for init in spec.get("initContainers") or ():
-        amounts = _amounts(init.get("resources"), which)
-        if init.get("restartPolicy") == "Always":
-            _add(sidecars, amounts)
-            running = dict(sidecars)
-        else:
-            running = dict(sidecars)
-            _add(running, amounts)
-        _max(init_peak, running)
-    _add(total, sidecars)
-    _max(total, init_peak)
-    for name, value in _amounts(spec.get("resources"), which).items():
-        if name in _POD_LEVEL or name.startswith("hugepages-"):
-            total[name] = value
-    if which == "requests" or total:
-        _add(total, {k: Quantity(v) for k, v in (spec.get("overhead") or {}).items()})
-    return total
 
 
 def _percent(amount: Quantity, allocatable: Quantity | None, milli: bool) -> int:

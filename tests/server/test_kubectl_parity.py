@@ -128,3 +128,11 @@ def test_top_reports_what_running_containers_request(cluster: Any) -> None:
     assert pod == ["trainer", "main", "500m", "1024Mi"]  # the finished init container is not running
     missing = kubectl(cluster, "top", "pod", "nope", check=False)
     assert missing.returncode != 0 and "not found" in missing.stderr
+
+
+def test_kube_public_and_cluster_info(cluster: Any) -> None:
+    namespaces = kubectl(cluster, "get", "ns", "-o", "jsonpath={.items[*].metadata.name}").stdout.split()
+    assert {"default", "kube-system", "kube-public"} <= set(namespaces)
+    text = kubectl(cluster, "get", "configmap", "cluster-info", "-n", "kube-public", "-o",
+                   "jsonpath={.data.kubeconfig}").stdout
+    assert json.loads(text)["clusters"][0]["cluster"]["server"] == cluster.url

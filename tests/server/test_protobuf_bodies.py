@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from kbatch.api.errors import BadRequest
 from kbatch.server.protobuf import PROTOBUF, decode_object
+from kbatch.server.protobuf.wire import encode_field as _field
+from kbatch.server.protobuf.wire import encode_varint as _varint
 from kbatch.server.protobuf.wire import read_varint
 from tests.server.test_kubectl import KUBECTL, kubectl
 
@@ -21,21 +23,6 @@ KUBECTL_CREATE_JOB = bytes.fromhex(
     "781a0573 6c656570 1a01312a 0042006a 00720080 01008801 00900100 a201001a 054e6576 65723200"
     "42004a00 52005800 60006800 8201008a 01009a01 00c20100 1a082000 28003000 3a001a00 2200"
     .replace(" ", ""))
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _field(number: int, payload: bytes | int) -> bytes:
-    if isinstance(payload, int):
-        return _varint(number << 3) + _varint(payload & ((1 << 64) - 1))
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
 
 
 def _envelope(api_version: str, kind: str, raw: bytes) -> bytes:
@@ -125,6 +112,7 @@ def test_kubectl_create_commands_work(served: Any) -> None:
     kubectl(served, "create", "namespace", "pb-ns")
     kubectl(served, "create", "priorityclass", "pb-high", "--value=1000")
     kubectl(served, "create", "poddisruptionbudget", "pb-pdb", "--selector=app=x", "--min-available=1")
+    kubectl(served, "create", "configmap", "pb-cm", "--from-literal=a=1", "--from-literal=b=two")
     job = json.loads(kubectl(served, "get", "job", "pb-job", "-o", "json").stdout)
     assert job["spec"]["template"]["spec"]["containers"][0]["command"] == ["sleep", "1"]
     manual = json.loads(kubectl(served, "get", "job", "pb-manual", "-o", "json").stdout)
@@ -135,3 +123,5 @@ def test_kubectl_create_commands_work(served: Any) -> None:
     assert high["value"] == 1000
     pdb = json.loads(kubectl(served, "get", "pdb", "pb-pdb", "-o", "json").stdout)
     assert pdb["spec"]["minAvailable"] == 1
+    config_map = json.loads(kubectl(served, "get", "cm", "pb-cm", "-o", "json").stdout)
+    assert config_map["data"] == {"a": "1", "b": "two"}

@@ -1,4 +1,5 @@
-"""The protobuf wire format: one message's fields as ``(number, wire type, value)``.
+"""The protobuf wire format: one message's fields as ``(number, wire type, value)``, and the encoding
+of varints and fields (the OpenAPI v2 document kbatch serves in protobuf, and tests).
 
 protobuf.dev "Encoding": a field is a varint key ``number << 3 | wire type``; wire type 0 is a varint,
 1 eight little-endian bytes, 2 a varint length and that many bytes, 5 four bytes. Groups (3, 4) are
@@ -9,11 +10,29 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-__all__ = ["WireError", "fields", "read_varint"]
+__all__ = ["WireError", "encode_field", "encode_varint", "fields", "read_varint"]
 
 
 class WireError(ValueError):
     """The bytes are not a well-formed protobuf message."""
+
+
+def encode_varint(value: int) -> bytes:
+    """A non-negative integer as a varint (seven bits a byte, low bits first)."""
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def encode_field(number: int, payload: bytes | int) -> bytes:
+    """One field: an ``int`` as a varint (wire type 0, negative ones as 64-bit two's complement),
+    ``bytes`` length-delimited (wire type 2)."""
+    if isinstance(payload, int):
+        return encode_varint(number << 3) + encode_varint(payload & ((1 << 64) - 1))
+    return encode_varint(number << 3 | 2) + encode_varint(len(payload)) + payload
 
 
 def read_varint(data: bytes, pos: int) -> tuple[int, int]:
