@@ -288,7 +288,7 @@ def events(ctx: typer.Context, namespace: str | None = NAMESPACE, all_namespaces
         if output in ("yaml", "json"):
             _print_objects(items, output, single=False)
         elif items:
-            typer.echo(_table_text(backend, info, items, None, all_namespaces))
+            typer.echo(_table_text(backend, info, items, TableView(), all_namespaces))
         else:
             typer.echo(f"No events found{f' in {ns} namespace' if ns else ''}.", err=True)
 
