@@ -260,6 +260,7 @@ def serve(ctx: typer.Context,
     def load() -> tuple[Any, Any]:
         """In a worker thread, while the socket already answers (kbatch/server/starting.py): take the
         state directory, announce, load the control plane."""
+        from kbatch.apiserver.cluster_info import publish_cluster_info
         from kbatch.cli.session import StateDir
         from kbatch.server.app import KbatchApp
         from kbatch.server.facade import ControlPlaneBackend
@@ -268,6 +269,7 @@ def serve(ctx: typer.Context,
         held.callback(state.server_file.unlink, missing_ok=True)
         _announce(state, url[0], token, clock, kubeconfig_path)
         cp, config = state.load(opts, clock)
+        publish_cluster_info(cp.server, url[0])  # kube-public/cluster-info names this server
         backend = ControlPlaneBackend(cp)
         backend.settle()
         loaded.append((state, cp, config))
