@@ -11,7 +11,7 @@ URL when it starts (:func:`publish_cluster_info`). kbatch serves plain HTTP, so 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kbatch.api import edit
 from kbatch.api.errors import AlreadyExists, BadRequest, NotFound
@@ -29,7 +29,8 @@ DEFAULT_SERVER = "http://127.0.0.1:6443"  # kbatch serve's default address
 
 def cluster_info_kubeconfig(server: str) -> str:
     """The kubeconfig text, with the keys clientcmd writes for a cluster-only config (JSON is YAML)."""
-    doc = {"apiVersion": "v1", "kind": "Config", "clusters": [{"name": "", "cluster": {"server": server}}],
+    doc: dict[str, Any] = {"apiVersion": "v1", "kind": "Config",
+                           "clusters": [{"name": "", "cluster": {"server": server}}],
            "contexts": None, "current-context": "", "preferences": {}, "users": None}
     return json.dumps(doc, indent=2) + "\n"
 
@@ -43,7 +44,7 @@ def publish_cluster_info(server: APIServer, address: str = DEFAULT_SERVER) -> No
         return
     text = cluster_info_kubeconfig(address)
     try:
-        current = server.get(model, CLUSTER_INFO, KUBE_PUBLIC)
+        current: Any = server.get(model, CLUSTER_INFO, KUBE_PUBLIC)  # a ConfigMap (looked up by name)
     except NotFound:
         try:
             meta = {"name": CLUSTER_INFO, "namespace": KUBE_PUBLIC}

@@ -60,7 +60,8 @@ def sort_objects(objs: list[Obj], expr: str) -> list[Obj]:
             return (b[1] is None) - (a[1] is None) if (a[1] is None) != (b[1] is None) else 0
         return -1 if _less(a[1], b[1]) else 1 if _less(b[1], a[1]) else 0
 
-    order = sorted(enumerate(keys), key=functools.cmp_to_key(lambda a, b: compare(a, b)))
+    indexed: list[tuple[int, Any]] = list(enumerate(keys))
+    order = sorted(indexed, key=functools.cmp_to_key(compare))
     return [objs[i] for i, _ in order]
 
 

@@ -26,8 +26,8 @@ from kbatch.api.printing import (
     name_of,
 )
 
-__all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD", "POD_DISRUPTION_BUDGET",
-           "PRIORITY_CLASS", "SERVICE"]
+__all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD",
+           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SERVICE"]
 
 
 # --- Pod -----------------------------------------------------------------------------------
