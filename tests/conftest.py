@@ -1,4 +1,5 @@
-"""Fixtures shared by every test package: a real etcd, started by the test itself.
+"""Fixtures shared by every test package: a real etcd, started by the test itself, and a fresh
+interning table for every test.
 
 ``etcd_factory()`` starts a fresh single-member etcd (free loopback ports, a temporary data
 directory) and stops it after the test; ``etcd`` is one such etcd. Without the ``etcd`` binary the
@@ -13,7 +14,16 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from kbatch.api.model_intern import reset_interning
 from kbatch.testing.etcd import EtcdProcess, etcd_binary
+
+
+@pytest.fixture(autouse=True)
+def _fresh_interning() -> None:
+    """The structural-sharing table and its per-class hit statistics are process-wide: a test that
+    asserts sharing must not depend on which tests ran before it (a class whose lookups an earlier
+    test's misses switched off is never looked up again)."""
+    reset_interning()
 
 
 def _require_etcd() -> None:

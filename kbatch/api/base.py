@@ -197,14 +197,14 @@ class SharedFieldsSet(set[str]):
     """A fields set shared by many objects: a ``set`` to pydantic (``model_dump(exclude_unset=True)``
     needs one), hashable and refusing every change (a model adding a name first takes a private copy)."""
 
-    __slots__ = ("_hash",)
+    __slots__ = ("_digest",)  # (not ``_hash``: a method of ``collections.abc.Set``)
 
     def __init__(self, names: Any = ()) -> None:
         super().__init__(names)
-        self._hash = hash(frozenset(self))
+        self._digest = hash(frozenset(self))
 
     def __hash__(self) -> int:  # type: ignore[override]
-        return self._hash
+        return self._digest
 
     def _no(self, *_: Any) -> Any:
         raise TypeError("a shared fields set is read only")

@@ -85,12 +85,12 @@ class FeatureGates:
             else dict(overrides)
         self._enabled = {name: spec.default for name, spec in self._specs.items()}
         for name in sorted(wanted):
-            spec = self._specs.get(name)
-            if spec is None:
+            known = self._specs.get(name)
+            if known is None:
                 raise FeatureGateError(f"unrecognized feature gate: {name}")
-            if spec.locked and wanted[name] != spec.default:
+            if known.locked and wanted[name] != known.default:
                 raise FeatureGateError(f"cannot set feature gate {name} to {str(wanted[name]).lower()}, "
-                                       f"feature is locked to {str(spec.default).lower()}")
+                                       f"feature is locked to {str(known.default).lower()}")
             self._enabled[name] = wanted[name]
 
     def enabled(self, name: str) -> bool:

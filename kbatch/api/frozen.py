@@ -67,7 +67,7 @@ def set_strict(on: bool) -> None:
     """Turn strict mode on or off for this process (tests; ``KBATCH_STRICT=1`` at import)."""
     _STATE["strict"] = on
     KubeModel.__setattr__ = _strict_setattr if on else _PLAIN_SETATTR  # type: ignore[method-assign]
-    KubeModel.__delattr__ = _strict_delattr if on else BaseModel.__delattr__  # type: ignore[method-assign]
+    KubeModel.__delattr__ = _strict_delattr if on else BaseModel.__delattr__  # type: ignore[method-assign, assignment]
     if not on:
         reset_frozen()
 

@@ -23,12 +23,15 @@ import types
 import typing
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel
 
 from kbatch.api.base import SharedFieldsSet, _fields_set_of, _set_fields_set, share_fields_set
 from kbatch.api.quantity import Quantity
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs  # typing.TypeIs is Python 3.13+
 
 __all__ = ["SHARE_LINES", "PerClass", "alternatives", "copy_model", "copy_value", "each_nested_model",
            "generated", "partial_instance", "share_fields_sets", "share_namespace", "template_factory"]
@@ -101,10 +104,10 @@ class PerClass(dict[type, Callable[[Any], Any]]):
         return fn
 
 
-def generated(cls: type) -> bool:
+def generated(cls: type) -> TypeIs[type[BaseModel]]:
     """Whether generated code may handle ``cls`` (plain fields only: no private attributes, no extras)."""
-    plain = issubclass(cls, BaseModel) and not cls.__private_attributes__
-    return plain and cls.model_config.get("extra") != "allow"
+    return (issubclass(cls, BaseModel) and not cls.__private_attributes__
+            and cls.model_config.get("extra") != "allow")
 
 
 def _generate(cls: type) -> Callable[[Any], Any]:

@@ -27,33 +27,33 @@ if TYPE_CHECKING:
 
 __all__ = ["DefaultStrategy", "GateBound", "GatedStrategy", "Strategy", "keep_status_reset_fields"]
 
-T = TypeVar("T", bound=Resource)
+T_contra = TypeVar("T_contra", bound=Resource, contravariant=True)  # a strategy takes objects in
 
 
-class Strategy(Protocol[T]):
-    def default(self, obj: T) -> None:
+class Strategy(Protocol[T_contra]):
+    def default(self, obj: T_contra) -> None:
         """Scheme defaulting (``SetDefaults_<Kind>``), in place; also applied on update."""
         ...
 
-    def prepare_for_create(self, obj: T) -> None:
+    def prepare_for_create(self, obj: T_contra) -> None:
         """In place: e.g. clear status, set generation-related fields."""
         ...
 
-    def prepare_for_update(self, new: T, old: T) -> None:
+    def prepare_for_update(self, new: T_contra, old: T_contra) -> None:
         """In place on ``new``: e.g. carry ``old``'s status over (main resource writes)."""
         ...
 
-    def prepare_for_status_update(self, new: T, old: T) -> None:
+    def prepare_for_status_update(self, new: T_contra, old: T_contra) -> None:
         """In place on ``new``: carry everything but status over from ``old``."""
         ...
 
-    def validate(self, obj: T) -> list[FieldError]: ...
+    def validate(self, obj: T_contra) -> list[FieldError]: ...
 
-    def validate_update(self, new: T, old: T) -> list[FieldError]: ...
+    def validate_update(self, new: T_contra, old: T_contra) -> list[FieldError]: ...
 
-    def validate_status_update(self, new: T, old: T) -> list[FieldError]: ...
+    def validate_status_update(self, new: T_contra, old: T_contra) -> list[FieldError]: ...
 
-    def spec_changed(self, new: T, old: T) -> bool:
+    def spec_changed(self, new: T_contra, old: T_contra) -> bool:
         """Whether ``metadata.generation`` must be bumped (spec changes only)."""
         ...
 

@@ -80,7 +80,7 @@ def _head(api_version: str, kind: str) -> bytes:
     return b'{"apiVersion":' + to_json(api_version) + b',"kind":' + to_json(kind) + b',"metadata":'
 
 
-_NO_RESOURCE_VERSION = frozenset({"resource_version"})
+_NO_RESOURCE_VERSION = {"resource_version"}  # (a set: pydantic-core types ``exclude`` as one)
 _STATUS_KEY = b',"status":'
 
 
@@ -149,7 +149,8 @@ def stub(model: type[T], namespace: str | None, name: str | None, revision: int)
     without validation, so kinds with required fields can be stubbed too."""
     meta = ObjectMeta(name=name, namespace=namespace, resource_version=str(revision))
     info = model.api_info
-    return model.model_construct(api_version=info.api_version, kind=info.kind, metadata=meta)
+    # pydantic's mypy plugin types model_construct as returning the declaring class, not Self
+    return model.model_construct(api_version=info.api_version, kind=info.kind, metadata=meta)  # type: ignore[return-value]
 
 
 def checked_clone(value: M, whole: Resource | None = None) -> M:
@@ -171,6 +172,7 @@ def checked_clone(value: M, whole: Resource | None = None) -> M:
     except ValidationError:
         pass
     top = whole if whole is not None else value
+    assert isinstance(top, Resource), "a nested value is checked with the object it belongs to (whole)"
     document = top.__pydantic_serializer__.to_python(top, mode="json", by_alias=True, exclude_none=True,
                                                      warnings=False)
     decode_dict(type(top), document)  # raises the BadRequest naming the field

@@ -54,7 +54,8 @@ Entry = tuple[int, bytes, "dict[str, str] | None", "dict[str, str]"]
 Held = tuple[int, "bytes | None", Resource]  # None: loaded from an image, relinked on first use
 
 
-def valid(entry: tuple[int, bytes, object, object] | tuple[int, bytes, object] | None, kv: KeyValue) -> bool:
+def valid(entry: tuple[int, bytes, object, object] | tuple[int, bytes | None, object] | None,
+          kv: KeyValue) -> bool:
     """Whether ``entry`` was made from exactly ``kv``'s stored version."""
     return (entry is not None and entry[0] == kv.mod_revision
             and (entry[1] is kv.value or entry[1] == kv.value))

@@ -15,6 +15,7 @@ import copy
 from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from kbatch.api.base import ApiInfo
 from kbatch.api.errors import BadRequest, StatusCause, StatusDetails
@@ -46,7 +47,7 @@ def _drop(data: Any, loc: tuple[int | str, ...]) -> None:
         node.pop(loc[-1], None)
 
 
-def _model_errors(err: ValidationError) -> list[dict[str, Any]]:
+def _model_errors(err: ValidationError) -> list[ErrorDetails]:
     return list(err.errors(include_url=False))
 
 
@@ -99,7 +100,7 @@ def unrecognized(kind: str, text: str, body: bytes) -> BadRequest:
     return BadRequest(f"the object provided is unrecognized (must be of type {kind}): {text} ({summary})")
 
 
-def _decode_error(model: type[Resource], errors: list[dict[str, Any]]) -> BadRequest:
+def _decode_error(model: type[Resource], errors: list[ErrorDetails]) -> BadRequest:
     info = model.api_info
     go = [type_error(model, e) for e in errors]
     rendered = [f"{loc_path(e['loc'])}: {e['msg']}" for e in errors]

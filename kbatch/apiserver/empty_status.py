@@ -49,7 +49,8 @@ def _status_of(factory: type[Any]) -> Filler:
     """An empty status of the model's own status class (``factory`` names the built-in one)."""
     def fill(obj: Any) -> None:
         if obj.status is None:
-            obj.status = _status_class(type(obj), factory)()
+            # (mypy does not see type[Any] as Hashable, as lru_cache wants)
+            obj.status = _status_class(type(obj), factory)()  # type: ignore[arg-type]
     return fill
 
 

@@ -36,6 +36,7 @@ from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import ErrorDetails
 
 __all__ = ["cannot_unmarshal", "json_kind", "type_error", "type_meta_error"]
 
@@ -166,7 +167,7 @@ class _Spot:
     metadata: tuple[Any, ...]  # the Annotated metadata (integer bounds)
 
 
-def type_error(model: type[BaseModel], error: dict[str, Any], *, struct: str | None = None,
+def type_error(model: type[BaseModel], error: ErrorDetails, *, struct: str | None = None,
                prefix: tuple[str, ...] = ()) -> str | None:
     """Go's text for a pydantic ``error`` raised validating ``model``, or ``None`` when the error is
     not a JSON type mismatch. ``struct``/``prefix``: the Go struct and JSON path of ``model`` itself

@@ -28,6 +28,7 @@ from kbatch.api.errors import (
     StatusDetails,
 )
 from kbatch.api.meta import Resource
+from kbatch.apiserver.cluster_info import publish_cluster_info
 from kbatch.apiserver.codec import decode
 from kbatch.apiserver.deletion import DeleteDecision, gc_finalizers
 from kbatch.apiserver.kinds import Kind
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["BOOTSTRAP_NAMESPACES", "KUBERNETES_FINALIZER", "NamespaceLifecycle", "install_lifecycle",
            "spec_finalizers"]
 
-BOOTSTRAP_NAMESPACES = ("default", "kube-system")
+BOOTSTRAP_NAMESPACES = ("default", "kube-system", "kube-public")  # kube-node-lease: the kubelet's
 KUBERNETES_FINALIZER = "kubernetes"  # upstream v1.FinalizerKubernetes
 _MAX_SEEN = 4096
 
@@ -60,7 +61,8 @@ class NamespaceLifecycle:
                        if self.kind is not None else None)
 
     def bootstrap(self) -> None:
-        """Create the namespaces every cluster has (as kube-apiserver's bootstrap controller does)."""
+        """Create the namespaces every cluster has (kube-apiserver's system-namespaces controller creates
+        kube-system and kube-public; the kubelet here creates kube-node-lease) and ``cluster-info``."""
         if self.kind is None:
             return
         for name in BOOTSTRAP_NAMESPACES:
@@ -68,6 +70,7 @@ class NamespaceLifecycle:
             if not self._server.store.range(key, count_only=True).count:
                 with contextlib.suppress(AlreadyExists):  # another API server on one etcd was first
                     self._server.create(self.kind.model.model_validate({"metadata": {"name": name}}))
+        publish_cluster_info(self._server)  # what kubeadm writes into kube-public
 
     def _get(self, name: str) -> Resource | None:
         assert self.kind is not None

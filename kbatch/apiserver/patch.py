@@ -118,7 +118,7 @@ def _status_model(model: type[Resource]) -> type[KubeModel] | None:
     return only if isinstance(only, type) and issubclass(only, KubeModel) else None
 
 
-def _decode_parts(kind: Kind, model: type[T], kv: KeyValue, held: Resource, patch: Any,
+def _decode_parts(kind: Kind, model: type[T], kv: KeyValue, held: T, patch: Any,
                   patch_type: str, status: bool) -> T | None:
     """The decoded patched object built from its changed parts, or ``None``: take the general path.
     ``held``: the object decoded from exactly ``kv`` (read only)."""
@@ -142,10 +142,10 @@ def _decode_parts(kind: Kind, model: type[T], kv: KeyValue, held: Resource, patc
         except Fallback:
             return None
     # a patch of the status's lists and objects (the kubelet's) replaces most of it: merged on JSON
-    return _decode_status_parts(kind, model, kv, held, patch, patch_type)
+    return _decode_status_parts(kind, model, status_model, kv, held, patch, patch_type)
 
 
-def _merge_held(kind: Kind, model: type[T], held: Resource, patch: dict[str, Any],
+def _merge_held(kind: Kind, model: type[T], held: T, patch: dict[str, Any],
                 strategic: bool, status: bool) -> T:
     """``patch`` merged into the held object (:mod:`~kbatch.apiserver.typed_merge`); on the status
     subresource only its metadata and status (the other fields are left unset for the strategy)."""
@@ -158,8 +158,8 @@ def _merge_held(kind: Kind, model: type[T], held: Resource, patch: dict[str, Any
     for name, part_model, part in (("metadata", ObjectMeta, held.metadata),
                                    ("status", _status_model(model), getattr(held, "status", None))):
         value = patch.get(name, held) if part is not None else None
-        if value is held:
-            values[name] = copy_model(part)  # type: ignore[arg-type]
+        if value is held and part is not None:  # (``value is held`` implies it: narrows the type)
+            values[name] = copy_model(part)
             continue
         if type(value) is not dict:
             raise Fallback  # absent or null status, a non-object: the general path's business
@@ -168,8 +168,8 @@ def _merge_held(kind: Kind, model: type[T], held: Resource, patch: dict[str, Any
     return partial_instance(model, values)
 
 
-def _decode_status_parts(kind: Kind, model: type[T], kv: KeyValue, held: Resource,
-                         patch: dict[str, Any], patch_type: str) -> T | None:
+def _decode_status_parts(kind: Kind, model: type[T], status_model: type[KubeModel], kv: KeyValue,
+                         held: Resource, patch: dict[str, Any], patch_type: str) -> T | None:
     """A status patch merged into the stored JSON of metadata and status, which are decoded (the held
     object's metadata copied when the patch does not name it)."""
     stored = from_json(kv.value, cache_strings=False)
@@ -186,7 +186,7 @@ def _decode_status_parts(kind: Kind, model: type[T], kv: KeyValue, held: Resourc
         meta = (ObjectMeta.__pydantic_validator__.validate_python(patched.get("metadata"))
                 if "metadata" in base else copy_model(held.metadata))
         values = {"metadata": meta,
-                  "status": _status_model(model).__pydantic_validator__.validate_python(raw_status)}
+                  "status": status_model.__pydantic_validator__.validate_python(raw_status)}
     except ValidationError:
         return None
     return partial_instance(model, values)

@@ -311,7 +311,8 @@ def _set_element_order(result: dict[str, Any], original: Any, patch: dict[str, A
                     lambda item: BadRequest(f"map: {item} does not contain declared merge key: {key}"))
     if live is None and field not in patch:
         return
-    merged = result.get(field) if field in patch else list(live)
+    # (the patch's list was merged into result[field] above; without it, live is a list: not returned)
+    merged: list[Any] = result[field] if field in patch else list(live or ())
     if live is not None and field in patch:
         merged = _merge_list(live, patch[field], parent, field)
     result[field] = normalize(merged, order, live or [], key)

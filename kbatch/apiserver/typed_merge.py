@@ -128,7 +128,7 @@ def view(value: Any) -> Any:
     if t is dict:
         return {k: v if type(v) in _IMMUTABLE else view(v) for k, v in value.items()}
     if isinstance(value, KubeModel):
-        names, values = _wire_names(t), value.__dict__
+        names, values = _wire_names(t), value.__dict__  # type: ignore[arg-type]  # (type[Any] is Hashable)
         out = {}
         for name in _fields_set_of(value):
             v = values[name]
@@ -195,7 +195,7 @@ def merge_typed(model: type[M], old: M | None, patch: dict[str, Any], *, strateg
 
 def _linked(fields: dict[str, _Field], patch: dict[str, Any], strategic: bool) -> dict[str, None]:
     """The fields named by the patch's ``$deleteFromPrimitiveList/<f>`` / ``$setElementOrder/<f>``."""
-    linked = {}
+    linked: dict[str, None] = {}
     for key in patch:
         if key[:1] == "$":
             prefix, _, target = key.partition("/")

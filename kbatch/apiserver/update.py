@@ -229,7 +229,7 @@ def _status_input(kind: Kind, obj: T) -> T:
     status = getattr(obj, "status", None)
     if not kind.default_status_prepare or not (status is None or isinstance(status, KubeModel)):
         return checked_clone(obj)
-    fields = {"metadata": checked_clone(obj.metadata, obj)}
+    fields: dict[str, Any] = {"metadata": checked_clone(obj.metadata, obj)}
     if "status" in type(obj).__pydantic_fields__:
         fields["status"] = checked_clone(status, obj) if status is not None else None
     return partial_instance(type(obj), fields)

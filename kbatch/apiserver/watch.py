@@ -166,7 +166,7 @@ def open_watch(server: APIServer, model: type[T], namespace: str | None = None, 
         for kv in result.kvs:
             obj = cache.shared(model, kv)
             if flt.empty or flt.matches(obj):
-                initial.append(WatchEvent("ADDED", obj))
+                initial.append(WatchEvent("ADDED", obj))  # type: ignore[arg-type]  # shared() is untyped in T
     else:
         start = wanted
         if start + 1 < store.compact_revision:

@@ -15,7 +15,7 @@ import sys
 
 import typer
 
-from kbatch.cli.commands import admin, cluster, conformance, objects, timecmd, view
+from kbatch.cli.commands import admin, cluster, conformance, objects, timecmd, top, view
 from kbatch.cli.options import DEFAULT_STATE, GlobalOptions, KbatchGroup
 
 __all__ = ["app", "main"]
@@ -53,14 +53,20 @@ def _global(ctx: typer.Context,
                 help="Admission plugins to turn off (kube-apiserver's flag)."),
             scheduler_config: str | None = typer.Option(
                 None, "--scheduler-config", envvar="KBATCH_SCHEDULER_CONFIG",
-                help="A KubeSchedulerConfiguration file (kube-scheduler's --config).")) -> None:
+                help="A KubeSchedulerConfiguration file (kube-scheduler's --config)."),
+            clock_start: str | None = typer.Option(
+                None, "--clock-start", envvar="KBATCH_CLOCK_START",
+                help="Where a NEW state directory's virtual clock starts: 'now' (the wall clock, to the "
+                     "second) or an RFC 3339 time; recorded, ignored once the state exists "
+                     "(default 2025-01-01T00:00:00Z).")) -> None:
     _check_controllers(controllers)
     _check_feature_gates(feature_gates)
     ctx.obj = GlobalOptions(state=state, server=server or None, etcd_servers=etcd_servers or None,
                             controllers=controllers or None, token=token,
                             namespace=namespace or None, feature_gates=feature_gates,
                             enable_admission_plugins=enable_admission,
-                            disable_admission_plugins=disable_admission, scheduler_config=scheduler_config)
+                            disable_admission_plugins=disable_admission, scheduler_config=scheduler_config,
+                            clock_start=clock_start or None)
 
 
 def _check_controllers(selection: str | None) -> None:
@@ -89,7 +95,7 @@ def _check_feature_gates(value: str | None) -> None:
         raise typer.Exit(1) from None
 
 
-for module in (objects, view, timecmd, cluster, admin, conformance):
+for module in (objects, view, top, timecmd, cluster, admin, conformance):
     module.register(app)
 
 

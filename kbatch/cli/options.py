@@ -38,6 +38,7 @@ class GlobalOptions:
     enable_admission_plugins: str | None = None
     disable_admission_plugins: str | None = None
     scheduler_config: str | None = None  # a KubeSchedulerConfiguration file
+    clock_start: str | None = None  # a new state's virtual epoch: "now" or RFC 3339 (recorded at creation)
 
 
 def global_options(ctx: typer.Context) -> GlobalOptions:
@@ -53,7 +54,8 @@ def global_options(ctx: typer.Context) -> GlobalOptions:
                          feature_gates=env("KBATCH_FEATURE_GATES") or None,
                          enable_admission_plugins=env("KBATCH_ENABLE_ADMISSION_PLUGINS") or None,
                          disable_admission_plugins=env("KBATCH_DISABLE_ADMISSION_PLUGINS") or None,
-                         scheduler_config=env("KBATCH_SCHEDULER_CONFIG") or None)
+                         scheduler_config=env("KBATCH_SCHEDULER_CONFIG") or None,
+                         clock_start=env("KBATCH_CLOCK_START") or None)
 
 
 def _or_global_namespace(ctx: typer.Context, value: str | None) -> str | None:
@@ -97,7 +99,8 @@ def hoist_globals(root: Any, ctx: Any, args: list[str]) -> list[str]:
         if found is None:
             return args  # click reports the unknown option
         i += 2 if found[1] else 1
-    head, hoisted, kept = args[:i], [], []
+    hoisted: list[str] = []
+    head, kept = args[:i], []
     command, rest, j = root, args[i:], 0
     while j < len(rest):
         token = rest[j]

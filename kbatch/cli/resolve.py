@@ -9,7 +9,7 @@ from kbatch.cli.errors import UserError
 if TYPE_CHECKING:
     from kbatch.api.base import ApiInfo
 
-__all__ = ["DEFAULT_NAMESPACE", "kind_info", "namespace_for", "split_kind_name"]
+__all__ = ["DEFAULT_NAMESPACE", "kind_info", "kinds_for", "namespace_for", "split_kind_name"]
 
 DEFAULT_NAMESPACE = "default"
 
@@ -22,6 +22,18 @@ def kind_info(registry: Any, name: str) -> ApiInfo:
         return registry.for_name(name).info
     except StatusError:
         raise UserError(f'the server doesn\'t have a resource type "{name}"') from None
+
+
+def kinds_for(registry: Any, name: str) -> list[ApiInfo]:
+    """A category (``all``: the kinds whose discovery entry lists it, in discovery order) or one kind.
+
+    kubectl expands categories first (cli-runtime ``resource/builder.go`` ``replaceAliases`` with the
+    discovery-backed ``CategoryExpander``), so a category wins over a kind of the same name."""
+    members: dict[tuple[str, str], ApiInfo] = {}
+    for spec in registry:
+        if name in spec.info.categories:
+            members.setdefault((spec.info.group, spec.info.kind), spec.info)  # the preferred version
+    return list(members.values()) or [kind_info(registry, name)]
 
 
 def split_kind_name(text: str, name: str | None = None) -> tuple[str, str | None]:

@@ -72,7 +72,7 @@ def _on_etcd(opts: GlobalOptions) -> Iterator[Backend]:
     try:
         from kbatch.store import EtcdStore
 
-        store = EtcdStore(opts.etcd_servers)
+        store = EtcdStore(opts.etcd_servers or "")
     except (ImportError, ValueError, StoreError) as err:
         raise UserError(f"--etcd-servers {opts.etcd_servers}: {err}") from None
     # uids and generated names come from the seeded rng: each process needs a sequence of its own

@@ -53,6 +53,7 @@ class StateConfig:
     scheduler_config: dict[str, Any] | None = None
     clock: str = "virtual"
     seed: int = 0
+    start: str = ""  # the virtual clock's start (RFC 3339) chosen at creation; "": the library default
 
     @classmethod
     def of(cls, recorded: dict[str, Any] | None) -> StateConfig:
@@ -83,6 +84,8 @@ class StateConfig:
         from kbatch.runtime.controlplane import ControlPlane
 
         kwargs: dict[str, Any] = {}
+        if start is None and self.start and self.clock == "virtual":
+            start = _parse_start(self.start)
         if start is not None:
             kwargs["start"] = start
         return ControlPlane(seed=self.seed if seed is None else seed, controllers=self.controllers,
@@ -90,6 +93,29 @@ class StateConfig:
                             enable_admission_plugins=self.enable_admission_plugins or None,
                             disable_admission_plugins=self.disable_admission_plugins or None,
                             scheduler_config=self.scheduler_config, store=store, **kwargs)
+
+
+def _start_option(value: str | None) -> str:
+    """``--clock-start``: ``now`` (the wall clock when the state is created) or an RFC 3339 time."""
+    if not value:
+        return ""
+    if value == "now":
+        from kbatch.runtime.clock import wall_clock_start
+
+        return wall_clock_start().strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _parse_start(value).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _parse_start(value: str) -> Any:
+    from datetime import UTC, datetime
+
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise UserError(f'--clock-start: "{value}" is neither "now" nor an RFC 3339 time') from None
+    if when.tzinfo is None:
+        raise UserError(f'--clock-start: "{value}" has no time zone (e.g. 2026-05-01T09:00:00Z)')
+    return when.astimezone(UTC).replace(microsecond=0)
 
 
 def _read_scheduler_config(path: str) -> dict[str, Any]:
@@ -178,7 +204,7 @@ class StateDir:
             if config != recorded:
                 cp = _restart(cp, config, recorded.differences(config))
         else:
-            config = StateConfig().with_options(opts, clock)
+            config = StateConfig(start=_start_option(opts.clock_start)).with_options(opts, clock)
             cp = self._from_legacy(config) if self.legacy_snapshot.exists() else config.build()
         cp.trace.draining = True  # every line of this session goes to the trace file
         return cp, config

@@ -16,7 +16,7 @@ it explicitly is an error that says so. Users add their own with :meth:`Catalog.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from kbatch.families import ControllerSpec, builtin
@@ -83,7 +83,7 @@ class Catalog:
     def available(self, name: str) -> bool:
         return self.factory(name) is not None
 
-    def resolve(self, selection: str | list[str] | None) -> list[str]:
+    def resolve(self, selection: str | Sequence[str] | None) -> list[str]:
         """The controllers to run for a ``--controllers`` selection, in catalog order.
 
         ``*`` quietly skips unavailable entries; naming an unavailable one explicitly is an error."""
@@ -99,7 +99,7 @@ class Catalog:
         return chosen
 
 
-def _terms(selection: str | list[str] | None) -> list[str]:
+def _terms(selection: str | Sequence[str] | None) -> list[str]:
     from kbatch.runtime.selection import parse_selection
 
     return parse_selection(selection)

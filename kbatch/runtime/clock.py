@@ -20,9 +20,15 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
-__all__ = ["DEFAULT_START", "Clock", "RealClock", "VirtualClock"]
+__all__ = ["DEFAULT_START", "Clock", "RealClock", "VirtualClock", "wall_clock_start"]
 
 DEFAULT_START = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def wall_clock_start() -> datetime:
+    """The machine's time now, to the second: a virtual clock's start for a state directory created
+    with ``--clock-start now`` (recorded there, so every later command and replay reads the record)."""
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 @runtime_checkable

@@ -38,7 +38,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import anyio
 
@@ -48,11 +48,15 @@ from kbatch.api.frozen import edit
 from kbatch.runtime.clock import Clock
 from kbatch.store.errors import StoreError
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack is Python 3.12+
+
 __all__ = [
     "JITTER_FACTOR",
     "LeaderElectionConfig",
     "LeaderElector",
     "LeaseRecord",
+    "LeaseTiming",
     "control_plane_elector",
     "next_record",
     "run_while_leading",
@@ -62,6 +66,14 @@ log = logging.getLogger("kbatch.runtime.leaderelection")
 
 JITTER_FACTOR = 1.2
 """client-go's ``JitterFactor``: an acquire attempt waits ``retryPeriod * (1 + rand * 1.2)``."""
+
+
+class LeaseTiming(TypedDict, total=False):
+    """The durations of :class:`LeaderElectionConfig` (seconds) that a caller may override."""
+
+    lease_duration: float
+    renew_deadline: float
+    retry_period: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,7 +303,7 @@ async def _lead(run: Callable[[], Awaitable[None]], lost: anyio.Event, delay: fl
         tg.cancel_scope.cancel()
 
 
-def control_plane_elector(control_plane: Any, identity: str, **timing: float) -> LeaderElector:
+def control_plane_elector(control_plane: Any, identity: str, **timing: Unpack[LeaseTiming]) -> LeaderElector:
     """An elector for ``control_plane``'s store, through an API server instance of its own (the
     elector's thread is its only user), on the control plane's clock. ``timing`` overrides
     ``lease_duration``, ``renew_deadline`` and ``retry_period``."""
@@ -299,5 +311,5 @@ def control_plane_elector(control_plane: Any, identity: str, **timing: float) ->
 
     server = APIServer(control_plane.store, control_plane.registry, now=control_plane.clock.now_datetime,
                        rng=random.Random(identity), bootstrap=False)
-    config = LeaderElectionConfig(identity=identity, **timing)  # type: ignore[arg-type]
+    config = LeaderElectionConfig(identity=identity, **timing)
     return LeaderElector(server.client(), control_plane.clock, config)

@@ -13,8 +13,8 @@ Besides queue-driven controllers the manager runs *steppers*: components with ``
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol, runtime_checkable
 
 from kbatch.runtime.builder import Builder
 from kbatch.runtime.cache import Cache
@@ -43,7 +43,7 @@ class Manager:
         self.timers = timers
         self.controllers: list[Controller] = []
         self.steppers: list[Stepper] = []
-        self.runnables: list[Callable[[], Awaitable[None]]] = []
+        self.runnables: list[Callable[[], Coroutine[Any, Any, None]]] = []
         self.observers: list[Callable[[ReconcileRecord], None]] = []
         self._next = 0
 
@@ -60,7 +60,7 @@ class Manager:
         else:
             self.steppers.append(controller)
 
-    def add_runnable(self, fn: Callable[[], Awaitable[None]]) -> None:
+    def add_runnable(self, fn: Callable[[], Coroutine[Any, Any, None]]) -> None:
         self.runnables.append(fn)
 
     def get(self, name: str) -> Controller:

@@ -52,7 +52,7 @@ def restore(cls: type, *values: Any) -> Any:
         setters = _SETTERS[cls]
     except KeyError:
         setters = _SETTERS[cls] = tuple(getattr(cls, f.name).__set__ for f in dataclasses.fields(cls))
-    obj = object.__new__(cls)
+    obj: Any = object.__new__(cls)
     for set_, value in zip(setters, values, strict=True):
         set_(obj, value)
     return obj

@@ -226,6 +226,7 @@ class NullTrace:
     one whose trace is empty."""
 
     records: list[TraceRecord] = []
+    draining = False  # (nothing is kept, so there is nothing to drain)
 
     def pump(self) -> int:
         return 0

@@ -32,7 +32,7 @@ from kbatch.api.errors import (
 )
 from kbatch.api.kube_version import version_info
 from kbatch.runtime.duration import parse_duration
-from kbatch.server import discovery
+from kbatch.server import discovery, metrics_api
 from kbatch.server.backend import Backend
 from kbatch.server.handlers import handle_resource
 from kbatch.server.http import Request, Response, json_response, read_request, status_response
@@ -119,6 +119,9 @@ class KbatchApp:
         group, version, rest = gv
         if group == discovery.KBATCH_GROUP:
             return self._extension(req, version, rest)
+        if (group, version) == (metrics_api.GROUP, metrics_api.VERSION):
+            params = {k: req.param(k) for k in ("labelSelector", "fieldSelector")}
+            return json_response(metrics_api.serve(self.backend, req.method, rest, params))
         if not rest:
             doc = discovery.api_resource_list(self.backend.registry, group, version)
             if doc is None:
@@ -156,6 +159,8 @@ class KbatchApp:
             versions = discovery.group_versions(registry).get(parts[1])
             if parts[1] == discovery.KBATCH_GROUP:
                 versions = [discovery.KBATCH_VERSION]
+            if parts[1] == metrics_api.GROUP:
+                versions = [metrics_api.VERSION]
             if not versions:
                 raise NotFound(f"the server could not find the requested resource (group {parts[1]})")
             return json_response(discovery.api_group(parts[1], versions))

@@ -12,6 +12,8 @@ from typing import Any
 
 from kbatch.api.base import ApiInfo
 from kbatch.api.registry import Registry
+from kbatch.sim.metrics import GROUP as METRICS_GROUP
+from kbatch.sim.metrics import VERSION as METRICS_VERSION
 
 __all__ = ["VERBS", "api_group", "api_group_list", "api_resource_list", "api_versions", "group_versions"]
 
@@ -44,6 +46,7 @@ def api_group(group: str, versions: list[str]) -> dict[str, Any]:
 def api_group_list(registry: Registry) -> dict[str, Any]:
     groups = [api_group(g, vs) for g, vs in group_versions(registry).items() if g]
     groups.append(api_group(KBATCH_GROUP, [KBATCH_VERSION]))
+    groups.append(api_group(METRICS_GROUP, [METRICS_VERSION]))  # kbatch/server/metrics_api.py
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 

@@ -15,6 +15,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +148,11 @@ class EventCache:
         return value
 
 
+def _event_dict(e: Any) -> Obj:
+    """A watch event on the wire: ``{"type": ..., "object": <the object's JSON dict>}``."""
+    return {"type": e.type, "object": e.object.to_dict()}
+
+
 class _DictWatch:
     def __init__(self, stream: Any, cache: EventCache) -> None:
         self._stream = stream
@@ -158,11 +164,11 @@ class _DictWatch:
             obj = e.object
             meta = getattr(obj, "metadata", None)
             rv = getattr(meta, "resource_version", None)
-            if e.type in ("ERROR", "BOOKMARK") or not rv:
-                out.append({"type": e.type, "object": obj.to_dict()})
+            if e.type in ("ERROR", "BOOKMARK") or meta is None or not rv:
+                out.append(_event_dict(e))
                 continue
             key = (e.type, type(obj).__name__, rv, meta.namespace, meta.name)
-            out.append(self._cache.get(key, lambda e=e: {"type": e.type, "object": e.object.to_dict()}))
+            out.append(self._cache.get(key, partial(_event_dict, e)))
         return out
 
     def set_notify(self, fn: Callable[[], None] | None) -> None:

@@ -220,13 +220,13 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
     if method == "PATCH":
         return _patch(backend, req, rp, name)
     if method == "DELETE" and rp.subresource is None:
-        opts = delete_options(req)
+        dopts = delete_options(req)
         # pods answer with the deleted object (ReturnDeletedObject in pkg/registry/core/pod/storage)
         last = backend.get(info, rp.namespace, name) if info.kind in RETURN_DELETED else None
-        out = backend.delete(info, rp.namespace, name, opts) or last
-        if not opts.dry_run:
+        gone = backend.delete(info, rp.namespace, name, dopts) or last
+        if not dopts.dry_run:
             backend.settle()
-        return _deleted(rp, name, out)
+        return _deleted(rp, name, gone)
     raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
 
 

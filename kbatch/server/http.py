@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 from kbatch.api.errors import BadRequest, StatusError
+from kbatch.server.protobuf import PROTOBUF, decode_object
 
 __all__ = ["MAX_BODY", "Request", "Response", "json_response", "read_request", "status_response"]
 
@@ -46,8 +47,11 @@ class Request:
             raise BadRequest(f'invalid value for query parameter {name}: "{value}"') from None
 
     def json(self) -> Any:
+        """The body as JSON; a Kubernetes protobuf body (kubectl's typed clients) is decoded to JSON."""
         if not self.body:
             raise BadRequest("the request body is empty; an object is required")
+        if self.content_type == PROTOBUF:
+            return decode_object(self.body)
         try:
             return json.loads(self.body)
         except (ValueError, UnicodeDecodeError) as err:

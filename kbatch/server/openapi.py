@@ -20,6 +20,7 @@ from kbatch.api.base import ApiInfo
 from kbatch.api.kube_version import KUBERNETES_VERSION
 from kbatch.api.registry import KindSpec, Registry
 from kbatch.server.discovery import group_versions
+from kbatch.server.protobuf.wire import encode_field
 
 __all__ = ["OpenAPI"]
 
@@ -164,17 +165,8 @@ class OpenAPI:
 
 def _proto_field(number: int, payload: bytes) -> bytes:
     """A length-delimited protobuf field (wire type 2): tag, varint length, bytes."""
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+    return encode_field(number, payload)
 
 
 def _proto_string(number: int, text: str) -> bytes:
     return _proto_field(number, text.encode())
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)

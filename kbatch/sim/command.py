@@ -159,7 +159,8 @@ def _run_script(script: str, env: Mapping[str, str], default_duration: float) ->
 def _split_script(script: str) -> list[tuple[str, str]]:
     """``a; b && c`` → ``[(";", "a"), (";", "b"), ("&&", "c")]``, respecting quotes."""
     out: list[tuple[str, str]] = []
-    sep, buf, quote, i = ";", [], "", 0
+    buf: list[str] = []
+    sep, quote, i = ";", "", 0
     while i < len(script):
         ch, two = script[i], script[i : i + 2]
         if quote:

@@ -30,8 +30,8 @@ from typing import Any
 
 from kbatch import __version__
 from kbatch.api.base import format_time
-from kbatch.controllers.kubelet.nodestatus import HEALTHY
 from kbatch.sim.devices import DeviceTemplate, slice_manifests
+from kbatch.sim.node_conditions import HEALTHY
 
 __all__ = ["GPU_RESOURCE", "NodeTemplate", "create_nodes", "make_node", "node_manifest"]
 

@@ -6,6 +6,8 @@ revisions, watches that deliver every event in revision order without blocking w
 with clear errors, and atomic checksummed snapshots. See docs/store.md.
 """
 
+from typing import TYPE_CHECKING
+
 from kbatch.store.errors import (
     CompactedError,
     DuplicateKeyError,
@@ -35,6 +37,9 @@ from kbatch.store.kv import (
 )
 from kbatch.store.snapshot import SnapshotError
 from kbatch.store.watchable_store import MemoryStore
+
+if TYPE_CHECKING:
+    from kbatch.store.etcd import EtcdStore  # imported on first use at run time (``__getattr__``)
 
 __all__ = [
     "KV",

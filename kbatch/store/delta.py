@@ -20,9 +20,13 @@ never hands a delta out: readers always get a rebuilt ``KeyValue``.
 from __future__ import annotations
 
 import struct
+from typing import TYPE_CHECKING
 
 from kbatch.store.kv import KeyValue
 from kbatch.store.records import make_kv
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs  # typing.TypeIs is Python 3.13+
 
 __all__ = [
     "CHECKPOINT", "GRAIN", "HEADER", "MIN_SAVING", "Delta", "encode", "entry_revision", "is_delta", "rebuild",
@@ -51,7 +55,7 @@ CHECKPOINT = 16
 times (a Job's status, a Lease) walks at most this many deltas."""
 
 
-def is_delta(entry: object) -> bool:
+def is_delta(entry: KeyValue | Delta) -> TypeIs[Delta]:
     return entry.__class__ is bytes
 
 

@@ -132,13 +132,13 @@ class KeyIndex:
         revs = [kv.mod_revision for kv in flat]
         if revs != sorted(set(revs)):
             problems.append(f"revisions not strictly increasing: {revs}")
-        for i, g in enumerate(gens):
+        for i, gen in enumerate(gens):
             last = i == len(gens) - 1
-            if not last and (not g or g[-1].version):
+            if not last and (not gen or gen[-1].version):
                 problems.append(f"generation {i} is not closed by a tombstone")
-            if any(kv.version == 0 for kv in (g if last else g[:-1])):
+            if any(kv.version == 0 for kv in (gen if last else gen[:-1])):
                 problems.append(f"generation {i} has a tombstone before its end")
-            if any(kv.key != self.key for kv in g):
+            if any(kv.key != self.key for kv in gen):
                 problems.append(f"generation {i} holds another key's write")
         if sum(1 for kv in flat if kv.mod_revision <= compacted) > 1:
             problems.append(f"more than one revision kept at or below compacted revision {compacted}")

@@ -88,7 +88,7 @@ class MVCCStore:
             for k in self.keys_in(start, end):
                 g = index[k].generations[-1]
                 if g:
-                    out.append(g[-1])
+                    out.append(g[-1])  # type: ignore[arg-type]  # a generation ends with a KeyValue
         else:
             for k in self.keys_in(start, end):
                 kv = index[k].get(revision)
@@ -172,7 +172,8 @@ class MVCCStore:
             if ki is None:
                 continue
             gens = ki.generations
-            if len(gens) == 2 and not gens[1] and gens[0][-1].mod_revision < revision:
+            # (the last entry of a generation is a KeyValue, never a delta: key_index.py)
+            if len(gens) == 2 and not gens[1] and gens[0][-1].mod_revision < revision:  # type: ignore[union-attr]
                 gone.append(key)  # fast path: one generation, deleted before ``revision``
             elif ki.compact(revision):
                 gone.append(key)

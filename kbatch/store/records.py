@@ -10,6 +10,8 @@ hashable and immutable exactly like ones built with the class constructor.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kbatch.store.kv import (
     Compare,
     CompareOp,
@@ -29,14 +31,22 @@ PUT = EventType.PUT
 DELETE = EventType.DELETE
 
 _new = object.__new__
-_kv_key = KeyValue.key.__set__  # type: ignore[attr-defined]
-_kv_value = KeyValue.value.__set__  # type: ignore[attr-defined]
-_kv_create = KeyValue.create_revision.__set__  # type: ignore[attr-defined]
-_kv_mod = KeyValue.mod_revision.__set__  # type: ignore[attr-defined]
-_kv_version = KeyValue.version.__set__  # type: ignore[attr-defined]
-_ev_type = Event.type.__set__  # type: ignore[attr-defined]
-_ev_kv = Event.kv.__set__  # type: ignore[attr-defined]
-_ev_prev = Event.prev_kv.__set__  # type: ignore[attr-defined]
+
+
+def _setter(cls: type, field: str) -> Callable[[object, object], None]:
+    """The ``__set__`` of a slotted class's member descriptor (read from the class ``__dict__``, as
+    ``cls.field`` would be typed as the field's value)."""
+    return cls.__dict__[field].__set__
+
+
+_kv_key = _setter(KeyValue, "key")
+_kv_value = _setter(KeyValue, "value")
+_kv_create = _setter(KeyValue, "create_revision")
+_kv_mod = _setter(KeyValue, "mod_revision")
+_kv_version = _setter(KeyValue, "version")
+_ev_type = _setter(Event, "type")
+_ev_kv = _setter(Event, "kv")
+_ev_prev = _setter(Event, "prev_kv")
 
 
 def make_kv(key: bytes, value: bytes, create_revision: int, mod_revision: int, version: int) -> KeyValue:
@@ -64,8 +74,8 @@ def make_event(kv: KeyValue, prev_kv: KeyValue | None) -> Event:
     return ev
 
 
-_pr_rev = PutResult.revision.__set__  # type: ignore[attr-defined]
-_pr_prev = PutResult.prev_kv.__set__  # type: ignore[attr-defined]
+_pr_rev = _setter(PutResult, "revision")
+_pr_prev = _setter(PutResult, "prev_kv")
 
 
 def make_put_result(revision: int, prev_kv: KeyValue | None) -> PutResult:
@@ -76,9 +86,9 @@ def make_put_result(revision: int, prev_kv: KeyValue | None) -> PutResult:
     return res
 
 
-_tr_ok = TxnResult.succeeded.__set__  # type: ignore[attr-defined]
-_tr_rev = TxnResult.revision.__set__  # type: ignore[attr-defined]
-_tr_responses = TxnResult.responses.__set__  # type: ignore[attr-defined]
+_tr_ok = _setter(TxnResult, "succeeded")
+_tr_rev = _setter(TxnResult, "revision")
+_tr_responses = _setter(TxnResult, "responses")
 
 
 def make_txn_result(succeeded: bool, revision: int, responses: tuple) -> TxnResult:
@@ -90,10 +100,10 @@ def make_txn_result(succeeded: bool, revision: int, responses: tuple) -> TxnResu
     return res
 
 
-_c_key = Compare.key.__set__  # type: ignore[attr-defined]
-_c_target = Compare.target.__set__  # type: ignore[attr-defined]
-_c_op = Compare.op.__set__  # type: ignore[attr-defined]
-_c_value = Compare.value.__set__  # type: ignore[attr-defined]
+_c_key = _setter(Compare, "key")
+_c_target = _setter(Compare, "target")
+_c_op = _setter(Compare, "op")
+_c_value = _setter(Compare, "value")
 
 
 def make_compare(key: bytes, target: CompareTarget, op: CompareOp, value: int) -> Compare:
@@ -106,9 +116,9 @@ def make_compare(key: bytes, target: CompareTarget, op: CompareOp, value: int) -
     return c
 
 
-_p_key = PutOp.key.__set__  # type: ignore[attr-defined]
-_p_value = PutOp.value.__set__  # type: ignore[attr-defined]
-_p_prev = PutOp.prev_kv.__set__  # type: ignore[attr-defined]
+_p_key = _setter(PutOp, "key")
+_p_value = _setter(PutOp, "value")
+_p_prev = _setter(PutOp, "prev_kv")
 
 
 def make_put(key: bytes, value: bytes) -> PutOp:

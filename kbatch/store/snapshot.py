@@ -27,6 +27,7 @@ import tempfile
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from kbatch.store import delta
 from kbatch.store.delta import Delta
@@ -103,8 +104,8 @@ def _bytes(x: object) -> bytes:
     return x
 
 
-def _build(raw: object) -> State:
-    rev, compacted, keys, log = raw  # type: ignore[misc]
+def _build(raw: Any) -> State:  # marshal's output, checked below piece by piece
+    rev, compacted, keys, log = raw
     index = TreeIndex()
     by_rev: dict[tuple[bytes, int], KeyValue] = {}
     for key, gens in keys:

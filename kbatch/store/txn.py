@@ -19,6 +19,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from kbatch.store.delta import encode
 from kbatch.store.errors import DuplicateKeyError
@@ -40,7 +41,7 @@ from kbatch.store.records import make_kv, make_put_result, make_tombstone, make_
 
 __all__ = ["WriteTxn", "check_compare", "execute", "prepare_branch"]
 
-_OPS: dict[str, Callable[[object, object], bool]] = {
+_OPS: dict[str, Callable[[Any, Any], bool]] = {  # on ints (revisions) or bytes (values)
     "=": operator.eq,
     "!=": operator.ne,
     "<": operator.lt,
@@ -67,12 +68,12 @@ class WriteTxn:
         if ki is None:
             ki = self.store.index.create(key)
         gen = ki.generations[-1]
-        if gen:
-            prev = gen[-1]
+        # the last entry of a generation is always a full KeyValue, never a delta (key_index.py)
+        prev: KeyValue | None = gen[-1] if gen else None  # type: ignore[assignment]
+        if prev is not None:
             kv = make_kv(key, value, prev.create_revision, rev, prev.version + 1)
             gen[-1] = encode(prev, value)  # keep the superseded value as a delta (delta.py)
         else:
-            prev = None
             kv = make_kv(key, value, rev, rev, 1)
         gen.append(kv)
         self.changes.append(kv)
@@ -88,7 +89,7 @@ class WriteTxn:
             ki = index[key]
             gen = ki.generations[-1]
             if gen:
-                prev = gen[-1]
+                prev: KeyValue = gen[-1]  # type: ignore[assignment]  # a generation ends with a KeyValue
                 tomb = make_tombstone(key, self.rev)
                 ki.tombstone(tomb)
                 self.changes.append(tomb)

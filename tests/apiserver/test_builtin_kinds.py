@@ -40,7 +40,27 @@ def job(name: str = "pi") -> Job:
 
 
 def test_bootstrap_namespaces_exist(api: APIServer) -> None:
-    assert [n.name for n in api.list(Namespace).items] == ["default", "kube-system"]
+    assert [n.name for n in api.list(Namespace).items] == ["default", "kube-public", "kube-system"]
+
+
+def test_cluster_info_is_published_in_kube_public(api: APIServer) -> None:
+    """kubeadm's ``kube-public/cluster-info``: a cluster-only kubeconfig; publishing again with another
+    address updates it, with the same address writes nothing."""
+    import json
+
+    from kbatch.api.core_v1 import ConfigMap
+    from kbatch.apiserver.cluster_info import publish_cluster_info
+
+    info = api.get(ConfigMap, "cluster-info", "kube-public")
+    config = json.loads((info.data or {})["kubeconfig"])
+    assert config["clusters"] == [{"name": "", "cluster": {"server": "http://127.0.0.1:6443"}}]
+    assert config["users"] is None and config["kind"] == "Config"
+    revision = api.store.revision
+    publish_cluster_info(api)
+    assert api.store.revision == revision
+    publish_cluster_info(api, "http://127.0.0.1:40000")
+    again = json.loads((api.get(ConfigMap, "cluster-info", "kube-public").data or {})["kubeconfig"])
+    assert again["clusters"][0]["cluster"]["server"] == "http://127.0.0.1:40000"
 
 
 def test_pod_create_defaults_and_status(api: APIServer) -> None:
@@ -132,4 +152,4 @@ def test_namespace_deletion_with_real_kinds(api: APIServer) -> None:
     assert [p.name for p in left] == ["a"] and left[0].metadata.deletion_timestamp is not None
     api.delete(Pod, "a", "team", grace_period_seconds=0)  # the kubelet's final delete
     assert deleter.sync("team")
-    assert [n.name for n in api.list(Namespace).items] == ["default", "kube-system"]
+    assert [n.name for n in api.list(Namespace).items] == ["default", "kube-public", "kube-system"]

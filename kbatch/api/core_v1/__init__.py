@@ -40,6 +40,7 @@ from kbatch.api.core_v1.common import (
     Toleration,
     TypedLocalObjectReference,
 )
+from kbatch.api.core_v1.configmap import ConfigMap
 from kbatch.api.core_v1.container import (
     AppArmorProfile,
     Capabilities,
@@ -178,6 +179,7 @@ __all__ = [
     "Capabilities",
     "ClientIPConfig",
     "ClusterTrustBundleProjection",
+    "ConfigMap",
     "ConfigMapEnvSource",
     "ConfigMapKeySelector",
     "ConfigMapProjection",

@@ -6,13 +6,16 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import global_options
 from kbatch.cli.render import align, render_yaml
+
+if TYPE_CHECKING:
+    from kbatch.runtime.leaderelection import LeaseTiming
 
 __all__ = ["register"]
 
@@ -245,7 +248,7 @@ def serve(ctx: typer.Context,
     if not is_loopback(address) and not token:
         raise UserError(f"binding to {address} exposes the API beyond this machine: give --token")
     if etcd_servers:
-        timing = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
+        timing: LeaseTiming = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
                   "retry_period": retry_period}
         _serve_on_etcd(opts.state, opts.controllers, etcd_servers, timing,
                        ServeOptions(address, port, token), kubeconfig_path, opts.feature_gates)
@@ -257,6 +260,7 @@ def serve(ctx: typer.Context,
     def load() -> tuple[Any, Any]:
         """In a worker thread, while the socket already answers (kbatch/server/starting.py): take the
         state directory, announce, load the control plane."""
+        from kbatch.apiserver.cluster_info import publish_cluster_info
         from kbatch.cli.session import StateDir
         from kbatch.server.app import KbatchApp
         from kbatch.server.facade import ControlPlaneBackend
@@ -265,6 +269,7 @@ def serve(ctx: typer.Context,
         held.callback(state.server_file.unlink, missing_ok=True)
         _announce(state, url[0], token, clock, kubeconfig_path)
         cp, config = state.load(opts, clock)
+        publish_cluster_info(cp.server, url[0])  # kube-public/cluster-info names this server
         backend = ControlPlaneBackend(cp)
         backend.settle()
         loaded.append((state, cp, config))
@@ -283,7 +288,7 @@ def serve(ctx: typer.Context,
                 typer.echo(f"state saved to {state.path}")
 
 
-def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timing: dict[str, float],
+def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timing: LeaseTiming,
                    serve: Any, kubeconfig_path: Path | None, feature_gates: str | None = None) -> None:
     """``kbatch serve --etcd-servers``: the state is etcd's (nothing is loaded from or saved to the
     state directory, which keeps only the kubeconfig); controllers run while this process holds the

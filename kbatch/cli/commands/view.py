@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
+from kbatch.cli.jsonpath import TemplateError, compile_template, evaluate
 from kbatch.cli.options import NAMESPACE, global_options
+from kbatch.cli.outputs import add_label_columns, custom_columns, sort_objects
 from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml
-from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
+from kbatch.cli.resolve import kind_info, kinds_for, namespace_for, split_kind_name
 
 if TYPE_CHECKING:
     from kbatch.server.backend import Backend
@@ -19,7 +22,18 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 ALL_NAMESPACES = typer.Option(False, "-A", "--all-namespaces", help="List across all namespaces.")
-OUTPUTS = ("wide", "yaml", "json", "name")
+OUTPUTS = ("wide", "yaml", "json", "name", "jsonpath", "custom-columns")
+TEMPLATED = ("jsonpath", "custom-columns")
+
+
+@dataclass(frozen=True)
+class TableView:
+    """How a table is printed: ``-o wide``, ``--no-headers``, ``-L``, ``--show-labels``."""
+
+    output: str | None = None
+    headers: bool = True
+    label_columns: list[str] = field(default_factory=list)
+    show_labels: bool = False
 
 
 def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
@@ -31,7 +45,7 @@ def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _print_objects(objs: list[dict[str, Any]], output: str, single: bool,
-                   show_managed_fields: bool = False) -> None:
+                   show_managed_fields: bool = False, headers: bool = True) -> None:
     if not show_managed_fields:
         objs = [_without_managed_fields(o) for o in objs]
     if output == "name":
@@ -39,22 +53,47 @@ def _print_objects(objs: list[dict[str, Any]], output: str, single: bool,
             typer.echo(render_name(obj))
         return
     doc = objs[0] if single and len(objs) == 1 else as_list(objs)
-    typer.echo(render_json(doc) if output == "json" else render_yaml(doc))
+    if output.startswith("jsonpath="):
+        typer.echo(evaluate(compile_template(output.partition("=")[2]), doc), nl=False)
+    elif output.startswith("custom-columns="):
+        text = custom_columns(output.partition("=")[2], objs, headers=headers)
+        if text:
+            typer.echo(text)
+    else:
+        typer.echo(render_json(doc) if output == "json" else render_yaml(doc))
 
 
-def _table_text(backend: Backend, info: Any, objs: list[dict[str, Any]], output: str | None,
-                all_ns: bool, headers: bool = True, prefix: bool = False) -> str:
+def _check_output(output: str | None) -> None:
+    """kubectl's printer flags: a bad format or template is one error line before anything is read."""
+    if output is None:
+        return
+    name, sep, arg = output.partition("=")
+    if name not in OUTPUTS or bool(sep) != (name in TEMPLATED):
+        raise UserError(f'unable to match a printer suitable for the output format "{output}", allowed '
+                        f'formats are: {",".join(sorted(OUTPUTS))}')
+    try:
+        if name == "jsonpath":
+            compile_template(arg)
+        elif name == "custom-columns":
+            custom_columns(arg, [])
+    except TemplateError as err:
+        raise UserError(f"error parsing {name} {arg}, {err}") from None
+
+
+def _table_text(backend: Backend, info: Any, objs: list[dict[str, Any]], view: TableView,
+                all_ns: bool, prefix: bool = False) -> str:
     """kubectl's table; with several kinds, names read ``job.batch/pi`` as kubectl prints them."""
     from kbatch.server.table import build_table
 
     table = build_table(objs, backend.registry.for_gvk(info.api_version, info.kind).table_printer,
                         backend.now())
+    table = add_label_columns(table, objs, view.label_columns, view.show_labels)
     if prefix:
         label = f"{info.kind.lower()}.{info.group}" if info.group else info.kind.lower()
         for row in table["rows"]:
             row["cells"][0] = f"{label}/{row['cells'][0]}"
-    return format_table(table, wide=output == "wide", with_namespace=all_ns and info.namespaced,
-                        headers=headers)
+    return format_table(table, wide=view.output == "wide", with_namespace=all_ns and info.namespaced,
+                        headers=view.headers)
 
 
 def _fetch(backend: Backend, info: Any, ns: str | None, names: list[str], selector: str | None,
@@ -74,14 +113,25 @@ def _fetch(backend: Backend, info: Any, ns: str | None, names: list[str], select
     return objs, "", failed
 
 
+LABEL_COLUMNS = typer.Option(None, "-L", "--label-columns",
+                             help="A column per label key (repeat, or comma-separate).")
+
+
 @command
 def get(ctx: typer.Context, kind: str = typer.Argument(...,
-                                                       help="KIND[,KIND…] or KIND/NAME (short names work)."),
+                                                       help="KIND[,KIND…], a category (all) or KIND/NAME "
+                                                            "(short names work)."),
         names: list[str] | None = typer.Argument(None, help="Names of the objects."),
         namespace: str | None = NAMESPACE, all_namespaces: bool = ALL_NAMESPACES,
         selector: str | None = typer.Option(None, "-l", "--selector", help="Label selector."),
         field_selector: str | None = typer.Option(None, "--field-selector", help="Field selector."),
-        output: str | None = typer.Option(None, "-o", "--output", help="wide, yaml, json or name."),
+        output: str | None = typer.Option(None, "-o", "--output",
+                                          help="wide, yaml, json, name, jsonpath=TEMPLATE or "
+                                               "custom-columns=HEADER:EXPR,…"),
+        sort_by: str | None = typer.Option(None, "--sort-by", help="Sort by a JSONPath field, e.g. "
+                                                                    "{.metadata.name}."),
+        label_columns: list[str] | None = LABEL_COLUMNS,
+        show_labels: bool = typer.Option(False, "--show-labels", help="Add a LABELS column."),
         watch: bool = typer.Option(False, "-w", "--watch", help="After listing, watch for changes."),
         no_headers: bool = typer.Option(False, "--no-headers", help="Omit the header row."),
         show_managed_fields: bool = typer.Option(False, "--show-managed-fields",
@@ -93,16 +143,18 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
     from kbatch.cli.session import session
 
     timeout = math.ceil(duration_option(request_timeout, "--request-timeout", bare_seconds=True))
-    if output is not None and output not in OUTPUTS:
-        raise UserError(f'unable to match a printer suitable for the output format "{output}", allowed '
-                        f'formats are: {",".join(OUTPUTS)}')
+    _check_output(output)
+    view = TableView(output, not no_headers, [k for v in label_columns or () for k in v.split(",") if k],
+                     show_labels)
     kind, first = split_kind_name(kind)
     wanted = ([first] if first else []) + list(names or [])
     kinds = [k for k in kind.split(",") if k]
     if len(kinds) > 1 and (wanted or watch):
         raise UserError("several kinds can be listed together, but not with names or --watch")
     with session(global_options(ctx), save=False) as backend:
-        infos = [kind_info(backend.registry, k) for k in kinds]
+        infos = [info for k in kinds for info in kinds_for(backend.registry, k)]
+        if len(infos) > 1 and (wanted or watch):
+            raise UserError("several kinds can be listed together, but not with names or --watch")
         found: list[tuple[Any, list[dict[str, Any]]]] = []
         failed, rv = False, ""
         for info in infos:
@@ -110,35 +162,54 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
             objs, rv, missing = _fetch(backend, info, ns, wanted, selector, field_selector)
             failed = failed or missing
             found.append((info, objs))
-        everything = [o for _, objs in found for o in objs]
-        if output in ("yaml", "json", "name"):
-            if everything or not wanted:
-                _print_objects(everything, output, single=len(wanted) == 1,
-                               show_managed_fields=show_managed_fields)
-        elif everything:
-            tables = [_table_text(backend, info, objs, output, all_namespaces, headers=not no_headers,
-                                  prefix=len(infos) > 1) for info, objs in found if objs]
-            typer.echo("\n\n".join(tables))
-        elif not wanted:
-            ns = namespace_for(infos[0], namespace, all_namespaces)
-            where = f" in {ns} namespace" if ns else ""
-            typer.echo(f"No resources found{where}.", err=True)
+        _print_found(backend, found, wanted, view, sort_by, all_namespaces, show_managed_fields,
+                     namespace_for(infos[0], namespace, all_namespaces))
         if watch:
             info = infos[0]
             _watch(backend, info, namespace_for(info, namespace, all_namespaces), selector, field_selector,
-                   rv, output, all_namespaces, timeout)
+                   rv, view, all_namespaces, timeout)
     if failed:
         raise typer.Exit(1)
 
 
+def _sorted(objs: list[dict[str, Any]], sort_by: str | None) -> list[dict[str, Any]]:
+    if not sort_by or not objs:
+        return objs
+    try:
+        return sort_objects(objs, sort_by)
+    except TemplateError as err:
+        raise UserError(str(err)) from None
+
+
+def _print_found(backend: Backend, found: list[tuple[Any, list[dict[str, Any]]]], wanted: list[str],
+                 view: TableView, sort_by: str | None, all_ns: bool, show_managed_fields: bool,
+                 ns: str | None) -> None:
+    everything = _sorted([o for _, objs in found for o in objs], sort_by)
+    output = view.output or ""
+    if output.partition("=")[0] in ("yaml", "json", "name", "jsonpath", "custom-columns"):
+        if everything or not wanted:
+            _print_objects(everything, output, single=len(wanted) == 1,
+                           show_managed_fields=show_managed_fields, headers=view.headers)
+    elif everything:
+        tables = [_table_text(backend, info, _sorted(objs, sort_by), view, all_ns, prefix=len(found) > 1)
+                  for info, objs in found if objs]
+        typer.echo("\n\n".join(tables))
+    elif not wanted:
+        where = f" in {ns} namespace" if ns else ""
+        typer.echo(f"No resources found{where}.", err=True)
+
+
 def _watch(backend: Backend, info: Any, ns: str | None, selector: str | None, field_selector: str | None,
-           rv: str, output: str | None, all_ns: bool, timeout: int) -> None:
+           rv: str, view: TableView, all_ns: bool, timeout: int) -> None:
     """Print each change as it comes (remote mode); locally nothing else can change the state."""
     from kbatch.api.errors import StatusError
     from kbatch.server.backend import WatchOptions
 
     if not getattr(backend, "remote", False):
         return
+    from kbatch.cli.remote import HttpBackend
+
+    assert isinstance(backend, HttpBackend)  # the remote backend, whose watch is a blocking iterator
     stream = backend.watch(info, ns, WatchOptions(label_selector=selector, field_selector=field_selector,
                                                   resource_version=rv or None,
                                                   timeout_seconds=timeout or None))
@@ -149,10 +220,10 @@ def _watch(backend: Backend, info: Any, ns: str | None, selector: str | None, fi
             if event.get("type") not in ("ADDED", "MODIFIED", "DELETED"):
                 continue
             obj = event["object"]
-            if output in ("yaml", "json", "name"):
-                _print_objects([obj], output, single=True)
+            if view.output and view.output != "wide":
+                _print_objects([obj], view.output, single=True, headers=False)
             else:
-                typer.echo(_table_text(backend, info, [obj], output, all_ns, headers=False))
+                typer.echo(_table_text(backend, info, [obj], replace(view, headers=False), all_ns))
     except KeyboardInterrupt:
         pass
     finally:
@@ -173,8 +244,19 @@ def describe(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or K
         ns = namespace_for(info, namespace)
         objs = [backend.get(info, ns, name)] if name else backend.list(info, ns)["items"]
         spec = backend.registry.for_gvk(info.api_version, info.kind)
-        texts = [describe_object(backend, spec, obj) for obj in objs]
+        texts = [describe_object(backend, spec, obj,
+                                 _node_blocks(backend, obj) if info.kind == "Node" else None) for obj in objs]
         typer.echo("\n\n".join(texts))
+
+
+def _node_blocks(backend: Backend, node: dict[str, Any]) -> list[str]:
+    """kubectl's "Non-terminated Pods" and "Allocated resources", from the pods kubectl would list."""
+    from kbatch.cli.node_usage import NODE_POD_SELECTOR, node_usage_lines
+
+    name = (node.get("metadata") or {}).get("name", "")
+    pods = backend.list(kind_info(backend.registry, "pods"), None,
+                        field_selector=NODE_POD_SELECTOR.format(name))["items"]
+    return node_usage_lines(node, pods, backend.now())
 
 
 def _involves(event: dict[str, Any], kind: str | None, name: str | None) -> bool:
@@ -209,7 +291,7 @@ def events(ctx: typer.Context, namespace: str | None = NAMESPACE, all_namespaces
         if output in ("yaml", "json"):
             _print_objects(items, output, single=False)
         elif items:
-            typer.echo(_table_text(backend, info, items, None, all_namespaces))
+            typer.echo(_table_text(backend, info, items, TableView(), all_namespaces))
         else:
             typer.echo(f"No events found{f' in {ns} namespace' if ns else ''}.", err=True)
 

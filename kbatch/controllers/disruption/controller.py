@@ -80,7 +80,7 @@ class DisruptionController:
             self.ctx.recorder.event(pod, "Warning", "MultiplePodDisruptionBudgets",
                                     f'Pod "{namespace}"/"{pod.metadata.name}" matches multiple '
                                     f'PodDisruptionBudgets.  Chose "{pdbs[0].metadata.name}" arbitrarily.')
-        return [Request(namespace, pdbs[0].metadata.name)]
+        return [Request(namespace, pdbs[0].metadata.name or "")]
 
     # -- scale of a pod's controller (finders + getScaleController) ---------------------------------
     def find_scale(self, ref: Any, namespace: str) -> tuple[str, int] | None:
@@ -198,13 +198,15 @@ class StalePodDisruption:
             return None
         if wait > 0:
             return Result(requeue_after=wait)
-        conditions = list(pod.status.conditions or ())
+        pod = edit(pod)
+        status = pod.status
+        assert status is not None  # stale_disruption_wait found a DisruptionTarget condition in it
+        conditions = list(status.conditions or ())
         for i, cond in enumerate(conditions):
             if cond.type == "DisruptionTarget":
                 conditions[i] = PodCondition(type="DisruptionTarget", status="False",
                                              last_transition_time=now,
                                              observed_generation=pod.metadata.generation)
-        pod = edit(pod)
-        pod.status.conditions = conditions
+        status.conditions = conditions
         self.ctx.client.update_status(pod)
         return None

@@ -52,6 +52,8 @@ class _Plugin:
 
     def admin_access(self, request: AdmissionRequest) -> None:
         obj = request.obj
+        if not isinstance(obj, ResourceClaim | ResourceClaimTemplate):  # (registered for those two)
+            return
         claim = obj.spec.spec.devices if isinstance(obj, ResourceClaimTemplate) else obj.spec.devices
         if request.operation != "CREATE":
             return
@@ -75,20 +77,26 @@ class _Plugin:
         return self.server.timestamp()
 
     def slice_taints(self, request: AdmissionRequest) -> None:
+        obj, stored = request.obj, request.old
+        if not isinstance(obj, ResourceSlice):  # (registered for ResourceSlice)
+            return
         old: dict[tuple[str, str, str], Any] = {}
-        if request.old is not None:
-            for device in request.old.spec.devices or ():
+        if isinstance(stored, ResourceSlice):
+            for device in stored.spec.devices or ():
                 for taint in device.taints or ():
                     old[(device.name, taint.key, taint.effect)] = taint.time_added
-        for device in request.obj.spec.devices or ():
+        for device in obj.spec.devices or ():
             for taint in device.taints or ():
                 if taint.time_added is None:
                     taint.time_added = old.get((device.name, taint.key, taint.effect)) or self._now()
 
     def rule_taint(self, request: AdmissionRequest) -> None:
-        taint = request.obj.spec.taint
+        obj, stored = request.obj, request.old
+        if not isinstance(obj, DeviceTaintRule):  # (registered for DeviceTaintRule)
+            return
+        taint = obj.spec.taint
         if taint.time_added is None:
-            before = request.old.spec.taint.time_added if request.old is not None else None
+            before = stored.spec.taint.time_added if isinstance(stored, DeviceTaintRule) else None
             taint.time_added = before or self._now()
 
 

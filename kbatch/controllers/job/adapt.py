@@ -51,6 +51,9 @@ def pod_info(pod: Pod, memo: Memo | None = None) -> v.PodInfo:
     """The pod's view; ``memo`` (one per sync) shares equal condition/container tuples."""
     meta, status = pod.metadata, pod.status
     memo = {} if memo is None else memo
+    conds: tuple[v.PodConditionInfo, ...]
+    containers: tuple[v.ContainerInfo, ...]
+    inits: tuple[v.ContainerInfo, ...]
     if status is None:
         phase, conds, containers, inits = "Pending", (), (), ()
     else:
@@ -109,10 +112,11 @@ def _rules(job: Job) -> tuple[v.PodFailurePolicyRule, ...] | None:
     for rule in pfp.rules:
         codes = None
         if rule.on_exit_codes is not None:
-            codes = v.ExitCodesRule(rule.on_exit_codes.operator, tuple(rule.on_exit_codes.values or ()),
+            # (operator, action and a pattern type are required by api/strategies/batch/validation.py)
+            codes = v.ExitCodesRule(rule.on_exit_codes.operator or "", tuple(rule.on_exit_codes.values or ()),
                                     rule.on_exit_codes.container_name)
-        patterns = tuple((p.type, p.status or "True") for p in rule.on_pod_conditions or ())
-        out.append(v.PodFailurePolicyRule(rule.action, codes, patterns))
+        patterns = tuple((p.type or "", p.status or "True") for p in rule.on_pod_conditions or ())
+        out.append(v.PodFailurePolicyRule(rule.action or "", codes, patterns))
     return tuple(out)
 
 

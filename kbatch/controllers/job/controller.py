@@ -243,8 +243,8 @@ class JobReconciler:
         assert status is not None
         if failed_creates or kept:  # only what was created / deleted moves the counters (manageJob)
             status = replace(status, active=max(0, status.active - failed_creates + len(kept)),
-                             ready=status.ready + sum(1 for d in kept if d.ready),
-                             terminating=max(0, status.terminating - len(kept)))
+                             ready=(status.ready or 0) + sum(1 for d in kept if d.ready),
+                             terminating=max(0, (status.terminating or 0) - len(kept)))
             plan = replace(plan, status=status)
         current, written = job, info.status
         if plan.flush_first and status != info.status:

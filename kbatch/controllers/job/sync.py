@@ -147,7 +147,7 @@ def _track(ctx: SyncContext, status: JobStatusInfo, creates: tuple, deletes: tup
         new_status = replace(new_status, failed_indexes=rec.failed_indexes)
     interim_added = (interim is not None and interim.type in ("FailureTarget", "SuccessCriteriaMet")
                      and new_status.condition(interim.type) is None)
-    if interim_added:
+    if interim_added and interim is not None:  # (the second test only narrows the type)
         new_status = replace(new_status, conditions=(*new_status.conditions, interim))
     with_finalizer = frozenset(p.uid for p in ctx.pods if p.has_finalizer and p.uid not in skip)
     return SyncPlan(

@@ -174,6 +174,8 @@ def _run(js: JobSetView, children: Children, statuses: tuple[RJobStatus, ...], d
         return _plan(draft, delete_previous=previous)
     scale = _scale(js, children.active) if gates.elastic else ()
     creates = _creates(js, children, statuses, draft, gates)
+    suspend: tuple[str, ...]
+    resume: tuple[JobResume, ...]
     if js.suspend:
         suspend, resume = _suspends(children.active, draft), ()
     else:

@@ -18,6 +18,7 @@ from kbatch.runtime.context import ControllerContext
 
 __all__ = [
     "KUBELET_ANNOTATION",
+    "EchoJanitor",
     "Fault",
     "Kubelet",
     "LogStore",
@@ -42,7 +43,8 @@ class KubeletPredicate:
     (a spec update: the kubelet reports the generation it observed, KEP-5067). The kubelet's own status
     writes come back through this filter and are dropped (its timers carry the pod forward): the
     version its write produced is recognised by resourceVersion, so any other writer's change
-    (a different version) still passes."""
+    (a different version) still passes. A pure filter: it changes no state (the record of the kubelet's
+    last write is dropped by :class:`EchoJanitor` when the pod goes)."""
 
     def __init__(self, kubelet: Kubelet | None = None) -> None:
         self.kubelet = kubelet
@@ -51,8 +53,6 @@ class KubeletPredicate:
         return bool(obj.spec.node_name)
 
     def delete(self, obj: Any) -> bool:
-        if self.kubelet is not None:
-            self.kubelet.echoes.pop(obj.metadata.uid or "", None)
         return bool(obj.spec.node_name)
 
     def update(self, old: Any, new: Any) -> bool:
@@ -66,6 +66,25 @@ class KubeletPredicate:
         return (old.spec.node_name != new.spec.node_name or om.deletion_timestamp != nm.deletion_timestamp
                 or om.annotations != nm.annotations or old_phase != new_phase
                 or om.generation != nm.generation)
+
+
+class EchoJanitor:
+    """A Pod informer handler: forgets the kubelet's last status write of a pod once the pod is
+    deleted (the only moment that record can go stale: a later write replaces it)."""
+
+    __slots__ = ("kubelet",)
+
+    def __init__(self, kubelet: Kubelet) -> None:
+        self.kubelet = kubelet
+
+    def on_add(self, obj: Any) -> None:
+        return None
+
+    def on_update(self, old: Any, new: Any) -> None:
+        return None
+
+    def on_delete(self, obj: Any) -> None:
+        self.kubelet.echoes.pop(obj.metadata.uid or "", None)
 
 
 def setup(ctx: ControllerContext) -> Kubelet:
@@ -82,6 +101,7 @@ def setup(ctx: ControllerContext) -> Kubelet:
         .for_(Pod, KubeletPredicate(kubelet))
         .watches(Node, PodsOnNode(ctx.cache), NodeRunChanged())
         .complete(kubelet))
+    ctx.cache.informer_for(Pod).add_event_handler(EchoJanitor(kubelet))
     if ctx.options.get("node_lease", True):
         (ctx.build(f"{ctx.name}-node-lease")
             .describe("renews each node's Lease and posts its status (KEP-589 heartbeats)")

@@ -103,13 +103,10 @@ class Kubelet:
     # -- helpers ---------------------------------------------------------------------------------
     def is_echo(self, pod: Any) -> bool:
         """Is ``pod`` exactly the version the kubelet's own last status write produced? Reconciling
-        it would change nothing: the state is what was just written, the timers already set."""
-        uid = pod.metadata.uid or ""
-        rv = self.echoes.get(uid)
-        if rv is None:
-            return False
-        del self.echoes[uid]
-        return rv == pod.metadata.resource_version
+        it would change nothing: the state is what was just written, the timers already set. Reads
+        only (the record stays until the next write replaces it or the pod is deleted)."""
+        rv = self.echoes.get(pod.metadata.uid or "")
+        return rv is not None and rv == pod.metadata.resource_version
 
     def _timeline(self, when: Any) -> float:
         return (when - self.ctx.clock.to_datetime(0)).total_seconds()

@@ -37,6 +37,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kbatch.sim.node_conditions import HEALTHY, View  # the healthy conditions' table (re-exported)
+
 __all__ = [
     "HEALTHY",
     "NODE_STATUS_REPORT_FREQUENCY",
@@ -54,14 +56,6 @@ NODE_STATUS_UPDATE_FREQUENCY = 10.0  # KubeletConfiguration nodeStatusUpdateFreq
 NODE_STATUS_REPORT_FREQUENCY = 300.0  # KubeletConfiguration nodeStatusReportFrequency
 EPSILON = 1e-6  # virtual-time slack when comparing a timer's instant with a due time
 
-View = tuple[str, str, str, str]  # (type, status, reason, message)
-
-HEALTHY: dict[str, View] = {v[0]: v for v in (  # pkg/kubelet/nodestatus/setters.go
-    ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-    ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-    ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-    ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
-)}
 CONTROLLER_REASONS = frozenset({"NodeStatusUnknown", "NodeStatusNeverUpdated"})  # node lifecycle's
 _EVENTS = {  # (type, new status) -> recordNodeStatusEvent's event (setters.go)
     ("Ready", "True"): "NodeReady", ("Ready", "False"): "NodeNotReady",

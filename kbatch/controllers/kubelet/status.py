@@ -90,8 +90,10 @@ def _kubelet_conditions(run: PodRun) -> dict[str, Wanted]:
                   if p.kind != SIDECAR and not (p.state == TERMINATED and p.exit_code == 0)]
     unready = [p.name for p in [*run.init, *run.app]
                if p.kind != "init" and (p.state != RUNNING or not p.ready_ok)]
+    init: Wanted
+    ready: Wanted
     if run.terminal:
-        done = ("False", "PodCompleted", None)
+        done: Wanted = ("False", "PodCompleted", None)
         names = " ".join(incomplete)
         not_init = ("False", "ContainersNotInitialized", f"containers with incomplete status: [{names}]")
         init = ("True", "PodCompleted", None) if run.initialized else not_init

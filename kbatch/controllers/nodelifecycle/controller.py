@@ -250,7 +250,7 @@ class NodeLifecycle:
             if patch is None or pod.spec.node_name != name:
                 continue
             try:
-                self.ctx.client.patch_status(Pod, pod.metadata.name, patch, pod.metadata.namespace,
+                self.ctx.client.patch_status(Pod, pod.metadata.name or "", patch, pod.metadata.namespace,
                                              patch_type="strategic")
             except NotFound:
                 continue  # already deleted: nothing left to do (upstream skips it too)

@@ -75,8 +75,8 @@ class EvictionConfig:
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> EvictionConfig:
         """The settings found in a controller's options (others ignored); ValueError if negative."""
-        fields = cls.__dataclass_fields__
-        config = cls(**{k: type(fields[k].default)(v) for k, v in options.items() if k in fields})
+        fields, defaults = cls.__dataclass_fields__, cls()
+        config = cls(**{k: type(getattr(defaults, k))(v) for k, v in options.items() if k in fields})
         for name in fields:
             if getattr(config, name) < 0:
                 raise ValueError(f"node-lifecycle option {name} must not be negative")

@@ -59,7 +59,7 @@ class PodGC:
         from kbatch.runtime.reconcile import Result
 
         now = self.ctx.clock.now()
-        nodes = {n.metadata.name for n in self.ctx.cache.list(self.Node)}
+        nodes = {n.metadata.name or "" for n in self.ctx.cache.list(self.Node)}  # (stored: named)
         pods = self._facts(nodes)
         for pod in terminated_to_delete(pods, self.threshold):
             self._mark_failed_and_delete(pod)

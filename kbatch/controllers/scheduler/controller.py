@@ -55,6 +55,7 @@ from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.gates import gate_on
 from kbatch.api.pod_generation import with_observed_generation
 from kbatch.api.scheduling_v1beta1 import GENERIC_WORKLOAD
+from kbatch.apiserver.client import Binder
 from kbatch.controllers.scheduler.algorithm import Algorithm
 from kbatch.controllers.scheduler.config import parse_config
 from kbatch.controllers.scheduler.convert import node_shape, pod_info, tolerations_of
@@ -117,6 +118,9 @@ class Scheduler:
         from kbatch.api.core_v1 import Node, Pod
 
         self.ctx, self.Pod, self.Node = ctx, Pod, Node
+        if not isinstance(ctx.client, Binder):
+            raise TypeError("the scheduler binds through pods/binding: its client must implement Binder")
+        self.binder: Binder = ctx.client
         if profile is not None:
             self.profiles = {profile.scheduler_name: profile}
         else:
@@ -507,7 +511,7 @@ class Scheduler:
                 if status is None or status.code != Code.SKIP:
                     break
             else:  # DefaultBinder (pkg/scheduler/framework/plugins/defaultbinder)
-                self.ctx.client.bind(pod.name, pod.namespace, node, uid=pod.uid or None)
+                self.binder.bind(pod.name, pod.namespace, node, uid=pod.uid or None)
         except NotFound:
             self.queue.delete(pod.key)
             self._release(pod.key)  # the assumed pod is gone: what it held is free

@@ -14,7 +14,7 @@ PodInfo's maps are read only, and 100,000 pods of one template then hold one cop
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kbatch.controllers.scheduler.resources import CPU, ContainerRequests, effective_requests, pod_requests
@@ -139,7 +139,7 @@ def toleration_of(t: Any) -> Toleration:
     return Toleration(t.key or "", t.operator or "Equal", t.value or "", t.effect or "", t.toleration_seconds)
 
 
-def tolerations_of(items: list[Any]) -> tuple[Toleration, ...]:
+def tolerations_of(items: Sequence[Any]) -> tuple[Toleration, ...]:
     key = tuple((t.key, t.operator, t.value, t.effect, t.toleration_seconds) for t in items)
     kept = _shared_values.get(key)
     return kept if kept is not None else _shared(key, tuple(map(toleration_of, items)))

@@ -96,7 +96,8 @@ class GroupCycle:
         snapshot, out = self.scheduler.snapshot, []
         for member in self.index.members(key):
             node = snapshot.node_of(member)
-            info = snapshot.get(node).pods.get(member) if node is not None and snapshot.get(node) else None
+            held = snapshot.get(node) if node is not None else None
+            info = held.pods.get(member) if held is not None else None
             if info is not None:
                 out.append(info)
         return out
@@ -224,8 +225,8 @@ class GroupCycle:
                              current.metadata.generation, now):
             return
         try:
-            s.ctx.client.patch_status(PodGroup, current.metadata.name, {"status": {"conditions": conditions}},
-                                      current.metadata.namespace)
+            s.ctx.client.patch_status(PodGroup, current.metadata.name or "",
+                                      {"status": {"conditions": conditions}}, current.metadata.namespace)
         except NotFound:
             return
 

@@ -163,8 +163,8 @@ def _mark_group(cycle: GroupCycle, key: str, message: str) -> None:
     if set_condition(conditions, DISRUPTION_TARGET, "True", "PreemptionByScheduler", message,
                      pg.metadata.generation, s.ctx.clock.now_datetime()):
         try:
-            s.ctx.client.patch_status(PodGroup, pg.metadata.name, {"status": {"conditions": conditions}},
-                                      pg.metadata.namespace)
+            s.ctx.client.patch_status(PodGroup, pg.metadata.name or "",
+                                      {"status": {"conditions": conditions}}, pg.metadata.namespace)
         except NotFound:
             return
 

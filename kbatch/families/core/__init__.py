@@ -1,9 +1,9 @@
 """The core family: what kube-apiserver serves built in apart from batch, and the components of a
 cluster that run pods (scheduler, kubelet, node lifecycle, garbage collection).
 
-Kinds: core/v1 Namespace (first: the API server bootstraps namespaces), Pod, Node, Service, Event;
-scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; coordination.k8s.io/v1 Lease;
-core/v1 PersistentVolumeClaim (objects only: no storage is simulated).
+Kinds: core/v1 Namespace (first: the API server bootstraps namespaces), Pod, Node, Service, Event,
+ConfigMap; scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; coordination.k8s.io/v1
+Lease; core/v1 PersistentVolumeClaim (objects only: no storage is simulated).
 Admission plugins in kube-apiserver's recommended order (``NamespaceLifecycle`` first, then
 ``DefaultTolerationSeconds``, then ``Priority``; upstream ``pkg/kubeapiserver/options/plugins.go``).
 Scheduler plugins: kube-scheduler's default ``multiPoint`` set with its weights
@@ -14,12 +14,13 @@ NodeResourcesBalancedAllocation and ImageLocality, which kbatch does not model.
 from __future__ import annotations
 
 from kbatch.api.coordination_v1 import Lease
-from kbatch.api.core_v1 import Event, Namespace, Node, PersistentVolumeClaim, Pod, Service
+from kbatch.api.core_v1 import ConfigMap, Event, Namespace, Node, PersistentVolumeClaim, Pod, Service
 from kbatch.api.features import FeatureSpec, Stage
 from kbatch.api.policy_v1 import PodDisruptionBudget
 from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.api.strategies.coordination import LeaseStrategy
 from kbatch.api.strategies.core import (
+    ConfigMapStrategy,
     EventStrategy,
     NamespaceStrategy,
     NodeStrategy,
@@ -58,6 +59,7 @@ CORE = Family(
         KindEntry(PodDisruptionBudget, PodDisruptionBudgetStrategy(), printers.POD_DISRUPTION_BUDGET),
         KindEntry(Lease, LeaseStrategy(), printers.LEASE),
         KindEntry(PersistentVolumeClaim, PersistentVolumeClaimStrategy(), printers.PERSISTENT_VOLUME_CLAIM),
+        KindEntry(ConfigMap, ConfigMapStrategy(), printers.CONFIG_MAP),
     ),
     admission=(
         AdmissionPlugin("NamespaceLifecycle", "kbatch.apiserver.namespaces:install_lifecycle",

@@ -26,8 +26,8 @@ from kbatch.api.printing import (
     name_of,
 )
 
-__all__ = ["EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD", "POD_DISRUPTION_BUDGET",
-           "PRIORITY_CLASS", "SERVICE"]
+__all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD",
+           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SERVICE"]
 
 
 # --- Pod -----------------------------------------------------------------------------------
@@ -248,3 +248,11 @@ PERSISTENT_VOLUME_CLAIM = Printer(
     (NAME, Column("Status"), Column("Volume"), Column("Capacity"), Column("Access Modes"),
      Column("StorageClass"), Column("VolumeAttributesClass"), AGE, Column("VolumeMode", priority=1)),
     _claim_cells)
+
+
+def _config_map_cells(cm: Obj, now: datetime) -> list[Any]:
+    """``printConfigMap``: the number of keys in ``data`` and ``binaryData``."""
+    return [name_of(cm), len(cm.get("data") or {}) + len(cm.get("binaryData") or {}), creation_age(cm, now)]
+
+
+CONFIG_MAP = Printer((NAME, Column("Data", "integer"), AGE), _config_map_cells)

@@ -19,6 +19,7 @@ from typing import Any
 from kbatch.api.errors import Conflict, NotFound
 from kbatch.apiserver.client import Preconditions
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.controller import Controller
 from kbatch.runtime.predicate import predicate_func
 from kbatch.runtime.reconcile import Request, Result, TerminalError
 
@@ -90,7 +91,7 @@ class TTLAfterFinishedReconciler:
         return None
 
 
-def setup(ctx: ControllerContext) -> Any:
+def setup(ctx: ControllerContext) -> Controller:
     from kbatch.api.batch_v1 import Job
 
     return (ctx.build()

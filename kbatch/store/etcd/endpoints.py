@@ -11,6 +11,7 @@ fails over between the endpoints it was given.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 __all__ = ["DEFAULT_PORT", "grpc_target", "parse_endpoints"]
@@ -18,7 +19,7 @@ __all__ = ["DEFAULT_PORT", "grpc_target", "parse_endpoints"]
 DEFAULT_PORT = 2379
 
 
-def parse_endpoints(servers: str | list[str] | tuple[str, ...]) -> list[tuple[str, int]]:
+def parse_endpoints(servers: str | Sequence[str]) -> list[tuple[str, int]]:
     """``(host, port)`` of each URL in a comma-separated string or a list; ``ValueError`` (with
     the offending URL) for anything but ``http://HOST[:PORT]``."""
     urls = [u.strip() for u in (servers.split(",") if isinstance(servers, str) else servers)]

@@ -1,4 +1,4 @@
-"""Strategies for the core/v1 kinds and scheduling.k8s.io/v1 PriorityClass.
+"""Strategies for the core/v1 kinds (ConfigMap's in ``configmap.py``) and scheduling.k8s.io/v1 PriorityClass.
 
 Workload kinds build on three functions: :func:`default_pod_spec` (pod template defaulting),
 :func:`validate_pod_spec` and :func:`validate_pod_template_spec` (pod template validation).
@@ -7,6 +7,7 @@ Workload kinds build on three functions: :func:`default_pod_spec` (pod template 
 from __future__ import annotations
 
 from kbatch.api.strategies.core.claim import PersistentVolumeClaimStrategy, validate_claim_spec
+from kbatch.api.strategies.core.configmap import ConfigMapStrategy
 from kbatch.api.strategies.core.kinds import (
     EventStrategy,
     NamespaceFinalizeStrategy,
@@ -40,6 +41,7 @@ from kbatch.api.strategies.core.scheduling_validation import (
 )
 
 __all__ = [
+    "ConfigMapStrategy",
     "EventStrategy",
     "NamespaceFinalizeStrategy",
     "NamespaceStrategy",

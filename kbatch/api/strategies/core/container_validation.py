@@ -103,11 +103,11 @@ def _validate_value_from(env: EnvVar, path: str) -> list[FieldError]:
                 ("limits.hugepages-", "requests.hugepages-")):
             errs.append(FieldError.not_supported(child(at, "resource"), res.resource, _RESOURCE_FIELD_PATHS))
     key_refs = (("configMapKeyRef", source.config_map_key_ref), ("secretKeyRef", source.secret_key_ref))
-    for ref_name, ref in key_refs:
-        if ref is not None:
-            if not ref.name:
+    for ref_name, key_ref in key_refs:
+        if key_ref is not None:
+            if not key_ref.name:
                 errs.append(FieldError.required(child(child(path, ref_name), "name")))
-            if not ref.key:
+            if not key_ref.key:
                 errs.append(FieldError.required(child(child(path, ref_name), "key")))
     if not refs:
         errs.append(FieldError.invalid(path, "", "must specify one of: `fieldRef`, `resourceFieldRef`, "

@@ -108,8 +108,9 @@ def default_container(container: Container) -> None:
     for probe in (current["liveness_probe"], current["readiness_probe"], current["startup_probe"]):
         if probe is not None:
             default_probe(probe)
-    if current["lifecycle"] is not None:
-        for handler in (container.lifecycle.post_start, container.lifecycle.pre_stop):
+    lifecycle = current["lifecycle"]
+    if lifecycle is not None:
+        for handler in (lifecycle.post_start, lifecycle.pre_stop):
             if handler is not None:
                 _default_http_get(handler.http_get)
 

@@ -207,7 +207,7 @@ def validate_spec_transitions(new: JobSet, old: JobSet) -> Errors:
     errs += _immutable(ns.network, os_.network, "spec.network")
     old_rjobs = {r.name: r for r in os_.replicated_jobs or () if r.name is not None}
     for i, rjob in enumerate(ns.replicated_jobs or ()):
-        before = old_rjobs.get(rjob.name)
+        before = old_rjobs.get(rjob.name) if rjob.name is not None else None
         if before is None or rjob.depends_on is None or before.depends_on is None:
             continue
         if not _same_map_list(rjob.depends_on, before.depends_on):

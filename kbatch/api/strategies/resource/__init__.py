@@ -11,7 +11,6 @@ pool name and node name immutable. DeviceTaintRule: spec and status.
 from __future__ import annotations
 
 from kbatch.api.errors import FieldError
-from kbatch.api.meta import Resource
 from kbatch.api.resource_v1 import (
     DeviceClass,
     DeviceTaintRule,
@@ -41,7 +40,8 @@ __all__ = [
 ]
 
 
-def _immutable_spec(new: Resource, old: Resource) -> list[FieldError]:
+def _immutable_spec(new: ResourceClaim | ResourceClaimTemplate, old: ResourceClaim | ResourceClaimTemplate
+                    ) -> list[FieldError]:
     spec_new, spec_old = new.spec, old.spec
     if spec_new != spec_old:
         return [FieldError.invalid("spec", spec_new.to_dict(), FIELD_IMMUTABLE)]

@@ -18,12 +18,16 @@ from kbatch.api.resource_v1 import (
     DEVICE_REQUESTS_MAX_SIZE,
     FIRST_AVAILABLE_MAX_SIZE,
     RESERVED_FOR_MAX_SIZE,
+    DeviceAllocationConfiguration,
     DeviceClaim,
+    DeviceClaimConfiguration,
     DeviceClassSpec,
     DeviceConstraint,
     DeviceRequest,
+    DeviceRequestAllocationResult,
     DeviceSubRequest,
     ExactDeviceRequest,
+    ResourceClaimConsumerReference,
     ResourceClaimStatus,
 )
 from kbatch.api.strategies.resource.common import (
@@ -176,15 +180,15 @@ def validate_claim_spec(claim: DeviceClaim, path: str = "spec.devices") -> list[
         child(path, "constraints"),
     )
 
-    def config(item: object, at: str) -> list[FieldError]:
+    def config(item: DeviceClaimConfiguration, at: str) -> list[FieldError]:
         errs = validate_set(
             item.requests,
-            DEVICE_REQUESTS_MAX_SIZE,  # type: ignore[attr-defined]
+            DEVICE_REQUESTS_MAX_SIZE,
             lambda ref, a: _validate_request_ref(ref, a, names),
             lambda ref: ref,
             child(at, "requests"),
         )
-        return errs + validate_opaque(item.opaque, at)  # type: ignore[attr-defined]
+        return errs + validate_opaque(item.opaque, at)
 
     errs += validate_slice(claim.config, DEVICE_CONFIG_MAX_SIZE, config, child(path, "config"))
     return errs
@@ -208,7 +212,7 @@ def validate_device_class_spec(spec: DeviceClassSpec, path: str = "spec") -> lis
     return errs
 
 
-def _validate_consumer(ref: object, path: str) -> list[FieldError]:
+def _validate_consumer(ref: ResourceClaimConsumerReference, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for name in ("resource", "name", "uid"):
         if not getattr(ref, name):
@@ -216,17 +220,19 @@ def _validate_consumer(ref: object, path: str) -> list[FieldError]:
     return errs
 
 
-def _validate_result(result: object, path: str, names: RequestNames) -> list[FieldError]:
+def _validate_result(result: DeviceRequestAllocationResult, path: str, names: RequestNames
+                     ) -> list[FieldError]:
     r = result
-    errs = _validate_request_ref(r.request, child(path, "request"), names)  # type: ignore[attr-defined]
-    errs += validate_driver_name(r.driver, child(path, "driver"))  # type: ignore[attr-defined]
-    errs += validate_pool_name(r.pool, child(path, "pool"))  # type: ignore[attr-defined]
-    errs += validate_dns_label(r.device, child(path, "device"))  # type: ignore[attr-defined]
+    errs = _validate_request_ref(r.request, child(path, "request"), names)
+    errs += validate_driver_name(r.driver, child(path, "driver"))
+    errs += validate_pool_name(r.pool, child(path, "pool"))
+    errs += validate_dns_label(r.device, child(path, "device"))
     return errs
 
 
-def _validate_allocation_config(config: object, path: str, names: RequestNames) -> list[FieldError]:
-    source = config.source  # type: ignore[attr-defined]
+def _validate_allocation_config(config: DeviceAllocationConfiguration, path: str, names: RequestNames
+                                ) -> list[FieldError]:
+    source = config.source
     errs: list[FieldError] = []
     if not source:
         errs.append(FieldError.required(child(path, "source")))
@@ -238,12 +244,12 @@ def _validate_allocation_config(config: object, path: str, names: RequestNames) 
         )
     errs += validate_set(
         config.requests,
-        DEVICE_REQUESTS_MAX_SIZE,  # type: ignore[attr-defined]
+        DEVICE_REQUESTS_MAX_SIZE,
         lambda ref, at: _validate_request_ref(ref, at, names),
         lambda ref: ref,
         child(path, "requests"),
     )
-    return errs + validate_opaque(config.opaque, path, stored=True)  # type: ignore[attr-defined]
+    return errs + validate_opaque(config.opaque, path, stored=True)
 
 
 def validate_claim_status_update(

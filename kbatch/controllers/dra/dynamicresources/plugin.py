@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kbatch.api import edit
+from kbatch.api.core_v1 import NodeSelector
 from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.resource_v1 import (
     FINALIZER,
@@ -398,16 +399,17 @@ def _owned_by(claim: Any, uid: str) -> bool:
     return any(ref.controller and ref.uid == uid for ref in claim.metadata.owner_references or ())
 
 
-def _single_node(selector: Any) -> str | None:
+def _single_node(selector: NodeSelector | None) -> str | None:
     """The node of a selector that is exactly ``metadata.name In [node]`` (the allocator's pin)."""
-    if selector is None or len(selector.node_selector_terms or ()) != 1:
+    terms = selector.node_selector_terms if selector is not None else None
+    if not terms or len(terms) != 1:
         return None
-    term = selector.node_selector_terms[0]
-    fields = term.match_fields or ()
+    term = terms[0]
+    fields = term.match_fields or []
     if term.match_expressions or len(fields) != 1:
         return None
     req = fields[0]
-    if req.key == "metadata.name" and req.operator == "In" and len(req.values or ()) == 1:
+    if req.key == "metadata.name" and req.operator == "In" and req.values and len(req.values) == 1:
         return req.values[0]
     return None
 

@@ -122,13 +122,13 @@ class ResourceClaimController:
 
     def _owned_claims(self, pod: Any) -> dict[str, str]:
         uid = pod.metadata.uid or ""
-        out = {}
+        out: dict[str, str] = {}
         for claim in self.ctx.cache.list(ResourceClaim, index=(BY_CONTROLLER_UID, uid)):
             if claim.metadata.deletion_timestamp is not None:
                 continue
             entry = (claim.metadata.annotations or {}).get(POD_CLAIM_NAME_ANNOTATION)
             if entry and entry not in out:
-                out[entry] = claim.metadata.name
+                out[entry] = claim.metadata.name or ""  # (a stored object always has its name)
         return out
 
     # -- claims ----------------------------------------------------------------------------------
@@ -144,7 +144,7 @@ class ResourceClaimController:
             return Result(requeue_after=0.0)
         return None
 
-    def _pod(self, namespace: str, name: str) -> Any:
+    def _pod(self, namespace: str, name: str) -> Pod | None:
         try:
             return self.ctx.cache.get(Pod, name, namespace)
         except NotFound:
@@ -155,15 +155,15 @@ class ResourceClaimController:
         consumers = []
         for ref in (status.reserved_for or ()) if status is not None else ():
             pod = self._pod(meta.namespace or "", ref.name) if ref.resource == "pods" else None
-            exists = pod is not None and pod.metadata.uid == ref.uid
+            live = pod if pod is not None and pod.metadata.uid == ref.uid else None
             consumers.append(
                 ConsumerFacts(
                     ref.resource,
                     ref.name,
                     ref.uid,
-                    exists,
-                    exists and _phase(pod) in _DONE,
-                    exists and pod.metadata.deletion_timestamp is not None,
+                    live is not None,
+                    live is not None and _phase(live) in _DONE,
+                    live is not None and live.metadata.deletion_timestamp is not None,
                 )
             )
         owner = meta.controller_ref()

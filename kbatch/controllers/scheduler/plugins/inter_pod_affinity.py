@@ -120,9 +120,9 @@ def _filter_state(snapshot: Snapshot, pod: PodInfo) -> _FilterState:
                     _update_incoming(affinity, anti, pod, other, labels, 1)
     existing: Counts = {}
     for key, other in sorted(snapshot.with_anti_affinity.items()):
-        node = snapshot.get(snapshot.node_of(key) or "")
-        if node is not None and key != pod.key:
-            _update_existing(existing, pod, other, node.shape.labels, 1)
+        host = snapshot.get(snapshot.node_of(key) or "")
+        if host is not None and key != pod.key:
+            _update_existing(existing, pod, other, host.shape.labels, 1)
     self_match = bool(pod.affinity) and all(t.selects(pod.namespace, pod) for t in pod.affinity)
     return _FilterState(affinity, anti, existing, self_match)
 
@@ -165,9 +165,9 @@ def _visit(snapshot: Snapshot, everyone: bool) -> Iterator[tuple[PodInfo, NodeIn
                 yield existing, node
         return
     for key, existing in sorted(snapshot.with_affinity.items()):
-        node = snapshot.get(snapshot.node_of(key) or "")
-        if node is not None:
-            yield existing, node
+        host = snapshot.get(snapshot.node_of(key) or "")
+        if host is not None:
+            yield existing, host
 
 
 class InterPodAffinity:

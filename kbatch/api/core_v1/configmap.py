@@ -1,0 +1,25 @@
+"""core/v1 ConfigMap (k8s.io/api ``core/v1/types.go``): configuration data, no spec or status.
+
+``data`` holds UTF-8 strings, ``binaryData`` base64-encoded bytes (a Go ``[]byte``); ``immutable``
+forbids changing either once set.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from kbatch.api.base import ApiInfo
+from kbatch.api.meta import Resource
+
+__all__ = ["ConfigMap"]
+
+
+class ConfigMap(Resource):
+    api_info: ClassVar[ApiInfo] = ApiInfo(
+        group="", version="v1", kind="ConfigMap", plural="configmaps", namespaced=True,
+        short_names=("cm",), singular="configmap", subresources=(),
+    )
+
+    immutable: bool | None = None
+    data: dict[str, str] | None = None
+    binary_data: dict[str, str] | None = None
