@@ -23,11 +23,13 @@ from kbatch.families.family import (
     SchedulerPlugin,
     resolve,
 )
+from kbatch.families.kueue import KUEUE
 
 __all__ = [
     "BATCH",
     "BUILTIN_FAMILIES",
     "CORE",
+    "KUEUE",
     "AdmissionPlugin",
     "AdmissionSelectionError",
     "Composition",
@@ -44,7 +46,7 @@ __all__ = [
     "resolve",
 ]
 
-BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH)
+BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, KUEUE)
 """Every family kbatch ships, in composition order (the order kinds are registered, admission
 plugins run and controllers are stepped). Adding a family is one line here."""
 

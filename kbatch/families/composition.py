@@ -54,7 +54,7 @@ class Composition:
         registry = Registry()
         for entry in self.kinds:
             registry.register(entry.model, entry.strategy, gc_policy=entry.gc_policy, printer=entry.printer,
-                              describe=entry.describe)
+                              describe=entry.describe, versions=entry.versions)
         return registry
 
     def feature_gates(self, overrides: Mapping[str, bool] | str | None = None) -> FeatureGates:

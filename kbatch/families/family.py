@@ -29,6 +29,7 @@ from kbatch.api.features import FeatureSpec
 from kbatch.api.meta import Resource
 from kbatch.api.printing import Describer, Printer
 from kbatch.api.strategy import Strategy
+from kbatch.api.versions import ServedVersion
 
 __all__ = [
     "AdmissionPlugin",
@@ -68,6 +69,7 @@ class KindEntry:
     printer: Printer | None = None
     describe: Describer | None = None
     gc_policy: str = "Background"
+    versions: tuple[ServedVersion, ...] = ()  # further served versions (CRD conversion)
 
 
 @dataclass(frozen=True, slots=True)
