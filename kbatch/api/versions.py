@@ -6,7 +6,7 @@ non-storage version is decoded in that version, converted to the storage version
 server's strategy, admission and storage, and the answer converted back (kube-apiextensions-apiserver
 with a conversion webhook). :class:`ServedVersion` is what a kind declares for each such version;
 the registry serves it (:meth:`kbatch.api.registry.Registry.register`), the API server's dict-level
-verbs and the HTTP front end convert (:mod:`kbatch.apiserver.versions`).
+the HTTP front end and the CLI convert (:mod:`kbatch.server.versions`).
 """
 
 from __future__ import annotations

@@ -117,9 +117,10 @@ def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
             remote.close()
         return
     from kbatch.server.facade import ControlPlaneBackend
+    from kbatch.server.versions import versioned
 
     with StateDir(opts.state).locked() as state:
-        backend = ControlPlaneBackend(state.load(opts.controllers))
+        backend = versioned(ControlPlaneBackend(state.load(opts.controllers)))
         backend.settle()
         try:
             yield backend
