@@ -35,10 +35,14 @@ def _global(ctx: typer.Context,
             token: str | None = typer.Option(None, "--token", envvar="KBATCH_TOKEN",
                                              help="Bearer token for --server."),
             namespace: str | None = typer.Option(None, "-n", "--namespace",
-                                                 help="Namespace (default: default).")) -> None:
+                                                 help="Namespace (default: default)."),
+            kueue_config: str | None = typer.Option(
+                None, "--kueue-config", envvar="KBATCH_KUEUE_CONFIG",
+                help="Kueue's Configuration file (config.kueue.x-k8s.io); the state directory keeps it."),
+            ) -> None:
     _check_controllers(controllers)
     ctx.obj = GlobalOptions(state=state, server=server or None, controllers=controllers or None, token=token,
-                            namespace=namespace or None)
+                            namespace=namespace or None, kueue_config=kueue_config or None)
 
 
 def _check_controllers(selection: str | None) -> None:

@@ -32,6 +32,7 @@ class GlobalOptions:
     controllers: str | None = None
     token: str | None = None
     namespace: str | None = None
+    kueue_config: str | None = None  # a Kueue Configuration file (remembered by the state directory)
 
 
 def global_options(ctx: typer.Context) -> GlobalOptions:
@@ -43,7 +44,8 @@ def global_options(ctx: typer.Context) -> GlobalOptions:
     return GlobalOptions(state=os.environ.get("KBATCH_STATE", DEFAULT_STATE),
                          server=os.environ.get("KBATCH_SERVER") or None,
                          controllers=os.environ.get("KBATCH_CONTROLLERS") or None,
-                         token=os.environ.get("KBATCH_TOKEN") or None)
+                         token=os.environ.get("KBATCH_TOKEN") or None,
+                         kueue_config=os.environ.get("KBATCH_KUEUE_CONFIG") or None)
 
 
 def _or_global_namespace(ctx: typer.Context, value: str | None) -> str | None:

@@ -29,6 +29,7 @@ __all__ = ["SNAPSHOT", "TRACE", "StateDir", "session"]
 
 SNAPSHOT = "snapshot.kbatch"
 TRACE = "trace.jsonl"
+KUEUE_CONFIG = "kueue-config.yaml"
 
 
 class StateDir:
@@ -72,14 +73,42 @@ class StateDir:
         except OSError:
             return ""
 
-    def load(self, controllers: str | None) -> Any:
+    @property
+    def kueue_config_file(self) -> Path:
+        """Kueue's Configuration, as last given with ``--kueue-config``."""
+        return self.path / KUEUE_CONFIG
+
+    def kueue_config(self, given: str | None) -> str | None:
+        """The Kueue Configuration in force: ``given`` (a file, checked, then kept here) or the one
+        kept from an earlier command."""
+        if given is not None:
+            from kbatch.api.errors import StatusError
+            from kbatch.controllers.kueue.config import check_config_text
+
+            try:
+                text = Path(given).read_text()
+            except OSError as err:
+                raise UserError(f"--kueue-config: cannot read {given}: {err.strerror}") from None
+            try:
+                check_config_text(text)
+            except StatusError as err:
+                raise UserError(f"--kueue-config: {err}") from None
+            self.kueue_config_file.write_text(text)
+            return text
+        try:
+            return self.kueue_config_file.read_text()
+        except OSError:
+            return None
+
+    def load(self, controllers: str | None, kueue_config: str | None = None) -> Any:
         """The control plane stored here, or a fresh empty one."""
         from kbatch.server.facade import new_control_plane, restore_control_plane
 
+        config = self.kueue_config(kueue_config)
         if self.snapshot.exists():
-            cp = restore_control_plane(self.snapshot, controllers=controllers)
+            cp = restore_control_plane(self.snapshot, controllers=controllers, kueue_config=config)
         else:
-            cp = new_control_plane(controllers=controllers)
+            cp = new_control_plane(controllers=controllers, kueue_config=config)
         cp.trace.draining = True  # every line of this session goes to the trace file
         return cp
 
@@ -120,7 +149,7 @@ def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
     from kbatch.server.versions import versioned
 
     with StateDir(opts.state).locked() as state:
-        backend = versioned(ControlPlaneBackend(state.load(opts.controllers)))
+        backend = versioned(ControlPlaneBackend(state.load(opts.controllers, opts.kueue_config)))
         backend.settle()
         try:
             yield backend

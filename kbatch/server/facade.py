@@ -36,10 +36,12 @@ UNTIL_IDLE_LIMIT = 24 * 3600.0
 # --- state directory files ------------------------------------------------------------------
 
 def new_control_plane(*, controllers: str | None = None, seed: int = 0, clock: str = "virtual",
-                      start: datetime | None = None, store: Any = None) -> Any:
+                      start: datetime | None = None, store: Any = None,
+                      kueue_config: str | None = None) -> Any:
     from kbatch.runtime.controlplane import ControlPlane
 
-    kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock}
+    kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock,
+                              "kueue_config": kueue_config}
     if start is not None:
         kwargs["start"] = start
     if store is not None:
@@ -69,7 +71,7 @@ def save_control_plane(cp: Any, path: str | os.PathLike[str]) -> None:
 
 
 def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | None = None,
-                          clock: str = "virtual") -> Any:
+                          clock: str = "virtual", kueue_config: str | None = None) -> Any:
     from kbatch.store import MemoryStore
 
     source = Path(path)
@@ -95,7 +97,7 @@ def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | No
     start = parse_time(meta["now"]) if meta.get("now") and clock == "virtual" else None
     seed = int(meta.get("seed", 0))
     cp = new_control_plane(controllers=controllers, seed=session_seed(seed, store.revision), clock=clock,
-                           start=start, store=store)
+                           start=start, store=store, kueue_config=kueue_config)
     cp.base_seed = seed
     return cp
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 ALL = {"garbage-collector", "ttl-after-finished", "job", "cronjob", "podgc", "node-lifecycle",
-       "taint-eviction-controller", "scheduler", "kubelet", "disruption", "namespace"}
+       "taint-eviction-controller", "scheduler", "kubelet", "disruption", "namespace", "kueue"}
 
 
 def _enabled(kb: Any, *selection: str) -> set[str]:

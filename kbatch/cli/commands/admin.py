@@ -136,6 +136,25 @@ def controllers(ctx: typer.Context) -> None:
             state += " (not in this build)"
         rows.append((spec.name, state, "yes" if spec.name in enabled else "no", spec.description))
     typer.echo(align([("NAME", "DEFAULT", "ENABLED", "DESCRIPTION"), *rows]))
+    typer.echo(_kueue_config_line(global_options(ctx)))
+
+
+def _kueue_config_line(opts: Any) -> str:
+    """Which Kueue Configuration a command here runs with (``--kueue-config``, kept by the state)."""
+    from kbatch.cli.session import StateDir
+    from kbatch.controllers.kueue.config import describe_config
+
+    given = opts.kueue_config
+    source = given or (str(StateDir(opts.state).kueue_config_file)
+                       if StateDir(opts.state).kueue_config_file.exists() else None)
+    text = None
+    if source is not None:
+        try:
+            text = Path(source).read_text()
+        except OSError as err:
+            raise UserError(f"--kueue-config: cannot read {source}: {err.strerror}") from None
+    return f"kueue configuration: {source or 'the shipped default (controller_manager_config.yaml)'}; " \
+        f"{describe_config(text)}"
 
 
 @command
@@ -194,7 +213,7 @@ def serve(ctx: typer.Context,
         state = held.enter_context(StateDir(opts.state).locked())
         held.callback(state.server_file.unlink, missing_ok=True)
         _announce(state, url[0], token, clock, kubeconfig_path)
-        cp = _load_for_serve(state, opts.controllers, clock)
+        cp = _load_for_serve(state, opts.controllers, clock, state.kueue_config(opts.kueue_config))
         backend = ControlPlaneBackend(cp)
         backend.settle()
         loaded.append((state, cp))
@@ -291,12 +310,14 @@ def _announce(state: Any, url: str, token: str | None, clock: str, extra: Path |
     sys.stdout.flush()
 
 
-def _load_for_serve(state: Any, controllers: str | None, clock: str) -> object:
+def _load_for_serve(state: Any, controllers: str | None, clock: str,
+                    kueue_config: str | None = None) -> object:
     from kbatch.server.facade import new_control_plane, restore_control_plane
 
     if state.snapshot.exists():
-        return restore_control_plane(state.snapshot, controllers=controllers, clock=clock)
-    return new_control_plane(controllers=controllers, clock=clock)
+        return restore_control_plane(state.snapshot, controllers=controllers, clock=clock,
+                                     kueue_config=kueue_config)
+    return new_control_plane(controllers=controllers, clock=clock, kueue_config=kueue_config)
 
 
 @command

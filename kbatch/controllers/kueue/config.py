@@ -106,3 +106,20 @@ def settings_for(configurations: dict[str, Any], features: FeatureGates) -> Kueu
     settled = KueueSettings(config, gates)
     configurations[_SETTLED] = settled
     return settled
+
+
+def check_config_text(text: str) -> KueueConfig:
+    """Parse and validate a Configuration given as text (the CLI checks it before keeping it)."""
+    return load(parse_config(text if "\n" in text else text + "\n"))
+
+
+def describe_config(text: str | None) -> str:
+    """One line on what a Configuration (``None``: the shipped one) makes Kueue do."""
+    cfg = load(parse_config(text) if text is not None else shipped())
+    wait = cfg.wait_for_pods_ready
+    parts = [f"integrations: {', '.join(cfg.frameworks)}",
+             "waitForPodsReady: " + (f"timeout {wait.timeout:g}s, blockAdmission "
+                                     f"{str(wait.block_admission).lower()}" if wait else "off"),
+             "fairSharing: " + (", ".join(cfg.fair_sharing_strategies or ()) if cfg.fair_sharing else "off"),
+             f"manageJobsWithoutQueueName: {str(cfg.manage_jobs_without_queue_name).lower()}"]
+    return "; ".join(parts)
