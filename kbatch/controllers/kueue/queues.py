@@ -301,7 +301,6 @@ class QueueManager:
                         self.changed |= cq.push_if_not_tracked(lq.items[key])
         else:
             cq.strategy, cq.selector = strategy, selector
-        self.requeue_requests.add(name)
 
     def delete_cluster_queue(self, name: str) -> None:
         self.cluster_queues.pop(name, None)

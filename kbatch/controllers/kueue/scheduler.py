@@ -23,9 +23,10 @@ previous one exactly is not run (it could not decide anything new).
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from kbatch.api.errors import Conflict, NotFound
+from kbatch.api.errors import Conflict, NotFound, StatusError
 from kbatch.api.kueue_v1beta2 import Admission, Workload
 from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
@@ -37,6 +38,8 @@ from kbatch.controllers.kueue.scheduling.snapshot import Snapshot
 from kbatch.runtime.reconcile import Request, Result
 
 __all__ = ["Scheduler", "write_status"]
+
+log = logging.getLogger(__name__)
 
 
 def write_status(mgr: KueueManager, wl: Workload, mutate: Any, attempts: int = 3) -> Workload | None:
@@ -56,6 +59,10 @@ def write_status(mgr: KueueManager, wl: Workload, mutate: Any, attempts: int = 3
             except NotFound:
                 return None
         except NotFound:
+            return None
+        except StatusError as err:  # upstream logs a failed status patch and carries on
+            log.warning("could not update the status of workload %s/%s: %s", wl.metadata.namespace,
+                        wl.metadata.name, err)
             return None
     return None
 
@@ -158,14 +165,16 @@ class Scheduler:
 
     # --- preemption --------------------------------------------------------------------------------
     def _preempt(self, e: Entry) -> int:
-        """``IssuePreemptions``; records the outcome on the entry (``markPreemptionOutcome``)."""
-        preempted = errors = 0
+        """``IssuePreemptions``; records the outcome on the entry (``markPreemptionOutcome``); returns
+        how many evictions it issued now (targets already evicted are waited for, not counted)."""
+        preempted = errors = issued = 0
         for target in e.targets:
             if W.has(target.info.obj.status, Cond.EVICTED):
                 preempted += 1
                 continue
             if self._evict_target(e, target):
                 preempted += 1
+                issued += 1
             else:
                 errors += 1
         e.last = None
@@ -175,7 +184,7 @@ class Scheduler:
         elif errors:
             e.inadmissible_msg += f". Preempting {errors} workload(s) failed, will retry."
             e.requeue_reason = RequeueReason.PREEMPTION_FAILED
-        return preempted
+        return issued
 
     def _evict_target(self, e: Entry, target: Target) -> bool:
         mgr = self.mgr

@@ -263,7 +263,7 @@ def _count_eviction(status: WorkloadStatus, reason: str, cause: str) -> None:
             break
     else:
         evictions.append(
-            WorkloadSchedulingStatsEviction(reason=reason, underlying_cause=cause or None, count=1)
+            WorkloadSchedulingStatsEviction(reason=reason, underlying_cause=cause, count=1)
         )
     stats.evictions = evictions
     status.scheduling_stats = stats
