@@ -38,6 +38,11 @@ FAMILIES: tuple[Family, ...] = (
            "kubernetes/kubernetes pkg/controller/job, pkg/controller/cronjob, pkg/apis/batch; "
            "k8s.io/docs/concepts/workloads/controllers/job",
            kinds=("CronJob", "Job", "Pod")),
+    Family("dra", "resource.k8s.io/v1 Dynamic Resource Allocation: validation, claims from templates, "
+                  "allocation, sharing, prioritized lists, device taints", "conformance.dra",
+           "kubernetes/kubernetes pkg/apis/resource/validation, pkg/controller/resourceclaim, "
+           "pkg/scheduler/framework/plugins/dynamicresources, k8s.io/dynamic-resource-allocation/structured; "
+           "KEP-4381", kinds=("Pod", "ResourceClaim", "ResourceClaimTemplate")),
 )
 
 

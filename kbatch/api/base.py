@@ -148,9 +148,15 @@ class KubeModel(BaseModel):
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
         return _thawed(super().__deepcopy__(memo))
 
-    def __setstate__(self, state: dict[Any, Any]) -> None:  # unpickling: the pickled set may be shared
-        super().__setstate__(state)
-        private_fields_set(self)
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as (class, field values, fields set): a saved control plane holds millions of
+        models (docs/cli.md). A shared fields set stays shared (it is read only; assignments copy it),
+        a private one stays private."""
+        return (_unpickle, (type(self), self.__dict__, _fields_set_of(self), self.__pydantic_extra__,
+                            self.__pydantic_private__))
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return self.__reduce__()
 
     def to_dict(self) -> dict[str, Any]:
         """The object as kubectl would print it with ``-o json`` (``None`` fields omitted)."""
@@ -243,6 +249,21 @@ def set_fields(obj: BaseModel, values: dict[str, Any]) -> None:
     values and fields set, in one dict update and one set update (defaulting sets several per object)."""
     obj.__dict__.update(values)
     private_fields_set(obj).update(values)
+
+
+def _unpickle(cls: type[BaseModel], values: dict[str, Any], fields_set: set[str], extra: Any = None,
+              private: Any = None) -> BaseModel:
+    obj = object.__new__(cls)
+    _DICT_SET(obj, values)
+    _set_fields_set(obj, fields_set)
+    _EXTRA_SET(obj, extra)
+    _PRIVATE_SET(obj, private)
+    return obj
+
+
+_DICT_SET = BaseModel.__dict__["__dict__"].__set__
+_EXTRA_SET = BaseModel.__dict__["__pydantic_extra__"].__set__
+_PRIVATE_SET = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _thawed(obj: Any) -> Any:

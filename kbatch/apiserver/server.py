@@ -81,12 +81,28 @@ class APIServer:
         # Update managers of tracked writes, recorded before the other admission plugins mutate the
         # object, as upstream's handlers do (kbatch.apiserver.apply.tracking)
         apply_tracking.install(self)
-        plugins = admission_plugins if admission_plugins is not None else builtin().admission_plugins()
-        self.admission_plugins = tuple(p.name for p in plugins)
-        for plugin in plugins:
+        self._plugins = admission_plugins if admission_plugins is not None else builtin().admission_plugins()
+        self.admission_plugins = tuple(p.name for p in self._plugins)
+        for plugin in self._plugins:
             resolve(plugin.install)(self)
         if bootstrap:
             self.namespaces.bootstrap()
+
+    # --- pickling (a saved control plane, docs/cli.md) -----------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but what is rebuilt from configuration: the admission chain (its hooks are the
+        plugins' own objects, installed again from the plugin list) and the per-model kind cache."""
+        state = dict(self.__dict__)
+        state["admission"] = None
+        state["_kinds"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.admission = Admission()
+        apply_tracking.install(self)
+        for plugin in self._plugins:
+            resolve(plugin.install)(self)
 
     def timestamp(self) -> datetime:
         """``now()`` at metav1.Time precision (whole seconds): what the server writes into objects, so

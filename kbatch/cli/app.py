@@ -3,7 +3,9 @@
 Global options, before or after the command (:mod:`kbatch.cli.options`): ``--state DIR`` (env
 ``KBATCH_STATE``, default ``./.kbatch``), ``--server URL`` (env ``KBATCH_SERVER``: talk to a running
 ``kbatch serve``), ``--controllers`` (env ``KBATCH_CONTROLLERS``, kube-controller-manager syntax:
-``*``, ``*,-podgc``, ``job,kubelet``), ``--token`` (env ``KBATCH_TOKEN``), ``-n/--namespace``.
+``*``, ``*,-podgc``, ``job,kubelet``), ``--token`` (env ``KBATCH_TOKEN``), ``-n/--namespace``, and the
+control plane's configuration, recorded in the state (a change restarts it): ``--feature-gates``,
+``--enable-admission-plugins``, ``--disable-admission-plugins``, ``--scheduler-config FILE``.
 Errors print one line and exit with code 1; ``--help`` works on every command.
 """
 
@@ -36,13 +38,27 @@ def _global(ctx: typer.Context,
                                              help="Bearer token for --server."),
             namespace: str | None = typer.Option(None, "-n", "--namespace",
                                                  help="Namespace (default: default)."),
+            feature_gates: str | None = typer.Option(
+                None, "--feature-gates", envvar="KBATCH_FEATURE_GATES",
+                help="Feature gates, as the Kubernetes components take them: 'A=true,B=false'."),
+            enable_admission: str | None = typer.Option(
+                None, "--enable-admission-plugins", envvar="KBATCH_ENABLE_ADMISSION_PLUGINS",
+                help="Admission plugins to turn on besides the defaults (kube-apiserver's flag)."),
+            disable_admission: str | None = typer.Option(
+                None, "--disable-admission-plugins", envvar="KBATCH_DISABLE_ADMISSION_PLUGINS",
+                help="Admission plugins to turn off (kube-apiserver's flag)."),
+            scheduler_config: str | None = typer.Option(
+                None, "--scheduler-config", envvar="KBATCH_SCHEDULER_CONFIG",
+                help="A KubeSchedulerConfiguration file (kube-scheduler's --config)."),
             kueue_config: str | None = typer.Option(
                 None, "--kueue-config", envvar="KBATCH_KUEUE_CONFIG",
-                help="Kueue's Configuration file (config.kueue.x-k8s.io); the state directory keeps it."),
-            ) -> None:
+                help="Kueue's Configuration file (config.kueue.x-k8s.io; Kueue's --config).")) -> None:
     _check_controllers(controllers)
     ctx.obj = GlobalOptions(state=state, server=server or None, controllers=controllers or None, token=token,
-                            namespace=namespace or None, kueue_config=kueue_config or None)
+                            namespace=namespace or None, feature_gates=feature_gates,
+                            enable_admission_plugins=enable_admission,
+                            disable_admission_plugins=disable_admission, scheduler_config=scheduler_config,
+                            kueue_config=kueue_config or None)
 
 
 def _check_controllers(selection: str | None) -> None:

@@ -32,7 +32,12 @@ class GlobalOptions:
     controllers: str | None = None
     token: str | None = None
     namespace: str | None = None
-    kueue_config: str | None = None  # a Kueue Configuration file (remembered by the state directory)
+    # the control plane's configuration (kbatch/cli/state.py: recorded in the state, a change restarts)
+    feature_gates: str | None = None
+    enable_admission_plugins: str | None = None
+    disable_admission_plugins: str | None = None
+    scheduler_config: str | None = None  # a KubeSchedulerConfiguration file
+    kueue_config: str | None = None  # a Kueue Configuration file
 
 
 def global_options(ctx: typer.Context) -> GlobalOptions:
@@ -41,11 +46,14 @@ def global_options(ctx: typer.Context) -> GlobalOptions:
     obj = root.obj
     if isinstance(obj, GlobalOptions):
         return obj
-    return GlobalOptions(state=os.environ.get("KBATCH_STATE", DEFAULT_STATE),
-                         server=os.environ.get("KBATCH_SERVER") or None,
-                         controllers=os.environ.get("KBATCH_CONTROLLERS") or None,
-                         token=os.environ.get("KBATCH_TOKEN") or None,
-                         kueue_config=os.environ.get("KBATCH_KUEUE_CONFIG") or None)
+    env = os.environ.get
+    return GlobalOptions(state=env("KBATCH_STATE", DEFAULT_STATE), server=env("KBATCH_SERVER") or None,
+                         controllers=env("KBATCH_CONTROLLERS") or None, token=env("KBATCH_TOKEN") or None,
+                         feature_gates=env("KBATCH_FEATURE_GATES") or None,
+                         enable_admission_plugins=env("KBATCH_ENABLE_ADMISSION_PLUGINS") or None,
+                         disable_admission_plugins=env("KBATCH_DISABLE_ADMISSION_PLUGINS") or None,
+                         scheduler_config=env("KBATCH_SCHEDULER_CONFIG") or None,
+                         kueue_config=env("KBATCH_KUEUE_CONFIG") or None)
 
 
 def _or_global_namespace(ctx: typer.Context, value: str | None) -> str | None:
@@ -114,7 +122,8 @@ def hoist_globals(root: Any, ctx: Any, args: list[str]) -> list[str]:
     return head + hoisted + kept
 
 
-GLOBAL_NOTE = "Global options (--state, --server, --controllers, --token, -n) work here too (kbatch --help)."
+GLOBAL_NOTE = ("Global options (--state, --server, --controllers, --token, -n, --feature-gates, ...) work "
+               "here too (kbatch --help).")
 
 
 class KbatchGroup(TyperGroup):

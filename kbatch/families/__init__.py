@@ -13,6 +13,7 @@ from kbatch.api.registry import Registry
 from kbatch.families.batch import BATCH
 from kbatch.families.composition import AdmissionSelectionError, Composition, compose, parse_plugin_list
 from kbatch.families.core import CORE
+from kbatch.families.dra import DRA
 from kbatch.families.family import (
     AdmissionPlugin,
     ControllerSpec,
@@ -29,6 +30,7 @@ __all__ = [
     "BATCH",
     "BUILTIN_FAMILIES",
     "CORE",
+    "DRA",
     "KUEUE",
     "AdmissionPlugin",
     "AdmissionSelectionError",
@@ -46,7 +48,7 @@ __all__ = [
     "resolve",
 ]
 
-BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, KUEUE)
+BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, DRA, KUEUE)
 """Every family kbatch ships, in composition order (the order kinds are registered, admission
 plugins run and controllers are stepped). Adding a family is one line here."""
 

@@ -28,23 +28,33 @@ def enqueue_object(obj: Any) -> Iterable[Request]:
     return (Request(obj.metadata.namespace or "", obj.metadata.name or ""),)
 
 
-def enqueue_owner(owner: type[Resource], *, only_controller: bool = True) -> Mapper:
-    """Map an owned object to its owner of kind ``owner`` (same namespace; ``""`` if cluster-scoped)."""
-    info = owner.api_info
-    group = info.group
+class enqueue_owner:
+    """Map an owned object to its owner of kind ``owner`` (same namespace; ``""`` if cluster-scoped).
+    A class rather than a closure: mappers are runtime state, and a saved control plane pickles them."""
 
-    def mapper(obj: Any) -> Iterable[Request]:
-        ns = (obj.metadata.namespace or "") if info.namespaced else ""
+    __slots__ = ("group", "kind", "namespaced", "only_controller")
+
+    def __init__(self, owner: type[Resource], *, only_controller: bool = True) -> None:
+        info = owner.api_info
+        self.kind, self.namespaced, self.group = info.kind, info.namespaced, info.group
+        self.only_controller = only_controller
+
+    def __call__(self, obj: Any) -> Iterable[Request]:
+        ns = (obj.metadata.namespace or "") if self.namespaced else ""
         out = []
         for ref in obj.metadata.owner_references or ():
-            if only_controller and not ref.controller:
+            if self.only_controller and not ref.controller:
                 continue
             ref_group = ref.api_version.rpartition("/")[0]
-            if ref.kind == info.kind and ref_group == group:
+            if ref.kind == self.kind and ref_group == self.group:
                 out.append(Request(ns, ref.name))
         return out
 
-    return mapper
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.kind, self.namespaced, self.group, self.only_controller)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.kind, self.namespaced, self.group, self.only_controller = state
 
 
 class QueueingHandler:

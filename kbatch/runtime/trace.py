@@ -181,6 +181,13 @@ class Trace:
     def __len__(self) -> int:
         return self._count
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A saved trace keeps its digest, count and undrained lines, not its window of recent lines
+        (whoever keeps the lines has drained them: the CLI's trace file)."""
+        state = dict(self.__dict__)
+        state["_lines"] = deque(maxlen=self._lines.maxlen)
+        return state
+
     def lines(self) -> list[str]:
         """The newest lines (at most :data:`RETAINED`; none with ``keep_records=False``)."""
         return list(self._lines)
@@ -197,6 +204,13 @@ class Trace:
     def digest(self) -> str:
         """The chained sha256 (hex) of every line recorded so far (module docstring)."""
         return self._digest.hex()
+
+    def digest_state(self) -> bytes:
+        return self._digest
+
+    def continue_from(self, state: bytes) -> None:
+        """Chain on from another trace's :meth:`digest_state` (a restarted control plane)."""
+        self._digest = state
 
     def text(self) -> str:
         return "".join(line + "\n" for line in self.lines())
@@ -230,6 +244,15 @@ class NullTrace:
 
     def digest(self) -> str:
         raise RuntimeError("the trace is disabled (ControlPlane(trace=False))")
+
+    def digest_state(self) -> bytes:
+        return b""
+
+    def continue_from(self, state: bytes) -> None:
+        return None
+
+    def drain(self) -> list[str]:
+        return []
 
     def text(self) -> str:
         raise RuntimeError("the trace is disabled (ControlPlane(trace=False))")

@@ -15,7 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 from kbatch.api.errors import BadRequest, NotFound
+from kbatch.api.quantity import Quantity
 from kbatch.sim import faults
+from kbatch.sim.devices import DeviceTemplate
 from kbatch.sim.nodes import NodeTemplate, create_nodes
 
 __all__ = ["ACTIONS", "ARGUMENTS", "MAX_NODES_PER_CALL", "check_arguments", "first_free_block", "parse_taint",
@@ -57,6 +59,21 @@ def first_free_block(names: set[str], prefix: str, count: int) -> int:
     return start
 
 
+def _device_template(dra: Obj) -> DeviceTemplate:
+    """``nodes-add``'s ``dra`` argument: a simulated DRA driver's devices (kbatch.sim.devices)."""
+    try:
+        template = DeviceTemplate(driver=str(dra["driver"]), count=int(dra.get("count", 8)),
+                                  model=str(dra.get("model", "A100")), memory=str(dra.get("memory", "80Gi")),
+                                  partitions=int(dra.get("partitions", 0)))
+        Quantity(template.memory)
+    except (KeyError, TypeError, ValueError) as err:
+        raise BadRequest(f"invalid DRA device template: {err}") from None
+    if not 0 < template.count <= 64 or not 0 <= template.partitions <= 7:
+        raise BadRequest("--gpu must be 1..64 and --gpu-partitions 0..7 with --gpu-driver (a ResourceSlice "
+                         "holds at most 64 devices that consume counters)")
+    return template
+
+
 def nodes_add(backend: Any, args: Obj) -> Obj:
     count = int(args.get("count", 1))
     if count < 1:
@@ -66,10 +83,13 @@ def nodes_add(backend: Any, args: Obj) -> Obj:
     prefix = f"{args.get('prefix') or 'node'}-"
     existing = {n["metadata"]["name"] for n in backend.list(_info(backend, "nodes"), None)["items"]}
     start = first_free_block(existing, prefix, count)
+    dra = args.get("dra")
+    devices = _device_template(dra) if dra else None
     template = NodeTemplate(cpu=str(args.get("cpu") or "8"), memory=str(args.get("memory") or "32Gi"),
-                            pods=int(args.get("pods") or 110), gpus=int(args.get("gpu") or 0),
+                            pods=int(args.get("pods") or 110),
+                            gpus=0 if devices else int(args.get("gpu") or 0),
                             labels=dict(args.get("labels") or {}),
-                            taints=tuple(parse_taint(t) for t in args.get("taints") or ()))
+                            taints=tuple(parse_taint(t) for t in args.get("taints") or ()), devices=devices)
     created = create_nodes(backend.control_plane, count, template, prefix=prefix, start=start)
     return {"nodes": [n.metadata.name for n in created]}
 

@@ -36,12 +36,10 @@ UNTIL_IDLE_LIMIT = 24 * 3600.0
 # --- state directory files ------------------------------------------------------------------
 
 def new_control_plane(*, controllers: str | None = None, seed: int = 0, clock: str = "virtual",
-                      start: datetime | None = None, store: Any = None,
-                      kueue_config: str | None = None) -> Any:
+                      start: datetime | None = None, store: Any = None) -> Any:
     from kbatch.runtime.controlplane import ControlPlane
 
-    kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock,
-                              "kueue_config": kueue_config}
+    kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock}
     if start is not None:
         kwargs["start"] = start
     if store is not None:
@@ -71,7 +69,9 @@ def save_control_plane(cp: Any, path: str | os.PathLike[str]) -> None:
 
 
 def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | None = None,
-                          clock: str = "virtual", kueue_config: str | None = None) -> Any:
+                          clock: str = "virtual", config: Any = None) -> Any:
+    """A control plane over the objects of an objects-only snapshot (``save_control_plane``): its
+    controllers start afresh. ``config`` (a :class:`kbatch.cli.state.StateConfig`) builds it when given."""
     from kbatch.store import MemoryStore
 
     source = Path(path)
@@ -94,10 +94,15 @@ def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | No
             store.restore(str(store_file))
         except Exception as err:
             raise BadRequest(f"cannot restore the snapshot {source}: {err}") from None
+    if config is not None:
+        clock = config.clock
     start = parse_time(meta["now"]) if meta.get("now") and clock == "virtual" else None
     seed = int(meta.get("seed", 0))
-    cp = new_control_plane(controllers=controllers, seed=session_seed(seed, store.revision), clock=clock,
-                           start=start, store=store, kueue_config=kueue_config)
+    if config is not None:
+        cp = config.build(store=store, start=start, seed=session_seed(seed, store.revision))
+    else:
+        cp = new_control_plane(controllers=controllers, seed=session_seed(seed, store.revision), clock=clock,
+                               start=start, store=store)
     cp.base_seed = seed
     return cp
 

@@ -31,6 +31,7 @@ from typing import Any
 from kbatch import __version__
 from kbatch.api.base import format_time
 from kbatch.controllers.kubelet.nodestatus import HEALTHY
+from kbatch.sim.devices import DeviceTemplate, slice_manifests
 
 __all__ = ["GPU_RESOURCE", "NodeTemplate", "create_nodes", "make_node", "node_manifest"]
 
@@ -61,6 +62,7 @@ class NodeTemplate:
     taints: tuple[Mapping[str, str], ...] = ()  # {"key", "value", "effect"}
     unschedulable: bool = False
     internal_ip: str = "10.0.0.1"  # the InternalIP address every node gets (KWOK's --node-ip)
+    devices: DeviceTemplate | None = None  # a simulated DRA driver publishing ResourceSlices (sim/devices.py)
 
     def resources(self) -> dict[str, str]:
         out = {"cpu": self.cpu, "memory": self.memory, "pods": str(self.pods)}
@@ -106,6 +108,13 @@ def make_node(name: str, template: NodeTemplate | None = None, now: str | None =
     return Node.model_validate(node_manifest(name, template or NodeTemplate(), now))
 
 
+def _publish_slices(client: Any, node: Any, devices: DeviceTemplate) -> None:
+    from kbatch.api.resource_v1 import ResourceSlice
+
+    for manifest in slice_manifests(node.to_dict(), devices):
+        client.create(ResourceSlice.model_validate(manifest))
+
+
 def create_nodes(target: Any, count: int, template: NodeTemplate | None = None, *,
                  prefix: str = "node-", start: int = 0) -> list[Any]:
     """Create ``count`` nodes named ``<prefix><i>``; ``target`` is a ControlPlane or a client.
@@ -125,6 +134,8 @@ def create_nodes(target: Any, count: int, template: NodeTemplate | None = None, 
         if obj.status is None or not obj.status.allocatable:
             obj = client.patch_status(Node, obj.metadata.name, {"status": node.status.to_dict()})
         created.append(obj)
+        if template is not None and template.devices is not None:
+            _publish_slices(client, obj, template.devices)
     settle = getattr(target, "run_until_idle", None)
     if settle is not None:
         settle()

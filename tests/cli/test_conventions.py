@@ -8,8 +8,6 @@ from typing import Any
 
 import pytest
 
-from kbatch.server.facade import restore_control_plane
-
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PI = str(EXAMPLES / "pi-job.yaml")
 
@@ -269,9 +267,10 @@ def test_patch_status_subresource_ignores_spec_and_main_resource_ignores_status(
 
 def _stored(kb: Any, kind: str, name: str) -> Any:
     """What the command saved, read without running any controller."""
-    from kbatch.cli.session import SNAPSHOT
+    from kbatch.cli.state import IMAGE
+    from kbatch.runtime.image import load_image
 
-    cp = restore_control_plane(kb.state / SNAPSHOT)
+    cp, _ = load_image(kb.state / IMAGE)
     spec = cp.registry.for_name(kind)
     return cp.server.unstructured.get(spec.info.api_version, spec.info.kind, name,
                                       "default" if spec.info.namespaced else None)

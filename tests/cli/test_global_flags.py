@@ -71,9 +71,9 @@ def test_controllers_after_the_command_is_validated_and_used(tmp_path: Path) -> 
 def test_environment_variables_still_apply_and_flags_override_them(tmp_path: Path) -> None:
     env = {"KBATCH_STATE": str(tmp_path / "env"), "KBATCH_CONTROLLERS": "job"}
     assert invoke("nodes", "add", env=env)[0] == 0
-    assert (tmp_path / "env" / "snapshot.kbatch").exists()
+    assert (tmp_path / "env" / "state.kbatch").exists()
     assert invoke("nodes", "add", "--state", str(tmp_path / "flag"), env=env)[0] == 0
-    assert (tmp_path / "flag" / "snapshot.kbatch").exists()
+    assert (tmp_path / "flag" / "state.kbatch").exists()
     out = invoke("controllers", env=env)[1]
     assert [r.split()[2] for r in out.splitlines()[1:] if r.split()[0] == "scheduler"] == ["no"]
 

@@ -60,7 +60,7 @@ def test_environment_variables_select_server_and_state(server: ServeProcess, tmp
     env = {**os.environ, "KBATCH_STATE": str(tmp_path / "s")}
     env.pop("KBATCH_SERVER", None)
     assert run("nodes", "add", env=env).returncode == 0
-    assert (tmp_path / "s" / "snapshot.kbatch").exists()
+    assert (tmp_path / "s" / "state.kbatch").exists()
     bad = run("--controllers", "bogus", "get", "pods", env=env)
     assert bad.returncode == 1 and "bogus" in bad.stderr and "Traceback" not in bad.stderr
 

@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import conformance.dra  # noqa: F401  (registers the family's requirement marker, as the suite does)
 from conformance.requirements import unmet
 from conformance.target import FAULTS, KUBELET, VIRTUAL_CLOCK
 from kbatch.server.process import ServeProcess

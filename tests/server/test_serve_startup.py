@@ -91,11 +91,11 @@ def _serve(state: Path) -> subprocess.CompletedProcess[str]:
 def test_a_state_that_cannot_be_loaded_stops_the_server_with_one_line(tmp_path: Path) -> None:
     state = tmp_path / "state"
     state.mkdir()
-    (state / "snapshot.kbatch").write_bytes(b"not a snapshot")
+    (state / "state.kbatch").write_bytes(b"not a snapshot")
     out = _serve(state)
     assert out.returncode == 1 and "Traceback" not in out.stderr
-    assert out.stderr.strip().splitlines()[-1].endswith("is not a kbatch snapshot")
-    assert (state / "snapshot.kbatch").read_bytes() == b"not a snapshot"  # left as it was
+    assert out.stderr.strip().splitlines()[-1].endswith("is not a kbatch control-plane image")
+    assert (state / "state.kbatch").read_bytes() == b"not a snapshot"  # left as it was
     assert not (state / "server").exists()
 
 
@@ -112,4 +112,4 @@ def test_a_signal_while_serving_saves_the_loaded_state(tmp_path: Path, clock: st
     server = ServeProcess(tmp_path / "state", "--clock", clock).start()
     assert server.stop() == 0, "".join(server.output)
     assert any("state saved" in line for line in server.output)
-    assert (tmp_path / "state" / "snapshot.kbatch").exists()
+    assert (tmp_path / "state" / "state.kbatch").exists()

@@ -23,37 +23,68 @@ KUBECONFIG = "kubeconfig"
 
 @snapshot_app.command("save")
 @command
-def snapshot_save(ctx: typer.Context, file: Path = typer.Argument(...,
-                                                                  help="Output file.")) -> None:
-    """Write the state (objects, clock) to FILE, atomically."""
-    from kbatch.cli.session import session
+def snapshot_save(ctx: typer.Context, file: Path = typer.Argument(..., help="Output file."),
+                  objects_only: bool = typer.Option(
+                      False, "--objects-only",
+                      help="Only the objects and the clock (a portable file that any kbatch version "
+                           "restores; its controllers start afresh).")) -> None:
+    """Write the whole control plane (objects, clock, and everything the runtime holds) to FILE,
+    atomically; restoring it continues exactly where it stopped."""
+    from kbatch.cli.session import StateDir
+    from kbatch.runtime.image import save_image
     from kbatch.server.facade import save_control_plane
 
     opts = global_options(ctx)
     if opts.server:
         raise UserError("snapshot save works on a local state directory; stop the server (it saves its "
                         "state on exit) or run without --server")
-    with session(opts) as backend:
-        save_control_plane(backend.control_plane, file)  # type: ignore[attr-defined]
+    with StateDir(opts.state).locked() as state:
+        cp, config = state.load(opts)
+        cp.run_until_idle()
+        if objects_only:
+            save_control_plane(cp, file)
+        else:
+            save_image(cp, file, config.to_dict())
+        state.save(cp, config)
     typer.echo(f"snapshot saved to {file}")
 
 
 @snapshot_app.command("restore")
 @command
-def snapshot_restore(ctx: typer.Context, file: Path = typer.Argument(...,
-                                                                     help="Snapshot file.")) -> None:
-    """Replace the state with the snapshot in FILE."""
+def snapshot_restore(ctx: typer.Context, file: Path = typer.Argument(..., help="Snapshot file.")) -> None:
+    """Replace the state with the snapshot in FILE (a whole control plane, or objects only)."""
+    import shutil
+
+    from kbatch.api.errors import StatusError
     from kbatch.cli.session import StateDir
-    from kbatch.server.facade import restore_control_plane, save_control_plane
+    from kbatch.cli.state import StateConfig
+    from kbatch.runtime.image import MAGIC, ImageError, load_image
+    from kbatch.server.facade import restore_control_plane
 
     opts = global_options(ctx)
     if opts.server:
         raise UserError("snapshot restore works on a local state directory; run without --server")
-    cp = restore_control_plane(file, controllers=opts.controllers)
+    try:
+        head = file.read_bytes()[:len(MAGIC)]
+    except OSError as err:
+        raise UserError(f"cannot read {file}: {err.strerror}") from None
     with StateDir(opts.state).locked() as state:
-        cp.run_until_idle()
-        state.trace.unlink(missing_ok=True)
-        save_control_plane(cp, state.snapshot)
+        state.reset()
+        if head == MAGIC:
+            try:
+                load_image(file)  # the same checks as a command's load: refuse what cannot continue
+            except ImageError as err:
+                raise UserError(str(err)) from None
+            shutil.copyfile(file, state.image)
+        else:
+            config = StateConfig().with_options(opts)
+            try:
+                cp = restore_control_plane(file, config=config)
+            except StatusError as err:
+                raise UserError(err.message) from None
+            cp.run_until_idle()
+            cp.trace.drain()
+            state.save(cp, config)
     typer.echo(f"state restored from {file}")
 
 
@@ -81,8 +112,14 @@ def trace(ctx: typer.Context, digest: bool = typer.Option(False, "--digest",
         with session(opts, save=False) as backend:
             lines = backend.action("trace", {})["lines"]
     else:
-        path = StateDir(opts.state).trace
-        lines = path.read_text().splitlines() if path.exists() else []
+        state = StateDir(opts.state)
+        if digest:  # the image's digest covers every line, rotated ones too
+            from kbatch.runtime.trace import chain
+
+            typer.echo(state.digest() or chain(()).hex())
+            return
+        lines = [line for path in (state.rotated_trace, state.trace) if path.exists()
+                 for line in path.read_text().splitlines()]
     if digest:
         from kbatch.runtime.trace import chain
 
@@ -140,21 +177,23 @@ def controllers(ctx: typer.Context) -> None:
 
 
 def _kueue_config_line(opts: Any) -> str:
-    """Which Kueue Configuration a command here runs with (``--kueue-config``, kept by the state)."""
-    from kbatch.cli.session import StateDir
+    """Which Kueue Configuration a command here runs with: ``--kueue-config`` when given, else the one
+    the state directory's control plane was built with (recorded in its image)."""
+    from kbatch.cli.state import StateConfig, StateDir, read_kueue_config
     from kbatch.controllers.kueue.config import describe_config
+    from kbatch.runtime.image import ImageError, read_header
 
-    given = opts.kueue_config
-    source = given or (str(StateDir(opts.state).kueue_config_file)
-                       if StateDir(opts.state).kueue_config_file.exists() else None)
-    text = None
-    if source is not None:
+    if opts.kueue_config is not None:
+        text = read_kueue_config(opts.kueue_config)
+        return f"kueue configuration: {opts.kueue_config}; {describe_config(text)}"
+    text, image = None, StateDir(opts.state).image
+    if image.exists():
         try:
-            text = Path(source).read_text()
-        except OSError as err:
-            raise UserError(f"--kueue-config: cannot read {source}: {err.strerror}") from None
-    return f"kueue configuration: {source or 'the shipped default (controller_manager_config.yaml)'}; " \
-        f"{describe_config(text)}"
+            text = StateConfig.of(read_header(image).config).kueue_config
+        except ImageError as err:
+            raise UserError(str(err)) from None
+    source = f"as recorded in {image}" if text else "the shipped default (controller_manager_config.yaml)"
+    return f"kueue configuration: {source}; {describe_config(text)}"
 
 
 @command
@@ -213,10 +252,10 @@ def serve(ctx: typer.Context,
         state = held.enter_context(StateDir(opts.state).locked())
         held.callback(state.server_file.unlink, missing_ok=True)
         _announce(state, url[0], token, clock, kubeconfig_path)
-        cp = _load_for_serve(state, opts.controllers, clock, state.kueue_config(opts.kueue_config))
+        cp, config = state.load(opts, clock)
         backend = ControlPlaneBackend(cp)
         backend.settle()
-        loaded.append((state, cp))
+        loaded.append((state, cp, config))
         return KbatchApp(backend, token=token), (cp.run if clock == "real" else None)
 
     with held:
@@ -226,10 +265,9 @@ def serve(ctx: typer.Context,
             raise UserError(f"cannot listen on {address}:{port}: {err.strerror or err}") from None
         finally:
             if loaded:  # a state that could not be loaded (or taken) is left as it is
-                from kbatch.server.facade import save_control_plane
-
-                state, cp = loaded[0]
-                save_control_plane(cp, state.snapshot)
+                state, cp, config = loaded[0]
+                backend_settle(cp)
+                state.save(cp, config)
                 typer.echo(f"state saved to {state.path}")
 
 
@@ -310,14 +348,12 @@ def _announce(state: Any, url: str, token: str | None, clock: str, extra: Path |
     sys.stdout.flush()
 
 
-def _load_for_serve(state: Any, controllers: str | None, clock: str,
-                    kueue_config: str | None = None) -> object:
-    from kbatch.server.facade import new_control_plane, restore_control_plane
+def backend_settle(cp: Any) -> None:
+    """Settle a virtual-clock control plane before it is saved (a real clock's loop has stopped)."""
+    from kbatch.runtime.clock import VirtualClock
 
-    if state.snapshot.exists():
-        return restore_control_plane(state.snapshot, controllers=controllers, clock=clock,
-                                     kueue_config=kueue_config)
-    return new_control_plane(controllers=controllers, clock=clock, kueue_config=kueue_config)
+    if isinstance(cp.clock, VirtualClock):
+        cp.run_until_idle()
 
 
 @command

@@ -51,12 +51,24 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
               label: list[str] | None = typer.Option(None, "--label", help="key=value (repeatable)."),
               taint: list[str] | None = typer.Option(None, "--taint", help="key=value:Effect (repeatable)."),
               prefix: str = typer.Option("node", "--prefix",
-                                         help="Node names are PREFIX-0, PREFIX-1, …")) -> None:
-    """Add Ready simulated nodes."""
+                                         help="Node names are PREFIX-0, PREFIX-1, …"),
+              gpu_driver: str | None = typer.Option(
+                  None, "--gpu-driver", help="Publish the --gpu GPUs as DRA devices of this driver (one "
+                  "ResourceSlice per node) instead of the nvidia.com/gpu extended resource."),
+              gpu_model: str = typer.Option("A100", "--gpu-model", help="DRA devices' model attribute."),
+              gpu_memory: str = typer.Option("80Gi", "--gpu-memory", help="DRA devices' memory capacity."),
+              gpu_partitions: int = typer.Option(0, "--gpu-partitions",
+                                                 help="Also offer each DRA GPU as N partitions sharing its "
+                                                      "counters (partitionable devices).")) -> None:
+    """Add Ready simulated nodes (optionally with a simulated DRA driver publishing their GPUs)."""
     if count < 1:
         raise UserError("--count must be at least 1")
-    out = _act(ctx, "nodes-add", {"count": count, "cpu": cpu, "memory": memory, "gpu": gpu, "pods": pods,
-                                  "labels": _pairs(label, "label"), "taints": taint or [], "prefix": prefix})
+    args = {"count": count, "cpu": cpu, "memory": memory, "gpu": gpu, "pods": pods,
+            "labels": _pairs(label, "label"), "taints": taint or [], "prefix": prefix}
+    if gpu_driver:
+        args["dra"] = {"driver": gpu_driver, "count": gpu or 8, "model": gpu_model, "memory": gpu_memory,
+                       "partitions": gpu_partitions}
+    out = _act(ctx, "nodes-add", args)
     for name in out.get("nodes", []):
         typer.echo(f"node/{name} created")
 

@@ -9,7 +9,6 @@ upstream's ``updateCronJob``); Job events enqueue the CronJob that controls the 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from typing import Any
 
 from kbatch.api.base import format_time
@@ -142,23 +141,24 @@ def _t(value):  # RFC 3339, as the API writes metav1.Time
     return format_time(value) if value is not None else None
 
 
-def _owner_of(ctx: ControllerContext) -> Callable[[Any], list[Request]]:
+class _OwningCronJob:
     """Upstream ``addJob``/``updateJob``/``deleteJob`` through ``resolveControllerRef``: a Job
     event queues the CronJob its controller reference names only when a CronJob of that name
     exists and has the reference's uid (a Job of a deleted-and-recreated CronJob queues nothing)."""
 
-    def owner(obj) -> list[Request]:
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+
+    def __call__(self, obj: Any) -> list[Request]:
         ref = obj.metadata.controller_ref()
         if ref is None or ref.kind != "CronJob":
             return []
         namespace = obj.metadata.namespace or ""
         try:
-            cj = ctx.cache.get(CronJob, ref.name, namespace)
+            cj = self.cache.get(CronJob, ref.name, namespace)
         except NotFound:
             return []
         return [Request(namespace, ref.name)] if cj.metadata.uid == ref.uid else []
-
-    return owner
 
 
 class _CronJobHandler:
@@ -206,6 +206,6 @@ def _request(obj: CronJob) -> Request:
 def setup(ctx: ControllerContext) -> Controller:
     reconciler = CronJobReconciler(ctx)
     controller = (ctx.build().describe("creates Jobs on a cron schedule (batch/v1 CronJob)")
-                  .watches(Job, _owner_of(ctx)).complete(reconciler))
+                  .watches(Job, _OwningCronJob(ctx.cache)).complete(reconciler))
     ctx.cache.informer_for(CronJob).add_event_handler(_CronJobHandler(ctx, controller))
     return controller

@@ -45,8 +45,8 @@ def setup(ctx: ControllerContext) -> DisruptionController:
     """Catalog factory for ``disruption``."""
     from kbatch.api.core_v1 import Pod
     from kbatch.api.policy_v1 import PodDisruptionBudget
+    from kbatch.runtime.mappers import itself
     from kbatch.runtime.predicate import predicate_func
-    from kbatch.runtime.reconcile import Request
 
     registry = ctx.registry
     controller = DisruptionController(ctx, registry)
@@ -56,14 +56,13 @@ def setup(ctx: ControllerContext) -> DisruptionController:
         .watches(Pod, controller.pdbs_for_pod)
         .complete(controller))
     stale = StalePodDisruption(ctx)
-
-    def has_disruption_target(pod: Any) -> bool:
-        return any(c.type == "DisruptionTarget" and c.status == "True"
-                   for c in (pod.status.conditions if pod.status else None) or ())
-
     (ctx.build(f"{ctx.name}-stale-pods")
         .describe("resets stale DisruptionTarget pod conditions")
-        .watches(Pod, lambda p: [Request(p.metadata.namespace or "", p.metadata.name or "")],
-                 predicate_func(has_disruption_target))
+        .watches(Pod, itself, predicate_func(_has_disruption_target))
         .complete(stale))
     return controller
+
+
+def _has_disruption_target(pod: Any) -> bool:
+    return any(c.type == "DisruptionTarget" and c.status == "True"
+               for c in (pod.status.conditions if pod.status else None) or ())

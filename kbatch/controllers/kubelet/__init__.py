@@ -74,19 +74,13 @@ def setup(ctx: ControllerContext) -> Kubelet:
     (housekeeping timers)."""
     from kbatch.api.core_v1 import Node, Pod
     from kbatch.controllers.kubelet.heartbeat import NodeRunChanged
-    from kbatch.runtime.cache import BY_NODE_NAME
-    from kbatch.runtime.reconcile import Request
+    from kbatch.runtime.mappers import PodsOnNode
 
     kubelet = Kubelet(ctx)
-
-    def pods_on(node: Any) -> list[Request]:
-        pods = ctx.cache.list(Pod, index=(BY_NODE_NAME, node.metadata.name))
-        return [Request(p.metadata.namespace or "", p.metadata.name or "") for p in pods]
-
     (ctx.build()
         .describe("runs bound pods on simulated nodes (KWOK-style)")
         .for_(Pod, KubeletPredicate(kubelet))
-        .watches(Node, pods_on, NodeRunChanged())
+        .watches(Node, PodsOnNode(ctx.cache), NodeRunChanged())
         .complete(kubelet))
     if ctx.options.get("node_lease", True):
         (ctx.build(f"{ctx.name}-node-lease")

@@ -31,6 +31,7 @@ from typing import Any
 
 from kbatch.api.base import format_time, parse_time
 from kbatch.api.errors import NotFound
+from kbatch.controllers.dra.kubelet import unprepared_reason
 from kbatch.controllers.kubelet.behaviour import make_planner, probe_specs
 from kbatch.controllers.kubelet.engine import (
     APP,
@@ -57,7 +58,9 @@ from kbatch.sim.command import DEFAULT_DURATION
 from kbatch.sim.faults import FAULT_ANNOTATION, PROBE_FAULT_ANNOTATION
 from kbatch.sim.stages import StageRule, load_stages
 
-__all__ = ["Kubelet", "new_pod_run"]
+__all__ = ["PREPARE_RETRY", "Kubelet", "new_pod_run"]
+
+PREPARE_RETRY = 1.0  # seconds before a pod whose DRA claims are not ready is checked again
 
 _TERMINAL = ("Succeeded", "Failed")
 
@@ -95,6 +98,7 @@ class Kubelet:
         self._planners: dict[str, Any] = {}
         self._fmt_cache: dict[float, str] = {}
         self.echoes: dict[str, str] = {}  # uid -> resourceVersion produced by our last status write
+        self._unprepared: dict[str, str] = {}  # uid -> why its DRA claims are not prepared (last event)
 
     # -- helpers ---------------------------------------------------------------------------------
     def is_echo(self, pod: Any) -> bool:
@@ -134,6 +138,7 @@ class Kubelet:
             del self.runs[key]
         self._faults_seen.pop(uid, None)
         self._planners.pop(uid, None)
+        self._unprepared.pop(uid, None)
 
     # -- the reconcile ---------------------------------------------------------------------------
     def reconcile(self, request: Any) -> Any:
@@ -157,6 +162,8 @@ class Kubelet:
             return None
         now = self.ctx.clock.now()
         if run is None:
+            if pod.spec.resource_claims and (reason := unprepared_reason(self.ctx.cache, pod)):
+                return self._not_prepared(pod, reason)  # DRA: claims must be allocated and reserved
             run = self.runs[key] = new_pod_run(pod, now, self.start_delay)
         self._inputs(pod, run, now)
         wake = next_wake(run)
@@ -173,6 +180,15 @@ class Kubelet:
             self._finish_deletion(pod)
             return None
         return Result(requeue_after=max(wake - now, 1e-6)) if wake is not None else None
+
+    def _not_prepared(self, pod: Any, reason: str) -> Result:
+        """Upstream: ``FailedPrepareDynamicResources`` and a retry (once per pod here)."""
+        uid = pod.metadata.uid or ""
+        if self._unprepared.get(uid) != reason:
+            self._unprepared[uid] = reason
+            self.ctx.recorder.event(pod, "Warning", "FailedPrepareDynamicResources",
+                                    f"Failed to prepare dynamic resources: {reason}")
+        return Result(requeue_after=PREPARE_RETRY)
 
     def _forget_by_name(self, namespace: str, name: str) -> None:
         run = self.runs.get((namespace, name))

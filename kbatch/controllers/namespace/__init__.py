@@ -8,6 +8,7 @@ finalizers move the deletion on without polling. The work is :class:`.deleter.Na
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from kbatch.api.registry import Registry
@@ -25,11 +26,15 @@ __all__ = ["CONDITION_TYPES", "ContentTotals", "NamespaceController", "Namespace
 _EVENT_KINDS = ("Event",)  # not watched: the deleter removes them at once, nothing waits on them
 
 
+def _now(clock: Any) -> Any:
+    """Now at metav1.Time precision (whole seconds)."""
+    return clock.now_datetime().replace(microsecond=0)
+
+
 class NamespaceController:
     def __init__(self, ctx: ControllerContext, registry: Registry) -> None:
         lifecycle = ctx.server.namespaces if ctx.server is not None else None
-        self.deleter = NamespaceDeleter(ctx.client, registry, lifecycle,
-                                        lambda: ctx.clock.now_datetime().replace(microsecond=0))
+        self.deleter = NamespaceDeleter(ctx.client, registry, lifecycle, functools.partial(_now, ctx.clock))
         self.terminating: set[str] = set()
 
     def for_content(self, obj: Any) -> list[Any]:

@@ -38,38 +38,34 @@ def setup(ctx: ControllerContext) -> NodeLifecycle:
     ``node_monitor_grace_period`` (50 s), ``node_eviction_rate`` (0.1 nodes/s),
     ``secondary_node_eviction_rate`` (0.01), ``unhealthy_zone_threshold`` (0.55),
     ``large_cluster_size_threshold`` (50)."""
-    from kbatch.api.coordination_v1 import NODE_LEASE_NAMESPACE, Lease
+    from kbatch.api.coordination_v1 import Lease
     from kbatch.api.core_v1 import Node
-    from kbatch.runtime.reconcile import Request
-
-    def node_of(lease: Any) -> list[Request]:
-        return [Request("", lease.metadata.name)] if lease.metadata.namespace == NODE_LEASE_NAMESPACE else []
 
     reconciler = NodeLifecycle(ctx)
     reconciler.controller = (ctx.build().describe("marks silent nodes NotReady; taints nodes by condition")
-                             .for_(Node).watches(Lease, node_of).periodic().complete(reconciler))
+                             .for_(Node).watches(Lease, _node_of_lease).periodic().complete(reconciler))
     return reconciler
+
+
+def _node_of_lease(lease: Any) -> list[Any]:
+    """A node Lease (``kube-node-lease``) event → its node's request."""
+    from kbatch.api.coordination_v1 import NODE_LEASE_NAMESPACE
+    from kbatch.runtime.reconcile import Request
+
+    return [Request("", lease.metadata.name)] if lease.metadata.namespace == NODE_LEASE_NAMESPACE else []
 
 
 def setup_taint_eviction(ctx: ControllerContext) -> TaintEviction:
     """Catalog factory for ``taint-eviction-controller``: pods enqueue themselves; a node's taint
     change enqueues the pods bound to it."""
     from kbatch.api.core_v1 import Node, Pod
-    from kbatch.runtime.cache import BY_NODE_NAME
+    from kbatch.runtime.mappers import PodsOnNode, bound_to_a_node
     from kbatch.runtime.predicate import predicate_func
-    from kbatch.runtime.reconcile import Request
 
     reconciler = TaintEviction(ctx)
-
-    def pods_on(node: Any) -> list[Request]:
-        if not any(t.effect == "NoExecute" for t in node.spec.taints or ()):
-            return []
-        pods = ctx.cache.list(Pod, index=(BY_NODE_NAME, node.metadata.name))
-        return [Request(p.metadata.namespace or "", p.metadata.name or "") for p in pods]
-
     (ctx.build()
         .describe("evicts pods that do not tolerate NoExecute taints")
-        .for_(Pod, predicate_func(lambda pod: bool(pod.spec.node_name)))
-        .watches(Node, pods_on)
+        .for_(Pod, predicate_func(bound_to_a_node))
+        .watches(Node, PodsOnNode(ctx.cache, no_execute_only=True))
         .complete(reconciler))
     return reconciler

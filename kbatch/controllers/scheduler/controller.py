@@ -85,6 +85,7 @@ __all__ = ["CYCLE_REQUEST", "Scheduler", "WaitingPod"]
 CYCLE_REQUEST = Request("", "scheduler/cycle")  # the one request the scheduler's queue ever holds
 
 GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
+SCHEDULING_GATES = "SchedulingGates"  # the plugin whose holds are reported as SchedulingGated
 _TERMINAL = ("Succeeded", "Failed")
 
 
@@ -144,7 +145,15 @@ class Scheduler:
 
     def _handle(self) -> Handle:
         ctx = self.ctx
-        return Handle(cache=ctx.cache, client=ctx.client, clock=ctx.clock, features=ctx.features)
+        return Handle(cache=ctx.cache, client=ctx.client, clock=ctx.clock, features=ctx.features, rng=ctx.rng,
+                      on_event=self.cluster_event)
+
+    def cluster_event(self, event: ClusterEvent, old: Any, new: Any,
+                      pre_check: Callable[[PodInfo], bool] | None = None) -> None:
+        """A cluster event a plugin's informer handler saw (e.g. a ResourceClaim update): move the
+        unschedulable (and gated) pods it may help, per their rejecting plugins' hints;
+        ``pre_check`` narrows the candidates (upstream ``PreEnqueueCheck``)."""
+        self._event_moves(((event, old, new),), pre_check)
 
     def enqueue(self) -> None:
         """Ask for a scheduling cycle (the one request the controller's queue ever holds)."""
@@ -394,7 +403,22 @@ class Scheduler:
             plugin = sorted(self.waiting[key].pending)[0]
             self.reject(key, plugin, f"rejected due to timeout after waiting at permit ({plugin})")
 
+    def _pre_bind(self, state: CycleState, pod: PodInfo, node: str, now: float) -> bool:
+        """PreBind plugins in order; a failure unreserves the pod and files it as unschedulable
+        (upstream ``bindingCycle``: ``RunPreBindPlugins`` then ``handleBindingCycleError``)."""
+        for plugin in self.profiles[pod.scheduler_name].pre_bind:
+            status = plugin.pre_bind(state, pod, node)
+            if status is not None and not status.ok:
+                self._unreserve(state, pod, node)
+                self.queue.unschedulable(pod, now, (status.plugin,) if status.plugin else ())
+                self._clear_nomination(pod)
+                self._write_unschedulable(pod, status.message or "rejected")
+                return False
+        return True
+
     def _bind(self, state: CycleState, pod: PodInfo, node: str, now: float) -> None:
+        if self.profiles[pod.scheduler_name].pre_bind and not self._pre_bind(state, pod, node, now):
+            return
         try:
             for plugin in self.profiles[pod.scheduler_name].bind:
                 status = plugin.bind(state, pod, node)
@@ -461,7 +485,9 @@ class Scheduler:
             self._event(pod, "Warning", "FailedScheduling", message)
 
     def _mark_gated(self) -> None:
-        for entry in self.queue.gated():
+        """``SchedulingGated`` for pods held by their scheduling gates (not for other PreEnqueue
+        plugins' holds, e.g. DynamicResources waiting for a claim)."""
+        for entry in self.queue.gated(SCHEDULING_GATES):
             self._write_condition(entry.pod, SCHEDULING_GATED, GATED_MESSAGE)
 
     def _write_condition(self, pod: PodInfo, reason: str, message: str) -> None:
@@ -525,6 +551,7 @@ def _relevant_change(old: PodInfo, new: PodInfo) -> bool:
     """Whether an update of a pending pod may change the scheduling answer (so it is retried)."""
     return (old.signature() != new.signature() or old.scheduling_gates != new.scheduling_gates
             or old.labels != new.labels or old.priority != new.priority
+            or old.claim_statuses != new.claim_statuses
             or old.affinity != new.affinity or old.anti_affinity != new.anti_affinity)
 
 

@@ -211,6 +211,10 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
         terminating=meta.deletion_timestamp is not None,
         nominated_node=(status.nominated_node_name if status else None) or "",
         generation=meta.generation,
+        resource_claims=tuple((c.name, c.resource_claim_name or "", c.resource_claim_template_name or "")
+                              for c in spec.resource_claims) if spec.resource_claims else (),
+        claim_statuses=tuple((c.name, c.resource_claim_name or "") for c in status.resource_claim_statuses)
+        if status is not None and status.resource_claim_statuses else (),
     )
 
 

@@ -284,8 +284,9 @@ def _scaled_down(old: Mapping[str, int], new: Mapping[str, int]) -> bool:
 
 def pod_update_events(old: PodInfo, new: PodInfo) -> list[ClusterEvent]:
     """Upstream ``PodSchedulingPropertiesChange``: label change, request scale-down, scheduling
-    gates all removed, toleration added (tolerations can only be added, so their count tells), or,
-    when none of those, a generic Update; the resource is AssignedPod when ``new`` is bound."""
+    gates all removed, toleration added (tolerations can only be added, so their count tells),
+    generated ResourceClaims recorded, or, when none of those, a generic Update; the resource is
+    AssignedPod when ``new`` is bound."""
     resource = ASSIGNED_POD if new.node_name else UNSCHEDULED_POD
     events: list[ClusterEvent] = []
     if old.labels != new.labels:
@@ -296,4 +297,6 @@ def pod_update_events(old: PodInfo, new: PodInfo) -> list[ClusterEvent]:
         events.append(ClusterEvent(resource, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED))
     if len(old.tolerations) != len(new.tolerations):
         events.append(ClusterEvent(resource, ActionType.UPDATE_POD_TOLERATION))
+    if old.claim_statuses != new.claim_statuses:  # upstream: status.resourceClaimStatuses changed
+        events.append(ClusterEvent(resource, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM))
     return events or [ClusterEvent(resource, ActionType.UPDATE)]

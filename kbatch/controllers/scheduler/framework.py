@@ -1,7 +1,7 @@
 """The scheduling framework's seams: statuses, cycle state, plugin protocols and a profile.
 
 Extension points as in kube-scheduler (``pkg/scheduler/framework/interface.go``): PreEnqueue,
-QueueSort, PreFilter, Filter, PostFilter, Score (+ NormalizeScore), Reserve, Permit and Bind.
+QueueSort, PreFilter, Filter, PostFilter, Score (+ NormalizeScore), Reserve, Permit, PreBind and Bind.
 Each plugin is a small object with a ``name`` implementing one or more of the protocols below;
 the :class:`Profile` lists them per extension point, in the order they run.
 
@@ -39,6 +39,7 @@ __all__ = [
     "PermitPlugin",
     "PostFilterPlugin",
     "PostFilterResult",
+    "PreBindPlugin",
     "PreEnqueuePlugin",
     "PreFilterExtensions",
     "PreFilterPlugin",
@@ -214,6 +215,16 @@ class PermitPlugin(Protocol):
 
 
 @runtime_checkable
+class PreBindPlugin(Protocol):
+    """Upstream ``PreBindPlugin``: runs after Permit, before binding; a failure unreserves the pod
+    (DynamicResources writes claim allocations here)."""
+
+    name: str
+
+    def pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
 class BindPlugin(Protocol):
     name: str
 
@@ -234,6 +245,7 @@ class Profile:
     score: list[ScorePlugin] = field(default_factory=list)
     reserve: list[ReservePlugin] = field(default_factory=list)
     permit: list[PermitPlugin] = field(default_factory=list)
+    pre_bind: list[PreBindPlugin] = field(default_factory=list)
     bind: list[BindPlugin] = field(default_factory=list)
     percentage_of_nodes_to_score: int | None = None  # None: upstream's adaptive default
     plugins: dict[str, Any] = field(default_factory=dict)  # every plugin of the profile, by name

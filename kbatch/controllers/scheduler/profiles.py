@@ -41,6 +41,7 @@ from kbatch.controllers.scheduler.framework import (
     FilterPlugin,
     PermitPlugin,
     PostFilterPlugin,
+    PreBindPlugin,
     PreEnqueuePlugin,
     PreFilterPlugin,
     PreScorePlugin,
@@ -54,15 +55,16 @@ __all__ = ["Handle", "PluginFactory", "Registry", "build_profiles", "event_handl
 
 PluginFactory = Callable[[Mapping[str, Any], "Handle"], Any]
 
-# extension point -> the protocol a plugin implements to run there (preBind/postBind: none modelled)
+# extension point -> the protocol a plugin implements to run there (postBind: none modelled)
 _PROTOCOLS: dict[str, Any] = {
     "preEnqueue": PreEnqueuePlugin, "queueSort": QueueSortPlugin, "preFilter": PreFilterPlugin,
     "filter": FilterPlugin, "postFilter": PostFilterPlugin, "preScore": PreScorePlugin,
-    "score": ScorePlugin, "reserve": ReservePlugin, "permit": PermitPlugin, "bind": BindPlugin,
+    "score": ScorePlugin, "reserve": ReservePlugin, "permit": PermitPlugin, "preBind": PreBindPlugin,
+    "bind": BindPlugin,
 }
 _METHODS = {"preEnqueue": "pre_enqueue", "queueSort": "sort_key", "preFilter": "pre_filter",
             "filter": "filter", "postFilter": "post_filter", "preScore": "pre_score", "score": "score",
-            "reserve": "reserve", "permit": "permit", "bind": "bind"}
+            "reserve": "reserve", "permit": "permit", "preBind": "pre_bind", "bind": "bind"}
 
 
 def implements(plugin: Any, point: str) -> bool:
@@ -81,6 +83,11 @@ class Handle:
     clock: Any = None
     features: FeatureGates = field(default_factory=FeatureGates)
     profile: Profile | None = None
+    rng: Any = None  # the scheduler's seeded random source (None without a control plane)
+    # on_event(event, old, new[, pre_check]): a plugin's informer handler reports a cluster event
+    # (upstream: the scheduler's informers for the resources plugins register), moving the pods it
+    # may help; pre_check(pod) narrows the candidates (upstream PreEnqueueCheck)
+    on_event: Callable[..., None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +196,7 @@ def _build_one(registry: Registry, config: ProfileConfig, percentage: int | None
         scheduler_name=config.scheduler_name, queue_sort=sorts[0] if sorts else None,
         pre_enqueue=at("preEnqueue"), pre_filter=at("preFilter"), filter=at("filter"),
         post_filter=at("postFilter"), pre_score=at("preScore"), score=at("score"), reserve=at("reserve"),
-        permit=at("permit"), bind=at("bind"), percentage_of_nodes_to_score=percentage,
+        permit=at("permit"), pre_bind=at("preBind"), bind=at("bind"), percentage_of_nodes_to_score=percentage,
         plugins=dict(plugins))
     handle.profile = profile
     return profile

@@ -43,7 +43,7 @@ from kbatch.controllers.scheduler.framework import PreEnqueuePlugin, Status
 from kbatch.controllers.scheduler.inflight import InFlightEvents, Recorded
 from kbatch.controllers.scheduler.types import PodInfo
 
-__all__ = ["FLUSH_PERIOD", "MAX_UNSCHEDULABLE_SECONDS", "QueuedPod", "SchedulingQueue"]
+__all__ = ["FLUSH_PERIOD", "MAX_UNSCHEDULABLE_SECONDS", "PodKeys", "QueuedPod", "SchedulingQueue"]
 
 INITIAL_BACKOFF = 1.0
 MAX_BACKOFF = 10.0
@@ -51,6 +51,17 @@ MAX_UNSCHEDULABLE_SECONDS = 300.0
 FLUSH_PERIOD = 30.0
 
 ACTIVE, BACKOFF, UNSCHEDULABLE, GATED = "active", "backoff", "unschedulable", "gated"
+
+
+@dataclass(frozen=True, slots=True)
+class PodKeys:
+    """A pre-check naming its pods (``namespace/name``): :meth:`SchedulingQueue.move` looks them up
+    instead of asking every waiting or gated pod (same answer, without the scan)."""
+
+    keys: frozenset[str]
+
+    def __call__(self, pod: PodInfo) -> bool:
+        return pod.key in self.keys
 
 
 @dataclass(slots=True)
@@ -157,8 +168,10 @@ class SchedulingQueue:
     def entry(self, key: str) -> QueuedPod | None:
         return self._pods.get(key)
 
-    def gated(self) -> list[QueuedPod]:
-        return sorted(self._gated.values(), key=lambda e: e.pod.key)
+    def gated(self, plugin: str | None = None) -> list[QueuedPod]:
+        """The gated pods by key; only those ``plugin`` gates when given."""
+        found = self._gated.values() if plugin is None else self._gated_by.get(plugin, {}).values()
+        return sorted(found, key=lambda e: e.pod.key)
 
     # -- scheduling ----------------------------------------------------------------------------
     def pop(self, now: float) -> PodInfo | None:
@@ -251,8 +264,10 @@ class SchedulingQueue:
         if not (self._waiting or self._gated) or not hints.interested(event):
             return 0
         plugins = hints.plugins_for(event)
-        moved = self._ungated_by(event, old, new, now, hints, plugins)
-        for entry in self._candidates(plugins):
+        moved = self._ungated_by(event, old, new, now, hints, plugins, pre_check)
+        candidates = ([e for k in sorted(pre_check.keys) if (e := self._waiting.get(k)) is not None]
+                      if isinstance(pre_check, PodKeys) else self._candidates(plugins))
+        for entry in candidates:
             if pre_check is not None and not pre_check(entry.pod):
                 continue
             strategy = requeue_strategy(entry.pod, entry.rejectors, entry.pending, event, old, new,
@@ -267,11 +282,17 @@ class SchedulingQueue:
         return moved
 
     def _ungated_by(self, event: ClusterEvent, old: Any, new: Any, now: float,
-                    hints: HintMap | ProfileHints, plugins: Sequence[str]) -> int:
+                    hints: HintMap | ProfileHints, plugins: Sequence[str],
+                    pre_check: Callable[[PodInfo], bool] | None = None) -> int:
         """Gated pods whose gating plugin's hint accepts ``event`` run PreEnqueue again (upstream:
         gated pods wait in the unschedulable pool with ``GatingPluginEvents``); returns how many
         left the gate."""
-        found = [e for name in plugins if name in self._gated_by for e in self._gated_by[name].values()]
+        if isinstance(pre_check, PodKeys):  # the named pods only: no scan of every gated pod
+            found = [e for k in sorted(pre_check.keys) if (e := self._gated.get(k)) is not None
+                     and e.gating in plugins]
+        else:
+            found = [e for name in plugins if name in self._gated_by for e in self._gated_by[name].values()
+                     if pre_check is None or pre_check(e.pod)]
         moved = 0
         for entry in found:
             matching = hints.matching(event, entry.pod)

@@ -220,6 +220,11 @@ class PodInfo:
     terminating: bool = False
     nominated_node: str = ""
     generation: int | None = None  # metadata.generation of the converted pod (spec changes bump it)
+    # spec.resourceClaims as (name, resourceClaimName, resourceClaimTemplateName) and the claims
+    # generated for the template ones (status.resourceClaimStatuses, (name, resourceClaimName)):
+    # DRA; the first is part of the signature, the second is not (generated names differ per pod)
+    resource_claims: tuple[tuple[str, str, str], ...] = ()
+    claim_statuses: tuple[tuple[str, str], ...] = ()
     # signature() computed once: the fields it reads are never reassigned after conversion
     _signature: object = field(default=..., init=False, repr=False)
 
@@ -251,6 +256,7 @@ class PodInfo:
             self.host_ports,
             self.preferred_affinity,
             self.preferred_anti_affinity,
+            self.resource_claims,
         )
 
 

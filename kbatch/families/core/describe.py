@@ -14,6 +14,12 @@ def describe_pod(pod: Obj) -> list[tuple[str, str]]:
            ("Status", status.get("phase", "")), ("IP", status.get("podIP") or "")]
     if status.get("reason"):
         out.append(("Reason", status["reason"]))
+    generated = {c.get("name"): c.get("resourceClaimName") for c in status.get("resourceClaimStatuses") or ()}
+    for i, claim in enumerate(spec.get("resourceClaims") or ()):  # DRA: each claim and where it comes from
+        source = (f"ResourceClaim {claim['resourceClaimName']}" if claim.get("resourceClaimName") else
+                  f"template {claim.get('resourceClaimTemplateName')} -> "
+                  f"{generated.get(claim.get('name')) or '<not created yet>'}")
+        out.append(("Resource Claims" if i == 0 else "", f"{claim.get('name')}: {source}"))
     for st in status.get("containerStatuses") or ():
         state = st.get("state") or {}
         which = next(iter(state), "waiting")

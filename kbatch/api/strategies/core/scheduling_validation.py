@@ -32,6 +32,7 @@ __all__ = [
     "TAINT_EFFECTS",
     "tolerations_known_valid",
     "validate_affinity",
+    "validate_node_selector",
     "validate_taint_effect",
     "validate_taints",
     "validate_tolerations",
@@ -175,6 +176,9 @@ def _validate_node_selector(selector: NodeSelector, path: str) -> list[FieldErro
     for i, term in enumerate(selector.node_selector_terms):
         errs += _validate_term(term, index(terms_path, i))
     return errs
+
+
+validate_node_selector = _validate_node_selector  # public: ResourceSlice validation reuses it
 
 
 def _weight_errors(weight: int, path: str) -> list[FieldError]:

@@ -1,0 +1,201 @@
+"""DRA device selectors: compile a CEL expression once, evaluate it against devices.
+
+Upstream: ``k8s.io/dynamic-resource-allocation/cel/compile.go``. The environment declares one
+variable, ``device``, with ``driver`` (string), ``allowMultipleAllocations`` (bool), ``attributes``
+(domain → id → int | bool | string | ``kubernetes.Semver``) and ``capacity`` (domain → id →
+``kubernetes.Quantity``); an attribute or capacity name without a domain belongs to the device's
+driver. The Kubernetes libraries of :mod:`.library` and the runtime's strings, math and optional
+extensions are loaded.
+
+* :func:`compile_selector` type-checks an expression: errors read ``compilation failed: ERROR:
+  <input>:1:1: undeclared reference to 'x' (in container '')`` plus the caret lines, as cel-go's; the
+  result must be ``bool`` (or dynamic: an attribute value), else "must evaluate to bool or the
+  unknown type, not int". Compiled selectors are cached by expression (upstream ``cel.Cache``).
+* :meth:`Selector.matches` evaluates one device; a runtime error (a missing map key, a bad
+  conversion) raises :class:`SelectorRuntimeError`, with upstream's hint for missing keys
+  (``EnhanceRuntimeError``). Upstream's evaluation is a pure function of the device, so kbatch
+  memoises results per (expression, device content).
+
+Differences: ``device`` is declared as a map of dynamic values (the runtime cannot declare an object
+type with map-of-map fields), so a typo such as ``device.atributes`` is a runtime error, not a
+compile error; messages of the C++ runtime differ slightly from cel-go's (``Key not found in map``
+for ``no such key``; member overloads print as ``'(kubernetes.Quantity, int)'``); the estimated
+cost limit is approximated by :mod:`.cost`.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kbatch.api.cel.cost import estimate_cost
+from kbatch.api.cel.library import function_declarations
+from kbatch.api.cel.values import make_quantity, make_semver
+
+__all__ = [
+    "CompileError",
+    "DeviceInput",
+    "Selector",
+    "SelectorRuntimeError",
+    "compile_selector",
+    "split_qualified_name",
+]
+
+_NO_SUCH_KEY_HINT = (
+    ". consider using CEL optional chaining (.? followed by orValue()) or guarding the "
+    "check with has() for optional fields"
+)
+
+
+class CompileError(ValueError):
+    """A selector that does not compile: ``detail`` is upstream's ``cel.Error.Detail``."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class SelectorRuntimeError(RuntimeError):
+    """Evaluating a selector failed (upstream: the CEL runtime error, allocation stops)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceInput:
+    """What a selector sees of a device (upstream ``cel.Device``). ``attributes``/``capacity`` map
+    qualified names to attribute values / quantities (kbatch models)."""
+
+    driver: str
+    attributes: Mapping[str, Any]
+    capacity: Mapping[str, Any]
+    allow_multiple_allocations: bool = False
+
+
+def split_qualified_name(name: str, driver: str) -> tuple[str, str]:
+    """``domain/id`` -> (domain, id); a bare ``id`` belongs to ``driver`` (upstream
+    ``parseQualifiedName``)."""
+    domain, sep, ident = name.partition("/")
+    return (domain, ident) if sep else (driver, name)
+
+
+_lock = threading.Lock()
+
+
+@functools.cache
+def _environment() -> tuple[Any, Any]:
+    from cel_expr_python import cel
+    from cel_expr_python.ext import ext_math, ext_optional, ext_strings
+
+    from kbatch.api.cel.values import pool
+
+    env = cel.NewEnv(
+        pool(),
+        variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)},
+        extensions=[ext_strings.ExtStrings(), ext_math.ExtMath(), ext_optional.ExtOptional()],
+        functions=function_declarations(cel),
+    )
+    return cel, env
+
+
+def _clean(message: str) -> str:
+    """The checker's issues without the runtime's status code decorations."""
+    for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: "):
+        if message.startswith(prefix):
+            message = message[len(prefix) :]
+    for suffix in (" [INVALID_ARGUMENT]", " [UNKNOWN]"):
+        if message.endswith(suffix):
+            message = message[: -len(suffix)]
+    return message
+
+
+@functools.lru_cache(maxsize=1024)
+def compile_selector(expression: str) -> Selector:
+    """The compiled selector (cached); :class:`CompileError` when it does not compile."""
+    cel, env = _environment()
+    with _lock:
+        try:
+            compiled = env.compile(expression)
+        except RuntimeError as err:
+            raise CompileError("compilation failed: " + _clean(str(err))) from None
+    out = compiled.return_type()
+    if out not in (cel.Type.BOOL, cel.Type.DYN):
+        raise CompileError(f"must evaluate to bool or the unknown type, not {_type_name(out)}")
+    return Selector(expression, compiled, estimate_cost(expression))
+
+
+def _type_name(t: Any) -> str:
+    name = t.name()
+    return {
+        "bool": "bool",
+        "int": "int",
+        "uint": "uint",
+        "double": "double",
+        "string": "string",
+        "bytes": "bytes",
+        "null_type": "null_type",
+    }.get(name.lower(), name.lower() if name.isupper() else name)
+
+
+def _attribute_value(attribute: Any) -> Any:
+    if attribute.version is not None:
+        return make_semver(attribute.version)
+    value = attribute.value()
+    if value is None:
+        raise SelectorRuntimeError("unsupported attribute value")
+    return value
+
+
+def _variables(device: DeviceInput) -> dict[str, Any]:
+    attributes: dict[str, dict[str, Any]] = {}
+    for name in sorted(device.attributes):
+        domain, ident = split_qualified_name(name, device.driver)
+        attributes.setdefault(domain, {})[ident] = _attribute_value(device.attributes[name])
+    capacity: dict[str, dict[str, Any]] = {}
+    for name in sorted(device.capacity):
+        domain, ident = split_qualified_name(name, device.driver)
+        capacity.setdefault(domain, {})[ident] = make_quantity(device.capacity[name].as_fraction())
+    return {
+        "device": {
+            "driver": device.driver,
+            "allowMultipleAllocations": device.allow_multiple_allocations,
+            "attributes": attributes,
+            "capacity": capacity,
+        }
+    }
+
+
+class Selector:
+    """A compiled device selector. ``max_cost`` is its estimated worst-case cost."""
+
+    __slots__ = ("_compiled", "expression", "max_cost")
+
+    def __init__(self, expression: str, compiled: Any, max_cost: int) -> None:
+        self.expression, self._compiled, self.max_cost = expression, compiled, max_cost
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickles by expression (a control plane is pickled)
+        return (compile_selector, (self.expression,))
+
+    def matches(self, device: DeviceInput) -> bool:
+        cel, _ = _environment()
+        with _lock:
+            result = self._compiled.eval(data=_variables(device))
+        kind = result.type()
+        value = result.value()
+        if kind == cel.Type.ERROR:
+            raise SelectorRuntimeError(_runtime_message(str(value)))
+        if kind != cel.Type.BOOL:
+            raise SelectorRuntimeError(
+                f"CEL result of type {_type_name(kind)} could not be converted to bool"
+            )
+        return bool(value)
+
+
+def _runtime_message(message: str) -> str:
+    message = _clean(message)
+    for prefix in ("NOT_FOUND: Key not found in map : ", "NOT_FOUND: "):
+        if message.startswith(prefix):
+            key = message[len(prefix) :].strip().strip('"')
+            return f"no such key: {key}{_NO_SUCH_KEY_HINT}"
+    return message.split(": ", 1)[1] if message.split(": ", 1)[0].isupper() and ": " in message else message

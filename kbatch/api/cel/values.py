@@ -1,0 +1,102 @@
+"""Kubernetes' CEL value types as CEL message types: ``kubernetes.Quantity`` and ``kubernetes.Semver``.
+
+The CEL runtime (cel-expr-python, the CEL team's C++ runtime) passes only protobuf messages, not
+opaque Python objects, through custom functions, so the two Kubernetes types are small messages of a
+private descriptor pool. Their type names are upstream's (``k8s.io/apiserver/pkg/cel``
+``QuantityType`` / ``SemverType``), so type-check errors read the same. A message holds one field,
+the value's canonical text: equal values have equal messages, which is upstream's equality
+(``Quantity.Equal`` compares values; ``Semver.Equal`` ignores build metadata).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from fractions import Fraction
+from typing import Any
+
+__all__ = [
+    "SEMVER_RE",
+    "make_quantity",
+    "make_semver",
+    "message_classes",
+    "parse_semver",
+    "pool",
+    "quantity_of",
+    "semver_of",
+]
+
+# semver.org 2.0.0 (blang/semver's strict Parse; the same grammar ResourceSlice validation uses)
+_NUM = r"(0|[1-9]\d*)"
+_PRE = r"(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
+_BUILD = r"[0-9a-zA-Z-]+"
+SEMVER_RE = re.compile(rf"^{_NUM}\.{_NUM}\.{_NUM}(-{_PRE}(\.{_PRE})*)?(\+{_BUILD}(\.{_BUILD})*)?$")
+
+
+@functools.cache
+def pool() -> Any:
+    """The descriptor pool holding ``kubernetes.Quantity`` and ``kubernetes.Semver``."""
+    from google.protobuf import descriptor_pb2, descriptor_pool
+
+    proto = descriptor_pb2.FileDescriptorProto(
+        name="kbatch/kubernetes_cel.proto", package="kubernetes", syntax="proto3"
+    )
+    for name in ("Quantity", "Semver"):
+        message = proto.message_type.add(name=name)
+        message.field.add(
+            name="value",
+            number=1,
+            type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+            label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
+        )
+    built = descriptor_pool.DescriptorPool()
+    built.Add(proto)
+    return built
+
+
+@functools.cache
+def message_classes() -> tuple[Any, Any]:
+    from google.protobuf import message_factory
+
+    found = pool().FindMessageTypeByName
+    return (
+        message_factory.GetMessageClass(found("kubernetes.Quantity")),
+        message_factory.GetMessageClass(found("kubernetes.Semver")),
+    )
+
+
+def make_quantity(value: Fraction) -> Any:
+    """A ``kubernetes.Quantity`` message for an exact value."""
+    return message_classes()[0](value=str(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _fraction(text: str) -> Fraction:
+    return Fraction(text)
+
+
+def quantity_of(message: Any) -> Fraction:
+    return _fraction(message.value)
+
+
+def parse_semver(text: str) -> tuple[int, int, int, tuple[Any, ...]] | None:
+    """(major, minor, patch, prerelease identifiers) of a strict semver, or None."""
+    match = SEMVER_RE.match(text)
+    if match is None:
+        return None
+    core, _, _ = text.partition("+")
+    _, dash, pre = core.partition("-")
+    ids = tuple(int(p) if p.isdigit() else p for p in pre.split(".")) if dash else ()
+    return int(match.group(1)), int(match.group(2)), int(match.group(3)), ids
+
+
+def make_semver(text: str) -> Any:
+    """A ``kubernetes.Semver`` message; build metadata dropped (it takes no part in comparisons)."""
+    return message_classes()[1](value=text.partition("+")[0])
+
+
+@functools.lru_cache(maxsize=4096)
+def semver_of(text: str) -> tuple[int, int, int, tuple[Any, ...]]:
+    parsed = parse_semver(text)
+    assert parsed is not None, text
+    return parsed

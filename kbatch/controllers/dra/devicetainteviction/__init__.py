@@ -1,0 +1,25 @@
+"""The ``device-taint-eviction`` controller: :mod:`.sync` decides, :mod:`.controller` evicts."""
+
+from __future__ import annotations
+
+from kbatch.api.core_v1 import Pod
+from kbatch.api.resource_v1 import DeviceTaintRule, ResourceClaim, ResourceSlice
+from kbatch.controllers.dra.devicetainteviction.controller import REASON, DeviceTaintEviction
+from kbatch.controllers.dra.devicetainteviction.sync import eviction_time
+from kbatch.runtime.context import ControllerContext
+
+__all__ = ["REASON", "DeviceTaintEviction", "eviction_time", "setup"]
+
+
+def setup(ctx: ControllerContext) -> DeviceTaintEviction:
+    controller = DeviceTaintEviction(ctx)
+    (
+        ctx.build()
+        .describe("evicts pods whose allocated devices have NoExecute taints")
+        .watches(Pod, controller.pod_request)
+        .watches(ResourceClaim, controller.claim_pods)
+        .watches(ResourceSlice, controller.all_pods)
+        .watches(DeviceTaintRule, controller.all_pods)
+        .complete(controller)
+    )
+    return controller

@@ -1,0 +1,418 @@
+"""The DynamicResources scheduler plugin (upstream ``pkg/scheduler/framework/plugins/dynamicresources``,
+Kubernetes 1.37), on kbatch's framework.
+
+* **PreEnqueue**: every claim of the pod exists (a template's claim is named in
+  ``status.resourceClaimStatuses``), is not being deleted and, when generated, is owned by the pod;
+  otherwise the pod waits, gated, until a ResourceClaim or pod event.
+* **PreFilter**: no claims: Skip. Allocated claims restrict the nodes to their allocation's node
+  selector (a single-node selector becomes the PreFilter result); a claim reserved for 256 consumers
+  cannot take one more; a claim another pod is allocating right now makes this pod wait.
+* **Filter**: allocated claims must be available on the node ("resourceclaim not available on the
+  node"); the unallocated ones are run through the structured allocator
+  (:mod:`kbatch.controllers.dra.structured`): no solution is "cannot allocate all claims"
+  (Unschedulable), a fatal allocator error is an error status.
+* **Reserve**: the node's allocation is assumed (in flight): later pods see the devices as taken.
+  **Unreserve** forgets it.
+* **PreBind**: each claim gets the ``resource.kubernetes.io/delete-protection`` finalizer, then its
+  status: the allocation (newly allocated claims) and the pod in ``reservedFor``.
+
+Queueing hints (``EventsToRegister``): a ResourceClaim added or updated queues the pod when it is one of
+the pod's claims or when it was deallocated; ResourceSlices, DeviceClasses and DeviceTaintRules added
+or updated, nodes added or relabelled, and the pod's generated claims recorded queue it too.
+
+Differences from upstream (docs/dra.md): binding conditions are written into the allocation but PreBind
+does not wait for them; PostFilter does not deallocate claims; the extended-resource mapping
+(DeviceClass ``extendedResourceName``) is not modelled.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from kbatch.api import edit
+from kbatch.api.errors import Conflict, NotFound
+from kbatch.api.resource_v1 import (
+    FINALIZER,
+    RESERVED_FOR_MAX_SIZE,
+    DeviceClass,
+    DeviceTaintRule,
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+    ResourceClaimStatus,
+    ResourceSlice,
+)
+from kbatch.controllers.dra.dynamicresources.world import World
+from kbatch.controllers.dra.selection import SelectorCache
+from kbatch.controllers.dra.structured import (
+    AllocationError,
+    Allocator,
+    Features,
+    NodeView,
+    gather_pools,
+    selector_matches,
+)
+from kbatch.controllers.dra.taints import device_taints
+from kbatch.controllers.scheduler.events import (
+    NODE,
+    UNSCHEDULED_POD,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    QueueingHint,
+)
+from kbatch.controllers.scheduler.framework import Code, CycleState, Status
+from kbatch.controllers.scheduler.queue import PodKeys
+from kbatch.families.dra import BINDING_CONDITIONS, CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
+
+__all__ = ["NAME", "DynamicResources", "new"]
+
+NAME = "DynamicResources"
+KEY = NAME  # cycle-state key
+CANNOT_ALLOCATE = "cannot allocate all claims"
+NOT_AVAILABLE = "resourceclaim not available on the node"
+CLAIM, SLICE, CLASS, RULE = "ResourceClaim", "ResourceSlice", "DeviceClass", "DeviceTaintRule"
+
+
+class _PodState:
+    """The pod's claims for one attempt (upstream ``stateData``)."""
+
+    __slots__ = ("allocated", "claims", "node_allocations", "pending")
+
+    def __init__(self, claims: list[Any]) -> None:
+        self.claims = claims
+        self.pending = [c for c in claims if not _allocated(c)]
+        self.allocated = [c for c in claims if _allocated(c)]
+        self.node_allocations: dict[str, list[Any]] = {}
+
+
+def _allocated(claim: Any) -> bool:
+    return claim.status is not None and claim.status.allocation is not None
+
+
+class DynamicResources:
+    name = NAME
+    node_static = False
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+        self.features = Features(
+            partitionable_devices=_gate(handle, PARTITIONABLE_DEVICES),
+            consumable_capacity=_gate(handle, CONSUMABLE_CAPACITY),
+            binding_conditions=_gate(handle, BINDING_CONDITIONS),
+        )
+        self.world = World()
+        self.selectors = SelectorCache()
+        self._seen_generation = -1
+        # claims some pod waits for (``namespace/name``): only their events, and events that free
+        # devices, can help a waiting pod, so only those are reported to the scheduler's queue (the
+        # hints would skip the others; this spares the queue a scan of every waiting pod per event)
+        self._awaited: dict[str, set[str]] = {}  # claim key -> keys of the pods waiting for it
+        self._pools: dict[str, tuple[int, tuple[tuple[str, str], ...], list[Any]]] = {}
+
+    # -- claims of a pod -------------------------------------------------------------------------
+    def _claims(self, pod: Any) -> tuple[list[Any], str]:
+        """The pod's claims, in ``spec.resourceClaims`` order, or the reason some is not usable."""
+        statuses = dict(pod.claim_statuses)
+        claims = []
+        for name, claim_name, template in pod.resource_claims:
+            if template:
+                claim_name = statuses.get(name, "")
+                if not claim_name:
+                    return [], f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'
+            claim = self.world.claim(pod.namespace, claim_name)
+            if claim is None:
+                self._await(f"{pod.namespace}/{claim_name}", pod)
+                return [], f'resourceclaim "{claim_name}" not found'
+            if claim.metadata.deletion_timestamp is not None:
+                self._await(f"{pod.namespace}/{claim_name}", pod)
+                return [], f'resourceclaim "{claim_name}" is being deleted'
+            if template and not _owned_by(claim, pod.uid):
+                return [], (
+                    f"ResourceClaim {pod.namespace}/{claim_name} was not created for Pod "
+                    f"{pod.namespace}/{pod.name} (Pod is not owner)"
+                )
+            claims.append(claim)
+        return claims, ""
+
+    def _await(self, claim_key: str, pod: Any) -> None:
+        self._awaited.setdefault(claim_key, set()).add(pod.key)
+
+    # -- PreEnqueue ------------------------------------------------------------------------------
+    def pre_enqueue(self, pod: Any) -> Status | None:
+        if not pod.resource_claims:
+            return None
+        _, reason = self._claims(pod)
+        return Status.unresolvable(NAME, reason) if reason else None
+
+    # -- PreFilter -------------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: Any, snapshot: Any) -> Status | None:
+        if not pod.resource_claims:
+            return Status(Code.SKIP, (), NAME)
+        if self.world.generation != self._seen_generation:
+            self._seen_generation = self.world.generation
+            snapshot.generation += 1  # devices may have been freed: cached failures no longer hold
+        claims, reason = self._claims(pod)
+        if reason:
+            return Status.unresolvable(NAME, reason)
+        data = _PodState(claims)
+        nodes: set[str] | None = None
+        for claim in data.allocated:
+            reserved = claim.status.reserved_for or ()
+            if len(reserved) >= RESERVED_FOR_MAX_SIZE and not any(r.uid == pod.uid for r in reserved):
+                return Status.unresolvable(
+                    NAME, f"resourceclaim {claim.metadata.name} reserved for too many consumers"
+                )
+            only = _single_node(claim.status.allocation.node_selector)
+            if only is not None:
+                nodes = {only} if nodes is None else nodes & {only}
+        for claim in data.pending:
+            if f"{claim.metadata.namespace}/{claim.metadata.name}" in self.world.in_flight:
+                self._await(f"{claim.metadata.namespace}/{claim.metadata.name}", pod)
+                return Status.unschedulable(
+                    NAME,
+                    f"resource claim {claim.metadata.namespace}/"
+                    f"{claim.metadata.name} is in the process of being allocated",
+                )
+        if nodes is not None:
+            state["node_names"] = nodes
+        state[KEY] = data
+        return None
+
+    # -- Filter ----------------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: Any, node: Any) -> Status | None:
+        data: _PodState | None = state.get(KEY)
+        if data is None:
+            return None
+        view = NodeView(node.name, node.shape.labels)
+        for claim in data.allocated:
+            selector = claim.status.allocation.node_selector
+            if selector is not None and not selector_matches(selector, view):
+                return Status.unresolvable(NAME, NOT_AVAILABLE)
+        if not data.pending:
+            return None
+        allocator = Allocator(
+            data.pending,
+            view,
+            self._node_pools(view),
+            self.world.allocated,
+            self.world.classes.get,
+            self.features,
+            self.selectors,
+            self._taints,
+            self._share_id,
+        )
+        try:
+            results = allocator.allocate()
+        except AllocationError as err:
+            return Status(Code.ERROR, (str(err),), NAME)
+        if results is None:
+            return Status.unschedulable(NAME, CANNOT_ALLOCATE)
+        data.node_allocations[node.name] = results
+        return None
+
+    def _node_pools(self, node: NodeView) -> list[Any]:
+        labels = tuple(sorted(node.labels.items()))
+        cached = self._pools.get(node.name)
+        if cached is not None and cached[0] == self.world.slice_generation and cached[1] == labels:
+            return cached[2]
+        pools = gather_pools(self.world.slices_for(node.name), node, self.features, self.world.pool_slices)
+        self._pools[node.name] = (self.world.slice_generation, labels, pools)
+        return pools
+
+    def _taints(self, candidate: Any) -> list[Any]:
+        if not self.world.rules:
+            return list(candidate.device.taints or ())
+        return device_taints(candidate.device, candidate.pool.driver, candidate.pool.name, self.world.rules)
+
+    def _share_id(self) -> str:
+        rng = self.handle.rng
+        bits = rng.getrandbits(128) if rng is not None else 0
+        return str(uuid.UUID(int=bits, version=4))
+
+    # -- Reserve / Unreserve ---------------------------------------------------------------------
+    def reserve(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
+        data: _PodState | None = state.get(KEY)
+        if data is None or not data.pending:
+            return None
+        results = data.node_allocations.get(node_name)
+        if results is None:  # Filter did not run for this node in this attempt
+            return Status(Code.ERROR, (f"claims were not allocated for node {node_name}",), NAME)
+        for claim, allocation in zip(data.pending, results, strict=True):
+            self.world.assume(claim, allocation)
+        return None
+
+    def unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
+        data: _PodState | None = state.get(KEY)
+        if data is None:
+            return
+        for claim in data.pending:
+            self.world.forget(claim)
+
+    # -- PreBind ---------------------------------------------------------------------------------
+    def pre_bind(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
+        data: _PodState | None = state.get(KEY)
+        if data is None:
+            return None
+        allocations = dict(
+            zip((id(c) for c in data.pending), data.node_allocations.get(node_name, ()), strict=False)
+        )
+        client = self.handle.client
+        for claim in data.claims:
+            try:
+                self._write(client, claim, allocations.get(id(claim)), pod)
+            except (NotFound, Conflict) as err:
+                return Status(Code.ERROR, (f"binding claim {claim.metadata.name}: {err}",), NAME)
+        return None
+
+    def _write(self, client: Any, claim: Any, allocation: Any, pod: Any) -> None:
+        meta = claim.metadata
+        current = client.get(ResourceClaim, meta.name, meta.namespace)
+        if current.metadata.uid != meta.uid:
+            raise NotFound(f'resourceclaims.resource.k8s.io "{meta.name}" not found')
+        if allocation is not None and FINALIZER not in (current.metadata.finalizers or ()):
+            current = edit(current)
+            current.metadata.finalizers = [*(current.metadata.finalizers or ()), FINALIZER]
+            current = client.update(current)
+        status = current.status
+        reserved = list(status.reserved_for or ()) if status is not None else []
+        if allocation is None and any(r.uid == pod.uid for r in reserved):
+            return
+        current = edit(current)
+        if current.status is None:
+            current.status = ResourceClaimStatus()
+        if allocation is not None:
+            current.status.allocation = allocation
+        if not any(r.uid == pod.uid for r in reserved):
+            reserved.append(ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid))
+        current.status.reserved_for = reserved
+        stored = client.update_status(current)
+        self.world.set_claim(stored)
+
+    # -- events ----------------------------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        update = ActionType.ADD | ActionType.UPDATE
+        return [
+            ClusterEventWithHint(ClusterEvent(CLAIM, update), self._claim_hint),
+            ClusterEventWithHint(ClusterEvent(SLICE, update)),
+            ClusterEventWithHint(ClusterEvent(CLASS, update)),
+            ClusterEventWithHint(ClusterEvent(RULE, ActionType.ALL)),
+            ClusterEventWithHint(
+                ClusterEvent(
+                    NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+                )
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(UNSCHEDULED_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
+            ),
+        ]
+
+    def _claim_hint(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+        """Upstream ``isSchedulableAfterClaimChange``: the pod's own claim changed, or another claim
+        was deallocated (its devices are free again)."""
+        if new is not None and new.metadata.namespace == pod.namespace:
+            names = {c for _, c, _ in pod.resource_claims if c} | {c for _, c in pod.claim_statuses}
+            if new.metadata.name in names:
+                return QueueingHint.QUEUE
+        if old is not None and _allocated(old) and (new is None or not _allocated(new)):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+    def _may_help(self, old: Any, new: Any) -> tuple[bool, Any]:
+        """Whether a claim event can make some waiting pod schedulable, and which pods: any, when
+        devices were freed (deallocated, or deleted while allocated); else those waiting for it."""
+        claim = new if new is not None else old
+        waiting = self._awaited.pop(f"{claim.metadata.namespace}/{claim.metadata.name}", None)
+        if old is not None and _allocated(old) and (new is None or not _allocated(new)):
+            return True, None
+        return waiting is not None, PodKeys(frozenset(waiting)) if waiting else None
+
+    def event_handlers(self) -> Mapping[type, Any]:
+        return {
+            ResourceClaim: _Handler(self, CLAIM),
+            ResourceSlice: _Handler(self, SLICE),
+            DeviceClass: _Handler(self, CLASS),
+            DeviceTaintRule: _Handler(self, RULE),
+        }
+
+    def observe(self, kind: str, old: Any, new: Any) -> None:
+        """An informer event: update the world, then tell the scheduler."""
+        world = self.world
+        if kind == CLAIM:
+            if new is None:
+                world.remove_claim(old)
+            else:
+                old, new = world.set_claim(new)
+            helps, pre_check = self._may_help(old, new)
+            if not helps:
+                return
+            notify = self.handle.on_event
+            if notify is not None:
+                action = (
+                    ActionType.ADD if old is None else ActionType.DELETE if new is None else ActionType.UPDATE
+                )
+                notify(ClusterEvent(kind, action), old, new, pre_check)
+            return
+        elif kind == SLICE:
+            world.set_slice(new) if new is not None else world.remove_slice(old)
+        elif kind == CLASS:
+            world.set_class(new) if new is not None else world.remove_class(old)
+        else:
+            world.set_rule(new) if new is not None else world.remove_rule(old)
+        notify = self.handle.on_event
+        if notify is not None:
+            action = (
+                ActionType.ADD if old is None else ActionType.DELETE if new is None else ActionType.UPDATE
+            )
+            notify(ClusterEvent(kind, action), old, new)
+
+
+class _Handler:
+    """Informer handler feeding :meth:`DynamicResources.observe` (picklable: no closures)."""
+
+    __slots__ = ("kind", "plugin")
+
+    def __init__(self, plugin: DynamicResources, kind: str) -> None:
+        self.plugin, self.kind = plugin, kind
+
+    def on_add(self, obj: Any) -> None:
+        self.plugin.observe(self.kind, None, obj)
+
+    def on_update(self, old: Any, new: Any) -> None:
+        self.plugin.observe(self.kind, old, new)
+
+    def on_delete(self, obj: Any) -> None:
+        self.plugin.observe(self.kind, obj, None)
+
+
+def _gate(handle: Any, name: str) -> bool:
+    """The gate's value; its 1.37 default (on) for a handle built without the DRA family's gates."""
+    try:
+        return bool(handle.features.enabled(name))
+    except KeyError:
+        return True
+
+
+def _owned_by(claim: Any, uid: str) -> bool:
+    return any(ref.controller and ref.uid == uid for ref in claim.metadata.owner_references or ())
+
+
+def _single_node(selector: Any) -> str | None:
+    """The node of a selector that is exactly ``metadata.name In [node]`` (the allocator's pin)."""
+    if selector is None or len(selector.node_selector_terms or ()) != 1:
+        return None
+    term = selector.node_selector_terms[0]
+    fields = term.match_fields or ()
+    if term.match_expressions or len(fields) != 1:
+        return None
+    req = fields[0]
+    if req.key == "metadata.name" and req.operator == "In" and len(req.values or ()) == 1:
+        return req.values[0]
+    return None
+
+
+def new(args: Mapping[str, Any], handle: Any) -> DynamicResources:
+    """Plugin factory (no arguments are modelled: upstream's ``DynamicResourcesArgs`` has only the
+    filter timeout and binding timeout)."""
+    return DynamicResources(handle)

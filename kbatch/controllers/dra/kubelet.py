@@ -1,0 +1,42 @@
+"""The kubelet's side of DRA: a pod's containers start only when every claim it uses is allocated and
+reserved for it (upstream kubelet ``pkg/kubelet/cm/dra/manager.go`` ``PrepareResources``: a claim
+that is not reserved for the pod fails preparation, the kubelet reports ``FailedPrepareDynamicResources``
+and retries). kbatch's simulated drivers need no preparation beyond that check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbatch.api.errors import NotFound
+
+__all__ = ["unprepared_reason"]
+
+
+def unprepared_reason(cache: Any, pod: Any) -> str:
+    """Why ``pod``'s claims cannot be prepared yet ("" when they can, or it has none)."""
+    claims = pod.spec.resource_claims
+    if not claims:
+        return ""
+    from kbatch.api.resource_v1 import ResourceClaim
+
+    statuses = (
+        {s.name: s.resource_claim_name for s in (pod.status.resource_claim_statuses or ())}
+        if pod.status is not None
+        else {}
+    )
+    namespace, uid = pod.metadata.namespace, pod.metadata.uid
+    for entry in claims:
+        name = entry.resource_claim_name or statuses.get(entry.name)
+        if not name:
+            return f"pod claim {entry.name}: ResourceClaim not created yet"
+        try:
+            claim = cache.get(ResourceClaim, name, namespace)
+        except NotFound:
+            return (f"failed to fetch ResourceClaim {name} referenced by pod: "
+                    f'resourceclaims.resource.k8s.io "{name}" not found')
+        status = claim.status
+        if status is None or status.allocation is None:
+            return f"claim {namespace}/{name}: not allocated"
+        if not any(r.uid == uid for r in status.reserved_for or ()):
+            return f"claim {namespace}/{name} is not reserved for pod {namespace}/{pod.metadata.name}"
+    return ""

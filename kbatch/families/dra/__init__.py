@@ -1,0 +1,120 @@
+"""The DRA family: Dynamic Resource Allocation with structured parameters (resource.k8s.io/v1,
+KEP-4381, GA in Kubernetes 1.34), as of 1.37.
+
+Kinds: DeviceClass, ResourceSlice, DeviceTaintRule (cluster-scoped), ResourceClaim and
+ResourceClaimTemplate. Controllers: ``resourceclaim`` (kube-controller-manager's
+``resource-claim-controller``: claims from templates, reservedFor clean-up, deallocation) and
+``device-taint-eviction`` (evicts pods using devices with NoExecute taints). Scheduler plugin:
+``DynamicResources`` in the default ``multiPoint`` set (upstream ``default_plugins.go`` adds it after
+the volume plugins). Feature gates at their 1.37 stages and defaults (kubernetes/website
+feature-gate pages; /work/shared/reference/upstream-2026.md §5). docs/dra.md has the details.
+"""
+
+from __future__ import annotations
+
+from kbatch.api.features import FeatureSpec, Stage
+from kbatch.api.resource_v1 import (
+    DeviceClass,
+    DeviceTaintRule,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
+from kbatch.api.strategies.resource import (
+    DeviceClassStrategy,
+    DeviceTaintRuleStrategy,
+    ResourceClaimStrategy,
+    ResourceClaimTemplateStrategy,
+    ResourceSliceStrategy,
+)
+from kbatch.families.dra import describe, printers
+from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
+
+__all__ = [
+    "ADMIN_ACCESS",
+    "BINDING_CONDITIONS",
+    "CONSUMABLE_CAPACITY",
+    "DEVICE_TAINTS",
+    "DEVICE_TAINT_RULES",
+    "DRA",
+    "DYNAMIC_RESOURCE_ALLOCATION",
+    "EXTENDED_RESOURCE",
+    "PARTITIONABLE_DEVICES",
+    "PRIORITIZED_LIST",
+]
+
+_GATES = "kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/"
+
+DYNAMIC_RESOURCE_ALLOCATION = "DynamicResourceAllocation"
+PRIORITIZED_LIST = "DRAPrioritizedList"
+ADMIN_ACCESS = "DRAAdminAccess"
+DEVICE_TAINTS = "DRADeviceTaints"
+DEVICE_TAINT_RULES = "DRADeviceTaintRules"
+PARTITIONABLE_DEVICES = "DRAPartitionableDevices"
+CONSUMABLE_CAPACITY = "DRAConsumableCapacity"
+BINDING_CONDITIONS = "DRADeviceBindingConditions"
+EXTENDED_RESOURCE = "DRAExtendedResource"
+DEVICE_STATUS = "DRAResourceClaimDeviceStatus"
+
+
+def _gate(name: str, stage: Stage, locked: bool = False) -> FeatureSpec:
+    return FeatureSpec(name, True, stage, locked=locked, source=_GATES + name + ".md")
+
+
+DRA = Family(
+    name="dra",
+    description="resource.k8s.io/v1 Dynamic Resource Allocation: DeviceClass, ResourceSlice, ResourceClaim, "
+    "ResourceClaimTemplate, DeviceTaintRule; the resourceclaim controller, device taint "
+    "eviction and the DynamicResources scheduler plugin",
+    kinds=(
+        KindEntry(DeviceClass, DeviceClassStrategy(), printers.DEFAULT, describe.describe_device_class),
+        KindEntry(
+            ResourceSlice, ResourceSliceStrategy(), printers.RESOURCE_SLICE, describe.describe_resource_slice
+        ),
+        KindEntry(
+            ResourceClaim, ResourceClaimStrategy(), printers.RESOURCE_CLAIM, describe.describe_resource_claim
+        ),
+        KindEntry(ResourceClaimTemplate, ResourceClaimTemplateStrategy(), printers.DEFAULT),
+        KindEntry(DeviceTaintRule, DeviceTaintRuleStrategy(), printers.DEFAULT),
+    ),
+    admission=(
+        AdmissionPlugin(
+            "DynamicResourceAllocation",
+            "kbatch.controllers.dra.admission:install",
+            description="ResourceClaim adminAccess needs the namespace label "
+            "resource.kubernetes.io/admin-access=true; device taints get timeAdded",
+        ),
+    ),
+    controllers=(
+        ControllerSpec(
+            "resourceclaim",
+            "creates ResourceClaims from templates for pods, cleans up reservedFor, "
+            "deallocates unused claims",
+            "kbatch.controllers.dra.resourceclaim:setup",
+            aliases=("resource-claim-controller", "resourceclaim-controller"),
+            source="resource_claim",
+        ),
+        ControllerSpec(
+            "device-taint-eviction",
+            "evicts pods whose allocated devices have NoExecute taints",
+            "kbatch.controllers.dra.devicetainteviction:setup",
+            aliases=("device-taint-eviction-controller",),
+            source="device-taint-eviction-controller",
+        ),
+    ),
+    scheduler_plugins=(
+        SchedulerPlugin("DynamicResources", "kbatch.controllers.dra.dynamicresources:new", multi_point=True),
+    ),
+    feature_gates=(
+        _gate(DYNAMIC_RESOURCE_ALLOCATION, Stage.GA, locked=True),
+        _gate(PRIORITIZED_LIST, Stage.GA, locked=True),
+        _gate(ADMIN_ACCESS, Stage.GA, locked=True),
+        _gate(DEVICE_TAINTS, Stage.GA, locked=True),
+        _gate(DEVICE_TAINT_RULES, Stage.GA, locked=True),
+        _gate(EXTENDED_RESOURCE, Stage.GA, locked=True),
+        _gate(DEVICE_STATUS, Stage.GA, locked=True),
+        _gate(PARTITIONABLE_DEVICES, Stage.BETA),
+        _gate(CONSUMABLE_CAPACITY, Stage.BETA),
+        _gate(BINDING_CONDITIONS, Stage.BETA),
+    ),
+)

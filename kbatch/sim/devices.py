@@ -1,0 +1,113 @@
+"""Simulated DRA drivers: the ResourceSlices a node's driver publishes, from a device template.
+
+``NodeTemplate(devices=DeviceTemplate("gpu.example.com", count=8))`` makes :func:`kbatch.sim.nodes.
+create_nodes` publish, after each node, what a DRA kubelet plugin publishes (upstream
+``k8s.io/dynamic-resource-allocation/resourceslice`` controller): one pool named after the node,
+generation 1, owned by the Node (so the slices go with it), ``nodeName`` set:
+
+* ``count`` devices ``gpu-0`` … with attributes ``model`` (string), ``index`` (int),
+  ``driverVersion`` (version) and the capacity ``memory``;
+* with ``partitions`` > 0, each GPU also offers that many partitions ``gpu-<i>-part-<j>`` with
+  ``memory / partitions`` each, and every device (whole GPU or partition) consumes counters of the
+  GPU's counter set ``gpu-<i>-counters`` (``memory``), published in a second slice of the pool
+  (a slice holds either devices or shared counters): taking the whole GPU uses every partition's
+  share, taking partitions leaves the rest (KEP-4815, partitionable devices).
+
+Default nodes publish nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from kbatch.api.quantity import Quantity
+
+__all__ = ["DeviceTemplate", "slice_manifests"]
+
+DRIVER_VERSION = "1.0.0"
+
+
+@dataclass(frozen=True)
+class DeviceTemplate:
+    driver: str = "gpu.example.com"
+    count: int = 8
+    model: str = "A100"
+    memory: str = "80Gi"
+    partitions: int = 0
+    prefix: str = "gpu"
+
+    def device_name(self, index: int) -> str:
+        return f"{self.prefix}-{index}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")
+
+
+def _device(
+    template: DeviceTemplate, index: int, name: str, memory: Quantity, counters: bool
+) -> dict[str, Any]:
+    device: dict[str, Any] = {
+        "name": name,
+        "attributes": {
+            "model": {"string": template.model},
+            "index": {"int": index},
+            "driverVersion": {"version": DRIVER_VERSION},
+        },
+        "capacity": {"memory": {"value": str(memory)}},
+    }
+    if counters:
+        device["consumesCounters"] = [
+            {
+                "counterSet": f"{template.device_name(index)}-counters",
+                "counters": {"memory": {"value": str(memory)}},
+            }
+        ]
+    return device
+
+
+def slice_manifests(node: dict[str, Any], template: DeviceTemplate) -> list[dict[str, Any]]:
+    """The ResourceSlices the template's driver publishes for ``node`` (a created Node, wire form)."""
+    name, uid = node["metadata"]["name"], node["metadata"].get("uid")
+    memory = Quantity(template.memory)
+    partitioned = template.partitions > 0
+    devices = []
+    for i in range(template.count):
+        devices.append(_device(template, i, template.device_name(i), memory, partitioned))
+        for j in range(template.partitions):
+            share = Quantity.milli(memory.milli_value() // template.partitions)
+            devices.append(_device(template, i, f"{template.device_name(i)}-part-{j}", share, True))
+    pool = {"name": name, "generation": 1, "resourceSliceCount": 2 if partitioned else 1}
+    owner = (
+        [{"apiVersion": "v1", "kind": "Node", "name": name, "uid": uid, "controller": True}] if uid else None
+    )
+    base = f"{name}-{_slug(template.driver)}"
+    out = [
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": base, "ownerReferences": owner},
+            "spec": {"driver": template.driver, "pool": pool, "nodeName": name, "devices": devices},
+        }
+    ]
+    if partitioned:
+        counter_sets = [
+            {"name": f"{template.device_name(i)}-counters", "counters": {"memory": {"value": str(memory)}}}
+            for i in range(template.count)
+        ]
+        out.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": f"{base}-counters", "ownerReferences": owner},
+                "spec": {
+                    "driver": template.driver,
+                    "pool": pool,
+                    "nodeName": name,
+                    "sharedCounters": counter_sets,
+                },
+            }
+        )
+    return out

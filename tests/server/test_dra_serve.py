@@ -1,0 +1,88 @@
+"""DRA over ``kbatch serve``: the real kubectl and the official ``kubernetes`` Python client create,
+list, get and describe the resource.k8s.io/v1 kinds; a pod with a claim template runs on a node whose
+simulated driver publishes GPUs (nodes added with the ``nodes-add`` action's ``dra`` template)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+KUBECTL = shutil.which("kubectl")
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "dra" / "gpu-pod.yaml"
+
+
+def _kubectl(served: Any, *args: str) -> str:
+    out = subprocess.run([KUBECTL, *args], env=served.env(), capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def _add_gpu_nodes(served: Any) -> None:
+    body = {"count": 1, "gpu": 2, "prefix": "dra", "dra": {"driver": "gpu.example.com", "count": 2}}
+    reply = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/actions/nodes-add", json=body, timeout=30)
+    assert reply.status_code == 200, reply.text
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
+def test_kubectl_runs_a_pod_with_a_claim(served: Any) -> None:
+    _add_gpu_nodes(served)
+    assert "created" in _kubectl(served, "apply", "-f", str(EXAMPLE))
+    slices = _kubectl(served, "get", "resourceslices").splitlines()
+    assert slices[0].split() == ["NAME", "NODE", "DRIVER", "POOL", "AGE"]
+    assert any("gpu.example.com" in line for line in slices[1:])
+
+    def claims() -> list[dict]:
+        return json.loads(_kubectl(served, "get", "resourceclaims", "-o", "json"))["items"]
+
+    deadline = time.monotonic() + 30  # a real-clock server: poll its state through kubectl
+    while time.monotonic() < deadline and not any(
+        (c.get("status") or {}).get("reservedFor") for c in claims()
+    ):
+        time.sleep(0.2)
+    [claim] = claims()
+    assert claim["metadata"]["name"].startswith("trainer-gpu-")
+    table = _kubectl(served, "get", "resourceclaims").splitlines()
+    assert table[0].split() == ["NAME", "STATE", "AGE"] and "allocated,reserved" in table[1]
+    described = _kubectl(
+        served, "describe", "resourceclaim", claim["metadata"]["name"]
+    )  # kubectl's describer
+    assert "gpu.example.com" in described and "trainer" in described
+
+
+def test_python_client_reads_the_resource_api(served: Any) -> None:
+    kubernetes = pytest.importorskip("kubernetes", reason="the official Python client")
+    from kubernetes import client, config
+
+    api = client.ResourceV1Api(config.new_client_from_config(config_file=str(served.kubeconfig)))
+    api.create_device_class(
+        client.V1DeviceClass(
+            metadata=client.V1ObjectMeta(name="py-class"),
+            spec=client.V1DeviceClassSpec(
+                selectors=[
+                    client.V1DeviceSelector(
+                        cel=client.V1CELDeviceSelector(expression='device.driver == "x.example.com"')
+                    )
+                ]
+            ),
+        )
+    )
+    names = [c.metadata.name for c in api.list_device_class().items]
+    assert "py-class" in names
+    with pytest.raises(kubernetes.client.rest.ApiException) as err:
+        api.create_device_class(
+            client.V1DeviceClass(
+                metadata=client.V1ObjectMeta(name="py-bad"),
+                spec=client.V1DeviceClassSpec(
+                    selectors=[client.V1DeviceSelector(cel=client.V1CELDeviceSelector(expression="nope"))]
+                ),
+            )
+        )
+    assert err.value.status == 422 and "undeclared reference to 'nope'" in err.value.body
+    api.delete_device_class("py-class")
