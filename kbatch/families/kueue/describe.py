@@ -27,19 +27,6 @@ def _resources(values: dict[str, Any] | None) -> str:
     return ", ".join(f"{k}: {v}" for k, v in sorted((values or {}).items())) or "<none>"
 
 
-def _conditions(obj: Obj) -> Lines:
-    conds = at(obj, "status", "conditions") or []
-    if not conds:
-        return [("Conditions", "<none>")]
-    out: Lines = [("Conditions", "")]
-    for c in conds:
-        text = f"{c.get('type')}={c.get('status')} ({c.get('reason', '')})"
-        if c.get("message"):
-            text += f": {c['message']}"
-        out.append(("", text))
-    return out
-
-
 def _pending_reason(obj: Obj) -> str | None:
     """Why a workload without quota is waiting: its ``QuotaReserved=False`` message."""
     reserved = condition(obj, "QuotaReserved")
@@ -92,7 +79,7 @@ def describe_workload(obj: Obj) -> Lines:
         out.append(
             ("Requeue State", f"count {requeue.get('count', 0)}, at {requeue.get('requeueAt', '<none>')}")
         )
-    return out + _conditions(obj)
+    return out  # the conditions follow as kubectl's table (kbatch/cli/describe.py)
 
 
 def _usage_lines(title: str, usage: list[dict[str, Any]] | None) -> Lines:
@@ -147,7 +134,7 @@ def describe_cluster_queue(obj: Obj) -> Lines:
     ]
     out += _usage_lines("Flavors Reservation", status.get("flavorsReservation"))
     out += _usage_lines("Flavors Usage", status.get("flavorsUsage"))
-    return out + _conditions(obj)
+    return out  # the conditions follow as kubectl's table (kbatch/cli/describe.py)
 
 
 def describe_local_queue(obj: Obj) -> Lines:
@@ -160,7 +147,7 @@ def describe_local_queue(obj: Obj) -> Lines:
         ("Admitted Workloads", str(status.get("admittedWorkloads", 0))),
     ]
     out += _usage_lines("Flavors Usage", status.get("flavorsUsage"))
-    return out + _conditions(obj)
+    return out  # the conditions follow as kubectl's table (kbatch/cli/describe.py)
 
 
 def describe_cohort(obj: Obj) -> Lines:

@@ -9,6 +9,7 @@ kube-apiextensions-apiserver does, a CRD that declares columns gets ``Name`` plu
 from __future__ import annotations
 
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from kbatch.api.printing import AGE, NAME, Column, Obj, Printer, at, condition, creation_age, name_of
@@ -20,17 +21,14 @@ def _int(value: Any) -> Any:
     return value if isinstance(value, int) else ("" if value is None else value)
 
 
-def _cq_cells(cohort_field: str) -> Any:
-    def cells(obj: Obj, now: datetime) -> list[Any]:
-        return [
-            name_of(obj),
-            at(obj, "spec", cohort_field) or "",
-            at(obj, "spec", "queueingStrategy") or "",
-            _int(at(obj, "status", "pendingWorkloads")),
-            _int(at(obj, "status", "admittedWorkloads")),
-        ]
-
-    return cells
+def _cq_cells(cohort_field: str, obj: Obj, now: datetime) -> list[Any]:
+    return [
+        name_of(obj),
+        at(obj, "spec", cohort_field) or "",
+        at(obj, "spec", "queueingStrategy") or "",
+        _int(at(obj, "status", "pendingWorkloads")),
+        _int(at(obj, "status", "admittedWorkloads")),
+    ]
 
 
 _CQ_COLUMNS = (
@@ -46,8 +44,9 @@ _CQ_COLUMNS = (
     ),
 )
 
-CLUSTER_QUEUE = Printer(_CQ_COLUMNS, _cq_cells("cohortName"))
-CLUSTER_QUEUE_V1BETA1 = Printer(_CQ_COLUMNS, _cq_cells("cohort"))
+# partials of a module-level function, not closures: a control plane (and its printers) pickles
+CLUSTER_QUEUE = Printer(_CQ_COLUMNS, partial(_cq_cells, "cohortName"))
+CLUSTER_QUEUE_V1BETA1 = Printer(_CQ_COLUMNS, partial(_cq_cells, "cohort"))
 
 
 def _lq_cells(obj: Obj, now: datetime) -> list[Any]:

@@ -60,6 +60,14 @@ class CRDStrategy(DefaultStrategy):
         errs += validate(root_only, new) + validate_transitions(root_only, new, old)
         return errs
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A strategy is configuration, not state: a pickled control plane refers to it by its kind
+        (the schemas hold predicates that pickle does not)."""
+        for model, strategy in KUEUE_STRATEGIES.items():
+            if strategy is self:
+                return strategy_for, (model,)
+        raise TypeError("only the registered Kueue strategies pickle")
+
     def spec_changed(self, new: Resource, old: Resource) -> bool:
         """CRDs bump the generation on any change outside metadata (and outside status when the kind
         has a status subresource)."""
