@@ -3,6 +3,8 @@ and the loaded copy continues exactly as the original does: same outcome, same t
 
 from __future__ import annotations
 
+import pytest
+
 from kbatch.api.batch_v1 import Job
 from kbatch.runtime.image import load_image, save_image
 
@@ -10,8 +12,14 @@ from .helpers import World
 from .test_jobs import _world, job
 
 
-def _mid_run() -> World:
-    w = _world(nominal="2", preemption={"withinClusterQueue": "LowerPriority"})
+FAIR = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+        "fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]},
+        "waitForPodsReady": {"timeout": "5m", "blockAdmission": True,
+                             "requeuingStrategy": {"backoffBaseSeconds": 10}}}
+
+
+def _mid_run(**kwargs) -> World:
+    w = _world(nominal="2", preemption={"withinClusterQueue": "LowerPriority"}, **kwargs)
     w.apply({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "WorkloadPriorityClass",
              "metadata": {"name": "urgent"}, "value": 1000})
     w.apply(job("low", seconds=40))
@@ -21,8 +29,9 @@ def _mid_run() -> World:
     return w
 
 
-def test_a_saved_kueue_control_plane_continues_as_the_original(tmp_path) -> None:
-    original = _mid_run()
+@pytest.mark.parametrize("config", [None, FAIR], ids=["shipped", "fair-sharing+waitForPodsReady"])
+def test_a_saved_kueue_control_plane_continues_as_the_original(tmp_path, config) -> None:
+    original = _mid_run(**({"kueue_config": config} if config else {}))
     save_image(original.cp, tmp_path / "state.kbatch", {})
     loaded, _ = load_image(tmp_path / "state.kbatch")
     for cp in (original.cp, loaded):

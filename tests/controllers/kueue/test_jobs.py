@@ -38,10 +38,10 @@ def job(name: str, queue: str | None = "lq", parallelism: int = 2, cpu: str = "1
                      "template": {"spec": {"restartPolicy": "Never", "containers": [container]}}}}
 
 
-def _world(nominal: str = "4", **spec) -> World:
+def _world(nominal: str = "4", kueue_config: dict | None = None, **spec) -> World:
     return World(node("n-a", "a"), node("n-b", "b"), flavor("fa", labels={"pool": "a"}),
                  cluster_queue("cq", (["cpu"], [("fa", [quota("cpu", nominal)])]), **spec),
-                 local_queue("lq", "cq"), controllers="*")
+                 local_queue("lq", "cq"), controllers="*", kueue_config=kueue_config)
 
 
 def _workload_of(w: World, name: str) -> Workload:
