@@ -348,7 +348,8 @@ def run(name: str, scale: float, trace: bool, floor: bool = False) -> dict[str, 
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     for cq, (t, usage) in recorder.cq_last.items():  # close every queue's usage integral
         recorder.cq_used[cq] = recorder.cq_used.get(cq, 0.0) + usage * (recorder.last - t)
-    elapsed = (recorder.last - (recorder.first or recorder.last)) or 1.0
+    first = recorder.first if recorder.first is not None else recorder.last  # the clock may start at 0.0
+    elapsed = (recorder.last - first) or 1.0
     nominal = len(recorder.cq_last) * 20_000
     usage_pct = sum(recorder.cq_used.values()) * 100 / (nominal * elapsed)
     per_class: dict[str, list[float]] = {}

@@ -43,6 +43,10 @@ FAMILIES: tuple[Family, ...] = (
            "kubernetes/kubernetes pkg/apis/resource/validation, pkg/controller/resourceclaim, "
            "pkg/scheduler/framework/plugins/dynamicresources, k8s.io/dynamic-resource-allocation/structured; "
            "KEP-4381", kinds=("Pod", "ResourceClaim", "ResourceClaimTemplate")),
+    Family("kueue", "kueue.x-k8s.io Kueue: Jobs admitted through LocalQueue/ClusterQueue quota, waiting, "
+                    "preemption, borrowing in a cohort, webhook refusals", "conformance.kueue",
+           "kubernetes-sigs/kueue v0.19.2 pkg/controller/jobframework, pkg/scheduler, pkg/cache, "
+           "pkg/webhooks", kinds=("Job", "Workload", "LocalQueue", "Pod")),
 )
 
 
