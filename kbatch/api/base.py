@@ -152,8 +152,10 @@ class KubeModel(BaseModel):
         """Pickled as (class, field values, fields set): a saved control plane holds millions of
         models (docs/cli.md). A shared fields set stays shared (it is read only; assignments copy it),
         a private one stays private."""
-        return (_unpickle, (type(self), self.__dict__, _fields_set_of(self), self.__pydantic_extra__,
-                            self.__pydantic_private__))
+        extra, private = self.__pydantic_extra__, self.__pydantic_private__
+        if extra is None and private is None:
+            return (_unpickle, (type(self), self.__dict__, _fields_set_of(self)))
+        return (_unpickle, (type(self), self.__dict__, _fields_set_of(self), extra, private))
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
         return self.__reduce__()

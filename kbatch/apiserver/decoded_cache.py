@@ -51,7 +51,7 @@ __all__ = ["DecodedCache", "Entry", "valid"]
 # (mod_revision, stored bytes, labels, field label -> value)
 Entry = tuple[int, bytes, "dict[str, str] | None", "dict[str, str]"]
 # (mod_revision, stored bytes, the decoded object with resourceVersion = mod_revision)
-Held = tuple[int, bytes, Resource]
+Held = tuple[int, "bytes | None", Resource]  # None: loaded from an image, relinked on first use
 
 
 def valid(entry: tuple[int, bytes, object, object] | tuple[int, bytes, object] | None, kv: KeyValue) -> bool:
@@ -97,7 +97,20 @@ class DecodedCache:
     def held(self, kv: KeyValue) -> Resource | None:
         """The shared object decoded from exactly ``kv``, if one is held (read only)."""
         hit = self._objects.get(kv.key)
-        return hit[2] if valid(hit, kv) else None  # type: ignore[index]
+        if valid(hit, kv):
+            return hit[2]  # type: ignore[index]
+        if hit is not None and hit[1] is None and hit[0] == kv.mod_revision:
+            self._objects[kv.key] = (hit[0], kv.value, hit[2])  # loaded with its store (__setstate__)
+            return hit[2]
+        return None
+
+    # --- pickling (a saved control plane, docs/cli.md) -----------------------------------------------
+    def __getstate__(self) -> dict[str, object]:
+        """The held objects without their stored bytes (the store saves those: a held object loaded
+        without them is taken for the key-value of its revision, and relinked to its bytes), and no
+        selector entries (made again on the next selective list)."""
+        objects = {key: (rev, None, obj) for key, (rev, _, obj) in self._objects.items()}
+        return {"_entries": {}, "_objects": objects, "_watched": self._watched}
 
     def shared(self, model: type[Resource], kv: KeyValue, *, latest: bool = True) -> Resource:
         """The shared object for ``kv`` (read only, never to be mutated), decoding it on a miss.

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kbatch.runtime.pickling import ImagePickler
+
 if TYPE_CHECKING:
     from kbatch.runtime.controlplane import ControlPlane
 
@@ -92,7 +94,7 @@ def save_image(cp: ControlPlane, path: str | os.PathLike[str],
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(MAGIC + header.to_json() + b"\n")
-            pickle.dump(cp, out, protocol=pickle.HIGHEST_PROTOCOL)
+            ImagePickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(cp)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, target)

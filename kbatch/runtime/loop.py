@@ -175,17 +175,23 @@ class Loop:
     async def run(self) -> None:
         """Run forever on the real clock (until :meth:`stop`)."""
         self._stopped = False
-        while not self._stopped:
-            self._event = anyio.Event()
-            await self.arun_until_idle()
-            deadline = self.timers.next_deadline()
-            timeout = None if deadline is None else max(0.0, deadline - self.clock.now())
-            if timeout == 0.0:
-                await anyio.sleep(0)  # let other tasks run before the next round
-                continue
-            with anyio.move_on_after(timeout):
-                await self._event.wait()
-        self._event = None
+        try:
+            while not self._stopped:
+                self._event = anyio.Event()
+                await self.arun_until_idle()
+                deadline = self.timers.next_deadline()
+                timeout = None if deadline is None else max(0.0, deadline - self.clock.now())
+                if timeout == 0.0:
+                    await anyio.sleep(0)  # let other tasks run before the next round
+                    continue
+                with anyio.move_on_after(timeout):
+                    await self._event.wait()
+        finally:  # also when cancelled: the event belongs to this run's event loop only
+            self._event = None
+
+    def __getstate__(self) -> dict[str, object]:
+        """A saved loop (kbatch/runtime/image.py) carries no event of a running event loop."""
+        return {**self.__dict__, "_event": None}
 
     def stop(self) -> None:
         self._stopped = True

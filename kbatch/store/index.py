@@ -26,6 +26,14 @@ class TreeIndex:
         self.ordered = SortedList()
         self.fresh: list[bytes] = []
 
+    @classmethod
+    def of(cls, indexes: list[KeyIndex]) -> TreeIndex:
+        """An index of ``indexes`` (already in key order, keys distinct)."""
+        tree = cls()
+        tree.by_key = {ki.key: ki for ki in indexes}
+        tree.ordered = SortedList(tree.by_key)
+        return tree
+
     def __len__(self) -> int:
         return len(self.by_key)
 

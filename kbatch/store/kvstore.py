@@ -20,7 +20,9 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from itertools import compress, islice
+from typing import Any
 
+from kbatch.store import columns
 from kbatch.store.index import TreeIndex
 from kbatch.store.kv import KeyValue, RangeResult
 from kbatch.store.records import make_kv
@@ -45,6 +47,19 @@ class MVCCStore:
         self.log_revs = array("q")
         self.log_updates = bytearray()
         self.on_commit = on_commit
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        """The state as flat columns (``columns.py``): a saved control plane holds a million entries."""
+        cols, log = columns.pack(self.index.items(), self.log_keys)
+        return (self.rev, self.compacted, cols, log, self.log_revs, self.log_updates, self.on_commit)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.rev, self.compacted, cols, log, self.log_revs, self.log_updates, self.on_commit = state
+        self.index = TreeIndex.of(columns.unpack_index(cols))
+        keys = cols[0]
+        positions = array("I")
+        positions.frombytes(log)
+        self.log_keys = [keys[i] for i in positions]
 
     def log_writes(self, changes: list[KeyValue]) -> None:
         """Append one committed transaction's writes to the write log."""

@@ -182,3 +182,22 @@ def test_advance_reconciles_each_item_at_its_earliest_deadline_in_order(
                       key=lambda e: (e[0], want[e[1]][1]))
     assert [n for _, n in seen] == [n for _, n in expected]
     assert seen == expected
+
+
+def test_a_loop_cancelled_while_running_on_the_real_clock_keeps_no_event_and_pickles() -> None:
+    """``kbatch serve --clock real`` cancels ``run()`` at shutdown and then saves the control plane:
+    the event of the finished event loop must not stay behind (it does not pickle)."""
+    import pickle
+
+    from kbatch.runtime.clock import RealClock
+
+    clock, timers = RealClock(), TimerQueue()
+    loop = Loop(clock, timers, Manager(Cache(client=None), clock, timers))
+
+    async def main() -> None:
+        with anyio.move_on_after(0.05):
+            await loop.run()
+
+    anyio.run(main)
+    assert loop._event is None
+    assert pickle.loads(pickle.dumps(loop))._event is None

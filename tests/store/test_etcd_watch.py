@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import grpc
 import pytest
 
 from kbatch.store import CompactedError, EventType, UnavailableError, prefix_end
@@ -121,17 +122,24 @@ def test_etcd_killed_and_restarted_loses_no_acknowledged_write_and_watch_resumes
     s.close()
 
 
+def _reconnected(store: EtcdStore) -> None:
+    """Wait (up to 10 s) until the store's channel is connected again: requests fail fast meanwhile."""
+    grpc.channel_ready_future(store._conn.channel).result(timeout=10)
+
+
 def test_watch_broken_while_etcd_is_down_resumes_or_reports_compaction(etcd: EtcdProcess) -> None:
     s = EtcdStore(etcd.url)
     w = s.watch(b"a")
     etcd.kill()
     etcd.start()
     other = EtcdStore(etcd.url)
+    _reconnected(other)
     for i in range(5):
         other.put(b"a", b"%d" % i)
     assert values(drain(s, w, 5)) == [b"0", b"1", b"2", b"3", b"4"]
     etcd.kill()
     etcd.start()
+    _reconnected(other)  # its channel may still be in gRPC's reconnect back-off (at most 1 s)
     for i in range(5):
         other.put(b"a", b"later%d" % i)
     other.compact(other.revision)  # the history the broken watch would resume from is gone
