@@ -135,6 +135,17 @@ class Recorder:
             self.evictions += 1
 
 
+def _cached_workload(ctx: Any, request: Any) -> Any:
+    """The Workload a request names, from the informer cache (None when gone)."""
+    from kbatch.api.errors import NotFound
+    from kbatch.api.kueue_v1beta2 import Workload
+
+    try:
+        return ctx.cache.get(Workload, request.name, request.namespace)
+    except NotFound:
+        return None
+
+
 class RunnerController:
     """Upstream's ``runner/controller``: finish an admitted workload after its runtime, release an
     evicted one's reservation."""
@@ -143,14 +154,12 @@ class RunnerController:
         self.ctx = ctx
 
     def reconcile(self, request: Any) -> Any:
-        from kbatch.api.errors import Conflict, NotFound
-        from kbatch.api.kueue_v1beta2 import Workload
+        from kbatch.api.errors import Conflict
         from kbatch.controllers.kueue import workloads as W
         from kbatch.runtime.reconcile import Result
 
-        try:
-            wl = self.ctx.cache.get(Workload, request.name, request.namespace)
-        except NotFound:
+        wl = _cached_workload(self.ctx, request)
+        if wl is None:
             return None
         now = self.ctx.clock.now_datetime()
         status = wl.status
@@ -188,15 +197,12 @@ class AdmitAll:
 
     def reconcile(self, request: Any) -> Any:
         from kbatch.api import edit
-        from kbatch.api.errors import Conflict, NotFound
-        from kbatch.api.kueue_v1beta2 import Admission, Workload
+        from kbatch.api.errors import Conflict
+        from kbatch.api.kueue_v1beta2 import Admission
         from kbatch.controllers.kueue import workloads as W
 
-        try:
-            wl = self.ctx.cache.get(Workload, request.name, request.namespace)
-        except NotFound:
-            return None
-        if W.find(wl.status, "QuotaReserved") is not None:
+        wl = _cached_workload(self.ctx, request)
+        if wl is None or W.find(wl.status, "QuotaReserved") is not None:
             return None
         wl = edit(wl)
         wl.status = W.status_of(wl)

@@ -117,6 +117,12 @@ def _wl_has(target, job: str, kind: str, status: str = "True") -> bool:
     return has_condition(_workload(target, job), kind, status)
 
 
+def _reservation(target, cq: str) -> list[Obj]:
+    """The ClusterQueue's ``status.flavorsReservation`` resources, of every flavor."""
+    flavors = ((target.get("ClusterQueue", cq) or {}).get("status") or {}).get("flavorsReservation") or []
+    return [r for f in flavors for r in f.get("resources") or ()]
+
+
 def _suspended(target, job: str) -> bool:
     return bool(((target.get("Job", job) or {}).get("spec") or {}).get("suspend"))
 
@@ -147,10 +153,7 @@ def test_a_queued_job_is_admitted_run_and_finished(target) -> None:
         assert condition(_workload(target, "j"), "Finished")["reason"] == "Succeeded"
 
         def released() -> bool:
-            usage = ((target.get("ClusterQueue", cq) or {}).get("status") or {}).get(
-                "flavorsReservation"
-            ) or []
-            return all(str(r.get("total")) in ("0", "0m") for f in usage for r in f.get("resources") or ())
+            return all(str(r.get("total")) in ("0", "0m") for r in _reservation(target, cq))
 
         assert target.wait_for(released, timeout=budget(extra=5))
 
@@ -222,10 +225,7 @@ def test_borrowing_within_a_cohort(target) -> None:
         assert target.wait_for(lambda: _wl_has(target, "wide", "Admitted"), timeout=budget(extra=5))
 
         def borrowed() -> str:
-            usage = ((target.get("ClusterQueue", small) or {}).get("status") or {}).get(
-                "flavorsReservation"
-            ) or []
-            return next((str(r.get("borrowed")) for f in usage for r in f.get("resources") or ()), "")
+            return next((str(r.get("borrowed")) for r in _reservation(target, small)), "")
 
         assert target.wait_for(lambda: borrowed() == "200m", timeout=budget(extra=5))
 

@@ -11,7 +11,6 @@ from kbatch.runtime.image import load_image, save_image
 from .helpers import World
 from .test_jobs import _world, job
 
-
 FAIR = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
         "fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]},
         "waitForPodsReady": {"timeout": "5m", "blockAdmission": True,

@@ -8,7 +8,7 @@ same trace. Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/cache/scheduler/resour
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
@@ -105,7 +105,7 @@ def _check_no_starvation(w: World, queues: list[dict]) -> None:
         if q["within"] == "Never":
             continue
         mine = [x for x in w.cp.client.list(w.wl_model()).items if x.spec.queue_name == f"lq{i}"]
-        pending = [x for x in mine if not _held(x)]
+        pending = [x for x in mine if not _held(x) and not _finished(x)]
         if not pending:
             continue
         head = min(pending, key=lambda x: (-(x.spec.priority or 0), x.metadata.creation_timestamp,
@@ -121,8 +121,13 @@ def _check_no_starvation(w: World, queues: list[dict]) -> None:
 def _held(wl) -> bool:
     for c in (wl.status.conditions if wl.status else None) or ():
         if c.type == "QuotaReserved" and c.status == "True":
-            return not any(d.type == "Finished" and d.status == "True" for d in wl.status.conditions)
+            return not _finished(wl)
     return False
+
+
+def _finished(wl) -> bool:
+    conditions = (wl.status.conditions if wl.status else None) or ()
+    return any(c.type == "Finished" and c.status == "True" for c in conditions)
 
 
 def _cpu(wl) -> int:
@@ -130,8 +135,13 @@ def _cpu(wl) -> int:
                for ps in wl.spec.pod_sets for c in ps.template.spec.containers)
 
 
+_SOLO = {"borrowing": None, "lending": None, "reclaim": "Never", "strategy": "BestEffortFIFO"}
+
+
 @SETTINGS
 @given(SCENARIO)
+@example(([{**_SOLO, "nominal": 5, "within": "LowerOrNewerEqualPriority"}], False,
+          [("create", 0, 1, 0), ("finish", 0, 0, 0)]))  # a finished workload is not pending
 def test_admitted_usage_stays_within_nominal_borrowing_and_lending_limits(scenario) -> None:
     queues, cohort, steps = scenario
     _run(_world(queues, cohort), queues, steps, check=True, cohort=cohort)
