@@ -43,6 +43,7 @@ from kbatch.runtime.clock import DEFAULT_START, Clock, RealClock, VirtualClock
 from kbatch.runtime.compaction import COMPACTION_INTERVAL, Compactor
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.duration import parse_duration
+from kbatch.runtime.event_ttl import EVENT_TTL, EventExpiry
 from kbatch.runtime.events import EventRecorder, EventSink
 from kbatch.runtime.loop import Loop
 from kbatch.runtime.manager import Manager
@@ -85,6 +86,7 @@ class ControlPlane:
         options: dict[str, dict[str, Any]] | None = None,
         trace: bool = True,
         compaction_interval: float | None = COMPACTION_INTERVAL,
+        event_ttl: float | None = EVENT_TTL,
         store: KV | None = None,
         registry: Registry | None = None,
     ) -> None:
@@ -125,6 +127,11 @@ class ControlPlane:
                           if compaction_interval is not None else None)
         if self.compactor is not None:
             self.loop.hooks.append(self.compactor)
+        # kube-apiserver --event-ttl: an Event is deleted an hour after its last write; None keeps them
+        self.event_expiry = (EventExpiry(self.store, self.clock, self.timers, event_ttl)
+                             if event_ttl is not None else None)
+        if self.event_expiry is not None:
+            self.loop.add_source(self.event_expiry.pump)
         self.cache.set_notify(self.loop.wake)
         self.trace.set_notify(self.loop.wake)  # any write wakes the real-clock loop (GC, trace)
         self.manager.observers.append(self.trace.note_reconcile)
