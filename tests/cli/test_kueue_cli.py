@@ -74,6 +74,8 @@ def test_v1beta1_manifests_and_bad_queues(kb: Kbatch, tmp_path: Path) -> None:
     assert kb.ok("apply", "-f", str(v1)).strip() == "clusterqueue.kueue.x-k8s.io/old created"
     old = _get(kb, "clusterqueue", "old")
     assert (old["apiVersion"], old["spec"]["cohortName"]) == ("kueue.x-k8s.io/v1beta2", "team")
+    served = _get(kb, "clusterqueues.v1beta1.kueue.x-k8s.io", "old")  # read back in v1beta1, converted
+    assert (served["apiVersion"], served["spec"]["cohort"]) == ("kueue.x-k8s.io/v1beta1", "team")
     assert kb.ok("apply", "-f", str(v1)).strip() == "clusterqueue.kueue.x-k8s.io/old unchanged"
     bad = tmp_path / "bad.yaml"
     bad.write_text(v1.read_text().replace("name: old", "name: bad").replace("name: cpu", "name: memory"))
