@@ -34,6 +34,10 @@ __all__ = ["KUEUE_STRATEGIES", "CRDStrategy", "strategy_for"]
 class CRDStrategy(DefaultStrategy):
     """A custom resource's API strategy from its structural schema."""
 
+    # kube-apiextensions-apiserver stores and serves unstructured JSON: a status never written is
+    # absent (no Go struct to serialise as ``"status": {}``, unlike the built-in kinds)
+    custom_resource = True
+
     def __init__(self, schema: Node, has_status: bool = True) -> None:
         self.schema = schema
         self.has_status = has_status
