@@ -56,6 +56,10 @@ FAMILIES: tuple[Family, ...] = (
            "conformance.jobset",
            "kubernetes-sigs/jobset v0.12.0 pkg/controllers, pkg/webhooks, test/integration, test/e2e",
            kinds=("JobSet", "Job", "Service", "PersistentVolumeClaim", "Pod")),
+    Family("kueue", "kueue.x-k8s.io Kueue: Jobs admitted through LocalQueue/ClusterQueue quota, waiting, "
+                    "preemption, borrowing in a cohort, webhook refusals", "conformance.kueue",
+           "kubernetes-sigs/kueue v0.19.2 pkg/controller/jobframework, pkg/scheduler, pkg/cache, "
+           "pkg/webhooks", kinds=("Job", "Workload", "LocalQueue", "Pod")),
 )
 
 

@@ -46,11 +46,12 @@ from conformance import errors
 from conformance.client_apply import apply_patch, with_last_applied
 from conformance.http_client import PATCH_TYPES, ApiClient
 from conformance.kubeconfig import ClusterConfig, load_kubeconfig
-from conformance.target import FAULTS, KUBELET, VIRTUAL_CLOCK, Obj
+from conformance.target import FAULTS, KUBELET, KUEUE, VIRTUAL_CLOCK, Obj
 
 __all__ = ["ACTIONS_PATH", "CLOCK_PATH", "HttpTarget", "from_kubeconfig", "make_target"]
 
 CLOCK_PATH = "/apis/kbatch.dev/v1alpha1/clock"
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
 ACTIONS_PATH = "/apis/kbatch.dev/v1alpha1/actions"
 
 
@@ -76,7 +77,8 @@ class HttpTarget:
         virtual = bool(clock and clock.get("virtual"))
         kubelet = not self._has_clock or self._ready_nodes() > 0
         self.capabilities = frozenset({VIRTUAL_CLOCK} if virtual else set()) | (
-            {FAULTS} if self._has_clock else set()) | ({KUBELET} if kubelet else set())
+            {FAULTS} if self._has_clock else set()) | ({KUBELET} if kubelet else set()) | (
+            {KUEUE} if self._serves(KUEUE_API) else set())
         self.kubernetes_version = self._server_version()
         mode = "virtual clock" if virtual else "no virtual clock"
         pods = ", pods run by nodes" if kubelet else ""
@@ -92,6 +94,14 @@ class HttpTarget:
             return self.api.get_json(CLOCK_PATH)
         except (errors.NotFound, errors.Forbidden, errors.MethodNotAllowed):
             return None
+
+    def _serves(self, group_version: str) -> bool:
+        """Whether discovery lists ``group_version`` (Kueue installed: its API is served)."""
+        try:
+            self.api.get_json(f"/apis/{group_version}")
+        except (errors.NotFound, errors.Forbidden):
+            return False
+        return True
 
     def _ready_nodes(self) -> int:
         """How many Nodes report ``Ready=True`` (0 when Nodes cannot be listed)."""

@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from conformance.isolation import run_seed
-from conformance.target import FAULTS, KUBELET, VIRTUAL_CLOCK, Obj
+from conformance.target import FAULTS, KUBELET, KUEUE, VIRTUAL_CLOCK, Obj
 
 __all__ = ["PLAYED_KUBELET", "KbatchTarget", "with_nodes"]
 
@@ -44,7 +44,8 @@ class KbatchTarget:
 
             create_nodes(self.cp, nodes)
         kubelet = bool(nodes) and {"scheduler", "kubelet"} <= set(self.cp.enabled)
-        self.capabilities = frozenset({VIRTUAL_CLOCK, FAULTS} | ({KUBELET} if kubelet else set()))
+        self.capabilities = frozenset({VIRTUAL_CLOCK, FAULTS} | ({KUBELET} if kubelet else set())
+                                      | ({KUEUE} if "kueue" in self.cp.enabled else set()))
         self.kubernetes_version = KUBERNETES_VERSION
         pods = f", {nodes} nodes: pods run by the kubelet" if kubelet else ""
         self.description = f"kbatch in-process (virtual clock, controllers {controllers}{pods})"

@@ -41,6 +41,7 @@ __all__ = [
     "CAPABILITIES",
     "FAULTS",
     "KUBELET",
+    "KUEUE",
     "VIRTUAL_CLOCK",
     "FaultInjector",
     "Obj",
@@ -57,7 +58,8 @@ Obj = dict[str, Any]
 VIRTUAL_CLOCK = "virtual-clock"
 KUBELET = "kubelet"
 FAULTS = "faults"
-CAPABILITIES = (VIRTUAL_CLOCK, KUBELET, FAULTS)
+KUEUE = "kueue"  # Kueue's manager admits workloads (the kueue.x-k8s.io API is served and acted on)
+CAPABILITIES = (VIRTUAL_CLOCK, KUBELET, FAULTS, KUEUE)
 """Every capability name a target may declare (a family may add its own to this tuple)."""
 
 

@@ -11,7 +11,14 @@ methods (:meth:`~GenericJob.suspend`, :meth:`~GenericJob.run_with_pod_sets_info`
 :meth:`~GenericJob.restore_pod_sets_info`) change that copy only; the caller writes it.
 
 Optional capabilities are small protocols of their own, as Kueue's ``JobWith...`` interfaces:
-:class:`JobWithPriorityClass` and :class:`JobWithManagedBy`.
+:class:`JobWithPriorityClass`, :class:`JobWithManagedBy`, :class:`JobWithReclaimablePods` and
+:class:`JobWithCustomStop`.
+
+:func:`merge_info` and :func:`restore_template` are Kueue's ``podset.Merge`` and
+``podset.RestorePodSpec`` (``pkg/podset/podset.go``): admission's node selector, labels and
+annotations are added to a pod template (a key already there with another value is a conflict, a
+permanent error: :class:`PodSetInfoError`), tolerations and scheduling gates appended when missing;
+restoring puts back exactly what :func:`info_from_template` recorded before admission.
 """
 
 from __future__ import annotations
@@ -22,7 +29,19 @@ from typing import Any, Protocol, runtime_checkable
 from kbatch.api.core_v1 import PodTemplateSpec, Toleration
 from kbatch.api.meta import Resource
 
-__all__ = ["GenericJob", "JobWithManagedBy", "JobWithPriorityClass", "PodSet", "PodSetInfo"]
+__all__ = [
+    "GenericJob",
+    "JobWithCustomStop",
+    "JobWithManagedBy",
+    "JobWithPriorityClass",
+    "JobWithReclaimablePods",
+    "PodSet",
+    "PodSetInfo",
+    "PodSetInfoError",
+    "info_from_template",
+    "merge_info",
+    "restore_template",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,29 +121,101 @@ class JobWithManagedBy(Protocol):
     def set_managed_by(self, value: str | None) -> None: ...
 
 
-def inject(template: PodTemplateSpec, info: PodSetInfo) -> None:
-    """Merge ``info`` into ``template`` (Kueue ``podset.Merge``): node selector, labels and annotations
-    added (a conflicting value is an error there; here the admitted value is applied), tolerations
-    and scheduling gates appended when missing. ``template`` is the caller's private copy."""
+@runtime_checkable
+class JobWithReclaimablePods(Protocol):
+    def reclaimable_pods(self) -> list[tuple[str, int]]:
+        """``(pod set name, count)`` of pods the workload no longer needs (Kueue ``ReclaimablePods``)."""
+        ...
+
+
+@runtime_checkable
+class JobWithCustomStop(Protocol):
+    def stop(self, client: Any, infos: list[PodSetInfo]) -> bool:
+        """Stop the workload through ``client`` (writes of its own, e.g. a status reset between two
+        updates), restoring ``infos``; whether it was running until now (Kueue ``JobWithCustomStop``)."""
+        ...
+
+
+class PodSetInfoError(ValueError):
+    """A pod set info that cannot be applied (Kueue's ``ErrInvalidPodsetInfo`` /
+    ``ErrInvalidPodSetUpdate``): a permanent error, the workload is finished with ``FailedToStart``."""
+
+
+def info_from_template(name: str, count: int, template: PodTemplateSpec) -> PodSetInfo:
+    """``podset.FromPodSet``: what a pod template carries before admission changes it."""
+    meta = template.metadata
+    spec = template.spec
+    return PodSetInfo(
+        name,
+        count,
+        dict(spec.node_selector or {}),
+        tuple(spec.tolerations or ()),
+        dict((meta.labels if meta else None) or {}),
+        dict((meta.annotations if meta else None) or {}),
+        tuple(g.name for g in spec.scheduling_gates or ()),
+    )
+
+
+def _conflict(what: str, have: dict[str, str], new: dict[str, str]) -> None:
+    for k in have:
+        if k in new and have[k] != new[k]:
+            raise PodSetInfoError(
+                f"invalid podset infos: conflict for {what}: conflict for key={k}, "
+                f"value1={have[k]}, value2={new[k]}"
+            )
+
+
+def merge_info(template: PodTemplateSpec, info: PodSetInfo) -> None:
+    """``podset.Merge`` into ``template`` (the caller's private copy)."""
+    from kbatch.api.core_v1 import PodSchedulingGate
+    from kbatch.api.meta import ObjectMeta
+
     meta: Any = template.metadata
     if meta is None:
-        from kbatch.api.meta import ObjectMeta
-
         meta = template.metadata = ObjectMeta()
-    if info.labels:
-        meta.labels = {**(meta.labels or {}), **info.labels}
-    if info.annotations:
-        meta.annotations = {**(meta.annotations or {}), **info.annotations}
     spec = template.spec
+    labels, annotations = dict(meta.labels or {}), dict(meta.annotations or {})
+    selector = dict(spec.node_selector or {})
+    _conflict("annotations", annotations, info.annotations)
+    _conflict("labels", labels, info.labels)
+    _conflict("nodeSelector", selector, info.node_selector)
+    if info.annotations:
+        meta.annotations = {**annotations, **info.annotations}
+    if info.labels:
+        meta.labels = {**labels, **info.labels}
     if info.node_selector:
-        spec.node_selector = {**(spec.node_selector or {}), **info.node_selector}
+        spec.node_selector = {**selector, **info.node_selector}
     if info.tolerations:
         have = list(spec.tolerations or ())
         spec.tolerations = have + [t for t in info.tolerations if t not in have]
     if info.scheduling_gates:
-        from kbatch.api.core_v1 import PodSchedulingGate
-
         gates = list(spec.scheduling_gates or ())
         names = {g.name for g in gates}
-        spec.scheduling_gates = gates + [PodSchedulingGate(name=n) for n in info.scheduling_gates
-                                         if n not in names]
+        spec.scheduling_gates = gates + [
+            PodSchedulingGate(name=n) for n in info.scheduling_gates if n not in names
+        ]
+
+
+def restore_template(template: PodTemplateSpec, info: PodSetInfo) -> bool:
+    """``podset.RestorePodSpec``: annotations, labels, node selector, tolerations and scheduling gates
+    back to ``info``'s; whether anything changed."""
+    from kbatch.api.core_v1 import PodSchedulingGate
+    from kbatch.api.meta import ObjectMeta
+
+    meta: Any = template.metadata
+    if meta is None:
+        meta = template.metadata = ObjectMeta()
+    spec = template.spec
+    changed = False
+    if dict(meta.annotations or {}) != info.annotations:
+        meta.annotations, changed = dict(info.annotations) or None, True
+    if dict(meta.labels or {}) != info.labels:
+        meta.labels, changed = dict(info.labels) or None, True
+    if dict(spec.node_selector or {}) != info.node_selector:
+        spec.node_selector, changed = dict(info.node_selector) or None, True
+    if tuple(spec.tolerations or ()) != info.tolerations:
+        spec.tolerations, changed = list(info.tolerations) or None, True
+    if tuple(g.name for g in spec.scheduling_gates or ()) != info.scheduling_gates:
+        spec.scheduling_gates = [PodSchedulingGate(name=n) for n in info.scheduling_gates] or None
+        changed = True
+    return changed

@@ -18,6 +18,7 @@ from kbatch.api.errors import BadRequest, NotFound
 from kbatch.api.meta import Resource
 from kbatch.api.printing import DEFAULT_PRINTER, Describer, Printer
 from kbatch.api.strategy import DefaultStrategy, Strategy
+from kbatch.api.versions import ServedVersion
 
 __all__ = ["GC_POLICIES", "KindSpec", "Registry"]
 
@@ -36,6 +37,9 @@ class KindSpec:
     gc_policy: str = "Background"
     printer: Printer | None = None
     describe: Describer | None = None
+    # a non-storage served version: the storage version's spec and how this version converts
+    storage: KindSpec | None = None
+    served: ServedVersion | None = None
 
     @property
     def list_kind(self) -> str:
@@ -53,10 +57,13 @@ class Registry:
         self._by_model: dict[type[Resource], KindSpec] = {}
         self._by_gvk: dict[tuple[str, str], KindSpec] = {}
         self._by_name: dict[str, list[KindSpec]] = {}
+        self._alternates: list[KindSpec] = []
 
     def register(self, model: type[Resource], strategy: Strategy[Any] | None = None, *,
                  gc_policy: str = "Background", printer: Printer | None = None,
-                 describe: Describer | None = None) -> KindSpec:
+                 describe: Describer | None = None, versions: tuple[ServedVersion, ...] = ()) -> KindSpec:
+        """Register ``model`` as a stored kind; ``versions`` are further served versions of it
+        (converted to and from ``model``'s, :mod:`kbatch.api.versions`)."""
         if gc_policy not in GC_POLICIES:
             raise ValueError(f"gc_policy must be one of {GC_POLICIES}, not {gc_policy!r}")
         info = model.api_info
@@ -71,7 +78,23 @@ class Registry:
                 bucket = self._by_name.setdefault(qualified, [])
                 if spec not in bucket:
                     bucket.append(spec)
+        for served in versions:
+            self._register_version(spec, served)
         return spec
+
+    def _register_version(self, storage: KindSpec, served: ServedVersion) -> None:
+        info = served.model.api_info
+        alt = KindSpec(info, served.model, storage.strategy, storage.gc_policy,
+                       served.printer or storage.printer, storage.describe, storage=storage, served=served)
+        self._by_gvk[(info.api_version, info.kind)] = alt
+        self._alternates.append(alt)
+        for name in {info.plural, info.kind.lower(), info.singular or info.kind.lower(), *info.short_names}:
+            self._by_name.setdefault(f"{name}.{info.version}.{info.group}", []).append(alt)
+
+    def served(self) -> list[KindSpec]:
+        """Every served kind version: the stored ones (each the preferred version of its kind, in
+        registration order), then the further served versions."""
+        return [*self._by_model.values(), *self._alternates]
 
     def for_model(self, model: type[Resource]) -> KindSpec:
         try:

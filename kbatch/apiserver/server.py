@@ -9,7 +9,7 @@ what :class:`kbatch.apiserver.local.LocalClient` (``server.client()``) calls.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -37,7 +37,7 @@ from kbatch.apiserver.patch import patch_object
 from kbatch.apiserver.unstructured import Unstructured
 from kbatch.apiserver.update import object_namespace, read_kv, update_object
 from kbatch.apiserver.watch import TypedWatch, open_watch
-from kbatch.families import AdmissionPlugin, builtin, resolve
+from kbatch.families import AdmissionPlugin, Composition, builtin, resolve
 from kbatch.store.kv import KV
 
 __all__ = ["APIServer"]
@@ -54,19 +54,27 @@ class APIServer:
     creates in a missing or terminating namespace are rejected (NamespaceLifecycle).
     ``admission_plugins`` are the admission plugins to install, in order (the families' plugins as
     ``--enable-admission-plugins``/``--disable-admission-plugins`` select them; default: every
-    built-in family's default-enabled plugins, :meth:`kbatch.families.Composition.admission_plugins`).
+    built-in family's default-enabled plugins, :meth:`kbatch.families.Composition.admission_plugins`);
+    ``features``, ``composition`` and ``configurations`` are what those plugins may read.
     """
 
     def __init__(self, store: KV, registry: Registry, *, now: Callable[[], datetime],
                  rng: random.Random, bootstrap: bool = True,
                  admission_plugins: tuple[AdmissionPlugin, ...] | None = None,
-                 features: FeatureGates | None = None) -> None:
+                 features: FeatureGates | None = None, composition: Composition | None = None,
+                 configurations: Mapping[str, Any] | None = None) -> None:
         self.store = store
         self.registry = registry
         # the gates in force, for admission plugins that decide by one (webhooks read their binary's)
         self.features = features if features is not None else builtin().feature_gates()
         self.now = now
         self.rng = rng
+        # what admission plugins may consult (upstream webhooks read their component's flags and
+        # configuration): the gates in force, the composed families (their job integrations) and
+        # component configurations by name (e.g. "kueue": Kueue's Configuration)
+        self.features = features if features is not None else builtin().feature_gates()
+        self.composition = composition if composition is not None else builtin()
+        self.configurations: dict[str, Any] = dict(configurations or {})
         self.admission = Admission()
         self.decoded = DecodedCache()
         self._kinds: dict[type[Resource], Kind] = {}

@@ -58,7 +58,10 @@ def _global(ctx: typer.Context,
                 None, "--clock-start", envvar="KBATCH_CLOCK_START",
                 help="Where a NEW state directory's virtual clock starts: 'now' (the wall clock, to the "
                      "second) or an RFC 3339 time; recorded, ignored once the state exists "
-                     "(default 2025-01-01T00:00:00Z).")) -> None:
+                     "(default 2025-01-01T00:00:00Z)."),
+            kueue_config: str | None = typer.Option(
+                None, "--kueue-config", envvar="KBATCH_KUEUE_CONFIG",
+                help="Kueue's Configuration file (config.kueue.x-k8s.io; Kueue's --config).")) -> None:
     _check_controllers(controllers)
     _check_feature_gates(feature_gates)
     ctx.obj = GlobalOptions(state=state, server=server or None, etcd_servers=etcd_servers or None,
@@ -66,7 +69,7 @@ def _global(ctx: typer.Context,
                             namespace=namespace or None, feature_gates=feature_gates,
                             enable_admission_plugins=enable_admission,
                             disable_admission_plugins=disable_admission, scheduler_config=scheduler_config,
-                            clock_start=clock_start or None)
+                            clock_start=clock_start or None, kueue_config=kueue_config or None)
 
 
 def _check_controllers(selection: str | None) -> None:

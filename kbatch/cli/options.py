@@ -39,6 +39,7 @@ class GlobalOptions:
     disable_admission_plugins: str | None = None
     scheduler_config: str | None = None  # a KubeSchedulerConfiguration file
     clock_start: str | None = None  # a new state's virtual epoch: "now" or RFC 3339 (recorded at creation)
+    kueue_config: str | None = None  # a Kueue Configuration file
 
 
 def global_options(ctx: typer.Context) -> GlobalOptions:
@@ -55,7 +56,8 @@ def global_options(ctx: typer.Context) -> GlobalOptions:
                          enable_admission_plugins=env("KBATCH_ENABLE_ADMISSION_PLUGINS") or None,
                          disable_admission_plugins=env("KBATCH_DISABLE_ADMISSION_PLUGINS") or None,
                          scheduler_config=env("KBATCH_SCHEDULER_CONFIG") or None,
-                         clock_start=env("KBATCH_CLOCK_START") or None)
+                         clock_start=env("KBATCH_CLOCK_START") or None,
+                         kueue_config=env("KBATCH_KUEUE_CONFIG") or None)
 
 
 def _or_global_namespace(ctx: typer.Context, value: str | None) -> str | None:

@@ -42,10 +42,11 @@ def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
             yield backend
         return
     from kbatch.server.facade import ControlPlaneBackend
+    from kbatch.server.versions import versioned
 
     with StateDir(opts.state).locked() as state:
         cp, config = state.load(opts)
-        backend = ControlPlaneBackend(cp)
+        backend = versioned(ControlPlaneBackend(cp))
         backend.settle()
         try:
             yield backend

@@ -12,11 +12,11 @@ A command takes the lock, loads the image, acts, settles and saves the image aga
 appends its trace lines; so N commands are the same run as the same calls on one ``ControlPlane``.
 
 **Configuration.** The image records what its control plane was built with (:class:`StateConfig`:
-controllers, feature gates, admission plugins, scheduler configuration, clock, seed). A command that
-gives no such option continues as recorded; one that gives a different value *restarts* the control
-plane with it, as restarting kube-controller-manager, kube-apiserver or kube-scheduler with other flags
-does: the objects, the clock and the trace digest stay, what the runtime held (timers, queues, caches)
-starts afresh, and a note on stderr says so.
+controllers, feature gates, admission plugins, scheduler and Kueue configurations, clock, seed). A
+command that gives no such option continues as recorded; one that gives a different value *restarts*
+the control plane with it, as restarting kube-controller-manager, kube-apiserver, kube-scheduler or
+Kueue's manager with other flags does: the objects, the clock and the trace digest stay, what the
+runtime held (timers, queues, caches) starts afresh, and a note on stderr says so.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 from kbatch.cli.errors import UserError
 from kbatch.cli.options import GlobalOptions
 
-__all__ = ["IMAGE", "LEGACY_SNAPSHOT", "ROTATE_AT", "TRACE", "StateConfig", "StateDir"]
+__all__ = ["IMAGE", "LEGACY_SNAPSHOT", "ROTATE_AT", "TRACE", "StateConfig", "StateDir", "read_kueue_config"]
 
 IMAGE = "state.kbatch"
 LEGACY_SNAPSHOT = "snapshot.kbatch"  # the objects-only state of kbatch before images
@@ -51,6 +51,7 @@ class StateConfig:
     enable_admission_plugins: str = ""
     disable_admission_plugins: str = ""
     scheduler_config: dict[str, Any] | None = None
+    kueue_config: str | None = None  # Kueue's Configuration (its YAML text, checked when given)
     clock: str = "virtual"
     seed: int = 0
     start: str = ""  # the virtual clock's start (RFC 3339) chosen at creation; "": the library default
@@ -69,6 +70,8 @@ class StateConfig:
                 changes[name] = value
         if opts.scheduler_config is not None:
             changes["scheduler_config"] = _read_scheduler_config(opts.scheduler_config)
+        if opts.kueue_config is not None:
+            changes["kueue_config"] = read_kueue_config(opts.kueue_config)
         if clock is not None:
             changes["clock"] = clock
         return replace(self, **changes)
@@ -92,7 +95,24 @@ class StateConfig:
                             clock=self.clock, feature_gates=self.feature_gates or None,
                             enable_admission_plugins=self.enable_admission_plugins or None,
                             disable_admission_plugins=self.disable_admission_plugins or None,
-                            scheduler_config=self.scheduler_config, store=store, **kwargs)
+                            scheduler_config=self.scheduler_config, kueue_config=self.kueue_config,
+                            store=store, **kwargs)
+
+
+def read_kueue_config(path: str) -> str:
+    """The text of the Kueue ``Configuration`` in ``path``, checked as Kueue's manager checks it."""
+    from kbatch.api.errors import StatusError
+    from kbatch.controllers.kueue.config import check_config_text
+
+    try:
+        text = Path(path).read_text()
+    except OSError as err:
+        raise UserError(f"--kueue-config {path}: {err.strerror}") from None
+    try:
+        check_config_text(text)
+    except StatusError as err:
+        raise UserError(f"--kueue-config {path}: {err}") from None
+    return text
 
 
 def _start_option(value: str | None) -> str:

@@ -27,6 +27,7 @@ from kbatch.families.family import (
 )
 from kbatch.families.gang import GANG
 from kbatch.families.jobset import JOBSET
+from kbatch.families.kueue import KUEUE
 
 __all__ = [
     "BATCH",
@@ -36,6 +37,7 @@ __all__ = [
     "DRA",
     "GANG",
     "JOBSET",
+    "KUEUE",
     "AdmissionPlugin",
     "AdmissionSelectionError",
     "Composition",
@@ -52,7 +54,7 @@ __all__ = [
     "resolve",
 ]
 
-BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, DRA, GANG, COSCHEDULING, JOBSET)
+BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, DRA, GANG, COSCHEDULING, JOBSET, KUEUE)
 """Every family kbatch ships, in composition order (the order kinds are registered, admission
 plugins run and controllers are stepped). Adding a family is one line here. Built-in API groups
 before custom resources: a name two kinds share (``podgroups``) resolves to the first, as kubectl

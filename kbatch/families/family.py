@@ -29,6 +29,7 @@ from kbatch.api.features import FeatureSpec
 from kbatch.api.meta import Resource
 from kbatch.api.printing import Describer, Printer
 from kbatch.api.strategy import Strategy
+from kbatch.api.versions import ServedVersion
 
 __all__ = [
     "AdmissionPlugin",
@@ -71,6 +72,7 @@ class KindEntry:
     describe: Describer | None = None
     gc_policy: str = "Background"
     feature_gate: str = ""
+    versions: tuple[ServedVersion, ...] = ()  # further served versions (CRD conversion)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,8 @@ client-side apply (:func:`kbatch.apiserver.client_apply.client_side_apply`), exa
 ``kbatch apply -f`` does: created with the ``last-applied-configuration`` annotation, or patched three
 ways, so that removing a field from a manifest removes it from the object. Namespaced objects without a
 namespace go to ``default`` (or the ``namespace`` given). This module only adapts the typed client to
-the three calls client-side apply makes, and answers models.
+the three calls client-side apply makes, and answers models. A manifest in a further served version
+of a kind (Kueue's v1beta1) is converted to the storage version first, as ``kbatch serve`` does.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def apply_objects(client: Any, registry: Any, source: Manifests,
     applied = []
     for manifest in load_manifests(source, "manifest"):
         spec = registry.for_gvk(manifest["apiVersion"], manifest["kind"])
+        if spec.storage is not None and spec.served is not None:  # a further served version: stored
+            manifest, spec = spec.served.to_storage(manifest), spec.storage  # converted up, as served
         obj = place(manifest, spec.info, None, default_namespace)
         _, result = client_side_apply(_TypedVerbs(client, spec.model), obj)
         applied.append(result)

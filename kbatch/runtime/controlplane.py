@@ -11,8 +11,10 @@ A façade that wires the parts and does none of their work::
 ``families`` (default: :data:`kbatch.families.BUILTIN_FAMILIES`) says what the control plane serves
 and runs; ``feature_gates`` (``"Name=true,..."`` as ``--feature-gates``),
 ``enable_admission_plugins``/``disable_admission_plugins`` (kube-apiserver's flags) and
-``scheduler_config`` (a ``KubeSchedulerConfiguration`` dict, kube-scheduler's ``--config``) configure
-them as upstream's components are configured.
+``scheduler_config`` (a ``KubeSchedulerConfiguration`` dict, kube-scheduler's ``--config``) and
+``kueue_config`` (Kueue's ``Configuration``: a dict, YAML text or a file path, Kueue's ``--config``;
+``configurations`` holds any component's by name) configure them as upstream's components are
+configured.
 
 >>> cp = ControlPlane(seed=1, controllers="")          # doctest: +SKIP
 >>> cp.apply(open("job.yaml").read()); cp.advance("5m")  # doctest: +SKIP
@@ -77,6 +79,8 @@ class ControlPlane:
         enable_admission_plugins: str | Sequence[str] | None = None,
         disable_admission_plugins: str | Sequence[str] | None = None,
         scheduler_config: Mapping[str, Any] | None = None,
+        kueue_config: Mapping[str, Any] | str | None = None,
+        configurations: Mapping[str, Any] | None = None,
         catalog: Catalog | None = None,
         extra_controllers: Sequence[ControllerSpec] = (),
         options: dict[str, dict[str, Any]] | None = None,
@@ -97,8 +101,12 @@ class ControlPlane:
         self.store: KV = store if store is not None else MemoryStore()
         self.registry = registry if registry is not None else self.composition.registry(self.features)
         admission = self.composition.admission_plugins(enable_admission_plugins, disable_admission_plugins)
+        self.configurations = dict(configurations or {})
+        if kueue_config is not None:  # Kueue's --config (a Configuration: mapping, YAML text or file path)
+            self.configurations["kueue"] = kueue_config
         self.server = APIServer(self.store, self.registry, now=self.clock.now_datetime, rng=self.rng,
-                                admission_plugins=admission, features=self.features)
+                                admission_plugins=admission, features=self.features,
+                                composition=self.composition, configurations=self.configurations)
         self.client = self.server.client()
         self.timers = TimerQueue()
         self.cache = Cache(self.client)

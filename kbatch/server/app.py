@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+from dataclasses import replace
 from typing import Any
 
 from kbatch.api.errors import (
@@ -38,6 +39,7 @@ from kbatch.server.handlers import handle_resource
 from kbatch.server.http import Request, Response, json_response, read_request, status_response
 from kbatch.server.openapi import OpenAPI
 from kbatch.server.routing import Router
+from kbatch.server.versions import versioned
 from kbatch.server.watch import EncodedEvents, Shutdown, serve_watch
 from kbatch.store.errors import UnavailableError
 
@@ -54,7 +56,7 @@ class KbatchApp:
     """``KbatchApp(backend, token=None)`` is an ASGI 3 callable."""
 
     def __init__(self, backend: Backend, *, token: str | None = None) -> None:
-        self.backend = backend
+        self.backend = versioned(backend)  # further served versions (CRDs' v1beta1 …) by conversion
         self.token = token
         self.router = Router(backend.registry)
         self.openapi = OpenAPI(backend.registry)
@@ -127,7 +129,14 @@ class KbatchApp:
             if doc is None:
                 raise NotFound(f"the server could not find the requested resource ({group}/{version})")
             return json_response(doc)
-        return handle_resource(self.backend, req, self.router.resolve(group, version, rest))
+        rp = self.router.resolve(group, version, rest)
+        response = handle_resource(self.backend, req, rp)
+        warning = rp.spec.served.warning if rp.spec.served is not None else None
+        if warning:  # a deprecated served version warns on every request (CRD deprecationWarning)
+            header = ("warning", f'299 - "{warning}"')
+            if header not in response.headers:
+                response = replace(response, headers=(*response.headers, header))
+        return response
 
     def _simple(self, req: Request, path: str) -> Response | None:
         registry = self.backend.registry

@@ -23,9 +23,11 @@ KBATCH_VERSION = "v1alpha1"
 
 
 def group_versions(registry: Registry) -> dict[str, list[str]]:
-    """group → versions in registration order (the core group is ``""``)."""
+    """group → versions in registration order (the core group is ``""``); a kind's further served
+    versions (:meth:`Registry.served`) come after every stored version, so each group's first
+    version is its storage version, the preferred one."""
     out: dict[str, list[str]] = {}
-    for spec in registry:
+    for spec in registry.served():
         versions = out.setdefault(spec.info.group, [])
         if spec.info.version not in versions:
             versions.append(spec.info.version)
@@ -75,7 +77,7 @@ def _resource(info: ApiInfo) -> list[dict[str, Any]]:
 
 def api_resource_list(registry: Registry, group: str, version: str) -> dict[str, Any] | None:
     """The resources of one group version, or ``None`` when it is not served."""
-    infos = [s.info for s in registry if s.info.group == group and s.info.version == version]
+    infos = [s.info for s in registry.served() if s.info.group == group and s.info.version == version]
     if not infos and (group, version) != (KBATCH_GROUP, KBATCH_VERSION):
         return None
     resources = [r for info in infos for r in _resource(info)]

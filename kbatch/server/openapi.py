@@ -125,7 +125,7 @@ class OpenAPI:
         return self._v3[gv_path]
 
     def _specs(self, gv_path: str) -> list[KindSpec]:
-        return [s for s in self._registry if _gv_path(s.info.group, s.info.version) == gv_path]
+        return [s for s in self._registry.served() if _gv_path(s.info.group, s.info.version) == gv_path]
 
     def _build_v3(self, gv_path: str) -> dict[str, Any] | None:
         specs = self._specs(gv_path)

@@ -30,7 +30,7 @@ class Router:
     """Maps (group, version, plural) to a kind, and paths to :class:`ResourcePath`."""
 
     def __init__(self, registry: Registry) -> None:
-        self._kinds = {(s.info.group, s.info.version, s.info.plural): s for s in registry}
+        self._kinds = {(s.info.group, s.info.version, s.info.plural): s for s in registry.served()}
 
     def group_version(self, path: str) -> tuple[str, str, list[str]] | None:
         """``("batch", "v1", rest)`` for ``/apis/batch/v1/...``; ``None`` for other paths."""

@@ -10,17 +10,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbatch.api.features import FeatureGateError, FeatureGates, FeatureSpec, Stage, parse_feature_gates
-from kbatch.families import BATCH, BUILTIN_FAMILIES, CORE, AdmissionSelectionError, builtin, compose
+from kbatch.families import BATCH, BUILTIN_FAMILIES, CORE, DRA, AdmissionSelectionError, builtin, compose
 
 JOBSET_HOOKS = ["mjobset.kb.io", "mpod.kb.io", "vjobset.kb.io", "vpod.kb.io"]
+KUEUE_HOOKS = ["KueueWebhooks", "KueueJobWebhooks"]
 
 
 def test_builtin_composition_lists_core_then_batch() -> None:
     composed = builtin()
-    assert [f.name for f in composed.families] == ["core", "batch", "dra", "gang", "coscheduling", "jobset"]
+    assert [f.name for f in composed.families] == ["core", "batch", "dra", "gang", "coscheduling", "jobset",
+                                                   "kueue"]
     assert [p.name for p in composed.admission] == [
         "NamespaceLifecycle", "DefaultTolerationSeconds", "Priority", "DynamicResourceAllocation",
-        "PodGroupProtection", *JOBSET_HOOKS]
+        "PodGroupProtection", *JOBSET_HOOKS, *KUEUE_HOOKS]
     names = [c.name for c in composed.controllers]
     assert names.index("scheduler") < names.index("job")
     registry = composed.registry()
@@ -41,13 +43,12 @@ def test_two_families_may_not_declare_the_same_thing(clash: object) -> None:
 
 
 def test_admission_selection_follows_kube_apiservers_flags() -> None:
-    composed = compose((*BUILTIN_FAMILIES, EXAMPLE))
+    composed = compose((CORE, BATCH, DRA, EXAMPLE))  # the admission plugins of these families only
     default = [p.name for p in composed.admission_plugins()]
     assert default == ["NamespaceLifecycle", "DefaultTolerationSeconds", "Priority",
-                       "DynamicResourceAllocation", "PodGroupProtection", *JOBSET_HOOKS, "GizmoLabels"]
+                       "DynamicResourceAllocation", "GizmoLabels"]
     assert [p.name for p in composed.admission_plugins(disable="Priority,GizmoLabels")] == \
-        ["NamespaceLifecycle", "DefaultTolerationSeconds", "DynamicResourceAllocation", "PodGroupProtection",
-         *JOBSET_HOOKS]
+        ["NamespaceLifecycle", "DefaultTolerationSeconds", "DynamicResourceAllocation"]
     # enabling an already-enabled plugin changes nothing; the order is the recommended one, not the flag's
     assert [p.name for p in composed.admission_plugins(enable=["Priority", "NamespaceLifecycle"])] == default
     with pytest.raises(AdmissionSelectionError, match=r"\[Priority\] in enable-admission-plugins and "

@@ -208,6 +208,27 @@ def controllers(ctx: typer.Context) -> None:
         rows.append((spec.name, state, "yes" if spec.name in enabled else "no", spec.description))
     typer.echo(align([("NAME", "DEFAULT", "ENABLED", "DESCRIPTION"), *rows]))
     typer.echo(_gates_line(ctx))
+    typer.echo(_kueue_config_line(global_options(ctx)))
+
+
+def _kueue_config_line(opts: Any) -> str:
+    """Which Kueue Configuration a command here runs with: ``--kueue-config`` when given, else the one
+    the state directory's control plane was built with (recorded in its image)."""
+    from kbatch.cli.state import StateConfig, StateDir, read_kueue_config
+    from kbatch.controllers.kueue.config import describe_config
+    from kbatch.runtime.image import ImageError, read_header
+
+    if opts.kueue_config is not None:
+        text = read_kueue_config(opts.kueue_config)
+        return f"kueue configuration: {opts.kueue_config}; {describe_config(text)}"
+    text, image = None, StateDir(opts.state).image
+    if image.exists():
+        try:
+            text = StateConfig.of(read_header(image).config).kueue_config
+        except ImageError as err:
+            raise UserError(str(err)) from None
+    source = f"as recorded in {image}" if text else "the shipped default (controller_manager_config.yaml)"
+    return f"kueue configuration: {source}; {describe_config(text)}"
 
 
 @command

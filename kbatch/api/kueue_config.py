@@ -1,0 +1,481 @@
+"""Kueue's component configuration: ``config.kueue.x-k8s.io`` ``Configuration`` (v1beta2; v1beta1 accepted).
+
+Upstream: kubernetes-sigs/kueue ``apis/config/v1beta2/{configuration_types,defaults}.go``,
+``apis/config/v1beta1/{defaults,configuration_conversion}.go`` and ``pkg/config/validation.go`` at
+v0.19.2. Decoding is strict (unknown fields are errors, as Kueue's ``EnableStrict`` codec); a v1beta1
+file is defaulted as v1beta1 and converted (``waitForPodsReady.enable`` / ``fairSharing.enable``
+false → the feature off); a v1beta2 file gets v1beta2's defaults, under which waitForPodsReady is on
+(30m timeout and recovery timeout) unless the ``DisableWaitForPodsReady`` gate is on.
+
+The fields kbatch acts on are modelled; the ones about the manager process (webhook server,
+metrics, leader election, TLS, client connection, MultiKueue, visibility server, internal certs) are
+accepted as opaque objects. :func:`load` returns a :class:`KueueConfig`, the settled values the
+manager and the webhooks read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from kbatch.api.base import KubeModel
+from kbatch.api.cron import go_duration_seconds
+from kbatch.api.errors import FieldError, Invalid
+from kbatch.api.meta import LabelSelector, LabelSelectorRequirement
+from kbatch.api.quantity import Quantity
+from kbatch.api.selectors import Selector, selector_from_model
+from kbatch.api.validation import validate_label_selector
+
+__all__ = [
+    "DEFAULT_FRAMEWORKS",
+    "SHIPPED_FRAMEWORKS",
+    "AdmissionFairSharingConfig",
+    "KueueConfig",
+    "WaitForPodsReadyConfig",
+    "load",
+    "shipped",
+]
+
+GROUP = "config.kueue.x-k8s.io"
+DEFAULT_NAMESPACE = "kueue-system"
+DEFAULT_FRAMEWORKS = ("batch/job",)  # the API default (apis/config/v1beta2/defaults.go)
+# config/components/manager/controller_manager_config.yaml: what a Kueue installation runs with
+SHIPPED_FRAMEWORKS = (
+    "batch/job",
+    "kubeflow.org/mpijob",
+    "ray.io/rayjob",
+    "ray.io/raycluster",
+    "ray.io/rayservice",
+    "jobset.x-k8s.io/jobset",
+    "workload.codeflare.dev/appwrapper",
+    "trainer.kubeflow.org/trainjob",
+    "pod",
+    "deployment",
+    "statefulset",
+    "leaderworkerset.x-k8s.io/leaderworkerset",
+)
+KNOWN_FRAMEWORKS = (
+    *SHIPPED_FRAMEWORKS,
+    "kubeflow.org/paddlejob",
+    "kubeflow.org/pytorchjob",
+    "kubeflow.org/tfjob",
+    "kubeflow.org/xgboostjob",
+    "kubeflow.org/jaxjob",
+    "sparkoperator.k8s.io/sparkapplication",
+)
+VALID_STRATEGY_SETS = (
+    ("LessThanOrEqualToFinalShare",),
+    ("LessThanInitialShare",),
+    ("LessThanOrEqualToFinalShare", "LessThanInitialShare"),
+)
+
+
+# --- wire models -------------------------------------------------------------------------------
+
+
+class RequeuingStrategy(KubeModel):
+    timestamp: str | None = None
+    backoff_limit_count: int | None = None
+    backoff_base_seconds: int | None = None
+    backoff_max_seconds: int | None = None
+
+
+class WaitForPodsReady(KubeModel):
+    enable: bool | None = None  # v1beta1 only
+    timeout: str | None = None
+    block_admission: bool | None = None
+    requeuing_strategy: RequeuingStrategy | None = None
+    recovery_timeout: str | None = None
+
+
+class Integrations(KubeModel):
+    frameworks: list[str] | None = None
+    external_frameworks: list[str] | None = None
+    label_keys_to_copy: list[str] | None = None
+    pod_options: dict[str, Any] | None = None  # v1beta1 only
+
+
+class FairSharing(KubeModel):
+    enable: bool | None = None  # v1beta1 only
+    preemption_strategies: list[str] | None = None
+
+
+class AdmissionFairSharing(KubeModel):
+    usage_half_life_time: str | None = None
+    usage_sampling_interval: str | None = None
+    resource_weights: dict[str, float] | None = None
+
+
+class ResourceTransformation(KubeModel):
+    input: str
+    strategy: str | None = None
+    multiply_by: str | None = None
+    outputs: dict[str, Quantity] | None = None
+
+
+class Resources(KubeModel):
+    quota_check_strategy: str | None = None
+    exclude_resource_prefixes: list[str] | None = None
+    transformations: list[ResourceTransformation] | None = None
+    device_class_mappings: list[dict[str, Any]] | None = None
+
+
+class WorkloadRetentionPolicy(KubeModel):
+    after_finished: str | None = None
+    after_deactivated_by_kueue: str | None = None
+
+
+class ObjectRetentionPolicies(KubeModel):
+    workloads: WorkloadRetentionPolicy | None = None
+
+
+_Opaque = dict[str, Any] | None
+
+
+class Configuration(KubeModel):
+    api_version: str | None = None
+    kind: str | None = None
+    namespace: str | None = None
+    manage_jobs_without_queue_name: bool | None = None
+    managed_jobs_namespace_selector: LabelSelector | None = None
+    wait_for_pods_ready: WaitForPodsReady | None = None
+    integrations: Integrations | None = None
+    fair_sharing: FairSharing | None = None
+    admission_fair_sharing: AdmissionFairSharing | None = None
+    resources: Resources | None = None
+    feature_gates: dict[str, bool] | None = None
+    object_retention_policies: ObjectRetentionPolicies | None = None
+    # the manager process's settings: accepted, not acted on
+    webhook: _Opaque = None
+    leader_election: _Opaque = None
+    metrics: _Opaque = None
+    health: _Opaque = None
+    pprof_bind_address: str | None = None
+    controller: _Opaque = None
+    tls: _Opaque = None
+    internal_cert_management: _Opaque = None
+    client_connection: _Opaque = None
+    multi_kueue: _Opaque = None
+    visibility_server: _Opaque = None
+    queue_visibility: _Opaque = None  # v1beta1 only
+
+
+# --- settled values ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WaitForPodsReadyConfig:
+    timeout: float
+    recovery_timeout: float | None  # None: disabled ("0s")
+    block_admission: bool
+    requeuing_timestamp: str  # Eviction | Creation
+    backoff_limit_count: int | None
+    backoff_base_seconds: int
+    backoff_max_seconds: int
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionFairSharingConfig:
+    usage_half_life_time: float
+    usage_sampling_interval: float
+    resource_weights: Mapping[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class KueueConfig:
+    """What the Kueue manager and webhooks act on (defaults applied, validated)."""
+
+    api_version: str = f"{GROUP}/v1beta2"
+    namespace: str = DEFAULT_NAMESPACE
+    manage_jobs_without_queue_name: bool = False
+    managed_jobs_namespace_selector: LabelSelector | None = None
+    wait_for_pods_ready: WaitForPodsReadyConfig | None = None
+    frameworks: tuple[str, ...] = DEFAULT_FRAMEWORKS
+    label_keys_to_copy: tuple[str, ...] = ()
+    fair_sharing_strategies: tuple[str, ...] | None = None  # None: fair sharing off
+    admission_fair_sharing: AdmissionFairSharingConfig | None = None
+    quota_check_strategy: str = "BlockUndeclared"
+    exclude_resource_prefixes: tuple[str, ...] = ()
+    transformations: tuple[ResourceTransformation, ...] = ()
+    feature_gates: Mapping[str, bool] = field(default_factory=dict)
+    retention_after_finished: float | None = None
+    retention_after_deactivated: float | None = None
+
+    @property
+    def namespace_selector(self) -> Selector | None:
+        return (
+            selector_from_model(self.managed_jobs_namespace_selector)
+            if self.managed_jobs_namespace_selector is not None
+            else None
+        )
+
+    @property
+    def fair_sharing(self) -> bool:
+        return self.fair_sharing_strategies is not None
+
+
+def _seconds(text: str | None, path: str, errs: list[FieldError]) -> float | None:
+    if text is None:
+        return None
+    try:
+        return go_duration_seconds(text)
+    except ValueError as err:
+        errs.append(FieldError.invalid(path, text, str(err)))
+        return None
+
+
+def _default_selector(namespace: str) -> LabelSelector:
+    return LabelSelector(
+        match_expressions=[
+            LabelSelectorRequirement(
+                key="kubernetes.io/metadata.name", operator="NotIn", values=["kube-system", namespace]
+            )
+        ]
+    )
+
+
+def _decode(data: Mapping[str, Any]) -> Configuration:
+    try:
+        return Configuration.model_validate(dict(data))
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        raise Invalid(f"invalid Kueue configuration: {where}: {first.get('msg')}") from None
+
+
+def _wait_for_pods_ready(
+    cfg: Configuration, v1beta1: bool, errs: list[FieldError]
+) -> WaitForPodsReadyConfig | None:
+    w = cfg.wait_for_pods_ready
+    if v1beta1:
+        if w is None or not w.enable:
+            return None
+    elif w is None:
+        w = WaitForPodsReady()
+    timeout = _seconds(w.timeout, "waitForPodsReady.timeout", errs)
+    if timeout is None or (timeout == 0 and v1beta1):
+        timeout = 1800.0
+    if timeout == 0:
+        errs.append(FieldError.required("waitForPodsReady.timeout", "must be specified"))
+    elif timeout < 0:
+        errs.append(
+            FieldError.invalid("waitForPodsReady.timeout", w.timeout, "must be greater than or equal to 0")
+        )
+    recovery = _seconds(w.recovery_timeout, "waitForPodsReady.recoveryTimeout", errs)
+    if recovery is not None and recovery < 0:
+        errs.append(
+            FieldError.invalid(
+                "waitForPodsReady.recoveryTimeout", w.recovery_timeout, "must be greater than or equal to 0"
+            )
+        )
+    rs = w.requeuing_strategy or RequeuingStrategy()
+    ts = rs.timestamp or "Eviction"
+    if ts not in ("Creation", "Eviction"):
+        errs.append(
+            FieldError.not_supported(
+                "waitForPodsReady.requeuingStrategy.timestamp", ts, ["Creation", "Eviction"]
+            )
+        )
+    for name, value in (
+        ("backoffLimitCount", rs.backoff_limit_count),
+        ("backoffBaseSeconds", rs.backoff_base_seconds),
+        ("backoffMaxSeconds", rs.backoff_max_seconds),
+    ):
+        if value is not None and value < 0:
+            errs.append(
+                FieldError.invalid(
+                    f"waitForPodsReady.requeuingStrategy.{name}", value, "must be greater than or equal to 0"
+                )
+            )
+    block = w.block_admission if w.block_admission is not None else (bool(v1beta1))
+    return WaitForPodsReadyConfig(
+        timeout=timeout,
+        recovery_timeout=(timeout if recovery is None else (recovery or None)),
+        block_admission=block,
+        requeuing_timestamp=ts,
+        backoff_limit_count=rs.backoff_limit_count,
+        backoff_base_seconds=60 if rs.backoff_base_seconds is None else rs.backoff_base_seconds,
+        backoff_max_seconds=3600 if rs.backoff_max_seconds is None else rs.backoff_max_seconds,
+    )
+
+
+def _frameworks(cfg: Configuration, errs: list[FieldError]) -> tuple[str, ...]:
+    ints = cfg.integrations or Integrations()
+    frameworks = tuple(ints.frameworks or DEFAULT_FRAMEWORKS)
+    seen: set[str] = set()
+    for i, name in enumerate(frameworks):
+        if name not in KNOWN_FRAMEWORKS:
+            errs.append(
+                FieldError.not_supported(f"integrations.frameworks[{i}]", name, sorted(KNOWN_FRAMEWORKS))
+            )
+        elif name in seen:
+            errs.append(FieldError.duplicate(f"integrations.frameworks[{i}]", name))
+        seen.add(name)
+    return frameworks
+
+
+def _fair_sharing(cfg: Configuration, v1beta1: bool, errs: list[FieldError]) -> tuple[str, ...] | None:
+    fs = cfg.fair_sharing
+    if fs is None or (v1beta1 and not fs.enable):
+        return None
+    strategies = tuple(fs.preemption_strategies or ())
+    if v1beta1 and not strategies:
+        strategies = VALID_STRATEGY_SETS[2]
+    if not strategies:
+        errs.append(FieldError.required("fairSharing.preemptionStrategies", "must be specified"))
+    elif strategies not in VALID_STRATEGY_SETS:
+        errs.append(
+            FieldError.not_supported(
+                "fairSharing.preemptionStrategies",
+                list(strategies),
+                [",".join(s) for s in VALID_STRATEGY_SETS],
+            )
+        )
+    return strategies
+
+
+def _admission_fair_sharing(cfg: Configuration, errs: list[FieldError]) -> AdmissionFairSharingConfig | None:
+    afs = cfg.admission_fair_sharing
+    if afs is None:
+        return None
+    half = _seconds(afs.usage_half_life_time, "admissionFairSharing.usageHalfLifeTime", errs) or 0.0
+    sampling = _seconds(afs.usage_sampling_interval, "admissionFairSharing.usageSamplingInterval", errs)
+    sampling = 300.0 if sampling is None or sampling == 0 else sampling
+    if half < 0:
+        errs.append(
+            FieldError.invalid(
+                "admissionFairSharing.usageHalfLifeTime",
+                afs.usage_half_life_time,
+                "must be greater than or equal to 0",
+            )
+        )
+    if sampling <= 0:
+        errs.append(
+            FieldError.invalid(
+                "admissionFairSharing.usageSamplingInterval",
+                afs.usage_half_life_time,
+                "must be greater than 0",
+            )
+        )
+    weights = dict(afs.resource_weights or {})
+    for name in sorted(weights):
+        if weights[name] < 0:
+            errs.append(
+                FieldError.invalid(
+                    f"admissionFairSharing.resourceWeights[{name}]",
+                    weights,
+                    "must be greater than or equal to 0",
+                )
+            )
+    return AdmissionFairSharingConfig(half, sampling, weights)
+
+
+def _selector(cfg: Configuration, namespace: str, errs: list[FieldError]) -> LabelSelector:
+    selector = cfg.managed_jobs_namespace_selector or _default_selector(namespace)
+    errs += validate_label_selector(selector, "managedJobsNamespaceSelector")
+    for ns in ("kube-system", namespace):
+        if selector_from_model(selector).matches({"kubernetes.io/metadata.name": ns}):
+            errs.append(
+                FieldError.invalid(
+                    "managedJobsNamespaceSelector",
+                    selector.to_dict(),
+                    f'should not match the "{ns}" namespace',
+                )
+            )
+    return selector
+
+
+def _resources(cfg: Configuration, errs: list[FieldError]) -> tuple[str, tuple[str, ...], tuple[Any, ...]]:
+    res = cfg.resources or Resources()
+    strategy = res.quota_check_strategy or "BlockUndeclared"
+    if strategy not in ("IgnoreUndeclared", "BlockUndeclared"):
+        errs.append(
+            FieldError.not_supported(
+                "resources.quotaCheckStrategy", strategy, ["IgnoreUndeclared", "BlockUndeclared"]
+            )
+        )
+    elif strategy == "IgnoreUndeclared" and res.exclude_resource_prefixes:
+        errs.append(
+            FieldError.invalid(
+                "resources.quotaCheckStrategy",
+                strategy,
+                "excludeResourcePrefixes is not allowed when quotaCheckStrategy is IgnoreUndeclared",
+            )
+        )
+    for i, t in enumerate(res.transformations or ()):
+        if t.strategy not in (None, "Retain", "Replace"):
+            errs.append(
+                FieldError.not_supported(
+                    f"resources.transformations[{i}].strategy", t.strategy, ["Retain", "Replace"]
+                )
+            )
+    return strategy, tuple(res.exclude_resource_prefixes or ()), tuple(res.transformations or ())
+
+
+def _retention(cfg: Configuration, errs: list[FieldError]) -> tuple[float | None, float | None]:
+    w = (cfg.object_retention_policies or ObjectRetentionPolicies()).workloads or WorkloadRetentionPolicy()
+    path = "objectRetentionPolicies.workloads"
+    finished = _seconds(w.after_finished, f"{path}.afterFinished", errs)
+    deactivated = _seconds(w.after_deactivated_by_kueue, f"{path}.afterDeactivatedByKueue", errs)
+    for name, value, text in (
+        ("afterFinished", finished, w.after_finished),
+        ("afterDeactivatedByKueue", deactivated, w.after_deactivated_by_kueue),
+    ):
+        if value is not None and value < 0:
+            errs.append(FieldError.invalid(f"{path}.{name}", text, "must be greater than or equal to 0"))
+    return finished, deactivated
+
+
+def load(data: Mapping[str, Any] | None = None, *, disable_wait_for_pods_ready: bool = False) -> KueueConfig:
+    """The settled configuration of ``data`` (a decoded ``Configuration``; ``None``: the API
+    defaults); a bad one raises :class:`~kbatch.api.errors.Invalid` with every field error."""
+    data = dict(data or {"apiVersion": f"{GROUP}/v1beta2", "kind": "Configuration"})
+    api_version = data.get("apiVersion") or f"{GROUP}/v1beta2"
+    if (
+        api_version not in (f"{GROUP}/v1beta2", f"{GROUP}/v1beta1")
+        or data.get("kind", "Configuration") != "Configuration"
+    ):
+        raise Invalid(
+            f'invalid Kueue configuration: no kind "{data.get("kind")}" is registered for version '
+            f'"{api_version}"; use apiVersion {GROUP}/v1beta2 (or v1beta1), kind Configuration'
+        )
+    cfg = _decode(data)
+    v1beta1 = api_version.endswith("/v1beta1")
+    errs: list[FieldError] = []
+    namespace = cfg.namespace or DEFAULT_NAMESPACE
+    wait = None if disable_wait_for_pods_ready else _wait_for_pods_ready(cfg, v1beta1, errs)
+    strategy, prefixes, transformations = _resources(cfg, errs)
+    finished, deactivated = _retention(cfg, errs)
+    out = KueueConfig(
+        api_version=api_version,
+        namespace=namespace,
+        manage_jobs_without_queue_name=bool(cfg.manage_jobs_without_queue_name),
+        managed_jobs_namespace_selector=_selector(cfg, namespace, errs),
+        wait_for_pods_ready=wait,
+        frameworks=_frameworks(cfg, errs),
+        label_keys_to_copy=tuple((cfg.integrations or Integrations()).label_keys_to_copy or ()),
+        fair_sharing_strategies=_fair_sharing(cfg, v1beta1, errs),
+        admission_fair_sharing=_admission_fair_sharing(cfg, errs),
+        quota_check_strategy=strategy,
+        exclude_resource_prefixes=prefixes,
+        transformations=transformations,
+        feature_gates=dict(cfg.feature_gates or {}),
+        retention_after_finished=finished,
+        retention_after_deactivated=deactivated,
+    )
+    if errs:
+        raise Invalid.of("Configuration.config.kueue.x-k8s.io", "", errs)
+    return out
+
+
+def shipped() -> dict[str, Any]:
+    """The Configuration a Kueue installation ships with (``controller_manager_config.yaml``'s
+    settings kbatch acts on): the API defaults plus its integrations list."""
+    return {
+        "apiVersion": f"{GROUP}/v1beta2",
+        "kind": "Configuration",
+        "integrations": {"frameworks": list(SHIPPED_FRAMEWORKS)},
+    }

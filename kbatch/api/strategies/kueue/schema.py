@@ -1,0 +1,305 @@
+"""A CRD structural schema, as kube-apiextensions-apiserver enforces it: defaults, the OpenAPI value
+checks and the CEL rules (``x-kubernetes-validations``), on typed objects.
+
+Kueue's kinds are custom resources: what the API server itself guarantees about them is their CRD's
+``openAPIV3Schema`` (generated from the ``+kubebuilder`` markers of ``apis/kueue/v1beta2/*.go``).
+:mod:`.schemas` transcribes those schemas into :class:`Node` values (constraints only) with each CEL
+rule as a Python predicate; this module applies them:
+
+* :func:`apply_defaults` is structural defaulting (``default:`` values, applied recursively, also
+  inside a defaulted object), in place;
+* :func:`validate` is the schema validation of ``k8s.io/kube-openapi/pkg/validation`` and the CEL
+  validator of ``apiextensions-apiserver/pkg/apiserver/schema/cel``, with their messages:
+  ``Required value``, ``Unsupported value: "x": supported values: ...``, ``... in body should match
+  '...'``, ``Too long: may not be more than N bytes``, ``Too many: N: must have at most M items``,
+  ``... in body should have at least N items``, ``... in body should be greater than or equal to N``,
+  ``Duplicate value``, and for a failed rule ``Invalid value: "object": <message>``.
+
+Rules that read ``oldSelf`` (transition rules) run only on updates where the old value exists, as
+upstream. Values are walked through the models' attributes (wire names resolved once per model
+class), never through a dict dump.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter
+
+from kbatch.api.errors import FieldError
+from kbatch.api.quantity import Quantity
+
+__all__ = ["MISSING", "Node", "Rule", "apply_defaults", "validate", "validate_transitions"]
+
+MISSING: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One ``x-kubernetes-validations`` entry: ``check(self, old_self)``; ``transition`` rules read
+    ``oldSelf`` and are skipped when there is no old value."""
+
+    check: Callable[[Any, Any], bool]
+    message: str
+    transition: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A schema node. ``type``: object | array | map | string | integer | boolean | quantity | any."""
+
+    type: str = "object"
+    props: Mapping[str, Node] = field(default_factory=dict)
+    items: Node | None = None
+    values: Node | None = None
+    required: tuple[str, ...] = ()
+    enum: tuple[Any, ...] | None = None
+    pattern: str | None = None
+    max_length: int | None = None
+    min_length: int | None = None
+    minimum: int | None = None
+    max_items: int | None = None
+    min_items: int | None = None
+    map_keys: tuple[str, ...] = ()
+    set_list: bool = False
+    default: Any = MISSING
+    rules: tuple[Rule, ...] = ()
+
+
+# --- attribute access ----------------------------------------------------------------------------
+
+
+@functools.cache
+def _attrs(model: type[BaseModel]) -> dict[str, str]:
+    """Wire name → attribute name of a model class."""
+    return {(f.alias or name): name for name, f in model.model_fields.items()}
+
+
+@functools.cache
+def _adapter(model: type[BaseModel], attr: str) -> TypeAdapter[Any]:
+    return TypeAdapter(model.model_fields[attr].annotation)
+
+
+def _get(obj: Any, wire: str) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, BaseModel):
+        return getattr(obj, _attrs(type(obj))[wire], None)
+    if isinstance(obj, Mapping):
+        return obj.get(wire)
+    return None
+
+
+# --- defaulting --------------------------------------------------------------------------------
+
+
+def apply_defaults(node: Node, value: Any) -> None:
+    """Structural defaulting of ``value`` (a model, list or dict) in place."""
+    if value is None:
+        return
+    if node.type == "object" and isinstance(value, BaseModel):
+        attrs = _attrs(type(value))
+        for wire, child in node.props.items():
+            attr = attrs[wire]
+            current = getattr(value, attr, None)
+            if current is None and child.default is not MISSING:
+                current = _adapter(type(value), attr).validate_python(_fresh(child.default))
+                setattr(value, attr, current)
+            apply_defaults(child, current)
+    elif node.type == "array" and node.items is not None and isinstance(value, list):
+        for item in value:
+            apply_defaults(node.items, item)
+    elif node.type == "map" and node.values is not None and isinstance(value, dict):
+        for item in value.values():
+            apply_defaults(node.values, item)
+
+
+def _fresh(default: Any) -> Any:
+    if isinstance(default, dict):
+        return {k: _fresh(v) for k, v in default.items()}
+    if isinstance(default, list):
+        return [_fresh(v) for v in default]
+    return default
+
+
+# --- validation ----------------------------------------------------------------------------------
+
+Errors = list[FieldError]
+
+
+def validate(node: Node, value: Any, old: Any = None, path: str = "", *, has_old: bool = False) -> Errors:
+    """Every schema error of ``value`` at ``path`` but the transition rules' (a create's checks, and
+    an update's checks of the new object alone)."""
+    return _validate(node, value, old, path, has_old=has_old, transitions=False)
+
+
+def validate_transitions(node: Node, value: Any, old: Any, path: str = "") -> Errors:
+    """The transition rules' errors only (an update's checks against the stored object)."""
+    return _validate(node, value, old, path, has_old=True, transitions=True)
+
+
+_TRANSITIONS: dict[int, bool] = {}
+
+
+def _has_transitions(node: Node) -> bool:
+    """Whether a transition rule sits anywhere in ``node``'s subtree (memoised per node)."""
+    known = _TRANSITIONS.get(id(node))
+    if known is None:
+        children = [*node.props.values(), *(c for c in (node.items, node.values) if c is not None)]
+        known = any(r.transition for r in node.rules) or any(_has_transitions(c) for c in children)
+        _TRANSITIONS[id(node)] = known
+    return known
+
+
+def _validate(node: Node, value: Any, old: Any, path: str, *, has_old: bool, transitions: bool) -> Errors:
+    if value is None or (transitions and not _has_transitions(node)):
+        return []
+    errs: Errors = []
+    kind = node.type
+    if kind == "object":
+        errs += _object(node, value, old, path, has_old, transitions)
+    elif kind == "array":
+        errs += _array(node, value, old, path, has_old, transitions)
+    elif kind == "map":
+        errs += _map(node, value, old, path, has_old, transitions)
+    elif not transitions:
+        errs += _scalar(node, value, path)
+    for rule in node.rules:
+        if rule.transition != transitions or (rule.transition and not (has_old and old is not None)):
+            continue
+        if not rule.check(value, old):
+            errs.append(FieldError.invalid(path, _type_name(node), rule.message))
+    return errs
+
+
+def _type_name(node: Node) -> str:
+    return {"map": "object", "quantity": "string", "any": "object"}.get(node.type, node.type)
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _object(node: Node, value: Any, old: Any, path: str, has_old: bool, transitions: bool) -> Errors:
+    errs: Errors = []
+    if not transitions:
+        for wire in node.required:
+            if _get(value, wire) is None:
+                errs.append(FieldError.required(_join(path, wire)))
+    for wire, child in node.props.items():
+        v = _get(value, wire)
+        if v is not None:
+            errs += _validate(
+                child, v, _get(old, wire), _join(path, wire), has_old=has_old, transitions=transitions
+            )
+    return errs
+
+
+def _array(node: Node, value: list[Any], old: Any, path: str, has_old: bool, transitions: bool) -> Errors:
+    errs: Errors = []
+    if not transitions:
+        if node.max_items is not None and len(value) > node.max_items:
+            errs.append(FieldError.too_many(path, len(value), node.max_items))
+        if node.min_items is not None and len(value) < node.min_items:
+            errs.append(
+                FieldError.invalid(
+                    path, len(value), f"{path} in body should have at least {node.min_items} items"
+                )
+            )
+        errs += _duplicates(node, value, path)
+    if node.items is not None:
+        olds = _old_items(node, old)
+        for i, item in enumerate(value):
+            errs += _validate(
+                node.items, item, olds(item, i), f"{path}[{i}]", has_old=has_old, transitions=transitions
+            )
+    return errs
+
+
+def _old_items(node: Node, old: Any) -> Callable[[Any, int], Any]:
+    """How an item finds its old value: by map keys for ``listType=map`` (correlation by key, as
+    CEL transition rules do), else none (atomic lists are not correlated)."""
+    if not node.map_keys or not isinstance(old, list):
+        return lambda item, i: None
+    by_key = {tuple(_get(o, k) for k in node.map_keys): o for o in old}
+    return lambda item, i: by_key.get(tuple(_get(item, k) for k in node.map_keys))
+
+
+def _duplicates(node: Node, value: list[Any], path: str) -> Errors:
+    if not node.map_keys and not node.set_list:
+        return []
+    errs: Errors = []
+    seen: set[Any] = set()
+    for i, item in enumerate(value):
+        key = tuple(_get(item, k) for k in node.map_keys) if node.map_keys else _hashable(item)
+        if key in seen:
+            shown = {k: _get(item, k) for k in node.map_keys} if node.map_keys else item
+            errs.append(FieldError.duplicate(f"{path}[{i}]", shown))
+        seen.add(key)
+    return errs
+
+
+def _hashable(item: Any) -> Any:
+    return item.model_dump_json() if isinstance(item, BaseModel) else item
+
+
+def _map(node: Node, value: dict[str, Any], old: Any, path: str, has_old: bool, transitions: bool) -> Errors:
+    errs: Errors = []
+    if not transitions and node.max_items is not None and len(value) > node.max_items:
+        errs.append(FieldError.too_many(path, len(value), node.max_items))
+    if node.values is not None:
+        for k in sorted(value):
+            errs += _validate(
+                node.values, value[k], _get(old, k), f"{path}[{k}]", has_old=has_old, transitions=transitions
+            )
+    return errs
+
+
+def _scalar(node: Node, value: Any, path: str) -> Errors:
+    errs: Errors = []
+    if node.enum is not None and value not in node.enum:
+        errs.append(FieldError.not_supported(path, value, [str(v) for v in node.enum]))
+        return errs
+    if isinstance(value, str):
+        if node.max_length is not None and len(value) > node.max_length:
+            errs.append(FieldError.too_long(path, node.max_length))
+        if node.min_length is not None and len(value) < node.min_length:
+            errs.append(
+                FieldError.invalid(
+                    path, value, f"{path} in body should be at least {node.min_length} chars long"
+                )
+            )
+        if node.pattern is not None and not _matches(node.pattern, value):
+            errs.append(FieldError.invalid(path, value, f"{path} in body should match '{node.pattern}'"))
+    elif (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and node.minimum is not None
+        and value < node.minimum
+    ):
+        errs.append(
+            FieldError.invalid(
+                path, value, f"{path} in body should be greater than or equal to {node.minimum}"
+            )
+        )
+    elif isinstance(value, Quantity):
+        pass
+    return errs
+
+
+@functools.lru_cache(maxsize=8192)
+def _matches(pattern: str, value: str) -> bool:
+    return _compiled(pattern).search(value) is not None
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    # the patterns are anchored with ^...$ themselves; Go allows a flag group right after ``^``
+    # (``^(?i)...``), Python only at the very start
+    if pattern.startswith("^(?i)"):
+        pattern = "(?i)^" + pattern[5:]
+    return re.compile(pattern)

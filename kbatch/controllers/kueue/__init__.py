@@ -1,0 +1,126 @@
+"""Kueue v0.19's manager on kbatch's runtime: one catalog entry (``kueue``), several controllers.
+
+Upstream: kubernetes-sigs/kueue ``cmd/kueue/main.go`` and ``pkg/controller/core``,
+``pkg/scheduler``, ``pkg/controller/jobframework`` (v0.19.2). The pure decision code lives in
+:mod:`.scheduling` (snapshot, flavor assigner, preemptor, ordering, the cycle) and :mod:`.model`
+(quota tree, workload info); :mod:`.workloads` holds the status transitions. The effectful parts are
+thin controllers over them:
+
+========================  ==================================================================
+``kueue-scheduler``       :class:`.scheduler.Scheduler` — runs a cycle, applies it
+``kueue-requeue``         :class:`.requeue.InadmissibleRequeuer` — batched requeue of inadmissible workloads
+``kueue-workload``        :class:`.workload_controller.WorkloadReconciler`
+``kueue-clusterqueue``    :class:`.status.ClusterQueueStatus`
+``kueue-localqueue``      :class:`.status.LocalQueueStatus`
+``kueue-cohort``          :class:`.status.CohortStatus`
+``kueue-resourceflavor``  :class:`.status.ResourceFlavorFinalizer`
+``kueue-job-<name>``      :class:`.jobframework.reconciler.JobReconciler`, one per enabled integration
+========================  ==================================================================
+
+The webhooks are admission plugins (:mod:`.webhooks`), so they work whatever controllers run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbatch.api.core_v1 import Namespace
+from kbatch.api.kueue_v1beta2 import (
+    AdmissionCheck,
+    ClusterQueue,
+    Cohort,
+    LocalQueue,
+    ResourceFlavor,
+    Workload,
+)
+from kbatch.controllers.kueue.jobframework.reconciler import JobReconciler
+from kbatch.controllers.kueue.manager import (
+    CheckHandler,
+    ClusterQueueHandler,
+    CohortHandler,
+    FlavorHandler,
+    KueueManager,
+    LocalQueueHandler,
+    NamespaceHandler,
+    WorkloadHandler,
+)
+from kbatch.controllers.kueue.requeue import InadmissibleRequeuer
+from kbatch.controllers.kueue.scheduler import Scheduler
+from kbatch.controllers.kueue.status import (
+    ClusterQueueStatus,
+    CohortStatus,
+    LocalQueueStatus,
+    ResourceFlavorFinalizer,
+)
+from kbatch.controllers.kueue.workload_controller import WorkloadReconciler
+from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.reconcile import Request
+
+__all__ = ["KueueManager", "setup"]
+
+
+class _OwnerMapper:
+    """Workload events → the job that controls them (``Owns(&kueue.Workload{})``)."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    def __call__(self, wl: Any) -> list[Request]:
+        ref = wl.metadata.controller_ref()
+        if ref is None or ref.kind != self.kind:
+            return []
+        return [Request(wl.metadata.namespace or "", ref.name)]
+
+
+def _integrations(mgr: KueueManager) -> list[Any]:
+    enabled = set(mgr.settings.frameworks)
+    seen: set[str] = set()
+    out = []
+    for integ in mgr.ctx.composition.job_integrations:
+        if integ.name in enabled and integ.name not in seen:
+            seen.add(integ.name)
+            out.append(integ)
+    return out
+
+
+def setup(ctx: ControllerContext) -> KueueManager:
+    mgr = KueueManager(ctx)
+    mgr.integrations = _integrations(mgr)
+    b = ctx.build
+    mgr.controllers["kueue-scheduler"] = (
+        b("kueue-scheduler").describe("Kueue's scheduler").complete(Scheduler(mgr))
+    )
+    mgr.controllers["kueue-requeue"] = (
+        b("kueue-requeue").describe("requeues inadmissible workloads").complete(InadmissibleRequeuer(mgr))
+    )
+    mgr.controllers["kueue-workload"] = b("kueue-workload").for_(Workload).complete(WorkloadReconciler(mgr))
+    mgr.controllers["kueue-clusterqueue"] = (
+        b("kueue-clusterqueue").for_(ClusterQueue).complete(ClusterQueueStatus(mgr))
+    )
+    mgr.controllers["kueue-localqueue"] = (
+        b("kueue-localqueue").for_(LocalQueue).complete(LocalQueueStatus(mgr))
+    )
+    mgr.controllers["kueue-cohort"] = b("kueue-cohort").for_(Cohort).complete(CohortStatus(mgr))
+    mgr.controllers["kueue-resourceflavor"] = (
+        b("kueue-resourceflavor").for_(ResourceFlavor).complete(ResourceFlavorFinalizer(mgr))
+    )
+    for integ in mgr.integrations:
+        name = f"kueue-job-{integ.name.replace('/', '-').replace('.', '-')}"
+        mgr.controllers[name] = (
+            b(name)
+            .describe(f"Kueue's {integ.name} integration")
+            .for_(integ.model)
+            .watches(Workload, _OwnerMapper(integ.model.api_info.kind))
+            .complete(JobReconciler(mgr, integ))
+        )
+    informers = ctx.cache
+    informers.informer_for(Workload).add_event_handler(WorkloadHandler(mgr))
+    informers.informer_for(ClusterQueue).add_event_handler(ClusterQueueHandler(mgr))
+    informers.informer_for(LocalQueue).add_event_handler(LocalQueueHandler(mgr))
+    informers.informer_for(Cohort).add_event_handler(CohortHandler(mgr))
+    informers.informer_for(ResourceFlavor).add_event_handler(FlavorHandler(mgr))
+    informers.informer_for(AdmissionCheck).add_event_handler(CheckHandler(mgr))
+    informers.informer_for(Namespace).add_event_handler(NamespaceHandler(mgr))
+    return mgr

@@ -1,0 +1,125 @@
+"""The settled Kueue settings the manager and the webhooks share: the Configuration and the gates.
+
+Kueue reads its ``Configuration`` from ``--config`` (kbatch: ``--kueue-config FILE``,
+``KBATCH_KUEUE_CONFIG``, ``ControlPlane(kueue_config=...)``: a mapping, YAML/JSON text or a file
+path). Without one, kbatch runs Kueue as it is installed: with the shipped manager configuration
+(``config/components/manager/controller_manager_config.yaml``: the integrations list on top of the
+API defaults), not the bare API defaults.
+
+Kueue's feature gates are the kueue family's gates (``--feature-gates`` with Kueue's gate names); a
+Configuration's ``featureGates`` are applied on top of them, and a gate set both ways to different
+values is an error, as Kueue refuses gates set both by flag and by configuration.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kbatch.api.errors import FieldError, Invalid
+from kbatch.api.features import FeatureGateError, FeatureGates
+from kbatch.api.kueue_config import KueueConfig, load, shipped
+
+__all__ = ["KueueSettings", "parse_config", "settings_for"]
+
+_SETTLED = "kueue.settled"
+
+
+@dataclass(frozen=True)
+class KueueSettings:
+    config: KueueConfig
+    gates: FeatureGates
+
+    def on(self, gate: str) -> bool:
+        return self.gates.enabled(gate)
+
+    @property
+    def frameworks(self) -> tuple[str, ...]:
+        return self.config.frameworks
+
+
+def parse_config(raw: Mapping[str, Any] | str | None) -> dict[str, Any] | None:
+    """A Configuration as a dict: ``raw`` is a mapping, YAML/JSON text or a path to a file."""
+    if raw is None:
+        return None
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    from kbatch.apiserver.manifests import ManifestError, parse_documents
+
+    text, source = raw, "the Kueue configuration"
+    if "\n" not in raw and os.path.exists(raw):
+        source = raw
+        try:
+            with open(raw, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as err:
+            raise Invalid(f"invalid Kueue configuration: cannot read {raw}: {err.strerror}") from None
+    try:
+        docs = parse_documents(text, source)
+    except ManifestError as err:
+        raise Invalid(f"invalid Kueue configuration: {err}") from None
+    if len(docs) != 1 or not isinstance(docs[0], dict):
+        raise Invalid(f"invalid Kueue configuration: {source} must hold one Configuration object")
+    return docs[0]
+
+
+def _gates(features: FeatureGates, config: KueueConfig) -> FeatureGates:
+    if not config.feature_gates:
+        return features
+    flagged = features.overridden()
+    errs = []
+    for name in sorted(config.feature_gates):
+        value = config.feature_gates[name]
+        if name in flagged and flagged[name] != value:
+            errs.append(
+                FieldError.invalid(
+                    f"featureGates[{name}]",
+                    value,
+                    "feature gate set both by --feature-gates and in the configuration",
+                )
+            )
+    if errs:
+        raise Invalid.of("Configuration.config.kueue.x-k8s.io", "", errs)
+    try:
+        return FeatureGates(features.specs, {**flagged, **dict(config.feature_gates)})
+    except FeatureGateError as err:
+        raise Invalid(f"invalid Kueue configuration: featureGates: {err}") from None
+
+
+def settings_for(configurations: dict[str, Any], features: FeatureGates) -> KueueSettings:
+    """The settings for ``configurations["kueue"]`` (settled once and kept alongside)."""
+    settled = configurations.get(_SETTLED)
+    if isinstance(settled, KueueSettings):
+        return settled
+    data = parse_config(configurations.get("kueue"))
+    disable = "DisableWaitForPodsReady" in features and features.enabled("DisableWaitForPodsReady")
+    config = load(data if data is not None else shipped(), disable_wait_for_pods_ready=disable)
+    gates = _gates(features, config)
+    if (
+        gates is not features
+        and "DisableWaitForPodsReady" in gates
+        and gates.enabled("DisableWaitForPodsReady")
+    ):
+        config = load(data if data is not None else shipped(), disable_wait_for_pods_ready=True)
+    settled = KueueSettings(config, gates)
+    configurations[_SETTLED] = settled
+    return settled
+
+
+def check_config_text(text: str) -> KueueConfig:
+    """Parse and validate a Configuration given as text (the CLI checks it before keeping it)."""
+    return load(parse_config(text if "\n" in text else text + "\n"))
+
+
+def describe_config(text: str | None) -> str:
+    """One line on what a Configuration (``None``: the shipped one) makes Kueue do."""
+    cfg = load(parse_config(text) if text is not None else shipped())
+    wait = cfg.wait_for_pods_ready
+    parts = [f"integrations: {', '.join(cfg.frameworks)}",
+             "waitForPodsReady: " + (f"timeout {wait.timeout:g}s, blockAdmission "
+                                     f"{str(wait.block_admission).lower()}" if wait else "off"),
+             "fairSharing: " + (", ".join(cfg.fair_sharing_strategies or ()) if cfg.fair_sharing else "off"),
+             f"manageJobsWithoutQueueName: {str(cfg.manage_jobs_without_queue_name).lower()}"]
+    return "; ".join(parts)

@@ -1,0 +1,489 @@
+"""The Kueue manager's shared state and the informer handlers that keep it current.
+
+Upstream: kubernetes-sigs/kueue ``cmd/kueue/main.go`` (one cache, one queue manager, the scheduler and
+the controllers sharing them) and the event handlers of ``pkg/controller/core/{workload,clusterqueue,
+localqueue,cohort,resourceflavor,admissioncheck}_controller.go`` (v0.19.2), which update the cache and
+the queues synchronously on every event, before any reconcile runs.
+
+:class:`KueueManager` holds the :class:`~.cache.KueueCache`, the :class:`~.queues.QueueManager`, the
+preemptor and the cycle's configuration; the handler classes below are registered on the shared
+informers and translate events into cache/queue changes, wake the scheduler, and enqueue the status
+controllers (Kueue's "workload update watchers").
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from kbatch.api.core_v1 import Namespace
+from kbatch.api.errors import NotFound
+from kbatch.api.kueue_v1beta2 import (
+    AdmissionCheck,
+    ClusterQueue,
+    Cohort,
+    LocalQueue,
+    ResourceFlavor,
+    Workload,
+)
+from kbatch.api.kueue_v1beta2.constants import Cond
+from kbatch.controllers.kueue.cache import KueueCache
+from kbatch.controllers.kueue.config import KueueSettings, settings_for
+from kbatch.controllers.kueue.model.clusterqueue import settings_of
+from kbatch.controllers.kueue.model.info import InfoOptions, WorkloadInfo, is_true, workload_key
+from kbatch.controllers.kueue.model.quota import has_cycle, root_of
+from kbatch.controllers.kueue.queues import QueueManager, admissible
+from kbatch.controllers.kueue.scheduling.cycle import CycleConfig
+from kbatch.controllers.kueue.scheduling.flavorassigner import AssignerOptions
+from kbatch.controllers.kueue.scheduling.preemption.preemptor import Preemptor
+from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.events import EventRecorder
+from kbatch.runtime.reconcile import Request
+
+__all__ = ["BY_OWNER", "BY_QUEUE", "LQ_BY_CQ", "KueueManager", "status_of_workload"]
+
+BY_QUEUE = "kueue-workload-queue"  # Workload: "<namespace>/<queueName>"
+BY_OWNER = "kueue-workload-owner"  # Workload: "<owner kind>/<namespace>/<owner name>"
+LQ_BY_CQ = "kueue-localqueue-clusterqueue"  # LocalQueue: spec.clusterQueue
+SCHEDULER_KEY = Request("", "cycle")
+
+
+def _by_queue(wl: Any) -> tuple[str, ...]:
+    q = wl.spec.queue_name if wl.spec else None
+    return (f"{wl.metadata.namespace}/{q}",) if q else ()
+
+
+def _by_owner(wl: Any) -> tuple[str, ...]:
+    return tuple(f"{r.kind}/{wl.metadata.namespace}/{r.name}" for r in wl.metadata.owner_references or ())
+
+
+def _lq_by_cq(lq: Any) -> tuple[str, ...]:
+    cq = lq.spec.cluster_queue if lq.spec else None
+    return (cq,) if cq else ()
+
+
+def status_of_workload(wl: Workload) -> str:
+    """``workload.Status``: finished, admitted, quotaReserved or pending."""
+    if is_true(wl, Cond.FINISHED):
+        return "finished"
+    if is_true(wl, Cond.ADMITTED):
+        return "admitted"
+    if is_true(wl, Cond.QUOTA_RESERVED):
+        return "quotaReserved"
+    return "pending"
+
+
+class KueueManager:
+    """See the module docstring."""
+
+    def __init__(self, ctx: ControllerContext) -> None:
+        self.ctx = ctx
+        configurations = (
+            ctx.server.configurations
+            if ctx.server is not None
+            else ctx.options.setdefault("configurations", {})
+        )
+        self.settings: KueueSettings = settings_for(configurations, ctx.features)
+        s, cfg = self.settings, self.settings.config
+        wait = cfg.wait_for_pods_ready
+        self.info_options = InfoOptions(
+            exclude_prefixes=cfg.exclude_resource_prefixes,
+            transformations=cfg.transformations,
+            requeuing_timestamp=wait.requeuing_timestamp if wait else "Eviction",
+            priority_boost=s.on("PriorityBoost"),
+            priority_sorting_within_cohort=s.on("PrioritySortingWithinCohort"),
+            reclaimable_pods=s.on("ReclaimablePods"),
+            equivalence_hashing=s.on("SchedulingEquivalenceHashing"),
+        )
+        self.cache = KueueCache(self.info_options, pods_ready_tracking=bool(wait and wait.block_admission))
+        self.queues = QueueManager(
+            self.info_options,
+            ctx.clock.now_datetime,
+            hashing=s.on("SchedulingEquivalenceHashing"),
+            admission_gated_by=s.on("AdmissionGatedBy"),
+        )
+        self.queues.preserve_scan_progress = s.on("FlavorFungibilityPreserveScanProgress")
+        self.preemptor = Preemptor(
+            cfg.fair_sharing,
+            cfg.fair_sharing_strategies or (),
+            s.on("SchedulerTimestampPreemptionBuffer"),
+            s.on("FairSharingPreemptWithinNominal"),
+        )
+        self.cycle_config = CycleConfig(
+            assigner=AssignerOptions(
+                fungibility=s.on("FlavorFungibility"),
+                observability=s.on("UnadmittedWorkloadsObservability"),
+                ignore_undeclared=s.on("QuotaCheckStrategy")
+                and cfg.quota_check_strategy == "IgnoreUndeclared",
+                fair_sharing=cfg.fair_sharing,
+            ),
+            partial_admission=s.on("PartialAdmission"),
+            prioritize_preemptors=s.on("PrioritizePreemptorWorkloads"),
+            priority_sorting=s.on("PrioritySortingWithinCohort"),
+            prioritize_non_borrowing=s.on("FairSharingPrioritizeNonBorrowing"),
+            preserve_scan_progress=s.on("FlavorFungibilityPreserveScanProgress"),
+            block_admission=bool(wait and wait.block_admission),
+            fair_sharing=cfg.fair_sharing,
+        )
+        self.requeue_period = 10.0 if s.on("SchedulerLongRequeueInterval") else 1.0
+        self.recorder = ctx.recorder
+        self.job_recorder = EventRecorder(
+            ctx.recorder.sink, "kueue-job-controller", ctx.recorder.host, ctx.recorder.correlator
+        )
+        self.controllers: dict[str, Any] = {}  # name -> Controller (set by setup)
+        cache = ctx.cache
+        cache.add_index(Workload, BY_QUEUE, _by_queue)
+        cache.add_index(Workload, BY_OWNER, _by_owner)
+        cache.add_index(LocalQueue, LQ_BY_CQ, _lq_by_cq)
+
+    # --- conveniences ------------------------------------------------------------------------------
+    @property
+    def observability(self) -> bool:
+        return self.settings.on("UnadmittedWorkloadsObservability")
+
+    @property
+    def explicit_status(self) -> bool:
+        return self.settings.on("UnadmittedWorkloadsExplicitStatus")
+
+    def now(self) -> datetime:
+        return self.ctx.clock.now_datetime()
+
+    def get(self, kind: type, name: str, namespace: str | None = None) -> Any:
+        """The cached object, or ``None`` when it does not exist."""
+        try:
+            return self.ctx.cache.get(kind, name, namespace)
+        except NotFound:
+            return None
+
+    def namespace_labels(self, name: str) -> dict[str, str] | None:
+        try:
+            ns = self.ctx.cache.get(Namespace, name)
+        except Exception:  # NotFound
+            return None
+        return dict(ns.metadata.labels or {})
+
+    def cohort_root(self, cq_name: str) -> str:
+        node = self.cache.cluster_queues.get(cq_name)
+        if node is None or node.parent is None or has_cycle(node.parent):
+            return ""
+        return root_of(node).name
+
+    def enqueue(self, controller: str, request: Request) -> None:
+        c = self.controllers.get(controller)
+        if c is not None:
+            c.enqueue(request)
+
+    def kick(self) -> None:
+        """Wake the scheduler (the queue manager's ``Broadcast``)."""
+        self.enqueue("kueue-scheduler", SCHEDULER_KEY)
+
+    def notify_retry_inadmissible(self, cq_names: list[str]) -> None:
+        """``NotifyRetryInadmissible``: requeue the inadmissible workloads of these ClusterQueues (their
+        whole cohort trees) after the batch period."""
+        before = set(self.queues.requeue_requests)
+        self.queues.notify_retry_inadmissible(cq_names, self.cohort_root)
+        for name in sorted(self.queues.requeue_requests - before):
+            c = self.controllers.get("kueue-requeue")
+            if c is not None:
+                c.queue.add_after(Request("", name), self.requeue_period)
+
+    def workload_changed(self, old: Workload | None, new: Workload | None) -> None:
+        """``notifyWatchers``: the LocalQueue and ClusterQueue status controllers."""
+        for wl in (old, new):
+            if wl is None:
+                continue
+            q = wl.spec.queue_name if wl.spec else None
+            if q:
+                self.enqueue("kueue-localqueue", Request(wl.metadata.namespace or "", q))
+            cq = (
+                wl.status.admission.cluster_queue if wl.status and wl.status.admission else None
+            ) or self.queues.cluster_queue_for(wl)
+            if cq:
+                self.enqueue("kueue-clusterqueue", Request("", cq))
+
+    def info(self, wl: Workload) -> WorkloadInfo:
+        return WorkloadInfo.of(wl, self.info_options)
+
+
+# --- informer handlers ------------------------------------------------------------------------------
+
+
+class WorkloadHandler:
+    """``WorkloadReconciler.Create/Update/Delete``: keep the queues and the cache current."""
+
+    def __init__(self, mgr: KueueManager) -> None:
+        self.mgr = mgr
+
+    def on_add(self, wl: Workload) -> None:
+        mgr = self.mgr
+        mgr.workload_changed(None, wl)
+        mgr.enqueue("kueue-workload", Request(wl.metadata.namespace or "", wl.metadata.name or ""))
+        if status_of_workload(wl) == "finished":
+            return
+        if admissible(wl, mgr.queues.admission_gated_by):
+            if mgr.queues.add_or_update_workload(wl):
+                mgr.kick()
+            return
+        mgr.cache.add_or_update_workload(wl)
+
+    def on_update(self, old: Workload, new: Workload) -> None:
+        mgr = self.mgr
+        mgr.workload_changed(old, new)
+        mgr.enqueue("kueue-workload", Request(new.metadata.namespace or "", new.metadata.name or ""))
+        key = workload_key(new.metadata.namespace, new.metadata.name)
+        status, prev = status_of_workload(new), status_of_workload(old)
+        active = new.spec is None or new.spec.active is not False
+        if status == "finished" or not active:
+            mgr.queues.delete_workload(key)
+            self._release(key)
+        elif prev == "pending" and status == "pending":
+            qr = next(
+                (
+                    c
+                    for c in (new.status.conditions if new.status else None) or ()
+                    if c.type == "QuotaReserved"
+                ),
+                None,
+            )
+            if qr is not None and qr.status == "False" and qr.reason == "OnHold":
+                mgr.queues.delete_workload(key)
+            elif mgr.queues.add_or_update_workload(new):
+                mgr.kick()
+        elif prev == "pending":
+            mgr.queues.delete_workload(key)
+            mgr.cache.add_or_update_workload(new)
+        elif status == "pending":
+            self._release(key)
+            rs = new.status.requeue_state if new.status else None
+            due = rs is None or rs.requeue_at is None or rs.requeue_at <= mgr.now()
+            if due and mgr.queues.add_or_update_workload(new):
+                mgr.kick()
+        elif _priority_or_reclaim_changed(old, new):
+            mgr.cache.add_or_update_workload(new)
+            self._retry(key, new)
+        else:
+            mgr.cache.add_or_update_workload(new)
+
+    def on_delete(self, wl: Workload) -> None:
+        mgr = self.mgr
+        mgr.workload_changed(wl, None)
+        key = workload_key(wl.metadata.namespace, wl.metadata.name)
+        self._release(key, wl)
+        mgr.queues.forget_workload(key)
+
+    def _release(self, key: str, wl: Workload | None = None) -> None:
+        """``QueueAssociatedInadmissibleWorkloadsAfter`` with the cache deletion as its action."""
+        mgr = self.mgr
+        cq = mgr.cache.assigned.get(key)
+        mgr.cache.delete_workload(key)
+        if cq is None and wl is not None:
+            cq = mgr.queues.cluster_queue_for(wl)
+        if cq is None:
+            qkey = mgr.queues.assigned.get(key)
+            lq = mgr.queues.local_queues.get(qkey) if qkey else None
+            cq = lq.cluster_queue if lq is not None else None
+        if cq:
+            mgr.notify_retry_inadmissible([cq])
+
+    def _retry(self, key: str, wl: Workload) -> None:
+        cq = wl.status.admission.cluster_queue if wl.status and wl.status.admission else None
+        if cq:
+            self.mgr.notify_retry_inadmissible([cq])
+
+
+def _priority_or_reclaim_changed(old: Workload, new: Workload) -> bool:
+    both_admitted = status_of_workload(old) == "admitted" and status_of_workload(new) == "admitted"
+    old_reclaim = old.status.reclaimable_pods if old.status else None
+    if both_admitted and old_reclaim != (new.status.reclaimable_pods if new.status else None):
+        return True
+    return (old.spec.priority if old.spec else None) != (new.spec.priority if new.spec else None)
+
+
+class ClusterQueueHandler:
+    def __init__(self, mgr: KueueManager) -> None:
+        self.mgr = mgr
+
+    def on_add(self, cq: ClusterQueue) -> None:
+        self._update(cq)
+
+    def on_update(self, old: ClusterQueue, new: ClusterQueue) -> None:
+        self._update(new, old)
+
+    def _update(self, cq: ClusterQueue, old: ClusterQueue | None = None) -> None:
+        mgr = self.mgr
+        name = cq.metadata.name or ""
+        was_active = mgr.cache.active(name)
+        mgr.cache.add_or_update_cluster_queue(cq)
+        settings = settings_of(cq)
+        mgr.queues.add_or_update_cluster_queue(name, settings.queueing_strategy, settings.namespace_selector)
+        if old is None or old.spec != cq.spec:
+            mgr.notify_retry_inadmissible([name])
+        if (old is None or old.spec != cq.spec or was_active != mgr.cache.active(name)) and mgr.cache.active(
+            name
+        ):
+            mgr.kick()
+        mgr.enqueue("kueue-clusterqueue", Request("", name))
+        self._wake_workloads(name)
+
+    def _wake_workloads(self, name: str) -> None:
+        """``workloadQueueHandler``: pending workloads of the queue's LocalQueues re-check their
+        condition (an inactive queue is a blocker)."""
+        mgr = self.mgr
+        for lq in mgr.ctx.cache.list(LocalQueue, index=(LQ_BY_CQ, name)):
+            mgr.enqueue("kueue-localqueue", Request(lq.metadata.namespace or "", lq.metadata.name or ""))
+            key = f"{lq.metadata.namespace}/{lq.metadata.name}"
+            for wl in mgr.ctx.cache.list(Workload, index=(BY_QUEUE, key)):
+                if not is_true(wl, Cond.QUOTA_RESERVED) or is_true(wl, Cond.ADMITTED):
+                    mgr.enqueue(
+                        "kueue-workload", Request(wl.metadata.namespace or "", wl.metadata.name or "")
+                    )
+
+    def on_delete(self, cq: ClusterQueue) -> None:
+        mgr = self.mgr
+        name = cq.metadata.name or ""
+        mgr.cache.delete_cluster_queue(name)
+        mgr.queues.delete_cluster_queue(name)
+        self._wake_workloads(name)
+
+
+class LocalQueueHandler:
+    def __init__(self, mgr: KueueManager) -> None:
+        self.mgr = mgr
+
+    def _workloads(self, lq: LocalQueue) -> list[Workload]:
+        key = f"{lq.metadata.namespace}/{lq.metadata.name}"
+        return self.mgr.ctx.cache.list(Workload, index=(BY_QUEUE, key))
+
+    def on_add(self, lq: LocalQueue) -> None:
+        mgr = self.mgr
+        key = f"{lq.metadata.namespace}/{lq.metadata.name}"
+        if (lq.spec.stop_policy if lq.spec else None) in (None, "None"):
+            mgr.queues.add_local_queue(
+                key, (lq.spec.cluster_queue if lq.spec else None) or "", self._workloads(lq)
+            )
+            mgr.kick()
+        mgr.enqueue("kueue-localqueue", Request(lq.metadata.namespace or "", lq.metadata.name or ""))
+        self._wake(lq)
+
+    def on_update(self, old: LocalQueue, new: LocalQueue) -> None:
+        mgr = self.mgr
+        key = f"{new.metadata.namespace}/{new.metadata.name}"
+        old_stop = (old.spec.stop_policy if old.spec else None) or "None"
+        new_stop = (new.spec.stop_policy if new.spec else None) or "None"
+        cq = (new.spec.cluster_queue if new.spec else None) or ""
+        if old_stop == new_stop:
+            if new_stop == "None":
+                mgr.queues.update_local_queue(key, cq)
+                mgr.kick()
+        elif new_stop == "None":
+            mgr.queues.add_local_queue(key, cq, self._workloads(new))
+            mgr.kick()
+        else:
+            mgr.queues.delete_local_queue(key)
+        mgr.enqueue("kueue-localqueue", Request(new.metadata.namespace or "", new.metadata.name or ""))
+        if old.spec != new.spec:
+            self._wake(new)
+
+    def on_delete(self, lq: LocalQueue) -> None:
+        self.mgr.queues.delete_local_queue(f"{lq.metadata.namespace}/{lq.metadata.name}")
+        self._wake(lq)
+
+    def _wake(self, lq: LocalQueue) -> None:
+        for wl in self._workloads(lq):
+            self.mgr.enqueue("kueue-workload", Request(wl.metadata.namespace or "", wl.metadata.name or ""))
+
+
+class CohortHandler:
+    def __init__(self, mgr: KueueManager) -> None:
+        self.mgr = mgr
+
+    def on_add(self, cohort: Cohort) -> None:
+        self._changed(cohort)
+
+    def on_update(self, old: Cohort, new: Cohort) -> None:
+        if old.spec != new.spec:
+            self._changed(new)
+
+    def on_delete(self, cohort: Cohort) -> None:
+        mgr = self.mgr
+        name = cohort.metadata.name or ""
+        node = mgr.cache.cohorts.get(name)
+        cqs = [cq.name for cq in node.subtree_cluster_queues()] if node is not None else []
+        mgr.cache.delete_cohort(name)
+        mgr.notify_retry_inadmissible(cqs)
+
+    def _changed(self, cohort: Cohort) -> None:
+        mgr = self.mgr
+        mgr.cache.add_or_update_cohort(cohort)
+        node = mgr.cache.cohorts.get(cohort.metadata.name or "")
+        if node is not None and not has_cycle(node):
+            mgr.notify_retry_inadmissible([cq.name for cq in root_of(node).subtree_cluster_queues()])  # type: ignore[attr-defined]
+
+
+class FlavorHandler:
+    """``ResourceFlavorReconciler``'s handlers: the cache's flavors, inactive queues, requeues."""
+
+    def __init__(self, mgr: KueueManager) -> None:
+        self.mgr = mgr
+
+    def on_add(self, rf: ResourceFlavor) -> None:
+        self._after(self.mgr.cache.add_or_update_flavor(rf), rf.metadata.name or "")
+
+    def on_update(self, old: ResourceFlavor, new: ResourceFlavor) -> None:
+        self._after(self.mgr.cache.add_or_update_flavor(new), new.metadata.name or "")
+
+    def on_delete(self, rf: ResourceFlavor) -> None:
+        self._after(self.mgr.cache.delete_flavor(rf.metadata.name or ""), rf.metadata.name or "")
+
+    def _after(self, changed: list[str], flavor: str) -> None:
+        mgr = self.mgr
+        users = mgr.cache.clusterqueues_using_flavor(flavor)
+        mgr.notify_retry_inadmissible(sorted(set(users) | set(changed)))
+        for name in sorted(set(users) | set(changed)):
+            mgr.enqueue("kueue-clusterqueue", Request("", name))
+            ClusterQueueHandler(mgr)._wake_workloads(name)
+        mgr.enqueue("kueue-resourceflavor", Request("", flavor))
+        if changed:
+            mgr.kick()
+
+
+class CheckHandler:
+    def __init__(self, mgr: KueueManager) -> None:
+        self.mgr = mgr
+
+    def on_add(self, ac: AdmissionCheck) -> None:
+        self._after(self.mgr.cache.add_or_update_check(ac), ac.metadata.name or "")
+
+    def on_update(self, old: AdmissionCheck, new: AdmissionCheck) -> None:
+        self._after(self.mgr.cache.add_or_update_check(new), new.metadata.name or "")
+
+    def on_delete(self, ac: AdmissionCheck) -> None:
+        self._after(self.mgr.cache.delete_check(ac.metadata.name or ""), ac.metadata.name or "")
+
+    def _after(self, changed: list[str], check: str) -> None:
+        mgr = self.mgr
+        users = sorted(set(mgr.cache.clusterqueues_using_check(check)) | set(changed))
+        mgr.notify_retry_inadmissible(users)
+        for name in users:
+            mgr.enqueue("kueue-clusterqueue", Request("", name))
+            ClusterQueueHandler(mgr)._wake_workloads(name)
+        if changed:
+            mgr.kick()
+
+
+class NamespaceHandler:
+    """A namespace's labels changing can make its workloads admissible (``queueInadmissibleWorkloads``
+    re-checks ClusterQueues' namespace selectors)."""
+
+    def __init__(self, mgr: KueueManager) -> None:
+        self.mgr = mgr
+
+    def on_add(self, ns: Namespace) -> None:
+        self.mgr.notify_retry_inadmissible(sorted(self.mgr.queues.cluster_queues))
+
+    def on_update(self, old: Namespace, new: Namespace) -> None:
+        if old.metadata.labels != new.metadata.labels:
+            self.mgr.notify_retry_inadmissible(sorted(self.mgr.queues.cluster_queues))
+
+    def on_delete(self, ns: Namespace) -> None:
+        pass

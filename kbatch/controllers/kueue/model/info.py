@@ -1,0 +1,265 @@
+"""What the queues and the scheduler know of a Workload: a value derived once per observed version.
+
+Upstream: kubernetes-sigs/kueue ``pkg/workload/workload.go`` (``Info``, ``PodSetResources``,
+``totalRequestsFromPodSets``, ``totalRequestsFromAdmission``, ``Ordering.GetQueueOrderTimestamp``)
+and ``pkg/util/priority`` (effective priority: ``spec.priority`` plus the ``kueue.x-k8s.io/priority-
+boost`` annotation when the ``PriorityBoost`` gate is on). A pending workload's requests come from its
+pod sets' templates (minus reclaimable pods); a workload holding quota counts what its admission
+recorded (``podSetAssignments[].resourceUsage`` with their flavors).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from kbatch.api.kueue_v1beta2 import Workload
+from kbatch.api.kueue_v1beta2.constants import Cond, Reason
+from kbatch.controllers.kueue.model.requests import (
+    FlavorResource,
+    Usage,
+    amount,
+    pod_spec_requests,
+    transform_requests,
+)
+
+__all__ = ["InfoOptions", "PodSetResources", "WorkloadInfo", "condition", "is_true", "workload_key"]
+
+PRIORITY_BOOST = "kueue.x-k8s.io/priority-boost"
+
+
+def workload_key(namespace: str | None, name: str | None) -> str:
+    return f"{namespace or ''}/{name or ''}"
+
+
+def condition(wl: Workload, kind: str) -> Any:
+    for c in (wl.status.conditions if wl.status else None) or ():
+        if c.type == kind:
+            return c
+    return None
+
+
+def is_true(wl: Workload, kind: str) -> bool:
+    c = condition(wl, kind)
+    return c is not None and c.status == "True"
+
+
+@dataclass(frozen=True, slots=True)
+class InfoOptions:
+    """The configuration that shapes requests (config ``resources``) and ordering."""
+
+    exclude_prefixes: tuple[str, ...] = ()
+    transformations: tuple[Any, ...] = ()
+    requeuing_timestamp: str = "Eviction"  # waitForPodsReady.requeuingStrategy.timestamp
+    priority_boost: bool = False
+    priority_sorting_within_cohort: bool = True
+    reclaimable_pods: bool = True
+    equivalence_hashing: bool = True  # SchedulingEquivalenceHashing
+
+
+@dataclass(frozen=True, slots=True)
+class PodSetResources:
+    """One pod set: ``requests`` are the totals for ``count`` pods; ``flavors`` once admitted."""
+
+    name: str
+    count: int
+    requests: Mapping[str, int]
+    min_count: int | None = None
+    flavors: Mapping[str, str] = field(default_factory=dict)
+    per_pod: Mapping[str, int] = field(default_factory=dict)
+
+    def scaled_to(self, new_count: int) -> PodSetResources:
+        if self.count == 0 or self.count == new_count:
+            return self
+        return PodSetResources(
+            self.name,
+            new_count,
+            {k: v // self.count * new_count for k, v in self.requests.items()},
+            self.min_count,
+            self.flavors,
+            self.per_pod,
+        )
+
+
+def _reclaimable(wl: Workload) -> dict[str, int]:
+    return {r.name or "": r.count or 0 for r in (wl.status.reclaimable_pods if wl.status else None) or ()}
+
+
+def _effective_priority(wl: Workload, boost: bool) -> int:
+    base = wl.spec.priority if wl.spec is not None and wl.spec.priority is not None else 0
+    if boost:
+        text = (wl.metadata.annotations or {}).get(PRIORITY_BOOST)
+        try:
+            return base + int(text) if text else base
+        except ValueError:
+            return base
+    return base
+
+
+def _from_pod_sets(wl: Workload, opts: InfoOptions) -> tuple[PodSetResources, ...]:
+    reclaim = _reclaimable(wl) if opts.reclaimable_pods else {}
+    out = []
+    for ps in (wl.spec.pod_sets if wl.spec else None) or ():
+        name = ps.name or "main"
+        count = ps.count if ps.count is not None else 1
+        count -= min(reclaim.get(name, 0), count)
+        per_pod = transform_requests(
+            pod_spec_requests(ps.template.spec) if ps.template else {},
+            opts.exclude_prefixes,
+            opts.transformations,
+        )
+        per_pod = {k: max(0, v) for k, v in per_pod.items()}
+        out.append(
+            PodSetResources(
+                name, count, {k: v * count for k, v in per_pod.items()}, ps.min_count, per_pod=per_pod
+            )
+        )
+    return tuple(out)
+
+
+def _from_admission(wl: Workload, opts: InfoOptions) -> tuple[PodSetResources, ...]:
+    admission = wl.status.admission if wl.status else None
+    counts = {
+        ps.name or "main": (ps.count if ps.count is not None else 1)
+        for ps in (wl.spec.pod_sets if wl.spec else None) or ()
+    }
+    reclaim = _reclaimable(wl) if opts.reclaimable_pods else {}
+    out = []
+    for psa in (admission.pod_set_assignments if admission else None) or ():
+        name = psa.name or "main"
+        count = psa.count if psa.count is not None else counts.get(name, 0)
+        requests = {k: amount(k, q) for k, q in (psa.resource_usage or {}).items()}
+        after = counts.get(name, count) - min(reclaim.get(name, 0), counts.get(name, count))
+        if after < count and count:
+            requests = {k: v // count * after for k, v in requests.items()}
+            count = after
+        out.append(PodSetResources(name, count, requests, None, dict(psa.flavors or {})))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadInfo:
+    """``workload.Info`` of one observed Workload version (``obj`` is the shared, read-only object)."""
+
+    key: str
+    obj: Workload
+    pod_sets: tuple[PodSetResources, ...]
+    cluster_queue: str
+    priority: int
+    queue_order_time: datetime
+    quota_reserved_time: datetime | None
+    scheduling_hash: str = ""
+
+    @classmethod
+    def of(cls, wl: Workload, opts: InfoOptions | None = None) -> WorkloadInfo:
+        opts = opts or InfoOptions()
+        admission = wl.status.admission if wl.status else None
+        pod_sets = _from_admission(wl, opts) if admission is not None else _from_pod_sets(wl, opts)
+        reserved = condition(wl, Cond.QUOTA_RESERVED)
+        priority = _effective_priority(wl, opts.priority_boost)
+        return cls(
+            workload_key(wl.metadata.namespace, wl.metadata.name),
+            wl,
+            pod_sets,
+            admission.cluster_queue or "" if admission is not None else "",
+            priority,
+            _queue_order_time(wl, opts),
+            reserved.last_transition_time if reserved is not None and reserved.status == "True" else None,
+            _scheduling_hash(wl, pod_sets, priority) if opts.equivalence_hashing else "",
+        )
+
+    @property
+    def namespace(self) -> str:
+        return self.obj.metadata.namespace or ""
+
+    @property
+    def name(self) -> str:
+        return self.obj.metadata.name or ""
+
+    @property
+    def uid(self) -> str:
+        return self.obj.metadata.uid or ""
+
+    @property
+    def queue_name(self) -> str:
+        return (self.obj.spec.queue_name if self.obj.spec else None) or ""
+
+    @property
+    def generation(self) -> int:
+        return self.obj.metadata.generation or 0
+
+    def usage(self) -> Usage:
+        """``FlavorResourceUsage``: the admitted requests by (flavor, resource)."""
+        total: Usage = {}
+        for ps in self.pod_sets:
+            for res, value in ps.requests.items():
+                fr: FlavorResource = (ps.flavors.get(res, ""), res)
+                total[fr] = total.get(fr, 0) + value
+        return total
+
+    def total_requests(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for ps in self.pod_sets:
+            for res, value in ps.requests.items():
+                out[res] = out.get(res, 0) + value
+        return out
+
+    def can_be_partially_admitted(self) -> bool:
+        return any(ps.min_count is not None and ps.count > ps.min_count for ps in self.pod_sets)
+
+
+def _queue_order_time(wl: Workload, opts: InfoOptions) -> datetime:
+    """``Ordering.GetQueueOrderTimestamp``: the eviction time for a workload evicted by a PodsReady
+    timeout (with the ``Eviction`` requeuing timestamp) or by an admission check; with
+    ``PrioritySortingWithinCohort`` off, 1ms after being preempted while the preemptor borrowed;
+    else the creation time."""
+    evicted = condition(wl, Cond.EVICTED)
+    created = wl.metadata.creation_timestamp or datetime.min
+    if evicted is not None and evicted.status == "True" and evicted.last_transition_time is not None:
+        if evicted.reason == Reason.PODS_READY_TIMEOUT and opts.requeuing_timestamp == "Eviction":
+            return evicted.last_transition_time
+        if evicted.reason == Reason.ADMISSION_CHECK:
+            return evicted.last_transition_time
+    if not opts.priority_sorting_within_cohort:
+        pre = condition(wl, Cond.PREEMPTED)
+        if (
+            pre is not None
+            and pre.status == "True"
+            and pre.reason == Reason.IN_COHORT_RECLAIM_WHILE_BORROWING
+            and pre.last_transition_time is not None
+        ):
+            from datetime import timedelta
+
+            return pre.last_transition_time + timedelta(milliseconds=1)
+    return created
+
+
+def _scheduling_hash(wl: Workload, pod_sets: tuple[PodSetResources, ...], priority: int) -> str:
+    """``computeSchedulingHash``: what flavor assignment depends on — per pod set its name, count,
+    requests, minimum count and the scheduling part of its pod spec (node selector, affinity,
+    tolerations) — and the priority; the first 16 hex digits of its SHA-256."""
+    shapes = []
+    for i, ps in enumerate((wl.spec.pod_sets if wl.spec else None) or ()):
+        spec = ps.template.spec if ps.template else None
+        res = pod_sets[i] if i < len(pod_sets) else None
+        shapes.append(
+            {
+                "name": ps.name,
+                "count": res.count if res else ps.count,
+                "requests": dict(sorted(res.requests.items())) if res else {},
+                "minCount": ps.min_count,
+                "spec": {
+                    "nodeSelector": spec.node_selector,
+                    "tolerations": [t.to_dict() for t in spec.tolerations or ()],
+                    "affinity": spec.affinity.to_dict() if spec.affinity else None,
+                }
+                if spec
+                else None,
+            }
+        )
+    text = json.dumps({"podSets": shapes, "priority": priority}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,0 +1,489 @@
+"""The queue manager: pending workloads per LocalQueue and ClusterQueue, and what the scheduler pops.
+
+Upstream: kubernetes-sigs/kueue ``pkg/cache/queue/{manager,cluster_queue,local_queue,
+inadmissible_workloads}.go`` (v0.19.2).
+
+A ClusterQueue keeps its pending workloads in an ordered heap (the current preemptor first when its
+queue is ``BestEffortFIFO`` — "sticky" —, then higher effective priority, earlier queue-order time,
+UID) and a set of *inadmissible* workloads set aside until something changes. ``Pop`` takes the head
+(the "inflight" workload). A workload the scheduler could not admit is requeued:
+
+* ``StrictFIFO``: back into the heap (unless its namespace no longer matched);
+* ``BestEffortFIFO``: back into the heap only after failing once nomination passed, while preempting,
+  or after a failed preemption; otherwise it waits among the inadmissible ones — unless a requeue of
+  the inadmissible workloads happened since it was popped, or its flavor scan has flavors left;
+* with ``SchedulingEquivalenceHashing``, a ``BestEffortFIFO`` workload that did not fit moves every
+  equivalent workload in the heap to the inadmissible set with it.
+
+Inadmissible workloads go back to the heap when their ClusterQueue's (or, under a Cohort, the whole
+Cohort tree's) conditions change: batched, after ``1s`` (``10s`` with ``SchedulerLongRequeueInterval``)
+(``NotifyRetryInadmissible``), via :meth:`QueueManager.take_requeue_requests`. A workload whose
+``requeueAt`` lies in the future stays inadmissible until then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sortedcontainers import SortedList
+
+from kbatch.api.kueue_v1beta2 import Workload
+from kbatch.api.kueue_v1beta2.constants import Cond
+from kbatch.api.selectors import Selector
+from kbatch.controllers.kueue.model.info import InfoOptions, WorkloadInfo, condition, is_true, workload_key
+from kbatch.controllers.kueue.scheduling.assignment import LastState
+from kbatch.controllers.kueue.scheduling.cycle import Head, RequeueReason
+
+__all__ = ["ClusterQueueQueue", "LocalQueueQueue", "QueueManager", "admissible"]
+
+
+def admissible(wl: Workload, admission_gated_by: bool = True) -> bool:
+    """``IsAdmissible``: active, not finished, holding no quota, not on hold, not gated."""
+    if admission_gated_by and (wl.metadata.annotations or {}).get("kueue.x-k8s.io/admission-gated-by"):
+        return False
+    if wl.spec is not None and wl.spec.active is False:
+        return False
+    if is_true(wl, Cond.FINISHED) or is_true(wl, Cond.QUOTA_RESERVED):
+        return False
+    qr = condition(wl, Cond.QUOTA_RESERVED)
+    if qr is not None and qr.status == "False" and qr.reason == "OnHold":
+        return False
+    return not is_true(wl, "WaitingForReplacementPods")
+
+
+def _requeue_at(info: WorkloadInfo) -> datetime | None:
+    rs = info.obj.status.requeue_state if info.obj.status else None
+    return rs.requeue_at if rs is not None else None
+
+
+@dataclass
+class LocalQueueQueue:
+    """``LocalQueue`` of the queue manager: its ClusterQueue and its pending workloads."""
+
+    key: str
+    cluster_queue: str
+    items: dict[str, WorkloadInfo] = field(default_factory=dict)
+
+
+class ClusterQueueQueue:
+    """One ClusterQueue's pending workloads (``cache/queue.ClusterQueue``)."""
+
+    def __init__(
+        self, name: str, strategy: str, selector: Selector | None, clock: Callable[[], datetime]
+    ) -> None:
+        self.name = name
+        self.strategy = strategy
+        self.selector = selector
+        self.clock = clock
+        self.heap: SortedList = SortedList()
+        self.in_heap: dict[str, tuple] = {}  # key -> its sort key in ``heap``
+        self.infos: dict[str, WorkloadInfo] = {}  # the heap's workloads
+        self.inadmissible: dict[str, WorkloadInfo] = {}
+        self.inflight: WorkloadInfo | None = None
+        self.pop_cycle = 0
+        self.queue_inadmissible_cycle = -1
+        self.preemptor: tuple[str, bool, int] | None = None  # (key, sticky, generation)
+        self.bulk_moved: dict[str, str] = {}  # scheduling hash -> quota reserved reason
+        self.local_queues: set[str] = set()
+
+    # --- ordering ----------------------------------------------------------------------------------
+    def is_sticky(self, key: str) -> bool:
+        return self.preemptor is not None and self.preemptor[1] and self.preemptor[0] == key
+
+    def _sort_key(self, info: WorkloadInfo) -> tuple:
+        return (not self.is_sticky(info.key), -info.priority, info.queue_order_time, info.uid, info.key)
+
+    def _push(self, info: WorkloadInfo) -> None:
+        self._remove_heap(info.key)
+        k = self._sort_key(info)
+        self.heap.add(k)
+        self.in_heap[info.key] = k
+        self.infos[info.key] = info
+
+    def _remove_heap(self, key: str) -> None:
+        k = self.in_heap.pop(key, None)
+        if k is not None:
+            self.heap.remove(k)
+            self.infos.pop(key, None)
+
+    # --- queries ------------------------------------------------------------------------------------
+    def pending_active(self) -> int:
+        return len(self.in_heap) + (1 if self.inflight is not None else 0)
+
+    def pending_total(self) -> int:
+        return self.pending_active() + len(self.inadmissible)
+
+    def tracked(self, key: str) -> WorkloadInfo | None:
+        if self.inflight is not None and self.inflight.key == key:
+            return self.inflight
+        return self.infos.get(key) or self.inadmissible.get(key)
+
+    def backoff_expired(self, info: WorkloadInfo) -> bool:
+        """``backoffWaitingTimeExpired``."""
+        c = condition(info.obj, Cond.REQUEUED)
+        if c is not None and c.status == "False":
+            return False
+        at = _requeue_at(info)
+        return at is None or self.clock() >= at
+
+    # --- changes -------------------------------------------------------------------------------------
+    def push_or_update(self, info: WorkloadInfo) -> None:
+        """``PushOrUpdate``."""
+        key = info.key
+        if self.inflight is not None and self.inflight.key == key:
+            return
+        old = self.inadmissible.get(key)
+        if old is not None:
+            if not _may_have_become_admissible(old, info):
+                self.inadmissible[key] = info
+                return
+            del self.inadmissible[key]
+        if key not in self.in_heap and not self.backoff_expired(info):
+            self.inadmissible[key] = info
+            return
+        if (
+            self.strategy == "BestEffortFIFO"
+            and key not in self.in_heap
+            and info.scheduling_hash
+            and info.scheduling_hash in self.bulk_moved
+        ):
+            self.inadmissible[key] = info
+            return
+        self._push(info)
+
+    def push_if_not_tracked(self, info: WorkloadInfo) -> bool:
+        key = info.key
+        if (
+            (self.inflight is not None and self.inflight.key == key)
+            or key in self.inadmissible
+            or key in self.in_heap
+        ):
+            return False
+        self._push(info)
+        return True
+
+    def delete(self, key: str) -> None:
+        self.inadmissible.pop(key, None)
+        self._remove_heap(key)
+        if self.inflight is not None and self.inflight.key == key:
+            self.inflight = None
+        if self.preemptor is not None and self.preemptor[0] == key:
+            self.preemptor = None
+
+    def pop(self) -> WorkloadInfo | None:
+        self.pop_cycle += 1
+        if not self.heap:
+            self.inflight = None
+            return None
+        k = self.heap.pop(0)
+        key = k[-1]
+        del self.in_heap[key]
+        self.inflight = self.infos.pop(key)
+        return self.inflight
+
+    def requeue(
+        self,
+        info: WorkloadInfo,
+        reason: str,
+        quota_reserved_reason: str,
+        pending_flavors: bool,
+        hashing: bool,
+    ) -> bool:
+        """``RequeueIfNotPresent``."""
+        if self.strategy == "StrictFIFO":
+            immediate = reason != RequeueReason.NAMESPACE_MISMATCH
+        else:
+            immediate = reason in (
+                RequeueReason.FAILED_AFTER_NOMINATION,
+                RequeueReason.PENDING_PREEMPTION,
+                RequeueReason.PREEMPTION_FAILED,
+            )
+        key = info.key
+        if reason == RequeueReason.PENDING_PREEMPTION:
+            self.preemptor = (key, self.strategy == "BestEffortFIFO", info.generation)
+        if self.inflight is not None and self.inflight.key == key:
+            self.inflight = None
+        old = self.inadmissible.get(key)
+        if self.backoff_expired(info) and (
+            immediate or self.queue_inadmissible_cycle >= self.pop_cycle or pending_flavors
+        ):
+            if old is not None:
+                if key in self.in_heap:
+                    return False
+                del self.inadmissible[key]
+                self._push(old)
+                return True
+            return self.push_if_not_tracked(info)
+        if old is not None or key in self.in_heap:
+            return False
+        self.inadmissible[key] = info
+        if (
+            hashing
+            and info.scheduling_hash
+            and reason in (RequeueReason.NO_FIT, RequeueReason.PREEMPTION_NO_CANDIDATES)
+        ):
+            self._bulk_move(info.scheduling_hash, quota_reserved_reason or "PendingEvaluation")
+        return True
+
+    def _bulk_move(self, scheduling_hash: str, reason: str) -> None:
+        """``handleInadmissibleHash``."""
+        if self.strategy != "BestEffortFIFO":
+            return
+        self.bulk_moved[scheduling_hash] = reason
+        for key in [k for k, i in self.infos.items() if i.scheduling_hash == scheduling_hash]:
+            info = self.infos[key]
+            self._remove_heap(key)
+            self.inadmissible[key] = info
+
+    def queue_inadmissible(self, namespace_labels: Callable[[str], dict[str, str] | None]) -> int:
+        """``queueInadmissibleWorkloads``: back to the heap those whose namespace still matches and
+        whose back-off expired."""
+        self.queue_inadmissible_cycle = self.pop_cycle
+        self.bulk_moved = {}
+        moved = 0
+        for key in sorted(self.inadmissible):
+            info = self.inadmissible[key]
+            labels = namespace_labels(info.namespace)
+            if labels is None or self.selector is None or not self.selector.matches(labels):
+                continue
+            if not self.backoff_expired(info) or key in self.in_heap:
+                continue
+            del self.inadmissible[key]
+            self._push(info)
+            moved += 1
+        return moved
+
+
+def _may_have_become_admissible(old: WorkloadInfo, new: WorkloadInfo) -> bool:
+    """``PushOrUpdate``'s test: the spec, priority boost, reclaimable pods or the Evicted/Requeued
+    conditions changed."""
+    o, n = old.obj, new.obj
+    if o.spec != n.spec or old.priority != new.priority:
+        return True
+    if (o.status.reclaimable_pods if o.status else None) != (n.status.reclaimable_pods if n.status else None):
+        return True
+    return any(condition(o, c) != condition(n, c) for c in (Cond.EVICTED, Cond.REQUEUED))
+
+
+class QueueManager:
+    """``cache/queue.Manager``; ``cohort_root`` maps a ClusterQueue to its root Cohort ("" when none)."""
+
+    def __init__(
+        self,
+        options: InfoOptions,
+        clock: Callable[[], datetime],
+        hashing: bool = True,
+        admission_gated_by: bool = True,
+    ) -> None:
+        self.options = options
+        self.clock = clock
+        self.hashing = hashing
+        self.admission_gated_by = admission_gated_by
+        self.cluster_queues: dict[str, ClusterQueueQueue] = {}
+        self.local_queues: dict[str, LocalQueueQueue] = {}
+        self.assigned: dict[str, str] = {}  # workload key -> LocalQueue key
+        self.last: dict[str, LastState] = {}  # workload key -> where its flavor scan stopped
+        self.preserve_scan_progress = True
+        self.requeue_requests: set[str] = set()  # ClusterQueue or "cohort:<root>" names awaiting requeue
+        self.changed = False  # something the scheduler could act on arrived
+
+    # --- ClusterQueues -------------------------------------------------------------------------------
+    def add_or_update_cluster_queue(self, name: str, strategy: str, selector: Selector | None) -> None:
+        cq = self.cluster_queues.get(name)
+        if cq is None:
+            cq = self.cluster_queues[name] = ClusterQueueQueue(name, strategy, selector, self.clock)
+            for lq in sorted(self.local_queues.values(), key=lambda q: q.key):
+                if lq.cluster_queue == name:
+                    cq.local_queues.add(lq.key)
+                    for key in sorted(lq.items):
+                        self.changed |= cq.push_if_not_tracked(lq.items[key])
+        else:
+            cq.strategy, cq.selector = strategy, selector
+
+    def delete_cluster_queue(self, name: str) -> None:
+        self.cluster_queues.pop(name, None)
+
+    # --- LocalQueues ---------------------------------------------------------------------------------
+    def add_local_queue(self, key: str, cluster_queue: str, workloads: Iterable[Workload]) -> None:
+        lq = self.local_queues[key] = LocalQueueQueue(key, cluster_queue)
+        cq = self.cluster_queues.get(cluster_queue)
+        if cq is not None:
+            cq.local_queues.add(key)
+        for wl in workloads:
+            wkey = workload_key(wl.metadata.namespace, wl.metadata.name)
+            self.assigned[wkey] = key
+            if admissible(wl, self.admission_gated_by):
+                lq.items[wkey] = WorkloadInfo.of(wl, self.options)
+        if cq is not None:
+            for wkey in sorted(lq.items):
+                self.changed |= cq.push_if_not_tracked(lq.items[wkey])
+
+    def update_local_queue(self, key: str, cluster_queue: str) -> None:
+        lq = self.local_queues.get(key)
+        if lq is None or lq.cluster_queue == cluster_queue:
+            return
+        old = self.cluster_queues.get(lq.cluster_queue)
+        if old is not None:
+            for wkey in lq.items:
+                old.delete(wkey)
+            old.local_queues.discard(key)
+        lq.cluster_queue = cluster_queue
+        new = self.cluster_queues.get(cluster_queue)
+        if new is not None:
+            for wkey in sorted(lq.items):
+                new.push_if_not_tracked(lq.items[wkey])
+            new.local_queues.add(key)
+            self.changed = True
+
+    def delete_local_queue(self, key: str) -> None:
+        lq = self.local_queues.pop(key, None)
+        if lq is None:
+            return
+        cq = self.cluster_queues.get(lq.cluster_queue)
+        if cq is not None:
+            for wkey in lq.items:
+                cq.delete(wkey)
+            cq.local_queues.discard(key)
+
+    def cluster_queue_for(self, wl: Workload) -> str | None:
+        lq = self.local_queues.get(
+            f"{wl.metadata.namespace}/{(wl.spec.queue_name if wl.spec else None) or ''}"
+        )
+        return lq.cluster_queue if lq is not None else None
+
+    # --- workloads ------------------------------------------------------------------------------------
+    def add_or_update_workload(self, wl: Workload, info: WorkloadInfo | None = None) -> bool:
+        """``AddOrUpdateWorkload``: whether it is now queued in a ClusterQueue."""
+        if not admissible(wl, self.admission_gated_by):
+            return False
+        key = workload_key(wl.metadata.namespace, wl.metadata.name)
+        qkey = f"{wl.metadata.namespace}/{(wl.spec.queue_name if wl.spec else None) or ''}"
+        if self.assigned.get(key, qkey) != qkey:
+            self.delete_workload(key)
+            self.assigned.pop(key, None)
+        lq = self.local_queues.get(qkey)
+        if lq is None:
+            return False
+        info = info if info is not None and info.obj is wl else WorkloadInfo.of(wl, self.options)
+        self.assigned[key] = qkey
+        lq.items[key] = info
+        cq = self.cluster_queues.get(lq.cluster_queue)
+        if cq is None:
+            return False
+        last = self.last.get(key)
+        if (
+            last is not None
+            and last.scheduling_hash
+            and info.scheduling_hash
+            and last.scheduling_hash != info.scheduling_hash
+        ):
+            self.last.pop(key, None)
+        cq.push_or_update(info)
+        self.changed = True
+        return True
+
+    def delete_workload(self, key: str) -> None:
+        qkey = self.assigned.get(key)
+        lq = self.local_queues.get(qkey) if qkey is not None else None
+        if lq is None:
+            return
+        lq.items.pop(key, None)
+        cq = self.cluster_queues.get(lq.cluster_queue)
+        if cq is not None:
+            cq.delete(key)
+
+    def forget_workload(self, key: str) -> None:
+        """``DeleteAndForgetWorkload``."""
+        self.delete_workload(key)
+        self.assigned.pop(key, None)
+        self.last.pop(key, None)
+
+    def requeue_workload(
+        self,
+        current: Workload | None,
+        info: WorkloadInfo,
+        last: LastState | None,
+        reason: str,
+        quota_reserved_reason: str,
+    ) -> bool:
+        """``RequeueWorkload``: ``current`` is the workload as the cache has it now."""
+        if current is None or not admissible(current, self.admission_gated_by):
+            return False
+        key = info.key
+        qkey = f"{current.metadata.namespace}/{(current.spec.queue_name if current.spec else None) or ''}"
+        lq = self.local_queues.get(qkey)
+        if lq is None:
+            return False
+        if current is not info.obj:
+            info = WorkloadInfo.of(current, self.options)
+        self.assigned[key] = qkey
+        lq.items[key] = info
+        if last is not None:
+            self.last[key] = last
+        else:
+            self.last.pop(key, None)
+        cq = self.cluster_queues.get(lq.cluster_queue)
+        if cq is None:
+            return False
+        return cq.requeue(
+            info, reason, quota_reserved_reason, last is not None and last.pending_flavors(), self.hashing
+        )
+
+    # --- the scheduler's side --------------------------------------------------------------------------
+    def heads(self, active: Callable[[str], bool]) -> list[Head]:
+        """``heads``: pop every active ClusterQueue's head (in name order)."""
+        out = []
+        for name in sorted(self.cluster_queues):
+            if not active(name):
+                continue
+            cq = self.cluster_queues[name]
+            info = cq.pop()
+            if info is None:
+                continue
+            is_preemptor = cq.preemptor is not None and cq.preemptor[0] == info.key
+            out.append(Head(info, name, self.last.get(info.key), is_preemptor))
+            lq = self.local_queues.get(self.assigned.get(info.key, ""))
+            if lq is not None:
+                lq.items.pop(info.key, None)
+        return out
+
+    def has_heads(self, active: Callable[[str], bool]) -> bool:
+        return any(cq.in_heap for name, cq in self.cluster_queues.items() if active(name))
+
+    def notify_retry_inadmissible(self, cq_names: Iterable[str], cohort_root: Callable[[str], str]) -> None:
+        for name in cq_names:
+            if name not in self.cluster_queues:
+                continue
+            root = cohort_root(name)
+            self.requeue_requests.add(f"cohort:{root}" if root else name)
+
+    def take_requeue_requests(self) -> list[str]:
+        out = sorted(self.requeue_requests)
+        self.requeue_requests = set()
+        return out
+
+    def queue_inadmissible(
+        self, cq_names: Iterable[str], namespace_labels: Callable[[str], dict[str, str] | None]
+    ) -> int:
+        moved = 0
+        for name in cq_names:
+            cq = self.cluster_queues.get(name)
+            if cq is not None:
+                moved += cq.queue_inadmissible(namespace_labels)
+        if moved:
+            self.changed = True
+        return moved
+
+    # --- status -------------------------------------------------------------------------------------
+    def pending_in_cluster_queue(self, name: str) -> int:
+        cq = self.cluster_queues.get(name)
+        return cq.pending_total() if cq is not None else 0
+
+    def pending_in_local_queue(self, key: str) -> int:
+        lq = self.local_queues.get(key)
+        return len(lq.items) if lq is not None else 0
+
+    def default_local_queue_exists(self, namespace: str) -> bool:
+        return f"{namespace}/default" in self.local_queues

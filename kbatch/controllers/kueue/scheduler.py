@@ -1,0 +1,316 @@
+"""The scheduler controller: runs a cycle (:func:`~.scheduling.cycle.run_cycle`) and applies it.
+
+Upstream: kubernetes-sigs/kueue ``pkg/scheduler/scheduler.go`` (v0.19.2) ``admit``,
+``issuePreemptions``, ``requeueAndUpdate``, ``waitForPodsReadyIfNeeded`` and the preemptor's
+``IssuePreemptions``.
+
+* admission: the workload is *assumed* in the cache, then its status gets the admission and
+  ``QuotaReserved`` (and ``Admitted`` when it has no admission checks) written; events ``QuotaReserved``
+  ("Quota reserved in ClusterQueue …, wait time since queued was …s[; Flavors considered: …]") and
+  ``Admitted``; a failed write forgets the assumption and requeues the workload;
+* preemption: each target is evicted (``Evicted``/``Preempted`` conditions, reason ``Preempted``),
+  with the events ``Preempted`` on the target and ``PreemptedWorkload`` on the preemptor; the preemptor
+  waits ("Pending the preemption of N workload(s)");
+* every other head is requeued, and (not nominated or skipped) gets ``QuotaReserved=False`` with the
+  reason (``Pending``; the granular one with ``UnadmittedWorkloadsObservability``) and the message, its
+  ``resourceRequests``, and a Warning event of that reason.
+
+Virtual time: upstream runs cycles back to back in a goroutine, sleeping 1-10 ms after a cycle that
+admitted nothing. kbatch runs a cycle whenever the queues or the cache changed (or right after a
+cycle that admitted or preempted), at the same virtual instant; a cycle that would repeat the
+previous one exactly is not run (it could not decide anything new).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kbatch.api.errors import Conflict, NotFound, StatusError
+from kbatch.api.kueue_v1beta2 import Admission, Workload
+from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, Cond, Reason
+from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.manager import KueueManager
+from kbatch.controllers.kueue.model.requests import format_amount
+from kbatch.controllers.kueue.scheduling.cycle import CycleInputs, Entry, RequeueReason, run_cycle
+from kbatch.controllers.kueue.scheduling.preemption.preemptor import Target, cq_path, preemption_message
+from kbatch.controllers.kueue.scheduling.snapshot import Snapshot
+from kbatch.runtime.reconcile import Request, Result
+
+__all__ = ["Scheduler", "write_status"]
+
+log = logging.getLogger(__name__)
+
+
+def write_status(mgr: KueueManager, wl: Workload, mutate: Any, attempts: int = 3) -> Workload | None:
+    """``PatchAdmissionStatus`` with retry on conflict: ``mutate(status, wl)`` changes a private
+    copy of the status and says whether anything changed; returns the written object (``None``
+    when nothing changed or the workload is gone)."""
+    client = mgr.ctx.client
+    for _ in range(attempts):
+        status = W.status_of(wl)
+        if not mutate(status, wl):
+            return None
+        try:
+            return client.update_status(wl.model_copy(update={"status": status}))
+        except Conflict:
+            try:
+                wl = client.get(Workload, wl.metadata.name or "", wl.metadata.namespace)
+            except NotFound:
+                return None
+        except NotFound:
+            return None
+        except StatusError as err:  # upstream logs a failed status patch and carries on
+            log.warning("could not update the status of workload %s/%s: %s", wl.metadata.namespace,
+                        wl.metadata.name, err)
+            return None
+    return None
+
+
+class Scheduler:
+    """The ``kueue-scheduler`` controller's reconciler (one key: a cycle)."""
+
+    def __init__(self, mgr: KueueManager) -> None:
+        self.mgr = mgr
+        self.cycle = 0
+
+    def reconcile(self, request: Request) -> Result | None:
+        mgr = self.mgr
+        if not mgr.queues.has_heads(mgr.cache.active):
+            return None
+        self.cycle += 1
+        heads = mgr.queues.heads(mgr.cache.active)
+        snapshot = Snapshot(mgr.cache)
+        try:
+            inputs = CycleInputs(
+                snapshot,
+                mgr.preemptor,
+                mgr.cycle_config,
+                self.cycle,
+                mgr.now(),
+                mgr.namespace_labels,
+                mgr.cache.pods_ready_for_all,
+            )
+            result = run_cycle(heads, inputs)
+        finally:
+            snapshot.close()
+        progressed = False
+        for e in result.entries:
+            if e.status == "assumed":
+                progressed |= self._admit(e)
+            elif e.preempting:
+                progressed |= self._preempt(e) > 0
+        for e in [*result.entries, *result.inadmissible]:
+            if e.status != "assumed":
+                self._requeue_and_update(e)
+        if progressed:
+            mgr.kick()
+        return None
+
+    # --- admission --------------------------------------------------------------------------------
+    def _admit(self, e: Entry) -> bool:
+        mgr = self.mgr
+        wl = e.info.obj
+        admission = Admission.model_validate(e.admission)
+        now = mgr.now()
+        observability, explicit = mgr.observability, mgr.explicit_status
+
+        def prepare(status: Any, obj: Workload) -> bool:
+            W.set_quota_reservation(status, admission, obj.metadata.generation, now)
+            cq = mgr.cache.cluster_queues.get(e.cq_name)
+            required = {c for c, _ in cq.settings.admission_checks} if cq is not None else set()
+            have = {c.name for c in status.admission_checks or ()}
+            if required <= have:
+                W.sync_admitted(status, obj.metadata.generation, now, observability, explicit)
+            return True
+
+        status = W.status_of(wl)
+        prepare(status, wl)
+        assumed = wl.model_copy(update={"status": status})
+        if not mgr.cache.add_or_update_workload(assumed):
+            e.status = ""
+            e.inadmissible_msg = (
+                f"Failed to admit workload: workload {e.info.key} could not be added to the cache"
+            )
+            return False
+        written = write_status(mgr, wl, prepare)
+        if written is None:
+            mgr.cache.delete_workload(e.info.key)
+            e.status = "nominated"
+            e.requeue_reason = RequeueReason.FAILED_AFTER_NOMINATION
+            return False
+        mgr.queues.last.pop(e.info.key, None)
+        self._admission_events(e, wl, written, now)
+        return True
+
+    def _admission_events(self, e: Entry, old: Workload, new: Workload, now: Any) -> None:
+        mgr = self.mgr
+        queued = old.metadata.creation_timestamp
+        requeued = W.find(old.status, Cond.REQUEUED)
+        if requeued is not None and requeued.last_transition_time is not None:
+            queued = requeued.last_transition_time
+        wait = (now - queued).total_seconds() if queued is not None else 0.0
+        if not W.has(old.status, Cond.QUOTA_RESERVED):
+            msg = f"Quota reserved in ClusterQueue {e.cq_name}, wait time since queued was {wait:.0f}s"
+            if e.considered:
+                msg += f"; Flavors considered: {e.considered}"
+            mgr.recorder.event(new, "Normal", "QuotaReserved", W.truncate(msg, W.MAX_EVENT_MESSAGE))
+        if W.has(new.status, Cond.ADMITTED):
+            mgr.recorder.event(
+                new,
+                "Normal",
+                "Admitted",
+                f"Admitted by ClusterQueue {e.cq_name}, wait time since reservation was 0s",
+            )
+
+    # --- preemption --------------------------------------------------------------------------------
+    def _preempt(self, e: Entry) -> int:
+        """``IssuePreemptions``; records the outcome on the entry (``markPreemptionOutcome``); returns
+        how many evictions it issued now (targets already evicted are waited for, not counted)."""
+        preempted = errors = issued = 0
+        for target in e.targets:
+            if W.has(target.info.obj.status, Cond.EVICTED):
+                preempted += 1
+                continue
+            if self._evict_target(e, target):
+                preempted += 1
+                issued += 1
+            else:
+                errors += 1
+        e.last = None
+        if preempted:
+            e.inadmissible_msg += f". Pending the preemption of {preempted} workload(s)"
+            e.requeue_reason = RequeueReason.PENDING_PREEMPTION
+        elif errors:
+            e.inadmissible_msg += f". Preempting {errors} workload(s) failed, will retry."
+            e.requeue_reason = RequeueReason.PREEMPTION_FAILED
+        return issued
+
+    def _evict_target(self, e: Entry, target: Target) -> bool:
+        mgr = self.mgr
+        preemptor_path = cq_path(mgr.cache, e.cq_name)
+        preemptee_path = cq_path(mgr.cache, target.info.cluster_queue)
+        job_uid = (e.info.obj.metadata.labels or {}).get(JOB_UID_LABEL, "")
+        message = preemption_message(e.info, target.reason, preemptor_path, preemptee_path, job_uid)
+        now = mgr.now()
+
+        def prepare(status: Any, obj: Workload) -> bool:
+            W.set_preempted(status, target.reason, message, now)
+            W.prepare_eviction(
+                status, Reason.PREEMPTED, message, obj.metadata.generation, now, Reason.PREEMPTED
+            )
+            return True
+
+        current = (
+            mgr.ctx.cache.get(Workload, target.info.name, target.info.namespace)
+            if _exists(mgr, target.info)
+            else None
+        )
+        if current is None:
+            return False
+        written = write_status(mgr, current, prepare)
+        if written is None:
+            return False
+        pre, pre_base, pre_boost = _priorities(e.info)
+        tgt, tgt_base, tgt_boost = _priorities(target.info)
+        prio = (
+            f"; preemptor effective priority: {pre} (base: {pre_base}, boost: {pre_boost}); "
+            f"preemptee effective priority: {tgt} (base: {tgt_base}, boost: {tgt_boost})"
+        )
+        mgr.recorder.event(
+            written,
+            "Normal",
+            W.reason_with_cause(Cond.EVICTED, Reason.PREEMPTED),
+            W.truncate(message, W.MAX_EVENT_MESSAGE),
+        )
+        mgr.recorder.event(written, "Normal", "Preempted", W.truncate(message + prio, W.MAX_EVENT_MESSAGE))
+        mgr.recorder.event(
+            e.info.obj,
+            "Normal",
+            "PreemptedWorkload",
+            f"Preempted workload {target.info.key} (UID: {target.info.uid}) in ClusterQueue "
+            f"{target.info.cluster_queue}{prio}",
+        )
+        return True
+
+    # --- requeue -----------------------------------------------------------------------------------
+    def _requeue_and_update(self, e: Entry) -> None:
+        mgr = self.mgr
+        if e.status != "" and e.requeue_reason == RequeueReason.GENERIC:
+            e.requeue_reason = RequeueReason.FAILED_AFTER_NOMINATION
+        current = mgr.ctx.cache.get(Workload, e.info.name, e.info.namespace) if _exists(mgr, e.info) else None
+        mgr.queues.requeue_workload(current, e.info, e.last, e.requeue_reason, e.quota_reserved_reason)
+        if e.status not in ("", "skipped", "waiting") or current is None or e.skip_status_update:
+            return
+        if e.status == "waiting":
+            reason = Reason.WAITING_FOR_PODS_READY if mgr.observability else Reason.WAITING
+        else:
+            reason = e.quota_reserved_reason if mgr.observability else Reason.PENDING
+        now = mgr.now()
+        observability, explicit = mgr.observability, mgr.explicit_status
+        requests = _resource_requests(e)
+
+        def update(status: Any, obj: Workload) -> bool:
+            changed = W.unset_quota_reservation(
+                status, reason, e.inadmissible_msg, obj.metadata.generation, now, observability, explicit
+            )
+            if _requests_differ(status.resource_requests, requests):
+                from kbatch.api.kueue_v1beta2 import PodSetRequest
+
+                status.resource_requests = [PodSetRequest.model_validate(r) for r in requests]
+                changed = True
+            return changed
+
+        if e.status == "waiting":  # waitForPodsReadyIfNeeded's patch; no event, as upstream
+            write_status(
+                mgr,
+                current,
+                lambda st, obj: W.unset_quota_reservation(
+                    st, reason, e.inadmissible_msg, obj.metadata.generation, now, observability, explicit
+                ),
+            )
+            return
+        write_status(mgr, current, update)
+        mgr.recorder.event(
+            current, "Warning", reason or "Pending", W.truncate(e.inadmissible_msg, W.MAX_EVENT_MESSAGE)
+        )
+
+
+def _exists(mgr: KueueManager, info: Any) -> bool:
+    try:
+        mgr.ctx.cache.get(Workload, info.name, info.namespace)
+        return True
+    except NotFound:
+        return False
+
+
+def _priorities(info: Any) -> tuple[int, int, int]:
+    base = info.obj.spec.priority if info.obj.spec and info.obj.spec.priority is not None else 0
+    return info.priority, base, info.priority - base
+
+
+def _resource_requests(e: Entry) -> list[dict[str, Any]]:
+    """``PropagateResourceRequests``: the pod sets' total requests, formatted."""
+    out = []
+    for ps in e.info.pod_sets:
+        out.append(
+            {
+                "name": ps.name,
+                "resources": {r: format_amount(r, v) for r, v in sorted(ps.requests.items())} or None,
+            }
+        )
+    return out
+
+
+def _requests_differ(have: Any, want: list[dict[str, Any]]) -> bool:
+    current = [r.to_dict() for r in have or ()]
+    normalized = [{k: v for k, v in r.items() if v is not None} for r in want]
+    if len(current) != len(normalized):
+        return True
+    for a, b in zip(current, normalized, strict=True):
+        if a.get("name") != b.get("name"):
+            return True
+        ra = {k: str(v) for k, v in (a.get("resources") or {}).items()}
+        if ra != (b.get("resources") or {}):
+            return True
+    return False

@@ -1,0 +1,408 @@
+"""One scheduling cycle, as numbered steps; a pure decision over the cache's snapshot.
+
+Upstream: kubernetes-sigs/kueue ``pkg/scheduler/scheduler.go`` ``schedule`` (v0.19.2):
+
+1. the heads of every active ClusterQueue (popped by the queue manager, the caller);
+2. a snapshot of the cache (:class:`~.snapshot.Snapshot`);
+3. nomination: an inadmissible head (failed admission checks, inactive or missing ClusterQueue, a
+   namespace the ClusterQueue does not select, invalid resources) gets its message; every other head
+   gets a flavor assignment and, when it needs preemption, its targets — partially admitted at the
+   largest counts that work when the full counts do not (``PartialAdmission``);
+4. ordering (:mod:`.ordering`): classical, or the fair-sharing tournament;
+5. each entry in turn (``processEntry``): ``NoFit`` and preemption without candidates stay pending
+   (the latter reserving quota unless its queue can always reclaim); an entry whose targets overlap
+   those of an earlier one, or which no longer fits after the earlier ones, is skipped; otherwise its
+   usage is added to the snapshot and it either preempts (the caller issues the evictions) or, after
+   ``waitForPodsReady.blockAdmission`` allows, is admitted;
+6. the caller requeues the entries not admitted and writes their status.
+
+:func:`run_cycle` changes nothing but the snapshot's journal, which :meth:`Snapshot.close` rolls back;
+the caller (``kbatch.controllers.kueue.scheduler``) applies the decisions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from kbatch.api.kueue_v1beta2.constants import Reason
+from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
+from kbatch.controllers.kueue.model.info import WorkloadInfo
+from kbatch.controllers.kueue.model.requests import FlavorResource
+from kbatch.controllers.kueue.scheduling.assignment import (
+    FIT,
+    NO_FIT,
+    PREEMPT,
+    Assignment,
+    LastState,
+    format_attempts,
+)
+from kbatch.controllers.kueue.scheduling.flavorassigner import AssignerOptions, FlavorAssigner
+from kbatch.controllers.kueue.scheduling.ordering import classical_order, fair_sharing_order
+from kbatch.controllers.kueue.scheduling.podset_reducer import search
+from kbatch.controllers.kueue.scheduling.preemption.preemptor import Preemptor, Target
+from kbatch.controllers.kueue.scheduling.snapshot import Snapshot, cq_fits
+
+__all__ = ["CycleConfig", "CycleInputs", "Entry", "Head", "RequeueReason", "run_cycle"]
+
+
+class RequeueReason:
+    GENERIC = ""
+    FAILED_AFTER_NOMINATION = "FailedAfterNomination"
+    NAMESPACE_MISMATCH = "NamespaceMismatch"
+    PENDING_PREEMPTION = "PendingPreemption"
+    PREEMPTION_FAILED = "PreemptionFailed"
+    NO_FIT = "NoFit"
+    PREEMPTION_NO_CANDIDATES = "PreemptionNoCandidates"
+
+
+@dataclass
+class Head:
+    """A ClusterQueue's head (``qcache.Head``): the workload, where its flavor scan stopped, and
+    whether it is its queue's current preemptor."""
+
+    info: WorkloadInfo
+    cq_name: str
+    last: LastState | None = None
+    is_preemptor: bool = False
+
+
+@dataclass
+class Entry:
+    info: WorkloadInfo
+    cq_name: str
+    cq: ClusterQueueNode | None
+    last: LastState | None
+    is_preemptor: bool
+    has_reservation: bool = False
+    assignment: Assignment = field(default_factory=Assignment)
+    targets: list[Target] = field(default_factory=list)
+    status: str = ""  # "" (not nominated) | nominated | skipped | assumed | waiting | blocked
+    inadmissible_msg: str = ""
+    requeue_reason: str = RequeueReason.GENERIC
+    quota_reserved_reason: str = ""
+    skip_status_update: bool = False
+    preempting: bool = False
+    admission: dict[str, Any] | None = None
+    considered: str = ""
+
+    def record(self, assignment: Assignment, targets: list[Target]) -> None:
+        """``recordAssignment``."""
+        self.assignment = assignment
+        self.targets = targets
+        self.inadmissible_msg = assignment.message()
+        self.last = assignment.last_state
+
+    def mark_skipped(self, msg: str, preserve_scan: bool) -> None:
+        self.status = "skipped"
+        self.inadmissible_msg = msg
+        if not preserve_scan:
+            self.last = None
+
+
+@dataclass(frozen=True)
+class CycleConfig:
+    assigner: AssignerOptions = field(default_factory=AssignerOptions)
+    partial_admission: bool = True
+    prioritize_preemptors: bool = False
+    priority_sorting: bool = True
+    prioritize_non_borrowing: bool = True
+    preserve_scan_progress: bool = True
+    block_admission: bool = False
+    fair_sharing: bool = False
+
+
+@dataclass
+class CycleResult:
+    entries: list[Entry]
+    inadmissible: list[Entry]
+    blocked: bool = False
+
+
+class _Oracle:
+    __slots__ = ("cq", "now", "preemptor", "snapshot", "wl")
+
+    def __init__(
+        self, preemptor: Preemptor, wl: WorkloadInfo, cq: ClusterQueueNode, snapshot: Snapshot, now: datetime
+    ) -> None:
+        self.preemptor, self.wl, self.cq, self.snapshot, self.now = preemptor, wl, cq, snapshot, now
+
+    def __call__(self, fr: FlavorResource, quantity: int) -> tuple[int, int]:
+        return self.preemptor.simulate(self.wl, self.cq, fr, quantity, self.snapshot, self.now)
+
+
+@dataclass(frozen=True)
+class CycleInputs:
+    """What one cycle works with besides its heads."""
+
+    snapshot: Snapshot
+    preemptor: Preemptor
+    config: CycleConfig
+    cycle: int
+    now: datetime
+    namespace_labels: Callable[[str], Mapping[str, str] | None]
+    pods_ready_for_all: Callable[[], bool]
+
+
+def run_cycle(heads: list[Head], inputs: CycleInputs) -> CycleResult:
+    snapshot, config = inputs.snapshot, inputs.config
+    # 3. nominate
+    entries, inadmissible = _nominate(heads, inputs)
+    # 4. order
+    if config.fair_sharing:
+        order = fair_sharing_order(
+            entries,
+            snapshot,
+            _assignment_usage,
+            config.prioritize_non_borrowing,
+            config.prioritize_preemptors,
+            config.priority_sorting,
+        )
+    else:
+        order = iter(classical_order(entries, config.prioritize_preemptors, config.priority_sorting))
+    # 5. process each entry
+    preempted: dict[str, WorkloadInfo] = {}
+    result = CycleResult(entries, inadmissible)
+    for entry in order:
+        if result.blocked:
+            entry.status = "blocked"
+            continue
+        _process(entry, snapshot, preempted, config, inputs.pods_ready_for_all, result)
+    return result
+
+
+def _nominate(heads: list[Head], inputs: CycleInputs) -> tuple[list[Entry], list[Entry]]:
+    snapshot, namespace_labels = inputs.snapshot, inputs.namespace_labels
+    entries: list[Entry] = []
+    inadmissible: list[Entry] = []
+    for h in heads:
+        cq = snapshot.cluster_queue(h.cq_name)
+        e = Entry(h.info, h.cq_name, cq, h.last, h.is_preemptor)
+        if snapshot.cache.is_added(h.info.key, h.cq_name):
+            continue
+        if _failed_checks(h.info):
+            e.inadmissible_msg = "The workload has failed admission checks"
+            e.quota_reserved_reason = Reason.PENDING_EVALUATION
+        elif h.cq_name in snapshot.inactive:
+            e.inadmissible_msg = f"ClusterQueue {h.cq_name} is inactive"
+            e.quota_reserved_reason = Reason.SUSPENDED
+        elif cq is None:
+            e.inadmissible_msg = f"ClusterQueue {h.cq_name} not found"
+            e.quota_reserved_reason = Reason.MISCONFIGURED
+        elif (err := admissibility_error(h.info, cq, namespace_labels)) is not None:
+            e.inadmissible_msg, mismatch = err
+            e.quota_reserved_reason = Reason.MISCONFIGURED
+            if mismatch:
+                e.requeue_reason = RequeueReason.NAMESPACE_MISMATCH
+        else:
+            assignment, targets = _assignments(e, cq, inputs)
+            e.record(assignment, targets)
+            entries.append(e)
+            continue
+        inadmissible.append(e)
+    return entries, inadmissible
+
+
+def _failed_checks(info: WorkloadInfo) -> bool:
+    checks = (info.obj.status.admission_checks if info.obj.status else None) or ()
+    return any(c.state in ("Retry", "Rejected") for c in checks)
+
+
+def admissibility_error(
+    info: WorkloadInfo, cq: ClusterQueueNode, namespace_labels: Callable[[str], Mapping[str, str] | None]
+) -> tuple[str, bool] | None:
+    """``ValidateAdmissibility``: the namespace exists and the ClusterQueue selects it; requests do
+    not exceed limits. (LimitRanges are not modelled by kbatch.)"""
+    labels = namespace_labels(info.namespace)
+    if labels is None:
+        return (
+            f'workload namespace "{info.namespace}" does not exist: namespaces "{info.namespace}" not found',
+            False,
+        )
+    selector = cq.settings.namespace_selector
+    if selector is None or not selector.matches(labels):
+        return "workload namespace doesn't match ClusterQueue selector", True
+    errors = request_limit_errors(info)
+    if errors:
+        return "resources validation failed: " + (
+            errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+        ), False
+    return None
+
+
+def request_limit_errors(info: WorkloadInfo) -> list[str]:
+    """``ValidateResources``: a container's requests must not exceed its limits."""
+    from kbatch.controllers.scheduler.convert import quantity_map
+
+    out = []
+    for i, ps in enumerate((info.obj.spec.pod_sets if info.obj.spec else None) or ()):
+        spec = ps.template.spec if ps.template else None
+        if spec is None:
+            continue
+        base = f"spec.podSets[{i}].template.spec"
+        for kind, containers in (("initContainers", spec.init_containers), ("containers", spec.containers)):
+            for j, c in enumerate(containers or ()):
+                res = c.resources
+                if res is None or not res.limits or not res.requests:
+                    continue
+                req, lim = quantity_map(res.requests), quantity_map(res.limits)
+                names = sorted(n for n, v in req.items() if n in lim and v > lim[n])
+                if names:
+                    values = ", ".join(f'"{n}"' for n in names)
+                    out.append(
+                        f"{base}.{kind}[{j}]: Invalid value: []v1.ResourceName{{{values}}}: "
+                        "requests must not exceed its limits"
+                    )
+    return out
+
+
+def _outdated(last: LastState, cq: ClusterQueueNode, cycle: int, info: WorkloadInfo, preserve: bool) -> bool:
+    """``lastAssignmentOutdated``."""
+    if preserve:
+        if last.scheduling_hash and info.scheduling_hash and last.scheduling_hash != info.scheduling_hash:
+            return True
+        if cycle - last.cycle <= 1:
+            return False
+    return cq.generation > last.cq_generation
+
+
+def _assignments(e: Entry, cq: ClusterQueueNode, inputs: CycleInputs) -> tuple[Assignment, list[Target]]:
+    """``getAssignments`` / ``getInitialAssignments``: the full assignment when it fits or its
+    preemption has targets, else (``PartialAdmission``) the largest partial one that does."""
+    wl, config, snapshot = e.info, inputs.config, inputs.snapshot
+    last = e.last
+    if last is not None and _outdated(last, cq, inputs.cycle, wl, config.preserve_scan_progress):
+        last = None
+    oracle = _Oracle(inputs.preemptor, wl, cq, snapshot, inputs.now)
+    assigner = FlavorAssigner(wl, cq, snapshot.flavors, oracle, config.assigner, last, inputs.cycle)
+    full = _try(assigner, None, e, cq, inputs)
+    if full[1] is not None:
+        return full[0], full[1]
+    if config.partial_admission and wl.can_be_partially_admitted():
+        spec_sets = (wl.obj.spec.pod_sets if wl.obj.spec else None) or ()
+        counts = [ps.count if ps.count is not None else 1 for ps in spec_sets]
+        found, ok = search(
+            counts, [ps.min_count for ps in spec_sets], lambda c: _partial(_try(assigner, c, e, cq, inputs))
+        )
+        if ok and found is not None:
+            return found
+    return full[0], []
+
+
+def _try(
+    assigner: FlavorAssigner, counts: list[int] | None, e: Entry, cq: ClusterQueueNode, inputs: CycleInputs
+) -> tuple[Assignment, list[Target] | None]:
+    """One assignment at ``counts``; its targets, or ``None`` when it neither fits nor can preempt."""
+    a = assigner.assign(counts)
+    a.last_state.scheduling_hash = e.info.scheduling_hash
+    mode = a.representative_mode()
+    if mode == FIT:
+        return a, []
+    if mode == PREEMPT:
+        usage = a.total_requests_for(e.info.pod_sets, inputs.config.assigner.ignore_undeclared)
+        targets = inputs.preemptor.get_targets(
+            e.info, cq, a.flavor_resources_needing_preemption(), usage, inputs.snapshot, inputs.now
+        )
+        if targets:
+            return a, targets
+    return a, None
+
+
+def _partial(
+    tried: tuple[Assignment, list[Target] | None],
+) -> tuple[tuple[Assignment, list[Target]] | None, bool]:
+    a, targets = tried
+    return ((a, targets), True) if targets is not None else (None, False)
+
+
+def _assignment_usage(e: Entry) -> dict[FlavorResource, int]:
+    return {} if e.has_reservation else dict(e.assignment.usage)
+
+
+def _fits(
+    snapshot: Snapshot,
+    cq: ClusterQueueNode,
+    usage: dict[FlavorResource, int],
+    preempted: dict[str, WorkloadInfo],
+    targets: list[Target],
+) -> bool:
+    merged = dict(preempted)
+    for t in targets:
+        merged[t.info.key] = t.info
+    mark = snapshot.remove_usage_of(merged[k] for k in sorted(merged))
+    ok = cq_fits(cq, usage)
+    snapshot.rollback(mark)
+    return ok
+
+
+def _to_reserve(e: Entry, cq: ClusterQueueNode) -> dict[FlavorResource, int]:
+    """``quotaResourcesToReserve``: what a preempting entry without candidates holds back."""
+    a = e.assignment
+    if a.representative_mode() != PREEMPT:
+        return dict(a.usage)
+    out = {}
+    for fr, usage in a.usage.items():
+        q = cq.quota(fr)
+        used = cq.usage.get(fr, 0)
+        if a.borrowing > 0:
+            out[fr] = usage if q.borrowing_limit is None else min(usage, q.nominal + q.borrowing_limit - used)
+        else:
+            out[fr] = max(0, min(usage, q.nominal - used))
+    return out
+
+
+def _process(
+    e: Entry,
+    snapshot: Snapshot,
+    preempted: dict[str, WorkloadInfo],
+    config: CycleConfig,
+    pods_ready_for_all: Callable[[], bool],
+    result: CycleResult,
+) -> None:
+    """``processEntry``."""
+    cq = e.cq
+    assert cq is not None
+    usage = _assignment_usage(e)
+    fits = _fits(snapshot, cq, usage, preempted, e.targets)
+    mode = e.assignment.representative_mode()
+    if mode == NO_FIT:
+        e.requeue_reason = RequeueReason.NO_FIT
+        e.quota_reserved_reason = e.assignment.no_fit_reason
+        return
+    if mode == PREEMPT and not e.targets:
+        e.requeue_reason = RequeueReason.PREEMPTION_NO_CANDIDATES
+        e.quota_reserved_reason = Reason.WAITING_FOR_QUOTA
+        if cq.preemption.reclaim_within_cohort != "Any" or (config.prioritize_preemptors and e.is_preemptor):
+            snapshot.add_usage(cq, _to_reserve(e, cq))
+        return
+    if any(t.info.key in preempted for t in e.targets):
+        e.mark_skipped(
+            "Workload has overlapping preemption targets with another workload", config.preserve_scan_progress
+        )
+        e.quota_reserved_reason = Reason.WAITING_FOR_QUOTA
+        return
+    if not fits:
+        e.mark_skipped(
+            "Workload no longer fits after processing another workload", config.preserve_scan_progress
+        )
+        e.quota_reserved_reason = Reason.WAITING_FOR_QUOTA
+        return
+    for t in e.targets:
+        preempted[t.info.key] = t.info
+    snapshot.add_usage(cq, usage)
+    if mode == PREEMPT:
+        e.quota_reserved_reason = Reason.WAITING_FOR_PREEMPTED
+        e.preempting = True
+        return
+    if config.block_admission and not pods_ready_for_all():
+        e.status = "waiting"  # waitForPodsReadyIfNeeded: this one waits, the rest of the cycle too
+        e.inadmissible_msg = "waiting for all admitted workloads to be in PodsReady condition"
+        e.quota_reserved_reason = Reason.WAITING_FOR_PODS_READY
+        result.blocked = True
+        return
+    e.status = "nominated"
+    e.considered = format_attempts(e.assignment)
+    e.admission = {"clusterQueue": e.cq_name, "podSetAssignments": e.assignment.to_api()}
+    e.status = "assumed"

@@ -1,0 +1,351 @@
+"""The flavor assigner: for each pod set and resource, the flavor to charge, and how it fits.
+
+Upstream: kubernetes-sigs/kueue ``pkg/scheduler/flavorassigner/flavorassigner.go`` (v0.19.2), a pure
+computation over the snapshot. For each pod set, resources are taken in name order; a resource's
+resource group is scanned flavor by flavor (resuming after the last one tried, with
+``FlavorFungibility``), skipping flavors whose node taints the pod set does not tolerate or whose
+node labels its node selector / required node affinity (restricted to the flavor's label keys) does
+not match. Each resource of the group is then checked against the quota:
+
+* more than the queue could ever get (``PotentialAvailable``): ``NoFit``
+  ("insufficient quota for …");
+* within what is available now: ``Fit`` (with the borrowing height it needs);
+* otherwise ("insufficient unused quota for …"), when the nominal quota covers it, a hierarchical
+  reclaim may apply, or the queue may preempt while borrowing, the preemption oracle says whether
+  preemption would make room (``Preempt``/``Reclaim``) or not (no candidates).
+
+The flavor's mode is the worst of its resources'. With ``whenCanBorrow``/``whenCanPreempt`` set to
+``MayStopSearch`` the scan stops at the first flavor that fits in that way; ``TryNextFlavor`` keeps
+scanning and keeps the preferred mode (``preference``: ``BorrowingOverPreemption`` — the default —
+or ``PreemptionOverBorrowing``).
+
+Not modelled: topology-aware scheduling, workload slices, concurrent admission variants, pod-set
+groups (every pod set is its own group).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kbatch.api.kueue_v1beta2.constants import Reason
+from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
+from kbatch.controllers.kueue.model.info import PodSetResources, WorkloadInfo
+from kbatch.controllers.kueue.model.quota import find_height_of_lowest_subtree_that_fits
+from kbatch.controllers.kueue.model.requests import FlavorResource, format_amount
+from kbatch.controllers.kueue.scheduling.assignment import (
+    FIT,
+    NO_FIT,
+    PREEMPT,
+    Assignment,
+    Attempt,
+    FlavorAssignment,
+    LastState,
+    PodSetAssignment,
+    Status,
+    merge_attempts_for_resource,
+    most_severe,
+)
+from kbatch.controllers.kueue.scheduling.snapshot import cq_available, cq_potential
+from kbatch.controllers.scheduler.types import NodeSelectorRequirement, NodeSelectorTerm
+
+__all__ = ["AssignerOptions", "FlavorAssigner", "taint_text"]
+
+# preemption modes, worst to best (``preemptionMode``)
+PM_NO_FIT, PM_NO_CANDIDATES, PM_PREEMPT, PM_RECLAIM, PM_FIT = range(5)
+_POSSIBILITY = {PM_NO_CANDIDATES: "NoCandidates", PM_PREEMPT: "Preempt", PM_RECLAIM: "Reclaim"}
+_WORST = (PM_NO_FIT, 1 << 62)
+_BEST = (PM_FIT, 0)
+Oracle = Callable[[FlavorResource, int], tuple[int, int]]  # -> (0 none | 1 preempt | 2 reclaim, borrow)
+
+
+@dataclass(frozen=True, slots=True)
+class AssignerOptions:
+    fungibility: bool = True  # FlavorFungibility gate
+    observability: bool = False  # UnadmittedWorkloadsObservability gate
+    ignore_undeclared: bool = False  # QuotaCheckStrategy=IgnoreUndeclared (with its gate)
+    fair_sharing: bool = False
+
+
+def _flavor_mode(pm: int) -> int:
+    return FIT if pm == PM_FIT else (NO_FIT if pm == PM_NO_FIT else PREEMPT)
+
+
+def is_preferred(a: tuple[int, int], b: tuple[int, int], preference: str | None) -> bool:
+    """``isPreferred``: whether granular mode ``a`` (preemption mode, borrowing height) beats ``b``."""
+    if a[0] == PM_NO_FIT:
+        return False
+    if b[0] == PM_NO_FIT:
+        return True
+    a_none, b_none = a[0] == PM_NO_CANDIDATES, b[0] == PM_NO_CANDIDATES
+    if a_none != b_none:
+        return not a_none
+    if preference == "PreemptionOverBorrowing":
+        return a[1] < b[1] if a[1] != b[1] else a[0] > b[0]
+    return a[0] > b[0] if a[0] != b[0] else a[1] < b[1]
+
+
+def _should_try_next(mode: tuple[int, int], when_can_borrow: str, when_can_preempt: str) -> bool:
+    if mode[0] in (PM_NO_FIT, PM_NO_CANDIDATES):
+        return True
+    if mode[0] in (PM_PREEMPT, PM_RECLAIM) and when_can_preempt == "TryNextFlavor":
+        return True
+    return mode[1] != 0 and when_can_borrow == "TryNextFlavor"
+
+
+def taint_text(t: Any) -> str:
+    """Go's ``(*v1.Taint).String()``."""
+    added = "<nil>" if t.time_added is None else f"{t.time_added}"
+    return f"&Taint{{Key:{t.key},Value:{t.value or ''},Effect:{t.effect},TimeAdded:{added},}}"
+
+
+def _tolerates(tol: Any, taint: Any) -> bool:
+    if tol.effect and tol.effect != taint.effect:
+        return False
+    if tol.key and tol.key != taint.key:
+        return False
+    if (tol.operator or "Equal") == "Exists":
+        return True
+    return (tol.value or "") == (taint.value or "")
+
+
+def _untolerated(taints: list[Any], tolerations: list[Any]) -> Any:
+    for taint in taints:
+        if taint.effect in ("NoSchedule", "NoExecute") and not any(_tolerates(t, taint) for t in tolerations):
+            return taint
+    return None
+
+
+def _affinity_matches(spec: Any, labels: Mapping[str, str]) -> bool:
+    """``flavorSelector`` then ``RequiredNodeAffinity.Match`` against the flavor's node labels."""
+    keys = labels.keys()
+    for k, v in (spec.node_selector or {}).items():
+        if k in keys and labels.get(k) != v:
+            return False
+    aff = spec.affinity
+    na = aff.node_affinity if aff is not None else None
+    required = na.required_during_scheduling_ignored_during_execution if na is not None else None
+    if required is None:
+        return True
+    terms = []
+    for t in required.node_selector_terms or ():
+        exprs = tuple(
+            NodeSelectorRequirement(e.key, e.operator, tuple(e.values or ()))
+            for e in t.match_expressions or ()
+            if e.key in keys
+        )
+        if not exprs:
+            return True  # an emptied term matches any flavor
+        terms.append(NodeSelectorTerm(exprs))
+    return not terms or any(term.matches(labels, "") for term in terms)
+
+
+class FlavorAssigner:
+    """``FlavorAssigner`` for one workload and its ClusterQueue in this cycle."""
+
+    def __init__(
+        self,
+        wl: WorkloadInfo,
+        cq: ClusterQueueNode,
+        flavors: Mapping[str, Any],
+        oracle: Oracle,
+        options: AssignerOptions,
+        last: LastState | None = None,
+        cycle: int = 0,
+    ) -> None:
+        self.wl = wl
+        self.cq = cq
+        self.flavors = flavors
+        self.oracle = oracle
+        self.options = options
+        self.last = last
+        self.cycle = cycle
+        self._pod_specs = [
+            ps.template.spec if ps.template else None
+            for ps in (wl.obj.spec.pod_sets if wl.obj.spec else None) or ()
+        ]
+
+    # --- the assignment --------------------------------------------------------------------------
+    def assign(self, counts: list[int] | None = None) -> Assignment:
+        pod_sets: list[PodSetResources] = list(self.wl.pod_sets)
+        if counts is not None:
+            pod_sets = [ps.scaled_to(c) for ps, c in zip(pod_sets, counts, strict=True)]
+        assignment = Assignment(last_state=LastState([], self.cq.generation, self.cycle))
+        settings = self.cq.settings
+        has_pods = settings.rg_by_resource("pods") is not None
+        for i, ps in enumerate(pod_sets):
+            requests = dict(ps.requests)
+            if has_pods:
+                requests["pods"] = ps.count
+            psa = PodSetAssignment(ps.name, {}, Status(), requests, ps.count)
+            flavors, status, considered = self._assign_pod_set(i, requests, assignment.usage)
+            psa.flavors = {r: fa for r, fa in (flavors or {}).items() if r in requests}
+            psa.status = status
+            psa.attempts = [considered[f] for f in sorted(considered)]
+            assignment.append(requests, psa)
+            if status.err is not None or (requests and not psa.flavors):
+                self._resolve(assignment)
+                return assignment
+        self._resolve(assignment)
+        return assignment
+
+    def _resolve(self, assignment: Assignment) -> None:
+        if self.options.observability:
+            assignment.resolve_no_fit_reason([rg.flavors for rg in self.cq.settings.resource_groups])
+
+    def _assign_pod_set(
+        self, index: int, requests: dict[str, int], usage: dict[FlavorResource, int]
+    ) -> tuple[dict[str, FlavorAssignment] | None, Status, dict[str, Attempt]]:
+        settings = self.cq.settings
+        group: dict[str, FlavorAssignment] | None = {}
+        group_status = Status()
+        considered: dict[str, Attempt] = {}
+        for res in sorted(requests):
+            rg = settings.rg_by_resource(res)
+            if rg is None and (requests[res] == 0 or self.options.ignore_undeclared):
+                continue
+            if group is not None and res in group:
+                continue
+            flavors, status, attempts = self._find_flavor(index, requests, res, usage)
+            merge_attempts_for_resource(
+                considered, attempts, res, rg.flavors if rg else None, self.options.observability
+            )
+            if status is not None and (status.err is not None or not flavors):
+                return None, status, considered
+            if not flavors:
+                return None, Status(), considered
+            group.update(flavors)  # type: ignore[union-attr]
+            if status is not None:
+                group_status.reasons += status.reasons
+        return group, group_status, considered
+
+    def _find_flavor(
+        self, index: int, requests: dict[str, int], res: str, usage: dict[FlavorResource, int]
+    ) -> tuple[dict[str, FlavorAssignment] | None, Status | None, list[Attempt]]:
+        """``findFlavorForPodSets``."""
+        settings = self.cq.settings
+        rg = settings.rg_by_resource(res)
+        if rg is None:
+            return None, Status([f"resource {res} unavailable in ClusterQueue"]), []
+        status = Status()
+        group_requests = {r: v for r, v in requests.items() if r in rg.covered}
+        best: dict[str, FlavorAssignment] | None = None
+        best_mode = _WORST
+        attempts: list[Attempt] = []
+        attempted = -1
+        start = self.last.next_flavor(index, res) if (self.options.fungibility and self.last) else 0
+        obs = self.options.observability
+        for idx in range(start, len(rg.flavors)):
+            attempted = idx
+            fname = rg.flavors[idx]
+            fstatus = self._check_flavor(fname, index)
+            if not fstatus.is_fit():
+                status.reasons += fstatus.reasons
+                attempts.append(
+                    Attempt(
+                        fname,
+                        NO_FIT,
+                        reasons=list(fstatus.reasons),
+                        no_fit_reason=Reason.NO_MATCHING_FLAVOR if obs else "",
+                    )
+                )
+                continue
+            assignments: dict[str, FlavorAssignment] = {}
+            mode = _BEST
+            max_borrow = 0
+            quota_reasons: list[str] = []
+            no_fit_reason = ""
+            for rname in sorted(group_requests):
+                fr = (fname, rname)
+                pm, borrow, s = self._fits_quota(fr, usage.get(fr, 0), group_requests[rname])
+                if s is not None:
+                    quota_reasons += s.reasons
+                    status.reasons += s.reasons
+                    no_fit_reason = most_severe(no_fit_reason, s.no_fit_reason)
+                max_borrow = max(max_borrow, borrow)
+                this = (pm, borrow)
+                if is_preferred(mode, this, settings.preference):
+                    mode = this
+                if mode[0] == PM_NO_FIT:
+                    continue
+                assignments[rname] = FlavorAssignment(fname, _flavor_mode(pm), borrow=borrow)
+            attempts.append(
+                Attempt(
+                    fname,
+                    _flavor_mode(mode[0]),
+                    max_borrow,
+                    _POSSIBILITY.get(mode[0]),
+                    sorted(quota_reasons),
+                    no_fit_reason if obs else "",
+                )
+            )
+            if self.options.fungibility:
+                if not _should_try_next(mode, settings.when_can_borrow, settings.when_can_preempt):
+                    best, best_mode = assignments, mode
+                    break
+                if is_preferred(mode, best_mode, settings.preference):
+                    best, best_mode = assignments, mode
+            elif mode[0] > best_mode[0]:
+                best, best_mode = assignments, mode
+                if mode[0] == PM_FIT:
+                    return best, None, attempts
+        if self.options.fungibility:
+            for fa in (best or {}).values():
+                fa.tried_flavor_idx = -1 if attempted == len(rg.flavors) - 1 else attempted
+            if best_mode[0] == PM_FIT:
+                return best, None, attempts
+        return best, status, attempts
+
+    def _check_flavor(self, fname: str, index: int) -> Status:
+        """``checkFlavorForPodSets``: taints and node affinity."""
+        flavor = self.flavors.get(fname)
+        if flavor is None:
+            return Status([f"flavor {fname} not found"])
+        spec = self._pod_specs[index] if index < len(self._pod_specs) else None
+        fspec = flavor.spec
+        if spec is None:
+            return Status()
+        taint = _untolerated(
+            list((fspec.node_taints if fspec else None) or ()),
+            list(spec.tolerations or ()) + list((fspec.tolerations if fspec else None) or ()),
+        )
+        if taint is not None:
+            return Status([f"untolerated taint {taint_text(taint)} in flavor {fname}"])
+        if not _affinity_matches(spec, (fspec.node_labels if fspec else None) or {}):
+            return Status([f"flavor {fname} doesn't match node affinity"])
+        return Status()
+
+    def _fits_quota(self, fr: FlavorResource, assumed: int, request: int) -> tuple[int, int, Status | None]:
+        """``fitsResourceQuota``."""
+        cq = self.cq
+        status = Status(no_fit_reason=Reason.WAITING_FOR_QUOTA)
+        avail = cq_available(cq, fr)
+        capacity = cq_potential(cq, fr)
+        value = assumed + request
+        res = fr[1]
+        if value > capacity:
+            status.reasons.append(
+                f"insufficient quota for {res} in flavor {fr[0]}, previously considered podsets requests "
+                f"({format_amount(res, assumed)}) + current podset request ({format_amount(res, request)}) > "
+                f"maximum capacity ({format_amount(res, capacity)})"
+            )
+            status.no_fit_reason = Reason.EXCEEDS_MAX_QUOTA
+            return PM_NO_FIT, 0, status
+        borrow, may_reclaim = find_height_of_lowest_subtree_that_fits(cq, fr, value)
+        if value <= avail:
+            return PM_FIT, borrow, None
+        status.reasons.append(
+            f"insufficient unused quota for {res} in flavor {fr[0]}, "
+            f"{format_amount(res, value - avail)} more needed"
+        )
+        pre = cq.preemption
+        can_preempt_borrowing = pre.borrow_within_cohort != "Never" or (
+            self.options.fair_sharing and pre.reclaim_within_cohort != "Never"
+        )
+        if cq.quota(fr).nominal >= value or may_reclaim or can_preempt_borrowing:
+            possibility, after = self.oracle(fr, value)
+            mode = (PM_NO_CANDIDATES, PM_PREEMPT, PM_RECLAIM)[possibility]
+            status.no_fit_reason = ""
+            return mode, after, status
+        return PM_NO_FIT, borrow, status

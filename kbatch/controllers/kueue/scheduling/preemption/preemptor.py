@@ -1,0 +1,315 @@
+"""The preemptor: finds the smallest set of workloads whose removal lets a workload fit.
+
+Upstream: kubernetes-sigs/kueue ``pkg/scheduler/preemption/{preemption,preemption_oracle}.go``
+(v0.19.2). A pure computation over the :class:`~..snapshot.Snapshot` (every what-if removal is rolled
+back before returning); issuing the evictions is the scheduler controller's job.
+
+Classical: candidates are removed one by one in :class:`~.classical.CandidateIterator` order until
+the workload fits (first allowing the preemptor to borrow, then not — or the other way round, as
+``classicalPreemptions`` decides from the candidates and ``borrowWithinCohort``); then, from the
+second-to-last removed backwards, each target is put back if the workload still fits
+(``fillBackWorkloads``): the result is minimal.
+
+Fair sharing: candidates of the preemptor's own queue (``withinClusterQueue``) and of borrowing
+queues in its cohort tree (``reclaimWithinCohort``) are taken in :class:`~.fairsharing.TargetOrdering`
+order, under the first strategy, then the second for those the first skipped.
+
+The oracle (``SimulatePreemption``) answers the flavor assigner's question for one (flavor,
+resource): would preemption make room, only from other queues (``Reclaim``) or also the preemptor's
+own (``Preempt``), and what borrowing height would remain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from kbatch.api.kueue_v1beta2.constants import Reason
+from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
+from kbatch.controllers.kueue.model.info import WorkloadInfo
+from kbatch.controllers.kueue.model.quota import find_height_of_lowest_subtree_that_fits, root_of
+from kbatch.controllers.kueue.model.requests import FlavorResource
+from kbatch.controllers.kueue.scheduling.fairshare import DRS
+from kbatch.controllers.kueue.scheduling.preemption.classical import (
+    CandidateIterator,
+    PreemptionCtx,
+    borrow_within_cohort_forbidden,
+    uses_resources,
+)
+from kbatch.controllers.kueue.scheduling.preemption.fairsharing import (
+    STRATEGIES,
+    TargetOrdering,
+    less_than_initial_share,
+)
+from kbatch.controllers.kueue.scheduling.preemption.policy import satisfies_policy, sort_candidates
+from kbatch.controllers.kueue.scheduling.snapshot import (
+    Snapshot,
+    cq_available,
+    cq_borrowing,
+    cq_borrowing_with,
+)
+
+__all__ = ["NO_CANDIDATES", "PREEMPT", "RECLAIM", "Preemptor", "Target", "preemption_message"]
+
+NO_CANDIDATES, PREEMPT, RECLAIM = 0, 1, 2  # PreemptionPossibility
+POSSIBILITY_NAMES = {NO_CANDIDATES: "NoCandidates", PREEMPT: "Preempt", RECLAIM: "Reclaim"}
+
+HUMAN_REASONS = {
+    Reason.IN_CLUSTER_QUEUE: "prioritization in the ClusterQueue",
+    Reason.IN_COHORT_RECLAMATION: "reclamation within the cohort",
+    Reason.IN_COHORT_FAIR_SHARING: "Fair Sharing within the cohort",
+    Reason.IN_COHORT_RECLAIM_WHILE_BORROWING: "reclamation within the cohort while borrowing",
+    "": "UNKNOWN",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A workload to preempt and why (``preemption.Target``)."""
+
+    info: WorkloadInfo
+    reason: str
+
+
+def cq_path(cache: Any, cq_name: str) -> str:
+    """``buildCQPath``: ``/root/.../cq``."""
+    cq = cache.cluster_queues.get(cq_name)
+    parts = [cq_name]
+    node = cq.parent if cq is not None else None
+    while node is not None:
+        parts.append(node.name)
+        node = node.parent
+    return "/" + "/".join(reversed(parts))
+
+
+def preemption_message(
+    preemptor: WorkloadInfo, reason: str, preemptor_path: str, preemptee_path: str, job_uid: str
+) -> str:
+    """``preemptionMessage``."""
+    return (
+        f"Preempted to accommodate a workload (UID: {preemptor.uid or 'UNKNOWN'}, JobUID: "
+        f"{job_uid or 'UNKNOWN'}) due to {HUMAN_REASONS.get(reason, 'UNKNOWN')}; preemptor path: "
+        f"{preemptor_path or 'UNKNOWN'}; preemptee path: {preemptee_path or 'UNKNOWN'}"
+    )
+
+
+class Preemptor:
+    """Configuration of the computation: fair sharing and its strategies, the gates that touch it."""
+
+    def __init__(
+        self,
+        fair_sharing: bool = False,
+        strategies: tuple[str, ...] = (),
+        timestamp_buffer: bool = False,
+        within_nominal: bool = False,
+    ) -> None:
+        self.fair_sharing = fair_sharing
+        self.strategies = tuple(STRATEGIES[s] for s in strategies) or (
+            STRATEGIES["LessThanOrEqualToFinalShare"],
+            STRATEGIES["LessThanInitialShare"],
+        )
+        self.timestamp_buffer = timestamp_buffer
+        self.within_nominal = within_nominal  # FairSharingPreemptWithinNominal
+
+    # --- entry points ----------------------------------------------------------------------------
+    def get_targets(
+        self,
+        wl: WorkloadInfo,
+        cq: ClusterQueueNode,
+        frs: frozenset[FlavorResource],
+        usage: dict[FlavorResource, int],
+        snapshot: Snapshot,
+        now: datetime,
+        lq_usage: dict[str, float] | None = None,
+    ) -> list[Target]:
+        ctx = PreemptionCtx(wl, cq, snapshot, frs, usage, now, self.timestamp_buffer, lq_usage)
+        return self._fair(ctx) if self.fair_sharing else self._classical(ctx)
+
+    def simulate(
+        self,
+        wl: WorkloadInfo,
+        cq: ClusterQueueNode,
+        fr: FlavorResource,
+        quantity: int,
+        snapshot: Snapshot,
+        now: datetime,
+    ) -> tuple[int, int]:
+        """``PreemptionOracle.SimulatePreemption``: (possibility, borrowing height after)."""
+        targets = self.get_targets(wl, cq, frozenset((fr,)), {fr: quantity}, snapshot, now)
+        if not targets:
+            return NO_CANDIDATES, find_height_of_lowest_subtree_that_fits(cq, fr, quantity)[0]
+        mark = snapshot.remove_usage_of(t.info for t in targets)
+        borrow = find_height_of_lowest_subtree_that_fits(cq, fr, quantity)[0]
+        snapshot.rollback(mark)
+        if any(t.info.cluster_queue == cq.name for t in targets):
+            return PREEMPT, borrow
+        return RECLAIM, borrow
+
+    # --- classical ---------------------------------------------------------------------------------
+    def _classical(self, ctx: PreemptionCtx) -> list[Target]:
+        candidates = CandidateIterator(ctx)
+        forbidden, _ = borrow_within_cohort_forbidden(ctx.cq)
+        if candidates.no_candidate_from_other_queues or (forbidden and not _under_nominal(ctx)):
+            attempts = (True,)
+        elif forbidden and candidates.no_candidate_for_hierarchical_reclaim:
+            attempts = (False, True)
+        else:
+            attempts = (True, False)
+        snap = ctx.snapshot
+        for borrowing in attempts:
+            mark = snap.mark()
+            targets: list[Target] = []
+            for info, reason in candidates.candidates(borrowing):
+                snap.remove_workload(info)
+                targets.append(Target(info, reason))
+                if _fits(ctx, borrowing):
+                    targets = _fill_back(ctx, targets, borrowing)
+                    snap.rollback(mark)
+                    return targets
+            snap.rollback(mark)
+        return []
+
+    # --- fair sharing -------------------------------------------------------------------------------
+    def _fair(self, ctx: PreemptionCtx) -> list[Target]:
+        candidates = self._fair_candidates(ctx)
+        if not candidates:
+            return []
+        candidates = sort_candidates(candidates, ctx.cq.name, ctx.now, ctx.lq_usage)
+        snap = ctx.snapshot
+        outer = snap.mark()
+        snap.add_usage(ctx.cq, ctx.usage)
+        fits, targets, retry = self._first_strategy(ctx, candidates, self.strategies[0])
+        if not fits and len(self.strategies) > 1:
+            fits, targets = self._second_strategy(ctx, retry, targets)
+        if not fits:
+            snap.rollback(outer)
+            return []
+        # undo the simulated addition, keep the removals, then fill back
+        removed = [t.info for t in targets]
+        snap.rollback(outer)
+        for info in removed:
+            snap.remove_workload(info)
+        targets = _fill_back(ctx, targets, True)
+        snap.rollback(outer)
+        return targets
+
+    def _fair_candidates(self, ctx: PreemptionCtx) -> list[WorkloadInfo]:
+        out = []
+        pre = ctx.cq.preemption
+        if pre.within_cluster_queue != "Never":
+            out += _for_policy(ctx, ctx.cq, pre.within_cluster_queue)
+        if ctx.cq.parent is not None and pre.reclaim_within_cohort != "Never":
+            root = root_of(ctx.cq)
+            for other in root.subtree_cluster_queues():  # type: ignore[attr-defined]
+                if other is ctx.cq or not ctx.snapshot.in_snapshot(other):
+                    continue
+                if other.parent is None or not any(cq_borrowing(other, fr) for fr in ctx.frs):
+                    continue
+                out += _for_policy(ctx, other, pre.reclaim_within_cohort)
+        return out
+
+    def _first_strategy(
+        self, ctx: PreemptionCtx, candidates: list[WorkloadInfo], strategy: object
+    ) -> tuple[bool, list[Target], list[WorkloadInfo]]:
+        snap = ctx.snapshot
+        ordering = TargetOrdering(ctx.cq, candidates, snap, ctx.now)
+        targets: list[Target] = []
+        retry: list[WorkloadInfo] = []
+        within_nominal = self.within_nominal and not any(cq_borrowing(ctx.cq, fr) for fr in ctx.frs)
+        for cand_cq in ordering:
+            if cand_cq is ctx.cq or within_nominal:
+                wl = ordering.pop(cand_cq)
+                snap.remove_workload(wl)
+                reason = Reason.IN_CLUSTER_QUEUE if cand_cq is ctx.cq else Reason.IN_COHORT_RECLAMATION
+                targets.append(Target(wl, reason))
+                if _fits_fair(ctx):
+                    return True, targets, []
+                continue
+            preemptor_new, target_old = ordering.shares(cand_cq)
+            if _unsatisfiable(preemptor_new, target_old):
+                while ordering.has_workload(cand_cq):
+                    retry.append(ordering.pop(cand_cq))
+                continue
+            while ordering.has_workload(cand_cq):
+                wl = ordering.pop(cand_cq)
+                target_new = ordering.target_share_after_removal(cand_cq, wl)
+                if strategy(preemptor_new, target_old, target_new):  # type: ignore[operator]
+                    snap.remove_workload(wl)
+                    targets.append(Target(wl, Reason.IN_COHORT_FAIR_SHARING))
+                    if _fits_fair(ctx):
+                        return True, targets, []
+                    break
+                retry.append(wl)
+        return False, targets, retry
+
+    def _second_strategy(
+        self, ctx: PreemptionCtx, retry: list[WorkloadInfo], targets: list[Target]
+    ) -> tuple[bool, list[Target]]:
+        snap = ctx.snapshot
+        ordering = TargetOrdering(ctx.cq, retry, snap, ctx.now)
+        for cand_cq in ordering:
+            preemptor_new, target_old = ordering.shares(cand_cq)
+            passed = less_than_initial_share(preemptor_new, target_old, DRS())
+            wl = ordering.pop(cand_cq)
+            if passed:
+                snap.remove_workload(wl)
+                targets.append(Target(wl, Reason.IN_COHORT_FAIR_SHARING))
+                if _fits_fair(ctx):
+                    return True, targets
+            ordering.drop(cand_cq)
+        return False, targets
+
+
+def _for_policy(ctx: PreemptionCtx, cq: ClusterQueueNode, policy: str) -> list[WorkloadInfo]:
+    """``findCandidatesForPolicy``."""
+    return [
+        wl
+        for key, wl in sorted(cq.workloads.items())
+        if satisfies_policy(ctx.preemptor, wl, policy, ctx.timestamp_buffer) and uses_resources(wl, ctx.frs)
+    ]
+
+
+def _unsatisfiable(preemptor_new: DRS, target_old: DRS) -> bool:
+    return preemptor_new.precise_weighted_share() == float(
+        "inf"
+    ) and target_old.precise_weighted_share() != float("inf")
+
+
+def _fits(ctx: PreemptionCtx, borrowing: bool) -> bool:
+    """``workloadFits``."""
+    for fr, value in ctx.usage.items():
+        if not borrowing and cq_borrowing_with(ctx.cq, fr, value):
+            return False
+        if value > cq_available(ctx.cq, fr):
+            return False
+    return True
+
+
+def _fits_fair(ctx: PreemptionCtx) -> bool:
+    """``workloadFitsForFairSharing``: the preemptor's own usage, simulated as added, taken out."""
+    snap = ctx.snapshot
+    mark = snap.mark()
+    snap.remove_usage(ctx.cq, ctx.usage)
+    ok = _fits(ctx, True)
+    snap.rollback(mark)
+    return ok
+
+
+def _fill_back(ctx: PreemptionCtx, targets: list[Target], borrowing: bool) -> list[Target]:
+    """``fillBackWorkloads``: the snapshot has every target removed."""
+    snap = ctx.snapshot
+    targets = list(targets)
+    for i in range(len(targets) - 2, -1, -1):
+        snap.add_workload(targets[i].info)
+        if _fits(ctx, borrowing):
+            targets[i] = targets[-1]
+            targets.pop()
+        else:
+            snap.remove_workload(targets[i].info)
+    return targets
+
+
+def _under_nominal(ctx: PreemptionCtx) -> bool:
+    """``queueUnderNominalInResourcesNeedingPreemption``."""
+    return all(ctx.cq.quota(fr).nominal > ctx.cq.usage.get(fr, 0) for fr in ctx.frs)

@@ -1,0 +1,115 @@
+"""The scheduling cycle's view of the cache: a journaled what-if over the live quota tree.
+
+Upstream (kubernetes-sigs/kueue ``pkg/cache/scheduler/snapshot.go``, ``clusterqueue_snapshot.go``)
+copies the cache into a snapshot at the start of every cycle and mutates the copy. kbatch works on the
+live tree instead and records every change in a :class:`~kbatch.controllers.kueue.model.quota.Journal`;
+:meth:`Snapshot.close` undoes them all, and the scheduler then "assumes" its admissions in the cache
+for real. The observable behaviour is the same (the cycle sees the cache as of its start plus its own
+decisions), without copying thousands of workloads per cycle.
+
+The functions below are ``ClusterQueueSnapshot``'s quota questions (``Available``,
+``PotentialAvailable``, ``BorrowingWith``, ``Fits``) on a node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kbatch.controllers.kueue.cache import KueueCache
+from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
+from kbatch.controllers.kueue.model.info import WorkloadInfo
+from kbatch.controllers.kueue.model.quota import (
+    Journal,
+    add_usage,
+    available,
+    potential_available,
+    remove_usage,
+)
+from kbatch.controllers.kueue.model.requests import FlavorResource
+
+__all__ = ["Snapshot", "cq_available", "cq_borrowing", "cq_borrowing_with", "cq_fits", "cq_potential"]
+
+
+def cq_available(cq: ClusterQueueNode, fr: FlavorResource) -> int:
+    """``ClusterQueueSnapshot.Available``: never negative."""
+    return max(0, available(cq, fr))
+
+
+def cq_potential(cq: ClusterQueueNode, fr: FlavorResource) -> int:
+    return potential_available(cq, fr)
+
+
+def cq_borrowing_with(cq: ClusterQueueNode, fr: FlavorResource, value: int) -> bool:
+    return cq.quota(fr).nominal < cq.usage.get(fr, 0) + value
+
+
+def cq_borrowing(cq: ClusterQueueNode, fr: FlavorResource) -> bool:
+    return cq_borrowing_with(cq, fr, 0)
+
+
+def cq_fits(cq: ClusterQueueNode, usage: Mapping[FlavorResource, int]) -> bool:
+    return all(cq_available(cq, fr) >= value for fr, value in usage.items())
+
+
+class Snapshot:
+    """See the module docstring. ``inactive`` holds the ClusterQueues left out of this cycle."""
+
+    def __init__(self, cache: KueueCache) -> None:
+        self.cache = cache
+        self.journal = Journal()
+        cache.tree.journal = self.journal
+        self.flavors: Mapping[str, Any] = cache.flavors
+        self.inactive = frozenset(n for n in cache.cluster_queues if not cache.schedulable(n))
+
+    def cluster_queue(self, name: str) -> ClusterQueueNode | None:
+        if name in self.inactive:
+            return None
+        return self.cache.cluster_queues.get(name)
+
+    def in_snapshot(self, cq: Any) -> bool:
+        return cq.name not in self.inactive
+
+    # --- what-if changes (journaled) ----------------------------------------------------------------
+    def mark(self) -> int:
+        return self.journal.mark()
+
+    def rollback(self, mark: int) -> None:
+        self.journal.rollback(mark)
+
+    def close(self) -> None:
+        self.journal.rollback(0)
+        self.cache.tree.journal = None
+
+    @staticmethod
+    def add_usage(cq: ClusterQueueNode, usage: Mapping[FlavorResource, int]) -> None:
+        for fr, value in usage.items():
+            add_usage(cq, fr, value)
+
+    @staticmethod
+    def remove_usage(cq: ClusterQueueNode, usage: Mapping[FlavorResource, int]) -> None:
+        for fr, value in usage.items():
+            remove_usage(cq, fr, value)
+
+    def add_workload(self, info: WorkloadInfo) -> None:
+        cq = self.cache.cluster_queues.get(info.cluster_queue)
+        if cq is None:
+            return
+        cq.put_workload(info)
+        self.add_usage(cq, info.usage())
+
+    def remove_workload(self, info: WorkloadInfo) -> None:
+        cq = self.cache.cluster_queues.get(info.cluster_queue)
+        if cq is None:
+            return
+        cq.drop_workload(info.key)
+        self.remove_usage(cq, info.usage())
+
+    def remove_usage_of(self, infos: Iterable[WorkloadInfo]) -> int:
+        """``SimulateWorkloadUsageRemoval``: returns the mark to roll back to."""
+        mark = self.mark()
+        for info in infos:
+            cq = self.cache.cluster_queues.get(info.cluster_queue)
+            if cq is not None:
+                self.remove_usage(cq, info.usage())
+        return mark

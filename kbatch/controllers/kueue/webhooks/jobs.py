@@ -1,0 +1,325 @@
+"""Kueue's job webhooks, as an admission plugin (``KueueJobWebhooks``).
+
+Upstream: kubernetes-sigs/kueue ``pkg/controller/jobframework/{base_webhook,validation,utils}.go``
+and ``pkg/controller/jobs/job/job_webhook.go`` (v0.19.2), for every enabled integration (the
+integration's :class:`~kbatch.api.jobframework.GenericJob` adapter does the kind-specific part):
+
+* defaulting: a job without a queue name in a namespace ``managedJobsNamespaceSelector`` selects,
+  whose namespace has a LocalQueue named ``default`` and whose owner is not a Kueue-managed job,
+  gets ``kueue.x-k8s.io/queue-name: default``; a job with a queue name (or, with
+  ``manageJobsWithoutQueueName``, any job in a selected namespace) is created suspended unless an
+  ancestor is managed by Kueue;
+* validation: the queue name is a DNS subdomain; ``kueue.x-k8s.io/max-exec-time-seconds`` a
+  positive integer (immutable unless suspended); the queue name immutable while the job runs, and
+  not removed in a namespace with a default LocalQueue; a WorkloadPriorityClass label not added to
+  a running job nor removed; for batch/v1 Jobs, ``kueue.x-k8s.io/job-min-parallelism`` between 1 and
+  the pod count - 1, ``kueue.x-k8s.io/job-completions-equal-parallelism`` only for Indexed Jobs with
+  equal completions and parallelism, ``parallelism`` fixed while a partially admissible Job runs.
+
+Denials are ``Forbidden`` with ``admission webhook "vjob.kb.io" denied the request: …`` (the
+webhook named after the kind, as upstream's ``v<kind>.kb.io``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kbatch.api.core_v1 import Namespace
+from kbatch.api.errors import FieldError, NotFound
+from kbatch.api.kueue_v1beta2 import LocalQueue
+from kbatch.api.kueue_v1beta2.constants import (
+    DEFAULT_LOCAL_QUEUE,
+    JOB_COMPLETIONS_EQUAL_PARALLELISM,
+    JOB_MIN_PARALLELISM,
+    MAX_EXEC_TIME_LABEL,
+    QUEUE_LABEL,
+    WORKLOAD_PRIORITY_CLASS_LABEL,
+)
+from kbatch.api.selectors import selector_from_model
+from kbatch.api.validation import is_dns1123_subdomain
+from kbatch.controllers.kueue.config import settings_for
+from kbatch.controllers.kueue.webhooks.kinds import deny
+from kbatch.families import resolve
+
+__all__ = ["install"]
+
+_LABELS = "metadata.labels"
+_ANNOTATIONS = "metadata.annotations"
+
+
+def _go_atoi(text: str) -> tuple[int | None, str]:
+    """Go's ``strconv.Atoi``: an optional sign and decimal digits."""
+    if re.fullmatch(r"[+-]?[0-9]+", text):
+        return int(text), ""
+    return None, f'strconv.Atoi: parsing "{text}": invalid syntax'
+
+
+def _go_parse_bool(text: str) -> bool | None:
+    return {
+        "1": True,
+        "t": True,
+        "T": True,
+        "TRUE": True,
+        "true": True,
+        "True": True,
+        "0": False,
+        "f": False,
+        "F": False,
+        "FALSE": False,
+        "false": False,
+        "False": False,
+    }.get(text)
+
+
+class _JobWebhook:
+    """One integration's mutating and validating hooks."""
+
+    def __init__(self, server: Any, integration: Any) -> None:
+        self.server = server
+        self.integration = integration
+        self.webhook = f"v{integration.model.api_info.kind.lower()}.kb.io"
+
+    # --- reads -----------------------------------------------------------------------------------
+    def _settings(self) -> Any:
+        return settings_for(self.server.configurations, self.server.features)
+
+    def _namespace_selected(self, namespace: str) -> bool:
+        selector = self._settings().config.managed_jobs_namespace_selector
+        if selector is None:
+            return True
+        try:
+            ns = self.server.get(Namespace, namespace)
+        except NotFound:
+            return False
+        return selector_from_model(selector).matches(dict(ns.metadata.labels or {}))
+
+    def _default_queue_exists(self, namespace: str) -> bool:
+        try:
+            lq = self.server.get(LocalQueue, DEFAULT_LOCAL_QUEUE, namespace)
+        except NotFound:
+            return False
+        return ((lq.spec.stop_policy if lq.spec else None) or "None") == "None"
+
+    def _owner_managed(self, obj: Any) -> bool:
+        """``IsOwnerManagedByKueueForObject``: the controller owner is of an integration's kind."""
+        ref = obj.metadata.controller_ref()
+        if ref is None:
+            return False
+        return any(
+            i.model.api_info.kind == ref.kind
+            and (ref.api_version or "").split("/")[0] in (i.model.api_info.group, i.model.api_info.version)
+            for i in self.server.composition.job_integrations
+        )
+
+    def _ancestor_managed(self, obj: Any) -> bool:
+        """``FindAncestorJobManagedByKueue`` (one level: the controller owner, when it exists and has a
+        queue name — or any, with ``manageJobsWithoutQueueName``)."""
+        ref = obj.metadata.controller_ref()
+        if ref is None:
+            return False
+        for integ in self.server.composition.job_integrations:
+            if integ.model.api_info.kind != ref.kind:
+                continue
+            try:
+                owner = self.server.get(integ.model, ref.name, obj.metadata.namespace)
+            except NotFound:
+                return False
+            return (
+                bool((owner.metadata.labels or {}).get(QUEUE_LABEL))
+                or self._settings().config.manage_jobs_without_queue_name
+            )
+        return False
+
+    # --- mutating --------------------------------------------------------------------------------
+    def default(self, request: Any) -> None:
+        if request.subresource or request.operation != "CREATE":
+            return
+        obj = request.obj
+        meta = obj.metadata
+        namespace = meta.namespace or ""
+        cfg = self._settings().config
+        if (
+            not (meta.labels or {}).get(QUEUE_LABEL)
+            and self._default_queue_exists(namespace)
+            and not self._owner_managed(obj)
+            and self._namespace_selected(namespace)
+        ):
+            meta.labels = {**(meta.labels or {}), QUEUE_LABEL: DEFAULT_LOCAL_QUEUE}
+        job = resolve(self.integration.adapter)(obj)
+        if meta.deletion_timestamp is not None or self._ancestor_managed(obj):
+            return
+        suspend = bool((meta.labels or {}).get(QUEUE_LABEL)) or (
+            cfg.manage_jobs_without_queue_name and self._namespace_selected(namespace)
+        )
+        if suspend and not job.is_suspended():
+            job.suspend()
+
+    # --- validating --------------------------------------------------------------------------------
+    def validate(self, request: Any) -> None:
+        if request.subresource:
+            return
+        obj, old = request.obj, request.old
+        errs = self._on_create(obj)
+        if self.integration.name == "batch/job":
+            labels_changed = old is None or (old.metadata.annotations or {}).get(JOB_MIN_PARALLELISM) != (
+                obj.metadata.annotations or {}
+            ).get(JOB_MIN_PARALLELISM)
+            if labels_changed:
+                errs += _min_parallelism(obj)
+            errs += _completions_equal_parallelism(obj)
+        if old is not None:
+            errs += self._on_update(old, obj)
+        deny(self.webhook, errs)
+
+    def _on_create(self, obj: Any) -> list[FieldError]:
+        errs = []
+        labels = obj.metadata.labels or {}
+        queue = labels.get(QUEUE_LABEL)
+        if queue is not None:
+            problems = is_dns1123_subdomain(queue)
+            if problems:
+                errs.append(FieldError.invalid(f"{_LABELS}[{QUEUE_LABEL}]", queue, ",".join(problems)))
+        text = labels.get(MAX_EXEC_TIME_LABEL)
+        if text is not None:
+            value, problem = _go_atoi(text)
+            if value is None:
+                errs.append(FieldError.invalid(f"{_LABELS}[{MAX_EXEC_TIME_LABEL}]", text, problem))
+            elif value <= 0:
+                errs.append(
+                    FieldError.invalid(f"{_LABELS}[{MAX_EXEC_TIME_LABEL}]", value, "should be greater than 0")
+                )
+        return errs
+
+    def _on_update(self, old: Any, new: Any) -> list[FieldError]:
+        adapter = resolve(self.integration.adapter)
+        old_job, new_job = adapter(old), adapter(new)
+        errs: list[FieldError] = []
+        old_labels, new_labels = old.metadata.labels or {}, new.metadata.labels or {}
+        old_q, new_q = old_labels.get(QUEUE_LABEL, ""), new_labels.get(QUEUE_LABEL, "")
+        path = f"{_LABELS}[{QUEUE_LABEL}]"
+        if not new_job.is_suspended() and old_q != new_q:
+            errs.append(FieldError.invalid(path, new_q, "field is immutable"))
+        if not new_q and old_q and self._default_queue_exists(old.metadata.namespace or ""):
+            errs.append(
+                FieldError.invalid(path, "", "queue-name must not be empty in namespace with default queue")
+            )
+        running = not new_job.is_suspended() or not old_job.is_suspended()
+        if running and old_labels.get(MAX_EXEC_TIME_LABEL) != new_labels.get(MAX_EXEC_TIME_LABEL):
+            errs.append(
+                FieldError.invalid(
+                    f"{_LABELS}[{MAX_EXEC_TIME_LABEL}]",
+                    new_labels.get(MAX_EXEC_TIME_LABEL, ""),
+                    "field is immutable",
+                )
+            )
+        old_wpc, new_wpc = (
+            old_labels.get(WORKLOAD_PRIORITY_CLASS_LABEL, ""),
+            new_labels.get(WORKLOAD_PRIORITY_CLASS_LABEL, ""),
+        )
+        wpc_path = f"{_LABELS}[{WORKLOAD_PRIORITY_CLASS_LABEL}]"
+        if not new_job.is_suspended() and not old_wpc and new_wpc:
+            errs.append(
+                FieldError.invalid(
+                    wpc_path, new_wpc, "WorkloadPriorityClass cannot be added to a non-suspended workload"
+                )
+            )
+        elif not new_wpc and old_wpc:
+            errs.append(
+                FieldError.invalid(
+                    wpc_path, new_wpc, "WorkloadPriorityClass cannot be removed from a workload"
+                )
+            )
+        if self.integration.name == "batch/job":
+            errs += _partial_admission_update(old, new, old_job, new_job)
+        return errs
+
+
+def _pods_count(job: Any) -> int:
+    spec = job.spec
+    count = spec.parallelism if spec.parallelism is not None else 1
+    return min(count, spec.completions) if spec.completions is not None else count
+
+
+def _min_parallelism(job: Any) -> list[FieldError]:
+    text = (job.metadata.annotations or {}).get(JOB_MIN_PARALLELISM)
+    if text is None:
+        return []
+    path = f"{_ANNOTATIONS}[{JOB_MIN_PARALLELISM}]"
+    value, problem = _go_atoi(text)
+    if value is None:
+        return [FieldError.invalid(path, text, problem)]
+    count = _pods_count(job)
+    if value >= count or value <= 0:
+        return [FieldError.invalid(path, value, f"should be between 0 and {count - 1}")]
+    return []
+
+
+def _completions_equal_parallelism(job: Any) -> list[FieldError]:
+    text = (job.metadata.annotations or {}).get(JOB_COMPLETIONS_EQUAL_PARALLELISM)
+    if text is None:
+        return []
+    path = f"{_ANNOTATIONS}[{JOB_COMPLETIONS_EQUAL_PARALLELISM}]"
+    errs = []
+    enabled = _go_parse_bool(text)
+    if enabled is None:
+        errs.append(FieldError.invalid(path, text, f'strconv.ParseBool: parsing "{text}": invalid syntax'))
+    if enabled:
+        if (job.spec.completion_mode or "NonIndexed") == "NonIndexed":
+            errs.append(FieldError.invalid(path, text, "should not be enabled for NonIndexed jobs"))
+        p = job.spec.parallelism if job.spec.parallelism is not None else 1
+        c = job.spec.completions if job.spec.completions is not None else 1
+        if p != c:
+            errs.append(
+                FieldError.invalid(
+                    "spec.completions",
+                    job.spec.completions,
+                    f"should be equal to parallelism when {JOB_COMPLETIONS_EQUAL_PARALLELISM} "
+                    "annotation is true",
+                )
+            )
+    return errs
+
+
+def _partial_admission_update(old: Any, new: Any, old_job: Any, new_job: Any) -> list[FieldError]:
+    errs = []
+    old_p = old.spec.parallelism if old.spec.parallelism is not None else 1
+    new_p = new.spec.parallelism if new.spec.parallelism is not None else 1
+    if JOB_MIN_PARALLELISM in (old.metadata.annotations or {}) and not old.spec.suspend and old_p != new_p:
+        errs.append(
+            FieldError.forbidden(
+                "spec.parallelism",
+                "cannot change when partial admission is enabled and the job is not suspended",
+            )
+        )
+    old_sync = (
+        _go_parse_bool((old.metadata.annotations or {}).get(JOB_COMPLETIONS_EQUAL_PARALLELISM, "")) or False
+    )
+    new_sync = (
+        _go_parse_bool((new.metadata.annotations or {}).get(JOB_COMPLETIONS_EQUAL_PARALLELISM, "")) or False
+    )
+    if (
+        old_job.is_suspended() == new_job.is_suspended()
+        and not new_job.is_suspended()
+        and old_sync != new_sync
+    ):
+        errs.append(
+            FieldError.forbidden(
+                f"{_ANNOTATIONS}[{JOB_COMPLETIONS_EQUAL_PARALLELISM}]",
+                "field is immutable while the job is not suspended",
+            )
+        )
+    return errs
+
+
+def install(server: Any) -> None:
+    settings = settings_for(server.configurations, server.features)
+    enabled = set(settings.frameworks)
+    seen: set[str] = set()
+    for integ in server.composition.job_integrations:
+        if integ.name not in enabled or integ.name in seen:
+            continue
+        seen.add(integ.name)
+        hook = _JobWebhook(server, integ)
+        server.admission.add_mutating(integ.model, hook.default, main_resource_only=True)
+        server.admission.add_validating(integ.model, hook.validate, main_resource_only=True)

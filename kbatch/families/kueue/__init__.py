@@ -1,0 +1,96 @@
+"""The kueue family: Kueue v0.19's API (kueue.x-k8s.io v1beta2 stored, v1beta1 served with conversion),
+its webhooks as admission plugins, its manager as one controller, its feature gates.
+
+Upstream: kubernetes-sigs/kueue v0.19.2. What kbatch implements and where it differs: docs/kueue.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kbatch.api import kueue_v1beta1 as v1
+from kbatch.api.kueue_v1beta2 import (
+    AdmissionCheck,
+    ClusterQueue,
+    Cohort,
+    LocalQueue,
+    ResourceFlavor,
+    Topology,
+    Workload,
+    WorkloadPriorityClass,
+)
+from kbatch.api.meta import Resource
+from kbatch.api.printing import Describer, Printer
+from kbatch.api.strategies.kueue import strategy_for
+from kbatch.api.versions import ServedVersion
+from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry
+from kbatch.families.kueue import describe, printers
+from kbatch.families.kueue.gates import KUEUE_GATES
+
+__all__ = ["KUEUE"]
+
+
+def _v1beta1(kind: str, printer: Printer | None) -> tuple[ServedVersion, ...]:
+    return (replace(v1.CONVERSIONS[kind], printer=printer),)
+
+
+def _kind(
+    model: type[Resource],
+    printer: Printer | None = None,
+    describer: Describer | None = None,
+    v1_printer: Printer | None = None,
+) -> KindEntry:
+    return KindEntry(
+        model,
+        strategy_for(model),
+        printer,
+        describer,
+        versions=_v1beta1(model.api_info.kind, v1_printer or printer),
+    )
+
+
+_WEBHOOKS = "kbatch.controllers.kueue.webhooks"
+
+KUEUE = Family(
+    name="kueue",
+    description="Kueue v0.19: quota, queues, admission and preemption of whole workloads (kueue.x-k8s.io)",
+    kinds=(
+        _kind(ResourceFlavor, None, describe.describe_resource_flavor),
+        _kind(
+            ClusterQueue,
+            printers.CLUSTER_QUEUE,
+            describe.describe_cluster_queue,
+            printers.CLUSTER_QUEUE_V1BETA1,
+        ),
+        _kind(LocalQueue, printers.LOCAL_QUEUE, describe.describe_local_queue),
+        _kind(Cohort, None, describe.describe_cohort),
+        _kind(Workload, printers.WORKLOAD, describe.describe_workload),
+        _kind(WorkloadPriorityClass, printers.WORKLOAD_PRIORITY_CLASS),
+        _kind(AdmissionCheck),
+        _kind(Topology),
+    ),
+    admission=(
+        AdmissionPlugin(
+            "KueueWebhooks",
+            f"{_WEBHOOKS}.kinds:install",
+            description="Kueue's webhooks for its own kinds (pkg/webhooks): finalizers, "
+            "ClusterQueue/Cohort/ResourceFlavor/Workload validation",
+        ),
+        AdmissionPlugin(
+            "KueueJobWebhooks",
+            f"{_WEBHOOKS}.jobs:install",
+            description="Kueue's job webhooks (jobframework): default LocalQueue, suspend "
+            "on create, queue-name and partial-admission validation",
+        ),
+    ),
+    controllers=(
+        ControllerSpec(
+            "kueue",
+            "Kueue's manager: queues, cache, scheduler, workload/queue controllers, job framework",
+            "kbatch.controllers.kueue:setup",
+            aliases=("kueue-manager",),
+            source="kueue-admission",
+        ),
+    ),
+    feature_gates=KUEUE_GATES,
+)

@@ -1,0 +1,216 @@
+"""Serving a kind's further versions: conversion at the wire, and the deprecation warning.
+
+A CustomResourceDefinition may serve several versions of a kind while storing one
+(``spec.versions[].served``/``storage``); kube-apiextensions-apiserver decodes a request in its
+version, converts it to the storage version (Kueue: a conversion webhook) for admission, validation
+and storage, and converts every answer — objects, lists, watch events — back; a deprecated version
+answers every request with ``Warning: 299 - "<deprecationWarning>"``.
+
+:class:`VersionedBackend` does that around any :class:`~kbatch.server.backend.Backend`: a call for a
+kind version the registry marks as a further served version
+(:class:`kbatch.api.versions.ServedVersion`) is made on the storage version with the body
+converted up, and its result converted down. A patch is applied to the object as the requested
+version sees it (JSON merge or JSON patch; custom resources take no strategic merge patch), then
+written in the storage version with the read's ``resourceVersion`` as a precondition (a concurrent
+write answers Conflict, as upstream's ``GuaranteedUpdate`` retries would see it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kbatch.api.base import ApiInfo
+from kbatch.api.errors import UnsupportedMediaType
+from kbatch.api.registry import KindSpec, Registry
+from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
+from kbatch.server.backend import Backend, DeleteOptions, DictWatch, WatchOptions, WriteOptions
+
+__all__ = ["VersionedBackend", "deprecation_warning", "versioned"]
+
+Obj = dict[str, Any]
+
+
+def _alternate(registry: Registry, info: ApiInfo) -> KindSpec | None:
+    try:
+        spec = registry.for_gvk(info.api_version, info.kind)
+    except Exception:  # NotFound: not ours to convert
+        return None
+    return spec if spec.served is not None and spec.storage is not None else None
+
+
+def deprecation_warning(registry: Registry, info: ApiInfo) -> str | None:
+    """The warning a request in ``info``'s version answers with (``None`` when not deprecated)."""
+    spec = _alternate(registry, info)
+    return spec.served.warning if spec is not None and spec.served is not None else None
+
+
+class _ConvertingWatch:
+    def __init__(self, inner: DictWatch, down: Callable[[Obj], Obj]) -> None:
+        self.inner = inner
+        self.down = down
+
+    def poll(self) -> list[Obj]:
+        out = []
+        for event in self.inner.poll():
+            obj = event.get("object")
+            if isinstance(obj, dict) and obj.get("kind") not in ("Status", None):
+                event = {**event, "object": self.down(obj)}
+            out.append(event)
+        return out
+
+    def set_notify(self, fn: Callable[[], None] | None) -> None:
+        self.inner.set_notify(fn)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class VersionedBackend:
+    """A :class:`Backend` that serves further versions by conversion (see the module docstring)."""
+
+    def __init__(self, inner: Backend) -> None:
+        self.inner = inner
+        self.registry = inner.registry
+
+    def __getattr__(self, name: str) -> Any:  # clock, advance, actions, logs, …: not per kind
+        return getattr(self.inner, name)
+
+    def _spec(self, info: ApiInfo) -> KindSpec | None:
+        return _alternate(self.registry, info)
+
+    # --- verbs -------------------------------------------------------------------------------------
+    def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj:
+        spec = self._spec(info)
+        if spec is None:
+            return self.inner.create(info, namespace, body, opts)
+        out = self.inner.create(spec.storage.info, namespace, spec.served.to_storage(body), opts)  # type: ignore[union-attr]
+        return spec.served.from_storage(out)  # type: ignore[union-attr]
+
+    def get(self, info: ApiInfo, namespace: str | None, name: str) -> Obj:
+        spec = self._spec(info)
+        if spec is None:
+            return self.inner.get(info, namespace, name)
+        return spec.served.from_storage(self.inner.get(spec.storage.info, namespace, name))  # type: ignore[union-attr]
+
+    def list(self, info: ApiInfo, namespace: str | None, **kwargs: Any) -> Obj:
+        spec = self._spec(info)
+        if spec is None:
+            return self.inner.list(info, namespace, **kwargs)
+        out = self.inner.list(spec.storage.info, namespace, **kwargs)  # type: ignore[union-attr]
+        down = spec.served.from_storage  # type: ignore[union-attr]
+        return {**out, "apiVersion": info.api_version, "items": [down(i) for i in out.get("items") or []]}
+
+    def update(
+        self,
+        info: ApiInfo,
+        namespace: str | None,
+        name: str,
+        body: Obj,
+        opts: WriteOptions,
+        *,
+        subresource: str | None = None,
+    ) -> Obj:
+        spec = self._spec(info)
+        if spec is None:
+            return self.inner.update(info, namespace, name, body, opts, subresource=subresource)
+        out = self.inner.update(
+            spec.storage.info,
+            namespace,
+            name,
+            spec.served.to_storage(body),
+            opts,  # type: ignore[union-attr]
+            subresource=subresource,
+        )
+        return spec.served.from_storage(out)  # type: ignore[union-attr]
+
+    def patch(
+        self,
+        info: ApiInfo,
+        namespace: str | None,
+        name: str,
+        patch: Any,
+        patch_type: str,
+        opts: WriteOptions,
+        *,
+        subresource: str | None = None,
+    ) -> Obj:
+        spec = self._spec(info)
+        if spec is None:
+            return self.inner.patch(info, namespace, name, patch, patch_type, opts, subresource=subresource)
+        if patch_type == "strategic":
+            raise UnsupportedMediaType(
+                "the body of the request was in an unknown format - accepted media types "
+                "include: application/json-patch+json, application/merge-patch+json, "
+                "application/apply-patch+yaml"
+            )
+        current = self.get(info, namespace, name)
+        patched = (
+            apply_merge_patch(current, patch) if patch_type == "merge" else apply_json_patch(current, patch)
+        )
+        if isinstance(patched, dict):
+            meta = patched.setdefault("metadata", {})
+            meta.setdefault("resourceVersion", (current.get("metadata") or {}).get("resourceVersion"))
+        return self.update(info, namespace, name, patched, opts, subresource=subresource)
+
+    def apply(
+        self,
+        info: ApiInfo,
+        namespace: str | None,
+        name: str,
+        config: Any,
+        opts: WriteOptions,
+        *,
+        field_manager: str | None,
+        force: bool = False,
+        subresource: str | None = None,
+    ) -> Obj:
+        spec = self._spec(info)
+        if spec is None:
+            return self.inner.apply(
+                info,
+                namespace,
+                name,
+                config,
+                opts,
+                field_manager=field_manager,
+                force=force,
+                subresource=subresource,
+            )
+        up = spec.served.to_storage(config) if isinstance(config, dict) else config  # type: ignore[union-attr]
+        out = self.inner.apply(
+            spec.storage.info,
+            namespace,
+            name,
+            up,
+            opts,
+            field_manager=field_manager,  # type: ignore[union-attr]
+            force=force,
+            subresource=subresource,
+        )
+        return spec.served.from_storage(out)  # type: ignore[union-attr]
+
+    def delete(self, info: ApiInfo, namespace: str | None, name: str, opts: DeleteOptions) -> Obj | None:
+        spec = self._spec(info)
+        if spec is None:
+            return self.inner.delete(info, namespace, name, opts)
+        out = self.inner.delete(spec.storage.info, namespace, name, opts)  # type: ignore[union-attr]
+        return spec.served.from_storage(out) if out is not None and out.get("kind") != "Status" else out  # type: ignore[union-attr]
+
+    def watch(self, info: ApiInfo, namespace: str | None, opts: WatchOptions) -> DictWatch:
+        spec = self._spec(info)
+        if spec is None:
+            return self.inner.watch(info, namespace, opts)
+        return _ConvertingWatch(
+            self.inner.watch(spec.storage.info, namespace, opts),  # type: ignore[union-attr]
+            spec.served.from_storage,
+        )  # type: ignore[union-attr]
+
+
+def versioned(backend: Backend) -> Backend:
+    """``backend`` serving further versions (idempotent)."""
+    if isinstance(backend, VersionedBackend) or not any(
+        s.served is not None for s in backend.registry.served()
+    ):
+        return backend
+    return VersionedBackend(backend)  # type: ignore[return-value]
