@@ -46,8 +46,8 @@ def test_the_family_is_built_in_with_its_kind_plugins_controller_gates_and_integ
     gates = composed.feature_gates()
     assert not any(gates.enabled(g) for g in ("RestartJob", "InPlaceRestart", "ElasticJobSet"))
     assert composed.feature_gates("RestartJob=true").enabled("RestartJob")
-    with pytest.raises(FeatureGateError, match="unrecognized feature gate: TLSOptions"):
-        composed.feature_gates("TLSOptions=true")  # a gate of the JobSet binary's servers, not modelled
+    with pytest.raises(FeatureGateError, match="unrecognized feature gate: NoSuchJobSetGate"):
+        composed.feature_gates("NoSuchJobSetGate=true")
     (integration,) = [j for j in composed.job_integrations if j.name == "jobset.x-k8s.io/jobset"]
     assert resolve(integration.adapter) is JobSetIntegration and integration.model is JobSet
 

@@ -8,9 +8,9 @@ Semantics of kubernetes-sigs/kueue ``pkg/controller/jobs/jobset/jobset_controlle
 * suspended / suspend: ``spec.suspend`` (the JobSet controller suspends and resumes the child Jobs,
   and merges the admitted pod template fields into them on resume);
 * run: ``suspend: false`` and each pod set's info merged into its replicated job's pod template (node
-  selector, labels, annotations, tolerations, scheduling gates; kbatch's
-  :func:`~kbatch.api.jobframework.inject`, where Kueue's merge refuses a conflicting key); the infos
-  must be one per replicated job, in order;
+  selector, labels, annotations, tolerations, scheduling gates; ``podset.Merge``,
+  :func:`~kbatch.api.jobframework.merge_info`, refusing a conflicting key); the infos must be one
+  per replicated job, in order;
 * restore: each replicated job's pod template labels, annotations, node selector, tolerations and
   scheduling gates set back to its info's (``podset.RestorePodSpec``): the infos are the original pod
   sets' (Kueue's ``podset.FromPodSet``);
@@ -24,20 +24,20 @@ Semantics of kubernetes-sigs/kueue ``pkg/controller/jobs/jobset/jobset_controlle
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kbatch.api import jobset_constants as c
-from kbatch.api.core_v1 import PodSchedulingGate, PodTemplateSpec
-from kbatch.api.jobframework import PodSet, PodSetInfo, inject
+from kbatch.api.core_v1 import PodTemplateSpec
+from kbatch.api.jobframework import PodSet, PodSetInfo, merge_info, restore_template
 from kbatch.api.jobset_v1alpha2 import JobSet, ReplicatedJob
-from kbatch.api.meta import ObjectMeta
 from kbatch.api.model_copy import copy_model
 
 __all__ = ["JobSetIntegration", "ReclaimablePod"]
 
 
-@dataclass(frozen=True, slots=True)
-class ReclaimablePod:
-    """Kueue ``ReclaimablePod``: ``count`` pods of pod set ``name`` that finished and free quota."""
+class ReclaimablePod(NamedTuple):
+    """Kueue ``ReclaimablePod``: ``count`` pods of pod set ``name`` that finished and free quota (a
+    ``(name, count)`` pair, as the job framework's ``JobWithReclaimablePods`` reads it)."""
 
     name: str
     count: int
@@ -86,14 +86,14 @@ class JobSetIntegration:
         if len(infos) != len(rjobs):
             raise ValueError(f"invalid podset infos: expecting {len(rjobs)} podset, got {len(infos)}")
         for rjob, info in zip(rjobs, infos, strict=True):
-            inject(_pod_template(rjob), info)
+            merge_info(_pod_template(rjob), info)
 
     def restore_pod_sets_info(self, infos: list[PodSetInfo]) -> bool:
         if not infos:
             return False
         changed = False
         for rjob, info in zip(self._rjobs(), infos, strict=False):
-            changed = _restore(_pod_template(rjob), info) or changed
+            changed = restore_template(_pod_template(rjob), info) or changed
         return changed
 
     def finished(self) -> tuple[str, bool, bool]:
@@ -138,21 +138,3 @@ class JobSetIntegration:
                 out.append(ReclaimablePod(rjob.name or "", done * _per_replica(rjob)))
         return out
 
-
-def _restore(template: PodTemplateSpec, info: PodSetInfo) -> bool:
-    """``podset.RestorePodSpec`` on one pod template; whether anything changed."""
-    meta = template.metadata if template.metadata is not None else ObjectMeta()
-    spec = template.spec
-    before = (meta.labels or {}, meta.annotations or {}, spec.node_selector or {},
-              list(spec.tolerations or ()), [g.name for g in spec.scheduling_gates or ()])
-    after = (dict(info.labels), dict(info.annotations), dict(info.node_selector), list(info.tolerations),
-             list(info.scheduling_gates))
-    if before == after:
-        return False
-    meta.labels, meta.annotations = after[0] or None, after[1] or None
-    if template.metadata is None and (meta.labels or meta.annotations):
-        template.metadata = meta
-    spec.node_selector = after[2] or None
-    spec.tolerations = [copy_model(t) for t in after[3]] or None
-    spec.scheduling_gates = [PodSchedulingGate(name=n) for n in after[4]] or None
-    return True
