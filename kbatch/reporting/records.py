@@ -2,7 +2,8 @@
 
 Times are RFC 3339 in UTC (``Z``); durations are seconds (floats); each workload row also carries
 its milestones as offsets from the report's origin (``*_s`` columns), so a tool can plot them
-without parsing times. Series are ``[[t, value], ...]`` step points, ``t`` in seconds since origin.
+without parsing times. ``pods`` lists every pod with its node, requests and milestones (offsets).
+Series are ``[[t, value], ...]`` step points, ``t`` in seconds since origin.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from kbatch.reporting.pods import PodFacts
 from kbatch.reporting.workloads import DURATIONS, WorkloadRecord
 
 if TYPE_CHECKING:
     from kbatch.reporting.report import Report
 
-__all__ = ["MILESTONES", "WORKLOAD_COLUMNS", "iso", "report_dict", "workload_row"]
+__all__ = ["MILESTONES", "WORKLOAD_COLUMNS", "iso", "pod_row", "report_dict", "workload_row"]
 
 MILESTONES = ("created", "admitted", "first_scheduled", "all_running", "finished")
 WORKLOAD_COLUMNS = ("kind", "namespace", "name", "queue", "outcome", "pods", "restarts", "failures",
@@ -50,6 +52,16 @@ def workload_row(record: WorkloadRecord, origin: datetime | None = None) -> dict
     return row
 
 
+def pod_row(pod: PodFacts, origin: datetime) -> dict[str, Any]:
+    def offset(at: datetime | None) -> float | None:
+        return _num((at - origin).total_seconds()) if at is not None else None
+
+    return {"namespace": pod.namespace, "name": pod.name, "node": pod.node, "phase": pod.phase,
+            "restarts": pod.restarts, "requests": dict(pod.requests), "created_s": offset(pod.created),
+            "scheduled_s": offset(pod.scheduled), "started_s": offset(pod.started),
+            "finished_s": offset(pod.finished)}
+
+
 def _steps(steps: Any) -> list[list[float]]:
     return [[_num(s.t), _num(s.value)] for s in steps]
 
@@ -66,6 +78,7 @@ def report_dict(report: Report) -> dict[str, Any]:
     return {
         "origin": iso(report.origin), "end": iso(report.end), "by": report.by,
         "workloads": [workload_row(r, report.origin) for r in report.workloads],
+        "pods": [pod_row(p, report.origin) for p in report.pods],
         "summary": groups,
         "cluster": {
             "makespan": _num(report.makespan),

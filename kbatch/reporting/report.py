@@ -89,7 +89,7 @@ def _resources(nodes: Sequence[Interval], pods: Sequence[PodFacts]) -> list[str]
 
 def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str | None = None,
                  kinds: KindRegistry | None = None) -> Report:
-    objects = [o for o in objects if isinstance(o, dict)]
+    objects = [o for o in objects if isinstance(o, dict) and meta(o).get("name")]
     kinds = kinds or default_kinds()
     key = group_key(by)  # refuses a bad --by before any work
     pod_objs = [o for o in objects if ref_of(o)[:2] == ("", "Pod")]
