@@ -62,15 +62,18 @@ def utilisation_figure(report: Report) -> Any:
 
 
 def queue_figure(report: Report) -> Any:
+    from matplotlib.ticker import MaxNLocator
+
     fig = _figure()
     ax = fig.add_subplot()
     horizon = _horizon(report)
-    for steps, label in ((report.pending_pods, "pending pods"),
-                         (report.pending_workloads, "pending workloads")):
+    for steps, label, style in ((report.pending_pods, "pending pods", "-"),
+                                (report.pending_workloads, "pending workloads", "--")):
         xs, ys = _xy(steps, horizon)
-        ax.step(xs, ys, where="post", label=label)
+        ax.step(xs, ys, where="post", label=label, linestyle=style)
     ax.set(title="Queue length", xlabel="time (s)", ylabel="count", xlim=(0, horizon))
     ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(loc="upper right")
     ax.grid(alpha=0.3)
     return fig
