@@ -1,6 +1,7 @@
 """A report as text: a rich table for the terminal, JSON and CSV for tools.
 
-* table: the workloads (one row each, durations in seconds), then per group the count, mean, p50,
+* table: the workloads (one row each, durations in seconds; the first :data:`MAX_ROWS` by creation,
+  with a line saying how many more there are), then per group the count, mean, p50,
   p90, p99 and max of each duration, then the cluster (makespan, throughput, mean utilisation per
   resource, peak pending pods and workloads).
 * ``json``: :meth:`Report.to_dict` (keys sorted, 2-space indent).
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["FORMATS", "render", "render_csv", "render_json", "render_table"]
 
 FORMATS = ("table", "json", "csv")
+MAX_ROWS = 200  # workload rows in the table; -o csv / -o json have them all
 _SHORT = {"completion_time": "JCT", "queueing_delay": "QUEUED", "scheduling_latency": "SCHED LAT",
           "admission_delay": "ADMIT", "run_time": "RUN"}
 
@@ -48,17 +50,19 @@ def render_csv(report: Report) -> str:
     return out.getvalue()
 
 
-def _workloads_table(report: Report) -> Any:
+def _workloads_table(report: Report, max_rows: int) -> Any:
     from rich.table import Table
 
-    table = Table(title="Workloads (seconds)", title_justify="left")
+    hidden = max(0, len(report.workloads) - max_rows)
+    caption = f"... and {hidden} more workloads (-o csv or -o json lists them all)" if hidden else None
+    table = Table(title="Workloads (seconds)", title_justify="left", caption=caption, caption_justify="left")
     for name in ("NAMESPACE", "NAME", "KIND", "OUTCOME", "PODS", "QUEUE"):
         table.add_column(name, no_wrap=True)
     for d in DURATIONS:
         table.add_column(_SHORT[d], justify="right")
     table.add_column("RESTARTS", justify="right")
     table.add_column("FAILED", justify="right")
-    for r in report.workloads:
+    for r in report.workloads[:max_rows]:
         table.add_row(r.namespace, r.name, r.kind, r.outcome, str(r.pods), r.queue or "-",
                       *(_s(getattr(r, d)) for d in DURATIONS), str(r.restarts), str(r.failures))
     return table
@@ -102,12 +106,14 @@ def _cluster_table(report: Report) -> Any:
     return table
 
 
-def render_table(report: Report, *, workloads: bool = True, width: int | None = None) -> str:
+def render_table(report: Report, *, workloads: bool = True, width: int | None = None,
+                 max_rows: int = MAX_ROWS) -> str:
+    """The three tables as text; at most ``max_rows`` workload rows (rich takes ~2.5 ms a row)."""
     from rich.console import Console
 
     console = Console(file=io.StringIO(), width=width or 160, force_terminal=False, color_system=None)
     if workloads and report.workloads:
-        console.print(_workloads_table(report))
+        console.print(_workloads_table(report, max_rows))
     console.print(_summary_table(report))
     console.print(_cluster_table(report))
     text = console.file.getvalue()  # type: ignore[attr-defined]

@@ -50,8 +50,9 @@ class Report:
         return report_dict(self)
 
 
-def _origin_and_end(workload_times: Sequence[datetime], everything: Sequence[datetime],
+def _origin_and_end(workload_times: Sequence[datetime], objects: Sequence[Obj],
                     end: datetime | None) -> tuple[datetime, datetime]:
+    everything = _all_times(objects) if end is None or not workload_times else []
     origin = workload_times[0] if workload_times else (everything[0] if everything else None)
     last = end or (everything[-1] if everything else None)
     if origin is None or last is None:
@@ -97,7 +98,7 @@ def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str
     node_objs = [o for o in objects if ref_of(o)[:2] == ("", "Node")]
     records = build_workloads(objects, pods, kinds)
     origin, stop = _origin_and_end(times([r.created for r in records] + [p.created for p in pods.values()]),
-                                   _all_times(objects), end)
+                                   objects, end)
     node_ivs = [Interval(time_at(meta(n).get("creationTimestamp")) or origin,
                          time_at(meta(n).get("deletionTimestamp")), node_allocatable(n)) for n in node_objs]
     pod_list = [pods[k] for k in sorted(pods)]

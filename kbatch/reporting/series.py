@@ -67,13 +67,23 @@ def _steps(intervals: Iterable[Interval], key: str, origin: datetime, end: datet
     return out
 
 
-def _value_at(steps: Sequence[Step], t: float) -> float:
-    value = 0.0
-    for s in steps:
-        if s.t > t:
-            break
-        value = s.value
-    return value
+def _ratio(used: Sequence[Step], capacity: Sequence[Step]) -> list[Step]:
+    """``used / capacity`` as one step series (0 where there is no capacity), by a merge of the two."""
+    times = sorted({s.t for s in used} | {s.t for s in capacity})
+    out: list[Step] = []
+    i = j = 0
+    u = c = 0.0
+    for t in times:
+        while i < len(used) and used[i].t <= t:
+            u = used[i].value
+            i += 1
+        while j < len(capacity) and capacity[j].t <= t:
+            c = capacity[j].value
+            j += 1
+        value = u / c if c > 0 else 0.0
+        if not out or out[-1].value != value:
+            out.append(Step(t, value))
+    return out
 
 
 def _integral(steps: Sequence[Step], horizon: float) -> float:
@@ -98,13 +108,7 @@ def utilisation(pods: Iterable[PodFacts], nodes: Iterable[Interval], resources: 
     out = []
     for name in resources:
         used, capacity = _steps(running, name, origin, end), _steps(nodes, name, origin, end)
-        times = sorted({s.t for s in used} | {s.t for s in capacity})
-        ratio = []
-        for t in times:
-            cap = _value_at(capacity, t)
-            value = _value_at(used, t) / cap if cap > 0 else 0.0
-            if not ratio or ratio[-1].value != value:
-                ratio.append(Step(t, value))
+        ratio = _ratio(used, capacity)
         cap_area = _integral(capacity, horizon)
         mean = _integral(used, horizon) / cap_area if cap_area > 0 else None
         out.append(UtilisationSeries(name, tuple(used), tuple(capacity), tuple(ratio), mean))

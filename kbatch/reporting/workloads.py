@@ -97,8 +97,12 @@ class _Index:
     def __init__(self, objects: Iterable[Obj], kinds: KindRegistry) -> None:
         self.kinds = kinds
         self.by_uid = {uid(o): o for o in objects if uid(o)}
+        self._kind = {u: kinds.kind(*ref_of(o)[:2]) for u, o in self.by_uid.items()}
 
     def kind_of(self, obj: Obj) -> WorkloadKind | None:
+        known = uid(obj)
+        if known in self._kind:
+            return self._kind[known]
         group, kind, _, _ = ref_of(obj)
         return self.kinds.kind(group, kind)
 
@@ -108,7 +112,7 @@ class _Index:
         while current and current not in seen and current in self.by_uid:
             seen.add(current)
             obj = self.by_uid[current]
-            if self.kind_of(obj) is not None:
+            if self._kind[current] is not None:
                 found = current
             ref = controller_ref(obj)
             current = ref.get("uid") if ref else None
@@ -159,13 +163,14 @@ def build_workloads(objects: Sequence[Obj], pods: Mapping[str, PodFacts],
         obj, kind = index.by_uid[u], index.kind_of(index.by_uid[u])
         if kind is not None and kind.pod_label:
             by_label[(kind.pod_label, str(meta(obj).get("namespace") or ""), str(meta(obj).get("name")))] = u
+    label_keys = sorted({key for key, _, _ in by_label})
     bare: list[PodFacts] = []
     for pod_uid in sorted(pods):
         pod = pods[pod_uid]
         owner = index.top(pod.owner_uid)
         if owner is None:
-            owner = next((u for (key, ns, name), u in by_label.items()
-                          if ns == pod.namespace and pod.labels.get(key) == name), None)
+            owner = next((by_label[(key, pod.namespace, pod.labels[key])] for key in label_keys
+                          if key in pod.labels and (key, pod.namespace, pod.labels[key]) in by_label), None)
         if owner is not None:
             members[owner].append(pod)
         elif pod.owner_uid is None:

@@ -51,6 +51,10 @@ def test_table_shows_workloads_aggregates_and_cluster() -> None:
     assert re.search(r"│ default\s+│ b\s+│ Job\s+│ Succeeded │ 1\s+│ -\s+│\s+145\.0 │\s+35\.0 │", text)
     assert "makespan" in text and "150.0 s" in text and "nvidia.com/gpu utilisation" in text
     assert "Workloads" not in render(_report(), "table", workloads=False)
+    from kbatch.reporting.render import render_table
+
+    short = render_table(_report(), max_rows=1)
+    assert "│ a " in short and "│ b " not in short and "... and 1 more workloads (-o csv" in short
     with pytest.raises(ValueError, match="allowed formats are: table,json,csv"):
         render(_report(), "yaml")
 
