@@ -9,6 +9,9 @@ gantt.png          every pod that ran, a bar on its node's row from start to fin
                    colour per workload
 =================  ======================================================================
 
+With a node group (``--node-group LABEL``) also ``utilisation_by_node_group.png``: a panel per
+resource, a line per value of the label.
+
 Figures are drawn on matplotlib's object API (``Figure`` and the Agg canvas), never ``pyplot``:
 no global state, no display needed.
 """
@@ -58,6 +61,24 @@ def utilisation_figure(report: Report) -> Any:
     if report.utilisation:
         ax.legend(loc="upper right")
     ax.grid(alpha=0.3)
+    return fig
+
+
+def node_group_figure(report: Report) -> Any:
+    """One panel per resource, one line per node group (``--node-group LABEL``)."""
+    resources = [u.resource for u in report.utilisation]
+    fig = _figure(8.0, 2.2 * max(len(resources), 1) + 0.6)
+    axes = fig.subplots(max(len(resources), 1), 1, sharex=True, squeeze=False)[:, 0]
+    horizon = _horizon(report)
+    for ax, resource in zip(axes, resources, strict=False):
+        for group, series in report.utilisation_by_node_group:
+            u = next(s for s in series if s.resource == resource)
+            xs, ys = _xy(u.ratio, horizon)
+            ax.step(xs, [y * 100 for y in ys], where="post", label=group)
+        ax.set(title=f"{resource} by {report.node_group}", ylabel="%", ylim=(0, 105), xlim=(0, horizon))
+        ax.legend(loc="upper right", fontsize="small")
+        ax.grid(alpha=0.3)
+    axes[-1].set_xlabel("time (s)")
     return fig
 
 
@@ -121,8 +142,12 @@ def gantt_figure(report: Report) -> Any:
 
 
 def figures(report: Report) -> dict[str, Any]:
-    return {"utilisation": utilisation_figure(report), "queue": queue_figure(report),
-            "durations": durations_figure(report), "gantt": gantt_figure(report)}
+    """The plots by name: :data:`PLOTS`, and ``utilisation_by_node_group`` with ``--node-group``."""
+    out = {"utilisation": utilisation_figure(report), "queue": queue_figure(report),
+           "durations": durations_figure(report), "gantt": gantt_figure(report)}
+    if report.utilisation_by_node_group:
+        out["utilisation_by_node_group"] = node_group_figure(report)
+    return out
 
 
 def png_bytes(fig: Any) -> bytes:

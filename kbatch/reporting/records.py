@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from kbatch.reporting.pods import PodFacts
+from kbatch.reporting.series import UtilisationSeries
 from kbatch.reporting.workloads import DURATIONS, WorkloadRecord
 
 if TYPE_CHECKING:
@@ -66,6 +67,11 @@ def _steps(steps: Any) -> list[list[float]]:
     return [[_num(s.t), _num(s.value)] for s in steps]
 
 
+def _utilisation(u: UtilisationSeries) -> dict[str, Any]:
+    return {"mean": _num(u.mean), "ratio": _steps(u.ratio), "used": _steps(u.used),
+            "capacity": _steps(u.capacity)}
+
+
 def report_dict(report: Report) -> dict[str, Any]:
     groups = []
     for g in report.groups:
@@ -82,9 +88,10 @@ def report_dict(report: Report) -> dict[str, Any]:
         "summary": groups,
         "cluster": {
             "makespan": _num(report.makespan),
-            "utilisation": {u.resource: {"mean": _num(u.mean), "ratio": _steps(u.ratio),
-                                         "used": _steps(u.used), "capacity": _steps(u.capacity)}
-                            for u in report.utilisation},
+            "utilisation": {u.resource: _utilisation(u) for u in report.utilisation},
+            "node_group": report.node_group,
+            "utilisation_by_node_group": {group: {u.resource: _utilisation(u) for u in series}
+                                          for group, series in report.utilisation_by_node_group},
             "pending_pods": _steps(report.pending_pods),
             "pending_workloads": _steps(report.pending_workloads),
         },

@@ -96,10 +96,15 @@ def _cluster_table(report: Report) -> Any:
         table.add_row(f"makespan{label}", f"{_s(g.makespan)} s")
         rate = "-" if g.throughput_per_min is None else f"{g.throughput_per_min:.3f}"
         table.add_row(f"throughput{label}", f"{rate} workloads/min")
-    for u in report.utilisation:
+    from rich.markup import escape
+
+    rows = [("", u) for u in report.utilisation]
+    rows += [(escape(f" [{report.node_group}={group}]"), u)
+             for group, series in report.utilisation_by_node_group for u in series]
+    for where, u in rows:
         mean = "-" if u.mean is None else f"{u.mean:.1%}"
         peak = max((s.value for s in u.ratio), default=0.0)
-        table.add_row(f"{u.resource} utilisation", f"mean {mean}, peak {peak:.1%}")
+        table.add_row(f"{u.resource} utilisation{where}", f"mean {mean}, peak {peak:.1%}")
     table.add_row("pending pods", f"peak {max((s.value for s in report.pending_pods), default=0):.0f}")
     table.add_row("pending workloads",
                   f"peak {max((s.value for s in report.pending_workloads), default=0):.0f}")

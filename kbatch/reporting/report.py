@@ -17,7 +17,7 @@ from kbatch.reporting.kinds import KindRegistry, default_kinds
 from kbatch.reporting.metrics import GroupSummary, group_key, summarise_group
 from kbatch.reporting.pods import PodFacts, node_allocatable, pod_facts
 from kbatch.reporting.series import Interval, Step, UtilisationSeries, count_series, utilisation
-from kbatch.reporting.wire import Obj, meta, ref_of, time_at, times
+from kbatch.reporting.wire import Obj, labels, meta, ref_of, time_at, times
 from kbatch.reporting.workloads import WorkloadRecord, build_workloads
 
 __all__ = ["BASE_RESOURCES", "Report", "build_report"]
@@ -37,6 +37,8 @@ class Report:
     pending_pods: tuple[Step, ...]
     pending_workloads: tuple[Step, ...]
     pods: tuple[PodFacts, ...]
+    node_group: str | None = None
+    utilisation_by_node_group: tuple[tuple[str, tuple[UtilisationSeries, ...]], ...] = ()
 
     @property
     def makespan(self) -> float | None:
@@ -88,8 +90,26 @@ def _resources(nodes: Sequence[Interval], pods: Sequence[PodFacts]) -> list[str]
     return [r for r in BASE_RESOURCES if r in offered] + extra
 
 
+def _node_groups(node_objs: Sequence[Obj], intervals: Sequence[Interval], pods: Sequence[PodFacts],
+                 label: str, resources: Sequence[str], origin: datetime, stop: datetime,
+                 window: float | None) -> tuple[tuple[str, tuple[UtilisationSeries, ...]], ...]:
+    """Utilisation per value of the node label ``label`` (nodes without it: ``<none>``)."""
+    members: dict[str, list[int]] = {}
+    for i, n in enumerate(node_objs):
+        members.setdefault(str(labels(n).get(label, "<none>")), []).append(i)
+    out = []
+    for group in sorted(members):
+        names = {str(meta(node_objs[i]).get("name")) for i in members[group]}
+        series = utilisation([p for p in pods if p.node in names], [intervals[i] for i in members[group]],
+                             resources, origin, stop, window)
+        out.append((group, tuple(series)))
+    return tuple(out)
+
+
 def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str | None = None,
-                 kinds: KindRegistry | None = None) -> Report:
+                 kinds: KindRegistry | None = None, node_group: str | None = None) -> Report:
+    """The report of ``objects``; ``by`` groups the aggregates (:func:`group_key`), ``node_group`` names
+    a node label to break utilisation down by (e.g. a Kueue ResourceFlavor's node label)."""
     objects = [o for o in objects if isinstance(o, dict) and meta(o).get("name")]
     kinds = kinds or default_kinds()
     key = group_key(by)  # refuses a bad --by before any work
@@ -110,10 +130,13 @@ def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str
     if by is not None and records:
         summaries.append(overall)
     window = overall.makespan if overall.makespan else None  # utilisation's mean: over the makespan
+    resources = _resources(node_ivs, pod_list)
+    by_node_group = (_node_groups(node_objs, node_ivs, pod_list, node_group, resources, origin, stop, window)
+                     if node_group else ())
     return Report(
         origin=origin, end=stop, by=by, workloads=tuple(records), groups=tuple(summaries),
-        utilisation=tuple(utilisation(pod_list, node_ivs, _resources(node_ivs, pod_list), origin, stop,
-                                      window)),
+        utilisation=tuple(utilisation(pod_list, node_ivs, resources, origin, stop, window)),
+        node_group=node_group, utilisation_by_node_group=by_node_group,
         pending_pods=tuple(count_series(((p.created, p.scheduled or p.finished) for p in pod_list),
                                         origin, stop)),
         pending_workloads=tuple(count_series(((r.created, r.first_scheduled or r.finished) for r in records),

@@ -93,3 +93,27 @@ def test_html_is_self_contained() -> None:
     for data in images:
         _check_png(base64.b64decode(data))
     assert "<td>b</td>" in page and "145.00" in page
+
+
+def test_utilisation_per_node_group(tmp_path: Path) -> None:
+    from tests.reporting.builders import node as make_node
+
+    a100, h100 = make_node("a", gpu=8), make_node("h", gpu=4)
+    a100["metadata"]["labels"] = {"flavor": "a100"}
+    h100["metadata"]["labels"] = {"flavor": "h100"}
+    j = job("j", 0, started=0, complete=11)
+    report = build_report([a100, h100, make_node("plain", cpu="2"), j,
+                           pod("p", 0, owner=j, node_name="h", scheduled=0, started=0, finished=10,
+                               requests={"nvidia.com/gpu": "2"})], node_group="flavor")
+    groups = {g: {u.resource: u for u in series} for g, series in report.utilisation_by_node_group}
+    assert sorted(groups) == ["<none>", "a100", "h100"]
+    assert groups["h100"]["nvidia.com/gpu"].ratio[0].value == 0.5
+    assert groups["a100"]["nvidia.com/gpu"].ratio[0].value == 0
+    assert next(u for u in report.utilisation if u.resource == "nvidia.com/gpu").ratio[0].value == 2 / 12
+    doc = json.loads(render(report, "json"))
+    assert doc["cluster"]["utilisation_by_node_group"]["h100"]["nvidia.com/gpu"]["mean"] == pytest.approx(
+        10 / 11 * 0.5, abs=1e-6)  # records round to 6 decimals
+    assert "nvidia.com/gpu utilisation [flavor=h100]" in render(report, "table")
+    paths = write_plots(report, tmp_path)
+    assert paths[-1].name == "utilisation_by_node_group.png"
+    _check_png(paths[-1].read_bytes())

@@ -25,6 +25,9 @@ def report(ctx: typer.Context,
            files: list[str] | None = typer.Option(None, "-f", "--filename",
                                                   help="Report on these files (kubectl get -o json|yaml "
                                                        "output; '-' for stdin) instead of the state."),
+           node_group: str | None = typer.Option(None, "--node-group",
+                                                 help="Utilisation also per value of this node label "
+                                                      "(e.g. a Kueue flavor's node label)."),
            plot: str | None = typer.Option(None, "--plot", help="Write PNG plots into this directory."),
            html: str | None = typer.Option(None, "--html", help="Write a self-contained HTML page here."),
            summary: bool = typer.Option(False, "--summary",
@@ -48,7 +51,7 @@ def report(ctx: typer.Context,
 
         with session(global_options(ctx), save=False) as backend:
             objects, now = sources.from_backend(backend)
-    result = build_report(objects, end=now, by=by)
+    result = build_report(objects, end=now, by=by, node_group=node_group or None)
     if plot:
         from kbatch.reporting.plots import write_plots
 
