@@ -2,10 +2,10 @@
 
 A kind tells, from its own object only, when it was created, admitted and finished, how it ended and
 how many pods it runs at once. Pods are found for it by ownership (``ownerReferences`` with
-``controller: true``, followed upwards: pod → Job → JobSet) or, for kinds that gather pods by a
-label (:attr:`WorkloadKind.pod_label`), by that label. A workload owned by another known workload
-is folded into it. An :class:`AdmissionSource` (Kueue's ``Workload``) adds the admission time to the
-object that owns it rather than being a workload of its own.
+``controller: true``, followed upwards: pod → Job → JobSet) or, for kinds that pods join by name
+(:meth:`WorkloadKind.member`: a label, a field of the pod's spec), by that name. A workload owned
+by another known workload is folded into it. An :class:`AdmissionSource` (Kueue's ``Workload``)
+adds the admission time to the object that owns it rather than being a workload of its own.
 
 New kinds plug in with :meth:`KindRegistry.register`; nothing here imports their models, so a
 kind read from ``kubectl get -o json`` of a real cluster is reported the same way. Sources:
@@ -14,9 +14,12 @@ kind read from ``kubectl get -o json`` of a real cluster is reported the same wa
   the Job and cleared while it is suspended (KEP-2232), so it is the moment the Job was let run; the
   ``Complete`` / ``Failed`` conditions end it, ``status.failed`` counts failed pods.
 * JobSet: kubernetes-sigs/jobset ``api/jobset/v1alpha2/jobset_types.go`` — ``Completed`` / ``Failed``.
-* PodGroup: kubernetes-sigs/scheduler-plugins ``apis/scheduling/v1alpha1/types.go`` — pods join
-  with the ``scheduling.x-k8s.io/pod-group`` label, ``spec.minMember`` of them go together, phases
-  ``Finished`` / ``Failed`` end it.
+* PodGroup (coscheduling): kubernetes-sigs/scheduler-plugins ``apis/scheduling/v1alpha1/types.go`` —
+  pods join with the ``scheduling.x-k8s.io/pod-group`` label, ``spec.minMember`` of them go together,
+  phases ``Finished`` / ``Failed`` end it.
+* PodGroup (Kubernetes' own, KEP-4671): k8s.io/api ``scheduling/v1beta1/types.go`` — pods join with
+  ``spec.schedulingGroup.podGroupName``; ``spec.schedulingPolicy.gang.minCount`` of them go together;
+  it has no terminal state of its own, so its pods decide. One a Job owns is folded into the Job.
 * Kueue Workload: kubernetes-sigs/kueue ``apis/kueue/v1beta2/workload_types.go`` — ``QuotaReserved``
   then ``Admitted``; ``status.admission.clusterQueue`` names its ClusterQueue.
 """
@@ -28,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from kbatch.reporting.wire import Obj, condition_time, meta, time_at, times
+from kbatch.reporting.wire import Obj, condition_time, labels, meta, time_at, times
 
 __all__ = [
     "AdmissionSource",
@@ -68,9 +71,17 @@ class SelfFacts:
 class WorkloadKind(Protocol):
     group: str
     kind: str
-    pod_label: str | None  # pods carrying this label (value: the workload's name) belong to it
 
     def facts(self, obj: Obj) -> SelfFacts: ...
+
+    def member(self, pod: Obj) -> str | None:
+        """The name of the workload of this kind (in the pod's namespace) that ``pod`` joins by name,
+        if pods join this kind that way (ownership needs nothing here)."""
+        ...
+
+
+def _no_members(pod: Obj) -> str | None:
+    return None
 
 
 @runtime_checkable
@@ -97,7 +108,9 @@ def _int(value: object, default: int) -> int:
 class JobKind:
     group: str = "batch"
     kind: str = "Job"
-    pod_label: str | None = None
+
+    def member(self, pod: Obj) -> str | None:
+        return _no_members(pod)
 
     def facts(self, obj: Obj) -> SelfFacts:
         spec, status = obj.get("spec") or {}, obj.get("status") or {}
@@ -124,7 +137,9 @@ class JobKind:
 class JobSetKind:
     group: str = "jobset.x-k8s.io"
     kind: str = "JobSet"
-    pod_label: str | None = None
+
+    def member(self, pod: Obj) -> str | None:
+        return _no_members(pod)
 
     def facts(self, obj: Obj) -> SelfFacts:
         done, failed = condition_time(obj, "Completed"), condition_time(obj, "Failed")
@@ -142,13 +157,30 @@ class JobSetKind:
 class PodGroupKind:
     group: str = "scheduling.x-k8s.io"
     kind: str = "PodGroup"
-    pod_label: str | None = "scheduling.x-k8s.io/pod-group"
+
+    def member(self, pod: Obj) -> str | None:
+        return labels(pod).get("scheduling.x-k8s.io/pod-group") or None
 
     def facts(self, obj: Obj) -> SelfFacts:
         phase = (obj.get("status") or {}).get("phase")
         outcome = {"Finished": Outcome.SUCCEEDED, "Failed": Outcome.FAILED}.get(phase or "")
         return SelfFacts(created=_created(obj), admitted=None, finished=None, outcome=outcome,
                          parallelism=max(_int((obj.get("spec") or {}).get("minMember"), 1), 1))
+
+
+@dataclass(frozen=True, slots=True)
+class NativePodGroupKind:
+    group: str = "scheduling.k8s.io"
+    kind: str = "PodGroup"
+
+    def member(self, pod: Obj) -> str | None:
+        found = ((pod.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")
+        return str(found) if found else None
+
+    def facts(self, obj: Obj) -> SelfFacts:
+        gang = (((obj.get("spec") or {}).get("schedulingPolicy") or {}).get("gang")) or {}
+        return SelfFacts(created=_created(obj), admitted=None, finished=None, outcome=None,
+                         parallelism=max(_int(gang.get("minCount"), 1), 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +227,6 @@ class KindRegistry:
 
 def default_kinds() -> KindRegistry:
     reg = KindRegistry()
-    for entry in (JobKind(), JobSetKind(), PodGroupKind(), KueueWorkload()):
+    for entry in (JobKind(), JobSetKind(), PodGroupKind(), NativePodGroupKind(), KueueWorkload()):
         reg.register(entry)
     return reg

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from kbatch.reporting.kinds import KindRegistry, Outcome, SelfFacts, WorkloadKind
 from kbatch.reporting.pods import PodFacts
@@ -147,6 +148,19 @@ def _record(kind: str, obj: Obj, facts: SelfFacts, pods: Sequence[PodFacts],
         first_pod_created=created_pods[0] if created_pods else None, pod_uids=tuple(p.uid for p in pods))
 
 
+def _joined(pod_obj: Obj | None, pod: PodFacts, kinds: Sequence[WorkloadKind],
+            by_name: Mapping[tuple[Any, ...], str]) -> str | None:
+    """The workload a pod joins by name (:meth:`WorkloadKind.member`), in its namespace."""
+    if pod_obj is None:
+        return None
+    for kind in kinds:
+        name = kind.member(pod_obj)
+        found = by_name.get(((kind.group, kind.kind), pod.namespace, name)) if name else None
+        if found is not None:
+            return found
+    return None
+
+
 def _bare_pod(pod: PodFacts) -> tuple[str, SelfFacts]:
     return "Pod", SelfFacts(created=pod.created, admitted=pod.created, finished=None, outcome=None)
 
@@ -158,19 +172,12 @@ def build_workloads(objects: Sequence[Obj], pods: Mapping[str, PodFacts],
     index = _Index(objects, kinds)
     tops = {u for u, o in index.by_uid.items() if index.kind_of(o) is not None and index.top(u) == u}
     members: dict[str, list[PodFacts]] = {u: [] for u in tops}
-    by_label = {}
-    for u in sorted(tops):
-        obj, kind = index.by_uid[u], index.kind_of(index.by_uid[u])
-        if kind is not None and kind.pod_label:
-            by_label[(kind.pod_label, str(meta(obj).get("namespace") or ""), str(meta(obj).get("name")))] = u
-    label_keys = sorted({key for key, _, _ in by_label})
+    by_name = {(ref_of(index.by_uid[u])[:2], *ref_of(index.by_uid[u])[2:]): u for u in sorted(tops)}
+    joinable = [k for k in kinds if any(key[0] == (k.group, k.kind) for key in by_name)]
     bare: list[PodFacts] = []
     for pod_uid in sorted(pods):
         pod = pods[pod_uid]
-        owner = index.top(pod.owner_uid)
-        if owner is None:
-            owner = next((by_label[(key, pod.namespace, pod.labels[key])] for key in label_keys
-                          if key in pod.labels and (key, pod.namespace, pod.labels[key]) in by_label), None)
+        owner = index.top(pod.owner_uid) or _joined(index.by_uid.get(pod.uid), pod, joinable, by_name)
         if owner is not None:
             members[owner].append(pod)
         elif pod.owner_uid is None:

@@ -130,7 +130,10 @@ def test_podgroup_gathers_pods_by_label() -> None:
 
 def test_a_new_kind_plugs_in() -> None:
     class Widget:
-        group, kind, pod_label = "example.dev", "Widget", None
+        group, kind = "example.dev", "Widget"
+
+        def member(self, pod):
+            return None
 
         def facts(self, obj):
             return SelfFacts(created=None, admitted=None, finished=None, outcome="Succeeded")
@@ -152,3 +155,19 @@ def test_missing_time_stamps_give_none_not_errors() -> None:
     [w] = build_report([j, broken, {"kind": "Pod"}, "not an object"]).workloads  # type: ignore[list-item]
     assert w.created is None and w.completion_time is None and w.queueing_delay is None
     assert w.first_scheduled == T0.replace(second=1)  # a bound pod's start stands in for PodScheduled
+
+
+def test_native_podgroup_gathers_pods_by_scheduling_group() -> None:
+    pg = custom("scheduling.k8s.io/v1beta1", "PodGroup", "ring", 0,
+                spec={"schedulingPolicy": {"gang": {"minCount": 2}}})
+    a, b = pod("r0", 1, scheduled=20, started=20, finished=50), pod("r1", 1, scheduled=20, started=21,
+                                                                    finished=50)
+    for p in (a, b):
+        p["spec"]["schedulingGroup"] = {"podGroupName": "ring"}
+    owned = job("trainer", 0, started=0, complete=70)  # a PodGroup its Job owns is folded into the Job
+    report = build_report([pg, a, b, owned, custom("scheduling.k8s.io/v1beta1", "PodGroup", "trainer-pg", 0,
+                                                   owner=owned)])
+    assert [(w.kind, w.name) for w in report.workloads] == [("Job", "trainer"), ("PodGroup", "ring")]
+    w = report.workloads[1]
+    assert (w.pods, w.outcome, w.queueing_delay, w.completion_time) == (2, "Succeeded", 20, 50)
+    assert w.all_running == T0.replace(second=21)
