@@ -17,7 +17,7 @@ from kbatch.reporting.kinds import KindRegistry, default_kinds
 from kbatch.reporting.metrics import GroupSummary, group_key, summarise_group
 from kbatch.reporting.pods import PodFacts, node_allocatable, pod_facts
 from kbatch.reporting.series import Interval, Step, UtilisationSeries, count_series, utilisation
-from kbatch.reporting.wire import Obj, labels, meta, ref_of, time_at, times
+from kbatch.reporting.wire import Obj, labels, meta, reading, ref_of, time_at, times
 from kbatch.reporting.workloads import WorkloadRecord, build_workloads
 
 __all__ = ["BASE_RESOURCES", "Report", "build_report"]
@@ -83,6 +83,11 @@ def _all_times(objects: Iterable[Obj]) -> list[datetime]:
     return times(found)
 
 
+def _pod(obj: Obj) -> PodFacts:
+    with reading(obj):
+        return pod_facts(obj)
+
+
 def _resources(nodes: Sequence[Interval], pods: Sequence[PodFacts]) -> list[str]:
     offered = {k for n in nodes for k, v in n.amounts.items() if v}
     wanted = {k for p in pods for k in p.requests}
@@ -114,7 +119,7 @@ def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str
     kinds = kinds or default_kinds()
     key = group_key(by)  # refuses a bad --by before any work
     pod_objs = [o for o in objects if ref_of(o)[:2] == ("", "Pod")]
-    pods = {(pod.uid or f"{pod.namespace}/{pod.name}"): pod for pod in map(pod_facts, pod_objs)}
+    pods = {(pod.uid or f"{pod.namespace}/{pod.name}"): pod for pod in map(_pod, pod_objs)}
     node_objs = [o for o in objects if ref_of(o)[:2] == ("", "Node")]
     records = build_workloads(objects, pods, kinds)
     origin, stop = _origin_and_end(times([r.created for r in records] + [p.created for p in pods.values()]),

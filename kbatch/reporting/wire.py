@@ -9,13 +9,15 @@ apimachinery ``meta/v1`` ``OwnerReference``, ``Condition``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
 from kbatch.api.base import parse_time
 
 __all__ = [
+    "MalformedObject",
     "Obj",
     "Ref",
     "condition",
@@ -24,6 +26,7 @@ __all__ = [
     "group_of",
     "labels",
     "meta",
+    "reading",
     "ref_of",
     "time_at",
     "times",
@@ -32,6 +35,21 @@ __all__ = [
 
 Obj = Mapping[str, Any]
 Ref = tuple[str, str, str, str]  # (group, kind, namespace, name)
+
+
+class MalformedObject(ValueError):
+    """An object whose fields do not have the shapes of its kind (say, a list where a map belongs)."""
+
+
+@contextmanager
+def reading(obj: Obj) -> Iterator[None]:
+    """Turn a wrong shape met while reading ``obj`` into :class:`MalformedObject` naming it."""
+    try:
+        yield
+    except (AttributeError, TypeError, KeyError) as err:
+        group, kind, ns, name = ref_of(obj)
+        where = f"{kind.lower()}{'.' + group if group else ''} {ns + '/' if ns else ''}{name}"
+        raise MalformedObject(f"cannot read {where}: a field has the wrong type ({err})") from None
 
 
 def meta(obj: Obj) -> Mapping[str, Any]:

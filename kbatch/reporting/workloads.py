@@ -28,7 +28,7 @@ from typing import Any
 
 from kbatch.reporting.kinds import KindRegistry, Outcome, SelfFacts, WorkloadKind
 from kbatch.reporting.pods import PodFacts
-from kbatch.reporting.wire import Obj, controller_ref, labels, meta, ref_of, times, uid
+from kbatch.reporting.wire import Obj, controller_ref, labels, meta, reading, ref_of, times, uid
 
 __all__ = ["DURATIONS", "WorkloadRecord", "build_workloads", "peak_reached"]
 
@@ -189,13 +189,15 @@ def build_workloads(objects: Sequence[Obj], pods: Mapping[str, PodFacts],
         ref = controller_ref(obj)
         target = index.top(ref.get("uid")) if source is not None and ref else None
         if source is not None and target is not None:
-            admissions[target] = source.admitted(obj)
+            with reading(obj):
+                admissions[target] = source.admitted(obj)
     records = []
     for u in tops:
         obj = index.by_uid[u]
         kind = index.kind_of(obj)
         assert kind is not None
-        records.append(_record(kind.kind, obj, kind.facts(obj), members[u], admissions.get(u)))
+        with reading(obj):
+            records.append(_record(kind.kind, obj, kind.facts(obj), members[u], admissions.get(u)))
     for pod in bare:
         kind_name, facts = _bare_pod(pod)
         pod_obj = index.by_uid.get(pod.uid) or {"metadata": {"namespace": pod.namespace, "name": pod.name}}

@@ -82,6 +82,12 @@ def test_bad_options_are_one_error_line(kb: Any, tmp_path: Path) -> None:
     bad.write_text('{"items": 3}')
     res = kb("report", "-f", str(bad))
     assert res.code == 1 and res.err.startswith("error: ")
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"},
+                               "spec": {"containers": "nope"}}))
+    res = kb("report", "-f", str(odd), "--plot", str(tmp_path / "plots"))
+    assert res.code == 1 and res.err.strip() == \
+        "error: cannot read pod x: a field has the wrong type ('str' object has no attribute 'get')"
     assert not (tmp_path / "plots").exists()
 
 

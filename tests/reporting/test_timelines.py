@@ -171,3 +171,16 @@ def test_native_podgroup_gathers_pods_by_scheduling_group() -> None:
     w = report.workloads[1]
     assert (w.pods, w.outcome, w.queueing_delay, w.completion_time) == (2, "Succeeded", 20, 50)
     assert w.all_running == T0.replace(second=21)
+
+
+def test_a_wrongly_shaped_object_is_named_in_one_error() -> None:
+    from kbatch.reporting.wire import MalformedObject
+
+    bad = pod("p", 0, scheduled=1, started=1)
+    bad["spec"]["containers"] = ["not a container"]
+    with pytest.raises(MalformedObject, match=r"cannot read pod default/p: a field has the wrong type"):
+        build_report([bad])
+    broken_job = job("j", 0, started=0)
+    broken_job["spec"] = ["no"]
+    with pytest.raises(MalformedObject, match=r"cannot read job.batch default/j"):
+        build_report([broken_job])
