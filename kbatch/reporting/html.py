@@ -10,7 +10,8 @@ import base64
 from html import escape
 from typing import TYPE_CHECKING
 
-from kbatch.reporting.records import WORKLOAD_COLUMNS, workload_row
+from kbatch.reporting.records import WORKLOAD_COLUMNS, iso, workload_row
+from kbatch.reporting.series import UtilisationSeries
 from kbatch.reporting.workloads import DURATIONS
 
 if TYPE_CHECKING:
@@ -57,19 +58,24 @@ def _cluster_rows(report: Report) -> list[list[object]]:
     return rows
 
 
+def _utilisation_row(u: UtilisationSeries) -> list[object]:
+    peak = max((s.value for s in u.ratio), default=0.0)
+    return [u.resource, "-" if u.mean is None else f"{u.mean:.1%}", f"{peak:.1%}"]
+
+
 def render_html(report: Report, *, title: str = "kbatch report") -> str:
     from kbatch.reporting.plots import figures, png_bytes
 
     parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{escape(title)}</title>",
              f"<style>{_STYLE}</style></head><body><h1>{escape(title)}</h1>",
-             f"<p>From {escape(str(report.origin))} to {escape(str(report.end))}; durations in seconds.</p>",
+             f"<p>From {iso(report.origin)} to {iso(report.end)}; durations in seconds.</p>",
              "<h2>Aggregates</h2>",
              _table(["group", "metric", "n", "mean", "p50", "p90", "p99", "max"], _summary_rows(report)),
              "<h2>Cluster</h2>",
              _table(["group", "workloads", "succeeded", "failed", "makespan (s)", "throughput (/min)"],
                     _cluster_rows(report)),
-             _table(["resource", "mean utilisation"],
-                    [[u.resource, u.mean] for u in report.utilisation])]
+             _table(["resource", "mean utilisation", "peak"],
+                    [_utilisation_row(u) for u in report.utilisation])]
     for name, fig in figures(report).items():
         data = base64.b64encode(png_bytes(fig)).decode("ascii")
         parts.append(f'<h2>{escape(name)}</h2><img alt="{escape(name)}" src="data:image/png;base64,{data}">')
