@@ -28,7 +28,9 @@ ALLOWED: dict[str, set[str]] = {
     "sim": {"api", "store", "families", "apiserver", "runtime"},
     "testing": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim"},
     "server": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim"},
-    "cli": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim", "server", "testing"},
+    "reporting": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim", "server"},
+    "cli": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim", "server", "testing",
+            "reporting"},
 }
 
 

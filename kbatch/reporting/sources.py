@@ -1,0 +1,65 @@
+"""Where a report's objects come from: a control plane, a backend (a state directory or ``kbatch
+serve``), or files of ``kubectl get -o json`` / ``-o yaml`` output.
+
+Only the kinds a report reads are listed: pods, nodes, and every kind of the
+:class:`~kbatch.reporting.kinds.KindRegistry` that the server serves (a kind it does not serve, e.g.
+JobSet without its family, is skipped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from kbatch.reporting.kinds import KindRegistry, default_kinds
+
+__all__ = ["from_backend", "from_control_plane", "from_files"]
+
+Obj = dict[str, Any]
+_CORE = (("", "Pod"), ("", "Node"))
+
+
+def _served(registry: Any, group: str, kind: str) -> Any | None:
+    for spec in registry:
+        info = spec.info
+        if info.group == group and info.kind == kind:
+            return info
+    return None
+
+
+def from_backend(backend: Any, kinds: KindRegistry | None = None) -> tuple[list[Obj], datetime]:
+    """Every object a report reads, across namespaces, and the backend's current time."""
+    kinds = kinds or default_kinds()
+    objects: list[Obj] = []
+    for group, kind in (*_CORE, *kinds.keys()):
+        info = _served(backend.registry, group, kind)
+        if info is None:
+            continue
+        listed = backend.list(info, None)
+        version = info.api_version
+        for item in listed.get("items") or ():
+            objects.append({"apiVersion": version, "kind": kind, **item})  # list items may omit them
+    return objects, backend.now()
+
+
+def from_control_plane(cp: Any, kinds: KindRegistry | None = None) -> tuple[list[Obj], datetime]:
+    from kbatch.server.facade import ControlPlaneBackend
+
+    return from_backend(ControlPlaneBackend(cp), kinds)
+
+
+def from_files(paths: Sequence[str | Path]) -> list[Obj]:
+    """Objects from files (``-`` for standard input): JSON or YAML, ``List``s expanded, as ``apply -f``
+    reads them (:func:`kbatch.apiserver.manifests.load_manifests`)."""
+    import sys
+
+    from kbatch.apiserver.manifests import load_manifests
+
+    objects: list[Obj] = []
+    for path in paths:
+        text = sys.stdin.read() if str(path) == "-" else Path(path).read_text()
+        objects.extend(load_manifests(text, name="STDIN" if str(path) == "-" else str(path)))
+    return objects
+
