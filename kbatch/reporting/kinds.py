@@ -69,8 +69,11 @@ class SelfFacts:
 
 @runtime_checkable
 class WorkloadKind(Protocol):
-    group: str
-    kind: str
+    @property
+    def group(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
 
     def facts(self, obj: Obj) -> SelfFacts: ...
 
@@ -88,8 +91,11 @@ def _no_members(pod: Obj) -> str | None:
 class AdmissionSource(Protocol):
     """An object that records when its owner was admitted (Kueue's Workload for its Job)."""
 
-    group: str
-    kind: str
+    @property
+    def group(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
 
     def admitted(self, obj: Obj) -> tuple[datetime | None, str | None]:
         """(admission time, queue name) — each ``None`` when unknown."""
@@ -227,6 +233,9 @@ class KindRegistry:
 
 def default_kinds() -> KindRegistry:
     reg = KindRegistry()
-    for entry in (JobKind(), JobSetKind(), PodGroupKind(), NativePodGroupKind(), KueueWorkload()):
-        reg.register(entry)
+    reg.register(JobKind())
+    reg.register(JobSetKind())
+    reg.register(PodGroupKind())
+    reg.register(NativePodGroupKind())
+    reg.register(KueueWorkload())
     return reg

@@ -61,7 +61,8 @@ class GroupSummary:
 def summarise_group(group: str, records: Sequence[WorkloadRecord], end: datetime) -> GroupSummary:
     finished = [r for r in records if r.finished is not None]
     created = sorted(r.created for r in records if r.created is not None)
-    last = max((r.finished for r in finished), default=None) if len(finished) == len(records) else end
+    ends = [r.finished for r in finished if r.finished is not None]
+    last = max(ends, default=None) if len(finished) == len(records) else end
     makespan = (last - created[0]).total_seconds() if created and last is not None else None
     rate = len(finished) * 60 / makespan if makespan else None
     return GroupSummary(group=group, workloads=len(records), finished=len(finished),

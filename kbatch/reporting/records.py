@@ -63,7 +63,7 @@ def pod_row(pod: PodFacts, origin: datetime) -> dict[str, Any]:
             "finished_s": offset(pod.finished)}
 
 
-def _steps(steps: Any) -> list[list[float]]:
+def _steps(steps: Any) -> list[list[float | None]]:
     return [[_num(s.t), _num(s.value)] for s in steps]
 
 

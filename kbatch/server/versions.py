@@ -18,11 +18,12 @@ write answers Conflict, as upstream's ``GuaranteedUpdate`` retries would see it)
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from kbatch.api.base import ApiInfo
 from kbatch.api.errors import UnsupportedMediaType
 from kbatch.api.registry import KindSpec, Registry
+from kbatch.api.versions import ServedVersion
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
 from kbatch.server.backend import Backend, DeleteOptions, DictWatch, WatchOptions, WriteOptions
 
@@ -31,18 +32,27 @@ __all__ = ["VersionedBackend", "deprecation_warning", "versioned"]
 Obj = dict[str, Any]
 
 
-def _alternate(registry: Registry, info: ApiInfo) -> KindSpec | None:
+class _Conversion(NamedTuple):
+    """A served version that is not the storage version: the stored kind and how to convert."""
+
+    storage: KindSpec
+    served: ServedVersion
+
+
+def _alternate(registry: Registry, info: ApiInfo) -> _Conversion | None:
     try:
         spec = registry.for_gvk(info.api_version, info.kind)
     except Exception:  # NotFound: not ours to convert
         return None
-    return spec if spec.served is not None and spec.storage is not None else None
+    if spec.served is None or spec.storage is None:
+        return None
+    return _Conversion(spec.storage, spec.served)
 
 
 def deprecation_warning(registry: Registry, info: ApiInfo) -> str | None:
     """The warning a request in ``info``'s version answers with (``None`` when not deprecated)."""
     spec = _alternate(registry, info)
-    return spec.served.warning if spec is not None and spec.served is not None else None
+    return spec.served.warning if spec is not None else None
 
 
 class _ConvertingWatch:
@@ -76,7 +86,7 @@ class VersionedBackend:
     def __getattr__(self, name: str) -> Any:  # clock, advance, actions, logs, …: not per kind
         return getattr(self.inner, name)
 
-    def _spec(self, info: ApiInfo) -> KindSpec | None:
+    def _spec(self, info: ApiInfo) -> _Conversion | None:
         return _alternate(self.registry, info)
 
     # --- verbs -------------------------------------------------------------------------------------
@@ -84,21 +94,21 @@ class VersionedBackend:
         spec = self._spec(info)
         if spec is None:
             return self.inner.create(info, namespace, body, opts)
-        out = self.inner.create(spec.storage.info, namespace, spec.served.to_storage(body), opts)  # type: ignore[union-attr]
-        return spec.served.from_storage(out)  # type: ignore[union-attr]
+        out = self.inner.create(spec.storage.info, namespace, spec.served.to_storage(body), opts)
+        return spec.served.from_storage(out)
 
     def get(self, info: ApiInfo, namespace: str | None, name: str) -> Obj:
         spec = self._spec(info)
         if spec is None:
             return self.inner.get(info, namespace, name)
-        return spec.served.from_storage(self.inner.get(spec.storage.info, namespace, name))  # type: ignore[union-attr]
+        return spec.served.from_storage(self.inner.get(spec.storage.info, namespace, name))
 
     def list(self, info: ApiInfo, namespace: str | None, **kwargs: Any) -> Obj:
         spec = self._spec(info)
         if spec is None:
             return self.inner.list(info, namespace, **kwargs)
-        out = self.inner.list(spec.storage.info, namespace, **kwargs)  # type: ignore[union-attr]
-        down = spec.served.from_storage  # type: ignore[union-attr]
+        out = self.inner.list(spec.storage.info, namespace, **kwargs)
+        down = spec.served.from_storage
         return {**out, "apiVersion": info.api_version, "items": [down(i) for i in out.get("items") or []]}
 
     def update(
@@ -119,10 +129,10 @@ class VersionedBackend:
             namespace,
             name,
             spec.served.to_storage(body),
-            opts,  # type: ignore[union-attr]
+            opts,
             subresource=subresource,
         )
-        return spec.served.from_storage(out)  # type: ignore[union-attr]
+        return spec.served.from_storage(out)
 
     def patch(
         self,
@@ -177,34 +187,34 @@ class VersionedBackend:
                 force=force,
                 subresource=subresource,
             )
-        up = spec.served.to_storage(config) if isinstance(config, dict) else config  # type: ignore[union-attr]
+        up = spec.served.to_storage(config) if isinstance(config, dict) else config
         out = self.inner.apply(
             spec.storage.info,
             namespace,
             name,
             up,
             opts,
-            field_manager=field_manager,  # type: ignore[union-attr]
+            field_manager=field_manager,
             force=force,
             subresource=subresource,
         )
-        return spec.served.from_storage(out)  # type: ignore[union-attr]
+        return spec.served.from_storage(out)
 
     def delete(self, info: ApiInfo, namespace: str | None, name: str, opts: DeleteOptions) -> Obj | None:
         spec = self._spec(info)
         if spec is None:
             return self.inner.delete(info, namespace, name, opts)
-        out = self.inner.delete(spec.storage.info, namespace, name, opts)  # type: ignore[union-attr]
-        return spec.served.from_storage(out) if out is not None and out.get("kind") != "Status" else out  # type: ignore[union-attr]
+        out = self.inner.delete(spec.storage.info, namespace, name, opts)
+        return spec.served.from_storage(out) if out is not None and out.get("kind") != "Status" else out
 
     def watch(self, info: ApiInfo, namespace: str | None, opts: WatchOptions) -> DictWatch:
         spec = self._spec(info)
         if spec is None:
             return self.inner.watch(info, namespace, opts)
         return _ConvertingWatch(
-            self.inner.watch(spec.storage.info, namespace, opts),  # type: ignore[union-attr]
+            self.inner.watch(spec.storage.info, namespace, opts),
             spec.served.from_storage,
-        )  # type: ignore[union-attr]
+        )
 
 
 def versioned(backend: Backend) -> Backend:

@@ -178,8 +178,8 @@ Admission = derive(
     v2w.Admission,
     "Admission",
     drop=("pod_set_assignments",),
-    pod_set_assignments=(list[PodSetAssignment] | None, None),
-)  # type: ignore[valid-type]
+    pod_set_assignments=(list[PodSetAssignment] | None, None),  # type: ignore[valid-type]
+)
 WorkloadSpec = derive(
     v2w.WorkloadSpec,
     "WorkloadSpec",

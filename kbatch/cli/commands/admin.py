@@ -221,14 +221,15 @@ def _kueue_config_line(opts: Any) -> str:
     if opts.kueue_config is not None:
         text = read_kueue_config(opts.kueue_config)
         return f"kueue configuration: {opts.kueue_config}; {describe_config(text)}"
-    text, image = None, StateDir(opts.state).image
+    image = StateDir(opts.state).image
+    recorded: str | None = None
     if image.exists():
         try:
-            text = StateConfig.of(read_header(image).config).kueue_config
+            recorded = StateConfig.of(read_header(image).config).kueue_config
         except ImageError as err:
             raise UserError(str(err)) from None
-    source = f"as recorded in {image}" if text else "the shipped default (controller_manager_config.yaml)"
-    return f"kueue configuration: {source}; {describe_config(text)}"
+    source = f"as recorded in {image}" if recorded else "the shipped default (controller_manager_config.yaml)"
+    return f"kueue configuration: {source}; {describe_config(recorded)}"
 
 
 @command

@@ -131,6 +131,7 @@ class KueueManager:
             ctx.recorder.sink, "kueue-job-controller", ctx.recorder.host, ctx.recorder.correlator
         )
         self.controllers: dict[str, Any] = {}  # name -> Controller (set by setup)
+        self.integrations: list[Any] = []  # the enabled job integrations (set by setup)
         cache = ctx.cache
         cache.add_index(Workload, BY_QUEUE, _by_queue)
         cache.add_index(Workload, BY_OWNER, _by_owner)

@@ -87,13 +87,22 @@ class ClusterQueueQueue:
         self.preemptor: tuple[str, bool, int] | None = None  # (key, sticky, generation)
         self.bulk_moved: dict[str, str] = {}  # scheduling hash -> quota reserved reason
         self.local_queues: set[str] = set()
+        # first arrival in this ClusterQueue, the tie-break between equal priority and equal queue
+        # order time (creationTimestamp has whole seconds): upstream's heap leaves that order
+        # unspecified, in practice the order workloads were pushed; kbatch makes it exactly that
+        self.arrival: dict[str, int] = {}
+        self.arrivals = 0
 
     # --- ordering ----------------------------------------------------------------------------------
     def is_sticky(self, key: str) -> bool:
         return self.preemptor is not None and self.preemptor[1] and self.preemptor[0] == key
 
     def _sort_key(self, info: WorkloadInfo) -> tuple:
-        return (not self.is_sticky(info.key), -info.priority, info.queue_order_time, info.uid, info.key)
+        seq = self.arrival.get(info.key)
+        if seq is None:
+            seq = self.arrival[info.key] = self.arrivals
+            self.arrivals += 1
+        return (not self.is_sticky(info.key), -info.priority, info.queue_order_time, seq, info.key)
 
     def _push(self, info: WorkloadInfo) -> None:
         self._remove_heap(info.key)
@@ -165,6 +174,7 @@ class ClusterQueueQueue:
         return True
 
     def delete(self, key: str) -> None:
+        self.arrival.pop(key, None)
         self.inadmissible.pop(key, None)
         self._remove_heap(key)
         if self.inflight is not None and self.inflight.key == key:

@@ -162,6 +162,7 @@ class WorkloadReconciler:
             from kbatch.api import edit
 
             obj = edit(wl)
+            assert obj.spec is not None  # the CRD requires spec
             obj.spec.active = False
             self._update(obj)
             return None
@@ -227,7 +228,11 @@ class WorkloadReconciler:
             self._evict(wl, Reason.DEACTIVATED, message, cause, prepare)
             return None
         if wl.status is not None and wl.status.requeue_state is not None:
-            write_status(self.mgr, wl, lambda st, obj: (prepare(st), True)[1])
+            def prepared(st: WorkloadStatus, _: Any) -> bool:
+                prepare(st)
+                return True
+
+            write_status(self.mgr, wl, prepared)
             return None
         return False
 
@@ -317,8 +322,8 @@ class WorkloadReconciler:
             if admission is None or not r.on_flavors or flavors & set(r.on_flavors)
         )
         have = list((wl.status.admission_checks if wl.status else None) or ())
-        names = [c.name for c in have]
-        if sorted(n or "" for n in names) == wanted and names == sorted(names):
+        names = [c.name or "" for c in have]
+        if sorted(names) == wanted and names == sorted(names):
             return False
         now = self.mgr.now()
 
@@ -468,11 +473,11 @@ class WorkloadReconciler:
         if ready is None or ready.reason in (Reason.WAIT_FOR_START, "PodsReady"):
             cause, remaining = (
                 Reason.WAIT_FOR_START,
-                wait.timeout - (now - admitted.last_transition_time).total_seconds(),
+                wait.timeout - (now - (admitted.last_transition_time or now)).total_seconds(),
             )
         elif ready.reason == Reason.WAIT_FOR_RECOVERY and wait.recovery_timeout is not None:
             cause = Reason.WAIT_FOR_RECOVERY
-            remaining = wait.recovery_timeout - (now - ready.last_transition_time).total_seconds()
+            remaining = wait.recovery_timeout - (now - (ready.last_transition_time or now)).total_seconds()
         else:
             return 0.0
         if remaining > 0:
@@ -512,7 +517,7 @@ class WorkloadReconciler:
             return 0.0
         now = mgr.now()
         past = (wl.status.accumulated_past_execution_time_seconds if wl.status else None) or 0
-        remaining = limit - past - (now - admitted.last_transition_time).total_seconds()
+        remaining = limit - past - (now - (admitted.last_transition_time or now)).total_seconds()
         if remaining > 0:
             return remaining
         if not W.has(wl.status, Cond.DEACTIVATION_TARGET):

@@ -40,7 +40,7 @@ class ReclaimablePod(NamedTuple):
     ``(name, count)`` pair, as the job framework's ``JobWithReclaimablePods`` reads it)."""
 
     name: str
-    count: int
+    count: int  # type: ignore[assignment]  # Kueue's field name; it shadows tuple.count
 
 
 def _per_replica(rjob: ReplicatedJob) -> int:

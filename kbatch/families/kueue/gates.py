@@ -110,7 +110,7 @@ _KUEUE_GATES = (
 )
 
 KUEUE_GATES: tuple[FeatureSpec, ...] = tuple(
-    FeatureSpec(name, default, stage, *locked, source=SOURCE)
+    FeatureSpec(name, default, stage, bool(locked and locked[0]), source=SOURCE)
     for name, default, stage, *locked in _KUEUE_GATES
 )
 

@@ -81,7 +81,9 @@ def _attrs(model: type[BaseModel]) -> dict[str, str]:
 
 @functools.cache
 def _adapter(model: type[BaseModel], attr: str) -> TypeAdapter[Any]:
-    return TypeAdapter(model.model_fields[attr].annotation)
+    annotation = model.model_fields[attr].annotation
+    assert annotation is not None, (model, attr)  # every field of the models is annotated
+    return TypeAdapter(annotation)
 
 
 def _get(obj: Any, wire: str) -> Any:

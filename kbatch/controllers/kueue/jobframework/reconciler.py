@@ -164,6 +164,7 @@ class JobReconciler:
                 self._start(job, obj, wl)
             elif (wl.spec.queue_name if wl.spec else None) != (queue_name(obj) or None):
                 wl = edit(wl)
+                assert wl.spec is not None  # the CRD requires spec
                 wl.spec.queue_name = queue_name(obj) or None
                 self._write(wl)
             return None
@@ -391,10 +392,11 @@ class JobReconciler:
     def _stop(self, job: Any, wl: Workload | None, message: str) -> None:
         """``stopJob``."""
         infos = infos_from_spec(wl)
+        stopped = job.object
         if isinstance(job, JobWithCustomStop):
-            writable = self.adapter(edit(job.object))
+            writable = self.adapter(edit(stopped))
             if writable.stop(self.mgr.ctx.client, infos):
-                self._event(job.object, "Stopped", message)
+                self._event(stopped, "Stopped", message)
             return
         if job.is_suspended():
             return

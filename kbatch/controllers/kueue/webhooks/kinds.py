@@ -339,9 +339,9 @@ def validate_workload(wl: Workload, old: Workload | None, gates: Any) -> list[Fi
             p = f"status.admissionChecks[{i}].podSetUpdates[{k}]"
             if psu.name not in names:
                 errs.append(FieldError.not_supported(f"{p}.name", psu.name, sorted(set(names))))
-            for t, tol in enumerate(psu.tolerations or ()):
+            for ti, tol in enumerate(psu.tolerations or ()):
                 if tol.key:
-                    errs += validate_label_name(tol.key, f"{p}.tolerations[{t}].key")
+                    errs += validate_label_name(tol.key, f"{p}.tolerations[{ti}].key")
             errs += validate_annotations(psu.annotations, f"{p}.annotations")
             errs += validate_labels(psu.node_selector, f"{p}.nodeSelector")
             errs += validate_labels(psu.labels, f"{p}.labels")
@@ -394,7 +394,7 @@ def _reclaimable(wl: Workload) -> list[FieldError]:
         p = f"status.reclaimablePods[{rp.name}]"
         ps = pods.get(rp.name)
         if ps is None:
-            errs.append(FieldError.not_supported(f"{p}.name", rp.name, list(pods)))
+            errs.append(FieldError.not_supported(f"{p}.name", rp.name, [n or "" for n in pods]))
         elif (rp.count or 0) > (ps.count or 0):
             errs.append(FieldError.invalid(f"{p}.count", rp.count, f"should be less or equal to {ps.count}"))
     return errs

@@ -84,9 +84,10 @@ def sort_candidates(
     now: datetime,
     lq_usage: Mapping[str, float] | None = None,
 ) -> list[WorkloadInfo]:
-    return sorted(
-        candidates, key=cmp_to_key(lambda a, b: compare_candidates(a, b, preemptor_cq, now, lq_usage))
-    )
+    def compare(a: WorkloadInfo, b: WorkloadInfo) -> int:
+        return compare_candidates(a, b, preemptor_cq, now, lq_usage)
+
+    return sorted(candidates, key=cmp_to_key(compare))
 
 
 def reservation_time(info: WorkloadInfo, now: datetime) -> datetime:

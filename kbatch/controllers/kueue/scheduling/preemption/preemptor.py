@@ -150,6 +150,7 @@ class Preemptor:
     def _classical(self, ctx: PreemptionCtx) -> list[Target]:
         candidates = CandidateIterator(ctx)
         forbidden, _ = borrow_within_cohort_forbidden(ctx.cq)
+        attempts: tuple[bool, ...]
         if candidates.no_candidate_from_other_queues or (forbidden and not _under_nominal(ctx)):
             attempts = (True,)
         elif forbidden and candidates.no_candidate_for_hierarchical_reclaim:
