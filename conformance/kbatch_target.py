@@ -23,11 +23,14 @@ from typing import Any
 from conformance.isolation import run_seed
 from conformance.target import FAULTS, KUBELET, KUEUE, VIRTUAL_CLOCK, Obj
 
-__all__ = ["PLAYED_KUBELET", "KbatchTarget", "with_nodes"]
+__all__ = ["FEATURE_GATES", "PLAYED_KUBELET", "KbatchTarget", "with_nodes"]
 
 # The controllers of the checks that play the kubelet: the workload controllers and the garbage
 # collector (JobSet restarts delete Jobs in the foreground), no scheduler, no kubelet.
 PLAYED_KUBELET = "job,cronjob,jobset,garbage-collector"
+# Beta APIs off by default upstream whose families the suite checks: the target turns them on, as a
+# cluster under test would need (GenericWorkload and --runtime-config=scheduling.k8s.io/v1beta1)
+FEATURE_GATES = "GenericWorkload=true"
 
 
 class KbatchTarget:
@@ -38,7 +41,8 @@ class KbatchTarget:
         from kbatch.runtime.controlplane import ControlPlane
 
         self._not_found = NotFound
-        self.cp = ControlPlane(seed=run_seed() if seed is None else seed, controllers=controllers)
+        self.cp = ControlPlane(seed=run_seed() if seed is None else seed, controllers=controllers,
+                               feature_gates=FEATURE_GATES)
         if nodes:
             from kbatch.sim import create_nodes
 

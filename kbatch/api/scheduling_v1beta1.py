@@ -16,8 +16,7 @@ Shapes as Kubernetes 1.37 released them (k8s-openapi 0.29 ``v1_37/api/scheduling
 The reusable building blocks controllers embed (KEP-6089; upstream places them in v1alpha3, which
 kbatch does not serve) are here too: :class:`WorkloadPodGroupSchedulingPolicy` (``minCount``
 optional: the embedding controller defaults it), used by the Job's ``spec.scheduling``. Served only
-while the ``GenericWorkload`` feature gate is on (beta, off by default in upstream 1.37; on by
-default in kbatch, docs/gang.md).
+while the ``GenericWorkload`` feature gate is on (beta, off by default in 1.37), as upstream.
 """
 
 from __future__ import annotations
@@ -60,7 +59,7 @@ __all__ = [
 ]
 
 GROUP = "scheduling.k8s.io"
-GENERIC_WORKLOAD = "GenericWorkload"  # the API, the pod field, the workload cycle (beta; kbatch: on)
+GENERIC_WORKLOAD = "GenericWorkload"  # the API, the pod field, the scheduler's workload cycle (beta, off)
 WORKLOAD_WITH_JOB = "WorkloadWithJob"  # the Job controller's Workload/PodGroup (KEP-5547, alpha, off)
 PODGROUP_INITIALLY_SCHEDULED = "PodGroupInitiallyScheduled"  # the scheduler's condition (1.37 name)
 DISRUPTION_TARGET = "DisruptionTarget"  # set on a PodGroup preempted as a whole (KEP-5710)

@@ -18,6 +18,7 @@ import pytest
 
 from conformance.http_target import HttpTarget
 from conformance.isolation import NamespacedTarget, claim_namespace, namespace_names, release_namespace
+from conformance.kbatch_target import FEATURE_GATES
 from conformance.kubeconfig import load_kubeconfig
 from kbatch.server.process import ServeProcess
 
@@ -31,7 +32,8 @@ def _serve(tmp_path_factory: pytest.TempPathFactory, clock: str, controllers: st
     if nodes:
         subprocess.run([sys.executable, "-m", "kbatch.cli", "--state", str(state), "nodes", "add",
                         "--count", str(nodes)], check=True, capture_output=True, timeout=60)
-    server = ServeProcess(state, "--clock", clock, controllers=controllers).start()
+    server = ServeProcess(state, "--clock", clock, "--feature-gates", FEATURE_GATES,
+                          controllers=controllers).start()
     try:
         yield server
     finally:

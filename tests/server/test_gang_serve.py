@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+
+from kbatch.server.process import ServeProcess
 
 KUBECTL = shutil.which("kubectl")
 
@@ -35,6 +38,17 @@ def _pod(name: str, *, group: str = "", xgroup: str = "") -> str:
             f"  restartPolicy: Never\n{joins}"
             "  containers: [{name: c, image: busybox, command: [sh, -c, 'sleep 600'],"
             " resources: {limits: {nvidia.com/gpu: '4'}}}]\n")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    """A server with the native API on (GenericWorkload is beta and off by default, as upstream)."""
+    server = ServeProcess(tmp_path_factory.mktemp("gang-serve"), "--feature-gates",
+                          "GenericWorkload=true").start()
+    try:
+        yield server
+    finally:
+        assert server.stop() == 0, "".join(server.output)
 
 
 def _kubectl(served: Any, *args: str, input_: str | None = None) -> str:

@@ -1,14 +1,11 @@
 """The gang family: Kubernetes' own gang scheduling, scheduling.k8s.io/v1beta1 Workload and PodGroup
 (KEP-4671; beta in 1.37), the way kube-apiserver, kube-scheduler and kube-controller-manager ship it.
 
-Everything here is behind the ``GenericWorkload`` gate. Upstream ships it beta but **off by default**
-in 1.37; kbatch turns it **on** by default (docs/gang.md, "Feature gates"), by the project's rule that
-an API acting only on objects that opt in is served and active: pods that name no PodGroup schedule
-exactly as before. ``--feature-gates GenericWorkload=false`` gives upstream's default: the kinds are
-not served, ``spec.schedulingGroup`` is dropped from pods, the scheduler has no workload cycle and the
-protection controller does not run. The Job controller's integration (KEP-5547, a Workload and
-PodGroup for every Job) changes what happens to Jobs that did not opt in, so its gate,
-``WorkloadWithJob`` (alpha), keeps upstream's default: off.
+Everything here is behind the ``GenericWorkload`` gate, beta but **off by default** in 1.37, as
+upstream: with the gate off the kinds are not served, ``spec.schedulingGroup`` is dropped from pods,
+the scheduler has no workload cycle and the protection controller does not run;
+``--feature-gates GenericWorkload=true`` turns it all on. The Job controller's integration
+(KEP-5547, a Workload and PodGroup per Job) has its own gate, ``WorkloadWithJob``, alpha and off.
 
 * kinds: Workload (no status) and PodGroup (``/status``); ``kubectl get`` shows Name, Age (kube
   has no printer for them); ``kbatch describe`` readable lines;
@@ -61,7 +58,7 @@ GANG = Family(
         SchedulerPlugin("GangScheduling", "kbatch.controllers.gang.plugin:new", multi_point=True),
     ),
     feature_gates=(
-        FeatureSpec(GENERIC_WORKLOAD, True, Stage.BETA, source=_GATES + "GenericWorkload.md"),
+        FeatureSpec(GENERIC_WORKLOAD, False, Stage.BETA, source=_GATES + "GenericWorkload.md"),
         FeatureSpec(WORKLOAD_WITH_JOB, False, Stage.ALPHA, source=_GATES + "WorkloadWithJob.md"),
     ),
 )

@@ -10,8 +10,7 @@ from kbatch.api.errors import NotFound
 from kbatch.runtime.controlplane import ControlPlane
 from kbatch.sim import NodeTemplate, create_nodes
 
-NATIVE = "GenericWorkload=true"  # the default (kbatch: an API only opted-in objects meet is on)
-OFF = "GenericWorkload=false"
+NATIVE = "GenericWorkload=true"
 X_LABEL = "scheduling.x-k8s.io/pod-group"
 
 

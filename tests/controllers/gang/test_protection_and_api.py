@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from gang.builders import NATIVE, OFF, gpu_cluster, gpu_pod, native_group, node_of, pod, priority_class
+from gang.builders import NATIVE, gpu_cluster, gpu_pod, native_group, node_of, pod, priority_class
 from kbatch.api.batch_v1 import Job
 from kbatch.api.errors import Forbidden, Invalid, NotFound
 from kbatch.api.scheduling_v1beta1 import PodGroup, Workload
@@ -97,7 +97,7 @@ def test_pod_groups_get_their_priority_from_the_priority_class(cp: Any) -> None:
 
 
 def test_gated_fields_are_dropped_on_create_and_kept_when_already_in_use() -> None:
-    off = gpu_cluster(0, gates=OFF)
+    off = gpu_cluster(0)
     off.apply(gpu_pod("a", group="pg"))
     assert pod(off, "a").spec.scheduling_group is None
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
@@ -126,15 +126,17 @@ def test_a_deleted_pod_group_waits_for_its_active_pods(cp: Any) -> None:
 
 
 def test_the_protection_controller_does_not_run_without_the_gate() -> None:
-    cp = gpu_cluster(0, gates=OFF)
+    cp = gpu_cluster(0)
     assert "podgroup-protection" in cp.enabled  # selected, but it builds nothing with the gate off
     assert Workload not in cp.registry and PodGroup not in cp.registry
 
 
-def test_the_native_api_is_served_by_default_and_leaves_other_pods_alone() -> None:
-    """kbatch's default (docs/gang.md "Feature gates"): GenericWorkload on, as an API only pods that
-    name a PodGroup meet; a pod naming none schedules at once, as with the gate off."""
-    on, off = gpu_cluster(1), gpu_cluster(1, gates=OFF)
+def test_the_native_api_is_off_by_default_as_upstream() -> None:
+    """GenericWorkload is beta and off in 1.37 (and scheduling.k8s.io/v1beta1 is a beta API kube-apiserver
+    does not serve by default): without the gate the kinds are not served and `workloads` means
+    Kueue's; with it a pod naming no PodGroup schedules as before."""
+    off, on = gpu_cluster(1), gpu_cluster(1, gates=NATIVE)
+    assert not off.features.enabled("GenericWorkload") and PodGroup not in off.registry
     assert on.features.enabled("GenericWorkload") and PodGroup in on.registry
     for cp in (on, off):
         cp.apply(gpu_pod("plain", command="sleep 5"))
@@ -148,7 +150,7 @@ def test_the_two_pod_group_kinds_are_stored_apart() -> None:
     from gang.builders import x_group
     from kbatch.api.scheduling_x_v1alpha1 import PodGroup as XPodGroup
 
-    cp = gpu_cluster(0)
+    cp = gpu_cluster(0, gates=NATIVE)
     cp.apply([native_group("same", 2), x_group("same", 3)])
     assert cp.client.get(PodGroup, "same", "default").spec.scheduling_policy.gang.min_count == 2
     assert cp.client.get(XPodGroup, "same", "default").spec.min_member == 3

@@ -8,7 +8,6 @@ import pytest
 
 from gang.builders import (
     NATIVE,
-    OFF,
     bound,
     gpu_cluster,
     gpu_pod,
@@ -31,7 +30,7 @@ def condition(cp: object, name: str) -> tuple[str, str, str | None] | None:
 
 
 def test_with_the_gate_off_the_api_is_not_served_and_pods_schedule_as_ever() -> None:
-    cp = gpu_cluster(1, gates=OFF)
+    cp = gpu_cluster(1)
     with pytest.raises(StatusError) as info:
         cp.apply(native_group("pg", 2))
     assert info.value.message == 'no matches for kind "PodGroup" in version "scheduling.k8s.io/v1beta1"'
