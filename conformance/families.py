@@ -59,7 +59,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("kueue", "kueue.x-k8s.io Kueue: Jobs admitted through LocalQueue/ClusterQueue quota, waiting, "
                     "preemption, borrowing in a cohort, webhook refusals", "conformance.kueue",
            "kubernetes-sigs/kueue v0.19.2 pkg/controller/jobframework, pkg/scheduler, pkg/cache, "
-           "pkg/webhooks", kinds=("Job", "Workload", "LocalQueue", "Pod")),
+           "pkg/webhooks", kinds=("Job", "Workload.kueue.x-k8s.io", "LocalQueue", "Pod")),
 )
 
 

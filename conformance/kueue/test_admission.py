@@ -104,7 +104,7 @@ def _job(
 
 
 def _workload(target, job: str) -> Obj | None:
-    for wl in target.list("Workload"):
+    for wl in target.list("Workload.kueue.x-k8s.io"):  # not scheduling.k8s.io's Workload
         if any(
             o.get("kind") == "Job" and o.get("name") == job
             for o in wl["metadata"].get("ownerReferences") or ()

@@ -114,7 +114,8 @@ class _StateDirRunner:
     def observe(self) -> Observation:
         from kbatch.families import builtin
 
-        listed = self.run("get", every_kind(builtin().registry()), "-A", "-o", "json")
+        composed = builtin()  # the kinds a default control plane serves (gated ones at their defaults)
+        listed = self.run("get", every_kind(composed.registry(composed.feature_gates())), "-A", "-o", "json")
         assert listed.code == 0, listed.err
         digest = self.run("trace", "--digest")
         assert digest.code == 0, digest.err

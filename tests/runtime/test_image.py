@@ -58,6 +58,8 @@ def _claiming(name: str, script: str, source: dict[str, str]) -> dict[str, Any]:
     return pod
 
 
+KUEUE = "kueue.x-k8s.io/v1beta2"
+
 WORLD: list[dict[str, Any]] = [
     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}},
     {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
@@ -113,13 +115,29 @@ WORLD: list[dict[str, Any]] = [
     {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "cosched"},
      "spec": {"minMember": 2, "scheduleTimeoutSeconds": 60}},
     _pod("cosched-0", "sleep 60", labels={"scheduling.x-k8s.io/pod-group": "cosched"}),
+    # Kueue: a queued Job waiting on a quota that holds one of its two pods (its Workload pending)
+    {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "flavor"}},
+    {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": "all"}},
+    {"apiVersion": KUEUE, "kind": "Topology", "metadata": {"name": "hosts"},
+     "spec": {"levels": [{"nodeLabel": "kubernetes.io/hostname"}]}},
+    {"apiVersion": KUEUE, "kind": "AdmissionCheck", "metadata": {"name": "check"},
+     "spec": {"controllerName": "example.com/never"}},
+    {"apiVersion": KUEUE, "kind": "WorkloadPriorityClass", "metadata": {"name": "batch"}, "value": 10},
+    {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": "cq"},
+     "spec": {"namespaceSelector": {}, "cohortName": "all", "resourceGroups": [
+         {"coveredResources": ["cpu"], "flavors": [{"name": "flavor", "resources": [
+             {"name": "cpu", "nominalQuota": "250m"}]}]}]}},
+    {"apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": "default"},
+     "spec": {"clusterQueue": "cq"}},
+    {**_job("queued", "sleep 30", parallelism=2, completions=2),
+     "metadata": {"name": "queued", "labels": {"kueue.x-k8s.io/queue-name": "lq"}}},
 ]
 
 
 def busy_world() -> tuple[ControlPlane, ControlPlaneBackend]:
     """Every controller on, three nodes (one whose kubelet stops at 20 s) and a node with two DRA GPUs,
     the objects above."""
-    cp = ControlPlane(controllers=EVERY_CONTROLLER)
+    cp = ControlPlane(controllers=EVERY_CONTROLLER, feature_gates="GenericWorkload=true")
     backend = ControlPlaneBackend(cp)
     backend.action("nodes-add", {"count": 3, "cpu": "2", "memory": "8Gi"})
     backend.action("nodes-add", {"count": 1, "cpu": "2", "memory": "8Gi", "prefix": "gpu-node",
