@@ -19,8 +19,9 @@ ALL = CORE | {spec.name for family in BUILTIN_FAMILIES if family.name not in ("c
 
 def _enabled(kb: Any, *selection: str) -> set[str]:
     lines = kb.ok(*selection, "controllers").splitlines()
-    assert lines[-1].startswith("feature gates: ")  # the gates in force close the list
-    rows = [line.split() for line in lines[1:-1]]
+    # the gates in force, then Kueue's configuration, close the list
+    assert lines[-2].startswith("feature gates: ") and lines[-1].startswith("kueue configuration: ")
+    rows = [line.split() for line in lines[1:-2]]
     return {row[0] for row in rows if row[2] == "yes"}
 
 
