@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from kbatch.api.errors import NotFound
 from kbatch.reporting.kinds import KindRegistry, default_kinds
 
 __all__ = ["from_backend", "from_control_plane", "from_files"]
@@ -37,7 +38,10 @@ def from_backend(backend: Any, kinds: KindRegistry | None = None) -> tuple[list[
         info = _served(backend.registry, group, kind)
         if info is None:
             continue
-        listed = backend.list(info, None)
+        try:
+            listed = backend.list(info, None)
+        except NotFound:  # a kind the client knows but the server does not serve (a gate off)
+            continue
         version = info.api_version
         for item in listed.get("items") or ():
             objects.append({"apiVersion": version, "kind": kind, **item})  # list items may omit them

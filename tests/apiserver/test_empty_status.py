@@ -53,6 +53,9 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
                        "metadata": {"name": "c", "namespace": "default"},
                        "spec": {"devices": {"requests": [
                            {"name": "r", "exactly": {"deviceClassName": "x"}}]}}}, {}),
+    "PodGroup": ({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+                  "metadata": {"name": "g", "namespace": "default"},
+                  "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}}, {}),
     "DeviceTaintRule": ({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
                          "metadata": {"name": "t"}, "spec": {"taint": {"key": "k", "effect": "NoSchedule"}}},
                         {}),
@@ -60,7 +63,7 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 
 # Kinds upstream serves from a CustomResourceDefinition: stored as written, no status until their
 # controller writes one.
-CRD_KINDS = frozenset({"JobSet.jobset.x-k8s.io"})
+CRD_KINDS = frozenset({"JobSet.jobset.x-k8s.io", "PodGroup.scheduling.x-k8s.io"})
 
 
 @pytest.fixture

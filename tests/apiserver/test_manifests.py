@@ -17,7 +17,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 def test_every_example_parses() -> None:
     objects = read_manifests([str(EXAMPLES)])
     kinds = sorted({o["kind"] for o in objects})
-    assert kinds == ["Job", "Node", "Pod", "Service"]
+    assert kinds == ["Job", "JobSet", "Node", "Pod", "Service"]  # the top level (dra/, kueue/ apart)
     assert len(objects) >= 9
 
 

@@ -21,7 +21,7 @@ from conformance.isolation import (
 )
 from conformance.job.driver import active_pods, job_manifest, pods_of
 from conformance.kubeconfig import load_kubeconfig
-from conformance.target import FAULTS, KUBELET, VIRTUAL_CLOCK, FaultInjector, Target
+from conformance.target import FAULTS, KUBELET, KUEUE, VIRTUAL_CLOCK, FaultInjector, Target
 from kbatch.server.process import ServeProcess
 
 
@@ -31,7 +31,8 @@ def _labels(obj: dict) -> dict:
 
 def test_is_a_target_with_kbatch_capabilities(http_target: NamespacedTarget) -> None:
     assert isinstance(http_target, Target) and isinstance(http_target, FaultInjector)
-    assert http_target.capabilities == {VIRTUAL_CLOCK, FAULTS}  # no Ready node: no kubelet
+    # no Ready node: no kubelet; Kueue's API is served (kbatch serve's default families)
+    assert http_target.capabilities == {VIRTUAL_CLOCK, FAULTS, KUEUE}
     assert http_target.kubernetes_version == "v1.37.0-kbatch"
     assert http_target.namespace.startswith(PREFIX)
 
@@ -142,7 +143,7 @@ def test_without_clock_extension_a_real_cluster_path(real_server: ServeProcess,
     nodes assumed to run pods; real-time polling."""
     monkeypatch.setattr(HttpTarget, "_clock", lambda self: None)
     inner = HttpTarget(load_kubeconfig(real_server.kubeconfig), poll_interval=0.05)
-    assert inner.capabilities == {KUBELET}
+    assert inner.capabilities == {KUBELET, KUEUE}
     with pytest.raises(errors.NotFound, match="no fault commands"):
         inner.fault("node-down", {"name": "node-0"})
     target = NamespacedTarget(inner, claim_namespace(inner, namespace_names(1, "real")))

@@ -22,7 +22,7 @@ from typing import Any
 
 import conformance.dra  # noqa: F401  (registers the family's requirement marker, as the suite does)
 from conformance.requirements import unmet
-from conformance.target import FAULTS, KUBELET, VIRTUAL_CLOCK
+from conformance.target import FAULTS, KUBELET, KUEUE, VIRTUAL_CLOCK
 from kbatch.server.process import ServeProcess
 from tests.conformance_suite.validate import validate_json, validate_junit
 
@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _markers(semantic: dict[str, Any]) -> list[str]:
     """The requirement markers a semantic's ``requires``/``excludes`` stand for."""
-    by_need = {VIRTUAL_CLOCK: "needs_virtual_clock", KUBELET: "runs_pods", FAULTS: "needs_faults"}
+    by_need = {VIRTUAL_CLOCK: "needs_virtual_clock", KUBELET: "runs_pods", FAULTS: "needs_faults",
+               KUEUE: "needs_kueue"}
     return [by_need[c] for c in semantic["requires"]] + ["plays_kubelet" for c in semantic["excludes"]
                                                           if c == KUBELET]
 
@@ -78,7 +79,7 @@ def _requiring(doc: dict[str, Any], capability: str, key: str = "requires") -> l
 def test_kubelet_playing_checks_pass_over_http_against_kbatch_serve(virtual_server: ServeProcess,
                                                                       tmp_path: Path) -> None:
     doc, junit, code = run_over_http(virtual_server, tmp_path)
-    assert code == 0 and set(doc["target"]["capabilities"]) == {VIRTUAL_CLOCK, FAULTS}
+    assert code == 0 and set(doc["target"]["capabilities"]) == {VIRTUAL_CLOCK, FAULTS, KUEUE}
     assert doc["target"]["kubernetesVersion"] == "v1.37.0-kbatch"
     assert doc["target"]["descriptions"][0].startswith(f"HTTP {virtual_server.url} (virtual clock")
     assert_outcomes_follow_capabilities(doc, junit)
@@ -88,7 +89,7 @@ def test_kubelet_playing_checks_pass_over_http_against_kbatch_serve(virtual_serv
 def test_real_pod_checks_pass_against_kbatch_serve_with_nodes(virtual_cluster_server: ServeProcess,
                                                               tmp_path: Path) -> None:
     doc, junit, code = run_over_http(virtual_cluster_server, tmp_path)
-    assert code == 0 and set(doc["target"]["capabilities"]) == {VIRTUAL_CLOCK, FAULTS, KUBELET}
+    assert code == 0 and set(doc["target"]["capabilities"]) == {VIRTUAL_CLOCK, FAULTS, KUBELET, KUEUE}
     assert_outcomes_follow_capabilities(doc, junit)
     assert all(s["outcome"] == "passed" for s in _requiring(doc, KUBELET))
 
@@ -96,7 +97,7 @@ def test_real_pod_checks_pass_against_kbatch_serve_with_nodes(virtual_cluster_se
 def test_real_clock_skips_the_virtual_clock_checks_with_their_reason(real_server: ServeProcess,
                                                                      tmp_path: Path) -> None:
     doc, junit, code = run_over_http(real_server, tmp_path)
-    assert code == 0 and set(doc["target"]["capabilities"]) == {FAULTS, KUBELET}
+    assert code == 0 and set(doc["target"]["capabilities"]) == {FAULTS, KUBELET, KUEUE}
     assert doc["target"]["descriptions"][0].startswith(f"HTTP {real_server.url} (no virtual clock")
     summary = assert_outcomes_follow_capabilities(doc, junit)
     virtual = _requiring(doc, VIRTUAL_CLOCK)

@@ -71,7 +71,10 @@ def forbidden(webhook: str, message: str) -> StatusError:
 
 
 def _default(request: AdmissionRequest) -> None:
-    if request.operation == "CREATE" and isinstance(request.obj, JobSet):
+    # mjobset.kb.io is registered for create AND update (kubernetes-sigs/jobset
+    # pkg/webhooks/jobset_webhook.go, verbs=create;update): a kubectl apply that replaces
+    # replicatedJobs with the manifest's is defaulted again before the immutability check
+    if request.operation in ("CREATE", "UPDATE") and isinstance(request.obj, JobSet):
         default_jobset_webhook(request.obj)
 
 

@@ -82,7 +82,8 @@ class NodeInfo:
 
 def _footprint(pod: PodInfo) -> tuple[object, ...]:
     return (pod.requests, pod.nonzero_requests, pod.host_ports, pod.labels, pod.affinity, pod.anti_affinity,
-            pod.preferred_affinity, pod.preferred_anti_affinity, pod.spread_constraints)
+            pod.preferred_affinity, pod.preferred_anti_affinity, pod.spread_constraints,
+            pod.terminating)  # PodTopologySpread does not count terminating pods
 
 
 class Snapshot:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.api.errors import FieldError
-from kbatch.api.scheduling_v1beta1 import PodGroup, PodGroupSpec, PodGroupTemplate, Workload
+from kbatch.api.scheduling_v1beta1 import PodGroup, PodGroupSpec, PodGroupStatus, PodGroupTemplate, Workload
 from kbatch.api.strategies.scheduling.validation import (
     validate_pod_group,
     validate_pod_group_status,
@@ -61,6 +61,12 @@ class WorkloadStrategy(DefaultStrategy):
 
 
 class PodGroupStrategy(DefaultStrategy):
+    @staticmethod
+    def fill_empty_status(obj: PodGroup) -> None:
+        """``status`` is a struct without omitempty upstream: a new PodGroup reads ``"status": {}``."""
+        if obj.status is None:
+            obj.status = PodGroupStatus()
+
     def prepare_for_create(self, obj: PodGroup) -> None:  # type: ignore[override]
         super().prepare_for_create(obj)
         drop_unmodelled_fields(obj.spec)
