@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kbatch.api.base import ApiInfo, KubeModel, Time
 
@@ -78,14 +78,25 @@ class ListMeta(KubeModel):
 
 
 class Condition(KubeModel):
-    """metav1.Condition, the standard condition shape (KEP-1623)."""
+    """metav1.Condition, the standard condition shape (KEP-1623).
+
+    ``reason`` and ``message`` carry no ``omitempty`` upstream (apimachinery's
+    ``pkg/apis/meta/v1/types.go``), so every condition is written with both, ``""`` when empty; the
+    official Python client refuses a condition without ``message``. A ``null`` reads as ``""``, as
+    Go's decoder leaves the string at its zero value.
+    """
 
     type: str
     status: str  # "True" | "False" | "Unknown"
     observed_generation: int | None = None
     last_transition_time: Time | None = None
-    reason: str | None = None
-    message: str | None = None
+    reason: str = ""
+    message: str = ""
+
+    @field_validator("reason", "message", mode="before")
+    @classmethod
+    def _null_is_empty(cls, value: Any) -> Any:
+        return "" if value is None else value
 
 
 class LabelSelectorRequirement(KubeModel):
