@@ -69,7 +69,8 @@ def arrival_times(arrival: Arrival, count: int | None, base: Path | None = None,
     if arrival.trace is not None:
         times = [arrival.start + t for t in read_trace(arrival.trace, base, f"{path}.trace")]
         if count is not None and count > len(times):
-            raise ExperimentError(f"{path}.trace", f"holds {len(times)} arrival times, fewer than count {count}")
+            raise ExperimentError(f"{path}.trace",
+                                  f"holds {len(times)} arrival times, fewer than count {count}")
         return times if count is None else times[:count]
     assert count is not None
     if arrival.poisson is not None:

@@ -1,25 +1,31 @@
 """The closed-form FIFO queue the experiment examples are checked against.
 
 ``c`` identical servers, jobs served in arrival order (no overtaking), each holding one server for
-``service`` seconds from its start; a job starts at ``max(its arrival, the earliest time a server is
-free, the previous job's start)``. A job's completion, as a Job reports it, comes ``completion_lag``
-after its service ends: the Job controller writes ``Complete`` one batching period after the pod's
-end (``syncJobBatchPeriod`` = 1 s, kubernetes ``pkg/controller/job/job_controller.go``), so a
-``sleep 72`` pod on a free node gives a completion time of 73 s.
+``hold`` seconds from its start; a job starts at ``max(its arrival, the earliest time a server is
+free, the previous job's start)`` and its completion, as the workload reports it, comes
+``completion`` seconds after its start (default: ``hold``). The two differ in kbatch as upstream:
+
+* a one-pod Job holds its node for the pod's 72 s but reports ``Complete`` one batching period later
+  (``syncJobBatchPeriod`` = 1 s, kubernetes ``pkg/controller/job/job_controller.go``): ``hold`` 72,
+  ``completion`` 73 — a ``sleep 72`` Job on a free node completes in 73 s;
+* under Kueue the quota is held until the Workload finishes with its Job (73 s), and the workloads
+  waiting for it are requeued one batch period after that (``NotifyRetryInadmissible``, 1 s; Kueue
+  ``pkg/queue/manager.go``, kbatch ``controllers/kueue/manager.py``): ``hold`` 74, ``completion`` 73.
 
 What a "server" is depends on the study: a whole 8-GPU node for one-pod 8-GPU Jobs (seed 002); a pair
 of nodes for two-pod gangs; a ClusterQueue's quota share for Kueue, whose quota is held until the
-Workload finishes, i.e. until the Job completes (``service`` = occupancy + 1 s, no further lag).
+Workload finishes (as above).
 
 For a fixed interval ``T`` the recursion has a closed form (D/D/c, jobs cycling through the servers):
-``start_k = max(k·T, (k mod c)·T + ⌊k/c⌋·S)``: no queue while ``c·T ≥ S``, else job ``k`` waits
-``⌊k/c⌋·(S − c·T)`` (for ``k mod c`` = 0). Seed 002: ``c`` = 4 nodes, ``S`` = 72 s → queueing starts
+``start_k = max(k·T, (k mod c)·T + ⌊k/c⌋·H)``: no queue while ``c·T ≥ H``, else job ``k`` waits
+``⌊k/c⌋·(H - c·T)`` (``H`` the hold). Seed 002: ``c`` = 4 nodes, ``H`` = 72 s → queueing starts
 below ``T`` = 18 s; two-pod gangs (``c`` = 2) → below 36 s.
 """
 
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,12 +36,12 @@ __all__ = ["FifoJob", "fifo_jobs", "fixed_interval_start"]
 class FifoJob:
     arrival: float
     start: float
-    end: float  # the server is free again
-    completion: float  # end + completion lag
+    end: float  # its server is free again
+    completion: float  # when the workload reports it finished
 
     @property
     def wait(self) -> float:
-        """Queueing delay: start − arrival."""
+        """Queueing delay: start - arrival."""
         return self.start - self.arrival
 
     @property
@@ -43,23 +49,24 @@ class FifoJob:
         return self.completion - self.arrival
 
 
-def fifo_jobs(arrivals: Sequence[float], servers: int, service: float,
-              completion_lag: float = 0.0) -> list[FifoJob]:
+def fifo_jobs(arrivals: Sequence[float], servers: int, hold: float,
+              completion: float | None = None) -> list[FifoJob]:
     """Each job of the FIFO queue, for non-decreasing ``arrivals``."""
-    if servers < 1 or service < 0 or completion_lag < 0:
-        raise ValueError("need servers >= 1, service >= 0 and completion_lag >= 0")
-    if any(b < a for a, b in zip(arrivals, arrivals[1:], strict=False)):
+    if servers < 1 or hold < 0 or (completion is not None and completion < 0):
+        raise ValueError("need servers >= 1, hold >= 0 and completion >= 0")
+    if any(b < a for a, b in itertools.pairwise(arrivals)):
         raise ValueError("arrivals must not decrease (FIFO serves them in that order)")
+    after = hold if completion is None else completion
     free = [float("-inf")] * servers
     out, last = [], float("-inf")
     for arrival in arrivals:
         start = max(arrival, heapq.heappop(free), last)
-        heapq.heappush(free, start + service)
+        heapq.heappush(free, start + hold)
         last = start
-        out.append(FifoJob(arrival, start, start + service, start + service + completion_lag))
+        out.append(FifoJob(arrival, start, start + hold, start + after))
     return out
 
 
-def fixed_interval_start(k: int, interval: float, servers: int, service: float) -> float:
+def fixed_interval_start(k: int, interval: float, servers: int, hold: float) -> float:
     """When job ``k`` (from 0) of arrivals every ``interval`` starts: the closed form."""
-    return max(k * interval, (k % servers) * interval + (k // servers) * service)
+    return max(k * interval, (k % servers) * interval + (k // servers) * hold)

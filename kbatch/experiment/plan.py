@@ -16,7 +16,7 @@ from typing import Any
 from kbatch.experiment.errors import ExperimentError
 from kbatch.experiment.generators import Arrival, check_names, schedule
 from kbatch.experiment.spec import Experiment, validate_point
-from kbatch.experiment.sweep import Point, sweep_points, substitute
+from kbatch.experiment.sweep import Point, substitute, sweep_points
 
 __all__ = ["Plan", "PlannedPoint", "load_plan"]
 

@@ -75,7 +75,8 @@ def build_control_plane(spec: ExperimentSpec) -> Any:
         try:
             template = node_template(group.action_args())
         except StatusError as err:
-            raise ExperimentError(f"spec.nodes[{k}]", str(err)) from None
+            field = "taints" if "taint" in str(err) else "gpuDriver"
+            raise ExperimentError(f"spec.nodes[{k}].{field}", str(err)) from None
         create_nodes(cp, group.count, template, prefix=f"{group.prefix}-")
     return cp
 

@@ -119,7 +119,8 @@ class Arrival(_Model):
     def _one_process(self) -> Arrival:
         given = [n for n in ("interval", "poisson", "trace") if getattr(self, n) is not None]
         if len(given) != 1:
-            raise ValueError(f"give exactly one of interval, poisson, trace (got {', '.join(given) or 'none'})")
+            got = ", ".join(given) or "none"
+            raise ValueError(f"give exactly one of interval, poisson, trace (got {got})")
         return self
 
 

@@ -53,7 +53,8 @@ def summary_row(index: int, label: str, params: Sequence[tuple[str, Any]],
 def _flat(row: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"point": row["point"]}
     out |= {k: text_of(v) for k, v in row["params"].items()}
-    out |= {k: row[k] for k in ("workloads", "finished", "succeeded", "failed", "makespan", "throughput_per_min")}
+    counts = ("workloads", "finished", "succeeded", "failed", "makespan", "throughput_per_min")
+    out |= {k: row[k] for k in counts}
     for d, stats in row["durations"].items():
         out |= {f"{d}_{s}": v for s, v in stats.items()}
     out |= {f"{r}_utilisation": v for r, v in row["utilisation"].items()}
@@ -76,7 +77,8 @@ def _fmt(value: float | None, scale: float = 1.0, suffix: str = "") -> str:
     return "-" if value is None else f"{value * scale:.1f}{suffix}"
 
 
-def summary_table(name: str, rows: Sequence[Mapping[str, Any]], metrics: Sequence[str], width: int = 200) -> str:
+def summary_table(name: str, rows: Sequence[Mapping[str, Any]], metrics: Sequence[str],
+                  width: int = 200) -> str:
     """The rich table ``kbatch experiment run`` prints: one row per point."""
     from rich.console import Console
     from rich.table import Table
@@ -104,14 +106,16 @@ def summary_table(name: str, rows: Sequence[Mapping[str, Any]], metrics: Sequenc
         table.add_row(*cells)
     console = Console(file=io.StringIO(), width=width, force_terminal=False, color_system=None)
     console.print(table)
-    return console.file.getvalue().rstrip("\n")  # type: ignore[attr-defined]
+    text: str = console.file.getvalue()  # type: ignore[attr-defined]
+    return "\n".join(line.rstrip() for line in text.rstrip("\n").splitlines())
 
 
 def _numeric(values: Sequence[Any]) -> bool:
     return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
 
 
-def summary_figure(name: str, rows: Sequence[Mapping[str, Any]], x: str | None, metrics: Sequence[str]) -> Any:
+def summary_figure(name: str, rows: Sequence[Mapping[str, Any]], x: str | None,
+                   metrics: Sequence[str]) -> Any:
     """Mean of each metric against ``x``; a line per metric and combination of the other parameters."""
     from matplotlib.figure import Figure
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from kbatch.experiment.errors import ExperimentError
 
-__all__ = ["MAX_POINTS", "PLACEHOLDER", "RESERVED", "Point", "Value", "sweep_points", "substitute", "text_of"]
+__all__ = ["MAX_POINTS", "PLACEHOLDER", "RESERVED", "Point", "Value", "substitute", "sweep_points", "text_of"]
 
 Value = str | int | float | bool
 PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -73,7 +73,7 @@ def _range(spec: Mapping[str, Any], path: str) -> list[Value]:
         raise ExperimentError(f"{path}.step", "must be greater than 0")
     if stop < start:
         raise ExperimentError(f"{path}.to", "must not be less than from")
-    count = int(math.floor((stop - start) / step + 1e-9)) + 1
+    count = math.floor((stop - start) / step + 1e-9) + 1
     if count > MAX_POINTS:
         raise ExperimentError(path, f"more than {MAX_POINTS} values")
     values = [start + k * step for k in range(count)]
@@ -103,7 +103,7 @@ def sweep_points(sweep: Any, path: str = "spec.sweep") -> list[Point]:
     for name, spec in sweep.items():
         where = f"{path}.{name}"
         if not isinstance(name, str) or not _NAME.match(name):
-            raise ExperimentError(where, "a parameter name is letters, digits and _ (not starting with a digit)")
+            raise ExperimentError(where, "a parameter name is letters, digits and _, not a digit first")
         if name in RESERVED:
             raise ExperimentError(where, f'"{name}" is reserved for workload templates')
         axes.append((name, _values(name, spec, where)))
@@ -115,11 +115,13 @@ def sweep_points(sweep: Any, path: str = "spec.sweep") -> list[Point]:
             for k, combo in enumerate(itertools.product(*(v for _, v in axes)))]
 
 
-def substitute(value: Any, params: Mapping[str, Any], path: str = "", *, keep: tuple[str, ...] = RESERVED) -> Any:
+def substitute(value: Any, params: Mapping[str, Any], path: str = "", *,
+               keep: tuple[str, ...] = RESERVED) -> Any:
     """``value`` with every ``${name}`` of ``params`` filled in (a copy); ``${…}`` of ``keep`` stay.
     An unknown name raises :class:`ExperimentError` at its field path."""
     if isinstance(value, dict):
-        return {k: substitute(v, params, f"{path}.{k}" if path else str(k), keep=keep) for k, v in value.items()}
+        return {k: substitute(v, params, f"{path}.{k}" if path else str(k), keep=keep)
+                for k, v in value.items()}
     if isinstance(value, list):
         return [substitute(v, params, f"{path}[{k}]", keep=keep) for k, v in enumerate(value)]
     if not isinstance(value, str) or "${" not in value:
