@@ -107,9 +107,9 @@ def run_point(planned: PlannedPoint, progress: Callable[[Tick], None] | None = N
         step = spec.horizon / TICKS
         next_tick = 0.0
 
-        def tick(reached: float) -> None:
+        def tick(reached: float, last: bool = False) -> None:
             nonlocal next_tick
-            if progress is not None and reached >= next_tick:
+            if progress is not None and (last or reached >= next_tick):
                 progress(Tick(index, reached, spec.horizon, _objects(cp), cp.store.revision))
                 next_tick = reached + step
 
@@ -122,7 +122,7 @@ def run_point(planned: PlannedPoint, progress: Callable[[Tick], None] | None = N
             target = start + step * k if k < TICKS else start + spec.horizon
             if target > cp.clock.now():
                 cp.advance(target - cp.clock.now())
-            tick(cp.clock.now() - start)
+            tick(cp.clock.now() - start, last=k == TICKS)
         return report(cp)
     finally:
         cp.close()
