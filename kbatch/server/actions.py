@@ -20,8 +20,8 @@ from kbatch.sim import faults
 from kbatch.sim.devices import DeviceTemplate
 from kbatch.sim.nodes import NodeTemplate, create_nodes
 
-__all__ = ["ACTIONS", "ARGUMENTS", "MAX_NODES_PER_CALL", "check_arguments", "first_free_block", "node_template",
-           "parse_taint", "pod_log", "wait_predicate"]
+__all__ = ["ACTIONS", "ARGUMENTS", "MAX_NODES_PER_CALL", "check_arguments", "first_free_block",
+           "node_template", "parse_taint", "pod_log", "wait_predicate"]
 
 Obj = dict[str, Any]
 Action = Callable[[Any, Obj], Obj]

@@ -34,7 +34,8 @@ def jobs_of(report: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(jobs, key=lambda w: int(w["name"].rsplit("-", 1)[1]))
 
 
-def assert_fifo(report: dict[str, Any], interval: float, servers: int, hold: float, completion: float) -> None:
+def assert_fifo(report: dict[str, Any], interval: float, servers: int, hold: float,
+                completion: float) -> None:
     jobs = jobs_of(report)
     model = fifo_jobs([k * interval for k in range(len(jobs))], servers, hold, completion)
     for job, expected in zip(jobs, model, strict=True):
@@ -53,8 +54,8 @@ def test_seed_002_one_pod_jobs_queue_below_18_seconds() -> None:
     # the talk's table at 20 s: JCT 72 s (+1 s: the Job's Complete condition), latency 0
     assert rows[20]["durations"]["completion_time"]["mean"] == 73
     assert rows[20]["durations"]["scheduling_latency"]["max"] == 0
-    assert rows[18]["durations"]["scheduling_latency"]["max"] == 0  # 4 nodes × 18 s = 72 s: just no queue
-    assert rows[17]["durations"]["scheduling_latency"]["max"] == 12  # ⌊15/4⌋ · (72 − 4 · 17)
+    assert rows[18]["durations"]["scheduling_latency"]["max"] == 0  # 4 nodes x 18 s = 72 s: just no queue
+    assert rows[17]["durations"]["scheduling_latency"]["max"] == 12  # floor(15/4) * (72 - 4 * 17)
     assert rows[17]["finished"] == rows[17]["workloads"] == 16
 
 
@@ -77,8 +78,8 @@ def test_seed_002_coscheduling_no_queueing_from_36_seconds() -> None:
 
 def test_kueue_borrowing_doubles_the_servers() -> None:
     result = run(example("kueue-borrowing.yaml", 10, "10m"), jobs=1, plots=False)
-    assert [p.label for p in result.points] == ["borrowingLimit=0,interval=20", "borrowingLimit=0,interval=40",
-                                                 "borrowingLimit=16,interval=20", "borrowingLimit=16,interval=40"]
+    assert [p.label for p in result.points] == [f"borrowingLimit={b},interval={i}" for b in (0, 16)
+                                                for i in (20, 40)]
     for point in result.points:
         params = dict(point.params)
         servers = 4 if params["borrowingLimit"] else 2  # 16 GPUs of quota = two 8-GPU Jobs; 32 borrowed

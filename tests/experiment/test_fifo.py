@@ -42,7 +42,7 @@ def test_more_servers_never_wait_longer(times: list[float], c: int, h: float) ->
 
 
 def test_seed_002_numbers() -> None:
-    # 4 × 8-GPU nodes, 8-GPU sleep-72 Jobs: no queue at 18 s and above, a growing one below
+    # 4 x 8-GPU nodes, 8-GPU sleep-72 Jobs: no queue at 18 s and above, a growing one below
     at18 = fifo_jobs([k * 18.0 for k in range(50)], 4, 72, completion=73)
     assert {j.wait for j in at18} == {0} and {j.completion_time for j in at18} == {73}
     at17 = fifo_jobs([k * 17.0 for k in range(50)], 4, 72, completion=73)

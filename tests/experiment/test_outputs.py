@@ -34,9 +34,10 @@ def test_parallel_points_give_the_same_bytes(tmp_path: Path) -> None:
         low, high = image.getextrema()
         assert high - low > 100, f"{png} is blank"
     report = json.loads((tmp_path / "points/0-interval=12/report.json").read_text())
-    assert [w["queueing_delay"] for w in report["workloads"]] == [0, 0, 0, 0, 24, 24]  # 72 − 4 · 12
+    assert [w["queueing_delay"] for w in report["workloads"]] == [0, 0, 0, 0, 24, 24]  # 72 - 4 * 12
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert summary["x"] == "interval" and [p["label"] for p in summary["points"]] == ["interval=12", "interval=20"]
+    assert summary["x"] == "interval"
+    assert [p["label"] for p in summary["points"]] == ["interval=12", "interval=20"]
     csv = (tmp_path / "summary.csv").read_text().splitlines()
     assert csv[0].startswith("point,interval,workloads,finished") and csv[1].startswith("0,12,6,6,")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import statistics
 from pathlib import Path
 from typing import Any
@@ -14,17 +15,17 @@ from hypothesis import strategies as st
 from kbatch.experiment import ExperimentError, load_plan
 from kbatch.experiment.arrivals import poisson
 from kbatch.experiment.generators import render
-from kbatch.experiment.sweep import sweep_points, substitute
+from kbatch.experiment.sweep import substitute, sweep_points
 
 JOB = {"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": {"spec": {
     "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox", "command": ["sleep", "5"]}]}}}}
 
 
 def doc(**spec: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {"nodes": [{"count": 1}], "horizon": "10m",
-                            "workloads": [{"name": "w", "count": 3, "arrival": {"interval": 10}, "template": JOB}]}
-    return copy.deepcopy({"apiVersion": "kbatch.dev/v1alpha1", "kind": "Experiment", "metadata": {"name": "t"},
-                          "spec": base | spec})
+    workload = {"name": "w", "count": 3, "arrival": {"interval": 10}, "template": JOB}
+    base: dict[str, Any] = {"nodes": [{"count": 1}], "horizon": "10m", "workloads": [workload]}
+    return copy.deepcopy({"apiVersion": "kbatch.dev/v1alpha1", "kind": "Experiment",
+                          "metadata": {"name": "t"}, "spec": base | spec})
 
 
 def test_sweep_is_the_product_in_file_order() -> None:
@@ -56,7 +57,7 @@ def test_points_resolve_and_generators_name_workloads() -> None:
 def test_poisson_is_seeded_and_increasing(seed: int, mean: float) -> None:
     times = poisson(50, mean, seed)
     assert times == poisson(50, mean, seed)
-    assert all(b > a for a, b in zip(times, times[1:], strict=False)) and times[0] > 0
+    assert all(b > a for a, b in itertools.pairwise(times)) and times[0] > 0
 
 
 def test_poisson_mean_gap() -> None:
@@ -80,7 +81,8 @@ def test_trace_file_relative_to_the_experiment(tmp_path: Path) -> None:
 BAD = [
     ("missing nodes", lambda d: d["spec"].pop("nodes"), "spec.nodes", "required value"),
     ("unknown field", lambda d: d["spec"]["nodes"][0].update(gpus=8), "spec.nodes[0].gpus", "unknown field"),
-    ("negative count", lambda d: d["spec"]["workloads"][0].update(count=0), "spec.workloads[0].count", "greater"),
+    ("zero count", lambda d: d["spec"]["workloads"][0].update(count=0), "spec.workloads[0].count",
+     "greater"),
     ("two processes", lambda d: d["spec"]["workloads"][0]["arrival"].update(poisson={"mean": 3}),
      "spec.workloads[0].arrival", "exactly one of"),
     ("bad duration", lambda d: d["spec"].update(horizon="soon"), "spec.horizon", "invalid duration"),
