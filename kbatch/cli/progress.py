@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["ProgressBars", "progress_bars", "wanted"]
+__all__ = ["ProgressBars", "progress_bars", "store_counts", "wanted"]
 
 
 def wanted() -> bool:
@@ -23,6 +23,15 @@ def wanted() -> bool:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def store_counts(backend: Any) -> tuple[int | None, int | None]:
+    """(objects stored, store revision) of a local backend's control plane; (None, None) remotely."""
+    cp = getattr(backend, "control_plane", None)
+    store = getattr(cp, "store", None)
+    if store is None:
+        return None, None
+    return int(store.range(b"/", b"0", count_only=True).count), int(store.revision)
 
 
 def _virtual(seconds: float) -> str:
