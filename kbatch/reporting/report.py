@@ -9,10 +9,11 @@ pods (nodes do not move it).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from kbatch.reporting.devices import device_capacity, device_use
 from kbatch.reporting.kinds import KindRegistry, default_kinds
 from kbatch.reporting.metrics import GroupSummary, group_key, summarise_group
 from kbatch.reporting.pods import PodFacts, node_allocatable, pod_facts
@@ -120,12 +121,18 @@ def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str
     key = group_key(by)  # refuses a bad --by before any work
     pod_objs = [o for o in objects if ref_of(o)[:2] == ("", "Pod")]
     pods = {(pod.uid or f"{pod.namespace}/{pod.name}"): pod for pod in map(_pod, pod_objs)}
+    for pod_key, held in device_use(objects).items():  # DRA devices: devices/<driver> (devices.py)
+        if pod_key in pods:
+            pods[pod_key] = replace(pods[pod_key], requests={**pods[pod_key].requests, **held})
     node_objs = [o for o in objects if ref_of(o)[:2] == ("", "Node")]
+    devices = device_capacity(objects)
     records = build_workloads(objects, pods, kinds)
     origin, stop = _origin_and_end(times([r.created for r in records] + [p.created for p in pods.values()]),
                                    objects, end)
     node_ivs = [Interval(time_at(meta(n).get("creationTimestamp")) or origin,
-                         time_at(meta(n).get("deletionTimestamp")), node_allocatable(n)) for n in node_objs]
+                         time_at(meta(n).get("deletionTimestamp")),
+                         {**node_allocatable(n), **devices.get(str(meta(n).get("name")), {})})
+                for n in node_objs]
     pod_list = [pods[k] for k in sorted(pods)]
     groups: dict[str, list[WorkloadRecord]] = {}
     for r in records:
