@@ -77,7 +77,7 @@ def device_use(objects: Iterable[Obj]) -> dict[str, dict[str, float]]:
         for name in _claims_of(pod):
             if (ns, name) in allocated:
                 users[(ns, name)].append(uid(pod) or f"{ns}/{meta(pod).get('name')}")
-    out: dict[str, Counter[str]] = defaultdict(Counter)
+    out: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for key, pod_uids in users.items():
         for pod_uid in pod_uids:
             for resource, count in allocated[key].items():
