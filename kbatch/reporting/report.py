@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from kbatch.reporting.devices import device_capacity, device_use
+from kbatch.reporting.flavors import flavor_quota, flavor_use
 from kbatch.reporting.kinds import KindRegistry, default_kinds
 from kbatch.reporting.metrics import GroupSummary, group_key, summarise_group
 from kbatch.reporting.pods import PodFacts, node_allocatable, pod_facts
@@ -40,6 +41,7 @@ class Report:
     pods: tuple[PodFacts, ...]
     node_group: str | None = None
     utilisation_by_node_group: tuple[tuple[str, tuple[UtilisationSeries, ...]], ...] = ()
+    utilisation_by_flavor: tuple[tuple[str, tuple[UtilisationSeries, ...]], ...] = ()  # Kueue quota
 
     @property
     def makespan(self) -> float | None:
@@ -112,6 +114,18 @@ def _node_groups(node_objs: Sequence[Obj], intervals: Sequence[Interval], pods: 
     return tuple(out)
 
 
+def _by_flavor(objects: Sequence[Obj], origin: datetime, stop: datetime,
+               window: float | None) -> tuple[tuple[str, tuple[UtilisationSeries, ...]], ...]:
+    """Kueue quota admitted per ResourceFlavor over its nominal quota (flavors.py)."""
+    quotas = flavor_quota(objects, origin)
+    spans = flavor_use(objects) if quotas else []
+    out = []
+    for name, quota in quotas.items():
+        mine = [s for s in spans if s.node == name]
+        out.append((name, tuple(utilisation(mine, [quota], sorted(quota.amounts), origin, stop, window))))
+    return tuple(out)
+
+
 def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str | None = None,
                  kinds: KindRegistry | None = None, node_group: str | None = None) -> Report:
     """The report of ``objects``; ``by`` groups the aggregates (:func:`group_key`), ``node_group`` names
@@ -149,6 +163,7 @@ def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str
         origin=origin, end=stop, by=by, workloads=tuple(records), groups=tuple(summaries),
         utilisation=tuple(utilisation(pod_list, node_ivs, resources, origin, stop, window)),
         node_group=node_group, utilisation_by_node_group=by_node_group,
+        utilisation_by_flavor=_by_flavor(objects, origin, stop, window),
         pending_pods=tuple(count_series(((p.created, p.scheduled or p.finished) for p in pod_list),
                                         origin, stop)),
         pending_workloads=tuple(count_series(((r.created, r.first_scheduled or r.finished) for r in records),

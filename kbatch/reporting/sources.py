@@ -1,8 +1,8 @@
 """Where a report's objects come from: a control plane, a backend (a state directory or ``kbatch
 serve``), or files of ``kubectl get -o json`` / ``-o yaml`` output.
 
-Only the kinds a report reads are listed: pods, nodes, DRA's ResourceSlices and ResourceClaims, and
-every kind of the
+Only the kinds a report reads are listed: pods, nodes, DRA's ResourceSlices and ResourceClaims, Kueue's
+ClusterQueues, and every kind of the
 :class:`~kbatch.reporting.kinds.KindRegistry` that the server serves (a kind it does not serve, e.g.
 JobSet without its family, is skipped).
 """
@@ -21,7 +21,7 @@ __all__ = ["from_backend", "from_control_plane", "from_files", "in_namespace"]
 
 Obj = dict[str, Any]
 _CORE = (("", "Pod"), ("", "Node"), ("resource.k8s.io", "ResourceSlice"),
-         ("resource.k8s.io", "ResourceClaim"))
+         ("resource.k8s.io", "ResourceClaim"), ("kueue.x-k8s.io", "ClusterQueue"))
 
 
 def _served(registry: Any, group: str, kind: str) -> Any | None:
