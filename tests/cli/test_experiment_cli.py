@@ -101,3 +101,12 @@ def test_long_spans_draw_a_bar_on_a_terminal_and_nothing_when_piped(
     assert (piped.out, piped.err) == ("advanced 1h to 2025-01-01T02:30:01Z\n", "")
     assert drawn[0] == piped.out and "advancing 1h" in drawn[1]
     assert Kbatch(tty_state, capsys).ok("get", "jobs") == piped_kb.ok("get", "jobs")  # the same state
+
+
+def test_experiment_progress_on_a_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = small_file(tmp_path)
+    piped = Kbatch(tmp_path / "unused", capsys)("experiment", "run", str(path), "--jobs", "2")
+    drawn = _on_a_terminal(tmp_path / "unused", "experiment", "run", str(path), "--jobs", "2")
+    assert piped.err == "" and drawn[2] == 0
+    assert drawn[0] == piped.out  # the same summary
+    assert "interval=10" in drawn[1] and "interval=20" in drawn[1] and "of 4m" in drawn[1]
