@@ -29,8 +29,10 @@ ALLOWED: dict[str, set[str]] = {
     "testing": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim"},
     "server": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim"},
     "reporting": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim", "server"},
+    "experiment": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim", "server",
+                   "reporting"},
     "cli": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim", "server", "testing",
-            "reporting"},
+            "reporting", "experiment"},
 }
 
 

@@ -31,12 +31,14 @@ __all__ = [
 
 
 def report(source: Any, *, by: str | None = None, end: datetime | None = None,
-           kinds: KindRegistry | None = None, node_group: str | None = None) -> Report:
+           kinds: KindRegistry | None = None, node_group: str | None = None,
+           namespace: str | None = None) -> Report:
     """The report of ``source``: a ``ControlPlane``, a backend (``kbatch.server`` ``Backend``), or an
     iterable of object dicts. ``report(cp).to_dict()`` gives plain records; ``by`` groups the
     aggregates (``namespace``, ``queue``, ``kind``, ``label=KEY``); ``end`` closes open intervals
     (default: the control plane's now, or the latest time stamp among the objects); ``node_group`` a
-    node label to break utilisation down by."""
+    node label to break utilisation down by; ``namespace`` keeps that namespace's objects (and the
+    cluster-scoped ones)."""
     from kbatch.reporting import sources
 
     kinds = kinds or default_kinds()
@@ -49,4 +51,5 @@ def report(source: Any, *, by: str | None = None, end: datetime | None = None,
     else:
         raise TypeError(f"cannot report on a {type(source).__name__}: "
                         "give a ControlPlane, a backend or objects")
+    objects = sources.in_namespace(objects, namespace)
     return build_report(objects, end=end or now, by=by, kinds=kinds, node_group=node_group)

@@ -24,7 +24,7 @@ from kbatch.api.quantity import Quantity, QuantityError
 from kbatch.controllers.scheduler.resources import ContainerRequests, pod_requests
 from kbatch.reporting.wire import Obj, condition_time, meta, time_at, times, uid
 
-__all__ = ["PodFacts", "node_allocatable", "pod_facts", "quantities"]
+__all__ = ["PodFacts", "in_units", "node_allocatable", "pod_facts", "quantities"]
 
 TERMINAL = ("Succeeded", "Failed")
 
@@ -69,7 +69,8 @@ def _container(c: Mapping[str, Any]) -> dict[str, int]:
     return quantities(merged)
 
 
-def _in_units(amounts: Mapping[str, int]) -> dict[str, float]:
+def in_units(amounts: Mapping[str, int]) -> dict[str, float]:
+    """:func:`quantities`' integers in the report's units: cpu in cores, the rest as they are."""
     return {k: (v / 1000 if k == "cpu" else float(v)) for k, v in sorted(amounts.items())}
 
 
@@ -79,7 +80,7 @@ def _requests(spec: Mapping[str, Any]) -> dict[str, float]:
              for c in spec.get("initContainers") or ()]
     pod_level = quantities((spec.get("resources") or {}).get("requests"))
     total = pod_requests(containers, inits, pod_level or None, quantities(spec.get("overhead")) or None)
-    return _in_units(total)
+    return in_units(total)
 
 
 def _container_states(status: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -127,4 +128,4 @@ def pod_facts(pod: Obj) -> PodFacts:
 def node_allocatable(node: Obj) -> dict[str, float]:
     """``status.allocatable`` (``capacity`` when a node reports none), cpu in cores."""
     status = node.get("status") or {}
-    return _in_units(quantities(status.get("allocatable") or status.get("capacity")))
+    return in_units(quantities(status.get("allocatable") or status.get("capacity")))

@@ -92,6 +92,8 @@ def report_dict(report: Report) -> dict[str, Any]:
             "node_group": report.node_group,
             "utilisation_by_node_group": {group: {u.resource: _utilisation(u) for u in series}
                                           for group, series in report.utilisation_by_node_group},
+            "utilisation_by_flavor": {flavor: {u.resource: _utilisation(u) for u in series}
+                                      for flavor, series in report.utilisation_by_flavor},
             "pending_pods": _steps(report.pending_pods),
             "pending_workloads": _steps(report.pending_workloads),
         },

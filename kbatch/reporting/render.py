@@ -98,13 +98,15 @@ def _cluster_table(report: Report) -> Any:
         table.add_row(f"throughput{label}", f"{rate} workloads/min")
     from rich.markup import escape
 
-    rows = [("", u) for u in report.utilisation]
-    rows += [(escape(f" [{report.node_group}={group}]"), u)
+    rows = [("utilisation", "", u) for u in report.utilisation]
+    rows += [("utilisation", escape(f" [{report.node_group}={group}]"), u)
              for group, series in report.utilisation_by_node_group for u in series]
-    for where, u in rows:
+    rows += [("quota admitted", escape(f" [flavor={flavor}]"), u)
+             for flavor, series in report.utilisation_by_flavor for u in series]
+    for what, where, u in rows:
         mean = "-" if u.mean is None else f"{u.mean:.1%}"
         peak = max((s.value for s in u.ratio), default=0.0)
-        table.add_row(f"{u.resource} utilisation{where}", f"mean {mean}, peak {peak:.1%}")
+        table.add_row(f"{u.resource} {what}{where}", f"mean {mean}, peak {peak:.1%}")
     table.add_row("pending pods", f"peak {max((s.value for s in report.pending_pods), default=0):.0f}")
     table.add_row("pending workloads",
                   f"peak {max((s.value for s in report.pending_workloads), default=0):.0f}")

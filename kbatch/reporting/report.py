@@ -9,10 +9,12 @@ pods (nodes do not move it).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from kbatch.reporting.devices import device_capacity, device_use
+from kbatch.reporting.flavors import flavor_quota, flavor_use
 from kbatch.reporting.kinds import KindRegistry, default_kinds
 from kbatch.reporting.metrics import GroupSummary, group_key, summarise_group
 from kbatch.reporting.pods import PodFacts, node_allocatable, pod_facts
@@ -39,6 +41,7 @@ class Report:
     pods: tuple[PodFacts, ...]
     node_group: str | None = None
     utilisation_by_node_group: tuple[tuple[str, tuple[UtilisationSeries, ...]], ...] = ()
+    utilisation_by_flavor: tuple[tuple[str, tuple[UtilisationSeries, ...]], ...] = ()  # Kueue quota
 
     @property
     def makespan(self) -> float | None:
@@ -111,6 +114,18 @@ def _node_groups(node_objs: Sequence[Obj], intervals: Sequence[Interval], pods: 
     return tuple(out)
 
 
+def _by_flavor(objects: Sequence[Obj], origin: datetime, stop: datetime,
+               window: float | None) -> tuple[tuple[str, tuple[UtilisationSeries, ...]], ...]:
+    """Kueue quota admitted per ResourceFlavor over its nominal quota (flavors.py)."""
+    quotas = flavor_quota(objects, origin)
+    spans = flavor_use(objects) if quotas else []
+    out = []
+    for name, quota in quotas.items():
+        mine = [s for s in spans if s.node == name]
+        out.append((name, tuple(utilisation(mine, [quota], sorted(quota.amounts), origin, stop, window))))
+    return tuple(out)
+
+
 def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str | None = None,
                  kinds: KindRegistry | None = None, node_group: str | None = None) -> Report:
     """The report of ``objects``; ``by`` groups the aggregates (:func:`group_key`), ``node_group`` names
@@ -120,12 +135,18 @@ def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str
     key = group_key(by)  # refuses a bad --by before any work
     pod_objs = [o for o in objects if ref_of(o)[:2] == ("", "Pod")]
     pods = {(pod.uid or f"{pod.namespace}/{pod.name}"): pod for pod in map(_pod, pod_objs)}
+    for pod_key, held in device_use(objects).items():  # DRA devices: devices/<driver> (devices.py)
+        if pod_key in pods:
+            pods[pod_key] = replace(pods[pod_key], requests={**pods[pod_key].requests, **held})
     node_objs = [o for o in objects if ref_of(o)[:2] == ("", "Node")]
+    devices = device_capacity(objects)
     records = build_workloads(objects, pods, kinds)
     origin, stop = _origin_and_end(times([r.created for r in records] + [p.created for p in pods.values()]),
                                    objects, end)
     node_ivs = [Interval(time_at(meta(n).get("creationTimestamp")) or origin,
-                         time_at(meta(n).get("deletionTimestamp")), node_allocatable(n)) for n in node_objs]
+                         time_at(meta(n).get("deletionTimestamp")),
+                         {**node_allocatable(n), **devices.get(str(meta(n).get("name")), {})})
+                for n in node_objs]
     pod_list = [pods[k] for k in sorted(pods)]
     groups: dict[str, list[WorkloadRecord]] = {}
     for r in records:
@@ -142,6 +163,7 @@ def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str
         origin=origin, end=stop, by=by, workloads=tuple(records), groups=tuple(summaries),
         utilisation=tuple(utilisation(pod_list, node_ivs, resources, origin, stop, window)),
         node_group=node_group, utilisation_by_node_group=by_node_group,
+        utilisation_by_flavor=_by_flavor(objects, origin, stop, window),
         pending_pods=tuple(count_series(((p.created, p.scheduled or p.finished) for p in pod_list),
                                         origin, stop)),
         pending_workloads=tuple(count_series(((r.created, r.first_scheduled or r.finished) for r in records),

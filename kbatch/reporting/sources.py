@@ -1,7 +1,8 @@
 """Where a report's objects come from: a control plane, a backend (a state directory or ``kbatch
 serve``), or files of ``kubectl get -o json`` / ``-o yaml`` output.
 
-Only the kinds a report reads are listed: pods, nodes, and every kind of the
+Only the kinds a report reads are listed: pods, nodes, DRA's ResourceSlices and ResourceClaims, Kueue's
+ClusterQueues, and every kind of the
 :class:`~kbatch.reporting.kinds.KindRegistry` that the server serves (a kind it does not serve, e.g.
 JobSet without its family, is skipped).
 """
@@ -16,10 +17,11 @@ from typing import Any
 from kbatch.api.errors import NotFound
 from kbatch.reporting.kinds import KindRegistry, default_kinds
 
-__all__ = ["from_backend", "from_control_plane", "from_files"]
+__all__ = ["from_backend", "from_control_plane", "from_files", "in_namespace"]
 
 Obj = dict[str, Any]
-_CORE = (("", "Pod"), ("", "Node"))
+_CORE = (("", "Pod"), ("", "Node"), ("resource.k8s.io", "ResourceSlice"),
+         ("resource.k8s.io", "ResourceClaim"), ("kueue.x-k8s.io", "ClusterQueue"))
 
 
 def _served(registry: Any, group: str, kind: str) -> Any | None:
@@ -46,6 +48,14 @@ def from_backend(backend: Any, kinds: KindRegistry | None = None) -> tuple[list[
         for item in listed.get("items") or ():
             objects.append({"apiVersion": version, "kind": kind, **item})  # list items may omit them
     return objects, backend.now()
+
+
+def in_namespace(objects: Sequence[Obj], namespace: str | None) -> list[Obj]:
+    """The objects of ``namespace`` and the cluster-scoped ones (nodes, ResourceSlices: the capacity
+    the namespace's workloads ran on); ``None`` keeps everything (``kbatch report -n NS``)."""
+    if namespace is None:
+        return list(objects)
+    return [o for o in objects if (o.get("metadata") or {}).get("namespace") in (None, "", namespace)]
 
 
 def from_control_plane(cp: Any, kinds: KindRegistry | None = None) -> tuple[list[Obj], datetime]:

@@ -17,6 +17,10 @@ created``; ``run_time = finished - first_scheduled``; ``completion_time = finish
 ``queueing_delay + run_time = completion_time`` exactly. A Job's ``finished`` is its condition's time,
 which the Job controller writes after its batching period (1 s upstream, ``syncJobBatchPeriod`` in
 ``pkg/controller/job/job_controller.go``): a one-pod ``sleep 72`` Job completes in 73 s.
+
+A group that only pods of another workload join (a Job's pods labelled into a scheduler-plugins
+PodGroup, seed 002's coscheduling study) is that workload's gang, not a workload of its own: it is
+left out, as a native PodGroup its Job owns is folded into the Job.
 """
 
 from __future__ import annotations
@@ -175,13 +179,19 @@ def build_workloads(objects: Sequence[Obj], pods: Mapping[str, PodFacts],
     by_name = {(ref_of(index.by_uid[u])[:2], *ref_of(index.by_uid[u])[2:]): u for u in sorted(tops)}
     joinable = [k for k in kinds if any(key[0] == (k.group, k.kind) for key in by_name)]
     bare: list[PodFacts] = []
+    grouped: set[str] = set()  # groups that pods of another workload join: that workload's gang
     for pod_uid in sorted(pods):
         pod = pods[pod_uid]
-        owner = index.top(pod.owner_uid) or _joined(index.by_uid.get(pod.uid), pod, joinable, by_name)
+        owner = index.top(pod.owner_uid)
+        joined = _joined(index.by_uid.get(pod.uid), pod, joinable, by_name) if joinable else None
+        if owner is not None and joined is not None and joined != owner:
+            grouped.add(joined)
+        owner = owner or joined
         if owner is not None:
             members[owner].append(pod)
         elif pod.owner_uid is None:
             bare.append(pod)
+    tops -= {u for u in grouped if not members[u]}  # e.g. a Job's pods in a scheduler-plugins PodGroup
     admissions: dict[str, tuple[datetime | None, str | None]] = {}
     for obj in objects:
         group, kind_name, _, _ = ref_of(obj)

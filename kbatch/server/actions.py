@@ -20,8 +20,8 @@ from kbatch.sim import faults
 from kbatch.sim.devices import DeviceTemplate
 from kbatch.sim.nodes import NodeTemplate, create_nodes
 
-__all__ = ["ACTIONS", "ARGUMENTS", "MAX_NODES_PER_CALL", "check_arguments", "first_free_block", "parse_taint",
-           "pod_log", "wait_predicate"]
+__all__ = ["ACTIONS", "ARGUMENTS", "MAX_NODES_PER_CALL", "check_arguments", "first_free_block",
+           "node_template", "parse_taint", "pod_log", "wait_predicate"]
 
 Obj = dict[str, Any]
 Action = Callable[[Any, Obj], Obj]
@@ -74,6 +74,17 @@ def _device_template(dra: Obj) -> DeviceTemplate:
     return template
 
 
+def node_template(args: Obj) -> NodeTemplate:
+    """``nodes-add``'s arguments (``cpu``, ``memory``, ``gpu``, ``pods``, ``labels``, ``taints``,
+    ``dra``) as a node template; also what an experiment file's ``nodes`` entries become."""
+    dra = args.get("dra")
+    devices = _device_template(dra) if dra else None
+    return NodeTemplate(cpu=str(args.get("cpu") or "8"), memory=str(args.get("memory") or "32Gi"),
+                        pods=int(args.get("pods") or 110), gpus=0 if devices else int(args.get("gpu") or 0),
+                        labels=dict(args.get("labels") or {}),
+                        taints=tuple(parse_taint(t) for t in args.get("taints") or ()), devices=devices)
+
+
 def nodes_add(backend: Any, args: Obj) -> Obj:
     count = int(args.get("count", 1))
     if count < 1:
@@ -83,14 +94,7 @@ def nodes_add(backend: Any, args: Obj) -> Obj:
     prefix = f"{args.get('prefix') or 'node'}-"
     existing = {n["metadata"]["name"] for n in backend.list(_info(backend, "nodes"), None)["items"]}
     start = first_free_block(existing, prefix, count)
-    dra = args.get("dra")
-    devices = _device_template(dra) if dra else None
-    template = NodeTemplate(cpu=str(args.get("cpu") or "8"), memory=str(args.get("memory") or "32Gi"),
-                            pods=int(args.get("pods") or 110),
-                            gpus=0 if devices else int(args.get("gpu") or 0),
-                            labels=dict(args.get("labels") or {}),
-                            taints=tuple(parse_taint(t) for t in args.get("taints") or ()), devices=devices)
-    created = create_nodes(backend.control_plane, count, template, prefix=prefix, start=start)
+    created = create_nodes(backend.control_plane, count, node_template(args), prefix=prefix, start=start)
     return {"nodes": [n.metadata.name for n in created]}
 
 

@@ -99,3 +99,15 @@ def test_report_through_kbatch_serve(kb: Any, server: ServeProcess) -> None:  # 
     w = _by_name(json.loads(kb.ok(*remote, "report", "-o", "json")))["remote"]
     assert (w["outcome"], w["completion_time"], w["queueing_delay"]) == ("Succeeded", 31, 0)
     assert not kb.state.exists()
+
+
+def test_report_dash_n_on_the_cli(kb: Any) -> None:
+    kb.ok("nodes", "add", "--count", "1", "--gpu", "8")
+    kb.ok("apply", "-f", "-", input_=json.dumps({"apiVersion": "v1", "kind": "Namespace",
+                                                  "metadata": {"name": "team-a"}}))
+    for ns in ("default", "team-a"):
+        kb.ok("-n", ns, "apply", "-f", "-", input_=gpu_job(f"j-{ns}", 5))
+    kb.ok("advance", "1m")
+    names = [w["name"] for w in json.loads(kb.ok("report", "-n", "team-a", "-o", "json"))["workloads"]]
+    assert names == ["j-team-a"]
+    assert len(json.loads(kb.ok("report", "-o", "json"))["workloads"]) == 2

@@ -128,6 +128,21 @@ def test_podgroup_gathers_pods_by_label() -> None:
     assert _only(report, "other").kind == "Pod"  # same label in another namespace: not a member
 
 
+def test_a_jobs_pods_in_a_podgroup_are_the_jobs_gang_not_a_second_workload() -> None:
+    # seed 002's coscheduling study: a PodGroup and a Job of the same name, the Job's pods labelled
+    pg = custom("scheduling.x-k8s.io/v1alpha1", "PodGroup", "train-0", 0, spec={"minMember": 2},
+                status={"phase": "Finished"})
+    lonely = custom("scheduling.x-k8s.io/v1alpha1", "PodGroup", "unused", 0, spec={"minMember": 2})
+    j = job("train-0", 0, started=0, complete=73)
+    label = {"scheduling.x-k8s.io/pod-group": "train-0"}
+    objs = [pg, lonely, j, pod("t0", 0, owner=j, labels=label, scheduled=0, started=0, finished=72),
+            pod("t1", 0, owner=j, labels=label, scheduled=0, started=0, finished=72)]
+    report = build_report(objs)
+    assert [(w.kind, w.name, w.pods) for w in report.workloads] == [("Job", "train-0", 2),
+                                                                     ("PodGroup", "unused", 0)]
+    assert report.workloads[0].completion_time == 73
+
+
 def test_a_new_kind_plugs_in() -> None:
     class Widget:
         group, kind = "example.dev", "Widget"

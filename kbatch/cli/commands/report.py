@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 
 from kbatch.cli.errors import UserError, command
-from kbatch.cli.options import global_options
+from kbatch.cli.options import NAMESPACE, global_options
 
 __all__ = ["register"]
 
@@ -31,7 +31,8 @@ def report(ctx: typer.Context,
            plot: str | None = typer.Option(None, "--plot", help="Write PNG plots into this directory."),
            html: str | None = typer.Option(None, "--html", help="Write a self-contained HTML page here."),
            summary: bool = typer.Option(False, "--summary",
-                                        help="Table: no row per workload.")) -> None:
+                                        help="Table: no row per workload."),
+           namespace: str | None = NAMESPACE) -> None:
     """Per-workload timelines, aggregates and cluster utilisation, from object time stamps."""
     from kbatch.reporting import build_report, sources
     from kbatch.reporting.metrics import group_key
@@ -51,6 +52,7 @@ def report(ctx: typer.Context,
 
         with session(global_options(ctx), save=False) as backend:
             objects, now = sources.from_backend(backend)
+    objects = sources.in_namespace(objects, namespace)  # -n NS: its workloads, on every node
     result = build_report(objects, end=now, by=by, node_group=node_group or None)
     if plot:
         from kbatch.reporting.plots import write_plots

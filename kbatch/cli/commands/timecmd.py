@@ -30,7 +30,7 @@ def advance(ctx: typer.Context,
     seconds = duration_option(duration, "DURATION") if duration is not None else None
     with session(global_options(ctx)) as backend:
         if seconds and not until_idle and sys.stderr.isatty() and seconds >= PROGRESS_FROM:
-            out = _advance_with_progress(backend, seconds)
+            out = _with_progress(backend, seconds)
         else:
             out = backend.advance(seconds, until_idle=until_idle)
     moved = format_duration(out.get("advancedSeconds", 0.0))
@@ -38,26 +38,28 @@ def advance(ctx: typer.Context,
     typer.echo(f"advanced {moved} to {out['now']}{note}")
 
 
-PROGRESS_FROM = 3600.0  # a progress bar (on a terminal) for advances of an hour or more
+PROGRESS_FROM = 3600.0  # a progress bar (on a terminal) for spans of an hour or more
 PROGRESS_STEPS = 60
 
 
-def _advance_with_progress(backend: Any, seconds: float) -> dict[str, Any]:
-    """The same advance in equal steps (timers still fire in order), drawing a bar on stderr."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
+def _with_progress(backend: Any, seconds: float, wait_for: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The same advance (or wait) in equal steps, timers still firing in order and a wait stopping
+    at the step its condition holds in, drawing a bar on stderr (kbatch.cli.progress)."""
+    from kbatch.cli.progress import progress_bars, store_counts
     from kbatch.runtime.duration import format_duration
 
     step = seconds / PROGRESS_STEPS
     total = 0.0
     out: dict[str, Any] = {}
-    with Progress(TextColumn("advancing {task.description}"), BarColumn(), TimeElapsedColumn(),
-                  transient=True, console=None) as bar:
-        task = bar.add_task(format_duration(seconds), total=PROGRESS_STEPS)
+    with progress_bars(True) as bars:
+        assert bars is not None
+        task = bars.add(f"{'waiting' if wait_for else 'advancing'} {format_duration(seconds)}", seconds)
         for _ in range(PROGRESS_STEPS):
-            out = backend.advance(step)
+            out = backend.advance(step, wait_for=wait_for) if wait_for else backend.advance(step)
             total += out.get("advancedSeconds", step)
-            bar.advance(task)
+            bars.update(task, total, *store_counts(backend))
+            if wait_for and out.get("met"):
+                break
     return out | {"advancedSeconds": total}
 
 
@@ -85,7 +87,10 @@ def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, 
         info = kind_info(backend.registry, kind)
         spec |= {"kind": info.plural + (f".{info.group}" if info.group else ""),
                  "namespace": namespace_for(info, namespace)}
-        out = backend.advance(seconds, wait_for=spec)
+        if sys.stderr.isatty() and seconds >= PROGRESS_FROM:
+            out = _with_progress(backend, seconds, spec)
+        else:
+            out = backend.advance(seconds, wait_for=spec)
     label = f"{info.kind.lower()}.{info.group}/{name}" if info.group else f"{info.kind.lower()}/{name}"
     if not out.get("met"):
         raise UserError(f"timed out waiting for the condition on {info.plural}/{name}")
