@@ -90,8 +90,12 @@ class Recorder:
     log: list[str] = field(default_factory=list)  # "<virtual s> <what> <key>": admissions, evictions, ends
 
     def order_digest(self) -> str:
-        """sha256 of :attr:`log`: the admission order and times, which an optimisation must not change."""
-        return hashlib.sha256("\n".join(self.log).encode()).hexdigest()
+        """sha256 of :attr:`log`: the admissions and evictions in order, the ends as a set (the
+        runner's writes at one instant may interleave differently with other controllers' work;
+        their instants are fixed by the admissions): what an optimisation must not change."""
+        decisions = [line for line in self.log if " Finished " not in line]
+        ends = sorted(line for line in self.log if " Finished " in line)
+        return hashlib.sha256("\n".join([*decisions, "--", *ends]).encode()).hexdigest()
 
     def on_add(self, obj: Any) -> None:
         self.on_update(None, obj)
@@ -380,6 +384,7 @@ def run(
         "admission_ms": {k: 1000 * sum(v) / len(v) for k, v in per_class.items()},
         "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "order_digest": recorder.order_digest(),
+        "log": recorder.log,
         "trace_digest": cp.trace.digest() if trace else None,
     }
 

@@ -131,6 +131,7 @@ class KueueManager:
             ctx.recorder.sink, "kueue-job-controller", ctx.recorder.host, ctx.recorder.correlator
         )
         self.controllers: dict[str, Any] = {}  # name -> Controller (set by setup)
+        self.batched: set[tuple[str, Request]] = set()  # waiting for the end of the instant
         self.integrations: list[Any] = []  # the enabled job integrations (set by setup)
         cache = ctx.cache
         cache.add_index(Workload, BY_QUEUE, _by_queue)
@@ -188,19 +189,37 @@ class KueueManager:
             if c is not None:
                 c.queue.add_after(Request("", name), self.requeue_period)
 
+    def enqueue_batched(self, controller: str, request: Request) -> None:
+        """Enqueue once the current virtual instant has nothing else to do (upstream: ``AddAfter``
+        of ``constants.UpdatesBatchPeriod``, 1 s, "batching multiple rapid updates into a single
+        reconciliation"). kbatch batches per instant instead of per second: a burst of workload
+        changes at one instant is one status write per queue, and a status read after
+        ``run_until_idle`` is current. The deferral is a timer due now, which the loop fires only
+        when no request is ready (``kbatch.runtime.loop``)."""
+        key = (controller, request)
+        if key in self.batched:
+            return
+        self.batched.add(key)
+        self.ctx.timers.schedule_call(self.ctx.clock.now(), self._flush_batched, key)
+
+    def _flush_batched(self, key: tuple[str, Request]) -> None:
+        self.batched.discard(key)
+        self.enqueue(*key)
+
     def workload_changed(self, old: Workload | None, new: Workload | None) -> None:
-        """``notifyWatchers``: the LocalQueue and ClusterQueue status controllers."""
+        """``notifyWatchers``: the LocalQueue and ClusterQueue status controllers, batched
+        (:meth:`enqueue_batched`)."""
         for wl in (old, new):
             if wl is None:
                 continue
             q = wl.spec.queue_name if wl.spec else None
             if q:
-                self.enqueue("kueue-localqueue", Request(wl.metadata.namespace or "", q))
+                self.enqueue_batched("kueue-localqueue", Request(wl.metadata.namespace or "", q))
             cq = (
                 wl.status.admission.cluster_queue if wl.status and wl.status.admission else None
             ) or self.queues.cluster_queue_for(wl)
             if cq:
-                self.enqueue("kueue-clusterqueue", Request("", cq))
+                self.enqueue_batched("kueue-clusterqueue", Request("", cq))
 
     def info(self, wl: Workload) -> WorkloadInfo:
         return WorkloadInfo.of(wl, self.info_options)
@@ -324,7 +343,8 @@ class ClusterQueueHandler:
         ):
             mgr.kick()
         mgr.enqueue("kueue-clusterqueue", Request("", name))
-        self._wake_workloads(name)
+        if _wakes_workloads(old, cq, was_active, mgr.cache.active(name)):
+            self._wake_workloads(name)
 
     def _wake_workloads(self, name: str) -> None:
         """``workloadQueueHandler``: pending workloads of the queue's LocalQueues re-check their
@@ -345,6 +365,19 @@ class ClusterQueueHandler:
         mgr.cache.delete_cluster_queue(name)
         mgr.queues.delete_cluster_queue(name)
         self._wake_workloads(name)
+
+
+def _wakes_workloads(old: ClusterQueue | None, new: ClusterQueue, was_active: bool, active: bool) -> bool:
+    """Whether a ClusterQueue event concerns its LocalQueues and pending workloads: upstream's
+    ``workloadQueueHandler.Update`` reacts to deletion and to ``admissionChecksStrategy`` /
+    ``stopPolicy``, ``qCQHandler.Update`` to ``status.conditions``; kbatch also to any spec change
+    and to the cache's active state. A status write that only moves counts and usage (the queue
+    status controller's, after every admission) wakes nobody."""
+    if old is None or old.spec != new.spec or was_active != active:
+        return True
+    if old.metadata.deletion_timestamp != new.metadata.deletion_timestamp:
+        return True
+    return (old.status.conditions if old.status else None) != (new.status.conditions if new.status else None)
 
 
 class LocalQueueHandler:
