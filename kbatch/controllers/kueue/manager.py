@@ -333,9 +333,12 @@ class ClusterQueueHandler:
         mgr = self.mgr
         name = cq.metadata.name or ""
         was_active = mgr.cache.active(name)
-        mgr.cache.add_or_update_cluster_queue(cq)
-        settings = settings_of(cq)
-        mgr.queues.add_or_update_cluster_queue(name, settings.queueing_strategy, settings.namespace_selector)
+        if _concerns_cache(old, cq):
+            mgr.cache.add_or_update_cluster_queue(cq)
+            settings = settings_of(cq)
+            mgr.queues.add_or_update_cluster_queue(
+                name, settings.queueing_strategy, settings.namespace_selector
+            )
         if old is None or old.spec != cq.spec:
             mgr.notify_retry_inadmissible([name])
         if (old is None or old.spec != cq.spec or was_active != mgr.cache.active(name)) and mgr.cache.active(
@@ -365,6 +368,17 @@ class ClusterQueueHandler:
         mgr.cache.delete_cluster_queue(name)
         mgr.queues.delete_cluster_queue(name)
         self._wake_workloads(name)
+
+
+def _concerns_cache(old: ClusterQueue | None, new: ClusterQueue) -> bool:
+    """Whether the cache and the queue manager must take the ClusterQueue again: they read its
+    name, spec and deletion only (``settings_of``, ``add_or_update_cluster_queue``), so a status
+    write (the status controller's, after every admission) leaves them as they are."""
+    return (
+        old is None
+        or old.spec != new.spec
+        or old.metadata.deletion_timestamp != new.metadata.deletion_timestamp
+    )
 
 
 def _wakes_workloads(old: ClusterQueue | None, new: ClusterQueue, was_active: bool, active: bool) -> bool:

@@ -302,7 +302,9 @@ def _assignments(e: Entry, cq: ClusterQueueNode, inputs: CycleInputs) -> tuple[A
         spec_sets = (wl.obj.spec.pod_sets if wl.obj.spec else None) or ()
         counts = [ps.count if ps.count is not None else 1 for ps in spec_sets]
         found, ok = search(
-            counts, [ps.min_count for ps in spec_sets], lambda c: _partial(_try(assigner, oracle, c, e, cq, inputs))
+            counts,
+            [ps.min_count for ps in spec_sets],
+            lambda c: _partial(_try(assigner, oracle, c, e, cq, inputs)),
         )
         if ok and found is not None:
             return found
