@@ -15,7 +15,11 @@ The whole-trace digest pins every write. Both move only with a deliberate, docum
 * Queue status controllers enqueued at the end of the instant (upstream batches them by 1 s): fewer
   status writes between the scheduler's cycles change the interleaving within an instant: evictions
   at 2.4 s in another order, three small workloads admitted at 8.0 s instead of 12.5 s: the
-  digests below. (Memoising the preemption oracle's targets since: byte-identical.)
+  order b5570d92..., trace f66e64f5... (Memoising the preemption oracle's targets, ratcheted status
+  validation, no cache rebuild or self-reconcile on a queue's own status write: byte-identical.)
+* A LocalQueue update wakes the scheduler only when its ClusterQueue changed (upstream's
+  ``UpdateLocalQueue`` broadcasts only then): fewer scheduler cycles, the same admissions and
+  evictions: the digests below.
 
 Speed is not judged here (docs: benchmarks measure, tests do not time).
 """
@@ -36,7 +40,7 @@ ROOT = Path(kbatch.__file__).resolve().parents[1]
 
 # recorded at 87ff30c (before the throughput work); see the module docstring
 ORDER_DIGEST = "b5570d926cceb4e65b8663645b5530b0f693f7d6bb4bfdf600b84f9c4ec7f87b"
-TRACE_DIGEST = "f66e64f5a2e8581fc170cf993744dbb858da8c10c31316932a364b3c82a10dfe"
+TRACE_DIGEST = "95625fff972645597ec3eae09813ae66e0e146cbc523ed932f0eea3c4fb99543"
 
 
 def _bench() -> Any:

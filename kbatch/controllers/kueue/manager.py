@@ -345,7 +345,8 @@ class ClusterQueueHandler:
             name
         ):
             mgr.kick()
-        mgr.enqueue("kueue-clusterqueue", Request("", name))
+        if _concerns_cache(old, cq):  # a status write of its own: the status controller wrote it
+            mgr.enqueue("kueue-clusterqueue", Request("", name))
         if _wakes_workloads(old, cq, was_active, mgr.cache.active(name)):
             self._wake_workloads(name)
 
@@ -421,14 +422,19 @@ class LocalQueueHandler:
         cq = (new.spec.cluster_queue if new.spec else None) or ""
         if old_stop == new_stop:
             if new_stop == "None":
+                # ``Manager.UpdateLocalQueue`` broadcasts only when the ClusterQueue changed
+                known = mgr.queues.local_queues.get(key)
+                moved = known is not None and known.cluster_queue != cq
                 mgr.queues.update_local_queue(key, cq)
-                mgr.kick()
+                if moved:
+                    mgr.kick()
         elif new_stop == "None":
             mgr.queues.add_local_queue(key, cq, self._workloads(new))
             mgr.kick()
         else:
             mgr.queues.delete_local_queue(key)
-        mgr.enqueue("kueue-localqueue", Request(new.metadata.namespace or "", new.metadata.name or ""))
+        if old.spec != new.spec or old.metadata.deletion_timestamp != new.metadata.deletion_timestamp:
+            mgr.enqueue("kueue-localqueue", Request(new.metadata.namespace or "", new.metadata.name or ""))
         if old.spec != new.spec:
             self._wake(new)
 
