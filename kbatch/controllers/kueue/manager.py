@@ -345,7 +345,7 @@ class ClusterQueueHandler:
             name
         ):
             mgr.kick()
-        if _concerns_cache(old, cq):  # a status write of its own: the status controller wrote it
+        if not _status_only(old, cq):  # (its own status write: nothing the controller reads moved)
             mgr.enqueue("kueue-clusterqueue", Request("", name))
         if _wakes_workloads(old, cq, was_active, mgr.cache.active(name)):
             self._wake_workloads(name)
@@ -380,6 +380,14 @@ def _concerns_cache(old: ClusterQueue | None, new: ClusterQueue) -> bool:
         or old.spec != new.spec
         or old.metadata.deletion_timestamp != new.metadata.deletion_timestamp
     )
+
+
+def _status_only(old: Any, new: Any) -> bool:
+    """Whether an update changed nothing but the status (a queue status controller's own write)."""
+    if old is None or old.spec != new.spec:
+        return False
+    o, n = old.metadata, new.metadata
+    return o.deletion_timestamp == n.deletion_timestamp and o.finalizers == n.finalizers
 
 
 def _wakes_workloads(old: ClusterQueue | None, new: ClusterQueue, was_active: bool, active: bool) -> bool:
@@ -433,7 +441,7 @@ class LocalQueueHandler:
             mgr.kick()
         else:
             mgr.queues.delete_local_queue(key)
-        if old.spec != new.spec or old.metadata.deletion_timestamp != new.metadata.deletion_timestamp:
+        if not _status_only(old, new):
             mgr.enqueue("kueue-localqueue", Request(new.metadata.namespace or "", new.metadata.name or ""))
         if old.spec != new.spec:
             self._wake(new)
