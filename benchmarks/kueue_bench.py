@@ -157,6 +157,9 @@ class RunnerController:
 
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
+        # uid -> when the runner saw it admitted (upstream's ``setAdmittedTime``: the condition's
+        # lastTransitionTime has whole seconds, a 150 ms workload would end at once)
+        self.admitted_at: dict[str, float] = {}
 
     def reconcile(self, request: Any) -> Any:
         from kbatch.api.errors import Conflict
@@ -176,11 +179,13 @@ class RunnerController:
                 )
                 self.ctx.client.update_status(wl.model_copy(update={"status": st}))
                 return None
-            admitted = W.find(status, "Admitted")
-            if admitted is None or admitted.status != "True" or W.has(status, "Finished"):
+            uid = wl.metadata.uid or ""
+            if not W.has(status, "Admitted") or W.has(status, "Finished"):
+                self.admitted_at.pop(uid, None)
                 return None
+            at = self.admitted_at.setdefault(uid, self.ctx.clock.now())
             runtime = int((wl.metadata.labels or {}).get("kueue.x-k8s.io/perf-runtime-ms", "0")) / 1000
-            remaining = runtime - (now - admitted.last_transition_time).total_seconds()
+            remaining = round(runtime - (self.ctx.clock.now() - at), 6)  # (float sums: whole microseconds)
             if remaining > 0:
                 return Result(requeue_after=remaining)
             st = W.status_of(wl)
