@@ -430,12 +430,13 @@ class LocalQueueHandler:
         cq = (new.spec.cluster_queue if new.spec else None) or ""
         if old_stop == new_stop:
             if new_stop == "None":
-                # ``Manager.UpdateLocalQueue`` broadcasts only when the ClusterQueue changed
-                known = mgr.queues.local_queues.get(key)
-                moved = known is not None and known.cluster_queue != cq
                 mgr.queues.update_local_queue(key, cq)
-                if moved:
-                    mgr.kick()
+                # upstream's ``UpdateLocalQueue`` broadcasts only when the ClusterQueue changed, but
+                # its scheduler also loops on its own (1-10 ms back-off); kbatch's runs when woken,
+                # and this wake (after the LocalQueue status write that follows a release) is what
+                # re-runs it once quota is freed. Not waking here made heads preempt instead of
+                # fitting into quota freed at the same instant (12 -> 72 evictions in the pinned replay).
+                mgr.kick()
         elif new_stop == "None":
             mgr.queues.add_local_queue(key, cq, self._workloads(new))
             mgr.kick()
