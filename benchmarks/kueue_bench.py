@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import resource
 import sys
 import time
@@ -86,6 +87,15 @@ class Recorder:
     last: float = 0.0
     evictions: int = 0
     clock: Any = None
+    log: list[str] = field(default_factory=list)  # "<virtual s> <what> <key>": admissions, evictions, ends
+
+    def order_digest(self) -> str:
+        """sha256 of :attr:`log`: the admissions and evictions in order, the ends as a set (the
+        runner's writes at one instant may interleave differently with other controllers' work;
+        their instants are fixed by the admissions): what an optimisation must not change."""
+        decisions = [line for line in self.log if " Finished " not in line]
+        ends = sorted(line for line in self.log if " Finished " in line)
+        return hashlib.sha256("\n".join([*decisions, "--", *ends]).encode()).hexdigest()
 
     def on_add(self, obj: Any) -> None:
         self.on_update(None, obj)
@@ -110,29 +120,24 @@ class Recorder:
             self.last = now
             return
         key = f"{new.metadata.namespace}/{new.metadata.name}"
-        conds = {c.type: c.status for c in (new.status.conditions if new.status else None) or ()}
+        conds = _true_conditions(new)
+        was = _true_conditions(old) if old is not None else set()
         if key not in self.created:
             self.created[key] = now
             self.classes[key] = (new.metadata.labels or {}).get("kueue.x-k8s.io/perf-class", "")
-        if conds.get("Admitted") == "True" and key not in self.admitted:
+        for cond in sorted(conds - was):
+            if cond in ("Admitted", "Evicted", "Finished"):
+                self.log.append(f"{now:.6f} {cond} {key}")
+        if "Admitted" in conds and key not in self.admitted:
             self.admitted[key] = now
-        if conds.get("Finished") == "True" and (
-            old is None
-            or not any(
-                c.type == "Finished" and c.status == "True"
-                for c in (old.status.conditions if old.status else None) or ()
-            )
-        ):
+        if "Finished" in conds and "Finished" not in was:
             self.finished += 1
-        if (
-            conds.get("Evicted") == "True"
-            and old is not None
-            and not any(
-                c.type == "Evicted" and c.status == "True"
-                for c in (old.status.conditions if old.status else None) or ()
-            )
-        ):
+        if "Evicted" in conds and old is not None and "Evicted" not in was:
             self.evictions += 1
+
+
+def _true_conditions(wl: Any) -> set[str]:
+    return {c.type for c in (wl.status.conditions if wl.status else None) or () if c.status == "True"}
 
 
 def _cached_workload(ctx: Any, request: Any) -> Any:
@@ -152,6 +157,9 @@ class RunnerController:
 
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
+        # uid -> when the runner saw it admitted (upstream's ``setAdmittedTime``: the condition's
+        # lastTransitionTime has whole seconds, a 150 ms workload would end at once)
+        self.admitted_at: dict[str, float] = {}
 
     def reconcile(self, request: Any) -> Any:
         from kbatch.api.errors import Conflict
@@ -171,11 +179,13 @@ class RunnerController:
                 )
                 self.ctx.client.update_status(wl.model_copy(update={"status": st}))
                 return None
-            admitted = W.find(status, "Admitted")
-            if admitted is None or admitted.status != "True" or W.has(status, "Finished"):
+            uid = wl.metadata.uid or ""
+            if not W.has(status, "Admitted") or W.has(status, "Finished"):
+                self.admitted_at.pop(uid, None)
                 return None
+            at = self.admitted_at.setdefault(uid, self.ctx.clock.now())
             runtime = int((wl.metadata.labels or {}).get("kueue.x-k8s.io/perf-runtime-ms", "0")) / 1000
-            remaining = runtime - (now - admitted.last_transition_time).total_seconds()
+            remaining = round(runtime - (self.ctx.clock.now() - at), 6)  # (float sums: whole microseconds)
             if remaining > 0:
                 return Result(requeue_after=remaining)
             st = W.status_of(wl)
@@ -231,14 +241,19 @@ def _runner(ctx: Any) -> Any:
     return ctx.build("perf-runner").for_(Workload).complete(RunnerController(ctx))
 
 
-def _setup(cp: Any, name: str, scale: float) -> tuple[list[tuple[float, dict[str, Any]]], int]:
-    """The queues, and the workloads to create as (virtual seconds after the start, manifest)."""
+def _setup(
+    cp: Any, name: str, scale: float, shape: tuple[int, int] | None = None
+) -> tuple[list[tuple[float, dict[str, Any]]], int]:
+    """The queues, and the workloads to create as (virtual seconds after the start, manifest);
+    ``shape`` (cohorts, ClusterQueues per cohort) overrides the configuration's (a smaller world for
+    tests)."""
     config = CONFIGS[name]
+    cohorts, queues = shape or (config["cohorts"], config["queues"])
     cp.apply([{"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "default"}}])
     objects: list[dict[str, Any]] = []
     schedule: list[tuple[float, dict[str, Any]]] = []
-    for c in range(config["cohorts"]):
-        for q in range(config["queues"]):
+    for c in range(cohorts):
+        for q in range(queues):
             cq = f"cq-0-{q}-cohort-{c}"
             objects += [
                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": cq}},
@@ -318,7 +333,9 @@ def _setup(cp: Any, name: str, scale: float) -> tuple[list[tuple[float, dict[str
     return schedule, len(schedule)
 
 
-def run(name: str, scale: float, trace: bool, floor: bool = False) -> dict[str, Any]:
+def run(
+    name: str, scale: float, trace: bool, floor: bool = False, shape: tuple[int, int] | None = None
+) -> dict[str, Any]:
     from kbatch.api.kueue_v1beta2 import ClusterQueue, Workload
     from kbatch.families import ControllerSpec
     from kbatch.runtime.controlplane import ControlPlane
@@ -338,7 +355,7 @@ def run(name: str, scale: float, trace: bool, floor: bool = False) -> dict[str, 
     recorder = Recorder(clock=cp.clock)
     cp.cache.informer_for(Workload).add_event_handler(recorder)
     cp.cache.informer_for(ClusterQueue).add_event_handler(recorder)
-    schedule, total = _setup(cp, name, scale)
+    schedule, total = _setup(cp, name, scale, shape)
     start = cp.clock.now()
     models = [(t, Workload.model_validate(m)) for t, m in schedule]
     i = 0
@@ -371,6 +388,9 @@ def run(name: str, scale: float, trace: bool, floor: bool = False) -> dict[str, 
         "evictions": recorder.evictions,
         "admission_ms": {k: 1000 * sum(v) / len(v) for k, v in per_class.items()},
         "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "order_digest": recorder.order_digest(),
+        "log": recorder.log,
+        "trace_digest": cp.trace.digest() if trace else None,
     }
 
 

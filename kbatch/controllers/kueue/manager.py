@@ -131,6 +131,7 @@ class KueueManager:
             ctx.recorder.sink, "kueue-job-controller", ctx.recorder.host, ctx.recorder.correlator
         )
         self.controllers: dict[str, Any] = {}  # name -> Controller (set by setup)
+        self.batched: set[tuple[str, Request]] = set()  # waiting for the end of the instant
         self.integrations: list[Any] = []  # the enabled job integrations (set by setup)
         cache = ctx.cache
         cache.add_index(Workload, BY_QUEUE, _by_queue)
@@ -188,19 +189,37 @@ class KueueManager:
             if c is not None:
                 c.queue.add_after(Request("", name), self.requeue_period)
 
+    def enqueue_batched(self, controller: str, request: Request) -> None:
+        """Enqueue once the current virtual instant has nothing else to do (upstream: ``AddAfter``
+        of ``constants.UpdatesBatchPeriod``, 1 s, "batching multiple rapid updates into a single
+        reconciliation"). kbatch batches per instant instead of per second: a burst of workload
+        changes at one instant is one status write per queue, and a status read after
+        ``run_until_idle`` is current. The deferral is a timer due now, which the loop fires only
+        when no request is ready (``kbatch.runtime.loop``)."""
+        key = (controller, request)
+        if key in self.batched:
+            return
+        self.batched.add(key)
+        self.ctx.timers.schedule_call(self.ctx.clock.now(), self._flush_batched, key)
+
+    def _flush_batched(self, key: tuple[str, Request]) -> None:
+        self.batched.discard(key)
+        self.enqueue(*key)
+
     def workload_changed(self, old: Workload | None, new: Workload | None) -> None:
-        """``notifyWatchers``: the LocalQueue and ClusterQueue status controllers."""
+        """``notifyWatchers``: the LocalQueue and ClusterQueue status controllers, batched
+        (:meth:`enqueue_batched`)."""
         for wl in (old, new):
             if wl is None:
                 continue
             q = wl.spec.queue_name if wl.spec else None
             if q:
-                self.enqueue("kueue-localqueue", Request(wl.metadata.namespace or "", q))
+                self.enqueue_batched("kueue-localqueue", Request(wl.metadata.namespace or "", q))
             cq = (
                 wl.status.admission.cluster_queue if wl.status and wl.status.admission else None
             ) or self.queues.cluster_queue_for(wl)
             if cq:
-                self.enqueue("kueue-clusterqueue", Request("", cq))
+                self.enqueue_batched("kueue-clusterqueue", Request("", cq))
 
     def info(self, wl: Workload) -> WorkloadInfo:
         return WorkloadInfo.of(wl, self.info_options)
@@ -314,17 +333,22 @@ class ClusterQueueHandler:
         mgr = self.mgr
         name = cq.metadata.name or ""
         was_active = mgr.cache.active(name)
-        mgr.cache.add_or_update_cluster_queue(cq)
-        settings = settings_of(cq)
-        mgr.queues.add_or_update_cluster_queue(name, settings.queueing_strategy, settings.namespace_selector)
+        if _concerns_cache(old, cq):
+            mgr.cache.add_or_update_cluster_queue(cq)
+            settings = settings_of(cq)
+            mgr.queues.add_or_update_cluster_queue(
+                name, settings.queueing_strategy, settings.namespace_selector
+            )
         if old is None or old.spec != cq.spec:
             mgr.notify_retry_inadmissible([name])
         if (old is None or old.spec != cq.spec or was_active != mgr.cache.active(name)) and mgr.cache.active(
             name
         ):
             mgr.kick()
-        mgr.enqueue("kueue-clusterqueue", Request("", name))
-        self._wake_workloads(name)
+        if not _status_only(old, cq):  # (its own status write: nothing the controller reads moved)
+            mgr.enqueue("kueue-clusterqueue", Request("", name))
+        if _wakes_workloads(old, cq, was_active, mgr.cache.active(name)):
+            self._wake_workloads(name)
 
     def _wake_workloads(self, name: str) -> None:
         """``workloadQueueHandler``: pending workloads of the queue's LocalQueues re-check their
@@ -345,6 +369,38 @@ class ClusterQueueHandler:
         mgr.cache.delete_cluster_queue(name)
         mgr.queues.delete_cluster_queue(name)
         self._wake_workloads(name)
+
+
+def _concerns_cache(old: ClusterQueue | None, new: ClusterQueue) -> bool:
+    """Whether the cache and the queue manager must take the ClusterQueue again: they read its
+    name, spec and deletion only (``settings_of``, ``add_or_update_cluster_queue``), so a status
+    write (the status controller's, after every admission) leaves them as they are."""
+    return (
+        old is None
+        or old.spec != new.spec
+        or old.metadata.deletion_timestamp != new.metadata.deletion_timestamp
+    )
+
+
+def _status_only(old: Any, new: Any) -> bool:
+    """Whether an update changed nothing but the status (a queue status controller's own write)."""
+    if old is None or old.spec != new.spec:
+        return False
+    o, n = old.metadata, new.metadata
+    return o.deletion_timestamp == n.deletion_timestamp and o.finalizers == n.finalizers
+
+
+def _wakes_workloads(old: ClusterQueue | None, new: ClusterQueue, was_active: bool, active: bool) -> bool:
+    """Whether a ClusterQueue event concerns its LocalQueues and pending workloads: upstream's
+    ``workloadQueueHandler.Update`` reacts to deletion and to ``admissionChecksStrategy`` /
+    ``stopPolicy``, ``qCQHandler.Update`` to ``status.conditions``; kbatch also to any spec change
+    and to the cache's active state. A status write that only moves counts and usage (the queue
+    status controller's, after every admission) wakes nobody."""
+    if old is None or old.spec != new.spec or was_active != active:
+        return True
+    if old.metadata.deletion_timestamp != new.metadata.deletion_timestamp:
+        return True
+    return (old.status.conditions if old.status else None) != (new.status.conditions if new.status else None)
 
 
 class LocalQueueHandler:
@@ -375,13 +431,19 @@ class LocalQueueHandler:
         if old_stop == new_stop:
             if new_stop == "None":
                 mgr.queues.update_local_queue(key, cq)
+                # upstream's ``UpdateLocalQueue`` broadcasts only when the ClusterQueue changed, but
+                # its scheduler also loops on its own (1-10 ms back-off); kbatch's runs when woken,
+                # and this wake (after the LocalQueue status write that follows a release) is what
+                # re-runs it once quota is freed. Not waking here made heads preempt instead of
+                # fitting into quota freed at the same instant (12 -> 72 evictions in the pinned replay).
                 mgr.kick()
         elif new_stop == "None":
             mgr.queues.add_local_queue(key, cq, self._workloads(new))
             mgr.kick()
         else:
             mgr.queues.delete_local_queue(key)
-        mgr.enqueue("kueue-localqueue", Request(new.metadata.namespace or "", new.metadata.name or ""))
+        if not _status_only(old, new):
+            mgr.enqueue("kueue-localqueue", Request(new.metadata.namespace or "", new.metadata.name or ""))
         if old.spec != new.spec:
             self._wake(new)
 

@@ -56,7 +56,16 @@ class CRDStrategy(DefaultStrategy):
         status_node = self.schema.props.get("status")
         errs: list[FieldError] = []
         if status_node is not None:
-            errs += validate(status_node, getattr(new, "status", None), path="status")
+            # ratcheted against the stored status (which passed the same schema when written):
+            # what a status write did not change is not walked again
+            errs += validate(
+                status_node,
+                getattr(new, "status", None),
+                getattr(old, "status", None),
+                path="status",
+                has_old=True,
+                ratchet=True,
+            )
             errs += validate_transitions(
                 status_node, getattr(new, "status", None), getattr(old, "status", None), "status"
             )

@@ -133,10 +133,14 @@ def _fresh(default: Any) -> Any:
 Errors = list[FieldError]
 
 
-def validate(node: Node, value: Any, old: Any = None, path: str = "", *, has_old: bool = False) -> Errors:
+def validate(
+    node: Node, value: Any, old: Any = None, path: str = "", *, has_old: bool = False, ratchet: bool = False
+) -> Errors:
     """Every schema error of ``value`` at ``path`` but the transition rules' (a create's checks, and
-    an update's checks of the new object alone)."""
-    return _validate(node, value, old, path, has_old=has_old, transitions=False)
+    an update's checks of the new object alone). ``ratchet``: a value equal to its correlated old
+    value (same path; list items of ``listType=map`` by key) is not checked again, as
+    apiextensions' validation ratcheting (KEP-4008, GA in 1.33) drops its errors."""
+    return _validate(node, value, old, path, has_old=has_old, transitions=False, ratchet=ratchet)
 
 
 def validate_transitions(node: Node, value: Any, old: Any, path: str = "") -> Errors:
@@ -157,17 +161,21 @@ def _has_transitions(node: Node) -> bool:
     return known
 
 
-def _validate(node: Node, value: Any, old: Any, path: str, *, has_old: bool, transitions: bool) -> Errors:
+def _validate(
+    node: Node, value: Any, old: Any, path: str, *, has_old: bool, transitions: bool, ratchet: bool = False
+) -> Errors:
     if value is None or (transitions and not _has_transitions(node)):
+        return []
+    if ratchet and old is not None and (value is old or value == old):
         return []
     errs: Errors = []
     kind = node.type
     if kind == "object":
-        errs += _object(node, value, old, path, has_old, transitions)
+        errs += _object(node, value, old, path, has_old, transitions, ratchet)
     elif kind == "array":
-        errs += _array(node, value, old, path, has_old, transitions)
+        errs += _array(node, value, old, path, has_old, transitions, ratchet)
     elif kind == "map":
-        errs += _map(node, value, old, path, has_old, transitions)
+        errs += _map(node, value, old, path, has_old, transitions, ratchet)
     elif not transitions:
         errs += _scalar(node, value, path)
     for rule in node.rules:
@@ -186,7 +194,9 @@ def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def _object(node: Node, value: Any, old: Any, path: str, has_old: bool, transitions: bool) -> Errors:
+def _object(
+    node: Node, value: Any, old: Any, path: str, has_old: bool, transitions: bool, ratchet: bool = False
+) -> Errors:
     errs: Errors = []
     if not transitions:
         for wire in node.required:
@@ -196,12 +206,20 @@ def _object(node: Node, value: Any, old: Any, path: str, has_old: bool, transiti
         v = _get(value, wire)
         if v is not None:
             errs += _validate(
-                child, v, _get(old, wire), _join(path, wire), has_old=has_old, transitions=transitions
+                child,
+                v,
+                _get(old, wire),
+                _join(path, wire),
+                has_old=has_old,
+                transitions=transitions,
+                ratchet=ratchet,
             )
     return errs
 
 
-def _array(node: Node, value: list[Any], old: Any, path: str, has_old: bool, transitions: bool) -> Errors:
+def _array(
+    node: Node, value: list[Any], old: Any, path: str, has_old: bool, transitions: bool, ratchet: bool = False
+) -> Errors:
     errs: Errors = []
     if not transitions:
         if node.max_items is not None and len(value) > node.max_items:
@@ -217,7 +235,13 @@ def _array(node: Node, value: list[Any], old: Any, path: str, has_old: bool, tra
         olds = _old_items(node, old)
         for i, item in enumerate(value):
             errs += _validate(
-                node.items, item, olds(item, i), f"{path}[{i}]", has_old=has_old, transitions=transitions
+                node.items,
+                item,
+                olds(item, i),
+                f"{path}[{i}]",
+                has_old=has_old,
+                transitions=transitions,
+                ratchet=ratchet,
             )
     return errs
 
@@ -249,14 +273,28 @@ def _hashable(item: Any) -> Any:
     return item.model_dump_json() if isinstance(item, BaseModel) else item
 
 
-def _map(node: Node, value: dict[str, Any], old: Any, path: str, has_old: bool, transitions: bool) -> Errors:
+def _map(
+    node: Node,
+    value: dict[str, Any],
+    old: Any,
+    path: str,
+    has_old: bool,
+    transitions: bool,
+    ratchet: bool = False,
+) -> Errors:
     errs: Errors = []
     if not transitions and node.max_items is not None and len(value) > node.max_items:
         errs.append(FieldError.too_many(path, len(value), node.max_items))
     if node.values is not None:
         for k in sorted(value):
             errs += _validate(
-                node.values, value[k], _get(old, k), f"{path}[{k}]", has_old=has_old, transitions=transitions
+                node.values,
+                value[k],
+                _get(old, k),
+                f"{path}[{k}]",
+                has_old=has_old,
+                transitions=transitions,
+                ratchet=ratchet,
             )
     return errs
 

@@ -122,15 +122,33 @@ class CycleResult:
 
 
 class _Oracle:
-    __slots__ = ("cq", "now", "preemptor", "snapshot", "wl")
+    """The flavor assigner's preemption oracle for one head. It lives only while that head is
+    nominated, during which the snapshot does not change (the assigner only reads it; a simulation
+    rolls back what it tried), so the targets a simulation found for (flavor resource, quantity)
+    are the ones ``GetTargets`` would find for exactly that request: :meth:`targets_for` hands them
+    back instead of searching twice (upstream searches twice)."""
+
+    __slots__ = ("cq", "memo", "now", "preemptor", "snapshot", "wl")
 
     def __init__(
         self, preemptor: Preemptor, wl: WorkloadInfo, cq: ClusterQueueNode, snapshot: Snapshot, now: datetime
     ) -> None:
         self.preemptor, self.wl, self.cq, self.snapshot, self.now = preemptor, wl, cq, snapshot, now
+        self.memo: dict[tuple[FlavorResource, int], list[Target]] = {}
 
     def __call__(self, fr: FlavorResource, quantity: int) -> tuple[int, int]:
-        return self.preemptor.simulate(self.wl, self.cq, fr, quantity, self.snapshot, self.now)
+        return self.preemptor.simulate(self.wl, self.cq, fr, quantity, self.snapshot, self.now, self.memo)
+
+    def targets_for(
+        self, frs: frozenset[FlavorResource], usage: Mapping[FlavorResource, int]
+    ) -> list[Target] | None:
+        """The simulated targets when the request is the one simulated (one flavor resource)."""
+        if len(frs) != 1 or len(usage) != 1:
+            return None
+        (fr,) = frs
+        quantity = usage.get(fr)
+        found = self.memo.get((fr, quantity)) if quantity is not None else None
+        return list(found) if found is not None else None
 
 
 @dataclass(frozen=True)
@@ -277,14 +295,16 @@ def _assignments(e: Entry, cq: ClusterQueueNode, inputs: CycleInputs) -> tuple[A
         last = None
     oracle = _Oracle(inputs.preemptor, wl, cq, snapshot, inputs.now)
     assigner = FlavorAssigner(wl, cq, snapshot.flavors, oracle, config.assigner, last, inputs.cycle)
-    full = _try(assigner, None, e, cq, inputs)
+    full = _try(assigner, oracle, None, e, cq, inputs)
     if full[1] is not None:
         return full[0], full[1]
     if config.partial_admission and wl.can_be_partially_admitted():
         spec_sets = (wl.obj.spec.pod_sets if wl.obj.spec else None) or ()
         counts = [ps.count if ps.count is not None else 1 for ps in spec_sets]
         found, ok = search(
-            counts, [ps.min_count for ps in spec_sets], lambda c: _partial(_try(assigner, c, e, cq, inputs))
+            counts,
+            [ps.min_count for ps in spec_sets],
+            lambda c: _partial(_try(assigner, oracle, c, e, cq, inputs)),
         )
         if ok and found is not None:
             return found
@@ -292,7 +312,12 @@ def _assignments(e: Entry, cq: ClusterQueueNode, inputs: CycleInputs) -> tuple[A
 
 
 def _try(
-    assigner: FlavorAssigner, counts: list[int] | None, e: Entry, cq: ClusterQueueNode, inputs: CycleInputs
+    assigner: FlavorAssigner,
+    oracle: _Oracle,
+    counts: list[int] | None,
+    e: Entry,
+    cq: ClusterQueueNode,
+    inputs: CycleInputs,
 ) -> tuple[Assignment, list[Target] | None]:
     """One assignment at ``counts``; its targets, or ``None`` when it neither fits nor can preempt."""
     a = assigner.assign(counts)
@@ -302,9 +327,10 @@ def _try(
         return a, []
     if mode == PREEMPT:
         usage = a.total_requests_for(e.info.pod_sets, inputs.config.assigner.ignore_undeclared)
-        targets = inputs.preemptor.get_targets(
-            e.info, cq, a.flavor_resources_needing_preemption(), usage, inputs.snapshot, inputs.now
-        )
+        frs = a.flavor_resources_needing_preemption()
+        targets = oracle.targets_for(frs, usage)
+        if targets is None:
+            targets = inputs.preemptor.get_targets(e.info, cq, frs, usage, inputs.snapshot, inputs.now)
         if targets:
             return a, targets
     return a, None

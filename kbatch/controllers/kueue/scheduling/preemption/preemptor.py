@@ -134,9 +134,14 @@ class Preemptor:
         quantity: int,
         snapshot: Snapshot,
         now: datetime,
+        memo: dict[tuple[FlavorResource, int], list[Target]] | None = None,
     ) -> tuple[int, int]:
-        """``PreemptionOracle.SimulatePreemption``: (possibility, borrowing height after)."""
+        """``PreemptionOracle.SimulatePreemption``: (possibility, borrowing height after). The
+        targets it found are kept in ``memo`` under (fr, quantity) for the caller to reuse while
+        the snapshot is unchanged."""
         targets = self.get_targets(wl, cq, frozenset((fr,)), {fr: quantity}, snapshot, now)
+        if memo is not None:
+            memo[(fr, quantity)] = targets
         if not targets:
             return NO_CANDIDATES, find_height_of_lowest_subtree_that_fits(cq, fr, quantity)[0]
         mark = snapshot.remove_usage_of(t.info for t in targets)
