@@ -98,34 +98,66 @@ def _literal(text: str) -> str:
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*|\*")
 
 
+_QUOTED = re.compile(r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*(,|$)""")
+UNION = "\x00"  # separates the alternative queries of a union (see :func:`find`)
+
+
+def _quoted_members(content: str) -> list[str] | None:
+    """The members of a bracket that holds only quoted strings (``['a.b', 'c']``), else ``None``."""
+    members, pos = [], 0
+    while pos < len(content):
+        match = _QUOTED.match(content, pos)
+        if match is None or match.end() == pos:
+            return None
+        members.append(_literal(match.group(1)))
+        pos = match.end()
+    return members or None
+
+
+def _member_path(member: str) -> str:
+    """A quoted bracket member as client-go reads it: a relative path whose dots separate fields
+    (``['status.capacity']`` is ``.status.capacity``; ``['kubernetes.io/os']`` matches nothing)."""
+    return "".join(f"[{json.dumps(part)}]" for part in member.split("."))
+
+
 def _path(expr: str) -> str:
-    """A kubectl expression as an RFC 9535 query: ``$`` root, bracketed names (dots may be escaped)."""
+    """A kubectl expression as an RFC 9535 query: ``$`` root, bracketed names (dots may be escaped).
+    A union of quoted names, ``['metadata.name', 'status.capacity']``, is client-go's union of paths:
+    one query per member, joined by :data:`UNION`, whose matches :func:`find` concatenates."""
     if not expr:
         raise TemplateError("empty expression")
     if expr[0] in "@$":
         head, rest = "$", expr[1:]
     else:
         head, rest = "$", expr if expr[0] in ".[" else "." + expr
-    out, i = [head], 0
+    outs, i = [[head]], 0
     while i < len(rest):
         char = rest[i]
         if char == "[":
             end = _bracket_end(rest, i)
-            out.append(rest[i:end])
+            members = _quoted_members(rest[i + 1:end - 1])
+            if members is None:
+                for alternative in outs:
+                    alternative.append(rest[i:end])
+            else:
+                outs = [[*alternative, _member_path(m)] for alternative in outs for m in members]
             i = end
         elif char == "." and rest[i + 1:i + 2] == ".":
-            out.append("..")
+            for alternative in outs:
+                alternative.append("..")
             i += 2
             name, i = _name(rest, i)
             if name:
-                out.append(name if _PLAIN.fullmatch(name) else f"[{json.dumps(name)}]")
+                for alternative in outs:
+                    alternative.append(name if _PLAIN.fullmatch(name) else f"[{json.dumps(name)}]")
         elif char == ".":
             name, i = _name(rest, i + 1)
             if name:
-                out.append("." + name if _PLAIN.fullmatch(name) else f"[{json.dumps(name)}]")
+                for alternative in outs:
+                    alternative.append("." + name if _PLAIN.fullmatch(name) else f"[{json.dumps(name)}]")
         else:
             raise TemplateError(f"unrecognized character {char!r} in {expr!r}")
-    return "".join(out)
+    return UNION.join("".join(alternative) for alternative in outs)
 
 
 def _name(text: str, i: int) -> tuple[str, int]:
@@ -168,8 +200,9 @@ def _query(path: str) -> Any:
 
 
 def find(path: str, data: Any) -> list[Any]:
-    """Every value ``path`` (an RFC 9535 query made by :func:`_path`) matches in ``data``."""
-    return _query(path).findall(data)
+    """Every value ``path`` (RFC 9535 queries made by :func:`_path`) matches in ``data``: a union's
+    members one after the other, as client-go evaluates a union (all matches of the first, then...)."""
+    return [value for query in path.split(UNION) for value in _query(query).findall(data)]
 
 
 def relaxed_expression(expr: str) -> str:

@@ -7,12 +7,15 @@ each with the object's name, namespace and labels; lists are ``NodeMetricsList``
 A simulated container uses what it requests: each running container (and running sidecar, an init
 container with ``restartPolicy: Always``) reports its ``cpu`` and ``memory`` requests as its usage
 (nothing requested: zero), unless the pod declares its usage as KWOK's ``usage-from-annotation``
-ClusterResourceUsage reads it (kubernetes-sigs/kwok ``kustomize/metrics/usage/usage-from-annotation.yaml``,
-docs ``site/content/en/docs/user/resource-usage-configuration.md``): the annotations
+ClusterResourceUsage reads it (kubernetes-sigs/kwok
+``kustomize/metrics/usage/usage-from-annotation.yaml``, docs
+``site/content/en/docs/user/resource-usage-configuration.md``): the annotations
 ``kwok.x-k8s.io/usage-cpu`` and ``kwok.x-k8s.io/usage-memory`` hold a quantity that each running
-container of the pod uses. A value that is not a quantity, or a negative one, is ignored (the requests count), where KWOK's
-CEL ``Quantity()`` would fail the evaluation. KWOK's ResourceUsage and ClusterResourceUsage objects
-(per-container values, CEL expressions over time) are not modelled. Only pods in phase ``Running`` have metrics, as metrics-server reports
+container of the pod uses. A value that is not a quantity, or a negative one, is ignored (the
+requests count), where KWOK's CEL ``Quantity()`` would fail the evaluation. KWOK's ResourceUsage and
+ClusterResourceUsage objects (per-container values, CEL expressions over time) are not modelled.
+
+Only pods in phase ``Running`` have metrics, as metrics-server reports
 pods whose containers run. A node's usage is the sum over its running pods (a real kubelet also
 counts the system's own processes, which a simulated node has none of). ``window`` is
 metrics-server's default resolution, 15 s; ``timestamp`` is the virtual now.

@@ -64,9 +64,14 @@ usage_value = st.one_of(st.builds(lambda m: f"{m}m", st.integers(0, 8000)),
                         st.sampled_from(["nope", "-1", "", "1.5", "2Gi"]))
 
 
-@given(st.lists(st.tuples(st.integers(0, 3), st.one_of(st.none(), usage_value), st.one_of(st.none(), usage_value)),
-                min_size=1, max_size=6))
-def test_declared_usage_replaces_requests_per_container(specs: list[tuple[int, str | None, str | None]]) -> None:
+maybe_usage = st.one_of(st.none(), usage_value)
+
+
+Spec = tuple[int, str | None, str | None]
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), maybe_usage, maybe_usage), min_size=1, max_size=6))
+def test_declared_usage_replaces_requests_per_container(specs: list[Spec]) -> None:
     """KWOK's usage-from-annotation: a valid, non-negative annotation is each container's usage;
     otherwise the container's request counts. The node sums what its pods' containers use."""
     pods = []
@@ -90,7 +95,8 @@ def test_declared_usage_replaces_requests_per_container(specs: list[tuple[int, s
         metrics = pod_metrics(pod, NOW)
         assert metrics is not None
         assert [Quantity(c["usage"]["cpu"]) for c in metrics["containers"]] == [cpu_each] * (containers + 1)
-        assert [Quantity(c["usage"]["memory"]) for c in metrics["containers"]] == [memory_each] * (containers + 1)
+        memories = [Quantity(c["usage"]["memory"]) for c in metrics["containers"]]
+        assert memories == [memory_each] * (containers + 1)
         for _ in range(containers + 1):  # quantities add exactly; rounding happens when printed
             expected_cpu, expected_memory = expected_cpu.add(cpu_each), expected_memory.add(memory_each)
     usage = node_metrics({"metadata": {"name": "n0"}}, pods, NOW)["usage"]
@@ -100,6 +106,7 @@ def test_declared_usage_replaces_requests_per_container(specs: list[tuple[int, s
 
 def test_declared_usage_example() -> None:
     pod = _pod("p", "n0", "Running", 100, 64)
-    pod["metadata"]["annotations"] = {"kwok.x-k8s.io/usage-cpu": "1500m", "kwok.x-k8s.io/usage-memory": "bad"}
+    pod["metadata"]["annotations"] = {"kwok.x-k8s.io/usage-cpu": "1500m",
+                                      "kwok.x-k8s.io/usage-memory": "bad"}
     metrics = pod_metrics(pod, NOW)
     assert metrics is not None and metrics["containers"][0]["usage"] == {"cpu": "1500m", "memory": "64Mi"}
