@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-__all__ = ["TemplateError", "compile_template", "evaluate", "go_value", "relaxed_expression"]
+__all__ = ["TemplateError", "compile_template", "evaluate", "evaluate_as_json", "go_value",
+           "relaxed_expression"]
 
 
 class TemplateError(ValueError):
@@ -230,11 +231,32 @@ def evaluate(nodes: list[Any], data: Any) -> str:
     return "".join(out)
 
 
+def _go_json(value: Any, indent: int | None = None) -> str:
+    """Go's ``json.Marshal``/``MarshalIndent`` text: keys sorted, ``<``, ``>`` and ``&`` escaped."""
+    separators = (",", ":") if indent is None else (",", ": ")
+    text = json.dumps(value, separators=separators, indent=indent, sort_keys=True, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def evaluate_as_json(nodes: list[Any], data: Any) -> str:
+    """``-o jsonpath-as-json``: client-go's JSON output mode, as kubectl prints it: each text, literal
+    and expression the template executes (a range's body once per match) prints its results as an
+    indented JSON array (a text as a one-string array, no match as ``[]``), each on its own lines."""
+    out: list[str] = []
+    for node in nodes:
+        if isinstance(node, str):
+            out.append(_go_json([node], indent=4) + "\n")
+        elif isinstance(node, _Expr):
+            out.append(_go_json(find(node.expr, data), indent=4) + "\n")
+        else:
+            out.extend(evaluate_as_json(node.body, item) for item in find(node.expr, data))
+    return "".join(out)
+
+
 def _text(value: Any) -> str:
     """client-go ``JSONPath.PrintResults``: maps and lists as JSON (Go's ``json.Marshal``), others as text."""
     if isinstance(value, dict | list):
-        text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-        return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        return _go_json(value)
     return go_value(value)
 
 

@@ -96,6 +96,18 @@ def cluster(served: Any) -> Any:
     ("top", "pod", "trainer"),
     ("top", "pod", "declared", "--containers"),
     ("top", "node", "cpu-1"),
+    ("top", "nodes", "--sort-by=cpu"),
+    ("top", "nodes", "--sort-by=memory", "--show-capacity", "--no-headers"),
+    ("top", "pods", "--sum"),
+    ("top", "pods", "-A", "--sort-by=memory", "--sum"),
+    ("top", "pods", "-A", "--containers", "--sum", "--no-headers"),
+    ("top", "pods", "--containers", "--sort-by=cpu"),
+    ("get", "nodes", "-o", "jsonpath={.items[*]['metadata.name', 'status.capacity.cpu']}"),
+    ("get", "nodes", "-o", "jsonpath={.items[0].metadata['name', 'labels.rack']}"),
+    ("get", "nodes", "-o",
+     "jsonpath={.items[0].metadata.labels['kubernetes.io/os']}{.items[0].metadata.name}"),
+    ("get", "nodes", "-o", "jsonpath-as-json={range .items[*]}{.metadata.name}{.status.capacity}{end}"),
+    ("get", "pod", "trainer", "-o", 'jsonpath-as-json=x{.spec.nope}{"\\n"}{.metadata.labels}'),
 ])
 def test_get_prints_what_kubectl_prints(cluster: Any, capsys: pytest.CaptureFixture[str],
                                         args: tuple[str, ...]) -> None:
@@ -228,6 +240,51 @@ def test_top_reports_declared_usage(cluster: Any) -> None:
                                                       ["declared", "b", "1500m", "3072Mi"]]
     node = kubectl(cluster, "top", "node", "cpu-1", "--no-headers").stdout.split()
     assert node == ["cpu-1", "3000m", "75%", "6144Mi", "37%"]  # 4 cpus, 16Gi allocatable
+
+
+@pytest.mark.parametrize(("kind", "files"), [
+    ("jsonpath-file", ['{range .items[*]}{.metadata.name}{"\\t"}{.spec.nodeName}{"\\n"}{end}']),
+    ("custom-columns-file", ["NAME   NODE  PHASE\n.metadata.name  {.spec.nodeName} status.phase\n"]),
+])
+def test_template_files_print_what_kubectl_prints(cluster: Any, capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Any, kind: str, files: list[str]) -> None:
+    for i, text in enumerate(files):
+        path = tmp_path / f"template-{i}"
+        path.write_text(text)
+        for extra in ((), ("--no-headers",)):  # kubectl prints a columns file's headers regardless
+            args = ("get", "pods", "-o", f"{kind}={path}", *extra)
+            theirs = kubectl(cluster, *args).stdout
+            assert theirs.strip()
+            assert kbatch(cluster, capsys, *args) == theirs
+
+
+@pytest.mark.parametrize("args", [
+    ("get", "pods", "-o", "jsonpath-file=/nonexistent/template"),
+    ("get", "pods", "-o", "custom-columns-file=/nonexistent/template"),
+    ("get", "pods", "-o", "jsonpath-as-json="),
+    ("top", "pods", "--sort-by=name"),
+    ("top", "nodes", "--sort-by=pods"),
+])
+def test_output_errors_read_as_kubectl(cluster: Any, capsys: pytest.CaptureFixture[str],
+                                       args: tuple[str, ...]) -> None:
+    theirs = kubectl(cluster, *args, check=False)
+    assert theirs.returncode != 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        main(["--server", cluster.url, *args])
+    assert exit_.value.code
+    ours = capsys.readouterr().err
+    assert ours.strip() == theirs.stderr.strip()
+
+
+def test_go_templates_are_refused_with_a_reason(cluster: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    for args in (("-o", "go-template={{.kind}}"), ("-o", "go-template-file=x"), ("--template", "{{.kind}}")):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exit_:
+            main(["--server", cluster.url, "get", "pods", *args])
+        assert exit_.value.code
+        err = capsys.readouterr().err
+        assert "does not print Go templates" in err and "jsonpath" in err
 
 
 def test_kube_public_and_cluster_info(cluster: Any) -> None:
