@@ -211,6 +211,17 @@ def test_describe_node_allocations(dra_cluster: Any, capsys: pytest.CaptureFixtu
     assert any(r[:2] == ["default", "trainer"] for r in pods)
 
 
+def test_resourceslices_list_by_node_as_kubectl_describe_node_does(dra_cluster: Any) -> None:
+    """kubectl 1.37's describe node lists ``resourceslices`` with ``spec.nodeName=NODE``."""
+    mine = kubectl(dra_cluster, "get", "resourceslices", "--field-selector", "spec.nodeName=dra-0",
+                   "-o", "jsonpath={.items[*].spec.nodeName}").stdout.split()
+    assert mine == ["dra-0"]
+    assert kubectl(dra_cluster, "get", "resourceslices", "--field-selector", "spec.driver=gpu.example.com",
+                   "-o", "name").stdout.strip()
+    assert not kubectl(dra_cluster, "get", "resourceslices", "--field-selector", "spec.nodeName=node-0",
+                       "-o", "name").stdout.strip()
+
+
 def test_describe_node_shows_dra_devices(dra_cluster: Any, capsys: pytest.CaptureFixture[str]) -> None:
     page = kbatch(dra_cluster, capsys, "describe", "node", "dra-0")
     lines = page.splitlines()

@@ -3,7 +3,10 @@
 Usage is ``metrics.k8s.io/v1beta1``'s (:mod:`kbatch.server.metrics_api`, what ``kubectl top`` reads
 from ``kbatch serve``). Layout from kubectl ``pkg/cmd/top`` and ``pkg/metricsutil/metrics_printer.go``:
 cpu in millicores (``250m``), memory in MiB (``1024Mi``), a node's percentages of its allocatable
-truncated to whole percents; every cell, the last too, is followed by a tab, so tabwriter pads it.
+(``--show-capacity``: its capacity) truncated to whole percents; every cell, the last too, is followed
+by a tab, so tabwriter pads it. Rows are sorted by name (``-A``: namespace, name; ``--containers``:
+containers by name too), or with ``--sort-by cpu|memory`` by usage, highest first (``metrics_sorter.go``;
+ties keep name order). ``--sum`` adds kubectl's ``________`` line and the pods' total.
 """
 
 from __future__ import annotations
