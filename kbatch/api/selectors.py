@@ -547,6 +547,8 @@ _FIELD_LABELS: dict[str, dict[str, str]] = {
     "services": {"spec.clusterIP": "spec.clusterIP", "spec.type": "spec.type"},
     "secrets": {"type": "type"},
     "jobs.batch": {"status.successful": "status.succeeded"},
+    # pkg/registry/resource/resourceslice/strategy.go ToSelectableFields (kubectl describe node lists by it)
+    "resourceslices.resource.k8s.io": {"spec.nodeName": "spec.nodeName", "spec.driver": "spec.driver"},
     # the Workload CRD's selectableFields (kueue v0.19.2 apis/kueue/v1beta2/workload_types.go)
     "workloads.kueue.x-k8s.io": {"status.admission.clusterQueue": "status.admission.clusterQueue"},
 }

@@ -76,9 +76,10 @@ def _indent(text: str, by: str = "  ") -> list[str]:
     return [by + line for line in text.splitlines()]
 
 
-def describe_object(backend: Any, spec: KindSpec, obj: Obj, extra: list[str] | None = None) -> str:
+def describe_object(backend: Any, spec: KindSpec, obj: Obj) -> str:
     """The header, the kind's own lines (its family's describer) or, for a kind without one, its spec
-    and status as YAML, then conditions, ``extra`` blocks (a node's pods and allocations) and events."""
+    and status as YAML, then conditions and events (a Node has kubectl's own page,
+    :mod:`kbatch.cli.node_page`)."""
     pairs = _header(obj, spec) + (spec.describe(obj) if spec.describe is not None else [])
     width = max(len(k) for k, _ in pairs) + 2
     lines = [(f"{k}:" if k else "").ljust(width) + v for k, v in pairs]
@@ -87,6 +88,5 @@ def describe_object(backend: Any, spec: KindSpec, obj: Obj, extra: list[str] | N
             if obj.get(section):
                 lines += [f"{section.capitalize()}:", *_indent(render_yaml(obj[section]))]
     lines += _conditions(obj)
-    lines += extra or []
     lines += _events_block(backend, spec, obj)
     return "\n".join(lines)

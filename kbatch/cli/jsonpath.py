@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-__all__ = ["TemplateError", "compile_template", "evaluate", "go_value", "relaxed_expression"]
+__all__ = ["TemplateError", "compile_template", "evaluate", "evaluate_as_json", "go_value",
+           "relaxed_expression"]
 
 
 class TemplateError(ValueError):
@@ -98,34 +99,66 @@ def _literal(text: str) -> str:
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*|\*")
 
 
+_QUOTED = re.compile(r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*(,|$)""")
+UNION = "\x00"  # separates the alternative queries of a union (see :func:`find`)
+
+
+def _quoted_members(content: str) -> list[str] | None:
+    """The members of a bracket that holds only quoted strings (``['a.b', 'c']``), else ``None``."""
+    members, pos = [], 0
+    while pos < len(content):
+        match = _QUOTED.match(content, pos)
+        if match is None or match.end() == pos:
+            return None
+        members.append(_literal(match.group(1)))
+        pos = match.end()
+    return members or None
+
+
+def _member_path(member: str) -> str:
+    """A quoted bracket member as client-go reads it: a relative path whose dots separate fields
+    (``['status.capacity']`` is ``.status.capacity``; ``['kubernetes.io/os']`` matches nothing)."""
+    return "".join(f"[{json.dumps(part)}]" for part in member.split("."))
+
+
 def _path(expr: str) -> str:
-    """A kubectl expression as an RFC 9535 query: ``$`` root, bracketed names (dots may be escaped)."""
+    """A kubectl expression as an RFC 9535 query: ``$`` root, bracketed names (dots may be escaped).
+    A union of quoted names, ``['metadata.name', 'status.capacity']``, is client-go's union of paths:
+    one query per member, joined by :data:`UNION`, whose matches :func:`find` concatenates."""
     if not expr:
         raise TemplateError("empty expression")
     if expr[0] in "@$":
         head, rest = "$", expr[1:]
     else:
         head, rest = "$", expr if expr[0] in ".[" else "." + expr
-    out, i = [head], 0
+    outs, i = [[head]], 0
     while i < len(rest):
         char = rest[i]
         if char == "[":
             end = _bracket_end(rest, i)
-            out.append(rest[i:end])
+            members = _quoted_members(rest[i + 1:end - 1])
+            if members is None:
+                for alternative in outs:
+                    alternative.append(rest[i:end])
+            else:
+                outs = [[*alternative, _member_path(m)] for alternative in outs for m in members]
             i = end
         elif char == "." and rest[i + 1:i + 2] == ".":
-            out.append("..")
+            for alternative in outs:
+                alternative.append("..")
             i += 2
             name, i = _name(rest, i)
             if name:
-                out.append(name if _PLAIN.fullmatch(name) else f"[{json.dumps(name)}]")
+                for alternative in outs:
+                    alternative.append(name if _PLAIN.fullmatch(name) else f"[{json.dumps(name)}]")
         elif char == ".":
             name, i = _name(rest, i + 1)
             if name:
-                out.append("." + name if _PLAIN.fullmatch(name) else f"[{json.dumps(name)}]")
+                for alternative in outs:
+                    alternative.append("." + name if _PLAIN.fullmatch(name) else f"[{json.dumps(name)}]")
         else:
             raise TemplateError(f"unrecognized character {char!r} in {expr!r}")
-    return "".join(out)
+    return UNION.join("".join(alternative) for alternative in outs)
 
 
 def _name(text: str, i: int) -> tuple[str, int]:
@@ -168,8 +201,9 @@ def _query(path: str) -> Any:
 
 
 def find(path: str, data: Any) -> list[Any]:
-    """Every value ``path`` (an RFC 9535 query made by :func:`_path`) matches in ``data``."""
-    return _query(path).findall(data)
+    """Every value ``path`` (RFC 9535 queries made by :func:`_path`) matches in ``data``: a union's
+    members one after the other, as client-go evaluates a union (all matches of the first, then...)."""
+    return [value for query in path.split(UNION) for value in _query(query).findall(data)]
 
 
 def relaxed_expression(expr: str) -> str:
@@ -197,11 +231,32 @@ def evaluate(nodes: list[Any], data: Any) -> str:
     return "".join(out)
 
 
+def _go_json(value: Any, indent: int | None = None) -> str:
+    """Go's ``json.Marshal``/``MarshalIndent`` text: keys sorted, ``<``, ``>`` and ``&`` escaped."""
+    separators = (",", ":") if indent is None else (",", ": ")
+    text = json.dumps(value, separators=separators, indent=indent, sort_keys=True, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def evaluate_as_json(nodes: list[Any], data: Any) -> str:
+    """``-o jsonpath-as-json``: client-go's JSON output mode, as kubectl prints it: each text, literal
+    and expression the template executes (a range's body once per match) prints its results as an
+    indented JSON array (a text as a one-string array, no match as ``[]``), each on its own lines."""
+    out: list[str] = []
+    for node in nodes:
+        if isinstance(node, str):
+            out.append(_go_json([node], indent=4) + "\n")
+        elif isinstance(node, _Expr):
+            out.append(_go_json(find(node.expr, data), indent=4) + "\n")
+        else:
+            out.extend(evaluate_as_json(node.body, item) for item in find(node.expr, data))
+    return "".join(out)
+
+
 def _text(value: Any) -> str:
     """client-go ``JSONPath.PrintResults``: maps and lists as JSON (Go's ``json.Marshal``), others as text."""
     if isinstance(value, dict | list):
-        text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-        return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        return _go_json(value)
     return go_value(value)
 
 

@@ -8,7 +8,11 @@ ephemeral-storage (with percentages), ``hugepages-*`` (with percentages) and eve
 the node's allocatable names (``nvidia.com/gpu``; plain amounts). A pod's amount is upstream's
 ``PodRequests``/``PodLimits`` (component-helpers ``resource/helpers.go``): the containers' sum, the
 init containers by the max rule (sidecars, ``restartPolicy: Always``, run alongside), pod-level
-``spec.resources`` replacing cpu, memory and hugepages (KEP-2837), ``overhead`` added.
+``spec.resources`` replacing cpu, memory and hugepages (KEP-2837), ``overhead`` added. A node without
+``allocatable`` is measured against its ``capacity``, as kubectl does.
+
+Below kubectl's table kbatch adds the DRA devices the pods hold (:mod:`kbatch.cli.node_devices`),
+after a title line without tabs, so kubectl's own columns keep their widths (docs/cli.md).
 """
 
 from __future__ import annotations
@@ -77,20 +81,28 @@ def _cell(amounts: Amounts, name: str, allocatable: Amounts) -> str:
     return f"{amount} ({_percent(amount, allocatable.get(name), name == 'cpu')}%)"
 
 
-def _aligned(rows: list[list[str]]) -> list[str]:
-    """Columns as kubectl's describe tabwriter sets them (padding 2), indented one level."""
-    widths = [max(len(r[i]) for r in rows) + 2 for i in range(len(rows[0]))]
-    return ["  " + "".join(c.ljust(widths[i]) if i < len(r) - 1 else c for i, c in enumerate(r)).rstrip()
-            for r in rows]
+def _dra_lines(devices: list[tuple[str, str, int]]) -> list[str]:
+    """kbatch's DRA rows below kubectl's table (a title line without tabs keeps kubectl's columns)."""
+    if not devices:
+        return []
+    return ["  DRA devices (allocated to these pods' ResourceClaims):", "  Device Class\tDriver\tDevices",
+            "  ------------\t------\t-------",
+            *(f"  {cls}\t{driver}\t{count}" for cls, driver, count in devices)]
 
 
-def node_usage_lines(node: Obj, pods: list[Obj], now: datetime) -> list[str]:
-    """The two blocks, in kubectl's order; ``pods`` are the node's non-terminated pods."""
-    allocatable = {k: Quantity(v) for k, v in ((node.get("status") or {}).get("allocatable") or {}).items()}
+def node_usage_lines(node: Obj, pods: list[Obj], now: datetime,
+                     devices: list[tuple[str, str, int]] | None = None) -> list[str]:
+    """The two blocks in kubectl's order, as tab-separated cells for :func:`~kbatch.cli.tabwriter.tabwrite`
+    (kubectl's exact ``Write`` calls: the empty column after Name is kubectl's); ``pods`` are the node's
+    non-terminated pods, ``devices`` the DRA devices they hold (:mod:`kbatch.cli.node_devices`)."""
+    status = node.get("status") or {}
+    whole = status.get("allocatable") or status.get("capacity") or {}
+    allocatable = {k: Quantity(v) for k, v in whole.items()}
     pods = sorted(pods, key=lambda p: ((p.get("metadata") or {}).get("namespace", ""),
                                        (p.get("metadata") or {}).get("name", "")))
-    rows = [["Namespace", "Name", "CPU Requests", "CPU Limits", "Memory Requests", "Memory Limits", "Age"],
-            ["---------", "----", "------------", "----------", "---------------", "-------------", "---"]]
+    lines = [f"Non-terminated Pods:\t({len(pods)} in total)",
+             "  Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\tAge",
+             "  ---------\t----\t\t------------\t----------\t---------------\t-------------\t---"]
     requests: Amounts = {}
     limits: Amounts = {}
     for pod in pods:
@@ -98,18 +110,17 @@ def node_usage_lines(node: Obj, pods: list[Obj], now: datetime) -> list[str]:
         req, lim = pod_totals(pod, "requests"), pod_totals(pod, "limits")
         _add(requests, req)
         _add(limits, lim)
-        rows.append([meta.get("namespace", ""), meta.get("name", ""), _cell(req, "cpu", allocatable),
-                     _cell(lim, "cpu", allocatable), _cell(req, "memory", allocatable),
-                     _cell(lim, "memory", allocatable), age(meta.get("creationTimestamp"), now)])
-    lines = [f"Non-terminated Pods:  ({len(pods)} in total)", *_aligned(rows)]
-    table = [["Resource", "Requests", "Limits"], ["--------", "--------", "------"]]
+        cells = [meta.get("namespace", ""), meta.get("name", ""), "", _cell(req, "cpu", allocatable),
+                 _cell(lim, "cpu", allocatable), _cell(req, "memory", allocatable),
+                 _cell(lim, "memory", allocatable), age(meta.get("creationTimestamp"), now)]
+        lines.append("  " + "\t".join(cells))
+    lines += ["Allocated resources:", "  (Total limits may be over 100 percent, i.e., overcommitted.)",
+              "  Resource\tRequests\tLimits", "  --------\t--------\t------"]
     hugepages = sorted(n for n in allocatable if n.startswith("hugepages-"))
     for name in (*_STANDARD, *hugepages):
-        table.append([name, _cell(requests, name, allocatable), _cell(limits, name, allocatable)])
+        lines.append(f"  {name}\t{_cell(requests, name, allocatable)}\t{_cell(limits, name, allocatable)}")
     extended = sorted(n for n in allocatable  # not IsStandardContainerResourceName, not pods
                       if n not in (*_STANDARD, "pods") and not n.startswith("hugepages-"))
     for name in extended:
-        table.append([name, str(requests.get(name, "0")), str(limits.get(name, "0"))])
-    lines += ["Allocated resources:", "  (Total limits may be over 100 percent, i.e., overcommitted.)",
-              *_aligned(table)]
-    return lines
+        lines.append(f"  {name}\t{requests.get(name, '0')}\t{limits.get(name, '0')}")
+    return lines + _dra_lines(devices or [])

@@ -20,7 +20,7 @@ from typing import Any
 from kbatch.cli.jsonpath import TemplateError, find, go_value, relaxed_expression
 from kbatch.cli.render import align
 
-__all__ = ["add_label_columns", "custom_columns", "sort_objects"]
+__all__ = ["add_label_columns", "columns_from_file", "custom_columns", "sort_objects"]
 
 Obj = dict[str, Any]
 
@@ -37,6 +37,23 @@ def custom_columns(spec: str, objs: list[Obj], headers: bool = True) -> str:
     for obj in objs:
         lines.append([",".join(go_value(v) for v in find(path, obj)) or "<none>" for _, path in columns])
     return align(lines) if lines else ""
+
+
+def columns_from_file(text: str) -> str:
+    """``-o custom-columns-file``'s template (kubectl ``NewCustomColumnsPrinterFromTemplate``): a line
+    of headers and a line of expressions, both split on whitespace, as the inline spec."""
+    lines = text.splitlines()
+    usage = ("Expected format is one line of space separated headers, one line of space separated column "
+             "specs.")
+    if not lines:
+        raise TemplateError(f"invalid template, missing header line. {usage}")
+    if len(lines) < 2:
+        raise TemplateError(f"invalid template, missing spec line. {usage}")
+    headers, specs = lines[0].split(), lines[1].split()
+    if len(headers) != len(specs):
+        raise TemplateError(f"number of headers ({len(headers)}) and field specifications ({len(specs)}) "
+                            f"don't match")
+    return ",".join(f"{h}:{s}" for h, s in zip(headers, specs, strict=True))
 
 
 def _less(x: Any, y: Any) -> bool:

@@ -6,7 +6,16 @@ each with the object's name, namespace and labels; lists are ``NodeMetricsList``
 
 A simulated container uses what it requests: each running container (and running sidecar, an init
 container with ``restartPolicy: Always``) reports its ``cpu`` and ``memory`` requests as its usage
-(nothing requested: zero). Only pods in phase ``Running`` have metrics, as metrics-server reports
+(nothing requested: zero), unless the pod declares its usage as KWOK's ``usage-from-annotation``
+ClusterResourceUsage reads it (kubernetes-sigs/kwok
+``kustomize/metrics/usage/usage-from-annotation.yaml``, docs
+``site/content/en/docs/user/resource-usage-configuration.md``): the annotations
+``kwok.x-k8s.io/usage-cpu`` and ``kwok.x-k8s.io/usage-memory`` hold a quantity that each running
+container of the pod uses. A value that is not a quantity, or a negative one, is ignored (the
+requests count), where KWOK's CEL ``Quantity()`` would fail the evaluation. KWOK's ResourceUsage and
+ClusterResourceUsage objects (per-container values, CEL expressions over time) are not modelled.
+
+Only pods in phase ``Running`` have metrics, as metrics-server reports
 pods whose containers run. A node's usage is the sum over its running pods (a real kubelet also
 counts the system's own processes, which a simulated node has none of). ``window`` is
 metrics-server's default resolution, 15 s; ``timestamp`` is the virtual now.
@@ -19,12 +28,14 @@ from typing import Any
 
 from kbatch.api.quantity import Quantity
 
-__all__ = ["API_VERSION", "GROUP", "VERSION", "WINDOW", "node_metrics", "pod_metrics"]
+__all__ = ["API_VERSION", "GROUP", "USAGE_ANNOTATIONS", "VERSION", "WINDOW", "declared_usage", "node_metrics",
+           "pod_metrics"]
 
 GROUP, VERSION = "metrics.k8s.io", "v1beta1"
 API_VERSION = f"{GROUP}/{VERSION}"
 WINDOW = "15s"
 _USAGE = ("cpu", "memory")
+USAGE_ANNOTATIONS = {"cpu": "kwok.x-k8s.io/usage-cpu", "memory": "kwok.x-k8s.io/usage-memory"}
 
 Obj = dict[str, Any]
 
@@ -43,9 +54,24 @@ def _meta(obj: Obj, now: datetime) -> Obj:
     return out
 
 
-def _container_usage(container: Obj) -> dict[str, Quantity]:
+def declared_usage(pod: Obj) -> dict[str, Quantity]:
+    """The per-container usage the pod's KWOK annotations declare (valid quantities only)."""
+    annotations = (pod.get("metadata") or {}).get("annotations") or {}
+    out: dict[str, Quantity] = {}
+    for name, key in USAGE_ANNOTATIONS.items():
+        if key in annotations:
+            try:
+                value = Quantity(str(annotations[key]).strip())
+            except ValueError:
+                continue
+            if value.sign() >= 0:
+                out[name] = value
+    return out
+
+
+def _container_usage(container: Obj, declared: dict[str, Quantity]) -> dict[str, Quantity]:
     requests = ((container.get("resources") or {}).get("requests") or {})
-    return {name: Quantity(requests.get(name, 0)) for name in _USAGE}
+    return {name: declared[name] if name in declared else Quantity(requests.get(name, 0)) for name in _USAGE}
 
 
 def _running_containers(pod: Obj) -> list[Obj]:
@@ -58,7 +84,9 @@ def pod_metrics(pod: Obj, now: datetime) -> Obj | None:
     """The pod's ``PodMetrics``, or ``None`` when it is not running."""
     if (pod.get("status") or {}).get("phase") != "Running":
         return None
-    containers = [{"name": c.get("name", ""), "usage": {k: str(v) for k, v in _container_usage(c).items()}}
+    declared = declared_usage(pod)
+    containers = [{"name": c.get("name", ""),
+                   "usage": {k: str(v) for k, v in _container_usage(c, declared).items()}}
                   for c in _running_containers(pod)]
     return {"kind": "PodMetrics", "apiVersion": API_VERSION, "metadata": _meta(pod, now),
             "timestamp": _stamp(now), "window": WINDOW, "containers": containers}
@@ -72,8 +100,9 @@ def node_metrics(node: Obj, pods: list[Obj], now: datetime) -> Obj:
         on_node = (pod.get("spec") or {}).get("nodeName") == name
         if not on_node or (pod.get("status") or {}).get("phase") != "Running":
             continue
+        declared = declared_usage(pod)
         for container in _running_containers(pod):
-            for key, value in _container_usage(container).items():
+            for key, value in _container_usage(container, declared).items():
                 total[key] = total[key].add(value)
     return {"kind": "NodeMetrics", "apiVersion": API_VERSION, "metadata": _meta(node, now),
             "timestamp": _stamp(now), "window": WINDOW, "usage": {k: str(v) for k, v in total.items()}}

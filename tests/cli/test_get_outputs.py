@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -147,3 +148,56 @@ def test_top_nodes_and_pods(kb: Any) -> None:
     assert kb.ok("top", "pods", "--no-headers").split() == ["busy", "2000m", "8192Mi"]
     assert kb("top", "pods", "-n", "other").err.strip() == "No resources found in other namespace."
     assert kb("top", "widgets").code == 1
+
+
+names = st.text(alphabet="abcxyz", min_size=1, max_size=5)
+
+
+@given(st.lists(st.fixed_dictionaries({"a": names, "b": st.fixed_dictionaries({"c": names})}), max_size=5))
+def test_union_of_paths_prints_each_member_in_turn(items: list[dict[str, Any]]) -> None:
+    """client-go's union ``['a', 'b.c']``: every match of the first path, then of the second."""
+    got = evaluate(compile_template("{.items[*]['a', 'b.c']}"), {"items": items})
+    assert got == " ".join([i["a"] for i in items] + [i["b"]["c"] for i in items])
+
+
+def test_a_quoted_name_is_a_dotted_path_as_kubectl_reads_it() -> None:
+    doc = {"labels": {"kubernetes.io/os": "linux", "kubernetes": {"io/os": "nested"}}}
+    assert evaluate(compile_template("{.labels['kubernetes.io/os']}"), doc) == "nested"
+    assert evaluate(compile_template(r"{.labels.kubernetes\.io/os}"), doc) == "linux"
+
+
+def test_jsonpath_as_json_prints_one_array_per_executed_node() -> None:
+    from kbatch.cli.jsonpath import evaluate_as_json
+
+    got = evaluate_as_json(compile_template('x{range .items[*]}{.metadata.name}{end}{.nope}'), DOC)
+    assert [json.loads(part) for part in got.replace("]\n[", "]\x00[").split("\x00")] == \
+        [["x"], ["127.0.0.1"], ["127.0.0.2"], []]
+    assert got.endswith("[]\n") and '[\n    "x"\n]\n' in got
+
+
+def test_custom_columns_file_is_two_lines_of_words() -> None:
+    from kbatch.cli.outputs import columns_from_file
+
+    assert columns_from_file("NAME  CPU\n.metadata.name {.status.capacity.cpu}\n") == \
+        "NAME:.metadata.name,CPU:{.status.capacity.cpu}"
+    for text, message in (("", "missing header line"), ("NAME\n", "missing spec line"),
+                          ("A B\n.a\n", "number of headers (2) and field specifications (1) don't match")):
+        with pytest.raises(TemplateError, match=re.escape(message)):
+            columns_from_file(text)
+
+
+@given(st.lists(st.tuples(st.integers(0, 4000), st.integers(0, 4096)), min_size=1, max_size=8),
+       st.sampled_from([None, "cpu", "memory"]))
+def test_top_sorts_by_usage_and_sums(usages: list[tuple[int, int]], sort_by: str | None) -> None:
+    from kbatch.cli.commands.top import format_pods
+
+    metrics = [{"metadata": {"name": f"p{i}", "namespace": "default"},
+                "containers": [{"name": "c", "usage": {"cpu": f"{cpu}m", "memory": f"{mem}Mi"}}]}
+               for i, (cpu, mem) in enumerate(usages)]
+    lines = format_pods(metrics, False, False, True, sort_by, total=True).split("\n")
+    rows = [line.split() for line in lines[1:-2]]
+    column = {"cpu": 1, "memory": 2}.get(sort_by or "", 0)
+    keys = [int(r[column][:-1] if column == 1 else r[column][:-2]) if column else r[0] for r in rows]
+    assert keys == (sorted(keys, reverse=True) if column else sorted(keys))
+    assert lines[-2].split() == ["________", "________"]
+    assert lines[-1].split() == [f"{sum(c for c, _ in usages)}m", f"{sum(m for _, m in usages)}Mi"]

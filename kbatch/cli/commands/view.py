@@ -10,9 +10,9 @@ import typer
 
 from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
-from kbatch.cli.jsonpath import TemplateError, compile_template, evaluate
+from kbatch.cli.jsonpath import TemplateError, compile_template, evaluate, evaluate_as_json
 from kbatch.cli.options import NAMESPACE, global_options
-from kbatch.cli.outputs import add_label_columns, custom_columns, sort_objects
+from kbatch.cli.outputs import add_label_columns, columns_from_file, custom_columns, sort_objects
 from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml
 from kbatch.cli.resolve import kind_info, kinds_for, namespace_for, split_kind_name
 
@@ -22,8 +22,14 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 ALL_NAMESPACES = typer.Option(False, "-A", "--all-namespaces", help="List across all namespaces.")
-OUTPUTS = ("wide", "yaml", "json", "name", "jsonpath", "custom-columns")
-TEMPLATED = ("jsonpath", "custom-columns")
+OUTPUTS = ("wide", "yaml", "json", "name", "jsonpath", "jsonpath-file", "jsonpath-as-json", "custom-columns",
+           "custom-columns-file")
+TEMPLATED = ("jsonpath", "jsonpath-file", "jsonpath-as-json", "custom-columns", "custom-columns-file")
+DOCUMENTS = ("yaml", "json", "name", "jsonpath", "jsonpath-as-json", "custom-columns")
+GO_TEMPLATES = ("go-template", "go-template-file", "template", "templatefile")
+NO_GO_TEMPLATES = ("kbatch does not print Go templates (-o go-template, go-template-file, template, "
+                   "templatefile, --template): no maintained Python library runs Go's text/template "
+                   "faithfully; use -o jsonpath=… or kubectl against kbatch serve")
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,8 @@ def _print_objects(objs: list[dict[str, Any]], output: str, single: bool,
     doc = objs[0] if single and len(objs) == 1 else as_list(objs)
     if output.startswith("jsonpath="):
         typer.echo(evaluate(compile_template(output.partition("=")[2]), doc), nl=False)
+    elif output.startswith("jsonpath-as-json="):
+        typer.echo(evaluate_as_json(compile_template(output.partition("=")[2]), doc), nl=False)
     elif output.startswith("custom-columns="):
         text = custom_columns(output.partition("=")[2], objs, headers=headers)
         if text:
@@ -63,21 +71,44 @@ def _print_objects(objs: list[dict[str, Any]], output: str, single: bool,
         typer.echo(render_json(doc) if output == "json" else render_yaml(doc))
 
 
-def _check_output(output: str | None) -> None:
-    """kubectl's printer flags: a bad format or template is one error line before anything is read."""
+def _read_template(path: str, what: str = "--template") -> str:
+    """A ``-file`` format's template, with kubectl's message when it cannot be read (``error reading
+    --template F`` for jsonpath-file, ``error reading template F`` for custom-columns-file)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as err:
+        reason = (err.strerror or str(err)).lower()  # Go's *PathError: "open F: no such file or directory"
+        raise UserError(f"error reading {what} {path}, open {path}: {reason}") from None
+
+
+def _check_output(output: str | None) -> str | None:
+    """kubectl's printer flags: a bad format or template is one error line before anything is read.
+    Returns the output with a ``-file`` format's file read in (cli-runtime ``jsonpath_flags.go``,
+    kubectl ``customcolumn_flags.go``): ``jsonpath-file=F`` → ``jsonpath=…``, ``custom-columns-file=F``
+    → ``custom-columns=…`` (kubectl prints that one's headers even with ``--no-headers``)."""
     if output is None:
-        return
+        return None
     name, sep, arg = output.partition("=")
+    if name in GO_TEMPLATES:
+        raise UserError(NO_GO_TEMPLATES)
     if name not in OUTPUTS or bool(sep) != (name in TEMPLATED):
         raise UserError(f'unable to match a printer suitable for the output format "{output}", allowed '
                         f'formats are: {",".join(sorted(OUTPUTS))}')
+    if sep and not arg:
+        raise UserError("template format specified but no template given")
+    if name == "jsonpath-file":
+        name, arg = "jsonpath", _read_template(arg)
+    elif name == "custom-columns-file":
+        name, arg = "custom-columns", columns_from_file(_read_template(arg, "template"))
     try:
-        if name == "jsonpath":
+        if name in ("jsonpath", "jsonpath-as-json"):
             compile_template(arg)
         elif name == "custom-columns":
             custom_columns(arg, [])
     except TemplateError as err:
         raise UserError(f"error parsing {name} {arg}, {err}") from None
+    return f"{name}={arg}" if sep else name
 
 
 def _table_text(backend: Backend, info: Any, objs: list[dict[str, Any]], view: TableView,
@@ -126,12 +157,15 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
         selector: str | None = typer.Option(None, "-l", "--selector", help="Label selector."),
         field_selector: str | None = typer.Option(None, "--field-selector", help="Field selector."),
         output: str | None = typer.Option(None, "-o", "--output",
-                                          help="wide, yaml, json, name, jsonpath=TEMPLATE or "
-                                               "custom-columns=HEADER:EXPR,…"),
+                                          help="wide, yaml, json, name, jsonpath=TEMPLATE, "
+                                               "jsonpath-file=FILE, jsonpath-as-json=TEMPLATE, "
+                                               "custom-columns=HEADER:EXPR,… or custom-columns-file=FILE"),
         sort_by: str | None = typer.Option(None, "--sort-by", help="Sort by a JSONPath field, e.g. "
                                                                     "{.metadata.name}."),
         label_columns: list[str] | None = LABEL_COLUMNS,
         show_labels: bool = typer.Option(False, "--show-labels", help="Add a LABELS column."),
+        template: str | None = typer.Option(None, "--template", help="Go templates are not supported "
+                                                                     "(an error that says so)."),
         watch: bool = typer.Option(False, "-w", "--watch", help="After listing, watch for changes."),
         no_headers: bool = typer.Option(False, "--no-headers", help="Omit the header row."),
         show_managed_fields: bool = typer.Option(False, "--show-managed-fields",
@@ -143,8 +177,12 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
     from kbatch.cli.session import session
 
     timeout = math.ceil(duration_option(request_timeout, "--request-timeout", bare_seconds=True))
-    _check_output(output)
-    view = TableView(output, not no_headers, [k for v in label_columns or () for k in v.split(",") if k],
+    if template is not None:
+        raise UserError(NO_GO_TEMPLATES)
+    custom_file = (output or "").startswith("custom-columns-file=")
+    output = _check_output(output)
+    view = TableView(output, not no_headers or custom_file,
+                     [k for v in label_columns or () for k in v.split(",") if k],
                      show_labels)
     kind, first = split_kind_name(kind)
     wanted = ([first] if first else []) + list(names or [])
@@ -186,7 +224,7 @@ def _print_found(backend: Backend, found: list[tuple[Any, list[dict[str, Any]]]]
                  ns: str | None) -> None:
     everything = _sorted([o for _, objs in found for o in objs], sort_by)
     output = view.output or ""
-    if output.partition("=")[0] in ("yaml", "json", "name", "jsonpath", "custom-columns"):
+    if output.partition("=")[0] in DOCUMENTS:
         if everything or not wanted:
             _print_objects(everything, output, single=len(wanted) == 1,
                            show_managed_fields=show_managed_fields, headers=view.headers)
@@ -244,19 +282,46 @@ def describe(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or K
         ns = namespace_for(info, namespace)
         objs = [backend.get(info, ns, name)] if name else backend.list(info, ns)["items"]
         spec = backend.registry.for_gvk(info.api_version, info.kind)
-        texts = [describe_object(backend, spec, obj,
-                                 _node_blocks(backend, obj) if info.kind == "Node" else None) for obj in objs]
+        texts = [_node_page(backend, obj) if info.kind == "Node" else describe_object(backend, spec, obj)
+                 for obj in objs]
         typer.echo("\n\n".join(texts))
 
 
-def _node_blocks(backend: Backend, node: dict[str, Any]) -> list[str]:
-    """kubectl's "Non-terminated Pods" and "Allocated resources", from the pods kubectl would list."""
+def _listed(backend: Backend, resource: str, field_selector: str | None = None) -> list[Any]:
+    """The items of a kind, or none when this control plane does not serve it (DRA off)."""
+    from kbatch.api.errors import StatusError
+
+    try:
+        info = backend.registry.for_name(resource).info
+    except StatusError:
+        return []
+    return list(backend.list(info, None, field_selector=field_selector)["items"])
+
+
+def _node_page(backend: Backend, node: dict[str, Any]) -> str:
+    """kubectl's node page, from what kubectl lists: the node's non-terminated pods, its Lease, its
+    events, the ResourceSlices local to it, and (kbatch's addition) the claims its pods hold."""
+    from kbatch.api.errors import NotFound
+    from kbatch.cli.node_devices import allocated_device_rows, slice_pool_rows
+    from kbatch.cli.node_page import NodePageInputs, node_page
     from kbatch.cli.node_usage import NODE_POD_SELECTOR, node_usage_lines
 
-    name = (node.get("metadata") or {}).get("name", "")
-    pods = backend.list(kind_info(backend.registry, "pods"), None,
-                        field_selector=NODE_POD_SELECTOR.format(name))["items"]
-    return node_usage_lines(node, pods, backend.now())
+    meta = node.get("metadata") or {}
+    name = meta.get("name", "")
+    pods = _listed(backend, "pods", field_selector=NODE_POD_SELECTOR.format(name))
+    claims = _listed(backend, "resourceclaims.resource.k8s.io") if pods else []
+    slices = [s for s in _listed(backend, "resourceslices.resource.k8s.io")
+              if (s.get("spec") or {}).get("nodeName") == name]
+    try:
+        lease = backend.get(kind_info(backend.registry, "leases"), "kube-node-lease", name)
+    except NotFound:
+        lease = None
+    events = [e for e in _listed(backend, "events")
+              if (e.get("involvedObject") or {}).get("kind") == "Node"
+              and (e.get("involvedObject") or {}).get("name") == name
+              and (e.get("involvedObject") or {}).get("uid") in (meta.get("uid"), name)]
+    usage = node_usage_lines(node, pods, backend.now(), allocated_device_rows(claims, pods))
+    return node_page(node, NodePageInputs(lease, events, usage, slice_pool_rows(slices)), backend.now())
 
 
 def _involves(event: dict[str, Any], kind: str | None, name: str | None) -> bool:

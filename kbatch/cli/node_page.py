@@ -1,0 +1,166 @@
+"""``kbatch describe node``: the page kubectl prints, line for line and aligned by one tabwriter.
+
+The lines follow k8s.io/kubectl 1.37 ``pkg/describe/describe.go`` (``describeNode``): Name, Roles (the
+``node-role.kubernetes.io/ROLE`` labels and ``kubernetes.io/role``), Labels, Annotations (without
+kubectl's last-applied configuration), CreationTimestamp, Taints (sorted by effect and key),
+Unschedulable, the node's Lease (``kube-node-lease``), Conditions, Addresses, Capacity, Allocatable,
+Node-Local ResourceSlices, System Info, PodCIDR(s), ProviderID, Non-terminated Pods and Allocated
+resources (:mod:`kbatch.cli.node_usage`), then Events. The whole page up to the events is one Go
+tabwriter (padding 2, :mod:`kbatch.cli.tabwriter`), so a column run spans every consecutive line with
+tabs, as kubectl's; the events table is flushed and aligned on its own, as ``DescribeEvents`` does.
+
+Times print as RFC 1123 with a numeric zone in UTC (kubectl prints its local zone); ages are virtual
+(kubectl's come from the wall clock, docs/serve.md). kubectl 1.32 also printed ``Kube-Proxy Version``
+and no ResourceSlices block; kbatch prints what 1.37 prints.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from kbatch.api.base import parse_time
+from kbatch.api.humanize import age
+from kbatch.api.quantity import Quantity
+from kbatch.cli.tabwriter import tabwrite
+
+__all__ = ["NodePageInputs", "node_page"]
+
+Obj = dict[str, Any]
+_ROLE_PREFIX, _ROLE_LABEL = "node-role.kubernetes.io/", "kubernetes.io/role"
+_SKIP_ANNOTATIONS = {"kubectl.kubernetes.io/last-applied-configuration"}
+_MAX_ANNOTATION = 140
+_SYSTEM_INFO = (("Machine ID", "machineID"), ("System UUID", "systemUUID"), ("Boot ID", "bootID"),
+                ("Kernel Version", "kernelVersion"), ("OS Image", "osImage"),
+                ("Operating System", "operatingSystem"), ("Architecture", "architecture"),
+                ("Container Runtime Version", "containerRuntimeVersion"),
+                ("Kubelet Version", "kubeletVersion"))
+
+
+class NodePageInputs:
+    """What kubectl fetches besides the node: its lease, events, pod/allocation lines and slices."""
+
+    def __init__(self, lease: Obj | None, events: list[Obj], usage: list[str], slices: list[str]) -> None:
+        self.lease, self.events, self.usage, self.slices = lease, events, usage, slices
+
+
+def rfc1123z(value: Any) -> str:
+    """Go's ``time.RFC1123Z`` of a timestamp, in UTC (``Wed, 01 Jan 2025 00:00:00 +0000``)."""
+    return parse_time(value).strftime("%a, %d %b %Y %H:%M:%S +0000")
+
+
+def _multiline(title: str, entries: list[str]) -> list[str]:
+    if not entries:
+        return [f"{title}:\t<none>"]
+    return [f"{title}:\t{entries[0]}", *(f"\t{e}" for e in entries[1:])]
+
+
+def _annotations(annotations: dict[str, str]) -> list[str]:
+    keys = sorted(k for k in annotations if k not in _SKIP_ANNOTATIONS)
+    if not keys:
+        return ["Annotations:\t<none>"]
+    lines: list[str] = []
+    for i, key in enumerate(keys):
+        lead = "Annotations:\t" if i == 0 else "\t"
+        value = annotations[key].removesuffix("\n")
+        if len(value) + len(key) + 2 > _MAX_ANNOTATION or "\n" in value:
+            lines.append(f"{lead}{key}:")
+            lines += [f"\t  {s[:_MAX_ANNOTATION - 2] + '...' if len(s) > _MAX_ANNOTATION - 2 else s}"
+                      for s in value.split("\n")]
+        else:
+            lines.append(f"{lead}{key}: {value}")
+    return lines
+
+
+def _roles(labels: dict[str, str]) -> str:
+    roles = {k.removeprefix(_ROLE_PREFIX) for k in labels if k.startswith(_ROLE_PREFIX)} - {""}
+    roles |= {v for k, v in labels.items() if k == _ROLE_LABEL and v}
+    return ",".join(sorted(roles)) or "<none>"
+
+
+def _taint(taint: Obj) -> str:
+    value = f"={taint['value']}" if taint.get("value") else ""
+    return f"{taint.get('key', '')}{value}:{taint.get('effect', '')}"
+
+
+def _lease(lease: Obj | None, name: str) -> list[str]:
+    if lease is None:
+        return [f'Lease:\tFailed to get lease: leases.coordination.k8s.io "{name}" not found']
+    spec = lease.get("spec") or {}
+    return ["Lease:", f"  HolderIdentity:\t{spec.get('holderIdentity') or '<unset>'}",
+            f"  AcquireTime:\t{rfc1123z(spec['acquireTime']) if spec.get('acquireTime') else '<unset>'}",
+            f"  RenewTime:\t{rfc1123z(spec['renewTime']) if spec.get('renewTime') else '<unset>'}"]
+
+
+def _conditions(conditions: list[Obj]) -> list[str]:
+    if not conditions:
+        return []
+    lines = ["Conditions:", "  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage",
+             "  ----\t------\t-----------------\t------------------\t------\t-------"]
+    for c in conditions:
+        times = [rfc1123z(c[k]) if c.get(k) else "Mon, 01 Jan 0001 00:00:00 +0000"
+                 for k in ("lastHeartbeatTime", "lastTransitionTime")]
+        lines.append(f"  {c.get('type', '')} \t{c.get('status', '')} \t{times[0]} \t{times[1]} \t"
+                     f"{c.get('reason', '')} \t{c.get('message', '')}")
+    return lines
+
+
+def _resources(title: str, resources: dict[str, Any] | None) -> list[str]:
+    if not resources:
+        return []
+    return [f"{title}:", *(f"  {k}:\t{Quantity(resources[k])}" for k in sorted(resources))]
+
+
+def _header(node: Obj, inputs: NodePageInputs) -> list[str]:
+    meta, spec, status = node.get("metadata") or {}, node.get("spec") or {}, node.get("status") or {}
+    labels = meta.get("labels") or {}
+    taints = sorted(spec.get("taints") or (), key=lambda t: f"{t.get('effect', '')},{t.get('key', '')}")
+    lines = [f"Name:\t{meta.get('name', '')}", f"Roles:\t{_roles(labels)}",
+             *_multiline("Labels", [f"{k}={labels[k]}" for k in sorted(labels)]),
+             *_annotations(meta.get("annotations") or {}),
+             f"CreationTimestamp:\t{rfc1123z(meta['creationTimestamp'])}",
+             *_multiline("Taints", [_taint(t) for t in taints]),
+             f"Unschedulable:\t{'true' if spec.get('unschedulable') else 'false'}",
+             *_lease(inputs.lease, meta.get("name", "")), *_conditions(status.get("conditions") or []),
+             "Addresses:",
+             *(f"  {a.get('type', '')}:\t{a.get('address', '')}" for a in status.get("addresses") or ()),
+             *_resources("Capacity", status.get("capacity")),
+             *_resources("Allocatable", status.get("allocatable")),
+             *inputs.slices, "System Info:"]
+    info = status.get("nodeInfo") or {}
+    lines += [f"  {title}:\t{info.get(key, '')}" for title, key in _SYSTEM_INFO]
+    if spec.get("podCIDR"):
+        lines.append(f"PodCIDR:\t{spec['podCIDR']}")
+    if spec.get("podCIDRs"):
+        lines.append(f"PodCIDRs:\t{','.join(spec['podCIDRs'])}")
+    if spec.get("providerID"):
+        lines.append(f"ProviderID:\t{spec['providerID']}")
+    return lines
+
+
+def _events(events: list[Obj], now: datetime) -> str:
+    """kubectl's ``DescribeEvents``: sorted by last timestamp, ``AGE (xN over FIRST)`` for repeats."""
+    if not events:
+        return tabwrite("Events:\t<none>")
+    lines = ["Events:", "  Type\tReason\tAge\tFrom\tMessage", "  ----\t------\t----\t----\t-------"]
+    for e in sorted(events, key=lambda e: parse_time(e.get("lastTimestamp") or "0001-01-01T00:00:00Z")):
+        first = age(e["eventTime"], now) if e.get("eventTime") else age(e.get("firstTimestamp"), now)
+        series, count = e.get("series"), e.get("count") or 0
+        if series:
+            shown = f"{age(series.get('lastObservedTime'), now)} (x{series.get('count')} over {first})"
+        elif count > 1:
+            shown = f"{age(e.get('lastTimestamp'), now)} (x{count} over {first})"
+        else:
+            shown = first
+        source = (e.get("source") or {}).get("component") or e.get("reportingController") or ""
+        message = (e.get("message") or "").strip()
+        path = (e.get("involvedObject") or {}).get("fieldPath")
+        lines.append(f"  {e.get('type', '')}\t{e.get('reason', '')}\t{shown}\t{source}\t"
+                     + (f"{path}: {message}" if path else message))
+    return tabwrite("\n".join(lines))
+
+
+def node_page(node: Obj, inputs: NodePageInputs, now: datetime) -> str:
+    """The whole ``kubectl describe node`` text (without a trailing newline)."""
+    page = tabwrite("\n".join([*_header(node, inputs), *inputs.usage]))
+    return f"{page}\n{_events(inputs.events, now)}"
