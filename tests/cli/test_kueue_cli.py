@@ -123,3 +123,26 @@ def test_kueue_config_is_recorded_by_the_state_and_acts(kb: Kbatch, tmp_path: Pa
                    "waitForPodsReady: {timeout: -5s}\n")
     res = kb("--kueue-config", str(bad), "get", "pods")
     assert res.code != 0 and "Traceback" not in res.err and res.err.startswith("error: --kueue-config")
+
+
+def test_a_queued_pod_and_a_pod_group_across_separate_processes(tmp_path: Path) -> None:
+    """The pod integration through ``python -m kbatch --state DIR`` commands, each its own process:
+    the pod is gated until admitted, then runs; the group gets one Workload named after it."""
+    state = tmp_path / "state"
+    _run(state, "nodes", "add")
+    _run(state, "apply", "-f", QUEUES, "-f", str(EXAMPLES / "kueue" / "pod.yaml"))
+    pod = json.loads(_run(state, "get", "pod", "kueue-sleep", "-o", "json"))
+    assert pod["metadata"]["labels"]["kueue.x-k8s.io/managed"] == "true"
+    rows = [line.split() for line in _run(state, "get", "workloads").splitlines()[1:]]
+    assert rows[0][0].startswith("pod-kueue-sleep-")
+    assert rows[0][1:4] == ["user-queue", "cluster-queue", "True"]
+    _run(state, "advance", "10s")
+    pod = json.loads(_run(state, "get", "pod", "kueue-sleep", "-o", "json"))
+    assert pod["status"]["phase"] == "Succeeded" and not pod["metadata"].get("finalizers")
+
+    _run(state, "apply", "-f", str(EXAMPLES / "kueue" / "pod-group.yaml"))
+    group = json.loads(_run(state, "get", "workload", "sample-group", "-o", "json"))
+    assert _cond(group, "Admitted") == "True"
+    _run(state, "advance", "10s")
+    group = json.loads(_run(state, "get", "workload", "sample-group", "-o", "json"))
+    assert _cond(group, "Finished") == "True"
