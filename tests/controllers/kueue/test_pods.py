@@ -221,3 +221,27 @@ def test_the_role_hash_matches_upstreams_example() -> None:
     assert role_hash(p) == "dc85db45"
     p.spec.containers[0].resources.requests = {"cpu": "2"}  # type: ignore[assignment,union-attr]
     assert role_hash(Pod.model_validate(p.to_dict())) != "dc85db45"
+
+
+def test_a_pod_without_a_queue_gets_the_namespaces_default_local_queue() -> None:
+    """``pod_webhook.go`` ``Default``: with a LocalQueue named ``default`` in the namespace, a pod
+    without a queue name gets ``kueue.x-k8s.io/queue-name: default`` and is managed; a pod whose
+    owner Kueue manages (a queued Job's pod) is left to its owner."""
+    from .helpers import local_queue
+    from .test_jobs import job
+
+    w = _world()
+    w.apply(local_queue("default", "cq"))
+    w.apply(pod("p", queue=None))
+    created = get_pod(w, "p")
+    assert created.metadata.labels[QUEUE] == "default"
+    assert created.metadata.labels["kueue.x-k8s.io/managed"] == "true"
+    w.cp.run_until_idle()
+    assert pod_workload(w, "p").spec.queue_name == "default"
+    assert gates(get_pod(w, "p")) == []
+    w.apply(job("j", queue="lq", parallelism=1))
+    w.cp.run_until_idle()
+    job_pods = [p for p in w.cp.client.list(Pod, "default").items
+                if (p.metadata.labels or {}).get("batch.kubernetes.io/job-name") == "j"]
+    assert len(job_pods) == 1
+    assert "kueue.x-k8s.io/managed" not in (job_pods[0].metadata.labels or {}) and gates(job_pods[0]) == []
