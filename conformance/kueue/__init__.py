@@ -1,7 +1,9 @@
 """The ``kueue`` conformance family: Kueue (kueue.x-k8s.io v1beta2, v0.19) admitting batch/v1 Jobs —
 suspended on creation, admitted through LocalQueue -> ClusterQueue quota, unsuspended and run, quota
 freed when they finish, waiting with upstream's reason while the quota is used, preempted by a
-higher priority, borrowing within a cohort — and Kueue's webhook refusals.
+higher priority, borrowing within a cohort — plain Pods and pod groups (the ``pod`` integration:
+gated at creation, admitted, ungated, finished), the maximum execution time and HoldAndDrain,
+and Kueue's webhook refusals.
 
 The checks need Kueue's manager (marker ``needs_kueue``: the ``kueue`` capability, which kbatch
 targets declare when their ``kueue`` controller runs and HTTP targets when discovery serves

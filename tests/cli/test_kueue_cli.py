@@ -71,7 +71,10 @@ def test_v1beta1_manifests_and_bad_queues(kb: Kbatch, tmp_path: Path) -> None:
                   "spec:\n  cohort: team\n  namespaceSelector: {}\n  resourceGroups:\n"
                   "  - coveredResources: [cpu]\n    flavors:\n    - name: f\n      resources:\n"
                   "      - {name: cpu, nominalQuota: 2}\n")
-    assert kb.ok("apply", "-f", str(v1)).strip() == "clusterqueue.kueue.x-k8s.io/old created"
+    res = kb("apply", "-f", str(v1))
+    assert res.code == 0 and res.out.strip() == "clusterqueue.kueue.x-k8s.io/old created"
+    # kubectl prints the served version's Warning header (the CRD's deprecationWarning) on stderr
+    assert res.err.strip() == "Warning: This version is deprecated. Use v1beta2 instead."
     old = _get(kb, "clusterqueue", "old")
     assert (old["apiVersion"], old["spec"]["cohortName"]) == ("kueue.x-k8s.io/v1beta2", "team")
     served = _get(kb, "clusterqueues.v1beta1.kueue.x-k8s.io", "old")  # read back in v1beta1, converted
@@ -81,7 +84,8 @@ def test_v1beta1_manifests_and_bad_queues(kb: Kbatch, tmp_path: Path) -> None:
     bad.write_text(v1.read_text().replace("name: old", "name: bad").replace("name: cpu", "name: memory"))
     res = kb("apply", "-f", str(bad))
     assert res.code != 0 and "Traceback" not in res.err
-    assert "must match the name in coveredResources" in res.err and len(res.err.strip().splitlines()) == 1
+    warning, error = res.err.strip().splitlines()  # the warning, then a one-line error (as kubectl)
+    assert warning.startswith("Warning: ") and "must match the name in coveredResources" in error
 
 
 def _run(state: Path, *args: str) -> str:
@@ -123,3 +127,26 @@ def test_kueue_config_is_recorded_by_the_state_and_acts(kb: Kbatch, tmp_path: Pa
                    "waitForPodsReady: {timeout: -5s}\n")
     res = kb("--kueue-config", str(bad), "get", "pods")
     assert res.code != 0 and "Traceback" not in res.err and res.err.startswith("error: --kueue-config")
+
+
+def test_a_queued_pod_and_a_pod_group_across_separate_processes(tmp_path: Path) -> None:
+    """The pod integration through ``python -m kbatch --state DIR`` commands, each its own process:
+    the pod is gated until admitted, then runs; the group gets one Workload named after it."""
+    state = tmp_path / "state"
+    _run(state, "nodes", "add")
+    _run(state, "apply", "-f", QUEUES, "-f", str(EXAMPLES / "kueue" / "pod.yaml"))
+    pod = json.loads(_run(state, "get", "pod", "kueue-sleep", "-o", "json"))
+    assert pod["metadata"]["labels"]["kueue.x-k8s.io/managed"] == "true"
+    rows = [line.split() for line in _run(state, "get", "workloads").splitlines()[1:]]
+    assert rows[0][0].startswith("pod-kueue-sleep-")
+    assert rows[0][1:4] == ["user-queue", "cluster-queue", "True"]
+    _run(state, "advance", "10s")
+    pod = json.loads(_run(state, "get", "pod", "kueue-sleep", "-o", "json"))
+    assert pod["status"]["phase"] == "Succeeded" and not pod["metadata"].get("finalizers")
+
+    _run(state, "apply", "-f", str(EXAMPLES / "kueue" / "pod-group.yaml"))
+    group = json.loads(_run(state, "get", "workload", "sample-group", "-o", "json"))
+    assert _cond(group, "Admitted") == "True"
+    _run(state, "advance", "10s")
+    group = json.loads(_run(state, "get", "workload", "sample-group", "-o", "json"))
+    assert _cond(group, "Finished") == "True"

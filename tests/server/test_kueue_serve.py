@@ -96,3 +96,34 @@ def test_python_client_reads_and_writes_both_versions(kueue_served: Any) -> None
                 {"name": "f", "resources": [{"name": "memory", "nominalQuota": "1"}]}]}]}})
     assert err.value.status in (400, 403, 422) and "coveredResources" in err.value.body
     api.delete_cluster_custom_object(GROUP, "v1beta2", "clusterqueues", "py-old")
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
+def test_kubectl_runs_a_queued_pod_and_a_pod_group(kueue_served: Any) -> None:
+    """The pod integration through the real kubectl: the pod webhook's gate, label and finalizer on
+    what kubectl reads back, the Workloads' names, the pods ungated and run, finalizers released."""
+    _kubectl(kueue_served, "apply", "-f", str(EXAMPLES / "queues.yaml"))
+    _advance(kueue_served, "60s")  # whatever another test queued is done
+    _kubectl(kueue_served, "apply", "-f", str(EXAMPLES / "pod.yaml"))
+    pod = json.loads(_kubectl(kueue_served, "get", "pod", "kueue-sleep", "-o", "json").stdout)
+    assert pod["metadata"]["labels"]["kueue.x-k8s.io/managed"] == "true"
+    assert "kueue.x-k8s.io/managed" in pod["metadata"]["finalizers"]
+    names = _kubectl(kueue_served, "get", "workloads", "-o", "name").stdout.split()
+    assert any(n.startswith("workload.kueue.x-k8s.io/pod-kueue-sleep-") for n in names)
+    _advance(kueue_served, "10s")
+    pod = json.loads(_kubectl(kueue_served, "get", "pod", "kueue-sleep", "-o", "json").stdout)
+    assert pod["status"]["phase"] == "Succeeded" and not pod["spec"].get("schedulingGates")
+    assert not pod["metadata"].get("finalizers")
+
+    _kubectl(kueue_served, "apply", "-f", str(EXAMPLES / "pod-group.yaml"))
+    group = json.loads(_kubectl(kueue_served, "get", "workload", "sample-group", "-o", "json").stdout)
+    assert [ps["count"] for ps in group["spec"]["podSets"]] == [2]
+    owners = sorted(r["name"] for r in group["metadata"]["ownerReferences"])
+    assert owners == ["sample-leader", "sample-worker"]
+    _advance(kueue_served, "10s")
+    group = json.loads(_kubectl(kueue_served, "get", "workload", "sample-group", "-o", "json").stdout)
+    finished = {c["type"]: c for c in group["status"]["conditions"]}["Finished"]
+    assert (finished["status"], finished["message"]) == ("True", "Pods succeeded: 2/2.")
+    phases = _kubectl(kueue_served, "get", "pods", "sample-leader", "sample-worker", "-o",
+                      "jsonpath={.items[*].status.phase}").stdout.split()
+    assert phases == ["Succeeded", "Succeeded"]

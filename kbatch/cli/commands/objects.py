@@ -104,6 +104,22 @@ def _server_side_apply(backend: Backend, obj: dict[str, Any], namespace: str | N
     return f"{render_name(out)} serverside-applied{suffix}"
 
 
+def _warn_deprecated(backend: Backend, objects: list[dict[str, Any]]) -> None:
+    """What kubectl prints for a served version's ``Warning`` header (a CRD's deprecationWarning,
+    e.g. Kueue's v1beta1): ``Warning: <text>`` on stderr, each distinct text once per command, as
+    kubectl's deduplicating warning writer (k8s.io/client-go ``rest.NewWarningWriter``)."""
+    seen: list[str] = []
+    for obj in objects:
+        try:
+            spec = backend.registry.for_gvk(obj.get("apiVersion", ""), obj.get("kind", ""))
+        except Exception:  # NotFound: the object's own error is reported when it is applied
+            continue
+        warning = spec.served.warning if spec.served is not None else None
+        if warning and warning not in seen:
+            seen.append(warning)
+            typer.echo(f"Warning: {warning}", err=True)
+
+
 def _each(objects: list[dict[str, Any]], fn: Any) -> None:
     """Run ``fn`` on every object; report each failure on its own line and exit 1 at the end."""
     from kbatch.api.errors import StatusError
@@ -136,6 +152,7 @@ def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None
         raise UserError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server "
                         "instead?)")
     with session(global_options(ctx)) as backend:
+        _warn_deprecated(backend, objects)
         if server_side:
             _each(objects, lambda obj: _server_side_apply(backend, obj, namespace, dry_run, field_manager,
                                                           force_conflicts))
@@ -155,6 +172,8 @@ def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | Non
     _is_dry, suffix = _dry(dry_run)
 
     with session(global_options(ctx)) as backend:
+        _warn_deprecated(backend, objects)
+
         def one(obj: dict[str, Any]) -> str:
             info, ns, _, placed = _target(backend, obj, namespace)
             out = placed if dry_run == "client" else backend.create(info, ns, placed, WriteOptions(

@@ -44,6 +44,7 @@ from kbatch.controllers.kueue.manager import (
     NamespaceHandler,
     WorkloadHandler,
 )
+from kbatch.controllers.kueue.podintegration.controller import build as build_pod_controller
 from kbatch.controllers.kueue.requeue import InadmissibleRequeuer
 from kbatch.controllers.kueue.scheduler import Scheduler
 from kbatch.controllers.kueue.status import (
@@ -108,6 +109,9 @@ def setup(ctx: ControllerContext) -> KueueManager:
     )
     for integ in mgr.integrations:
         name = f"kueue-job-{integ.name.replace('/', '-').replace('.', '-')}"
+        if integ.name == "pod":  # plain pods and pod groups: requests of their own (podintegration/)
+            mgr.controllers[name] = build_pod_controller(mgr, integ, name)
+            continue
         mgr.controllers[name] = (
             b(name)
             .describe(f"Kueue's {integ.name} integration")

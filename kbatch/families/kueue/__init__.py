@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kbatch.api import kueue_v1beta1 as v1
+from kbatch.api.core_v1 import Pod
 from kbatch.api.kueue_v1beta2 import (
     AdmissionCheck,
     ClusterQueue,
@@ -23,7 +24,7 @@ from kbatch.api.meta import Resource
 from kbatch.api.printing import Describer, Printer
 from kbatch.api.strategies.kueue import strategy_for
 from kbatch.api.versions import ServedVersion
-from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry
+from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, JobIntegration, KindEntry
 from kbatch.families.kueue import describe, printers
 from kbatch.families.kueue.gates import KUEUE_GATES
 
@@ -93,4 +94,8 @@ KUEUE = Family(
         ),
     ),
     feature_gates=KUEUE_GATES,
+    # Kueue's own integration of a core kind: plain pods and pod groups (docs/kueue.md, "Plain pods")
+    job_integrations=(
+        JobIntegration("pod", Pod, "kbatch.controllers.kueue.podintegration.single:SinglePod"),
+    ),
 )

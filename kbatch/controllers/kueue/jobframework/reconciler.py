@@ -45,7 +45,21 @@ from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.families import JobIntegration, resolve
 from kbatch.runtime.reconcile import Request, Result
 
-__all__ = ["JobReconciler"]
+__all__ = ["JobReconciler", "owned_by_single_pod"]
+
+# jobframework.StopReason
+STOP_WORKLOAD_DELETED = "WorkloadDeleted"
+STOP_WORKLOAD_EVICTED = "WorkloadEvicted"
+STOP_NO_MATCHING_WORKLOAD = "NoMatchingWorkload"
+STOP_NOT_ADMITTED = "NotAdmitted"
+
+
+def owned_by_single_pod(wl: Workload) -> bool:
+    """``workload.OwnedBySinglePod``: one owner, a v1 Pod, and not a pod group's Workload."""
+    refs = wl.metadata.owner_references or ()
+    if len(refs) != 1 or (wl.metadata.annotations or {}).get("kueue.x-k8s.io/is-group-workload") == "true":
+        return False
+    return refs[0].kind == "Pod" and refs[0].api_version == "v1"
 
 
 class JobReconciler:
@@ -83,10 +97,13 @@ class JobReconciler:
         except NotFound:
             self._finalize_workloads(request.namespace, request.name, None)
             return None
+        job = self.adapter(obj)
+        if hasattr(job, "skip") and job.skip():  # JobWithSkip (the pod integration's managed label)
+            return None
         if obj.metadata.deletion_timestamp is not None:
             self._finalize_workloads(request.namespace, request.name, obj)
+            self._finalize_job(job)
             return None
-        job = self.adapter(obj)
         cfg = mgr.settings.config
         labels = mgr.namespace_labels(request.namespace)
         if labels is None:
@@ -127,10 +144,11 @@ class JobReconciler:
                 "FinishedWorkload",
                 f"Workload '{wl.metadata.namespace}/{wl.metadata.name}' is declared finished",
             )
+            self._finalize_job(job)
             self._remove_finalizer(wl)
             return None
         if wl is not None and wl.metadata.deletion_timestamp is not None:
-            self._stop(job, wl, "Workload is deleted")
+            self._stop(job, wl, "Workload is deleted", STOP_WORKLOAD_DELETED)
             self._remove_finalizer(wl)
             return None
         message, success, finished = job.finished()
@@ -145,6 +163,7 @@ class JobReconciler:
                         "FinishedWorkload",
                         f"Workload '{wl.metadata.namespace}/{wl.metadata.name}' is declared finished",
                     )
+            self._finalize_job(job)
             return None
         if wl is None:
             return self._create_workload(job, obj)
@@ -155,7 +174,7 @@ class JobReconciler:
             return None
         evicted = W.find(wl.status, Cond.EVICTED)
         if evicted is not None and evicted.status == "True":
-            self._stop(job, wl, evicted.message or "")
+            self._stop(job, wl, evicted.message or "", STOP_WORKLOAD_EVICTED)
             if W.has(wl.status, Cond.QUOTA_RESERVED) and not job.is_active():
                 self._release_reservation(wl, evicted)
             return None
@@ -169,7 +188,7 @@ class JobReconciler:
                 self._write(wl)
             return None
         if not W.has(wl.status, Cond.ADMITTED):
-            self._stop(job, wl, "Not admitted by cluster queue")
+            self._stop(job, wl, "Not admitted by cluster queue", STOP_NOT_ADMITTED)
         return None
 
     # --- workload matching and creation ----------------------------------------------------------------
@@ -211,7 +230,7 @@ class JobReconciler:
                 if w is None
                 else "No matching Workload; restoring pod templates according to existent Workload"
             )
-            self._stop(job, w, msg)
+            self._stop(job, w, msg, STOP_NO_MATCHING_WORKLOAD)
         deleted = 0
         for wl in to_delete:
             self._remove_finalizer(wl)
@@ -347,6 +366,8 @@ class JobReconciler:
         mgr = self.mgr
         now = mgr.now()
         requeue = evicted.reason in (Reason.PREEMPTED, Reason.NODE_FAILURES)
+        if requeue and mgr.settings.on("SkipReassignmentForPodOwnedWorkloads") and owned_by_single_pod(wl):
+            requeue = False  # a pod-owned Workload dies with its pod (workload.OwnedBySinglePod)
         reason = Reason.PENDING_EVALUATION if mgr.observability else Reason.PENDING
         observability, explicit = mgr.observability, mgr.explicit_status
 
@@ -372,6 +393,16 @@ class JobReconciler:
         except ValueError as err:
             self._fail_to_start(wl, str(err))
             return
+        message = f"Admitted by clusterQueue {wl.status.admission.cluster_queue}"  # type: ignore[union-attr]
+        if hasattr(job, "run_for"):  # JobWithCustomRun: a pod group starts each gated member
+            try:
+                started = job.run_for(mgr.ctx.client, infos)
+            except PodSetInfoError as err:
+                self._fail_to_start(wl, str(err))
+                return
+            for pod in started:
+                self._event(pod, "Started", message)
+            return
         writable = self.adapter(edit(obj))
         try:
             writable.run_with_pod_sets_info(infos)
@@ -379,7 +410,7 @@ class JobReconciler:
             self._fail_to_start(wl, str(err))
             return
         self._write(writable.object)
-        self._event(obj, "Started", f"Admitted by clusterQueue {wl.status.admission.cluster_queue}")  # type: ignore[union-attr]
+        self._event(obj, "Started", message)
 
     def _fail_to_start(self, wl: Workload, message: str) -> None:
         now = self.mgr.now()
@@ -389,10 +420,19 @@ class JobReconciler:
             lambda st, o: W.finish(st, Reason.FAILED_TO_START, message, o.metadata.generation, now),
         )
 
-    def _stop(self, job: Any, wl: Workload | None, message: str) -> None:
-        """``stopJob``."""
+    def _stop(self, job: Any, wl: Workload | None, message: str, reason: str) -> None:
+        """``stopJob`` (``reason`` is upstream's ``StopReason``; jobs that end their pods instead of
+        suspending them — the pod integration, a ``ComposableJob`` — get it with ``DueTo<reason>``
+        of the eviction appended)."""
         infos = infos_from_spec(wl)
         stopped = job.object
+        if hasattr(job, "stop_for"):
+            evicted = W.find(wl.status, Cond.EVICTED) if wl is not None else None
+            if reason == STOP_WORKLOAD_EVICTED and evicted is not None and evicted.status == "True":
+                reason = f"{reason}DueTo{evicted.reason}"
+            for obj in job.stop_for(self.mgr.ctx.client, reason, message, self.mgr.now()):
+                self._event(obj, "Stopped", message)
+            return
         if isinstance(job, JobWithCustomStop):
             writable = self.adapter(edit(stopped))
             if writable.stop(self.mgr.ctx.client, infos):
@@ -406,6 +446,11 @@ class JobReconciler:
             writable.restore_pod_sets_info(infos)
         self._write(writable.object)
         self._event(job.object, "Stopped", message)
+
+    def _finalize_job(self, job: Any) -> None:
+        """``finalizeJob`` (``JobWithFinalize``: the pod integration's pod finalizer)."""
+        if hasattr(job, "finalize"):
+            job.finalize(self.mgr.ctx.client)
 
     def _remove_finalizer(self, wl: Workload) -> None:
         if RESOURCE_IN_USE_FINALIZER not in (wl.metadata.finalizers or ()):

@@ -40,6 +40,7 @@ from kbatch.api.selectors import selector_from_model
 from kbatch.api.validation import is_dns1123_subdomain
 from kbatch.controllers.kueue.config import settings_for
 from kbatch.controllers.kueue.webhooks.kinds import deny
+from kbatch.controllers.kueue.webhooks.pods import PodWebhook
 from kbatch.families import resolve
 
 __all__ = ["install"]
@@ -320,6 +321,8 @@ def install(server: Any) -> None:
         if integ.name not in enabled or integ.name in seen:
             continue
         seen.add(integ.name)
-        hook = _JobWebhook(server, integ)
+        hook: Any = _JobWebhook(server, integ)
+        if integ.name == "pod":  # the pod integration's own webhook (webhooks/pods.py)
+            hook = PodWebhook(hook)
         server.admission.add_mutating(integ.model, hook.default, main_resource_only=True)
         server.admission.add_validating(integ.model, hook.validate, main_resource_only=True)

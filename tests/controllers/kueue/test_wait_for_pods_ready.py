@@ -1,0 +1,103 @@
+"""waitForPodsReady examples: blockAdmission, the PodsReady timeout with its eviction, the
+requeue back-off, deactivation past ``backoffLimitCount``.
+
+Upstream: kubernetes-sigs/kueue v0.19.2 ``test/integration/singlecluster/scheduler/podsready/
+scheduler_test.go`` ("Should requeue a workload which exceeded the timeout to reach PodsReady=True",
+"Should re-admit a timed out workload and deactivate a workload exceeded the re-queue count limit",
+"Should block admission of one new workload if two are considered in the same scheduling cycle") and
+``test/util/util.go`` (``AwaitWorkloadEvictionByPodsReadyTimeout``: reason ``PodsReadyTimeout``,
+"Exceeded the PodsReady timeout <ns>/<name>"; ``ExpectWorkloadsToBeWaiting``: reason ``Waiting``).
+Workloads are created directly with no pods, so they never become ready, as upstream's tests.
+"""
+
+from __future__ import annotations
+
+from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
+
+CONFIG = {
+    "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+    "kind": "Configuration",
+    "waitForPodsReady": {
+        "blockAdmission": True,
+        "timeout": "5s",
+        "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": 2, "backoffBaseSeconds": 1},
+    },
+}
+
+
+def _world() -> World:
+    return World(flavor("default"),
+                 cluster_queue("prod-cq", (["cpu"], [("default", [quota("cpu", "5")])]), cohort="all"),
+                 local_queue("prod-queue", "prod-cq"), kueue_config=CONFIG)
+
+
+def _requeued_by_timeout(w: World, name: str) -> None:
+    """``SetRequeuedConditionWithPodsReadyTimeout``: what a job integration writes when it releases a
+    timed-out workload (``Requeued=False``, reason ``PodsReadyTimeout``)."""
+    from kbatch.api import edit
+    from kbatch.controllers.kueue import workloads as W
+
+    wl = edit(w.wl(name))
+    W.set_condition(wl.status, "Requeued", False, "PodsReadyTimeout",
+                    f"Exceeded the PodsReady timeout default/{name}", wl.metadata.generation, w.cp.now())
+    w.cp.client.update_status(wl)
+    w.cp.run_until_idle()
+
+
+def _requeue_count(w: World, name: str) -> int | None:
+    state = w.wl(name).status.requeue_state
+    return state.count if state is not None else None
+
+
+def test_blocked_admission_then_timeout_eviction_requeues_with_back_off() -> None:
+    w = _world()
+    w.apply(workload("prod1", "prod-queue", cpu="2", priority=100),
+            workload("prod2", "prod-queue", cpu="2", priority=0))
+    w.cp.run_until_idle()
+    assert w.admitted("prod1")
+    waiting = w.cond("prod2", "QuotaReserved")  # blockAdmission: prod1 is not ready yet
+    assert (waiting.status, waiting.reason) == ("False", "Waiting")
+
+    w.cp.advance(5.5)  # the PodsReady timeout
+    evicted = w.cond("prod1", "Evicted")
+    assert (evicted.status, evicted.reason) == ("True", "PodsReadyTimeout")
+    assert evicted.message == "Exceeded the PodsReady timeout default/prod1"
+    state = w.wl("prod1").status.requeue_state
+    assert state.count == 1 and state.requeue_at is not None
+    assert w.release_evicted() == 1  # FinishEvictionForWorkloads
+    w.cp.run_until_idle()
+    assert w.reserved("prod2")  # prod1 waits for its back-off
+
+
+def test_requeue_limit_deactivates_and_reactivation_starts_over() -> None:
+    w = _world()
+    w.apply(workload("prod", "prod-queue", cpu="2"))
+    for expected in (1, 2):
+        w.cp.run_until_idle()
+        assert w.reserved("prod")
+        w.cp.advance(5.5)
+        assert w.cond("prod", "Evicted").reason == "PodsReadyTimeout"
+        _requeued_by_timeout(w, "prod")
+        w.release_evicted()
+        assert _requeue_count(w, "prod") == expected
+        w.cp.advance(2 ** expected + 0.5)  # backoffBaseSeconds * 2^(n-1), with a small jitter
+        requeued = w.cond("prod", "Requeued")
+        assert (requeued.status, requeued.reason, requeued.message) == (
+            "True", "BackoffFinished", "The workload backoff was finished")
+    w.cp.run_until_idle()
+    assert w.reserved("prod")
+    w.cp.advance(5.5)  # the third timeout exceeds backoffLimitCount 2
+    wl = w.wl("prod")
+    assert wl.spec.active is False and wl.status.requeue_state is None
+    evicted = w.cond("prod", "Evicted")
+    assert (evicted.reason, evicted.message) == (
+        "DeactivatedDueToRequeuingLimitExceeded",
+        "The workload is deactivated due to exceeding the maximum number of re-queuing retries")
+
+    w.release_evicted()
+    w.cp.client.patch(type(wl), "prod", {"spec": {"active": True}}, "default")
+    w.cp.run_until_idle()
+    assert w.reserved("prod")
+    w.cp.advance(5.5)
+    w.release_evicted()
+    assert _requeue_count(w, "prod") == 1  # the count starts over after reactivation
