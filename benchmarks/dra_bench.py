@@ -53,16 +53,18 @@ def side(dra: bool, nodes: int, gpus: int, pods: int) -> dict:
     wall0 = time.perf_counter()
     cp = build(dra, nodes, gpus)
     setup = time.perf_counter() - wall0
-    start, cpu0 = time.perf_counter(), time.process_time()
+    start, cpu0, revision0 = time.perf_counter(), time.process_time(), cp.store.revision
     run_pods(cp, dra, pods)
     wall = time.perf_counter() - start
     cpu = time.process_time() - cpu0
+    writes = cp.store.revision - revision0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {
         "side": "dra" if dra else "extended-resource",
         "setup": setup,
         "wall": wall,
         "cpu": cpu,
+        "writes_per_pod": writes / pods,
         "pods_per_s": pods / wall,
         "peak_rss_mib": peak,
     }
@@ -169,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in results.values():
         print(
             f"{r['side']:>17}: setup {r['setup']:.1f} s; pods to Running {r['wall']:.1f} s wall "
-            f"({r['cpu']:.1f} s CPU), {r['pods_per_s']:.0f} pods/s; peak RSS {r['peak_rss_mib']:.0f} MiB"
+            f"({r['cpu']:.1f} s CPU), {r['pods_per_s']:.0f} pods/s, {r['writes_per_pod']:.1f} writes/pod; "
+            f"peak RSS {r['peak_rss_mib']:.0f} MiB"
         )
     ratio = results["dra"]["wall"] / results["extended"]["wall"]
     cpu_ratio = results["dra"]["cpu"] / results["extended"]["cpu"]
