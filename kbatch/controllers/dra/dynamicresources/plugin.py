@@ -74,6 +74,7 @@ KEY = NAME  # cycle-state key
 CANNOT_ALLOCATE = "cannot allocate all claims"
 NOT_AVAILABLE = "resourceclaim not available on the node"
 CLAIM, SLICE, CLASS, RULE = "ResourceClaim", "ResourceSlice", "DeviceClass", "DeviceTaintRule"
+_CONFLICT_STEPS = 5  # client-go retry.DefaultRetry
 
 
 class _PodState:
@@ -268,10 +269,28 @@ class DynamicResources:
         return None
 
     def _write(self, client: Any, claim: Any, allocation: Any, pod: Any) -> None:
+        """Upstream ``bindClaim``: the first attempt writes over the claim the scheduler knows (its
+        assume cache, here the world), with no read; a conflict reads the claim and tries again
+        (``retry.RetryOnConflict`` with ``retry.DefaultRetry``, 5 steps)."""
         meta = claim.metadata
-        current = client.get(ResourceClaim, meta.name, meta.namespace)
-        if current.metadata.uid != meta.uid:
-            raise NotFound(f'resourceclaims.resource.k8s.io "{meta.name}" not found')
+        known = self.world.claim(meta.namespace, meta.name)
+        current = known if known is not None and known.metadata.uid == meta.uid else None
+        for attempt in range(_CONFLICT_STEPS):
+            if current is None:
+                current = client.get(ResourceClaim, meta.name, meta.namespace)
+                if current.metadata.uid != meta.uid:
+                    raise NotFound(f'resourceclaims.resource.k8s.io "{meta.name}" not found')
+            try:
+                self._write_once(client, current, allocation, pod)
+                return
+            except Conflict:
+                if attempt == _CONFLICT_STEPS - 1:
+                    raise
+                current = None
+
+    def _write_once(self, client: Any, current: Any, allocation: Any, pod: Any) -> None:
+        """The finalizer (a normal update) when allocating, then the status: the allocation and the
+        pod in ``reservedFor``."""
         if allocation is not None and FINALIZER not in (current.metadata.finalizers or ()):
             current = edit(current)
             current.metadata.finalizers = [*(current.metadata.finalizers or ()), FINALIZER]

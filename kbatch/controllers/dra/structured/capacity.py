@@ -86,6 +86,10 @@ def fits(
 ) -> bool:
     """Upstream ``CmpRequestOverCapacity``: whether one more allocation fits the device."""
     requests, capacities = requests or {}, capacities or {}
+    if not requests and not allocated and not allocating and all(
+        c.request_policy is None for c in capacities.values()
+    ):
+        return True  # each capacity is consumed whole, and nothing else consumes it: fits
     if any(name not in capacities for name in requests):
         return False
     for name in sorted(capacities):
