@@ -221,8 +221,10 @@ class Scheduler:
         if ((info.nominated_node or (old is not None and old.nominated_node) or self.snapshot.nominated)
                 and self.snapshot.node_of(info.key) is None):  # an assumed pod's update is skipped upstream
             self._sync_nomination(old, info)
+        if info.key in self.waiting:
+            return  # assumed, waiting at Permit: upstream updatePodInSchedulingQueue skips assumed pods
         entry = self.queue.entry(info.key)
-        if entry is None or info.key in self.waiting:
+        if entry is None:
             self.queue.add(info, now)
             self.enqueue()
             if entry is None and old is None:  # a pod new to the scheduler (UnscheduledPod/Add)
