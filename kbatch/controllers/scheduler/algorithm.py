@@ -20,7 +20,8 @@ carries ``error`` and no diagnosis.
 Effects (assume, bind, status writes, evictions) are the controller's; this module only decides.
 
 **Batching.** Node-static plugins give the same answer to every pod with the same signature until
-a node's labels, taints or allocatable change, so their filter results are cached per signature.
+a node's labels, taints or allocatable change, so their filter results and raw scores are cached
+per signature (scores are still normalized over each attempt's feasible nodes).
 When, moreover, the node-static scores are equal on every feasible node and the only varying score
 is per-node (NodeResourcesFit), consecutive pods with one signature are placed from a heap of
 nodes keyed by score: popping the best node and pushing it back with its new score after the pod
@@ -42,6 +43,7 @@ from kbatch.controllers.scheduler.framework import (
     PostFilterResult,
     PreFilterExtensions,
     Profile,
+    ScorePlugin,
     Status,
     num_feasible_nodes_to_find,
     run_filters,
@@ -94,6 +96,8 @@ class Algorithm:
         self._heap_scores = [p for p in self._dynamic_scores if getattr(p, "per_node_score", False)]
         self._pod_scores = [p.name for p in self._dynamic_scores if not getattr(p, "per_node_score", False)]
         self._static_cache: dict[tuple[object, ...], tuple[int, dict[str, Status | None]]] = {}
+        # (signature, plugin) -> (static generation, raw score per node name): node-static scores
+        self._static_raw: dict[tuple[object, ...], tuple[int, dict[str, int]]] = {}
         self._batch: _Batch | None = None
         # (signature, priority, preemption policy) -> (snapshot generation, failed decision)
         self._infeasible: dict[tuple[object, ...], tuple[int, Decision]] = {}
@@ -261,10 +265,32 @@ class Algorithm:
         for plugin in self.profile.score:
             if plugin.name in skipped:
                 continue
-            raw = [plugin.score(state, pod, node) for node in feasible]
+            if plugin.node_static and pod.signature() is not None:
+                raw = self._static_scores_of(pod, state, plugin, feasible)
+            else:
+                raw = [plugin.score(state, pod, node) for node in feasible]
             for index, value in enumerate(plugin.normalize(raw)):
                 totals[index] += value * plugin.weight
         return totals
+
+    def _static_scores_of(self, pod: PodInfo, state: CycleState, plugin: ScorePlugin,
+                          feasible: list[NodeInfo]) -> list[int]:
+        """A node-static plugin's raw scores, remembered per pod signature until a node's labels,
+        taints or allocatable change (what ``node_static`` promises they depend on)."""
+        key = (pod.signature(), plugin.name)
+        cached = self._static_raw.get(key)
+        if cached is None or cached[0] != self.snapshot.static_generation:
+            if len(self._static_raw) >= _CACHE_LIMIT:
+                self._static_raw.clear()
+            cached = self._static_raw[key] = (self.snapshot.static_generation, {})
+        scores = cached[1]
+        out = []
+        for node in feasible:
+            value = scores.get(node.name)
+            if value is None:
+                value = scores[node.name] = plugin.score(state, pod, node)
+            out.append(value)
+        return out
 
     def _select_host(self, totals: list[int], feasible: list[NodeInfo]) -> str:
         best = max(totals)

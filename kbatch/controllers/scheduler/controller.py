@@ -81,7 +81,7 @@ from kbatch.controllers.scheduler.queue import SchedulingQueue
 from kbatch.controllers.scheduler.services import SchedulerServices, go_duration
 from kbatch.controllers.scheduler.snapshot import Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
-from kbatch.families.core import SCHEDULER_QUEUEING_HINTS
+from kbatch.families.core import SCHEDULER_POP_FROM_BACKOFF_Q, SCHEDULER_QUEUEING_HINTS
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.controller import Controller
 from kbatch.runtime.events import ObjectRef
@@ -131,12 +131,15 @@ class Scheduler:
         first = next(iter(self.profiles.values()))
         sort = first.queue_sort.sort_key if first.queue_sort else _arrival_order
         hinted = ctx.features.enabled(SCHEDULER_QUEUEING_HINTS) and ctx.options.get("queueing_hints", True)
+        pop_backoff = gate_on(ctx.features, SCHEDULER_POP_FROM_BACKOFF_Q)
         if len(self.profiles) == 1:
-            self.queue = SchedulingQueue(sort, first.pre_enqueue, hint_map(first) if hinted else None)
+            self.queue = SchedulingQueue(sort, first.pre_enqueue, hint_map(first) if hinted else None,
+                                         pop_from_backoff=pop_backoff)
         else:
             self.queue = SchedulingQueue(
                 sort, {n: p.pre_enqueue for n, p in self.profiles.items()},
-                ProfileHints({n: hint_map(p) for n, p in self.profiles.items()}) if hinted else None)
+                ProfileHints({n: hint_map(p) for n, p in self.profiles.items()}) if hinted else None,
+                pop_from_backoff=pop_backoff)
         self.waiting: dict[str, WaitingPod] = {}
         # scheduling.k8s.io PodGroups: the workload scheduling cycle, with GenericWorkload on
         self.group_cycle: GroupCycle | None = GroupCycle(self) if gate_on(ctx.features, GENERIC_WORKLOAD) \
@@ -218,8 +221,10 @@ class Scheduler:
         if ((info.nominated_node or (old is not None and old.nominated_node) or self.snapshot.nominated)
                 and self.snapshot.node_of(info.key) is None):  # an assumed pod's update is skipped upstream
             self._sync_nomination(old, info)
+        if info.key in self.waiting:
+            return  # assumed, waiting at Permit: upstream updatePodInSchedulingQueue skips assumed pods
         entry = self.queue.entry(info.key)
-        if entry is None or info.key in self.waiting:
+        if entry is None:
             self.queue.add(info, now)
             self.enqueue()
             if entry is None and old is None:  # a pod new to the scheduler (UnscheduledPod/Add)

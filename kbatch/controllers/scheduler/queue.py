@@ -19,6 +19,14 @@ Guarantees:
   hint (upstream ``GatingPlugin``/``GatingPluginEvents``), and on any update of its own;
 * :meth:`flush` moves back-off pods whose time has come, and unschedulable pods that have waited
   longer than 5 minutes (``podMaxInUnschedulablePodsDuration``; upstream checks every 30 s);
+* with ``pop_from_backoff`` (feature gate SchedulerPopFromBackoffQ, KEP-5142, beta and on since
+  1.33; upstream ``backend/queue/backoff_queue.go`` and ``active_queue.go`` ``unlockedPop``): when
+  the active queue is empty, :meth:`pop` takes the head of the back-off queue before its back-off
+  ends, so an idle scheduler retries at once what an event moved there. Back-off expiries are then
+  truncated to whole seconds (the 1 s "ordering window"); a pod is backing off while its window is
+  not over (it leaves at the next whole second), and within a window the back-off queue is ordered
+  as the active queue. Pods that failed with an error (no rejecting or pending plugin) wait in a
+  separate error back-off queue that is never popped early;
 * orders never depend on hashing: heaps are keyed by (sort key, insertion counter).
 
 The queue never reads a clock: every method that needs time takes ``now``.
@@ -27,6 +35,7 @@ The queue never reads a clock: every method that needs time takes ``now``.
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import count
@@ -92,6 +101,7 @@ class SchedulingQueue:
         initial_backoff: float = INITIAL_BACKOFF,
         max_backoff: float = MAX_BACKOFF,
         max_unschedulable: float = MAX_UNSCHEDULABLE_SECONDS,
+        pop_from_backoff: bool = False,
     ) -> None:
         self._sort_key = sort_key
         # PreEnqueue plugins for every pod, or per profile (keyed by schedulerName)
@@ -109,7 +119,11 @@ class SchedulingQueue:
         self._by_plugin: dict[str, dict[str, QueuedPod]] = {}
         self._in_flight = InFlightEvents()
         self._active: list[tuple[tuple[Any, ...], int, str, int]] = []
-        self._backoff: list[tuple[float, int, str, int]] = []
+        # back-off heaps: (expiry, QueueSort key within a window (gate on) or (), counter, key, version);
+        # the pods an error sent there (no rejecting or pending plugin) wait apart, never popped early
+        self._backoff: list[tuple[float, tuple[Any, ...], int, str, int]] = []
+        self._error_backoff: list[tuple[float, tuple[Any, ...], int, str, int]] = []
+        self._pop_from_backoff = pop_from_backoff
         self._counter = count()
 
     # -- membership ----------------------------------------------------------------------------
@@ -176,16 +190,28 @@ class SchedulingQueue:
 
     # -- scheduling ----------------------------------------------------------------------------
     def pop(self, now: float) -> PodInfo | None:
-        """The next pod to try (back-off expiries first move to active), or None."""
+        """The next pod to try (back-off expiries first move to active), or None. With
+        ``pop_from_backoff`` an empty active queue gives the head of the back-off queue."""
         self.flush(now)
         while self._active:
             _, _, key, version = heapq.heappop(self._active)
-            entry = self._pods.get(key)
-            if entry is not None and entry.version == version and entry.where == ACTIVE:
-                entry.where = "in-flight"
-                self._in_flight.begin(key)
-                return entry.pod
+            if (entry := self._current(key, version, ACTIVE)) is not None:
+                return self._take(entry)
+        while self._pop_from_backoff and self._backoff:
+            *_, key, version = heapq.heappop(self._backoff)
+            if (entry := self._current(key, version, BACKOFF)) is not None:
+                return self._take(entry)
         return None
+
+    def _current(self, key: str, version: int, where: str) -> QueuedPod | None:
+        """The entry of a heap item that is still valid (the pod is still there, in that version)."""
+        entry = self._pods.get(key)
+        return entry if entry is not None and entry.version == version and entry.where == where else None
+
+    def _take(self, entry: QueuedPod) -> PodInfo:
+        entry.where = "in-flight"
+        self._in_flight.begin(entry.pod.key)
+        return entry.pod
 
     def pop_specific(self, key: str) -> PodInfo | None:
         """Take this pod out of the active queue, back-off or the unschedulable pool for an attempt,
@@ -324,11 +350,11 @@ class SchedulingQueue:
         return [entry for key, entry in self._waiting.items() if key in found] if found else []
 
     def flush(self, now: float) -> None:
-        while self._backoff and self._backoff[0][0] <= now:
-            _, _, key, version = heapq.heappop(self._backoff)
-            entry = self._pods.get(key)
-            if entry is not None and entry.version == version and entry.where == BACKOFF:
-                self._move(entry, ACTIVE)
+        for heap in (self._backoff, self._error_backoff):
+            while heap and not self._backing_off(heap[0][0], now):
+                *_, key, version = heapq.heappop(heap)
+                if (entry := self._current(key, version, BACKOFF)) is not None:
+                    self._move(entry, ACTIVE)
         leftover = []
         for entry in self._waiting.values():
             if now - entry.last_failure < self._max_unschedulable:
@@ -341,14 +367,27 @@ class SchedulingQueue:
         """The earliest instant at which :meth:`flush` would move something."""
         oldest = next(iter(self._waiting.values()), None)
         deadlines = [oldest.last_failure + self._max_unschedulable] if oldest else []
-        while self._backoff:
-            _, _, key, version = self._backoff[0]
-            entry = self._pods.get(key)
-            if entry is not None and entry.version == version and entry.where == BACKOFF:
-                deadlines.append(self._backoff[0][0])
-                break
-            heapq.heappop(self._backoff)
+        for heap in (self._backoff, self._error_backoff):
+            while heap:
+                *_, key, version = heap[0]
+                if self._current(key, version, BACKOFF) is not None:
+                    # with windows, a back-off ends when the window of its expiry is over
+                    deadlines.append(heap[0][0] + 1.0 if self._pop_from_backoff else heap[0][0])
+                    break
+                heapq.heappop(heap)
         return min(deadlines) if deadlines else None
+
+    def _expiry(self, entry: QueuedPod) -> float:
+        """When ``entry``'s back-off ends; with windows, the start of the whole second it ends in
+        (upstream ``getBackoffTime`` with ``alignToWindow``); -inf for a pod never tried."""
+        if entry.attempts == 0:
+            return -math.inf
+        expiry = entry.backoff_expiry(self._initial, self._max)
+        return float(math.floor(expiry)) if self._pop_from_backoff else expiry
+
+    def _backing_off(self, expiry: float, now: float) -> bool:
+        """Upstream ``isPodBackingoff``: with windows, until the window of the expiry is over."""
+        return expiry >= math.floor(now) if self._pop_from_backoff else expiry > now
 
     # -- internals -----------------------------------------------------------------------------
     def activate(self, keys: Sequence[str], now: float) -> int:
@@ -397,8 +436,8 @@ class SchedulingQueue:
         # already in BACKOFF: stays there until its expiry
 
     def _to_backoff_or_active(self, entry: QueuedPod, now: float) -> None:
-        expiry = entry.backoff_expiry(self._initial, self._max)
-        self._move(entry, BACKOFF if expiry > now else ACTIVE, expiry)
+        expiry = self._expiry(entry)
+        self._move(entry, BACKOFF if self._backing_off(expiry, now) else ACTIVE, expiry)
 
     def _wait(self, entry: QueuedPod) -> None:
         key = entry.pod.key
@@ -436,4 +475,7 @@ class SchedulingQueue:
             item = (self._sort_key(entry.pod), next(self._counter), entry.pod.key, entry.version)
             heapq.heappush(self._active, item)
         elif where == BACKOFF:
-            heapq.heappush(self._backoff, (expiry, next(self._counter), entry.pod.key, entry.version))
+            errored = not entry.rejectors and not entry.pending
+            within = self._sort_key(entry.pod) if self._pop_from_backoff and not errored else ()
+            heapq.heappush(self._error_backoff if errored else self._backoff,
+                           (expiry, within, next(self._counter), entry.pod.key, entry.version))

@@ -15,6 +15,9 @@ not on the node; the framework adds those of equal or higher priority when it fi
 another pod (:meth:`Snapshot.nominated_for`), so the room a preemptor freed stays reserved for it.
 A change of nominations bumps ``generation`` (a cached failure may no longer hold), never
 ``static_generation``.
+
+It also keeps PodTopologySpread's counts of pods matching a selector per node and per topology
+domain (:mod:`.selector_counts`), updated as pods are added and removed on known nodes.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ import bisect
 from collections.abc import Iterator
 
 from kbatch.controllers.scheduler.resources import PODS, Resources, add_into, subtract_into
-from kbatch.controllers.scheduler.types import NodeShape, PodInfo
+from kbatch.controllers.scheduler.selector_counts import SelectorCounts, SelectorIndex
+from kbatch.controllers.scheduler.types import LabelSelector, NodeShape, PodInfo
 
 __all__ = ["NodeInfo", "Snapshot"]
 
@@ -103,6 +107,7 @@ class Snapshot:
         # the nominator: node -> pod key -> nominated pending pod (read-only outside), pod key -> node
         self.nominated: dict[str, dict[str, PodInfo]] = {}
         self._nominated_node: dict[str, str] = {}
+        self._selectors = SelectorIndex(lambda name: self._nodes[name].shape.labels)
 
     # nodes -----------------------------------------------------------------------------------
     def set_node(self, shape: NodeShape) -> NodeInfo:
@@ -113,8 +118,12 @@ class Snapshot:
             bisect.insort(self._order, shape.name)
             # pods that arrived before their node (informer order) are attached now
             for key in [k for k in self._orphans if self._pod_node.get(k) == shape.name]:
-                info.add_pod(self._orphans.pop(key), key)
+                pod = self._orphans.pop(key)
+                info.add_pod(pod, key)
+                self._selectors.change(pod, shape.name, 1)
         else:
+            if info.shape.labels != shape.labels:
+                self._selectors.relabelled()
             info.shape = shape
             info.generation += 1
         self.static_generation += 1
@@ -122,9 +131,12 @@ class Snapshot:
         return info
 
     def remove_node(self, name: str) -> None:
-        info = self._nodes.pop(name, None)
+        info = self._nodes.get(name)
         if info is None:
             return
+        for pod in info.pods.values():
+            self._selectors.change(pod, name, -1)
+        del self._nodes[name]
         self._order.pop(bisect.bisect_left(self._order, name))
         for key, pod in info.pods.items():
             self._orphans[key] = pod
@@ -162,6 +174,7 @@ class Snapshot:
             self._orphans[key] = pod
         else:
             info.add_pod(pod, key)
+            self._selectors.change(pod, node_name, 1)
         self.generation += 1
 
     def _confirms(self, key: str, pod: PodInfo, node_name: str) -> bool:
@@ -185,10 +198,23 @@ class Snapshot:
         info = self._nodes.get(node)
         if info is None:
             return self._orphans.pop(key, None)
-        return info.remove_pod(key)
+        removed = info.remove_pod(key)
+        if removed is not None:
+            self._selectors.change(removed, node, -1)
+        return removed
 
     def node_of(self, key: str) -> str | None:
         return self._pod_node.get(key)
+
+    def selector_counts(self, namespace: str, selector: LabelSelector) -> SelectorCounts:
+        """Pods of ``namespace`` matching the non-empty ``selector``, not terminating, per node and
+        per topology domain (PodTopologySpread's ``countPodsMatchSelector`` over every node)."""
+        return self._selectors.get(namespace, selector, self._placed)
+
+    def _placed(self) -> Iterator[tuple[str, PodInfo]]:
+        for name in self._order:
+            for pod in self._nodes[name].pods.values():
+                yield name, pod
 
     # nominated pods (upstream nominator) -----------------------------------------------------
     def nominate(self, pod: PodInfo, node_name: str) -> None:

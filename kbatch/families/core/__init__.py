@@ -33,9 +33,10 @@ from kbatch.api.strategies.policy import PodDisruptionBudgetStrategy
 from kbatch.families.core import describe, printers
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
 
-__all__ = ["CORE", "SCHEDULER_QUEUEING_HINTS"]
+__all__ = ["CORE", "SCHEDULER_POP_FROM_BACKOFF_Q", "SCHEDULER_QUEUEING_HINTS"]
 
 SCHEDULER_QUEUEING_HINTS = "SchedulerQueueingHints"
+SCHEDULER_POP_FROM_BACKOFF_Q = "SchedulerPopFromBackoffQ"  # KEP-5142, beta (on) since 1.33
 _GATES = "kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/"
 
 _PLUGINS = "kbatch.controllers.scheduler.plugins."
@@ -110,5 +111,7 @@ CORE = Family(
     ),
     feature_gates=(
         FeatureSpec(SCHEDULER_QUEUEING_HINTS, True, Stage.GA, source=_GATES + "SchedulerQueueingHints.md"),
+        FeatureSpec(SCHEDULER_POP_FROM_BACKOFF_Q, True, Stage.BETA,
+                    source=_GATES + "SchedulerPopFromBackoffQ.md"),
     ),
 )
