@@ -26,7 +26,7 @@ GROUPS = [("a", 4, 4, 4, 40), ("b", 8, 8, 2, 25), ("c", 3, 3, 8, 30), ("d", 6, 5
 SOLO = [("solo-0", 4, 33), ("solo-1", 8, 12), ("solo-2", 2, 60)]
 
 DIGESTS = {
-    "coscheduling": "f4df0789341c0ad9964da889064ac1f36f435c3b4d7a64d1d98d7306b9aaa9c4",
+    "coscheduling": "04e6bd1e4462926f63553a412b924324862ad7d721d06f8ebed8f6688a250f7c",
     "native": "a3f05d94a505975f1886ce6864903f0a88bfe5a1e4c594be462eee1305ff4371",
 }
 
