@@ -1,15 +1,13 @@
-"""The ``gang`` conformance family's Job-integration check against a kbatch target with the
-``WorkloadWithJob`` gate on: the suite's own target keeps it off (upstream's default), where the check
-skips, so this runs it where it applies."""
+"""The gang family's Job-integration check (``conformance/gang/test_gang.py``, wire form, not collected by
+the suite: its target keeps ``WorkloadWithJob`` off, upstream's default, where every check must pass)
+against a kbatch target with the gate on, and its skip with the gate off."""
 
 from __future__ import annotations
 
 import pytest
 
 from conformance import kbatch_target
-from conformance.gang.test_gang import (
-    test_a_job_with_spec_scheduling_gets_its_workload_and_pod_group as check,
-)
+from conformance.gang.test_gang import job_integration_check as check
 
 
 def test_the_job_integration_check_passes_with_the_gate_on(monkeypatch: pytest.MonkeyPatch) -> None:
