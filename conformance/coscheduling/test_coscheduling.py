@@ -79,3 +79,30 @@ def test_the_phase_follows_the_pods(target) -> None:
                            timeout=budget(rounds=1))
     assert target.wait_for(lambda: _phase(target, "job") == "Finished", timeout=budget(rounds=1, runs=3))
     assert target.get(KIND, "job")["status"]["succeeded"] == 2
+
+
+@pytest.mark.semantic("minResources: while the group's minResources (with minMember pod slots) are not free "
+                      "in the cluster, PreFilter rejects its members with the resource gap; a group whose "
+                      "minResources fit binds",
+                      source="kubernetes-sigs/scheduler-plugins pkg/coscheduling/core/core.go PreFilter, "
+                             "CheckClusterResource; coscheduling_test.go TestPreFilter")
+def test_min_resources_beyond_the_cluster_keep_the_group_out(target) -> None:
+    require_kind(target, KIND)
+    big = _group("greedy", 1)
+    big["spec"]["minResources"] = {"cpu": "100000"}  # beyond any cluster under test
+    target.create(big)
+    target.create(group_pod("greedy-0", 600, xgroup="greedy"))
+
+    def gap() -> bool:
+        found = condition(target.get("Pod", "greedy-0") or {}, "PodScheduled") or {}
+        return "resource gap" in (found.get("message") or "")
+
+    assert target.wait_for(gap, timeout=budget(rounds=1))
+    assert _nodes(target, ["greedy-0"]) == [None]
+    small = _group("modest", 1)
+    small["spec"]["minResources"] = {"cpu": "10m"}
+    target.create(small)
+    target.create(group_pod("modest-0", 600, xgroup="modest"))
+    assert target.wait_for(lambda: all(_nodes(target, ["modest-0"])), timeout=budget(rounds=1))
+    for name in ("greedy-0", "modest-0"):
+        target.delete("Pod", name, grace_period_seconds=0)

@@ -26,7 +26,8 @@ def require_kind(target: Any, kind: str) -> None:
         pytest.skip(f"the target does not serve {kind}: {err}")
 
 
-def group_pod(name: str, seconds: int, *, cpu: str = "10m", group: str = "", xgroup: str = "") -> Obj:
+def group_pod(name: str, seconds: int, *, cpu: str = "10m", group: str = "", xgroup: str = "",
+              priority_class: str = "") -> Obj:
     """A busybox pod sleeping ``seconds`` that joins a scheduling.k8s.io PodGroup (``group``) or a
     scheduler-plugins one (``xgroup``); ``cpu`` beyond any node's keeps it from fitting anywhere."""
     meta: dict[str, Any] = {"name": name}
@@ -36,6 +37,8 @@ def group_pod(name: str, seconds: int, *, cpu: str = "10m", group: str = "", xgr
                         "resources": {"requests": {"cpu": cpu}}}]}
     if group:
         spec["schedulingGroup"] = {"podGroupName": group}
+    if priority_class:
+        spec["priorityClassName"] = priority_class
     if xgroup:
         meta["labels"] = {"scheduling.x-k8s.io/pod-group": xgroup}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}

@@ -94,3 +94,117 @@ def test_a_gang_that_cannot_fit_whole_binds_nothing(target) -> None:
     assert target.wait_for(unschedulable, timeout=budget(rounds=1))
     target.advance(5)
     assert _nodes(target, ["fits", "huge"]) == [None, None]
+
+
+PREEMPTION = "KEP-5710 workload-aware preemption; kubernetes/kubernetes pkg/scheduler/framework/preemption"
+
+
+def _node_cpu_milli(target) -> list[int]:
+    """Each node's allocatable CPU in millicores."""
+    found = []
+    for node in target.list("Node"):
+        cpu = str(((node.get("status") or {}).get("allocatable") or {}).get("cpu", "0"))
+        found.append(int(cpu[:-1]) if cpu.endswith("m") else int(float(cpu) * 1000))
+    return found
+
+
+@pytest.mark.runs_pods
+@pytest.mark.semantic("workload-aware preemption: a higher-priority gang that does not fit evicts a lower "
+                      "disruptionMode: all group whole, though one of its pods would free enough room; "
+                      "every victim pod and the victim PodGroup get DisruptionTarget=True",
+                      source=f"{PREEMPTION}; {CYCLE}")
+def test_preemption_takes_an_all_mode_group_whole(target) -> None:
+    require_kind(target, "PodGroup")
+    nodes = _node_cpu_milli(target)
+    if len(nodes) < 2:
+        pytest.skip("needs two nodes")
+    low_class, high_class = f"{target.namespace}-low", f"{target.namespace}-high"
+    per_pod = f"{min(nodes) * 6 // 10}m"  # one such pod per node
+    target.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                   "metadata": {"name": low_class}, "value": 10})
+    target.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                   "metadata": {"name": high_class}, "value": 1000})
+    low_names = [f"low-{i}" for i in range(len(nodes))]
+    try:
+        low = _group("low", len(nodes))
+        low["spec"].update({"disruptionMode": {"all": {}}, "priorityClassName": low_class})
+        target.create(low)
+        for name in low_names:
+            target.create(group_pod(name, 600, group="low", cpu=per_pod, priority_class=low_class))
+        assert target.wait_for(lambda: all(_nodes(target, low_names)), timeout=budget(rounds=1))
+        high = _group("high", 1)
+        high["spec"]["priorityClassName"] = high_class
+        target.create(high)
+        target.create(group_pod("high-0", 600, group="high", cpu=per_pod, priority_class=high_class))
+
+        def disrupted() -> bool:
+            found = condition(target.get("PodGroup", "low") or {}, "DisruptionTarget") or {}
+            return found.get("status") == "True"
+
+        assert target.wait_for(disrupted, timeout=budget(rounds=1))
+        for name in low_names:  # every member, not only the one whose room was needed
+            victim = target.get("Pod", name)
+            assert victim is None or (condition(victim, "DisruptionTarget") or {}).get("status") == "True"
+        assert target.wait_for(lambda: all(_nodes(target, ["high-0"])), timeout=budget(rounds=2, extra=30))
+        assert target.wait_for(lambda: all(target.get("Pod", n) is None for n in low_names),
+                               timeout=budget(rounds=1, extra=30))
+    finally:
+        for name in ("high-0", *low_names):
+            target.delete("Pod", name, grace_period_seconds=0)
+        target.delete("PriorityClass", low_class)
+        target.delete("PriorityClass", high_class)
+
+
+JOB_INTEGRATION = ("KEP-5547; kubernetes/kubernetes pkg/controller/job/job_scheduling_manager.go "
+                   "(GenerateWorkloadName, GeneratePodGroupName; job_scheduling_manager_test.go)")
+
+
+# Not a check of the suite: its own kbatch target keeps WorkloadWithJob off (upstream's default), where
+# every check must pass; tests/controllers/gang/test_conformance_job_integration.py runs it with the gate
+# on, against the same Target protocol (semantic: a new Job with spec.scheduling gets a Workload
+# <job>-<hash> controlled by it, one template <job>-pgt-0 whose gang takes the parallelism, a PodGroup
+# <workload>-<template>-<hash> referring to both, and pods that join it).
+def job_integration_check(target) -> None:
+    """WorkloadWithJob naming (see the comment above; skips where the gate is off)."""
+    require_kind(target, "Workload")
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "gangjob"},
+           "spec": {"parallelism": 2, "completions": 2, "completionMode": "Indexed",
+                    "scheduling": {"schedulingPolicy": {"gang": {}}},
+                    "template": {"spec": group_pod("x", 5)["spec"]}}}
+    created = target.create(job)
+    if "scheduling" not in created["spec"]:
+        pytest.skip("the target drops Job spec.scheduling (gate WorkloadWithJob off, as upstream's default)")
+    try:
+        def workloads() -> list:
+            return [w for w in target.list("Workload")
+                    if ((w["spec"].get("controllerRef") or {}).get("name")) == "gangjob"]
+
+        assert target.wait_for(lambda: len(workloads()) == 1, timeout=budget(rounds=0))
+        [workload] = workloads()
+        name = workload["metadata"]["name"]
+        assert name.startswith("gangjob-") and len(name) > len("gangjob-")
+        assert workload["spec"]["controllerRef"] == {"apiGroup": "batch", "kind": "Job", "name": "gangjob"}
+        [template] = workload["spec"]["podGroupTemplates"]
+        assert template["name"] == "gangjob-pgt-0"
+        assert template["schedulingPolicy"] == {"gang": {"minCount": 2}}
+
+        def groups() -> list:
+            return [g for g in target.list("PodGroup")
+                    if (g["spec"].get("workloadRef") or {}).get("workloadName") == name]
+
+        assert target.wait_for(lambda: len(groups()) == 1, timeout=budget(rounds=0))
+        [group] = groups()
+        assert group["spec"]["workloadRef"] == {"workloadName": name, "templateName": "gangjob-pgt-0"}
+        assert group["metadata"]["name"].startswith(f"{name}-gangjob-pgt-0-")
+        owners = [(r["kind"], bool(r.get("controller"))) for r in group["metadata"]["ownerReferences"]]
+        assert ("Job", True) in owners and ("Workload", False) in owners
+
+        def joined() -> bool:
+            pods = [p for p in target.list("Pod") if p["metadata"]["name"].startswith("gangjob-")]
+            return len(pods) == 2 and all(
+                (p["spec"].get("schedulingGroup") or {}).get("podGroupName") == group["metadata"]["name"]
+                for p in pods)
+
+        assert target.wait_for(joined, timeout=budget(rounds=1))
+    finally:
+        target.delete("Job", "gangjob", propagation_policy="Background")

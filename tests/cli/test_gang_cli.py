@@ -131,3 +131,46 @@ def test_a_native_pod_group_runs_across_commands_and_keeps_its_gate(cli: Cli) ->
     cli("advance", "20s")
     assert {phase for _, phase in cli.pods().values()} == {"Succeeded"}
     assert "GenericWorkload=true" in cli("version").stdout
+
+
+EXAMPLES = ROOT / "examples" / "gang"
+
+
+def test_the_coscheduling_example_binds_all_four_or_none(cli: Cli) -> None:
+    """examples/gang/coscheduling-podgroup.yaml: 3 of its 4 pods fit a 6-GPU node, so none binds; a
+    second node lets the whole gang bind together, and the PodGroup follows it to Finished."""
+    cli("nodes", "add", "--count", "1", "--gpu", "6")
+    out = cli("apply", "-f", str(EXAMPLES / "coscheduling-podgroup.yaml")).stdout
+    assert out.split() == ["podgroup.scheduling.x-k8s.io/trainer", "created", "job.batch/trainer", "created"]
+    cli("advance", "30s")
+    assert len(cli.pods()) == 4 and not [n for n, _ in cli.pods().values() if n]
+    assert cli.get("pg", "trainer")["status"]["phase"] == "Scheduling"
+    cli("nodes", "add", "--count", "1", "--gpu", "8")
+    cli("advance", "1m")  # the new node requeues the group: all four bind together
+    nodes = [n for n, _ in cli.pods().values()]
+    assert all(nodes)
+    status = cli.get("pg", "trainer")["status"]
+    assert (status["phase"], status["running"]) == ("Running", 4)
+    cli("advance", "2m")
+    status = cli.get("pg", "trainer")["status"]
+    assert (status["phase"], status["succeeded"]) == ("Finished", 4)
+    assert cli.get("jobs", "trainer")["status"]["succeeded"] == 4
+
+
+def test_the_native_example_needs_its_gate_then_binds_whole(cli: Cli) -> None:
+    """examples/gang/native-podgroup.yaml: refused kinds without GenericWorkload (off by default, as
+    upstream); with it, the Workload, its PodGroup and three pods that bind together."""
+    cli("nodes", "add", "--count", "1", "--gpu", "8")
+    refused = subprocess.run([sys.executable, "-m", "kbatch", "--state", str(cli.state), "apply", "-f",
+                              str(EXAMPLES / "native-podgroup.yaml"), "--dry-run=server"],
+                             capture_output=True, text=True, env=cli.env, cwd=cli.tmp, timeout=120)
+    assert 'no matches for kind "Workload" in version "scheduling.k8s.io/v1beta1"' in refused.stderr
+    manifest = str(EXAMPLES / "native-podgroup.yaml")
+    out = cli("--feature-gates", "GenericWorkload=true", "apply", "-f", manifest).stdout
+    assert "workload.scheduling.k8s.io/trainer created" in out and out.count("created") == 5
+    pods = cli.pods()
+    assert sorted(pods) == ["trainer-0", "trainer-1", "trainer-2"] and all(n for n, _ in pods.values())
+    status = cli.get("podgroups", "trainer-workers")["status"]
+    assert {c["type"]: c["status"] for c in status["conditions"]}["PodGroupInitiallyScheduled"] == "True"
+    cli("advance", "2m")
+    assert {phase for _, phase in cli.pods().values()} == {"Succeeded"}

@@ -174,6 +174,12 @@ class Coscheduling:
         return PostFilterResult(None, message=f"PodGroup {full} gets rejected due to Pod {pod.name} is "
                                               "unschedulable even after PostFilter")
 
+    @staticmethod
+    def post_filter_per_pod(pod: PodInfo) -> bool:
+        """PostFilter names a group's pod and acts on its group: the scheduler must not answer it with
+        an equal pod's cached failure (upstream runs PostFilter for every failed pod)."""
+        return bool(group_of(pod))
+
     # -- Reserve / Permit --------------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         return None

@@ -101,11 +101,25 @@ class GangScheduling:
         added, updated = (ClusterEvent(POD_GROUP_RESOURCE, ActionType.ADD),
                           ClusterEvent(POD_GROUP_RESOURCE, ActionType.UPDATE))
         return [
-            ClusterEventWithHint(ClusterEvent(UNSCHEDULED_POD, ActionType.ADD), self._after_pod_added),
-            ClusterEventWithHint(ClusterEvent(ASSIGNED_POD, ActionType.ADD), self._after_pod_added),
-            ClusterEventWithHint(added, self._after_group_added),
-            ClusterEventWithHint(updated, self._after_group_updated),
+            ClusterEventWithHint(ClusterEvent(UNSCHEDULED_POD, ActionType.ADD), self._after_pod_added,
+                                 self._pod_siblings),
+            ClusterEventWithHint(ClusterEvent(ASSIGNED_POD, ActionType.ADD), self._after_pod_added,
+                                 self._pod_siblings),
+            ClusterEventWithHint(added, self._after_group_added, self._group_members),
+            ClusterEventWithHint(updated, self._after_group_updated, self._group_members),
         ]
+
+    # kbatch: the hints below say QueueSkip to every pod outside the event's group, so the queue asks
+    # them for that group's gated pods only (a per-group index, not a scan of every gated pod per event)
+    def _members(self, group: str) -> list[str]:
+        services = self.handle.scheduler
+        return services.pod_group_members(group) if services is not None and group else []
+
+    def _pod_siblings(self, old: Any, new: PodInfo | None) -> list[str]:
+        return self._members(self._group_key(new)) if new is not None else []
+
+    def _group_members(self, old: Any, new: Any) -> list[str]:
+        return self._members(f"{new.metadata.namespace}/{new.metadata.name}") if new is not None else []
 
     def _after_pod_added(self, pod: PodInfo, old: Any, new: PodInfo | None) -> QueueingHint:
         key = self._group_key(pod)

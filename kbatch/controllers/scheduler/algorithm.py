@@ -56,6 +56,7 @@ __all__ = ["NO_NODES", "Algorithm", "Decision"]
 
 NO_NODES = "no nodes available to schedule pods"  # upstream ErrNoNodesAvailable
 _CACHE_LIMIT = 256
+_Reusable = dict[str, PostFilterResult]  # PostFilter results by plugin, reused for an equal pod
 
 
 @dataclass(slots=True)
@@ -99,8 +100,10 @@ class Algorithm:
         # (signature, plugin) -> (static generation, raw score per node name): node-static scores
         self._static_raw: dict[tuple[object, ...], tuple[int, dict[str, int]]] = {}
         self._batch: _Batch | None = None
-        # (signature, priority, preemption policy) -> (snapshot generation, failed decision)
-        self._infeasible: dict[tuple[object, ...], tuple[int, Decision]] = {}
+        # (signature, priority, preemption policy, nomination, personal) -> (snapshot generation,
+        # failed decision, a personal pod's reusable PostFilter results)
+        self._infeasible: dict[tuple[object, ...], tuple[int, Decision, _Reusable | None]] = {}
+        self._per_pod_post_filters = [p for p in profile.post_filter if hasattr(p, "post_filter_per_pod")]
 
     # -- the attempt ---------------------------------------------------------------------------
     def schedule(self, pod: PodInfo, *, post_filter: bool = True) -> Decision:
@@ -122,12 +125,17 @@ class Algorithm:
                 return Decision(node, state)
             known = self._infeasible.get(self._infeasible_key(pod))
             if known is not None and known[0] == self.snapshot.generation and post_filter:
-                return Decision(None, state, known[1].diagnosis, known[1].preemption)
+                if known[2] is None:
+                    return Decision(None, state, known[1].diagnosis, known[1].preemption)
+                statuses = known[1].diagnosis.statuses if known[1].diagnosis is not None else {}
+                return self._unschedulable(pod, state, statuses, known[2])[0]
         feasible, statuses = self._find_feasible(pod, state)
         if not feasible:
             if not post_filter:
                 return Decision(None, state, Diagnosis(len(self.snapshot), statuses))
-            return self._remember(pod, self._unschedulable(pod, state, statuses))
+            generation = self.snapshot.generation  # PostFilter may change the snapshot (a group's rejection)
+            decision, reusable = self._unschedulable(pod, state, statuses)
+            return self._remember(pod, decision, generation, reusable)
         if len(feasible) == 1:
             return Decision(feasible[0].name, state)
         return Decision(self._select_host(self._prioritize(pod, state, feasible), feasible), state)
@@ -221,37 +229,59 @@ class Algorithm:
         self.next_start = (start + processed) % count
         return feasible, statuses
 
-    @staticmethod
-    def _infeasible_key(pod: PodInfo) -> tuple[object, ...]:
-        return (pod.signature(), pod.priority, pod.preemption_policy, pod.nominated_node)
+    def _infeasible_key(self, pod: PodInfo) -> tuple[object, ...]:
+        return (pod.signature(), pod.priority, pod.preemption_policy, pod.nominated_node, self._personal(pod))
 
-    def _remember(self, pod: PodInfo, decision: Decision) -> Decision:
+    def _personal(self, pod: PodInfo) -> bool:
+        """Whether a PostFilter plugin answers this pod personally (``post_filter_per_pod(pod)``:
+        Coscheduling names the pod and acts on its group), so an equal pod's failure cannot be reused
+        as it stands (upstream runs PostFilter for every failed pod; the cache is kbatch's)."""
+        return any(p.post_filter_per_pod(pod) for p in self._per_pod_post_filters)
+
+    def _remember(self, pod: PodInfo, decision: Decision, generation: int,
+                  reusable: dict[str, PostFilterResult]) -> Decision:
         """An equal pod finds nothing either until the snapshot changes (nothing frees up within a
-        cycle), so a failure without a preemption nomination is reused for it."""
+        cycle), so a failure without a preemption nomination is reused for it, keyed by the snapshot
+        the Filter statuses were computed on (``generation``, taken before PostFilter ran); for a
+        personal pod only the Filter statuses and the reusable PostFilter results are."""
         nominated = decision.preemption is not None and decision.preemption.nominated_node is not None
         if pod.signature() is not None and not nominated:
             if len(self._infeasible) >= _CACHE_LIMIT:
                 self._infeasible.clear()
-            self._infeasible[self._infeasible_key(pod)] = (self.snapshot.generation, decision)
+            key = self._infeasible_key(pod)
+            self._infeasible[key] = (generation, decision, reusable if key[-1] else None)
         return decision
 
-    def _unschedulable(self, pod: PodInfo, state: CycleState, statuses: dict[str, Status]) -> Decision:
+    def _unschedulable(self, pod: PodInfo, state: CycleState, statuses: dict[str, Status],
+                       cached: dict[str, PostFilterResult] | None = None,
+                       ) -> tuple[Decision, dict[str, PostFilterResult]]:
+        """PostFilter; with ``cached`` (a personal pod's equal: see :meth:`_personal`), that pod's
+        results stand in for the plugins whose answer is a function of the signature and the
+        snapshot, and only the personal ones run again. Also returns a personal pod's reusable results
+        (empty for any other pod: its whole decision is reused)."""
+        personal = self._personal(pod)
         diagnosis = Diagnosis(len(self.snapshot), statuses)
         # upstream RunPostFilterPlugins: the first success wins; otherwise the reasons of every plugin
         # and the last meaningful (nominating or nomination-clearing) result
         chosen: PostFilterResult | None = None
         messages: list[str] = []
+        reusable: dict[str, PostFilterResult] = {}
         for plugin in self.profile.post_filter:
-            result = plugin.post_filter(state, pod, self.snapshot, statuses)
+            if cached is not None and plugin.name in cached:
+                result = cached[plugin.name]
+            else:
+                result = plugin.post_filter(state, pod, self.snapshot, statuses)
+            if personal and not (hasattr(plugin, "post_filter_per_pod") and plugin.post_filter_per_pod(pod)):
+                reusable[plugin.name] = result
             if result.nominated_node is not None:
                 diagnosis.post_filter_message = result.message
-                return Decision(None, state, diagnosis, result)
+                return Decision(None, state, diagnosis, result), reusable
             if chosen is None or result.clear_nomination:
                 chosen = result
             if result.message:
                 messages.append(result.message)
         diagnosis.post_filter_message = ", ".join(messages)
-        return Decision(None, state, diagnosis, chosen)
+        return Decision(None, state, diagnosis, chosen), reusable
 
     # -- scoring -------------------------------------------------------------------------------
     def _prioritize(self, pod: PodInfo, state: CycleState, feasible: list[NodeInfo]) -> list[int]:

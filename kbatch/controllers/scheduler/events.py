@@ -28,7 +28,7 @@ Upstream: ``k8s.io/kube-scheduler/framework`` (``ClusterEvent``, ``ActionType``,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 from typing import Any
@@ -123,12 +123,19 @@ class ClusterEvent:
 
 
 HintFn = Callable[[PodInfo, Any, Any], QueueingHint]
+# (old, new) -> the keys of the only pods gated by the plugin that the event can concern (None: any)
+AffectedFn = Callable[[Any, Any], Collection[str] | None]
 
 
 @dataclass(frozen=True, slots=True)
 class ClusterEventWithHint:
+    """A plugin's event registration. ``affected`` is kbatch's: it names the pods gated by the plugin
+    (PreEnqueue) that the event can concern, so the queue asks the hint of those only instead of
+    every pod the plugin gates (same answer: the hint says QueueSkip for the others)."""
+
     event: ClusterEvent
     hint: HintFn | None = None
+    affected: AffectedFn | None = None
 
 
 def on_node(actions: ActionType, hint: HintFn | None = None) -> ClusterEventWithHint:
@@ -199,6 +206,20 @@ class HintMap:
         """Upstream ``isEventOfInterest``."""
         return event.wildcard or bool(self.hints_for(event))
 
+    def affected(self, event: ClusterEvent, plugin: str, old: Any, new: Any) -> set[str] | None:
+        """The pods gated by ``plugin`` that ``event`` can concern (see ``ClusterEventWithHint``);
+        None when one of the plugin's matching registrations does not say."""
+        found: set[str] = set()
+        for name, r in self._registrations:
+            if name == plugin and r.event.matches(event):
+                if r.affected is None:
+                    return None
+                keys = r.affected(old, new)
+                if keys is None:
+                    return None
+                found.update(keys)
+        return found
+
     def matching(self, event: ClusterEvent, pod: PodInfo) -> tuple[tuple[str, HintFn | None], ...]:
         """The hints for ``event`` that apply to ``pod`` (one profile: all of them)."""
         return self.hints_for(event)
@@ -230,6 +251,15 @@ class ProfileHints:
 
     def interested(self, event: ClusterEvent) -> bool:
         return any(m.interested(event) for m in self._maps.values())
+
+    def affected(self, event: ClusterEvent, plugin: str, old: Any, new: Any) -> set[str] | None:
+        found: set[str] = set()
+        for m in self._maps.values():
+            keys = m.affected(event, plugin, old, new)
+            if keys is None:
+                return None
+            found |= keys
+        return found
 
 
 def requeue_strategy(

@@ -331,7 +331,8 @@ class SchedulingQueue:
             found = [e for k in sorted(pre_check.keys) if (e := self._gated.get(k)) is not None
                      and e.gating in plugins]
         else:
-            found = [e for name in plugins if name in self._gated_by for e in self._gated_by[name].values()
+            found = [e for name in plugins if name in self._gated_by
+                     for e in self._gated_for(event, old, new, hints, name)
                      if pre_check is None or pre_check(e.pod)]
         moved = 0
         for entry in found:
@@ -340,6 +341,16 @@ class SchedulingQueue:
                 self._place(entry, now)
                 moved += entry.where != GATED
         return moved
+
+    def _gated_for(self, event: ClusterEvent, old: Any, new: Any, hints: HintMap | ProfileHints,
+                   plugin: str) -> list[QueuedPod]:
+        """The pods ``plugin`` gates that ``event`` can concern: those its registration names
+        (sorted by key), else all of them."""
+        bucket = self._gated_by[plugin]
+        keys = hints.affected(event, plugin, old, new) if len(bucket) > 1 else None
+        if keys is None:
+            return list(bucket.values())
+        return [e for k in sorted(keys) if (e := bucket.get(k)) is not None]
 
     def _candidates(self, plugins: Sequence[str]) -> list[QueuedPod]:
         """The unschedulable pods rejected by one of ``plugins`` or by none, oldest failure first."""

@@ -76,6 +76,11 @@ class SchedulerServices:
         cycle = self._scheduler.group_cycle
         return cycle.index.group_of(pod_key) if cycle is not None else ""
 
+    def pod_group_members(self, group: str) -> list[str]:
+        """The keys of the group's pods the scheduler knows, sorted."""
+        cycle = self._scheduler.group_cycle
+        return cycle.index.members(group) if cycle is not None else []
+
     def pod_group_count(self, group: str) -> int:
         """How many pods of the group the scheduler knows (upstream ``AllPodsCount``)."""
         cycle = self._scheduler.group_cycle

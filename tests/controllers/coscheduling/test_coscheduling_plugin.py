@@ -181,3 +181,31 @@ def test_the_controller_follows_the_group_to_finished_and_names_its_owner() -> N
     assert (pg.status.phase, pg.status.succeeded, pg.status.running) == ("Finished", 2, None)
     assert not [e for e in cp.client.list(Event, "default").items if e.reason == "FailedScheduling"]
     assert all(p.spec.node_name for p in cp.client.list(Pod, "default").items)
+
+
+def test_every_failed_group_pod_runs_postfilter_itself() -> None:
+    """Upstream runs PostFilter for each failed pod: kbatch's cache of equal pods' failures must not
+    answer a group's pod with another pod's outcome (its message names another pod and group, and
+    that group's waiting siblings would stay unrejected), nor a pod outside any group with a group's."""
+    cp = gpu_cluster(1)
+    cp.apply(gpu_pod("solo", gpus=8))
+    cp.apply([x_group("x", 2, timeout=30), x_group("y", 2, timeout=30)])
+    cp.apply([gpu_pod(f"{g}-{i}", xgroup=g, gpus=8) for g in ("x", "y") for i in range(2)])
+    cp.apply(gpu_pod("late", gpus=8))
+    for name in ("x-0", "x-1", "y-0", "y-1"):
+        message = scheduled_message(cp, name)[1] or ""
+        assert message.endswith(f"PodGroup default/{name[0]} gets rejected due to Pod {name} is "
+                                "unschedulable even after PostFilter")
+    assert "PodGroup" not in scheduled_message(cp, "late")[1]  # type: ignore[operator]
+
+
+def test_a_group_rejection_frees_room_for_the_next_equal_pod_at_once() -> None:
+    """PostFilter rejecting a group's waiting sibling frees its GPUs in the same cycle: the next pod of
+    the same shape is filtered against that, not answered with the failure computed before it."""
+    cp = gpu_cluster(1)
+    cp.apply(gpu_pod("solo", gpus=2, command="sleep 600"))
+    cp.apply([x_group("g", 2, timeout=30), x_group("h", 1, timeout=30)])
+    cp.apply([gpu_pod("g-0", xgroup="g", gpus=2), gpu_pod("g-1", xgroup="g", gpus=6),
+              gpu_pod("h-0", xgroup="h", gpus=6)])
+    assert bound(cp, ["g-0", "g-1", "h-0"]) == ["h-0"]
+    assert scheduled_message(cp, "g-0")[1] == "optimistic rejection in PostFilter"
