@@ -26,7 +26,8 @@ Guarantees:
   truncated to whole seconds (the 1 s "ordering window"); a pod is backing off while its window is
   not over (it leaves at the next whole second), and within a window the back-off queue is ordered
   as the active queue. Pods that failed with an error (no rejecting or pending plugin) wait in a
-  separate error back-off queue that is never popped early;
+  separate error back-off queue that is never popped early. A pod leaves the back-off queue early
+  at most once per virtual instant (kbatch's difference: a cycle takes no virtual time here);
 * orders never depend on hashing: heaps are keyed by (sort key, insertion counter).
 
 The queue never reads a clock: every method that needs time takes ``now``.
@@ -85,6 +86,7 @@ class QueuedPod:
     rejectors: tuple[str, ...] = ()  # plugins that rejected the last attempt (UnschedulablePlugins)
     pending: tuple[str, ...] = ()  # plugins that made it wait (PendingPlugins)
     activated_at: float = -1.0  # the instant of its last activation (:meth:`SchedulingQueue.activate`)
+    early_pop_at: float = -1.0  # the instant it last left the back-off queue early (:meth:`pop`)
 
     def backoff_expiry(self, initial: float, maximum: float) -> float:
         if self.attempts == 0:
@@ -197,11 +199,29 @@ class SchedulingQueue:
             _, _, key, version = heapq.heappop(self._active)
             if (entry := self._current(key, version, ACTIVE)) is not None:
                 return self._take(entry)
-        while self._pop_from_backoff and self._backoff:
-            *_, key, version = heapq.heappop(self._backoff)
-            if (entry := self._current(key, version, BACKOFF)) is not None:
-                return self._take(entry)
-        return None
+        return self._pop_backoff_early(now) if self._pop_from_backoff else None
+
+    def _pop_backoff_early(self, now: float) -> PodInfo | None:
+        """The head of the back-off queue before its back-off ends, at most once per pod and virtual
+        instant. kbatch's difference: upstream's cycle spends real time, kbatch's none, so two pods
+        whose failures move each other back (a Coscheduling rejection, say) would retry forever at
+        one instant; the second time the pod waits out its back-off."""
+        held: list[tuple[Any, ...]] = []
+        taken: QueuedPod | None = None
+        while taken is None and self._backoff:
+            item = heapq.heappop(self._backoff)
+            if (entry := self._current(item[-2], item[-1], BACKOFF)) is None:
+                continue
+            if entry.early_pop_at == now:
+                held.append(item)
+            else:
+                taken = entry
+        for item in held:
+            heapq.heappush(self._backoff, item)
+        if taken is None:
+            return None
+        taken.early_pop_at = now
+        return self._take(taken)
 
     def _current(self, key: str, version: int, where: str) -> QueuedPod | None:
         """The entry of a heap item that is still valid (the pod is still there, in that version)."""

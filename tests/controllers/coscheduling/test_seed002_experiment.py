@@ -3,7 +3,7 @@ every INTERVAL seconds a Job of two 8-GPU pods (``sleep 72``) in a scheduler-plu
 (minMember 2, scheduleTimeoutSeconds 10). The talk's finding: above a 36 s interval nothing queues
 (completion time = the 72 s occupancy, zero scheduling latency); below it jobs queue. Here also: no
 group is ever partly placed, and the latencies are compared with a FIFO model of two 16-GPU slots
-(what an ideal work-conserving queue would give): never better, worse only by the scheduler's back-off."""
+(what an ideal work-conserving queue would give): never better, and not FIFO either (see the last test)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from gang.builders import X_LABEL, gpu_cluster, x_group
 
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
-from kbatch.controllers.scheduler.queue import MAX_BACKOFF
 
 OCCUPANCY, JOBS, SAMPLE = 72, 8, 4
 
@@ -84,4 +83,7 @@ def test_jobs_queue_below_it_never_partly_placed_and_no_better_than_fifo() -> No
     assert max(latencies) > 0
     assert all(done >= latency + OCCUPANCY for latency, done in jobs)
     assert sum(latencies) >= sum(fifo)  # the ideal queue is a lower bound
-    assert sum(latencies) <= sum(fifo) + MAX_BACKOFF * JOBS  # ... missed by at most a back-off a job
+    # No upper bound: Coscheduling promises no order between groups. A group rejected by PostFilter
+    # backs off while a later one takes the freed GPUs, and with SchedulerPopFromBackoffQ (on, as
+    # upstream) an idle scheduler retries whichever pod leads the back-off queue; at 20 s later
+    # groups overtake earlier ones by more than a back-off (mean latency 61 s against FIFO's 48 s).

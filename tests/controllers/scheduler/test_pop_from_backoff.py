@@ -77,8 +77,8 @@ def test_backoff_queue_is_ordered_by_window_then_as_the_active_queue(
     for i, (tenths, priority, attempts) in enumerate(specs):
         p = pod(f"p{i}", priority=priority)
         failed_at = tenths / 10
-        for _ in range(attempts):
-            _failed(q, p, failed_at)
+        for k in range(attempts):  # earlier attempts a moment before: one early pop per pod and instant
+            _failed(q, p, failed_at - 0.01 * (attempts - 1 - k))
         pods.append((p, failed_at, attempts))
     q.move(ASSIGNED_POD_DELETE, None, None, 5.0)  # failed in [4, 5): every window is >= 5, all back off
     popped = [q.pop(5.0) for _ in pods]
@@ -115,3 +115,17 @@ def test_two_nodes_freed_at_one_instant_take_both_waiting_pods(gates: str | None
             when = p.status.condition("PodScheduled").last_transition_time
             starts.append(round((when - cp.clock.to_datetime(0)).total_seconds()))
     assert sorted(starts) == expected
+
+
+def test_a_pod_leaves_the_backoff_queue_early_once_per_instant() -> None:
+    """kbatch's rule (a cycle takes no virtual time): the second early pop of a pod at one instant
+    waits for its back-off, so pods whose failures move each other back cannot loop at one instant."""
+    q = _queue()
+    p = pod("p")
+    _failed(q, p, 7.0)
+    q.move(ASSIGNED_POD_DELETE, None, None, 7.0)
+    assert q.pop(7.0) is p  # early, once
+    q.unschedulable(p, 7.0, ("NodeResourcesFit",))
+    q.move(ASSIGNED_POD_DELETE, None, None, 7.0)
+    assert q.pop(7.0) is None  # not twice at 7.0
+    assert q.pop(7.5) is p  # a later instant may pop it early again
