@@ -23,7 +23,7 @@ domain (:mod:`.selector_counts`), updated as pods are added and removed on known
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from kbatch.controllers.scheduler.resources import PODS, Resources, add_into, subtract_into
 from kbatch.controllers.scheduler.selector_counts import SelectorCounts, SelectorIndex
@@ -107,7 +107,10 @@ class Snapshot:
         # the nominator: node -> pod key -> nominated pending pod (read-only outside), pod key -> node
         self.nominated: dict[str, dict[str, PodInfo]] = {}
         self._nominated_node: dict[str, str] = {}
-        self._selectors = SelectorIndex(lambda name: self._nodes[name].shape.labels)
+        self._selectors = SelectorIndex(self._node_labels)  # a bound method: the image pickles it
+
+    def _node_labels(self, name: str) -> Mapping[str, str]:
+        return self._nodes[name].shape.labels
 
     # nodes -----------------------------------------------------------------------------------
     def set_node(self, shape: NodeShape) -> NodeInfo:
