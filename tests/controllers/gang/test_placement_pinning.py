@@ -7,7 +7,11 @@ why when it updates a digest.
 The scenario mixes what the speed work touches: groups created one by one while the cluster fills
 (the control loop runs between them), groups of several shapes over twice the capacity, a group
 that can never reach its quorum (it times out, its waiting pods released), staggered run times so
-completions trickle in, and ungrouped pods competing for the same nodes."""
+completions trickle in, and ungrouped pods competing for the same nodes.
+
+Re-recorded once after merging SchedulerPopFromBackoffQ (KEP-5142, upstream's default: an idle
+scheduler retries the back-off queue's head at once) together with kbatch's rule that a pod leaves
+the back-off queue early at most once per virtual instant: both change when waiting members retry."""
 
 from __future__ import annotations
 
@@ -26,8 +30,8 @@ GROUPS = [("a", 4, 4, 4, 40), ("b", 8, 8, 2, 25), ("c", 3, 3, 8, 30), ("d", 6, 5
 SOLO = [("solo-0", 4, 33), ("solo-1", 8, 12), ("solo-2", 2, 60)]
 
 DIGESTS = {
-    "coscheduling": "04e6bd1e4462926f63553a412b924324862ad7d721d06f8ebed8f6688a250f7c",
-    "native": "a3f05d94a505975f1886ce6864903f0a88bfe5a1e4c594be462eee1305ff4371",
+    "coscheduling": "2e54222247f203db335a0f655c1d0a9a53125402c3b58600554375eb3f5abdc7",
+    "native": "8df08f49295650f258d093e0186e5e905f4229079a840c496c7bf893654621ea",
 }
 
 
