@@ -72,6 +72,16 @@ def queues(target, *quotas: tuple[str, str], cohort: bool = False, **spec: Any) 
             target.delete("ResourceFlavor", flavor)
 
 
+def sleeping_pod_spec(seconds: int, cpu: str) -> Obj:
+    """A pod spec whose one container sleeps ``seconds`` and requests ``cpu``."""
+    return {
+        "restartPolicy": "Never",
+        "terminationGracePeriodSeconds": 1,
+        "containers": [{"name": "c", "image": "busybox:1.36", "command": ["sh", "-c", f"sleep {seconds}"],
+                        "resources": {"requests": {"cpu": cpu}}}],
+    }
+
+
 def _job(
     name: str, queue: str, seconds: int, pods: int = 2, cpu: str = "100m", priority_class: str | None = None
 ) -> Obj:
@@ -86,18 +96,7 @@ def _job(
             "parallelism": pods,
             "completions": pods,
             "template": {
-                "spec": {
-                    "restartPolicy": "Never",
-                    "terminationGracePeriodSeconds": 1,
-                    "containers": [
-                        {
-                            "name": "c",
-                            "image": "busybox:1.36",
-                            "command": ["sh", "-c", f"sleep {seconds}"],
-                            "resources": {"requests": {"cpu": cpu}},
-                        }
-                    ],
-                }
+                "spec": sleeping_pod_spec(seconds, cpu)
             },
         },
     }

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from conformance.kueue.test_admission import queues
+from conformance.kueue.test_admission import queues, sleeping_pod_spec
 from conformance.target import Obj, condition, has_condition
 from conformance.timing import budget
 
@@ -36,18 +36,7 @@ def _pod(name: str, queue: str, seconds: int, cpu: str = "100m", group: tuple[st
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "labels": labels, "annotations": annotations},
-        "spec": {
-            "restartPolicy": "Never",
-            "terminationGracePeriodSeconds": 1,
-            "containers": [
-                {
-                    "name": "c",
-                    "image": "busybox:1.36",
-                    "command": ["sh", "-c", f"sleep {seconds}"],
-                    "resources": {"requests": {"cpu": cpu}},
-                }
-            ],
-        },
+        "spec": sleeping_pod_spec(seconds, cpu),
     }
 
 

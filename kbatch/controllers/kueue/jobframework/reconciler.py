@@ -253,7 +253,8 @@ class JobReconciler:
             self._sync_priority(job, obj, match)
         return match
 
-    def _construct(self, job: Any) -> Workload:
+    def _construct(self, job: Any, *, partial_admission: bool | None = None) -> Workload:
+        """The job's new Workload; ``partial_admission`` overrides the gate (pod groups: never)."""
         s = self.mgr.settings
         return new_workload(
             job,
@@ -262,7 +263,7 @@ class JobReconciler:
             self.api_version,
             self.mgr.ctx.cache,
             label_keys=s.config.label_keys_to_copy,
-            partial_admission=s.on("PartialAdmission"),
+            partial_admission=s.on("PartialAdmission") if partial_admission is None else partial_admission,
             short_names=s.on("ShortWorkloadNames"),
             admission_gated_by=s.on("AdmissionGatedBy"),
         )

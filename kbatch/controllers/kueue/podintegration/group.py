@@ -42,7 +42,7 @@ from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.api.meta import OwnerReference
 from kbatch.api.model_copy import copy_model
 from kbatch.controllers.kueue import workloads as W
-from kbatch.controllers.kueue.jobframework.construct import max_execution_time, new_workload, queue_name
+from kbatch.controllers.kueue.jobframework.construct import max_execution_time, queue_name
 from kbatch.controllers.kueue.podintegration import pods as P
 from kbatch.controllers.kueue.podintegration.single import remove_finalizer, terminate
 from kbatch.controllers.kueue.scheduler import write_status
@@ -443,19 +443,7 @@ class PodGroupReconciler:
     def _new_workload(self, group: PodGroup) -> Workload:
         """``NewGroupWorkload``: the job framework's Workload of the first member, named after the
         group, owned by every member, marked as a group's."""
-        single = self.single
-        s = self.mgr.settings
-        wl = new_workload(
-            group,
-            single.kind,
-            single.group,
-            single.api_version,
-            self.mgr.ctx.cache,
-            label_keys=s.config.label_keys_to_copy,
-            partial_admission=False,
-            short_names=s.on("ShortWorkloadNames"),
-            admission_gated_by=s.on("AdmissionGatedBy"),
-        )
+        wl = self.single._construct(group, partial_admission=False)
         wl.metadata.name = group.name
         wl.metadata.owner_references = [_owner(p) for p in group.pods]
         wl.metadata.annotations = {**(wl.metadata.annotations or {}), P.IS_GROUP_WORKLOAD: "true"}
