@@ -9,6 +9,9 @@ from ``additionalPrinterColumns`` for custom resources; ``kubectl describe`` add
 * :class:`Printer`: ``columns`` (``priority: 1`` columns only with ``-o wide``) and ``cells(obj, now)``;
   :data:`DEFAULT_PRINTER` is a custom resource's Name, Age.
 * :data:`Describer`: ``describe(obj) -> [(label, value), ...]``, the lines after the common header.
+* :data:`PageDescriber`: ``page(reader, obj) -> str``, the whole page, for a kind whose kubectl
+  describer reads other objects too (a Node's page lists its pods, Lease, ResourceSlices and events),
+  through a :class:`DescribeReader`.
 
 The helpers below read wire dicts the way printers do (a missing path is ``None``).
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from kbatch.api.humanize import age
 
@@ -27,8 +30,10 @@ __all__ = [
     "DEFAULT_PRINTER",
     "NAME",
     "Column",
+    "DescribeReader",
     "Describer",
     "Obj",
+    "PageDescriber",
     "Printer",
     "at",
     "condition",
@@ -67,6 +72,27 @@ class Printer:
 Describer = Callable[[Obj], list[tuple[str, str]]]
 """A kind's ``kubectl describe`` lines after the common header: ``(label, value)`` pairs (an empty label
 continues the previous one)."""
+
+
+class DescribeReader(Protocol):
+    """What a whole-page describer reads, as kubectl's describers read through their client: lists
+    and gets by resource name (``"pods"``, ``"resourceslices.resource.k8s.io"``) and the clock."""
+
+    def list(self, resource: str, field_selector: str | None = None) -> list[Obj]:
+        """Every object of ``resource`` in all namespaces (none when it is not served)."""
+        ...
+
+    def get(self, resource: str, namespace: str | None, name: str) -> Obj | None:
+        """One object, or ``None`` when it does not exist."""
+        ...
+
+    def now(self) -> datetime:
+        ...
+
+
+PageDescriber = Callable[[DescribeReader, Obj], str]
+"""A kind's whole ``kubectl describe`` page (header and events included), for kinds whose page is
+more than the common header plus lines."""
 
 
 def at(obj: Any, *path: str | int) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 from kbatch.api.base import ApiInfo
 from kbatch.api.errors import BadRequest, NotFound
 from kbatch.api.meta import Resource
-from kbatch.api.printing import DEFAULT_PRINTER, Describer, Printer
+from kbatch.api.printing import DEFAULT_PRINTER, Describer, PageDescriber, Printer
 from kbatch.api.strategy import DefaultStrategy, Strategy
 from kbatch.api.versions import ServedVersion
 
@@ -29,7 +29,8 @@ GC_POLICIES = ("Background", "Foreground", "Orphan")
 class KindSpec:
     """``gc_policy``: what a delete without ``propagationPolicy`` does (upstream's
     ``DefaultGarbageCollectionPolicy``); ``printer``/``describe``: how people see the kind (``None``:
-    a custom resource's Name, Age columns / its spec and status as YAML)."""
+    a custom resource's Name, Age columns / its spec and status as YAML); ``page``: its whole describe
+    page when that reads other objects (replaces ``describe``)."""
 
     info: ApiInfo
     model: type[Resource]
@@ -37,6 +38,7 @@ class KindSpec:
     gc_policy: str = "Background"
     printer: Printer | None = None
     describe: Describer | None = None
+    page: PageDescriber | None = None
     # a non-storage served version: the storage version's spec and how this version converts
     storage: KindSpec | None = None
     served: ServedVersion | None = None
@@ -61,14 +63,15 @@ class Registry:
 
     def register(self, model: type[Resource], strategy: Strategy[Any] | None = None, *,
                  gc_policy: str = "Background", printer: Printer | None = None,
-                 describe: Describer | None = None, versions: tuple[ServedVersion, ...] = ()) -> KindSpec:
+                 describe: Describer | None = None, page: PageDescriber | None = None,
+                 versions: tuple[ServedVersion, ...] = ()) -> KindSpec:
         """Register ``model`` as a stored kind; ``versions`` are further served versions of it
         (converted to and from ``model``'s, :mod:`kbatch.api.versions`)."""
         if gc_policy not in GC_POLICIES:
             raise ValueError(f"gc_policy must be one of {GC_POLICIES}, not {gc_policy!r}")
         info = model.api_info
         spec = KindSpec(info, model, strategy if strategy is not None else DefaultStrategy(), gc_policy,
-                        printer, describe)
+                        printer, describe, page)
         self._by_model[model] = spec
         self._by_gvk[(info.api_version, info.kind)] = spec
         names = {info.plural, info.kind.lower(), info.singular or info.kind.lower(), *info.short_names}
@@ -85,7 +88,8 @@ class Registry:
     def _register_version(self, storage: KindSpec, served: ServedVersion) -> None:
         info = served.model.api_info
         alt = KindSpec(info, served.model, storage.strategy, storage.gc_policy,
-                       served.printer or storage.printer, storage.describe, storage=storage, served=served)
+                       served.printer or storage.printer, storage.describe, storage.page, storage=storage,
+                       served=served)
         self._by_gvk[(info.api_version, info.kind)] = alt
         self._alternates.append(alt)
         for name in {info.plural, info.kind.lower(), info.singular or info.kind.lower(), *info.short_names}:

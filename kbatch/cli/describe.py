@@ -8,14 +8,16 @@ Reason, Age, From and Message
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+from kbatch.api.errors import NotFound, StatusError
 from kbatch.api.humanize import age
 from kbatch.api.printing import kv_lines
 from kbatch.api.registry import KindSpec
 from kbatch.cli.render import align, render_yaml
 
-__all__ = ["describe_object"]
+__all__ = ["BackendReader", "describe_object"]
 
 Obj = dict[str, Any]
 
@@ -76,10 +78,35 @@ def _indent(text: str, by: str = "  ") -> list[str]:
     return [by + line for line in text.splitlines()]
 
 
+class BackendReader:
+    """A :class:`~kbatch.api.printing.DescribeReader` over the CLI's backend (in process or over HTTP)."""
+
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend
+
+    def list(self, resource: str, field_selector: str | None = None) -> list[Obj]:
+        try:
+            info = self._backend.registry.for_name(resource).info
+        except StatusError:  # not served by this control plane (DRA off)
+            return []
+        return list(self._backend.list(info, None, field_selector=field_selector)["items"])
+
+    def get(self, resource: str, namespace: str | None, name: str) -> Obj | None:
+        try:
+            return self._backend.get(self._backend.registry.for_name(resource).info, namespace, name)
+        except NotFound:
+            return None
+
+    def now(self) -> datetime:
+        return self._backend.now()
+
+
 def describe_object(backend: Any, spec: KindSpec, obj: Obj) -> str:
-    """The header, the kind's own lines (its family's describer) or, for a kind without one, its spec
-    and status as YAML, then conditions and events (a Node has kubectl's own page,
-    :mod:`kbatch.cli.node_page`)."""
+    """The kind's whole page when its family gives one (a Node's, kubectl's own); otherwise the header,
+    the kind's own lines (its family's describer) or, for a kind without one, its spec and status as
+    YAML, then conditions and events."""
+    if spec.page is not None:
+        return spec.page(BackendReader(backend), obj)
     pairs = _header(obj, spec) + (spec.describe(obj) if spec.describe is not None else [])
     width = max(len(k) for k, _ in pairs) + 2
     lines = [(f"{k}:" if k else "").ljust(width) + v for k, v in pairs]

@@ -63,7 +63,8 @@ class Composition:
             if gates is not None and isinstance(strategy, GatedStrategy):
                 strategy = strategy.for_gates(gates)
             registry.register(entry.model, strategy, gc_policy=entry.gc_policy, printer=entry.printer,
-                              describe=entry.describe, versions=entry.versions)
+                              describe=entry.describe, page=entry.page,
+                              versions=entry.versions)
         return registry
 
     def feature_gates(self, overrides: Mapping[str, bool] | str | None = None) -> FeatureGates:

@@ -27,7 +27,7 @@ from typing import Any
 
 from kbatch.api.features import FeatureSpec
 from kbatch.api.meta import Resource
-from kbatch.api.printing import Describer, Printer
+from kbatch.api.printing import Describer, PageDescriber, Printer
 from kbatch.api.strategy import Strategy
 from kbatch.api.versions import ServedVersion
 
@@ -62,7 +62,8 @@ class KindEntry:
     """One served kind. ``gc_policy`` is upstream's ``DefaultGarbageCollectionPolicy`` (what a delete
     without ``propagationPolicy`` does: ``Background`` for most kinds, ``Orphan`` for batch/v1 Job);
     ``printer`` the ``kubectl get`` columns (default: Name, Age, as for a custom resource without
-    additionalPrinterColumns); ``describe`` the kind's ``kubectl describe`` lines; ``feature_gate``
+    additionalPrinterColumns); ``describe`` the kind's ``kubectl describe`` lines, or ``page`` its whole
+    page when kubectl's describer reads other objects too (Node); ``feature_gate``
     the gate without which the kind is not served (upstream: an API version enabled by a gate, e.g.
     scheduling.k8s.io/v1beta1 Workload and PodGroup with ``GenericWorkload``)."""
 
@@ -70,6 +71,7 @@ class KindEntry:
     strategy: Strategy[Any] | None = None
     printer: Printer | None = None
     describe: Describer | None = None
+    page: PageDescriber | None = None
     gc_policy: str = "Background"
     feature_gate: str = ""
     versions: tuple[ServedVersion, ...] = ()  # further served versions (CRD conversion)

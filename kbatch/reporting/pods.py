@@ -9,7 +9,7 @@
 * **finished**: for a terminal pod (``Succeeded``/``Failed``) the latest container ``finishedAt``, else
   the ``Ready=False`` transition; for a pod being deleted, its ``deletionTimestamp``; else open.
 * **requests**: upstream's ``PodRequests`` (containers by the init/sidecar rule, pod-level requests,
-  overhead; the scheduler's own :func:`~kbatch.controllers.scheduler.resources.pod_requests`), with
+  overhead; the scheduler's own :func:`~kbatch.api.pod_resources.pod_requests`), with
   cpu in cores and everything else in base units.
 """
 
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from kbatch.api.pod_resources import ContainerRequests, pod_requests
 from kbatch.api.quantity import Quantity, QuantityError
-from kbatch.controllers.scheduler.resources import ContainerRequests, pod_requests
 from kbatch.reporting.wire import Obj, condition_time, meta, time_at, times, uid
 
 __all__ = ["PodFacts", "in_units", "node_allocatable", "pod_facts", "quantities"]

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kbatch.cli.node_devices import MAX_POOLS, allocated_device_rows, slice_pool_rows
+from kbatch.families.core.node_devices import MAX_POOLS, allocated_device_rows, slice_pool_rows
 
 
 def _pod(uid: str) -> dict[str, Any]:

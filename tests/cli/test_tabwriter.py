@@ -1,12 +1,12 @@
-"""kbatch.cli.tabwriter: Go's text/tabwriter column blocks (what kubectl's describe and get align with)."""
+"""kbatch.api.tabwriter: Go's text/tabwriter column blocks (what kubectl's describe and get align with)."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kbatch.api.tabwriter import tabwrite
 from kbatch.cli.render import align
-from kbatch.cli.tabwriter import tabwrite
 
 
 def test_go_elastic_example() -> None:

@@ -16,10 +16,10 @@ from typing import Any
 import typer
 
 from kbatch.api.quantity import Quantity
+from kbatch.api.tabwriter import tabwrite
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.resolve import DEFAULT_NAMESPACE
-from kbatch.cli.tabwriter import tabwrite
 
 __all__ = ["register"]
 

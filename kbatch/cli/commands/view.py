@@ -282,46 +282,7 @@ def describe(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or K
         ns = namespace_for(info, namespace)
         objs = [backend.get(info, ns, name)] if name else backend.list(info, ns)["items"]
         spec = backend.registry.for_gvk(info.api_version, info.kind)
-        texts = [_node_page(backend, obj) if info.kind == "Node" else describe_object(backend, spec, obj)
-                 for obj in objs]
-        typer.echo("\n\n".join(texts))
-
-
-def _listed(backend: Backend, resource: str, field_selector: str | None = None) -> list[Any]:
-    """The items of a kind, or none when this control plane does not serve it (DRA off)."""
-    from kbatch.api.errors import StatusError
-
-    try:
-        info = backend.registry.for_name(resource).info
-    except StatusError:
-        return []
-    return list(backend.list(info, None, field_selector=field_selector)["items"])
-
-
-def _node_page(backend: Backend, node: dict[str, Any]) -> str:
-    """kubectl's node page, from what kubectl lists: the node's non-terminated pods, its Lease, its
-    events, the ResourceSlices local to it, and (kbatch's addition) the claims its pods hold."""
-    from kbatch.api.errors import NotFound
-    from kbatch.cli.node_devices import allocated_device_rows, slice_pool_rows
-    from kbatch.cli.node_page import NodePageInputs, node_page
-    from kbatch.cli.node_usage import NODE_POD_SELECTOR, node_usage_lines
-
-    meta = node.get("metadata") or {}
-    name = meta.get("name", "")
-    pods = _listed(backend, "pods", field_selector=NODE_POD_SELECTOR.format(name))
-    claims = _listed(backend, "resourceclaims.resource.k8s.io") if pods else []
-    slices = [s for s in _listed(backend, "resourceslices.resource.k8s.io")
-              if (s.get("spec") or {}).get("nodeName") == name]
-    try:
-        lease = backend.get(kind_info(backend.registry, "leases"), "kube-node-lease", name)
-    except NotFound:
-        lease = None
-    events = [e for e in _listed(backend, "events")
-              if (e.get("involvedObject") or {}).get("kind") == "Node"
-              and (e.get("involvedObject") or {}).get("name") == name
-              and (e.get("involvedObject") or {}).get("uid") in (meta.get("uid"), name)]
-    usage = node_usage_lines(node, pods, backend.now(), allocated_device_rows(claims, pods))
-    return node_page(node, NodePageInputs(lease, events, usage, slice_pool_rows(slices)), backend.now())
+        typer.echo("\n\n".join(describe_object(backend, spec, obj) for obj in objs))
 
 
 def _involves(event: dict[str, Any], kind: str | None, name: str | None) -> bool:

@@ -35,6 +35,7 @@ from typing import Any
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
+from kbatch.api.pod_resources import PODS
 from kbatch.api.scheduling_x_v1alpha1 import POD_GROUP_LABEL, PodGroup
 from kbatch.controllers.coscheduling.args import CoschedulingArgs, parse_args
 from kbatch.controllers.coscheduling.manager import GroupMemory, full_name
@@ -49,7 +50,6 @@ from kbatch.controllers.scheduler.events import (
     on_pod,
 )
 from kbatch.controllers.scheduler.framework import Code, CycleState, PostFilterResult, Status
-from kbatch.controllers.scheduler.resources import PODS
 from kbatch.controllers.scheduler.services import KindEvents
 from kbatch.controllers.scheduler.types import PodInfo
 

@@ -1,7 +1,7 @@
 """From API models to the scheduler's values: :class:`PodInfo` and :class:`NodeShape`, built once
 per observed object version (the scheduler's only contact with pydantic models on its hot path).
 
-Requests are upstream's ``PodRequests`` (:func:`~kbatch.controllers.scheduler.resources.pod_requests`):
+Requests are upstream's ``PodRequests`` (:func:`~kbatch.api.pod_resources.pod_requests`):
 containers by the init/sidecar rule, pod-level ``spec.resources.requests`` (KEP-2837) replacing cpu,
 memory and hugepages, pod ``overhead`` added (``computePodResourceRequest`` in noderesources/fit.go).
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kbatch.controllers.scheduler.resources import CPU, ContainerRequests, effective_requests, pod_requests
+from kbatch.api.pod_resources import CPU, ContainerRequests, effective_requests, pod_requests
 from kbatch.controllers.scheduler.types import (
     HostPort,
     LabelSelector,

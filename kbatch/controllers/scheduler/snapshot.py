@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterator, Mapping
 
-from kbatch.controllers.scheduler.resources import PODS, Resources, add_into, subtract_into
+from kbatch.api.pod_resources import PODS, Resources, add_into, subtract_into
 from kbatch.controllers.scheduler.selector_counts import SelectorCounts, SelectorIndex
 from kbatch.controllers.scheduler.types import LabelSelector, NodeShape, PodInfo
 

@@ -1,11 +1,11 @@
-"""``kubectl describe`` lines of Pod and Node (k8s.io/kubectl ``pkg/describe/describe.go``,
-``describePod``, ``describeNode``), after the common header."""
+"""``kubectl describe`` lines of a Pod (k8s.io/kubectl ``pkg/describe/describe.go``, ``describePod``),
+after the common header. A Node has kubectl's whole page, :mod:`kbatch.families.core.node_page`."""
 
 from __future__ import annotations
 
-from kbatch.api.printing import Obj, kv_lines
+from kbatch.api.printing import Obj
 
-__all__ = ["describe_node", "describe_pod"]
+__all__ = ["describe_pod"]
 
 
 def describe_pod(pod: Obj) -> list[tuple[str, str]]:
@@ -30,13 +30,3 @@ def describe_pod(pod: Obj) -> list[tuple[str, str]]:
                     + f", restarts {st.get('restartCount', 0)}"))
     return out
 
-
-def describe_node(node: Obj) -> list[tuple[str, str]]:
-    spec = node.get("spec") or {}
-    taints = [f"{t['key']}" + (f"={t['value']}" if t.get("value") else "") + f":{t['effect']}"
-              for t in spec.get("taints") or ()]
-    out = [("Taints", taints[0] if taints else "<none>")] + [("", t) for t in taints[1:]]
-    out.append(("Unschedulable", str(bool(spec.get("unschedulable"))).lower()))
-    for title in ("capacity", "allocatable"):
-        out += kv_lines(title.capitalize(), (node.get("status") or {}).get(title))
-    return out

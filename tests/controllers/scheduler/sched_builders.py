@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
+from kbatch.api.pod_resources import effective_requests
 from kbatch.controllers.scheduler.algorithm import Algorithm
 from kbatch.controllers.scheduler.defaults import default_profile
-from kbatch.controllers.scheduler.resources import effective_requests
 from kbatch.controllers.scheduler.snapshot import Snapshot
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo, Taint
 

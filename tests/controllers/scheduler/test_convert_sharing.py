@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Pod
+from kbatch.api.pod_resources import effective_requests
 from kbatch.controllers.scheduler import convert
 from kbatch.controllers.scheduler.convert import pod_info, toleration_of, tolerations_of
-from kbatch.controllers.scheduler.resources import effective_requests
 
 TOLERATION = st.fixed_dictionaries(
     {"key": st.sampled_from(["", "k1", "k2"]), "operator": st.sampled_from(["Exists", "Equal"]),

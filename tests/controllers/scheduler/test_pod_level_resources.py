@@ -11,17 +11,17 @@ from hypothesis import strategies as st
 from kubelet.cluster import condition, get_pod, pod_yaml, sim_cluster
 
 from kbatch.api.core_v1 import Pod
-from kbatch.api.quantity import Quantity
-from kbatch.api.strategies.core import PodStrategy
-from kbatch.controllers.scheduler.convert import pod_info
-from kbatch.controllers.scheduler.plugins.node_resources_fit import insufficient
-from kbatch.controllers.scheduler.resources import (
+from kbatch.api.pod_resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
     ContainerRequests,
     effective_requests,
     pod_requests,
 )
+from kbatch.api.quantity import Quantity
+from kbatch.api.strategies.core import PodStrategy
+from kbatch.controllers.scheduler.convert import pod_info
+from kbatch.controllers.scheduler.plugins.node_resources_fit import insufficient
 from kbatch.sim import NodeTemplate
 
 from .sched_builders import GI, cluster, node, place

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from kbatch.api.pod_resources import ContainerRequests, effective_requests
 from kbatch.controllers.scheduler.plugins import PrioritySort, SchedulingGates
 from kbatch.controllers.scheduler.queue import SchedulingQueue
-from kbatch.controllers.scheduler.resources import ContainerRequests, effective_requests
 from kbatch.controllers.scheduler.types import (
     LabelSelector,
     NodeSelectorRequirement,

@@ -15,9 +15,9 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
+from kbatch.api.pod_resources import CPU, ContainerRequests, pod_requests
 from kbatch.api.quantity import Format, Quantity
 from kbatch.controllers.scheduler.convert import quantity_map
-from kbatch.controllers.scheduler.resources import CPU, ContainerRequests, pod_requests
 
 __all__ = [
     "FlavorResource",

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kbatch.api.pod_resources import CPU, MEMORY, PODS
 from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
 from kbatch.controllers.scheduler.events import (
     QUEUE,
@@ -33,7 +34,6 @@ from kbatch.controllers.scheduler.events import (
     on_pod,
 )
 from kbatch.controllers.scheduler.framework import CycleState, Status
-from kbatch.controllers.scheduler.resources import CPU, MEMORY, PODS
 from kbatch.controllers.scheduler.snapshot import NodeInfo
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo
 

@@ -11,7 +11,7 @@ init containers by the max rule (sidecars, ``restartPolicy: Always``, run alongs
 ``spec.resources`` replacing cpu, memory and hugepages (KEP-2837), ``overhead`` added. A node without
 ``allocatable`` is measured against its ``capacity``, as kubectl does.
 
-Below kubectl's table kbatch adds the DRA devices the pods hold (:mod:`kbatch.cli.node_devices`),
+Below kubectl's table kbatch adds the DRA devices the pods hold (:mod:`kbatch.families.core.node_devices`),
 after a title line without tabs, so kubectl's own columns keep their widths (docs/cli.md).
 """
 
@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from kbatch.api.humanize import age
+from kbatch.api.pod_resources import ContainerRequests, pod_requests
 from kbatch.api.quantity import Format, Quantity
 
 __all__ = ["NODE_POD_SELECTOR", "node_usage_lines", "pod_totals"]
@@ -42,10 +43,8 @@ def _units(amounts: dict[str, Quantity]) -> dict[str, int]:
 
 def pod_totals(pod: Obj, which: str) -> Amounts:
     """The pod's ``requests`` or ``limits`` by upstream's ``PodRequests``/``PodLimits`` rules (the
-    scheduler's :func:`~kbatch.controllers.scheduler.resources.pod_requests`), each amount printed in
+    scheduler's :func:`~kbatch.api.pod_resources.pod_requests`), each amount printed in
     the format of the first quantity the pod gives for it (``Quantity.Add`` keeps the receiver's)."""
-    from kbatch.controllers.scheduler.resources import ContainerRequests, pod_requests
-
     spec = pod.get("spec") or {}
     containers = [_quantities(c.get("resources"), which) for c in spec.get("containers") or ()]
     inits = [(_quantities(c.get("resources"), which), c.get("restartPolicy") == "Always")
@@ -92,9 +91,9 @@ def _dra_lines(devices: list[tuple[str, str, int]]) -> list[str]:
 
 def node_usage_lines(node: Obj, pods: list[Obj], now: datetime,
                      devices: list[tuple[str, str, int]] | None = None) -> list[str]:
-    """The two blocks in kubectl's order, as tab-separated cells for :func:`~kbatch.cli.tabwriter.tabwrite`
+    """The two blocks in kubectl's order, as tab-separated cells for :func:`~kbatch.api.tabwriter.tabwrite`
     (kubectl's exact ``Write`` calls: the empty column after Name is kubectl's); ``pods`` are the node's
-    non-terminated pods, ``devices`` the DRA devices they hold (:mod:`kbatch.cli.node_devices`)."""
+    non-terminated pods, ``devices`` the DRA devices they hold (:mod:`kbatch.families.core.node_devices`)."""
     status = node.get("status") or {}
     whole = status.get("allocatable") or status.get("capacity") or {}
     allocatable = {k: Quantity(v) for k, v in whole.items()}

@@ -5,8 +5,8 @@ The lines follow k8s.io/kubectl 1.37 ``pkg/describe/describe.go`` (``describeNod
 kubectl's last-applied configuration), CreationTimestamp, Taints (sorted by effect and key),
 Unschedulable, the node's Lease (``kube-node-lease``), Conditions, Addresses, Capacity, Allocatable,
 Node-Local ResourceSlices, System Info, PodCIDR(s), ProviderID, Non-terminated Pods and Allocated
-resources (:mod:`kbatch.cli.node_usage`), then Events. The whole page up to the events is one Go
-tabwriter (padding 2, :mod:`kbatch.cli.tabwriter`), so a column run spans every consecutive line with
+resources (:mod:`kbatch.families.core.node_usage`), then Events. The whole page up to the events is one Go
+tabwriter (padding 2, :mod:`kbatch.api.tabwriter`), so a column run spans every consecutive line with
 tabs, as kubectl's; the events table is flushed and aligned on its own, as ``DescribeEvents`` does.
 
 Times print as RFC 1123 with a numeric zone in UTC (kubectl prints its local zone); ages are virtual
@@ -21,10 +21,13 @@ from typing import Any
 
 from kbatch.api.base import parse_time
 from kbatch.api.humanize import age
+from kbatch.api.printing import DescribeReader
 from kbatch.api.quantity import Quantity
-from kbatch.cli.tabwriter import tabwrite
+from kbatch.api.tabwriter import tabwrite
+from kbatch.families.core.node_devices import allocated_device_rows, slice_pool_rows
+from kbatch.families.core.node_usage import NODE_POD_SELECTOR, node_usage_lines
 
-__all__ = ["NodePageInputs", "node_page"]
+__all__ = ["NodePageInputs", "describe_node_page", "node_page"]
 
 Obj = dict[str, Any]
 _ROLE_PREFIX, _ROLE_LABEL = "node-role.kubernetes.io/", "kubernetes.io/role"
@@ -164,3 +167,23 @@ def node_page(node: Obj, inputs: NodePageInputs, now: datetime) -> str:
     """The whole ``kubectl describe node`` text (without a trailing newline)."""
     page = tabwrite("\n".join([*_header(node, inputs), *inputs.usage]))
     return f"{page}\n{_events(inputs.events, now)}"
+
+
+def describe_node_page(reader: DescribeReader, node: Obj) -> str:
+    """The core family's Node page: what kubectl reads besides the node (its non-terminated pods by
+    field selector, its Lease, the ResourceSlices local to it, its events; and, kbatch's addition, the
+    claims its pods hold), then :func:`node_page`."""
+    meta = node.get("metadata") or {}
+    name = meta.get("name", "")
+    pods = reader.list("pods", NODE_POD_SELECTOR.format(name))
+    claims = reader.list("resourceclaims.resource.k8s.io") if pods else []
+    slices = [s for s in reader.list("resourceslices.resource.k8s.io")
+              if (s.get("spec") or {}).get("nodeName") == name]
+    events = [e for e in reader.list("events")
+              if (e.get("involvedObject") or {}).get("kind") == "Node"
+              and (e.get("involvedObject") or {}).get("name") == name
+              and (e.get("involvedObject") or {}).get("uid") in (meta.get("uid"), name)]
+    now = reader.now()
+    usage = node_usage_lines(node, pods, now, allocated_device_rows(claims, pods))
+    lease = reader.get("leases", "kube-node-lease", name)
+    return node_page(node, NodePageInputs(lease, events, usage, slice_pool_rows(slices)), now)
