@@ -126,6 +126,9 @@ class KubeModel(BaseModel):
         extra="forbid",
         arbitrary_types_allowed=False,
         use_enum_values=True,
+        # Validators and serializers are built on a model's first use, not at import: a CLI command
+        # touches a few of the ~350 models, and every command is a new process (docs/cli.md).
+        defer_build=True,
     )
 
     # Assignment: the work of pydantic's handler for a plain field (no validate_assignment, no frozen
