@@ -33,18 +33,22 @@ from __future__ import annotations
 
 import heapq
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kbatch.controllers.scheduler.diagnosis import Diagnosis
 from kbatch.controllers.scheduler.framework import (
+    SKIPPED_FILTERS,
     SKIPPED_SCORES,
     Code,
     CycleState,
+    FilterPlugin,
     PostFilterResult,
     PreFilterExtensions,
     Profile,
     ScorePlugin,
     Status,
+    active_filters,
     num_feasible_nodes_to_find,
     run_filters,
 )
@@ -89,6 +93,9 @@ class Algorithm:
         self.next_start = 0
         self._static_filters = profile.static_filters()
         self._dynamic_filters = profile.dynamic_filters()
+        # the dynamic filters the current attempt runs: without those whose PreFilter returned Skip
+        self._active: Sequence[FilterPlugin] = self._dynamic_filters
+        self._active_by_skip: dict[frozenset[str], Sequence[FilterPlugin]] = {}
         self._extensions = [p for p in profile.pre_filter if isinstance(p, PreFilterExtensions)]
         self._nominated = snapshot.nominated  # the nominator's node index (never reassigned)
         self._static_scores = [p for p in profile.score if p.node_static]
@@ -113,10 +120,19 @@ class Algorithm:
         total = len(self.snapshot)
         if total == 0:
             return Decision(None, state, error=NO_NODES)
+        skipped: set[str] | None = None
         for plugin in self.profile.pre_filter:
             status = plugin.pre_filter(state, pod, self.snapshot)
-            if status is not None and status.code != Code.SKIP and not status.ok:
-                return Decision(None, state, Diagnosis(total, pre_filter=status))
+            if status is not None:
+                if status.code == Code.SKIP:
+                    skipped = skipped or set()
+                    skipped.add(plugin.name)
+                elif not status.ok:
+                    return Decision(None, state, Diagnosis(total, pre_filter=status))
+        self._active = self._dynamic_filters
+        if skipped:
+            state[SKIPPED_FILTERS] = skipped
+            self._active = self._active_filters(skipped)
         if pod.nominated_node and self._nominated_fits(pod, state):
             return Decision(pod.nominated_node, state)
         if self._batchable(pod, state):
@@ -175,6 +191,13 @@ class Algorithm:
 
     _run = staticmethod(run_filters)
 
+    def _active_filters(self, skipped: set[str]) -> Sequence[FilterPlugin]:
+        key = frozenset(skipped)
+        found = self._active_by_skip.get(key)
+        if found is None:
+            found = self._active_by_skip[key] = active_filters(self._dynamic_filters, {SKIPPED_FILTERS: key})
+        return found
+
     def _filter_one(
         self, pod: PodInfo, state: CycleState, node: NodeInfo, static: dict[str, Status | None] | None
     ) -> Status | None:
@@ -186,12 +209,12 @@ class Algorithm:
             return status
         if self._nominated and node.name in self._nominated:  # one dict check when nothing is nominated
             return self._filter_nominated(pod, state, node)
-        return self._run(self._dynamic_filters, state, pod, node)
+        return self._run(self._active, state, pod, node)
 
     def _filter_nominated(self, pod: PodInfo, state: CycleState, node: NodeInfo) -> Status | None:
         """The pod-dependent filters with the node's nominated pods and without (upstream
         ``RunFilterPluginsWithNominatedPods``; node-static filters ignore pods: once is enough)."""
-        dynamic = self._dynamic_filters
+        dynamic = self._active
         return filter_with_nominated(lambda s, n: self._run(dynamic, s, pod, n), self._extensions,
                                      state, pod, node, self.snapshot.nominated_for(node.name, pod))
 
@@ -352,7 +375,7 @@ class Algorithm:
         while batch.heap:
             _, _, name = heapq.heappop(batch.heap)
             node = self.snapshot.get(name)
-            if node is not None and self._run(self._dynamic_filters, state, pod, node) is None:
+            if node is not None and self._run(self._active, state, pod, node) is None:
                 batch.outstanding = name
                 return name
         self._batch = None
