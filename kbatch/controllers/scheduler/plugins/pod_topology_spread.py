@@ -74,8 +74,10 @@ __all__ = [
     "SCHEDULE_ANYWAY",
     "SYSTEM_DEFAULTS",
     "ZONE",
+    "DefaultSpread",
     "PodTopologySpread",
     "ServiceSelectors",
+    "default_spread",
     "new",
 ]
 
@@ -332,6 +334,10 @@ class PodTopologySpread:
                 on_node(nodes, spread_after_node_change)]
 
     # -- scoring -------------------------------------------------------------------------------
+    def default_spread(self, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> DefaultSpread | None:
+        """This cycle's scoring by node group, for the scheduler's spread batch (:func:`default_spread`)."""
+        return default_spread(self, state, pod, snapshot)
+
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status | None:
         soft: tuple[SpreadConstraint, ...] = state.get(_SCORE_KEY, ())
         snapshot: Snapshot | None = state.get(_SNAPSHOT_KEY)
@@ -390,6 +396,67 @@ class PodTopologySpread:
         if high == 0:
             return [0 if s == _IGNORED else 100 for s in scores]
         return [0 if s == _IGNORED else 100 * (high + low - s) // high for s in scores]
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultSpread:
+    """What scoring a pod with only system-default spreading needs, as a function of node *groups*
+    (:mod:`..spread_batch`): nodes with equal :meth:`values` and equal matching-pod count score
+    alike. ``domains[i]`` is the kept per-domain count of constraint ``i`` (None for hostname)."""
+
+    constraints: tuple[SpreadConstraint, ...]
+    host_counts: Mapping[str, int]  # node name -> matching pods (the snapshot's kept counts)
+    domains: tuple[Mapping[str, int] | None, ...]
+    weight: int
+    normalize: Any  # the plugin's normalize
+
+    def values(self, labels: Mapping[str, str]) -> tuple[str | None, ...]:
+        """Per constraint, the node's topology value (None: the node lacks the key; hostname: "")."""
+        return tuple(None if c.topology_key not in labels else
+                     "" if c.topology_key == HOSTNAME else labels[c.topology_key] for c in self.constraints)
+
+    def scores(self, groups: Iterable[tuple[int, tuple[str | None, ...]]], nodes: int,
+               ) -> dict[tuple[int, tuple[str | None, ...]], int]:
+        """Each group's normalized score times the weight, when ``nodes`` feasible nodes fall into
+        ``groups`` ((host count, values) pairs): upstream PreScore's weights (log of the feasible
+        nodes, or of the domains they span, plus 2), Score's rounded sum and NormalizeScore, as
+        :meth:`PodTopologySpread.pre_score`, ``score`` and ``normalize`` compute them per node."""
+        groups = list(groups)
+        weights = []
+        for index, c in enumerate(self.constraints):
+            if c.topology_key == HOSTNAME:
+                weights.append(math.log(nodes + 2))
+            else:
+                weights.append(math.log(len({g[1][index] or "" for g in groups}) + 2))
+        raw = []
+        for host, values in groups:
+            total = 0.0
+            for index, c in enumerate(self.constraints):
+                value = values[index]
+                if value is None:
+                    continue
+                domains = self.domains[index]
+                count = host if domains is None else domains.get(value, 0)
+                total += count * weights[index] + (c.max_skew - 1)
+            raw.append(math.floor(total + 0.5))  # Go's math.Round for a non-negative value
+        return {g: value * self.weight for g, value in zip(groups, self.normalize(raw), strict=True)}
+
+
+def default_spread(plugin: PodTopologySpread, state: CycleState, pod: PodInfo,
+                   snapshot: Snapshot) -> DefaultSpread | None:
+    """The pod's scoring as a :class:`DefaultSpread` when it has no constraints of its own, its
+    Score is not skipped, its default constraints name distinct topology keys and the kept counts
+    are what PreScore would count (:func:`_indexed_counts`); otherwise None."""
+    soft: tuple[SpreadConstraint, ...] = state.get(_SCORE_KEY, ())
+    if pod.spread_constraints or not soft or len({c.topology_key for c in soft}) != len(soft):
+        return None
+    indexed = _indexed_counts(pod, soft, snapshot, False)
+    if indexed is None:
+        return None
+    domains = tuple(None if c.topology_key == HOSTNAME else indexed[c.topology_key].domains(c.topology_key)
+                    for c in soft)
+    hosts = indexed[HOSTNAME].nodes if HOSTNAME in indexed else {}
+    return DefaultSpread(soft, hosts, domains, plugin.weight, plugin.normalize)
 
 
 def _indexed_counts(pod: PodInfo, soft: tuple[SpreadConstraint, ...], snapshot: Snapshot,
