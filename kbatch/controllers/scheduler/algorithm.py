@@ -40,7 +40,7 @@ import heapq
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kbatch.controllers.scheduler.diagnosis import Diagnosis
 from kbatch.controllers.scheduler.framework import (
@@ -65,6 +65,7 @@ from kbatch.controllers.scheduler.types import PodInfo
 
 if TYPE_CHECKING:
     from kbatch.controllers.scheduler.plugins.pod_topology_spread import DefaultSpread
+    from kbatch.controllers.scheduler.types import SpreadConstraint
 
 __all__ = ["NO_NODES", "Algorithm", "Decision"]
 
@@ -124,7 +125,7 @@ class Algorithm:
         # the Score plugin that describes system-default spreading (PodTopologySpread), for the
         # spread batch (:mod:`.spread_batch`)
         spreaders = [p for p in self._dynamic_scores if hasattr(p, "default_spread")]
-        self._spreader = spreaders[0] if len(spreaders) == 1 else None
+        self._spreader: Any = spreaders[0] if len(spreaders) == 1 else None
         self._spread: SpreadBatch | None = None
         self._spread_refused: tuple[object, int] | None = None  # (key, static generation): scores differ
 
@@ -186,7 +187,8 @@ class Algorithm:
         )
         spread = self._spread
         keep_spread = (spread is not None and spread.outstanding == (pod.key, node_name)
-                       and spread.generation == self.snapshot.generation)
+                       and spread.generation == self.snapshot.generation
+                       and all(self.snapshot.keeps_counts(c) for c in spread.scoring.counts))
         self.snapshot.add_pod(pod, node_name)
         if keep_spread and spread is not None:
             spread.dirty.add(node_name)  # re-filtered and re-classed at the next attempt
@@ -422,9 +424,9 @@ class Algorithm:
         return _Batch(pod.signature() or (), self.snapshot.generation, heap, tiebreak)
 
     # -- the spread batch ----------------------------------------------------------------------
-    def _default_spread(self, pod: PodInfo, state: CycleState) -> DefaultSpread | None:
-        """The pod's system-default spreading when it is the only scoring that varies besides the
-        per-node scores and the spread batch gives the exact answer (the conditions of
+    def _default_spread(self, pod: PodInfo, state: CycleState) -> tuple[SpreadConstraint, ...] | None:
+        """The pod's system-default spread constraints when they are the only scoring that varies
+        besides the per-node scores and the spread batch gives the exact answer (the conditions of
         :meth:`_batchable`, PodTopologySpread's Score and PreScore the only ones not skipped)."""
         spreader = self._spreader
         if (spreader is None or pod.signature() is None or "node_names" in state
@@ -436,36 +438,46 @@ class Algorithm:
             return None
         if any(p.name != name and p.name not in skipped for p in self.profile.pre_score):
             return None
-        found: DefaultSpread | None = spreader.default_spread(state, pod, self.snapshot)
+        found: tuple[SpreadConstraint, ...] | None = spreader.default_spread_constraints(state, pod)
         return found
 
-    def _spread_select(self, pod: PodInfo, state: CycleState, spread: DefaultSpread) -> str | None:
+    def _spread_select(self, pod: PodInfo, state: CycleState, soft: tuple[SpreadConstraint, ...],
+                       ) -> str | None:
         """Upstream's window, scores and tie-break over the spread batch's classes (None: no node
         is feasible, or the node-static scores differ: the ordinary path decides)."""
         snapshot = self.snapshot
-        key = (pod.signature(), pod.namespace, spread.constraints)
+        key = (pod.signature(), pod.namespace, soft)
         static = self._static_statuses(pod, state)
         assert static is not None
         dynamic, heap_scores = self._active, self._heap_scores
+        batch = self._spread
+        rebuild = (batch is None or batch.key != key or batch.outstanding is not None
+                   or batch.generation != snapshot.generation)
+        if rebuild:
+            if self._spread_refused == (key, snapshot.static_generation) or not self._static_scores_equal(
+                    pod, state, static):
+                self._spread_refused = (key, snapshot.static_generation)
+                return None
+            assert self._spreader is not None
+            spread: DefaultSpread = self._spreader.default_spread(pod, soft, snapshot)
+        else:
+            assert batch is not None
+            spread = batch.scoring
+        hosts = spread.host_counts
 
         def classify(name: str) -> tuple[int, int, tuple[str | None, ...]] | None:
             node = snapshot.get(name)
             if node is None or static[name] is not None or self._run(dynamic, state, pod, node) is not None:
                 return None
             fit = sum(p.score(state, pod, node) * p.weight for p in heap_scores)
-            return fit, spread.host_counts.get(name, 0), spread.values(node.shape.labels)
+            return fit, hosts.get(name, 0), spread.values(node.shape.labels)
 
-        batch = self._spread
-        if (batch is None or batch.key != key or batch.outstanding is not None
-                or batch.generation != snapshot.generation):
-            if self._spread_refused == (key, snapshot.static_generation) or not self._static_scores_equal(
-                    pod, state, static):
-                self._spread_refused = (key, snapshot.static_generation)
-                return None
+        if rebuild:
             batch = self._spread = SpreadBatch.build(key, snapshot.generation, [n.name for n in snapshot],
-                                                     classify)
-        elif batch.dirty:
+                                                     classify, spread)
+        elif batch is not None and batch.dirty:
             batch.refresh(classify)
+        assert batch is not None
         count = len(batch.names)
         start = self.next_start % count
         to_find = num_feasible_nodes_to_find(self.profile.percentage_of_nodes_to_score, count)

@@ -26,11 +26,11 @@ rebuilds it.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left, insort
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from itertools import chain
-
-from sortedcontainers import SortedList
+from typing import Any
 
 __all__ = ["Classify", "SpreadBatch"]
 
@@ -46,15 +46,17 @@ class SpreadBatch:
     generation: int
     names: list[str]  # the snapshot's nodes in name order at build time
     position: dict[str, int]
-    feasible: SortedList = field(default_factory=SortedList)
-    classes: dict[Hashable, SortedList] = field(default_factory=dict)
+    feasible: list[int] = field(default_factory=list)  # sorted positions (plain lists: a node's move
+    classes: dict[Hashable, list[int]] = field(default_factory=dict)  # is one memmove, cheaper than trees)
     class_of: dict[str, Hashable] = field(default_factory=dict)
     dirty: set[str] = field(default_factory=set)  # nodes to re-class at the next attempt
     outstanding: tuple[str, str] | None = None  # (pod key, node) decided but not assumed yet
+    scoring: Any = None  # PodTopologySpread's DefaultSpread for the batch's pods
 
     @classmethod
-    def build(cls, key: Hashable, generation: int, names: list[str], classify: Classify) -> SpreadBatch:
-        batch = cls(key, generation, names, {name: i for i, name in enumerate(names)})
+    def build(cls, key: Hashable, generation: int, names: list[str], classify: Classify,
+              scoring: Any) -> SpreadBatch:
+        batch = cls(key, generation, names, {name: i for i, name in enumerate(names)}, scoring=scoring)
         for name in names:
             batch.put(name, classify(name))
         return batch
@@ -65,17 +67,18 @@ class SpreadBatch:
         old = self.class_of.pop(name, None)
         if old is not None:
             members = self.classes[old]
-            members.remove(position)
+            del members[bisect_left(members, position)]
             if not members:
                 del self.classes[old]
-            self.feasible.remove(position)
+            del self.feasible[bisect_left(self.feasible, position)]
         if found is not None:
             self.class_of[name] = found
-            members = self.classes.get(found)
-            if members is None:
-                members = self.classes[found] = SortedList()
-            members.add(position)
-            self.feasible.add(position)
+            kept = self.classes.get(found)
+            if kept is None:
+                self.classes[found] = [position]
+            else:
+                insort(kept, position)
+            insort(self.feasible, position)
 
     def refresh(self, classify: Classify) -> None:
         for name in sorted(self.dirty):
@@ -92,7 +95,7 @@ class SpreadBatch:
             return None
         if total < to_find:
             return [(start, count), (0, start)], count
-        index = feasible.bisect_left(start) + to_find - 1
+        index = bisect_left(feasible, start) + to_find - 1
         if index < total:
             last = feasible[index]
             return [(start, last + 1)], last - start + 1
@@ -105,7 +108,7 @@ class SpreadBatch:
             return {c: len(members) for c, members in self.classes.items()}
         found: dict[Hashable, int] = {}
         for c, members in self.classes.items():
-            inside = sum(members.bisect_left(hi) - members.bisect_left(lo) for lo, hi in ranges)
+            inside = sum(bisect_left(members, hi) - bisect_left(members, lo) for lo, hi in ranges)
             if inside:
                 found[c] = inside
         return found
@@ -122,12 +125,12 @@ class SpreadBatch:
         for lo, hi in ranges:
             if len(lists) == 1:
                 members = lists[0]
-                first = members.bisect_left(lo)
-                inside = members.bisect_left(hi) - first
+                first = bisect_left(members, lo)
+                inside = bisect_left(members, hi) - first
                 if rank < inside:
                     return self.names[members[first + rank]]
             else:
-                merged = sorted(chain.from_iterable(m.irange(lo, hi - 1) for m in lists))
+                merged = sorted(chain.from_iterable(m[bisect_left(m, lo):bisect_left(m, hi)] for m in lists))
                 inside = len(merged)
                 if rank < inside:
                     return self.names[merged[rank]]
