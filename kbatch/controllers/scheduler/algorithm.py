@@ -27,30 +27,45 @@ is per-node (NodeResourcesFit), consecutive pods with one signature are placed f
 nodes keyed by score: popping the best node and pushing it back with its new score after the pod
 is assumed gives exactly the answer of scoring every node again (``percentageOfNodesToScore`` 100).
 This is kbatch's take on upstream's KEP-5598 "opportunistic batching".
+When the only other varying score is PodTopologySpread's system defaults (a pod a Service selects),
+the spread batch (:mod:`.spread_batch`) gives upstream's exact decision for the window
+(``percentageOfNodesToScore`` included) by scoring classes of alike nodes instead of every node.
+
+A PreFilter's Skip skips that plugin's Filter for the attempt (upstream ``SkipFilterPlugins``).
 """
 
 from __future__ import annotations
 
 import heapq
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from kbatch.controllers.scheduler.diagnosis import Diagnosis
 from kbatch.controllers.scheduler.framework import (
+    SKIPPED_FILTERS,
     SKIPPED_SCORES,
     Code,
     CycleState,
+    FilterPlugin,
     PostFilterResult,
     PreFilterExtensions,
     Profile,
     ScorePlugin,
     Status,
+    active_filters,
     num_feasible_nodes_to_find,
     run_filters,
 )
 from kbatch.controllers.scheduler.nominated import filter_with_nominated
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
+from kbatch.controllers.scheduler.spread_batch import SpreadBatch
 from kbatch.controllers.scheduler.types import PodInfo
+
+if TYPE_CHECKING:
+    from kbatch.controllers.scheduler.plugins.pod_topology_spread import DefaultSpread
+    from kbatch.controllers.scheduler.types import SpreadConstraint
 
 __all__ = ["NO_NODES", "Algorithm", "Decision"]
 
@@ -89,6 +104,9 @@ class Algorithm:
         self.next_start = 0
         self._static_filters = profile.static_filters()
         self._dynamic_filters = profile.dynamic_filters()
+        # the dynamic filters the current attempt runs: without those whose PreFilter returned Skip
+        self._active: Sequence[FilterPlugin] = self._dynamic_filters
+        self._active_by_skip: dict[frozenset[str], Sequence[FilterPlugin]] = {}
         self._extensions = [p for p in profile.pre_filter if isinstance(p, PreFilterExtensions)]
         self._nominated = snapshot.nominated  # the nominator's node index (never reassigned)
         self._static_scores = [p for p in profile.score if p.node_static]
@@ -104,6 +122,12 @@ class Algorithm:
         # failed decision, a personal pod's reusable PostFilter results)
         self._infeasible: dict[tuple[object, ...], tuple[int, Decision, _Reusable | None]] = {}
         self._per_pod_post_filters = [p for p in profile.post_filter if hasattr(p, "post_filter_per_pod")]
+        # the Score plugin that describes system-default spreading (PodTopologySpread), for the
+        # spread batch (:mod:`.spread_batch`)
+        spreaders = [p for p in self._dynamic_scores if hasattr(p, "default_spread")]
+        self._spreader: Any = spreaders[0] if len(spreaders) == 1 else None
+        self._spread: SpreadBatch | None = None
+        self._spread_refused: tuple[object, int] | None = None  # (key, static generation): scores differ
 
     # -- the attempt ---------------------------------------------------------------------------
     def schedule(self, pod: PodInfo, *, post_filter: bool = True) -> Decision:
@@ -113,14 +137,28 @@ class Algorithm:
         total = len(self.snapshot)
         if total == 0:
             return Decision(None, state, error=NO_NODES)
+        skipped: set[str] | None = None
         for plugin in self.profile.pre_filter:
             status = plugin.pre_filter(state, pod, self.snapshot)
-            if status is not None and status.code != Code.SKIP and not status.ok:
-                return Decision(None, state, Diagnosis(total, pre_filter=status))
+            if status is not None:
+                if status.code == Code.SKIP:
+                    skipped = skipped or set()
+                    skipped.add(plugin.name)
+                elif not status.ok:
+                    return Decision(None, state, Diagnosis(total, pre_filter=status))
+        self._active = self._dynamic_filters
+        if skipped:
+            state[SKIPPED_FILTERS] = skipped
+            self._active = self._active_filters(skipped)
         if pod.nominated_node and self._nominated_fits(pod, state):
             return Decision(pod.nominated_node, state)
-        if self._batchable(pod, state):
-            node = self._batch_select(pod, state)
+        batched = self._batchable(pod, state)
+        spread = None if batched else self._default_spread(pod, state)
+        if batched or spread is not None:
+            if spread is None:
+                node = self._batch_select(pod, state)
+            else:
+                node = self._spread_select(pod, state, spread)
             if node is not None:
                 return Decision(node, state)
             known = self._infeasible.get(self._infeasible_key(pod))
@@ -147,7 +185,15 @@ class Algorithm:
             batch is not None and batch.outstanding == node_name
             and batch.generation == self.snapshot.generation and pod.signature() == batch.signature
         )
+        spread = self._spread
+        keep_spread = (spread is not None and spread.outstanding == (pod.key, node_name)
+                       and spread.generation == self.snapshot.generation
+                       and all(self.snapshot.keeps_counts(c) for c in spread.scoring.counts))
         self.snapshot.add_pod(pod, node_name)
+        if keep_spread and spread is not None:
+            spread.dirty.add(node_name)  # re-filtered and re-classed at the next attempt
+            spread.outstanding = None
+            spread.generation = self.snapshot.generation
         if keep and batch is not None:
             node = self.snapshot.get(node_name)
             if node is not None:
@@ -175,6 +221,13 @@ class Algorithm:
 
     _run = staticmethod(run_filters)
 
+    def _active_filters(self, skipped: set[str]) -> Sequence[FilterPlugin]:
+        key = frozenset(skipped)
+        found = self._active_by_skip.get(key)
+        if found is None:
+            found = self._active_by_skip[key] = active_filters(self._dynamic_filters, {SKIPPED_FILTERS: key})
+        return found
+
     def _filter_one(
         self, pod: PodInfo, state: CycleState, node: NodeInfo, static: dict[str, Status | None] | None
     ) -> Status | None:
@@ -186,12 +239,12 @@ class Algorithm:
             return status
         if self._nominated and node.name in self._nominated:  # one dict check when nothing is nominated
             return self._filter_nominated(pod, state, node)
-        return self._run(self._dynamic_filters, state, pod, node)
+        return self._run(self._active, state, pod, node)
 
     def _filter_nominated(self, pod: PodInfo, state: CycleState, node: NodeInfo) -> Status | None:
         """The pod-dependent filters with the node's nominated pods and without (upstream
         ``RunFilterPluginsWithNominatedPods``; node-static filters ignore pods: once is enough)."""
-        dynamic = self._dynamic_filters
+        dynamic = self._active
         return filter_with_nominated(lambda s, n: self._run(dynamic, s, pod, n), self._extensions,
                                      state, pod, node, self.snapshot.nominated_for(node.name, pod))
 
@@ -352,7 +405,7 @@ class Algorithm:
         while batch.heap:
             _, _, name = heapq.heappop(batch.heap)
             node = self.snapshot.get(name)
-            if node is not None and self._run(self._dynamic_filters, state, pod, node) is None:
+            if node is not None and self._run(self._active, state, pod, node) is None:
                 batch.outstanding = name
                 return name
         self._batch = None
@@ -369,3 +422,81 @@ class Algorithm:
         heap = [(-self._dynamic_score(pod, state, n), tiebreak[n.name], n.name) for n in nodes]
         heapq.heapify(heap)
         return _Batch(pod.signature() or (), self.snapshot.generation, heap, tiebreak)
+
+    # -- the spread batch ----------------------------------------------------------------------
+    def _default_spread(self, pod: PodInfo, state: CycleState) -> tuple[SpreadConstraint, ...] | None:
+        """The pod's system-default spread constraints when they are the only scoring that varies
+        besides the per-node scores and the spread batch gives the exact answer (the conditions of
+        :meth:`_batchable`, PodTopologySpread's Score and PreScore the only ones not skipped)."""
+        spreader = self._spreader
+        if (spreader is None or pod.signature() is None or "node_names" in state
+                or self.snapshot.with_anti_affinity or self._nominated):
+            return None
+        skipped = state.get(SKIPPED_SCORES, ())
+        name = spreader.name
+        if name in skipped or any(n != name and n not in skipped for n in self._pod_scores):
+            return None
+        if any(p.name != name and p.name not in skipped for p in self.profile.pre_score):
+            return None
+        found: tuple[SpreadConstraint, ...] | None = spreader.default_spread_constraints(state, pod)
+        return found
+
+    def _spread_select(self, pod: PodInfo, state: CycleState, soft: tuple[SpreadConstraint, ...],
+                       ) -> str | None:
+        """Upstream's window, scores and tie-break over the spread batch's classes (None: no node
+        is feasible, or the node-static scores differ: the ordinary path decides)."""
+        snapshot = self.snapshot
+        key = (pod.signature(), pod.namespace, soft)
+        static = self._static_statuses(pod, state)
+        assert static is not None
+        dynamic, heap_scores = self._active, self._heap_scores
+        batch = self._spread
+        rebuild = (batch is None or batch.key != key or batch.outstanding is not None
+                   or batch.generation != snapshot.generation)
+        if rebuild:
+            if self._spread_refused == (key, snapshot.static_generation) or not self._static_scores_equal(
+                    pod, state, static):
+                self._spread_refused = (key, snapshot.static_generation)
+                return None
+            assert self._spreader is not None
+            spread: DefaultSpread = self._spreader.default_spread(pod, soft, snapshot)
+        else:
+            assert batch is not None
+            spread = batch.scoring
+        hosts = spread.host_counts
+
+        def classify(name: str) -> tuple[int, int, tuple[str | None, ...]] | None:
+            node = snapshot.get(name)
+            if node is None or static[name] is not None or self._run(dynamic, state, pod, node) is not None:
+                return None
+            fit = sum(p.score(state, pod, node) * p.weight for p in heap_scores)
+            return fit, hosts.get(name, 0), spread.values(node.shape.labels)
+
+        if rebuild:
+            batch = self._spread = SpreadBatch.build(key, snapshot.generation, [n.name for n in snapshot],
+                                                     classify, spread)
+        elif batch is not None and batch.dirty:
+            batch.refresh(classify)
+        assert batch is not None
+        count = len(batch.names)
+        start = self.next_start % count
+        to_find = num_feasible_nodes_to_find(self.profile.percentage_of_nodes_to_score, count)
+        found = batch.window(start, to_find)
+        if found is None:
+            return None
+        ranges, processed = found
+        present = batch.present(ranges, processed == count)
+        groups = dict.fromkeys((c[1], c[2]) for c in present)  # type: ignore[index]
+        scores = spread.scores(groups, sum(present.values()))
+        totals = {c: c[0] + scores[(c[1], c[2])] for c in present}  # type: ignore[index]
+        name = batch.pick(totals, present, ranges, self.rng)
+        self.next_start = (start + processed) % count
+        batch.outstanding = (pod.key, name)
+        return name
+
+    def _static_scores_equal(self, pod: PodInfo, state: CycleState, static: dict[str, Status | None]) -> bool:
+        """Whether the node-static scores are equal on every node that passes the static filters (so
+        they add the same to every total and never decide)."""
+        found = {tuple(p.score(state, pod, n) for p in self._static_scores)
+                 for n in self.snapshot if static[n.name] is None}
+        return len(found) <= 1

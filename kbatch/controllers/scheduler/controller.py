@@ -58,7 +58,7 @@ from kbatch.api.scheduling_v1beta1 import GENERIC_WORKLOAD
 from kbatch.apiserver.client import Binder
 from kbatch.controllers.scheduler.algorithm import Algorithm
 from kbatch.controllers.scheduler.config import parse_config
-from kbatch.controllers.scheduler.convert import node_shape, pod_info, tolerations_of
+from kbatch.controllers.scheduler.convert import claim_statuses_of, node_shape, pod_info, tolerations_of
 from kbatch.controllers.scheduler.defaults import plugin_registry
 from kbatch.controllers.scheduler.events import (
     ASSIGNED_POD_ADD,
@@ -194,7 +194,7 @@ class Scheduler:
         if self.group_cycle is not None and pod.spec.scheduling_group is not None:
             self.group_cycle.index.upsert(key, pod_group_key(pod))  # before PreEnqueue counts it
         old = self._infos.get(key)
-        info = _bound_update(old, pod)
+        info = _bound_update(old, pod) if pod.spec.node_name else _pending_update(old, pod)
         if info is old and old is not None:
             return  # most kubelet status writes: nothing the scheduler tracks changed
         if info is None:
@@ -649,6 +649,28 @@ def _relevant_change(old: PodInfo, new: PodInfo) -> bool:
 def _same_shape(a: Any, b: Any) -> bool:
     return (a.labels == b.labels and a.taints == b.taints and a.unschedulable == b.unschedulable
             and a.allocatable == b.allocatable)
+
+
+def _pending_update(old: PodInfo | None, pod: Any) -> PodInfo | None:
+    """The info of the pending ``pod`` derived from ``old`` when its spec is unchanged (same
+    ``metadata.generation``: every spec change bumps it, see :func:`_bound_update`) and so are its
+    labels: only the deletion and the status fields the scheduler reads (phase, nominated node,
+    ``resourceClaimStatuses``, which the resourceclaim controller writes for every DRA pod before it
+    is scheduled) can differ; None when the pod must be converted again."""
+    if old is None or old.node_name or old.generation is None:
+        return None
+    meta, status = pod.metadata, pod.status
+    if old.uid != (meta.uid or "") or meta.generation != old.generation or (meta.labels or {}) != old.labels:
+        return None
+    terminal = (status.phase if status else None) in _TERMINAL
+    terminating = meta.deletion_timestamp is not None
+    nominated = (status.nominated_node_name if status else None) or ""
+    claims = claim_statuses_of(status)
+    if (terminal == old.terminal and terminating == old.terminating and nominated == old.nominated_node
+            and claims == old.claim_statuses):
+        return old
+    return replace(old, terminal=terminal, terminating=terminating, nominated_node=nominated,
+                   claim_statuses=claims)
 
 
 def _bound_update(old: PodInfo | None, pod: Any) -> PodInfo | None:

@@ -213,9 +213,15 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
         generation=meta.generation,
         resource_claims=tuple((c.name, c.resource_claim_name or "", c.resource_claim_template_name or "")
                               for c in spec.resource_claims) if spec.resource_claims else (),
-        claim_statuses=tuple((c.name, c.resource_claim_name or "") for c in status.resource_claim_statuses)
-        if status is not None and status.resource_claim_statuses else (),
+        claim_statuses=claim_statuses_of(status),
     )
+
+
+def claim_statuses_of(status: Any) -> tuple[tuple[str, str], ...]:
+    """``status.resourceClaimStatuses`` as (claim name, ResourceClaim name) pairs."""
+    if status is None or not status.resource_claim_statuses:
+        return ()
+    return tuple((c.name, c.resource_claim_name or "") for c in status.resource_claim_statuses)
 
 
 def node_shape(node: Any) -> NodeShape:

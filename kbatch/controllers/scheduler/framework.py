@@ -9,6 +9,11 @@ Two attributes drive kbatch's reuse of results (upstream KEP-5598 "opportunistic
 ``node_static = True`` on a Filter or Score plugin promises that its answer depends only on the
 pod's signature and the node's labels, taints and allocatable, never on the pods on the node.
 
+A PreFilter returning ``SKIP`` (upstream ``framework.Skip``) puts its plugin's name in
+``state[SKIPPED_FILTERS]``, and that plugin's Filter does not run for the pod in this cycle, in the
+scheduling cycle and in preemption's what-if alike (upstream ``CycleState.SkipFilterPlugins``,
+``RunFilterPlugins`` in ``framework/runtime/framework.go``): :func:`active_filters`.
+
 PreScore (upstream ``PreScorePlugin``) sees the feasible nodes before Score; a ``SKIP`` status, or
 the plugin's name in ``state[SKIPPED_SCORES]`` (set by a PreFilter that already knows there is
 nothing to score), means its Score does not run for this pod, as upstream's PreScore Skip.
@@ -31,6 +36,7 @@ if TYPE_CHECKING:
     from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 
 __all__ = [
+    "SKIPPED_FILTERS",
     "SKIPPED_SCORES",
     "BindPlugin",
     "Code",
@@ -49,11 +55,13 @@ __all__ = [
     "ReservePlugin",
     "ScorePlugin",
     "Status",
+    "active_filters",
     "run_filters",
 ]
 
 MAX_NODE_SCORE = 100
 SKIPPED_SCORES = "skipped_scores"  # cycle-state key: set of Score plugin names skipped for the pod
+SKIPPED_FILTERS = "skipped_filters"  # cycle-state key: Filter plugins whose PreFilter returned Skip
 
 
 class Code(IntEnum):
@@ -151,6 +159,15 @@ def run_filters(plugins: Sequence[FilterPlugin], state: CycleState, pod: PodInfo
         if status is not None and not status.ok:
             return status
     return None
+
+
+def active_filters(plugins: Sequence[FilterPlugin], state: CycleState) -> Sequence[FilterPlugin]:
+    """``plugins`` without those whose PreFilter returned Skip for this cycle's pod (upstream
+    ``SkipFilterPlugins``); ``plugins`` itself when none did."""
+    skipped = state.get(SKIPPED_FILTERS)
+    if not skipped:
+        return plugins
+    return [p for p in plugins if p.name not in skipped]
 
 
 @dataclass(frozen=True, slots=True)

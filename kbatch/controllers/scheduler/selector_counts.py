@@ -102,6 +102,9 @@ class SelectorIndex:
         self._entries[key] = entry  # most recently used last
         return entry
 
+    def holds(self, entry: SelectorCounts) -> bool:
+        return self._entries.get((entry.namespace, entry.selector)) is entry
+
     def _drop(self, key: tuple[str, LabelSelector]) -> None:
         del self._entries[key]
         bucket = _bucket(key[1])

@@ -214,6 +214,10 @@ class Snapshot:
         per topology domain (PodTopologySpread's ``countPodsMatchSelector`` over every node)."""
         return self._selectors.get(namespace, selector, self._placed)
 
+    def keeps_counts(self, counts: SelectorCounts) -> bool:
+        """Whether ``counts`` is still kept up to date (not dropped from the index since it was got)."""
+        return self._selectors.holds(counts)
+
     def _placed(self) -> Iterator[tuple[str, PodInfo]]:
         for name in self._order:
             for pod in self._nodes[name].pods.values():

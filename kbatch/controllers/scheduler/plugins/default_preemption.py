@@ -51,6 +51,7 @@ from kbatch.controllers.scheduler.framework import (
     PostFilterResult,
     PreFilterExtensions,
     Status,
+    active_filters,
     run_filters,
 )
 from kbatch.controllers.scheduler.nominated import filter_with_nominated
@@ -115,6 +116,9 @@ def select_victims(
     PodDisruptionBudget (None: preemption can't help); ``nominated``: the pods nominated to the node
     that the pod must leave room for. ``state`` is not changed: the extensions work on a copy
     (upstream ``DryRunPreemption`` clones the cycle state per node)."""
+    lower = [p for p in node.pods.values() if p.priority < pod.priority and not p.terminating]
+    if not lower:
+        return None  # nothing to evict: the node is as it was when it failed (no clone, no state copy)
     state = dict(state)
     for ext in extensions:
         ext.copy_state(state)
@@ -134,7 +138,6 @@ def select_victims(
         return filter_with_nominated(lambda s, n: run_filters(filters, s, pod, n), extensions, state, pod,
                                      what_if, nominated) is None
 
-    lower = [p for p in node.pods.values() if p.priority < pod.priority and not p.terminating]
     for victim in lower:
         remove(victim)
     if not fits():
@@ -201,7 +204,7 @@ class DefaultPreemption:
         reasons: dict[str, Status] = {}
         candidates: list[_Candidate] = []
         pdbs = self.pdbs()
-        filters, extensions = self.filters, self.extensions
+        filters, extensions = list(active_filters(self.filters, state)), self.extensions
         for node in snapshot:
             status = statuses.get(node.name)
             if status is None:

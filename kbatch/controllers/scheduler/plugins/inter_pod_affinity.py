@@ -188,7 +188,7 @@ class InterPodAffinity:
             else:
                 skipped.add(self.name)
         if not pod.affinity and not pod.anti_affinity and not snapshot.with_anti_affinity:
-            return None  # nothing to check: the filter is a no-op without state
+            return _SKIP  # nothing to check: upstream's PreFilter Skip, so Filter does not run
         state[_KEY] = _filter_state(snapshot, pod)
         return None
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
@@ -74,8 +74,11 @@ __all__ = [
     "SCHEDULE_ANYWAY",
     "SYSTEM_DEFAULTS",
     "ZONE",
+    "DefaultSpread",
     "PodTopologySpread",
     "ServiceSelectors",
+    "default_spread",
+    "default_spread_constraints",
     "new",
 ]
 
@@ -100,6 +103,10 @@ class ServiceSelectors:
 
     def __init__(self) -> None:
         self._by_ns: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {}
+        # per namespace, the selectors in Service name order (rebuilt after a change), and the merged
+        # selector of each combination of selecting Services seen: pods of one workload share them
+        self._ordered: dict[str, list[tuple[tuple[str, str], ...]]] = {}
+        self._merged: dict[tuple[tuple[tuple[str, str], ...], ...], LabelSelector | None] = {}
 
     def on_add(self, service: Any) -> None:
         meta = service.metadata
@@ -116,23 +123,36 @@ class ServiceSelectors:
             self.delete(namespace, name)
         else:
             self._by_ns.setdefault(namespace, {})[name] = tuple(sorted(selector.items()))
+            self._ordered.pop(namespace, None)
 
     def delete(self, namespace: str, name: str) -> None:
         self._by_ns.get(namespace, {}).pop(name, None)
+        self._ordered.pop(namespace, None)
 
     def in_namespace(self, namespace: str) -> bool:
         return bool(self._by_ns.get(namespace))
 
     def selector_for(self, pod: PodInfo) -> LabelSelector | None:
         """The merged selectors of the Services selecting ``pod``; None when that is empty."""
-        services = self._by_ns.get(pod.namespace)
-        if not services:
+        ordered = self._ordered.get(pod.namespace)
+        if ordered is None:
+            services = self._by_ns.get(pod.namespace)
+            if not services:
+                return None
+            ordered = self._ordered[pod.namespace] = [pairs for _, pairs in sorted(services.items())]
+        labels = pod.labels
+        selecting = tuple(pairs for pairs in ordered if all(labels.get(k) == v for k, v in pairs))
+        if not selecting:
             return None
-        merged: dict[str, str] = {}
-        for _, pairs in sorted(services.items()):
-            if all(pod.labels.get(k) == v for k, v in pairs):
+        found = self._merged.get(selecting, ...)
+        if found is ...:
+            merged: dict[str, str] = {}
+            for pairs in selecting:
                 merged.update(pairs)
-        return LabelSelector(tuple(sorted(merged.items()))) if merged else None
+            if len(self._merged) >= 1024:
+                self._merged.clear()
+            found = self._merged[selecting] = LabelSelector(tuple(sorted(merged.items()))) if merged else None
+        return found
 
 
 def _skip_score(state: CycleState, name: str) -> None:
@@ -254,6 +274,7 @@ class PodTopologySpread:
         self.services = services if services is not None else ServiceSelectors()
         self.default_constraints = default_constraints
         self._soft_defaults = tuple(c for c in default_constraints if c.when_unsatisfiable == SCHEDULE_ANYWAY)
+        self._defaults_for: dict[LabelSelector, tuple[SpreadConstraint, ...]] = {}  # by Services' selector
 
     def event_handlers(self) -> dict[type, Any]:
         """Services select pods for the system default constraints: their informer feeds
@@ -272,9 +293,14 @@ class PodTopologySpread:
         selector = self.services.selector_for(pod)
         if selector is None:
             return ()
-        return tuple(SpreadConstraint(c.max_skew, c.topology_key, c.when_unsatisfiable, selector,
-                                      c.min_domains, c.node_affinity_policy, c.node_taints_policy)
-                     for c in self._soft_defaults)
+        found = self._defaults_for.get(selector)
+        if found is None:
+            if len(self._defaults_for) >= 1024:
+                self._defaults_for.clear()
+            found = self._defaults_for[selector] = tuple(
+                SpreadConstraint(c.max_skew, c.topology_key, c.when_unsatisfiable, selector, c.min_domains,
+                                 c.node_affinity_policy, c.node_taints_policy) for c in self._soft_defaults)
+        return found
 
     # -- filtering -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> Status | None:
@@ -332,6 +358,16 @@ class PodTopologySpread:
                 on_node(nodes, spread_after_node_change)]
 
     # -- scoring -------------------------------------------------------------------------------
+    def default_spread_constraints(self, state: CycleState, pod: PodInfo,
+                                   ) -> tuple[SpreadConstraint, ...] | None:
+        """For the scheduler's spread batch: :func:`default_spread_constraints`."""
+        return default_spread_constraints(state, pod)
+
+    def default_spread(self, pod: PodInfo, soft: tuple[SpreadConstraint, ...], snapshot: Snapshot,
+                       ) -> DefaultSpread:
+        """Scoring by node group, for the scheduler's spread batch (:func:`default_spread`)."""
+        return default_spread(self, pod, soft, snapshot)
+
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status | None:
         soft: tuple[SpreadConstraint, ...] = state.get(_SCORE_KEY, ())
         snapshot: Snapshot | None = state.get(_SNAPSHOT_KEY)
@@ -392,18 +428,112 @@ class PodTopologySpread:
         return [0 if s == _IGNORED else 100 * (high + low - s) // high for s in scores]
 
 
-def _indexed_counts(pod: PodInfo, soft: tuple[SpreadConstraint, ...], snapshot: Snapshot,
-                    require_all: bool) -> dict[str, SelectorCounts] | None:
-    """The snapshot's kept counts per topology key, when they are what PreScore would count: every
-    node counts for every constraint (module docstring), and each selector is non-empty."""
-    if require_all:
+@dataclass(frozen=True, slots=True)
+class DefaultSpread:
+    """What scoring a pod with only system-default spreading needs, as a function of node *groups*
+    (:mod:`..spread_batch`): nodes with equal :meth:`values` and equal matching-pod count score
+    alike. ``domains[i]`` is the kept per-domain count of constraint ``i`` (None for hostname)."""
+
+    constraints: tuple[SpreadConstraint, ...]
+    host_counts: Mapping[str, int]  # node name -> matching pods (the snapshot's kept counts)
+    domains: tuple[Mapping[str, int] | None, ...]
+    weight: int
+    normalize: Any  # the plugin's normalize
+    counts: tuple[SelectorCounts, ...] = ()  # the kept counts read (live while the snapshot keeps them)
+    # scores by (feasible nodes, groups, the domain counts they read): the same inputs recur
+    memo: dict[tuple[object, ...], dict[tuple[int, tuple[str | None, ...]], int]] = field(
+        default_factory=dict)
+
+    def values(self, labels: Mapping[str, str]) -> tuple[str | None, ...]:
+        """Per constraint, the node's topology value (None: the node lacks the key; hostname: "")."""
+        return tuple(None if c.topology_key not in labels else
+                     "" if c.topology_key == HOSTNAME else labels[c.topology_key] for c in self.constraints)
+
+    def scores(self, groups: Iterable[tuple[int, tuple[str | None, ...]]], nodes: int,
+               ) -> dict[tuple[int, tuple[str | None, ...]], int]:
+        """Each group's normalized score times the weight, when ``nodes`` feasible nodes fall into
+        ``groups`` ((host count, values) pairs): upstream PreScore's weights (log of the feasible
+        nodes, or of the domains they span, plus 2), Score's rounded sum and NormalizeScore, as
+        :meth:`PodTopologySpread.pre_score`, ``score`` and ``normalize`` compute them per node."""
+        groups = list(groups)
+        key = (nodes, tuple(groups), tuple(
+            domains.get(values[i] or "", 0) for _, values in groups
+            for i, domains in enumerate(self.domains) if domains is not None and values[i] is not None))
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        if len(self.memo) >= 256:
+            self.memo.clear()
+        found = self.memo[key] = self._scores(groups, nodes)
+        return found
+
+    def _scores(self, groups: list[tuple[int, tuple[str | None, ...]]], nodes: int,
+                ) -> dict[tuple[int, tuple[str | None, ...]], int]:
+        weights = []
+        for index, c in enumerate(self.constraints):
+            if c.topology_key == HOSTNAME:
+                weights.append(math.log(nodes + 2))
+            else:
+                weights.append(math.log(len({g[1][index] or "" for g in groups}) + 2))
+        raw = []
+        for host, values in groups:
+            total = 0.0
+            for index, c in enumerate(self.constraints):
+                value = values[index]
+                if value is None:
+                    continue
+                domains = self.domains[index]
+                count = host if domains is None else domains.get(value, 0)
+                total += count * weights[index] + (c.max_skew - 1)
+            raw.append(math.floor(total + 0.5))  # Go's math.Round for a non-negative value
+        return {g: value * self.weight for g, value in zip(groups, self.normalize(raw), strict=True)}
+
+
+def default_spread_constraints(state: CycleState, pod: PodInfo) -> tuple[SpreadConstraint, ...] | None:
+    """The pod's soft constraints when they are system defaults the scheduler's spread batch can
+    score by node group: the pod has no constraints of its own, its Score is not skipped, the
+    constraints name distinct topology keys and the kept counts are what PreScore would count
+    (:func:`_indexable`); otherwise None."""
+    soft: tuple[SpreadConstraint, ...] = state.get(_SCORE_KEY, ())
+    if pod.spread_constraints or not soft or not _indexable(pod, soft):
         return None
-    found: dict[str, SelectorCounts] = {}
+    if len(soft) > 1 and len({c.topology_key for c in soft}) != len(soft):
+        return None
+    return soft
+
+
+def default_spread(plugin: PodTopologySpread, pod: PodInfo, soft: tuple[SpreadConstraint, ...],
+                   snapshot: Snapshot) -> DefaultSpread:
+    """:class:`DefaultSpread` for constraints :func:`default_spread_constraints` accepted."""
+    indexed = _indexed_counts(pod, soft, snapshot, False)
+    assert indexed is not None
+    domains = tuple(None if c.topology_key == HOSTNAME else indexed[c.topology_key].domains(c.topology_key)
+                    for c in soft)
+    hosts = indexed[HOSTNAME].nodes if HOSTNAME in indexed else {}
+    return DefaultSpread(soft, hosts, domains, plugin.weight, plugin.normalize, tuple(indexed.values()))
+
+
+def _indexable(pod: PodInfo, soft: tuple[SpreadConstraint, ...]) -> bool:
+    """Whether every node counts for every constraint (module docstring) and each selector is
+    non-empty: the kept counts are then what PreScore counts."""
     for c in soft:
         selector = c.selector
         if selector is None or _empty(selector) or c.node_taints_policy == "Honor" or (
                 c.node_affinity_policy == "Honor" and (pod.node_selector or pod.required_terms is not None)):
-            return None
+            return False
+    return True
+
+
+def _indexed_counts(pod: PodInfo, soft: tuple[SpreadConstraint, ...], snapshot: Snapshot,
+                    require_all: bool) -> dict[str, SelectorCounts] | None:
+    """The snapshot's kept counts per topology key, when they are what PreScore would count
+    (:func:`_indexable`, and the pod's own constraints not requiring every key)."""
+    if require_all or not _indexable(pod, soft):
+        return None
+    found: dict[str, SelectorCounts] = {}
+    for c in soft:
+        selector = c.selector
+        assert selector is not None
         if c.topology_key in found and found[c.topology_key].selector != selector:
             return None  # two constraints on one key with different selectors: count node by node
         found[c.topology_key] = snapshot.selector_counts(pod.namespace, selector)
