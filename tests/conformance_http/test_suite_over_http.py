@@ -20,8 +20,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import conformance.dra  # noqa: F401  (registers the family's requirement marker, as the suite does)
-from conformance.requirements import unmet
+import conformance.dra
+import conformance.gang  # noqa: F401  (the same)
+from conformance.requirements import REQUIREMENTS, unmet
 from conformance.target import FAULTS, KUBELET, KUEUE, VIRTUAL_CLOCK
 from kbatch.server.process import ServeProcess
 from tests.conformance_suite.validate import validate_json, validate_junit
@@ -30,9 +31,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _markers(semantic: dict[str, Any]) -> list[str]:
-    """The requirement markers a semantic's ``requires``/``excludes`` stand for."""
+    """The requirement markers a semantic's ``requires``/``excludes`` stand for (a family's own, such
+    as the gang family's ``needs_workload_with_job``, from its registration)."""
     by_need = {VIRTUAL_CLOCK: "needs_virtual_clock", KUBELET: "runs_pods", FAULTS: "needs_faults",
                KUEUE: "needs_kueue"}
+    by_need |= {next(iter(r.needs)): m for m, r in REQUIREMENTS.items() if len(r.needs) == 1 and m not in
+                by_need.values()}
     return [by_need[c] for c in semantic["requires"]] + ["plays_kubelet" for c in semantic["excludes"]
                                                           if c == KUBELET]
 
