@@ -13,14 +13,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from conformance.gang import WORKLOAD_WITH_JOB, test_gang
-from conformance.http_target import HttpTarget
+from conformance.http_target import _FEATURE_SERIES, HttpTarget
 from conformance.kbatch_target import FEATURE_GATES, KbatchTarget, with_nodes
 from conformance.kubeconfig import load_kubeconfig
 from conformance.requirements import REQUIREMENTS
+from conformance.target import feature_gate, gates_of
 from kbatch.cli.app import app
+from kbatch.families import BUILTIN_FAMILIES
+from kbatch.families.composition import compose
+from kbatch.server.feature_metrics import render_feature_enabled
 from kbatch.server.process import ServeProcess
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -88,3 +94,20 @@ def test_importing_the_checks_from_tests_warns_of_no_unknown_marker() -> None:
                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+_COMPOSED = compose(BUILTIN_FAMILIES)
+_ALPHA = sorted(s.name for s in _COMPOSED.feature_specs if s.stage == "ALPHA" and not s.locked)
+
+
+@settings(max_examples=30)
+@given(st.sets(st.sampled_from(_ALPHA)))
+def test_the_gates_a_server_publishes_are_the_alpha_gates_the_http_target_declares(on: set[str]) -> None:
+    """``kbatch serve``'s ``kubernetes_feature_enabled`` series, read back by the HTTP target's parser,
+    name exactly the alpha gates turned on; each becomes a ``feature-gate:<Name>`` capability."""
+    gates = _COMPOSED.feature_gates(dict.fromkeys(on, True))
+    text = render_feature_enabled(gates)
+    read = sorted(m.group(1) for m in _FEATURE_SERIES.finditer(text)
+                  if m.group(2) == "ALPHA" and m.group(3) == "1")
+    assert read == sorted(on)
+    assert gates_of({feature_gate(name) for name in read} | {"kubelet", "faults"}) == sorted(on)
