@@ -36,6 +36,15 @@ def _shared_objects_unchanged() -> object:
         pytest.fail("shared read-only objects were changed in place (copy with kbatch.api.edit first): "
                     + ", ".join(changed[:10]))
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The conformance suite's markers are known to every session, also one that imports checks from
+    tests/ without the suite's plugin (else pytest warns PytestUnknownMarkWarning)."""
+    from conformance.plugin import register_markers
+
+    register_markers(config)
+
+
 settings.register_profile(
     "ci", deadline=None, derandomize=True, print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -23,8 +23,10 @@ match the kbatch errors the in-process target raises.
 Capabilities: ``virtual-clock`` as above; ``faults`` on a kbatch server (the clock extension is
 there, and with it ``POST /apis/kbatch.dev/v1alpha1/actions/NAME``); ``kubelet`` on a server without
 the clock extension (a real cluster: its nodes run pods) and, on a kbatch server, when it has a
-Ready Node — so serve the status-patching checks from a ``kbatch serve --controllers job,cronjob``
-without nodes, and the real-pod checks from one with its default controllers and nodes.
+Ready Node; ``feature-gate:<Name>`` for each alpha gate the server's ``/metrics`` reports on
+(``kubernetes_feature_enabled``; none when ``/metrics`` cannot be read) — so serve the
+status-patching checks from a ``kbatch serve --controllers job,cronjob`` without nodes, and the
+real-pod checks from one with its default controllers and nodes.
 
 Namespaces are the suite's business (:mod:`conformance.isolation`): every call names one, and the
 target writes nothing else.
@@ -35,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import os
+import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -46,13 +49,14 @@ from conformance import errors
 from conformance.client_apply import apply_patch, with_last_applied
 from conformance.http_client import PATCH_TYPES, ApiClient
 from conformance.kubeconfig import ClusterConfig, load_kubeconfig
-from conformance.target import FAULTS, KUBELET, KUEUE, VIRTUAL_CLOCK, Obj
+from conformance.target import FAULTS, KUBELET, KUEUE, VIRTUAL_CLOCK, Obj, feature_gate
 
 __all__ = ["ACTIONS_PATH", "CLOCK_PATH", "HttpTarget", "from_kubeconfig", "make_target"]
 
 CLOCK_PATH = "/apis/kbatch.dev/v1alpha1/clock"
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 ACTIONS_PATH = "/apis/kbatch.dev/v1alpha1/actions"
+_FEATURE_SERIES = re.compile(r'^kubernetes_feature_enabled\{name="([^"]+)",stage="([^"]*)"\} (\S+)$', re.M)
 
 
 def _seconds(value: float) -> str:
@@ -78,7 +82,7 @@ class HttpTarget:
         kubelet = not self._has_clock or self._ready_nodes() > 0
         self.capabilities = frozenset({VIRTUAL_CLOCK} if virtual else set()) | (
             {FAULTS} if self._has_clock else set()) | ({KUBELET} if kubelet else set()) | (
-            {KUEUE} if self._serves(KUEUE_API) else set())
+            {KUEUE} if self._serves(KUEUE_API) else set()) | {feature_gate(g) for g in self._alpha_gates_on()}
         self.kubernetes_version = self._server_version()
         mode = "virtual clock" if virtual else "no virtual clock"
         pods = ", pods run by nodes" if kubelet else ""
@@ -102,6 +106,16 @@ class HttpTarget:
         except (errors.NotFound, errors.Forbidden):
             return False
         return True
+
+    def _alpha_gates_on(self) -> list[str]:
+        """The alpha feature gates ``GET /metrics`` reports on: its ``kubernetes_feature_enabled``
+        series (k8s.io/component-base featuregate metrics) with ``stage="ALPHA"`` and value 1."""
+        try:
+            text = self.api.request("GET", "/metrics").text
+        except errors.TargetError:
+            return []
+        return sorted(m.group(1) for m in _FEATURE_SERIES.finditer(text)
+                      if m.group(2) == "ALPHA" and float(m.group(3)) == 1)
 
     def _ready_nodes(self) -> int:
         """How many Nodes report ``Ready=True`` (0 when Nodes cannot be listed)."""

@@ -8,7 +8,9 @@ kubelet among them) and a couple of nodes, so pod outcomes come from the contain
 ``kubelet`` capability), as on a real cluster.
 
 Capabilities: ``virtual-clock`` and ``faults`` (kbatch's fault commands, the same ones
-``kbatch serve`` offers under ``/apis/kbatch.dev/v1alpha1/actions``) always; ``kubelet`` with nodes.
+``kbatch serve`` offers under ``/apis/kbatch.dev/v1alpha1/actions``) always; ``kubelet`` with nodes;
+``feature-gate:<Name>`` for each alpha gate turned on (``feature_gates``: :data:`FEATURE_GATES` plus
+what a check needs, :func:`with_gates`).
 The control plane's seed is the run's (``KBATCH_CONFORMANCE_SEED``, default 0), so a run is
 reproducible.
 """
@@ -16,14 +18,15 @@ reproducible.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from conformance.isolation import run_seed
-from conformance.target import FAULTS, KUBELET, KUEUE, VIRTUAL_CLOCK, Obj
+from conformance.target import FAULTS, KUBELET, KUEUE, VIRTUAL_CLOCK, Obj, feature_gate
 
-__all__ = ["FEATURE_GATES", "PLAYED_KUBELET", "KbatchTarget", "with_nodes"]
+__all__ = ["FEATURE_GATES", "PLAYED_KUBELET", "KbatchTarget", "with_gates", "with_nodes"]
 
 # The controllers of the checks that play the kubelet: the workload controllers and the garbage
 # collector (JobSet restarts delete Jobs in the foreground), no scheduler, no kubelet.
@@ -35,21 +38,23 @@ FEATURE_GATES = "GenericWorkload=true"
 
 class KbatchTarget:
     def __init__(self, controllers: str = PLAYED_KUBELET, seed: int | None = None,
-                 nodes: int = 0) -> None:
+                 nodes: int = 0, feature_gates: str | None = None) -> None:
         from kbatch.api.errors import NotFound
         from kbatch.api.kube_version import KUBERNETES_VERSION
         from kbatch.runtime.controlplane import ControlPlane
 
         self._not_found = NotFound
         self.cp = ControlPlane(seed=run_seed() if seed is None else seed, controllers=controllers,
-                               feature_gates=FEATURE_GATES)
+                               feature_gates=FEATURE_GATES if feature_gates is None else feature_gates)
         if nodes:
             from kbatch.sim import create_nodes
 
             create_nodes(self.cp, nodes)
         kubelet = bool(nodes) and {"scheduler", "kubelet"} <= set(self.cp.enabled)
         self.capabilities = frozenset({VIRTUAL_CLOCK, FAULTS} | ({KUBELET} if kubelet else set())
-                                      | ({KUEUE} if "kueue" in self.cp.enabled else set()))
+                                      | ({KUEUE} if "kueue" in self.cp.enabled else set())
+                                      | {feature_gate(s.name) for s in self.cp.features.specs
+                                         if s.stage == "ALPHA" and self.cp.features.enabled(s.name)})
         self.kubernetes_version = KUBERNETES_VERSION
         pods = f", {nodes} nodes: pods run by the kubelet" if kubelet else ""
         self.description = f"kbatch in-process (virtual clock, controllers {controllers}{pods})"
@@ -119,6 +124,12 @@ class KbatchTarget:
         return bool(predicate())
 
 
-def with_nodes(nodes: int = 2) -> KbatchTarget:
+def with_nodes(nodes: int = 2, feature_gates: str | None = None) -> KbatchTarget:
     """In-process kbatch with the default controllers and ``nodes`` simulated nodes (``runs_pods``)."""
-    return KbatchTarget(controllers="*", nodes=nodes)
+    return KbatchTarget(controllers="*", nodes=nodes, feature_gates=feature_gates)
+
+
+def with_gates(factory: Callable[..., KbatchTarget], gates: list[str]) -> Callable[[], KbatchTarget]:
+    """``factory`` (:class:`KbatchTarget` or :func:`with_nodes`) with ``gates`` turned on besides
+    :data:`FEATURE_GATES`: what the suite hands a check that needs ``feature-gate:<Name>``."""
+    return functools.partial(factory, feature_gates=",".join([FEATURE_GATES, *(f"{g}=true" for g in gates)]))

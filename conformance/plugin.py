@@ -17,6 +17,7 @@ the namespace names (and of the in-process control plane) is ``KBATCH_CONFORMANC
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
@@ -36,9 +37,9 @@ from conformance.isolation import (
     run_seed,
 )
 from conformance.report import Result, Run, Semantic, junit, report_json, table
-from conformance.target import Target, capabilities
+from conformance.target import Target, capabilities, gates_of
 
-__all__ = ["describe", "listing", "semantic_of"]
+__all__ = ["describe", "listing", "register_markers", "semantic_of"]
 
 _STATE = pytest.StashKey["_State"]()
 
@@ -86,11 +87,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="list every semantic with its upstream source; run nothing")
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_STATE] = _State(run_seed())
+def register_markers(config: pytest.Config) -> None:
+    """Declare the suite's markers (``semantic`` and every requirement marker, the families' own
+    included), so a session that imports checks without this plugin (the repository's tests/) knows
+    them too: the repository's root conftest.py calls this."""
+    for family in families.FAMILIES:
+        importlib.import_module(family.package)  # a family's __init__ registers its own markers
     config.addinivalue_line("markers", "semantic(text, source): the documented behaviour a check proves")
     for marker, req in requirements.REQUIREMENTS.items():
         config.addinivalue_line("markers", f"{marker}: {req.doc}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_STATE] = _State(run_seed())
+    register_markers(config)
     for name in config.getoption("--conformance-family", []) or ():
         families.by_name(name)  # an unknown family is a usage error, before anything runs
 
@@ -143,7 +153,8 @@ def _markers(node: pytest.Item) -> list[str]:
 
 
 def _factory(node: pytest.Item) -> Callable[[], Target]:
-    return pod_target_factory() if node.get_closest_marker("runs_pods") else target_factory()
+    gates = gates_of(set(requirements.needed(_markers(node))))
+    return pod_target_factory(gates) if node.get_closest_marker("runs_pods") else target_factory(gates)
 
 
 def _kinds(node: pytest.Item) -> tuple[str, ...]:

@@ -18,6 +18,12 @@ and are skipped, with the reason, on a target that lacks it:
   the kubelet by patching their status.
 * ``faults`` (:data:`FAULTS`): kbatch's fault commands (``node-down``, ``fail-pod``, …), through
   the optional :class:`FaultInjector` protocol.
+* ``feature-gate:<Name>`` (:func:`feature_gate`): the implementation runs with the **alpha** feature
+  gate ``<Name>`` turned on (alpha gates are off by default upstream, so a check of an alpha
+  semantic needs a target that says it turned the gate on). kbatch's targets declare every alpha
+  gate they run with on: the in-process one from its control plane, the HTTP one from the
+  ``kubernetes_feature_enabled{name=…,stage="ALPHA"} 1`` series of the server's ``/metrics``
+  (kube-apiserver publishes one per gate; a server whose ``/metrics`` cannot be read declares none).
 
 Namespaces: the suite gives every check its own fresh namespace (:mod:`conformance.isolation`) and
 always passes it explicitly; a target never has to pick one.
@@ -40,6 +46,7 @@ from typing import Any, Protocol, runtime_checkable
 __all__ = [
     "CAPABILITIES",
     "FAULTS",
+    "FEATURE_GATE",
     "KUBELET",
     "KUEUE",
     "VIRTUAL_CLOCK",
@@ -49,6 +56,8 @@ __all__ = [
     "TargetFactory",
     "capabilities",
     "condition",
+    "feature_gate",
+    "gates_of",
     "has_condition",
     "runs_pods",
 ]
@@ -60,7 +69,19 @@ KUBELET = "kubelet"
 FAULTS = "faults"
 KUEUE = "kueue"  # Kueue's manager admits workloads (the kueue.x-k8s.io API is served and acted on)
 CAPABILITIES = (VIRTUAL_CLOCK, KUBELET, FAULTS, KUEUE)
-"""Every capability name a target may declare (a family may add its own to this tuple)."""
+"""Every capability name a target may declare (a family may add its own to this tuple), besides
+the ``feature-gate:<Name>`` ones (:func:`feature_gate`)."""
+FEATURE_GATE = "feature-gate:"
+
+
+def feature_gate(name: str) -> str:
+    """The capability of a target that runs with alpha feature gate ``name`` turned on."""
+    return FEATURE_GATE + name
+
+
+def gates_of(capabilities: frozenset[str] | set[str]) -> list[str]:
+    """The feature gates named by ``feature-gate:<Name>`` capabilities, sorted."""
+    return sorted(c[len(FEATURE_GATE):] for c in capabilities if c.startswith(FEATURE_GATE))
 
 
 @runtime_checkable

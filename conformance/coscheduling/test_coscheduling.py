@@ -106,3 +106,45 @@ def test_min_resources_beyond_the_cluster_keep_the_group_out(target) -> None:
     assert target.wait_for(lambda: all(_nodes(target, ["modest-0"])), timeout=budget(rounds=1))
     for name in ("greedy-0", "modest-0"):
         target.delete("Pod", name, grace_period_seconds=0)
+
+
+TIMEOUT_SOURCE = (f"{PLUGIN} Permit (core.Wait: util.GetWaitTimeDuration, scheduleTimeoutSeconds), "
+                  "PostFilter (podGroupRejectPercentage), Unreserve; kubernetes/kubernetes "
+                  "pkg/scheduler/framework/runtime waiting_pods_map.go "
+                  "(\"rejected due to timeout after waiting %v at plugin %v\"); "
+                  "coscheduling_test.go TestPermit, TestPostFilter")
+
+
+TIMED_OUT = "rejected due to timeout after waiting 10s at plugin Coscheduling"
+
+
+def _timed_out(target, names: list[str]) -> bool:
+    """Some member's FailedScheduling event reports its Permit wait timing out."""
+    return any(e.get("reason") == "FailedScheduling" and (e.get("involvedObject") or {}).get("name") in names
+               and TIMED_OUT in (e.get("message") or "") for e in target.list("Event"))
+
+
+@pytest.mark.semantic("scheduleTimeoutSeconds: members waiting at Permit for a quorum that has not arrived "
+                      "when the wait expires are rejected (the timeout, then Unreserve for their siblings), "
+                      "release their nodes and are retried; no member binds until the quorum arrives "
+                      "late, then the group binds whole",
+                      source=TIMEOUT_SOURCE)
+def test_a_quorum_arriving_after_the_permit_timeout_binds_on_a_retry(target) -> None:
+    require_kind(target, KIND)
+    # minMember 10: nine members fit and wait at Permit; the tenth fits nowhere. One missing of ten
+    # is within the default podGroupRejectPercentage (10), so PostFilter lets the nine keep waiting,
+    # and only scheduleTimeoutSeconds ends their wait.
+    target.create(_group("late", 10, timeout=10))
+    members = [f"m{i}" for i in range(9)]
+    for name in members:
+        target.create(group_pod(name, 600, xgroup="late"))
+    target.create(group_pod("huge", 600, xgroup="late", cpu="100000"))
+    assert target.wait_for(lambda: _timed_out(target, members), timeout=budget(rounds=1, extra=10))
+    target.advance(5)
+    assert _nodes(target, [*members, "huge"]) == [None] * 10  # nothing bound while the quorum is missing
+    target.delete("Pod", "huge", grace_period_seconds=0)
+    target.create(group_pod("m9", 600, xgroup="late"))  # the quorum, after the wait expired
+    everyone = [*members, "m9"]
+    assert target.wait_for(lambda: all(_nodes(target, everyone)), timeout=budget(rounds=2, extra=10))
+    for name in everyone:
+        target.delete("Pod", name, grace_period_seconds=0)

@@ -4,7 +4,9 @@ workload scheduling cycle end to end (a gang is held until ``minCount`` pods exi
 never partly bound, and its PodGroup records ``PodGroupInitiallyScheduled``).
 
 Checks skip on a target that does not serve the kinds (the ``GenericWorkload`` gate off, as upstream's
-default); the scheduling checks need a scheduler and kubelet (``runs_pods``).
+default); the scheduling checks need a scheduler and kubelet (``runs_pods``); the Job integration
+(KEP-5547) needs the alpha gate ``WorkloadWithJob`` on (``needs_workload_with_job``: the target
+declares ``feature-gate:WorkloadWithJob``; in-process the suite turns the gate on for that check).
 """
 
 from __future__ import annotations
@@ -13,9 +15,23 @@ from typing import Any
 
 import pytest
 
-from conformance.target import Obj
+from conformance.requirements import Requirement, register
+from conformance.target import Obj, feature_gate
 
-__all__ = ["group_pod", "require_kind"]
+__all__ = ["WORKLOAD_WITH_JOB", "group_pod", "require_kind"]
+
+WORKLOAD_WITH_JOB = feature_gate("WorkloadWithJob")
+
+register(
+    "needs_workload_with_job",
+    Requirement(
+        needs=frozenset({WORKLOAD_WITH_JOB}),
+        reason="needs the WorkloadWithJob feature gate (alpha, off by default upstream); this target "
+               "does not declare it on",
+        doc="Jobs get a Workload and PodGroup (KEP-5547); skipped on targets without "
+            "feature-gate:WorkloadWithJob",
+    ),
+)
 
 
 def require_kind(target: Any, kind: str) -> None:

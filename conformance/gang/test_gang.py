@@ -159,21 +159,20 @@ JOB_INTEGRATION = ("KEP-5547; kubernetes/kubernetes pkg/controller/job/job_sched
                    "(GenerateWorkloadName, GeneratePodGroupName; job_scheduling_manager_test.go)")
 
 
-# Not a check of the suite: its own kbatch target keeps WorkloadWithJob off (upstream's default), where
-# every check must pass; tests/controllers/gang/test_conformance_job_integration.py runs it with the gate
-# on, against the same Target protocol (semantic: a new Job with spec.scheduling gets a Workload
-# <job>-<hash> controlled by it, one template <job>-pgt-0 whose gang takes the parallelism, a PodGroup
-# <workload>-<template>-<hash> referring to both, and pods that join it).
-def job_integration_check(target) -> None:
-    """WorkloadWithJob naming (see the comment above; skips where the gate is off)."""
+@pytest.mark.runs_pods
+@pytest.mark.needs_workload_with_job
+@pytest.mark.semantic("Job integration: a new Job with spec.scheduling gets a Workload <job>-<hash> "
+                      "controlled by it, one template <job>-pgt-0 whose gang takes the parallelism, a "
+                      "PodGroup <workload>-<template>-<hash> owned by the Job and referring to the Workload, "
+                      "and pods that join it", source=JOB_INTEGRATION)
+def test_a_job_with_spec_scheduling_gets_a_workload_and_pod_group(target) -> None:
     require_kind(target, "Workload")
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "gangjob"},
            "spec": {"parallelism": 2, "completions": 2, "completionMode": "Indexed",
                     "scheduling": {"schedulingPolicy": {"gang": {}}},
                     "template": {"spec": group_pod("x", 5)["spec"]}}}
     created = target.create(job)
-    if "scheduling" not in created["spec"]:
-        pytest.skip("the target drops Job spec.scheduling (gate WorkloadWithJob off, as upstream's default)")
+    assert "scheduling" in created["spec"], "spec.scheduling dropped: the WorkloadWithJob gate is off"
     try:
         def workloads() -> list:
             return [w for w in target.list("Workload")

@@ -35,6 +35,7 @@ from kbatch.api.kube_version import version_info
 from kbatch.runtime.duration import parse_duration
 from kbatch.server import discovery, metrics_api
 from kbatch.server.backend import Backend
+from kbatch.server.feature_metrics import render_feature_enabled
 from kbatch.server.handlers import handle_resource
 from kbatch.server.http import Request, Response, json_response, read_request, status_response
 from kbatch.server.openapi import OpenAPI
@@ -144,9 +145,11 @@ class KbatchApp:
             return Response(200, b"ok", content_type="text/plain")
         if path == "/version":
             return json_response(KUBE_VERSION)
-        metrics = getattr(getattr(self.backend, "control_plane", None), "metrics", None)
-        if path == "/metrics" and metrics is not None:  # kube-controller-manager's, Prometheus text
-            return Response(200, metrics.render().encode(), content_type="text/plain; version=0.0.4")
+        cp = getattr(self.backend, "control_plane", None)
+        metrics = getattr(cp, "metrics", None)
+        if path == "/metrics" and cp is not None and metrics is not None:  # kube-controller-manager's
+            text = metrics.render() + render_feature_enabled(cp.features)  # the gates, as every component
+            return Response(200, text.encode(), content_type="text/plain; version=0.0.4")
         if path == "/api":
             return json_response(discovery.api_versions())
         if path == "/apis":

@@ -20,8 +20,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import conformance.dra  # noqa: F401  (registers the family's requirement marker, as the suite does)
-from conformance.requirements import unmet
+import conformance.dra
+import conformance.gang  # noqa: F401  (the same)
+from conformance.requirements import REQUIREMENTS, unmet
 from conformance.target import FAULTS, KUBELET, KUEUE, VIRTUAL_CLOCK
 from kbatch.server.process import ServeProcess
 from tests.conformance_suite.validate import validate_json, validate_junit
@@ -30,9 +31,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _markers(semantic: dict[str, Any]) -> list[str]:
-    """The requirement markers a semantic's ``requires``/``excludes`` stand for."""
+    """The requirement markers a semantic's ``requires``/``excludes`` stand for (a family's own, such
+    as the gang family's ``needs_workload_with_job``, from its registration)."""
     by_need = {VIRTUAL_CLOCK: "needs_virtual_clock", KUBELET: "runs_pods", FAULTS: "needs_faults",
                KUEUE: "needs_kueue"}
+    by_need |= {next(iter(r.needs)): m for m, r in REQUIREMENTS.items() if len(r.needs) == 1 and m not in
+                by_need.values()}
     return [by_need[c] for c in semantic["requires"]] + ["plays_kubelet" for c in semantic["excludes"]
                                                           if c == KUBELET]
 
@@ -91,7 +95,8 @@ def test_real_pod_checks_pass_against_kbatch_serve_with_nodes(virtual_cluster_se
     doc, junit, code = run_over_http(virtual_cluster_server, tmp_path)
     assert code == 0 and set(doc["target"]["capabilities"]) == {VIRTUAL_CLOCK, FAULTS, KUBELET, KUEUE}
     assert_outcomes_follow_capabilities(doc, junit)
-    assert all(s["outcome"] == "passed" for s in _requiring(doc, KUBELET))
+    caps = frozenset(doc["target"]["capabilities"])  # a gated check (an alpha gate off) is skipped
+    assert all(s["outcome"] == "passed" for s in _requiring(doc, KUBELET) if not unmet(_markers(s), caps))
 
 
 def test_real_clock_skips_the_virtual_clock_checks_with_their_reason(real_server: ServeProcess,
@@ -102,6 +107,9 @@ def test_real_clock_skips_the_virtual_clock_checks_with_their_reason(real_server
     summary = assert_outcomes_follow_capabilities(doc, junit)
     virtual = _requiring(doc, VIRTUAL_CLOCK)
     assert virtual and all(s["outcome"] == "skipped" and "virtual clock" in s["message"] for s in virtual)
-    assert summary["passed"] == summary["total"] - len(virtual)  # nothing else is skipped, nothing fails
+    gated = [s for s in doc["semantics"] if s not in virtual and unmet(_markers(s), frozenset(
+        doc["target"]["capabilities"]))]  # needs an alpha feature gate the server runs with off
+    assert all(c.startswith("feature-gate:") for s in gated for c in s["requires"] if c != KUBELET)
+    assert summary["passed"] == summary["total"] - len(virtual) - len(gated)  # nothing else is skipped
     skipped = junit.findall(".//testcase/skipped")
     assert len(skipped) == summary["skipped"] and all(el.get("message") for el in skipped)

@@ -4,6 +4,11 @@ status fields with a merge patch (what ``client.MergeFrom`` sends), records the 
 
 Triggers as upstream's ``SetupWithManager``: any PodGroup event (its own status writes included),
 and any event of a pod carrying the group label (mapped to ``<pod namespace>/<label value>``).
+
+The triggers reach the work queue at the end of the virtual instant (:class:`EndOfInstant`), once per
+group: upstream's single-worker queue de-duplicates a key that is added again before a worker takes
+it, so the eight pod updates of a gang that end together are one reconcile and one status patch,
+not eight (docs/gang.md, "Differences from upstream").
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from kbatch.controllers.coscheduling.sync import GroupStatus, PodFacts, next_sta
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request
 
-__all__ = ["PodGroupController", "pod_to_group", "setup"]
+__all__ = ["EndOfInstant", "PodGroupController", "pod_to_group", "setup"]
 
 _WIRE = {"phase": "phase", "occupied_by": "occupiedBy", "running": "running", "succeeded": "succeeded",
          "failed": "failed"}
@@ -49,6 +54,39 @@ def status_patch(before: GroupStatus, after: GroupStatus) -> dict[str, Any]:
         if old != new:
             patch[wire] = new if new else None
     return patch
+
+
+class EndOfInstant:
+    """Holds the requests of an instant's events and hands them to the queue, each once, in the
+    order first seen, when nothing else is ready at that instant: a timer due now, which the loop
+    fires only when no request is ready (``kbatch.runtime.loop``), as the Kueue manager's
+    ``enqueue_batched`` does. Its bound methods are the controller's mappers (they return nothing:
+    the requests arrive later), so the saved control plane pickles them."""
+
+    __slots__ = ("add", "clock", "pending", "timers")
+
+    def __init__(self, ctx: ControllerContext) -> None:
+        self.clock, self.timers = ctx.clock, ctx.timers
+        self.add: Any = None  # the controller queue's ``add`` (set once the controller exists)
+        self.pending: dict[Request, None] = {}  # an ordered set; non-empty iff a flush is due
+
+    def pods(self, pod: Any) -> list[Request]:
+        return self._defer(pod_to_group(pod))
+
+    def groups(self, pg: Any) -> list[Request]:
+        return self._defer([Request(pg.metadata.namespace or "", pg.metadata.name or "")])
+
+    def _defer(self, requests: list[Request]) -> list[Request]:
+        if requests and not self.pending:
+            self.timers.schedule_call(self.clock.now(), self._flush, None)
+        for request in requests:
+            self.pending[request] = None
+        return []
+
+    def _flush(self, _: Any) -> None:
+        pending, self.pending = self.pending, {}
+        for request in pending:
+            self.add(request)
 
 
 class PodGroupController:
@@ -85,6 +123,9 @@ class PodGroupController:
 
 def setup(ctx: ControllerContext) -> PodGroupController:
     controller = PodGroupController(ctx)
-    (ctx.build().describe("keeps scheduler-plugins PodGroups' phase and counts (scheduling.x-k8s.io)")
-     .for_(PodGroup).watches(Pod, pod_to_group).complete(controller))
+    batch = EndOfInstant(ctx)
+    what = "keeps scheduler-plugins PodGroups' phase and counts (scheduling.x-k8s.io)"
+    queued = (ctx.build().describe(what).watches(PodGroup, batch.groups).watches(Pod, batch.pods)
+              .complete(controller))
+    batch.add = queued.queue.add
     return controller
