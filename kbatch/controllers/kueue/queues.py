@@ -330,10 +330,11 @@ class QueueManager:
             for wkey in sorted(lq.items):
                 self.changed |= cq.push_if_not_tracked(lq.items[wkey])
 
-    def update_local_queue(self, key: str, cluster_queue: str) -> None:
+    def update_local_queue(self, key: str, cluster_queue: str) -> bool:
+        """``UpdateLocalQueue``: whether the LocalQueue moved to another ClusterQueue."""
         lq = self.local_queues.get(key)
         if lq is None or lq.cluster_queue == cluster_queue:
-            return
+            return False
         old = self.cluster_queues.get(lq.cluster_queue)
         if old is not None:
             for wkey in lq.items:
@@ -346,6 +347,7 @@ class QueueManager:
                 new.push_if_not_tracked(lq.items[wkey])
             new.local_queues.add(key)
             self.changed = True
+        return True
 
     def delete_local_queue(self, key: str) -> None:
         lq = self.local_queues.pop(key, None)
