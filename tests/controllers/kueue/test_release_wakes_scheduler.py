@@ -26,18 +26,24 @@ def _single(strategy: str, nominal: str = "4", **spec) -> World:
                  local_queue("lq", "cq"))
 
 
+def _held(strategy: str) -> World:
+    """``holder`` takes the whole quota; ``waiting``, created after it, is pending."""
+    w = _single(strategy)
+    w.apply(workload("holder", "lq", cpu="4"))
+    w.cp.run_until_idle()
+    w.apply(workload("waiting", "lq", cpu="3"))
+    w.cp.run_until_idle()
+    assert w.admitted("holder") and not w.reserved("waiting")
+    return w
+
+
 def _cycles(w: World) -> int:
     (scheduler,) = [c for c in w.cp.manager.controllers if c.name == "kueue-scheduler"]
     return scheduler.reconciler.cycle
 
 
 def test_a_strict_fifo_head_is_admitted_at_the_instant_its_quota_is_freed() -> None:
-    w = _single("StrictFIFO")
-    w.apply(workload("holder", "lq", cpu="4"))
-    w.cp.run_until_idle()
-    w.apply(workload("waiting", "lq", cpu="3"))
-    w.cp.run_until_idle()
-    assert w.admitted("holder") and not w.reserved("waiting")
+    w = _held("StrictFIFO")
     before = w.cp.now()
 
     w.finish("holder")  # runs the control plane until idle, the clock where it is
@@ -62,11 +68,7 @@ def test_a_preemptor_is_admitted_at_the_instant_its_targets_release_their_quota(
 
 
 def test_best_effort_fifo_inadmissible_workloads_come_back_after_the_requeue_batch_period() -> None:
-    w = _single("BestEffortFIFO")
-    w.apply(workload("holder", "lq", cpu="4"))
-    w.cp.run_until_idle()
-    w.apply(workload("waiting", "lq", cpu="3"))
-    w.cp.run_until_idle()
+    w = _held("BestEffortFIFO")
     w.finish("holder")
     assert not w.reserved("waiting")  # inadmissible: it waits for the release's notification
     w.cp.advance(0.9)
