@@ -63,13 +63,26 @@ def _weighted(share: float) -> int:
 class _Writer:
     def __init__(self, mgr: KueueManager) -> None:
         self.mgr = mgr
+        # queue -> (resourceVersion, the status in wire form) of the object as this controller last
+        # wrote or found it current: a reconcile computing the same status for the same stored
+        # version has nothing to write, and is answered without building and comparing models
+        # (most reconciles: one per queue per instant, most of them changing nothing)
+        self.current: dict[tuple[str, str], tuple[str | None, dict[str, Any]]] = {}
 
     def _write_status(self, obj: Any, status: dict[str, Any]) -> None:
+        key = (obj.metadata.namespace or "", obj.metadata.name or "")
+        rv = obj.metadata.resource_version
+        known = self.current.get(key)
+        if known is not None and known[0] == rv and known[1] == status:
+            return
         new_status = _status_model(type(obj)).model_validate(status)
         if new_status == obj.status:
+            self.current[key] = (rv, status)
             return
+        self.current.pop(key, None)
         with contextlib.suppress(Conflict, NotFound):
-            self.mgr.ctx.client.update_status(obj.model_copy(update={"status": new_status}))
+            written = self.mgr.ctx.client.update_status(obj.model_copy(update={"status": new_status}))
+            self.current[key] = (written.metadata.resource_version, status)
 
     def _drop_finalizer(self, obj: Any) -> None:
         obj = edit(obj)

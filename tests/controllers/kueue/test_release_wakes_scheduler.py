@@ -113,3 +113,4 @@ def test_strict_fifo_never_idles_with_a_head_that_fits(sizes: list[int], finish_
             break
         w.finish(finish_order.choice(running))
     assert all(w.admitted(n) for n in names)
+
