@@ -100,11 +100,18 @@ class _Writer:
         status["conditions"] = [c.to_dict() for c in holder.conditions]
 
 
-def _status_model(kind: type) -> Any:
-    import typing
+_STATUS_MODELS: dict[type, Any] = {}
 
-    ann = kind.model_fields["status"].annotation  # type: ignore[attr-defined]
-    return next(a for a in typing.get_args(ann) if a is not type(None))
+
+def _status_model(kind: type) -> Any:
+    """The model of ``kind``'s ``status`` field (memoised per kind)."""
+    known = _STATUS_MODELS.get(kind)
+    if known is None:
+        import typing
+
+        ann = kind.model_fields["status"].annotation  # type: ignore[attr-defined]
+        known = _STATUS_MODELS[kind] = next(a for a in typing.get_args(ann) if a is not type(None))
+    return known
 
 
 class ClusterQueueStatus(_Writer):
