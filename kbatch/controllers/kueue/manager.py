@@ -534,18 +534,27 @@ class CheckHandler:
 
 
 class NamespaceHandler:
-    """A namespace's labels changing can make its workloads admissible (``queueInadmissibleWorkloads``
-    re-checks ClusterQueues' namespace selectors)."""
+    """``cqNamespaceHandler`` (``clusterqueue_controller.go``): a namespace whose labels change
+    retries the inadmissible workloads of the ClusterQueues whose namespace selector matches it now
+    and did not before (``queueInadmissibleWorkloads`` re-checks the selectors); a created or
+    deleted namespace changes nothing (its workloads cannot exist before it)."""
 
     def __init__(self, mgr: KueueManager) -> None:
         self.mgr = mgr
 
     def on_add(self, ns: Namespace) -> None:
-        self.mgr.notify_retry_inadmissible(sorted(self.mgr.queues.cluster_queues))
+        pass
 
     def on_update(self, old: Namespace, new: Namespace) -> None:
-        if old.metadata.labels != new.metadata.labels:
-            self.mgr.notify_retry_inadmissible(sorted(self.mgr.queues.cluster_queues))
+        before, after = old.metadata.labels or {}, new.metadata.labels or {}
+        if before == after:
+            return
+        newly = [
+            name
+            for name, cq in sorted(self.mgr.queues.cluster_queues.items())
+            if cq.selector is not None and cq.selector.matches(after) and not cq.selector.matches(before)
+        ]
+        self.mgr.notify_retry_inadmissible(newly)
 
     def on_delete(self, ns: Namespace) -> None:
         pass

@@ -462,7 +462,7 @@ class QueueManager:
         return out
 
     def has_heads(self, active: Callable[[str], bool]) -> bool:
-        return any(cq.in_heap for name, cq in self.cluster_queues.items() if active(name))
+        return any(cq.in_heap and active(name) for name, cq in self.cluster_queues.items())
 
     def notify_retry_inadmissible(self, cq_names: Iterable[str], cohort_root: Callable[[str], str]) -> None:
         for name in cq_names:
