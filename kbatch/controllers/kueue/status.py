@@ -93,6 +93,14 @@ class _Writer:
             self.mgr.ctx.client.update(obj)
 
     def _condition(self, obj: Any, status: dict[str, Any], value: bool, reason: str, message: str) -> None:
+        current = (obj.status.conditions if obj.status else None) or ()
+        text, generation = ("True" if value else "False"), obj.metadata.generation
+        active = next((c for c in current if c.type == "Active"), None)
+        if active is not None and (
+            active.status, active.reason, active.message, active.observed_generation
+        ) == (text, reason, message, generation):  # as it is (the usual case): set_condition is a no-op
+            status["conditions"] = [c.to_dict() for c in current]
+            return
         holder = SimpleNamespace(
             conditions=[edit(c) for c in (obj.status.conditions if obj.status else None) or ()]
         )
