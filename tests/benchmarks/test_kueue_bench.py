@@ -23,6 +23,17 @@ The whole-trace digest pins every write. Both move only with a deliberate, docum
   trace 9c3e7b29..., the same 12 evictions and medium admission times; the difference is one
   queue's small workloads, which there sit inadmissible from 1.1 s to 17.6 s and here come back
   at 7.0 s.
+* Freed quota wakes the scheduler from the release itself, and the scheduler runs again at once
+  after a cycle that left other heads in its heaps (upstream's loops while its heaps are not empty,
+  1-10 ms apart); a LocalQueue status write no longer wakes it (upstream's ``UpdateLocalQueue``
+  broadcasts only when the ClusterQueue changed). The same 12 evictions; the order digest is
+  87ff30c's again (c98b56ad... above): cohort-1's small workloads, moved back to their heaps by
+  the requeue at 6.8 s, are no longer left there unpopped until the LocalQueue status write that
+  followed the large workload's end at 7.0 s woke the scheduler. As upstream's loop, the next
+  cycle pops them at 6.8 s, the first small one does not fit, and its equivalents go back to
+  the inadmissible list with it (``SchedulingEquivalenceHashing``); they return with the
+  requeues after the batch period, when larger workloads of higher priority are first in line,
+  and are admitted at 17.6 s. Order c98b56ad..., trace a22acad9...
 
 Speed is not judged here (docs: benchmarks measure, tests do not time).
 """
@@ -42,8 +53,8 @@ import kbatch
 ROOT = Path(kbatch.__file__).resolve().parents[1]
 
 # recorded at 87ff30c (before the throughput work); see the module docstring
-ORDER_DIGEST = "74144be7c89815c257b2a05db593a1cf88f4a2fd9a65fe9424a2bf42235b4fe4"
-TRACE_DIGEST = "4fd805024883e1186aff31f2f25f0637adfb5742417539df3f22eed4f178b57e"
+ORDER_DIGEST = "c98b56adedb161afa265914eb468cab0c887bdd3945ec030967cffa78ef5993d"
+TRACE_DIGEST = "a22acad9234a1d743e8d3f900fd23ae424efc09896d2a0397dfcf4ce9ccc34e8"
 
 
 def _bench() -> Any:

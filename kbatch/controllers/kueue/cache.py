@@ -17,7 +17,7 @@ ClusterQueue's ``generation`` (``AllocatableResourceGeneration``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kbatch.api.kueue_v1beta2 import AdmissionCheck, ClusterQueue, Cohort, ResourceFlavor, Workload
@@ -104,7 +104,9 @@ class KueueCache:
     """See the module docstring. Every name-keyed map is iterated in sorted order where it matters."""
 
     def __init__(self, options: InfoOptions | None = None, pods_ready_tracking: bool = False) -> None:
-        self.options = options or InfoOptions()
+        # the scheduling hash (``SchedulingEquivalenceHashing``) is read only for pending
+        # workloads (the queues' infos); the cache's are admitted ones, so it is not computed
+        self.options = replace(options or InfoOptions(), equivalence_hashing=False)
         self.pods_ready_tracking = pods_ready_tracking
         self.tree = Tree()
         self.cluster_queues: dict[str, ClusterQueueNode] = {}

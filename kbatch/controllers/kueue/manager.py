@@ -296,6 +296,11 @@ class WorkloadHandler:
         mgr = self.mgr
         cq = mgr.cache.assigned.get(key)
         mgr.cache.delete_workload(key)
+        if cq is not None:
+            # quota freed: upstream's scheduler loops while its heaps hold heads (``Heads`` blocks
+            # only on empty heaps), so it sees the freed quota within its 1-10 ms back-off; kbatch's
+            # runs when woken, so the release wakes it (before any queue status write).
+            mgr.kick()
         if cq is None and wl is not None:
             cq = mgr.queues.cluster_queue_for(wl)
         if cq is None:
@@ -429,14 +434,8 @@ class LocalQueueHandler:
         new_stop = (new.spec.stop_policy if new.spec else None) or "None"
         cq = (new.spec.cluster_queue if new.spec else None) or ""
         if old_stop == new_stop:
-            if new_stop == "None":
-                mgr.queues.update_local_queue(key, cq)
-                # upstream's ``UpdateLocalQueue`` broadcasts only when the ClusterQueue changed, but
-                # its scheduler also loops on its own (1-10 ms back-off); kbatch's runs when woken,
-                # and this wake (after the LocalQueue status write that follows a release) is what
-                # re-runs it once quota is freed. Not waking here made heads preempt instead of
-                # fitting into quota freed at the same instant (12 -> 72 evictions in the pinned replay).
-                mgr.kick()
+            if new_stop == "None" and mgr.queues.update_local_queue(key, cq):
+                mgr.kick()  # ``UpdateLocalQueue`` broadcasts only when the ClusterQueue changed
         elif new_stop == "None":
             mgr.queues.add_local_queue(key, cq, self._workloads(new))
             mgr.kick()
@@ -535,18 +534,27 @@ class CheckHandler:
 
 
 class NamespaceHandler:
-    """A namespace's labels changing can make its workloads admissible (``queueInadmissibleWorkloads``
-    re-checks ClusterQueues' namespace selectors)."""
+    """``cqNamespaceHandler`` (``clusterqueue_controller.go``): a namespace whose labels change
+    retries the inadmissible workloads of the ClusterQueues whose namespace selector matches it now
+    and did not before (``queueInadmissibleWorkloads`` re-checks the selectors); a created or
+    deleted namespace changes nothing (its workloads cannot exist before it)."""
 
     def __init__(self, mgr: KueueManager) -> None:
         self.mgr = mgr
 
     def on_add(self, ns: Namespace) -> None:
-        self.mgr.notify_retry_inadmissible(sorted(self.mgr.queues.cluster_queues))
+        pass
 
     def on_update(self, old: Namespace, new: Namespace) -> None:
-        if old.metadata.labels != new.metadata.labels:
-            self.mgr.notify_retry_inadmissible(sorted(self.mgr.queues.cluster_queues))
+        before, after = old.metadata.labels or {}, new.metadata.labels or {}
+        if before == after:
+            return
+        newly = [
+            name
+            for name, cq in sorted(self.mgr.queues.cluster_queues.items())
+            if cq.selector is not None and cq.selector.matches(after) and not cq.selector.matches(before)
+        ]
+        self.mgr.notify_retry_inadmissible(newly)
 
     def on_delete(self, ns: Namespace) -> None:
         pass

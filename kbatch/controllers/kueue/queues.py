@@ -330,10 +330,11 @@ class QueueManager:
             for wkey in sorted(lq.items):
                 self.changed |= cq.push_if_not_tracked(lq.items[wkey])
 
-    def update_local_queue(self, key: str, cluster_queue: str) -> None:
+    def update_local_queue(self, key: str, cluster_queue: str) -> bool:
+        """``UpdateLocalQueue``: whether the LocalQueue moved to another ClusterQueue."""
         lq = self.local_queues.get(key)
         if lq is None or lq.cluster_queue == cluster_queue:
-            return
+            return False
         old = self.cluster_queues.get(lq.cluster_queue)
         if old is not None:
             for wkey in lq.items:
@@ -346,6 +347,7 @@ class QueueManager:
                 new.push_if_not_tracked(lq.items[wkey])
             new.local_queues.add(key)
             self.changed = True
+        return True
 
     def delete_local_queue(self, key: str) -> None:
         lq = self.local_queues.pop(key, None)
@@ -460,7 +462,7 @@ class QueueManager:
         return out
 
     def has_heads(self, active: Callable[[str], bool]) -> bool:
-        return any(cq.in_heap for name, cq in self.cluster_queues.items() if active(name))
+        return any(cq.in_heap and active(name) for name, cq in self.cluster_queues.items())
 
     def notify_retry_inadmissible(self, cq_names: Iterable[str], cohort_root: Callable[[str], str]) -> None:
         for name in cq_names:

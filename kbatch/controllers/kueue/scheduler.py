@@ -15,10 +15,12 @@ Upstream: kubernetes-sigs/kueue ``pkg/scheduler/scheduler.go`` (v0.19.2) ``admit
   reason (``Pending``; the granular one with ``UnadmittedWorkloadsObservability``) and the message, its
   ``resourceRequests``, and a Warning event of that reason.
 
-Virtual time: upstream runs cycles back to back in a goroutine, sleeping 1-10 ms after a cycle that
-admitted nothing. kbatch runs a cycle whenever the queues or the cache changed (or right after a
-cycle that admitted or preempted), at the same virtual instant; a cycle that would repeat the
-previous one exactly is not run (it could not decide anything new).
+Virtual time: upstream runs cycles back to back in a goroutine while its heaps hold heads, sleeping
+1-10 ms after a cycle that admitted nothing. kbatch runs a cycle whenever the queues changed or a
+workload released its quota (``manager.WorkloadHandler``), and right after a cycle that admitted,
+preempted, or left other heads in the heaps than those it popped, at the same virtual instant; a
+cycle that would repeat the previous one exactly (every head straight back in its heap, nothing
+changed) is not run: it could not decide anything new.
 """
 
 from __future__ import annotations
@@ -100,10 +102,10 @@ class Scheduler:
                 progressed |= self._admit(e)
             elif e.preempting:
                 progressed |= self._preempt(e) > 0
-        for e in [*result.entries, *result.inadmissible]:
-            if e.status != "assumed":
-                self._requeue_and_update(e)
-        if progressed:
+        requeued = [e for e in [*result.entries, *result.inadmissible] if e.status != "assumed"]
+        for e in requeued:
+            self._requeue_and_update(e)
+        if progressed or (not _all_back_in_heap(mgr, requeued) and mgr.queues.has_heads(mgr.cache.active)):
             mgr.kick()
         return None
 
@@ -274,6 +276,20 @@ class Scheduler:
         mgr.recorder.event(
             current, "Warning", reason or "Pending", W.truncate(e.inadmissible_msg, W.MAX_EVENT_MESSAGE)
         )
+
+
+def _all_back_in_heap(mgr: KueueManager, requeued: list[Entry]) -> bool:
+    """Whether every head the cycle did not admit went straight back to its heap (pending
+    preemption, StrictFIFO): the next cycle would then repeat this one, so only a change wakes the
+    scheduler. Otherwise the heaps it leaves hold other heads, which upstream's scheduler, looping
+    while its heaps are not empty (``Heads`` blocks only when they are; 1-10 ms back-off after a
+    cycle that admitted nothing), pops next."""
+    queues = mgr.queues.cluster_queues
+    for e in requeued:
+        cq = queues.get(e.cq_name)
+        if cq is None or e.info.key not in cq.in_heap:
+            return False
+    return True
 
 
 def _exists(mgr: KueueManager, info: Any) -> bool:

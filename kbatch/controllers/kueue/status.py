@@ -63,13 +63,26 @@ def _weighted(share: float) -> int:
 class _Writer:
     def __init__(self, mgr: KueueManager) -> None:
         self.mgr = mgr
+        # queue -> (resourceVersion, the status in wire form) of the object as this controller last
+        # wrote or found it current: a reconcile computing the same status for the same stored
+        # version has nothing to write, and is answered without building and comparing models
+        # (most reconciles: one per queue per instant, most of them changing nothing)
+        self.current: dict[tuple[str, str], tuple[str | None, dict[str, Any]]] = {}
 
     def _write_status(self, obj: Any, status: dict[str, Any]) -> None:
+        key = (obj.metadata.namespace or "", obj.metadata.name or "")
+        rv = obj.metadata.resource_version
+        known = self.current.get(key)
+        if known is not None and known[0] == rv and known[1] == status:
+            return
         new_status = _status_model(type(obj)).model_validate(status)
         if new_status == obj.status:
+            self.current[key] = (rv, status)
             return
+        self.current.pop(key, None)
         with contextlib.suppress(Conflict, NotFound):
-            self.mgr.ctx.client.update_status(obj.model_copy(update={"status": new_status}))
+            written = self.mgr.ctx.client.update_status(obj.model_copy(update={"status": new_status}))
+            self.current[key] = (written.metadata.resource_version, status)
 
     def _drop_finalizer(self, obj: Any) -> None:
         obj = edit(obj)
@@ -80,6 +93,14 @@ class _Writer:
             self.mgr.ctx.client.update(obj)
 
     def _condition(self, obj: Any, status: dict[str, Any], value: bool, reason: str, message: str) -> None:
+        current = (obj.status.conditions if obj.status else None) or ()
+        text, generation = ("True" if value else "False"), obj.metadata.generation
+        active = next((c for c in current if c.type == "Active"), None)
+        if active is not None and (
+            active.status, active.reason, active.message, active.observed_generation
+        ) == (text, reason, message, generation):  # as it is (the usual case): set_condition is a no-op
+            status["conditions"] = [c.to_dict() for c in current]
+            return
         holder = SimpleNamespace(
             conditions=[edit(c) for c in (obj.status.conditions if obj.status else None) or ()]
         )
@@ -87,11 +108,18 @@ class _Writer:
         status["conditions"] = [c.to_dict() for c in holder.conditions]
 
 
-def _status_model(kind: type) -> Any:
-    import typing
+_STATUS_MODELS: dict[type, Any] = {}
 
-    ann = kind.model_fields["status"].annotation  # type: ignore[attr-defined]
-    return next(a for a in typing.get_args(ann) if a is not type(None))
+
+def _status_model(kind: type) -> Any:
+    """The model of ``kind``'s ``status`` field (memoised per kind)."""
+    known = _STATUS_MODELS.get(kind)
+    if known is None:
+        import typing
+
+        ann = kind.model_fields["status"].annotation  # type: ignore[attr-defined]
+        known = _STATUS_MODELS[kind] = next(a for a in typing.get_args(ann) if a is not type(None))
+    return known
 
 
 class ClusterQueueStatus(_Writer):

@@ -162,11 +162,20 @@ def _has_transitions(node: Node) -> bool:
 
 
 def _validate(
-    node: Node, value: Any, old: Any, path: str, *, has_old: bool, transitions: bool, ratchet: bool = False
+    node: Node,
+    value: Any,
+    old: Any,
+    path: str,
+    *,
+    has_old: bool,
+    transitions: bool,
+    ratchet: bool = False,
+    unequal: bool = False,
 ) -> Errors:
+    """``unequal``: the caller found ``value`` differs from ``old`` already."""
     if value is None or (transitions and not _has_transitions(node)):
         return []
-    if ratchet and old is not None and (value is old or value == old):
+    if ratchet and not unequal and old is not None and (value is old or value == old):
         return []
     errs: Errors = []
     kind = node.type
@@ -194,14 +203,12 @@ def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def _object(
-    node: Node, value: Any, old: Any, path: str, has_old: bool, transitions: bool, ratchet: bool = False
+def _properties(
+    node: Node, value: Any, old: Any, path: str, has_old: bool, transitions: bool, ratchet: bool
 ) -> Errors:
+    """Every property's errors, the general way (any value :func:`_get` reads): the reference the
+    model fast path of :func:`_object` must agree with."""
     errs: Errors = []
-    if not transitions:
-        for wire in node.required:
-            if _get(value, wire) is None:
-                errs.append(FieldError.required(_join(path, wire)))
     for wire, child in node.props.items():
         v = _get(value, wire)
         if v is not None:
@@ -214,6 +221,56 @@ def _object(
                 transitions=transitions,
                 ratchet=ratchet,
             )
+    return errs
+
+
+_PROPS: dict[tuple[type, int], tuple[Node, tuple[tuple[str, str, Node], ...]]] = {}
+
+
+def _props(model: type[BaseModel], node: Node) -> tuple[tuple[str, str, Node], ...]:
+    """``node``'s properties as (wire name, attribute, child) of ``model`` (memoised per pair; the
+    entry keeps its node, so a new node at a reused address is not taken for it)."""
+    key = (model, id(node))
+    known = _PROPS.get(key)
+    if known is None or known[0] is not node:
+        attrs = _attrs(model)
+        known = _PROPS[key] = (node, tuple((wire, attrs[wire], child) for wire, child in node.props.items()))
+    return known[1]
+
+
+def _object(
+    node: Node, value: Any, old: Any, path: str, has_old: bool, transitions: bool, ratchet: bool = False
+) -> Errors:
+    errs: Errors = []
+    if not transitions:
+        for wire in node.required:
+            if _get(value, wire) is None:
+                errs.append(FieldError.required(_join(path, wire)))
+    if not isinstance(value, BaseModel):
+        return errs + _properties(node, value, old, path, has_old, transitions, ratchet)
+    # a model (every stored value): attributes resolved once per (model, node); the cheap skips
+    # (absent, unchanged under ratcheting, no transition rule below) before any call
+    same_model = type(old) is type(value)
+    for wire, attr, child in _props(type(value), node):
+        v = getattr(value, attr, None)
+        if v is None:
+            continue
+        o = getattr(old, attr, None) if same_model else _get(old, wire)
+        if transitions:
+            if not _has_transitions(child):
+                continue
+        elif ratchet and o is not None and (v is o or v == o):
+            continue
+        errs += _validate(
+            child,
+            v,
+            o,
+            f"{path}.{wire}" if path else wire,
+            has_old=has_old,
+            transitions=transitions,
+            ratchet=ratchet,
+            unequal=ratchet,
+        )
     return errs
 
 

@@ -11,6 +11,7 @@ Python integers do not overflow, so upstream's saturating arithmetic and ``Unlim
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -40,9 +41,11 @@ def amount(resource: str, quantity: Quantity) -> int:
     return quantity.milli_value() if resource == CPU else quantity.value()
 
 
+@functools.lru_cache(maxsize=4096)
 def format_amount(resource: str, value: int) -> str:
     """``ResourceFormatter.ResourceQuantityString``: cpu as a milli quantity, memory,
-    ephemeral-storage and hugepages in canonical binary SI (``1Gi``, ``1500``), the rest decimal SI."""
+    ephemeral-storage and hugepages in canonical binary SI (``1Gi``, ``1500``), the rest decimal SI.
+    (Pure, and asked for the same few amounts by every queue status: memoised.)"""
     if resource == CPU:
         return str(Quantity.milli(value))
     if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):

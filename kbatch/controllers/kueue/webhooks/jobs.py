@@ -96,8 +96,16 @@ class _JobWebhook:
         return selector_from_model(selector).matches(dict(ns.metadata.labels or {}))
 
     def _default_queue_exists(self, namespace: str) -> bool:
+        """``DefaultLocalQueueExist``: the namespace's ``default`` LocalQueue exists and is not
+        stopped. Asked for most pods and jobs created, and usually answered no: the key is looked up
+        in the store first, so an absent queue costs no NotFound error."""
+        if not namespace:
+            return False
+        server = self.server
+        if not server.store.range(server.kind(LocalQueue).keys.key(namespace, DEFAULT_LOCAL_QUEUE)).kvs:
+            return False
         try:
-            lq = self.server.get(LocalQueue, DEFAULT_LOCAL_QUEUE, namespace)
+            lq = server.get(LocalQueue, DEFAULT_LOCAL_QUEUE, namespace)
         except NotFound:
             return False
         return ((lq.spec.stop_policy if lq.spec else None) or "None") == "None"

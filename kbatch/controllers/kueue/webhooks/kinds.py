@@ -56,7 +56,7 @@ def deny(webhook: str, errors: list[FieldError]) -> None:
 
 
 def _negative(q: Quantity | None, path: str) -> list[FieldError]:
-    if q is not None and q.as_fraction() < 0:
+    if q is not None and q.sign() < 0:
         return [FieldError.invalid(path, str(q), NEGATIVE)]
     return []
 

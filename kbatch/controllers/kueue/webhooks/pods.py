@@ -77,11 +77,17 @@ class PodWebhook:
         if request.subresource:
             return
         pod, old = request.obj, request.old
+        if not _has_kueue_keys(pod) and (old is None or not _has_kueue_keys(old)):
+            return  # every rule of errors() reads a kueue.x-k8s.io/ label or annotation (most pods)
+        deny(self.webhook, self.errors(pod, old))
+
+    def errors(self, pod: Any, old: Any | None) -> list[FieldError]:
+        """``ValidateCreate`` (``old`` is ``None``) / ``ValidateUpdate``."""
         errs = self.jobs._on_create(pod) if old is None else self.jobs._on_update(old, pod)
         errs += self._common(pod)
         if old is not None:
             errs += self._on_update(old, pod)
-        deny(self.webhook, errs)
+        return errs
 
     def _group_path(self, pod: Any) -> str:
         if self._identifier_annotations() and (pod.metadata.annotations or {}).get(P.GROUP_NAME):
@@ -139,6 +145,18 @@ class PodWebhook:
             new_name = P.group_name(new, ids)
             errs.append(FieldError.invalid(self._group_path(new), new_name, "field is immutable"))
         return errs
+
+
+_KUEUE_PREFIX = "kueue.x-k8s.io/"
+
+
+def _has_kueue_keys(pod: Any) -> bool:
+    """Whether the pod has a label or annotation of Kueue's (``kueue.x-k8s.io/…``)."""
+    meta = pod.metadata
+    for keys in (meta.labels, meta.annotations):
+        if keys and any(k.startswith(_KUEUE_PREFIX) for k in keys):
+            return True
+    return False
 
 
 def _unretriable(pod: Any) -> bool:

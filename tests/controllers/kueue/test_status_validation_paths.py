@@ -1,0 +1,103 @@
+"""The CRD schema walker's model fast path finds exactly the errors of its general path.
+
+Kueue's kinds are CRDs (``kbatch.api.strategies.kueue``): every status write of a Workload or queue
+is validated against the CRD schema, ratcheted against the stored status (KEP-4008). The walker
+reads a model's properties through attributes resolved once per (model, schema node) and skips
+unchanged or absent ones before any call; the general path reads any value property by property
+(:func:`kbatch.api.strategies.kueue.schema._properties`). Both must give the same errors, in the
+same order, for creates, ratcheted status updates and transition rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbatch.api.kueue_v1beta2 import Workload
+from kbatch.api.strategies.kueue import schema, strategy_for
+
+_REASONS = st.sampled_from(["Pending", "QuotaReserved", "bad reason!", "", "Preempted"])
+_TYPES = st.sampled_from(["QuotaReserved", "Admitted", "Evicted", "Finished", "bad type!"])
+_MESSAGES = st.sampled_from(["", "ok", "x" * 40000])
+
+
+def _condition(draw: Any) -> dict[str, Any]:
+    return {
+        "type": draw(_TYPES),
+        "status": draw(st.sampled_from(["True", "False", "Unknown"])),
+        "reason": draw(_REASONS),
+        "message": draw(_MESSAGES),
+        "lastTransitionTime": "2026-01-01T00:00:00Z",
+        "observedGeneration": draw(st.sampled_from([None, 1, -1])),
+    }
+
+
+@st.composite
+def _workload(draw: Any) -> Workload:
+    status: dict[str, Any] = {}
+    conditions = [_condition(draw) for _ in range(draw(st.integers(0, 3)))]
+    if conditions:
+        status["conditions"] = conditions
+    if draw(st.booleans()):
+        status["admission"] = {
+            "clusterQueue": draw(st.sampled_from(["cq", "Bad_CQ", ""])),
+            "podSetAssignments": [
+                {"name": draw(st.sampled_from(["main", "Bad_Name"])), "count": draw(st.integers(-1, 3)),
+                 "flavors": {"cpu": "default"}, "resourceUsage": {"cpu": "1"}}
+            ],
+        }
+    if draw(st.booleans()):
+        status["requeueState"] = {"count": draw(st.integers(-1, 3))}
+    if draw(st.booleans()):
+        status["reclaimablePods"] = [{"name": "main", "count": draw(st.integers(-1, 2))}]
+    return Workload.model_validate(
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "Workload",
+            "metadata": {"name": "w", "namespace": "default"},
+            "spec": {
+                "queueName": draw(st.sampled_from(["lq", "Bad_Queue"])),
+                "podSets": [
+                    {"name": "main", "count": 1,
+                     "template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}}
+                ],
+            },
+            **({"status": status} if status else {}),
+        }
+    )
+
+
+def _general(node: Any, value: Any, old: Any, path: str, has_old: bool, transitions: bool,
+             ratchet: bool = False) -> list[Any]:
+    missing = [] if transitions else [w for w in node.required if schema._get(value, w) is None]
+    required = [schema.FieldError.required(schema._join(path, w)) for w in missing]
+    return required + schema._properties(node, value, old, path, has_old, transitions, ratchet)
+
+
+def _all_errors(new: Workload, old: Workload) -> list[str]:
+    s = strategy_for(Workload)
+    errs = s.validate(new) + s.validate_update(new, old) + s.validate_status_update(new, old)
+    return [str(e) for e in errs]
+
+
+@settings(max_examples=120, deadline=None)
+@given(new=_workload(), old=_workload())
+def test_the_model_fast_path_and_the_general_path_agree(new: Workload, old: Workload) -> None:
+    fast = _all_errors(new, old)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(schema, "_object", _general)
+        general = _all_errors(new, old)
+    assert fast == general
+
+
+@settings(max_examples=60, deadline=None)
+@given(wl=_workload())
+def test_an_unchanged_status_ratchets_to_no_error(wl: Workload) -> None:
+    """A status write that changes nothing is not checked again (the stored one passed)."""
+    s = strategy_for(Workload)
+    copy = Workload.model_validate(wl.to_dict())
+    status_errors = [e for e in s.validate_status_update(copy, wl) if e.field.startswith("status")]
+    assert status_errors == []
