@@ -21,6 +21,7 @@ from kbatch.api.errors import BadRequest, Conflict, UnsupportedMediaType
 from kbatch.api.meta import ObjectMeta, Resource
 from kbatch.api.model_copy import alternatives, copy_model, partial_instance
 from kbatch.api.strategy import DefaultStrategy
+from kbatch.apiserver.codec import sub_second_text, whole_seconds
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
 from kbatch.apiserver.kinds import Kind
@@ -77,6 +78,8 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
             # the stored JSON is the object's dump (kbatch.apiserver.raw), so it is the patch's base as is
             patched = apply_patch(kind, raw_dict(kv), patch, patch_type)
             new, warnings = decode_dict(model, patched, field_validation)
+        if sub_second_text(patch):  # the answer is the stored form: metav1.Time in whole seconds
+            whole_seconds(new)
         pinned = new.metadata.resource_version
         if pinned and pinned != str(kv.mod_revision):
             raise Conflict.stale(kind.info.group_resource, name)

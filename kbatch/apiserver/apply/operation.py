@@ -23,6 +23,7 @@ from kbatch.api.errors import AlreadyExists, BadRequest, Conflict, FieldError, I
 from kbatch.api.meta import Resource
 from kbatch.apiserver.apply.plan import ApplyRequest, plan_apply
 from kbatch.apiserver.apply.tracking import applying
+from kbatch.apiserver.codec import sub_second_text, whole_seconds
 from kbatch.apiserver.create import create_object
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.kinds import Kind
@@ -105,6 +106,8 @@ def apply_object(server: APIServer, model: type[T], name: str, config: Any, name
         live = from_json(kv.value, cache_strings=False) if kv is not None else None
         doc = plan_apply(live, config, request)
         obj, warnings = decode_dict(model, doc, field_validation)
+        if sub_second_text(config):  # the answer is the stored form: metav1.Time in whole seconds
+            whole_seconds(obj)
         try:
             with applying():
                 if kv is None:
