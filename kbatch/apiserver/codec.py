@@ -5,7 +5,6 @@ on read, ``staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go``)."""
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -188,21 +187,15 @@ def checked_clone(value: M, whole: Resource | None = None) -> M:
 # decoded (``storage/etcd3/store.go`` Create and GuaranteedUpdate decode the bytes they wrote): a body's
 # "...:01.5Z" comes back "...:01Z" from the write as from every later read. Objects a write builds from
 # a typed caller's object go through checked_clone, whose wire copy drops the fraction (wire_copy's time
-# rule); a patch is decoded from JSON values, which keep it in memory as Go's decoder does. A patch whose
-# text has a fractional second has its object's parts passed through the wire copy as well (rare: kbatch's
-# own writers send whole seconds; a MicroTime's fraction also matches and is kept by the copy).
-
-_FRACTION = re.compile(rb'\d\d:\d\d:\d\d[.,]\d')
-
-
-def sub_second_text(patch: Any) -> bool:
-    """Whether ``patch`` (a JSON value) holds a time text with a fractional second."""
-    return _FRACTION.search(to_json(patch, fallback=str)) is not None
+# rule); a patch or an apply is decoded from JSON values, which keep it in memory as Go's decoder does.
+# When that decode read a time text with a fractional second (base.time_fractions_read: rare, kbatch's
+# own writers send whole seconds; a MicroTime's fraction counts too and the copy keeps it), the object's
+# parts are passed through the wire copy as well.
 
 
 def whole_seconds(obj: Resource) -> None:
-    """Replace each set top-level field of ``obj`` (a write's object, private) by its wire copy, so its
-    metav1.Time values hold what the stored form will: whole seconds."""
+    """Replace each set top-level model field of ``obj`` (a write's object, private) by its wire copy,
+    so its metav1.Time values hold what the stored form will: whole seconds."""
     values = obj.__dict__
     for name in sorted(obj.model_fields_set):
         value = values[name]
