@@ -24,7 +24,6 @@ validation error unwrapped, which its handler reports as a 500.
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import Field
@@ -34,7 +33,7 @@ from kbatch.api.core_v1 import Pod, PodCondition, PodStatus
 from kbatch.api.core_v1.common import ObjectReference
 from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid
 from kbatch.api.meta import Resource
-from kbatch.api.model_copy import copy_model
+from kbatch.api.model_copy import copy_model, shallow_copy
 from kbatch.apiserver.codec import encode
 from kbatch.apiserver.update import MAX_RETRIES, object_namespace, read_for_update
 from kbatch.store.records import make_compare, make_put
@@ -116,11 +115,11 @@ def _to_bind(pod: Pod, owned: bool) -> Pod:
     (``update.prepare_update``), instead of deep-copying the whole pod."""
     if owned:
         return pod
-    out = copy.copy(pod)
-    out.metadata = copy.copy(pod.metadata)
-    out.spec = copy.copy(pod.spec)
+    out = shallow_copy(pod)
+    out.metadata = shallow_copy(pod.metadata)
+    out.spec = shallow_copy(pod.spec)
     if pod.status is not None:
-        out.status = copy.copy(pod.status)
+        out.status = shallow_copy(pod.status)
     return out
 
 
