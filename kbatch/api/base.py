@@ -34,16 +34,33 @@ __all__ = [
     "parse_time",
     "private_fields_set",
     "share_fields_set",
+    "time_fractions_read",
 ]
 
 
 def parse_time(value: Any) -> datetime:
     """Parse an RFC 3339 time (``2024-01-02T03:04:05Z``) to an aware UTC datetime."""
     if isinstance(value, str):
-        return _parse_time_text(value)
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    raise ValueError(f"expected an RFC 3339 time string, got {type(value).__name__}")
+        parsed = _parse_time_text(value)
+    elif isinstance(value, datetime):
+        parsed = value if value.tzinfo else value.replace(tzinfo=UTC)
+    else:
+        raise ValueError(f"expected an RFC 3339 time string, got {type(value).__name__}")
+    if parsed.microsecond:
+        _FRACTIONS[0] += 1
+    return parsed
+
+
+# How many times with a sub-second part Python-mode validation has read (dicts: patches, request
+# bodies; datetime values too). A metav1.Time keeps whole seconds on the wire, so the API server
+# answers a write whose decoded request read one with its wire copy (apiserver.codec.whole_seconds);
+# the counter costs a decode one test, where scanning each patch's text cost ~10 µs a patch.
+_FRACTIONS = [0]
+
+
+def time_fractions_read() -> int:
+    """How many times with a fractional second Python-mode validation has parsed so far."""
+    return _FRACTIONS[0]
 
 
 # Decoding calls parse_time for every time field of every object (a pod with status has ~7), and a

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from typing_extensions import TypeIs  # typing.TypeIs is Python 3.13+
 
 __all__ = ["SHARE_LINES", "PerClass", "alternatives", "copy_model", "copy_value", "each_nested_model",
-           "generated", "partial_instance", "share_fields_sets", "share_namespace", "template_factory"]
+           "generated", "partial_instance", "shallow_copy", "share_fields_sets", "share_namespace",
+           "template_factory"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -238,6 +239,20 @@ def share_fields_sets(obj: BaseModel) -> None:
 def copy_model(obj: M) -> M:
     """A deep copy sharing nothing mutable with ``obj`` (``obj`` must hold validated values)."""
     return _COPIERS[type(obj)](obj)  # type: ignore[no-any-return]
+
+
+def shallow_copy(obj: M) -> M:
+    """A new instance holding ``obj``'s field values themselves (nothing below is copied) with a fields
+    set of its own: fields of it can be assigned without changing ``obj``, and nothing below them may be
+    changed in place (``copy.copy`` does the same through pydantic's ``__copy__`` at several times the
+    cost)."""
+    out = _NEW(type(obj))
+    _DICT_SET(out, obj.__dict__.copy())
+    _set_fields_set(out, set(_fields_set_of(obj)))
+    extra, private = obj.__pydantic_extra__, obj.__pydantic_private__
+    _SLOT_SET["__pydantic_extra__"](out, None if extra is None else dict(extra))
+    _SLOT_SET["__pydantic_private__"](out, None if private is None else dict(private))
+    return out  # type: ignore[no-any-return]
 
 
 def copy_value(value: Any) -> Any:

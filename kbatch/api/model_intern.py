@@ -73,6 +73,10 @@ _MIN_HITS = _PROBE // 8  # fewer hits (of another instance) meanwhile: stop look
 _MAX_ENTRIES = 1 << 15  # bounds what the table alone keeps alive
 
 _TABLE: dict[tuple[Any, ...], BaseModel] = {}
+# id -> each instance entered in _TABLE (emptied with it, so an id is never reused while in here): an
+# object that already holds a canonical instance (a status write shares the stored object's spec,
+# apiserver/update.py) is recognised at once instead of by keying its whole subtree again.
+_CANON: dict[int, BaseModel] = {}
 _STATS: list[list[Any]] = []  # each interned class's [misses, hits, still looked up] (see Cost control)
 _KEYS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}  # class -> its key function
 _SCALARS = (str, int, float, bool)
@@ -189,7 +193,7 @@ def _generate(cls: type) -> Callable[[Any], Any]:
         structural = [_structural_part(name, typing.cast(str, part))
                       for name, part in zip(cls.model_fields, parts, strict=True)]
         nested = any(n for _, n in structural)
-        lines = ["def intern(obj):", "    sk = None"]
+        lines = ["def intern(obj):", "    if CANON.get(id(obj)) is obj: return obj", "    sk = None"]
         if nested:  # a whole subtree found by one lookup, without interning (or visiting) it
             lines += ["    if ST[2] and SUB[0]:",
                       "        try:",
@@ -214,8 +218,11 @@ def _generate(cls: type) -> Callable[[Any], Any]:
                   "    if ST[0] >= PROBE:",
                   "        if ST[1] < MIN_HITS: ST[2] = False",
                   "        ST[0] = ST[1] = 0",
-                  "    if len(TABLE) >= MAX - 1: TABLE.clear()",
+                  "    if len(TABLE) >= MAX - 1:",
+                  "        TABLE.clear()",
+                  "        CANON.clear()",
                   "    TABLE[k] = obj",
+                  "    CANON[id(obj)] = obj",
                   "    if sk is not None: TABLE[sk] = obj",
                   "    return obj",
                   "def key(obj):",  # the same key, for checks (tests: canonical instances never change)
@@ -231,7 +238,7 @@ def _generate(cls: type) -> Callable[[Any], Any]:
     namespace: dict[str, Any] = {
         **share_namespace(), "I": _INTERNERS, "ANY": _intern_any, "CLS": cls, "TABLE": _TABLE,
         "ST": stats, "PROBE": _PROBE, "MIN_HITS": _MIN_HITS, "MAX": _MAX_ENTRIES, "TYPED": _typed_key,
-        "SK": _SKEYS, "SUB": [True], "NoKey": _NoKey, "STRUCTURAL": _STRUCTURAL}
+        "SK": _SKEYS, "SUB": [True], "NoKey": _NoKey, "STRUCTURAL": _STRUCTURAL, "CANON": _CANON}
     exec(compile("\n".join(lines), f"<intern {cls.__name__}>", "exec"), namespace)  # named in profiles
     if "key" in namespace:
         _KEYS[cls] = namespace["key"]
@@ -284,5 +291,6 @@ def reset_interning() -> None:
     """Forget every canonical instance and every class's hit statistics: interning starts afresh (the
     test suite resets it between tests, so no test sees another's instances or statistics)."""
     _TABLE.clear()
+    _CANON.clear()
     for stats in _STATS:
         stats[:] = [0, 0, True]

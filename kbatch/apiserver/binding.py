@@ -33,8 +33,9 @@ from kbatch.api.core_v1 import Pod, PodCondition, PodStatus
 from kbatch.api.core_v1.common import ObjectReference
 from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid
 from kbatch.api.meta import Resource
+from kbatch.api.model_copy import copy_model, shallow_copy
 from kbatch.apiserver.codec import encode
-from kbatch.apiserver.update import MAX_RETRIES, object_namespace, read_current
+from kbatch.apiserver.update import MAX_RETRIES, object_namespace, read_for_update
 from kbatch.store.records import make_compare, make_put
 
 if TYPE_CHECKING:
@@ -106,6 +107,22 @@ def _set_scheduled(server: APIServer, pod: Pod) -> None:
     status.conditions = conditions
 
 
+def _to_bind(pod: Pod, owned: bool) -> Pod:
+    """The pod the binding changes: ``pod`` itself when it is this write's own decode, else new
+    metadata, spec and status objects over the stored pod's read-only parts (the binding assigns
+    ``nodeName``, the annotations and the conditions list, and changes nothing in place below them), so
+    the written pod shares those parts with the stored one, as a status write shares its spec
+    (``update.prepare_update``), instead of deep-copying the whole pod."""
+    if owned:
+        return pod
+    out = shallow_copy(pod)
+    out.metadata = shallow_copy(pod.metadata)
+    out.spec = shallow_copy(pod.spec)
+    if pod.status is not None:
+        out.status = shallow_copy(pod.status)
+    return out
+
+
 def bind_pod(server: APIServer, binding: Binding, namespace: str | None = None, *,
              dry_run: bool = False) -> Pod:
     """Bind the pod ``binding.metadata.name`` to ``binding.target.name``; returns the bound pod."""
@@ -116,12 +133,12 @@ def bind_pod(server: APIServer, binding: Binding, namespace: str | None = None, 
     namespace = object_namespace(kind, binding.metadata.namespace or namespace)
     _validate(binding)
     for _ in range(MAX_RETRIES):
-        current = read_current(server, kind, namespace, binding.name, private=True)
-        pod: Pod = current.obj  # type: ignore[assignment]  # a private copy: ours to change
+        current = read_for_update(server, kind, namespace, binding.name)
+        pod = _to_bind(current.obj, current.owned)  # type: ignore[arg-type]
         _check_preconditions(binding, pod, current.kv.mod_revision)
         _assign(server, pod, binding)
         if dry_run:
-            return pod
+            return pod if current.owned else copy_model(pod)  # handed out unfrozen: shares nothing
         pod.metadata.resource_version = None
         guard = [make_compare(current.kv.key, "mod", "=", current.kv.mod_revision)]
         data = encode(pod)

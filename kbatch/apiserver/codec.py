@@ -18,7 +18,8 @@ from kbatch.apiserver.decoding import decode_dict
 from kbatch.apiserver.wire_copy import COPIERS, NOT_COPIED
 from kbatch.store.kv import KeyValue
 
-__all__ = ["checked_clone", "decode", "encode", "encode_over", "set_resource_version", "stub"]
+__all__ = ["checked_clone", "decode", "encode", "encode_over", "set_resource_version", "stub",
+           "whole_seconds"]
 
 T = TypeVar("T", bound=Resource)
 M = TypeVar("M", bound=BaseModel)
@@ -178,3 +179,25 @@ def checked_clone(value: M, whole: Resource | None = None) -> M:
     decode_dict(type(top), document)  # raises the BadRequest naming the field
     raise BadRequest(f"the {type(top).__name__} object cannot be handled: it does not survive its own "
                      "encoding")
+
+
+# --- times with a sub-second part in a request --------------------------------------------------------
+#
+# A metav1.Time keeps whole seconds on the wire, and kube-apiserver answers a write with the stored form
+# decoded (``storage/etcd3/store.go`` Create and GuaranteedUpdate decode the bytes they wrote): a body's
+# "...:01.5Z" comes back "...:01Z" from the write as from every later read. Objects a write builds from
+# a typed caller's object go through checked_clone, whose wire copy drops the fraction (wire_copy's time
+# rule); a patch or an apply is decoded from JSON values, which keep it in memory as Go's decoder does.
+# When that decode read a time text with a fractional second (base.time_fractions_read: rare, kbatch's
+# own writers send whole seconds; a MicroTime's fraction counts too and the copy keeps it), the object's
+# parts are passed through the wire copy as well.
+
+
+def whole_seconds(obj: Resource) -> None:
+    """Replace each set top-level model field of ``obj`` (a write's object, private) by its wire copy,
+    so its metav1.Time values hold what the stored form will: whole seconds."""
+    values = obj.__dict__
+    for name in sorted(obj.model_fields_set):
+        value = values[name]
+        if isinstance(value, BaseModel):
+            values[name] = checked_clone(value, obj)

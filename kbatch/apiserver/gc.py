@@ -131,7 +131,9 @@ class GarbageCollector:
         kind = self._kind_of(kv.key)
         if kind is None:
             return
-        node = Node.parse(kv.key, kind, kv.value)
+        held = self._server.decoded.held(kv)
+        node = (Node.parse(kv.key, kind, kv.value) if held is None
+                else Node.of(kv.key, kind, held.metadata))
         old = self._graph.put(node)
         if old is not None and old.uid != node.uid:
             self._touch_related(old)

@@ -2,14 +2,18 @@
 
 Upstream keeps the same structure in ``pkg/controller/garbagecollector/graph.go`` (nodes with owners
 and dependents, fed by informers). Here it is fed by one store watch over every kind, and only the
-metadata needed for GC is parsed (``json.loads`` of the stored value, no model validation).
+metadata needed for GC is read: from the decode cache's object when it holds the stored version (a
+write's own object, while an informer watches its kind), else parsed from the stored JSON (no model
+validation).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
+from pydantic_core import from_json
+
+from kbatch.api.meta import ObjectMeta
 from kbatch.apiserver.kinds import Kind
 
 __all__ = ["Graph", "Node", "Owner"]
@@ -37,12 +41,22 @@ class Node:
 
     @staticmethod
     def parse(key: bytes, kind: Kind, value: bytes) -> Node:
-        meta = json.loads(value).get("metadata") or {}
+        meta = from_json(value, cache_strings=False).get("metadata") or {}
         owners = tuple(Owner(r.get("uid", ""), r.get("apiVersion", ""), r.get("kind", ""), r.get("name", ""),
                              bool(r.get("blockOwnerDeletion")))
                        for r in meta.get("ownerReferences") or ())
         return Node(key, kind, meta.get("namespace"), meta.get("name", ""), meta.get("uid", ""), owners,
                     tuple(meta.get("finalizers") or ()), meta.get("deletionTimestamp") is not None)
+
+    @staticmethod
+    def of(key: bytes, kind: Kind, meta: ObjectMeta) -> Node:
+        """:meth:`parse` of the stored value whose decoded object's metadata is ``meta`` (the stored JSON
+        omits empty values, which the parse reads as ``""``; the object holds ``None`` for them)."""
+        owners = tuple(Owner(r.uid or "", r.api_version or "", r.kind or "", r.name or "",
+                             bool(r.block_owner_deletion))
+                       for r in meta.owner_references or ())
+        return Node(key, kind, meta.namespace, meta.name or "", meta.uid or "", owners,
+                    tuple(meta.finalizers or ()), meta.deletion_timestamp is not None)
 
 
 class Graph:

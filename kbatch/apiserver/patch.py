@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import ValidationError
 from pydantic_core import from_json
 
-from kbatch.api.base import KubeModel
+from kbatch.api.base import KubeModel, time_fractions_read
 from kbatch.api.errors import BadRequest, Conflict, UnsupportedMediaType
 from kbatch.api.meta import ObjectMeta, Resource
 from kbatch.api.model_copy import alternatives, copy_model, partial_instance
 from kbatch.api.strategy import DefaultStrategy
+from kbatch.apiserver.codec import whole_seconds
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
 from kbatch.apiserver.kinds import Kind
@@ -71,12 +72,15 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
         # patch is merged into as well, instead of decoding the patched document whole)
         current = read_for_update(server, kind, namespace, name)
         kv = current.kv
+        fractions = time_fractions_read()
         new = _decode_parts(kind, model, kv, current.obj, patch, patch_type, status)
         warnings: list[str] = []
         if new is None:
             # the stored JSON is the object's dump (kbatch.apiserver.raw), so it is the patch's base as is
             patched = apply_patch(kind, raw_dict(kv), patch, patch_type)
             new, warnings = decode_dict(model, patched, field_validation)
+        if time_fractions_read() != fractions:  # the answer is the stored form: whole-second times
+            whole_seconds(new)
         pinned = new.metadata.resource_version
         if pinned and pinned != str(kv.mod_revision):
             raise Conflict.stale(kind.info.group_resource, name)

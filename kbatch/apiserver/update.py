@@ -97,8 +97,9 @@ def read_for_update(server: APIServer, kind: Kind, namespace: str | None, name: 
 
 
 def _take_carried(new: Resource, old: Resource) -> None:
-    """The default ``prepare_for_status_update`` (every field but metadata and status from old) for an
-    ``old`` nobody else references: its values are taken, not copied."""
+    """The default ``prepare_for_status_update`` (every field but metadata and status from old) with
+    old's values taken, not copied: ``old`` is referenced by nothing else, or nothing changes those
+    values in place (see :func:`prepare_update`)."""
     values, taken, fields_set = new.__dict__, old.__dict__, private_fields_set(new)
     for name in _carried(type(new)):
         values[name] = taken[name]
@@ -158,11 +159,23 @@ def _validate(kind: Kind, new: Resource, old: Resource, status: bool) -> None:
 
 def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Current, *, status: bool,
                    dry_run: bool) -> None:
-    """Everything but the write: strategy, system fields, admission, validation (in place on new)."""
+    """Everything but the write: strategy, system fields, admission, validation (in place on new).
+
+    A status write with the default strategy takes every field but metadata and status from old as
+    they are, without copying (``_take_carried``), when old is this write's own decode or when no
+    mutating hook may change more than metadata: those values are read only from then on (the written
+    object is the shared answer, frozen in strict mode; old is the decode cache's read-only object),
+    so sharing them is sound, saves a deep copy of the spec per status write, and lets the informer
+    recognise the spec as the canonical instance it already holds (``model_intern``). Otherwise (a hook
+    that may change them in place, another strategy) they are copies, as upstream's strategy copies.
+    The paths that hand ``new`` out unfrozen (dry run, a delete by update) copy what it shares."""
     old = current.obj
+    shared = False
     if status:
-        if current.owned and kind.default_status_prepare:
+        if kind.default_status_prepare and (
+                current.owned or server.admission.mutates_only_metadata(type(new), True)):
             _take_carried(new, old)
+            shared = not current.owned
         else:
             kind.strategy.prepare_for_status_update(new, old)
     else:
@@ -171,7 +184,7 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
     server.admission.mutate(request)
     if not status:
         kind.strategy.prepare_for_update(new, old)
-    if not current.owned:
+    if not current.owned and not shared:
         _unshare(new, old)
     fill_status(kind, new)  # Go never omits a struct-typed status (empty_status.py)
     if status:
@@ -192,7 +205,7 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     meta_values["resource_version"] = None
     # A status write with the default strategy took old's other fields (_take_carried) or copies of them
     # (prepare_for_status_update): their stored bytes are reused, unless a mutating hook that may change
-    # more than metadata ran after (a change in place of a taken field would be a change of old's).
+    # more than metadata ran after (it may have changed a copied field).
     data = (encode_over(new, current.obj, current.kv.value, old_private=current.owned)
             if status and kind.default_status_prepare
             and server.admission.mutates_only_metadata(type(new), True) else None)
@@ -207,12 +220,14 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
                 and old_meta.deletion_grace_period_seconds == 0
                 and not spec_finalizers(new))  # namespace storage's ShouldDeleteNamespaceDuringUpdate
     if dry_run:
+        _unshare(new, current.obj)  # handed out unfrozen: nothing of the stored object's in it
         new.metadata.resource_version = str(current.kv.mod_revision)
         return new
     result = server.store.txn(guard, [DeleteOp(key) if deleting else make_put(key, data)])
     if not result.succeeded:
         raise StaleRead()
     if deleting:
+        _unshare(new, current.obj)
         server.decoded.forget(key)
         meta_values["resource_version"] = str(result.revision)
         return new

@@ -211,3 +211,36 @@ def test_a_subtree_found_by_its_structure_is_not_walked() -> None:
     assert second.status is first.status
     # the fresh status was dropped whole: its parts never got a shared fields set
     assert type(fresh_status.conditions[0].__pydantic_fields_set__) is set
+
+
+def test_an_object_holding_a_canonical_instance_keeps_it_without_keying_it_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    first = Pod.from_json(RUNNING_POD)
+    share_structure(first)
+    # a status write's object shares the stored object's (canonical) spec: found by identity
+    second = Pod.from_json(RUNNING_POD.replace(b'"uid":"u"', b'"uid":"other"'))
+    second.spec = first.spec
+    spec_class = type(first.spec)
+
+    def no_key(obj: Any) -> Any:
+        raise AssertionError("a canonical instance was keyed again")
+
+    generated = model_intern._INTERNERS[spec_class].__globals__  # the spec class's intern function's names
+    assert "skey" in generated
+    monkeypatch.setitem(generated, "skey", no_key)
+    monkeypatch.setitem(generated, "TABLE", {})  # a lookup would miss and enter it again
+    share_structure(second)
+    assert second.spec is first.spec
+    assert second.status is first.status
+    monkeypatch.undo()
+    assert not model_intern.mutated_shared_instances()
+
+
+def test_forgotten_canonical_instances_are_keyed_again() -> None:
+    first = Pod.from_json(RUNNING_POD)
+    share_structure(first)
+    model_intern.reset_interning()
+    assert not model_intern._CANON
+    second = Pod.from_json(RUNNING_POD)
+    share_structure(second)
+    assert second.spec is not first.spec and second.spec == first.spec  # a new table: a new instance

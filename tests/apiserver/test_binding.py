@@ -102,3 +102,25 @@ def test_bind_validation_not_found_and_dry_run(api: APIServer) -> None:
     assert dry.spec.node_name == "n"
     assert api.get(Pod, "p", "default").spec.node_name is None
     assert api.get(Pod, "p", "default").metadata.resource_version == rv
+
+
+@pytest.mark.parametrize("held", [True, False])
+def test_bind_over_a_held_pod_changes_nothing_of_it_and_shares_only_unchanged_parts(
+        api: APIServer, held: bool) -> None:
+    api.decoded.watching(Pod, 1)  # an informer's watch: each write's object is held (read only)
+    created = _pod(api, tolerations=[{"key": "k", "operator": "Exists"}])
+    kv = api.store.range(b"/registry/pods/default/p").kvs[0]
+    if not held:
+        api.decoded.forget(kv.key)
+    before = created.model_dump()
+    client = api.client()
+    assert isinstance(client, Binder)
+    dry = client.bind("p", "default", "node-1", annotations={"a": "b"}, dry_run=True)
+    assert dry.spec.containers[0] is not created.spec.containers[0]  # handed out to change: shares nothing
+    bound = client.bind("p", "default", "node-1", annotations={"a": "b"})
+    assert created.model_dump() == before  # the stored version it replaced is unchanged
+    assert created.spec.node_name is None and created.metadata.annotations is None
+    assert bound.spec.node_name == "node-1" and bound.metadata.annotations == {"a": "b"}
+    assert bound == api.get(Pod, "p", "default")
+    assert (dry.spec, dry.status) == (bound.spec, bound.status)
+    assert (bound.spec.containers[0] is created.spec.containers[0]) == held  # read only on both sides

@@ -116,3 +116,43 @@ def test_carrying_system_fields_is_assigning_them(new_meta: ObjectMeta, old_meta
     expected, got = pods[0][0].metadata, pods[1][0].metadata
     assert got.__dict__ == expected.__dict__
     assert got.model_fields_set == expected.model_fields_set
+
+
+def test_a_status_write_over_a_held_old_shares_its_spec_and_a_dry_run_shares_nothing() -> None:
+    server = _server(True)
+    server.decoded.watching(Pod, 1)  # as an informer's watch does: each write's object is held
+    kv = server.store.range(KEY).kvs[0]
+    old = server.decoded.held(kv)
+    assert old is not None
+    for status_write in (lambda pod: server.update_status(pod),
+                         lambda pod: server.patch(Pod, "p", {"status": {"phase": "Running"}}, "default",
+                                                  status=True)):
+        pod = decode(Pod, server.store.range(KEY).kvs[0])
+        assert pod.status is not None
+        pod.status.phase = "Running" if pod.status.phase != "Running" else "Failed"
+        out = status_write(pod)
+        assert out.spec is old.spec  # taken as it is: both read only
+        assert out == decode(Pod, server.store.range(KEY).kvs[0])
+        old = out
+    pod = decode(Pod, server.store.range(KEY).kvs[0])
+    assert pod.status is not None
+    pod.status.phase = "Pending"
+    dry = server.update_status(pod, dry_run=True)
+    assert dry.spec == old.spec and dry.spec is not old.spec  # handed out to change: a copy
+    assert dry.spec.containers[0] is not old.spec.containers[0]
+
+
+def test_a_status_write_copies_the_spec_when_a_hook_may_change_it() -> None:
+    server = _server(True)
+    changed: list[bool] = []
+
+    def hook(request: Any) -> None:  # declares nothing: it may change any field in place
+        changed.append(request.obj.spec is request.old.spec)
+
+    server.admission.add_mutating(Pod, hook)
+    old = server.decoded.held(server.store.range(KEY).kvs[0])
+    pod = decode(Pod, server.store.range(KEY).kvs[0])
+    assert pod.status is not None and old is not None
+    pod.status.phase = "Running"
+    out = server.update_status(pod)
+    assert changed == [False] and out.spec is not old.spec and out.spec == old.spec

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic_core import from_json
 
-from kbatch.api.base import format_time
+from kbatch.api.base import format_time, time_fractions_read
 from kbatch.api.errors import AlreadyExists, BadRequest, Conflict, FieldError, Invalid, NotFound
 from kbatch.api.meta import Resource
 from kbatch.apiserver.apply.plan import ApplyRequest, plan_apply
 from kbatch.apiserver.apply.tracking import applying
+from kbatch.apiserver.codec import whole_seconds
 from kbatch.apiserver.create import create_object
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.kinds import Kind
@@ -104,7 +105,10 @@ def apply_object(server: APIServer, model: type[T], name: str, config: Any, name
                                "status" if status else "", info.group_kind)
         live = from_json(kv.value, cache_strings=False) if kv is not None else None
         doc = plan_apply(live, config, request)
+        fractions = time_fractions_read()
         obj, warnings = decode_dict(model, doc, field_validation)
+        if time_fractions_read() != fractions:  # the answer is the stored form: whole-second times
+            whole_seconds(obj)
         try:
             with applying():
                 if kv is None:
