@@ -132,14 +132,16 @@ class Scheduler:
         sort = first.queue_sort.sort_key if first.queue_sort else _arrival_order
         hinted = ctx.features.enabled(SCHEDULER_QUEUEING_HINTS) and ctx.options.get("queueing_hints", True)
         pop_backoff = gate_on(ctx.features, SCHEDULER_POP_FROM_BACKOFF_Q)
+        # a real clock never repeats an instant: its early-pop rule counts whole seconds (queue.py)
+        instant = 0.0 if ctx.clock.is_virtual else 1.0
         if len(self.profiles) == 1:
             self.queue = SchedulingQueue(sort, first.pre_enqueue, hint_map(first) if hinted else None,
-                                         pop_from_backoff=pop_backoff)
+                                         pop_from_backoff=pop_backoff, early_pop_instant=instant)
         else:
             self.queue = SchedulingQueue(
                 sort, {n: p.pre_enqueue for n, p in self.profiles.items()},
                 ProfileHints({n: hint_map(p) for n, p in self.profiles.items()}) if hinted else None,
-                pop_from_backoff=pop_backoff)
+                pop_from_backoff=pop_backoff, early_pop_instant=instant)
         self.waiting: dict[str, WaitingPod] = {}
         # scheduling.k8s.io PodGroups: the workload scheduling cycle, with GenericWorkload on
         self.group_cycle: GroupCycle | None = GroupCycle(self) if gate_on(ctx.features, GENERIC_WORKLOAD) \

@@ -104,6 +104,7 @@ class SchedulingQueue:
         max_backoff: float = MAX_BACKOFF,
         max_unschedulable: float = MAX_UNSCHEDULABLE_SECONDS,
         pop_from_backoff: bool = False,
+        early_pop_instant: float = 0.0,
     ) -> None:
         self._sort_key = sort_key
         # PreEnqueue plugins for every pod, or per profile (keyed by schedulerName)
@@ -126,6 +127,9 @@ class SchedulingQueue:
         self._backoff: list[tuple[float, tuple[Any, ...], int, str, int]] = []
         self._error_backoff: list[tuple[float, tuple[Any, ...], int, str, int]] = []
         self._pop_from_backoff = pop_from_backoff
+        # how long one "instant" of the early-pop rule lasts: 0 = exactly one clock reading (virtual
+        # clock); a real clock's readings never repeat, so there it is a whole second
+        self._early_pop_instant = early_pop_instant
         self._counter = count()
 
     # -- membership ----------------------------------------------------------------------------
@@ -205,7 +209,11 @@ class SchedulingQueue:
         """The head of the back-off queue before its back-off ends, at most once per pod and virtual
         instant. kbatch's difference: upstream's cycle spends real time, kbatch's none, so two pods
         whose failures move each other back (a Coscheduling rejection, say) would retry forever at
-        one instant; the second time the pod waits out its back-off."""
+        one instant; the second time the pod waits out its back-off. On a real clock (``kbatch serve
+        --clock real``) the instant is a whole second: every reading is new there, and without it
+        such pods would retry without end inside one settle of the control plane."""
+        if self._early_pop_instant:
+            now = math.floor(now / self._early_pop_instant) * self._early_pop_instant
         held: list[tuple[Any, ...]] = []
         taken: QueuedPod | None = None
         while taken is None and self._backoff:

@@ -129,3 +129,18 @@ def test_a_pod_leaves_the_backoff_queue_early_once_per_instant() -> None:
     q.move(ASSIGNED_POD_DELETE, None, None, 7.0)
     assert q.pop(7.0) is None  # not twice at 7.0
     assert q.pop(7.5) is p  # a later instant may pop it early again
+
+
+def test_on_a_real_clock_the_early_pop_instant_is_a_whole_second() -> None:
+    """A real clock never reads the same instant twice, so there the rule counts whole seconds;
+    otherwise a Coscheduling group with a member that fits nowhere kept ``kbatch serve --clock real``
+    retrying inside one settle, never answering."""
+    q = SchedulingQueue(PrioritySort().sort_key, pop_from_backoff=True, early_pop_instant=1.0)
+    p = pod("p")
+    _failed(q, p, 7.0)
+    q.move(ASSIGNED_POD_DELETE, None, None, 7.2)
+    assert q.pop(7.2) is p  # early, once in second 7
+    q.unschedulable(p, 7.3, ("NodeResourcesFit",))
+    q.move(ASSIGNED_POD_DELETE, None, None, 7.6)
+    assert q.pop(7.6) is None  # a later reading of the same second: not again
+    assert q.pop(8.1) is p  # the next second may
