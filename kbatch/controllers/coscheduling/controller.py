@@ -5,10 +5,10 @@ status fields with a merge patch (what ``client.MergeFrom`` sends), records the 
 Triggers as upstream's ``SetupWithManager``: any PodGroup event (its own status writes included),
 and any event of a pod carrying the group label (mapped to ``<pod namespace>/<label value>``).
 
-The triggers reach the work queue at the end of the virtual instant (:class:`EndOfInstant`), once per
-group: upstream's single-worker queue de-duplicates a key that is added again before a worker takes
-it, so the eight pod updates of a gang that end together are one reconcile and one status patch,
-not eight (docs/gang.md, "Differences from upstream").
+The triggers reach the work queue at the end of the virtual instant, once per group
+(:class:`~kbatch.runtime.instant_batch.InstantBatch`): upstream's single-worker queue de-duplicates a
+key that is added again before a worker takes it, so the eight pod updates of a gang that end together
+are one reconcile and one status patch, not eight (docs/gang.md, "Differences from upstream").
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from kbatch.api.errors import NotFound
 from kbatch.api.scheduling_x_v1alpha1 import POD_GROUP_LABEL, PodGroup
 from kbatch.controllers.coscheduling.sync import GroupStatus, PodFacts, next_status
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.instant_batch import InstantBatch
 from kbatch.runtime.reconcile import Request
 
-__all__ = ["EndOfInstant", "PodGroupController", "pod_to_group", "setup"]
+__all__ = ["PodGroupController", "group_request", "pod_to_group", "setup"]
 
 _WIRE = {"phase": "phase", "occupied_by": "occupiedBy", "running": "running", "succeeded": "succeeded",
          "failed": "failed"}
@@ -56,37 +57,9 @@ def status_patch(before: GroupStatus, after: GroupStatus) -> dict[str, Any]:
     return patch
 
 
-class EndOfInstant:
-    """Holds the requests of an instant's events and hands them to the queue, each once, in the
-    order first seen, when nothing else is ready at that instant: a timer due now, which the loop
-    fires only when no request is ready (``kbatch.runtime.loop``), as the Kueue manager's
-    ``enqueue_batched`` does. Its bound methods are the controller's mappers (they return nothing:
-    the requests arrive later), so the saved control plane pickles them."""
-
-    __slots__ = ("add", "clock", "pending", "timers")
-
-    def __init__(self, ctx: ControllerContext) -> None:
-        self.clock, self.timers = ctx.clock, ctx.timers
-        self.add: Any = None  # the controller queue's ``add`` (set once the controller exists)
-        self.pending: dict[Request, None] = {}  # an ordered set; non-empty iff a flush is due
-
-    def pods(self, pod: Any) -> list[Request]:
-        return self._defer(pod_to_group(pod))
-
-    def groups(self, pg: Any) -> list[Request]:
-        return self._defer([Request(pg.metadata.namespace or "", pg.metadata.name or "")])
-
-    def _defer(self, requests: list[Request]) -> list[Request]:
-        if requests and not self.pending:
-            self.timers.schedule_call(self.clock.now(), self._flush, None)
-        for request in requests:
-            self.pending[request] = None
-        return []
-
-    def _flush(self, _: Any) -> None:
-        pending, self.pending = self.pending, {}
-        for request in pending:
-            self.add(request)
+def group_request(pg: Any) -> list[Request]:
+    """The PodGroup's own request (``For(&PodGroup{})``)."""
+    return [Request(pg.metadata.namespace or "", pg.metadata.name or "")]
 
 
 class PodGroupController:
@@ -123,9 +96,9 @@ class PodGroupController:
 
 def setup(ctx: ControllerContext) -> PodGroupController:
     controller = PodGroupController(ctx)
-    batch = EndOfInstant(ctx)
+    batch = InstantBatch(ctx.clock, ctx.timers)
     what = "keeps scheduler-plugins PodGroups' phase and counts (scheduling.x-k8s.io)"
-    queued = (ctx.build().describe(what).watches(PodGroup, batch.groups).watches(Pod, batch.pods)
-              .complete(controller))
+    queued = (ctx.build().describe(what).watches(PodGroup, batch.mapped(group_request))
+              .watches(Pod, batch.mapped(pod_to_group)).complete(controller))
     batch.add = queued.queue.add
     return controller

@@ -1,5 +1,5 @@
 """The PodGroup controller's triggers reach its queue once per group at the end of the virtual instant
-(``EndOfInstant``, docs/gang.md): pod updates that happen together are one reconcile and one status
+(``InstantBatch``, docs/gang.md): pod updates that happen together are one reconcile and one status
 write, as upstream's de-duplicating single-worker queue would take them, and the status is current
 whenever the control plane is idle."""
 
