@@ -20,6 +20,8 @@ resourceflavor}_controller.go`` (v0.19.2), reading the cache (``Usage``, ``Local
 from __future__ import annotations
 
 import contextlib
+import functools
+import typing
 from types import SimpleNamespace
 from typing import Any
 
@@ -75,7 +77,7 @@ class _Writer:
         known = self.current.get(key)
         if known is not None and known[0] == rv and known[1] == status:
             return
-        new_status = _status_model(type(obj)).model_validate(status)
+        new_status = _status_model(obj.__class__).model_validate(status)
         if new_status == obj.status:
             self.current[key] = (rv, status)
             return
@@ -108,18 +110,11 @@ class _Writer:
         status["conditions"] = [c.to_dict() for c in holder.conditions]
 
 
-_STATUS_MODELS: dict[type, Any] = {}
-
-
-def _status_model(kind: type) -> Any:
+@functools.cache
+def _status_model(kind: Any) -> Any:
     """The model of ``kind``'s ``status`` field (memoised per kind)."""
-    known = _STATUS_MODELS.get(kind)
-    if known is None:
-        import typing
-
-        ann = kind.model_fields["status"].annotation  # type: ignore[attr-defined]
-        known = _STATUS_MODELS[kind] = next(a for a in typing.get_args(ann) if a is not type(None))
-    return known
+    ann = kind.model_fields["status"].annotation
+    return next(a for a in typing.get_args(ann) if a is not type(None))
 
 
 class ClusterQueueStatus(_Writer):
