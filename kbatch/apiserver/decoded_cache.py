@@ -32,7 +32,11 @@ writer's answer, the watch events' object and what gets, lists and informers han
 to change one copies it first (``edit``). A write hands its object to :meth:`DecodedCache.written`,
 which keeps it as the key's held object while a shared watch (an informer) watches its kind, so the
 watch event and the informer take it without decoding (for a kind nobody watches, nothing is kept and
-the next read decodes). :meth:`DecodedCache.private` (a ``copy_model`` copy or a fresh decode) is for
+the next read decodes). A held object's nested parts are interned when it is written
+(:func:`kbatch.api.model_intern.share_structure`, which the informer would apply to it anyway): objects
+written faster than the informers read them (100,000 Pods created before the first ``advance``) wait
+in their shared form, ~2.7 KB a pending Pod instead of ~11 KB (peak RSS of that phase, measured at
+20,000 Pods). :meth:`DecodedCache.private` (a ``copy_model`` copy or a fresh decode) is for
 the server's own read-modify-write paths. A key deleted behind the server's back lingers until it is
 read again.
 """
@@ -41,7 +45,8 @@ from __future__ import annotations
 
 from kbatch.api.frozen import freeze, strict
 from kbatch.api.meta import Resource
-from kbatch.api.model_copy import copy_model
+from kbatch.api.model_copy import copy_model, shallow_copy
+from kbatch.api.model_intern import share_structure
 from kbatch.api.selectors import field_values, supported_field_labels
 from kbatch.apiserver.codec import decode, set_resource_version
 from kbatch.store.kv import KeyValue
@@ -83,6 +88,7 @@ class DecodedCache:
         set_resource_version(obj, revision)
         self._entries.pop(key, None)
         if model in self._watched:
+            share_structure(obj)
             self._objects[key] = (revision, data, obj)
         else:
             self._objects.pop(key, None)
@@ -141,6 +147,24 @@ class DecodedCache:
         if revision is not None:
             set_resource_version(out, revision)
         return out
+
+    def read_only_at(self, model: type[Resource], kv: KeyValue, revision: int) -> Resource:
+        """A read-only object for ``kv`` with ``resourceVersion`` = ``revision`` (a watch event's previous
+        state: a DELETED event carries the last state at the deletion's revision), not retained. Its
+        parts are shared: with the held object when there is one (a new top level and metadata over
+        its fields), else with equal parts of held objects (a decode through ``share_structure``). A
+        burst of deletions (PodGC removing 87,500 finished Pods in one pass at 100,000) is handed to an
+        informer in one poll, so each event's object costs what is its own, not a whole decode."""
+        obj = self.held(kv)
+        if obj is None:
+            out = decode(model, kv, revision)
+            share_structure(out)
+            return freeze(out, kv.value)
+        out = shallow_copy(obj)
+        meta = shallow_copy(obj.metadata)
+        out.__dict__["metadata"] = meta
+        set_resource_version(out, revision)
+        return freeze(out, kv.value)
 
     def load(self, model: type[Resource], kv: KeyValue) -> Entry:
         """The selector entry for ``kv``, from the held object or a decode (not retained)."""

@@ -30,7 +30,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from kbatch.api.errors import Expired
-from kbatch.api.frozen import freeze
 from kbatch.api.meta import Resource
 from kbatch.apiserver.client import WatchEvent
 from kbatch.apiserver.codec import stub
@@ -120,7 +119,7 @@ class TypedWatch(Generic[T]):
         prev = event.prev_kv
         if prev is None:
             return None
-        return freeze(self._cache.private(self._model, prev, event.kv.mod_revision), prev.value)
+        return self._cache.read_only_at(self._model, prev, event.kv.mod_revision)
 
     def _convert(self, event: Event) -> WatchEvent[T] | None:
         kv = event.kv
