@@ -476,8 +476,6 @@ class _DefaultWorkload:
         self.server = server
 
     def __call__(self, request: Any) -> None:
-        if request.subresource:
-            return
         gates = settings_for(self.server.configurations, self.server.features).gates
         if not gates.enabled("PartialAdmission"):
             for ps in (request.obj.spec.pod_sets if request.obj.spec else None) or ():
@@ -507,7 +505,9 @@ def install(server: Any) -> None:
     adm = server.admission
     adm.add_mutating(ClusterQueue, _AddFinalizer(), main_resource_only=True)
     adm.add_mutating(ResourceFlavor, _AddFinalizer(), main_resource_only=True)
-    adm.add_mutating(Workload, _DefaultWorkload(server))
+    # upstream's mworkload.kb.io lists the ``workloads`` resource only (pkg/webhooks/workload_webhook.go):
+    # declared so, a status write need not copy the spec for it (issue 24)
+    adm.add_mutating(Workload, _DefaultWorkload(server), main_resource_only=True)
     adm.add_validating(ClusterQueue, _Validate(server, "clusterqueue"), main_resource_only=True)
     adm.add_validating(Cohort, _Validate(server, "cohort"), main_resource_only=True)
     adm.add_validating(ResourceFlavor, _Validate(server, "resourceflavor"), main_resource_only=True)
