@@ -19,7 +19,12 @@ from kbatch.controllers.scheduler.plugins.pod_topology_spread import (
 )
 from kbatch.controllers.scheduler.selector_counts import SelectorIndex
 from kbatch.controllers.scheduler.snapshot import Snapshot
-from kbatch.controllers.scheduler.types import LabelSelector, NodeSelectorRequirement, SpreadConstraint
+from kbatch.controllers.scheduler.types import (
+    LabelSelector,
+    NodeSelectorRequirement,
+    PodInfo,
+    SpreadConstraint,
+)
 
 from .sched_builders import node, pod
 
@@ -49,29 +54,36 @@ def _expected(snapshot: Snapshot, selector: LabelSelector, namespace: str) -> tu
     return per_node, per_zone
 
 
+def _step(snapshot: Snapshot, pods: dict[str, PodInfo], op: tuple[str, int, int, str, str, str | None],
+          tier: str) -> None:
+    """Apply one generated operation to the snapshot (``pods``: the pods added, by key)."""
+    kind, index, where, app, namespace, zone = op
+    key, target = f"p{index}", _NODES[where]
+    if kind == "add":
+        pods[key] = pod(key, namespace=namespace, labels={"app": app, "tier": tier})
+        snapshot.add_pod(pods[key], target)
+    elif kind == "terminate" and key in pods:
+        pods[key] = replace(pods[key], terminating=True)
+        snapshot.add_pod(pods[key], snapshot.node_of(pods[key].key) or target)
+    elif kind == "remove" and key in pods:
+        snapshot.remove_pod(pods.pop(key).key)
+    elif kind == "relabel" and snapshot.get(target) is not None:
+        snapshot.set_node(_zone_node(target, zone))
+    elif kind == "drop-node":
+        snapshot.remove_node(target)
+    elif kind == "readd-node" and snapshot.get(target) is None:
+        snapshot.set_node(_zone_node(target, zone))  # its orphaned pods come back
+
+
 @settings(max_examples=150, deadline=None)
 @given(_OPS)
 def test_kept_counts_equal_a_fresh_count(ops: list[tuple[str, int, int, str, str, str | None]]) -> None:
     snapshot = Snapshot()
     for name in _NODES:
         snapshot.set_node(_zone_node(name, "z0"))
-    pods = {}
+    pods: dict[str, PodInfo] = {}
     for op, index, where, app, namespace, zone in ops:
-        key, target = f"p{index}", _NODES[where]
-        if op == "add":
-            pods[key] = pod(key, namespace=namespace, labels={"app": app, "tier": "x"})
-            snapshot.add_pod(pods[key], target)
-        elif op == "terminate" and key in pods:
-            pods[key] = replace(pods[key], terminating=True)
-            snapshot.add_pod(pods[key], snapshot.node_of(pods[key].key) or target)
-        elif op == "remove" and key in pods:
-            snapshot.remove_pod(pods.pop(key).key)
-        elif op == "relabel" and snapshot.get(target) is not None:
-            snapshot.set_node(_zone_node(target, zone))
-        elif op == "drop-node":
-            snapshot.remove_node(target)
-        elif op == "readd-node" and snapshot.get(target) is None:
-            snapshot.set_node(_zone_node(target, zone))  # its orphaned pods come back
+        _step(snapshot, pods, (op, index, where, app, namespace, zone), "x")
         for selector in _SELECTORS:
             kept = snapshot.selector_counts(namespace, selector)
             per_node, per_zone = _expected(snapshot, selector, namespace)
@@ -93,22 +105,9 @@ def test_a_selector_first_asked_for_late_counts_what_is_placed(
     snapshot = Snapshot()
     for name in _NODES:
         snapshot.set_node(_zone_node(name, "z0"))
-    pods = {}
+    pods: dict[str, PodInfo] = {}
     for step, (op, index, where, app, namespace, zone) in enumerate(ops):
-        key, target = f"p{index}", _NODES[where]
-        tier = "x" if index % 2 else "y"
-        if op == "add":
-            pods[key] = pod(key, namespace=namespace, labels={"app": app, "tier": tier})
-            snapshot.add_pod(pods[key], target)
-        elif op == "terminate" and key in pods:
-            pods[key] = replace(pods[key], terminating=True)
-            snapshot.add_pod(pods[key], snapshot.node_of(pods[key].key) or target)
-        elif op == "remove" and key in pods:
-            snapshot.remove_pod(pods.pop(key).key)
-        elif op == "drop-node":
-            snapshot.remove_node(target)
-        elif op == "readd-node" and snapshot.get(target) is None:
-            snapshot.set_node(_zone_node(target, zone))
+        _step(snapshot, pods, (op, index, where, app, namespace, zone), "x" if index % 2 else "y")
         for selector in _FIRST_ASKED[:asked[step] + 1] if step < len(asked) else _FIRST_ASKED:
             kept = snapshot.selector_counts(namespace, selector)
             assert kept.nodes == _expected(snapshot, selector, namespace)[0]
