@@ -16,6 +16,12 @@ the value "" as upstream's ``node.Labels[key]`` does.
 :class:`SelectorIndex` holds at most :data:`LIMIT` selectors (least recently used dropped; a
 dropped one is rebuilt by one scan when asked for again). A pod added or removed visits only the
 selectors whose first ``matchLabels`` pair it carries (plus those without ``matchLabels``).
+
+A selector asked for the first time is counted by one scan of the placed pods, unless one of its
+``matchLabels`` pairs is carried by no placed pod: the index keeps, per label pair, how many placed
+pods carry it (terminating ones too), so the first pod of a new workload (a JobSet's first pod, whose
+Service selects ``jobset-name``) starts from empty counts without walking every pod of the cluster
+(otherwise the n-th workload's first pod scanned the pods of the n - 1 before it).
 """
 
 from __future__ import annotations
@@ -81,6 +87,7 @@ class SelectorIndex:
         self._labels = labels
         self._entries: dict[tuple[str, LabelSelector], SelectorCounts] = {}  # least recently used first
         self._buckets: dict[tuple[str, str], dict[tuple[str, LabelSelector], SelectorCounts]] = {}
+        self._carried: dict[tuple[str, str], int] = {}  # label pair -> placed pods carrying it (> 0 only)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -93,9 +100,11 @@ class SelectorIndex:
         entry = self._entries.pop(key, None)
         if entry is None:
             entry = SelectorCounts(namespace, selector, self._labels)
-            for node, pod in placed():
-                if counts_in(selector, namespace, pod):
-                    entry.nodes[node] = entry.nodes.get(node, 0) + 1
+            carried = self._carried
+            if all(pair in carried for pair in selector.match_labels):  # else no placed pod matches
+                for node, pod in placed():
+                    if counts_in(selector, namespace, pod):
+                        entry.nodes[node] = entry.nodes.get(node, 0) + 1
             if len(self._entries) >= LIMIT:
                 self._drop(next(iter(self._entries)))
             self._buckets.setdefault(_bucket(selector), {})[key] = entry
@@ -114,6 +123,13 @@ class SelectorIndex:
 
     def change(self, pod: PodInfo, node: str, delta: int) -> None:
         """``pod`` was added to (+1) or removed from (-1) ``node``."""
+        carried = self._carried
+        for pair in pod.labels.items():
+            count = carried.get(pair, 0) + delta
+            if count:
+                carried[pair] = count
+            else:
+                del carried[pair]
         if not self._buckets or pod.terminating:
             return
         buckets = self._buckets

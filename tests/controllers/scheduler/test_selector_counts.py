@@ -19,7 +19,12 @@ from kbatch.controllers.scheduler.plugins.pod_topology_spread import (
 )
 from kbatch.controllers.scheduler.selector_counts import SelectorIndex
 from kbatch.controllers.scheduler.snapshot import Snapshot
-from kbatch.controllers.scheduler.types import LabelSelector, NodeSelectorRequirement, SpreadConstraint
+from kbatch.controllers.scheduler.types import (
+    LabelSelector,
+    NodeSelectorRequirement,
+    PodInfo,
+    SpreadConstraint,
+)
 
 from .sched_builders import node, pod
 
@@ -49,29 +54,36 @@ def _expected(snapshot: Snapshot, selector: LabelSelector, namespace: str) -> tu
     return per_node, per_zone
 
 
+def _step(snapshot: Snapshot, pods: dict[str, PodInfo], op: tuple[str, int, int, str, str, str | None],
+          tier: str) -> None:
+    """Apply one generated operation to the snapshot (``pods``: the pods added, by key)."""
+    kind, index, where, app, namespace, zone = op
+    key, target = f"p{index}", _NODES[where]
+    if kind == "add":
+        pods[key] = pod(key, namespace=namespace, labels={"app": app, "tier": tier})
+        snapshot.add_pod(pods[key], target)
+    elif kind == "terminate" and key in pods:
+        pods[key] = replace(pods[key], terminating=True)
+        snapshot.add_pod(pods[key], snapshot.node_of(pods[key].key) or target)
+    elif kind == "remove" and key in pods:
+        snapshot.remove_pod(pods.pop(key).key)
+    elif kind == "relabel" and snapshot.get(target) is not None:
+        snapshot.set_node(_zone_node(target, zone))
+    elif kind == "drop-node":
+        snapshot.remove_node(target)
+    elif kind == "readd-node" and snapshot.get(target) is None:
+        snapshot.set_node(_zone_node(target, zone))  # its orphaned pods come back
+
+
 @settings(max_examples=150, deadline=None)
 @given(_OPS)
 def test_kept_counts_equal_a_fresh_count(ops: list[tuple[str, int, int, str, str, str | None]]) -> None:
     snapshot = Snapshot()
     for name in _NODES:
         snapshot.set_node(_zone_node(name, "z0"))
-    pods = {}
+    pods: dict[str, PodInfo] = {}
     for op, index, where, app, namespace, zone in ops:
-        key, target = f"p{index}", _NODES[where]
-        if op == "add":
-            pods[key] = pod(key, namespace=namespace, labels={"app": app, "tier": "x"})
-            snapshot.add_pod(pods[key], target)
-        elif op == "terminate" and key in pods:
-            pods[key] = replace(pods[key], terminating=True)
-            snapshot.add_pod(pods[key], snapshot.node_of(pods[key].key) or target)
-        elif op == "remove" and key in pods:
-            snapshot.remove_pod(pods.pop(key).key)
-        elif op == "relabel" and snapshot.get(target) is not None:
-            snapshot.set_node(_zone_node(target, zone))
-        elif op == "drop-node":
-            snapshot.remove_node(target)
-        elif op == "readd-node" and snapshot.get(target) is None:
-            snapshot.set_node(_zone_node(target, zone))  # its orphaned pods come back
+        _step(snapshot, pods, (op, index, where, app, namespace, zone), "x")
         for selector in _SELECTORS:
             kept = snapshot.selector_counts(namespace, selector)
             per_node, per_zone = _expected(snapshot, selector, namespace)
@@ -80,9 +92,37 @@ def test_kept_counts_equal_a_fresh_count(ops: list[tuple[str, int, int, str, str
             assert {v: n for v, n in kept.domains(ZONE).items() if n} == nonzero
 
 
+_FIRST_ASKED = [*_SELECTORS, LabelSelector((("app", "c"),)), LabelSelector((("app", "a"), ("tier", "y")))]
+
+
+@settings(max_examples=150, deadline=None)
+@given(_OPS, st.lists(st.integers(0, len(_FIRST_ASKED) - 1), max_size=50))
+def test_a_selector_first_asked_for_late_counts_what_is_placed(
+        ops: list[tuple[str, int, int, str, str, str | None]], asked: list[int]) -> None:
+    """Each selector is built when first asked for, at any point of the history (from a scan, or from
+    nothing when a pair of it is carried by no placed pod), and kept from then on; the per-pair
+    carrier counts equal a fresh count of the placed pods' labels."""
+    snapshot = Snapshot()
+    for name in _NODES:
+        snapshot.set_node(_zone_node(name, "z0"))
+    pods: dict[str, PodInfo] = {}
+    for step, (op, index, where, app, namespace, zone) in enumerate(ops):
+        _step(snapshot, pods, (op, index, where, app, namespace, zone), "x" if index % 2 else "y")
+        for selector in _FIRST_ASKED[:asked[step] + 1] if step < len(asked) else _FIRST_ASKED:
+            kept = snapshot.selector_counts(namespace, selector)
+            assert kept.nodes == _expected(snapshot, selector, namespace)[0]
+        carried: dict[tuple[str, str], int] = {}
+        for info in snapshot:
+            for placed in info.pods.values():
+                for pair in placed.labels.items():
+                    carried[pair] = carried.get(pair, 0) + 1
+        assert snapshot._selectors._carried == carried
+
+
 def test_least_recently_used_selectors_are_dropped_and_rebuilt() -> None:
     index = SelectorIndex(lambda name: {})
     placed = [("n0", pod("x", labels={"app": "s0"}))]
+    index.change(placed[0][1], "n0", 1)  # the index is told of what it scans
     first = index.get("default", LabelSelector((("app", "s0"),)), lambda: placed)
     for i in range(1, 300):
         index.get("default", LabelSelector((("app", f"s{i}"),)), lambda: placed)

@@ -56,6 +56,7 @@ from kbatch.controllers.scheduler.plugins.pod_hints import (
     spread_after_node_change,
     spread_after_pod_change,
 )
+from kbatch.controllers.scheduler.plugins.service_selectors import ServiceSelectors
 from kbatch.controllers.scheduler.plugins.taint_toleration import untolerated_taint
 from kbatch.controllers.scheduler.selector_counts import SelectorCounts
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
@@ -94,65 +95,6 @@ _FILTER_KEY, _SCORE_KEY = "PodTopologySpread/filter", "PodTopologySpread/score"
 _SNAPSHOT_KEY, _SCORE_STATE_KEY = "PodTopologySpread/snapshot", "PodTopologySpread/scoreState"
 _SKIP = Status(Code.SKIP, plugin="PodTopologySpread")
 _IGNORED = -1  # raw score of an ignored node (upstream invalidScore)
-
-
-class ServiceSelectors:
-    """The Services' pod selectors, per namespace: the source of the system default constraints'
-    selector (upstream ``helper.DefaultSelector``). It is a Service informer handler (the
-    controller registers it), so it holds plain tuples, never the models."""
-
-    def __init__(self) -> None:
-        self._by_ns: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {}
-        # per namespace, the selectors in Service name order (rebuilt after a change), and the merged
-        # selector of each combination of selecting Services seen: pods of one workload share them
-        self._ordered: dict[str, list[tuple[tuple[str, str], ...]]] = {}
-        self._merged: dict[tuple[tuple[tuple[str, str], ...], ...], LabelSelector | None] = {}
-
-    def on_add(self, service: Any) -> None:
-        meta = service.metadata
-        self.set(meta.namespace or "", meta.name or "", service.spec.selector if service.spec else None)
-
-    def on_update(self, old: Any, new: Any) -> None:
-        self.on_add(new)
-
-    def on_delete(self, service: Any) -> None:
-        self.delete(service.metadata.namespace or "", service.metadata.name or "")
-
-    def set(self, namespace: str, name: str, selector: Mapping[str, str] | None) -> None:
-        if selector is None:  # a nil selector selects nothing (upstream GetPodServices)
-            self.delete(namespace, name)
-        else:
-            self._by_ns.setdefault(namespace, {})[name] = tuple(sorted(selector.items()))
-            self._ordered.pop(namespace, None)
-
-    def delete(self, namespace: str, name: str) -> None:
-        self._by_ns.get(namespace, {}).pop(name, None)
-        self._ordered.pop(namespace, None)
-
-    def in_namespace(self, namespace: str) -> bool:
-        return bool(self._by_ns.get(namespace))
-
-    def selector_for(self, pod: PodInfo) -> LabelSelector | None:
-        """The merged selectors of the Services selecting ``pod``; None when that is empty."""
-        ordered = self._ordered.get(pod.namespace)
-        if ordered is None:
-            services = self._by_ns.get(pod.namespace)
-            if not services:
-                return None
-            ordered = self._ordered[pod.namespace] = [pairs for _, pairs in sorted(services.items())]
-        labels = pod.labels
-        selecting = tuple(pairs for pairs in ordered if all(labels.get(k) == v for k, v in pairs))
-        if not selecting:
-            return None
-        found = self._merged.get(selecting, ...)
-        if found is ...:
-            merged: dict[str, str] = {}
-            for pairs in selecting:
-                merged.update(pairs)
-            if len(self._merged) >= 1024:
-                self._merged.clear()
-            found = self._merged[selecting] = LabelSelector(tuple(sorted(merged.items()))) if merged else None
-        return found
 
 
 def _skip_score(state: CycleState, name: str) -> None:
