@@ -4,7 +4,9 @@ Kubernetes 1.37 beta; upstream ``pkg/scheduler/schedule_one_podgroup.go``). Acti
 
 When one pod of a group is popped, the cycle, in numbered steps:
 
-1. takes the group's other queued pods out of the queue too (they form one queued entity);
+1. takes the group's other queued pods out of the queue too (they form one queued entity, upstream's
+   ``QueuedPodGroupInfo``: those taken out of back-off have left it early at this instant, so the
+   group is popped early at most once per instant, as a single pod is; :mod:`.queue`);
 2. validates the group: every pod (those already scheduled too) names the same ``schedulerName``,
    has the PodGroup's priority (``spec.priority``, 0 when unset) and the same preemption policy;
    otherwise every pod fails with that error (``PodScheduled=False``/``SchedulerError``, back-off)
@@ -107,7 +109,7 @@ class GroupCycle:
         s, key = self.scheduler, self.index.group_of(first.key)
         pods = [first]
         for member in self.index.members(key):  # step 1
-            if member != first.key and (info := s.queue.pop_specific(member)) is not None:
+            if member != first.key and (info := s.queue.pop_specific(member, now)) is not None:
                 pods.append(info)
         pg = self.pod_group(key)
         name = key.partition("/")[2]

@@ -27,7 +27,9 @@ Guarantees:
   not over (it leaves at the next whole second), and within a window the back-off queue is ordered
   as the active queue. Pods that failed with an error (no rejecting or pending plugin) wait in a
   separate error back-off queue that is never popped early. A pod leaves the back-off queue early
-  at most once per virtual instant (kbatch's difference: a cycle takes no virtual time here);
+  at most once per virtual instant (kbatch's difference: a cycle takes no virtual time here), and
+  so does a pod group: the members :meth:`SchedulingQueue.pop_specific` takes out of back-off
+  have left it early too;
 * orders never depend on hashing: heaps are keyed by (sort key, insertion counter).
 
 The queue never reads a clock: every method that needs time takes ``now``.
@@ -212,8 +214,7 @@ class SchedulingQueue:
         one instant; the second time the pod waits out its back-off. On a real clock (``kbatch serve
         --clock real``) the instant is a whole second: every reading is new there, and without it
         such pods would retry without end inside one settle of the control plane."""
-        if self._early_pop_instant:
-            now = math.floor(now / self._early_pop_instant) * self._early_pop_instant
+        now = self._instant(now)
         held: list[tuple[Any, ...]] = []
         taken: QueuedPod | None = None
         while taken is None and self._backoff:
@@ -231,6 +232,12 @@ class SchedulingQueue:
         taken.early_pop_at = now
         return self._take(taken)
 
+    def _instant(self, now: float) -> float:
+        """The instant of the early-pop rule ``now`` falls in (a whole second on a real clock)."""
+        if self._early_pop_instant:
+            return math.floor(now / self._early_pop_instant) * self._early_pop_instant
+        return now
+
     def _current(self, key: str, version: int, where: str) -> QueuedPod | None:
         """The entry of a heap item that is still valid (the pod is still there, in that version)."""
         entry = self._pods.get(key)
@@ -241,13 +248,22 @@ class SchedulingQueue:
         self._in_flight.begin(entry.pod.key)
         return entry.pod
 
-    def pop_specific(self, key: str) -> PodInfo | None:
+    def pop_specific(self, key: str, now: float) -> PodInfo | None:
         """Take this pod out of the active queue, back-off or the unschedulable pool for an attempt,
         as :meth:`pop` would (upstream ``PopSpecificPod``: a pod group's cycle takes its queued
-        members together); None when it is gated, in flight or not queued."""
+        members together); None when it is gated, in flight or not queued.
+
+        A pod taken from the back-off queue (still backing off: :meth:`pop` flushed the expired
+        ones at ``now``) leaves it early, so it counts for the once-per-instant rule of
+        :meth:`_pop_backoff_early`: the group is one queued entity (upstream's queue holds a
+        ``QueuedPodGroupInfo`` with one back-off, ``backend/queue/active_queue.go``
+        ``unlockedPop``), and it leaves the back-off queue early at most once per instant, whichever
+        member the queue happens to pop first."""
         entry = self._pods.get(key)
         if entry is None or entry.where not in (ACTIVE, BACKOFF, UNSCHEDULABLE):
             return None
+        if entry.where == BACKOFF:
+            entry.early_pop_at = self._instant(now)
         self._unwait(entry)
         entry.version += 1  # its heap entries are stale now
         entry.where = "in-flight"

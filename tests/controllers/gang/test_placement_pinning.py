@@ -11,7 +11,17 @@ completions trickle in, and ungrouped pods competing for the same nodes.
 
 Re-recorded once after merging SchedulerPopFromBackoffQ (KEP-5142, upstream's default: an idle
 scheduler retries the back-off queue's head at once) together with kbatch's rule that a pod leaves
-the back-off queue early at most once per virtual instant: both change when waiting members retry."""
+the back-off queue early at most once per virtual instant: both change when waiting members retry.
+
+The native digest was re-recorded once more when that rule came to count a pod group as one queued
+entity (issue 17's gang benchmark work; upstream's queue holds a group as one ``QueuedPodGroupInfo``
+with one back-off): before, the cycle's taking its other members out of the back-off queue did not
+count as their early pop, so a group left it early once per member at one instant. Here group ``i``
+lost its second cycle at t = 75 s (popped early via ``i-3``, then again via ``i-2``, failing with
+"3 scheduled, 4 remaining" as at t = 65 s); every pod binds at the same second and the trace's
+FailedScheduling lines are unchanged, but that cycle's scoring no longer draws from
+the seeded tie-break (``selectHost`` among equal scores), so group ``i`` lands on other nodes at
+t = 108 s."""
 
 from __future__ import annotations
 
@@ -31,7 +41,7 @@ SOLO = [("solo-0", 4, 33), ("solo-1", 8, 12), ("solo-2", 2, 60)]
 
 DIGESTS = {
     "coscheduling": "2e54222247f203db335a0f655c1d0a9a53125402c3b58600554375eb3f5abdc7",
-    "native": "8df08f49295650f258d093e0186e5e905f4229079a840c496c7bf893654621ea",
+    "native": "0d3e58b9166f19252022fe895be8ff0a039ac8230b66d242b204fd110b465797",
 }
 
 

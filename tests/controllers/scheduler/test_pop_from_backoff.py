@@ -144,3 +144,41 @@ def test_on_a_real_clock_the_early_pop_instant_is_a_whole_second() -> None:
     q.move(ASSIGNED_POD_DELETE, None, None, 7.6)
     assert q.pop(7.6) is None  # a later reading of the same second: not again
     assert q.pop(8.1) is p  # the next second may
+
+
+@pytest.mark.parametrize(("instant", "times"), [(0.0, (7.0, 7.0, 7.0, 7.5)), (1.0, (7.2, 7.4, 7.9, 8.1))])
+def test_members_a_group_cycle_takes_out_of_backoff_have_left_it_early(
+        instant: float, times: tuple[float, float, float, float]) -> None:
+    """A pod group is one queued entity (upstream ``QueuedPodGroupInfo``, one back-off): when its
+    cycle takes the other members out of the back-off queue (``pop_specific``), they have left it
+    early at that instant too, so the group cannot come back through another member at the same
+    instant (before, a group of n members left it early n times per instant)."""
+    q = SchedulingQueue(PrioritySort().sort_key, pop_from_backoff=True, early_pop_instant=instant)
+    first, other, solo = pod("first"), pod("other"), pod("solo")
+    popped, taken, again, later = times
+    for p in (first, other, solo):
+        _failed(q, p, 6.5)
+    q.move(ASSIGNED_POD_DELETE, None, None, popped)
+    assert q.where(first.key) == q.where(other.key) == "backoff"
+    assert q.pop(popped) is first  # early: the head of the back-off queue
+    assert q.pop_specific(other.key, taken) is other  # the group's cycle takes its other member
+    for p in (first, other):
+        q.unschedulable(p, taken, ("GangScheduling",))
+    q.move(ASSIGNED_POD_DELETE, None, None, again)
+    assert q.where(other.key) == "backoff"
+    assert q.pop(again) is solo  # a pod outside the group still may
+    assert q.pop(again) is None  # neither member again at this instant
+    assert q.pop(later) in (first, other)  # a later instant may
+
+
+def test_pop_specific_of_a_pod_outside_the_backoff_queue_is_no_early_pop() -> None:
+    """Only leaving the back-off queue counts: a member taken from the unschedulable pool may still
+    leave the back-off queue early once at that instant, as a pod popped from the active queue may."""
+    q = _queue()
+    member = pod("member")
+    _failed(q, member, 7.0)
+    assert q.where(member.key) == "unschedulable"
+    assert q.pop_specific(member.key, 7.0) is member
+    q.unschedulable(member, 7.0, ("NodeResourcesFit",))
+    q.move(ASSIGNED_POD_DELETE, None, None, 7.0)
+    assert q.pop(7.0) is member
