@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from kbatch.api import edit
 from kbatch.api.core_v1 import Pod
 from kbatch.apiserver import APIServer
 from kbatch.families import builtin_registry
@@ -70,7 +71,8 @@ def main() -> None:
 
     keys = [b"/registry/pods/default/" + p.name.encode() for p in pods]
     raw_get = _rate(n, lambda i: raw.range(keys[i]))
-    get = _rate(n, lambda i: server.get(Pod, pods[i].name, "default"))
+    get = _rate(n, lambda i: server.get(Pod, pods[i].name, "default"))  # the first read decodes
+    get_again = _rate(n, lambda i: server.get(Pod, pods[i].name, "default"))  # the shared object
 
     raw_range_ms = _best_ms(lambda: raw.range(b"/registry/pods/default/", b"/registry/pods/default0"))
     selector = "app=app-7"
@@ -81,7 +83,7 @@ def main() -> None:
     full_ms = _best_ms(lambda: server.list(Pod, "default"), repeat=2)
     raw_list_ms = _best_ms(lambda: server.unstructured.list("v1", "Pod", "default"), repeat=3)
 
-    current = [server.get(Pod, p.name, "default") for p in pods]
+    current = [edit(server.get(Pod, p.name, "default")) for p in pods]  # reads are shared: copy to change
     for i, p in enumerate(current):
         p.status.phase = "Running"  # type: ignore[union-attr]
         p.status.pod_ip = f"10.0.{i // 250}.{i % 250}"  # type: ignore[union-attr]
@@ -94,7 +96,10 @@ def main() -> None:
     rows = [
         ("create typed Pod", f"{create:,.0f}/s", f"raw put {raw_put:,.0f}/s", f"{create / raw_put:.2f}",
          ">= 20,000/s"),
-        ("get", f"{get:,.0f}/s", f"raw range {raw_get:,.0f}/s", f"{get / raw_get:.2f}", ">= 100,000/s"),
+        ("get (first read of each: a decode)", f"{get:,.0f}/s", f"raw range {raw_get:,.0f}/s",
+         f"{get / raw_get:.2f}", ">= 100,000/s"),
+        ("get again (the shared object)", f"{get_again:,.0f}/s", f"raw range {raw_get:,.0f}/s",
+         f"{get_again / raw_get:.2f}", ">= 100,000/s"),
         (f"list {n} pods, label selector ({listed} match)", f"{list_ms:.1f} ms",
          f"raw range {raw_range_ms:.1f} ms", f"{raw_range_ms / list_ms:.2f}", "<= 20 ms"),
         (f"list {n} pods, no selector", f"{full_ms:.1f} ms", "", "", ""),
