@@ -27,12 +27,11 @@ _MEMO_LIMIT = 1024
 
 
 class _Namespace:
-    """One namespace's Services: by name, and by the first pair of their selector."""
+    """One namespace's Services, by the first pair of their selector (built from name -> selector)."""
 
-    __slots__ = ("by_name", "by_pair", "unconditional")
+    __slots__ = ("by_pair", "unconditional")
 
     def __init__(self, services: Mapping[str, Pairs]) -> None:
-        self.by_name = services
         self.by_pair: dict[str, dict[str, list[tuple[str, Pairs]]]] = {}  # key -> value -> services
         self.unconditional: list[tuple[str, Pairs]] = []  # empty selectors: select every pod
         for name, pairs in sorted(services.items()):
@@ -99,7 +98,7 @@ class ServiceSelectors:
             services = self._by_ns.get(pod.namespace)
             if not services:
                 return None
-            index = self._index[pod.namespace] = _Namespace(dict(services))
+            index = self._index[pod.namespace] = _Namespace(services)
         selecting = index.selecting(pod.labels)
         if not selecting:
             return None
