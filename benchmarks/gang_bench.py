@@ -94,7 +94,12 @@ def side(api: str, nodes: int, gangs: int, tuned: bool = False) -> dict[str, Any
                 gang = p.metadata.name.split("-", 1)[0]
                 bound[gang] = bound.get(gang, 0) + 1
         partial = max(partial, sum(1 for n in bound.values() if 0 < n < GANG_SIZE))
-        if sum(1 for p in listed if p.status is not None and p.status.phase == "Succeeded") == total:
+        phases = [p.status.phase if p.status is not None else None for p in listed]
+        if "Failed" in phases:
+            raise SystemExit(f"{api}: a pod failed")
+        # PodGC (a default controller) deletes finished pods above its threshold of 12,500: a pod
+        # no longer listed has finished (nothing else deletes one, and none failed)
+        if phases.count("Succeeded") + total - len(listed) == total:
             break
         if cp.clock.now() - virtual0 > 24 * 3600:
             raise SystemExit(f"{api}: not every pod Succeeded after a virtual day")
