@@ -31,7 +31,7 @@ from kbatch.apiserver.gc_graph import Graph, Node
 from kbatch.apiserver.keys import REGISTRY_ROOT
 from kbatch.apiserver.kinds import Kind
 from kbatch.store.errors import CompactedError, WatchCancelledError
-from kbatch.store.kv import EventType, KeyValue, Watcher, prefix_end
+from kbatch.store.kv import EventType, KeyValue, Watcher, pending_batches, prefix_end
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -98,15 +98,14 @@ class GarbageCollector:
         self._woken = False
         assert self._watcher is not None
         try:
-            events = self._watcher.poll()
+            for events in pending_batches(self._watcher):
+                for event in events:
+                    if event.type is EventType.PUT:
+                        self._observe(event.kv)
+                    else:
+                        self._forget(event.kv.key)
         except (CompactedError, WatchCancelledError):
             self._resync()
-            return
-        for event in events:
-            if event.type is EventType.PUT:
-                self._observe(event.kv)
-            else:
-                self._forget(event.kv.key)
 
     def _touch_related(self, node: Node) -> None:
         """Mark what a change of ``node`` may affect: its dependents, its live owners, its namespace."""

@@ -37,7 +37,7 @@ from kbatch.apiserver.decoded_cache import DecodedCache
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.listing import Filter, make_filter, parse_revision
 from kbatch.store.errors import CompactedError, WatchCancelledError
-from kbatch.store.kv import Event, EventType, Watcher
+from kbatch.store.kv import Event, EventType, Watcher, pending_batches
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -70,8 +70,15 @@ class TypedWatch(Generic[T]):
         out, self._pending = self._pending, []
         if self._watcher is None or self._closed:
             return out
+        delivered = seen = self._revision
         try:
-            events = self._watcher.poll()
+            for events in pending_batches(self._watcher):  # converted batch by batch: a long
+                for event in events:  # backlog's values are never all held at once
+                    converted = self._convert(event)
+                    if converted is not None:
+                        out.append(converted)
+                        delivered = event.kv.mod_revision
+                    self._revision = event.kv.mod_revision
         except CompactedError as err:
             out.append(WatchEvent("ERROR", Expired(
                 f"too old resource version: {self._revision} ({err.compact_revision})").status))
@@ -82,14 +89,7 @@ class TypedWatch(Generic[T]):
                 f"too old resource version: {self._revision} (the store's history was replaced)").status))
             self.close()
             return out
-        delivered = self._revision
-        for event in events:
-            converted = self._convert(event)
-            if converted is not None:
-                out.append(converted)
-                delivered = event.kv.mod_revision
-            self._revision = event.kv.mod_revision
-        if self._bookmarks and events and delivered < self._revision:
+        if self._bookmarks and self._revision != seen and delivered < self._revision:
             out.append(WatchEvent("BOOKMARK", self._bookmark(self._revision)))
         return out
 

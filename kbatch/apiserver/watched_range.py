@@ -12,7 +12,7 @@ same reason (``plugin/pkg/admission/namespace/lifecycle``: the namespace lister)
 from __future__ import annotations
 
 from kbatch.store.errors import StoreError
-from kbatch.store.kv import KV, Watcher
+from kbatch.store.kv import KV, Watcher, pending_batches
 
 __all__ = ["WatchedRange"]
 
@@ -31,7 +31,8 @@ class WatchedRange:
         """Start watching afresh from now on: call *before* reading the range, then build the cache."""
         if self._watcher is not None:
             try:
-                self._watcher.poll()  # drained: the next change notifies again
+                for _ in pending_batches(self._watcher):  # drained: the next change notifies again
+                    pass
             except StoreError:  # cancelled (compacted history, restored store): watch afresh
                 self._watcher = None
         if self._watcher is None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from kbatch.runtime.clock import Clock
 from kbatch.runtime.timers import TimerQueue
-from kbatch.store.kv import DeleteOp, prefix_end
+from kbatch.store.kv import DeleteOp, pending_batches, prefix_end
 from kbatch.store.records import make_compare
 
 __all__ = ["EVENTS_PREFIX", "EVENT_TTL", "EventExpiry"]
@@ -50,17 +50,19 @@ class EventExpiry:
 
     def pump(self) -> int:
         """Note the Event writes committed since the last round (written at the clock's instant)."""
+        expiry = self.clock.now() + self.ttl
+        noted = False
         try:
-            events = self._watcher.poll()
+            for events in pending_batches(self._watcher):
+                for event in events:
+                    if event.type.value != "DELETE":
+                        self.pending.append((expiry, event.kv.key, event.kv.mod_revision))
+                noted = True
         except Exception as err:  # compaction overtook the watch: start again from what is stored
             if type(err).__name__ not in ("CompactedError", "WatchCancelledError"):
                 raise
             return self._relist()
-        if events:
-            expiry = self.clock.now() + self.ttl
-            for event in events:
-                if event.type.value != "DELETE":
-                    self.pending.append((expiry, event.kv.key, event.kv.mod_revision))
+        if noted:
             self._arm()
         return 0  # noting a write is not work the loop has to settle
 

@@ -37,6 +37,7 @@ from pydantic_core import from_json
 from kbatch.api.base import format_micro_time
 from kbatch.runtime.clock import Clock
 from kbatch.runtime.controller import ReconcileRecord
+from kbatch.store.kv import pending_batches
 
 __all__ = ["NullTrace", "Trace", "TraceRecord", "chain", "merge_diff"]
 
@@ -120,18 +121,21 @@ class Trace:
         self._notify: Any = None
 
     def pump(self) -> int:
-        try:
-            events = self._watcher.poll()
-        except Exception as err:  # the store cancelled the watch (compaction overtook it)
-            if type(err).__name__ not in ("CompactedError", "WatchCancelledError"):
-                raise
-            return self._resync()
-        if not events:
-            return 0
-        t = self._now()
-        for event in events:
-            self._record_event(event, t)
-        return len(events)
+        handled = 0
+        batches = pending_batches(self._watcher)
+        while True:
+            try:
+                events = next(batches, None)
+            except Exception as err:  # the store cancelled the watch (compaction overtook it)
+                if type(err).__name__ not in ("CompactedError", "WatchCancelledError"):
+                    raise
+                return handled + self._resync()
+            if events is None:
+                return handled
+            t = self._now()
+            for event in events:
+                self._record_event(event, t)
+            handled += len(events)
 
     def _now(self) -> str:
         return format_micro_time(self.clock.now_datetime())

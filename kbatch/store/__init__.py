@@ -33,6 +33,7 @@ from kbatch.store.kv import (
     RangeResult,
     TxnResult,
     Watcher,
+    pending_batches,
     prefix_end,
 )
 from kbatch.store.snapshot import SnapshotError
@@ -67,6 +68,7 @@ __all__ = [
     "UnavailableError",
     "WatchCancelledError",
     "Watcher",
+    "pending_batches",
     "prefix_end",
 ]
 

@@ -18,7 +18,7 @@ Semantics, as etcd documents them (https://etcd.io/docs/v3.5/learning/api/):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal, Protocol, runtime_checkable
@@ -40,6 +40,7 @@ __all__ = [
     "RangeResult",
     "TxnResult",
     "Watcher",
+    "pending_batches",
     "prefix_end",
 ]
 
@@ -174,9 +175,11 @@ class Watcher(Protocol):
     """A stream of events for a key or range, from a start revision on, in revision order.
 
     Pull-based: ``poll()`` returns what has arrived since the last call (possibly nothing) and never
-    blocks. ``set_notify(fn)`` registers a callback invoked (synchronously, from the writer) when the
-    watcher goes from "nothing pending" to "something pending", so an event loop can wake its
-    consumer. When the watcher is cancelled by compaction, ``poll()`` raises ``CompactedError``.
+    blocks. A watcher far behind may return its backlog in batches (``MemoryStore`` replays history
+    at most ``CATCH_UP_BATCH`` events a poll): :func:`pending_batches` polls until nothing is left.
+    ``set_notify(fn)`` registers a callback invoked (synchronously, from the writer) when the watcher
+    goes from "nothing pending" to "something pending", so an event loop can wake its consumer. When
+    the watcher is cancelled by compaction, ``poll()`` raises ``CompactedError``.
     """
 
     @property
@@ -240,3 +243,10 @@ class KV(Protocol):
     def snapshot(self, path: str) -> None: ...
 
     def restore(self, path: str) -> None: ...
+
+
+def pending_batches(watcher: Watcher) -> Iterator[list[Event]]:
+    """Every event pending on ``watcher``, batch by batch, until a poll returns nothing: consumers
+    handle one batch before the next is read, so a long backlog is never held at once."""
+    while events := watcher.poll():
+        yield events

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import compress, islice
 from typing import Any
 
@@ -121,18 +121,26 @@ class MVCCStore:
             kvs = [make_kv(kv.key, b"", kv.create_revision, kv.mod_revision, kv.version) for kv in kvs]
         return RangeResult(tuple(kvs), count, more, header_revision)
 
-    def history(self, start: bytes, end: bytes | None, from_revision: int) -> list[KeyValue]:
+    def history(self, start: bytes, end: bytes | None, from_revision: int,
+                limit: int | None = None) -> list[KeyValue]:
         """Every retained write in ``[start, end)`` with ``mod_revision >= from_revision``, in commit
-        order. The caller checks ``from_revision >= compacted``."""
+        order; with ``limit``, only the first ``limit`` of them and the rest of the last one's revision
+        (a transaction's writes are never split). The caller checks ``from_revision >= compacted``."""
         if end is not None and end == start + b"\0":
             ki = self.index.by_key.get(start)
-            return [] if ki is None else list(ki.since(from_revision))
+            found_one = [] if ki is None else list(ki.since(from_revision))
+            return found_one if limit is None else _whole_revisions(found_one, limit)
         i = bisect_left(self.log_revs, from_revision)
-        pairs = zip(self.log_keys[i:], self.log_revs[i:], strict=True)
+        keys, revs = self.log_keys, self.log_revs
+        if limit is None:
+            pairs: Iterator[tuple[bytes, int]] = zip(keys[i:], revs[i:], strict=True)
+        else:  # lazily, by position (islice would step over the first i entries at every batch)
+            pairs = ((keys[j], revs[j]) for j in range(i, len(keys)))
         if end is None:
-            wanted = [(k, r) for k, r in pairs if start <= k]
+            matching = ((k, r) for k, r in pairs if start <= k)
         else:
-            wanted = [(k, r) for k, r in pairs if start <= k < end]
+            matching = ((k, r) for k, r in pairs if start <= k < end)
+        wanted = list(matching) if limit is None else _first_revisions(matching, limit)
         by_key = self.index.by_key
         found = {  # each key's writes rebuilt in one sweep (deltas are rebuilt backwards)
             k: {kv.mod_revision: kv for kv in by_key[k].since(from_revision)}
@@ -201,3 +209,27 @@ class MVCCStore:
                     if kv.mod_revision >= self.compacted}
         if logged != retained:
             raise AssertionError(f"write log {logged} does not list the retained writes {retained}")
+
+
+def _whole_revisions(kvs: list[KeyValue], limit: int) -> list[KeyValue]:
+    """The first ``limit`` of ``kvs`` (in revision order) and any after them in the last one's
+    revision."""
+    if len(kvs) <= limit:
+        return kvs
+    last, n = kvs[limit - 1].mod_revision, limit
+    while n < len(kvs) and kvs[n].mod_revision == last:
+        n += 1
+    return kvs[:n]
+
+
+def _first_revisions(pairs: Iterator[tuple[bytes, int]], limit: int) -> list[tuple[bytes, int]]:
+    """The first ``limit`` ``(key, revision)`` pairs and any after them in the last one's revision,
+    read lazily: a replay in batches does not scan the rest of the log for each batch."""
+    out = list(islice(pairs, limit))
+    if len(out) == limit:
+        last = out[-1][1]
+        for pair in pairs:
+            if pair[1] != last:
+                break
+            out.append(pair)
+    return out

@@ -9,8 +9,9 @@ Slow-consumer rule (etcd's "victims", without a background loop): a synced watch
 than ``max_backlog`` events behind its group when the group trims its log (every
 ``min(1024, max_backlog)`` appends) is moved to the unsynced set, so that the group can drop the
 events and writers and other watchers never pay for it. Its next
-``poll`` replays everything from its ``next_rev`` out of the MVCC history (same events, same order,
-nothing lost or repeated) and puts it back in its group. If a compaction drops history such a
+``poll``-s replay everything from its ``next_rev`` out of the MVCC history, at most
+``catch_up_batch`` events a poll (same events, same order, nothing lost or repeated), and the poll
+that reaches the current revision puts it back in its group. If a compaction drops history such a
 watcher still needs (``next_rev < compact revision``), the watcher is cancelled and its ``poll``
 raises ``CompactedError``; the consumer re-lists and watches again, as a Kubernetes informer does.
 
@@ -42,19 +43,35 @@ from kbatch.store.txn import WriteTxn, execute
 from kbatch.store.watcher import MemoryWatcher
 from kbatch.store.watcher_group import TRIM_EVERY, GroupIndex, WatcherGroup
 
-__all__ = ["DEFAULT_MAX_BACKLOG", "MemoryStore"]
+__all__ = ["CATCH_UP_BATCH", "DEFAULT_MAX_BACKLOG", "MemoryStore"]
 
 DEFAULT_MAX_BACKLOG = 10_000
 """Events a synced watcher may fall behind its group before it is moved to the unsynced set."""
+
+_RELEASE_AFTER = 64  # a poll that read this many events checks whether its group's log can be dropped
+
+CATCH_UP_BATCH = 1_000
+"""The default ``catch_up_batch``: the most events (whole revisions) one ``poll`` of an unsynced
+watcher replays from history. A watcher that fell far behind (a controller wrote 90,000 objects in
+one reconcile) is replayed in batches, so the replay never holds every rebuilt value and previous
+value at once (etcd likewise sends a catching-up watcher at most ``watchBatchMaxRevs`` = 1,000
+revisions at a time, ``server/storage/mvcc/watchable_store.go``; kbatch counts events). Consumers
+poll until a poll returns nothing (``kbatch.store.kv.pending_batches``)."""
 
 
 class MemoryStore:
     """In-memory etcd v3 KV with watch (implements ``kbatch.store.kv.KV``). Single-threaded."""
 
-    def __init__(self, *, max_backlog: int = DEFAULT_MAX_BACKLOG) -> None:
+    catch_up_batch = CATCH_UP_BATCH  # (a class default too: a store saved before it existed loads)
+
+    def __init__(self, *, max_backlog: int = DEFAULT_MAX_BACKLOG,
+                 catch_up_batch: int = CATCH_UP_BATCH) -> None:
         if max_backlog < 1:
             raise ValueError(f"max_backlog must be >= 1, got {max_backlog}")
+        if catch_up_batch < 1:
+            raise ValueError(f"catch_up_batch must be >= 1, got {catch_up_batch}")
         self.max_backlog = max_backlog
+        self.catch_up_batch = catch_up_batch
         self._kv = MVCCStore(on_commit=self._on_commit)
         self._groups = GroupIndex(trim_every=min(TRIM_EVERY, max_backlog))
         self._unsynced: dict[int, MemoryWatcher] = {}
@@ -159,6 +176,11 @@ class MemoryStore:
         g = w.group
         if g is None:
             events = self._catch_up(w)
+            if len(events) >= self.catch_up_batch and events[-1].kv.mod_revision < self._kv.rev:
+                w.next_rev = events[-1].kv.mod_revision + 1
+                if w.notify_fn is not None:
+                    w.notify_fn()  # still pending: the consumer polls again
+                return events
             self._unsynced.pop(w.id, None)
             self._join(w)
             g = w.group
@@ -167,6 +189,8 @@ class MemoryStore:
             i = w.cursor - g.base
             events = g.log[i:] if i < len(g.log) else []
             w.cursor = g.head
+            if len(events) >= _RELEASE_AFTER and g.all_read():
+                g.release()  # every member has read the log: its events (and values) can go now
             if events and events[0].kv.mod_revision < w.min_rev:
                 events = [e for e in events if e.kv.mod_revision >= w.min_rev]
         w.next_rev = max(self._kv.rev + 1, w.min_rev)
@@ -180,7 +204,7 @@ class MemoryStore:
         if w.next_rev < kv.compacted:  # compact() cancels these; kept as a guard
             raise CompactedError(w.next_rev, kv.compacted)
         start, end, want_prev = w.spec
-        history = kv.history(start, end, max(w.next_rev, w.min_rev))
+        history = kv.history(start, end, max(w.next_rev, w.min_rev), self.catch_up_batch)
         if want_prev:
             return [make_event(e, kv.prev_of(e)) for e in history]
         return [make_event(e, None) for e in history]

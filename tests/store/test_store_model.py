@@ -44,6 +44,7 @@ from kbatch.store import (
     MemoryStore,
     PutOp,
     RangeOp,
+    pending_batches,
     prefix_end,
 )
 
@@ -116,7 +117,8 @@ class ModelWatch:
 
 
 class StoreMachine(RuleBasedStateMachine):
-    new_store: Callable[[], Any] = staticmethod(lambda: MemoryStore(max_backlog=1))
+    # a replay of at most 2 events a poll: catching up takes several polls (pending_batches)
+    new_store: Callable[[], Any] = staticmethod(lambda: MemoryStore(max_backlog=1, catch_up_batch=2))
     memory = True  # MemoryStore's own parts: its snapshot format and check_invariants
 
     def __init__(self) -> None:
@@ -287,16 +289,27 @@ class StoreMachine(RuleBasedStateMachine):
         if w.cancelled:
             return
         w.woken = False
+        drain = data.draw(st.booleans(), label="drain")  # every batch, or a single poll
         try:
-            evs = w.handle.poll()  # type: ignore[attr-defined]
+            for evs in pending_batches(w.handle) if drain else [w.handle.poll()]:  # type: ignore[attr-defined]
+                self.check_batch(evs)
+                w.got.extend((e.kv.mod_revision, e.kv.key, e.type, e.kv.value) for e in evs)
         except CompactedError as e:
             # cancelled only if it still needed history that compaction dropped; it got all before
             assert e.requested < e.compact_revision <= self.compacted
             assert w.got == self.expected(w, upto=e.requested - 1)
             w.cancelled = True
             return
-        w.got.extend((e.kv.mod_revision, e.kv.key, e.type, e.kv.value) for e in evs)
-        assert w.got == self.expected(w, upto=self.rev)
+        expected = self.expected(w, upto=self.rev)
+        assert w.got == (expected if drain else expected[: len(w.got)])  # a single poll: a prefix
+
+    def check_batch(self, evs: list[Any]) -> None:
+        """A poll replays at most ``catch_up_batch`` events, plus the rest of the last one's
+        revision (a transaction is never split); a synced watcher is at most ``max_backlog`` behind."""
+        limit = getattr(self.store, "catch_up_batch", None)
+        if limit is None or len(evs) <= max(limit, self.store.max_backlog):
+            return
+        assert {e.kv.mod_revision for e in evs[limit - 1 :]} == {evs[limit - 1].kv.mod_revision}
 
     def expected(self, w: ModelWatch, upto: int) -> list[tuple[int, bytes, EventType, bytes]]:
         return [e for e in self.events if w.first <= e[0] <= upto and in_range(e[1], w.start, w.end)
@@ -308,7 +321,7 @@ class StoreMachine(RuleBasedStateMachine):
         state = rows(self.store.range(b"\0", b"\0", revision=r).kvs)
         w = self.store.watch(b"\0", b"\0", start_revision=r + 1)
         self.settle()
-        for ev in w.poll():
+        for ev in [ev for batch in pending_batches(w) for ev in batch]:
             if ev.type is EventType.PUT:
                 state[ev.kv.key] = (ev.kv.value, ev.kv.create_revision, ev.kv.mod_revision, ev.kv.version)
             else:
@@ -332,7 +345,7 @@ class StoreMachine(RuleBasedStateMachine):
             assert other.range(b"\0", b"\0", revision=at) == self.store.range(b"\0", b"\0", revision=at)
         a = self.store.watch(b"\0", b"\0", start_revision=low, prev_kv=True)
         b = other.watch(b"\0", b"\0", start_revision=low, prev_kv=True)
-        assert a.poll() == b.poll()
+        assert [e for x in pending_batches(a) for e in x] == [e for x in pending_batches(b) for e in x]
         a.close()
 
     # -- invariants ----------------------------------------------------------------------------

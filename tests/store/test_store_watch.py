@@ -19,8 +19,10 @@ from kbatch.store import (
     MemoryStore,
     PutOp,
     Watcher,
+    pending_batches,
     prefix_end,
 )
+from kbatch.store.watchable_store import CATCH_UP_BATCH
 
 Factory = Callable[..., Any]
 Settle = Callable[[Any], None]
@@ -159,8 +161,10 @@ def test_slow_watcher_does_not_block_writer() -> None:
         got_fast.extend(fast.poll())
     assert s.watcher_counts() == (1, 1)  # the slow one was moved to unsynced
     assert len(s._groups.by_spec[(b"k", b"l", False)].log) <= 10 + 1024  # the group log stays bounded
-    got_slow = slow.poll()  # caught up from history: same events, same order
+    batches = list(pending_batches(slow))  # caught up from history: same events, same order,
+    got_slow = [e for batch in batches for e in batch]  # at most CATCH_UP_BATCH a poll
     assert got_slow == got_fast and len(got_slow) == 3000
+    assert [len(b) for b in batches] == [CATCH_UP_BATCH] * 3
     assert s.watcher_counts() == (2, 0)
     s.put(b"k1", b"after")
     assert [e.kv.value for e in slow.poll()] == [b"after"]
@@ -174,7 +178,7 @@ def test_compaction_cancels_watcher_needing_history() -> None:
     live = s.watch(b"a")
     for i in range(2000):
         s.put(b"a", b"%d" % i)
-    live.poll()
+    assert sum(len(batch) for batch in pending_batches(live)) == 2000  # caught up
     s.compact(s.revision)
     assert woken  # the consumer is told to come and see the error
     with pytest.raises(CompactedError) as err:
