@@ -19,15 +19,14 @@ The digest chains the lines: ``d(0) = sha256(b"")``, ``d(n) = sha256(d(n-1) + li
 the last), so its state is 32 bytes a saved control plane carries along (a continued CLI session
 continues the same digest). The trace holds nothing per object: a change's previous version comes
 with the watch event (``prev_kv``). It keeps its newest :data:`RETAINED` lines for ``lines()`` and
-``records`` and hands every line once to whoever :meth:`Trace.drain`-s them (the CLI appends them
-to its trace file).
+``records`` (compressed in blocks: ``trace_window.py``) and hands every line once to whoever
+:meth:`Trace.drain`-s them (the CLI appends them to its trace file).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +36,7 @@ from pydantic_core import from_json
 from kbatch.api.base import format_micro_time
 from kbatch.runtime.clock import Clock
 from kbatch.runtime.controller import ReconcileRecord
+from kbatch.runtime.trace_window import Window
 from kbatch.store.kv import pending_batches
 
 __all__ = ["NullTrace", "Trace", "TraceRecord", "chain", "merge_diff"]
@@ -111,7 +111,7 @@ class Trace:
     def __init__(self, kv: Any, clock: Clock, *, keep_records: bool = True, retained: int = RETAINED) -> None:
         self.clock = clock
         self.keep_records = keep_records
-        self._lines: deque[str] = deque(maxlen=retained if keep_records else 0)
+        self._lines = Window(retained if keep_records else 0)
         self._undrained: list[str] = []
         self.draining = False  # set by a consumer of drain() (the CLI): lines are kept until drained
         self._digest = hashlib.sha256(b"").digest()
@@ -189,16 +189,16 @@ class Trace:
         """A saved trace keeps its digest, count and undrained lines, not its window of recent lines
         (whoever keeps the lines has drained them: the CLI's trace file)."""
         state = dict(self.__dict__)
-        state["_lines"] = deque(maxlen=self._lines.maxlen)
+        state["_lines"] = self._lines.empty_copy()
         return state
 
     def lines(self) -> list[str]:
         """The newest lines (at most :data:`RETAINED`; none with ``keep_records=False``)."""
-        return list(self._lines)
+        return self._lines.lines()
 
     @property
     def records(self) -> list[TraceRecord]:
-        return [TraceRecord(**json.loads(line)) for line in self._lines]
+        return [TraceRecord(**json.loads(line)) for line in self._lines.lines()]
 
     def drain(self) -> list[str]:
         """Every line recorded since the last drain (only while :attr:`draining` is set)."""

@@ -1,0 +1,63 @@
+"""The trace's window of its newest lines, kept compressed in blocks.
+
+A trace keeps its newest ``retained`` lines (``Trace.lines()``, ``kbatch serve``'s trace action). At
+100,000 pods that window is ~100,000 lines of JSON, ~90 MiB as strings. Lines are appended and read
+back only whole, so the window keeps the newest lines as they are and every earlier ``BLOCK`` of
+lines as one zlib-compressed block (a JobSet run's lines compress 22x, at level 1 for ~2.6 µs
+a line). Reading the window decompresses it; a window shorter than a block is never
+compressed at all. A line must not contain a newline (trace lines are compact JSON).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import deque
+
+__all__ = ["BLOCK", "Window"]
+
+BLOCK = 1_000  # lines per compressed block
+
+
+class Window:
+    """The newest ``maxlen`` lines appended (none with ``maxlen == 0``), as ``deque(maxlen=...)``
+    would keep them."""
+
+    __slots__ = ("_blocks", "_held", "_tail", "maxlen")
+
+    def __init__(self, maxlen: int) -> None:
+        self.maxlen = maxlen
+        self._tail: list[str] = []
+        self._blocks: deque[tuple[bytes, int]] = deque()  # (compressed lines, how many), oldest first
+        self._held = 0  # lines in the blocks
+
+    def append(self, line: str) -> None:
+        if not self.maxlen:
+            return
+        tail = self._tail
+        tail.append(line)
+        if self.maxlen < BLOCK:  # a small window is never compressed
+            if len(tail) > self.maxlen:
+                del tail[0]
+            return
+        if len(tail) < BLOCK:
+            return
+        self._blocks.append((zlib.compress("\n".join(tail).encode(), 1), len(tail)))
+        self._held += len(tail)
+        self._tail = []
+        blocks = self._blocks
+        while blocks and self._held - blocks[0][1] >= self.maxlen:  # the rest still fill the window
+            self._held -= blocks.popleft()[1]
+
+    def __len__(self) -> int:
+        return min(self._held + len(self._tail), self.maxlen)
+
+    def lines(self) -> list[str]:
+        out: list[str] = []
+        for block, _ in self._blocks:
+            out += zlib.decompress(block).decode().split("\n")
+        out += self._tail
+        return out[-self.maxlen:] if len(out) > self.maxlen else out
+
+    def empty_copy(self) -> Window:
+        """A window of the same size holding nothing (what a saved trace carries)."""
+        return Window(self.maxlen)
