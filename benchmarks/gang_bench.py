@@ -88,12 +88,13 @@ def side(api: str, nodes: int, gangs: int, tuned: bool = False) -> dict[str, Any
     while True:
         cp.advance(30)
         listed = cp.cache.list(Pod, "default")
-        bound: dict[str, int] = {}
+        bound: set[str] = set()
+        waiting: set[str] = set()
         for p in listed:
-            if p.spec.node_name:
-                gang = p.metadata.name.split("-", 1)[0]
-                bound[gang] = bound.get(gang, 0) + 1
-        partial = max(partial, sum(1 for n in bound.values() if 0 < n < GANG_SIZE))
+            (bound if p.spec.node_name else waiting).add(p.metadata.name.split("-", 1)[0])
+        # partly bound: some members on nodes while others wait (PodGC may already have deleted
+        # finished members, so a gang with fewer than GANG_SIZE pods listed is not partial by itself)
+        partial = max(partial, len(bound & waiting))
         phases = [p.status.phase if p.status is not None else None for p in listed]
         if "Failed" in phases:
             raise SystemExit(f"{api}: a pod failed")
