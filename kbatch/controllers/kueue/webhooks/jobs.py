@@ -79,6 +79,7 @@ class _JobWebhook:
     def __init__(self, server: Any, integration: Any) -> None:
         self.server = server
         self.integration = integration
+        self._default_queue_keys: dict[str, bytes] = {}  # namespace -> store key of its `default` LocalQueue
         self.webhook = f"v{integration.model.api_info.kind.lower()}.kb.io"
 
     # --- reads -----------------------------------------------------------------------------------
@@ -102,7 +103,11 @@ class _JobWebhook:
         if not namespace:
             return False
         server = self.server
-        if not server.store.range(server.kind(LocalQueue).keys.key(namespace, DEFAULT_LOCAL_QUEUE)).kvs:
+        key = self._default_queue_keys.get(namespace)
+        if key is None:
+            key = self._default_queue_keys[namespace] = server.kind(LocalQueue).keys.key(
+                namespace, DEFAULT_LOCAL_QUEUE)
+        if not server.store.range(key).kvs:
             return False
         try:
             lq = server.get(LocalQueue, DEFAULT_LOCAL_QUEUE, namespace)
