@@ -45,8 +45,12 @@ from kbatch.store.watcher_group import TRIM_EVERY, GroupIndex, WatcherGroup
 
 __all__ = ["CATCH_UP_BATCH", "DEFAULT_MAX_BACKLOG", "MemoryStore"]
 
-DEFAULT_MAX_BACKLOG = 10_000
-"""Events a synced watcher may fall behind its group before it is moved to the unsynced set."""
+DEFAULT_MAX_BACKLOG = 1_000
+"""Events a synced watcher may fall behind its group before it is moved to the unsynced set. The
+group's log holds each event with its value and previous value until every member has read it, so
+this bounds what a burst of writes holds (20,000 JobSet pods, PodGC deleting 7,500 in one
+reconcile: peak RSS 467 MiB at 10,000, 435 MiB at 1,000, CPU time unchanged); a watcher further
+behind replays from the store's history, which holds those values anyway."""
 
 _RELEASE_AFTER = 64  # a poll that read this many events checks whether its group's log can be dropped
 

@@ -43,13 +43,17 @@ from kbatch.store.kv import Compare, DeleteResult, Op, PutResult, RangeResult, T
 from kbatch.store.records import make_txn_result
 from kbatch.store.snapshot import SnapshotError, write_atomically
 from kbatch.store.txn import check_compare, prepare_branch
-from kbatch.store.watchable_store import DEFAULT_MAX_BACKLOG
 
-__all__ = ["DEFAULT_TIMEOUT", "EtcdStore"]
+__all__ = ["DEFAULT_TIMEOUT", "ETCD_MAX_BACKLOG", "EtcdStore"]
 
 DEFAULT_TIMEOUT = 5.0
 """Seconds an etcd request may take before it fails with ``UnavailableError`` (kube-apiserver's
 etcd client uses the same order of magnitude for its dial and request timeouts)."""
+
+ETCD_MAX_BACKLOG = 10_000
+"""Events a watcher may buffer before it is evicted (``MemoryStore``'s slow-consumer rule). Larger
+than ``MemoryStore``'s default: an evicted etcd watcher is re-created over the network, where a
+``MemoryStore`` one replays local history."""
 
 _PROBE_KEY = b"\0"  # any key: a count-only read of it is the cheapest request that carries a header
 _RECONNECT_FIRST, _RECONNECT_MAX = 0.05, 2.0
@@ -63,7 +67,7 @@ class EtcdStore:
     """
 
     def __init__(self, servers: str | Sequence[str] = "http://127.0.0.1:2379", *,
-                 timeout: float = DEFAULT_TIMEOUT, max_backlog: int = DEFAULT_MAX_BACKLOG) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, max_backlog: int = ETCD_MAX_BACKLOG) -> None:
         if max_backlog < 1:
             raise ValueError(f"max_backlog must be >= 1, got {max_backlog}")
         self.servers = servers if isinstance(servers, str) else ",".join(servers)
