@@ -122,20 +122,17 @@ class Trace:
 
     def pump(self) -> int:
         handled = 0
-        batches = pending_batches(self._watcher)
-        while True:
-            try:
-                events = next(batches, None)
-            except Exception as err:  # the store cancelled the watch (compaction overtook it)
-                if type(err).__name__ not in ("CompactedError", "WatchCancelledError"):
-                    raise
-                return handled + self._resync()
-            if events is None:
-                return handled
-            t = self._now()
-            for event in events:
-                self._record_event(event, t)
-            handled += len(events)
+        try:
+            for events in pending_batches(self._watcher):
+                t = self._now()
+                for event in events:
+                    self._record_event(event, t)
+                handled += len(events)
+        except Exception as err:  # the store cancelled the watch (compaction overtook it)
+            if type(err).__name__ not in ("CompactedError", "WatchCancelledError"):
+                raise
+            return handled + self._resync()
+        return handled
 
     def _now(self) -> str:
         return format_micro_time(self.clock.now_datetime())

@@ -20,7 +20,8 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from itertools import compress, islice
-from typing import Any
+from operator import attrgetter, itemgetter
+from typing import Any, TypeVar
 
 from kbatch.store import columns
 from kbatch.store.index import TreeIndex
@@ -29,6 +30,8 @@ from kbatch.store.records import make_kv
 from kbatch.store.revision import FIRST_REVISION, check_compact
 
 __all__ = ["CommitHook", "MVCCStore"]
+
+T = TypeVar("T")
 
 CommitHook = Callable[[int, list[KeyValue], list["KeyValue | None"]], None]
 """Called after each writing transaction with its revision, its writes and what each replaced."""
@@ -128,8 +131,10 @@ class MVCCStore:
         (a transaction's writes are never split). The caller checks ``from_revision >= compacted``."""
         if end is not None and end == start + b"\0":
             ki = self.index.by_key.get(start)
-            found_one = [] if ki is None else list(ki.since(from_revision))
-            return found_one if limit is None else _whole_revisions(found_one, limit)
+            writes = iter(()) if ki is None else ki.since(from_revision)
+            if limit is None:
+                return list(writes)
+            return _first_revisions(writes, limit, attrgetter("mod_revision"))
         i = bisect_left(self.log_revs, from_revision)
         keys, revs = self.log_keys, self.log_revs
         if limit is None:
@@ -140,7 +145,7 @@ class MVCCStore:
             matching = ((k, r) for k, r in pairs if start <= k)
         else:
             matching = ((k, r) for k, r in pairs if start <= k < end)
-        wanted = list(matching) if limit is None else _first_revisions(matching, limit)
+        wanted = list(matching) if limit is None else _first_revisions(matching, limit, itemgetter(1))
         by_key = self.index.by_key
         found = {  # each key's writes rebuilt in one sweep (deltas are rebuilt backwards)
             k: {kv.mod_revision: kv for kv in by_key[k].since(from_revision)}
@@ -211,25 +216,14 @@ class MVCCStore:
             raise AssertionError(f"write log {logged} does not list the retained writes {retained}")
 
 
-def _whole_revisions(kvs: list[KeyValue], limit: int) -> list[KeyValue]:
-    """The first ``limit`` of ``kvs`` (in revision order) and any after them in the last one's
-    revision."""
-    if len(kvs) <= limit:
-        return kvs
-    last, n = kvs[limit - 1].mod_revision, limit
-    while n < len(kvs) and kvs[n].mod_revision == last:
-        n += 1
-    return kvs[:n]
-
-
-def _first_revisions(pairs: Iterator[tuple[bytes, int]], limit: int) -> list[tuple[bytes, int]]:
-    """The first ``limit`` ``(key, revision)`` pairs and any after them in the last one's revision,
-    read lazily: a replay in batches does not scan the rest of the log for each batch."""
-    out = list(islice(pairs, limit))
+def _first_revisions(items: Iterator[T], limit: int, revision: Callable[[T], int]) -> list[T]:
+    """The first ``limit`` of ``items`` (in revision order) and any after them in the last one's
+    revision, read lazily: a replay in batches does not scan the rest of the log for each batch."""
+    out = list(islice(items, limit))
     if len(out) == limit:
-        last = out[-1][1]
-        for pair in pairs:
-            if pair[1] != last:
+        last = revision(out[-1])
+        for item in items:
+            if revision(item) != last:
                 break
-            out.append(pair)
+            out.append(item)
     return out

@@ -194,7 +194,7 @@ class MemoryStore:
             events = g.log[i:] if i < len(g.log) else []
             w.cursor = g.head
             if len(events) >= _RELEASE_AFTER and g.all_read():
-                g.release()  # every member has read the log: its events (and values) can go now
+                g.trim(self.max_backlog)  # every member has read the log: its events (and values) go now
             if events and events[0].kv.mod_revision < w.min_rev:
                 events = [e for e in events if e.kv.mod_revision >= w.min_rev]
         w.next_rev = max(self._kv.rev + 1, w.min_rev)

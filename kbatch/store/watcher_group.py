@@ -70,14 +70,6 @@ class WatcherGroup:
         head = self.head
         return all(w.cursor == head for w in self.members.values())
 
-    def release(self) -> None:
-        """Drop the whole log (every member has read it): a burst of writes holds its events, and the
-        values and previous values they carry, only until the group's members have read them, not
-        until the next trim."""
-        self.base = self.head
-        self.log = []
-        self.trim_at = self.trim_every
-
     def trim(self, max_backlog: int) -> list[MemoryWatcher]:
         """Drop log entries every member has read. Members more than ``max_backlog`` events behind
         are removed and returned: the caller moves them to the unsynced set."""
