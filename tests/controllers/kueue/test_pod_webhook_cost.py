@@ -4,7 +4,8 @@ Every pod created or updated in a cluster serving Kueue goes through ``vpod.kb.i
 (upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobs/pod/pod_webhook.go``), most of them
 pods Kueue does not manage. kbatch skips the validation rules for a pod with no ``kueue.x-k8s.io/``
 label or annotation (before and after the update) — every rule reads one — and answers "does the
-namespace have a usable ``default`` LocalQueue" from the store's key without raising NotFound.
+namespace have a usable ``default`` LocalQueue" from a memo that LocalQueue writes clear
+(``webhooks/default_queue.py``; its exactness is property-tested in ``test_default_queue_memo.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Pod
+from kbatch.controllers.kueue.webhooks.default_queue import DefaultQueues
 from kbatch.controllers.kueue.webhooks.jobs import _JobWebhook
 from kbatch.controllers.kueue.webhooks.pods import PodWebhook, _has_kueue_keys
 
@@ -41,7 +43,7 @@ _VALUES = st.sampled_from(["", "0", "2", "false", "true", "g", "Bad_Name", "-1"]
 
 def _webhook(w) -> PodWebhook:
     (integ,) = [i for i in w.cp.server.composition.job_integrations if i.name == "pod"]
-    return PodWebhook(_JobWebhook(w.cp.server, integ))
+    return PodWebhook(_JobWebhook(w.cp.server, integ, DefaultQueues(w.cp.server)))
 
 
 def _pod(labels: dict[str, str], annotations: dict[str, str]) -> Pod:

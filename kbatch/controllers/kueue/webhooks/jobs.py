@@ -27,7 +27,6 @@ from typing import Any
 
 from kbatch.api.core_v1 import Namespace
 from kbatch.api.errors import FieldError, NotFound
-from kbatch.api.kueue_v1beta2 import LocalQueue
 from kbatch.api.kueue_v1beta2.constants import (
     DEFAULT_LOCAL_QUEUE,
     JOB_COMPLETIONS_EQUAL_PARALLELISM,
@@ -39,6 +38,7 @@ from kbatch.api.kueue_v1beta2.constants import (
 from kbatch.api.selectors import selector_from_model
 from kbatch.api.validation import is_dns1123_subdomain
 from kbatch.controllers.kueue.config import settings_for
+from kbatch.controllers.kueue.webhooks.default_queue import DefaultQueues
 from kbatch.controllers.kueue.webhooks.kinds import deny
 from kbatch.controllers.kueue.webhooks.pods import PodWebhook
 from kbatch.families import resolve
@@ -76,10 +76,10 @@ def _go_parse_bool(text: str) -> bool | None:
 class _JobWebhook:
     """One integration's mutating and validating hooks."""
 
-    def __init__(self, server: Any, integration: Any) -> None:
+    def __init__(self, server: Any, integration: Any, default_queues: DefaultQueues) -> None:
         self.server = server
         self.integration = integration
-        self._default_queue_keys: dict[str, bytes] = {}  # namespace -> store key of its `default` LocalQueue
+        self._default_queues = default_queues
         self.webhook = f"v{integration.model.api_info.kind.lower()}.kb.io"
 
     # --- reads -----------------------------------------------------------------------------------
@@ -98,22 +98,8 @@ class _JobWebhook:
 
     def _default_queue_exists(self, namespace: str) -> bool:
         """``DefaultLocalQueueExist``: the namespace's ``default`` LocalQueue exists and is not
-        stopped. Asked for most pods and jobs created, and usually answered no: the key is looked up
-        in the store first, so an absent queue costs no NotFound error."""
-        if not namespace:
-            return False
-        server = self.server
-        key = self._default_queue_keys.get(namespace)
-        if key is None:
-            key = self._default_queue_keys[namespace] = server.kind(LocalQueue).keys.key(
-                namespace, DEFAULT_LOCAL_QUEUE)
-        if not server.store.range(key).kvs:
-            return False
-        try:
-            lq = server.get(LocalQueue, DEFAULT_LOCAL_QUEUE, namespace)
-        except NotFound:
-            return False
-        return ((lq.spec.stop_policy if lq.spec else None) or "None") == "None"
+        stopped (answered from a memo every LocalQueue write clears: :mod:`.default_queue`)."""
+        return self._default_queues.exists(namespace)
 
     def _owner_managed(self, obj: Any) -> bool:
         """``IsOwnerManagedByKueueForObject``: the controller owner is of an integration's kind."""
@@ -330,11 +316,12 @@ def install(server: Any) -> None:
     settings = settings_for(server.configurations, server.features)
     enabled = set(settings.frameworks)
     seen: set[str] = set()
+    default_queues = DefaultQueues(server)  # one memo for every integration's hooks
     for integ in server.composition.job_integrations:
         if integ.name not in enabled or integ.name in seen:
             continue
         seen.add(integ.name)
-        hook: Any = _JobWebhook(server, integ)
+        hook: Any = _JobWebhook(server, integ, default_queues)
         if integ.name == "pod":  # the pod integration's own webhook (webhooks/pods.py)
             hook = PodWebhook(hook)
         server.admission.add_mutating(integ.model, hook.default, main_resource_only=True)
