@@ -38,9 +38,9 @@ written faster than the informers read them (100,000 Pods created before the fir
 in their shared form, ~2.7 KB a pending Pod instead of ~11 KB (peak RSS of that phase, measured at
 20,000 Pods), and a Pod decoded by a get and held costs the cyclic GC ~5 tracked objects instead of
 ~28 (``apiserver_bench``, 10,000 Pods nobody watches: first gets 84 -> 48 µs, mostly the full
-collections the held objects grew; peak RSS 204 -> 125 MiB). :meth:`DecodedCache.private` (a ``copy_model`` copy or a fresh decode) is for
-the server's own read-modify-write paths. A key deleted behind the server's back lingers until it is
-read again.
+collections the held objects grew; peak RSS 204 -> 125 MiB). :meth:`DecodedCache.private` (a
+``copy_model`` copy or a fresh decode) is for the server's own read-modify-write paths. A key deleted
+behind the server's back lingers until it is read again.
 """
 
 from __future__ import annotations
