@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT", "MAGIC", "Header", "ImageError", "load_image", "read_header", "save_image"]
 
 MAGIC = b"KBATCH-IMAGE\n"
-FORMAT = 2  # 2: the store's index as columns; built-in kinds under upstream's key prefixes
+FORMAT = 3  # 2: the store's index as columns; built-in kinds under upstream's key prefixes; 3: its
+# payloads as the store's own bytes objects, not one joined blob (store/columns.py)
 
 
 class ImageError(ValueError):

@@ -2,16 +2,20 @@
 
 A CLI command saves and loads the whole control plane (``kbatch/runtime/image.py``); at 100k pods the
 store holds about a million entries (each pod's live value and the deltas of its superseded ones). As
-objects, every entry costs the pickler a memo slot and, for a ``KeyValue``, a reducer call; as columns
-it costs one ``bytes`` join on save and one slice on load:
+objects, every entry costs the pickler a memo slot and, for a ``KeyValue``, a reducer call and an
+argument tuple the pickler's memo keeps alive until the save ends; as columns the ``KeyValue`` objects
+cost a few arrays:
 
-* ``keys``    every indexed key, in key order;
-* ``shape``   per key: its number of generations, then each generation's length (``array('I')``);
-* ``full``    per entry: 1 for a ``KeyValue``, 0 for a delta (``bytearray``);
-* ``sizes``   per entry: the length of its payload — the value, or the delta itself (``array('Q')``);
-* ``blob``    every payload, concatenated;
-* ``revs``    per ``KeyValue``: create_revision, mod_revision, version (``array('q')``);
+* ``keys``      every indexed key, in key order;
+* ``shape``     per key: its number of generations, then each generation's length (``array('I')``);
+* ``full``      per entry: 1 for a ``KeyValue``, 0 for a delta (``bytearray``);
+* ``payloads``  per entry: the value, or the delta itself — the store's own ``bytes`` objects;
+* ``revs``      per ``KeyValue``: create_revision, mod_revision, version (``array('q')``);
 * the write log, its keys as positions in ``keys``.
+
+The payloads stay the objects the store holds. Joined into one ``bytes`` (formats 1 and 2), they were
+a copy of every value on save and again on load (the joined blob, then its slices): at 100k pods
+~400 MB more peak memory on each side of a command (measured with ``benchmarks/cli_bench.py``).
 
 The columns are the store's own state, not a format for other programs: ``snapshot.py`` is the
 portable, checked format.
@@ -28,7 +32,7 @@ from kbatch.store.records import make_kv
 
 __all__ = ["pack", "unpack_index"]
 
-Columns = tuple[list[bytes], bytes, bytes, bytes, bytes, bytes]
+Columns = tuple[list[bytes], bytes, bytes, list[bytes], bytes]
 
 
 def pack(items: Any, log_keys: list[bytes]) -> tuple[Columns, bytes]:
@@ -53,24 +57,20 @@ def pack(items: Any, log_keys: list[bytes]) -> tuple[Columns, bytes]:
                     payloads.append(e.value)
                     full.append(1)
                     revs.extend((e.create_revision, e.mod_revision, e.version))
-    sizes = array("Q", map(len, payloads))
     position = {k: i for i, k in enumerate(keys)}
     log = array("I", [position[k] for k in log_keys])
-    columns = (keys, shape.tobytes(), bytes(full), sizes.tobytes(), b"".join(payloads), revs.tobytes())
-    return columns, log.tobytes()
+    return (keys, shape.tobytes(), bytes(full), payloads, revs.tobytes()), log.tobytes()
 
 
 def unpack_index(columns: Columns) -> list[KeyIndex]:
     """The ``KeyIndex`` of every key of ``columns``, in key order."""
-    keys, shape_b, full, sizes_b, blob, revs_b = columns
+    keys, shape_b, full, payloads, revs_b = columns
     shape = array("I")
     shape.frombytes(shape_b)
-    sizes = array("Q")
-    sizes.frombytes(sizes_b)
     revs = array("q")
     revs.frombytes(revs_b)
     out: list[KeyIndex] = []
-    s = e = r = offset = 0
+    s = e = r = 0
     new = object.__new__
     for key in keys:
         ki = new(KeyIndex)
@@ -83,13 +83,11 @@ def unpack_index(columns: Columns) -> list[KeyIndex]:
             s += 1
             g: list[KeyValue | bytes] = []
             for _ in range(n):
-                end = offset + sizes[e]
                 if full[e]:
-                    g.append(make_kv(key, blob[offset:end], revs[r], revs[r + 1], revs[r + 2]))
+                    g.append(make_kv(key, payloads[e], revs[r], revs[r + 1], revs[r + 2]))
                     r += 3
                 else:
-                    g.append(blob[offset:end])
-                offset = end
+                    g.append(payloads[e])
                 e += 1
             gens.append(g)
         ki.generations = gens
