@@ -29,10 +29,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbatch.cli.errors import UserError
 from kbatch.cli.options import GlobalOptions
+
+if TYPE_CHECKING:
+    from kbatch.runtime.trace_window import Window
 
 __all__ = ["IMAGE", "LEGACY_SNAPSHOT", "ROTATE_AT", "TRACE", "StateConfig", "StateDir", "read_kueue_config"]
 
@@ -252,13 +255,15 @@ class StateDir:
         self.legacy_snapshot.unlink(missing_ok=True)
         self.append_trace(lines)
 
-    def append_trace(self, lines: list[str]) -> None:
-        if not lines:
+    def append_trace(self, lines: Window) -> None:
+        """Append the lines of a session (kept compressed until now, written block by block)."""
+        if not len(lines):
             return
         if self.trace.exists() and self.trace.stat().st_size >= ROTATE_AT:
             os.replace(self.trace, self.rotated_trace)
         with open(self.trace, "a") as out:
-            out.write("".join(line + "\n" for line in lines))
+            for text in lines.text():
+                out.write(text)
 
     def digest(self) -> str | None:
         """The trace digest recorded in the image (``None`` without one)."""

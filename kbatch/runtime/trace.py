@@ -36,7 +36,7 @@ from pydantic_core import from_json
 from kbatch.api.base import format_micro_time
 from kbatch.runtime.clock import Clock
 from kbatch.runtime.controller import ReconcileRecord
-from kbatch.runtime.trace_window import Window
+from kbatch.runtime.trace_window import UNBOUNDED, Window
 from kbatch.store.kv import pending_batches
 
 __all__ = ["NullTrace", "Trace", "TraceRecord", "chain", "merge_diff"]
@@ -112,7 +112,7 @@ class Trace:
         self.clock = clock
         self.keep_records = keep_records
         self._lines = Window(retained if keep_records else 0)
-        self._undrained: list[str] = []
+        self._undrained = Window(UNBOUNDED)
         self.draining = False  # set by a consumer of drain() (the CLI): lines are kept until drained
         self._digest = hashlib.sha256(b"").digest()
         self._count = 0
@@ -197,9 +197,10 @@ class Trace:
     def records(self) -> list[TraceRecord]:
         return [TraceRecord(**json.loads(line)) for line in self._lines.lines()]
 
-    def drain(self) -> list[str]:
-        """Every line recorded since the last drain (only while :attr:`draining` is set)."""
-        out, self._undrained = self._undrained, []
+    def drain(self) -> Window:
+        """Every line recorded since the last drain (only while :attr:`draining` is set), kept
+        compressed: ``.text()`` gives them block by block, ``.lines()`` as a list."""
+        out, self._undrained = self._undrained, Window(UNBOUNDED)
         return out
 
     def digest(self) -> str:
@@ -253,8 +254,8 @@ class NullTrace:
     def continue_from(self, state: bytes) -> None:
         return None
 
-    def drain(self) -> list[str]:
-        return []
+    def drain(self) -> Window:
+        return Window(0)
 
     def text(self) -> str:
         raise RuntimeError("the trace is disabled (ControlPlane(trace=False))")

@@ -14,7 +14,7 @@ from kbatch.runtime.trace_window import Window
 lines = st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=12)
 
 
-@given(st.integers(0, 12), st.lists(lines, max_size=60), st.integers(1, 5))
+@given(st.integers(0, 12) | st.just(trace_window.UNBOUNDED), st.lists(lines, max_size=60), st.integers(1, 5))
 @settings(max_examples=200, deadline=None)
 def test_the_window_keeps_what_a_bounded_deque_keeps(maxlen: int, appended: list[str], block: int) -> None:
     original = trace_window.BLOCK
@@ -26,6 +26,7 @@ def test_the_window_keeps_what_a_bounded_deque_keeps(maxlen: int, appended: list
             reference.append(line)
             assert len(window) == len(reference)
         assert window.lines() == list(reference)
+        assert "".join(window.text()) == "".join(line + "\n" for line in reference)
         assert window.empty_copy().lines() == [] and window.empty_copy().maxlen == maxlen
     finally:
         trace_window.BLOCK = original
