@@ -8,6 +8,8 @@ LocalQueues' key range (``kbatch/controllers/kueue/webhooks/default_queue.py``).
 
 from __future__ import annotations
 
+import contextlib
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,10 +52,8 @@ def test_the_memo_answers_as_the_store_after_any_writes(ops) -> None:
             spec = {} if stop is None else {"stopPolicy": stop}
             w.apply(local_queue(name, "cq", namespace=namespace, **spec))
         elif op == "delete":
-            try:
+            with contextlib.suppress(NotFound):
                 server.delete(LocalQueue, name, namespace)
-            except NotFound:
-                pass
         elif op == "raw-delete":  # a write behind the API server's back: the store is the truth
             server.store.delete_range(keys.key(namespace, name))
         for ns in _NAMESPACES:
