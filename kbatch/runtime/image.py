@@ -13,7 +13,8 @@ rebuilt from configuration say so in their ``__getstate__`` (the API server's ad
 
 File layout: a magic line, one JSON line (format, the kbatch and Python versions that wrote it, the
 virtual time, the store revision, the trace digest, the configuration), then the pickle. Written to a
-temporary file in the same directory, fsynced, then renamed over the target, so a killed command
+temporary file in the same directory, fsynced (the writeback overlapping the pickling:
+``image_writer.py``), then renamed over the target, so a killed command
 leaves the previous image. An image is tied to the kbatch version and the Python minor version that
 wrote it: pickle refers to classes by name, so another version gets a clear error, never a half-read
 control plane. An image is trusted as code is (pickle runs constructors): load only images you or
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kbatch.runtime.image_writer import SyncingWriter
 from kbatch.runtime.pickling import ImagePickler
 
 if TYPE_CHECKING:
@@ -95,9 +97,13 @@ def save_image(cp: ControlPlane, path: str | os.PathLike[str],
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(MAGIC + header.to_json() + b"\n")
-            ImagePickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(cp)
-            out.flush()
-            os.fsync(out.fileno())
+            writer = SyncingWriter(out)  # the disk writeback overlaps the pickling (image_writer.py)
+            try:
+                ImagePickler(writer, protocol=pickle.HIGHEST_PROTOCOL).dump(cp)
+            except BaseException:
+                writer.wait()  # no sync thread outlives a failed save
+                raise
+            writer.finish()
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
