@@ -7,9 +7,10 @@ the ``__getstate__`` that ``dataclass`` generates, which builds a dict per objec
 ``fields()`` (about 10 µs each, a tenth of a 100k-pod image's save time), and any other slotted
 object as ``(None, {slot: value})``: a tuple and a dict per object that the pickler's memo keeps alive
 until the save ends (~500,000 of each at 100k pods). :class:`ImagePickler` reduces both kinds to the
-class and its slot values instead; :func:`restore` and :func:`restore_slots` fill the slots through
-their descriptors (what the frozen ``__init__`` or pickle's own ``setattr`` would do, without the
-per-slot call). A class with its own pickling, ``__setstate__`` or ``__setattr__`` keeps it.
+class and its slot values instead (one argument tuple); :func:`restore` and :func:`restore_slots`
+fill the slots through their descriptors, the state the frozen ``__init__`` or pickle's own
+``setattr`` loop leaves. A class with its own pickling, ``__new__``, ``__setstate__`` or
+``__setattr__`` keeps pickle's path.
 """
 
 from __future__ import annotations

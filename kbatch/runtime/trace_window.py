@@ -68,16 +68,19 @@ class Window:
     def text(self) -> Iterator[str]:
         """The lines of :meth:`lines`, each ending in a newline, one block at a time: a large window
         is written out without ever being whole in memory."""
-        excess = self._held + len(self._tail) - self.maxlen  # the oldest block may reach further back
-        for block, _ in self._blocks:
+        excess = self._held + len(self._tail) - self.maxlen  # the oldest blocks may reach further back
+        for block, count in self._blocks:
+            if excess >= count:
+                excess -= count
+                continue
             text = zlib.decompress(block).decode() + "\n"
             if excess > 0:
                 text = text.split("\n", excess)[-1]
                 excess = 0
-            if text:
-                yield text
-        if self._tail:
-            yield "".join(line + "\n" for line in self._tail)
+            yield text
+        tail = self._tail[excess:] if excess > 0 else self._tail
+        if tail:
+            yield "".join(line + "\n" for line in tail)
 
     def empty_copy(self) -> Window:
         """A window of the same size holding nothing (what a saved trace carries)."""

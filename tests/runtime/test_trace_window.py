@@ -6,7 +6,7 @@ import json
 from collections import deque
 
 import hypothesis.strategies as st
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 
 from kbatch.runtime import trace_window
 from kbatch.runtime.trace_window import Window
@@ -15,7 +15,8 @@ lines = st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_cate
 
 
 @given(st.integers(0, 12) | st.just(trace_window.UNBOUNDED), st.lists(lines, max_size=60), st.integers(1, 5))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=400, deadline=None)
+@example(4, [""] * 8, 3)  # the oldest kept block lies wholly before the window (found by CI)
 def test_the_window_keeps_what_a_bounded_deque_keeps(maxlen: int, appended: list[str], block: int) -> None:
     original = trace_window.BLOCK
     trace_window.BLOCK = block  # small blocks: compression, block dropping and partial blocks all happen
