@@ -19,6 +19,7 @@ import copyreg
 import dataclasses
 import pickle
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 __all__ = ["MISSING", "ImagePickler", "restore", "restore_slots"]
@@ -82,20 +83,37 @@ def _declared(c: type) -> tuple[str, ...]:
 
 def _slots_reducer(cls: type) -> _Reducer:
     names = tuple(copyreg._slotnames(cls))  # type: ignore[attr-defined]  # mangled, every base's
+    values = _values_of(names)
+    head = (cls,)
 
     def reduce(obj: Any) -> tuple[Any, ...]:
-        return restore_slots, (cls, *[getattr(obj, n, MISSING) for n in names])
+        try:
+            return restore_slots, head + values(obj)
+        except AttributeError:  # a slot left unset
+            return restore_slots, (cls, *[getattr(obj, n, MISSING) for n in names])
 
     return reduce
 
 
 def _dataclass_reducer(cls: type) -> _Reducer:
-    names = tuple(f.name for f in dataclasses.fields(cls))
+    values = _values_of(tuple(f.name for f in dataclasses.fields(cls)))
+    head = (cls,)
 
     def reduce(obj: Any) -> tuple[Any, ...]:
-        return restore, (cls, *[getattr(obj, n) for n in names])
+        return restore, head + values(obj)
 
     return reduce
+
+
+def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The attributes ``names`` of an object as a tuple, read in C (``attrgetter``): the reducers run
+    once per object of a 7-million-object image."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    if names:
+        one = attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
 
 
 def restore(cls: type, *values: Any) -> Any:
