@@ -130,9 +130,7 @@ class DecodedCache:
         obj = self.held(kv)
         if obj is not None:
             return obj
-        obj = decode(model, kv)
-        share_structure(obj)
-        obj = freeze(obj, kv.value)
+        obj = _decoded_shared(model, kv)
         held = self._objects.get(kv.key)
         if latest or held is None or held[0] < kv.mod_revision:
             self._objects[kv.key] = (kv.mod_revision, kv.value, obj)
@@ -161,9 +159,7 @@ class DecodedCache:
         informer in one poll, so each event's object costs what is its own, not a whole decode."""
         obj = self.held(kv)
         if obj is None:
-            out = decode(model, kv, revision)
-            share_structure(out)
-            return freeze(out, kv.value)
+            return _decoded_shared(model, kv, revision)
         out = shallow_copy(obj)
         meta = shallow_copy(obj.metadata)
         out.__dict__["metadata"] = meta
@@ -195,6 +191,13 @@ class DecodedCache:
     def objects(self) -> int:
         """How many decoded objects are held."""
         return len(self._objects)
+
+
+def _decoded_shared(model: type[Resource], kv: KeyValue, revision: int | None = None) -> Resource:
+    """A fresh decode of ``kv`` whose nested parts are interned, read only from now on."""
+    obj = decode(model, kv, revision)
+    share_structure(obj)
+    return freeze(obj, kv.value)
 
 
 def _check_written(model: type[Resource], data: bytes, obj: Resource, revision: int) -> None:

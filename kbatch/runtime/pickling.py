@@ -96,7 +96,7 @@ def _slots_reducer(cls: type) -> _Reducer:
 
 
 def _dataclass_reducer(cls: type) -> _Reducer:
-    values = _values_of(tuple(f.name for f in dataclasses.fields(cls)))
+    values = _values_of(_field_names(cls))
     head = (cls,)
 
     def reduce(obj: Any) -> tuple[Any, ...]:
@@ -118,29 +118,31 @@ def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
 
 def restore(cls: type, *values: Any) -> Any:
     """An instance of the slotted dataclass ``cls`` with its fields set to ``values``, in field order."""
-    try:
-        setters = _SETTERS[cls]
-    except KeyError:
-        setters = _SETTERS[cls] = tuple(getattr(cls, f.name).__set__ for f in dataclasses.fields(cls))
     obj: Any = object.__new__(cls)
-    for set_, value in zip(setters, values, strict=True):
+    for set_, value in zip(_setters(cls, _field_names), values, strict=True):
         set_(obj, value)
     return obj
-
-
-_SLOT_SETTERS: dict[type, tuple[Callable[[Any, Any], None], ...]] = {}
 
 
 def restore_slots(cls: type, *values: Any) -> Any:
     """An instance of the slotted class ``cls`` with each slot (in ``copyreg._slotnames`` order) set
     to its value, or left unset for :data:`MISSING`."""
-    try:
-        setters = _SLOT_SETTERS[cls]
-    except KeyError:
-        setters = _SLOT_SETTERS[cls] = tuple(getattr(cls, n).__set__
-                                             for n in copyreg._slotnames(cls))  # type: ignore[attr-defined]
     obj: Any = object.__new__(cls)
-    for set_, value in zip(setters, values, strict=True):
+    for set_, value in zip(_setters(cls, copyreg._slotnames), values, strict=True):  # type: ignore[attr-defined]
         if value is not MISSING:
             set_(obj, value)
     return obj
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+def _setters(cls: type, names: Callable[[type], Any]) -> tuple[Callable[[Any, Any], None], ...]:
+    """The ``__set__`` of each slot descriptor of ``cls``, in the order ``names(cls)`` gives (a class
+    is restored by one of the two functions above, so one cache serves both)."""
+    try:
+        return _SETTERS[cls]
+    except KeyError:
+        setters = _SETTERS[cls] = tuple(getattr(cls, n).__set__ for n in names(cls))
+        return setters

@@ -60,10 +60,9 @@ class Window:
 
     def lines(self) -> list[str]:
         out: list[str] = []
-        for block, _ in self._blocks:
-            out += zlib.decompress(block).decode().split("\n")
-        out += self._tail
-        return out[-self.maxlen:] if len(out) > self.maxlen else out
+        for text in self.text():
+            out += text.split("\n")[:-1]  # each text ends in a newline
+        return out
 
     def text(self) -> Iterator[str]:
         """The lines of :meth:`lines`, each ending in a newline, one block at a time: a large window
