@@ -46,6 +46,8 @@ BY_QUEUE = "kueue-workload-queue"  # Workload: "<namespace>/<queueName>"
 BY_OWNER = "kueue-workload-owner"  # Workload: "<owner kind>/<namespace>/<owner name>"
 LQ_BY_CQ = "kueue-localqueue-clusterqueue"  # LocalQueue: spec.clusterQueue
 SCHEDULER_KEY = Request("", "cycle")
+# constants.UpdatesBatchPeriod (pkg/constants/constants.go): the delay of batched status reconciles
+UPDATES_BATCH_PERIOD = 1.0
 
 
 def _by_queue(wl: Any) -> tuple[str, ...]:
@@ -131,7 +133,6 @@ class KueueManager:
             ctx.recorder.sink, "kueue-job-controller", ctx.recorder.host, ctx.recorder.correlator
         )
         self.controllers: dict[str, Any] = {}  # name -> Controller (set by setup)
-        self.batched: set[tuple[str, Request]] = set()  # waiting for the end of the instant
         self.integrations: list[Any] = []  # the enabled job integrations (set by setup)
         cache = ctx.cache
         cache.add_index(Workload, BY_QUEUE, _by_queue)
@@ -190,21 +191,14 @@ class KueueManager:
                 c.queue.add_after(Request("", name), self.requeue_period)
 
     def enqueue_batched(self, controller: str, request: Request) -> None:
-        """Enqueue once the current virtual instant has nothing else to do (upstream: ``AddAfter``
-        of ``constants.UpdatesBatchPeriod``, 1 s, "batching multiple rapid updates into a single
-        reconciliation"). kbatch batches per instant instead of per second: a burst of workload
-        changes at one instant is one status write per queue, and a status read after
-        ``run_until_idle`` is current. The deferral is a timer due now, which the loop fires only
-        when no request is ready (``kbatch.runtime.loop``)."""
-        key = (controller, request)
-        if key in self.batched:
-            return
-        self.batched.add(key)
-        self.ctx.timers.schedule_call(self.ctx.clock.now(), self._flush_batched, key)
-
-    def _flush_batched(self, key: tuple[str, Request]) -> None:
-        self.batched.discard(key)
-        self.enqueue(*key)
+        """Enqueue after ``constants.UpdatesBatchPeriod`` (1 s), "batching multiple rapid updates into a
+        single reconciliation": upstream's ``qWorkloadHandler`` and ``nonCQObjectHandler`` call
+        ``AddAfter(req, UpdatesBatchPeriod)``. A request already waiting keeps its earlier deadline
+        (client-go's delaying queue), so a queue's status is written at most once a second while its
+        workloads change, and at most a second after the change."""
+        c = self.controllers.get(controller)
+        if c is not None:
+            c.queue.add_after(request, UPDATES_BATCH_PERIOD)
 
     def workload_changed(self, old: Workload | None, new: Workload | None) -> None:
         """``notifyWatchers``: the LocalQueue and ClusterQueue status controllers, batched

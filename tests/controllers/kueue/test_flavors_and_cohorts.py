@@ -8,6 +8,8 @@ within a cohort, borrowingLimit, lendingLimit).
 
 from __future__ import annotations
 
+from kbatch.controllers.kueue.manager import UPDATES_BATCH_PERIOD
+
 from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
 
 
@@ -74,7 +76,7 @@ def _cohort(a_spec: dict | None = None, b_spec: dict | None = None) -> World:
 def test_a_cluster_queue_borrows_unused_quota_of_its_cohort() -> None:
     w = _cohort()
     w.apply(workload("big", "lq-a", cpu="5"))
-    w.cp.run_until_idle()
+    w.cp.advance(UPDATES_BATCH_PERIOD)  # the ClusterQueue's status is written a batch period later
     assert w.admitted("big")
     res = w.cq("cq-a").status.flavors_reservation[0].resources[0]
     assert (str(res.total), str(res.borrowed)) == ("5", "3")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from kbatch.api.batch_v1 import Job
 from kbatch.api.kueue_v1beta2 import ClusterQueue, LocalQueue, Workload
+from kbatch.controllers.kueue.manager import UPDATES_BATCH_PERIOD
 
 from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
 from .test_jobs import _workload_of, job
@@ -109,6 +110,7 @@ def test_a_job_with_min_parallelism_is_admitted_with_fewer_pods() -> None:
     wl = _workload_of(w, "job1")
     assert wl.spec.pod_sets[0].min_count == 1
     assert wl.status.admission.pod_set_assignments[0].count == 2
+    w.cp.advance(UPDATES_BATCH_PERIOD)  # the queue's status follows a batch period later
     usage = w.cq("cq").status.flavors_usage[0].resources[0]
     assert (usage.name, str(usage.total)) == ("cpu", "4")
 
