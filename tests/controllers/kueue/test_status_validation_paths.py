@@ -101,3 +101,15 @@ def test_an_unchanged_status_ratchets_to_no_error(wl: Workload) -> None:
     copy = Workload.model_validate(wl.to_dict())
     status_errors = [e for e in s.validate_status_update(copy, wl) if e.field.startswith("status")]
     assert status_errors == []
+
+
+def test_a_transition_rule_is_found_in_a_node_made_where_another_was_freed() -> None:
+    """The memo of which schema nodes hold transition rules is per node, not per address: CPython
+    gives a new node the address of one just freed, which held no such rule."""
+    for _ in range(20):
+        plain = schema.Node("object", rules=(schema.Rule(lambda new, old: True, "plain"),))
+        assert schema.validate_transitions(plain, Workload(), Workload()) == []
+        del plain
+        ruled = schema.Node("object", rules=(schema.Rule(lambda new, old: False, "immutable", True),))
+        errors = schema.validate_transitions(ruled, Workload(), Workload())
+        assert [e.detail for e in errors] == ["immutable"]

@@ -41,6 +41,7 @@ class CRDStrategy(DefaultStrategy):
     def __init__(self, schema: Node, has_status: bool = True) -> None:
         self.schema = schema
         self.has_status = has_status
+        self._root_rules = Node("object", rules=schema.rules)  # the whole object's rules alone
 
     def default(self, obj: Resource) -> None:
         apply_defaults(self.schema, obj)
@@ -69,7 +70,7 @@ class CRDStrategy(DefaultStrategy):
             errs += validate_transitions(
                 status_node, getattr(new, "status", None), getattr(old, "status", None), "status"
             )
-        root_only = Node("object", rules=self.schema.rules)
+        root_only = self._root_rules
         errs += validate(root_only, new) + validate_transitions(root_only, new, old)
         return errs
 

@@ -148,17 +148,18 @@ def validate_transitions(node: Node, value: Any, old: Any, path: str = "") -> Er
     return _validate(node, value, old, path, has_old=True, transitions=True)
 
 
-_TRANSITIONS: dict[int, bool] = {}
+_TRANSITIONS: dict[int, tuple[Node, bool]] = {}
 
 
 def _has_transitions(node: Node) -> bool:
-    """Whether a transition rule sits anywhere in ``node``'s subtree (memoised per node)."""
+    """Whether a transition rule sits anywhere in ``node``'s subtree (memoised per node; the entry
+    keeps its node, so a new node at a freed one's address is not taken for it)."""
     known = _TRANSITIONS.get(id(node))
-    if known is None:
+    if known is None or known[0] is not node:
         children = [*node.props.values(), *(c for c in (node.items, node.values) if c is not None)]
-        known = any(r.transition for r in node.rules) or any(_has_transitions(c) for c in children)
-        _TRANSITIONS[id(node)] = known
-    return known
+        answer = any(r.transition for r in node.rules) or any(_has_transitions(c) for c in children)
+        known = _TRANSITIONS[id(node)] = (node, answer)
+    return known[1]
 
 
 def _validate(
