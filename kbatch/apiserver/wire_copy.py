@@ -88,10 +88,14 @@ def _str(v: Any) -> str:
 _INLINE_STR = "type(v) is not str or not (v.isascii() or ENC(v))"
 
 
-def _time_rule(micro: bool) -> str:
-    frac = "" if micro else " or v.microsecond"
-    # years before 1000 print unpadded (base.format_time) and do not parse back
-    return f"type(v) is not datetime or v.tzinfo is not UTC or v.fold or v.year < 1000{frac}"
+# years before 1000 print unpadded (base.format_time) and do not parse back
+_TIME_RULE = "type(v) is not datetime or v.tzinfo is not UTC or v.fold or v.year < 1000"
+
+
+def _inline(rule: tuple[str, Any]) -> tuple[str, Any]:
+    """A ``time`` rule as an inline check (a value with a sub-second part is not copied: it bails),
+    for the places that cannot replace a value (items of lists and maps, union members)."""
+    return ("inline", f"{rule[1]} or v.microsecond") if rule[0] == "time" else rule
 
 
 def _int_rule(metadata: list[Any]) -> str:
@@ -120,7 +124,9 @@ def _rule(annotation: Any, metadata: list[Any]) -> tuple[str, Any]:
     if time is not None:
         from kbatch.api.base import format_micro_time
 
-        return "inline", _time_rule(time.serialize is format_micro_time)
+        # a metav1.Time decodes at whole seconds: a model field's copy drops the fraction (the
+        # "time" rule); a MicroTime keeps its microseconds
+        return ("inline", _TIME_RULE) if time.serialize is format_micro_time else ("time", _TIME_RULE)
     if get_origin(annotation) in (typing.Union, types.UnionType):
         return _union_rule(annotation, metadata)
     if annotation is str:
@@ -144,19 +150,19 @@ def _rule(annotation: Any, metadata: list[Any]) -> tuple[str, Any]:
         return "model", annotation
     origin, args = get_origin(annotation), get_args(annotation)
     if origin is list and len(args) == 1:
-        item = _rule(args[0], [])
+        item = _inline(_rule(args[0], []))
         if item[0] == "model":
             return "models", item[1]
         return "call", _list_copier(item)
     if origin is dict and len(args) == 2 and args[0] is str:
-        return "call", _dict_copier(_rule(args[1], []))
+        return "call", _dict_copier(_inline(_rule(args[1], [])))
     return "call", _bail
 
 
 def _union_rule(annotation: Any, metadata: list[Any]) -> tuple[str, Any]:
     alts = [a for a in get_args(annotation) if a is not type(None)]
     if len(alts) == 1:
-        return _rule(alts[0], metadata)
+        return _rule(alts[0], metadata)  # (a "time" rule stays one: the field is just optional)
     if set(alts) == {int, str}:
         # IntOrString (left_to_right): a string of digits would decode as an int
         return "inline", ("not (type(v) is int or type(v) is str and v.isascii() "
@@ -251,6 +257,10 @@ def _generate(cls: type[BaseModel]) -> Copier:
             lines.append(f"{indent}A({name!r})")
         if kind == "inline":
             lines.append(f"{indent}if {body}: raise NC")
+            continue
+        if kind == "time":  # what the wire keeps of a metav1.Time: whole seconds
+            lines.append(f"{indent}if {body}: raise NC")
+            lines.append(f"{indent}if v.microsecond: out[{name!r}] = v.replace(microsecond=0)")
             continue
         namespace[f"F{i}"] = body
         if kind == "model":

@@ -172,20 +172,34 @@ def test_valid_manifests_take_the_fast_path(doc: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(("value", "fast"), [
-    (SAMPLE_TIME, True),
-    (SAMPLE_TIME.replace(microsecond=5), False),  # the wire keeps whole seconds
-    (SAMPLE_TIME.replace(tzinfo=None), False),  # naive: the round trip reads it as local time
-    (SAMPLE_TIME.astimezone(timezone(timedelta(hours=1))), False),  # decodes to UTC
+    (SAMPLE_TIME, SAMPLE_TIME),
+    (SAMPLE_TIME.replace(microsecond=5), SAMPLE_TIME),  # the wire keeps whole seconds: the copy too
+    (SAMPLE_TIME.replace(tzinfo=None), None),  # naive: the round trip reads it as local time
+    (SAMPLE_TIME.astimezone(timezone(timedelta(hours=1))), None),  # decodes to UTC
 ])
-def test_times_are_vouched_for_only_at_wire_precision_in_utc(value: datetime, fast: bool) -> None:
+def test_times_are_copied_at_wire_precision_and_only_in_utc(value: datetime, fast: datetime | None) -> None:
     meta = ObjectMeta(name="m")
     meta.creation_timestamp = value
-    if fast:
+    if fast is value:
         assert wire_copy(meta).creation_timestamp is value
+    elif fast is not None:
+        copied = wire_copy(meta).creation_timestamp
+        assert copied == fast and copied.tzinfo is UTC and meta.creation_timestamp is value
     else:
         with pytest.raises(NotCanonical):
             wire_copy(meta)
     assert checked_clone(meta).creation_timestamp == _round_trip(meta).creation_timestamp  # type: ignore[attr-defined]
+
+
+def test_a_time_in_a_list_is_vouched_for_only_at_whole_seconds() -> None:
+    """Items of a list (or map) of times are checked, not replaced: a fraction takes the round trip."""
+    from kbatch.api.base import Time
+    from kbatch.apiserver.wire_copy import _inline, _list_copier, _rule
+
+    copy = _list_copier(_inline(_rule(Time, [])))
+    assert copy([SAMPLE_TIME]) == [SAMPLE_TIME]
+    with pytest.raises(NotCanonical):
+        copy([SAMPLE_TIME.replace(microsecond=1)])
 
 
 @pytest.mark.parametrize(("port", "decoded"), [(80, 80), ("http", "http"), ("8080", 8080)])
