@@ -92,7 +92,22 @@ def test_a_tiny_kueue_bench_prints_every_figure() -> None:
         r"== baseline: 90 workloads \(scale 0\.002\)",
         r"Kueue / floor cpu ratio \d+\.\dx",
         r"ClusterQueue CPU usage \d+\.\d% of nominal",
+        r"\d+\.\d% from the workloads' admissions",
         r"small +average time to admission +\d+\.\d s",
         r"peak RSS \d+ MiB",
     ):
         assert re.search(figure, out), (figure, out)
+
+
+def test_the_exact_usage_integral_follows_admissions_and_ends() -> None:
+    """The recorder's workload-based usage: a workload counts on its ClusterQueue from its admission
+    to its end (or eviction), and the integral is usage x time."""
+    bench = _bench()
+    rec = bench.Recorder()
+    rec._count_usage(0.0, None, ("cq", 2000))
+    rec._count_usage(1.0, None, ("cq", 1000))
+    rec._count_usage(3.0, ("cq", 2000), None)
+    rec._count_usage(4.0, ("cq", 1000), ("cq", 1000))  # no change: nothing to add
+    rec._count_usage(5.0, ("cq", 1000), None)
+    assert rec.wl_used["cq"] == 2000 * 1 + 3000 * 2 + 1000 * 2
+    assert rec.wl_last["cq"] == (5.0, 0)

@@ -68,7 +68,7 @@ class _Writer:
         # queue -> (resourceVersion, the status in wire form) of the object as this controller last
         # wrote or found it current: a reconcile computing the same status for the same stored
         # version has nothing to write, and is answered without building and comparing models
-        # (most reconciles: one per queue per instant, most of them changing nothing)
+        # (most reconciles: one per queue per batch period, many of them changing nothing)
         self.current: dict[tuple[str, str], tuple[str | None, dict[str, Any]]] = {}
 
     def _write_status(self, obj: Any, status: dict[str, Any]) -> None:
