@@ -7,14 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch import ControlPlane
+from kbatch.api import edit
 from kbatch.api.core_v1 import Pod
 from kbatch.api.resource_v1 import (
     FINALIZER,
     POD_CLAIM_NAME_ANNOTATION,
     DeviceClass,
+    DeviceTaint,
     DeviceTaintRule,
     ResourceClaim,
     ResourceClaimTemplate,
+    ResourceSlice,
 )
 from kbatch.sim.devices import DeviceTemplate
 from kbatch.sim.nodes import NodeTemplate, create_nodes
@@ -181,6 +184,45 @@ def test_no_execute_taint_rules_evict_pods_using_the_device() -> None:
     cp.advance(1)
     gone = pods(cp).get("p0")
     assert gone is None or gone.metadata.deletion_timestamp is not None
+
+
+def test_a_no_execute_taint_evicts_only_the_pods_of_the_tainted_pool() -> None:
+    """Each node publishes its own pool with a device of the same name: the rule selecting one pool's
+    ``gpu-0`` evicts the pod using that device, and leaves the pods on the other pools running."""
+    cp = cluster(nodes=3, gpus=1)
+    for name in ("p0", "p1", "p2"):
+        cp.client.create(gpu_pod(name, seconds=1000))
+    cp.advance(1)
+    placed = {}
+    for claim in claims(cp).values():
+        [result] = claim.status.allocation.devices.results
+        placed[claim.status.reserved_for[0].name] = result.pool
+    assert sorted(placed) == ["p0", "p1", "p2"] and len(set(placed.values())) == 3
+    cp.client.create(
+        DeviceTaintRule.model_validate(
+            {
+                "metadata": {"name": "broken"},
+                "spec": {
+                    "deviceSelector": {"pool": placed["p1"], "device": "gpu-0"},
+                    "taint": {"key": "broken", "effect": "NoExecute"},
+                },
+            }
+        )
+    )
+    cp.advance(1)
+    now = pods(cp)
+    assert now.get("p1") is None or now["p1"].metadata.deletion_timestamp is not None
+    assert [now[n].status.phase for n in ("p0", "p2")] == ["Running", "Running"]
+    assert all(now[n].metadata.deletion_timestamp is None for n in ("p0", "p2"))
+    # a taint on the device itself, in p2's pool's slice
+    [slice_] = [s for s in cp.client.list(ResourceSlice).items if s.spec.pool.name == placed["p2"]]
+    slice_ = edit(slice_)
+    slice_.spec.devices[0].taints = [DeviceTaint(key="hot", effect="NoExecute")]
+    cp.client.update(slice_)
+    cp.advance(1)
+    now = pods(cp)
+    assert now.get("p2") is None or now["p2"].metadata.deletion_timestamp is not None
+    assert now["p0"].status.phase == "Running" and now["p0"].metadata.deletion_timestamp is None
 
 
 def test_partitioned_gpus_share_counters() -> None:

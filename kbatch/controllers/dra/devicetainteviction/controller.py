@@ -19,12 +19,18 @@ from kbatch.runtime.reconcile import Request, Result
 __all__ = ["REASON", "DeviceTaintEviction"]
 
 REASON = "DeletionByDeviceTaintManager"
+BY_POOL = "dra-slice-pool"  # ResourceSlice: "<driver>/<pool name>"
 MESSAGE = "Device Taint manager: deleting due to NoExecute taint"
+
+
+def _pool_of(slice_: Any) -> list[str]:
+    return [f"{slice_.spec.driver}/{slice_.spec.pool.name}"]
 
 
 class DeviceTaintEviction:
     def __init__(self, ctx: ControllerContext) -> None:
         self.ctx = ctx
+        ctx.cache.add_index(ResourceSlice, BY_POOL, _pool_of)
 
     def pod_request(self, pod: Any) -> list[Request]:
         if not pod.spec.resource_claims or not pod.spec.node_name:
@@ -50,12 +56,15 @@ class DeviceTaintEviction:
             else []
         )
 
-    def _devices(self) -> dict[tuple[str, str, str], Any]:
-        out = {}
-        for slice_ in self.ctx.cache.list(ResourceSlice):
+    def _device(self, driver: str, pool: str, name: str) -> Any:
+        """The device a result names, from its pool's slices (a pool's later slice wins, in the
+        cache's key order); read per result, not by walking every slice of the cluster per pod."""
+        found = None
+        for slice_ in self.ctx.cache.list(ResourceSlice, index=(BY_POOL, f"{driver}/{pool}")):
             for device in slice_.spec.devices or ():
-                out[(slice_.spec.driver, slice_.spec.pool.name, device.name)] = device
-        return out
+                if device.name == name:
+                    found = device
+        return found
 
     def reconcile(self, request: Request) -> Any:
         try:
@@ -71,12 +80,11 @@ class DeviceTaintEviction:
         from kbatch.api.resource_v1 import DeviceTaintRule
 
         rules = {r.metadata.name: r for r in self.ctx.cache.list(DeviceTaintRule)}
-        devices = self._devices()
         origin = self.ctx.clock.to_datetime(0)
         due: float | None = None
         for claim in self._claims(pod):
             for result in claim.status.allocation.devices.results or ():
-                device = devices.get((result.driver, result.pool, result.device))
+                device = self._device(result.driver, result.pool, result.device)
                 if device is None:
                     continue
                 taints = [
