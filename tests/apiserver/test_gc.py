@@ -4,9 +4,10 @@ state machine checking that GC never leaves an orphan and never deletes an objec
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import pytest
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
@@ -197,3 +198,29 @@ def test_gc_is_deterministic(seed: int) -> None:
         gc.sync()
         return [w.name for w in server.list(Widget).items] + [str(server.store.revision)]
     assert run() == run()
+
+
+
+_NAMES = st.text("abcdefghijklmnopqrstuvwxyz0123456789-.", min_size=1, max_size=20)
+
+
+@functools.cache
+def _every_kind() -> tuple[APIServer, GarbageCollector]:
+    """A control plane's API server (every family's kinds) and its collector, built once."""
+    from kbatch import ControlPlane
+
+    server = ControlPlane(seed=0).server
+    return server, GarbageCollector(server)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), namespace=_NAMES, name=_NAMES)
+def test_a_key_is_attributed_to_the_kind_whose_root_it_is_under(data: st.DataObject, namespace: str,
+                                                                 name: str) -> None:
+    server, collector = _every_kind()
+    spec = data.draw(st.sampled_from(list(server.registry)))
+    kind = server.kind(spec.model)
+    key = kind.keys.key(namespace if kind.info.namespaced else None, name)
+    found = collector._kind_of(key)
+    assert found is not None and found.info == kind.info
+    assert collector._kind_of(b"/registry/no-such-kind/" + name.encode()) is None
