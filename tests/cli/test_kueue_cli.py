@@ -65,6 +65,27 @@ def test_a_queued_job_runs_across_commands_and_frees_its_quota(kb: Kbatch, tmp_p
     assert lq[1].split() == ["user-queue", "cluster-queue", "0", "0"]
 
 
+def test_queue_status_follows_a_batch_period_later_in_the_next_command(kb: Kbatch) -> None:
+    """Kueue writes a queue's status a batch period (1 s) after its workloads change, as upstream's
+    ``AddAfter(UpdatesBatchPeriod)``: the apply's command ends before it; the waiting reconcile is
+    saved with the control plane and runs in the next command's ``advance``."""
+    kb.ok("nodes", "add", "--count", "2")
+    kb.ok("apply", "-f", QUEUES)
+    kb.ok("advance", "1s")
+    kb.ok("apply", "-f", JOB)
+    assert _cond(_get(kb, "workload", _only_workload(kb)), "Admitted") == "True"
+    lq = kb.ok("get", "localqueues").splitlines()
+    assert lq[1].split() == ["user-queue", "cluster-queue", "0", "0"]  # not written yet
+    kb.ok("advance", "1s")
+    lq = kb.ok("get", "localqueues").splitlines()
+    assert lq[1].split() == ["user-queue", "cluster-queue", "0", "1"]
+
+
+def _only_workload(kb: Kbatch) -> str:
+    [row] = kb.ok("get", "workloads").splitlines()[1:]
+    return row.split()[0]
+
+
 def test_v1beta1_manifests_and_bad_queues(kb: Kbatch, tmp_path: Path) -> None:
     v1 = tmp_path / "v1.yaml"
     v1.write_text("apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: old}\n"
