@@ -72,11 +72,13 @@ class TraceRecord:
     diff: Any
 
     def line(self) -> str:
-        return json.dumps(
+        return _LINE_ENCODER.encode(
             {"rev": self.rev, "t": self.t, "verb": self.verb, "kind": self.kind, "ns": self.ns,
-             "name": self.name, "diff": self.diff},
-            sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-        )
+             "name": self.name, "diff": self.diff})
+
+
+# what ``json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` builds per call
+_LINE_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _strip_rv(obj: dict[str, Any]) -> dict[str, Any]:
@@ -134,8 +136,13 @@ class Trace:
             return handled + self._resync()
         return handled
 
+    _stamp: tuple[float, str] = (float("nan"), "")  # (clock.now(), its text): one format per instant
+
     def _now(self) -> str:
-        return format_micro_time(self.clock.now_datetime())
+        now = self.clock.now()
+        if self._stamp[0] != now:
+            self._stamp = (now, format_micro_time(self.clock.now_datetime()))
+        return self._stamp[1]
 
     def _record_event(self, event: Any, t: str) -> None:
         kv, before = event.kv, event.prev_kv
