@@ -69,17 +69,24 @@ class QueueingHandler:
         self.predicates = tuple(predicates)
 
     def on_add(self, obj: Any) -> None:
-        if all(p.create(obj) for p in self.predicates):
-            for req in self.mapper(obj):
-                self.add(req)
+        for p in self.predicates:
+            if not p.create(obj):
+                return
+        for req in self.mapper(obj):
+            self.add(req)
 
     def on_update(self, old: Any, new: Any) -> None:
-        if all(p.update(old, new) for p in self.predicates):
-            seen: list[Request] = []
-            for req in [*self.mapper(old), *self.mapper(new)]:
-                if req not in seen:
-                    seen.append(req)
-                    self.add(req)
+        for p in self.predicates:
+            if not p.update(old, new):
+                return
+        if self.mapper is enqueue_object:  # an update keeps the object's name: one request
+            self.add(Request(new.metadata.namespace or "", new.metadata.name or ""))
+            return
+        seen: list[Request] = []
+        for req in [*self.mapper(old), *self.mapper(new)]:
+            if req not in seen:
+                seen.append(req)
+                self.add(req)
 
     def on_delete(self, obj: Any) -> None:
         if all(p.delete(obj) for p in self.predicates):
