@@ -15,13 +15,15 @@ Upstream: kubernetes-sigs/kueue ``pkg/scheduler/preemption/common/{preemption_po
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import cmp_to_key
+from typing import Any
 
 from kbatch.controllers.kueue.model.info import WorkloadInfo, is_true
 
 __all__ = [
     "TIMESTAMP_PREEMPTION_BUFFER",
+    "candidate_key",
     "compare_candidates",
     "is_evicted",
     "reservation_time",
@@ -30,6 +32,8 @@ __all__ = [
 ]
 
 TIMESTAMP_PREEMPTION_BUFFER = timedelta(minutes=5)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 def is_evicted(info: WorkloadInfo) -> bool:
@@ -84,10 +88,25 @@ def sort_candidates(
     now: datetime,
     lq_usage: Mapping[str, float] | None = None,
 ) -> list[WorkloadInfo]:
+    """``candidates`` in :func:`compare_candidates`' order. Without admission fair sharing (no
+    ``lq_usage``: its comparison applies only to some pairs) that order is lexicographic in
+    :func:`candidate_key`, computed once per candidate instead of per comparison (the sort of a
+    large cohort's admitted workloads runs for every head the preemptor simulates)."""
+    if lq_usage is None:
+        return sorted(candidates, key=lambda c: candidate_key(c, preemptor_cq, now))
+
     def compare(a: WorkloadInfo, b: WorkloadInfo) -> int:
         return compare_candidates(a, b, preemptor_cq, now, lq_usage)
 
     return sorted(candidates, key=cmp_to_key(compare))
+
+
+def candidate_key(info: WorkloadInfo, preemptor_cq: str, now: datetime) -> tuple[Any, ...]:
+    """:func:`compare_candidates` without ``lq_usage`` as a sort key: evicted first, other
+    ClusterQueues first, lower priority, the most recent reservation (in whole microseconds, negated),
+    then UID."""
+    reserved = (reservation_time(info, now) - _EPOCH) // _MICROSECOND
+    return (not is_evicted(info), info.cluster_queue == preemptor_cq, info.priority, -reserved, info.uid)
 
 
 def reservation_time(info: WorkloadInfo, now: datetime) -> datetime:
