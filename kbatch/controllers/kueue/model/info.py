@@ -153,6 +153,7 @@ class WorkloadInfo:
     queue_order_time: datetime
     quota_reserved_time: datetime | None
     scheduling_hash: str = ""
+    evicted: bool = False  # the Evicted condition is true (read once: preemption orders by it)
 
     @classmethod
     def of(cls, wl: Workload, opts: InfoOptions | None = None) -> WorkloadInfo:
@@ -170,6 +171,7 @@ class WorkloadInfo:
             _queue_order_time(wl, opts),
             reserved.last_transition_time if reserved is not None and reserved.status == "True" else None,
             _scheduling_hash(wl, pod_sets, priority) if opts.equivalence_hashing else "",
+            is_true(wl, Cond.EVICTED),
         )
 
     @property

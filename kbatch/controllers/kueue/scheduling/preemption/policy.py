@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cmp_to_key
 from typing import Any
 
-from kbatch.controllers.kueue.model.info import WorkloadInfo, is_true
+from kbatch.controllers.kueue.model.info import WorkloadInfo
 
 __all__ = [
     "TIMESTAMP_PREEMPTION_BUFFER",
@@ -37,7 +37,7 @@ _MICROSECOND = timedelta(microseconds=1)
 
 
 def is_evicted(info: WorkloadInfo) -> bool:
-    return is_true(info.obj, "Evicted")
+    return info.evicted
 
 
 def satisfies_policy(
