@@ -120,11 +120,7 @@ class Recorder:
             status = new.status
             if status is not None and status.flavors_usage and status.flavors_usage[0].resources:
                 usage = status.flavors_usage[0].resources[0].total.milli_value()
-            prev = self.cq_last.get(new.metadata.name)
-            if prev is not None:
-                self.cq_used[new.metadata.name] = self.cq_used.get(new.metadata.name, 0.0) + prev[1] * (
-                    now - prev[0]
-                )
+            _integrate(self.cq_used, self.cq_last, new.metadata.name, now)
             self.cq_last[new.metadata.name] = (now, usage)
             self.first = now if self.first is None else self.first
             self.last = now
@@ -147,7 +143,6 @@ class Recorder:
         if "Evicted" in conds and old is not None and "Evicted" not in was:
             self.evictions += 1
 
-
     def _count_usage(self, now: float, before: tuple[str, int] | None, after: tuple[str, int] | None) -> None:
         if before == after:
             return
@@ -155,9 +150,22 @@ class Recorder:
             if cq is None:
                 continue
             name, milli = cq
-            t, current = self.wl_last.get(name, (now, 0))
-            self.wl_used[name] = self.wl_used.get(name, 0.0) + current * (now - t)
+            current = _integrate(self.wl_used, self.wl_last, name, now)
             self.wl_last[name] = (now, current + delta * milli)
+
+    def close(self) -> None:
+        """End every queue's usage integrals at the last ClusterQueue event."""
+        for used, last in ((self.cq_used, self.cq_last), (self.wl_used, self.wl_last)):
+            for name in list(last):
+                _integrate(used, last, name, self.last)
+
+
+def _integrate(used: dict[str, float], last: dict[str, tuple[float, int]], name: str, now: float) -> int:
+    """Add to ``used[name]`` the area of ``name``'s value since its last change (value times time);
+    returns that value (0 before the first change)."""
+    t, value = last.get(name, (now, 0))
+    used[name] = used.get(name, 0.0) + value * (now - t)
+    return value
 
 
 def _admitted_cpu(wl: Any, conds: set[str]) -> tuple[str, int] | None:
@@ -402,14 +410,11 @@ def run(
         cp.run_until_idle()
     cp.wait_for(lambda: recorder.finished >= total, timeout=24 * 3600)
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    for cq, (t, usage) in recorder.cq_last.items():  # close every queue's usage integral
-        recorder.cq_used[cq] = recorder.cq_used.get(cq, 0.0) + usage * (recorder.last - t)
+    recorder.close()
     first = recorder.first if recorder.first is not None else recorder.last  # the clock may start at 0.0
     elapsed = (recorder.last - first) or 1.0
     nominal = len(recorder.cq_last) * 20_000
     usage_pct = sum(recorder.cq_used.values()) * 100 / (nominal * elapsed)
-    for cq, (t, used) in recorder.wl_last.items():
-        recorder.wl_used[cq] = recorder.wl_used.get(cq, 0.0) + used * (recorder.last - t)
     exact_pct = sum(recorder.wl_used.values()) * 100 / (nominal * elapsed)
     per_class: dict[str, list[float]] = {}
     for key, created in recorder.created.items():
