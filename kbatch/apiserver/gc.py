@@ -44,7 +44,8 @@ _MAX_ROUNDS = 10_000
 class GarbageCollector:
     def __init__(self, server: APIServer) -> None:
         self._server = server
-        self._roots = {server.kind(spec.model).keys.root: server.kind(spec.model) for spec in server.registry}
+        kinds = [server.kind(spec.model) for spec in server.registry]
+        self._roots = {kind.keys.root: kind for kind in kinds}
         self._graph = Graph()
         self._dirty: set[bytes] = set()
         self._woken = False

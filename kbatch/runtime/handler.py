@@ -89,6 +89,8 @@ class QueueingHandler:
                 self.add(req)
 
     def on_delete(self, obj: Any) -> None:
-        if all(p.delete(obj) for p in self.predicates):
-            for req in self.mapper(obj):
-                self.add(req)
+        for p in self.predicates:
+            if not p.delete(obj):
+                return
+        for req in self.mapper(obj):
+            self.add(req)
