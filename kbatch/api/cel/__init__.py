@@ -9,18 +9,22 @@ from kbatch.api.cel.cost import estimate_cost
 from kbatch.api.cel.selector import (
     CompileError,
     DeviceInput,
+    PreparedDevice,
     Selector,
     SelectorRuntimeError,
     compile_selector,
+    prepare_device,
     split_qualified_name,
 )
 
 __all__ = [
     "CompileError",
     "DeviceInput",
+    "PreparedDevice",
     "Selector",
     "SelectorRuntimeError",
     "compile_selector",
     "estimate_cost",
+    "prepare_device",
     "split_qualified_name",
 ]

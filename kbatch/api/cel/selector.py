@@ -11,6 +11,8 @@ extensions are loaded.
   <input>:1:1: undeclared reference to 'x' (in container '')`` plus the caret lines, as cel-go's; the
   result must be ``bool`` (or dynamic: an attribute value), else "must evaluate to bool or the
   unknown type, not int". Compiled selectors are cached by expression (upstream ``cel.Cache``).
+* :func:`prepare_device` converts a device to the runtime's activation once, so that every selector
+  evaluated on it (a class's and a request's) shares the conversion.
 * :meth:`Selector.matches` evaluates one device; a runtime error (a missing map key, a bad
   conversion) raises :class:`SelectorRuntimeError`, with upstream's hint for missing keys
   (``EnhanceRuntimeError``). Upstream's evaluation is a pure function of the device, so kbatch
@@ -29,6 +31,7 @@ import functools
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from kbatch.api.cel.cost import estimate_cost
@@ -38,9 +41,11 @@ from kbatch.api.cel.values import make_quantity, make_semver
 __all__ = [
     "CompileError",
     "DeviceInput",
+    "PreparedDevice",
     "Selector",
     "SelectorRuntimeError",
     "compile_selector",
+    "prepare_device",
     "split_qualified_name",
 ]
 
@@ -147,6 +152,12 @@ def _attribute_value(attribute: Any) -> Any:
     return value
 
 
+@functools.lru_cache(maxsize=1024)
+def _exact(quantity: Any) -> Fraction:
+    """A capacity's exact value (devices of one model share a few quantities)."""
+    return Fraction(quantity.as_fraction())
+
+
 def _variables(device: DeviceInput) -> dict[str, Any]:
     attributes: dict[str, dict[str, Any]] = {}
     for name in sorted(device.attributes):
@@ -155,7 +166,7 @@ def _variables(device: DeviceInput) -> dict[str, Any]:
     capacity: dict[str, dict[str, Any]] = {}
     for name in sorted(device.capacity):
         domain, ident = split_qualified_name(name, device.driver)
-        capacity.setdefault(domain, {})[ident] = make_quantity(device.capacity[name].as_fraction())
+        capacity.setdefault(domain, {})[ident] = make_quantity(_exact(device.capacity[name]))
     return {
         "device": {
             "driver": device.driver,
@@ -164,6 +175,24 @@ def _variables(device: DeviceInput) -> dict[str, Any]:
             "capacity": capacity,
         }
     }
+
+
+class PreparedDevice:
+    """A device as the CEL runtime reads it (its activation), built once by :func:`prepare_device`
+    and read by any number of evaluations."""
+
+    __slots__ = ("activation",)
+
+    def __init__(self, activation: Any) -> None:
+        self.activation = activation
+
+
+def prepare_device(device: DeviceInput) -> PreparedDevice:
+    """The device's activation; :class:`SelectorRuntimeError` for an attribute the runtime cannot
+    represent (raised where upstream's evaluation would fail)."""
+    _, env = _environment()
+    with _lock:
+        return PreparedDevice(env.Activation(data=_variables(device)))
 
 
 class Selector:
@@ -177,10 +206,11 @@ class Selector:
     def __reduce__(self) -> tuple[Any, ...]:  # pickles by expression (a control plane is pickled)
         return (compile_selector, (self.expression,))
 
-    def matches(self, device: DeviceInput) -> bool:
+    def matches(self, device: DeviceInput | PreparedDevice) -> bool:
+        prepared = device if isinstance(device, PreparedDevice) else prepare_device(device)
         cel, _ = _environment()
         with _lock:
-            result = self._compiled.eval(data=_variables(device))
+            result = self._compiled.eval(activation=prepared.activation)
         kind = result.type()
         value = result.value()
         if kind == cel.Type.ERROR:
