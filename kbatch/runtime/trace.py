@@ -14,6 +14,8 @@ run for more than the store's backlog of writes), a ``gap`` record says so and t
 Reconcile failures are recorded too (``verb: "reconcile-error"``, the controller
 as ``kind``), so back-off is visible in the same stream. Lines are JSON with sorted keys and no
 spaces, so ``digest()`` is byte-for-byte stable across runs, processes and ``PYTHONHASHSEED`` values.
+A line is the text ``json.dumps(line, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
+gives, built by a faster encoder (``trace_json.py``).
 
 The digest chains the lines: ``d(0) = sha256(b"")``, ``d(n) = sha256(d(n-1) + line(n) + "\n")`` (hex of
 the last), so its state is 32 bytes a saved control plane carries along (a continued CLI session
@@ -31,9 +33,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic_core import from_json
-
 from kbatch.api.base import format_micro_time
+from kbatch.runtime import trace_json
 from kbatch.runtime.clock import Clock
 from kbatch.runtime.controller import ReconcileRecord
 from kbatch.runtime.trace_window import UNBOUNDED, Window
@@ -72,13 +73,13 @@ class TraceRecord:
     diff: Any
 
     def line(self) -> str:
-        return _LINE_ENCODER.encode(
+        return self.encoded().decode()
+
+    def encoded(self) -> bytes:
+        """The line's UTF-8 bytes (what the digest chains)."""
+        return trace_json.encode(
             {"rev": self.rev, "t": self.t, "verb": self.verb, "kind": self.kind, "ns": self.ns,
              "name": self.name, "diff": self.diff})
-
-
-# what ``json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` builds per call
-_LINE_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _strip_rv(obj: dict[str, Any]) -> dict[str, Any]:
@@ -100,8 +101,12 @@ def chain(lines: Iterable[str], start: bytes = hashlib.sha256(b"").digest()) -> 
     """The trace digest's state after ``lines`` (module docstring), from ``start``."""
     state = start
     for line in lines:
-        state = hashlib.sha256(state + line.encode() + b"\n").digest()
+        state = _link(state, line.encode())
     return state
+
+
+def _link(state: bytes, line: bytes) -> bytes:
+    return hashlib.sha256(state + line + b"\n").digest()
 
 
 RETAINED = 100_000  # newest lines a trace keeps in memory (the digest covers every line)
@@ -174,13 +179,14 @@ class Trace:
 
     def note_reconcile(self, record: ReconcileRecord) -> None:
         """Record a reconcile failure (a ``ReconcileRecord`` observer)."""
-        diff = {"error": record.error, "outcome": record.outcome, "retryIn": record.retry_in}
+        retry_in = None if record.retry_in is None else trace_json.exact(record.retry_in)
+        diff = {"error": record.error, "outcome": record.outcome, "retryIn": retry_in}
         self._add(TraceRecord(self._kv.revision, self._now(), "reconcile-error", record.controller,
                               record.request.namespace, record.request.name, diff))
 
     def _add(self, record: TraceRecord) -> None:
-        line = record.line()
-        self._digest = chain((line,), self._digest)
+        line = record.encoded()
+        self._digest = _link(self._digest, line)
         self._count += 1
         self._lines.append(line)
         if self.draining:
@@ -273,7 +279,7 @@ class NullTrace:
 
 def _parsed(key: bytes, value: bytes) -> dict[str, Any]:
     try:
-        return _strip_rv(from_json(value))
+        return _strip_rv(trace_json.parse(value))
     except ValueError:
         return {"kind": "?", "metadata": {"name": key.decode(errors="replace")},
                 "sha256": hashlib.sha256(value).hexdigest()}

@@ -5,7 +5,8 @@ A trace keeps its newest ``retained`` lines (``Trace.lines()``, ``kbatch serve``
 back only whole, so the window keeps the newest lines as they are and every earlier ``BLOCK`` of
 lines as one zlib-compressed block (a JobSet run's lines compress 22x, at level 1 for ~2.6 µs
 a line). Reading the window decompresses it; a window shorter than a block is never
-compressed at all. A line must not contain a newline (trace lines are compact JSON).
+compressed at all. Lines are appended as UTF-8 bytes (as the trace encodes them) and read back as
+text; a line must not contain a newline (trace lines are compact JSON).
 
 A CLI command keeps the lines it has yet to append to the state directory's trace file in an
 :data:`UNBOUNDED` window, written out block by block (:meth:`Window.text`): an ``advance`` at 100,000
@@ -33,11 +34,11 @@ class Window:
 
     def __init__(self, maxlen: int) -> None:
         self.maxlen = maxlen
-        self._tail: list[str] = []
+        self._tail: list[bytes] = []  # UTF-8 lines, read back as text
         self._blocks: deque[tuple[bytes, int]] = deque()  # (compressed lines, how many), oldest first
         self._held = 0  # lines in the blocks
 
-    def append(self, line: str) -> None:
+    def append(self, line: bytes) -> None:
         if not self.maxlen:
             return
         tail = self._tail
@@ -48,7 +49,7 @@ class Window:
             return
         if len(tail) < BLOCK:
             return
-        self._blocks.append((zlib.compress("\n".join(tail).encode(), 1), len(tail)))
+        self._blocks.append((zlib.compress(b"\n".join(tail), 1), len(tail)))
         self._held += len(tail)
         self._tail = []
         blocks = self._blocks
@@ -79,7 +80,7 @@ class Window:
             yield text
         tail = self._tail[excess:] if excess > 0 else self._tail
         if tail:
-            yield "".join(line + "\n" for line in tail)
+            yield (b"\n".join(tail) + b"\n").decode()
 
     def empty_copy(self) -> Window:
         """A window of the same size holding nothing (what a saved trace carries)."""

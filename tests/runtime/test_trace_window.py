@@ -23,7 +23,7 @@ def test_the_window_keeps_what_a_bounded_deque_keeps(maxlen: int, appended: list
     try:
         window, reference = Window(maxlen), deque(maxlen=maxlen)
         for line in appended:
-            window.append(line)
+            window.append(line.encode())
             reference.append(line)
             assert len(window) == len(reference)
         assert window.lines() == list(reference)
@@ -38,7 +38,7 @@ def test_a_full_size_window_is_compressed_and_bounded() -> None:
     records = [json.dumps({"kind": "Pod", "name": f"pod-{i}", "verb": "update", "rev": i})
                for i in range(10_000)]
     for line in records:
-        window.append(line)
+        window.append(line.encode())
     assert window.lines() == records[-2_500:]
     held = sum(len(b) for b, _ in window._blocks)
     assert held < sum(len(line) for line in records[-3_500:]) / 3  # blocks are compressed
