@@ -472,10 +472,15 @@ class _AddFinalizer:
 
 
 class _DefaultWorkload:
+    """``mworkload.kb.io``: on create only (its marker lists ``verbs=create``), drop the pod sets'
+    ``minCount`` unless PartialAdmission is on."""
+
     def __init__(self, server: Any) -> None:
         self.server = server
 
     def __call__(self, request: Any) -> None:
+        if request.operation != "CREATE":
+            return
         gates = settings_for(self.server.configurations, self.server.features).gates
         if not gates.enabled("PartialAdmission"):
             for ps in (request.obj.spec.pod_sets if request.obj.spec else None) or ():
@@ -505,8 +510,8 @@ def install(server: Any) -> None:
     adm = server.admission
     adm.add_mutating(ClusterQueue, _AddFinalizer(), main_resource_only=True)
     adm.add_mutating(ResourceFlavor, _AddFinalizer(), main_resource_only=True)
-    # upstream's mworkload.kb.io lists the ``workloads`` resource only (pkg/webhooks/workload_webhook.go):
-    # declared so, a status write need not copy the spec for it (issue 24)
+    # upstream's mworkload.kb.io lists the ``workloads`` resource and the create verb only
+    # (pkg/webhooks/workload_webhook.go): declared so, a status write need not copy the spec for it
     adm.add_mutating(Workload, _DefaultWorkload(server), main_resource_only=True)
     adm.add_validating(ClusterQueue, _Validate(server, "clusterqueue"), main_resource_only=True)
     adm.add_validating(Cohort, _Validate(server, "cohort"), main_resource_only=True)
