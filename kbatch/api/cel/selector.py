@@ -155,7 +155,8 @@ def _attribute_value(attribute: Any) -> Any:
 @functools.lru_cache(maxsize=1024)
 def _exact(quantity: Any) -> Fraction:
     """A capacity's exact value (devices of one model share a few quantities)."""
-    return Fraction(quantity.as_fraction())
+    exact: Fraction = quantity.as_fraction()
+    return exact
 
 
 def _variables(device: DeviceInput) -> dict[str, Any]:
