@@ -16,6 +16,10 @@ resource) that needs preemption:
 Each group is sorted by :func:`~.policy.compare_candidates` and split into evicted and not evicted:
 the evicted ones of every group come first. A candidate from another queue stays valid only while
 its queue (and every cohort on the path up to the common ancestor) is still above nominal.
+
+Each queue's workloads come from the snapshot's :class:`~..candidate_index.CandidateIndex`, already in
+that order within a group and with the resources they use: gathering a group filters and merges
+per-queue runs instead of sorting every workload of the cohort for every simulation.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from operator import attrgetter
+from typing import Any, NamedTuple
 
 from kbatch.api.kueue_v1beta2.constants import Reason
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
@@ -35,11 +40,7 @@ from kbatch.controllers.kueue.model.quota import (
     quantities_fit_in_quota,
 )
 from kbatch.controllers.kueue.model.requests import FlavorResource
-from kbatch.controllers.kueue.scheduling.preemption.policy import (
-    is_evicted,
-    satisfies_policy,
-    sort_candidates,
-)
+from kbatch.controllers.kueue.scheduling.preemption.policy import satisfies_policy, sort_candidates
 
 __all__ = ["CandidateIterator", "PreemptionCtx", "borrow_within_cohort_forbidden", "uses_resources"]
 
@@ -50,6 +51,7 @@ _REASONS = {
     RECLAIM_WITHOUT_BORROWING: Reason.IN_COHORT_RECLAMATION,
     RECLAIM_WHILE_BORROWING: Reason.IN_COHORT_RECLAIM_WHILE_BORROWING,
 }
+_ORDER = attrgetter("order")
 
 
 @dataclass
@@ -80,10 +82,9 @@ def borrow_within_cohort_forbidden(cq: ClusterQueueNode) -> tuple[bool, int | No
     return False, p.max_priority_threshold
 
 
-def _classify(ctx: PreemptionCtx, wl: WorkloadInfo, advantage: bool) -> int:
-    if not uses_resources(wl, ctx.frs):
-        return NEVER
-    own = wl.cluster_queue == ctx.cq.name
+def _variant(ctx: PreemptionCtx, wl: WorkloadInfo, own: bool, advantage: bool) -> int:
+    """A candidate's variant once it uses a resource needing preemption (``classifyPreemptionVariant``
+    after ``WorkloadUsesResources``)."""
     policy = ctx.cq.preemption.within_cluster_queue if own else ctx.cq.preemption.reclaim_within_cohort
     if not satisfies_policy(ctx.preemptor, wl, policy, ctx.timestamp_buffer):
         return NEVER
@@ -99,44 +100,56 @@ def _classify(ctx: PreemptionCtx, wl: WorkloadInfo, advantage: bool) -> int:
     return RECLAIM_WHILE_BORROWING
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
+class _Candidate(NamedTuple):
+    """A candidate; ``order`` is :func:`~..candidate_index.order_key`; ``cq`` its ClusterQueue and
+    ``path`` the Cohorts between it and the common ancestor with the preemptor (both ``None``/empty
+    for the preemptor's own queue), checked again when the candidate's turn comes."""
+
     wl: WorkloadInfo
-    lca: Cohort | None
     variant: int
+    order: tuple[Any, ...]
+    cq: ClusterQueueNode | None
+    path: tuple[Cohort, ...]
 
 
 def _from_cq(
-    ctx: PreemptionCtx, cq: ClusterQueueNode, lca: Cohort | None, advantage: bool
+    ctx: PreemptionCtx, cq: ClusterQueueNode, own: bool, advantage: bool, path: tuple[Cohort, ...]
 ) -> list[_Candidate]:
+    """``cq``'s candidates in :func:`~..candidate_index.order_key` order. Every workload of ``cq`` is
+    of ``cq`` (the cache files a workload under its admission's ClusterQueue), so ``own`` is the
+    same for all of them."""
+    frs = ctx.frs
+    home = None if own else cq
     out = []
-    for key in sorted(cq.workloads):
-        wl = cq.workloads[key]
-        variant = _classify(ctx, wl, advantage)
+    for wl, order, uses in ctx.snapshot.candidates.slots(cq, ctx.now):
+        if uses.isdisjoint(frs):
+            continue
+        variant = _variant(ctx, wl, own, advantage)
         if variant != NEVER:
-            out.append(_Candidate(wl, lca, variant))
+            out.append(_Candidate(wl, variant, order, home, path))
     return out
 
 
 def _collect_subtree(
     ctx: PreemptionCtx,
     cohort: Cohort,
-    root: Cohort,
+    path: tuple[Cohort, ...],
     skip: Cohort | None,
     advantage: bool,
     into: list[_Candidate],
 ) -> None:
+    """``path``: the Cohorts from ``cohort`` up to (without) the root being collected."""
     for name in sorted(cohort.child_cohorts):
         child = cohort.child_cohorts[name]
         if child is skip or is_within_nominal(child, ctx.frs):
             continue
-        _collect_subtree(ctx, child, root, skip, advantage, into)
+        _collect_subtree(ctx, child, (child, *path), skip, advantage, into)
     for name in sorted(cohort.child_cqs):
         child = cohort.child_cqs[name]
         if child is ctx.cq or not ctx.snapshot.in_snapshot(child):
             continue
         if not is_within_nominal(child, ctx.frs):
-            into.extend(_from_cq(ctx, child, root, advantage))
+            into.extend(_from_cq(ctx, child, False, advantage, path))
 
 
 def _collect_hierarchy(ctx: PreemptionCtx) -> tuple[list[_Candidate], list[_Candidate]]:
@@ -147,7 +160,7 @@ def _collect_hierarchy(ctx: PreemptionCtx) -> tuple[list[_Candidate], list[_Cand
     advantage, remaining = quantities_fit_in_quota(ctx.cq, ctx.usage)
     previous: Cohort | None = None
     for root in path_to_root(ctx.cq):
-        _collect_subtree(ctx, root, root, previous, advantage, hierarchy if advantage else priority)
+        _collect_subtree(ctx, root, (), previous, advantage, hierarchy if advantage else priority)
         fits, remaining = quantities_fit_in_quota(root, remaining)
         advantage = advantage or fits
         previous = root
@@ -159,18 +172,25 @@ class CandidateIterator:
 
     def __init__(self, ctx: PreemptionCtx) -> None:
         self.ctx = ctx
-        same = _from_cq(ctx, ctx.cq, None, False) if ctx.cq.preemption.within_cluster_queue != "Never" else []
+        within = ctx.cq.preemption.within_cluster_queue != "Never"
+        same = _from_cq(ctx, ctx.cq, True, False, ()) if within else []
         hierarchy, priority = _collect_hierarchy(ctx)
         groups = [self._sorted(g) for g in (hierarchy, priority, same)]
-        evicted = [c for g in groups for c in g if is_evicted(c.wl)]
-        rest = [c for g in groups for c in g if not is_evicted(c.wl)]
+        evicted = [c for g in groups for c in g if c.wl.evicted]
+        rest = [c for g in groups for c in g if not c.wl.evicted]
         self.items = evicted + rest
         self.no_candidate_from_other_queues = not hierarchy and not priority
         self.no_candidate_for_hierarchical_reclaim = not hierarchy
 
     def _sorted(self, group: list[_Candidate]) -> list[_Candidate]:
+        """``CandidatesOrdering``: without admission fair sharing, the group's own-queue term is
+        constant, so :func:`~..candidate_index.order_key` orders it (a stable sort of per-queue runs
+        already in that order); with it, the comparator."""
+        ctx = self.ctx
+        if ctx.lq_usage is None:
+            return sorted(group, key=_ORDER)
         by_key = {c.wl.key: c for c in group}
-        ordered = sort_candidates([c.wl for c in group], self.ctx.cq.name, self.ctx.now, self.ctx.lq_usage)
+        ordered = sort_candidates([c.wl for c in group], ctx.cq.name, ctx.now, ctx.lq_usage)
         return [by_key[w.key] for w in ordered]
 
     def candidates(self, borrowing: bool) -> Iterator[tuple[WorkloadInfo, str]]:
@@ -179,17 +199,13 @@ class CandidateIterator:
                 yield c.wl, _REASONS[c.variant]
 
     def _valid(self, c: _Candidate, borrowing: bool) -> bool:
-        ctx = self.ctx
-        if c.wl.cluster_queue == ctx.cq.name:
+        """A candidate of another queue stays valid while its queue, and each Cohort up to the common
+        ancestor, is above nominal (and, while the preemptor borrows, not only without borrowing)."""
+        if c.variant == WITHIN_CQ:
             return True
         if borrowing and c.variant == RECLAIM_WITHOUT_BORROWING:
             return False
-        cq = ctx.snapshot.cluster_queue(c.wl.cluster_queue)
-        if cq is None or is_within_nominal(cq, ctx.frs):
+        frs = self.ctx.frs
+        if c.cq is None or is_within_nominal(c.cq, frs):
             return False
-        for node in path_to_root(cq):
-            if node is c.lca:
-                break
-            if is_within_nominal(node, ctx.frs):
-                return False
-        return True
+        return not any(is_within_nominal(node, frs) for node in c.path)
