@@ -36,12 +36,13 @@ _MICROSECOND = timedelta(microseconds=1)
 
 
 class Slot(NamedTuple):
-    """One admitted workload as a candidate: its order within a group and the flavor resources its
-    admission assigned."""
+    """One admitted workload as a candidate: its order within a group, the flavor resources its
+    admission assigned and its usage (``FlavorResourceUsage``) as pairs."""
 
     wl: WorkloadInfo
     order: tuple[Any, ...]
     uses: frozenset[FlavorResource]
+    usage: tuple[tuple[FlavorResource, int], ...]
 
 
 def order_key(info: WorkloadInfo, now: datetime) -> tuple[Any, ...]:
@@ -62,7 +63,8 @@ _ORDER = attrgetter("order")
 def slots_of(cq: ClusterQueueNode, now: datetime) -> tuple[Slot, ...]:
     """``cq``'s workloads in :func:`order_key` order (equal keys in workload key order)."""
     slots = [
-        Slot(wl, order_key(wl, now), used_flavor_resources(wl)) for _, wl in sorted(cq.workloads.items())
+        Slot(wl, order_key(wl, now), used_flavor_resources(wl), tuple(wl.usage().items()))
+        for _, wl in sorted(cq.workloads.items())
     ]
     slots.sort(key=_ORDER)
     return tuple(slots)

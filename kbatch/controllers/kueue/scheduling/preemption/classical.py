@@ -42,7 +42,13 @@ from kbatch.controllers.kueue.model.quota import (
 from kbatch.controllers.kueue.model.requests import FlavorResource
 from kbatch.controllers.kueue.scheduling.preemption.policy import satisfies_policy, sort_candidates
 
-__all__ = ["CandidateIterator", "PreemptionCtx", "borrow_within_cohort_forbidden", "uses_resources"]
+__all__ = [
+    "Candidate",
+    "CandidateIterator",
+    "PreemptionCtx",
+    "borrow_within_cohort_forbidden",
+    "uses_resources",
+]
 
 NEVER, WITHIN_CQ, HIERARCHICAL_RECLAIM, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = range(5)
 _REASONS = {
@@ -100,33 +106,37 @@ def _variant(ctx: PreemptionCtx, wl: WorkloadInfo, own: bool, advantage: bool) -
     return RECLAIM_WHILE_BORROWING
 
 
-class _Candidate(NamedTuple):
-    """A candidate; ``order`` is :func:`~..candidate_index.order_key`; ``cq`` its ClusterQueue and
-    ``path`` the Cohorts between it and the common ancestor with the preemptor (both ``None``/empty
-    for the preemptor's own queue), checked again when the candidate's turn comes."""
+class Candidate(NamedTuple):
+    """A candidate; ``order`` is :func:`~..candidate_index.order_key`; ``cq`` its ClusterQueue,
+    ``usage`` what it holds there, and ``path`` the Cohorts between its queue and the common ancestor
+    with the preemptor (empty for the preemptor's own queue), checked again when its turn comes."""
 
     wl: WorkloadInfo
     variant: int
     order: tuple[Any, ...]
-    cq: ClusterQueueNode | None
+    cq: ClusterQueueNode
     path: tuple[Cohort, ...]
+    usage: tuple[tuple[FlavorResource, int], ...]
+
+    @property
+    def reason(self) -> str:
+        return _REASONS[self.variant]
 
 
 def _from_cq(
     ctx: PreemptionCtx, cq: ClusterQueueNode, own: bool, advantage: bool, path: tuple[Cohort, ...]
-) -> list[_Candidate]:
+) -> list[Candidate]:
     """``cq``'s candidates in :func:`~..candidate_index.order_key` order. Every workload of ``cq`` is
     of ``cq`` (the cache files a workload under its admission's ClusterQueue), so ``own`` is the
     same for all of them."""
     frs = ctx.frs
-    home = None if own else cq
     out = []
-    for wl, order, uses in ctx.snapshot.candidates.slots(cq, ctx.now):
+    for wl, order, uses, usage in ctx.snapshot.candidates.slots(cq, ctx.now):
         if uses.isdisjoint(frs):
             continue
         variant = _variant(ctx, wl, own, advantage)
         if variant != NEVER:
-            out.append(_Candidate(wl, variant, order, home, path))
+            out.append(Candidate(wl, variant, order, cq, path, usage))
     return out
 
 
@@ -136,7 +146,7 @@ def _collect_subtree(
     path: tuple[Cohort, ...],
     skip: Cohort | None,
     advantage: bool,
-    into: list[_Candidate],
+    into: list[Candidate],
 ) -> None:
     """``path``: the Cohorts from ``cohort`` up to (without) the root being collected."""
     for name in sorted(cohort.child_cohorts):
@@ -152,9 +162,9 @@ def _collect_subtree(
             into.extend(_from_cq(ctx, child, False, advantage, path))
 
 
-def _collect_hierarchy(ctx: PreemptionCtx) -> tuple[list[_Candidate], list[_Candidate]]:
-    hierarchy: list[_Candidate] = []
-    priority: list[_Candidate] = []
+def _collect_hierarchy(ctx: PreemptionCtx) -> tuple[list[Candidate], list[Candidate]]:
+    hierarchy: list[Candidate] = []
+    priority: list[Candidate] = []
     if ctx.cq.parent is None or ctx.cq.preemption.reclaim_within_cohort == "Never":
         return hierarchy, priority
     advantage, remaining = quantities_fit_in_quota(ctx.cq, ctx.usage)
@@ -182,7 +192,7 @@ class CandidateIterator:
         self.no_candidate_from_other_queues = not hierarchy and not priority
         self.no_candidate_for_hierarchical_reclaim = not hierarchy
 
-    def _sorted(self, group: list[_Candidate]) -> list[_Candidate]:
+    def _sorted(self, group: list[Candidate]) -> list[Candidate]:
         """``CandidatesOrdering``: without admission fair sharing, the group's own-queue term is
         constant, so :func:`~..candidate_index.order_key` orders it (a stable sort of per-queue runs
         already in that order); with it, the comparator."""
@@ -193,12 +203,12 @@ class CandidateIterator:
         ordered = sort_candidates([c.wl for c in group], ctx.cq.name, ctx.now, ctx.lq_usage)
         return [by_key[w.key] for w in ordered]
 
-    def candidates(self, borrowing: bool) -> Iterator[tuple[WorkloadInfo, str]]:
+    def candidates(self, borrowing: bool) -> Iterator[Candidate]:
         for c in self.items:
             if self._valid(c, borrowing):
-                yield c.wl, _REASONS[c.variant]
+                yield c
 
-    def _valid(self, c: _Candidate, borrowing: bool) -> bool:
+    def _valid(self, c: Candidate, borrowing: bool) -> bool:
         """A candidate of another queue stays valid while its queue, and each Cohort up to the common
         ancestor, is above nominal (and, while the preemptor borrows, not only without borrowing)."""
         if c.variant == WITHIN_CQ:
@@ -206,6 +216,6 @@ class CandidateIterator:
         if borrowing and c.variant == RECLAIM_WITHOUT_BORROWING:
             return False
         frs = self.ctx.frs
-        if c.cq is None or is_within_nominal(c.cq, frs):
+        if is_within_nominal(c.cq, frs):
             return False
         return not any(is_within_nominal(node, frs) for node in c.path)
