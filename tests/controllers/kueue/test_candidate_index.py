@@ -226,3 +226,27 @@ def test_a_revision_names_one_content_and_the_index_follows_it(steps: list[tuple
             assert index.slots(node, NOW) == slots_of(node, NOW)
         seen = contents.setdefault(node.workloads_revision, dict(node.workloads))
         assert seen == node.workloads
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(world=_world(), data=st.data(), rounds=st.integers(1, 4))
+def test_one_index_serves_every_cycle_as_the_cache_changes(
+    world: Any, data: st.DataObject, rounds: int
+) -> None:
+    """The scheduler keeps one index for all its cycles: between two, workloads leave the cache,
+    arrive, or come back changed (evicted, another priority) under the same key."""
+    cache, request = world
+    index = CandidateIndex()
+    for r in range(rounds):
+        snapshot = Snapshot(cache, index)
+        try:
+            cq = cache.cluster_queues[request["cq"]]
+            _check(PreemptionCtx(request["info"], cq, snapshot, frozenset((FR,)), {FR: request["cpu"]}, NOW))
+        finally:
+            snapshot.close()
+        keys = sorted(cache.assigned)
+        if keys and data.draw(st.booleans()):
+            cache.delete_workload(data.draw(st.sampled_from(keys)))
+        for i in range(data.draw(st.integers(0, 3))):
+            name = data.draw(st.sampled_from([i, 100 + r * 10 + i]))  # an update, or a new workload
+            cache.add_or_update_workload(data.draw(_admitted(name)))

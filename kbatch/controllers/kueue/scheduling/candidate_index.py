@@ -13,10 +13,12 @@ one is of the preemptor's own, so the second term is constant there and :func:`o
 others) orders a group as :func:`~.preemption.policy.candidate_key` does. What each workload's
 admission uses (:func:`used_flavor_resources`) does not need the preemptor either.
 
-:class:`CandidateIndex` keeps, for one snapshot, each ClusterQueue's workloads as :class:`Slot`\\ s
-sorted by that key (ties by workload key, as the collection visits them), keyed by the queue's
+:class:`CandidateIndex` keeps each ClusterQueue's workloads as :class:`Slot`\\ s sorted by that key
+(ties by workload key, as the collection visits them), keyed by the queue's
 :attr:`~kbatch.controllers.kueue.model.clusterqueue.ClusterQueueNode.workloads_revision` and the
-clock reading; a what-if removal or addition changes the revision, its rollback restores it.
+clock reading: any change of the workloads (a what-if of the cycle, or the cache's between cycles)
+takes a fresh revision and a rollback restores the old one, so an entry is used only for the content
+it was computed from. The scheduler keeps one index across its cycles.
 """
 
 from __future__ import annotations
