@@ -88,19 +88,22 @@ def borrow_within_cohort_forbidden(cq: ClusterQueueNode) -> tuple[bool, int | No
     return False, p.max_priority_threshold
 
 
-def _variant(ctx: PreemptionCtx, wl: WorkloadInfo, own: bool, advantage: bool) -> int:
-    """A candidate's variant once it uses a resource needing preemption (``classifyPreemptionVariant``
-    after ``WorkloadUsesResources``)."""
-    policy = ctx.cq.preemption.within_cluster_queue if own else ctx.cq.preemption.reclaim_within_cohort
-    if not satisfies_policy(ctx.preemptor, wl, policy, ctx.timestamp_buffer):
-        return NEVER
+def _queue_variant(ctx: PreemptionCtx, own: bool, advantage: bool) -> int | None:
+    """``classifyPreemptionVariant`` for every candidate of one queue that uses a resource needing
+    preemption and passes the policy; ``None`` when it depends on the candidate's priority (another
+    queue's candidate, no hierarchical advantage, ``borrowWithinCohort`` allowed)."""
     if own:
         return WITHIN_CQ
     if advantage:
         return HIERARCHICAL_RECLAIM
-    forbidden, threshold = borrow_within_cohort_forbidden(ctx.cq)
-    if forbidden:
-        return RECLAIM_WITHOUT_BORROWING
+    forbidden, _ = borrow_within_cohort_forbidden(ctx.cq)
+    return RECLAIM_WITHOUT_BORROWING if forbidden else None
+
+
+def _priority_variant(ctx: PreemptionCtx, wl: WorkloadInfo) -> int:
+    """While the preemptor borrows, only a candidate of lower priority, not above
+    ``maxPriorityThreshold``, may be reclaimed."""
+    threshold = ctx.cq.preemption.max_priority_threshold
     if wl.priority >= ctx.preemptor.priority or (threshold is not None and wl.priority > threshold):
         return RECLAIM_WITHOUT_BORROWING
     return RECLAIM_WHILE_BORROWING
@@ -129,14 +132,16 @@ def _from_cq(
     """``cq``'s candidates in :func:`~..candidate_index.order_key` order. Every workload of ``cq`` is
     of ``cq`` (the cache files a workload under its admission's ClusterQueue), so ``own`` is the
     same for all of them."""
-    frs = ctx.frs
+    pre = ctx.cq.preemption
+    policy = pre.within_cluster_queue if own else pre.reclaim_within_cohort
+    fixed = _queue_variant(ctx, own, advantage)
+    frs, preemptor, buffer = ctx.frs, ctx.preemptor, ctx.timestamp_buffer
     out = []
     for wl, order, uses, usage in ctx.snapshot.candidates.slots(cq, ctx.now):
-        if uses.isdisjoint(frs):
+        if uses.isdisjoint(frs) or not satisfies_policy(preemptor, wl, policy, buffer):
             continue
-        variant = _variant(ctx, wl, own, advantage)
-        if variant != NEVER:
-            out.append(Candidate(wl, variant, order, cq, path, usage))
+        variant = fixed if fixed is not None else _priority_variant(ctx, wl)
+        out.append(Candidate(wl, variant, order, cq, path, usage))
     return out
 
 
@@ -177,6 +182,14 @@ def _collect_hierarchy(ctx: PreemptionCtx) -> tuple[list[Candidate], list[Candid
     return hierarchy, priority
 
 
+def _evicted_prefix(group: list[Candidate]) -> int:
+    """How many of a sorted group are evicted (``CandidatesOrdering`` puts them first)."""
+    for i, c in enumerate(group):
+        if not c.wl.evicted:
+            return i
+    return len(group)
+
+
 class CandidateIterator:
     """``candidateIterator``: see the module docstring; :meth:`candidates` replays the list."""
 
@@ -186,9 +199,9 @@ class CandidateIterator:
         same = _from_cq(ctx, ctx.cq, True, False, ()) if within else []
         hierarchy, priority = _collect_hierarchy(ctx)
         groups = [self._sorted(g) for g in (hierarchy, priority, same)]
-        evicted = [c for g in groups for c in g if c.wl.evicted]
-        rest = [c for g in groups for c in g if not c.wl.evicted]
-        self.items = evicted + rest
+        cuts = [_evicted_prefix(g) for g in groups]  # a sorted group has its evicted ones first
+        self.items = [c for g, k in zip(groups, cuts, strict=True) for c in g[:k]]
+        self.items += [c for g, k in zip(groups, cuts, strict=True) for c in g[k:]]
         self.no_candidate_from_other_queues = not hierarchy and not priority
         self.no_candidate_for_hierarchical_reclaim = not hierarchy
 
