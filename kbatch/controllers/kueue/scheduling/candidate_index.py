@@ -23,9 +23,10 @@ it was computed from. The scheduler keeps one index across its cycles.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from datetime import UTC, datetime, timedelta
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import WorkloadInfo
@@ -33,6 +34,7 @@ from kbatch.controllers.kueue.model.requests import FlavorResource
 
 __all__ = ["CandidateIndex", "Slot", "order_key", "slots_of", "used_flavor_resources"]
 
+_V = TypeVar("_V")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
@@ -72,19 +74,39 @@ def slots_of(cq: ClusterQueueNode, now: datetime) -> tuple[Slot, ...]:
     return tuple(slots)
 
 
+class _Entry(NamedTuple):
+    node: ClusterQueueNode
+    revision: int
+    now: datetime
+    slots: tuple[Slot, ...]
+    derived: dict[Hashable, Any]
+
+
 class CandidateIndex:
-    """:func:`slots_of` per ClusterQueue, recomputed when its workloads or the clock reading differ."""
+    """:func:`slots_of` per ClusterQueue, recomputed when its workloads or the clock reading differ;
+    :meth:`derived` keeps what a caller computes from them under a key naming its other inputs."""
 
     __slots__ = ("_entries",)
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[ClusterQueueNode, int, datetime, tuple[Slot, ...]]] = {}
+        self._entries: dict[str, _Entry] = {}
 
-    def slots(self, cq: ClusterQueueNode, now: datetime) -> tuple[Slot, ...]:
+    def _entry(self, cq: ClusterQueueNode, now: datetime) -> _Entry:
         revision = cq.workloads_revision
         entry = self._entries.get(cq.name)
-        if entry is not None and entry[0] is cq and entry[1] == revision and entry[2] == now:
-            return entry[3]
-        slots = slots_of(cq, now)
-        self._entries[cq.name] = (cq, revision, now, slots)
-        return slots
+        if entry is None or entry.node is not cq or entry.revision != revision or entry.now != now:
+            entry = self._entries[cq.name] = _Entry(cq, revision, now, slots_of(cq, now), {})
+        return entry
+
+    def slots(self, cq: ClusterQueueNode, now: datetime) -> tuple[Slot, ...]:
+        return self._entry(cq, now).slots
+
+    def derived(
+        self, cq: ClusterQueueNode, now: datetime, key: Hashable, compute: Callable[[tuple[Slot, ...]], _V]
+    ) -> _V:
+        """``compute(slots)``, once per content of ``cq``'s workloads and ``key``: ``key`` must name
+        every other input of ``compute``. Dropped with the slots when the content changes."""
+        entry = self._entry(cq, now)
+        if key not in entry.derived:
+            entry.derived[key] = compute(entry.slots)
+        return entry.derived[key]  # type: ignore[no-any-return]

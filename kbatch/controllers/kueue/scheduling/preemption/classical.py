@@ -24,7 +24,7 @@ per-queue runs instead of sorting every workload of the cohort for every simulat
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
@@ -40,6 +40,7 @@ from kbatch.controllers.kueue.model.quota import (
     quantities_fit_in_quota,
 )
 from kbatch.controllers.kueue.model.requests import FlavorResource
+from kbatch.controllers.kueue.scheduling.candidate_index import Slot
 from kbatch.controllers.kueue.scheduling.preemption.policy import satisfies_policy, sort_candidates
 
 __all__ = [
@@ -128,16 +129,38 @@ class Candidate(NamedTuple):
 
 def _from_cq(
     ctx: PreemptionCtx, cq: ClusterQueueNode, own: bool, advantage: bool, path: tuple[Cohort, ...]
-) -> list[Candidate]:
+) -> Sequence[Candidate]:
     """``cq``'s candidates in :func:`~..candidate_index.order_key` order. Every workload of ``cq`` is
     of ``cq`` (the cache files a workload under its admission's ClusterQueue), so ``own`` is the
-    same for all of them."""
+    same for all of them. With the policy ``Any`` and a variant fixed for the queue, the preemptor
+    plays no part: the list is kept with the queue's slots, keyed by what it depends on."""
     pre = ctx.cq.preemption
     policy = pre.within_cluster_queue if own else pre.reclaim_within_cohort
     fixed = _queue_variant(ctx, own, advantage)
+    index = ctx.snapshot.candidates
+    if policy == "Any" and fixed is not None:
+        frs, variant = ctx.frs, fixed
+
+        def compute(slots: tuple[Slot, ...]) -> tuple[Candidate, ...]:
+            used = (s for s in slots if not s.uses.isdisjoint(frs))
+            return tuple(Candidate(s.wl, variant, s.order, cq, path, s.usage) for s in used)
+
+        return index.derived(cq, ctx.now, (frs, variant, path), compute)
+    return _classified(ctx, cq, index.slots(cq, ctx.now), policy, fixed, path)
+
+
+def _classified(
+    ctx: PreemptionCtx,
+    cq: ClusterQueueNode,
+    slots: tuple[Slot, ...],
+    policy: str,
+    fixed: int | None,
+    path: tuple[Cohort, ...],
+) -> list[Candidate]:
+    """The slots that use a resource needing preemption and pass the policy, as candidates."""
     frs, preemptor, buffer = ctx.frs, ctx.preemptor, ctx.timestamp_buffer
     out = []
-    for wl, order, uses, usage in ctx.snapshot.candidates.slots(cq, ctx.now):
+    for wl, order, uses, usage in slots:
         if uses.isdisjoint(frs) or not satisfies_policy(preemptor, wl, policy, buffer):
             continue
         variant = fixed if fixed is not None else _priority_variant(ctx, wl)
@@ -205,7 +228,7 @@ class CandidateIterator:
         self.no_candidate_from_other_queues = not hierarchy and not priority
         self.no_candidate_for_hierarchical_reclaim = not hierarchy
 
-    def _sorted(self, group: list[Candidate]) -> list[Candidate]:
+    def _sorted(self, group: Sequence[Candidate]) -> list[Candidate]:
         """``CandidatesOrdering``: without admission fair sharing, the group's own-queue term is
         constant, so :func:`~..candidate_index.order_key` orders it (a stable sort of per-queue runs
         already in that order); with it, the comparator."""
