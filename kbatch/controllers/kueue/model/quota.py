@@ -210,11 +210,14 @@ def potential_available(node: Node, fr: FlavorResource) -> int:
 
 def add_usage(node: Node, fr: FlavorResource, value: int) -> None:
     """Fill the local quota first, charge the rest to the parent. The hot path of every what-if
-    the preemptor tries: :meth:`Node.set_usage`'s journal record is written inline."""
+    the preemptor tries: :func:`local_quota` and :meth:`Node.set_usage`'s journal record inline."""
     usage = node.usage
     old = usage.get(fr, _ABSENT)
     used = 0 if old is _ABSENT else old
-    free_locally = max(0, local_quota(node, fr) - used)
+    q = node.quotas.get(fr)
+    lending = q.lending_limit if q is not None else None
+    local = 0 if lending is None else max(0, node.subtree_quota.get(fr, 0) - lending)
+    free_locally = max(0, local - used)
     journal = node.tree.journal
     if journal is not None:
         journal.records.append((usage, fr, old))
@@ -229,7 +232,10 @@ def remove_usage(node: Node, fr: FlavorResource, value: int) -> None:
     usage = node.usage
     old = usage.get(fr, _ABSENT)
     used = 0 if old is _ABSENT else old
-    stored_in_parent = used - local_quota(node, fr)
+    q = node.quotas.get(fr)
+    lending = q.lending_limit if q is not None else None
+    local = 0 if lending is None else max(0, node.subtree_quota.get(fr, 0) - lending)
+    stored_in_parent = used - local
     journal = node.tree.journal
     if journal is not None:
         journal.records.append((usage, fr, old))
