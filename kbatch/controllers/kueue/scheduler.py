@@ -34,6 +34,7 @@ from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.manager import KueueManager
 from kbatch.controllers.kueue.model.requests import format_amount
+from kbatch.controllers.kueue.scheduling.candidate_index import CandidateIndex
 from kbatch.controllers.kueue.scheduling.cycle import CycleInputs, Entry, RequeueReason, run_cycle
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Target, cq_path, preemption_message
 from kbatch.controllers.kueue.scheduling.snapshot import Snapshot
@@ -75,6 +76,7 @@ class Scheduler:
     def __init__(self, mgr: KueueManager) -> None:
         self.mgr = mgr
         self.cycle = 0
+        self.candidates = CandidateIndex()  # each queue's preemption candidates, per content
 
     def reconcile(self, request: Request) -> Result | None:
         mgr = self.mgr
@@ -82,7 +84,7 @@ class Scheduler:
             return None
         self.cycle += 1
         heads = mgr.queues.heads(mgr.cache.active)
-        snapshot = Snapshot(mgr.cache)
+        snapshot = Snapshot(mgr.cache, self.candidates)
         try:
             inputs = CycleInputs(
                 snapshot,

@@ -9,6 +9,7 @@ reserve quota in it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,17 +144,25 @@ def settings_of(cq: ClusterQueue) -> CQSettings:
     )
 
 
+_REVISIONS = itertools.count(1)  # never reused: one revision names one content of one node's workloads
+
+
 class ClusterQueueNode(Node):
     """A ClusterQueue in the quota tree. ``workloads`` are those reserving quota in it (by key);
     ``generation`` is upstream's ``AllocatableResourceGeneration`` (bumped when a workload leaves
-    or the quotas change); ``active`` whether it may admit."""
+    or the quotas change); ``active`` whether it may admit.
 
-    __slots__ = ("active", "admitted_usage", "generation", "settings", "workloads")
+    :attr:`workloads_revision` names the current content of ``workloads``, for data derived from
+    it (the preemption candidates' order): every change takes a fresh number, journaled with the
+    change, so a rollback restores the number with the content. Equal revisions, equal content."""
+
+    __slots__ = ("_revision", "active", "admitted_usage", "generation", "settings", "workloads")
 
     def __init__(self, settings: CQSettings, tree: Any) -> None:
         super().__init__(settings.name, tree)
         self.settings = settings
         self.workloads: dict[str, WorkloadInfo] = {}
+        self._revision: dict[str, int] = {"workloads": next(_REVISIONS)}
         self.admitted_usage: dict[FlavorResource, int] = {}
         self.generation = 0
         self.active = False
@@ -166,8 +175,17 @@ class ClusterQueueNode(Node):
     def quota(self, fr: FlavorResource) -> Quota:
         return self.quotas.get(fr) or Quota()
 
+    @property
+    def workloads_revision(self) -> int:
+        return self._revision["workloads"]
+
     def put_workload(self, info: WorkloadInfo) -> None:
-        journaled_set(self.tree.journal, self.workloads, info.key, info)
+        journal = self.tree.journal
+        journaled_set(journal, self.workloads, info.key, info)
+        journaled_set(journal, self._revision, "workloads", next(_REVISIONS))
 
     def drop_workload(self, key: str) -> None:
-        journaled_pop(self.tree.journal, self.workloads, key)
+        if key in self.workloads:
+            journal = self.tree.journal
+            journaled_pop(journal, self.workloads, key)
+            journaled_set(journal, self._revision, "workloads", next(_REVISIONS))

@@ -27,6 +27,7 @@ from kbatch.controllers.kueue.model.quota import (
     remove_usage,
 )
 from kbatch.controllers.kueue.model.requests import FlavorResource
+from kbatch.controllers.kueue.scheduling.candidate_index import CandidateIndex
 
 __all__ = ["Snapshot", "cq_available", "cq_borrowing", "cq_borrowing_with", "cq_fits", "cq_potential"]
 
@@ -53,14 +54,18 @@ def cq_fits(cq: ClusterQueueNode, usage: Mapping[FlavorResource, int]) -> bool:
 
 
 class Snapshot:
-    """See the module docstring. ``inactive`` holds the ClusterQueues left out of this cycle."""
+    """See the module docstring. ``inactive`` holds the ClusterQueues left out of this cycle;
+    ``candidates`` the preemption candidates' order per ClusterQueue, computed once per content (the
+    scheduler passes the same index to every cycle: its entries are keyed by the content's revision
+    and the clock reading, so an unchanged queue is not sorted again)."""
 
-    def __init__(self, cache: KueueCache) -> None:
+    def __init__(self, cache: KueueCache, candidates: CandidateIndex | None = None) -> None:
         self.cache = cache
         self.journal = Journal()
         cache.tree.journal = self.journal
         self.flavors: Mapping[str, Any] = cache.flavors
         self.inactive = frozenset(n for n in cache.cluster_queues if not cache.schedulable(n))
+        self.candidates = candidates if candidates is not None else CandidateIndex()
 
     def cluster_queue(self, name: str) -> ClusterQueueNode | None:
         if name in self.inactive:

@@ -16,14 +16,19 @@ resource) that needs preemption:
 Each group is sorted by :func:`~.policy.compare_candidates` and split into evicted and not evicted:
 the evicted ones of every group come first. A candidate from another queue stays valid only while
 its queue (and every cohort on the path up to the common ancestor) is still above nominal.
+
+Each queue's workloads come from the snapshot's :class:`~..candidate_index.CandidateIndex`, already in
+that order within a group and with the resources they use: gathering a group filters and merges
+per-queue runs instead of sorting every workload of the cohort for every simulation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from operator import attrgetter
+from typing import Any, NamedTuple
 
 from kbatch.api.kueue_v1beta2.constants import Reason
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
@@ -35,13 +40,16 @@ from kbatch.controllers.kueue.model.quota import (
     quantities_fit_in_quota,
 )
 from kbatch.controllers.kueue.model.requests import FlavorResource
-from kbatch.controllers.kueue.scheduling.preemption.policy import (
-    is_evicted,
-    satisfies_policy,
-    sort_candidates,
-)
+from kbatch.controllers.kueue.scheduling.candidate_index import Slot
+from kbatch.controllers.kueue.scheduling.preemption.policy import satisfies_policy, sort_candidates
 
-__all__ = ["CandidateIterator", "PreemptionCtx", "borrow_within_cohort_forbidden", "uses_resources"]
+__all__ = [
+    "Candidate",
+    "CandidateIterator",
+    "PreemptionCtx",
+    "borrow_within_cohort_forbidden",
+    "uses_resources",
+]
 
 NEVER, WITHIN_CQ, HIERARCHICAL_RECLAIM, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = range(5)
 _REASONS = {
@@ -50,6 +58,7 @@ _REASONS = {
     RECLAIM_WITHOUT_BORROWING: Reason.IN_COHORT_RECLAMATION,
     RECLAIM_WHILE_BORROWING: Reason.IN_COHORT_RECLAIM_WHILE_BORROWING,
 }
+_ORDER = attrgetter("order")
 
 
 @dataclass
@@ -80,78 +89,128 @@ def borrow_within_cohort_forbidden(cq: ClusterQueueNode) -> tuple[bool, int | No
     return False, p.max_priority_threshold
 
 
-def _classify(ctx: PreemptionCtx, wl: WorkloadInfo, advantage: bool) -> int:
-    if not uses_resources(wl, ctx.frs):
-        return NEVER
-    own = wl.cluster_queue == ctx.cq.name
-    policy = ctx.cq.preemption.within_cluster_queue if own else ctx.cq.preemption.reclaim_within_cohort
-    if not satisfies_policy(ctx.preemptor, wl, policy, ctx.timestamp_buffer):
-        return NEVER
+def _queue_variant(ctx: PreemptionCtx, own: bool, advantage: bool) -> int | None:
+    """``classifyPreemptionVariant`` for every candidate of one queue that uses a resource needing
+    preemption and passes the policy; ``None`` when it depends on the candidate's priority (another
+    queue's candidate, no hierarchical advantage, ``borrowWithinCohort`` allowed)."""
     if own:
         return WITHIN_CQ
     if advantage:
         return HIERARCHICAL_RECLAIM
-    forbidden, threshold = borrow_within_cohort_forbidden(ctx.cq)
-    if forbidden:
-        return RECLAIM_WITHOUT_BORROWING
+    forbidden, _ = borrow_within_cohort_forbidden(ctx.cq)
+    return RECLAIM_WITHOUT_BORROWING if forbidden else None
+
+
+def _priority_variant(ctx: PreemptionCtx, wl: WorkloadInfo) -> int:
+    """While the preemptor borrows, only a candidate of lower priority, not above
+    ``maxPriorityThreshold``, may be reclaimed."""
+    threshold = ctx.cq.preemption.max_priority_threshold
     if wl.priority >= ctx.preemptor.priority or (threshold is not None and wl.priority > threshold):
         return RECLAIM_WITHOUT_BORROWING
     return RECLAIM_WHILE_BORROWING
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
+class Candidate(NamedTuple):
+    """A candidate; ``order`` is :func:`~..candidate_index.order_key`; ``cq`` its ClusterQueue,
+    ``usage`` what it holds there, and ``path`` the Cohorts between its queue and the common ancestor
+    with the preemptor (empty for the preemptor's own queue), checked again when its turn comes."""
+
     wl: WorkloadInfo
-    lca: Cohort | None
     variant: int
+    order: tuple[Any, ...]
+    cq: ClusterQueueNode
+    path: tuple[Cohort, ...]
+    usage: tuple[tuple[FlavorResource, int], ...]
+
+    @property
+    def reason(self) -> str:
+        return _REASONS[self.variant]
 
 
 def _from_cq(
-    ctx: PreemptionCtx, cq: ClusterQueueNode, lca: Cohort | None, advantage: bool
-) -> list[_Candidate]:
+    ctx: PreemptionCtx, cq: ClusterQueueNode, own: bool, advantage: bool, path: tuple[Cohort, ...]
+) -> Sequence[Candidate]:
+    """``cq``'s candidates in :func:`~..candidate_index.order_key` order. Every workload of ``cq`` is
+    of ``cq`` (the cache files a workload under its admission's ClusterQueue), so ``own`` is the
+    same for all of them. With the policy ``Any`` and a variant fixed for the queue, the preemptor
+    plays no part: the list is kept with the queue's slots, keyed by what it depends on."""
+    pre = ctx.cq.preemption
+    policy = pre.within_cluster_queue if own else pre.reclaim_within_cohort
+    fixed = _queue_variant(ctx, own, advantage)
+    index = ctx.snapshot.candidates
+    if policy == "Any" and fixed is not None:
+        frs, variant = ctx.frs, fixed
+
+        def compute(slots: tuple[Slot, ...]) -> tuple[Candidate, ...]:
+            used = (s for s in slots if not s.uses.isdisjoint(frs))
+            return tuple(Candidate(s.wl, variant, s.order, cq, path, s.usage) for s in used)
+
+        return index.derived(cq, ctx.now, (frs, variant, path), compute)
+    return _classified(ctx, cq, index.slots(cq, ctx.now), policy, fixed, path)
+
+
+def _classified(
+    ctx: PreemptionCtx,
+    cq: ClusterQueueNode,
+    slots: tuple[Slot, ...],
+    policy: str,
+    fixed: int | None,
+    path: tuple[Cohort, ...],
+) -> list[Candidate]:
+    """The slots that use a resource needing preemption and pass the policy, as candidates."""
+    frs, preemptor, buffer = ctx.frs, ctx.preemptor, ctx.timestamp_buffer
     out = []
-    for key in sorted(cq.workloads):
-        wl = cq.workloads[key]
-        variant = _classify(ctx, wl, advantage)
-        if variant != NEVER:
-            out.append(_Candidate(wl, lca, variant))
+    for wl, order, uses, usage in slots:
+        if uses.isdisjoint(frs) or not satisfies_policy(preemptor, wl, policy, buffer):
+            continue
+        variant = fixed if fixed is not None else _priority_variant(ctx, wl)
+        out.append(Candidate(wl, variant, order, cq, path, usage))
     return out
 
 
 def _collect_subtree(
     ctx: PreemptionCtx,
     cohort: Cohort,
-    root: Cohort,
+    path: tuple[Cohort, ...],
     skip: Cohort | None,
     advantage: bool,
-    into: list[_Candidate],
+    into: list[Candidate],
 ) -> None:
+    """``path``: the Cohorts from ``cohort`` up to (without) the root being collected."""
     for name in sorted(cohort.child_cohorts):
         child = cohort.child_cohorts[name]
         if child is skip or is_within_nominal(child, ctx.frs):
             continue
-        _collect_subtree(ctx, child, root, skip, advantage, into)
+        _collect_subtree(ctx, child, (child, *path), skip, advantage, into)
     for name in sorted(cohort.child_cqs):
         child = cohort.child_cqs[name]
         if child is ctx.cq or not ctx.snapshot.in_snapshot(child):
             continue
         if not is_within_nominal(child, ctx.frs):
-            into.extend(_from_cq(ctx, child, root, advantage))
+            into.extend(_from_cq(ctx, child, False, advantage, path))
 
 
-def _collect_hierarchy(ctx: PreemptionCtx) -> tuple[list[_Candidate], list[_Candidate]]:
-    hierarchy: list[_Candidate] = []
-    priority: list[_Candidate] = []
+def _collect_hierarchy(ctx: PreemptionCtx) -> tuple[list[Candidate], list[Candidate]]:
+    hierarchy: list[Candidate] = []
+    priority: list[Candidate] = []
     if ctx.cq.parent is None or ctx.cq.preemption.reclaim_within_cohort == "Never":
         return hierarchy, priority
     advantage, remaining = quantities_fit_in_quota(ctx.cq, ctx.usage)
     previous: Cohort | None = None
     for root in path_to_root(ctx.cq):
-        _collect_subtree(ctx, root, root, previous, advantage, hierarchy if advantage else priority)
+        _collect_subtree(ctx, root, (), previous, advantage, hierarchy if advantage else priority)
         fits, remaining = quantities_fit_in_quota(root, remaining)
         advantage = advantage or fits
         previous = root
     return hierarchy, priority
+
+
+def _evicted_prefix(group: list[Candidate]) -> int:
+    """How many of a sorted group are evicted (``CandidatesOrdering`` puts them first)."""
+    for i, c in enumerate(group):
+        if not c.wl.evicted:
+            return i
+    return len(group)
 
 
 class CandidateIterator:
@@ -159,37 +218,40 @@ class CandidateIterator:
 
     def __init__(self, ctx: PreemptionCtx) -> None:
         self.ctx = ctx
-        same = _from_cq(ctx, ctx.cq, None, False) if ctx.cq.preemption.within_cluster_queue != "Never" else []
+        within = ctx.cq.preemption.within_cluster_queue != "Never"
+        same = _from_cq(ctx, ctx.cq, True, False, ()) if within else []
         hierarchy, priority = _collect_hierarchy(ctx)
         groups = [self._sorted(g) for g in (hierarchy, priority, same)]
-        evicted = [c for g in groups for c in g if is_evicted(c.wl)]
-        rest = [c for g in groups for c in g if not is_evicted(c.wl)]
-        self.items = evicted + rest
+        cuts = [_evicted_prefix(g) for g in groups]  # a sorted group has its evicted ones first
+        self.items = [c for g, k in zip(groups, cuts, strict=True) for c in g[:k]]
+        self.items += [c for g, k in zip(groups, cuts, strict=True) for c in g[k:]]
         self.no_candidate_from_other_queues = not hierarchy and not priority
         self.no_candidate_for_hierarchical_reclaim = not hierarchy
 
-    def _sorted(self, group: list[_Candidate]) -> list[_Candidate]:
+    def _sorted(self, group: Sequence[Candidate]) -> list[Candidate]:
+        """``CandidatesOrdering``: without admission fair sharing, the group's own-queue term is
+        constant, so :func:`~..candidate_index.order_key` orders it (a stable sort of per-queue runs
+        already in that order); with it, the comparator."""
+        ctx = self.ctx
+        if ctx.lq_usage is None:
+            return sorted(group, key=_ORDER)
         by_key = {c.wl.key: c for c in group}
-        ordered = sort_candidates([c.wl for c in group], self.ctx.cq.name, self.ctx.now, self.ctx.lq_usage)
+        ordered = sort_candidates([c.wl for c in group], ctx.cq.name, ctx.now, ctx.lq_usage)
         return [by_key[w.key] for w in ordered]
 
-    def candidates(self, borrowing: bool) -> Iterator[tuple[WorkloadInfo, str]]:
+    def candidates(self, borrowing: bool) -> Iterator[Candidate]:
         for c in self.items:
             if self._valid(c, borrowing):
-                yield c.wl, _REASONS[c.variant]
+                yield c
 
-    def _valid(self, c: _Candidate, borrowing: bool) -> bool:
-        ctx = self.ctx
-        if c.wl.cluster_queue == ctx.cq.name:
+    def _valid(self, c: Candidate, borrowing: bool) -> bool:
+        """A candidate of another queue stays valid while its queue, and each Cohort up to the common
+        ancestor, is above nominal (and, while the preemptor borrows, not only without borrowing)."""
+        if c.variant == WITHIN_CQ:
             return True
         if borrowing and c.variant == RECLAIM_WITHOUT_BORROWING:
             return False
-        cq = ctx.snapshot.cluster_queue(c.wl.cluster_queue)
-        if cq is None or is_within_nominal(cq, ctx.frs):
+        frs = self.ctx.frs
+        if is_within_nominal(c.cq, frs):
             return False
-        for node in path_to_root(cq):
-            if node is c.lca:
-                break
-            if is_within_nominal(node, ctx.frs):
-                return False
-        return True
+        return not any(is_within_nominal(node, frs) for node in c.path)

@@ -21,17 +21,24 @@ own (``Preempt``), and what borrowing height would remain.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from kbatch.api.kueue_v1beta2.constants import Reason
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import WorkloadInfo
-from kbatch.controllers.kueue.model.quota import find_height_of_lowest_subtree_that_fits, root_of
+from kbatch.controllers.kueue.model.quota import (
+    add_usage,
+    find_height_of_lowest_subtree_that_fits,
+    remove_usage,
+    root_of,
+)
 from kbatch.controllers.kueue.model.requests import FlavorResource
 from kbatch.controllers.kueue.scheduling.fairshare import DRS
 from kbatch.controllers.kueue.scheduling.preemption.classical import (
+    Candidate,
     CandidateIterator,
     PreemptionCtx,
     borrow_within_cohort_forbidden,
@@ -53,6 +60,7 @@ from kbatch.controllers.kueue.scheduling.snapshot import (
 __all__ = ["NO_CANDIDATES", "PREEMPT", "RECLAIM", "Preemptor", "Target", "preemption_message"]
 
 NO_CANDIDATES, PREEMPT, RECLAIM = 0, 1, 2  # PreemptionPossibility
+_T = TypeVar("_T")
 POSSIBILITY_NAMES = {NO_CANDIDATES: "NoCandidates", PREEMPT: "Preempt", RECLAIM: "Reclaim"}
 
 HUMAN_REASONS = {
@@ -153,6 +161,10 @@ class Preemptor:
 
     # --- classical ---------------------------------------------------------------------------------
     def _classical(self, ctx: PreemptionCtx) -> list[Target]:
+        """``classicalPreemptions``. Upstream removes each candidate from the snapshot
+        (``RemoveWorkload``) and adds it back in the fill-back (``AddWorkload``); the search reads
+        only usage (``workloadFits``, the candidates' validity), so it moves only the candidate's
+        usage, and every move is rolled back before returning."""
         candidates = CandidateIterator(ctx)
         forbidden, _ = borrow_within_cohort_forbidden(ctx.cq)
         attempts: tuple[bool, ...]
@@ -165,14 +177,14 @@ class Preemptor:
         snap = ctx.snapshot
         for borrowing in attempts:
             mark = snap.mark()
-            targets: list[Target] = []
-            for info, reason in candidates.candidates(borrowing):
-                snap.remove_workload(info)
-                targets.append(Target(info, reason))
+            removed: list[Candidate] = []
+            for c in candidates.candidates(borrowing):
+                _move(c, remove_usage)
+                removed.append(c)
                 if _fits(ctx, borrowing):
-                    targets = _fill_back(ctx, targets, borrowing)
+                    kept = _fill_back(ctx, removed, borrowing, _add_candidate, _remove_candidate)
                     snap.rollback(mark)
-                    return targets
+                    return [Target(c.wl, c.reason) for c in kept]
             snap.rollback(mark)
         return []
 
@@ -196,7 +208,9 @@ class Preemptor:
         snap.rollback(outer)
         for info in removed:
             snap.remove_workload(info)
-        targets = _fill_back(ctx, targets, True)
+        targets = _fill_back(
+            ctx, targets, True, lambda t: snap.add_workload(t.info), lambda t: snap.remove_workload(t.info)
+        )
         snap.rollback(outer)
         return targets
 
@@ -302,18 +316,38 @@ def _fits_fair(ctx: PreemptionCtx) -> bool:
     return ok
 
 
-def _fill_back(ctx: PreemptionCtx, targets: list[Target], borrowing: bool) -> list[Target]:
-    """``fillBackWorkloads``: the snapshot has every target removed."""
-    snap = ctx.snapshot
+def _fill_back(
+    ctx: PreemptionCtx,
+    targets: list[_T],
+    borrowing: bool,
+    add: Callable[[_T], object],
+    remove: Callable[[_T], object],
+) -> list[_T]:
+    """``fillBackWorkloads``: the snapshot has every target removed; from the second-to-last
+    backwards, each is put back (``add``) and kept out (``remove``) only if the workload no longer
+    fits; a target put back leaves the list by taking the last one's place."""
     targets = list(targets)
     for i in range(len(targets) - 2, -1, -1):
-        snap.add_workload(targets[i].info)
+        add(targets[i])
         if _fits(ctx, borrowing):
             targets[i] = targets[-1]
             targets.pop()
         else:
-            snap.remove_workload(targets[i].info)
+            remove(targets[i])
     return targets
+
+
+def _move(c: Candidate, change: Callable[[ClusterQueueNode, FlavorResource, int], None]) -> None:
+    for fr, value in c.usage:
+        change(c.cq, fr, value)
+
+
+def _add_candidate(c: Candidate) -> None:
+    _move(c, add_usage)
+
+
+def _remove_candidate(c: Candidate) -> None:
+    _move(c, remove_usage)
 
 
 def _under_nominal(ctx: PreemptionCtx) -> bool:
