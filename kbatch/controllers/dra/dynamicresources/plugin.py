@@ -31,9 +31,9 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from kbatch.api import edit
 from kbatch.api.core_v1 import NodeSelector
 from kbatch.api.errors import Conflict, NotFound
+from kbatch.api.model_copy import shallow_copy
 from kbatch.api.resource_v1 import (
     FINALIZER,
     RESERVED_FOR_MAX_SIZE,
@@ -290,24 +290,28 @@ class DynamicResources:
 
     def _write_once(self, client: Any, current: Any, allocation: Any, pod: Any) -> None:
         """The finalizer (a normal update) when allocating, then the status: the allocation and the
-        pod in ``reservedFor``."""
+        pod in ``reservedFor``.
+
+        The request objects are new only where they change (metadata, status); the rest is the read
+        only claim's own, which the client copies as it reads the request (as a body sent over the
+        wire): a deep :func:`~kbatch.api.edit` of the whole claim per write would be copied again."""
         if allocation is not None and FINALIZER not in (current.metadata.finalizers or ()):
-            current = edit(current)
-            current.metadata.finalizers = [*(current.metadata.finalizers or ()), FINALIZER]
-            current = client.update(current)
+            request = shallow_copy(current)
+            request.metadata = shallow_copy(current.metadata)
+            request.metadata.finalizers = [*(current.metadata.finalizers or ()), FINALIZER]
+            current = client.update(request)
         status = current.status
         reserved = list(status.reserved_for or ()) if status is not None else []
         if allocation is None and any(r.uid == pod.uid for r in reserved):
             return
-        current = edit(current)
-        if current.status is None:
-            current.status = ResourceClaimStatus()
+        request = shallow_copy(current)
+        request.status = shallow_copy(status) if status is not None else ResourceClaimStatus()
         if allocation is not None:
-            current.status.allocation = allocation
+            request.status.allocation = allocation
         if not any(r.uid == pod.uid for r in reserved):
             reserved.append(ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid))
-        current.status.reserved_for = reserved
-        stored = client.update_status(current)
+        request.status.reserved_for = reserved
+        stored = client.update_status(request)
         self.world.set_claim(stored)
 
     # -- events ----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any
 from kbatch.api import edit
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Conflict, NotFound
+from kbatch.api.meta import ObjectMeta, OwnerReference
 from kbatch.api.resource_v1 import (
     FINALIZER,
     POD_CLAIM_NAME_ANNOTATION,
@@ -243,23 +244,12 @@ def _pod_facts(pod: Any) -> PodFacts:
 def _claim_from_template(pod: Any, entry: PodClaimFacts, template: Any) -> ResourceClaim:
     meta = template.spec.metadata
     annotations = {**((meta.annotations or {}) if meta else {}), POD_CLAIM_NAME_ANNOTATION: entry.name}
-    body = {
-        "metadata": {
-            "generateName": generate_name(pod.metadata.name, entry.name),
-            "namespace": pod.metadata.namespace,
-            "labels": dict(meta.labels) if meta and meta.labels else None,
-            "annotations": annotations,
-            "ownerReferences": [
-                {
-                    "apiVersion": "v1",
-                    "kind": "Pod",
-                    "name": pod.metadata.name,
-                    "uid": pod.metadata.uid,
-                    "controller": True,
-                    "blockOwnerDeletion": True,
-                }
-            ],
-        },
-        "spec": template.spec.spec.to_dict(),
-    }
-    return ResourceClaim.model_validate(body)
+    owner = OwnerReference(api_version="v1", kind="Pod", name=pod.metadata.name, uid=pod.metadata.uid,
+                           controller=True, block_owner_deletion=True)
+    metadata = ObjectMeta(generate_name=generate_name(pod.metadata.name, entry.name),
+                          namespace=pod.metadata.namespace,
+                          labels=dict(meta.labels) if meta and meta.labels else None,
+                          annotations=annotations, owner_references=[owner])
+    # The template's spec as it is (read only): the create copies its request as a body sent over the
+    # wire would be, so a copy here would be made twice.
+    return ResourceClaim(metadata=metadata, spec=template.spec.spec)
