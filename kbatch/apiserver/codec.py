@@ -18,8 +18,8 @@ from kbatch.apiserver.decoding import decode_dict
 from kbatch.apiserver.wire_copy import COPIERS, NOT_COPIED
 from kbatch.store.kv import KeyValue
 
-__all__ = ["checked_clone", "decode", "encode", "encode_over", "set_resource_version", "stub",
-           "whole_seconds"]
+__all__ = ["Carried", "checked_clone", "decode", "encode", "encode_over", "set_resource_version",
+           "splice_over", "stub", "whole_seconds"]
 
 T = TypeVar("T", bound=Resource)
 M = TypeVar("M", bound=BaseModel)
@@ -100,6 +100,10 @@ def _meta_bytes(meta: ObjectMeta, private: bool) -> bytes:
         values["resource_version"] = rv
 
 
+Carried = tuple[int, int]
+"""Where a status write's carried fields lie in a stored value: ``stored[start:end]``."""
+
+
 def encode_over(obj: Resource, old: Resource, stored: bytes, *, old_private: bool = False) -> bytes | None:
     """``encode(obj)`` for an ``obj`` whose fields other than metadata and status are ``old``'s own
     values or copies of them, ``old`` being the decode of ``stored`` (``old_private``: referenced by
@@ -107,6 +111,16 @@ def encode_over(obj: Resource, old: Resource, stored: bytes, *, old_private: boo
     when that cannot be vouched for (another field layout, a status absent, or stored bytes that are
     not ``old``'s encoding around them): the caller encodes. Empty metadata collections become absent
     on ``obj``, as :func:`encode` does. Property-tested equal to :func:`encode`."""
+    spliced = splice_over(obj, old, stored, old_private=old_private)
+    return None if spliced is None else spliced[0]
+
+
+def splice_over(obj: Resource, old: Resource, stored: bytes, *, old_private: bool = False,
+                carried: Carried | None = None) -> tuple[bytes, Carried] | None:
+    """:func:`encode_over`'s bytes, and where the carried fields lie in them (the next status write
+    over this one reuses them without serializing this one's metadata and status again).
+    ``carried``: where they lie in ``stored``, when a previous splice that produced exactly ``stored``
+    said so; otherwise they are found by serializing ``old``'s metadata and status."""
     cls = _status_class(type(obj))
     values, before = obj.__dict__, old.__dict__
     status, old_status = values["status"], before["status"]
@@ -115,7 +129,25 @@ def encode_over(obj: Resource, old: Resource, stored: bytes, *, old_private: boo
             or values["api_version"] != before["api_version"] or values["kind"] != before["kind"]):
         return None
     head = _head(before["api_version"], before["kind"])
+    if carried is None:
+        carried = _carried_in(stored, head, old, old_private)
+        if carried is None:
+            return None
+    start, end = carried
+    meta = obj.metadata
+    _omit_empty_meta(meta.__dict__)
+    meta_bytes = _meta_bytes(meta, True)
+    status_bytes = cls.__pydantic_serializer__.to_json(status, by_alias=True, exclude_none=True)
+    begin = len(head) + len(meta_bytes)
+    return (b"".join((head, meta_bytes, memoryview(stored)[start:end], _STATUS_KEY, status_bytes, b"}")),
+            (begin, begin + end - start))
+
+
+def _carried_in(stored: bytes, head: bytes, old: Resource, old_private: bool) -> Carried | None:
+    """Where the fields between ``old``'s metadata and status lie in ``stored``, found by serializing
+    those two; ``None`` when ``stored`` is not ``old``'s encoding around them."""
     old_meta = _meta_bytes(old.metadata, old_private)
+    old_status = old.__dict__["status"]
     serialize = old_status.__pydantic_serializer__.to_json
     old_status_bytes = serialize(old_status, by_alias=True, exclude_none=True)
     # stored = head, old metadata, the carried fields [start:end], ',"status":', old status, '}'
@@ -124,11 +156,7 @@ def encode_over(obj: Resource, old: Resource, stored: bytes, *, old_private: boo
             or not stored.startswith(_STATUS_KEY, end)
             or not stored.startswith(old_status_bytes, end + len(_STATUS_KEY)) or not stored.endswith(b"}")):
         return None
-    meta = obj.metadata
-    _omit_empty_meta(meta.__dict__)
-    return b"".join((head, _meta_bytes(meta, True), memoryview(stored)[start:end], _STATUS_KEY,
-                     serialize(status, by_alias=True, exclude_none=True), b"}"))
-
+    return start, end
 
 
 def decode(model: type[T], kv: KeyValue, revision: int | None = None) -> T:

@@ -50,19 +50,19 @@ from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_model, shallow_copy
 from kbatch.api.model_intern import share_structure
 from kbatch.api.selectors import field_values, supported_field_labels
-from kbatch.apiserver.codec import decode, set_resource_version
+from kbatch.apiserver.codec import Carried, decode, set_resource_version
 from kbatch.store.kv import KeyValue
 
 __all__ = ["DecodedCache", "Entry", "valid"]
 
 # (mod_revision, stored bytes, labels, field label -> value)
 Entry = tuple[int, bytes, "dict[str, str] | None", "dict[str, str]"]
-# (mod_revision, stored bytes, the decoded object with resourceVersion = mod_revision)
-Held = tuple[int, "bytes | None", Resource]  # None: loaded from an image, relinked on first use
+# (mod_revision, stored bytes, the decoded object with resourceVersion = mod_revision, where the fields
+# a status write carries lie in the bytes when the write that stored them said so)
+Held = tuple[int, "bytes | None", Resource, "Carried | None"]  # bytes None: loaded from an image, relinked
 
 
-def valid(entry: tuple[int, bytes, object, object] | tuple[int, bytes | None, object] | None,
-          kv: KeyValue) -> bool:
+def valid(entry: tuple[int, bytes | None, object, object] | None, kv: KeyValue) -> bool:
     """Whether ``entry`` was made from exactly ``kv``'s stored version."""
     return (entry is not None and entry[0] == kv.mod_revision
             and (entry[1] is kv.value or entry[1] == kv.value))
@@ -83,15 +83,16 @@ class DecodedCache:
             self._watched.pop(model, None)
 
     def written(self, model: type[Resource], key: bytes, revision: int, data: bytes,
-                obj: Resource) -> Resource:
+                obj: Resource, carried: Carried | None = None) -> Resource:
         """A write stored ``data`` (the encoding of ``obj``) under ``key`` at ``revision``: ``obj`` gets that
         resourceVersion and becomes the shared, read-only version (held while ``model`` is watched, so
-        the watch event and the informer take it as it is). Returns ``obj``."""
+        the watch event and the informer take it as it is). ``carried``: where the fields a status write
+        carries lie in ``data`` (``codec.splice_over``), kept for the next status write. Returns ``obj``."""
         set_resource_version(obj, revision)
         self._entries.pop(key, None)
         if model in self._watched:
             share_structure(obj)
-            self._objects[key] = (revision, data, obj)
+            self._objects[key] = (revision, data, obj, carried)
         else:
             self._objects.pop(key, None)
         if strict():
@@ -109,16 +110,22 @@ class DecodedCache:
         if valid(hit, kv):
             return hit[2]  # type: ignore[index]
         if hit is not None and hit[1] is None and hit[0] == kv.mod_revision:
-            self._objects[kv.key] = (hit[0], kv.value, hit[2])  # loaded with its store (__setstate__)
+            self._objects[kv.key] = (hit[0], kv.value, hit[2], None)  # loaded with its store (__setstate__)
             return hit[2]
         return None
+
+    def carried(self, kv: KeyValue) -> Carried | None:
+        """Where the fields a status write carries lie in exactly ``kv``'s value, if the write that
+        stored it said so and its object is held."""
+        hit = self._objects.get(kv.key)
+        return hit[3] if hit is not None and valid(hit, kv) else None
 
     # --- pickling (a saved control plane, docs/cli.md) -----------------------------------------------
     def __getstate__(self) -> dict[str, object]:
         """The held objects without their stored bytes (the store saves those: a held object loaded
         without them is taken for the key-value of its revision, and relinked to its bytes), and no
         selector entries (made again on the next selective list)."""
-        objects = {key: (rev, None, obj) for key, (rev, _, obj) in self._objects.items()}
+        objects = {key: (rev, None, obj, None) for key, (rev, _, obj, _) in self._objects.items()}
         return {"_entries": {}, "_objects": objects, "_watched": self._watched}
 
     def shared(self, model: type[Resource], kv: KeyValue, *, latest: bool = True) -> Resource:
@@ -133,7 +140,7 @@ class DecodedCache:
         obj = _decoded_shared(model, kv)
         held = self._objects.get(kv.key)
         if latest or held is None or held[0] < kv.mod_revision:
-            self._objects[kv.key] = (kv.mod_revision, kv.value, obj)
+            self._objects[kv.key] = (kv.mod_revision, kv.value, obj, None)
         return obj
 
     get = shared  # read-only lookups (NamespaceLifecycle, Priority admission)

@@ -29,7 +29,7 @@ from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_value, partial_instance
 from kbatch.api.strategy import Strategy, keep_status_reset_fields
 from kbatch.apiserver.admission import AdmissionRequest
-from kbatch.apiserver.codec import checked_clone, decode, encode, encode_over
+from kbatch.apiserver.codec import checked_clone, decode, encode, splice_over
 from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta_update
@@ -205,12 +205,13 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     meta_values["resource_version"] = None
     # A status write with the default strategy took old's other fields (_take_carried) or copies of them
     # (prepare_for_status_update): their stored bytes are reused, unless a mutating hook that may change
-    # more than metadata ran after (it may have changed a copied field).
-    data = (encode_over(new, current.obj, current.kv.value, old_private=current.owned)
-            if status and kind.default_status_prepare
-            and server.admission.mutates_only_metadata(type(new), True) else None)
-    if data is None:
-        data = encode(new)
+    # more than metadata ran after (it may have changed a copied field). Where they lie in the stored
+    # bytes is known when the held old was written by such a write too.
+    spliced = (splice_over(new, current.obj, current.kv.value, old_private=current.owned,
+                           carried=None if current.owned else server.decoded.carried(current.kv))
+               if status and kind.default_status_prepare
+               and server.admission.mutates_only_metadata(type(new), True) else None)
+    data, carried = spliced if spliced is not None else (encode(new), None)
     if data == current.kv.value:  # no-op: upstream skips the write, resourceVersion unchanged
         meta_values["resource_version"] = str(current.kv.mod_revision)
         return freeze(new)
@@ -231,7 +232,7 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
         server.decoded.forget(key)
         meta_values["resource_version"] = str(result.revision)
         return new
-    return server.decoded.written(kind.model, key, result.revision, data, new)
+    return server.decoded.written(kind.model, key, result.revision, data, new, carried)
 
 
 def _status_input(kind: Kind, obj: T) -> T:

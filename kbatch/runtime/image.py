@@ -46,8 +46,9 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT", "MAGIC", "Header", "ImageError", "load_image", "read_header", "save_image"]
 
 MAGIC = b"KBATCH-IMAGE\n"
-FORMAT = 3  # 2: the store's index as columns; built-in kinds under upstream's key prefixes; 3: its
-# payloads as the store's own bytes objects, not one joined blob (store/columns.py)
+FORMAT = 4  # 2: the store's index as columns; built-in kinds under upstream's key prefixes; 3: its
+# payloads as the store's own bytes objects, not one joined blob (store/columns.py); 4: the API server's
+# held objects carry where a status write's carried fields lie (apiserver/decoded_cache.py)
 
 
 class ImageError(ValueError):

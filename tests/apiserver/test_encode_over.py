@@ -156,3 +156,66 @@ def test_writes_over_a_cached_old_store_what_they_return(phase: str, labels: Any
     out.metadata.resource_version = None
     assert stored.value == encode(out)
     assert held.model_dump() == before  # the shared old was not touched
+
+
+_STEP = st.tuples(st.sampled_from(["patch", "update_status", "relabel"]), _LABELS,
+                  st.sampled_from(["Pending", "Running"]), st.one_of(st.none(), _TEXT))
+
+
+@settings(max_examples=60)
+@given(steps=st.lists(_STEP, min_size=1, max_size=6))
+def test_a_chain_of_status_writes_splices_from_where_the_last_one_put_the_carried_fields(
+        steps: list[tuple[str, Any, str, str | None]]) -> None:
+    """Status writes over a held object take the carried fields' place from the write that stored it
+    (``DecodedCache.carried``), not from serializing the old metadata and status: every stored value is
+    still exactly ``encode`` of the object the write returned, whatever wrote the version before."""
+    server = _server()
+    server.decoded.watching(Pod, 1)  # a watched kind: writes are held, with their carried layout
+    server.create(_pod({"a": "1"}, None, "busybox"))
+    key = b"/registry/pods/default/p"
+    for verb, labels, phase, message in steps:
+        before = server.store.range(key).kvs[0]
+        if verb == "patch":
+            body = {"metadata": {"labels": labels}, "status": {"phase": phase, "message": message}}
+            out = server.patch(Pod, "p", body, "default", status=True)
+        else:
+            pod = edit(server.get(Pod, "p", "default"))
+            pod.metadata.labels = labels
+            if verb == "relabel":  # a main-resource write: stored by encode, no layout kept
+                out = server.update(pod)
+            else:
+                pod.status.phase = phase  # type: ignore[union-attr]
+                pod.status.message = message  # type: ignore[union-attr]
+                out = server.update_status(pod)
+        stored = server.store.range(key).kvs[0]
+        expected = edit(out)
+        expected.metadata.resource_version = None
+        assert stored.value == encode(expected)
+        assert decode(Pod, stored) == out
+        if stored.mod_revision == before.mod_revision:
+            continue  # a write that changed nothing: nothing stored, the layout stays the old one's
+        carried = server.decoded.carried(stored)
+        if verb == "relabel":
+            assert carried is None
+        else:
+            assert carried is not None
+            start, end = carried
+            spec = json.loads(stored.value)["spec"]
+            assert json.loads(b"{" + stored.value[start + 1:end] + b"}") == {"spec": spec}
+
+
+def test_the_second_status_write_splices_without_serializing_the_first_ones_parts(monkeypatch: Any) -> None:
+    import kbatch.apiserver.codec as codec
+
+    server = _server()
+    server.decoded.watching(Pod, 1)
+    server.create(_pod(None, None, "busybox"))
+    server.patch(Pod, "p", {"status": {"phase": "Running"}}, "default", status=True)
+    found: list[int] = []
+    real = codec._carried_in
+    monkeypatch.setattr(codec, "_carried_in", lambda *a: found.append(1) or real(*a))
+    out = server.patch(Pod, "p", {"status": {"phase": "Succeeded"}}, "default", status=True)
+    stored = server.store.range(b"/registry/pods/default/p").kvs[0]
+    expected = edit(out)
+    expected.metadata.resource_version = None
+    assert found == [] and stored.value == encode(expected)
