@@ -4,6 +4,9 @@
   ``fits``) removes only the preempted workloads whose removal reaches the entry's queue or one of
   its ancestors (:func:`~kbatch.controllers.kueue.scheduling.snapshot.chain_of`): every quota
   answer about that queue must be the one after removing all of them.
+* The classical search (``preemption/preemptor.py``, upstream ``classicalPreemptions``) asks
+  ``workloadFits`` after every move through a closure that reads the request once: its answers
+  must be ``_fits``'s.
 """
 
 from __future__ import annotations
@@ -109,3 +112,29 @@ def test_removals_that_cannot_reach_a_queue_are_skipped(
             snapshot.rollback(mark)
     finally:
         snapshot.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    world=_forest(),
+    moves=st.lists(st.tuples(st.integers(0, 5), st.integers(-4, 5)), max_size=10),
+    request=st.integers(0, 6),
+)
+def test_the_search_fit_is_workload_fits(world: Any, moves: list[tuple[int, int]], request: int) -> None:
+    """The classical search's ``_fitter`` (the request read once) answers as ``workloadFits``
+    (``_fits``) after every usage move, preempting while borrowing or not."""
+    from kbatch.controllers.kueue.model.quota import remove_usage
+    from kbatch.controllers.kueue.scheduling.preemption.preemptor import _fits, _fitter
+
+    _, _, queues = world
+    for cq in queues:
+        ctx: Any = SimpleNamespace(cq=cq, usage={FR: request})
+        searches = {borrowing: _fitter(ctx, borrowing) for borrowing in (False, True)}
+        for which, delta in moves:
+            moved = queues[which % len(queues)]
+            if delta >= 0:
+                add_usage(moved, FR, delta)
+            else:
+                remove_usage(moved, FR, min(-delta, moved.usage.get(FR, 0)))
+            for borrowing, fits in searches.items():
+                assert fits() == _fits(ctx, borrowing)
