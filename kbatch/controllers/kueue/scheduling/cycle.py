@@ -43,7 +43,7 @@ from kbatch.controllers.kueue.scheduling.flavorassigner import AssignerOptions, 
 from kbatch.controllers.kueue.scheduling.ordering import classical_order, fair_sharing_order
 from kbatch.controllers.kueue.scheduling.podset_reducer import search
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Preemptor, Target
-from kbatch.controllers.kueue.scheduling.snapshot import Snapshot, cq_fits
+from kbatch.controllers.kueue.scheduling.snapshot import Snapshot, chain_of, cq_fits
 
 __all__ = ["CycleConfig", "CycleInputs", "Entry", "Head", "RequeueReason", "run_cycle"]
 
@@ -354,10 +354,14 @@ def _fits(
     preempted: dict[str, WorkloadInfo],
     targets: list[Target],
 ) -> bool:
+    """Upstream ``fits`` (``pkg/scheduler/scheduler.go``): the entry's usage fits once the cycle's
+    preempted workloads and the entry's targets are removed. ``cq_fits`` reads only ``cq`` and its
+    ancestors, so only the removals that reach them are made: the other queue trees' are skipped
+    (the cycle's preempted workloads span every cohort of the cycle)."""
     merged = dict(preempted)
     for t in targets:
         merged[t.info.key] = t.info
-    mark = snapshot.remove_usage_of(merged[k] for k in sorted(merged))
+    mark = snapshot.remove_usage_of((merged[k] for k in sorted(merged)), chain_of(cq))
     ok = cq_fits(cq, usage)
     snapshot.rollback(mark)
     return ok

@@ -21,15 +21,25 @@ from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import WorkloadInfo
 from kbatch.controllers.kueue.model.quota import (
     Journal,
+    Node,
     add_usage,
     available,
+    path_to_root,
     potential_available,
     remove_usage,
 )
 from kbatch.controllers.kueue.model.requests import FlavorResource
 from kbatch.controllers.kueue.scheduling.candidate_index import CandidateIndex
 
-__all__ = ["Snapshot", "cq_available", "cq_borrowing", "cq_borrowing_with", "cq_fits", "cq_potential"]
+__all__ = [
+    "Snapshot",
+    "chain_of",
+    "cq_available",
+    "cq_borrowing",
+    "cq_borrowing_with",
+    "cq_fits",
+    "cq_potential",
+]
 
 
 def cq_available(cq: ClusterQueueNode, fr: FlavorResource) -> int:
@@ -51,6 +61,12 @@ def cq_borrowing(cq: ClusterQueueNode, fr: FlavorResource) -> bool:
 
 def cq_fits(cq: ClusterQueueNode, usage: Mapping[FlavorResource, int]) -> bool:
     return all(cq_available(cq, fr) >= value for fr, value in usage.items())
+
+
+def chain_of(node: Node) -> frozenset[int]:
+    """The ids of ``node`` and its ancestors: every node a quota question about ``node`` reads
+    (:func:`~kbatch.controllers.kueue.model.quota.available` walks up the parents only)."""
+    return frozenset((id(node), *(id(a) for a in path_to_root(node))))
 
 
 class Snapshot:
@@ -110,11 +126,14 @@ class Snapshot:
         cq.drop_workload(info.key)
         self.remove_usage(cq, info.usage())
 
-    def remove_usage_of(self, infos: Iterable[WorkloadInfo]) -> int:
-        """``SimulateWorkloadUsageRemoval``: returns the mark to roll back to."""
+    def remove_usage_of(self, infos: Iterable[WorkloadInfo], chain: frozenset[int] | None = None) -> int:
+        """``SimulateWorkloadUsageRemoval``: returns the mark to roll back to. With ``chain`` (a
+        :func:`chain_of`), only the workloads whose removal changes a node of it: those whose queue
+        or one of its ancestors is in it (a removal changes its queue and, as it gives usage back,
+        that queue's ancestors, nothing else), so the chain's usage ends as with all of them."""
         mark = self.mark()
         for info in infos:
             cq = self.cache.cluster_queues.get(info.cluster_queue)
-            if cq is not None:
+            if cq is not None and (chain is None or not chain.isdisjoint(chain_of(cq))):
                 self.remove_usage(cq, info.usage())
         return mark

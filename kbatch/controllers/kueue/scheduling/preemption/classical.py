@@ -240,18 +240,18 @@ class CandidateIterator:
         return [by_key[w.key] for w in ordered]
 
     def candidates(self, borrowing: bool) -> Iterator[Candidate]:
-        for c in self.items:
-            if self._valid(c, borrowing):
-                yield c
-
-    def _valid(self, c: Candidate, borrowing: bool) -> bool:
-        """A candidate of another queue stays valid while its queue, and each Cohort up to the common
-        ancestor, is above nominal (and, while the preemptor borrows, not only without borrowing)."""
-        if c.variant == WITHIN_CQ:
-            return True
-        if borrowing and c.variant == RECLAIM_WITHOUT_BORROWING:
-            return False
+        """The items valid when their turn comes (the caller removes some as it goes): a candidate
+        of another queue stays valid while its queue, and each Cohort up to the common ancestor, is
+        above nominal (and, while the preemptor borrows, not one reclaimable only without
+        borrowing)."""
         frs = self.ctx.frs
-        if is_within_nominal(c.cq, frs):
-            return False
-        return not any(is_within_nominal(node, frs) for node in c.path)
+        for c in self.items:
+            variant = c.variant
+            if variant != WITHIN_CQ:
+                if borrowing and variant == RECLAIM_WITHOUT_BORROWING:
+                    continue
+                if is_within_nominal(c.cq, frs):
+                    continue
+                if c.path and any(is_within_nominal(node, frs) for node in c.path):
+                    continue
+            yield c

@@ -177,12 +177,15 @@ class Preemptor:
         snap = ctx.snapshot
         for borrowing in attempts:
             mark = snap.mark()
+            fits = _fitter(ctx, borrowing)
             removed: list[Candidate] = []
             for c in candidates.candidates(borrowing):
-                _move(c, remove_usage)
+                cq = c.cq
+                for fr, value in c.usage:
+                    remove_usage(cq, fr, value)
                 removed.append(c)
-                if _fits(ctx, borrowing):
-                    kept = _fill_back(ctx, removed, borrowing, _add_candidate, _remove_candidate)
+                if fits():
+                    kept = _fill_back(fits, removed, _add_candidate, _remove_candidate)
                     snap.rollback(mark)
                     return [Target(c.wl, c.reason) for c in kept]
             snap.rollback(mark)
@@ -209,7 +212,10 @@ class Preemptor:
         for info in removed:
             snap.remove_workload(info)
         targets = _fill_back(
-            ctx, targets, True, lambda t: snap.add_workload(t.info), lambda t: snap.remove_workload(t.info)
+            lambda: _fits(ctx, True),
+            targets,
+            lambda t: snap.add_workload(t.info),
+            lambda t: snap.remove_workload(t.info),
         )
         snap.rollback(outer)
         return targets
@@ -306,6 +312,24 @@ def _fits(ctx: PreemptionCtx, borrowing: bool) -> bool:
     return True
 
 
+def _fitter(ctx: PreemptionCtx, borrowing: bool) -> Callable[[], bool]:
+    """:func:`_fits` for one search: the same questions in the same order, with what does not change
+    during the search (the request, the queue's nominal quota) read once when the request is of
+    one flavor resource (a simulation's always is)."""
+    if len(ctx.usage) != 1:
+        return lambda: _fits(ctx, borrowing)
+    ((fr, value),) = ctx.usage.items()
+    cq = ctx.cq
+    nominal = cq.quota(fr).nominal
+
+    def fits() -> bool:
+        if not borrowing and nominal < cq.usage.get(fr, 0) + value:  # cq_borrowing_with
+            return False
+        return value <= cq_available(cq, fr)
+
+    return fits
+
+
 def _fits_fair(ctx: PreemptionCtx) -> bool:
     """``workloadFitsForFairSharing``: the preemptor's own usage, simulated as added, taken out."""
     snap = ctx.snapshot
@@ -317,19 +341,18 @@ def _fits_fair(ctx: PreemptionCtx) -> bool:
 
 
 def _fill_back(
-    ctx: PreemptionCtx,
+    fits: Callable[[], bool],
     targets: list[_T],
-    borrowing: bool,
     add: Callable[[_T], object],
     remove: Callable[[_T], object],
 ) -> list[_T]:
     """``fillBackWorkloads``: the snapshot has every target removed; from the second-to-last
     backwards, each is put back (``add``) and kept out (``remove``) only if the workload no longer
-    fits; a target put back leaves the list by taking the last one's place."""
+    ``fits``; a target put back leaves the list by taking the last one's place."""
     targets = list(targets)
     for i in range(len(targets) - 2, -1, -1):
         add(targets[i])
-        if _fits(ctx, borrowing):
+        if fits():
             targets[i] = targets[-1]
             targets.pop()
         else:
@@ -337,17 +360,16 @@ def _fill_back(
     return targets
 
 
-def _move(c: Candidate, change: Callable[[ClusterQueueNode, FlavorResource, int], None]) -> None:
-    for fr, value in c.usage:
-        change(c.cq, fr, value)
-
-
 def _add_candidate(c: Candidate) -> None:
-    _move(c, add_usage)
+    cq = c.cq
+    for fr, value in c.usage:
+        add_usage(cq, fr, value)
 
 
 def _remove_candidate(c: Candidate) -> None:
-    _move(c, remove_usage)
+    cq = c.cq
+    for fr, value in c.usage:
+        remove_usage(cq, fr, value)
 
 
 def _under_nominal(ctx: PreemptionCtx) -> bool:
