@@ -9,7 +9,6 @@ reserve quota in it.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -144,17 +143,15 @@ def settings_of(cq: ClusterQueue) -> CQSettings:
     )
 
 
-_REVISIONS = itertools.count(1)  # never reused: one revision names one content of one node's workloads
-
-
 class ClusterQueueNode(Node):
     """A ClusterQueue in the quota tree. ``workloads`` are those reserving quota in it (by key);
     ``generation`` is upstream's ``AllocatableResourceGeneration`` (bumped when a workload leaves
     or the quotas change); ``active`` whether it may admit.
 
     :attr:`workloads_revision` names the current content of ``workloads``, for data derived from
-    it (the preemption candidates' order): every change takes a fresh number, journaled with the
-    change, so a rollback restores the number with the content. Equal revisions, equal content."""
+    it (the preemption candidates' order): every change takes a number never used in the tree
+    (``Tree.next_revision``), journaled with the change, so a rollback restores the number with the
+    content. Equal revisions, equal content."""
 
     __slots__ = ("_revision", "active", "admitted_usage", "generation", "settings", "workloads")
 
@@ -162,7 +159,7 @@ class ClusterQueueNode(Node):
         super().__init__(settings.name, tree)
         self.settings = settings
         self.workloads: dict[str, WorkloadInfo] = {}
-        self._revision: dict[str, int] = {"workloads": next(_REVISIONS)}
+        self._revision: dict[str, int] = {"workloads": tree.next_revision()}
         self.admitted_usage: dict[FlavorResource, int] = {}
         self.generation = 0
         self.active = False
@@ -182,10 +179,10 @@ class ClusterQueueNode(Node):
     def put_workload(self, info: WorkloadInfo) -> None:
         journal = self.tree.journal
         journaled_set(journal, self.workloads, info.key, info)
-        journaled_set(journal, self._revision, "workloads", next(_REVISIONS))
+        journaled_set(journal, self._revision, "workloads", self.tree.next_revision())
 
     def drop_workload(self, key: str) -> None:
         if key in self.workloads:
             journal = self.tree.journal
             journaled_pop(journal, self.workloads, key)
-            journaled_set(journal, self._revision, "workloads", next(_REVISIONS))
+            journaled_set(journal, self._revision, "workloads", self.tree.next_revision())

@@ -328,7 +328,16 @@ def update_tree(node: Node) -> None:
 
 @dataclass
 class Tree:
-    """The journal every node of one cache shares (``None``: changes are not recorded)."""
+    """What every node of one cache shares: the journal (``None``: changes are not recorded) and the
+    last revision handed out (:meth:`next_revision`)."""
 
     journal: Journal | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    revision: int = 0
+
+    def next_revision(self) -> int:
+        """A number no node of this tree had before, in this process or a saved one it continues:
+        the counter is the tree's own, saved and loaded with it (a process-wide counter would start
+        again at 1 in the next CLI command and reuse numbers the loaded nodes still hold)."""
+        self.revision += 1
+        return self.revision
