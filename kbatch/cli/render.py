@@ -19,8 +19,12 @@ __all__ = ["as_list", "format_table", "render_json", "render_name", "render_yaml
 
 
 def _cell(value: Any) -> str:
+    # A null cell (a custom resource's printer column whose JSONPath found nothing: apiextensions
+    # ``tableconvertor.go`` appends nil) prints nothing, as kubectl's ``printTable`` writes a cell
+    # only when it is non-nil (k8s.io/cli-runtime ``pkg/printers/tableprinter.go``). Built-in
+    # printers spell out their own ``<none>``.
     if value is None:
-        return "<none>"
+        return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

@@ -25,6 +25,7 @@ from kbatch.apiserver.manifests import YamlError, yaml_documents
 from kbatch.server.backend import Backend, WriteOptions
 from kbatch.server.deleteopts import delete_options
 from kbatch.server.http import Request, Response, json_response
+from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import ResourcePath
 from kbatch.server.table import build_table, table_accepted
 
@@ -36,6 +37,10 @@ PATCH_TYPES = {
     "application/strategic-merge-patch+json": "strategic",
 }
 APPLY_PATCH = "application/apply-patch+yaml"
+YAML = "application/yaml"
+# the media types a create or update body may have, in kube-apiserver's order (k8s.io/apimachinery
+# ``runtime/serializer/codec_factory.go``: json, yaml, protobuf; CBOR only behind its alpha gate)
+OBJECT_TYPES = ("application/json", YAML, PROTOBUF)
 RETURN_DELETED = frozenset({"Pod"})
 
 
@@ -49,11 +54,30 @@ def write_options(req: Request) -> WriteOptions:
     return WriteOptions(dry_run=bool(dry), field_validation=validation)
 
 
+def _object_body(req: Request, kind: str) -> Any:
+    """A create or update body in the media type its Content-Type names, as kube-apiserver's
+    ``NegotiateInputSerializer`` picks the decoder (k8s.io/apiserver
+    ``pkg/endpoints/handlers/negotiation/negotiate.go``): none is JSON, ``application/yaml`` is read
+    as the JSON it stands for (the YAML serializer's ``yaml.YAMLToJSON``, first document), any other
+    type is a 415 naming the accepted ones (``NewUnsupportedMediaTypeError``)."""
+    ctype = req.content_type
+    if ctype == YAML:
+        try:
+            docs = yaml_documents(req.body.decode("utf-8"))
+        except (YamlError, UnicodeDecodeError) as err:  # Decode's error, through transformDecodeError
+            raise unrecognized(kind, str(err), req.body) from None
+        return docs[0] if docs else None
+    if ctype not in ("", *OBJECT_TYPES):
+        raise UnsupportedMediaType(f"the body of the request was in an unknown format - accepted media "
+                                   f"types include: {', '.join(OBJECT_TYPES)}")
+    return req.json()
+
+
 def _check_identity(rp: ResourcePath, req: Request, name: str | None) -> dict[str, Any]:
     """The request body as an object of the path's kind, in the path's namespace and name (Go's
     decode errors for a body of the wrong JSON types, :mod:`kbatch.apiserver.go_json`)."""
-    body = req.json()
     info = rp.spec.info
+    body = _object_body(req, info.kind)
     sniffed = type_meta_error(body)
     if sniffed:
         raise unrecognized(info.kind, sniffed, req.body)

@@ -201,3 +201,17 @@ def test_top_sorts_by_usage_and_sums(usages: list[tuple[int, int]], sort_by: str
     assert keys == (sorted(keys, reverse=True) if column else sorted(keys))
     assert lines[-2].split() == ["________", "________"]
     assert lines[-1].split() == [f"{sum(c for c, _ in usages)}m", f"{sum(m for _, m in usages)}Mi"]
+
+
+def test_absent_custom_resource_columns_print_blank_as_kubectl(kb: Any) -> None:
+    """A scheduler-plugins PodGroup without pods has no running/succeeded/failed counts: the
+    CRD's table sends null cells (apiextensions ``tableconvertor``), which kubectl prints blank
+    (cli-runtime ``printTable`` writes only non-nil cells), not ``<none>``; kbatch get the same,
+    byte for byte as kubectl printed it against ``kbatch serve``."""
+    group = ("apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: lonely}\n"
+             "spec: {minMember: 2}\n")
+    kb.ok("apply", "-f", "-", input_=group)
+    assert kb.ok("get", "pg", "lonely").splitlines() == [
+        "NAME     PHASE     MINMEMBER   RUNNING   SUCCEEDED   FAILED   AGE",
+        "lonely   Pending   2                                          0s",
+    ]

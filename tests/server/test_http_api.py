@@ -76,6 +76,31 @@ def test_pod_crud_table_and_patches(api: AppClient) -> None:
     assert api.get(f"{PODS}/p1").status_code == 404
 
 
+def test_create_and_update_take_a_yaml_body(api: AppClient) -> None:
+    """kube-apiserver decodes ``application/yaml`` bodies (its YAML serializer), as ``curl -H
+    'Content-Type: application/yaml' --data-binary @pod.yaml`` users rely on; other media types
+    are a 415 naming the accepted ones."""
+    text = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: y1\n  labels: {app: yaml}\n"
+            "spec:\n  containers: [{name: c, image: busybox, command: [sleep, '10']}]\n")
+    created = api.post(PODS, content=text.encode(), headers={"Content-Type": "application/yaml"})
+    assert created.status_code == 201, created.text
+    assert created.json()["metadata"]["labels"] == {"app": "yaml"}
+    current = created.json()
+    current["metadata"]["labels"] = {"app": "yaml2"}
+    updated = api.request("PUT", f"{PODS}/y1", content=json.dumps(current).encode(),
+                          headers={"Content-Type": "application/yaml"})  # JSON is YAML too
+    assert updated.status_code == 200, updated.text
+    assert updated.json()["metadata"]["labels"] == {"app": "yaml2"}
+    refused = api.post(PODS, content=json.dumps(POD).encode(), headers={"Content-Type": "text/plain"})
+    assert refused.status_code == 415
+    assert refused.json()["message"] == ("the body of the request was in an unknown format - accepted media "
+                                         "types include: application/json, application/yaml, "
+                                         "application/vnd.kubernetes.protobuf")
+    bad = api.post(PODS, content=b"a: [b", headers={"Content-Type": "application/yaml"})
+    assert bad.json()["message"].startswith("the object provided is unrecognized (must be of type Pod): "
+                                            "error converting YAML to JSON: yaml: line ")
+
+
 def test_dry_run_does_not_persist(api: AppClient) -> None:
     out = api.post(PODS, json=POD, params={"dryRun": "All"})
     assert out.status_code == 201
@@ -110,6 +135,10 @@ def test_field_validation(api: AppClient) -> None:
     ("PATCH", f"{PODS}/p1", {"content": b"{}", "headers": {"Content-Type": "text/plain"}}, 415,
      "UnsupportedMediaType"),
     ("PUT", PODS, {"json": POD}, 405, "MethodNotAllowed"),
+    ("POST", PODS, {"content": json.dumps(POD).encode(), "headers": {"Content-Type": "text/plain"}}, 415,
+     "UnsupportedMediaType"),  # kube-apiserver's NegotiateInputSerializer: no such decoder
+    ("POST", PODS, {"content": b"a: [b", "headers": {"Content-Type": "application/yaml"}}, 400,
+     "BadRequest"),
     ("GET", PODS, {"params": {"watch": "1", "sendInitialEvents": "true",
                               "resourceVersionMatch": "NotOlderThan"}}, 422, "Invalid"),
     ("GET", PODS, {"params": {"limit": "ten"}}, 400, "BadRequest"),

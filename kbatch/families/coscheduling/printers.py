@@ -1,6 +1,7 @@
 """``kubectl get`` columns of the scheduler-plugins PodGroup: the CRD's ``additionalPrinterColumns``
 (``config/crd/bases/scheduling.x-k8s.io_podgroups.yaml``): Phase, MinMember, Running, Succeeded,
-Failed, Age. A missing value prints ``<none>``, as kubectl prints an absent CRD column."""
+Failed, Age. A missing value is a null cell, as kube-apiserver's custom resource table sends it; it
+prints blank in ``kubectl get`` and ``kbatch get`` alike."""
 
 from __future__ import annotations
 

@@ -3,9 +3,8 @@
 
 kube-apiserver's custom resource table (apiextensions ``tableconvertor``): ``Name``, then each column's
 JSONPath value, ``string`` columns printed as the JSONPath printer prints them (``0``, ``false``), the
-``date`` column as an age. A path with no value is a null cell there, which kubectl prints blank;
-kbatch sends an empty string, so that ``kbatch get`` (which shows null as ``<none>``) prints the same
-blank as kubectl.
+``date`` column as an age. A path with no value is a null cell there, which kubectl (and ``kbatch
+get``) prints blank; kbatch sends an empty string, which prints the same.
 """
 
 from __future__ import annotations
