@@ -8,13 +8,14 @@ eviction is observed, one whose eviction it already issued (``preemptionExpectat
 target's ``status.schedulingStats.evictions`` counts one ``Preempted`` eviction and its
 ``Preempted`` / ``EvictedDueToPreempted`` events are recorded once.
 
-Each command runs in its own process, as a user's shell runs them: the Kueue quota model's
-``workloads_revision`` comes from a module-level ``itertools.count(1)``
-(``kbatch/controllers/kueue/model/clusterqueue.py``), which starts again at 1 in every process
-while the saved ClusterQueue nodes and the scheduler's ``CandidateIndex`` keep the revisions of
-earlier processes; a reused number makes the index serve the slots of an older content (the
-target's Workload before its eviction), and the scheduler evicts it a second time. In one process
-(``tests/cli/conftest.py``'s in-process runner) the counter never restarts and the run is right.
+Each command runs in its own process, as a user's shell runs them. The regression this guards:
+the Kueue quota model's ``workloads_revision`` came from a process-wide counter, which started
+again at 1 in every process while the saved ClusterQueue nodes and the scheduler's
+``CandidateIndex`` kept the revisions of earlier processes; a reused number made the index serve
+the slots of an older content (the target's Workload before its eviction), and the scheduler
+evicted it a second time. In one process (``tests/cli/conftest.py``'s in-process runner) the
+counter never restarted, so only separate processes show it. The counter is now the quota tree's,
+saved with it (``kbatch/controllers/kueue/model/quota.py`` ``Tree.next_revision``).
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 
 def _cluster_queue(name: str, cpu: int, preemption: str) -> str:
@@ -87,9 +86,6 @@ def _file(tmp_path: Path, name: str, text: str) -> str:
     return str(path)
 
 
-@pytest.mark.xfail(strict=True, reason="Kueue: workloads_revision restarts at 1 in each process, the "
-                   "CandidateIndex serves stale candidates and the target is evicted twice "
-                   "(evictions count 2, Preempted events x2)")
 def test_one_preemption_is_one_eviction_across_processes(tmp_path: Path) -> None:
     state = tmp_path / "state"
 
