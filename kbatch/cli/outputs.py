@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from kbatch.cli.jsonpath import TemplateError, find, go_value, relaxed_expression
+from kbatch.api.jsonpath import TemplateError, find, go_value, relaxed_expression
 from kbatch.cli.render import align
 
 __all__ = ["add_label_columns", "columns_from_file", "custom_columns", "sort_objects"]

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kbatch.api.errors import BadRequest, NotFound
+from kbatch.api.jsonpath import TemplateError, find, go_value, relaxed_expression
 from kbatch.api.quantity import Quantity
 from kbatch.sim import faults
 from kbatch.sim.devices import DeviceTemplate
@@ -229,7 +230,8 @@ def _env_value(pod: Obj, var: Obj) -> str:
     return str(simple.get(path) or "")
 
 
-_WAIT_FIELDS = {"kind": str, "name": str, "namespace": str, "condition": str, "status": str, "delete": bool}
+_WAIT_FIELDS = {"kind": str, "name": str, "namespace": str, "condition": str, "status": str, "delete": bool,
+                "jsonpath": str, "value": str}
 
 
 def _check_wait_for(spec: Obj) -> None:
@@ -245,10 +247,13 @@ def _check_wait_for(spec: Obj) -> None:
 
 
 def wait_predicate(backend: Any, spec: Obj) -> Callable[[], bool]:
-    """``{"kind", "name", "namespace", "condition", "status"}`` or ``{…, "delete": true}``."""
+    """``{"kind", "name", "namespace", "condition", "status"}``, ``{…, "jsonpath"[, "value"]}`` or
+    ``{…, "delete": true}``."""
     _check_wait_for(spec)
     info = _info(backend, spec["kind"])
     namespace, name = spec.get("namespace") or "default", spec["name"]
+    if spec.get("jsonpath") is not None:
+        return _jsonpath_predicate(backend, info, namespace, name, spec["jsonpath"], spec.get("value"))
     wanted, status = spec.get("condition"), str(spec.get("status") or "True")
 
     def holds() -> bool:
@@ -260,6 +265,37 @@ def wait_predicate(backend: Any, spec: Obj) -> Callable[[], bool]:
             return False
         return any(c.get("type", "").lower() == str(wanted).lower() and c.get("status") == status
                    for c in (obj.get("status") or {}).get("conditions") or ())
+
+    return holds
+
+
+def _jsonpath_predicate(backend: Any, info: Any, namespace: str, name: str, expression: str,
+                        value: str | None) -> Callable[[], bool]:
+    """kubectl's ``JSONPathWait`` (``pkg/cmd/wait/json.go`` ``checkCondition``): the expression must
+    find exactly one value (several are an error, as a map or list is), which equals ``value`` as Go
+    prints it (``fmt.Sprintf("%v")``, spaces trimmed); without ``value`` any found value will do. An
+    absent object or field does not hold yet."""
+    try:
+        path = relaxed_expression(expression)
+        find(path, {})  # compiles the query: a malformed one is the request's fault, now
+    except TemplateError as err:
+        raise BadRequest(f"waitFor.jsonpath: {err}") from None
+
+    def holds() -> bool:
+        try:
+            obj = backend.get(info, namespace, name)
+        except NotFound:
+            return False
+        found = find(path, obj)
+        if not found:
+            return False
+        if len(found) > 1:
+            raise BadRequest("given jsonpath expression matches more than one value")
+        if value is None:
+            return True
+        if isinstance(found[0], (dict, list)):
+            raise BadRequest("jsonpath leads to a nested object or list which is not supported")
+        return go_value(found[0]).strip() == value.strip()
 
     return holds
 

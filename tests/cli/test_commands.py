@@ -53,6 +53,46 @@ def test_wait_advances_virtual_time_and_times_out(kb: Any) -> None:
     assert json.loads(kb.ok("get", "job", "slow", "-o", "json"))["status"]["succeeded"] == 1
 
 
+def test_wait_for_a_jsonpath_value_as_kubectl(kb: Any) -> None:
+    """``--for=jsonpath=EXPR=VALUE`` and ``--for=jsonpath=EXPR`` (kubectl ``pkg/cmd/wait``): one value
+    found, compared as Go prints it; without a value, found at all."""
+    kb.ok("nodes", "add")
+    kb.ok("create", "-f", "-", input_=json.dumps({
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "slow"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
+            {"name": "c", "image": "busybox", "command": ["sleep", "300"]}]}}}}))
+    res = kb("wait", "job/slow", "--for=jsonpath={.status.succeeded}=1", "--timeout", "1m")
+    assert res.code == 1 and res.err.strip() == "error: timed out waiting for the condition on jobs/slow"
+    assert kb.ok("wait", "job/slow", "--for=jsonpath=.status.active=1", "--timeout", "1s").strip() == \
+        "job.batch/slow condition met"
+    assert kb.ok("wait", "job/slow", "--for=jsonpath={.status.succeeded}='1'", "--timeout", "10m").strip() \
+        == "job.batch/slow condition met"
+    assert json.loads(kb.ok("get", "job", "slow", "-o", "json"))["status"]["succeeded"] == 1
+    assert kb.ok("wait", "job/slow", "--for=jsonpath={.status.completionTime}").strip() == \
+        "job.batch/slow condition met"
+    filtered = '--for=jsonpath={.status.conditions[?(@.type=="Complete")].status}=True'
+    assert kb.ok("wait", "job/slow", filtered).strip() == "job.batch/slow condition met"
+
+
+@pytest.mark.parametrize(("condition", "message"), [
+    ("jsonpath={.a}=1=2", "error: jsonpath wait format must be --for=jsonpath='{.status.readyReplicas}'=3 or "
+                          "--for=jsonpath='{.status.readyReplicas}'"),
+    ("jsonpath={.a}=", "error: jsonpath wait has to have a value after equal sign, like "
+                       "--for=jsonpath='{.status.readyReplicas}'=3"),
+    ("jsonpath={.status.conditions[*].type}=Complete",
+     "error: given jsonpath expression matches more than one value"),
+    ("jsonpath={.status.conditions[?(@}=x", "error: unclosed array expect ]: '.status.conditions[?(@'"),
+    ("jsonpath={.spec.template}=x",
+     "error: jsonpath leads to a nested object or list which is not supported"),
+])
+def test_a_jsonpath_wait_kubectl_refuses_is_refused(kb: Any, condition: str, message: str) -> None:
+    kb.ok("nodes", "add")
+    kb.ok("apply", "-f", PI)
+    kb.ok("advance", "1m")  # Complete: two conditions (SuccessCriteriaMet, Complete)
+    res = kb("wait", "job/pi", f"--for={condition}", "--timeout", "10s")
+    assert res.code == 1 and res.err.strip() == message
+
+
 def test_output_formats(kb: Any) -> None:
     kb.ok("apply", "-f", PI)
     one = json.loads(kb.ok("get", "job", "pi", "-o", "json"))

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kbatch.cli.jsonpath import TemplateError, compile_template, evaluate
+from kbatch.api.jsonpath import TemplateError, compile_template, evaluate
 from kbatch.cli.outputs import custom_columns, sort_objects
 from tests.cli.conftest import EXAMPLES
 
@@ -167,7 +167,7 @@ def test_a_quoted_name_is_a_dotted_path_as_kubectl_reads_it() -> None:
 
 
 def test_jsonpath_as_json_prints_one_array_per_executed_node() -> None:
-    from kbatch.cli.jsonpath import evaluate_as_json
+    from kbatch.api.jsonpath import evaluate_as_json
 
     got = evaluate_as_json(compile_template('x{range .items[*]}{.metadata.name}{end}{.nope}'), DOC)
     assert [json.loads(part) for part in got.replace("]\n[", "]\x00[").split("\x00")] == \

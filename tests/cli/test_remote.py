@@ -42,6 +42,11 @@ def test_commands_through_the_server(kb: Any, server: ServeProcess) -> None:
     assert len(rows) == 3
     out = kb.ok(*remote, "wait", "job/sample-job", "--for", "condition=Complete", "--timeout", "5m")
     assert out.strip() == "job.batch/sample-job condition met"
+    out = kb.ok(*remote, "wait", "job/sample-job", "--for=jsonpath={.status.succeeded}=3", "--timeout", "1s")
+    assert out.strip() == "job.batch/sample-job condition met"
+    several = kb(*remote, "wait", "job/sample-job", "--for=jsonpath={.status.conditions[*].type}=Complete")
+    assert several.code == 1
+    assert several.err.strip() == "error: given jsonpath expression matches more than one value"
     job = json.loads(kb.ok(*remote, "get", "job", "sample-job", "-o", "json"))
     assert job["status"]["succeeded"] == 3
     pod = json.loads(kb.ok(*remote, "get", "pods", "-o", "json"))["items"][0]["metadata"]["name"]

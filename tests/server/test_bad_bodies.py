@@ -136,7 +136,10 @@ clock_bodies = st.one_of(small, st.fixed_dictionaries({}, optional={
     "untilIdle": small, "untilNextDeadline": small,
     "waitFor": st.one_of(small, st.fixed_dictionaries({}, optional={
         "kind": st.one_of(small, st.just("pods")), "name": st.one_of(small, st.just("p")),
-        "namespace": small, "condition": small, "status": small, "delete": small}))}))
+        "namespace": small, "condition": small, "status": small, "delete": small,
+        "jsonpath": st.one_of(small, st.sampled_from(["{.status.phase}", "{.x", ".a[?(@", "{.metadata}",
+                                                       ".status.conditions[*].type"])),
+        "value": small}))}))
 
 
 @settings(max_examples=60, deadline=None)

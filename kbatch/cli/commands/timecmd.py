@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from kbatch.api.errors import BadRequest
 from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import NAMESPACE, global_options
@@ -65,7 +66,8 @@ def _with_progress(backend: Any, seconds: float, wait_for: dict[str, Any] | None
 
 @command
 def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, e.g. job/pi."),
-         for_: str = typer.Option(..., "--for", help="condition=NAME[=VALUE] or delete."),
+         for_: str = typer.Option(..., "--for",
+                                  help="condition=NAME[=VALUE], jsonpath='{EXPR}'[=VALUE] or delete."),
          timeout: str = typer.Option("30s", "--timeout", help="Virtual time to wait at most (Go duration)."),
          namespace: str | None = NAMESPACE) -> None:
     """Advance virtual time until a condition holds (or the object is gone), at most --timeout."""
@@ -80,21 +82,52 @@ def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, 
     elif for_.startswith("condition="):
         cond, _, value = for_.removeprefix("condition=").partition("=")
         spec |= {"condition": cond, "status": value or "True"}
+    elif for_.startswith("jsonpath="):
+        spec |= _jsonpath_wait(for_.removeprefix("jsonpath="))
     else:
-        raise UserError(f'unrecognized condition: "{for_}" (use condition=NAME[=VALUE] or delete)')
+        raise UserError(f'unrecognized condition: "{for_}" (use condition=NAME[=VALUE], '
+                        "jsonpath='{EXPR}'[=VALUE] or delete)")
     seconds = duration_option(timeout, "--timeout")
     with session(global_options(ctx)) as backend:
         info = kind_info(backend.registry, kind)
         spec |= {"kind": info.plural + (f".{info.group}" if info.group else ""),
                  "namespace": namespace_for(info, namespace)}
-        if sys.stderr.isatty() and seconds >= PROGRESS_FROM:
-            out = _with_progress(backend, seconds, spec)
-        else:
-            out = backend.advance(seconds, wait_for=spec)
+        try:
+            if sys.stderr.isatty() and seconds >= PROGRESS_FROM:
+                out = _with_progress(backend, seconds, spec)
+            else:
+                out = backend.advance(seconds, wait_for=spec)
+        except BadRequest as err:
+            if "jsonpath" not in spec:
+                raise
+            raise UserError(err.message) from None  # kubectl evaluates the path itself: "error: …"
     label = f"{info.kind.lower()}.{info.group}/{name}" if info.group else f"{info.kind.lower()}/{name}"
     if not out.get("met"):
         raise UserError(f"timed out waiting for the condition on {info.plural}/{name}")
     typer.echo(f"{label} {'deleted' if for_ == 'delete' else 'condition met'}")
+
+
+def _jsonpath_wait(text: str) -> dict[str, object]:
+    """``--for=jsonpath=EXPR[=VALUE]`` as kubectl reads it (``pkg/cmd/wait/wait.go``
+    ``processJSONPathInput``): split at single ``=`` signs, the expression relaxed (``{.a.b}``,
+    ``.a.b``), the value stripped of quotes; without a value, any value of the expression will do."""
+    from kbatch.api.jsonpath import TemplateError, find, relaxed_expression, split_wait_input
+
+    parts = split_wait_input(text)
+    if len(parts) > 2:
+        raise UserError("jsonpath wait format must be --for=jsonpath='{.status.readyReplicas}'=3 or "
+                        "--for=jsonpath='{.status.readyReplicas}'")
+    try:
+        find(relaxed_expression(parts[0]), {})
+    except TemplateError as err:
+        raise UserError(str(err)) from None
+    if len(parts) == 1:
+        return {"jsonpath": parts[0]}
+    value = parts[1].strip("'\"")
+    if not value:
+        raise UserError("jsonpath wait has to have a value after equal sign, like "
+                        "--for=jsonpath='{.status.readyReplicas}'=3")
+    return {"jsonpath": parts[0], "value": value}
 
 
 def register(app: typer.Typer) -> None:

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from kbatch.api.jsonpath import TemplateError, compile_template, evaluate, evaluate_as_json
 from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
-from kbatch.cli.jsonpath import TemplateError, compile_template, evaluate, evaluate_as_json
 from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.outputs import add_label_columns, columns_from_file, custom_columns, sort_objects
 from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml

@@ -1,4 +1,4 @@
-"""kubectl's JSONPath templates (``-o jsonpath=…``, custom columns, ``--sort-by``).
+"""kubectl's JSONPath templates (``-o jsonpath=…``, custom columns, ``--sort-by``, ``wait --for=jsonpath``).
 
 The dialect is client-go ``util/jsonpath`` (kubectl.docs "JSONPath Support"): text outside braces is
 printed as written; ``{EXPR}`` prints what the expression matches, several matches separated by a
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-__all__ = ["TemplateError", "compile_template", "evaluate", "evaluate_as_json", "go_value",
-           "relaxed_expression"]
+__all__ = ["TemplateError", "compile_template", "evaluate", "evaluate_as_json", "find", "go_value",
+           "relaxed_expression", "split_wait_input"]
 
 
 class TemplateError(ValueError):
@@ -273,3 +273,21 @@ def go_value(value: Any) -> str:
     if isinstance(value, list):
         return "[" + " ".join(go_value(v) for v in value) + "]"
     return str(value)
+
+
+def split_wait_input(text: str) -> list[str]:
+    """``kubectl wait --for=jsonpath=…``'s input split at each single ``=`` (a ``==`` stays in its
+    part: a filter's comparison), as kubectl's ``splitJSONPathInput`` (``pkg/cmd/wait/wait.go``)."""
+    parts, part, i = [], [], 0
+    while i < len(text):
+        if text[i] == "=":
+            if text[i + 1:i + 2] == "=":
+                part.append("==")
+                i += 2
+                continue
+            parts.append("".join(part))
+            part = []
+        else:
+            part.append(text[i])
+        i += 1
+    return [*parts, "".join(part)]
