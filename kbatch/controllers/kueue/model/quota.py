@@ -82,7 +82,20 @@ class Journal:
                 target[key] = old
 
 
-_ABSENT: Any = object()
+class _Absent:
+    """The mark of a key that was missing (one instance). It pickles by reference, so a journal that
+    is saved and loaded still recognises it (a plain ``object()`` would come back as another one)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "_ABSENT"
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+
+_ABSENT: Any = _Absent()
 
 
 def journaled_set(journal: Journal | None, target: dict[Any, Any], key: Any, value: Any) -> None:
