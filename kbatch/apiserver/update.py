@@ -206,9 +206,10 @@ def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current,
     # A status write with the default strategy took old's other fields (_take_carried) or copies of them
     # (prepare_for_status_update): their stored bytes are reused, unless a mutating hook that may change
     # more than metadata ran after (it may have changed a copied field). Where they lie in the stored
-    # bytes is known when the held old was written by such a write too.
+    # bytes is known when the held old was written by such a write too (never for an owned old: the
+    # cache held nothing for its bytes).
     spliced = (splice_over(new, current.obj, current.kv.value, old_private=current.owned,
-                           carried=None if current.owned else server.decoded.carried(current.kv))
+                           carried=server.decoded.carried(current.kv))
                if status and kind.default_status_prepare
                and server.admission.mutates_only_metadata(type(new), True) else None)
     data, carried = spliced if spliced is not None else (encode(new), None)
