@@ -180,9 +180,7 @@ class Preemptor:
             fits = _fitter(ctx, borrowing)
             removed: list[Candidate] = []
             for c in candidates.candidates(borrowing):
-                cq = c.cq
-                for fr, value in c.usage:
-                    remove_usage(cq, fr, value)
+                _remove_candidate(c)
                 removed.append(c)
                 if fits():
                     kept = _fill_back(fits, removed, _add_candidate, _remove_candidate)
