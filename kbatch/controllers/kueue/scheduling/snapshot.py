@@ -69,6 +69,12 @@ def chain_of(node: Node) -> frozenset[int]:
     return frozenset((id(node), *(id(a) for a in path_to_root(node))))
 
 
+def _reaches(node: Node, chain: frozenset[int]) -> bool:
+    """Whether ``node`` or one of its ancestors is in ``chain`` (``chain_of(node)`` meets it), without
+    building ``node``'s own chain."""
+    return id(node) in chain or any(id(a) in chain for a in path_to_root(node))
+
+
 class Snapshot:
     """See the module docstring. ``inactive`` holds the ClusterQueues left out of this cycle;
     ``candidates`` the preemption candidates' order per ClusterQueue, computed once per content (the
@@ -134,6 +140,6 @@ class Snapshot:
         mark = self.mark()
         for info in infos:
             cq = self.cache.cluster_queues.get(info.cluster_queue)
-            if cq is not None and (chain is None or not chain.isdisjoint(chain_of(cq))):
+            if cq is not None and (chain is None or _reaches(cq, chain)):
                 self.remove_usage(cq, info.usage())
         return mark
