@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-__all__ = ["TemplateError", "compile_template", "evaluate", "evaluate_as_json", "find", "go_value",
-           "relaxed_expression", "split_wait_input"]
+__all__ = ["TemplateError", "checked_expression", "compile_template", "evaluate", "evaluate_as_json", "find",
+           "go_value", "relaxed_expression", "split_wait_input"]
 
 
 class TemplateError(ValueError):
@@ -216,6 +216,14 @@ def relaxed_expression(expr: str) -> str:
         raise TemplateError(f"unexpected path string, expected a 'name1.name2' or '.name1.name2' or "
                             f"'{{name1.name2}}' or '{{.name1.name2}}': {expr}")
     return _path(text)
+
+
+def checked_expression(expr: str) -> str:
+    """:func:`relaxed_expression`, its query compiled now (a malformed one is a :class:`TemplateError`
+    before any object is read, as kubectl's ``newJSONPathParser``)."""
+    path = relaxed_expression(expr)
+    find(path, {})
+    return path
 
 
 def evaluate(nodes: list[Any], data: Any) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kbatch.api.errors import BadRequest, NotFound
-from kbatch.api.jsonpath import TemplateError, find, go_value, relaxed_expression
+from kbatch.api.jsonpath import TemplateError, checked_expression, find, go_value
 from kbatch.api.quantity import Quantity
 from kbatch.sim import faults
 from kbatch.sim.devices import DeviceTemplate
@@ -276,8 +276,7 @@ def _jsonpath_predicate(backend: Any, info: Any, namespace: str, name: str, expr
     prints it (``fmt.Sprintf("%v")``, spaces trimmed); without ``value`` any found value will do. An
     absent object or field does not hold yet."""
     try:
-        path = relaxed_expression(expression)
-        find(path, {})  # compiles the query: a malformed one is the request's fault, now
+        path = checked_expression(expression)
     except TemplateError as err:
         raise BadRequest(f"waitFor.jsonpath: {err}") from None
 

@@ -111,14 +111,14 @@ def _jsonpath_wait(text: str) -> dict[str, object]:
     """``--for=jsonpath=EXPR[=VALUE]`` as kubectl reads it (``pkg/cmd/wait/wait.go``
     ``processJSONPathInput``): split at single ``=`` signs, the expression relaxed (``{.a.b}``,
     ``.a.b``), the value stripped of quotes; without a value, any value of the expression will do."""
-    from kbatch.api.jsonpath import TemplateError, find, relaxed_expression, split_wait_input
+    from kbatch.api.jsonpath import TemplateError, checked_expression, split_wait_input
 
     parts = split_wait_input(text)
     if len(parts) > 2:
         raise UserError("jsonpath wait format must be --for=jsonpath='{.status.readyReplicas}'=3 or "
                         "--for=jsonpath='{.status.readyReplicas}'")
     try:
-        find(relaxed_expression(parts[0]), {})
+        checked_expression(parts[0])
     except TemplateError as err:
         raise UserError(str(err)) from None
     if len(parts) == 1:
