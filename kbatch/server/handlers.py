@@ -49,7 +49,9 @@ def write_options(req: Request) -> WriteOptions:
     dry = req.query.get("dryRun") or []
     if any(v != "All" for v in dry):
         raise BadRequest(f'unsupported dryRun value {dry[-1]!r}: only "All" is supported')
-    validation = req.param("fieldValidation") or "Strict"
+    # an absent directive is Warn, as kube-apiserver's fieldValidation() (endpoints/handlers/rest.go);
+    # kubectl rejects unknown fields only because it sends Strict itself (--validate=strict)
+    validation = req.param("fieldValidation") or "Warn"
     if validation not in ("Strict", "Warn", "Ignore"):
         raise BadRequest(f'fieldValidation must be one of "Ignore", "Warn" or "Strict", got "{validation}"')
     return WriteOptions(dry_run=bool(dry), field_validation=validation)

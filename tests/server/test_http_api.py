@@ -111,13 +111,18 @@ def test_dry_run_does_not_persist(api: AppClient) -> None:
 def test_field_validation(api: AppClient) -> None:
     bad = json.loads(json.dumps(POD))
     bad["spec"]["bogus"] = 1
-    strict = api.post(PODS, json=bad)
+    strict = api.post(PODS, json=bad, params={"fieldValidation": "Strict"})
     assert strict.status_code == 400 and "bogus" in strict.json()["message"]
     ignored = api.post(PODS, json=bad, params={"fieldValidation": "Ignore"})
     assert ignored.status_code == 201, ignored.text
+    assert "warning" not in ignored.headers
     bad["metadata"]["name"] = "p2"
     warned = api.post(PODS, json=bad, params={"fieldValidation": "Warn"})
     assert warned.status_code == 201 and "bogus" in warned.headers.get("warning", "")
+    bad["metadata"]["name"] = "p3"  # no directive is Warn, as kube-apiserver's (a client that sends none)
+    unsaid = api.post(PODS, json=bad)
+    assert unsaid.status_code == 201 and 'unknown field "spec.bogus"' in unsaid.headers.get("warning", "")
+    assert "bogus" not in unsaid.json()["spec"]
     assert api.post(PODS, json=bad, params={"fieldValidation": "Loud"}).status_code == 400
 
 
