@@ -21,6 +21,7 @@ from kbatch.api.errors import (
 from kbatch.apiserver.apply.tracking import field_manager
 from kbatch.apiserver.decoding import cannot_handle, unrecognized
 from kbatch.apiserver.go_json import cannot_unmarshal, type_meta_error
+from kbatch.apiserver.go_json_syntax import GoSyntaxError
 from kbatch.apiserver.manifests import YamlError, yaml_documents
 from kbatch.server.backend import Backend, WriteOptions
 from kbatch.server.deleteopts import delete_options
@@ -48,7 +49,9 @@ def write_options(req: Request) -> WriteOptions:
     dry = req.query.get("dryRun") or []
     if any(v != "All" for v in dry):
         raise BadRequest(f'unsupported dryRun value {dry[-1]!r}: only "All" is supported')
-    validation = req.param("fieldValidation") or "Strict"
+    # an absent directive is Warn, as kube-apiserver's fieldValidation() (endpoints/handlers/rest.go);
+    # kubectl rejects unknown fields only because it sends Strict itself (--validate=strict)
+    validation = req.param("fieldValidation") or "Warn"
     if validation not in ("Strict", "Warn", "Ignore"):
         raise BadRequest(f'fieldValidation must be one of "Ignore", "Warn" or "Strict", got "{validation}"')
     return WriteOptions(dry_run=bool(dry), field_validation=validation)
@@ -70,7 +73,10 @@ def _object_body(req: Request, kind: str) -> Any:
     if ctype not in ("", *OBJECT_TYPES):
         raise UnsupportedMediaType(f"the body of the request was in an unknown format - accepted media "
                                    f"types include: {', '.join(OBJECT_TYPES)}")
-    return req.json()
+    try:
+        return req.parsed()
+    except GoSyntaxError as err:  # the serializer's type-meta sniffing (json/meta.go), transformDecodeError
+        raise unrecognized(kind, f"couldn't get version/kind; json parse error: {err}", req.body) from None
 
 
 def _check_identity(rp: ResourcePath, req: Request, name: str | None) -> dict[str, Any]:
@@ -157,14 +163,28 @@ def _patch(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
     if req.param("force") is not None:  # upstream ValidatePatchOptions
         raise Invalid.of("PatchOptions.meta.k8s.io", "", [
             FieldError.forbidden("force", "may not be specified for non-apply patch")])
-    patch = req.json()
     opts = write_options(req)
+    patch = _patch_document(req, PATCH_TYPES[ctype], opts.field_validation)
     with _manager(req):
         out = backend.patch(rp.spec.info, rp.namespace, name, patch, PATCH_TYPES[ctype], opts,
                             subresource=rp.subresource)
     if not opts.dry_run:
         backend.settle()
     return json_response(out, headers=_warn_headers(opts))
+
+
+def _patch_document(req: Request, patch_type: str, validation: str) -> Any:
+    """The patch; a malformed one fails in the words of its patcher (k8s.io/apiserver
+    ``pkg/endpoints/handlers/patch.go``): a JSON or merge patch is first decoded strictly unless
+    fieldValidation is Ignore (``error decoding patch: …``), then a JSON patch by ``DecodePatch``
+    (Go's message) and a merge patch by ``MergePatch`` (``Invalid JSON Patch``); a strategic merge
+    patch by ``strategicPatchObject`` (Go's message)."""
+    try:
+        return req.parsed()
+    except GoSyntaxError as err:
+        if patch_type != "strategic" and validation != "Ignore":
+            raise BadRequest(f"error decoding patch: {err}") from None
+        raise BadRequest("Invalid JSON Patch" if patch_type == "merge" else str(err)) from None
 
 
 def _manager(req: Request) -> Any:

@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 from kbatch.api.errors import BadRequest, StatusError
+from kbatch.apiserver.go_json_syntax import GoSyntaxError, loads
 from kbatch.server.protobuf import PROTOBUF, decode_object
 
 __all__ = ["MAX_BODY", "Request", "Response", "json_response", "read_request", "status_response"]
@@ -50,14 +51,17 @@ class Request:
         """The body as JSON; a Kubernetes protobuf body (kubectl's typed clients) is decoded to JSON."""
         if not self.body:
             raise BadRequest("the request body is empty; an object is required")
+        try:
+            return self.parsed()
+        except GoSyntaxError as err:
+            raise BadRequest(f"the body of the request was in an unknown format: {err}") from None
+
+    def parsed(self) -> Any:
+        """The body as JSON (a protobuf body decoded), or :class:`GoSyntaxError` in Go's words, for
+        the handlers that wrap it as their upstream counterpart does."""
         if self.content_type == PROTOBUF:
             return decode_object(self.body)
-        try:
-            return json.loads(self.body)
-        except (ValueError, UnicodeDecodeError) as err:
-            raise BadRequest(f"the body of the request was in an unknown format: {err}") from None
-        except RecursionError:  # Go's decoder stops at 10,000 levels ("exceeded max depth"); Python's sooner
-            raise BadRequest("the body of the request was in an unknown format: exceeded max depth") from None
+        return loads(self.body)
 
     @property
     def content_type(self) -> str:

@@ -111,13 +111,18 @@ def test_dry_run_does_not_persist(api: AppClient) -> None:
 def test_field_validation(api: AppClient) -> None:
     bad = json.loads(json.dumps(POD))
     bad["spec"]["bogus"] = 1
-    strict = api.post(PODS, json=bad)
+    strict = api.post(PODS, json=bad, params={"fieldValidation": "Strict"})
     assert strict.status_code == 400 and "bogus" in strict.json()["message"]
     ignored = api.post(PODS, json=bad, params={"fieldValidation": "Ignore"})
     assert ignored.status_code == 201, ignored.text
+    assert "warning" not in ignored.headers
     bad["metadata"]["name"] = "p2"
     warned = api.post(PODS, json=bad, params={"fieldValidation": "Warn"})
     assert warned.status_code == 201 and "bogus" in warned.headers.get("warning", "")
+    bad["metadata"]["name"] = "p3"  # no directive is Warn, as kube-apiserver's (a client that sends none)
+    unsaid = api.post(PODS, json=bad)
+    assert unsaid.status_code == 201 and 'unknown field "spec.bogus"' in unsaid.headers.get("warning", "")
+    assert "bogus" not in unsaid.json()["spec"]
     assert api.post(PODS, json=bad, params={"fieldValidation": "Loud"}).status_code == 400
 
 
@@ -209,3 +214,39 @@ def test_malformed_requests_never_get_a_500(api: AppClient) -> None:
                     failures.append((method, path, body, resp.status_code, resp.text[:200]))
     assert failures == []
     assert api.get("/healthz").text == "ok"
+
+
+def test_malformed_json_bodies_fail_in_kube_apiservers_words(api: AppClient) -> None:
+    """transformDecodeError over the serializer's type-meta sniffing for creates and updates; the
+    patchers' own words for patches (k8s.io/apiserver pkg/endpoints/handlers/{create,patch}.go)."""
+    body = b'{"apiVersion":"v1","kind":"Pod",bad}'
+    created = api.post(PODS, content=body, headers={"Content-Type": "application/json"})
+    assert created.status_code == 400
+    assert created.json()["message"] == (
+        "the object provided is unrecognized (must be of type Pod): couldn't get version/kind; json parse "
+        "error: invalid character 'b' looking for beginning of object key string "
+        '({"apiVersion":"v1","kind":"Pod ...)')
+    prefix = "the object provided is unrecognized (must be of type Pod): couldn't get version/kind; "
+    empty = api.post(PODS, content=b"", headers={"Content-Type": "application/json"})
+    assert empty.json()["message"] == prefix + "json parse error: unexpected end of JSON input (<empty>)"
+    assert api.post(PODS, json=POD).status_code == 201
+    replaced = api.request("PUT", f"{PODS}/p1", content=b"[1 2]",
+                           headers={"Content-Type": "application/json"})
+    assert replaced.json()["message"] == (prefix + "json parse error: invalid character '2' after array "
+                                          "element (5b3120325d)")
+    answers = {}
+    for ctype in ("merge-patch+json", "json-patch+json", "strategic-merge-patch+json"):
+        for validation in ("Strict", "Ignore"):
+            out = api.patch(f"{PODS}/p1", content=b'{"metadata":', params={"fieldValidation": validation},
+                            headers={"Content-Type": f"application/{ctype}"})
+            assert out.status_code == 400
+            answers[ctype, validation] = out.json()["message"]
+    assert answers == {
+        ("merge-patch+json", "Strict"): "error decoding patch: unexpected end of JSON input",
+        ("merge-patch+json", "Ignore"): "Invalid JSON Patch",
+        ("json-patch+json", "Strict"): "error decoding patch: unexpected end of JSON input",
+        ("json-patch+json", "Ignore"): "unexpected end of JSON input",
+        ("strategic-merge-patch+json", "Strict"): "unexpected end of JSON input",
+        ("strategic-merge-patch+json", "Ignore"): "unexpected end of JSON input",
+    }
+    assert api.get(f"{PODS}/p1").json()["metadata"].get("labels") == POD["metadata"]["labels"]
