@@ -542,18 +542,29 @@ class Allocator:
                     )
                 )
                 continue
-            for ri, request in enumerate(requests):
-                data = self._chosen(ci, ri)
-                if request.name in wanted or (data.parent and data.full_name in wanted):
-                    out.append(
-                        DeviceAllocationConfiguration(
-                            source=CONFIG_SOURCE_CLAIM, requests=list(wanted), opaque=config.opaque
-                        )
+            # once, when it names any request or the chosen subrequest (upstream breaks at the first)
+            if any(self._names(ci, ri, request, wanted) for ri, request in enumerate(requests)):
+                out.append(
+                    DeviceAllocationConfiguration(
+                        source=CONFIG_SOURCE_CLAIM, requests=list(wanted), opaque=config.opaque
                     )
+                )
         for item in out:
-            if item.requests is not None and len(item.requests) == len(requests):
+            # upstream clears a config's requests when every request is named (itself or through its
+            # chosen subrequest), not when the counts agree
+            if item.requests is not None and all(
+                self._names(ci, ri, request, item.requests) for ri, request in enumerate(requests)
+            ):
                 item.requests = None
         return out
+
+    def _names(self, ci: int, ri: int, request: Any, wanted: Sequence[str]) -> bool:
+        """Whether a config's ``wanted`` requests cover request ``ri``: by its name, or by the
+        ``<request>/<subrequest>`` of the subrequest chosen for it."""
+        if request.name in wanted:
+            return True
+        data = self._chosen(ci, ri)
+        return bool(data.parent) and data.full_name in wanted
 
     def _node_selector(self, results: list[dict[str, Any]]) -> NodeSelector | None:
         fields: list[NodeSelectorRequirement] = []
