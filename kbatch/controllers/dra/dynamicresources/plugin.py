@@ -6,11 +6,16 @@ Kubernetes 1.37), on kbatch's framework.
   otherwise the pod waits, gated, until a ResourceClaim or pod event.
 * **PreFilter**: no claims: Skip. Allocated claims restrict the nodes to their allocation's node
   selector (a single-node selector becomes the PreFilter result); a claim reserved for 256 consumers
-  cannot take one more; a claim another pod is allocating right now makes this pod wait.
+  cannot take one more; a claim another pod is allocating right now makes this pod wait; every
+  request's (or subrequest's) DeviceClass must exist.
 * **Filter**: allocated claims must be available on the node ("resourceclaim not available on the
   node"); the unallocated ones are run through the structured allocator
-  (:mod:`kbatch.controllers.dra.structured`): no solution is "cannot allocate all claims"
-  (Unschedulable), a fatal allocator error is an error status.
+  (:mod:`kbatch.controllers.dra.structured`): no solution is "cannot allocate all claims", invalid
+  pools only on this node are "invalid resource pools were encountered"; a fatal allocator error is an
+  error status.
+
+Every rejection is UnschedulableAndUnresolvable, as upstream's ``statusUnschedulable``: preemption
+does not try nodes this plugin rejected.
 * **Reserve**: the node's allocation is assumed (in flight): later pods see the devices as taken.
   **Unreserve** forgets it.
 * **PreBind**: each claim gets the ``resource.kubernetes.io/delete-protection`` finalizer, then its
@@ -49,6 +54,7 @@ from kbatch.controllers.dra.selection import SelectorCache
 from kbatch.controllers.dra.structured import (
     AllocationError,
     Allocator,
+    FailedOnNode,
     Features,
     NodeView,
     gather_pools,
@@ -163,24 +169,43 @@ class DynamicResources:
         for claim in data.allocated:
             reserved = claim.status.reserved_for or ()
             if len(reserved) >= RESERVED_FOR_MAX_SIZE and not any(r.uid == pod.uid for r in reserved):
-                return Status.unresolvable(
-                    NAME, f"resourceclaim {claim.metadata.name} reserved for too many consumers"
-                )
+                return Status.unresolvable(NAME, "resourceclaim in use")  # upstream's words
             only = _single_node(claim.status.allocation.node_selector)
             if only is not None:
                 nodes = {only} if nodes is None else nodes & {only}
         for claim in data.pending:
             if f"{claim.metadata.namespace}/{claim.metadata.name}" in self.world.in_flight:
                 self._await(f"{claim.metadata.namespace}/{claim.metadata.name}", pod)
-                return Status.unschedulable(
+                return Status.unresolvable(
                     NAME,
                     f"resource claim {claim.metadata.namespace}/"
                     f"{claim.metadata.name} is in the process of being allocated",
                 )
+            reason = self._missing_class(claim)
+            if reason:
+                return Status.unresolvable(NAME, reason)
         if nodes is not None:
             state["node_names"] = nodes
         state[KEY] = data
         return None
+
+    def _missing_class(self, claim: Any) -> str:
+        """Upstream PreFilter's ``validateDeviceClass``: every request's (or subrequest's) class
+        must exist, else the pod waits for a DeviceClass event."""
+        for request in claim.spec.devices.requests or ():
+            if request.exactly is not None:
+                wanted = [(request.name, request.exactly.device_class_name)]
+            elif request.first_available:
+                wanted = [(f"{request.name}/{s.name}", s.device_class_name) for s in request.first_available]
+            else:
+                return (
+                    f"resource claim {claim.metadata.namespace}/{claim.metadata.name}, "
+                    f"request {request.name}: unknown request type"
+                )
+            for name, class_name in wanted:
+                if class_name and self.world.classes.get(class_name) is None:
+                    return f"request {name}: device class {class_name} does not exist"
+        return ""
 
     # -- Filter ----------------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Any, node: Any) -> Status | None:
@@ -207,10 +232,12 @@ class DynamicResources:
         )
         try:
             results = allocator.allocate()
+        except FailedOnNode as err:  # upstream: ErrFailedAllocationOnNode, for this node only
+            return Status.unresolvable(NAME, str(err))
         except AllocationError as err:
             return Status(Code.ERROR, (str(err),), NAME)
         if results is None:
-            return Status.unschedulable(NAME, CANNOT_ALLOCATE)
+            return Status.unresolvable(NAME, CANNOT_ALLOCATE)
         data.node_allocations[node.name] = results
         return None
 

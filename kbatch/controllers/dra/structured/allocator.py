@@ -60,11 +60,16 @@ from kbatch.controllers.dra.structured.pools import Pool
 from kbatch.controllers.dra.structured.requests import RequestData, tolerates
 from kbatch.controllers.dra.structured.state import AllocatedState, DeviceID, Features
 
-__all__ = ["AllocationError", "Allocator", "Candidate", "MatchFn"]
+__all__ = ["AllocationError", "Allocator", "Candidate", "FailedOnNode", "MatchFn"]
 
 
 class AllocationError(Exception):
     """A fatal problem: scheduling of the pod stops with this message (upstream: Allocate's error)."""
+
+
+class FailedOnNode(AllocationError):
+    """Upstream ``ErrFailedAllocationOnNode``: a problem of this node's pools only (invalid pools),
+    which the scheduler reports for the node while other nodes may still fit."""
 
 
 class _TooMany(Exception):
@@ -139,7 +144,7 @@ class Allocator:
             done = False
         if not done:
             if any(p.invalid for p in self.pools):
-                raise AllocationError("invalid resource pools were encountered")
+                raise FailedOnNode("invalid resource pools were encountered")
             return None
         return [self._result(ci, claim) for ci, claim in enumerate(self.claims)]
 
