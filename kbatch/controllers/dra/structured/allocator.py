@@ -269,8 +269,12 @@ class Allocator:
             undo = self._allocate_device(data, data.all_devices[di], must=True)
             if undo is None:
                 return False
-            if self._allocate_one(ci, ri, si, di + 1, in_sub, (0, 0, 0)):
-                return True
+            try:
+                if self._allocate_one(ci, ri, si, di + 1, in_sub, (0, 0, 0)):
+                    return True
+            except _TooMany:  # upstream deallocates on an error too, then returns it
+                undo()
+                raise
             undo()
             return False
         return self._search(data, ci, ri, si, di, in_sub, start)
