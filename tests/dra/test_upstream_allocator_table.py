@@ -232,6 +232,24 @@ def test_too_many_devices_total_is_an_error() -> None:
     assert len(run([okay], [slc("slice-1", "pool-1", DRIVER_A, devices(32))])[0].devices.results) == 32
 
 
+def test_errors_name_a_subrequest_by_its_own_name() -> None:
+    # upstream validateDeviceRequest and allocateDevice name a subrequest as
+    # deviceSubRequestAccessor.name() does: its own name, without the parent request's
+    claim = make_claim("claim-0", first_available("req-0", sub("subReq-0", "class-x")))
+    with pytest.raises(
+        AllocationError,
+        match=r"claim default/claim-0, request subReq-0: could not retrieve device class class-x",
+    ):
+        run([claim], [slc("slice-1", "pool-1", DRIVER_A, devices(1))])
+    every = make_claim("claim-0", first_available("req-0", sub("subReq-0", "class-a", allocationMode="All")))
+    with pytest.raises(
+        AllocationError,
+        match=r"claim default/claim-0, request subReq-0: asks for all devices, but resource pool "
+        r"driver-a/pool-1 is currently being updated",
+    ):
+        run([every], [slc("slice-1", "pool-1", DRIVER_A, devices(1), count=2)])
+
+
 # -- prioritized lists ---------------------------------------------------------------------------
 def test_prioritized_list_first_unavailable_and_non_available() -> None:
     # "prioritized-list-first-unavailable", "prioritized-list-non-available"

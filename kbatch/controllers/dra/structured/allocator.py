@@ -176,7 +176,8 @@ class Allocator:
         self, ci: int, ri: int, si: int, claim: Any, spec: Any, parent: str, exact: bool, name: str = ""
     ) -> RequestData:
         name = name or spec.name
-        shown = f"{parent}/{name}" if parent else name
+        # upstream's messages name a subrequest by its own name (deviceSubRequestAccessor.name)
+        shown = name
         for i, selector in enumerate(spec.selectors or ()):
             if selector.cel is None:
                 raise AllocationError(
@@ -197,8 +198,8 @@ class Allocator:
         capacity = spec.capacity.requests if spec.capacity is not None else None
         if capacity and not self.features.consumable_capacity:
             raise AllocationError(
-                f"claim {_key(claim)}, request {shown}: has capacity requests, but the "
-                "DRAConsumableCapacity feature is disabled"
+                f"claim {_key(claim)}, {'subrequest' if parent else 'request'} {shown}: has capacity "
+                "requests, but the DRAConsumableCapacity feature is disabled"
             )
         mode = spec.allocation_mode or ALLOCATION_MODE_EXACT_COUNT
         data = RequestData(
@@ -228,12 +229,12 @@ class Allocator:
         for pool in self.pools:
             if pool.incomplete:
                 raise AllocationError(
-                    f"claim {_key(claim)}, request {data.full_name}: asks for all devices, "
+                    f"claim {_key(claim)}, request {data.name}: asks for all devices, "
                     f"but resource pool {pool.id} is currently being updated"
                 )
             if pool.invalid:
                 raise AllocationError(
-                    f"claim {_key(claim)}, request {data.full_name}: asks for all devices, "
+                    f"claim {_key(claim)}, request {data.name}: asks for all devices, "
                     f"but resource pool {pool.id} is currently invalid"
                 )
             for slice_ in pool.slices:
@@ -411,7 +412,7 @@ class Allocator:
                     self._release_counters(candidate)
                 if must:
                     raise AllocationError(
-                        f"claim {_key(self.claims[ci])}, request {data.full_name}: cannot add "
+                        f"claim {_key(self.claims[ci])}, request {data.name}: cannot add "
                         f"device {candidate.id} because a claim constraint would not be satisfied"
                     )
                 return None
