@@ -475,3 +475,112 @@ def test_check_combinations_with_backtracking() -> None:
     assert picked(run([claim], slices)) == [
         [("req-0", "pool-1", "device-2", False), ("req-0", "pool-1", "device-3", False)]
     ]
+
+
+# -- consumable capacity -------------------------------------------------------------------------
+def _shared(
+    name: str, value: str | None = None, policy: dict[str, Any] | None = None, **fields: Any
+) -> dict[str, Any]:
+    """A device that allows multiple allocations; ``capacity-0`` of ``value`` (with ``policy``)."""
+    capacity = (
+        {"capacity-0": {"value": value, **({"requestPolicy": policy} if policy else {})}} if value else None
+    )
+    return dev(name, allowMultipleAllocations=True, capacity=capacity, **fields)
+
+
+RANGE = {
+    "default": "2",
+    "validRange": {"min": "2", "step": "2", "max": "4"},
+}  # withCapacityRequestPolicyRange
+
+
+def _wants(amount: str) -> dict[str, Any]:
+    return {"requests": {"capacity-0": amount}}
+
+
+def _consumed(results: Any) -> list[list[tuple[str, str, str | None]]]:
+    return [
+        [
+            (r.request, r.device, str(r.consumed_capacity["capacity-0"]) if r.consumed_capacity else None)
+            for r in result.devices.results or ()
+        ]
+        for result in results
+    ]
+
+
+def test_consumable_capacity_all_mode_allocating_insufficient() -> None:
+    # "consumable-capacity-multi-allocatable-device-allocation-mode-all-allocating-insufficient": the
+    # capacity is checked again when an "all" device is allocated (upstream allocateDevice), so what
+    # an earlier request of the claim consumes counts
+    claim = make_claim(
+        "claim-0",
+        exactly("req-0", "class-a", capacity=_wants("1")),
+        exactly("req-1", "class-a", allocationMode="All", capacity=_wants("1")),
+    )
+    slices = [slc("slice-1", "pool-1", DRIVER_A, [_shared("device-1", "1"), _shared("device-2", "1")])]
+    assert run([claim], slices) is None
+
+
+def test_consumable_capacity_all_mode_allocating_sufficient() -> None:
+    # "consumable-capacity-multi-allocatable-device-allocation-mode-all-allocating-sufficient"
+    claim = make_claim(
+        "claim-0",
+        exactly("req-0", "class-a", capacity=_wants("1")),
+        exactly("req-1", "class-a", allocationMode="All", capacity=_wants("1")),
+    )
+    slices = [slc("slice-1", "pool-1", DRIVER_A, [_shared("device-1", "2"), _shared("device-2", "1")])]
+    assert _consumed(run([claim], slices)) == [
+        [("req-0", "device-1", "1"), ("req-1", "device-1", "1"), ("req-1", "device-2", "1")]
+    ]
+
+
+def test_consumable_capacity_sharing_and_policies() -> None:
+    # "...-without-capacity-without-capacity-request": shared, nothing consumed;
+    # "...-without-policy-without-capacity-request-block": a request without amounts takes it all;
+    # "...-with-policy-without-capacity-request": the policy's default;
+    # "...-with-range-policy-step": 3 rounds up to 4; "...-with-request-over-max-sharing-policy"
+    two = [
+        make_claim("claim-0", exactly("req-0", "class-a")),
+        make_claim("claim-1", exactly("req-0", "class-a")),
+    ]
+    assert _consumed(run(two, [slc("slice-1", "pool-1", DRIVER_A, [_shared("device-1")])])) == [
+        [("req-0", "device-1", None)],
+        [("req-0", "device-1", None)],
+    ]
+    assert run(two, [slc("slice-1", "pool-1", DRIVER_A, [_shared("device-1", "2")])]) is None
+    assert _consumed(run(two, [slc("slice-1", "pool-1", DRIVER_A, [_shared("device-1", "4", RANGE)])])) == [
+        [("req-0", "device-1", "2")],
+        [("req-0", "device-1", "2")],
+    ]
+    three = make_claim("claim-0", exactly("req-0", "class-a", capacity=_wants("3")))
+    assert _consumed(
+        run([three], [slc("slice-1", "pool-1", DRIVER_A, [_shared("device-1", "4", RANGE)])])
+    ) == [[("req-0", "device-1", "4")]]
+    six = make_claim("claim-0", exactly("req-0", "class-a", capacity=_wants("6")))
+    assert run([six], [slc("slice-1", "pool-1", DRIVER_A, [_shared("device-1", "10", RANGE)])]) is None
+
+
+def test_consumable_capacity_with_multi_allocatable_device_backtrack() -> None:
+    # "consumable-capacity-with-multi-allocatable-device-backtrack"
+    def shared(name: str, value: str, attribute: str) -> dict[str, Any]:
+        return _shared(name, value, RANGE, attributes={"stringAttribute": {"string": attribute}})
+
+    claim0 = make_claim(
+        "claim-0",
+        exactly("req-0", "class-a", capacity=_wants("2")),
+        exactly("req-1", "class-a", capacity=_wants("2")),
+        constraints=[{"matchAttribute": f"{DRIVER_A}/stringAttribute"}],
+    )
+    claim1 = make_claim("claim-1", exactly("req-0", "class-a", capacity=_wants("2")))
+    slices = [
+        slc(
+            "slice-1",
+            "pool-1",
+            DRIVER_A,
+            [shared("device-2", "2", "value-1"), shared("device-1", "4", "value-2")],
+        )
+    ]
+    assert _consumed(run([claim0, claim1], slices)) == [
+        [("req-0", "device-1", "2"), ("req-1", "device-1", "2")],
+        [("req-0", "device-2", "2")],
+    ]

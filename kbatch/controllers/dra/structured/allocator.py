@@ -417,6 +417,14 @@ class Allocator:
                     )
                 return None
             added.append(constraint)
+        if must and not self._capacity_fits(data, candidate):
+            # upstream allocateDevice checks the capacity again: an "all" request's devices were
+            # chosen before anything was being allocated (the search checks just before this call)
+            for done in added:
+                done.remove(data.base_name, data.sub_name, device, candidate.pool.driver)
+            if counted:
+                self._release_counters(candidate)
+            return None
         holders = self.allocating.setdefault(candidate.id, set())
         if not multiple:
             holders.add(ci)
