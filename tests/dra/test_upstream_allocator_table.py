@@ -584,3 +584,159 @@ def test_consumable_capacity_with_multi_allocatable_device_backtrack() -> None:
         [("req-0", "device-1", "2"), ("req-1", "device-1", "2")],
         [("req-0", "device-2", "2")],
     ]
+
+
+# -- pools updated across nodes ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("case", "layout", "want"),
+    [
+        # (node, generation, device) per slice, every slice of a pool of 2
+        ("multi-host-resource-pool-complete-update-from-node-1-to-node-2",
+         [(NODE1, 1, "device-1"), (NODE1, 1, "device-2"), (NODE2, 2, "device-1"), (NODE2, 2, "device-2")],
+         "device-1"),
+        ("multi-host-resource-pool-complete-update-from-node-2-to-node-1",
+         [(NODE2, 1, "device-1"), (NODE2, 1, "device-2"), (NODE1, 2, "device-1"), (NODE1, 2, "device-2")],
+         "device-1"),
+        ("multi-host-resource-pool-incomplete-update-from-node-1-to-node-2",
+         [(NODE1, 1, "device-1"), (NODE1, 1, "device-2"), (NODE2, 2, "device-1")],
+         "device-1"),
+        ("multi-host-resource-pool-incomplete-update-from-node-2-to-node-1",
+         [(NODE2, 1, "device-1"), (NODE2, 1, "device-2"), (NODE1, 2, "device-1")],
+         None),
+        ("different-resourceslices-in-pool-can-target-different-nodes",
+         [(NODE2, 0, "device-1"), (NODE1, 0, "device-2")],
+         "device-2"),
+    ],
+)  # fmt: skip
+def test_multi_host_pool_updates(case: str, layout: list[tuple[str, int, str]], want: str | None) -> None:
+    claim = make_claim("claim-0", exactly("req-0", "class-a"))
+    slices = [
+        slc(f"slice-{i}", "pool-1", DRIVER_A, [dev(device)], node=node, generation=gen, count=2)
+        for i, (node, gen, device) in enumerate(layout)
+    ]
+    got = run([claim], slices)
+    assert (got and got[0].devices.results[0].device) == want, case
+
+
+# -- partitionable devices -----------------------------------------------------------------------
+def _consumes(name: str, memory: str, counter_set: str = "counter-set-1", **fields: Any) -> dict[str, Any]:
+    consumption = [{"counterSet": counter_set, "counters": {"memory": {"value": memory}}}]
+    return dev(name, consumesCounters=consumption, **fields)
+
+
+def _counters(
+    name: str, memory: str | None, node: str = NODE1, set_name: str = "counter-set-1", **kw: Any
+) -> Any:
+    counters = {"memory": {"value": memory}} if memory else {}
+    shared = [{"name": set_name, "counters": counters}]
+    return make_slice(name, None, node=None, pool="pool-1", driver=DRIVER_A, sharedCounters=shared, **kw)
+
+
+def test_partitionable_devices_on_different_nodes_consume_same_counter_set() -> None:
+    # "partitionable-devices-devices-on-different-nodes-consume-same-counter-set": a device of
+    # another node that is allocated consumes the shared counters
+    def memory_at_least(amount: str) -> dict[str, Any]:
+        expression = f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("{amount}")) >= 0'
+        return {"selectors": [{"cel": {"expression": expression}}]}
+
+    def sized(name: str, memory: str) -> dict[str, Any]:
+        return _consumes(name, memory, capacity={"memory": {"value": memory}})
+
+    claim = make_claim(
+        "claim-0",
+        first_available("req-0", sub("subReq-0", "class-a", **memory_at_least("6Gi")),
+                        sub("subReq-1", "class-a", **memory_at_least("2Gi"))),
+    )  # fmt: skip
+    slices = [
+        _counters("slice-1", "8Gi", count=3),
+        slc("slice-2", "pool-1", DRIVER_A, [sized("device-1", "6Gi"), sized("device-2", "2Gi")], count=3),
+        slc("slice-3", "pool-1", DRIVER_A, [sized("device-3", "6Gi")], node=NODE2, count=3),
+    ]
+    got = run([claim], slices, [DeviceID(DRIVER_A, "pool-1", "device-3")])
+    assert picked(got) == [[("req-0/subReq-1", "pool-1", "device-2", False)]]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "partitionable-devices-same-counter-set-name-in-different-resource-slices",
+        "partitionable-devices-device-counter-consumption-references-unknown-counter-set",
+        "partitionable-devices-device-counter-consumption-references-unknown-counter-in-counter-set",
+        "partitionable-devices-validation-error-on-non-targeting-slice",
+    ],
+)
+def test_partitionable_devices_invalid_pools(case: str) -> None:
+    claim = make_claim("claim-0", exactly("req-0", "class-a"))
+    if case == "partitionable-devices-same-counter-set-name-in-different-resource-slices":
+        slices = [
+            slc("slice-1", "pool-1", DRIVER_A, [dev("device-1")], count=4),
+            _counters("slice-2", None, count=4),
+            slc("slice-3", "pool-1", DRIVER_A, [dev("device-2")], count=4),
+            _counters("slice-4", None, count=4),
+        ]
+    elif case == "partitionable-devices-device-counter-consumption-references-unknown-counter-set":
+        slices = [
+            slc("slice-1", "pool-1", DRIVER_A, [_consumes("device-1", "1", "counter-set-2")], count=2),
+            _counters("slice-2", None, count=2),
+        ]
+    elif case == "partitionable-devices-device-counter-consumption-references-unknown-counter-in-counter-set":
+        other = {"name": "counter-set-1", "counters": {"other-memory": {"value": "8Gi"}}}
+        slices = [
+            slc("slice-1", "pool-1", DRIVER_A, [_consumes("device-1", "8Gi")], count=2),
+            make_slice(
+                "slice-2", None, node=None, pool="pool-1", driver=DRIVER_A, count=2, sharedCounters=[other]
+            ),
+        ]
+    else:
+        slices = [
+            _counters("slice-1", "8Gi", count=3),
+            slc("slice-2", "pool-1", DRIVER_A, [_consumes("device-1", "6Gi")], count=3),
+            slc(
+                "slice-3",
+                "pool-1",
+                DRIVER_A,
+                [_consumes("device-3", "6Gi", "counter-set-2")],
+                node=NODE2,
+                count=3,
+            ),
+        ]
+    with pytest.raises(AllocationError, match="invalid resource pools were encountered"):
+        run([claim], slices)
+
+
+# -- distinct constraints ------------------------------------------------------------------------
+def test_with_distinct_constraints_with_subrequests() -> None:
+    # "with-distinct-constraints-with-subrequests": the constraint covers req-0 and req-1 only
+    def prefers_true(name: str) -> dict[str, Any]:
+        expression = f'device.attributes["{DRIVER_A}"].boolAttribute'
+        return first_available(
+            name,
+            sub("subReq-0", "class-a", selectors=[{"cel": {"expression": expression}}]),
+            sub("subReq-1", "class-a"),
+        )
+
+    claim = make_claim(
+        "claim-0",
+        prefers_true("req-0"),
+        prefers_true("req-1"),
+        prefers_true("req-2"),
+        constraints=[{"distinctAttribute": f"{DRIVER_A}/boolAttribute", "requests": ["req-0", "req-1"]}],
+    )
+    slices = [
+        slc(
+            "slice-1",
+            "pool-1",
+            DRIVER_A,
+            [
+                _shared("device-1", attributes={"boolAttribute": {"bool": True}}),
+                _shared("device-2", attributes={"boolAttribute": {"bool": False}}),
+            ],
+        )
+    ]
+    assert picked(run([claim], slices)) == [
+        [
+            ("req-0/subReq-0", "pool-1", "device-1", False),
+            ("req-1/subReq-1", "pool-1", "device-2", False),
+            ("req-2/subReq-0", "pool-1", "device-1", False),
+        ]
+    ]
