@@ -157,16 +157,8 @@ class ResourceClaimController:
         for ref in (status.reserved_for or ()) if status is not None else ():
             pod = self._pod(meta.namespace or "", ref.name) if ref.resource == "pods" else None
             live = pod if pod is not None and pod.metadata.uid == ref.uid else None
-            consumers.append(
-                ConsumerFacts(
-                    ref.resource,
-                    ref.name,
-                    ref.uid,
-                    live is not None,
-                    live is not None and _phase(live) in _DONE,
-                    live is not None and live.metadata.deletion_timestamp is not None,
-                )
-            )
+            exists = live is not None
+            consumers.append(ConsumerFacts(ref.resource, ref.name, ref.uid, exists, exists and _done(live)))
         owner = meta.controller_ref()
         generated = False
         if (
@@ -175,7 +167,8 @@ class ResourceClaimController:
             and POD_CLAIM_NAME_ANNOTATION in (meta.annotations or {})
         ):
             pod = self._pod(meta.namespace or "", owner.name)
-            generated = pod is None or pod.metadata.uid != owner.uid or _phase(pod) in _DONE
+            # upstream: a pod not found is left to the garbage collector
+            generated = pod is not None and (pod.metadata.uid != owner.uid or _done(pod))
         return ClaimFacts(
             allocated=status is not None and status.allocation is not None,
             consumers=tuple(consumers),
@@ -214,6 +207,12 @@ def _group(claim: Any, uid: str) -> str | None:
         if ref.uid == uid:
             return ref.api_group
     return None
+
+
+def _done(pod: Any) -> bool:
+    """Upstream ``isPodDone``: certain that no container runs or will run: a terminal phase, or
+    deleted before it was scheduled."""
+    return _phase(pod) in _DONE or (pod.metadata.deletion_timestamp is not None and not pod.spec.node_name)
 
 
 def _phase(pod: Any) -> str:

@@ -14,13 +14,18 @@ is done or being deleted:
 
 **A claim** (:func:`plan_claim`):
 
-1. ``reservedFor`` keeps the pods that exist with that uid and are not done (Succeeded/Failed) nor
-   being deleted; other consumers are dropped;
-2. a claim reserved for nobody is deallocated (``allocation`` cleared) and loses the
-   ``resource.kubernetes.io/delete-protection`` finalizer, so its devices are free and a pending deletion
+1. ``reservedFor`` keeps the pods that exist with that uid and are not done; other consumers are
+   dropped. A pod is done (upstream ``isPodDone``) when its phase is Succeeded or Failed, or when it
+   is being deleted before it was scheduled: a scheduled pod that is terminating still runs its
+   containers and keeps its devices;
+2. when that drops the last consumer (the transition from used to unused, not a claim that was never
+   reserved), a claim with the ``resource.kubernetes.io/delete-protection`` finalizer (the scheduler
+   allocated it) is deallocated (``allocation`` cleared), then loses the finalizer;
+3. a claim being deleted that nobody uses is deallocated and loses the finalizer, so the deletion
    completes;
-3. a claim generated for a pod (controlled by it and annotated) whose pod is done or gone, and that is
-   reserved for nobody, is deleted.
+4. a claim generated for a pod (controlled by it and annotated) whose pod is replaced (another uid) or
+   done, and that is reserved for nobody, is deleted; when the pod is gone, the garbage collector
+   deletes it.
 """
 
 from __future__ import annotations
@@ -104,13 +109,12 @@ class ConsumerFacts:
     resource: str
     name: str
     uid: str
-    exists: bool = False
-    done: bool = False
-    deleting: bool = False
+    exists: bool = False  # a pod of that name and uid exists
+    done: bool = False  # ... and is done (upstream isPodDone)
 
     @property
     def valid(self) -> bool:
-        return self.resource != "pods" or (self.exists and not self.done and not self.deleting)
+        return self.resource != "pods" or (self.exists and not self.done)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +123,7 @@ class ClaimFacts:
     consumers: tuple[ConsumerFacts, ...] = ()
     has_finalizer: bool = False
     deleting: bool = False
-    generated_for_done_pod: bool = False  # controlled by a pod, annotated, the pod done or gone
+    generated_for_done_pod: bool = False  # controlled by a pod, annotated; the pod replaced or done
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,10 +136,13 @@ class ClaimPlan:
 
 
 def plan_claim(claim: ClaimFacts) -> ClaimPlan:
+    """Upstream ``syncClaim``."""
     valid = tuple(c for c in claim.consumers if c.valid)
-    reserved = valid if len(valid) != len(claim.consumers) else None
-    unused = not valid
-    deallocate = unused and claim.allocated
-    remove_finalizer = unused and claim.has_finalizer
-    delete = unused and claim.generated_for_done_pod and not claim.deleting
-    return ClaimPlan(reserved, deallocate, remove_finalizer, delete)
+    delete = not valid and claim.generated_for_done_pod and not claim.deleting
+    if len(valid) < len(claim.consumers):
+        deallocate = not valid and claim.has_finalizer and claim.allocated
+        remove_finalizer = claim.has_finalizer and (deallocate or not claim.allocated)
+        return ClaimPlan(valid, deallocate, remove_finalizer, delete)
+    if claim.has_finalizer and claim.deleting and not valid:
+        return ClaimPlan(None, claim.allocated, True, delete)
+    return ClaimPlan(None, False, False, delete)

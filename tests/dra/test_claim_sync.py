@@ -1,0 +1,65 @@
+"""The resourceclaim controller's claim decisions against upstream
+``pkg/controller/resourceclaim/controller.go`` ``syncClaim`` / ``isPodDone`` and the cases of its
+``controller_test.go`` ``TestSyncHandler`` (stay-reserved-seen, clear-reserved-structured,
+dont-clear-reserved-structured, clear-reserved-when-done, structured-deleted)."""
+
+from __future__ import annotations
+
+from kbatch.api.core_v1 import Pod
+from kbatch.controllers.dra.resourceclaim.sync import ClaimFacts, ClaimPlan, ConsumerFacts, plan_claim
+
+from .test_lifecycle import claims, cluster, gpu_pod, pods
+
+
+def _pod(name: str = "p", *, exists: bool = True, done: bool = False) -> ConsumerFacts:
+    return ConsumerFacts("pods", name, f"uid-{name}", exists, done)
+
+
+def test_a_consumer_stays_while_its_pod_runs() -> None:
+    # "stay-reserved-seen"; "dont-clear-reserved-structured": one of two consumers goes, the claim
+    # stays allocated for the other
+    claim = ClaimFacts(allocated=True, consumers=(_pod(),), has_finalizer=True)
+    assert plan_claim(claim) == ClaimPlan()
+    two = ClaimFacts(allocated=True, consumers=(_pod(), _pod("q", exists=False)), has_finalizer=True)
+    assert plan_claim(two) == ClaimPlan(reserved_for=(_pod(),))
+
+
+def test_the_last_consumer_going_deallocates_and_drops_the_finalizer() -> None:
+    # "clear-reserved-structured", "clear-reserved-when-done"
+    for gone in (_pod(exists=False), _pod(done=True)):
+        claim = ClaimFacts(allocated=True, consumers=(gone,), has_finalizer=True)
+        assert plan_claim(claim) == ClaimPlan(reserved_for=(), deallocate=True, remove_finalizer=True)
+
+
+def test_an_allocated_claim_never_reserved_stays_allocated() -> None:
+    # syncClaim deallocates on the transition from used to unused only ("a claim that is currently
+    # unused should not get deallocated"); without the finalizer nothing is cleared either
+    assert plan_claim(ClaimFacts(allocated=True, has_finalizer=True)) == ClaimPlan()
+    unowned = ClaimFacts(allocated=True, consumers=(_pod(exists=False),))
+    assert plan_claim(unowned) == ClaimPlan(reserved_for=())
+
+
+def test_a_deleted_unused_claim_is_deallocated_and_released() -> None:
+    # "clear-reserved-structured-deleted", "structured-deleted"
+    claim = ClaimFacts(allocated=True, has_finalizer=True, deleting=True)
+    assert plan_claim(claim) == ClaimPlan(deallocate=True, remove_finalizer=True)
+
+
+def test_a_terminating_pod_keeps_its_devices_until_it_is_gone() -> None:
+    # isPodDone: a scheduled pod that is being deleted is not done (its containers still run), so
+    # its reservation, and with it the device, stays until it terminates
+    cp = cluster(nodes=1, gpus=1)
+    first = gpu_pod("first", seconds=1000)
+    first.spec.termination_grace_period_seconds = 30
+    cp.client.create(first)
+    cp.advance(1)
+    cp.client.delete(Pod, "first", "default")
+    cp.client.create(gpu_pod("second", seconds=1000))
+    cp.advance(5)
+    now = pods(cp)
+    assert now["first"].metadata.deletion_timestamp is not None and now["first"].status.phase == "Running"
+    assert now["second"].status.phase in (None, "Pending")
+    [held] = [c for c in claims(cp).values() if c.status.reserved_for]
+    assert [r.name for r in held.status.reserved_for] == ["first"]
+    cp.wait_for(lambda: pods(cp)["second"].status.phase == "Running", timeout=120)
+    assert "first" not in pods(cp)
