@@ -63,3 +63,22 @@ def test_a_terminating_pod_keeps_its_devices_until_it_is_gone() -> None:
     assert [r.name for r in held.status.reserved_for] == ["first"]
     cp.wait_for(lambda: pods(cp)["second"].status.phase == "Running", timeout=120)
     assert "first" not in pods(cp)
+
+
+def test_a_deleted_generated_claim_is_created_again() -> None:
+    # controller.go handleClaim ("recreate" in TestSyncHandler): a claim recorded in
+    # status.resourceClaimStatuses that no longer exists (deleted by accident) is created again
+    # from the template, and the status names the new one
+    from kbatch.api.resource_v1 import ResourceClaim
+
+    cp = cluster(nodes=1, gpus=1)
+    cp.client.create(gpu_pod("first", seconds=20))
+    cp.advance(1)
+    cp.client.create(gpu_pod("second", seconds=10))
+    cp.advance(1)
+    [lost] = [s.resource_claim_name for s in pods(cp)["second"].status.resource_claim_statuses]
+    cp.client.delete(ResourceClaim, lost, "default")
+    cp.advance(1)
+    [again] = [s.resource_claim_name for s in pods(cp)["second"].status.resource_claim_statuses]
+    assert again != lost and again in claims(cp) and lost not in claims(cp)
+    cp.wait_for(lambda: pods(cp)["second"].status.phase == "Running", timeout=120)

@@ -86,7 +86,7 @@ class ResourceClaimController:
             return None
         facts = _pod_facts(pod)
         owned = self._owned_claims(pod)
-        plan = plan_pod(facts, owned)
+        plan = plan_pod(facts, owned, self._present(pod, facts))
         if not plan.create and not plan.record:
             return None
         recorded = dict(plan.record)
@@ -120,6 +120,20 @@ class ResourceClaimController:
         if len(recorded) < len(plan.create) + len(plan.record):
             return Result(requeue_after=_RETRY)
         return None
+
+    def _present(self, pod: Any, facts: PodFacts) -> frozenset[str]:
+        """The generated claims the pod's status names that exist and are controlled by the pod
+        (upstream ``resourceclaim.IsForPod``)."""
+        present = set()
+        for name in facts.statuses.values():
+            try:
+                claim = self.ctx.cache.get(ResourceClaim, name, facts.namespace)
+            except NotFound:
+                continue
+            owner = claim.metadata.controller_ref()
+            if owner is not None and owner.kind == "Pod" and owner.uid == pod.metadata.uid:
+                present.add(name)
+        return frozenset(present)
 
     def _owned_claims(self, pod: Any) -> dict[str, str]:
         uid = pod.metadata.uid or ""

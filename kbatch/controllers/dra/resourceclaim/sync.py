@@ -4,7 +4,8 @@
 **A pod** (:func:`plan_pod`): for each ``spec.resourceClaims`` entry naming a template, unless the pod
 is done or being deleted:
 
-1. ``status.resourceClaimStatuses`` already names its claim: nothing to do;
+1. ``status.resourceClaimStatuses`` already names its claim and that claim exists, owned by the pod:
+   nothing to do (a missing one is created again);
 2. a claim owned by the pod and annotated ``resource.kubernetes.io/pod-claim-name: <entry>`` exists
    (created before the status write was lost): record it;
 3. otherwise create one from the template: ``generateName`` ``<pod>-<entry>-`` (both parts truncated
@@ -31,6 +32,7 @@ is done or being deleted:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -86,13 +88,16 @@ class PodPlan:
     record: tuple[tuple[str, str], ...] = ()  # existing claims to record in the status
 
 
-def plan_pod(pod: PodFacts, owned: Mapping[str, str]) -> PodPlan:
-    """``owned``: pod claim name -> name of an existing claim the pod controls for it."""
+def plan_pod(pod: PodFacts, owned: Mapping[str, str], present: AbstractSet[str] = frozenset()) -> PodPlan:
+    """``owned``: pod claim name -> name of an existing claim the pod controls for it; ``present``:
+    the generated claims (by name) that exist and belong to the pod. A claim the status names that
+    is not present (deleted by accident, or no longer the pod's) is created again (upstream
+    ``handleClaim``)."""
     if pod.done or pod.deleting:
         return PodPlan()
     create, record = [], []
     for claim in pod.claims:
-        if not claim.template_name or pod.statuses.get(claim.name):
+        if not claim.template_name or pod.statuses.get(claim.name) in present:
             continue
         existing = owned.get(claim.name)
         if existing:
