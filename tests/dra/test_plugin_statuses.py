@@ -146,3 +146,52 @@ def test_a_claim_reserved_for_the_maximum_of_consumers_is_in_use() -> None:
     consumers = [{"resource": "pods", "name": f"p{i}", "uid": f"u{i}"} for i in range(RESERVED_FOR_MAX_SIZE)]
     status = _pre_filter(_allocated(make_claim("c", exactly("gpu")), consumers))
     assert (status.code, status.reasons) == (Code.UNRESOLVABLE, ("resourceclaim in use",))
+
+
+def test_score_prefers_the_node_where_an_earlier_subrequest_fits() -> None:
+    # upstream dynamicresources.go Score/computeScore: each firstAvailable request scores
+    # FirstAvailableDeviceRequestMaxSize (8) minus the index of the subrequest allocated on the node,
+    # normalized with DefaultNormalizeScore; here it outweighs NodeResourcesFit's slight preference
+    # for the emptier node
+    from kbatch import ControlPlane
+    from kbatch.api.core_v1 import Pod
+    from kbatch.sim.devices import DeviceTemplate
+    from kbatch.sim.nodes import NodeTemplate, create_nodes
+
+    cp = ControlPlane(seed=0)
+    create_nodes(cp, 1, NodeTemplate(devices=DeviceTemplate(count=1, model="A100")), prefix="a100-")
+    create_nodes(cp, 1, NodeTemplate(devices=DeviceTemplate(count=1, model="H100")), prefix="h100-")
+    cp.client.create(DeviceClass.model_validate({"metadata": {"name": "gpu"}}))
+    h100 = [{"cel": {"expression": 'device.attributes["gpu.example.com"].model == "H100"'}}]
+    request = {
+        "name": "gpu",
+        "firstAvailable": [
+            {"name": "h100", "deviceClassName": "gpu", "selectors": h100},
+            {"name": "any", "deviceClassName": "gpu"},
+        ],
+    }
+    cp.client.create(
+        ResourceClaimTemplate.model_validate(
+            {
+                "metadata": {"name": "prefer-h100", "namespace": "default"},
+                "spec": {"spec": {"devices": {"requests": [request]}}},
+            }
+        )
+    )
+    busy = Pod.model_validate(
+        {
+            "metadata": {"name": "busy", "namespace": "default"},
+            "spec": {
+                "nodeName": "h100-0",
+                "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "100m"}}}],
+            },
+        }
+    )
+    cp.client.create(busy)
+    cp.advance(1)
+    pod = gpu_pod("p", seconds=100, resourceClaimTemplateName="prefer-h100")
+    pod.spec.containers[0].resources.requests = {"cpu": "100m"}
+    cp.client.create(pod)
+    cp.advance(2)
+    placed = pods(cp)["p"]
+    assert placed.spec.node_name == "h100-0"

@@ -16,6 +16,7 @@ Kubernetes 1.37), on kbatch's framework.
 
 Every rejection is UnschedulableAndUnresolvable, as upstream's ``statusUnschedulable``: preemption
 does not try nodes this plugin rejected.
+* **Score** (:mod:`.score`): nodes where ``firstAvailable`` requests got earlier subrequests first.
 * **Reserve**: the node's allocation is assumed (in flight): later pods see the devices as taken.
   **Unreserve** forgets it.
 * **PreBind**: each claim gets the ``resource.kubernetes.io/delete-protection`` finalizer, then its
@@ -49,6 +50,7 @@ from kbatch.api.resource_v1 import (
     ResourceClaimStatus,
     ResourceSlice,
 )
+from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
 from kbatch.controllers.dra.selection import SelectorCache
 from kbatch.controllers.dra.structured import (
@@ -69,7 +71,8 @@ from kbatch.controllers.scheduler.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from kbatch.controllers.scheduler.framework import Code, CycleState, Status
+from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
+from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.queue import PodKeys
 from kbatch.families.dra import BINDING_CONDITIONS, CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
 
@@ -95,6 +98,16 @@ class _PodState:
         self.node_allocations: dict[str, list[Any]] = {}
 
 
+def _skip_score(state: CycleState) -> None:
+    """Score would give every node 0 (no claim to allocate has a ``firstAvailable`` request): skip
+    it, as a PreScore Skip would; the scores are the same, and the pod stays batchable."""
+    skipped = state.get(SKIPPED_SCORES)
+    if skipped is None:
+        state[SKIPPED_SCORES] = {NAME}
+    else:
+        skipped.add(NAME)
+
+
 def _allocated(claim: Any) -> bool:
     return claim.status is not None and claim.status.allocation is not None
 
@@ -102,6 +115,7 @@ def _allocated(claim: Any) -> bool:
 class DynamicResources:
     name = NAME
     node_static = False
+    weight = 1  # upstream's default profile gives it no weight: the framework's 1
 
     def __init__(self, handle: Any) -> None:
         self.handle = handle
@@ -157,6 +171,7 @@ class DynamicResources:
     # -- PreFilter -------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Any, snapshot: Any) -> Status | None:
         if not pod.resource_claims:
+            _skip_score(state)
             return Status(Code.SKIP, (), NAME)
         if self.world.generation != self._seen_generation:
             self._seen_generation = self.world.generation
@@ -187,6 +202,8 @@ class DynamicResources:
         if nodes is not None:
             state["node_names"] = nodes
         state[KEY] = data
+        if not any(r.first_available for c in data.pending for r in c.spec.devices.requests or ()):
+            _skip_score(state)  # Score would give every node 0
         return None
 
     def _missing_class(self, claim: Any) -> str:
@@ -240,6 +257,18 @@ class DynamicResources:
             return Status.unresolvable(NAME, CANNOT_ALLOCATE)
         data.node_allocations[node.name] = results
         return None
+
+    # -- Score ---------------------------------------------------------------------------------
+    def score(self, state: CycleState, pod: Any, node: Any) -> int:
+        """Upstream Score: prefer nodes where earlier ``firstAvailable`` subrequests fit."""
+        data: _PodState | None = state.get(KEY)
+        if data is None:
+            return 0
+        allocations = data.node_allocations.get(node.name)
+        return first_available_score(data.pending, allocations) if allocations else 0
+
+    def normalize(self, scores: list[int]) -> list[int]:
+        return default_normalize(scores, reverse=False)
 
     def _node_pools(self, node: NodeView) -> list[Any]:
         labels = tuple(sorted(node.labels.items()))
