@@ -740,3 +740,94 @@ def test_with_distinct_constraints_with_subrequests() -> None:
             ("req-2/subReq-0", "pool-1", "device-1", False),
         ]
     ]
+
+
+# -- devices that allow multiple allocations and consume counters --------------------------------
+def _shared_partition(name: str, memory: str, **fields: Any) -> dict[str, Any]:
+    """A multi-allocatable device whose capacity comes from the counters it consumes ("fromCounters")."""
+    return _consumes(
+        name, memory, allowMultipleAllocations=True, capacity={"memory": {"value": memory}}, **fields
+    )
+
+
+def test_allow_multiple_allocations_with_partitionable_device() -> None:
+    # "allow-multiple-allocations-with-partitionable-device": a shared device's counters are
+    # consumed once; its capacity is whole for a request without amounts, so req-1 goes elsewhere
+    def memory_at_least(amount: str) -> dict[str, Any]:
+        expression = f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("{amount}")) >= 0'
+        return {"selectors": [{"cel": {"expression": expression}}]}
+
+    multi = [
+        make_class("class-a", f'device.driver == "{DRIVER_A}" && device.allowMultipleAllocations == true')
+    ]
+    claim = make_claim(
+        "claim-0",
+        exactly("req-0", "class-a"),
+        first_available(
+            "req-1",
+            sub("subReq-0", "class-a", **memory_at_least("6Gi")),
+            sub("subReq-1", "class-a", **memory_at_least("4Gi")),
+        ),
+    )
+    slices = [
+        slc(
+            "slice-1",
+            "pool-1",
+            DRIVER_A,
+            [
+                _shared_partition("device-1", "4Gi"),
+                _shared_partition("device-2", "6Gi"),
+                _shared_partition("device-3", "4Gi"),
+            ],
+            count=2,
+        ),
+        _counters("slice-2", "8Gi", count=2),
+    ]
+    assert _consumed_memory(run([claim], slices, classes=multi)) == [
+        [("req-0", "device-1", "4Gi"), ("req-1/subReq-1", "device-3", "4Gi")]
+    ]
+
+
+def test_allow_multiple_allocations_with_shared_device_counter_cross_cycle() -> None:
+    # "allow-multiple-allocations-with-shared-device-counter-cross-cycle": a share of device-1
+    # allocated earlier holds the counters, so device-2 cannot be had
+    from fractions import Fraction
+
+    multi = [
+        make_class("class-a", f'device.driver == "{DRIVER_A}" && device.allowMultipleAllocations == true')
+    ]
+    mode_b = {"selectors": [{"cel": {"expression": f'device.attributes["{DRIVER_A}"].mode == "b"'}}]}
+    claim = make_claim(
+        "claim-0", exactly("req-0", "class-a", capacity={"requests": {"capacity-0": "1"}}, **mode_b)
+    )
+
+    def device(name: str, mode: str) -> dict[str, Any]:
+        consumption = [{"counterSet": "counter-set-1", "counters": {"capacity-0": {"value": "1"}}}]
+        return dev(
+            name,
+            allowMultipleAllocations=True,
+            consumesCounters=consumption,
+            capacity={"capacity-0": {"value": "1"}},
+            attributes={"mode": {"string": mode}},
+        )
+
+    shared = [{"name": "counter-set-1", "counters": {"capacity-0": {"value": "1"}}}]
+    slices = [
+        slc("slice-1", "pool-1", DRIVER_A, [device("device-1", "a"), device("device-2", "b")], count=2),
+        make_slice(
+            "slice-2", None, node=None, pool="pool-1", driver=DRIVER_A, count=2, sharedCounters=shared
+        ),
+    ]
+    device1 = DeviceID(DRIVER_A, "pool-1", "device-1")
+    state = AllocatedState(shares={(device1, "share-1"): 1}, capacity={device1: {"capacity-0": Fraction(1)}})
+    assert allocate([claim], slices, multi, node=NODE1, labels=LABELS, allocated=state) is None
+
+
+def _consumed_memory(results: Any) -> list[list[tuple[str, str, str | None]]]:
+    return [
+        [
+            (r.request, r.device, str(r.consumed_capacity["memory"]) if r.consumed_capacity else None)
+            for r in result.devices.results
+        ]
+        for result in results
+    ]
