@@ -195,3 +195,36 @@ def test_score_prefers_the_node_where_an_earlier_subrequest_fits() -> None:
     cp.advance(2)
     placed = pods(cp)["p"]
     assert placed.spec.node_name == "h100-0"
+
+
+def test_pre_enqueue_waits_for_usable_claims() -> None:
+    # upstream dynamicresources_test.go "missing-claim", "deleted-claim", "wrong-claim": PreEnqueue is
+    # UnschedulableAndUnresolvable with resourceclaim.Name's / IsForPod's words
+    plugin = DynamicResources(Handle(client=None))
+    template_pod = PodInfo("default", "my-pod", uid="1234", resource_claims=(("my-resource", "", "tmpl"),))
+    status = plugin.pre_enqueue(template_pod)
+    assert (status.code, status.reasons) == (
+        Code.UNRESOLVABLE,
+        ('pod "default/my-pod": ResourceClaim not created yet',),
+    )
+    generated = make_claim("my-pod-my-resource", exactly("gpu"))
+    body = generated.model_dump(by_alias=True, exclude_none=True)
+    owner = {"apiVersion": "v1", "kind": "Pod", "name": "my-pod", "uid": "other", "controller": True}
+    body["metadata"]["ownerReferences"] = [owner]
+    plugin.world.set_claim(ResourceClaim.model_validate(body))
+    recorded = PodInfo(
+        "default",
+        "my-pod",
+        uid="1234",
+        resource_claims=(("my-resource", "", "tmpl"),),
+        claim_statuses=(("my-resource", "my-pod-my-resource"),),
+    )
+    status = plugin.pre_enqueue(recorded)
+    assert status.reasons == (
+        "ResourceClaim default/my-pod-my-resource was not created for Pod default/my-pod (Pod is not owner)",
+    )
+    body["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    body["metadata"]["finalizers"] = ["x"]
+    plugin.world.set_claim(ResourceClaim.model_validate(body))
+    status = plugin.pre_enqueue(recorded)
+    assert status.reasons == ('resourceclaim "my-pod-my-resource" is being deleted',)
