@@ -831,3 +831,50 @@ def _consumed_memory(results: Any) -> list[list[tuple[str, str, str | None]]]:
         ]
         for result in results
     ]
+
+
+def test_partitionable_devices_per_device_node_selection() -> None:
+    # "partitionable-devices-per-device-node-selection-nodename" and "...-node-selector": a device
+    # of a perDeviceNodeSelection slice is for the nodes it names; the allocation's node selector is
+    # the device's
+    def memory_at_least(amount: str) -> dict[str, Any]:
+        expression = f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("{amount}")) >= 0'
+        return {"selectors": [{"cel": {"expression": expression}}]}
+
+    def sized(name: str, memory: str, **selection: Any) -> dict[str, Any]:
+        return _consumes(name, memory, capacity={"memory": {"value": memory}}, **selection)
+
+    shared = [{"name": "counter-set-1", "counters": {"memory": {"value": "18Gi"}}}]
+    counters = make_slice(
+        "slice-2", None, node=None, pool="pool-1", driver=DRIVER_A, count=2, perDeviceNodeSelection=True,
+        sharedCounters=shared,
+    )  # fmt: skip
+    claim = make_claim(
+        "claim-0",
+        first_available(
+            "req-0",
+            sub("subReq-0", "class-a", **memory_at_least("6Gi")),
+            sub("subReq-1", "class-a", **memory_at_least("4Gi")),
+        ),
+    )
+    devices_ = [sized("device-1", "4Gi", nodeName=NODE1), sized("device-2", "6Gi", nodeName=NODE2)]
+    slices = [
+        slc("slice-1", "pool-1", DRIVER_A, devices_, node=None, count=2, perDeviceNodeSelection=True),
+        counters,
+    ]
+    [result] = run([claim], slices)
+    assert picked([result]) == [[("req-0/subReq-1", "pool-1", "device-1", False)]]
+    assert result.node_selector.node_selector_terms[0].match_fields[0].values == [NODE1]
+
+    region = {
+        "nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "region", "operator": "In", "values": ["region-1"]}]}
+        ]
+    }
+    devices_ = [sized("device-1", "4Gi", nodeSelector=region)]
+    slices = [
+        slc("slice-1", "pool-1", DRIVER_A, devices_, node=None, count=2, perDeviceNodeSelection=True),
+        counters,
+    ]
+    [result] = run([make_claim("claim-0", exactly("req-0", "class-a"))], slices)
+    assert result.node_selector.model_dump(by_alias=True, exclude_none=True) == region
