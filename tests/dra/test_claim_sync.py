@@ -82,3 +82,20 @@ def test_a_deleted_generated_claim_is_created_again() -> None:
     [again] = [s.resource_claim_name for s in pods(cp)["second"].status.resource_claim_statuses]
     assert again != lost and again in claims(cp) and lost not in claims(cp)
     cp.wait_for(lambda: pods(cp)["second"].status.phase == "Running", timeout=120)
+
+
+def test_a_status_entry_without_a_claim_name_needs_no_claim() -> None:
+    # resourceclaim.Name (k8s.io/dynamic-resource-allocation): a resourceClaimStatuses entry without
+    # resourceClaimName means generating a claim was not necessary; the controller creates none, the
+    # scheduler and the kubelet ignore the entry, and the pod runs
+    from kbatch import ControlPlane
+    from kbatch.sim.nodes import create_nodes
+
+    cp = ControlPlane(controllers=["scheduler", "kubelet", "resourceclaim"])
+    create_nodes(cp, 1)
+    cp.client.create(gpu_pod("p", seconds=100, resourceClaimTemplateName="absent"))
+    cp.client.patch_status(Pod, "p", {"status": {"resourceClaimStatuses": [{"name": "gpu"}]}}, "default")
+    cp.advance(3)
+    pod = pods(cp)["p"]
+    assert pod.status.phase == "Running" and not claims(cp)
+    assert [(s.name, s.resource_claim_name) for s in pod.status.resource_claim_statuses] == [("gpu", None)]

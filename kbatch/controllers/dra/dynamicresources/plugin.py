@@ -52,6 +52,8 @@ from kbatch.api.resource_v1 import (
 )
 from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
+from kbatch.controllers.dra.podclaims import NOT_CREATED
+from kbatch.controllers.dra.podclaims import claim_name as resolve_claim_name
 from kbatch.controllers.dra.selection import SelectorCache
 from kbatch.controllers.dra.structured import (
     AllocationError,
@@ -138,11 +140,12 @@ class DynamicResources:
         """The pod's claims, in ``spec.resourceClaims`` order, or the reason some is not usable."""
         statuses = dict(pod.claim_statuses)
         claims = []
-        for name, claim_name, template in pod.resource_claims:
-            if template:
-                claim_name = statuses.get(name, "")
-                if not claim_name:
-                    return [], f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'
+        for name, direct, template in pod.resource_claims:
+            claim_name = resolve_claim_name(direct, template, name, statuses)
+            if claim_name is NOT_CREATED:
+                return [], f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'
+            if not claim_name:
+                continue  # the status records that no claim was needed
             claim = self.world.claim(pod.namespace, claim_name)
             if claim is None:
                 self._await(f"{pod.namespace}/{claim_name}", pod)

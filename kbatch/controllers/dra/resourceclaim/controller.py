@@ -107,7 +107,7 @@ class ResourceClaimController:
             recorded[claim.name] = created.metadata.name or ""
         if recorded:
             statuses = [
-                {"name": c.name, "resourceClaimName": recorded.get(c.name) or facts.statuses[c.name]}
+                _claim_status(c.name, recorded.get(c.name) or facts.statuses[c.name])
                 for c in facts.claims
                 if c.template_name and (c.name in recorded or c.name in facts.statuses)
             ]
@@ -126,6 +126,8 @@ class ResourceClaimController:
         (upstream ``resourceclaim.IsForPod``)."""
         present = set()
         for name in facts.statuses.values():
+            if not name:
+                continue
             try:
                 claim = self.ctx.cache.get(ResourceClaim, name, facts.namespace)
             except NotFound:
@@ -221,6 +223,11 @@ def _group(claim: Any, uid: str) -> str | None:
         if ref.uid == uid:
             return ref.api_group
     return None
+
+
+def _claim_status(entry: str, claim: str) -> dict[str, str]:
+    """A ``resourceClaimStatuses`` item; without ``resourceClaimName`` when no claim was needed."""
+    return {"name": entry, "resourceClaimName": claim} if claim else {"name": entry}
 
 
 def _done(pod: Any) -> bool:

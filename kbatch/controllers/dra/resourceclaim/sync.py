@@ -99,6 +99,8 @@ def plan_pod(pod: PodFacts, owned: Mapping[str, str], present: AbstractSet[str] 
     for claim in pod.claims:
         if not claim.template_name or pod.statuses.get(claim.name) in present:
             continue
+        if claim.name in pod.statuses and not pod.statuses[claim.name]:
+            continue  # recorded without a name: no claim needed (upstream resourceclaim.Name)
         existing = owned.get(claim.name)
         if existing:
             record.append((claim.name, existing))
