@@ -215,3 +215,50 @@ def test_selector_runtime_errors_stop_allocation() -> None:
             [make_slice("s", [gpu("a")])],
             GPU,
         )
+
+
+def _first_available(name: str, *subs: tuple[str, str]) -> dict:
+    return {
+        "name": name,
+        "firstAvailable": [
+            {"name": sub, "deviceClassName": cls, "allocationMode": "ExactCount", "count": 1}
+            for sub, cls in subs
+        ],
+    }
+
+
+def test_a_claim_config_for_two_requests_is_listed_once() -> None:
+    # upstream allocator_testing.go "with-claim-config-for-two-requests": a config naming two of three
+    # requests appears once in the allocation, with the requests it names.
+    opaque = {"opaque": {"driver": DRIVER, "parameters": {"a": 1}}}
+    claim = make_claim(
+        "c", exactly("r0"), exactly("r1"), exactly("r2"), config=[{"requests": ["r0", "r1"], **opaque}]
+    )
+    [result] = allocate([claim], [make_slice("s", [gpu("a"), gpu("b"), gpu("c")])], GPU)
+    assert [(c.source, c.requests) for c in result.devices.config] == [("FromClaim", ["r0", "r1"])]
+
+
+def test_a_claim_config_scoped_to_subrequests_keeps_its_requests() -> None:
+    # upstream allocator_testing.go "claim-config-scoped-to-subrequests-of-one-request": naming both
+    # subrequests of r0 is not "every request" of a claim that also has r1, so the names stay; and
+    # "claim-config-covering-all-requests-is-cleared": the selected subrequest plus r1 is, so they go.
+    opaque = {"opaque": {"driver": DRIVER, "parameters": {"a": 1}}}
+    classes = [make_class("gpu"), make_class("other", 'device.driver == "other.example.com"')]
+    slices = [make_slice("s", [gpu("a"), gpu("b")])]
+    scoped = make_claim(
+        "c",
+        _first_available("r0", ("s0", "gpu"), ("s1", "other")),
+        exactly("r1"),
+        config=[{"requests": ["r0/s0", "r0/s1"], **opaque}],
+    )
+    [result] = allocate([scoped], slices, classes)
+    assert _devices(result) == [("r0/s0", "a"), ("r1", "b")]
+    assert [(c.source, c.requests) for c in result.devices.config] == [("FromClaim", ["r0/s0", "r0/s1"])]
+    covering = make_claim(
+        "c",
+        _first_available("r0", ("s0", "gpu"), ("s1", "other")),
+        exactly("r1"),
+        config=[{"requests": ["r0/s0", "r1"], **opaque}],
+    )
+    [result] = allocate([covering], slices, classes)
+    assert [(c.source, c.requests) for c in result.devices.config] == [("FromClaim", None)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.api.errors import NotFound
+from kbatch.controllers.dra.podclaims import NOT_CREATED, claim_name
 
 __all__ = ["unprepared_reason"]
 
@@ -26,9 +27,11 @@ def unprepared_reason(cache: Any, pod: Any) -> str:
     )
     namespace, uid = pod.metadata.namespace, pod.metadata.uid
     for entry in claims:
-        name = entry.resource_claim_name or statuses.get(entry.name)
-        if not name:
+        name = claim_name(entry.resource_claim_name, entry.resource_claim_template_name, entry.name, statuses)
+        if name is NOT_CREATED:
             return f"pod claim {entry.name}: ResourceClaim not created yet"
+        if not name:
+            continue  # no claim needed (upstream resourceclaim.Name)
         try:
             claim = cache.get(ResourceClaim, name, namespace)
         except NotFound:

@@ -145,9 +145,5 @@ class DeviceTaintEviction:
             self.ctx.client.delete(Pod, pod.metadata.name, pod.metadata.namespace)
         except NotFound:
             return
-        self.ctx.recorder.event(
-            pod,
-            "Normal",
-            "TaintManagerEviction",
-            f"Marking for deletion Pod {pod.metadata.namespace}/{pod.metadata.name}",
-        )
+        # upstream emitPodDeletionEvent (the node taint manager's event is TaintManagerEviction)
+        self.ctx.recorder.event(pod, "Normal", "DeviceTaintManagerEviction", "Marking for deletion")

@@ -6,11 +6,17 @@ Kubernetes 1.37), on kbatch's framework.
   otherwise the pod waits, gated, until a ResourceClaim or pod event.
 * **PreFilter**: no claims: Skip. Allocated claims restrict the nodes to their allocation's node
   selector (a single-node selector becomes the PreFilter result); a claim reserved for 256 consumers
-  cannot take one more; a claim another pod is allocating right now makes this pod wait.
+  cannot take one more; a claim another pod is allocating right now makes this pod wait; every
+  request's (or subrequest's) DeviceClass must exist.
 * **Filter**: allocated claims must be available on the node ("resourceclaim not available on the
   node"); the unallocated ones are run through the structured allocator
-  (:mod:`kbatch.controllers.dra.structured`): no solution is "cannot allocate all claims"
-  (Unschedulable), a fatal allocator error is an error status.
+  (:mod:`kbatch.controllers.dra.structured`): no solution is "cannot allocate all claims", invalid
+  pools only on this node are "invalid resource pools were encountered"; a fatal allocator error is an
+  error status.
+
+Every rejection is UnschedulableAndUnresolvable, as upstream's ``statusUnschedulable``: preemption
+does not try nodes this plugin rejected.
+* **Score** (:mod:`.score`): nodes where ``firstAvailable`` requests got earlier subrequests first.
 * **Reserve**: the node's allocation is assumed (in flight): later pods see the devices as taken.
   **Unreserve** forgets it.
 * **PreBind**: each claim gets the ``resource.kubernetes.io/delete-protection`` finalizer, then its
@@ -44,11 +50,15 @@ from kbatch.api.resource_v1 import (
     ResourceClaimStatus,
     ResourceSlice,
 )
+from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
+from kbatch.controllers.dra.podclaims import NOT_CREATED
+from kbatch.controllers.dra.podclaims import claim_name as resolve_claim_name
 from kbatch.controllers.dra.selection import SelectorCache
 from kbatch.controllers.dra.structured import (
     AllocationError,
     Allocator,
+    FailedOnNode,
     Features,
     NodeView,
     gather_pools,
@@ -63,7 +73,8 @@ from kbatch.controllers.scheduler.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from kbatch.controllers.scheduler.framework import Code, CycleState, Status
+from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
+from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.queue import PodKeys
 from kbatch.families.dra import BINDING_CONDITIONS, CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
 
@@ -89,6 +100,16 @@ class _PodState:
         self.node_allocations: dict[str, list[Any]] = {}
 
 
+def _skip_score(state: CycleState) -> None:
+    """Score would give every node 0 (no claim to allocate has a ``firstAvailable`` request): skip
+    it, as a PreScore Skip would; the scores are the same, and the pod stays batchable."""
+    skipped = state.get(SKIPPED_SCORES)
+    if skipped is None:
+        state[SKIPPED_SCORES] = {NAME}
+    else:
+        skipped.add(NAME)
+
+
 def _allocated(claim: Any) -> bool:
     return claim.status is not None and claim.status.allocation is not None
 
@@ -96,6 +117,7 @@ def _allocated(claim: Any) -> bool:
 class DynamicResources:
     name = NAME
     node_static = False
+    weight = 1  # upstream's default profile gives it no weight: the framework's 1
 
     def __init__(self, handle: Any) -> None:
         self.handle = handle
@@ -118,11 +140,12 @@ class DynamicResources:
         """The pod's claims, in ``spec.resourceClaims`` order, or the reason some is not usable."""
         statuses = dict(pod.claim_statuses)
         claims = []
-        for name, claim_name, template in pod.resource_claims:
-            if template:
-                claim_name = statuses.get(name, "")
-                if not claim_name:
-                    return [], f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'
+        for name, direct, template in pod.resource_claims:
+            claim_name = resolve_claim_name(direct, template, name, statuses)
+            if claim_name is NOT_CREATED:
+                return [], f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'
+            if not claim_name:
+                continue  # the status records that no claim was needed
             claim = self.world.claim(pod.namespace, claim_name)
             if claim is None:
                 self._await(f"{pod.namespace}/{claim_name}", pod)
@@ -151,6 +174,7 @@ class DynamicResources:
     # -- PreFilter -------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Any, snapshot: Any) -> Status | None:
         if not pod.resource_claims:
+            _skip_score(state)
             return Status(Code.SKIP, (), NAME)
         if self.world.generation != self._seen_generation:
             self._seen_generation = self.world.generation
@@ -163,24 +187,45 @@ class DynamicResources:
         for claim in data.allocated:
             reserved = claim.status.reserved_for or ()
             if len(reserved) >= RESERVED_FOR_MAX_SIZE and not any(r.uid == pod.uid for r in reserved):
-                return Status.unresolvable(
-                    NAME, f"resourceclaim {claim.metadata.name} reserved for too many consumers"
-                )
+                return Status.unresolvable(NAME, "resourceclaim in use")  # upstream's words
             only = _single_node(claim.status.allocation.node_selector)
             if only is not None:
                 nodes = {only} if nodes is None else nodes & {only}
         for claim in data.pending:
             if f"{claim.metadata.namespace}/{claim.metadata.name}" in self.world.in_flight:
                 self._await(f"{claim.metadata.namespace}/{claim.metadata.name}", pod)
-                return Status.unschedulable(
+                return Status.unresolvable(
                     NAME,
                     f"resource claim {claim.metadata.namespace}/"
                     f"{claim.metadata.name} is in the process of being allocated",
                 )
+            reason = self._missing_class(claim)
+            if reason:
+                return Status.unresolvable(NAME, reason)
         if nodes is not None:
             state["node_names"] = nodes
         state[KEY] = data
+        if not any(r.first_available for c in data.pending for r in c.spec.devices.requests or ()):
+            _skip_score(state)  # Score would give every node 0
         return None
+
+    def _missing_class(self, claim: Any) -> str:
+        """Upstream PreFilter's ``validateDeviceClass``: every request's (or subrequest's) class
+        must exist, else the pod waits for a DeviceClass event."""
+        for request in claim.spec.devices.requests or ():
+            if request.exactly is not None:
+                wanted = [(request.name, request.exactly.device_class_name)]
+            elif request.first_available:
+                wanted = [(f"{request.name}/{s.name}", s.device_class_name) for s in request.first_available]
+            else:
+                return (
+                    f"resource claim {claim.metadata.namespace}/{claim.metadata.name}, "
+                    f"request {request.name}: unknown request type"
+                )
+            for name, class_name in wanted:
+                if class_name and self.world.classes.get(class_name) is None:
+                    return f"request {name}: device class {class_name} does not exist"
+        return ""
 
     # -- Filter ----------------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Any, node: Any) -> Status | None:
@@ -207,12 +252,26 @@ class DynamicResources:
         )
         try:
             results = allocator.allocate()
+        except FailedOnNode as err:  # upstream: ErrFailedAllocationOnNode, for this node only
+            return Status.unresolvable(NAME, str(err))
         except AllocationError as err:
             return Status(Code.ERROR, (str(err),), NAME)
         if results is None:
-            return Status.unschedulable(NAME, CANNOT_ALLOCATE)
+            return Status.unresolvable(NAME, CANNOT_ALLOCATE)
         data.node_allocations[node.name] = results
         return None
+
+    # -- Score ---------------------------------------------------------------------------------
+    def score(self, state: CycleState, pod: Any, node: Any) -> int:
+        """Upstream Score: prefer nodes where earlier ``firstAvailable`` subrequests fit."""
+        data: _PodState | None = state.get(KEY)
+        if data is None:
+            return 0
+        allocations = data.node_allocations.get(node.name)
+        return first_available_score(data.pending, allocations) if allocations else 0
+
+    def normalize(self, scores: list[int]) -> list[int]:
+        return default_normalize(scores, reverse=False)
 
     def _node_pools(self, node: NodeView) -> list[Any]:
         labels = tuple(sorted(node.labels.items()))

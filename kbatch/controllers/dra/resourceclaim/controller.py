@@ -86,7 +86,7 @@ class ResourceClaimController:
             return None
         facts = _pod_facts(pod)
         owned = self._owned_claims(pod)
-        plan = plan_pod(facts, owned)
+        plan = plan_pod(facts, owned, self._present(pod, facts))
         if not plan.create and not plan.record:
             return None
         recorded = dict(plan.record)
@@ -107,7 +107,7 @@ class ResourceClaimController:
             recorded[claim.name] = created.metadata.name or ""
         if recorded:
             statuses = [
-                {"name": c.name, "resourceClaimName": recorded.get(c.name) or facts.statuses[c.name]}
+                _claim_status(c.name, recorded.get(c.name) or facts.statuses[c.name])
                 for c in facts.claims
                 if c.template_name and (c.name in recorded or c.name in facts.statuses)
             ]
@@ -120,6 +120,22 @@ class ResourceClaimController:
         if len(recorded) < len(plan.create) + len(plan.record):
             return Result(requeue_after=_RETRY)
         return None
+
+    def _present(self, pod: Any, facts: PodFacts) -> frozenset[str]:
+        """The generated claims the pod's status names that exist and are controlled by the pod
+        (upstream ``resourceclaim.IsForPod``)."""
+        present = set()
+        for name in facts.statuses.values():
+            if not name:
+                continue
+            try:
+                claim = self.ctx.cache.get(ResourceClaim, name, facts.namespace)
+            except NotFound:
+                continue
+            owner = claim.metadata.controller_ref()
+            if owner is not None and owner.kind == "Pod" and owner.uid == pod.metadata.uid:
+                present.add(name)
+        return frozenset(present)
 
     def _owned_claims(self, pod: Any) -> dict[str, str]:
         uid = pod.metadata.uid or ""
@@ -157,16 +173,8 @@ class ResourceClaimController:
         for ref in (status.reserved_for or ()) if status is not None else ():
             pod = self._pod(meta.namespace or "", ref.name) if ref.resource == "pods" else None
             live = pod if pod is not None and pod.metadata.uid == ref.uid else None
-            consumers.append(
-                ConsumerFacts(
-                    ref.resource,
-                    ref.name,
-                    ref.uid,
-                    live is not None,
-                    live is not None and _phase(live) in _DONE,
-                    live is not None and live.metadata.deletion_timestamp is not None,
-                )
-            )
+            exists = live is not None
+            consumers.append(ConsumerFacts(ref.resource, ref.name, ref.uid, exists, exists and _done(live)))
         owner = meta.controller_ref()
         generated = False
         if (
@@ -175,7 +183,8 @@ class ResourceClaimController:
             and POD_CLAIM_NAME_ANNOTATION in (meta.annotations or {})
         ):
             pod = self._pod(meta.namespace or "", owner.name)
-            generated = pod is None or pod.metadata.uid != owner.uid or _phase(pod) in _DONE
+            # upstream: a pod not found is left to the garbage collector
+            generated = pod is not None and (pod.metadata.uid != owner.uid or _done(pod))
         return ClaimFacts(
             allocated=status is not None and status.allocation is not None,
             consumers=tuple(consumers),
@@ -214,6 +223,17 @@ def _group(claim: Any, uid: str) -> str | None:
         if ref.uid == uid:
             return ref.api_group
     return None
+
+
+def _claim_status(entry: str, claim: str) -> dict[str, str]:
+    """A ``resourceClaimStatuses`` item; without ``resourceClaimName`` when no claim was needed."""
+    return {"name": entry, "resourceClaimName": claim} if claim else {"name": entry}
+
+
+def _done(pod: Any) -> bool:
+    """Upstream ``isPodDone``: certain that no container runs or will run: a terminal phase, or
+    deleted before it was scheduled."""
+    return _phase(pod) in _DONE or (pod.metadata.deletion_timestamp is not None and not pod.spec.node_name)
 
 
 def _phase(pod: Any) -> str:

@@ -4,7 +4,8 @@
 **A pod** (:func:`plan_pod`): for each ``spec.resourceClaims`` entry naming a template, unless the pod
 is done or being deleted:
 
-1. ``status.resourceClaimStatuses`` already names its claim: nothing to do;
+1. ``status.resourceClaimStatuses`` already names its claim and that claim exists, owned by the pod:
+   nothing to do (a missing one is created again);
 2. a claim owned by the pod and annotated ``resource.kubernetes.io/pod-claim-name: <entry>`` exists
    (created before the status write was lost): record it;
 3. otherwise create one from the template: ``generateName`` ``<pod>-<entry>-`` (both parts truncated
@@ -14,18 +15,24 @@ is done or being deleted:
 
 **A claim** (:func:`plan_claim`):
 
-1. ``reservedFor`` keeps the pods that exist with that uid and are not done (Succeeded/Failed) nor
-   being deleted; other consumers are dropped;
-2. a claim reserved for nobody is deallocated (``allocation`` cleared) and loses the
-   ``resource.kubernetes.io/delete-protection`` finalizer, so its devices are free and a pending deletion
+1. ``reservedFor`` keeps the pods that exist with that uid and are not done; other consumers are
+   dropped. A pod is done (upstream ``isPodDone``) when its phase is Succeeded or Failed, or when it
+   is being deleted before it was scheduled: a scheduled pod that is terminating still runs its
+   containers and keeps its devices;
+2. when that drops the last consumer (the transition from used to unused, not a claim that was never
+   reserved), a claim with the ``resource.kubernetes.io/delete-protection`` finalizer (the scheduler
+   allocated it) is deallocated (``allocation`` cleared), then loses the finalizer;
+3. a claim being deleted that nobody uses is deallocated and loses the finalizer, so the deletion
    completes;
-3. a claim generated for a pod (controlled by it and annotated) whose pod is done or gone, and that is
-   reserved for nobody, is deleted.
+4. a claim generated for a pod (controlled by it and annotated) whose pod is replaced (another uid) or
+   done, and that is reserved for nobody, is deleted; when the pod is gone, the garbage collector
+   deletes it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -81,14 +88,19 @@ class PodPlan:
     record: tuple[tuple[str, str], ...] = ()  # existing claims to record in the status
 
 
-def plan_pod(pod: PodFacts, owned: Mapping[str, str]) -> PodPlan:
-    """``owned``: pod claim name -> name of an existing claim the pod controls for it."""
+def plan_pod(pod: PodFacts, owned: Mapping[str, str], present: AbstractSet[str] = frozenset()) -> PodPlan:
+    """``owned``: pod claim name -> name of an existing claim the pod controls for it; ``present``:
+    the generated claims (by name) that exist and belong to the pod. A claim the status names that
+    is not present (deleted by accident, or no longer the pod's) is created again (upstream
+    ``handleClaim``)."""
     if pod.done or pod.deleting:
         return PodPlan()
     create, record = [], []
     for claim in pod.claims:
-        if not claim.template_name or pod.statuses.get(claim.name):
+        if not claim.template_name or pod.statuses.get(claim.name) in present:
             continue
+        if claim.name in pod.statuses and not pod.statuses[claim.name]:
+            continue  # recorded without a name: no claim needed (upstream resourceclaim.Name)
         existing = owned.get(claim.name)
         if existing:
             record.append((claim.name, existing))
@@ -104,13 +116,12 @@ class ConsumerFacts:
     resource: str
     name: str
     uid: str
-    exists: bool = False
-    done: bool = False
-    deleting: bool = False
+    exists: bool = False  # a pod of that name and uid exists
+    done: bool = False  # ... and is done (upstream isPodDone)
 
     @property
     def valid(self) -> bool:
-        return self.resource != "pods" or (self.exists and not self.done and not self.deleting)
+        return self.resource != "pods" or (self.exists and not self.done)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +130,7 @@ class ClaimFacts:
     consumers: tuple[ConsumerFacts, ...] = ()
     has_finalizer: bool = False
     deleting: bool = False
-    generated_for_done_pod: bool = False  # controlled by a pod, annotated, the pod done or gone
+    generated_for_done_pod: bool = False  # controlled by a pod, annotated; the pod replaced or done
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,10 +143,13 @@ class ClaimPlan:
 
 
 def plan_claim(claim: ClaimFacts) -> ClaimPlan:
+    """Upstream ``syncClaim``."""
     valid = tuple(c for c in claim.consumers if c.valid)
-    reserved = valid if len(valid) != len(claim.consumers) else None
-    unused = not valid
-    deallocate = unused and claim.allocated
-    remove_finalizer = unused and claim.has_finalizer
-    delete = unused and claim.generated_for_done_pod and not claim.deleting
-    return ClaimPlan(reserved, deallocate, remove_finalizer, delete)
+    delete = not valid and claim.generated_for_done_pod and not claim.deleting
+    if len(valid) < len(claim.consumers):
+        deallocate = not valid and claim.has_finalizer and claim.allocated
+        remove_finalizer = claim.has_finalizer and (deallocate or not claim.allocated)
+        return ClaimPlan(valid, deallocate, remove_finalizer, delete)
+    if claim.has_finalizer and claim.deleting and not valid:
+        return ClaimPlan(None, claim.allocated, True, delete)
+    return ClaimPlan(None, False, False, delete)

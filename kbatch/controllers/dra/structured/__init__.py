@@ -5,7 +5,13 @@ for devices that satisfy a pod's claims, the allocation results. No I/O: the sch
 
 from __future__ import annotations
 
-from kbatch.controllers.dra.structured.allocator import AllocationError, Allocator, Candidate, MatchFn
+from kbatch.controllers.dra.structured.allocator import (
+    AllocationError,
+    Allocator,
+    Candidate,
+    FailedOnNode,
+    MatchFn,
+)
 from kbatch.controllers.dra.structured.capacity import consumed_from_request, fits
 from kbatch.controllers.dra.structured.nodes import NodeView, node_matches, selector_matches
 from kbatch.controllers.dra.structured.pools import Pool, gather_pools
@@ -18,6 +24,7 @@ __all__ = [
     "Allocator",
     "Candidate",
     "DeviceID",
+    "FailedOnNode",
     "Features",
     "MatchFn",
     "NodeView",

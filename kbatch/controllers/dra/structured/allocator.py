@@ -60,11 +60,16 @@ from kbatch.controllers.dra.structured.pools import Pool
 from kbatch.controllers.dra.structured.requests import RequestData, tolerates
 from kbatch.controllers.dra.structured.state import AllocatedState, DeviceID, Features
 
-__all__ = ["AllocationError", "Allocator", "Candidate", "MatchFn"]
+__all__ = ["AllocationError", "Allocator", "Candidate", "FailedOnNode", "MatchFn"]
 
 
 class AllocationError(Exception):
     """A fatal problem: scheduling of the pod stops with this message (upstream: Allocate's error)."""
+
+
+class FailedOnNode(AllocationError):
+    """Upstream ``ErrFailedAllocationOnNode``: a problem of this node's pools only (invalid pools),
+    which the scheduler reports for the node while other nodes may still fit."""
 
 
 class _TooMany(Exception):
@@ -139,7 +144,7 @@ class Allocator:
             done = False
         if not done:
             if any(p.invalid for p in self.pools):
-                raise AllocationError("invalid resource pools were encountered")
+                raise FailedOnNode("invalid resource pools were encountered")
             return None
         return [self._result(ci, claim) for ci, claim in enumerate(self.claims)]
 
@@ -171,7 +176,8 @@ class Allocator:
         self, ci: int, ri: int, si: int, claim: Any, spec: Any, parent: str, exact: bool, name: str = ""
     ) -> RequestData:
         name = name or spec.name
-        shown = f"{parent}/{name}" if parent else name
+        # upstream's messages name a subrequest by its own name (deviceSubRequestAccessor.name)
+        shown = name
         for i, selector in enumerate(spec.selectors or ()):
             if selector.cel is None:
                 raise AllocationError(
@@ -192,8 +198,8 @@ class Allocator:
         capacity = spec.capacity.requests if spec.capacity is not None else None
         if capacity and not self.features.consumable_capacity:
             raise AllocationError(
-                f"claim {_key(claim)}, request {shown}: has capacity requests, but the "
-                "DRAConsumableCapacity feature is disabled"
+                f"claim {_key(claim)}, {'subrequest' if parent else 'request'} {shown}: has capacity "
+                "requests, but the DRAConsumableCapacity feature is disabled"
             )
         mode = spec.allocation_mode or ALLOCATION_MODE_EXACT_COUNT
         data = RequestData(
@@ -223,12 +229,12 @@ class Allocator:
         for pool in self.pools:
             if pool.incomplete:
                 raise AllocationError(
-                    f"claim {_key(claim)}, request {data.full_name}: asks for all devices, "
+                    f"claim {_key(claim)}, request {data.name}: asks for all devices, "
                     f"but resource pool {pool.id} is currently being updated"
                 )
             if pool.invalid:
                 raise AllocationError(
-                    f"claim {_key(claim)}, request {data.full_name}: asks for all devices, "
+                    f"claim {_key(claim)}, request {data.name}: asks for all devices, "
                     f"but resource pool {pool.id} is currently invalid"
                 )
             for slice_ in pool.slices:
@@ -264,8 +270,12 @@ class Allocator:
             undo = self._allocate_device(data, data.all_devices[di], must=True)
             if undo is None:
                 return False
-            if self._allocate_one(ci, ri, si, di + 1, in_sub, (0, 0, 0)):
-                return True
+            try:
+                if self._allocate_one(ci, ri, si, di + 1, in_sub, (0, 0, 0)):
+                    return True
+            except _TooMany:  # upstream deallocates on an error too, then returns it
+                undo()
+                raise
             undo()
             return False
         return self._search(data, ci, ri, si, di, in_sub, start)
@@ -402,11 +412,19 @@ class Allocator:
                     self._release_counters(candidate)
                 if must:
                     raise AllocationError(
-                        f"claim {_key(self.claims[ci])}, request {data.full_name}: cannot add "
+                        f"claim {_key(self.claims[ci])}, request {data.name}: cannot add "
                         f"device {candidate.id} because a claim constraint would not be satisfied"
                     )
                 return None
             added.append(constraint)
+        if must and not self._capacity_fits(data, candidate):
+            # upstream allocateDevice checks the capacity again: an "all" request's devices were
+            # chosen before anything was being allocated (the search checks just before this call)
+            for done in added:
+                done.remove(data.base_name, data.sub_name, device, candidate.pool.driver)
+            if counted:
+                self._release_counters(candidate)
+            return None
         holders = self.allocating.setdefault(candidate.id, set())
         if not multiple:
             holders.add(ci)
@@ -542,18 +560,29 @@ class Allocator:
                     )
                 )
                 continue
-            for ri, request in enumerate(requests):
-                data = self._chosen(ci, ri)
-                if request.name in wanted or (data.parent and data.full_name in wanted):
-                    out.append(
-                        DeviceAllocationConfiguration(
-                            source=CONFIG_SOURCE_CLAIM, requests=list(wanted), opaque=config.opaque
-                        )
+            # once, when it names any request or the chosen subrequest (upstream breaks at the first)
+            if any(self._names(ci, ri, request, wanted) for ri, request in enumerate(requests)):
+                out.append(
+                    DeviceAllocationConfiguration(
+                        source=CONFIG_SOURCE_CLAIM, requests=list(wanted), opaque=config.opaque
                     )
+                )
         for item in out:
-            if item.requests is not None and len(item.requests) == len(requests):
+            # upstream clears a config's requests when every request is named (itself or through its
+            # chosen subrequest), not when the counts agree
+            if item.requests is not None and all(
+                self._names(ci, ri, request, item.requests) for ri, request in enumerate(requests)
+            ):
                 item.requests = None
         return out
+
+    def _names(self, ci: int, ri: int, request: Any, wanted: Sequence[str]) -> bool:
+        """Whether a config's ``wanted`` requests cover request ``ri``: by its name, or by the
+        ``<request>/<subrequest>`` of the subrequest chosen for it."""
+        if request.name in wanted:
+            return True
+        data = self._chosen(ci, ri)
+        return bool(data.parent) and data.full_name in wanted
 
     def _node_selector(self, results: list[dict[str, Any]]) -> NodeSelector | None:
         fields: list[NodeSelectorRequirement] = []
