@@ -1,0 +1,163 @@
+"""Build the fixtures of upstream's table-driven unit tests (kubernetes-sigs/kueue v0.19.2,
+``pkg/scheduler/preemption/preemption_test.go`` and friends) as kbatch objects.
+
+Upstream's tests put ClusterQueues, Cohorts and admitted Workloads straight into a cache, take a
+snapshot and ask the preemptor for targets given an incoming workload and a flavor assignment (each
+resource's flavor and whether it fits or needs preemption). These helpers do the same with kbatch's
+:class:`KueueCache`, :class:`Snapshot` and :class:`Preemptor`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from kbatch.api.kueue_v1beta2 import ClusterQueue, Cohort, ResourceFlavor, Workload
+from kbatch.controllers.kueue.cache import KueueCache
+from kbatch.controllers.kueue.model.info import WorkloadInfo
+from kbatch.controllers.kueue.model.requests import FlavorResource
+from kbatch.controllers.kueue.scheduling.preemption.preemptor import Preemptor
+from kbatch.controllers.kueue.scheduling.snapshot import Snapshot
+
+KUEUE = "kueue.x-k8s.io/v1beta2"
+NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
+Res = tuple[str, str, str | None, str | None]  # (resource, nominal, borrowingLimit, lendingLimit)
+
+
+def stamp(at: datetime) -> str:
+    return at.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def cq(
+    name: str,
+    *groups: list[tuple[str, list[Res]]],
+    cohort: str | None = None,
+    preemption: dict[str, Any] | None = None,
+    fair_weight: str | None = None,
+) -> dict[str, Any]:
+    """``MakeClusterQueue``: each group is [(flavor, [(resource, nominal, borrowing, lending)])]."""
+    rgs = []
+    for flavors in groups:
+        covered: list[str] = []
+        fqs = []
+        for fname, resources in flavors:
+            rs = []
+            for r, nominal, borrowing, lending in resources:
+                q: dict[str, Any] = {"name": r, "nominalQuota": nominal}
+                if borrowing:
+                    q["borrowingLimit"] = borrowing
+                if lending:
+                    q["lendingLimit"] = lending
+                rs.append(q)
+                if r not in covered:
+                    covered.append(r)
+            fqs.append({"name": fname, "resources": rs})
+        rgs.append({"coveredResources": covered, "flavors": fqs})
+    spec: dict[str, Any] = {"namespaceSelector": {}, "resourceGroups": rgs}
+    if cohort:
+        spec["cohortName"] = cohort
+    if preemption:
+        spec["preemption"] = preemption
+    if fair_weight is not None:
+        spec["fairSharing"] = {"weight": fair_weight}
+    return {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}
+
+
+def r(resource: str, nominal: str, borrowing: str | None = None, lending: str | None = None) -> Res:
+    return (resource, nominal, borrowing, lending)
+
+
+@dataclass
+class Wl:
+    """``MakeWorkload``: pod sets are (name, count, {resource: per-pod quantity})."""
+
+    name: str
+    requests: dict[str, str] = field(default_factory=dict)
+    priority: int | None = None
+    pod_sets: list[tuple[str, int, dict[str, str]]] | None = None
+    created: datetime | None = None
+    uid: str | None = None
+    # admitted: ClusterQueue and, per pod set, {resource: (flavor, total quantity)}
+    admitted_to: str | None = None
+    assignment: list[dict[str, tuple[str, str]]] | None = None
+    reserved_at: datetime = NOW
+    evicted: bool = False
+
+    def doc(self) -> dict[str, Any]:
+        pod_sets = self.pod_sets or [("main", 1, self.requests)]
+        meta: dict[str, Any] = {"name": self.name, "namespace": "default", "uid": self.uid or self.name}
+        if self.created is not None:
+            meta["creationTimestamp"] = stamp(self.created)
+        spec: dict[str, Any] = {"queueName": "lq", "podSets": [
+            {"name": n, "count": c, "template": {"spec": {"restartPolicy": "Never", "containers": [
+                {"name": "c", "image": "x", "resources": {"requests": dict(req)}}]}}}
+            for n, c, req in pod_sets]}
+        if self.priority is not None:
+            spec["priority"] = self.priority
+        body: dict[str, Any] = {"apiVersion": KUEUE, "kind": "Workload", "metadata": meta, "spec": spec}
+        if self.admitted_to is not None:
+            assignment = self.assignment or [
+                {res: ("default", q) for res, q in self.requests.items()}]  # SimpleReserveQuota
+            conds = [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                      "message": "", "lastTransitionTime": stamp(self.reserved_at)}]
+            if self.evicted:
+                conds.append({"type": "Evicted", "status": "True", "reason": "Preempted",
+                              "message": "", "lastTransitionTime": stamp(self.reserved_at)})
+            body["status"] = {"conditions": conds, "admission": {
+                "clusterQueue": self.admitted_to,
+                "podSetAssignments": [
+                    {"name": n, "count": c,
+                     "flavors": {res: f for res, (f, _) in a.items()},
+                     "resourceUsage": {res: q for res, (_, q) in a.items()}}
+                    for (n, c, _), a in zip(pod_sets, assignment, strict=True)]}}
+        return body
+
+    def info(self) -> WorkloadInfo:
+        return WorkloadInfo.of(Workload.model_validate(self.doc()))
+
+
+def build_cache(
+    cluster_queues: list[dict[str, Any]],
+    admitted: list[Wl],
+    cohorts: list[tuple[str, str | None]] = (),  # type: ignore[assignment]
+    flavors: tuple[str, ...] = ("default", "alpha", "beta"),
+) -> KueueCache:
+    cache = KueueCache()
+    for f in flavors:
+        cache.add_or_update_flavor(ResourceFlavor.model_validate(
+            {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": f}}))
+    for name, parent in cohorts:
+        spec = {"parentName": parent} if parent else {}
+        cache.add_or_update_cohort(Cohort.model_validate(
+            {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": name}, "spec": spec}))
+    for doc in cluster_queues:
+        cache.add_or_update_cluster_queue(ClusterQueue.model_validate(doc))
+    for w in admitted:
+        cache.add_or_update_workload(Workload.model_validate(w.doc()))
+    return cache
+
+
+def get_targets(
+    cache: KueueCache,
+    incoming: Wl,
+    target_cq: str,
+    assignment: list[dict[str, tuple[str, str]]],
+    preemptor: Preemptor | None = None,
+    now: datetime = NOW,
+) -> set[tuple[str, str]]:
+    """``GetTargets`` for ``incoming`` with ``assignment``: per pod set, {resource: (flavor, mode)}
+    with mode ``Fit`` or ``Preempt``. Returns {(name, reason)}."""
+    info = incoming.info()
+    usage: dict[FlavorResource, int] = {}
+    frs: set[FlavorResource] = set()
+    for ps, a in zip(info.pod_sets, assignment, strict=True):
+        for res, (flavor, mode) in a.items():  # TotalRequestsFor
+            usage[(flavor, res)] = usage.get((flavor, res), 0) + ps.requests.get(res, 0)
+            if mode == "Preempt":
+                frs.add((flavor, res))
+    snapshot = Snapshot(cache)
+    targets = (preemptor or Preemptor()).get_targets(
+        info, cache.cluster_queues[target_cq], frozenset(frs), usage, snapshot, now)
+    snapshot.close()
+    return {(t.info.name, t.reason) for t in targets}
