@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .upstream_tables import NOW, Wl, build_cache, cq, get_targets, r
+from .upstream_tables import NOW, Wl, build_cache, cohort, cq, get_targets, r
 
 CPU, MEM = "cpu", "memory"
 LP, ANY, NEVER, LONEP = "LowerPriority", "Any", "Never", "LowerOrNewerEqualPriority"
@@ -246,6 +246,6 @@ def test_long_range_preemption() -> None:
               preemption={"reclaimWithinCohort": ANY}),
            cq("cq-right", [("default", [r(CPU, "0")])], cohort="cohort-right")]
     cache = build_cache(cqs, [adm("to-be-preempted", "cq-right", cpu="5")],
-                        cohorts=[("cohort-left", "root"), ("cohort-right", "root")])
+                        cohorts=[cohort("cohort-left", "root"), cohort("cohort-right", "root")])
     assert get_targets(cache, inc(cpu="8"), "cq-left", one(cpu=("default", PRE))) == {
         ("to-be-preempted", REC)}

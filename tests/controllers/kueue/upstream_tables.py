@@ -64,6 +64,24 @@ def cq(
     return {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}
 
 
+def cohort(
+    name: str,
+    parent: str | None = None,
+    *groups: list[tuple[str, list[Res]]],
+    fair_weight: str | None = None,
+) -> dict[str, Any]:
+    """``MakeCohort``: a parent, quota groups as :func:`cq`'s, a fair-sharing weight."""
+    spec = dict(cq(name, *groups)["spec"])
+    del spec["namespaceSelector"]
+    if not spec["resourceGroups"]:
+        del spec["resourceGroups"]
+    if parent:
+        spec["parentName"] = parent
+    if fair_weight is not None:
+        spec["fairSharing"] = {"weight": fair_weight}
+    return {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": name}, "spec": spec}
+
+
 def r(resource: str, nominal: str, borrowing: str | None = None, lending: str | None = None) -> Res:
     return (resource, nominal, borrowing, lending)
 
@@ -120,17 +138,15 @@ class Wl:
 def build_cache(
     cluster_queues: list[dict[str, Any]],
     admitted: list[Wl],
-    cohorts: list[tuple[str, str | None]] = (),  # type: ignore[assignment]
+    cohorts: list[dict[str, Any]] | None = None,
     flavors: tuple[str, ...] = ("default", "alpha", "beta"),
 ) -> KueueCache:
     cache = KueueCache()
     for f in flavors:
         cache.add_or_update_flavor(ResourceFlavor.model_validate(
             {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": f}}))
-    for name, parent in cohorts:
-        spec = {"parentName": parent} if parent else {}
-        cache.add_or_update_cohort(Cohort.model_validate(
-            {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": name}, "spec": spec}))
+    for doc in cohorts or ():
+        cache.add_or_update_cohort(Cohort.model_validate(doc))
     for doc in cluster_queues:
         cache.add_or_update_cluster_queue(ClusterQueue.model_validate(doc))
     for w in admitted:
