@@ -177,3 +177,107 @@ def get_targets(
         info, cache.cluster_queues[target_cq], frozenset(frs), usage, snapshot, now)
     snapshot.close()
     return {(t.info.name, t.reason) for t in targets}
+
+
+# --- the flavor assigner (pkg/scheduler/flavorassigner/flavorassigner_test.go) ----------------------
+
+RESOURCE_FLAVORS: dict[str, dict[str, Any]] = {  # TestAssignFlavors' resourceFlavors
+    "default": {},
+    "one": {"nodeLabels": {"type": "one"}},
+    "two": {"nodeLabels": {"type": "two"}},
+    "b_one": {"nodeLabels": {"b_type": "one"}},
+    "b_two": {"nodeLabels": {"b_type": "two"}},
+    "tainted": {"nodeTaints": [{"key": "instance", "value": "spot", "effect": "NoSchedule"}]},
+    "taint_and_toleration": {
+        "nodeTaints": [{"key": "instance", "value": "spot", "effect": "NoSchedule"}],
+        "tolerations": [{"key": "instance", "operator": "Equal", "value": "spot", "effect": "NoSchedule"}]},
+    "label-x-a": {"nodeLabels": {"x": "a"}},
+    "label-xy-b": {"nodeLabels": {"x": "b", "y": "k"}},
+}
+
+
+def pod_set(name: str, count: int, requests: dict[str, str], **spec: Any) -> dict[str, Any]:
+    """``MakePodSet(name, count).Request(...)``; ``spec`` adds pod spec fields (nodeSelector,
+    tolerations, affinity)."""
+    return {"name": name, "count": count, "template": {"spec": {
+        "restartPolicy": "Never",
+        "containers": [{"name": "c", "image": "x", "resources": {"requests": dict(requests)}}], **spec}}}
+
+
+def required_affinity(*terms: list[tuple[str, str, list[str]]]) -> dict[str, Any]:
+    """``RequiredDuringSchedulingIgnoredDuringExecution``: terms of (key, operator, values)."""
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": k, "operator": op, "values": vs} for k, op, vs in term]}
+        for term in terms]}}}
+
+
+@dataclass
+class Assigned:
+    """What a test reads of an assignment: the representative mode, per pod set its flavors
+    {resource: (flavor, mode, triedFlavorIdx)} and its status message, and the whole message."""
+
+    mode: str
+    pod_sets: list[tuple[str, dict[str, tuple[str, str, int]], str]]
+    message: str
+    borrowing: int
+
+
+def assign_flavors(
+    pod_sets: list[dict[str, Any]],
+    queue: dict[str, Any],
+    usage: dict[tuple[str, str], str] | None = None,
+    secondary: dict[str, Any] | None = None,
+    secondary_usage: dict[tuple[str, str], str] | None = None,
+    simulation: dict[tuple[str, str], tuple[str, int]] | None = None,
+    fair_sharing: bool = False,
+    reclaimable: list[dict[str, Any]] | None = None,
+    gates: dict[str, bool] | None = None,
+) -> Assigned:
+    """``TestAssignFlavors``' body: the ClusterQueue (and a second one in its cohort) in a cache,
+    usage added to their snapshots, a test oracle answering ``simulation[(flavor, resource)]`` =
+    (NoCandidates | Preempt | Reclaim, borrowing after), by default (Preempt, 0)."""
+    from kbatch.api.quantity import Quantity
+    from kbatch.controllers.kueue.model.requests import amount
+    from kbatch.controllers.kueue.scheduling.assignment import FIT, NO_FIT, PREEMPT
+    from kbatch.controllers.kueue.scheduling.flavorassigner import AssignerOptions, FlavorAssigner
+
+    gates = gates or {}
+    cache = KueueCache()
+    for name, spec in RESOURCE_FLAVORS.items():
+        cache.add_or_update_flavor(ResourceFlavor.model_validate(
+            {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": spec}))
+    for doc in (queue, secondary):
+        if doc is not None:
+            cache.add_or_update_cluster_queue(ClusterQueue.model_validate(doc))
+    snapshot = Snapshot(cache)
+    for doc, use in ((queue, usage), (secondary, secondary_usage)):
+        if doc is not None and use:
+            snapshot.add_usage(cache.cluster_queues[doc["metadata"]["name"]],
+                               {fr: amount(fr[1], Quantity.parse(q)) for fr, q in use.items()})
+    wl_doc: dict[str, Any] = {"apiVersion": KUEUE, "kind": "Workload",
+                              "metadata": {"name": "wl", "namespace": "default"},
+                              "spec": {"podSets": pod_sets}}
+    if reclaimable:
+        wl_doc["status"] = {"reclaimablePods": reclaimable}
+    from kbatch.controllers.kueue.model.info import InfoOptions
+    info = WorkloadInfo.of(Workload.model_validate(wl_doc),
+                           InfoOptions(reclaimable_pods=gates.get("ReclaimablePods", True)))
+    possibility = {"NoCandidates": 0, "Preempt": 1, "Reclaim": 2}
+    sim = simulation or {}
+
+    def oracle(fr: FlavorResource, quantity: int) -> tuple[int, int]:
+        p, borrow = sim.get(fr, ("Preempt", 0))
+        return possibility[p], borrow
+
+    cq_node = cache.cluster_queues[queue["metadata"]["name"]]
+    options = AssignerOptions(fungibility=gates.get("FlavorFungibility", True), fair_sharing=fair_sharing)
+    a = FlavorAssigner(info, cq_node, cache.flavors, oracle, options).assign()
+    snapshot.close()
+    names = {FIT: "Fit", PREEMPT: "Preempt", NO_FIT: "NoFit"}
+    return Assigned(
+        names[a.representative_mode()],
+        [(ps.name, {r: (fa.name, names[fa.mode], fa.tried_flavor_idx) for r, fa in ps.flavors.items()},
+          ps.status.message()) for ps in a.pod_sets],
+        a.message(),
+        a.borrowing,
+    )
