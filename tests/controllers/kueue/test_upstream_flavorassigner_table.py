@@ -291,3 +291,104 @@ def test_an_untolerated_taint_prints_as_go_prints_the_taint_value() -> None:
     assert taint_text(taint) == "{k  NoExecute 2026-01-01 12:00:00.5 +0000 UTC}"
     taint = Taint(key="k", value="v", effect="NoSchedule", time_added=datetime(2026, 1, 1, tzinfo=UTC))
     assert taint_text(taint) == "{k v NoSchedule 2026-01-01 00:00:00 +0000 UTC}"
+
+
+# TestReclaimBeforePriorityPreemption: flavors uno, due, tre (10 compute, 10 gpu each) in
+# test-clusterqueue (LowerPriority/LowerPriority, whenCanPreempt: TryNextFlavor), lent to the cohort.
+UDT = ("uno", "due", "tre")
+RECLAIM_CASES: dict[str, Case] = {
+    "Select first flavor which fits": dict(
+        req={"gpu": "10"}, usage={("uno", "gpu"): "1"}, other={("due", "gpu"): "1"}, mode="Fit",
+        want={"gpu": "tre"}),
+    "Select first flavor where gpu reclamation is possible": dict(
+        req={"gpu": "10"}, usage={("uno", "gpu"): "1"}, other={("due", "gpu"): "1", ("tre", "gpu"): "1"},
+        sim={("uno", "gpu"): ("Preempt", 0), ("due", "gpu"): ("Reclaim", 0)}, mode="Preempt",
+        want={"gpu": "due"}),
+    "Select first flavor when flavor fungibility is disabled": dict(
+        req={"gpu": "10"}, usage={("uno", "gpu"): "1"}, other={("due", "gpu"): "1", ("tre", "gpu"): "1"},
+        ff={"whenCanPreempt": MSS}, mode="Preempt", want={"gpu": "uno"}),
+    "Select first flavor where priority based preemption is possible": dict(
+        req={"gpu": "10"}, usage={("uno", "gpu"): "1", ("due", "gpu"): "1", ("tre", "gpu"): "1"},
+        mode="Preempt", want={"gpu": "uno"}),
+    "Select second flavor where gpu reclamation is possible, as compute Fits": dict(
+        req={"gpu": "10", "compute": "10"},
+        usage={("uno", "gpu"): "1", ("uno", "compute"): "1", ("due", "compute"): "1"},
+        other={("due", "gpu"): "1", ("tre", "gpu"): "1"},
+        sim={("uno", "gpu"): ("Preempt", 0), ("due", "gpu"): ("Reclaim", 0), ("tre", "gpu"): ("Reclaim", 0)},
+        mode="Preempt", want={"gpu": "tre", "compute": "tre"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RECLAIM_CASES))
+def test_upstream_reclaim_before_priority_preemption(name: str) -> None:
+    c = RECLAIM_CASES[name]
+    queue = cq(TC, [(f, [r("compute", "10"), r("gpu", "10")]) for f in UDT], cohort="cohort",
+               preemption={"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "LowerPriority"})
+    queue["spec"]["flavorFungibility"] = c.get("ff", {"whenCanPreempt": TNF})
+    other = cq("other-clusterqueue", [(f, [r("compute", "0"), r("gpu", "0")]) for f in UDT], cohort="cohort")
+    got = assign_flavors(main(c["req"]), queue, c["usage"], other, c.get("other"), c.get("sim"),
+                         flavors={f: {} for f in UDT})
+    assert got.mode == c["mode"]
+    assert {res: fa[0] for res, fa in got.pod_sets[0][1].items()} == c["want"]
+
+
+@pytest.mark.parametrize(("name", "request_cpu", "mode", "want"), [
+    ("multiple flavors, skip missing ResourceFlavor", "3", "Fit",
+     [("main", {CPU: ("flavor", "Fit", -1)}, "")]),
+    ("flavor not found", "1", "NoFit", [("main", {}, "flavor deleted-flavor not found")]),
+])
+def test_upstream_deleted_flavors(name: str, request_cpu: str, mode: str, want: list[Any]) -> None:
+    """``TestDeletedFlavors``: the ClusterQueue still names a flavor the cache no longer has."""
+    groups = [("deleted-flavor", [r(CPU, "4")])] + ([("flavor", [r(CPU, "4")])] if mode == "Fit" else [])
+    got = assign_flavors(main({CPU: request_cpu}), tc(groups), flavors={"flavor": {}})
+    assert (got.mode, got.pod_sets) == (mode, want)
+
+
+def _hier_cohorts() -> list[dict[str, Any]]:
+    from .upstream_tables import cohort
+
+    return [cohort("three", None, [("three", [r(CPU, "4")])]),
+            cohort("two", "three", [("two", [r(CPU, "4")])]),
+            cohort("one", "two", [("one", [r(CPU, "4")])])]
+
+
+@pytest.mark.parametrize(("name", "one_quota", "usage", "other", "fungibility", "sim", "want"), [
+    ("Select the top flavor", r(CPU, "0"), {("one", CPU): "4"}, {("two", CPU): "4"}, None, None, "three"),
+    ("Select the first flavor which fits", r(CPU, "0"), {("one", CPU): "4"}, None, None, None, "two"),
+    ("Select deeper-borrowing flavor that fits when shallower-borrowing flavor has no preemption candidates",
+     r(CPU, "4", "0"), {("one", CPU): "4"}, None,
+     {"whenCanBorrow": TNF, "whenCanPreempt": TNF, "preference": "PreemptionOverBorrowing"},
+     {("one", CPU): ("NoCandidates", 1)}, "two"),
+])
+def test_upstream_hierarchical_flavors(name: str, one_quota: Any, usage: Any, other: Any, fungibility: Any,
+                                       sim: Any, want: str) -> None:
+    """``TestHierarchical``: cohorts three > two > one, each lending 4 cpu of its own flavor."""
+    queue = cq(TC, [("one", [one_quota]), ("two", [r(CPU, "0")]), ("three", [r(CPU, "0")])], cohort="one",
+               preemption={"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "LowerPriority"})
+    queue["spec"]["flavorFungibility"] = fungibility or {"whenCanPreempt": TNF}
+    other_cq = cq("other-clusterqueue", [(f, [r(CPU, "0")]) for f in ("one", "two", "three")], cohort="two")
+    got = assign_flavors(main({CPU: "4"}), queue, usage, other_cq, other, sim,
+                         flavors={f: {} for f in ("one", "two", "three")}, cohorts=_hier_cohorts())
+    assert got.mode == "Fit"
+    assert got.pod_sets[0][1][CPU][0] == want
+
+
+@pytest.mark.parametrize(("a", "b", "preference", "want"), [
+    (("fit", 0), ("preempt", 0), None, True),  # feature gate disabled prioritises preemption
+    (("preempt", 1), ("fit", 2), "BorrowingOverPreemption", False),  # ... prioritises borrowing distance
+    (("preempt", 1), ("fit", 2), "PreemptionOverBorrowing", True),  # ... prioritises lower preemption
+    (("preempt", 1), ("fit", 1), "PreemptionOverBorrowing", False),  # ... breaks borrowing ties
+    (("none", 1), ("fit", 2), "PreemptionOverBorrowing", False),  # ... rejects no-candidate flavor before ...
+    (("fit", 2), ("none", 1), "PreemptionOverBorrowing", True),  # ... prefers fit over shallower no-candidate
+    (("none", 1), ("nofit", 0), None, True),  # no-candidate flavor remains preferable to no-fit flavor
+    (("nofit", 0), ("none", 1), None, False),  # no-fit flavor remains worse than no-candidate flavor
+    (("none", 1), ("none", 2), "PreemptionOverBorrowing", True),  # no-candidate flavors keep borrowing
+    (("none", 2), ("none", 1), "PreemptionOverBorrowing", False),  # ... in reverse
+])
+def test_upstream_is_preferred(a: tuple[str, int], b: tuple[str, int], preference: str | None,
+                               want: bool) -> None:
+    """``TestIsPreferred`` (granular modes: preemption mode and borrowing level)."""
+    from kbatch.controllers.kueue.scheduling import flavorassigner as fa
+
+    modes = {"nofit": fa.PM_NO_FIT, "none": fa.PM_NO_CANDIDATES, "preempt": fa.PM_PREEMPT, "fit": fa.PM_FIT}
+    assert fa.is_preferred((modes[a[0]], a[1]), (modes[b[0]], b[1]), preference) is want

@@ -232,10 +232,13 @@ def assign_flavors(
     fair_sharing: bool = False,
     reclaimable: list[dict[str, Any]] | None = None,
     gates: dict[str, bool] | None = None,
+    flavors: dict[str, dict[str, Any]] | None = None,
+    cohorts: list[dict[str, Any]] | None = None,
 ) -> Assigned:
     """``TestAssignFlavors``' body: the ClusterQueue (and a second one in its cohort) in a cache,
     usage added to their snapshots, a test oracle answering ``simulation[(flavor, resource)]`` =
-    (NoCandidates | Preempt | Reclaim, borrowing after), by default (Preempt, 0)."""
+    (NoCandidates | Preempt | Reclaim, borrowing after), by default (Preempt, 0). ``flavors``
+    replaces the ResourceFlavors (name -> spec); a queue's flavor left out of them is a deleted one."""
     from kbatch.api.quantity import Quantity
     from kbatch.controllers.kueue.model.requests import amount
     from kbatch.controllers.kueue.scheduling.assignment import FIT, NO_FIT, PREEMPT
@@ -243,9 +246,11 @@ def assign_flavors(
 
     gates = gates or {}
     cache = KueueCache()
-    for name, spec in RESOURCE_FLAVORS.items():
+    for name, spec in (RESOURCE_FLAVORS if flavors is None else flavors).items():
         cache.add_or_update_flavor(ResourceFlavor.model_validate(
             {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": spec}))
+    for doc in cohorts or ():
+        cache.add_or_update_cohort(Cohort.model_validate(doc))
     for doc in (queue, secondary):
         if doc is not None:
             cache.add_or_update_cluster_queue(ClusterQueue.model_validate(doc))
