@@ -1,0 +1,240 @@
+"""Upstream's scheduling-cycle table, case by case: what one cycle admits, preempts and leaves.
+
+Source: kubernetes-sigs/kueue v0.19.2 ``pkg/scheduler/scheduler_test.go``, ``TestSchedule``
+(``wantAssignments``, ``wantLeft``, ``wantInadmissibleLeft``, the QuotaReserved conditions of
+``wantWorkloads`` as ``AdjustWorkloadsForDisabledObservabilityInScheduler`` leaves them with
+``UnadmittedWorkloadsObservability`` off, its v0.19.2 default: reason ``Pending``). Case ids are
+upstream's.
+"""
+
+from __future__ import annotations
+
+from .upstream_schedule import CPU, W, one_cycle
+
+
+def test_admit_in_different_cohorts() -> None:
+    out = one_cycle(
+        [
+            W("new", "sales", "main", pod_sets=[("one", 1, {CPU: "1"})]),
+            W("new", "eng-alpha", "main", pod_sets=[("one", 51, {CPU: "1"})]),
+        ]
+    )
+    assert out.reserved == {
+        "sales/new": ("sales", {"one": {CPU: "default"}}),
+        "eng-alpha/new": ("eng-alpha", {"one": {CPU: "on-demand"}}),
+    }
+
+
+def test_admit_in_same_cohort_with_no_borrowing() -> None:
+    out = one_cycle(
+        [
+            W("new", "eng-alpha", "main", pod_sets=[("one", 40, {CPU: "1"})]),
+            W("new", "eng-beta", "main", pod_sets=[("one", 40, {CPU: "1"})]),
+        ]
+    )
+    assert out.reserved == {
+        "eng-alpha/new": ("eng-alpha", {"one": {CPU: "on-demand"}}),
+        "eng-beta/new": ("eng-beta", {"one": {CPU: "on-demand"}}),
+    }
+
+
+def test_assign_multiple_resources_and_flavors() -> None:
+    out = one_cycle(
+        [
+            W(
+                "new",
+                "eng-beta",
+                "main",
+                pod_sets=[("one", 10, {CPU: "6", "example.com/gpu": "1"}), ("two", 40, {CPU: "1"})],
+            )
+        ]
+    )
+    assert out.reserved == {
+        "eng-beta/new": (
+            "eng-beta",
+            {"one": {CPU: "on-demand", "example.com/gpu": "model-a"}, "two": {CPU: "spot"}},
+        )
+    }
+
+
+def test_cannot_borrow_if_cohort_was_assigned_and_would_result_in_overadmission() -> None:
+    out = one_cycle(
+        [
+            W("new", "eng-alpha", "main", pod_sets=[("one", 45, {CPU: "1"})]),
+            W("new", "eng-beta", "main", pod_sets=[("one", 56, {CPU: "1"})]),
+        ]
+    )
+    assert out.reserved == {"eng-alpha/new": ("eng-alpha", {"one": {CPU: "on-demand"}})}
+    assert out.pending == {
+        "eng-beta/new": ("Pending", "Workload no longer fits after processing another workload")
+    }
+    assert out.left == {"eng-beta": ["eng-beta/new"]}
+    assert out.inadmissible == {}
+
+
+def test_can_borrow_if_cohort_was_assigned_and_will_not_result_in_overadmission() -> None:
+    out = one_cycle(
+        [
+            W("new", "eng-alpha", "main", pod_sets=[("one", 45, {CPU: "1"})]),
+            W("new", "eng-beta", "main", pod_sets=[("one", 55, {CPU: "1"})]),
+        ]
+    )
+    assert set(out.reserved) == {"eng-alpha/new", "eng-beta/new"}
+
+
+def test_can_borrow_if_needs_reclaim_from_cohort_in_different_flavor() -> None:
+    out = one_cycle(
+        [
+            W("can-reclaim", "eng-alpha", "main", {CPU: "100"}),
+            W("needs-to-borrow", "eng-beta", "main", {CPU: "1"}),
+            W(
+                "user-on-demand",
+                "eng-beta",
+                requests={CPU: "50"},
+                admitted_to="eng-beta",
+                assignment=[{CPU: ("on-demand", "50")}],
+            ),
+            W(
+                "user-spot",
+                "eng-beta",
+                requests={CPU: "1"},
+                admitted_to="eng-beta",
+                assignment=[{CPU: ("spot", "1")}],
+            ),
+        ]
+    )
+    assert out.reserved["eng-beta/needs-to-borrow"] == ("eng-beta", {"main": {CPU: "on-demand"}})
+    assert "eng-alpha/can-reclaim" not in out.reserved
+    assert out.pending["eng-alpha/can-reclaim"] == (
+        "Pending",
+        "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, "
+        "50 more needed, insufficient unused quota for cpu in flavor spot, 1 more needed",
+    )
+    assert out.left == {"eng-alpha": ["eng-alpha/can-reclaim"]}
+
+
+def test_workload_exceeds_lending_limit_when_borrow_in_cohort() -> None:
+    out = one_cycle(
+        [
+            W("a", "lend", requests={CPU: "2"}, admitted_to="lend-b", assignment=[{CPU: ("default", "2")}]),
+            W("b", "lend", "lend-b-queue", {CPU: "3"}),
+        ]
+    )
+    assert set(out.reserved) == {"lend/a"}
+    assert out.pending == {
+        "lend/b": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, "
+            "1 more needed",
+        )
+    }
+    assert out.inadmissible == {"lend-b": ["lend/b"]}
+    assert out.left == {}
+
+
+def _custom(name: str, lq: str, *flavors: tuple[str, str]) -> dict:
+    from .upstream_tables import cq, r
+
+    doc = cq(name, [(f, [r(CPU, q)]) for f, q in flavors])
+    doc["spec"]["queueingStrategy"] = "StrictFIFO"
+    return doc
+
+
+def test_flavors_with_mixed_misconfiguration_and_insufficient_quota() -> None:
+    out = one_cycle(
+        [
+            W(
+                "existing-on-demand-job",
+                "sales",
+                "custom-q",
+                {CPU: "10"},
+                admitted_to="custom-cq",
+                assignment=[{CPU: ("on-demand", "10")}],
+            ),
+            W("new-job", "sales", "custom-q", {CPU: "10"}),
+        ],
+        cluster_queues=[_custom("custom-cq", "custom-q", ("spot-tainted", "20"), ("on-demand", "15"))],
+        local_queues=[("custom-q", "sales", "custom-cq")],
+    )
+    # borrowingLimit without a cohort is refused by the CRD rule, so _custom's queues carry none
+    assert set(out.reserved) == {"sales/existing-on-demand-job"}
+    assert out.pending == {
+        "sales/new-job": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
+            "on-demand, 5 more needed, untolerated taint {key val NoSchedule <nil>} in flavor spot-tainted",
+        )
+    }
+    assert out.left == {"custom-cq": ["sales/new-job"]}
+
+
+def test_flavors_with_mixed_taint_mismatch_and_exceeding_limits() -> None:
+    out = one_cycle(
+        [W("new-job2", "sales", "custom-q2", {CPU: "10"})],
+        cluster_queues=[_custom("custom-cq2", "custom-q2", ("spot-tainted", "20"), ("on-demand", "5"))],
+        local_queues=[("custom-q2", "sales", "custom-cq2")],
+    )
+    assert out.pending == {
+        "sales/new-job2": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor on-demand, "
+            "previously considered podsets requests (0) + current podset request (10) > "
+            "maximum capacity (5), "
+            "untolerated taint {key val NoSchedule <nil>} in flavor spot-tainted",
+        )
+    }
+    assert out.left == {"custom-cq2": ["sales/new-job2"]}
+
+
+def test_flavors_are_structurally_incompatible() -> None:
+    out = one_cycle(
+        [W("new-job3", "sales", "custom-q3", {CPU: "1"})],
+        cluster_queues=[_custom("custom-cq3", "custom-q3", ("spot-tainted", "20"), ("spot-tainted-2", "5"))],
+        local_queues=[("custom-q3", "sales", "custom-cq3")],
+    )
+    assert out.pending == {
+        "sales/new-job3": (
+            "Pending",
+            "couldn't assign flavors to pod set main: untolerated taint {key val NoSchedule <nil>} in "
+            "flavor spot-tainted, untolerated taint {key val2 NoSchedule <nil>} in flavor spot-tainted-2",
+        )
+    }
+    assert out.left == {"custom-cq3": ["sales/new-job3"]}
+
+
+def test_skip_workload_with_missing_or_deleted_cluster_queue() -> None:
+    out = one_cycle(
+        [W("missing-cq-workload", "sales", "non-existent-queue", pod_sets=[("set", 1, {CPU: "1"})])]
+    )
+    assert out.reserved == {} and out.left == {} and out.inadmissible == {}
+
+
+def test_single_cluster_queue_full() -> None:
+    out = one_cycle(
+        [
+            W("new", "sales", "main", pod_sets=[("one", 11, {CPU: "1"})]),
+            W(
+                "assigned",
+                "sales",
+                pod_sets=[("one", 40, {CPU: "1"})],
+                admitted_to="sales",
+                assignment=[{CPU: ("default", "40")}],
+            ),
+        ]
+    )
+    assert set(out.reserved) == {"sales/assigned"}
+    assert out.pending == {
+        "sales/new": (
+            "Pending",
+            "couldn't assign flavors to pod set one: insufficient unused quota for cpu in flavor default, "
+            "1 more needed",
+        )
+    }
+    assert out.left == {"sales": ["sales/new"]}
+
+
+def test_failed_to_match_cluster_queue_selector() -> None:
+    out = one_cycle([W("new", "sales", "blocked", pod_sets=[("one", 1, {CPU: "1"})])])
+    assert out.pending == {"sales/new": ("Pending", "workload namespace doesn't match ClusterQueue selector")}
+    assert out.inadmissible == {"eng-alpha": ["sales/new"]}
+    assert out.left == {}
