@@ -9,7 +9,7 @@ upstream's.
 
 from __future__ import annotations
 
-from .upstream_schedule import CPU, W, one_cycle
+from .upstream_schedule import CPU, CycleOutcome, W, one_cycle
 
 
 def test_admit_in_different_cohorts() -> None:
@@ -378,3 +378,89 @@ def test_workload_should_not_fit_in_cluster_queue_with_nonexistent_flavor() -> N
     out = one_cycle([W("foo", "sales", "flavor-nonexistent-queue", {CPU: "1"})])
     assert out.reserved == {} and out.inadmissible == {}
     assert out.left == {"flavor-nonexistent-cq": ["sales/foo"]}
+
+
+def _co_queues() -> tuple[list[dict], list[tuple[str, str, str]]]:
+    from .upstream_tables import cq, r
+
+    pre = {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"}
+    cqs = [
+        cq(f"cq{i}", [("default", [r("r1", "10", "10"), r("r2", "10", "10")])], cohort="co", preemption=pre)
+        for i in (1, 2, 3)
+    ]
+    return cqs, [(f"lq{i}", "sales", f"cq{i}") for i in (1, 2, 3)]
+
+
+def _two(r1: str, r2: tuple[str, str]) -> CycleOutcome:
+    cqs, lqs = _co_queues()
+    return one_cycle(
+        [
+            W("wl1", "sales", "lq1", {"r1": r1}, priority=-1),
+            W("wl2", "sales", "lq2", {r2[0]: r2[1]}, priority=-2),
+        ],
+        cluster_queues=cqs,
+        local_queues=lqs,
+    )
+
+
+def test_two_workloads_can_borrow_different_resources_from_the_same_flavor_in_the_same_cycle() -> None:
+    out = _two("16", ("r2", "16"))
+    assert out.reserved == {
+        "sales/wl1": ("cq1", {"main": {"r1": "default"}}),
+        "sales/wl2": ("cq2", {"main": {"r2": "default"}}),
+    }
+
+
+def test_two_workloads_can_borrow_the_same_resources_in_the_same_cycle_if_fits_in_the_cohort_quota() -> None:
+    out = _two("16", ("r1", "14"))
+    assert set(out.reserved) == {"sales/wl1", "sales/wl2"}
+
+
+def test_only_one_workload_can_borrow_one_resource_in_the_same_cycle_if_cohort_quota_cannot_fit() -> None:
+    out = _two("16", ("r1", "16"))
+    assert set(out.reserved) == {"sales/wl1"}
+    assert out.pending == {
+        "sales/wl2": ("Pending", "Workload no longer fits after processing another workload")
+    }
+    assert out.left == {"cq2": ["sales/wl2"]}
+
+
+def test_preemption_while_borrowing_does_not_block_a_borrowing_workload_in_another_cq() -> None:
+    """Upstream's names with underscores (cq_a, lq_a, admitted_a) are not valid object names through
+    an API server; here with hyphens."""
+    from .upstream_tables import cq, r
+
+    pre = {"reclaimWithinCohort": "LowerPriority", "borrowWithinCohort": {"policy": "LowerPriority"}}
+    cqs = [
+        cq("cq-shared", [("default", [r(CPU, "4", "0")])], cohort="preemption-while-borrowing"),
+        cq("cq-a", [("default", [r(CPU, "0", "3")])], cohort="preemption-while-borrowing", preemption=pre),
+        cq("cq-b", [("default", [r(CPU, "0")])], cohort="preemption-while-borrowing", preemption=pre),
+    ]
+    out = one_cycle(
+        [
+            W("a", "eng-alpha", "lq-a", {CPU: "3"}),
+            W("b", "eng-beta", "lq-b", {CPU: "1"}),
+            W(
+                "admitted-a",
+                "eng-alpha",
+                "lq-a",
+                {CPU: "2"},
+                admitted_to="cq-a",
+                assignment=[{CPU: ("default", "2")}],
+            ),
+        ],
+        cluster_queues=cqs,
+        local_queues=[("lq-a", "eng-alpha", "cq-a"), ("lq-b", "eng-beta", "cq-b")],
+    )
+    assert out.reserved == {
+        "eng-alpha/admitted-a": ("cq-a", {"main": {CPU: "default"}}),
+        "eng-beta/b": ("cq-b", {"main": {CPU: "default"}}),
+    }
+    assert out.pending == {
+        "eng-alpha/a": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, "
+            "2 more needed",
+        )
+    }
+    assert out.inadmissible == {"cq-a": ["eng-alpha/a"]}
