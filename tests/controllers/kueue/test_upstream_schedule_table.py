@@ -464,3 +464,158 @@ def test_preemption_while_borrowing_does_not_block_a_borrowing_workload_in_anoth
         )
     }
     assert out.inadmissible == {"cq-a": ["eng-alpha/a"]}
+
+
+def _others(*specs: tuple[str, str, dict | None], flavor: str = "on-demand") -> list[dict]:
+    from .upstream_tables import cq, r
+
+    return [cq(n, [(flavor, [r(CPU, q)])], cohort="other", preemption=p) for n, q, p in specs]
+
+
+OTHER_LQS = [("other", ns, f"other-{ns.split('-')[1]}") for ns in ("eng-alpha", "eng-beta", "eng-gamma")]
+ANY_LP = {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"}
+LP = {"withinClusterQueue": "LowerPriority"}
+# upstream's case sets borrowWithinCohort without reclaimWithinCohort, which the CRD's rule refuses
+# through an API server (reclaimWithinCohort defaults to Never); with LowerPriority the other
+# queues' workloads are still no candidates (none of them borrows)
+LP_BWC = {
+    "withinClusterQueue": "LowerPriority",
+    "reclaimWithinCohort": "LowerPriority",
+    "borrowWithinCohort": {"policy": "LowerPriority"},
+}
+
+
+def _held(name: str, ns: str, cq_name: str, cpu: str, priority: int, flavor: str = "on-demand") -> W:
+    return W(
+        name,
+        ns,
+        "other",
+        {CPU: cpu},
+        priority=priority,
+        admitted_to=cq_name,
+        assignment=[{CPU: (flavor, cpu)}],
+    )
+
+
+def test_minimal_preemptions_when_target_queue_is_exhausted() -> None:
+    out = one_cycle(
+        [
+            _held("a1", "eng-alpha", "other-alpha", "1", -2),
+            _held("a2", "eng-alpha", "other-alpha", "1", -2),
+            _held("a3", "eng-alpha", "other-alpha", "1", -1),
+            _held("b1", "eng-beta", "other-beta", "1", 0),
+            _held("b2", "eng-beta", "other-beta", "1", 0),
+            _held("b3", "eng-beta", "other-beta", "1", 0),
+            W("incoming", "eng-alpha", "other", {CPU: "2"}, priority=0),
+        ],
+        cluster_queues=_others(
+            ("other-alpha", "2", ANY_LP), ("other-beta", "2", None), ("other-gamma", "2", None)
+        ),
+        local_queues=OTHER_LQS,
+    )
+    assert out.preempted == {"eng-alpha/a1": "InClusterQueue", "eng-alpha/a2": "InClusterQueue"}
+    assert out.pending == {
+        "eng-alpha/incoming": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, "
+            "2 more needed. Pending the preemption of 2 workload(s)",
+        )
+    }
+    assert out.left == {"other-alpha": ["eng-alpha/incoming"]}
+
+
+def test_a_workload_is_only_eligible_to_do_preemptions_if_it_fits_fully_within_nominal_quota() -> None:
+    out = one_cycle(
+        [
+            _held("a1", "eng-alpha", "other-alpha", "1", -1),
+            _held("b1", "eng-beta", "other-beta", "1", -1),
+            W("incoming", "eng-alpha", "other", {CPU: "3"}, priority=1),
+        ],
+        cluster_queues=_others(("other-alpha", "2", ANY_LP), ("other-beta", "2", None)),
+        local_queues=OTHER_LQS[:2],
+    )
+    assert out.preempted == {}
+    assert out.pending == {
+        "eng-alpha/incoming": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, "
+            "1 more needed",
+        )
+    }
+    assert out.inadmissible == {"other-alpha": ["eng-alpha/incoming"]}
+
+
+def test_multiple_preemptions_without_borrowing() -> None:
+    out = one_cycle(
+        [
+            _held("a1", "eng-alpha", "other-alpha", "2", 0, "default"),
+            _held("b1", "eng-beta", "other-beta", "2", 0, "default"),
+            W("preemptor", "eng-alpha", "other", {CPU: "2"}, priority=100),
+            W("preemptor", "eng-beta", "other", {CPU: "2"}, priority=100),
+        ],
+        cluster_queues=_others(("other-alpha", "2", LP), ("other-beta", "2", LP), flavor="default"),
+        local_queues=OTHER_LQS[:2],
+    )
+    assert out.preempted == {"eng-alpha/a1": "InClusterQueue", "eng-beta/b1": "InClusterQueue"}
+    msg = (
+        "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, "
+        "2 more needed. Pending the preemption of 1 workload(s)"
+    )
+    assert out.pending == {"eng-alpha/preemptor": ("Pending", msg), "eng-beta/preemptor": ("Pending", msg)}
+    assert out.left == {"other-alpha": ["eng-alpha/preemptor"], "other-beta": ["eng-beta/preemptor"]}
+
+
+def test_multiple_preemptions_preemption_possible_after_earlier_workload_fits() -> None:
+    out = one_cycle(
+        [
+            _held("b1", "eng-beta", "other-beta", "2", 0, "default"),
+            W("fit", "eng-alpha", "other", {CPU: "1"}, priority=100),
+            W("preemptor", "eng-beta", "other", {CPU: "2"}, priority=99),
+        ],
+        cluster_queues=_others(("other-alpha", "1", LP), ("other-beta", "2", LP), flavor="default"),
+        local_queues=OTHER_LQS[:2],
+    )
+    assert out.reserved["eng-alpha/fit"] == ("other-alpha", {"main": {CPU: "default"}})
+    assert out.preempted == {"eng-beta/b1": "InClusterQueue"}
+    assert out.pending == {
+        "eng-beta/preemptor": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, "
+            "1 more needed. Pending the preemption of 1 workload(s)",
+        )
+    }
+    assert out.left == {"other-beta": ["eng-beta/preemptor"]}
+
+
+def test_multiple_preemptions_skip_preemption_when_shared_limited_resource() -> None:
+    from .upstream_tables import cq, r
+
+    out = one_cycle(
+        [
+            _held("a1", "eng-alpha", "other-alpha", "2", 0, "default"),
+            _held("b1", "eng-beta", "other-beta", "2", 0, "default"),
+            W("preemptor", "eng-alpha", "other", {CPU: "3"}, priority=100),
+            W("pretending-preemptor", "eng-beta", "other", {CPU: "3"}, priority=99),
+        ],
+        cluster_queues=[
+            *_others(("other-alpha", "2", LP_BWC), ("other-beta", "2", LP_BWC), flavor="default"),
+            cq("resource-bank", [("default", [r(CPU, "1")])], cohort="other"),
+        ],
+        local_queues=OTHER_LQS[:2],
+    )
+    assert out.preempted == {"eng-alpha/a1": "InClusterQueue"}
+    assert out.pending == {
+        "eng-alpha/preemptor": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for "
+            "cpu in flavor default, 2 more needed. Pending the preemption of 1 workload(s)",
+        ),
+        "eng-beta/pretending-preemptor": (
+            "Pending",
+            "Workload no longer fits after processing another workload",
+        ),
+    }
+    assert out.left == {
+        "other-alpha": ["eng-alpha/preemptor"],
+        "other-beta": ["eng-beta/pretending-preemptor"],
+    }
