@@ -619,3 +619,256 @@ def test_multiple_preemptions_skip_preemption_when_shared_limited_resource() -> 
         "other-alpha": ["eng-alpha/preemptor"],
         "other-beta": ["eng-beta/pretending-preemptor"],
     }
+
+
+LP_LP = {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "LowerPriority"}
+
+
+def _gpu(
+    name: str, ns: str, cq_name: str, flavor: str, gpu: str, priority: int | None = None, q: str = "other"
+) -> W:
+    return W(
+        name, ns, q, {"gpu": gpu}, priority=priority, admitted_to=cq_name, assignment=[{"gpu": (flavor, gpu)}]
+    )
+
+
+def _gpu_queues(alpha_pre: dict | None, beta_pre: dict | None) -> dict:
+    from .upstream_tables import cq, r
+
+    return {
+        "cluster_queues": [
+            cq(
+                "other-alpha",
+                [("on-demand", [r("gpu", "10")]), ("spot", [r("gpu", "10")])],
+                cohort="other",
+                preemption=alpha_pre,
+            ),
+            cq(
+                "other-beta",
+                [("on-demand", [r("gpu", "0")]), ("spot", [r("gpu", "0")])],
+                cohort="other",
+                preemption=beta_pre,
+            ),
+        ],
+        "local_queues": OTHER_LQS[:2],
+    }
+
+
+def test_prefer_reclamation_over_cq_priority_based_preemption() -> None:
+    out = one_cycle(
+        [
+            _gpu("a1", "eng-alpha", "other-alpha", "on-demand", "5", 50),
+            _gpu("b1", "eng-beta", "other-beta", "spot", "5", 50),
+            W("preemptor", "eng-alpha", "other", {"gpu": "6"}, priority=100),
+        ],
+        **_gpu_queues(LP_LP, LP_LP),
+    )
+    assert out.preempted == {"eng-beta/b1": "InCohortReclamation"}
+    assert out.pending == {
+        "eng-alpha/preemptor": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for gpu in flavor on-demand, "
+            "1 more needed, insufficient unused quota for gpu in flavor spot, 1 more needed. "
+            "Pending the preemption of 1 workload(s)",
+        )
+    }
+    assert out.left == {"other-alpha": ["eng-alpha/preemptor"]}
+
+
+def test_prefer_first_preemption_flavor_when_second_requires_both_reclaim_and_cq_priority_preemption() -> (
+    None
+):
+    out = one_cycle(
+        [
+            _gpu("a1", "eng-alpha", "other-alpha", "on-demand", "5", 50),
+            _gpu("a2", "eng-alpha", "other-alpha", "spot", "5", 50),
+            _gpu("b1", "eng-beta", "other-beta", "spot", "5", 50),
+            W("preemptor", "eng-alpha", "other", {"gpu": "6"}, priority=100),
+        ],
+        **_gpu_queues(LP_LP, None),
+    )
+    assert out.preempted == {"eng-alpha/a1": "InClusterQueue"}
+    assert out.pending["eng-alpha/preemptor"] == (
+        "Pending",
+        "couldn't assign flavors to pod set main: insufficient unused quota for gpu in flavor on-demand, "
+        "1 more needed, insufficient unused quota for gpu in flavor spot, 6 more needed. "
+        "Pending the preemption of 1 workload(s)",
+    )
+
+
+def test_prefer_first_preemption_flavor_when_second_flavor_also_requires_cq_preemption() -> None:
+    out = one_cycle(
+        [
+            _gpu("a1", "eng-alpha", "other-alpha", "on-demand", "6", 50),
+            _gpu("a2", "eng-alpha", "other-alpha", "spot", "5", 50),
+            _gpu("b1", "eng-beta", "other-beta", "spot", "5", 9001),
+            W("preemptor", "eng-alpha", "other", {"gpu": "5"}, priority=100),
+        ],
+        **_gpu_queues(LP_LP, None),
+    )
+    assert out.preempted == {"eng-alpha/a1": "InClusterQueue"}
+    assert out.pending["eng-alpha/preemptor"] == (
+        "Pending",
+        "couldn't assign flavors to pod set main: insufficient unused quota for gpu in flavor on-demand, "
+        "1 more needed, insufficient unused quota for gpu in flavor spot, 5 more needed. "
+        "Pending the preemption of 1 workload(s)",
+    )
+
+
+def test_workload_requiring_reclamation_prioritized_over_workload_in_another_full_cq() -> None:
+    """Upstream's CQ1..CQ3 and WL1, WL2, Admitted-Workload-N are lowercased (object names)."""
+    from .upstream_tables import cq, r
+
+    cqs = [
+        cq("cq1", [("on-demand", [r("gpu", "10")])], cohort="other"),
+        cq(
+            "cq2",
+            [("on-demand", [r("gpu", "10")])],
+            cohort="other",
+            preemption={"reclaimWithinCohort": "Any"},
+        ),
+        cq("cq3", [("on-demand", [r("gpu", "0")])], cohort="other"),
+    ]
+    out = one_cycle(
+        [
+            _gpu("admitted-workload-1", "eng-alpha", "cq1", "on-demand", "5", q="lq"),
+            W("wl1", "eng-alpha", "lq", {"gpu": "10"}),
+            W("wl2", "eng-beta", "lq", {"gpu": "10"}, later=1),
+            _gpu("admitted-workload-2", "eng-gamma", "cq3", "on-demand", "5", 0, q="lq"),
+            _gpu("admitted-workload-3", "eng-gamma", "cq3", "on-demand", "5", 1, q="lq"),
+        ],
+        cluster_queues=cqs,
+        local_queues=[("lq", "eng-alpha", "cq1"), ("lq", "eng-beta", "cq2"), ("lq", "eng-gamma", "cq3")],
+    )
+    assert out.preempted == {"eng-gamma/admitted-workload-2": "InCohortReclamation"}
+    assert out.pending == {
+        "eng-alpha/wl1": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for gpu "
+            "in flavor on-demand, 5 more needed",
+        ),
+        "eng-beta/wl2": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for gpu "
+            "in flavor on-demand, 5 more needed. Pending the preemption of 1 workload(s)",
+        ),
+    }
+    assert out.left == {"cq2": ["eng-beta/wl2"]}
+    assert out.inadmissible == {"cq1": ["eng-alpha/wl1"]}
+
+
+def _ab(reclaim: str) -> dict:
+    from .upstream_tables import cq, r
+
+    return {
+        "cluster_queues": [
+            cq(
+                "clusterqueuea",
+                [("on-demand", [r("gpu", "2")])],
+                cohort="root",
+                preemption={"reclaimWithinCohort": reclaim},
+            ),
+            cq("clusterqueueb", [("on-demand", [r("gpu", "0")])], cohort="root"),
+        ],
+        "local_queues": [("lq", "eng-alpha", "clusterqueuea"), ("lq", "eng-beta", "clusterqueueb")],
+    }
+
+
+def _ab_workloads() -> list[W]:
+    return [
+        _gpu("a1-admitted", "eng-alpha", "clusterqueuea", "on-demand", "1", q="lq"),
+        W("a2-pending", "eng-alpha", "lq", {"gpu": "2"}),
+        W("b1-pending", "eng-beta", "lq", {"gpu": "1"}),
+    ]
+
+
+def test_capacity_not_blocked_when_lending_cluster_queue_can_reclaim() -> None:
+    """Upstream's ClusterQueueA/B lowercased."""
+    out = one_cycle(_ab_workloads(), **_ab("Any"))
+    assert out.reserved["eng-beta/b1-pending"] == ("clusterqueueb", {"main": {"gpu": "on-demand"}})
+    assert out.pending == {
+        "eng-alpha/a2-pending": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for gpu in flavor on-demand, "
+            "1 more needed",
+        )
+    }
+    assert out.left == {}
+    assert out.inadmissible == {"clusterqueuea": ["eng-alpha/a2-pending"]}
+
+
+def test_capacity_blocked_when_lending_cluster_queue_not_guaranteed_to_reclaim() -> None:
+    """Both upstream cases, ReclaimWithinCohort=LowerPriority and =Never."""
+    for reclaim in ("LowerPriority", "Never"):
+        out = one_cycle(_ab_workloads(), **_ab(reclaim))
+        assert set(out.reserved) == {"eng-alpha/a1-admitted"}, reclaim
+        assert out.pending == {
+            "eng-alpha/a2-pending": (
+                "Pending",
+                "couldn't assign flavors to pod set main: insufficient unused quota "
+                "for gpu in flavor on-demand, 1 more needed",
+            ),
+            "eng-beta/b1-pending": ("Pending", "Workload no longer fits after processing another workload"),
+        }, reclaim
+        assert out.left == {"clusterqueueb": ["eng-beta/b1-pending"]}, reclaim
+        assert out.inadmissible == {"clusterqueuea": ["eng-alpha/a2-pending"]}, reclaim
+
+
+def test_in_a_hierarchical_cohort_workload_borrowing_less_is_scheduled_first() -> None:
+    from .upstream_tables import cohort, cq, r
+
+    out = one_cycle(
+        [
+            W("guaranteed", "eng-alpha", "lq-guaranteed", pod_sets=[("one", 1, {CPU: "4"})], priority=0),
+            W("best-effort", "eng-alpha", "lq-best-effort", pod_sets=[("one", 1, {CPU: "4"})], priority=3),
+        ],
+        cohorts=[cohort("root"), cohort("guaranteed", "root", [("default", [r(CPU, "4")])])],
+        cluster_queues=[
+            cq("guaranteed", [("default", [r(CPU, "0")])], cohort="guaranteed"),
+            cq("best-effort", [("default", [r(CPU, "0")])], cohort="root"),
+        ],
+        local_queues=[
+            ("lq-guaranteed", "eng-alpha", "guaranteed"),
+            ("lq-best-effort", "eng-alpha", "best-effort"),
+        ],
+    )
+    assert out.reserved == {"eng-alpha/guaranteed": ("guaranteed", {"one": {CPU: "default"}})}
+    assert out.pending == {
+        "eng-alpha/best-effort": ("Pending", "Workload no longer fits after processing another workload")
+    }
+    assert out.left == {"best-effort": ["eng-alpha/best-effort"]}
+
+
+def test_do_not_assign_flavor_if_there_are_no_candidates_for_preemption() -> None:
+    from .upstream_tables import cq, r
+
+    cq1 = cq(
+        "cq1",
+        [("on-demand", [r(CPU, "0", "1")]), ("spot", [r(CPU, "0", "1")])],
+        cohort="cohort",
+        preemption={
+            "withinClusterQueue": "LowerPriority",
+            "reclaimWithinCohort": "Any",
+            "borrowWithinCohort": {"policy": "LowerPriority"},
+        },
+    )
+    cq1["spec"]["flavorFungibility"] = {"whenCanPreempt": "MayStopSearch", "whenCanBorrow": "MayStopSearch"}
+    cq2 = cq("cq2", [("on-demand", [r(CPU, "1")]), ("spot", [r(CPU, "1")])], cohort="cohort")
+    out = one_cycle(
+        [
+            W(
+                "admitted",
+                "eng-alpha",
+                "lq2",
+                {CPU: "1"},
+                priority=0,
+                admitted_to="cq2",
+                assignment=[{CPU: ("on-demand", "1")}],
+            ),
+            W("new", "eng-alpha", "lq1", {CPU: "1"}, priority=100),
+        ],
+        cluster_queues=[cq1, cq2],
+        local_queues=[("lq1", "eng-alpha", "cq1"), ("lq2", "eng-alpha", "cq2")],
+    )
+    assert out.reserved["eng-alpha/new"] == ("cq1", {"main": {CPU: "spot"}})
+    assert out.preempted == {}

@@ -89,6 +89,7 @@ class W:
     priority: int | None = None
     admitted_to: str | None = None
     assignment: list[dict[str, tuple[str, str]]] | None = None
+    later: float = 0  # seconds the clock advances before a pending workload is created (Creation)
 
     def doc(self) -> dict[str, Any]:
         pod_sets = self.pod_sets or [("main", 1, self.requests)]
@@ -192,6 +193,8 @@ def one_cycle(
     w.cp.run_until_idle()
     for x in workloads:
         if x.admitted_to is None:
+            if x.later:
+                w.cp.advance(x.later)
             w.apply(x.doc())
     w.cp.run_until_idle()
     mgr = rec.mgr
