@@ -872,3 +872,51 @@ def test_do_not_assign_flavor_if_there_are_no_candidates_for_preemption() -> Non
     )
     assert out.reserved["eng-alpha/new"] == ("cq1", {"main": {CPU: "spot"}})
     assert out.preempted == {}
+
+
+def _variable(
+    name: str, ns: str, q: str, count: int, minimum: int, requests: dict, priority: int | None = None
+) -> W:
+    x = W(name, ns, q, pod_sets=[("one", count, requests)], priority=priority)
+    doc = x.doc
+    x.doc = lambda: _with_min(doc(), minimum)  # type: ignore[method-assign]
+    return x
+
+
+def _with_min(doc: dict, minimum: int) -> dict:
+    doc["spec"]["podSets"][0]["minCount"] = minimum
+    return doc
+
+
+def test_partial_admission_single_variable_pod_set() -> None:
+    """Upstream's "partial admission multiple variable pod sets" and "... disabled, multiple variable
+    pod sets" are left out: the Workload webhook refuses more than one pod set with minCount."""
+    out = one_cycle([_variable("new", "sales", "main", 50, 20, {CPU: "2"})])
+    assert out.reserved == {"sales/new": ("sales", {"one": {CPU: "default"}})}
+    assert out.counts == {"sales/new": {"one": 25}}
+
+
+def test_partial_admission_single_variable_pod_set_preempt_first() -> None:
+    for count in (20, 30):  # "..., preempt first" and "..., preempt with partial admission"
+        out = one_cycle(
+            [
+                _variable("new", "eng-beta", "main", count, 10, {"example.com/gpu": "1"}, priority=4),
+                W(
+                    "old",
+                    "eng-beta",
+                    pod_sets=[("one", 10, {"example.com/gpu": "1"})],
+                    priority=-4,
+                    admitted_to="eng-beta",
+                    assignment=[{"example.com/gpu": ("model-a", "10")}],
+                ),
+            ]
+        )
+        assert out.preempted == {"eng-beta/old": "InClusterQueue"}, count
+        assert out.pending == {
+            "eng-beta/new": (
+                "Pending",
+                "couldn't assign flavors to pod set one: insufficient unused quota for example.com/gpu in "
+                "flavor model-a, 10 more needed. Pending the preemption of 1 workload(s)",
+            )
+        }, count
+        assert out.left == {"eng-beta": ["eng-beta/new"]}, count

@@ -150,6 +150,7 @@ class CycleOutcome:
     preempted: dict[str, str]  # key -> Preempted reason
     left: dict[str, list[str]]
     inadmissible: dict[str, list[str]]
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> {pod set: admitted count}
 
 
 def one_cycle(
@@ -209,12 +210,14 @@ def _outcome(w: World, mgr: Any) -> CycleOutcome:
     reserved: dict[str, Any] = {}
     pending: dict[str, tuple[str, str]] = {}
     preempted: dict[str, str] = {}
+    counts: dict[str, dict[str, int]] = {}
     for wl in w.cp.client.list(Workload).items:
         key = f"{wl.metadata.namespace}/{wl.metadata.name}"
         conds = {c.type: c for c in (wl.status.conditions if wl.status else None) or ()}
         qr = conds.get("QuotaReserved")
         if qr is not None and qr.status == "True" and wl.status.admission is not None:
             adm = wl.status.admission
+            counts[key] = {ps.name: ps.count for ps in adm.pod_set_assignments or ()}
             reserved[key] = (
                 adm.cluster_queue,
                 {ps.name: dict(ps.flavors or {}) for ps in adm.pod_set_assignments or ()},
@@ -226,4 +229,4 @@ def _outcome(w: World, mgr: Any) -> CycleOutcome:
             preempted[key] = pre.reason
     left = {n: sorted(q.infos) for n, q in mgr.queues.cluster_queues.items() if q.infos}
     inadmissible = {n: sorted(q.inadmissible) for n, q in mgr.queues.cluster_queues.items() if q.inadmissible}
-    return CycleOutcome(reserved, pending, preempted, left, inadmissible)
+    return CycleOutcome(reserved, pending, preempted, left, inadmissible, counts)
