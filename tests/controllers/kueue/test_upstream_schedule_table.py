@@ -920,3 +920,188 @@ def test_partial_admission_single_variable_pod_set_preempt_first() -> None:
             )
         }, count
         assert out.left == {"eng-beta": ["eng-beta/new"]}, count
+
+
+def test_admit_to_second_flavor_when_first_needs_preemption_when_can_preempt_try_next_flavor() -> None:
+    from .upstream_tables import cq, r
+
+    q = cq(
+        "preempt-attempts-cq",
+        [("on-demand", [r(CPU, "1")]), ("spot", [r(CPU, "1")])],
+        preemption={"withinClusterQueue": "LowerPriority"},
+    )
+    q["spec"]["flavorFungibility"] = {"whenCanPreempt": "TryNextFlavor"}
+    out = one_cycle(
+        [
+            W(
+                "blocker",
+                "eng-alpha",
+                "preempt-attempts-lq",
+                {CPU: "1"},
+                priority=50,
+                admitted_to="preempt-attempts-cq",
+                assignment=[{CPU: ("on-demand", "1")}],
+            ),
+            W("test-wl", "eng-alpha", "preempt-attempts-lq", {CPU: "1"}, priority=100),
+        ],
+        cluster_queues=[q],
+        local_queues=[("preempt-attempts-lq", "eng-alpha", "preempt-attempts-cq")],
+    )
+    assert out.reserved["eng-alpha/test-wl"] == ("preempt-attempts-cq", {"main": {CPU: "spot"}})
+    assert out.preempted == {}
+
+
+def test_admit_workload_with_zero_quantity_request_for_resource_not_in_cluster_queue() -> None:
+    out = one_cycle([W("zero-resource-wl", "sales", "main", {CPU: "1", "example.com/gpu": "0"})])
+    assert out.reserved == {"sales/zero-resource-wl": ("sales", {"main": {CPU: "default"}})}
+
+
+def test_preempt_when_workload_requests_zero_of_a_resource_not_defined_in_cluster_queue() -> None:
+    from .upstream_tables import cq, r
+
+    q = cq(
+        "preempt-zero-gpu-cq",
+        [("default", [r(CPU, "4")])],
+        preemption={"withinClusterQueue": "LowerPriority"},
+    )
+    out = one_cycle(
+        [
+            W("preemptor", "sales", "preempt-zero-gpu-lq", {CPU: "2", "example.com/gpu": "0"}),
+            W(
+                "low-priority",
+                "sales",
+                "preempt-zero-gpu-lq",
+                {CPU: "4"},
+                priority=-1,
+                admitted_to="preempt-zero-gpu-cq",
+                assignment=[{CPU: ("default", "4")}],
+            ),
+        ],
+        cluster_queues=[q],
+        local_queues=[("preempt-zero-gpu-lq", "sales", "preempt-zero-gpu-cq")],
+    )
+    assert out.preempted == {"sales/low-priority": "InClusterQueue"}
+    assert out.pending == {
+        "sales/preemptor": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, "
+            "2 more needed. Pending the preemption of 1 workload(s)",
+        )
+    }
+    assert out.left == {"preempt-zero-gpu-cq": ["sales/preemptor"]}
+    # upstream's wantEvents; the Warning's reason is "Pending" with UnadmittedWorkloadsObservability
+    # off (AdjustEventsForDisabledObservabilityInScheduler)
+    assert out.events["sales/low-priority"] == [("Normal", "EvictedDueToPreempted"), ("Normal", "Preempted")]
+    assert out.events["sales/preemptor"] == [("Normal", "PreemptedWorkload"), ("Warning", "Pending")]
+
+
+def _preference(prefix: str, preference: str) -> dict:
+    from .upstream_tables import cq, r
+
+    q = cq(
+        f"{prefix}-cq",
+        [("on-demand", [r(CPU, "5", "0")]), ("spot", [r(CPU, "0", "5")])],
+        cohort=f"{prefix}-cohort",
+        preemption={"withinClusterQueue": "LowerPriority"},
+    )
+    q["spec"]["flavorFungibility"] = {
+        "whenCanBorrow": "TryNextFlavor",
+        "whenCanPreempt": "TryNextFlavor",
+        "preference": preference,
+    }
+    lender = cq(
+        f"{prefix}-lender", [("on-demand", [r(CPU, "0")]), ("spot", [r(CPU, "5")])], cohort=f"{prefix}-cohort"
+    )
+    return {"cluster_queues": [q, lender], "local_queues": [(f"{prefix}-queue", "default", f"{prefix}-cq")]}
+
+
+def test_preemption_over_borrowing_preference_preempts_in_first_flavor_instead_of_borrowing_in_second() -> (
+    None
+):
+    out = one_cycle(
+        [
+            W(
+                "low-pob",
+                "default",
+                "pob-queue",
+                {CPU: "5"},
+                priority=-1,
+                admitted_to="pob-cq",
+                assignment=[{CPU: ("on-demand", "5")}],
+            ),
+            W("high-pob", "default", "pob-queue", {CPU: "5"}, priority=0),
+        ],
+        **_preference("pob", "PreemptionOverBorrowing"),
+    )
+    assert out.preempted == {"default/low-pob": "InClusterQueue"}
+    assert out.pending == {
+        "default/high-pob": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, "
+            "5 more needed. Pending the preemption of 1 workload(s)",
+        )
+    }
+    assert out.left == {"pob-cq": ["default/high-pob"]}
+
+
+def test_borrowing_over_preemption_preference_borrows_in_second_flavor_instead_of_preempting_in_first() -> (
+    None
+):
+    out = one_cycle(
+        [
+            W(
+                "low-bop",
+                "default",
+                "bop-queue",
+                {CPU: "5"},
+                priority=-1,
+                admitted_to="bop-cq",
+                assignment=[{CPU: ("on-demand", "5")}],
+            ),
+            W("high-bop", "default", "bop-queue", {CPU: "5"}, priority=0),
+        ],
+        **_preference("bop", "BorrowingOverPreemption"),
+    )
+    assert out.preempted == {}
+    assert out.reserved["default/high-bop"] == ("bop-cq", {"main": {CPU: "spot"}})
+
+
+def test_preemption_over_borrowing_prefers_a_fitting_second_flavor_to_one_without_candidates() -> None:
+    """Upstream: "PreemptionOverBorrowing preference: select fitting second flavor over first flavor
+    with no preemption candidates"."""
+    from .upstream_tables import cohort, cq, r
+
+    q = cq(
+        "nopc-cq",
+        [("on-demand", [r(CPU, "5", "0")]), ("spot", [r(CPU, "0")])],
+        cohort="nopc-mid",
+        preemption={"withinClusterQueue": "LowerPriority"},
+    )
+    q["spec"]["flavorFungibility"] = {
+        "whenCanBorrow": "TryNextFlavor",
+        "whenCanPreempt": "TryNextFlavor",
+        "preference": "PreemptionOverBorrowing",
+    }
+    sibling = cq("nopc-sibling", [("on-demand", [r(CPU, "5")]), ("spot", [r(CPU, "0")])], cohort="nopc-mid")
+    out = one_cycle(
+        [
+            W(
+                "admitted-nopc",
+                "default",
+                "nopc-queue",
+                {CPU: "5"},
+                priority=0,
+                admitted_to="nopc-cq",
+                assignment=[{CPU: ("on-demand", "5")}],
+            ),
+            W("pending-nopc", "default", "nopc-queue", {CPU: "5"}, priority=0),
+        ],
+        cohorts=[
+            cohort("nopc-root", None, [("on-demand", [r(CPU, "0")]), ("spot", [r(CPU, "5")])]),
+            cohort("nopc-mid", "nopc-root"),
+        ],
+        cluster_queues=[q, sibling],
+        local_queues=[("nopc-queue", "default", "nopc-cq")],
+    )
+    assert out.reserved["default/pending-nopc"] == ("nopc-cq", {"main": {CPU: "spot"}})
+    assert out.preempted == {}

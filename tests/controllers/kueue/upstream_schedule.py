@@ -151,6 +151,7 @@ class CycleOutcome:
     left: dict[str, list[str]]
     inadmissible: dict[str, list[str]]
     counts: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> {pod set: admitted count}
+    events: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # key -> [(type, reason)]
 
 
 def one_cycle(
@@ -229,4 +230,10 @@ def _outcome(w: World, mgr: Any) -> CycleOutcome:
             preempted[key] = pre.reason
     left = {n: sorted(q.infos) for n, q in mgr.queues.cluster_queues.items() if q.infos}
     inadmissible = {n: sorted(q.inadmissible) for n, q in mgr.queues.cluster_queues.items() if q.inadmissible}
-    return CycleOutcome(reserved, pending, preempted, left, inadmissible, counts)
+    from kbatch.api.core_v1 import Event
+
+    events: dict[str, list[tuple[str, str]]] = {}
+    for e in w.cp.client.list(Event).items:
+        ref = e.involved_object
+        events.setdefault(f"{ref.namespace}/{ref.name}", []).append((e.type or "", e.reason or ""))
+    return CycleOutcome(reserved, pending, preempted, left, inadmissible, counts, events)
