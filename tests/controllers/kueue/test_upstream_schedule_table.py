@@ -1105,3 +1105,106 @@ def test_preemption_over_borrowing_prefers_a_fitting_second_flavor_to_one_withou
     )
     assert out.reserved["default/pending-nopc"] == ("nopc-cq", {"main": {CPU: "spot"}})
     assert out.preempted == {}
+
+
+def test_hierarchical_cohort_respects_lending_limit_when_borrowing() -> None:
+    for lending, request, admitted in (("3", "4", False), ("5", "5", True)):  # ... allows borrowing up to it
+        from .upstream_tables import cohort, cq, r
+
+        lender = cq("cq-lender", [("on-demand", [r(CPU, "10", None, lending)])], cohort="child")
+        borrower = cq("cq-borrower", [("on-demand", [r(CPU, "5", "10")])], cohort="child")
+        for doc in (lender, borrower):
+            doc["spec"]["namespaceSelector"] = {
+                "matchExpressions": [{"key": "dep", "operator": "In", "values": ["eng"]}]
+            }
+        out = one_cycle(
+            [
+                W(
+                    "wl-existing",
+                    "eng-alpha",
+                    requests={CPU: "5"},
+                    admitted_to="cq-borrower",
+                    assignment=[{CPU: ("on-demand", "5")}],
+                ),
+                W("wl-pending", "eng-alpha", "lq-borrower", {CPU: request}),
+            ],
+            cohorts=[cohort("root"), cohort("child", "root")],
+            cluster_queues=[lender, borrower],
+            local_queues=[
+                ("lq-lender", "eng-alpha", "cq-lender"),
+                ("lq-borrower", "eng-alpha", "cq-borrower"),
+            ],
+        )
+        if admitted:
+            assert out.reserved["eng-alpha/wl-pending"] == ("cq-borrower", {"main": {CPU: "on-demand"}})
+        else:
+            assert out.pending == {
+                "eng-alpha/wl-pending": (
+                    "Pending",
+                    "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
+                    "on-demand, 1 more needed",
+                )
+            }
+            assert out.inadmissible == {"cq-borrower": ["eng-alpha/wl-pending"]}
+
+
+def test_no_overadmission_while_borrowing() -> None:
+    from .upstream_tables import cq, r
+
+    gamma = cq(
+        "eng-gamma",
+        [("on-demand", [r(CPU, "50", "10")]), ("spot", [r(CPU, "0", "100")])],
+        cohort="eng",
+        preemption={"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
+    )
+    out = one_cycle(
+        [
+            W(
+                "existing",
+                "eng-gamma",
+                pod_sets=[("borrow-on-demand", 51, {CPU: "1"}), ("use-all-spot", 100, {CPU: "1"})],
+                admitted_to="eng-gamma",
+                assignment=[{CPU: ("on-demand", "51")}, {CPU: ("spot", "100")}],
+            ),
+            W("new", "eng-beta", "main", pod_sets=[("one", 50, {CPU: "1"})]),
+            W("new-alpha", "eng-alpha", "main", pod_sets=[("one", 1, {CPU: "1"})], later=1),
+            W("new-gamma", "eng-gamma", "main", pod_sets=[("one", 50, {CPU: "1"})], later=1),
+        ],
+        cluster_queues=[gamma],
+        local_queues=[("main", "eng-gamma", "eng-gamma")],
+    )
+    assert set(out.reserved) == {"eng-gamma/existing", "eng-beta/new", "eng-alpha/new-alpha"}
+    assert out.pending == {
+        "eng-gamma/new-gamma": (
+            "Pending",
+            "couldn't assign flavors to pod set one: insufficient unused quota for cpu in flavor on-demand, "
+            "41 more needed, insufficient unused quota for cpu in flavor spot, 50 more needed",
+        )
+    }
+    assert out.inadmissible == {"eng-gamma": ["eng-gamma/new-gamma"]}
+
+
+def test_not_enough_resources() -> None:
+    out = one_cycle([W("new", "sales", "main", pod_sets=[("one", 1, {CPU: "100"})])])
+    assert out.pending == {
+        "sales/new": (
+            "Pending",
+            "couldn't assign flavors to pod set one: insufficient quota for cpu in flavor default, "
+            "previously considered podsets requests (0) + current podset request (100) > "
+            "maximum capacity (50)",
+        )
+    }
+    assert out.left == {"sales": ["sales/new"]}
+
+
+def test_container_resource_requests_exceed_limits() -> None:
+    out = one_cycle([W("new", "sales", "main", pod_sets=[("one", 1, {CPU: "200m"})], limits={CPU: "100m"})])
+    assert out.pending == {
+        "sales/new": (
+            "Pending",
+            "resources validation failed: spec.podSets[0].template.spec.containers[0]: "
+            'Invalid value: ["cpu"]: requests must not exceed its limits',
+        )
+    }
+    assert out.left == {"sales": ["sales/new"]}
+    assert out.events["sales/new"] == [("Warning", "Pending")]

@@ -90,6 +90,7 @@ class W:
     admitted_to: str | None = None
     assignment: list[dict[str, tuple[str, str]]] | None = None
     later: float = 0  # seconds the clock advances before a pending workload is created (Creation)
+    limits: dict[str, str] | None = None  # every container's limits
 
     def doc(self) -> dict[str, Any]:
         pod_sets = self.pod_sets or [("main", 1, self.requests)]
@@ -108,6 +109,9 @@ class W:
                 for n, c, req in pod_sets
             ]
         }
+        if self.limits:
+            for ps in spec["podSets"]:
+                ps["template"]["spec"]["containers"][0]["resources"]["limits"] = dict(self.limits)
         if self.queue:
             spec["queueName"] = self.queue
         if self.priority is not None:
