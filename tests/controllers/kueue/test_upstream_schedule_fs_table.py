@@ -94,3 +94,85 @@ def test_with_fair_sharing_nominal_first_ordering_admits_workload_fitting_within
         "eng-beta/borrow-wl": ("Pending", "Workload no longer fits after processing another workload")
     }
     assert out.left == {"fs-nom-b": ["eng-beta/borrow-wl"]}
+
+
+def _bc(weight: str | None, quota: str) -> dict:
+    """Cohort "A" (here ``co-a``: object names are lowercase) providing ``quota`` cpu to queues b, c."""
+    from .upstream_tables import cohort
+
+    pre = {"reclaimWithinCohort": "Any"} if weight is not None else None
+    return {
+        "cohorts": [cohort("co-a", None, [("on-demand", [r(CPU, quota)])])],
+        "cluster_queues": [
+            cq(n, [("on-demand", [r(CPU, "0")])], cohort="co-a", preemption=pre, fair_weight=weight)
+            for n in ("b", "c")
+        ],
+        "local_queues": [("lq-b", "eng-alpha", "b"), ("lq-c", "eng-alpha", "c")],
+    }
+
+
+def test_fair_sharing_schedule_workload_with_lowest_drf_after_admission() -> None:
+    out = one_cycle(
+        [
+            W(
+                "b0",
+                "eng-alpha",
+                "lq-b",
+                pod_sets=[("one", 1, {CPU: "10"})],
+                admitted_to="b",
+                assignment=[{CPU: ("on-demand", "10")}],
+            ),
+            W("b1", "eng-alpha", "lq-b", pod_sets=[("one", 1, {CPU: "50"})]),
+            W("c1", "eng-alpha", "lq-c", pod_sets=[("one", 1, {CPU: "75"})]),
+        ],
+        **_bc(None, "100"),
+        **FAIR,
+    )
+    assert out.reserved["eng-alpha/b1"] == ("b", {"one": {CPU: "on-demand"}})
+    assert out.pending == {
+        "eng-alpha/c1": ("Pending", "Workload no longer fits after processing another workload")
+    }
+    assert out.left == {"c": ["eng-alpha/c1"]}
+
+
+def test_fair_sharing_two_queues_with_weight_0_or_high_weight_schedule_workload_which_borrows_less() -> None:
+    for weight in ("0", "123456789"):
+        out = one_cycle(
+            [
+                W(
+                    "b0",
+                    "eng-alpha",
+                    "lq-b",
+                    pod_sets=[("one", 1, {CPU: "4"})],
+                    admitted_to="b",
+                    assignment=[{CPU: ("on-demand", "4")}],
+                ),
+                W("b1", "eng-alpha", "lq-b", pod_sets=[("one", 1, {CPU: "4"})], priority=9001),
+                W("c1", "eng-alpha", "lq-c", pod_sets=[("one", 1, {CPU: "4"})], priority=0),
+            ],
+            **_bc(weight, "8"),
+            **FAIR,
+        )
+        assert out.reserved["eng-alpha/c1"] == ("c", {"one": {CPU: "on-demand"}}), weight
+        assert out.pending == {
+            "eng-alpha/b1": ("Pending", "Workload no longer fits after processing another workload")
+        }, weight
+        assert out.left == {"b": ["eng-alpha/b1"]}, weight
+
+
+def test_fair_sharing_schedule_singleton_cqs_and_cq_without_cohort() -> None:
+    from .upstream_tables import cohort
+
+    out = one_cycle(
+        [W(f"{n}1", "eng-alpha", f"lq-{n}", pod_sets=[("one", 1, {CPU: "10"})]) for n in "abc"],
+        cohorts=[cohort("co-a", None, [("on-demand", [r(CPU, "10")])]), cohort("co-b")],
+        cluster_queues=[
+            cq("a", [("on-demand", [r(CPU, "0")])], cohort="co-a"),
+            cq("b", [("on-demand", [r(CPU, "10")])], cohort="co-b"),
+            cq("c", [("on-demand", [r(CPU, "10")])]),
+        ],
+        local_queues=[(f"lq-{n}", "eng-alpha", n) for n in "abc"],
+        **FAIR,
+    )
+    assert set(out.reserved) == {"eng-alpha/a1", "eng-alpha/b1", "eng-alpha/c1"}
+    assert out.left == {}
