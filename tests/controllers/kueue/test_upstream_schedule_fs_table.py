@@ -176,3 +176,87 @@ def test_fair_sharing_schedule_singleton_cqs_and_cq_without_cohort() -> None:
     )
     assert set(out.reserved) == {"eng-alpha/a1", "eng-alpha/b1", "eng-alpha/c1"}
     assert out.left == {}
+
+
+def _two_tied(pb: int, pc: int, c_first: bool) -> dict:
+    from .upstream_tables import cohort
+
+    b = W(
+        "b1",
+        "eng-alpha",
+        "lq-b",
+        pod_sets=[("one", 1, {CPU: "10"})],
+        priority=pb,
+        later=0 if not c_first else 1,
+    )
+    c = W("c1", "eng-alpha", "lq-c", pod_sets=[("one", 1, {CPU: "10"})], priority=pc)
+    setup = _bc(None, "10")
+    setup["cohorts"] = [cohort("co-a", None, [("on-demand", [r(CPU, "10")])]), cohort("co-b")]
+    return {"workloads": [c, b] if c_first else [b, c], **setup}
+
+
+def test_fair_sharing_schedule_highest_priority_first() -> None:
+    setup = _two_tied(99, 101, c_first=False)
+    out = one_cycle(setup.pop("workloads"), **setup, **FAIR)
+    assert out.reserved == {"eng-alpha/c1": ("c", {"one": {CPU: "on-demand"}})}
+    assert out.pending == {
+        "eng-alpha/b1": ("Pending", "Workload no longer fits after processing another workload")
+    }
+    assert out.left == {"b": ["eng-alpha/b1"]}
+
+
+def test_fair_sharing_schedule_earliest_timestamp_first() -> None:
+    setup = _two_tied(101, 101, c_first=True)  # c1 created a second before b1
+    out = one_cycle(setup.pop("workloads"), **setup, **FAIR)
+    assert out.reserved == {"eng-alpha/c1": ("c", {"one": {CPU: "on-demand"}})}
+    assert out.left == {"b": ["eng-alpha/b1"]}
+
+
+def test_with_fair_sharing_preempt_workload_from_cq_with_the_highest_share() -> None:
+    held = [
+        W(
+            "all-spot",
+            "eng-alpha",
+            requests={CPU: "100"},
+            admitted_to="eng-alpha",
+            assignment=[{CPU: ("spot", "100")}],
+        )
+    ]
+    held += [
+        W(
+            f"alpha{i}",
+            "eng-alpha",
+            requests={CPU: "20"},
+            admitted_to="eng-alpha",
+            assignment=[{CPU: ("on-demand", "20")}],
+        )
+        for i in (1, 2, 3, 4)
+    ]
+    held += [
+        W(
+            f"gamma{i}",
+            "eng-gamma",
+            requests={CPU: q},
+            admitted_to="eng-gamma",
+            assignment=[{CPU: ("on-demand", q)}],
+        )
+        for i, q in ((1, "10"), (2, "20"), (3, "20"), (4, "20"))
+    ]
+    out = one_cycle(
+        [*held, W("preemptor", "eng-beta", "main", {CPU: "30"})],
+        cluster_queues=[cq("eng-gamma", [("on-demand", [r(CPU, "50", "0")])], cohort="eng")],
+        **FAIR,
+    )
+    # upstream sets each workload's UID to its name; the tie between equal candidates is broken by UID
+    assert set(out.preempted.values()) == {"InCohortReclamation"}
+    assert len([k for k in out.preempted if k.startswith("eng-alpha/alpha")]) == 1
+    assert len([k for k in out.preempted if k.startswith("eng-gamma/gamma")]) == 1
+    assert out.pending == {
+        "eng-beta/preemptor": (
+            "Pending",
+            "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, "
+            "30 more needed, insufficient unused quota for cpu in flavor spot, 30 more needed. "
+            "Pending the preemption of 2 workload(s)",
+        )
+    }
+    assert out.left == {"eng-beta": ["eng-beta/preemptor"]}
