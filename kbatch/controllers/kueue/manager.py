@@ -350,17 +350,17 @@ class ClusterQueueHandler:
             self._wake_workloads(name)
 
     def _wake_workloads(self, name: str) -> None:
-        """``workloadQueueHandler``: pending workloads of the queue's LocalQueues re-check their
-        condition (an inactive queue is a blocker)."""
+        """``workloadQueueHandler.queueReconcileForWorkloadsOfClusterQueue``: every workload of the
+        queue's LocalQueues is reconciled — pending ones re-check their condition (an inactive queue
+        is a blocker), admitted ones are evicted by ``HoldAndDrain``, and those holding quota while
+        not admitted (awaiting admission checks) give it back when the ClusterQueue is stopped or
+        terminating (``reconcileOnClusterQueueActiveState``)."""
         mgr = self.mgr
         for lq in mgr.ctx.cache.list(LocalQueue, index=(LQ_BY_CQ, name)):
             mgr.enqueue("kueue-localqueue", Request(lq.metadata.namespace or "", lq.metadata.name or ""))
             key = f"{lq.metadata.namespace}/{lq.metadata.name}"
             for wl in mgr.ctx.cache.list(Workload, index=(BY_QUEUE, key)):
-                if not is_true(wl, Cond.QUOTA_RESERVED) or is_true(wl, Cond.ADMITTED):
-                    mgr.enqueue(
-                        "kueue-workload", Request(wl.metadata.namespace or "", wl.metadata.name or "")
-                    )
+                mgr.enqueue("kueue-workload", Request(wl.metadata.namespace or "", wl.metadata.name or ""))
 
     def on_delete(self, cq: ClusterQueue) -> None:
         mgr = self.mgr

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,9 +28,18 @@ from kbatch.controllers.kueue.model.requests import (
     transform_requests,
 )
 
-__all__ = ["InfoOptions", "PodSetResources", "WorkloadInfo", "condition", "is_true", "workload_key"]
+__all__ = [
+    "InfoOptions",
+    "PodSetResources",
+    "WorkloadInfo",
+    "condition",
+    "is_true",
+    "parse_priority_boost",
+    "workload_key",
+]
 
 PRIORITY_BOOST = "kueue.x-k8s.io/priority-boost"
+_BOOST_SYNTAX = re.compile(r"[+-]?[0-9]+")
 
 
 def workload_key(namespace: str | None, name: str | None) -> str:
@@ -89,14 +99,24 @@ def _reclaimable(wl: Workload) -> dict[str, int]:
     return {r.name or "": r.count or 0 for r in (wl.status.reclaimable_pods if wl.status else None) or ()}
 
 
+def parse_priority_boost(text: str | None) -> int | None:
+    """The boost annotation's value as upstream's ``PriorityBoost`` reads it
+    (``pkg/util/priority/priority.go``: ``strconv.ParseInt(value, 10, 32)``): an optional sign and
+    ASCII decimal digits within int32, else ``None`` (Python's ``int`` would also take blanks,
+    underscores, other scripts' digits and any size). Empty or missing is 0."""
+    if not text:
+        return 0
+    if _BOOST_SYNTAX.fullmatch(text) is None:
+        return None
+    value = int(text)
+    return value if -(2**31) <= value < 2**31 else None
+
+
 def _effective_priority(wl: Workload, boost: bool) -> int:
+    """``EffectivePriority``: a boost ``ParseInt`` refuses counts as none (the webhook refuses it)."""
     base = wl.spec.priority if wl.spec is not None and wl.spec.priority is not None else 0
     if boost:
-        text = (wl.metadata.annotations or {}).get(PRIORITY_BOOST)
-        try:
-            return base + int(text) if text else base
-        except ValueError:
-            return base
+        return base + (parse_priority_boost((wl.metadata.annotations or {}).get(PRIORITY_BOOST)) or 0)
     return base
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from kbatch.api.errors import FieldError
 from kbatch.api.kueue_v1beta2.constants import Reason
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import WorkloadInfo
@@ -268,11 +269,10 @@ def request_limit_errors(info: WorkloadInfo) -> list[str]:
                 req, lim = quantity_map(res.requests), quantity_map(res.limits)
                 names = sorted(n for n, v in req.items() if n in lim and v > lim[n])
                 if names:
-                    values = ", ".join(f'"{n}"' for n in names)
-                    out.append(
-                        f"{base}.{kind}[{j}]: Invalid value: []v1.ResourceName{{{values}}}: "
-                        "requests must not exceed its limits"
-                    )
+                    # field.Invalid(path, resNames, ...): the value renders as the field error's value
+                    # does (upstream's scheduler_test.go: 'Invalid value: ["cpu"]'), not as Go's %#v
+                    out.append(str(FieldError.invalid(f"{base}.{kind}[{j}]", names,
+                                                      "requests must not exceed its limits")))
     return out
 
 

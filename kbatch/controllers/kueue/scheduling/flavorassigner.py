@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 from kbatch.api.kueue_v1beta2.constants import Reason
@@ -95,9 +96,21 @@ def _should_try_next(mode: tuple[int, int], when_can_borrow: str, when_can_preem
 
 
 def taint_text(t: Any) -> str:
-    """Go's ``(*v1.Taint).String()``."""
-    added = "<nil>" if t.time_added is None else f"{t.time_added}"
-    return f"&Taint{{Key:{t.key},Value:{t.value or ''},Effect:{t.effect},TimeAdded:{added},}}"
+    """How upstream's ``checkFlavorForPodSets`` prints the untolerated taint: ``%s`` of the
+    ``v1.Taint`` value ``FindMatchingUntoleratedTaint`` returns. ``String()`` has a pointer
+    receiver, so Go prints the struct's fields: ``{instance spot NoSchedule <nil>}``
+    (``flavorassigner_test.go``, "each podset requires preemption on a different flavor"); a
+    ``TimeAdded`` prints as Go's ``time.Time.String()`` in the manager's zone (UTC)."""
+    return f"{{{t.key or ''} {t.value or ''} {t.effect or ''} {_go_time(t.time_added)}}}"
+
+
+def _go_time(at: Any) -> str:
+    """``(*metav1.Time).String()``: ``2006-01-02 15:04:05.999999999 -0700 MST`` in UTC, or ``<nil>``."""
+    if at is None:
+        return "<nil>"
+    at = at.astimezone(UTC)
+    frac = f".{at.microsecond:06d}".rstrip("0").rstrip(".")
+    return f"{at:%Y-%m-%d %H:%M:%S}{frac} +0000 UTC"
 
 
 def _tolerates(tol: Any, taint: Any) -> bool:

@@ -35,11 +35,13 @@ from kbatch.api.validation import (
     is_qualified_name,
     is_valid_label_value,
     validate_annotations,
+    validate_domain_prefixed_path,
     validate_label_name,
     validate_label_selector,
     validate_labels,
 )
 from kbatch.controllers.kueue.config import settings_for
+from kbatch.controllers.kueue.model.info import PRIORITY_BOOST, parse_priority_boost
 from kbatch.controllers.kueue.model.requests import amount
 
 __all__ = ["deny", "install"]
@@ -345,9 +347,68 @@ def validate_workload(wl: Workload, old: Workload | None, gates: Any) -> list[Fi
             errs += validate_annotations(psu.annotations, f"{p}.annotations")
             errs += validate_labels(psu.node_selector, f"{p}.nodeSelector")
             errs += validate_labels(psu.labels, f"{p}.labels")
+    if gates.enabled("AdmissionGatedBy"):
+        errs += _admission_gated_by(wl, old)
+    if gates.enabled("PriorityBoost"):
+        errs += _priority_boost(wl)
     if old is not None:
         errs += _update(wl, old)
     return errs
+
+
+_GATED_BY = "kueue.x-k8s.io/admission-gated-by"
+_GATED_BY_PATH = f"metadata.annotations[{_GATED_BY}]"
+_PRIORITY_BOOST_PATH = f"metadata.annotations[{PRIORITY_BOOST}]"
+MAX_GATE_NAME_LENGTH = 63  # as a Job's spec.managedBy
+
+
+def _csv(value: str) -> list[str]:
+    """``csv.Parse``: comma-separated names, blanks around each trimmed; nothing for a blank value."""
+    return [] if not value.strip() else [part.strip() for part in value.split(",")]
+
+
+def _admission_gated_by(wl: Workload, old: Workload | None) -> list[FieldError]:
+    """``ValidateAdmissionGatedByAnnotationOn{Create,Update}`` (pkg/util/webhook/
+    validation_admissiongatedby.go): on update, no gate may be added after creation (nor a new one
+    to the list); the value is a list of distinct domain-prefixed paths of at most 63 characters."""
+    value = (wl.metadata.annotations or {}).get(_GATED_BY, "")
+    errs: list[FieldError] = []
+    if old is not None:
+        before = (old.metadata.annotations or {}).get(_GATED_BY, "")
+        if not before and value:
+            errs.append(FieldError.forbidden(_GATED_BY_PATH, "cannot add admission gate after creation"))
+        if before and value and any(g not in _csv(before) for g in _csv(value)):
+            errs.append(FieldError.forbidden(_GATED_BY_PATH, "can only remove gates, not add new ones"))
+    if not value:
+        return errs
+    seen: set[str] = set()
+    for gate in _csv(value):
+        if not gate:
+            errs.append(FieldError.invalid(_GATED_BY_PATH, value, "cannot contain empty gate names"))
+            continue
+        if gate in seen:
+            errs.append(FieldError.invalid(_GATED_BY_PATH, value, f"duplicate gate name: {gate}"))
+            continue
+        seen.add(gate)
+        errs += validate_domain_prefixed_path(gate, _GATED_BY_PATH)
+        if len(gate) > MAX_GATE_NAME_LENGTH:
+            errs.append(FieldError.too_long(_GATED_BY_PATH, MAX_GATE_NAME_LENGTH))
+    return errs
+
+
+def _priority_boost(wl: Workload) -> list[FieldError]:
+    """``ValidateWorkload``'s KEP-7990 rule: a present priority-boost annotation is a signed integer
+    (``ParseInt(value, 10, 32)``); empty is refused ("use \"0\" explicitly")."""
+    annotations = wl.metadata.annotations or {}
+    if PRIORITY_BOOST not in annotations:
+        return []
+    value = annotations[PRIORITY_BOOST]
+    if value == "":
+        detail = 'must be a valid signed integer; use "0" explicitly, empty string is not allowed'
+        return [FieldError.invalid(_PRIORITY_BOOST_PATH, value, detail)]
+    if parse_priority_boost(value) is None:
+        return [FieldError.invalid(_PRIORITY_BOOST_PATH, value, "must be a valid signed integer")]
+    return []
 
 
 def _has(wl: Workload, kind: str) -> bool:
