@@ -163,8 +163,7 @@ class ResourceClaimController:
                     ref.name,
                     ref.uid,
                     live is not None,
-                    live is not None and _phase(live) in _DONE,
-                    live is not None and live.metadata.deletion_timestamp is not None,
+                    live is not None and _pod_done(live),
                 )
             )
         owner = meta.controller_ref()
@@ -175,7 +174,7 @@ class ResourceClaimController:
             and POD_CLAIM_NAME_ANNOTATION in (meta.annotations or {})
         ):
             pod = self._pod(meta.namespace or "", owner.name)
-            generated = pod is None or pod.metadata.uid != owner.uid or _phase(pod) in _DONE
+            generated = pod is None or pod.metadata.uid != owner.uid or _pod_done(pod)
         return ClaimFacts(
             allocated=status is not None and status.allocation is not None,
             consumers=tuple(consumers),
@@ -218,6 +217,13 @@ def _group(claim: Any, uid: str) -> str | None:
 
 def _phase(pod: Any) -> str:
     return (pod.status.phase if pod.status is not None else None) or "Pending"
+
+
+def _pod_done(pod: Any) -> bool:
+    """Upstream's ``isPodDone`` (pkg/controller/resourceclaim/controller.go): none of the pod's
+    containers runs or will run — a terminal phase, or deleted before it was scheduled."""
+    unscheduled_and_deleted = pod.metadata.deletion_timestamp is not None and not pod.spec.node_name
+    return _phase(pod) in _DONE or unscheduled_and_deleted
 
 
 def _pod_facts(pod: Any) -> PodFacts:

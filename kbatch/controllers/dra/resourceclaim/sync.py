@@ -14,8 +14,10 @@ is done or being deleted:
 
 **A claim** (:func:`plan_claim`):
 
-1. ``reservedFor`` keeps the pods that exist with that uid and are not done (Succeeded/Failed) nor
-   being deleted; other consumers are dropped;
+1. ``reservedFor`` keeps the pods that exist with that uid and are not done; other consumers are
+   dropped. Done is upstream's ``isPodDone``: Succeeded or Failed, or being deleted before it was
+   scheduled. A scheduled pod being deleted keeps its reservation: its containers may run through
+   the grace period, so its devices are freed only once it is terminal or gone;
 2. a claim reserved for nobody is deallocated (``allocation`` cleared) and loses the
    ``resource.kubernetes.io/delete-protection`` finalizer, so its devices are free and a pending deletion
    completes;
@@ -105,12 +107,11 @@ class ConsumerFacts:
     name: str
     uid: str
     exists: bool = False
-    done: bool = False
-    deleting: bool = False
+    done: bool = False  # upstream's isPodDone
 
     @property
     def valid(self) -> bool:
-        return self.resource != "pods" or (self.exists and not self.done and not self.deleting)
+        return self.resource != "pods" or (self.exists and not self.done)
 
 
 @dataclass(frozen=True, slots=True)
