@@ -5,9 +5,9 @@
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from kbatch.api.errors import BadRequest
 
@@ -28,17 +28,79 @@ def encode_continue(revision: int, last_key: bytes, prefix: bytes) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
+_INVALID = "invalid continue token: continue key is not valid"
+_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+_JSON_KINDS = ((bool, "bool"), (str, "string"), (list, "array"), (dict, "object"), (int, "number"),
+               (float, "number"))
+
+
 def decode_continue(token: str) -> ContinueToken:
+    """Upstream's ``DecodeContinue`` with the etcd3 store's ``invalid continue token: …`` BadRequest
+    around its error: the same checks, in its order, with its words. Where Go's decoders word their
+    own errors (base64, JSON), the cause is said in Go's terms where it is simple to (an invalid byte's
+    offset, a value of the wrong JSON type) and in the JSON parser's otherwise."""
+    data = _json(_base64(token))
+    version, revision, start = (_field(data, name, kind) for name, kind in
+                                (("v", str), ("rv", int), ("start", str)))
+    if version != _VERSION:
+        raise BadRequest(f"{_INVALID}: server does not recognize this encoded version {version or ''}")
+    if not revision:
+        raise BadRequest(f"{_INVALID}: incorrect encoded start resourceVersion (version {_VERSION})")
+    if not start:
+        raise BadRequest(f"{_INVALID}: encoded start key empty (version {_VERSION})")
+    key = start if start.startswith("/") else "/" + start
+    if _clean(key) != key:  # no path traversal out of the list's prefix
+        raise BadRequest(f"{_INVALID}: {start}")
+    return ContinueToken(int(revision), key[1:].encode())
+
+
+def _base64(token: str) -> bytes:
+    """``base64.RawURLEncoding.DecodeString``: no padding, the URL alphabet."""
+    bad = next((i for i, c in enumerate(token) if c not in _ALPHABET), None)
+    if bad is None and len(token) % 4 == 1:
+        bad = len(token) - 1
+    if bad is not None:
+        raise BadRequest(f"{_INVALID}: illegal base64 data at input byte {bad}")
+    return base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+
+
+def _json(raw: bytes) -> dict[str, Any]:
     try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        data = json.loads(raw)
-        if not isinstance(data, dict) or data.get("v") != _VERSION:
-            raise ValueError("unsupported continue token version")
-        revision, start = data["rv"], data["start"]
-        if not isinstance(revision, int) or revision <= 0 or not isinstance(start, str) or not start:
-            raise ValueError("invalid continue token")
-        if "/.." in "/" + start or start.startswith("/"):
-            raise ValueError("continue key is not valid: path must not escape the list prefix")
-    except (ValueError, KeyError, binascii.Error, UnicodeDecodeError) as err:
-        raise BadRequest(f"continue key is not valid: {err}") from None
-    return ContinueToken(revision, start.encode())
+        data = json.loads(raw.decode())
+    except (ValueError, UnicodeDecodeError) as err:
+        cause = str(err) if isinstance(err, json.JSONDecodeError) else "invalid UTF-8"
+        raise BadRequest(f"{_INVALID}: {cause}") from None
+    if data is None:
+        return {}  # Go decodes null into the zero token
+    if not isinstance(data, dict):
+        raise BadRequest(f"{_INVALID}: json: cannot unmarshal {_kind(data)} into Go value of type "
+                         "storage.continueToken")
+    return data
+
+
+def _field(data: dict[str, Any], name: str, kind: type) -> Any:
+    value = data.get(name)
+    if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
+        return value
+    go_type = "int64" if kind is int else "string"
+    shown = f"number {value}" if isinstance(value, float) else _kind(value)
+    raise BadRequest(f"{_INVALID}: json: cannot unmarshal {shown} into Go struct field "
+                     f"continueToken.{name} of type {go_type}")
+
+
+def _kind(value: Any) -> str:
+    return next(name for kind, name in _JSON_KINDS if isinstance(value, kind))
+
+
+def _clean(path: str) -> str:
+    """Go's ``path.Clean`` of a rooted path: no empty or ``.`` elements, ``..`` resolved."""
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+    return "/" + "/".join(parts)

@@ -15,6 +15,12 @@ from the container environment, as the kubelet does for command and args
 ``sh -c "…"``          (also ``bash -c``, ``/bin/sh -c``…) a script of the commands above joined
                        by ``;``, ``&&``, ``||`` or newlines, with ``$VAR`` / ``${VAR}`` taken from
                        the container environment (unset variables are empty, as in sh)
+``… &`` / ``wait``     in a script, a list ended by ``&`` runs in the background (status 0 at
+                       once); ``wait`` waits until every background list has ended; the shell
+                       exits without waiting for them, and so does the container
+``export``, ``trap``…  the shell builtins ``export``, ``trap``, ``set``, ``unset``, ``cd``,
+                       ``shift``, ``umask``, ``readonly``: no time, status 0 (a trap is accepted
+                       but not run: simulated processes do not handle SIGTERM)
 anything else          runs for the default duration (1 s, KWOK's default pod-complete delay) and
                        succeeds
 =====================  ===========================================================================
@@ -46,6 +52,7 @@ SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/sh", "/usr/b
 _SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _SLEEP = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$")
 _K8S_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
+_BUILTINS = frozenset({"export", "trap", "set", "unset", "cd", "shift", "umask", "readonly"})
 _SH_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -106,6 +113,7 @@ class _State:
         self.status = 0
         self.logs: list[str] = []
         self.exited = False
+        self.background_end = 0.0  # when the last background list started so far ends
 
     def run_simple(self, words: list[str]) -> None:
         name, rest = words[0], words[1:]
@@ -121,6 +129,11 @@ class _State:
             self.status = 1
         elif name == "echo":
             self.logs.append(" ".join(w for w in rest if w != "-n"))
+            self.status = 0
+        elif name == "wait":
+            self.duration = max(self.duration, self.background_end)
+            self.status = 0
+        elif name in _BUILTINS:
             self.status = 0
         else:
             self.duration += self.default
@@ -145,37 +158,69 @@ def _exit_code(word: str) -> int:
 
 def _run_script(script: str, env: Mapping[str, str], default_duration: float) -> ContainerRun:
     state = _State(default_duration)
-    for separator, command in _split_script(script):
+    for chain, background in _split_script(script):
         if state.exited:
             break
+        if background:  # a subshell: its time runs alongside, its exit ends only itself
+            job = _State(default_duration)
+            _run_chain(job, chain, env)
+            state.background_end = max(state.background_end, state.duration + job.duration)
+            state.logs.extend(job.logs)
+            state.status = 0
+        else:
+            _run_chain(state, chain, env)
+    return state.result()
+
+
+def _run_chain(state: _State, chain: list[tuple[str, str]], env: Mapping[str, str]) -> None:
+    """An and-or list: ``a && b || c``, each command after the first run by the last status."""
+    for separator, command in chain:
+        if state.exited:
+            return
         if (separator == "&&" and state.status != 0) or (separator == "||" and state.status == 0):
             continue
         words = _words(_expand_sh(command, env))
         if words:
             state.run_simple(words)
-    return state.result()
 
 
-def _split_script(script: str) -> list[tuple[str, str]]:
-    """``a; b && c`` → ``[(";", "a"), (";", "b"), ("&&", "c")]``, respecting quotes."""
-    out: list[tuple[str, str]] = []
+def _split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
+    """``a; b && c & d`` → ``[([(";", "a")], False), ([(";", "b"), ("&&", "c")], True),
+    ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, respecting quotes; a ``&``
+    inside a redirection (``2>&1``, ``&>f``) is not a terminator."""
+    lists: list[tuple[list[tuple[str, str]], bool]] = []
+    chain: list[tuple[str, str]] = []
     buf: list[str] = []
     sep, quote, i = ";", "", 0
+
+    def flush(background: bool) -> None:
+        nonlocal chain
+        chain.append((sep, "".join(buf).strip()))
+        chain = [(s, c) for s, c in chain if c]
+        if chain:
+            lists.append((chain, background))
+        chain = []
+
     while i < len(script):
         ch, two = script[i], script[i : i + 2]
         if quote:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
-        elif two in ("&&", "||") or ch in ";\n":
-            out.append((sep, "".join(buf)))
-            sep, buf = (two, []) if two in ("&&", "||") else (";", [])
-            i += 2 if two in ("&&", "||") else 1
+        elif two in ("&&", "||"):
+            chain.append((sep, "".join(buf).strip()))
+            sep, buf = two, []
+            i += 2
+            continue
+        elif ch in ";\n" or (ch == "&" and script[i - 1 : i] not in ("<", ">") and two != "&>"):
+            flush(background=ch == "&")
+            sep, buf = ";", []
+            i += 1
             continue
         buf.append(ch)
         i += 1
-    out.append((sep, "".join(buf)))
-    return [(s, c.strip()) for s, c in out if c.strip()]
+    flush(background=False)
+    return lists
 
 
 def _expand_sh(command: str, env: Mapping[str, str]) -> str:

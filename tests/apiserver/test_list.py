@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import json
+
 import pytest
 
 from kbatch.api.errors import BadRequest, Expired, Invalid, Timeout
@@ -104,6 +107,55 @@ def test_continue_with_resource_version_is_bad_request(server: APIServer) -> Non
         server.list(Widget, limit=2, continue_=token, resource_version="3")
     with pytest.raises(BadRequest, match="continue key is not valid"):
         server.list(Widget, continue_="garbage!")
+
+
+def _token(**fields: object) -> str:
+    raw = json.dumps(fields, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+_INVALID = "invalid continue token: continue key is not valid"
+
+
+# upstream: storage.DecodeContinue (staging/src/k8s.io/apiserver/pkg/storage/continue.go) and the
+# etcd3 store's "invalid continue token: %v" BadRequest around it
+@pytest.mark.parametrize(("token", "message"), [
+    (_token(v="v2", rv=3, start="a"), f"{_INVALID}: server does not recognize this encoded version v2"),
+    (_token(v="meta.k8s.io/v1", rv=0, start="a"),
+     f"{_INVALID}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"),
+    (_token(v="meta.k8s.io/v1", start="a"),
+     f"{_INVALID}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"),
+    (_token(v="meta.k8s.io/v1", rv=3, start=""),
+     f"{_INVALID}: encoded start key empty (version meta.k8s.io/v1)"),
+    (_token(v="meta.k8s.io/v1", rv=3, start="../kube-system/x"), f"{_INVALID}: ../kube-system/x"),
+    (_token(v="meta.k8s.io/v1", rv=3, start="default//x"), f"{_INVALID}: default//x"),
+    (_token(v="meta.k8s.io/v1", rv=3, start="default/./x"), f"{_INVALID}: default/./x"),
+])
+def test_a_malformed_continue_token_is_refused_with_upstreams_words(server: APIServer, token: str,
+                                                                     message: str) -> None:
+    fill(server, 2)
+    with pytest.raises(BadRequest) as err:
+        server.list(Widget, continue_=token)
+    assert err.value.status.message == message
+
+
+@pytest.mark.parametrize("token", ["garbage!", "Z2FyYmFnZQ", _token(rv=1)[:-2] + "!!"])
+def test_an_undecodable_continue_token_names_the_cause_after_upstreams_prefix(server: APIServer,
+                                                                             token: str) -> None:
+    with pytest.raises(BadRequest) as err:
+        server.list(Widget, continue_=token)
+    message = err.value.status.message
+    assert message.startswith(f"{_INVALID}: ") and "codec" not in message
+
+
+def test_a_continue_token_whose_start_is_rooted_is_read_below_the_prefix(server: APIServer) -> None:
+    fill(server, 4)
+    page = server.list(Widget, "default", limit=2)
+    decoded = json.loads(base64.urlsafe_b64decode(page.metadata.continue_ + "=="))
+    rooted = _token(v=decoded["v"], rv=decoded["rv"], start="/" + decoded["start"])
+    rest = server.list(Widget, "default", continue_=rooted)
+    assert [w.metadata.name for w in rest.items] == [w.metadata.name for w in
+                                                     server.list(Widget, "default").items][2:]
 
 
 def test_resource_version_semantics(server: APIServer) -> None:

@@ -254,3 +254,41 @@ def _trace(seed: int) -> list[tuple[str, str, str]]:
 
 def test_scheduling_with_claims_is_deterministic() -> None:
     assert _trace(7) == _trace(7)
+
+
+def test_a_deleted_pod_keeps_its_devices_until_its_containers_stop() -> None:
+    # Upstream's resourceclaim controller (pkg/controller/resourceclaim/controller.go, syncClaim and
+    # isPodDone) keeps a reservation for a pod being deleted while it is scheduled: its containers may
+    # run through the grace period, so the device is not free for another pod until the pod is gone.
+    cp = cluster(nodes=1, gpus=1)
+    cp.client.create(gpu_pod("first", seconds=1000))
+    cp.advance(1)
+    name = pods(cp)["first"].status.resource_claim_statuses[0].resource_claim_name
+    cp.client.delete(Pod, "first", "default")  # 30 s grace period; the simulated process ignores SIGTERM
+    cp.client.create(gpu_pod("second", seconds=10))
+    cp.advance(5)
+    assert pods(cp)["first"].status.phase == "Running"
+    assert claims(cp)[name].status.allocation is not None
+    assert [r.name for r in claims(cp)[name].status.reserved_for] == ["first"]
+    assert pods(cp)["second"].spec.node_name is None
+    cp.wait_for(lambda: "first" not in pods(cp) and pods(cp)["second"].status.phase == "Running",
+                timeout=120)
+    assert name not in claims(cp)
+
+
+def test_a_deleted_unscheduled_pods_generated_claim_is_deleted() -> None:
+    # isPodDone: deleted and not scheduled counts as done, so the generated claim goes while the pod
+    # itself is still there (held here by a finalizer).
+    cp = cluster(nodes=1, gpus=1)
+    cp.client.create(gpu_pod("first", seconds=1000))
+    cp.advance(1)
+    waiting = gpu_pod("waiting", seconds=10)
+    waiting.metadata.finalizers = ["example.com/hold"]
+    cp.client.create(waiting)
+    cp.advance(1)
+    name = pods(cp)["waiting"].status.resource_claim_statuses[0].resource_claim_name
+    assert pods(cp)["waiting"].spec.node_name is None
+    cp.client.delete(Pod, "waiting", "default")
+    cp.advance(1)
+    assert pods(cp)["waiting"].metadata.deletion_timestamp is not None
+    assert name not in claims(cp)

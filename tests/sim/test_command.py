@@ -71,3 +71,32 @@ def test_sleep_then_exit_is_read_exactly(seconds: int, code: int) -> None:
 def test_parse_sleep_rejects_non_durations() -> None:
     assert parse_sleep("abc") is None
     assert parse_sleep("1.5m") == 90.0
+
+
+# The dra-example-driver demo pods (kubernetes-sigs/dra-example-driver demo/specs/quickstart/gpu-test*.yaml)
+# run `bash -c "export; trap 'exit 0' TERM; sleep 9999 & wait"`: bash runs the builtins at once, starts
+# `sleep` in the background and `wait`s for it (bash manual, "Lists of Commands", "Job Control Builtins").
+DEMO = ["bash", "-c", "export; trap 'exit 0' TERM; sleep 9999 & wait"]
+
+
+@pytest.mark.parametrize(
+    ("script", "want"),
+    [
+        ("export; trap 'exit 0' TERM; sleep 9999 & wait", ContainerRun(9999.0, 0)),
+        ("sleep 30 & sleep 10; wait", ContainerRun(30.0, 0)),  # wait: until the background job ends
+        ("sleep 10 & sleep 30; wait", ContainerRun(30.0, 0)),
+        ("sleep 30 &", ContainerRun(0.0, 0)),  # the shell exits without waiting: the container ends
+        ("sleep 5 & exit 3", ContainerRun(0.0, 3)),
+        ("false & wait", ContainerRun(0.0, 0)),  # `&` answers 0; a bare `wait` returns 0
+        ("set -e; cd /tmp; export A=1; unset B; sleep 2", ContainerRun(2.0, 0)),
+        ("sleep 4 && sleep 6 & wait", ContainerRun(10.0, 0)),  # `&` backgrounds the whole && list
+    ],
+)
+def test_background_jobs_wait_and_shell_builtins(script: str, want: ContainerRun) -> None:
+    assert interpret(["bash", "-c", script]) == want
+
+
+@given(st.integers(0, 10_000), st.integers(0, 10_000))
+def test_wait_ends_with_the_longest_of_foreground_and_background(bg: int, fg: int) -> None:
+    run = interpret(["sh", "-c", f"sleep {bg} & sleep {fg}; wait"])
+    assert run == ContainerRun(float(max(bg, fg)), 0)

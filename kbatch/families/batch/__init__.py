@@ -23,7 +23,7 @@ BATCH = Family(
     description="batch/v1 Job and CronJob, their controllers and the TTL-after-finished controller",
     kinds=(
         KindEntry(Job, JobStrategy(), printers.JOB, describe.describe_job, gc_policy="Orphan"),
-        KindEntry(CronJob, CronJobStrategy(), printers.CRONJOB),
+        KindEntry(CronJob, CronJobStrategy(), printers.CRONJOB, describe.describe_cronjob),
     ),
     controllers=(
         ControllerSpec("ttl-after-finished", "deletes finished Jobs ttlSecondsAfterFinished after they end",
