@@ -12,7 +12,7 @@ from the container environment, as the kubelet does for command and args
 ``exit N``             end now with exit code N (inside ``sh -c``; a bare ``exit`` is ``exit 0``)
 ``true`` / ``false``   exit status 0 / 1, no time
 ``echo …``             append the words (after substitution) as one line of the container's log
-``sh -c "…"``          (also ``bash -c``, ``/bin/sh -c``…) a script of the commands above joined
+``sh -c "…"``          (also ``bash -xc``, ``/bin/sh -e -c``…) a script of the commands above joined
                        by ``;``, ``&&``, ``||`` or newlines, with ``$VAR`` / ``${VAR}`` taken from
                        the container environment (unset variables are empty, as in sh)
 anything else          runs for the default duration (1 s, KWOK's default pod-complete delay) and
@@ -90,11 +90,34 @@ def interpret(
     words = [expand_k8s_refs(w, env) for w in argv]
     if not words:
         return ContainerRun(default_duration, 0)
-    if words[0] in SHELLS and len(words) >= 3 and words[1] == "-c":
-        return _run_script(words[2], env, default_duration)
+    if words[0] in SHELLS and (script := _shell_script(words[1:])) is not None:
+        return _run_script(script, env, default_duration)
     state = _State(default_duration)
     state.run_simple(words)
     return state.result()
+
+
+def _shell_script(words: Sequence[str]) -> str | None:
+    """The script a shell runs with these arguments, or None when it is not given ``-c``.
+
+    ``-c`` may come with other single-letter options, alone or combined (``bash -xc``, ``sh -e
+    -c``, ``bash -o pipefail -c``), after long options (``--norc``) and before ``--``; the script
+    is the first operand after the options (POSIX ``sh`` synopsis ``sh -c [-abCefhimnuvx] [-o
+    option]... command_string``; bash(1) "OPTIONS"). kubernetes-sigs/jobset's examples run
+    ``bash -xc``.
+    """
+    has_c, index = False, 0
+    while index < len(words) and words[index][:1] in "-+" and words[index] not in ("", "-"):
+        word = words[index]
+        if word == "--":
+            index += 1
+            break
+        if word in ("-o", "+o"):
+            index += 2
+            continue
+        has_c = has_c or (word[0] == "-" and not word.startswith("--") and "c" in word[1:])
+        index += 1
+    return words[index] if has_c and index < len(words) else None
 
 
 class _State:

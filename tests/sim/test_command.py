@@ -71,3 +71,25 @@ def test_sleep_then_exit_is_read_exactly(seconds: int, code: int) -> None:
 def test_parse_sleep_rejects_non_durations() -> None:
     assert parse_sleep("abc") is None
     assert parse_sleep("1.5m") == 90.0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bash", "-xc", "sleep 30"],  # every kubernetes-sigs/jobset site example runs `bash -xc`
+        ["sh", "-ec", "sleep 30"],
+        ["/bin/bash", "-x", "-c", "sleep 30"],
+        ["bash", "-e", "-o", "pipefail", "-c", "sleep 30"],
+        ["bash", "--norc", "-c", "sleep 30"],
+        ["sh", "-c", "--", "sleep 30"],
+    ],
+)
+def test_shell_options_before_or_combined_with_c_still_run_the_script(argv: list[str]) -> None:
+    """sh and bash take ``-c`` among other single-letter options (``-xc``, ``-e -c``), and the
+    script is the first operand after the options (POSIX ``sh`` synopsis; bash(1) "OPTIONS")."""
+    assert interpret(argv) == ContainerRun(30.0, 0)
+
+
+def test_a_shell_without_c_reads_no_script() -> None:
+    """``bash -x script.sh`` runs a file kbatch cannot see: the default duration."""
+    assert interpret(["bash", "-x", "sleep 30"]) == ContainerRun(1.0, 0)
