@@ -15,6 +15,7 @@ from the container environment, as the kubelet does for command and args
 ``sh -c "…"``          (also ``bash -xc``, ``/bin/sh -e -c``…) a script of the commands above joined
                        by ``;``, ``&&``, ``||`` or newlines, with ``$VAR`` / ``${VAR}`` taken from
                        the container environment (unset variables are empty, as in sh)
+``if``, ``for``…        a script with a compound command is "anything else" as a whole
 anything else          runs for the default duration (1 s, KWOK's default pod-complete delay) and
                        succeeds
 =====================  ===========================================================================
@@ -166,9 +167,18 @@ def _exit_code(word: str) -> int:
         return 2  # sh: "exit: Illegal number"
 
 
+_COMPOUND = frozenset({"if", "then", "elif", "else", "fi", "for", "while", "until", "do", "done",
+                       "case", "esac", "select", "function", "{", "}", "[[", "!"})
+"""Words that open or belong to a compound command (POSIX "Shell Command Language" 2.9.4, bash's
+``[[``, ``function``, ``select``): outside the vocabulary."""
+
+
 def _run_script(script: str, env: Mapping[str, str], default_duration: float) -> ContainerRun:
+    commands = _split_script(script)
+    if any(_is_compound(command) for _, command in commands):
+        return ContainerRun(default_duration, 0)
     state = _State(default_duration)
-    for separator, command in _split_script(script):
+    for separator, command in commands:
         if state.exited:
             break
         if (separator == "&&" and state.status != 0) or (separator == "||" and state.status == 0):
@@ -177,6 +187,11 @@ def _run_script(script: str, env: Mapping[str, str], default_duration: float) ->
         if words:
             state.run_simple(words)
     return state.result()
+
+
+def _is_compound(command: str) -> bool:
+    words = _words(command)
+    return bool(words) and (words[0] in _COMPOUND or words[0].startswith("("))
 
 
 def _split_script(script: str) -> list[tuple[str, str]]:
