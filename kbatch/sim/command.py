@@ -170,7 +170,7 @@ def _exit_code(word: str) -> int:
 _COMPOUND = frozenset({"if", "then", "elif", "else", "fi", "for", "while", "until", "do", "done",
                        "case", "esac", "select", "function", "{", "}", "[[", "!"})
 """Words that open or belong to a compound command (POSIX "Shell Command Language" 2.9.4, bash's
-``[[``, ``function``, ``select``): outside the vocabulary."""
+``[[``, ``function``, ``select``) or negate a pipeline (``!``, 2.9.2): outside the vocabulary."""
 
 
 def _run_script(script: str, env: Mapping[str, str], default_duration: float) -> ContainerRun:
