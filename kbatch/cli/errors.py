@@ -1,7 +1,8 @@
 """One readable line per error, exit code 1, never a traceback for a user's mistake.
 
 Server-side failures print as kubectl prints them (``Error from server (NotFound): jobs.batch "pi"
-not found``, k8s.io/kubectl ``pkg/cmd/util/helpers.go``); client-side ones as ``error: …``.
+not found``, k8s.io/kubectl ``pkg/cmd/util/helpers.go``; an ``Invalid`` one from its details: ``The
+Job "pi" is invalid: spec.parallelism: …``); client-side ones as ``error: …``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ def describe_error(err: BaseException) -> str | None:
         return f"error: {err.message}"
     if isinstance(err, Unauthorized):  # as kubectl prints a 401
         return f"error: You must be logged in to the server ({err.message})"
+    if isinstance(err, StatusError) and err.reason == "Invalid":
+        return _invalid(err)
     if isinstance(err, StatusError):
         # kubectl names the reason only when the Status carries one (StatusReasonUnknown is "")
         if not err.reason:
@@ -39,6 +42,28 @@ def describe_error(err: BaseException) -> str | None:
         text = str(err) or type(err).__name__
         return text if text.startswith("error:") else f"error: {text}"
     return None
+
+
+def _invalid(err: Any) -> str:
+    """kubectl's own text for an ``Invalid`` Status, taken from its details, not its message
+    (k8s.io/kubectl ``pkg/cmd/util/helpers.go`` ``checkErr``, ``statusCausesToAggrError``,
+    ``MultilineError``): ``The Job "x" is invalid: spec.a: …``, or one ``* field: message`` line per
+    distinct cause when there are several."""
+    details = err.details
+    if details is None:
+        return "The request is invalid"
+    head = f'The {details.kind or ""} "{details.name or ""}" is invalid' if details.kind or details.name \
+        else "The request is invalid"
+    causes: list[str] = []
+    for cause in details.causes or ():
+        text = f"{cause.field or ''}: {cause.message or ''}"
+        if text not in causes:
+            causes.append(text)
+    if not causes:
+        return head
+    if len(causes) == 1:
+        return f"{head}: {causes[0]}"
+    return "\n".join([f"{head}: ", *(f"* {text}" for text in causes)])
 
 
 @contextmanager

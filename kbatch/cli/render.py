@@ -80,11 +80,24 @@ def _sorted(value: Any) -> Any:
 
 
 def render_yaml(obj: dict[str, Any]) -> str:
+    """kubectl's ``-o yaml``: sorted keys, block style, strings styled as go-yaml styles them
+    (:mod:`kbatch.cli.yaml_style`). Deliberately unlike kubectl, long scalars stay on one line:
+    go-yaml folds them at 80 columns, ruamel's emitter would also move a long unbreakable word
+    onto a line of its own, which go-yaml does not."""
     from ruamel.yaml import YAML  # only for -o yaml: kept off every other command's start-up
+
+    from kbatch.cli.yaml_style import style_for
+
+    def represent_str(representer: Any, text: str) -> Any:
+        style = style_for(text)
+        if style is None:
+            return representer.represent_str(text)
+        return representer.represent_scalar("tag:yaml.org,2002:str", text, style=style)
 
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
     yaml.width = 4096
+    yaml.representer.add_representer(str, represent_str)
     out = io.StringIO()
     yaml.dump(_sorted(obj), out)
     return out.getvalue().rstrip("\n")

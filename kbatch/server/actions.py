@@ -129,8 +129,11 @@ def node_taint(backend: Any, args: Obj) -> Obj:
 
 def fail_pod(backend: Any, args: Obj) -> Obj:
     code = int(args.get("exitCode", 1))
-    faults.fail_pod(backend.control_plane, args["name"], args.get("namespace") or "default", exit_code=code,
-                    container=args.get("container"), reason=args.get("reason") or "Error")
+    try:
+        faults.fail_pod(backend.control_plane, args["name"], args.get("namespace") or "default",
+                        exit_code=code, container=args.get("container"), reason=args.get("reason") or "Error")
+    except ValueError as err:  # a completed pod
+        raise BadRequest(str(err)) from None
     return {"pod": args["name"], "exitCode": code}
 
 

@@ -12,7 +12,7 @@ from the container environment, as the kubelet does for command and args
 ``exit N``             end now with exit code N (inside ``sh -c``; a bare ``exit`` is ``exit 0``)
 ``true`` / ``false``   exit status 0 / 1, no time
 ``echo …``             append the words (after substitution) as one line of the container's log
-``sh -c "…"``          (also ``bash -c``, ``/bin/sh -c``…) a script of the commands above joined
+``sh -c "…"``          (also ``bash -xc``, ``/bin/sh -e -c``…) a script of the commands above joined
                        by ``;``, ``&&``, ``||`` or newlines, with ``$VAR`` / ``${VAR}`` taken from
                        the container environment (unset variables are empty, as in sh)
 ``… &`` / ``wait``     in a script, a list ended by ``&`` runs in the background (status 0 at
@@ -21,6 +21,7 @@ from the container environment, as the kubelet does for command and args
 ``export``, ``trap``…  the shell builtins ``export``, ``trap``, ``set``, ``unset``, ``cd``,
                        ``shift``, ``umask``, ``readonly``: no time, status 0 (a trap is accepted
                        but not run: simulated processes do not handle SIGTERM)
+``if``, ``for``…       a script with a compound command is "anything else" as a whole
 anything else          runs for the default duration (1 s, KWOK's default pod-complete delay) and
                        succeeds
 =====================  ===========================================================================
@@ -97,11 +98,34 @@ def interpret(
     words = [expand_k8s_refs(w, env) for w in argv]
     if not words:
         return ContainerRun(default_duration, 0)
-    if words[0] in SHELLS and len(words) >= 3 and words[1] == "-c":
-        return _run_script(words[2], env, default_duration)
+    if words[0] in SHELLS and (script := _shell_script(words[1:])) is not None:
+        return _run_script(script, env, default_duration)
     state = _State(default_duration)
     state.run_simple(words)
     return state.result()
+
+
+def _shell_script(words: Sequence[str]) -> str | None:
+    """The script a shell runs with these arguments, or None when it is not given ``-c``.
+
+    ``-c`` may come with other single-letter options, alone or combined (``bash -xc``, ``sh -e
+    -c``, ``bash -o pipefail -c``), after long options (``--norc``) and before ``--``; the script
+    is the first operand after the options (POSIX ``sh`` synopsis ``sh -c [-abCefhimnuvx] [-o
+    option]... command_string``; bash(1) "OPTIONS"). kubernetes-sigs/jobset's examples run
+    ``bash -xc``.
+    """
+    has_c, index = False, 0
+    while index < len(words) and words[index][:1] in "-+" and words[index] not in ("", "-"):
+        word = words[index]
+        if word == "--":
+            index += 1
+            break
+        if word in ("-o", "+o"):
+            index += 2
+            continue
+        has_c = has_c or (word[0] == "-" and not word.startswith("--") and "c" in word[1:])
+        index += 1
+    return words[index] if has_c and index < len(words) else None
 
 
 class _State:
@@ -156,9 +180,18 @@ def _exit_code(word: str) -> int:
         return 2  # sh: "exit: Illegal number"
 
 
+_COMPOUND = frozenset({"if", "then", "elif", "else", "fi", "for", "while", "until", "do", "done",
+                       "case", "esac", "select", "function", "{", "}", "[[", "!"})
+"""Words that open or belong to a compound command (POSIX "Shell Command Language" 2.9.4, bash's
+``[[``, ``function``, ``select``) or negate a pipeline (``!``, 2.9.2): outside the vocabulary."""
+
+
 def _run_script(script: str, env: Mapping[str, str], default_duration: float) -> ContainerRun:
+    lists = _split_script(script)
+    if any(_is_compound(command) for chain, _ in lists for _, command in chain):
+        return ContainerRun(default_duration, 0)
     state = _State(default_duration)
-    for chain, background in _split_script(script):
+    for chain, background in lists:
         if state.exited:
             break
         if background:  # a subshell: its time runs alongside, its exit ends only itself
@@ -182,6 +215,11 @@ def _run_chain(state: _State, chain: list[tuple[str, str]], env: Mapping[str, st
         words = _words(_expand_sh(command, env))
         if words:
             state.run_simple(words)
+
+
+def _is_compound(command: str) -> bool:
+    words = _words(command)
+    return bool(words) and (words[0] in _COMPOUND or words[0].startswith("("))
 
 
 def _split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:

@@ -92,11 +92,17 @@ def _condition(type_: str, status: str, reason: str, message: str, now: str | No
 
 def fail_pod(target: Any, name: str, namespace: str = "default", *, exit_code: int = 1,
              container: str | None = None, reason: str = "Error", message: str = "") -> None:
-    """End ``container`` (default: the first running app container) now with ``exit_code``."""
+    """End ``container`` (default: the first running app container) now with ``exit_code``.
+
+    A pod that has completed (``Succeeded``/``Failed``) has no container left to fail: ValueError, in
+    the words of kubectl exec's same check (k8s.io/kubectl ``pkg/cmd/exec/exec.go``)."""
     from kbatch.api.core_v1 import Pod
 
     client = _client(target)
     pod = client.get(Pod, name, namespace)
+    phase = pod.status.phase if pod.status else None
+    if phase in ("Succeeded", "Failed"):
+        raise ValueError(f"cannot fail a container in a completed pod; current phase is {phase}")
     previous = (pod.metadata.annotations or {}).get(FAULT_ANNOTATION)
     fault_id = int(json.loads(previous).get("id", 0)) + 1 if previous else 1
     record = {"id": fault_id, "exitCode": exit_code, "reason": reason, "message": message}

@@ -179,6 +179,24 @@ def test_faults_and_nodes(kb: Any) -> None:
     assert _rows(kb.ok("get", "nodes"))[1][1] == "Ready"
 
 
+def test_fail_pod_refuses_a_completed_pod(kb: Any) -> None:
+    """A finished container cannot be made to fail: ``kbatch fail pod`` says so (kubectl exec's check
+    in ``pkg/cmd/exec/exec.go``: ``cannot exec into a container in a completed pod; current phase is
+    …``) instead of reporting ``failed`` while the pod stays ``Succeeded``."""
+    kb.ok("nodes", "add")
+    kb.ok("create", "-f", "-", input_=json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "done"},
+        "spec": {"restartPolicy": "Never",
+                 "containers": [{"name": "c", "image": "b", "command": ["true"]}]}}))
+    kb.ok("advance", "5s")
+    assert json.loads(kb.ok("get", "pod", "done", "-o", "json"))["status"]["phase"] == "Succeeded"
+    res = kb("fail", "pod", "done", "--exit-code", "3")
+    assert res.code == 1 and res.out == ""
+    assert res.err.strip() == ("Error from server (BadRequest): cannot fail a container in a completed pod; "
+                               "current phase is Succeeded")
+    assert json.loads(kb.ok("get", "pod", "done", "-o", "json"))["status"]["phase"] == "Succeeded"
+
+
 def test_evict_pod(kb: Any) -> None:
     kb.ok("nodes", "add")
     kb.ok("apply", "-f", str(EXAMPLES / "pod-failure-policy.yaml"))

@@ -36,3 +36,46 @@ def test_a_reader_that_stops_early_gets_no_error_line(tmp_path) -> None:  # type
     reader.stdout.close()  # the reader goes away with most of the output unread
     _, err = reader.communicate(timeout=120)
     assert b"Broken pipe" not in err and b"Traceback" not in err, err
+
+
+def test_an_invalid_object_prints_as_kubectl_prints_it() -> None:
+    """kubectl handles ``Invalid`` before any other Status (k8s.io/kubectl ``pkg/cmd/util/helpers.go``
+    ``checkErr``): ``The <kind> "<name>" is invalid: `` then its causes as ``field: message``, one
+    inline, several as ``* `` lines; the Status message (``Job.batch "x" is invalid: […]``) is not
+    shown."""
+    from kbatch.api.errors import FieldError, Invalid
+
+    one = Invalid.of("Job.batch", "bad", [FieldError.invalid("spec.parallelism", -1,
+                                                            "must be greater than or equal to 0")])
+    assert describe_error(one) == (
+        'The Job "bad" is invalid: spec.parallelism: Invalid value: -1: must be greater than or equal to 0')
+    two = Invalid.of("Job.batch", "bad2", [
+        FieldError.invalid("spec.parallelism", -1, "must be greater than or equal to 0"),
+        FieldError.invalid("spec.completions", -2, "must be greater than or equal to 0"),
+        FieldError.invalid("spec.completions", -2, "must be greater than or equal to 0")])  # a repeat
+    assert describe_error(two) == (
+        'The Job "bad2" is invalid: \n'
+        "* spec.parallelism: Invalid value: -1: must be greater than or equal to 0\n"
+        "* spec.completions: Invalid value: -2: must be greater than or equal to 0")
+    assert describe_error(Invalid("no details")) == "The request is invalid"
+
+
+def test_a_webhook_refusal_prints_its_kind_and_causes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``kbatch apply`` of a JobSet the ``vjobset.kb.io`` webhook refuses prints what kubectl prints
+    for it (the details of the webhook's Status), not the Status message with the webhook prefix."""
+    import contextlib
+    import io
+
+    from kbatch.cli import main
+
+    manifest = tmp_path / "js.yaml"
+    manifest.write_text(
+        "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: js}\nspec:\n"
+        "  failurePolicy: {rules: [{action: RestartJob}]}\n  replicatedJobs:\n  - name: w\n"
+        "    template: {spec: {template: {spec: {containers: [{name: c, image: busybox}]}}}}\n")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):
+        main(["--state", str(tmp_path / "state"), "apply", "-f", str(manifest)])
+    assert err.getvalue() == (
+        'The JobSet "js" is invalid: <nil>: Internal error: RestartJob and RestartJobAndIgnoreMaxRestarts '
+        "failure policy actions are not allowed when RestartJob feature gate is disabled\n")

@@ -58,7 +58,7 @@ def test_a_refused_jobset_is_one_line(kb: Any) -> None:
                              "containers": [{"name": "c", "image": "busybox"}]}}}}}]}}
     res = kb("apply", "-f", "-", input_=json.dumps(manifest))
     assert res.code == 1 and len(res.err.strip().splitlines()) == 1
-    assert 'admission webhook "vjobset.kb.io" denied the request' in res.err
+    assert res.err.startswith('The JobSet "x" is invalid: <nil>: Internal error: ')  # as kubectl prints it
     assert "RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed" in res.err
     assert "No resources found" in kb("get", "jobsets").err  # nothing stored
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml
 
 
@@ -43,3 +46,108 @@ def test_yaml_sorted_and_block_style() -> None:
     text = render_yaml({"kind": "Job", "apiVersion": "batch/v1", "spec": {"items": [{"b": 1, "a": 2}]}})
     assert text.splitlines() == ["apiVersion: batch/v1", "kind: Job", "spec:", "  items:", "  - a: 2",
                                  "    b: 1"]
+
+
+# kubectl 1.32 `get configmap -o yaml` of a ConfigMap holding these strings, against kbatch serve
+# (sigs.k8s.io/yaml: go-yaml's encoder quotes a string that would read back as another type in
+# double quotes and writes a multi-line one as a literal block; its folding of long scalars at 80
+# columns kbatch does not copy, see kbatch/cli/yaml_style.py)
+KUBECTL_STRINGS = {
+    "Y": "N",
+    "base60": "190:20:30",
+    "bool": "True",
+    "colon": "a: b",
+    "dash": "-",
+    "date": "2025-1-2",
+    "dot": ".5",
+    "dq": "say \"hi\"",
+    "empty": "",
+    "float": "1.5e3",
+    "hash": "a #b",
+    "hex": "0x1F",
+    "inf": "-.Inf",
+    "ip": "10.0.0.1",
+    "lead": " lead",
+    "multi": "line one\nline two\n",
+    "multinotrail": "a\nb",
+    "nan": ".nan",
+    "neg": "-3",
+    "null": "null",
+    "num": "2",
+    "oct": "0o17",
+    "on": "off",
+    "plain": "Running",
+    "plus": "+x",
+    "quote": "it's",
+    "sign": "+5",
+    "star": "*x",
+    "tilde": "~",
+    "trail": "trail ",
+    "ts": "2025-01-01T00:00:00Z",
+    "under": "1_000",
+    "url": "http://x:80/y",
+    "ver": "v1.2",
+    "y": "y",
+    "yes": "yes",
+    "zero": "012",
+}
+KUBECTL_YAML = [
+    "data:",
+    "  \"Y\": \"N\"",
+    "  base60: \"190:20:30\"",
+    "  bool: \"True\"",
+    "  colon: 'a: b'",
+    "  dash: '-'",
+    "  date: \"2025-1-2\"",
+    "  dot: \".5\"",
+    "  dq: say \"hi\"",
+    "  empty: \"\"",
+    "  float: \"1.5e3\"",
+    "  hash: 'a #b'",
+    "  hex: \"0x1F\"",
+    "  inf: \"-.Inf\"",
+    "  ip: 10.0.0.1",
+    "  lead: ' lead'",
+    "  multi: |",
+    "    line one",
+    "    line two",
+    "  multinotrail: |-",
+    "    a",
+    "    b",
+    "  nan: \".nan\"",
+    "  neg: \"-3\"",
+    "  \"null\": \"null\"",
+    "  num: \"2\"",
+    "  oct: \"0o17\"",
+    "  \"on\": \"off\"",
+    "  plain: Running",
+    "  plus: +x",
+    "  quote: it's",
+    "  sign: \"+5\"",
+    "  star: '*x'",
+    "  tilde: \"~\"",
+    "  trail: 'trail '",
+    "  ts: \"2025-01-01T00:00:00Z\"",
+    "  under: \"1_000\"",
+    "  url: http://x:80/y",
+    "  ver: v1.2",
+    "  \"y\": \"y\"",
+    "  \"yes\": \"yes\"",
+    "  zero: \"012\"",
+]
+
+
+def test_yaml_strings_are_quoted_as_kubectl_prints_them() -> None:
+    assert render_yaml({"data": KUBECTL_STRINGS}).splitlines() == KUBECTL_YAML
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(alphabet="aynoTFeE0179_.:-+ xb~", max_size=12),
+                       st.text(alphabet="aynoTFeE0179_.:-+ #xb~\n'\"", max_size=40), max_size=6))
+def test_yaml_strings_read_back_as_the_same_strings(data: dict[str, str]) -> None:
+    """Whatever style a string gets, a YAML 1.1 reader (as kubectl's go-yaml is) reads it back as the
+    same string (the CLI ends its output with a newline, as kubectl does)."""
+    from ruamel.yaml import YAML
+
+    text = "%YAML 1.1\n---\n" + render_yaml({"data": data}) + "\n"
+    assert YAML(typ="safe", pure=True).load(text) == {"data": data}

@@ -100,3 +100,43 @@ def test_background_jobs_wait_and_shell_builtins(script: str, want: ContainerRun
 def test_wait_ends_with_the_longest_of_foreground_and_background(bg: int, fg: int) -> None:
     run = interpret(["sh", "-c", f"sleep {bg} & sleep {fg}; wait"])
     assert run == ContainerRun(float(max(bg, fg)), 0)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bash", "-xc", "sleep 30"],  # every kubernetes-sigs/jobset site example runs `bash -xc`
+        ["sh", "-ec", "sleep 30"],
+        ["/bin/bash", "-x", "-c", "sleep 30"],
+        ["bash", "-e", "-o", "pipefail", "-c", "sleep 30"],
+        ["bash", "--norc", "-c", "sleep 30"],
+        ["sh", "-c", "--", "sleep 30"],
+    ],
+)
+def test_shell_options_before_or_combined_with_c_still_run_the_script(argv: list[str]) -> None:
+    """sh and bash take ``-c`` among other single-letter options (``-xc``, ``-e -c``), and the
+    script is the first operand after the options (POSIX ``sh`` synopsis; bash(1) "OPTIONS")."""
+    assert interpret(argv) == ContainerRun(30.0, 0)
+
+
+def test_a_shell_without_c_reads_no_script() -> None:
+    """``bash -x script.sh`` runs a file kbatch cannot see: the default duration."""
+    assert interpret(["bash", "-x", "sleep 30"]) == ContainerRun(1.0, 0)
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'echo start\nif [[ "$JOB_COMPLETION_INDEX" == "0" ]]; then\n  sleep 10\n  exit 1\nfi\nsleep 1000',
+        "for i in $(seq 1 10)\ndo\n  sleep 1\ndone",
+        "while true; do sleep 5; done",
+        "until false; do exit 3; done",
+        'case "$X" in a) exit 1;; esac',
+        "{ sleep 5; exit 2; }",
+    ],
+)
+def test_a_script_with_compound_commands_is_outside_the_vocabulary(script: str) -> None:
+    """The vocabulary has no ``if``/``for``/``while``/``case``/``{ }``: reading such a script line by
+    line would run an ``exit 1`` its condition guards (kubernetes-sigs/jobset's failure-policy
+    examples fail only index 0 that way). The script is an unknown command instead."""
+    assert interpret(["bash", "-xc", script]) == ContainerRun(DEFAULT_DURATION, 0)

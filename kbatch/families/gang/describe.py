@@ -46,9 +46,4 @@ def describe_pod_group(pg: Obj) -> list[tuple[str, str]]:
            ("Disruption Mode", _disruption(at(pg, "spec", "disruptionMode"))),
            ("Priority", str(at(pg, "spec", "priority") or 0) + (
                f" ({at(pg, 'spec', 'priorityClassName')})" if at(pg, "spec", "priorityClassName") else ""))]
-    conditions = at(pg, "status", "conditions") or ()
-    out.append(("Conditions", "<none>" if not conditions else ""))
-    for cond in conditions:
-        out.append(("", f"{cond.get('type')}={cond.get('status')} ({cond.get('reason', '')})"
-                        + (f": {cond['message']}" if cond.get("message") else "")))
-    return out
+    return out  # the conditions follow as describe's one Conditions table (kbatch/cli/describe.py)
