@@ -1,0 +1,197 @@
+"""The nomination memo changes no output: random worlds run with it and without it, byte for byte.
+
+``scheduling/nomination_memo.py`` hands a head the nomination it got in an earlier cycle when nothing
+nomination reads has changed. Upstream (kubernetes-sigs/kueue v0.19.2 ``pkg/scheduler/scheduler.go``
+``nominate``) nominates afresh every cycle, so the memo is acceptable only if it is invisible: the
+same admissions, flavors, preemption targets in the same order, status messages and reasons, and
+events. Each scenario is a random cohort forest (explicit Cohorts with quotas and parents, implicit
+ones), ClusterQueues with two flavors (one tainted and labelled), nominal/borrowing/lending limits,
+preemption policies (``withinClusterQueue``, ``reclaimWithinCohort``, ``borrowWithinCohort`` with a
+priority threshold), flavor fungibility, and a stream of workloads (priorities, counts with minimum
+counts for partial admission, tolerations and node selectors) with finishes, deletions, quota
+changes and time passing; it runs twice and the whole trace (every write, events included) must be
+the same line for line.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kbatch.api.kueue_v1beta2 import Workload
+from kbatch.controllers.kueue.scheduling.nomination_memo import NominationMemo
+
+from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
+
+KUEUE = "kueue.x-k8s.io/v1beta2"
+LIMIT = st.one_of(st.none(), st.integers(0, 4))
+QUEUE = st.fixed_dictionaries({
+    "cohort": st.sampled_from([None, "a", "b", "a1", "b1"]),
+    "f0": st.tuples(st.integers(0, 6), LIMIT, LIMIT),
+    "f1": st.one_of(st.none(), st.tuples(st.integers(0, 4), LIMIT, LIMIT)),
+    "within": st.sampled_from(["Never", "LowerPriority", "LowerOrNewerEqualPriority"]),
+    "reclaim": st.sampled_from(["Never", "LowerPriority", "Any"]),
+    "borrow": st.sampled_from(["off", "any", 0, 3]),  # borrowWithinCohort: off, no threshold, threshold
+    "borrow_ff": st.sampled_from(["MayStopSearch", "TryNextFlavor"]),
+    "preempt_ff": st.sampled_from(["MayStopSearch", "TryNextFlavor"]),
+    "strategy": st.sampled_from(["BestEffortFIFO", "StrictFIFO"]),
+})
+COHORTS = st.fixed_dictionaries({
+    "a1": st.sampled_from([None, "a"]),  # a1's parent (None: a root)
+    "b1": st.sampled_from([None, "b", "a"]),
+    "a_quota": st.one_of(st.none(), st.integers(0, 3)),
+})
+STEP = st.one_of(
+    st.tuples(st.just("create"), st.integers(0, 5), st.integers(1, 4), st.integers(0, 3),
+              st.integers(1, 3), st.booleans(), st.sampled_from([None, "tol", "sel"])),
+    st.tuples(st.just("finish"), st.integers(0, 30)),
+    st.tuples(st.just("delete"), st.integers(0, 30)),
+    st.tuples(st.just("quota"), st.integers(0, 5), st.integers(0, 6)),
+    st.tuples(st.just("wait"), st.sampled_from([0.0, 0.5, 2.0])),
+)
+SCENARIO = st.tuples(st.lists(QUEUE, min_size=1, max_size=5), COHORTS, st.lists(STEP, max_size=14))
+
+
+def _group(q: dict[str, Any], f0_nominal: int | None = None) -> tuple[list[str], list[Any]]:
+    flavors = []
+    for name in ("f0", "f1"):
+        spec = q[name]
+        if spec is None:
+            continue
+        nominal, borrowing, lending = spec
+        if name == "f0" and f0_nominal is not None:
+            nominal = f0_nominal
+        if q["cohort"] is None:
+            borrowing = lending = None
+        lending = None if lending is None else min(lending, nominal)
+        flavors.append((name, [quota("cpu", str(nominal), None if borrowing is None else str(borrowing),
+                                     None if lending is None else str(lending))]))
+    return ["cpu"], flavors
+
+
+def _cluster_queue(i: int, q: dict[str, Any], f0_nominal: int | None = None) -> dict[str, Any]:
+    preemption: dict[str, Any] = {"withinClusterQueue": q["within"], "reclaimWithinCohort": q["reclaim"]}
+    if q["borrow"] != "off" and q["reclaim"] != "Never":  # the CRD requires reclaiming to borrow
+        preemption["borrowWithinCohort"] = {"policy": "LowerPriority"} | (
+            {"maxPriorityThreshold": q["borrow"]} if isinstance(q["borrow"], int) else {})
+    return cluster_queue(
+        f"cq{i}", _group(q, f0_nominal), cohort=q["cohort"], queueingStrategy=q["strategy"],
+        preemption=preemption,
+        flavorFungibility={"whenCanBorrow": q["borrow_ff"], "whenCanPreempt": q["preempt_ff"]},
+    )
+
+
+def _cohort(name: str, parent: str | None, nominal: int | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if parent:
+        spec["parentName"] = parent
+    if nominal is not None:
+        spec["resourceGroups"] = [{"coveredResources": ["cpu"],
+                                   "flavors": [{"name": "f0", "resources": [quota("cpu", str(nominal))]}]}]
+    return {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": name}, "spec": spec}
+
+
+def _objects(queues: list[dict[str, Any]], cohorts: dict[str, Any]) -> list[Any]:
+    objects: list[Any] = [
+        flavor("f0"),
+        flavor("f1", labels={"pool": "spot"}, taints=[{"key": "spot", "value": "1", "effect": "NoSchedule"}]),
+        _cohort("a", None, cohorts["a_quota"]),
+        _cohort("a1", cohorts["a1"], None),
+        _cohort("b1", cohorts["b1"], None),
+    ]
+    for i, q in enumerate(queues):
+        objects.append(_cluster_queue(i, q))
+        objects.append(local_queue(f"lq{i}", f"cq{i}"))
+    return objects
+
+
+def _workload(n: int, step: tuple[Any, ...], queues: int) -> dict[str, Any]:
+    _, idx, cpu, priority, count, partial, placement = step
+    doc = workload(
+        f"w{n}", f"lq{idx % queues}", cpu=str(cpu), priority=priority, count=count,
+        min_count=1 if partial and count > 1 else None,
+        tolerations=[{"key": "spot", "operator": "Exists"}] if placement == "tol" else None,
+        node_selector={"pool": "spot"} if placement == "sel" else None,
+    )
+    return doc
+
+
+def _scheduler(w: World) -> Any:
+    (controller,) = [c for c in w.cp.manager.controllers if c.name == "kueue-scheduler"]
+    return controller.reconciler
+
+
+def _run(scenario: Any, memo: bool) -> tuple[list[str], str, NominationMemo]:
+    queues, cohorts, steps = scenario
+    w = World(*_objects(queues, cohorts), seed=3)
+    scheduler = _scheduler(w)
+    scheduler.memo = NominationMemo(enabled=memo)
+    created = 0
+    for step in steps:
+        action = step[0]
+        if action == "create":
+            w.apply(_workload(created, step, len(queues)))
+            created += 1
+        elif action in ("finish", "delete"):
+            live = sorted(set(w.names_where("Admitted")) - set(w.names_where("Finished")))
+            pending = sorted(wl.metadata.name for wl in w.cp.client.list(Workload).items)
+            names = live if action == "finish" else pending
+            if names:
+                name = names[step[1] % len(names)]
+                if action == "finish":
+                    w.finish(name)
+                else:
+                    w.cp.client.delete(Workload, name, "default")
+        elif action == "quota":
+            idx = step[1] % len(queues)
+            w.apply(_cluster_queue(idx, queues[idx], step[2]))
+        else:
+            w.cp.advance(step[1])
+        w.settle(rounds=2)
+    w.settle()
+    return w.cp.trace.lines(), w.cp.trace.digest(), scheduler.memo
+
+
+def _first_difference(a: list[str], b: list[str]) -> str:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return f"line {i}:\n with memo    {x}\n without memo {y}"
+    return f"lengths {len(a)} != {len(b)}"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SCENARIO)
+def test_the_memo_changes_no_write_event_or_decision(scenario: Any) -> None:
+    with_lines, with_digest, _ = _run(scenario, memo=True)
+    without_lines, without_digest, _ = _run(scenario, memo=False)
+    assert with_lines == without_lines, _first_difference(with_lines, without_lines)
+    assert with_digest == without_digest
+
+
+def test_the_memo_is_used_when_an_unrelated_cohort_changes() -> None:
+    """Not vacuous: a head waiting in one cohort is not nominated again while only another cohort's
+    workloads come and go."""
+    base = {"f0": (2, None, None), "f1": None, "within": "Never", "reclaim": "Never", "borrow": "off",
+            "borrow_ff": "MayStopSearch", "preempt_ff": "TryNextFlavor"}
+    queues = [base | {"cohort": "a", "strategy": "BestEffortFIFO"},
+              base | {"cohort": "b1", "strategy": "StrictFIFO"}]
+    cohorts = {"a1": None, "b1": None, "a_quota": None}
+    steps = [("create", 1, 2, 0, 1, False, None), ("create", 1, 2, 0, 1, False, None)]
+    for i in range(4):
+        steps += [("create", 0, 2, 0, 1, False, None), ("wait", 0.5), ("finish", i)]
+    _, _, memo = _run((queues, cohorts, steps), memo=True)
+    assert memo.hits > 0
+
+
+def test_the_memo_is_not_saved_with_the_control_plane() -> None:
+    """A later CLI process loads the image without the memo: nothing an earlier process kept can
+    be matched against numbers (revisions) the loaded tree hands out again."""
+    memo = NominationMemo()
+    memo.hits = 3
+    memo._entries["x"] = object()  # type: ignore[assignment]
+    loaded = pickle.loads(pickle.dumps(memo))
+    assert loaded._entries == {} and loaded.enabled
+    assert not pickle.loads(pickle.dumps(NominationMemo(enabled=False))).enabled
