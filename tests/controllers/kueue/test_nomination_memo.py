@@ -51,8 +51,15 @@ STEP = st.one_of(
     st.tuples(st.just("delete"), st.integers(0, 30)),
     st.tuples(st.just("quota"), st.integers(0, 5), st.integers(0, 6)),
     st.tuples(st.just("wait"), st.sampled_from([0.0, 0.5, 2.0])),
+    st.tuples(st.just("stop"), st.integers(0, 5), st.booleans()),
+    st.tuples(st.just("taint"), st.booleans()),
 )
-SCENARIO = st.tuples(st.lists(QUEUE, min_size=1, max_size=5), COHORTS, st.lists(STEP, max_size=14))
+# queues, cohorts, steps, fair sharing on
+SCENARIO = st.tuples(st.lists(QUEUE, min_size=1, max_size=5), COHORTS, st.lists(STEP, max_size=14),
+                     st.booleans())
+FAIR_SHARING = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+                "fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare",
+                                                         "LessThanInitialShare"]}}
 
 
 def _group(q: dict[str, Any], f0_nominal: int | None = None) -> tuple[list[str], list[Any]]:
@@ -72,7 +79,9 @@ def _group(q: dict[str, Any], f0_nominal: int | None = None) -> tuple[list[str],
     return ["cpu"], flavors
 
 
-def _cluster_queue(i: int, q: dict[str, Any], f0_nominal: int | None = None) -> dict[str, Any]:
+def _cluster_queue(
+    i: int, q: dict[str, Any], f0_nominal: int | None = None, stop: bool = False
+) -> dict[str, Any]:
     preemption: dict[str, Any] = {"withinClusterQueue": q["within"], "reclaimWithinCohort": q["reclaim"]}
     if q["borrow"] != "off" and q["reclaim"] != "Never":  # the CRD requires reclaiming to borrow
         preemption["borrowWithinCohort"] = {"policy": "LowerPriority"} | (
@@ -81,6 +90,7 @@ def _cluster_queue(i: int, q: dict[str, Any], f0_nominal: int | None = None) -> 
         f"cq{i}", _group(q, f0_nominal), cohort=q["cohort"], queueingStrategy=q["strategy"],
         preemption=preemption,
         flavorFungibility={"whenCanBorrow": q["borrow_ff"], "whenCanPreempt": q["preempt_ff"]},
+        stopPolicy="Hold" if stop else "None",
     )
 
 
@@ -94,10 +104,15 @@ def _cohort(name: str, parent: str | None, nominal: int | None) -> dict[str, Any
     return {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": name}, "spec": spec}
 
 
+def _spot(tainted: bool) -> dict[str, Any]:
+    return flavor("f1", labels={"pool": "spot"},
+                  taints=[{"key": "spot", "value": "1", "effect": "NoSchedule"}] if tainted else None)
+
+
 def _objects(queues: list[dict[str, Any]], cohorts: dict[str, Any]) -> list[Any]:
     objects: list[Any] = [
         flavor("f0"),
-        flavor("f1", labels={"pool": "spot"}, taints=[{"key": "spot", "value": "1", "effect": "NoSchedule"}]),
+        _spot(True),
         _cohort("a", None, cohorts["a_quota"]),
         _cohort("a1", cohorts["a1"], None),
         _cohort("b1", cohorts["b1"], None),
@@ -125,11 +140,13 @@ def _scheduler(w: World) -> Any:
 
 
 def _run(scenario: Any, memo: bool) -> tuple[list[str], str, NominationMemo]:
-    queues, cohorts, steps = scenario
-    w = World(*_objects(queues, cohorts), seed=3)
+    queues, cohorts, steps, fair = scenario
+    w = World(*_objects(queues, cohorts), seed=3, kueue_config=FAIR_SHARING if fair else None)
     scheduler = _scheduler(w)
     scheduler.memo = NominationMemo(enabled=memo)
     created = 0
+    nominal: dict[int, int | None] = {}
+    stopped: dict[int, bool] = {}
     for step in steps:
         action = step[0]
         if action == "create":
@@ -137,17 +154,23 @@ def _run(scenario: Any, memo: bool) -> tuple[list[str], str, NominationMemo]:
             created += 1
         elif action in ("finish", "delete"):
             live = sorted(set(w.names_where("Admitted")) - set(w.names_where("Finished")))
-            pending = sorted(wl.metadata.name for wl in w.cp.client.list(Workload).items)
-            names = live if action == "finish" else pending
+            every = sorted(wl.metadata.name or "" for wl in w.cp.client.list(Workload).items)
+            names = live if action == "finish" else every
             if names:
                 name = names[step[1] % len(names)]
                 if action == "finish":
                     w.finish(name)
                 else:
                     w.cp.client.delete(Workload, name, "default")
-        elif action == "quota":
+        elif action in ("quota", "stop"):
             idx = step[1] % len(queues)
-            w.apply(_cluster_queue(idx, queues[idx], step[2]))
+            if action == "quota":
+                nominal[idx] = step[2]
+            else:
+                stopped[idx] = step[2]
+            w.apply(_cluster_queue(idx, queues[idx], nominal.get(idx), stopped.get(idx, False)))
+        elif action == "taint":
+            w.apply(_spot(step[1]))
         else:
             w.cp.advance(step[1])
         w.settle(rounds=2)
@@ -179,10 +202,10 @@ def test_the_memo_is_used_when_an_unrelated_cohort_changes() -> None:
     queues = [base | {"cohort": "a", "strategy": "BestEffortFIFO"},
               base | {"cohort": "b1", "strategy": "StrictFIFO"}]
     cohorts = {"a1": None, "b1": None, "a_quota": None}
-    steps = [("create", 1, 2, 0, 1, False, None), ("create", 1, 2, 0, 1, False, None)]
+    steps: list[tuple[Any, ...]] = [("create", 1, 2, 0, 1, False, None), ("create", 1, 2, 0, 1, False, None)]
     for i in range(4):
         steps += [("create", 0, 2, 0, 1, False, None), ("wait", 0.5), ("finish", i)]
-    _, _, memo = _run((queues, cohorts, steps), memo=True)
+    _, _, memo = _run((queues, cohorts, steps, False), memo=True)
     assert memo.hits > 0
 
 
