@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import pickle
 from typing import Any
+from unittest import mock
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.kueue_v1beta2 import Workload
+from kbatch.controllers.kueue.scheduling import cycle as cycle_mod
 from kbatch.controllers.kueue.scheduling.nomination_memo import NominationMemo
 
 from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
@@ -29,7 +31,7 @@ from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
 KUEUE = "kueue.x-k8s.io/v1beta2"
 LIMIT = st.one_of(st.none(), st.integers(0, 4))
 QUEUE = st.fixed_dictionaries({
-    "cohort": st.sampled_from([None, "a", "b", "a1", "b1"]),
+    "cohort": st.sampled_from([None, "a", "b", "c", "a1", "b1"]),
     "f0": st.tuples(st.integers(0, 6), LIMIT, LIMIT),
     "f1": st.one_of(st.none(), st.tuples(st.integers(0, 4), LIMIT, LIMIT)),
     "within": st.sampled_from(["Never", "LowerPriority", "LowerOrNewerEqualPriority"]),
@@ -37,7 +39,7 @@ QUEUE = st.fixed_dictionaries({
     "borrow": st.sampled_from(["off", "any", 0, 3]),  # borrowWithinCohort: off, no threshold, threshold
     "borrow_ff": st.sampled_from(["MayStopSearch", "TryNextFlavor"]),
     "preempt_ff": st.sampled_from(["MayStopSearch", "TryNextFlavor"]),
-    "strategy": st.sampled_from(["BestEffortFIFO", "StrictFIFO"]),
+    "strategy": st.sampled_from(["BestEffortFIFO", "StrictFIFO", "StrictFIFO"]),  # a head kept: renominated
 })
 COHORTS = st.fixed_dictionaries({
     "a1": st.sampled_from([None, "a"]),  # a1's parent (None: a root)
@@ -53,9 +55,10 @@ STEP = st.one_of(
     st.tuples(st.just("wait"), st.sampled_from([0.0, 0.5, 2.0])),
     st.tuples(st.just("stop"), st.integers(0, 5), st.booleans()),
     st.tuples(st.just("taint"), st.booleans()),
+    st.tuples(st.just("recreate"), st.integers(0, 30), st.integers(1, 4), st.integers(0, 3)),
 )
 # queues, cohorts, steps, fair sharing on
-SCENARIO = st.tuples(st.lists(QUEUE, min_size=1, max_size=5), COHORTS, st.lists(STEP, max_size=14),
+SCENARIO = st.tuples(st.lists(QUEUE, min_size=2, max_size=6), COHORTS, st.lists(STEP, max_size=20),
                      st.booleans())
 FAIR_SHARING = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
                 "fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare",
@@ -139,7 +142,34 @@ def _scheduler(w: World) -> Any:
     return controller.reconciler
 
 
+def _checked(original: Any) -> Any:
+    """``_assignments`` that also nominates afresh and asserts the two agree: every reuse is held to
+    what upstream computes, not only those that change the trace."""
+
+    def assignments(e: Any, cq: Any, inputs: Any) -> Any:
+        got = original(e, cq, inputs)
+        last = e.last
+        if last is not None and cycle_mod._outdated(last, cq, inputs.cycle, e.info,
+                                                    inputs.config.preserve_scan_progress):
+            last = None
+        fresh = cycle_mod._nominate_afresh(e, cq, last, inputs)
+        assert got[0] == fresh[0], (e.info.key, got[0], fresh[0])
+        assert [(t.info.key, t.info.uid, t.reason) for t in got[1]] == [
+            (t.info.key, t.info.uid, t.reason) for t in fresh[1]], e.info.key
+        assert all(a.info is b.info for a, b in zip(got[1], fresh[1], strict=True))
+        return got
+
+    return assignments
+
+
 def _run(scenario: Any, memo: bool) -> tuple[list[str], str, NominationMemo]:
+    if not memo:
+        return _play(scenario, memo)
+    with mock.patch.object(cycle_mod, "_assignments", _checked(cycle_mod._assignments)):
+        return _play(scenario, memo)
+
+
+def _play(scenario: Any, memo: bool) -> tuple[list[str], str, NominationMemo]:
     queues, cohorts, steps, fair = scenario
     w = World(*_objects(queues, cohorts), seed=3, kueue_config=FAIR_SHARING if fair else None)
     scheduler = _scheduler(w)
@@ -169,6 +199,15 @@ def _run(scenario: Any, memo: bool) -> tuple[list[str], str, NominationMemo]:
             else:
                 stopped[idx] = step[2]
             w.apply(_cluster_queue(idx, queues[idx], nominal.get(idx), stopped.get(idx, False)))
+        elif action == "recreate":  # a pending workload's name, another workload (new uid, requests)
+            names = sorted(_pending(w))
+            if names:
+                name = names[step[1] % len(names)]
+                queue = w.wl(name).spec.queue_name  # type: ignore[union-attr]
+                w.cp.client.delete(Workload, name, "default")
+                w.cp.run_until_idle()
+                if name not in _pending(w):
+                    w.apply(workload(name, queue or "lq0", cpu=str(step[2]), priority=step[3]))
         elif action == "taint":
             w.apply(_spot(step[1]))
         else:
@@ -176,6 +215,12 @@ def _run(scenario: Any, memo: bool) -> tuple[list[str], str, NominationMemo]:
         w.settle(rounds=2)
     w.settle()
     return w.cp.trace.lines(), w.cp.trace.digest(), scheduler.memo
+
+
+def _pending(w: World) -> set[str]:
+    """The workloads that exist and hold no quota."""
+    every = {wl.metadata.name or "" for wl in w.cp.client.list(Workload).items}
+    return every - set(w.names_where("QuotaReserved"))
 
 
 def _first_difference(a: list[str], b: list[str]) -> str:
@@ -188,7 +233,8 @@ def _first_difference(a: list[str], b: list[str]) -> str:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(SCENARIO)
 def test_the_memo_changes_no_write_event_or_decision(scenario: Any) -> None:
-    with_lines, with_digest, _ = _run(scenario, memo=True)
+    with_lines, with_digest, memo = _run(scenario, memo=True)
+    event("the memo was used" if memo.hits else "the memo was not used")  # --hypothesis-show-statistics
     without_lines, without_digest, _ = _run(scenario, memo=False)
     assert with_lines == without_lines, _first_difference(with_lines, without_lines)
     assert with_digest == without_digest
