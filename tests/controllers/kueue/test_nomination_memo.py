@@ -46,19 +46,22 @@ COHORTS = st.fixed_dictionaries({
     "b1": st.sampled_from([None, "b", "a"]),
     "a_quota": st.one_of(st.none(), st.integers(0, 3)),
 })
+CREATE = st.tuples(st.just("create"), st.integers(0, 5), st.integers(1, 4), st.integers(0, 3),
+                   st.integers(1, 3), st.booleans(), st.sampled_from([None, "tol", "sel"]))
 STEP = st.one_of(
-    st.tuples(st.just("create"), st.integers(0, 5), st.integers(1, 4), st.integers(0, 3),
-              st.integers(1, 3), st.booleans(), st.sampled_from([None, "tol", "sel"])),
+    CREATE, CREATE, CREATE,  # mostly workloads arriving: heads that wait are what the memo serves
     st.tuples(st.just("finish"), st.integers(0, 30)),
     st.tuples(st.just("delete"), st.integers(0, 30)),
     st.tuples(st.just("quota"), st.integers(0, 5), st.integers(0, 6)),
     st.tuples(st.just("wait"), st.sampled_from([0.0, 0.5, 2.0])),
     st.tuples(st.just("stop"), st.integers(0, 5), st.booleans()),
     st.tuples(st.just("taint"), st.booleans()),
+    st.tuples(st.just("retry")),
     st.tuples(st.just("recreate"), st.integers(0, 30), st.integers(1, 4), st.integers(0, 3)),
 )
 # queues, cohorts, steps, fair sharing on
-SCENARIO = st.tuples(st.lists(QUEUE, min_size=2, max_size=6), COHORTS, st.lists(STEP, max_size=20),
+SCENARIO = st.tuples(st.lists(QUEUE, min_size=2, max_size=6), COHORTS,
+                     st.lists(STEP, min_size=6, max_size=24),
                      st.booleans())
 FAIR_SHARING = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
                 "fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare",
@@ -208,6 +211,9 @@ def _play(scenario: Any, memo: bool) -> tuple[list[str], str, NominationMemo]:
                 w.cp.run_until_idle()
                 if name not in _pending(w):
                     w.apply(workload(name, queue or "lq0", cpu=str(step[2]), priority=step[3]))
+        elif action == "retry":  # what an unrelated queue event does: inadmissible heads retried
+            scheduler.mgr.notify_retry_inadmissible([f"cq{i}" for i in range(len(queues))])
+            w.cp.run_until_idle()
         elif action == "taint":
             w.apply(_spot(step[1]))
         else:
