@@ -15,6 +15,7 @@ the same line for line.
 
 from __future__ import annotations
 
+import io
 import pickle
 from typing import Any
 from unittest import mock
@@ -25,6 +26,7 @@ from hypothesis import strategies as st
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.controllers.kueue.scheduling import cycle as cycle_mod
 from kbatch.controllers.kueue.scheduling.nomination_memo import NominationMemo
+from kbatch.runtime.pickling import ImagePickler
 
 from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
 
@@ -267,6 +269,14 @@ def test_the_memo_is_not_saved_with_the_control_plane() -> None:
     memo = NominationMemo()
     memo.hits = 3
     memo._entries["x"] = object()  # type: ignore[assignment]
-    loaded = pickle.loads(pickle.dumps(memo))
-    assert loaded._entries == {} and loaded.enabled
-    assert not pickle.loads(pickle.dumps(NominationMemo(enabled=False))).enabled
+    for dump in (pickle.dumps, _image):
+        loaded = pickle.loads(dump(memo))
+        assert loaded._entries == {} and loaded.hits == 0 and loaded.enabled
+    assert not pickle.loads(_image(NominationMemo(enabled=False))).enabled
+
+
+def _image(obj: Any) -> bytes:
+    """As the CLI saves a control plane (``kbatch/runtime/pickling.py``)."""
+    out = io.BytesIO()
+    ImagePickler(out).dump(obj)
+    return out.getvalue()
