@@ -280,3 +280,20 @@ def _image(obj: Any) -> bytes:
     out = io.BytesIO()
     ImagePickler(out).dump(obj)
     return out.getvalue()
+
+
+def test_a_workload_recreated_under_the_same_name_is_nominated_afresh() -> None:
+    """The memo's entry is by workload key; the new workload (another uid, another request) must
+    not get the old one's nomination while the tree stays the same."""
+    base = {"f0": (2, None, None), "f1": None, "within": "Never", "reclaim": "Never", "borrow": "off",
+            "borrow_ff": "MayStopSearch", "preempt_ff": "TryNextFlavor", "cohort": "a"}
+    # BestEffortFIFO: w1 is nominated once, then waits in the inadmissible list with its entry
+    queues = [base | {"strategy": "BestEffortFIFO"}, base | {"cohort": "b", "strategy": "BestEffortFIFO"}]
+    cohorts = {"a1": None, "b1": None, "a_quota": None}
+    steps: list[tuple[Any, ...]] = [
+        ("create", 0, 2, 0, 1, False, None), ("create", 0, 2, 0, 1, False, None),
+        ("recreate", 0, 1, 0), ("create", 1, 1, 0, 1, False, None),  # a new w1, nominated again
+    ]
+    with_lines, _, memo = _run((queues, cohorts, steps, False), memo=True)
+    without_lines, _, _ = _run((queues, cohorts, steps, False), memo=False)
+    assert with_lines == without_lines, _first_difference(with_lines, without_lines)
