@@ -297,3 +297,4 @@ def test_a_workload_recreated_under_the_same_name_is_nominated_afresh() -> None:
     with_lines, _, memo = _run((queues, cohorts, steps, False), memo=True)
     without_lines, _, _ = _run((queues, cohorts, steps, False), memo=False)
     assert with_lines == without_lines, _first_difference(with_lines, without_lines)
+    assert memo.misses >= 2  # both w1s were nominated
