@@ -15,6 +15,8 @@ the same line for line.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import io
 import pickle
 from typing import Any
@@ -25,7 +27,15 @@ from hypothesis import strategies as st
 
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.controllers.kueue.scheduling import cycle as cycle_mod
-from kbatch.controllers.kueue.scheduling.nomination_memo import NominationMemo
+from kbatch.controllers.kueue.scheduling.assignment import (
+    Assignment,
+    Attempt,
+    FlavorAssignment,
+    LastState,
+    PodSetAssignment,
+    Status,
+)
+from kbatch.controllers.kueue.scheduling.nomination_memo import NominationMemo, copy_assignment
 from kbatch.runtime.pickling import ImagePickler
 
 from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
@@ -298,3 +308,42 @@ def test_a_workload_recreated_under_the_same_name_is_nominated_afresh() -> None:
     without_lines, _, _ = _run((queues, cohorts, steps, False), memo=False)
     assert with_lines == without_lines, _first_difference(with_lines, without_lines)
     assert memo.misses >= 2  # both w1s were nominated
+
+
+def test_a_copied_assignment_equals_its_original_and_shares_nothing_mutable() -> None:
+    """``copy_assignment`` names every mutable field of the assignment's dataclasses: a field added
+    later fails here until the copy knows it."""
+    fa = FlavorAssignment("f0", 1, tried_flavor_idx=0, borrow=1)
+    attempt = Attempt("f0", 1, 1, "Preempt", ["r"], "x")
+    ps = PodSetAssignment("main", {"cpu": fa}, Status(["r"], None, "x"), {"cpu": 1000}, 1, [attempt])
+    a = Assignment([ps], 1, {("f0", "cpu"): 1000}, LastState([{"cpu": 0}], 2, 3, "h"), "x", None)
+    known = {
+        Assignment: {"pod_sets", "borrowing", "usage", "last_state", "no_fit_reason", "forced_mode"},
+        PodSetAssignment: {"name", "flavors", "status", "requests", "count", "attempts"},
+        FlavorAssignment: {"name", "mode", "tried_flavor_idx", "borrow"},
+        Attempt: {"flavor", "mode", "borrow", "possibility", "reasons", "no_fit_reason"},
+        Status: {"reasons", "err", "no_fit_reason"},
+        LastState: {"tried", "cq_generation", "cycle", "scheduling_hash"},
+    }
+    for cls, names in known.items():
+        assert {f.name for f in dataclasses.fields(cls)} == names, cls
+    b = copy_assignment(a)
+    assert b == a == copy.deepcopy(a)
+    assert not _mutables(a) & _mutables(b)
+
+
+def _mutables(obj: Any) -> set[int]:
+    """The ids of every list, dict and dataclass instance reachable from ``obj``."""
+    out: set[int] = set()
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, (list, dict)) or dataclasses.is_dataclass(o):
+            out.add(id(o))
+        if isinstance(o, list):
+            stack.extend(o)
+        elif isinstance(o, dict):
+            stack.extend(o.values())
+        elif dataclasses.is_dataclass(o):
+            stack.extend(getattr(o, f.name) for f in dataclasses.fields(o))
+    return out
