@@ -347,3 +347,16 @@ def _mutables(obj: Any) -> set[int]:
         elif dataclasses.is_dataclass(o):
             stack.extend(getattr(o, f.name) for f in dataclasses.fields(o))
     return out
+
+
+def test_a_flavor_that_loses_its_taint_is_considered_again() -> None:
+    """A head that no flavor took (f0 has no quota, f1 a taint it does not tolerate) is nominated
+    again when f1's taint goes: the ResourceFlavors are part of every entry's key."""
+    q = {"f0": (0, None, None), "f1": (2, None, None), "within": "Never", "reclaim": "Never",
+         "borrow": "off", "borrow_ff": "MayStopSearch", "preempt_ff": "TryNextFlavor", "cohort": "a",
+         "strategy": "BestEffortFIFO"}
+    steps: list[tuple[Any, ...]] = [("create", 0, 1, 0, 1, False, None), ("taint", False), ("retry",)]
+    with_lines, _, _ = _run(([q], {"a1": None, "b1": None, "a_quota": None}, steps, False), memo=True)
+    without_lines, _, _ = _run(([q], {"a1": None, "b1": None, "a_quota": None}, steps, False), memo=False)
+    assert with_lines == without_lines, _first_difference(with_lines, without_lines)
+    assert any('"Admitted"' in line and "w0" in line for line in without_lines)
