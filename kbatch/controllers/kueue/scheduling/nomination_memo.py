@@ -10,7 +10,8 @@ preemption targets) and hands it back, instead of computing it, only when every 
 
 * the head: its :class:`~kbatch.controllers.kueue.model.info.WorkloadInfo` (the same object, or one
   equal in every field nomination reads and in its spec) and the scan position the assigner starts
-  from (the ``LastState`` left after ``lastAssignmentOutdated``, by its tried flavors);
+  from (the ``LastState`` left after ``lastAssignmentOutdated``, by the flavor each pod set's
+  resource resumes at: ``next_flavor``, the assigner's only read of it);
 * its cohort tree, by value: for every Cohort and ClusterQueue of the tree of its ClusterQueue (the
   only tree quota questions and the preemptor read), in a fixed walk, its name and depth, quotas,
   subtree quotas, usage and fair weight, and for a ClusterQueue its settings (policies, resource
@@ -93,15 +94,22 @@ def copy_assignment(a: Assignment) -> Assignment:
     )
 
 
-def _last_key(last: LastState | None) -> tuple[Any, ...] | None:
-    """What the flavor assigner reads of the scan position: the tried flavor per pod set and resource."""
-    return None if last is None else tuple(_items(per_ps) for per_ps in last.tried)
+def _last_key(last: LastState | None) -> tuple[Any, ...]:
+    """What the flavor assigner reads of the scan position: ``next_flavor`` per pod set and resource
+    (its only read), where it is not the first flavor. No position, a resource not tried and a scan
+    that went through every flavor (``-1``) all start at the first, so they share a key."""
+    if last is None:
+        return ()
+    return tuple(
+        (i, res, idx + 1) for i, per_ps in enumerate(last.tried) for res, idx in sorted(per_ps.items())
+        if idx + 1 != 0
+    )
 
 
 @dataclass
 class _Entry:
     info: WorkloadInfo
-    last: tuple[Any, ...] | None
+    last: tuple[Any, ...]
     tree: tuple[Any, ...]
     nomination: Nomination
     used: int
