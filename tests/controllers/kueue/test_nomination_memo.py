@@ -360,3 +360,21 @@ def test_a_flavor_that_loses_its_taint_is_considered_again() -> None:
     without_lines, _, _ = _run(([q], {"a1": None, "b1": None, "a_quota": None}, steps, False), memo=False)
     assert with_lines == without_lines, _first_difference(with_lines, without_lines)
     assert any('"Admitted"' in line and "w0" in line for line in without_lines)
+
+
+def test_an_admission_elsewhere_in_the_cohort_renominates_a_waiting_head() -> None:
+    """A StrictFIFO head that needs to borrow waits; another queue of its cohort admits a workload
+    (its usage and workloads change, no generation does): the head's message must say what is
+    missing now, not before."""
+    base = {"f0": (2, None, None), "f1": None, "within": "Never", "reclaim": "Never", "borrow": "off",
+            "borrow_ff": "MayStopSearch", "preempt_ff": "TryNextFlavor", "cohort": "a"}
+    queues = [base | {"strategy": "StrictFIFO"}, base | {"strategy": "BestEffortFIFO"}]
+    cohorts = {"a1": None, "b1": None, "a_quota": None}
+    steps: list[tuple[Any, ...]] = [
+        ("create", 0, 2, 0, 1, False, None), ("create", 0, 3, 0, 1, False, None),  # w1: 1 more needed
+        ("create", 1, 1, 0, 1, False, None),  # w2 admitted in cq1: w1 now needs 2 more
+    ]
+    with_lines, _, _ = _run((queues, cohorts, steps, False), memo=True)
+    without_lines, _, _ = _run((queues, cohorts, steps, False), memo=False)
+    assert with_lines == without_lines, _first_difference(with_lines, without_lines)
+    assert any("2 more needed" in line for line in without_lines)
