@@ -36,6 +36,7 @@ from kbatch.controllers.kueue.manager import KueueManager
 from kbatch.controllers.kueue.model.requests import format_amount
 from kbatch.controllers.kueue.scheduling.candidate_index import CandidateIndex
 from kbatch.controllers.kueue.scheduling.cycle import CycleInputs, Entry, RequeueReason, run_cycle
+from kbatch.controllers.kueue.scheduling.nomination_memo import NominationMemo
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Target, cq_path, preemption_message
 from kbatch.controllers.kueue.scheduling.snapshot import Snapshot
 from kbatch.runtime.reconcile import Request, Result
@@ -77,6 +78,7 @@ class Scheduler:
         self.mgr = mgr
         self.cycle = 0
         self.candidates = CandidateIndex()  # each queue's preemption candidates, per content
+        self.memo = NominationMemo()  # each head's nomination while its inputs stay the same
 
     def reconcile(self, request: Request) -> Result | None:
         mgr = self.mgr
@@ -85,15 +87,17 @@ class Scheduler:
         self.cycle += 1
         heads = mgr.queues.heads(mgr.cache.active)
         snapshot = Snapshot(mgr.cache, self.candidates)
+        now = mgr.now()
         try:
             inputs = CycleInputs(
                 snapshot,
                 mgr.preemptor,
                 mgr.cycle_config,
                 self.cycle,
-                mgr.now(),
+                now,
                 mgr.namespace_labels,
                 mgr.cache.pods_ready_for_all,
+                self.memo.cycle(snapshot, mgr.cycle_config, mgr.preemptor, now, self.cycle),
             )
             result = run_cycle(heads, inputs)
         finally:

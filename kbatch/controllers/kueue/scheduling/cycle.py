@@ -41,6 +41,7 @@ from kbatch.controllers.kueue.scheduling.assignment import (
     format_attempts,
 )
 from kbatch.controllers.kueue.scheduling.flavorassigner import AssignerOptions, FlavorAssigner
+from kbatch.controllers.kueue.scheduling.nomination_memo import CycleMemo
 from kbatch.controllers.kueue.scheduling.ordering import classical_order, fair_sharing_order
 from kbatch.controllers.kueue.scheduling.podset_reducer import search
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Preemptor, Target
@@ -163,6 +164,7 @@ class CycleInputs:
     now: datetime
     namespace_labels: Callable[[str], Mapping[str, str] | None]
     pods_ready_for_all: Callable[[], bool]
+    memo: CycleMemo | None = None  # the heads' nominations kept across cycles (nomination_memo)
 
 
 def run_cycle(heads: list[Head], inputs: CycleInputs) -> CycleResult:
@@ -289,10 +291,22 @@ def _outdated(last: LastState, cq: ClusterQueueNode, cycle: int, info: WorkloadI
 def _assignments(e: Entry, cq: ClusterQueueNode, inputs: CycleInputs) -> tuple[Assignment, list[Target]]:
     """``getAssignments`` / ``getInitialAssignments``: the full assignment when it fits or its
     preemption has targets, else (``PartialAdmission``) the largest partial one that does."""
-    wl, config, snapshot = e.info, inputs.config, inputs.snapshot
     last = e.last
-    if last is not None and _outdated(last, cq, inputs.cycle, wl, config.preserve_scan_progress):
+    if last is not None and _outdated(last, cq, inputs.cycle, e.info, inputs.config.preserve_scan_progress):
         last = None
+    memo = inputs.memo
+    if memo is not None and (kept := memo.lookup(e.info, cq, last)) is not None:
+        return kept
+    got = _nominate_afresh(e, cq, last, inputs)
+    if memo is not None:
+        memo.store(e.info, cq, last, got)
+    return got
+
+
+def _nominate_afresh(
+    e: Entry, cq: ClusterQueueNode, last: LastState | None, inputs: CycleInputs
+) -> tuple[Assignment, list[Target]]:
+    wl, config, snapshot = e.info, inputs.config, inputs.snapshot
     oracle = _Oracle(inputs.preemptor, wl, cq, snapshot, inputs.now)
     assigner = FlavorAssigner(wl, cq, snapshot.flavors, oracle, config.assigner, last, inputs.cycle)
     full = _try(assigner, oracle, None, e, cq, inputs)
