@@ -112,31 +112,29 @@ def _digits(data: bytes, i: int) -> int:
     return i
 
 
+def _digit_at(data: bytes, i: int, context: str) -> str | None:
+    """The error when the digit a number needs at ``i`` is missing (the end, or another byte)."""
+    if i >= len(data):
+        return _END
+    return None if data[i] in _DIGITS else _invalid(data, i, context)
+
+
 def _number(data: bytes, i: int) -> tuple[int, str | None]:
     """Scan the number starting at ``i`` (a ``-`` or a digit): (index after it, error)."""
     n = len(data)
     if data[i] == ord("-"):
         i += 1
-        if i >= n:
-            return n, _END
-        if data[i] not in _DIGITS:
-            return i, _invalid(data, i, "in numeric literal")
+        if err := _digit_at(data, i, "in numeric literal"):
+            return min(i, n), err
     i = i + 1 if data[i] == ord("0") else _digits(data, i)
     if i < n and data[i] == ord("."):
-        i += 1
-        if i >= n:
-            return n, _END
-        if data[i] not in _DIGITS:
-            return i, _invalid(data, i, "after decimal point in numeric literal")
-        i = _digits(data, i)
+        if err := _digit_at(data, i + 1, "after decimal point in numeric literal"):
+            return min(i + 1, n), err
+        i = _digits(data, i + 1)
     if i < n and data[i] in b"eE":
-        i += 1
-        if i < n and data[i] in b"+-":
-            i += 1
-        if i >= n:
-            return n, _END
-        if data[i] not in _DIGITS:
-            return i, _invalid(data, i, "in exponent of numeric literal")
+        i += 2 if i + 1 < n and data[i + 1] in b"+-" else 1
+        if err := _digit_at(data, i, "in exponent of numeric literal"):
+            return min(i, n), err
         i = _digits(data, i)
     return i, None
 
