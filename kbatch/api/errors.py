@@ -87,8 +87,22 @@ class FieldErrorType(Enum):
 _NO_VALUE = object()
 
 
+# Go's json.Marshal escapes these for HTML embedding (encoding/json ``HTMLEscape``), and keeps
+# every other character as UTF-8
+_GO_JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                                  "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def _plain(value: Any) -> Any:
+    to_dict = getattr(value, "to_dict", None)  # an API model: its wire form
+    return to_dict() if callable(to_dict) else str(value)
+
+
 def _render_value(value: Any) -> str:
-    """Go's ``%#v``-ish rendering upstream uses for bad values: strings quoted, numbers bare."""
+    """A bad value as ``field.Error.ErrorBody`` renders it (k8s.io/apimachinery
+    ``pkg/util/validation/field/errors.go``, 0.37): numbers and booleans bare, a string as Go's
+    ``%q``, anything else as its ``json.Marshal`` (compact, keys sorted: ``["cpu","memory"]``,
+    ``{"matchLabels":{"a":"b"}}``; a nil map or slice is ``null``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -97,7 +111,8 @@ def _render_value(value: Any) -> str:
         return "null"
     if isinstance(value, (int, float)):
         return str(value)
-    return json.dumps(value, sort_keys=True, default=str)
+    text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False, default=_plain)
+    return text.translate(_GO_JSON_ESCAPES)
 
 
 @dataclass(frozen=True, slots=True)

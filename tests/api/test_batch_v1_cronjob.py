@@ -101,7 +101,7 @@ def test_concurrency_policy_required_without_defaulting() -> None:
     [
         (
             {"selector": {"matchLabels": {"a": "b"}}},
-            'spec.jobTemplate.spec.selector: Invalid value: {"matchLabels": {"a": "b"}}: `selector` will '
+            'spec.jobTemplate.spec.selector: Invalid value: {"matchLabels":{"a":"b"}}: `selector` will '
             'be auto-generated',
         ),
         (

@@ -493,7 +493,7 @@ def validate_job_spec(spec: JobSpec, path: str = "spec") -> Errors:
         errs.append(
             FieldError.invalid(
                 f"{path}.template.metadata.labels",
-                labels or {},
+                labels,  # upstream passes spec.Template.Labels: nil (absent) renders as null
                 "`selector` does not match template `labels`",
             )
         )

@@ -1,0 +1,46 @@
+"""How a field error renders its bad value: ``field.Error.ErrorBody`` of k8s.io/apimachinery 0.37
+(``pkg/util/validation/field/errors.go``): numbers and booleans bare, strings as ``%q``, anything
+else as ``json.Marshal`` writes it (compact, map keys sorted, ``<``/``>``/``&`` escaped, a nil map
+or slice ``null``). Kueue's ``scheduler_test.go`` expects ``Invalid value: ["cpu"]`` that way."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kbatch.api.errors import FieldError
+from kbatch.api.meta import LabelSelector
+
+
+@pytest.mark.parametrize(("value", "rendered"), [
+    (["cpu", "memory"], '["cpu","memory"]'),
+    ([2, 1], "[2,1]"),
+    ({"rules": [{"succeededCount": 1}]}, '{"rules":[{"succeededCount":1}]}'),
+    ({"b": 1, "a": 2}, '{"a":2,"b":1}'),
+    ({}, "{}"),
+    (None, "null"),
+    ({"k": "<a&b>"}, '{"k":"\\u003ca\\u0026b\\u003e"}'),
+    (["é"], '["é"]'),
+    (7, "7"),
+    (True, "true"),
+    ("x", '"x"'),
+])
+def test_bad_values_render_as_apimachinery_renders_them(value: object, rendered: str) -> None:
+    assert str(FieldError.invalid("spec.f", value, "no")) == f"spec.f: Invalid value: {rendered}: no"
+
+
+def test_an_api_object_renders_as_its_wire_form() -> None:
+    selector = LabelSelector.model_validate({"matchLabels": {"a": "b"}})
+    rendered = str(FieldError.invalid("spec.selector", selector))
+    assert rendered == 'spec.selector: Invalid value: {"matchLabels":{"a":"b"}}'
+
+
+@given(st.recursive(st.integers() | st.text(alphabet="ab<>&", max_size=3),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text("ab", max_size=2), inner, max_size=3), max_leaves=8))
+def test_a_rendered_value_reads_back_as_the_value(value: object) -> None:
+    text = str(FieldError.invalid("f", value))
+    assert json.loads(text.removeprefix("f: Invalid value: ")) == value
