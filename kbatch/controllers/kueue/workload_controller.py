@@ -308,19 +308,7 @@ class WorkloadReconciler:
 
     def _sync_checks(self, wl: Workload, cq: ClusterQueue) -> bool:
         """``reconcileSyncAdmissionChecks``."""
-        strategy = cq.spec.admission_checks_strategy if cq.spec else None
-        rules = (strategy.admission_checks if strategy else None) or ()
-        admission = wl.status.admission if wl.status else None
-        flavors = {
-            f
-            for psa in (admission.pod_set_assignments if admission else None) or ()
-            for f in (psa.flavors or {}).values()
-        }
-        wanted = sorted(
-            r.name or ""
-            for r in rules
-            if admission is None or not r.on_flavors or flavors & set(r.on_flavors)
-        )
+        wanted = checks_for(cq, wl.status.admission if wl.status else None)
         have = list((wl.status.admission_checks if wl.status else None) or ())
         names = [c.name or "" for c in have]
         if sorted(names) == wanted and names == sorted(names):
@@ -541,6 +529,27 @@ class WorkloadReconciler:
                 f"The maximum execution time ({limit}s) exceeded",
             )
         return 0.0
+
+
+def checks_for(cq: ClusterQueue, admission: Any) -> list[str]:
+    """``workload.AdmissionChecksForWorkload`` (pkg/workload/workload.go, v0.19.2), sorted: a rule
+    without ``onFlavors`` stands for every flavor of the ClusterQueue
+    (``admissioncheck.NewAdmissionChecks``). With an admission, the rules sharing a flavor with it;
+    without one, only the rules covering every flavor of the ClusterQueue (the flavors are not
+    known yet)."""
+    spec = cq.spec
+    strategy = spec.admission_checks_strategy if spec else None
+    every = frozenset(
+        f.name or "" for rg in (spec.resource_groups if spec else None) or () for f in rg.flavors or ()
+    )
+    rules = {
+        r.name or "": frozenset(r.on_flavors or ()) or every
+        for r in (strategy.admission_checks if strategy else None) or ()
+    }
+    if admission is None:
+        return sorted(name for name, flavors in rules.items() if flavors >= every)
+    assigned = {f for psa in admission.pod_set_assignments or () for f in (psa.flavors or {}).values()}
+    return sorted(name for name, flavors in rules.items() if flavors & assigned)
 
 
 def _clear_requeue_at(status: WorkloadStatus, obj: Workload) -> bool:
