@@ -16,24 +16,30 @@ from kbatch.api.kueue_v1beta2 import AdmissionCheck, Workload
 
 from .helpers import KUEUE, World, cluster_queue, flavor, local_queue, quota, workload
 
+CHECK = {
+    "apiVersion": KUEUE,
+    "kind": "AdmissionCheck",
+    "metadata": {"name": "check"},
+    "spec": {"controllerName": "example.com/c"},
+}
+
 
 def _world() -> World:
-    check = {
-        "apiVersion": KUEUE,
-        "kind": "AdmissionCheck",
-        "metadata": {"name": "check"},
-        "spec": {"controllerName": "example.com/c"},
-    }
-    w = World(
-        flavor("default"),
-        check,
-        cluster_queue(
-            "sales",
-            (["cpu"], [("default", [quota("cpu", "50")])]),
-            admissionChecksStrategy={"admissionChecks": [{"name": "check"}]},
-        ),
-        local_queue("main", "sales"),
+    return _activated(
+        World(
+            flavor("default"),
+            CHECK,
+            cluster_queue(
+                "sales",
+                (["cpu"], [("default", [quota("cpu", "50")])]),
+                admissionChecksStrategy={"admissionChecks": [{"name": "check"}]},
+            ),
+            local_queue("main", "sales"),
+        )
     )
+
+
+def _activated(w: World) -> World:
     active = {
         "type": "Active",
         "status": "True",
@@ -91,3 +97,31 @@ def test_a_workload_with_its_check_in_a_state_gets_quota(state: str) -> None:
         assert "Admitted" not in conds or conds["Admitted"].status != "True"
         assert "Admitted" not in reasons
     assert [(c.name, c.state) for c in w.wl("foo").status.admission_checks] == [("check", state)]
+
+
+def test_a_check_of_another_flavor_does_not_hold_back_admission() -> None:
+    """``scheduler.go`` ``admit``: ``workload.HasAllRequiredChecks`` asks only for the checks whose
+    flavors meet the admission's (``admissionChecksForAdmission``), so a workload reserved in
+    ``default`` is admitted in the scheduler's own write when the ClusterQueue's only check is on
+    ``other``. The workload controller is held so only the scheduler writes."""
+    w = _activated(
+        World(
+            flavor("default"),
+            flavor("other"),
+            CHECK,
+            cluster_queue(
+                "sales",
+                (["cpu"], [("default", [quota("cpu", "50")]), ("other", [quota("cpu", "50")])]),
+                admissionChecksStrategy={"admissionChecks": [{"name": "check", "onFlavors": ["other"]}]},
+            ),
+            local_queue("main", "sales"),
+        )
+    )
+    (ctl,) = [c for c in w.cp.manager.controllers if c.name == "kueue-workload"]
+    ctl.reconciler.reconcile = lambda request: None
+    w.apply(workload("foo", "main", cpu="1"))
+    w.cp.run_until_idle()
+    assert w.flavors("foo") == {"cpu": "default"}
+    adm = _conds(w)["Admitted"]
+    assert (adm.status, adm.reason) == ("True", "Admitted")
+    assert not w.wl("foo").status.admission_checks
