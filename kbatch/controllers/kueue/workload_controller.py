@@ -11,11 +11,14 @@ Upstream: kubernetes-sigs/kueue ``pkg/controller/core/workload_controller.go`` `
    (``Reactivated``) or its back-off ended (``BackoffFinished``);
    inactive: it is evicted (``Deactivated``, with the target's reason as the cause) and its requeue
    state cleared;
-4. a LocalQueue or ClusterQueue restarted after a stop: ``Requeued=True`` (``…Restarted``);
+4. a LocalQueue or ClusterQueue restarted after a stop: ``Requeued=True`` (``…Restarted``); an
+   ``admission-gated-by`` annotation seen or removed: QuotaReserved=False ``AdmissionGated`` or
+   pending again, with an event (``AdmissionGatedBy``);
 5. the admission check states follow the ClusterQueue's checks;
 6. not admitted: ``QuotaReserved=False`` with the queue's blocker (legacy reason ``Inadmissible``:
-   "LocalQueue … doesn't exist", "ClusterQueue … is inactive", …) and ``Admitted`` synced — an
-   ``Admitted`` event when that admits it;
+   "LocalQueue … doesn't exist", "ClusterQueue … is inactive", …; with
+   ``UnadmittedWorkloadsObservability`` the granular reason, :func:`granular_unadmitted`) and
+   ``Admitted`` synced — an ``Admitted`` event when that admits it;
 7. holding quota: eviction on failed admission checks, on a stopped queue (``HoldAndDrain``), a
    missing or stopped queue releasing an unadmitted reservation, the ``waitForPodsReady`` timeouts
    (``PodsReadyTimeout``: re-queued with back-off, deactivated past ``backoffLimitCount``) and the
@@ -32,6 +35,7 @@ from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.kueue_v1beta2 import AdmissionCheckState, ClusterQueue, LocalQueue, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, RESOURCE_IN_USE_FINALIZER, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
 from kbatch.controllers.kueue.manager import KueueManager
 from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.runtime.reconcile import Request, Result
@@ -258,6 +262,8 @@ class WorkloadReconciler:
                 ),
             )
             return None
+        if mgr.settings.on("AdmissionGatedBy") and self._admission_gate(wl):
+            return None
         cq_name = mgr.queues.cluster_queue_for(wl)
         if cq_name is None and lq is not None:
             cq_name = (lq.spec.cluster_queue if lq.spec else None) or None
@@ -306,6 +312,36 @@ class WorkloadReconciler:
         after = min(ready_after, exec_after) or max(ready_after, exec_after)
         return Result(requeue_after=after) if after > 0 else None
 
+    def _admission_gate(self, wl: Workload) -> bool:
+        """``mayUpdateConditionForAdmissionGatedBy``: QuotaReserved=False ``AdmissionGated`` when a
+        gate annotation is first seen, and back to pending once it is gone, each with an event;
+        whether it wrote."""
+        mgr = self.mgr
+        gates = (wl.metadata.annotations or {}).get(ADMISSION_GATED_BY) or ""
+        cond = W.find(wl.status, Cond.QUOTA_RESERVED)
+        gated = cond is not None and cond.reason == ADMISSION_GATED
+        if bool(gates) == gated:
+            return False
+        if gates:
+            reason, message = ADMISSION_GATED, f"Admission is gated by: {gates}"
+            event = (ADMISSION_GATED, f"Workload admission is gated by: {gates}")
+        else:
+            reason = Reason.PENDING_EVALUATION if mgr.observability else Reason.PENDING
+            message = "AdmissionGatedBy cleared, waiting for quota reservation"
+            event = ("AdmissionGateCleared", "Admission gate cleared, workload is now admissible")
+        now = mgr.now()
+        observability, explicit = mgr.observability, mgr.explicit_status
+        written = write_status(
+            mgr,
+            wl,
+            lambda st, obj: W.unset_quota_reservation(
+                st, reason, message, obj.metadata.generation, now, observability, explicit
+            ),
+        )
+        if written is not None:
+            mgr.recorder.event(written, "Normal", *event)
+        return True
+
     def _sync_checks(self, wl: Workload, cq: ClusterQueue) -> bool:
         """``reconcileSyncAdmissionChecks``."""
         wanted = checks_for(cq, wl.status.admission if wl.status else None)
@@ -335,19 +371,25 @@ class WorkloadReconciler:
         observability, explicit = mgr.observability, mgr.explicit_status
         blocker = self._blocker(wl, lq, lq_active, cq, cq_name)
 
+        gated_by = mgr.settings.on("AdmissionGatedBy")
+
         def mutate(status: WorkloadStatus, obj: Workload) -> bool:
             changed = False
-            if not W.has(status, Cond.QUOTA_RESERVED) and blocker is not None:
-                reason = blocker[0] if observability else Reason.INADMISSIBLE
-                changed = W.set_condition(
-                    status,
-                    Cond.QUOTA_RESERVED,
-                    False,
-                    reason,
-                    W.truncate(blocker[1]),
-                    obj.metadata.generation,
-                    now,
-                )
+            if not W.has(status, Cond.QUOTA_RESERVED) and not _gate_reported(obj, status, gated_by):
+                if observability:
+                    found = granular_unadmitted(obj, status, blocker, explicit, gated_by)
+                else:
+                    found = (Reason.INADMISSIBLE, blocker[1]) if blocker is not None else None
+                if found is not None:
+                    changed = W.set_condition(
+                        status,
+                        Cond.QUOTA_RESERVED,
+                        False,
+                        found[0],
+                        W.truncate(found[1]),
+                        obj.metadata.generation,
+                        now,
+                    )
             return W.sync_admitted(status, obj.metadata.generation, now, observability, explicit) or changed
 
         written = write_status(mgr, wl, mutate)
@@ -529,6 +571,60 @@ class WorkloadReconciler:
                 f"The maximum execution time ({limit}s) exceeded",
             )
         return 0.0
+
+
+ADMISSION_GATED = "AdmissionGated"
+
+# QuotaReserved=False reasons the scheduler sets and the controller keeps until the next cycle
+# (``schedulerSetReasons``; Suspended and Misconfigured are re-evaluated instead)
+_SCHEDULER_REASONS = frozenset(
+    {
+        Reason.WAITING_FOR_QUOTA,
+        Reason.NO_MATCHING_FLAVOR,
+        Reason.EXCEEDS_MAX_QUOTA,
+        "TopologyPlacementFailed",
+        Reason.WAITING_FOR_PREEMPTED,
+        Reason.WAITING_FOR_PODS_READY,
+        Reason.PENDING_EVALUATION,
+    }
+)
+
+
+def _gate_reported(wl: Workload, status: WorkloadStatus, gated_by: bool) -> bool:
+    """Whether QuotaReserved already says ``AdmissionGated`` for a gate still on the workload. kbatch
+    keeps that condition over the queue blocker: upstream writes both in turn (the gate step runs
+    first and rewrites its condition whenever the blocker replaced it), which never settles."""
+    cond = W.find(status, Cond.QUOTA_RESERVED)
+    return (
+        gated_by
+        and cond is not None
+        and cond.reason == ADMISSION_GATED
+        and bool((wl.metadata.annotations or {}).get(ADMISSION_GATED_BY))
+    )
+
+
+def granular_unadmitted(
+    wl: Workload, status: WorkloadStatus, blocker: tuple[str, str] | None, explicit: bool, gated_by: bool
+) -> tuple[str, str] | None:
+    """``resolveGranularUnadmittedQuotaReservedCondition`` (workload_controller.go, v0.19.2;
+    ``UnadmittedWorkloadsObservability`` on): the QuotaReserved=False reason and message of a
+    workload without quota, or ``None`` to leave the condition alone. Not modelled: the
+    admissibility check (namespace selector) and ``SchedulingEquivalenceHashing``."""
+    cond = W.find(status, Cond.QUOTA_RESERVED)
+    if wl.spec is not None and wl.spec.active is False:
+        return Reason.DEACTIVATED, "The workload is deactivated"
+    if cond is not None and cond.reason == Reason.ON_HOLD:
+        return cond.reason, cond.message or ""
+    if blocker is not None:
+        return blocker
+    gate = (wl.metadata.annotations or {}).get(ADMISSION_GATED_BY)
+    if gated_by and gate:
+        return ADMISSION_GATED, f"Admission is gated by: {gate}"
+    if cond is not None and cond.reason in _SCHEDULER_REASONS:
+        return cond.reason, cond.message or ""
+    if cond is None and not explicit:
+        return None
+    return Reason.PENDING_EVALUATION, "Workload is pending evaluation in the scheduling queue"
 
 
 def checks_for(cq: ClusterQueue, admission: Any) -> list[str]:

@@ -17,6 +17,7 @@ from kbatch.api.batch_v1 import Job
 from kbatch.api.errors import NotFound
 from kbatch.api.kueue_v1beta2 import AdmissionCheck, Workload
 from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, RESOURCE_IN_USE_FINALIZER
+from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
 
 from .helpers import KUEUE, World, cluster_queue, flavor, local_queue, quota, workload
 
@@ -300,3 +301,124 @@ def test_a_ready_check_admits_the_workload_with_an_event() -> None:
         "True", "Admitted", "The workload is admitted")
     event = ("Normal", "Admitted", "Admitted by ClusterQueue cq, wait time since reservation was 5s")
     assert event in w.events("wl")
+
+
+# --- UnadmittedWorkloadsObservability on ------------------------------------------------------------
+
+OBSERVABLE = "UnadmittedWorkloadsObservability=true"
+
+
+def _unadmitted(w: World, name: str = "wl") -> tuple[tuple[str, str, str], tuple[str, str, str]]:
+    qr, adm = w.cond(name, "QuotaReserved"), w.cond(name, "Admitted")
+    return (qr.status, qr.reason, qr.message), (adm.status, adm.reason, adm.message)
+
+
+NO_RESERVATION = ("False", "NoReservation", "The workload has no reservation")
+
+
+def test_observable_a_missing_local_queue_is_misconfigured() -> None:
+    """ "inadmissible workload due to missing LocalQueue (observability enabled)" """
+    w = _world(OBSERVABLE)
+    w.apply(workload("wl", "non-existent-lq", cpu="1"))
+    w.cp.run_until_idle()
+    assert _unadmitted(w) == (
+        ("False", "Misconfigured", "LocalQueue non-existent-lq doesn't exist"), NO_RESERVATION)
+
+
+def test_observable_a_stopped_cluster_queue_suspends() -> None:
+    """ "inadmissible workload due to stopped ClusterQueue (observability enabled)" (HoldAndDrain)."""
+    from kbatch.api.kueue_v1beta2 import ClusterQueue
+
+    w = _world(OBSERVABLE)
+    w.cp.client.patch(ClusterQueue, "cq", {"spec": {"stopPolicy": "HoldAndDrain"}})
+    w.cp.advance(2)
+    w.apply(workload("wl", "lq", cpu="1"))
+    w.cp.run_until_idle()
+    assert _unadmitted(w) == (("False", "Suspended", "ClusterQueue cq is inactive"), NO_RESERVATION)
+
+
+def test_observable_deactivation_and_reactivation() -> None:
+    """ "workload that is deactivated should set QuotaReserved condition to Deactivated (observability
+    enabled)" then "workload that is reactivated should clear Deactivated condition and transition to
+    PendingEvaluation (observability enabled)" (a workload that cannot fit, so it stays pending; the
+    scheduler is held after reactivation, as upstream's unit test runs the controller alone)."""
+    w = _world(OBSERVABLE)
+    w.apply(workload("wl", "lq", cpu="8"))
+    w.cp.advance(2)
+    w.cp.client.patch(Workload, "wl", {"spec": {"active": False}}, "default")
+    w.cp.advance(2)
+    assert _unadmitted(w) == (("False", "Deactivated", "The workload is deactivated"), NO_RESERVATION)
+    (ctl,) = [c for c in w.cp.manager.controllers if c.name == "kueue-scheduler"]
+    ctl.reconciler.reconcile = lambda request: None  # the next cycle would say ExceedsMaxQuota
+    w.cp.client.patch(Workload, "wl", {"spec": {"active": True}}, "default")
+    w.cp.run_until_idle()
+    assert _unadmitted(w) == (
+        ("False", "PendingEvaluation", "Workload is pending evaluation in the scheduling queue"),
+        NO_RESERVATION,
+    )
+
+
+def test_observable_an_admission_gated_workload_says_so() -> None:
+    """ "workload with AdmissionGatedBy annotation should set QuotaReserved condition to
+    AdmissionGated" (with UnadmittedWorkloadsObservability on: "Admission is gated by: <gates>")."""
+    w = _world(f"{OBSERVABLE},AdmissionGatedBy=true")
+    doc = workload("wl", "lq", cpu="1")
+    doc["metadata"]["annotations"] = {"kueue.x-k8s.io/admission-gated-by": "example.com/gate"}
+    w.apply(doc)
+    w.cp.advance(2)
+    assert _unadmitted(w) == (
+        ("False", "AdmissionGated", "Admission is gated by: example.com/gate"), NO_RESERVATION)
+
+
+# --- AdmissionGatedBy (UnadmittedWorkloadsObservability off, its default) ----------------------------
+
+
+def test_an_admission_gate_is_reported_and_its_removal_too() -> None:
+    """ "workload with AdmissionGatedBy annotation should set QuotaReserved condition to
+    AdmissionGated" / "workload with multiple AdmissionGatedBy gates should remain gated" (QuotaReserved
+    False, AdmissionGated, "Admission is gated by: <gates>"; event AdmissionGated "Workload admission is
+    gated by: <gates>"), then "workload with AdmissionGatedBy annotation removed should clear the gate
+    and emit event" (reason Pending — PendingEvaluation's legacy fallback — "AdmissionGatedBy cleared,
+    waiting for quota reservation"; event AdmissionGateCleared), after which it is admitted
+    (``workload_controller.go`` ``mayUpdateConditionForAdmissionGatedBy``)."""
+    gates = "example.com/controller1,example.com/controller2"
+    w = _world("AdmissionGatedBy=true")
+    doc = workload("wl", "lq", cpu="1")
+    doc["metadata"]["annotations"] = {ADMISSION_GATED_BY: gates}
+    w.apply(doc)
+    w.cp.advance(2)
+    qr = w.cond("wl", "QuotaReserved")
+    assert (qr.status, qr.reason, qr.message) == (
+        "False", "AdmissionGated", f"Admission is gated by: {gates}")
+    assert ("Normal", "AdmissionGated", f"Workload admission is gated by: {gates}") in w.events("wl")
+    (ctl,) = [c for c in w.cp.manager.controllers if c.name == "kueue-scheduler"]
+    original = ctl.reconciler.reconcile
+    ctl.reconciler.reconcile = lambda request: None  # to see the controller's own write
+    w.cp.client.patch(Workload, "wl", {"metadata": {"annotations": {ADMISSION_GATED_BY: None}}}, "default")
+    w.cp.run_until_idle()
+    qr = w.cond("wl", "QuotaReserved")
+    assert (qr.status, qr.reason, qr.message) == (
+        "False", "Pending", "AdmissionGatedBy cleared, waiting for quota reservation")
+    cleared = ("Normal", "AdmissionGateCleared", "Admission gate cleared, workload is now admissible")
+    assert cleared in w.events("wl")
+    ctl.reconciler.reconcile = original
+    ctl.reconciler.mgr.kick()  # the wake-up the held scheduler swallowed
+    w.cp.advance(2)
+    assert w.admitted("wl")
+
+
+@pytest.mark.parametrize("gates", ["AdmissionGatedBy=true", f"AdmissionGatedBy=true,{OBSERVABLE}"])
+def test_a_gated_workload_in_a_missing_queue_settles(gates: str) -> None:
+    """A gated workload whose LocalQueue does not exist: the gate's condition and the queue blocker
+    would overwrite each other on every reconcile; kbatch keeps AdmissionGated while the annotation
+    is there (docs/kueue.md, differences) and the control plane goes idle."""
+    w = _world(gates)
+    doc = workload("wl", "absent", cpu="1")
+    doc["metadata"]["annotations"] = {ADMISSION_GATED_BY: "example.com/gate"}
+    w.apply(doc)
+    w.cp.advance(2)
+    qr = w.cond("wl", "QuotaReserved")
+    assert (qr.reason, qr.message) == ("AdmissionGated", "Admission is gated by: example.com/gate")
+    version = w.wl("wl").metadata.resource_version
+    w.cp.advance(30)
+    assert w.wl("wl").metadata.resource_version == version
