@@ -422,3 +422,37 @@ def test_a_gated_workload_in_a_missing_queue_settles(gates: str) -> None:
     version = w.wl("wl").metadata.resource_version
     w.cp.advance(30)
     assert w.wl("wl").metadata.resource_version == version
+
+
+@pytest.mark.parametrize("explicit", [True, False])
+def test_observable_a_new_workload_is_pending_evaluation_only_with_explicit_status(explicit: bool) -> None:
+    """ "newly created workload (initial reconcile, ExplicitStatus enabled)" (PendingEvaluation,
+    "Workload is pending evaluation in the scheduling queue"; Admitted NoReservation) and "...
+    ExplicitStatus disabled" (no condition). The scheduler is held: upstream runs the controller
+    alone."""
+    w = _world(f"{OBSERVABLE},UnadmittedWorkloadsExplicitStatus={str(explicit).lower()}")
+    (ctl,) = [c for c in w.cp.manager.controllers if c.name == "kueue-scheduler"]
+    ctl.reconciler.reconcile = lambda request: None
+    w.apply(workload("wl", "lq", cpu="1"))
+    w.cp.run_until_idle()
+    if explicit:
+        assert _unadmitted(w) == (
+            ("False", "PendingEvaluation", "Workload is pending evaluation in the scheduling queue"),
+            NO_RESERVATION,
+        )
+    else:
+        assert not w.wl("wl").status or not w.wl("wl").status.conditions
+
+
+def test_a_workload_whose_owner_exists_is_not_finished() -> None:
+    """ "workload with existing controller owner should not be finished" (FinishOrphanedWorkloads on;
+    no queue name: QuotaReserved False "LocalQueue  doesn't exist", reason Inadmissible with
+    UnadmittedWorkloadsObservability off)."""
+    w = _world("FinishOrphanedWorkloads=true")
+    doc = _bare(owner_uid=_owner(w), finalizers=())
+    del doc["spec"]["queueName"]
+    w.apply(doc)
+    w.cp.advance(2)
+    assert w.cond("wl", "Finished") is None
+    qr = w.cond("wl", "QuotaReserved")
+    assert (qr.status, qr.reason, qr.message) == ("False", "Inadmissible", "LocalQueue  doesn't exist")
