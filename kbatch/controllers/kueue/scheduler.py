@@ -126,7 +126,9 @@ class Scheduler:
         def prepare(status: Any, obj: Workload) -> bool:
             W.set_quota_reservation(status, admission, obj.metadata.generation, now)
             cq = mgr.cache.cluster_queues.get(e.cq_name)
-            required = {c for c, _ in cq.settings.admission_checks} if cq is not None else set()
+            # ``workload.HasAllRequiredChecks``: only the checks of the assigned flavors
+            flavor_maps = (psa.flavors or {} for psa in admission.pod_set_assignments or ())
+            required = cq.settings.checks_for_admission(flavor_maps) if cq is not None else set()
             have = {c.name for c in status.admission_checks or ()}
             if required <= have:
                 W.sync_admitted(status, obj.metadata.generation, now, observability, explicit)

@@ -11,11 +11,14 @@ Upstream: kubernetes-sigs/kueue ``pkg/controller/core/workload_controller.go`` `
    (``Reactivated``) or its back-off ended (``BackoffFinished``);
    inactive: it is evicted (``Deactivated``, with the target's reason as the cause) and its requeue
    state cleared;
-4. a LocalQueue or ClusterQueue restarted after a stop: ``Requeued=True`` (``…Restarted``);
+4. a LocalQueue or ClusterQueue restarted after a stop: ``Requeued=True`` (``…Restarted``); an
+   ``admission-gated-by`` annotation seen or removed: QuotaReserved=False ``AdmissionGated`` or
+   pending again, with an event (``AdmissionGatedBy``);
 5. the admission check states follow the ClusterQueue's checks;
 6. not admitted: ``QuotaReserved=False`` with the queue's blocker (legacy reason ``Inadmissible``:
-   "LocalQueue … doesn't exist", "ClusterQueue … is inactive", …) and ``Admitted`` synced — an
-   ``Admitted`` event when that admits it;
+   "LocalQueue … doesn't exist", "ClusterQueue … is inactive", …; with
+   ``UnadmittedWorkloadsObservability`` the granular reason, ``unadmitted.granular_unadmitted``) and
+   ``Admitted`` synced — an ``Admitted`` event when that admits it;
 7. holding quota: eviction on failed admission checks, on a stopped queue (``HoldAndDrain``), a
    missing or stopped queue releasing an unadmitted reservation, the ``waitForPodsReady`` timeouts
    (``PodsReadyTimeout``: re-queued with back-off, deactivated past ``backoffLimitCount``) and the
@@ -32,8 +35,15 @@ from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.kueue_v1beta2 import AdmissionCheckState, ClusterQueue, LocalQueue, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, RESOURCE_IN_USE_FINALIZER, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
 from kbatch.controllers.kueue.manager import KueueManager
 from kbatch.controllers.kueue.scheduler import write_status
+from kbatch.controllers.kueue.unadmitted import (
+    ADMISSION_GATED,
+    checks_for,
+    gate_reported,
+    granular_unadmitted,
+)
 from kbatch.runtime.reconcile import Request, Result
 
 __all__ = ["WorkloadReconciler"]
@@ -258,6 +268,8 @@ class WorkloadReconciler:
                 ),
             )
             return None
+        if mgr.settings.on("AdmissionGatedBy") and self._admission_gate(wl):
+            return None
         cq_name = mgr.queues.cluster_queue_for(wl)
         if cq_name is None and lq is not None:
             cq_name = (lq.spec.cluster_queue if lq.spec else None) or None
@@ -306,21 +318,39 @@ class WorkloadReconciler:
         after = min(ready_after, exec_after) or max(ready_after, exec_after)
         return Result(requeue_after=after) if after > 0 else None
 
+    def _admission_gate(self, wl: Workload) -> bool:
+        """``mayUpdateConditionForAdmissionGatedBy``: QuotaReserved=False ``AdmissionGated`` when a
+        gate annotation is first seen, and back to pending once it is gone, each with an event;
+        whether it wrote."""
+        mgr = self.mgr
+        gates = (wl.metadata.annotations or {}).get(ADMISSION_GATED_BY) or ""
+        cond = W.find(wl.status, Cond.QUOTA_RESERVED)
+        gated = cond is not None and cond.reason == ADMISSION_GATED
+        if bool(gates) == gated:
+            return False
+        if gates:
+            reason, message = ADMISSION_GATED, f"Admission is gated by: {gates}"
+            event = (ADMISSION_GATED, f"Workload admission is gated by: {gates}")
+        else:
+            reason = Reason.PENDING_EVALUATION if mgr.observability else Reason.PENDING
+            message = "AdmissionGatedBy cleared, waiting for quota reservation"
+            event = ("AdmissionGateCleared", "Admission gate cleared, workload is now admissible")
+        now = mgr.now()
+        observability, explicit = mgr.observability, mgr.explicit_status
+        written = write_status(
+            mgr,
+            wl,
+            lambda st, obj: W.unset_quota_reservation(
+                st, reason, message, obj.metadata.generation, now, observability, explicit
+            ),
+        )
+        if written is not None:
+            mgr.recorder.event(written, "Normal", *event)
+        return True
+
     def _sync_checks(self, wl: Workload, cq: ClusterQueue) -> bool:
         """``reconcileSyncAdmissionChecks``."""
-        strategy = cq.spec.admission_checks_strategy if cq.spec else None
-        rules = (strategy.admission_checks if strategy else None) or ()
-        admission = wl.status.admission if wl.status else None
-        flavors = {
-            f
-            for psa in (admission.pod_set_assignments if admission else None) or ()
-            for f in (psa.flavors or {}).values()
-        }
-        wanted = sorted(
-            r.name or ""
-            for r in rules
-            if admission is None or not r.on_flavors or flavors & set(r.on_flavors)
-        )
+        wanted = checks_for(cq, wl.status.admission if wl.status else None)
         have = list((wl.status.admission_checks if wl.status else None) or ())
         names = [c.name or "" for c in have]
         if sorted(names) == wanted and names == sorted(names):
@@ -347,19 +377,25 @@ class WorkloadReconciler:
         observability, explicit = mgr.observability, mgr.explicit_status
         blocker = self._blocker(wl, lq, lq_active, cq, cq_name)
 
+        gated_by = mgr.settings.on("AdmissionGatedBy")
+
         def mutate(status: WorkloadStatus, obj: Workload) -> bool:
             changed = False
-            if not W.has(status, Cond.QUOTA_RESERVED) and blocker is not None:
-                reason = blocker[0] if observability else Reason.INADMISSIBLE
-                changed = W.set_condition(
-                    status,
-                    Cond.QUOTA_RESERVED,
-                    False,
-                    reason,
-                    W.truncate(blocker[1]),
-                    obj.metadata.generation,
-                    now,
-                )
+            if not W.has(status, Cond.QUOTA_RESERVED) and not gate_reported(obj, status, gated_by):
+                if observability:
+                    found = granular_unadmitted(obj, status, blocker, explicit, gated_by)
+                else:
+                    found = (Reason.INADMISSIBLE, blocker[1]) if blocker is not None else None
+                if found is not None:
+                    changed = W.set_condition(
+                        status,
+                        Cond.QUOTA_RESERVED,
+                        False,
+                        found[0],
+                        W.truncate(found[1]),
+                        obj.metadata.generation,
+                        now,
+                    )
             return W.sync_admitted(status, obj.metadata.generation, now, observability, explicit) or changed
 
         written = write_status(mgr, wl, mutate)

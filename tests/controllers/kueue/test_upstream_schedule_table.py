@@ -1208,3 +1208,45 @@ def test_container_resource_requests_exceed_limits() -> None:
     }
     assert out.left == {"sales": ["sales/new"]}
     assert out.events["sales/new"] == [("Warning", "Pending")]
+
+
+def _overflow(quota_cpu: str, pod_sets: list[tuple[str, int, dict[str, str]]]) -> CycleOutcome:
+    from .upstream_tables import cq, r
+
+    return one_cycle(
+        [W("vuln-wl", "default", "overflow-queue", pod_sets=pod_sets)],
+        cluster_queues=[cq("overflow-cq", [("default", [r(CPU, quota_cpu)])])],
+        local_queues=[("overflow-queue", "default", "overflow-cq")],
+    )
+
+
+def test_prevent_integer_overflow_when_sum_of_requests_over_podsets_exceeds_maxint64() -> None:
+    out = _overflow("10000", [("ps1", 1, {CPU: "1000000m"}), ("ps2", 1, {CPU: "9223372036854775000m"})])
+    assert out.reserved == {}
+    assert out.inadmissible == {"overflow-cq": ["default/vuln-wl"]}
+    assert out.pending == {
+        "default/vuln-wl": (
+            "Pending",
+            "couldn't assign flavors to pod set ps2: insufficient quota for cpu in flavor default, "
+            "previously considered podsets requests (1k) + current podset request (9223372036854775) > "
+            "maximum capacity (10k)",
+        )
+    }
+    assert out.events["default/vuln-wl"] == [("Warning", "Pending")]
+
+
+def test_prevent_integer_overflow_in_resourcevalue_conversion_to_millivalue() -> None:
+    """The outcome is upstream's; the message is not: upstream clamps the request to MaxInt64
+    milli-cores (``resources.ResourceValue``, "9223372036854775807m"), kbatch's integers keep the
+    request exact ("9223372036854776") — see docs/kueue.md, differences."""
+    out = _overflow("10", [("ps1", 1, {CPU: "9223372036854776"})])
+    assert out.reserved == {}
+    assert out.inadmissible == {"overflow-cq": ["default/vuln-wl"]}
+    reason, message = out.pending["default/vuln-wl"]
+    assert reason == "Pending"
+    assert message.startswith(
+        "couldn't assign flavors to pod set ps1: insufficient quota for cpu in flavor default, previously "
+        "considered podsets requests (0) + current podset request ("
+    )
+    assert message.endswith(") > maximum capacity (10)")
+    assert out.events["default/vuln-wl"] == [("Warning", "Pending")]

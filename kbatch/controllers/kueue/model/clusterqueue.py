@@ -9,7 +9,7 @@ reserve quota in it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +72,16 @@ class CQSettings:
 
     def all_flavors(self) -> list[str]:
         return [f for rg in self.resource_groups for f in rg.flavors]
+
+    def checks_for_admission(self, flavor_maps: Iterable[Mapping[str, str]]) -> set[str]:
+        """``admissionChecksForAdmission`` (pkg/workload/workload.go, v0.19.2): the checks whose
+        flavors (none listed: every flavor of the ClusterQueue) meet those of the admission's pod
+        sets (``flavor_maps``: resource -> flavor, read only when the ClusterQueue has checks)."""
+        if not self.admission_checks:
+            return set()
+        assigned = {f for m in flavor_maps for f in m.values()}
+        every = frozenset(self.all_flavors())
+        return {name for name, flavors in self.admission_checks if (flavors or every) & assigned}
 
 
 def fair_weight(fs: Any) -> float:

@@ -1,0 +1,91 @@
+"""Pure decisions of the workload controller about a workload without quota.
+
+Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/core/workload_controller.go``
+(``resolveGranularUnadmittedQuotaReservedCondition``, ``mayUpdateConditionForAdmissionGatedBy``)
+and ``pkg/workload/workload.go`` (``AdmissionChecksForWorkload``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbatch.api.kueue_v1beta2 import ClusterQueue, Workload, WorkloadStatus
+from kbatch.api.kueue_v1beta2.constants import Cond, Reason
+from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
+
+__all__ = ["ADMISSION_GATED", "checks_for", "gate_reported", "granular_unadmitted"]
+
+ADMISSION_GATED = "AdmissionGated"
+
+# QuotaReserved=False reasons the scheduler sets and the controller keeps until the next cycle
+# (``schedulerSetReasons``; Suspended and Misconfigured are re-evaluated instead)
+_SCHEDULER_REASONS = frozenset(
+    {
+        Reason.WAITING_FOR_QUOTA,
+        Reason.NO_MATCHING_FLAVOR,
+        Reason.EXCEEDS_MAX_QUOTA,
+        "TopologyPlacementFailed",
+        Reason.WAITING_FOR_PREEMPTED,
+        Reason.WAITING_FOR_PODS_READY,
+        Reason.PENDING_EVALUATION,
+    }
+)
+
+
+def gate_reported(wl: Workload, status: WorkloadStatus, gated_by: bool) -> bool:
+    """Whether QuotaReserved already says ``AdmissionGated`` for a gate still on the workload. kbatch
+    keeps that condition over the queue blocker: upstream writes both in turn (the gate step runs
+    first and rewrites its condition whenever the blocker replaced it), which never settles."""
+    cond = W.find(status, Cond.QUOTA_RESERVED)
+    return (
+        gated_by
+        and cond is not None
+        and cond.reason == ADMISSION_GATED
+        and bool((wl.metadata.annotations or {}).get(ADMISSION_GATED_BY))
+    )
+
+
+def granular_unadmitted(
+    wl: Workload, status: WorkloadStatus, blocker: tuple[str, str] | None, explicit: bool, gated_by: bool
+) -> tuple[str, str] | None:
+    """``resolveGranularUnadmittedQuotaReservedCondition`` (workload_controller.go, v0.19.2;
+    ``UnadmittedWorkloadsObservability`` on): the QuotaReserved=False reason and message of a
+    workload without quota, or ``None`` to leave the condition alone. Not modelled: the
+    admissibility check (namespace selector) and ``SchedulingEquivalenceHashing``."""
+    cond = W.find(status, Cond.QUOTA_RESERVED)
+    if wl.spec is not None and wl.spec.active is False:
+        return Reason.DEACTIVATED, "The workload is deactivated"
+    if cond is not None and cond.reason == Reason.ON_HOLD:
+        return cond.reason, cond.message or ""
+    if blocker is not None:
+        return blocker
+    gate = (wl.metadata.annotations or {}).get(ADMISSION_GATED_BY)
+    if gated_by and gate:
+        return ADMISSION_GATED, f"Admission is gated by: {gate}"
+    if cond is not None and cond.reason in _SCHEDULER_REASONS:
+        return cond.reason, cond.message or ""
+    if cond is None and not explicit:
+        return None
+    return Reason.PENDING_EVALUATION, "Workload is pending evaluation in the scheduling queue"
+
+
+def checks_for(cq: ClusterQueue, admission: Any) -> list[str]:
+    """``workload.AdmissionChecksForWorkload`` (pkg/workload/workload.go, v0.19.2), sorted: a rule
+    without ``onFlavors`` stands for every flavor of the ClusterQueue
+    (``admissioncheck.NewAdmissionChecks``). With an admission, the rules sharing a flavor with it;
+    without one, only the rules covering every flavor of the ClusterQueue (the flavors are not
+    known yet)."""
+    spec = cq.spec
+    strategy = spec.admission_checks_strategy if spec else None
+    every = frozenset(
+        f.name or "" for rg in (spec.resource_groups if spec else None) or () for f in rg.flavors or ()
+    )
+    rules = {
+        r.name or "": frozenset(r.on_flavors or ()) or every
+        for r in (strategy.admission_checks if strategy else None) or ()
+    }
+    if admission is None:
+        return sorted(name for name, flavors in rules.items() if flavors >= every)
+    assigned = {f for psa in admission.pod_set_assignments or () for f in (psa.flavors or {}).values()}
+    return sorted(name for name, flavors in rules.items() if flavors & assigned)
