@@ -127,8 +127,7 @@ class Scheduler:
             W.set_quota_reservation(status, admission, obj.metadata.generation, now)
             cq = mgr.cache.cluster_queues.get(e.cq_name)
             # ``workload.HasAllRequiredChecks``: only the checks of the assigned flavors
-            flavor_maps = (psa.flavors or {} for psa in admission.pod_set_assignments or ())
-            required = cq.settings.checks_for_admission(flavor_maps) if cq is not None else set()
+            required = set(cq.settings.checks_for(admission)) if cq is not None else set()
             have = {c.name for c in status.admission_checks or ()}
             if required <= have:
                 W.sync_admitted(status, obj.metadata.generation, now, observability, explicit)

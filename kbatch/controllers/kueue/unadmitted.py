@@ -13,6 +13,7 @@ from kbatch.api.kueue_v1beta2 import ClusterQueue, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import Cond, Reason
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
+from kbatch.controllers.kueue.model.clusterqueue import admission_check_rules, applicable_checks
 
 __all__ = ["ADMISSION_GATED", "checks_for", "gate_reported", "granular_unadmitted"]
 
@@ -71,21 +72,10 @@ def granular_unadmitted(
 
 
 def checks_for(cq: ClusterQueue, admission: Any) -> list[str]:
-    """``workload.AdmissionChecksForWorkload`` (pkg/workload/workload.go, v0.19.2), sorted: a rule
-    without ``onFlavors`` stands for every flavor of the ClusterQueue
-    (``admissioncheck.NewAdmissionChecks``). With an admission, the rules sharing a flavor with it;
-    without one, only the rules covering every flavor of the ClusterQueue (the flavors are not
-    known yet)."""
+    """The checks a workload of ``cq`` with ``admission`` (None: no quota yet) needs, from the API
+    object (:func:`~kbatch.controllers.kueue.model.clusterqueue.applicable_checks`)."""
     spec = cq.spec
-    strategy = spec.admission_checks_strategy if spec else None
     every = frozenset(
         f.name or "" for rg in (spec.resource_groups if spec else None) or () for f in rg.flavors or ()
     )
-    rules = {
-        r.name or "": frozenset(r.on_flavors or ()) or every
-        for r in (strategy.admission_checks if strategy else None) or ()
-    }
-    if admission is None:
-        return sorted(name for name, flavors in rules.items() if flavors >= every)
-    assigned = {f for psa in admission.pod_set_assignments or () for f in (psa.flavors or {}).values()}
-    return sorted(name for name, flavors in rules.items() if flavors & assigned)
+    return applicable_checks(admission_check_rules(spec), every, admission)

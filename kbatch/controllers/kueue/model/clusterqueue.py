@@ -9,7 +9,7 @@ reserve quota in it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,9 +21,12 @@ from kbatch.controllers.kueue.model.requests import FlavorResource, amount
 
 __all__ = [
     "CQSettings",
+    "CheckRules",
     "ClusterQueueNode",
     "Preemption",
     "ResourceGroup",
+    "admission_check_rules",
+    "applicable_checks",
     "fair_weight",
     "quotas_of",
     "settings_of",
@@ -44,6 +47,9 @@ class Preemption:
     max_priority_threshold: int | None = None
 
 
+CheckRules = tuple[tuple[str, frozenset[str]], ...]  # (check, flavors it applies to; empty: all)
+
+
 @dataclass(frozen=True, slots=True)
 class CQSettings:
     """What a ClusterQueue's spec decides, settled."""
@@ -59,9 +65,7 @@ class CQSettings:
     preference: str | None = None
     stop_policy: str = "None"
     fair_weight: float = 1.0
-    admission_checks: tuple[
-        tuple[str, frozenset[str]], ...
-    ] = ()  # (check, flavors it applies to; empty: all)
+    admission_checks: CheckRules = ()
     admission_mode: str | None = None
 
     def rg_by_resource(self, resource: str) -> ResourceGroup | None:
@@ -73,15 +77,31 @@ class CQSettings:
     def all_flavors(self) -> list[str]:
         return [f for rg in self.resource_groups for f in rg.flavors]
 
-    def checks_for_admission(self, flavor_maps: Iterable[Mapping[str, str]]) -> set[str]:
-        """``admissionChecksForAdmission`` (pkg/workload/workload.go, v0.19.2): the checks whose
-        flavors (none listed: every flavor of the ClusterQueue) meet those of the admission's pod
-        sets (``flavor_maps``: resource -> flavor, read only when the ClusterQueue has checks)."""
+    def checks_for(self, admission: Any) -> list[str]:
+        """The admission checks a workload with ``admission`` (None: no quota yet) needs."""
         if not self.admission_checks:
-            return set()
-        assigned = {f for m in flavor_maps for f in m.values()}
-        every = frozenset(self.all_flavors())
-        return {name for name, flavors in self.admission_checks if (flavors or every) & assigned}
+            return []
+        return applicable_checks(self.admission_checks, frozenset(self.all_flavors()), admission)
+
+
+def admission_check_rules(spec: Any) -> CheckRules:
+    """A ClusterQueue spec's ``admissionChecksStrategy`` rules, sorted."""
+    strategy = spec.admission_checks_strategy if spec is not None else None
+    if strategy is None:
+        return ()
+    rules = strategy.admission_checks or ()
+    return tuple(sorted((r.name or "", frozenset(r.on_flavors or ())) for r in rules))
+
+
+def applicable_checks(rules: CheckRules, every: frozenset[str], admission: Any) -> list[str]:
+    """``workload.AdmissionChecksForWorkload`` (pkg/workload/workload.go, v0.19.2), in name order: a
+    rule without flavors stands for ``every`` flavor of the ClusterQueue. With an admission, the
+    rules sharing a flavor with its pod sets (``HasAllRequiredChecks`` asks for these); without one
+    (the flavors are not known yet), only the rules covering every flavor."""
+    if admission is None:
+        return [name for name, flavors in rules if (flavors or every) >= every]
+    assigned = {f for psa in admission.pod_set_assignments or () for f in (psa.flavors or {}).values()}
+    return [name for name, flavors in rules if (flavors or every) & assigned]
 
 
 def fair_weight(fs: Any) -> float:
@@ -119,16 +139,6 @@ def settings_of(cq: ClusterQueue) -> CQSettings:
         bwc.max_priority_threshold if bwc else None,
     )
     ff = spec.flavor_fungibility
-    checks = (
-        tuple(
-            sorted(
-                (r.name or "", frozenset(r.on_flavors or ()))
-                for r in (spec.admission_checks_strategy.admission_checks or ())
-            )
-        )
-        if spec.admission_checks_strategy
-        else ()
-    )
     return CQSettings(
         name=cq.metadata.name or "",
         cohort=spec.cohort_name or "",
@@ -148,7 +158,7 @@ def settings_of(cq: ClusterQueue) -> CQSettings:
         preference=ff.preference if ff else None,
         stop_policy=spec.stop_policy or "None",
         fair_weight=fair_weight(spec.fair_sharing),
-        admission_checks=checks,
+        admission_checks=admission_check_rules(spec),
         admission_mode=spec.admission_scope.admission_mode if spec.admission_scope else None,
     )
 
