@@ -32,6 +32,7 @@ from sortedcontainers import SortedList
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.api.selectors import Selector
+from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
 from kbatch.controllers.kueue.model.info import InfoOptions, WorkloadInfo, condition, is_true, workload_key
 from kbatch.controllers.kueue.scheduling.assignment import LastState
 from kbatch.controllers.kueue.scheduling.cycle import Head, RequeueReason
@@ -41,7 +42,7 @@ __all__ = ["ClusterQueueQueue", "LocalQueueQueue", "QueueManager", "admissible"]
 
 def admissible(wl: Workload, admission_gated_by: bool = True) -> bool:
     """``IsAdmissible``: active, not finished, holding no quota, not on hold, not gated."""
-    if admission_gated_by and (wl.metadata.annotations or {}).get("kueue.x-k8s.io/admission-gated-by"):
+    if admission_gated_by and (wl.metadata.annotations or {}).get(ADMISSION_GATED_BY):
         return False
     if wl.spec is not None and wl.spec.active is False:
         return False

@@ -41,6 +41,7 @@ from kbatch.api.validation import (
     validate_labels,
 )
 from kbatch.controllers.kueue.config import settings_for
+from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
 from kbatch.controllers.kueue.model.info import PRIORITY_BOOST, parse_priority_boost
 from kbatch.controllers.kueue.model.requests import amount
 
@@ -356,8 +357,7 @@ def validate_workload(wl: Workload, old: Workload | None, gates: Any) -> list[Fi
     return errs
 
 
-_GATED_BY = "kueue.x-k8s.io/admission-gated-by"
-_GATED_BY_PATH = f"metadata.annotations[{_GATED_BY}]"
+_GATED_BY_PATH = f"metadata.annotations[{ADMISSION_GATED_BY}]"
 _PRIORITY_BOOST_PATH = f"metadata.annotations[{PRIORITY_BOOST}]"
 MAX_GATE_NAME_LENGTH = 63  # as a Job's spec.managedBy
 
@@ -371,10 +371,10 @@ def _admission_gated_by(wl: Workload, old: Workload | None) -> list[FieldError]:
     """``ValidateAdmissionGatedByAnnotationOn{Create,Update}`` (pkg/util/webhook/
     validation_admissiongatedby.go): on update, no gate may be added after creation (nor a new one
     to the list); the value is a list of distinct domain-prefixed paths of at most 63 characters."""
-    value = (wl.metadata.annotations or {}).get(_GATED_BY, "")
+    value = (wl.metadata.annotations or {}).get(ADMISSION_GATED_BY, "")
     errs: list[FieldError] = []
     if old is not None:
-        before = (old.metadata.annotations or {}).get(_GATED_BY, "")
+        before = (old.metadata.annotations or {}).get(ADMISSION_GATED_BY, "")
         if not before and value:
             errs.append(FieldError.forbidden(_GATED_BY_PATH, "cannot add admission gate after creation"))
         if before and value and any(g not in _csv(before) for g in _csv(value)):
