@@ -406,10 +406,7 @@ class Allocator:
         added: list[Any] = []
         for constraint in self.constraints[ci]:
             if not constraint.add(data.base_name, data.sub_name, device, candidate.pool.driver):
-                for done in added:
-                    done.remove(data.base_name, data.sub_name, device, candidate.pool.driver)
-                if counted:
-                    self._release_counters(candidate)
+                self._back_out(data, candidate, added, counted)
                 if must:
                     raise AllocationError(
                         f"claim {_key(self.claims[ci])}, request {data.name}: cannot add "
@@ -420,10 +417,7 @@ class Allocator:
         if must and not self._capacity_fits(data, candidate):
             # upstream allocateDevice checks the capacity again: an "all" request's devices were
             # chosen before anything was being allocated (the search checks just before this call)
-            for done in added:
-                done.remove(data.base_name, data.sub_name, device, candidate.pool.driver)
-            if counted:
-                self._release_counters(candidate)
+            self._back_out(data, candidate, added, counted)
             return None
         holders = self.allocating.setdefault(candidate.id, set())
         if not multiple:
@@ -495,6 +489,13 @@ class Allocator:
                 self._release_counters(candidate)
                 return False
         return True
+
+    def _back_out(self, data: RequestData, candidate: Candidate, added: list[Any], counted: bool) -> None:
+        """Undo what a refused device attempt took: the constraints it joined, its counters."""
+        for constraint in added:
+            constraint.remove(data.base_name, data.sub_name, candidate.device, candidate.pool.driver)
+        if counted:
+            self._release_counters(candidate)
 
     def _release_counters(self, candidate: Candidate) -> None:
         consumed = self.consumed_counters.get(candidate.pool.id, {})
