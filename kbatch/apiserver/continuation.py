@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbatch.api.errors import BadRequest
+from kbatch.apiserver.go_json_syntax import GoSyntaxError, loads
 
 __all__ = ["ContinueToken", "decode_continue", "encode_continue"]
 
@@ -38,7 +39,7 @@ def decode_continue(token: str) -> ContinueToken:
     """Upstream's ``DecodeContinue`` with the etcd3 store's ``invalid continue token: …`` BadRequest
     around its error: the same checks, in its order, with its words. Where Go's decoders word their
     own errors (base64, JSON), the cause is said in Go's terms where it is simple to (an invalid byte's
-    offset, a value of the wrong JSON type) and in the JSON parser's otherwise."""
+    offset, a value of the wrong JSON type, a syntax error)."""
     data = _json(_base64(token))
     version, revision, start = (_field(data, name, kind) for name, kind in
                                 (("v", str), ("rv", int), ("start", str)))
@@ -66,10 +67,9 @@ def _base64(token: str) -> bytes:
 
 def _json(raw: bytes) -> dict[str, Any]:
     try:
-        data = json.loads(raw.decode())
-    except (ValueError, UnicodeDecodeError) as err:
-        cause = str(err) if isinstance(err, json.JSONDecodeError) else "invalid UTF-8"
-        raise BadRequest(f"{_INVALID}: {cause}") from None
+        data = loads(raw)  # encoding/json's words for a token that is not JSON
+    except GoSyntaxError as err:
+        raise BadRequest(f"{_INVALID}: {err}") from None
     if data is None:
         return {}  # Go decodes null into the zero token
     if not isinstance(data, dict):
