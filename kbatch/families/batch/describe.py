@@ -45,14 +45,18 @@ def describe_job(job: Obj) -> Lines:
         out.append(("Completed At", end))
     if start and end:
         out.append(("Duration", _duration(start, end)))
-    if spec.get("activeDeadlineSeconds") is not None:
-        out.append(("Active Deadline Seconds", f"{spec['activeDeadlineSeconds']}s"))
+    out += _active_deadline(spec)
     out.append(("Pods Statuses", f"{status.get('active', 0)} Active ({status.get('ready', 0)} Ready) / "
                                  f"{status.get('succeeded', 0)} Succeeded / "
                                  f"{status.get('failed', 0)} Failed"))
     if spec.get("completionMode") == "Indexed":
         out.append(("Completed Indexes", cap_indexes(status.get("completedIndexes") or "", 50)))
     return out
+
+
+def _active_deadline(spec: Obj) -> Lines:
+    seconds = spec.get("activeDeadlineSeconds")
+    return [] if seconds is None else [("Active Deadline Seconds", f"{seconds}s")]
 
 
 def _set_or_unset(value: Any, unit: str = "") -> str:
@@ -64,8 +68,7 @@ def _job_template(template: Obj) -> Lines:
     out = [("Selector", format_selector(spec["selector"]) if spec.get("selector") else "<unset>"),
            ("Parallelism", _set_or_unset(spec.get("parallelism"))),
            ("Completions", _set_or_unset(spec.get("completions")))]
-    if spec.get("activeDeadlineSeconds") is not None:
-        out.append(("Active Deadline Seconds", f"{spec['activeDeadlineSeconds']}s"))
+    out += _active_deadline(spec)
     return out
 
 
