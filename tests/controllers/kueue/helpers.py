@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch import ControlPlane
-from kbatch.api.kueue_v1beta2 import ClusterQueue, LocalQueue, Workload
+from kbatch.api.kueue_v1beta2 import AdmissionCheck, ClusterQueue, LocalQueue, Workload
 
 __all__ = ["World", "cluster_queue", "flavor", "local_queue", "quota", "workload"]
 
@@ -66,6 +66,15 @@ def local_queue(name: str, cq: str, namespace: str = "default", **spec: Any) -> 
         "metadata": {"name": name, "namespace": namespace},
         "spec": {"clusterQueue": cq, **spec},
     }
+
+
+def activate_checks(cp: ControlPlane, *names: str) -> None:
+    """Mark AdmissionChecks Active, as their controllers would (kbatch runs none), then settle."""
+    active = {"type": "Active", "status": "True", "reason": "Active", "message": "",
+              "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    for name in names:
+        cp.client.patch_status(AdmissionCheck, name, {"status": {"conditions": [active]}})
+    cp.run_until_idle()
 
 
 def workload(

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from kbatch.api.kueue_v1beta2 import AdmissionCheck, Workload
+from kbatch.api.kueue_v1beta2 import Workload
 
-from .helpers import KUEUE, World, cluster_queue, flavor, local_queue, quota, workload
+from .helpers import KUEUE, World, activate_checks, cluster_queue, flavor, local_queue, quota, workload
 
 CHECK = {
     "apiVersion": KUEUE,
@@ -40,15 +40,7 @@ def _world() -> World:
 
 
 def _activated(w: World) -> World:
-    active = {
-        "type": "Active",
-        "status": "True",
-        "reason": "Active",
-        "message": "",
-        "lastTransitionTime": "2026-01-01T00:00:00Z",
-    }
-    w.cp.client.patch_status(AdmissionCheck, "check", {"status": {"conditions": [active]}})
-    w.cp.run_until_idle()
+    activate_checks(w.cp, "check")
     return w
 
 

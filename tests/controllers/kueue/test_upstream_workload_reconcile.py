@@ -15,11 +15,11 @@ import pytest
 
 from kbatch.api.batch_v1 import Job
 from kbatch.api.errors import NotFound
-from kbatch.api.kueue_v1beta2 import AdmissionCheck, Workload
+from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, RESOURCE_IN_USE_FINALIZER
 from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
 
-from .helpers import KUEUE, World, cluster_queue, flavor, local_queue, quota, workload
+from .helpers import KUEUE, World, activate_checks, cluster_queue, flavor, local_queue, quota, workload
 
 RETAIN_5M = {
     "apiVersion": "config.kueue.x-k8s.io/v1beta2",
@@ -236,16 +236,7 @@ def _checked_world(*rules: dict[str, Any], quota_on: str = "flavor1") -> World:
         cluster_queue("cq", (["cpu"], flavors), admissionChecksStrategy={"admissionChecks": list(rules)}),
         local_queue("lq", "cq"),
     )
-    active = {
-        "type": "Active",
-        "status": "True",
-        "reason": "Active",
-        "message": "",
-        "lastTransitionTime": "2026-01-01T00:00:00Z",
-    }
-    for n in names:
-        w.cp.client.patch_status(AdmissionCheck, n, {"status": {"conditions": [active]}})
-    w.cp.run_until_idle()
+    activate_checks(w.cp, *names)
     return w
 
 
