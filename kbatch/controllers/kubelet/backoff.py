@@ -1,28 +1,59 @@
 """Container restart back-off (CrashLoopBackOff), as the upstream kubelet.
 
-Upstream ``pkg/kubelet/kubelet.go`` (``backOffPeriod`` 10 s, ``MaxContainerBackOff`` 300 s) and
-the Kubernetes docs, "Container restarts": after a container exits and is to be restarted, the
-kubelet waits 10 s, then 20 s, 40 s, … capped at 5 minutes. While it waits the container is
-``waiting`` with reason ``CrashLoopBackOff`` and message "back-off <d> restarting failed
-container=<name> pod=<pod>_<ns>(<uid>)".
+Upstream ``pkg/kubelet/kubelet.go`` (``backOffPeriod`` 10 s, ``MaxContainerBackOff`` 300 s; the
+``ReduceDefaultCrashLoopBackOffDecay`` gate of KEP-4603, 1 s and 60 s, is alpha and off in 1.37) and
+``kuberuntime_manager.go`` ``doBackOff`` over client-go's ``flowcontrol.Backoff``. Each container of a
+pod has one back-off entry (a delay and the instant it last moved), made at its first restart:
 
-    >>> [restart_delay(n) for n in range(1, 8)]
-    [10.0, 20.0, 40.0, 80.0, 160.0, 300.0, 300.0]
+* a container that exits with no entry, or more than twice the maximum (600 s) after its entry last
+  moved, is restarted at once (``IsInBackOffSince`` is false), and its entry starts at 10 s;
+* otherwise it waits ``waiting`` with reason ``CrashLoopBackOff`` and message "back-off <d>
+  restarting failed container=<name> pod=<pod>_<ns>(<uid>)" until ``<d>`` after its exit, and the
+  kubelet records a ``BackOff`` Warning "Back-off restarting failed container <name> in pod
+  <pod>_<ns>(<uid>)"; at the restart the entry doubles, capped at 5 minutes.
+
+So an unbroken crash loop restarts after 0 s, 10 s, 20 s, 40 s, … 300 s (the docs' "Container
+restarts" list the waits, 10 s, 20 s, 40 s, …, which start from the second exit):
+
+    >>> [restart_delay(n) for n in range(1, 9)]
+    [0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 300.0, 300.0]
 """
 
 from __future__ import annotations
 
-__all__ = ["INITIAL_BACKOFF", "MAX_BACKOFF", "backoff_message", "restart_delay"]
+__all__ = ["INITIAL_BACKOFF", "MAX_BACKOFF", "backoff_event_message", "backoff_message", "next_backoff",
+           "restart_delay", "restart_wait"]
 
 INITIAL_BACKOFF = 10.0
 MAX_BACKOFF = 300.0
 
 
+def _expired(backoff: float, moved_at: float, exited: float, maximum: float) -> bool:
+    """No entry (``backoff`` 0), or one that last moved more than twice the maximum before the exit
+    (flowcontrol's ``hasExpired``: the container is taken as stable again)."""
+    return backoff == 0.0 or exited - moved_at > 2 * maximum
+
+
+def restart_wait(backoff: float, moved_at: float, exited: float, maximum: float = MAX_BACKOFF) -> float:
+    """Seconds from a container's exit at ``exited`` to its restart, given its back-off entry
+    (``backoff`` seconds, 0 for none, last moved at ``moved_at``)."""
+    return 0.0 if _expired(backoff, moved_at, exited, maximum) else backoff
+
+
+def next_backoff(backoff: float, moved_at: float, exited: float, initial: float = INITIAL_BACKOFF,
+                 maximum: float = MAX_BACKOFF) -> float:
+    """The entry after the restart that follows an exit at ``exited`` (flowcontrol's ``Next``)."""
+    if _expired(backoff, moved_at, exited, maximum):
+        return initial
+    return min(backoff * 2, maximum)
+
+
 def restart_delay(restart: int, initial: float = INITIAL_BACKOFF, maximum: float = MAX_BACKOFF) -> float:
-    """Seconds to wait before restart number ``restart`` (1 for the first restart)."""
-    if restart < 1:
+    """Seconds to wait before restart number ``restart`` (1 for the first) of a container that keeps
+    exiting within 10 minutes of its last restart."""
+    if restart <= 1:
         return 0.0
-    return min(initial * 2 ** (restart - 1), maximum)
+    return min(initial * 2 ** (restart - 2), maximum)
 
 
 def _go_duration(seconds: float) -> str:
@@ -30,6 +61,17 @@ def _go_duration(seconds: float) -> str:
     return f"{minutes}m{secs}s" if minutes else f"{secs}s"
 
 
+def _pod(pod: str, namespace: str, uid: str) -> str:
+    """``format.Pod``: name_namespace(uid)."""
+    return f"{pod}_{namespace}({uid})"
+
+
 def backoff_message(delay: float, container: str, pod: str, namespace: str, uid: str) -> str:
-    return (f"back-off {_go_duration(delay)} restarting failed container={container} "
-            f"pod={pod}_{namespace}({uid})")
+    """The waiting container's message (``doBackOff``'s error)."""
+    where = _pod(pod, namespace, uid)
+    return f"back-off {_go_duration(delay)} restarting failed container={container} pod={where}"
+
+
+def backoff_event_message(container: str, pod: str, namespace: str, uid: str) -> str:
+    """The ``BackOff`` Warning event's message."""
+    return f"Back-off restarting failed container {container} in pod {_pod(pod, namespace, uid)}"

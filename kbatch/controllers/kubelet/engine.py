@@ -9,9 +9,11 @@ transition due up to ``now`` *in time order* (so a late wake-up still produces e
 * the pod starts ``start_delay`` seconds after it is bound; init containers run one at a time, in
   order; a restartable init container (sidecar) starts and the next init container follows at once;
   when every init container has succeeded, all app containers start together;
-* a container that ends is restarted, after the CrashLoopBackOff delay, when the pod's
-  ``restartPolicy`` says so (``Always``; ``OnFailure`` and a non-zero exit; sidecars always); a
-  failed init container under ``Never`` fails the pod;
+* a container that ends is restarted when the pod's ``restartPolicy`` says so (``Always``;
+  ``OnFailure`` and a non-zero exit; sidecars always): at once the first time (its terminated state
+  is reported before the restart, as the kubelet writes the status its sync started from), then
+  after the CrashLoopBackOff wait (:mod:`.backoff`); a failed init container under ``Never`` fails
+  the pod;
 * the pod is ``Succeeded`` when every app container has terminated with 0 and none will restart,
   ``Failed`` when they have all terminated and one did not exit 0; sidecars are then stopped;
 * deletion (``deletionTimestamp``): nothing restarts any more; at the end of the grace period every
@@ -32,7 +34,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from kbatch.controllers.kubelet.backoff import restart_delay
+from kbatch.controllers.kubelet.backoff import (
+    backoff_event_message,
+    backoff_message,
+    next_backoff,
+    restart_wait,
+)
 from kbatch.controllers.kubelet.probes import (
     LIVENESS,
     READINESS,
@@ -92,7 +99,9 @@ class Proc:
     exit_code: int | None = None
     finished_at: float | None = None
     restart_count: int = 0
-    restart_at: float | None = None
+    restart_at: float | None = None  # a restart is due (waiting in back-off, or terminated: at once)
+    backoff: float = 0.0  # the back-off entry (0: none yet) and when it last moved
+    backoff_moved_at: float = 0.0
     last: tuple[int, str, float | None, float | None, str] | None = None  # exit, reason, start, end, msg
     pending_fault: Fault | None = None
     ran: bool = False
@@ -148,7 +157,7 @@ def next_wake(run: PodRun) -> float | None:
     for proc in run.procs():
         if proc.state == RUNNING and proc.ends_at is not None:
             times.append(proc.ends_at)
-        elif proc.state == WAITING and proc.restart_at is not None:
+        elif proc.restart_at is not None:
             times.append(proc.restart_at)
         if proc.probes is not None and proc.state == RUNNING:
             times.extend(p.next_at for p in proc.probes if p.next_at is not None)
@@ -165,33 +174,38 @@ def advance(run: PodRun, now: float, plan: Planner, log: LogSink | None = None) 
         due = next_wake(run)
         if due is None or due > now:
             break
-        _fire(run, due, plan, log)
+        report = _fire(run, due, plan, log)
         run.version += 1
+        if report:  # an exit restarted at once: its status is written before the restart
+            break
     return run.version != before
 
 
-def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> None:
+def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> bool:
+    """Apply the first transition due at ``t``; True when its state is to be reported before the
+    next one (an exit whose restart is due at once)."""
     if not run.started and run.bound_at + run.start_delay <= t:
         run.started, run.phase = True, "Running" if not run.init else "Pending"
         _start_next_init(run, t, plan, log)
-        return
+        return False
     for proc in run.procs():
         if proc.state == RUNNING and proc.ends_at is not None and proc.ends_at <= t:
-            _container_ended(run, proc, t, plan, log)
-            return
+            return _container_ended(run, proc, t, plan, log)
     for proc in run.procs():
-        if proc.state == WAITING and proc.restart_at is not None and proc.restart_at <= t:
+        if proc.restart_at is not None and proc.restart_at <= t:
             proc.restart_count += 1
+            proc.backoff_moved_at = t  # flowcontrol's Next: the entry moved at the restart
             _start(run, proc, t, plan, log)
-            return
+            return False
     for proc in run.procs():
         if proc.probes is not None and proc.state == RUNNING:
             for state in proc.probes:
                 if state.next_at is not None and state.next_at <= t:
                     _probe(run, proc, state, t, plan, log)
-                    return
+                    return False
     if run.kill_at is not None and run.kill_at <= t:
         _kill_all(run, t)
+    return False
 
 
 def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> None:
@@ -274,23 +288,37 @@ def take_events(run: PodRun) -> list[tuple[str, str, str, str]]:
     return events
 
 
-def _container_ended(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> None:
+def _container_ended(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> bool:
+    """True when the container restarts at once (its exit is reported first)."""
     exit_code = proc.exit_code if proc.exit_code is not None else 0
     proc.terminate(t, exit_code, proc.reason or None, proc.message)
     if _restarts(run, proc, exit_code):
-        delay = restart_delay(proc.restart_count + 1)
-        proc.state, proc.restart_at = WAITING, t + delay
-        proc.last = (exit_code, proc.reason, proc.started_at, t, proc.message)
-        proc.reason, proc.message = "CrashLoopBackOff", ""
-        return
+        return _back_off(run, proc, t)
     if proc.kind == INIT:
         if exit_code == 0:
             _start_next_init(run, t, plan, log)
         elif run.restart_policy == "Never" or run.kill_at is not None:
             _finish(run, t, "Failed")
-        return
-    if proc.kind == APP and all(p.state == TERMINATED for p in run.app):
+        return False
+    if proc.kind == APP and all(p.state == TERMINATED and p.restart_at is None for p in run.app):
         _finish(run, t, "Succeeded" if all(p.exit_code == 0 for p in run.app) else "Failed")
+    return False
+
+
+def _back_off(run: PodRun, proc: Proc, t: float) -> bool:
+    """Schedule the restart of ``proc``, which exited at ``t`` (:mod:`.backoff`): at once, staying
+    terminated until then (True), or after waiting in ``CrashLoopBackOff``."""
+    wait = restart_wait(proc.backoff, proc.backoff_moved_at, t)
+    proc.backoff = next_backoff(proc.backoff, proc.backoff_moved_at, t)
+    proc.restart_at = t + wait
+    if wait == 0.0:
+        return True
+    proc.last = (proc.exit_code or 0, proc.reason, proc.started_at, t, proc.message)
+    proc.state, proc.reason = WAITING, "CrashLoopBackOff"
+    proc.message = backoff_message(wait, proc.name, run.name, run.namespace, run.uid)
+    event = backoff_event_message(proc.name, run.name, run.namespace, run.uid)
+    _event(run, "Warning", "BackOff", event, proc)
+    return False
 
 
 def _restarts(run: PodRun, proc: Proc, exit_code: int) -> bool:
@@ -328,7 +356,7 @@ def request_deletion(run: PodRun, kill_at: float) -> None:
         run.kill_at = kill_at
         run.version += 1
     for proc in run.procs():
-        if proc.state == WAITING and proc.restart_at is not None:
+        if proc.restart_at is not None:
             proc.restart_at = None  # no restarts while terminating; it ends at kill time
 
 

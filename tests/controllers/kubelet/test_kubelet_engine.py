@@ -17,6 +17,7 @@ from kbatch.controllers.kubelet.engine import (
     apply_fault,
     next_wake,
     request_deletion,
+    take_events,
 )
 from kbatch.sim.command import ContainerRun
 
@@ -51,27 +52,79 @@ def test_non_zero_exit_fails_a_never_pod() -> None:
     assert run.phase == "Failed" and run.app[0].exit_code == 3 and run.app[0].reason == "Error"
 
 
-def test_on_failure_restarts_with_crash_loop_back_off() -> None:
+def test_on_failure_restarts_at_once_then_with_crash_loop_back_off() -> None:
+    """``doBackOff``: the first exit has no back-off entry, so the container restarts at once (its
+    exit reported first); the next exits wait 10 s, then 20 s, with upstream's message."""
     run = run_of("OnFailure")
-    plan = planner({"c0": [ContainerRun(1, 1), ContainerRun(1, 1), ContainerRun(1, 0)]})
-    advance(run, 1.0, plan)
+    plan = planner({"c0": [ContainerRun(1, 1), ContainerRun(1, 1), ContainerRun(1, 1), ContainerRun(1, 0)]})
+    assert advance(run, 1.0, plan)
     proc = run.app[0]
-    assert proc.state == "waiting" and proc.reason == "CrashLoopBackOff" and proc.restart_at == 11.0
-    assert proc.last is not None and proc.last[0] == 1
-    advance(run, 12.0, plan)  # restarted at 11, failed again at 12 → 20 s back-off
-    assert proc.restart_count == 1 and proc.restart_at == 32.0
+    assert proc.state == "terminated" and proc.exit_code == 1 and proc.restart_at == 1.0  # reported
+    assert next_wake(run) == 1.0 and run.phase == "Running"
+    advance(run, 1.0, plan)  # restarted at 1, no back-off
+    assert proc.state == "running" and proc.restart_count == 1 and proc.last is not None
+    assert proc.last[0] == 1 and proc.last[3] == 1.0
+    advance(run, 2.0, plan)  # failed again at 2: 10 s back-off
+    assert proc.state == "waiting" and proc.reason == "CrashLoopBackOff" and proc.restart_at == 12.0
+    assert proc.message == "back-off 10s restarting failed container=c0 pod=p_default(uid)"
+    assert take_events(run) == [("Warning", "BackOff", "Back-off restarting failed container c0 in pod "
+                                 "p_default(uid)", "spec.containers{c0}")]
+    advance(run, 13.0, plan)  # restarted at 12, failed at 13 → 20 s
+    assert proc.restart_count == 2 and proc.restart_at == 33.0
     advance(run, 100.0, plan)
-    assert run.phase == "Succeeded" and proc.restart_count == 2
+    assert run.phase == "Succeeded" and proc.restart_count == 3
 
 
 def test_back_off_doubles_to_five_minutes() -> None:
-    assert [restart_delay(n) for n in (1, 2, 3, 6, 9)] == [10, 20, 40, 300, 300]
+    assert [restart_delay(n) for n in (1, 2, 3, 4, 7, 9)] == [0, 10, 20, 40, 300, 300]
+
+
+def test_back_off_resets_after_ten_quiet_minutes() -> None:
+    """flowcontrol's ``hasExpired``: an exit more than twice 300 s after the entry last moved finds the
+    container stable again: restart at once, the entry back at 10 s."""
+    run = run_of("Always")
+    plan = planner({"c0": [ContainerRun(1, 1), ContainerRun(1, 1), ContainerRun(601, 1), ContainerRun(1, 1)]})
+    advance(run, 1.0, plan)
+    advance(run, 1.0, plan)  # restart 1 at 1 (entry 10 s, moved at 1)
+    advance(run, 12.0, plan)  # exit at 2, restart 2 at 12 (entry 20 s, moved at 12)
+    proc = run.app[0]
+    assert proc.restart_count == 2 and proc.backoff == 20.0
+    advance(run, 613.0, plan)  # exit at 613: 601 s after the entry moved → at once
+    assert proc.state == "terminated" and proc.restart_at == 613.0
+    advance(run, 613.0, plan)
+    advance(run, 614.0, plan)  # exit at 614, 1 s after: back-off 10 s again
+    assert proc.state == "waiting" and proc.restart_at == 624.0 and proc.restart_count == 3
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 700), min_size=1, max_size=12))
+def test_restart_waits_follow_the_kubelet_back_off(runs: list[int]) -> None:
+    """Oracle: flowcontrol.Backoff step by step (no entry or stale → at once and 10 s; else wait the
+    entry, which doubles to 300 s at the restart; it moves at each restart)."""
+    run = run_of("Always")
+    plan = planner({"c0": [ContainerRun(d, 1) for d in runs] + [ContainerRun(10_000, 0)]})
+    backoff, moved, t, starts = 0.0, 0.0, 0.0, [0.0]
+    for duration in runs:
+        exited = t + duration
+        stale = backoff == 0.0 or exited - moved > 600
+        t = exited + (0.0 if stale else backoff)
+        backoff = 10.0 if stale else min(2 * backoff, 300.0)
+        moved = t
+        starts.append(t)
+    while (wake := next_wake(run)) is not None and wake <= starts[-1]:
+        advance(run, wake, plan)
+    proc = run.app[0]
+    assert proc.restart_count == len(runs) and proc.started_at == starts[-1]
 
 
 def test_always_restarts_even_after_success() -> None:
     run = run_of("Always")
-    advance(run, 1.0, planner({"c0": [ContainerRun(1, 0)]}))
+    plan = planner({"c0": [ContainerRun(1, 0)]})
+    advance(run, 1.0, plan)
+    assert run.phase == "Running" and run.app[0].reason == "Completed" and run.app[0].restart_at == 1.0
+    advance(run, 2.0, plan)  # restarted at once at 1, exited 0 again at 2: back-off
     assert run.phase == "Running" and run.app[0].reason == "CrashLoopBackOff"
+    assert run.app[0].restart_count == 1
 
 
 def test_init_containers_run_in_order_before_app_containers() -> None:
@@ -128,7 +181,9 @@ def test_fault_ends_the_container_now_and_the_restart_policy_applies() -> None:
     plan = planner({"c0": [ContainerRun(100, 0), ContainerRun(5, 0)]})
     advance(run, 3.0, plan)
     assert apply_fault(run, "c0", Fault(42, "OOMKilled"), 3.0)
-    advance(run, 3.0, plan)
+    advance(run, 3.0, plan)  # the exit, reported
+    assert run.app[0].state == "terminated" and run.app[0].reason == "OOMKilled"
+    advance(run, 3.0, plan)  # the restart, at once
     assert run.app[0].last is not None and run.app[0].last[:2] == (42, "OOMKilled")
     advance(run, 100.0, plan)
     assert run.phase == "Succeeded" and run.app[0].restart_count == 1
@@ -175,4 +230,5 @@ def test_kubelet_never_moves_a_pod_backwards(policy, runs, inits, steps, delete_
         if run.terminal:
             assert all(p.state == "terminated" or p.ran is False or p.state == "waiting" for p in run.procs())
         wake = next_wake(run)
-        assert wake is None or wake > now or wake == float("inf")
+        reported = any(p.state == "terminated" and p.restart_at == wake for p in run.procs())
+        assert wake is None or wake > now or wake == float("inf") or reported

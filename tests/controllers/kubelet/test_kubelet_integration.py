@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kbatch.api.core_v1 import Event
 from kbatch.controllers.kubelet import pod_logs
 from kbatch.sim import NodeTemplate, add_pod_condition, evict_pod, fail_pod
 
@@ -96,13 +97,29 @@ def test_custom_condition_is_kept_by_the_kubelet() -> None:
 
 
 def test_on_failure_restarts_count_up_in_status() -> None:
+    """kubectl shows Error, then Running with RESTARTS 1 at once, then CrashLoopBackOff: the first exit
+    has no back-off entry (``doBackOff``), the second waits 10 s."""
     cp = sim_cluster(1)
     cp.apply(pod_yaml("p", "sleep 1; exit 1", restart="OnFailure"))
     cp.advance(1)
     status = get_pod(cp, "p").status.container_statuses[0]
-    assert status.state.waiting.reason == "CrashLoopBackOff" and status.last_state.terminated.exit_code == 1
-    cp.advance(11)
-    assert get_pod(cp, "p").status.container_statuses[0].restart_count == 1
+    assert status.state.terminated.exit_code == 1 and status.restart_count == 0
+    cp.advance(0.5)
+    status = get_pod(cp, "p").status.container_statuses[0]
+    assert status.state.running is not None and status.restart_count == 1
+    assert status.last_state.terminated.exit_code == 1
+    cp.advance(1)  # the second exit, at 2 s
+    pod = get_pod(cp, "p")
+    status = pod.status.container_statuses[0]
+    assert status.state.waiting.reason == "CrashLoopBackOff" and status.restart_count == 1
+    assert status.state.waiting.message == (
+        f"back-off 10s restarting failed container=main pod=p_default({pod.metadata.uid})")
+    backoffs = [e for e in cp.client.list(Event, "default").items if e.reason == "BackOff"]
+    assert [(e.type, e.message, e.involved_object.field_path) for e in backoffs] == [
+        ("Warning", f"Back-off restarting failed container main in pod p_default({pod.metadata.uid})",
+         "spec.containers{main}")]
+    cp.advance(10)
+    assert get_pod(cp, "p").status.container_statuses[0].restart_count == 2
 
 
 def test_stage_rules_decide_duration_and_exit_code() -> None:
