@@ -1250,3 +1250,28 @@ def test_prevent_integer_overflow_in_resourcevalue_conversion_to_millivalue() ->
     )
     assert message.endswith(") > maximum capacity (10)")
     assert out.events["default/vuln-wl"] == [("Warning", "Pending")]
+
+
+def test_use_second_flavor_when_the_first_has_no_preemption_candidates_may_stop_search() -> None:
+    """Upstream: "use second flavor when the first has no preemption candidates; WhenCanPreempt:
+    MayStopSearch" (its borrowing limits on a queue without a cohort are dropped: an API server refuses
+    them, and without a cohort they change nothing)."""
+    from .upstream_tables import cq, r
+
+    other = cq(
+        "other-alpha",
+        [("on-demand", [r(CPU, "50")]), ("spot", [r(CPU, "100")])],
+        preemption={"withinClusterQueue": "LowerPriority"},
+    )
+    other["spec"]["flavorFungibility"] = {"whenCanPreempt": "MayStopSearch"}
+    out = one_cycle(
+        [
+            W("admitted", "eng-alpha", "other", {CPU: "50"}, admitted_to="other-alpha",
+              assignment=[{CPU: ("on-demand", "50")}]),
+            W("new", "eng-alpha", "other", {CPU: "20"}),
+        ],
+        cluster_queues=[other],
+        local_queues=[("other", "eng-alpha", "other-alpha")],
+    )
+    assert out.reserved["eng-alpha/new"] == ("other-alpha", {"main": {CPU: "spot"}})
+    assert out.counts["eng-alpha/new"] == {"main": 1}
