@@ -30,7 +30,7 @@ from kbatch.api.strategies.core import (
     ServiceStrategy,
 )
 from kbatch.api.strategies.policy import PodDisruptionBudgetStrategy
-from kbatch.families.core import describe, node_page, printers
+from kbatch.families.core import node_page, pod_page, printers
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
 
 __all__ = ["CORE", "SCHEDULER_POP_FROM_BACKOFF_Q", "SCHEDULER_QUEUEING_HINTS"]
@@ -52,7 +52,7 @@ CORE = Family(
                 "lifecycle that run pods",
     kinds=(
         KindEntry(Namespace, NamespaceStrategy(), printers.NAMESPACE),
-        KindEntry(Pod, PodStrategy(), printers.POD, describe.describe_pod),
+        KindEntry(Pod, PodStrategy(), printers.POD, page=pod_page.describe_pod_page),
         KindEntry(Node, NodeStrategy(), printers.NODE, page=node_page.describe_node_page),
         KindEntry(Service, ServiceStrategy(), printers.SERVICE),
         KindEntry(Event, EventStrategy(), printers.EVENT),

@@ -19,11 +19,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from kbatch.api.base import parse_time
-from kbatch.api.humanize import age
 from kbatch.api.printing import DescribeReader
 from kbatch.api.quantity import Quantity
 from kbatch.api.tabwriter import tabwrite
+from kbatch.families.core.describe_text import annotation_lines, events_table, multiline, rfc1123z
 from kbatch.families.core.node_devices import allocated_device_rows, slice_pool_rows
 from kbatch.families.core.node_usage import NODE_POD_SELECTOR, node_usage_lines
 
@@ -31,8 +30,6 @@ __all__ = ["NodePageInputs", "describe_node_page", "node_page"]
 
 Obj = dict[str, Any]
 _ROLE_PREFIX, _ROLE_LABEL = "node-role.kubernetes.io/", "kubernetes.io/role"
-_SKIP_ANNOTATIONS = {"kubectl.kubernetes.io/last-applied-configuration"}
-_MAX_ANNOTATION = 140
 _SYSTEM_INFO = (("Machine ID", "machineID"), ("System UUID", "systemUUID"), ("Boot ID", "bootID"),
                 ("Kernel Version", "kernelVersion"), ("OS Image", "osImage"),
                 ("Operating System", "operatingSystem"), ("Architecture", "architecture"),
@@ -45,34 +42,6 @@ class NodePageInputs:
 
     def __init__(self, lease: Obj | None, events: list[Obj], usage: list[str], slices: list[str]) -> None:
         self.lease, self.events, self.usage, self.slices = lease, events, usage, slices
-
-
-def rfc1123z(value: Any) -> str:
-    """Go's ``time.RFC1123Z`` of a timestamp, in UTC (``Wed, 01 Jan 2025 00:00:00 +0000``)."""
-    return parse_time(value).strftime("%a, %d %b %Y %H:%M:%S +0000")
-
-
-def _multiline(title: str, entries: list[str]) -> list[str]:
-    if not entries:
-        return [f"{title}:\t<none>"]
-    return [f"{title}:\t{entries[0]}", *(f"\t{e}" for e in entries[1:])]
-
-
-def _annotations(annotations: dict[str, str]) -> list[str]:
-    keys = sorted(k for k in annotations if k not in _SKIP_ANNOTATIONS)
-    if not keys:
-        return ["Annotations:\t<none>"]
-    lines: list[str] = []
-    for i, key in enumerate(keys):
-        lead = "Annotations:\t" if i == 0 else "\t"
-        value = annotations[key].removesuffix("\n")
-        if len(value) + len(key) + 2 > _MAX_ANNOTATION or "\n" in value:
-            lines.append(f"{lead}{key}:")
-            lines += [f"\t  {s[:_MAX_ANNOTATION - 2] + '...' if len(s) > _MAX_ANNOTATION - 2 else s}"
-                      for s in value.split("\n")]
-        else:
-            lines.append(f"{lead}{key}: {value}")
-    return lines
 
 
 def _roles(labels: dict[str, str]) -> str:
@@ -119,10 +88,10 @@ def _header(node: Obj, inputs: NodePageInputs) -> list[str]:
     labels = meta.get("labels") or {}
     taints = sorted(spec.get("taints") or (), key=lambda t: f"{t.get('effect', '')},{t.get('key', '')}")
     lines = [f"Name:\t{meta.get('name', '')}", f"Roles:\t{_roles(labels)}",
-             *_multiline("Labels", [f"{k}={labels[k]}" for k in sorted(labels)]),
-             *_annotations(meta.get("annotations") or {}),
+             *multiline("Labels", [f"{k}={labels[k]}" for k in sorted(labels)]),
+             *annotation_lines(meta.get("annotations") or {}),
              f"CreationTimestamp:\t{rfc1123z(meta['creationTimestamp'])}",
-             *_multiline("Taints", [_taint(t) for t in taints]),
+             *multiline("Taints", [_taint(t) for t in taints]),
              f"Unschedulable:\t{'true' if spec.get('unschedulable') else 'false'}",
              *_lease(inputs.lease, meta.get("name", "")), *_conditions(status.get("conditions") or []),
              "Addresses:",
@@ -141,32 +110,10 @@ def _header(node: Obj, inputs: NodePageInputs) -> list[str]:
     return lines
 
 
-def _events(events: list[Obj], now: datetime) -> str:
-    """kubectl's ``DescribeEvents``: sorted by last timestamp, ``AGE (xN over FIRST)`` for repeats."""
-    if not events:
-        return tabwrite("Events:\t<none>")
-    lines = ["Events:", "  Type\tReason\tAge\tFrom\tMessage", "  ----\t------\t----\t----\t-------"]
-    for e in sorted(events, key=lambda e: parse_time(e.get("lastTimestamp") or "0001-01-01T00:00:00Z")):
-        first = age(e["eventTime"], now) if e.get("eventTime") else age(e.get("firstTimestamp"), now)
-        series, count = e.get("series"), e.get("count") or 0
-        if series:
-            shown = f"{age(series.get('lastObservedTime'), now)} (x{series.get('count')} over {first})"
-        elif count > 1:
-            shown = f"{age(e.get('lastTimestamp'), now)} (x{count} over {first})"
-        else:
-            shown = first
-        source = (e.get("source") or {}).get("component") or e.get("reportingController") or ""
-        message = (e.get("message") or "").strip()
-        path = (e.get("involvedObject") or {}).get("fieldPath")
-        lines.append(f"  {e.get('type', '')}\t{e.get('reason', '')}\t{shown}\t{source}\t"
-                     + (f"{path}: {message}" if path else message))
-    return tabwrite("\n".join(lines))
-
-
 def node_page(node: Obj, inputs: NodePageInputs, now: datetime) -> str:
     """The whole ``kubectl describe node`` text (without a trailing newline)."""
     page = tabwrite("\n".join([*_header(node, inputs), *inputs.usage]))
-    return f"{page}\n{_events(inputs.events, now)}"
+    return f"{page}\n{events_table(inputs.events, now)}"
 
 
 def describe_node_page(reader: DescribeReader, node: Obj) -> str:
