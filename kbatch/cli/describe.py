@@ -12,10 +12,10 @@ from datetime import datetime
 from typing import Any
 
 from kbatch.api.errors import NotFound, StatusError
-from kbatch.api.humanize import age
 from kbatch.api.printing import kv_lines
 from kbatch.api.registry import KindSpec
 from kbatch.cli.render import align, render_yaml
+from kbatch.families.core.describe_text import events_table
 
 __all__ = ["BackendReader", "describe_object"]
 
@@ -60,18 +60,7 @@ def _events_block(backend: Any, spec: KindSpec, obj: Obj) -> list[str]:
     mine = [e for e in events["items"] if (e.get("involvedObject") or {}).get("uid") == meta.get("uid")
             or ((e.get("involvedObject") or {}).get("kind") == spec.info.kind
                 and (e.get("involvedObject") or {}).get("name") == meta.get("name"))]
-    if not mine:
-        return ["Events:  <none>"]
-    mine.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
-    now = backend.now()
-    rows = [["Type", "Reason", "Age", "From", "Message"], ["----", "------", "----", "----", "-------"]]
-    for e in mine:
-        when = age(e.get("lastTimestamp") or e.get("eventTime"), now)
-        count = e.get("count") or 1
-        shown = f"{when} (x{count} over {age(e.get('firstTimestamp'), now)})" if count > 1 else when
-        source = (e.get("source") or {}).get("component") or e.get("reportingComponent") or ""
-        rows.append([e.get("type", ""), e.get("reason", ""), shown, source, (e.get("message") or "").strip()])
-    return ["Events:", *("  " + line for line in align(rows).splitlines())]
+    return events_table(mine, backend.now()).splitlines()
 
 
 def _indent(text: str, by: str = "  ") -> list[str]:
