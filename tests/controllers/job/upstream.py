@@ -38,6 +38,8 @@ class P:
     exit_code: int | None = None
     conditions: tuple[dict[str, Any], ...] = ()
     finalizer: bool = True
+    name: str | None = None  # upstream's uid, when the case refers to the pod
+    annotations: tuple[tuple[str, str], ...] = ()
 
 
 def counts(pending: int = 0, active: int = 0, succeeded: int = 0, failed: int = 0,
@@ -95,7 +97,8 @@ class Case:
     """A control plane with only the Job controller, the Job and its seeded pods."""
 
     def __init__(self, manifest: dict[str, Any], pods: list[P] = (), *, status: dict[str, Any] | None = None,
-                 deleting: bool = False, controllers: str = "job") -> None:
+                 deleting: bool = False, controllers: str = "job",
+                 uncounted: dict[str, list[str]] | None = None) -> None:
         self.cp = ControlPlane(seed=0, controllers=controllers)
         if deleting:
             manifest = {**manifest, "metadata": {**manifest["metadata"], "finalizers": ["test/hold"]}}
@@ -105,15 +108,31 @@ class Case:
             self.job = self.cp.client.patch_status(Job, "foobar", {"status": status}, "default")
         self.seeded: list[str] = []
         self.pre_deleted: set[str] = set()
+        self.uids: dict[str, str] = {}
         for i, pod in enumerate(pods):
             self.seeded.append(self._seed(i, pod))
+        if uncounted:  # upstream's status.uncountedTerminatedPods, by the pods' names
+            self.job = self.cp.client.patch_status(Job, "foobar", {"status": {"uncountedTerminatedPods": {
+                key: [self.uids.get(n, n) for n in names] for key, names in uncounted.items()}}},
+                "default")
+        self.writes: list[Any] = []
+        update_status = self.cp.client.update_status
+
+        def record(obj: Any, *args: Any, **kwargs: Any) -> Any:
+            written = update_status(obj, *args, **kwargs)
+            if type(obj).__name__ == "Job":
+                self.writes.append(written.status)
+            return written
+
+        self.cp.client.update_status = record  # type: ignore[method-assign]
         if deleting:
             self.cp.client.delete(Job, "foobar", "default")
 
     def _seed(self, i: int, spec: P) -> str:
         meta = self.job.spec.template.metadata
-        name = f"pod-{i:03d}"
+        name = spec.name or f"pod-{i:03d}"
         annotations = {INDEX: spec.index} if spec.index is not None else {}
+        annotations.update(spec.annotations)
         running = spec.phase == "Running"
         pod_spec: dict[str, Any] = {"restartPolicy": "Never",
                                     "containers": [{"name": "c", "image": "foo/bar"}]}
@@ -127,7 +146,7 @@ class Case:
             "name": name, "namespace": "default", "labels": dict(meta.labels or {}),
             "annotations": annotations, "ownerReferences": [owner],
             "finalizers": [JOB_TRACKING_FINALIZER] if spec.finalizer else []}, "spec": pod_spec}
-        self.cp.client.create(Pod.model_validate(body))
+        self.uids[name] = self.cp.client.create(Pod.model_validate(body)).metadata.uid
         self.cp.client.patch_status(Pod, name, {"status": self._status(spec)}, "default")
         if spec.terminating:
             self.cp.client.delete(Pod, name, "default")
@@ -148,6 +167,11 @@ class Case:
                                             "restartCount": 0, "state": {"terminated": {
                                                 "exitCode": code, "finishedAt": spec.finished_at}}}]
         return status
+
+    def names(self, uids: Any) -> list[str]:
+        """Seeded pods' names for uids (upstream's uids are the pods' names here)."""
+        back = {uid: name for name, uid in self.uids.items()}
+        return sorted(back.get(uid, uid) for uid in uids or ())
 
     def run(self) -> Outcome:
         self.cp.run_until_idle()
