@@ -34,11 +34,15 @@ class P:
     index: str | None = None
     ready: bool = False
     terminating: bool = False
-    finished_at: str = LONG_AGO
+    finished_at: str | None = LONG_AGO
     exit_code: int | None = None
     conditions: tuple[dict[str, Any], ...] = ()
     finalizer: bool = True
     name: str | None = None  # upstream's uid, when the case refers to the pod
+    # container statuses as (name, exit code, or None for a running container); None: one
+    # container "c" terminated as the phase says, (): no statuses at all
+    containers: tuple[tuple[str, int | None], ...] | None = None
+    init_containers: tuple[tuple[str, int | None], ...] = ()
     annotations: tuple[tuple[str, str], ...] = ()
 
 
@@ -82,15 +86,27 @@ class Outcome:
 def job_manifest(parallelism: int | None, completions: int | None, backoff_limit: int | None = 6,
                  **spec: Any) -> dict[str, Any]:
     """upstream's ``newJob``; ``None`` leaves a field unset (upstream's -1)."""
+    names = spec.pop("template_containers", ["c"])
     body: dict[str, Any] = {"template": {"spec": {
         "restartPolicy": spec.pop("restart_policy", "Never"),
-        "containers": [{"name": "c", "image": "foo/bar"}]}}}
+        "containers": [{"name": n, "image": "foo/bar"} for n in names]}}}
     for key, value in (("parallelism", parallelism), ("completions", completions),
                        ("backoffLimit", backoff_limit)):
         if value is not None:
             body[key] = value
     body.update(spec)
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "foobar"}, "spec": body}
+
+
+def _container(name: str, code: int | None, finished_at: str | None) -> dict[str, Any]:
+    if code is None:
+        state: dict[str, Any] = {"running": {"startedAt": LONG_AGO}}
+    else:
+        state = {"terminated": {"exitCode": code}}
+        if finished_at is not None:
+            state["terminated"]["finishedAt"] = finished_at
+    return {"name": name, "image": "foo/bar", "imageID": "", "ready": code is None, "restartCount": 0,
+            "state": state}
 
 
 class Case:
@@ -134,8 +150,11 @@ class Case:
         annotations = {INDEX: spec.index} if spec.index is not None else {}
         annotations.update(spec.annotations)
         running = spec.phase == "Running"
+        names = [n for n, _ in spec.containers] if spec.containers else ["c"]
         pod_spec: dict[str, Any] = {"restartPolicy": "Never",
-                                    "containers": [{"name": "c", "image": "foo/bar"}]}
+                                    "containers": [{"name": n, "image": "foo/bar"} for n in names]}
+        if spec.init_containers:
+            pod_spec["initContainers"] = [{"name": n, "image": "foo/bar"} for n, _ in spec.init_containers]
         if running or spec.terminating:
             pod_spec["nodeName"] = "node-1"
         if spec.index is not None:
@@ -161,11 +180,15 @@ class Case:
             conditions.append({"type": "Ready", "status": "True" if spec.ready else "False"})
         if conditions:
             status["conditions"] = conditions
-        if spec.phase in ("Succeeded", "Failed"):
+        containers = spec.containers
+        if containers is None and spec.phase in ("Succeeded", "Failed"):
             code = spec.exit_code if spec.exit_code is not None else (0 if spec.phase == "Succeeded" else 1)
-            status["containerStatuses"] = [{"name": "c", "image": "foo/bar", "imageID": "", "ready": False,
-                                            "restartCount": 0, "state": {"terminated": {
-                                                "exitCode": code, "finishedAt": spec.finished_at}}}]
+            containers = (("c", code),)
+        if containers:
+            status["containerStatuses"] = [_container(n, code, spec.finished_at) for n, code in containers]
+        if spec.init_containers:
+            status["initContainerStatuses"] = [_container(n, code, spec.finished_at)
+                                               for n, code in spec.init_containers]
         return status
 
     def names(self, uids: Any) -> list[str]:
