@@ -43,6 +43,7 @@ class P:
     # container "c" terminated as the phase says, (): no statuses at all
     containers: tuple[tuple[str, int | None], ...] | None = None
     init_containers: tuple[tuple[str, int | None], ...] = ()
+    restarts: int = 0  # every container status's restartCount
     annotations: tuple[tuple[str, str], ...] = ()
 
 
@@ -98,14 +99,14 @@ def job_manifest(parallelism: int | None, completions: int | None, backoff_limit
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "foobar"}, "spec": body}
 
 
-def _container(name: str, code: int | None, finished_at: str | None) -> dict[str, Any]:
+def _container(name: str, code: int | None, finished_at: str | None, restarts: int = 0) -> dict[str, Any]:
     if code is None:
         state: dict[str, Any] = {"running": {"startedAt": LONG_AGO}}
     else:
         state = {"terminated": {"exitCode": code}}
         if finished_at is not None:
             state["terminated"]["finishedAt"] = finished_at
-    return {"name": name, "image": "foo/bar", "imageID": "", "ready": code is None, "restartCount": 0,
+    return {"name": name, "image": "foo/bar", "imageID": "", "ready": code is None, "restartCount": restarts,
             "state": state}
 
 
@@ -122,6 +123,7 @@ class Case:
             **manifest["metadata"], "namespace": "default"}}))
         if status:
             self.job = self.cp.client.patch_status(Job, "foobar", {"status": status}, "default")
+        self.restart_policy = manifest["spec"]["template"]["spec"]["restartPolicy"]
         self.seeded: list[str] = []
         self.pre_deleted: set[str] = set()
         self.uids: dict[str, str] = {}
@@ -151,7 +153,7 @@ class Case:
         annotations.update(spec.annotations)
         running = spec.phase == "Running"
         names = [n for n, _ in spec.containers] if spec.containers else ["c"]
-        pod_spec: dict[str, Any] = {"restartPolicy": "Never",
+        pod_spec: dict[str, Any] = {"restartPolicy": self.restart_policy,
                                     "containers": [{"name": n, "image": "foo/bar"} for n in names]}
         if spec.init_containers:
             pod_spec["initContainers"] = [{"name": n, "image": "foo/bar"} for n, _ in spec.init_containers]
@@ -185,7 +187,8 @@ class Case:
             code = spec.exit_code if spec.exit_code is not None else (0 if spec.phase == "Succeeded" else 1)
             containers = (("c", code),)
         if containers:
-            status["containerStatuses"] = [_container(n, code, spec.finished_at) for n, code in containers]
+            status["containerStatuses"] = [_container(n, code, spec.finished_at, spec.restarts)
+                                           for n, code in containers]
         if spec.init_containers:
             status["initContainerStatuses"] = [_container(n, code, spec.finished_at)
                                                for n, code in spec.init_containers]
