@@ -106,3 +106,45 @@ def test_sync_job_with_backoff_limit_per_index(name: str) -> None:
             "failed_indexes": s.failed_indexes} == {
         "active": 0, "failed": 0, "succeeded": 0, "terminating": 0, "completed": "",
         "failed_indexes": None, **want}
+
+
+# -- TestGetPodCreationInfoForIndependentIndexes, through an Indexed Job ---------------------------
+# Indexes 1 and 3 need pods (0 and 2 run); each delayed (failed, finalizer kept) pod failed
+# ``ago`` seconds before now with the given failure count; backoffLimitPerIndex 3 keeps every index
+# alive. Upstream's pods finish at their deletionTimestamp; these at their container's end, the
+# first source getFinishedTime reads. Per-index back-off: 10 s x 2^count.
+# name: (delayed pods {index: (failure count, seconds ago)}, indexes created now, seconds to wait)
+CREATION_INFO: dict[str, tuple[dict[str, tuple[int, int]], list[str], float | None]] = {
+    "simple index creation": ({}, ["1", "3"], None),
+    "subset of indexes can be recreated now": ({"1": (0, 0)}, ["3"], 10),
+    "subset of indexes can be recreated now as the pods failed long time ago": (
+        {"1": (0, 0), "3": (0, 10)}, ["3"], 10),
+    "no indexes can be recreated now, need to wait default pod failure backoff": (
+        {"1": (1, 0), "2": (0, 0), "3": (2, 0)}, [], 10),
+    "no indexes can be recreated now, need to wait but 1s already passed": (
+        {"1": (1, 1), "2": (0, 1), "3": (2, 1)}, [], 9),
+}
+
+
+@pytest.mark.parametrize("name", list(CREATION_INFO))
+def test_get_pod_creation_info_for_independent_indexes(name: str) -> None:
+    from datetime import timedelta
+
+    from kbatch.runtime.controlplane import DEFAULT_START
+
+    delayed, created_now, wait = CREATION_INFO[name]
+    pods = [P("Running", index=ix, name=f"run-{ix}") for ix in ("0", "2") if ix not in delayed]
+    for ix, (count, ago) in delayed.items():
+        at = (DEFAULT_START - timedelta(seconds=ago)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        pods.append(P("Failed", index=ix, name=f"failed-{ix}", finished_at=at,
+                      annotations=((FC, str(count)),)))
+    manifest = job_manifest(4, 4, MAX, completionMode="Indexed", backoffLimitPerIndex=3)
+    case = Case(manifest, pods)
+    got = case.run()
+    assert sorted(got.created_indexes()) == [int(ix) for ix in created_now]
+    if wait is None:
+        return
+    case.cp.advance(wait - 0.5)
+    assert sorted(case.outcome().created_indexes()) == [int(ix) for ix in created_now]
+    case.cp.advance(1)
+    assert len(case.outcome().created) > len(created_now)
