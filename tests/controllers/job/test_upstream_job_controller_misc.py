@@ -1,5 +1,6 @@
 """Smaller tables of ``job_controller_test.go``: ``TestEnsureJobConditions``, ``TestGetNewFinshedPods``,
-``TestFinalizerCleanup`` and the observable part of ``TestFinalizersRemovedExpectations``.
+``TestFinalizerCleanup``, ``TestUpdateJobRequeue``, ``TestSyncJobUpdateRequeue`` and the observable
+part of ``TestFinalizersRemovedExpectations``.
 
 Source: kubernetes/kubernetes ``pkg/controller/job/job_controller_test.go`` (stored copy of the 1.31
 era, commit de00a3c8). ``ensureJobConditionStatus`` is ``conditions.ensure_condition``;
@@ -19,7 +20,7 @@ import pytest
 from kbatch.api.batch_constants import JOB_TRACKING_FINALIZER
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
-from kbatch.api.errors import Forbidden
+from kbatch.api.errors import Conflict, Forbidden
 from kbatch.controllers.job.conditions import ensure_condition, new_condition
 from kbatch.controllers.job.context import SyncConfig, build_context
 from kbatch.controllers.job.views import JobStatusInfo, PodInfo
@@ -125,3 +126,52 @@ def test_finished_pods_counted_once_across_failed_finalizer_removal() -> None:
     assert len(got.released) == 4
     assert (got.status.succeeded, got.status.failed) == (2, 2)
     assert [c.type for c in got.status.conditions] == ["SuccessCriteriaMet", "Complete"]
+
+
+# -- TestUpdateJobRequeue / TestSyncJobUpdateRequeue ----------------------------------------------
+def _syncs(case: Case) -> int:
+    return sum(int(float(line.rsplit(" ", 1)[1])) for line in case.cp.metrics.render().splitlines()
+               if line.startswith("job_controller_job_syncs_total{"))
+
+
+def test_update_job_requeue_spec_update_syncs_immediately() -> None:
+    # "spec update": a change of the spec (generation bump) syncs the Job at once
+    case = Case(job_manifest(1, 1, 1, suspend=True, completionMode="Indexed"))
+    case.run()
+    before = _syncs(case)
+    case.cp.client.patch(Job, "foobar", {"spec": {"suspend": False}}, "default")
+    case.cp.run_until_idle()  # no time passes
+    assert _syncs(case) == before + 1 and len(case.outcome().created) == 1
+
+
+def test_update_job_requeue_status_update_is_batched() -> None:
+    # "status update": a status-only change syncs after syncJobBatchPeriod (1 s), not at once
+    case = Case(job_manifest(1, 1, 1, completionMode="Indexed"))
+    case.run()
+    before = _syncs(case)
+    case.cp.client.patch_status(Job, "foobar", {"status": {"conditions": [
+        {"type": "FailureTarget", "status": "False", "reason": "ByHand", "message": "m"}]}}, "default")
+    case.cp.run_until_idle()
+    assert _syncs(case) == before
+    case.cp.advance(1)
+    assert _syncs(case) > before
+
+
+@pytest.mark.parametrize("error", [None, Forbidden("update error"), Conflict("the object has been modified")],
+                         ids=["no error", "generic error", "conflict error"])
+def test_sync_job_update_requeue(error: Exception | None) -> None:
+    # a failed status write is retried (rate-limited requeue); none is needed when it passes
+    case = Case(job_manifest(2, 2, 6))
+    real, calls = case.cp.client.update_status, [0]
+
+    def flaky(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        if error is not None and calls[0] == 1:
+            raise error
+        return real(obj, *args, **kwargs)
+
+    case.cp.client.update_status = flaky  # type: ignore[method-assign]
+    case.cp.run_until_idle()
+    assert 'result="error"' in case.cp.metrics.render() if error else calls[0] == 1
+    case.cp.advance(1)
+    assert case.outcome().status.active == 2
