@@ -1,4 +1,5 @@
-"""``TestGetPodsForJob``'s cases (adoption and release), through kbatch's control plane.
+"""``TestGetPodsForJob``'s cases (adoption and release) and ``TestJobPodLookup``'s, through kbatch's
+control plane.
 
 Source: kubernetes/kubernetes ``pkg/controller/job/job_controller_test.go`` ``TestGetPodsForJob``
 (stored copy of the 1.31 era, commit de00a3c8) and ``getPodsForJob`` (``ClaimPods`` with the
@@ -91,3 +92,40 @@ def test_get_pods_for_job(name: str) -> None:
     cp, job = _setup(name)
     cp.run_until_idle()
     assert _controlled(cp, job) == CASES[name]
+
+
+# -- TestJobPodLookup: which Job an orphan pod is claimed by ---------------------------------------
+def _manual_job(cp: ControlPlane, name: str, ns: str, selector: dict[str, Any]) -> Job:
+    manifest = job_manifest(1, 1, 6, manualSelector=True, selector=selector)
+    manifest["spec"]["template"]["metadata"] = {"labels": {"foo": "bar"}}
+    manifest["metadata"] = {"name": name, "namespace": ns}
+    return cp.client.create(Job.model_validate(manifest))
+
+
+def _orphan(cp: ControlPlane, name: str, ns: str, labels: dict[str, str] | None) -> None:
+    meta: dict[str, Any] = {"name": name, "namespace": ns, **({"labels": labels} if labels else {})}
+    cp.client.create(Pod.model_validate({"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+                                         "spec": {"containers": [{"name": "c", "image": "i"}]}}))
+
+
+# name: (Job namespace, Job selector, pod namespace, pod labels, claimed)
+LOOKUP: dict[str, tuple[Any, ...]] = {
+    "pods without labels don't match any job": ("default", {"matchLabels": {"foo": "bar"}}, "default",
+                                                None, False),
+    "matching labels, different namespace": ("default", {"matchLabels": {"foo": "bar"}}, "ns",
+                                             {"foo": "bar"}, False),
+    "matching ns and labels returns": ("ns", {"matchExpressions": [
+        {"key": "foo", "operator": "In", "values": ["bar"]}]}, "ns", {"foo": "bar"}, True),
+}
+
+
+@pytest.mark.parametrize("name", list(LOOKUP))
+def test_job_pod_lookup(name: str) -> None:
+    job_ns, selector, pod_ns, labels, claimed = LOOKUP[name]
+    cp = ControlPlane(seed=0, controllers="job")
+    cp.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}})
+    job = _manual_job(cp, "bar", job_ns, selector)
+    _orphan(cp, "foo", pod_ns, labels)
+    cp.run_until_idle()
+    ref = cp.client.get(Pod, "foo", pod_ns).metadata.controller_ref()
+    assert (ref is not None and ref.uid == job.metadata.uid) is claimed
