@@ -5,7 +5,8 @@ Upstream: pkg/controller/job/pod_failure_policy.go (``matchPodFailurePolicy``,
 a rule with an unknown action is skipped. No match means the default, ``Count``.
 
 ``onExitCodes`` looks at containers, then init containers, that have terminated with a non-zero
-exit code (so ``NotIn [0]`` matches any failure), optionally only the one named ``containerName``.
+exit code (so ``NotIn [0]`` matches any failure), optionally only the one named ``containerName``;
+an operator other than In/NotIn never matches.
 ``onPodConditions`` matches when any pod condition has the same type and status.
 """
 
@@ -38,10 +39,19 @@ def _matching_container(pod: PodInfo, rule: ExitCodesRule) -> ContainerInfo | No
             continue
         if rule.container_name is not None and rule.container_name != status.name:
             continue
-        member = status.exit_code in rule.values
-        if member == (rule.operator == "In"):
+        if _operator_matches(rule.operator, status.exit_code, rule.values):
             return status
     return None
+
+
+def _operator_matches(operator: str, code: int, values: tuple[int, ...]) -> bool:
+    """``isOnExitCodesOperatorMatching``: only In and NotIn are known; any other operator (one a
+    newer API could add) never matches, so its rule is skipped."""
+    if operator == "In":
+        return code in values
+    if operator == "NotIn":
+        return code not in values
+    return False
 
 
 def _matching_condition(pod: PodInfo, patterns: tuple[tuple[str, str], ...]) -> str | None:

@@ -132,7 +132,10 @@ def _track(ctx: SyncContext, status: JobStatusInfo, creates: tuple, deletes: tup
            events: list[Event], requeue: float | None) -> SyncPlan:
     job = ctx.job
     skip = {d.uid for d in deletes if d.remove_finalizer}
-    rec = record_finished(ctx, skip)
+    # Uncounted uids whose pods lost the finalizer (or are gone) are counted before any new uid
+    # is added, so the first write already carries them (cleanUncountedPodsWithoutFinalizers).
+    status = flush_uncounted(status, frozenset(p.uid for p in ctx.pods if p.has_finalizer))
+    rec = record_finished(ctx, skip, status)
     # The terminal condition waits while the uncounted cap was reached; the interim FailureTarget /
     # SuccessCriteriaMet is added regardless and, when new, flushed before any finalizer is removed
     # (upstream ``trackJobStatusAndRemoveFinalizers``), so it is written on its own first.

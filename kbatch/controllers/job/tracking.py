@@ -76,15 +76,18 @@ def _counts_as_failure(ctx: SyncContext, pod: PodInfo, rec: Recorded) -> bool:
 _INDEX = attrgetter("index")
 
 
-def record_finished(ctx: SyncContext, skip_uids: set[str]) -> Recorded:
-    job, status = ctx.job, ctx.job.status
+def record_finished(ctx: SyncContext, skip_uids: set[str], status: JobStatusInfo) -> Recorded:
+    """Phase 1 over ``status``, whose uncounted uids without a finalizer were already counted
+    (:func:`flush_uncounted` first, as upstream's ``cleanUncountedPodsWithoutFinalizers``)."""
+    job = ctx.job
     rec = Recorded()
     rec.uncounted_succeeded = list(status.uncounted_succeeded)
     rec.uncounted_failed = list(status.uncounted_failed)
-    unc_s, unc_f = set(rec.uncounted_succeeded), set(rec.uncounted_failed)
+    # whether a uid was uncounted when the sync began (upstream's jobCtx.uncounted)
+    unc_s, unc_f = set(ctx.job.status.uncounted_succeeded), set(ctx.job.status.uncounted_failed)
     failing = ctx.finished_condition is not None and ctx.finished_condition.type in _FAILURE_TYPES
     new_indexes: set[int] = set()
-    added = 0
+    index_appends = 0  # upstream's len(newSucceededIndexes): an index may be appended twice
     # Indexed: pods in completion-index order (unknown first; creation order among equals), so
     # under the per-sync cap the lowest indexes are recorded first (byCompletionIndex).
     pods = sorted(ctx.pods, key=_INDEX) if job.indexed else ctx.pods
@@ -98,17 +101,18 @@ def record_finished(ctx: SyncContext, skip_uids: set[str]) -> Recorded:
         ix = valid_index(pod, job.completions) if job.indexed else None
         if pod.phase == "Succeeded" and pod.uid not in unc_f:
             if job.indexed:
-                if ix is not None and ix not in ctx.prev_succeeded_indexes and ix not in new_indexes:
+                if ix is not None and ix not in ctx.prev_succeeded_indexes:
                     new_indexes.add(ix)
-                    added += 1
+                    index_appends += 1
             elif pod.uid not in unc_s:
                 rec.uncounted_succeeded.append(pod.uid)
-                added += 1
         elif ((failed or (failing and not pod.terminal)) and pod.uid not in unc_f
               and (not job.indexed or ix is not None) and _counts_as_failure(ctx, pod, rec)):
             rec.uncounted_failed.append(pod.uid)
-            added += 1
-        if added >= ctx.config.max_uncounted_pods:
+        # MaxUncountedPods bounds the whole list, the uids uncounted from earlier syncs included
+        # (upstream: len(newSucceededIndexes)+len(uncounted.Succeeded)+len(uncounted.Failed)).
+        if index_appends + len(rec.uncounted_succeeded) + len(rec.uncounted_failed) >= \
+                ctx.config.max_uncounted_pods:
             rec.cap_reached = True
             break
     if job.indexed:
