@@ -3,7 +3,8 @@
 Sources: kubernetes-sigs/scheduler-plugins HEAD 903da7df (2026-08-16)
 
 * ``pkg/coscheduling/coscheduling_test.go``: ``TestPodGroupBackoffTime``, ``TestLess`` (every case),
-  ``TestPermit``, ``TestPostFilter``, ``TestPostFilterRejectThreshold`` (every case each);
+  ``TestPermit``, ``TestPostFilter``, ``TestPostFilterRejectThreshold`` (every case each),
+  ``TestLessAfterScheduleFailure`` (its before- and after-failure checks);
 * ``pkg/coscheduling/core/core_test.go``: ``TestPreFilter``, ``TestPermit``, ``TestCheckClusterResource``
   (every case each);
 * ``apis/config/validation/validation_plugingargs_test.go``: ``TestValidateCoschedulingArgs``.
@@ -412,3 +413,33 @@ def test_validate_coscheduling_args(name: str, args: dict[str, int], error: str 
     with pytest.raises(SchedulerConfigError) as caught:
         _cluster(0, **args)
     assert str(caught.value) == f'initializing plugin "Coscheduling": {error}'
+
+
+# -- coscheduling_test.go TestLessAfterScheduleFailure -----------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "timeout", "first"), [
+    ("Before failure: PG1 (older) sorts before PG2 (newer)", 600, "p1"),
+    ("After failure: PG2 should sort before PG1", 2, "p2"),
+])
+def test_less_after_schedule_failure(name: str, timeout: int, first: str) -> None:
+    """pg1 (created at 0 s, minMember 2) is older than pg2 (5 s). pg1's member ``a1`` fits the small
+    node and waits at Permit for ``p1``, which fits nowhere yet. With scheduleTimeoutSeconds 2 the wait
+    expires and Unreserve marks pg1 failed (``MarkPodGroupScheduleFailure``): pg1 then sorts by that
+    time, after pg2; with 600 s it does not fail before the new node comes. A 100 % reject threshold
+    keeps PostFilter from marking either group."""
+    cp = _cluster(1, cpu="1", podGroupRejectPercentage=100)
+    cp.apply(_group("pg1", 2, timeout=timeout))
+    _advance_to(cp, 5)
+    cp.apply(_group("pg2", 1))
+    _advance_to(cp, 6)
+    cp.apply([_pod("p1", group="pg1", cpu="3"), _pod("a1", group="pg1")])
+    _advance_to(cp, 7)
+    cp.apply(_pod("p2", group="pg2", cpu="3"))
+    _advance_to(cp, 30)
+    watch = cp.client.watch(Event, None)
+    create_nodes(cp, 1, NodeTemplate(cpu="4"), start=1)  # room for one of p1, p2
+    cp.advance(1)
+    taken = [e.object.involved_object.name for e in watch.poll()
+             if e.object.reason == "Scheduled" and e.object.involved_object.name in ("p1", "p2")]
+    assert taken[:1] == [first]
