@@ -35,7 +35,8 @@ from typing import Any
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
-from kbatch.api.pod_resources import PODS
+from kbatch.api.pod_resources import CPU, PODS
+from kbatch.api.quantity import Quantity
 from kbatch.api.scheduling_x_v1alpha1 import POD_GROUP_LABEL, PodGroup
 from kbatch.controllers.coscheduling.args import CoschedulingArgs, parse_args
 from kbatch.controllers.coscheduling.manager import GroupMemory, full_name
@@ -146,7 +147,8 @@ class Coscheduling:
         wanted = {**quantity_map(pg.spec.min_resources), PODS: pg.min_member}
         gap_left = cluster_gap(snapshot, wanted, full)
         if gap_left:
-            return "resource gap: map[" + " ".join(f"{k}:{v}" for k, v in sorted(gap_left.items())) + "]"
+            missing = " ".join(f"{k}:{_quantity(k, v)}" for k, v in sorted(gap_left.items()))
+            return f"resource gap: map[{missing}]"
         self.memory.permit_resources(full, now, self.args.permit_waiting_time_seconds)
         return ""
 
@@ -272,6 +274,11 @@ class _PodEvents:
     def on_delete(self, pod: Pod) -> None:
         if group := _bound_group(pod):
             self.plugin.memory.unassign(group, pod.metadata.name or "")
+
+
+def _quantity(name: str, value: int) -> str:
+    """A gap amount as a quantity: kbatch counts CPU in millicores (``convert.quantity_map``)."""
+    return str(Quantity.milli(value)) if name == CPU else str(value)
 
 
 def cluster_gap(snapshot: Any, wanted: Mapping[str, int], group: str) -> dict[str, int]:

@@ -4,9 +4,9 @@ rule of scheduling.k8s.io PodGroups inside the workload scheduling cycle
 (:mod:`kbatch.controllers.scheduler.group_cycle`).
 
 * **PreEnqueue**: a pod naming a PodGroup waits, ``UnschedulableAndUnresolvable``, until the
-  PodGroup exists ("waiting for pod's pod group %q to appear in scheduling queue") and, for a gang,
-  until the scheduler knows ``minCount`` of its pods ("waiting for minCount pods from a gang to appear
-  in scheduling queue"); a basic group's pods pass at once.
+  PodGroup exists ("waiting for pods's pod group %q to appear in scheduling queue", upstream's words)
+  and, for a gang, until the scheduler knows ``minCount`` of its pods ("waiting for minCount pods
+  from a gang to appear in scheduling queue"); a basic group's pods pass at once.
 * **PlacementFeasible**: with ``scheduled`` members placed and ``remaining`` still to try,
   ``scheduled + remaining < minCount`` is ``Unschedulable`` ("minCount (%d) cannot be satisfied: %d
   scheduled, %d remaining"), ``scheduled < minCount`` is ``Wait`` ("minCount (%d) is not yet
@@ -74,7 +74,8 @@ class GangScheduling:
         pg = self._pod_group(key)
         if pg is None:
             name = key.partition("/")[2]
-            return Status.unresolvable(self.name, f'waiting for pod\'s pod group "{name}" to appear in '
+            # upstream's spelling, "pods's", in every 1.36/1.37 gangscheduling.go
+            return Status.unresolvable(self.name, f'waiting for pods\'s pod group "{name}" to appear in '
                                                   "scheduling queue")
         gang = pg.spec.scheduling_policy.gang
         if gang is None:

@@ -3,10 +3,14 @@ started only with the GenericWorkload gate; upstream ``pkg/controller/podgrouppr
 "PodGroup Deletion Protection").
 
 PodGroups carry the finalizer ``scheduling.k8s.io/podgroup-protection`` from their creation (the
-API server's ``PodGroupProtection`` admission plugin stamps it). When a PodGroup is being deleted
-and no pod that is still active (phase neither Succeeded nor Failed) names it in
-``spec.schedulingGroup.podGroupName``, the controller removes the finalizer and the delete goes
-through; while one does, the PodGroup stays, terminating.
+API server's ``PodGroupProtection`` admission plugin stamps it). A pod is active while its phase is
+neither Succeeded nor Failed; it uses the group its ``spec.schedulingGroup.podGroupName`` names.
+
+* A PodGroup being deleted that no active pod uses loses the finalizer and the delete goes through;
+  while one does, the PodGroup stays, terminating.
+* A PodGroup not being deleted that lacks the finalizer (a user took it off) gets it back while an
+  active pod uses it (upstream ``processPodGroup``'s ``NeedToAddFinalizer`` branch; KEP-4671: "the
+  controller adds it when processing them").
 
 Triggers: any PodGroup event; any event of a pod naming a group (its deletion or end may be what
 the group waits for).
@@ -24,7 +28,7 @@ from kbatch.api.scheduling_v1beta1 import GENERIC_WORKLOAD, PODGROUP_PROTECTION_
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request
 
-__all__ = ["BY_POD_GROUP", "PodGroupProtection", "pods_by_group", "releasable", "setup"]
+__all__ = ["BY_POD_GROUP", "PodGroupProtection", "needs_finalizer", "pods_by_group", "releasable", "setup"]
 
 BY_POD_GROUP = "scheduling-pod-group"  # pod cache index: "<namespace>/<podGroupName>"
 _DONE = ("Succeeded", "Failed")
@@ -43,6 +47,13 @@ def releasable(deleting: bool, finalizers: Iterable[str], pod_phases: Iterable[s
     return all(phase in _DONE for phase in pod_phases)
 
 
+def needs_finalizer(deleting: bool, finalizers: Iterable[str], pod_phases: Iterable[str | None]) -> bool:
+    """The other decision: a group not being deleted, without the finalizer, used by an active pod."""
+    if deleting or PODGROUP_PROTECTION_FINALIZER in finalizers:
+        return False
+    return any(phase not in _DONE for phase in pod_phases)
+
+
 class PodGroupProtection:
     def __init__(self, ctx: ControllerContext) -> None:
         self.ctx = ctx
@@ -54,11 +65,15 @@ class PodGroupProtection:
             return
         pods = self.ctx.cache.list(Pod, index=(BY_POD_GROUP, f"{request.namespace}/{request.name}"))
         meta = pg.metadata
-        if not releasable(meta.deletion_timestamp is not None, meta.finalizers or (),
-                          [p.status.phase if p.status else None for p in pods]):
+        deleting, finalizers = meta.deletion_timestamp is not None, list(meta.finalizers or ())
+        phases = [p.status.phase if p.status else None for p in pods]
+        if releasable(deleting, finalizers, phases):
+            finalizers = [f for f in finalizers if f != PODGROUP_PROTECTION_FINALIZER]
+        elif needs_finalizer(deleting, finalizers, phases):
+            finalizers.append(PODGROUP_PROTECTION_FINALIZER)
+        else:
             return
-        kept = [f for f in meta.finalizers or () if f != PODGROUP_PROTECTION_FINALIZER]
-        patch = {"metadata": {"finalizers": kept or None, "resourceVersion": meta.resource_version}}
+        patch = {"metadata": {"finalizers": finalizers or None, "resourceVersion": meta.resource_version}}
         try:
             self.ctx.client.patch(PodGroup, request.name, patch, request.namespace)
         except NotFound:
@@ -77,6 +92,7 @@ def setup(ctx: ControllerContext) -> PodGroupProtection | None:
         return None
     ctx.cache.add_index(Pod, BY_POD_GROUP, pods_by_group)
     controller = PodGroupProtection(ctx)
-    (ctx.build().describe("removes the podgroup-protection finalizer of unused, deleted PodGroups")
+    (ctx.build().describe("keeps the podgroup-protection finalizer on PodGroups in use, removes it "
+                          "from unused, deleted ones")
      .for_(PodGroup).watches(Pod, _group_of_pod).complete(controller))
     return controller

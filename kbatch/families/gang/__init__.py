@@ -12,7 +12,8 @@ the scheduler has no workload cycle and the protection controller does not run;
 * admission ``PodGroupProtection``: PodGroups are created with the
   ``scheduling.k8s.io/podgroup-protection`` finalizer (the ``Priority`` plugin gives them
   ``spec.priority``);
-* controller ``podgroup-protection``: removes that finalizer once no active pod uses the group;
+* controller ``podgroup-protection``: removes that finalizer from a deleted group no active pod
+  uses, and puts it back on a group in use that lost it;
 * scheduler plugin ``GangScheduling``: PreEnqueue and PlacementFeasible in the workload scheduling
   cycle (``kbatch/controllers/scheduler/group_cycle.py``).
 
@@ -49,8 +50,8 @@ GANG = Family(
     ),
     controllers=(
         ControllerSpec("podgroup-protection",
-                       "removes the podgroup-protection finalizer of unused, deleted PodGroups "
-                       "(with GenericWorkload)",
+                       "keeps the podgroup-protection finalizer on PodGroups in use and removes it "
+                       "from unused, deleted ones (with GenericWorkload)",
                        "kbatch.controllers.gang.protection:setup",
                        aliases=("podgroup-protection-controller",), source="podgroup-protection-controller"),
     ),

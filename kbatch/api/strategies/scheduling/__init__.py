@@ -6,7 +6,8 @@ writes keep everything else. The fields of features kbatch does not model are dr
 on an update that does not already use them), as upstream drops them while their gates are off:
 ``schedulingConstraints`` (TopologyAwareWorkloadScheduling, alpha), ``resourceClaims``
 (DRAWorkloadResourceClaims, beta off by default), ``parentCompositePodGroupName`` (CompositePodGroup,
-alpha), ``preemptionPolicy`` (PodGroupPreemptionPolicy, alpha). docs/gang.md lists them.
+alpha), ``preemptionPolicy`` (PodGroupPreemptionPolicy, alpha); and, with ``resourceClaims``, a
+status write's ``resourceClaimStatuses``. docs/gang.md lists them.
 """
 
 from __future__ import annotations
@@ -74,6 +75,14 @@ class PodGroupStrategy(DefaultStrategy):
     def prepare_for_update(self, new: PodGroup, old: PodGroup) -> None:  # type: ignore[override]
         super().prepare_for_update(new, old)
         drop_unmodelled_fields(new.spec, old.spec)
+
+    def prepare_for_status_update(self, new: PodGroup, old: PodGroup) -> None:  # type: ignore[override]
+        """``dropDisabledPodGroupStatusFields``: with DRAWorkloadResourceClaims off (and unmodelled
+        here), ``status.resourceClaimStatuses`` is dropped unless the stored spec uses resource
+        claims (upstream ``pkg/registry/scheduling/podgroup/strategy.go``)."""
+        super().prepare_for_status_update(new, old)
+        if new.status is not None and old.spec.resource_claims is None:
+            new.status.resource_claim_statuses = None
 
     def validate(self, obj: PodGroup) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_group(obj)
