@@ -13,6 +13,7 @@ NonIndexed Job.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -279,7 +280,7 @@ CASES: dict[str, tuple[dict[str, Any], Callable[[dict[str, Any]], None], list[tu
 
 
 def _updated(srv: APIServer, stored: Job, change: Callable[[dict[str, Any]], None]) -> Job:
-    wire = stored.to_dict()
+    wire = copy.deepcopy(stored.to_dict())
     change(wire["spec"])
     return Job.model_validate(wire)
 
@@ -351,7 +352,7 @@ STATUS_CASES: dict[str, tuple[dict[str, Any], dict[str, Any], list[tuple[str, st
 
 
 def _with_status(srv: APIServer, stored: Job, status: dict[str, Any]) -> Job:
-    wire = stored.to_dict()
+    wire = copy.deepcopy(stored.to_dict())
     wire["status"] = status
     return Job.model_validate(wire)
 
@@ -369,3 +370,22 @@ def test_validate_job_update_status(
         srv.update_status(update)
         return
     assert [(f, r) for f, r, _ in rejected(srv.update_status, update)] == want
+
+
+def test_a_job_stored_before_the_prefixed_labels_stays_updatable() -> None:
+    """TestValidateJob "do not allow new batch labels" (``RequirePrefixedLabels`` false): a Job an
+    older server stored with only the legacy ``controller-uid``/``job-name`` labels is validated
+    with the options ``validationOptionsForJob`` derives from it, so a change of parallelism
+    passes (pkg/registry/batch/job/strategy.go ``ValidateUpdate``)."""
+    srv = server()
+    stored = srv.create(job({}))
+    wire = copy.deepcopy(stored.to_dict())
+    uid = wire["metadata"]["uid"]
+    wire["spec"]["selector"] = {"matchLabels": {"controller-uid": uid}}
+    wire["spec"]["template"]["metadata"]["labels"] = {"controller-uid": uid, "job-name": "myjob"}
+    wire["metadata"]["labels"] = {"controller-uid": uid, "job-name": "myjob"}
+    del wire["metadata"]["resourceVersion"]  # the store's bytes do not carry it
+    srv.store.put(srv.kind(Job).keys.key("default", "myjob"), Job.model_validate(wire).to_json())
+    legacy = copy.deepcopy(srv.get(Job, "myjob", "default").to_dict())
+    legacy["spec"]["parallelism"] = 2
+    assert srv.update(Job.model_validate(legacy)).spec.parallelism == 2
