@@ -360,8 +360,8 @@ MESSAGES: dict[str, list[tuple[str, str, str]]] = {
         (
             "Warning",
             "UnsupportedSchedule",
-            'CRON_TZ or TZ used in schedule "TZ=UTC 0 * * * ?" is not officially '
-            "supported, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details",
+            'CRON_TZ or TZ used in schedule "TZ=UTC 0 * * * ?" is not officially supported, see '
+            "https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details",
         ),
         ("Normal", "SuccessfulCreate", "Created job mycronjob-24394440"),
     ],
