@@ -245,3 +245,36 @@ def test_validate_cronjob_spec_time_zone_on_update(old: str | None, new: str | N
         assert rejected(_update, srv, stored, {"timeZone": new})[0][0] == "spec.timeZone"
     else:
         assert _update(srv, stored, {"timeZone": new}).spec.time_zone == new
+
+
+def test_cronjob_strategy_generation_and_status() -> None:
+    """pkg/registry/batch/cronjob/strategy_test.go ``TestCronJobStrategy``: create clears status
+    and sets generation 1, a label change keeps it, a spec change bumps it to 2 and keeps the
+    stored status, and an update to an invalid spec is refused; ``TestCronJobStatusStrategy``: a
+    status write changes the status but not the spec."""
+    srv = server()
+    wire = cronjob().to_dict()
+    wire["metadata"]["generation"] = 999
+    wire["status"] = {"lastScheduleTime": "2026-01-01T00:00:00Z"}
+    created = srv.create(CronJob.model_validate(wire))
+    assert created.metadata.generation == 1 and (
+        created.status is None or created.status.last_schedule_time is None
+    )
+    labelled = copy.deepcopy(created.to_dict())
+    labelled["metadata"]["labels"] = {"a": "true"}
+    assert srv.update(CronJob.model_validate(labelled)).metadata.generation == 1
+    with_status = copy.deepcopy(srv.get(CronJob, "mycronjob", "default").to_dict())
+    with_status["status"] = {"lastScheduleTime": "2026-01-01T00:00:00Z"}
+    with_status["spec"]["schedule"] = "5 5 5 * ?"
+    updated = srv.update(CronJob.model_validate(with_status))
+    assert updated.metadata.generation == 2 and (
+        updated.status is None or updated.status.last_schedule_time is None
+    )
+    bad = copy.deepcopy(updated.to_dict())
+    bad["spec"]["schedule"] = "error"
+    rejected(srv.update, CronJob.model_validate(bad))
+    status_write = copy.deepcopy(updated.to_dict())
+    status_write["status"] = {"lastScheduleTime": "2026-01-01T00:00:00Z"}
+    status_write["spec"]["schedule"] = "5 5 * * ?"
+    written = srv.update_status(CronJob.model_validate(status_write))
+    assert written.status.last_schedule_time is not None and written.spec.schedule == "5 5 5 * ?"
