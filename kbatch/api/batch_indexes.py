@@ -38,12 +38,22 @@ class IndexesError(ValueError):
     """A malformed index string; the message is upstream's (``too large index: "7"``)."""
 
 
+_INT64_DIGITS = 19  # len(str(2**63 - 1))
+
+
 def _parse_int(text: str) -> int:
-    # Go's strconv.Atoi: optional sign, decimal digits only.
+    # Go's strconv.Atoi (a 64-bit int): optional sign, decimal digits only, and a value that fits
+    # in an int64, else ErrRange, which upstream's parseIndexInterval reports the same way. The
+    # digit count is checked before ``int()``, which refuses strings of over 4300 digits.
     body = text[1:] if text[:1] in ("+", "-") else text
-    if not body.isascii() or not body.isdigit():
-        raise IndexesError(f'cannot convert string to integer for index: "{text}"')
-    return int(text)
+    digits = body.lstrip("0")
+    bad = f'cannot convert string to integer for index: "{text}"'
+    if not body.isascii() or not body.isdigit() or len(digits) > _INT64_DIGITS:
+        raise IndexesError(bad)
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        raise IndexesError(bad)
+    return value
 
 
 def _parse_interval(text: str, completions: int) -> Interval:

@@ -2,7 +2,8 @@
 
 The API server calls, for a create: ``default`` → ``prepare_for_create`` → ``validate``; for an
 update of the main resource: ``default`` → ``prepare_for_update`` (keeps status) → ``validate`` and
-``validate_update`` (immutable fields); for a write to the ``status`` subresource:
+``validate_update`` (immutable fields; ``validate_update`` alone when the strategy's
+``update_revalidates`` is off); for a write to the ``status`` subresource:
 ``prepare_for_status_update`` (keeps everything but status) → ``validate_status_update``. Validators
 return *every* error at once.
 
@@ -90,6 +91,12 @@ class DefaultStrategy:
     """No defaulting, no validation beyond the API server's generic metadata checks."""
 
     has_status: bool = True
+    # Whether an update is also checked with ``validate`` (the create rules) before
+    # ``validate_update``. False for kinds whose upstream ``ValidateUpdate`` is a whole validation
+    # of its own, relaxed against the old object (rules that bind only new objects, such as a
+    # CronJob's name length or ``TZ=`` in its schedule): the server then runs ``validate_update``
+    # alone, as k8s.io/apiserver ``rest.BeforeUpdate`` calls only ``ValidateUpdate``.
+    update_revalidates: bool = True
     # What a status write may not change beyond the non-status fields (see keep_status_reset_fields):
     # metadata fields kept from the stored object, and status fields it fills in when left empty.
     status_kept_meta: tuple[str, ...] = ()

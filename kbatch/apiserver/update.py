@@ -151,7 +151,9 @@ def _validate(kind: Kind, new: Resource, old: Resource, status: bool) -> None:
     if status:
         errors += kind.strategy.validate_status_update(new, old)
     else:
-        errors += kind.strategy.validate(new) + kind.strategy.validate_update(new, old)
+        if getattr(kind.strategy, "update_revalidates", True):
+            errors += kind.strategy.validate(new)
+        errors += kind.strategy.validate_update(new, old)
     if errors:
         unique = list({str(e): e for e in errors}.values())
         raise Invalid.of(kind.info.group_kind, new.name, unique)

@@ -11,8 +11,9 @@ Upstream sources (semantics only; the code is kbatch's own):
   :mod:`.cronjob_validation` (CronJob).
 
 The API server runs ``default`` -> ``prepare_for_create`` (``metadata.uid`` already assigned) ->
-``validate`` on create, and ``default`` -> ``prepare_for_update`` -> ``validate`` + ``validate_update``
-on update; status writes go through ``validate_status_update``.
+``validate`` on create, and ``default`` -> ``prepare_for_update`` -> ``validate_update`` alone on
+update (``update_revalidates`` is off: upstream's ``ValidateUpdate`` is a whole validation against
+the old object); status writes go through ``validate_status_update``.
 """
 
 from __future__ import annotations
@@ -148,7 +149,11 @@ def generate_selector(job: Job) -> None:
 
 
 class JobStrategy(GateBound, DefaultStrategy):
-    """pkg/registry/batch/job/strategy.go: the Job's create/update/status hooks."""
+    """pkg/registry/batch/job/strategy.go: the Job's create/update/status hooks. ``ValidateUpdate``
+    is ``ValidateJob`` with the options derived from the old Job plus ``ValidateJobUpdate``
+    (:func:`validate_job_update`), not the create options."""
+
+    update_revalidates = False
 
     def default(self, obj: Job) -> None:  # type: ignore[override]
         default_job(obj)
@@ -178,7 +183,11 @@ class JobStrategy(GateBound, DefaultStrategy):
 
 
 class CronJobStrategy(DefaultStrategy):
-    """pkg/registry/batch/cronjob/strategy.go."""
+    """pkg/registry/batch/cronjob/strategy.go. ``ValidateUpdate`` is ``ValidateCronJobUpdate``
+    alone: the create rules (name length, no ``TZ=`` schedule, a known time zone) do not bind an
+    object an older server stored unless the update changes what they check."""
+
+    update_revalidates = False
 
     def default(self, obj: CronJob) -> None:  # type: ignore[override]
         default_cronjob(obj)
