@@ -86,6 +86,10 @@ class ClusterQueueQueue:
         self.pop_cycle = 0
         self.queue_inadmissible_cycle = -1
         self.preemptor: tuple[str, bool, int] | None = None  # (key, sticky, generation)
+        # ``Info.LastEvaluatedGeneration``: the generation a workload had when it was last popped,
+        # kept while the entry the scheduler requeued is the one held (a fresh version from an
+        # update replaces it, and with it this); 0 (absent) for a workload never popped
+        self.evaluated: dict[str, int] = {}
         self.bulk_moved: dict[str, str] = {}  # scheduling hash -> quota reserved reason
         self.local_queues: set[str] = set()
         # first arrival in this ClusterQueue, the tie-break between equal priority and equal queue
@@ -97,6 +101,11 @@ class ClusterQueueQueue:
     # --- ordering ----------------------------------------------------------------------------------
     def is_sticky(self, key: str) -> bool:
         return self.preemptor is not None and self.preemptor[1] and self.preemptor[0] == key
+
+    def is_preemptor(self, info: WorkloadInfo) -> bool:
+        """``IsPreemptor``: the preemptor at the generation it was evaluated with."""
+        p = self.preemptor
+        return p is not None and p[0] == info.key and p[2] == info.generation
 
     def _sort_key(self, info: WorkloadInfo) -> tuple:
         seq = self.arrival.get(info.key)
@@ -145,8 +154,12 @@ class ClusterQueueQueue:
         if self.inflight is not None and self.inflight.key == key:
             return
         old = self.inadmissible.get(key)
+        evaluated = self.evaluated.pop(key, 0)
         if old is not None:
-            if not _may_have_become_admissible(old, info):
+            # the spec changed since the scheduler evaluated it (an update that arrived while it
+            # was inflight was skipped, and the requeue kept the evaluated generation)
+            changed_since_eval = evaluated != 0 and info.generation != evaluated
+            if not changed_since_eval and not _may_have_become_admissible(old, info):
                 self.inadmissible[key] = info
                 return
             del self.inadmissible[key]
@@ -163,7 +176,9 @@ class ClusterQueueQueue:
             return
         self._push(info)
 
-    def push_if_not_tracked(self, info: WorkloadInfo) -> bool:
+    def push_if_not_tracked(self, info: WorkloadInfo, requeued: bool = False) -> bool:
+        """``pushToHeapIfNotTracked``; ``requeued``: ``info`` is the scheduler's (it keeps the
+        evaluated generation), else a fresh version from a LocalQueue."""
         key = info.key
         if (
             (self.inflight is not None and self.inflight.key == key)
@@ -171,11 +186,14 @@ class ClusterQueueQueue:
             or key in self.in_heap
         ):
             return False
+        if not requeued:
+            self.evaluated.pop(key, None)
         self._push(info)
         return True
 
     def delete(self, key: str) -> None:
         self.arrival.pop(key, None)
+        self.evaluated.pop(key, None)
         self.inadmissible.pop(key, None)
         self._remove_heap(key)
         if self.inflight is not None and self.inflight.key == key:
@@ -192,6 +210,7 @@ class ClusterQueueQueue:
         key = k[-1]
         del self.in_heap[key]
         self.inflight = self.infos.pop(key)
+        self.evaluated[key] = self.inflight.generation
         return self.inflight
 
     def requeue(
@@ -213,7 +232,9 @@ class ClusterQueueQueue:
             )
         key = info.key
         if reason == RequeueReason.PENDING_PREEMPTION:
-            self.preemptor = (key, self.strategy == "BestEffortFIFO", info.generation)
+            # the generation evaluated, not the current one: a workload changed since it was
+            # popped is no longer the preemptor (``IsPreemptor`` compares generations)
+            self.preemptor = (key, self.strategy == "BestEffortFIFO", self.evaluated.get(key, 0))
         if self.inflight is not None and self.inflight.key == key:
             self.inflight = None
         old = self.inadmissible.get(key)
@@ -226,7 +247,7 @@ class ClusterQueueQueue:
                 del self.inadmissible[key]
                 self._push(old)
                 return True
-            return self.push_if_not_tracked(info)
+            return self.push_if_not_tracked(info, requeued=True)
         if old is not None or key in self.in_heap:
             return False
         self.inadmissible[key] = info
@@ -455,7 +476,7 @@ class QueueManager:
             info = cq.pop()
             if info is None:
                 continue
-            is_preemptor = cq.preemptor is not None and cq.preemptor[0] == info.key
+            is_preemptor = cq.is_preemptor(info)
             out.append(Head(info, name, self.last.get(info.key), is_preemptor))
             lq = self.local_queues.get(self.assigned.get(info.key, ""))
             if lq is not None:
