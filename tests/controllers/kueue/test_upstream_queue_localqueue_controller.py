@@ -12,6 +12,8 @@ from kbatch.api.kueue_v1beta2 import ClusterQueue
 
 from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
 
+CQ_INACTIVE = "Can't submit new workloads to clusterQueue"
+
 
 def _active(w: World) -> tuple[str, str, str, int | None]:
     lq = w.lq("test-queue")
@@ -43,7 +45,7 @@ def test_local_queue_with_stop_policy(policy: str) -> None:
 def test_cluster_queue_is_inactive() -> None:
     """"cluster queue is inactive" (here: its flavor does not exist): ``ClusterQueueIsInactive``."""
     w = _world(workload("wl", "test-queue", cpu="1"), flavor_name="missing")
-    assert _active(w) == ("False", "ClusterQueueIsInactive", "Can't submit new workloads to clusterQueue", 1)
+    assert _active(w) == ("False", "ClusterQueueIsInactive", CQ_INACTIVE, 1)
     assert w.lq("test-queue").status.pending_workloads == 1
 
 
@@ -62,7 +64,7 @@ def test_cluster_queue_deleted() -> None:
     w.cp.client.delete(ClusterQueue, "test-cluster-queue")
     w.settle(rounds=2)
     status = w.lq("test-queue").status
-    assert _active(w) == ("False", "ClusterQueueDoesNotExist", "Can't submit new workloads to clusterQueue", 1)
+    assert _active(w) == ("False", "ClusterQueueDoesNotExist", CQ_INACTIVE, 1)
     assert (status.reserving_workloads or 0, status.admitted_workloads or 0) == (0, 0)
     assert not status.flavors_reservation and not status.flavors_usage
 
