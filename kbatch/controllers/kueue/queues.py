@@ -404,19 +404,26 @@ class QueueManager:
         self.assigned[key] = qkey
         lq.items[key] = info
         cq = self.cluster_queues.get(lq.cluster_queue)
+        if not self._carries_scan_progress(cq, info):
+            self.last.pop(key, None)
         if cq is None:
             return False
-        last = self.last.get(key)
-        if (
-            last is not None
-            and last.scheduling_hash
-            and info.scheduling_hash
-            and last.scheduling_hash != info.scheduling_hash
-        ):
-            self.last.pop(key, None)
         cq.push_or_update(info)
         self.changed = True
         return True
+
+    def _carries_scan_progress(self, cq: ClusterQueueQueue | None, info: WorkloadInfo) -> bool:
+        """``AddOrUpdateWorkloadWithoutLock``: the rebuilt ``Info`` keeps the flavor scan progress
+        only with ``FlavorFungibilityPreserveScanProgress``, while its ClusterQueue tracks it (heap,
+        inadmissible or inflight) and its scheduling shape is the one the progress was recorded
+        for (``MatchesSchedulingShape``); otherwise the next cycle starts from the first flavor."""
+        last = self.last.get(info.key)
+        if last is None:
+            return True
+        if not self.preserve_scan_progress or cq is None or cq.tracked(info.key) is None:
+            return False
+        recorded, current = last.scheduling_hash, info.scheduling_hash
+        return not (recorded and current) or recorded == current
 
     def delete_workload(self, key: str) -> None:
         qkey = self.assigned.get(key)

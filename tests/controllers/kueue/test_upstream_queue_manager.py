@@ -278,3 +278,68 @@ def test_heads_preemptor_is_the_generation_evaluated() -> None:
     m.add_or_update_workload(make_wl("wl", "", queue="foo", generation=2, priority=5))
     [head] = m.heads(lambda _: True)
     assert head.info.generation == 2 and not head.is_preemptor
+
+
+# name: (FlavorFungibilityPreserveScanProgress, inadmissible, inflight, change shape, tried, carried)
+CARRIES = {
+    "tracked in the heap": (True, False, False, False, 1, True),
+    "tracked in inadmissibleWorkloads": (True, True, False, False, -1, True),
+    "without the gate the progress is dropped": (False, False, False, False, 1, False),
+    "without the gate the progress is dropped for an inadmissible workload": (
+        False, True, False, False, -1, False),
+    "tracked as inflight": (True, False, True, False, 1, True),
+    "without the gate the progress is dropped for an inflight workload": (
+        False, False, True, False, 1, False),
+    "a changed scheduling shape is not carried": (True, False, False, True, 1, False),
+}
+
+
+@pytest.mark.parametrize("case", list(CARRIES))
+def test_add_or_update_workload_carries_last_assignment(case: str) -> None:
+    """``TestAddOrUpdateWorkloadCarriesLastAssignment``: an update of a queued workload keeps the
+    flavor scan progress (kbatch keeps it per workload in ``QueueManager.last``) only with
+    ``FlavorFungibilityPreserveScanProgress`` and an unchanged scheduling shape; upstream's new
+    ``Info`` has none otherwise."""
+    from kbatch.controllers.kueue.scheduling.assignment import LastState
+
+    preserve, inadmissible_, inflight, change_shape, tried, want = CARRIES[case]
+    m = QueueManager(InfoOptions(), Clock())
+    m.preserve_scan_progress = preserve
+    m.add_or_update_cluster_queue("cq", "BestEffortFIFO", selector_from_set({}))
+    m.add_local_queue("/lq", "cq", [])
+    wl = make_wl("wl", "", queue="lq", cpu="1")
+    m.add_or_update_workload(wl)
+    tracked = m.cluster_queues["cq"].tracked("/wl")
+    recorded = LastState(tried=[{"cpu": tried}], cq_generation=3, cycle=7,
+                         scheduling_hash=tracked.scheduling_hash)
+    m.last["/wl"] = recorded
+    if inadmissible_ or inflight:
+        [head] = m.heads(lambda _: True)
+    if inadmissible_:
+        assert m.requeue_workload(wl, head.info, recorded, RequeueReason.NO_FIT, "")
+        assert "/wl" in m.cluster_queues["cq"].inadmissible
+    updated = make_wl("wl", "", queue="lq", cpu="1", count=4 if change_shape else 1)
+    updated.metadata.labels = {"updated": "true"}
+    m.add_or_update_workload(updated)
+    assert (m.last.get("/wl") == recorded) is want
+
+
+def test_scan_progress_is_not_carried_to_another_cluster_queue() -> None:
+    """``TestUpdateWorkload`` "between cluster queues" with recorded flavor scan progress: the
+    workload is forgotten by its old queue (``deleteAndForgetWorkloadWithoutLock``) and the new
+    ClusterQueue does not track it, so the flavor indices of the old ClusterQueue's flavors are
+    not carried (``AddOrUpdateWorkloadWithoutLock`` carries only a tracked workload's progress)."""
+    from kbatch.controllers.kueue.scheduling.assignment import LastState
+
+    m = QueueManager(InfoOptions(), Clock())
+    for cq in ("cq1", "cq2"):
+        m.add_or_update_cluster_queue(cq, "BestEffortFIFO", selector_from_set({}))
+    m.add_local_queue("/foo", "cq1", [])
+    m.add_local_queue("/bar", "cq2", [])
+    m.add_or_update_workload(make_wl("a", "", queue="foo", cpu="1"))
+    tracked = m.cluster_queues["cq1"].tracked("/a")
+    m.last["/a"] = LastState(tried=[{"cpu": 0}], cq_generation=3, cycle=7,
+                             scheduling_hash=tracked.scheduling_hash)
+    m.add_or_update_workload(make_wl("a", "", queue="bar", cpu="1"))
+    assert m.assigned == {"/a": "/bar"}
+    assert "/a" not in m.last
