@@ -93,8 +93,9 @@ class ClusterQueueQueue:
         self.bulk_moved: dict[str, str] = {}  # scheduling hash -> quota reserved reason
         self.local_queues: set[str] = set()
         # first arrival in this ClusterQueue, the tie-break between equal priority and equal queue
-        # order time (creationTimestamp has whole seconds): upstream's heap leaves that order
-        # unspecified, in practice the order workloads were pushed; kbatch makes it exactly that
+        # order time (creationTimestamp has whole seconds): upstream's heap compares UIDs there
+        # (``baseCompareFunc``), random ones; kbatch keeps the order workloads arrived in, a
+        # deliberate difference (docs/kueue.md, "Equal queue order")
         self.arrival: dict[str, int] = {}
         self.arrivals = 0
 
