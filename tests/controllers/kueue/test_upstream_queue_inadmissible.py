@@ -51,3 +51,17 @@ def test_update_cluster_queue_moves_cohort() -> None:
     w.cp.client.patch(ClusterQueue, "cq2", {"spec": {"cohortName": "alpha"}})
     w.settle(rounds=2)
     assert w.names_where("QuotaReserved") == ["a", "b"]
+
+
+def test_cluster_queue_to_active() -> None:
+    """``TestClusterQueueToActive``: a ClusterQueue becoming active wakes the scheduler
+    (``UpdateClusterQueue`` broadcasts); here its missing ResourceFlavor is created and its pending
+    workload is admitted, with no other event and no time passing."""
+    w = World(_cq("cq1", "alpha", "2"), local_queue("foo", "cq1"), workload("a", "foo", cpu="1"))
+    w.settle(rounds=2)
+    assert not w.reserved("a")
+    active = [c for c in w.cq("cq1").status.conditions or () if c.type == "Active"]
+    assert active and active[0].status == "False"
+    w.apply(flavor("default"))
+    w.cp.run_until_idle()
+    assert w.reserved("a")
