@@ -95,3 +95,25 @@ def test_update_requeue_state_backoff(base: int, cap: int, count: int, want: int
     assert status.requeue_state is not None and status.requeue_state.count == count + 1
     wait = (status.requeue_state.requeue_at - BASE).total_seconds()
     assert want <= wait <= want * 1.0001 + 1
+
+
+ON_HOLD = {
+    "false without QuotaReserved condition": ([], False),
+    "true with QuotaReserved=False and reason OnHold": (
+        [cond("QuotaReserved", "False", "OnHold", message="StatefulSet scaled to zero; workload on hold")],
+        True),
+    "false when QuotaReserved=False with other reason": ([cond("QuotaReserved", "False", "Inadmissible")],
+                                                          False),
+    "false when QuotaReserved=True": ([cond("QuotaReserved", "True", "OnHold")], False),
+}
+
+
+@pytest.mark.parametrize("case", list(ON_HOLD))
+def test_is_on_hold(case: str) -> None:
+    """``TestIsOnHold``, seen through ``IsAdmissible`` (kbatch's :func:`admissible`): a workload on
+    hold is not queued; one holding quota is not queued either, on hold or not."""
+    from kbatch.controllers.kueue.queues import admissible
+
+    conds, on_hold = ON_HOLD[case]
+    reserved = any(c["type"] == "QuotaReserved" and c["status"] == "True" for c in conds)
+    assert admissible(make_wl("wl", "ns", conditions=conds)) is (not on_hold and not reserved)
