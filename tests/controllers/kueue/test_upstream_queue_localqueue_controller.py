@@ -80,3 +80,20 @@ def test_ready_counts() -> None:
         ("rf", [("cpu", "6")])]
     cq = w.cq("test-cluster-queue").status
     assert (cq.pending_workloads, cq.reserving_workloads, cq.admitted_workloads) == (1, 1, 1)
+
+
+def test_local_queue_released_from_hold() -> None:
+    """The LocalQueue's update handler (``localqueue_controller.go`` ``Update``): a stop policy
+    leaving ``Hold`` adds the LocalQueue to the queue manager again, with its workloads; its status
+    turns ``Ready`` and counts them."""
+    from kbatch.api.kueue_v1beta2 import LocalQueue
+
+    w = _world(workload("wl", "test-queue", cpu="1"), workload("big", "test-queue", cpu="20"),
+               stopPolicy="Hold")
+    assert not w.reserved("wl")
+    w.cp.client.patch(LocalQueue, "test-queue", {"spec": {"stopPolicy": "None"}}, "default")
+    w.settle(rounds=2)
+    assert w.reserved("wl") and not w.reserved("big")
+    assert _active(w) == ("True", "Ready", "Can submit new workloads to localQueue", 2)
+    s = w.lq("test-queue").status
+    assert (s.pending_workloads, s.reserving_workloads, s.admitted_workloads) == (1, 1, 1)
