@@ -65,3 +65,19 @@ def test_cluster_queue_to_active() -> None:
     w.apply(flavor("default"))
     w.cp.run_until_idle()
     assert w.reserved("a")
+
+
+def test_requeue_workloads_cohort_cycle() -> None:
+    """``TestRequeueWorkloadsCohortCycle`` / ``TestQueueInadmissibleWorkloads`` "cohort cycle":
+    cohort-a → cohort-b → cohort-c → cohort-a. The requeue of the tree is skipped (``HasCycle``), the
+    workload stays queued and assigned to its LocalQueue. As upstream, the ClusterQueue's own status
+    stays ``Ready`` (``ClusterQueueReadiness`` reads only its cache state) while the snapshot leaves
+    it out (``skipInactiveCQReason``: ``HasCycle``), hence the workload's message."""
+    w = World(flavor("default"), _cohort("cohort-a", "cohort-b"), _cohort("cohort-b", "cohort-c"),
+              _cohort("cohort-c", "cohort-a"), _cq("cq1", "cohort-a", "2"), local_queue("foo", "cq1"),
+              workload("a", "foo", cpu="1"))
+    w.settle(rounds=3)
+    qr = w.cond("a", "QuotaReserved")
+    assert (qr.status, qr.message) == ("False", "ClusterQueue cq1 is inactive")
+    assert w.lq("foo").status.pending_workloads == 1
+    assert w.cq("cq1").status.pending_workloads == 1
