@@ -86,17 +86,27 @@ class ClusterQueueQueue:
         self.pop_cycle = 0
         self.queue_inadmissible_cycle = -1
         self.preemptor: tuple[str, bool, int] | None = None  # (key, sticky, generation)
+        # ``Info.LastEvaluatedGeneration``: the generation a workload had when it was last popped,
+        # kept while the entry the scheduler requeued is the one held (a fresh version from an
+        # update replaces it, and with it this); 0 (absent) for a workload never popped
+        self.evaluated: dict[str, int] = {}
         self.bulk_moved: dict[str, str] = {}  # scheduling hash -> quota reserved reason
         self.local_queues: set[str] = set()
         # first arrival in this ClusterQueue, the tie-break between equal priority and equal queue
-        # order time (creationTimestamp has whole seconds): upstream's heap leaves that order
-        # unspecified, in practice the order workloads were pushed; kbatch makes it exactly that
+        # order time (creationTimestamp has whole seconds): upstream's heap compares UIDs there
+        # (``baseCompareFunc``), random ones; kbatch keeps the order workloads arrived in, a
+        # deliberate difference (docs/kueue.md, "Equal queue order")
         self.arrival: dict[str, int] = {}
         self.arrivals = 0
 
     # --- ordering ----------------------------------------------------------------------------------
     def is_sticky(self, key: str) -> bool:
         return self.preemptor is not None and self.preemptor[1] and self.preemptor[0] == key
+
+    def is_preemptor(self, info: WorkloadInfo) -> bool:
+        """``IsPreemptor``: the preemptor at the generation it was evaluated with."""
+        p = self.preemptor
+        return p is not None and p[0] == info.key and p[2] == info.generation
 
     def _sort_key(self, info: WorkloadInfo) -> tuple:
         seq = self.arrival.get(info.key)
@@ -145,8 +155,12 @@ class ClusterQueueQueue:
         if self.inflight is not None and self.inflight.key == key:
             return
         old = self.inadmissible.get(key)
+        evaluated = self.evaluated.pop(key, 0)
         if old is not None:
-            if not _may_have_become_admissible(old, info):
+            # the spec changed since the scheduler evaluated it (an update that arrived while it
+            # was inflight was skipped, and the requeue kept the evaluated generation)
+            changed_since_eval = evaluated != 0 and info.generation != evaluated
+            if not changed_since_eval and not _may_have_become_admissible(old, info):
                 self.inadmissible[key] = info
                 return
             del self.inadmissible[key]
@@ -163,7 +177,9 @@ class ClusterQueueQueue:
             return
         self._push(info)
 
-    def push_if_not_tracked(self, info: WorkloadInfo) -> bool:
+    def push_if_not_tracked(self, info: WorkloadInfo, requeued: bool = False) -> bool:
+        """``pushToHeapIfNotTracked``; ``requeued``: ``info`` is the scheduler's (it keeps the
+        evaluated generation), else a fresh version from a LocalQueue."""
         key = info.key
         if (
             (self.inflight is not None and self.inflight.key == key)
@@ -171,11 +187,14 @@ class ClusterQueueQueue:
             or key in self.in_heap
         ):
             return False
+        if not requeued:
+            self.evaluated.pop(key, None)
         self._push(info)
         return True
 
     def delete(self, key: str) -> None:
         self.arrival.pop(key, None)
+        self.evaluated.pop(key, None)
         self.inadmissible.pop(key, None)
         self._remove_heap(key)
         if self.inflight is not None and self.inflight.key == key:
@@ -192,6 +211,7 @@ class ClusterQueueQueue:
         key = k[-1]
         del self.in_heap[key]
         self.inflight = self.infos.pop(key)
+        self.evaluated[key] = self.inflight.generation
         return self.inflight
 
     def requeue(
@@ -213,7 +233,9 @@ class ClusterQueueQueue:
             )
         key = info.key
         if reason == RequeueReason.PENDING_PREEMPTION:
-            self.preemptor = (key, self.strategy == "BestEffortFIFO", info.generation)
+            # the generation evaluated, not the current one: a workload changed since it was
+            # popped is no longer the preemptor (``IsPreemptor`` compares generations)
+            self.preemptor = (key, self.strategy == "BestEffortFIFO", self.evaluated.get(key, 0))
         if self.inflight is not None and self.inflight.key == key:
             self.inflight = None
         old = self.inadmissible.get(key)
@@ -226,7 +248,7 @@ class ClusterQueueQueue:
                 del self.inadmissible[key]
                 self._push(old)
                 return True
-            return self.push_if_not_tracked(info)
+            return self.push_if_not_tracked(info, requeued=True)
         if old is not None or key in self.in_heap:
             return False
         self.inadmissible[key] = info
@@ -383,19 +405,26 @@ class QueueManager:
         self.assigned[key] = qkey
         lq.items[key] = info
         cq = self.cluster_queues.get(lq.cluster_queue)
+        if not self._carries_scan_progress(cq, info):
+            self.last.pop(key, None)
         if cq is None:
             return False
-        last = self.last.get(key)
-        if (
-            last is not None
-            and last.scheduling_hash
-            and info.scheduling_hash
-            and last.scheduling_hash != info.scheduling_hash
-        ):
-            self.last.pop(key, None)
         cq.push_or_update(info)
         self.changed = True
         return True
+
+    def _carries_scan_progress(self, cq: ClusterQueueQueue | None, info: WorkloadInfo) -> bool:
+        """``AddOrUpdateWorkloadWithoutLock``: the rebuilt ``Info`` keeps the flavor scan progress
+        only with ``FlavorFungibilityPreserveScanProgress``, while its ClusterQueue tracks it (heap,
+        inadmissible or inflight) and its scheduling shape is the one the progress was recorded
+        for (``MatchesSchedulingShape``); otherwise the next cycle starts from the first flavor."""
+        last = self.last.get(info.key)
+        if last is None:
+            return True
+        if not self.preserve_scan_progress or cq is None or cq.tracked(info.key) is None:
+            return False
+        recorded, current = last.scheduling_hash, info.scheduling_hash
+        return not (recorded and current) or recorded == current
 
     def delete_workload(self, key: str) -> None:
         qkey = self.assigned.get(key)
@@ -455,7 +484,7 @@ class QueueManager:
             info = cq.pop()
             if info is None:
                 continue
-            is_preemptor = cq.preemptor is not None and cq.preemptor[0] == info.key
+            is_preemptor = cq.is_preemptor(info)
             out.append(Head(info, name, self.last.get(info.key), is_preemptor))
             lq = self.local_queues.get(self.assigned.get(info.key, ""))
             if lq is not None:

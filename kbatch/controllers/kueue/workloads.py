@@ -297,9 +297,11 @@ def update_requeue_state(
 
 
 def _backoff_wait(base: int, cap: int, steps: int, rng: random.Random) -> float:
-    """The ``steps``-th ``Backoff.Step``: ``min(base * 2^(steps-1), cap)`` with its jitter."""
+    """The ``steps``-th ``Backoff.Step`` (kueue ``pkg/util/wait`` ``WaitTime``): ``Step`` returns
+    the current duration and caps only the next one, so the first step is ``base`` even above
+    ``cap``, the later ones ``min(base * 2^(steps-1), cap)``; with its jitter."""
     duration = float(base) * 2 ** max(0, steps - 1)
-    if cap:
+    if cap and steps > 1:
         duration = min(duration, float(cap))
     return duration + rng.random() * 0.0001 * duration
 

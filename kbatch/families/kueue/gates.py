@@ -121,7 +121,6 @@ IMPLEMENTED = frozenset(
         "PrioritySortingWithinCohort",
         "FairSharingPreemptWithinNominal",
         "FairSharingPrioritizeNonBorrowing",
-        "AdmissionFairSharing",
         "DisableWaitForPodsReady",
         "ReclaimablePods",
         "SchedulingEquivalenceHashing",
