@@ -320,3 +320,19 @@ def test_validate_create_with_an_existing_claim(case: str, retain: bool, claim_s
     for text in want:
         assert text in err.message, err.message
 
+
+# --- the rule-name checks on inputs the table does not try (same source) -------------------------------
+def test_a_rule_name_ending_in_a_newline_is_refused() -> None:
+    """``ruleNameRegexp.MatchString``: Go's ``$`` matches only at the end of the text, so ``"rule\\n"``
+    is not a valid rule name (Python's ``$`` would also match before the final newline)."""
+    err = create(plane(), jobset(indexed(), **_fp(_rule(name="rule\n"))))
+    assert isinstance(err, Invalid)
+    assert "invalid failure policy rule name 'rule\n', " + RULE_NAME in err.message
+
+
+def test_a_rule_names_length_is_counted_in_bytes() -> None:
+    """``len(rule.Name)`` is Go's byte length: 100 two-byte characters are 200, over the 128 limit."""
+    err = create(plane(), jobset(indexed(), **_fp(_rule(name="é" * 100))))
+    assert isinstance(err, Invalid)
+    assert ("invalid failure policy rule name of length 200, the rule name must be at least 1 characters "
+            "long and at most 128 characters long") in err.message
