@@ -1,0 +1,350 @@
+"""Upstream's JobSet controller integration table, on kbatch's control plane in virtual time.
+
+Source: kubernetes-sigs/jobset v0.12.0 ``test/integration/controller/jobset_controller_test.go``
+(``DescribeTable("jobset is created and its jobs go through a series of updates")`` and its helpers
+``completeJob``, ``failJobWithOptions``, ``readyJob``, ``testJobSet``). Upstream runs envtest: an
+API server and the JobSet controller, no Job controller, no garbage collector; each step writes Job
+statuses and checks the JobSet. Here the control plane runs the ``jobset`` controller and the
+garbage collector (which finishes the foreground deletions upstream's test finishes by removing the
+``foregroundDeletion`` finalizers), and each step writes the same Job statuses through
+``/status`` and settles the control plane.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from kbatch import ControlPlane
+from kbatch.api import edit
+from kbatch.api.batch_v1 import Job
+from kbatch.api.core_v1 import Service
+from kbatch.api.jobset_v1alpha2 import JobSet
+
+A, B = "replicated-job-a", "replicated-job-b"
+POD = {"containers": [{"name": "test", "image": "busybox"}]}
+
+
+def test_jobset(**spec: Any) -> dict[str, Any]:
+    """upstream's ``testJobSet``: replicated-job-a (1 Job) and Indexed replicated-job-b (3 Jobs)."""
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "test-js"},
+            "spec": {"successPolicy": {"operator": "All", "targetReplicatedJobs": []},
+                     "network": {"enableDNSHostnames": True},
+                     "replicatedJobs": [
+                         {"name": A, "replicas": 1, "template": {"spec": {"template": {"spec": POD}}}},
+                         {"name": B, "replicas": 3, "template": {"spec": {"completionMode": "Indexed",
+                                                                          "template": {"spec": POD}}}}],
+                     **spec}}
+
+
+test_jobset.__test__ = False  # type: ignore[attr-defined]  # a builder, not a test
+
+
+class Cluster:
+    """The control plane with the JobSet controller; the test plays the Job controller."""
+
+    def __init__(self, manifest: dict[str, Any], gates: str = "") -> None:
+        self.cp = ControlPlane(seed=7, controllers="jobset,garbage-collector", feature_gates=gates or None)
+        self.cp.apply(manifest)
+        self.name = manifest["metadata"]["name"]
+
+    def js(self) -> JobSet:
+        return self.cp.client.get(JobSet, self.name, "default")
+
+    def jobs(self, rjob: str | None = None) -> list[Job]:
+        items = sorted(self.cp.client.list(Job, "default").items, key=lambda j: j.name)
+        return [j for j in items if rjob is None
+                or (j.metadata.labels or {}).get("jobset.sigs.k8s.io/replicatedjob-name") == rjob]
+
+    def _status(self, job: Job, status: dict[str, Any]) -> None:
+        doc = self.cp.client.get(Job, job.name, "default").to_dict()
+        doc["status"] = status
+        self.cp.client.update_status(Job.model_validate(doc))
+
+    def _now(self) -> str:
+        return self.cp.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def complete(self, *jobs: Job) -> None:
+        """``completeJob``."""
+        for job in jobs:
+            now = self._now()
+            conds = [{"type": "SuccessCriteriaMet", "status": "True", "lastTransitionTime": now},
+                     {"type": "Complete", "status": "True", "lastTransitionTime": now}]
+            self._status(job, {"startTime": now, "completionTime": now, "conditions": conds,
+                               "succeeded": job.spec.parallelism or 0})
+        self.cp.run_until_idle()
+
+    def fail(self, job: Job, reason: str = "", message: str = "") -> None:
+        """``failJobWithOptions``."""
+        now = self._now()
+        conds = [{"type": "FailureTarget", "status": "True", "lastTransitionTime": now},
+                 {"type": "Failed", "status": "True", "reason": reason, "message": message,
+                  "lastTransitionTime": now}]
+        self._status(job, {"startTime": now, "conditions": conds})
+        self.cp.advance(1)  # the next failure is a second later: failure times order the Jobs
+        self.cp.run_until_idle()
+
+    def ready(self, *jobs: Job) -> None:
+        """``readyJob``."""
+        for job in jobs:
+            n = job.spec.parallelism or 0
+            self._status(job, {"active": n, "ready": n})
+        self.cp.run_until_idle()
+
+    def condition(self) -> str:
+        """``testutil.JobSet{Active,Completed,Failed,Suspended}``: the terminal/suspended state."""
+        st = self.js().status
+        for kind in ("Failed", "Completed", "Suspended"):
+            if st is not None and st.is_true(kind):
+                return kind
+        return "Active"
+
+    def counts(self) -> tuple[int, int]:
+        st = self.js().status
+        return (st.restarts or 0, st.restarts_count_towards_max or 0) if st else (0, 0)
+
+    def replicated(self) -> dict[str, dict[str, int]]:
+        st = self.js().status
+        return {s.name: {k: v for k, v in (("ready", s.ready), ("succeeded", s.succeeded),
+                                           ("failed", s.failed), ("active", s.active),
+                                           ("suspended", s.suspended)) if v}
+                for s in (st.replicated_jobs_status or ())} if st else {}
+
+
+Step = Callable[[Cluster], None]
+
+
+def _expect(state: str) -> Step:
+    def check(c: Cluster) -> None:
+        assert c.condition() == state
+    return check
+
+
+def _restarts(restarts: int, towards_max: int | None = None) -> Step:
+    def check(c: Cluster) -> None:
+        assert c.counts() == (restarts, restarts if towards_max is None else towards_max)
+    return check
+
+
+def _fail_first(rjob: str | None = None, reason: str = "", message: str = "", index: int = 0) -> Step:
+    def step(c: Cluster) -> None:
+        c.fail(c.jobs(rjob)[index], reason, message)
+    return step
+
+
+def _complete(rjob: str | None = None, first: int | None = None) -> Step:
+    def step(c: Cluster) -> None:
+        jobs = c.jobs(rjob)
+        c.complete(*(jobs if first is None else jobs[:first]))
+    return step
+
+
+def _jobs_count(n: int) -> Step:
+    def check(c: Cluster) -> None:
+        assert len([j for j in c.jobs() if j.metadata.deletion_timestamp is None]) == n
+    return check
+
+
+def _fp(max_restarts: int, *rules: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"failurePolicy": {"maxRestarts": max_restarts, "rules": list(rules), **extra}}
+
+
+def _rule(action: str, **fields: Any) -> dict[str, Any]:
+    return {"action": action, **fields}
+
+
+def _restarting(status: str, reason: str) -> Step:
+    def check(c: Cluster) -> None:
+        cond = c.js().status.condition("RestartingJobSet")
+        assert cond is not None and (cond.status, cond.reason) == (status, reason)
+    return check
+
+
+def _job_restarts(restarts: list[int] | None, towards_max: list[int] | None) -> Step:
+    """``matchJobRestarts`` / ``matchJobRestartsCountTowardsMax`` (replicated-job-a)."""
+    def check(c: Cluster) -> None:
+        entry = next(s for s in c.js().status.replicated_jobs_status or () if s.name == A)
+        assert (entry.job_restarts, entry.job_restarts_count_towards_max) == (restarts, towards_max)
+    return check
+
+
+def _by_attempt(want: dict[int, int]) -> Step:
+    """``testutil.NumJobsByRestartAttempt``."""
+    def check(c: Cluster) -> None:
+        got: dict[int, int] = {}
+        for job in c.jobs():
+            attempt = int((job.metadata.labels or {})["jobset.sigs.k8s.io/restart-attempt"])
+            got[attempt] = got.get(attempt, 0) + 1
+        assert got == want
+    return check
+
+
+HOLD = "example.com/hold"
+
+
+def _hold(c: Cluster) -> None:
+    """Keeps the last Job's deletion pending (upstream: its foreground finalizer not yet removed)."""
+    job = edit(c.jobs()[-1])
+    job.metadata.finalizers = [*(job.metadata.finalizers or ()), HOLD]
+    c.cp.client.update(job)
+
+
+def _release(c: Cluster) -> None:
+    """``removeForegroundDeletionFinalizers`` for the held Job."""
+    for job in c.jobs():
+        if HOLD in (job.metadata.finalizers or ()):
+            job = edit(job)
+            job.metadata.finalizers = [f for f in job.metadata.finalizers or () if f != HOLD]
+            c.cp.client.update(job)
+    c.cp.run_until_idle()
+
+
+def _ready_all(c: Cluster) -> None:
+    c.ready(*c.jobs())
+
+
+MFIE = "MaxFailedIndexesExceeded"
+
+PFP, BLE = "PodFailurePolicy", "BackoffLimitExceeded"
+MSG = "Pod default/mypod-0 has condition DisruptionTarget matching FailJob rule at index 0"
+
+ENTRIES: list[tuple[str, dict[str, Any], str, list[Step]]] = [
+    ("jobset should successfully create jobs", test_jobset(), "", [_jobs_count(4)]),
+    ("jobset should succeed after all jobs succeed", test_jobset(), "",
+     [_complete(), _expect("Completed"),
+      lambda c: _eq(c.replicated(), {B: {"succeeded": 3}, A: {"succeeded": 1}})]),
+    ("jobset should not succeed if any job is not completed", test_jobset(), "",
+     [lambda c: (c.complete(*c.jobs()[:-1]), c.ready(c.jobs()[-1])), _expect("Active"),
+      lambda c: _eq(c.replicated(), {B: {"succeeded": 2, "ready": 1, "active": 1}, A: {"succeeded": 1}})]),
+    ("success policy 'all' with empty replicated jobs list", test_jobset(), "",
+     [_complete(A), _expect("Active"), _complete(B), _expect("Completed")]),
+    ("success policy 'all' with replicated jobs specified",
+     test_jobset(successPolicy={"operator": "All", "targetReplicatedJobs": [B]}), "",
+     [_complete(A), _expect("Active"), _complete(B, first=1), _expect("Active"),
+      lambda c: c.complete(*c.jobs(B)[1:]), _expect("Completed")]),
+    ("success policy 'any' with replicated job specified",
+     test_jobset(successPolicy={"operator": "Any", "targetReplicatedJobs": [B]}), "",
+     [_complete(B, first=1), _expect("Completed")]),
+    ("success policy 'any' without replicated job specified",
+     test_jobset(successPolicy={"operator": "Any", "targetReplicatedJobs": []}), "",
+     [lambda c: c.complete(c.jobs()[1]), _expect("Completed")]),
+    ("[failure policy] jobset with no failure policy should fail if any jobs fail", test_jobset(), "",
+     [_fail_first(), _expect("Failed")]),
+    ("jobset with DNS hostnames enabled should created 1 headless service per job and succeed when all jobs "
+     "succeed", test_jobset(), "",
+     [lambda c: _eq(len(c.cp.client.list(Service, "default").items), 1), _complete(), _expect("Completed")]),
+    ("fails from first run, no restarts", test_jobset(), "", [_fail_first(), _expect("Failed")]),
+    ("jobset fails after reaching max restarts", test_jobset(**_fp(1)), "",
+     [_fail_first(), _expect("Active"), _jobs_count(4), _fail_first(index=1), _expect("Failed")]),
+    ("[failure policy] jobset fails immediately with FailJobSet failure policy action.",
+     test_jobset(**_fp(1, _rule("FailJobSet", onJobFailureReasons=[]))), "",
+     [_fail_first(reason=PFP), _expect("Failed"), _restarts(0)]),
+    ("[failure policy] jobset does not fail immediately with FailJobSet failure policy action as the failure "
+     "reason is not matched.",
+     test_jobset(**_fp(1, _rule("FailJobSet", onJobFailureReasons=[PFP]))), "",
+     [_fail_first(reason=BLE), _expect("Active"), _restarts(1)]),
+    ("[failure policy] jobset does not fail immediately with FailJobSet failure policy action as the failure "
+     "message is not matched.",
+     test_jobset(**_fp(1, _rule("FailJobSet", onJobFailureMessagePatterns=[".* DisruptionTarget .*"]))), "",
+     [_fail_first(reason=PFP, message="another message"), _expect("Active"), _restarts(1)]),
+    ("[failure policy] jobset does not fail immediately with FailJobSet failure policy action as the failure "
+     "message is not matched, even if reason is matched.",
+     test_jobset(**_fp(1, _rule("FailJobSet", onJobFailureReasons=[PFP],
+                                onJobFailureMessagePatterns=[".* DisruptionTarget .*"]))), "",
+     [_fail_first(reason=PFP, message="another message"), _expect("Active"), _restarts(1)]),
+    ("[failure policy] jobset fails immediately with FailJobSet failure policy action as the failure reason "
+     "and message are matched.",
+     test_jobset(**_fp(1, _rule("FailJobSet", onJobFailureReasons=[PFP],
+                                onJobFailureMessagePatterns=[".* DisruptionTarget .*"]))), "",
+     [_fail_first(reason=PFP, message=MSG), _expect("Failed"), _restarts(0)]),
+    ("[failure policy] jobset restarts with RestartJobSet failure policy action (without RestartJob feature "
+     "gate).", test_jobset(**_fp(1, _rule("RestartJobSet", onJobFailureReasons=[PFP]))), "",
+     [_fail_first(reason=PFP), _expect("Active"), _restarts(1), _jobs_count(4), _fail_first(reason=PFP),
+      _expect("Failed"), _restarts(1)]),
+    ("[failure policy] jobset restarts with RestartJobSet failure policy action (with RestartJob feature "
+     "gate).", test_jobset(**_fp(1, _rule("RestartJobSet", onJobFailureReasons=[PFP]))), "RestartJob=true",
+     [_fail_first(reason=PFP), _expect("Active"), _restarts(1), _jobs_count(4), _fail_first(reason=PFP),
+      _expect("Failed"), _restarts(1)]),
+    ("[failure policy] jobset restarts with RestartJobSetAndIgnoreMaxRestarts failure policy action "
+     "(without RestartJob feature gate).",
+     test_jobset(**_fp(1, _rule("RestartJobSetAndIgnoreMaxRestarts", onJobFailureReasons=[PFP]))), "",
+     [_fail_first(reason=PFP), _expect("Active"), _restarts(1, 0), _fail_first(reason=PFP), _expect("Active"),
+      _restarts(2, 0), _fail_first(reason=BLE), _expect("Active"), _restarts(3, 1), _fail_first(reason=BLE),
+      _expect("Failed"), _restarts(3, 1)]),
+    ("[failure policy] job fails and the parent replicated job is contained in TargetReplicatedJobs.",
+     test_jobset(**_fp(1, _rule("FailJobSet", targetReplicatedJobs=[A]))), "",
+     [_fail_first(A), _expect("Failed"), _restarts(0)]),
+    ("[failure policy] job fails and the parent replicated job is not contained in TargetReplicatedJobs.",
+     test_jobset(**_fp(1, _rule("FailJobSet", targetReplicatedJobs=[A]))), "",
+     [_fail_first(B), _expect("Active"), _restarts(1)]),
+    ("job succeeds after one failure", test_jobset(**_fp(1)), "",
+     [_fail_first(), _expect("Active"), _jobs_count(4), _complete(), _expect("Completed")]),
+    ("jobset created in suspended state", test_jobset(suspend=True), "",
+     [lambda c: _eq({bool(j.spec.suspend) for j in c.jobs()}, {True}), _expect("Suspended")]),
+    ("update replicatedJobsStatuses after all jobs succeed", test_jobset(), "",
+     [_complete(), lambda c: _eq(c.replicated(), {A: {"succeeded": 1}, B: {"succeeded": 3}})]),
+    ("active jobs are deleted after jobset succeeds",
+     test_jobset(successPolicy={"operator": "Any", "targetReplicatedJobs": []}), "",
+     [lambda c: c.complete(c.jobs()[0]), _expect("Completed"), _jobs_count(1)]),
+    ("active jobs are deleted after jobset fails", test_jobset(), "",
+     [_fail_first(), _expect("Failed"), _jobs_count(1)]),
+    ("jobset restarting condition transitions",
+     test_jobset(**_fp(1, _rule("RestartJobSet", name="Rule1", onJobFailureReasons=[PFP]))), "",
+     [_fail_first(reason=PFP), _expect("Active"), _restarting("True", "FailurePolicy_Rule1"), _ready_all,
+      _restarting("False", "JobsReady")]),
+    ("[failure policy] jobset restarts with RestartJob failure policy action.",
+     test_jobset(**_fp(1, _rule("RestartJob", onJobFailureReasons=[PFP]), _rule("FailJobSet"))),
+     "RestartJob=true",
+     [_fail_first(reason=PFP), _expect("Active"), _restarts(0), _job_restarts([1], [1])]),
+    ("[failure policy] jobset restarts with RestartJobAndIgnoreMaxRestarts failure policy action.",
+     test_jobset(**_fp(1, _rule("RestartJobAndIgnoreMaxRestarts", onJobFailureReasons=[PFP]),
+                       _rule("FailJobSet"))), "RestartJob=true",
+     [_fail_first(reason=PFP), _expect("Active"), _restarts(0), _job_restarts([1], None)]),
+    ("[failure policy] jobset restarts with RestartJobSet failure policy action (with RestartJob feature "
+     "gate), job restarts untouched",
+     test_jobset(**_fp(1, _rule("RestartJobSet", onJobFailureReasons=[PFP]), _rule("FailJobSet"))),
+     "RestartJob=true",
+     [_fail_first(reason=PFP), _expect("Active"), _restarts(1), _job_restarts(None, None)]),
+    ("[failure policy] jobs are restarted individually with Recreate strategy.",
+     test_jobset(**_fp(1, restartStrategy="Recreate")), "",
+     [_hold, _fail_first(reason=PFP), _expect("Active"), _restarts(1), _by_attempt({0: 1, 1: 3}), _release,
+      _by_attempt({1: 4})]),
+    ("[failure policy] jobs are recreated after all Jobs are deleted with BlockingRecreate strategy.",
+     test_jobset(**_fp(1, restartStrategy="BlockingRecreate")), "",
+     [_hold, _fail_first(reason=PFP), _expect("Active"), _restarts(1), _by_attempt({0: 1}), _release,
+      _by_attempt({1: 4})]),
+    ("[failure policy] failure policy rules order verification test 1",
+     test_jobset(**_fp(1, _rule("FailJobSet", onJobFailureReasons=[MFIE], targetReplicatedJobs=[A]),
+                       _rule("RestartJobSet", onJobFailureReasons=[MFIE], targetReplicatedJobs=[A]))), "",
+     [_fail_first(A, reason=MFIE), _expect("Failed"), _restarts(0)]),
+    ("[failure policy] failure policy rules order verification test 2",
+     test_jobset(**_fp(1, _rule("RestartJobSet", onJobFailureReasons=[MFIE], targetReplicatedJobs=[A]),
+                       _rule("FailJobSet", onJobFailureReasons=[MFIE], targetReplicatedJobs=[A]))), "",
+     [_fail_first(A, reason=MFIE), _expect("Active"), _restarts(1)]),
+    ("[failure policy] failure policy rules order verification test 3",
+     test_jobset(**_fp(1, _rule("RestartJobSetAndIgnoreMaxRestarts", onJobFailureReasons=[MFIE],
+                                targetReplicatedJobs=[A]),
+                       _rule("FailJobSet", onJobFailureReasons=[], targetReplicatedJobs=[]))), "",
+     [_fail_first(A, reason=MFIE), _expect("Active"), _restarts(1, 0), _fail_first(A, reason=MFIE),
+      _expect("Active"), _restarts(2, 0), _fail_first(A, reason=MFIE), _expect("Active"), _restarts(3, 0),
+      _fail_first(B), _expect("Failed"), _restarts(3, 0)]),
+]
+
+
+def _eq(got: object, want: object) -> None:
+    assert got == want
+
+
+@pytest.mark.parametrize(("case", "manifest", "gates", "steps"), ENTRIES, ids=[e[0][:90] for e in ENTRIES])
+def test_jobset_through_a_series_of_updates(case: str, manifest: dict[str, Any], gates: str,
+                                            steps: list[Step]) -> None:
+    cluster = Cluster(manifest, gates)
+    replicas = sum(r.get("replicas", 1) for r in manifest["spec"]["replicatedJobs"])
+    assert len(cluster.jobs()) == replicas, "checking all jobs were created successfully"
+    for i, step in enumerate(steps):
+        try:
+            step(cluster)
+        except AssertionError as err:
+            raise AssertionError(f"{case}: step {i}: {err}") from err
