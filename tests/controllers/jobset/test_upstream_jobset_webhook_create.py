@@ -266,9 +266,11 @@ def test_validate_create(case: str, manifest: dict[str, Any], gates: str, want: 
 
 
 def test_dependson_should_not_fail_if_there_are_no_replicated_jobs() -> None:
-    """Upstream's "dependsOn should not fail if there are no replicated jobs": the webhook admits an
-    empty list; through the API the CRD requires ``replicatedJobs``, so the pure rule is checked, and
-    the API's refusal is the schema's, not the webhook's."""
+    """Upstream's "dependsOn should not fail if there are no replicated jobs": admitted (the CRD does
+    not require ``replicatedJobs``), through the API and on the pure rule."""
+    manifest = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js"},
+                "spec": {"successPolicy": {"operator": "All"}}}
+    assert create(plane(), manifest) is None
     js = JobSet.model_validate({"metadata": {"name": "js"}, "spec": {"successPolicy": {"operator": "All"}}})
     assert validate_create(js, Gates(), lambda ns, name: None) == []
 
