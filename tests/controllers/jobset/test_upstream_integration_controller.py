@@ -485,6 +485,21 @@ ENTRIES: list[tuple[str, dict[str, Any], str, list[Step]]] = [
       _replicated({"rjob-b": {"ready": 3, "active": 3}, "rjob-a": {"ready": 1, "active": 1}})]),
     ("jobset with coordinator set should have annotation and label set on all jobs", COORDINATED, "",
      [_coordinator("test-js-replicated-job-a-0-0.test-js")]),
+    ("succeeds from first run", test_jobset(), "",
+     [_services(["test-js"]), _complete(), _expect("Completed")]),
+    ("[failure policy] jobset fails immediately with FailJobSet failure policy action as the failure reason "
+     "and message are matched, even if message string is not an exact match",
+     test_jobset(**_fp(1, _rule("FailJobSet", onJobFailureReasons=[PFP],
+                                onJobFailureMessagePatterns=["some message"]))), "",
+     [_fail_first(reason=PFP, message="this is some message with critical error"), _expect("Failed"),
+      _restarts(0)]),
+    ("[failure policy] jobset restarts with RestartJobSetAndIgnoreMaxRestarts failure policy action (with "
+     "RestartJob feature gate).",
+     test_jobset(**_fp(1, _rule("RestartJobSetAndIgnoreMaxRestarts", onJobFailureReasons=[PFP]),
+                       _rule("FailJobSet"))), "RestartJob=true",
+     [_fail_first(reason=PFP), _expect("Active"), _restarts(1, 0), _fail_first(reason=PFP), _expect("Active"),
+      _restarts(2, 0), _fail_first(reason=PFP), _expect("Active"), _restarts(3, 0),
+      _job_restarts(None, None)]),
 ]
 
 
@@ -596,3 +611,17 @@ def test_an_invalid_job_template_emits_an_accumulating_warning_event() -> None:
     assert len(events) == 1 and events[0].type == "Warning"
     series = events[0].series.count if events[0].series else None
     assert (events[0].count or 0) > 1 or (series or 0) > 1
+
+
+def test_generate_name_with_dns_hostnames_names_the_service_after_the_jobset() -> None:
+    """"jobset using generateName with enableDNSHostnames should have headless service name set to the
+    jobset name": the name is generated before the controller sees the JobSet."""
+    manifest = test_jobset()
+    manifest["metadata"] = {"generateName": "name-prefix"}
+    cp = ControlPlane(seed=7, controllers="jobset,garbage-collector")
+    cp.client.create(JobSet.model_validate({**manifest, "metadata": {"generateName": "name-prefix",
+                                                                     "namespace": "default"}}))
+    cp.run_until_idle()
+    (js,) = cp.client.list(JobSet, "default").items
+    assert js.name.startswith("name-prefix")
+    assert [s.name for s in cp.client.list(Service, "default").items] == [js.name]
