@@ -500,6 +500,23 @@ ENTRIES: list[tuple[str, dict[str, Any], str, list[Step]]] = [
      [_fail_first(reason=PFP), _expect("Active"), _restarts(1, 0), _fail_first(reason=PFP), _expect("Active"),
       _restarts(2, 0), _fail_first(reason=PFP), _expect("Active"), _restarts(3, 0),
       _job_restarts(None, None)]),
+    ("startupPolicy with InOrder; suspend should keep jobs suspended",
+     test_jobset(suspend=True, startupPolicy={"startupPolicyOrder": "InOrder"}), "",
+     [_replicated({B: {"suspended": 3}, A: {"suspended": 1}})]),
+    ("startupPolicy with AnyOrder; suspend should keep jobs suspended",
+     test_jobset(suspend=True, startupPolicy={"startupPolicyOrder": "AnyOrder"}), "",
+     [_replicated({B: {"suspended": 3}, A: {"suspended": 1}})]),
+    ("startupPolicy with AnyOrder; resume suspended JobSet",
+     test_jobset(suspend=True, startupPolicy={"startupPolicyOrder": "AnyOrder"}), "",
+     [_replicated({B: {"suspended": 3}, A: {"suspended": 1}}), _patch({"suspend": False}),
+      _jobs_suspended(False), _replicated({B: {}, A: {}})]),
+    ("startupPolicy with InOrder; resume suspended JobSet",
+     test_jobset(suspend=True, startupPolicy={"startupPolicyOrder": "InOrder"}), "",
+     [_replicated({B: {"suspended": 3}, A: {"suspended": 1}}), _patch({"suspend": False}),
+      _replicated({B: {"suspended": 3}, A: {}}), _ready_rjob(A),
+      _replicated({B: {}, A: {"ready": 1, "active": 1}}), _startup("StartupPolicyInProgress"), _ready_rjob(B),
+      _replicated({B: {"ready": 3, "active": 3}, A: {"ready": 1, "active": 1}}),
+      _startup("StartupPolicyCompleted")]),
 ]
 
 
