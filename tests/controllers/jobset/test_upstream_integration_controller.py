@@ -332,6 +332,20 @@ def _coordinated() -> dict[str, Any]:
     return manifest
 
 
+def _chain(*rjobs: tuple[str, int, list[tuple[str, str]]]) -> dict[str, Any]:
+    """A JobSet ``test-js`` of replicated jobs (name, replicas, dependsOn (name, status)...)."""
+    manifest = test_jobset()
+    manifest["spec"]["replicatedJobs"] = [
+        {"name": n, "replicas": r, "template": {"spec": {"template": {"spec": POD}}},
+         **({"dependsOn": [{"name": d, "status": st} for d, st in deps]} if deps else {})}
+        for n, r, deps in rjobs]
+    return manifest
+
+
+DEPENDS_CHAIN = _chain(("rjob-a", 1, []), ("rjob-b", 1, [("rjob-a", "Complete")]),
+                       ("rjob-c", 3, [("rjob-b", "Ready")]))
+
+
 DEPENDS_ON = _depends_on()
 COORDINATED = _coordinated()
 
@@ -517,12 +531,21 @@ ENTRIES: list[tuple[str, dict[str, Any], str, list[Step]]] = [
       _replicated({B: {}, A: {"ready": 1, "active": 1}}), _startup("StartupPolicyInProgress"), _ready_rjob(B),
       _replicated({B: {"ready": 3, "active": 3}, A: {"ready": 1, "active": 1}}),
       _startup("StartupPolicyCompleted")]),
+    ("DependsOn: rjob-b depends on complete status of rjob-a, and rjob-c depends on ready status of rjob-b",
+     DEPENDS_CHAIN, "",
+     [_jobs_count(1), _complete("rjob-a"),
+      _replicated({"rjob-c": {}, "rjob-b": {}, "rjob-a": {"succeeded": 1}}),
+      _jobs_count(2), _ready_rjob("rjob-b"), _jobs_count(5),
+      _replicated({"rjob-c": {}, "rjob-b": {"ready": 1, "active": 1}, "rjob-a": {"succeeded": 1}}),
+      _complete(), _replicated({"rjob-c": {"succeeded": 3}, "rjob-b": {"succeeded": 1},
+                                "rjob-a": {"succeeded": 1}})]),
 ]
 
 
 SKIP_CREATION_CHECK = {  # upstream's skipCreationCheck: true
     "startupPolicy InOrder; replicated-job-a not ready then replicated-job-b should not run",
     "DependsOn: rjob-b depends on ready status of rjob-a",
+    "DependsOn: rjob-b depends on complete status of rjob-a, and rjob-c depends on ready status of rjob-b",
 }
 
 
