@@ -45,8 +45,9 @@ test_jobset.__test__ = False  # type: ignore[attr-defined]  # a builder, not a t
 class Cluster:
     """The control plane with the JobSet controller; the test plays the Job controller."""
 
-    def __init__(self, manifest: dict[str, Any], gates: str = "") -> None:
-        self.cp = ControlPlane(seed=7, controllers="jobset,garbage-collector", feature_gates=gates or None)
+    def __init__(self, manifest: dict[str, Any], gates: str = "",
+                 controllers: str = "jobset,garbage-collector") -> None:
+        self.cp = ControlPlane(seed=7, controllers=controllers, feature_gates=gates or None)
         self.cp.apply(manifest)
         self.name = manifest["metadata"]["name"]
 
@@ -665,3 +666,21 @@ def test_generate_name_with_dns_hostnames_names_the_service_after_the_jobset() -
     (js,) = cp.client.list(JobSet, "default").items
     assert js.name.startswith("name-prefix")
     assert [s.name for s in cp.client.list(Service, "default").items] == [js.name]
+
+
+def test_jobset_should_ignore_jobs_with_same_owner_name_but_different_owner_uid() -> None:
+    """The entry of that name, without the garbage collector (as envtest), so the stray Job stays."""
+    cluster = Cluster(test_jobset(), controllers="jobset")
+    stray = Job.model_validate({
+        "metadata": {"name": "dummy-job", "namespace": "default",
+                     "ownerReferences": [{"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+                                          "name": "test-js", "uid": "12345678-1234-1234-1234-123456789abc",
+                                          "controller": True}],
+                     "labels": {"jobset.sigs.k8s.io/jobset-name": "test-js",
+                                "jobset.sigs.k8s.io/replicatedjob-name": "non-existent-replicated-job"}},
+        "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                       "containers": [{"name": "test", "image": "bash:latest"}]}}}})
+    cluster.cp.client.create(stray)
+    cluster.complete(*[j for j in cluster.jobs() if j.name != "dummy-job"])
+    assert cluster.condition() == "Completed"
+    assert cluster.replicated() == {B: {"succeeded": 3}, A: {"succeeded": 1}}
