@@ -40,7 +40,7 @@ from kbatch.api.errors import NotFound
 from kbatch.api.meta import LabelSelector, LabelSelectorRequirement
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.controllers.jobset.names import pod_name, strip_pod_suffix
-from kbatch.controllers.jobset.webhook import forbidden
+from kbatch.controllers.jobset.webhook import denied, forbidden
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -131,7 +131,9 @@ class PodWebhook:
         try:
             node = self.server.get(Node, leader.spec.node_name or "")
         except NotFound as err:
-            raise _Refused(err.message) from err
+            # an error with an API status is answered with that status (controller-runtime v0.24.0
+            # defaulter_custom.go), passed on with the webhook's prefix: 404, not a 403 denial
+            raise denied(MUTATING_POD, err) from None
         value = (node.metadata.labels or {}).get(key)
         if value is None:
             raise _Refused(f"node does not have topology label: {key}")

@@ -1,7 +1,7 @@
 """The JobSet webhooks as admission plugins, named as upstream names its webhooks
 (``config/components/webhook/manifests.yaml``, v0.12.0):
 
-* ``mjobset.kb.io`` (mutating, JobSet CREATE): the defaults of
+* ``mjobset.kb.io`` (mutating, JobSet CREATE only): the defaults of
   :func:`~kbatch.controllers.jobset.webhook_rules.default_jobset_webhook`;
 * ``vjobset.kb.io`` (validating, JobSet CREATE and UPDATE):
   :func:`~kbatch.controllers.jobset.webhook_rules.validate_create` /
@@ -71,10 +71,11 @@ def forbidden(webhook: str, message: str) -> StatusError:
 
 
 def _default(request: AdmissionRequest) -> None:
-    # mjobset.kb.io is registered for create AND update (kubernetes-sigs/jobset
-    # pkg/webhooks/jobset_webhook.go, verbs=create;update): a kubectl apply that replaces
-    # replicatedJobs with the manifest's is defaulted again before the immutability check
-    if request.operation in ("CREATE", "UPDATE") and isinstance(request.obj, JobSet):
+    # mjobset.kb.io is registered for CREATE only (v0.12.0 pkg/webhooks/jobset_webhook.go
+    # +kubebuilder:webhook verbs=create; config/components/webhook, the Helm chart): an update is
+    # validated as sent. kubectl apply of an unchanged manifest sends no patch; one that replaces
+    # replicatedJobs with the manifest's (without the defaults) is refused as immutable, as upstream.
+    if request.operation == "CREATE" and isinstance(request.obj, JobSet):
         default_jobset_webhook(request.obj)
 
 

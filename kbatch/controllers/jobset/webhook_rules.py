@@ -184,11 +184,12 @@ def _failure_policy(js: JobSet, fp: FailurePolicy, names: set[str], gates: Gates
     by_name: dict[str, list[int]] = {}
     for i, rule in enumerate(rules):
         rule_name = rule.name or ""
-        if not 1 <= len(rule_name) <= 128:
-            errs.append(internal(f"invalid failure policy rule name of length {len(rule_name)}, the rule "
+        size = len(rule_name.encode())  # Go's len: bytes
+        if not 1 <= size <= 128:
+            errs.append(internal(f"invalid failure policy rule name of length {size}, the rule "
                                  "name must be at least 1 characters long and at most 128 characters long"))
         by_name.setdefault(rule_name, []).append(i)
-        if not _RULE_NAME.match(rule_name):
+        if not _RULE_NAME.fullmatch(rule_name):  # Go's ``$``: the end of the text, never before a "\n"
             errs.append(internal(f"invalid failure policy rule name '{rule_name}', a failure policy rule "
                                  "name must start with an alphabetic character, optionally followed by a "
                                  "string of alphanumeric characters or '_,:', and must end with an "
