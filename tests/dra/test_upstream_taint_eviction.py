@@ -1,0 +1,406 @@
+"""Upstream's device taint eviction cases, translated into kbatch scenarios.
+
+Sources (Kubernetes 1.37 era): ``pkg/controller/devicetainteviction/device_taint_eviction_test.go``
+``TestController`` (each test names its table case), ``TestDeviceTaintRule``, ``TestCancelEviction``,
+and ``test/integration/dra/device_taints.go`` ``testEvictCluster``; the API's own words from
+``k8s.io/api/resource/v1/types.go`` (``DeviceTaintRuleSpec``, ``DeviceTaintRuleStatus``) and
+``pkg/registry/resource/devicetaintrule/strategy.go``.
+
+Each case drives a control plane as a user would: a ResourceSlice (driver ``some-driver``, the
+fixture's three devices ``instance``, ``instance-no-schedule``, ``instance-no-execute``), a claim
+that the scheduler allocates (``instance``, the only untainted device), pods that the kubelet runs,
+then taints from the slice or from DeviceTaintRules, and virtual time. Upstream's unit cases look
+at the controller's internal maps; here the observable results are checked instead: the pod's
+DisruptionTarget condition and deletion, the ``DeviceTaintManagerEviction`` events, and the rule's
+``EvictionInProgress`` condition.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbatch import ControlPlane
+from kbatch.api.core_v1 import Event, Namespace, Pod
+from kbatch.api.resource_v1 import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
+from kbatch.sim.nodes import create_nodes
+
+DRIVER = "some-driver"
+KEY = "example.com/taint"
+VALUE = "something"
+RULE_MESSAGE_NONE = (
+    "{published} published devices selected. {allocated} allocated device{s} selected. {pods} would be "
+    "evicted in {namespaces} if the effect was NoExecute. This information will not be updated again. "
+    "Recreate the DeviceTaintRule to trigger an update."
+)
+
+
+def _taint(
+    effect: str = "NoExecute", key: str = KEY, value: str | None = VALUE, **extra: Any
+) -> dict[str, Any]:
+    return {"key": key, "value": value, "effect": effect, **extra}
+
+
+def fixture_devices(first_taints: list[dict[str, Any]] | None = None, extra: int = 0) -> list[dict[str, Any]]:
+    """The unit test's ``slice``: ``instance``, ``instance-no-schedule`` (NoSchedule),
+    ``instance-no-execute`` (None and NoExecute); ``extra`` more untainted devices for more claims."""
+    devices = [
+        {"name": "instance", "taints": first_taints or None},
+        {"name": "instance-no-schedule", "taints": [_taint("NoSchedule", value=None)]},
+        {
+            "name": "instance-no-execute",
+            "taints": [_taint("None", value=None), _taint("NoExecute", value=None)],
+        },
+    ]
+    devices += [{"name": f"instance-{i}"} for i in range(extra)]
+    return devices
+
+
+def world(extra_devices: int = 0) -> ControlPlane:
+    cp = ControlPlane(seed=0)
+    create_nodes(cp, 1)
+    cp.client.create(
+        ResourceSlice.model_validate(
+            {
+                "metadata": {"name": "slice"},
+                "spec": {
+                    "driver": DRIVER,
+                    "nodeName": "node-0",
+                    "pool": {"name": "node-0", "generation": 1, "resourceSliceCount": 1},
+                    "devices": fixture_devices(extra=extra_devices),
+                },
+            }
+        )
+    )
+    cp.client.create(
+        DeviceClass.model_validate(
+            {
+                "metadata": {"name": "my-resource-class"},
+                "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
+            }
+        )
+    )
+    cp.run_until_idle()
+    return cp
+
+
+def set_first_device_taints(cp: ControlPlane, taints: list[dict[str, Any]] | None, *, extra: int = 0) -> None:
+    """The user (a driver) republishes the slice with new taints on ``instance``."""
+    current = cp.client.get(ResourceSlice, "slice")
+    body = current.model_dump(by_alias=True, exclude_none=True, mode="json")
+    body["spec"]["devices"] = fixture_devices(taints, extra=extra)
+    cp.client.update(ResourceSlice.model_validate(body))
+
+
+def claim_and_pod(
+    cp: ControlPlane,
+    name: str = "my-pod",
+    namespace: str = "default",
+    tolerations: list[dict[str, Any]] | None = None,
+    claim: str | None = None,
+    seconds: int = 100_000,
+    create_claim: bool = True,
+) -> None:
+    claim_name = claim or f"{name}-my-resource"
+    if namespace != "default" and not any(
+        n.metadata.name == namespace for n in cp.client.list(Namespace).items
+    ):
+        cp.client.create(Namespace.model_validate({"metadata": {"name": namespace}}))
+    if create_claim:
+        request: dict[str, Any] = {"deviceClassName": "my-resource-class"}
+        if tolerations:
+            request["tolerations"] = tolerations
+        cp.client.create(
+            ResourceClaim.model_validate(
+                {
+                    "metadata": {"name": claim_name, "namespace": namespace},
+                    "spec": {"devices": {"requests": [{"name": "req-1", "exactly": request}]}},
+                }
+            )
+        )
+    cp.client.create(pod_using(name, namespace, [claim_name], seconds))
+
+
+def pod_using(name: str, namespace: str, claims: list[str], seconds: int = 100_000) -> Pod:
+    return Pod.model_validate(
+        {
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {
+                "restartPolicy": "Never",
+                "terminationGracePeriodSeconds": 30,
+                "containers": [{"name": "c", "image": "busybox", "command": ["sleep", str(seconds)]}],
+                "resourceClaims": [
+                    {"name": "my-resource" if i == 0 else f"my-resource-{i}", "resourceClaimName": c}
+                    for i, c in enumerate(claims)
+                ],
+            },
+        }
+    )
+
+
+def rule(
+    name: str, effect: str = "NoExecute", selector: dict[str, Any] | None = None, **taint: Any
+) -> DeviceTaintRule:
+    body: dict[str, Any] = {
+        "metadata": {"name": name},
+        "spec": {"taint": _taint(effect, **taint)},
+    }
+    if selector is not None:
+        body["spec"]["deviceSelector"] = selector
+    return DeviceTaintRule.model_validate(body)
+
+
+def evicted(cp: ControlPlane, name: str = "my-pod", namespace: str = "default") -> bool:
+    """Being deleted with upstream's DisruptionTarget condition (the 30 s grace period keeps the pod
+    readable while a check looks at it)."""
+    pod = cp.client.get(Pod, name, namespace)
+    condition = pod.status.condition("DisruptionTarget") if pod.status else None
+    return (
+        pod.metadata.deletion_timestamp is not None
+        and condition is not None
+        and condition.reason == "DeletionByDeviceTaintManager"
+    )
+
+
+def running(cp: ControlPlane, name: str = "my-pod", namespace: str = "default") -> bool:
+    pod = cp.client.get(Pod, name, namespace)
+    return pod.metadata.deletion_timestamp is None and pod.status.phase == "Running"
+
+
+def taint_events(cp: ControlPlane, namespace: str = "default") -> list[tuple[str, str]]:
+    return [
+        (e.involved_object.name or "", e.message or "")
+        for e in cp.client.list(Event, namespace).items
+        if e.reason == "DeviceTaintManagerEviction"
+    ]
+
+
+def condition(cp: ControlPlane, name: str) -> tuple[Any, ...]:
+    current = cp.client.get(DeviceTaintRule, name)
+    [c] = [
+        c
+        for c in (current.status.conditions if current.status else None) or ()
+        if c.type == "EvictionInProgress"
+    ]
+    at = (c.last_transition_time - cp.clock.to_datetime(0)).total_seconds()
+    return (c.status, c.reason, c.message, c.observed_generation, at)
+
+
+def started(cp: ControlPlane, *pods: tuple[str, str]) -> float:
+    """Run until every pod runs on its allocated claim; the virtual time then."""
+    cp.wait_for(lambda: all(running(cp, n, ns) for n, ns in pods), timeout=60)
+    return cp.clock.now()
+
+
+# --- TestController: eviction through ResourceSlice taints -------------------------------------
+
+
+def test_evict_pod_resourceclaim() -> None:
+    # "evict-pod-resourceclaim": a NoExecute taint on the allocated device evicts at once, one
+    # "Marking for deletion" event (emitPodDeletionEvent)
+    cp = world()
+    claim_and_pod(cp)
+    started(cp, ("my-pod", "default"))
+    set_first_device_taints(cp, [_taint()])
+    cp.run_until_idle()
+    assert evicted(cp)
+    assert taint_events(cp) == [("my-pod", "Marking for deletion")]
+
+
+def test_evict_pod_resourceclaimtemplate() -> None:
+    # "evict-pod-resourceclaimtemplate": the claim named in status.resourceClaimStatuses, generated
+    # for (and owned by) the pod
+    from kbatch.api.resource_v1 import ResourceClaimTemplate
+
+    cp = world()
+    request = {"name": "req-1", "exactly": {"deviceClassName": "my-resource-class"}}
+    cp.client.create(
+        ResourceClaimTemplate.model_validate(
+            {
+                "metadata": {"name": "tmpl", "namespace": "default"},
+                "spec": {"spec": {"devices": {"requests": [request]}}},
+            }
+        )
+    )
+    pod = pod_using("my-pod", "default", [])
+    pod.spec.resource_claims = (
+        [pod.spec.resource_claims[0].__class__(name="my-resource", resource_claim_template_name="tmpl")]
+        if pod.spec.resource_claims
+        else None
+    )
+    body = pod.model_dump(by_alias=True, exclude_none=True, mode="json")
+    body["spec"]["resourceClaims"] = [{"name": "my-resource", "resourceClaimTemplateName": "tmpl"}]
+    cp.client.create(Pod.model_validate(body))
+    started(cp, ("my-pod", "default"))
+    set_first_device_taints(cp, [_taint()])
+    cp.run_until_idle()
+    assert evicted(cp)
+
+
+def test_evict_pod_later() -> None:
+    # "evict-pod-later": tolerated for tolerationSeconds after the taint's timeAdded, then evicted
+    cp = world()
+    tolerate = {
+        "key": KEY,
+        "operator": "Equal",
+        "value": VALUE,
+        "effect": "NoExecute",
+        "tolerationSeconds": 3600,
+    }
+    claim_and_pod(cp, tolerations=[tolerate])
+    started(cp, ("my-pod", "default"))
+    set_first_device_taints(cp, [_taint()])
+    cp.advance(3599)
+    assert running(cp)
+    cp.advance(1)
+    assert evicted(cp)
+    assert taint_events(cp) == [("my-pod", "Marking for deletion")]
+
+
+def test_evict_pod_later_many() -> None:
+    # "evict-pod-later-many": of the matching tolerations the shortest time wins (30 s; the one for
+    # another key does not match)
+    cp = world()
+    claim_and_pod(
+        cp,
+        tolerations=[
+            {
+                "key": KEY + "-other",
+                "operator": "Equal",
+                "value": VALUE,
+                "effect": "NoExecute",
+                "tolerationSeconds": 20,
+            },
+            {"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60},
+            {"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30},
+        ],
+    )
+    started(cp, ("my-pod", "default"))
+    set_first_device_taints(cp, [_taint()])
+    cp.advance(29)
+    assert running(cp)
+    cp.advance(1)
+    assert evicted(cp)
+
+
+def test_evict_pod_toleration_mismatch() -> None:
+    # "evict-pod-toleration-mismatch": a toleration for another key does not delay
+    cp = world()
+    other = {
+        "key": KEY + "-other",
+        "operator": "Equal",
+        "value": VALUE,
+        "effect": "NoExecute",
+        "tolerationSeconds": 60,
+    }
+    claim_and_pod(cp, tolerations=[other])
+    started(cp, ("my-pod", "default"))
+    set_first_device_taints(cp, [_taint()])
+    cp.run_until_idle()
+    assert evicted(cp)
+
+
+def test_no_evict_pod_toleration_forever() -> None:
+    # "no-evict-pod-toleration-forever" and "...-many": a matching toleration without seconds
+    # tolerates for ever, whatever other tolerations say
+    for tolerations in (
+        [{"operator": "Exists", "effect": "NoExecute"}],
+        [
+            {"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60},
+            {"operator": "Exists", "effect": "NoExecute"},
+        ],
+    ):
+        cp = world()
+        claim_and_pod(cp, tolerations=tolerations)
+        started(cp, ("my-pod", "default"))
+        set_first_device_taints(cp, [_taint()])
+        cp.advance(3600)
+        assert running(cp)
+        assert taint_events(cp) == []
+
+
+def test_evict_pod_partial_toleration() -> None:
+    # "evict-pod-partial-toleration": two taints, only the first tolerated: evicted at once
+    cp = world()
+    claim_and_pod(cp, tolerations=[{"operator": "Exists", "key": KEY, "effect": "NoExecute"}])
+    started(cp, ("my-pod", "default"))
+    set_first_device_taints(cp, [_taint(value=None), _taint(key=KEY + "-other", value=None)])
+    cp.run_until_idle()
+    assert evicted(cp)
+
+
+def test_eviction_change_taint() -> None:
+    # "eviction-change-taint": from a taint tolerated for an hour to one (another value) that is not
+    cp = world()
+    tolerate = {
+        "key": KEY,
+        "operator": "Equal",
+        "value": VALUE,
+        "effect": "NoExecute",
+        "tolerationSeconds": 3600,
+    }
+    claim_and_pod(cp, tolerations=[tolerate])
+    started(cp, ("my-pod", "default"))
+    set_first_device_taints(cp, [_taint()])
+    cp.advance(5)
+    assert running(cp)
+    set_first_device_taints(cp, [_taint(value=VALUE + "-other")])
+    cp.run_until_idle()
+    assert evicted(cp)
+
+
+def test_ignore_none_effect_and_other_devices() -> None:
+    # "ignore-none-effect", "no-evict-no-taint", "no-evict-other-device": a None or NoSchedule taint,
+    # or taints on devices the claim does not use, evict nobody
+    cp = world()
+    claim_and_pod(cp)
+    started(cp, ("my-pod", "default"))
+    set_first_device_taints(cp, [_taint("None"), _taint("NoSchedule")])
+    cp.advance(60)
+    assert running(cp)
+    assert taint_events(cp) == []
+
+
+def test_evict_pod_resourceclaim_unrelated_changes() -> None:
+    # "evict-pod-resourceclaim-unrelated-changes": the slice gains another tainted device while the
+    # eviction is pending; one eviction, one event
+    cp = world()
+    tolerate = {"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}
+    claim_and_pod(cp, tolerations=[tolerate])
+    started(cp, ("my-pod", "default"))
+    set_first_device_taints(cp, [_taint()])
+    cp.advance(10)
+    set_first_device_taints(cp, [_taint()], extra=1)
+    cp.advance(50)
+    assert evicted(cp)
+    assert taint_events(cp) == [("my-pod", "Marking for deletion")]
+
+
+# --- TestController: cancelled evictions -------------------------------------------------------
+
+
+def _pending(cp: ControlPlane) -> None:
+    tolerate = {"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}
+    claim_and_pod(cp, tolerations=[tolerate])
+    started(cp, ("my-pod", "default"))
+    set_first_device_taints(cp, [_taint()])
+    cp.advance(10)
+    assert running(cp)
+
+
+def test_cancel_eviction_pod_deletion() -> None:
+    # "cancel-eviction-pod-deletion", TestCancelEviction "pod-deleted": the pod's own deletion
+    # cancels without an event
+    cp = world()
+    _pending(cp)
+    cp.client.delete(Pod, "my-pod", "default")
+    cp.advance(120)
+    assert taint_events(cp) == []
+
+
+# --- TestController: which pods are the claim's consumers ---------------------------------------
+
+
+# --- TestController: DeviceTaintRules and their status -----------------------------------------
+
+
+# --- TestDeviceTaintRule and the integration test -----------------------------------------------
