@@ -400,6 +400,42 @@ def test_cancel_eviction_pod_deletion() -> None:
 # --- TestController: which pods are the claim's consumers ---------------------------------------
 
 
+def test_no_evict_wrong_pod() -> None:
+    # "no-evict-wrong-pod": the pod names the claim but the claim is reserved for another pod
+    # instance (another UID): IsReservedForPod fails, the pod is left alone
+    cp = world()
+    claim_and_pod(cp, name="holder", claim="my-pod-my-resource")
+    started(cp, ("holder", "default"))
+    # a second pod naming the same claim, bound by the user to the node, never reserved
+    stranger = pod_using("my-pod", "default", ["my-pod-my-resource"])
+    stranger.spec.node_name = "node-0"
+    cp.client.create(stranger)
+    cp.run_until_idle()
+    set_first_device_taints(cp, [_taint()])
+    cp.run_until_idle()
+    assert evicted(cp, "holder")
+    stranger_now = cp.client.get(Pod, "my-pod", "default")
+    assert stranger_now.metadata.deletion_timestamp is None
+    assert [n for n, _ in taint_events(cp)] == ["holder"]
+
+
+def test_finished_pods_are_not_evicted() -> None:
+    # a pod that finished is dropped from reservedFor by the resourceclaim controller
+    # (isPodDone), so podEvictionTime's IsReservedForPod no longer holds for it: only the pod still
+    # running on the shared claim is evicted; the finished pod and its status stay
+    cp = world()
+    claim_and_pod(cp, name="short", claim="shared", seconds=5)
+    claim_and_pod(cp, name="long", claim="shared", create_claim=False)
+    started(cp, ("short", "default"), ("long", "default"))
+    cp.wait_for(lambda: cp.client.get(Pod, "short", "default").status.phase == "Succeeded", timeout=60)
+    set_first_device_taints(cp, [_taint()])
+    cp.run_until_idle()
+    assert evicted(cp, "long")
+    short = cp.client.get(Pod, "short", "default")
+    assert short.metadata.deletion_timestamp is None and short.status.phase == "Succeeded"
+    assert [n for n, _ in taint_events(cp)] == ["long"]
+
+
 # --- TestController: DeviceTaintRules and their status -----------------------------------------
 
 

@@ -1,4 +1,5 @@
-"""The ``device-taint-eviction`` controller: :mod:`.sync` decides, :mod:`.controller` evicts."""
+"""The ``device-taint-eviction`` controller: :mod:`.sync` decides, :mod:`.view` reads the cache,
+:mod:`.controller` evicts."""
 
 from __future__ import annotations
 
