@@ -439,4 +439,16 @@ def test_finished_pods_are_not_evicted() -> None:
 # --- TestController: DeviceTaintRules and their status -----------------------------------------
 
 
+def test_a_toleration_must_name_no_execute() -> None:
+    # claimEvictionTime counts only tolerations whose effect is NoExecute (toleration.Effect ==
+    # NoExecute && ToleratesTaint): one without an effect lets the scheduler allocate a tainted
+    # device but does not delay the eviction
+    cp = world()
+    claim_and_pod(cp, tolerations=[{"operator": "Exists", "tolerationSeconds": 600}])
+    started(cp, ("my-pod", "default"))
+    set_first_device_taints(cp, [_taint()])
+    cp.run_until_idle()
+    assert evicted(cp)
+
+
 # --- TestDeviceTaintRule and the integration test -----------------------------------------------

@@ -3,7 +3,7 @@
 
 * ``claimEvictionTime``: every ``NoExecute`` taint of an allocated device (its own, or a
   DeviceTaintRule's with effect ``NoExecute`` that selects it) is a reason to evict, at its
-  ``timeAdded``, unless a toleration tolerates it: one without
+  ``timeAdded``, unless a toleration *with effect NoExecute* tolerates it: one without
   ``tolerationSeconds`` ignores the taint for ever, otherwise the shortest ``tolerationSeconds``
   (negative counts as 0) delays it. The claim's time is the earliest of its reasons'.
 * ``podEvictionTime``: a scheduled pod is evicted at the earliest time of its claims, with all their
@@ -55,7 +55,7 @@ def _tolerated_for(taint: Any, tolerations: Sequence[Any]) -> float | bool:
     """False when no NoExecute toleration matches; True when one tolerates for ever; else seconds."""
     seconds: list[float] = []
     for toleration in tolerations:
-        if not tolerates(toleration, taint):
+        if toleration.effect != TAINT_EFFECT_NO_EXECUTE or not tolerates(toleration, taint):
             continue
         if toleration.toleration_seconds is None:
             return True
