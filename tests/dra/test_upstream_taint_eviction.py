@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch import ControlPlane
+from kbatch.api import edit
 from kbatch.api.core_v1 import Event, Namespace, Pod
 from kbatch.api.resource_v1 import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 from kbatch.sim.nodes import create_nodes
@@ -387,6 +388,54 @@ def _pending(cp: ControlPlane) -> None:
     assert running(cp)
 
 
+def test_cancel_eviction_remove_taint() -> None:
+    # "cancel-eviction-remove-taint": the taint goes before the pod's time: no eviction and
+    # emitCancelPodDeletionEvent's "Cancelling deletion"
+    cp = world()
+    _pending(cp)
+    set_first_device_taints(cp, None)
+    cp.advance(120)
+    assert running(cp)
+    assert taint_events(cp) == [("my-pod", "Cancelling deletion")]
+
+
+def test_cancel_eviction_reduce_taint() -> None:
+    # "cancel-eviction-reduce-taint": NoExecute becomes NoSchedule
+    cp = world()
+    _pending(cp)
+    set_first_device_taints(cp, [_taint("NoSchedule")])
+    cp.advance(120)
+    assert running(cp)
+    assert taint_events(cp) == [("my-pod", "Cancelling deletion")]
+
+
+def test_cancel_eviction_remove_slice() -> None:
+    # "cancel-eviction-remove-slice", TestCancelEviction "slice-deleted"
+    cp = world()
+    _pending(cp)
+    cp.client.delete(ResourceSlice, "slice")
+    cp.advance(120)
+    assert running(cp)
+    assert taint_events(cp) == [("my-pod", "Cancelling deletion")]
+
+
+def test_cancel_eviction_remove_taint_in_new_slice() -> None:
+    # "cancel-eviction-remove-taint-in-new-slice": the driver publishes the pool's next generation
+    # in a new slice without the taint; the old slice no longer counts (pool.getDevice looks at the
+    # newest generation only)
+    cp = world()
+    _pending(cp)
+    newer = edit(cp.client.get(ResourceSlice, "slice"))
+    body = newer.model_dump(by_alias=True, exclude_none=True, mode="json")
+    body["metadata"] = {"name": "a-slice-updated"}
+    body["spec"]["pool"]["generation"] = 2
+    body["spec"]["devices"] = fixture_devices(None)
+    cp.client.create(ResourceSlice.model_validate(body))
+    cp.advance(120)
+    assert running(cp)
+    assert taint_events(cp) == [("my-pod", "Cancelling deletion")]
+
+
 def test_cancel_eviction_pod_deletion() -> None:
     # "cancel-eviction-pod-deletion", TestCancelEviction "pod-deleted": the pod's own deletion
     # cancels without an event
@@ -395,6 +444,18 @@ def test_cancel_eviction_pod_deletion() -> None:
     cp.client.delete(Pod, "my-pod", "default")
     cp.advance(120)
     assert taint_events(cp) == []
+
+
+def test_no_evict_resourceclaim_deallocated() -> None:
+    # "no-evict-resourceclaim-deallocated": a forced status update takes the allocation away while
+    # the eviction is pending: cancelled, with the event
+    cp = world()
+    _pending(cp)
+    claim = edit(cp.client.get(ResourceClaim, "my-pod-my-resource", "default"))
+    claim.status = None
+    cp.client.update_status(claim)
+    cp.advance(120)
+    assert taint_events(cp) == [("my-pod", "Cancelling deletion")]
 
 
 # --- TestController: which pods are the claim's consumers ---------------------------------------

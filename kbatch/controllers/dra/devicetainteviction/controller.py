@@ -1,7 +1,11 @@
 """The ``device-taint-eviction`` controller: pods using devices with untolerated NoExecute taints are
 evicted (``DisruptionTarget`` condition, reason ``DeletionByDeviceTaintManager``, then a delete), as
 upstream's device taint eviction controller does. Requests are pods with resource claims; a slice,
-rule or claim change re-checks the pods using the claims; :mod:`.view` and :mod:`.sync` decide."""
+rule or claim change re-checks the pods using the claims; :mod:`.view` and :mod:`.sync` decide.
+
+A pod whose eviction waits for a toleration is remembered; when that wait is called off (the taint
+went, the claim was deallocated, ...) the pod gets upstream's "Cancelling deletion" event
+(``cancelWorkWithEvent``), unless the pod itself is going."""
 
 from __future__ import annotations
 
@@ -19,12 +23,13 @@ __all__ = ["EVENT_REASON", "REASON", "DeviceTaintEviction"]
 
 REASON = "DeletionByDeviceTaintManager"
 MESSAGE = "Device Taint manager: deleting due to NoExecute taint"
-EVENT_REASON = "DeviceTaintManagerEviction"  # emitPodDeletionEvent
+EVENT_REASON = "DeviceTaintManagerEviction"  # emitPodDeletionEvent / emitCancelPodDeletionEvent
 
 
 class DeviceTaintEviction:
     def __init__(self, ctx: ControllerContext) -> None:
         self.ctx = ctx
+        self.pending: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid of a delayed eviction
         ctx.cache.add_index(ResourceSlice, BY_POOL, pool_of)
 
     def pod_request(self, pod: Any) -> list[Request]:
@@ -52,18 +57,25 @@ class DeviceTaintEviction:
         )
 
     def reconcile(self, request: Request) -> Any:
+        key = (request.namespace, request.name)
         try:
             pod = self.ctx.cache.get(Pod, request.name, request.namespace)
         except NotFound:
+            self.pending.pop(key, None)  # gone: nothing to cancel, no event
             return None
-        if pod.metadata.deletion_timestamp is not None or not pod.spec.resource_claims:
+        if pod.metadata.deletion_timestamp is not None:
+            self.pending.pop(key, None)  # already being deleted: no need to evict
             return None
-        eviction = TaintView(self.ctx).pod_eviction(pod)
+        eviction = TaintView(self.ctx).pod_eviction(pod) if pod.spec.resource_claims else None
         if eviction is None:
+            if self.pending.pop(key, None) == pod.metadata.uid:
+                self.ctx.recorder.event(pod, "Normal", EVENT_REASON, "Cancelling deletion")
             return None
         now = self.ctx.clock.now()
         if eviction.when > now:
+            self.pending[key] = pod.metadata.uid or ""
             return Result(requeue_after=eviction.when - now)
+        self.pending.pop(key, None)
         self._evict(pod)
         return None
 

@@ -1,5 +1,6 @@
-"""What the eviction controller reads from its cache to decide: devices by pool, the evicting
-DeviceTaintRules, the claims of a pod. ``simulate`` reads the same world with one rule made
+"""What the eviction controller reads from its cache to decide: devices by pool (only the slices of
+a pool's newest generation count, upstream ``pool.getDevice``), the evicting DeviceTaintRules, the
+claims of a pod. A simulation (effect ``None``) reads the same world with one rule made
 ``NoExecute``."""
 
 from __future__ import annotations
@@ -43,16 +44,16 @@ class TaintView:
         return None if when is None else (when - self.origin).total_seconds()
 
     def pool_slices(self, driver: str, pool: str) -> list[Any]:
-        return list(self.ctx.cache.list(ResourceSlice, index=(BY_POOL, f"{driver}/{pool}")))
+        slices = self.ctx.cache.list(ResourceSlice, index=(BY_POOL, f"{driver}/{pool}"))
+        newest = max((s.spec.pool.generation or 0 for s in slices), default=0)
+        return [s for s in slices if (s.spec.pool.generation or 0) == newest]
 
     def device(self, driver: str, pool: str, name: str) -> Any:
-        """A pool's later slice wins, in the cache's key order."""
-        found = None
         for slice_ in self.pool_slices(driver, pool):
             for device in slice_.spec.devices or ():
                 if device.name == name:
-                    found = device
-        return found
+                    return device
+        return None
 
     def _sources(self, result: Any) -> list[TaintSource]:
         device = self.device(result.driver, result.pool, result.device)
