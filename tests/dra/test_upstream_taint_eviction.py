@@ -497,7 +497,266 @@ def test_finished_pods_are_not_evicted() -> None:
     assert [n for n, _ in taint_events(cp)] == ["long"]
 
 
+def test_multiple_claims_same_rule() -> None:
+    # "multiple-claims-same-rule": one pod, two claims both tainted: one eviction, counted once
+    cp = world(extra_devices=1)
+    for c in ("c1", "c2"):
+        cp.client.create(
+            ResourceClaim.model_validate(
+                {
+                    "metadata": {"name": c, "namespace": "default"},
+                    "spec": {
+                        "devices": {
+                            "requests": [
+                                {"name": "req-1", "exactly": {"deviceClassName": "my-resource-class"}}
+                            ]
+                        }
+                    },
+                }
+            )
+        )
+    cp.client.create(pod_using("my-pod", "default", ["c1", "c2"]))
+    t0 = started(cp, ("my-pod", "default"))
+    cp.client.create(rule("evict", selector={"driver": DRIVER}))
+    cp.run_until_idle()
+    assert evicted(cp)
+    assert condition(cp, "evict") == (
+        "True",
+        "PodsPendingEviction",
+        "1 pod needs to be evicted in 1 namespace.",
+        1,
+        t0,
+    )
+    cp.advance(10)
+    assert condition(cp, "evict") == (
+        "False",
+        "Completed",
+        "1 pod evicted since starting the controller.",
+        1,
+        t0 + 10,
+    )
+    assert taint_events(cp) == [("my-pod", "Marking for deletion")]
+
+
 # --- TestController: DeviceTaintRules and their status -----------------------------------------
+
+
+def test_rule_status() -> None:
+    # "rule-status": a new rule gets its condition at once: nothing to evict yet
+    cp = world()
+    cp.client.create(rule("evict", selector={"driver": DRIVER}))
+    cp.run_until_idle()
+    assert condition(cp, "evict") == ("False", "NotStarted", "", 1, 0.0)
+
+
+def test_evict_pod_rule() -> None:
+    # "evict-pod-rule": status first (pending), the pod evicted, then ruleStatusPeriod (10 s) later
+    # "Completed" with the count of pods this controller evicted
+    cp = world()
+    claim_and_pod(cp)
+    t0 = started(cp, ("my-pod", "default"))
+    cp.client.create(rule("evict", selector={"driver": DRIVER}))
+    cp.run_until_idle()
+    assert evicted(cp)
+    assert condition(cp, "evict") == (
+        "True",
+        "PodsPendingEviction",
+        "1 pod needs to be evicted in 1 namespace.",
+        1,
+        t0,
+    )
+    cp.advance(9)
+    assert condition(cp, "evict")[1] == "PodsPendingEviction"
+    cp.advance(1)
+    assert condition(cp, "evict") == (
+        "False",
+        "Completed",
+        "1 pod evicted since starting the controller.",
+        1,
+        t0 + 10,
+    )
+    assert taint_events(cp) == [("my-pod", "Marking for deletion")]
+
+
+def test_evict_pod_rule_later() -> None:
+    # "evict-pod-rule-later": tolerated for an hour: pending the whole hour (no rewrite while
+    # nothing changes), evicted, then Completed 10 s later
+    cp = world()
+    tolerate = {
+        "key": KEY,
+        "operator": "Equal",
+        "value": VALUE,
+        "effect": "NoExecute",
+        "tolerationSeconds": 3600,
+    }
+    claim_and_pod(cp, tolerations=[tolerate])
+    t0 = started(cp, ("my-pod", "default"))
+    cp.client.create(rule("evict", selector={"driver": DRIVER}))
+    cp.advance(3599)
+    assert running(cp)
+    assert condition(cp, "evict") == (
+        "True",
+        "PodsPendingEviction",
+        "1 pod needs to be evicted in 1 namespace.",
+        1,
+        t0,
+    )
+    cp.advance(1)
+    assert evicted(cp)
+    cp.advance(10)
+    assert condition(cp, "evict") == (
+        "False",
+        "Completed",
+        "1 pod evicted since starting the controller.",
+        1,
+        t0 + 3610,
+    )
+
+
+def test_evict_many_pods() -> None:
+    # "evict-many-pods-many-namespaces" and "evict-many-pods-same-namespace"
+    for second_ns, where in (("other", "2 different namespaces."), ("default", "1 namespace.")):
+        cp = world(extra_devices=1)
+        claim_and_pod(cp)
+        claim_and_pod(cp, name="my-pod-other", namespace=second_ns)
+        t0 = started(cp, ("my-pod", "default"), ("my-pod-other", second_ns))
+        cp.client.create(rule("evict", selector={"driver": DRIVER}))
+        cp.run_until_idle()
+        assert evicted(cp) and evicted(cp, "my-pod-other", second_ns)
+        assert condition(cp, "evict") == (
+            "True",
+            "PodsPendingEviction",
+            f"2 pods need to be evicted in {where}",
+            1,
+            t0,
+        )
+        cp.advance(10)
+        assert condition(cp, "evict") == (
+            "False",
+            "Completed",
+            "2 pods evicted since starting the controller.",
+            1,
+            t0 + 10,
+        )
+
+
+def test_none_pod_rule() -> None:
+    # "none-pod-rule": effect None evicts nobody and reports, once, what NoExecute would do
+    cp = world()
+    claim_and_pod(cp)
+    t0 = started(cp, ("my-pod", "default"))
+    cp.client.create(rule("evict", effect="None", selector={"driver": DRIVER}))
+    cp.advance(60)
+    assert running(cp)
+    message = RULE_MESSAGE_NONE.format(published=3, allocated=1, s="", pods="1 pod", namespaces="1 namespace")
+    assert condition(cp, "evict") == ("False", "NoEffect", message, 1, t0)
+
+
+def test_none_many_pods() -> None:
+    # "none-many-pods-many-namespaces", "none-many-pods-same-namespace" (two claims on two of the
+    # slice's four devices; upstream's unit case has no slices, so it counts 0 published)
+    for second_ns, where in (("other", "2 different namespaces"), ("default", "1 namespace")):
+        cp = world(extra_devices=1)
+        claim_and_pod(cp)
+        claim_and_pod(cp, name="my-pod-other", namespace=second_ns)
+        t0 = started(cp, ("my-pod", "default"), ("my-pod-other", second_ns))
+        cp.client.create(rule("evict", effect="None", selector={"driver": DRIVER}))
+        cp.run_until_idle()
+        message = RULE_MESSAGE_NONE.format(published=4, allocated=2, s="s", pods="2 pods", namespaces=where)
+        assert condition(cp, "evict") == ("False", "NoEffect", message, 1, t0)
+
+
+def test_other_effect_rule() -> None:
+    # maybeUpdateRuleStatus: NoSchedule: "OtherEffect", no eviction
+    cp = world()
+    claim_and_pod(cp)
+    t0 = started(cp, ("my-pod", "default"))
+    cp.client.create(rule("evict", effect="NoSchedule", selector={"driver": DRIVER}))
+    cp.advance(30)
+    assert running(cp)
+    assert condition(cp, "evict") == (
+        "False",
+        "OtherEffect",
+        "Eviction only happens for the NoExecute effect.",
+        1,
+        t0,
+    )
+
+
+def test_multiple_claims_different_rules() -> None:
+    # "multiple-claims-different-rules-order-1/-2": rule 1 evicts now, rule 2 (timeAdded 40 s in
+    # the future) would later; the pod goes now and both rules count it
+    cp = world(extra_devices=1)
+    for c in ("c1", "c2"):
+        cp.client.create(
+            ResourceClaim.model_validate(
+                {
+                    "metadata": {"name": c, "namespace": "default"},
+                    "spec": {
+                        "devices": {
+                            "requests": [
+                                {"name": "req-1", "exactly": {"deviceClassName": "my-resource-class"}}
+                            ]
+                        }
+                    },
+                }
+            )
+        )
+    cp.client.create(pod_using("my-pod", "default", ["c1", "c2"]))
+    t0 = started(cp, ("my-pod", "default"))
+    later = cp.clock.to_datetime(t0 + 40)
+    cp.client.create(rule("evict-instance", selector={"driver": DRIVER, "device": "instance"}))
+    cp.client.create(
+        rule(
+            "evict-instance-0",
+            selector={"driver": DRIVER, "device": "instance-0"},
+            timeAdded=later.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        )
+    )
+    cp.run_until_idle()
+    assert evicted(cp)
+    cp.advance(10)
+    for name in ("evict-instance", "evict-instance-0"):
+        assert condition(cp, name)[1:3] == ("Completed", "1 pod evicted since starting the controller.")
+    assert taint_events(cp) == [("my-pod", "Marking for deletion")]
+
+
+def test_evict_pod_many_taints() -> None:
+    # "evict-pod-many-taints": two rules (one selecting by device name only) and two slice taints;
+    # the earliest of the tolerated times (30 s) wins, and both rules count the eviction
+    cp = world()
+    claim_and_pod(
+        cp,
+        tolerations=[
+            {"operator": "Exists", "key": KEY, "effect": "NoExecute", "tolerationSeconds": 60},
+            {"operator": "Exists", "key": KEY + "-other", "effect": "NoExecute", "tolerationSeconds": 30},
+        ],
+    )
+    t0 = started(cp, ("my-pod", "default"))
+    cp.client.create(rule("evict", selector={"driver": DRIVER}))
+    cp.client.create(rule("evict-other", selector={"device": "instance"}))
+    set_first_device_taints(cp, [_taint(value=None), _taint(key=KEY + "-other", value=None)])
+    cp.advance(29)
+    assert running(cp)
+    for name in ("evict", "evict-other"):
+        assert condition(cp, name) == (
+            "True",
+            "PodsPendingEviction",
+            "1 pod needs to be evicted in 1 namespace.",
+            1,
+            t0,
+        )
+    cp.advance(1)
+    assert evicted(cp)
+    cp.advance(10)
+    for name in ("evict", "evict-other"):
+        assert condition(cp, name) == (
+            "False",
+            "Completed",
+            "1 pod evicted since starting the controller.",
+            1,
+            t0 + 40,
+        )
 
 
 def test_a_toleration_must_name_no_execute() -> None:

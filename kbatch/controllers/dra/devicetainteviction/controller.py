@@ -1,11 +1,14 @@
 """The ``device-taint-eviction`` controller: pods using devices with untolerated NoExecute taints are
 evicted (``DisruptionTarget`` condition, reason ``DeletionByDeviceTaintManager``, then a delete), as
-upstream's device taint eviction controller does. Requests are pods with resource claims; a slice,
-rule or claim change re-checks the pods using the claims; :mod:`.view` and :mod:`.sync` decide.
+upstream's device taint eviction controller does; its DeviceTaintRules get their
+``EvictionInProgress`` condition (:mod:`.rules`).
 
-A pod whose eviction waits for a toleration is remembered; when that wait is called off (the taint
-went, the claim was deallocated, ...) the pod gets upstream's "Cancelling deletion" event
-(``cancelWorkWithEvent``), unless the pod itself is going."""
+One queue serves both, as upstream's ``workItem`` (``podRef`` or ``ruleRef``): a request with a
+namespace is a pod, one without is a DeviceTaintRule. A pod whose eviction waits for a toleration
+is remembered; when that wait is called off (the taint went, the claim was deallocated, ...) the pod
+gets upstream's "Cancelling deletion" event (``cancelWorkWithEvent``), unless the pod itself is
+going. Each eviction is counted for the rules among its reasons, and their status is refreshed
+``ruleStatusPeriod`` later."""
 
 from __future__ import annotations
 
@@ -15,6 +18,9 @@ from kbatch.api.base import format_time
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
 from kbatch.api.resource_v1 import ResourceSlice
+from kbatch.controllers.dra.devicetainteviction.rules import sync_rule_status
+from kbatch.controllers.dra.devicetainteviction.status import RULE_STATUS_PERIOD
+from kbatch.controllers.dra.devicetainteviction.sync import Eviction
 from kbatch.controllers.dra.devicetainteviction.view import BY_POOL, TaintView, pool_of
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request, Result
@@ -29,8 +35,12 @@ EVENT_REASON = "DeviceTaintManagerEviction"  # emitPodDeletionEvent / emitCancel
 class DeviceTaintEviction:
     def __init__(self, ctx: ControllerContext) -> None:
         self.ctx = ctx
+        self.queue: Any = None  # the controller's queue, set by setup
         self.pending: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid of a delayed eviction
+        self.evicted: dict[str, int] = {}  # rule uid -> pods evicted for it (taintRuleStats)
         ctx.cache.add_index(ResourceSlice, BY_POOL, pool_of)
+
+    # --- mappers ---------------------------------------------------------------------------
 
     def pod_request(self, pod: Any) -> list[Request]:
         if not pod.spec.resource_claims or not pod.spec.node_name:
@@ -44,6 +54,10 @@ class DeviceTaintEviction:
             if p.spec.resource_claims and p.spec.node_name
         ]
 
+    def rule_and_pods(self, rule: Any) -> list[Request]:
+        """A rule's own status first (``handleRuleChange`` adds it at once), then every pod."""
+        return [Request("", rule.metadata.name or ""), *self.all_pods(rule)]
+
     def claim_pods(self, claim: Any) -> list[Request]:
         status = claim.status
         return (
@@ -56,7 +70,14 @@ class DeviceTaintEviction:
             else []
         )
 
+    # --- reconcile -------------------------------------------------------------------------
+
     def reconcile(self, request: Request) -> Any:
+        if not request.namespace:
+            return sync_rule_status(self.ctx, request.name, self.evicted)
+        return self._reconcile_pod(request)
+
+    def _reconcile_pod(self, request: Request) -> Any:
         key = (request.namespace, request.name)
         try:
             pod = self.ctx.cache.get(Pod, request.name, request.namespace)
@@ -71,13 +92,23 @@ class DeviceTaintEviction:
             if self.pending.pop(key, None) == pod.metadata.uid:
                 self.ctx.recorder.event(pod, "Normal", EVENT_REASON, "Cancelling deletion")
             return None
+        self._refresh_rules(eviction)
         now = self.ctx.clock.now()
         if eviction.when > now:
             self.pending[key] = pod.metadata.uid or ""
             return Result(requeue_after=eviction.when - now)
         self.pending.pop(key, None)
-        self._evict(pod)
+        if self._evict(pod):
+            for _, uid in eviction.rules:
+                self.evicted[uid] = self.evicted.get(uid, 0) + 1
+            self._refresh_rules(eviction)
         return None
+
+    def _refresh_rules(self, eviction: Eviction) -> None:
+        """Status updates for the rules among the reasons, not at once: more changes may come."""
+        for name, _ in sorted(eviction.rules):
+            if self.queue is not None:
+                self.queue.add_after(Request("", name), RULE_STATUS_PERIOD)
 
     def _evict(self, pod: Any) -> bool:
         now = format_time(self.ctx.clock.now_datetime())
