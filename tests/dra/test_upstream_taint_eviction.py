@@ -759,6 +759,22 @@ def test_evict_pod_many_taints() -> None:
         )
 
 
+def test_rule_without_selector_selects_nothing() -> None:
+    # types.go DeviceTaintRuleSpec.DeviceSelector: "Without a selector, no devices are matched"
+    # (the controller's ruleMatchesDevice returns false for a nil selector; the scheduler's tracker
+    # reads nil as the empty selector); an empty selector matches all
+    cp = world()
+    claim_and_pod(cp)
+    started(cp, ("my-pod", "default"))
+    cp.client.create(rule("nothing"))
+    cp.advance(30)
+    assert running(cp)
+    assert condition(cp, "nothing")[1] == "NotStarted"
+    cp.client.create(rule("everything", selector={}))
+    cp.run_until_idle()
+    assert evicted(cp)
+
+
 def test_a_toleration_must_name_no_execute() -> None:
     # claimEvictionTime counts only tolerations whose effect is NoExecute (toleration.Effect ==
     # NoExecute && ToleratesTaint): one without an effect lets the scheduler allocate a tainted

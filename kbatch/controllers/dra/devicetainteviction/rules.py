@@ -20,7 +20,7 @@ from kbatch.controllers.dra.devicetainteviction.status import (
     rule_condition,
 )
 from kbatch.controllers.dra.devicetainteviction.view import TaintView
-from kbatch.controllers.dra.taints import rule_selects
+from kbatch.controllers.dra.taints import rule_evicts_device
 from kbatch.runtime.reconcile import Result
 
 __all__ = ["sync_rule_status"]
@@ -46,12 +46,14 @@ def _devices(view: TaintView, rule: Any) -> tuple[int, int]:
     pools = {(s.spec.driver, s.spec.pool.name) for s in view.ctx.cache.list(ResourceSlice)}
     for driver, pool in sorted(pools):
         for slice_ in view.pool_slices(driver, pool):
-            published += sum(1 for d in slice_.spec.devices or () if rule_selects(rule, driver, pool, d.name))
+            published += sum(
+                1 for d in slice_.spec.devices or () if rule_evicts_device(rule, driver, pool, d.name)
+            )
     allocated = 0
     for claim in view.ctx.cache.list(ResourceClaim):
         allocation = claim.status.allocation if claim.status is not None else None
         for r in (allocation.devices.results or ()) if allocation and allocation.devices else ():
-            allocated += rule_selects(rule, r.driver, r.pool, r.device)
+            allocated += rule_evicts_device(rule, r.driver, r.pool, r.device)
     return published, allocated
 
 

@@ -18,7 +18,7 @@ from kbatch.controllers.dra.devicetainteviction.sync import (
     pod_claim_names,
     reserved_for,
 )
-from kbatch.controllers.dra.taints import rule_selects
+from kbatch.controllers.dra.taints import rule_evicts_device
 
 __all__ = ["BY_POOL", "TaintView", "pool_of"]
 
@@ -59,7 +59,7 @@ class TaintView:
         device = self.device(result.driver, result.pool, result.device)
         own = [TaintSource(t, self.seconds(t.time_added)) for t in (device.taints or ())] if device else []
         for rule in self.rules:
-            if rule_selects(rule, result.driver, result.pool, result.device):
+            if rule_evicts_device(rule, result.driver, result.pool, result.device):
                 t = rule.spec.taint
                 taint = SimpleNamespace(key=t.key, value=t.value, effect=TAINT_EFFECT_NO_EXECUTE)
                 own.append(
