@@ -788,3 +788,51 @@ def test_a_toleration_must_name_no_execute() -> None:
 
 
 # --- TestDeviceTaintRule and the integration test -----------------------------------------------
+
+
+def test_device_taint_rule_none_then_no_execute() -> None:
+    # TestDeviceTaintRule "immediate" and "delayed", testEvictCluster (v1 rule): simulate with None,
+    # bump timeAdded by hand (generation 2, the report again), switch to NoExecute (the API server
+    # bumps timeAdded, PrepareForUpdate), pending, evicted after the toleration, Completed 10 s later
+    cp = world(extra_devices=2)
+    tolerate = {"operator": "Equal", "key": "testing", "effect": "NoExecute", "tolerationSeconds": 30}
+    claim_and_pod(cp, tolerations=[tolerate])
+    claim_and_pod(cp, name="second", tolerations=[tolerate])
+    t0 = started(cp, ("my-pod", "default"), ("second", "default"))
+    cp.client.create(rule("r", effect="None", selector={"driver": DRIVER}, key="testing", value=None))
+    cp.run_until_idle()
+    message = RULE_MESSAGE_NONE.format(
+        published=5, allocated=2, s="s", pods="2 pods", namespaces="1 namespace"
+    )
+    assert condition(cp, "r") == ("False", "NoEffect", message, 1, t0)
+    cp.advance(20)
+    bumped = edit(cp.client.get(DeviceTaintRule, "r"))
+    bumped.spec.taint.time_added = cp.clock.now_datetime().replace(microsecond=0)
+    cp.client.update(bumped)
+    cp.run_until_idle()
+    assert condition(cp, "r") == ("False", "NoEffect", message, 2, t0 + 20)
+    cp.advance(20)
+    current = edit(cp.client.get(DeviceTaintRule, "r"))
+    current.spec.taint.effect = "NoExecute"
+    updated = cp.client.update(current)
+    assert (updated.spec.taint.time_added - cp.clock.to_datetime(0)).total_seconds() == t0 + 40
+    cp.run_until_idle()
+    assert condition(cp, "r") == (
+        "True",
+        "PodsPendingEviction",
+        "2 pods need to be evicted in 1 namespace.",
+        3,
+        t0 + 40,
+    )
+    cp.advance(29)
+    assert running(cp) and running(cp, "second")
+    cp.advance(1)
+    assert evicted(cp) and evicted(cp, "second")
+    cp.advance(10)
+    assert condition(cp, "r") == (
+        "False",
+        "Completed",
+        "2 pods evicted since starting the controller.",
+        3,
+        t0 + 80,
+    )
