@@ -836,3 +836,21 @@ def test_device_taint_rule_none_then_no_execute() -> None:
         3,
         t0 + 80,
     )
+
+
+def test_a_deleted_rule_is_forgotten() -> None:
+    # TestDeviceTaintRule: after deleting the rule "taint rule statistics should have dropped the
+    # deleted rule"; a rule recreated under the same name starts counting at 0
+    cp = world()
+    claim_and_pod(cp)
+    started(cp, ("my-pod", "default"))
+    cp.client.create(rule("evict", selector={"driver": DRIVER}))
+    cp.advance(10)
+    controller: Any = cp.manager.get("device-taint-eviction").reconciler
+    assert list(controller.evicted.values()) == [1]
+    cp.client.delete(DeviceTaintRule, "evict")
+    cp.run_until_idle()
+    assert controller.evicted == {}
+    cp.client.create(rule("evict", selector={"driver": DRIVER}))
+    cp.run_until_idle()
+    assert condition(cp, "evict")[1:3] == ("NotStarted", "")

@@ -17,7 +17,7 @@ from typing import Any
 from kbatch.api.base import format_time
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
-from kbatch.api.resource_v1 import ResourceSlice
+from kbatch.api.resource_v1 import DeviceTaintRule, ResourceSlice
 from kbatch.controllers.dra.devicetainteviction.rules import sync_rule_status
 from kbatch.controllers.dra.devicetainteviction.status import RULE_STATUS_PERIOD
 from kbatch.controllers.dra.devicetainteviction.sync import Eviction
@@ -74,6 +74,7 @@ class DeviceTaintEviction:
 
     def reconcile(self, request: Request) -> Any:
         if not request.namespace:
+            self._forget_deleted_rules()
             return sync_rule_status(self.ctx, request.name, self.evicted)
         return self._reconcile_pod(request)
 
@@ -103,6 +104,13 @@ class DeviceTaintEviction:
                 self.evicted[uid] = self.evicted.get(uid, 0) + 1
             self._refresh_rules(eviction)
         return None
+
+    def _forget_deleted_rules(self) -> None:
+        """A deleted rule's count goes with it (``handleRuleChange``: no leak, a recreated rule
+        starts at 0)."""
+        live = {r.metadata.uid for r in self.ctx.cache.list(DeviceTaintRule)}
+        for uid in [u for u in self.evicted if u not in live]:
+            del self.evicted[uid]
 
     def _refresh_rules(self, eviction: Eviction) -> None:
         """Status updates for the rules among the reasons, not at once: more changes may come."""
