@@ -13,6 +13,18 @@ then taints from the slice or from DeviceTaintRules, and virtual time. Upstream'
 at the controller's internal maps; here the observable results are checked instead: the pod's
 DisruptionTarget condition and deletion, the ``DeviceTaintManagerEviction`` events, and the rule's
 ``EvictionInProgress`` condition.
+
+Not translated: "empty", "populate-pools", "update-pools", "untainted-claim",
+"tainted-claim-through-resourceslice", "tainted-claim-through-rule" (only the controller's internal
+maps change); the PodGroup cases (DRAWorkloadResourceClaims is beta and off in 1.37, not modelled)
+and the extended-resource ones (``status.extendedResourceClaimStatus`` is not written by kbatch);
+"evict-pod-after-scheduling", "no-evict-pod-not-scheduled", "no-evict-pod-resourceclaimtemplate-*",
+"evict-wrong-*-replaced", "no-evict-wrong-resourceclaim", "no-evict-resourceclaim-deleted" (states
+the scheduler and the resourceclaim controller do not let a user reach: a tainted device is not
+allocated, a generated claim always names its pod, a used claim is not deleted);
+"ignore-unknown-effect" (validation rejects an unknown effect); "evict-pod-resourceclaim-again"
+(see docs/dra.md); TestParallelPodDeletion and TestRetry (API failures injected between the
+controller's calls).
 """
 
 from __future__ import annotations
