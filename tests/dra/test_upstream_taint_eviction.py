@@ -866,3 +866,19 @@ def test_a_deleted_rule_is_forgotten() -> None:
     cp.client.create(rule("evict", selector={"driver": DRIVER}))
     cp.run_until_idle()
     assert condition(cp, "evict")[1:3] == ("NotStarted", "")
+
+
+def test_none_rule_is_reported_once() -> None:
+    # maybeUpdateRuleStatus for effect None: "This information will not be updated again" (its
+    # status is computed when the rule is added or its spec changes, handleRuleChange; a status
+    # update alone queues nothing): a pod that starts later does not change the report
+    cp = world(extra_devices=1)
+    claim_and_pod(cp)
+    t0 = started(cp, ("my-pod", "default"))
+    cp.client.create(rule("evict", effect="None", selector={"driver": DRIVER}))
+    cp.run_until_idle()
+    claim_and_pod(cp, name="later")
+    started(cp, ("later", "default"))
+    cp.advance(60)
+    message = RULE_MESSAGE_NONE.format(published=4, allocated=1, s="", pods="1 pod", namespaces="1 namespace")
+    assert condition(cp, "evict") == ("False", "NoEffect", message, 1, t0)

@@ -12,10 +12,17 @@ from kbatch.api.base import format_time
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
 from kbatch.api.meta import Condition
-from kbatch.api.resource_v1 import DeviceTaintRule, DeviceTaintRuleStatus, ResourceClaim, ResourceSlice
+from kbatch.api.resource_v1 import (
+    TAINT_EFFECT_NO_EXECUTE,
+    DeviceTaintRule,
+    DeviceTaintRuleStatus,
+    ResourceClaim,
+    ResourceSlice,
+)
 from kbatch.controllers.dra.devicetainteviction.status import (
     CONDITION,
     RULE_STATUS_PERIOD,
+    TAINT_EFFECT_NONE,
     RuleCounts,
     rule_condition,
 )
@@ -59,54 +66,65 @@ def _devices(view: TaintView, rule: Any) -> tuple[int, int]:
 
 def _counts(ctx: Any, rule: Any, evicted: int) -> RuleCounts:
     effect, uid = rule.spec.taint.effect, rule.metadata.uid
-    if effect == "None":
+    if effect == TAINT_EFFECT_NONE:
         view = TaintView(ctx, simulate=uid)
         published, allocated = _devices(view, rule)
         return RuleCounts(*_pending(view, uid), evicted, published, allocated)
-    if effect == "NoExecute":
+    if effect == TAINT_EFFECT_NO_EXECUTE:
         return RuleCounts(*_pending(TaintView(ctx), uid), evicted)
     return RuleCounts(evicted_pods=evicted)
 
 
-def sync_rule_status(ctx: Any, name: str, evicted: Mapping[str, int]) -> Result | None:
-    """Reconcile one rule's condition; ``evicted`` counts this controller's evictions per rule uid."""
-    try:
-        rule = ctx.cache.get(DeviceTaintRule, name)
-    except NotFound:
+def _not_yet(ctx: Any, rule: Any, existing: Condition | None) -> Result | bool | None:
+    """Whether to wait: a condition for this generation stays for ``RULE_STATUS_PERIOD`` (a Result
+    says how long is left), and for effects other than NoExecute for good (upstream evaluates them
+    when the rule is added or its spec changes only); False: evaluate now."""
+    if existing is None or existing.observed_generation != rule.metadata.generation:
+        return False
+    if rule.spec.taint.effect != TAINT_EFFECT_NO_EXECUTE:
         return None
-    conditions = list((rule.status.conditions if rule.status else None) or ())
-    existing = next((c for c in conditions if c.type == CONDITION), None)
-    now = ctx.clock.now()
-    generation = rule.metadata.generation
-    if existing is not None and existing.observed_generation == generation and existing.last_transition_time:
-        since = now - (existing.last_transition_time - ctx.clock.to_datetime(0)).total_seconds()
-        if since < RULE_STATUS_PERIOD:
-            return Result(requeue_after=RULE_STATUS_PERIOD - since)
-    counts = _counts(ctx, rule, evicted.get(rule.metadata.uid or "", 0))
-    status, reason, message = rule_condition(rule.spec.taint.effect, counts)
-    if existing is not None and (
-        existing.status,
-        existing.reason,
-        existing.message,
-        existing.observed_generation,
-    ) == (status, reason, message, generation):
-        return None
+    if existing.last_transition_time is None:
+        return False
+    since = ctx.clock.now() - (existing.last_transition_time - ctx.clock.to_datetime(0)).total_seconds()
+    return Result(requeue_after=RULE_STATUS_PERIOD - since) if since < RULE_STATUS_PERIOD else False
+
+
+def _write(ctx: Any, rule: Any, conditions: list[Condition], fields: tuple[str, str, str]) -> None:
+    status, reason, message = fields
     condition = Condition.model_validate(
         {
             "type": CONDITION,
             "status": status,
             "reason": reason,
             "message": message,
-            "observedGeneration": generation,
+            "observedGeneration": rule.metadata.generation,
             "lastTransitionTime": format_time(ctx.clock.now_datetime()),
         }
     )
     changed = edit(rule)
-    changed.status = DeviceTaintRuleStatus(
-        conditions=[*(c for c in conditions if c.type != CONDITION), condition]
-    )
+    kept = [c for c in conditions if c.type != CONDITION]
+    changed.status = DeviceTaintRuleStatus(conditions=[*kept, condition])
     try:
         ctx.client.update_status(changed)
     except NotFound:
+        return
+
+
+def sync_rule_status(ctx: Any, name: str, evicted: Mapping[str, int]) -> Result | None:
+    """Reconcile one rule's condition; ``evicted`` counts this controller's evictions per rule uid.
+    Written only when status, reason, message or observed generation change."""
+    try:
+        rule = ctx.cache.get(DeviceTaintRule, name)
+    except NotFound:
         return None
+    conditions = list((rule.status.conditions if rule.status else None) or ())
+    existing = next((c for c in conditions if c.type == CONDITION), None)
+    wait = _not_yet(ctx, rule, existing)
+    if wait is not False:
+        return wait if isinstance(wait, Result) else None
+    counts = _counts(ctx, rule, evicted.get(rule.metadata.uid or "", 0))
+    fields = rule_condition(rule.spec.taint.effect, counts)
+    current = None if existing is None else (existing.status, existing.reason, existing.message)
+    if current != fields or existing is None or existing.observed_generation != rule.metadata.generation:
+        _write(ctx, rule, conditions, fields)
     return None
