@@ -18,7 +18,7 @@ Not translated: "empty", "populate-pools", "update-pools", "untainted-claim",
 "tainted-claim-through-resourceslice", "tainted-claim-through-rule" (only the controller's internal
 maps change); the PodGroup cases (DRAWorkloadResourceClaims is beta and off in 1.37, not modelled)
 and the extended-resource ones (``status.extendedResourceClaimStatus`` is not written by kbatch);
-"evict-pod-after-scheduling", "no-evict-pod-not-scheduled", "no-evict-pod-resourceclaimtemplate-*",
+"evict-pod-after-scheduling", "no-evict-pod-resourceclaimtemplate-*",
 "evict-wrong-*-replaced", "no-evict-wrong-resourceclaim", "no-evict-resourceclaim-deleted" (states
 the scheduler and the resourceclaim controller do not let a user reach: a tainted device is not
 allocated, a generated claim always names its pod, a used claim is not deleted);
@@ -882,3 +882,47 @@ def test_none_rule_is_reported_once() -> None:
     cp.advance(60)
     message = RULE_MESSAGE_NONE.format(published=4, allocated=1, s="", pods="1 pod", namespaces="1 namespace")
     assert condition(cp, "evict") == ("False", "NoEffect", message, 1, t0)
+
+
+def test_no_evict_pod_not_scheduled() -> None:
+    # "no-evict-pod-not-scheduled": the claim is allocated and reserved for the pod (written by
+    # hand, as upstream's integration test does), but the pod is not bound to a node: not evicted
+    cp = world()
+    cp.client.create(
+        ResourceClaim.model_validate(
+            {
+                "metadata": {"name": "my-pod-my-resource", "namespace": "default"},
+                "spec": {
+                    "devices": {
+                        "requests": [{"name": "req-1", "exactly": {"deviceClassName": "my-resource-class"}}]
+                    }
+                },
+            }
+        )
+    )
+    gated = pod_using("my-pod", "default", ["my-pod-my-resource"])
+    body = gated.model_dump(by_alias=True, exclude_none=True, mode="json")
+    body["spec"]["schedulingGates"] = [{"name": "example.com/hold"}]
+    pod = cp.client.create(Pod.model_validate(body))
+    claim = edit(cp.client.get(ResourceClaim, "my-pod-my-resource", "default"))
+    claim.status = claim.status.model_validate(
+        {
+            "allocation": {
+                "devices": {
+                    "results": [
+                        {"request": "req-1", "driver": DRIVER, "pool": "node-0", "device": "instance"}
+                    ]
+                }
+            },
+            "reservedFor": [{"resource": "pods", "name": "my-pod", "uid": pod.metadata.uid}],
+        }
+    )
+    cp.client.update_status(claim)
+    cp.run_until_idle()
+    set_first_device_taints(cp, [_taint()])
+    cp.advance(30)
+    now = cp.client.get(Pod, "my-pod", "default")
+    assert now.metadata.deletion_timestamp is None and not now.spec.node_name
+    assert taint_events(cp) == []
+    reserved = cp.client.get(ResourceClaim, "my-pod-my-resource", "default").status.reserved_for
+    assert [r.uid for r in reserved] == [pod.metadata.uid]
