@@ -7,7 +7,10 @@ strategies do with the API server's help (``pkg/registry/resource/resourceclaim/
   ``Invalid``: "admin access to devices requires the `resource.kubernetes.io/admin-access: true` label
   on the containing namespace";
 * a device taint without ``timeAdded`` (in a ResourceSlice or a DeviceTaintRule) gets the server's
-  current time on create, and keeps the stored value on update.
+  current time on create, and keeps the stored value on update;
+* a DeviceTaintRule update that changes the taint's effect and leaves ``timeAdded`` as it was (or
+  unset) gets the current time (``PrepareForUpdate``: the time the *effect* was added, from which
+  tolerationSeconds count).
 
 kbatch difference: these are one admission plugin (switchable with ``--disable-admission-plugins``)
 because kbatch's strategies have no namespace lister and no clock.
@@ -95,9 +98,12 @@ class _Plugin:
         if not isinstance(obj, DeviceTaintRule):  # (registered for DeviceTaintRule)
             return
         taint = obj.spec.taint
-        if taint.time_added is None:
-            before = stored.spec.taint.time_added if isinstance(stored, DeviceTaintRule) else None
-            taint.time_added = before or self._now()
+        before = stored.spec.taint if isinstance(stored, DeviceTaintRule) else None
+        effect_changed = before is not None and taint.effect != before.effect
+        if effect_changed and taint.time_added in (None, before.time_added if before else None):
+            taint.time_added = self._now()
+        elif taint.time_added is None:
+            taint.time_added = (before.time_added if before is not None else None) or self._now()
 
 
 def install(server: APIServer) -> None:

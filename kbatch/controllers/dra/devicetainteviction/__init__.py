@@ -1,4 +1,5 @@
-"""The ``device-taint-eviction`` controller: :mod:`.sync` decides, :mod:`.controller` evicts."""
+"""The ``device-taint-eviction`` controller: :mod:`.sync` and :mod:`.status` decide, :mod:`.view`
+reads the cache, :mod:`.controller` evicts and :mod:`.rules` writes DeviceTaintRule status."""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ __all__ = ["REASON", "DeviceTaintEviction", "eviction_time", "setup"]
 
 def setup(ctx: ControllerContext) -> DeviceTaintEviction:
     controller = DeviceTaintEviction(ctx)
-    (
+    built = (
         ctx.build()
-        .describe("evicts pods whose allocated devices have NoExecute taints")
+        .describe("evicts pods whose allocated devices have NoExecute taints; DeviceTaintRule status")
         .watches(Pod, controller.pod_request)
         .watches(ResourceClaim, controller.claim_pods)
         .watches(ResourceSlice, controller.all_pods)
-        .watches(DeviceTaintRule, controller.all_pods)
+        .watches(DeviceTaintRule, controller.rule_and_pods)
         .complete(controller)
     )
+    controller.queue = built.queue
     return controller

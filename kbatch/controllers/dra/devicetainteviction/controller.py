@@ -1,7 +1,14 @@
 """The ``device-taint-eviction`` controller: pods using devices with untolerated NoExecute taints are
 evicted (``DisruptionTarget`` condition, reason ``DeletionByDeviceTaintManager``, then a delete), as
-upstream's device taint eviction controller does. Requests are pods with resource claims; a slice,
-rule or claim change re-checks the pods using the claims."""
+upstream's device taint eviction controller does; its DeviceTaintRules get their
+``EvictionInProgress`` condition (:mod:`.rules`).
+
+One queue serves both, as upstream's ``workItem`` (``podRef`` or ``ruleRef``): a request with a
+namespace is a pod, one without is a DeviceTaintRule. A pod whose eviction waits for a toleration
+is remembered; when that wait is called off (the taint went, the claim was deallocated, ...) the pod
+gets upstream's "Cancelling deletion" event (``cancelWorkWithEvent``), unless the pod itself is
+going. Each eviction is counted for the rules among its reasons, and their status is refreshed
+``ruleStatusPeriod`` later."""
 
 from __future__ import annotations
 
@@ -10,27 +17,30 @@ from typing import Any
 from kbatch.api.base import format_time
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
-from kbatch.api.resource_v1 import ResourceClaim, ResourceSlice
-from kbatch.controllers.dra.devicetainteviction.sync import eviction_time
-from kbatch.controllers.dra.taints import device_taints
+from kbatch.api.resource_v1 import DeviceTaintRule, ResourceSlice
+from kbatch.controllers.dra.devicetainteviction.rules import sync_rule_status
+from kbatch.controllers.dra.devicetainteviction.status import RULE_STATUS_PERIOD
+from kbatch.controllers.dra.devicetainteviction.sync import Eviction
+from kbatch.controllers.dra.devicetainteviction.view import BY_POOL, TaintView, pool_of
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request, Result
 
-__all__ = ["REASON", "DeviceTaintEviction"]
+__all__ = ["EVENT_REASON", "REASON", "DeviceTaintEviction"]
 
 REASON = "DeletionByDeviceTaintManager"
-BY_POOL = "dra-slice-pool"  # ResourceSlice: "<driver>/<pool name>"
 MESSAGE = "Device Taint manager: deleting due to NoExecute taint"
-
-
-def _pool_of(slice_: Any) -> list[str]:
-    return [f"{slice_.spec.driver}/{slice_.spec.pool.name}"]
+EVENT_REASON = "DeviceTaintManagerEviction"  # emitPodDeletionEvent / emitCancelPodDeletionEvent
 
 
 class DeviceTaintEviction:
     def __init__(self, ctx: ControllerContext) -> None:
         self.ctx = ctx
-        ctx.cache.add_index(ResourceSlice, BY_POOL, _pool_of)
+        self.queue: Any = None  # the controller's queue, set by setup
+        self.pending: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid of a delayed eviction
+        self.evicted: dict[str, int] = {}  # rule uid -> pods evicted for it (taintRuleStats)
+        ctx.cache.add_index(ResourceSlice, BY_POOL, pool_of)
+
+    # --- mappers ---------------------------------------------------------------------------
 
     def pod_request(self, pod: Any) -> list[Request]:
         if not pod.spec.resource_claims or not pod.spec.node_name:
@@ -44,6 +54,10 @@ class DeviceTaintEviction:
             if p.spec.resource_claims and p.spec.node_name
         ]
 
+    def rule_and_pods(self, rule: Any) -> list[Request]:
+        """A rule's own status first (``handleRuleChange`` adds it at once), then every pod."""
+        return [Request("", rule.metadata.name or ""), *self.all_pods(rule)]
+
     def claim_pods(self, claim: Any) -> list[Request]:
         status = claim.status
         return (
@@ -56,76 +70,55 @@ class DeviceTaintEviction:
             else []
         )
 
-    def _device(self, driver: str, pool: str, name: str) -> Any:
-        """The device a result names, from its pool's slices (a pool's later slice wins, in the
-        cache's key order); read per result, not by walking every slice of the cluster per pod."""
-        found = None
-        for slice_ in self.ctx.cache.list(ResourceSlice, index=(BY_POOL, f"{driver}/{pool}")):
-            for device in slice_.spec.devices or ():
-                if device.name == name:
-                    found = device
-        return found
+    # --- reconcile -------------------------------------------------------------------------
 
     def reconcile(self, request: Request) -> Any:
+        if not request.namespace:
+            self._forget_deleted_rules()
+            return sync_rule_status(self.ctx, request.name, self.evicted)
+        return self._reconcile_pod(request)
+
+    def _reconcile_pod(self, request: Request) -> Any:
+        key = (request.namespace, request.name)
         try:
             pod = self.ctx.cache.get(Pod, request.name, request.namespace)
         except NotFound:
+            self.pending.pop(key, None)  # gone: nothing to cancel, no event
             return None
-        if (
-            not pod.spec.node_name
-            or pod.metadata.deletion_timestamp is not None
-            or not pod.spec.resource_claims
-        ):
+        if pod.metadata.deletion_timestamp is not None:
+            self.pending.pop(key, None)  # already being deleted: no need to evict
             return None
-        from kbatch.api.resource_v1 import DeviceTaintRule
-
-        rules = {r.metadata.name: r for r in self.ctx.cache.list(DeviceTaintRule)}
-        origin = self.ctx.clock.to_datetime(0)
-        due: float | None = None
-        for claim in self._claims(pod):
-            for result in claim.status.allocation.devices.results or ():
-                device = self._device(result.driver, result.pool, result.device)
-                if device is None:
-                    continue
-                taints = [
-                    (t, (t.time_added - origin).total_seconds() if t.time_added else None)
-                    for t in device_taints(device, result.driver, result.pool, rules)
-                ]
-                when = eviction_time(taints, result.tolerations or ())
-                if when is not None:
-                    due = when if due is None else min(due, when)
-        if due is None:
+        eviction = TaintView(self.ctx).pod_eviction(pod) if pod.spec.resource_claims else None
+        if eviction is None:
+            if self.pending.pop(key, None) == pod.metadata.uid:
+                self.ctx.recorder.event(pod, "Normal", EVENT_REASON, "Cancelling deletion")
             return None
+        self._refresh_rules(eviction)
         now = self.ctx.clock.now()
-        if due > now:
-            return Result(requeue_after=due - now)
-        self._evict(pod)
+        if eviction.when > now:
+            self.pending[key] = pod.metadata.uid or ""
+            return Result(requeue_after=eviction.when - now)
+        self.pending.pop(key, None)
+        if self._evict(pod):
+            for _, uid in eviction.rules:
+                self.evicted[uid] = self.evicted.get(uid, 0) + 1
+            self._refresh_rules(eviction)
         return None
 
-    def _claims(self, pod: Any) -> list[Any]:
-        statuses = (
-            {s.name: s.resource_claim_name for s in (pod.status.resource_claim_statuses or ())}
-            if pod.status is not None
-            else {}
-        )
-        out = []
-        for entry in pod.spec.resource_claims or ():
-            name = entry.resource_claim_name or statuses.get(entry.name)
-            if not name:
-                continue
-            try:
-                claim = self.ctx.cache.get(ResourceClaim, name, pod.metadata.namespace)
-            except NotFound:
-                continue
-            if (
-                claim.status is not None
-                and claim.status.allocation is not None
-                and claim.status.allocation.devices
-            ):
-                out.append(claim)
-        return out
+    def _forget_deleted_rules(self) -> None:
+        """A deleted rule's count goes with it (``handleRuleChange``: no leak, a recreated rule
+        starts at 0)."""
+        live = {r.metadata.uid for r in self.ctx.cache.list(DeviceTaintRule)}
+        for uid in [u for u in self.evicted if u not in live]:
+            del self.evicted[uid]
 
-    def _evict(self, pod: Any) -> None:
+    def _refresh_rules(self, eviction: Eviction) -> None:
+        """Status updates for the rules among the reasons, not at once: more changes may come."""
+        for name, _ in sorted(eviction.rules):
+            if self.queue is not None:
+                self.queue.add_after(Request("", name), RULE_STATUS_PERIOD)
+
+    def _evict(self, pod: Any) -> bool:
         now = format_time(self.ctx.clock.now_datetime())
         condition = {
             "type": "DisruptionTarget",
@@ -144,6 +137,7 @@ class DeviceTaintEviction:
             )
             self.ctx.client.delete(Pod, pod.metadata.name, pod.metadata.namespace)
         except NotFound:
-            return
+            return False
         # upstream emitPodDeletionEvent (the node taint manager's event is TaintManagerEviction)
-        self.ctx.recorder.event(pod, "Normal", "DeviceTaintManagerEviction", "Marking for deletion")
+        self.ctx.recorder.event(pod, "Normal", EVENT_REASON, "Marking for deletion")
+        return True

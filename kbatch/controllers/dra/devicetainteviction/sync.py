@@ -1,32 +1,128 @@
-"""Device taint eviction decisions (upstream ``pkg/controller/devicetainteviction``, KEP-5055): a pod
-using an allocated device with a ``NoExecute`` taint that the allocation's tolerations do not tolerate
-is evicted; a toleration with ``tolerationSeconds`` delays the eviction by that long after the taint's
-``timeAdded`` (the shortest such delay wins); a tolerated taint without seconds never evicts."""
+"""Device taint eviction decisions (upstream ``pkg/controller/devicetainteviction``,
+``device_taint_eviction.go``, KEP-5055), pure functions of the objects.
+
+* ``claimEvictionTime``: every ``NoExecute`` taint of an allocated device (its own, or a
+  DeviceTaintRule's with effect ``NoExecute`` that selects it) is a reason to evict, at its
+  ``timeAdded``, unless a toleration *with effect NoExecute* tolerates it: one without
+  ``tolerationSeconds`` ignores the taint for ever, otherwise the shortest ``tolerationSeconds``
+  (negative counts as 0) delays it. The claim's time is the earliest of its reasons'.
+* ``podEvictionTime``: a scheduled pod is evicted at the earliest time of its claims, with all their
+  reasons, counting only a claim that is allocated, reserved for this pod (``reservedFor`` holds its
+  UID: a finished pod, dropped from ``reservedFor`` by the resourceclaim controller, is left alone),
+  and, for a claim generated from a template, owned by the pod.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kbatch.api.resource_v1 import TAINT_EFFECT_NO_EXECUTE
 from kbatch.controllers.dra.structured import tolerates
 
-__all__ = ["eviction_time"]
+__all__ = [
+    "Eviction",
+    "TaintSource",
+    "device_eviction",
+    "eviction_time",
+    "merge",
+    "pod_claim_names",
+    "reserved_for",
+]
+
+
+@dataclass(frozen=True)
+class TaintSource:
+    """One taint that applies to a device: ``rule`` is the DeviceTaintRule's (name, uid) when a rule
+    adds it, None for the device's own taint."""
+
+    taint: Any
+    added: float | None
+    rule: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Eviction:
+    """When the pod must go (seconds on the clock's timeline) and the DeviceTaintRules among the
+    reasons (upstream ``evictionAndReason``; the rules get the eviction counted in their status)."""
+
+    when: float
+    rules: frozenset[tuple[str, str]] = frozenset()
+
+
+def _tolerated_for(taint: Any, tolerations: Sequence[Any]) -> float | bool:
+    """False when no NoExecute toleration matches; True when one tolerates for ever; else seconds."""
+    seconds: list[float] = []
+    for toleration in tolerations:
+        if toleration.effect != TAINT_EFFECT_NO_EXECUTE or not tolerates(toleration, taint):
+            continue
+        if toleration.toleration_seconds is None:
+            return True
+        seconds.append(float(max(0, toleration.toleration_seconds)))
+    return min(seconds) if seconds else False
+
+
+def device_eviction(sources: Iterable[TaintSource], tolerations: Sequence[Any]) -> Eviction | None:
+    """``claimEvictionTime`` for one allocated device: its taints and the tolerations of its
+    allocation result (a claim's eviction merges those of its devices, :func:`merge`)."""
+    when: float | None = None
+    rules: set[tuple[str, str]] = set()
+    found = False
+    for source in sources:
+        if source.taint.effect != TAINT_EFFECT_NO_EXECUTE:
+            continue
+        tolerated = _tolerated_for(source.taint, tolerations)
+        if tolerated is True:
+            continue
+        at = (source.added or 0.0) + (tolerated if isinstance(tolerated, float) else 0.0)
+        found = True
+        when = at if when is None else min(when, at)
+        if source.rule is not None:
+            rules.add(source.rule)
+    return Eviction(when, frozenset(rules)) if found and when is not None else None
+
+
+def merge(evictions: Iterable[Eviction | None]) -> Eviction | None:
+    """A pod's eviction: the earliest time of its claims, with every claim's reasons."""
+    out: Eviction | None = None
+    for e in evictions:
+        if e is None:
+            continue
+        out = e if out is None else Eviction(min(out.when, e.when), out.rules | e.rules)
+    return out
 
 
 def eviction_time(taints: Iterable[tuple[Any, float | None]], tolerations: Sequence[Any]) -> float | None:
-    """When the pod must go (seconds on the clock's timeline): ``taints`` are (taint, timeAdded)
-    pairs of its devices; None when no NoExecute taint requires it."""
-    earliest: float | None = None
-    for taint, added in taints:
-        if taint.effect != TAINT_EFFECT_NO_EXECUTE:
-            continue
-        matching = [t for t in tolerations if tolerates(t, taint)]
-        if not matching:
-            return added if added is not None else 0.0
-        seconds = [t.toleration_seconds for t in matching]
-        if any(s is None for s in seconds):
-            continue  # tolerated forever
-        when = (added or 0.0) + max(0, min(s for s in seconds if s is not None))
-        earliest = when if earliest is None else min(earliest, when)
-    return earliest
+    """When a pod using one device with ``taints`` ((taint, timeAdded) pairs) must go; None when no
+    NoExecute taint requires it."""
+    found = device_eviction((TaintSource(t, added) for t, added in taints), tolerations)
+    return None if found is None else found.when
+
+
+def pod_claim_names(pod: Any) -> list[tuple[str, bool]]:
+    """``resourceclaim.Name`` for each of the pod's claims: (claim name, must check the owner); a
+    template entry without a generated claim in the pod's status is skipped."""
+    statuses = {
+        s.name: s.resource_claim_name
+        for s in ((pod.status.resource_claim_statuses if pod.status else None) or ())
+    }
+    out: list[tuple[str, bool]] = []
+    for entry in pod.spec.resource_claims or ():
+        if entry.resource_claim_name:
+            out.append((entry.resource_claim_name, False))
+        elif entry.resource_claim_template_name and statuses.get(entry.name):
+            out.append((statuses[entry.name] or "", True))
+    return out
+
+
+def reserved_for(claim: Any, pod: Any, must_check_owner: bool) -> bool:
+    """``IsReservedForPod`` (the pod's UID in ``reservedFor``) and, for a generated claim,
+    ``IsForPod`` (the pod is the claim's controller)."""
+    uid = pod.metadata.uid
+    if must_check_owner and not any(
+        ref.controller and ref.uid == uid for ref in claim.metadata.owner_references or ()
+    ):
+        return False
+    status = claim.status
+    return status is not None and any(r.uid == uid for r in status.reserved_for or ())
