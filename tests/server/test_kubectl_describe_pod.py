@@ -1,10 +1,12 @@
-"""``kbatch describe pod`` and the real kubectl against one ``kbatch serve``: the same page.
+"""``kbatch describe pod|job|cronjob`` and the real kubectl against one ``kbatch serve``: the same page.
 
-kubectl's ``describePod`` (k8s.io/kubectl ``pkg/describe/describe.go``) is the reference. The pages
+kubectl's ``describePod``/``describeJob``/``describeCronJob`` (k8s.io/kubectl ``pkg/describe/describe.go``)
+are the reference. kbatch's own additions are cut first (a Job's Conditions block). The pages
 are compared byte for byte but for what cannot match: the events' Age column (kubectl's ages come
 from the wall clock, kbatch's from the virtual one), and what kubectl 1.32 on this machine prints
 differently from the 1.37 kbatch follows (``#success=``/``#failure=`` in probes, no port names, no
-``fieldPath:`` before an event's message: kubectl 1.35 added it).
+``fieldPath:`` before an event's message, added in kubectl 1.35, and no CronJob ``Time Zone`` line, added
+in 1.36).
 """
 
 from __future__ import annotations
@@ -108,6 +110,37 @@ CRASHING_POD = {
 }
 
 
+INDEXED_JOB = {
+    "apiVersion": "batch/v1",
+    "kind": "Job",
+    "metadata": {"name": "sweep", "labels": {"team": "ml"}},
+    "spec": {
+        "completions": 3,
+        "parallelism": 3,
+        "completionMode": "Indexed",
+        "ttlSecondsAfterFinished": 600,
+        "activeDeadlineSeconds": 900,
+        "template": {
+            "metadata": {"annotations": {"note": "trial"}},
+            "spec": {
+                "restartPolicy": "Never",
+                "tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                "volumes": [{"name": "scratch", "emptyDir": {}}],
+                "containers": [
+                    {
+                        "name": "trial",
+                        "image": "busybox",
+                        "command": ["sleep", "5"],
+                        "env": [{"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+                        "volumeMounts": [{"name": "scratch", "mountPath": "/scratch"}],
+                    }
+                ],
+            },
+        },
+    },
+}
+
+
 @pytest.fixture(scope="module")
 def cluster(served: Any) -> Any:
     for args in (["nodes", "add", "--count", "1"],):
@@ -123,8 +156,12 @@ def cluster(served: Any) -> Any:
         input_=json.dumps({"apiVersion": "v1", "kind": "List", "items": [RICH_POD, CRASHING_POD]}),
     )
     kubectl(served, "create", "job", "pi", "--image=busybox", "--", "sleep", "3600")
+    kubectl(served, "create", "-f", "-", input_=json.dumps(INDEXED_JOB))
+    kubectl(
+        served, "create", "cronjob", "tick", "--image=busybox", "--schedule=*/1 * * * *", "--", "sleep", "5"
+    )
     try:
-        main(["--server", served.url, "advance", "17s"])
+        main(["--server", served.url, "advance", "75s"])
     except SystemExit as exit_:
         assert not exit_.code
     return served
@@ -134,6 +171,7 @@ def _comparable(page: str) -> str:
     """The page with the events' Age cells blanked and kubectl 1.32's spellings of 1.37's lines."""
     head, _, events = page.partition("\nEvents:")
     head = head.replace("#success=", "successThreshold=").replace("#failure=", "failureThreshold=")
+    head = re.sub(r"^Time Zone:.*\n", "", head, flags=re.M)
     head = re.sub(
         r"^(\s+(?:Host )?Ports?:\s+)(.*)$",
         lambda m: m.group(1) + re.sub(r" \([a-z0-9-]+\)", "", m.group(2)),
@@ -169,7 +207,7 @@ def test_describe_pod_shows_a_crash_loop(cluster: Any, capsys: pytest.CaptureFix
     assert re.search(
         r"^    Last State:\s+Terminated\n      Reason:\s+Error\n      Exit Code:\s+1$", page, re.M
     )
-    assert re.search(r"^    Restart Count:\s+2$", page, re.M)
+    assert re.search(r"^    Restart Count:\s+3$", page, re.M)  # restarts at 2, 14, 36 s
     assert "spec.containers{main}: Back-off restarting failed container main in pod crash_default(" in page
 
 
@@ -187,3 +225,17 @@ def test_describe_job_pod_names_its_controller_and_resolves_env(
         r"      /etc/conf from conf \(ro,path=\"app\"\)",
     ):
         assert re.search(f"^{line}$", rich, re.M), line
+
+
+def _without_conditions(page: str) -> str:
+    """kbatch's Conditions block (its addition to kubectl's Job page) cut."""
+    return re.sub(r"\nConditions:\n(?:  .*\n)*", "\n", page)
+
+
+@pytest.mark.parametrize(("kind", "name"), [("job", "pi"), ("job", "sweep"), ("cronjob", "tick")])
+def test_describe_job_and_cronjob_print_kubectl_pages(
+    cluster: Any, capsys: pytest.CaptureFixture[str], kind: str, name: str
+) -> None:
+    ours = _without_conditions(kbatch(cluster, capsys, "describe", kind, name))
+    theirs = kubectl(cluster, "describe", kind, name).stdout
+    assert _comparable(ours.rstrip("\n")) == _comparable(theirs.rstrip("\n"))

@@ -22,8 +22,8 @@ BATCH = Family(
     name="batch",
     description="batch/v1 Job and CronJob, their controllers and the TTL-after-finished controller",
     kinds=(
-        KindEntry(Job, JobStrategy(), printers.JOB, describe.describe_job, gc_policy="Orphan"),
-        KindEntry(CronJob, CronJobStrategy(), printers.CRONJOB, describe.describe_cronjob),
+        KindEntry(Job, JobStrategy(), printers.JOB, page=describe.describe_job_page, gc_policy="Orphan"),
+        KindEntry(CronJob, CronJobStrategy(), printers.CRONJOB, page=describe.describe_cronjob_page),
     ),
     controllers=(
         ControllerSpec("ttl-after-finished", "deletes finished Jobs ttlSecondsAfterFinished after they end",

@@ -43,8 +43,8 @@ def _ports(ports: list[Obj], field: str) -> str:
     )
 
 
-def _basic(container: Obj, status: Obj | None) -> list[str]:
-    lines = [f"  {container.get('name', '')}:"]
+def _basic(container: Obj, status: Obj | None, space: str) -> list[str]:
+    lines = [f"  {' ' if space else ''}{container.get('name', '')}:"]
     if status is not None:
         lines.append(f"    Container ID:\t{status.get('containerID', '')}")
     lines.append(f"    Image:\t{container.get('image', '')}")
@@ -129,12 +129,12 @@ def probe_text(probe: Obj) -> str:
     return f"unknown {attrs}"
 
 
-def _field_value(pod: Obj, path: str) -> str:
+def _field_value(pod: Obj | None, path: str) -> str:
     """kubectl's ``EnvValueRetriever``: the path goes through its scheme's ``ConvertFieldLabel``, which
     for a Pod is apimachinery's ``DefaultMetaV1FieldSelectorConversion`` (kubectl registers no Pod
     field-label conversions): only ``metadata.name`` and ``metadata.namespace`` resolve, any other
-    path prints as empty."""
-    if path in ("metadata.name", "metadata.namespace"):
+    path prints as empty. A pod template has no resolver (``pod`` None): nothing resolves."""
+    if pod is not None and path in ("metadata.name", "metadata.namespace"):
         return str((pod.get("metadata") or {}).get(path.partition(".")[2]) or "")
     return ""
 
@@ -152,7 +152,7 @@ def _resource_value(ref: Obj, container: Obj) -> str:
     return ""
 
 
-def _env_line(var: Obj, pod: Obj, container: Obj) -> list[str]:
+def _env_line(var: Obj, pod: Obj | None, container: Obj) -> list[str]:
     name, source = var.get("name", ""), var.get("valueFrom")
     if source is None:
         first, *rest = (var.get("value") or "").split("\n")
@@ -178,7 +178,7 @@ def _env_line(var: Obj, pod: Obj, container: Obj) -> list[str]:
     return []
 
 
-def _environment(container: Obj, pod: Obj) -> list[str]:
+def _environment(container: Obj, pod: Obj | None) -> list[str]:
     lines: list[str] = []
     if container.get("envFrom"):
         lines.append("    Environment Variables from:")
@@ -211,13 +211,17 @@ def _mounts(container: Obj) -> list[str]:
     return lines
 
 
-def container_lines(label: str, containers: list[Obj], statuses: list[Obj] | None, pod: Obj) -> list[str]:
-    """``describeContainers``: the block titled ``label`` (``<none>`` when empty)."""
+def container_lines(
+    label: str, containers: list[Obj], statuses: list[Obj] | None, pod: Obj | None, space: str = ""
+) -> list[str]:
+    """``describeContainers``: the block titled ``label`` (``<none>`` when empty); ``space`` indents the
+    title and, by one more space, each name (a pod template's, ``pod`` None: no statuses, and
+    ``fieldRef`` values are not resolved)."""
     by_name = {s.get("name"): s for s in statuses or ()}
-    lines = [f"{label}:" + ("" if containers else " <none>")]
+    lines = [f"{space}{label}:" + ("" if containers else " <none>")]
     for container in containers:
         status = by_name.get(container.get("name"))
-        lines += _basic(container, status)
+        lines += _basic(container, status, space)
         if status is not None:
             lines += _status_lines(status)
         lines += resource_lines(container.get("resources") or {}, 2)

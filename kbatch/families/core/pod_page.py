@@ -20,10 +20,11 @@ from datetime import datetime
 from typing import Any
 
 from kbatch.api.humanize import age
-from kbatch.api.printing import DescribeReader, format_selector
+from kbatch.api.printing import DescribeReader
 from kbatch.api.tabwriter import tabwrite
 from kbatch.families.core.describe_text import annotation_lines, events_table, multiline, rfc1123z
 from kbatch.families.core.pod_containers import container_lines, resource_lines
+from kbatch.families.core.pod_template import tolerations_lines, topology_spread_lines
 from kbatch.families.core.pod_volumes import volume_lines
 
 __all__ = ["describe_pod_page", "pod_page"]
@@ -127,40 +128,14 @@ def _conditions(pod: Obj) -> list[str]:
     return lines
 
 
-def _toleration(t: Obj) -> str:
-    text = t.get("key", "") + (f"={t['value']}" if t.get("value") else "")
-    text += f":{t['effect']}" if t.get("effect") else ""
-    if t.get("operator") == "Exists" and not t.get("value"):
-        text += " op=Exists" if t.get("key") or t.get("effect") else "op=Exists"
-    if t.get("tolerationSeconds") is not None:
-        text += f" for {t['tolerationSeconds']}s"
-    return text
-
-
-def _topology_spread(constraints: list[Obj]) -> list[str]:
-    lines = []
-    for i, c in enumerate(sorted(constraints, key=lambda c: c.get("topologyKey", ""))):
-        text = (
-            f"{c.get('topologyKey', '')}:{c.get('whenUnsatisfiable', '')} when max skew "
-            f"{c.get('maxSkew')} is exceeded"
-        )
-        if c.get("labelSelector") is not None:
-            text += f" for selector {format_selector(c['labelSelector'])}"
-        lines.append(("Topology Spread Constraints:\t" if i == 0 else "\t") + text)
-    return lines
-
-
 def _placement(pod: Obj) -> list[str]:
     spec, status = pod.get("spec") or {}, pod.get("status") or {}
     selector = spec.get("nodeSelector") or {}
     lines = [
         f"QoS Class:\t{status.get('qosClass') or _qos(spec)}",
         *multiline("Node-Selectors", [f"{k}={selector[k]}" for k in sorted(selector)]),
-        *multiline(
-            "Tolerations",
-            [_toleration(t) for t in sorted(spec.get("tolerations") or (), key=lambda t: t.get("key", ""))],
-        ),
-        *_topology_spread(spec.get("topologySpreadConstraints") or []),
+        *tolerations_lines("Tolerations", spec.get("tolerations") or []),
+        *topology_spread_lines(spec.get("topologySpreadConstraints") or []),
     ]
     group = spec.get("schedulingGroup")
     if group is not None:

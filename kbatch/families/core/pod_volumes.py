@@ -119,10 +119,11 @@ def _source_lines(volume: Obj) -> list[str]:
     return ["  <unknown>"]
 
 
-def volume_lines(volumes: list[Obj]) -> list[str]:
+def volume_lines(volumes: list[Obj], space: str = "") -> list[str]:
+    """``describeVolumes``; ``space`` indents the title and, by one more space, each name."""
     if not volumes:
-        return ["Volumes:\t<none>"]
-    lines = ["Volumes:"]
+        return [f"{space}Volumes:\t<none>"]
+    lines = [f"{space}Volumes:"]
     for volume in volumes:
-        lines += [f"  {volume.get('name', '')}:", *_source_lines(volume)]
+        lines += [f"  {' ' if space else ''}{volume.get('name', '')}:", *_source_lines(volume)]
     return lines
