@@ -36,7 +36,7 @@ def test_unschedulable_message_counts_reasons_sorted_as_upstream() -> None:
     decision = algo.schedule(pod("p", cpu_m=2000))
     assert decision.node is None and decision.diagnosis is not None
     assert decision.diagnosis.message() == (
-        "0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 Insufficient cpu."
+        "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu."
     )
 
 
