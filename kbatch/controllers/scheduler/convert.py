@@ -33,7 +33,8 @@ from kbatch.controllers.scheduler.types import (
     WeightedTerm,
 )
 
-__all__ = ["node_shape", "pod_info", "quantity_map", "taint_of", "toleration_of", "tolerations_of"]
+__all__ = ["node_selector_term", "node_shape", "pod_info", "quantity_map", "taint_of", "toleration_of",
+           "tolerations_of"]
 
 _SHARED_LIMIT = 4096  # distinct values kept; the table starts again when full (values are immutable)
 _shared_values: dict[object, Any] = {}
@@ -89,6 +90,9 @@ def _selector(s: Any) -> LabelSelector | None:
         tuple(sorted((s.match_labels or {}).items())),
         tuple(_requirement(r) for r in s.match_expressions or ()),
     )
+
+
+node_selector_term = _term  # public: NodeAffinityArgs.addedAffinity is converted the same way
 
 
 def _pod_term(t: Any) -> PodAffinityTerm:
