@@ -70,11 +70,13 @@ def api_pod(
     inits: Iterable[Mapping[str, Any]] = (),
     labels: Mapping[str, str] | None = None,
     node: str = "",
+    terminating: bool = False,
     **spec: Any,
 ) -> PodInfo:
     """A Pod with one container per ``requests`` map (none: one container requesting nothing),
     ``inits`` init containers, ``spec`` extra fields in API spelling (``tolerations``, ``affinity``,
-    ``topologySpreadConstraints``, ``overhead``, ``priority``...); ``node`` binds it there."""
+    ``topologySpreadConstraints``, ``overhead``, ``priority``...); ``node`` binds it there;
+    ``terminating`` gives it a deletionTimestamp."""
     body_spec: dict[str, Any] = {"containers": _containers(requests or ({},), "c"), **spec}
     inits = list(inits)
     if inits:
@@ -87,6 +89,7 @@ def api_pod(
             "namespace": namespace,
             "uid": f"uid-{name}",
             "labels": dict(labels or {}),
+            **({"deletionTimestamp": "2026-01-01T00:00:00Z"} if terminating else {}),
         },
         "spec": body_spec,
     }
