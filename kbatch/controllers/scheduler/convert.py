@@ -168,7 +168,7 @@ def _requests(spec: Any, containers: list[dict[str, int]],
             _shared_map(pod_requests(containers, inits, pod_level, extra, nonzero=True)))
 
 
-def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
+def pod_info(pod: Any, seq: int = 0, creation: float = 0.0, start_time: float | None = None) -> PodInfo:
     spec, meta, status = pod.spec, pod.metadata, pod.status
     containers = [_container_requests(c) for c in spec.containers]
     inits = [ContainerRequests(_container_requests(c), getattr(c, "restart_policy", None) == "Always")
@@ -218,6 +218,7 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
         resource_claims=tuple((c.name, c.resource_claim_name or "", c.resource_claim_template_name or "")
                               for c in spec.resource_claims) if spec.resource_claims else (),
         claim_statuses=claim_statuses_of(status),
+        start_time=start_time,
     )
 
 

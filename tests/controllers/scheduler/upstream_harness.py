@@ -71,12 +71,13 @@ def api_pod(
     labels: Mapping[str, str] | None = None,
     node: str = "",
     terminating: bool = False,
+    start: float | None = None,
     **spec: Any,
 ) -> PodInfo:
     """A Pod with one container per ``requests`` map (none: one container requesting nothing),
     ``inits`` init containers, ``spec`` extra fields in API spelling (``tolerations``, ``affinity``,
     ``topologySpreadConstraints``, ``overhead``, ``priority``...); ``node`` binds it there;
-    ``terminating`` gives it a deletionTimestamp."""
+    ``terminating`` gives it a deletionTimestamp, ``start`` its status.startTime (timeline seconds)."""
     body_spec: dict[str, Any] = {"containers": _containers(requests or ({},), "c"), **spec}
     inits = list(inits)
     if inits:
@@ -98,7 +99,7 @@ def api_pod(
     errors = PodStrategy().validate(p)
     assert errors == [], errors
     seq = next(_seq)
-    return pod_info(p, seq=seq, creation=float(seq))
+    return pod_info(p, seq=seq, creation=float(seq), start_time=start)
 
 
 def world(
