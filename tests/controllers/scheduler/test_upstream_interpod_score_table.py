@@ -109,3 +109,172 @@ def test_normalize_score_uses_upstreams_float_arithmetic() -> None:
     nodes = _nodes({"region": "r1"}, {"region": "r2"}, {"region": "r3"})
     pods = [_pod(S1, node="node1"), _pod(S2, node="node2")]
     assert plugin_scores(world(nodes, pods), pod, IPA) == {"node1": 28, "node2": 100, "node3": 0}
+
+
+AZ2 = {"az": "az2"}
+
+
+def _expr(key: str, op: str, *values: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"key": key, "operator": op}
+    if values:
+        out["values"] = list(values)
+    return out
+
+
+def _term(topology: str, *exprs: dict[str, Any]) -> dict[str, Any]:
+    return {"labelSelector": {"matchExpressions": list(exprs)}, "topologyKey": topology}
+
+
+AFFINITY3 = {
+    "podAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {
+                "weight": 8,
+                "podAffinityTerm": _term(
+                    "region", _expr("security", "NotIn", "S1"), _expr("security", "In", "S2")
+                ),
+            },
+            {
+                "weight": 2,
+                "podAffinityTerm": _term(
+                    "region", _expr("security", "Exists"), _expr("wrongkey", "DoesNotExist")
+                ),
+            },
+        ]
+    }
+}
+HARD_AFFINITY = {
+    "podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            _term("region", _expr("security", "In", "S1", "value2")),
+            _term("region", _expr("security", "Exists"), _expr("wrongkey", "DoesNotExist")),
+        ]
+    }
+}
+AWAY_FROM_S1_IN_AZ = {
+    "podAntiAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [_weighted(5, "az", "security", "S1")]
+    }
+}
+AWAY_FROM_S2_IN_AZ = {
+    "podAntiAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [_weighted(5, "az", "security", "S2")]
+    }
+}
+STAY_S1_AWAY_S2 = {
+    "podAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [_weighted(8, "region", "security", "S1")]
+    },
+    "podAntiAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [_weighted(5, "az", "security", "S2")]
+    },
+}
+
+MORE = [
+    (
+        "Affinity: different Label operators and values for pod affinity scheduling preference, including"
+        " some match "
+        "failures",
+        _pod(S1, AFFINITY3),
+        [_pod(S1, node="node1"), _pod(S2, node="node2"), _pod(S1, node="node3")],
+        [CHINA, INDIA, AZ1],
+        [20, 100, 0],
+    ),
+    (
+        "Affinity symmetry: considered only the preferredDuringSchedulingIgnoredDuringExecution in pod"
+        " affinity symmetry",
+        _pod(S2),
+        [_pod(S1, STAY_WITH_S1_IN_REGION, "node1"), _pod(S2, STAY_WITH_S2_IN_REGION, "node2")],
+        [CHINA, INDIA, AZ1],
+        [0, 100, 0],
+    ),
+    (
+        "Affinity symmetry: considered RequiredDuringSchedulingIgnoredDuringExecution in pod affinity"
+        " symmetry",
+        _pod(S1),
+        [_pod(S1, HARD_AFFINITY, "node1"), _pod(S2, HARD_AFFINITY, "node2")],
+        [CHINA, INDIA, AZ1],
+        [100, 100, 0],
+    ),
+    (
+        "Anti Affinity: pod that does not match existing pods in node will get high score",
+        _pod(S1, AWAY_FROM_S1_IN_AZ),
+        [_pod(S1, node="node1"), _pod(S2, node="node2")],
+        [AZ1, CHINA],
+        [0, 100],
+    ),
+    (
+        "Anti Affinity: pod that does not match topology key & match the pods in nodes will get higher"
+        " score comparing "
+        "to others",
+        _pod(S1, AWAY_FROM_S1_IN_AZ),
+        [_pod(S1, node="node1"), _pod(S1, node="node2")],
+        [AZ1, CHINA],
+        [0, 100],
+    ),
+    (
+        "Anti Affinity: one node has more matching pods comparing to other node, so the node which has"
+        " more unmatches "
+        "will get high score",
+        _pod(S1, AWAY_FROM_S1_IN_AZ),
+        [_pod(S1, node="node1"), _pod(S1, node="node1"), _pod(S2, node="node2")],
+        [AZ1, INDIA],
+        [0, 100],
+    ),
+    (
+        "Anti Affinity symmetry: the existing pods in node which has anti affinity match will get high score",
+        _pod(S2),
+        [_pod(S1, AWAY_FROM_S2_IN_AZ, "node1"), _pod(S2, AWAY_FROM_S1_IN_AZ, "node2")],
+        [AZ1, AZ2],
+        [0, 100],
+    ),
+    (
+        "Affinity and Anti Affinity: considered only preferredDuringSchedulingIgnoredDuringExecution in"
+        " both pod affinity "
+        "& anti affinity",
+        _pod(S1, STAY_S1_AWAY_S2),
+        [_pod(S1, node="node1"), _pod(S1, node="node2")],
+        [CHINA, AZ1],
+        [100, 0],
+    ),
+    (
+        "Affinity and Anti Affinity: considering both affinity and anti-affinity, the pod to schedule and"
+        " existing pods "
+        "have the same labels",
+        _pod(S1, STAY_S1_AWAY_S2),
+        [_pod(S1, node=n) for n in ("node1", "node1", "node2", "node3", "node3", "node4", "node5")],
+        [CHINA_AZ1, INDIA, CHINA, CHINA, INDIA],
+        [100, 0, 100, 100, 0],
+    ),
+    (
+        "Affinity and Anti Affinity and symmetry: considered only"
+        " preferredDuringSchedulingIgnoredDuringExecution in both "
+        "pod affinity & anti affinity & symmetry",
+        _pod(S1, STAY_S1_AWAY_S2),
+        [
+            _pod(S1, node="node1"),
+            _pod(S2, node="node2"),
+            _pod(affinity=STAY_S1_AWAY_S2, node="node3"),
+            _pod(affinity=AWAY_FROM_S1_IN_AZ, node="node4"),
+        ],
+        [CHINA, AZ1, INDIA, AZ2],
+        [100, 0, 100, 0],
+    ),
+    (
+        "Avoid panic when partial nodes in a topology don't have pods with affinity",
+        _pod(S1),
+        [_pod(S1, node="node1"), _pod(affinity=STAY_S1_AWAY_S2, node="node2")],
+        [CHINA, CHINA],
+        [0, 0],
+    ),
+]
+
+
+@pytest.mark.parametrize(("pod", "pods", "labels", "want"), [c[1:] for c in MORE], ids=[c[0] for c in MORE])
+def test_preferred_affinity_more(
+    pod: Any, pods: list[Any], labels: list[dict[str, str]], want: list[int]
+) -> None:
+    nodes = _nodes(*labels)
+    assert plugin_scores(world(nodes, pods), pod, IPA) == {
+        n.name: w for n, w in zip(nodes, want, strict=True)
+    }
