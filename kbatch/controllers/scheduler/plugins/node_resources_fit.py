@@ -55,13 +55,16 @@ def insufficient(pod: PodInfo, node: NodeInfo) -> list[str]:
     reasons: list[str] = []
     if requested.get(PODS, 0) + 1 > allocatable.get(PODS, 0):
         reasons.append(TOO_MANY_PODS)
-    short: list[str] = []
+    short: list[str] | None = None  # allocated only for a node the pod does not fit
     for name, want in pod.requests.items():
         if want > 0 and name != PODS and requested.get(name, 0) + want > allocatable.get(name, 0):
+            if short is None:
+                short = []
             short.append(name)
-    if len(short) > 1:  # rare: only a pod short of several resources pays for the sort (stable)
-        short.sort(key=lambda n: _CHECK_ORDER.get(n, 3))
-    reasons.extend(f"Insufficient {name}" for name in short)
+    if short is not None:
+        if len(short) > 1:  # rare: only a pod short of several resources pays for the sort (stable)
+            short.sort(key=lambda n: _CHECK_ORDER.get(n, 3))
+        reasons.extend(f"Insufficient {name}" for name in short)
     return reasons
 
 
