@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from kbatch.controllers.scheduler.framework import Code, Status
 
 from .upstream_harness import api_node, api_pod, world
@@ -118,8 +120,11 @@ def test_no_candidate_nodes_found_with_mixed_reason_unresolvable_and_absent_node
 
 
 # -- TestDryRunPreemption (the candidates and their victims, NodeResourcesFit as the filter) --------
-def _candidates(nodes: list[Any], pods: list[Any], preemptor: Any) -> dict[str, list[str]]:
-    """Every node's victims, as DryRunPreemption lists them (upstream sorts them by name)."""
+def _candidates(
+    nodes: list[Any], pods: list[Any], preemptor: Any, pdbs: Any = (), violations: bool = False
+) -> Any:
+    """Every node's victims, as DryRunPreemption lists them (upstream sorts them by name), and with
+    ``violations`` the number of PDB violations too."""
     from kbatch.controllers.scheduler.plugins.default_preemption import select_victims
 
     algo = world(nodes, pods)
@@ -131,9 +136,10 @@ def _candidates(nodes: list[Any], pods: list[Any], preemptor: Any) -> dict[str, 
     for node in algo.snapshot:
         if algo._filter_one(preemptor, state, node, None) is None:
             continue  # fits without preemption: not a candidate
-        selected = select_victims(preemption.filters, state, preemptor, node, (), preemption.extensions)
+        selected = select_victims(preemption.filters, state, preemptor, node, pdbs, preemption.extensions)
         if selected:
-            out[node.name] = sorted(v.name for v in selected[0])
+            names = sorted(v.name for v in selected[0])
+            out[node.name] = (names, selected[1]) if violations else names
     return out
 
 
@@ -320,3 +326,126 @@ def test_select_best_different_priority_same_number_of_victims_different_start_t
         )
         == "node2"
     )
+
+
+def test_dry_run_mixed_priority_pods_are_preempted() -> None:
+    pods = [
+        _pod("p1-1", MID, "node1", SMALL),
+        _pod("p1-2", LOW, "node1", SMALL),
+        _pod("p1-3", MID, "node1", MEDIUM),
+        _pod("p1-4", HIGH, "node1", SMALL),
+        _pod("p2", HIGH, "node2", LARGE),
+    ]
+    assert _candidates(_large_nodes(), pods, _pod("p", HIGH, res=LARGE)) == {"node1": ["p1-2", "p1-3"]}
+
+
+def test_dry_run_mixed_priority_pods_are_preempted_pick_later_start_time_one_when_priorities_are_equal() -> (
+    None
+):
+    """Victims are reprieved most important first (upstream ``MoreImportantPod``: priority, then the
+    earlier ``status.startTime``), so of two equal pods the one that started later is evicted."""
+    pods = [
+        api_pod("p1-1", SMALL, node="node1", priority=LOW, start=5),
+        api_pod("p1-2", SMALL, node="node1", priority=LOW, start=4),
+        api_pod("p1-3", MEDIUM, node="node1", priority=MID, start=3),
+        api_pod("p1-4", SMALL, node="node1", priority=HIGH, start=2),
+        api_pod("p2", LARGE, node="node2", priority=HIGH, start=1),
+    ]
+    assert _candidates(_large_nodes(), pods, _pod("p", HIGH, res=LARGE)) == {"node1": ["p1-1", "p1-3"]}
+
+
+def test_dry_run_pod_with_anti_affinity_is_preempted() -> None:
+    nodes = [api_node(n, {"pods": "32", **VERY_LARGE}, labels={"hostname": n}) for n in ("node1", "node2")]
+    anti = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "labelSelector": {"matchExpressions": [{"key": "foo", "operator": "Exists"}]},
+                    "topologyKey": "hostname",
+                }
+            ]
+        }
+    }
+    pods = [
+        api_pod("p1-1", SMALL, node="node1", priority=LOW, labels={"foo": ""}, affinity=anti),
+        _pod("p1-2", MID, "node1", SMALL),
+        _pod("p1-3", HIGH, "node1", SMALL),
+        _pod("p2", HIGH, "node2", SMALL),
+    ]
+    preemptor = api_pod("p", SMALL, priority=HIGH, labels={"foo": ""})
+    assert _candidates(nodes, pods, preemptor) == {"node1": ["p1-1"]}
+
+
+def test_dry_run_preemption_to_resolve_pod_topology_spread_filter_failure() -> None:
+    nodes = [
+        api_node(n, {"pods": "32", **VERY_LARGE}, labels={"hostname": n, "zone": z})
+        for n, z in (("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2"))
+    ]
+    foo = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
+    spread = [
+        {"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule", "labelSelector": foo}
+        for key in ("zone", "hostname")
+    ]
+    pods = [
+        api_pod(name, node=node, priority=prio, labels={"foo": ""})
+        for name, node, prio in (
+            ("pod-a1", "node-a", MID),
+            ("pod-a2", "node-a", LOW),
+            ("pod-b1", "node-b", LOW),
+            ("pod-x1", "node-x", HIGH),
+            ("pod-x2", "node-x", HIGH),
+        )
+    ]
+    preemptor = api_pod("p", priority=HIGH, labels={"foo": ""}, topologySpreadConstraints=spread)
+    assert _candidates(nodes, pods, preemptor) == {"node-a": ["pod-a2"], "node-b": ["pod-b1"]}
+
+
+def _pdb(disrupted: tuple[str, ...] = ()) -> Any:
+    from kbatch.api.policy_v1 import PodDisruptionBudget
+
+    status: dict[str, Any] = {
+        "disruptionsAllowed": 1,
+        "currentHealthy": 0,
+        "desiredHealthy": 0,
+        "expectedPods": 0,
+    }
+    if disrupted:
+        status["disruptedPods"] = dict.fromkeys(disrupted, "2026-01-01T00:00:00Z")
+    return PodDisruptionBudget.from_dict(
+        {
+            "metadata": {"name": "pdb", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": "foo"}}},
+            "status": status,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("pods", "disrupted", "want"),
+    [
+        (2, (), 1),
+        (2, ("p2",), 1),
+        (2, ("p1-2",), 0),
+        (3, ("p1-3",), 1),
+    ],
+    ids=[
+        "preemption with violation of same pdb",
+        "preemption with violation of the pdb with pod whose eviction was processed, the victim doesn't"
+        " belong to "
+        "DisruptedPods",
+        "preemption with violation of the pdb with pod whose eviction was processed, the victim belongs to"
+        " DisruptedPods",
+        "preemption with violation of the pdb with pod whose eviction was processed, the victim which"
+        " belongs to "
+        "DisruptedPods is treated as 'nonViolating'",
+    ],
+)
+def test_dry_run_pdb_violations(pods: int, disrupted: tuple[str, ...], want: int) -> None:
+    existing = [
+        api_pod(f"p1-{i}", MEDIUM, node="node1", priority=MID, labels={"app": "foo"})
+        for i in range(1, pods + 1)
+    ]
+    got = _candidates(
+        [_node("node1", VERY_LARGE)], existing, _pod("p", HIGH, res=VERY_LARGE), [_pdb(disrupted)], True
+    )
+    assert got == {"node1": ([f"p1-{i}" for i in range(1, pods + 1)], want)}
