@@ -4,6 +4,8 @@
 node). Each test names the upstream case it follows. Upstream runs only PodTopologySpread's PreFilter
 and Filter, so a node NodeAffinity or TaintToleration would reject may still pass here ("in real case,
 it's false" in upstream's comments); the harness runs the profile's PreFilters, then this one Filter.
+Not ported: "two Constraints on zone, spreads = [3/3, 2/1]" and "[3/4, 2/1]", whose two constraints on
+one topologyKey and whenUnsatisfiable the API server refuses (Duplicate value).
 """
 
 from __future__ import annotations
@@ -336,4 +338,112 @@ def test_multiple_constraints(
 ) -> None:
     pod = _pod(labels, _constraint(1, "zone", zone_sel), _constraint(1, "node", node_sel))
     nodes = _zoned()
+    assert _codes(world(nodes, pods), pod) == dict(zip([n.name for n in nodes], want, strict=True))
+
+
+def _zoned_foo(y_foo: bool = False, b_foo: bool = True, y_taint: bool = False) -> list[Any]:
+    """node-a/node-b in zone1, node-x/node-y in zone2, with label foo="" where upstream's case sets it."""
+    out = []
+    for name, zone in ZONED:
+        foo = (
+            {"foo": ""}
+            if name in ("node-a", "node-x") or (name == "node-b" and b_foo) or (name == "node-y" and y_foo)
+            else {}
+        )
+        out.append(
+            _node(name, zone, taints=UNSCHEDULABLE_TAINT if name == "node-y" and y_taint else (), **foo)
+        )
+    return out
+
+
+def _labelled(node: str, *labels: str) -> Any:
+    return _on(node, *labels)
+
+
+HONOR_TAINTS = {"taints": "Honor"}
+MORE_MULTIPLE = [
+    (
+        "Constraints hold different labelSelectors, spreads = [1/0, 0/0/1/1]",
+        _pod(("foo", "bar"), _constraint(1, "zone", FOO), _constraint(1, "node", BAR)),
+        _zoned(),
+        [_labelled("node-a", "foo"), _labelled("node-x", "bar"), _labelled("node-y", "bar")],
+        [UNSCHED, UNSCHED, UNSCHED, UNSCHED],
+    ),
+    (
+        "Constraints hold different labelSelectors, spreads = [2/3, 1/0/0/1]",
+        _pod(("foo", "bar"), _constraint(1, "zone", FOO), _constraint(1, "node", BAR)),
+        _zoned(),
+        [
+            _labelled("node-a", "foo"),
+            _labelled("node-a", "foo", "bar"),
+            _labelled("node-y", "foo"),
+            _labelled("node-y", "foo", "bar"),
+            _labelled("node-y", "foo"),
+        ],
+        [UNSCHED, OK, UNSCHED, UNSCHED],
+    ),
+    (
+        "Constraints hold different labelSelectors but pod doesn't match itself on 'zone' constraint",
+        _pod(("bar",), _constraint(1, "zone", FOO), _constraint(1, "node", BAR)),
+        _zoned(),
+        [_labelled("node-a", "foo"), _labelled("node-x", "bar"), _labelled("node-y", "bar")],
+        [OK, OK, UNSCHED, UNSCHED],
+    ),
+    (
+        "two Constraints on zone and node, absence of label 'node' on node-x, spreads = [1/1, 1/0/0/1]",
+        _pod(("foo",), _constraint(1, "zone", FOO), _constraint(1, "node", FOO)),
+        [
+            _node("node-a", "zone1"),
+            _node("node-b", "zone1"),
+            api_node("node-x", {"cpu": "4", "memory": "4Gi", "pods": "110"}, labels={"zone": "zone2"}),
+            _node("node-y", "zone2"),
+        ],
+        [_labelled("node-a", "foo"), _labelled("node-y", "foo")],
+        [UNSCHED, OK, UNRES, UNSCHED],
+    ),
+    (
+        "two node inclusion Constraints, zone: honor/ignore, node: ignore/ignore",
+        _pod(
+            ("foo",),
+            _constraint(1, "zone", FOO),
+            _constraint(1, "node", FOO, affinity="Ignore"),
+            nodeSelector={"foo": ""},
+        ),
+        _zoned_foo(),
+        [_labelled("node-a", "foo"), _labelled("node-b", "foo"), _labelled("node-y", "foo")],
+        [UNSCHED, UNSCHED, OK, UNSCHED],
+    ),
+    (
+        "two node inclusion Constraints, zone: honor/honor, node: honor/ignore",
+        _pod(("foo",), _constraint(1, "zone", FOO, taints="Honor"), _constraint(1, "node", FOO)),
+        _zoned_foo(y_taint=True),
+        [_labelled("node-a", "foo"), _labelled("node-b", "foo"), _labelled("node-y", "foo")],
+        [UNSCHED, UNSCHED, OK, UNSCHED],
+    ),
+    (
+        "two node inclusion Constraints, zone: honor/ignore, node: honor/ignore",
+        _pod(("foo",), _constraint(1, "zone", FOO), _constraint(1, "node", FOO), nodeSelector={"foo": ""}),
+        _zoned_foo(y_foo=True, b_foo=False, y_taint=True),
+        [_labelled("node-a", "foo"), _labelled("node-b", "foo"), _labelled("node-y", "foo")],
+        [UNSCHED, OK, OK, UNSCHED],
+    ),
+    (
+        "two node inclusion Constraints, zone: honor/honor, node: ignore/ignore",
+        _pod(
+            ("foo",),
+            _constraint(1, "zone", FOO, taints="Honor"),
+            _constraint(1, "node", FOO, affinity="Ignore"),
+            nodeSelector={"foo": ""},
+        ),
+        _zoned_foo(y_foo=True, b_foo=False, y_taint=True),
+        [_labelled("node-a", "foo"), _labelled("node-b", "foo"), _labelled("node-y", "foo")],
+        [UNSCHED, UNSCHED, OK, UNSCHED],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("pod", "nodes", "pods", "want"), [c[1:] for c in MORE_MULTIPLE], ids=[c[0] for c in MORE_MULTIPLE]
+)
+def test_multiple_constraints_more(pod: Any, nodes: list[Any], pods: list[Any], want: list[Any]) -> None:
     assert _codes(world(nodes, pods), pod) == dict(zip([n.name for n in nodes], want, strict=True))
