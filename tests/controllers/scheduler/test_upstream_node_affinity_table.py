@@ -382,3 +382,18 @@ def test_added_affinity_is_validated_as_a_pods_node_affinity() -> None:
         r"\.nodeSelectorTerms\[0\]\.matchExpressions\[0\]\.values",
     ):
         world([], config=_config(bad))
+
+
+def test_a_profile_with_added_affinity_pickles_with_its_queueing_hints() -> None:
+    """The CLI's state directory pickles the control plane, the scheduler's plugins and their hints."""
+    import pickle
+
+    algo = world(
+        [_node("node1", {"zone": "foo"})], config=_config(_required(_term(_req("zone", "In", "foo"))))
+    )
+    plugin = algo.profile.plugins[NA]
+    hints = pickle.loads(pickle.dumps(plugin.events_to_register()))
+    node = _node("node1", {"zone": "foo"})
+    assert [h.hint(_pod(), None, node) for h in hints] == [
+        h.hint(_pod(), None, node) for h in plugin.events_to_register()
+    ]

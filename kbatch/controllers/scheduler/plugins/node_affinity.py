@@ -22,6 +22,7 @@ update turned a non-match into a match (Node Add | UpdateNodeLabel).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
@@ -74,23 +75,23 @@ def required_node_names(terms: tuple[NodeSelectorTerm, ...]) -> set[str] | None:
     return names
 
 
-def _after_node_change(added: tuple[NodeSelectorTerm, ...] | None) -> Any:
-    def after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeShape) -> QueueingHint:
-        """Upstream ``isSchedulableAfterNodeChange``: the node matches now (the added affinity too)
-        and did not before."""
-        if added is not None and not match_node_selector_terms(added, new.labels, new.name):
-            return QUEUE_SKIP
-        if not required_match(pod, new.labels, new.name):
-            return QUEUE_SKIP
-        if old is None or not required_match(pod, old.labels, old.name):
-            return QUEUE
-        if added is not None and not match_node_selector_terms(added, old.labels, old.name):
-            return QUEUE
+def added_after_node_change(added: tuple[NodeSelectorTerm, ...] | None, pod: PodInfo, old: NodeShape | None,
+                            new: NodeShape) -> QueueingHint:
+    """Upstream ``isSchedulableAfterNodeChange``: the node matches now (the added affinity too) and
+    did not before. A module-level function, bound with ``functools.partial``: the state directory
+    pickles the scheduler, and a closure would not pickle."""
+    if added is not None and not match_node_selector_terms(added, new.labels, new.name):
         return QUEUE_SKIP
-    return after_node_change
+    if not required_match(pod, new.labels, new.name):
+        return QUEUE_SKIP
+    if old is None or not required_match(pod, old.labels, old.name):
+        return QUEUE
+    if added is not None and not match_node_selector_terms(added, old.labels, old.name):
+        return QUEUE
+    return QUEUE_SKIP
 
 
-after_node_change = _after_node_change(None)
+after_node_change = partial(added_after_node_change, None)
 
 
 class NodeAffinity:
@@ -134,7 +135,7 @@ class NodeAffinity:
         return default_normalize(scores, reverse=False)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-        hint = _after_node_change(self.added_required)
+        hint = partial(added_after_node_change, self.added_required)
         return [on_node(ActionType.ADD | ActionType.UPDATE_NODE_LABEL, hint)]
 
 
