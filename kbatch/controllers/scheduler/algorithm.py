@@ -69,6 +69,9 @@ if TYPE_CHECKING:
 
 __all__ = ["NO_NODES", "Algorithm", "Decision"]
 
+NODE_NAMES = "node_names"  # cycle-state key: a PreFilterResult's node names (the nodes tried)
+_RESTRICTED_BY = "node_names_plugins"  # cycle-state key: the plugins whose PreFilterResults those are
+
 NO_NODES = "no nodes available to schedule pods"  # upstream ErrNoNodesAvailable
 _CACHE_LIMIT = 256
 _Reusable = dict[str, PostFilterResult]  # PostFilter results by plugin, reused for an equal pod
@@ -139,12 +142,17 @@ class Algorithm:
             return Decision(None, state, error=NO_NODES)
         skipped: set[str] | None = None
         for plugin in self.profile.pre_filter:
+            names = state.get(NODE_NAMES)
             status = plugin.pre_filter(state, pod, self.snapshot)
             if status is not None:
                 if status.code == Code.SKIP:
                     skipped = skipped or set()
                     skipped.add(plugin.name)
                 elif not status.ok:
+                    return Decision(None, state, Diagnosis(total, pre_filter=status))
+            if state.get(NODE_NAMES) is not names:  # this plugin returned a PreFilterResult
+                status = _merge_node_names(state, names, plugin.name)
+                if status is not None:
                     return Decision(None, state, Diagnosis(total, pre_filter=status))
         self._active = self._dynamic_filters
         if skipped:
@@ -169,6 +177,8 @@ class Algorithm:
                 return self._unschedulable(pod, state, statuses, known[2])[0]
         feasible, statuses = self._find_feasible(pod, state)
         if not feasible:
+            if NODE_NAMES in state:
+                _add_absent_nodes(self.snapshot, state, statuses)
             if not post_filter:
                 return Decision(None, state, Diagnosis(len(self.snapshot), statuses))
             generation = self.snapshot.generation  # PostFilter may change the snapshot (a group's rejection)
@@ -254,7 +264,7 @@ class Algorithm:
         return node is not None and self._filter_one(pod, state, node, None) is None
 
     def _candidates(self, state: CycleState) -> list[NodeInfo]:
-        names = state.get("node_names")
+        names = state.get(NODE_NAMES)
         nodes = self.snapshot.nodes()
         return nodes if names is None else [n for n in nodes if n.name in names]
 
@@ -500,3 +510,33 @@ class Algorithm:
         found = {tuple(p.score(state, pod, n) for p in self._static_scores)
                  for n in self.snapshot if static[n.name] is None}
         return len(found) <= 1
+
+
+def _merge_node_names(state: CycleState, before: set[str] | None, plugin: str) -> Status | None:
+    """Upstream ``RunPreFilterPlugins``: PreFilterResults are intersected (``PreFilterResult.Merge``);
+    an empty intersection rejects the pod, unresolvable: "node(s) didn't satisfy plugin X", or
+    "node(s) didn't satisfy plugin(s) [X Y] simultaneously" when several plugins narrowed the nodes."""
+    plugins = [*state.get(_RESTRICTED_BY, ()), plugin]
+    state[_RESTRICTED_BY] = plugins
+    names = state[NODE_NAMES]
+    if before is not None:
+        names = state[NODE_NAMES] = set(before) & set(names)
+    if names:
+        return None
+    if len(plugins) == 1:
+        return Status.unresolvable(plugin, f"node(s) didn't satisfy plugin {plugin}")
+    listed = " ".join(plugins)
+    return Status.unresolvable(plugin, f"node(s) didn't satisfy plugin(s) [{listed}] simultaneously")
+
+
+def _add_absent_nodes(snapshot: Snapshot, state: CycleState, statuses: dict[str, Status]) -> None:
+    """Upstream ``findNodesThatFitPod``: the nodes a PreFilterResult left out are unschedulable and
+    unresolvable, "node(s) didn't satisfy plugin(s) [<plugins, sorted>]" (so preemption does not try
+    them and the FitError counts them). Only a failed attempt pays for this."""
+    names = state[NODE_NAMES]
+    plugins = sorted(set(state.get(_RESTRICTED_BY, ())))
+    message = f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}]"
+    status = Status.unresolvable(plugins[0] if plugins else "", message)
+    for node in snapshot:
+        if node.name not in names and node.name not in statuses:
+            statuses[node.name] = status

@@ -183,9 +183,14 @@ class Scheduler:
         """Convert ``pod`` (key ``key``, last info ``old``), keeping its place in arrival order."""
         created = pod.metadata.creation_timestamp
         creation = (created - self.ctx.clock.to_datetime(0)).total_seconds() if created else 0.0
-        info = pod_info(pod, old.seq if old else next(self._seq), creation)
+        info = pod_info(pod, old.seq if old else next(self._seq), creation, self._start_time(pod))
         self._infos[key] = info
         return info
+
+    def _start_time(self, pod: Any) -> float | None:
+        """``status.startTime`` on the clock's timeline (None: not started)."""
+        started = pod.status.start_time if pod.status is not None else None
+        return (started - self.ctx.clock.to_datetime(0)).total_seconds() if started else None
 
     def on_pod(self, pod: Any) -> None:
         meta, status = pod.metadata, pod.status
@@ -196,7 +201,10 @@ class Scheduler:
         if self.group_cycle is not None and pod.spec.scheduling_group is not None:
             self.group_cycle.index.upsert(key, pod_group_key(pod))  # before PreEnqueue counts it
         old = self._infos.get(key)
-        info = _bound_update(old, pod) if pod.spec.node_name else _pending_update(old, pod)
+        if pod.spec.node_name:
+            info = _bound_update(old, pod, self._start_time(pod))
+        else:
+            info = _pending_update(old, pod)
         if info is old and old is not None:
             return  # most kubelet status writes: nothing the scheduler tracks changed
         if info is None:
@@ -675,7 +683,7 @@ def _pending_update(old: PodInfo | None, pod: Any) -> PodInfo | None:
                    claim_statuses=claims)
 
 
-def _bound_update(old: PodInfo | None, pod: Any) -> PodInfo | None:
+def _bound_update(old: PodInfo | None, pod: Any, start_time: float | None = None) -> PodInfo | None:
     """The info of ``pod``, bound to a node, derived from ``old`` (``old`` itself when nothing it
     holds changed); None when it cannot be derived and the pod must be converted again.
 
@@ -708,7 +716,8 @@ def _bound_update(old: PodInfo | None, pod: Any) -> PodInfo | None:
     nominated = (status.nominated_node_name if status else None) or ""
     if (old.node_name == node and terminal == old.terminal and terminating == old.terminating
             and labels == old.labels and len(tolerations) == len(old.tolerations)
-            and nominated == old.nominated_node and meta.generation == old.generation):
+            and nominated == old.nominated_node and meta.generation == old.generation
+            and start_time == old.start_time):
         return old
     if old.spread_constraints and labels != old.labels:
         return None  # matchLabelKeys are merged from the labels at conversion: convert again
@@ -716,4 +725,4 @@ def _bound_update(old: PodInfo | None, pod: Any) -> PodInfo | None:
     kept = old.tolerations if len(tolerations) == len(old.tolerations) else tolerations_of(tolerations)
     return replace(old, node_name=node, labels=old.labels if labels == old.labels else dict(labels),
                    terminal=terminal, terminating=terminating, nominated_node=nominated,
-                   generation=meta.generation, tolerations=kept)
+                   generation=meta.generation, tolerations=kept, start_time=start_time)

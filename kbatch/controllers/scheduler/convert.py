@@ -33,7 +33,8 @@ from kbatch.controllers.scheduler.types import (
     WeightedTerm,
 )
 
-__all__ = ["node_shape", "pod_info", "quantity_map", "taint_of", "toleration_of", "tolerations_of"]
+__all__ = ["node_selector_term", "node_shape", "pod_info", "quantity_map", "taint_of", "toleration_of",
+           "tolerations_of"]
 
 _SHARED_LIMIT = 4096  # distinct values kept; the table starts again when full (values are immutable)
 _shared_values: dict[object, Any] = {}
@@ -89,6 +90,9 @@ def _selector(s: Any) -> LabelSelector | None:
         tuple(sorted((s.match_labels or {}).items())),
         tuple(_requirement(r) for r in s.match_expressions or ()),
     )
+
+
+node_selector_term = _term  # public: NodeAffinityArgs.addedAffinity is converted the same way
 
 
 def _pod_term(t: Any) -> PodAffinityTerm:
@@ -164,7 +168,7 @@ def _requests(spec: Any, containers: list[dict[str, int]],
             _shared_map(pod_requests(containers, inits, pod_level, extra, nonzero=True)))
 
 
-def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
+def pod_info(pod: Any, seq: int = 0, creation: float = 0.0, start_time: float | None = None) -> PodInfo:
     spec, meta, status = pod.spec, pod.metadata, pod.status
     containers = [_container_requests(c) for c in spec.containers]
     inits = [ContainerRequests(_container_requests(c), getattr(c, "restart_policy", None) == "Always")
@@ -214,6 +218,7 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0) -> PodInfo:
         resource_claims=tuple((c.name, c.resource_claim_name or "", c.resource_claim_template_name or "")
                               for c in spec.resource_claims) if spec.resource_claims else (),
         claim_statuses=claim_statuses_of(status),
+        start_time=start_time,
     )
 
 

@@ -2,15 +2,15 @@
 
 Upstream ``pkg/scheduler/framework/types.go`` ``FitError.Error``: "0/N nodes are available: " then
 each distinct reason prefixed by the number of nodes that gave it, the strings sorted (so
-"1 node(s) had untolerated taint {k: v}" sorts before "2 Insufficient cpu"), joined by ", ", and a
+"1 node(s) had untolerated taint(s)" sorts before "2 Insufficient cpu"), joined by ", ", and a
 final "."; the PostFilter (preemption) message follows after a space when there is one. A PreFilter
 rejection replaces the histogram with its own message.
 
     >>> from kbatch.controllers.scheduler.framework import Status
-    >>> fit_error_message(3, {"a": Status.unresolvable("T", "node(s) had untolerated taint {k: v}"),
+    >>> fit_error_message(3, {"a": Status.unresolvable("T", "node(s) had untolerated taint(s)"),
     ...                       "b": Status.unschedulable("F", "Insufficient cpu"),
     ...                       "c": Status.unschedulable("F", "Insufficient cpu")})
-    '0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 Insufficient cpu.'
+    '0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu.'
 """
 
 from __future__ import annotations

@@ -225,6 +225,9 @@ class PodInfo:
     # DRA; the first is part of the signature, the second is not (generated names differ per pod)
     resource_claims: tuple[tuple[str, str, str], ...] = ()
     claim_statuses: tuple[tuple[str, str], ...] = ()
+    # status.startTime on the clock's timeline (None: not started); preemption prefers evicting the
+    # pods that started last (upstream ``util.GetPodStartTime``, ``MoreImportantPod``)
+    start_time: float | None = None
     # signature() computed once: the fields it reads are never reassigned after conversion
     _signature: object = field(default=..., init=False, repr=False)
 

@@ -72,7 +72,7 @@ def test_taints_and_node_selector_are_honoured() -> None:
     cp.apply(pod_yaml("q", "sleep 1", extra_spec="\n  nodeSelector: {zone: b}"))
     assert condition(get_pod(cp, "q"), "PodScheduled").message.startswith(
         "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
-        "1 node(s) had untolerated taint {gpu: yes}.")
+        "1 node(s) had untolerated taint(s).")
 
 
 class HoldAtPermit:

@@ -36,7 +36,7 @@ def test_unschedulable_message_counts_reasons_sorted_as_upstream() -> None:
     decision = algo.schedule(pod("p", cpu_m=2000))
     assert decision.node is None and decision.diagnosis is not None
     assert decision.diagnosis.message() == (
-        "0/3 nodes are available: 1 node(s) had untolerated taint {k: v}, 2 Insufficient cpu."
+        "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu."
     )
 
 
@@ -134,12 +134,13 @@ def test_required_affinity_follows_the_first_pod_of_the_group() -> None:
 
 def test_preemption_picks_minimal_lowest_priority_victims() -> None:
     algo = cluster(node("a", cpu=2), node("b", cpu=2))
-    for name, prio, n in (("low-a", 1, "a"), ("mid-a", 5, "a"), ("low-b1", 1, "b"), ("low-b2", 2, "b")):
-        algo.assume(pod(name, cpu_m=1000, priority=prio), n)
+    for started, (name, prio, n) in enumerate((("low-a", 1, "a"), ("mid-a", 5, "a"), ("low-b1", 1, "b"),
+                                                ("low-b2", 2, "b"))):
+        algo.assume(pod(name, cpu_m=1000, priority=prio, start_time=float(started)), n)
     decision = algo.schedule(pod("high", cpu_m=1000, priority=10))
     assert decision.node is None and decision.preemption is not None
     # Each node needs one victim of priority 1 (mid-a and low-b2 are reprieved); upstream's
-    # pickOneNodeForPreemption then prefers the node whose top victim started latest: b.
+    # pickOneNodeForPreemption then prefers the node whose top victim started (status.startTime) latest: b.
     assert decision.preemption.nominated_node == "b"
     assert [v.name for v in decision.preemption.victims] == ["low-b1"]
 

@@ -179,6 +179,7 @@ def _validate_node_selector(selector: NodeSelector, path: str) -> list[FieldErro
 
 
 validate_node_selector = _validate_node_selector  # public: ResourceSlice validation reuses it
+validate_term = _validate_term  # public: the scheduler's NodeAffinityArgs.addedAffinity reuses it
 
 
 def _weight_errors(weight: int, path: str) -> list[FieldError]:

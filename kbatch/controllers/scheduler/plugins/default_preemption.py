@@ -8,7 +8,7 @@ Upstream ``pkg/scheduler/framework/plugins/defaultpreemption`` and
 2. Candidates: only nodes that failed with ``Unschedulable`` (not ``UnschedulableAndUnresolvable``).
    On each (``SelectVictimsOnNode``, on a copy of the node and of the cycle state), remove every
    lower-priority pod; if the pod then fits, add them back one by one, most important first
-   (higher priority, then earlier creation), keeping each that still lets the pod fit: the rest are
+   (higher priority, then earlier start), keeping each that still lets the pod fit: the rest are
    the victims. Every removal and re-addition also goes to the PreFilter extensions
    (``RunPreFilterExtensionRemovePod``/``AddPod``: PodTopologySpread's domain counts and global
    minimum, InterPodAffinity's affinity, anti-affinity and existing-anti-affinity counts), so a
@@ -22,8 +22,8 @@ Upstream ``pkg/scheduler/framework/plugins/defaultpreemption`` and
    PDB with an empty selector matches nothing) are reprieved *first*, so the victims violate as few
    budgets as possible; each violating victim counts.
 3. Pick (``pickOneNodeForPreemption``): fewest PDB violations, then lowest highest-victim priority,
-   then smallest sum of victim priorities, then fewest victims, then the latest creation among the
-   highest-priority victims, then node order.
+   then smallest sum of victim priorities (each raised by 2^31), then fewest victims, then the latest
+   earliest start (``status.startTime``) among the highest-priority victims, then node order.
 
 Nominations (upstream ``Evaluator.Preempt``): no candidate clears the preemptor's nomination
 (``NewPostFilterResultWithNominatedNode("")``: ``clear_nomination``); an ineligible preemptor keeps
@@ -31,7 +31,10 @@ it (a nil result). The controller clears the nominations of lower-priority pods 
 chosen node (``prepareCandidate``: they may no longer fit there).
 
 Messages as upstream: "preemption: 0/N nodes are available: <count> No preemption victims found for
-incoming pod, <count> Preemption is not helpful for scheduling."
+incoming pod, <count> Preemption is not helpful for scheduling." (a node with no status, one a
+PreFilterResult left out, is not helpful), and for a node with lower-priority pods whose eviction
+would still not let the pod fit, the reasons of the filter that fails then (``SelectVictimsOnNode``:
+e.g. "<count> Insufficient cpu").
 """
 
 from __future__ import annotations
@@ -58,7 +61,8 @@ from kbatch.controllers.scheduler.nominated import filter_with_nominated
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
 
-__all__ = ["NOT_HELPFUL", "NO_VICTIMS", "DefaultPreemption", "new", "pdb_violating", "select_victims"]
+__all__ = ["NOT_HELPFUL", "NO_VICTIMS", "DefaultPreemption", "new", "pdb_violating", "select_victims",
+           "select_victims_on_node"]
 
 PDBLister = Callable[[], Sequence[Any]]  # policy/v1 PodDisruptionBudget objects (read only)
 
@@ -73,15 +77,29 @@ class _Candidate:
     violations: int = 0
 
     def rank(self, order: int) -> tuple[int, int, int, int, float, int]:
+        """Upstream ``pickOneNodeForPreemption``: fewest PDB violations, lowest highest victim
+        priority, smallest sum of priorities each raised by 2^31 (so a node with more victims of
+        negative priority is not preferred), fewest victims, then the latest of the earliest start
+        times of the highest-priority victims (``GetEarliestPodStartTime``), then node order."""
         top = max(v.priority for v in self.victims) if self.victims else -(2**31)
-        tops = [v for v in self.victims if v.priority == top]
-        latest = max((v.creation for v in tops), default=0.0)
-        total = sum(v.priority for v in self.victims)
-        return (self.violations, top, total, len(self.victims), -latest, order)
+        earliest = min((_started(v) for v in self.victims if v.priority == top), default=0.0)
+        total = sum(v.priority + _PRIORITY_OFFSET for v in self.victims)
+        return (self.violations, top, total, len(self.victims), -earliest, order)
+
+
+_PRIORITY_OFFSET = 2**31  # upstream adds MaxInt32+1 to every victim's priority before summing
+
+
+def _started(p: PodInfo) -> float:
+    """Upstream ``GetPodStartTime``: ``status.startTime``, or now for a pod not started yet (later
+    than any start: +inf on kbatch's timeline)."""
+    return p.start_time if p.start_time is not None else float("inf")
 
 
 def _importance(p: PodInfo) -> tuple[int, float, str]:
-    return (-p.priority, p.creation, p.key)
+    """Upstream ``MoreImportantPod``: higher priority, then earlier start (then the key, for a
+    deterministic order)."""
+    return (-p.priority, _started(p), p.key)
 
 
 def pdb_violating(pods: Sequence[PodInfo], pdbs: Sequence[Any]) -> tuple[list[PodInfo], list[PodInfo]]:
@@ -116,9 +134,24 @@ def select_victims(
     PodDisruptionBudget (None: preemption can't help); ``nominated``: the pods nominated to the node
     that the pod must leave room for. ``state`` is not changed: the extensions work on a copy
     (upstream ``DryRunPreemption`` clones the cycle state per node)."""
+    selected = select_victims_on_node(filters, state, pod, node, pdbs, extensions, nominated)
+    return None if isinstance(selected, Status) else selected
+
+
+_NO_VICTIMS = Status.unresolvable("DefaultPreemption", NO_VICTIMS)
+_NOT_HELPFUL = Status.unresolvable("DefaultPreemption", NOT_HELPFUL)
+
+
+def select_victims_on_node(
+    filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo, pdbs: Sequence[Any] = (),
+    extensions: Sequence[PreFilterExtensions] = (), nominated: Sequence[PodInfo] = (),
+) -> tuple[tuple[PodInfo, ...], int] | Status:
+    """:func:`select_victims`, or why the node can't help, as upstream ``SelectVictimsOnNode`` says:
+    "No preemption victims found for incoming pod" when it has no lower-priority pod, else the
+    status of the filter that still fails with all of them removed (e.g. "Insufficient cpu")."""
     lower = [p for p in node.pods.values() if p.priority < pod.priority and not p.terminating]
     if not lower:
-        return None  # nothing to evict: the node is as it was when it failed (no clone, no state copy)
+        return _NO_VICTIMS  # nothing to evict: the node is as it was when it failed (no clone, no state copy)
     state = dict(state)
     for ext in extensions:
         ext.copy_state(state)
@@ -134,14 +167,18 @@ def select_victims(
         for ext in extensions:
             ext.add_pod(state, pod, victim, what_if)
 
-    def fits() -> bool:
+    def failing() -> Status | None:
         return filter_with_nominated(lambda s, n: run_filters(filters, s, pod, n), extensions, state, pod,
-                                     what_if, nominated) is None
+                                     what_if, nominated)
+
+    def fits() -> bool:
+        return failing() is None
 
     for victim in lower:
         remove(victim)
-    if not fits():
-        return None
+    still = failing()
+    if still is not None:
+        return still
     violating, fine = pdb_violating(sorted(lower, key=_importance), pdbs)
     victims: list[PodInfo] = []
     violations = 0
@@ -207,15 +244,16 @@ class DefaultPreemption:
         filters, extensions = list(active_filters(self.filters, state)), self.extensions
         for node in snapshot:
             status = statuses.get(node.name)
-            if status is None:
+            # a node without a status is unresolvable (upstream NodeToStatus' absent-node default)
+            if status is None or status.code != Code.UNSCHEDULABLE:
+                reasons[node.name] = _NOT_HELPFUL
                 continue
-            if status.code != Code.UNSCHEDULABLE:
-                reasons[node.name] = Status.unresolvable(self.name, NOT_HELPFUL)
-                continue
-            selected = select_victims(filters, state, pod, node, pdbs, extensions,
-                                      snapshot.nominated_for(node.name, pod))
-            if not selected or not selected[0]:
-                reasons[node.name] = Status.unschedulable(self.name, NO_VICTIMS)
+            selected = select_victims_on_node(filters, state, pod, node, pdbs, extensions,
+                                              snapshot.nominated_for(node.name, pod))
+            if isinstance(selected, Status):
+                reasons[node.name] = selected
+            elif not selected[0]:
+                reasons[node.name] = _NO_VICTIMS
             else:
                 candidates.append(_Candidate(node.name, *selected))
         if not candidates:

@@ -273,7 +273,10 @@ class InterPodAffinity:
         low, high = min(scores, default=0), max(scores, default=0)
         if high == low:
             return [0] * len(scores)
-        return [int(100 * (s - low) / (high - low)) for s in scores]
+        # upstream NormalizeScore's float64 arithmetic, in its order: MaxNodeScore * ((s - min) / diff),
+        # truncated (29/100 of the range is 28: 0.29 * 100 = 28.999...)
+        diff = high - low
+        return [int(100 * ((s - low) / diff)) for s in scores]
 
 
 def new(args: Mapping[str, Any], handle: Any) -> InterPodAffinity:

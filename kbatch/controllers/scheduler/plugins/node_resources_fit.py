@@ -44,23 +44,46 @@ MOST_ALLOCATED = "MostAllocated"
 TOO_MANY_PODS = "Too many pods"
 
 
+EPHEMERAL_STORAGE = "ephemeral-storage"
+# upstream ``fitsRequest`` checks cpu, memory and ephemeral-storage first, then the scalar resources
+_CHECK_ORDER = {CPU: 0, MEMORY: 1, EPHEMERAL_STORAGE: 2}
+
+
 def insufficient(pod: PodInfo, node: NodeInfo) -> list[str]:
-    """The failure reasons of ``pod`` on ``node`` (empty when it fits)."""
+    """The failure reasons of ``pod`` on ``node`` (empty when it fits), in upstream's order."""
     requested, allocatable = node.requested, node.shape.allocatable
     reasons: list[str] = []
     if requested.get(PODS, 0) + 1 > allocatable.get(PODS, 0):
         reasons.append(TOO_MANY_PODS)
+    short: list[str] | None = None  # allocated only for a node the pod does not fit
     for name, want in pod.requests.items():
         if want > 0 and name != PODS and requested.get(name, 0) + want > allocatable.get(name, 0):
-            reasons.append(f"Insufficient {name}")
+            if short is None:
+                short = []
+            short.append(name)
+    if short is not None:
+        if len(short) > 1:  # rare: only a pod short of several resources pays for the sort (stable)
+            short.sort(key=lambda n: _CHECK_ORDER.get(n, 3))
+        reasons.extend(f"Insufficient {name}" for name in short)
     return reasons
+
+
+def is_scalar_resource(name: str) -> bool:
+    """Upstream ``v1helper.IsScalarResourceName``: an extended resource (a qualified name outside
+    the ``kubernetes.io`` namespace), a hugepages size, a ``kubernetes.io/``-prefixed native resource
+    or an attachable-volumes count; not cpu, memory, ephemeral-storage, pods or storage."""
+    if name.startswith(("hugepages-", "attachable-volumes-")):
+        return True
+    return "/" in name and not name.startswith("requests.")
 
 
 def resource_score(
     strategy: str, node: NodeInfo, pod_nonzero: Mapping[str, int], pod_requests: Mapping[str, int],
     resources: tuple[tuple[str, int], ...],
 ) -> int:
-    """The weighted mean per-resource score of ``node`` if ``pod`` were added."""
+    """The weighted mean per-resource score of ``node`` if ``pod`` were added; a scalar resource
+    (extended, hugepages) counts only when the pod requests it, as upstream's "bypass extended
+    resource if the pod does not request" (least_allocated_test.go)."""
     allocatable = node.shape.allocatable
     total = weights = 0
     for name, weight in resources:
@@ -69,8 +92,12 @@ def resource_score(
             continue
         if name in (CPU, MEMORY):
             req = node.nonzero_requested.get(name, 0) + pod_nonzero.get(name, 0)
-        else:
+        elif name == EPHEMERAL_STORAGE or (pod_requests.get(name, 0) > 0 and is_scalar_resource(name)):
             req = node.requested.get(name, 0) + pod_requests.get(name, 0)
+        else:
+            # upstream ``calculateResourceAllocatableRequest`` (resource_allocation.go): a scalar
+            # resource the pod does not request, and any other name (pods, storage), is not scored
+            continue
         if strategy == MOST_ALLOCATED:
             score = min(req, alloc) * 100 // alloc
         else:
@@ -177,7 +204,8 @@ def new(args: Mapping[str, Any], handle: Any) -> NodeResourcesFit:
         if not name:
             raise SchedulerConfigError(f"scoringStrategy.resources[{i}].name: Required value")
         if not isinstance(weight, int) or not 1 <= weight <= 100:
+            # upstream validateResources (apis/config/validation/validation_pluginargs.go)
             raise SchedulerConfigError(f"scoringStrategy.resources[{i}].weight: Invalid value: {weight!r}: "
-                                       "resource weight of cpu should be in the range 1-100")
+                                       f"resource weight of {name} not in valid range (0, 100]")
         resources.append((name, weight))
     return NodeResourcesFit(strategy=kind, resources=tuple(resources) or ((CPU, 1), (MEMORY, 1)))

@@ -1,8 +1,9 @@
 """TaintToleration (Filter + Score).
 
 Upstream ``pkg/scheduler/framework/plugins/tainttoleration``: the filter rejects a node with a
-``NoSchedule`` or ``NoExecute`` taint the pod does not tolerate; the reason names the first such
-taint, "node(s) had untolerated taint {key: value}", unresolvable. The score counts the
+``NoSchedule`` or ``NoExecute`` taint the pod does not tolerate, unresolvable, with the reason
+"node(s) had untolerated taint(s)": since 1.35 (kubernetes#134740, also in 1.34 patches) the reason
+no longer names the taint, whose key and value may be sensitive. The score counts the
 ``PreferNoSchedule`` taints the pod does not tolerate, normalized in reverse (fewer is better).
 
 Queueing hints (``EventsToRegister``, KEP-4247): a node added or whose taints changed so that the
@@ -30,9 +31,11 @@ from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.snapshot import NodeInfo
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo, Taint, Toleration
 
-__all__ = ["TaintToleration", "new", "same_pod", "untolerated_taint"]
+__all__ = ["UNTOLERATED_TAINTS", "TaintToleration", "new", "same_pod", "untolerated_taint"]
 
 _DO_NOT_SCHEDULE = ("NoSchedule", "NoExecute")
+UNTOLERATED_TAINTS = "node(s) had untolerated taint(s)"
+_UNTOLERATED = Status.unresolvable("TaintToleration", UNTOLERATED_TAINTS)  # immutable: one for every node
 
 
 def untolerated_taint(
@@ -70,10 +73,9 @@ class TaintToleration:
         self.weight = weight
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
-        taint = untolerated_taint(node.shape.taints, pod.tolerations, _DO_NOT_SCHEDULE)
-        if taint is None:
+        if untolerated_taint(node.shape.taints, pod.tolerations, _DO_NOT_SCHEDULE) is None:
             return None
-        return Status.unresolvable(self.name, f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}")
+        return _UNTOLERATED
 
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
         tolerations = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
