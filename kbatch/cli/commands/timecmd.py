@@ -12,6 +12,7 @@ from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
+from kbatch.cli.warnings import warn_deprecated
 
 __all__ = ["register"]
 
@@ -90,6 +91,7 @@ def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, 
     seconds = duration_option(timeout, "--timeout")
     with session(global_options(ctx)) as backend:
         info = kind_info(backend.registry, kind)
+        warn_deprecated(backend.registry, [(info.api_version, info.kind)])
         spec |= {"kind": info.plural + (f".{info.group}" if info.group else ""),
                  "namespace": namespace_for(info, namespace)}
         try:

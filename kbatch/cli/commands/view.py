@@ -15,6 +15,7 @@ from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.outputs import add_label_columns, columns_from_file, custom_columns, sort_objects
 from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml
 from kbatch.cli.resolve import kind_info, kinds_for, namespace_for, split_kind_name
+from kbatch.cli.warnings import warn_deprecated
 
 if TYPE_CHECKING:
     from kbatch.server.backend import Backend
@@ -191,6 +192,7 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
         raise UserError("several kinds can be listed together, but not with names or --watch")
     with session(global_options(ctx), save=False) as backend:
         infos = [info for k in kinds for info in kinds_for(backend.registry, k)]
+        warn_deprecated(backend.registry, [(i.api_version, i.kind) for i in infos])
         if len(infos) > 1 and (wanted or watch):
             raise UserError("several kinds can be listed together, but not with names or --watch")
         found: list[tuple[Any, list[dict[str, Any]]]] = []
@@ -279,6 +281,7 @@ def describe(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or K
     kind, name = split_kind_name(kind, name)
     with session(global_options(ctx), save=False) as backend:
         info = kind_info(backend.registry, kind)
+        warn_deprecated(backend.registry, [(info.api_version, info.kind)])
         ns = namespace_for(info, namespace)
         objs = [backend.get(info, ns, name)] if name else backend.list(info, ns)["items"]
         spec = backend.registry.for_gvk(info.api_version, info.kind)
