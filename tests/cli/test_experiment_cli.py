@@ -138,3 +138,17 @@ def test_an_out_directory_that_cannot_be_written_is_one_line(kb: Any, tmp_path: 
     res = kb("experiment", "run", str(small_file(tmp_path)), "--out", str(out), "--jobs", "1", "--no-plots")
     assert res.code == 1 and res.out == ""
     assert res.err == f"error: cannot write {out}: Not a directory\n"
+
+
+def test_a_node_the_api_server_refuses_is_one_line_naming_the_node_group(kb: Any, tmp_path: Path) -> None:
+    """A node label the API server refuses (``a b``: not a qualified name) printed the Node's
+    ``Invalid`` Status without the file or the experiment field; now ``error: FILE: spec.nodes[0]: …``."""
+    doc = example("seed002-fifo.yaml", 2, "3m")
+    doc["spec"]["nodes"] = [{"count": 1, "gpu": 8, "labels": {"a b": "c"}}]
+    path = tmp_path / "labels.yaml"
+    YAML().dump(doc, path)
+    res = kb("experiment", "run", str(path), "--jobs", "1", "--out", str(tmp_path / "out"))
+    assert res.code == 1 and res.out == "" and res.err.count("\n") == 1
+    assert res.err.startswith(f'error: {path}: spec.nodes[0]: Node "node-0" is invalid: metadata.labels: '
+                              'Invalid value: "a b": ')
+    assert not (tmp_path / "out").exists()
