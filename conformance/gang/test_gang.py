@@ -16,6 +16,9 @@ from conformance.target import Obj, condition
 from conformance.timing import budget
 
 V1BETA1 = "scheduling.k8s.io/v1beta1"
+# Kind.group: a bare "PodGroup" over HTTP resolves to the first group serving one, which is
+# scheduler-plugins' scheduling.x-k8s.io when Kubernetes' own (GenericWorkload, beta, off upstream) is not
+POD_GROUP = "PodGroup.scheduling.k8s.io"
 KEP = "KEP-4671 (kubernetes/enhancements keps/sig-scheduling/4671-gang-scheduling)"
 PLUGIN = "kubernetes/kubernetes pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go"
 CYCLE = "kubernetes/kubernetes pkg/scheduler/schedule_one_podgroup.go"
@@ -35,7 +38,7 @@ def _nodes(target, names: list[str]) -> list[str | None]:
 @pytest.mark.semantic("validation: a gang's minCount is required (0 is unset) and greater than zero",
                       source="kubernetes/kubernetes pkg/apis/scheduling/validation (PodGroup policy)")
 def test_gang_min_count_must_be_positive(target) -> None:
-    require_kind(target, "PodGroup")
+    require_kind(target, POD_GROUP)
     expect_invalid(target, _group("v-zero", 0), "spec.schedulingPolicy.gang.minCount", "FieldValueRequired",
                    "Required value")
     expect_invalid(target, _group("v-neg", -1), "spec.schedulingPolicy.gang.minCount", "FieldValueInvalid",
@@ -47,7 +50,7 @@ def test_gang_min_count_must_be_positive(target) -> None:
                       "removed on deletion when no active pod uses the group",
                       source=f"{KEP} PodGroup Deletion Protection; pkg/controller/podgroupprotection")
 def test_pod_groups_carry_the_protection_finalizer(target) -> None:
-    require_kind(target, "PodGroup")
+    require_kind(target, POD_GROUP)
     target.create(_group("protected", 2))
     stored = target.get("PodGroup", "protected")
     assert "scheduling.k8s.io/podgroup-protection" in stored["metadata"]["finalizers"]
@@ -60,7 +63,7 @@ def test_pod_groups_carry_the_protection_finalizer(target) -> None:
                       "gets PodGroupInitiallyScheduled=True",
                       source=f"{PLUGIN} PreEnqueue, PlacementFeasible; {CYCLE}")
 def test_a_gang_binds_only_once_min_count_pods_exist(target) -> None:
-    require_kind(target, "PodGroup")
+    require_kind(target, POD_GROUP)
     target.create(_group("train", 2))
     target.create(group_pod("w0", 600, group="train"))
     target.settle()
@@ -82,7 +85,7 @@ def test_a_gang_binds_only_once_min_count_pods_exist(target) -> None:
                       "PodGroup is PodGroupInitiallyScheduled=False/Unschedulable",
                       source=f"{CYCLE} (revert on failure); {PLUGIN} PlacementFeasible")
 def test_a_gang_that_cannot_fit_whole_binds_nothing(target) -> None:
-    require_kind(target, "PodGroup")
+    require_kind(target, POD_GROUP)
     target.create(_group("toobig", 2))
     target.create(group_pod("fits", 600, group="toobig"))
     target.create(group_pod("huge", 600, group="toobig", cpu="100000"))
@@ -114,7 +117,7 @@ def _node_cpu_milli(target) -> list[int]:
                       "every victim pod and the victim PodGroup get DisruptionTarget=True",
                       source=f"{PREEMPTION}; {CYCLE}")
 def test_preemption_takes_an_all_mode_group_whole(target) -> None:
-    require_kind(target, "PodGroup")
+    require_kind(target, POD_GROUP)
     nodes = _node_cpu_milli(target)
     if len(nodes) < 2:
         pytest.skip("needs two nodes")
@@ -166,7 +169,7 @@ JOB_INTEGRATION = ("KEP-5547; kubernetes/kubernetes pkg/controller/job/job_sched
                       "PodGroup <workload>-<template>-<hash> owned by the Job and referring to the Workload, "
                       "and pods that join it", source=JOB_INTEGRATION)
 def test_a_job_with_spec_scheduling_gets_a_workload_and_pod_group(target) -> None:
-    require_kind(target, "Workload")
+    require_kind(target, "Workload.scheduling.k8s.io")
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "gangjob"},
            "spec": {"parallelism": 2, "completions": 2, "completionMode": "Indexed",
                     "scheduling": {"schedulingPolicy": {"gang": {}}},

@@ -15,9 +15,28 @@ from typing import Any
 
 from kbatch.apiserver.manifests import ManifestError, load_manifests
 
-__all__ = ["ManifestError", "read_manifests"]
+__all__ = ["ManifestError", "manifest_files", "read_manifests"]
 
 SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def manifest_files(name: str) -> list[Path]:
+    """The files ``-f NAME`` stands for: NAME itself, or a directory's manifest files in name order
+    (cli-runtime's ``FileVisitor`` / ``ExpandPathsToFileVisitors``, not recursive)."""
+    path = Path(name)
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.suffix in SUFFIXES and p.is_file())
+    if path.exists():
+        return [path]
+    raise ManifestError(f'the path "{name}" does not exist')
+
+
+def read_file(file: Path) -> str:
+    try:
+        return file.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        reason = getattr(err, "strerror", None) or err
+        raise ManifestError(f"error reading {file}: {reason}") from None
 
 
 def read_manifests(paths: list[str]) -> list[dict[str, Any]]:
@@ -26,20 +45,8 @@ def read_manifests(paths: list[str]) -> list[dict[str, Any]]:
         if name == "-":
             objects += load_manifests(sys.stdin.read(), "STDIN")
             continue
-        path = Path(name)
-        if path.is_dir():
-            files = sorted(p for p in path.iterdir() if p.suffix in SUFFIXES and p.is_file())
-        elif path.exists():
-            files = [path]
-        else:
-            raise ManifestError(f'the path "{name}" does not exist')
-        for file in files:
-            try:
-                text = file.read_text()
-            except (OSError, UnicodeDecodeError) as err:
-                reason = getattr(err, "strerror", None) or err
-                raise ManifestError(f"error reading {file}: {reason}") from None
-            objects += load_manifests(text, str(file))
+        for file in manifest_files(name):
+            objects += load_manifests(read_file(file), str(file))
     if not objects:
         raise ManifestError("no objects passed to apply")
     return objects

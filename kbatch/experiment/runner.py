@@ -77,7 +77,10 @@ def build_control_plane(spec: ExperimentSpec) -> Any:
         except StatusError as err:
             field = "taints" if "taint" in str(err) else "gpuDriver"
             raise ExperimentError(f"spec.nodes[{k}].{field}", str(err)) from None
-        create_nodes(cp, group.count, template, prefix=f"{group.prefix}-")
+        try:
+            create_nodes(cp, group.count, template, prefix=f"{group.prefix}-")
+        except StatusError as err:  # e.g. a label the API server refuses: the field it came from
+            raise ExperimentError(f"spec.nodes[{k}]", str(err)) from None
     return cp
 
 

@@ -31,6 +31,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
+from kbatch.api.quantity import parse_quantity
 from kbatch.experiment.errors import ExperimentError, field_path
 from kbatch.reporting.workloads import DURATIONS
 from kbatch.runtime.duration import parse_duration
@@ -52,6 +53,18 @@ def _seconds(value: Any) -> float:
         raise ValueError(str(err)) from None
 
 
+def _quantity(value: Any) -> str:
+    """A capacity (``cpu: 8``, ``memory: 32Gi``): a quantity string or a number, as a Kubernetes
+    manifest takes it (apimachinery ``Quantity.UnmarshalJSON`` reads a JSON number too)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise ValueError(f"expected a quantity such as 8, 500m or 32Gi, got {type(value).__name__}")
+    parse_quantity(value)  # QuantityError (a ValueError) in upstream's words
+    return value
+
+
+Quantity = Annotated[str, BeforeValidator(_quantity)]
 Seconds = Annotated[float, BeforeValidator(_seconds)]
 PositiveSeconds = Annotated[float, BeforeValidator(_seconds), Field(gt=0)]
 
@@ -64,8 +77,8 @@ class NodeGroup(_Model):
     """Nodes from one template; the fields are ``kbatch nodes add``'s options."""
 
     count: int = Field(1, ge=1, le=MAX_NODES)
-    cpu: str = "8"
-    memory: str = "32Gi"
+    cpu: Quantity = "8"
+    memory: Quantity = "32Gi"
     gpu: int = Field(0, ge=0)
     pods: int = Field(110, ge=1)
     labels: dict[str, str] = Field(default_factory=dict)
@@ -73,7 +86,7 @@ class NodeGroup(_Model):
     prefix: str = Field("node", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
     gpu_driver: str | None = None
     gpu_model: str = "A100"
-    gpu_memory: str = "80Gi"
+    gpu_memory: Quantity = "80Gi"
     gpu_partitions: int = Field(0, ge=0)
 
     def action_args(self) -> dict[str, Any]:

@@ -75,11 +75,25 @@ def _device_template(dra: Obj) -> DeviceTemplate:
     return template
 
 
+def _capacity(name: str, value: Any) -> None:
+    """A node's ``cpu``/``memory`` capacity is a quantity (a JSON number is one too, as
+    apimachinery's ``Quantity.UnmarshalJSON`` reads it); anything else is one 400 line naming it,
+    not the Node model's validation dump."""
+    if value is None or value == "":
+        return
+    try:
+        Quantity(str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value)
+    except (TypeError, ValueError) as err:
+        raise BadRequest(f'invalid {name} "{value}": {err}') from None
+
+
 def node_template(args: Obj) -> NodeTemplate:
     """``nodes-add``'s arguments (``cpu``, ``memory``, ``gpu``, ``pods``, ``labels``, ``taints``,
     ``dra``) as a node template; also what an experiment file's ``nodes`` entries become."""
     dra = args.get("dra")
     devices = _device_template(dra) if dra else None
+    for name in ("cpu", "memory"):
+        _capacity(name, args.get(name))
     return NodeTemplate(cpu=str(args.get("cpu") or "8"), memory=str(args.get("memory") or "32Gi"),
                         pods=int(args.get("pods") or 110), gpus=0 if devices else int(args.get("gpu") or 0),
                         labels=dict(args.get("labels") or {}),

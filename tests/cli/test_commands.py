@@ -348,3 +348,33 @@ def test_advance_until_idle_ends_when_only_housekeeping_is_left(kb: Any) -> None
     out = kb.ok("advance", "--until-idle")
     assert out.startswith("advanced ") and "stopped at the limit" not in out
     assert _rows(kb.ok("get", "job", "pi"))[1][:3] == ["pi", "Complete", "1/1"]
+
+
+def test_nodes_add_refuses_a_capacity_that_is_not_a_quantity(kb: Any) -> None:
+    """``--cpu abc`` is one client-side line in pflag's words for a flag it cannot parse, not the Node
+    model's multi-line validation dump; nothing is created."""
+    res = kb("nodes", "add", "--cpu", "abc")
+    assert res.code == 1 and res.out == ""
+    assert res.err == ('error: invalid argument "abc" for "--cpu" flag: quantities must match the regular '
+                       "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'\n")
+    res = kb("nodes", "add", "--memory", "lots")
+    assert res.code == 1 and res.err.startswith('error: invalid argument "lots" for "--memory" flag: ')
+    assert kb.ok("get", "nodes", "-o", "name") == ""
+    kb.ok("nodes", "add", "--cpu", "500m", "--memory", "1.5Gi")
+    node = json.loads(kb.ok("get", "node", "node-0", "-o", "json"))
+    assert node["status"]["capacity"]["cpu"] == "500m" and node["status"]["capacity"]["memory"] == "1536Mi"
+
+
+def test_describe_shows_the_events_of_this_object_not_of_an_earlier_one_of_the_same_name(kb: Any) -> None:
+    """kubectl describe searches events by involvedObject name, namespace, kind and uid
+    (k8s.io/kubectl pkg/describe searchEvents): a Job deleted and created again under the same name
+    shows only the new Job's events."""
+    kb.ok("nodes", "add")
+    kb.ok("apply", "-f", PI)
+    kb.ok("advance", "1m")
+    kb.ok("delete", "job", "pi")
+    kb.ok("advance", "1m")
+    kb.ok("apply", "-f", PI)
+    page = kb.ok("describe", "job", "pi")
+    events = page[page.index("Events:"):].splitlines()[3:]
+    assert [line.split()[1] for line in events] == ["SuccessfulCreate"], page

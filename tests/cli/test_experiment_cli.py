@@ -110,3 +110,45 @@ def test_experiment_progress_on_a_terminal(tmp_path: Path, capsys: pytest.Captur
     assert piped.err == "" and drawn[2] == 0
     assert drawn[0] == piped.out  # the same summary
     assert "interval=10" in drawn[1] and "interval=20" in drawn[1] and "of 4m" in drawn[1]
+
+
+def test_node_capacities_are_quantities_numbers_included(kb: Any, tmp_path: Path) -> None:
+    """``nodes: [{cpu: 4}]`` is a quantity, as in any Kubernetes manifest (apimachinery's
+    ``Quantity.UnmarshalJSON`` reads a JSON number); a value that is no quantity is one line naming the
+    field, not the Node model's validation dump."""
+    doc = example("seed002-fifo.yaml", 2, "3m")
+    doc["spec"]["nodes"] = [{"count": 4, "gpu": 8, "cpu": 4, "memory": 16}]
+    path = tmp_path / "numbers.yaml"
+    YAML().dump(doc, path)
+    res = kb("experiment", "run", str(path), "-o", "json", "--jobs", "1")
+    assert res.code == 0, res.err
+    assert [p["finished"] for p in json.loads(res.out)["points"]] == [2, 2, 2, 2]
+    doc["spec"]["nodes"] = [{"count": 4, "gpu": 8, "cpu": "lots"}]
+    YAML().dump(doc, path)
+    res = kb("experiment", "run", str(path))
+    assert res.code == 1 and res.out == ""
+    assert res.err == (f"error: {path}: spec.nodes[0].cpu: quantities must match the regular expression "
+                       "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (sweep point interval=17)\n")
+
+
+def test_an_out_directory_that_cannot_be_written_is_one_line(kb: Any, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    out = blocker / "sub"  # under a regular file: mkdir fails (ENOTDIR), as for a read-only place
+    res = kb("experiment", "run", str(small_file(tmp_path)), "--out", str(out), "--jobs", "1", "--no-plots")
+    assert res.code == 1 and res.out == ""
+    assert res.err == f"error: cannot write {out}: Not a directory\n"
+
+
+def test_a_node_the_api_server_refuses_is_one_line_naming_the_node_group(kb: Any, tmp_path: Path) -> None:
+    """A node label the API server refuses (``a b``: not a qualified name) printed the Node's
+    ``Invalid`` Status without the file or the experiment field; now ``error: FILE: spec.nodes[0]: …``."""
+    doc = example("seed002-fifo.yaml", 2, "3m")
+    doc["spec"]["nodes"] = [{"count": 1, "gpu": 8, "labels": {"a b": "c"}}]
+    path = tmp_path / "labels.yaml"
+    YAML().dump(doc, path)
+    res = kb("experiment", "run", str(path), "--jobs", "1", "--out", str(tmp_path / "out"))
+    assert res.code == 1 and res.out == "" and res.err.count("\n") == 1
+    assert res.err.startswith(f'error: {path}: spec.nodes[0]: Node "node-0" is invalid: metadata.labels: '
+                              'Invalid value: "a b": ')
+    assert not (tmp_path / "out").exists()

@@ -171,3 +171,23 @@ def test_a_queued_pod_and_a_pod_group_across_separate_processes(tmp_path: Path) 
     _run(state, "advance", "10s")
     group = json.loads(_run(state, "get", "workload", "sample-group", "-o", "json"))
     assert _cond(group, "Finished") == "True"
+
+
+def test_every_verb_on_a_deprecated_version_prints_its_warning_once(kb: Kbatch) -> None:
+    """kube-apiextensions-apiserver answers every request to a deprecated CRD version with its
+    deprecationWarning (customresource_handler.go), and kubectl prints it once per command: a get,
+    describe, patch, wait or delete of ``clusterqueues.v1beta1.kueue.x-k8s.io`` says so, as apply
+    does; the v1beta2 (storage) version stays quiet."""
+    kb.ok("apply", "-f", str(EXAMPLES / "kueue" / "queues.yaml"))
+    v1 = "clusterqueues.v1beta1.kueue.x-k8s.io"
+    warning = "Warning: This version is deprecated. Use v1beta2 instead.\n"
+    for args in (("get", v1), ("get", f"{v1},localqueues.v1beta1.kueue.x-k8s.io"),
+                 ("get", v1, "cluster-queue", "-o", "yaml"), ("describe", v1, "cluster-queue"),
+                 ("patch", v1, "cluster-queue", "--type", "merge", "-p", '{"metadata":{"labels":{"a":"b"}}}'),
+                 ("wait", f"{v1}/cluster-queue", "--for", "condition=Active", "--timeout", "1s")):
+        res = kb(*args)
+        assert res.code == 0 and res.err == warning, (args, res.err)
+    res = kb("get", "clusterqueues")
+    assert res.code == 0 and res.err == ""
+    res = kb("delete", v1, "cluster-queue")
+    assert res.err == warning

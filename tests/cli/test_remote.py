@@ -150,3 +150,26 @@ def test_http_backend_list_passes_resource_version_match(server: ServeProcess) -
         assert err.value.status.code == 422
     finally:
         backend.close()
+
+
+def test_wait_on_a_real_clock_waits_in_real_time(tmp_path: Path) -> None:
+    """``kbatch --server URL wait`` against ``kbatch serve --clock real`` (and ``--etcd-servers``,
+    whose clock is real) answered 'this control plane runs on the real clock; time cannot be
+    advanced'. kubectl wait waits on the machine's clock (k8s.io/kubectl pkg/cmd/wait); so does
+    kbatch now: the condition met, or kubectl's timeout line after --timeout of real time."""
+    state = tmp_path / "state"
+    assert run("--state", str(state), "nodes", "add").returncode == 0
+    proc = ServeProcess(state, "--clock", "real").start()
+    try:
+        remote = ("--server", proc.url)
+        job = json.dumps({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "short"},
+                          "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
+                              {"name": "c", "image": "busybox", "command": ["sleep", "1"]}]}}}})
+        assert run(*remote, "apply", "-f", "-", input_=job).returncode == 0
+        met = run(*remote, "wait", "job/short", "--for", "condition=Complete", "--timeout", "1m")
+        assert met.returncode == 0 and met.stdout == "job.batch/short condition met\n", met.stderr
+        late = run(*remote, "wait", "job/short", "--for", "condition=Failed", "--timeout", "500ms")
+        assert late.returncode == 1
+        assert late.stderr == "error: timed out waiting for the condition on jobs/short\n"
+    finally:
+        assert proc.stop() == 0, "".join(proc.output)

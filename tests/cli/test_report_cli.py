@@ -111,3 +111,29 @@ def test_report_dash_n_on_the_cli(kb: Any) -> None:
     names = [w["name"] for w in json.loads(kb.ok("report", "-n", "team-a", "-o", "json"))["workloads"]]
     assert names == ["j-team-a"]
     assert len(json.loads(kb.ok("report", "-o", "json"))["workloads"]) == 2
+
+
+def test_dash_f_reads_paths_as_kubectl_does_and_outputs_fail_in_one_line(kb: Any, tmp_path: Path) -> None:
+    """``-f`` as ``kubectl get -f``/``kbatch apply -f`` (cli-runtime's visitor): a missing path is
+    ``the path "X" does not exist``, a directory contributes its .json/.yaml/.yml files; an output
+    that cannot be written is one line naming it, not Python's ``[Errno …]``."""
+    kb.ok("nodes", "add", "--count", "1", "--gpu", "8")
+    kb.ok("apply", "-f", "-", input_=gpu_job("one", 5))
+    kb.ok("advance", "1m")
+    missing = tmp_path / "missing.json"
+    res = kb("report", "-f", str(missing))
+    assert res.code == 1 and res.err == f'error: the path "{missing}" does not exist\n'
+    run = tmp_path / "run"
+    run.mkdir()
+    for kind in ("jobs", "pods", "nodes"):
+        (run / f"{kind}.json").write_text(kb.ok("get", kind, "-o", "json"))
+    (run / "notes.txt").write_text("not a manifest")
+    [w] = json.loads(kb.ok("report", "-f", str(run), "-o", "json"))["workloads"]
+    assert (w["name"], w["outcome"], w["completion_time"]) == ("one", "Succeeded", 6)
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    res = kb("report", "--html", str(blocker / "r.html"))
+    assert res.code == 1 and res.out == ""
+    assert res.err == f"error: cannot write {blocker / 'r.html'}: Not a directory\n"
+    res = kb("report", "--plot", str(blocker / "plots"))
+    assert res.code == 1 and res.err == f"error: cannot write {blocker / 'plots'}: Not a directory\n"

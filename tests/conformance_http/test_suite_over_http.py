@@ -113,3 +113,20 @@ def test_real_clock_skips_the_virtual_clock_checks_with_their_reason(real_server
     assert summary["passed"] == summary["total"] - len(virtual) - len(gated)  # nothing else is skipped
     skipped = junit.findall(".//testcase/skipped")
     assert len(skipped) == summary["skipped"] and all(el.get("message") for el in skipped)
+
+
+def test_gang_checks_skip_on_a_server_without_kubernetes_podgroups(tmp_path: Path) -> None:
+    """A server that serves scheduler-plugins' PodGroup but not scheduling.k8s.io/v1beta1 (the
+    GenericWorkload gate off, as upstream's default) skips the gang family's checks with the reason:
+    a bare "PodGroup" resolved to scheduling.x-k8s.io, so the validation check ran and failed with
+    "the server does not serve kind 'PodGroup' in scheduling.k8s.io/v1beta1"."""
+    state = tmp_path / "state"
+    server = ServeProcess(state, "--clock", "virtual", controllers="job").start()
+    try:
+        doc, _, code = run_over_http(server, tmp_path, "--family", "gang")
+    finally:
+        assert server.stop() == 0, "".join(server.output)
+    assert code == 0 and doc["summary"]["failed"] == doc["summary"]["error"] == 0
+    [validation] = [s for s in doc["semantics"] if s["id"].endswith("gang_min_count_must_be_positive")]
+    assert validation["outcome"] == "skipped"
+    assert "does not serve PodGroup.scheduling.k8s.io" in validation["message"]

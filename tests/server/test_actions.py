@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -33,3 +34,16 @@ def test_new_nodes_take_thefirst_free_block_of_names(names: set[str], count: int
     while any(f"node-{i}" in names for i in range(start, start + count)):
         start += 1
     assert first_free_block(names, "node-", count) == start
+
+
+def test_nodes_add_capacity_is_a_quantity_or_a_400_naming_it() -> None:
+    """What ``nodes-add`` takes over HTTP: a number is a quantity (apimachinery's
+    ``Quantity.UnmarshalJSON`` reads JSON numbers), a non-quantity one 400 line naming the argument."""
+    from kbatch.api.errors import BadRequest
+
+    assert actions.node_template({"cpu": 4, "memory": "8Gi"}).cpu == "4"
+    with pytest.raises(BadRequest) as err:
+        actions.node_template({"cpu": "abc"})
+    assert str(err.value.message).startswith('invalid cpu "abc": quantities must match the regular')
+    with pytest.raises(BadRequest, match=re.escape('invalid memory "1..2"')):
+        actions.node_template({"memory": "1..2"})

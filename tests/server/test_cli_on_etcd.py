@@ -58,3 +58,34 @@ def test_what_needs_a_state_directory_or_virtual_time_is_refused_clearly(
         run = _kbatch(etcd, tmp_path, *args)
         assert run.returncode == 1 and says in run.stderr, (args, run.stderr)
         assert "Traceback" not in run.stderr
+
+
+def test_get_watch_on_etcd_prints_what_other_processes_write(etcd: EtcdProcess, tmp_path: Path) -> None:
+    """``kbatch --etcd-servers URL get jobs -w`` watches, as ``kubectl get -w`` does: etcd is shared, so
+    another process's write is a change to print. It used to print the list and exit, as for a
+    local state directory (which no one else can change)."""
+    import os
+    import signal
+    import threading
+
+    first = _kbatch(etcd, tmp_path, "apply", "-f", "-", input_=JOB)
+    assert first.returncode == 0, first.stderr
+    watcher = subprocess.Popen([sys.executable, "-m", "kbatch.cli", "--state", str(tmp_path / "cli"), "get",
+                                "jobs", "-w", "--request-timeout", "2m", "--etcd-servers", etcd.url],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(watcher.stdout.readline, "")),  # type: ignore[union-attr]
+                              daemon=True)
+    reader.start()
+    try:
+        wait_until(lambda: any(line.startswith("from-cli") for line in lines), 60, "the initial list")
+        second = _kbatch(etcd, tmp_path, "apply", "-f", "-", input_=JOB.replace("from-cli", "later"))
+        assert second.returncode == 0, second.stderr
+        wait_until(lambda: any(line.startswith("later ") for line in lines), 60,
+                   "the Job another process created, as a watch event")
+    finally:
+        os.kill(watcher.pid, signal.SIGINT)
+        code = watcher.wait(timeout=30)
+    reader.join(timeout=10)
+    assert code == 0, watcher.stderr.read() if watcher.stderr else ""  # interrupted: a clean end, as kubectl
+    assert lines[0].split() == ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]

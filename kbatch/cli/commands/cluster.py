@@ -41,6 +41,17 @@ def _pairs(values: list[str] | None, what: str) -> dict[str, str]:
     return out
 
 
+def _quantity_flag(flag: str, value: str) -> None:
+    """A capacity flag that is not a quantity is refused before anything is sent, in pflag's words
+    for a flag value it cannot parse (``invalid argument "abc" for "--cpu" flag: …``)."""
+    from kbatch.api.quantity import QuantityError, parse_quantity
+
+    try:
+        parse_quantity(value)
+    except QuantityError as err:
+        raise UserError(f'invalid argument "{value}" for "{flag}" flag: {err}') from None
+
+
 @nodes_app.command("add")
 @command
 def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="How many nodes."),
@@ -63,6 +74,8 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
     """Add Ready simulated nodes (optionally with a simulated DRA driver publishing their GPUs)."""
     if count < 1:
         raise UserError("--count must be at least 1")
+    for flag, value in (("--cpu", cpu), ("--memory", memory), ("--gpu-memory", gpu_memory)):
+        _quantity_flag(flag, value)
     args = {"count": count, "cpu": cpu, "memory": memory, "gpu": gpu, "pods": pods,
             "labels": _pairs(label, "label"), "taints": taint or [], "prefix": prefix}
     if gpu_driver:

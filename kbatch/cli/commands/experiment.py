@@ -59,7 +59,10 @@ def run(file: str = typer.Argument(..., help="The experiment file (YAML, kind: E
     except ExperimentError as err:
         raise UserError(f"{file}: {err}") from None
     if out is not None:
-        written = result.write(out, plots=plots)
+        try:
+            written = result.write(out, plots=plots)
+        except OSError as err:  # one line, as a file that cannot be read (not Python's "[Errno 13] …")
+            raise UserError(f"cannot write {err.filename or out}: {err.strerror or err}") from None
         typer.echo(f"wrote {len(written)} files under {out}", err=True)
     if output == "json":
         typer.echo(json.dumps(result.to_dict(), indent=2))

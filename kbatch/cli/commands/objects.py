@@ -105,19 +105,16 @@ def _server_side_apply(backend: Backend, obj: dict[str, Any], namespace: str | N
 
 
 def _warn_deprecated(backend: Backend, objects: list[dict[str, Any]]) -> None:
-    """What kubectl prints for a served version's ``Warning`` header (a CRD's deprecationWarning,
-    e.g. Kueue's v1beta1): ``Warning: <text>`` on stderr, each distinct text once per command, as
-    kubectl's deduplicating warning writer (k8s.io/client-go ``rest.NewWarningWriter``)."""
-    seen: list[str] = []
-    for obj in objects:
-        try:
-            spec = backend.registry.for_gvk(obj.get("apiVersion", ""), obj.get("kind", ""))
-        except Exception:  # NotFound: the object's own error is reported when it is applied
-            continue
-        warning = spec.served.warning if spec.served is not None else None
-        if warning and warning not in seen:
-            seen.append(warning)
-            typer.echo(f"Warning: {warning}", err=True)
+    """kubectl's ``Warning:`` line for manifests of a deprecated served version (kbatch/cli/warnings.py)."""
+    from kbatch.cli.warnings import warn_deprecated
+
+    warn_deprecated(backend.registry, ((o.get("apiVersion", ""), o.get("kind", "")) for o in objects))
+
+
+def _warn_info(backend: Backend, info: Any) -> None:
+    from kbatch.cli.warnings import warn_deprecated
+
+    warn_deprecated(backend.registry, [(info.api_version, info.kind)])
 
 
 def _each(objects: list[dict[str, Any]], fn: Any) -> None:
@@ -239,6 +236,7 @@ def _delete_targets(backend: Backend, kind: str | None, names: list[str], filena
         names = [name or "", *names]
         kind = kind_name
     info = kind_info(backend.registry, kind)
+    _warn_info(backend, info)
     ns = namespace_for(info, namespace)
     if names:
         return [(info, ns, n) for n in names]
@@ -273,6 +271,7 @@ def patch(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND
 
     with session(global_options(ctx)) as backend:
         info = kind_info(backend.registry, kind)
+        _warn_info(backend, info)
         ns = namespace_for(info, namespace)
         before = backend.get(info, ns, name)
         out = backend.patch(info, ns, name, body, patch_type, WriteOptions(), subresource=subresource)

@@ -7,6 +7,8 @@ Reads the local state directory, a running ``kbatch serve`` (``--server``), or `
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -46,7 +48,7 @@ def report(ctx: typer.Context,
     except ValueError as err:
         raise UserError(str(err)) from None
     if files:
-        objects, now = sources.from_files(files), None
+        objects, now = sources.from_files(_expand(files)), None
     else:
         from kbatch.cli.session import session
 
@@ -57,14 +59,37 @@ def report(ctx: typer.Context,
     if plot:
         from kbatch.reporting.plots import write_plots
 
-        for path in write_plots(result, plot):
+        with _writing(plot):
+            written = write_plots(result, plot)
+        for path in written:
             typer.echo(f"wrote {path}", err=True)
     if html:
         from kbatch.reporting.html import render_html
 
-        Path(html).write_text(render_html(result))
+        page = render_html(result)
+        with _writing(html):
+            Path(html).write_text(page)
         typer.echo(f"wrote {html}", err=True)
     typer.echo(render(result, output, workloads=not summary))
+
+
+@contextmanager
+def _writing(target: str) -> Iterator[None]:
+    """An output that cannot be written is one line naming it (``cannot write DIR: Permission
+    denied``), as ``kbatch experiment run --out`` says it, not Python's ``[Errno 13] …``."""
+    try:
+        yield
+    except OSError as err:
+        raise UserError(f"cannot write {err.filename or target}: {err.strerror or err}") from None
+
+
+def _expand(names: list[str]) -> list[str]:
+    """``-f`` as ``kubectl get -f`` reads it: a missing path is kubectl's ``the path "X" does not
+    exist``, a directory its ``.json``/``.yaml``/``.yml`` files (kbatch/cli/manifests.py)."""
+    from kbatch.cli.manifests import manifest_files
+
+    return [name if name == "-" else str(f) for name in names
+            for f in ([name] if name == "-" else manifest_files(name))]
 
 
 def register(app: typer.Typer) -> None:

@@ -12,6 +12,7 @@ from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
+from kbatch.cli.warnings import warn_deprecated
 
 __all__ = ["register"]
 
@@ -68,9 +69,11 @@ def _with_progress(backend: Any, seconds: float, wait_for: dict[str, Any] | None
 def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, e.g. job/pi."),
          for_: str = typer.Option(..., "--for",
                                   help="condition=NAME[=VALUE], jsonpath='{EXPR}'[=VALUE] or delete."),
-         timeout: str = typer.Option("30s", "--timeout", help="Virtual time to wait at most (Go duration)."),
+         timeout: str = typer.Option("30s", "--timeout", help="Time to wait at most (Go duration): virtual, "
+                                                                  "or the machine's on a real clock."),
          namespace: str | None = NAMESPACE) -> None:
-    """Advance virtual time until a condition holds (or the object is gone), at most --timeout."""
+    """Advance virtual time until a condition holds (or the object is gone), at most --timeout; on a
+    real clock (serve --clock real, --etcd-servers) wait for it in real time, as kubectl wait."""
     from kbatch.cli.session import session
 
     kind, name = split_kind_name(target)
@@ -90,10 +93,13 @@ def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, 
     seconds = duration_option(timeout, "--timeout")
     with session(global_options(ctx)) as backend:
         info = kind_info(backend.registry, kind)
+        warn_deprecated(backend.registry, [(info.api_version, info.kind)])
         spec |= {"kind": info.plural + (f".{info.group}" if info.group else ""),
                  "namespace": namespace_for(info, namespace)}
         try:
-            if sys.stderr.isatty() and seconds >= PROGRESS_FROM:
+            if not backend.clock().get("virtual", True):  # --clock real, etcd: time moves by itself
+                out = {"met": _wait_real_time(backend, seconds, spec)}
+            elif sys.stderr.isatty() and seconds >= PROGRESS_FROM:
                 out = _with_progress(backend, seconds, spec)
             else:
                 out = backend.advance(seconds, wait_for=spec)
@@ -105,6 +111,26 @@ def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, 
     if not out.get("met"):
         raise UserError(f"timed out waiting for the condition on {info.plural}/{name}")
     typer.echo(f"{label} {'deleted' if for_ == 'delete' else 'condition met'}")
+
+
+def _wait_real_time(backend: Any, seconds: float, spec: dict[str, object]) -> bool:
+    """On a real clock nothing can be advanced: wait as kubectl wait does, on the machine's clock,
+    checking the condition until it holds or ``--timeout`` has passed (k8s.io/kubectl
+    ``pkg/cmd/wait``; kubectl watches, this polls every 100 ms)."""
+    import threading
+    import time
+
+    from kbatch.server.actions import wait_predicate
+
+    holds = wait_predicate(backend, spec)
+    deadline = time.monotonic() + seconds
+    pause = threading.Event()  # never set: a bounded pause between checks
+    while not holds():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        pause.wait(min(0.1, left))
+    return True
 
 
 def _jsonpath_wait(text: str) -> dict[str, object]:

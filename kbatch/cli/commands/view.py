@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.outputs import add_label_columns, columns_from_file, custom_columns, sort_objects
 from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml
 from kbatch.cli.resolve import kind_info, kinds_for, namespace_for, split_kind_name
+from kbatch.cli.warnings import warn_deprecated
 
 if TYPE_CHECKING:
     from kbatch.server.backend import Backend
@@ -191,6 +193,7 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
         raise UserError("several kinds can be listed together, but not with names or --watch")
     with session(global_options(ctx), save=False) as backend:
         infos = [info for k in kinds for info in kinds_for(backend.registry, k)]
+        warn_deprecated(backend.registry, [(i.api_version, i.kind) for i in infos])
         if len(infos) > 1 and (wanted or watch):
             raise UserError("several kinds can be listed together, but not with names or --watch")
         found: list[tuple[Any, list[dict[str, Any]]]] = []
@@ -239,33 +242,65 @@ def _print_found(backend: Backend, found: list[tuple[Any, list[dict[str, Any]]]]
 
 def _watch(backend: Backend, info: Any, ns: str | None, selector: str | None, field_selector: str | None,
            rv: str, view: TableView, all_ns: bool, timeout: int) -> None:
-    """Print each change as it comes (remote mode); locally nothing else can change the state."""
-    from kbatch.api.errors import StatusError
+    """Print each change as it comes, where something else can change the state: ``kbatch serve``
+    (remote mode) or etcd (``--etcd-servers``, shared with the servers on it); a local state
+    directory is this command's alone, so its list is all there is."""
     from kbatch.server.backend import WatchOptions
+    from kbatch.server.facade import SelfDrivenBackend
 
-    if not getattr(backend, "remote", False):
+    opts = WatchOptions(label_selector=selector, field_selector=field_selector, resource_version=rv or None,
+                        timeout_seconds=timeout or None)
+    if getattr(backend, "remote", False):
+        from kbatch.cli.remote import HttpBackend
+
+        assert isinstance(backend, HttpBackend)  # the remote backend, whose watch is a blocking iterator
+        events: Any = backend.watch(info, ns, opts)
+    elif isinstance(backend, SelfDrivenBackend):  # on etcd: the store pushes other processes' writes
+        events = _pushed_events(backend.watch(info, ns, opts), timeout)
+    else:
         return
-    from kbatch.cli.remote import HttpBackend
-
-    assert isinstance(backend, HttpBackend)  # the remote backend, whose watch is a blocking iterator
-    stream = backend.watch(info, ns, WatchOptions(label_selector=selector, field_selector=field_selector,
-                                                  resource_version=rv or None,
-                                                  timeout_seconds=timeout or None))
     try:
-        for event in stream:
-            if event.get("type") == "ERROR":
-                raise StatusError((event.get("object") or {}).get("message", "watch failed"))
-            if event.get("type") not in ("ADDED", "MODIFIED", "DELETED"):
-                continue
-            obj = event["object"]
-            if view.output and view.output != "wide":
-                _print_objects([obj], view.output, single=True, headers=False)
-            else:
-                typer.echo(_table_text(backend, info, [obj], replace(view, headers=False), all_ns))
+        for event in events:
+            _print_event(backend, info, event, view, all_ns)
     except KeyboardInterrupt:
         pass
     finally:
+        events.close()
+
+
+def _pushed_events(stream: Any, timeout: int) -> Iterator[dict[str, Any]]:
+    """A pull-based store watch as a blocking iterator: wait for the store's notify, then poll; end
+    after ``timeout`` seconds (``--request-timeout``; 0: until interrupted)."""
+    import threading
+    import time
+
+    woken = threading.Event()
+    stream.set_notify(woken.set)
+    deadline = time.monotonic() + timeout if timeout else None
+    try:
+        while True:
+            yield from stream.poll()
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return
+            woken.wait(left)
+            woken.clear()
+    finally:
         stream.close()
+
+
+def _print_event(backend: Backend, info: Any, event: dict[str, Any], view: TableView, all_ns: bool) -> None:
+    from kbatch.api.errors import StatusError
+
+    if event.get("type") == "ERROR":
+        raise StatusError((event.get("object") or {}).get("message", "watch failed"))
+    if event.get("type") not in ("ADDED", "MODIFIED", "DELETED"):
+        return
+    obj = event["object"]
+    if view.output and view.output != "wide":
+        _print_objects([obj], view.output, single=True, headers=False)
+    else:
+        typer.echo(_table_text(backend, info, [obj], replace(view, headers=False), all_ns))
 
 
 @command
@@ -279,6 +314,7 @@ def describe(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or K
     kind, name = split_kind_name(kind, name)
     with session(global_options(ctx), save=False) as backend:
         info = kind_info(backend.registry, kind)
+        warn_deprecated(backend.registry, [(info.api_version, info.kind)])
         ns = namespace_for(info, namespace)
         objs = [backend.get(info, ns, name)] if name else backend.list(info, ns)["items"]
         spec = backend.registry.for_gvk(info.api_version, info.kind)
