@@ -103,7 +103,8 @@ def test_a_memory_pressure_node_repels_pods_that_do_not_tolerate_it() -> None:
     plain = get_pod(cp, "plain")
     assert plain.spec.node_name is None
     scheduled = condition(plain, "PodScheduled")
-    assert scheduled.status == "False" and "node.kubernetes.io/memory-pressure" in scheduled.message
+    # the message names no taint since kubernetes#134740 (1.35): "node(s) had untolerated taint(s)"
+    assert scheduled.status == "False" and "1 node(s) had untolerated taint(s)" in scheduled.message
     set_node_condition(cp, "node-0", "MemoryPressure", "False", reason="KubeletHasSufficientMemory")
     assert _taints_of(cp) == set()
     cp.advance(10)  # the node update moves the pod out of the unschedulable queue
