@@ -118,15 +118,16 @@ def _wait_real_time(backend: Any, seconds: float, spec: dict[str, object]) -> bo
     checking the condition until it holds or ``--timeout`` has passed (k8s.io/kubectl
     ``pkg/cmd/wait``; kubectl watches, this polls every 100 ms)."""
     import threading
-    import time
 
+    from kbatch.runtime.clock import RealClock
     from kbatch.server.actions import wait_predicate
 
     holds = wait_predicate(backend, spec)
-    deadline = time.monotonic() + seconds
+    clock = RealClock()  # the machine's clock is read only through runtime/clock.py
+    deadline = clock.now() + seconds
     pause = threading.Event()  # never set: a bounded pause between checks
     while not holds():
-        left = deadline - time.monotonic()
+        left = deadline - clock.now()
         if left <= 0:
             return False
         pause.wait(min(0.1, left))

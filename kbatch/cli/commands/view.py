@@ -272,15 +272,17 @@ def _pushed_events(stream: Any, timeout: int) -> Iterator[dict[str, Any]]:
     """A pull-based store watch as a blocking iterator: wait for the store's notify, then poll; end
     after ``timeout`` seconds (``--request-timeout``; 0: until interrupted)."""
     import threading
-    import time
+
+    from kbatch.runtime.clock import RealClock
 
     woken = threading.Event()
     stream.set_notify(woken.set)
-    deadline = time.monotonic() + timeout if timeout else None
+    clock = RealClock()  # the machine's clock is read only through runtime/clock.py
+    deadline = clock.now() + timeout if timeout else None
     try:
         while True:
             yield from stream.poll()
-            left = None if deadline is None else deadline - time.monotonic()
+            left = None if deadline is None else deadline - clock.now()
             if left is not None and left <= 0:
                 return
             woken.wait(left)
