@@ -15,7 +15,7 @@ from kbatch.api.errors import NotFound, StatusError
 from kbatch.api.printing import kv_lines
 from kbatch.api.registry import KindSpec
 from kbatch.cli.render import align, render_yaml
-from kbatch.families.core.describe_text import events_table
+from kbatch.families.core.describe_text import events_about, events_table
 
 __all__ = ["BackendReader", "describe_object"]
 
@@ -49,15 +49,6 @@ def _header(obj: Obj, spec: KindSpec) -> list[tuple[str, str]]:
     return pairs
 
 
-def _involves(ref: Obj, kind: str, meta: Obj) -> bool:
-    """kubectl describe's event search (k8s.io/kubectl pkg/describe ``searchEvents``): the field
-    selector ``involvedObject.name, .namespace, .kind`` and, when the object has one, ``.uid`` — so
-    the events of an earlier object of the same name (deleted, then created again) are not shown."""
-    same_place = (ref.get("namespace") or "") == (meta.get("namespace") or "")
-    return (ref.get("name") == meta.get("name") and same_place and ref.get("kind") == kind
-            and (not meta.get("uid") or ref.get("uid") == meta.get("uid")))
-
-
 def _events_block(backend: Any, spec: KindSpec, obj: Obj) -> list[str]:
     meta = obj.get("metadata") or {}
     try:
@@ -66,8 +57,8 @@ def _events_block(backend: Any, spec: KindSpec, obj: Obj) -> list[str]:
         events = backend.list(event_info, namespace)
     except Exception:  # describing must not fail because events cannot be read
         return ["Events:  <unknown>"]
-    mine = [e for e in events["items"] if _involves(e.get("involvedObject") or {}, spec.info.kind, meta)]
-    return events_table(mine, backend.now()).splitlines()
+    # kubectl's searchEvents: not the events of an earlier object of the same name (another uid)
+    return events_table(events_about(events["items"], meta, spec.info.kind), backend.now()).splitlines()
 
 
 def _indent(text: str, by: str = "  ") -> list[str]:

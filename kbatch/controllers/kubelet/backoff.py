@@ -21,39 +21,33 @@ restarts" list the waits, 10 s, 20 s, 40 s, …, which start from the second exi
 
 from __future__ import annotations
 
-__all__ = ["INITIAL_BACKOFF", "MAX_BACKOFF", "backoff_event_message", "backoff_message", "next_backoff",
-           "restart_delay", "restart_wait"]
+__all__ = ["INITIAL_BACKOFF", "MAX_BACKOFF", "backoff_event_message", "backoff_message", "restart_delay",
+           "restart_step"]
 
 INITIAL_BACKOFF = 10.0
 MAX_BACKOFF = 300.0
 
 
-def _expired(backoff: float, moved_at: float, exited: float, maximum: float) -> bool:
-    """No entry (``backoff`` 0), or one that last moved more than twice the maximum before the exit
-    (flowcontrol's ``hasExpired``: the container is taken as stable again)."""
-    return backoff == 0.0 or exited - moved_at > 2 * maximum
-
-
-def restart_wait(backoff: float, moved_at: float, exited: float, maximum: float = MAX_BACKOFF) -> float:
-    """Seconds from a container's exit at ``exited`` to its restart, given its back-off entry
-    (``backoff`` seconds, 0 for none, last moved at ``moved_at``)."""
-    return 0.0 if _expired(backoff, moved_at, exited, maximum) else backoff
-
-
-def next_backoff(backoff: float, moved_at: float, exited: float, initial: float = INITIAL_BACKOFF,
-                 maximum: float = MAX_BACKOFF) -> float:
-    """The entry after the restart that follows an exit at ``exited`` (flowcontrol's ``Next``)."""
-    if _expired(backoff, moved_at, exited, maximum):
-        return initial
-    return min(backoff * 2, maximum)
+def restart_step(backoff: float, moved_at: float, exited: float, initial: float = INITIAL_BACKOFF,
+                 maximum: float = MAX_BACKOFF) -> tuple[float, float]:
+    """(seconds from a container's exit at ``exited`` to its restart, its back-off entry after that
+    restart), given the entry (``backoff`` seconds, 0 for none, last moved at ``moved_at``). No entry,
+    or one last moved more than twice the maximum before the exit (flowcontrol's ``hasExpired``: the
+    container is taken as stable again), restarts at once and starts the entry at ``initial``
+    (``IsInBackOffSince`` false, ``Next`` re-initialising); otherwise the exit waits the entry, which
+    then doubles, capped at ``maximum`` (``Next``)."""
+    if backoff == 0.0 or exited - moved_at > 2 * maximum:
+        return 0.0, initial
+    return backoff, min(backoff * 2, maximum)
 
 
 def restart_delay(restart: int, initial: float = INITIAL_BACKOFF, maximum: float = MAX_BACKOFF) -> float:
     """Seconds to wait before restart number ``restart`` (1 for the first) of a container that keeps
-    exiting within 10 minutes of its last restart."""
-    if restart <= 1:
-        return 0.0
-    return min(initial * 2 ** (restart - 2), maximum)
+    exiting within 10 minutes of its last restart: :func:`restart_step` ``restart`` times."""
+    wait = backoff = 0.0
+    for _ in range(restart):
+        wait, backoff = restart_step(backoff, 0.0, 0.0, initial, maximum)
+    return wait
 
 
 def _go_duration(seconds: float) -> str:

@@ -37,8 +37,7 @@ from dataclasses import dataclass, field
 from kbatch.controllers.kubelet.backoff import (
     backoff_event_message,
     backoff_message,
-    next_backoff,
-    restart_wait,
+    restart_step,
 )
 from kbatch.controllers.kubelet.probes import (
     LIVENESS,
@@ -308,8 +307,7 @@ def _container_ended(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogS
 def _back_off(run: PodRun, proc: Proc, t: float) -> bool:
     """Schedule the restart of ``proc``, which exited at ``t`` (:mod:`.backoff`): at once, staying
     terminated until then (True), or after waiting in ``CrashLoopBackOff``."""
-    wait = restart_wait(proc.backoff, proc.backoff_moved_at, t)
-    proc.backoff = next_backoff(proc.backoff, proc.backoff_moved_at, t)
+    wait, proc.backoff = restart_step(proc.backoff, proc.backoff_moved_at, t)
     proc.restart_at = t + wait
     if wait == 0.0:
         return True

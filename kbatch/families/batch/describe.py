@@ -20,7 +20,14 @@ from kbatch.api.base import parse_time
 from kbatch.api.humanize import human_duration
 from kbatch.api.printing import DescribeReader, Obj
 from kbatch.api.tabwriter import tabwrite
-from kbatch.families.core.describe_text import annotation_lines, events_table, multiline, rfc1123z
+from kbatch.families.core.describe_text import (
+    annotation_lines,
+    controlled_by,
+    events_about,
+    events_table,
+    map_lines,
+    rfc1123z,
+)
 from kbatch.families.core.pod_template import pod_template_lines
 
 __all__ = [
@@ -71,7 +78,7 @@ def _labels(obj: Obj) -> list[str]:
     meta = obj.get("metadata") or {}
     labels = meta.get("labels") or {}
     return [
-        *multiline("Labels", [f"{k}={labels[k]}" for k in sorted(labels)]),
+        *map_lines("Labels", labels),
         *annotation_lines(meta.get("annotations") or {}),
     ]
 
@@ -103,9 +110,7 @@ def _pods_statuses(status: Obj) -> str:
 def _job_lines(job: Obj) -> list[str]:
     meta, spec, status = job.get("metadata") or {}, job.get("spec") or {}, job.get("status") or {}
     lines = [*_head(job), f"Selector:\t{selector_string(spec.get('selector') or {})}", *_labels(job)]
-    owner = next((r for r in meta.get("ownerReferences") or () if r.get("controller")), None)
-    if owner:
-        lines.append(f"Controlled By:\t{owner.get('kind')}/{owner.get('name')}")
+    lines += controlled_by(meta)
     lines += _optional("Parallelism", spec.get("parallelism"))
     lines.append(f"Completions:\t{spec['completions'] if spec.get('completions') is not None else '<unset>'}")
     lines += _optional("Completion Mode", spec.get("completionMode"))
@@ -186,14 +191,7 @@ def cronjob_page(cronjob: Obj, events: list[Obj], now: datetime) -> str:
 
 def _events(reader: DescribeReader, obj: Obj, kind: str) -> list[Obj]:
     """kubectl's ``searchEvents``: the events naming the object's kind, namespace, name and uid."""
-    meta = obj.get("metadata") or {}
-    wanted = (kind, meta.get("namespace"), meta.get("name"), meta.get("uid"))
-    return [e for e in reader.list("events") if _involved(e) == wanted]
-
-
-def _involved(event: Obj) -> tuple[Any, Any, Any, Any]:
-    ref = event.get("involvedObject") or {}
-    return ref.get("kind"), ref.get("namespace"), ref.get("name"), ref.get("uid")
+    return events_about(reader.list("events"), obj.get("metadata") or {}, kind)
 
 
 def describe_job_page(reader: DescribeReader, job: Obj) -> str:

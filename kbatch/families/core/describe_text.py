@@ -17,7 +17,8 @@ from kbatch.api.base import parse_time
 from kbatch.api.humanize import age
 from kbatch.api.tabwriter import tabwrite
 
-__all__ = ["annotation_lines", "events_table", "multiline", "rfc1123z"]
+__all__ = ["annotation_lines", "controlled_by", "events_about", "events_table", "map_lines", "multiline",
+           "rfc1123z"]
 
 Obj = dict[str, Any]
 _SKIP_ANNOTATIONS = {"kubectl.kubernetes.io/last-applied-configuration"}
@@ -34,6 +35,29 @@ def multiline(title: str, entries: list[str]) -> list[str]:
     if not entries:
         return [f"{title}:\t<none>"]
     return [f"{title}:\t{entries[0]}", *(f"\t{e}" for e in entries[1:])]
+
+
+def map_lines(title: str, values: dict[str, str]) -> list[str]:
+    """``printLabelsMultiline``: ``key=value`` entries sorted by key."""
+    return multiline(title, [f"{k}={values[k]}" for k in sorted(values)])
+
+
+def controlled_by(meta: Obj) -> list[str]:
+    """``Controlled By:  Kind/name`` for an object with a controller owner reference (``printController``)."""
+    owner = next((r for r in meta.get("ownerReferences") or () if r.get("controller")), None)
+    return [f"Controlled By:\t{owner.get('kind')}/{owner.get('name')}"] if owner else []
+
+
+def events_about(events: list[Obj], meta: Obj, kind: str | None = None) -> list[Obj]:
+    """kubectl describe's ``searchEvents``: the events whose involved object has the object's name,
+    namespace and (when it has one) uid, and ``kind`` unless kubectl clears it (a Pod's reference)."""
+    name, namespace, uid = meta.get("name"), meta.get("namespace") or "", meta.get("uid")
+    return [e for e in events if _involves(e.get("involvedObject") or {}, name, namespace, uid, kind)]
+
+
+def _involves(ref: Obj, name: Any, namespace: str, uid: Any, kind: str | None) -> bool:
+    return (ref.get("name") == name and (ref.get("namespace") or "") == namespace
+            and (kind is None or ref.get("kind") == kind) and (not uid or ref.get("uid") == uid))
 
 
 def annotation_lines(annotations: dict[str, str]) -> list[str]:

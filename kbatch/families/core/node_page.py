@@ -22,7 +22,7 @@ from typing import Any
 from kbatch.api.printing import DescribeReader
 from kbatch.api.quantity import Quantity
 from kbatch.api.tabwriter import tabwrite
-from kbatch.families.core.describe_text import annotation_lines, events_table, multiline, rfc1123z
+from kbatch.families.core.describe_text import annotation_lines, events_table, map_lines, multiline, rfc1123z
 from kbatch.families.core.node_devices import allocated_device_rows, slice_pool_rows
 from kbatch.families.core.node_usage import NODE_POD_SELECTOR, node_usage_lines
 
@@ -88,7 +88,7 @@ def _header(node: Obj, inputs: NodePageInputs) -> list[str]:
     labels = meta.get("labels") or {}
     taints = sorted(spec.get("taints") or (), key=lambda t: f"{t.get('effect', '')},{t.get('key', '')}")
     lines = [f"Name:\t{meta.get('name', '')}", f"Roles:\t{_roles(labels)}",
-             *multiline("Labels", [f"{k}={labels[k]}" for k in sorted(labels)]),
+             *map_lines("Labels", labels),
              *annotation_lines(meta.get("annotations") or {}),
              f"CreationTimestamp:\t{rfc1123z(meta['creationTimestamp'])}",
              *multiline("Taints", [_taint(t) for t in taints]),

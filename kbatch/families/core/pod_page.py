@@ -22,7 +22,14 @@ from typing import Any
 from kbatch.api.humanize import age
 from kbatch.api.printing import DescribeReader
 from kbatch.api.tabwriter import tabwrite
-from kbatch.families.core.describe_text import annotation_lines, events_table, multiline, rfc1123z
+from kbatch.families.core.describe_text import (
+    annotation_lines,
+    controlled_by,
+    events_about,
+    events_table,
+    map_lines,
+    rfc1123z,
+)
 from kbatch.families.core.pod_containers import container_lines, resource_lines
 from kbatch.families.core.pod_template import tolerations_lines, topology_spread_lines
 from kbatch.families.core.pod_volumes import volume_lines
@@ -76,9 +83,7 @@ def _addresses_and_owner(pod: Obj) -> list[str]:
         f"IP:\t{status.get('podIP', '')}",
         *(["IPs:", *(f"  IP:\t{ip}" for ip in ips)] if ips else ["IPs:\t<none>"]),
     ]
-    owner = next((r for r in meta.get("ownerReferences") or () if r.get("controller")), None)
-    if owner:
-        lines.append(f"Controlled By:\t{owner.get('kind')}/{owner.get('name')}")
+    lines += controlled_by(meta)
     if status.get("nominatedNodeName"):
         lines.append(f"NominatedNodeName:\t{status['nominatedNodeName']}")
     return lines
@@ -100,7 +105,7 @@ def _header(pod: Obj, now: datetime) -> list[str]:
     return [
         *lines,
         *_node_and_times(pod),
-        *multiline("Labels", [f"{k}={labels[k]}" for k in sorted(labels)]),
+        *map_lines("Labels", labels),
         *annotation_lines(meta.get("annotations") or {}),
         *_status(pod, now),
         *_seccomp(spec),
@@ -133,7 +138,7 @@ def _placement(pod: Obj) -> list[str]:
     selector = spec.get("nodeSelector") or {}
     lines = [
         f"QoS Class:\t{status.get('qosClass') or _qos(spec)}",
-        *multiline("Node-Selectors", [f"{k}={selector[k]}" for k in sorted(selector)]),
+        *map_lines("Node-Selectors", selector),
         *tolerations_lines("Tolerations", spec.get("tolerations") or []),
         *topology_spread_lines(spec.get("topologySpreadConstraints") or []),
     ]
@@ -192,12 +197,5 @@ def pod_page(pod: Obj, events: list[Obj], now: datetime) -> str:
 def describe_pod_page(reader: DescribeReader, pod: Obj) -> str:
     """The core family's Pod page: the pod and its events (kubectl's ``searchEvents``: the events whose
     involved object has the pod's namespace, name and uid)."""
-    meta = pod.get("metadata") or {}
-    events = [
-        e
-        for e in reader.list("events")
-        if (e.get("involvedObject") or {}).get("name") == meta.get("name")
-        and (e.get("involvedObject") or {}).get("namespace") == meta.get("namespace")
-        and (e.get("involvedObject") or {}).get("uid") == meta.get("uid")
-    ]
+    events = events_about(reader.list("events"), pod.get("metadata") or {})  # kubectl clears a pod ref's kind
     return pod_page(pod, events, reader.now())

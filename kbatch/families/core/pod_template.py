@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.api.printing import format_selector
-from kbatch.families.core.describe_text import annotation_lines, multiline
+from kbatch.families.core.describe_text import annotation_lines, map_lines, multiline
 from kbatch.families.core.pod_containers import container_lines
 from kbatch.families.core.pod_volumes import volume_lines
 
@@ -56,7 +56,7 @@ def pod_template_lines(template: Obj | None) -> list[str]:
         return ["Pod Template:", "  <unset>"]
     meta, spec = template.get("metadata") or {}, template.get("spec") or {}
     labels, annotations = meta.get("labels") or {}, meta.get("annotations") or {}
-    lines = ["Pod Template:", *multiline("  Labels", [f"{k}={labels[k]}" for k in sorted(labels)])]
+    lines = ["Pod Template:", *map_lines("  Labels", labels)]
     if annotations:
         first, *rest = annotation_lines(annotations)
         lines += [f"  {first}", *rest]
@@ -70,7 +70,7 @@ def pod_template_lines(template: Obj | None) -> list[str]:
     if spec.get("priorityClassName"):
         lines.append(f"  Priority Class Name:\t{spec['priorityClassName']}")
     selector = spec.get("nodeSelector") or {}
-    lines += multiline("  Node-Selectors", [f"{k}={selector[k]}" for k in sorted(selector)])
+    lines += map_lines("  Node-Selectors", selector)
     lines += tolerations_lines("  Tolerations", spec.get("tolerations") or [])
     if spec.get("schedulingGroup") is not None:
         lines += [
