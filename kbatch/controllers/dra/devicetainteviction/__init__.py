@@ -7,6 +7,7 @@ from kbatch.api.core_v1 import Pod
 from kbatch.api.resource_v1 import DeviceTaintRule, ResourceClaim, ResourceSlice
 from kbatch.controllers.dra.devicetainteviction.controller import REASON, DeviceTaintEviction
 from kbatch.controllers.dra.devicetainteviction.sync import eviction_time
+from kbatch.runtime import GenerationChanged
 from kbatch.runtime.context import ControllerContext
 
 __all__ = ["REASON", "DeviceTaintEviction", "eviction_time", "setup"]
@@ -20,7 +21,8 @@ def setup(ctx: ControllerContext) -> DeviceTaintEviction:
         .watches(Pod, controller.pod_request)
         .watches(ResourceClaim, controller.claim_pods)
         .watches(ResourceSlice, controller.all_pods)
-        .watches(DeviceTaintRule, controller.rule_and_pods)
+        # its own status writes change nothing a decision reads: only spec changes (generation) count
+        .watches(DeviceTaintRule, controller.rule_and_pods, GenerationChanged())
         .complete(controller)
     )
     controller.queue = built.queue
