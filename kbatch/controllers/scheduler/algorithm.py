@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.controllers.scheduler.diagnosis import Diagnosis
 from kbatch.controllers.scheduler.framework import (
+    NODE_NAMES,
     SKIPPED_FILTERS,
     SKIPPED_SCORES,
     Code,
@@ -69,7 +70,6 @@ if TYPE_CHECKING:
 
 __all__ = ["NO_NODES", "Algorithm", "Decision"]
 
-NODE_NAMES = "node_names"  # cycle-state key: a PreFilterResult's node names (the nodes tried)
 _RESTRICTED_BY = "node_names_plugins"  # cycle-state key: the plugins whose PreFilterResults those are
 
 NO_NODES = "no nodes available to schedule pods"  # upstream ErrNoNodesAvailable
@@ -273,7 +273,7 @@ class Algorithm:
         count = len(nodes)
         if count == 0:
             return [], {}
-        to_find = count if "node_names" in state else num_feasible_nodes_to_find(
+        to_find = count if NODE_NAMES in state else num_feasible_nodes_to_find(
             self.profile.percentage_of_nodes_to_score, count)
         static = self._static_statuses(pod, state)
         feasible: list[NodeInfo] = []
@@ -400,7 +400,7 @@ class Algorithm:
         which nominated pods count depends on the priority, which the signature omits."""
         skipped = state.get(SKIPPED_SCORES, ())
         return (
-            pod.signature() is not None and "node_names" not in state and not self.snapshot.with_anti_affinity
+            pod.signature() is not None and NODE_NAMES not in state and not self.snapshot.with_anti_affinity
             and not self._nominated and all(name in skipped for name in self._pod_scores)
         )
 
@@ -439,7 +439,7 @@ class Algorithm:
         besides the per-node scores and the spread batch gives the exact answer (the conditions of
         :meth:`_batchable`, PodTopologySpread's Score and PreScore the only ones not skipped)."""
         spreader = self._spreader
-        if (spreader is None or pod.signature() is None or "node_names" in state
+        if (spreader is None or pod.signature() is None or NODE_NAMES in state
                 or self.snapshot.with_anti_affinity or self._nominated):
             return None
         skipped = state.get(SKIPPED_SCORES, ())

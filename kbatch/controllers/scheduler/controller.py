@@ -181,16 +181,18 @@ class Scheduler:
     # -- informer handlers -------------------------------------------------------------------------
     def _info(self, pod: Any, key: str, old: PodInfo | None) -> PodInfo:
         """Convert ``pod`` (key ``key``, last info ``old``), keeping its place in arrival order."""
-        created = pod.metadata.creation_timestamp
-        creation = (created - self.ctx.clock.to_datetime(0)).total_seconds() if created else 0.0
+        creation = self._on_timeline(pod.metadata.creation_timestamp) or 0.0
         info = pod_info(pod, old.seq if old else next(self._seq), creation, self._start_time(pod))
         self._infos[key] = info
         return info
 
+    def _on_timeline(self, when: Any) -> float | None:
+        """A timestamp as seconds on the clock's timeline (None for none)."""
+        return (when - self.ctx.clock.to_datetime(0)).total_seconds() if when else None
+
     def _start_time(self, pod: Any) -> float | None:
         """``status.startTime`` on the clock's timeline (None: not started)."""
-        started = pod.status.start_time if pod.status is not None else None
-        return (started - self.ctx.clock.to_datetime(0)).total_seconds() if started else None
+        return self._on_timeline(pod.status.start_time if pod.status is not None else None)
 
     def on_pod(self, pod: Any) -> None:
         meta, status = pod.metadata, pod.status

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 
 __all__ = [
+    "NODE_NAMES",
     "SKIPPED_FILTERS",
     "SKIPPED_SCORES",
     "BindPlugin",
@@ -62,6 +63,7 @@ __all__ = [
 MAX_NODE_SCORE = 100
 SKIPPED_SCORES = "skipped_scores"  # cycle-state key: set of Score plugin names skipped for the pod
 SKIPPED_FILTERS = "skipped_filters"  # cycle-state key: Filter plugins whose PreFilter returned Skip
+NODE_NAMES = "node_names"  # cycle-state key: a PreFilterResult's node names (the nodes tried)
 
 
 class Code(IntEnum):
@@ -122,7 +124,7 @@ class PreFilterPlugin(Protocol):
     name: str
 
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> Status | None:
-        """May store ``state["node_names"]`` (a set) to restrict the nodes tried (PreFilterResult)."""
+        """May store ``state[NODE_NAMES]`` (a set) to restrict the nodes tried (PreFilterResult)."""
         ...
 
 

@@ -73,7 +73,7 @@ from kbatch.controllers.scheduler.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
+from kbatch.controllers.scheduler.framework import NODE_NAMES, SKIPPED_SCORES, Code, CycleState, Status
 from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.queue import PodKeys
 from kbatch.families.dra import BINDING_CONDITIONS, CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
@@ -203,7 +203,7 @@ class DynamicResources:
             if reason:
                 return Status.unresolvable(NAME, reason)
         if nodes is not None:
-            state["node_names"] = nodes
+            state[NODE_NAMES] = nodes
         state[KEY] = data
         if not any(r.first_available for c in data.pending for r in c.spec.devices.requests or ()):
             _skip_score(state)  # Score would give every node 0

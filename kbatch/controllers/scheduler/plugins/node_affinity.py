@@ -34,7 +34,7 @@ from kbatch.controllers.scheduler.events import (
     QueueingHint,
     on_node,
 )
-from kbatch.controllers.scheduler.framework import CycleState, Status
+from kbatch.controllers.scheduler.framework import NODE_NAMES, CycleState, Status
 from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import (
@@ -113,7 +113,7 @@ class NodeAffinity:
             return None
         if not names:
             return Status.unresolvable(self.name, ERR_REASON_CONFLICT)
-        state["node_names"] = names
+        state[NODE_NAMES] = names
         return None
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
