@@ -145,6 +145,6 @@ def test_a_server_that_does_not_stop_is_reported_with_its_stacks(tmp_path: Path)
     server = ServeProcess(tmp_path / "state").start()
     assert server.process is not None
     server.process.send_signal(signal.SIGSTOP)  # SIGTERM (and the SIGUSR1) wait; SIGKILL does not
-    with pytest.raises(RuntimeError, match="did not stop within 0.5s of SIGTERM"):
+    with pytest.raises(RuntimeError, match=r"did not stop within 0\.5s of SIGTERM"):
         server.stop(timeout=0.5)
     assert server.process.poll() is not None, "killed in the end"
