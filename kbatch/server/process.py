@@ -9,6 +9,7 @@ its "listening on" line, and stops it with SIGTERM, after which the server has s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import signal
@@ -79,8 +80,8 @@ class ServeProcess:
         try:
             code = self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            self.process.kill()
-            raise
+            raise RuntimeError(f"kbatch serve did not stop within {timeout}s of SIGTERM; its output and "
+                               f"every thread's stack:\n{self._dump_and_kill()}") from None
         while True:  # let the reader thread hand over the last lines
             try:
                 if not self._lines.get(timeout=timeout):
@@ -88,6 +89,24 @@ class ServeProcess:
             except queue.Empty:
                 break
         return code
+
+    def _dump_and_kill(self) -> str:
+        """SIGUSR1 (the server prints every thread's stack, kbatch/server/runner.py), a moment for the
+        dump to arrive, then SIGKILL; returns all the output the server wrote."""
+        assert self.process is not None
+        if hasattr(signal, "SIGUSR1"):
+            self.process.send_signal(signal.SIGUSR1)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=2.0)
+        self.process.kill()
+        self.process.wait()
+        while True:
+            try:
+                if not self._lines.get(timeout=5.0):
+                    break
+            except queue.Empty:
+                break
+        return "".join(self.output)
 
     def __enter__(self) -> ServeProcess:
         return self.start()

@@ -4,14 +4,17 @@ The socket is bound first, so the "listening" line (and the kubeconfig) are prin
 can be accepted, and ``--port 0`` picks a free port. The control plane is loaded in a worker thread
 while the server already answers (:mod:`kbatch.server.starting`): ``/version`` and the health checks
 at once, everything else once loaded. SIGINT and SIGTERM stop accepting, end open watch streams, and
-return, after which the caller saves the state. Binding anywhere but the loopback interface requires
-a bearer token. Nothing heavy is imported before the socket is bound.
+return, after which the caller saves the state. SIGUSR1 prints every thread's stack on stderr and
+changes nothing else (a debugging aid, as a Go binary's stack dump; the server keeps running).
+Binding anywhere but the loopback interface requires a bearer token. Nothing heavy is imported
+before the socket is bound.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import faulthandler
 import ipaddress
 import signal
 import socket
@@ -21,7 +24,7 @@ from typing import Any
 
 from kbatch.server.starting import StartingApp
 
-__all__ = ["ServeOptions", "is_loopback", "serve_forever"]
+__all__ = ["ServeOptions", "dump_stacks_on_sigusr1", "is_loopback", "serve_forever"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +41,14 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def dump_stacks_on_sigusr1() -> None:
+    """From now on, SIGUSR1 writes every thread's Python stack to stderr, even while the main thread
+    is blocked in C (faulthandler's handler runs outside the interpreter loop). For a server that
+    does not stop: ``kill -USR1 PID`` shows where each thread waits."""
+    if hasattr(signal, "SIGUSR1"):  # not on Windows
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -113,3 +113,38 @@ def test_a_signal_while_serving_saves_the_loaded_state(tmp_path: Path, clock: st
     assert server.stop() == 0, "".join(server.output)
     assert any("state saved" in line for line in server.output)
     assert (tmp_path / "state" / "state.kbatch").exists()
+
+
+def test_sigusr1_prints_every_threads_stack_and_the_server_keeps_serving(tmp_path: Path) -> None:
+    """The debugging aid for a server that does not stop: its stacks on stderr, nothing else changed."""
+    import signal
+
+    import httpx
+
+    if not hasattr(signal, "SIGUSR1"):
+        pytest.skip("no SIGUSR1 on this platform")
+    server = ServeProcess(tmp_path / "state").start()
+    try:
+        assert server.process is not None
+        assert httpx.get(f"{server.url}/api/v1/namespaces/default", timeout=TIMEOUT).status_code == 200
+        server.process.send_signal(signal.SIGUSR1)
+        assert httpx.get(f"{server.url}/api/v1/namespaces/default", timeout=TIMEOUT).status_code == 200
+    finally:
+        assert server.stop() == 0, "".join(server.output)
+    dump = "".join(server.output)
+    assert "Current thread" in dump or "Thread 0x" in dump, dump
+    assert "serve_forever" in dump  # the main thread, where uvicorn runs
+
+
+def test_a_server_that_does_not_stop_is_reported_with_its_stacks(tmp_path: Path) -> None:
+    """``ServeProcess.stop`` gives up after its timeout with what the server printed, stacks included."""
+    import signal
+
+    if not hasattr(signal, "SIGUSR1"):
+        pytest.skip("no SIGUSR1 on this platform")
+    server = ServeProcess(tmp_path / "state").start()
+    assert server.process is not None
+    server.process.send_signal(signal.SIGSTOP)  # SIGTERM (and the SIGUSR1) wait; SIGKILL does not
+    with pytest.raises(RuntimeError, match=r"did not stop within 0\.5s of SIGTERM"):
+        server.stop(timeout=0.5)
+    assert server.process.poll() is not None, "killed in the end"

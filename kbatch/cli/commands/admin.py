@@ -255,7 +255,9 @@ def serve(ctx: typer.Context,
           retry_period: float = typer.Option(2.0, "--leader-elect-retry-period",
                                              help="With etcd: seconds between acquire/renew tries.")) -> None:
     """Serve the Kubernetes REST API on localhost so kubectl and client libraries work unchanged."""
-    from kbatch.server.runner import ServeOptions, is_loopback, serve_forever
+    from kbatch.server.runner import ServeOptions, dump_stacks_on_sigusr1, is_loopback, serve_forever
+
+    dump_stacks_on_sigusr1()
 
     opts = global_options(ctx)
     token = token or opts.token  # `kbatch --token T serve` as `kbatch serve --token T`
