@@ -97,3 +97,25 @@ def test_the_answers_depend_on_the_device() -> None:
     assert kind == "error" and message.startswith("no such key")
     with pytest.raises(SelectorRuntimeError):
         compile_selector(EXPRESSIONS[6]).matches(b)
+
+
+@pytest.mark.parametrize(
+    ("expression", "outcome"),
+    [
+        # k8s.io/dynamic-resource-allocation cel/compile.go newStringInterfaceMapWithDefault: looking up
+        # a domain the device lacks gives an empty map, so optional chaining works on it, and a
+        # plain select fails on the attribute, not on the domain
+        ('device.attributes["other.example.com"].?model.orValue("") == ""', ("answer", True)),
+        ('device.capacity["other.example.com"].?memory.hasValue()', ("answer", False)),
+        ('device.attributes["other.example.com"].model == "A100"', ("error", "no such key: model")),
+        # the default answers only lookups: membership still sees the device's own domains
+        ('"other.example.com" in device.attributes', ("answer", False)),
+    ],
+)
+def test_a_missing_domain_reads_as_an_empty_map(expression: str, outcome: tuple[str, Any]) -> None:
+    device = prepare_device(DeviceInput(DRIVER, {}, {}, False))
+    kind, result = _outcome(expression, device)
+    if kind == "error":
+        assert (kind, result.split(".")[0]) == outcome
+    else:
+        assert (kind, result) == outcome
