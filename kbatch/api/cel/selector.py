@@ -93,14 +93,20 @@ _lock = threading.Lock()
 @functools.cache
 def _environment() -> tuple[Any, Any]:
     from cel_expr_python import cel
-    from cel_expr_python.ext import ext_math, ext_optional, ext_strings
+    from cel_expr_python.ext import ext_bindings, ext_math, ext_optional, ext_strings
 
     from kbatch.api.cel.values import pool
 
     env = cel.NewEnv(
         pool(),
         variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)},
-        extensions=[ext_strings.ExtStrings(), ext_math.ExtMath(), ext_optional.ExtOptional()],
+        # cel.bind: upstream compile.go adds ext.Bindings to the base environment (since 1.31)
+        extensions=[
+            ext_strings.ExtStrings(),
+            ext_math.ExtMath(),
+            ext_optional.ExtOptional(),
+            ext_bindings.ExtBindings(),
+        ],
         functions=function_declarations(cel),
     )
     return cel, env
