@@ -2,7 +2,8 @@
 
 Sources: ``pkg/apis/resource/validation/validation_deviceclass_test.go`` (``TestValidateClass``,
 ``TestValidateClassUpdate``), ``validation_devicetaintrule_test.go`` (``TestValidateDeviceTaint``,
-``TestValidateDeviceTaintUpdate``) and ``validation_resourceclaim_test.go`` (``TestValidateClaim``).
+``TestValidateDeviceTaintUpdate``), ``validation_resourceclaim_test.go`` (``TestValidateClaim``) and
+``validation_resourceslice_test.go`` (``TestValidateResourceSlice``).
 Each object is created through kbatch's API as a user's would be; the expected causes (reason, field
 path, message) are upstream's, checked against the newest ``validation.go`` where the stored tests
 are older: qualified names ("a fully qualified name must be a domain and a name separated by a
@@ -28,7 +29,7 @@ import pytest
 from kbatch import ControlPlane
 from kbatch.api import edit
 from kbatch.api.errors import Invalid
-from kbatch.api.resource_v1 import DeviceClass, DeviceTaintRule, ResourceClaim
+from kbatch.api.resource_v1 import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 
 BAD_NAME = "!@#$%^"
 BAD_VALUE = "spaces not allowed"
@@ -411,3 +412,125 @@ def test_claim_cel_length(cp: ControlPlane) -> None:
             "Too long: may not be more than 10240 bytes",
         )
     ]
+
+
+# --- ResourceSlice (TestValidateResourceSlice) -----------------------------------------------------
+
+
+def _slice(**spec: Any) -> ResourceSlice:
+    body: dict[str, Any] = {
+        "driver": "test.example.com",
+        "nodeName": "foo",
+        "pool": {"name": "foo", "resourceSliceCount": 1},
+        "devices": [{"name": "device-0"}],
+    }
+    body.update(spec)
+    return ResourceSlice.model_validate(
+        {"metadata": {"name": "foo"}, "spec": {k: v for k, v in body.items() if v is not None}}
+    )
+
+
+MULTIPLE = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
+
+
+def test_slice_bad_nodename(cp: ControlPlane) -> None:
+    # "bad-nodename": the pool (named after the node) and the node name
+    assert _causes(cp, _slice(nodeName=BAD_NAME, pool={"name": BAD_NAME, "resourceSliceCount": 1})) == [
+        _invalid("spec.pool.name", BAD_NAME, SUBDOMAIN),
+        _invalid("spec.nodeName", BAD_NAME, SUBDOMAIN),
+    ]
+
+
+def test_slice_bad_pool(cp: ControlPlane) -> None:
+    # "bad-pool": too long (PoolNameMaxLength 253), no slices, a negative generation
+    name = "x/" * (253 // 2) + "xy"
+    causes = _causes(cp, _slice(pool={"name": name, "resourceSliceCount": 0, "generation": -1}))
+    assert [(reason, path) for reason, path, _ in causes] == [
+        ("FieldValueTooLong", "spec.pool.name"),
+        ("FieldValueInvalid", "spec.pool.resourceSliceCount"),
+        ("FieldValueInvalid", "spec.pool.generation"),
+    ]
+    assert causes[1][2] == "Invalid value: 0: must be greater than zero"
+    assert causes[2][2] == "Invalid value: -1: must be greater than or equal to zero"
+
+
+def test_slice_missing_pool_name(cp: ControlPlane) -> None:
+    assert _causes(cp, _slice(pool={"name": "", "resourceSliceCount": 1})) == [
+        ("FieldValueRequired", "spec.pool.name", "Required value")
+    ]
+
+
+def test_slice_node_selection(cp: ControlPlane) -> None:
+    # "bad-empty-node-selector", "bad-node-selection", "bad-node-selection-all-nodes",
+    # "empty-node-selection"
+    assert _causes(cp, _slice(nodeName=None, nodeSelector={})) == [
+        (
+            "FieldValueRequired",
+            "spec.nodeSelector.nodeSelectorTerms",
+            "Required value: must have at least one node selector term",
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.nodeSelector.nodeSelectorTerms",
+            "Invalid value: []: must have exactly one node selector term",
+        ),
+    ]
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["worker"]}]}
+    both = _slice(nodeName="worker", nodeSelector={"nodeSelectorTerms": [term]})
+    assert _causes(cp, both) == [
+        _invalid("spec", "{`nodeName`, `nodeSelector`}", MULTIPLE + ", but multiple fields are set")
+    ]
+    assert _causes(cp, _slice(nodeName="worker", allNodes=True)) == [
+        _invalid("spec", "{`nodeName`, `allNodes`}", MULTIPLE + ", but multiple fields are set")
+    ]
+    assert _causes(cp, _slice(nodeName=None)) == [
+        ("FieldValueRequired", "spec", f"Required value: {MULTIPLE}")
+    ]
+
+
+def test_slice_bad_driver_and_devices(cp: ControlPlane) -> None:
+    # "bad-drivername", "bad-devices", "both-shared-counters-and-devices"
+    assert _causes(cp, _slice(driver=BAD_NAME)) == [_invalid("spec.driver", BAD_NAME, SUBDOMAIN)]
+    devices = [{"name": "device-0"}, {"name": BAD_NAME}, {"name": "device-2"}]
+    assert _causes(cp, _slice(devices=devices)) == [_invalid("spec.devices[1].name", BAD_NAME, LABEL)]
+    counters = [{"name": "counterset", "counters": {"memory": {"value": "1Gi"}}}]
+    assert _causes(cp, _slice(sharedCounters=counters)) == [
+        _invalid("spec", "", "only one of `sharedCounters` or `devices` is allowed")
+    ]
+
+
+def test_slice_bad_attribute(cp: ControlPlane) -> None:
+    # "bad-attribute": a bad key without a value, two values, a bad and too long version, a too
+    # long string (DeviceAttributeMaxValueLength 64)
+    devices = [
+        {"name": "d0"},
+        {"name": "d1", "attributes": {BAD_NAME: {}}},
+        {"name": "d2", "attributes": {"foo": {"string": "x", "version": "1.2.3"}}},
+        {"name": "d3", "attributes": {"foo": {"version": "x" * 65}}},
+        {"name": "d4", "attributes": {"foo": {"string": "x" * 65}}},
+    ]
+    causes = _causes(cp, _slice(devices=devices))
+    assert [(reason, path) for reason, path, _ in causes] == [
+        ("FieldValueInvalid", f"spec.devices[1].attributes[{BAD_NAME}]"),
+        ("FieldValueInvalid", f"spec.devices[1].attributes[{BAD_NAME}]"),
+        ("FieldValueInvalid", "spec.devices[2].attributes[foo]"),
+        ("FieldValueInvalid", "spec.devices[3].attributes[foo].version"),
+        ("FieldValueTooLong", "spec.devices[3].attributes[foo].version"),
+        ("FieldValueTooLong", "spec.devices[4].attributes[foo].string"),
+    ]
+    assert causes[0][2] == f'Invalid value: "{BAD_NAME}": {C_IDENTIFIER}'
+    assert causes[1][2] == 'Invalid value: "": exactly one value must be specified'
+    assert causes[3][2].endswith("must be a string compatible with semver.org spec 2.0.0")
+    assert causes[5][2] == "Too long: may not be more than 64 bytes"
+
+
+def test_slice_device_limits(cp: ControlPlane) -> None:
+    # "too-large" (128 devices), "good-taints" and "too-large-taints" (64 with taints)
+    assert _causes(cp, _slice(devices=[{"name": f"d{i}"} for i in range(129)])) == [
+        ("FieldValueTooMany", "spec.devices", "Too many: 129: must have at most 128 items")
+    ]
+    taint = [{"key": "example.com/taint", "effect": "NoExecute"}]
+    assert _causes(cp, _slice(devices=[{"name": f"d{i}", "taints": taint} for i in range(65)])) == [
+        ("FieldValueTooMany", "spec.devices", "Too many: 65: must have at most 64 items")
+    ]
+    assert cp.client.create(_slice(devices=[{"name": f"d{i}", "taints": taint} for i in range(64)]))
