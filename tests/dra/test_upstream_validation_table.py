@@ -2,8 +2,9 @@
 
 Sources: ``pkg/apis/resource/validation/validation_deviceclass_test.go`` (``TestValidateClass``,
 ``TestValidateClassUpdate``), ``validation_devicetaintrule_test.go`` (``TestValidateDeviceTaint``,
-``TestValidateDeviceTaintUpdate``), ``validation_resourceclaim_test.go`` (``TestValidateClaim``) and
-``validation_resourceslice_test.go`` (``TestValidateResourceSlice``).
+``TestValidateDeviceTaintUpdate``), ``validation_resourceclaim_test.go`` (``TestValidateClaim``),
+``validation_resourceslice_test.go`` (``TestValidateResourceSlice``) and
+``validation_resourceclaimtemplate_test.go`` (``TestValidateClaimTemplate``, ``...Update``).
 Each object is created through kbatch's API as a user's would be; the expected causes (reason, field
 path, message) are upstream's, checked against the newest ``validation.go`` where the stored tests
 are older: qualified names ("a fully qualified name must be a domain and a name separated by a
@@ -29,7 +30,13 @@ import pytest
 from kbatch import ControlPlane
 from kbatch.api import edit
 from kbatch.api.errors import Invalid
-from kbatch.api.resource_v1 import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
+from kbatch.api.resource_v1 import (
+    DeviceClass,
+    DeviceTaintRule,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
 
 BAD_NAME = "!@#$%^"
 BAD_VALUE = "spaces not allowed"
@@ -534,3 +541,48 @@ def test_slice_device_limits(cp: ControlPlane) -> None:
         ("FieldValueTooMany", "spec.devices", "Too many: 65: must have at most 64 items")
     ]
     assert cp.client.create(_slice(devices=[{"name": f"d{i}", "taints": taint} for i in range(64)]))
+
+
+# --- ResourceClaimTemplate (TestValidateClaimTemplate) ---------------------------------------------
+
+
+def _template(name: str = "foo", request: dict[str, Any] | None = None, **meta: Any) -> ResourceClaimTemplate:
+    return ResourceClaimTemplate.model_validate(
+        {
+            "metadata": {"name": name, "namespace": "kube-system"},
+            "spec": {"metadata": meta or None, "spec": {"devices": {"requests": [request or REQUEST]}}},
+        }
+    )
+
+
+def test_template_bad_name_and_class(cp: ControlPlane) -> None:
+    # "bad-name", "bad-classname"
+    assert _causes(cp, _template(BAD_NAME)) == [_invalid("metadata.name", BAD_NAME, SUBDOMAIN)]
+    bad_class = {"name": "my-request", "exactly": {"deviceClassName": BAD_NAME}}
+    assert _causes(cp, _template(request=bad_class)) == [
+        _invalid("spec.spec.devices.requests[0].exactly.deviceClassName", BAD_NAME, SUBDOMAIN)
+    ]
+
+
+def test_template_metadata_is_validated(cp: ControlPlane) -> None:
+    # validation.go validateResourceClaimTemplateSpec: corevalidation.ValidateTemplateObjectMeta on
+    # spec.metadata (annotations, then labels), as the claims made from it carry them
+    template = _template(labels={"hello-world": BAD_VALUE}, annotations={BAD_NAME: "x"})
+    causes = _causes(cp, template)
+    assert [(reason, path) for reason, path, _ in causes] == [
+        ("FieldValueInvalid", "spec.metadata.annotations"),
+        ("FieldValueInvalid", "spec.metadata.labels"),
+    ]
+    assert causes[1][2].startswith(f'Invalid value: "{BAD_VALUE}": a valid label must be an empty string')
+
+
+def test_template_spec_is_immutable(cp: ControlPlane) -> None:
+    # TestValidateClaimTemplateUpdate "invalid-update-class"
+    stored = cp.client.create(_template())
+    changed = edit(stored)
+    changed.spec.spec.devices.requests[0].exactly.device_class_name = "my-class2"
+    with pytest.raises(Invalid) as info:
+        cp.client.update(changed)
+    [cause] = info.value.status.details.causes
+    assert (cause.reason, cause.field) == ("FieldValueInvalid", "spec")
+    assert cause.message.endswith("field is immutable")
