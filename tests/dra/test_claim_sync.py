@@ -5,8 +5,19 @@ dont-clear-reserved-structured, clear-reserved-when-done, structured-deleted).""
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from kbatch.api.core_v1 import Pod
-from kbatch.controllers.dra.resourceclaim.sync import ClaimFacts, ClaimPlan, ConsumerFacts, plan_claim
+from kbatch.controllers.dra.resourceclaim.sync import (
+    ClaimFacts,
+    ClaimPlan,
+    ConsumerFacts,
+    PodClaimUse,
+    PodFacts,
+    claims_to_reserve,
+    plan_claim,
+)
 
 from .test_lifecycle import claims, cluster, gpu_pod, pods
 
@@ -99,3 +110,42 @@ def test_a_status_entry_without_a_claim_name_needs_no_claim() -> None:
     pod = pods(cp)["p"]
     assert pod.status.phase == "Running" and not claims(cp)
     assert [(s.name, s.resource_claim_name) for s in pod.status.resource_claim_statuses] == [("gpu", None)]
+
+
+_uses = st.lists(
+    st.builds(
+        PodClaimUse,
+        name=st.sampled_from(["a", "b", "c", "d"]),
+        exists=st.booleans(),
+        for_pod=st.booleans(),
+        allocated=st.booleans(),
+        reserved_for_pod=st.booleans(),
+        consumers=st.integers(0, 4),
+    ),
+    max_size=5,
+).map(tuple)
+
+
+@given(
+    uses=_uses,
+    node=st.sampled_from(["", "node-0"]),
+    done=st.booleans(),
+    deleting=st.booleans(),
+)
+def test_claims_to_reserve_only_adds_a_bound_live_pod_to_allocated_claims_with_room(
+    uses: tuple[PodClaimUse, ...], node: str, done: bool, deleting: bool
+) -> None:
+    # controller.go syncPod, case "add-reserved": only a pod with spec.nodeName that is neither done
+    # nor being deleted; only allocated claims not reserved for it with room (CanBeReserved); in spec
+    # order, stopping at the first claim that is missing or not the pod's
+    pod = PodFacts("default", "p", "uid-p", (), {}, done=done, deleting=deleting)
+    got = claims_to_reserve(pod, node, uses, limit=3)
+    if not node or done or deleting:
+        assert got == ()
+        return
+    walked = []
+    for use in uses:
+        if not use.exists or not use.for_pod:
+            break
+        walked.append(use)
+    assert got == tuple(u.name for u in walked if u.allocated and not u.reserved_for_pod and u.consumers < 3)

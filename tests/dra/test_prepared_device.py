@@ -97,3 +97,55 @@ def test_the_answers_depend_on_the_device() -> None:
     assert kind == "error" and message.startswith("no such key")
     with pytest.raises(SelectorRuntimeError):
         compile_selector(EXPRESSIONS[6]).matches(b)
+
+
+@pytest.mark.parametrize(
+    ("expression", "outcome"),
+    [
+        # k8s.io/dynamic-resource-allocation cel/compile.go newStringInterfaceMapWithDefault: looking up
+        # a domain the device lacks gives an empty map, so optional chaining works on it, and a
+        # plain select fails on the attribute, not on the domain
+        ('device.attributes["other.example.com"].?model.orValue("") == ""', ("answer", True)),
+        ('device.capacity["other.example.com"].?memory.hasValue()', ("answer", False)),
+        ('device.attributes["other.example.com"].model == "A100"', ("error", "no such key: model")),
+        # the default answers only lookups: membership still sees the device's own domains
+        ('"other.example.com" in device.attributes', ("answer", False)),
+    ],
+)
+def test_a_missing_domain_reads_as_an_empty_map(expression: str, outcome: tuple[str, Any]) -> None:
+    device = prepare_device(DeviceInput(DRIVER, {}, {}, False))
+    kind, result = _outcome(expression, device)
+    if kind == "error":
+        assert (kind, result.split(".")[0]) == outcome
+    else:
+        assert (kind, result) == outcome
+
+
+def test_cel_bind_names_a_domain_once() -> None:
+    # k8s.io/dynamic-resource-allocation cel/compile.go: the environment has ext.Bindings (since
+    # 1.31), "useful to simplify attribute lookups because the domain only needs to be given once"
+    expression = f'cel.bind(dra, device.attributes["{DRIVER}"], dra.model == "A100" && dra.index > 2)'
+    a100 = prepare_device(DeviceInput(DRIVER, _attributes(model="A100", index=3), {}, False))
+    h100 = prepare_device(DeviceInput(DRIVER, _attributes(model="H100", index=3), {}, False))
+    assert _outcome(expression, a100) == ("answer", True)
+    assert _outcome(expression, h100) == ("answer", False)
+
+
+def _attributes(**values: Any) -> dict[str, Any]:
+    body = {
+        "metadata": {"name": "s"},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": "n",
+            "pool": {"name": "p", "resourceSliceCount": 1},
+            "devices": [
+                {
+                    "name": "d",
+                    "attributes": {
+                        k: {"string": v} if isinstance(v, str) else {"int": v} for k, v in values.items()
+                    },
+                }
+            ],
+        },
+    }
+    return dict(ResourceSlice.model_validate(body).spec.devices[0].attributes or {})

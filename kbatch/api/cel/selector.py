@@ -13,7 +13,9 @@ extensions are loaded.
   unknown type, not int". Compiled selectors are cached by expression (upstream ``cel.Cache``).
 * :func:`prepare_device` converts a device to the runtime's activation once, so that every selector
   evaluated on it (a class's and a request's) shares the conversion.
-* :meth:`Selector.matches` evaluates one device; a runtime error (a missing map key, a bad
+* :meth:`Selector.matches` evaluates one device; a domain the device lacks reads as an empty map
+  (upstream ``newStringInterfaceMapWithDefault``: kbatch evaluates again with the missing key added
+  as an empty domain); a runtime error (a missing map key, a bad
   conversion) raises :class:`SelectorRuntimeError`, with upstream's hint for missing keys
   (``EnhanceRuntimeError``). Upstream's evaluation is a pure function of the device, so kbatch
   memoises results per (expression, device content).
@@ -91,14 +93,20 @@ _lock = threading.Lock()
 @functools.cache
 def _environment() -> tuple[Any, Any]:
     from cel_expr_python import cel
-    from cel_expr_python.ext import ext_math, ext_optional, ext_strings
+    from cel_expr_python.ext import ext_bindings, ext_math, ext_optional, ext_strings
 
     from kbatch.api.cel.values import pool
 
     env = cel.NewEnv(
         pool(),
         variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)},
-        extensions=[ext_strings.ExtStrings(), ext_math.ExtMath(), ext_optional.ExtOptional()],
+        # cel.bind: upstream compile.go adds ext.Bindings to the base environment (since 1.31)
+        extensions=[
+            ext_strings.ExtStrings(),
+            ext_math.ExtMath(),
+            ext_optional.ExtOptional(),
+            ext_bindings.ExtBindings(),
+        ],
         functions=function_declarations(cel),
     )
     return cel, env
@@ -180,20 +188,36 @@ def _variables(device: DeviceInput) -> dict[str, Any]:
 
 class PreparedDevice:
     """A device as the CEL runtime reads it (its activation), built once by :func:`prepare_device`
-    and read by any number of evaluations."""
+    and read by any number of evaluations; ``variables`` are the activation's data."""
 
-    __slots__ = ("activation",)
+    __slots__ = ("activation", "variables")
 
-    def __init__(self, activation: Any) -> None:
-        self.activation = activation
+    def __init__(self, activation: Any, variables: dict[str, Any]) -> None:
+        self.activation, self.variables = activation, variables
+
+    def with_domain(self, domain: str) -> PreparedDevice:
+        """The device with ``domain`` added, empty, to its attributes and capacity: what upstream's
+        ``newStringInterfaceMapWithDefault`` answers for a domain the device does not have."""
+        device = self.variables["device"]
+        variables = {
+            "device": {
+                **device,
+                "attributes": {**device["attributes"], domain: device["attributes"].get(domain, {})},
+                "capacity": {**device["capacity"], domain: device["capacity"].get(domain, {})},
+            }
+        }
+        _, env = _environment()
+        with _lock:
+            return PreparedDevice(env.Activation(data=variables), variables)
 
 
 def prepare_device(device: DeviceInput) -> PreparedDevice:
     """The device's activation; :class:`SelectorRuntimeError` for an attribute the runtime cannot
     represent (raised where upstream's evaluation would fail)."""
     _, env = _environment()
+    variables = _variables(device)
     with _lock:
-        return PreparedDevice(env.Activation(data=_variables(device)))
+        return PreparedDevice(env.Activation(data=variables), variables)
 
 
 class Selector:
@@ -210,17 +234,37 @@ class Selector:
     def matches(self, device: DeviceInput | PreparedDevice) -> bool:
         prepared = device if isinstance(device, PreparedDevice) else prepare_device(device)
         cel, _ = _environment()
-        with _lock:
-            result = self._compiled.eval(activation=prepared.activation)
-        kind = result.type()
-        value = result.value()
-        if kind == cel.Type.ERROR:
-            raise SelectorRuntimeError(_runtime_message(str(value)))
+        added: set[str] = set()
+        while True:
+            with _lock:
+                result = self._compiled.eval(activation=prepared.activation)
+            kind = result.type()
+            value = result.value()
+            if kind != cel.Type.ERROR:
+                break
+            # Upstream's attributes and capacity maps answer an empty map for a domain the device
+            # lacks (compile.go newStringInterfaceMapWithDefault), so ``device.attributes["x"].?y``
+            # is none and ``device.attributes["x"].y`` fails on ``y``: evaluate again with the
+            # missing key as an empty domain, once per key
+            key = _missing_key(str(value))
+            if key is None or key in added:
+                raise SelectorRuntimeError(_runtime_message(str(value)))
+            added.add(key)
+            prepared = prepared.with_domain(key)
         if kind != cel.Type.BOOL:
             raise SelectorRuntimeError(
                 f"CEL result of type {_type_name(kind)} could not be converted to bool"
             )
         return bool(value)
+
+
+def _missing_key(message: str) -> str | None:
+    """The key of a runtime "no such key" error (None for other errors)."""
+    message = _clean(message)
+    for prefix in ("NOT_FOUND: Key not found in map : ", "NOT_FOUND: "):
+        if message.startswith(prefix):
+            return message[len(prefix) :].strip().strip('"')
+    return None
 
 
 def _runtime_message(message: str) -> str:

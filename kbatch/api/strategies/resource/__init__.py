@@ -29,7 +29,7 @@ from kbatch.api.strategies.resource.claim_validation import (
 from kbatch.api.strategies.resource.defaults import default_claim, drop_alpha_slice_fields
 from kbatch.api.strategies.resource.slice_validation import validate_slice_spec, validate_taint_rule_spec
 from kbatch.api.strategy import DefaultStrategy
-from kbatch.api.validation import FIELD_IMMUTABLE
+from kbatch.api.validation import FIELD_IMMUTABLE, validate_annotations, validate_labels
 
 __all__ = [
     "DeviceClassStrategy",
@@ -106,7 +106,12 @@ class ResourceClaimTemplateStrategy(DefaultStrategy):
         default_claim(obj.spec.spec.devices)
 
     def validate(self, obj: ResourceClaimTemplate) -> list[FieldError]:  # type: ignore[override]
-        return validate_claim_spec(obj.spec.spec.devices, "spec.spec.devices")
+        # validateResourceClaimTemplateSpec: ValidateTemplateObjectMeta on spec.metadata (its labels
+        # and annotations go onto every claim made from the template), then the claim spec
+        meta = obj.spec.metadata
+        errs = validate_annotations(meta.annotations, "spec.metadata.annotations") if meta else []
+        errs += validate_labels(meta.labels, "spec.metadata.labels") if meta else []
+        return errs + validate_claim_spec(obj.spec.spec.devices, "spec.spec.devices")
 
     def validate_update(self, new: ResourceClaimTemplate, old: ResourceClaimTemplate) -> list[FieldError]:  # type: ignore[override]
         return _immutable_spec(new, old)

@@ -32,6 +32,7 @@ from kbatch.api.resource_v1 import (
     OpaqueDeviceConfiguration,
 )
 from kbatch.api.validation import (
+    _regex_error,
     child,
     index,
     is_dns1123_label,
@@ -61,10 +62,14 @@ __all__ = [
 T = TypeVar("T")
 ATTRIBUTE_KEY_MAX_LENGTH = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MAX_ID_LENGTH
 _C_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_C_IDENTIFIER_MSG = (
+# apimachinery content.IsCIdentifier: RegexError joins its examples with "',  or '" (two spaces)
+_C_IDENTIFIER_MSG = _regex_error(
     "a valid C identifier must start with alphabetic character or '_', followed by a "
-    "string of alphanumeric characters or '_' (e.g. 'my_name', or 'MY_NAME', or "
-    "'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')"
+    "string of alphanumeric characters or '_'",
+    "[A-Za-z_][A-Za-z0-9_]*",
+    "my_name",
+    "MY_NAME",
+    "MyName",
 )
 
 

@@ -18,7 +18,7 @@ Every rejection is UnschedulableAndUnresolvable, as upstream's ``statusUnschedul
 does not try nodes this plugin rejected.
 * **Score** (:mod:`.score`): nodes where ``firstAvailable`` requests got earlier subrequests first.
 * **Reserve**: the node's allocation is assumed (in flight): later pods see the devices as taken.
-  **Unreserve** forgets it.
+  **Unreserve** forgets it, and takes the pod out of ``reservedFor`` of its allocated claims.
 * **PreBind**: each claim gets the ``resource.kubernetes.io/delete-protection`` finalizer, then its
   status: the allocation (newly allocated claims) and the pod in ``reservedFor``.
 
@@ -33,6 +33,7 @@ does not wait for them; PostFilter does not deallocate claims; the extended-reso
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -305,11 +306,42 @@ class DynamicResources:
         return None
 
     def unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
+        """Upstream ``Unreserve``: the in-flight allocations are forgotten, and the pod is taken out
+        of ``reservedFor`` of each claim that is allocated and reserved for it (PreBind may have
+        written it before the binding failed); a failed write is left for the next attempt."""
         data: _PodState | None = state.get(KEY)
         if data is None:
             return
         for claim in data.pending:
             self.world.forget(claim)
+        for claim in data.claims:
+            if _allocated(claim) and any(r.uid == pod.uid for r in claim.status.reserved_for or ()):
+                # a failed write: upstream logs it ("we will get here again when pod scheduling is
+                # retried")
+                with contextlib.suppress(NotFound, Conflict):
+                    self._release(self.handle.client, claim, pod)
+
+    def _release(self, client: Any, claim: Any, pod: Any) -> None:
+        """Remove ``pod`` from the claim's ``reservedFor`` (upstream: a strategic merge patch deleting
+        the entry by uid, with the claim's uid as precondition; here a read and a status update)."""
+        meta = claim.metadata
+        for attempt in range(_CONFLICT_STEPS):
+            current = client.get(ResourceClaim, meta.name, meta.namespace)
+            status = current.status
+            if current.metadata.uid != meta.uid or status is None:
+                return
+            kept = [r for r in status.reserved_for or () if r.uid != pod.uid]
+            if len(kept) == len(status.reserved_for or ()):
+                return
+            request = shallow_copy(current)
+            request.status = shallow_copy(status)
+            request.status.reserved_for = kept or None
+            try:
+                client.update_status(request)
+                return
+            except Conflict:
+                if attempt == _CONFLICT_STEPS - 1:
+                    raise
 
     # -- PreBind ---------------------------------------------------------------------------------
     def pre_bind(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
@@ -320,14 +352,14 @@ class DynamicResources:
             zip((id(c) for c in data.pending), data.node_allocations.get(node_name, ()), strict=False)
         )
         client = self.handle.client
-        for claim in data.claims:
+        for index, claim in enumerate(data.claims):
             try:
-                self._write(client, claim, allocations.get(id(claim)), pod)
+                data.claims[index] = self._write(client, claim, allocations.get(id(claim)), pod)
             except (NotFound, Conflict) as err:
                 return Status(Code.ERROR, (f"binding claim {claim.metadata.name}: {err}",), NAME)
         return None
 
-    def _write(self, client: Any, claim: Any, allocation: Any, pod: Any) -> None:
+    def _write(self, client: Any, claim: Any, allocation: Any, pod: Any) -> Any:
         """Upstream ``bindClaim``: the first attempt writes over the claim the scheduler knows (its
         assume cache, here the world), with no read; a conflict reads the claim and tries again
         (``retry.RetryOnConflict`` with ``retry.DefaultRetry``, 5 steps)."""
@@ -340,14 +372,14 @@ class DynamicResources:
                 if current.metadata.uid != meta.uid:
                     raise NotFound(f'resourceclaims.resource.k8s.io "{meta.name}" not found')
             try:
-                self._write_once(client, current, allocation, pod)
-                return
+                return self._write_once(client, current, allocation, pod)
             except Conflict:
                 if attempt == _CONFLICT_STEPS - 1:
                     raise
                 current = None
+        raise AssertionError("unreachable")  # the last attempt returned or raised
 
-    def _write_once(self, client: Any, current: Any, allocation: Any, pod: Any) -> None:
+    def _write_once(self, client: Any, current: Any, allocation: Any, pod: Any) -> Any:
         """The finalizer (a normal update) when allocating, then the status: the allocation and the
         pod in ``reservedFor``.
 
@@ -362,7 +394,7 @@ class DynamicResources:
         status = current.status
         reserved = list(status.reserved_for or ()) if status is not None else []
         if allocation is None and any(r.uid == pod.uid for r in reserved):
-            return
+            return current
         request = shallow_copy(current)
         request.status = shallow_copy(status) if status is not None else ResourceClaimStatus()
         if allocation is not None:
@@ -372,6 +404,7 @@ class DynamicResources:
         request.status.reserved_for = reserved
         stored = client.update_status(request)
         self.world.set_claim(stored)
+        return stored
 
     # -- events ----------------------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:

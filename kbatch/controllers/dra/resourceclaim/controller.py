@@ -20,16 +20,20 @@ from kbatch.api.meta import ObjectMeta, OwnerReference
 from kbatch.api.resource_v1 import (
     FINALIZER,
     POD_CLAIM_NAME_ANNOTATION,
+    RESERVED_FOR_MAX_SIZE,
     ResourceClaim,
     ResourceClaimConsumerReference,
     ResourceClaimTemplate,
 )
+from kbatch.controllers.dra.podclaims import NOT_CREATED, claim_name
 from kbatch.controllers.dra.resourceclaim.sync import (
     ClaimFacts,
     ClaimPlan,
     ConsumerFacts,
     PodClaimFacts,
+    PodClaimUse,
     PodFacts,
+    claims_to_reserve,
     generate_name,
     plan_claim,
     plan_pod,
@@ -38,10 +42,12 @@ from kbatch.runtime.cache.indexer import BY_CONTROLLER_UID
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request, Result
 
-__all__ = ["ResourceClaimController", "claim_requests", "pod_requests"]
+__all__ = ["BY_POD_CLAIM", "ClaimRequests", "ResourceClaimController", "claim_requests", "pod_claim_keys",
+           "pod_requests"]
 
 _DONE = ("Succeeded", "Failed")
 _RETRY = 5.0  # a missing template: try again (upstream: rate-limited requeue)
+BY_POD_CLAIM = "dra-pod-claim"  # upstream podResourceClaimIndex
 
 
 def pod_requests(pod: Any) -> list[Request]:
@@ -68,6 +74,40 @@ def claim_requests(claim: Any) -> list[Request]:
     return out
 
 
+def pod_claim_keys(pod: Any) -> tuple[str, ...]:
+    """Upstream ``podResourceClaimIndex``: ``<namespace>/<claim>`` for each claim the pod uses (named
+    in its spec, or generated and recorded in its status)."""
+    if not pod.spec.resource_claims:
+        return ()
+    names = {c.resource_claim_name for c in pod.spec.resource_claims if c.resource_claim_name}
+    if pod.status is not None:
+        names |= {
+            s.resource_claim_name for s in pod.status.resource_claim_statuses or () if s.resource_claim_name
+        }
+    ns = pod.metadata.namespace or ""
+    return tuple(f"{ns}/{n}" for n in sorted(names))
+
+
+class ClaimRequests:
+    """A claim event: :func:`claim_requests`, and every pod that uses the claim (upstream
+    ``enqueueResourceClaim``: "check whether this causes work for any of the currently known pods
+    which use the ResourceClaim", e.g. a bound pod waiting for the claim's allocation)."""
+
+    __slots__ = ("cache",)
+
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+
+    def __call__(self, claim: Any) -> list[Request]:
+        out = claim_requests(claim)
+        ns = claim.metadata.namespace or ""
+        for pod in self.cache.list(Pod, index=(BY_POD_CLAIM, f"{ns}/{claim.metadata.name}")):
+            request = Request(ns, f"pod/{pod.metadata.name}")
+            if request not in out:
+                out.append(request)
+        return out
+
+
 class ResourceClaimController:
     def __init__(self, ctx: ControllerContext) -> None:
         self.ctx = ctx
@@ -85,10 +125,22 @@ class ResourceClaimController:
         except NotFound:
             return None
         facts = _pod_facts(pod)
-        owned = self._owned_claims(pod)
-        plan = plan_pod(facts, owned, self._present(pod, facts))
+        statuses, complete = self._generate(pod, facts)
+        if statuses is None:
+            return None  # the pod is gone
+        try:
+            self._reserve(pod, facts, statuses)
+        except (NotFound, Conflict):
+            return Result(requeue_after=0.0)
+        return None if complete else Result(requeue_after=_RETRY)
+
+    def _generate(self, pod: Any, facts: PodFacts) -> tuple[dict[str, str] | None, bool]:
+        """Create the template claims the pod lacks and record them in its status: the recorded
+        names (None when the pod is gone) and whether every claim could be created."""
+        plan = plan_pod(facts, self._owned_claims(pod), self._present(pod, facts))
         if not plan.create and not plan.record:
-            return None
+            return dict(facts.statuses), True
+        namespace, name = facts.namespace, facts.name
         recorded = dict(plan.record)
         for claim in plan.create:
             try:
@@ -116,10 +168,48 @@ class ResourceClaimController:
                     Pod, name, {"status": {"resourceClaimStatuses": statuses}}, namespace
                 )
             except NotFound:
-                return None
-        if len(recorded) < len(plan.create) + len(plan.record):
-            return Result(requeue_after=_RETRY)
-        return None
+                return None, True
+        return {**facts.statuses, **recorded}, len(recorded) == len(plan.create) + len(plan.record)
+
+    def _reserve(self, pod: Any, facts: PodFacts, statuses: dict[str, str]) -> None:
+        """Upstream ``syncPod``'s last step (case "add-reserved"): a pod bound without the scheduler
+        is added to ``reservedFor`` of its allocated claims (:func:`claims_to_reserve`)."""
+        node = pod.spec.node_name or ""
+        if not node or facts.done or facts.deleting:
+            return
+        uses = tuple(u for c in facts.claims if (u := self._use(pod, c, statuses)) is not None)
+        for name in claims_to_reserve(facts, node, uses, RESERVED_FOR_MAX_SIZE):
+            changed = edit(self.ctx.cache.get(ResourceClaim, name, facts.namespace))
+            status = changed.status
+            if status is None:  # (an allocated claim has one)
+                continue
+            ref = ResourceClaimConsumerReference(resource="pods", name=facts.name, uid=facts.uid)
+            status.reserved_for = [*(status.reserved_for or ()), ref]
+            self.ctx.client.update_status(changed)
+
+    def _use(self, pod: Any, entry: PodClaimFacts, statuses: dict[str, str]) -> PodClaimUse | None:
+        """What :func:`claims_to_reserve` needs of one ``spec.resourceClaims`` entry (None: the
+        entry needs no claim)."""
+        name = claim_name(entry.claim_name, entry.template_name, entry.name, statuses)
+        if name is NOT_CREATED:
+            return PodClaimUse(entry.name, exists=False)
+        if not name:
+            return None
+        try:
+            claim = self.ctx.cache.get(ResourceClaim, name, pod.metadata.namespace)
+        except NotFound:
+            return PodClaimUse(name, exists=False)
+        owner = claim.metadata.controller_ref()
+        for_pod = not entry.template_name or (owner is not None and owner.uid == pod.metadata.uid)
+        status = claim.status
+        reserved = (status.reserved_for or ()) if status is not None else ()
+        return PodClaimUse(
+            name,
+            for_pod=for_pod,
+            allocated=status is not None and status.allocation is not None,
+            reserved_for_pod=any(r.uid == pod.metadata.uid for r in reserved),
+            consumers=len(reserved),
+        )
 
     def _present(self, pod: Any, facts: PodFacts) -> frozenset[str]:
         """The generated claims the pod's status names that exist and are controlled by the pod

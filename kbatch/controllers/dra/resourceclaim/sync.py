@@ -27,6 +27,12 @@ is done or being deleted:
 4. a claim generated for a pod (controlled by it and annotated) whose pod is replaced (another uid) or
    done, and that is reserved for nobody, is deleted; when the pod is gone, the garbage collector
    deletes it.
+
+**A pod bound without the scheduler** (:func:`claims_to_reserve`, the end of upstream ``syncPod``, its
+case "add-reserved"): a pod whose ``spec.nodeName`` is set gets added to ``reservedFor`` of each of
+its claims that is allocated, not reserved for it yet and below the 256-consumer limit
+(``resourceclaim.CanBeReserved``), so the kubelet can prepare it. The walk stops at the first claim
+that does not exist yet or that a template generated for another pod, as upstream's returns.
 """
 
 from __future__ import annotations
@@ -40,8 +46,10 @@ __all__ = [
     "ClaimPlan",
     "ConsumerFacts",
     "PodClaimFacts",
+    "PodClaimUse",
     "PodFacts",
     "PodPlan",
+    "claims_to_reserve",
     "generate_name",
     "plan_claim",
     "plan_pod",
@@ -153,3 +161,32 @@ def plan_claim(claim: ClaimFacts) -> ClaimPlan:
     if claim.has_finalizer and claim.deleting and not valid:
         return ClaimPlan(None, claim.allocated, True, delete)
     return ClaimPlan(None, False, False, delete)
+
+
+@dataclass(frozen=True, slots=True)
+class PodClaimUse:
+    """A claim a bound pod uses, as :func:`claims_to_reserve` needs to know it."""
+
+    name: str
+    exists: bool = True
+    for_pod: bool = True  # not generated from a template, or generated for this pod (IsForPod)
+    allocated: bool = False
+    reserved_for_pod: bool = False
+    consumers: int = 0
+
+
+def claims_to_reserve(
+    pod: PodFacts, node_name: str, uses: tuple[PodClaimUse, ...], limit: int
+) -> tuple[str, ...]:
+    """Upstream ``syncPod`` after the claims are created: the claims (by name, in spec order) to
+    reserve for a pod bound to ``node_name`` by someone other than the scheduler; ``limit`` is
+    ``ResourceClaimReservedForMaxSize``."""
+    if not node_name or pod.done or pod.deleting:
+        return ()
+    out = []
+    for use in uses:
+        if not use.exists or not use.for_pod:
+            break  # upstream: a missing claim ends the sync, a foreign one is an error
+        if use.allocated and not use.reserved_for_pod and use.consumers < limit:
+            out.append(use.name)
+    return tuple(out)
