@@ -113,7 +113,7 @@ def status_validation_options(new: Job, old: Job) -> JobStatusOptions:
         reject_failed_indexes_without_per_index_limit=failed_idx,
         reject_failed_indexes_overlapping_completed=failed_idx or completed_idx,
         reject_finished_with_active_pods=finished or (ns.active or 0) != (os_.active or 0),
-        reject_finished_without_start_time=finished or start,
+        reject_finished_without_start_time=(finished or start) and not _suspended_with_zero_completions(new),
         reject_finished_with_uncounted_pods=finished or uncounted,
         reject_start_time_update_when_unsuspended=start,
         reject_completion_time_before_start_time=start or completion,
@@ -128,6 +128,13 @@ def status_validation_options(new: Job, old: Job) -> JobStatusOptions:
         or (ns.active or 0) != (os_.active or 0),
         reject_finished_with_terminating_pods=finished or (ns.terminating or 0) != (os_.terminating or 0),
     )
+
+
+def _suspended_with_zero_completions(job: Job) -> bool:
+    """``isSuspendedWithZeroCompletions`` (kubernetes#132614, fixing the 1.32 regression
+    kubernetes#132144): a Job created suspended with ``completions: 0`` is Complete at once and never
+    gets a ``startTime``, so the "finished needs startTime" rule does not apply to it."""
+    return job.spec.suspend is True and job.spec.completions == 0
 
 
 def _validate_status_counters(status: JobStatus, path: str) -> Errors:
