@@ -370,7 +370,7 @@ def validate_job_status_update(new: Job, old: Job) -> Errors:
         and os_.start_time is not None
         and os_.start_time != ns.start_time
         and not new.spec.suspend
-        and not _resuming(old_true, new_true)
+        and not _resuming(old_true, ns)
     ):
         errs.append(
             FieldError.required("status.startTime", "startTime cannot be removed for unsuspended job")
@@ -385,11 +385,13 @@ def validate_job_status_update(new: Job, old: Job) -> Errors:
     return errs
 
 
-def _resuming(old_true: frozenset[str], new_true: frozenset[str]) -> bool:
-    """Suspended goes True -> not True: the controller may move startTime while resuming.
+def _resuming(old_true: frozenset[str], new: JobStatus) -> bool:
+    """Suspended goes True -> False: the controller may move startTime while resuming.
 
     Upstream kubernetes#134769 (v1.34.2, backported to 1.32.10/1.33.6) allows this update; before
     the fix, a Job resumed after it had started and been suspended wedged with "startTime cannot be
-    removed for unsuspended job".
+    removed for unsuspended job". The new condition must say False (strategy.go ``isJobResuming``,
+    ``IsConditionFalse``): a write that drops the condition is not a resume.
     """
-    return bc.JOB_SUSPENDED in old_true and bc.JOB_SUSPENDED not in new_true
+    first = next((c.status for c in new.conditions or () if c.type == bc.JOB_SUSPENDED), None)
+    return bc.JOB_SUSPENDED in old_true and first == "False"
