@@ -131,6 +131,15 @@ class DefaultStrategy:
     def validate_status_update(self, new: Resource, old: Resource) -> list[FieldError]:
         return []
 
+    def warnings_on_create(self, obj: Resource) -> list[str]:
+        """``WarningsOnCreate``: the ``Warning:`` texts of a create that passed validation."""
+        return []
+
+    def warnings_on_update(self, new: Resource, old: Resource) -> list[str]:
+        """``WarningsOnUpdate`` of a main-resource update that passed validation (a status write's
+        strategy answers none upstream)."""
+        return []
+
     def spec_changed(self, new: Resource, old: Resource) -> bool:
         spec_new = getattr(new, "spec", None)
         spec_old = getattr(old, "spec", None)

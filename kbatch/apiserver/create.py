@@ -27,7 +27,7 @@ from kbatch.store.records import make_compare, make_put
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["create_object", "resolve_create_namespace"]
+__all__ = ["add_warnings", "create_object", "resolve_create_namespace"]
 
 T = TypeVar("T", bound=Resource)
 
@@ -35,6 +35,11 @@ T = TypeVar("T", bound=Resource)
 _GENERATE_ATTEMPTS = 8
 _SYSTEM_FIELDS = ("resource_version", "uid", "creation_timestamp", "deletion_timestamp",
                   "deletion_grace_period_seconds", "self_link")
+
+
+def add_warnings(into: list[str], texts: list[str]) -> None:
+    """Append each text not there yet (the request's warning recorder keeps one of each)."""
+    into.extend(t for t in texts if t not in into)
 
 
 def resolve_create_namespace(kind: Kind, obj: Resource, namespace: str | None) -> None:
@@ -74,9 +79,10 @@ def _validate(server: APIServer, kind: Kind, obj: Resource) -> None:
                          errors)
 
 
-def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dry_run: bool = False) -> T:
+def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dry_run: bool = False,
+                  warnings: list[str] | None = None) -> T:
     """Create ``obj`` (never kept: the server works on a clone); returns the stored object, shared and
-    read only (:mod:`kbatch.api.frozen`)."""
+    read only (:mod:`kbatch.api.frozen`). ``warnings`` receives the kind's ``WarningsOnCreate``."""
     kind = server.kind(type(obj))
     if obj.metadata.resource_version:
         # upstream's etcd3 store refuses it, and the API answers 500 with this text
@@ -95,6 +101,8 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
         work = copy_model(admitted) if generated else admitted
         _fill_system_fields(server, kind, work, generated)
         _validate(server, kind, work)
+        if warnings is not None:  # rest.BeforeCreate: after validation, before validating admission
+            add_warnings(warnings, kind.strategy.warnings_on_create(work))
         server.admission.validate(request if work is admitted else
                                   AdmissionRequest("CREATE", work, None, dry_run=dry_run))
         if dry_run:

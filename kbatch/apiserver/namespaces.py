@@ -40,7 +40,9 @@ if TYPE_CHECKING:
 __all__ = ["BOOTSTRAP_NAMESPACES", "KUBERNETES_FINALIZER", "NamespaceLifecycle", "install_lifecycle",
            "spec_finalizers"]
 
-BOOTSTRAP_NAMESPACES = ("default", "kube-system", "kube-public")  # kube-node-lease: the kubelet's
+# kube-apiserver's system namespaces (pkg/controlplane/controller/systemnamespaces, the list
+# kube-system, kube-public, kube-node-lease) and default (the kubernetes service's namespace)
+BOOTSTRAP_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 KUBERNETES_FINALIZER = "kubernetes"  # upstream v1.FinalizerKubernetes
 _MAX_SEEN = 4096
 
@@ -61,8 +63,17 @@ class NamespaceLifecycle:
                        if self.kind is not None else None)
 
     def bootstrap(self) -> None:
-        """Create the namespaces every cluster has (kube-apiserver's system-namespaces controller creates
-        kube-system and kube-public; the kubelet here creates kube-node-lease) and ``cluster-info``."""
+        """Create the namespaces every cluster has (:meth:`ensure_system_namespaces`) and
+        ``cluster-info``."""
+        if self.kind is None:
+            return
+        self.ensure_system_namespaces()
+        publish_cluster_info(self._server)  # what kubeadm writes into kube-public
+
+    def ensure_system_namespaces(self) -> None:
+        """Create each of :data:`BOOTSTRAP_NAMESPACES` that is missing, as kube-apiserver's
+        system-namespaces controller does when the server starts (its post-start hook syncs at once,
+        then every minute): a CLI command's load of its state directory is such a start."""
         if self.kind is None:
             return
         for name in BOOTSTRAP_NAMESPACES:
@@ -70,7 +81,6 @@ class NamespaceLifecycle:
             if not self._server.store.range(key, count_only=True).count:
                 with contextlib.suppress(AlreadyExists):  # another API server on one etcd was first
                     self._server.create(self.kind.model.model_validate({"metadata": {"name": name}}))
-        publish_cluster_info(self._server)  # what kubeadm writes into kube-public
 
     def _get(self, name: str) -> Resource | None:
         assert self.kind is not None

@@ -85,7 +85,8 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
         if pinned and pinned != str(kv.mod_revision):
             raise Conflict.stale(kind.info.group_resource, name)
         try:
-            result = apply_update(server, kind, new, current, status=status, dry_run=dry_run)
+            result = apply_update(server, kind, new, current, status=status, dry_run=dry_run,
+                                  warnings=warnings)
         except StaleRead:
             continue
         return result, warnings  # type: ignore[return-value]

@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import BadRequest
 from kbatch.apiserver.client import PatchType, Preconditions
+from kbatch.apiserver.create import create_object
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.listing import list_raw
 from kbatch.apiserver.patch import patch_object
 from kbatch.apiserver.raw import raw_dict
-from kbatch.apiserver.update import object_namespace, read_kv
+from kbatch.apiserver.update import object_namespace, read_kv, update_object
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -48,7 +49,8 @@ class Unstructured:
                field_validation: FieldValidation = "Strict") -> tuple[dict[str, Any], Warnings]:
         kind = self._kind_of(data)
         obj, warnings = decode_dict(kind.model, data, field_validation)
-        return self._server.create(obj, namespace=namespace, dry_run=dry_run).to_dict(), warnings
+        out = create_object(self._server, obj, namespace=namespace, dry_run=dry_run, warnings=warnings)
+        return out.to_dict(), warnings
 
     def update(self, data: dict[str, Any], *, namespace: str | None = None, status: bool = False,
                dry_run: bool = False, field_validation: FieldValidation = "Strict", name: str | None = None,
@@ -65,9 +67,10 @@ class Unstructured:
                 raise BadRequest("the namespace of the provided object does not match the namespace "
                                  "sent on the request")
             obj.metadata.namespace = namespace
-        verb = (self._server.finalize if finalize else
-                self._server.update_status if status else self._server.update)
-        return verb(obj, dry_run=dry_run).to_dict(), warnings
+        if finalize:
+            return self._server.finalize(obj, dry_run=dry_run).to_dict(), warnings
+        out = update_object(self._server, obj, status=status, dry_run=dry_run, warnings=warnings)
+        return out.to_dict(), warnings
 
     def patch(self, api_version: str, kind: str, name: str, patch: Any, *, namespace: str | None = None,
               patch_type: PatchType = "merge", status: bool = False, dry_run: bool = False,

@@ -30,6 +30,7 @@ from kbatch.api.model_copy import copy_value, partial_instance
 from kbatch.api.strategy import Strategy, keep_status_reset_fields
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.codec import checked_clone, decode, encode, splice_over
+from kbatch.apiserver.create import add_warnings
 from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta_update
@@ -160,7 +161,7 @@ def _validate(kind: Kind, new: Resource, old: Resource, status: bool) -> None:
 
 
 def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Current, *, status: bool,
-                   dry_run: bool) -> None:
+                   dry_run: bool, warnings: list[str] | None = None) -> None:
     """Everything but the write: strategy, system fields, admission, validation (in place on new).
 
     A status write with the default strategy takes every field but metadata and status from old as
@@ -195,13 +196,16 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
     if not status and kind.strategy.spec_changed(new, old):
         new.metadata.generation = (old.metadata.generation or 0) + 1
     _validate(kind, new, old, status)
+    if warnings is not None and not status:  # rest.BeforeUpdate: after validation
+        add_warnings(warnings, kind.strategy.warnings_on_update(new, old))
     server.admission.validate(request)
 
 
 def apply_update(server: APIServer, kind: Kind, new: Resource, current: Current, *, status: bool,
-                 dry_run: bool) -> Resource:
-    """Prepare and write ``new`` over ``current``; raises ``StaleRead`` when the store moved on."""
-    prepare_update(server, kind, new, current, status=status, dry_run=dry_run)
+                 dry_run: bool, warnings: list[str] | None = None) -> Resource:
+    """Prepare and write ``new`` over ``current``; raises ``StaleRead`` when the store moved on.
+    ``warnings`` receives the strategy's ``WarningsOnUpdate``."""
+    prepare_update(server, kind, new, current, status=status, dry_run=dry_run, warnings=warnings)
     key = current.kv.key
     meta_values = new.metadata.__dict__  # "resource_version" is in the fields set (prepare_update)
     meta_values["resource_version"] = None
@@ -255,7 +259,7 @@ def _status_input(kind: Kind, obj: T) -> T:
 
 
 def update_object(server: APIServer, obj: T, *, status: bool = False, dry_run: bool = False,
-                  strategy: Strategy[Any] | None = None) -> T:
+                  strategy: Strategy[Any] | None = None, warnings: list[str] | None = None) -> T:
     """``strategy``: a subresource's own strategy in place of the kind's (``namespaces/finalize``)."""
     kind = server.kind(type(obj))
     if strategy is not None:
@@ -269,7 +273,8 @@ def update_object(server: APIServer, obj: T, *, status: bool = False, dry_run: b
         new = _status_input(kind, obj) if status else checked_clone(obj)
         new.metadata.namespace = namespace
         try:
-            return apply_update(server, kind, new, current, status=status, dry_run=dry_run)  # type: ignore[return-value]
+            return apply_update(server, kind, new, current, status=status, dry_run=dry_run,  # type: ignore[return-value]
+                                warnings=warnings)
         except StaleRead:
             if wanted_rv:
                 raise Conflict.stale(kind.info.group_resource, obj.name) from None

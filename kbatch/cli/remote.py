@@ -43,6 +43,13 @@ def _path(info: ApiInfo, namespace: str | None, name: str | None = None, sub: st
     return base
 
 
+def _warning_text(value: str) -> str:
+    """The text of one ``Warning`` header (RFC 7234: ``299 - "text"``), as client-go's
+    ``ParseWarningHeader`` takes it: between the first and the last double quote."""
+    first, last = value.find('"'), value.rfind('"')
+    return value[first + 1:last] if 0 <= first < last else value
+
+
 def _raise(resp: httpx.Response) -> None:
     if resp.status_code < 400:
         return
@@ -99,12 +106,15 @@ class HttpBackend:
     def close(self) -> None:
         self._http.close()
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+    def _call(self, method: str, path: str, *, warnings: list[str] | None = None, **kwargs: Any) -> Any:
+        """``warnings`` receives the texts of the answer's ``Warning`` headers (what kubectl prints)."""
         try:
             resp = self._http.request(method, path, **kwargs)
         except httpx.HTTPError as err:
             raise errors.InternalError(f"cannot reach kbatch serve at {self._http.base_url}: {err}") from None
         _raise(resp)
+        if warnings is not None:
+            warnings.extend(_warning_text(v) for v in resp.headers.get_list("warning"))
         return resp.json() if resp.headers.get("content-type",
                                                "").startswith("application/json") else resp.text
 
@@ -119,7 +129,8 @@ class HttpBackend:
         return parse_time(self.clock()["now"])
 
     def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj:
-        return self._call("POST", _path(info, namespace), json=body, params=self._write_params(opts))
+        return self._call("POST", _path(info, namespace), json=body, params=self._write_params(opts),
+                          warnings=opts.warnings)
 
     def get(self, info: ApiInfo, namespace: str | None, name: str) -> Obj:
         return self._call("GET", _path(info, namespace, name))
@@ -136,13 +147,13 @@ class HttpBackend:
     def update(self, info: ApiInfo, namespace: str | None, name: str, body: Obj, opts: WriteOptions,
                *, subresource: str | None = None) -> Obj:
         return self._call("PUT", _path(info, namespace, name, subresource), json=body,
-                          params=self._write_params(opts))
+                          params=self._write_params(opts), warnings=opts.warnings)
 
     def patch(self, info: ApiInfo, namespace: str | None, name: str, patch: Any, patch_type: str,
               opts: WriteOptions, *, subresource: str | None = None) -> Obj:
         return self._call("PATCH", _path(info, namespace, name, subresource), content=json.dumps(patch),
                           headers={"Content-Type": _CONTENT_TYPES[patch_type]},
-                          params=self._write_params(opts))
+                          params=self._write_params(opts), warnings=opts.warnings)
 
     def apply(self, info: ApiInfo, namespace: str | None, name: str, config: Any, opts: WriteOptions, *,
               field_manager: str | None, force: bool = False, subresource: str | None = None) -> Obj:
@@ -152,7 +163,8 @@ class HttpBackend:
         if force:
             params["force"] = "true"
         return self._call("PATCH", _path(info, namespace, name, subresource), content=json.dumps(config),
-                          headers={"Content-Type": "application/apply-patch+yaml"}, params=params)
+                          headers={"Content-Type": "application/apply-patch+yaml"}, params=params,
+                          warnings=opts.warnings)
 
     def delete(self, info: ApiInfo, namespace: str | None, name: str, opts: DeleteOptions) -> Obj | None:
         body: Obj = {"kind": "DeleteOptions", "apiVersion": "v1"}

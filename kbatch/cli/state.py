@@ -226,6 +226,9 @@ class StateDir:
             config = recorded.with_options(opts, clock)
             if config != recorded:
                 cp = _restart(cp, config, recorded.differences(config))
+            # each command starts the API server again: its system-namespaces controller recreates
+            # a missing kube-system, kube-public or kube-node-lease (kube-apiserver's post-start hook)
+            cp.server.namespaces.ensure_system_namespaces()
         else:
             config = StateConfig(start=_start_option(opts.clock_start)).with_options(opts, clock)
             cp = self._from_legacy(config) if self.legacy_snapshot.exists() else config.build()

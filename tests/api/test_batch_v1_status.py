@@ -259,3 +259,11 @@ def test_start_time_may_not_move_on_a_running_job() -> None:
     old = job({"startTime": "2025-01-01T00:00:00Z"})
     errors = status_errors(old, {"startTime": "2025-01-01T00:05:00Z"})
     assert errors == ["status.startTime: Required value: startTime cannot be removed for unsuspended job"]
+
+
+def test_start_time_may_not_move_when_the_suspended_condition_is_dropped() -> None:
+    """Resuming is ``Suspended`` True -> an explicit False (strategy.go ``isJobResuming`` uses
+    ``IsConditionFalse``, kubernetes#134769): a write that drops the condition is no resume."""
+    old = job({"startTime": "2025-01-01T00:00:00Z", "conditions": [cond("Suspended")]})
+    errors = status_errors(old, {"startTime": "2025-01-01T00:05:00Z"})
+    assert errors == ["status.startTime: Required value: startTime cannot be removed for unsuspended job"]

@@ -39,8 +39,11 @@ def job(name: str = "pi") -> Job:
                                    {"name": "pi", "image": "perl"}]}}}})
 
 
+SYSTEM = ("default", "kube-node-lease", "kube-public", "kube-system")
+
+
 def test_bootstrap_namespaces_exist(api: APIServer) -> None:
-    assert [n.name for n in api.list(Namespace).items] == ["default", "kube-public", "kube-system"]
+    assert [n.name for n in api.list(Namespace).items] == list(SYSTEM)
 
 
 def test_cluster_info_is_published_in_kube_public(api: APIServer) -> None:
@@ -152,4 +155,4 @@ def test_namespace_deletion_with_real_kinds(api: APIServer) -> None:
     assert [p.name for p in left] == ["a"] and left[0].metadata.deletion_timestamp is not None
     api.delete(Pod, "a", "team", grace_period_seconds=0)  # the kubelet's final delete
     assert deleter.sync("team")
-    assert [n.name for n in api.list(Namespace).items] == ["default", "kube-public", "kube-system"]
+    assert [n.name for n in api.list(Namespace).items] == list(SYSTEM)

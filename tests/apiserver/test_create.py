@@ -104,7 +104,7 @@ def test_namespace_from_call_and_mismatch(server: APIServer) -> None:
 
 def test_default_namespaces_are_bootstrapped(server: APIServer) -> None:
     names = [n.name for n in server.list(Namespace).items]
-    assert names == ["default", "kube-public", "kube-system"]
+    assert names == ["default", "kube-node-lease", "kube-public", "kube-system"]
 
 
 def test_create_in_missing_namespace_is_not_found(server: APIServer) -> None:

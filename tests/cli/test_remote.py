@@ -173,3 +173,16 @@ def test_wait_on_a_real_clock_waits_in_real_time(tmp_path: Path) -> None:
         assert late.stderr == "error: timed out waiting for the condition on jobs/short\n"
     finally:
         assert proc.stop() == 0, "".join(proc.output)
+
+
+def test_write_warnings_come_through_the_server(kb: Any, server: ServeProcess, tmp_path: Path) -> None:
+    """The ``Warning`` headers of ``kbatch serve`` (here a Job name that is no DNS label,
+    pkg/registry/batch/job/strategy.go ``WarningsOnCreate``) are printed as a local write's are."""
+    manifest = tmp_path / "job.yaml"
+    manifest.write_text("apiVersion: batch/v1\nkind: Job\nmetadata: {name: warned.job}\n"
+                        "spec:\n  suspend: true\n  template:\n    spec:\n      restartPolicy: Never\n"
+                        "      containers: [{name: c, image: busybox}]\n")
+    res = kb("--server", server.url, "apply", "-f", str(manifest))
+    assert res.code == 0, res.err
+    assert res.err == ("Warning: metadata.name: this is used in Pod names and hostnames, which can result in "
+                       "surprising behavior; a DNS label is recommended: [must not contain dots]\n")

@@ -85,7 +85,8 @@ def _check_config(kind: Kind, config: Any, name: str, namespace: str | None) -> 
 def apply_object(server: APIServer, model: type[T], name: str, config: Any, namespace: str | None = None, *,
                  field_manager: str | None, force: bool = False, status: bool = False, dry_run: bool = False,
                  field_validation: FieldValidation = "Strict") -> tuple[T, list[str]]:
-    """Apply ``config`` (a wire dict) as ``field_manager``; the written object and decode warnings."""
+    """Apply ``config`` (a wire dict) as ``field_manager``; the written object and the warnings
+    (decoding's and the strategy's)."""
     manager = check_apply_options(field_manager)
     kind = server.kind(model)
     namespace = object_namespace(kind, namespace)
@@ -112,10 +113,11 @@ def apply_object(server: APIServer, model: type[T], name: str, config: Any, name
         try:
             with applying():
                 if kv is None:
-                    return create_object(server, obj, namespace=namespace, dry_run=dry_run), warnings
+                    return create_object(server, obj, namespace=namespace, dry_run=dry_run,
+                                         warnings=warnings), warnings
                 current = Current(kv, server.decoded.shared(model, kv))
                 return apply_update(server, kind, obj, current, status=status,  # type: ignore[return-value]
-                                    dry_run=dry_run), warnings
+                                    dry_run=dry_run, warnings=warnings), warnings
         except (StaleRead, AlreadyExists):
             continue
     raise Conflict.stale(info.group_resource, name)

@@ -86,7 +86,9 @@ def _apply_one(backend: Backend, obj: dict[str, Any], namespace: str | None, dry
 
     info, _ns, _name, placed = _target(backend, obj, namespace)
     _is_dry, suffix = _dry(dry_run)
-    outcome, out = client_side_apply(_BackendVerbs(backend, info, dry_run), placed)
+    verbs = _BackendVerbs(backend, info, dry_run)
+    outcome, out = client_side_apply(verbs, placed)
+    _print_warnings(verbs.opts.warnings)
     return f"{render_name(out)} {outcome}{suffix}"
 
 
@@ -101,7 +103,14 @@ def _server_side_apply(backend: Backend, obj: dict[str, Any], namespace: str | N
 
     opts = WriteOptions(dry_run=dry_run == "server")
     out = backend.apply(info, ns, name, placed, opts, field_manager=manager, force=force)
+    _print_warnings(opts.warnings)
     return f"{render_name(out)} serverside-applied{suffix}"
+
+
+def _print_warnings(texts: list[str]) -> None:
+    """The ``Warning:`` headers of a write, as kubectl prints them (stderr, before the result)."""
+    for text in texts:
+        typer.echo(f"Warning: {text}", err=True)
 
 
 def _warn_deprecated(backend: Backend, objects: list[dict[str, Any]]) -> None:
@@ -173,8 +182,9 @@ def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | Non
 
         def one(obj: dict[str, Any]) -> str:
             info, ns, _, placed = _target(backend, obj, namespace)
-            out = placed if dry_run == "client" else backend.create(info, ns, placed, WriteOptions(
-                dry_run=dry_run == "server"))
+            opts = WriteOptions(dry_run=dry_run == "server")
+            out = placed if dry_run == "client" else backend.create(info, ns, placed, opts)
+            _print_warnings(opts.warnings)
             return f"{render_name(out)} created{suffix}"
 
         _each(objects, one)
@@ -274,7 +284,9 @@ def patch(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND
         _warn_info(backend, info)
         ns = namespace_for(info, namespace)
         before = backend.get(info, ns, name)
-        out = backend.patch(info, ns, name, body, patch_type, WriteOptions(), subresource=subresource)
+        opts = WriteOptions()
+        out = backend.patch(info, ns, name, body, patch_type, opts, subresource=subresource)
+        _print_warnings(opts.warnings)
         changed = (out.get("metadata") or {}).get("resourceVersion") != \
             (before.get("metadata") or {}).get("resourceVersion")
         if output:

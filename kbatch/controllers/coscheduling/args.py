@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
+from kbatch.controllers.scheduler.config import SchedulerConfigError, decode_int, plugin_args
 
 __all__ = ["CoschedulingArgs", "parse_args"]
 
@@ -24,13 +24,8 @@ class CoschedulingArgs:
 
 
 def _int(args: Mapping[str, Any], key: str, default: int) -> int:
-    value = args.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SchedulerConfigError(f"pluginConfig[Coscheduling].args.{key}: Invalid value: {value!r}: "
-                                   "must be an integer")
-    return value
+    value = decode_int(args.get(key, default), f"CoschedulingArgs.{key}", 64)
+    return default if value is None else int(value)
 
 
 def parse_args(args: Mapping[str, Any]) -> CoschedulingArgs:

@@ -23,8 +23,10 @@ checks the same annotation). When it starts again (:func:`kbatch.sim.faults.star
 at once and posts its first node status: ``Ready=True`` reason ``KubeletReady`` and the pressure
 conditions the node carries healthy, each with a fresh ``lastHeartbeatTime``.
 
-kube-node-lease is created when missing: upstream kube-apiserver's system-namespaces controller
-creates it; kbatch's API server bootstraps only ``default`` and ``kube-system``.
+The kubelet never creates kube-node-lease: the API server does (kube-apiserver's system-namespaces
+controller, :meth:`kbatch.apiserver.namespaces.NamespaceLifecycle.ensure_system_namespaces`). While
+it is missing the Lease create fails and is tried again at the next renewal, as upstream's lease
+controller retries.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbatch.api.base import format_micro_time, format_time
-from kbatch.api.errors import AlreadyExists, NotFound
+from kbatch.api.errors import AlreadyExists, Forbidden, NotFound
 from kbatch.controllers.kubelet.nodestatus import (
     EPSILON,
     HEALTHY,
@@ -188,10 +190,11 @@ class NodeHeartbeat:
                 return
             except NotFound:
                 self._leases.discard(name)
-        self._create(node, stamp)
-        self._leases.add(name)
+        if self._create(node, stamp):
+            self._leases.add(name)
 
-    def _create(self, node: Any, stamp: str) -> None:
+    def _create(self, node: Any, stamp: str) -> bool:
+        """Whether the node's Lease now exists (created or taken over)."""
         meta = node.metadata
         lease = self.Lease.model_validate({
             "metadata": {"name": meta.name, "namespace": self.namespace, "ownerReferences": [
@@ -202,14 +205,6 @@ class NodeHeartbeat:
             self.ctx.client.create(lease)
         except AlreadyExists:  # created before this kubelet (re)started: take it over
             self.ctx.client.patch(self.Lease, meta.name, {"spec": {"renewTime": stamp}}, self.namespace)
-        except NotFound:  # no kube-node-lease namespace yet
-            self._create_namespace()
-            self.ctx.client.create(lease)
-
-    def _create_namespace(self) -> None:
-        from kbatch.api.core_v1 import Namespace
-
-        try:
-            self.ctx.client.create(Namespace.model_validate({"metadata": {"name": self.namespace}}))
-        except AlreadyExists:
-            return
+        except (NotFound, Forbidden):  # kube-node-lease missing or terminating: tried again next renewal
+            return False
+        return True

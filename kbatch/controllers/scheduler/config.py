@@ -22,9 +22,12 @@ client connection, ...) are accepted and ignored. Upstream: ``pkg/scheduler/apis
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from kbatch.api.errors import FieldError
 
 __all__ = [
     "API_VERSION",
@@ -35,6 +38,8 @@ __all__ = [
     "ProfileConfig",
     "SchedulerConfig",
     "SchedulerConfigError",
+    "decode_int",
+    "invalid",
     "merge_plugin_set",
     "parse_config",
     "plugin_args",
@@ -118,39 +123,85 @@ def _unknown(doc: Mapping[str, Any], known: set[str] | frozenset[str], path: str
         raise SchedulerConfigError(f'strict decoding error: unknown field "{where}{extra[0]}"')
 
 
-def _mapping(value: Any, path: str) -> Mapping[str, Any]:
+def invalid(path: str, value: Any, detail: str) -> SchedulerConfigError:
+    """A validation error as kube-scheduler prints a ``field.Invalid``: the bad value rendered as Go
+    renders it (``"abc"``, ``true``, ``1.5``), never a Python repr."""
+    return SchedulerConfigError(str(FieldError.invalid(path, value, detail)))
+
+
+def _json_kind(value: Any) -> str:
+    """``json.UnmarshalTypeError.Value`` (encoding/json, as forked in sigs.k8s.io/json): the JSON
+    kind of the bad value; a number with its literal."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int | float):
+        return f"number {value}"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, Mapping) else "null"
+
+
+def type_error(value: Any, field_path: str, go_type: str) -> SchedulerConfigError:
+    """kube-scheduler's decoding error for a value of the wrong JSON type (its ``--config`` file is
+    decoded with sigs.k8s.io/json): ``field_path`` is Go's ``Struct.dotted.json.path``."""
+    return SchedulerConfigError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field "
+                                f"{field_path} of type {go_type}")
+
+
+def decode_int(value: Any, field_path: str, bits: int = 32) -> Any:
+    """``value`` as Go decodes it into an ``int32``/``int64`` field (``None`` stays ``None``); any other
+    JSON value is a :func:`type_error`. A whole float is the integer YAML→JSON conversion makes of it."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)
+                         and -(2 ** (bits - 1)) <= value < 2 ** (bits - 1)):
+        return value
+    raise type_error(value, field_path, f"int{bits}")
+
+
+def _go_path(path: str) -> str:
+    """Go's dotted field path for one of ours: the indices dropped (``profiles.plugins.score``)."""
+    return re.sub(r"\[[^]]*\]", "", path)
+
+
+def _mapping(value: Any, path: str, go: tuple[str, str] | None = None) -> Mapping[str, Any]:
+    """``go``: (the Go struct holding the field, the field's Go type), for upstream's decoding error."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise SchedulerConfigError(f"{path}: Invalid value: expected an object, got {type(value).__name__}")
+        if go is not None:
+            raise type_error(value, f"{go[0]}.{_go_path(path)}", go[1])
+        raise SchedulerConfigError(f"{path}: Invalid value: expected an object, got {_json_kind(value)}")
     return value
 
 
-def _list(value: Any, path: str) -> list[Any]:
+def _list(value: Any, path: str, go: tuple[str, str]) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise SchedulerConfigError(f"{path}: Invalid value: expected a list, got {type(value).__name__}")
+        raise type_error(value, f"{go[0]}.{_go_path(path)}", go[1])
     return value
 
 
 def _plugin_set(doc: Any, path: str) -> PluginSet:
-    doc = _mapping(doc, path)
+    doc = _mapping(doc, path, ("Plugins", "v1.PluginSet"))
     _unknown(doc, {"enabled", "disabled"}, path)
     enabled = []
-    for i, item in enumerate(_list(doc.get("enabled"), f"{path}.enabled")):
-        item = _mapping(item, f"{path}.enabled[{i}]")
+    for i, item in enumerate(_list(doc.get("enabled"), f"{path}.enabled", ("PluginSet", "[]v1.Plugin"))):
+        item = _mapping(item, f"{path}.enabled[{i}]", ("PluginSet", "v1.Plugin"))
         _unknown(item, {"name", "weight"}, f"{path}.enabled[{i}]")
-        name, weight = item.get("name"), item.get("weight", 0)
+        name = item.get("name")
+        weight = decode_int(item.get("weight"), f"Plugin.{_go_path(path)}.enabled.weight") or 0
         if not isinstance(name, str) or not name:
             raise SchedulerConfigError(f"{path}.enabled[{i}].name: Required value")
-        if not isinstance(weight, int) or weight < 0:
-            raise SchedulerConfigError(f"{path}.enabled[{i}].weight: Invalid value: {weight!r}: "
-                                       "must be a non-negative integer")
+        if weight < 0:
+            raise invalid(f"{path}.enabled[{i}].weight", weight, "must be a non-negative integer")
         enabled.append(PluginEntry(name, weight))
     disabled = []
-    for i, item in enumerate(_list(doc.get("disabled"), f"{path}.disabled")):
-        item = _mapping(item, f"{path}.disabled[{i}]")
+    for i, item in enumerate(_list(doc.get("disabled"), f"{path}.disabled", ("PluginSet", "[]v1.Plugin"))):
+        item = _mapping(item, f"{path}.disabled[{i}]", ("PluginSet", "v1.Plugin"))
         _unknown(item, {"name", "weight"}, f"{path}.disabled[{i}]")
         if not isinstance(item.get("name"), str) or not item["name"]:
             raise SchedulerConfigError(f"{path}.disabled[{i}].name: Required value")
@@ -159,18 +210,19 @@ def _plugin_set(doc: Any, path: str) -> PluginSet:
 
 
 def _profile(doc: Any, path: str) -> ProfileConfig:
-    doc = _mapping(doc, path)
+    doc = _mapping(doc, path, ("KubeSchedulerConfiguration", "v1.KubeSchedulerProfile"))
     _unknown(doc, {"schedulerName", "plugins", "pluginConfig", "percentageOfNodesToScore"}, path)
     name = doc.get("schedulerName", DEFAULT_SCHEDULER_NAME)
     if not isinstance(name, str) or not name:
         raise SchedulerConfigError(f"{path}.schedulerName: Required value")
-    plugins_doc = _mapping(doc.get("plugins"), f"{path}.plugins")
+    plugins_doc = _mapping(doc.get("plugins"), f"{path}.plugins", ("KubeSchedulerProfile", "v1.Plugins"))
     _unknown(plugins_doc, {"multiPoint", *EXTENSION_POINTS}, f"{path}.plugins")
     plugins = {point: _plugin_set(value, f"{path}.plugins.{point}") for point, value in plugins_doc.items()}
     args: dict[str, Mapping[str, Any]] = {}
-    for i, item in enumerate(_list(doc.get("pluginConfig"), f"{path}.pluginConfig")):
+    for i, item in enumerate(_list(doc.get("pluginConfig"), f"{path}.pluginConfig",
+                                   ("KubeSchedulerProfile", "[]v1.PluginConfig"))):
         where = f"{path}.pluginConfig[{i}]"
-        item = _mapping(item, where)
+        item = _mapping(item, where, ("KubeSchedulerProfile", "v1.PluginConfig"))
         _unknown(item, {"name", "args"}, where)
         plugin = item.get("name")
         if not isinstance(plugin, str) or not plugin:
@@ -192,12 +244,13 @@ def parse_config(doc: Mapping[str, Any] | None) -> SchedulerConfig:
         raise SchedulerConfigError(f'no kind "{kind}" is registered for version "{api_version}"; '
                                    f"kbatch reads {API_VERSION} KubeSchedulerConfiguration")
     _unknown(doc, {"apiVersion", "kind", "profiles", "percentageOfNodesToScore", *_PROCESS_FIELDS}, "")
-    percentage = doc.get("percentageOfNodesToScore")
-    if percentage is not None and (not isinstance(percentage, int) or not 0 <= percentage <= 100):
-        raise SchedulerConfigError(f"percentageOfNodesToScore: Invalid value: {percentage!r}: "
-                                   "not in valid range [0-100]")
-    profiles = tuple(_profile(p, f"profiles[{i}]") for i, p in enumerate(_list(doc.get("profiles"),
-                                                                                 "profiles")))
+    percentage = decode_int(doc.get("percentageOfNodesToScore"),
+                            "KubeSchedulerConfiguration.percentageOfNodesToScore")
+    if percentage is not None and not 0 <= percentage <= 100:
+        raise invalid("percentageOfNodesToScore", percentage, "not in valid range [0-100]")
+    listed = _list(doc.get("profiles"), "profiles",
+                   ("KubeSchedulerConfiguration", "[]v1.KubeSchedulerProfile"))
+    profiles = tuple(_profile(p, f"profiles[{i}]") for i, p in enumerate(listed))
     seen: set[str] = set()
     for i, profile in enumerate(profiles):
         if profile.scheduler_name in seen:

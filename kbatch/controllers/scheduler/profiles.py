@@ -22,6 +22,7 @@ the scheduler registers them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -200,8 +201,8 @@ def _build_one(registry: Registry, config: ProfileConfig, percentage: int | None
         plugins[entry.name].weight = entry.weight or registry.default_weight(entry.name) or 1
     sorts = [plugins[e.name] for e in placed["queueSort"]]
     if len(sorts) > 1:
-        raise SchedulerConfigError(f"profile {config.scheduler_name!r}: only one queue sort plugin can be "
-                                   f"enabled, got {[s.name for s in sorts]}")
+        raise SchedulerConfigError(f'profile "{config.scheduler_name}": only one queue sort plugin can be '
+                                   f"enabled, got {json.dumps([s.name for s in sorts])}")
 
     def at(point: str) -> list[Any]:
         return [plugins[e.name] for e in placed[point]]

@@ -31,6 +31,12 @@ from kbatch.api.strategies.batch.validation import (
     validate_job,
     validate_job_update,
 )
+from kbatch.api.strategies.batch.warnings import (
+    cronjob_warnings_on_create,
+    cronjob_warnings_on_update,
+    job_warnings_on_create,
+    job_warnings_on_update,
+)
 from kbatch.api.strategies.core import default_pod_spec
 from kbatch.api.strategy import DefaultStrategy, GateBound
 
@@ -181,6 +187,12 @@ class JobStrategy(GateBound, DefaultStrategy):
     def validate_status_update(self, new: Job, old: Job) -> list[FieldError]:  # type: ignore[override]
         return validate_job_status_update(new, old)
 
+    def warnings_on_create(self, obj: Job) -> list[str]:  # type: ignore[override]
+        return job_warnings_on_create(obj)
+
+    def warnings_on_update(self, new: Job, old: Job) -> list[str]:  # type: ignore[override]
+        return job_warnings_on_update(new, old)
+
 
 class CronJobStrategy(DefaultStrategy):
     """pkg/registry/batch/cronjob/strategy.go. ``ValidateUpdate`` is ``ValidateCronJobUpdate``
@@ -201,3 +213,9 @@ class CronJobStrategy(DefaultStrategy):
 
     def validate_update(self, new: CronJob, old: CronJob) -> list[FieldError]:  # type: ignore[override]
         return validate_cronjob_update(new, old)
+
+    def warnings_on_create(self, obj: CronJob) -> list[str]:  # type: ignore[override]
+        return cronjob_warnings_on_create(obj)
+
+    def warnings_on_update(self, new: CronJob, old: CronJob) -> list[str]:  # type: ignore[override]
+        return cronjob_warnings_on_update(new, old)

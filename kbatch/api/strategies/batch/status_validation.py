@@ -113,7 +113,7 @@ def status_validation_options(new: Job, old: Job) -> JobStatusOptions:
         reject_failed_indexes_without_per_index_limit=failed_idx,
         reject_failed_indexes_overlapping_completed=failed_idx or completed_idx,
         reject_finished_with_active_pods=finished or (ns.active or 0) != (os_.active or 0),
-        reject_finished_without_start_time=finished or start,
+        reject_finished_without_start_time=(finished or start) and not _suspended_with_zero_completions(new),
         reject_finished_with_uncounted_pods=finished or uncounted,
         reject_start_time_update_when_unsuspended=start,
         reject_completion_time_before_start_time=start or completion,
@@ -128,6 +128,13 @@ def status_validation_options(new: Job, old: Job) -> JobStatusOptions:
         or (ns.active or 0) != (os_.active or 0),
         reject_finished_with_terminating_pods=finished or (ns.terminating or 0) != (os_.terminating or 0),
     )
+
+
+def _suspended_with_zero_completions(job: Job) -> bool:
+    """``isSuspendedWithZeroCompletions`` (kubernetes#132614, fixing the 1.32 regression
+    kubernetes#132144): a Job created suspended with ``completions: 0`` is Complete at once and never
+    gets a ``startTime``, so the "finished needs startTime" rule does not apply to it."""
+    return job.spec.suspend is True and job.spec.completions == 0
 
 
 def _validate_status_counters(status: JobStatus, path: str) -> Errors:
@@ -363,7 +370,7 @@ def validate_job_status_update(new: Job, old: Job) -> Errors:
         and os_.start_time is not None
         and os_.start_time != ns.start_time
         and not new.spec.suspend
-        and not _resuming(old_true, new_true)
+        and not _resuming(old_true, ns)
     ):
         errs.append(
             FieldError.required("status.startTime", "startTime cannot be removed for unsuspended job")
@@ -378,11 +385,13 @@ def validate_job_status_update(new: Job, old: Job) -> Errors:
     return errs
 
 
-def _resuming(old_true: frozenset[str], new_true: frozenset[str]) -> bool:
-    """Suspended goes True -> not True: the controller may move startTime while resuming.
+def _resuming(old_true: frozenset[str], new: JobStatus) -> bool:
+    """Suspended goes True -> False: the controller may move startTime while resuming.
 
     Upstream kubernetes#134769 (v1.34.2, backported to 1.32.10/1.33.6) allows this update; before
     the fix, a Job resumed after it had started and been suspended wedged with "startTime cannot be
-    removed for unsuspended job".
+    removed for unsuspended job". The new condition must say False (strategy.go ``isJobResuming``,
+    ``IsConditionFalse``): a write that drops the condition is not a resume.
     """
-    return bc.JOB_SUSPENDED in old_true and bc.JOB_SUSPENDED not in new_true
+    first = next((c.status for c in new.conditions or () if c.type == bc.JOB_SUSPENDED), None)
+    return bc.JOB_SUSPENDED in old_true and first == "False"

@@ -45,7 +45,7 @@ from typing import Any
 
 from kbatch.api.errors import StatusError
 from kbatch.api.selectors import selector_from_model
-from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
+from kbatch.controllers.scheduler.config import SchedulerConfigError, decode_int, invalid, plugin_args
 from kbatch.controllers.scheduler.diagnosis import histogram
 from kbatch.controllers.scheduler.framework import (
     Code,
@@ -280,10 +280,12 @@ def new(args: Mapping[str, Any], handle: Any) -> DefaultPreemption:
     limits are accepted (they never bind below 100 nodes)."""
     args = plugin_args("DefaultPreemption", args, tuple(_MIN_CANDIDATES))
     for field, default in _MIN_CANDIDATES.items():
-        value = args.get(field, default)
-        if not isinstance(value, int) or value < 0 or (field.endswith("Percentage") and value > 100):
-            raise SchedulerConfigError(f"{field}: Invalid value: {value!r}: not in valid range "
-                                       + ("[0, 100]" if field.endswith("Percentage") else "[0, inf)"))
+        value = decode_int(args.get(field, default), f"DefaultPreemptionArgs.{field}")
+        if value is None:
+            value = default
+        if value < 0 or (field.endswith("Percentage") and value > 100):
+            raise invalid(field, value, "not in valid range "
+                          + ("[0, 100]" if field.endswith("Percentage") else "[0, inf)"))
         if value != default:
             raise SchedulerConfigError(f"DefaultPreemption: {field} other than {default} is not modelled "
                                        "by kbatch (every node is a preemption candidate)")

@@ -40,7 +40,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
+from kbatch.controllers.scheduler.config import SchedulerConfigError, decode_int, invalid, plugin_args
 from kbatch.controllers.scheduler.events import ActionType, ClusterEventWithHint, on_node, on_pod
 from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
 from kbatch.controllers.scheduler.plugins.pod_hints import (
@@ -284,10 +284,11 @@ def new(args: Mapping[str, Any], handle: Any) -> InterPodAffinity:
     (0-100, default 1)."""
     args = plugin_args("InterPodAffinity", args,
                        ("hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"))
-    weight = args.get("hardPodAffinityWeight", 1)
-    if not isinstance(weight, int) or not 0 <= weight <= 100:
-        raise SchedulerConfigError(f"hardPodAffinityWeight: Invalid value: {weight!r}: "
-                                   "not in valid range [0-100]")
+    weight = decode_int(args.get("hardPodAffinityWeight", 1), "InterPodAffinityArgs.hardPodAffinityWeight")
+    if weight is None:
+        weight = 1
+    if not 0 <= weight <= 100:
+        raise invalid("hardPodAffinityWeight", weight, "not in valid range [0-100]")
     if args.get("ignorePreferredTermsOfExistingPods"):
         raise SchedulerConfigError("InterPodAffinity: ignorePreferredTermsOfExistingPods is not modelled "
                                    "by kbatch")

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kbatch.api.pod_resources import CPU, MEMORY, PODS
-from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
+from kbatch.controllers.scheduler.config import SchedulerConfigError, decode_int, invalid, plugin_args
 from kbatch.controllers.scheduler.events import (
     QUEUE,
     QUEUE_SKIP,
@@ -119,7 +119,7 @@ class NodeResourcesFit:
         weight: int = 1,
     ) -> None:
         if strategy not in (LEAST_ALLOCATED, MOST_ALLOCATED):
-            raise ValueError(f"unknown scoring strategy {strategy!r}; "
+            raise ValueError(f'unknown scoring strategy "{strategy}"; '
                              f"use {LEAST_ALLOCATED} or {MOST_ALLOCATED}")
         self.strategy = strategy
         self.resources = resources
@@ -200,12 +200,13 @@ def new(args: Mapping[str, Any], handle: Any) -> NodeResourcesFit:
                                    "modelled by kbatch")
     resources: list[tuple[str, int]] = []
     for i, item in enumerate(scoring.get("resources") or ()):
-        name, weight = item.get("name"), item.get("weight", 1)
+        name = item.get("name")
+        weight = decode_int(item.get("weight", 1), "ResourceSpec.scoringStrategy.resources.weight", 64)
         if not name:
             raise SchedulerConfigError(f"scoringStrategy.resources[{i}].name: Required value")
-        if not isinstance(weight, int) or not 1 <= weight <= 100:
+        if weight is None or not 1 <= weight <= 100:
             # upstream validateResources (apis/config/validation/validation_pluginargs.go)
-            raise SchedulerConfigError(f"scoringStrategy.resources[{i}].weight: Invalid value: {weight!r}: "
-                                       f"resource weight of {name} not in valid range (0, 100]")
+            raise invalid(f"scoringStrategy.resources[{i}].weight", weight or 0,
+                          f"resource weight of {name} not in valid range (0, 100]")
         resources.append((name, weight))
     return NodeResourcesFit(strategy=kind, resources=tuple(resources) or ((CPU, 1), (MEMORY, 1)))

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
+from kbatch.controllers.scheduler.config import SchedulerConfigError, decode_int, invalid, plugin_args
 from kbatch.controllers.scheduler.events import ActionType, ClusterEventWithHint, on_node, on_pod
 from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
 from kbatch.controllers.scheduler.plugins.pod_hints import (
@@ -506,8 +506,9 @@ def _default_constraint(i: int, doc: Mapping[str, Any]) -> SpreadConstraint:
         raise SchedulerConfigError(f"{where}.labelSelector: Forbidden: constraint must not define a "
                                    "selector, as they deduced for each pod")
     skew, key, when = doc.get("maxSkew"), doc.get("topologyKey"), doc.get("whenUnsatisfiable")
-    if not isinstance(skew, int) or skew <= 0:
-        raise SchedulerConfigError(f"{where}.maxSkew: Invalid value: {skew!r}: must be greater than zero")
+    skew = decode_int(skew, "TopologySpreadConstraint.defaultConstraints.maxSkew") or 0
+    if skew <= 0:
+        raise invalid(f"{where}.maxSkew", skew, "must be greater than zero")
     if not key:
         raise SchedulerConfigError(f"{where}.topologyKey: Required value: can not be empty")
     if when not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
