@@ -14,7 +14,9 @@ integration's :class:`~kbatch.api.jobframework.GenericJob` adapter does the kind
   not removed in a namespace with a default LocalQueue; a WorkloadPriorityClass label not added to
   a running job nor removed; for batch/v1 Jobs, ``kueue.x-k8s.io/job-min-parallelism`` between 1 and
   the pod count - 1, ``kueue.x-k8s.io/job-completions-equal-parallelism`` only for Indexed Jobs with
-  equal completions and parallelism, ``parallelism`` fixed while a partially admissible Job runs.
+  equal completions and parallelism, ``parallelism`` fixed while a partially admissible Job runs;
+  with ``AdmissionGatedBy``, the ``kueue.x-k8s.io/admission-gated-by`` annotation's rules
+  (:mod:`.admission_gated_by`), for every integration as upstream's ``ValidateJobOn{Create,Update}``.
 
 Denials are ``Forbidden`` with ``admission webhook "vjob.kb.io" denied the request: …`` (the
 webhook named after the kind, as upstream's ``v<kind>.kb.io``).
@@ -38,6 +40,7 @@ from kbatch.api.kueue_v1beta2.constants import (
 from kbatch.api.selectors import selector_from_model
 from kbatch.api.validation import is_dns1123_subdomain
 from kbatch.controllers.kueue.config import settings_for
+from kbatch.controllers.kueue.webhooks.admission_gated_by import admission_gated_by_errors
 from kbatch.controllers.kueue.webhooks.default_queue import DefaultQueues
 from kbatch.controllers.kueue.webhooks.kinds import deny
 from kbatch.controllers.kueue.webhooks.pods import PodWebhook
@@ -189,6 +192,8 @@ class _JobWebhook:
                 errs.append(
                     FieldError.invalid(f"{_LABELS}[{MAX_EXEC_TIME_LABEL}]", value, "should be greater than 0")
                 )
+        if self._settings().gates.enabled("AdmissionGatedBy"):  # ValidateJobOnCreate
+            errs += admission_gated_by_errors(obj.metadata.annotations, update=False)
         return errs
 
     def _on_update(self, old: Any, new: Any) -> list[FieldError]:
@@ -230,6 +235,8 @@ class _JobWebhook:
                     wpc_path, new_wpc, "WorkloadPriorityClass cannot be removed from a workload"
                 )
             )
+        if self._settings().gates.enabled("AdmissionGatedBy"):  # ValidateJobOnUpdate
+            errs += admission_gated_by_errors(new.metadata.annotations, old.metadata.annotations, update=True)
         if self.integration.name == "batch/job":
             errs += _partial_admission_update(old, new, old_job, new_job)
         return errs
