@@ -25,6 +25,9 @@ import pytest
 from kbatch import ControlPlane
 from kbatch.api.batch_v1 import Job
 from kbatch.api.errors import FieldError, Forbidden, Invalid
+from kbatch.api.jobset_v1alpha2 import JobSet
+
+from .helpers import local_queue
 
 QUEUE = "kueue.x-k8s.io/queue-name"
 MAX_EXEC = "kueue.x-k8s.io/max-exec-time-seconds"
@@ -328,3 +331,55 @@ def test_validate_update(case: str, old: list[dict[str, Any]], new: dict[str, An
     for doc in old[1:]:
         assert _update(cp, doc) is None
     assert _update(cp, new) == want
+
+
+CONFIG = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration"}
+JOB_ONLY = {**CONFIG, "integrations": {"frameworks": ["batch/job"]}}
+WITH_JOBSET = {**CONFIG, "integrations": {"frameworks": ["batch/job", "jobset.x-k8s.io/jobset"]}}
+JOBSET_OWNER = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "name": "owner",
+                "uid": "owner", "controller": True}
+_POD = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "pause"}]}
+OWNER = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+         "metadata": {"name": "owner", "namespace": "default"},
+         "spec": {"suspend": True, "replicatedJobs": [
+             {"name": "r", "replicas": 1, "template": {"spec": {"template": {"spec": _POD}}}}]}}
+DEFAULTS: list[tuple[str, dict[str, Any], dict[str, Any] | None, bool, bool | None, str | None]] = [
+    # (case, job, configuration, default LocalQueue exists, want suspend, want queue-name label)
+    ("update the suspend field with 'manageJobsWithoutQueueName=false'",
+     make_job(queue="queue", suspend=False), None, False, True, "queue"),
+    ("update the suspend field 'manageJobsWithoutQueueName=true'",
+     make_job(suspend=False), {**CONFIG, "manageJobsWithoutQueueName": True}, False, True, None),
+    ("no change in managed by: features.MultiKueue disabled",
+     make_job(queue="queue", suspend=False), None, False, True, "queue"),
+    ("invalid queue name", make_job(queue="invalid-local-queue", suspend=False), None, False, True,
+     "invalid-local-queue"),
+    ("default lq is created, job doesn't have queue label", make_job(), None, True, True, "default"),
+    ("default lq is created, job has queue label", make_job(queue="test-queue"), None, True, True,
+     "test-queue"),
+    ("default lq isn't created, job doesn't have queue label", make_job(), None, False, True, None),
+    # "job is managed by Kueue managed owner, ...": upstream's owner is an MPIJob (an integration
+    # kbatch has no kind for); a JobSet with the jobset integration enabled is the same case. The
+    # owner exists in both rows: kbatch always registers the JobSet kind, and a registered owner
+    # kind that is missing fails the ancestor walk (test_upstream_find_ancestor.py).
+    ("job is managed by Kueue managed owner, job doesn't have queue label",
+     make_job(owner=JOBSET_OWNER), WITH_JOBSET, True, True, None),
+    ("job is managed by non Kueue managed owner, job has queue label",
+     make_job(owner=JOBSET_OWNER), JOB_ONLY, True, True, "default"),
+]
+
+
+@pytest.mark.parametrize(("case", "job", "config", "default_lq", "suspend", "queue"), DEFAULTS,
+                         ids=[c[0] for c in DEFAULTS])
+def test_default(case: str, job: dict[str, Any], config: dict[str, Any] | None, default_lq: bool,
+                 suspend: bool | None, queue: str | None) -> None:
+    cp = _plane(config=config)
+    if job["metadata"].get("ownerReferences"):
+        cp.apply([OWNER])
+        uid = cp.client.get(JobSet, "owner", "default").metadata.uid
+        job["metadata"]["ownerReferences"] = [{**JOBSET_OWNER, "uid": uid}]
+    if default_lq:
+        cp.apply([local_queue("default", "cluster-queue")])
+    cp.apply([job])
+    got = cp.client.get(Job, "job", "default")
+    assert (got.spec.suspend, (got.metadata.labels or {}).get(QUEUE)) == (suspend, queue)
+    assert got.spec.managed_by is None

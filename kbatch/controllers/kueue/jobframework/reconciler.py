@@ -32,6 +32,7 @@ from kbatch.api.jobframework import JobWithCustomStop, JobWithReclaimablePods, P
 from kbatch.api.kueue_v1beta2 import ReclaimablePod, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import MANAGED_BY_MULTIKUEUE, RESOURCE_IN_USE_FINALIZER, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.jobframework.ancestors import find_managed_ancestor
 from kbatch.controllers.kueue.jobframework.construct import (
     equivalent,
     infos_from_admission,
@@ -121,19 +122,17 @@ class JobReconciler:
         return self._after_workload(job, obj, self._ensure_one_workload(job, obj))
 
     def _has_managed_ancestor(self, obj: Any) -> bool:
-        """``FindAncestorJobManagedByKueue``: a controller owner of an enabled integration with a
-        queue name (or any, with ``manageJobsWithoutQueueName``)."""
-        ref = obj.metadata.controller_ref()
-        if ref is None:
-            return False
-        for integ in self.mgr.integrations:
-            if integ.model.api_info.kind == ref.kind:
-                try:
-                    owner = self.mgr.ctx.cache.get(integ.model, ref.name, obj.metadata.namespace)
-                except NotFound:
-                    return False
-                return bool(queue_name(owner)) or self.mgr.settings.config.manage_jobs_without_queue_name
-        return False
+        """``FindAncestorJobManagedByKueue`` (:mod:`.ancestors`): its errors (an owner missing, a
+        cycle, too deep a chain) fail the reconcile, which is retried, as upstream returns them."""
+        mgr = self.mgr
+        found = find_managed_ancestor(
+            obj,
+            mgr.ctx.composition.job_integrations,
+            frozenset(i.name for i in mgr.integrations),
+            mgr.ctx.cache.get,
+            mgr.settings.config.manage_jobs_without_queue_name,
+        )
+        return found is not None
 
     def _after_workload(self, job: Any, obj: Any, wl: Workload | None) -> Result | None:
         mgr = self.mgr

@@ -28,7 +28,7 @@ import re
 from typing import Any
 
 from kbatch.api.core_v1 import Namespace
-from kbatch.api.errors import FieldError, NotFound
+from kbatch.api.errors import FieldError, Forbidden, NotFound
 from kbatch.api.kueue_v1beta2.constants import (
     DEFAULT_LOCAL_QUEUE,
     JOB_COMPLETIONS_EQUAL_PARALLELISM,
@@ -40,6 +40,11 @@ from kbatch.api.kueue_v1beta2.constants import (
 from kbatch.api.selectors import selector_from_model
 from kbatch.api.validation import is_dns1123_subdomain
 from kbatch.controllers.kueue.config import settings_for
+from kbatch.controllers.kueue.jobframework.ancestors import (
+    AncestorError,
+    find_managed_ancestor,
+    owner_managed,
+)
 from kbatch.controllers.kueue.webhooks.admission_gated_by import admission_gated_by_errors
 from kbatch.controllers.kueue.webhooks.default_queue import DefaultQueues
 from kbatch.controllers.kueue.webhooks.kinds import deny
@@ -104,35 +109,28 @@ class _JobWebhook:
         stopped (answered from a memo every LocalQueue write clears: :mod:`.default_queue`)."""
         return self._default_queues.exists(namespace)
 
+    def _enabled(self) -> frozenset[str]:
+        return frozenset(self._settings().frameworks)
+
     def _owner_managed(self, obj: Any) -> bool:
-        """``IsOwnerManagedByKueueForObject``: the controller owner is of an integration's kind."""
-        ref = obj.metadata.controller_ref()
-        if ref is None:
-            return False
-        return any(
-            i.model.api_info.kind == ref.kind
-            and (ref.api_version or "").split("/")[0] in (i.model.api_info.group, i.model.api_info.version)
-            for i in self.server.composition.job_integrations
-        )
+        """``IsOwnerManagedByKueueForObject`` (:mod:`..jobframework.ancestors`)."""
+        return owner_managed(obj, self.server.composition.job_integrations, self._enabled())
 
     def _ancestor_managed(self, obj: Any) -> bool:
-        """``FindAncestorJobManagedByKueue`` (one level: the controller owner, when it exists and has a
-        queue name — or any, with ``manageJobsWithoutQueueName``)."""
-        ref = obj.metadata.controller_ref()
-        if ref is None:
-            return False
-        for integ in self.server.composition.job_integrations:
-            if integ.model.api_info.kind != ref.kind:
-                continue
-            try:
-                owner = self.server.get(integ.model, ref.name, obj.metadata.namespace)
-            except NotFound:
-                return False
-            return (
-                bool((owner.metadata.labels or {}).get(QUEUE_LABEL))
-                or self._settings().config.manage_jobs_without_queue_name
+        """``FindAncestorJobManagedByKueue`` found an ancestor; its errors deny the request, as a
+        defaulting webhook's error does (controller-runtime's ``Denied(err.Error())``)."""
+        try:
+            found = find_managed_ancestor(
+                obj,
+                self.server.composition.job_integrations,
+                self._enabled(),
+                self.server.get,
+                self._settings().config.manage_jobs_without_queue_name,
             )
-        return False
+        except AncestorError as err:
+            mutating = "m" + self.webhook[1:]
+            raise Forbidden(f'admission webhook "{mutating}" denied the request: {err}') from err
+        return found is not None
 
     # --- mutating --------------------------------------------------------------------------------
     def default(self, request: Any) -> None:
