@@ -29,6 +29,7 @@ from typing import Any
 
 from kbatch.api.core_v1 import Namespace
 from kbatch.api.errors import FieldError, Forbidden, NotFound
+from kbatch.api.kueue_v1beta2 import WorkloadPriorityClass
 from kbatch.api.kueue_v1beta2.constants import (
     DEFAULT_LOCAL_QUEUE,
     JOB_COMPLETIONS_EQUAL_PARALLELISM,
@@ -52,6 +53,8 @@ from kbatch.controllers.kueue.webhooks.pods import PodWebhook
 from kbatch.families import resolve
 
 __all__ = ["install"]
+
+DEFAULT_WORKLOAD_PRIORITY_CLASS = "default"  # constants.DefaultWorkloadPriorityClassName
 
 _LABELS = "metadata.labels"
 _ANNOTATIONS = "metadata.annotations"
@@ -133,6 +136,21 @@ class _JobWebhook:
         return found is not None
 
     # --- mutating --------------------------------------------------------------------------------
+    def default_priority_class(self, obj: Any) -> None:
+        """``ApplyDefaultWorkloadPriorityClass`` (jobframework/defaults.go): with the
+        ``WorkloadPriorityClassDefaulting`` gate, an object without a WorkloadPriorityClass label,
+        whose owner Kueue does not manage, gets ``default`` while that WorkloadPriorityClass exists."""
+        meta = obj.metadata
+        if not self._settings().gates.enabled("WorkloadPriorityClassDefaulting"):
+            return
+        if (meta.labels or {}).get(WORKLOAD_PRIORITY_CLASS_LABEL) or self._owner_managed(obj):
+            return
+        try:
+            self.server.get(WorkloadPriorityClass, DEFAULT_WORKLOAD_PRIORITY_CLASS)
+        except NotFound:
+            return
+        meta.labels = {**(meta.labels or {}), WORKLOAD_PRIORITY_CLASS_LABEL: DEFAULT_WORKLOAD_PRIORITY_CLASS}
+
     def default(self, request: Any) -> None:
         if request.subresource or request.operation != "CREATE":
             return
@@ -147,6 +165,7 @@ class _JobWebhook:
             and self._namespace_selected(namespace)
         ):
             meta.labels = {**(meta.labels or {}), QUEUE_LABEL: DEFAULT_LOCAL_QUEUE}
+        self.default_priority_class(obj)
         job = resolve(self.integration.adapter)(obj)
         if meta.deletion_timestamp is not None or self._ancestor_managed(obj):
             return
