@@ -251,3 +251,40 @@ def test_job_with_queue_name_is_not_reconciled_in_unlabelled_namespace_when_alwa
     w.cp.run_until_idle()
     assert w.cp.client.list(Workload, "default").items == []
     assert [wl.spec.queue_name for wl in w.cp.client.list(Workload, "labelled-ns").items] == ["lq"]
+
+
+def _child(w: World, parent: dict[str, Any]) -> Job:
+    """A running child Job (parallelism 1) controlled by ``parent`` (a Job created already)."""
+    uid = w.cp.client.get(Job, parent["metadata"]["name"], "default").metadata.uid
+    owner = {"apiVersion": "batch/v1", "kind": "Job", "name": parent["metadata"]["name"], "uid": uid,
+             "controller": True}
+    child = make_job("child", queue=None, parallelism=1, seconds=600)
+    child["metadata"]["ownerReferences"] = [owner]
+    child["spec"]["suspend"] = False
+    w.apply(child)
+    w.cp.advance(2)
+    return w.cp.client.get(Job, "child", "default")
+
+
+def test_non_standalone_job_is_suspended_if_its_parent_workload_is_found_and_not_admitted() -> None:
+    """"non-standalone job is suspended if its parent workload is found and not admitted" (the
+    parent Job queued, no quota for it); the event is upstream's."""
+    w = world(nominal="0")
+    parent = make_job("parent", parallelism=2)
+    w.apply(parent)
+    w.cp.run_until_idle()
+    assert not w.admitted(workload_of(w, "parent").metadata.name)
+    child = _child(w, parent)
+    assert child.spec.suspend is True
+    assert ("Normal", "Suspended", "Kueue managed child job suspended") in w.events("child")
+    assert [wl.metadata.name for wl in w.cp.client.list(Workload, "default").items] == [
+        workload_of(w, "parent").metadata.name]
+
+
+def test_non_standalone_job_is_not_suspended_if_its_parent_workload_is_admitted() -> None:
+    w = world()
+    parent = make_job("parent", parallelism=2, seconds=600)
+    w.apply(parent)
+    w.cp.advance(2)
+    assert w.admitted(workload_of(w, "parent").metadata.name)
+    assert _child(w, parent).spec.suspend is False

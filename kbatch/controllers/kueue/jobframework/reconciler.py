@@ -63,6 +63,10 @@ def owned_by_single_pod(wl: Workload) -> bool:
     return refs[0].kind == "Pod" and refs[0].api_version == "v1"
 
 
+def _creation_order(wl: Workload) -> tuple[Any, str]:
+    return wl.metadata.creation_timestamp, wl.metadata.name or ""
+
+
 class JobReconciler:
     def __init__(self, mgr: KueueManager, integration: JobIntegration) -> None:
         self.mgr = mgr
@@ -112,7 +116,9 @@ class JobReconciler:
         selector = cfg.namespace_selector
         if selector is not None and not selector.matches(labels):
             return None
-        if self._has_managed_ancestor(obj):
+        ancestor = self._managed_ancestor(obj)
+        if ancestor is not None:
+            self._suspend_child_if_needed(job, obj, ancestor)
             return None
         if not cfg.manage_jobs_without_queue_name and not queue_name(obj):
             return None
@@ -121,18 +127,40 @@ class JobReconciler:
             return None
         return self._after_workload(job, obj, self._ensure_one_workload(job, obj))
 
-    def _has_managed_ancestor(self, obj: Any) -> bool:
+    def _managed_ancestor(self, obj: Any) -> Any | None:
         """``FindAncestorJobManagedByKueue`` (:mod:`.ancestors`): its errors (an owner missing, a
         cycle, too deep a chain) fail the reconcile, which is retried, as upstream returns them."""
         mgr = self.mgr
-        found = find_managed_ancestor(
+        return find_managed_ancestor(
             obj,
             mgr.ctx.composition.job_integrations,
             frozenset(i.name for i in mgr.integrations),
             mgr.ctx.cache.get,
             mgr.settings.config.manage_jobs_without_queue_name,
         )
-        return found is not None
+
+    def _suspend_child_if_needed(self, job: Any, obj: Any, ancestor: Any) -> None:
+        """A job below a managed ancestor has no Workload of its own; ``shouldSuspendChildJob``
+        suspends it while it runs and the ancestor's latest unfinished Workload is missing or not
+        admitted (event ``Suspended``: "Kueue managed child job suspended")."""
+        if job.finished()[2] or job.is_suspended():
+            return
+        meta = ancestor.metadata
+        kind = type(ancestor).api_info.kind
+        key = f"{kind}/{meta.namespace}/{meta.name}"
+        owned = [
+            wl
+            for wl in self.mgr.ctx.cache.list(Workload, index=(BY_OWNER, key))
+            if any(r.uid == meta.uid for r in wl.metadata.owner_references or ())
+            and not W.has(wl.status, Cond.FINISHED)
+        ]
+        latest = max(owned, key=_creation_order, default=None)
+        if latest is not None and W.has(latest.status, Cond.ADMITTED):
+            return
+        writable = self.adapter(edit(obj))
+        writable.suspend()
+        self._write(writable.object)
+        self._event(obj, "Suspended", "Kueue managed child job suspended")
 
     def _after_workload(self, job: Any, obj: Any, wl: Workload | None) -> Result | None:
         mgr = self.mgr
