@@ -288,3 +288,39 @@ def test_non_standalone_job_is_not_suspended_if_its_parent_workload_is_admitted(
     w.cp.advance(2)
     assert w.admitted(workload_of(w, "parent").metadata.name)
     assert _child(w, parent).spec.suspend is False
+
+
+def test_the_workload_is_not_admitted_tolerations_and_node_selector_change() -> None:
+    """"the workload is not admitted, tolerations and node selector change": the suspended Job's
+    template changes, its Workload is updated in place (event UpdatedWorkload)."""
+    w = world(nominal="0")
+    w.apply(make_job())
+    w.cp.run_until_idle()
+    name = workload_of(w).metadata.name
+    toleration = {"key": "tolerationkey2", "operator": "Exists", "effect": "NoSchedule"}
+    w.cp.client.patch(Job, "job", {"spec": {"template": {"spec": {
+        "tolerations": [toleration], "nodeSelector": {"node-label": "value"}}}}}, "default")
+    w.cp.run_until_idle()
+    spec = workload_of(w).spec.pod_sets[0].template.spec
+    assert workload_of(w).metadata.name == name
+    assert spec.node_selector == {"node-label": "value"}
+    assert [t.key for t in spec.tolerations] == ["tolerationkey2"]
+    message = f"Updated not matching Workload for suspended job: default/{name}"
+    assert ("Normal", "UpdatedWorkload", message) in w.events("job")
+
+
+def test_when_workload_is_evicted_due_to_preemption_job_gets_suspended() -> None:
+    """"when workload is evicted due to preemption, job gets suspended": the Job is stopped with the
+    eviction's message as the event (upstream's ``Stopped`` event on the Job)."""
+    w = world(nominal="2", preemption={"withinClusterQueue": "LowerPriority"})
+    w.apply({**WPC, "metadata": {"name": "high"}, "value": 1000})
+    w.apply(make_job("low", parallelism=2, seconds=600))
+    w.cp.advance(2)
+    w.apply(make_job("high", parallelism=2, seconds=600, labels={"kueue.x-k8s.io/priority-class": "high"}))
+    w.cp.advance(2)
+    low = w.cp.client.get(Job, "low", "default")
+    assert low.spec.suspend is True and low.spec.template.spec.node_selector is None
+    ev = w.cond(workload_of(w, "low").metadata.name, "Evicted")
+    rq = w.cond(workload_of(w, "low").metadata.name, "Requeued")
+    assert (ev.status, ev.reason, rq.status, rq.reason) == ("True", "Preempted", "True", "Preempted")
+    assert ("Normal", "Stopped", ev.message) in w.events("low")
