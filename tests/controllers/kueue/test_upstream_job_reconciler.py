@@ -324,3 +324,38 @@ def test_when_workload_is_evicted_due_to_preemption_job_gets_suspended() -> None
     rq = w.cond(workload_of(w, "low").metadata.name, "Requeued")
     assert (ev.status, ev.reason, rq.status, rq.reason) == ("True", "Preempted", "True", "Preempted")
     assert ("Normal", "Stopped", ev.message) in w.events("low")
+
+
+def _pods_ready_transitions(w: World, name: str) -> list[tuple[str, str, str]]:
+    """Each distinct PodsReady condition the Workload's status went through, in order (the trace)."""
+    seen: list[tuple[str, str, str]] = []
+    for r in w.cp.trace.records:
+        if r.kind != "Workload.kueue.x-k8s.io" or r.name != name or r.verb != "update":
+            continue
+        for c in ((r.diff or {}).get("status") or {}).get("conditions") or ():
+            if c.get("type") == "PodsReady":
+                entry = (c["status"], c["reason"], c["message"])
+                if not seen or seen[-1] != entry:
+                    seen.append(entry)
+    return seen
+
+
+def test_pods_ready_through_start_failure_and_recovery() -> None:
+    """The PodsReady rows ("PodsReady is set to False after Workload is Admitted but not all Pods
+    reached readiness", "... set to True after Workload is Admitted and all Pods reached readiness",
+    "... set to False after Workload is running and one pod failed", "... continues to be False
+    after a pod failed and workload is still recovering", "... set to True after failing pod
+    recovered"), in the order a Job whose pods fail after 5 s and are replaced goes through them."""
+    config = {**KUEUE_CONFIG, "waitForPodsReady": {"timeout": "10m", "blockAdmission": False}}
+    w = world(config=config)
+    doc = make_job(parallelism=2)
+    doc["spec"]["template"]["spec"]["containers"][0]["args"] = ["sh", "-c", "sleep 5; exit 1"]
+    w.apply(doc)
+    w.cp.advance(60)
+    start = ("False", "WaitForStart", "Not all pods are ready or succeeded")
+    started = ("True", "Started", "All pods reached readiness and the workload is running")
+    recovering = ("False", "WaitForRecovery", "At least one pod has failed, waiting for recovery")
+    recovered = ("True", "Recovered", "All pods reached readiness and the workload is running")
+    got = _pods_ready_transitions(w, workload_of(w).metadata.name)
+    assert got[:4] == [start, started, recovering, recovered]
+    assert set(got[4:]) <= {recovering, recovered}
