@@ -359,3 +359,24 @@ def test_pods_ready_through_start_failure_and_recovery() -> None:
     got = _pods_ready_transitions(w, workload_of(w).metadata.name)
     assert got[:4] == [start, started, recovering, recovered]
     assert set(got[4:]) <= {recovering, recovered}
+
+
+def test_when_workload_is_evicted_due_to_pods_ready_timeout_job_gets_suspended() -> None:
+    """"when workload is evicted due to pods ready timeout, job gets suspended and quota is unset":
+    the Job's pods cannot be scheduled (a node label no node has), so the 5 s timeout evicts it."""
+    config = {**KUEUE_CONFIG, "waitForPodsReady": {
+        "timeout": "5s", "blockAdmission": False,
+        "requeuingStrategy": {"timestamp": "Eviction", "backoffBaseSeconds": 600}}}
+    w = world(config=config)
+    doc = make_job(parallelism=2)
+    doc["spec"]["template"]["spec"]["nodeSelector"] = {"zone": "nowhere"}
+    w.apply(doc)
+    w.cp.advance(7)
+    name = workload_of(w).metadata.name
+    assert w.cp.client.get(Job, "job", "default").spec.suspend is True
+    ev, rq = w.cond(name, "Evicted"), w.cond(name, "Requeued")
+    msg = f"Exceeded the PodsReady timeout default/{name}"
+    assert (ev.status, ev.reason, ev.message) == ("True", "PodsReadyTimeout", msg)
+    assert (rq.status, rq.reason) == ("False", "PodsReadyTimeout")
+    assert w.cond(name, "QuotaReserved").status == "False"
+    assert ("Normal", "Stopped", msg) in w.events("job")
