@@ -383,3 +383,32 @@ def test_default(case: str, job: dict[str, Any], config: dict[str, Any] | None, 
     got = cp.client.get(Job, "job", "default")
     assert (got.spec.suspend, (got.metadata.labels or {}).get(QUEUE)) == (suspend, queue)
     assert got.spec.managed_by is None
+
+
+QUEUE_ROWS = [
+    # jobframework/validation_test.go TestValidateJobOnUpdate (queue rows; upstream compares type
+    # and path only): (case, default LocalQueue exists, old queue, started, new queue, want error)
+    ("local queue cannot be changed if job is not suspended", False, "lq1", True, "lq2",
+     _immutable(_q(QUEUE), "lq2")),
+    ("local queue can be changed", True, "lq1", False, "lq2", None),
+    ("local queue can be changed from default", True, "default", False, "lq2", None),
+    ("local queue cannot be removed if default queue exists and feature is enabled", True, "lq1", False, None,
+     FieldError.invalid(_q(QUEUE), "", "queue-name must not be empty in namespace with default queue")),
+    ("local queue can be removed if default queue does not exists and feature is enabled",
+     False, "lq1", False, None, None),
+]
+
+
+@pytest.mark.parametrize(("case", "default_lq", "old_queue", "started", "new_queue", "want"), QUEUE_ROWS,
+                         ids=[r[0] for r in QUEUE_ROWS])
+def test_validate_job_on_update_queue_name(
+    case: str, default_lq: bool, old_queue: str, started: bool, new_queue: str | None, want: FieldError | None
+) -> None:
+    cp = _plane()
+    if default_lq:
+        cp.apply([local_queue("default", "cluster-queue")])
+    cp.apply([make_job(queue=old_queue)])
+    if started:
+        assert _update(cp, make_job(queue=old_queue, suspend=False)) is None
+    got = _update(cp, make_job(queue=new_queue, suspend=not started))
+    assert got == (denial(want) if want is not None else None)
