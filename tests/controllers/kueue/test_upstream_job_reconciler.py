@@ -222,14 +222,21 @@ def test_when_workload_is_evicted_due_to_local_queue_stopped_job_gets_suspended(
 
 
 def test_suspended_job_with_partial_admission_and_admitted_workload_is_unsuspended() -> None:
-    """"suspended job with partial admission and admitted workload is unsuspended": parallelism
-    set to the admitted count; then, evicted, the Job's own parallelism is restored."""
-    w = world(nominal="6", preemption={"withinClusterQueue": "LowerPriority"})
+    """"suspended job with partial admission and admitted workload is unsuspended": 8 of 10 pods
+    admitted, parallelism 8, the pod template labelled with its pod set and queues
+    (AssignQueueLabelsForPods), event Started "Admitted by clusterQueue cq"; then, evicted, the
+    Job's own parallelism is restored."""
+    w = world(nominal="8")
     w.apply(make_job(parallelism=10, seconds=600, annotations={"kueue.x-k8s.io/job-min-parallelism": "5"}))
     w.cp.advance(2)
     job = w.cp.client.get(Job, "job", "default")
-    assert (job.spec.suspend, job.spec.parallelism) == (False, 6)
-    assert workload_of(w).status.admission.pod_set_assignments[0].count == 6
+    assert (job.spec.suspend, job.spec.parallelism) == (False, 8)
+    labels = job.spec.template.metadata.labels
+    assert {k: labels[k] for k in labels if k.startswith("kueue.x-k8s.io/")} == {
+        "kueue.x-k8s.io/podset": "main", "kueue.x-k8s.io/local-queue-name": "lq",
+        "kueue.x-k8s.io/cluster-queue-name": "cq"}
+    assert workload_of(w).status.admission.pod_set_assignments[0].count == 8
+    assert ("Normal", "Started", "Admitted by clusterQueue cq") in w.events("job")
     w.apply(local_queue("lq", "cq", stopPolicy="HoldAndDrain"))
     w.cp.advance(2)
     job = w.cp.client.get(Job, "job", "default")
