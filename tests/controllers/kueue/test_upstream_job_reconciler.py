@@ -317,7 +317,8 @@ def test_the_workload_is_not_admitted_tolerations_and_node_selector_change() -> 
 
 
 def test_when_workload_is_evicted_due_to_preemption_job_gets_suspended() -> None:
-    """"when workload is evicted due to preemption, job gets suspended": the Job is stopped with the
+    """"when workload is evicted due to preemption, job gets suspended" (and "when workload is
+    evicted, suspend, reset startTime and restore node affinity"): the Job is stopped with the
     eviction's message as the event (upstream's ``Stopped`` event on the Job)."""
     w = world(nominal="2", preemption={"withinClusterQueue": "LowerPriority"})
     w.apply({**WPC, "metadata": {"name": "high"}, "value": 1000})
@@ -326,7 +327,9 @@ def test_when_workload_is_evicted_due_to_preemption_job_gets_suspended() -> None
     w.apply(make_job("high", parallelism=2, seconds=600, labels={"kueue.x-k8s.io/priority-class": "high"}))
     w.cp.advance(2)
     low = w.cp.client.get(Job, "low", "default")
+    # "when workload is evicted, suspend, reset startTime and restore node affinity"
     assert low.spec.suspend is True and low.spec.template.spec.node_selector is None
+    assert low.status.start_time is None
     ev = w.cond(workload_of(w, "low").metadata.name, "Evicted")
     rq = w.cond(workload_of(w, "low").metadata.name, "Requeued")
     assert (ev.status, ev.reason, rq.status, rq.reason) == ("True", "Preempted", "True", "Preempted")
