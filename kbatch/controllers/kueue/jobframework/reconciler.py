@@ -34,6 +34,7 @@ from kbatch.api.kueue_v1beta2.constants import MANAGED_BY_MULTIKUEUE, RESOURCE_I
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.jobframework.ancestors import find_managed_ancestor
 from kbatch.controllers.kueue.jobframework.construct import (
+    ADMISSION_GATED_BY,
     equivalent,
     infos_from_admission,
     infos_from_spec,
@@ -277,6 +278,7 @@ class JobReconciler:
         if to_update is not None:
             return self._update_to_match(job, obj, to_update)
         if match is not None:
+            match = self._sync_admission_gated_by(obj, match)
             self._sync_priority(job, obj, match)
         return match
 
@@ -321,6 +323,25 @@ class JobReconciler:
             raise Conflict(f"workload {wl.metadata.name} already exists") from None
         self._event(obj, "CreatedWorkload", f"Created Workload: {wl.metadata.namespace}/{wl.metadata.name}")
         return None
+
+    def _sync_admission_gated_by(self, obj: Any, wl: Workload) -> Workload:
+        """``UpdateAdmissionGatedBy`` (reconciler.go): with the gate on, the job's
+        ``admission-gated-by`` annotation (gates an external controller removes as it is done) is
+        copied to its matching Workload, which is what lets the Workload be admitted; event
+        ``UpdatedWorkload`` 'Updated workload AdmissionGatedBy to "<value>"'."""
+        if not self.mgr.settings.on("AdmissionGatedBy"):
+            return wl
+        want = (obj.metadata.annotations or {}).get(ADMISSION_GATED_BY, "")
+        if (wl.metadata.annotations or {}).get(ADMISSION_GATED_BY, "") == want:
+            return wl
+        wl = edit(wl)
+        annotations = {k: v for k, v in (wl.metadata.annotations or {}).items() if k != ADMISSION_GATED_BY}
+        if want:
+            annotations[ADMISSION_GATED_BY] = want
+        wl.metadata.annotations = annotations
+        written: Workload = self._write(wl)
+        self._event(obj, "UpdatedWorkload", f'Updated workload AdmissionGatedBy to "{want}"')
+        return written
 
     def _sync_priority(self, job: Any, obj: Any, wl: Workload) -> None:
         """``UpdateWorkloadPriority`` for a WorkloadPriorityClass label that changed."""
