@@ -32,7 +32,9 @@ from kbatch.api.jobframework import JobWithCustomStop, JobWithReclaimablePods, P
 from kbatch.api.kueue_v1beta2 import ReclaimablePod, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import MANAGED_BY_MULTIKUEUE, RESOURCE_IN_USE_FINALIZER, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.jobframework.ancestors import find_managed_ancestor
 from kbatch.controllers.kueue.jobframework.construct import (
+    ADMISSION_GATED_BY,
     equivalent,
     infos_from_admission,
     infos_from_spec,
@@ -60,6 +62,10 @@ def owned_by_single_pod(wl: Workload) -> bool:
     if len(refs) != 1 or (wl.metadata.annotations or {}).get("kueue.x-k8s.io/is-group-workload") == "true":
         return False
     return refs[0].kind == "Pod" and refs[0].api_version == "v1"
+
+
+def _creation_order(wl: Workload) -> tuple[Any, str]:
+    return wl.metadata.creation_timestamp, wl.metadata.name or ""
 
 
 class JobReconciler:
@@ -111,7 +117,9 @@ class JobReconciler:
         selector = cfg.namespace_selector
         if selector is not None and not selector.matches(labels):
             return None
-        if self._has_managed_ancestor(obj):
+        ancestor = self._managed_ancestor(obj)
+        if ancestor is not None:
+            self._suspend_child_if_needed(job, obj, ancestor)
             return None
         if not cfg.manage_jobs_without_queue_name and not queue_name(obj):
             return None
@@ -120,20 +128,40 @@ class JobReconciler:
             return None
         return self._after_workload(job, obj, self._ensure_one_workload(job, obj))
 
-    def _has_managed_ancestor(self, obj: Any) -> bool:
-        """``FindAncestorJobManagedByKueue``: a controller owner of an enabled integration with a
-        queue name (or any, with ``manageJobsWithoutQueueName``)."""
-        ref = obj.metadata.controller_ref()
-        if ref is None:
-            return False
-        for integ in self.mgr.integrations:
-            if integ.model.api_info.kind == ref.kind:
-                try:
-                    owner = self.mgr.ctx.cache.get(integ.model, ref.name, obj.metadata.namespace)
-                except NotFound:
-                    return False
-                return bool(queue_name(owner)) or self.mgr.settings.config.manage_jobs_without_queue_name
-        return False
+    def _managed_ancestor(self, obj: Any) -> Any | None:
+        """``FindAncestorJobManagedByKueue`` (:mod:`.ancestors`): its errors (an owner missing, a
+        cycle, too deep a chain) fail the reconcile, which is retried, as upstream returns them."""
+        mgr = self.mgr
+        return find_managed_ancestor(
+            obj,
+            mgr.ctx.composition.job_integrations,
+            frozenset(i.name for i in mgr.integrations),
+            mgr.ctx.cache.get,
+            mgr.settings.config.manage_jobs_without_queue_name,
+        )
+
+    def _suspend_child_if_needed(self, job: Any, obj: Any, ancestor: Any) -> None:
+        """A job below a managed ancestor has no Workload of its own; ``shouldSuspendChildJob``
+        suspends it while it runs and the ancestor's latest unfinished Workload is missing or not
+        admitted (event ``Suspended``: "Kueue managed child job suspended")."""
+        if job.finished()[2] or job.is_suspended():
+            return
+        meta = ancestor.metadata
+        kind = type(ancestor).api_info.kind
+        key = f"{kind}/{meta.namespace}/{meta.name}"
+        owned = [
+            wl
+            for wl in self.mgr.ctx.cache.list(Workload, index=(BY_OWNER, key))
+            if any(r.uid == meta.uid for r in wl.metadata.owner_references or ())
+            and not W.has(wl.status, Cond.FINISHED)
+        ]
+        latest = max(owned, key=_creation_order, default=None)
+        if latest is not None and W.has(latest.status, Cond.ADMITTED):
+            return
+        writable = self.adapter(edit(obj))
+        writable.suspend()
+        self._write(writable.object)
+        self._event(obj, "Suspended", "Kueue managed child job suspended")
 
     def _after_workload(self, job: Any, obj: Any, wl: Workload | None) -> Result | None:
         mgr = self.mgr
@@ -250,6 +278,7 @@ class JobReconciler:
         if to_update is not None:
             return self._update_to_match(job, obj, to_update)
         if match is not None:
+            match = self._sync_admission_gated_by(obj, match)
             self._sync_priority(job, obj, match)
         return match
 
@@ -294,6 +323,25 @@ class JobReconciler:
             raise Conflict(f"workload {wl.metadata.name} already exists") from None
         self._event(obj, "CreatedWorkload", f"Created Workload: {wl.metadata.namespace}/{wl.metadata.name}")
         return None
+
+    def _sync_admission_gated_by(self, obj: Any, wl: Workload) -> Workload:
+        """``UpdateAdmissionGatedBy`` (reconciler.go): with the gate on, the job's
+        ``admission-gated-by`` annotation (gates an external controller removes as it is done) is
+        copied to its matching Workload, which is what lets the Workload be admitted; event
+        ``UpdatedWorkload`` 'Updated workload AdmissionGatedBy to "<value>"'."""
+        if not self.mgr.settings.on("AdmissionGatedBy"):
+            return wl
+        want = (obj.metadata.annotations or {}).get(ADMISSION_GATED_BY, "")
+        if (wl.metadata.annotations or {}).get(ADMISSION_GATED_BY, "") == want:
+            return wl
+        wl = edit(wl)
+        annotations = {k: v for k, v in (wl.metadata.annotations or {}).items() if k != ADMISSION_GATED_BY}
+        if want:
+            annotations[ADMISSION_GATED_BY] = want
+        wl.metadata.annotations = annotations
+        written: Workload = self._write(wl)
+        self._event(obj, "UpdatedWorkload", f'Updated workload AdmissionGatedBy to "{want}"')
+        return written
 
     def _sync_priority(self, job: Any, obj: Any, wl: Workload) -> None:
         """``UpdateWorkloadPriority`` for a WorkloadPriorityClass label that changed."""

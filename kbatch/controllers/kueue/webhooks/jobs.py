@@ -14,7 +14,9 @@ integration's :class:`~kbatch.api.jobframework.GenericJob` adapter does the kind
   not removed in a namespace with a default LocalQueue; a WorkloadPriorityClass label not added to
   a running job nor removed; for batch/v1 Jobs, ``kueue.x-k8s.io/job-min-parallelism`` between 1 and
   the pod count - 1, ``kueue.x-k8s.io/job-completions-equal-parallelism`` only for Indexed Jobs with
-  equal completions and parallelism, ``parallelism`` fixed while a partially admissible Job runs.
+  equal completions and parallelism, ``parallelism`` fixed while a partially admissible Job runs;
+  with ``AdmissionGatedBy``, the ``kueue.x-k8s.io/admission-gated-by`` annotation's rules
+  (:mod:`.admission_gated_by`), for every integration as upstream's ``ValidateJobOn{Create,Update}``.
 
 Denials are ``Forbidden`` with ``admission webhook "vjob.kb.io" denied the request: …`` (the
 webhook named after the kind, as upstream's ``v<kind>.kb.io``).
@@ -26,7 +28,8 @@ import re
 from typing import Any
 
 from kbatch.api.core_v1 import Namespace
-from kbatch.api.errors import FieldError, NotFound
+from kbatch.api.errors import FieldError, Forbidden, NotFound
+from kbatch.api.kueue_v1beta2 import WorkloadPriorityClass
 from kbatch.api.kueue_v1beta2.constants import (
     DEFAULT_LOCAL_QUEUE,
     JOB_COMPLETIONS_EQUAL_PARALLELISM,
@@ -38,12 +41,20 @@ from kbatch.api.kueue_v1beta2.constants import (
 from kbatch.api.selectors import selector_from_model
 from kbatch.api.validation import is_dns1123_subdomain
 from kbatch.controllers.kueue.config import settings_for
+from kbatch.controllers.kueue.jobframework.ancestors import (
+    AncestorError,
+    find_managed_ancestor,
+    owner_managed,
+)
+from kbatch.controllers.kueue.webhooks.admission_gated_by import admission_gated_by_errors
 from kbatch.controllers.kueue.webhooks.default_queue import DefaultQueues
 from kbatch.controllers.kueue.webhooks.kinds import deny
 from kbatch.controllers.kueue.webhooks.pods import PodWebhook
 from kbatch.families import resolve
 
 __all__ = ["install"]
+
+DEFAULT_WORKLOAD_PRIORITY_CLASS = "default"  # constants.DefaultWorkloadPriorityClassName
 
 _LABELS = "metadata.labels"
 _ANNOTATIONS = "metadata.annotations"
@@ -101,37 +112,45 @@ class _JobWebhook:
         stopped (answered from a memo every LocalQueue write clears: :mod:`.default_queue`)."""
         return self._default_queues.exists(namespace)
 
+    def _enabled(self) -> frozenset[str]:
+        return frozenset(self._settings().frameworks)
+
     def _owner_managed(self, obj: Any) -> bool:
-        """``IsOwnerManagedByKueueForObject``: the controller owner is of an integration's kind."""
-        ref = obj.metadata.controller_ref()
-        if ref is None:
-            return False
-        return any(
-            i.model.api_info.kind == ref.kind
-            and (ref.api_version or "").split("/")[0] in (i.model.api_info.group, i.model.api_info.version)
-            for i in self.server.composition.job_integrations
-        )
+        """``IsOwnerManagedByKueueForObject`` (:mod:`..jobframework.ancestors`)."""
+        return owner_managed(obj, self.server.composition.job_integrations, self._enabled())
 
     def _ancestor_managed(self, obj: Any) -> bool:
-        """``FindAncestorJobManagedByKueue`` (one level: the controller owner, when it exists and has a
-        queue name — or any, with ``manageJobsWithoutQueueName``)."""
-        ref = obj.metadata.controller_ref()
-        if ref is None:
-            return False
-        for integ in self.server.composition.job_integrations:
-            if integ.model.api_info.kind != ref.kind:
-                continue
-            try:
-                owner = self.server.get(integ.model, ref.name, obj.metadata.namespace)
-            except NotFound:
-                return False
-            return (
-                bool((owner.metadata.labels or {}).get(QUEUE_LABEL))
-                or self._settings().config.manage_jobs_without_queue_name
+        """``FindAncestorJobManagedByKueue`` found an ancestor; its errors deny the request, as a
+        defaulting webhook's error does (controller-runtime's ``Denied(err.Error())``)."""
+        try:
+            found = find_managed_ancestor(
+                obj,
+                self.server.composition.job_integrations,
+                self._enabled(),
+                self.server.get,
+                self._settings().config.manage_jobs_without_queue_name,
             )
-        return False
+        except AncestorError as err:
+            mutating = "m" + self.webhook[1:]
+            raise Forbidden(f'admission webhook "{mutating}" denied the request: {err}') from err
+        return found is not None
 
     # --- mutating --------------------------------------------------------------------------------
+    def default_priority_class(self, obj: Any) -> None:
+        """``ApplyDefaultWorkloadPriorityClass`` (jobframework/defaults.go): with the
+        ``WorkloadPriorityClassDefaulting`` gate, an object without a WorkloadPriorityClass label,
+        whose owner Kueue does not manage, gets ``default`` while that WorkloadPriorityClass exists."""
+        meta = obj.metadata
+        if not self._settings().gates.enabled("WorkloadPriorityClassDefaulting"):
+            return
+        if (meta.labels or {}).get(WORKLOAD_PRIORITY_CLASS_LABEL) or self._owner_managed(obj):
+            return
+        try:
+            self.server.get(WorkloadPriorityClass, DEFAULT_WORKLOAD_PRIORITY_CLASS)
+        except NotFound:
+            return
+        meta.labels = {**(meta.labels or {}), WORKLOAD_PRIORITY_CLASS_LABEL: DEFAULT_WORKLOAD_PRIORITY_CLASS}
+
     def default(self, request: Any) -> None:
         if request.subresource or request.operation != "CREATE":
             return
@@ -146,6 +165,7 @@ class _JobWebhook:
             and self._namespace_selected(namespace)
         ):
             meta.labels = {**(meta.labels or {}), QUEUE_LABEL: DEFAULT_LOCAL_QUEUE}
+        self.default_priority_class(obj)
         job = resolve(self.integration.adapter)(obj)
         if meta.deletion_timestamp is not None or self._ancestor_managed(obj):
             return
@@ -189,6 +209,8 @@ class _JobWebhook:
                 errs.append(
                     FieldError.invalid(f"{_LABELS}[{MAX_EXEC_TIME_LABEL}]", value, "should be greater than 0")
                 )
+        if self._settings().gates.enabled("AdmissionGatedBy"):  # ValidateJobOnCreate
+            errs += admission_gated_by_errors(obj.metadata.annotations, update=False)
         return errs
 
     def _on_update(self, old: Any, new: Any) -> list[FieldError]:
@@ -230,6 +252,8 @@ class _JobWebhook:
                     wpc_path, new_wpc, "WorkloadPriorityClass cannot be removed from a workload"
                 )
             )
+        if self._settings().gates.enabled("AdmissionGatedBy"):  # ValidateJobOnUpdate
+            errs += admission_gated_by_errors(new.metadata.annotations, old.metadata.annotations, update=True)
         if self.integration.name == "batch/job":
             errs += _partial_admission_update(old, new, old_job, new_job)
         return errs

@@ -35,15 +35,14 @@ from kbatch.api.validation import (
     is_qualified_name,
     is_valid_label_value,
     validate_annotations,
-    validate_domain_prefixed_path,
     validate_label_name,
     validate_label_selector,
     validate_labels,
 )
 from kbatch.controllers.kueue.config import settings_for
-from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
 from kbatch.controllers.kueue.model.info import PRIORITY_BOOST, parse_priority_boost
 from kbatch.controllers.kueue.model.requests import amount
+from kbatch.controllers.kueue.webhooks.admission_gated_by import admission_gated_by_errors
 
 __all__ = ["deny", "install"]
 
@@ -357,43 +356,13 @@ def validate_workload(wl: Workload, old: Workload | None, gates: Any) -> list[Fi
     return errs
 
 
-_GATED_BY_PATH = f"metadata.annotations[{ADMISSION_GATED_BY}]"
 _PRIORITY_BOOST_PATH = f"metadata.annotations[{PRIORITY_BOOST}]"
-MAX_GATE_NAME_LENGTH = 63  # as a Job's spec.managedBy
-
-
-def _csv(value: str) -> list[str]:
-    """``csv.Parse``: comma-separated names, blanks around each trimmed; nothing for a blank value."""
-    return [] if not value.strip() else [part.strip() for part in value.split(",")]
 
 
 def _admission_gated_by(wl: Workload, old: Workload | None) -> list[FieldError]:
-    """``ValidateAdmissionGatedByAnnotationOn{Create,Update}`` (pkg/util/webhook/
-    validation_admissiongatedby.go): on update, no gate may be added after creation (nor a new one
-    to the list); the value is a list of distinct domain-prefixed paths of at most 63 characters."""
-    value = (wl.metadata.annotations or {}).get(ADMISSION_GATED_BY, "")
-    errs: list[FieldError] = []
-    if old is not None:
-        before = (old.metadata.annotations or {}).get(ADMISSION_GATED_BY, "")
-        if not before and value:
-            errs.append(FieldError.forbidden(_GATED_BY_PATH, "cannot add admission gate after creation"))
-        if before and value and any(g not in _csv(before) for g in _csv(value)):
-            errs.append(FieldError.forbidden(_GATED_BY_PATH, "can only remove gates, not add new ones"))
-    if not value:
-        return errs
-    seen: set[str] = set()
-    for gate in _csv(value):
-        if not gate:
-            errs.append(FieldError.invalid(_GATED_BY_PATH, value, "cannot contain empty gate names"))
-            continue
-        if gate in seen:
-            errs.append(FieldError.invalid(_GATED_BY_PATH, value, f"duplicate gate name: {gate}"))
-            continue
-        seen.add(gate)
-        errs += validate_domain_prefixed_path(gate, _GATED_BY_PATH)
-        if len(gate) > MAX_GATE_NAME_LENGTH:
-            errs.append(FieldError.too_long(_GATED_BY_PATH, MAX_GATE_NAME_LENGTH))
-    return errs
+    """The Workload webhook's ``ValidateAdmissionGatedByAnnotationOn{Create,Update}``."""
+    before = old.metadata.annotations if old is not None else None
+    return admission_gated_by_errors(wl.metadata.annotations, before, update=old is not None)
 
 
 def _priority_boost(wl: Workload) -> list[FieldError]:

@@ -54,14 +54,18 @@ class PodWebhook:
             namespace = meta.namespace or ""
             cfg = self.jobs._settings().config
             queued = bool((meta.labels or {}).get(QUEUE_LABEL))
-            if not queued and not cfg.manage_jobs_without_queue_name and not self.jobs._default_queue_exists(
-                namespace
+            if (
+                not queued
+                and not cfg.manage_jobs_without_queue_name
+                and not self.jobs._default_queue_exists(namespace)
+                and not self.jobs._settings().gates.enabled("WorkloadPriorityClassDefaulting")
             ):
                 return  # nothing below could apply: skip the namespace and owner reads (most pods)
             if not self.jobs._namespace_selected(namespace) or self.jobs._ancestor_managed(pod):
                 return
             if not (meta.labels or {}).get(QUEUE_LABEL) and self.jobs._default_queue_exists(namespace):
                 meta.labels = {**(meta.labels or {}), QUEUE_LABEL: DEFAULT_LOCAL_QUEUE}
+            self.jobs.default_priority_class(pod)
             suspend = bool((meta.labels or {}).get(QUEUE_LABEL)) or cfg.manage_jobs_without_queue_name
             if suspend:
                 meta.labels = {**(meta.labels or {}), P.MANAGED_LABEL: "true"}
