@@ -22,6 +22,7 @@ from kbatch.api.errors import FieldError
 from kbatch.api.gates import drop_disabled_pod_fields
 from kbatch.api.model_copy import template_factory
 from kbatch.api.quantity import Quantity
+from kbatch.api.strategies.core.container_validation import validate_containers_only_for_pod
 from kbatch.api.strategies.core.pod_defaults import default_pod
 from kbatch.api.strategies.core.pod_label_keys import merge_label_keys
 from kbatch.api.strategies.core.pod_validation import validate_pod_spec
@@ -272,7 +273,11 @@ class PodStrategy(GateBound, DefaultStrategy):
             drop_disabled_pod_fields(new.spec, old.spec, self.gates)
 
     def validate(self, obj: Pod) -> list[FieldError]:  # type: ignore[override]
-        return validate_pod_spec(obj.spec, "spec")
+        """``ValidatePodCreate``: the spec, then what only a Pod's containers must satisfy."""
+        spec = obj.spec
+        return (validate_pod_spec(spec, "spec")
+                + validate_containers_only_for_pod(spec.containers, "spec.containers")
+                + validate_containers_only_for_pod(spec.init_containers, "spec.initContainers"))
 
     def validate_update(self, new: Pod, old: Pod) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_spec_update(new.spec, old.spec)
