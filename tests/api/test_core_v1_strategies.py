@@ -177,7 +177,7 @@ def test_pod_validation_messages() -> None:
     ) in errs
     assert any(e.startswith('spec.nodeSelector: Invalid value: "-"') for e in errs)
     assert 'spec.schedulingGates[1]: Duplicate value: "g"' in errs
-    assert "spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 4294967295, inclusive" in errs
+    assert "spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive" in errs
 
 
 def test_pod_requires_containers_and_known_volumes() -> None:

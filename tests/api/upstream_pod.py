@@ -60,5 +60,9 @@ def fields(obj: Pod | Job) -> list[tuple[str, str]]:
     return [(f, r) for f, r, _ in causes(obj)]
 
 
-def created(obj: Pod | Job) -> None:
-    assert server().create(obj).metadata.uid
+def created(obj: Pod | Job, *first: Any) -> None:
+    """``obj`` is accepted (after the objects in ``first``, e.g. a PriorityClass it names)."""
+    api = server()
+    for other in first:
+        api.create(other)
+    assert api.create(obj).metadata.uid

@@ -51,7 +51,7 @@ __all__ = [
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
 PREEMPTION_POLICIES = ["PreemptLowerPriority", "Never"]
-_MAX_UINT32 = 2**32 - 1
+_MAX_INT32 = 2**31 - 1  # ValidatePodSpec bounds activeDeadlineSeconds by math.MaxInt32
 
 
 def _required_source_fields(volume: Volume, path: str) -> list[FieldError]:
@@ -225,6 +225,8 @@ def _validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
                                          volumes, claims, grace)
     if spec.resources is not None:
         errs += validate_pod_resources(spec, child(path, "resources"))
+    if spec.host_network:
+        errs += _host_network_port_errors(spec, path)
     errs += _enum_errors(spec.restart_policy, RESTART_POLICIES, child(path, "restartPolicy"), required=True)
     errs += _enum_errors(spec.dns_policy, DNS_POLICIES, child(path, "dnsPolicy"), required=True)
     if spec.node_selector:
@@ -246,9 +248,9 @@ def _validate_scheduling_fields(spec: PodSpec, path: str) -> list[FieldError]:
     if spec.affinity is not None or spec.topology_spread_constraints:
         errs += validate_spec_label_keys(spec, path)
     errs += _name_fields(spec, path)
-    if spec.active_deadline_seconds is not None and not 1 <= spec.active_deadline_seconds <= _MAX_UINT32:
+    if spec.active_deadline_seconds is not None and not 1 <= spec.active_deadline_seconds <= _MAX_INT32:
         errs.append(FieldError.invalid(child(path, "activeDeadlineSeconds"), spec.active_deadline_seconds,
-                                       f"must be between 1 and {_MAX_UINT32}, inclusive"))
+                                       f"must be between 1 and {_MAX_INT32}, inclusive"))
     if spec.tolerations:
         errs += validate_tolerations(spec.tolerations, child(path, "tolerations"))
     if spec.preemption_policy is not None:
@@ -261,6 +263,19 @@ def _validate_scheduling_fields(spec: PodSpec, path: str) -> list[FieldError]:
                                            "must be greater than or equal to 0"))
     if spec.scheduling_group is not None:
         errs += _validate_scheduling_group(spec.scheduling_group, child(path, "schedulingGroup"))
+    return errs
+
+
+def _host_network_port_errors(spec: PodSpec, path: str) -> list[FieldError]:
+    """``validatePodHostNetworkDeps``: with ``hostNetwork`` a container's host port, once set (defaulting
+    sets it to the container port), must be that port."""
+    errs: list[FieldError] = []
+    for i, c in enumerate(spec.containers):
+        for j, port in enumerate(c.ports or ()):
+            if port.host_port and port.host_port != port.container_port:
+                at = child(index(child(index(child(path, "containers"), i), "ports"), j), "hostPort")
+                errs.append(FieldError.invalid(at, port.host_port,
+                                               "must match `containerPort` when `hostNetwork` is true"))
     return errs
 
 
