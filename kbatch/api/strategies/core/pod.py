@@ -24,6 +24,7 @@ from kbatch.api.model_copy import template_factory
 from kbatch.api.quantity import Quantity
 from kbatch.api.strategies.core.container_validation import validate_containers_only_for_pod
 from kbatch.api.strategies.core.pod_defaults import default_pod
+from kbatch.api.strategies.core.pod_gated_update import gated_update_errors, pod_affinities
 from kbatch.api.strategies.core.pod_label_keys import merge_label_keys
 from kbatch.api.strategies.core.pod_validation import validate_pod_spec
 from kbatch.api.strategy import DefaultStrategy, GateBound
@@ -44,7 +45,6 @@ _PENDING = PodStatus(phase="Pending", qos_class="BestEffort")  # copied per crea
 _new_pending = template_factory(_PENDING)
 _QOS_RESOURCES = ("cpu", "memory")
 _MAY_CHANGE = frozenset({"active_deadline_seconds", "tolerations", "scheduling_gates"})
-_GATED_MAY_CHANGE = frozenset({"node_selector", "affinity"})  # a gated pod may gain constraints
 
 
 def pod_qos_class(spec: PodSpec) -> str:
@@ -166,16 +166,19 @@ def _containers_differ(old: list[Container] | None, new: list[Container] | None)
 
 def _changed_fields(new: PodSpec, old: PodSpec) -> list[str]:
     """Wire names of the fields that differ once every field an update may change is taken from
-    ``new`` (images, activeDeadlineSeconds, tolerations, schedulingGates; nodeSelector and affinity
-    of a gated pod; terminationGracePeriodSeconds from negative to 1), compared field by field
+    ``new`` (images, activeDeadlineSeconds, tolerations, schedulingGates; nodeSelector and node
+    affinity of a gated pod, checked by :func:`gated_update_errors`; terminationGracePeriodSeconds
+    from negative to 1), compared field by field
     instead of on a masked copy of ``old``."""
     mine, theirs = old.__dict__, new.__dict__
     gated = bool(old.scheduling_gates)
     changed = []
     for name, field in PodSpec.__pydantic_fields__.items():
-        if name in _MAY_CHANGE or (gated and name in _GATED_MAY_CHANGE):
+        if name in _MAY_CHANGE or (gated and name == "node_selector"):
             continue
-        if name in ("containers", "init_containers"):
+        if gated and name == "affinity":  # node affinity: pod_gated_update; pod (anti-)affinity fixed
+            differs = pod_affinities(mine[name]) != pod_affinities(theirs[name])
+        elif name in ("containers", "init_containers"):
             differs = _containers_differ(mine[name], theirs[name])
         elif name == "termination_grace_period_seconds":
             before, after = mine[name], theirs[name]
@@ -197,6 +200,8 @@ def validate_pod_spec_update(new: PodSpec, old: PodSpec, path: str = "spec") -> 
         return errs
     errs += _only_added_tolerations(new, old, child(path, "tolerations"))
     errs += _only_removed_gates(new, old, child(path, "schedulingGates"))
+    if old.scheduling_gates:
+        errs += gated_update_errors(new, old, path)
     changed = _changed_fields(new, old)
     if changed:
         errs.append(FieldError.forbidden(path, "pod updates may not change fields other than "
