@@ -14,6 +14,7 @@ from kbatch.api.core_v1 import Container, ContainerPort, EnvFromSource, EnvVar, 
 from kbatch.api.errors import FieldError
 from kbatch.api.strategies.core.port_names import is_valid_port_name
 from kbatch.api.strategies.core.probe_validation import validate_lifecycle, validate_probes
+from kbatch.api.strategies.core.volume_sources import local_descending_path_errors
 from kbatch.api.validation import (
     _is_dns1123_label,
     child,
@@ -168,6 +169,14 @@ def _validate_mounts(mounts: list[VolumeMount] | None, volumes: set[str], path: 
         if mount.mount_path in mount_points:
             errs.append(FieldError.invalid(child(at, "mountPath"), mount.mount_path, "must be unique"))
         mount_points.add(mount.mount_path)
+        # upstream reports these at volumeMounts.subPath / .subPathExpr (no index), as here
+        if mount.sub_path:
+            errs += local_descending_path_errors(mount.sub_path, child(path, "subPath"))
+        if mount.sub_path_expr:
+            if mount.sub_path:
+                errs.append(FieldError.invalid(child(at, "subPathExpr"), mount.sub_path_expr,
+                                               "subPathExpr and subPath are mutually exclusive"))
+            errs += local_descending_path_errors(mount.sub_path_expr, child(path, "subPathExpr"))
     return errs
 
 

@@ -29,6 +29,7 @@ from kbatch.api.strategies.core.scheduling_validation import (
     validate_tolerations,
     validate_topology_spread_constraints,
 )
+from kbatch.api.strategies.core.volume_sources import volume_source_errors
 from kbatch.api.validation import (
     _is_dns1123_label,
     _is_dns1123_subdomain,
@@ -95,6 +96,7 @@ def validate_volumes(volumes: list[Volume] | None, path: str) -> tuple[list[Fiel
         for extra in sources[1:]:
             errs.append(FieldError.forbidden(child(at, extra), "may not specify more than 1 volume type"))
         errs += _required_source_fields(volume, at)
+        errs += volume_source_errors(volume, at)
     return errs, names
 
 
