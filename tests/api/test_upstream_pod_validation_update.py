@@ -111,3 +111,55 @@ def test_node_selector_mutation_message() -> None:
     assert err.value.status.to_dict()["details"]["causes"][0]["message"] == (
         'Invalid value: {"foo":"other"}: only additions to spec.nodeSelector are allowed '
         "(no mutations or deletions)")
+
+
+# TestValidatePodUpdate's toleration cases (old pod scheduled to node1 unless noted)
+NODE1 = {"nodeName": "node1"}
+TOL1 = {"key": "key1", "value": "value1", "operator": "Equal", "effect": "NoExecute"}
+TOLERATIONS: list[tuple[str, dict[str, Any], dict[str, Any], tuple[str, str] | None]] = [
+    ("existing toleration value modified in pod spec updates",
+     {**NODE1, "tolerations": [{"key": "key1", "value": "value1"}]},
+     {**NODE1, "tolerations": [{"key": "key1", "value": "value2"}]}, ("spec.tolerations", FORBIDDEN)),
+    ("existing toleration value modified in pod spec updates with modified tolerationSeconds",
+     {**NODE1, "tolerations": [{**TOL1, "tolerationSeconds": 10}]},
+     {**NODE1, "tolerations": [{**TOL1, "value": "value2"}]}, ("spec.tolerations", FORBIDDEN)),
+    ("modified tolerationSeconds in existing toleration value in pod spec updates",
+     {**NODE1, "tolerations": [{**TOL1, "tolerationSeconds": 20}]},
+     {**NODE1, "tolerations": [{**TOL1, "tolerationSeconds": 10}]}, None),
+    ("toleration modified in updates to an unscheduled pod",
+     {"tolerations": [{"key": "key1", "value": "value1"}]},
+     {"tolerations": [{"key": "key1", "value": "value2"}]}, ("spec.tolerations", FORBIDDEN)),
+    ("tolerations unmodified in updates to a scheduled pod",
+     {**NODE1, "tolerations": [{"key": "key1", "value": "value1"}]},
+     {**NODE1, "tolerations": [{"key": "key1", "value": "value1"}]}, None),
+    ("added valid new toleration to existing tolerations in pod spec updates",
+     {**NODE1, "tolerations": [{**TOL1, "tolerationSeconds": 10}]},
+     {**NODE1, "tolerations": [{**TOL1, "tolerationSeconds": 20},
+                               {**TOL1, "key": "key2", "value": "value2", "tolerationSeconds": 30}]}, None),
+    ("added invalid new toleration to existing tolerations in pod spec updates",
+     {**NODE1, "tolerations": [{**TOL1, "tolerationSeconds": 10}]},
+     {**NODE1, "tolerations": [{**TOL1, "tolerationSeconds": 20},
+                               {**TOL1, "key": "key2", "effect": "NoSchedule", "tolerationSeconds": 30}]},
+     ("spec.tolerations[1].effect", INVALID)),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [(o, n, e) for _, o, n, e in TOLERATIONS],
+                         ids=[c[0] for c in TOLERATIONS])
+def test_toleration_update(old: dict[str, Any], new: dict[str, Any],
+                           expected: tuple[str, str] | None) -> None:
+    """Note: upstream's "toleration modified ..." cases for a scheduled pod apply as well to kbatch,
+    which sets ``nodeName`` at creation as a user may."""
+    if expected is None:
+        assert _update(old, new).metadata.uid
+    else:
+        assert _rejected(old, new) == expected
+
+
+def test_exists_toleration_with_value_names_the_value() -> None:
+    """``ValidateTolerations``: an ``Exists`` toleration with a value reports the value itself."""
+    from tests.api.upstream_pod import causes
+
+    (field, _, message), *_ = causes(pod({"tolerations": [{"key": "k", "operator": "Exists", "value": "v"}]}))
+    assert (field, message) == ("spec.tolerations[0].operator",
+                                "Invalid value: \"v\": value must be empty when `operator` is 'Exists'")

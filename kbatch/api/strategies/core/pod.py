@@ -126,23 +126,21 @@ def _active_deadline_errors(new: int | None, old: int | None, path: str) -> list
 
 
 def _still_tolerated(old: Toleration, new: Toleration) -> bool:
-    """Same toleration, with ``tolerationSeconds`` unchanged or (when set) not larger."""
-    # every other field equal (what comparing copies with tolerationSeconds cleared would say)
+    """Same toleration but for ``tolerationSeconds``, which may take any value (upstream compares a
+    copy of the old toleration given the new one's seconds)."""
     mine, theirs = old.__dict__, new.__dict__
-    if type(old) is not type(new) or any(
-            mine[name] != theirs[name] for name in mine if name != "toleration_seconds"):
-        return False
-    if old.toleration_seconds is None or new.toleration_seconds is None:
-        return old.toleration_seconds == new.toleration_seconds
-    return new.toleration_seconds <= old.toleration_seconds
+    return type(old) is type(new) and all(
+        mine[name] == theirs[name] for name in mine if name != "toleration_seconds")
 
 
 def _only_added_tolerations(new: PodSpec, old: PodSpec, path: str) -> list[FieldError]:
-    """Every old toleration stays (only a ``tolerationSeconds`` may shrink)."""
-    return [FieldError.forbidden(index(path, i), "existing toleration can not be modified except its "
-                                 "tolerationSeconds")
-            for i, tol in enumerate(old.tolerations or ())
-            if not any(_still_tolerated(tol, t) for t in new.tolerations or ())]
+    """``validateOnlyAddedTolerations``: every old toleration stays; the first one missing gives the
+    one error, at ``spec.tolerations`` itself."""
+    for tol in old.tolerations or ():
+        if not any(_still_tolerated(tol, t) for t in new.tolerations or ()):
+            return [FieldError.forbidden(path, "existing toleration can not be modified except its "
+                                         "tolerationSeconds")]
+    return []
 
 
 def _only_removed_gates(new: PodSpec, old: PodSpec, path: str) -> list[FieldError]:
