@@ -252,3 +252,26 @@ def test_invalid_init_containers_are_rejected(containers: list[dict[str, Any]],
                                               expected: list[tuple[str, str]]) -> None:
     spec = {"restartPolicy": "Never", "containers": [APP], "initContainers": containers}
     assert fields(pod(spec)) == expected
+
+
+# validateConfigMapKeySelector / validateSecretKeySelector (validation.go): the referenced name is
+# checked as a DNS subdomain even when empty (no Required), the key as a ConfigMap key
+E0 = f"{C0}.env[0].valueFrom"
+KEY_REFS: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
+    ("configMapKeyRef without a name", {"configMapKeyRef": {"key": "k"}},
+     [(f"{E0}.configMapKeyRef.name", INVALID)]),
+    ("secretKeyRef with a bad name", {"secretKeyRef": {"name": "Bad_Name", "key": "k"}},
+     [(f"{E0}.secretKeyRef.name", INVALID)]),
+    ("configMapKeyRef without a key", {"configMapKeyRef": {"name": "cm"}},
+     [(f"{E0}.configMapKeyRef.key", REQUIRED)]),
+    ("secretKeyRef with a bad key", {"secretKeyRef": {"name": "s", "key": "a/b"}},
+     [(f"{E0}.secretKeyRef.key", INVALID)]),
+    ("configMapKeyRef key '..'", {"configMapKeyRef": {"name": "cm", "key": ".."}},
+     [(f"{E0}.configMapKeyRef.key", INVALID)]),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), [(s, e) for _, s, e in KEY_REFS],
+                         ids=[n for n, _, _ in KEY_REFS])
+def test_env_key_refs(source: dict[str, Any], expected: list[tuple[str, str]]) -> None:
+    assert fields(pod({"containers": [ctr(env=[{"name": "E", "valueFrom": source}])]})) == expected

@@ -12,6 +12,7 @@ import re
 
 from kbatch.api.core_v1 import Container, ContainerPort, EnvFromSource, EnvVar, VolumeMount
 from kbatch.api.errors import FieldError
+from kbatch.api.strategies.core.configmap import config_key_errors
 from kbatch.api.strategies.core.port_names import is_valid_port_name
 from kbatch.api.strategies.core.probe_validation import validate_lifecycle, validate_probes
 from kbatch.api.strategies.core.volume_sources import local_descending_path_errors
@@ -96,12 +97,16 @@ def _validate_value_from(env: EnvVar, path: str) -> list[FieldError]:
                 ("limits.hugepages-", "requests.hugepages-")):
             errs.append(FieldError.not_supported(child(at, "resource"), res.resource, _RESOURCE_FIELD_PATHS))
     key_refs = (("configMapKeyRef", source.config_map_key_ref), ("secretKeyRef", source.secret_key_ref))
-    for ref_name, key_ref in key_refs:
+    for ref_name, key_ref in key_refs:  # validateConfigMapKeySelector / validateSecretKeySelector
         if key_ref is not None:
-            if not key_ref.name:
-                errs.append(FieldError.required(child(child(path, ref_name), "name")))
+            at = child(path, ref_name)
+            name = key_ref.name or ""  # an empty name fails the subdomain check (no Required)
+            errs += [FieldError.invalid(child(at, "name"), name, m) for m in is_dns1123_subdomain(name)]
             if not key_ref.key:
-                errs.append(FieldError.required(child(child(path, ref_name), "key")))
+                errs.append(FieldError.required(child(at, "key")))
+            else:
+                errs += [FieldError.invalid(child(at, "key"), key_ref.key, m)
+                         for m in config_key_errors(key_ref.key)]
     if not refs:
         errs.append(FieldError.invalid(path, "", "must specify one of: `fieldRef`, `resourceFieldRef`, "
                                        "`configMapKeyRef` or `secretKeyRef`"))
