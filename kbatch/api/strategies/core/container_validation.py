@@ -1,25 +1,37 @@
 """Validation of containers: names, images, policies, ports, env, mounts, probes, resources.
 
 Upstream: kubernetes ``pkg/apis/core/validation/validation.go`` (validateContainers,
-validateInitContainers, validateContainerPorts, ValidateEnv, ValidateVolumeMounts,
-validatePullPolicy). Messages are upstream's.
+validateInitContainers, validateContainerPorts, checkHostPortConflicts, ValidateEnv, ValidateEnvFrom,
+ValidateVolumeMounts, validatePullPolicy, validateContainersOnlyForPod); probes and lifecycle hooks
+are :mod:`.probe_validation`'s. Messages are upstream's.
 """
 
 from __future__ import annotations
 
 import re
 
-from kbatch.api.core_v1 import Container, ContainerPort, EnvVar, VolumeMount
+from kbatch.api.core_v1 import Container, ContainerPort, EnvFromSource, EnvVar, VolumeMount
 from kbatch.api.errors import FieldError
+from kbatch.api.strategies.core.configmap import config_key_errors
+from kbatch.api.strategies.core.port_names import is_valid_port_name
+from kbatch.api.strategies.core.probe_validation import validate_lifecycle, validate_probes
+from kbatch.api.strategies.core.volume_sources import local_descending_path_errors
 from kbatch.api.validation import (
     _is_dns1123_label,
     child,
     index,
+    is_dns1123_subdomain,
     resource_requirements_plain,
     validate_resource_requirements,
 )
 
-__all__ = ["is_valid_port_name", "plain_container_valid", "validate_containers", "validate_init_containers"]
+__all__ = [
+    "is_valid_port_name",
+    "plain_container_valid",
+    "validate_containers",
+    "validate_containers_only_for_pod",
+    "validate_init_containers",
+]
 
 PULL_POLICIES = ["Always", "IfNotPresent", "Never"]
 MESSAGE_POLICIES = ["File", "FallbackToLogsOnError"]
@@ -30,24 +42,6 @@ _ENV_FIELD_PATHS = ["metadata.name", "metadata.namespace", "metadata.uid", "spec
 _ENV_FIELD_SUBSCRIPT = re.compile(r"metadata\.(labels|annotations)\['[^']+'\]")
 _RESOURCE_FIELD_PATHS = ["limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu",
                          "requests.ephemeral-storage", "requests.memory"]
-_PORT_NAME_CHARS = re.compile(r"[-a-z0-9]+")
-_PORT_NAME_LETTER = re.compile(r"[a-z]")
-
-
-def is_valid_port_name(name: str) -> list[str]:
-    """``IsValidPortName``: an IANA_SVC_NAME."""
-    errs: list[str] = []
-    if len(name) > 15:
-        errs.append("must be no more than 15 characters")
-    if not _PORT_NAME_CHARS.fullmatch(name):
-        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if not _PORT_NAME_LETTER.search(name):
-        errs.append("must contain at least one letter (a-z)")
-    if "--" in name:
-        errs.append("must not contain consecutive hyphens")
-    if name.startswith("-") or name.endswith("-"):
-        errs.append("must not begin or end with a hyphen")
-    return errs
 
 
 def _port_number_errors(value: int, path: str) -> list[FieldError]:
@@ -62,9 +56,9 @@ def _validate_ports(ports: list[ContainerPort] | None, path: str) -> list[FieldE
     for i, port in enumerate(ports or ()):
         at = index(path, i)
         if port.name:
-            errs += [FieldError.invalid(child(at, "name"), port.name, m)
-                     for m in is_valid_port_name(port.name)]
-            if port.name in names:
+            bad = is_valid_port_name(port.name)
+            errs += [FieldError.invalid(child(at, "name"), port.name, m) for m in bad]
+            if not bad and port.name in names:
                 errs.append(FieldError.duplicate(child(at, "name"), port.name))
             names.add(port.name)
         if port.container_port == 0:
@@ -103,12 +97,16 @@ def _validate_value_from(env: EnvVar, path: str) -> list[FieldError]:
                 ("limits.hugepages-", "requests.hugepages-")):
             errs.append(FieldError.not_supported(child(at, "resource"), res.resource, _RESOURCE_FIELD_PATHS))
     key_refs = (("configMapKeyRef", source.config_map_key_ref), ("secretKeyRef", source.secret_key_ref))
-    for ref_name, key_ref in key_refs:
+    for ref_name, key_ref in key_refs:  # validateConfigMapKeySelector / validateSecretKeySelector
         if key_ref is not None:
-            if not key_ref.name:
-                errs.append(FieldError.required(child(child(path, ref_name), "name")))
+            at = child(path, ref_name)
+            name = key_ref.name or ""  # an empty name fails the subdomain check (no Required)
+            errs += [FieldError.invalid(child(at, "name"), name, m) for m in is_dns1123_subdomain(name)]
             if not key_ref.key:
-                errs.append(FieldError.required(child(child(path, ref_name), "key")))
+                errs.append(FieldError.required(child(at, "key")))
+            else:
+                errs += [FieldError.invalid(child(at, "key"), key_ref.key, m)
+                         for m in config_key_errors(key_ref.key)]
     if not refs:
         errs.append(FieldError.invalid(path, "", "must specify one of: `fieldRef`, `resourceFieldRef`, "
                                        "`configMapKeyRef` or `secretKeyRef`"))
@@ -119,16 +117,46 @@ def _validate_value_from(env: EnvVar, path: str) -> list[FieldError]:
     return errs
 
 
+def _env_name_errors(name: str, path: str) -> list[FieldError]:
+    """``IsRelaxedEnvVarName`` (RelaxedEnvironmentVariableValidation, GA since 1.34)."""
+    if any(not (" " <= ch <= "~") or ch == "=" for ch in name):
+        return [FieldError.invalid(path, name, "a valid environment variable name "
+                                   "must consist only of printable ASCII characters other than '='")]
+    return []
+
+
 def _validate_env(env: list[EnvVar] | None, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for i, var in enumerate(env or ()):
         at = index(path, i)
         if not var.name:
             errs.append(FieldError.required(child(at, "name")))
-        elif any(not (" " <= ch <= "~") or ch == "=" for ch in var.name):
-            errs.append(FieldError.invalid(child(at, "name"), var.name, "a valid environment variable name "
-                                           "must consist only of printable ASCII characters other than '='"))
+        else:
+            errs += _env_name_errors(var.name, child(at, "name"))
         errs += _validate_value_from(var, child(at, "valueFrom"))
+    return errs
+
+
+def _validate_env_from(sources: list[EnvFromSource], path: str) -> list[FieldError]:
+    """``ValidateEnvFrom``: a valid prefix, exactly one of configMapRef / secretRef, each naming a
+    ConfigMap or Secret (DNS subdomain); the count errors sit at ``envFrom`` itself, as upstream's."""
+    errs: list[FieldError] = []
+    for i, source in enumerate(sources):
+        at = index(path, i)
+        if source.prefix:
+            errs += _env_name_errors(source.prefix, child(at, "prefix"))
+        refs = [(n, r) for n, r in (("configMapRef", source.config_map_ref), ("secretRef", source.secret_ref))
+                if r is not None]
+        for name, ref in refs:
+            name_path = child(child(at, name), "name")
+            if not ref.name:
+                errs.append(FieldError.required(name_path))
+            else:
+                errs += [FieldError.invalid(name_path, ref.name, m) for m in is_dns1123_subdomain(ref.name)]
+        if not refs:
+            errs.append(FieldError.invalid(path, "", "must specify one of: `configMapRef` or `secretRef`"))
+        elif len(refs) > 1:
+            errs.append(FieldError.invalid(path, "", "may not have more than one field specified at a time"))
     return errs
 
 
@@ -146,42 +174,47 @@ def _validate_mounts(mounts: list[VolumeMount] | None, volumes: set[str], path: 
         if mount.mount_path in mount_points:
             errs.append(FieldError.invalid(child(at, "mountPath"), mount.mount_path, "must be unique"))
         mount_points.add(mount.mount_path)
+        # upstream reports these at volumeMounts.subPath / .subPathExpr (no index), as here
+        if mount.sub_path:
+            errs += local_descending_path_errors(mount.sub_path, child(path, "subPath"))
+        if mount.sub_path_expr:
+            if mount.sub_path:
+                errs.append(FieldError.invalid(child(at, "subPathExpr"), mount.sub_path_expr,
+                                               "subPathExpr and subPath are mutually exclusive"))
+            errs += local_descending_path_errors(mount.sub_path_expr, child(path, "subPathExpr"))
     return errs
 
 
-def _validate_common(c: Container, path: str, names: set[str], volumes: set[str],
-                     claims: set[str]) -> list[FieldError]:
-    """What every kind of container must satisfy (``validateContainerCommon``)."""
+def _validate_common(c: Container, path: str, volumes: set[str], claims: set[str]) -> list[FieldError]:
+    """What every kind of container must satisfy (``validateContainerCommon``). A template's image
+    may carry whitespace (upstream keeps that for backward compatibility); a Pod's may not
+    (:func:`validate_containers_only_for_pod`)."""
     errs: list[FieldError] = []
     if not c.name:
         errs.append(FieldError.required(child(path, "name")))
     elif bad := _is_dns1123_label(c.name):  # memoised; no list built for a valid name
         errs += [FieldError.invalid(child(path, "name"), c.name, m) for m in bad]
-    if c.name in names:
-        errs.append(FieldError.duplicate(child(path, "name"), c.name))
-    names.add(c.name)
     if not c.image:
         errs.append(FieldError.required(child(path, "image")))
-    elif c.image != c.image.strip():
-        errs.append(FieldError.invalid(child(path, "image"), c.image,
-                                       "must not have leading or trailing whitespace"))
     if not c.termination_message_policy:
         errs.append(FieldError.required(child(path, "terminationMessagePolicy")))
     elif c.termination_message_policy not in MESSAGE_POLICIES:
         errs.append(FieldError.not_supported(child(path, "terminationMessagePolicy"),
                                              c.termination_message_policy, MESSAGE_POLICIES))
-    if not c.image_pull_policy:
-        errs.append(FieldError.required(child(path, "imagePullPolicy")))
-    elif c.image_pull_policy not in PULL_POLICIES:
-        errs.append(FieldError.not_supported(child(path, "imagePullPolicy"), c.image_pull_policy,
-                                             PULL_POLICIES))
     # absent lists validate to nothing: skip the calls (and their paths) on this hot path
     if c.ports:
         errs += _validate_ports(c.ports, child(path, "ports"))
     if c.env:
         errs += _validate_env(c.env, child(path, "env"))
+    if c.env_from:
+        errs += _validate_env_from(c.env_from, child(path, "envFrom"))
     if c.volume_mounts:
         errs += _validate_mounts(c.volume_mounts, volumes, child(path, "volumeMounts"))
+    if not c.image_pull_policy:
+        errs.append(FieldError.required(child(path, "imagePullPolicy")))
+    elif c.image_pull_policy not in PULL_POLICIES:
+        errs.append(FieldError.not_supported(child(path, "imagePullPolicy"), c.image_pull_policy,
+                                             PULL_POLICIES))
     errs += validate_resource_requirements(c.resources, child(path, "resources"), pod_claim_names=claims)
     return errs
 
@@ -195,41 +228,87 @@ def plain_container_valid(c: Container, names: set[str]) -> bool:
     if (not name or _is_dns1123_label(name) or name in names or not image or image != image.strip()
             or d["termination_message_policy"] not in MESSAGE_POLICIES
             or d["image_pull_policy"] not in PULL_POLICIES
-            or d["ports"] or d["env"] or d["volume_mounts"] or d["restart_policy"] is not None
+            or d["ports"] or d["env"] or d["env_from"] or d["volume_mounts"]
+            or d["restart_policy"] is not None
+            or d["lifecycle"] is not None or d["liveness_probe"] is not None
+            or d["readiness_probe"] is not None or d["startup_probe"] is not None
             or not resource_requirements_plain(d["resources"])):
         return False
     names.add(name)
     return True
 
 
+def _host_port_conflicts(containers: list[Container], path: str, first: int = 0) -> list[FieldError]:
+    """``checkHostPortConflicts``: a protocol/hostIP/hostPort triple used once across ``containers``
+    (indexed from ``first``); ports without a host port are not counted."""
+    errs: list[FieldError] = []
+    seen: set[str] = set()
+    for i, c in enumerate(containers, first):
+        for j, port in enumerate(c.ports or ()):
+            if not port.host_port:
+                continue
+            ident = f"{port.protocol or ''}/{port.host_ip or ''}/{port.host_port}"
+            if ident in seen:
+                at = child(index(child(index(path, i), "ports"), j), "hostPort")
+                errs.append(FieldError.duplicate(at, ident))
+            seen.add(ident)
+    return errs
+
+
 def validate_containers(containers: list[Container], path: str, names: set[str], volumes: set[str],
-                        claims: set[str]) -> list[FieldError]:
-    """Regular containers; ``names`` collects container names across init and regular ones."""
+                        claims: set[str], grace: int | None = None) -> list[FieldError]:
+    """Regular containers; ``names`` collects their names for the init containers' check. Host
+    ports are unique across them (they run together)."""
     if not containers:
         return [FieldError.required(path)]
     errs: list[FieldError] = []
     for i, c in enumerate(containers):
         at = index(path, i)
-        errs += _validate_common(c, at, names, volumes, claims)
+        errs += _validate_common(c, at, volumes, claims)
+        if c.name in names:
+            errs.append(FieldError.duplicate(child(at, "name"), c.name))
+        names.add(c.name)
+        errs += validate_lifecycle(c.lifecycle, grace, child(at, "lifecycle"))
+        errs += validate_probes(c, grace, at)
         if c.restart_policy is not None:
             errs.append(FieldError.forbidden(child(at, "restartPolicy"),
                                              "may not be set for non-init containers"))
-    return errs
+    return errs + _host_port_conflicts(containers, path)
+
+
+_INIT_ONLY = "may not be set for init containers without restartPolicy=Always"
 
 
 def validate_init_containers(containers: list[Container] | None, path: str, names: set[str],
-                             volumes: set[str], claims: set[str]) -> list[FieldError]:
-    """Init containers; ``restartPolicy: Always`` (a sidecar) is the only policy allowed."""
+                             volumes: set[str], claims: set[str],
+                             grace: int | None = None) -> list[FieldError]:
+    """Init containers, after the regular ones (``names`` holds theirs): ``restartPolicy: Always``
+    (a sidecar) is the only policy allowed, and only sidecars have probes and hooks (validated as a
+    regular container's). Each runs alone, so host ports only conflict within one."""
     errs: list[FieldError] = []
     for i, c in enumerate(containers or ()):
         at = index(path, i)
-        errs += _validate_common(c, at, names, volumes, claims)
+        errs += _validate_common(c, at, volumes, claims)
         if c.restart_policy is not None and c.restart_policy != "Always":
             errs.append(FieldError.not_supported(child(at, "restartPolicy"), c.restart_policy, ["Always"]))
-        if c.restart_policy != "Always":
-            for name, probe in (("lifecycle", c.lifecycle), ("livenessProbe", c.liveness_probe),
-                                ("readinessProbe", c.readiness_probe), ("startupProbe", c.startup_probe)):
-                if probe is not None:
-                    errs.append(FieldError.forbidden(
-                        child(at, name), "may not be set for init containers without restartPolicy=Always"))
+        if c.name in names:
+            errs.append(FieldError.duplicate(child(at, "name"), c.name))
+        elif c.name:
+            names.add(c.name)
+        errs += _host_port_conflicts([c], path, i)
+        if c.restart_policy == "Always":
+            errs += validate_lifecycle(c.lifecycle, grace, child(at, "lifecycle"))
+            errs += validate_probes(c, grace, at)
+            continue
+        for name, probe in (("lifecycle", c.lifecycle), ("livenessProbe", c.liveness_probe),
+                            ("readinessProbe", c.readiness_probe), ("startupProbe", c.startup_probe)):
+            if probe is not None:
+                errs.append(FieldError.forbidden(child(at, name), _INIT_ONLY))
     return errs
+
+
+def validate_containers_only_for_pod(containers: list[Container] | None, path: str) -> list[FieldError]:
+    """``validateContainersOnlyForPod``: a Pod's (not a template's) images must be trimmed."""
+    return [FieldError.invalid(child(index(path, i), "image"), c.image,
+                               "must not have leading or trailing whitespace")
+            for i, c in enumerate(containers or ()) if c.image and c.image != c.image.strip()]

@@ -22,7 +22,9 @@ from kbatch.api.errors import FieldError
 from kbatch.api.gates import drop_disabled_pod_fields
 from kbatch.api.model_copy import template_factory
 from kbatch.api.quantity import Quantity
+from kbatch.api.strategies.core.container_validation import validate_containers_only_for_pod
 from kbatch.api.strategies.core.pod_defaults import default_pod
+from kbatch.api.strategies.core.pod_gated_update import gated_update_errors, pod_affinities
 from kbatch.api.strategies.core.pod_label_keys import merge_label_keys
 from kbatch.api.strategies.core.pod_validation import validate_pod_spec
 from kbatch.api.strategy import DefaultStrategy, GateBound
@@ -43,7 +45,6 @@ _PENDING = PodStatus(phase="Pending", qos_class="BestEffort")  # copied per crea
 _new_pending = template_factory(_PENDING)
 _QOS_RESOURCES = ("cpu", "memory")
 _MAY_CHANGE = frozenset({"active_deadline_seconds", "tolerations", "scheduling_gates"})
-_GATED_MAY_CHANGE = frozenset({"node_selector", "affinity"})  # a gated pod may gain constraints
 
 
 def pod_qos_class(spec: PodSpec) -> str:
@@ -125,23 +126,21 @@ def _active_deadline_errors(new: int | None, old: int | None, path: str) -> list
 
 
 def _still_tolerated(old: Toleration, new: Toleration) -> bool:
-    """Same toleration, with ``tolerationSeconds`` unchanged or (when set) not larger."""
-    # every other field equal (what comparing copies with tolerationSeconds cleared would say)
+    """Same toleration but for ``tolerationSeconds``, which may take any value (upstream compares a
+    copy of the old toleration given the new one's seconds)."""
     mine, theirs = old.__dict__, new.__dict__
-    if type(old) is not type(new) or any(
-            mine[name] != theirs[name] for name in mine if name != "toleration_seconds"):
-        return False
-    if old.toleration_seconds is None or new.toleration_seconds is None:
-        return old.toleration_seconds == new.toleration_seconds
-    return new.toleration_seconds <= old.toleration_seconds
+    return type(old) is type(new) and all(
+        mine[name] == theirs[name] for name in mine if name != "toleration_seconds")
 
 
 def _only_added_tolerations(new: PodSpec, old: PodSpec, path: str) -> list[FieldError]:
-    """Every old toleration stays (only a ``tolerationSeconds`` may shrink)."""
-    return [FieldError.forbidden(index(path, i), "existing toleration can not be modified except its "
-                                 "tolerationSeconds")
-            for i, tol in enumerate(old.tolerations or ())
-            if not any(_still_tolerated(tol, t) for t in new.tolerations or ())]
+    """``validateOnlyAddedTolerations``: every old toleration stays; the first one missing gives the
+    one error, at ``spec.tolerations`` itself."""
+    for tol in old.tolerations or ():
+        if not any(_still_tolerated(tol, t) for t in new.tolerations or ()):
+            return [FieldError.forbidden(path, "existing toleration can not be modified except its "
+                                         "tolerationSeconds")]
+    return []
 
 
 def _only_removed_gates(new: PodSpec, old: PodSpec, path: str) -> list[FieldError]:
@@ -165,16 +164,19 @@ def _containers_differ(old: list[Container] | None, new: list[Container] | None)
 
 def _changed_fields(new: PodSpec, old: PodSpec) -> list[str]:
     """Wire names of the fields that differ once every field an update may change is taken from
-    ``new`` (images, activeDeadlineSeconds, tolerations, schedulingGates; nodeSelector and affinity
-    of a gated pod; terminationGracePeriodSeconds from negative to 1), compared field by field
+    ``new`` (images, activeDeadlineSeconds, tolerations, schedulingGates; nodeSelector and node
+    affinity of a gated pod, checked by :func:`gated_update_errors`; terminationGracePeriodSeconds
+    from negative to 1), compared field by field
     instead of on a masked copy of ``old``."""
     mine, theirs = old.__dict__, new.__dict__
     gated = bool(old.scheduling_gates)
     changed = []
     for name, field in PodSpec.__pydantic_fields__.items():
-        if name in _MAY_CHANGE or (gated and name in _GATED_MAY_CHANGE):
+        if name in _MAY_CHANGE or (gated and name == "node_selector"):
             continue
-        if name in ("containers", "init_containers"):
+        if gated and name == "affinity":  # node affinity: pod_gated_update; pod (anti-)affinity fixed
+            differs = pod_affinities(mine[name]) != pod_affinities(theirs[name])
+        elif name in ("containers", "init_containers"):
             differs = _containers_differ(mine[name], theirs[name])
         elif name == "termination_grace_period_seconds":
             before, after = mine[name], theirs[name]
@@ -196,6 +198,8 @@ def validate_pod_spec_update(new: PodSpec, old: PodSpec, path: str = "spec") -> 
         return errs
     errs += _only_added_tolerations(new, old, child(path, "tolerations"))
     errs += _only_removed_gates(new, old, child(path, "schedulingGates"))
+    if old.scheduling_gates:
+        errs += gated_update_errors(new, old, path)
     changed = _changed_fields(new, old)
     if changed:
         errs.append(FieldError.forbidden(path, "pod updates may not change fields other than "
@@ -272,7 +276,11 @@ class PodStrategy(GateBound, DefaultStrategy):
             drop_disabled_pod_fields(new.spec, old.spec, self.gates)
 
     def validate(self, obj: Pod) -> list[FieldError]:  # type: ignore[override]
-        return validate_pod_spec(obj.spec, "spec")
+        """``ValidatePodCreate``: the spec, then what only a Pod's containers must satisfy."""
+        spec = obj.spec
+        return (validate_pod_spec(spec, "spec")
+                + validate_containers_only_for_pod(spec.containers, "spec.containers")
+                + validate_containers_only_for_pod(spec.init_containers, "spec.initContainers"))
 
     def validate_update(self, new: Pod, old: Pod) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_spec_update(new.spec, old.spec)

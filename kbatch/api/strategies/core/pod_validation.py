@@ -29,6 +29,7 @@ from kbatch.api.strategies.core.scheduling_validation import (
     validate_tolerations,
     validate_topology_spread_constraints,
 )
+from kbatch.api.strategies.core.volume_sources import volume_source_errors
 from kbatch.api.validation import (
     _is_dns1123_label,
     _is_dns1123_subdomain,
@@ -51,7 +52,7 @@ __all__ = [
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
 PREEMPTION_POLICIES = ["PreemptLowerPriority", "Never"]
-_MAX_UINT32 = 2**32 - 1
+_MAX_INT32 = 2**31 - 1  # ValidatePodSpec bounds activeDeadlineSeconds by math.MaxInt32
 
 
 def _required_source_fields(volume: Volume, path: str) -> list[FieldError]:
@@ -95,6 +96,7 @@ def validate_volumes(volumes: list[Volume] | None, path: str) -> tuple[list[Fiel
         for extra in sources[1:]:
             errs.append(FieldError.forbidden(child(at, extra), "may not specify more than 1 volume type"))
         errs += _required_source_fields(volume, at)
+        errs += volume_source_errors(volume, at)
     return errs, names
 
 
@@ -212,48 +214,70 @@ def _validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     volumes: set[str] = set()
     claims: set[str] = set()
-    claim_errs: list[FieldError] = []
     if spec.volumes:
         errs, volumes = validate_volumes(spec.volumes, child(path, "volumes"))
     if spec.resource_claims:
         claim_errs, claims = _validate_resource_claims(spec.resource_claims, child(path, "resourceClaims"))
-    names: set[str] = set()
+        errs += claim_errs
+    names: set[str] = set()  # regular containers first: an init container repeating a name is the duplicate
+    grace = spec.termination_grace_period_seconds
+    errs += validate_containers(spec.containers, child(path, "containers"), names, volumes, claims, grace)
     if spec.init_containers:
         errs += validate_init_containers(spec.init_containers, child(path, "initContainers"), names,
-                                         volumes, claims)
-    errs += validate_containers(spec.containers, child(path, "containers"), names, volumes, claims)
+                                         volumes, claims, grace)
+    if spec.resources is not None:
+        errs += validate_pod_resources(spec, child(path, "resources"))
+    if spec.host_network:
+        errs += _host_network_port_errors(spec, path)
     errs += _enum_errors(spec.restart_policy, RESTART_POLICIES, child(path, "restartPolicy"), required=True)
     errs += _enum_errors(spec.dns_policy, DNS_POLICIES, child(path, "dnsPolicy"), required=True)
     if spec.node_selector:
         errs += validate_labels(spec.node_selector, child(path, "nodeSelector"))
-    errs += _name_fields(spec, path)
-    if spec.active_deadline_seconds is not None and not 1 <= spec.active_deadline_seconds <= _MAX_UINT32:
-        errs.append(FieldError.invalid(child(path, "activeDeadlineSeconds"), spec.active_deadline_seconds,
-                                       f"must be between 1 and {_MAX_UINT32}, inclusive"))
+    return errs + _validate_scheduling_fields(spec, path)
+
+
+def _validate_scheduling_fields(spec: PodSpec, path: str) -> list[FieldError]:
+    """The rest of ``ValidatePodSpec``, in upstream's order (affinity, gates, spread, names, deadline,
+    tolerations, preemption policy, overhead), then the pod's scheduling group."""
+    errs: list[FieldError] = []
     if spec.affinity is not None:
         errs += validate_affinity(spec.affinity, child(path, "affinity"))
-    if spec.tolerations:
-        errs += validate_tolerations(spec.tolerations, child(path, "tolerations"))
-    if spec.preemption_policy is not None:
-        errs += _enum_errors(spec.preemption_policy, PREEMPTION_POLICIES, child(path, "preemptionPolicy"),
-                             required=False)
+    if spec.scheduling_gates:
+        errs += _validate_scheduling_gates(spec.scheduling_gates, child(path, "schedulingGates"))
     if spec.topology_spread_constraints:
         errs += validate_topology_spread_constraints(spec.topology_spread_constraints,
                                                      child(path, "topologySpreadConstraints"))
     if spec.affinity is not None or spec.topology_spread_constraints:
         errs += validate_spec_label_keys(spec, path)
-    if spec.scheduling_gates:
-        errs += _validate_scheduling_gates(spec.scheduling_gates, child(path, "schedulingGates"))
-    if spec.scheduling_group is not None:
-        errs += _validate_scheduling_group(spec.scheduling_group, child(path, "schedulingGroup"))
-    errs += claim_errs
-    if spec.resources is not None:
-        errs += validate_pod_resources(spec, child(path, "resources"))
+    errs += _name_fields(spec, path)
+    if spec.active_deadline_seconds is not None and not 1 <= spec.active_deadline_seconds <= _MAX_INT32:
+        errs.append(FieldError.invalid(child(path, "activeDeadlineSeconds"), spec.active_deadline_seconds,
+                                       f"must be between 1 and {_MAX_INT32}, inclusive"))
+    if spec.tolerations:
+        errs += validate_tolerations(spec.tolerations, child(path, "tolerations"))
+    if spec.preemption_policy is not None:
+        errs += _enum_errors(spec.preemption_policy, PREEMPTION_POLICIES, child(path, "preemptionPolicy"),
+                             required=False)
     overhead = spec.overhead or {}
     for name in sorted(overhead):
         if overhead[name].sign() < 0:
             errs.append(FieldError.invalid(f"{child(path, 'overhead')}[{name}]", str(overhead[name]),
                                            "must be greater than or equal to 0"))
+    if spec.scheduling_group is not None:
+        errs += _validate_scheduling_group(spec.scheduling_group, child(path, "schedulingGroup"))
+    return errs
+
+
+def _host_network_port_errors(spec: PodSpec, path: str) -> list[FieldError]:
+    """``validatePodHostNetworkDeps``: with ``hostNetwork`` a container's host port, once set (defaulting
+    sets it to the container port), must be that port."""
+    errs: list[FieldError] = []
+    for i, c in enumerate(spec.containers):
+        for j, port in enumerate(c.ports or ()):
+            if port.host_port and port.host_port != port.container_port:
+                at = child(index(child(index(child(path, "containers"), i), "ports"), j), "hostPort")
+                errs.append(FieldError.invalid(at, port.host_port,
+                                               "must match `containerPort` when `hostNetwork` is true"))
     return errs
 
 

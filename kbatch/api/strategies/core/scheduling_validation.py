@@ -67,7 +67,7 @@ def _validate_toleration(tol: Toleration, path: str) -> list[FieldError]:
             errs.append(FieldError.invalid(child(path, "operator"), tol.value or "", ";".join(msgs)))
     elif tol.operator == "Exists":
         if tol.value:
-            errs.append(FieldError.invalid(child(path, "operator"), tol.to_dict(),
+            errs.append(FieldError.invalid(child(path, "operator"), tol.value,
                                            "value must be empty when `operator` is 'Exists'"))
     else:
         errs.append(FieldError.not_supported(child(path, "operator"), tol.operator, ["Equal", "Exists"]))
