@@ -35,6 +35,7 @@ from tests.api.upstream_pod import (
     fields,
     job,
     pod,
+    server,
 )
 
 TCP80 = {"tcpSocket": {"port": 80}}
@@ -275,3 +276,16 @@ KEY_REFS: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
                          ids=[n for n, _, _ in KEY_REFS])
 def test_env_key_refs(source: dict[str, Any], expected: list[tuple[str, str]]) -> None:
     assert fields(pod({"containers": [ctr(env=[{"name": "E", "valueFrom": source}])]})) == expected
+
+
+def test_probe_zeros_are_defaulted_before_validation() -> None:
+    """``SetDefaults_Probe`` (pkg/apis/core/v1/defaults.go): the probe's int32 fields are not
+    pointers, so an explicit 0 is "unset" and takes the default; a liveness probe written with
+    ``successThreshold: 0`` is stored with 1 and accepted, as kube-apiserver does."""
+    probe = {"exec": {"command": ["true"]}, "timeoutSeconds": 0, "periodSeconds": 0,
+             "successThreshold": 0, "failureThreshold": 0}
+    stored = server().create(pod({"containers": [ctr(livenessProbe=probe)]}))
+    got = stored.spec.containers[0].liveness_probe
+    assert got is not None
+    values = (got.timeout_seconds, got.period_seconds, got.success_threshold, got.failure_threshold)
+    assert values == (1, 10, 1, 3)

@@ -63,16 +63,17 @@ def image_pull_policy_for(image: str | None) -> str:
 
 
 def default_probe(probe: Probe | None) -> None:
-    """``SetDefaults_Probe`` and ``SetDefaults_HTTPGetAction``."""
+    """``SetDefaults_Probe`` and ``SetDefaults_HTTPGetAction``. The probe's int32 fields are not
+    pointers upstream, so an explicit 0 is unset and takes the default as well."""
     if probe is None:
         return
-    if probe.timeout_seconds is None:
+    if not probe.timeout_seconds:
         probe.timeout_seconds = 1
-    if probe.period_seconds is None:
+    if not probe.period_seconds:
         probe.period_seconds = 10
-    if probe.success_threshold is None:
+    if not probe.success_threshold:
         probe.success_threshold = 1
-    if probe.failure_threshold is None:
+    if not probe.failure_threshold:
         probe.failure_threshold = 3
     _default_http_get(probe.http_get)
 
