@@ -101,3 +101,10 @@ def test_active_deadline_message_names_max_int32() -> None:
 
     (_, _, message), *_ = causes(pod({"activeDeadlineSeconds": MAX_INT32 + 1}))
     assert message == f"Invalid value: {MAX_INT32 + 1}: must be between 1 and {MAX_INT32}, inclusive"
+
+
+def test_any_scheduler_name_is_accepted() -> None:
+    """``ValidatePodSpec`` (pkg/apis/core/validation/validation.go) checks serviceAccountName,
+    nodeName, hostname, subdomain and priorityClassName as names, never ``schedulerName``: a pod
+    naming a scheduler that is not a DNS subdomain is created (and waits for that scheduler)."""
+    created(pod({"schedulerName": "My_Scheduler"}))

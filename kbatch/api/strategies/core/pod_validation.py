@@ -160,19 +160,19 @@ def _names_valid(spec: PodSpec) -> bool:
         or (v["subdomain"] and _is_dns1123_label(v["subdomain"]))
         or (v["service_account_name"] and _is_dns1123_subdomain(v["service_account_name"]))
         or (v["node_name"] and _is_dns1123_subdomain(v["node_name"]))
-        or (v["priority_class_name"] and _is_dns1123_subdomain(v["priority_class_name"]))
-        or (v["scheduler_name"] and _is_dns1123_subdomain(v["scheduler_name"])))
+        or (v["priority_class_name"] and _is_dns1123_subdomain(v["priority_class_name"])))
 
 
 def _name_field_errors(spec: PodSpec, path: str) -> list[FieldError]:
-    """The errors of :func:`_name_fields`, in upstream's order (the general path)."""
+    """The errors of :func:`_name_fields`, in upstream's order (the general path). ``schedulerName``
+    is not among them: ``ValidatePodSpec`` does not check it (any name is accepted; a pod whose
+    scheduler does not run stays Pending)."""
     errs: list[FieldError] = []
     for field, value in (("hostname", spec.hostname), ("subdomain", spec.subdomain)):
         if value:
             errs += [FieldError.invalid(child(path, field), value, m) for m in is_dns1123_label(value)]
     for field, value in (("serviceAccountName", spec.service_account_name), ("nodeName", spec.node_name),
-                         ("priorityClassName", spec.priority_class_name),
-                         ("schedulerName", spec.scheduler_name)):
+                         ("priorityClassName", spec.priority_class_name)):
         if value:
             errs += [FieldError.invalid(child(path, field), value, m) for m in is_dns1123_subdomain(value)]
     return errs
