@@ -56,6 +56,13 @@ metadata: {name: bad-gpu, annotations: {note: "replaced on Monday"}}
 spec:
   deviceSelector: {driver: gpu.example.com}
   taint: {key: broken, effect: NoSchedule}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: solo}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu}}]
 """
 # kubectl 1.32's smartLabelFor splits a run of capitals from the word after it; 1.36's keeps them
 KUBECTL_132_LABELS = {"Enable DNS Hostnames: ": "Enable DNSHostnames:  "}
@@ -118,3 +125,29 @@ def test_describe_prints_kubectls_generic_page(cluster: Any, capsys: pytest.Capt
     theirs = kubectl(cluster, "describe", resource, name).stdout
     ours = kbatch(cluster, capsys, "describe", resource, name)
     assert _comparable(ours) == _comparable(theirs, kubectl_132=True)
+
+
+@pytest.mark.parametrize("args", [
+    ("describe", "resourceclaims"),  # two pages
+    ("describe", "localqueues", "-A"),
+    ("describe", "workloads.kueue.x-k8s.io", "--all-namespaces"),
+])
+def test_describe_of_every_object_of_a_kind_separates_pages_as_kubectl(
+        cluster: Any, capsys: pytest.CaptureFixture[str], args: tuple[str, ...]) -> None:
+    # k8s.io/kubectl pkg/cmd/describe/describe.go Run: each page, then "\n\n" before the next
+    theirs = kubectl(cluster, *args).stdout
+    assert _comparable(kbatch(cluster, capsys, *args)) == _comparable(theirs, kubectl_132=True)
+
+
+@pytest.mark.parametrize("args", [("describe", "jobsets", "-n", "empty"), ("describe", "cohorts", "-n", "x")])
+def test_describe_of_nothing_says_so_as_kubectl(cluster: Any, capsys: pytest.CaptureFixture[str],
+                                                args: tuple[str, ...]) -> None:
+    # kubectl names the namespace it asked; for a cluster-scoped kind -n is ignored (one cohort here)
+    theirs = kubectl(cluster, *args)
+    capsys.readouterr()
+    try:
+        main(["--server", cluster.url, *args])
+    except SystemExit as exit_:
+        assert not exit_.code
+    ours = capsys.readouterr()
+    assert (ours.out, ours.err) == (theirs.stdout, theirs.stderr)
