@@ -151,3 +151,23 @@ def test_describe_of_nothing_says_so_as_kubectl(cluster: Any, capsys: pytest.Cap
         assert not exit_.code
     ours = capsys.readouterr()
     assert (ours.out, ours.err) == (theirs.stdout, theirs.stderr)
+
+
+@pytest.mark.parametrize("args", [
+    ("get", "resourceslices", "-l", "none=here"),  # cluster-scoped: no namespace named
+    ("get", "jobsets", "-A", "-l", "none=here"),
+    ("get", "jobsets", "-l", "none=here"),
+    ("get", "jobsets,devicetaintrules", "-l", "none=here"),
+])
+def test_get_of_nothing_says_so_as_kubectl(cluster: Any, capsys: pytest.CaptureFixture[str],
+                                           args: tuple[str, ...]) -> None:
+    # kubectl get (pkg/cmd/get/get.go): "No resources found in NS namespace." only when every kind is
+    # namespaced and -A is not given, else "No resources found" (no full stop)
+    theirs = kubectl(cluster, *args)
+    capsys.readouterr()
+    try:
+        main(["--server", cluster.url, *args])
+    except SystemExit as exit_:
+        assert not exit_.code
+    ours = capsys.readouterr()
+    assert (ours.out, ours.err) == (theirs.stdout, theirs.stderr)

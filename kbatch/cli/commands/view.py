@@ -236,8 +236,10 @@ def _print_found(backend: Backend, found: list[tuple[Any, list[dict[str, Any]]]]
                   for info, objs in found if objs]
         typer.echo("\n\n".join(tables))
     elif not wanted:
-        where = f" in {ns} namespace" if ns else ""
-        typer.echo(f"No resources found{where}.", err=True)
+        # kubectl get (k8s.io/kubectl pkg/cmd/get/get.go, Run): the namespace only when every kind listed
+        # is namespaced and not -A; otherwise "No resources found", without a full stop
+        namespaced = not all_ns and all(info.namespaced for info, _ in found)
+        typer.echo(f"No resources found in {ns} namespace." if namespaced else "No resources found", err=True)
 
 
 def _watch(backend: Backend, info: Any, ns: str | None, selector: str | None, field_selector: str | None,
