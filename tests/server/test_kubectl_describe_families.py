@@ -171,3 +171,13 @@ def test_get_of_nothing_says_so_as_kubectl(cluster: Any, capsys: pytest.CaptureF
         assert not exit_.code
     ours = capsys.readouterr()
     assert (ours.out, ours.err) == (theirs.stdout, theirs.stderr)
+
+
+def test_a_page_without_events_aligns_its_events_line_with_the_lines_above(
+        cluster: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    # DescribeEvents (pkg/describe/describe.go) writes "Events:\t<none>" into the page's tabwriter and
+    # flushes only before a table; a CronJob's page (its own describer) before its first schedule
+    kubectl(cluster, "create", "cronjob", "quiet", "--image=busybox", "--schedule=0 0 1 1 *", "--", "true")
+    theirs = kubectl(cluster, "describe", "cronjob", "quiet").stdout.splitlines()[-1]
+    ours = kbatch(cluster, capsys, "describe", "cronjob", "quiet").splitlines()[-1]
+    assert theirs.split() == ["Events:", "<none>"] and ours == theirs

@@ -23,8 +23,7 @@ from decimal import Decimal
 from typing import Any
 
 from kbatch.api.printing import DescribeReader, Obj
-from kbatch.api.tabwriter import tabwrite
-from kbatch.families.core.describe_text import annotation_lines, events_about, events_table, map_lines
+from kbatch.families.core.describe_text import annotation_lines, events_about, map_lines, page_and_events
 
 __all__ = ["generic_page", "go_value", "smart_label", "unstructured_lines"]
 
@@ -154,6 +153,4 @@ def generic_page(reader: DescribeReader, obj: Obj) -> str:
              *annotation_lines(meta.get("annotations") or {}),
              *unstructured_lines(obj)]
     events = events_about(reader.list("events"), meta, obj.get("kind"))
-    if not events:
-        return tabwrite("\n".join([*lines, "Events:\t<none>"]))
-    return f"{tabwrite(chr(10).join(lines))}\n{events_table(events, reader.now())}"
+    return page_and_events(lines, events, reader.now())
