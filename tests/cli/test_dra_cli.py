@@ -37,10 +37,10 @@ def test_gpu_driver_nodes_and_a_claim(kb: Kbatch) -> None:
     described = kb.ok("describe", "pod", "trainer")
     assert "Resource Claims:" in described and "template one-gpu -> trainer-gpu-" in described
     claim = kb.ok("describe", "resourceclaims")
-    assert (
-        "Allocated Devices: gpu: gpu.example.com/node-" in claim
-        and "Reserved For:      pods/trainer" in claim
-    )
+    # kubectl's generic page (no describer for the kind): the allocation and reservation as fields
+    assert "  Allocation:\n    Devices:\n      Results:\n" in claim
+    assert "        Driver:   gpu.example.com\n" in claim
+    assert "  Reserved For:\n    Name:      trainer\n    Resource:  pods\n" in claim
 
 
 def test_a_bad_device_template_is_a_one_line_error(kb: Kbatch) -> None:

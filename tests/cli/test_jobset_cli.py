@@ -35,8 +35,8 @@ def test_a_jobset_runs_across_separate_commands(kb: Any) -> None:
     jobs = [r[0] for r in _rows(kb.ok("get", "jobs", "--no-headers"))]
     assert jobs == ["training-driver-0", "training-workers-0", "training-workers-1"]
     described = kb.ok("describe", "jobset", "training")
-    assert "Replicated Jobs:" in described
-    assert "workers: 2 x Job (group default), after driver Ready" in described
+    assert "Replicated Jobs:" in described  # kubectl's generic page: the fields as a tree
+    assert "    Depends On:\n      Name:      driver\n      Status:    Ready\n" in described
     assert kb.ok("wait", "jobset/training", "--for", "condition=Completed", "--timeout", "5m").strip() == \
         "jobset.jobset.x-k8s.io/training condition met"
     row = _rows(kb.ok("get", "jobset", "training", "--no-headers"))[0]

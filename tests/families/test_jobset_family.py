@@ -1,6 +1,7 @@
-"""The JobSet family's declaration: its kind is served with the CRD's columns and readable describe
-lines, its gates are known, and its Kueue integration (``jobset.x-k8s.io/jobset``) is a complete
-``GenericJob`` (kubernetes-sigs/kueue ``pkg/controller/jobs/jobset/jobset_controller_test.go``)."""
+"""The JobSet family's declaration: its kind is served with the CRD's columns and kubectl's generic
+describe page (tests/families/test_generic_page.py), its gates are known, and its Kueue integration
+(``jobset.x-k8s.io/jobset``) is a complete ``GenericJob``
+(kubernetes-sigs/kueue ``pkg/controller/jobs/jobset/jobset_controller_test.go``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from kbatch.api.features import FeatureGateError
 from kbatch.api.jobframework import GenericJob, JobWithManagedBy, JobWithPriorityClass, PodSetInfo
 from kbatch.api.jobset_v1alpha2 import JobSet
 from kbatch.families import BUILTIN_FAMILIES, JOBSET, builtin, resolve
-from kbatch.families.jobset.describe import describe_jobset
 from kbatch.families.jobset.integration import JobSetIntegration, ReclaimablePod
 from kbatch.families.jobset.printers import JOBSET as PRINTER
 from kbatch.server.table import build_table
@@ -64,18 +64,6 @@ def test_the_printer_shows_the_crds_columns() -> None:
     assert [row["cells"] for row in table["rows"]] == [
         ["js", "", "", "", "true", "5m"], ["js", "", "0", "", "true", "5m"],
         ["js", "Failed", "2", "False", "true", "5m"]]
-
-
-def test_describe_lines() -> None:
-    counts = {"name": "workers", "ready": 2, "succeeded": 1, "failed": 0, "active": 3, "suspended": 0}
-    described = jobset(restarts=1, restartsCountTowardsMax=1, replicatedJobsStatus=[counts])
-    lines = dict(describe_jobset(described.to_dict()))
-    assert lines["Suspend"] == "true" and lines["Restarts"] == "1 (1 count towards max)"
-    rows = describe_jobset(jobset().to_dict())
-    at = [label for label, _ in rows].index("Replicated Jobs")
-    assert rows[at:at + 2] == [("Replicated Jobs", "driver: 1 x Job (group default)"),
-                               ("", "workers: 4 x Job (group default)")]
-    assert lines["Failure Policy"].startswith("<unset>")
 
 
 def test_the_integration_is_a_generic_job_with_its_optional_capabilities() -> None:

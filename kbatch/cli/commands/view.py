@@ -15,7 +15,7 @@ from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.outputs import add_label_columns, columns_from_file, custom_columns, sort_objects
 from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml
-from kbatch.cli.resolve import kind_info, kinds_for, namespace_for, split_kind_name
+from kbatch.cli.resolve import DEFAULT_NAMESPACE, kind_info, kinds_for, namespace_for, split_kind_name
 from kbatch.cli.warnings import warn_deprecated
 
 if TYPE_CHECKING:
@@ -236,8 +236,10 @@ def _print_found(backend: Backend, found: list[tuple[Any, list[dict[str, Any]]]]
                   for info, objs in found if objs]
         typer.echo("\n\n".join(tables))
     elif not wanted:
-        where = f" in {ns} namespace" if ns else ""
-        typer.echo(f"No resources found{where}.", err=True)
+        # kubectl get (k8s.io/kubectl pkg/cmd/get/get.go, Run): the namespace only when every kind listed
+        # is namespaced and not -A; otherwise "No resources found", without a full stop
+        namespaced = not all_ns and all(info.namespaced for info, _ in found)
+        typer.echo(f"No resources found in {ns} namespace." if namespaced else "No resources found", err=True)
 
 
 def _watch(backend: Backend, info: Any, ns: str | None, selector: str | None, field_selector: str | None,
@@ -308,7 +310,7 @@ def _print_event(backend: Backend, info: Any, event: dict[str, Any], view: Table
 @command
 def describe(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND/NAME."),
              name: str | None = typer.Argument(None, help="Name of the object."),
-             namespace: str | None = NAMESPACE) -> None:
+             namespace: str | None = NAMESPACE, all_namespaces: bool = ALL_NAMESPACES) -> None:
     """Show an object in detail, with its events."""
     from kbatch.cli.describe import describe_object
     from kbatch.cli.session import session
@@ -317,10 +319,17 @@ def describe(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or K
     with session(global_options(ctx), save=False) as backend:
         info = kind_info(backend.registry, kind)
         warn_deprecated(backend.registry, [(info.api_version, info.kind)])
-        ns = namespace_for(info, namespace)
+        ns = namespace_for(info, namespace, all_namespaces)
         objs = [backend.get(info, ns, name)] if name else backend.list(info, ns)["items"]
         spec = backend.registry.for_gvk(info.api_version, info.kind)
-        typer.echo("\n\n".join(describe_object(backend, spec, obj) for obj in objs))
+        # kubectl's describe command (k8s.io/kubectl pkg/cmd/describe/describe.go, Run): each page ends
+        # in a newline and the next follows "\n\n"; nothing found names the namespace asked, even for a
+        # cluster-scoped kind, and with -A none
+        if not objs:
+            where = "" if all_namespaces else f" in {namespace or DEFAULT_NAMESPACE} namespace."
+            typer.echo(f"No resources found{where}", err=True)
+            return
+        typer.echo("\n\n\n".join(describe_object(backend, spec, obj) for obj in objs))
 
 
 def _involves(event: dict[str, Any], kind: str | None, name: str | None) -> bool:

@@ -19,13 +19,12 @@ from typing import Any
 from kbatch.api.base import parse_time
 from kbatch.api.humanize import human_duration
 from kbatch.api.printing import DescribeReader, Obj
-from kbatch.api.tabwriter import tabwrite
 from kbatch.families.core.describe_text import (
     annotation_lines,
     controlled_by,
     events_about,
-    events_table,
     map_lines,
+    page_and_events,
     rfc1123z,
 )
 from kbatch.families.core.pod_template import pod_template_lines
@@ -181,12 +180,12 @@ def _conditions(obj: Obj) -> list[str]:
 
 def job_page(job: Obj, events: list[Obj], now: datetime) -> str:
     """The whole ``kubectl describe job`` text (without a trailing newline), conditions added."""
-    return f"{tabwrite(chr(10).join([*_job_lines(job), *_conditions(job)]))}\n{events_table(events, now)}"
+    return page_and_events([*_job_lines(job), *_conditions(job)], events, now)
 
 
 def cronjob_page(cronjob: Obj, events: list[Obj], now: datetime) -> str:
     """The whole ``kubectl describe cronjob`` text (without a trailing newline)."""
-    return f"{tabwrite(chr(10).join(_cronjob_lines(cronjob)))}\n{events_table(events, now)}"
+    return page_and_events(_cronjob_lines(cronjob), events, now)
 
 
 def _events(reader: DescribeReader, obj: Obj, kind: str) -> list[Obj]:

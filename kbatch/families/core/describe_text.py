@@ -5,7 +5,8 @@ From k8s.io/kubectl 1.37 ``pkg/describe/describe.go``: ``time.RFC1123Z`` times, 
 last-applied configuration left out; a value longer than 140 characters with its key, or with a
 newline, printed below the key, each line cut at 138 characters plus ``...``) and ``DescribeEvents``
 (sorted by last timestamp, ``AGE (xN over FIRST)`` for repeats, the field path before the message),
-which flushes the page's tabwriter first and so is aligned on its own.
+which flushes the page's tabwriter first and so is aligned on its own (but ``Events:  <none>`` is
+written into the page's tabwriter: :func:`page_and_events`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from kbatch.api.humanize import age
 from kbatch.api.tabwriter import tabwrite
 
 __all__ = ["annotation_lines", "controlled_by", "events_about", "events_table", "map_lines", "multiline",
-           "rfc1123z"]
+           "page_and_events", "rfc1123z"]
 
 Obj = dict[str, Any]
 _SKIP_ANNOTATIONS = {"kubectl.kubernetes.io/last-applied-configuration"}
@@ -77,6 +78,15 @@ def annotation_lines(annotations: dict[str, str]) -> list[str]:
         else:
             lines.append(f"{lead}{key}: {value}")
     return lines
+
+
+def page_and_events(lines: list[str], events: list[Obj], now: datetime) -> str:
+    """A page's lines, then kubectl's ``DescribeEvents``: with no events ``Events:<TAB><none>`` is one
+    more line of the page's tabwriter, aligned with the lines above it (``DescribeEvents`` flushes the
+    writer only before a table of events)."""
+    if not events:
+        return tabwrite("\n".join([*lines, "Events:\t<none>"]))
+    return f"{tabwrite(chr(10).join(lines))}\n{events_table(events, now)}"
 
 
 def events_table(events: list[Obj], now: datetime) -> str:

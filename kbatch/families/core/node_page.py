@@ -21,8 +21,13 @@ from typing import Any
 
 from kbatch.api.printing import DescribeReader
 from kbatch.api.quantity import Quantity
-from kbatch.api.tabwriter import tabwrite
-from kbatch.families.core.describe_text import annotation_lines, events_table, map_lines, multiline, rfc1123z
+from kbatch.families.core.describe_text import (
+    annotation_lines,
+    map_lines,
+    multiline,
+    page_and_events,
+    rfc1123z,
+)
 from kbatch.families.core.node_devices import allocated_device_rows, slice_pool_rows
 from kbatch.families.core.node_usage import NODE_POD_SELECTOR, node_usage_lines
 
@@ -112,8 +117,7 @@ def _header(node: Obj, inputs: NodePageInputs) -> list[str]:
 
 def node_page(node: Obj, inputs: NodePageInputs, now: datetime) -> str:
     """The whole ``kubectl describe node`` text (without a trailing newline)."""
-    page = tabwrite("\n".join([*_header(node, inputs), *inputs.usage]))
-    return f"{page}\n{events_table(inputs.events, now)}"
+    return page_and_events([*_header(node, inputs), *inputs.usage], inputs.events, now)
 
 
 def describe_node_page(reader: DescribeReader, node: Obj) -> str:

@@ -21,13 +21,12 @@ from typing import Any
 
 from kbatch.api.humanize import age
 from kbatch.api.printing import DescribeReader
-from kbatch.api.tabwriter import tabwrite
 from kbatch.families.core.describe_text import (
     annotation_lines,
     controlled_by,
     events_about,
-    events_table,
     map_lines,
+    page_and_events,
     rfc1123z,
 )
 from kbatch.families.core.pod_containers import container_lines, resource_lines
@@ -191,7 +190,7 @@ def pod_page(pod: Obj, events: list[Obj], now: datetime) -> str:
             "Ephemeral Containers", spec["ephemeralContainers"], status.get("ephemeralContainerStatuses"), pod
         )
     lines += [*_conditions(pod), *volume_lines(spec.get("volumes") or []), *_placement(pod), *_claims(pod)]
-    return f"{tabwrite(chr(10).join(lines))}\n{events_table(events, now)}"
+    return page_and_events(lines, events, now)
 
 
 def describe_pod_page(reader: DescribeReader, pod: Obj) -> str:

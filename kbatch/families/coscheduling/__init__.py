@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from kbatch.api.scheduling_x_v1alpha1 import PodGroup
 from kbatch.api.strategies.scheduling_x import PodGroupStrategy
-from kbatch.families.coscheduling import describe, printers
+from kbatch.families.core.generic_page import generic_page
+from kbatch.families.coscheduling import printers
 from kbatch.families.family import ControllerSpec, Family, KindEntry, SchedulerPlugin
 
 __all__ = ["COSCHEDULING"]
@@ -29,7 +30,7 @@ COSCHEDULING = Family(
     name="coscheduling",
     description="scheduler-plugins scheduling.x-k8s.io/v1alpha1 PodGroup: its controller and the "
                 "Coscheduling scheduler plugin",
-    kinds=(KindEntry(PodGroup, PodGroupStrategy(), printers.POD_GROUP, describe.describe_pod_group),),
+    kinds=(KindEntry(PodGroup, PodGroupStrategy(), printers.POD_GROUP, page=generic_page),),
     controllers=(
         ControllerSpec("coscheduling",
                        "keeps scheduler-plugins PodGroups' phase and counts (scheduling.x-k8s.io)",

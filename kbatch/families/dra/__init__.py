@@ -27,7 +27,8 @@ from kbatch.api.strategies.resource import (
     ResourceClaimTemplateStrategy,
     ResourceSliceStrategy,
 )
-from kbatch.families.dra import describe, printers
+from kbatch.families.core.generic_page import generic_page
+from kbatch.families.dra import printers
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
 
 __all__ = [
@@ -67,15 +68,17 @@ DRA = Family(
     "ResourceClaimTemplate, DeviceTaintRule; the resourceclaim controller, device taint "
     "eviction and the DynamicResources scheduler plugin",
     kinds=(
-        KindEntry(DeviceClass, DeviceClassStrategy(), printers.DEFAULT, describe.describe_device_class),
+        KindEntry(DeviceClass, DeviceClassStrategy(), printers.DEFAULT, page=generic_page),
         KindEntry(
-            ResourceSlice, ResourceSliceStrategy(), printers.RESOURCE_SLICE, describe.describe_resource_slice
+            ResourceSlice, ResourceSliceStrategy(), printers.RESOURCE_SLICE, page=generic_page
         ),
         KindEntry(
-            ResourceClaim, ResourceClaimStrategy(), printers.RESOURCE_CLAIM, describe.describe_resource_claim
+            ResourceClaim, ResourceClaimStrategy(), printers.RESOURCE_CLAIM, page=generic_page
         ),
-        KindEntry(ResourceClaimTemplate, ResourceClaimTemplateStrategy(), printers.DEFAULT),
-        KindEntry(DeviceTaintRule, DeviceTaintRuleStrategy(), printers.DEFAULT),
+        KindEntry(
+            ResourceClaimTemplate, ResourceClaimTemplateStrategy(), printers.DEFAULT, page=generic_page
+        ),
+        KindEntry(DeviceTaintRule, DeviceTaintRuleStrategy(), printers.DEFAULT, page=generic_page),
     ),
     admission=(
         AdmissionPlugin(

@@ -8,7 +8,7 @@ the scheduler has no workload cycle and the protection controller does not run;
 (KEP-5547, a Workload and PodGroup per Job) has its own gate, ``WorkloadWithJob``, alpha and off.
 
 * kinds: Workload (no status) and PodGroup (``/status``); ``kubectl get`` shows Name, Age (kube
-  has no printer for them); ``kbatch describe`` readable lines;
+  has no printer for them); ``kbatch describe`` kubectl's generic page;
 * admission ``PodGroupProtection``: PodGroups are created with the
   ``scheduling.k8s.io/podgroup-protection`` finalizer (the ``Priority`` plugin gives them
   ``spec.priority``);
@@ -26,8 +26,8 @@ from __future__ import annotations
 from kbatch.api.features import FeatureSpec, Stage
 from kbatch.api.scheduling_v1beta1 import GENERIC_WORKLOAD, WORKLOAD_WITH_JOB, PodGroup, Workload
 from kbatch.api.strategies.scheduling import PodGroupStrategy, WorkloadStrategy
+from kbatch.families.core.generic_page import generic_page
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
-from kbatch.families.gang import describe
 
 __all__ = ["GANG"]
 
@@ -38,9 +38,9 @@ GANG = Family(
     description="scheduling.k8s.io/v1beta1 Workload and PodGroup: gang scheduling in kube-scheduler "
                 "(gate GenericWorkload), the PodGroup protection controller, the Job integration",
     kinds=(
-        KindEntry(Workload, WorkloadStrategy(), None, describe.describe_workload,
+        KindEntry(Workload, WorkloadStrategy(), None, page=generic_page,
                   feature_gate=GENERIC_WORKLOAD),
-        KindEntry(PodGroup, PodGroupStrategy(), None, describe.describe_pod_group,
+        KindEntry(PodGroup, PodGroupStrategy(), None, page=generic_page,
                   feature_gate=GENERIC_WORKLOAD),
     ),
     admission=(

@@ -1,7 +1,7 @@
 """The JobSet family: jobset.x-k8s.io/v1alpha2 JobSet as kubernetes-sigs/jobset v0.12.0 runs it.
 
 * the kind, with the CRD's strategy (structural defaults, schema and CEL rules), its printer columns
-  and describe lines;
+  and kubectl's generic describe page;
 * the webhooks as admission plugins named like upstream's webhook configurations: ``mjobset.kb.io``,
   ``vjobset.kb.io`` (JobSets) and ``mpod.kb.io``, ``vpod.kb.io`` (the JobSets' pods: priority label,
   exclusive placement), after core's built-in plugins, as kube-apiserver runs webhooks;
@@ -21,8 +21,9 @@ from kbatch.api import jobset_constants as c
 from kbatch.api.features import FeatureSpec, Stage
 from kbatch.api.jobset_v1alpha2 import JobSet
 from kbatch.api.strategies.jobset import JobSetStrategy
+from kbatch.families.core.generic_page import generic_page
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, JobIntegration, KindEntry
-from kbatch.families.jobset import describe, printers
+from kbatch.families.jobset import printers
 
 __all__ = ["JOBSET"]
 
@@ -33,7 +34,7 @@ JOBSET = Family(
     name="jobset",
     description="jobset.x-k8s.io/v1alpha2 JobSet: groups of Jobs run as one workload "
                 "(kubernetes-sigs/jobset)",
-    kinds=(KindEntry(JobSet, JobSetStrategy(), printers.JOBSET, describe.describe_jobset),),
+    kinds=(KindEntry(JobSet, JobSetStrategy(), printers.JOBSET, page=generic_page),),
     admission=(
         AdmissionPlugin("mjobset.kb.io", _HOOKS + "webhook:install_mutating",
                         description="JobSet webhook defaults (policies, Indexed, DNS hostnames)"),

@@ -21,11 +21,12 @@ from kbatch.api.kueue_v1beta2 import (
     WorkloadPriorityClass,
 )
 from kbatch.api.meta import Resource
-from kbatch.api.printing import Describer, Printer
+from kbatch.api.printing import Printer
 from kbatch.api.strategies.kueue import strategy_for
 from kbatch.api.versions import ServedVersion
+from kbatch.families.core.generic_page import generic_page
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, JobIntegration, KindEntry
-from kbatch.families.kueue import describe, printers
+from kbatch.families.kueue import printers
 from kbatch.families.kueue.gates import KUEUE_GATES
 
 __all__ = ["KUEUE"]
@@ -38,14 +39,13 @@ def _v1beta1(kind: str, printer: Printer | None) -> tuple[ServedVersion, ...]:
 def _kind(
     model: type[Resource],
     printer: Printer | None = None,
-    describer: Describer | None = None,
     v1_printer: Printer | None = None,
 ) -> KindEntry:
     return KindEntry(
         model,
         strategy_for(model),
         printer,
-        describer,
+        page=generic_page,  # kubectl describes a custom resource generically
         versions=_v1beta1(model.api_info.kind, v1_printer or printer),
     )
 
@@ -56,16 +56,15 @@ KUEUE = Family(
     name="kueue",
     description="Kueue v0.19: quota, queues, admission and preemption of whole workloads (kueue.x-k8s.io)",
     kinds=(
-        _kind(ResourceFlavor, None, describe.describe_resource_flavor),
+        _kind(ResourceFlavor),
         _kind(
             ClusterQueue,
             printers.CLUSTER_QUEUE,
-            describe.describe_cluster_queue,
             printers.CLUSTER_QUEUE_V1BETA1,
         ),
-        _kind(LocalQueue, printers.LOCAL_QUEUE, describe.describe_local_queue),
-        _kind(Cohort, None, describe.describe_cohort),
-        _kind(Workload, printers.WORKLOAD, describe.describe_workload),
+        _kind(LocalQueue, printers.LOCAL_QUEUE),
+        _kind(Cohort),
+        _kind(Workload, printers.WORKLOAD),
         _kind(WorkloadPriorityClass, printers.WORKLOAD_PRIORITY_CLASS),
         _kind(AdmissionCheck),
         _kind(Topology),
