@@ -39,3 +39,14 @@ def test_an_unknown_kind_is_kubectls_client_side_mapping_error(kb: Kbatch, tmp_p
                        f'"{version}": no matches for kind "Job" in version "batch/v2"\n'
                        "ensure CRDs are installed first\n")
 
+
+def test_an_unknown_field_on_create_names_the_kind_and_version(kb: Kbatch, tmp_path: Path) -> None:
+    """A misspelt field (``parallelizm``) on create: kube-apiserver's create handler passes the strict
+    decoding error to ``transformDecodeError`` (k8s.io/apiserver ``pkg/endpoints/handlers/create.go``),
+    so kubectl prints ``Job in version "v1" cannot be handled as a Job: strict decoding error: …``."""
+    bad = _write(tmp_path, "job.json", {**JOB, "spec": {**JOB["spec"], "parallelizm": 2}})
+    res = kb("apply", "-f", bad)
+    assert res.code == 1
+    assert res.err == ('Error from server (BadRequest): Job in version "v1" cannot be handled as a Job: '
+                       'strict decoding error: unknown field "spec.parallelizm"\n')
+    assert kb("get", "jobs", "-o", "name").out == ""
