@@ -50,3 +50,53 @@ def test_an_unknown_field_on_create_names_the_kind_and_version(kb: Kbatch, tmp_p
     assert res.err == ('Error from server (BadRequest): Job in version "v1" cannot be handled as a Job: '
                        'strict decoding error: unknown field "spec.parallelizm"\n')
     assert kb("get", "jobs", "-o", "name").out == ""
+
+
+def test_logs_of_a_job_pick_a_pod_as_kubectl_does_and_say_so(kb: Kbatch, tmp_path: Path) -> None:
+    """``kubectl logs job/NAME`` lists the Job's pods by its selector, sorts them with
+    ``podutils.ByLogging`` (assigned, then Running, ready, ready longest, most restarts, oldest) and,
+    when there are several, prints ``Found N pods, using pod/P`` on stderr
+    (k8s.io/kubectl ``pkg/polymorphichelpers/logsforobject.go``, ``pkg/util/podutils/podutils.go``)."""
+    kb.ok("nodes", "add", "--count", "1")
+    job = {**JOB, "metadata": {"name": "two"},
+           "spec": {"parallelism": 2, "completions": 2, "template": {"spec": {
+               "restartPolicy": "Never",
+               "containers": [{"name": "c", "image": "busybox",
+                               "command": ["sh", "-c", "echo hi; sleep 60"]}]}}}}
+    kb.ok("apply", "-f", _write(tmp_path, "job.json", job))
+    kb.ok("advance", "1s")
+    pods = json.loads(kb.ok("get", "pods", "-o", "json"))["items"]
+    names = sorted(p["metadata"]["name"] for p in pods)
+    res = kb("logs", "job/two")
+    assert res.code == 0 and res.out == "hi\n"
+    # equal on every ByLogging key: the list order (by name) decides, as sort.Sort keeps it here
+    assert res.err == f"Found 2 pods, using pod/{names[0]}\n"
+    res = kb("logs", "job/missing")
+    assert res.code == 1
+    assert res.err == ('error: error from server (NotFound): jobs.batch "missing" not found in namespace '
+                       '"default"\n')
+
+
+def test_logs_default_the_container_and_refuse_an_unknown_one(kb: Kbatch, tmp_path: Path) -> None:
+    """Without ``-c``, a pod of several containers logs its first and says so on stderr
+    (``podcmd.FindOrDefaultContainerByName``: ``Defaulted container "a" out of: a, b, init (init)``);
+    an unknown ``-c`` is refused by kubectl itself (``logsforobject.go``), and a missing pod is the
+    builder's wrapped NotFound (kubectl 1.32 against ``kbatch serve`` prints the same lines)."""
+    kb.ok("nodes", "add", "--count", "1")
+    def box(name: str, script: str) -> dict:  # type: ignore[type-arg]
+        return {"name": name, "image": "busybox", "command": ["sh", "-c", script]}
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "two"},
+           "spec": {"restartPolicy": "Never", "initContainers": [box("init", "echo I")],
+                    "containers": [box("a", "echo A; sleep 5"), box("b", "echo B; sleep 5")]}}
+    kb.ok("apply", "-f", _write(tmp_path, "pod.json", pod))
+    kb.ok("advance", "2s")
+    res = kb("logs", "two")
+    assert (res.code, res.out, res.err) == (0, "A\n", 'Defaulted container "a" out of: a, b, init (init)\n')
+    res = kb("logs", "two", "-c", "b")
+    assert (res.code, res.out, res.err) == (0, "B\n", "")
+    res = kb("logs", "two", "-c", "zz")
+    assert (res.code, res.err) == (1, "error: container zz is not valid for pod two\n")
+    res = kb("logs", "nope")
+    assert (res.code, res.err) == (
+        1, 'error: error from server (NotFound): pods "nope" not found in namespace "default"\n')
