@@ -100,3 +100,14 @@ def test_logs_default_the_container_and_refuse_an_unknown_one(kb: Kbatch, tmp_pa
     res = kb("logs", "nope")
     assert (res.code, res.err) == (
         1, 'error: error from server (NotFound): pods "nope" not found in namespace "default"\n')
+
+
+def test_an_unserved_resource_is_named_without_its_group(kb: Kbatch) -> None:
+    """kubectl names the resource part alone (cli-runtime ``resource/builder.go`` ``mappingFor``
+    formats ``schema.ParseGroupResource(arg).Resource``): ``kubectl get workloads.scheduling.k8s.io``
+    with GenericWorkload off says ``the server doesn't have a resource type "workloads"`` (kubectl
+    1.32 against ``kbatch serve`` prints exactly this)."""
+    for arg in ("workloads.scheduling.k8s.io", "widgets.example.com", "widgets"):
+        res = kb("get", arg)
+        assert res.code == 1
+        assert res.err == f'error: the server doesn\'t have a resource type "{arg.split(".")[0]}"\n'
