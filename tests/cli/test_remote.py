@@ -173,3 +173,16 @@ def test_wait_on_a_real_clock_waits_in_real_time(tmp_path: Path) -> None:
         assert late.stderr == "error: timed out waiting for the condition on jobs/short\n"
     finally:
         assert proc.stop() == 0, "".join(proc.output)
+
+
+def test_names_resolve_against_what_the_server_serves(kb: Any, server: ServeProcess) -> None:
+    """``workloads`` is both Kubernetes' scheduling.k8s.io Workload (GenericWorkload, off by default)
+    and Kueue's. kubectl resolves names with a RESTMapper built from the server's discovery (client-go
+    ``restmapper.NewDeferredDiscoveryRESTMapper``), so against a server that does not serve the
+    gated kind it finds Kueue's; ``--server`` must too, not the kind the server never offered."""
+    res = kb("--server", server.url, "get", "workloads")
+    assert (res.code, res.err) == (0, "No resources found in default namespace.\n")
+    res = kb("--server", server.url, "get", "workloads.scheduling.k8s.io")
+    assert res.code == 1
+    # the group-resource's resource alone (cli-runtime builder.go mappingFor, schema.ParseGroupResource)
+    assert res.err == 'error: the server doesn\'t have a resource type "workloads"\n'
