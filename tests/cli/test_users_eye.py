@@ -111,3 +111,33 @@ def test_an_unserved_resource_is_named_without_its_group(kb: Kbatch) -> None:
         res = kb("get", arg)
         assert res.code == 1
         assert res.err == f'error: the server doesn\'t have a resource type "{arg.split(".")[0]}"\n'
+
+
+def _scheduled_pod(kb: Kbatch, tmp_path: Path, name: str) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+           "spec": {"containers": [{"name": "c", "image": "busybox", "command": ["sleep", "600"]}]}}
+    kb.ok("apply", "-f", _write(tmp_path, f"{name}.json", pod))
+
+
+def test_grace_period_zero_needs_force_as_in_kubectl(kb: Kbatch, tmp_path: Path) -> None:
+    """kubectl ``pkg/cmd/delete/delete.go``: ``--grace-period=0`` without ``--force`` is sent as 1
+    ("to prevent accidental data loss"); ``--force`` sends 0, warns that the resource may keep running
+    and prints ``force deleted``; ``--force`` with a positive grace period is refused; an empty match
+    prints ``No resources found`` on stdout."""
+    kb.ok("nodes", "add")
+    _scheduled_pod(kb, tmp_path, "a")
+    _scheduled_pod(kb, tmp_path, "b")
+    res = kb("delete", "pod", "a", "--grace-period", "0")
+    assert (res.code, res.out, res.err) == (0, 'pod "a" deleted\n', "")
+    pod = json.loads(kb.ok("get", "pod", "a", "-o", "json"))
+    assert pod["metadata"]["deletionGracePeriodSeconds"] == 1  # terminating, not gone
+    res = kb("delete", "pod", "b", "--grace-period", "0", "--force")
+    assert res.code == 0 and res.out == 'pod "b" force deleted\n'
+    assert res.err == ("warning: Immediate deletion does not wait for confirmation that the running resource "
+                       "has been terminated. The resource may continue to run on the cluster indefinitely.\n")
+    assert kb("get", "pod", "b").code == 1  # gone at once
+    res = kb("delete", "pod", "a", "--grace-period", "5", "--force")
+    assert (res.code, res.err) == (1, "error: --force and --grace-period greater than 0 cannot be specified "
+                                      "together\n")
+    res = kb("delete", "pods", "-l", "app=none")
+    assert (res.code, res.out, res.err) == (0, "No resources found\n", "")

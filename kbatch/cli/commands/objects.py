@@ -205,13 +205,17 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
                                      help="Delete every object of the kind in the namespace."),
            cascade: str = typer.Option("background", "--cascade", help="background, foreground or orphan."),
            grace_period: int | None = typer.Option(None, "--grace-period",
-                                                   help="Seconds; 0 deletes at once."),
+                                                   help="Seconds; 0 is sent as 1 unless --force."),
+           force: bool = typer.Option(False, "--force", help="Delete at once (grace period 0), without "
+                                      "waiting for the pods' termination."),
            dry_run: str = DRY_RUN) -> None:
     """Delete objects by kind and name, by selector, or as named in files (returns once accepted)."""
     policy = CASCADE.get(cascade.lower())
     if policy is None:
         raise UserError(f'invalid cascade value "{cascade}": use background, foreground or orphan')
     is_dry, suffix = _dry(dry_run)
+    grace_period = _grace_period(grace_period, force)
+    operation = "force deleted" if grace_period == 0 else "deleted"
     from kbatch.cli.session import session
     from kbatch.server.backend import DeleteOptions
 
@@ -219,7 +223,7 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
     with session(global_options(ctx)) as backend:
         targets = _delete_targets(backend, kind, names or [], filename, namespace, selector, all_)
         if not targets:
-            typer.echo("No resources found", err=True)
+            typer.echo("No resources found")  # kubectl writes it to its Out stream
             return
 
         def one(target: tuple[Any, str | None, str]) -> str:
@@ -227,9 +231,26 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
             label = f"{info.kind.lower()}.{info.group}" if info.group else info.kind.lower()
             if dry_run != "client":
                 backend.delete(info, ns, name, opts)
-            return f'{label} "{name}" deleted{suffix}'
+            return f'{label} "{name}" {operation}{suffix}'
 
         _each(targets, one)  # type: ignore[arg-type]
+
+
+def _grace_period(seconds: int | None, force: bool) -> int | None:
+    """kubectl ``pkg/cmd/delete/delete.go`` (``Complete``, ``Validate``): ``--grace-period=0`` without
+    ``--force`` becomes 1, to prevent accidental data loss; ``--force`` alone means 0, with kubectl's
+    warning; ``--force`` with a positive grace period is refused."""
+    if seconds == 0 and not force:
+        return 1
+    if force and (seconds is None or seconds < 0):
+        seconds = 0
+    if force and seconds == 0:
+        typer.echo("warning: Immediate deletion does not wait for confirmation that the running resource "
+                   "has been terminated. The resource may continue to run on the cluster indefinitely.",
+                   err=True)
+    elif force:
+        raise UserError("--force and --grace-period greater than 0 cannot be specified together")
+    return seconds
 
 
 def _delete_targets(backend: Backend, kind: str | None, names: list[str], filename: list[str] | None,
