@@ -141,3 +141,14 @@ def test_grace_period_zero_needs_force_as_in_kubectl(kb: Kbatch, tmp_path: Path)
                                       "together\n")
     res = kb("delete", "pods", "-l", "app=none")
     assert (res.code, res.out, res.err) == (0, "No resources found\n", "")
+
+
+def test_an_unknown_flag_is_worded_as_pflag_words_it(kb: Kbatch) -> None:
+    """kubectl's flags are spf13/pflag's: ``unknown flag: --foo`` and ``unknown shorthand flag: 'z' in
+    -z`` (``flag.go`` ``parseLongArg`` / ``parseSingleShortArg``), printed by kubectl's flag error
+    function as ``error: …`` with the usage hint (kubectl 1.32 prints exactly these lines)."""
+    for args, line in ((("get", "pods", "--foo"), "unknown flag: --foo"),
+                       (("get", "pods", "--foo=1"), "unknown flag: --foo"),
+                       (("get", "pods", "-z"), "unknown shorthand flag: 'z' in -z")):
+        res = kb(*args)
+        assert (res.code, res.err) == (1, f"error: {line}\nSee 'kbatch get --help' for usage.\n")
