@@ -22,10 +22,17 @@ from kbatch.api.errors import BadRequest, StatusCause, StatusDetails
 from kbatch.api.meta import Resource
 from kbatch.apiserver.go_json import type_error
 
-__all__ = ["FieldValidation", "cannot_handle", "decode_dict", "loc_path", "unrecognized"]
+__all__ = ["FieldValidation", "StrictDecodingError", "cannot_handle", "decode_dict", "loc_path",
+           "unrecognized"]
 
 T = TypeVar("T", bound=Resource)
 FieldValidation = Literal["Strict", "Warn", "Ignore"]
+
+
+class StrictDecodingError(BadRequest):
+    """Unknown fields under fieldValidation Strict. A create or update body wraps it in
+    :func:`cannot_handle` (k8s.io/apiserver ``handlers/create.go`` and ``update.go`` pass it to
+    ``transformDecodeError``); a patch answers it bare (``handlers/patch.go``)."""
 
 
 def loc_path(loc: tuple[int | str, ...]) -> str:
@@ -71,7 +78,8 @@ def decode_dict(model: type[T], data: dict[str, Any], field_validation: FieldVal
             raise _decode_error(model, other) from None
         paths = sorted(loc_path(e["loc"]) for e in unknown)
         if field_validation == "Strict":
-            raise BadRequest("strict decoding error: " + ", ".join(f'unknown field "{p}"' for p in paths))
+            raise StrictDecodingError("strict decoding error: "
+                                      + ", ".join(f'unknown field "{p}"' for p in paths))
         if work is data:
             work = copy.deepcopy(data)
         for e in unknown:

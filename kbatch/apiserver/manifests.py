@@ -96,10 +96,14 @@ def yaml_documents(text: str) -> list[Any]:
 
 
 def _yaml_problem(err: Exception) -> str:
-    """One line, as sigs.k8s.io/yaml words it: ``yaml: line 3: mapping values are not allowed here``."""
-    problem, mark = getattr(err, "problem", None), getattr(err, "problem_mark", None)
-    if problem and mark is not None:
-        return f"error converting YAML to JSON: yaml: line {mark.line + 1}: {problem}"
+    """One line, as sigs.k8s.io/yaml words it (go-yaml's problem and line numbering,
+    :mod:`kbatch.apiserver.yaml_errors`): ``yaml: line 3: mapping values are not allowed in this
+    context``."""
+    from kbatch.apiserver.yaml_errors import go_yaml_problem
+
+    marked = go_yaml_problem(err)
+    if marked is not None:
+        return f"error converting YAML to JSON: yaml: {marked}"
     lines = [line.strip() for line in str(err).splitlines() if line.strip()]
     return f"error converting YAML to JSON: yaml: {lines[0] if lines else type(err).__name__}"
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from kbatch.api.errors import BadRequest
 from kbatch.apiserver.client import PatchType, Preconditions
 from kbatch.apiserver.create import create_object
-from kbatch.apiserver.decoding import FieldValidation, decode_dict
+from kbatch.apiserver.decoding import FieldValidation, StrictDecodingError, cannot_handle, decode_dict
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.listing import list_raw
 from kbatch.apiserver.patch import patch_object
@@ -42,13 +42,23 @@ class Unstructured:
             raise BadRequest("Object 'Kind' is missing" if not kind else "Object 'apiVersion' is missing")
         return self._server.kind_for(str(api_version), str(kind))
 
+    @staticmethod
+    def _decode_body(kind: Kind, data: dict[str, Any],
+                     field_validation: FieldValidation) -> tuple[Any, Warnings]:
+        """A create or update body: a strict decoding error names the kind and version, as
+        ``transformDecodeError`` words it (k8s.io/apiserver ``handlers/create.go``, ``update.go``)."""
+        try:
+            return decode_dict(kind.model, data, field_validation)
+        except StrictDecodingError as err:
+            raise cannot_handle(kind.info, err.message) from None
+
     def kind(self, api_version: str, kind: str) -> Kind:
         return self._server.kind_for(api_version, kind)
 
     def create(self, data: dict[str, Any], *, namespace: str | None = None, dry_run: bool = False,
                field_validation: FieldValidation = "Strict") -> tuple[dict[str, Any], Warnings]:
         kind = self._kind_of(data)
-        obj, warnings = decode_dict(kind.model, data, field_validation)
+        obj, warnings = self._decode_body(kind, data, field_validation)
         out = create_object(self._server, obj, namespace=namespace, dry_run=dry_run, warnings=warnings)
         return out.to_dict(), warnings
 
@@ -58,7 +68,7 @@ class Unstructured:
         """``name``: the name from the request URL, which must match the body's (as upstream checks);
         ``finalize``: the ``namespaces/finalize`` subresource."""
         kind = self._kind_of(data)
-        obj, warnings = decode_dict(kind.model, data, field_validation)
+        obj, warnings = self._decode_body(kind, data, field_validation)
         if name is not None and obj.name != name:
             raise BadRequest(f"the name of the object ({obj.name}) does not match the name on the URL "
                              f"({name})")

@@ -102,6 +102,19 @@ for module in (objects, view, top, timecmd, cluster, admin, conformance, report,
     module.register(app)
 
 
+def _usage_message(err: Exception) -> str:
+    """click's usage error, an unknown option worded as spf13/pflag words it (kubectl's flags,
+    ``flag.go``): ``unknown flag: --foo``, ``unknown shorthand flag: 'z' in -z``."""
+    name = getattr(err, "option_name", None)
+    # by name: typer vendors click privately (typer._click), so its classes are not imported here
+    if type(err).__name__ == "NoSuchOption" and isinstance(name, str):
+        if name.startswith("--"):
+            return f"unknown flag: {name}"
+        return f"unknown shorthand flag: '{name[1:2]}' in {name}"
+    fmt = getattr(err, "format_message", None)
+    return str(fmt() if callable(fmt) else err)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: usage errors print ``error: …`` and exit 1 (kubectl's convention)."""
     try:
@@ -111,9 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     except typer.Abort:
         sys.exit(130)
     except typer.TyperException as err:  # click's usage errors (typer vendors click)
-        fmt = getattr(err, "format_message", None)
-        message = fmt() if callable(fmt) else str(err)
-        print(f"error: {message}", file=sys.stderr)
+        print(f"error: {_usage_message(err)}", file=sys.stderr)
         ctx = getattr(err, "ctx", None)
         if ctx is not None:
             print(f"See '{ctx.command_path} --help' for usage.", file=sys.stderr)

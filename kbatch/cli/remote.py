@@ -17,7 +17,7 @@ import httpx
 from kbatch.api import errors
 from kbatch.api.base import ApiInfo, parse_time
 from kbatch.api.registry import Registry
-from kbatch.families import builtin_registry
+from kbatch.families import builtin
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
 
 __all__ = ["HttpBackend"]
@@ -101,7 +101,26 @@ class HttpBackend:
                  timeout: float = 60.0) -> None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout)
-        self.registry = registry or builtin_registry()
+        self._registry = registry
+
+    @property
+    def registry(self) -> Registry:
+        """The kinds the server serves, from its discovery on first use (a kind behind a gate the
+        server has off is not offered, so a name resolves as kubectl's discovery-backed RESTMapper
+        resolves it: client-go ``restmapper``)."""
+        if self._registry is None:
+            self._registry = builtin().registry(served=self._served_kinds())
+        return self._registry
+
+    def _served_kinds(self) -> set[tuple[str, str]]:
+        """(apiVersion, kind) of every resource of ``/api/v1`` and each ``/apis`` group version."""
+        versions = ["v1"] + [v["groupVersion"] for g in self._call("GET", "/apis").get("groups") or ()
+                             for v in g.get("versions") or ()]
+        served = set()
+        for gv in versions:
+            listing = self._call("GET", "/api/v1" if gv == "v1" else f"/apis/{gv}")
+            served |= {(gv, r["kind"]) for r in listing.get("resources") or () if "/" not in r["name"]}
+        return served
 
     def close(self) -> None:
         self._http.close()

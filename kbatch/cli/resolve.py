@@ -15,13 +15,16 @@ DEFAULT_NAMESPACE = "default"
 
 
 def kind_info(registry: Any, name: str) -> ApiInfo:
-    """``po``, ``pods``, ``Pod``, ``jobs.batch`` → the kind's ApiInfo (kubectl's message otherwise)."""
+    """``po``, ``pods``, ``Pod``, ``jobs.batch`` → the kind's ApiInfo. Otherwise kubectl's message,
+    which names the resource part alone (cli-runtime ``resource/builder.go`` ``mappingFor`` prints
+    ``schema.ParseGroupResource(arg).Resource``: ``workloads.scheduling.k8s.io`` → ``workloads``)."""
     from kbatch.api.errors import StatusError
 
     try:
         return registry.for_name(name).info
     except StatusError:
-        raise UserError(f'the server doesn\'t have a resource type "{name}"') from None
+        resource = name.split(".", 1)[0]
+        raise UserError(f'the server doesn\'t have a resource type "{resource}"') from None
 
 
 def kinds_for(registry: Any, name: str) -> list[ApiInfo]:

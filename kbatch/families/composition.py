@@ -10,7 +10,7 @@ both are errors; the enabled plugins run in the recommended order, whatever the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kbatch.api.features import FeatureGates, FeatureSpec
@@ -50,14 +50,20 @@ class Composition:
     feature_specs: tuple[FeatureSpec, ...]
     job_integrations: tuple[JobIntegration, ...]
 
-    def registry(self, gates: FeatureGates | None = None) -> Registry:
+    def registry(self, gates: FeatureGates | None = None,
+                 served: Collection[tuple[str, str]] | None = None) -> Registry:
         """A fresh registry (a ``Registry`` is owned by one control plane). With the control plane's
         ``gates``: only the kinds whose gate is on, each strategy bound to the gates
         (:class:`~kbatch.api.strategy.GatedStrategy`: fields of disabled features dropped on write, as
-        upstream's ``dropDisabledFields``); without: every kind, nothing dropped (a client's view)."""
+        upstream's ``dropDisabledFields``); without: every kind, nothing dropped (a client's view).
+        ``served``: the (apiVersion, kind) pairs a server's discovery lists; a client keeps only the
+        kinds it offers, as kubectl's discovery-backed RESTMapper knows only those."""
         registry = Registry()
         for entry in self.kinds:
             if gates is not None and entry.feature_gate and not gates.enabled(entry.feature_gate):
+                continue
+            info = entry.model.api_info
+            if served is not None and (info.api_version, info.kind) not in served:
                 continue
             strategy = entry.strategy
             if gates is not None and isinstance(strategy, GatedStrategy):

@@ -12,11 +12,27 @@ WIDGET = {"apiVersion": "v1", "kind": "Widget", "metadata": {"name": "w", "names
 
 
 def test_strict_rejects_every_unknown_field(server: APIServer) -> None:
+    """A create or update body decodes through ``transformDecodeError`` (k8s.io/apiserver
+    ``pkg/endpoints/handlers/create.go``, ``update.go``: a strict decoding error is not a Warn, so the
+    default branch wraps it), so the message names the kind and version, as kubectl shows it:
+    ``Job in version "v1" cannot be handled as a Job: strict decoding error: unknown field …``. A
+    patch's strict error stays bare (``patch.go`` ``applyPatchToCurrentObject``: ``NewBadRequest`` of
+    the strict decoding error), see tests/apiserver/test_patch.py."""
     with pytest.raises(BadRequest) as err:
         server.unstructured.create(WIDGET)
-    assert err.value.message == ('strict decoding error: unknown field "spec.bogus", '
+    assert err.value.message == ('Widget in version "v1" cannot be handled as a Widget: strict decoding '
+                                 'error: unknown field "spec.bogus", '
                                  'unknown field "spec.containers[0].extra"')
     assert server.list(server.kind_for("v1", "Widget").model).items == []
+    good = {**WIDGET, "spec": {"size": 1}}
+    server.unstructured.create(good)
+    with pytest.raises(BadRequest) as err:
+        server.unstructured.update({**WIDGET, "spec": {"size": 2, "bogus": 1}})
+    assert err.value.message == ('Widget in version "v1" cannot be handled as a Widget: strict decoding '
+                                 'error: unknown field "spec.bogus"')
+    with pytest.raises(BadRequest) as err:
+        server.unstructured.patch("v1", "Widget", "w", {"spec": {"bogus": 1}}, namespace="default")
+    assert err.value.message == 'strict decoding error: unknown field "spec.bogus"'
 
 
 def test_warn_drops_and_warns(server: APIServer) -> None:

@@ -186,3 +186,16 @@ def test_write_warnings_come_through_the_server(kb: Any, server: ServeProcess, t
     assert res.code == 0, res.err
     assert res.err == ("Warning: metadata.name: this is used in Pod names and hostnames, which can result in "
                        "surprising behavior; a DNS label is recommended: [must not contain dots]\n")
+
+
+def test_names_resolve_against_what_the_server_serves(kb: Any, server: ServeProcess) -> None:
+    """``workloads`` is both Kubernetes' scheduling.k8s.io Workload (GenericWorkload, off by default)
+    and Kueue's. kubectl resolves names with a RESTMapper built from the server's discovery (client-go
+    ``restmapper.NewDeferredDiscoveryRESTMapper``), so against a server that does not serve the
+    gated kind it finds Kueue's; ``--server`` must too, not the kind the server never offered."""
+    res = kb("--server", server.url, "get", "workloads")
+    assert (res.code, res.err) == (0, "No resources found in default namespace.\n")
+    res = kb("--server", server.url, "get", "workloads.scheduling.k8s.io")
+    assert res.code == 1
+    # the group-resource's resource alone (cli-runtime builder.go mappingFor, schema.ParseGroupResource)
+    assert res.err == 'error: the server doesn\'t have a resource type "workloads"\n'

@@ -35,12 +35,22 @@ def _dry(dry_run: str) -> tuple[bool, str]:
     return dry_run != "none", {"none": "", "client": " (dry run)", "server": " (server dry run)"}[dry_run]
 
 
-def _target(backend: Backend, obj: dict[str, Any], namespace: str | None) -> tuple[Any, str | None, str,
-                                                                                  dict[str, Any]]:
-    """The kind, namespace and name ``obj`` goes to, and ``obj`` placed there (a copy)."""
-    from kbatch.apiserver.client_apply import place
+Sourced = tuple[str, dict[str, Any]]  # an object of a manifest and the file it came from
 
-    spec = backend.registry.for_gvk(obj["apiVersion"], obj["kind"])
+
+def _target(backend: Backend, sourced: Sourced, namespace: str | None) -> tuple[Any, str | None, str,
+                                                                                dict[str, Any]]:
+    """The kind, namespace and name an object goes to, and the object placed there (a copy). A kind
+    the server does not serve is kubectl's client-side mapping error (cli-runtime ``mapper.go``)."""
+    from kbatch.api.errors import BadRequest
+    from kbatch.apiserver.client_apply import place
+    from kbatch.cli.manifests import no_kind_match
+
+    source, obj = sourced
+    try:
+        spec = backend.registry.for_gvk(obj["apiVersion"], obj["kind"])
+    except BadRequest as err:
+        raise no_kind_match(obj, source, err.message) from None
     placed = place(obj, spec.info, namespace)
     meta = placed["metadata"]
     return spec.info, meta.get("namespace"), meta.get("name") or "", placed
@@ -81,7 +91,7 @@ class _BackendVerbs:
         return current
 
 
-def _apply_one(backend: Backend, obj: dict[str, Any], namespace: str | None, dry_run: str) -> str:
+def _apply_one(backend: Backend, obj: Sourced, namespace: str | None, dry_run: str) -> str:
     from kbatch.apiserver.client_apply import client_side_apply
 
     info, _ns, _name, placed = _target(backend, obj, namespace)
@@ -92,7 +102,7 @@ def _apply_one(backend: Backend, obj: dict[str, Any], namespace: str | None, dry
     return f"{render_name(out)} {outcome}{suffix}"
 
 
-def _server_side_apply(backend: Backend, obj: dict[str, Any], namespace: str | None, dry_run: str,
+def _server_side_apply(backend: Backend, obj: Sourced, namespace: str | None, dry_run: str,
                        manager: str, force: bool) -> str:
     """``kubectl apply --server-side``: one apply patch per object (kubectl ``pkg/cmd/apply``)."""
     info, ns, name, placed = _target(backend, obj, namespace)
@@ -126,7 +136,7 @@ def _warn_info(backend: Backend, info: Any) -> None:
     warn_deprecated(backend.registry, [(info.api_version, info.kind)])
 
 
-def _each(objects: list[dict[str, Any]], fn: Any) -> None:
+def _each(objects: list[Any], fn: Any) -> None:
     """Run ``fn`` on every object; report each failure on its own line and exit 1 at the end."""
     from kbatch.api.errors import StatusError
 
@@ -147,10 +157,10 @@ def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None
           force_conflicts: bool = FORCE_CONFLICTS) -> None:
     """Create or update objects from YAML/JSON files (client-side apply, as kubectl apply; with
     --server-side, server-side apply)."""
-    from kbatch.cli.manifests import read_manifests
+    from kbatch.cli.manifests import read_sourced_manifests
     from kbatch.cli.session import session
 
-    objects = read_manifests(filename)
+    objects = read_sourced_manifests(filename)
     _dry(dry_run)
     if force_conflicts and not server_side:
         raise UserError("--force-conflicts only works with --server-side")
@@ -158,7 +168,7 @@ def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None
         raise UserError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server "
                         "instead?)")
     with session(global_options(ctx)) as backend:
-        _warn_deprecated(backend, objects)
+        _warn_deprecated(backend, [obj for _, obj in objects])
         if server_side:
             _each(objects, lambda obj: _server_side_apply(backend, obj, namespace, dry_run, field_manager,
                                                           force_conflicts))
@@ -170,17 +180,17 @@ def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None
 def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None = NAMESPACE,
            dry_run: str = DRY_RUN) -> None:
     """Create objects from YAML/JSON files (fails for objects that already exist)."""
-    from kbatch.cli.manifests import read_manifests
+    from kbatch.cli.manifests import read_sourced_manifests
     from kbatch.cli.session import session
     from kbatch.server.backend import WriteOptions
 
-    objects = read_manifests(filename)
+    objects = read_sourced_manifests(filename)
     _is_dry, suffix = _dry(dry_run)
 
     with session(global_options(ctx)) as backend:
-        _warn_deprecated(backend, objects)
+        _warn_deprecated(backend, [obj for _, obj in objects])
 
-        def one(obj: dict[str, Any]) -> str:
+        def one(obj: Sourced) -> str:
             info, ns, _, placed = _target(backend, obj, namespace)
             opts = WriteOptions(dry_run=dry_run == "server")
             out = placed if dry_run == "client" else backend.create(info, ns, placed, opts)
@@ -205,13 +215,17 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
                                      help="Delete every object of the kind in the namespace."),
            cascade: str = typer.Option("background", "--cascade", help="background, foreground or orphan."),
            grace_period: int | None = typer.Option(None, "--grace-period",
-                                                   help="Seconds; 0 deletes at once."),
+                                                   help="Seconds; 0 is sent as 1 unless --force."),
+           force: bool = typer.Option(False, "--force", help="Delete at once (grace period 0), without "
+                                      "waiting for the pods' termination."),
            dry_run: str = DRY_RUN) -> None:
     """Delete objects by kind and name, by selector, or as named in files (returns once accepted)."""
     policy = CASCADE.get(cascade.lower())
     if policy is None:
         raise UserError(f'invalid cascade value "{cascade}": use background, foreground or orphan')
     is_dry, suffix = _dry(dry_run)
+    grace_period = _grace_period(grace_period, force)
+    operation = "force deleted" if grace_period == 0 else "deleted"
     from kbatch.cli.session import session
     from kbatch.server.backend import DeleteOptions
 
@@ -219,7 +233,7 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
     with session(global_options(ctx)) as backend:
         targets = _delete_targets(backend, kind, names or [], filename, namespace, selector, all_)
         if not targets:
-            typer.echo("No resources found", err=True)
+            typer.echo("No resources found")  # kubectl writes it to its Out stream
             return
 
         def one(target: tuple[Any, str | None, str]) -> str:
@@ -227,18 +241,35 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
             label = f"{info.kind.lower()}.{info.group}" if info.group else info.kind.lower()
             if dry_run != "client":
                 backend.delete(info, ns, name, opts)
-            return f'{label} "{name}" deleted{suffix}'
+            return f'{label} "{name}" {operation}{suffix}'
 
         _each(targets, one)  # type: ignore[arg-type]
+
+
+def _grace_period(seconds: int | None, force: bool) -> int | None:
+    """kubectl ``pkg/cmd/delete/delete.go`` (``Complete``, ``Validate``): ``--grace-period=0`` without
+    ``--force`` becomes 1, to prevent accidental data loss; ``--force`` alone means 0, with kubectl's
+    warning; ``--force`` with a positive grace period is refused."""
+    if seconds == 0 and not force:
+        return 1
+    if force and (seconds is None or seconds < 0):
+        seconds = 0
+    if force and seconds == 0:
+        typer.echo("warning: Immediate deletion does not wait for confirmation that the running resource "
+                   "has been terminated. The resource may continue to run on the cluster indefinitely.",
+                   err=True)
+    elif force:
+        raise UserError("--force and --grace-period greater than 0 cannot be specified together")
+    return seconds
 
 
 def _delete_targets(backend: Backend, kind: str | None, names: list[str], filename: list[str] | None,
                     namespace: str | None, selector: str | None, all_: bool) -> list[tuple[Any, str | None,
                                                                                            str]]:
     if filename:
-        from kbatch.cli.manifests import read_manifests
+        from kbatch.cli.manifests import read_sourced_manifests
 
-        return [_target(backend, obj, namespace)[:3] for obj in read_manifests(filename)]
+        return [_target(backend, obj, namespace)[:3] for obj in read_sourced_manifests(filename)]
     if not kind:
         raise UserError("you must provide one or more resources by argument or filename")
     if "/" in kind:

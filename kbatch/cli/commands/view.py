@@ -374,20 +374,46 @@ def logs(ctx: typer.Context, target: str = typer.Argument(..., help="POD, pod/NA
          container: str | None = typer.Option(None, "-c", "--container", help="Container name."),
          namespace: str | None = NAMESPACE) -> None:
     """Print the logs of a pod's container (what the simulated container wrote)."""
+    from kbatch.cli.log_target import choose_container
     from kbatch.cli.session import session
 
     kind, name = split_kind_name(target) if "/" in target else ("pod", target)
     with session(global_options(ctx), save=False) as backend:
         info = kind_info(backend.registry, kind)
         ns = namespace_for(info, namespace) or "default"
-        if info.kind != "Pod":
-            pods = backend.list(kind_info(backend.registry, "pods"), ns,
-                                label_selector=f"batch.kubernetes.io/job-name={name}")["items"]
-            if not pods:
-                raise UserError(f"no pods found for {target}")
-            name = sorted(pods, key=lambda p: p["metadata"].get("creationTimestamp",
-                                                                ""))[0]["metadata"]["name"]
-        typer.echo(backend.pod_log(ns, name or "", container), nl=False)
+        pod = _log_pod(backend, info, ns, name or "")
+        try:
+            chosen, notice = choose_container(pod, container)
+        except ValueError as err:
+            raise UserError(str(err)) from None
+        if notice:
+            typer.echo(notice, err=True)
+        typer.echo(backend.pod_log(ns, pod["metadata"]["name"], chosen), nl=False)
+
+
+def _log_pod(backend: Any, info: Any, ns: str, name: str) -> dict[str, Any]:
+    """The pod ``kubectl logs`` reads for a pod or a Job (kbatch/cli/log_target.py); the object is
+    fetched first, a missing one worded as kubectl's builder wraps it."""
+    from kbatch.api.errors import NotFound
+    from kbatch.cli.log_target import choose_pod
+    from kbatch.families.batch.describe import selector_string
+
+    if info.kind not in ("Pod", "Job"):
+        raise UserError(f"cannot get the logs from {info.kind}: kbatch reads the logs of pods and Jobs")
+    try:
+        obj = backend.get(info, ns, name)
+    except NotFound as err:
+        raise UserError(f"error from server (NotFound): {err.message} in namespace \"{ns}\"") from None
+    if info.kind == "Pod":
+        return dict(obj)
+    selector = selector_string((obj.get("spec") or {}).get("selector") or {})
+    pods = backend.list(kind_info(backend.registry, "pods"), ns, label_selector=selector)["items"]
+    if not pods:
+        raise UserError(f"no pods found for job/{name}")
+    pod, notice = choose_pod(pods)
+    if notice:
+        typer.echo(notice, err=True)
+    return dict(pod)
 
 
 def register(app: typer.Typer) -> None:
