@@ -82,12 +82,18 @@ def test_an_explicit_min_count_and_an_elastic_update() -> None:
 
 
 def test_a_job_that_names_its_own_group_or_has_a_parent_gets_nothing() -> None:
-    cp = cluster(controllers="job")  # no garbage collector: the owners below do not exist
+    cp = cluster(controllers="job")  # no garbage collector: the CronJob below does not exist
     own = job("own")
     own["spec"]["template"]["spec"]["schedulingGroup"] = {"podGroupName": "mine"}
     cp.apply(own)
+    # the parent JobSet exists (Kueue's job webhook refuses a Job whose JobSet owner is missing,
+    # FindAncestorJobManagedByKueue); no JobSet controller runs, so it makes no Jobs itself
+    jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js"},
+              "spec": {"suspend": True,
+                       "replicatedJobs": [{"name": "w", "template": {"spec": job()["spec"]}}]}}
+    [parent] = cp.apply(jobset)
     child = job("child", ownerReferences=[{"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
-                                           "name": "js", "uid": "u1", "controller": True}])
+                                           "name": "js", "uid": parent.metadata.uid, "controller": True}])
     cp.apply(child)
     assert cp.client.list(Workload, "default").items == []
     cron = job("from-cron", ownerReferences=[{"apiVersion": "batch/v1", "kind": "CronJob", "name": "c",
