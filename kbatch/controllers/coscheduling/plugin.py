@@ -107,7 +107,10 @@ class Coscheduling:
             self.handle.scheduler.reject_all(siblings, self.name, message)
 
     # -- QueueSort ---------------------------------------------------------------------------------
-    def sort_key(self, pod: PodInfo) -> tuple[Any, ...]:
+    def sort_key(self, pod: PodInfo, timestamp: float) -> tuple[Any, ...]:
+        """Priority, then the pod group's creation (or last failure); a pod without a group by its
+        own creation. The queue timestamp is not used (scheduler-plugins orders by the pod group's
+        creation time, its own ``InitialAttemptTimestamp`` for a pod without one)."""
         group = group_of(pod)
         if not group:
             return (-pod.priority, pod.creation, "", pod.seq)

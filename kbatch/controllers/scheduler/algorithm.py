@@ -446,7 +446,10 @@ class Algorithm:
         name = spreader.name
         if name in skipped or any(n != name and n not in skipped for n in self._pod_scores):
             return None
-        if any(p.name != name and p.name not in skipped for p in self.profile.pre_score):
+        # a per-node score plugin's PreScore only decides its Skip, which its Score already honours
+        # (NodeResourcesBalancedAllocation's best-effort 0 everywhere): it leaves the batch exact
+        if any(p.name != name and p.name not in skipped and not getattr(p, "per_node_score", False)
+               for p in self.profile.pre_score):
             return None
         found: tuple[SpreadConstraint, ...] | None = spreader.default_spread_constraints(state, pod)
         return found

@@ -638,7 +638,7 @@ class Scheduler:
         self.ctx.recorder.event(ref, type_, reason, message)
 
 
-def _arrival_order(pod: PodInfo) -> tuple[int]:
+def _arrival_order(pod: PodInfo, timestamp: float) -> tuple[int]:
     """The queue order without a QueueSort plugin: arrival."""
     return (pod.seq,)
 

@@ -3,8 +3,8 @@
 The default profile is kube-scheduler's default ``multiPoint`` plugin set as far as kbatch models it
 (upstream ``pkg/scheduler/apis/config/v1/default_plugins.go``; the core family declares it, with the
 weights: TaintToleration 3, NodeAffinity 2, NodeResourcesFit 1, PodTopologySpread 2,
-InterPodAffinity 2), plus whatever later families add. Node-static filters run first, which preserves
-upstream's "first failing plugin" per node.
+InterPodAffinity 2, NodeResourcesBalancedAllocation 1), plus whatever later families add. Node-static
+filters run first, which preserves upstream's "first failing plugin" per node.
 """
 
 from __future__ import annotations

@@ -114,8 +114,10 @@ class PreEnqueuePlugin(Protocol):
 class QueueSortPlugin(Protocol):
     name: str
 
-    def sort_key(self, pod: PodInfo) -> tuple[Any, ...]:
-        """Smaller keys are scheduled first (upstream ``Less`` as a key, for a heap)."""
+    def sort_key(self, pod: PodInfo, timestamp: float) -> tuple[Any, ...]:
+        """Smaller keys are scheduled first (upstream ``Less`` as a key, for a heap). ``timestamp``
+        is when the queue last took the pod in (upstream ``QueuedPodInfo.Timestamp``: when it was
+        added, refreshed by every failed attempt)."""
         ...
 
 

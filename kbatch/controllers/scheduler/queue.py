@@ -55,7 +55,10 @@ from kbatch.controllers.scheduler.framework import PreEnqueuePlugin, Status
 from kbatch.controllers.scheduler.inflight import InFlightEvents, Recorded
 from kbatch.controllers.scheduler.types import PodInfo
 
-__all__ = ["FLUSH_PERIOD", "MAX_UNSCHEDULABLE_SECONDS", "PodKeys", "QueuedPod", "SchedulingQueue"]
+__all__ = [
+    "FLUSH_PERIOD", "MAX_UNSCHEDULABLE_SECONDS", "PodKeys", "QueuedPod", "SchedulingQueue",
+    "backoff_duration",
+]
 
 INITIAL_BACKOFF = 1.0
 MAX_BACKOFF = 10.0
@@ -82,6 +85,9 @@ class QueuedPod:
     where: str = ACTIVE
     attempts: int = 0
     last_failure: float = 0.0  # when the last attempt failed (back-off and the 5-minute rule)
+    # upstream QueuedPodInfo.Timestamp as the QueueSort plugin sees it: when the pod was added,
+    # refreshed by every failed attempt (AddUnschedulableIfNotPresent); moves keep it
+    timestamp: float = 0.0
     version: int = 0
     gate: Status | None = None  # the PreEnqueue status while gated
     gating: str = ""  # the PreEnqueue plugin that gates it (upstream GatingPlugin)
@@ -91,15 +97,27 @@ class QueuedPod:
     early_pop_at: float = -1.0  # the instant it last left the back-off queue early (:meth:`pop`)
 
     def backoff_expiry(self, initial: float, maximum: float) -> float:
-        if self.attempts == 0:
-            return self.last_failure
-        return self.last_failure + min(initial * 2 ** min(self.attempts - 1, 62), maximum)
+        return self.last_failure + backoff_duration(self.attempts, initial, maximum)
+
+
+def backoff_duration(attempts: int, initial: float, maximum: float) -> float:
+    """Upstream ``calculateBackoffDuration`` (``backend/queue/backoff_queue.go``): none before the
+    first attempt, then ``initial`` doubled per further attempt until it would pass ``maximum``
+    (checked before doubling, so a huge ``maximum`` is reached rather than overflowed)."""
+    if attempts == 0:
+        return 0
+    duration = initial
+    for _ in range(1, attempts):
+        if duration > maximum - duration:
+            return maximum
+        duration += duration
+    return duration
 
 
 class SchedulingQueue:
     def __init__(
         self,
-        sort_key: Callable[[PodInfo], tuple[Any, ...]],
+        sort_key: Callable[[PodInfo, float], tuple[Any, ...]],
         pre_enqueue: Sequence[PreEnqueuePlugin] | Mapping[str, Sequence[PreEnqueuePlugin]] = (),
         hints: HintMap | ProfileHints | None = None,
         initial_backoff: float = INITIAL_BACKOFF,
@@ -139,7 +157,7 @@ class SchedulingQueue:
         """A new pending pod, or a new version of one (spec or labels may have changed)."""
         entry = self._pods.get(pod.key)
         if entry is None:
-            entry = self._pods[pod.key] = QueuedPod(pod)
+            entry = self._pods[pod.key] = QueuedPod(pod, timestamp=now)
         else:
             entry.pod = pod
         self._place(entry, now)
@@ -290,7 +308,7 @@ class SchedulingQueue:
         that happened while the pod was in flight already does."""
         entry = self._pods.get(pod.key) or QueuedPod(pod)
         self._pods[pod.key] = entry
-        entry.pod, entry.attempts, entry.last_failure = pod, entry.attempts + 1, now
+        entry.pod, entry.attempts, entry.last_failure, entry.timestamp = pod, entry.attempts + 1, now, now
         self._unwait(entry)  # filed again below, under the plugins of this failure
         entry.rejectors, entry.pending = tuple(plugins), tuple(pending)
         self._move(entry, UNSCHEDULABLE)
@@ -527,10 +545,12 @@ class SchedulingQueue:
             self._gated[entry.pod.key] = entry
             self._gated_by.setdefault(entry.gating, {})[entry.pod.key] = entry
         if where == ACTIVE:
-            item = (self._sort_key(entry.pod), next(self._counter), entry.pod.key, entry.version)
+            key = self._sort_key(entry.pod, entry.timestamp)
+            item = (key, next(self._counter), entry.pod.key, entry.version)
             heapq.heappush(self._active, item)
         elif where == BACKOFF:
             errored = not entry.rejectors and not entry.pending
-            within = self._sort_key(entry.pod) if self._pop_from_backoff and not errored else ()
+            within = (self._sort_key(entry.pod, entry.timestamp)
+                      if self._pop_from_backoff and not errored else ())
             heapq.heappush(self._error_backoff if errored else self._backoff,
                            (expiry, within, next(self._counter), entry.pod.key, entry.version))

@@ -108,6 +108,7 @@ CORE = Family(
         _plugin("PodTopologySpread", "pod_topology_spread", 2),
         _plugin("InterPodAffinity", "inter_pod_affinity", 2),
         _plugin("DefaultPreemption", "default_preemption"),
+        _plugin("NodeResourcesBalancedAllocation", "balanced_allocation", 1),
     ),
     feature_gates=(
         FeatureSpec(SCHEDULER_QUEUEING_HINTS, True, Stage.GA, source=_GATES + "SchedulerQueueingHints.md"),

@@ -71,7 +71,8 @@ def test_active_pods_go_before_the_backoff_queue() -> None:
 def test_backoff_queue_is_ordered_by_window_then_as_the_active_queue(
         specs: list[tuple[int, int, int]]) -> None:
     """Upstream ``lessBackoffCompletedWithPriority``: the earlier window first; within one window,
-    the higher priority (then the earlier arrival)."""
+    as the active queue: the higher priority, then the earlier queue timestamp (the last failure,
+    PrioritySort), then arrival."""
     q = _queue()
     pods = []
     for i, (tenths, priority, attempts) in enumerate(specs):
@@ -83,7 +84,8 @@ def test_backoff_queue_is_ordered_by_window_then_as_the_active_queue(
     q.move(ASSIGNED_POD_DELETE, None, None, 5.0)  # failed in [4, 5): every window is >= 5, all back off
     popped = [q.pop(5.0) for _ in pods]
     window = {p.key: int(at + 2 ** (n - 1)) for p, at, n in pods}
-    order = sorted((p for p, _, _ in pods), key=lambda p: (window[p.key], -p.priority, p.creation, p.seq))
+    failed = {p.key: at for p, at, _ in pods}
+    order = sorted((p for p, _, _ in pods), key=lambda p: (window[p.key], -p.priority, failed[p.key], p.seq))
     assert [p.key for p in popped if p is not None] == [p.key for p in order]
 
 

@@ -40,7 +40,9 @@ def test_the_default_profile_is_upstreams_default_plugin_set() -> None:
         "PodTopologySpread", "InterPodAffinity", "DynamicResources"]
     assert [(p.name, p.weight) for p in profile.score] == [
         ("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1), ("PodTopologySpread", 2),
-        ("InterPodAffinity", 2), ("DynamicResources", 1)]
+        ("InterPodAffinity", 2), ("NodeResourcesBalancedAllocation", 1), ("DynamicResources", 1)]
+    assert [p.name for p in profile.pre_score] == [
+        "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation"]
     # the coscheduling family's plugin follows the in-tree ones and sorts the queue (scheduler-plugins'
     # own configuration); a composition without it keeps PrioritySort
     assert [p.name for p in profile.post_filter] == ["DefaultPreemption", "Coscheduling"]

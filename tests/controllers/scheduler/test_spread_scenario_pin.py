@@ -5,7 +5,9 @@ implemented and PodTopologySpread counting node by node, and are unchanged by th
 (:mod:`kbatch.controllers.scheduler.selector_counts`). A deliberate change of scheduling semantics
 updates them, and says which upstream behaviour made it. Re-recorded once for kbatch's rule that a
 pod leaves the back-off queue early at most once per virtual instant (the previous values are
-reproduced exactly with that rule switched off)."""
+reproduced exactly with that rule switched off). Re-recorded for NodeResourcesBalancedAllocation in the
+default profile (upstream ``default_plugins.go``, weight 1): the previous values are reproduced
+exactly with that plugin removed from the profile."""
 
 from __future__ import annotations
 
@@ -13,8 +15,8 @@ from collections import Counter
 
 from .spread_scenario import placement_digest, placements, run
 
-PLACEMENTS = "81d1038be9bd3affd796c78b96fc301e3527f69de3a5793b368d189201311a4d"
-TRACE = "87f0474a98a2db0f0c0416a36d158b2670a2df8ab210ce0639b86fef3f1946ec"
+PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
+TRACE = "fa7d0e2652f231f929635893e434860839f75539a8e08d44f7159c0da3f77aa3"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:

@@ -1,6 +1,7 @@
 """The in-tree plugins kbatch implements, one module each (upstream
 ``pkg/scheduler/framework/plugins/<name>``)."""
 
+from kbatch.controllers.scheduler.plugins.balanced_allocation import BalancedAllocation
 from kbatch.controllers.scheduler.plugins.default_preemption import DefaultPreemption, select_victims
 from kbatch.controllers.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from kbatch.controllers.scheduler.plugins.node_affinity import NodeAffinity
@@ -20,6 +21,7 @@ from kbatch.controllers.scheduler.plugins.taint_toleration import TaintToleratio
 __all__ = [
     "LEAST_ALLOCATED",
     "MOST_ALLOCATED",
+    "BalancedAllocation",
     "DefaultPreemption",
     "InterPodAffinity",
     "NodeAffinity",

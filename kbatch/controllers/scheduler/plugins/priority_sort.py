@@ -1,8 +1,11 @@
-"""PrioritySort (QueueSort): higher priority first, then earlier arrival.
+"""PrioritySort (QueueSort): higher priority first, then the earlier queue timestamp.
 
 Upstream ``pkg/scheduler/framework/plugins/queuesort/priority_sort.go`` orders by priority, then by
-the time the pod was added to the queue. kbatch uses the pod's creation time and then its arrival
-sequence, so equal-priority pods keep the order in which they were created.
+``QueuedPodInfo.Timestamp``: when the pod was added to the queue, refreshed each time an attempt
+fails (``AddUnschedulableIfNotPresent``), so a pod that just failed goes behind the pods of its
+priority that waited since (``scheduling_queue_test.go`` ``TestRecentlyTriedPodsGoBack``,
+``TestPodFailedSchedulingMultipleTimesDoesNotBlockNewerPod``). Equal timestamps (one virtual
+instant) keep the order the pods arrived in.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ __all__ = ["PrioritySort", "new"]
 class PrioritySort:
     name = "PrioritySort"
 
-    def sort_key(self, pod: PodInfo) -> tuple[int, float, int]:
-        return (-pod.priority, pod.creation, pod.seq)
+    def sort_key(self, pod: PodInfo, timestamp: float) -> tuple[int, float, int]:
+        return (-pod.priority, timestamp, pod.seq)
 
 
 def new(args: Mapping[str, Any], handle: Any) -> PrioritySort:
