@@ -16,7 +16,7 @@ from collections import Counter
 from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
-TRACE = "fa7d0e2652f231f929635893e434860839f75539a8e08d44f7159c0da3f77aa3"
+TRACE = "d0119a0f0a2516abc9d090bc455196eea87d20cb0d0817db4e32cce6f96556a1"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:
