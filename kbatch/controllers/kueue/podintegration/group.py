@@ -42,17 +42,19 @@ from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.api.meta import OwnerReference
 from kbatch.api.model_copy import copy_model
 from kbatch.controllers.kueue import workloads as W
+from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL
 from kbatch.controllers.kueue.jobframework.construct import max_execution_time, queue_name
 from kbatch.controllers.kueue.podintegration import pods as P
 from kbatch.controllers.kueue.podintegration.single import remove_finalizer, terminate
 from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.runtime.reconcile import Result
 
-__all__ = ["BY_GROUP", "MAX_POD_SETS", "PodGroup", "PodGroupReconciler", "group_index"]
+__all__ = ["BY_GROUP", "MAX_POD_SETS", "GroupLabelsMismatch", "PodGroup", "PodGroupReconciler", "group_index", "group_labels"]
 
 BY_GROUP = "kueue-pod-group"  # Pod: "<namespace>/<group name>"
 MAX_POD_SETS = 18  # jobframework.MaxPodSets
 WAITING_FOR_REPLACEMENT = "WaitingForReplacementPods"
+_MEMBER_LABELS = (JOB_UID_LABEL,)  # the first member's own labels, not the group's
 
 
 class group_index:
@@ -445,6 +447,9 @@ class PodGroupReconciler:
         group, owned by every member, marked as a group's."""
         wl = self.single._construct(group, partial_admission=False)
         wl.metadata.name = group.name
+        labels = {k: v for k, v in (wl.metadata.labels or {}).items() if k not in _MEMBER_LABELS}
+        labels.update(group_labels(group.pods, self.mgr.settings.config.label_keys_to_copy))
+        wl.metadata.labels = labels or None
         wl.metadata.owner_references = [_owner(p) for p in group.pods]
         wl.metadata.annotations = {**(wl.metadata.annotations or {}), P.IS_GROUP_WORKLOAD: "true"}
         return wl
@@ -478,6 +483,27 @@ class PodGroupReconciler:
             )
 
         return write_status(self.mgr, wl, mutate) is not None
+
+
+class GroupLabelsMismatch(Exception):
+    """``errPodGroupLabelsMismatch``: a retried error (no event), like upstream's plain error."""
+
+
+def group_labels(pods: list[Pod], keys: tuple[str, ...]) -> dict[str, str]:
+    """``Pod.getByKey`` for a group: the ``labelKeysToCopy`` labels of every member merged; two
+    members with different values for one key are an error (upstream ``pod_controller.go``
+    ``ConstructComposableWorkload``; the group's Workload is not the first member's, so it carries
+    no ``kueue.x-k8s.io/job-uid`` either: ``NewGroupWorkload`` skips ``ConstructWorkload``)."""
+    merged: dict[str, str] = {}
+    for pod in pods:
+        own = P.labels_of(pod)
+        for key in keys:
+            if key not in own:
+                continue
+            if key in merged and merged[key] != own[key]:
+                raise GroupLabelsMismatch("constructing workload: pods have different label values")
+            merged[key] = own[key]
+    return merged
 
 
 def _is_group_workload(wl: Workload) -> bool:

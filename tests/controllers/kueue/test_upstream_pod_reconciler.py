@@ -1,0 +1,110 @@
+"""Upstream's pod integration reconciler table (``TestReconciler``), through a whole control plane.
+
+Source: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobs/pod/pod_controller_test.go``
+``TestReconciler`` (case names quoted per test) against ``pkg/controller/jobs/pod/pod_controller.go``
+and ``pkg/controller/jobframework/reconciler.go``. Upstream runs one reconcile over a fake client
+holding pods and Workloads in a given state; here the pods are created through the API (the pod
+webhook labels, finalizes and gates them) and the scheduler and kubelet run in virtual time, so each
+case reaches its state the way a cluster would. Upstream's pods run with
+``WorkloadIdentifierAnnotations`` off (group name as a label), as here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbatch.api.core_v1 import Pod
+from kbatch.api.kueue_v1beta2 import Workload
+
+from .helpers import World, local_queue
+from .test_jobs import _world
+from .test_pod_groups import member
+from .test_pods import gates, get_pod, pod, pod_workload
+
+COPY = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+        "integrations": {"frameworks": ["batch/job", "pod"], "labelKeysToCopy": ["toCopyKey1", "toCopyKey2"]}}
+
+
+def _labelled(name: str, labels: dict[str, str], group: bool = True) -> dict[str, Any]:
+    doc = member(name) if group else pod(name)
+    doc["metadata"]["labels"].update(labels)
+    return doc
+
+
+def _workloads(w: World) -> list[Workload]:
+    return w.cp.client.list(Workload, "default").items
+
+
+def test_workload_is_created_with_correct_labels_for_a_single_pod() -> None:
+    """"workload is created with correct labels for a single pod"."""
+    w = _world(nominal="0", kueue_config=COPY)
+    w.apply(_labelled("p", {"toCopyKey1": "toCopyValue1", "dontCopyKey": "dontCopyValue"}, group=False))
+    w.cp.run_until_idle()
+    p = get_pod(w, "p")
+    assert pod_workload(w, "p").metadata.labels == {"kueue.x-k8s.io/job-uid": p.metadata.uid,
+                                                    "toCopyKey1": "toCopyValue1"}
+
+
+def test_workload_is_created_with_correct_labels_for_pod_group() -> None:
+    """"workload is created with correct labels for pod group": the labels of every member merged,
+    and no ``job-uid`` label (the group's Workload is no single pod's)."""
+    w = _world(nominal="0", kueue_config=COPY)
+    w.apply(_labelled("a", {"toCopyKey1": "toCopyValue1", "dontCopyKey": "dontCopyValue"}),
+            _labelled("b", {"toCopyKey1": "toCopyValue1", "toCopyKey2": "toCopyValue2",
+                            "dontCopyKey": "dontCopyValue"}))
+    w.cp.run_until_idle()
+    assert w.wl("g").metadata.labels == {"toCopyKey1": "toCopyValue1", "toCopyKey2": "toCopyValue2"}
+    assert ("Normal", "CreatedWorkload", "Created Workload: default/g") in w.events("a")
+
+
+def test_reconciler_returns_error_in_case_of_label_mismatch_in_pod_group() -> None:
+    """"reconciler returns error in case of label mismatch in pod group": no Workload, pods kept
+    gated (upstream: ``errPodGroupLabelsMismatch``, retried)."""
+    w = _world(kueue_config=COPY)
+    w.apply(_labelled("a", {"toCopyKey1": "toCopyValue1"}),
+            _labelled("b", {"toCopyKey1": "otherValue", "toCopyKey2": "toCopyValue2"}))
+    w.cp.run_until_idle()
+    w.cp.advance(30)
+    w.cp.run_until_idle()
+    assert _workloads(w) == []
+    assert all("kueue.x-k8s.io/admission" in gates(get_pod(w, n)) for n in ("a", "b"))
+
+
+def test_workload_for_pod_group_with_different_queue_names_shouldnt_be_created() -> None:
+    """"workload for pod group with different queue names shouldn't be created"."""
+    w = _world()
+    w.apply(local_queue("lq2", "cq"))
+    other = member("b")
+    other["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "lq2"
+    w.apply(member("a"), other)
+    w.cp.run_until_idle()
+    assert _workloads(w) == []
+    assert all("kueue.x-k8s.io/admission" in gates(get_pod(w, n)) for n in ("a", "b"))
+
+
+def test_pod_without_scheduling_gate_is_terminated_if_workload_is_not_admitted() -> None:
+    """"pod without scheduling gate is terminated if workload is not admitted": here the user
+    removes the gate of a pod whose Workload waits for quota."""
+    w = _world(nominal="0")
+    w.apply(pod("p"))
+    w.cp.run_until_idle()
+    w.cp.client.patch(Pod, "p", {"spec": {"schedulingGates": []}}, "default")
+    w.cp.run_until_idle()
+    p = get_pod(w, "p")
+    assert [(c.type, c.status, c.reason, c.message) for c in p.status.conditions
+            if c.type == "TerminationTarget"] == [
+        ("TerminationTarget", "True", "NotAdmitted", "Not admitted by cluster queue")]
+    assert ("Normal", "Stopped", "Not admitted by cluster queue") in w.events("p")
+    assert len(_workloads(w)) == 1  # the Workload is kept
+
+
+def test_deleted_pods_in_incomplete_group_are_finalized() -> None:
+    """"deleted pods in incomplete group are finalized"."""
+    w = _world()
+    w.apply(member("p1", total=3), member("p2", total=3))
+    w.cp.run_until_idle()
+    for name in ("p1", "p2"):
+        w.cp.client.delete(Pod, name, "default")
+    w.cp.run_until_idle()
+    assert w.cp.client.list(Pod, "default").items == []
+    assert ("Warning", "ErrWorkloadCompose", "'g' group has fewer runnable pods than expected") in w.events("p1")
