@@ -18,7 +18,7 @@ from kbatch.api.kueue_v1beta2 import Workload
 
 from .helpers import World, local_queue
 from .test_jobs import _world
-from .test_pod_groups import member
+from .test_pod_groups import member, pods_of
 from .test_pods import gates, get_pod, pod, pod_workload
 
 COPY = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
@@ -107,4 +107,23 @@ def test_deleted_pods_in_incomplete_group_are_finalized() -> None:
         w.cp.client.delete(Pod, name, "default")
     w.cp.run_until_idle()
     assert w.cp.client.list(Pod, "default").items == []
-    assert ("Warning", "ErrWorkloadCompose", "'g' group has fewer runnable pods than expected") in w.events("p1")
+    fewer = ("Warning", "ErrWorkloadCompose", "'g' group has fewer runnable pods than expected")
+    assert fewer in w.events("p1")
+
+
+def test_all_pods_in_group_should_be_removed_if_workload_is_deleted() -> None:
+    """"all pods in group should be removed if workload is deleted": a running and a succeeded
+    member, the Workload deleted: both get "Stopped" / "Workload is deleted" and are gone
+    (``Pod.Stop`` then ``Finalize``, whose ``removePodFinalizers`` retries on conflict)."""
+    w = _world()
+    w.apply(member("a", script="sleep 100"), member("b", script="exit 0"))
+    w.cp.run_until_idle()
+    w.cp.advance(5)
+    w.cp.run_until_idle()
+    assert sorted(str(p.status.phase) for p in pods_of(w)) == ["Running", "Succeeded"]
+    w.cp.client.delete(Workload, "g", "default")
+    w.cp.run_until_idle()
+    for name in ("a", "b"):
+        assert ("Normal", "Stopped", "Workload is deleted") in w.events(name)
+    assert [p.metadata.finalizers for p in pods_of(w)] in ([], [None])
+    assert _workloads(w) == []

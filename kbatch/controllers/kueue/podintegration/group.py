@@ -38,18 +38,18 @@ from kbatch.api.core_v1 import Pod, PodTemplateSpec
 from kbatch.api.errors import AlreadyExists, Conflict, NotFound
 from kbatch.api.jobframework import PodSet, PodSetInfo, PodSetInfoError, merge_info
 from kbatch.api.kueue_v1beta2 import Workload, WorkloadStatus
-from kbatch.api.kueue_v1beta2.constants import Cond
+from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, Cond
 from kbatch.api.meta import OwnerReference
 from kbatch.api.model_copy import copy_model
 from kbatch.controllers.kueue import workloads as W
-from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL
 from kbatch.controllers.kueue.jobframework.construct import max_execution_time, queue_name
 from kbatch.controllers.kueue.podintegration import pods as P
 from kbatch.controllers.kueue.podintegration.single import remove_finalizer, terminate
 from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.runtime.reconcile import Result
 
-__all__ = ["BY_GROUP", "MAX_POD_SETS", "GroupLabelsMismatch", "PodGroup", "PodGroupReconciler", "group_index", "group_labels"]
+__all__ = ["BY_GROUP", "MAX_POD_SETS", "GroupLabelsMismatch", "PodGroup", "PodGroupReconciler", "group_index",
+           "group_labels"]
 
 BY_GROUP = "kueue-pod-group"  # Pod: "<namespace>/<group name>"
 MAX_POD_SETS = 18  # jobframework.MaxPodSets
