@@ -127,3 +127,21 @@ def test_all_pods_in_group_should_be_removed_if_workload_is_deleted() -> None:
         assert ("Normal", "Stopped", "Workload is deleted") in w.events(name)
     assert [p.metadata.finalizers for p in pods_of(w)] in ([], [None])
     assert _workloads(w) == []
+
+
+def test_workload_is_recreated_when_max_exec_time_changes() -> None:
+    """"workload is recreated when max exec time changes": despite the name, a gated group whose
+    Workload holds no quota gets it updated in place (``ensureOneWorkload``'s ``toUpdate``)."""
+    w = _world(nominal="0")
+    limit = {"kueue.x-k8s.io/max-exec-time-seconds": "5"}
+    w.apply(_labelled("a", limit), _labelled("b", limit))
+    w.cp.run_until_idle()
+    uid = w.wl("g").metadata.uid
+    for name in ("a", "b"):
+        w.cp.client.patch(Pod, name, {"metadata": {"labels": {"kueue.x-k8s.io/max-exec-time-seconds": "10"}}},
+                          "default")
+    w.cp.run_until_idle()
+    wl = w.wl("g")
+    assert (wl.metadata.uid, wl.spec.maximum_execution_time_seconds) == (uid, 10)
+    assert ("Normal", "UpdatedWorkload", "Updated not matching Workload for suspended job: default/g") in \
+        w.events("a")

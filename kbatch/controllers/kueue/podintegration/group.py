@@ -362,8 +362,13 @@ class PodGroupReconciler:
         return True, mgr.get(Workload, group.name, ns) or wl
 
     def _replace(self, group: PodGroup, wl: Workload) -> None:
-        """A Workload that no longer matches the group: stop the group's running pods, delete it; the
-        next reconcile creates a matching one (``ensureOneWorkload``)."""
+        """A Workload that no longer matches the group (``ensureOneWorkload``): a suspended group's
+        Workload without quota is updated to match (``toUpdate``, ``updateWorkloadToMatchJob``);
+        otherwise the group's running pods are stopped and it is deleted, and the next reconcile
+        creates a matching one."""
+        if group.is_suspended() and not W.has(wl.status, Cond.QUOTA_RESERVED):
+            self._update_to_match(group, wl)
+            return
         if not group.is_suspended() and not group.finished()[2]:
             self.single._stop(
                 group, wl, "No matching Workload; restoring pod templates according to existent Workload",
@@ -380,6 +385,22 @@ class PodGroupReconciler:
                 "DeletedWorkload",
                 f"Deleted not matching Workload: {wl.metadata.namespace}/{wl.metadata.name}",
             )
+
+    def _update_to_match(self, group: PodGroup, wl: Workload) -> None:
+        """``updateWorkloadToMatchJob``: the spec of a freshly constructed group Workload (keeping
+        ``active``) written over the old one, which keeps its name, uid and metadata."""
+        fresh = self._compose(group)
+        if fresh is None:
+            return
+        wl = edit(wl)
+        fresh.spec.active = wl.spec.active if wl.spec else None  # type: ignore[union-attr]
+        wl.spec = fresh.spec
+        self.mgr.ctx.client.update(wl)
+        self._event(
+            group.object,
+            "UpdatedWorkload",
+            f"Updated not matching Workload for suspended job: {wl.metadata.namespace}/{wl.metadata.name}",
+        )
 
     def _ensure_owners(self, wl: Workload, pods: list[Pod]) -> None:
         """``EnsureWorkloadOwnedByAllMembers``."""
@@ -404,15 +425,28 @@ class PodGroupReconciler:
 
     def _create(self, group: PodGroup) -> None:
         """``ConstructComposableWorkload`` for a group, then create it."""
-        mgr = self.mgr
-        client = mgr.ctx.client
+        wl = self._compose(group)
+        if wl is None:
+            return
+        try:
+            self.mgr.ctx.client.create(wl)
+        except AlreadyExists:
+            raise Conflict(f"workload {wl.metadata.name} already exists") from None
+        self._event(
+            group.object, "CreatedWorkload", f"Created Workload: {wl.metadata.namespace}/{wl.metadata.name}"
+        )
+
+    def _compose(self, group: PodGroup) -> Workload | None:
+        """``ConstructComposableWorkload``: the group's Workload, or ``None`` when the group cannot
+        have one yet (too few runnable pods, members that disagree, too many roles)."""
+        client = self.mgr.ctx.client
         for pod in group.members:
             if not P.runnable_or_succeeded(pod):
                 remove_finalizer(client, pod)
         active = _sort_active([p for p in group.members if P.runnable_or_succeeded(p)])
         total = group.total()
         if total is None:
-            return
+            return None
         if not group.fast_admission() and len(active) < total:
             self._event(
                 group.object,
@@ -420,13 +454,13 @@ class PodGroupReconciler:
                 f"'{group.name}' group has fewer runnable pods than expected",
                 "Warning",
             )
-            return
+            return None
         first = group.object
         for pod in group.members:
             if P.phase(pod) == "Failed":
                 continue
             if queue_name(pod) != queue_name(first) or P.group_total_count(pod)[0] != total:
-                return  # an unretryable mismatch: upstream logs it and waits for a change
+                return None  # an unretryable mismatch: upstream logs it and waits for a change
         for pod in active[total:]:
             self._delete_excess(pod)
         group.pods = active[:total]
@@ -434,13 +468,8 @@ class PodGroupReconciler:
         if len(pod_sets) > MAX_POD_SETS:
             message = f"pod group can't include more than {MAX_POD_SETS} roles"
             self._event(first, "ErrWorkloadCompose", message, "Warning")
-            return
-        wl = self._new_workload(group)
-        try:
-            client.create(wl)
-        except AlreadyExists:
-            raise Conflict(f"workload {wl.metadata.name} already exists") from None
-        self._event(first, "CreatedWorkload", f"Created Workload: {wl.metadata.namespace}/{wl.metadata.name}")
+            return None
+        return self._new_workload(group)
 
     def _new_workload(self, group: PodGroup) -> Workload:
         """``NewGroupWorkload``: the job framework's Workload of the first member, named after the
