@@ -145,3 +145,52 @@ def test_workload_is_recreated_when_max_exec_time_changes() -> None:
     assert (wl.metadata.uid, wl.spec.maximum_execution_time_seconds) == (uid, 10)
     assert ("Normal", "UpdatedWorkload", "Updated not matching Workload for suspended job: default/g") in \
         w.events("a")
+
+
+def test_pod_group_of_size_2_is_finished_when_2_pods_has_succeeded_and_1_pod_has_failed() -> None:
+    """"pod group of size 2 is finished when 2 pods has succeeded and 1 pod has failed": a failed
+    member, its replacement and the other member succeeded."""
+    w = _world()
+    w.apply(member("a", script="sleep 2; exit 1"), member("b", script="sleep 5"))
+    w.cp.run_until_idle()
+    w.cp.advance(3)
+    w.cp.run_until_idle()
+    assert str(get_pod(w, "a").status.phase) == "Failed"
+    w.apply(member("c", script="sleep 1"))
+    w.cp.run_until_idle()
+    w.cp.advance(10)
+    w.cp.run_until_idle()
+    finished = w.cond("g", "Finished")
+    assert (finished.status, finished.reason, finished.message) == (
+        "True", "Succeeded", "Pods succeeded: 2/2.")
+    assert sorted(str(p.status.phase) for p in pods_of(w)) == ["Failed", "Succeeded", "Succeeded"]
+    assert all(not p.metadata.finalizers for p in pods_of(w))
+    assert sorted(r.name for r in w.wl("g").metadata.owner_references) == ["a", "b", "c"]
+    assert ("Normal", "FinishedWorkload", "Workload 'default/g' is declared finished") in w.events("a")
+
+
+def test_workload_is_composed_and_created_for_the_pod_group_with_fast_admission() -> None:
+    """"workload is composed and created for the pod group with fast admission": one pod of three
+    is enough; one pod set of the total count; only ``provreq.kueue.x-k8s.io/`` annotations copied."""
+    w = _world(nominal="0")
+    w.apply(member("a", total=3, annotations={
+        "kueue.x-k8s.io/pod-group-fast-admission": "true",
+        "provreq.kueue.x-k8s.io/test-annotation": "test-val",
+        "invalid-provreq-prefix/test-annotation-2": "test-val-2"}))
+    w.cp.run_until_idle()
+    wl = w.wl("g")
+    assert [ps.count for ps in wl.spec.pod_sets] == [3]
+    assert [r.name for r in wl.metadata.owner_references] == ["a"]
+    assert wl.metadata.annotations == {"kueue.x-k8s.io/is-group-workload": "true",
+                                       "provreq.kueue.x-k8s.io/test-annotation": "test-val"}
+    assert ("Normal", "CreatedWorkload", "Created Workload: default/g") in w.events("a")
+
+
+def test_workload_is_composed_and_created_for_the_pod_group_with_max_exec_time() -> None:
+    """"workload is composed and created for the pod group with max exec time"."""
+    w = _world(nominal="0")
+    limit = {"kueue.x-k8s.io/max-exec-time-seconds": "10"}
+    w.apply(_labelled("a", limit), _labelled("b", limit))
+    w.cp.run_until_idle()
+    wl = w.wl("g")
+    assert (wl.spec.maximum_execution_time_seconds, [ps.count for ps in wl.spec.pod_sets]) == (10, [2])
