@@ -194,3 +194,25 @@ def test_workload_is_composed_and_created_for_the_pod_group_with_max_exec_time()
     w.cp.run_until_idle()
     wl = w.wl("g")
     assert (wl.spec.maximum_execution_time_seconds, [ps.count for ps in wl.spec.pod_sets]) == (10, [2])
+
+
+def test_workload_is_not_deleted_if_one_pod_role_is_absent_from_the_cluster() -> None:
+    """"workload is not deleted if one pod role is absent from the cluster": two roles admitted,
+    one role's pod gone (its finalizer removed by hand), the other being deleted: the Workload is
+    kept (same uid, still admitted) and the deleting pod keeps its finalizer."""
+    w = _world()
+    w.apply(member("a", script="sleep 100"), member("b", cpu="2", script="sleep 100"))
+    w.cp.run_until_idle()
+    w.cp.advance(2)
+    w.cp.run_until_idle()
+    uid = w.wl("g").metadata.uid
+    w.cp.client.patch(Pod, "b", {"metadata": {"finalizers": None}}, "default")
+    w.cp.client.delete(Pod, "b", "default", grace_period_seconds=0)
+    w.cp.client.delete(Pod, "a", "default")
+    w.cp.run_until_idle()
+    [a] = pods_of(w)
+    assert a.metadata.deletion_timestamp is not None and a.metadata.finalizers == ["kueue.x-k8s.io/managed"]
+    wl = w.wl("g")
+    assert (wl.metadata.uid, wl.metadata.deletion_timestamp, w.admitted("g")) == (uid, None, True)
+    waiting = w.cond("g", "WaitingForReplacementPods")
+    assert (waiting.status, waiting.reason) == ("True", "PodsFailed")
