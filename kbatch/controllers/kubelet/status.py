@@ -7,9 +7,10 @@ Upstream ``pkg/kubelet/kubelet_pods.go`` ``generateAPIPodStatus`` and ``pkg/kube
   ``PodScheduled`` (``True``; added at the bind time when the pod was bound without the scheduler),
   ``PodReadyToStartContainers`` (sandbox ready; False again once the pod is terminal),
   ``Initialized`` (reason ``ContainersNotInitialized`` with the list of incomplete init containers),
-  ``ContainersReady`` and ``Ready`` (reason ``ContainersNotReady``, or ``PodCompleted`` once
-  terminal); other conditions (``DisruptionTarget``, custom ones such as ``ConfigIssue``) are kept
-  as they are; a condition's ``lastTransitionTime`` changes only when its status does;
+  ``ContainersReady`` and ``Ready`` (reason ``ContainersNotReady``, or once terminal ``PodCompleted``
+  — ``PodFailed`` for a Failed pod); other conditions (``DisruptionTarget``, custom ones such as
+  ``ConfigIssue``) are kept as they are; a condition's ``lastTransitionTime`` changes only when its
+  status does;
 * ``status.observedGeneration`` and each owned condition's ``observedGeneration`` are the
   ``metadata.generation`` of the pod the kubelet acted on (KEP-5067 Pod Generation, feature gate
   PodObservedGenerationTracking, beta and on by default since 1.34: ``SetPodStatus`` in
@@ -93,7 +94,9 @@ def _kubelet_conditions(run: PodRun) -> dict[str, Wanted]:
     init: Wanted
     ready: Wanted
     if run.terminal:
-        done: Wanted = ("False", "PodCompleted", None)
+        # generateContainersReadyConditionForTerminalPhase / generatePodReadyConditionForTerminalPhase
+        # (pkg/kubelet/status/generate.go): reason PodFailed for a Failed pod, PodCompleted otherwise
+        done: Wanted = ("False", "PodFailed" if run.phase == "Failed" else "PodCompleted", None)
         names = " ".join(incomplete)
         not_init = ("False", "ContainersNotInitialized", f"containers with incomplete status: [{names}]")
         init = ("True", "PodCompleted", None) if run.initialized else not_init

@@ -27,6 +27,19 @@ def test_bound_pod_runs_and_succeeds_with_statuses_and_conditions() -> None:
     assert condition(pod, "Ready").reason == "PodCompleted"
 
 
+def test_a_failed_pod_reports_ready_and_containers_ready_false_with_reason_pod_failed() -> None:
+    """Upstream ``pkg/kubelet/status/generate.go`` ``generateContainersReadyConditionForTerminalPhase``
+    and ``generatePodReadyConditionForTerminalPhase``: ``PodFailed`` for a Failed pod (Kueue's pod
+    groups order failed pods by it: ``lastActiveTime``)."""
+    cp = sim_cluster(1)
+    cp.apply(pod_yaml("p", "sleep 3; exit 1"))
+    cp.advance(3)
+    pod = get_pod(cp, "p")
+    assert pod.status.phase == "Failed"
+    got = [(condition(pod, t).status, condition(pod, t).reason) for t in ("ContainersReady", "Ready")]
+    assert got == [("False", "PodFailed")] * 2
+
+
 def test_start_up_delay_shows_container_creating() -> None:
     cp = sim_cluster(1, options={"kubelet": {"start_delay": 5}})
     cp.apply(pod_yaml("p", "sleep 1"))

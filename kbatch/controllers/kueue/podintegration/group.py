@@ -38,7 +38,7 @@ from kbatch.api.core_v1 import Pod, PodTemplateSpec
 from kbatch.api.errors import AlreadyExists, Conflict, NotFound
 from kbatch.api.jobframework import PodSet, PodSetInfo, PodSetInfoError, merge_info
 from kbatch.api.kueue_v1beta2 import Workload, WorkloadStatus
-from kbatch.api.kueue_v1beta2.constants import Cond
+from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, Cond
 from kbatch.api.meta import OwnerReference
 from kbatch.api.model_copy import copy_model
 from kbatch.controllers.kueue import workloads as W
@@ -48,11 +48,13 @@ from kbatch.controllers.kueue.podintegration.single import remove_finalizer, ter
 from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.runtime.reconcile import Result
 
-__all__ = ["BY_GROUP", "MAX_POD_SETS", "PodGroup", "PodGroupReconciler", "group_index"]
+__all__ = ["BY_GROUP", "MAX_POD_SETS", "GroupLabelsMismatch", "PodGroup", "PodGroupReconciler", "group_index",
+           "group_labels"]
 
 BY_GROUP = "kueue-pod-group"  # Pod: "<namespace>/<group name>"
 MAX_POD_SETS = 18  # jobframework.MaxPodSets
 WAITING_FOR_REPLACEMENT = "WaitingForReplacementPods"
+_MEMBER_LABELS = (JOB_UID_LABEL,)  # the first member's own labels, not the group's
 
 
 class group_index:
@@ -360,8 +362,13 @@ class PodGroupReconciler:
         return True, mgr.get(Workload, group.name, ns) or wl
 
     def _replace(self, group: PodGroup, wl: Workload) -> None:
-        """A Workload that no longer matches the group: stop the group's running pods, delete it; the
-        next reconcile creates a matching one (``ensureOneWorkload``)."""
+        """A Workload that no longer matches the group (``ensureOneWorkload``): a suspended group's
+        Workload without quota is updated to match (``toUpdate``, ``updateWorkloadToMatchJob``);
+        otherwise the group's running pods are stopped and it is deleted, and the next reconcile
+        creates a matching one."""
+        if group.is_suspended() and not W.has(wl.status, Cond.QUOTA_RESERVED):
+            self._update_to_match(group, wl)
+            return
         if not group.is_suspended() and not group.finished()[2]:
             self.single._stop(
                 group, wl, "No matching Workload; restoring pod templates according to existent Workload",
@@ -378,6 +385,22 @@ class PodGroupReconciler:
                 "DeletedWorkload",
                 f"Deleted not matching Workload: {wl.metadata.namespace}/{wl.metadata.name}",
             )
+
+    def _update_to_match(self, group: PodGroup, wl: Workload) -> None:
+        """``updateWorkloadToMatchJob``: the spec of a freshly constructed group Workload (keeping
+        ``active``) written over the old one, which keeps its name, uid and metadata."""
+        fresh = self._compose(group)
+        if fresh is None:
+            return
+        wl = edit(wl)
+        fresh.spec.active = wl.spec.active if wl.spec else None  # type: ignore[union-attr]
+        wl.spec = fresh.spec
+        self.mgr.ctx.client.update(wl)
+        self._event(
+            group.object,
+            "UpdatedWorkload",
+            f"Updated not matching Workload for suspended job: {wl.metadata.namespace}/{wl.metadata.name}",
+        )
 
     def _ensure_owners(self, wl: Workload, pods: list[Pod]) -> None:
         """``EnsureWorkloadOwnedByAllMembers``."""
@@ -402,15 +425,28 @@ class PodGroupReconciler:
 
     def _create(self, group: PodGroup) -> None:
         """``ConstructComposableWorkload`` for a group, then create it."""
-        mgr = self.mgr
-        client = mgr.ctx.client
+        wl = self._compose(group)
+        if wl is None:
+            return
+        try:
+            self.mgr.ctx.client.create(wl)
+        except AlreadyExists:
+            raise Conflict(f"workload {wl.metadata.name} already exists") from None
+        self._event(
+            group.object, "CreatedWorkload", f"Created Workload: {wl.metadata.namespace}/{wl.metadata.name}"
+        )
+
+    def _compose(self, group: PodGroup) -> Workload | None:
+        """``ConstructComposableWorkload``: the group's Workload, or ``None`` when the group cannot
+        have one yet (too few runnable pods, members that disagree, too many roles)."""
+        client = self.mgr.ctx.client
         for pod in group.members:
             if not P.runnable_or_succeeded(pod):
                 remove_finalizer(client, pod)
         active = _sort_active([p for p in group.members if P.runnable_or_succeeded(p)])
         total = group.total()
         if total is None:
-            return
+            return None
         if not group.fast_admission() and len(active) < total:
             self._event(
                 group.object,
@@ -418,13 +454,13 @@ class PodGroupReconciler:
                 f"'{group.name}' group has fewer runnable pods than expected",
                 "Warning",
             )
-            return
+            return None
         first = group.object
         for pod in group.members:
             if P.phase(pod) == "Failed":
                 continue
             if queue_name(pod) != queue_name(first) or P.group_total_count(pod)[0] != total:
-                return  # an unretryable mismatch: upstream logs it and waits for a change
+                return None  # an unretryable mismatch: upstream logs it and waits for a change
         for pod in active[total:]:
             self._delete_excess(pod)
         group.pods = active[:total]
@@ -432,19 +468,17 @@ class PodGroupReconciler:
         if len(pod_sets) > MAX_POD_SETS:
             message = f"pod group can't include more than {MAX_POD_SETS} roles"
             self._event(first, "ErrWorkloadCompose", message, "Warning")
-            return
-        wl = self._new_workload(group)
-        try:
-            client.create(wl)
-        except AlreadyExists:
-            raise Conflict(f"workload {wl.metadata.name} already exists") from None
-        self._event(first, "CreatedWorkload", f"Created Workload: {wl.metadata.namespace}/{wl.metadata.name}")
+            return None
+        return self._new_workload(group)
 
     def _new_workload(self, group: PodGroup) -> Workload:
         """``NewGroupWorkload``: the job framework's Workload of the first member, named after the
         group, owned by every member, marked as a group's."""
         wl = self.single._construct(group, partial_admission=False)
         wl.metadata.name = group.name
+        labels = {k: v for k, v in (wl.metadata.labels or {}).items() if k not in _MEMBER_LABELS}
+        labels.update(group_labels(group.pods, self.mgr.settings.config.label_keys_to_copy))
+        wl.metadata.labels = labels or None
         wl.metadata.owner_references = [_owner(p) for p in group.pods]
         wl.metadata.annotations = {**(wl.metadata.annotations or {}), P.IS_GROUP_WORKLOAD: "true"}
         return wl
@@ -478,6 +512,27 @@ class PodGroupReconciler:
             )
 
         return write_status(self.mgr, wl, mutate) is not None
+
+
+class GroupLabelsMismatch(Exception):
+    """``errPodGroupLabelsMismatch``: a retried error (no event), like upstream's plain error."""
+
+
+def group_labels(pods: list[Pod], keys: tuple[str, ...]) -> dict[str, str]:
+    """``Pod.getByKey`` for a group: the ``labelKeysToCopy`` labels of every member merged; two
+    members with different values for one key are an error (upstream ``pod_controller.go``
+    ``ConstructComposableWorkload``; the group's Workload is not the first member's, so it carries
+    no ``kueue.x-k8s.io/job-uid`` either: ``NewGroupWorkload`` skips ``ConstructWorkload``)."""
+    merged: dict[str, str] = {}
+    for pod in pods:
+        own = P.labels_of(pod)
+        for key in keys:
+            if key not in own:
+                continue
+            if key in merged and merged[key] != own[key]:
+                raise GroupLabelsMismatch("constructing workload: pods have different label values")
+            merged[key] = own[key]
+    return merged
 
 
 def _is_group_workload(wl: Workload) -> bool:

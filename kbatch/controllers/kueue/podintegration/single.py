@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from kbatch.api.core_v1 import Pod, PodCondition, PodStatus, PodTemplateSpec
-from kbatch.api.errors import NotFound
+from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.jobframework import PodSet, PodSetInfo, PodSetInfoError, merge_info
 from kbatch.api.model_copy import copy_model
 from kbatch.controllers.kueue.podintegration import pods as P
@@ -31,10 +31,26 @@ from kbatch.controllers.kueue.podintegration import pods as P
 __all__ = ["TERMINATION_TARGET", "SinglePod", "remove_finalizer", "terminate"]
 
 TERMINATION_TARGET = "TerminationTarget"  # pod.ConditionTypeTerminationTarget
+_RETRY_STEPS = 5  # k8s.io/client-go/util/retry.DefaultRetry.Steps
 
 
 def remove_finalizer(client: Any, pod: Pod) -> bool:
-    """``removePodFinalizers``: whether the finalizer was there (and is now gone)."""
+    """``removePodFinalizers``: whether the finalizer was there (and is now gone). With
+    ``RemoveFinalizersWithStrictPatch`` (beta, on since v0.17) upstream patches with the
+    resourceVersion and ``WithRetryOnConflict``: a stale copy (a pod just stopped) is read again
+    and retried, up to ``retry.DefaultRetry``'s 5 steps, instead of failing the reconcile."""
+    for _ in range(_RETRY_STEPS - 1):
+        try:
+            return _remove_finalizer_once(client, pod)
+        except Conflict:
+            try:
+                pod = client.get(Pod, pod.metadata.name or "", pod.metadata.namespace)
+            except NotFound:
+                return False
+    return _remove_finalizer_once(client, pod)
+
+
+def _remove_finalizer_once(client: Any, pod: Pod) -> bool:
     if P.POD_FINALIZER not in (pod.metadata.finalizers or ()):
         return False
     pod = copy_model(pod)
