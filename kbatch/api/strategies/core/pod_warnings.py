@@ -50,29 +50,61 @@ _SECCOMP_MSG = 'non-functional in v1.27+; use the "seccompProfile" field instead
 _APPARMOR_MSG = 'deprecated since v1.30; use the "appArmorProfile" field instead'
 _NULL_SELECTOR = "a null labelSelector results in matching no pod"
 _BYTE_RESOURCES = ("memory", "ephemeral-storage")
+# every annotation some check reads starts with one of these
+_WARNED_ANNOTATION_PREFIXES = ("scheduler.alpha.kubernetes.io/", "security.alpha.kubernetes.io/",
+                               "seccomp.security.alpha.kubernetes.io/", "container.")
 
 
 def pod_spec_warnings(spec: PodSpec, annotations: dict[str, str] | None,
                       path: str | None = None) -> list[str]:
     """``warningsForPodSpecAndMeta``: ``path`` is None for a Pod (paths start at ``spec``/``metadata``)
     or the template's path (``spec.template``). The old spec/metadata upstream passes is unused by
-    every check, so it is not taken here."""
+    every check, so it is not taken here. The usual pod (containers with resources, no ports, no
+    repeated env, none of the fields below) only needs the fractional-bytes check."""
     pre = f"{path}." if path else ""
-    annotations = annotations or {}
+    if not _may_warn(spec, annotations):
+        warnings: list[str] = []
+        for field, containers in (("initContainers", spec.init_containers), ("containers", spec.containers)):
+            for i, c in enumerate(containers or ()):
+                res = c.resources
+                if res is not None and ((res.requests and _has_fraction(res.requests))
+                                        or (res.limits and _has_fraction(res.limits))):
+                    warnings += _resource_warnings(c, f"{pre}spec.{field}[{i}]")
+        return warnings
+    return _all_warnings(spec, annotations or {}, pre, path is not None)
+
+
+def _may_warn(spec: PodSpec, annotations: dict[str, str] | None) -> bool:
+    """Whether anything but a container's resources could be warned about (a cheap early exit)."""
+    if (spec.node_selector or spec.affinity or spec.topology_spread_constraints or spec.volumes
+            or spec.host_aliases or spec.image_pull_secrets or spec.overhead or spec.ephemeral_containers
+            or (spec.termination_grace_period_seconds or 0) < 0):
+        return True
+    if annotations:
+        for key in annotations:
+            if key.startswith(_WARNED_ANNOTATION_PREFIXES):
+                return True
+    for containers in (spec.init_containers, spec.containers):
+        for c in containers or ():
+            if c.ports or (c.env and len(c.env) > 1):
+                return True
+    return False
+
+
+def _all_warnings(spec: PodSpec, annotations: dict[str, str], pre: str, is_template: bool) -> list[str]:
     warnings: list[str] = []
     if spec.node_selector or spec.affinity or spec.topology_spread_constraints:
         warnings += _scheduling_warnings(spec, pre)
-    if annotations:
-        for key, msg in _DEPRECATED_ANNOTATIONS:
-            if key in annotations:
-                warnings.append(f"{pre}metadata.annotations[{key}]: {msg}")
+    for key, msg in _DEPRECATED_ANNOTATIONS:
+        if key in annotations:
+            warnings.append(f"{pre}metadata.annotations[{key}]: {msg}")
     if spec.volumes:
         warnings += volume_warnings(spec, pre)
     if spec.host_aliases or spec.image_pull_secrets or spec.overhead:
         warnings += _list_warnings(spec, pre)
-    if annotations and _SECCOMP_POD in annotations and not _pod_seccomp(spec):
+    if _SECCOMP_POD in annotations and not _pod_seccomp(spec):
         warnings.append(f"{pre}metadata.annotations[{_SECCOMP_POD}]: {_SECCOMP_MSG}")
-    warnings += _container_warnings(spec, annotations, pre, is_template=path is not None)
+    warnings += _container_warnings(spec, annotations, pre, is_template)
     warnings += _port_warnings(spec, pre)
     warnings += _port_name_warnings(spec, pre)
     grace = spec.termination_grace_period_seconds
@@ -140,11 +172,15 @@ def _list_warnings(spec: PodSpec, pre: str) -> list[str]:
 
 
 def _fractional_bytes(quantities: dict[str, Quantity] | None, path: str) -> list[str]:
+    """``path`` is built only for a warning (this runs for every pod created)."""
     if not quantities:
         return []
-    return [f'{path}[{name}]: fractional byte value "{q}" is invalid, must be an integer'
-            for name in _BYTE_RESOURCES
-            if (q := quantities.get(name)) is not None and q.milli_value() % 1000]
+    warnings = []
+    for name in _BYTE_RESOURCES:
+        q = quantities.get(name)
+        if q is not None and q.milli_value() % 1000:
+            warnings.append(f'{path}[{name}]: fractional byte value "{q}" is invalid, must be an integer')
+    return warnings
 
 
 def _visit(spec: PodSpec, pre: str) -> Iterator[tuple[Container, str]]:
@@ -162,13 +198,29 @@ def _container_warnings(spec: PodSpec, annotations: dict[str, str], pre: str,
     for c, cpath in _visit(spec, pre):
         if annotations:
             warnings += _container_annotation_warnings(c, annotations, pre, is_template and not pod_apparmor)
-        res = c.resources
-        if res is not None and (res.limits or res.requests):
-            warnings += _fractional_bytes(res.limits, f"{cpath}.resources.limits")
-            warnings += _fractional_bytes(res.requests, f"{cpath}.resources.requests")
+        warnings += _resource_warnings(c, cpath)
         if c.env and len(c.env) > 1:
             warnings += _env_warnings(c, cpath)
     return warnings
+
+
+def _resource_warnings(c: Container, cpath: str) -> list[str]:
+    res = c.resources
+    if res is None:
+        return []
+    warnings = []
+    for kind, quantities in (("limits", res.limits), ("requests", res.requests)):
+        if quantities and _has_fraction(quantities):
+            warnings += _fractional_bytes(quantities, f"{cpath}.resources.{kind}")
+    return warnings
+
+
+def _has_fraction(quantities: dict[str, Quantity]) -> bool:
+    for name in _BYTE_RESOURCES:
+        q = quantities.get(name)
+        if q is not None and q.milli_value() % 1000:
+            return True
+    return False
 
 
 def _container_annotation_warnings(c: Container, annotations: dict[str, str], pre: str,
