@@ -8,6 +8,7 @@ come back as ``Status`` bodies and are raised as the matching ``StatusError``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
@@ -45,9 +46,12 @@ def _path(info: ApiInfo, namespace: str | None, name: str | None = None, sub: st
 
 def _warning_text(value: str) -> str:
     """The text of one ``Warning`` header (RFC 7234: ``299 - "text"``), as client-go's
-    ``ParseWarningHeader`` takes it: between the first and the last double quote."""
+    ``ParseWarningHeader`` takes it: between the first and the last double quote, each ``\\x``
+    read as ``x`` (the server escapes ``"`` and ``\\``, :mod:`kbatch.server.warning_header`)."""
     first, last = value.find('"'), value.rfind('"')
-    return value[first + 1:last] if 0 <= first < last else value
+    if not 0 <= first < last:
+        return value
+    return re.sub(r"\\(.)", r"\1", value[first + 1:last])
 
 
 def _raise(resp: httpx.Response) -> None:

@@ -41,6 +41,7 @@ from kbatch.server.http import Request, Response, json_response, read_request, s
 from kbatch.server.openapi import OpenAPI
 from kbatch.server.routing import Router
 from kbatch.server.versions import versioned
+from kbatch.server.warning_header import warning_header
 from kbatch.server.watch import EncodedEvents, Shutdown, serve_watch
 from kbatch.store.errors import UnavailableError
 
@@ -134,7 +135,7 @@ class KbatchApp:
         response = handle_resource(self.backend, req, rp)
         warning = rp.spec.served.warning if rp.spec.served is not None else None
         if warning:  # a deprecated served version warns on every request (CRD deprecationWarning)
-            header = ("warning", f'299 - "{warning}"')
+            header = warning_header(warning)
             if header not in response.headers:
                 response = replace(response, headers=(*response.headers, header))
         return response

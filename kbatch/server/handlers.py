@@ -29,6 +29,7 @@ from kbatch.server.http import Request, Response, json_response
 from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import ResourcePath
 from kbatch.server.table import build_table, table_accepted
+from kbatch.server.warning_header import warning_header
 
 __all__ = ["PATCH_TYPES", "handle_resource", "write_options"]
 
@@ -112,7 +113,7 @@ def _check_identity(rp: ResourcePath, req: Request, name: str | None) -> dict[st
 
 
 def _warn_headers(opts: WriteOptions) -> tuple[tuple[str, str], ...]:
-    return tuple(("warning", f'299 - "{w}"') for w in opts.warnings)
+    return tuple(warning_header(w) for w in opts.warnings)
 
 
 def _deleted(rp: ResourcePath, name: str, obj: dict[str, Any] | None) -> Response:

@@ -3,15 +3,16 @@
 
 Upstream: pkg/registry/batch/job/strategy.go and pkg/registry/batch/cronjob/strategy.go
 ``WarningsOnCreate``/``WarningsOnUpdate``, pkg/api/job/warnings.go ``WarningsForJobSpec``. Run after
-validation passed (k8s.io/apiserver ``rest.BeforeCreate``/``BeforeUpdate``). Not modelled: the pod
-template warnings ``WarningsForJobSpec`` delegates to (pkg/api/pod/warnings.go
-``GetWarningsForPodTemplate``: deprecated node labels and annotations, duplicate env names, ...).
+validation passed (k8s.io/apiserver ``rest.BeforeCreate``/``BeforeUpdate``). The pod template's
+warnings ``WarningsForJobSpec`` delegates to (pkg/api/pod/warnings.go ``GetWarningsForPodTemplate``)
+are :func:`kbatch.api.strategies.core.pod_warnings.pod_spec_warnings`.
 """
 
 from __future__ import annotations
 
 from kbatch.api import batch_constants as bc
 from kbatch.api.batch_v1 import CronJob, Job, JobSpec
+from kbatch.api.strategies.core.pod_warnings import pod_spec_warnings
 from kbatch.api.validation import is_dns1123_label
 
 __all__ = ["cronjob_warnings_on_create", "cronjob_warnings_on_update", "job_spec_warnings",
@@ -38,13 +39,16 @@ def _name_warnings(name: str) -> list[str]:
 
 
 def job_spec_warnings(spec: JobSpec, path: str) -> list[str]:
-    """``WarningsForJobSpec`` without the pod template part."""
-    if spec.completion_mode != bc.COMPLETION_INDEXED:
-        return []
-    completions, parallelism = spec.completions or 0, spec.parallelism or 0
-    if completions > _COMPLETIONS_SOFT_LIMIT and parallelism > _PARALLELISM_SOFT_LIMIT:
-        return [f"{path}: {_INDEXED_LIMITS}"]
-    return []
+    """``WarningsForJobSpec``: the Indexed Job limits, then the pod template's warnings."""
+    warnings = []
+    if spec.completion_mode == bc.COMPLETION_INDEXED:
+        completions, parallelism = spec.completions or 0, spec.parallelism or 0
+        if completions > _COMPLETIONS_SOFT_LIMIT and parallelism > _PARALLELISM_SOFT_LIMIT:
+            warnings.append(f"{path}: {_INDEXED_LIMITS}")
+    template = spec.template
+    meta = template.metadata
+    return warnings + pod_spec_warnings(template.spec, meta.annotations if meta is not None else None,
+                                        f"{path}.template")
 
 
 def job_warnings_on_create(job: Job) -> list[str]:

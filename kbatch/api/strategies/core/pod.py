@@ -27,8 +27,9 @@ from kbatch.api.strategies.core.pod_defaults import default_pod
 from kbatch.api.strategies.core.pod_gated_update import gated_update_errors, pod_affinities
 from kbatch.api.strategies.core.pod_label_keys import merge_label_keys
 from kbatch.api.strategies.core.pod_validation import validate_pod_spec
+from kbatch.api.strategies.core.pod_warnings import pod_spec_warnings
 from kbatch.api.strategy import DefaultStrategy, GateBound
-from kbatch.api.validation import child, index, is_dns1123_subdomain
+from kbatch.api.validation import child, index, is_dns1123_label, is_dns1123_subdomain
 
 __all__ = ["PodStrategy", "pod_qos_class", "validate_pod_spec_update", "validate_pod_status_update"]
 
@@ -287,3 +288,13 @@ class PodStrategy(GateBound, DefaultStrategy):
 
     def validate_status_update(self, new: Pod, old: Pod) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_status_update(new, old)
+
+    def warnings_on_create(self, obj: Pod) -> list[str]:  # type: ignore[override]
+        """A name that is no DNS label, then the pod spec warnings (pkg/registry/core/pod/strategy.go
+        ``WarningsOnCreate``). Updates answer none upstream (no ``warnings_on_update``): pods are
+        rarely written by people, and the update path is hot."""
+        warnings = []
+        if msgs := is_dns1123_label(obj.metadata.name or ""):
+            warnings.append("metadata.name: this is used in the Pod's hostname, which can result in "
+                            f"surprising behavior; a DNS label is recommended: [{' '.join(msgs)}]")
+        return warnings + pod_spec_warnings(obj.spec, obj.metadata.annotations)
