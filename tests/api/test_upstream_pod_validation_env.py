@@ -23,8 +23,8 @@ from tests.api.upstream_pod import INVALID, NOT_SUPPORTED, REQUIRED, causes, cre
 
 E0 = "spec.containers[0].env[0]"
 ENV_PATHS_MSG = ('supported values: "metadata.name", "metadata.namespace", "metadata.uid", '
-                 '"spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", '
-                 '"status.podIPs"')
+                 '"spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", '
+                 '"status.podIP", "status.podIPs"')
 
 
 def _env(*env: dict[str, Any]) -> dict[str, Any]:
