@@ -1,4 +1,5 @@
-"""The downward-API selectors of an env var's ``valueFrom``: ``fieldRef`` and ``resourceFieldRef``.
+"""The downward-API selectors ``fieldRef`` and ``resourceFieldRef`` (of an env var's ``valueFrom``
+and of a downwardAPI volume's files).
 
 Upstream: kubernetes ``pkg/apis/core/validation/validation.go`` (``validateObjectFieldSelector``,
 ``validateContainerResourceFieldSelector``, ``validateContainerResourceDivisor``), with the field
@@ -15,11 +16,14 @@ from kbatch.api.core_v1 import ObjectFieldSelector, ResourceFieldSelector
 from kbatch.api.errors import FieldError
 from kbatch.api.validation import child, is_qualified_name
 
-__all__ = ["ENV_FIELD_PATHS", "field_selector_errors", "resource_selector_errors"]
+__all__ = ["ENV_FIELD_PATHS", "VOLUME_FIELD_PATHS", "field_selector_errors", "resource_selector_errors"]
 
 ENV_FIELD_PATHS = ["metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
                    "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP",
                    "status.podIPs"]
+# validVolumeDownwardAPIFieldPathExpressions: what a downwardAPI volume file may name.
+VOLUME_FIELD_PATHS = ["metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
+                      "metadata.uid"]
 # The v1 Pod's downward-API field labels (ConvertDownwardAPIFieldLabel); spec.host is the old name
 # of spec.nodeName.
 _FIELD_LABELS = frozenset({"metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
@@ -99,10 +103,15 @@ def _divisor_errors(ref: ResourceFieldSelector, path: str) -> list[FieldError]:
     return []
 
 
-def resource_selector_errors(ref: ResourceFieldSelector, path: str) -> list[FieldError]:
-    """``validateContainerResourceFieldSelector`` for an env var (``volume`` false), hugepages included."""
+def resource_selector_errors(
+    ref: ResourceFieldSelector, path: str, *, volume: bool = False,
+) -> list[FieldError]:
+    """``validateContainerResourceFieldSelector`` (hugepages included): a downward-API volume file
+    (``volume``) must name its container; an env var's defaults to its own."""
     errs: list[FieldError] = []
-    if not ref.resource:
+    if volume and not ref.container_name:
+        errs.append(FieldError.required(child(path, "containerName")))
+    elif not ref.resource:
         errs.append(FieldError.required(child(path, "resource")))
     elif ref.resource not in _RESOURCE_PATHS and not ref.resource.startswith(
             ("limits.hugepages-", "requests.hugepages-")):
