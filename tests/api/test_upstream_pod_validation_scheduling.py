@@ -44,6 +44,7 @@ SUCCESS: dict[str, dict[str, Any]] = {
         _c(), _c(maxSkew=2, topologyKey="k8s.io/node", whenUnsatisfiable="ScheduleAnyway")),
     "supported policy name set on NodeAffinityPolicy and NodeTaintsPolicy": _tsc(
         _c(nodeAffinityPolicy="Honor", nodeTaintsPolicy="Ignore")),
+    "ValidateTopologyKey: only presence is checked": _tsc(_c(topologyKey="invalid key ___@#")),
     "valid matchLabels set on labelSelector when AllowInvalidTopologySpreadConstraintLabelSelector is false":
         _tsc(_c(labelSelector={"matchLabels": {"foo": "foo"}})),
 }

@@ -298,10 +298,8 @@ def validate_topology_spread_constraints(
         at = index(path, i)
         if c.max_skew <= 0:
             errs.append(FieldError.invalid(child(at, "maxSkew"), c.max_skew, "must be greater than zero"))
-        if not c.topology_key:
+        if not c.topology_key:  # ValidateTopologyKey: presence only (unlike a pod affinity term's)
             errs.append(FieldError.required(child(at, "topologyKey"), "can not be empty"))
-        else:
-            errs += validate_label_name(c.topology_key, child(at, "topologyKey"))
         if c.when_unsatisfiable not in ("DoNotSchedule", "ScheduleAnyway"):
             errs.append(FieldError.not_supported(child(at, "whenUnsatisfiable"), c.when_unsatisfiable,
                                                  ["DoNotSchedule", "ScheduleAnyway"]))
