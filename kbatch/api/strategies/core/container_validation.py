@@ -8,11 +8,14 @@ are :mod:`.probe_validation`'s. Messages are upstream's.
 
 from __future__ import annotations
 
-import re
-
 from kbatch.api.core_v1 import Container, ContainerPort, EnvFromSource, EnvVar, VolumeMount
 from kbatch.api.errors import FieldError
 from kbatch.api.strategies.core.configmap import config_key_errors
+from kbatch.api.strategies.core.env_selectors import (
+    ENV_FIELD_PATHS,
+    field_selector_errors,
+    resource_selector_errors,
+)
 from kbatch.api.strategies.core.port_names import is_valid_port_name
 from kbatch.api.strategies.core.probe_validation import validate_lifecycle, validate_probes
 from kbatch.api.strategies.core.volume_sources import local_descending_path_errors
@@ -36,12 +39,6 @@ __all__ = [
 PULL_POLICIES = ["Always", "IfNotPresent", "Never"]
 MESSAGE_POLICIES = ["File", "FallbackToLogsOnError"]
 PROTOCOLS = ["SCTP", "TCP", "UDP"]
-_ENV_FIELD_PATHS = ["metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
-                    "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP",
-                    "status.podIPs"]
-_ENV_FIELD_SUBSCRIPT = re.compile(r"metadata\.(labels|annotations)\['[^']+'\]")
-_RESOURCE_FIELD_PATHS = ["limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu",
-                         "requests.ephemeral-storage", "requests.memory"]
 
 
 def _port_number_errors(value: int, path: str) -> list[FieldError]:
@@ -82,20 +79,9 @@ def _validate_value_from(env: EnvVar, path: str) -> list[FieldError]:
     refs = [r for r in (source.field_ref, source.resource_field_ref, source.config_map_key_ref,
                         source.secret_key_ref, source.file_key_ref) if r is not None]
     if source.field_ref is not None:
-        ref, at = source.field_ref, child(path, "fieldRef")
-        if not ref.api_version:
-            errs.append(FieldError.required(child(at, "apiVersion")))
-        if not ref.field_path:
-            errs.append(FieldError.required(child(at, "fieldPath")))
-        elif ref.field_path not in _ENV_FIELD_PATHS and not _ENV_FIELD_SUBSCRIPT.fullmatch(ref.field_path):
-            errs.append(FieldError.not_supported(child(at, "fieldPath"), ref.field_path, _ENV_FIELD_PATHS))
+        errs += field_selector_errors(source.field_ref, ENV_FIELD_PATHS, child(path, "fieldRef"))
     if source.resource_field_ref is not None:
-        res, at = source.resource_field_ref, child(path, "resourceFieldRef")
-        if not res.resource:
-            errs.append(FieldError.required(child(at, "resource")))
-        elif res.resource not in _RESOURCE_FIELD_PATHS and not res.resource.startswith(
-                ("limits.hugepages-", "requests.hugepages-")):
-            errs.append(FieldError.not_supported(child(at, "resource"), res.resource, _RESOURCE_FIELD_PATHS))
+        errs += resource_selector_errors(source.resource_field_ref, child(path, "resourceFieldRef"))
     key_refs = (("configMapKeyRef", source.config_map_key_ref), ("secretKeyRef", source.secret_key_ref))
     for ref_name, key_ref in key_refs:  # validateConfigMapKeySelector / validateSecretKeySelector
         if key_ref is not None:

@@ -125,11 +125,14 @@ def _default_volume(volume: Volume) -> None:
             source.default_mode = _DEFAULT_MODE
     if volume.host_path is not None and volume.host_path.type is None:
         volume.host_path.type = ""
+    files = list(volume.downward_api.items or ()) if volume.downward_api else []
     for projection in volume.projected.sources or () if volume.projected else ():
         token = projection.service_account_token
         if token is not None and token.expiration_seconds is None:
             token.expiration_seconds = 3600
-    for item in volume.downward_api.items or () if volume.downward_api else ():
+        if projection.downward_api is not None:
+            files += projection.downward_api.items or ()
+    for item in files:  # SetDefaults_ObjectFieldSelector, in a volume's or a projection's files
         if item.field_ref is not None and not item.field_ref.api_version:
             item.field_ref.api_version = "v1"
 

@@ -21,8 +21,10 @@ from kbatch.api.strategies.core.container_validation import (
     validate_containers,
     validate_init_containers,
 )
+from kbatch.api.strategies.core.ephemeral_validation import ephemeral_errors
 from kbatch.api.strategies.core.pod_label_keys import validate_spec_label_keys
 from kbatch.api.strategies.core.pod_resources_validation import validate_pod_resources
+from kbatch.api.strategies.core.projected_validation import projected_errors
 from kbatch.api.strategies.core.scheduling_validation import (
     tolerations_known_valid,
     validate_affinity,
@@ -97,6 +99,10 @@ def validate_volumes(volumes: list[Volume] | None, path: str) -> tuple[list[Fiel
             errs.append(FieldError.forbidden(child(at, extra), "may not specify more than 1 volume type"))
         errs += _required_source_fields(volume, at)
         errs += volume_source_errors(volume, at)
+        if volume.projected is not None:
+            errs += projected_errors(volume.projected, child(at, "projected"))
+        if volume.ephemeral is not None:
+            errs += ephemeral_errors(volume.ephemeral, child(at, "ephemeral"))
     return errs, names
 
 

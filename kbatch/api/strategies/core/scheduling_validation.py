@@ -23,6 +23,7 @@ from kbatch.api.validation import (
     child,
     index,
     is_dns1123_label,
+    is_dns1123_subdomain,
     is_valid_label_value,
     validate_label_name,
     validate_label_selector,
@@ -156,6 +157,10 @@ def _validate_field_requirement(req: NodeSelectorRequirement, path: str) -> list
                                        "not a valid selector operator"))
     if req.key != "metadata.name":
         errs.append(FieldError.invalid(child(path, "key"), req.key, "not a valid field selector key"))
+    else:  # nodeFieldSelectorValidators: metadata.name values are node names (ValidateNodeName)
+        for i, value in enumerate(req.values or ()):
+            errs += [FieldError.invalid(index(child(path, "values"), i), value, m)
+                     for m in is_dns1123_subdomain(value)]
     return errs
 
 
@@ -248,34 +253,59 @@ def validate_affinity(affinity: Affinity | None, path: str) -> list[FieldError]:
 
 # --- topology spread --------------------------------------------------------------------------
 
+_NODE_INCLUSION_POLICIES = ["Honor", "Ignore"]
+
+
+def _node_policy_errors(policy: str | None, path: str) -> list[FieldError]:
+    """``validateNodeInclusionPolicy``: unset, ``Honor`` or ``Ignore``."""
+    if policy is not None and policy not in _NODE_INCLUSION_POLICIES:
+        return [FieldError.not_supported(path, policy, _NODE_INCLUSION_POLICIES)]
+    return []
+
+
+def _min_domains_errors(c: TopologySpreadConstraint, path: str) -> list[FieldError]:
+    """``validateMinDomains``: positive, and only with DoNotSchedule (both errors can apply)."""
+    if c.min_domains is None:
+        return []
+    errs: list[FieldError] = []
+    if c.min_domains <= 0:
+        errs.append(FieldError.invalid(path, c.min_domains, "must be greater than zero"))
+    if c.when_unsatisfiable != "DoNotSchedule":
+        errs.append(FieldError.invalid(
+            path, c.min_domains,
+            f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {c.when_unsatisfiable}"))
+    return errs
+
+
+def _repeat_errors(constraints: list[TopologySpreadConstraint], i: int, path: str) -> list[FieldError]:
+    """``ValidateSpreadConstraintNotRepeat``: constraint ``i`` against the ones after it, reported on
+    ``i`` itself under the pseudo-field ``{topologyKey, whenUnsatisfiable}``."""
+    c = constraints[i]
+    if any((c.topology_key, c.when_unsatisfiable) == (o.topology_key, o.when_unsatisfiable)
+           for o in constraints[i + 1:]):
+        return [FieldError.duplicate(child(path, "{topologyKey, whenUnsatisfiable}"),
+                                     f"{{{c.topology_key}, {c.when_unsatisfiable}}}")]
+    return []
+
+
 def validate_topology_spread_constraints(
     constraints: list[TopologySpreadConstraint] | None, path: str,
 ) -> list[FieldError]:
+    """``validateTopologySpreadConstraints`` (kubernetes ``pkg/apis/core/validation/validation.go``)."""
     errs: list[FieldError] = []
-    seen: set[tuple[str, str]] = set()
-    for i, c in enumerate(constraints or ()):
+    items = constraints or []
+    for i, c in enumerate(items):
         at = index(path, i)
         if c.max_skew <= 0:
             errs.append(FieldError.invalid(child(at, "maxSkew"), c.max_skew, "must be greater than zero"))
-        if not c.topology_key:
+        if not c.topology_key:  # ValidateTopologyKey: presence only (unlike a pod affinity term's)
             errs.append(FieldError.required(child(at, "topologyKey"), "can not be empty"))
-        else:
-            errs += validate_label_name(c.topology_key, child(at, "topologyKey"))
         if c.when_unsatisfiable not in ("DoNotSchedule", "ScheduleAnyway"):
             errs.append(FieldError.not_supported(child(at, "whenUnsatisfiable"), c.when_unsatisfiable,
                                                  ["DoNotSchedule", "ScheduleAnyway"]))
-        ident = (c.topology_key, c.when_unsatisfiable)
-        if ident in seen:
-            errs.append(FieldError.duplicate(at, f"{{{c.topology_key}, {c.when_unsatisfiable}}}"))
-        seen.add(ident)
-        if c.min_domains is not None:
-            if c.min_domains <= 0:
-                errs.append(FieldError.invalid(child(at, "minDomains"), c.min_domains,
-                                               "must be greater than 0"))
-            elif c.when_unsatisfiable != "DoNotSchedule":
-                errs.append(FieldError.invalid(
-                    child(at, "minDomains"), c.min_domains,
-                    "can only use minDomains if whenUnsatisfiable=DoNotSchedule, "
-                    f"not {c.when_unsatisfiable}"))
+        errs += _repeat_errors(items, i, at)
+        errs += _min_domains_errors(c, child(at, "minDomains"))
+        errs += _node_policy_errors(c.node_affinity_policy, child(at, "nodeAffinityPolicy"))
+        errs += _node_policy_errors(c.node_taints_policy, child(at, "nodeTaintsPolicy"))
         errs += validate_label_selector(c.label_selector, child(at, "labelSelector"))
     return errs
