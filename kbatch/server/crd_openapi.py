@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kbatch.api.crd_absent import drop_from_schema
+
 __all__ = ["OBJECT_META", "inline_custom_resource", "is_custom_resource_group"]
 
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
@@ -26,12 +28,14 @@ def is_custom_resource_group(group: str) -> bool:
     return group.endswith(_CRD_GROUP_SUFFIX)
 
 
-def inline_custom_resource(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def inline_custom_resource(schema: dict[str, Any], defs: dict[str, Any],
+                           absent: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
     """The kind's schema with every ``$ref`` into ``defs`` inlined, and its ``metadata`` referring to
     ObjectMeta; returns the components to publish (the kind's, under its own key ``""``, and
     ObjectMeta's). A self-referring class (none of the CRDs has one) becomes an open object."""
     meta_name = _ref_name(_ref_of(schema.get("properties", {}).get("metadata", {})))
     out = _inline(schema, defs, frozenset())
+    drop_from_schema(out, absent)  # fields the CRD lacks (kbatch.api.crd_absent)
     components: dict[str, dict[str, Any]] = {"": out}
     if meta_name is not None and meta_name in defs:
         out["properties"]["metadata"] = {"allOf": [{"$ref": _REF_PREFIX + OBJECT_META}]}

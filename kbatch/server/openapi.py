@@ -108,7 +108,7 @@ def _schemas(spec: KindSpec) -> tuple[str, dict[str, Any]]:
     defs = schema.pop("$defs", {})
     schema["x-kubernetes-group-version-kind"] = [_gvk(spec.info)]
     if is_custom_resource_group(spec.info.group):
-        components = inline_custom_resource(schema, defs)
+        components = inline_custom_resource(schema, defs, spec.model.crd_absent)
         return name, {**components, name: components.pop("")}
     return name, {**defs, name: schema}
 
