@@ -9,6 +9,10 @@ field is listed by path (``[]`` for each list item) and
   as the apiextensions-apiserver's pruning does: ``apiextensions-apiserver/pkg/apiserver/
   customresource_handler.go`` reports pruned fields as unknown per fieldValidation);
 * the published OpenAPI schema leaves it out (:mod:`kbatch.server.crd_openapi`).
+
+A path ending in ``metadata.*`` names an embedded ObjectMeta of which the CRD keeps only
+:data:`EMBEDDED_META_KEYS` (controller-gen's ``generateEmbeddedObjectMeta``): every other key there is
+absent (the ``unknown field "…template.metadata.creationTimestamp"`` warnings users of CRDs know).
 """
 
 from __future__ import annotations
@@ -18,13 +22,19 @@ from typing import Any
 
 from pydantic_core import InitErrorDetails, ValidationError
 
-__all__ = ["drop_from_schema", "reject_absent"]
+__all__ = ["EMBEDDED_META_KEYS", "drop_from_schema", "reject_absent"]
+
+EMBEDDED_META_KEYS = frozenset({"name", "namespace", "labels", "annotations", "finalizers"})
 
 Loc = tuple[int | str, ...]
 
 
 def _present(node: Any, parts: list[str], loc: Loc) -> Iterator[Loc]:
     name = parts[0].removesuffix("[]")
+    if name == "*":  # every key of an embedded ObjectMeta the CRD does not keep
+        keys = sorted(k for k in node if k not in EMBEDDED_META_KEYS) if isinstance(node, dict) else []
+        yield from ((*loc, k) for k in keys)
+        return
     if not isinstance(node, dict) or name not in node:
         return
     value, here = node[name], (*loc, name)
@@ -55,5 +65,9 @@ def drop_from_schema(schema: dict[str, Any], paths: tuple[str, ...]) -> None:
             node = (node.get("properties") or {}).get(part.removesuffix("[]"), {})
             if part.endswith("[]"):
                 node = node.get("items", {})
-        if isinstance(node, dict):
-            (node.get("properties") or {}).pop(parts[-1], None)
+        if not isinstance(node, dict):
+            continue
+        props = node.get("properties") or {}
+        for key in sorted(props) if parts[-1] == "*" else [parts[-1]]:
+            if parts[-1] != "*" or key not in EMBEDDED_META_KEYS:
+                props.pop(key, None)

@@ -170,7 +170,14 @@ class JobSet(Resource):
     # Kubernetes 1.37's Job ``spec.scheduling`` is not in v0.12's CRD (its replicatedJobs[].template
     # is the JobSpec of the Kubernetes it was built with): a real API server refuses it (Strict) or
     # drops it (Warn, Ignore).
-    crd_absent: ClassVar[tuple[str, ...]] = ("spec.replicatedJobs[].template.spec.scheduling",)
+    # Its embedded metadata (the Job, pod and claim templates') keeps only name, namespace, labels,
+    # annotations and finalizers.
+    crd_absent: ClassVar[tuple[str, ...]] = (
+        "spec.replicatedJobs[].template.spec.scheduling",
+        "spec.replicatedJobs[].template.metadata.*",
+        "spec.replicatedJobs[].template.spec.template.metadata.*",
+        "spec.volumeClaimPolicies[].templates[].metadata.*",
+    )
 
     spec: JobSetSpec = Field(default_factory=JobSetSpec)
     status: JobSetStatus | None = None

@@ -71,3 +71,29 @@ def test_kubectl_apply_is_refused_and_explain_does_not_list_it(served: Any) -> N
                                env=served.env(), capture_output=True, text=True, timeout=30)
     assert explained.returncode == 0, explained.stderr
     assert "parallelism" in explained.stdout and "scheduling" not in explained.stdout
+
+
+def test_embedded_metadata_keeps_only_the_crds_keys(api: AppClient) -> None:
+    """The CRD's template metadata has name, namespace, labels, annotations and finalizers only
+    (controller-gen's embedded ObjectMeta); ``creationTimestamp: null``, which Go clients write into
+    templates, is an unknown field there like any other."""
+    body = named("meta")
+    template = body["spec"]["replicatedJobs"][0]["template"]
+    del template["spec"]["scheduling"]
+    template["metadata"] = {"labels": {"a": "b"}, "generateName": "x-"}
+    template["spec"]["template"]["metadata"] = {"creationTimestamp": None, "annotations": {"k": "v"}}
+    strict = api.post(JOBSETS, json=body, params={"fieldValidation": "Strict"})
+    assert strict.status_code == 400, strict.text
+    assert strict.json()["message"].endswith(
+        'strict decoding error: unknown field "spec.replicatedJobs[0].template.metadata.generateName", '
+        'unknown field "spec.replicatedJobs[0].template.spec.template.metadata.creationTimestamp"')
+    warned = api.post(JOBSETS, json=body, params={"fieldValidation": "Warn"})
+    assert warned.status_code == 201, warned.text
+    stored = api.get(f"{JOBSETS}/meta").json()["spec"]["replicatedJobs"][0]["template"]
+    assert stored["metadata"] == {"labels": {"a": "b"}}
+    assert stored["spec"]["template"]["metadata"]["annotations"] == {"k": "v"}
+    doc = api.get("/openapi/v3/apis/jobset.x-k8s.io/v1alpha2").json()
+    rjob = doc["components"]["schemas"]["io.x-k8s.jobset.v1alpha2.JobSet"]["properties"]["spec"][
+        "properties"]["replicatedJobs"]["items"]
+    meta = rjob["properties"]["template"]["properties"]["metadata"]["properties"]
+    assert sorted(meta) == ["annotations", "finalizers", "labels", "name", "namespace"]
