@@ -7,7 +7,9 @@ nested objects stay inline (``kubectl explain`` shows ``<Object>``, ``<[]Object>
 type name), only the top-level ``metadata`` refers to ``io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta``.
 kbatch's models are pydantic classes whose JSON schema shares sub-schemas by class name under
 ``$defs``; for a custom resource they are inlined here, so two versions' classes of one name (Kueue
-v1beta1's and v1beta2's ``FairSharingStatus``) can never stand for each other.
+v1beta1's and v1beta2's ``FairSharingStatus``) can never stand for each other. The classes'
+docstrings are kbatch's notes, not the CRDs' field descriptions, so a custom resource's schema
+carries no descriptions (``kubectl explain`` shows ``<empty>``).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def inline_custom_resource(schema: dict[str, Any], defs: dict[str, Any],
     ObjectMeta; returns the components to publish (the kind's, under its own key ``""``, and
     ObjectMeta's). A self-referring class (none of the CRDs has one) becomes an open object."""
     meta_name = _ref_name(_ref_of(schema.get("properties", {}).get("metadata", {})))
-    out = _inline(schema, defs, frozenset())
+    out = _undescribed(_inline(schema, defs, frozenset()))
     drop_from_schema(out, absent)  # fields the CRD lacks (kbatch.api.crd_absent)
     components: dict[str, dict[str, Any]] = {"": out}
     if meta_name is not None and meta_name in defs:
@@ -74,4 +76,20 @@ def _inline(node: Any, defs: dict[str, Any], seen: frozenset[str]) -> Any:
     if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
         out.pop("allOf")
         out = {**all_of[0], **out}
+    return out
+
+
+def _undescribed(node: Any) -> Any:
+    """A schema without ``description`` keywords (a property named ``description`` stays)."""
+    if not isinstance(node, dict):
+        return node
+    out = {k: v for k, v in node.items() if k != "description"}
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {name: _undescribed(sub) for name, sub in out["properties"].items()}
+    for key in ("items", "additionalProperties"):
+        if isinstance(out.get(key), dict):
+            out[key] = _undescribed(out[key])
+    for key in ("allOf", "anyOf", "oneOf"):
+        if isinstance(out.get(key), list):
+            out[key] = [_undescribed(sub) for sub in out[key]]
     return out

@@ -52,3 +52,11 @@ def test_v1beta1_fair_sharing_status_has_admission_fair_sharing(served: Any, kin
 
 def test_a_built_in_still_shows_its_type_name(served: Any) -> None:
     assert field_line(explain(served, "jobs.spec")) == "FIELD: spec <JobSpec>"
+
+
+def test_a_custom_resource_carries_no_kbatch_docstrings(served: Any) -> None:
+    """kbatch's model docstrings are not the CRD's descriptions; a property named ``description``
+    (WorkloadPriorityClass) is a field and stays."""
+    text = explain(served, "jobset.spec.replicatedJobs.template.spec.template")
+    assert text.split("DESCRIPTION:")[1].split("FIELDS:")[0].strip() == "<empty>"
+    assert "description\t<string>" in explain(served, "workloadpriorityclass")
