@@ -17,13 +17,14 @@ Well-known names (labels, reasons, enums): :mod:`kbatch.api.jobset_constants`.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from kbatch.api.base import ApiInfo, KubeModel
 from kbatch.api.batch_v1 import JobTemplateSpec
 from kbatch.api.core_v1.claim import PersistentVolumeClaimSpec, PersistentVolumeClaimStatus
+from kbatch.api.crd_absent import reject_absent
 from kbatch.api.meta import Condition, ObjectMeta, Resource
 
 __all__ = [
@@ -166,5 +167,22 @@ class JobSet(Resource):
         singular="jobset",
     )
 
+    # Kubernetes 1.37's Job ``spec.scheduling`` is not in v0.12's CRD (its replicatedJobs[].template
+    # is the JobSpec of the Kubernetes it was built with): a real API server refuses it (Strict) or
+    # drops it (Warn, Ignore).
+    # Its embedded metadata (the Job, pod and claim templates') keeps only name, namespace, labels,
+    # annotations and finalizers.
+    crd_absent: ClassVar[tuple[str, ...]] = (
+        "spec.replicatedJobs[].template.spec.scheduling",
+        "spec.replicatedJobs[].template.metadata.*",
+        "spec.replicatedJobs[].template.spec.template.metadata.*",
+        "spec.volumeClaimPolicies[].templates[].metadata.*",
+    )
+
     spec: JobSetSpec = Field(default_factory=JobSetSpec)
     status: JobSetStatus | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_in_the_crd(cls, data: Any) -> Any:
+        return reject_absent(data, cls.__name__, cls.crd_absent)

@@ -119,6 +119,8 @@ class Resource(KubeModel):
     """
 
     api_info: ClassVar[ApiInfo]
+    # a custom resource: paths its shared models have that its CRD's schema lacks (kbatch.api.crd_absent)
+    crd_absent: ClassVar[tuple[str, ...]] = ()
 
     api_version: str = ""
     kind: str = ""

@@ -4,7 +4,8 @@
 object and looks for a PATCH operation tagged ``x-kubernetes-group-version-kind`` with a
 ``fieldValidation`` parameter; when found it leaves validation to the server
 (k8s.io/cli-runtime ``pkg/resource/query_param_verifier_v3.go``). The schemas under
-``components.schemas`` come from the pydantic models (so ``kubectl explain`` has something to read);
+``components.schemas`` come from the pydantic models (so ``kubectl explain`` has something to read;
+a custom resource's are inlined as a CRD's are, see ``crd_openapi``);
 strategic-merge-patch is not advertised, so kubectl computes apply patches from its compiled-in
 types (k8s.io/kubectl ``pkg/cmd/apply/patcher.go``). ``/openapi/v2`` is a small JSON document
 with the same operations (kubectl asks v2 for protobuf and falls back when it cannot parse it).
@@ -19,6 +20,7 @@ from typing import Any
 from kbatch.api.base import ApiInfo
 from kbatch.api.kube_version import KUBERNETES_VERSION
 from kbatch.api.registry import KindSpec, Registry
+from kbatch.server.crd_openapi import inline_custom_resource, is_custom_resource_group
 from kbatch.server.discovery import group_versions
 from kbatch.server.protobuf.wire import encode_field
 
@@ -87,8 +89,16 @@ def _simplify(node: Any) -> Any:
     return out
 
 
+def _schema_name(info: ApiInfo) -> str:
+    """A custom resource's component is named by the reversed group, as the apiextensions-apiserver
+    names it (``io.x-k8s.jobset.v1alpha2.JobSet``); built-ins by kbatch's own spelling."""
+    if is_custom_resource_group(info.group):
+        return ".".join([*reversed(info.group.split(".")), info.version, info.kind])
+    return f"{info.group or 'core'}.{info.version}.{info.kind}"
+
+
 def _schemas(spec: KindSpec) -> tuple[str, dict[str, Any]]:
-    name = f"{spec.info.group or 'core'}.{spec.info.version}.{spec.info.kind}"
+    name = _schema_name(spec.info)
     try:
         schema = spec.model.model_json_schema(by_alias=True, mode="serialization",
                                               ref_template="#/components/schemas/{model}")
@@ -97,6 +107,9 @@ def _schemas(spec: KindSpec) -> tuple[str, dict[str, Any]]:
     schema = _simplify(schema)
     defs = schema.pop("$defs", {})
     schema["x-kubernetes-group-version-kind"] = [_gvk(spec.info)]
+    if is_custom_resource_group(spec.info.group):
+        components = inline_custom_resource(schema, defs, spec.model.crd_absent)
+        return name, {**components, name: components.pop("")}
     return name, {**defs, name: schema}
 
 

@@ -14,7 +14,10 @@ upstream's is):
   ``WorkloadPriorityClass``; ``scheduling.k8s.io/priorityclass`` ↔ ``scheduling.k8s.io``,
   ``PriorityClass``); ``status.accumulatedPastExexcutionTimeSeconds`` ↔
   ``accumulatedPastExecutionTimeSeconds``; topology assignments ``domains`` ↔ ``slices``;
-* AdmissionCheck: ``spec.retryDelayMinutes`` dropped.
+* AdmissionCheck: ``spec.retryDelayMinutes`` dropped;
+* Cohort: ``status.fairSharing.admissionFairSharingStatus`` dropped going up (v1beta2's
+  ``FairSharingStatus`` has no such field; ``apis/kueue/v1beta1/cohort_conversion.go`` uses the
+  generated conversion, which drops it).
 
 The functions accept partial objects (server-side apply configurations, patches' results): only the
 fields present are touched. They never change their argument.
@@ -214,6 +217,17 @@ def _wl_down(obj: Obj) -> Obj:
     return out
 
 
+# --- Cohort ------------------------------------------------------------------------------------
+
+
+def _cohort_up(obj: Obj) -> Obj:
+    out = _with_version(obj, V1BETA2)
+    status = out.get("status")
+    if isinstance(status, dict):
+        _drop(status.get("fairSharing"), "admissionFairSharingStatus")
+    return out
+
+
 # --- AdmissionCheck and the kinds that are the same in both versions ---------------------------
 
 
@@ -236,7 +250,7 @@ CONVERSIONS: dict[str, ServedVersion] = {
     "LocalQueue": Conversion(v1.LocalQueue, _lq_up, _lq_down),
     "Workload": Conversion(v1.Workload, _wl_up, _wl_down),
     "AdmissionCheck": Conversion(v1.AdmissionCheck, _ac_up, _same_down),
-    "Cohort": Conversion(v1.Cohort, _same_up, _same_down),
+    "Cohort": Conversion(v1.Cohort, _cohort_up, _same_down),
     "ResourceFlavor": Conversion(v1.ResourceFlavor, _same_up, _same_down),
     "WorkloadPriorityClass": Conversion(v1.WorkloadPriorityClass, _same_up, _same_down),
     "Topology": Conversion(v1.Topology, _same_up, _same_down),

@@ -5,7 +5,8 @@ v1beta2 (everything else is shared, type for type):
 
 * ClusterQueue ``spec.cohort`` (v1beta2 ``cohortName``), ``spec.admissionChecks`` (a list of names),
   no ``concurrentAdmissionPolicy``; status ``pendingWorkloadsStatus``; ``fairSharing`` status with
-  ``admissionFairSharingStatus``;
+  ``admissionFairSharingStatus``; Cohort status ``fairSharing`` with ``admissionFairSharingStatus``
+  too (``config/components/crd/bases/kueue.x-k8s.io_cohorts.yaml``);
 * LocalQueue status ``flavorUsage`` (v1beta2 ``flavorsUsage``) and ``flavors``;
 * Workload ``spec.priorityClassName`` + ``priorityClassSource`` (v1beta2 ``priorityClassRef``), no
   ``preemptionGates``; status ``accumulatedPastExexcutionTimeSeconds`` (sic); topology assignments
@@ -143,10 +144,18 @@ class LocalQueue(Resource):
     status: LocalQueueStatus | None = None  # type: ignore[valid-type]
 
 
+CohortStatus = derive(
+    v2q.CohortStatus,
+    "CohortStatus",
+    drop=("fair_sharing",),
+    fair_sharing=(FairSharingStatus | None, None),
+)
+
+
 class Cohort(Resource):
     api_info: ClassVar[ApiInfo] = _info(v2q.Cohort)
     spec: v2q.CohortSpec | None = None
-    status: v2q.CohortStatus | None = None
+    status: CohortStatus | None = None  # type: ignore[valid-type]
 
 
 # --- Workload ----------------------------------------------------------------------------------
