@@ -20,6 +20,7 @@ from kbatch.cli.commands import (
     cluster,
     conformance,
     experiment,
+    explain,
     metadata,
     objects,
     report,
@@ -109,7 +110,8 @@ def _check_feature_gates(value: str | None) -> None:
         raise typer.Exit(1) from None
 
 
-for module in (objects, metadata, view, top, timecmd, cluster, admin, conformance, report, experiment):
+for module in (objects, metadata, explain, view, top, timecmd, cluster, admin, conformance, report,
+               experiment):
     module.register(app)
 
 

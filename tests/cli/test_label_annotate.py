@@ -31,7 +31,8 @@ def test_labels_and_annotations_persist_across_separate_processes(tmp_path: Path
     assert run("create", "-f", str(tmp_path / "jobs.json")).code == 0
     assert run("label", "job", "a", "b", "tier=gold").out == "job.batch/a labeled\njob.batch/b labeled\n"
     assert run("label", "jobs", "-l", "team=x", "team-").out == "job.batch/a unlabeled\n"
-    assert run("annotate", "jobs", "--all", "owner=me").out == "job.batch/a annotated\njob.batch/b annotated\n"
+    assert run("annotate", "jobs", "--all", "owner=me").out == ("job.batch/a annotated\n"
+                                                                "job.batch/b annotated\n")
     assert run("label", "job/b", "q=1", "--dry-run=client").out == "job.batch/b labeled (dry run)\n"
     refused = run("label", "job/b", "tier=silver")
     assert (refused.code, refused.err) == (1, "error: 'tier' already has a value (gold), and --overwrite "
