@@ -33,6 +33,9 @@ CASES = [
     ("jobsets.spec",),
     ("workloads.spec", "--recursive"),
     ("clusterqueues.spec",),
+    ("resourceclaims.spec", "--recursive"),  # RawExtension fields: kubectl failed on their {} schema
+    ("resourceclaims.spec.devices.config.opaque.parameters",),
+    ("resourceclaims.status.devices",),
     ("job.spec.nope",),  # the header on stdout, then the error
     ("nope",),  # kubectl's no-match words, without "error: "
 ]
