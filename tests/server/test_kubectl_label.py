@@ -119,6 +119,9 @@ SHARED = [  # steps that change nothing, run by both on the same objects
     ("label", "jobs", "-l", "app=x", "--list", "-n", "kube-system"),
     ("annotate", "jobs", "--all", "z=9", "--dry-run=server", "-o", "name"),
     ("label", "job", "qa", "z=9", "--dry-run=bogus"),
+    ("label", "job", "qa", "yy=1", "--dry-run=client", "-o", "yaml"),  # no managedFields
+    ("label", "job", "qa", "yy=1", "--dry-run=server", "-o", "json"),
+    ("annotate", "job", "qa", "yy=1", "--dry-run=server", "-o", "yaml"),
 ]
 
 

@@ -159,13 +159,15 @@ def _listing(info: Any, obj: dict[str, Any], field: str, single: bool) -> list[s
 
 def _print(obj: dict[str, Any], output: str | None, operation: str) -> str:
     """cli-runtime ``NamePrintFlags``: the operation follows the name unless ``-o name`` asked
-    (``ShortOutput``)."""
+    (``ShortOutput``); json and yaml omit ``metadata.managedFields`` (``JSONYamlPrintFlags``,
+    ``--show-managed-fields`` false)."""
     if output == "name":
         return render_name(obj)
+    meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "managedFields"}
     if output == "json":
-        return render_json(obj)
+        return render_json({**obj, "metadata": meta})
     if output == "yaml":
-        return render_yaml(obj)
+        return render_yaml({**obj, "metadata": meta})
     return f"{render_name(obj)} {operation}"
 
 
