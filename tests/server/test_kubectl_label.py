@@ -122,6 +122,8 @@ SHARED = [  # steps that change nothing, run by both on the same objects
     ("label", "job", "qa", "yy=1", "--dry-run=client", "-o", "yaml"),  # no managedFields
     ("label", "job", "qa", "yy=1", "--dry-run=server", "-o", "json"),
     ("annotate", "job", "qa", "yy=1", "--dry-run=server", "-o", "yaml"),
+    # kubectl's patch sends it, kbatch's then changes nothing: the same object either way
+    ("patch", "job", "qa", "--type", "merge", "-p", '{"metadata":{"labels":{"pp":"1"}}}', "-o", "yaml"),
 ]
 
 
