@@ -138,3 +138,33 @@ def test_several_objects_print_as_kubectl(served: Any, capsys: pytest.CaptureFix
         else:
             ref_out = ref.stdout
         assert (code != 0, out, err) == (ref.returncode != 0, ref_out, ref.stderr), step
+
+
+FILE_STEPS = [  # FILE: a manifest of job "fa"; nothing here changes the object on the server
+    ("label", "--local", "-f", "FILE", "q=1"),
+    ("label", "--local", "-f", "FILE", "q=1", "-o", "yaml"),  # as the file has it: no namespace
+    ("annotate", "--local", "-f", "FILE", "q=1", "-o", "json"),
+    ("label", "--local", "-f", "FILE", "app=z"),  # refused: --overwrite is false
+    ("label", "--local", "job", "fa", "q=1"),
+    ("label", "--local", "q=1"),
+    ("annotate", "--local", "q=1"),
+    ("label", "--local", "-f", "FILE", "q=1", "--dry-run=server"),
+    ("label", "-f", "FILE", "q=1", "--dry-run=server"),
+    ("annotate", "-f", "FILE", "q=1", "--dry-run=client"),
+    ("label", "-f", "FILE", "--list"),
+]
+
+
+def test_files_and_local_print_as_kubectl(served: Any, capsys: pytest.CaptureFixture[str],
+                                          tmp_path: Any) -> None:
+    job = tmp_path / "job.json"
+    job.write_text(json.dumps(_job("fa")))
+    kubectl(served, "create", "-f", str(job))
+    for step in FILE_STEPS:
+        args = [str(job) if a == "FILE" else a for a in step]
+        ref = kubectl(served, *args, check=False)
+        code, out, err = _kbatch(served.url, capsys, args)
+        ref_out = ref.stdout
+        if "--list" in step:
+            out, ref_out = sorted(out.splitlines()), sorted(ref_out.splitlines())
+        assert (code != 0, out, err) == (ref.returncode != 0, ref_out, ref.stderr), step

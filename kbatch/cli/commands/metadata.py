@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-ARGS = typer.Argument(..., help="TYPE NAME… or TYPE/NAME…, then KEY=VAL or KEY- pairs.")
+ARGS = typer.Argument(None, help="TYPE NAME… or TYPE/NAME…, then KEY=VAL or KEY- pairs.")
 OVERWRITE = typer.Option(False, "--overwrite", help="Allow existing keys to get a new value.")
 LIST = typer.Option(False, "--list", help="Print the object's keys and values instead.")
 ALL = typer.Option(False, "--all", help="Every object of the type in the namespace.")
@@ -38,6 +38,8 @@ RESOURCE_VERSION = typer.Option(None, "--resource-version",
                                 help="Succeed only if this is the object's resourceVersion (one object).")
 DRY_RUN = typer.Option("none", "--dry-run", help="none, client or server.")
 OUTPUT = typer.Option(None, "-o", "--output", help="name, yaml or json.")
+FILES = typer.Option(None, "-f", "--filename", help="Files naming the objects.")
+LOCAL = typer.Option(False, "--local", help="Edit the objects of -f files; contact no server.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,7 @@ class Request:
     resource_version: str | None
     dry_run: str
     output: str | None
+    local: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +66,12 @@ class Target:
 _SUFFIX = {"none": "", "client": " (dry run)", "server": " (server dry run)"}
 
 
+_EXAMPLE = {"labels": "pod.yaml", "annotations": "rsrc.yaml"}  # kubectl's two commands word it apart
+_EXAMPLE_JSON = {"labels": "pod.json", "annotations": "rsrc.json"}
+
+
 def _check(resources: list[str], edit: Edit, field: str, list_: bool, all_: bool, selector: str | None,
-           dry_run: str, output: str | None) -> None:
+           dry_run: str, output: str | None, files: list[str], local: bool) -> None:
     """kubectl's ``Complete``/``Validate`` refusals, in its order."""
     if dry_run not in _SUFFIX:
         raise UserError(f'Invalid dry-run value ({dry_run}). Must be "none", "server", or "client".')
@@ -72,7 +79,16 @@ def _check(resources: list[str], edit: Edit, field: str, list_: bool, all_: bool
         raise UserError("--list and --output may not be specified together")
     if all_ and selector:
         raise UserError("cannot set --all and --selector at the same time")
-    if not resources:
+    if local:
+        if dry_run == "server":
+            raise UserError("cannot specify --local and --dry-run=server - did you mean --dry-run=client?")
+        if resources:
+            raise UserError(f"can only use local files by -f {_EXAMPLE[field]} or "
+                            f"--filename={_EXAMPLE_JSON[field]} when --local=true is set")
+        if not files:
+            raise UserError(f"one or more files must be specified as -f {_EXAMPLE[field]} or "
+                            f"--filename={_EXAMPLE_JSON[field]}")
+    elif not resources and not files:
         raise UserError("one or more resources must be specified as <resource> <name> or <resource>/<name>")
     if edit.empty() and not list_:
         raise UserError(f"at least one {field[:-1]} update is required")
@@ -111,6 +127,24 @@ def _targets(backend: Backend, resources: list[str], namespace: str | None, all_
     return [Target(info, (i.get("metadata") or {}).get("namespace"), i) for i in items], False
 
 
+def _file_targets(backend: Backend, files: list[str], namespace: str | None,
+                  local: bool) -> tuple[list[Any], bool]:
+    """The objects of ``-f`` files: as written (``--local``) or as the server has them now; one file
+    (not a directory) implies a single object, as cli-runtime's builder decides."""
+    import copy
+    from pathlib import Path
+
+    from kbatch.cli.commands.objects import _target
+    from kbatch.cli.manifests import read_sourced_manifests
+
+    targets: list[Any] = []
+    for sourced in read_sourced_manifests(files):
+        info, ns, name, _placed = _target(backend, sourced, namespace)
+        # --local prints the object as the file has it (no namespace filled in)
+        targets.append(Target(info, ns, copy.deepcopy(sourced[1])) if local else (info, ns, name))
+    return targets, len(files) == 1 and files[0] != "-" and not Path(files[0]).is_dir()
+
+
 def _patch(field: str, before: dict[str, str], after: dict[str, str], rv: str | None) -> dict[str, Any]:
     """The JSON merge patch between the two maps (jsonpatch ``CreateMergePatch`` on the object)."""
     changes: dict[str, Any] = {k: v for k, v in after.items() if before.get(k) != v}
@@ -147,7 +181,8 @@ def _one(backend: Backend, req: Request, target: Target, single: bool) -> str:
     if req.list_:
         return "\n".join(lines + _listing(target.info, edited, req.field, single))
     shown = edited if req.field == "labels" else out  # label prints its own object, annotate the reply
-    return "\n".join([*lines, _print(shown, req.output, word + _SUFFIX[req.dry_run])])
+    suffix = "" if req.local else _SUFFIX[req.dry_run]
+    return "\n".join([*lines, _print(shown, req.output, word + suffix)])
 
 
 def _listing(info: Any, obj: dict[str, Any], field: str, single: bool) -> list[str]:
@@ -171,18 +206,24 @@ def _print(obj: dict[str, Any], output: str | None, operation: str) -> str:
     return f"{render_name(obj)} {operation}"
 
 
-def _run(ctx: typer.Context, field: str, args: list[str], req_parts: dict[str, Any], namespace: str | None,
-         all_: bool, all_namespaces: bool, selector: str | None) -> None:
+def _run(ctx: typer.Context, field: str, args: list[str] | None, req_parts: dict[str, Any],
+         namespace: str | None, all_: bool, all_namespaces: bool, selector: str | None) -> None:
     from kbatch.api.errors import StatusError
     from kbatch.cli.session import session
 
-    resources, pairs = split_args(args, field[:-1])
+    resources, pairs = split_args(args or [], field[:-1])
     edit = label_edit(pairs) if field == "labels" else annotation_edit(pairs)
+    files, local = req_parts.pop("files"), req_parts.pop("local")
     _check(resources, edit, field, req_parts["list_"], all_, selector, req_parts["dry_run"],
-           req_parts["output"])
-    req = Request(field=field, edit=edit, **req_parts)
-    with session(global_options(ctx)) as backend:
-        targets, single = _targets(backend, resources, namespace, all_, all_namespaces, selector)
+           req_parts["output"], files, local)
+    if local:
+        req_parts["dry_run"] = "client"  # nothing is sent; kubectl prints no "(dry run)" for --local
+    req = Request(field=field, edit=edit, local=local, **req_parts)
+    with session(global_options(ctx), save=not local) as backend:
+        if files:
+            targets, single = _file_targets(backend, files, namespace, local)
+        else:
+            targets, single = _targets(backend, resources, namespace, all_, all_namespaces, selector)
         if not single and req.resource_version:
             raise UserError("--resource-version may only be used with a single resource")
         failed = False
@@ -202,26 +243,27 @@ def _run(ctx: typer.Context, field: str, args: list[str], req_parts: dict[str, A
 
 
 @command
-def label(ctx: typer.Context, args: list[str] = ARGS, namespace: str | None = NAMESPACE,
+def label(ctx: typer.Context, args: list[str] | None = ARGS, namespace: str | None = NAMESPACE,
           overwrite: bool = OVERWRITE, list_: bool = LIST, all_: bool = ALL,
           all_namespaces: bool = ALL_NAMESPACES, selector: str | None = SELECTOR,
           resource_version: str | None = RESOURCE_VERSION, dry_run: str = DRY_RUN,
-          output: str | None = OUTPUT) -> None:
+          output: str | None = OUTPUT, filename: list[str] | None = FILES, local: bool = LOCAL) -> None:
     """Update the labels of objects (KEY=VAL sets, KEY- removes), as kubectl label."""
     _run(ctx, "labels", args, dict(overwrite=overwrite, list_=list_, resource_version=resource_version,
-                                   dry_run=dry_run, output=output), namespace, all_, all_namespaces, selector)
+                                   dry_run=dry_run, output=output, files=filename or [], local=local),
+         namespace, all_, all_namespaces, selector)
 
 
 @command
-def annotate(ctx: typer.Context, args: list[str] = ARGS, namespace: str | None = NAMESPACE,
+def annotate(ctx: typer.Context, args: list[str] | None = ARGS, namespace: str | None = NAMESPACE,
              overwrite: bool = OVERWRITE, list_: bool = LIST, all_: bool = ALL,
              all_namespaces: bool = ALL_NAMESPACES, selector: str | None = SELECTOR,
              resource_version: str | None = RESOURCE_VERSION, dry_run: str = DRY_RUN,
-             output: str | None = OUTPUT) -> None:
+             output: str | None = OUTPUT, filename: list[str] | None = FILES, local: bool = LOCAL) -> None:
     """Update the annotations of objects (KEY=VAL sets, KEY- removes), as kubectl annotate."""
     _run(ctx, "annotations", args, dict(overwrite=overwrite, list_=list_, resource_version=resource_version,
-                                        dry_run=dry_run, output=output), namespace, all_, all_namespaces,
-         selector)
+                                        dry_run=dry_run, output=output, files=filename or [], local=local),
+         namespace, all_, all_namespaces, selector)
 
 
 def register(app: typer.Typer) -> None:
