@@ -34,6 +34,7 @@ LIST = typer.Option(False, "--list", help="Print the object's keys and values in
 ALL = typer.Option(False, "--all", help="Every object of the type in the namespace.")
 ALL_NAMESPACES = typer.Option(False, "-A", "--all-namespaces", help="In every namespace.")
 SELECTOR = typer.Option(None, "-l", "--selector", help="Label selector.")
+FIELD_SELECTOR = typer.Option(None, "--field-selector", help="Field selector (key=value, key!=value).")
 RESOURCE_VERSION = typer.Option(None, "--resource-version",
                                 help="Succeed only if this is the object's resourceVersion (one object).")
 DRY_RUN = typer.Option("none", "--dry-run", help="none, client or server.")
@@ -57,6 +58,19 @@ class Request:
 
 
 @dataclass(frozen=True, slots=True)
+class Selection:
+    """Which objects of a TYPE: ``--all``, ``-A``, ``-l``, ``--field-selector``."""
+
+    all_: bool = False
+    all_namespaces: bool = False
+    labels: str | None = None
+    fields: str | None = None
+
+    def any(self) -> bool:
+        return bool(self.all_ or self.labels or self.fields)
+
+
+@dataclass(frozen=True, slots=True)
 class Target:
     info: Any
     namespace: str | None
@@ -70,15 +84,17 @@ _EXAMPLE = {"labels": "pod.yaml", "annotations": "rsrc.yaml"}  # kubectl's two c
 _EXAMPLE_JSON = {"labels": "pod.json", "annotations": "rsrc.json"}
 
 
-def _check(resources: list[str], edit: Edit, field: str, list_: bool, all_: bool, selector: str | None,
+def _check(resources: list[str], edit: Edit, field: str, list_: bool, sel: Selection,
            dry_run: str, output: str | None, files: list[str], local: bool) -> None:
     """kubectl's ``Complete``/``Validate`` refusals, in its order."""
     if dry_run not in _SUFFIX:
         raise UserError(f'Invalid dry-run value ({dry_run}). Must be "none", "server", or "client".')
     if list_ and output:
         raise UserError("--list and --output may not be specified together")
-    if all_ and selector:
+    if sel.all_ and sel.labels:
         raise UserError("cannot set --all and --selector at the same time")
+    if sel.all_ and sel.fields:
+        raise UserError("cannot set --all and --field-selector at the same time")
     if local:
         if dry_run == "server":
             raise UserError("cannot specify --local and --dry-run=server - did you mean --dry-run=client?")
@@ -97,8 +113,8 @@ def _check(resources: list[str], edit: Edit, field: str, list_: bool, all_: bool
                         'formats are: json,name,yaml')
 
 
-def _targets(backend: Backend, resources: list[str], namespace: str | None, all_: bool,
-             all_namespaces: bool, selector: str | None) -> tuple[list[Any], bool]:
+def _targets(backend: Backend, resources: list[str], namespace: str | None,
+             sel: Selection) -> tuple[list[Any], bool]:
     """The objects named, as (info, namespace, name) or a listed object, and whether exactly one object
     was named (cli-runtime ``Result.IntoSingleItemImplied``)."""
     if all(("/" in r) for r in resources):
@@ -110,7 +126,7 @@ def _targets(backend: Backend, resources: list[str], namespace: str | None, all_
                                 f'"{text}"')
             info = kind_info(backend.registry, kind)
             named.append((info, namespace_for(info, namespace), name))
-        return named, len(named) == 1 and not (all_ or selector)
+        return named, len(named) == 1 and not sel.any()
     if any(("/" in r) for r in resources):
         raise UserError("there is no need to specify a resource type as a separate argument when passing "
                         "arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' "
@@ -120,10 +136,10 @@ def _targets(backend: Backend, resources: list[str], namespace: str | None, all_
     if names:
         ns = namespace_for(info, namespace)
         return [(info, ns, name) for name in names], len(names) == 1
-    if not (all_ or selector):
+    if not sel.any():
         raise UserError("resource(s) were provided, but no name was specified")
-    ns = namespace_for(info, namespace, all_namespaces)
-    items = backend.list(info, ns, label_selector=selector)["items"]
+    ns = namespace_for(info, namespace, sel.all_namespaces)
+    items = backend.list(info, ns, label_selector=sel.labels, field_selector=sel.fields)["items"]
     return [Target(info, (i.get("metadata") or {}).get("namespace"), i) for i in items], False
 
 
@@ -207,14 +223,14 @@ def _print(obj: dict[str, Any], output: str | None, operation: str) -> str:
 
 
 def _run(ctx: typer.Context, field: str, args: list[str] | None, req_parts: dict[str, Any],
-         namespace: str | None, all_: bool, all_namespaces: bool, selector: str | None) -> None:
+         namespace: str | None, sel: Selection) -> None:
     from kbatch.api.errors import StatusError
     from kbatch.cli.session import session
 
     resources, pairs = split_args(args or [], field[:-1])
     edit = label_edit(pairs) if field == "labels" else annotation_edit(pairs)
     files, local = req_parts.pop("files"), req_parts.pop("local")
-    _check(resources, edit, field, req_parts["list_"], all_, selector, req_parts["dry_run"],
+    _check(resources, edit, field, req_parts["list_"], sel, req_parts["dry_run"],
            req_parts["output"], files, local)
     if local:
         req_parts["dry_run"] = "client"  # nothing is sent; kubectl prints no "(dry run)" for --local
@@ -223,7 +239,7 @@ def _run(ctx: typer.Context, field: str, args: list[str] | None, req_parts: dict
         if files:
             targets, single = _file_targets(backend, files, namespace, local)
         else:
-            targets, single = _targets(backend, resources, namespace, all_, all_namespaces, selector)
+            targets, single = _targets(backend, resources, namespace, sel)
         if not single and req.resource_version:
             raise UserError("--resource-version may only be used with a single resource")
         failed = False
@@ -246,24 +262,26 @@ def _run(ctx: typer.Context, field: str, args: list[str] | None, req_parts: dict
 def label(ctx: typer.Context, args: list[str] | None = ARGS, namespace: str | None = NAMESPACE,
           overwrite: bool = OVERWRITE, list_: bool = LIST, all_: bool = ALL,
           all_namespaces: bool = ALL_NAMESPACES, selector: str | None = SELECTOR,
+          field_selector: str | None = FIELD_SELECTOR,
           resource_version: str | None = RESOURCE_VERSION, dry_run: str = DRY_RUN,
           output: str | None = OUTPUT, filename: list[str] | None = FILES, local: bool = LOCAL) -> None:
     """Update the labels of objects (KEY=VAL sets, KEY- removes), as kubectl label."""
     _run(ctx, "labels", args, dict(overwrite=overwrite, list_=list_, resource_version=resource_version,
                                    dry_run=dry_run, output=output, files=filename or [], local=local),
-         namespace, all_, all_namespaces, selector)
+         namespace, Selection(all_, all_namespaces, selector, field_selector))
 
 
 @command
 def annotate(ctx: typer.Context, args: list[str] | None = ARGS, namespace: str | None = NAMESPACE,
              overwrite: bool = OVERWRITE, list_: bool = LIST, all_: bool = ALL,
              all_namespaces: bool = ALL_NAMESPACES, selector: str | None = SELECTOR,
+             field_selector: str | None = FIELD_SELECTOR,
              resource_version: str | None = RESOURCE_VERSION, dry_run: str = DRY_RUN,
              output: str | None = OUTPUT, filename: list[str] | None = FILES, local: bool = LOCAL) -> None:
     """Update the annotations of objects (KEY=VAL sets, KEY- removes), as kubectl annotate."""
     _run(ctx, "annotations", args, dict(overwrite=overwrite, list_=list_, resource_version=resource_version,
                                         dry_run=dry_run, output=output, files=filename or [], local=local),
-         namespace, all_, all_namespaces, selector)
+         namespace, Selection(all_, all_namespaces, selector, field_selector))
 
 
 def register(app: typer.Typer) -> None:
