@@ -38,6 +38,9 @@ CASES = [
     ("resourceclaims.status.devices",),
     ("job.spec.nope",),  # the header on stdout, then the error
     ("nope",),  # kubectl's no-match words, without "error: "
+    (),  # no resource
+    ("jobs", "pods"),  # one resource only
+    ("jobs", "--api-version", "batch/v9"),
 ]
 
 

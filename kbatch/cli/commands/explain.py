@@ -39,12 +39,19 @@ def _with_version(registry: Any, info: Any, api_version: str) -> dict[str, str]:
 
 
 @command
-def explain(ctx: typer.Context, resource: str = typer.Argument(..., help="RESOURCE or RESOURCE.FIELD.PATH."),
+def explain(ctx: typer.Context, args: list[str] | None = typer.Argument(None, help="RESOURCE or "
+                                                                        "RESOURCE.FIELD.PATH."),
             recursive: bool = typer.Option(False, "--recursive", help="Every field below, names and types."),
             max_depth: int = typer.Option(0, "--max-depth", help="With --recursive: this many levels."),
             api_version: str | None = typer.Option(None, "--api-version",
                                                    help="The GROUP/VERSION to explain.")) -> None:
     """Describe a kind's fields from its OpenAPI schema, as kubectl explain."""
+    if not args:  # kubectl's Validate
+        raise UserError('You must specify the type of resource to explain. Use "kubectl api-resources" for a '
+                        "complete list of supported resources.")
+    if len(args) > 1:
+        raise UserError("We accept only this format: explain RESOURCE")
+    resource = args[0]
     if max_depth > 0 and not recursive:
         raise UserError("--max-depth requires --recursive")
     if max_depth < 0:
