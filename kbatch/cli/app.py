@@ -15,7 +15,19 @@ import sys
 
 import typer
 
-from kbatch.cli.commands import admin, cluster, conformance, experiment, objects, report, timecmd, top, view
+from kbatch.cli.commands import (
+    admin,
+    cluster,
+    conformance,
+    experiment,
+    explain,
+    metadata,
+    objects,
+    report,
+    timecmd,
+    top,
+    view,
+)
 from kbatch.cli.options import DEFAULT_STATE, GlobalOptions, KbatchGroup
 
 __all__ = ["app", "main"]
@@ -98,7 +110,8 @@ def _check_feature_gates(value: str | None) -> None:
         raise typer.Exit(1) from None
 
 
-for module in (objects, view, top, timecmd, cluster, admin, conformance, report, experiment):
+for module in (objects, metadata, explain, view, top, timecmd, cluster, admin, conformance, report,
+               experiment):
     module.register(app)
 
 

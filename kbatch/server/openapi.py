@@ -97,6 +97,25 @@ def _schema_name(info: ApiInfo) -> str:
     return f"{info.group or 'core'}.{info.version}.{info.kind}"
 
 
+# k8s.io/apimachinery runtime.RawExtension, as kube-apiserver's OpenAPI v3 names it: an object of any
+# shape. kbatch's models type such fields ``Any``, which pydantic describes as ``{}``; kubectl explain's
+# template fails on an empty field schema ("expected schema argument to subtemplate 'typeguess'").
+RAW_EXTENSION = "io.k8s.apimachinery.pkg.runtime.RawExtension"
+
+
+def _raw_extensions(schemas: dict[str, Any]) -> dict[str, Any]:
+    """Every property whose schema is empty (an ``Any`` field: the RawExtensions ``parameters`` and
+    ``data`` of resource.k8s.io) refers to RawExtension, as upstream's document does
+    (``allOf: [$ref RawExtension]``; kubectl explain prints ``<RawExtension>``)."""
+    found = False
+    for schema in schemas.values():
+        for name, prop in (schema.get("properties") or {}).items():
+            if prop == {}:
+                schema["properties"][name] = {"allOf": [{"$ref": f"#/components/schemas/{RAW_EXTENSION}"}]}
+                found = True
+    return {**schemas, RAW_EXTENSION: {"type": "object"}} if found else schemas
+
+
 def _schemas(spec: KindSpec) -> tuple[str, dict[str, Any]]:
     name = _schema_name(spec.info)
     try:
@@ -110,7 +129,7 @@ def _schemas(spec: KindSpec) -> tuple[str, dict[str, Any]]:
     if is_custom_resource_group(spec.info.group):
         components = inline_custom_resource(schema, defs, spec.model.crd_absent)
         return name, {**components, name: components.pop("")}
-    return name, {**defs, name: schema}
+    return name, _raw_extensions({**defs, name: schema})
 
 
 class OpenAPI:

@@ -341,6 +341,11 @@ def _parse_patch(text: str) -> Any:
 
 
 def _format(obj: dict[str, Any], output: str) -> str:
+    """``-o json|yaml`` omit ``metadata.managedFields``, as kubectl's printers do unless
+    ``--show-managed-fields`` (cli-runtime ``JSONYamlPrintFlags``)."""
+    if output in ("json", "yaml"):
+        meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "managedFields"}
+        obj = {**obj, "metadata": meta}
     if output == "json":
         return render_json(obj)
     if output == "yaml":
