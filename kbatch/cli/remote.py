@@ -8,7 +8,6 @@ come back as ``Status`` bodies and are raised as the matching ``StatusError``.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
@@ -20,6 +19,7 @@ from kbatch.api.base import ApiInfo, parse_time
 from kbatch.api.registry import Registry
 from kbatch.families import builtin
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
+from kbatch.server.warning_header import warning_text
 
 __all__ = ["HttpBackend"]
 
@@ -42,16 +42,6 @@ def _path(info: ApiInfo, namespace: str | None, name: str | None = None, sub: st
     if sub:
         base += f"/{sub}"
     return base
-
-
-def _warning_text(value: str) -> str:
-    """The text of one ``Warning`` header (RFC 7234: ``299 - "text"``), as client-go's
-    ``ParseWarningHeader`` takes it: between the first and the last double quote, each ``\\x``
-    read as ``x`` (the server escapes ``"`` and ``\\``, :mod:`kbatch.server.warning_header`)."""
-    first, last = value.find('"'), value.rfind('"')
-    if not 0 <= first < last:
-        return value
-    return re.sub(r"\\(.)", r"\1", value[first + 1:last])
 
 
 def _raise(resp: httpx.Response) -> None:
@@ -137,7 +127,7 @@ class HttpBackend:
             raise errors.InternalError(f"cannot reach kbatch serve at {self._http.base_url}: {err}") from None
         _raise(resp)
         if warnings is not None:
-            warnings.extend(_warning_text(v) for v in resp.headers.get_list("warning"))
+            warnings.extend(warning_text(v) for v in resp.headers.get_list("warning"))
         return resp.json() if resp.headers.get("content-type",
                                                "").startswith("application/json") else resp.text
 

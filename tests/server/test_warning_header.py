@@ -7,8 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kbatch.cli.remote import _warning_text
-from kbatch.server.warning_header import warning_header
+from kbatch.server.warning_header import warning_header, warning_text
 
 
 def test_quotes_and_backslashes_are_escaped() -> None:
@@ -18,4 +17,4 @@ def test_quotes_and_backslashes_are_escaped() -> None:
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs"))))
 def test_the_client_reads_back_what_the_server_sent(text: str) -> None:
-    assert _warning_text(warning_header(text)[1]) == text
+    assert warning_text(warning_header(text)[1]) == text
