@@ -159,8 +159,8 @@ def test_the_fast_path_gives_what_the_round_trip_gives(doc: dict[str, Any], data
     got = _outcome(checked_clone, obj)
     if expected[0] == "ok":
         assert got[0] == "ok" and _shape(got[1]) == _shape(expected[1])
-    elif expected[0] == "invalid":
-        assert got == ("invalid", BadRequest)
+    elif expected[0] == "invalid":  # a BadRequest (unknown fields: its StrictDecodingError subclass)
+        assert got[0] == "invalid" and issubclass(got[1], BadRequest)
     else:
         assert got[0] == "unencodable"
 
