@@ -27,7 +27,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["EtcdProcess", "etcd_binary"]
+__all__ = ["EtcdProcess", "etcd_binary", "free_ports"]
 
 
 def etcd_binary() -> str | None:
@@ -38,10 +38,18 @@ def etcd_binary() -> str | None:
     return found
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free loopback ports. The sockets are held until all are bound: ports taken
+    one after another can repeat (the kernel may hand the port just released to the next bind), and
+    etcd with its client and peer URLs on one port fails with "address already in use"."""
+    sockets = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 class EtcdProcess:
@@ -60,8 +68,7 @@ class EtcdProcess:
         self.progress_interval = progress_interval
         self.start_timeout = start_timeout
         self.extra = extra
-        self.client_port = _free_port()
-        self.peer_port = _free_port()
+        self.client_port, self.peer_port = free_ports(2)
         self.process: subprocess.Popen[bytes] | None = None
         self.log: list[str] = []
 
