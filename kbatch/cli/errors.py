@@ -7,14 +7,14 @@ Job "pi" is invalid: spec.parallelism: …``); client-side ones as ``error: …`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from typing import Any, TypeVar
 
 import typer
 
-__all__ = ["UserError", "command", "describe_error", "user_errors"]
+__all__ = ["UserError", "command", "describe_error", "each_reporting", "user_errors"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -103,3 +103,22 @@ def command(fn: F) -> F:
 
     return wrapper  # type: ignore[return-value]
 
+
+
+def each_reporting(items: Iterable[Any], fn: Callable[[Any], str]) -> None:
+    """Run ``fn`` on every item and print what it returns (nothing for ""); a failure is reported on
+    its own line and the others still run; exit 1 at the end if any failed (as kubectl's commands
+    over several objects)."""
+    from kbatch.api.errors import StatusError
+
+    failed = False
+    for item in items:
+        try:
+            text = fn(item)
+            if text:
+                typer.echo(text)
+        except (StatusError, UserError) as err:
+            failed = True
+            typer.echo(describe_error(err), err=True)
+    if failed:
+        raise typer.Exit(1)

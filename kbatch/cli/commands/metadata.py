@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kbatch.cli.errors import UserError, command, describe_error
+from kbatch.cli.errors import UserError, command, each_reporting
 from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.pairs import Edit, annotation_edit, apply_annotations, apply_labels, label_edit, split_args
 from kbatch.cli.render import render_json, render_name, render_yaml
@@ -224,7 +224,6 @@ def _print(obj: dict[str, Any], output: str | None, operation: str) -> str:
 
 def _run(ctx: typer.Context, field: str, args: list[str] | None, req_parts: dict[str, Any],
          namespace: str | None, sel: Selection) -> None:
-    from kbatch.api.errors import StatusError
     from kbatch.cli.session import session
 
     resources, pairs = split_args(args or [], field[:-1])
@@ -242,20 +241,13 @@ def _run(ctx: typer.Context, field: str, args: list[str] | None, req_parts: dict
             targets, single = _targets(backend, resources, namespace, sel)
         if not single and req.resource_version:
             raise UserError("--resource-version may only be used with a single resource")
-        failed = False
-        for target in targets:
-            try:
-                if not isinstance(target, Target):
-                    info, ns, name = target
-                    target = Target(info, ns, backend.get(info, ns, name))
-                text = _one(backend, req, target, single)
-                if text:
-                    typer.echo(text)
-            except (StatusError, UserError) as err:
-                failed = True
-                typer.echo(describe_error(err), err=True)
-        if failed:
-            raise typer.Exit(1)
+        def one(target: Any) -> str:
+            if not isinstance(target, Target):
+                info, ns, name = target
+                target = Target(info, ns, backend.get(info, ns, name))
+            return _one(backend, req, target, single)
+
+        each_reporting(targets, one)
 
 
 @command

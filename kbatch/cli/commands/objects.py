@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kbatch.cli.errors import UserError, command, describe_error
+from kbatch.cli.errors import UserError, command, each_reporting
 from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.render import render_json, render_name, render_yaml
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
@@ -136,21 +136,6 @@ def _warn_info(backend: Backend, info: Any) -> None:
     warn_deprecated(backend.registry, [(info.api_version, info.kind)])
 
 
-def _each(objects: list[Any], fn: Any) -> None:
-    """Run ``fn`` on every object; report each failure on its own line and exit 1 at the end."""
-    from kbatch.api.errors import StatusError
-
-    failed = False
-    for obj in objects:
-        try:
-            typer.echo(fn(obj))
-        except (StatusError, UserError) as err:
-            failed = True
-            typer.echo(describe_error(err), err=True)
-    if failed:
-        raise typer.Exit(1)
-
-
 @command
 def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None = NAMESPACE,
           dry_run: str = DRY_RUN, server_side: bool = SERVER_SIDE, field_manager: str = FIELD_MANAGER,
@@ -170,10 +155,10 @@ def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None
     with session(global_options(ctx)) as backend:
         _warn_deprecated(backend, [obj for _, obj in objects])
         if server_side:
-            _each(objects, lambda obj: _server_side_apply(backend, obj, namespace, dry_run, field_manager,
-                                                          force_conflicts))
+            each_reporting(objects, lambda obj: _server_side_apply(backend, obj, namespace, dry_run,
+                                                                   field_manager, force_conflicts))
         else:
-            _each(objects, lambda obj: _apply_one(backend, obj, namespace, dry_run))
+            each_reporting(objects, lambda obj: _apply_one(backend, obj, namespace, dry_run))
 
 
 @command
@@ -197,7 +182,7 @@ def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | Non
             _print_warnings(opts.warnings)
             return f"{render_name(out)} created{suffix}"
 
-        _each(objects, one)
+        each_reporting(objects, one)
 
 
 CASCADE = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan",
@@ -243,7 +228,7 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
                 backend.delete(info, ns, name, opts)
             return f'{label} "{name}" {operation}{suffix}'
 
-        _each(targets, one)  # type: ignore[arg-type]
+        each_reporting(targets, one)  # type: ignore[arg-type]
 
 
 def _grace_period(seconds: int | None, force: bool) -> int | None:
