@@ -5,7 +5,7 @@ variable, ``device``, with ``driver`` (string), ``allowMultipleAllocations`` (bo
 (domain → id → int | bool | string | ``kubernetes.Semver``) and ``capacity`` (domain → id →
 ``kubernetes.Quantity``); an attribute or capacity name without a domain belongs to the device's
 driver. The libraries are those of Kubernetes' base environment at 1.37 that the runtime can carry:
-:mod:`.library` (quantity, semver, lists, :mod:`.regex`), the runtime's strings
+:mod:`.library` (quantity, semver, lists, :mod:`.regex`, :mod:`.network`), the runtime's strings
 (version 2), optional, bindings, sets, lists and two-variable comprehension extensions.
 
 * :func:`compile_selector` type-checks an expression: errors read ``compilation failed: ERROR:
