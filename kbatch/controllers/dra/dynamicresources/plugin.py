@@ -22,8 +22,9 @@ does not try nodes this plugin rejected.
 * **PreBind**: each claim gets the ``resource.kubernetes.io/delete-protection`` finalizer, then its
   status: the allocation (newly allocated claims) and the pod in ``reservedFor``.
 
-Queueing hints (``EventsToRegister``): a ResourceClaim added or updated queues the pod when it is one of
-the pod's claims or when it was deallocated; ResourceSlices, DeviceClasses and DeviceTaintRules added
+Queueing hints (``EventsToRegister``): a ResourceClaim added or updated queues the pod when the pod's
+claims all exist and it was deallocated, or it is one of them and was created or its status changed;
+ResourceSlices, DeviceClasses and DeviceTaintRules added
 or updated, nodes added or relabelled, and the pod's generated claims recorded queue it too.
 
 Differences from upstream (docs/dra.md): binding conditions are written into the allocation but PreBind
@@ -425,13 +426,20 @@ class DynamicResources:
         ]
 
     def _claim_hint(self, pod: Any, old: Any, new: Any) -> QueueingHint:
-        """Upstream ``isSchedulableAfterClaimChange``: the pod's own claim changed, or another claim
-        was deallocated (its devices are free again)."""
-        if new is not None and new.metadata.namespace == pod.namespace:
-            names = {c for _, c, _ in pod.resource_claims if c} | {c for _, c in pod.claim_statuses}
-            if new.metadata.name in names:
-                return QueueingHint.QUEUE
-        if old is not None and _allocated(old) and (new is None or not _allocated(new)):
+        """Upstream ``isSchedulableAfterClaimChange`` (registered for claim adds and updates only):
+        nothing while some claim of the pod is missing, being deleted or not the pod's; any waiting
+        pod when a claim was deallocated (its devices are free again); the pod when one of its own
+        claims was created or its status changed (not for a finalizer or label only)."""
+        if new is None:
+            return QueueingHint.QUEUE_SKIP
+        claims, reason = self._claims(pod)
+        if reason:
+            return QueueingHint.QUEUE_SKIP
+        if old is not None and _allocated(old) and not _allocated(new):
+            return QueueingHint.QUEUE
+        if all(c.metadata.uid != new.metadata.uid for c in claims):
+            return QueueingHint.QUEUE_SKIP
+        if old is None or old.status != new.status:
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
 
