@@ -1,15 +1,15 @@
 """Upstream's DynamicResources queueing-hint cases, translated into kbatch.
 
 Source: ``pkg/scheduler/framework/plugins/dynamicresources/dynamicresources_test.go``
-``Test_isSchedulableAfterClaimChange`` (the stored test file is of the v1alpha3 era; its rows are
-checked against ``isSchedulableAfterClaimChange`` in the resource.k8s.io/v1 ``dynamicresources.go``
-with ``SignPod``, 1.35 or later, whose logic the rows exercise unchanged), plus two cases of that
-function's code that the table leaves out (named ``code: ...``). The claims are created through
-kbatch's API and observed by the plugin, as its informer would; the hint is the one the plugin
-registers for ResourceClaim events.
+``Test_isSchedulableAfterClaimChange`` and ``Test_isSchedulableAfterPodChange`` (stored versions of
+the v1alpha3 and v1beta1 eras, same rows; checked against ``isSchedulableAfterClaimChange`` and
+``isSchedulableAfterPodChange`` in the resource.k8s.io/v1 ``dynamicresources.go`` with ``SignPod``,
+1.35 or later, whose logic the rows exercise unchanged), plus two cases of the claim hint's code that
+the table leaves out (named ``code: ...``). The claims are created through kbatch's API and observed
+by the plugin, as its informer would; the hints are those the plugin registers.
 
-Not translated: "backoff-wrong-new-object" and "backoff-wrong-old-object" (a non-claim object cannot
-reach kbatch's typed hint).
+Not translated: "backoff-wrong-new-object" and "backoff-wrong-old-object" (an object of another type
+cannot reach kbatch's typed hints).
 """
 
 from __future__ import annotations
@@ -173,3 +173,57 @@ def test_code_claim_created_while_another_is_missing() -> None:
         resource_claims=(("my-resource", CLAIM_NAME, ""), ("second", "second-claim", "")),
     )
     assert c.hint(pod, None, claim) is SKIP
+
+
+# --- Test_isSchedulableAfterPodChange (UpdatePodGeneratedResourceClaim) ------------------------------
+
+
+def _pod_hint(c: Cluster) -> Any:
+    (hint,) = [r.hint for r in c.plugin.events_to_register() if r.event.resource == "UnschedulablePod"]
+    return hint
+
+
+def _owner() -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "name": "my-pod", "uid": POD_UID, "controller": True}
+
+
+def _unrecorded(*entries: str) -> PodInfo:
+    """upstream ``podWithClaimTemplate`` / ``podWithTwoClaimTemplates``: no claim recorded yet."""
+    return PodInfo(
+        "default", "my-pod", uid=POD_UID, resource_claims=tuple((e, "", "my-template") for e in entries)
+    )
+
+
+def test_pod_change_complete() -> None:
+    # "complete": the generated claim exists and is the pod's
+    c = Cluster()
+    c.create(ownerReferences=[_owner()])
+    assert _pod_hint(c)(_unrecorded("my-resource"), _unrecorded("my-resource"), _template_pod()) is QUEUE
+
+
+def test_pod_change_wrong_pod() -> None:
+    # "wrong-pod": the event is about another pod (another uid)
+    c = Cluster()
+    c.create(ownerReferences=[_owner()])
+    other = PodInfo("default", "my-pod2", uid=POD_UID + "2", resource_claims=_template_pod().resource_claims)
+    assert _pod_hint(c)(other, None, _template_pod()) is SKIP
+
+
+def test_pod_change_missing_claim() -> None:
+    # "missing-claim": the status names a claim that does not exist
+    c = Cluster()
+    assert _pod_hint(c)(_unrecorded("my-resource"), None, _template_pod()) is SKIP
+
+
+def test_pod_change_incomplete() -> None:
+    # "incomplete": two templates, only the first claim recorded
+    c = Cluster()
+    c.create(ownerReferences=[_owner()])
+    new = PodInfo(
+        "default",
+        "my-pod",
+        uid=POD_UID,
+        resource_claims=_unrecorded("my-resource", "second").resource_claims,
+        claim_statuses=(("my-resource", CLAIM_NAME),),
+    )
+    assert _pod_hint(c)(_unrecorded("my-resource", "second"), None, new) is SKIP

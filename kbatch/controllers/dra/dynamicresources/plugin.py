@@ -421,9 +421,18 @@ class DynamicResources:
                 )
             ),
             ClusterEventWithHint(
-                ClusterEvent(UNSCHEDULED_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
+                ClusterEvent(UNSCHEDULED_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
+                self._pod_hint,
             ),
         ]
+
+    def _pod_hint(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+        """Upstream ``isSchedulableAfterPodChange``: the pod itself recorded its generated claims and
+        every claim it names now exists, is not being deleted and is its own."""
+        if new is None or new.uid != pod.uid:
+            return QueueingHint.QUEUE_SKIP
+        _, reason = self._claims(new)
+        return QueueingHint.QUEUE_SKIP if reason else QueueingHint.QUEUE
 
     def _claim_hint(self, pod: Any, old: Any, new: Any) -> QueueingHint:
         """Upstream ``isSchedulableAfterClaimChange`` (registered for claim adds and updates only):
