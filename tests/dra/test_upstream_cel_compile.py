@@ -468,3 +468,16 @@ def test_transform_map_fails_as_a_selector_error(cp: ControlPlane) -> None:
     # allocator must see a selector error (its fatal status), not a crash (docs/dra.md)
     with pytest.raises(SelectorRuntimeError, match=r"cel\.@mapInsert"):
         _matches(cp, "{'a': 1}.transformMap(k, v, v + 1) == {'a': 2}")
+
+
+def test_nested_two_variable_comprehensions_exceed_the_cost_limit(cp: ControlPlane) -> None:
+    # upstream estimates every comprehension over a device's maps (at most 32 entries each,
+    # ResourceSliceMaxAttributesAndCapacitiesPerDevice) as a loop: four nested levels exceed
+    # CELSelectorExpressionMaxCost, whichever comprehension macro nests them (kbatch/api/cel/cost.py)
+    for macro in ("all", "exists", "existsOne"):
+        expression = (
+            f"device.attributes.{macro}(a, x, device.attributes.{macro}(b, y, "
+            f"device.attributes.{macro}(c, z, device.attributes.{macro}(d, w, a == d))))"
+        )
+        reason, _, message = _refusal(cp, expression)
+        assert (reason, message) == ("FieldValueForbidden", "Forbidden: too complex, exceeds cost limit")
