@@ -6,9 +6,10 @@ a device has at most 32 attributes and capacities (``ResourceSliceMaxAttributesA
 strings at most 64 characters, lists at most 48 values. The C++ runtime kbatch uses exposes no
 estimator, so kbatch estimates from the expression's structure: every token costs 1, and every
 comprehension macro (``all``, ``exists``, ``exists_one``, ``existsOne``, ``map``, ``filter``,
-``sortBy``, ``transformList``, ``transformMap``, ``transformMapEntry``) multiplies the cost of its body by 32, the largest collection
-a device can hold. One level of iteration is cheap, four nested levels exceed the limit, as with
-upstream's estimates for such expressions. This is a documented approximation (docs/dra.md).
+``sortBy``, ``transformList``, ``transformMap``, ``transformMapEntry``) multiplies the cost of its
+body by 32, the largest collection a device can hold. One level of iteration is cheap, four nested
+levels exceed the limit, as with upstream's estimates for such expressions. This is a documented
+approximation (docs/dra.md).
 """
 
 from __future__ import annotations
