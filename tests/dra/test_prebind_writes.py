@@ -1,6 +1,7 @@
-"""PreBind's claim writes (upstream ``bindClaim``): the first attempt writes over the claim the
-scheduler knows, without reading it; a resourceVersion conflict reads the claim and tries again;
-a claim replaced by another of the same name is not found."""
+"""PreBind's claim writes (upstream ``bindClaim``, ``dynamicresources.go``): the first attempt writes
+over the claim the scheduler knows, without reading it; a resourceVersion conflict reads the claim and
+tries again; a claim replaced by another of the same name is not found; a claim being deleted or
+allocated elsewhere, and a write the API server refuses, fail PreBind with upstream's wording."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from kbatch.api import edit
 from kbatch.api.errors import NotFound
 from kbatch.api.resource_v1 import FINALIZER, ResourceClaim
 from kbatch.controllers.dra.dynamicresources import DynamicResources
+from kbatch.controllers.dra.dynamicresources.plugin import BindError
 from kbatch.controllers.scheduler.profiles import Handle
 
 from .builders import DRIVER, make_claim
@@ -101,8 +103,72 @@ def test_a_replaced_claim_is_not_found() -> None:
     plugin.world.set_claim(claim)
     cp.client.delete(ResourceClaim, "c", "default")
     _created(cp)  # same name, another uid
-    with pytest.raises(NotFound):
+    with pytest.raises(BindError) as info:
         plugin._write(client, claim, _allocation(), _Pod())
+    assert isinstance(info.value.cause, NotFound)
+    assert info.value.message == (
+        'get updated claim default/c after conflict: resourceclaims.resource.k8s.io "c" not found'
+    )
     replaced = cp.client.get(ResourceClaim, "c", "default")
     assert not replaced.metadata.finalizers and not replaced.status.reserved_for
     assert replaced.status.allocation is None
+
+
+def test_a_claim_being_deleted_is_not_bound() -> None:
+    # bindClaim: "claim %s got deleted in the meantime"
+    cp = ControlPlane(controllers=[])
+    claim = edit(_created(cp))
+    claim.metadata.finalizers = ["example.com/keep"]
+    claim = cp.client.update(claim)
+    cp.client.delete(ResourceClaim, "c", "default")
+    deleting = cp.client.get(ResourceClaim, "c", "default")
+    plugin, client = _plugin(cp)
+    plugin.world.set_claim(deleting)
+    with pytest.raises(BindError, match=r"^claim default/c got deleted in the meantime$"):
+        plugin._write(client, claim, _allocation(), _Pod())
+    assert not cp.client.get(ResourceClaim, "c", "default").status.reserved_for
+
+
+def test_a_claim_allocated_elsewhere_keeps_its_allocation() -> None:
+    # bindClaim: "claim %s got allocated elsewhere in the meantime" (the allocation is not replaced)
+    cp = ControlPlane(controllers=[])
+    claim = _created(cp)
+    other = edit(claim)
+    allocation = _allocation().model_dump(by_alias=True)
+    other.status = ResourceClaim.model_validate(
+        {"metadata": {"name": "x"}, "spec": {}, "status": {"allocation": allocation}}
+    ).status
+    other.status.allocation.devices.results[0].device = "gpu-1"
+    elsewhere = cp.client.update_status(other)
+    plugin, client = _plugin(cp)
+    plugin.world.set_claim(elsewhere)
+    with pytest.raises(BindError, match=r"^claim default/c got allocated elsewhere in the meantime$"):
+        plugin._write(client, claim, _allocation(), _Pod())
+    stored = cp.client.get(ResourceClaim, "c", "default")
+    assert stored.status.allocation.devices.results[0].device == "gpu-1"
+    assert not stored.status.reserved_for
+
+
+def test_a_refused_reservation_is_an_error_status() -> None:
+    # bindClaim: a non-conflict error of UpdateStatus is "add reservation to claim %s: %w", and
+    # PreBind returns it as an error status (upstream statusError), not an exception
+    cp = ControlPlane(controllers=[])
+    claim = _created(cp)
+    full = edit(claim)
+    full.status = ResourceClaim.model_validate(
+        {
+            "metadata": {"name": "x"},
+            "spec": {},
+            "status": {
+                "allocation": _allocation().model_dump(by_alias=True),
+                "reservedFor": [{"resource": "pods", "name": f"p{i}", "uid": f"u{i}"} for i in range(256)],
+            },
+        }
+    ).status
+    full = cp.client.update_status(full)
+    plugin, client = _plugin(cp)
+    plugin.world.set_claim(full)
+    with pytest.raises(BindError) as info:
+        plugin._write(client, full, None, _Pod())
+    assert info.value.message.startswith("add reservation to claim default/c: ")
+    assert "status.reservedFor" in info.value.message

@@ -15,10 +15,9 @@ Not translated: the metadata cases that only set server-owned fields (uid, resou
 generation, creationTimestamp, managedFields: kbatch's API server owns them); the DeviceTaintRule
 "bad-class", "CEL-*" cases (``deviceClassName`` and ``selectors`` left DeviceTaintSelector in 1.35);
 the claim's "CEL-compile-errors" (``device.attributes[true]`` compiles in kbatch: ``device`` is a
-map of dynamic values, docs/dra.md) and "CEL-cost" (its expression uses the regex library's
-``find``, which kbatch does not load, docs/dra.md); raw-JSON cases (``xxx``, ``{``, empty bytes: a
-Python client cannot send them, and kbatch measures parameters as compact JSON, so the size cases
-use compact lengths).
+map of dynamic values, docs/dra.md; "CEL-cost" is in test_upstream_cel_compile.py); raw-JSON cases
+(``xxx``, ``{``, empty bytes: a Python client cannot send them, and kbatch measures parameters as
+compact JSON, so the size cases use compact lengths).
 """
 
 from __future__ import annotations

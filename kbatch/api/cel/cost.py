@@ -5,10 +5,11 @@ Upstream runs cel-go's cost estimator over the checked AST with the sizes the en
 a device has at most 32 attributes and capacities (``ResourceSliceMaxAttributesAndCapacitiesPerDevice``),
 strings at most 64 characters, lists at most 48 values. The C++ runtime kbatch uses exposes no
 estimator, so kbatch estimates from the expression's structure: every token costs 1, and every
-comprehension macro (``all``, ``exists``, ``exists_one``, ``map``, ``filter``, ``transformList``,
-``transformMap``, ``transformMapEntry``) multiplies the cost of its body by 32, the largest collection
-a device can hold. One level of iteration is cheap, four nested levels exceed the limit, as with
-upstream's estimates for such expressions. This is a documented approximation (docs/dra.md).
+comprehension macro (``all``, ``exists``, ``exists_one``, ``existsOne``, ``map``, ``filter``,
+``sortBy``, ``transformList``, ``transformMap``, ``transformMapEntry``) multiplies the cost of its
+body by 32, the largest collection a device can hold. One level of iteration is cheap, four nested
+levels exceed the limit, as with upstream's estimates for such expressions. This is a documented
+approximation (docs/dra.md).
 """
 
 from __future__ import annotations
@@ -18,7 +19,18 @@ import re
 __all__ = ["MACROS", "MAX_COLLECTION", "estimate_cost"]
 
 MACROS = frozenset(
-    {"all", "exists", "exists_one", "map", "filter", "transformList", "transformMap", "transformMapEntry"}
+    {
+        "all",
+        "exists",
+        "exists_one",
+        "existsOne",  # ext.TwoVarComprehensions
+        "map",
+        "filter",
+        "sortBy",  # ext.Lists: a key per element
+        "transformList",
+        "transformMap",
+        "transformMapEntry",
+    }
 )
 MAX_COLLECTION = 32
 _TOKEN = re.compile(r"""\s*(?:("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|([A-Za-z_][A-Za-z0-9_]*)|(\S))""")

@@ -10,7 +10,8 @@ runtime's own extensions).
   patch are accepted), ``isSemver(string[, bool])``, ``<v>.major()``, ``minor()``, ``patch()``,
   ``isLessThan``, ``isGreaterThan``, ``compareTo``;
 * lists: ``<list>.isSorted()``, ``sum()``, ``min()``, ``max()`` (upstream's list ``indexOf`` and
-  ``lastIndexOf`` are not declared: the runtime's strings extension owns those names).
+  ``lastIndexOf`` are not declared: the runtime's strings extension owns those names);
+* regex (``find``, ``findAll``) and IP / CIDR: :mod:`.regex`, :mod:`.network`.
 
 An implementation signals a CEL error by raising ``ValueError`` with upstream's message.
 """
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from kbatch.api.cel import network, regex
 from kbatch.api.cel.values import make_quantity, make_semver, parse_semver, quantity_of, semver_of
 from kbatch.api.quantity import Quantity, QuantityError
 
@@ -154,6 +156,8 @@ def function_declarations(cel: Any) -> list[Any]:
         )
 
     return [
+        *regex.declarations(decl, T),
+        *network.declarations(decl, T),
         decl("quantity", ("string_to_quantity", Q, [T.STRING], False, _quantity)),
         decl("isQuantity", ("is_quantity_string", T.BOOL, [T.STRING], False, _is_quantity)),
         decl("sign", ("quantity_sign", T.INT, [Q], True, lambda q: _cmp(quantity_of(q), 0))),

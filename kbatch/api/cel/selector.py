@@ -4,8 +4,9 @@ Upstream: ``k8s.io/dynamic-resource-allocation/cel/compile.go``. The environment
 variable, ``device``, with ``driver`` (string), ``allowMultipleAllocations`` (bool), ``attributes``
 (domain → id → int | bool | string | ``kubernetes.Semver``) and ``capacity`` (domain → id →
 ``kubernetes.Quantity``); an attribute or capacity name without a domain belongs to the device's
-driver. The Kubernetes libraries of :mod:`.library` and the runtime's strings, math and optional
-extensions are loaded.
+driver. The libraries are those of Kubernetes' base environment at 1.37 that the runtime can carry:
+:mod:`.library` (quantity, semver, lists, :mod:`.regex`, :mod:`.network`), the runtime's strings
+(version 2), optional, bindings, sets, lists and two-variable comprehension extensions.
 
 * :func:`compile_selector` type-checks an expression: errors read ``compilation failed: ERROR:
   <input>:1:1: undeclared reference to 'x' (in container '')`` plus the caret lines, as cel-go's; the
@@ -90,20 +91,33 @@ def split_qualified_name(name: str, driver: str) -> tuple[str, str]:
 _lock = threading.Lock()
 
 
+# The cel-go extensions of Kubernetes' base environment (k8s.io/apiserver/pkg/cel/environment/base.go)
+# that the runtime ships in its configuration form: ext.Sets (1.29), ext.TwoVarComprehensions (1.32),
+# ext.Lists(ListsVersion(3)) (1.34; the runtime's "lists" 2 has version 3's functions, version 3 only
+# adds cost estimates). Strings is ext.Strings(StringsVersion(2)) (1.29), cel.bind is ext.Bindings (DRA's
+# compile.go, 1.31), optional types are cel.OptionalTypes (1.28). cel-go's ext.Math is not in the base
+# environment, so math.* is undeclared, as upstream's.
+_EXTENSIONS_YAML = """extensions:
+  - name: sets
+  - name: lists
+    version: 2
+  - name: two-var-comprehensions
+"""
+
+
 @functools.cache
 def _environment() -> tuple[Any, Any]:
     from cel_expr_python import cel
-    from cel_expr_python.ext import ext_bindings, ext_math, ext_optional, ext_strings
+    from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
     from kbatch.api.cel.values import pool
 
     env = cel.NewEnv(
         pool(),
+        config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
         variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)},
-        # cel.bind: upstream compile.go adds ext.Bindings to the base environment (since 1.31)
         extensions=[
-            ext_strings.ExtStrings(),
-            ext_math.ExtMath(),
+            ext_strings.ExtStrings(2),
             ext_optional.ExtOptional(),
             ext_bindings.ExtBindings(),
         ],
@@ -237,7 +251,10 @@ class Selector:
         added: set[str] = set()
         while True:
             with _lock:
-                result = self._compiled.eval(activation=prepared.activation)
+                try:
+                    result = self._compiled.eval(activation=prepared.activation)
+                except RuntimeError as err:  # a plan error (no implementation of a declared function)
+                    raise SelectorRuntimeError(_runtime_message(str(err))) from None
             kind = result.type()
             value = result.value()
             if kind != cel.Type.ERROR:

@@ -1,11 +1,13 @@
-"""Kubernetes' CEL value types as CEL message types: ``kubernetes.Quantity`` and ``kubernetes.Semver``.
+"""Kubernetes' CEL value types as CEL message types: ``kubernetes.Quantity``, ``kubernetes.Semver``,
+``net.IP`` and ``net.CIDR``.
 
 The CEL runtime (cel-expr-python, the CEL team's C++ runtime) passes only protobuf messages, not
-opaque Python objects, through custom functions, so the two Kubernetes types are small messages of a
+opaque Python objects, through custom functions, so these types are small messages of a
 private descriptor pool. Their type names are upstream's (``k8s.io/apiserver/pkg/cel``
-``QuantityType`` / ``SemverType``), so type-check errors read the same. A message holds one field,
-the value's canonical text: equal values have equal messages, which is upstream's equality
-(``Quantity.Equal`` compares values; ``Semver.Equal`` ignores build metadata).
+``QuantityType``, ``SemverType``, ``IPType``, ``CIDRType``), so type-check errors read the same. A
+message holds one field, the value's canonical text: equal values have equal messages, which is
+upstream's equality (``Quantity.Equal`` compares values; ``Semver.Equal`` ignores build metadata; IPs
+and CIDRs compare their canonical address and prefix).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ __all__ = [
     "make_quantity",
     "make_semver",
     "message_classes",
+    "net_classes",
     "parse_semver",
     "pool",
     "quantity_of",
@@ -49,8 +52,19 @@ def pool() -> Any:
             type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
             label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
         )
+    # the IP and CIDR libraries' types (k8s.io/apiserver/pkg/cel: IPType "net.IP", CIDRType "net.CIDR")
+    net = descriptor_pb2.FileDescriptorProto(name="kbatch/net_cel.proto", package="net", syntax="proto3")
+    for name in ("IP", "CIDR"):
+        message = net.message_type.add(name=name)
+        message.field.add(
+            name="value",
+            number=1,
+            type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+            label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
+        )
     built = descriptor_pool.DescriptorPool()
     built.Add(proto)
+    built.Add(net)
     return built
 
 
@@ -62,6 +76,18 @@ def message_classes() -> tuple[Any, Any]:
     return (
         message_factory.GetMessageClass(found("kubernetes.Quantity")),
         message_factory.GetMessageClass(found("kubernetes.Semver")),
+    )
+
+
+@functools.cache
+def net_classes() -> tuple[Any, Any]:
+    """The ``net.IP`` and ``net.CIDR`` message classes (value: the canonical text)."""
+    from google.protobuf import message_factory
+
+    found = pool().FindMessageTypeByName
+    return (
+        message_factory.GetMessageClass(found("net.IP")),
+        message_factory.GetMessageClass(found("net.CIDR")),
     )
 
 

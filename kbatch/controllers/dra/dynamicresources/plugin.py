@@ -22,8 +22,9 @@ does not try nodes this plugin rejected.
 * **PreBind**: each claim gets the ``resource.kubernetes.io/delete-protection`` finalizer, then its
   status: the allocation (newly allocated claims) and the pod in ``reservedFor``.
 
-Queueing hints (``EventsToRegister``): a ResourceClaim added or updated queues the pod when it is one of
-the pod's claims or when it was deallocated; ResourceSlices, DeviceClasses and DeviceTaintRules added
+Queueing hints (``EventsToRegister``): a ResourceClaim added or updated queues the pod when the pod's
+claims all exist and it was deallocated, or it is one of them and was created or its status changed;
+ResourceSlices, DeviceClasses and DeviceTaintRules added
 or updated, nodes added or relabelled, and the pod's generated claims recorded queue it too.
 
 Differences from upstream (docs/dra.md): binding conditions are written into the allocation but PreBind
@@ -39,7 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kbatch.api.core_v1 import NodeSelector
-from kbatch.api.errors import Conflict, NotFound
+from kbatch.api.errors import Conflict, NotFound, StatusError
 from kbatch.api.model_copy import shallow_copy
 from kbatch.api.resource_v1 import (
     FINALIZER,
@@ -87,6 +88,15 @@ CANNOT_ALLOCATE = "cannot allocate all claims"
 NOT_AVAILABLE = "resourceclaim not available on the node"
 CLAIM, SLICE, CLASS, RULE = "ResourceClaim", "ResourceSlice", "DeviceClass", "DeviceTaintRule"
 _CONFLICT_STEPS = 5  # client-go retry.DefaultRetry
+
+
+class BindError(Exception):
+    """A claim PreBind could not write, worded as upstream's ``bindClaim`` errors; ``cause`` is the
+    API error, if any (a conflict is retried)."""
+
+    def __init__(self, message: str, cause: StatusError | None = None) -> None:
+        super().__init__(message)
+        self.message, self.cause = message, cause
 
 
 class _PodState:
@@ -355,31 +365,50 @@ class DynamicResources:
         for index, claim in enumerate(data.claims):
             try:
                 data.claims[index] = self._write(client, claim, allocations.get(id(claim)), pod)
-            except (NotFound, Conflict) as err:
-                return Status(Code.ERROR, (f"binding claim {claim.metadata.name}: {err}",), NAME)
+            except BindError as err:
+                return Status(Code.ERROR, (err.message,), NAME)
         return None
 
     def _write(self, client: Any, claim: Any, allocation: Any, pod: Any) -> Any:
         """Upstream ``bindClaim``: the first attempt writes over the claim the scheduler knows (its
         assume cache, here the world), with no read; a conflict reads the claim and tries again
-        (``retry.RetryOnConflict`` with ``retry.DefaultRetry``, 5 steps)."""
+        (``retry.RetryOnConflict`` with ``retry.DefaultRetry``, 5 steps). A claim being deleted, or
+        allocated by someone else when this attempt allocates it, is an error, as upstream's.
+        :class:`BindError` carries upstream's wording."""
         meta = claim.metadata
+        key = f"{meta.namespace}/{meta.name}"
         known = self.world.claim(meta.namespace, meta.name)
         current = known if known is not None and known.metadata.uid == meta.uid else None
         for attempt in range(_CONFLICT_STEPS):
             if current is None:
-                current = client.get(ResourceClaim, meta.name, meta.namespace)
-                if current.metadata.uid != meta.uid:
-                    raise NotFound(f'resourceclaims.resource.k8s.io "{meta.name}" not found')
+                current = self._reread(client, meta, key)
+            if current.metadata.deletion_timestamp is not None:
+                raise BindError(f"claim {key} got deleted in the meantime")
+            if allocation is not None and current.status is not None and current.status.allocation:
+                raise BindError(f"claim {key} got allocated elsewhere in the meantime")
             try:
-                return self._write_once(client, current, allocation, pod)
-            except Conflict:
-                if attempt == _CONFLICT_STEPS - 1:
+                return self._write_once(client, current, allocation, pod, key)
+            except BindError as err:
+                if not isinstance(err.cause, Conflict) or attempt == _CONFLICT_STEPS - 1:
                     raise
                 current = None
         raise AssertionError("unreachable")  # the last attempt returned or raised
 
-    def _write_once(self, client: Any, current: Any, allocation: Any, pod: Any) -> Any:
+    @staticmethod
+    def _reread(client: Any, meta: Any, key: str) -> Any:
+        """The claim after a conflict; kbatch's difference: one of the same name with another uid
+        (the claim was replaced) is not found, where upstream would write the new claim."""
+        prefix = f"get updated claim {key} after conflict: "
+        try:
+            current = client.get(ResourceClaim, meta.name, meta.namespace)
+        except StatusError as err:
+            raise BindError(prefix + err.message, err) from None
+        if current.metadata.uid != meta.uid:
+            missing = NotFound(f'resourceclaims.resource.k8s.io "{meta.name}" not found')
+            raise BindError(prefix + missing.message, missing)
+        return current
+
+    def _write_once(self, client: Any, current: Any, allocation: Any, pod: Any, key: str) -> Any:
         """The finalizer (a normal update) when allocating, then the status: the allocation and the
         pod in ``reservedFor``.
 
@@ -390,7 +419,10 @@ class DynamicResources:
             request = shallow_copy(current)
             request.metadata = shallow_copy(current.metadata)
             request.metadata.finalizers = [*(current.metadata.finalizers or ()), FINALIZER]
-            current = client.update(request)
+            try:
+                current = client.update(request)
+            except StatusError as err:
+                raise BindError(f"add finalizer to claim {key}: {err.message}", err) from None
         status = current.status
         reserved = list(status.reserved_for or ()) if status is not None else []
         if allocation is None and any(r.uid == pod.uid for r in reserved):
@@ -402,7 +434,11 @@ class DynamicResources:
         if not any(r.uid == pod.uid for r in reserved):
             reserved.append(ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid))
         request.status.reserved_for = reserved
-        stored = client.update_status(request)
+        try:
+            stored = client.update_status(request)
+        except StatusError as err:
+            what = "allocation and reservation" if allocation is not None else "reservation"
+            raise BindError(f"add {what} to claim {key}: {err.message}", err) from None
         self.world.set_claim(stored)
         return stored
 
@@ -420,18 +456,34 @@ class DynamicResources:
                 )
             ),
             ClusterEventWithHint(
-                ClusterEvent(UNSCHEDULED_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
+                ClusterEvent(UNSCHEDULED_POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
+                self._pod_hint,
             ),
         ]
 
+    def _pod_hint(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+        """Upstream ``isSchedulableAfterPodChange``: the pod itself recorded its generated claims and
+        every claim it names now exists, is not being deleted and is its own."""
+        if new is None or new.uid != pod.uid:
+            return QueueingHint.QUEUE_SKIP
+        _, reason = self._claims(new)
+        return QueueingHint.QUEUE_SKIP if reason else QueueingHint.QUEUE
+
     def _claim_hint(self, pod: Any, old: Any, new: Any) -> QueueingHint:
-        """Upstream ``isSchedulableAfterClaimChange``: the pod's own claim changed, or another claim
-        was deallocated (its devices are free again)."""
-        if new is not None and new.metadata.namespace == pod.namespace:
-            names = {c for _, c, _ in pod.resource_claims if c} | {c for _, c in pod.claim_statuses}
-            if new.metadata.name in names:
-                return QueueingHint.QUEUE
-        if old is not None and _allocated(old) and (new is None or not _allocated(new)):
+        """Upstream ``isSchedulableAfterClaimChange`` (registered for claim adds and updates only):
+        nothing while some claim of the pod is missing, being deleted or not the pod's; any waiting
+        pod when a claim was deallocated (its devices are free again); the pod when one of its own
+        claims was created or its status changed (not for a finalizer or label only)."""
+        if new is None:
+            return QueueingHint.QUEUE_SKIP
+        claims, reason = self._claims(pod)
+        if reason:
+            return QueueingHint.QUEUE_SKIP
+        if old is not None and _allocated(old) and not _allocated(new):
+            return QueueingHint.QUEUE
+        if all(c.metadata.uid != new.metadata.uid for c in claims):
+            return QueueingHint.QUEUE_SKIP
+        if old is None or old.status != new.status:
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
 
