@@ -9,8 +9,9 @@ false → the feature off); a v1beta2 file gets v1beta2's defaults, under which 
 
 The fields kbatch acts on are modelled; the ones about the manager process (webhook server,
 metrics, leader election, TLS, client connection, MultiKueue, visibility server, internal certs) are
-accepted as opaque objects. :func:`load` returns a :class:`KueueConfig`, the settled values the
-manager and the webhooks read.
+accepted as opaque objects, the rules Kueue's manager applies to some of them checked by
+:mod:`kbatch.api.kueue_config_checks`. :func:`load` returns a :class:`KueueConfig`, the settled
+values the manager and the webhooks read.
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ from pydantic import ValidationError
 from kbatch.api.base import KubeModel
 from kbatch.api.cron import go_duration_seconds
 from kbatch.api.errors import FieldError, Invalid
+from kbatch.api.kueue_config_checks import (
+    external_framework_errors,
+    internal_cert_errors,
+    multikueue_errors,
+    transformation_input_errors,
+    visibility_server_errors,
+)
 from kbatch.api.meta import LabelSelector, LabelSelectorRequirement
 from kbatch.api.quantity import Quantity
 from kbatch.api.selectors import Selector, selector_from_model
@@ -256,11 +264,9 @@ def _wait_for_pods_ready(
     elif w is None:
         w = WaitForPodsReady()
     timeout = _seconds(w.timeout, "waitForPodsReady.timeout", errs)
-    if timeout is None or (timeout == 0 and v1beta1):
+    if not timeout:  # absent or 0: both versions' SetDefaults give DefaultWaitForPodsReadyTimeout
         timeout = 1800.0
-    if timeout == 0:
-        errs.append(FieldError.required("waitForPodsReady.timeout", "must be specified"))
-    elif timeout < 0:
+    if timeout < 0:
         errs.append(
             FieldError.invalid("waitForPodsReady.timeout", w.timeout, "must be greater than or equal to 0")
         )
@@ -314,6 +320,7 @@ def _frameworks(cfg: Configuration, errs: list[FieldError]) -> tuple[str, ...]:
         elif name in seen:
             errs.append(FieldError.duplicate(f"integrations.frameworks[{i}]", name))
         seen.add(name)
+    errs += external_framework_errors(frameworks, ints.external_frameworks or ())
     return frameworks
 
 
@@ -412,6 +419,7 @@ def _resources(cfg: Configuration, errs: list[FieldError]) -> tuple[str, tuple[s
                     f"resources.transformations[{i}].strategy", t.strategy, ["Retain", "Replace"]
                 )
             )
+    errs += transformation_input_errors([t.input for t in res.transformations or ()])
     return strategy, tuple(res.exclude_resource_prefixes or ()), tuple(res.transformations or ())
 
 
@@ -449,6 +457,9 @@ def load(data: Mapping[str, Any] | None = None, *, disable_wait_for_pods_ready: 
     wait = None if disable_wait_for_pods_ready else _wait_for_pods_ready(cfg, v1beta1, errs)
     strategy, prefixes, transformations = _resources(cfg, errs)
     finished, deactivated = _retention(cfg, errs)
+    errs += multikueue_errors(cfg.multi_kueue)
+    errs += internal_cert_errors(cfg.internal_cert_management)
+    errs += visibility_server_errors(cfg.visibility_server)
     out = KueueConfig(
         api_version=api_version,
         namespace=namespace,
