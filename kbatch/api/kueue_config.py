@@ -454,15 +454,19 @@ def _resources(cfg: Configuration, errs: list[FieldError]) -> tuple[str, tuple[s
                 "excludeResourcePrefixes is not allowed when quotaCheckStrategy is IgnoreUndeclared",
             )
         )
-    for i, t in enumerate(res.transformations or ()):
-        if t.strategy not in (None, "Retain", "Replace"):
+    # SetDefaults_Configuration: an absent or empty strategy is DefaultResourceTransformationStrategy
+    transformations = tuple(
+        t.model_copy(update={"strategy": t.strategy or "Retain"}) for t in res.transformations or ()
+    )
+    for i, t in enumerate(transformations):
+        if t.strategy not in ("Retain", "Replace"):
             errs.append(
                 FieldError.not_supported(
                     f"resources.transformations[{i}].strategy", t.strategy, ["Retain", "Replace"]
                 )
             )
     errs += transformation_input_errors([t.input for t in res.transformations or ()])
-    return strategy, tuple(res.exclude_resource_prefixes or ()), tuple(res.transformations or ())
+    return strategy, tuple(res.exclude_resource_prefixes or ()), transformations
 
 
 def _retention(cfg: Configuration, errs: list[FieldError]) -> tuple[float | None, float | None]:

@@ -169,3 +169,65 @@ def test_v1beta1_fields_are_unknown_to_v1beta2(section: str, field: str) -> None
         check_config_text(HEAD + section)
     assert str(err.value).endswith(f'strict decoding error: unknown field "{field}"'), str(err.value)
     check_config_text(HEAD.replace("v1beta2", "v1beta1") + section)
+
+
+# apis/config/v1beta2/defaults_test.go TestSetDefaults_Configuration, the settings kbatch acts on
+def _wait(section: str) -> tuple[float, float | None, bool, str, int, int]:
+    wait = check_config_text(HEAD + section).wait_for_pods_ready
+    assert wait is not None
+    return (
+        wait.timeout,
+        wait.recovery_timeout,
+        wait.block_admission,
+        wait.requeuing_timestamp,
+        wait.backoff_base_seconds,
+        wait.backoff_max_seconds,
+    )
+
+
+@pytest.mark.parametrize(
+    ("section", "want"),
+    [
+        ("waitForPodsReady: {}\n", (1800.0, 1800.0, False, "Eviction", 60, 3600)),
+        ("waitForPodsReady:\n  timeout: 1m\n", (60.0, 60.0, False, "Eviction", 60, 3600)),
+        (
+            "waitForPodsReady:\n  timeout: 2m\n  recoveryTimeout: 1m\n  requeuingStrategy:\n"
+            "    timestamp: Creation\n    backoffBaseSeconds: 63\n    backoffMaxSeconds: 1800\n",
+            (120.0, 60.0, False, "Creation", 63, 1800),
+        ),
+        (
+            "waitForPodsReady:\n  timeout: 1m\n  recoveryTimeout: 0s\n",
+            (60.0, None, False, "Eviction", 60, 3600),
+        ),
+    ],
+    ids=[
+        "defaulting waitForPodsReady values",
+        "defaulting waitForPodsReady recoveryTimeout to timeout",
+        "respecting provided waitForPodsReady values",
+        "disabling waitForPodsReady recoveryTimeout with zero value",
+    ],
+)
+def test_wait_for_pods_ready_defaults(
+    section: str, want: tuple[float, float | None, bool, str, int, int]
+) -> None:
+    assert _wait(section) == want
+
+
+def test_transformation_strategy_defaults_to_retain() -> None:
+    """ "resources.transformations strategy": absent or empty becomes ``Retain``."""
+    cfg = check_config_text(
+        HEAD
+        + """resources:
+  transformations:
+  - input: cpu
+  - input: memory
+    strategy: Replace
+  - input: ephemeral-storage
+    strategy: ""
+"""
+    )
+    assert [(t.input, t.strategy) for t in cfg.transformations] == [
+        ("cpu", "Retain"),
+        ("memory", "Replace"),
+        ("ephemeral-storage", "Retain"),
+    ]
