@@ -10,12 +10,13 @@ tests (``upstream_denials.causes``). ``TestValidateClusterQueue`` runs with ``Co
 on (``SetFeatureGateDuringTest``), so do these rows.
 
 Rows an API server refuses before the webhook (the CRD's enum, ``required`` or CEL rule) check that
-refusal: "empty queueing strategy is supported" (``queueingStrategy: ""`` is outside the enum; the
-unit test's object is not defaulted), the fungibility "preference" rows (the CRD's CEL rule on
+refusal: the fungibility "preference" rows (the CRD's CEL rule on
 ``spec.flavorFungibility`` refuses them first), "ConcurrentAdmissionPolicy constraints with empty
 migration mode is allowed" (``migration.mode`` is required and enumerated). The two "legacy cluster
 queue with invalid onFlavors" rows start from an object only an older Kueue could have stored; they
-run the webhook's validation on the decoded objects.
+run the webhook's validation on the decoded objects. "empty queueing strategy is supported" is sent
+as a Go client sends ``QueueingStrategy("")`` (``omitempty``: absent, so defaulted); an explicit
+``queueingStrategy: ""`` is outside the CRD's enum and refused (``test_explicit_empty_...``).
 """
 
 from __future__ import annotations
@@ -350,11 +351,6 @@ def test_concurrent_admission_rules_are_gated() -> None:
 # server would hand it)
 SCHEMA = [
     (
-        "empty queueing strategy is supported",
-        cq(queueingStrategy=""),
-        [(UNSUPPORTED, "spec.queueingStrategy")],
-    ),
-    (
         "flavorFungibility preference set but whenCanPreempt != TryNextFlavor",
         cq(
             flavorFungibility={
@@ -393,6 +389,15 @@ SCHEMA = [
         [(UNSUPPORTED, "spec.concurrentAdmissionPolicy.migration.mode")],
     ),
 ]
+
+
+def test_empty_queueing_strategy_is_supported() -> None:
+    """Sent absent (Go's ``omitempty``), it is defaulted and the webhook accepts it."""
+    assert create(cq()) == []
+
+
+def test_explicit_empty_queueing_strategy_is_outside_the_enum() -> None:
+    assert create(cq(queueingStrategy="")) == [(UNSUPPORTED, "spec.queueingStrategy")]
 
 
 @pytest.mark.parametrize(("spec", "want"), [c[1:] for c in SCHEMA], ids=[c[0] for c in SCHEMA])
