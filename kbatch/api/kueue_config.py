@@ -2,15 +2,17 @@
 
 Upstream: kubernetes-sigs/kueue ``apis/config/v1beta2/{configuration_types,defaults}.go``,
 ``apis/config/v1beta1/{defaults,configuration_conversion}.go`` and ``pkg/config/validation.go`` at
-v0.19.2. Decoding is strict (unknown fields are errors, as Kueue's ``EnableStrict`` codec); a v1beta1
-file is defaulted as v1beta1 and converted (``waitForPodsReady.enable`` / ``fairSharing.enable``
-false → the feature off); a v1beta2 file gets v1beta2's defaults, under which waitForPodsReady is on
-(30m timeout and recovery timeout) unless the ``DisableWaitForPodsReady`` gate is on.
+v0.19.2. Decoding is strict (unknown fields are errors, as Kueue's ``EnableStrict`` codec, and
+v1beta1's fields are unknown to a v1beta2 file); a v1beta1 file is defaulted as v1beta1 and
+converted (``waitForPodsReady.enable`` / ``fairSharing.enable`` false → the feature off); a
+v1beta2 file gets v1beta2's defaults, under which waitForPodsReady is on (30m timeout and recovery
+timeout) unless the ``DisableWaitForPodsReady`` gate is on.
 
 The fields kbatch acts on are modelled; the ones about the manager process (webhook server,
 metrics, leader election, TLS, client connection, MultiKueue, visibility server, internal certs) are
-accepted as opaque objects. :func:`load` returns a :class:`KueueConfig`, the settled values the
-manager and the webhooks read.
+accepted as opaque objects, the rules Kueue's manager applies to some of them checked by
+:mod:`kbatch.api.kueue_config_checks`. :func:`load` returns a :class:`KueueConfig`, the settled
+values the manager and the webhooks read.
 """
 
 from __future__ import annotations
@@ -24,6 +26,13 @@ from pydantic import ValidationError
 from kbatch.api.base import KubeModel
 from kbatch.api.cron import go_duration_seconds
 from kbatch.api.errors import FieldError, Invalid
+from kbatch.api.kueue_config_checks import (
+    external_framework_errors,
+    internal_cert_errors,
+    multikueue_errors,
+    transformation_input_errors,
+    visibility_server_errors,
+)
 from kbatch.api.meta import LabelSelector, LabelSelectorRequirement
 from kbatch.api.quantity import Quantity
 from kbatch.api.selectors import Selector, selector_from_model
@@ -237,13 +246,54 @@ def _default_selector(namespace: str) -> LabelSelector:
     )
 
 
-def _decode(data: Mapping[str, Any]) -> Configuration:
+# fields only v1beta1 has (apis/config/v1beta1): unknown to v1beta2's strict decoder
+_V1BETA1_ONLY = (
+    ("waitForPodsReady", "enable"),
+    ("fairSharing", "enable"),
+    ("integrations", "podOptions"),
+    ("queueVisibility",),
+)
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    """A decoder location as ``sigs.k8s.io/json`` names it: ``a.b[0].c``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _v1beta1_only(data: Mapping[str, Any]) -> list[str]:
+    found = []
+    for path in _V1BETA1_ONLY:
+        node: Any = data
+        for name in path[:-1]:
+            node = node.get(name) if isinstance(node, Mapping) else None
+        if isinstance(node, Mapping) and path[-1] in node:
+            found.append(".".join(path))
+    return found
+
+
+def _decode(data: Mapping[str, Any], v1beta1: bool) -> Configuration:
+    """Strict decoding, as Kueue's codec (``serializer.EnableStrict``): a value of the wrong type
+    fails first; otherwise every unknown field is reported at once, sorted, as
+    ``runtime.NewStrictDecodingError`` prints them."""
+    unknown = [] if v1beta1 else _v1beta1_only(data)
     try:
-        return Configuration.model_validate(dict(data))
+        cfg = Configuration.model_validate(dict(data))
     except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        raise Invalid(f"invalid Kueue configuration: {where}: {first.get('msg')}") from None
+        errors = err.errors()
+        wrong = [e for e in errors if e.get("type") != "extra_forbidden"]
+        if wrong:
+            where = ".".join(str(p) for p in wrong[0].get("loc", ()))
+            raise Invalid(f"invalid Kueue configuration: {where}: {wrong[0].get('msg')}") from None
+        unknown += [_field_path(tuple(e.get("loc", ()))) for e in errors]
+        cfg = None
+    if unknown:
+        listed = ", ".join(f'unknown field "{name}"' for name in sorted(set(unknown)))
+        raise Invalid(f"invalid Kueue configuration: strict decoding error: {listed}")
+    assert cfg is not None
+    return cfg
 
 
 def _wait_for_pods_ready(
@@ -256,11 +306,9 @@ def _wait_for_pods_ready(
     elif w is None:
         w = WaitForPodsReady()
     timeout = _seconds(w.timeout, "waitForPodsReady.timeout", errs)
-    if timeout is None or (timeout == 0 and v1beta1):
+    if not timeout:  # absent or 0: both versions' SetDefaults give DefaultWaitForPodsReadyTimeout
         timeout = 1800.0
-    if timeout == 0:
-        errs.append(FieldError.required("waitForPodsReady.timeout", "must be specified"))
-    elif timeout < 0:
+    if timeout < 0:
         errs.append(
             FieldError.invalid("waitForPodsReady.timeout", w.timeout, "must be greater than or equal to 0")
         )
@@ -314,6 +362,7 @@ def _frameworks(cfg: Configuration, errs: list[FieldError]) -> tuple[str, ...]:
         elif name in seen:
             errs.append(FieldError.duplicate(f"integrations.frameworks[{i}]", name))
         seen.add(name)
+    errs += external_framework_errors(frameworks, ints.external_frameworks or ())
     return frameworks
 
 
@@ -405,14 +454,19 @@ def _resources(cfg: Configuration, errs: list[FieldError]) -> tuple[str, tuple[s
                 "excludeResourcePrefixes is not allowed when quotaCheckStrategy is IgnoreUndeclared",
             )
         )
-    for i, t in enumerate(res.transformations or ()):
-        if t.strategy not in (None, "Retain", "Replace"):
+    # SetDefaults_Configuration: an absent or empty strategy is DefaultResourceTransformationStrategy
+    transformations = tuple(
+        t.model_copy(update={"strategy": t.strategy or "Retain"}) for t in res.transformations or ()
+    )
+    for i, t in enumerate(transformations):
+        if t.strategy not in ("Retain", "Replace"):
             errs.append(
                 FieldError.not_supported(
                     f"resources.transformations[{i}].strategy", t.strategy, ["Retain", "Replace"]
                 )
             )
-    return strategy, tuple(res.exclude_resource_prefixes or ()), tuple(res.transformations or ())
+    errs += transformation_input_errors([t.input for t in res.transformations or ()])
+    return strategy, tuple(res.exclude_resource_prefixes or ()), transformations
 
 
 def _retention(cfg: Configuration, errs: list[FieldError]) -> tuple[float | None, float | None]:
@@ -442,13 +496,16 @@ def load(data: Mapping[str, Any] | None = None, *, disable_wait_for_pods_ready: 
             f'invalid Kueue configuration: no kind "{data.get("kind")}" is registered for version '
             f'"{api_version}"; use apiVersion {GROUP}/v1beta2 (or v1beta1), kind Configuration'
         )
-    cfg = _decode(data)
     v1beta1 = api_version.endswith("/v1beta1")
+    cfg = _decode(data, v1beta1)
     errs: list[FieldError] = []
     namespace = cfg.namespace or DEFAULT_NAMESPACE
     wait = None if disable_wait_for_pods_ready else _wait_for_pods_ready(cfg, v1beta1, errs)
     strategy, prefixes, transformations = _resources(cfg, errs)
     finished, deactivated = _retention(cfg, errs)
+    errs += multikueue_errors(cfg.multi_kueue)
+    errs += internal_cert_errors(cfg.internal_cert_management)
+    errs += visibility_server_errors(cfg.visibility_server)
     out = KueueConfig(
         api_version=api_version,
         namespace=namespace,

@@ -13,7 +13,8 @@ upstream's is):
   (``kueue.x-k8s.io/workloadpriorityclass`` ↔ group ``kueue.x-k8s.io``, kind
   ``WorkloadPriorityClass``; ``scheduling.k8s.io/priorityclass`` ↔ ``scheduling.k8s.io``,
   ``PriorityClass``); ``status.accumulatedPastExexcutionTimeSeconds`` ↔
-  ``accumulatedPastExecutionTimeSeconds``; topology assignments ``domains`` ↔ ``slices``;
+  ``accumulatedPastExecutionTimeSeconds``; topology assignments ``domains`` ↔ ``slices`` (up: Kueue's
+  compact encoding, :mod:`.topology`);
 * AdmissionCheck: ``spec.retryDelayMinutes`` dropped;
 * Cohort: ``status.fairSharing.admissionFairSharingStatus`` dropped going up (v1beta2's
   ``FairSharingStatus`` has no such field; ``apis/kueue/v1beta1/cohort_conversion.go`` uses the
@@ -30,6 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kbatch.api.kueue_v1beta1 import models as v1
+from kbatch.api.kueue_v1beta1.topology import domains_to_slices
 from kbatch.api.meta import Resource
 from kbatch.api.versions import ServedVersion
 
@@ -119,25 +121,6 @@ def _lq_down(obj: Obj) -> Obj:
 # --- Workload ----------------------------------------------------------------------------------
 
 
-def _domains_to_slices(ta: Obj) -> Obj:
-    """v1beta1 ``domains`` as one v1beta2 slice (individual values and counts)."""
-    levels = ta.get("levels") or []
-    domains = ta.get("domains") or []
-    out: Obj = {"levels": levels, "slices": []}
-    if domains:
-        out["slices"] = [
-            {
-                "domainCount": len(domains),
-                "valuesPerLevel": [
-                    {"individual": {"roots": [(d.get("values") or [""] * len(levels))[i] for d in domains]}}
-                    for i in range(len(levels))
-                ],
-                "podCounts": {"individual": [d.get("count", 0) for d in domains]},
-            }
-        ]
-    return out
-
-
 def _slices_to_domains(ta: Obj) -> Obj:
     """v1beta2 ``slices`` decoded into v1beta1 ``domains`` (prefixes, suffixes, universals expanded)."""
     levels = ta.get("levels") or []
@@ -188,7 +171,7 @@ def _wl_up(obj: Obj) -> Obj:
     status = out.get("status")
     if isinstance(status, dict):
         _rename(status, "accumulatedPastExexcutionTimeSeconds", "accumulatedPastExecutionTimeSeconds")
-        _each_assignment(status, _domains_to_slices)
+        _each_assignment(status, domains_to_slices)
     return out
 
 

@@ -8,7 +8,8 @@ API defaults), not the bare API defaults.
 
 Kueue's feature gates are the kueue family's gates (``--feature-gates`` with Kueue's gate names); a
 Configuration's ``featureGates`` are applied on top of them, and a gate set both ways to different
-values is an error, as Kueue refuses gates set both by flag and by configuration.
+values is an error, as Kueue refuses gates set both by flag and by configuration; a gate on
+without the gates it needs is an error too (:mod:`.gate_dependencies`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from kbatch.api.errors import FieldError, Invalid
 from kbatch.api.features import FeatureGateError, FeatureGates
 from kbatch.api.kueue_config import KueueConfig, load, shipped
+from kbatch.controllers.kueue.gate_dependencies import gate_dependency_errors
 
 __all__ = ["KueueSettings", "parse_config", "settings_for"]
 
@@ -97,6 +99,9 @@ def settings_for(configurations: dict[str, Any], features: FeatureGates) -> Kueu
     disable = "DisableWaitForPodsReady" in features and features.enabled("DisableWaitForPodsReady")
     config = load(data if data is not None else shipped(), disable_wait_for_pods_ready=disable)
     gates = _gates(features, config)
+    gate_errors = gate_dependency_errors(gates)
+    if gate_errors:
+        raise Invalid.of("Configuration.config.kueue.x-k8s.io", "", gate_errors)
     if (
         gates is not features
         and "DisableWaitForPodsReady" in gates

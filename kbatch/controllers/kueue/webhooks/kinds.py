@@ -11,7 +11,9 @@ unless ``PartialAdmission``. Validating (what the CRD schema cannot say; the sch
   limit at most the nominal quota for ClusterQueues), preemption (``reclaimWithinCohort=Never`` with
   ``borrowWithinCohort``), fungibility ``preference`` (both policies ``TryNextFlavor``), fair-sharing
   weight, at most 256 flavors and covered resources, 512 flavor-resource pairs per group,
-  ``onFlavors`` of admission checks;
+  ``onFlavors`` of admission checks (unchanged legacy rules kept unless
+  ``RejectUpdatesToCQWithInvalidOnFlavors``), ``concurrentAdmissionPolicy``
+  (:mod:`.concurrent_admission`);
 * ResourceFlavor: node labels, taints (valid keys/values, unique by key and effect), tolerations;
 * Workload (and its status): at most one pod set with ``minCount``, no ``pods`` resource and no
   negative quantity in templates, the admission (required while ``QuotaReserved``, known pod sets,
@@ -43,6 +45,10 @@ from kbatch.controllers.kueue.config import settings_for
 from kbatch.controllers.kueue.model.info import PRIORITY_BOOST, parse_priority_boost
 from kbatch.controllers.kueue.model.requests import amount
 from kbatch.controllers.kueue.webhooks.admission_gated_by import admission_gated_by_errors
+from kbatch.controllers.kueue.webhooks.concurrent_admission import (
+    concurrent_admission_errors,
+    concurrent_admission_update_errors,
+)
 
 __all__ = ["deny", "install"]
 
@@ -171,7 +177,11 @@ def _totals(groups: Any, path: str) -> list[FieldError]:
     return errs
 
 
-def validate_cluster_queue(cq: ClusterQueue, old: ClusterQueue | None = None) -> list[FieldError]:
+def validate_cluster_queue(
+    cq: ClusterQueue, old: ClusterQueue | None = None, gates: Any = None
+) -> list[FieldError]:
+    """``ValidateClusterQueue`` (``old`` None) or ``ValidateClusterQueueUpdate``; ``gates`` are
+    Kueue's (``None``: every gate off)."""
     spec = cq.spec
     if spec is None:
         return []
@@ -207,13 +217,18 @@ def validate_cluster_queue(cq: ClusterQueue, old: ClusterQueue | None = None) ->
         )
     errs += _fair_sharing(spec.fair_sharing, "spec.fairSharing")
     errs += _totals(spec.resource_groups, "spec.resourceGroups")
-    errs += _on_flavors(cq, old)
+    errs += concurrent_admission_errors(cq, gates)
+    reject_legacy = gates is not None and gates.enabled("RejectUpdatesToCQWithInvalidOnFlavors")
+    errs += _on_flavors(cq, None if reject_legacy else old)
+    if old is not None:
+        errs += concurrent_admission_update_errors(cq, old)
     return errs
 
 
 def _on_flavors(cq: ClusterQueue, old: ClusterQueue | None) -> list[FieldError]:
-    """``validateAdmissionCheckOnFlavors``; on update, rules unchanged since an identical flavor set
-    are not re-checked (``RejectUpdatesToCQWithInvalidOnFlavors`` off)."""
+    """``validateAdmissionCheckOnFlavors``; on update (``old`` given only while
+    ``RejectUpdatesToCQWithInvalidOnFlavors`` is off), rules unchanged since an identical flavor set
+    are not re-checked."""
     strategy = cq.spec.admission_checks_strategy if cq.spec else None
     if strategy is None:
         return []
@@ -525,7 +540,8 @@ class _Validate:
     def __call__(self, request: Any) -> None:
         obj, old = request.obj, request.old
         if self.kind == "clusterqueue":
-            deny("vclusterqueue.kb.io", validate_cluster_queue(obj, old))
+            gates = settings_for(self.server.configurations, self.server.features).gates
+            deny("vclusterqueue.kb.io", validate_cluster_queue(obj, old, gates))
         elif self.kind == "cohort":
             deny("vcohort.kb.io", validate_cohort(obj))
         elif self.kind == "resourceflavor":
