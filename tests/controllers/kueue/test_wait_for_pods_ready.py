@@ -101,3 +101,31 @@ def test_requeue_limit_deactivates_and_reactivation_starts_over() -> None:
     w.cp.advance(5.5)
     w.release_evicted()
     assert _requeue_count(w, "prod") == 1  # the count starts over after reactivation
+
+
+def test_a_waiting_job_is_admitted_once_the_admitted_jobs_pods_are_ready() -> None:
+    """blockAdmission with Jobs: the second Job waits (``Waiting``) while the first one's pods
+    start, and is admitted as soon as the first Workload is PodsReady, with nothing else happening
+    (upstream's scheduler waits on the cache in ``waitForPodsReadyIfNeeded`` and admits the head
+    it held once the cache reports every admitted workload ready)."""
+    from kbatch.api.batch_v1 import Job
+
+    from .test_upstream_job_reconciler import make_job, workload_of, world
+
+    config = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+              "waitForPodsReady": {"blockAdmission": True, "timeout": "10m"}}
+    w = world(config=config)
+    w.apply(make_job("first", parallelism=2, seconds=300))
+    w.cp.run_until_idle()
+    w.apply(make_job("second", parallelism=2, seconds=300))
+    w.cp.run_until_idle()
+    second = workload_of(w, "second").metadata.name
+    assert (w.cond(second, "QuotaReserved").status, w.cond(second, "QuotaReserved").reason) == (
+        "False", "Waiting")
+    w.cp.advance(10)
+    first_ready = w.cond(workload_of(w, "first").metadata.name, "PodsReady")
+    assert first_ready.status == "True"
+    assert w.admitted(second)
+    admitted = w.cond(second, "Admitted").last_transition_time
+    assert admitted == first_ready.last_transition_time
+    assert w.cp.client.get(Job, "second", "default").spec.suspend is False
