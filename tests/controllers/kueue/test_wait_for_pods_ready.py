@@ -4,7 +4,9 @@ requeue back-off, deactivation past ``backoffLimitCount``.
 Upstream: kubernetes-sigs/kueue v0.19.2 ``test/integration/singlecluster/scheduler/podsready/
 scheduler_test.go`` ("Should requeue a workload which exceeded the timeout to reach PodsReady=True",
 "Should re-admit a timed out workload and deactivate a workload exceeded the re-queue count limit",
-"Should block admission of one new workload if two are considered in the same scheduling cycle") and
+"Should block admission of one new workload if two are considered in the same scheduling cycle",
+"Should move the evicted workload at the end of the queue", "Should prioritize workloads submitted
+earlier") and
 ``test/util/util.go`` (``AwaitWorkloadEvictionByPodsReadyTimeout``: reason ``PodsReadyTimeout``,
 "Exceeded the PodsReady timeout <ns>/<name>"; ``ExpectWorkloadsToBeWaiting``: reason ``Waiting``).
 Workloads are created directly with no pods, so they never become ready, as upstream's tests.
@@ -129,3 +131,68 @@ def test_a_waiting_job_is_admitted_once_the_admitted_jobs_pods_are_ready() -> No
     admitted = w.cond(second, "Admitted").last_transition_time
     assert admitted == first_ready.last_transition_time
     assert w.cp.client.get(Job, "second", "default").spec.suspend is False
+
+
+
+def _timestamp_world(timestamp: str, nominal: str, base: int = 1, limit: int | None = None) -> World:
+    strategy: dict = {"timestamp": timestamp, "backoffBaseSeconds": base}
+    if limit is not None:
+        strategy["backoffLimitCount"] = limit
+    config = {**CONFIG, "waitForPodsReady": {"blockAdmission": True, "timeout": "4s",
+                                             "requeuingStrategy": strategy}}
+    return World(flavor("default"),
+                 cluster_queue("cq", (["cpu"], [("default", [quota("cpu", nominal)])])),
+                 kueue_config=config)
+
+
+def _created_a_second_apart(w: World, cpu: str, *names: str) -> None:
+    for name in names:
+        w.apply(workload(name, "lq", cpu=cpu))
+        w.cp.advance(1)
+
+
+def test_the_evicted_workload_moves_to_the_end_of_the_queue() -> None:
+    """Upstream's "Should move the evicted workload at the end of the queue" (``timestamp:
+    Eviction``): three workloads that fit one at a time, created before their LocalQueue; each
+    times out in turn and the first, evicted after the third was created, comes back last. (The
+    released quota brings the inadmissible workloads back after the 1 s requeue batch.)"""
+    w = _timestamp_world("Eviction", nominal="5", limit=2)
+    _created_a_second_apart(w, "5", "prod1", "prod2", "prod3")
+    w.apply(local_queue("lq", "cq"))
+    w.cp.run_until_idle()
+    assert w.reserved("prod1")
+    w.cp.advance(4.5)  # prod1 times out
+    assert w.cond("prod1", "Evicted").reason == "PodsReadyTimeout"
+    w.release_evicted()
+    w.cp.advance(1.5)  # prod1's back-off (1 s) is over too, yet prod2 and prod3 queued earlier
+    assert w.reserved("prod2") and not w.reserved("prod1")
+    w.cp.advance(3)  # prod2 times out, and is finished
+    w.finish("prod2")
+    w.cp.advance(1.5)
+    assert w.reserved("prod3") and not w.reserved("prod1")
+    w.cp.advance(4)  # prod3 times out too, and is finished
+    w.finish("prod3")
+    w.cp.advance(1.5)
+    assert w.reserved("prod1")
+    w.cp.advance(4.5)  # and prod1 times out a second time
+    assert [_requeue_count(w, n) for n in ("prod1", "prod2", "prod3")] == [2, 1, 1]
+
+
+def test_with_creation_timestamps_workloads_submitted_earlier_come_first() -> None:
+    """Upstream's "Should prioritize workloads submitted earlier" (``timestamp: Creation``): the
+    evicted wl-1 keeps its place by creation time, so once its back-off is over it is admitted
+    again before wl-3. Upstream's 1 s back-off races its 1 s requeue batch in real time; here the
+    back-off is 3 s so that wl-2 is admitted first, as upstream's test expects."""
+    w = _timestamp_world("Creation", nominal="1", base=3)
+    w.apply(local_queue("lq", "cq"))
+    _created_a_second_apart(w, "1", "wl-1", "wl-2", "wl-3")
+    assert w.reserved("wl-1") and not w.reserved("wl-2")
+    w.cp.advance(1.5)  # wl-1 timed out (4 s after its admission)
+    assert w.cond("wl-1", "Evicted").reason == "PodsReadyTimeout"
+    w.release_evicted()
+    w.cp.advance(1.5)
+    assert w.reserved("wl-2") and not w.reserved("wl-1")
+    w.cp.advance(4)  # wl-2 times out; wl-1's back-off is long over
+    w.release_evicted()
+    w.cp.advance(1.5)
+    assert w.reserved("wl-1") and not w.reserved("wl-2") and not w.reserved("wl-3")
