@@ -6,13 +6,16 @@ scheduler_test.go`` ("Should requeue a workload which exceeded the timeout to re
 "Should re-admit a timed out workload and deactivate a workload exceeded the re-queue count limit",
 "Should block admission of one new workload if two are considered in the same scheduling cycle",
 "Should move the evicted workload at the end of the queue", "Should prioritize workloads submitted
-earlier") and
+earlier", the two "Should unblock admission of new workloads in other ClusterQueues once the
+admitted workload exceeds timeout" cases, which set PodsReady=True) and
 ``test/util/util.go`` (``AwaitWorkloadEvictionByPodsReadyTimeout``: reason ``PodsReadyTimeout``,
 "Exceeded the PodsReady timeout <ns>/<name>"; ``ExpectWorkloadsToBeWaiting``: reason ``Waiting``).
 Workloads are created directly with no pods, so they never become ready, as upstream's tests.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
 
@@ -196,3 +199,61 @@ def test_with_creation_timestamps_workloads_submitted_earlier_come_first() -> No
     w.release_evicted()
     w.cp.advance(1.5)
     assert w.reserved("wl-1") and not w.reserved("wl-2") and not w.reserved("wl-3")
+
+
+def _two_queue_world(block: bool = True) -> World:
+    wait = {**CONFIG["waitForPodsReady"], "timeout": "1h", "blockAdmission": block}
+    return World(flavor("default"),
+                 cluster_queue("prod-cq", (["cpu"], [("default", [quota("cpu", "5")])]), cohort="all"),
+                 cluster_queue("dev-cq", (["cpu"], [("default", [quota("cpu", "5")])]), cohort="all"),
+                 local_queue("prod-queue", "prod-cq"), local_queue("dev-queue", "dev-cq"),
+                 kueue_config={**CONFIG, "waitForPodsReady": wait})
+
+
+@pytest.mark.parametrize("reason", ["PodsReady", "Started"])
+def test_pods_ready_true_unblocks_admission_in_other_cluster_queues(reason: str) -> None:
+    """Upstream's two cases named "Should unblock admission of new workloads in other ClusterQueues
+    once the admitted workload exceeds timeout" ("update the first workload with PodsReady=True,
+    reason=PodsReady|Started condition and verify the second workload is admitted")."""
+    from kbatch.api import edit
+    from kbatch.controllers.kueue import workloads as W
+
+    w = _two_queue_world()
+    w.apply(workload("prod-wl", "prod-queue", cpu="2"))
+    w.cp.run_until_idle()
+    w.apply(workload("dev-wl", "dev-queue", cpu="2"))
+    w.cp.run_until_idle()
+    assert w.reserved("prod-wl")
+    assert w.cond("dev-wl", "QuotaReserved").reason == "Waiting"
+    wl = edit(w.wl("prod-wl"))
+    W.set_condition(wl.status, "PodsReady", True, reason, "", wl.metadata.generation, w.cp.now())
+    w.cp.client.update_status(wl)
+    w.cp.run_until_idle()
+    assert w.reserved("dev-wl")
+
+
+@pytest.mark.parametrize("block", [True, False])
+def test_block_admission_of_one_new_workload_if_two_are_considered_in_the_same_cycle(block: bool) -> None:
+    """Upstream's "Should block admission of one new workload if two are considered in the same
+    scheduling cycle", as written: two 11-cpu workloads in ``prod-cq`` and ``dev-cq`` (5 cpu each)
+    wait until a third ClusterQueue lends the cohort 25 cpu; both heads then fit in one cycle,
+    the older is admitted and the other waits, since the one just admitted is not PodsReady
+    (upstream admits it into the cache before the next entry's ``waitForPodsReadyIfNeeded``).
+    Without ``blockAdmission``, upstream's "Should not block admission of one new workload if two
+    are considered in the same scheduling cycle": both are admitted."""
+    w = _two_queue_world(block)
+    w.apply(workload("prod-wl", "prod-queue", cpu="11"))
+    w.cp.advance(1)
+    w.apply(workload("dev-wl", "dev-queue", cpu="11"))
+    w.cp.run_until_idle()
+    assert not w.reserved("prod-wl") and not w.reserved("dev-wl")
+    w.apply(cluster_queue("test-cq", (["cpu"], [("default", [quota("cpu", "25", borrowing="0")])]),
+                          cohort="all"))
+    w.cp.advance(1.5)  # the inadmissible workloads come back after the requeue batch (1 s)
+    assert w.reserved("prod-wl")
+    if not block:
+        assert w.reserved("dev-wl")
+        return
+    waiting = w.cond("dev-wl", "QuotaReserved")
+    assert (waiting.status, waiting.reason, waiting.message) == (
+        "False", "Waiting", "waiting for all admitted workloads to be in PodsReady condition")
