@@ -7,7 +7,8 @@ scheduler_test.go`` ("Should requeue a workload which exceeded the timeout to re
 "Should block admission of one new workload if two are considered in the same scheduling cycle",
 "Should move the evicted workload at the end of the queue", "Should prioritize workloads submitted
 earlier", the two "Should unblock admission of new workloads in other ClusterQueues once the
-admitted workload exceeds timeout" cases, which set PodsReady=True) and
+admitted workload exceeds timeout" cases, which set PodsReady=True, and the one of that name
+which times the workload out) and
 ``test/util/util.go`` (``AwaitWorkloadEvictionByPodsReadyTimeout``: reason ``PodsReadyTimeout``,
 "Exceeded the PodsReady timeout <ns>/<name>"; ``ExpectWorkloadsToBeWaiting``: reason ``Waiting``).
 Workloads are created directly with no pods, so they never become ready, as upstream's tests.
@@ -257,3 +258,30 @@ def test_block_admission_of_one_new_workload_if_two_are_considered_in_the_same_c
     waiting = w.cond("dev-wl", "QuotaReserved")
     assert (waiting.status, waiting.reason, waiting.message) == (
         "False", "Waiting", "waiting for all admitted workloads to be in PodsReady condition")
+
+
+def test_an_evicted_workload_unblocks_other_cluster_queues_once_its_eviction_finishes() -> None:
+    """Upstream's "Should unblock admission of new workloads in other ClusterQueues once the
+    admitted workload exceeds timeout" (the "Short PodsReady timeout" case): the evicted 'prod'
+    still holds its quota, and blocks, until its eviction is finished; then 'dev' is admitted and
+    'prod' waits in its queue."""
+    config = {**CONFIG, "waitForPodsReady": {**CONFIG["waitForPodsReady"], "timeout": "5s"}}
+    w = World(flavor("default"),
+              cluster_queue("prod-cq", (["cpu"], [("default", [quota("cpu", "5")])]), cohort="all"),
+              cluster_queue("dev-cq", (["cpu"], [("default", [quota("cpu", "5")])]), cohort="all"),
+              local_queue("prod-queue", "prod-cq"), local_queue("dev-queue", "dev-cq"), kueue_config=config)
+    w.apply(workload("prod", "prod-queue", cpu="2"))
+    w.cp.advance(1)
+    w.apply(workload("dev", "dev-queue", cpu="2"))
+    w.cp.run_until_idle()
+    assert w.reserved("prod") and w.cond("dev", "QuotaReserved").reason == "Waiting"
+    w.cp.advance(4.5)  # prod's timeout (5 s after its admission)
+    assert w.cond("prod", "Evicted").reason == "PodsReadyTimeout"
+    assert w.reserved("prod") and not w.reserved("dev")
+    w.release_evicted()  # FinishEvictionForWorkloads
+    w.cp.run_until_idle()
+    assert w.wl("prod").status.admission is None
+    assert w.reserved("dev")
+    w.cp.advance(1)  # the queue status batch
+    status = w.cq("prod-cq").status
+    assert (status.pending_workloads, status.reserving_workloads, status.admitted_workloads) == (1, 0, 0)
