@@ -154,9 +154,19 @@ def test_pods_ready_false_wait_for_recovery() -> None:
 
 def test_pods_ready_false_wait_for_recovery_without_recovery_timeout() -> None:
     """"workload with Admitted=True, PodsReady=False, Reason=WorkloadWaitForPodsReadyRecovery,
-    recoveryTimeout not configured": upstream's row has a nil ``recoveryTimeout`` and no eviction. A
-    Configuration cannot express that: ``SetDefaults_Configuration`` defaults ``recoveryTimeout`` to
-    ``timeout``, so the recovery runs the start timeout (5 minutes from the condition)."""
+    recoveryTimeout not configured": ``recoveryTimeout: 0s`` leaves the reconciler without one
+    (``core.go`` ``waitForPodsReady`` keeps only a positive value), so no timeout runs, the start
+    timeout included."""
+    w = _world(_config(timeout="5m", recoveryTimeout="0s"))
+    assert not _evicted_at(w, MINUTE)
+    _write_pods_ready(w, False, "WaitForRecovery")
+    assert not _evicted_at(w, 60 * MINUTE)
+    assert _evictions(w) == []
+
+
+def test_an_absent_recovery_timeout_is_the_start_timeout() -> None:
+    """Without ``recoveryTimeout`` the Configuration defaults it to ``timeout``
+    (``SetDefaults_Configuration``), so the recovery runs 5 minutes from the condition."""
     w = _world(_config(timeout="5m"))
     assert not _evicted_at(w, MINUTE)
     _write_pods_ready(w, False, "WaitForRecovery")
