@@ -6,7 +6,8 @@ v0.19.2. Decoding is strict (unknown fields are errors, as Kueue's ``EnableStric
 v1beta1's fields are unknown to a v1beta2 file); a v1beta1 file is defaulted as v1beta1 and
 converted (``waitForPodsReady.enable`` / ``fairSharing.enable`` false → the feature off); a
 v1beta2 file gets v1beta2's defaults, under which waitForPodsReady is on (30m timeout and recovery
-timeout) unless the ``DisableWaitForPodsReady`` gate is on.
+timeout) unless the ``DisableWaitForPodsReady`` gate is on; a v1beta1
+``waitForPodsReady.enable`` without a timeout gets v1beta1's 5m.
 
 The fields kbatch acts on are modelled; the ones about the manager process (webhook server,
 metrics, leader election, TLS, client connection, MultiKueue, visibility server, internal certs) are
@@ -306,9 +307,16 @@ def _wait_for_pods_ready(
     elif w is None:
         w = WaitForPodsReady()
     timeout = _seconds(w.timeout, "waitForPodsReady.timeout", errs)
-    if not timeout:  # absent or 0: both versions' SetDefaults give DefaultWaitForPodsReadyTimeout
-        timeout = 1800.0
-    if timeout < 0:
+    if timeout is None or (timeout == 0 and not v1beta1):
+        # v1beta1 defaults an absent timeout to 5 minutes (``defaultPodsReadyTimeout``, also in
+        # ``Convert_v1beta1_WaitForPodsReady_To_v1beta2_WaitForPodsReady``) and keeps an explicit
+        # 0, which validation then refuses; v1beta2's timeout is a plain Duration whose zero value
+        # is defaulted to 30 minutes (``DefaultWaitForPodsReadyTimeout``). Upstream v0.19.2
+        # ``apis/config/{v1beta1,v1beta2}/defaults.go``.
+        timeout = 300.0 if v1beta1 else 1800.0
+    if timeout == 0:
+        errs.append(FieldError.required("waitForPodsReady.timeout", "must be specified"))
+    elif timeout < 0:
         errs.append(
             FieldError.invalid("waitForPodsReady.timeout", w.timeout, "must be greater than or equal to 0")
         )

@@ -241,6 +241,17 @@ class WorkloadHandler:
         mgr.cache.add_or_update_workload(wl)
 
     def on_update(self, old: Workload, new: Workload) -> None:
+        """With ``blockAdmission``, upstream's scheduler waits on the cache's ``podsReadyCond``,
+        which every cache update broadcasts, and admits the waiting head once every workload
+        holding quota is PodsReady (``pkg/scheduler/scheduler.go`` ``waitForPodsReadyIfNeeded``,
+        ``pkg/cache/scheduler/cache.go``). kbatch's waiting head went back to its heap, so the
+        update that makes the last workload ready wakes the scheduler."""
+        blocked = not self.mgr.cache.pods_ready_for_all()
+        self._on_update(old, new)
+        if blocked and self.mgr.cache.pods_ready_for_all():
+            self.mgr.kick()
+
+    def _on_update(self, old: Workload, new: Workload) -> None:
         mgr = self.mgr
         mgr.workload_changed(old, new)
         mgr.enqueue("kueue-workload", Request(new.metadata.namespace or "", new.metadata.name or ""))

@@ -181,6 +181,29 @@ def test_cuts_off_ancestor_traversal_at_the_limit() -> None:
     assert str(err.value.message).endswith("denied the request: managed owner chain limit reached")
 
 
+def test_a_reconcile_past_the_limit_reports_job_nesting_too_deep() -> None:
+    """The same limit reached by the job reconciler (``reconciler.go`` ``ReconcileGenericJob``): a
+    Warning ``JobNestingTooDeep`` event on the job, and the reconcile fails (retried). The webhooks
+    deny such a chain on create, so the chain is lengthened above a created job: ancestor-0 is
+    given an owner once ancestor-10 exists, and a change to ancestor-10 reconciles it."""
+    from kbatch.api.core_v1 import Event
+
+    cp = _plane()
+    cp.apply([job("root"), job("ancestor-0", queue="test-q")])
+    for i in range(1, 11):
+        cp.apply([job(f"ancestor-{i}", owner=ref(cp, job(f"ancestor-{i - 1}")))])
+    cp.run_until_idle()
+    cp.client.patch(Job, "ancestor-0", {"metadata": {"ownerReferences": [ref(cp, job("root"))]}}, "default")
+    cp.client.patch(Job, "ancestor-10", {"metadata": {"labels": {"touched": "yes"}}}, "default")
+    cp.run_until_idle()
+    events = {(e.type, e.reason, e.message) for e in cp.client.list(Event, "default").items
+              if e.involved_object.name == "ancestor-10"}
+    assert ("Warning", "JobNestingTooDeep",
+            "Terminated search for Kueue-managed Job because ancestor depth exceeded limit of 10") in events
+    assert not any(e.reason == "JobNestingTooDeep" for e in cp.client.list(Event, "default").items
+                   if e.involved_object.name != "ancestor-10")
+
+
 def _pod_gated(cp: ControlPlane, owner: dict[str, Any]) -> bool:
     cp.apply([pod("p", owner)])
     gates = cp.client.get(Pod, "p", "default").spec.scheduling_gates or ()

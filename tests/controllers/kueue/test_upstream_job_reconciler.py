@@ -11,7 +11,8 @@ Which rows are not translated, and why, is in the report of this audit and ``doc
 TopologyAwareScheduling, prebuilt workloads, workload slices (elastic jobs), admission-check
 controllers (PodSetUpdates from checks, ProvisioningRequest annotations), the objectRetentionPolicies
 deactivation rows and the rows whose input is a state a running control plane does not produce
-(a Job with a UID longer than 63 characters, pre-v0.11 PodsReady reasons).
+(a Job with a UID longer than 63 characters). The pre-v0.11 PodsReady reason rows are in
+``test_upstream_job_pods_ready.py``, the old reason written through the status subresource.
 """
 
 from __future__ import annotations

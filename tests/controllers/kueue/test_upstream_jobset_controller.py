@@ -1,12 +1,12 @@
 """Upstream's JobSet integration tables, through a running control plane.
 
 Source: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobs/jobset/jobset_controller_test.go``
-(``TestReconciler``'s priority rows, ``TestReclaimablePods``; case names quoted) against
+(``TestReconciler``'s priority rows, ``TestReclaimablePods``, ``TestPodsReady``; case names quoted) against
 ``jobset_controller.go``. The JobSet runs under kbatch's JobSet controller, scheduler and
 kubelet. Not translated: "workload is created with podsets and a ProvReq annotation"
 (ProvisioningRequest, not modelled), the TAS pod-set rows of ``TestPodSets`` (pod index and
-sub-group labels are TAS fields) and ``TestRestorePodSetsInfo``/``TestPodsReady`` (adapter
-functions on hand-made statuses; their effects are covered by ``test_jobsets.py``).
+sub-group labels are TAS fields) and ``TestRestorePodSetsInfo`` (an adapter function on a
+hand-made spec; its effect is covered by ``test_jobsets.py``).
 """
 
 from __future__ import annotations
@@ -94,3 +94,32 @@ def test_reclaimable_pods_single_job_done() -> None:
     assert js.spec.suspend is False
     got = [(r.name, r.count) for r in workload(w).status.reclaimable_pods or ()]
     assert got == [("replicated-job-1", 2)]
+
+
+@pytest.mark.parametrize(
+    ("case", "statuses", "want"),
+    [
+        ("all jobs are ready", [("replicated-job-1", 1, 1), ("replicated-job-2", 3, 0)], True),
+        ("not all jobs are ready", [("replicated-job-1", 1, 0), ("replicated-job-2", 1, 2)], False),
+    ],
+)
+def test_pods_ready(case: str, statuses: list[tuple[str, int, int]], want: bool) -> None:
+    """``TestPodsReady``: ready plus succeeded jobs of every replicated job against the replicas.
+    Kueue runs alone (no JobSet controller), so the JobSet's status is written through its status
+    subresource as the JobSet controller would, and the answer is the Workload's PodsReady."""
+    config = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+              "integrations": {"frameworks": ["batch/job", "jobset.x-k8s.io/jobset"]},
+              "waitForPodsReady": {"timeout": "10m", "blockAdmission": False}}
+    w = World(flavor("fa"), cluster_queue("cq", (["cpu"], [("fa", [quota("cpu", "16")])])),
+              local_queue("lq", "cq"), kueue_config=config)
+    w.apply(make_jobset([("replicated-job-1", 2, 1, 1), ("replicated-job-2", 3, 1, 1)]))
+    w.cp.run_until_idle()
+    assert w.cp.client.get(JobSet, "jobset", "default").spec.suspend is False
+    name = workload(w).metadata.name
+    assert w.cond(name, "PodsReady").status == "False"
+    w.cp.client.patch_status(JobSet, "jobset", {"status": {"replicatedJobsStatus": [
+        {"name": n, "ready": ready, "succeeded": succeeded, "failed": 0, "active": ready, "suspended": 0}
+        for n, ready, succeeded in statuses]}}, "default")
+    w.cp.run_until_idle()
+    ready = w.cond(name, "PodsReady")
+    assert (ready.status, ready.reason) == (("True", "Started") if want else ("False", "WaitForStart")), case

@@ -19,7 +19,14 @@ from typing import Any
 from kbatch.api.errors import NotFound
 from kbatch.api.kueue_v1beta2.constants import QUEUE_LABEL
 
-__all__ = ["CHAIN_LIMIT", "AncestorError", "find_managed_ancestor", "integration_for", "owner_managed"]
+__all__ = [
+    "CHAIN_LIMIT",
+    "AncestorError",
+    "ChainLimitReached",
+    "find_managed_ancestor",
+    "integration_for",
+    "owner_managed",
+]
 
 CHAIN_LIMIT = 10  # managedOwnersChainLimit
 
@@ -27,6 +34,11 @@ CHAIN_LIMIT = 10  # managedOwnersChainLimit
 class AncestorError(Exception):
     """The walk could not finish (upstream's ErrWorkloadOwnerNotFound, ErrCyclicOwnership,
     ErrManagedOwnersChainLimitReached); the message is upstream's error text."""
+
+
+class ChainLimitReached(AncestorError):
+    """``ErrManagedOwnersChainLimitReached``: the walk passed ``CHAIN_LIMIT`` owners (the job
+    reconciler reports it with a ``JobNestingTooDeep`` event)."""
 
 
 def integration_for(ref: Any, integrations: Iterable[Any]) -> Any | None:
@@ -78,4 +90,4 @@ def find_managed_ancestor(
             top = parent
         current = parent
         if len(seen) > CHAIN_LIMIT:
-            raise AncestorError("managed owner chain limit reached")
+            raise ChainLimitReached("managed owner chain limit reached")

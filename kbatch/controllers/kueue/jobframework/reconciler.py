@@ -32,7 +32,11 @@ from kbatch.api.jobframework import JobWithCustomStop, JobWithReclaimablePods, P
 from kbatch.api.kueue_v1beta2 import ReclaimablePod, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import MANAGED_BY_MULTIKUEUE, RESOURCE_IN_USE_FINALIZER, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
-from kbatch.controllers.kueue.jobframework.ancestors import find_managed_ancestor
+from kbatch.controllers.kueue.jobframework.ancestors import (
+    CHAIN_LIMIT,
+    ChainLimitReached,
+    find_managed_ancestor,
+)
 from kbatch.controllers.kueue.jobframework.construct import (
     ADMISSION_GATED_BY,
     equivalent,
@@ -130,15 +134,25 @@ class JobReconciler:
 
     def _managed_ancestor(self, obj: Any) -> Any | None:
         """``FindAncestorJobManagedByKueue`` (:mod:`.ancestors`): its errors (an owner missing, a
-        cycle, too deep a chain) fail the reconcile, which is retried, as upstream returns them."""
+        cycle, too deep a chain) fail the reconcile, which is retried, as upstream returns them; too
+        deep a chain is also reported on the object with a Warning ``JobNestingTooDeep`` event
+        (upstream ``reconciler.go`` ``ReconcileGenericJob``, ``events.go``)."""
         mgr = self.mgr
-        return find_managed_ancestor(
-            obj,
-            mgr.ctx.composition.job_integrations,
-            frozenset(i.name for i in mgr.integrations),
-            mgr.ctx.cache.get,
-            mgr.settings.config.manage_jobs_without_queue_name,
-        )
+        try:
+            return find_managed_ancestor(
+                obj,
+                mgr.ctx.composition.job_integrations,
+                frozenset(i.name for i in mgr.integrations),
+                mgr.ctx.cache.get,
+                mgr.settings.config.manage_jobs_without_queue_name,
+            )
+        except ChainLimitReached:
+            message = (
+                "Terminated search for Kueue-managed Job because ancestor depth exceeded limit of "
+                f"{CHAIN_LIMIT}"
+            )
+            self._event(obj, "JobNestingTooDeep", message, "Warning")
+            raise
 
     def _suspend_child_if_needed(self, job: Any, obj: Any, ancestor: Any) -> None:
         """A job below a managed ancestor has no Workload of its own; ``shouldSuspendChildJob``

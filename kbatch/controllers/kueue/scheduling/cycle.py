@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from kbatch.api.errors import FieldError
-from kbatch.api.kueue_v1beta2.constants import Reason
+from kbatch.api.kueue_v1beta2.constants import Cond, Reason
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import WorkloadInfo
 from kbatch.controllers.kueue.model.requests import FlavorResource
@@ -121,6 +121,9 @@ class CycleResult:
     entries: list[Entry]
     inadmissible: list[Entry]
     blocked: bool = False
+    # an entry assumed earlier in this cycle that is not PodsReady: upstream admits it into the
+    # cache before the next entry's ``waitForPodsReadyIfNeeded``, which then sees it not ready
+    assumed_not_ready: bool = False
 
 
 class _Oracle:
@@ -440,7 +443,7 @@ def _process(
         e.quota_reserved_reason = Reason.WAITING_FOR_PREEMPTED
         e.preempting = True
         return
-    if config.block_admission and not pods_ready_for_all():
+    if config.block_admission and (result.assumed_not_ready or not pods_ready_for_all()):
         e.status = "waiting"  # waitForPodsReadyIfNeeded: this one waits, the rest of the cycle too
         e.inadmissible_msg = "waiting for all admitted workloads to be in PodsReady condition"
         e.quota_reserved_reason = Reason.WAITING_FOR_PODS_READY
@@ -450,3 +453,11 @@ def _process(
     e.considered = format_attempts(e.assignment)
     e.admission = {"clusterQueue": e.cq_name, "podSetAssignments": e.assignment.to_api()}
     e.status = "assumed"
+    if config.block_admission and not _pods_ready(e.info):
+        result.assumed_not_ready = True
+
+
+def _pods_ready(info: WorkloadInfo) -> bool:
+    """Whether the workload already has PodsReady=True (the cache's ``WorkloadsNotReady`` test)."""
+    conditions = (info.obj.status.conditions if info.obj.status else None) or ()
+    return any(c.type == Cond.PODS_READY and c.status == "True" for c in conditions)
