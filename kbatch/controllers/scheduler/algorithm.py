@@ -115,8 +115,8 @@ class Algorithm:
         self._static_scores = [p for p in profile.score if p.node_static]
         self._dynamic_scores = [p for p in profile.score if not p.node_static]
         # the batch heap orders nodes by the per-node scores; the others must be skipped for the pod
-        self._heap_scores = [p for p in self._dynamic_scores if getattr(p, "per_node_score", False)]
-        self._pod_scores = [p.name for p in self._dynamic_scores if not getattr(p, "per_node_score", False)]
+        self._heap_scores = [p for p in self._dynamic_scores if p.per_node_score]
+        self._pod_scores = [p.name for p in self._dynamic_scores if not p.per_node_score]
         self._static_cache: dict[tuple[object, ...], tuple[int, dict[str, Status | None]]] = {}
         # (signature, plugin) -> (static generation, raw score per node name): node-static scores
         self._static_raw: dict[tuple[object, ...], tuple[int, dict[str, int]]] = {}
@@ -448,7 +448,7 @@ class Algorithm:
             return None
         # a per-node score plugin's PreScore only decides its Skip, which its Score already honours
         # (NodeResourcesBalancedAllocation's best-effort 0 everywhere): it leaves the batch exact
-        if any(p.name != name and p.name not in skipped and not getattr(p, "per_node_score", False)
+        if any(p.name != name and p.name not in skipped and not p.per_node_score
                for p in self.profile.pre_score):
             return None
         found: tuple[SpreadConstraint, ...] | None = spreader.default_spread_constraints(state, pod)
