@@ -1,0 +1,147 @@
+"""Cases of upstream's queueing-hint tests (KEP-4247), one plugin at a time, ported through kbatch's
+hint functions (the ``hint(pod, old, new)`` each plugin registers in ``events_to_register``).
+
+Sources (kubernetes/kubernetes, stored 1.36/1.37-era commits, ``pkg/scheduler/framework/plugins/``):
+``tainttoleration/taint_toleration_test.go`` ``TestIsSchedulableAfterNodeChange`` and
+``Test_isSchedulableAfterTargetPodTolerationChange``; ``nodeunschedulable/node_unschedulable_test.go``
+``TestIsSchedulableAfterNodeChange``; ``nodeports/node_ports_test.go`` ``Test_isSchedulableAfterPodDeleted``;
+``nodeaffinity/node_affinity_test.go`` ``Test_isSchedulableAfterNodeChange``;
+``schedulinggates/scheduling_gates_test.go`` ``TestPreEnqueue`` (the PreEnqueue table).
+
+Not translated: the ``backoff-wrong-*-object`` cases (a hint given something that is not a Node or a
+Pod: kbatch's hints are typed, and a hint that raises counts as Queue, tested in
+test_queueing_hints.py ``test_requeue_strategy``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from kbatch.controllers.scheduler.events import QUEUE, QUEUE_SKIP
+from kbatch.controllers.scheduler.framework import Code
+from kbatch.controllers.scheduler.plugins import (
+    node_affinity,
+    node_ports,
+    node_unschedulable,
+    scheduling_gates,
+    taint_toleration,
+)
+from kbatch.controllers.scheduler.types import (
+    HostPort,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Taint,
+    Toleration,
+)
+
+from .sched_builders import node, pod
+
+
+# -- TaintToleration: TestIsSchedulableAfterNodeChange ----------------------------------------------
+def _user(value: str) -> Taint:
+    return Taint("dedicated", "NoSchedule", value)
+
+
+_TOLERATES_USER2 = pod("pod1", tolerations=(Toleration("dedicated", "Equal", "user2", "NoSchedule"),))
+
+TAINT_NODE_CASES = [
+    ("skip-queue-on-untoleratedtaint-node-added", None, (_user("user1"),), QUEUE_SKIP),
+    ("queue-on-toleratedtaint-node-added", None, (_user("user2"),), QUEUE),
+    ("skip-unrelated-change", (_user("user1"),), (_user("user1"), _user("user3")), QUEUE_SKIP),
+    ("queue-on-taint-change", (_user("user1"),), (_user("user2"),), QUEUE),
+]
+
+
+@pytest.mark.parametrize(("name", "old", "new", "want"), TAINT_NODE_CASES,
+                         ids=[c[0] for c in TAINT_NODE_CASES])
+def test_taint_toleration_after_node_change(name: str, old: tuple[Taint, ...] | None, new: tuple[Taint, ...],
+                                            want: object) -> None:
+    old_node = None if old is None else node("nodeA", taints=old)
+    assert taint_toleration.after_node_change(_TOLERATES_USER2, old_node, node("nodeA", taints=new)) == want
+
+
+def test_taint_toleration_queue_on_toleration_added() -> None:
+    """``Test_isSchedulableAfterTargetPodTolerationChange`` "queue-on-toleration-added"."""
+    target = pod("pod-1", namespace="ns-1")
+    added = replace(target, tolerations=(Toleration("foo", "Equal", "", "NoSchedule"),))
+    assert taint_toleration.after_toleration_added(target, target, added) == QUEUE
+
+
+# -- NodeUnschedulable: TestIsSchedulableAfterNodeChange --------------------------------------------
+_NOT_READY = Taint("node.kubernetes.io/not-ready", "NoExecute")
+
+UNSCHEDULABLE_CASES = [
+    ("skip-queue-on-unschedulable-node-added", None, node("n", unschedulable=True), QUEUE_SKIP),
+    ("queue-on-schedulable-node-added", None, node("n"), QUEUE),
+    ("skip-unrelated-change", node("n", unschedulable=True),
+     node("n", unschedulable=True, taints=(_NOT_READY,)), QUEUE_SKIP),
+    ("queue-on-unschedulable-field-change", node("n", unschedulable=True), node("n"), QUEUE),
+]
+
+
+@pytest.mark.parametrize(("name", "old", "new", "want"), UNSCHEDULABLE_CASES,
+                         ids=[c[0] for c in UNSCHEDULABLE_CASES])
+def test_node_unschedulable_after_node_change(name: str, old: object, new: object, want: object) -> None:
+    assert node_unschedulable.after_node_change(pod("p"), old, new) == want  # type: ignore[arg-type]
+
+
+# -- NodePorts: Test_isSchedulableAfterPodDeleted ---------------------------------------------------
+def _ports(*numbers: int) -> tuple[HostPort, ...]:
+    """``st.MakePod().HostPort(n)``: empty hostIP and protocol, i.e. 0.0.0.0 and TCP."""
+    return tuple(HostPort("0.0.0.0", "TCP", n) for n in numbers)
+
+
+_WITH_8080 = pod("p", host_ports=_ports(8080))
+
+PORT_CASES = [
+    ("skip-queue-on-unscheduled", pod("o"), QUEUE_SKIP),
+    ("skip-queue-on-non-hostport", pod("o", node_name="fake-node"), QUEUE_SKIP),
+    ("skip-queue-on-unrelated-hostport", pod("o", node_name="fake-node", host_ports=_ports(8081)),
+     QUEUE_SKIP),
+    ("queue-on-released-hostport", pod("o", node_name="fake-node", host_ports=_ports(8080)), QUEUE),
+]
+
+
+@pytest.mark.parametrize(("name", "old", "want"), PORT_CASES, ids=[c[0] for c in PORT_CASES])
+def test_node_ports_after_pod_deleted(name: str, old: object, want: object) -> None:
+    assert node_ports.after_pod_deleted(_WITH_8080, old, None) == want  # type: ignore[arg-type]
+
+
+# -- NodeAffinity: Test_isSchedulableAfterNodeChange ------------------------------------------------
+_FOO_BAR = (NodeSelectorTerm((NodeSelectorRequirement("foo", "In", ("bar",)),)),)
+_WANTS_FOO_BAR = pod("p", required_terms=_FOO_BAR)  # st.MakePod().NodeAffinityIn("foo", ["bar"], …)
+
+AFFINITY_CASES = [
+    ("skip-queue-on-add", None, None, {}, QUEUE_SKIP),
+    ("queue-on-add", None, None, {"foo": "bar"}, QUEUE),
+    ("skip-unrelated-changes", None, {}, {}, QUEUE_SKIP),
+    ("skip-unrelated-changes-on-labels", None, {}, {"k": "v"}, QUEUE_SKIP),
+    ("skip-labels-changes-on-node-from-suitable-to-unsuitable", None, {"foo": "bar"}, {"k": "v"},
+     QUEUE_SKIP),
+    ("queue-on-labels-change-makes-pod-schedulable", None, {}, {"foo": "bar"}, QUEUE),
+    ("skip-queue-on-add-scheduler-enforced-node-affinity", _FOO_BAR, None, {}, QUEUE_SKIP),
+    ("queue-on-add-scheduler-enforced-node-affinity", _FOO_BAR, None, {"foo": "bar"}, QUEUE),
+]
+
+
+@pytest.mark.parametrize(("name", "added", "old", "new", "want"), AFFINITY_CASES,
+                         ids=[c[0] for c in AFFINITY_CASES])
+def test_node_affinity_after_node_change(name: str, added: tuple[NodeSelectorTerm, ...] | None,
+                                         old: dict[str, str] | None, new: dict[str, str],
+                                         want: object) -> None:
+    old_node = None if old is None else node("n", labels=old)
+    got = node_affinity.added_after_node_change(added, _WANTS_FOO_BAR, old_node, node("n", labels=new))
+    assert got == want
+
+
+# -- SchedulingGates: TestPreEnqueue ----------------------------------------------------------------
+def test_scheduling_gates_pre_enqueue() -> None:
+    """ "pod does not carry scheduling gates": nil; "pod carries scheduling gates":
+    UnschedulableAndUnresolvable "waiting for scheduling gates: [foo bar]" (the gates in spec order)."""
+    plugin = scheduling_gates.SchedulingGates()
+    assert plugin.pre_enqueue(pod("p")) is None
+    status = plugin.pre_enqueue(pod("p", scheduling_gates=("foo", "bar")))
+    assert status is not None
+    assert (status.code, status.message) == (Code.UNRESOLVABLE, "waiting for scheduling gates: [foo bar]")
