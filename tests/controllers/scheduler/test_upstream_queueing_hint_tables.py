@@ -6,11 +6,17 @@ Sources (kubernetes/kubernetes, stored 1.36/1.37-era commits, ``pkg/scheduler/fr
 ``Test_isSchedulableAfterTargetPodTolerationChange``; ``nodeunschedulable/node_unschedulable_test.go``
 ``TestIsSchedulableAfterNodeChange``; ``nodeports/node_ports_test.go`` ``Test_isSchedulableAfterPodDeleted``;
 ``nodeaffinity/node_affinity_test.go`` ``Test_isSchedulableAfterNodeChange``;
-``schedulinggates/scheduling_gates_test.go`` ``TestPreEnqueue`` (the PreEnqueue table).
+``schedulinggates/scheduling_gates_test.go`` ``TestPreEnqueue`` (the PreEnqueue table);
+``noderesources/fit_test.go`` ``Test_isSchedulableAfterPodChange`` and ``Test_isSchedulableAfterNodeChange``
+(the ``fwk`` layout, with ``DRAExtendedResource``: 1.35+).
 
 Not translated: the ``backoff-wrong-*-object`` cases (a hint given something that is not a Node or a
 Pod: kbatch's hints are typed, and a hint that raises counts as Queue, tested in
-test_queueing_hints.py ``test_requeue_strategy``).
+test_queueing_hints.py ``test_requeue_strategy``); fit's "skip-queue-on-disable-inplace-pod-vertical-scaling"
+(kbatch models InPlacePodVerticalScaling on, as upstream's default) and its ``pod-level-resource`` twins of
+the scale-down cases (kbatch's hint sees the effective requests, the same numbers; pod-level requests are
+covered in test_pod_level_resources.py); ``Test_isSchedulableAfterDeviceClassChange`` (DRA extended
+resources are not mapped, docs/dra.md).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from kbatch.controllers.scheduler.framework import Code
 from kbatch.controllers.scheduler.plugins import (
     node_affinity,
     node_ports,
+    node_resources_fit,
     node_unschedulable,
     scheduling_gates,
     taint_toleration,
@@ -32,6 +39,8 @@ from kbatch.controllers.scheduler.types import (
     HostPort,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    NodeShape,
+    PodInfo,
     Taint,
     Toleration,
 )
@@ -145,3 +154,68 @@ def test_scheduling_gates_pre_enqueue() -> None:
     status = plugin.pre_enqueue(pod("p", scheduling_gates=("foo", "bar")))
     assert status is not None
     assert (status.code, status.message) == (Code.UNRESOLVABLE, "waiting for scheduling gates: [foo bar]")
+
+
+# -- NodeResourcesFit: Test_isSchedulableAfterPodChange ---------------------------------------------
+def _req(name: str, uid: str = "", node_name: str = "", **requests: int) -> PodInfo:
+    """``st.MakePod().Name(n).UID(u).Req(…).Node(…)``; ``memory``/``cpu`` in bytes/millicores."""
+    made = pod(name, node_name=node_name)
+    return replace(made, uid=uid or made.uid, requests=dict(requests), nonzero_requests=dict(requests))
+
+
+FIT_POD_CASES = [
+    ("queue-on-other-pod-deleted", _req("pod1", cpu=1000), _req("pod2", node_name="fake", cpu=1000), None,
+     QUEUE),
+    ("skip-queue-on-unscheduled-pod-deleted", _req("p"), _req("o"), None, QUEUE_SKIP),
+    ("skip-queue-on-other-unscheduled-pod", _req("pod1", "uid0", cpu=1000), _req("pod2", "uid1", cpu=2000),
+     _req("pod2", "uid1", cpu=1000), QUEUE_SKIP),
+    ("skip-queue-on-other-pod-unrelated-resource-scaled-down", _req("pod1", "pod1", cpu=1000),
+     _req("pod2", "pod2", "fake", memory=2), _req("pod2", "pod2", "fake", memory=1), QUEUE_SKIP),
+    ("queue-on-other-pod-some-resource-scale-down", _req("pod1", "pod1", cpu=1000),
+     _req("pod2", "pod2", "fake", cpu=2000), _req("pod2", "pod2", "fake", cpu=1000), QUEUE),
+    ("queue-on-target-pod-some-resource-scale-down", _req("pod1", "pod1", cpu=1000),
+     _req("pod1", "pod1", cpu=2000), _req("pod1", "pod1", cpu=1000), QUEUE),
+]
+
+
+@pytest.mark.parametrize(("name", "target", "old", "new", "want"), FIT_POD_CASES,
+                         ids=[c[0] for c in FIT_POD_CASES])
+def test_fit_after_pod_event(name: str, target: PodInfo, old: PodInfo, new: PodInfo | None,
+                             want: object) -> None:
+    assert node_resources_fit.after_pod_event(target, old, new) == want
+
+
+# -- NodeResourcesFit: Test_isSchedulableAfterNodeChange --------------------------------------------
+A, B = "example.com/aaa", "example.com/bbb"  # upstream extendedResourceA/B
+
+
+def _capacity(**resources: int) -> NodeShape:
+    """``st.MakeNode().Capacity(…)``: capacity and allocatable, with ``pods: 32`` by default."""
+    alloc = {"pods": 32, **{(A if k == "a" else B if k == "b" else k): v for k, v in resources.items()}}
+    return NodeShape("n", {}, (), False, alloc)
+
+
+_MEM2_A1 = _req("p", memory=2, **{A: 1})
+
+FIT_NODE_CASES = [
+    ("skip-queue-on-node-add-without-sufficient-resources", _req("p", memory=2), None, _capacity(memory=1),
+     QUEUE_SKIP),
+    ("skip-queue-on-node-add-without-required-resource-type", _req("p", **{A: 1}), None, _capacity(b=1),
+     QUEUE_SKIP),
+    ("queue-on-node-add-with-sufficient-resources", _MEM2_A1, None, _capacity(memory=4, a=2), QUEUE),
+    ("skip-queue-on-node-unrelated-changes", _MEM2_A1, _capacity(memory=2, a=2),
+     _capacity(memory=2, a=1, b=2), QUEUE_SKIP),
+    ("queue-on-pod-requested-resources-increase", _MEM2_A1, _capacity(memory=2, a=1),
+     _capacity(memory=2, a=2), QUEUE),
+    ("skip-queue-on-node-changes-from-suitable-to-unsuitable", _MEM2_A1, _capacity(memory=4, a=2),
+     _capacity(memory=1, a=2), QUEUE_SKIP),
+    ("queue-on-node-changes-from-unsuitable-to-suitable", _MEM2_A1, _capacity(memory=1, a=2),
+     _capacity(memory=4, a=2), QUEUE),
+]
+
+
+@pytest.mark.parametrize(("name", "target", "old", "new", "want"), FIT_NODE_CASES,
+                         ids=[c[0] for c in FIT_NODE_CASES])
+def test_fit_after_node_change(name: str, target: PodInfo, old: NodeShape | None, new: NodeShape,
+                               want: object) -> None:
+    assert node_resources_fit.after_node_change(target, old, new) == want
