@@ -8,7 +8,8 @@ Sources (kubernetes/kubernetes, stored 1.36/1.37-era commits, ``pkg/scheduler/fr
 ``nodeaffinity/node_affinity_test.go`` ``Test_isSchedulableAfterNodeChange``;
 ``schedulinggates/scheduling_gates_test.go`` ``TestPreEnqueue`` (the PreEnqueue table);
 ``noderesources/fit_test.go`` ``Test_isSchedulableAfterPodChange`` and ``Test_isSchedulableAfterNodeChange``
-(the ``fwk`` layout, with ``DRAExtendedResource``: 1.35+).
+(the ``fwk`` layout, with ``DRAExtendedResource``: 1.35+); ``podtopologyspread/plugin_test.go``
+``Test_isSchedulableAfterNodeChange`` and ``Test_isSchedulableAfterPodChange``.
 
 Not translated: the ``backoff-wrong-*-object`` cases (a hint given something that is not a Node or a
 Pod: kbatch's hints are typed, and a hint that raises counts as Queue, tested in
@@ -35,12 +36,15 @@ from kbatch.controllers.scheduler.plugins import (
     scheduling_gates,
     taint_toleration,
 )
+from kbatch.controllers.scheduler.plugins.pod_hints import spread_after_node_change, spread_after_pod_change
 from kbatch.controllers.scheduler.types import (
     HostPort,
+    LabelSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
     NodeShape,
     PodInfo,
+    SpreadConstraint,
     Taint,
     Toleration,
 )
@@ -219,3 +223,114 @@ FIT_NODE_CASES = [
 def test_fit_after_node_change(name: str, target: PodInfo, old: NodeShape | None, new: NodeShape,
                                want: object) -> None:
     assert node_resources_fit.after_node_change(target, old, new) == want
+
+
+# -- PodTopologySpread: Test_isSchedulableAfterNodeChange / Test_isSchedulableAfterPodChange --------
+# (``podtopologyspread/plugin_test.go``; fooSelector / barSelector: ``Exists`` on foo / bar)
+def _exists(key: str) -> LabelSelector:
+    return LabelSelector((), (NodeSelectorRequirement(key, "Exists", ()),))
+
+
+def _spread(key: str, selector: str = "foo", taints: str = "Ignore") -> SpreadConstraint:
+    return SpreadConstraint(1, key, "DoNotSchedule", _exists(selector), node_taints_policy=taints)
+
+
+_ZONE, _ZONE_NODE = (_spread("zone"),), (_spread("zone"), _spread("node"))
+_T_AAA, _T_CCC = Taint("aaa", "NoSchedule", "bbb"), Taint("ccc", "NoSchedule", "bbb")
+
+
+def _n(taints: tuple[Taint, ...] = (), **labels: str) -> NodeShape:
+    return NodeShape("node-a", dict(labels), taints, False, {"pods": 110})
+
+
+SPREAD_NODE_CASES = [
+    ("node updates label which matches topologyKey", _ZONE, _n(zone="zone1"), _n(zone="zone2"), QUEUE),
+    ("node that doesn't match topologySpreadConstraints updates non-related label", _ZONE, _n(foo="bar1"),
+     _n(foo="bar2"), QUEUE_SKIP),
+    ("node that match topologySpreadConstraints adds non-related label", _ZONE_NODE,
+     _n(zone="zone1", node="node1", foo="bar"), _n(zone="zone1", node="node1"), QUEUE_SKIP),
+    ("create node with non-related labels", _ZONE, None, _n(foo="bar"), QUEUE_SKIP),
+    ("create node with related labels", _ZONE, None, _n(zone="zone1"), QUEUE),
+    ("delete node with non-related labels", _ZONE, _n(foo="bar"), None, QUEUE_SKIP),
+    ("delete node with related labels", _ZONE, _n(zone="zone1"), None, QUEUE),
+    ("add node with related labels that only match one of topologySpreadConstraints", _ZONE_NODE, None,
+     _n(zone="zone1"), QUEUE_SKIP),
+    ("add node with related labels that match all topologySpreadConstraints", _ZONE_NODE, None,
+     _n(zone="zone1", node="node1"), QUEUE),
+    ("update node with related labels that only match one of topologySpreadConstraints", _ZONE_NODE,
+     _n(zone="zone1"), _n(zone="zone1"), QUEUE_SKIP),
+    ("update node with related labels that match all topologySpreadConstraints", _ZONE_NODE,
+     _n(zone="zone1", node="node1"), _n(zone="zone1", node="node2"), QUEUE),
+    ("update node with different taints that match all topologySpreadConstraints", _ZONE_NODE,
+     _n((_T_AAA,), zone="zone1", node="node1"), _n((_T_CCC,), zone="zone1", node="node1"), QUEUE),
+    ("update node with different taints that only match one of topologySpreadConstraints", _ZONE_NODE,
+     _n((_T_AAA,), node="node1"), _n((_T_CCC,), node="node1"), QUEUE_SKIP),
+]
+
+
+@pytest.mark.parametrize(("name", "constraints", "old", "new", "want"), SPREAD_NODE_CASES,
+                         ids=[c[0] for c in SPREAD_NODE_CASES])
+def test_spread_after_node_change(name: str, constraints: tuple[SpreadConstraint, ...],
+                                  old: NodeShape | None, new: NodeShape | None, want: object) -> None:
+    target = pod("p", spread_constraints=constraints)
+    assert spread_after_node_change(target, old, new) == want  # type: ignore[arg-type]
+
+
+def _other(node_name: str = "fake-node", namespace: str = "default", **labels: str) -> PodInfo:
+    return replace(pod("p2", namespace=namespace, node_name=node_name), uid="p2", labels=dict(labels))
+
+
+_P = pod("p", labels={"foo": ""}, spread_constraints=_ZONE)
+_P2 = replace(_P, spread_constraints=(_spread("zone"), _spread("node", "bar")))
+_P_HONOR = replace(_P, spread_constraints=(_spread("zone", taints="Honor"), _spread("node", "bar")))
+_P_IGNORE = _P2
+_UNSCHEDULABLE_TOLERATION = Toleration("node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule")
+
+
+def _self(target: PodInfo, **labels: str) -> PodInfo:
+    return replace(target, labels=dict(labels))
+
+
+SPREAD_POD_CASES = [
+    ("add pod with labels match topologySpreadConstraints selector", _P, None, _other(foo=""), QUEUE),
+    ("add un-scheduled pod", _P, None, _other("", foo=""), QUEUE_SKIP),
+    ("update un-scheduled pod", _P, _other("", bar=""), _other("", foo=""), QUEUE_SKIP),
+    ("delete un-scheduled pod", _P, _other("", foo=""), None, QUEUE_SKIP),
+    ("add pod with different namespace", _P, None, _other(namespace="fake-namespace", foo=""), QUEUE_SKIP),
+    ("add pod with labels don't match topologySpreadConstraints selector", _P, None, _other(bar=""),
+     QUEUE_SKIP),
+    ("delete pod with labels that match topologySpreadConstraints selector", _P, _other(foo=""), None, QUEUE),
+    ("delete pod with labels that don't match topologySpreadConstraints selector", _P, _other(bar=""), None,
+     QUEUE_SKIP),
+    ("update pod's non-related label", _P, _other(foo="", bar="bar1"), _other(foo="", bar="bar2"),
+     QUEUE_SKIP),
+    ("add pod's label that matches topologySpreadConstraints selector", _P, _other(), _other(foo=""), QUEUE),
+    ("delete pod label that matches topologySpreadConstraints selector", _P, _other(foo=""), _other(), QUEUE),
+    ("change pod's label that matches topologySpreadConstraints selector", _P, _other(foo="foo1"),
+     _other(foo="foo2"), QUEUE_SKIP),
+    ("change pod's label that doesn't match topologySpreadConstraints selector", _P,
+     _other(foo="", bar="bar1"), _other(foo="", bar="bar2"), QUEUE_SKIP),
+    ("add pod's label that matches topologySpreadConstraints selector with multi topologySpreadConstraints",
+     _P2, _other(foo=""), _other(foo="", bar="bar2"), QUEUE),
+    ("change pod's label that doesn't match topologySpreadConstraints selector with multi "
+     "topologySpreadConstraints", _P2, _other(foo=""), _other(foo="", baz=""), QUEUE_SKIP),
+    ("change pod's label that match topologySpreadConstraints selector with multi topologySpreadConstraints",
+     _P2, _other(foo="", bar=""), _other(foo="", bar="bar2"), QUEUE_SKIP),
+    ("the unschedulable Pod has topologySpreadConstraint with NodeTaintsPolicy:Honor and has got a new "
+     "toleration", _P_HONOR, _self(_P_HONOR, foo=""),
+     replace(_self(_P_HONOR, foo=""), tolerations=(_UNSCHEDULABLE_TOLERATION,)), QUEUE),
+    ("the unschedulable Pod has topologySpreadConstraint without NodeTaintsPolicy:Honor and has got a new "
+     "toleration", _P_IGNORE, _self(_P_IGNORE, foo=""),
+     replace(_self(_P_IGNORE, foo=""), tolerations=(_UNSCHEDULABLE_TOLERATION,)), QUEUE_SKIP),
+    ("the unschedulable Pod has topologySpreadConstraint and has got a new label matching the selector of "
+     "the constraint", _P_IGNORE, _self(_P_IGNORE), _self(_P_IGNORE, foo=""), QUEUE),
+    ("the unschedulable Pod has topologySpreadConstraint and has got a new unrelated label", _P_IGNORE,
+     _self(_P_IGNORE), _self(_P_IGNORE, unrelated=""), QUEUE_SKIP),
+]
+
+
+@pytest.mark.parametrize(("name", "target", "old", "new", "want"), SPREAD_POD_CASES,
+                         ids=[c[0] for c in SPREAD_POD_CASES])
+def test_spread_after_pod_change(name: str, target: PodInfo, old: PodInfo | None, new: PodInfo | None,
+                                 want: object) -> None:
+    assert spread_after_pod_change(target, old, new) == want
