@@ -312,17 +312,17 @@ class SchedulingQueue:
         self.delete(key)
 
     def unschedulable(self, pod: PodInfo, now: float, plugins: Sequence[str] = (),
-                      pending: Sequence[str] = ()) -> None:
+                      pending: Sequence[str] = (), *, error: bool = False) -> None:
         """An attempt failed, rejected by ``plugins`` (or held by ``pending``): wait for a cluster
         event one of their hints accepts (upstream ``AddUnschedulableIfNotPresent``), unless one
         that happened while the pod was in flight already does."""
         entry = self._pods.get(pod.key) or QueuedPod(pod)
         self._pods[pod.key] = entry
         entry.pod, entry.attempts, entry.last_failure, entry.timestamp = pod, entry.attempts + 1, now, now
-        if plugins or pending:  # upstream AddUnschedulableIfNotPresent: a rejection ends an error run
-            entry.unschedulable_count, entry.consecutive_errors = entry.unschedulable_count + 1, 0
-        else:  # no plugin to blame: an error (ErrNoNodesAvailable, a failed bind)
+        if error:  # upstream AddUnschedulableIfNotPresent: no plugin to blame (ErrNoNodesAvailable, ...)
             entry.consecutive_errors += 1
+        else:  # a rejection ends an error run (a pod group's members count, with or without a plugin)
+            entry.unschedulable_count, entry.consecutive_errors = entry.unschedulable_count + 1, 0
         self._unwait(entry)  # filed again below, under the plugins of this failure
         entry.rejectors, entry.pending = tuple(plugins), tuple(pending)
         self._move(entry, UNSCHEDULABLE)
@@ -356,7 +356,7 @@ class SchedulingQueue:
 
     def retry_after_error(self, pod: PodInfo, now: float) -> None:
         """An attempt hit an error (e.g. a failed bind): back off, then retry without an event."""
-        self.unschedulable(pod, now)
+        self.unschedulable(pod, now, error=True)
         self._to_backoff_or_active(self._pods[pod.key], now)
 
     def move_all(self, now: float, pre_check: Callable[[PodInfo], bool] | None = None) -> int:

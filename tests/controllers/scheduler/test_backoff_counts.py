@@ -77,3 +77,21 @@ def test_backoff_count_is_the_error_run_or_the_rejections(failures: list[bool]) 
     assert entry is not None
     assert entry.backoff_expiry(INITIAL_BACKOFF, MAX_BACKOFF) == now - 20.0 + backoff_duration(
         want, INITIAL_BACKOFF, MAX_BACKOFF)
+
+
+def test_a_rejection_without_a_plugin_is_still_a_rejection() -> None:
+    """A pod group's member rejected with its group (no plugin of its own to blame) counts as
+    rejected, not as an error: upstream counts the group entity's rejection (``QueuedPodGroupInfo``);
+    only an error (:meth:`SchedulingQueue.retry_after_error`) starts an error run. Three rejections,
+    then one without a plugin: the fourth rejection's 8 s."""
+    q, p = _queue(), pod("p")
+    q.add(p, 0.0)
+    now = 0.0
+    for plugins in (("NodeResourcesFit",),) * 3 + ((),):
+        assert q.pop(now) is p
+        q.unschedulable(p, now, plugins)
+        q.move_all(now)
+        now += 20.0
+        q.flush(now)
+    entry = q.entry(p.key)
+    assert entry is not None and entry.backoff_count() == 4
