@@ -1,7 +1,9 @@
 """One scheduling attempt, as a pure computation over the snapshot (upstream ``schedulePod`` in
 ``pkg/scheduler/schedule_one.go``):
 
-1. PreFilter: any rejection ends the attempt (its message is the pod's message).
+1. PreFilter: an unresolvable rejection ends the run; after an ``Unschedulable`` one the remaining
+   PreFilter plugins still run. A rejection is every node's status and its message the pod's;
+   PostFilter (preemption) still runs, as for any failed attempt.
 2. Filter: starting where the last attempt stopped, nodes are tried in name order until
    ``num_feasible_nodes_to_find`` feasible ones are found (upstream ``percentageOfNodesToScore``).
 3. No feasible node: PostFilter (preemption) runs and the attempt reports a :class:`Diagnosis`.
@@ -115,8 +117,8 @@ class Algorithm:
         self._static_scores = [p for p in profile.score if p.node_static]
         self._dynamic_scores = [p for p in profile.score if not p.node_static]
         # the batch heap orders nodes by the per-node scores; the others must be skipped for the pod
-        self._heap_scores = [p for p in self._dynamic_scores if getattr(p, "per_node_score", False)]
-        self._pod_scores = [p.name for p in self._dynamic_scores if not getattr(p, "per_node_score", False)]
+        self._heap_scores = [p for p in self._dynamic_scores if p.per_node_score]
+        self._pod_scores = [p.name for p in self._dynamic_scores if not p.per_node_score]
         self._static_cache: dict[tuple[object, ...], tuple[int, dict[str, Status | None]]] = {}
         # (signature, plugin) -> (static generation, raw score per node name): node-static scores
         self._static_raw: dict[tuple[object, ...], tuple[int, dict[str, int]]] = {}
@@ -140,24 +142,13 @@ class Algorithm:
         total = len(self.snapshot)
         if total == 0:
             return Decision(None, state, error=NO_NODES)
-        skipped: set[str] | None = None
-        for plugin in self.profile.pre_filter:
-            names = state.get(NODE_NAMES)
-            status = plugin.pre_filter(state, pod, self.snapshot)
-            if status is not None:
-                if status.code == Code.SKIP:
-                    skipped = skipped or set()
-                    skipped.add(plugin.name)
-                elif not status.ok:
-                    return Decision(None, state, Diagnosis(total, pre_filter=status))
-            if state.get(NODE_NAMES) is not names:  # this plugin returned a PreFilterResult
-                status = _merge_node_names(state, names, plugin.name)
-                if status is not None:
-                    return Decision(None, state, Diagnosis(total, pre_filter=status))
+        rejected, skipped = self._pre_filter(pod, state)
         self._active = self._dynamic_filters
         if skipped:
             state[SKIPPED_FILTERS] = skipped
             self._active = self._active_filters(skipped)
+        if rejected is not None:
+            return self._pre_filter_rejected(pod, state, rejected, post_filter)
         if pod.nominated_node and self._nominated_fits(pod, state):
             return Decision(pod.nominated_node, state)
         batched = self._batchable(pod, state)
@@ -187,6 +178,49 @@ class Algorithm:
         if len(feasible) == 1:
             return Decision(feasible[0].name, state)
         return Decision(self._select_host(self._prioritize(pod, state, feasible), feasible), state)
+
+    def _pre_filter(self, pod: PodInfo, state: CycleState) -> tuple[Status | None, set[str] | None]:
+        """Upstream ``RunPreFilterPlugins`` (``framework/runtime/framework.go``): the rejection, if any,
+        and the plugins that returned Skip. An unresolvable rejection (or an empty intersection of
+        PreFilterResults) ends the run at once; an ``Unschedulable`` one does not (kubernetes#119770:
+        preemption comes later in the cycle and needs every plugin's state), the remaining plugins
+        run and the last such status is the answer; a rejecting plugin's PreFilterResult is ignored."""
+        skipped: set[str] | None = None
+        rejected: Status | None = None
+        for plugin in self.profile.pre_filter:
+            names = state.get(NODE_NAMES)
+            status = plugin.pre_filter(state, pod, self.snapshot)
+            if status is not None and status.code == Code.SKIP:
+                skipped = skipped or set()
+                skipped.add(plugin.name)
+                continue
+            if status is not None and not status.ok:
+                if status.code != Code.UNSCHEDULABLE:
+                    return status, skipped
+                rejected = status
+                _restore_node_names(state, names)
+                continue
+            if state.get(NODE_NAMES) is not names:  # this plugin returned a PreFilterResult
+                status = _merge_node_names(state, names, plugin.name)
+                if status is not None:
+                    return status, skipped
+        return rejected, skipped
+
+    def _pre_filter_rejected(self, pod: PodInfo, state: CycleState, status: Status, post_filter: bool,
+                             ) -> Decision:
+        """Upstream ``findNodesThatFitPod``: a PreFilter rejection is every node's status
+        (``SetAbsentNodesStatus``) and its message the FitError's; the cycle then runs PostFilter as
+        for any FitError (``schedulingCycle``), so an ``Unschedulable`` rejection may preempt and an
+        unresolvable one gets preemption's "not helpful" message. An ``Error`` is no rejection: the
+        attempt fails with it (``schedulingCycle``'s non-FitError branch)."""
+        if status.code == Code.ERROR:  # no rejection: no PostFilter, retried after back-off
+            message = f'running PreFilter plugin "{status.plugin}": {status.message}'
+            return Decision(None, state, error=message)
+        statuses = {node.name: status for node in self.snapshot}
+        if not post_filter:
+            return Decision(None, state, Diagnosis(len(self.snapshot), statuses, pre_filter=status))
+        decision, _ = self._unschedulable(pod, state, statuses, pre_filter=status)
+        return decision
 
     def assume(self, pod: PodInfo, node_name: str) -> None:
         """Account ``pod`` on ``node_name`` (after Reserve); keeps a live batch heap in step."""
@@ -316,14 +350,14 @@ class Algorithm:
         return decision
 
     def _unschedulable(self, pod: PodInfo, state: CycleState, statuses: dict[str, Status],
-                       cached: dict[str, PostFilterResult] | None = None,
+                       cached: dict[str, PostFilterResult] | None = None, pre_filter: Status | None = None,
                        ) -> tuple[Decision, dict[str, PostFilterResult]]:
         """PostFilter; with ``cached`` (a personal pod's equal: see :meth:`_personal`), that pod's
         results stand in for the plugins whose answer is a function of the signature and the
         snapshot, and only the personal ones run again. Also returns a personal pod's reusable results
         (empty for any other pod: its whole decision is reused)."""
         personal = self._personal(pod)
-        diagnosis = Diagnosis(len(self.snapshot), statuses)
+        diagnosis = Diagnosis(len(self.snapshot), statuses, pre_filter=pre_filter)
         # upstream RunPostFilterPlugins: the first success wins; otherwise the reasons of every plugin
         # and the last meaningful (nominating or nomination-clearing) result
         chosen: PostFilterResult | None = None
@@ -448,7 +482,7 @@ class Algorithm:
             return None
         # a per-node score plugin's PreScore only decides its Skip, which its Score already honours
         # (NodeResourcesBalancedAllocation's best-effort 0 everywhere): it leaves the batch exact
-        if any(p.name != name and p.name not in skipped and not getattr(p, "per_node_score", False)
+        if any(p.name != name and p.name not in skipped and not p.per_node_score
                for p in self.profile.pre_score):
             return None
         found: tuple[SpreadConstraint, ...] | None = spreader.default_spread_constraints(state, pod)
@@ -530,6 +564,14 @@ def _merge_node_names(state: CycleState, before: set[str] | None, plugin: str) -
         return Status.unresolvable(plugin, f"node(s) didn't satisfy plugin {plugin}")
     listed = " ".join(plugins)
     return Status.unresolvable(plugin, f"node(s) didn't satisfy plugin(s) [{listed}] simultaneously")
+
+
+def _restore_node_names(state: CycleState, before: set[str] | None) -> None:
+    """Drop a PreFilterResult stored by a plugin that rejected the pod (upstream ignores it)."""
+    if before is None:
+        state.pop(NODE_NAMES, None)
+    else:
+        state[NODE_NAMES] = before
 
 
 def _add_absent_nodes(snapshot: Snapshot, state: CycleState, statuses: dict[str, Status]) -> None:

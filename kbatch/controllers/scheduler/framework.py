@@ -7,7 +7,9 @@ the :class:`Profile` lists them per extension point, in the order they run.
 
 Two attributes drive kbatch's reuse of results (upstream KEP-5598 "opportunistic batching"):
 ``node_static = True`` on a Filter or Score plugin promises that its answer depends only on the
-pod's signature and the node's labels, taints and allocatable, never on the pods on the node.
+pod's signature and the node's labels, taints and allocatable, never on the pods on the node;
+``per_node_score = True`` on a Score (and PreScore) plugin promises that a node's score depends on
+that node alone and its PreScore only decides its own Skip (the batch heap's scores).
 
 A PreFilter returning ``SKIP`` (upstream ``framework.Skip``) puts its plugin's name in
 ``state[SKIPPED_FILTERS]``, and that plugin's Filter does not run for the pod in this cycle, in the
@@ -198,6 +200,7 @@ class PostFilterPlugin(Protocol):
 @runtime_checkable
 class PreScorePlugin(Protocol):
     name: str
+    per_node_score: bool  # see ScorePlugin: the plugin's PreScore only decides its own Skip
 
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: list[NodeInfo]) -> Status | None:
         """Prepare scoring of ``nodes`` (the feasible ones); ``Status(Code.SKIP)``: nothing to score."""
@@ -209,6 +212,10 @@ class ScorePlugin(Protocol):
     name: str
     weight: int
     node_static: bool
+    # kbatch's batching promise: a node's score depends on that node alone (normalize is the
+    # identity) and PreScore, if any, only decides the plugin's own Skip, which Score honours by
+    # itself; the batch heap orders nodes by these scores (NodeResourcesFit, BalancedAllocation)
+    per_node_score: bool
 
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int: ...
 

@@ -4,9 +4,10 @@
 Guarantees:
 
 * every pending pod is in exactly one place: ``active`` (ready to try, ordered by the QueueSort
-  plugin), ``backoff`` (failed recently, waits ``1s * 2**(attempts-1)`` capped at 10 s, upstream's
-  ``podInitialBackoffSeconds``/``podMaxBackoffSeconds``), ``unschedulable`` (failed; waits for a
-  cluster event) or ``gated`` (a PreEnqueue plugin, e.g. SchedulingGates, holds it);
+  plugin), ``backoff`` (failed recently, waits ``1s * 2**(n-1)`` capped at 10 s, upstream's
+  ``podInitialBackoffSeconds``/``podMaxBackoffSeconds``; ``n`` counts the attempts plugins rejected,
+  or, after an error, the errors in a row: :meth:`QueuedPod.backoff_count`), ``unschedulable``
+  (failed; waits for a cluster event) or ``gated`` (a PreEnqueue plugin, e.g. SchedulingGates, holds it);
 * a cluster event (:meth:`move`) moves only the unschedulable pods whose rejecting plugins'
   queueing hints say it may make them schedulable (KEP-4247, :mod:`.events`; upstream
   ``movePodsToActiveOrBackoffQueue``): to ``active``, or to ``backoff`` when its back-off has not
@@ -83,7 +84,9 @@ class PodKeys:
 class QueuedPod:
     pod: PodInfo
     where: str = ACTIVE
-    attempts: int = 0
+    attempts: int = 0  # failed attempts, rejections and errors alike
+    unschedulable_count: int = 0  # attempts some plugin rejected (upstream UnschedulableCount)
+    consecutive_errors: int = 0  # errors since the last rejection (upstream ConsecutiveErrorsCount)
     last_failure: float = 0.0  # when the last attempt failed (back-off and the 5-minute rule)
     # upstream QueuedPodInfo.Timestamp as the QueueSort plugin sees it: when the pod was added,
     # refreshed by every failed attempt (AddUnschedulableIfNotPresent); moves keep it
@@ -96,8 +99,15 @@ class QueuedPod:
     activated_at: float = -1.0  # the instant of its last activation (:meth:`SchedulingQueue.activate`)
     early_pop_at: float = -1.0  # the instant it last left the back-off queue early (:meth:`pop`)
 
+    def backoff_count(self) -> int:
+        """What the back-off doubles on (upstream ``getBackoffTime`` in ``backoff_queue.go``): the
+        errors in a row when the last attempt was an error, else the rejected attempts; so a pod
+        rejected for long does not start an error's retries at the cap, nor errors lengthen its
+        rejections' back-off."""
+        return self.consecutive_errors or self.unschedulable_count
+
     def backoff_expiry(self, initial: float, maximum: float) -> float:
-        return self.last_failure + backoff_duration(self.attempts, initial, maximum)
+        return self.last_failure + backoff_duration(self.backoff_count(), initial, maximum)
 
 
 def backoff_duration(attempts: int, initial: float, maximum: float) -> float:
@@ -302,13 +312,17 @@ class SchedulingQueue:
         self.delete(key)
 
     def unschedulable(self, pod: PodInfo, now: float, plugins: Sequence[str] = (),
-                      pending: Sequence[str] = ()) -> None:
+                      pending: Sequence[str] = (), *, error: bool = False) -> None:
         """An attempt failed, rejected by ``plugins`` (or held by ``pending``): wait for a cluster
         event one of their hints accepts (upstream ``AddUnschedulableIfNotPresent``), unless one
         that happened while the pod was in flight already does."""
         entry = self._pods.get(pod.key) or QueuedPod(pod)
         self._pods[pod.key] = entry
         entry.pod, entry.attempts, entry.last_failure, entry.timestamp = pod, entry.attempts + 1, now, now
+        if error:  # upstream AddUnschedulableIfNotPresent: no plugin to blame (ErrNoNodesAvailable, ...)
+            entry.consecutive_errors += 1
+        else:  # a rejection ends an error run (a pod group's members count, with or without a plugin)
+            entry.unschedulable_count, entry.consecutive_errors = entry.unschedulable_count + 1, 0
         self._unwait(entry)  # filed again below, under the plugins of this failure
         entry.rejectors, entry.pending = tuple(plugins), tuple(pending)
         self._move(entry, UNSCHEDULABLE)
@@ -342,7 +356,7 @@ class SchedulingQueue:
 
     def retry_after_error(self, pod: PodInfo, now: float) -> None:
         """An attempt hit an error (e.g. a failed bind): back off, then retry without an event."""
-        self.unschedulable(pod, now)
+        self.unschedulable(pod, now, error=True)
         self._to_backoff_or_active(self._pods[pod.key], now)
 
     def move_all(self, now: float, pre_check: Callable[[PodInfo], bool] | None = None) -> int:
@@ -453,7 +467,7 @@ class SchedulingQueue:
     def _expiry(self, entry: QueuedPod) -> float:
         """When ``entry``'s back-off ends; with windows, the start of the whole second it ends in
         (upstream ``getBackoffTime`` with ``alignToWindow``); -inf for a pod never tried."""
-        if entry.attempts == 0:
+        if entry.backoff_count() == 0:
             return -math.inf
         expiry = entry.backoff_expiry(self._initial, self._max)
         return float(math.floor(expiry)) if self._pop_from_backoff else expiry

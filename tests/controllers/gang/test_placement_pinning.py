@@ -21,7 +21,14 @@ lost its second cycle at t = 75 s (popped early via ``i-3``, then again via ``i-
 "3 scheduled, 4 remaining" as at t = 65 s); every pod binds at the same second and the trace's
 FailedScheduling lines are unchanged, but that cycle's scoring no longer draws from
 the seeded tie-break (``selectHost`` among equal scores), so group ``i`` lands on other nodes at
-t = 108 s."""
+t = 108 s.
+
+The coscheduling digest was re-recorded when a PreFilter rejection came to run PostFilter, as
+upstream's scheduling cycle does for every FitError (``schedule_one.go``): group ``h`` (5 pods, quorum
+6, never schedulable) keeps its FailedScheduling counts, but each message gains the PostFilter part,
+"... minMember of group: 6. preemption: 0/6 nodes are available: 6 Preemption is not helpful for
+scheduling., PodGroup default/h gets rejected due to Pod h-0 is unschedulable even after PostFilter";
+every binding (pod, node, second) is unchanged."""
 
 from __future__ import annotations
 
@@ -40,7 +47,7 @@ GROUPS = [("a", 4, 4, 4, 40), ("b", 8, 8, 2, 25), ("c", 3, 3, 8, 30), ("d", 6, 5
 SOLO = [("solo-0", 4, 33), ("solo-1", 8, 12), ("solo-2", 2, 60)]
 
 DIGESTS = {
-    "coscheduling": "2e54222247f203db335a0f655c1d0a9a53125402c3b58600554375eb3f5abdc7",
+    "coscheduling": "7ec63756c8bfa23f9082b28d9c6986634791ed666fb18fdf60e7549fda23c20d",
     "native": "0d3e58b9166f19252022fe895be8ff0a039ac8230b66d242b204fd110b465797",
 }
 

@@ -124,14 +124,12 @@ def world(
 
 
 def _pre_filter(algo: Algorithm, pod: PodInfo) -> tuple[CycleState, Any]:
+    """The profile's PreFilter run as the attempt runs it (upstream ``RunPreFilterPlugins``)."""
     state: CycleState = {}
-    for plugin in algo.profile.pre_filter:
-        status = plugin.pre_filter(state, pod, algo.snapshot)
-        if status is not None and status.code == Code.SKIP:
-            state.setdefault(SKIPPED_FILTERS, set()).add(plugin.name)
-        elif status is not None and not status.ok:
-            return state, status
-    return state, None
+    rejected, skipped = algo._pre_filter(pod, state)
+    if skipped:
+        state[SKIPPED_FILTERS] = skipped
+    return state, rejected
 
 
 def filter_reasons(algo: Algorithm, pod: PodInfo, plugin: str) -> dict[str, Any]:

@@ -128,6 +128,7 @@ def _allocated(claim: Any) -> bool:
 class DynamicResources:
     name = NAME
     node_static = False
+    per_node_score = False
     weight = 1  # upstream's default profile gives it no weight: the framework's 1
 
     def __init__(self, handle: Any) -> None:

@@ -173,6 +173,7 @@ def _visit(snapshot: Snapshot, everyone: bool) -> Iterator[tuple[PodInfo, NodeIn
 class InterPodAffinity:
     name = "InterPodAffinity"
     node_static = False
+    per_node_score = False
 
     def __init__(self, weight: int = 2, hard_pod_affinity_weight: int = 1) -> None:
         self.weight = weight

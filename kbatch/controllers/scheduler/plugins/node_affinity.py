@@ -97,6 +97,7 @@ after_node_change = partial(added_after_node_change, None)
 class NodeAffinity:
     name = "NodeAffinity"
     node_static = True
+    per_node_score = False
 
     def __init__(self, weight: int = 2, added_required: tuple[NodeSelectorTerm, ...] | None = None,
                  added_preferred: tuple[WeightedTerm, ...] = ()) -> None:

@@ -4,7 +4,9 @@ PodTopologySpread (KEP-4247). Pure decisions over the pending pod and the event'
 InterPodAffinity (upstream ``interpodaffinity/plugin.go`` ``EventsToRegister``; Pod Add |
 UpdatePodLabel | Delete, Node Add | UpdateNodeLabel):
 
-* pod events concern bound pods only; an added pod queues when it matches all of the pod's
+* the pod's own label update queues it (upstream's plugin_test.go "updated pod is the target pod",
+  1.35+: its labels decide its self-affinity and other pods' anti-affinity); other pod events concern
+  bound pods only; an added pod queues when it matches all of the pod's
   affinity terms (one pod must satisfy them all); an updated one when it now matches them all and
   did not, or matched any anti-affinity term and no longer does; a deleted one when it matched any
   anti-affinity term (kubernetes#139161: any, not all) or its own required anti-affinity selected
@@ -58,6 +60,8 @@ def _any_match(pod: PodInfo, terms: tuple[PodAffinityTerm, ...], other: PodInfo)
 
 
 def affinity_after_pod_change(pod: PodInfo, old: PodInfo | None, new: PodInfo | None) -> QueueingHint:
+    if new is not None and new.key == pod.key and new.uid == pod.uid:
+        return QUEUE  # the pod's own labels changed: its self-affinity, others' anti-affinity
     if (new is not None and not new.node_name) or (old is not None and not old.node_name):
         return QUEUE_SKIP  # an unscheduled pod takes no part in (anti-)affinity
     if old is not None and new is not None:

@@ -209,6 +209,7 @@ class _ScoreState:
 class PodTopologySpread:
     name = "PodTopologySpread"
     node_static = False
+    per_node_score = False
 
     def __init__(self, weight: int = 2, services: ServiceSelectors | None = None,
                  default_constraints: tuple[SpreadConstraint, ...] = SYSTEM_DEFAULTS) -> None:

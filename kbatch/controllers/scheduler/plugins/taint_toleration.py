@@ -68,6 +68,7 @@ def after_toleration_added(pod: PodInfo, old: PodInfo | None, new: PodInfo) -> Q
 class TaintToleration:
     name = "TaintToleration"
     node_static = True
+    per_node_score = False
 
     def __init__(self, weight: int = 3) -> None:
         self.weight = weight
