@@ -14,7 +14,17 @@ NodeResourcesBalancedAllocation and ImageLocality, which kbatch does not model.
 from __future__ import annotations
 
 from kbatch.api.coordination_v1 import Lease
-from kbatch.api.core_v1 import ConfigMap, Event, Namespace, Node, PersistentVolumeClaim, Pod, Service
+from kbatch.api.core_v1 import (
+    ConfigMap,
+    Event,
+    LimitRange,
+    Namespace,
+    Node,
+    PersistentVolumeClaim,
+    Pod,
+    ResourceQuota,
+    Service,
+)
 from kbatch.api.features import FeatureSpec, Stage
 from kbatch.api.policy_v1 import PodDisruptionBudget
 from kbatch.api.scheduling_v1 import PriorityClass
@@ -29,8 +39,10 @@ from kbatch.api.strategies.core import (
     PriorityClassStrategy,
     ServiceStrategy,
 )
+from kbatch.api.strategies.core.limitrange import LimitRangeStrategy
+from kbatch.api.strategies.core.quota import ResourceQuotaStrategy
 from kbatch.api.strategies.policy import PodDisruptionBudgetStrategy
-from kbatch.families.core import node_page, pod_page, printers
+from kbatch.families.core import node_page, pod_page, printers, quota_printers
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
 
 __all__ = ["CORE", "SCHEDULER_POP_FROM_BACKOFF_Q", "SCHEDULER_QUEUEING_HINTS"]
@@ -61,6 +73,8 @@ CORE = Family(
         KindEntry(Lease, LeaseStrategy(), printers.LEASE),
         KindEntry(PersistentVolumeClaim, PersistentVolumeClaimStrategy(), printers.PERSISTENT_VOLUME_CLAIM),
         KindEntry(ConfigMap, ConfigMapStrategy(), printers.CONFIG_MAP),
+        KindEntry(ResourceQuota, ResourceQuotaStrategy(), quota_printers.RESOURCE_QUOTA),
+        KindEntry(LimitRange, LimitRangeStrategy(), quota_printers.LIMIT_RANGE),
     ),
     admission=(
         AdmissionPlugin("NamespaceLifecycle", "kbatch.apiserver.namespaces:install_lifecycle",
