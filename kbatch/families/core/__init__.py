@@ -84,6 +84,8 @@ CORE = Family(
                         description="pods tolerate not-ready/unreachable NoExecute taints for 300 s"),
         AdmissionPlugin("Priority", "kbatch.apiserver.admission_plugins.priority:install",
                         description="spec.priorityClassName -> spec.priority and preemptionPolicy"),
+        AdmissionPlugin("ResourceQuota", "kbatch.apiserver.admission_plugins.resource_quota:install",
+                        description="refuses creates that would exceed a namespace's ResourceQuotas"),
     ),
     controllers=(
         ControllerSpec("garbage-collector", "deletes dependents whose owners are gone (ownerReferences)",
@@ -106,6 +108,9 @@ CORE = Family(
                        "keeps PodDisruptionBudget status current, resets stale DisruptionTarget",
                        "kbatch.controllers.disruption:setup", aliases=("disruption-controller",),
                        source="controllermanager"),
+        ControllerSpec("resourcequota", "keeps ResourceQuota status.hard and status.used current",
+                       "kbatch.controllers.resourcequota:setup", aliases=("resourcequota-controller",),
+                       source="resourcequota-controller"),
         ControllerSpec("namespace", "deletes the content of terminating namespaces, then finalizes them",
                        "kbatch.controllers.namespace:setup", aliases=("namespace-controller",),
                        source="namespace-controller"),
