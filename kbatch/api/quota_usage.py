@@ -29,6 +29,7 @@ __all__ = [
     "matching_resources",
     "missing_requests",
     "pod_counts",
+    "pod_totals",
     "scope_requirements",
     "selected",
     "usage",
@@ -188,7 +189,7 @@ def _max(into: Usage, amounts: Mapping[str, Quantity]) -> None:
             into[name] = value
 
 
-def _aggregate(pod: Pod, limits: bool) -> Usage:
+def pod_totals(pod: Pod, limits: bool) -> Usage:
     """``PodRequests`` / ``PodLimits``: containers and sidecars summed, the init containers' peak,
     pod-level resources replacing cpu/memory/hugepages, overhead on top (limits: where set)."""
     get = _limits if limits else _requests
@@ -231,7 +232,7 @@ def pod_counts(pod: Pod, now: datetime) -> Usage:
     """``PodUsageFunc``: ``count/pods`` always; compute resources and ``pods`` while it counts."""
     out: Usage = {"count/pods": ONE}
     if counts_for_quota(pod, now):
-        _add(out, _compute(_aggregate(pod, False), _aggregate(pod, True)))
+        _add(out, _compute(pod_totals(pod, False), pod_totals(pod, True)))
     return out
 
 

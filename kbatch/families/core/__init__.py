@@ -79,6 +79,8 @@ CORE = Family(
     admission=(
         AdmissionPlugin("NamespaceLifecycle", "kbatch.apiserver.namespaces:install_lifecycle",
                         description="no new objects in a missing or terminating namespace"),
+        AdmissionPlugin("LimitRanger", "kbatch.apiserver.admission_plugins.limit_ranger:install",
+                        description="LimitRange defaults and bounds for pod containers"),
         AdmissionPlugin("DefaultTolerationSeconds",
                         "kbatch.apiserver.admission_plugins.default_toleration_seconds:install",
                         description="pods tolerate not-ready/unreachable NoExecute taints for 300 s"),

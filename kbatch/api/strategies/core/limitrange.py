@@ -2,7 +2,8 @@
 
 Upstream (semantics only): kubernetes ``pkg/apis/core/validation/validation.go``
 (``ValidateLimitRange``, ``validateLimitRangeTypeName``, ``validateLimitRangeResourceName``) and
-``pkg/registry/core/limitrange/strategy.go`` (no status; an update is validated as a create).
+``pkg/registry/core/limitrange/strategy.go`` (no status; an update is validated as a create);
+defaults from ``pkg/apis/core/v1/defaults.go`` ``SetDefaults_LimitRangeItem``.
 Resource names within one item are checked in sorted order (Go's map order is random).
 """
 
@@ -23,7 +24,7 @@ from kbatch.api.validation import (
     validate_resource_name,
 )
 
-__all__ = ["LIMIT_TYPES", "LimitRangeStrategy", "validate_limit_range"]
+__all__ = ["LIMIT_TYPES", "LimitRangeStrategy", "default_limit_range", "validate_limit_range"]
 
 LIMIT_TYPES = ("Pod", "Container", "PersistentVolumeClaim")
 _ONE = Quantity(1)
@@ -138,8 +139,27 @@ def validate_limit_range(lr: LimitRange) -> list[FieldError]:
     return errs
 
 
+def default_limit_range(lr: LimitRange) -> None:
+    """``SetDefaults_LimitRangeItem`` (pkg/apis/core/v1/defaults.go), for ``Container`` items: an
+    unset ``default`` takes ``max``; an unset ``defaultRequest`` takes ``default``, else ``min``."""
+    for item in lr.spec.limits if lr.spec else ():
+        if item.type != "Container":
+            continue
+        default = dict(item.default or {})
+        for name, q in (item.max or {}).items():
+            default.setdefault(name, q)
+        request = dict(item.default_request or {})
+        for name, q in [*default.items(), *(item.min or {}).items()]:
+            request.setdefault(name, q)
+        item.default, item.default_request = default or item.default, request or item.default_request
+
+
 class LimitRangeStrategy(DefaultStrategy):
     has_status = False
+
+    def default(self, obj: Resource) -> None:
+        assert isinstance(obj, LimitRange)
+        default_limit_range(obj)
 
     def validate(self, obj: Resource) -> list[FieldError]:
         assert isinstance(obj, LimitRange)
