@@ -3,9 +3,11 @@ cluster that run pods (scheduler, kubelet, node lifecycle, garbage collection).
 
 Kinds: core/v1 Namespace (first: the API server bootstraps namespaces), Pod, Node, Service, Event,
 ConfigMap; scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; coordination.k8s.io/v1
-Lease; core/v1 PersistentVolumeClaim (objects only: no storage is simulated).
+Lease; core/v1 PersistentVolumeClaim (objects only: no storage is simulated); core/v1 ResourceQuota and
+LimitRange (docs/quota.md).
 Admission plugins in kube-apiserver's recommended order (``NamespaceLifecycle`` first, then
-``DefaultTolerationSeconds``, then ``Priority``; upstream ``pkg/kubeapiserver/options/plugins.go``).
+``LimitRanger``, ``DefaultTolerationSeconds``, ``Priority`` and ``ResourceQuota``; upstream
+``pkg/kubeapiserver/options/plugins.go``).
 Scheduler plugins: kube-scheduler's default ``multiPoint`` set with its weights
 (``pkg/scheduler/apis/config/v1/default_plugins.go``), without the volume plugins,
 NodeResourcesBalancedAllocation and ImageLocality, which kbatch does not model.
@@ -42,7 +44,7 @@ from kbatch.api.strategies.core import (
 from kbatch.api.strategies.core.limitrange import LimitRangeStrategy
 from kbatch.api.strategies.core.quota import ResourceQuotaStrategy
 from kbatch.api.strategies.policy import PodDisruptionBudgetStrategy
-from kbatch.families.core import node_page, pod_page, printers, quota_printers
+from kbatch.families.core import node_page, pod_page, printers, quota_pages, quota_printers
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
 
 __all__ = ["CORE", "SCHEDULER_POP_FROM_BACKOFF_Q", "SCHEDULER_QUEUEING_HINTS"]
@@ -73,8 +75,10 @@ CORE = Family(
         KindEntry(Lease, LeaseStrategy(), printers.LEASE),
         KindEntry(PersistentVolumeClaim, PersistentVolumeClaimStrategy(), printers.PERSISTENT_VOLUME_CLAIM),
         KindEntry(ConfigMap, ConfigMapStrategy(), printers.CONFIG_MAP),
-        KindEntry(ResourceQuota, ResourceQuotaStrategy(), quota_printers.RESOURCE_QUOTA),
-        KindEntry(LimitRange, LimitRangeStrategy(), quota_printers.LIMIT_RANGE),
+        KindEntry(ResourceQuota, ResourceQuotaStrategy(), quota_printers.RESOURCE_QUOTA,
+                  page=quota_pages.describe_quota_page),
+        KindEntry(LimitRange, LimitRangeStrategy(), quota_printers.LIMIT_RANGE,
+                  page=quota_pages.describe_limit_range_page),
     ),
     admission=(
         AdmissionPlugin("NamespaceLifecycle", "kbatch.apiserver.namespaces:install_lifecycle",

@@ -154,6 +154,12 @@ class ResourceQuotaStrategy(DefaultStrategy):
     """``pkg/registry/core/resourcequota/strategy.go``: create clears status, a spec update keeps
     it, a status write keeps the spec; scopes are immutable."""
 
+    def fill_empty_status(self, obj: Resource) -> None:
+        """``Status ResourceQuotaStatus`` is a struct: Go serializes ``"status": {}`` (empty_status)."""
+        assert isinstance(obj, ResourceQuota)
+        if obj.status is None:
+            obj.status = ResourceQuotaStatus()
+
     def validate(self, obj: Resource) -> list[FieldError]:
         assert isinstance(obj, ResourceQuota)
         return validate_resource_quota(obj)
