@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from kbatch.controllers.resourcequota.controller import ResourceQuotaController
+from kbatch.controllers.resourcequota.controller import (
+    HARD_CHANGED,
+    OBJECT_GONE,
+    POD_RELEASED,
+    ResourceQuotaController,
+)
 from kbatch.controllers.resourcequota.sync import RESYNC_PERIOD, quota_status
 from kbatch.runtime.context import ControllerContext
 
@@ -17,9 +22,9 @@ def setup(ctx: ControllerContext) -> ResourceQuotaController:
     controller = ResourceQuotaController(ctx)
     (ctx.build()
         .describe("keeps ResourceQuota status.hard and status.used current (core/v1)")
-        .for_(ResourceQuota)
-        .watches(Pod, controller.quotas_for)
-        .watches(Job, controller.quotas_for)
+        .for_(ResourceQuota, HARD_CHANGED)
+        .watches(Pod, controller.quotas_for, POD_RELEASED)
+        .watches(Job, controller.quotas_for, OBJECT_GONE)
         .periodic()
         .complete(controller))
     return controller

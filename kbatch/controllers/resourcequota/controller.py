@@ -1,10 +1,13 @@
 """The ``resourcequota`` controller (kube-controller-manager's ``resourcequota-controller``,
 ``pkg/controller/resourcequota``): keeps each ResourceQuota's ``status.hard`` and ``status.used``.
 
-A quota is synced when it changes, when a pod or Job of its namespace changes or goes away
-(upstream's replenishment: pods and any monitored kind; kbatch watches pods and Jobs) and every
-5 minutes of virtual time (``--resource-quota-sync-period``), which is how counts of other kinds
-(``count/<resource>.<group>``) return. Objects are read from the informer cache for pods and Jobs
+A quota is synced when it is created or its ``spec.hard`` changes (its status writes, the
+admission plugin's charges included, do not trigger a recount, as upstream's ``updateQuota``), when
+a pod of its namespace is deleted or stops counting (terminal; upstream's replenishment,
+``QuotaV1Pod`` old and not new), when a Job of its namespace is deleted (upstream replenishes on the
+deletion of any monitored kind; kbatch watches pods and Jobs), and every 5 minutes of virtual time
+(``--resource-quota-sync-period``), which is how counts of other kinds (``count/<resource>.<group>``)
+return. Objects are read from the informer cache for pods and Jobs
 and listed through the client for the rest. The status is written only when it changed.
 """
 
@@ -21,9 +24,54 @@ from kbatch.api.quota_usage import IGNORED, group_resources
 from kbatch.controllers.resourcequota.sync import RESYNC_PERIOD, quota_status
 from kbatch.runtime.context import ControllerContext
 
-__all__ = ["ResourceQuotaController"]
+__all__ = ["HARD_CHANGED", "OBJECT_GONE", "POD_RELEASED", "ResourceQuotaController"]
 
 _CACHED: tuple[type[Resource], ...] = (Pod, Job)
+_TERMINAL = ("Succeeded", "Failed")
+
+
+def _hard(rq: Any) -> Any:
+    return rq.spec.hard if rq.spec else None
+
+
+def _released(pod: Any) -> bool:
+    terminal = pod.status is not None and pod.status.phase in _TERMINAL
+    return terminal or pod.metadata.deletion_timestamp is not None
+
+
+class _ObjectGone:
+    """Deletes only (module-level classes: the CLI's state image pickles the predicates)."""
+
+    def create(self, obj: Any) -> bool:
+        return False
+
+    def update(self, old: Any, new: Any) -> bool:
+        return False
+
+    def delete(self, obj: Any) -> bool:
+        return True
+
+
+class _HardChanged(_ObjectGone):
+    """Creates, deletes and ``spec.hard`` changes (upstream ``updateQuota`` ignores status writes)."""
+
+    def create(self, obj: Any) -> bool:
+        return True
+
+    def update(self, old: Any, new: Any) -> bool:
+        return bool(_hard(old) != _hard(new))
+
+
+class _PodReleased(_ObjectGone):
+    """Deletes and a pod that stops counting (terminal or terminating)."""
+
+    def update(self, old: Any, new: Any) -> bool:
+        return _released(new) and not _released(old)
+
+
+HARD_CHANGED = _HardChanged()
+POD_RELEASED = _PodReleased()
+OBJECT_GONE = _ObjectGone()
 
 
 class ResourceQuotaController:
