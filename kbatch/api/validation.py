@@ -44,6 +44,7 @@ __all__ = [
     "name_is_dns1123_subdomain",
     "resource_requirements_plain",
     "validate_annotations",
+    "validate_container_resource_name",
     "validate_domain_prefixed_path",
     "validate_finalizers",
     "validate_immutable",
@@ -54,6 +55,8 @@ __all__ = [
     "validate_object_meta",
     "validate_object_meta_update",
     "validate_owner_references",
+    "validate_quantity_value",
+    "validate_resource_name",
     "validate_resource_requirements",
 ]
 
@@ -551,6 +554,26 @@ def _validate_quantity_value(name: str, value: Quantity, path: str) -> list[Fiel
         errs.append(FieldError.invalid(path, str(value), IS_NEGATIVE))
     if _is_integer_resource(name) and value.milli_value() % 1000 != 0:
         errs.append(FieldError.invalid(path, str(value), NOT_INTEGER))
+    return errs
+
+
+def validate_quantity_value(name: str, value: Quantity, path: str) -> list[FieldError]:
+    """``ValidateResourceQuantityValue``: not negative; whole for integer resources (``pods``,
+    ``count/...``, extended resources)."""
+    return _validate_quantity_value(name, value, path)
+
+
+def validate_container_resource_name(name: str, path: str) -> list[FieldError]:
+    """``validateContainerResourceName``."""
+    return _validate_container_resource_name(name, path)
+
+
+def validate_resource_name(name: str, path: str) -> list[FieldError]:
+    """``validateResourceName``: a qualified name; unprefixed, a standard resource."""
+    errs = [FieldError.invalid(path, name, m) for m in is_qualified_name(name)]
+    standard = name in _STANDARD_RESOURCES or is_hugepage_resource_name(name)
+    if not errs and "/" not in name and not standard:
+        errs.append(FieldError.invalid(path, name, "must be a standard resource type or fully qualified"))
     return errs
 
 

@@ -49,6 +49,9 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
                                         "resources": {"requests": {"storage": "1Gi"}}}},
                               {"phase": "Pending"}),
     # declared by their strategies (fill_empty_status), not by the API server's table
+    "ResourceQuota": ({"apiVersion": "v1", "kind": "ResourceQuota",
+                       "metadata": {"name": "q", "namespace": "default"},
+                       "spec": {"hard": {"pods": "1"}}}, {}),
     "ResourceClaim": ({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
                        "metadata": {"name": "c", "namespace": "default"},
                        "spec": {"devices": {"requests": [

@@ -1,5 +1,5 @@
 """core/v1 models (k8s.io/api ``core/v1``): Pod, Node, Namespace, Service, Event,
-PersistentVolumeClaim and their parts.
+PersistentVolumeClaim, ResourceQuota, LimitRange and their parts.
 
 Every public name of the submodules is re-exported here: import from ``kbatch.api.core_v1``.
 """
@@ -135,6 +135,16 @@ from kbatch.api.core_v1.pod import (
     Sysctl,
     VolumeMountStatus,
 )
+from kbatch.api.core_v1.quota import (
+    LimitRange,
+    LimitRangeItem,
+    LimitRangeSpec,
+    ResourceQuota,
+    ResourceQuotaSpec,
+    ResourceQuotaStatus,
+    ScopedResourceSelectorRequirement,
+    ScopeSelector,
+)
 from kbatch.api.core_v1.service import (
     ClientIPConfig,
     LoadBalancerIngress,
@@ -223,6 +233,9 @@ __all__ = [
     "KeyToPath",
     "Lifecycle",
     "LifecycleHandler",
+    "LimitRange",
+    "LimitRangeItem",
+    "LimitRangeSpec",
     "LinuxContainerUser",
     "LoadBalancerIngress",
     "LoadBalancerStatus",
@@ -283,9 +296,14 @@ __all__ = [
     "ResourceFieldSelector",
     "ResourceHealth",
     "ResourceList",
+    "ResourceQuota",
+    "ResourceQuotaSpec",
+    "ResourceQuotaStatus",
     "ResourceRequirements",
     "ResourceStatus",
     "SELinuxOptions",
+    "ScopeSelector",
+    "ScopedResourceSelectorRequirement",
     "SeccompProfile",
     "SecretEnvSource",
     "SecretKeySelector",

@@ -3,9 +3,11 @@ cluster that run pods (scheduler, kubelet, node lifecycle, garbage collection).
 
 Kinds: core/v1 Namespace (first: the API server bootstraps namespaces), Pod, Node, Service, Event,
 ConfigMap; scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; coordination.k8s.io/v1
-Lease; core/v1 PersistentVolumeClaim (objects only: no storage is simulated).
+Lease; core/v1 PersistentVolumeClaim (objects only: no storage is simulated); core/v1 ResourceQuota and
+LimitRange (docs/quota.md).
 Admission plugins in kube-apiserver's recommended order (``NamespaceLifecycle`` first, then
-``DefaultTolerationSeconds``, then ``Priority``; upstream ``pkg/kubeapiserver/options/plugins.go``).
+``LimitRanger``, ``DefaultTolerationSeconds``, ``Priority`` and ``ResourceQuota``; upstream
+``pkg/kubeapiserver/options/plugins.go``).
 Scheduler plugins: kube-scheduler's default ``multiPoint`` set with its weights
 (``pkg/scheduler/apis/config/v1/default_plugins.go``), without the volume plugins,
 NodeResourcesBalancedAllocation and ImageLocality, which kbatch does not model.
@@ -14,7 +16,17 @@ NodeResourcesBalancedAllocation and ImageLocality, which kbatch does not model.
 from __future__ import annotations
 
 from kbatch.api.coordination_v1 import Lease
-from kbatch.api.core_v1 import ConfigMap, Event, Namespace, Node, PersistentVolumeClaim, Pod, Service
+from kbatch.api.core_v1 import (
+    ConfigMap,
+    Event,
+    LimitRange,
+    Namespace,
+    Node,
+    PersistentVolumeClaim,
+    Pod,
+    ResourceQuota,
+    Service,
+)
 from kbatch.api.features import FeatureSpec, Stage
 from kbatch.api.policy_v1 import PodDisruptionBudget
 from kbatch.api.scheduling_v1 import PriorityClass
@@ -29,8 +41,10 @@ from kbatch.api.strategies.core import (
     PriorityClassStrategy,
     ServiceStrategy,
 )
+from kbatch.api.strategies.core.limitrange import LimitRangeStrategy
+from kbatch.api.strategies.core.quota import ResourceQuotaStrategy
 from kbatch.api.strategies.policy import PodDisruptionBudgetStrategy
-from kbatch.families.core import node_page, pod_page, printers
+from kbatch.families.core import node_page, pod_page, printers, quota_pages, quota_printers
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
 
 __all__ = ["CORE", "SCHEDULER_POP_FROM_BACKOFF_Q", "SCHEDULER_QUEUEING_HINTS"]
@@ -61,15 +75,23 @@ CORE = Family(
         KindEntry(Lease, LeaseStrategy(), printers.LEASE),
         KindEntry(PersistentVolumeClaim, PersistentVolumeClaimStrategy(), printers.PERSISTENT_VOLUME_CLAIM),
         KindEntry(ConfigMap, ConfigMapStrategy(), printers.CONFIG_MAP),
+        KindEntry(ResourceQuota, ResourceQuotaStrategy(), quota_printers.RESOURCE_QUOTA,
+                  page=quota_pages.describe_quota_page),
+        KindEntry(LimitRange, LimitRangeStrategy(), quota_printers.LIMIT_RANGE,
+                  page=quota_pages.describe_limit_range_page),
     ),
     admission=(
         AdmissionPlugin("NamespaceLifecycle", "kbatch.apiserver.namespaces:install_lifecycle",
                         description="no new objects in a missing or terminating namespace"),
+        AdmissionPlugin("LimitRanger", "kbatch.apiserver.admission_plugins.limit_ranger:install",
+                        description="LimitRange defaults and bounds for pod containers"),
         AdmissionPlugin("DefaultTolerationSeconds",
                         "kbatch.apiserver.admission_plugins.default_toleration_seconds:install",
                         description="pods tolerate not-ready/unreachable NoExecute taints for 300 s"),
         AdmissionPlugin("Priority", "kbatch.apiserver.admission_plugins.priority:install",
                         description="spec.priorityClassName -> spec.priority and preemptionPolicy"),
+        AdmissionPlugin("ResourceQuota", "kbatch.apiserver.admission_plugins.resource_quota:install",
+                        description="refuses creates that would exceed a namespace's ResourceQuotas"),
     ),
     controllers=(
         ControllerSpec("garbage-collector", "deletes dependents whose owners are gone (ownerReferences)",
@@ -92,6 +114,9 @@ CORE = Family(
                        "keeps PodDisruptionBudget status current, resets stale DisruptionTarget",
                        "kbatch.controllers.disruption:setup", aliases=("disruption-controller",),
                        source="controllermanager"),
+        ControllerSpec("resourcequota", "keeps ResourceQuota status.hard and status.used current",
+                       "kbatch.controllers.resourcequota:setup", aliases=("resourcequota-controller",),
+                       source="resourcequota-controller"),
         ControllerSpec("namespace", "deletes the content of terminating namespaces, then finalizes them",
                        "kbatch.controllers.namespace:setup", aliases=("namespace-controller",),
                        source="namespace-controller"),
