@@ -52,7 +52,7 @@ SUCCESS: dict[str, dict[str, Any]] = {
     ),
     "fsGroupChangePolicy OnRootMismatch": _sc(fsGroupChangePolicy="OnRootMismatch"),
     "supplementalGroupsPolicy Strict": _sc(supplementalGroupsPolicy="Strict"),
-    "seLinuxChangePolicy MountOption": _sc(seLinuxChangePolicy="MountOption"),
+    "seLinuxChangePolicy Recursive": _sc(seLinuxChangePolicy="Recursive"),
     "valid sysctls (dotted, slashed, underscore)": _sc(
         sysctls=[
             {"name": "kernel.shm_rmid_forced", "value": "1"},
@@ -136,6 +136,11 @@ ERRORS: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
     (
         "bad seLinuxChangePolicy",
         _sc(seLinuxChangePolicy="Never"),
+        [(f"{SC}.seLinuxChangePolicy", NOT_SUPPORTED)],
+    ),
+    (
+        "seLinuxChangePolicy MountOption while the SELinuxMount gate is off (only Recursive)",
+        _sc(seLinuxChangePolicy="MountOption"),
         [(f"{SC}.seLinuxChangePolicy", NOT_SUPPORTED)],
     ),
     ("sysctl without name", _sc(sysctls=[{"name": "", "value": "1"}]), [(f"{SC}.sysctls[0].name", REQUIRED)]),

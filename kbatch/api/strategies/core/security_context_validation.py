@@ -33,7 +33,10 @@ __all__ = [
 
 FS_GROUP_CHANGE_POLICIES = ["Always", "OnRootMismatch"]
 SUPPLEMENTAL_GROUPS_POLICIES = ["Merge", "Strict"]
-SELINUX_CHANGE_POLICIES = ["MountOption", "Recursive"]
+# Only Recursive while the SELinuxMount gate is off (beta, off by default since 1.33,
+# pkg/features/kube_features.go; useOnlyRecursiveSELinuxChangePolicy in pkg/api/pod/util.go); upstream
+# would also keep an old object's MountOption valid on update.
+SELINUX_CHANGE_POLICIES = ["Recursive"]
 PROC_MOUNT_TYPES = ["Default", "Unmasked"]
 
 
