@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
 from tests.api.upstream_pod import FORBIDDEN, INVALID, causes, created, ctr, fields
 
@@ -142,4 +143,22 @@ def test_messages_are_upstreams() -> None:
         (f"{A}.{SECCOMP_POD}", 'Invalid value: "bogus": must be a valid seccomp profile'),
         (f"{A}[{APPARMOR_C}]", 'Invalid value: "x": invalid AppArmor profile name: "x"'),
         (f"{C0}.appArmorProfile.type", "Forbidden: apparmor type in annotation and field must match"),
+    ]
+
+
+def test_a_job_template_is_checked_the_same() -> None:
+    """``ValidatePodTemplateSpec`` runs ``ValidatePodSpecificAnnotations`` and both agreement checks."""
+    template = {
+        "metadata": {"annotations": {SECCOMP_POD: "bogus", APPARMOR_C: "unconfined"}},
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [ctr(securityContext={"appArmorProfile": {"type": "RuntimeDefault"}})],
+        },
+    }
+    obj = Job.model_validate(
+        {"metadata": {"name": "j", "namespace": "default"}, "spec": {"template": template}}
+    )
+    assert fields(obj) == [
+        (f"spec.template.annotations.{SECCOMP_POD}", INVALID),
+        ("spec.template.spec.containers[0].securityContext.appArmorProfile.type", FORBIDDEN),
     ]

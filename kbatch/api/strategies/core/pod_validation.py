@@ -25,6 +25,10 @@ from kbatch.api.strategies.core.ephemeral_validation import ephemeral_errors
 from kbatch.api.strategies.core.pod_dns_validation import dns_config_errors, host_alias_errors
 from kbatch.api.strategies.core.pod_label_keys import validate_spec_label_keys
 from kbatch.api.strategies.core.pod_os_validation import host_process_errors, host_users_errors, os_errors
+from kbatch.api.strategies.core.pod_profile_annotations import (
+    profile_annotation_errors,
+    profile_annotations_match_errors,
+)
 from kbatch.api.strategies.core.pod_resources_validation import validate_pod_resources
 from kbatch.api.strategies.core.projected_validation import projected_errors
 from kbatch.api.strategies.core.scheduling_validation import (
@@ -322,12 +326,16 @@ def _validate_scheduling_group(group: PodSchedulingGroup, path: str) -> list[Fie
 
 
 def validate_pod_template_spec(template: PodTemplateSpec, path: str) -> list[FieldError]:
-    """``ValidatePodTemplateSpec``: labels and annotations (at ``<path>.labels``, as upstream), the
-    spec, and no ephemeral containers."""
+    """``ValidatePodTemplateSpec``: labels and annotations (at ``<path>.labels``, as upstream; the
+    seccomp/AppArmor ones of ``ValidatePodSpecificAnnotations`` too), the spec, annotations and
+    profile fields agree, and no ephemeral containers."""
     meta = template.metadata
+    annotations = meta.annotations if meta else None
     errs = validate_labels(meta.labels if meta else None, child(path, "labels"))
-    errs += validate_annotations(meta.annotations if meta else None, child(path, "annotations"))
+    errs += validate_annotations(annotations, child(path, "annotations"))
+    errs += profile_annotation_errors(annotations, template.spec, child(path, "annotations"))
     errs += validate_pod_spec(template.spec, child(path, "spec"))
+    errs += profile_annotations_match_errors(annotations, template.spec, child(path, "spec"))
     if template.spec.ephemeral_containers:
         errs.append(FieldError.forbidden(child(child(path, "spec"), "ephemeralContainers"),
                                          "ephemeral containers not allowed in pod template"))
