@@ -17,9 +17,11 @@ from typing import Any
 
 import pytest
 
+from kbatch.api import edit
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
-from tests.api.upstream_pod import FORBIDDEN, INVALID, causes, created, ctr, fields
+from kbatch.api.errors import Invalid
+from tests.api.upstream_pod import FORBIDDEN, INVALID, causes, created, ctr, fields, server
 
 SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod"
 SECCOMP_C = "container.seccomp.security.alpha.kubernetes.io/abc"
@@ -162,3 +164,36 @@ def test_a_job_template_is_checked_the_same() -> None:
         (f"spec.template.annotations.{SECCOMP_POD}", INVALID),
         ("spec.template.spec.containers[0].securityContext.appArmorProfile.type", FORBIDDEN),
     ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "detail"),
+    [
+        (
+            {APPARMOR_C: "runtime/default"},
+            {APPARMOR_C: "unconfined"},
+            "may not remove or update AppArmor annotations",
+        ),
+        ({APPARMOR_C: "runtime/default"}, {}, "may not remove or update AppArmor annotations"),
+        ({}, {APPARMOR_C: "runtime/default"}, "may not add AppArmor annotations"),
+    ],
+    ids=["changed", "removed", "added"],
+)
+def test_apparmor_annotations_are_fixed_at_create(
+    before: dict[str, str], after: dict[str, str], detail: str
+) -> None:
+    """``ValidatePodSpecificAnnotationUpdates``: an update may not add, change or remove them."""
+    api = server()
+    stored = edit(api.create(_pod(before)))
+    stored.metadata.annotations = {"other": "x", **after}
+    with pytest.raises(Invalid) as err:
+        api.update(stored)
+    causes = err.value.status.to_dict()["details"]["causes"]
+    assert [(c["field"], c["message"]) for c in causes] == [(f"{A}[{APPARMOR_C}]", f"Forbidden: {detail}")]
+
+
+def test_other_annotations_may_change() -> None:
+    api = server()
+    stored = edit(api.create(_pod({APPARMOR_C: "runtime/default", SECCOMP_POD: "unconfined"})))
+    stored.metadata.annotations = {**(stored.metadata.annotations or {}), "team": "a"}
+    assert api.update(stored).metadata.annotations["team"] == "a"

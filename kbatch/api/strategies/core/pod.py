@@ -27,6 +27,7 @@ from kbatch.api.strategies.core.pod_defaults import default_pod
 from kbatch.api.strategies.core.pod_gated_update import gated_update_errors, pod_affinities
 from kbatch.api.strategies.core.pod_label_keys import merge_label_keys
 from kbatch.api.strategies.core.pod_profile_annotations import (
+    annotation_update_errors,
     profile_annotation_errors,
     profile_annotations_match_errors,
 )
@@ -291,7 +292,10 @@ class PodStrategy(GateBound, DefaultStrategy):
                 + profile_annotations_match_errors(annotations, spec))
 
     def validate_update(self, new: Pod, old: Pod) -> list[FieldError]:  # type: ignore[override]
-        return validate_pod_spec_update(new.spec, old.spec)
+        """The annotation rules of ``ValidatePodUpdate`` (``ValidatePodSpecificAnnotationUpdates``),
+        then what a spec update may change."""
+        annotations = annotation_update_errors(new.metadata.annotations, old.metadata.annotations, new.spec)
+        return annotations + validate_pod_spec_update(new.spec, old.spec)
 
     def validate_status_update(self, new: Pod, old: Pod) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_status_update(new, old)

@@ -18,7 +18,7 @@ from kbatch.api.errors import FieldError
 from kbatch.api.strategies.core.volume_sources import local_descending_path_errors
 from kbatch.api.validation import child, index, key
 
-__all__ = ["profile_annotation_errors", "profile_annotations_match_errors"]
+__all__ = ["annotation_update_errors", "profile_annotation_errors", "profile_annotations_match_errors"]
 
 SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod"
 SECCOMP_CONTAINER = "container.seccomp.security.alpha.kubernetes.io/"
@@ -117,3 +117,27 @@ def profile_annotations_match_errors(annotations: Mapping[str, str] | None, spec
                 found.append(_mismatch("apparmor", profile, annotations[APPARMOR_CONTAINER + c.name],
                                        child(child(at, "securityContext"), "appArmorProfile")))
     return [e for e in found if e is not None]
+
+
+MIRROR_POD = "kubernetes.io/config.mirror"
+
+
+def _update_forbidden(k: str, verb: str, path: str) -> FieldError | None:
+    if k.startswith(APPARMOR_CONTAINER):
+        return FieldError.forbidden(key(path, k), f"may not {verb} AppArmor annotations")
+    if k == MIRROR_POD:
+        return FieldError.forbidden(key(path, k), f"may not {verb} mirror pod annotation")
+    return None
+
+
+def annotation_update_errors(new: Mapping[str, str] | None, old: Mapping[str, str] | None, spec: PodSpec,
+                             path: str = "metadata.annotations") -> list[FieldError]:
+    """``ValidatePodSpecificAnnotationUpdates`` (AppArmor and mirror-pod annotations are fixed at
+    create: changed or removed ones, then added ones, keys sorted), then the new annotations'
+    seccomp/AppArmor values."""
+    new, old = new or {}, old or {}
+    if new == old:
+        return profile_annotation_errors(new, spec, path)
+    found = [_update_forbidden(k, "remove or update", path) for k in sorted(old) if new.get(k) != old[k]]
+    found += [_update_forbidden(k, "add", path) for k in sorted(new) if k not in old]
+    return [e for e in found if e is not None] + profile_annotation_errors(new, spec, path)
