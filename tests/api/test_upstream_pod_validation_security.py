@@ -247,6 +247,16 @@ ERRORS: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
         [(f"{SC}.windowsOptions.runAsUserName", INVALID)],
     ),
     (
+        "runAsUserName user over 104 bytes",
+        _sc(windowsOptions={"runAsUserName": "Domain\\" + "u" * 105}),
+        [(f"{SC}.windowsOptions.runAsUserName", INVALID)],
+    ),
+    (
+        "runAsUserName domain of 256 bytes (not NetBios, not DNS either)",
+        _sc(windowsOptions={"runAsUserName": "d" * 256 + "\\user"}),
+        [(f"{SC}.windowsOptions.runAsUserName", INVALID), (f"{SC}.windowsOptions.runAsUserName", INVALID)],
+    ),
+    (
         "runAsUserName with a control character",
         _sc(windowsOptions={"runAsUserName": "a\x07b"}),
         [(f"{SC}.windowsOptions.runAsUserName", INVALID)],

@@ -124,13 +124,13 @@ def _run_as_user_name_messages(value: str) -> list[str]:
         return ["runAsUserName cannot contain more than one backslash"]
     domain, user = (parts[0], parts[1]) if len(parts) == 2 else ("", parts[0])
     msgs: list[str] = []
-    if len(domain) >= _MAX_DOMAIN:
+    if len(domain.encode()) >= _MAX_DOMAIN:  # Go's len: bytes
         msgs.append(f"runAsUserName's Domain length must be under {_MAX_DOMAIN} characters")
     if len(parts) == 2 and not (_NETBIOS.match(domain) or _DNS_DOMAIN.match(domain)):
         msgs.append("runAsUserName's Domain doesn't match the NetBios nor the DNS format")
     if not user:
         msgs.append("runAsUserName's User cannot be empty")
-    elif len(user) > _MAX_USER:
+    elif len(user.encode()) > _MAX_USER:
         msgs.append(f"runAsUserName's User length must not be longer than {_MAX_USER} characters")
     if _DOTS_SPACES.match(user):
         msgs.append("runAsUserName's User cannot contain only periods or spaces")
