@@ -43,6 +43,13 @@ _CONTAINER = st.fixed_dictionaries(
         "env": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["A", "", "B=C"])}), max_size=1),
         "restartPolicy": st.sampled_from(["Always", "Never"]),
         "resources": _RESOURCES,
+        "resizePolicy": st.lists(st.fixed_dictionaries({
+            "resourceName": st.sampled_from(["cpu", "gpu", ""]),
+            "restartPolicy": st.sampled_from(["NotRequired", "RestartContainer", ""])}), max_size=2),
+        "securityContext": st.fixed_dictionaries({}, optional={
+            "runAsUser": st.sampled_from([0, -1]), "procMount": st.sampled_from(["Default", "Unmasked", "x"]),
+            "allowPrivilegeEscalation": st.booleans(), "privileged": st.booleans(),
+            "windowsOptions": st.fixed_dictionaries({}, optional={"hostProcess": st.booleans()})}),
     })
 _TOLERATION = st.fixed_dictionaries({}, optional={
     "key": st.sampled_from(["node.kubernetes.io/not-ready", "", "bad key"]),
@@ -55,7 +62,26 @@ _SPEC = st.fixed_dictionaries(
     {"containers": st.lists(_CONTAINER, max_size=3)},
     optional={
         "restartPolicy": st.sampled_from(["Always", "OnFailure", "Never", "", "Bogus"]),
-        "dnsPolicy": st.sampled_from(["ClusterFirst", "Default", "", "Bogus"]),
+        "dnsPolicy": st.sampled_from(["ClusterFirst", "Default", "", "Bogus", "None"]),
+        "dnsConfig": st.fixed_dictionaries({}, optional={
+            "nameservers": st.lists(st.sampled_from(["1.2.3.4", "01.2.3.4", "x"]), max_size=4),
+            "searches": st.lists(st.sampled_from(["a.b", ".", "A_"]), max_size=2)}),
+        "hostAliases": st.lists(st.fixed_dictionaries({"ip": st.sampled_from(["10.0.0.1", "", "::FFFF"])}),
+                                max_size=1),
+        "readinessGates": st.lists(st.fixed_dictionaries({"conditionType": st.sampled_from(["r", "a/b/c"])}),
+                                   max_size=1),
+        "runtimeClassName": st.sampled_from(["runc", "", "Bad_"]),
+        "os": st.fixed_dictionaries({"name": st.sampled_from(["linux", "windows", "", "plan9"])}),
+        "hostUsers": st.booleans(), "hostPID": st.booleans(), "hostIPC": st.booleans(),
+        "hostNetwork": st.booleans(), "shareProcessNamespace": st.booleans(),
+        "securityContext": st.fixed_dictionaries({}, optional={
+            "runAsUser": st.sampled_from([0, -1]), "fsGroupChangePolicy": st.sampled_from(["Always", ""]),
+            "sysctls": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["net.core.somaxconn", "",
+                                                                                "kernel.msgmax"])}),
+                                max_size=2),
+            "seccompProfile": st.fixed_dictionaries(
+                {"type": st.sampled_from(["RuntimeDefault", "Localhost"])}),
+            "windowsOptions": st.fixed_dictionaries({}, optional={"hostProcess": st.booleans()})}),
         "preemptionPolicy": st.sampled_from(["PreemptLowerPriority", "Never", "", "Bogus"]),
         "tolerations": st.lists(_TOLERATION, max_size=3),
         "nodeName": st.sampled_from(["node-1", "Bad_Node"]),
@@ -67,6 +93,11 @@ _SPEC = st.fixed_dictionaries(
         "schedulingGates": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["g", "bad gate!"])}),
                                     max_size=1),
     })
+
+
+# fields the fast path leaves to the general one whenever they are present
+_SPEC_EXTRAS = {"dnsConfig", "hostAliases", "readinessGates", "runtimeClassName", "os", "hostUsers",
+                "hostPID", "hostIPC", "hostNetwork", "shareProcessNamespace", "securityContext"}
 
 
 @settings(max_examples=400)
@@ -92,6 +123,7 @@ def test_the_usual_defaulted_spec_takes_the_fast_path_once_its_tolerations_were_
     plain = all(not document.get(k) for k in ("nodeSelector", "initContainers", "overhead",
                                               "schedulingGates"))
     plain = plain and "activeDeadlineSeconds" not in document
+    plain = plain and not set(document) & _SPEC_EXTRAS
     if plain and general == []:
         assert plain_spec_valid(spec)
 

@@ -2,13 +2,21 @@
 
 Upstream: kubernetes ``pkg/apis/core/validation/validation.go`` (validateContainers,
 validateInitContainers, validateContainerPorts, checkHostPortConflicts, ValidateEnv, ValidateEnvFrom,
-ValidateVolumeMounts, validatePullPolicy, validateContainersOnlyForPod); probes and lifecycle hooks
-are :mod:`.probe_validation`'s. Messages are upstream's.
+ValidateVolumeMounts, validatePullPolicy, validateResizePolicy, validateContainersOnlyForPod);
+probes and lifecycle hooks are :mod:`.probe_validation`'s, the security context
+:mod:`.security_context_validation`'s. Messages are upstream's.
 """
 
 from __future__ import annotations
 
-from kbatch.api.core_v1 import Container, ContainerPort, EnvFromSource, EnvVar, VolumeMount
+from kbatch.api.core_v1 import (
+    Container,
+    ContainerPort,
+    ContainerResizePolicy,
+    EnvFromSource,
+    EnvVar,
+    VolumeMount,
+)
 from kbatch.api.errors import FieldError
 from kbatch.api.strategies.core.configmap import config_key_errors
 from kbatch.api.strategies.core.env_selectors import (
@@ -18,6 +26,7 @@ from kbatch.api.strategies.core.env_selectors import (
 )
 from kbatch.api.strategies.core.port_names import is_valid_port_name
 from kbatch.api.strategies.core.probe_validation import validate_lifecycle, validate_probes
+from kbatch.api.strategies.core.security_context_validation import container_security_context_errors
 from kbatch.api.strategies.core.volume_sources import local_descending_path_errors
 from kbatch.api.validation import (
     _is_dns1123_label,
@@ -39,6 +48,8 @@ __all__ = [
 PULL_POLICIES = ["Always", "IfNotPresent", "Never"]
 MESSAGE_POLICIES = ["File", "FallbackToLogsOnError"]
 PROTOCOLS = ["SCTP", "TCP", "UDP"]
+RESIZE_RESOURCES = ["cpu", "memory"]
+RESIZE_POLICIES = ["NotRequired", "RestartContainer"]
 
 
 def _port_number_errors(value: int, path: str) -> list[FieldError]:
@@ -171,9 +182,33 @@ def _validate_mounts(mounts: list[VolumeMount] | None, volumes: set[str], path: 
     return errs
 
 
-def _validate_common(c: Container, path: str, volumes: set[str], claims: set[str]) -> list[FieldError]:
-    """What every kind of container must satisfy (``validateContainerCommon``). A template's image
-    may carry whitespace (upstream keeps that for backward compatibility); a Pod's may not
+def _validate_resize_policy(policies: list[ContainerResizePolicy], path: str,
+                            pod_restart: str | None) -> list[FieldError]:
+    """``validateResizePolicy``: one entry per resource (cpu or memory), a known restart policy,
+    ``NotRequired`` only under a pod ``restartPolicy: Never``. Upstream reports the name and policy
+    errors at the list's path, not the entry's."""
+    errs: list[FieldError] = []
+    seen: set[str] = set()
+    for i, p in enumerate(policies):
+        if p.resource_name in seen:
+            errs.append(FieldError.duplicate(index(path, i), p.resource_name))
+        seen.add(p.resource_name)
+        for value, supported in ((p.resource_name, RESIZE_RESOURCES), (p.restart_policy, RESIZE_POLICIES)):
+            if not value:
+                errs.append(FieldError.required(path))
+            elif value not in supported:
+                errs.append(FieldError.not_supported(path, value, supported))
+        if pod_restart == "Never" and p.restart_policy != "NotRequired":
+            errs.append(FieldError.invalid(path, p.restart_policy,
+                                           "must be 'NotRequired' when `restartPolicy` is 'Never'"))
+    return errs
+
+
+def _validate_common(c: Container, path: str, volumes: set[str], claims: set[str],
+                     pod: tuple[str | None, bool] = (None, True)) -> list[FieldError]:
+    """What every kind of container must satisfy (``validateContainerCommon``); ``pod`` is the pod's
+    ``restartPolicy`` and whether it uses the host's user namespace. A template's image may carry
+    whitespace (upstream keeps that for backward compatibility); a Pod's may not
     (:func:`validate_containers_only_for_pod`)."""
     errs: list[FieldError] = []
     if not c.name:
@@ -202,6 +237,10 @@ def _validate_common(c: Container, path: str, volumes: set[str], claims: set[str
         errs.append(FieldError.not_supported(child(path, "imagePullPolicy"), c.image_pull_policy,
                                              PULL_POLICIES))
     errs += validate_resource_requirements(c.resources, child(path, "resources"), pod_claim_names=claims)
+    if c.resize_policy:
+        errs += _validate_resize_policy(c.resize_policy, child(path, "resizePolicy"), pod[0])
+    if c.security_context is not None:
+        errs += container_security_context_errors(c.security_context, child(path, "securityContext"), pod[1])
     return errs
 
 
@@ -218,6 +257,7 @@ def plain_container_valid(c: Container, names: set[str]) -> bool:
             or d["restart_policy"] is not None
             or d["lifecycle"] is not None or d["liveness_probe"] is not None
             or d["readiness_probe"] is not None or d["startup_probe"] is not None
+            or d["resize_policy"] or d["security_context"] is not None
             or not resource_requirements_plain(d["resources"])):
         return False
     names.add(name)
@@ -242,15 +282,16 @@ def _host_port_conflicts(containers: list[Container], path: str, first: int = 0)
 
 
 def validate_containers(containers: list[Container], path: str, names: set[str], volumes: set[str],
-                        claims: set[str], grace: int | None = None) -> list[FieldError]:
+                        claims: set[str], grace: int | None = None,
+                        pod: tuple[str | None, bool] = (None, True)) -> list[FieldError]:
     """Regular containers; ``names`` collects their names for the init containers' check. Host
-    ports are unique across them (they run together)."""
+    ports are unique across them (they run together). ``pod``: see :func:`_validate_common`."""
     if not containers:
         return [FieldError.required(path)]
     errs: list[FieldError] = []
     for i, c in enumerate(containers):
         at = index(path, i)
-        errs += _validate_common(c, at, volumes, claims)
+        errs += _validate_common(c, at, volumes, claims, pod)
         if c.name in names:
             errs.append(FieldError.duplicate(child(at, "name"), c.name))
         names.add(c.name)
@@ -266,15 +307,15 @@ _INIT_ONLY = "may not be set for init containers without restartPolicy=Always"
 
 
 def validate_init_containers(containers: list[Container] | None, path: str, names: set[str],
-                             volumes: set[str], claims: set[str],
-                             grace: int | None = None) -> list[FieldError]:
+                             volumes: set[str], claims: set[str], grace: int | None = None,
+                             pod: tuple[str | None, bool] = (None, True)) -> list[FieldError]:
     """Init containers, after the regular ones (``names`` holds theirs): ``restartPolicy: Always``
     (a sidecar) is the only policy allowed, and only sidecars have probes and hooks (validated as a
     regular container's). Each runs alone, so host ports only conflict within one."""
     errs: list[FieldError] = []
     for i, c in enumerate(containers or ()):
         at = index(path, i)
-        errs += _validate_common(c, at, volumes, claims)
+        errs += _validate_common(c, at, volumes, claims, pod)
         if c.restart_policy is not None and c.restart_policy != "Always":
             errs.append(FieldError.not_supported(child(at, "restartPolicy"), c.restart_policy, ["Always"]))
         if c.name in names:

@@ -26,6 +26,11 @@ from kbatch.api.strategies.core.container_validation import validate_containers_
 from kbatch.api.strategies.core.pod_defaults import default_pod
 from kbatch.api.strategies.core.pod_gated_update import gated_update_errors, pod_affinities
 from kbatch.api.strategies.core.pod_label_keys import merge_label_keys
+from kbatch.api.strategies.core.pod_profile_annotations import (
+    annotation_update_errors,
+    profile_annotation_errors,
+    profile_annotations_match_errors,
+)
 from kbatch.api.strategies.core.pod_validation import validate_pod_spec
 from kbatch.api.strategies.core.pod_warnings import pod_spec_warnings
 from kbatch.api.strategy import DefaultStrategy, GateBound
@@ -277,14 +282,20 @@ class PodStrategy(GateBound, DefaultStrategy):
             drop_disabled_pod_fields(new.spec, old.spec, self.gates)
 
     def validate(self, obj: Pod) -> list[FieldError]:  # type: ignore[override]
-        """``ValidatePodCreate``: the spec, then what only a Pod's containers must satisfy."""
-        spec = obj.spec
-        return (validate_pod_spec(spec, "spec")
+        """``ValidatePodCreate``: the seccomp/AppArmor annotations, the spec, what only a Pod's
+        containers must satisfy, then (create only) annotations and profile fields agree."""
+        spec, annotations = obj.spec, obj.metadata.annotations
+        return (profile_annotation_errors(annotations, spec)
+                + validate_pod_spec(spec, "spec")
                 + validate_containers_only_for_pod(spec.containers, "spec.containers")
-                + validate_containers_only_for_pod(spec.init_containers, "spec.initContainers"))
+                + validate_containers_only_for_pod(spec.init_containers, "spec.initContainers")
+                + profile_annotations_match_errors(annotations, spec))
 
     def validate_update(self, new: Pod, old: Pod) -> list[FieldError]:  # type: ignore[override]
-        return validate_pod_spec_update(new.spec, old.spec)
+        """The annotation rules of ``ValidatePodUpdate`` (``ValidatePodSpecificAnnotationUpdates``),
+        then what a spec update may change."""
+        annotations = annotation_update_errors(new.metadata.annotations, old.metadata.annotations, new.spec)
+        return annotations + validate_pod_spec_update(new.spec, old.spec)
 
     def validate_status_update(self, new: Pod, old: Pod) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_status_update(new, old)

@@ -22,7 +22,13 @@ from kbatch.api.strategies.core.container_validation import (
     validate_init_containers,
 )
 from kbatch.api.strategies.core.ephemeral_validation import ephemeral_errors
+from kbatch.api.strategies.core.pod_dns_validation import dns_config_errors, host_alias_errors
 from kbatch.api.strategies.core.pod_label_keys import validate_spec_label_keys
+from kbatch.api.strategies.core.pod_os_validation import host_process_errors, host_users_errors, os_errors
+from kbatch.api.strategies.core.pod_profile_annotations import (
+    profile_annotation_errors,
+    profile_annotations_match_errors,
+)
 from kbatch.api.strategies.core.pod_resources_validation import validate_pod_resources
 from kbatch.api.strategies.core.projected_validation import projected_errors
 from kbatch.api.strategies.core.scheduling_validation import (
@@ -30,6 +36,10 @@ from kbatch.api.strategies.core.scheduling_validation import (
     validate_affinity,
     validate_tolerations,
     validate_topology_spread_constraints,
+)
+from kbatch.api.strategies.core.security_context_validation import (
+    pod_security_context_errors,
+    pod_security_context_set,
 )
 from kbatch.api.strategies.core.volume_sources import volume_source_errors
 from kbatch.api.validation import (
@@ -195,7 +205,11 @@ def plain_spec_valid(spec: PodSpec) -> bool:
             or v["affinity"] is not None or v["topology_spread_constraints"] or v["scheduling_gates"]
             or v["overhead"] or v["resources"] is not None or v["active_deadline_seconds"] is not None
             or v["scheduling_group"] is not None or v["restart_policy"] not in RESTART_POLICIES
-            or v["dns_policy"] not in DNS_POLICIES):
+            or v["dns_policy"] not in DNS_POLICIES or v["dns_policy"] == "None" or v["dns_config"] is not None
+            or v["host_aliases"] or v["readiness_gates"] or v["runtime_class_name"] is not None
+            or v["os"] is not None or v["host_users"] is False
+            or (v["share_process_namespace"] and v["host_pid"])
+            or pod_security_context_set(v["security_context"])):
         return False
     preemption, tolerations, containers = v["preemption_policy"], v["tolerations"], v["containers"]
     if preemption is not None and preemption not in PREEMPTION_POLICIES:
@@ -227,10 +241,12 @@ def _validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
         errs += claim_errs
     names: set[str] = set()  # regular containers first: an init container repeating a name is the duplicate
     grace = spec.termination_grace_period_seconds
-    errs += validate_containers(spec.containers, child(path, "containers"), names, volumes, claims, grace)
+    pod = (spec.restart_policy, spec.host_users is not False)
+    errs += validate_containers(spec.containers, child(path, "containers"), names, volumes, claims, grace,
+                                pod)
     if spec.init_containers:
         errs += validate_init_containers(spec.init_containers, child(path, "initContainers"), names,
-                                         volumes, claims, grace)
+                                         volumes, claims, grace, pod)
     if spec.resources is not None:
         errs += validate_pod_resources(spec, child(path, "resources"))
     if spec.host_network:
@@ -239,15 +255,22 @@ def _validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
     errs += _enum_errors(spec.dns_policy, DNS_POLICIES, child(path, "dnsPolicy"), required=True)
     if spec.node_selector:
         errs += validate_labels(spec.node_selector, child(path, "nodeSelector"))
+    errs += pod_security_context_errors(spec, child(path, "securityContext"))
     return errs + _validate_scheduling_fields(spec, path)
 
 
 def _validate_scheduling_fields(spec: PodSpec, path: str) -> list[FieldError]:
-    """The rest of ``ValidatePodSpec``, in upstream's order (affinity, gates, spread, names, deadline,
-    tolerations, preemption policy, overhead), then the pod's scheduling group."""
+    """The rest of ``ValidatePodSpec``, in upstream's order (affinity, DNS config, readiness gates,
+    scheduling gates, spread, HostProcess and user-namespace rules, names, deadline, tolerations,
+    host aliases, runtime class, preemption policy, overhead, OS), then the pod's scheduling group."""
     errs: list[FieldError] = []
     if spec.affinity is not None:
         errs += validate_affinity(spec.affinity, child(path, "affinity"))
+    errs += dns_config_errors(spec.dns_config, spec.dns_policy, child(path, "dnsConfig"))
+    for i, gate in enumerate(spec.readiness_gates or ()):
+        at = child(index(child(path, "readinessGates"), i), "conditionType")
+        errs += [FieldError.invalid(at, gate.condition_type, m)
+                 for m in is_qualified_name(gate.condition_type)]
     if spec.scheduling_gates:
         errs += _validate_scheduling_gates(spec.scheduling_gates, child(path, "schedulingGates"))
     if spec.topology_spread_constraints:
@@ -255,12 +278,18 @@ def _validate_scheduling_fields(spec: PodSpec, path: str) -> list[FieldError]:
                                                      child(path, "topologySpreadConstraints"))
     if spec.affinity is not None or spec.topology_spread_constraints:
         errs += validate_spec_label_keys(spec, path)
+    errs += host_process_errors(spec, path) + host_users_errors(spec, path)
     errs += _name_fields(spec, path)
     if spec.active_deadline_seconds is not None and not 1 <= spec.active_deadline_seconds <= _MAX_INT32:
         errs.append(FieldError.invalid(child(path, "activeDeadlineSeconds"), spec.active_deadline_seconds,
                                        f"must be between 1 and {_MAX_INT32}, inclusive"))
     if spec.tolerations:
         errs += validate_tolerations(spec.tolerations, child(path, "tolerations"))
+    if spec.host_aliases:
+        errs += host_alias_errors(spec.host_aliases, child(path, "hostAliases"))
+    if spec.runtime_class_name is not None:  # ValidateRuntimeClassName: a DNS subdomain
+        errs += [FieldError.invalid(child(path, "runtimeClassName"), spec.runtime_class_name, m)
+                 for m in is_dns1123_subdomain(spec.runtime_class_name)]
     if spec.preemption_policy is not None:
         errs += _enum_errors(spec.preemption_policy, PREEMPTION_POLICIES, child(path, "preemptionPolicy"),
                              required=False)
@@ -269,6 +298,7 @@ def _validate_scheduling_fields(spec: PodSpec, path: str) -> list[FieldError]:
         if overhead[name].sign() < 0:
             errs.append(FieldError.invalid(f"{child(path, 'overhead')}[{name}]", str(overhead[name]),
                                            "must be greater than or equal to 0"))
+    errs += os_errors(spec, path)
     if spec.scheduling_group is not None:
         errs += _validate_scheduling_group(spec.scheduling_group, child(path, "schedulingGroup"))
     return errs
@@ -296,12 +326,16 @@ def _validate_scheduling_group(group: PodSchedulingGroup, path: str) -> list[Fie
 
 
 def validate_pod_template_spec(template: PodTemplateSpec, path: str) -> list[FieldError]:
-    """``ValidatePodTemplateSpec``: labels and annotations (at ``<path>.labels``, as upstream), the
-    spec, and no ephemeral containers."""
+    """``ValidatePodTemplateSpec``: labels and annotations (at ``<path>.labels``, as upstream; the
+    seccomp/AppArmor ones of ``ValidatePodSpecificAnnotations`` too), the spec, annotations and
+    profile fields agree, and no ephemeral containers."""
     meta = template.metadata
+    annotations = meta.annotations if meta else None
     errs = validate_labels(meta.labels if meta else None, child(path, "labels"))
-    errs += validate_annotations(meta.annotations if meta else None, child(path, "annotations"))
+    errs += validate_annotations(annotations, child(path, "annotations"))
+    errs += profile_annotation_errors(annotations, template.spec, child(path, "annotations"))
     errs += validate_pod_spec(template.spec, child(path, "spec"))
+    errs += profile_annotations_match_errors(annotations, template.spec, child(path, "spec"))
     if template.spec.ephemeral_containers:
         errs.append(FieldError.forbidden(child(child(path, "spec"), "ephemeralContainers"),
                                          "ephemeral containers not allowed in pod template"))

@@ -124,7 +124,12 @@ def validate_taints(taints: list[Taint] | None, path: str) -> list[FieldError]:
 
 # --- node affinity ----------------------------------------------------------------------------
 
-def _validate_node_requirement(req: NodeSelectorRequirement, path: str) -> list[FieldError]:
+def _validate_node_requirement(req: NodeSelectorRequirement, path: str,
+                               label_values: bool = False) -> list[FieldError]:
+    """``ValidateNodeSelectorRequirement``; ``label_values`` checks each value as a label value (a
+    pod's required node affinity on create: ``AllowInvalidLabelValueInRequiredNodeAffinity`` is
+    false there, pkg/api/pod/util.go; the Gt/Lt value is checked as a label value too, not as an
+    integer)."""
     errs: list[FieldError] = []
     op, values = req.operator, req.values or []
     if op in ("In", "NotIn"):
@@ -142,6 +147,10 @@ def _validate_node_requirement(req: NodeSelectorRequirement, path: str) -> list[
     else:
         errs.append(FieldError.invalid(child(path, "operator"), op, "not a valid selector operator"))
     errs += validate_label_name(req.key, child(path, "key"))
+    if label_values:
+        for i, value in enumerate(values):
+            errs += [FieldError.invalid(index(child(path, "values"), i), value, m)
+                     for m in is_valid_label_value(value)]
     return errs
 
 
@@ -164,22 +173,23 @@ def _validate_field_requirement(req: NodeSelectorRequirement, path: str) -> list
     return errs
 
 
-def _validate_term(term: NodeSelectorTerm, path: str) -> list[FieldError]:
+def _validate_term(term: NodeSelectorTerm, path: str, label_values: bool = False) -> list[FieldError]:
     errs: list[FieldError] = []
     for j, req in enumerate(term.match_expressions or ()):
-        errs += _validate_node_requirement(req, index(child(path, "matchExpressions"), j))
+        errs += _validate_node_requirement(req, index(child(path, "matchExpressions"), j), label_values)
     for j, req in enumerate(term.match_fields or ()):
         errs += _validate_field_requirement(req, index(child(path, "matchFields"), j))
     return errs
 
 
-def _validate_node_selector(selector: NodeSelector, path: str) -> list[FieldError]:
+def _validate_node_selector(selector: NodeSelector, path: str,
+                            label_values: bool = False) -> list[FieldError]:
     terms_path = child(path, "nodeSelectorTerms")
     if not selector.node_selector_terms:
         return [FieldError.required(terms_path, "must have at least one node selector term")]
     errs: list[FieldError] = []
     for i, term in enumerate(selector.node_selector_terms):
-        errs += _validate_term(term, index(terms_path, i))
+        errs += _validate_term(term, index(terms_path, i), label_values)
     return errs
 
 
@@ -236,7 +246,7 @@ def validate_affinity(affinity: Affinity | None, path: str) -> list[FieldError]:
         node_path = child(path, "nodeAffinity")
         if node.required_during_scheduling_ignored_during_execution is not None:
             errs += _validate_node_selector(node.required_during_scheduling_ignored_during_execution,
-                                            child(node_path, _REQUIRED))
+                                            child(node_path, _REQUIRED), label_values=True)
         for i, pref in enumerate(node.preferred_during_scheduling_ignored_during_execution or ()):
             at = index(child(node_path, _PREFERRED), i)
             errs += _weight_errors(pref.weight, child(at, "weight"))
