@@ -26,6 +26,7 @@ from kbatch.apiserver.manifests import YamlError, yaml_documents
 from kbatch.server.backend import Backend, WriteOptions
 from kbatch.server.deleteopts import delete_options
 from kbatch.server.http import Request, Response, json_response
+from kbatch.server.list_options import validate_list_request
 from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import ResourcePath
 from kbatch.server.table import build_table, table_accepted
@@ -143,6 +144,7 @@ def _list(backend: Backend, req: Request, rp: ResourcePath) -> Response:
     results"): ``kubectl get`` pages by 500 and client-go's default rate limiter (5 requests/s,
     burst 10) then spends ~2 s waiting between the pages of 10,000 pods, far more than serving
     them; one whole Table is what ``--chunk-size=0`` would ask for. ``continue`` is honoured."""
+    validate_list_request(req)
     limit = req.int_param("limit") or None
     if table_accepted(req.headers.get("accept", "")):
         limit = None  # Tables are served whole: see _list's docstring
