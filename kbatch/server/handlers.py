@@ -12,8 +12,6 @@ from typing import Any
 
 from kbatch.api.errors import (
     BadRequest,
-    FieldError,
-    Invalid,
     MethodNotAllowed,
     NotFound,
     UnsupportedMediaType,
@@ -31,6 +29,7 @@ from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import ResourcePath
 from kbatch.server.table import build_table, table_accepted
 from kbatch.server.warning_header import warning_header
+from kbatch.server.write_options import check_write_options, write_option_errors
 
 __all__ = ["PATCH_TYPES", "handle_resource", "write_options"]
 
@@ -47,16 +46,16 @@ OBJECT_TYPES = ("application/json", YAML, PROTOBUF)
 RETURN_DELETED = frozenset({"Pod"})
 
 
-def write_options(req: Request) -> WriteOptions:
+def write_options(req: Request, kind: str = "CreateOptions", patch_type: str | None = None) -> WriteOptions:
+    """The write's options, checked first as kube-apiserver's handlers check them
+    (:mod:`kbatch.server.write_options`; ``kind`` names the options in the ``Invalid``)."""
     dry = req.query.get("dryRun") or []
-    if any(v != "All" for v in dry):
-        raise BadRequest(f'unsupported dryRun value {dry[-1]!r}: only "All" is supported')
+    validation = req.param("fieldValidation") or ""
+    check_write_options(kind, write_option_errors(dry, validation, req.param("fieldManager") or "",
+                                                  patch_type, force=req.param("force") is not None))
     # an absent directive is Warn, as kube-apiserver's fieldValidation() (endpoints/handlers/rest.go);
     # kubectl rejects unknown fields only because it sends Strict itself (--validate=strict)
-    validation = req.param("fieldValidation") or "Warn"
-    if validation not in ("Strict", "Warn", "Ignore"):
-        raise BadRequest(f'fieldValidation must be one of "Ignore", "Warn" or "Strict", got "{validation}"')
-    return WriteOptions(dry_run=bool(dry), field_validation=validation)
+    return WriteOptions(dry_run=bool(dry), field_validation=validation or "Warn")
 
 
 def _object_body(req: Request, kind: str) -> Any:
@@ -163,10 +162,7 @@ def _patch(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
     if ctype not in PATCH_TYPES:
         raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media '
                                    f'types include: {", ".join((*PATCH_TYPES, APPLY_PATCH))}')
-    if req.param("force") is not None:  # upstream ValidatePatchOptions
-        raise Invalid.of("PatchOptions.meta.k8s.io", "", [
-            FieldError.forbidden("force", "may not be specified for non-apply patch")])
-    opts = write_options(req)
+    opts = write_options(req, "PatchOptions", PATCH_TYPES[ctype])
     patch = _patch_document(req, PATCH_TYPES[ctype], opts.field_validation)
     with _manager(req):
         out = backend.patch(rp.spec.info, rp.namespace, name, patch, PATCH_TYPES[ctype], opts,
@@ -209,7 +205,7 @@ def _apply(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
     except (YamlError, UnicodeDecodeError) as err:
         raise BadRequest(f"error decoding YAML: {err}") from None
     body = docs[0] if docs else None
-    opts = write_options(req)
+    opts = write_options(req, "PatchOptions", "apply")
     existed = _exists(backend, rp, name)
     out = backend.apply(rp.spec.info, rp.namespace, name, body, opts, field_manager=req.param("fieldManager"),
                         force=force == "true", subresource=rp.subresource)
@@ -257,7 +253,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
     if method == "GET":
         return _render(backend, req, rp, backend.get(info, rp.namespace, name), many=False)
     if method == "PUT":
-        opts = write_options(req)
+        opts = write_options(req, "UpdateOptions")
         body = _check_identity(rp, req, name)
         with _manager(req):
             out = backend.update(info, rp.namespace, name, body, opts, subresource=rp.subresource)
