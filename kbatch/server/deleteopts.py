@@ -16,12 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.api.errors import BadRequest
+from kbatch.api.registry import KindSpec
 from kbatch.apiserver.go_json import cannot_unmarshal, json_kind
 from kbatch.server.backend import DeleteOptions
 from kbatch.server.http import Request
 from kbatch.server.write_options import check_delete_options, delete_option_errors
 
-__all__ = ["delete_options"]
+__all__ = ["JOB_ORPHAN_WARNING", "delete_options", "delete_warnings"]
 
 # field → (JSON kind it must have, Go type); a list's items are strings
 _FIELDS = {
@@ -72,4 +73,18 @@ def delete_options(req: Request) -> DeleteOptions:
     if orphan:
         policy = "Orphan"
     return DeleteOptions(propagation_policy=policy, grace_period_seconds=grace, uid=pre.get("uid"),
-                         resource_version=pre.get("resourceVersion"), dry_run=bool(dry))
+                         resource_version=pre.get("resourceVersion"), dry_run=bool(dry),
+                         policy_unset=policy is None and orphan is None)
+
+
+# pkg/registry/batch/job/storage/storage.go (deleteOptionWarnings): REST.Delete and DeleteCollection
+# warn when a batch/v1 Job delete leaves the policy to the kind's default, which orphans the pods
+JOB_ORPHAN_WARNING = ("child pods are preserved by default when jobs are deleted; set "
+                      "propagationPolicy=Background to remove them or set propagationPolicy=Orphan to "
+                      "suppress this warning")
+
+
+def delete_warnings(spec: KindSpec, opts: DeleteOptions) -> list[str]:
+    """The ``Warning:`` texts of a delete (or delete-collection) with these options."""
+    job = spec.info.group == "batch" and spec.info.kind == "Job"
+    return [JOB_ORPHAN_WARNING] if job and opts.policy_unset and spec.gc_policy == "Orphan" else []

@@ -22,7 +22,7 @@ from kbatch.apiserver.go_json import cannot_unmarshal, type_meta_error
 from kbatch.apiserver.go_json_syntax import GoSyntaxError
 from kbatch.apiserver.manifests import YamlError, yaml_documents
 from kbatch.server.backend import Backend, WriteOptions
-from kbatch.server.deleteopts import delete_options
+from kbatch.server.deleteopts import delete_options, delete_warnings
 from kbatch.server.http import Request, Response, json_response
 from kbatch.server.list_options import validate_list_request
 from kbatch.server.protobuf import PROTOBUF
@@ -116,12 +116,14 @@ def _warn_headers(opts: WriteOptions) -> tuple[tuple[str, str], ...]:
     return tuple(warning_header(w) for w in opts.warnings)
 
 
-def _deleted(rp: ResourcePath, name: str, obj: dict[str, Any] | None) -> Response:
+def _deleted(rp: ResourcePath, name: str, obj: dict[str, Any] | None,
+             headers: tuple[tuple[str, str], ...] = ()) -> Response:
     if obj is not None:
-        return json_response(obj)
+        return json_response(obj, headers=headers)
     info = rp.spec.info
-    return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-                          "details": {"name": name, "group": info.group, "kind": info.plural}})
+    status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+              "details": {"name": name, "group": info.group, "kind": info.plural}}
+    return json_response(status, headers=headers)
 
 
 def _render(backend: Backend, req: Request, rp: ResourcePath, obj: dict[str, Any], *, many: bool) -> Response:
@@ -269,7 +271,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
         gone = backend.delete(info, rp.namespace, name, dopts) or last
         if not dopts.dry_run:
             backend.settle()
-        return _deleted(rp, name, gone)
+        return _deleted(rp, name, gone, tuple(warning_header(w) for w in delete_warnings(rp.spec, dopts)))
     raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
 
 
@@ -297,7 +299,7 @@ def _delete_collection(backend: Backend, req: Request, rp: ResourcePath) -> Resp
         backend.delete(rp.spec.info, meta.get("namespace"), meta.get("name", ""), opts)
     if not opts.dry_run:
         backend.settle()
-    return json_response(listed)
+    return json_response(listed, headers=tuple(warning_header(w) for w in delete_warnings(rp.spec, opts)))
 
 
 def encode_event(event: dict[str, Any]) -> bytes:
