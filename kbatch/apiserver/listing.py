@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kbatch.api.errors import BadRequest, Expired, FieldError, Invalid, Timeout
+from kbatch.api.errors import BadRequest, Expired, FieldError, Invalid, StatusCause, StatusDetails, Timeout
 from kbatch.api.meta import ListMeta, Resource, ResourceList
 from kbatch.api.selectors import (
     FieldSelector,
@@ -49,7 +49,8 @@ from kbatch.store.kv import KeyValue
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["Filter", "list_objects", "list_raw", "make_filter", "parse_revision", "validate_list_options"]
+__all__ = ["Filter", "list_objects", "list_raw", "make_filter", "parse_revision",
+           "too_large_resource_version", "validate_list_options"]
 
 T = TypeVar("T", bound=Resource)
 X = TypeVar("X")
@@ -142,6 +143,15 @@ def validate_list_options(resource_version: str | None, resource_version_match: 
         raise Invalid.of("ListOptions.meta.k8s.io", "", errors)
 
 
+def too_large_resource_version(requested: int, current: int) -> Timeout:
+    """``storage.NewTooLargeResourceVersionError`` as the watch cache raises it (``cacher/watch_cache.go``
+    waitUntilFreshAndBlock, retry after 1 s): a ``Timeout: ...`` message and the
+    ``ResourceVersionTooLarge`` cause, which client-go's reflector looks for to relist from scratch."""
+    cause = StatusCause(reason="ResourceVersionTooLarge", message="Too large resource version")
+    return Timeout(f"Timeout: Too large resource version: {requested}, current: {current}",
+                   details=StatusDetails(causes=[cause], retry_after_seconds=1))
+
+
 def _expired_continue(token: ContinueToken) -> Expired:
     """410 with a token that continues at the latest revision (etcd3 ``handleCompactedErrorForPaging``)."""
     return Expired(_INCONSISTENT_CONTINUE, continue_=reissue_continue(token))
@@ -168,7 +178,7 @@ def _start(server: APIServer, kind: Kind, namespace: str | None, continue_: str 
         return None, prefix, None
     current = server.store.revision
     if wanted > current:
-        raise Timeout(f"Too large resource version: {wanted}, current: {current}")
+        raise too_large_resource_version(wanted, current)
     if match == "Exact" or (limit and not match):  # unset match: exact when paginated
         # a read at a revision never written yet is a Timeout above, one compacted is Expired
         if wanted < server.store.compact_revision:
@@ -184,7 +194,7 @@ def _read(server: APIServer, start: bytes, end: bytes, revision: int | None, lim
     except CompactedError:
         raise (Expired(_EXPIRED_LIST) if token is None else _expired_continue(token)) from None
     except FutureRevisionError as err:
-        raise Timeout(f"Too large resource version: {err.requested}, current: {err.current}") from None
+        raise too_large_resource_version(err.requested, err.current) from None
 
 
 def _collect(server: APIServer, kind: Kind, namespace: str | None, convert: Callable[[KeyValue], X], *,

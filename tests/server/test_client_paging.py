@@ -107,3 +107,24 @@ def test_a_continue_token_may_come_with_resource_version_0(core: Any) -> None:
                             limit=1, resource_version="1", _continue=first.metadata._continue)
     assert code == 400
     assert status["message"] == "specifying resource version is not allowed when using continue"
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"resource_version_match": "NotOlderThan"},
+                                    {"resource_version_match": "Exact"}, {"limit": 1}],
+                         ids=["unset", "NotOlderThan", "Exact", "paginated"])
+def test_a_future_resource_version_is_too_large_with_the_cause_client_go_reads(
+        core: Any, kwargs: dict[str, Any]) -> None:
+    # storage/errors.go NewTooLargeResourceVersionError, from the watch cache (watch_cache.go
+    # waitUntilFreshAndBlock, resourceVersionTooHighRetrySeconds = 1): apimachinery's NewTimeoutError
+    # prefixes "Timeout: "; client-go's reflector relists on the ResourceVersionTooLarge cause
+    current = int(core.list_namespaced_pod("default").metadata.resource_version)
+    future = str(current + 1000)
+    with pytest.raises(ApiException) as err:
+        core.list_namespaced_pod("default", resource_version=future, **kwargs)
+    status = json.loads(err.value.body)
+    assert (err.value.status, status["reason"]) == (504, "Timeout")
+    assert status["message"] == f"Timeout: Too large resource version: {future}, current: {current}"
+    assert status["details"] == {"causes": [{"reason": "ResourceVersionTooLarge",
+                                             "message": "Too large resource version"}],
+                                 "retryAfterSeconds": 1}
+    assert err.value.headers["Retry-After"] == "1"
