@@ -6,11 +6,12 @@ Upstream semantics (``staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go`` 
 * ``resourceVersion`` unset or ``"0"``: the latest state; ``"N"``: not older than N (exact when
   paginating); a compacted N is ``Expired``; a future N is a ``Timeout`` ("Too large resource version");
 * ``limit``: at most that many *matching* items, plus a continue token when more may follow (zero or
-  less: no paging); the token pins the revision of the first page, so every page reads the same
-  snapshot; a token whose revision was compacted is ``Expired`` with a new token in the Status's
-  ``metadata.continue`` (revision -1: the rest at the latest revision; ``storage/etcd3/errors.go``);
-  a compacted list read is ``Expired`` in the etcd3 store's words (with ``ListFromCacheSnapshot``,
-  on by default since 1.34, the watch cache hands such reads to etcd3: ``cacher/delegator.go``);
+  less, or with ``resourceVersion=0`` and no token, as the watch cache serves that: no paging); the
+  token pins the revision of the first page, so every page reads the same snapshot; a token whose
+  revision was compacted is ``Expired`` with a new token in the Status's ``metadata.continue``
+  (revision -1: the rest at the latest revision; ``storage/etcd3/errors.go``); a compacted list read
+  is ``Expired`` in the etcd3 store's words (with ``ListFromCacheSnapshot``, on by default since
+  1.34, the watch cache hands such reads to etcd3: ``cacher/delegator.go``);
 * ``continue`` together with a ``resourceVersion`` other than ``"0"`` is a ``BadRequest``
   (``storage.ValidateListOptions``);
 * a page followed by more carries ``remainingItemCount`` (the items after it) when the list has no
@@ -208,6 +209,8 @@ def _collect(server: APIServer, kind: Kind, namespace: str | None, convert: Call
     flt = make_filter(kind, label_selector, field_selector)
     if limit is not None and limit <= 0:
         limit = None  # etcd3 store GetList pages only when limit > 0: zero or less lists everything
+    if resource_version == "0" and not continue_:
+        limit = None  # served by the watch cache, which ignores limit then (cacher.go computeListLimit)
     revision, start, token = _start(server, kind, namespace, continue_, resource_version, limit,
                                     resource_version_match)
     end = kind.keys.range_end(namespace)

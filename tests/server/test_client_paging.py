@@ -128,3 +128,14 @@ def test_a_future_resource_version_is_too_large_with_the_cause_client_go_reads(
                                              "message": "Too large resource version"}],
                                  "retryAfterSeconds": 1}
     assert err.value.headers["Retry-After"] == "1"
+
+
+def test_resource_version_0_is_served_whole_whatever_the_limit(core: Any) -> None:
+    # delegator.go ShouldDelegateList: resourceVersion=0 is served by the watch cache, whose
+    # computeListLimit (cacher.go) ignores the limit then: one page, no continue token
+    _pods(core, "rv0", "rv0-a", "rv0-b", "rv0-c")
+    listing = core.list_namespaced_pod("default", label_selector="day=rv0", limit=1, resource_version="0")
+    assert _names(listing) == ["rv0-a", "rv0-b", "rv0-c"]
+    assert listing.metadata._continue is None
+    paged = core.list_namespaced_pod("default", label_selector="day=rv0", limit=1)  # latest: paged
+    assert _names(paged) == ["rv0-a"] and paged.metadata._continue
