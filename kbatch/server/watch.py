@@ -83,6 +83,21 @@ class EncodedEvents:
 Transform = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+def _without_initial_events_end(transform: Transform) -> Transform:
+    """Bookmarks without the ``k8s.io/initial-events-end`` annotation the store's watch puts on the one
+    after the initial events: kube-apiserver annotates that bookmark only for a streaming list
+    (``cacher.go`` setInitialEventsEndBookmarkIfRequested: ``sendInitialEvents=true`` with bookmarks),
+    which kbatch serve refuses (:mod:`kbatch.server.list_options`)."""
+    def strip(event: dict[str, Any]) -> dict[str, Any]:
+        meta = ((event.get("object") or {}).get("metadata") or {})
+        if event.get("type") != "BOOKMARK" or "annotations" not in meta:
+            return transform(event)
+        plain = {k: v for k, v in meta.items() if k != "annotations"}
+        return transform({**event, "object": {**event["object"], "metadata": plain}})
+
+    return strip
+
+
 def _rv(obj: dict[str, Any] | None, default: str = "") -> str:
     return ((obj or {}).get("metadata") or {}).get("resourceVersion", default)
 
@@ -113,7 +128,7 @@ async def serve_watch(backend: Backend, req: Request, rp: ResourcePath, send: An
     opts = WatchOptions(label_selector=req.param("labelSelector"), field_selector=req.param("fieldSelector"),
                         resource_version=req.param("resourceVersion") or None,
                         allow_bookmarks=req.flag("allowWatchBookmarks"))
-    transform = _transform(backend, req, rp)
+    transform = _without_initial_events_end(_transform(backend, req, rp))
     table = table_accepted(req.headers.get("accept", ""))
     timeout = float(req.int_param("timeoutSeconds") or DEFAULT_TIMEOUT)
     try:

@@ -59,3 +59,15 @@ def test_watch_list_options_are_refused_as_a_server_without_watch_list(served: A
                      timeout=10)
     assert resp.status_code == 422
     assert resp.json()["message"] == f'ListOptions.meta.k8s.io "" is invalid: {message}'
+
+
+def test_a_plain_watch_gets_no_initial_events_end_bookmark(served: Any) -> None:
+    # cacher.go setInitialEventsEndBookmarkIfRequested: the k8s.io/initial-events-end bookmark is for
+    # sendInitialEvents=true (with bookmarks) only; a watch from resourceVersion unset or "0" gets the
+    # synthetic ADDED events and, at most, plain bookmarks
+    params = {"watch": "1", "allowWatchBookmarks": "true", "timeoutSeconds": "1", "resourceVersion": "0"}
+    lines = httpx.get(f"{served.url}/api/v1/namespaces/default/pods", params=params, timeout=10).text
+    events = [json.loads(line) for line in lines.splitlines() if line]
+    bookmarks = [e["object"]["metadata"] for e in events if e["type"] == "BOOKMARK"]
+    assert bookmarks, "a bookmark follows the initial events"
+    assert all(set(meta) == {"resourceVersion"} for meta in bookmarks), bookmarks
