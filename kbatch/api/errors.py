@@ -287,7 +287,22 @@ class Conflict(StatusError):
 
 
 class Expired(StatusError):
+    """410. ``continue_``: the Status's ``metadata.continue``, a token a client may list on with (the
+    etcd3 store's answer to a compacted continue token, ``storage/etcd3/errors.go``)."""
+
     code, reason = 410, "Expired"
+
+    def __init__(self, message: str, *, details: StatusDetails | None = None,
+                 continue_: str | None = None) -> None:
+        super().__init__(message, details=details)
+        self.continue_ = continue_
+
+    @property
+    def status(self) -> Status:
+        status = super().status
+        if self.continue_:
+            status.metadata = ListMeta(continue_=self.continue_)
+        return status
 
 
 class UnsupportedMediaType(StatusError):

@@ -26,7 +26,16 @@ from kbatch.api.model_copy import copy_value
 if TYPE_CHECKING:
     from kbatch.api.features import FeatureGates
 
-__all__ = ["DefaultStrategy", "GateBound", "GatedStrategy", "Strategy", "keep_status_reset_fields"]
+__all__ = ["CUSTOM_RESOURCE_STATUS_KEPT_META", "DefaultStrategy", "GateBound", "GatedStrategy", "Strategy",
+           "keep_status_reset_fields"]
+
+# A custom resource's status write keeps all of the stored object but its status and managedFields
+# (apiextensions-apiserver ``pkg/registry/customresource/status_strategy.go`` PrepareForUpdate copies
+# the old object over the new one; GetResetFields lists all of ``metadata`` and ``spec``): labels,
+# annotations, finalizers, ownerReferences sent to ``/status`` are dropped. The rest of ObjectMeta is
+# the stored value anyway (identity, resourceVersion, timestamps).
+CUSTOM_RESOURCE_STATUS_KEPT_META = ("generation", "deletion_timestamp", "deletion_grace_period_seconds",
+                                    "labels", "annotations", "owner_references", "finalizers")
 
 T_contra = TypeVar("T_contra", bound=Resource, contravariant=True)  # a strategy takes objects in
 

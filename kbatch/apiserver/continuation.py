@@ -12,9 +12,10 @@ from typing import Any
 from kbatch.api.errors import BadRequest
 from kbatch.apiserver.go_json_syntax import GoSyntaxError, loads
 
-__all__ = ["ContinueToken", "decode_continue", "encode_continue"]
+__all__ = ["LATEST", "ContinueToken", "decode_continue", "encode_continue", "reissue_continue"]
 
 _VERSION = "meta.k8s.io/v1"
+LATEST = -1  # a token's revision meaning "the rest of the list at the latest revision" (etcd3 store)
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +25,17 @@ class ContinueToken:
 
 
 def encode_continue(revision: int, last_key: bytes, prefix: bytes) -> str:
-    start = (last_key[len(prefix):] + b"\0").decode()
+    return _encode(revision, (last_key[len(prefix):] + b"\0").decode())
+
+
+def reissue_continue(token: ContinueToken) -> str:
+    """The same start key at revision -1: upstream's ``handleCompactedErrorForPaging``
+    (``storage/etcd3/errors.go``) hands this out when a token's revision was compacted; listing on
+    with it reads the rest at the latest revision (``ValidateListOptions``: a negative revision)."""
+    return _encode(LATEST, token.start.decode())
+
+
+def _encode(revision: int, start: str) -> str:
     raw = json.dumps({"v": _VERSION, "rv": revision, "start": start}, separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 

@@ -5,10 +5,15 @@ Upstream semantics (``staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go`` 
 
 * ``resourceVersion`` unset or ``"0"``: the latest state; ``"N"``: not older than N (exact when
   paginating); a compacted N is ``Expired``; a future N is a ``Timeout`` ("Too large resource version");
-* ``limit``: at most that many *matching* items, plus a continue token when more may follow; the
+* ``limit``: at most that many *matching* items, plus a continue token when more may follow (zero or
+  less, or with ``resourceVersion=0`` and no token, as the watch cache serves that: no paging); the
   token pins the revision of the first page, so every page reads the same snapshot; a token whose
-  revision was compacted is ``Expired``;
-* ``continue`` together with a ``resourceVersion`` is a ``BadRequest``;
+  revision was compacted is ``Expired`` with a new token in the Status's ``metadata.continue``
+  (revision -1: the rest at the latest revision; ``storage/etcd3/errors.go``); a compacted list read
+  is ``Expired`` in the etcd3 store's words (with ``ListFromCacheSnapshot``, on by default since
+  1.34, the watch cache hands such reads to etcd3: ``cacher/delegator.go``);
+* ``continue`` together with a ``resourceVersion`` other than ``"0"`` is a ``BadRequest``
+  (``storage.ValidateListOptions``);
 * a page followed by more carries ``remainingItemCount`` (the items after it) when the list has no
   selector;
 * ``resourceVersionMatch`` (api-concepts "resourceVersionMatch"; validated as upstream's
@@ -24,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kbatch.api.errors import BadRequest, Expired, FieldError, Invalid, Timeout
+from kbatch.api.errors import BadRequest, Expired, FieldError, Invalid, StatusCause, StatusDetails, Timeout
 from kbatch.api.meta import ListMeta, Resource, ResourceList
 from kbatch.api.selectors import (
     FieldSelector,
@@ -34,7 +39,7 @@ from kbatch.api.selectors import (
     parse_field_selector,
     parse_label_selector,
 )
-from kbatch.apiserver.continuation import decode_continue, encode_continue
+from kbatch.apiserver.continuation import ContinueToken, decode_continue, encode_continue, reissue_continue
 from kbatch.apiserver.decoded_cache import Entry
 from kbatch.apiserver.gcpause import gc_deferred
 from kbatch.apiserver.kinds import Kind
@@ -45,13 +50,22 @@ from kbatch.store.kv import KeyValue
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["Filter", "list_objects", "list_raw", "make_filter", "parse_revision", "validate_list_options"]
+__all__ = ["Filter", "list_objects", "list_raw", "make_filter", "parse_revision",
+           "too_large_resource_version", "validate_list_options"]
 
 T = TypeVar("T", bound=Resource)
 X = TypeVar("X")
 
-_EXPIRED_CONTINUE = ("The provided continue parameter is too old to display a consistent list result. "
-                     "You can start a new list without the continue parameter.")
+# etcd3 store's words (``staging/src/k8s.io/apiserver/pkg/storage/etcd3/errors.go``): a list read at
+# a compacted revision, and a continue token whose revision was compacted. The latter comes with a new
+# token (revision -1: the rest of the list at the latest revision), as ``handleCompactedErrorForPaging``
+_EXPIRED_LIST = "The resourceVersion for the provided list is too old."
+_INCONSISTENT_CONTINUE = (
+    "The provided continue parameter is too old to display a consistent list result. You can start a "
+    "new list without the continue parameter, or use the continue token in this response to retrieve "
+    "the remainder of the results. Continuing with the provided token results in an inconsistent list "
+    "- objects that were created, modified, or deleted between the time the first chunk was returned "
+    "and now may show up in the list.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,46 +144,58 @@ def validate_list_options(resource_version: str | None, resource_version_match: 
         raise Invalid.of("ListOptions.meta.k8s.io", "", errors)
 
 
-def _too_old(requested: int, compacted: int) -> Expired:
-    return Expired(f"too old resource version: {requested} ({compacted})")
+def too_large_resource_version(requested: int, current: int) -> Timeout:
+    """``storage.NewTooLargeResourceVersionError`` as the watch cache raises it (``cacher/watch_cache.go``
+    waitUntilFreshAndBlock, retry after 1 s): a ``Timeout: ...`` message and the
+    ``ResourceVersionTooLarge`` cause, which client-go's reflector looks for to relist from scratch."""
+    cause = StatusCause(reason="ResourceVersionTooLarge", message="Too large resource version")
+    return Timeout(f"Timeout: Too large resource version: {requested}, current: {current}",
+                   details=StatusDetails(causes=[cause], retry_after_seconds=1))
+
+
+def _expired_continue(token: ContinueToken) -> Expired:
+    """410 with a token that continues at the latest revision (etcd3 ``handleCompactedErrorForPaging``)."""
+    return Expired(_INCONSISTENT_CONTINUE, continue_=reissue_continue(token))
 
 
 def _start(server: APIServer, kind: Kind, namespace: str | None, continue_: str | None,
-           resource_version: str | None, limit: int | None, match: str | None) -> tuple[int | None, bytes]:
-    """(read revision or None for latest, first key)."""
+           resource_version: str | None, limit: int | None, match: str | None,
+           ) -> tuple[int | None, bytes, ContinueToken | None]:
+    """(read revision or None for latest, first key, the decoded continue token)."""
     validate_list_options(resource_version, match, continue_)
     prefix = kind.keys.prefix(namespace)
     if continue_:
-        if resource_version not in (None, ""):
-            raise BadRequest("specifying resource version is not allowed when using continue")
         token = decode_continue(continue_)
+        # storage.ValidateListOptions: "0" may come with a token; a negative revision is the latest
+        if resource_version not in (None, "", "0"):
+            raise BadRequest("specifying resource version is not allowed when using continue")
+        if token.revision < 0:
+            return None, prefix + token.start, token
         if token.revision < server.store.compact_revision:
-            raise Expired(_EXPIRED_CONTINUE)
-        return token.revision, prefix + token.start
+            raise _expired_continue(token)
+        return token.revision, prefix + token.start, token
     wanted = parse_revision(resource_version)
     if wanted is None:
-        return None, prefix
+        return None, prefix, None
     current = server.store.revision
     if wanted > current:
-        raise Timeout(f"Too large resource version: {wanted}, current: {current}")
+        raise too_large_resource_version(wanted, current)
     if match == "Exact" or (limit and not match):  # unset match: exact when paginated
         # a read at a revision never written yet is a Timeout above, one compacted is Expired
         if wanted < server.store.compact_revision:
-            raise _too_old(wanted, server.store.compact_revision)
-        return wanted, prefix
-    return None, prefix  # not older than: the latest qualifies
+            raise Expired(_EXPIRED_LIST)
+        return wanted, prefix, None
+    return None, prefix, None  # not older than: the latest qualifies
 
 
 def _read(server: APIServer, start: bytes, end: bytes, revision: int | None, limit: int | None,
-          continuing: bool) -> Any:
+          token: ContinueToken | None) -> Any:
     try:
         return server.store.range(start, end, revision=revision, limit=limit)
-    except CompactedError as err:
-        if continuing:
-            raise Expired(_EXPIRED_CONTINUE) from None
-        raise _too_old(err.requested, err.compact_revision) from None
+    except CompactedError:
+        raise (Expired(_EXPIRED_LIST) if token is None else _expired_continue(token)) from None
     except FutureRevisionError as err:
-        raise Timeout(f"Too large resource version: {err.requested}, current: {err.current}") from None
+        raise too_large_resource_version(err.requested, err.current) from None
 
 
 def _collect(server: APIServer, kind: Kind, namespace: str | None, convert: Callable[[KeyValue], X], *,
@@ -181,16 +207,20 @@ def _collect(server: APIServer, kind: Kind, namespace: str | None, convert: Call
         namespace = None
     model = kind.model
     flt = make_filter(kind, label_selector, field_selector)
-    revision, start = _start(server, kind, namespace, continue_, resource_version, limit,
-                             resource_version_match)
+    if limit is not None and limit <= 0:
+        limit = None  # etcd3 store GetList pages only when limit > 0: zero or less lists everything
+    if resource_version == "0" and not continue_:
+        limit = None  # served by the watch cache, which ignores limit then (cacher.go computeListLimit)
+    revision, start, token = _start(server, kind, namespace, continue_, resource_version, limit,
+                                    resource_version_match)
     end = kind.keys.range_end(namespace)
     with gc_deferred():
         if limit:
             matches = None if flt.empty else flt.compile_entry()
             items, revision, last_key, unread = _paginate(server, model, start, end, revision, limit,
-                                                          matches, bool(continue_), convert)
+                                                          matches, token, convert)
         else:
-            result = _read(server, start, end, revision, None, bool(continue_))
+            result = _read(server, start, end, revision, None, token)
             revision = result.revision if revision is None else revision
             items, last_key, unread = _select(server, model, result.kvs, flt, convert), None, 0
     meta = ListMeta(resource_version=str(revision))
@@ -257,7 +287,7 @@ def _select(server: APIServer, model: type[Resource], kvs: tuple[KeyValue, ...],
 
 
 def _paginate(server: APIServer, model: type[Resource], start: bytes, end: bytes, revision: int | None,
-              limit: int, matches: Callable[[Entry], bool] | None, continuing: bool,
+              limit: int, matches: Callable[[Entry], bool] | None, token: ContinueToken | None,
               convert: Callable[[KeyValue], X]) -> tuple[list[X], int, bytes | None, int]:
     """(items, revision, last key read when more may follow, keys left unread in the range): reads
     chunks until ``limit`` matching items are found or the range is exhausted."""
@@ -266,7 +296,7 @@ def _paginate(server: APIServer, model: type[Resource], start: bytes, end: bytes
     load = server.decoded.load
     while True:
         chunk = max(limit - len(items), 1) if matches is None else max(limit, 64)
-        result = _read(server, start, end, revision, chunk, continuing)
+        result = _read(server, start, end, revision, chunk, token)
         revision = result.revision if revision is None else revision
         for read, kv in enumerate(result.kvs):
             if len(items) >= limit:

@@ -39,6 +39,7 @@ class DeleteOptions:
     uid: str | None = None
     resource_version: str | None = None
     dry_run: bool = False
+    policy_unset: bool = False  # neither propagationPolicy nor orphanDependents: the kind's default
 
 
 @dataclass(frozen=True, slots=True)

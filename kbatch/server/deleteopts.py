@@ -6,19 +6,23 @@ fields are ignored); a field of the wrong JSON type is refused in Go's words
 DeleteOptions.gracePeriodSeconds of type int64``. Deliberate difference: upstream's DELETE handler
 answers such a body with a 500 and no reason (``scope.err`` of a plain decode error,
 k8s.io/apiserver ``pkg/endpoints/handlers/delete.go``); kbatch answers 400 BadRequest, since the
-request is at fault. ``null`` leaves a field unset, as Go's decoder does.
+request is at fault. ``null`` leaves a field unset, as Go's decoder does. The options are then
+checked as ``ValidateDeleteOptions`` (:mod:`kbatch.server.write_options`); ``orphanDependents`` in the
+query is a Go ``*bool`` (present: true unless ``0`` or ``false``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kbatch.api.errors import BadRequest, FieldError, Invalid
+from kbatch.api.errors import BadRequest
+from kbatch.api.registry import KindSpec
 from kbatch.apiserver.go_json import cannot_unmarshal, json_kind
 from kbatch.server.backend import DeleteOptions
 from kbatch.server.http import Request
+from kbatch.server.write_options import check_delete_options, delete_option_errors
 
-__all__ = ["delete_options"]
+__all__ = ["JOB_ORPHAN_WARNING", "delete_options", "delete_warnings"]
 
 # field → (JSON kind it must have, Go type); a list's items are strings
 _FIELDS = {
@@ -61,11 +65,26 @@ def delete_options(req: Request) -> DeleteOptions:
     pre = body.get("preconditions") or {}
     grace = body.get("gracePeriodSeconds", req.int_param("gracePeriodSeconds"))
     policy = body.get("propagationPolicy") or req.param("propagationPolicy")
-    if body.get("orphanDependents") is True or req.param("orphanDependents") == "true":
-        policy = policy or "Orphan"
-    if policy not in (None, "Background", "Foreground", "Orphan"):
-        raise Invalid.of("DeleteOptions", "", [FieldError.not_supported(
-            "propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"])])
+    orphan = body.get("orphanDependents")
+    if orphan is None and req.param("orphanDependents") is not None:
+        orphan = (req.param("orphanDependents") or "").lower() not in ("0", "false")  # a Go query *bool
     dry = body.get("dryRun") or req.query.get("dryRun") or []
+    check_delete_options(delete_option_errors(dry, policy, orphan is not None))
+    if orphan:
+        policy = "Orphan"
     return DeleteOptions(propagation_policy=policy, grace_period_seconds=grace, uid=pre.get("uid"),
-                         resource_version=pre.get("resourceVersion"), dry_run=bool(dry))
+                         resource_version=pre.get("resourceVersion"), dry_run=bool(dry),
+                         policy_unset=policy is None and orphan is None)
+
+
+# pkg/registry/batch/job/storage/storage.go (deleteOptionWarnings): REST.Delete and DeleteCollection
+# warn when a batch/v1 Job delete leaves the policy to the kind's default, which orphans the pods
+JOB_ORPHAN_WARNING = ("child pods are preserved by default when jobs are deleted; set "
+                      "propagationPolicy=Background to remove them or set propagationPolicy=Orphan to "
+                      "suppress this warning")
+
+
+def delete_warnings(spec: KindSpec, opts: DeleteOptions) -> list[str]:
+    """The ``Warning:`` texts of a delete (or delete-collection) with these options."""
+    job = spec.info.group == "batch" and spec.info.kind == "Job"
+    return [JOB_ORPHAN_WARNING] if job and opts.policy_unset and spec.gc_policy == "Orphan" else []

@@ -12,8 +12,6 @@ from typing import Any
 
 from kbatch.api.errors import (
     BadRequest,
-    FieldError,
-    Invalid,
     MethodNotAllowed,
     NotFound,
     UnsupportedMediaType,
@@ -24,12 +22,14 @@ from kbatch.apiserver.go_json import cannot_unmarshal, type_meta_error
 from kbatch.apiserver.go_json_syntax import GoSyntaxError
 from kbatch.apiserver.manifests import YamlError, yaml_documents
 from kbatch.server.backend import Backend, WriteOptions
-from kbatch.server.deleteopts import delete_options
+from kbatch.server.deleteopts import delete_options, delete_warnings
 from kbatch.server.http import Request, Response, json_response
+from kbatch.server.list_options import validate_list_request
 from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import ResourcePath
 from kbatch.server.table import build_table, table_accepted
 from kbatch.server.warning_header import warning_header
+from kbatch.server.write_options import check_write_options, write_option_errors
 
 __all__ = ["PATCH_TYPES", "handle_resource", "write_options"]
 
@@ -46,16 +46,16 @@ OBJECT_TYPES = ("application/json", YAML, PROTOBUF)
 RETURN_DELETED = frozenset({"Pod"})
 
 
-def write_options(req: Request) -> WriteOptions:
+def write_options(req: Request, kind: str = "CreateOptions", patch_type: str | None = None) -> WriteOptions:
+    """The write's options, checked first as kube-apiserver's handlers check them
+    (:mod:`kbatch.server.write_options`; ``kind`` names the options in the ``Invalid``)."""
     dry = req.query.get("dryRun") or []
-    if any(v != "All" for v in dry):
-        raise BadRequest(f'unsupported dryRun value {dry[-1]!r}: only "All" is supported')
+    validation = req.param("fieldValidation") or ""
+    check_write_options(kind, write_option_errors(dry, validation, req.param("fieldManager") or "",
+                                                  patch_type, force=req.param("force") is not None))
     # an absent directive is Warn, as kube-apiserver's fieldValidation() (endpoints/handlers/rest.go);
     # kubectl rejects unknown fields only because it sends Strict itself (--validate=strict)
-    validation = req.param("fieldValidation") or "Warn"
-    if validation not in ("Strict", "Warn", "Ignore"):
-        raise BadRequest(f'fieldValidation must be one of "Ignore", "Warn" or "Strict", got "{validation}"')
-    return WriteOptions(dry_run=bool(dry), field_validation=validation)
+    return WriteOptions(dry_run=bool(dry), field_validation=validation or "Warn")
 
 
 def _object_body(req: Request, kind: str) -> Any:
@@ -116,12 +116,14 @@ def _warn_headers(opts: WriteOptions) -> tuple[tuple[str, str], ...]:
     return tuple(warning_header(w) for w in opts.warnings)
 
 
-def _deleted(rp: ResourcePath, name: str, obj: dict[str, Any] | None) -> Response:
+def _deleted(rp: ResourcePath, name: str, obj: dict[str, Any] | None,
+             headers: tuple[tuple[str, str], ...] = ()) -> Response:
     if obj is not None:
-        return json_response(obj)
+        return json_response(obj, headers=headers)
     info = rp.spec.info
-    return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-                          "details": {"name": name, "group": info.group, "kind": info.plural}})
+    status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+              "details": {"name": name, "group": info.group, "kind": info.plural}}
+    return json_response(status, headers=headers)
 
 
 def _render(backend: Backend, req: Request, rp: ResourcePath, obj: dict[str, Any], *, many: bool) -> Response:
@@ -143,6 +145,7 @@ def _list(backend: Backend, req: Request, rp: ResourcePath) -> Response:
     results"): ``kubectl get`` pages by 500 and client-go's default rate limiter (5 requests/s,
     burst 10) then spends ~2 s waiting between the pages of 10,000 pods, far more than serving
     them; one whole Table is what ``--chunk-size=0`` would ask for. ``continue`` is honoured."""
+    validate_list_request(req)
     limit = req.int_param("limit") or None
     if table_accepted(req.headers.get("accept", "")):
         limit = None  # Tables are served whole: see _list's docstring
@@ -161,10 +164,7 @@ def _patch(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
     if ctype not in PATCH_TYPES:
         raise UnsupportedMediaType(f'the body of the request was in an unknown format - accepted media '
                                    f'types include: {", ".join((*PATCH_TYPES, APPLY_PATCH))}')
-    if req.param("force") is not None:  # upstream ValidatePatchOptions
-        raise Invalid.of("PatchOptions.meta.k8s.io", "", [
-            FieldError.forbidden("force", "may not be specified for non-apply patch")])
-    opts = write_options(req)
+    opts = write_options(req, "PatchOptions", PATCH_TYPES[ctype])
     patch = _patch_document(req, PATCH_TYPES[ctype], opts.field_validation)
     with _manager(req):
         out = backend.patch(rp.spec.info, rp.namespace, name, patch, PATCH_TYPES[ctype], opts,
@@ -207,7 +207,7 @@ def _apply(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
     except (YamlError, UnicodeDecodeError) as err:
         raise BadRequest(f"error decoding YAML: {err}") from None
     body = docs[0] if docs else None
-    opts = write_options(req)
+    opts = write_options(req, "PatchOptions", "apply")
     existed = _exists(backend, rp, name)
     out = backend.apply(rp.spec.info, rp.namespace, name, body, opts, field_manager=req.param("fieldManager"),
                         force=force == "true", subresource=rp.subresource)
@@ -255,7 +255,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
     if method == "GET":
         return _render(backend, req, rp, backend.get(info, rp.namespace, name), many=False)
     if method == "PUT":
-        opts = write_options(req)
+        opts = write_options(req, "UpdateOptions")
         body = _check_identity(rp, req, name)
         with _manager(req):
             out = backend.update(info, rp.namespace, name, body, opts, subresource=rp.subresource)
@@ -271,7 +271,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
         gone = backend.delete(info, rp.namespace, name, dopts) or last
         if not dopts.dry_run:
             backend.settle()
-        return _deleted(rp, name, gone)
+        return _deleted(rp, name, gone, tuple(warning_header(w) for w in delete_warnings(rp.spec, dopts)))
     raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
 
 
@@ -299,7 +299,7 @@ def _delete_collection(backend: Backend, req: Request, rp: ResourcePath) -> Resp
         backend.delete(rp.spec.info, meta.get("namespace"), meta.get("name", ""), opts)
     if not opts.dry_run:
         backend.settle()
-    return json_response(listed)
+    return json_response(listed, headers=tuple(warning_header(w) for w in delete_warnings(rp.spec, opts)))
 
 
 def encode_event(event: dict[str, Any]) -> bytes:

@@ -7,7 +7,7 @@ yields one ``ERROR`` event whose object is a 410 ``Expired`` Status, then the st
 ``timeoutSeconds`` ends the stream cleanly. Every ending (timeout, 410, server shutdown, an internal
 error, reported as an ``ERROR`` event) sends the last chunk of the chunked body; a client that went
 away gets nothing more (:class:`_Response`). Streaming lists (``sendInitialEvents``, KEP-3157) are
-rejected with 422 so clients fall back to list+watch.
+rejected with 422 so clients fall back to list+watch (:mod:`kbatch.server.list_options`).
 
 Each stream is its own coroutine woken by the backend's notify hook: a slow client only blocks its
 own ``send`` (events wait in its own watcher), and a vanished client is noticed through
@@ -22,15 +22,15 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from kbatch.api.errors import Expired, FieldError, Invalid, StatusError
+from kbatch.api.errors import Expired, StatusError
 from kbatch.server.backend import Backend, WatchOptions
 from kbatch.server.handlers import encode_event
 from kbatch.server.http import Request
+from kbatch.server.list_options import validate_watch_request
 from kbatch.server.routing import ResourcePath
 from kbatch.server.table import build_table, table_accepted
 
-__all__ = ["BOOKMARK_INTERVAL", "DEFAULT_TIMEOUT", "EncodedEvents", "Shutdown", "serve_watch",
-           "validate_watch"]
+__all__ = ["BOOKMARK_INTERVAL", "DEFAULT_TIMEOUT", "EncodedEvents", "Shutdown", "serve_watch"]
 
 log = logging.getLogger("kbatch.server")
 
@@ -80,17 +80,22 @@ class EncodedEvents:
         return line
 
 
-def validate_watch(req: Request) -> None:
-    if req.flag("sendInitialEvents") or req.param("sendInitialEvents") == "false":
-        raise Invalid.of("ListOptions", "", [FieldError.forbidden(
-            "sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList "
-            "feature gate is enabled (kbatch serve does not implement streaming lists)")])
-    if req.param("resourceVersionMatch"):
-        raise Invalid.of("ListOptions", "", [FieldError.forbidden(
-            "resourceVersionMatch", "resourceVersionMatch is forbidden for watch")])
-
-
 Transform = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _without_initial_events_end(transform: Transform) -> Transform:
+    """Bookmarks without the ``k8s.io/initial-events-end`` annotation the store's watch puts on the one
+    after the initial events: kube-apiserver annotates that bookmark only for a streaming list
+    (``cacher.go`` setInitialEventsEndBookmarkIfRequested: ``sendInitialEvents=true`` with bookmarks),
+    which kbatch serve refuses (:mod:`kbatch.server.list_options`)."""
+    def strip(event: dict[str, Any]) -> dict[str, Any]:
+        meta = ((event.get("object") or {}).get("metadata") or {})
+        if event.get("type") != "BOOKMARK" or "annotations" not in meta:
+            return transform(event)
+        plain = {k: v for k, v in meta.items() if k != "annotations"}
+        return transform({**event, "object": {**event["object"], "metadata": plain}})
+
+    return strip
 
 
 def _rv(obj: dict[str, Any] | None, default: str = "") -> str:
@@ -119,11 +124,11 @@ async def serve_watch(backend: Backend, req: Request, rp: ResourcePath, send: An
                       shutdown: Shutdown | None = None, encoded: EncodedEvents | None = None) -> None:
     """Answer a watch request. Errors before the stream starts propagate (a plain ``Status``
     response); once the 200 is sent, every ending goes through :class:`_Response` (see there)."""
-    validate_watch(req)
+    validate_watch_request(req)
     opts = WatchOptions(label_selector=req.param("labelSelector"), field_selector=req.param("fieldSelector"),
                         resource_version=req.param("resourceVersion") or None,
                         allow_bookmarks=req.flag("allowWatchBookmarks"))
-    transform = _transform(backend, req, rp)
+    transform = _without_initial_events_end(_transform(backend, req, rp))
     table = table_accepted(req.headers.get("accept", ""))
     timeout = float(req.int_param("timeoutSeconds") or DEFAULT_TIMEOUT)
     try:

@@ -21,7 +21,7 @@ from kbatch.api.strategies.jobset.schema import (
     validate_spec_transitions,
 )
 from kbatch.api.strategies.jobset.status import validate_status_schema
-from kbatch.api.strategy import DefaultStrategy
+from kbatch.api.strategy import CUSTOM_RESOURCE_STATUS_KEPT_META, DefaultStrategy
 
 __all__ = ["JobSetStrategy", "default_jobset", "validate_spec_schema", "validate_status_schema"]
 
@@ -43,6 +43,8 @@ def default_jobset(js: JobSet) -> None:
 
 class JobSetStrategy(DefaultStrategy):
     """The JobSet CRD's create/update/status hooks."""
+
+    status_kept_meta = CUSTOM_RESOURCE_STATUS_KEPT_META  # a CRD's status strategy
 
     def default(self, obj: JobSet) -> None:  # type: ignore[override]
         default_jobset(obj)

@@ -26,7 +26,7 @@ from kbatch.api.kueue_v1beta2 import (
 from kbatch.api.meta import Resource
 from kbatch.api.strategies.kueue import schemas
 from kbatch.api.strategies.kueue.schema import Node, apply_defaults, validate, validate_transitions
-from kbatch.api.strategy import DefaultStrategy
+from kbatch.api.strategy import CUSTOM_RESOURCE_STATUS_KEPT_META, DefaultStrategy
 
 __all__ = ["KUEUE_STRATEGIES", "CRDStrategy", "strategy_for"]
 
@@ -37,6 +37,7 @@ class CRDStrategy(DefaultStrategy):
     # kube-apiextensions-apiserver stores and serves unstructured JSON: a status never written is
     # absent (no Go struct to serialise as ``"status": {}``, unlike the built-in kinds)
     custom_resource = True
+    status_kept_meta = CUSTOM_RESOURCE_STATUS_KEPT_META
 
     def __init__(self, schema: Node, has_status: bool = True) -> None:
         self.schema = schema

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from kbatch.api.errors import FieldError
 from kbatch.api.scheduling_x_v1alpha1 import PodGroup
-from kbatch.api.strategy import DefaultStrategy
+from kbatch.api.strategy import CUSTOM_RESOURCE_STATUS_KEPT_META, DefaultStrategy
 
 __all__ = ["PodGroupStrategy", "validate_pod_group"]
 
@@ -43,6 +43,8 @@ def _validate_status(pg: PodGroup) -> list[FieldError]:
 
 
 class PodGroupStrategy(DefaultStrategy):
+    status_kept_meta = CUSTOM_RESOURCE_STATUS_KEPT_META  # a CRD's status strategy
+
     def validate(self, obj: PodGroup) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_group(obj) + _validate_status(obj)
 
