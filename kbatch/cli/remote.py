@@ -136,6 +136,8 @@ class HttpBackend:
         params = {"fieldValidation": opts.field_validation}
         if opts.dry_run:
             params["dryRun"] = "All"
+        if opts.field_manager:
+            params["fieldManager"] = opts.field_manager
         return params
 
     def now(self) -> datetime:
