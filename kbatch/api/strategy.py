@@ -100,6 +100,12 @@ class DefaultStrategy:
     """No defaulting, no validation beyond the API server's generic metadata checks."""
 
     has_status: bool = True
+    # Whether the kind keeps ``metadata.generation``: 1 on create, +1 on each spec change. Upstream
+    # each strategy's ``PrepareForCreate``/``PrepareForUpdate`` sets it, and many do not (ConfigMap,
+    # Namespace, Node, Service, Event, Lease, PersistentVolumeClaim, ResourceClaim and its template,
+    # scheduling.k8s.io Workload and PodGroup: their objects carry no generation at all); custom
+    # resources always do (apiextensions-apiserver ``customResourceStrategy.PrepareForCreate``).
+    has_generation: bool = True
     # Whether an update is also checked with ``validate`` (the create rules) before
     # ``validate_update``. False for kinds whose upstream ``ValidateUpdate`` is a whole validation
     # of its own, relaxed against the old object (rules that bind only new objects, such as a

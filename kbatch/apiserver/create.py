@@ -68,7 +68,8 @@ def _fill_system_fields(server: APIServer, kind: Kind, obj: Resource, generated:
         meta.name = generate_name(meta.generate_name or "", server.rng)
     kind.strategy.prepare_for_create(obj)
     fill_status(kind, obj)  # Go never omits a struct-typed status (empty_status.py)
-    meta.generation = 1
+    # the strategy's PrepareForCreate sets generation 1, for the kinds that keep one
+    meta.generation = 1 if getattr(kind.strategy, "has_generation", True) else None
 
 
 def _validate(server: APIServer, kind: Kind, obj: Resource) -> None:

@@ -193,7 +193,7 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
     if status:
         keep_status_reset_fields(kind.strategy, new, old)
     _carry_system_fields(new, old)
-    if not status and kind.strategy.spec_changed(new, old):
+    if not status and getattr(kind.strategy, "has_generation", True) and kind.strategy.spec_changed(new, old):
         new.metadata.generation = (old.metadata.generation or 0) + 1
     _validate(kind, new, old, status)
     if warnings is not None and not status:  # rest.BeforeUpdate: after validation

@@ -18,6 +18,7 @@ from kbatch.api import errors
 from kbatch.api.base import ApiInfo, parse_time
 from kbatch.api.registry import Registry
 from kbatch.families import builtin
+from kbatch.server.aggregated_discovery import CONTENT_TYPE as AGGREGATED
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
 from kbatch.server.warning_header import warning_text
 
@@ -107,7 +108,19 @@ class HttpBackend:
         return self._registry
 
     def _served_kinds(self) -> set[tuple[str, str]]:
-        """(apiVersion, kind) of every resource of ``/api/v1`` and each ``/apis`` group version."""
+        """(apiVersion, kind) of every resource of ``/api/v1`` and each ``/apis`` group version: from
+        aggregated discovery in two requests, as client-go asks first, or else from the legacy
+        documents, one request per group version."""
+        accept = {"Accept": f"{AGGREGATED},application/json"}
+        docs = [self._call("GET", path, headers=accept) for path in ("/api", "/apis")]
+        if all(d.get("kind") == "APIGroupDiscoveryList" for d in docs):
+            return {(f"{g['metadata']['name']}/{v['version']}" if g["metadata"].get("name") else v["version"],
+                     r["responseKind"]["kind"])
+                    for d in docs for g in d["items"] for v in g.get("versions") or ()
+                    for r in v.get("resources") or ()}
+        return self._legacy_served_kinds()
+
+    def _legacy_served_kinds(self) -> set[tuple[str, str]]:
         versions = ["v1"] + [v["groupVersion"] for g in self._call("GET", "/apis").get("groups") or ()
                              for v in g.get("versions") or ()]
         served = set()
@@ -136,6 +149,8 @@ class HttpBackend:
         params = {"fieldValidation": opts.field_validation}
         if opts.dry_run:
             params["dryRun"] = "All"
+        if opts.field_manager:
+            params["fieldManager"] = opts.field_manager
         return params
 
     def now(self) -> datetime:

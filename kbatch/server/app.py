@@ -34,6 +34,8 @@ from kbatch.api.errors import (
 from kbatch.api.kube_version import version_info
 from kbatch.runtime.duration import parse_duration
 from kbatch.server import discovery, metrics_api
+from kbatch.server.aggregated_discovery import CONTENT_TYPE as AGGREGATED
+from kbatch.server.aggregated_discovery import api_discovery, apis_discovery, wants_aggregated
 from kbatch.server.backend import Backend
 from kbatch.server.feature_metrics import render_feature_enabled
 from kbatch.server.handlers import handle_resource
@@ -151,6 +153,9 @@ class KbatchApp:
         if path == "/metrics" and cp is not None and metrics is not None:  # kube-controller-manager's
             text = metrics.render() + render_feature_enabled(cp.features)  # the gates, as every component
             return Response(200, text.encode(), content_type="text/plain; version=0.0.4")
+        if path in ("/api", "/apis") and wants_aggregated(req.headers.get("accept", "")):
+            groups = api_discovery(registry) if path == "/api" else apis_discovery(registry)
+            return replace(json_response(groups), content_type=AGGREGATED, headers=(("vary", "Accept"),))
         if path == "/api":
             return json_response(discovery.api_versions())
         if path == "/apis":

@@ -25,10 +25,13 @@ Obj = dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class WriteOptions:
-    """``dryRun=All`` and ``fieldValidation=Strict|Warn|Ignore`` (KEP-2885)."""
+    """``dryRun=All``, ``fieldValidation=Strict|Warn|Ignore`` (KEP-2885) and ``fieldManager``: the
+    manager a create, update or patch is recorded under (KEP-555; kubectl names its verbs',
+    ``kubectl-label``)."""
 
     dry_run: bool = False
     field_validation: str = "Strict"
+    field_manager: str | None = None
     warnings: list[str] = field(default_factory=list)  # filled by the backend for ``Warn``
 
 

@@ -1,9 +1,9 @@
 """Legacy discovery documents: ``/api``, ``/apis``, ``/api/v1``, ``/apis/G``, ``/apis/G/V``.
 
 Shapes from k8s.io/apimachinery ``pkg/apis/meta/v1/types.go`` (``APIVersions``, ``APIGroupList``,
-``APIGroup``, ``APIResourceList``, ``APIResource``). Aggregated discovery (``apidiscovery.k8s.io/v2``)
-is not served: clients that ask for it accept plain JSON and fall back to these documents
-(KEP-3352). The first registered version of a group is its preferred version.
+``APIGroup``, ``APIResourceList``, ``APIResource``), for clients that do not ask for aggregated
+discovery (:mod:`.aggregated_discovery`, built from these). The first registered version of a group is
+its preferred version.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from kbatch.api.base import ApiInfo, format_time, parse_time
 from kbatch.api.errors import BadRequest, NotFound, StatusError
 from kbatch.api.registry import KindSpec
 from kbatch.apiserver.apply.operation import apply_object
+from kbatch.apiserver.apply.tracking import field_manager
 from kbatch.apiserver.client import Preconditions
 from kbatch.server import actions
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
@@ -206,8 +207,9 @@ class ControlPlaneBackend:
         return self.control_plane.now()
 
     def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj:
-        out, warnings = self._api.create(body, namespace=self._ns(info, namespace), dry_run=opts.dry_run,
-                                         field_validation=opts.field_validation)
+        with field_manager(opts.field_manager):
+            out, warnings = self._api.create(body, namespace=self._ns(info, namespace),
+                                             dry_run=opts.dry_run, field_validation=opts.field_validation)
         opts.warnings.extend(warnings)
         return out
 
@@ -224,10 +226,11 @@ class ControlPlaneBackend:
 
     def update(self, info: ApiInfo, namespace: str | None, name: str, body: Obj, opts: WriteOptions,
                *, subresource: str | None = None) -> Obj:
-        out, warnings = self._api.update(body, namespace=self._ns(info, namespace),
-                                         status=subresource == "status", dry_run=opts.dry_run,
-                                         field_validation=opts.field_validation,
-                                         finalize=subresource == "finalize")
+        with field_manager(opts.field_manager):
+            out, warnings = self._api.update(body, namespace=self._ns(info, namespace),
+                                             status=subresource == "status", dry_run=opts.dry_run,
+                                             field_validation=opts.field_validation,
+                                             finalize=subresource == "finalize")
         opts.warnings.extend(warnings)
         return out
 
@@ -235,10 +238,11 @@ class ControlPlaneBackend:
               opts: WriteOptions, *, subresource: str | None = None) -> Obj:
         if patch_type not in ("merge", "json", "strategic"):
             raise BadRequest(f"unknown patch type {patch_type!r}")
-        out, warnings = self._api.patch(info.api_version, info.kind, name, patch,
-                                        namespace=self._ns(info, namespace), patch_type=patch_type,
-                                        status=subresource == "status", dry_run=opts.dry_run,
-                                        field_validation=opts.field_validation)
+        with field_manager(opts.field_manager):
+            out, warnings = self._api.patch(info.api_version, info.kind, name, patch,
+                                            namespace=self._ns(info, namespace), patch_type=patch_type,
+                                            status=subresource == "status", dry_run=opts.dry_run,
+                                            field_validation=opts.field_validation)
         opts.warnings.extend(warnings)
         return out
 

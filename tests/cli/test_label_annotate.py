@@ -117,3 +117,25 @@ def test_label_edit_sets_removes_and_names_the_change(current: dict[str, str], n
     assert word == {(True, True): "modified", (True, False): "labeled", (False, True): "unlabeled",
                     (False, False): "not labeled"}[(added, removed)]
     assert apply_annotations(current, Edit(new, tuple(remove)), True) == out
+
+
+def _managers(obj: dict) -> dict[str, list[str]]:  # type: ignore[type-arg]
+    """Each manager's owned metadata keys: ``{"kbatch-label": ["f:labels"], ...}``."""
+    out: dict[str, list[str]] = {}
+    for entry in obj["metadata"].get("managedFields") or []:
+        out[entry["manager"]] = sorted(entry["fieldsV1"].get("f:metadata", {}))
+    return out
+
+
+def test_the_change_is_recorded_under_the_field_manager(kb: Kbatch, tmp_path: Path) -> None:
+    """kubectl records ``label``/``annotate`` under ``--field-manager`` (default ``kubectl-label``,
+    ``kubectl-annotate``: ``pkg/cmd/label/label.go`` ``fieldManager``); kbatch's defaults are
+    ``kbatch-label`` and ``kbatch-annotate``, and a server-side dry run records nothing."""
+    (tmp_path / "a.json").write_text(json.dumps(_job("a", {})))
+    kb.ok("create", "-f", str(tmp_path / "a.json"))
+    kb.ok("label", "job", "a", "tier=gold")
+    kb.ok("annotate", "job", "a", "note=x", "--field-manager", "ops")
+    kb.ok("label", "job", "a", "dry=1", "--dry-run=server", "--field-manager", "dry")
+    got = json.loads(kb.ok("get", "job", "a", "-o", "json", "--show-managed-fields"))
+    assert _managers(got) == {"kbatch-label": ["f:labels"], "ops": ["f:annotations"]}
+    assert got["metadata"]["managedFields"][0]["operation"] == "Update"

@@ -152,3 +152,18 @@ def test_an_unknown_flag_is_worded_as_pflag_words_it(kb: Kbatch) -> None:
                        (("get", "pods", "-z"), "unknown shorthand flag: 'z' in -z")):
         res = kb(*args)
         assert (res.code, res.err) == (1, f"error: {line}\nSee 'kbatch get --help' for usage.\n")
+
+
+def test_deleting_cluster_scoped_objects_with_a_namespace_warns_once(kb: Kbatch, tmp_path: Path) -> None:
+    """kubectl ``pkg/cmd/delete/delete.go`` ``WarnClusterScope``: with ``-n`` given, the first
+    cluster-scoped object deleted prints one warning on stderr; without ``-n``, none."""
+    for name in ("p1", "p2", "p3"):
+        kb.ok("create", "-f", _write(tmp_path, f"{name}.json", {
+            "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": 10}))
+    res = kb("delete", "priorityclass", "p1", "p2", "-n", "default")
+    assert (res.code, res.out) == (0, 'priorityclass.scheduling.k8s.io "p1" deleted\n'
+                                      'priorityclass.scheduling.k8s.io "p2" deleted\n')
+    assert res.err == "Warning: deleting cluster-scoped resources, not scoped to the provided namespace\n"
+    res = kb("delete", "priorityclass", "p3")
+    assert (res.code, res.err) == (0, "")

@@ -171,3 +171,29 @@ def test_files_and_local_print_as_kubectl(served: Any, capsys: pytest.CaptureFix
         if "--list" in step:
             out, ref_out = sorted(out.splitlines()), sorted(ref_out.splitlines())
         assert (code != 0, out, err) == (ref.returncode != 0, ref_out, ref.stderr), step
+
+
+def test_the_label_is_recorded_under_each_clients_field_manager(served: Any,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """kubectl sends ``fieldManager=kubectl-label``; ``kbatch --server`` sends ``kbatch-label`` (the
+    same mechanism, its own name): each twin's labels are owned by its client's manager."""
+    for name in ("ma", "mb"):
+        kubectl(served, "create", "-f", "-", input_=json.dumps(_job(name)))
+    kubectl(served, "label", "job", "ma", "owner=kubectl")
+    assert _kbatch(served.url, capsys, ["label", "job", "mb", "owner=kbatch"])[0] == 0
+    for name, manager in (("ma", "kubectl-label"), ("mb", "kbatch-label")):
+        got = json.loads(kubectl(served, "get", "job", name, "-o", "json", "--show-managed-fields").stdout)
+        owners = {e["manager"]: e["fieldsV1"] for e in got["metadata"]["managedFields"]}
+        assert owners[manager]["f:metadata"]["f:labels"] == {"f:owner": {}}
+
+
+def test_cluster_scope_delete_warning_as_kubectl(served: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """``delete -n NS`` of cluster-scoped objects: kubectl's stderr and stdout, byte for byte."""
+    for name in ("wa1", "wa2", "wb1", "wb2"):
+        kubectl(served, "create", "-f", "-", input_=json.dumps({
+            "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": 7}))
+    ref = kubectl(served, "delete", "priorityclass", "wa1", "wa2", "-n", "default")
+    code, out, err = _kbatch(served.url, capsys, ["delete", "priorityclass", "wb1", "wb2", "-n", "default"])
+    assert ref.stderr.startswith("Warning: deleting cluster-scoped")
+    assert (code, out.replace("wb", "wa"), err) == (ref.returncode, ref.stdout, ref.stderr)

@@ -30,6 +30,7 @@ def validate_lease_spec(lease: Lease) -> list[FieldError]:
 
 
 class LeaseStrategy(DefaultStrategy):
+    has_generation = False  # upstream's strategy sets no metadata.generation
     has_status = False
 
     def validate(self, obj: Resource) -> list[FieldError]:

@@ -7,7 +7,9 @@ patch kubectl computes (``metadata.labels`` with the keys added and ``null`` for
 ``--resource-version``, ``metadata.resourceVersion`` too, so the server refuses a stale one).
 ``--dry-run=client`` and ``--list`` send nothing; ``--dry-run=server`` sends the patch with
 ``dryRun=All``. kubectl prints ``--list``'s map in Go's random order; kbatch sorts the keys.
-kbatch sends no ``fieldManager`` (kubectl's ``kubectl-label``/``kubectl-annotate``).
+The write is recorded under ``--field-manager``, by default ``kbatch-label`` or ``kbatch-annotate``
+(kubectl's defaults are ``kubectl-label`` and ``kubectl-annotate``; kbatch's own apply is ``kbatch``
+where kubectl's is ``kubectl``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ DRY_RUN = typer.Option("none", "--dry-run", help="none, client or server.")
 OUTPUT = typer.Option(None, "-o", "--output", help="name, yaml or json.")
 FILES = typer.Option(None, "-f", "--filename", help="Files naming the objects.")
 LOCAL = typer.Option(False, "--local", help="Edit the objects of -f files; contact no server.")
+LABEL_MANAGER = typer.Option("kbatch-label", "--field-manager",
+                             help="Name of the manager tracking the change.")
+ANNOTATE_MANAGER = typer.Option("kbatch-annotate", "--field-manager",
+                                help="Name of the manager tracking the change.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +61,7 @@ class Request:
     dry_run: str
     output: str | None
     local: bool = False
+    field_manager: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +198,7 @@ def _one(backend: Backend, req: Request, target: Target, single: bool) -> str:
     out = edited
     changed = new != current or (req.field == "annotations") or bool(req.resource_version)
     if req.dry_run != "client" and not req.list_ and changed:
-        opts = WriteOptions(dry_run=req.dry_run == "server")
+        opts = WriteOptions(dry_run=req.dry_run == "server", field_manager=req.field_manager)
         out = backend.patch(target.info, target.namespace, meta["name"],
                             _patch(req.field, current, new, req.resource_version), "merge", opts)
     if req.list_:
@@ -256,10 +263,12 @@ def label(ctx: typer.Context, args: list[str] | None = ARGS, namespace: str | No
           all_namespaces: bool = ALL_NAMESPACES, selector: str | None = SELECTOR,
           field_selector: str | None = FIELD_SELECTOR,
           resource_version: str | None = RESOURCE_VERSION, dry_run: str = DRY_RUN,
-          output: str | None = OUTPUT, filename: list[str] | None = FILES, local: bool = LOCAL) -> None:
+          output: str | None = OUTPUT, filename: list[str] | None = FILES, local: bool = LOCAL,
+          field_manager: str = LABEL_MANAGER) -> None:
     """Update the labels of objects (KEY=VAL sets, KEY- removes), as kubectl label."""
     _run(ctx, "labels", args, dict(overwrite=overwrite, list_=list_, resource_version=resource_version,
-                                   dry_run=dry_run, output=output, files=filename or [], local=local),
+                                   dry_run=dry_run, output=output, files=filename or [], local=local,
+                                   field_manager=field_manager),
          namespace, Selection(all_, all_namespaces, selector, field_selector))
 
 
@@ -269,10 +278,12 @@ def annotate(ctx: typer.Context, args: list[str] | None = ARGS, namespace: str |
              all_namespaces: bool = ALL_NAMESPACES, selector: str | None = SELECTOR,
              field_selector: str | None = FIELD_SELECTOR,
              resource_version: str | None = RESOURCE_VERSION, dry_run: str = DRY_RUN,
-             output: str | None = OUTPUT, filename: list[str] | None = FILES, local: bool = LOCAL) -> None:
+             output: str | None = OUTPUT, filename: list[str] | None = FILES, local: bool = LOCAL,
+             field_manager: str = ANNOTATE_MANAGER) -> None:
     """Update the annotations of objects (KEY=VAL sets, KEY- removes), as kubectl annotate."""
     _run(ctx, "annotations", args, dict(overwrite=overwrite, list_=list_, resource_version=resource_version,
-                                        dry_run=dry_run, output=output, files=filename or [], local=local),
+                                        dry_run=dry_run, output=output, files=filename or [], local=local,
+                                        field_manager=field_manager),
          namespace, Selection(all_, all_namespaces, selector, field_selector))
 
 

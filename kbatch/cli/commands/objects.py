@@ -221,9 +221,15 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
             typer.echo("No resources found")  # kubectl writes it to its Out stream
             return
 
+        warn_cluster_scope = [namespace is not None]  # kubectl's WarnClusterScope: -n given
+
         def one(target: tuple[Any, str | None, str]) -> str:
             info, ns, name = target
             label = f"{info.kind.lower()}.{info.group}" if info.group else info.kind.lower()
+            if warn_cluster_scope[0] and not info.namespaced:  # once, before the first such delete
+                typer.echo("Warning: deleting cluster-scoped resources, not scoped to the provided namespace",
+                           err=True)
+                warn_cluster_scope[0] = False
             if dry_run != "client":
                 backend.delete(info, ns, name, opts)
             return f'{label} "{name}" {operation}{suffix}'

@@ -52,6 +52,8 @@ def validate_claim_spec(claim: PersistentVolumeClaim, path: str = "spec") -> lis
 
 
 class PersistentVolumeClaimStrategy(DefaultStrategy):
+    has_generation = False  # upstream's strategy sets no metadata.generation
+
     def default(self, obj: PersistentVolumeClaim) -> None:  # type: ignore[override]
         if obj.spec.volume_mode is None:
             obj.spec.volume_mode = "Filesystem"

@@ -72,6 +72,7 @@ def validate_config_map(cm: ConfigMap) -> list[FieldError]:
 
 
 class ConfigMapStrategy(DefaultStrategy):
+    has_generation = False  # upstream's strategy sets no metadata.generation
     has_status = False
 
     def validate(self, obj: Resource) -> list[FieldError]:

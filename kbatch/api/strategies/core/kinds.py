@@ -39,6 +39,8 @@ __all__ = [
 class NodeStrategy(DefaultStrategy):
     """Nodes may carry status on create (the kubelet registers itself with its capacity)."""
 
+    has_generation = False  # upstream's strategy sets no metadata.generation
+
     def prepare_for_create(self, obj: Node) -> None:  # type: ignore[override]
         obj.spec.config_source = None
 
@@ -75,6 +77,8 @@ _NOT_QUALIFIED = "name is neither a standard finalizer name nor is it fully qual
 class NamespaceStrategy(DefaultStrategy):
     """Namespaces: the name label, phase Active and the ``kubernetes`` spec finalizer on create;
     ``spec.finalizers`` changes only through the ``finalize`` subresource."""
+
+    has_generation = False  # upstream's strategy sets no metadata.generation
 
     def default(self, obj: Namespace) -> None:  # type: ignore[override]
         if obj.metadata.name:
@@ -135,6 +139,8 @@ _PROTOCOLS = ["SCTP", "TCP", "UDP"]
 class ServiceStrategy(DefaultStrategy):
     """Services: type, sessionAffinity, ports' protocol and targetPort defaults; headless allowed."""
 
+    has_generation = False  # upstream's strategy sets no metadata.generation
+
     def default(self, obj: Service) -> None:  # type: ignore[override]
         spec = obj.spec
         spec.type = spec.type or "ClusterIP"
@@ -190,6 +196,7 @@ class ServiceStrategy(DefaultStrategy):
 class EventStrategy(DefaultStrategy):
     """core/v1 Events: no status; the involved object's namespace must be the event's."""
 
+    has_generation = False  # upstream's strategy sets no metadata.generation
     has_status = False
 
     def validate(self, obj: Event) -> list[FieldError]:  # type: ignore[override]

@@ -75,6 +75,7 @@ class ResourceSliceStrategy(DefaultStrategy):
 
 
 class ResourceClaimStrategy(DefaultStrategy):
+    has_generation = False  # upstream's strategy sets no metadata.generation
     @staticmethod
     def fill_empty_status(obj: ResourceClaim) -> None:
         """``status`` is a struct without omitempty upstream: a new claim reads ``"status": {}``."""
@@ -100,6 +101,7 @@ class ResourceClaimStrategy(DefaultStrategy):
 
 
 class ResourceClaimTemplateStrategy(DefaultStrategy):
+    has_generation = False  # upstream's strategy sets no metadata.generation
     has_status = False
 
     def default(self, obj: ResourceClaimTemplate) -> None:  # type: ignore[override]

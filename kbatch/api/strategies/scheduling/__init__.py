@@ -43,6 +43,7 @@ def _templates(workload: Workload) -> list[PodGroupTemplate]:
 
 
 class WorkloadStrategy(DefaultStrategy):
+    has_generation = False  # upstream's strategy sets no metadata.generation
     has_status = False
 
     def prepare_for_create(self, obj: Workload) -> None:  # type: ignore[override]
@@ -62,6 +63,7 @@ class WorkloadStrategy(DefaultStrategy):
 
 
 class PodGroupStrategy(DefaultStrategy):
+    has_generation = False  # upstream's strategy sets no metadata.generation
     @staticmethod
     def fill_empty_status(obj: PodGroup) -> None:
         """``status`` is a struct without omitempty upstream: a new PodGroup reads ``"status": {}``."""
