@@ -4,9 +4,9 @@ it to 1 or leaves it unset, and its ``PrepareForUpdate`` bumps it on a spec chan
 Upstream (kubernetes 1.37): ``pkg/registry/<group>/<kind>/strategy.go`` of each kind —
 Pod, PodDisruptionBudget, Job, CronJob, DeviceClass, ResourceSlice and DeviceTaintRule set 1 and bump
 on spec changes; PriorityClass sets 1 and never bumps; ConfigMap, Namespace, Node, Service, Event,
-Lease, PersistentVolumeClaim, ResourceClaim, ResourceClaimTemplate and scheduling.k8s.io/v1beta1
-Workload and PodGroup carry none. Custom resources always start at 1 (apiextensions-apiserver
-``pkg/registry/customresource/strategy.go``).
+Lease, PersistentVolumeClaim, ResourceQuota, LimitRange, ResourceClaim, ResourceClaimTemplate and
+scheduling.k8s.io/v1beta1 Workload and PodGroup carry none. Custom resources always start at 1
+(apiextensions-apiserver ``pkg/registry/customresource/strategy.go``).
 """
 
 from __future__ import annotations

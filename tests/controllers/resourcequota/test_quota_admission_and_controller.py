@@ -170,3 +170,25 @@ def test_a_job_under_a_pods_quota_runs_two_at_a_time_and_finishes() -> None:
     expected = "is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2"
     assert expected in events[0].message
     assert cp.client.get(Job, "work", "default").status.succeeded == 4
+
+
+@pytest.mark.parametrize(("hard", "want"), [
+    ({"requests.cpu": "2", "limits.cpu": "1"},
+     ["ResourceQuota requests.cpu (2) should be less than limits.cpu (1)"]),
+    ({"memory": "2Gi", "limits.memory": "1Gi"},
+     ["ResourceQuota memory (2Gi) should be less than limits.memory (1Gi)"]),
+    ({"requests.ephemeral-storage": "10Gi", "limits.ephemeral-storage": "5Gi", "requests.cpu": "1",
+      "limits.cpu": "1"},
+     ["ResourceQuota requests.ephemeral-storage (10Gi) should be less than limits.ephemeral-storage (5Gi)"]),
+    ({"ephemeral-storage": "10Gi", "limits.ephemeral-storage": "5Gi"}, []),  # bare name: cpu, memory only
+    ({"requests.cpu": "1", "limits.cpu": "2"}, []),
+])
+def test_a_request_above_its_limit_is_warned_about_not_refused(hard: dict[str, str], want: list[str]) -> None:
+    """``resourcequotaStrategy.WarningsOnCreate`` (pkg/registry/core/resourcequota/strategy.go)."""
+    from kbatch.apiserver.create import create_object
+
+    cp = ControlPlane(seed=0, controllers="")
+    warnings: list[str] = []
+    created = create_object(cp.server, quota(hard), warnings=warnings)
+    assert warnings == want
+    assert created.metadata.generation is None  # the strategy keeps none

@@ -155,6 +155,7 @@ def default_limit_range(lr: LimitRange) -> None:
 
 
 class LimitRangeStrategy(DefaultStrategy):
+    has_generation = False  # upstream's strategy sets no metadata.generation
     has_status = False
 
     def default(self, obj: Resource) -> None:

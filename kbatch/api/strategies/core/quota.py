@@ -14,6 +14,7 @@ from __future__ import annotations
 from kbatch.api.core_v1.quota import ResourceQuota, ResourceQuotaSpec, ResourceQuotaStatus
 from kbatch.api.errors import FieldError
 from kbatch.api.meta import Resource
+from kbatch.api.quantity import Quantity
 from kbatch.api.strategy import DefaultStrategy
 from kbatch.api.validation import FIELD_IMMUTABLE, child, is_qualified_name, key, validate_quantity_value
 
@@ -150,9 +151,31 @@ def validate_resource_quota(rq: ResourceQuota) -> list[FieldError]:
     return validate_quota_spec(rq.spec) + validate_quota_status(rq.status)
 
 
+_CHECKED_FOR_LIMITS = ("cpu", "memory", "storage", "ephemeral-storage")
+
+
+def request_over_limit_warnings(hard: dict[str, Quantity]) -> list[str]:
+    """The strategy's ``WarningsOnCreate``: for cpu, memory, storage and ephemeral-storage, a
+    ``requests.X`` (for cpu and memory also the bare name) above ``limits.X`` is warned about, not
+    refused."""
+    out = []
+    for name in _CHECKED_FOR_LIMITS:
+        request_name = f"requests.{name}"
+        request = hard.get(request_name)
+        if request is None and name in ("cpu", "memory") and name in hard:
+            request_name, request = name, hard[name]
+        limit = hard.get(f"limits.{name}")
+        if request is not None and limit is not None and request.cmp(limit) > 0:
+            out.append(f"ResourceQuota {request_name} ({request}) should be less than "
+                       f"limits.{name} ({limit})")
+    return out
+
+
 class ResourceQuotaStrategy(DefaultStrategy):
     """``pkg/registry/core/resourcequota/strategy.go``: create clears status, a spec update keeps
-    it, a status write keeps the spec; scopes are immutable."""
+    it, a status write keeps the spec; scopes are immutable; no ``metadata.generation``."""
+
+    has_generation = False
 
     def fill_empty_status(self, obj: Resource) -> None:
         """``Status ResourceQuotaStatus`` is a struct: Go serializes ``"status": {}`` (empty_status)."""
@@ -163,6 +186,10 @@ class ResourceQuotaStrategy(DefaultStrategy):
     def validate(self, obj: Resource) -> list[FieldError]:
         assert isinstance(obj, ResourceQuota)
         return validate_resource_quota(obj)
+
+    def warnings_on_create(self, obj: Resource) -> list[str]:
+        assert isinstance(obj, ResourceQuota)
+        return request_over_limit_warnings((obj.spec.hard if obj.spec else None) or {})
 
     def validate_update(self, new: Resource, old: Resource) -> list[FieldError]:
         assert isinstance(new, ResourceQuota) and isinstance(old, ResourceQuota)
