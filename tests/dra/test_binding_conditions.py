@@ -194,3 +194,18 @@ def test_devices_without_binding_conditions_bind_at_once() -> None:
     cp.advance(1)
     assert pod(cp).spec.node_name == "node-0"
     assert not [e for e in events(cp) if e[1] == "BindingConditionsPending"]
+
+
+def test_a_pod_deleted_while_prebind_waits_is_not_scheduled_again() -> None:
+    """Upstream: the binding goroutine polls on until it fails; handleSchedulingFailure records the
+    event, then finds the pod gone from the informer cache and does not queue it again."""
+    cp = cluster()
+    cp.client.delete(Pod, "p", "default")
+    cp.advance(700)
+    counted = [(e.reason, e.message, e.count or 1) for e in cp.client.list(Event, "default").items
+               if e.involved_object.name == "p"]
+    assert counted == [
+        ("BindingConditionsPending", "waiting for binding conditions for device on node node-0", 1),
+        ("FailedScheduling", "device binding timeout", 1),
+    ]  # no second attempt for the deleted pod (its events would be counted into the same ones)
+    assert not claim(cp).status.reserved_for

@@ -539,6 +539,10 @@ class Scheduler:
                 self.binding[pod.key] = BindingPod(pod, node, state, index, now + status.timeout)
                 return False
             self._unreserve(state, pod, node)
+            if pod.key not in self._infos:  # deleted while PreBind ran (waited): handleSchedulingFailure
+                if self.record_events:  # records the event but does not queue a pod the cache lost
+                    self._event(pod, "Warning", "FailedScheduling", status.message or "error")
+                return False
             if status.code == Code.ERROR:  # handleSchedulingFailure: back-off, reason SchedulerError
                 self.error_pod(pod, status.message or "error", now)
                 return False
