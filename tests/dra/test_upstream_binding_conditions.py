@@ -17,6 +17,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbatch.api.resource_v1 import ResourceClaim
 from kbatch.controllers.dra.dynamicresources import DynamicResources
@@ -249,3 +251,20 @@ def test_binding_timeout_argument() -> None:
     assert new({"bindingTimeout": "10m"}, Handle()).binding_timeout == 600.0
     with pytest.raises(ValueError, match="bindingTimeout"):
         new({"bindingTimeout": "0s"}, Handle())
+
+
+# -- property: readiness is exactly "every binding condition True, no failure condition True" -------
+_STATUS = st.sampled_from(["True", "False", "Unknown", None])  # None: the condition is not reported
+
+
+@settings(max_examples=200, deadline=None)
+@given(conditions=st.lists(_STATUS, min_size=1, max_size=4), failures=st.lists(_STATUS, max_size=4))
+def test_readiness_property(conditions: list[str | None], failures: list[str | None]) -> None:
+    names = [f"c{i}" for i in range(len(conditions))]
+    failure_names = [f"f{i}" for i in range(len(failures))]
+    reported = {n: s for n, s in zip(names + failure_names, conditions + failures, strict=True) if s}
+    claim = claim_with([result(conditions=names, failures=failure_names or None)], [status(**reported)])
+    ready, error = claim_ready(claim)
+    failed = any(s == "True" for s in failures)
+    assert bool(error) is failed
+    assert ready is (not failed and all(s == "True" for s in conditions))
