@@ -107,6 +107,18 @@ class WaitingPod:
     timeout: float = 0.0  # how long it may wait (the rejection message names it)
 
 
+@dataclass(slots=True)
+class BindingPod:
+    """A pod whose binding cycle waits at a PreBind plugin (upstream: the binding goroutine blocked in
+    that PreBind, e.g. DynamicResources polling binding conditions): polled at ``poll_at``."""
+
+    pod: PodInfo
+    node: str
+    state: CycleState
+    plugin: int  # index of the waiting plugin among the profile's PreBind plugins
+    poll_at: float
+
+
 class Scheduler:
     """Reconciler plus informer handlers; build it with :func:`kbatch.controllers.scheduler.setup`.
 
@@ -143,6 +155,7 @@ class Scheduler:
                 ProfileHints({n: hint_map(p) for n, p in self.profiles.items()}) if hinted else None,
                 pop_from_backoff=pop_backoff, early_pop_instant=instant)
         self.waiting: dict[str, WaitingPod] = {}
+        self.binding: dict[str, BindingPod] = {}  # pods waiting in PreBind
         # scheduling.k8s.io PodGroups: the workload scheduling cycle, with GenericWorkload on
         self.group_cycle: GroupCycle | None = GroupCycle(self) if gate_on(ctx.features, GENERIC_WORKLOAD) \
             else None
@@ -164,7 +177,8 @@ class Scheduler:
     def _handle(self) -> Handle:
         ctx = self.ctx
         return Handle(cache=ctx.cache, client=ctx.client, clock=ctx.clock, features=ctx.features, rng=ctx.rng,
-                      on_event=self.cluster_event, scheduler=SchedulerServices(self))
+                      on_event=self.cluster_event, scheduler=SchedulerServices(self),
+                      recorder=ctx.recorder if ctx.options.get("events", True) else None)
 
     def cluster_event(self, event: ClusterEvent, old: Any, new: Any,
                       pre_check: Callable[[PodInfo], bool] | None = None) -> None:
@@ -233,8 +247,9 @@ class Scheduler:
         if ((info.nominated_node or (old is not None and old.nominated_node) or self.snapshot.nominated)
                 and self.snapshot.node_of(info.key) is None):  # an assumed pod's update is skipped upstream
             self._sync_nomination(old, info)
-        if info.key in self.waiting:
-            return  # assumed, waiting at Permit: upstream updatePodInSchedulingQueue skips assumed pods
+        if info.key in self.waiting or info.key in self.binding:
+            return  # assumed, waiting at Permit or PreBind: upstream updatePodInSchedulingQueue
+            # skips assumed pods
         entry = self.queue.entry(info.key)
         if entry is None:
             self.queue.add(info, now)
@@ -353,10 +368,12 @@ class Scheduler:
 
         now = self.ctx.clock.now()
         self._expire_waiting(now)
+        self._poll_binding(now)
         self._mark_gated()
         while (pod := self.queue.pop(now)) is not None:
             self.schedule_one(pod, now)
         wakeups = [w.deadline for w in self.waiting.values()]
+        wakeups.extend(b.poll_at for b in self.binding.values())
         if (queued := self.queue.next_wakeup(now)) is not None:
             wakeups.append(queued)
         return Result(requeue_after=max(min(wakeups) - now, 1e-6)) if wakeups else None
@@ -506,21 +523,52 @@ class Scheduler:
             self.reject(key, plugin, f"rejected due to timeout after waiting {go_duration(waiting.timeout)} "
                                      f"at plugin {plugin}")
 
-    def _pre_bind(self, state: CycleState, pod: PodInfo, node: str, now: float) -> bool:
-        """PreBind plugins in order; a failure unreserves the pod and files it as unschedulable
-        (upstream ``bindingCycle``: ``RunPreBindPlugins`` then ``handleBindingCycleError``)."""
-        for plugin in self.profiles[pod.scheduler_name].pre_bind:
-            status = plugin.pre_bind(state, pod, node)
-            if status is not None and not status.ok:
-                self._unreserve(state, pod, node)
-                self.queue.unschedulable(pod, now, (status.plugin,) if status.plugin else ())
-                self._clear_nomination(pod)
-                self._write_unschedulable(pod, status.message or "rejected")
+    def _pre_bind(self, state: CycleState, pod: PodInfo, node: str, now: float, first: int = 0,
+                  status: Status | None = None) -> bool:
+        """PreBind plugins in order from ``first`` (``status``: that one's answer to a poll); a failure
+        unreserves the pod and files it as unschedulable (upstream ``bindingCycle``:
+        ``RunPreBindPlugins`` then ``handleBindingCycleError``); a ``WAIT`` parks the pod until its
+        poll (:meth:`_poll_binding`)."""
+        plugins = self.profiles[pod.scheduler_name].pre_bind
+        for index in range(first, len(plugins)):
+            if status is None or index != first:
+                status = plugins[index].pre_bind(state, pod, node)
+            if status is None or status.ok:
+                continue
+            if status.code == Code.WAIT:
+                self.binding[pod.key] = BindingPod(pod, node, state, index, now + status.timeout)
                 return False
+            self._unreserve(state, pod, node)
+            if pod.key not in self._infos:  # deleted while PreBind ran (waited): handleSchedulingFailure
+                if self.record_events:  # records the event but does not queue a pod the cache lost
+                    self._event(pod, "Warning", "FailedScheduling", status.message or "error")
+                return False
+            if status.code == Code.ERROR:  # handleSchedulingFailure: back-off, reason SchedulerError
+                self.error_pod(pod, status.message or "error", now)
+                return False
+            self.queue.unschedulable(pod, now, (status.plugin,) if status.plugin else ())
+            self._clear_nomination(pod)
+            self._write_unschedulable(pod, status.message or "rejected")
+            return False
         return True
 
-    def _bind(self, state: CycleState, pod: PodInfo, node: str, now: float) -> None:
-        if self.profiles[pod.scheduler_name].pre_bind and not self._pre_bind(state, pod, node, now):
+    def _poll_binding(self, now: float) -> None:
+        """Poll the pods waiting in PreBind whose time has come, in key order; a pod ready goes on
+        to the next PreBind plugins and binds."""
+        for key in sorted(k for k, b in self.binding.items() if b.poll_at <= now):
+            waiting = self.binding.pop(key)
+            plugin = self.profiles[waiting.pod.scheduler_name].pre_bind[waiting.plugin]
+            poll = getattr(plugin, "pre_bind_poll", None)
+            status = poll(waiting.state, waiting.pod, waiting.node) if poll is not None else Status(
+                Code.ERROR, (f"PreBind plugin {plugin.name} cannot wait",), plugin.name)
+            if status is None or status.ok:
+                status = Status(Code.SUCCESS)
+            self._bind(waiting.state, waiting.pod, waiting.node, now, waiting.plugin, status)
+
+    def _bind(self, state: CycleState, pod: PodInfo, node: str, now: float, first: int = 0,
+              status: Status | None = None) -> None:
+        if self.profiles[pod.scheduler_name].pre_bind and not self._pre_bind(
+                state, pod, node, now, first, status):
             return
         try:
             for plugin in self.profiles[pod.scheduler_name].bind:

@@ -82,7 +82,7 @@ class Status:
     code: Code
     reasons: tuple[str, ...] = ()
     plugin: str = ""
-    timeout: float = 0.0  # WAIT only: seconds before the waiting pod is rejected
+    timeout: float = 0.0  # WAIT only: Permit: seconds before the pod is rejected; PreBind: poll again after
 
     @property
     def ok(self) -> bool:
@@ -245,7 +245,10 @@ class PermitPlugin(Protocol):
 @runtime_checkable
 class PreBindPlugin(Protocol):
     """Upstream ``PreBindPlugin``: runs after Permit, before binding; a failure unreserves the pod
-    (DynamicResources writes claim allocations here)."""
+    (DynamicResources writes claim allocations here). ``Status(WAIT, timeout=t)``: the plugin waits
+    for something outside the scheduler (upstream: PreBind blocks its binding goroutine, polling);
+    the scheduler calls ``pre_bind_poll`` after ``t`` virtual seconds, with the same answers, and
+    meanwhile schedules other pods."""
 
     name: str
 

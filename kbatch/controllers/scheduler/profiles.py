@@ -92,6 +92,7 @@ class Handle:
     # may help; pre_check(pod) narrows the candidates (upstream PreEnqueueCheck)
     on_event: Callable[..., None] | None = None
     scheduler: Any = None  # SchedulerServices (services.py): waiting pods, Activate, pod groups
+    recorder: Any = None  # the scheduler's event recorder (None: no events, e.g. pure tests)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,16 +20,22 @@ does not try nodes this plugin rejected.
 * **Reserve**: the node's allocation is assumed (in flight): later pods see the devices as taken.
   **Unreserve** forgets it, and takes the pod out of ``reservedFor`` of its allocated claims.
 * **PreBind**: each claim gets the ``resource.kubernetes.io/delete-protection`` finalizer, then its
-  status: the allocation (newly allocated claims) and the pod in ``reservedFor``.
+  status: the allocation (newly allocated claims), the pod in ``reservedFor`` and, with
+  ``DRADeviceBindingConditions``, the ``allocationTimestamp``. When an allocated device has binding
+  conditions (KEP-5007, :mod:`.binding`), PreBind records a ``BindingConditionsPending`` event and
+  waits (a ``WAIT`` status the scheduler polls every 5 s of virtual time, upstream's
+  ``wait.PollUntilContextTimeout``) until every binding condition is True in the claim's
+  ``status.devices``; a binding failure condition True, the claim's ``allocationTimestamp`` older
+  than ``bindingTimeout`` or the poll's own ``bindingTimeout`` (default 600 s) fail it.
 
 Queueing hints (``EventsToRegister``): a ResourceClaim added or updated queues the pod when the pod's
 claims all exist and it was deallocated, or it is one of them and was created or its status changed;
 ResourceSlices, DeviceClasses and DeviceTaintRules added
 or updated, nodes added or relabelled, and the pod's generated claims recorded queue it too.
 
-Differences from upstream (docs/dra.md): binding conditions are written into the allocation but PreBind
-does not wait for them; PostFilter does not deallocate claims; the extended-resource mapping
-(DeviceClass ``extendedResourceName``) is not modelled.
+Differences from upstream (docs/dra.md): PostFilter does not deallocate claims (so a claim whose
+binding failed or timed out stays allocated, unavailable to its pod, until someone deallocates it);
+the extended-resource mapping (DeviceClass ``extendedResourceName``) is not modelled.
 """
 
 from __future__ import annotations
@@ -37,9 +43,11 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from kbatch.api.core_v1 import NodeSelector
+from kbatch.api.cron import go_duration_seconds
 from kbatch.api.errors import Conflict, NotFound, StatusError
 from kbatch.api.model_copy import shallow_copy
 from kbatch.api.resource_v1 import (
@@ -51,6 +59,14 @@ from kbatch.api.resource_v1 import (
     ResourceClaimConsumerReference,
     ResourceClaimStatus,
     ResourceSlice,
+)
+from kbatch.controllers.dra.dynamicresources.binding import (
+    BINDING_TIMEOUT_DEFAULT,
+    POLL_INTERVAL,
+    TIMEOUT_MESSAGE,
+    claim_ready,
+    claim_timed_out,
+    has_binding_conditions,
 )
 from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
@@ -79,6 +95,7 @@ from kbatch.controllers.scheduler.framework import NODE_NAMES, SKIPPED_SCORES, C
 from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.queue import PodKeys
 from kbatch.families.dra import BINDING_CONDITIONS, CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
+from kbatch.runtime.events import ObjectRef
 
 __all__ = ["NAME", "DynamicResources", "new"]
 
@@ -102,13 +119,14 @@ class BindError(Exception):
 class _PodState:
     """The pod's claims for one attempt (upstream ``stateData``)."""
 
-    __slots__ = ("allocated", "claims", "node_allocations", "pending")
+    __slots__ = ("allocated", "claims", "deadline", "node_allocations", "pending")
 
     def __init__(self, claims: list[Any]) -> None:
         self.claims = claims
         self.pending = [c for c in claims if not _allocated(c)]
         self.allocated = [c for c in claims if _allocated(c)]
         self.node_allocations: dict[str, list[Any]] = {}
+        self.deadline = 0.0  # PreBind's wait for binding conditions ends then (virtual seconds)
 
 
 def _skip_score(state: CycleState) -> None:
@@ -131,8 +149,9 @@ class DynamicResources:
     per_node_score = False
     weight = 1  # upstream's default profile gives it no weight: the framework's 1
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Any, binding_timeout: float = BINDING_TIMEOUT_DEFAULT) -> None:
         self.handle = handle
+        self.binding_timeout = binding_timeout
         self.features = Features(
             partitionable_devices=_gate(handle, PARTITIONABLE_DEVICES),
             consumable_capacity=_gate(handle, CONSUMABLE_CAPACITY),
@@ -248,6 +267,8 @@ class DynamicResources:
         for claim in data.allocated:
             selector = claim.status.allocation.node_selector
             if selector is not None and not selector_matches(selector, view):
+                return Status.unresolvable(NAME, NOT_AVAILABLE)
+            if self.features.binding_conditions and self._binding_failed(claim):
                 return Status.unresolvable(NAME, NOT_AVAILABLE)
         if not data.pending:
             return None
@@ -368,7 +389,60 @@ class DynamicResources:
                 data.claims[index] = self._write(client, claim, allocations.get(id(claim)), pod)
             except BindError as err:
                 return Status(Code.ERROR, (err.message,), NAME)
+        if not self.features.binding_conditions or not has_binding_conditions(data.claims):
+            return None
+        recorder = getattr(self.handle, "recorder", None)
+        if recorder is not None:
+            recorder.event(
+                _pod_ref(pod), "Normal", "BindingConditionsPending",
+                f"waiting for binding conditions for device on node {node_name}",
+            )
+        data.deadline = self._now() + self.binding_timeout
+        return self._binding_status(data)  # the poll's immediate first check
+
+    def pre_bind_poll(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
+        """The scheduler polls a pod PreBind left waiting (``WAIT``): ``None`` once every binding
+        condition holds, ``WAIT`` to poll again in 5 s, an error when binding failed or timed out."""
+        data: _PodState | None = state.get(KEY)
+        if data is None:
+            return None
+        if self._now() >= data.deadline:
+            return Status(Code.ERROR, (TIMEOUT_MESSAGE,), NAME)
+        return self._binding_status(data)
+
+    def _binding_status(self, data: _PodState) -> Status | None:
+        """Upstream ``isPodReadyForBinding`` on the claims as the scheduler knows them now."""
+        for index, claim in enumerate(data.claims):
+            meta = claim.metadata
+            current = self.world.claim(meta.namespace, meta.name)
+            if current is None:
+                missing = f'resourceclaim.resource.k8s.io "{meta.name}" not found'
+                return Status(Code.ERROR, (missing,), NAME)
+            data.claims[index] = current
+            ready, error = claim_ready(current)
+            if error:
+                return Status(Code.ERROR, (error,), NAME)
+            if not ready:
+                if claim_timed_out(current, self.binding_timeout, self._now_datetime()):
+                    return Status(Code.ERROR, (f"claim {meta.name} binding timeout",), NAME)
+                return Status(Code.WAIT, (), NAME, timeout=POLL_INTERVAL)
         return None
+
+    def _binding_failed(self, claim: Any) -> bool:
+        """Upstream Filter: an allocated claim whose binding failed, or timed out while not ready, is
+        not available on any node."""
+        ready, error = claim_ready(claim)
+        if error:
+            return True
+        return not ready and claim_timed_out(claim, self.binding_timeout, self._now_datetime())
+
+    def _now(self) -> float:
+        clock = self.handle.clock
+        return float(clock.now()) if clock is not None else 0.0
+
+    def _now_datetime(self) -> datetime:
+        clock = self.handle.clock
+        return clock.now_datetime() if clock is not None else datetime(1970, 1, 1, tzinfo=UTC)
 
     def _write(self, client: Any, claim: Any, allocation: Any, pod: Any) -> Any:
         """Upstream ``bindClaim``: the first attempt writes over the claim the scheduler knows (its
@@ -432,6 +506,15 @@ class DynamicResources:
         request.status = shallow_copy(status) if status is not None else ResourceClaimStatus()
         if allocation is not None:
             request.status.allocation = allocation
+        stamped = request.status.allocation
+        if (self.features.binding_conditions and stamped is not None and stamped.allocation_timestamp is None
+                and has_binding_conditions((request,))):
+            # upstream bindClaim: the time the allocation was recorded, for isClaimTimeout. Upstream
+            # stamps every claim it reserves with the gate on; kbatch only those with binding
+            # conditions, the only ones isClaimTimeout reads (docs/dra.md, "Differences")
+            stamped = shallow_copy(stamped)
+            stamped.allocation_timestamp = self._now_datetime()
+            request.status.allocation = stamped
         if not any(r.uid == pod.uid for r in reserved):
             reserved.append(ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid))
         request.status.reserved_for = reserved
@@ -582,7 +665,17 @@ def _single_node(selector: NodeSelector | None) -> str | None:
     return None
 
 
+def _pod_ref(pod: Any) -> ObjectRef:
+    return ObjectRef("Pod", "v1", pod.name, pod.namespace, pod.uid)
+
+
 def new(args: Mapping[str, Any], handle: Any) -> DynamicResources:
-    """Plugin factory (no arguments are modelled: upstream's ``DynamicResourcesArgs`` has only the
-    filter timeout and binding timeout)."""
-    return DynamicResources(handle)
+    """Plugin factory. Of upstream's ``DynamicResourcesArgs``, ``bindingTimeout`` (a duration,
+    default 600s) is modelled; ``filterTimeout`` is not (kbatch's Filter takes no wall time)."""
+    timeout = args.get("bindingTimeout") if args else None
+    if timeout is None:
+        return DynamicResources(handle)
+    seconds = go_duration_seconds(timeout) if isinstance(timeout, str) else float(timeout)
+    if seconds <= 0:
+        raise ValueError(f"bindingTimeout: Invalid value: {timeout!r}: must be positive")
+    return DynamicResources(handle, seconds)
