@@ -253,7 +253,8 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
             return _delete_collection(backend, req, rp)
         raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
     if method == "GET":
-        return _render(backend, req, rp, backend.get(info, rp.namespace, name), many=False)
+        obj = backend.get(info, rp.namespace, name, resource_version=req.param("resourceVersion") or None)
+        return _render(backend, req, rp, obj, many=False)
     if method == "PUT":
         opts = write_options(req, "UpdateOptions")
         body = _check_identity(rp, req, name)
