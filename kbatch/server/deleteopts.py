@@ -66,8 +66,8 @@ def delete_options(req: Request) -> DeleteOptions:
     grace = body.get("gracePeriodSeconds", req.int_param("gracePeriodSeconds"))
     policy = body.get("propagationPolicy") or req.param("propagationPolicy")
     orphan = body.get("orphanDependents")
-    if orphan is None and req.param("orphanDependents") is not None:
-        orphan = (req.param("orphanDependents") or "").lower() not in ("0", "false")  # a Go query *bool
+    if orphan is None:
+        orphan = req.opt_flag("orphanDependents")  # a Go query *bool
     dry = body.get("dryRun") or req.query.get("dryRun") or []
     check_delete_options(delete_option_errors(dry, policy, orphan is not None))
     if orphan:
