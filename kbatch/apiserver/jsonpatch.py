@@ -1,8 +1,11 @@
 """RFC 6902 JSON Patch and RFC 7386 JSON Merge Patch on plain JSON values (dicts, lists, scalars).
 
 Both return a new document and never mutate their inputs. Errors: a malformed patch document is
-``BadRequest``; an operation that cannot be applied (missing path, failed ``test``) is a 422, as
-kube-apiserver answers (``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go``).
+``BadRequest``; an operation that cannot be applied (missing path, failed ``test``, an unknown ``op``)
+is the 422 kube-apiserver answers (``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go``,
+``jsonPatcher.applyJSPatch``: ``NewGenericServerResponse(422, …)`` of json-patch's ``Apply`` error,
+which keeps only the generic message, reason ``Invalid`` and empty details: the library's words
+naming the operation and path are not in the answer, so kbatch's are not either).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kbatch.api.errors import BadRequest, Invalid
+from kbatch.api.errors import BadRequest, Invalid, StatusDetails
 
 __all__ = ["apply_json_patch", "apply_merge_patch"]
 
@@ -41,8 +44,13 @@ def _pointer(path: Any) -> list[str]:
     return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
 
 
-def _fail(message: str) -> Invalid:
-    return Invalid(message)
+_NOT_APPLIED = "the server rejected our request due to an error in our request"
+
+
+def _fail(why: str) -> Invalid:
+    """The answer to an operation that does not apply; ``why`` documents the call site only, as
+    upstream drops json-patch's message (module docstring)."""
+    return Invalid(_NOT_APPLIED, details=StatusDetails())
 
 
 def _index(container: list[Any], token: str, *, allow_end: bool) -> int:
@@ -136,7 +144,7 @@ def _operation(doc: Any, op: dict[str, Any]) -> Any:
                 raise _fail("cannot move a value into one of its children")
             doc = _remove(doc, source)
         return _add(doc, tokens, moved)
-    raise BadRequest(f"unexpected operation kind: {kind!r}")
+    raise _fail(f"unexpected operation kind: {kind!r}")  # json-patch's Apply, not DecodePatch, refuses it
 
 
 def apply_json_patch(doc: Any, patch: Any) -> Any:
