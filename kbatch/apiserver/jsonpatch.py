@@ -119,6 +119,21 @@ def _remove(doc: Any, tokens: list[str]) -> Any:
     return doc
 
 
+def _same_json(current: Any, wanted: Any) -> bool:
+    """Whether a ``test`` value matches, as json-patch v4's ``lazyNode.equal`` (v4.13.0, the version
+    k8s.io/apiserver uses): objects and arrays member by member, scalars by their compacted JSON
+    text, so ``true`` is not ``1`` nor ``false`` ``0`` (Python's ``==`` says they are). Deliberate
+    difference: numbers compare by value, since the patch arrives parsed and ``1.0``'s literal
+    (which Go's byte comparison tells from the object's ``1``) is gone."""
+    if isinstance(current, dict) and isinstance(wanted, dict):
+        return current.keys() == wanted.keys() and all(_same_json(v, wanted[k]) for k, v in current.items())
+    if isinstance(current, list) and isinstance(wanted, list):
+        return len(current) == len(wanted) and all(map(_same_json, current, wanted))
+    if isinstance(current, (dict, list)) or isinstance(wanted, (dict, list)):
+        return False
+    return isinstance(current, bool) == isinstance(wanted, bool) and bool(current == wanted)
+
+
 def _operation(doc: Any, op: dict[str, Any]) -> Any:
     kind = op.get("op")
     tokens = _pointer(op.get("path"))
@@ -133,7 +148,7 @@ def _operation(doc: Any, op: dict[str, Any]) -> Any:
         _get(doc, tokens)
         return _add(_remove(doc, tokens), tokens, copy.deepcopy(value)) if tokens else copy.deepcopy(value)
     if kind == "test":
-        if _get(doc, tokens) != value:
+        if not _same_json(_get(doc, tokens), value):
             raise _fail(f"testing value /{'/'.join(tokens)} failed: test failed")
         return doc
     if kind in ("move", "copy"):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import zlib
 from typing import Any
 
 import httpx
@@ -54,3 +55,27 @@ def test_kubectl_patch_shows_the_generic_message(served: Any, made: None) -> Non
                          env=served.env(), capture_output=True, text=True, timeout=30)
     assert out.returncode == 1
     assert out.stderr.strip() == f"The request is invalid: {GENERIC['message']}"
+
+
+@pytest.mark.parametrize(("path", "value", "applies"), [
+    ("/spec/parallelism", True, False),
+    ("/spec/parallelism", 1, True),
+    ("/spec/suspend", 1, False),
+    ("/spec/suspend", True, True),
+    ("/spec/template/spec/containers/0/command", ["true"], True),
+    ("/spec/template/spec/containers/0/command", [True], False),
+    ("/metadata/labels", {"k": "v", "extra": "x"}, False),
+])
+def test_a_test_op_compares_json_types(served: Any, path: str, value: Any, applies: bool) -> None:
+    # json-patch v4.13.0 lazyNode.equal: scalars by their JSON text (true is not 1, 1 is not true)
+    jobs = "/apis/batch/v1/namespaces/default/jobs"
+    name = f"jt-{zlib.crc32(json.dumps([path, value]).encode())}"
+    pod = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "labels": {"k": "v"}},
+           "spec": {"suspend": True, "parallelism": 1, "template": {"spec": pod}}}
+    assert httpx.post(f"{served.url}{jobs}", json=job, timeout=10).status_code == 201
+    patch = [{"op": "test", "path": path, "value": value},
+             {"op": "add", "path": "/metadata/annotations", "value": {"tested": "yes"}}]
+    resp = httpx.patch(f"{served.url}{jobs}/{name}", content=json.dumps(patch), timeout=10,
+                       headers={"Content-Type": "application/json-patch+json"})
+    assert resp.status_code == (200 if applies else 422), resp.text
