@@ -134,7 +134,7 @@ class KbatchApp:
             if doc is None:
                 raise self.router.not_found(group)
             return json_response(doc)
-        rp = self.router.resolve(group, version, rest)
+        rp = self.router.resolve(group, version, rest, req.method)
         response = handle_resource(self.backend, req, rp)
         warning = rp.spec.served.warning if rp.spec.served is not None else None
         if warning:  # a deprecated served version warns on every request (CRD deprecationWarning)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kbatch.api.errors import NotFound, StatusDetails
+from kbatch.api.errors import MethodNotAllowed, NotFound, StatusDetails
 from kbatch.api.registry import KindSpec, Registry
 from kbatch.server.crd_openapi import is_custom_resource_group
 
@@ -66,7 +66,7 @@ class Router:
             return parts[1], parts[2], parts[3:]
         return None
 
-    def resolve(self, group: str, version: str, rest: list[str]) -> ResourcePath:
+    def resolve(self, group: str, version: str, rest: list[str], method: str = "GET") -> ResourcePath:
         namespace = None
         if (len(rest) >= 3 and rest[0] == "namespaces"
                 and not (len(rest) == 3 and rest[2] in _NAMESPACE_SUBRESOURCES and not group)):
@@ -76,9 +76,23 @@ class Router:
             raise self.not_found(group)
         name = rest[1] if len(rest) > 1 else None
         sub = rest[2] if len(rest) > 2 else None
+        if spec.info.namespaced and namespace is None and (name is not None or method != "GET"):
+            raise self._outside_namespaces(group, name)
         is_log = sub in ("log", "eviction") and spec.info.kind == "Pod"  # pods/log, pods/eviction
         if sub is not None and sub not in spec.info.subresources and not is_log:
             if group in self._builtin_groups:
                 raise route_not_found()
             raise NotFound.of(f"{rest[0]}.{group}", name or "")  # customresource_handler.go's default case
         return ResourcePath(spec, namespace, name, sub)
+
+    def _outside_namespaces(self, group: str, name: str | None) -> Exception:
+        """A namespaced kind's path without a namespace serves only list and watch: go-restful has no
+        route for a name there (404) and no other method on the collection (405, as
+        ``NewGenericServerResponse``); a custom resource's handler passes any other verb to its
+        delegate (``possiblyAcrossAllNamespacesVerbs``), hence the plain-text 404."""
+        if group not in self._builtin_groups:
+            return PageNotFound()
+        if name is not None:
+            return route_not_found()
+        return MethodNotAllowed("the server does not allow this method on the requested resource",
+                                details=StatusDetails())

@@ -76,3 +76,38 @@ def test_kubectl_shows_either_as_not_found(served: Any, path: str) -> None:
                          timeout=30)
     assert out.returncode == 1
     assert out.stderr.strip() == f"Error from server (NotFound): {GENERIC['message']}"
+
+
+CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kept"}, "data": {"a": "1"}}
+
+
+@pytest.mark.parametrize(("method", "path", "code"), [
+    ("GET", "/api/v1/configmaps/kept", 404),
+    ("DELETE", "/api/v1/configmaps/kept", 404),
+    ("PATCH", "/api/v1/configmaps/kept", 404),
+    ("GET", "/api/v1/configmaps/kept?watch=1", 404),
+    ("POST", "/api/v1/configmaps", 405),
+    ("DELETE", "/api/v1/configmaps", 405),
+])
+def test_a_namespaced_kind_outside_namespaces_only_lists(served: Any, method: str, path: str,
+                                                         code: int) -> None:
+    # only list and watch have routes without a namespace; nothing may land in (or leave) "default"
+    httpx.post(f"{served.url}/api/v1/namespaces/default/configmaps", json=CM, timeout=10)
+    body = {"content": b'{"data": {"a": "2"}}', "headers": {"Content-Type": "application/merge-patch+json"}} \
+        if method in ("PATCH", "POST") else {}
+    resp = httpx.request(method, f"{served.url}{path}", timeout=10, **body)  # type: ignore[arg-type]
+    assert resp.status_code == code
+    message = "the server does not allow this method on the requested resource" if code == 405 else \
+        GENERIC["message"]
+    assert resp.json() == {**GENERIC, "message": message, "code": code,
+                           "reason": "MethodNotAllowed" if code == 405 else "NotFound"}
+    kept = httpx.get(f"{served.url}/api/v1/namespaces/default/configmaps/kept", timeout=10).json()
+    assert kept["data"] == {"a": "1"}
+    assert httpx.get(f"{served.url}/api/v1/configmaps", timeout=10).status_code == 200  # the list stays
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE", "POST"])
+def test_a_custom_resource_outside_namespaces_is_plain_text(served: Any, method: str) -> None:
+    path = "/apis/jobset.x-k8s.io/v1alpha2/jobsets" + ("" if method == "POST" else "/x")
+    resp = httpx.request(method, f"{served.url}{path}", content=b"{}", timeout=10)
+    assert (resp.status_code, resp.text) == (404, "404 page not found\n")
