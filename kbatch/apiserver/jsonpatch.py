@@ -1,8 +1,11 @@
 """RFC 6902 JSON Patch and RFC 7386 JSON Merge Patch on plain JSON values (dicts, lists, scalars).
 
 Both return a new document and never mutate their inputs. Errors: a malformed patch document is
-``BadRequest``; an operation that cannot be applied (missing path, failed ``test``) is a 422, as
-kube-apiserver answers (``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go``).
+``BadRequest``; an operation that cannot be applied (missing path, failed ``test``, an unknown ``op``)
+is the 422 kube-apiserver answers (``staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go``,
+``jsonPatcher.applyJSPatch``: ``NewGenericServerResponse(422, …)`` of json-patch's ``Apply`` error,
+which keeps only the generic message, reason ``Invalid`` and empty details: the library's words
+naming the operation and path are not in the answer, so kbatch's are not either).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kbatch.api.errors import BadRequest, Invalid
+from kbatch.api.errors import BadRequest, Invalid, StatusDetails
 
 __all__ = ["apply_json_patch", "apply_merge_patch"]
 
@@ -41,8 +44,13 @@ def _pointer(path: Any) -> list[str]:
     return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
 
 
-def _fail(message: str) -> Invalid:
-    return Invalid(message)
+_NOT_APPLIED = "the server rejected our request due to an error in our request"
+
+
+def _fail(why: str) -> Invalid:
+    """The answer to an operation that does not apply; ``why`` documents the call site only, as
+    upstream drops json-patch's message (module docstring)."""
+    return Invalid(_NOT_APPLIED, details=StatusDetails())
 
 
 def _index(container: list[Any], token: str, *, allow_end: bool) -> int:
@@ -111,6 +119,21 @@ def _remove(doc: Any, tokens: list[str]) -> Any:
     return doc
 
 
+def _same_json(current: Any, wanted: Any) -> bool:
+    """Whether a ``test`` value matches, as json-patch v4's ``lazyNode.equal`` (v4.13.0, the version
+    k8s.io/apiserver uses): objects and arrays member by member, scalars by their compacted JSON
+    text, so ``true`` is not ``1`` nor ``false`` ``0`` (Python's ``==`` says they are). Deliberate
+    difference: numbers compare by value, since the patch arrives parsed and ``1.0``'s literal
+    (which Go's byte comparison tells from the object's ``1``) is gone."""
+    if isinstance(current, dict) and isinstance(wanted, dict):
+        return current.keys() == wanted.keys() and all(_same_json(v, wanted[k]) for k, v in current.items())
+    if isinstance(current, list) and isinstance(wanted, list):
+        return len(current) == len(wanted) and all(map(_same_json, current, wanted))
+    if isinstance(current, (dict, list)) or isinstance(wanted, (dict, list)):
+        return False
+    return isinstance(current, bool) == isinstance(wanted, bool) and bool(current == wanted)
+
+
 def _operation(doc: Any, op: dict[str, Any]) -> Any:
     kind = op.get("op")
     tokens = _pointer(op.get("path"))
@@ -125,7 +148,7 @@ def _operation(doc: Any, op: dict[str, Any]) -> Any:
         _get(doc, tokens)
         return _add(_remove(doc, tokens), tokens, copy.deepcopy(value)) if tokens else copy.deepcopy(value)
     if kind == "test":
-        if _get(doc, tokens) != value:
+        if not _same_json(_get(doc, tokens), value):
             raise _fail(f"testing value /{'/'.join(tokens)} failed: test failed")
         return doc
     if kind in ("move", "copy"):
@@ -136,7 +159,7 @@ def _operation(doc: Any, op: dict[str, Any]) -> Any:
                 raise _fail("cannot move a value into one of its children")
             doc = _remove(doc, source)
         return _add(doc, tokens, moved)
-    raise BadRequest(f"unexpected operation kind: {kind!r}")
+    raise _fail(f"unexpected operation kind: {kind!r}")  # json-patch's Apply, not DecodePatch, refuses it
 
 
 def apply_json_patch(doc: Any, patch: Any) -> Any:

@@ -15,7 +15,7 @@ from kbatch.apiserver.client import PatchType, Preconditions
 from kbatch.apiserver.create import create_object
 from kbatch.apiserver.decoding import FieldValidation, StrictDecodingError, cannot_handle, decode_dict
 from kbatch.apiserver.kinds import Kind
-from kbatch.apiserver.listing import list_raw
+from kbatch.apiserver.listing import list_raw, parse_revision, too_large_resource_version
 from kbatch.apiserver.patch import patch_object
 from kbatch.apiserver.raw import raw_dict
 from kbatch.apiserver.update import object_namespace, read_kv, update_object
@@ -90,9 +90,19 @@ class Unstructured:
                                      status=status, dry_run=dry_run, field_validation=field_validation)
         return obj.to_dict(), warnings
 
-    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
-        """The stored JSON with its resourceVersion, not decoded into a model (:mod:`.raw`)."""
+    def get(self, api_version: str, kind: str, name: str, namespace: str | None = None, *,
+            resource_version: str | None = None) -> dict[str, Any]:
+        """The stored JSON with its resourceVersion, not decoded into a model (:mod:`.raw`).
+
+        ``resource_version`` is a GET's "not older than" (k8s.io/apiserver ``storage/cacher/delegator.go``
+        ``CacheDelegator.Get``: unset reads storage, anything else is parsed and served by the watch
+        cache, whose ``waitUntilFreshAndBlock`` answers a revision not yet written with the too-large
+        ``Timeout``, before the object is looked up). The store is always current, so any written
+        revision is served the latest object."""
         spec = self.kind(api_version, kind)
+        wanted = parse_revision(resource_version)
+        if wanted is not None and wanted > self._server.store.revision:
+            raise too_large_resource_version(wanted, self._server.store.revision)
         return raw_dict(read_kv(self._server, spec, object_namespace(spec, namespace), name))
 
     def list(self, api_version: str, kind: str, namespace: str | None = None, *,

@@ -11,9 +11,10 @@ the kbatch extension group ``kbatch.dev/v1alpha1`` (see docs/serve.md):
   ``{"advance": "1h", "waitFor": {"kind": "jobs", "name": "pi", "condition": "Complete"}}``
 * ``POST /apis/kbatch.dev/v1alpha1/actions/NAME`` with the action's arguments (fault injection).
 
-Every failure is a ``Status``; a store that cannot be reached (etcd down) is a 503
-``ServiceUnavailable`` Status; an unexpected exception is logged and answered with a 500 Status, and
-never ends the server.
+Every failure is a ``Status``, but for a path that no route claims, which is Go's plain-text
+``404 page not found`` as kube-apiserver's (see :mod:`kbatch.server.routing`); a store that cannot
+be reached (etcd down) is a 503 ``ServiceUnavailable`` Status; an unexpected exception is logged and
+answered with a 500 Status, and never ends the server.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from kbatch.server.feature_metrics import render_feature_enabled
 from kbatch.server.handlers import handle_resource
 from kbatch.server.http import Request, Response, json_response, read_request, status_response
 from kbatch.server.openapi import OpenAPI
-from kbatch.server.routing import Router
+from kbatch.server.routing import PageNotFound, Router
 from kbatch.server.versions import versioned
 from kbatch.server.warning_header import warning_header
 from kbatch.server.watch import EncodedEvents, Shutdown, serve_watch
@@ -89,6 +90,8 @@ class KbatchApp:
                                           self.encoded)
                         return
             response = self.dispatch(req)
+        except PageNotFound:
+            response = _page_not_found()
         except StatusError as err:
             response = status_response(err)
         except UnavailableError as err:  # etcd down: kube-apiserver's storage errors are 5xx too
@@ -121,7 +124,7 @@ class KbatchApp:
             return simple
         gv = self.router.group_version(path)
         if gv is None:
-            raise NotFound(f"the server could not find the requested resource (path {path})")
+            raise PageNotFound()
         group, version, rest = gv
         if group == discovery.KBATCH_GROUP:
             return self._extension(req, version, rest)
@@ -131,9 +134,9 @@ class KbatchApp:
         if not rest:
             doc = discovery.api_resource_list(self.backend.registry, group, version)
             if doc is None:
-                raise NotFound(f"the server could not find the requested resource ({group}/{version})")
+                raise self.router.not_found(group)
             return json_response(doc)
-        rp = self.router.resolve(group, version, rest)
+        rp = self.router.resolve(group, version, rest, req.method)
         response = handle_resource(self.backend, req, rp)
         warning = rp.spec.served.warning if rp.spec.served is not None else None
         if warning:  # a deprecated served version warns on every request (CRD deprecationWarning)
@@ -179,8 +182,8 @@ class KbatchApp:
                 versions = [discovery.KBATCH_VERSION]
             if parts[1] == metrics_api.GROUP:
                 versions = [metrics_api.VERSION]
-            if not versions:
-                raise NotFound(f"the server could not find the requested resource (group {parts[1]})")
+            if not versions:  # no group's discovery handler claims it
+                raise PageNotFound()
             return json_response(discovery.api_group(parts[1], versions))
         return None
 
@@ -221,6 +224,13 @@ class KbatchApp:
                 raise BadRequest("action arguments must be a JSON object")
             return json_response(self.backend.action(rest[1], body))
         raise NotFound(f"the server could not find the requested resource ({'/'.join(rest)})")
+
+
+def _page_not_found() -> Response:
+    """Go's ``http.NotFound``, as kube-apiserver's ``NotFoundHandler`` sends it
+    (k8s.io/apiserver ``pkg/util/notfoundhandler``): kubectl shows it as a NotFound."""
+    return Response(404, b"404 page not found\n", content_type="text/plain; charset=utf-8",
+                    headers=(("x-content-type-options", "nosniff"),))
 
 
 def _internal(err: Exception) -> StatusError:

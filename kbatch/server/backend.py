@@ -73,7 +73,11 @@ class Backend(Protocol):
 
     def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj: ...
 
-    def get(self, info: ApiInfo, namespace: str | None, name: str) -> Obj: ...
+    def get(self, info: ApiInfo, namespace: str | None, name: str, *,
+            resource_version: str | None = None) -> Obj:
+        """``resource_version``: "not older than" (unset or ``"0"``: the latest; a revision not yet
+        written: the too-large ``Timeout``)."""
+        ...
 
     def list(self, info: ApiInfo, namespace: str | None, *, label_selector: str | None = None,
              field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,

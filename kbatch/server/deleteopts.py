@@ -3,12 +3,12 @@
 The body is decoded as kube-apiserver decodes it into ``metav1.DeleteOptions`` (non-strict: unknown
 fields are ignored); a field of the wrong JSON type is refused in Go's words
 (:mod:`kbatch.apiserver.go_json`): ``json: cannot unmarshal string into Go struct field
-DeleteOptions.gracePeriodSeconds of type int64``. Deliberate difference: upstream's DELETE handler
-answers such a body with a 500 and no reason (``scope.err`` of a plain decode error,
-k8s.io/apiserver ``pkg/endpoints/handlers/delete.go``); kbatch answers 400 BadRequest, since the
-request is at fault. ``null`` leaves a field unset, as Go's decoder does. The options are then
-checked as ``ValidateDeleteOptions`` (:mod:`kbatch.server.write_options`); ``orphanDependents`` in the
-query is a Go ``*bool`` (present: true unless ``0`` or ``false``).
+DeleteOptions.gracePeriodSeconds of type int64``, a 400 BadRequest as the DELETE handlers wrap a
+decode error (k8s.io/apiserver ``pkg/endpoints/handlers/delete.go``, ``errors.NewBadRequest``).
+``null`` leaves a field unset, as Go's decoder does. The options are then checked as
+``ValidateDeleteOptions`` (:mod:`kbatch.server.write_options`); ``orphanDependents`` in the query is
+a Go ``*bool`` (present: true unless ``0`` or ``false``). A body, when there is one, is the only
+source of the options: the query's are then ignored, as upstream.
 """
 
 from __future__ import annotations
@@ -61,20 +61,32 @@ def _decoded(body: Any) -> dict[str, Any]:
 
 
 def delete_options(req: Request) -> DeleteOptions:
-    body = _decoded(req.json()) if req.body.strip() else {}
+    """The options from the body when there is one, else from the query, never a mix of both
+    (k8s.io/apiserver ``pkg/endpoints/handlers/delete.go``, DeleteResource and DeleteCollection: a
+    non-empty body is decoded into DeleteOptions, only an empty one lets ``DecodeParameters`` read
+    the query). kubectl and client-go send the options as a body."""
+    body = _decoded(req.json()) if req.body else _from_query(req)
     pre = body.get("preconditions") or {}
-    grace = body.get("gracePeriodSeconds", req.int_param("gracePeriodSeconds"))
-    policy = body.get("propagationPolicy") or req.param("propagationPolicy")
+    grace = body.get("gracePeriodSeconds")
+    policy = body.get("propagationPolicy")
     orphan = body.get("orphanDependents")
-    if orphan is None and req.param("orphanDependents") is not None:
-        orphan = (req.param("orphanDependents") or "").lower() not in ("0", "false")  # a Go query *bool
-    dry = body.get("dryRun") or req.query.get("dryRun") or []
+    dry = body.get("dryRun") or []
     check_delete_options(delete_option_errors(dry, policy, orphan is not None))
     if orphan:
         policy = "Orphan"
     return DeleteOptions(propagation_policy=policy, grace_period_seconds=grace, uid=pre.get("uid"),
                          resource_version=pre.get("resourceVersion"), dry_run=bool(dry),
                          policy_unset=policy is None and orphan is None)
+
+
+def _from_query(req: Request) -> dict[str, Any]:
+    """DeleteOptions' query parameters as the body's fields (preconditions have none); an absent
+    one stays unset, ``orphanDependents`` is a Go query ``*bool``."""
+    fields = {"gracePeriodSeconds": req.int_param("gracePeriodSeconds"),
+              "propagationPolicy": req.param("propagationPolicy") or None,
+              "orphanDependents": req.opt_flag("orphanDependents"),
+              "dryRun": req.query.get("dryRun")}
+    return {k: v for k, v in fields.items() if v is not None}
 
 
 # pkg/registry/batch/job/storage/storage.go (deleteOptionWarnings): REST.Delete and DeleteCollection

@@ -213,8 +213,10 @@ class ControlPlaneBackend:
         opts.warnings.extend(warnings)
         return out
 
-    def get(self, info: ApiInfo, namespace: str | None, name: str) -> Obj:
-        return self._api.get(info.api_version, info.kind, name, self._ns(info, namespace))
+    def get(self, info: ApiInfo, namespace: str | None, name: str, *,
+            resource_version: str | None = None) -> Obj:
+        return self._api.get(info.api_version, info.kind, name, self._ns(info, namespace),
+                             resource_version=resource_version)
 
     def list(self, info: ApiInfo, namespace: str | None, *, label_selector: str | None = None,
              field_selector: str | None = None, limit: int | None = None, continue_: str | None = None,

@@ -52,7 +52,7 @@ def write_options(req: Request, kind: str = "CreateOptions", patch_type: str | N
     dry = req.query.get("dryRun") or []
     validation = req.param("fieldValidation") or ""
     check_write_options(kind, write_option_errors(dry, validation, req.param("fieldManager") or "",
-                                                  patch_type, force=req.param("force") is not None))
+                                                  patch_type, force=req.opt_flag("force") is not None))
     # an absent directive is Warn, as kube-apiserver's fieldValidation() (endpoints/handlers/rest.go);
     # kubectl rejects unknown fields only because it sends Strict itself (--validate=strict)
     return WriteOptions(dry_run=bool(dry), field_validation=validation or "Warn")
@@ -199,9 +199,7 @@ def _apply(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
     optional (k8s.io/apiserver ``pkg/endpoints/handlers/patch.go``, ``applyPatcher``)."""
     if rp.subresource not in (None, "status"):
         raise MethodNotAllowed(f"apply is not supported on the {rp.subresource} subresource")
-    force = req.param("force")
-    if force not in (None, "true", "false"):
-        raise BadRequest(f"force must be true or false, got {force!r}")
+    force = req.opt_flag("force")  # PatchOptions.Force, a query *bool: only 0/false (any case) are false
     try:
         docs = yaml_documents(req.body.decode("utf-8") or "null")
     except (YamlError, UnicodeDecodeError) as err:
@@ -210,7 +208,7 @@ def _apply(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
     opts = write_options(req, "PatchOptions", "apply")
     existed = _exists(backend, rp, name)
     out = backend.apply(rp.spec.info, rp.namespace, name, body, opts, field_manager=req.param("fieldManager"),
-                        force=force == "true", subresource=rp.subresource)
+                        force=bool(force), subresource=rp.subresource)
     if not opts.dry_run:
         backend.settle()
     return json_response(out, 200 if existed else 201, headers=_warn_headers(opts))
@@ -253,7 +251,8 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
             return _delete_collection(backend, req, rp)
         raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
     if method == "GET":
-        return _render(backend, req, rp, backend.get(info, rp.namespace, name), many=False)
+        obj = backend.get(info, rp.namespace, name, resource_version=req.param("resourceVersion") or None)
+        return _render(backend, req, rp, obj, many=False)
     if method == "PUT":
         opts = write_options(req, "UpdateOptions")
         body = _check_identity(rp, req, name)

@@ -32,11 +32,24 @@ class Request:
     body: bytes
 
     def param(self, name: str, default: str | None = None) -> str | None:
+        """The parameter's first value, as the parameter codec reads a repeated one into a scalar
+        (k8s.io/apimachinery ``pkg/runtime/conversion.go``, ``Convert_Slice_string_To_string``)."""
         values = self.query.get(name)
-        return values[-1] if values else default
+        return values[0] if values else default
 
     def flag(self, name: str) -> bool:
-        return (self.param(name) or "").lower() in ("1", "true", "yes")
+        """A ``bool`` query parameter as ``Convert_Slice_string_To_bool`` decodes it: absent is false,
+        else its first value is false only when ``0`` or ``false`` in any case, and true otherwise
+        (``?watch=``, ``?watch=on``, ``?watch=TRUE`` all watch)."""
+        return self.opt_flag(name) or False
+
+    def opt_flag(self, name: str) -> bool | None:
+        """A ``*bool`` query parameter (``Convert_Slice_string_To_Pointer_bool``): ``None`` when
+        absent, else as :meth:`flag`."""
+        values = self.query.get(name)
+        if values is None:
+            return None
+        return not (values[0] == "0" or values[0].casefold() == "false")  # Go's strings.EqualFold
 
     def int_param(self, name: str) -> int | None:
         value = self.param(name)

@@ -4,18 +4,37 @@
 ``/apis/GROUP/VERSION[/namespaces/NS]/RESOURCE[/NAME[/SUBRESOURCE]]`` for the others. A path
 starting with ``namespaces/NAME`` names the Namespace object itself when nothing or only a
 namespace subresource (``status``, ``finalize``) follows.
+
+A path no route matches is answered as kube-apiserver's handler chain answers it (k8s.io/apiserver
+``pkg/server/handler.go``, the director): under ``/api`` or a built-in group, go-restful claims the
+path and its 404 becomes a Status through ``serviceErrorHandler`` (``NewGenericServerResponse(404)``:
+"the server could not find the requested resource", no resource named); a custom resource's group
+(apiextensions-apiserver ``customresource_handler.go``) passes an unknown resource, a version it does
+not serve or a scope that does not fit to its delegate, and a path no one claims reaches the
+``NotFoundHandler`` (``pkg/util/notfoundhandler``): Go's plain-text ``404 page not found``
+(:class:`PageNotFound`); a custom resource's unknown subresource is the resource's ``NotFound``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kbatch.api.errors import NotFound
+from kbatch.api.errors import MethodNotAllowed, NotFound, StatusDetails
 from kbatch.api.registry import KindSpec, Registry
+from kbatch.server.crd_openapi import is_custom_resource_group
 
-__all__ = ["ResourcePath", "Router"]
+__all__ = ["PageNotFound", "ResourcePath", "Router", "route_not_found"]
 
 _NAMESPACE_SUBRESOURCES = ("status", "finalize")
+
+
+class PageNotFound(Exception):
+    """A path no handler claims: answered with Go's ``http.NotFound``, plain text, not a Status."""
+
+
+def route_not_found() -> NotFound:
+    """go-restful's 404 as a Status (``NewGenericServerResponse``: empty details, no causes)."""
+    return NotFound("the server could not find the requested resource", details=StatusDetails())
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +50,12 @@ class Router:
 
     def __init__(self, registry: Registry) -> None:
         self._kinds = {(s.info.group, s.info.version, s.info.plural): s for s in registry.served()}
+        self._versions = {(group, version) for group, version, _ in self._kinds}
+        self._builtin_groups = {g for g, _ in self._versions if not is_custom_resource_group(g)} | {""}
+
+    def not_found(self, group: str) -> Exception:
+        """What a path under ``group`` that no route matches is answered with (module docstring)."""
+        return route_not_found() if group in self._builtin_groups else PageNotFound()
 
     def group_version(self, path: str) -> tuple[str, str, list[str]] | None:
         """``("batch", "v1", rest)`` for ``/apis/batch/v1/...``; ``None`` for other paths."""
@@ -41,26 +66,33 @@ class Router:
             return parts[1], parts[2], parts[3:]
         return None
 
-    def _kind(self, group: str, version: str, plural: str) -> KindSpec:
-        spec = self._kinds.get((group, version, plural))
-        if spec is None:
-            gv = f"{group}/{version}" if group else version
-            raise NotFound(f"the server could not find the requested resource ({plural} in {gv})")
-        return spec
-
-    def resolve(self, group: str, version: str, rest: list[str]) -> ResourcePath:
+    def resolve(self, group: str, version: str, rest: list[str], method: str = "GET") -> ResourcePath:
         namespace = None
         if (len(rest) >= 3 and rest[0] == "namespaces"
                 and not (len(rest) == 3 and rest[2] in _NAMESPACE_SUBRESOURCES and not group)):
             namespace, rest = rest[1], rest[2:]
-        if not rest or len(rest) > 3:
-            raise NotFound("the server could not find the requested resource")
-        spec = self._kind(group, version, rest[0])
+        spec = self._kinds.get((group, version, rest[0])) if rest else None
+        if spec is None or len(rest) > 3 or (spec.info.namespaced is False and namespace is not None):
+            raise self.not_found(group)
         name = rest[1] if len(rest) > 1 else None
         sub = rest[2] if len(rest) > 2 else None
-        if spec.info.namespaced is False and namespace is not None:
-            raise NotFound(f"the server could not find the requested resource ({rest[0]} is cluster-scoped)")
+        if spec.info.namespaced and namespace is None and (name is not None or method != "GET"):
+            raise self._outside_namespaces(group, name)
         is_log = sub in ("log", "eviction") and spec.info.kind == "Pod"  # pods/log, pods/eviction
         if sub is not None and sub not in spec.info.subresources and not is_log:
-            raise NotFound(f'the server could not find the requested resource ({rest[0]}/{sub})')
+            if group in self._builtin_groups:
+                raise route_not_found()
+            raise NotFound.of(f"{rest[0]}.{group}", name or "")  # customresource_handler.go's default case
         return ResourcePath(spec, namespace, name, sub)
+
+    def _outside_namespaces(self, group: str, name: str | None) -> Exception:
+        """A namespaced kind's path without a namespace serves only list and watch: go-restful has no
+        route for a name there (404) and no other method on the collection (405, as
+        ``NewGenericServerResponse``); a custom resource's handler passes any other verb to its
+        delegate (``possiblyAcrossAllNamespacesVerbs``), hence the plain-text 404."""
+        if group not in self._builtin_groups:
+            return PageNotFound()
+        if name is not None:
+            return route_not_found()
+        return MethodNotAllowed("the server does not allow this method on the requested resource",
+                                details=StatusDetails())

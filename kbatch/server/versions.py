@@ -97,11 +97,13 @@ class VersionedBackend:
         out = self.inner.create(spec.storage.info, namespace, spec.served.to_storage(body), opts)
         return spec.served.from_storage(out)
 
-    def get(self, info: ApiInfo, namespace: str | None, name: str) -> Obj:
+    def get(self, info: ApiInfo, namespace: str | None, name: str, *,
+            resource_version: str | None = None) -> Obj:
         spec = self._spec(info)
         if spec is None:
-            return self.inner.get(info, namespace, name)
-        return spec.served.from_storage(self.inner.get(spec.storage.info, namespace, name))
+            return self.inner.get(info, namespace, name, resource_version=resource_version)
+        return spec.served.from_storage(self.inner.get(spec.storage.info, namespace, name,
+                                                       resource_version=resource_version))
 
     def list(self, info: ApiInfo, namespace: str | None, **kwargs: Any) -> Obj:
         spec = self._spec(info)
