@@ -72,7 +72,14 @@ from kbatch.controllers.scheduler.events import (
     node_update_events,
     pod_update_events,
 )
-from kbatch.controllers.scheduler.framework import Code, CycleState, PostFilterResult, Profile, Status
+from kbatch.controllers.scheduler.framework import (
+    Code,
+    CycleState,
+    PostFilterResult,
+    Profile,
+    Status,
+    WaitingPreBindPlugin,
+)
 from kbatch.controllers.scheduler.group_cycle import GroupCycle
 from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GATED, SCHEDULING_GATES
 from kbatch.controllers.scheduler.podgroups import pod_group_key
@@ -558,9 +565,10 @@ class Scheduler:
         for key in sorted(k for k, b in self.binding.items() if b.poll_at <= now):
             waiting = self.binding.pop(key)
             plugin = self.profiles[waiting.pod.scheduler_name].pre_bind[waiting.plugin]
-            poll = getattr(plugin, "pre_bind_poll", None)
-            status = poll(waiting.state, waiting.pod, waiting.node) if poll is not None else Status(
-                Code.ERROR, (f"PreBind plugin {plugin.name} cannot wait",), plugin.name)
+            if isinstance(plugin, WaitingPreBindPlugin):
+                status = plugin.pre_bind_poll(waiting.state, waiting.pod, waiting.node)
+            else:
+                status = Status(Code.ERROR, (f"PreBind plugin {plugin.name} cannot wait",), plugin.name)
             if status is None or status.ok:
                 status = Status(Code.SUCCESS)
             self._bind(waiting.state, waiting.pod, waiting.node, now, waiting.plugin, status)

@@ -58,6 +58,7 @@ __all__ = [
     "ReservePlugin",
     "ScorePlugin",
     "Status",
+    "WaitingPreBindPlugin",
     "active_filters",
     "run_filters",
 ]
@@ -253,6 +254,14 @@ class PreBindPlugin(Protocol):
     name: str
 
     def pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
+class WaitingPreBindPlugin(PreBindPlugin, Protocol):
+    """A PreBind plugin that may answer ``WAIT``: ``pre_bind_poll`` is asked again when the wait is
+    over, with ``pre_bind``'s answers."""
+
+    def pre_bind_poll(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None: ...
 
 
 @runtime_checkable
