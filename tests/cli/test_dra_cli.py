@@ -41,7 +41,9 @@ def test_gpu_driver_nodes_and_a_claim(kb: Kbatch) -> None:
     assert "Resource Claims:" in described and "template one-gpu -> trainer-gpu-" in described
     claim = kb.ok("describe", "resourceclaims")
     # kubectl's generic page (no describer for the kind): the allocation and reservation as fields
-    assert "  Allocation:\n    Devices:\n      Results:\n" in claim
+    # the allocation records when the scheduler wrote it (bindClaim, DRADeviceBindingConditions on)
+    assert "  Allocation:\n    Allocation Timestamp:  2025-01-01T00:00:" in claim
+    assert "    Devices:\n      Results:\n" in claim
     assert "        Driver:   gpu.example.com\n" in claim
     assert "  Reserved For:\n    Name:      trainer\n    Resource:  pods\n" in claim
 

@@ -191,9 +191,13 @@ def test_devices_without_binding_conditions_bind_at_once() -> None:
         {"metadata": {"name": "p", "namespace": "default"},
          "spec": {"containers": [{"name": "c", "image": "busybox"}],
                   "resourceClaims": [{"name": "gpu", "resourceClaimName": "c"}]}}))
+    start = cp.now()
     cp.advance(1)
     assert pod(cp).spec.node_name == "node-0"
     assert not [e for e in events(cp) if e[1] == "BindingConditionsPending"]
+    # bindClaim stamps the allocation it writes whether or not its devices have binding conditions
+    allocation = cp.client.get(ResourceClaim, "c", "default").status.allocation
+    assert allocation is not None and allocation.allocation_timestamp == start  # scheduled at once
 
 
 def test_a_pod_deleted_while_prebind_waits_is_not_scheduled_again() -> None:

@@ -507,11 +507,13 @@ class DynamicResources:
         if allocation is not None:
             request.status.allocation = allocation
         stamped = request.status.allocation
-        if (self.features.binding_conditions and stamped is not None and stamped.allocation_timestamp is None
-                and has_binding_conditions((request,))):
-            # upstream bindClaim: the time the allocation was recorded, for isClaimTimeout. Upstream
-            # stamps every claim it reserves with the gate on; kbatch only those with binding
-            # conditions, the only ones isClaimTimeout reads (docs/dra.md, "Differences")
+        gate = self.features.binding_conditions
+        if gate and allocation is not None and allocation.allocation_timestamp is None:
+            # upstream bindClaim: with DRADeviceBindingConditions (and the GA DRAResourceClaimDeviceStatus)
+            # on, the allocation it writes records when, whether or not its devices have binding
+            # conditions (isClaimTimeout reads it for those that do). Upstream also stamps an
+            # allocation someone else wrote without one; kbatch does not, since its validation, as
+            # upstream's, keeps a written allocation immutable (docs/dra.md, "Differences")
             stamped = shallow_copy(stamped)
             stamped.allocation_timestamp = self._now_datetime()
             request.status.allocation = stamped
