@@ -32,6 +32,7 @@ from kbatch.api.strategies.core.pod_profile_annotations import (
     profile_annotations_match_errors,
 )
 from kbatch.api.strategies.core.pod_validation import validate_pod_spec
+from kbatch.api.strategies.core.pod_validation_options import STRICT, PodValidationOptions, options_from_old
 from kbatch.api.strategies.core.pod_warnings import pod_spec_warnings
 from kbatch.api.strategy import DefaultStrategy, GateBound
 from kbatch.api.validation import child, index, is_dns1123_label, is_dns1123_subdomain
@@ -263,6 +264,7 @@ class PodStrategy(GateBound, DefaultStrategy):
     status_kept_meta = ("owner_references",)
     status_backfilled = ("qos_class", "observed_generation")
     status_condition_backfilled = ("observed_generation",)
+    update_revalidates = False  # validate_update validates the new pod itself, relaxed by the old one
 
     def default(self, obj: Pod) -> None:  # type: ignore[override]
         default_pod(obj)
@@ -284,18 +286,26 @@ class PodStrategy(GateBound, DefaultStrategy):
     def validate(self, obj: Pod) -> list[FieldError]:  # type: ignore[override]
         """``ValidatePodCreate``: the seccomp/AppArmor annotations, the spec, what only a Pod's
         containers must satisfy, then (create only) annotations and profile fields agree."""
+        return self._validate(obj, STRICT)
+
+    @staticmethod
+    def _validate(obj: Pod, opts: PodValidationOptions) -> list[FieldError]:
         spec, annotations = obj.spec, obj.metadata.annotations
         return (profile_annotation_errors(annotations, spec)
-                + validate_pod_spec(spec, "spec")
+                + validate_pod_spec(spec, "spec", opts)
                 + validate_containers_only_for_pod(spec.containers, "spec.containers")
                 + validate_containers_only_for_pod(spec.init_containers, "spec.initContainers")
                 + profile_annotations_match_errors(annotations, spec))
 
     def validate_update(self, new: Pod, old: Pod) -> list[FieldError]:  # type: ignore[override]
-        """The annotation rules of ``ValidatePodUpdate`` (``ValidatePodSpecificAnnotationUpdates``),
-        then what a spec update may change."""
-        annotations = annotation_update_errors(new.metadata.annotations, old.metadata.annotations, new.spec)
-        return annotations + validate_pod_spec_update(new.spec, old.spec)
+        """The new pod validated as on create but with the options computed from the old one
+        (pkg/registry/core/pod/strategy.go ``ValidateUpdate`` with
+        ``GetValidationOptionsFromPodSpecAndMeta``: a rule the stored pod already broke does not
+        refuse the update), then the annotation rules of ``ValidatePodUpdate``
+        (``ValidatePodSpecificAnnotationUpdates``) and what a spec update may change."""
+        errs = self._validate(new, options_from_old(old.spec))
+        errs += annotation_update_errors(new.metadata.annotations, old.metadata.annotations, new.spec)
+        return errs + validate_pod_spec_update(new.spec, old.spec)
 
     def validate_status_update(self, new: Pod, old: Pod) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_status_update(new, old)
