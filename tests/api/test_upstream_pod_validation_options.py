@@ -19,10 +19,14 @@ import copy
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbatch.api.batch_v1 import CronJob, Job
 from kbatch.api.core_v1 import Pod, PodSpec
 from kbatch.api.errors import Invalid
+from kbatch.api.strategies.core.pod_defaults import default_pod
+from kbatch.api.strategies.core.pod_validation import validate_pod_spec
 from kbatch.api.strategies.core.pod_validation_options import STRICT, options_from_old
 from kbatch.apiserver import APIServer
 from tests.api.upstream_pod import ctr, server
@@ -234,3 +238,30 @@ def test_options_of_a_plain_old_spec_are_the_strict_ones() -> None:
     """Most pods set nothing an option looks at: the update path answers the shared strict options
     without scanning (the pod update path is hot)."""
     assert options_from_old(_spec()) is STRICT
+
+
+# --- the invariant: options only relax, and an object is always valid against itself as old -----
+
+_FRAGMENTS = [bad for _, bad, _ in RATCHETS]
+
+
+def _spec_errors(spec: dict[str, Any], relaxed: bool) -> set[str]:
+    obj = _pod(spec)
+    default_pod(obj)
+    opts = options_from_old(obj.spec) if relaxed else STRICT
+    return {str(e) for e in validate_pod_spec(obj.spec, "spec", opts)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(range(len(_FRAGMENTS))), unique=True, max_size=4))
+def test_a_spec_validated_against_itself_as_old_has_no_ratcheted_error(chosen: list[int]) -> None:
+    """Whatever mix of rules the stored spec broke, validating it with the options computed from
+    itself finds none of them (a no-op update always passes), and the relaxed errors are a subset
+    of the strict ones (an option never adds an error)."""
+    spec: dict[str, Any] = {}
+    for i in chosen:
+        spec = _merge(spec, _FRAGMENTS[i])
+    relaxed, strict = _spec_errors(spec, True), _spec_errors(spec, False)
+    assert relaxed == set()
+    assert relaxed <= strict
+    assert bool(strict) == bool(chosen)
