@@ -127,7 +127,10 @@ def _pod_template_errors(job_spec: JobSpec, path: str, old: PodTemplateSpec | No
         from kbatch.api.strategies.core.pod_validation_options import STRICT, options_from_old
     except ImportError:
         return []
-    opts = STRICT if old is None else options_from_old(old.spec)
+    if old is None:
+        opts = STRICT
+    else:
+        opts = options_from_old(old.spec, old.metadata.annotations if old.metadata is not None else None)
     return list(validate_pod_template_spec(job_spec.template, path, opts))
 
 

@@ -23,6 +23,7 @@ from kbatch.api.model_copy import template_factory
 from kbatch.api.quantity import Quantity
 from kbatch.api.strategies.core.container_validation import validate_containers_only_for_pod
 from kbatch.api.strategies.core.pod_defaults import default_pod
+from kbatch.api.strategies.core.pod_deletion_cost import deletion_cost_errors
 from kbatch.api.strategies.core.pod_gated_update import gated_update_errors, pod_affinities
 from kbatch.api.strategies.core.pod_label_keys import merge_label_keys
 from kbatch.api.strategies.core.pod_profile_annotations import (
@@ -262,7 +263,9 @@ class PodStrategy(GateBound, DefaultStrategy):
     def _validate(obj: Pod, opts: PodValidationOptions) -> list[FieldError]:
         """``validatePodMetadataAndSpec`` and the trimmed images: what create and update share."""
         spec, annotations = obj.spec, obj.metadata.annotations
-        return (profile_annotation_errors(annotations, spec)
+        errs = [] if opts.allow_invalid_pod_deletion_cost else deletion_cost_errors(annotations,
+                                                                                     "metadata.annotations")
+        return (errs + profile_annotation_errors(annotations, spec)
                 + validate_pod_spec(spec, "spec", opts)
                 + validate_containers_only_for_pod(spec.containers, "spec.containers")
                 + validate_containers_only_for_pod(spec.init_containers, "spec.initContainers"))
@@ -273,7 +276,7 @@ class PodStrategy(GateBound, DefaultStrategy):
         ``GetValidationOptionsFromPodSpecAndMeta``: a rule the stored pod already broke does not
         refuse the update), then the annotation rules of ``ValidatePodUpdate``
         (``ValidatePodSpecificAnnotationUpdates``) and what a spec update may change."""
-        errs = self._validate(new, options_from_old(old.spec))
+        errs = self._validate(new, options_from_old(old.spec, old.metadata.annotations))
         errs += annotation_update_errors(new.metadata.annotations, old.metadata.annotations, new.spec)
         return errs + validate_pod_spec_update(new.spec, old.spec)
 

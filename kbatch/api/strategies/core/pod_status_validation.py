@@ -25,6 +25,7 @@ from kbatch.api.core_v1 import (
     PodStatus,
 )
 from kbatch.api.errors import FieldError
+from kbatch.api.strategies.core.pod_deletion_cost import deletion_cost_errors, deletion_cost_invalid
 from kbatch.api.strategies.core.pod_profile_annotations import annotation_update_errors
 from kbatch.api.validation import child, index, is_dns1123_subdomain, is_qualified_name
 
@@ -118,6 +119,8 @@ def validate_pod_status_update(new: Pod, old: Pod) -> list[FieldError]:
     errs: list[FieldError] = []
     if new.metadata.annotations or old.metadata.annotations:
         errs += annotation_update_errors(new.metadata.annotations, old.metadata.annotations, new.spec)
+        if not deletion_cost_invalid(old.metadata.annotations):  # AllowInvalidPodDeletionCost from old
+            errs += deletion_cost_errors(new.metadata.annotations, "metadata.annotations")
     status, before = new.status or PodStatus(), old.status or PodStatus()
     if status.conditions:
         errs += _condition_errors(status.conditions)

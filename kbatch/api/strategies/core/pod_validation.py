@@ -22,6 +22,7 @@ from kbatch.api.strategies.core.container_validation import (
     validate_init_containers,
 )
 from kbatch.api.strategies.core.ephemeral_validation import ephemeral_errors
+from kbatch.api.strategies.core.pod_deletion_cost import deletion_cost_errors
 from kbatch.api.strategies.core.pod_dns_validation import dns_config_errors, host_alias_errors
 from kbatch.api.strategies.core.pod_label_keys import validate_spec_label_keys
 from kbatch.api.strategies.core.pod_os_validation import host_process_errors, host_users_errors, os_errors
@@ -343,6 +344,8 @@ def validate_pod_template_spec(template: PodTemplateSpec, path: str,
     annotations = meta.annotations if meta else None
     errs = validate_labels(meta.labels if meta else None, child(path, "labels"))
     errs += validate_annotations(annotations, child(path, "annotations"))
+    if not opts.allow_invalid_pod_deletion_cost:
+        errs += deletion_cost_errors(annotations, child(path, "annotations"))
     errs += profile_annotation_errors(annotations, template.spec, child(path, "annotations"))
     errs += validate_pod_spec(template.spec, child(path, "spec"), opts)
     errs += profile_annotations_match_errors(annotations, template.spec, child(path, "spec"))

@@ -14,10 +14,12 @@ PodLevelResources, InPlacePodVerticalScaling), so they have no field here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kbatch.api.core_v1 import PodAffinityTerm, PodSpec
 from kbatch.api.meta import LabelSelector
+from kbatch.api.strategies.core.pod_deletion_cost import deletion_cost_invalid
 from kbatch.api.strategies.core.pod_label_keys import spread_label_keys_invalid
 from kbatch.api.strategies.core.sysctl_names import sysctl_namespace
 from kbatch.api.strategies.core.volume_sources import local_non_reserved_errors
@@ -42,6 +44,8 @@ class PodValidationOptions:
     allow_non_local_projected_token_path: bool = False
     # a topology spread constraint's matchLabelKeys breaking ValidateMatchLabelKeysAndMismatchLabelKeys
     old_pod_violates_match_label_keys_validation: bool = False
+    # a pod-deletion-cost annotation that is no canonical int32
+    allow_invalid_pod_deletion_cost: bool = False
     # seLinuxChangePolicy limited to Recursive (SELinuxMount off and no old MountOption)
     allow_only_recursive_selinux_change_policy: bool = True
 
@@ -118,12 +122,15 @@ def _may_relax(spec: PodSpec) -> bool:
             or (sc is not None and (bool(sc.sysctls) or sc.se_linux_change_policy is not None)))
 
 
-def options_from_old(old: PodSpec) -> PodValidationOptions:
-    """The options an update of a pod (template) whose old spec is ``old`` validates with: each rule
-    the old spec already broke is not applied to the new one. Called only on update."""
+def options_from_old(old: PodSpec, old_annotations: Mapping[str, str] | None = None) -> PodValidationOptions:
+    """The options an update of a pod (template) whose old spec is ``old`` (and old metadata
+    annotations ``old_annotations``) validates with: each rule the old object already broke is not
+    applied to the new one. Called only on update."""
+    cost = deletion_cost_invalid(old_annotations)
     if not _may_relax(old):
-        return STRICT
+        return PodValidationOptions(allow_invalid_pod_deletion_cost=True) if cost else STRICT
     return PodValidationOptions(
+        allow_invalid_pod_deletion_cost=cost,
         allow_namespaced_sysctls_for_host_net_and_host_ipc=_host_sysctl_invalid(old),
         allow_invalid_label_value_in_required_node_affinity=_node_affinity_invalid(old),
         allow_invalid_label_value_in_selector=_affinity_selector_invalid(old),
