@@ -72,6 +72,34 @@ def test_allow_non_local_projected_token_path_option(case: str, volume: Any, wan
     assert options_from_old(_spec(volumes=[volume])).allow_non_local_projected_token_path is want, case
 
 
+def _node_affinity(terms: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+
+
+def _foo_in(value: str) -> list[dict[str, Any]]:
+    return [{"matchExpressions": [{"key": "foo", "operator": "In", "values": [value]}]}]
+
+
+@pytest.mark.parametrize(("case", "terms", "want"), [
+    ("UpdateInvalidLabelSelector", _foo_in("-1"), True),
+    ("UpdateValidLabelSelector", _foo_in("bar"), False),
+    ("UpdateEmptyLabelSelector", [], False),
+])
+def test_invalid_label_value_in_node_selector_option(case: str, terms: Any, want: bool) -> None:
+    """TestValidateInvalidLabelValueInNodeSelectorOption."""
+    got = options_from_old(_spec(affinity=_node_affinity(terms)))
+    assert got.allow_invalid_label_value_in_required_node_affinity is want, case
+
+
+def test_sidecar_resize_policy_is_allowed_on_create() -> None:
+    """TestValidateAllowSidecarResizePolicy: the option defaults to the InPlacePodVerticalScaling
+    gate (GA, on), so a sidecar's resizePolicy is valid whatever the old pod had; kbatch models no
+    option for it and accepts it on create."""
+    sidecar = ctr("c1-restartable-init", restartPolicy="Always",
+                  resizePolicy=[{"resourceName": "cpu", "restartPolicy": "NotRequired"}])
+    assert server().create(_pod({"initContainers": [sidecar]})).metadata.uid
+
+
 # --- each option end to end ----------------------------------------------------------------------
 
 NODE_AFFINITY_BAD = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
