@@ -452,7 +452,8 @@ def _validate_meta_collections(meta: ObjectMeta, path: str) -> list[FieldError]:
 
 # --- label selectors --------------------------------------------------------------------------
 
-def _validate_requirement(req: LabelSelectorRequirement, path: str) -> list[FieldError]:
+def _validate_requirement(req: LabelSelectorRequirement, path: str,
+                          check_values: bool = True) -> list[FieldError]:
     errs: list[FieldError] = []
     if req.operator in ("In", "NotIn"):
         if not req.values:
@@ -466,19 +467,23 @@ def _validate_requirement(req: LabelSelectorRequirement, path: str) -> list[Fiel
         errs.append(FieldError.invalid(child(path, "operator"), req.operator,
                                        "not a valid selector operator"))
     errs += validate_label_name(req.key, child(path, "key"))
-    for i, value in enumerate(req.values or ()):
+    for i, value in enumerate(req.values or () if check_values else ()):
         errs += [FieldError.invalid(index(child(path, "values"), i), value, m)
                  for m in is_valid_label_value(value)]
     return errs
 
 
-def validate_label_selector(selector: LabelSelector | None, path: str) -> list[FieldError]:
-    """metav1 ``ValidateLabelSelector`` (label values checked, as by default upstream)."""
+def validate_label_selector(selector: LabelSelector | None, path: str, *,
+                            allow_invalid_label_values: bool = False) -> list[FieldError]:
+    """metav1 ``ValidateLabelSelector``: expression values are checked as label values unless
+    ``allow_invalid_label_values`` (``LabelSelectorValidationOptions.AllowInvalidLabelValueInSelector``,
+    which leaves ``matchLabels`` checked)."""
     if selector is None:
         return []
     errs = validate_labels(selector.match_labels, child(path, "matchLabels"))
     for i, req in enumerate(selector.match_expressions or ()):
-        errs += _validate_requirement(req, index(child(path, "matchExpressions"), i))
+        errs += _validate_requirement(req, index(child(path, "matchExpressions"), i),
+                                      not allow_invalid_label_values)
     return errs
 
 

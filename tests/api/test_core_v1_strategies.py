@@ -359,8 +359,10 @@ def test_pod_update_rules() -> None:
     assert errs[2].endswith("changed: spec.restartPolicy")
     more = old.clone()
     more.spec.containers = [*more.spec.containers, more.spec.containers[0]]
+    # validate_update is the whole of upstream's ValidateUpdate: the new pod is revalidated too
     assert [str(e) for e in strategy.validate_update(more, old)] == [
-        "spec.containers: Forbidden: pod updates may not add or remove containers"
+        'spec.containers[1].name: Duplicate value: "c"',
+        "spec.containers: Forbidden: pod updates may not add or remove containers",
     ]
 
 

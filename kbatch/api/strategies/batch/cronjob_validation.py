@@ -86,7 +86,8 @@ def _validate_cronjob_spec(spec: CronJobSpec, old: CronJobSpec | None, path: str
     if old is None or old.time_zone != spec.time_zone:
         errs += _validate_time_zone(spec.time_zone, f"{path}.timeZone")
     errs += _validate_concurrency_policy(spec.concurrency_policy, f"{path}.concurrencyPolicy")
-    errs += validate_job_template_spec(spec.job_template, f"{path}.jobTemplate")
+    errs += validate_job_template_spec(spec.job_template, f"{path}.jobTemplate",
+                                       old.job_template if old is not None else None)
     errs += _non_negative(spec.successful_jobs_history_limit, f"{path}.successfulJobsHistoryLimit")
     errs += _non_negative(spec.failed_jobs_history_limit, f"{path}.failedJobsHistoryLimit")
     return errs

@@ -28,6 +28,7 @@ from kbatch.api.batch_v1 import (
     PodFailurePolicyRule,
     SuccessPolicyRule,
 )
+from kbatch.api.core_v1 import PodTemplateSpec
 from kbatch.api.errors import BadRequest, FieldError, FieldErrorType
 from kbatch.api.meta import LabelSelector, ObjectMeta
 from kbatch.api.selectors import selector_from_model
@@ -116,13 +117,21 @@ def _selector_matches(sel: LabelSelector | None, labels: dict[str, str] | None) 
 # --- the pod template, owned by the core strategies ------------------------------------------
 
 
-def _pod_template_errors(job_spec: JobSpec, path: str) -> Errors:
-    """``ValidatePodTemplateSpec`` from the core strategies, when available."""
+def _pod_template_errors(job_spec: JobSpec, path: str, old: PodTemplateSpec | None = None) -> Errors:
+    """``ValidatePodTemplateSpec`` from the core strategies, when available; on update (``old``, the
+    stored template) with the pod validation options computed from it, as upstream's Job and CronJob
+    strategies do (pkg/registry/batch/job/strategy.go ``validationOptionsForJob``,
+    pkg/registry/batch/cronjob/strategy.go, both through ``GetValidationOptionsFromPodTemplate``)."""
     try:
         from kbatch.api.strategies.core import validate_pod_template_spec  # type: ignore[import-not-found]
+        from kbatch.api.strategies.core.pod_validation_options import STRICT, options_from_old
     except ImportError:
         return []
-    return list(validate_pod_template_spec(job_spec.template, path))
+    if old is None:
+        opts = STRICT
+    else:
+        opts = options_from_old(old.spec, old.metadata.annotations if old.metadata is not None else None)
+    return list(validate_pod_template_spec(job_spec.template, path, opts))
 
 
 def _template_labels(spec: JobSpec) -> dict[str, str] | None:
@@ -156,6 +165,9 @@ class JobValidationOptions:
 
     require_prefixed_labels: bool = True
     allow_mutable_scheduling_directives: bool = False
+    # the stored Job's pod template on update: its ``PodValidationOptions``
+    # (``GetValidationOptionsFromPodTemplate``) relax the rules it already broke
+    old_template: PodTemplateSpec | None = None
 
 
 def job_validation_options(new: Job, old: Job | None = None) -> JobValidationOptions:
@@ -168,6 +180,7 @@ def job_validation_options(new: Job, old: Job | None = None) -> JobValidationOpt
         require_prefixed_labels=bc.JOB_NAME_LABEL in old_labels and bc.CONTROLLER_UID_LABEL in old_labels,
         allow_mutable_scheduling_directives=bool(old.spec.suspend)
         and (old.status is None or old.status.start_time is None),
+        old_template=old.spec.template,
     )
 
 
@@ -468,7 +481,8 @@ def _validate_restart_policy(spec: JobSpec, path: str) -> Errors:
     return []
 
 
-def _validate_job_spec_common(spec: JobSpec, path: str) -> Errors:
+def _validate_job_spec_common(spec: JobSpec, path: str,
+                              old_template: PodTemplateSpec | None = None) -> Errors:
     """Upstream's unexported ``validateJobSpec``: shared by Jobs and CronJob job templates."""
     errs = _validate_counts(spec, path) + _validate_indexed(spec, path)
     if spec.pod_failure_policy is not None:
@@ -476,14 +490,16 @@ def _validate_job_spec_common(spec: JobSpec, path: str) -> Errors:
     if spec.success_policy is not None:
         errs += _validate_success_policy(spec, f"{path}.successPolicy")
     errs += _validate_pod_replacement_policy(spec, f"{path}.podReplacementPolicy")
-    errs += _pod_template_errors(spec, f"{path}.template")
+    errs += _pod_template_errors(spec, f"{path}.template", old_template)
     errs += _validate_restart_policy(spec, path)
     return errs
 
 
-def validate_job_spec(spec: JobSpec, path: str = "spec") -> Errors:
-    """``ValidateJobSpec``: the common rules plus a selector that matches the template labels."""
-    errs = _validate_job_spec_common(spec, path)
+def validate_job_spec(spec: JobSpec, path: str = "spec",
+                      old_template: PodTemplateSpec | None = None) -> Errors:
+    """``ValidateJobSpec``: the common rules plus a selector that matches the template labels;
+    ``old_template`` is the stored Job's, on update."""
+    errs = _validate_job_spec_common(spec, path, old_template)
     if spec.selector is None:
         errs.append(FieldError.required(f"{path}.selector"))
     else:
@@ -541,7 +557,8 @@ def _validate_generated_selector(job: Job, require_prefixed: bool) -> Errors:
 def validate_job(job: Job, opts: JobValidationOptions | None = None) -> Errors:
     """``ValidateJob`` (object metadata itself is checked by the API server)."""
     opts = opts or JobValidationOptions()
-    errs = _validate_generated_selector(job, opts.require_prefixed_labels) + validate_job_spec(job.spec)
+    errs = _validate_generated_selector(job, opts.require_prefixed_labels)
+    errs += validate_job_spec(job.spec, old_template=opts.old_template)
     spec = job.spec
     if spec.scheduling is not None:
         errs += validate_job_scheduling(spec)
@@ -614,7 +631,7 @@ def _validate_completions_update(new: JobSpec, old: JobSpec) -> Errors:
 
 def validate_job_spec_update(new: JobSpec, old: JobSpec, opts: JobValidationOptions) -> Errors:
     """``ValidateJobSpecUpdate`` (which also re-validates the new spec)."""
-    errs = validate_job_spec(new) + _validate_completions_update(new, old)
+    errs = validate_job_spec(new, old_template=opts.old_template) + _validate_completions_update(new, old)
     errs += _immutable(new.selector, old.selector, "spec.selector")
     errs += _validate_template_update(new, old, opts)
     errs += _immutable(new.completion_mode, old.completion_mode, "spec.completionMode")
@@ -640,10 +657,12 @@ def validate_job_update(new: Job, old: Job) -> Errors:
     return _dedupe(errs)
 
 
-def validate_job_template_spec(template: JobTemplateSpec, path: str) -> Errors:
-    """``ValidateJobTemplateSpec``: the common Job spec rules; the selector is always generated."""
+def validate_job_template_spec(template: JobTemplateSpec, path: str,
+                               old: JobTemplateSpec | None = None) -> Errors:
+    """``ValidateJobTemplateSpec``: the common Job spec rules; the selector is always generated.
+    ``old`` is the stored CronJob's job template, on update."""
     spec = template.spec
-    errs = _validate_job_spec_common(spec, f"{path}.spec")
+    errs = _validate_job_spec_common(spec, f"{path}.spec", old.spec.template if old is not None else None)
     if spec.selector is not None:
         errs.append(
             FieldError.invalid(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from kbatch.api.core_v1 import (
     Container,
-    ContainerStatus,
     Pod,
     PodSpec,
     PodStatus,
@@ -24,6 +23,7 @@ from kbatch.api.model_copy import template_factory
 from kbatch.api.quantity import Quantity
 from kbatch.api.strategies.core.container_validation import validate_containers_only_for_pod
 from kbatch.api.strategies.core.pod_defaults import default_pod
+from kbatch.api.strategies.core.pod_deletion_cost import deletion_cost_errors
 from kbatch.api.strategies.core.pod_gated_update import gated_update_errors, pod_affinities
 from kbatch.api.strategies.core.pod_label_keys import merge_label_keys
 from kbatch.api.strategies.core.pod_profile_annotations import (
@@ -31,10 +31,12 @@ from kbatch.api.strategies.core.pod_profile_annotations import (
     profile_annotation_errors,
     profile_annotations_match_errors,
 )
+from kbatch.api.strategies.core.pod_status_validation import validate_pod_status_update
 from kbatch.api.strategies.core.pod_validation import validate_pod_spec
+from kbatch.api.strategies.core.pod_validation_options import STRICT, PodValidationOptions, options_from_old
 from kbatch.api.strategies.core.pod_warnings import pod_spec_warnings
 from kbatch.api.strategy import DefaultStrategy, GateBound
-from kbatch.api.validation import child, index, is_dns1123_label, is_dns1123_subdomain
+from kbatch.api.validation import child, index, is_dns1123_label
 
 __all__ = ["PodStrategy", "pod_qos_class", "validate_pod_spec_update", "validate_pod_status_update"]
 
@@ -46,7 +48,6 @@ UPDATABLE_POD_SPEC_FIELDS = (
     "`spec.tolerations` (only additions to existing tolerations)",
     "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
 )
-_TERMINAL = ("Succeeded", "Failed")
 _PENDING = PodStatus(phase="Pending", qos_class="BestEffort")  # copied per create (no re-validation)
 _new_pending = template_factory(_PENDING)
 _QOS_RESOURCES = ("cpu", "memory")
@@ -214,44 +215,6 @@ def validate_pod_spec_update(new: PodSpec, old: PodSpec, path: str = "spec") -> 
     return errs
 
 
-def _state_transition_errors(new: list[ContainerStatus] | None, old: list[ContainerStatus] | None,
-                             restart_policy: str | None, path: str) -> list[FieldError]:
-    """A terminated container that will not restart may not become non-terminated."""
-    if restart_policy == "Always":
-        return []
-    errs: list[FieldError] = []
-    old_by_name = {s.name: s for s in old or ()}
-    for i, status in enumerate(new or ()):
-        before = old_by_name.get(status.name)
-        done = before.state.terminated if before is not None and before.state else None
-        if done is None or (restart_policy == "OnFailure" and done.exit_code != 0):
-            continue
-        if status.state is None or status.state.terminated is None:
-            errs.append(FieldError.forbidden(child(index(path, i), "state"),
-                                             "may not be transitioned to non-terminated state"))
-    return errs
-
-
-def validate_pod_status_update(new: Pod, old: Pod) -> list[FieldError]:
-    errs: list[FieldError] = []
-    status, before = new.status or PodStatus(), old.status or PodStatus()
-    if status.nominated_node_name:
-        errs += [FieldError.invalid("status.nominatedNodeName", status.nominated_node_name, m)
-                 for m in is_dns1123_subdomain(status.nominated_node_name)]
-    if before.phase in _TERMINAL and status.phase != before.phase:
-        errs.append(FieldError.forbidden("status.phase", "may not be transitioned to non-terminal state"))
-    policy = old.spec.restart_policy
-    # only a container that was terminated can be transitioned wrongly: no old statuses, no errors
-    if before.container_statuses:
-        errs += _state_transition_errors(status.container_statuses, before.container_statuses, policy,
-                                         "status.containerStatuses")
-    if before.init_container_statuses:
-        errs += _state_transition_errors(status.init_container_statuses, before.init_container_statuses,
-                                         policy if policy == "Never" else "OnFailure",
-                                         "status.initContainerStatuses")
-    return errs
-
-
 class PodStrategy(GateBound, DefaultStrategy):
     """Pods: upstream defaulting and validation; status starts ``Pending`` with its QoS class."""
 
@@ -263,6 +226,7 @@ class PodStrategy(GateBound, DefaultStrategy):
     status_kept_meta = ("owner_references",)
     status_backfilled = ("qos_class", "observed_generation")
     status_condition_backfilled = ("observed_generation",)
+    update_revalidates = False  # validate_update validates the new pod itself, relaxed by the old one
 
     def default(self, obj: Pod) -> None:  # type: ignore[override]
         default_pod(obj)
@@ -283,19 +247,38 @@ class PodStrategy(GateBound, DefaultStrategy):
 
     def validate(self, obj: Pod) -> list[FieldError]:  # type: ignore[override]
         """``ValidatePodCreate``: the seccomp/AppArmor annotations, the spec, what only a Pod's
-        containers must satisfy, then (create only) annotations and profile fields agree."""
+        containers must satisfy, then the create-only rules: no ephemeral containers (only the
+        ephemeralcontainers subresource adds them), no ``nodeName`` while scheduling gates remain,
+        annotations and profile fields agree."""
+        spec = obj.spec
+        errs = self._validate(obj, STRICT)
+        if spec.ephemeral_containers:
+            errs.append(FieldError.forbidden("spec.ephemeralContainers", "cannot be set on create"))
+        if spec.node_name and spec.scheduling_gates:
+            errs.append(FieldError.forbidden("spec.nodeName",
+                                             "cannot be set until all schedulingGates have been cleared"))
+        return errs + profile_annotations_match_errors(obj.metadata.annotations, spec)
+
+    @staticmethod
+    def _validate(obj: Pod, opts: PodValidationOptions) -> list[FieldError]:
+        """``validatePodMetadataAndSpec`` and the trimmed images: what create and update share."""
         spec, annotations = obj.spec, obj.metadata.annotations
-        return (profile_annotation_errors(annotations, spec)
-                + validate_pod_spec(spec, "spec")
+        errs = [] if opts.allow_invalid_pod_deletion_cost else deletion_cost_errors(annotations,
+                                                                                     "metadata.annotations")
+        return (errs + profile_annotation_errors(annotations, spec)
+                + validate_pod_spec(spec, "spec", opts)
                 + validate_containers_only_for_pod(spec.containers, "spec.containers")
-                + validate_containers_only_for_pod(spec.init_containers, "spec.initContainers")
-                + profile_annotations_match_errors(annotations, spec))
+                + validate_containers_only_for_pod(spec.init_containers, "spec.initContainers"))
 
     def validate_update(self, new: Pod, old: Pod) -> list[FieldError]:  # type: ignore[override]
-        """The annotation rules of ``ValidatePodUpdate`` (``ValidatePodSpecificAnnotationUpdates``),
-        then what a spec update may change."""
-        annotations = annotation_update_errors(new.metadata.annotations, old.metadata.annotations, new.spec)
-        return annotations + validate_pod_spec_update(new.spec, old.spec)
+        """The new pod validated as on create but with the options computed from the old one
+        (pkg/registry/core/pod/strategy.go ``ValidateUpdate`` with
+        ``GetValidationOptionsFromPodSpecAndMeta``: a rule the stored pod already broke does not
+        refuse the update), then the annotation rules of ``ValidatePodUpdate``
+        (``ValidatePodSpecificAnnotationUpdates``) and what a spec update may change."""
+        errs = self._validate(new, options_from_old(old.spec, old.metadata.annotations))
+        errs += annotation_update_errors(new.metadata.annotations, old.metadata.annotations, new.spec)
+        return errs + validate_pod_spec_update(new.spec, old.spec)
 
     def validate_status_update(self, new: Pod, old: Pod) -> list[FieldError]:  # type: ignore[override]
         return validate_pod_status_update(new, old)

@@ -112,11 +112,23 @@ def validate_label_keys(match: list[str] | None, mismatch: list[str] | None, sel
     return errs
 
 
-def validate_spec_label_keys(spec: PodSpec, path: str) -> list[FieldError]:
-    """The label-key rules for every affinity term and topology spread constraint of ``spec``."""
+def spread_label_keys_invalid(spec: PodSpec) -> bool:
+    """``hasInvalidTopologySpreadConstrainMatchLabelKeys`` (pkg/api/pod/util.go): whether a topology
+    spread constraint of ``spec`` breaks the label-key rules (``OldPodViolatesMatchLabelKeysValidation``
+    when ``spec`` is the old pod's)."""
+    return any(validate_label_keys(c.match_label_keys, None, c.label_selector, "")
+               for c in spec.topology_spread_constraints or ())
+
+
+def validate_spec_label_keys(spec: PodSpec, path: str, spread: bool = True) -> list[FieldError]:
+    """The label-key rules for every affinity term and (with ``spread``, off on an update whose old
+    pod already broke them: ``validateTopologySpreadConstraints`` skips them under
+    ``OldPodViolatesMatchLabelKeysValidation``) topology spread constraint of ``spec``."""
     errs: list[FieldError] = []
     for term, at in _affinity_terms(spec.affinity, child(path, "affinity")):
         errs += validate_label_keys(term.match_label_keys, term.mismatch_label_keys, term.label_selector, at)
+    if not spread:
+        return errs
     for c, at in _spread(spec.topology_spread_constraints, child(path, "topologySpreadConstraints")):
         errs += validate_label_keys(c.match_label_keys, None, c.label_selector, at)
     return errs

@@ -22,6 +22,7 @@ from kbatch.api.strategies.core.container_validation import (
     validate_init_containers,
 )
 from kbatch.api.strategies.core.ephemeral_validation import ephemeral_errors
+from kbatch.api.strategies.core.pod_deletion_cost import deletion_cost_errors
 from kbatch.api.strategies.core.pod_dns_validation import dns_config_errors, host_alias_errors
 from kbatch.api.strategies.core.pod_label_keys import validate_spec_label_keys
 from kbatch.api.strategies.core.pod_os_validation import host_process_errors, host_users_errors, os_errors
@@ -30,6 +31,7 @@ from kbatch.api.strategies.core.pod_profile_annotations import (
     profile_annotations_match_errors,
 )
 from kbatch.api.strategies.core.pod_resources_validation import validate_pod_resources
+from kbatch.api.strategies.core.pod_validation_options import STRICT, PodValidationOptions
 from kbatch.api.strategies.core.projected_validation import projected_errors
 from kbatch.api.strategies.core.scheduling_validation import (
     tolerations_known_valid,
@@ -88,7 +90,8 @@ def _snake(name: str) -> str:
     return "".join("_" + ch.lower() if ch.isupper() else ch for ch in name)
 
 
-def validate_volumes(volumes: list[Volume] | None, path: str) -> tuple[list[FieldError], set[str]]:
+def validate_volumes(volumes: list[Volume] | None, path: str,
+                     opts: PodValidationOptions = STRICT) -> tuple[list[FieldError], set[str]]:
     """Volume names (unique DNS-1123 labels) and exactly one source each; returns the names too."""
     errs: list[FieldError] = []
     names: set[str] = set()
@@ -110,7 +113,8 @@ def validate_volumes(volumes: list[Volume] | None, path: str) -> tuple[list[Fiel
         errs += _required_source_fields(volume, at)
         errs += volume_source_errors(volume, at)
         if volume.projected is not None:
-            errs += projected_errors(volume.projected, child(at, "projected"))
+            errs += projected_errors(volume.projected, child(at, "projected"),
+                                     opts.allow_non_local_projected_token_path)
         if volume.ephemeral is not None:
             errs += ephemeral_errors(volume.ephemeral, child(at, "ephemeral"))
     return errs, names
@@ -220,22 +224,24 @@ def plain_spec_valid(spec: PodSpec) -> bool:
     return all(plain_container_valid(c, names) for c in containers) and _names_valid(spec)
 
 
-def validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
+def validate_pod_spec(spec: PodSpec, path: str, opts: PodValidationOptions = STRICT) -> list[FieldError]:
     """``ValidatePodSpec`` for a defaulted spec; every error at once. Optional lists and maps that are
     absent or empty validate to nothing, so their validators are not called (this is on the path of
-    every pod create). The usual spec is recognised as valid first (:func:`plain_spec_valid`)."""
+    every pod create). The usual spec is recognised as valid first (:func:`plain_spec_valid`).
+    ``opts`` are the update relaxations computed from the old object (:mod:`.pod_validation_options`);
+    a create keeps the strict default."""
     if plain_spec_valid(spec):
         return []
-    return _validate_pod_spec(spec, path)
+    return _validate_pod_spec(spec, path, opts)
 
 
-def _validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
+def _validate_pod_spec(spec: PodSpec, path: str, opts: PodValidationOptions = STRICT) -> list[FieldError]:
     """:func:`validate_pod_spec`, the general path: every check, every error."""
     errs: list[FieldError] = []
     volumes: set[str] = set()
     claims: set[str] = set()
     if spec.volumes:
-        errs, volumes = validate_volumes(spec.volumes, child(path, "volumes"))
+        errs, volumes = validate_volumes(spec.volumes, child(path, "volumes"), opts)
     if spec.resource_claims:
         claim_errs, claims = _validate_resource_claims(spec.resource_claims, child(path, "resourceClaims"))
         errs += claim_errs
@@ -255,17 +261,20 @@ def _validate_pod_spec(spec: PodSpec, path: str) -> list[FieldError]:
     errs += _enum_errors(spec.dns_policy, DNS_POLICIES, child(path, "dnsPolicy"), required=True)
     if spec.node_selector:
         errs += validate_labels(spec.node_selector, child(path, "nodeSelector"))
-    errs += pod_security_context_errors(spec, child(path, "securityContext"))
-    return errs + _validate_scheduling_fields(spec, path)
+    errs += pod_security_context_errors(spec, child(path, "securityContext"), opts)
+    return errs + _validate_scheduling_fields(spec, path, opts)
 
 
-def _validate_scheduling_fields(spec: PodSpec, path: str) -> list[FieldError]:
+def _validate_scheduling_fields(spec: PodSpec, path: str, opts: PodValidationOptions) -> list[FieldError]:
     """The rest of ``ValidatePodSpec``, in upstream's order (affinity, DNS config, readiness gates,
     scheduling gates, spread, HostProcess and user-namespace rules, names, deadline, tolerations,
     host aliases, runtime class, preemption policy, overhead, OS), then the pod's scheduling group."""
     errs: list[FieldError] = []
     if spec.affinity is not None:
-        errs += validate_affinity(spec.affinity, child(path, "affinity"))
+        errs += validate_affinity(
+            spec.affinity, child(path, "affinity"),
+            loose_node_values=opts.allow_invalid_label_value_in_required_node_affinity,
+            loose_selector_values=opts.allow_invalid_label_value_in_selector)
     errs += dns_config_errors(spec.dns_config, spec.dns_policy, child(path, "dnsConfig"))
     for i, gate in enumerate(spec.readiness_gates or ()):
         at = child(index(child(path, "readinessGates"), i), "conditionType")
@@ -274,10 +283,11 @@ def _validate_scheduling_fields(spec: PodSpec, path: str) -> list[FieldError]:
     if spec.scheduling_gates:
         errs += _validate_scheduling_gates(spec.scheduling_gates, child(path, "schedulingGates"))
     if spec.topology_spread_constraints:
-        errs += validate_topology_spread_constraints(spec.topology_spread_constraints,
-                                                     child(path, "topologySpreadConstraints"))
+        errs += validate_topology_spread_constraints(
+            spec.topology_spread_constraints, child(path, "topologySpreadConstraints"),
+            loose_values=opts.allow_invalid_topology_spread_constraint_label_selector)
     if spec.affinity is not None or spec.topology_spread_constraints:
-        errs += validate_spec_label_keys(spec, path)
+        errs += validate_spec_label_keys(spec, path, not opts.old_pod_violates_match_label_keys_validation)
     errs += host_process_errors(spec, path) + host_users_errors(spec, path)
     errs += _name_fields(spec, path)
     if spec.active_deadline_seconds is not None and not 1 <= spec.active_deadline_seconds <= _MAX_INT32:
@@ -325,7 +335,8 @@ def _validate_scheduling_group(group: PodSchedulingGroup, path: str) -> list[Fie
     return [FieldError.invalid(at, name, msg) for msg in is_dns1123_subdomain(name)]
 
 
-def validate_pod_template_spec(template: PodTemplateSpec, path: str) -> list[FieldError]:
+def validate_pod_template_spec(template: PodTemplateSpec, path: str,
+                               opts: PodValidationOptions = STRICT) -> list[FieldError]:
     """``ValidatePodTemplateSpec``: labels and annotations (at ``<path>.labels``, as upstream; the
     seccomp/AppArmor ones of ``ValidatePodSpecificAnnotations`` too), the spec, annotations and
     profile fields agree, and no ephemeral containers."""
@@ -333,8 +344,10 @@ def validate_pod_template_spec(template: PodTemplateSpec, path: str) -> list[Fie
     annotations = meta.annotations if meta else None
     errs = validate_labels(meta.labels if meta else None, child(path, "labels"))
     errs += validate_annotations(annotations, child(path, "annotations"))
+    if not opts.allow_invalid_pod_deletion_cost:
+        errs += deletion_cost_errors(annotations, child(path, "annotations"))
     errs += profile_annotation_errors(annotations, template.spec, child(path, "annotations"))
-    errs += validate_pod_spec(template.spec, child(path, "spec"))
+    errs += validate_pod_spec(template.spec, child(path, "spec"), opts)
     errs += profile_annotations_match_errors(annotations, template.spec, child(path, "spec"))
     if template.spec.ephemeral_containers:
         errs.append(FieldError.forbidden(child(child(path, "spec"), "ephemeralContainers"),

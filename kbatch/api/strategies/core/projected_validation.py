@@ -53,7 +53,7 @@ def _key_items(name: str | None, items: list[KeyToPath] | None, at: str, paths: 
     return errs
 
 
-def _token_errors(source: VolumeProjection, at: str, projected: str) -> list[FieldError]:
+def _token_errors(source: VolumeProjection, at: str, projected: str, loose_path: bool) -> list[FieldError]:
     token = source.service_account_token
     assert token is not None
     errs: list[FieldError] = []
@@ -66,13 +66,16 @@ def _token_errors(source: VolumeProjection, at: str, projected: str) -> list[Fie
                                        "may not specify a duration larger than 2^32 seconds"))
     if not token.path:
         errs.append(FieldError.required(child(projected, "path")))
-    else:
+    elif not loose_path:
         errs += local_non_reserved_errors(token.path, child(projected, "path"))
     return errs
 
 
-def projected_errors(projection: ProjectedVolumeSource, path: str) -> list[FieldError]:
-    """``validateProjectedVolumeSource`` for the projected source at ``path``."""
+def projected_errors(projection: ProjectedVolumeSource, path: str,
+                     loose_token_path: bool = False) -> list[FieldError]:
+    """``validateProjectedVolumeSource`` for the projected source at ``path``; ``loose_token_path`` is
+    ``AllowNonLocalProjectedTokenPath`` (an update whose old pod had such a path, pkg/api/pod/util.go
+    ``hasNonLocalProjectedTokenPath``)."""
     errs = mode_errors(projection.default_mode, child(path, "defaultMode"))
     paths: set[str] = set()
     for i, source in enumerate(projection.sources or ()):
@@ -87,7 +90,7 @@ def projected_errors(projection: ProjectedVolumeSource, path: str) -> list[Field
                 errs += downward_file_errors(item, child(at, "downwardAPI"))
                 errs += _claim(paths, item.path, item.path, path)
         if source.service_account_token is not None:
-            errs += _token_errors(source, child(at, "serviceAccountToken"), path)
+            errs += _token_errors(source, child(at, "serviceAccountToken"), path, loose_token_path)
         if _source_count(source) > 1:
             errs.append(FieldError.forbidden(at, "may not specify more than 1 volume type"))
     return errs

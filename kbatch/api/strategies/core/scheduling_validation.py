@@ -205,9 +205,13 @@ def _weight_errors(weight: int, path: str) -> list[FieldError]:
 
 # --- pod affinity -----------------------------------------------------------------------------
 
-def _validate_pod_affinity_term(term: PodAffinityTerm, path: str) -> list[FieldError]:
-    errs = validate_label_selector(term.label_selector, child(path, "labelSelector"))
-    errs += validate_label_selector(term.namespace_selector, child(path, "namespaceSelector"))
+def _validate_pod_affinity_term(term: PodAffinityTerm, path: str, loose: bool) -> list[FieldError]:
+    """``validatePodAffinityTerm``; ``loose`` is ``AllowInvalidLabelValueInSelector`` (an update
+    whose old pod already had such a value, pkg/api/pod/util.go)."""
+    errs = validate_label_selector(term.label_selector, child(path, "labelSelector"),
+                                   allow_invalid_label_values=loose)
+    errs += validate_label_selector(term.namespace_selector, child(path, "namespaceSelector"),
+                                    allow_invalid_label_values=loose)
     for name in term.namespaces or ():
         errs += [FieldError.invalid(child(path, "namespace"), name, m) for m in is_dns1123_label(name)]
     if not term.topology_key:
@@ -217,19 +221,21 @@ def _validate_pod_affinity_term(term: PodAffinityTerm, path: str) -> list[FieldE
     return errs
 
 
-def _validate_pod_affinity_terms(terms: list[PodAffinityTerm] | None, path: str) -> list[FieldError]:
+def _validate_pod_affinity_terms(terms: list[PodAffinityTerm] | None, path: str,
+                                 loose: bool) -> list[FieldError]:
     errs: list[FieldError] = []
     for i, term in enumerate(terms or ()):
-        errs += _validate_pod_affinity_term(term, index(path, i))
+        errs += _validate_pod_affinity_term(term, index(path, i), loose)
     return errs
 
 
-def _validate_weighted(terms: list[WeightedPodAffinityTerm] | None, path: str) -> list[FieldError]:
+def _validate_weighted(terms: list[WeightedPodAffinityTerm] | None, path: str,
+                       loose: bool) -> list[FieldError]:
     errs: list[FieldError] = []
     for i, term in enumerate(terms or ()):
         at = index(path, i)
         errs += _weight_errors(term.weight, child(at, "weight"))
-        errs += _validate_pod_affinity_term(term.pod_affinity_term, child(at, "podAffinityTerm"))
+        errs += _validate_pod_affinity_term(term.pod_affinity_term, child(at, "podAffinityTerm"), loose)
     return errs
 
 
@@ -237,7 +243,11 @@ _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
-def validate_affinity(affinity: Affinity | None, path: str) -> list[FieldError]:
+def validate_affinity(affinity: Affinity | None, path: str, *, loose_node_values: bool = False,
+                      loose_selector_values: bool = False) -> list[FieldError]:
+    """``validateAffinity``. The two relaxations are the update options of pkg/api/pod/util.go:
+    ``loose_node_values`` is ``AllowInvalidLabelValueInRequiredNodeAffinity``,
+    ``loose_selector_values`` ``AllowInvalidLabelValueInSelector`` (pod affinity term selectors)."""
     if affinity is None:
         return []
     errs: list[FieldError] = []
@@ -246,7 +256,7 @@ def validate_affinity(affinity: Affinity | None, path: str) -> list[FieldError]:
         node_path = child(path, "nodeAffinity")
         if node.required_during_scheduling_ignored_during_execution is not None:
             errs += _validate_node_selector(node.required_during_scheduling_ignored_during_execution,
-                                            child(node_path, _REQUIRED), label_values=True)
+                                            child(node_path, _REQUIRED), label_values=not loose_node_values)
         for i, pref in enumerate(node.preferred_during_scheduling_ignored_during_execution or ()):
             at = index(child(node_path, _PREFERRED), i)
             errs += _weight_errors(pref.weight, child(at, "weight"))
@@ -255,9 +265,9 @@ def validate_affinity(affinity: Affinity | None, path: str) -> list[FieldError]:
     for name, value in pod_terms:
         if value is not None:
             errs += _validate_pod_affinity_terms(value.required_during_scheduling_ignored_during_execution,
-                                                 child(child(path, name), _REQUIRED))
+                                                 child(child(path, name), _REQUIRED), loose_selector_values)
             errs += _validate_weighted(value.preferred_during_scheduling_ignored_during_execution,
-                                       child(child(path, name), _PREFERRED))
+                                       child(child(path, name), _PREFERRED), loose_selector_values)
     return errs
 
 
@@ -299,9 +309,11 @@ def _repeat_errors(constraints: list[TopologySpreadConstraint], i: int, path: st
 
 
 def validate_topology_spread_constraints(
-    constraints: list[TopologySpreadConstraint] | None, path: str,
+    constraints: list[TopologySpreadConstraint] | None, path: str, *, loose_values: bool = False,
 ) -> list[FieldError]:
-    """``validateTopologySpreadConstraints`` (kubernetes ``pkg/apis/core/validation/validation.go``)."""
+    """``validateTopologySpreadConstraints`` (kubernetes ``pkg/apis/core/validation/validation.go``);
+    ``loose_values`` is ``AllowInvalidTopologySpreadConstraintLabelSelector`` (an update whose old
+    pod had such a selector, pkg/api/pod/util.go)."""
     errs: list[FieldError] = []
     items = constraints or []
     for i, c in enumerate(items):
@@ -317,5 +329,6 @@ def validate_topology_spread_constraints(
         errs += _min_domains_errors(c, child(at, "minDomains"))
         errs += _node_policy_errors(c.node_affinity_policy, child(at, "nodeAffinityPolicy"))
         errs += _node_policy_errors(c.node_taints_policy, child(at, "nodeTaintsPolicy"))
-        errs += validate_label_selector(c.label_selector, child(at, "labelSelector"))
+        errs += validate_label_selector(c.label_selector, child(at, "labelSelector"),
+                                        allow_invalid_label_values=loose_values)
     return errs

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from kbatch.api.core_v1 import PodSecurityContext, PodSpec, SecurityContext
 from kbatch.api.errors import FieldError
+from kbatch.api.strategies.core.pod_validation_options import STRICT, PodValidationOptions
 from kbatch.api.strategies.core.security_profiles import (
     apparmor_profile_errors,
     id_errors,
@@ -34,9 +35,10 @@ __all__ = [
 FS_GROUP_CHANGE_POLICIES = ["Always", "OnRootMismatch"]
 SUPPLEMENTAL_GROUPS_POLICIES = ["Merge", "Strict"]
 # Only Recursive while the SELinuxMount gate is off (beta, off by default since 1.33,
-# pkg/features/kube_features.go; useOnlyRecursiveSELinuxChangePolicy in pkg/api/pod/util.go); upstream
-# would also keep an old object's MountOption valid on update.
+# pkg/features/kube_features.go; useOnlyRecursiveSELinuxChangePolicy in pkg/api/pod/util.go); an update
+# of an object that already had MountOption may keep it (both values supported then).
 SELINUX_CHANGE_POLICIES = ["Recursive"]
+SELINUX_CHANGE_POLICIES_ON_UPDATE = ["MountOption", "Recursive"]
 PROC_MOUNT_TYPES = ["Default", "Unmasked"]
 
 
@@ -49,7 +51,8 @@ def pod_security_context_set(sc: PodSecurityContext | None) -> bool:
     return sc is not None and sc.__dict__ != _UNSET
 
 
-def pod_security_context_errors(spec: PodSpec, path: str) -> list[FieldError]:
+def pod_security_context_errors(spec: PodSpec, path: str,
+                                opts: PodValidationOptions = STRICT) -> list[FieldError]:
     """``validatePodSpecSecurityContext`` at ``path`` (``spec.securityContext``); ``spec`` gives
     ``hostPID``, ``hostNetwork``, ``hostIPC`` and ``shareProcessNamespace``, which upstream keeps in
     the internal security context (so the conflict is reported under ``securityContext``)."""
@@ -65,14 +68,17 @@ def pod_security_context_errors(spec: PodSpec, path: str) -> list[FieldError]:
         errs.append(FieldError.invalid(child(path, "shareProcessNamespace"), True,
                                        "ShareProcessNamespace and HostPID cannot both be enabled"))
     if sc.sysctls:
-        errs += _sysctl_errors(spec, sc, child(path, "sysctls"))
+        errs += _sysctl_errors(spec, sc, child(path, "sysctls"),
+                               not opts.allow_namespaced_sysctls_for_host_net_and_host_ipc)
     errs += _enum(sc.fs_group_change_policy, FS_GROUP_CHANGE_POLICIES, child(path, "fsGroupChangePolicy"))
     errs += seccomp_profile_errors(sc.seccomp_profile, child(path, "seccompProfile"))
     errs += windows_options_errors(sc.windows_options, child(path, "windowsOptions"))
     errs += apparmor_profile_errors(sc.app_armor_profile, child(path, "appArmorProfile"))
     errs += _enum(sc.supplemental_groups_policy, SUPPLEMENTAL_GROUPS_POLICIES,
                   child(path, "supplementalGroupsPolicy"))
-    errs += _enum(sc.se_linux_change_policy, SELINUX_CHANGE_POLICIES, child(path, "seLinuxChangePolicy"))
+    policies = (SELINUX_CHANGE_POLICIES if opts.allow_only_recursive_selinux_change_policy
+                else SELINUX_CHANGE_POLICIES_ON_UPDATE)
+    errs += _enum(sc.se_linux_change_policy, policies, child(path, "seLinuxChangePolicy"))
     return errs
 
 
@@ -83,9 +89,10 @@ def _enum(value: str | None, supported: list[str], path: str) -> list[FieldError
     return [FieldError.not_supported(path, value, supported)]
 
 
-def _sysctl_errors(spec: PodSpec, sc: PodSecurityContext, path: str) -> list[FieldError]:
-    """Names required, valid and unique; none of the network (IPC) namespace while the pod shares
-    the host's network (IPC) namespace (``ValidateHostSysctl``, applied on create)."""
+def _sysctl_errors(spec: PodSpec, sc: PodSecurityContext, path: str, host_rule: bool) -> list[FieldError]:
+    """Names required, valid and unique; with ``host_rule``, none of the network (IPC) namespace while
+    the pod shares the host's network (IPC) namespace (``ValidateHostSysctl``: always on create, on
+    update unless the old pod already broke it, ``AllowNamespacedSysctlsForHostNetAndHostIPC``)."""
     errs: list[FieldError] = []
     names: set[str] = set()
     for i, sysctl in enumerate(sc.sysctls or ()):
@@ -97,7 +104,7 @@ def _sysctl_errors(spec: PodSpec, sc: PodSecurityContext, path: str) -> list[Fie
             errs.append(FieldError.invalid(at, name, SYSCTL_NAME_MESSAGE))
         elif name in names:
             errs.append(FieldError.duplicate(at, name))
-        namespace = sysctl_namespace(name)
+        namespace = sysctl_namespace(name) if host_rule else ""
         if spec.host_network and namespace == "Net":
             errs.append(FieldError.invalid(at, name, "may not be specified when 'hostNetwork' is true"))
         elif spec.host_ipc and namespace == "IPC":
