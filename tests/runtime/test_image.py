@@ -62,6 +62,11 @@ KUEUE = "kueue.x-k8s.io/v1beta2"
 
 WORLD: list[dict[str, Any]] = [
     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}},
+    # in their own namespace, so that they cap and default nothing the rest of the world runs
+    {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "team", "namespace": "team"},
+     "spec": {"hard": {"pods": "10", "count/jobs.batch": "5"}}},
+    {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "team", "namespace": "team"},
+     "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}}]}},
     {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
      "value": 1000},
     {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
