@@ -36,15 +36,13 @@ _BUILD = r"[0-9a-zA-Z-]+"
 SEMVER_RE = re.compile(rf"^{_NUM}\.{_NUM}\.{_NUM}(-{_PRE}(\.{_PRE})*)?(\+{_BUILD}(\.{_BUILD})*)?$")
 
 
-@functools.cache
-def pool() -> Any:
-    """The descriptor pool holding ``kubernetes.Quantity`` and ``kubernetes.Semver``."""
-    from google.protobuf import descriptor_pb2, descriptor_pool
+def _file(package: str, names: tuple[str, ...]) -> Any:
+    """A proto3 file of ``package`` with one single-string-field (``value``) message per name."""
+    from google.protobuf import descriptor_pb2
 
-    proto = descriptor_pb2.FileDescriptorProto(
-        name="kbatch/kubernetes_cel.proto", package="kubernetes", syntax="proto3"
-    )
-    for name in ("Quantity", "Semver"):
+    proto = descriptor_pb2.FileDescriptorProto(name=f"kbatch/{package}_cel.proto", package=package,
+                                               syntax="proto3")
+    for name in names:
         message = proto.message_type.add(name=name)
         message.field.add(
             name="value",
@@ -52,43 +50,37 @@ def pool() -> Any:
             type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
             label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
         )
-    # the IP and CIDR libraries' types (k8s.io/apiserver/pkg/cel: IPType "net.IP", CIDRType "net.CIDR")
-    net = descriptor_pb2.FileDescriptorProto(name="kbatch/net_cel.proto", package="net", syntax="proto3")
-    for name in ("IP", "CIDR"):
-        message = net.message_type.add(name=name)
-        message.field.add(
-            name="value",
-            number=1,
-            type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-            label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
-        )
+    return proto
+
+
+@functools.cache
+def pool() -> Any:
+    """The descriptor pool holding ``kubernetes.Quantity`` and ``kubernetes.Semver``, and the IP and
+    CIDR libraries' types (k8s.io/apiserver/pkg/cel: IPType ``net.IP``, CIDRType ``net.CIDR``)."""
+    from google.protobuf import descriptor_pool
+
     built = descriptor_pool.DescriptorPool()
-    built.Add(proto)
-    built.Add(net)
+    built.Add(_file("kubernetes", ("Quantity", "Semver")))
+    built.Add(_file("net", ("IP", "CIDR")))
     return built
+
+
+def _classes(*full_names: str) -> tuple[Any, ...]:
+    from google.protobuf import message_factory
+
+    found = pool().FindMessageTypeByName
+    return tuple(message_factory.GetMessageClass(found(name)) for name in full_names)
 
 
 @functools.cache
 def message_classes() -> tuple[Any, Any]:
-    from google.protobuf import message_factory
-
-    found = pool().FindMessageTypeByName
-    return (
-        message_factory.GetMessageClass(found("kubernetes.Quantity")),
-        message_factory.GetMessageClass(found("kubernetes.Semver")),
-    )
+    return _classes("kubernetes.Quantity", "kubernetes.Semver")  # type: ignore[return-value]
 
 
 @functools.cache
 def net_classes() -> tuple[Any, Any]:
     """The ``net.IP`` and ``net.CIDR`` message classes (value: the canonical text)."""
-    from google.protobuf import message_factory
-
-    found = pool().FindMessageTypeByName
-    return (
-        message_factory.GetMessageClass(found("net.IP")),
-        message_factory.GetMessageClass(found("net.CIDR")),
-    )
+    return _classes("net.IP", "net.CIDR")  # type: ignore[return-value]
 
 
 def make_quantity(value: Fraction) -> Any:
