@@ -3,7 +3,11 @@
 Upstream ``pkg/registry/core/pod/storage/eviction.go`` (``EvictionREST.Create``), step by step:
 
 1. The Eviction must name the pod of the URL (``BadRequest``: "name in URL does not match name in
-   Eviction object"); a request dryRun and a different ``deleteOptions.dryRun`` is an error.
+   Eviction object"); a request dryRun and a different ``deleteOptions.dryRun`` is an error. The
+   ``deleteOptions`` must pass ``ValidateDeleteOptions`` (a 422 of ``DeleteOptions.meta.k8s.io ""``).
+   Upstream that check is the pod store's ``rest.BeforeDelete`` (k8s.io/apiserver
+   ``pkg/registry/rest/delete.go``), reached only after step 5 spent the budget and the condition was
+   written; kbatch answers the same 422 before any write (docs/pdb.md).
 2. A pod that is ``Succeeded``, ``Failed`` or ``Pending``, or already terminating (deletionTimestamp
    set), ignores PDBs: it gets ``DisruptionTarget=True`` (reason ``EvictionByEvictionAPI``, message
    "Eviction API: evicting") and is deleted with the Eviction's ``deleteOptions``. A pending pod is
@@ -63,6 +67,7 @@ from kbatch.api.policy_v1 import (
     PodDisruptionBudgetStatus,
 )
 from kbatch.apiserver.client import Preconditions
+from kbatch.server.write_options import check_delete_options, delete_option_errors
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -143,6 +148,8 @@ def evict_pod(server: APIServer, name: str, namespace: str, eviction: Eviction, 
     if eviction.metadata.name != name:
         raise BadRequest("name in URL does not match name in Eviction object")
     options = _merge_dry_run(eviction, dry_run)
+    check_delete_options(delete_option_errors(options.dry_run or [], options.propagation_policy,
+                                              options.orphan_dependents is not None))
     pod = _delete_if_pdb_can_be_ignored(server, name, namespace, options)
     if pod is None:
         return _success()

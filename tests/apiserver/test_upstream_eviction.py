@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from kbatch.api.core_v1 import Pod, PodStatus
-from kbatch.api.errors import BadRequest, Conflict, NotFound, TooManyRequests
+from kbatch.api.errors import BadRequest, Conflict, Invalid, NotFound, TooManyRequests
 from kbatch.api.frozen import edit
 from kbatch.api.policy_v1 import Eviction, PodDisruptionBudget
 from kbatch.apiserver import APIServer
@@ -343,3 +343,34 @@ def test_eviction_pdb_status(case: str, allowed: int, expected_allowed: int, exp
     assert cond.reason == expected_reason
     assert set(status.disrupted_pods or {}) == {"foo-1"}
 
+
+
+# -- the Eviction's DeleteOptions go through ValidateDeleteOptions ------------------------------------
+
+@pytest.mark.parametrize(("options", "cause"), [
+    ({"propagationPolicy": "Bogus"},
+     ("propagationPolicy", "FieldValueNotSupported",
+      'Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"')),
+    ({"dryRun": ["Bogus"]},
+     ("dryRun", "FieldValueNotSupported", 'Unsupported value: ["Bogus"]: supported values: "All"')),
+    ({"orphanDependents": True, "propagationPolicy": "Orphan"},
+     ("propagationPolicy", "FieldValueInvalid",
+      'Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set')),
+])
+def test_invalid_delete_options_are_a_422(options: dict[str, Any], cause: tuple[str, str, str]) -> None:
+    """Upstream's pod store ``Delete`` runs ``rest.BeforeDelete`` → ``ValidateDeleteOptions`` on the
+    Eviction's deleteOptions (k8s.io/apiserver ``pkg/registry/rest/delete.go``; apimachinery
+    ``pkg/apis/meta/v1/validation``): a 422 of ``DeleteOptions.meta.k8s.io ""``, the pod is not deleted.
+    kbatch checks before spending the budget (upstream: after checkAndDecrement; docs/pdb.md)."""
+    server = _server()
+    pod = _pod(server, "t", "Running", "True")
+    _pdb(server, 1)
+    with pytest.raises(Invalid) as err:
+        _evict(server, "t", **options)
+    status = err.value.status.to_dict()
+    assert status["code"] == 422
+    assert status["details"]["kind"] == "DeleteOptions" and status["details"]["group"] == "meta.k8s.io"
+    assert [(c["field"], c["reason"], c["message"]) for c in status["details"]["causes"]] == [cause]
+    after = server.get(Pod, "t", "default")
+    assert after.metadata.resource_version == pod.metadata.resource_version  # no condition, no delete
+    assert server.get(PodDisruptionBudget, "foo", "default").status.disruptions_allowed == 1
