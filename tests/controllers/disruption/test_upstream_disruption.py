@@ -235,3 +235,41 @@ def test_stale_pod_disruption_actuated() -> None:
 def _target(cp: ControlPlane, name: str) -> Any:
     pod = cp.client.get(Pod, name, "default")
     return next(c for c in pod.status.conditions if c.type == "DisruptionTarget")
+
+
+def test_stale_pod_disruption_not_set_or_cleared() -> None:
+    """TestStalePodDisruption/no pod disruption and /pod disruption cleared: nothing to reset."""
+    cp = _cp()
+    _pod(cp, "none", ready=False)
+    _pod(cp, "cleared", ready=False)
+    add_pod_condition(cp, "cleared", "DisruptionTarget", status="False")
+    before = cp.client.get(Pod, "cleared", "default").metadata.resource_version
+    cp.advance(timedelta(minutes=2, seconds=1).total_seconds())
+    assert all(c.type != "DisruptionTarget" for c in cp.client.get(Pod, "none", "default").status.conditions)
+    assert cp.client.get(Pod, "cleared", "default").metadata.resource_version == before
+
+
+def test_stale_pod_disruption_set_by_the_kubelet_is_kept() -> None:
+    """nonTerminatingPodHasStaleDisruptionCondition: reason TerminationByKubelet is never stale."""
+    cp = _cp()
+    _pod(cp, "foo", ready=False)
+    add_pod_condition(cp, "foo", "DisruptionTarget", reason="TerminationByKubelet")
+    cp.advance(timedelta(minutes=2, seconds=1).total_seconds())
+    assert _target(cp, "foo").status == "True"
+
+
+def test_keep_existing_pdb_condition_during_sync() -> None:
+    """TestKeepExistingPDBConditionDuringSync: another condition of the PDB survives the status write."""
+    cp = _cp()
+    _pdb(cp, selector={}, minAvailable=3)
+    pdb = edit(_pdb_obj(cp))
+    from kbatch.api.meta import Condition
+    pdb.status.conditions = [*pdb.status.conditions, Condition.model_validate({
+        "type": "ExistingTestCondition", "status": "True", "message": "This is a test condition",
+        "reason": "Test", "lastTransitionTime": "2025-01-01T00:00:00Z"})]
+    pdb.status.desired_healthy = 0  # something the controller corrects, so it writes the status again
+    cp.client.update_status(pdb)
+    cp.run_until_idle()
+    _verify(cp, 0, 0, 3, 0)
+    assert sorted(c.type for c in _pdb_obj(cp).status.conditions) == ["DisruptionAllowed",
+                                                                     "ExistingTestCondition"]
