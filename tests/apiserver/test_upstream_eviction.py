@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from kbatch.api.core_v1 import Pod, PodStatus
-from kbatch.api.errors import BadRequest, Conflict, Invalid, NotFound, TooManyRequests
+from kbatch.api.errors import BadRequest, Conflict, Forbidden, Invalid, NotFound, TooManyRequests
 from kbatch.api.frozen import edit
 from kbatch.api.policy_v1 import Eviction, PodDisruptionBudget
 from kbatch.apiserver import APIServer
@@ -374,3 +374,18 @@ def test_invalid_delete_options_are_a_422(options: dict[str, Any], cause: tuple[
     after = server.get(Pod, "t", "default")
     assert after.metadata.resource_version == pod.metadata.resource_version  # no condition, no delete
     assert server.get(PodDisruptionBudget, "foo", "default").status.disruptions_allowed == 1
+
+
+def test_disrupted_pods_map_too_big_is_forbidden() -> None:
+    """eviction.go ``checkAndDecrement``: more than MaxDisruptedPodSize (2000) unconfirmed evictions."""
+    server = _server()
+    _pod(server, "t", "Running", "True")
+    _pdb(server, 1)
+    pdb = edit(server.get(PodDisruptionBudget, "foo", "default"))
+    pdb.status.disrupted_pods = {f"p{i}": NOW for i in range(2001)}  # type: ignore[union-attr]
+    server.update_status(pdb)
+    with pytest.raises(Forbidden) as err:
+        _evict(server, "t")
+    assert err.value.message == ('poddisruptionbudget.policy "foo" is forbidden: DisruptedPods map too big - '
+                                 "too many evictions not confirmed by PDB controller")
+    assert not _gone(server, "t")
