@@ -2,7 +2,9 @@
 
 Upstream ``pkg/registry/core/pod/storage/eviction.go`` (``EvictionREST.Create``), step by step:
 
-1. The Eviction must name the pod of the URL (``BadRequest``: "name in URL does not match name in
+1. The Eviction must be in the URL's namespace (the create handler's
+   ``EnsureObjectNamespaceMatchesRequestNamespace``, k8s.io/apiserver ``handlers/create.go``: a
+   ``BadRequest``) and name the pod of the URL (``BadRequest``: "name in URL does not match name in
    Eviction object"); a request dryRun and a different ``deleteOptions.dryRun`` is an error. The
    ``deleteOptions`` must pass ``ValidateDeleteOptions`` (a 422 of ``DeleteOptions.meta.k8s.io ""``).
    Upstream that check is the pod store's ``rest.BeforeDelete`` (k8s.io/apiserver
@@ -145,6 +147,9 @@ def _enforce_rv(pod: Pod) -> bool:
 def evict_pod(server: APIServer, name: str, namespace: str, eviction: Eviction, *,
               dry_run: bool = False) -> Status:
     """``POST pods/{name}/eviction``: the pod is deleted (``Success``) or a StatusError says why not."""
+    if eviction.metadata.namespace not in (None, "", namespace):
+        raise BadRequest("the namespace of the provided object does not match the namespace sent on the "
+                         "request")
     if eviction.metadata.name != name:
         raise BadRequest("name in URL does not match name in Eviction object")
     options = _merge_dry_run(eviction, dry_run)

@@ -389,3 +389,17 @@ def test_disrupted_pods_map_too_big_is_forbidden() -> None:
     assert err.value.message == ('poddisruptionbudget.policy "foo" is forbidden: DisruptedPods map too big - '
                                  "too many evictions not confirmed by PDB controller")
     assert not _gone(server, "t")
+
+
+def test_eviction_in_another_namespace_is_a_400() -> None:
+    """The create handler's ``EnsureObjectNamespaceMatchesRequestNamespace`` (k8s.io/apiserver
+    ``handlers/create.go``) runs before EvictionREST.Create: an Eviction naming another namespace than
+    the URL's is a BadRequest, and nothing is evicted."""
+    server = _server()
+    _pod(server, "t", "Running", "True")
+    eviction = Eviction.model_validate({"metadata": {"name": "t", "namespace": "other"}})
+    with pytest.raises(BadRequest) as err:
+        server.evict("t", "default", eviction)
+    assert err.value.message == ("the namespace of the provided object does not match the namespace sent "
+                                 "on the request")
+    assert server.get(Pod, "t", "default").metadata.deletion_timestamp is None
