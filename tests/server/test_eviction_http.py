@@ -74,6 +74,10 @@ def test_a_policy_v1beta1_eviction_body_is_served_and_bad_delete_options_are_a_4
     assert bad.status_code == 422
     assert bad.json()["details"]["kind"] == "DeleteOptions"
     assert core.read_namespaced_pod("beta-0", "default").metadata.deletion_timestamp is None
+    typo = httpx.post(url, json={**body, "deleteOptions": {"gracePeriodSeconds": "x"}}, timeout=10)
+    assert (typo.status_code, typo.json()["message"]) == (400, (
+        'Eviction in version "v1" cannot be handled as a Eviction: json: cannot unmarshal string into Go '
+        "struct field DeleteOptions.deleteOptions.gracePeriodSeconds of type int64"))
     ok = httpx.post(url, json=body, timeout=10)
     # the create handler fills a returned Status's zero code with 201 (apiserver handlers/create.go)
     assert (ok.status_code, ok.json()) == (201, {"apiVersion": "v1", "kind": "Status", "metadata": {},
