@@ -203,3 +203,20 @@ def test_update_validates_the_new_spec() -> None:
     with pytest.raises(Invalid) as err:
         server.update(pdb)
     assert [c["field"] for c in err.value.status.to_dict()["details"]["causes"]] == ["spec"]
+
+
+@pytest.mark.parametrize("status", [False, True])
+def test_an_update_must_name_a_resource_version(status: bool) -> None:
+    """strategy.go ``AllowUnconditionalUpdate`` is false for PodDisruptionBudgets (main resource and
+    status): the generic store's Update answers an update without ``metadata.resourceVersion`` with
+    422 ``metadata.resourceVersion: Invalid value: 0: must be specified for an update``
+    (k8s.io/apiserver ``pkg/registry/generic/registry/store.go``)."""
+    server = _server()
+    pdb = edit(_created(server))
+    pdb.metadata.resource_version = None
+    pdb.spec.min_available = 2
+    with pytest.raises(Invalid) as err:
+        (server.update_status if status else server.update)(pdb)
+    assert err.value.message == ('poddisruptionbudgets.policy "foo" is invalid: metadata.resourceVersion: '
+                                 "Invalid value: 0: must be specified for an update")
+    assert server.get(PodDisruptionBudget, "foo", "default").spec.min_available == 1
