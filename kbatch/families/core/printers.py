@@ -11,8 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from kbatch.api.base import parse_time
-from kbatch.api.humanize import age, human_duration
+from kbatch.api.humanize import age
 from kbatch.api.printing import (
     AGE,
     NAME,
@@ -22,93 +21,19 @@ from kbatch.api.printing import (
     at,
     condition,
     creation_age,
-    is_true,
     name_of,
 )
+from kbatch.families.core.pod_printer import pod_cells
 
 __all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD",
            "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SERVICE"]
 
 
-# --- Pod -----------------------------------------------------------------------------------
-
-def _init_reason(pod: Obj, reason: str) -> tuple[str, bool]:
-    """The ``Init:…`` status while init containers run; returns (reason, initializing)."""
-    statuses = (pod.get("status") or {}).get("initContainerStatuses")
-    if not statuses:
-        return reason, False
-    total = len(at(pod, "spec", "initContainers") or [])
-    for i, st in enumerate(statuses):
-        term, wait = at(st, "state", "terminated"), at(st, "state", "waiting")
-        if term and term.get("exitCode") == 0:
-            continue
-        if term:
-            why = term.get("reason") or (f"Signal:{term['signal']}" if term.get("signal")
-                                         else f"ExitCode:{term.get('exitCode', 0)}")
-            return "Init:" + why, True
-        if wait and wait.get("reason") and wait["reason"] != "PodInitializing":
-            return "Init:" + wait["reason"], True
-        return f"Init:{i}/{total}", True
-    return reason, False
-
-
-def _pod_cells(pod: Obj, now: datetime) -> list[Any]:
-    """One row per pod: this runs for every pod of a ``kubectl get pods``, so it reads the dicts
-    directly rather than through ``_at``."""
-    status = pod.get("status") or {}
-    meta = pod.get("metadata") or {}
-    spec = pod.get("spec") or {}
-    reason = status.get("reason") or status.get("phase") or ""
-    if any(c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated"
-           for c in status.get("conditions") or ()):
-        reason = "SchedulingGated"
-    reason, initializing = _init_reason(pod, reason)
-    restarts, ready, last_restart, running = 0, 0, None, False
-    statuses = status.get("containerStatuses") or []
-    for st in reversed(statuses):
-        restarts += st.get("restartCount", 0)
-        finished = ((st.get("lastState") or {}).get("terminated") or {}).get("finishedAt")
-        if finished and (last_restart is None or parse_time(finished) > last_restart):
-            last_restart = parse_time(finished)
-        if initializing:
-            continue
-        state = st.get("state") or {}
-        term, wait = state.get("terminated"), state.get("waiting")
-        if wait and wait.get("reason"):
-            reason = wait["reason"]
-        elif term and term.get("reason"):
-            reason = term["reason"]
-        elif term:
-            code = term.get("exitCode", 0)
-            reason = f"Signal:{term['signal']}" if term.get("signal") else f"ExitCode:{code}"
-        elif st.get("ready") and state.get("running") is not None:
-            running, ready = True, ready + 1
-    if reason == "Completed" and running:
-        reason = "Running" if is_true(pod, "Ready") else "NotReady"
-    deleting = meta.get("deletionTimestamp")
-    if deleting and status.get("reason") == "NodeLost":
-        reason = "Unknown"
-    elif deleting and status.get("phase") not in ("Succeeded", "Failed"):
-        reason = "Terminating"
-    shown = str(restarts)
-    if restarts and last_restart is not None:
-        shown = f"{restarts} ({human_duration((now - last_restart).total_seconds())} ago)"
-    gates = spec.get("readinessGates") or []
-    gates_text = "<none>"
-    if gates:
-        wanted = {g.get("conditionType") for g in gates}
-        done = sum(1 for c in status.get("conditions") or () if c.get("type") in wanted
-                   and c.get("status") == "True")
-        gates_text = f"{done}/{len(gates)}"
-    total = len(spec.get("containers") or ())
-    return [meta.get("name") or "", f"{ready}/{total}", reason, shown,
-            age(meta.get("creationTimestamp"), now), status.get("podIP") or "<none>",
-            spec.get("nodeName") or "<none>", status.get("nominatedNodeName") or "<none>", gates_text]
-
+# --- Pod (rules in pod_printer) ------------------------------------------------------------
 
 POD = Printer((NAME, Column("Ready"), Column("Status"), Column("Restarts", "string"), AGE,
                Column("IP", priority=1), Column("Node", priority=1),
-               Column("Nominated Node", priority=1), Column("Readiness Gates", priority=1)), _pod_cells)
+               Column("Nominated Node", priority=1), Column("Readiness Gates", priority=1)), pod_cells)
 
 
 # --- Node, Namespace, Service, Event, PriorityClass -----------------------------------------------

@@ -1,0 +1,280 @@
+"""Upstream's printer table tests, translated: the cells ``kubectl get`` shows for each kind kbatch serves.
+
+Source: k8s.io/kubernetes ``pkg/printers/internalversion/printers_test.go`` (the copy read is the one
+with restartable-init-container cases and without the Job Status column, ~1.29; the Job Status column
+and CronJob Timezone follow ``printers.go`` as of 1.32, which is what 1.37 prints). Each case names
+its upstream test and case (the comment or the pod/node name upstream gives it). Upstream builds its
+objects at ``time.Now()`` offsets; here they are offsets from a fixed virtual ``NOW``. Upstream
+compares the whole row; here the row's cells (kbatch's printers return the wide cells, so the short
+form is the first columns).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from kbatch.api.base import format_time
+from kbatch.api.printing import Printer
+from kbatch.families import builtin_registry
+from kbatch.server.table import build_table
+
+NOW = datetime(2026, 6, 1, 12, 0, 0, tzinfo=UTC)
+_REGISTRY = builtin_registry()
+
+
+def _printer(api_version: str, kind: str) -> Printer:
+    return _REGISTRY.for_gvk(api_version, kind).table_printer
+
+
+def ago(**delta: float) -> str:
+    return format_time(NOW - timedelta(**delta))
+
+
+def cells(api_version: str, kind: str, obj: dict[str, Any], short: int | None = None) -> list[Any]:
+    row = _printer(api_version, kind).cells(obj, NOW)
+    return row[:short] if short is not None else row
+
+
+# --- TestPrintPod ----------------------------------------------------------------------------
+
+def _pod(name: str, status: dict[str, Any], containers: int = 2, init: list[dict[str, Any]] | None = None,
+         **spec: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"containers": [{"name": f"c{i}"} for i in range(containers)], **spec}
+    if init is not None:
+        body["initContainers"] = init
+    return {"metadata": {"name": name}, "spec": body, "status": status}
+
+
+RUNNING = {"running": {}}
+WAITING: dict[str, Any] = {"waiting": {}}
+
+
+def _restarted(seconds_ago: float) -> dict[str, Any]:
+    return {"terminated": {"finishedAt": ago(seconds=seconds_ago)}}
+
+
+POD_CASES = [
+    ("test1: name, containers, restarts, ready", _pod("test1", {
+        "phase": "podPhase", "containerStatuses": [
+        {"ready": True, "restartCount": 3, "state": RUNNING}, {"restartCount": 3}]}),
+     ["test1", "1/2", "podPhase", "6", "<unknown>"]),
+    ("test2: container error overwrites pod phase", _pod("test2", {
+        "phase": "podPhase", "containerStatuses": [
+        {"ready": True, "restartCount": 3, "state": RUNNING},
+        {"restartCount": 3, "state": {"waiting": {"reason": "ContainerWaitingReason"}}}]}),
+     ["test2", "1/2", "ContainerWaitingReason", "6", "<unknown>"]),
+    ("test3: the first container overwrites the rest", _pod("test3", {
+        "phase": "podPhase", "containerStatuses": [
+        {"restartCount": 3, "state": {"waiting": {"reason": "ContainerWaitingReason"}}},
+        {"restartCount": 3, "state": {"terminated": {"reason": "ContainerTerminatedReason"}}}]}),
+     ["test3", "0/2", "ContainerWaitingReason", "6", "<unknown>"]),
+    ("test4: ready is not enough for reporting running", _pod("test4", {
+        "phase": "podPhase", "containerStatuses": [
+        {"ready": True, "restartCount": 3, "state": RUNNING}, {"ready": True, "restartCount": 3}]}),
+     ["test4", "1/2", "podPhase", "6", "<unknown>"]),
+    ("test5: pod reason over phase", _pod("test5", {
+        "reason": "podReason", "phase": "podPhase", "containerStatuses": [
+        {"ready": True, "restartCount": 3, "state": RUNNING}, {"ready": True, "restartCount": 3}]}),
+     ["test5", "1/2", "podReason", "6", "<unknown>"]),
+    ("test6: one running one completed, no Ready condition", _pod("test6", {
+        "phase": "Running", "containerStatuses": [
+        {"ready": True, "restartCount": 3, "state": {"terminated": {"reason": "Completed", "exitCode": 0}}},
+        {"ready": True, "restartCount": 3, "state": RUNNING}]}),
+     ["test6", "1/2", "NotReady", "6", "<unknown>"]),
+    ("test6: one running one completed, Ready condition", _pod("test6", {
+        "phase": "Running", "conditions": [{"type": "Ready", "status": "True"}], "containerStatuses": [
+            {"ready": True, "restartCount": 3, "state": {"terminated": {"reason": "Completed"}}},
+            {"ready": True, "restartCount": 3, "state": RUNNING}]}),
+     ["test6", "1/2", "Running", "6", "<unknown>"]),
+    ("test7: 1 init container restarting, 1 container not running", _pod("test7", {
+        "phase": "podPhase",
+        "initContainerStatuses": [{"restartCount": 3, "state": RUNNING, "lastState": _restarted(10)}],
+        "containerStatuses": [{"restartCount": 0, "state": WAITING}]}, containers=1, init=[{"name": "i0"}]),
+     ["test7", "0/1", "Init:0/1", "3 (10s ago)", "<unknown>"]),
+    ("test8: 2 init containers, one restarting, one not running", _pod("test8", {
+        "phase": "podPhase",
+        "initContainerStatuses": [{"restartCount": 3, "state": RUNNING, "lastState": _restarted(10)},
+                                  {"state": WAITING}],
+        "containerStatuses": [{"state": WAITING}]}, containers=1, init=[{"name": "i0"}, {"name": "i1"}]),
+     ["test8", "0/1", "Init:0/2", "3 (10s ago)", "<unknown>"]),
+    ("test9: 2 init containers, one completed, one restarting", _pod("test9", {
+        "phase": "podPhase",
+        "initContainerStatuses": [{"state": {"terminated": {}}},
+                                  {"restartCount": 3, "state": RUNNING, "lastState": _restarted(10)}],
+        "containerStatuses": [{"state": WAITING}]}, containers=1, init=[{"name": "i0"}, {"name": "i1"}]),
+     ["test9", "0/1", "Init:1/2", "3 (10s ago)", "<unknown>"]),
+    ("test10: 2 init containers, one completed with restarts, one restarting", _pod("test10", {
+        "phase": "podPhase",
+        "initContainerStatuses": [
+            {"restartCount": 2, "state": {"terminated": {}}, "lastState": _restarted(120)},
+            {"restartCount": 3, "state": RUNNING, "lastState": _restarted(10)}],
+        "containerStatuses": [{"state": WAITING}]}, containers=1, init=[{"name": "i0"}, {"name": "i1"}]),
+     ["test10", "0/1", "Init:1/2", "5 (10s ago)", "<unknown>"]),
+    ("test11: init completed with restarts, container restarting", _pod("test11", {
+        "phase": "Running",
+        "initContainerStatuses": [
+            {"restartCount": 2, "state": {"terminated": {}}, "lastState": _restarted(120)}],
+        "containerStatuses": [{"restartCount": 4, "state": RUNNING, "lastState": _restarted(20)}]},
+        containers=1, init=[{"name": "i0"}]),
+     ["test11", "0/1", "Running", "4 (20s ago)", "<unknown>"]),
+    ("test12: 1 container restarted 5d ago", _pod("test12", {
+        "phase": "Running", "containerStatuses": [
+        {"ready": True, "restartCount": 3, "state": RUNNING, "lastState": _restarted(5 * 86400)}]},
+        containers=1),
+     ["test12", "1/1", "Running", "3 (5d ago)", "<unknown>"]),
+    ("test13: one never restarted, other restarted 10d ago", _pod("test13", {
+        "phase": "Running", "containerStatuses": [
+        {"ready": True, "restartCount": 0, "state": RUNNING},
+        {"ready": True, "restartCount": 3, "state": RUNNING, "lastState": _restarted(10 * 86400)}]}),
+     ["test13", "2/2", "Running", "3 (10d ago)", "<unknown>"]),
+    ("test14: restarted 5d and 20d ago", _pod("test14", {
+        "phase": "Running", "containerStatuses": [
+        {"ready": True, "restartCount": 6, "state": RUNNING, "lastState": _restarted(5 * 86400)},
+        {"ready": True, "restartCount": 3, "state": RUNNING, "lastState": _restarted(20 * 86400)}]}),
+     ["test14", "2/2", "Running", "9 (5d ago)", "<unknown>"]),
+    ("test15: PodScheduled reason SchedulingGated", _pod("test15", {"phase": "podPhase", "conditions": [
+        {"type": "PodScheduled", "status": "False", "reason": "SchedulingGated"}]}),
+     ["test15", "0/2", "SchedulingGated", "0", "<unknown>"]),
+]
+
+
+@pytest.mark.parametrize(("case", "pod", "want"), POD_CASES, ids=[c[0].split(":")[0] + f"-{i}"
+                                                                 for i, c in enumerate(POD_CASES)])
+def test_print_pod(case: str, pod: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintPod."""
+    assert cells("v1", "Pod", pod, 5) == want, case
+
+
+# --- TestPrintPodWithRestartableInitContainer --------------------------------------------------
+
+SIDECARS = [{"name": "restartable-init-1", "restartPolicy": "Always"},
+            {"name": "restartable-init-2", "restartPolicy": "Always"}]
+
+SIDECAR_CASES = [
+    ("test1: first running but not started", _pod("test1", {
+        "phase": "Pending", "conditions": [{"type": "Initialized", "status": "False"}],
+        "initContainerStatuses": [
+            {"name": "restartable-init-1", "restartCount": 3, "state": RUNNING, "started": False,
+             "lastState": _restarted(10)},
+            {"name": "restartable-init-2", "state": WAITING, "started": False}],
+        "containerStatuses": [{"restartCount": 0, "state": WAITING}]}, containers=1, init=SIDECARS),
+     ["test1", "0/3", "Init:0/2", "3 (10s ago)", "<unknown>"]),
+    ("test1: first started, second running but not started", _pod("test1", {
+        "phase": "Pending", "conditions": [{"type": "Initialized", "status": "False"}],
+        "initContainerStatuses": [
+            {"name": "restartable-init-1", "restartCount": 3, "state": RUNNING, "started": True,
+             "lastState": _restarted(10)},
+            {"name": "restartable-init-2", "state": RUNNING, "started": False}],
+        "containerStatuses": [{"restartCount": 0, "state": WAITING}]}, containers=1, init=SIDECARS),
+     ["test1", "0/3", "Init:1/2", "3 (10s ago)", "<unknown>"]),
+    ("test2: both started, 1 container running", _pod("test2", {
+        "phase": "Running", "conditions": [{"type": "Initialized", "status": "True"}],
+        "initContainerStatuses": [
+            {"name": "restartable-init-1", "restartCount": 3, "state": RUNNING, "started": True,
+             "lastState": _restarted(10)},
+            {"name": "restartable-init-2", "state": RUNNING, "started": True}],
+        "containerStatuses": [
+            {"ready": True, "restartCount": 4, "state": RUNNING, "lastState": _restarted(20)}]},
+        containers=1, init=SIDECARS),
+     ["test2", "1/3", "Running", "7 (10s ago)", "<unknown>"]),
+    ("test3: both completed non-zero, container completed", _pod("test3", {
+        "phase": "Succeeded", "conditions": [{"type": "Initialized", "status": "True"}],
+        "initContainerStatuses": [
+            {"name": "restartable-init-1", "restartCount": 3, "started": False, "lastState": _restarted(10),
+             "state": {"terminated": {"reason": "Error", "exitCode": 137}}},
+            {"name": "restartable-init-2", "started": False,
+             "state": {"terminated": {"reason": "Error", "exitCode": 137}}}],
+        "containerStatuses": [{"restartCount": 4, "lastState": _restarted(20),
+                               "state": {"terminated": {"reason": "Completed", "exitCode": 0}}}]},
+        containers=1, init=SIDECARS),
+     ["test3", "0/3", "Completed", "7 (10s ago)", "<unknown>"]),
+    ("test4: statuses for non-existent init containers and containers", {
+        "metadata": {"name": "test4"},
+        "spec": {"initContainers": [{"name": "init1", "image": "initimage"},
+                                    {"name": "sidecar1", "image": "sidecarimage", "restartPolicy": "Always"}],
+                 "containers": [{"name": "container1", "image": "containerimage"}]},
+        "status": {"phase": "Running",
+                   "initContainerStatuses": [{"name": "initinvalid"}, {"name": "init1"},
+                                             {"name": "sidecar1"}],
+                   "containerStatuses": [{"name": "containerinvalid"}, {"name": "container1"}]}},
+     ["test4", "0/2", "Init:0/2", "0", "<unknown>"]),
+]
+
+
+@pytest.mark.parametrize(("case", "pod", "want"), SIDECAR_CASES,
+                         ids=[f"{c[0].split(':')[0]}-{i}" for i, c in enumerate(SIDECAR_CASES)])
+def test_print_pod_with_restartable_init_container(case: str, pod: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintPodWithRestartableInitContainer."""
+    assert cells("v1", "Pod", pod, 5) == want, case
+
+
+# --- TestPrintPodwide, TestPrintPodConditions, TestPrintPodList, TestPrintNonTerminatedPod ---------
+
+def _gated(pod_ips: list[str]) -> dict[str, Any]:
+    pod = _pod("test1", {"phase": "podPhase", "podIPs": [{"ip": ip} for ip in pod_ips], "podIP": pod_ips[0],
+                         "nominatedNodeName": "node1",
+                         "conditions": [{"type": "condition1", "status": "False"},
+                                        {"type": "condition2", "status": "True"}],
+                         "containerStatuses": [{"ready": True, "restartCount": 3, "state": RUNNING},
+                                               {"restartCount": 3}]},
+               nodeName="test1", readinessGates=[{"conditionType": f"condition{i}"} for i in (1, 2, 3)])
+    return pod
+
+
+@pytest.mark.parametrize(("pod", "want"), [
+    (_gated(["1.1.1.1"]), ["test1", "1/2", "podPhase", "6", "<unknown>", "1.1.1.1", "test1", "node1", "1/3"]),
+    (_gated(["1.1.1.1", "2001:db8::"]),
+     ["test1", "1/2", "podPhase", "6", "<unknown>", "1.1.1.1", "test1", "node1", "1/3"]),
+    (_pod("test2", {
+        "phase": "podPhase", "containerStatuses": [
+        {"ready": True, "restartCount": 3, "state": RUNNING},
+        {"restartCount": 3, "state": {"waiting": {"reason": "ContainerWaitingReason"}}}]}),
+     ["test2", "1/2", "ContainerWaitingReason", "6", "<unknown>", "<none>", "<none>", "<none>", "<none>"]),
+], ids=["node-ip-gates", "dual-stack", "none"])
+def test_print_pod_wide(pod: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintPodwide: IP, Node, Nominated Node, Readiness Gates."""
+    assert cells("v1", "Pod", pod) == want
+
+
+def _phase_pod(name: str, phase: str, second_ready: bool = False) -> dict[str, Any]:
+    return _pod(name, {"phase": phase, "containerStatuses": [
+        {"ready": True, "restartCount": 3, "state": RUNNING}, {"ready": second_ready, "restartCount": 3}]})
+
+
+@pytest.mark.parametrize(("pod", "want"), [
+    (_phase_pod("test1", "Running"), ["test1", "1/2", "Running", "6", "<unknown>"]),
+    (_phase_pod("test2", "Pending"), ["test2", "1/2", "Pending", "6", "<unknown>"]),
+    (_phase_pod("test3", "Unknown"), ["test3", "1/2", "Unknown", "6", "<unknown>"]),
+    (_phase_pod("test4", "Succeeded"), ["test4", "1/2", "Succeeded", "6", "<unknown>"]),
+    (_phase_pod("test5", "Failed", second_ready=True), ["test5", "1/2", "Failed", "6", "<unknown>"]),
+], ids=["running", "pending", "unknown", "succeeded", "failed"])
+def test_print_non_terminated_pod_and_conditions(pod: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintNonTerminatedPod and TestPrintPodConditions (cells; the row
+    conditions upstream adds for Succeeded/Failed pods are not part of kbatch's rows)."""
+    assert cells("v1", "Pod", pod, 5) == want
+
+
+def test_print_pod_list() -> None:
+    """printers_test.go TestPrintPodList: one row per pod, in list order."""
+    pods = [_pod("test1", {
+        "phase": "podPhase", "containerStatuses": [
+                {"ready": True, "restartCount": 3, "state": RUNNING},
+                {"ready": True, "restartCount": 3, "state": RUNNING}]}),
+            _pod("test2", {
+        "phase": "podPhase", "containerStatuses": [
+                {"ready": True, "restartCount": 1, "state": RUNNING}]}, containers=1)]
+    table = build_table(pods, _printer("v1", "Pod"), NOW)
+    assert [r["cells"][:5] for r in table["rows"]] == [["test1", "2/2", "podPhase", "6", "<unknown>"],
+                                                       ["test2", "1/1", "podPhase", "1", "<unknown>"]]
+
+
+def test_pod_column_definitions() -> None:
+    """printers.go AddHandlers podColumnDefinitions: names, types, wide priority."""
+    cols = [(c.name, c.type, c.priority) for c in _printer("v1", "Pod").columns]
+    assert cols == [("Name", "string", 0), ("Ready", "string", 0), ("Status", "string", 0),
+                    ("Restarts", "string", 0), ("Age", "string", 0), ("IP", "string", 1),
+                    ("Node", "string", 1), ("Nominated Node", "string", 1), ("Readiness Gates", "string", 1)]
+
