@@ -278,3 +278,168 @@ def test_pod_column_definitions() -> None:
                     ("Restarts", "string", 0), ("Age", "string", 0), ("IP", "string", 1),
                     ("Node", "string", 1), ("Nominated Node", "string", 1), ("Readiness Gates", "string", 1)]
 
+
+# --- TestPrintEvent, TestPrintEventsResultSorted ----------------------------------------------
+
+def _event(name: str, **fields: Any) -> dict[str, Any]:
+    return {"metadata": {"name": name},
+            "involvedObject": {"kind": "Deployment", "name": "Deployment Name",
+                               "fieldPath": "spec.containers{foo}"},
+            "source": {"component": "kubelet", "host": "Node1"}, "reason": "Event Reason",
+            "message": "Message Data", "type": "Warning", **fields}
+
+
+WIDE_EVENT = ["deployment/Deployment Name", "spec.containers{foo}", "kubelet, Node1", "Message Data"]
+
+EVENT_CASES = [
+    ("basic event, no options", {
+        "metadata": {"name": "event1"}, "source": {"component": "kubelet"},
+        "involvedObject": {"kind": "Pod", "name": "Pod Name", "fieldPath": "spec.containers{foo}"},
+        "reason": "Event Reason", "message": "Message Data", "firstTimestamp": ago(days=3),
+        "lastTimestamp": ago(days=2), "count": 6, "type": "Normal"},
+     None, ["2d", "Normal", "Event Reason", "pod/Pod Name", "Message Data"]),
+    ("basic event, wide", _event("event2", involvedObject={
+        "kind": "Deployment", "name": "Deployment Name", "fieldPath": "spec.containers{foo}"},
+        firstTimestamp=ago(days=3), lastTimestamp=ago(days=2), count=6),
+     ["2d", "Warning", "Event Reason", *WIDE_EVENT, "3d", 6, "event2"], None),
+    ("w/o FirstTimestamp", _event("event3", eventTime=ago(days=3), lastTimestamp=ago(days=3), count=1),
+     ["3d", "Warning", "Event Reason", *WIDE_EVENT, "3d", 1, "event3"], None),
+    ("w/o LastTimestamp", _event("event4", eventTime=ago(days=3), firstTimestamp=ago(days=3), count=1),
+     ["3d", "Warning", "Event Reason", *WIDE_EVENT, "3d", 1, "event4"], None),
+    ("w/o FirstTimestamp and LastTimestamp", _event("event5", eventTime=ago(days=3), count=1),
+     ["3d", "Warning", "Event Reason", *WIDE_EVENT, "3d", 1, "event5"], None),
+    ("event series w/o FirstTimestamp, LastTimestamp and Count", _event(
+        "event6", eventTime=ago(days=3), series={"count": 2, "lastObservedTime": ago(days=2)}),
+     ["2d", "Warning", "Event Reason", *WIDE_EVENT, "3d", 2, "event6"], None),
+    ("singleton w/o FirstTimestamp, LastTimestamp and Count", _event("event7", eventTime=ago(days=3)),
+     ["3d", "Warning", "Event Reason", *WIDE_EVENT, "3d", 1, "event7"], None),
+    ("empty Source, wide", _event("event2", source={}, reportingComponent="kubelet",
+                                  reportingInstance="test", firstTimestamp=ago(days=3),
+                                  lastTimestamp=ago(days=2), count=6),
+     ["2d", "Warning", "Event Reason", "deployment/Deployment Name", "spec.containers{foo}", "kubelet, test",
+      "Message Data", "3d", 6, "event2"], None),
+]
+
+
+@pytest.mark.parametrize(("case", "event", "wide", "short"), EVENT_CASES, ids=[c[0] for c in EVENT_CASES])
+def test_print_event(case: str, event: dict[str, Any], wide: list[Any] | None,
+                     short: list[Any] | None) -> None:
+    """printers_test.go TestPrintEvent. kbatch's row carries every column; the short form is the
+    columns without priority (Last Seen, Type, Reason, Object, Message)."""
+    printer = _printer("v1", "Event")
+    row = printer.cells(event, NOW)
+    if wide is not None:
+        assert row == wide, case
+    if short is not None:
+        short_row = [cell for cell, col in zip(row, printer.columns, strict=True) if not col.priority]
+        assert short_row == short, case
+
+
+def test_print_event_involved_object_without_name() -> None:
+    """printers.go printEvent: the Object cell is the lowercase kind alone when the name is empty."""
+    event = _event("e", involvedObject={"kind": "Node"}, lastTimestamp=ago(seconds=5))
+    assert cells("v1", "Event", event)[3] == "node"
+
+
+def test_print_events_keep_list_order() -> None:
+    """printers_test.go TestPrintEventsResultSorted: the rows keep the list's order (the messages
+    come back Item 1, Item 2, Item 3 although their timestamps are 2014, 1987, 2002)."""
+    events = [{"metadata": {"name": f"e{i}"}, "source": {"component": src}, "message": f"Item {i}",
+               "firstTimestamp": when, "lastTimestamp": when, "count": 1, "type": "Normal"}
+              for i, src, when in [(1, "kubelet", "2014-01-15T00:00:00Z"),
+                                   (2, "scheduler", "1987-06-17T00:00:00Z"),
+                                   (3, "kubelet", "2002-12-25T00:00:00Z")]]
+    table = build_table(events, _printer("v1", "Event"), NOW)
+    assert [r["cells"][6] for r in table["rows"]] == ["Item 1", "Item 2", "Item 3"]
+
+
+# --- TestPrintNamespace -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("namespace", "want"), [
+    ({"metadata": {"name": "namespace1", "creationTimestamp": format_time(NOW)},
+      "status": {"phase": "FooStatus"}},
+     ["namespace1", "FooStatus", "0s"]),
+    ({"metadata": {"name": "namespace2"}}, ["namespace2", "", "<unknown>"]),
+], ids=["status-and-age", "no-status-no-age"])
+def test_print_namespace(namespace: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintNamespace."""
+    assert cells("v1", "Namespace", namespace) == want
+
+
+# --- TestPrintNode* ---------------------------------------------------------------------------
+
+def _node(name: str, conditions: list[dict[str, Any]] | None = None, unschedulable: bool = False,
+          labels: dict[str, str] | None = None, **status: Any) -> dict[str, Any]:
+    node: dict[str, Any] = {"metadata": {"name": name, **({"labels": labels} if labels else {})},
+                            "spec": {"unschedulable": True} if unschedulable else {},
+                            "status": {**({"conditions": conditions} if conditions is not None else {}),
+                                       **status}}
+    return node
+
+
+READY_TRUE = [{"type": "Ready", "status": "True"}]
+READY_FALSE = [{"type": "Ready", "status": "False"}]
+INVALID = [{"type": "InvalidValue", "status": "True"}]
+
+
+@pytest.mark.parametrize(("node", "want"), [
+    (_node("foo1", READY_TRUE), ["foo1", "Ready", "<none>", "<unknown>", ""]),
+    (_node("foo2", READY_TRUE, True), ["foo2", "Ready,SchedulingDisabled", "<none>", "<unknown>", ""]),
+    (_node("foo3", READY_TRUE * 2), ["foo3", "Ready", "<none>", "<unknown>", ""]),
+    (_node("foo4", READY_FALSE), ["foo4", "NotReady", "<none>", "<unknown>", ""]),
+    (_node("foo5", READY_FALSE, True), ["foo5", "NotReady,SchedulingDisabled", "<none>", "<unknown>", ""]),
+    (_node("foo6", INVALID), ["foo6", "Unknown", "<none>", "<unknown>", ""]),
+    (_node("foo7", [{}]), ["foo7", "Unknown", "<none>", "<unknown>", ""]),
+    (_node("foo8", INVALID, True), ["foo8", "Unknown,SchedulingDisabled", "<none>", "<unknown>", ""]),
+    (_node("foo9", [{}], True), ["foo9", "Unknown,SchedulingDisabled", "<none>", "<unknown>", ""]),
+], ids=lambda v: v["metadata"]["name"] if isinstance(v, dict) else "")
+def test_print_node_status(node: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintNodeStatus."""
+    assert cells("v1", "Node", node, 5) == want
+
+
+@pytest.mark.parametrize(("node", "want"), [
+    (_node("foo9"), ["foo9", "Unknown", "<none>", "<unknown>", ""]),
+    (_node("foo10", labels={"node-role.kubernetes.io/master": "",
+                            "node-role.kubernetes.io/control-plane": "",
+                            "node-role.kubernetes.io/proxy": "", "kubernetes.io/role": "node"}),
+     ["foo10", "Unknown", "control-plane,master,node,proxy", "<unknown>", ""]),
+    (_node("foo11", labels={"kubernetes.io/role": "node"}), ["foo11", "Unknown", "node", "<unknown>", ""]),
+    (_node("127.0.0.1"), ["127.0.0.1", "Unknown", "<none>", "<unknown>", ""]),
+    (_node(""), ["", "Unknown", "<none>", "<unknown>", ""]),
+], ids=["no-labels", "many-roles", "kubernetes.io-role", "name-ip", "name-empty"])
+def test_print_node_role_and_name(node: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintNodeRole and TestPrintNodeName."""
+    assert cells("v1", "Node", node, 5) == want
+
+
+def _addr(*pairs: tuple[str, str]) -> list[dict[str, str]]:
+    return [{"type": kind, "address": ip} for kind, ip in pairs]
+
+
+EXT = _addr(("ExternalIP", "1.1.1.1"))
+UNK = "<unknown>"
+
+
+@pytest.mark.parametrize(("node", "want"), [
+    (_node("foo1", nodeInfo={"osImage": "fake-os-image"}, addresses=EXT),
+     ["foo1", "Unknown", "<none>", UNK, "", "<none>", "1.1.1.1", "fake-os-image", UNK, UNK]),
+    (_node("foo2", nodeInfo={"kernelVersion": "fake-kernel-version"}, addresses=EXT),
+     ["foo2", "Unknown", "<none>", UNK, "", "<none>", "1.1.1.1", UNK, "fake-kernel-version", UNK]),
+    (_node("foo1", nodeInfo={"containerRuntimeVersion": "foo://1.2.3"}, addresses=EXT),
+     ["foo1", "Unknown", "<none>", UNK, "", "<none>", "1.1.1.1", UNK, UNK, "foo://1.2.3"]),
+    (_node("foo2", nodeInfo={}, addresses=EXT),
+     ["foo2", "Unknown", "<none>", UNK, "", "<none>", "1.1.1.1", UNK, UNK, UNK]),
+    (_node("foo2", addresses=_addr(("InternalIP", "1.1.1.1"))),
+     ["foo2", "Unknown", "<none>", UNK, "", "1.1.1.1", "<none>", UNK, UNK, UNK]),
+    (_node("foo3", addresses=_addr(("ExternalIP", "2.2.2.2"), ("InternalIP", "3.3.3.3"),
+                                   ("ExternalIP", "4.4.4.4"))),
+     ["foo3", "Unknown", "<none>", UNK, "", "3.3.3.3", "2.2.2.2", UNK, UNK, UNK]),
+    (_node("foo3", addresses=_addr(("InternalIP", "2.2.2.2"), ("ExternalIP", "3.3.3.3"),
+                                   ("InternalIP", "4.4.4.4"))),
+     ["foo3", "Unknown", "<none>", UNK, "", "2.2.2.2", "3.3.3.3", UNK, UNK, UNK]),
+], ids=["os-image", "kernel", "runtime", "runtime-empty", "internal-ip", "external-first", "internal-first"])
+def test_print_node_wide(node: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintNodeOSImage, TestPrintNodeKernelVersion,
+    TestPrintNodeContainerRuntimeVersion, TestPrintNodeExternalIP, TestPrintNodeInternalIP."""
+    assert cells("v1", "Node", node) == want

@@ -65,7 +65,8 @@ NODE = Printer((NAME, Column("Status"), Column("Roles"), AGE, Column("Version"),
                 Column("Container-Runtime", priority=1)), _node_cells)
 
 def _namespace_cells(ns: Obj, now: datetime) -> list[Any]:
-    return [name_of(ns), at(ns, "status", "phase") or "Active", creation_age(ns, now)]
+    """``printNamespace``: the phase as stored (empty when unset)."""
+    return [name_of(ns), at(ns, "status", "phase") or "", creation_age(ns, now)]
 
 
 NAMESPACE = Printer((NAME, Column("Status"), AGE), _namespace_cells)
@@ -90,18 +91,24 @@ SERVICE = Printer((NAME, Column("Type"), Column("Cluster-IP"), Column("External-
 
 
 def _event_cells(ev: Obj, now: datetime) -> list[Any]:
-    last = ev.get("lastTimestamp") or ev.get("eventTime") or at(ev, "metadata", "creationTimestamp")
-    first = ev.get("firstTimestamp") or ev.get("eventTime") or last
+    """``printEvent``: First Seen falls back to ``eventTime``, Last Seen to First Seen; a series
+    (events.k8s.io-style) shows its ``lastObservedTime`` and count; a singleton without a count is 1.
+    Source is component (else ``reportingComponent``), then host (else ``reportingInstance``)."""
+    first = age(ev.get("firstTimestamp") or ev.get("eventTime"), now)
+    last = age(ev["lastTimestamp"], now) if ev.get("lastTimestamp") else first
+    count = ev.get("count") or 1
+    if ev.get("series") is not None:
+        last, count = age(at(ev, "series", "lastObservedTime"), now), at(ev, "series", "count") or 0
     involved = ev.get("involvedObject") or {}
+    target = (involved.get("kind") or "").lower()
+    if involved.get("name"):
+        target += "/" + involved["name"]
     source = ev.get("source") or {}
-    src = source.get("component") or ev.get("reportingComponent") or ""
-    if source.get("host"):
-        src += ", " + source["host"]
-    count = ev.get("count") or (at(ev, "series", "count") or 1)
-    return [age(last, now), ev.get("type") or "", ev.get("reason") or "",
-            f"{(involved.get('kind') or '').lower()}/{involved.get('name', '')}",
-            involved.get("fieldPath") or "", src, (ev.get("message") or "").strip(),
-            age(first, now), count, name_of(ev)]
+    component = source.get("component") or ev.get("reportingComponent") or ""
+    instance = source.get("host") or ev.get("reportingInstance") or ""
+    src = f"{component}, {instance}" if instance else component
+    return [last, ev.get("type") or "", ev.get("reason") or "", target, involved.get("fieldPath") or "",
+            src, (ev.get("message") or "").strip(), first, count, name_of(ev)]
 
 
 EVENT = Printer((Column("Last Seen"), Column("Type"), Column("Reason"), Column("Object"),
