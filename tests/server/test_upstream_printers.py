@@ -443,3 +443,205 @@ def test_print_node_wide(node: dict[str, Any], want: list[Any]) -> None:
     """printers_test.go TestPrintNodeOSImage, TestPrintNodeKernelVersion,
     TestPrintNodeContainerRuntimeVersion, TestPrintNodeExternalIP, TestPrintNodeInternalIP."""
     assert cells("v1", "Node", node) == want
+
+
+# --- TestPrintJob, TestPrintJobList (1.37 columns: Name, Status, Completions, Duration, Age) -----
+
+def _job(name: str, created: str | None, completions: int | None = None, **status: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {"template": {"spec": {"containers": [
+        {"name": "fake-job-container1", "image": "fake-job-image1"},
+        {"name": "fake-job-container2", "image": "fake-job-image2"}]}},
+        "selector": {"matchLabels": {"job-label": "job-label-value"}}}
+    if completions is not None:
+        spec["completions"] = completions
+    return {"metadata": {"name": name, **({"creationTimestamp": created} if created else {})},
+            "spec": spec, "status": status}
+
+
+TEN_YEARS = format_time(NOW.replace(year=NOW.year - 10))
+
+
+@pytest.mark.parametrize(("job", "want"), [
+    (_job("job1", format_time(NOW), 2, succeeded=1), ["job1", "Running", "1/2", "", "0s"]),
+    (_job("job2", TEN_YEARS, succeeded=0), ["job2", "Running", "0/1", "", "10y"]),
+    (_job("job3", TEN_YEARS, succeeded=0, startTime=format_time(NOW + timedelta(minutes=1)),
+          completionTime=format_time(NOW + timedelta(minutes=31))), ["job3", "Running", "0/1", "30m", "10y"]),
+    (_job("job4", TEN_YEARS, succeeded=0, startTime=ago(minutes=20)),
+     ["job4", "Running", "0/1", "20m", "10y"]),
+], ids=["no-options", "ten-year-age", "duration", "running-duration"])
+def test_print_job(job: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintJob (the Status cell is Running for a job without conditions)."""
+    assert cells("batch/v1", "Job", job, 5) == want
+
+
+def test_print_job_wide() -> None:
+    """printers_test.go TestPrintJob, generate options Wide: containers, images, selector."""
+    job = _job("job1", format_time(NOW), 2, succeeded=1)
+    assert cells("batch/v1", "Job", job)[5:] == ["fake-job-container1,fake-job-container2",
+                                                "fake-job-image1,fake-job-image2",
+                                                "job-label=job-label-value"]
+
+
+def test_print_job_list() -> None:
+    """printers_test.go TestPrintJobList."""
+    jobs = [_job("job1", format_time(NOW), 2, succeeded=1),
+            _job("job2", format_time(NOW), 2, succeeded=2, startTime=ago(minutes=20))]
+    table = build_table(jobs, _printer("batch/v1", "Job"), NOW)
+    assert [r["cells"][:5] for r in table["rows"]] == [["job1", "Running", "1/2", "", "0s"],
+                                                       ["job2", "Running", "2/2", "20m", "0s"]]
+
+
+# --- TestPrintCronJob, TestPrintCronJobList (1.37 adds Timezone after Schedule) ---------------------
+
+def _cronjob(name: str, created: str, last: str | None, schedule: str = "0/5 * * * ?",
+             template: bool = True) -> dict[str, Any]:
+    job_spec: dict[str, Any] = {"completions": 2, "selector": {"matchLabels": {"a": "b"}}}
+    if template:
+        job_spec["template"] = {"spec": {"containers": [
+            {"name": "fake-job-container1", "image": "fake-job-image1"},
+            {"name": "fake-job-container2", "image": "fake-job-image2"}]}}
+    return {"metadata": {"name": name, "creationTimestamp": created},
+            "spec": {"schedule": schedule, "suspend": False, "jobTemplate": {"spec": job_spec}},
+            "status": {"lastScheduleTime": last} if last else {}}
+
+
+@pytest.mark.parametrize(("cronjob", "want"), [
+    (_cronjob("cronjob1", format_time(NOW), format_time(NOW)),
+     ["cronjob1", "0/5 * * * ?", "<none>", "False", 0, "0s", "0s", "fake-job-container1,fake-job-container2",
+      "fake-job-image1,fake-job-image2", "a=b"]),
+    (_cronjob("cronjob2", ago(minutes=5), ago(seconds=30), template=False),
+     ["cronjob2", "0/5 * * * ?", "<none>", "False", 0, "30s", "5m", "", "", "a=b"]),
+    (_cronjob("cronjob3", ago(minutes=5), None, template=False),
+     ["cronjob3", "0/5 * * * ?", "<none>", "False", 0, "<none>", "5m", "", "", "a=b"]),
+], ids=["basic-and-wide", "last-schedule-and-age", "no-last-schedule"])
+def test_print_cronjob(cronjob: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintCronJob and TestPrintCronJobList (upstream's cronjob2/3 have no job
+    template; its selector case is translated with one)."""
+    assert cells("batch/v1", "CronJob", cronjob) == want
+
+
+def test_print_cronjob_time_zone() -> None:
+    """printers.go printCronJob: the Timezone cell is spec.timeZone, <none> when unset."""
+    cronjob = _cronjob("tz", format_time(NOW), None)
+    cronjob["spec"]["timeZone"] = "Etc/UTC"
+    assert cells("batch/v1", "CronJob", cronjob)[2] == "Etc/UTC"
+
+
+# --- TestPrintLease, TestPrintPriorityClass, TestPrintConfigMap, TestPrintPodDisruptionBudgetList ---
+
+@pytest.mark.parametrize(("lease", "want"), [
+    ({"metadata": {"name": "lease1", "creationTimestamp": format_time(NOW)},
+      "spec": {"holderIdentity": "holder1"}},
+     ["lease1", "holder1", "0s"]),
+    ({"metadata": {"name": "lease2", "creationTimestamp": ago(minutes=5)},
+      "spec": {"holderIdentity": "holder2"}},
+     ["lease2", "holder2", "5m"]),
+], ids=["lease1", "lease2"])
+def test_print_lease(lease: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintLease."""
+    assert cells("coordination.k8s.io/v1", "Lease", lease) == want
+
+
+@pytest.mark.parametrize(("pc", "want"), [
+    ({"metadata": {"name": "pc1", "creationTimestamp": format_time(NOW)}, "value": 1},
+     ["pc1", 1, False, "0s"]),
+    ({"metadata": {"name": "pc2", "creationTimestamp": ago(minutes=5)}, "value": 1000000000,
+      "globalDefault": True},
+     ["pc2", 1000000000, True, "5m"]),
+], ids=["pc1", "pc2"])
+def test_print_priority_class(pc: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintPriorityClass (the PreemptionPolicy column is later than that copy)."""
+    assert cells("scheduling.k8s.io/v1", "PriorityClass", pc, 4) == want
+
+
+@pytest.mark.parametrize(("cm", "want"), [
+    ({"metadata": {"name": "configmap1", "creationTimestamp": format_time(NOW)}}, ["configmap1", 0, "0s"]),
+    ({"metadata": {"name": "configmap2", "creationTimestamp": format_time(NOW)}, "data": {"foo": "bar"}},
+     ["configmap2", 1, "0s"]),
+    ({"metadata": {"name": "configmap3", "creationTimestamp": format_time(NOW)}, "data": {"foo": "bar"},
+      "binaryData": {"bin": "YmluYXJ5IGRhdGE="}}, ["configmap3", 2, "0s"]),
+], ids=["empty", "data", "data-and-binary"])
+def test_print_config_map(cm: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintConfigMap."""
+    assert cells("v1", "ConfigMap", cm) == want
+
+
+def test_print_pod_disruption_budget_list() -> None:
+    """printers_test.go TestPrintPodDisruptionBudgetList."""
+    pdbs = [{"metadata": {"name": "pdb1", "namespace": "ns1", "creationTimestamp": format_time(NOW)},
+             "spec": {"maxUnavailable": 11}, "status": {"disruptionsAllowed": 5}},
+            {"metadata": {"name": "pdb2", "namespace": "ns2", "creationTimestamp": format_time(NOW)},
+             "spec": {"minAvailable": 22}, "status": {"disruptionsAllowed": 3}}]
+    table = build_table(pdbs, _printer("policy/v1", "PodDisruptionBudget"), NOW)
+    assert [r["cells"] for r in table["rows"]] == [["pdb1", "N/A", "11", 5, "0s"],
+                                                   ["pdb2", "22", "N/A", 3, "0s"]]
+
+
+# --- TestPrintPersistentVolumeClaim (1.37 adds VolumeAttributesClass before Age) -----------------
+
+def _pvc(name: str, phase: str, modes: list[str], storage: str, volume: str = "", scn: str | None = None,
+         mode: str | None = "Filesystem") -> dict[str, Any]:
+    spec: dict[str, Any] = {**({"volumeName": volume} if volume else {}),
+                            **({"storageClassName": scn} if scn else {}),
+                            **({"volumeMode": mode} if mode else {})}
+    return {"metadata": {"name": name}, "spec": spec,
+            "status": {"phase": phase, "accessModes": modes, "capacity": {"storage": storage}}}
+
+
+@pytest.mark.parametrize(("pvc", "want"), [
+    (_pvc("test1", "Bound", ["ReadOnlyMany"], "4Gi", "my-volume"),
+     ["test1", "Bound", "my-volume", "4Gi", "ROX", "", "<unset>", "<unknown>", "Filesystem"]),
+    (_pvc("test2", "Lost", ["ReadOnlyMany"], "4Gi"),
+     ["test2", "Lost", "", "", "", "", "<unset>", "<unknown>", "Filesystem"]),
+    (_pvc("test3", "Pending", ["ReadWriteMany"], "10Gi", "my-volume"),
+     ["test3", "Pending", "my-volume", "10Gi", "RWX", "", "<unset>", "<unknown>", "Filesystem"]),
+    (_pvc("test4", "Pending", ["ReadWriteOnce"], "10Gi", "my-volume", "my-scn"),
+     ["test4", "Pending", "my-volume", "10Gi", "RWO", "my-scn", "<unset>", "<unknown>", "Filesystem"]),
+    (_pvc("test5", "Pending", ["ReadWriteOnce"], "10Gi", "my-volume", "my-scn", None),
+     ["test5", "Pending", "my-volume", "10Gi", "RWO", "my-scn", "<unset>", "<unknown>", "<unset>"]),
+], ids=["bound", "lost", "pending", "storage-class", "no-volume-mode"])
+def test_print_persistent_volume_claim(pvc: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintPersistentVolumeClaim."""
+    assert cells("v1", "PersistentVolumeClaim", pvc) == want
+
+
+# --- TestPrintServiceLoadBalancer ------------------------------------------------------------
+
+def _lb(name: str, cluster_ip: str, ports: list[tuple[int, str]], ingress: list[dict[str, str]] | None = None,
+        **spec: Any) -> dict[str, Any]:
+    svc: dict[str, Any] = {"metadata": {"name": name}, "spec": {
+        "clusterIPs": [cluster_ip], "clusterIP": cluster_ip, "type": "LoadBalancer",
+        "ports": [{"port": p, "protocol": proto} for p, proto in ports], **spec}}
+    if ingress is not None:
+        svc["status"] = {"loadBalancer": {"ingress": ingress}}
+    return svc
+
+
+THREE_PORTS = [(80, "TCP"), (8090, "UDP"), (8000, "TCP")]
+
+
+@pytest.mark.parametrize(("svc", "want"), [
+    (_lb("service1", "1.2.3.4", [(80, "TCP")], [{"ip": "2.3.4.5"}, {"ip": "3.4.5.6"}]),
+     ["service1", "LoadBalancer", "1.2.3.4", "2.3.4.5,3.4.5.6", "80/TCP", "<unknown>", "<none>"]),
+    (_lb("service2", "1.3.4.5", [(80, "TCP"), (8090, "UDP"), (8000, "TCP"), (7777, "SCTP")]),
+     ["service2", "LoadBalancer", "1.3.4.5", "<pending>", "80/TCP,8090/UDP,8000/TCP,7777/SCTP", "<unknown>",
+      "<none>"]),
+    (_lb("service3", "1.4.5.6", THREE_PORTS, [{"ip": "2.3.4.5"}]),
+     ["service3", "LoadBalancer", "1.4.5.6", "2.3.4.5", "80/TCP,8090/UDP,8000/TCP", "<unknown>", "<none>"]),
+    (_lb("service4", "1.5.6.7", THREE_PORTS,
+         [{"ip": "2.3.4.5"}, {"ip": "3.4.5.6"}, {"ip": "5.6.7.8", "hostname": "host5678"}],
+         selector={"foo": "bar"}),
+     ["service4", "LoadBalancer", "1.5.6.7", "2.3.4.5,3.4.5.6,5.6.7.8", "80/TCP,8090/UDP,8000/TCP",
+      "<unknown>", "foo=bar"]),
+], ids=["multiple-ips", "pending", "multiple-ports", "wide-selector"])
+def test_print_service_load_balancer(svc: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintServiceLoadBalancer. kube-apiserver's Table is generated wide
+    (pkg/printers/storage TableConvertor), so the non-wide elision case ("2.3.4.5,3.4.5...") is what
+    a client-side short print shows, not a server Table cell; its wide twin is translated."""
+    assert cells("v1", "Service", svc) == want
+
+
+def test_print_service_load_balancer_with_external_ips() -> None:
+    """printers.go getServiceExternalIP: a LoadBalancer lists its ingress IPs then spec.externalIPs."""
+    svc = _lb("s", "1.2.3.4", [(80, "TCP")], [{"hostname": "lb.example"}], externalIPs=["9.9.9.9"])
+    assert cells("v1", "Service", svc)[3] == "lb.example,9.9.9.9"

@@ -72,17 +72,30 @@ def _namespace_cells(ns: Obj, now: datetime) -> list[Any]:
 NAMESPACE = Printer((NAME, Column("Status"), AGE), _namespace_cells)
 
 
+def _service_external_ip(spec: dict[str, Any], status: dict[str, Any]) -> str:
+    """``getServiceExternalIP`` (wide, as kube-apiserver's Table is): a LoadBalancer shows its
+    ingress IPs (else hostnames; sorted, deduplicated) then ``spec.externalIPs``, ``<pending>`` with
+    neither; ExternalName shows the name."""
+    kind = spec.get("type") or "ClusterIP"
+    external = list(spec.get("externalIPs") or ())
+    if kind == "ExternalName":
+        return str(spec.get("externalName") or "")
+    if kind != "LoadBalancer":
+        return ",".join(external) or "<none>"
+    ingress = sorted({i.get("ip") or i.get("hostname") for i in at(status, "loadBalancer", "ingress") or ()
+                      if i.get("ip") or i.get("hostname")})
+    return ",".join(ingress + external) or "<pending>"
+
+
 def _service_cells(svc: Obj, now: datetime) -> list[Any]:
     spec = svc.get("spec") or {}
     kind = spec.get("type") or "ClusterIP"
-    external = ",".join(spec.get("externalIPs") or ())
-    if kind == "ExternalName":
-        external = spec.get("externalName") or ""
+    cluster_ip = (spec.get("clusterIPs") or [spec.get("clusterIP")])[0]
     ports = ",".join(
         (f"{p['port']}:{p['nodePort']}" if p.get("nodePort") else str(p.get("port", "")))
         + "/" + (p.get("protocol") or "TCP") for p in spec.get("ports") or ())
     selector = ",".join(f"{k}={v}" for k, v in sorted((spec.get("selector") or {}).items()))
-    return [name_of(svc), kind, spec.get("clusterIP") or "<none>", external or "<none>",
+    return [name_of(svc), kind, cluster_ip or "<none>", _service_external_ip(spec, svc.get("status") or {}),
             ports or "<none>", creation_age(svc, now), selector or "<none>"]
 
 
