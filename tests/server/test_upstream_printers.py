@@ -645,3 +645,29 @@ def test_print_service_load_balancer_with_external_ips() -> None:
     """printers.go getServiceExternalIP: a LoadBalancer lists its ingress IPs then spec.externalIPs."""
     svc = _lb("s", "1.2.3.4", [(80, "TCP")], [{"hostname": "lb.example"}], externalIPs=["9.9.9.9"])
     assert cells("v1", "Service", svc)[3] == "lb.example,9.9.9.9"
+
+
+# --- printPod deletion rules (printers.go; no table case upstream names them) ----------------------
+
+@pytest.mark.parametrize(("phase", "reason", "want"), [
+    ("Running", "NodeLost", "Unknown"),
+    ("Running", None, "Terminating"),
+    ("Pending", None, "Terminating"),
+    ("Succeeded", None, "Succeeded"),
+    ("Failed", None, "Failed"),
+], ids=["node-lost", "running", "pending", "succeeded", "failed"])
+def test_print_deleted_pod(phase: str, reason: str | None, want: str) -> None:
+    """A deleted pod whose node is unreachable (status.reason NodeLost) prints Unknown; any other
+    deleted pod prints Terminating unless its phase is terminal (podutil.IsPodPhaseTerminal)."""
+    status: dict[str, Any] = {"phase": phase, **({"reason": reason} if reason else {})}
+    pod = _pod("p", status)
+    pod["metadata"]["deletionTimestamp"] = ago(seconds=5)
+    assert cells("v1", "Pod", pod)[2] == want
+
+
+def test_print_job_success_criteria_met() -> None:
+    """kubernetes/kubernetes#132832 (1.34): a Job with SuccessCriteriaMet but not yet Complete
+    prints SuccessCriteriaMet."""
+    job = _job("job10", format_time(NOW), succeeded=1)
+    job["status"]["conditions"] = [{"type": "SuccessCriteriaMet", "status": "True"}]
+    assert cells("batch/v1", "Job", job)[1] == "SuccessCriteriaMet"
