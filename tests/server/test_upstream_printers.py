@@ -671,3 +671,21 @@ def test_print_job_success_criteria_met() -> None:
     job = _job("job10", format_time(NOW), succeeded=1)
     job["status"]["conditions"] = [{"type": "SuccessCriteriaMet", "status": "True"}]
     assert cells("batch/v1", "Job", job)[1] == "SuccessCriteriaMet"
+
+
+# --- printResourceQuota (printers.go; no table case in the copy read) -----------------------------
+
+@pytest.mark.parametrize(("status", "want"), [
+    (None, ["rq", "0s", "", ""]),
+    ({"hard": {"cpu": "1", "limits.cpu": "2", "pods": "3"}, "used": {"cpu": "500m", "pods": "1"}},
+     ["rq", "0s", "cpu: 500m/1, pods: 1/3", "limits.cpu: 0/2"]),
+], ids=["not-yet-synced", "synced"])
+def test_print_resource_quota(status: dict[str, Any] | None, want: list[Any]) -> None:
+    """printResourceQuota lists the resources of ``status.hard`` (sorted; ``limits.*`` in LIMIT, the
+    rest in REQUEST) as ``name: used/hard``; a quota the controller has not synced yet prints
+    empty cells, whatever ``spec.hard`` says."""
+    rq: dict[str, Any] = {"metadata": {"name": "rq", "creationTimestamp": format_time(NOW)},
+                          "spec": {"hard": {"cpu": "1", "limits.cpu": "2", "pods": "3"}}}
+    if status is not None:
+        rq["status"] = status
+    assert cells("v1", "ResourceQuota", rq) == want
