@@ -689,3 +689,13 @@ def test_print_resource_quota(status: dict[str, Any] | None, want: list[Any]) ->
     if status is not None:
         rq["status"] = status
     assert cells("v1", "ResourceQuota", rq) == want
+
+
+def test_print_priority_class_preemption_policy() -> None:
+    """printPriorityClass: the PreemptionPolicy cell is the field as stored, empty when unset (the
+    API defaults it to PreemptLowerPriority on create, so only an object that never went through
+    defaulting shows the empty cell)."""
+    pc = {"metadata": {"name": "pc", "creationTimestamp": format_time(NOW)}, "value": 5}
+    assert cells("scheduling.k8s.io/v1", "PriorityClass", pc)[4] == ""
+    pc["preemptionPolicy"] = "Never"
+    assert cells("scheduling.k8s.io/v1", "PriorityClass", pc)[4] == "Never"

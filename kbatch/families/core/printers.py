@@ -131,7 +131,7 @@ EVENT = Printer((Column("Last Seen"), Column("Type"), Column("Reason"), Column("
 
 def _priority_class_cells(pc: Obj, now: datetime) -> list[Any]:
     return [name_of(pc), pc.get("value", 0), bool(pc.get("globalDefault")), creation_age(pc, now),
-            pc.get("preemptionPolicy") or "PreemptLowerPriority"]
+            pc.get("preemptionPolicy") or ""]
 
 
 PRIORITY_CLASS = Printer(
