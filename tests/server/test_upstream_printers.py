@@ -699,3 +699,40 @@ def test_print_priority_class_preemption_policy() -> None:
     assert cells("scheduling.k8s.io/v1", "PriorityClass", pc)[4] == ""
     pc["preemptionPolicy"] = "Never"
     assert cells("scheduling.k8s.io/v1", "PriorityClass", pc)[4] == "Never"
+
+
+# --- AddHandlers column definitions (printers.go, 1.32 copy; the -o wide columns are priority 1) ----
+
+S, INT, B = "string", "integer", "boolean"
+COLUMN_DEFS = [
+    ("v1", "Event", [("Last Seen", S, 0), ("Type", S, 0), ("Reason", S, 0), ("Object", S, 0),
+                     ("Subobject", S, 1), ("Source", S, 1), ("Message", S, 0), ("First Seen", S, 1),
+                     ("Count", S, 1), ("Name", S, 1)]),
+    ("v1", "ConfigMap", [("Name", S, 0), ("Data", S, 0), ("Age", S, 0)]),
+    ("v1", "Namespace", [("Name", S, 0), ("Status", S, 0), ("Age", S, 0)]),
+    ("v1", "Node", [("Name", S, 0), ("Status", S, 0), ("Roles", S, 0), ("Age", S, 0), ("Version", S, 0),
+                    ("Internal-IP", S, 1), ("External-IP", S, 1), ("OS-Image", S, 1),
+                    ("Kernel-Version", S, 1), ("Container-Runtime", S, 1)]),
+    ("v1", "Service", [("Name", S, 0), ("Type", S, 0), ("Cluster-IP", S, 0), ("External-IP", S, 0),
+                       ("Port(s)", S, 0), ("Age", S, 0), ("Selector", S, 1)]),
+    ("v1", "PersistentVolumeClaim", [("Name", S, 0), ("Status", S, 0), ("Volume", S, 0), ("Capacity", S, 0),
+                                     ("Access Modes", S, 0), ("StorageClass", S, 0),
+                                     ("VolumeAttributesClass", S, 0), ("Age", S, 0), ("VolumeMode", S, 1)]),
+    ("v1", "ResourceQuota", [("Name", S, 0), ("Age", S, 0), ("Request", S, 0), ("Limit", S, 0)]),
+    ("batch/v1", "Job", [("Name", S, 0), ("Status", S, 0), ("Completions", S, 0), ("Duration", S, 0),
+                         ("Age", S, 0), ("Containers", S, 1), ("Images", S, 1), ("Selector", S, 1)]),
+    ("batch/v1", "CronJob", [("Name", S, 0), ("Schedule", S, 0), ("Timezone", S, 0), ("Suspend", B, 0),
+                             ("Active", INT, 0), ("Last Schedule", S, 0), ("Age", S, 0), ("Containers", S, 1),
+                             ("Images", S, 1), ("Selector", S, 1)]),
+    ("policy/v1", "PodDisruptionBudget", [("Name", S, 0), ("Min Available", S, 0), ("Max Unavailable", S, 0),
+                                          ("Allowed Disruptions", INT, 0), ("Age", S, 0)]),
+    ("coordination.k8s.io/v1", "Lease", [("Name", S, 0), ("Holder", S, 0), ("Age", S, 0)]),
+    ("scheduling.k8s.io/v1", "PriorityClass", [("Name", S, 0), ("Value", INT, 0), ("Global-Default", B, 0),
+                                               ("Age", S, 0), ("PreemptionPolicy", S, 0)]),
+]
+
+
+@pytest.mark.parametrize(("api_version", "kind", "want"), COLUMN_DEFS, ids=[c[1] for c in COLUMN_DEFS])
+def test_column_definitions(api_version: str, kind: str, want: list[tuple[str, str, int]]) -> None:
+    """printers.go AddHandlers: each kind's TableColumnDefinitions (name, type, priority)."""
+    assert [(c.name, c.type, c.priority) for c in _printer(api_version, kind).columns] == want

@@ -126,7 +126,7 @@ def _event_cells(ev: Obj, now: datetime) -> list[Any]:
 
 EVENT = Printer((Column("Last Seen"), Column("Type"), Column("Reason"), Column("Object"),
                  Column("Subobject", priority=1), Column("Source", priority=1), Column("Message"),
-                 Column("First Seen", priority=1), Column("Count", "integer", priority=1),
+                 Column("First Seen", priority=1), Column("Count", priority=1),
                  Column("Name", format="name", priority=1)), _event_cells)
 
 def _priority_class_cells(pc: Obj, now: datetime) -> list[Any]:
@@ -200,4 +200,5 @@ def _config_map_cells(cm: Obj, now: datetime) -> list[Any]:
     return [name_of(cm), len(cm.get("data") or {}) + len(cm.get("binaryData") or {}), creation_age(cm, now)]
 
 
-CONFIG_MAP = Printer((NAME, Column("Data", "integer"), AGE), _config_map_cells)
+# printers.go declares the Data (and the Event Count) column "string" although the cell is a number
+CONFIG_MAP = Printer((NAME, Column("Data"), AGE), _config_map_cells)
