@@ -736,3 +736,29 @@ COLUMN_DEFS = [
 def test_column_definitions(api_version: str, kind: str, want: list[tuple[str, str, int]]) -> None:
     """printers.go AddHandlers: each kind's TableColumnDefinitions (name, type, priority)."""
     assert [(c.name, c.type, c.priority) for c in _printer(api_version, kind).columns] == want
+
+
+# --- printResourceClaim / resourceClaimState, printResourceSlice (printers.go, 1.32 copy) -----------
+
+@pytest.mark.parametrize(("deleted", "status", "want"), [
+    (False, {}, "pending"),
+    (True, {}, "deleted"),
+    (False, {"allocation": {"devices": {}}}, "allocated"),
+    (False, {"allocation": {"devices": {}}, "reservedFor": [{"resource": "pods", "name": "p", "uid": "u"}]},
+     "allocated,reserved"),
+    (True, {"allocation": {"devices": {}}, "reservedFor": [{"resource": "pods", "name": "p", "uid": "u"}]},
+     "deleted,allocated,reserved"),
+], ids=["pending", "deleted", "allocated", "reserved", "deleted-reserved"])
+def test_print_resource_claim_state(deleted: bool, status: dict[str, Any], want: str) -> None:
+    claim: dict[str, Any] = {"metadata": {"name": "c", "creationTimestamp": format_time(NOW)}, "spec": {},
+                             "status": status}
+    if deleted:
+        claim["metadata"]["deletionTimestamp"] = format_time(NOW)
+    assert cells("resource.k8s.io/v1", "ResourceClaim", claim) == ["c", want, "0s"]
+
+
+def test_print_resource_slice() -> None:
+    rs = {"metadata": {"name": "s", "creationTimestamp": ago(minutes=5)},
+          "spec": {"nodeName": "node-0", "driver": "gpu.example.com", "pool": {"name": "node-0"}}}
+    want = ["s", "node-0", "gpu.example.com", "node-0", "5m"]
+    assert cells("resource.k8s.io/v1", "ResourceSlice", rs) == want
