@@ -72,8 +72,11 @@ def delete_options(req: Request) -> DeleteOptions:
     orphan = body.get("orphanDependents")
     dry = body.get("dryRun") or []
     check_delete_options(delete_option_errors(dry, policy, orphan is not None))
-    if orphan:
-        policy = "Orphan"
+    if orphan is not None:
+        # store.go shouldOrphanDependents / shouldDeleteDependentsInForeground: orphanDependents,
+        # when set, overrides the object's GC finalizer and the kind's default; false means neither
+        # finalizer, which is Background
+        policy = "Orphan" if orphan else "Background"
     return DeleteOptions(propagation_policy=policy, grace_period_seconds=grace, uid=pre.get("uid"),
                          resource_version=pre.get("resourceVersion"), dry_run=bool(dry),
                          policy_unset=policy is None and orphan is None)
