@@ -211,8 +211,25 @@ class GarbageCollector:
             return 0  # the dependents are being deleted; their deletion marks this owner dirty again
         return self._remove_finalizer(owner, FOREGROUND)
 
+    def _unresolvable(self, node: Node) -> bool:
+        """True when a reference stops the collector from judging ``node`` at all (upstream
+        ``garbagecollector.go`` isDangling / attemptToDeleteItem): a reference through an apiVersion
+        and kind the server does not serve (a REST-mapping error: retried, never taken as a gone
+        owner), or a cluster-scoped object referencing a namespaced kind
+        (namespacedOwnerOfClusterScopedObjectErr: never deleted)."""
+        for ref in node.owners:
+            try:
+                spec = self._server.registry.for_gvk(ref.api_version, ref.kind)
+            except StatusError:
+                return True
+            if node.namespace is None and spec.info.namespaced:
+                return True
+        return False
+
     def _attempt_delete(self, node: Node) -> int:
         graph = self._graph
+        if self._unresolvable(node):
+            return 0
         solid, gone = False, set()
         waiting = False
         for ref in node.owners:
