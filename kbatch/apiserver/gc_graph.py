@@ -108,5 +108,14 @@ class Graph:
             return None
         return owner
 
+    def misplaced_owner(self, dependent: Node, ref: Owner) -> bool:
+        """True when ``ref``'s uid is a namespaced object in another namespace than ``dependent``'s
+        (a cluster-scoped dependent included): upstream's graph builder reports this as
+        ``OwnerRefInvalidNamespace`` (``graph_builder.go`` addDependentToOwners, processGraphChanges)."""
+        key = self.by_uid.get(ref.uid)
+        owner = self.nodes.get(key) if key is not None else None
+        return (owner is not None and owner.kind.info.namespaced
+                and owner.namespace != dependent.namespace)
+
     def dependents_of(self, uid: str) -> list[Node]:
         return [self.nodes[k] for k in sorted(self.dependents.get(uid, ()))]

@@ -264,3 +264,86 @@ def test_blocking_owner_ref_does_block(server: APIServer) -> None:
     server.update(got)
     gc.sync()
     assert not exists(server, owner) and not exists(server, dep)
+
+
+# --- the OwnerRefInvalidNamespace event (graph_builder.go reportInvalidNamespaceOwnerRef) ------------
+
+def _invalid_namespace_events(cp: Any) -> list[tuple[str, str, str, str]]:
+    model = cp.server.registry.for_gvk("v1", "Event").model
+    items = cp.server.list(model).items
+    return sorted((e.involved_object.kind, e.involved_object.name, e.type, e.message) for e in items
+                  if e.reason == "OwnerRefInvalidNamespace")
+
+
+def test_bad_child_in_ns1_to_owner_in_ns2_is_reported() -> None:
+    """TestConflictingData "bad child in ns1 -> owner in ns2 (owner first)": a Warning
+    OwnerRefInvalidNamespace event on the child, in upstream's words."""
+    from kbatch.runtime.controlplane import ControlPlane
+
+    cp = ControlPlane(seed=0, controllers="garbage-collector")
+    for ns in ("ns1", "ns2"):
+        make(cp.server, "v1", "Namespace", None, ns)
+    owner = configmap(cp.server, "ns2", "podname2")
+    cp.run_until_idle()
+    child = configmap(cp.server, "ns1", "podname1", ref_to(owner))
+    cp.run_until_idle()
+    uid = owner.metadata.uid
+    assert _invalid_namespace_events(cp) == [
+        ("ConfigMap", "podname1", "Warning",
+         f"ownerRef [v1/ConfigMap, namespace: ns1, name: podname2, uid: {uid}] "
+         'does not exist in namespace "ns1"'),
+    ]
+    assert not exists(cp.server, child)
+
+
+@pytest.mark.parametrize("child_first", [True, False], ids=["child first", "owner first"])
+def test_misplaced_owner_is_reported_once_whichever_is_seen_first(server: APIServer,
+                                                                  child_first: bool) -> None:
+    """TestConflictingData "bad child in ns1 -> owner in ns2 (child first / owner first)": the
+    collector reports the reference once, when it sees the child after the owner (graph_builder.go
+    addDependentToOwners) or the owner after the child (processGraphChanges, the observed identity
+    of a virtual owner). Child first: both exist before the collector starts, and its initial list
+    reads ns1 before ns2."""
+    seen: list[tuple[str, str]] = []
+
+    def report(dep: Any, ref: Any) -> None:
+        seen.append((dep.name, ref.uid))
+
+    gc = None if child_first else GarbageCollector(server, report=report)
+    owner = configmap(server, "ns2", "podname2")
+    configmap(server, "ns1", "podname1", ref_to(owner))
+    if gc is None:
+        gc = GarbageCollector(server, report=report)
+    gc.sync()
+    assert seen == [("podname1", owner.metadata.uid)]
+
+
+def test_bad_cluster_scoped_child_to_owner_in_ns1_is_reported() -> None:
+    """TestConflictingData "bad cluster-scoped child -> owner in ns1 (owner first)": the event names the
+    empty namespace the cluster-scoped child looked in; the child stays."""
+    from kbatch.runtime.controlplane import ControlPlane
+
+    cp = ControlPlane(seed=0, controllers="garbage-collector")
+    make(cp.server, "v1", "Namespace", None, "ns1")
+    owner = configmap(cp.server, "ns1", "podname1")
+    child = node(cp.server, "nodename", ref_to(owner))
+    cp.run_until_idle()
+    uid = owner.metadata.uid
+    assert _invalid_namespace_events(cp) == [
+        ("Node", "nodename", "Warning",
+         f'ownerRef [v1/ConfigMap, namespace: , name: podname1, uid: {uid}] does not exist in namespace ""'),
+    ]
+    assert exists(cp.server, child)
+
+
+def test_good_child_is_not_reported() -> None:
+    """A namespaced child of an owner in its own namespace, or of a cluster-scoped owner, is fine."""
+    from kbatch.runtime.controlplane import ControlPlane
+
+    cp = ControlPlane(seed=0, controllers="garbage-collector")
+    make(cp.server, "v1", "Namespace", None, "ns1")
+    owner = configmap(cp.server, "ns1", "a")
+    cluster_owner = node(cp.server, "n")
+    configmap(cp.server, "ns1", "b", ref_to(owner), ref_to(cluster_owner))
+    cp.run_until_idle()
+    assert _invalid_namespace_events(cp) == []
