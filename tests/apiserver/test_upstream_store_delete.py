@@ -434,3 +434,39 @@ def test_shortening_a_pending_grace_period_also_applies_the_policy(api: Api) -> 
     assert obj is not None
     assert obj["metadata"]["finalizers"] == [ORPHAN]
     assert obj["metadata"]["deletionGracePeriodSeconds"] == 0
+
+
+# --- a delete of an object already being deleted -----------------------------------------------------
+
+@pytest.mark.parametrize(("first", "again", "expected"), [
+    ("Foreground", {"propagationPolicy": "Orphan"}, [X, ORPHAN]),
+    ("Orphan", {"propagationPolicy": "Foreground"}, [X, FOREGROUND]),
+    ("Orphan", {"propagationPolicy": "Background"}, [X]),
+    ("Orphan", {}, [X, ORPHAN]),
+    ("Foreground", {"orphanDependents": True}, [X, ORPHAN]),
+], ids=["foreground-then-orphan", "orphan-then-foreground", "orphan-then-background", "orphan-then-default",
+        "foreground-then-orphanDependents"])
+def test_delete_of_an_object_already_deleting_updates_gc_finalizers(
+        api: Api, first: str, again: dict[str, Any], expected: list[str]) -> None:
+    """store.go Delete: an object being deleted without a pending grace period (BeforeDelete: not
+    graceful, not pending) goes through updateForGracefulDeletionAndFinalizers again, so a second
+    delete may switch its GC finalizer; its deletionTimestamp stays (markAsDeleting keeps an earlier
+    one)."""
+    configmap(api, "foo", [X])
+    assert api.delete(CM, "foo", {"propagationPolicy": first}).status_code == 200
+    api.cp.clock.advance(5)
+    resp = api.delete(CM, "foo", again)
+    assert resp.status_code == 200, resp.text
+    obj = api.get(CM, "foo")
+    assert obj is not None
+    assert obj["metadata"]["finalizers"] == expected
+    assert obj["metadata"]["deletionTimestamp"] == _stamp(0)
+
+
+def test_second_background_delete_removes_an_object_held_only_by_gc_finalizer(api: Api) -> None:
+    """store.go Delete: Background on an object held only by ``orphan`` empties its finalizers, so
+    it is deleted (errDeleteNow)."""
+    configmap(api, "foo")
+    assert api.delete(CM, "foo", {"propagationPolicy": "Orphan"}).status_code == 200
+    assert api.delete(CM, "foo", {"propagationPolicy": "Background"}).status_code == 200
+    assert api.get(CM, "foo") is None
