@@ -50,7 +50,7 @@ class DeleteDecision:
 
 def pod_grace_period(pod: Any, requested: int | None) -> int:
     """The pod strategy's rule: the requested grace or spec.terminationGracePeriodSeconds (default
-    30); 0 for a pod that is not scheduled or already terminal."""
+    30); 0 for a pod that is not scheduled or already terminal; 1 for a negative one."""
     spec, status = getattr(pod, "spec", None), getattr(pod, "status", None)
     if requested is not None:
         period = requested
@@ -61,7 +61,7 @@ def pod_grace_period(pod: Any, requested: int | None) -> int:
         return 0
     if getattr(status, "phase", None) in ("Succeeded", "Failed"):
         return 0
-    return period
+    return 1 if period < 0 else period  # a negative spec value means 1 second, as upstream's strategy
 
 
 def _gc_choice(finalizers: list[str], policy: str | None, default: str) -> str:

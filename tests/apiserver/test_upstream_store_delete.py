@@ -362,9 +362,11 @@ def test_graceful_store_can_delete_if_existing_grace_period_zero(api: Api) -> No
     ("machine", 7, None, 7),
     ("machine", 7, 3, 3),            # the request's grace wins over the spec's
     ("machine", 7, -5, 1),           # a negative request means 1 second (BeforeDelete)
+    ("machine", -5, None, 1),        # so does a negative spec value (CheckGracefulDelete: period < 0)
     (None, 7, None, 0),              # not scheduled: deleted at once
     (None, 7, 3, 0),
-], ids=["default-30", "from-spec", "request-wins", "negative-is-1", "unscheduled", "unscheduled-request"])
+], ids=["default-30", "from-spec", "request-wins", "negative-is-1", "negative-spec-is-1", "unscheduled",
+       "unscheduled-request"])
 def test_pod_check_graceful_delete(api: Api, node: str | None, spec_grace: int | None,
                                    requested: int | None, expected: int) -> None:
     pod(api, "p", node=node, grace=spec_grace)
