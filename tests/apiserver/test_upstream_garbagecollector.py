@@ -347,3 +347,19 @@ def test_good_child_is_not_reported() -> None:
     configmap(cp.server, "ns1", "b", ref_to(owner), ref_to(cluster_owner))
     cp.run_until_idle()
     assert _invalid_namespace_events(cp) == []
+
+
+def test_cluster_scoped_owners(server: APIServer) -> None:
+    """test/integration/garbagecollector/cluster_scoped_owner_test.go TestClusterScopedOwners (a Node
+    stands for the PersistentVolume kbatch does not serve): a namespaced child of a present
+    cluster-scoped owner stays, one of a missing owner is deleted, one whose owner is of an unknown
+    type (unknown.group/v1 UnknownType) is never reaped."""
+    gc = GarbageCollector(server)
+    owner = node(server, "pv")
+    valid = configmap(server, "ns1", "cm-valid", ref_to(owner))
+    missing = configmap(server, "ns1", "cm-missing", ref("v1", "Node", "missing-name", "missing-uid"))
+    invalid = configmap(server, "ns1", "cm-invalid", ref("unknown.group/v1", "UnknownType", "invalid-name",
+                                                         "invalid-uid"))
+    gc.sync()
+    assert not exists(server, missing)
+    assert exists(server, valid) and exists(server, invalid)
