@@ -472,3 +472,26 @@ def test_second_background_delete_removes_an_object_held_only_by_gc_finalizer(ap
     assert api.delete(CM, "foo", {"propagationPolicy": "Orphan"}).status_code == 200
     assert api.delete(CM, "foo", {"propagationPolicy": "Background"}).status_code == 200
     assert api.get(CM, "foo") is None
+
+
+# --- namespaces (pkg/registry/core/namespace/storage/storage.go) -------------------------------------
+
+NAMESPACES = "/api/v1/namespaces"
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    ({"orphanDependents": False}, ["foregroundDeletion"]),
+    ({"orphanDependents": True}, ["orphan"]),
+    ({"propagationPolicy": "Foreground"}, ["foregroundDeletion"]),
+    ({}, None),
+], ids=["orphanDependents-false", "orphanDependents-true", "foreground", "default"])
+def test_namespace_delete_gc_finalizers(api: Api, options: dict[str, Any],
+                                        expected: list[str] | None) -> None:
+    """Namespace storage Delete, shouldHaveOrphanFinalizer / shouldHaveDeleteDependentsFinalizer: unlike
+    the generic store, ``orphanDependents: false`` asks for the foregroundDeletion finalizer."""
+    api.create(NAMESPACES, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns1"}})
+    assert api.delete(NAMESPACES, "ns1", options).status_code == 200
+    obj = api.get(NAMESPACES, "ns1")
+    assert obj is not None
+    assert obj["metadata"].get("finalizers") == expected
+    assert obj["status"]["phase"] == "Terminating"
