@@ -264,7 +264,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
     if method == "PATCH":
         return _patch(backend, req, rp, name)
     if method == "DELETE" and rp.subresource is None:
-        dopts = delete_options(req)
+        dopts = delete_options(req, namespace=info.group == "" and info.kind == "Namespace")
         # pods answer with the deleted object (ReturnDeletedObject in pkg/registry/core/pod/storage)
         last = backend.get(info, rp.namespace, name) if info.kind in RETURN_DELETED else None
         gone = backend.delete(info, rp.namespace, name, dopts) or last
