@@ -133,9 +133,8 @@ def test_unsupported_controller_pod() -> None:
     ref = {"apiVersion": "apps.test.io/v1", "kind": "TestWorkload", "name": "fake-controller",
            "uid": "b7329742-8daa-493a-8881-6ca07139172b", "controller": True}
     from kbatch.api.meta import OwnerReference
-    # kbatch's garbage collector deletes a pod whose owner kind it cannot resolve (upstream's retries
-    # the REST mapping instead); the finalizer keeps the pod listed, as upstream's test store does.
-    _pod(cp, "naked", finalizer=True, owner_references=[OwnerReference.model_validate(ref)])
+    # The garbage collector keeps a pod whose owner kind it cannot resolve (it retries the mapping).
+    _pod(cp, "naked", owner_references=[OwnerReference.model_validate(ref)])
     status = _pdb_obj(cp).status
     assert status.disruptions_allowed == 0
     (event,) = {e.message for e in _events(cp, "CalculateExpectedPodCountFailed")}
