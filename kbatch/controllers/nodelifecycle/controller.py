@@ -290,11 +290,10 @@ class TaintEviction:
         except NotFound:
             self._cancel(key)  # handlePodUpdate: the pod is gone
             return None
-        phase = pod.status.phase if pod.status else None
-        if pod.metadata.deletion_timestamp is not None or phase in ("Succeeded", "Failed"):
-            self.scheduled.pop(key, None)  # kbatch: a terminating or finished pod is left alone
+        if pod.metadata.deletion_timestamp is not None:
+            self.scheduled.pop(key, None)  # kbatch: a terminating pod is not evicted again
             return None
-        now = self.ctx.clock.now()
+        now = self.ctx.clock.now()  # a finished pod is evicted too (upstream checks no phase)
         work = self.scheduled.get(key)
         try:
             node = self.ctx.cache.get(self.Node, pod.spec.node_name or "")

@@ -315,3 +315,30 @@ def test_eventual_consistency_new_pod(tolerations: list[dict[str, Any]] | None, 
     _pod(cp, "pod2", tolerations=tolerations)
     cp.advance(wait)
     assert _evicted(cp, "pod2")
+
+
+# --- phases: upstream's handlers and processPodOnNode look at no pod phase -------------------------
+
+@pytest.mark.parametrize("phase", ["Succeeded", "Failed"])
+def test_a_finished_pod_on_a_tainted_node_is_evicted_too(phase: str) -> None:
+    """``handleNodeUpdate`` lists every pod bound to the node and ``addConditionAndDeletePod``
+    patches and deletes whatever its phase: a finished pod gets ``DisruptionTarget`` and is deleted
+    (at once: a terminal pod's deletion needs no grace period)."""
+    from kbatch.api.errors import NotFound
+    from kbatch.api.frozen import edit
+
+    cp = _plane()
+    _node(cp, [])
+    _pod(cp, "pod1")
+    pod = edit(cp.client.get(Pod, "pod1", "default"))
+    pod.status.phase = phase
+    cp.client.update_status(pod)
+    watch = cp.client.watch(Pod, "default")
+    _set_taints(cp, [1])
+    events = watch.poll()
+    patched = [e.object for e in events
+               if e.type == "MODIFIED" and e.object.status.condition("DisruptionTarget")]
+    assert patched and patched[0].status.condition("DisruptionTarget").reason == "DeletionByTaintManager"
+    assert events[-1].type == "DELETED"
+    with pytest.raises(NotFound):
+        cp.client.get(Pod, "pod1", "default")
