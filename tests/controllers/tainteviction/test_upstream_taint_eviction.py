@@ -342,3 +342,24 @@ def test_a_finished_pod_on_a_tainted_node_is_evicted_too(phase: str) -> None:
     assert events[-1].type == "DELETED"
     with pytest.raises(NotFound):
         cp.client.get(Pod, "pod1", "default")
+
+
+# --- timed_workers_test.go: TestCancelAndReadd, through taints removed and added again ---------------
+
+def test_cancel_and_readd_restarts_the_toleration() -> None:
+    """``timed_workers_test.go`` ``TestCancelAndReadd`` (work cancelled, then added again, runs from
+    its new start) as a user meets it: a taint tolerated for 60 s is removed at t=30 (the work is
+    cancelled) and added again at t=40, so the pod goes at t=100, not at t=60."""
+    cp = _plane()
+    _node(cp, [1])
+    _pod(cp, "pod1", "node1", [_toleration(1, 60)])
+    cp.advance(30)
+    _set_taints(cp, [])
+    cp.advance(10)
+    _set_taints(cp, [1])
+    cp.advance(59)
+    assert not _evicted(cp)
+    cp.advance(1)
+    assert _evicted(cp)
+    assert [m for _, _, m in _events(cp)] == ["Cancelling deletion of Pod default/pod1",
+                                              "Marking for deletion Pod default/pod1"]
