@@ -27,7 +27,7 @@ from kbatch.api.printing import (
 )
 
 __all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD",
-           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SERVICE"]
+           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SECRET", "SERVICE"]
 
 
 # --- Pod -----------------------------------------------------------------------------------
@@ -256,3 +256,12 @@ def _config_map_cells(cm: Obj, now: datetime) -> list[Any]:
 
 
 CONFIG_MAP = Printer((NAME, Column("Data", "integer"), AGE), _config_map_cells)
+
+
+def _secret_cells(secret: Obj, now: datetime) -> list[Any]:
+    """``printSecret``: the type and the number of keys in ``data``."""
+    data = secret.get("data") or {}
+    return [name_of(secret), secret.get("type") or "", len(data), creation_age(secret, now)]
+
+
+SECRET = Printer((NAME, Column("Type"), Column("Data", "integer"), AGE), _secret_cells)
