@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.server.test_kubectl import KUBECTL, kubectl
+from tests.server.test_kubectl import EXAMPLES, KUBECTL, kubectl
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
 
@@ -54,3 +54,26 @@ def test_secret_quota_counts_secrets(served: Any) -> None:
                      check=False)
     assert second.returncode == 1
     assert 'secrets "two" is forbidden: exceeded quota: few' in second.stderr
+
+
+def test_pod_waits_for_its_secret(served: Any) -> None:
+    """kubectl shows the kubelet's ``CreateContainerConfigError`` until the Secret exists."""
+    from kbatch.cli import main
+
+    kubectl(served, "apply", "-f", str(EXAMPLES[0].parent / "kwok-node.yaml"))
+    kubectl(served, "create", "-f", "-", input_=json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "needs-secret"},
+        "spec": {"nodeName": "kwok-node-0", "restartPolicy": "Never", "containers": [
+            {"name": "c", "image": "busybox", "command": ["sleep", "100"],
+             "envFrom": [{"secretRef": {"name": "later"}}]}]}}))
+    row = kubectl(served, "get", "pod", "needs-secret").stdout.splitlines()[1].split()
+    assert row[2] == "CreateContainerConfigError"
+    events = kubectl(served, "get", "events", "--field-selector", "involvedObject.name=needs-secret").stdout
+    assert 'Error: secret "later" not found' in events
+    kubectl(served, "create", "secret", "generic", "later", "--from-literal=k=v")
+    try:
+        main(["--server", served.url, "advance", "10s"])
+    except SystemExit as exit_:
+        assert not exit_.code
+    row = kubectl(served, "get", "pod", "needs-secret").stdout.splitlines()[1].split()
+    assert row[2] == "Running"
