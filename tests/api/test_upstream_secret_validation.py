@@ -107,7 +107,8 @@ INVALID = [
      'data[.dockercfg]: Invalid value: "<secret contents redacted>": unexpected end of JSON input'),
     ("TestValidateDockerConfigSecret/invalid dockercfg",
      secret(type_="kubernetes.io/dockercfg", data={".dockercfg": "bad"}),
-     'data[.dockercfg]: Invalid value: "<secret contents redacted>": invalid character'),
+     'data[.dockercfg]: Invalid value: "<secret contents redacted>": invalid character \'b\' looking for '
+     'beginning of value'),
     ("TestValidateDockerConfigSecret/missing config.json",
      secret(type_="kubernetes.io/dockerconfigjson", data={}), "data[.dockerconfigjson]: Required value"),
     ("TestValidateDockerConfigSecret/empty config.json",

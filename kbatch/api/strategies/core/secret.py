@@ -72,8 +72,10 @@ def _json_error(raw: bytes) -> str | None:
         return "unexpected end of JSON input"
     try:
         value = json.loads(raw)
-    except ValueError:
-        return "invalid character looking for beginning of value"
+    except ValueError as err:
+        pos = getattr(err, "pos", 0) or 0
+        char = raw[pos:pos + 1].decode(errors="replace") or " "
+        return f"invalid character '{char}' looking for beginning of value"
     if not isinstance(value, dict):
         go = {list: "array", str: "string", bool: "bool", type(None): ""}.get(type(value), "number")
         return f"json: cannot unmarshal {go} into Go value of type map[string]interface {{}}" if go else None
