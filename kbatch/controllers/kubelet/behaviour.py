@@ -9,7 +9,9 @@ The container environment used for ``$VAR`` substitution holds each ``env`` entr
 the ``fieldRef`` sources the kubelet resolves itself (upstream ``pkg/kubelet/kubelet_pods.go``
 ``podFieldSelectorRuntimeValue``): ``metadata.name``, ``metadata.namespace``, ``metadata.uid``,
 ``metadata.labels['k']``, ``metadata.annotations['k']``, ``spec.nodeName``,
-``spec.serviceAccountName``; ``envFrom`` and ``configMapKeyRef``/``secretKeyRef`` entries are read
+``spec.serviceAccountName``. A ``value`` is ``$(VAR)``-expanded against the variables defined before
+it (``makeEnvironmentVariables`` with ``expansion.MappingFuncFor``: undefined references stay as
+written, ``$$`` is a dollar); ``envFrom`` and ``configMapKeyRef``/``secretKeyRef`` entries are read
 from the objects when the container is created (:mod:`.references`, through the controller's
 lookup). A container whose references are missing is not created: the planner answers a
 :class:`~kbatch.controllers.kubelet.engine.ConfigError` and the engine tries again later.
@@ -26,7 +28,7 @@ from typing import Any
 from kbatch.controllers.kubelet.engine import APP, ConfigError, Planner, Proc
 from kbatch.controllers.kubelet.probes import LIVENESS, READINESS, STARTUP, ProbeSpec
 from kbatch.controllers.kubelet.references import Lookup, container_references, resolve_env
-from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, interpret
+from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, expand_k8s_refs, interpret
 from kbatch.sim.stages import StageRule, pick_stage
 
 __all__ = ["command_run", "container_command", "container_env", "make_planner", "probe_specs"]
@@ -52,8 +54,8 @@ def _field_ref(pod: Any, path: str) -> str | None:
 def container_env(pod: Any, container: Any, lookup: Lookup | None = None) -> dict[str, str]:
     env: dict[str, str] = {}
     for var in container.env or ():
-        if var.value is not None:
-            env[var.name] = var.value
+        if var.value is not None or var.value_from is None:  # no value at all: defined, empty
+            env[var.name] = expand_k8s_refs(var.value, env) if var.value else ""
         elif var.value_from is not None and var.value_from.field_ref is not None:
             value = _field_ref(pod, var.value_from.field_ref.field_path)
             if value is not None:

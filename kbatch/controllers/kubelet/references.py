@@ -29,6 +29,8 @@ import binascii
 from collections.abc import Callable
 from typing import Any
 
+from kbatch.sim.command import expand_k8s_refs
+
 __all__ = ["CONFIG_MAP", "SECRET", "Lookup", "container_references", "env_error", "mount_errors",
            "pod_references", "resolve_env"]
 
@@ -80,7 +82,7 @@ def _values(kind: str, obj: Any, with_binary: bool = False) -> dict[str, str]:
 
 def resolve_env(container: Any, namespace: str, lookup: Lookup,
                 plain: dict[str, str]) -> tuple[dict[str, str], str | None]:
-    """The container's environment (``plain``: the ``value``/``fieldRef`` entries already resolved)
+    """The container's environment (``plain``: the ``fieldRef`` entries already resolved)
     with its ConfigMap and Secret entries, and the first error (None when the container can start)."""
     env: dict[str, str] = {}
     for source in container.env_from or ():
@@ -99,7 +101,9 @@ def resolve_env(container: Any, namespace: str, lookup: Lookup,
         source = var.value_from
         ref = source and (source.config_map_key_ref or source.secret_key_ref)
         if ref is None:
-            if var.name in plain:
+            if var.value is not None or source is None:  # expanded against what is defined so far
+                env[var.name] = expand_k8s_refs(var.value, env) if var.value else ""
+            elif var.name in plain:
                 env[var.name] = plain[var.name]
             continue
         kind = CONFIG_MAP if source.config_map_key_ref is not None else SECRET
