@@ -26,7 +26,7 @@ from kbatch.api.printing import (
 from kbatch.families.core.pod_printer import pod_cells
 
 __all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD",
-           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SERVICE"]
+           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SECRET", "SERVICE"]
 
 
 # --- Pod (rules in pod_printer) ------------------------------------------------------------
@@ -202,3 +202,12 @@ def _config_map_cells(cm: Obj, now: datetime) -> list[Any]:
 
 # printers.go declares the Data (and the Event Count) column "string" although the cell is a number
 CONFIG_MAP = Printer((NAME, Column("Data"), AGE), _config_map_cells)
+
+
+def _secret_cells(secret: Obj, now: datetime) -> list[Any]:
+    """``printSecret``: the type and the number of keys in ``data``."""
+    data = secret.get("data") or {}
+    return [name_of(secret), secret.get("type") or "", len(data), creation_age(secret, now)]
+
+
+SECRET = Printer((NAME, Column("Type"), Column("Data", "string"), AGE), _secret_cells)
