@@ -210,4 +210,4 @@ def _secret_cells(secret: Obj, now: datetime) -> list[Any]:
     return [name_of(secret), secret.get("type") or "", len(data), creation_age(secret, now)]
 
 
-SECRET = Printer((NAME, Column("Type"), Column("Data", "string"), AGE), _secret_cells)
+SECRET = Printer((NAME, Column("Type"), Column("Data"), AGE), _secret_cells)
