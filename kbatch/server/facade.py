@@ -270,7 +270,8 @@ class ControlPlaneBackend:
         stream = self._client.watch(self._model(info), self._ns(info, namespace),
                                     label_selector=opts.label_selector, field_selector=opts.field_selector,
                                     resource_version=opts.resource_version,
-                                    allow_bookmarks=opts.allow_bookmarks)
+                                    allow_bookmarks=opts.allow_bookmarks,
+                                    send_initial_events=opts.send_initial_events)
         return _DictWatch(stream, self._events)
 
     def evict(self, namespace: str, name: str, eviction: Obj, *, dry_run: bool = False) -> Obj:
