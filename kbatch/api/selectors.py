@@ -22,6 +22,7 @@ from typing import Any, Literal
 from kbatch.api.base import ApiInfo
 from kbatch.api.errors import BadRequest, FieldError
 from kbatch.api.meta import LabelSelector, Resource
+from kbatch.api.validation import is_qualified_name, is_valid_label_value
 
 __all__ = [
     "EVERYTHING",
@@ -45,62 +46,18 @@ __all__ = [
 LabelOp = Literal["=", "==", "!=", "in", "notin", "exists", "!", "gt", "lt"]
 
 # ---------------------------------------------------------------------------------------------
-# Label keys and values (k8s.io/apimachinery pkg/util/validation/validation.go IsQualifiedName,
-# IsValidLabelValue).
-
-_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_VALUE_RE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-_DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_QUALIFIED_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation "
-    "is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-)
-_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or "
-    "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-)
-_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
-    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-)
+# Label keys and values: upstream validates both with content.IsLabelKey / IsLabelValue, the same
+# checks ObjectMeta's labels go through, so these are the validators of kbatch.api.validation.
 
 
 def label_key_errors(key: str) -> list[str]:
     """Upstream ``IsQualifiedName``: ``[prefix/]name``; returns messages (empty when valid)."""
-    prefix, slash, name = key.rpartition("/")
-    errs: list[str] = []
-    if key.count("/") > 1:
-        return [_QUALIFIED_MSG + " with an optional DNS subdomain prefix and '/' (e.g. "
-                "'example.com/MyName')"]
-    if slash:
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
-            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
-                errs.append("prefix part " + _SUBDOMAIN_MSG)
-    if not name:
-        errs.append("name part must be non-empty")
-    else:
-        if len(name) > 63:
-            errs.append("name part must be no more than 63 characters")
-        if not _NAME_RE.match(name):
-            errs.append("name part " + _QUALIFIED_MSG)
-    return errs
+    return is_qualified_name(key)
 
 
 def label_value_errors(value: str) -> list[str]:
     """Upstream ``IsValidLabelValue``."""
-    errs: list[str] = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _VALUE_RE.match(value):
-        errs.append(_VALUE_MSG)
-    return errs
+    return is_valid_label_value(value)
 
 
 # ---------------------------------------------------------------------------------------------
