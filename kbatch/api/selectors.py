@@ -37,6 +37,7 @@ __all__ = [
     "label_key_errors",
     "label_value_errors",
     "parse_field_selector",
+    "parse_int64",
     "parse_label_selector",
     "selector_from_model",
     "selector_from_set",
@@ -84,9 +85,8 @@ class Requirement:
             return self.key not in labels
         if self.key not in labels:  # gt / lt: integer comparison
             return False
-        try:
-            have = int(labels[self.key])
-        except ValueError:
+        have = parse_int64(labels[self.key])
+        if have is None:
             return False
         want = int(self.values[0])
         return have > want if op == "gt" else have < want
@@ -103,32 +103,64 @@ class Requirement:
         return f"{self.key}{symbol}{self.values[0]}"
 
 
-def _requirement(key: str, op: LabelOp, values: Iterable[str]) -> Requirement:
-    """Upstream ``NewRequirement``: validate key, operator/value arity and values."""
-    vals = tuple(sorted(set(values)))
-    errs = [FieldError.invalid("", key, "; ".join(label_key_errors(key)))] if label_key_errors(key) else []
+_SET_EMPTY = "for 'in', 'notin' operators, values set can't be empty"
+_ONE_VALUE = "exact-match compatibility requires one single value"
+_NO_VALUES = "values set must be empty for exists and does not exist"
+_ONE_INTEGER = "for 'Gt', 'Lt' operators, exactly one value is required"
+_INTEGER = "for 'Gt', 'Lt' operators, the value must be an integer"
+_INT64_RE = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def parse_int64(text: str) -> int | None:
+    """Go's ``strconv.ParseInt(text, 10, 64)``: an optional sign and ASCII digits (no ``_``, no
+    spaces, no other Unicode digits, all of which Python's ``int`` takes), within int64."""
+    if not _INT64_RE.fullmatch(text):
+        return None
+    value = int(text)
+    return value if _INT64_MIN <= value <= _INT64_MAX else None
+
+
+def _requirement_errors(key: str, op: LabelOp, vals: list[str], key_path: str) -> list[FieldError]:
+    """Upstream ``NewRequirement``'s checks (pkg/labels/selector.go), in its order and with its
+    field paths: the key, the operator's arity, Gt/Lt integers, then every value as a label value
+    (``values[i][key]``; Gt/Lt values too, so a negative bound such as ``x>-1`` is refused)."""
+    errs: list[FieldError] = []
+    key_msgs = label_key_errors(key)
+    if key_msgs:
+        errs.append(FieldError.invalid(key_path, key, "; ".join(key_msgs)))
     if op in ("in", "notin") and not vals:
-        errs.append(FieldError.invalid("values", list(vals), "for 'in', 'notin' operators, values set "
-                                                            "can't be empty"))
+        errs.append(FieldError.invalid("values", vals, _SET_EMPTY))
     elif op in ("=", "==", "!=") and len(vals) != 1:
-        errs.append(FieldError.invalid("values", list(vals), "exact-match compatibility requires one "
-                                                            "single value"))
+        errs.append(FieldError.invalid("values", vals, _ONE_VALUE))
     elif op in ("exists", "!") and vals:
-        errs.append(FieldError.invalid("values", list(vals), "values set must be empty for exists and "
-                                                            "does not exist"))
+        errs.append(FieldError.invalid("values", vals, _NO_VALUES))
     elif op in ("gt", "lt"):
         if len(vals) != 1:
-            errs.append(FieldError.invalid("values", list(vals), "for 'Gt', 'Lt' operators, exactly one "
-                                                                "value is required"))
-        elif not re.fullmatch(r"[-+]?\d+", vals[0]):
-            errs.append(FieldError.invalid("values[0]", vals[0], "for 'Gt', 'Lt' operators, the value "
-                                                                "must be an integer"))
-    for v in vals:
-        if op not in ("gt", "lt") and label_value_errors(v):
-            errs.append(FieldError.invalid(f"[{key}]", v, "; ".join(label_value_errors(v))))
+            errs.append(FieldError.invalid("values", vals, _ONE_INTEGER))
+        errs += [FieldError.invalid(f"values[{i}]", v, _INTEGER) for i, v in enumerate(vals)
+                 if parse_int64(v) is None]
+    for i, v in enumerate(vals):
+        value_msgs = label_value_errors(v)
+        if value_msgs:
+            errs.append(FieldError.invalid(f"values[{i}][{key}]", v, "; ".join(value_msgs)))
+    return errs
+
+
+def _aggregate(errs: list[FieldError]) -> str:
+    """``ErrorList.ToAggregate().Error()`` (pkg/util/errors): one message alone, several de-duplicated
+    in brackets."""
+    messages = list(dict.fromkeys(str(e) for e in errs))
+    return messages[0] if len(messages) == 1 else "[" + ", ".join(messages) + "]"
+
+
+def _requirement(key: str, op: LabelOp, values: Iterable[str], key_path: str = "key") -> Requirement:
+    """Upstream ``NewRequirement``: validate, then keep the values sorted and de-duplicated."""
+    vals = list(values)
+    errs = _requirement_errors(key, op, vals, key_path)
     if errs:
-        raise BadRequest(str(errs[0]).lstrip(": "))
-    return Requirement(key, op, vals)
+        raise BadRequest(_aggregate(errs))
+    return Requirement(key, op, tuple(sorted(set(vals))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,8 +325,9 @@ class _Parser:
         if kind != "id":
             raise ValueError(f"found '{lit}', expected: identifier")
         key = lit
-        if label_key_errors(key):
-            raise ValueError(f'Invalid value: "{key}": ' + "; ".join(label_key_errors(key)))
+        key_msgs = label_key_errors(key)
+        if key_msgs:  # validated with the parser's (nil) path, which Go prints as "<nil>"
+            raise ValueError(str(FieldError.invalid("<nil>", key, "; ".join(key_msgs))))
         if op == "!" or self.peek()[0] in ("end", ","):
             return _as_value_error(key, op or "exists", ())
         kind, lit = self.take(values=False)
@@ -353,8 +386,8 @@ class _Parser:
 
 
 def _as_value_error(key: str, op: LabelOp, values: Iterable[str]) -> Requirement:
-    try:
-        return _requirement(key, op, values)
+    try:  # the parser hands NewRequirement its value set's sorted list
+        return _requirement(key, op, sorted(set(values)))
     except BadRequest as err:
         raise ValueError(err.message) from None
 
