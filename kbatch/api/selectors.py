@@ -409,8 +409,11 @@ def parse_label_selector(text: str | None) -> Selector:
 
 @dataclass(frozen=True, slots=True)
 class FieldRequirement:
+    """One term: ``field=value`` (upstream ``hasTerm``; ``==`` is the same term) or ``field!=value``
+    (``notHasTerm``)."""
+
     field: str
-    operator: Literal["=", "==", "!="]
+    operator: Literal["=", "!="]
     value: str
 
     def matches(self, fields: Mapping[str, str]) -> bool:
@@ -418,12 +421,12 @@ class FieldRequirement:
         return have != self.value if self.operator == "!=" else have == self.value
 
     def __str__(self) -> str:
-        return f"{_escape(self.field)}{self.operator}{_escape(self.value)}"
+        return f"{self.field}{self.operator}{_escape(self.value)}"  # only the value is escaped
 
 
 @dataclass(frozen=True, slots=True)
 class FieldSelector:
-    """A conjunction of field terms, kept in the order written (upstream's ``andTerm``)."""
+    """A conjunction of field terms, in the order upstream's parser sorts them (``andTerm``)."""
 
     requirements: tuple[FieldRequirement, ...] = ()
 
@@ -442,6 +445,8 @@ class FieldSelector:
         return ",".join(str(r) for r in self.requirements)
 
 
+# Semantics of k8s.io/apimachinery pkg/fields/selector.go (splitTerms, splitTerm, UnescapeValue,
+# parseSelector), read at the 1.37 tree (commit eed236ce).
 _ESCAPES = {"\\": "\\\\", ",": "\\,", "=": "\\="}
 
 
@@ -449,59 +454,62 @@ def _escape(text: str) -> str:
     return "".join(_ESCAPES.get(c, c) for c in text)
 
 
-def _split_unescaped(text: str, sep: str) -> list[str]:
-    parts, buf, i = [], [], 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and i + 1 < len(text):
-            buf.append(text[i:i + 2])
-            i += 2
-            continue
-        if c == sep:
-            parts.append("".join(buf))
-            buf = []
-        else:
-            buf.append(c)
-        i += 1
-    parts.append("".join(buf))
-    return parts
+def _split_terms(text: str) -> list[str]:
+    """Split on commas not preceded by a backslash escape; the escapes stay in the terms."""
+    terms, start, in_slash = [], 0, False
+    for i, c in enumerate(text):
+        if in_slash:
+            in_slash = False
+        elif c == "\\":
+            in_slash = True
+        elif c == ",":
+            terms.append(text[start:i])
+            start = i + 1
+    terms.append(text[start:])
+    return terms
 
 
-def _unescape(text: str) -> str:
-    out, i = [], 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            if i + 1 >= len(text) or text[i + 1] not in "\\,=":
-                raise ValueError(f"invalid escape sequence: {text[i:i + 2]!r}")
-            out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _split_term(term: str) -> tuple[str, Literal["=", "==", "!="], str] | None:
-    """The first unescaped operator in the term (``!=`` and ``==`` before ``=``)."""
-    i = 0
-    while i < len(term):
-        if term[i] == "\\":
-            i += 2
-            continue
+def _split_term(term: str) -> tuple[str, Literal["=", "!="], str] | None:
+    """The first ``!=``, ``==`` or ``=`` in the term, escaped or not (upstream does not skip escapes
+    here: a backslash before ``=`` only protects it in the value, which is checked afterwards)."""
+    for i in range(len(term)):
         for op in ("!=", "==", "="):
             if term.startswith(op, i):
-                return term[:i], op, term[i + len(op):]  # type: ignore[return-value]
-        i += 1
+                return term[:i], ("!=" if op == "!=" else "="), term[i + len(op):]
     return None
 
 
+def _unescape(text: str) -> str:
+    """Upstream ``UnescapeValue``: ``\\\\``, ``\\,`` and ``\\=`` are escapes, any other backslash
+    sequence and any bare ``,`` or ``=`` are errors (Go prints the bare rune with ``%v``: its code)."""
+    if not any(c in text for c in "\\,="):
+        return text
+    out: list[str] = []
+    in_slash = False
+    for c in text:
+        if in_slash:
+            if c not in "\\,=":
+                raise ValueError(f"invalid field selector: invalid escape sequence: \\{c}")
+            out.append(c)
+            in_slash = False
+        elif c == "\\":
+            in_slash = True
+        elif c in ",=":
+            raise ValueError(f"invalid field selector: unescaped character in value: {ord(c)}")
+        else:
+            out.append(c)
+    if in_slash:
+        raise ValueError("invalid field selector: invalid escape sequence: \\")
+    return "".join(out)
+
+
 def parse_field_selector(text: str | None) -> FieldSelector:
-    """Upstream ``fields.ParseSelector``. Raises ``BadRequest``."""
+    """Upstream ``fields.ParseSelector``: terms sorted as strings, empty ones skipped, the left side
+    kept as written, the value unescaped. Raises ``BadRequest``."""
     if not text:
         return FieldSelector()
     reqs: list[FieldRequirement] = []
-    for term in _split_unescaped(text, ","):
+    for term in sorted(_split_terms(text)):
         if term == "":
             continue
         parts = _split_term(term)
@@ -509,9 +517,9 @@ def parse_field_selector(text: str | None) -> FieldSelector:
             raise BadRequest(f"invalid selector: '{text}'; can't understand '{term}'")
         name, op, value = parts
         try:
-            reqs.append(FieldRequirement(_unescape(name), op, _unescape(value)))
+            reqs.append(FieldRequirement(name, op, _unescape(value)))
         except ValueError as err:
-            raise BadRequest(f"invalid selector: '{text}'; {err}") from None
+            raise BadRequest(str(err)) from None
     return FieldSelector(tuple(reqs))
 
 
