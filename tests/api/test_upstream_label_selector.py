@@ -29,6 +29,7 @@ from kbatch.api.selectors import (
     selector_from_model,
     selector_from_set,
 )
+from kbatch.api.validation import validate_label_selector, validate_labels
 
 VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
              "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
@@ -305,3 +306,45 @@ def test_requirement_values_keep_upstream_order_for_paths() -> None:
             {"matchExpressions": [{"key": "k", "operator": "In", "values": ["ok", "-bad"]}]}))
     assert err.value.message.startswith('values[1][k]: Invalid value: "-bad"')
     assert Requirement("k", "in", ("a",)).matches({"k": "a"})
+
+
+# ---- pkg/apis/meta/v1/validation/validation_test.go ----------------------------------------------
+
+@pytest.mark.parametrize("labels", [
+    {"simple": "bar"}, {"now-with-dashes": "bar"}, {"1-starts-with-num": "bar"}, {"1234": "bar"},
+    {"simple/simple": "bar"}, {"now-with-dashes/simple": "bar"}, {"now-with-dashes/now-with-dashes": "bar"},
+    {"now.with.dots/simple": "bar"}, {"now-with.dashes-and.dots/simple": "bar"}, {"1-num.2-num/3-num": "bar"},
+    {"1234/5678": "bar"}, {"1.2.3.4/5678": "bar"}, {"UpperCaseAreOK123": "bar"}, {"goodvalue": "123_-.BaR"},
+])
+def test_validate_labels_success(labels: dict[str, str]) -> None:
+    assert validate_labels(labels, "field") == []
+
+
+# TestValidateLabels: exactly one error, whose detail holds the given text
+@pytest.mark.parametrize(("labels", "expect"), [
+    ({"nospecialchars^=@": "bar"}, "name part must consist of"),
+    ({"cantendwithadash-": "bar"}, "name part must consist of"),
+    ({"only/one/slash": "bar"}, "a valid label key must consist of"),
+    ({"a" * 254: "bar"}, "must be no more than"),
+    ({"toolongvalue": "a" * 64}, "must be no more than"),
+    ({"backslashesinvalue": "some\\bad\\value"}, "a valid label must be an empty string or consist of"),
+    ({"nocommasallowed": "bad,value"}, "a valid label must be an empty string or consist of"),
+    ({"strangecharsinvalue": "?#$notsogood"}, "a valid label must be an empty string or consist of"),
+])
+def test_validate_labels_errors(labels: dict[str, str], expect: str) -> None:
+    errs = validate_labels(labels, "field")
+    assert len(errs) == 1 and expect in errs[0].detail
+
+
+# TestLabelSelectorMatchExpression: (expression, number of errors, text in one of them)
+@pytest.mark.parametrize(("expr", "count", "text"), [
+    ({"key": "key", "operator": "In", "values": ["value"]}, 0, ""),
+    ({"key": "-key", "operator": "In", "values": ["value"]}, 1, "name part must consist of alphanumeric"),
+    ({"key": "key", "operator": "abc", "values": ["value"]}, 1, "not a valid selector operator"),
+    ({"key": "key", "operator": "In", "values": ["-value"]}, 1, "a valid label must be an empty string"),
+])
+def test_label_selector_match_expression(expr: dict, count: int, text: str) -> None:  # type: ignore[type-arg]
+    selector = LabelSelector.model_validate({"matchExpressions": [expr]})
+    errs = validate_label_selector(selector, "labelSelector")
+    assert len(errs) == count
+    assert all(text in str(e) for e in errs)
