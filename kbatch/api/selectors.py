@@ -523,14 +523,20 @@ def parse_field_selector(text: str | None) -> FieldSelector:
     return FieldSelector(tuple(reqs))
 
 
-# Supported field labels per group-resource: label → wire path in the object (dotted camelCase).
-# Every kind also supports metadata.name and metadata.namespace (DefaultMetaV1FieldSelectorConversion).
+# Field label conversion, as the API server applies it to a list's field selector (upstream
+# ``Scheme.ConvertFieldLabel``; the answer to an unsupported label is a BadRequest carrying the
+# conversion function's own error). Per group-resource: label → wire path read from the object.
+# Kinds listed here have their own conversion function: core ones in kubernetes
+# pkg/apis/core/v1/conversion.go, Job in pkg/apis/batch/v1/conversion.go, ResourceSlice in
+# pkg/apis/resource/v1/conversion.go, and custom resources' ``selectableFields``.
 _FIELD_LABELS: dict[str, dict[str, str]] = {
     "pods": {
         "spec.nodeName": "spec.nodeName", "spec.restartPolicy": "spec.restartPolicy",
         "spec.schedulerName": "spec.schedulerName", "spec.serviceAccountName": "spec.serviceAccountName",
         "spec.hostNetwork": "spec.hostNetwork", "status.phase": "status.phase",
         "status.podIP": "status.podIP", "status.nominatedNodeName": "status.nominatedNodeName",
+        "spec.host": "spec.nodeName",  # old v1 clients' name, converted to spec.nodeName
+        "status.podIPs": "",  # accepted, but not in the pod's field set (ToSelectableFields): always ""
     },
     "events": {
         "involvedObject.kind": "involvedObject.kind", "involvedObject.namespace": "involvedObject.namespace",
@@ -551,19 +557,39 @@ _FIELD_LABELS: dict[str, dict[str, str]] = {
     "workloads.kueue.x-k8s.io": {"status.admission.clusterQueue": "status.admission.clusterQueue"},
 }
 _META_LABELS = {"metadata.name": "metadata.name", "metadata.namespace": "metadata.namespace"}
+# conversion functions that do not accept metadata.namespace (the Node, Namespace, ResourceSlice ones)
+_WITHOUT_NAMESPACE = frozenset({"nodes", "namespaces", "resourceslices.resource.k8s.io"})
+_NOT_SUPPORTED = "field label not supported: {}"
+_MESSAGES = {
+    "jobs.batch": 'field label "{}" not supported for batchv1.Job',
+    "resourceslices.resource.k8s.io": ("field label not supported for resource.k8s.io/v1, "
+                                       "Kind=ResourceSlice: {}"),
+}
+# runtime.DefaultMetaV1FieldSelectorConversion: a built-in kind without its own function
+_DEFAULT_MESSAGE = '"{}" is not a known field selector: only "metadata.name", "metadata.namespace"'
 
 
 def supported_field_labels(info: ApiInfo) -> dict[str, str]:
-    """Field label → wire path for one kind."""
+    """Field label → wire path for one kind (every label its field set can hold)."""
     return {**_META_LABELS, **_FIELD_LABELS.get(info.group_resource, {})}
 
 
-def check_field_selector(selector: FieldSelector, info: ApiInfo) -> None:
-    """Raise ``BadRequest: field label not supported: X`` for a label the kind does not support."""
+def _unsupported_message(info: ApiInfo, custom_resource: bool) -> str:
+    gr = info.group_resource
+    if custom_resource or gr in _FIELD_LABELS:
+        return _MESSAGES.get(gr, _NOT_SUPPORTED)
+    return _DEFAULT_MESSAGE
+
+
+def check_field_selector(selector: FieldSelector, info: ApiInfo, *, custom_resource: bool = False) -> None:
+    """Raise the kind's conversion error (a ``BadRequest``) for the first label it does not support.
+    A custom resource is converted by the CRD converter (apiextensions-apiserver
+    ``crConverter.ConvertFieldLabel``): ``metadata.namespace`` only when namespaced."""
     supported = supported_field_labels(info)
+    no_namespace = info.group_resource in _WITHOUT_NAMESPACE or (custom_resource and not info.namespaced)
     for name in selector.fields:
-        if name not in supported:
-            raise BadRequest(f"field label not supported: {name}")
+        if name not in supported or (no_namespace and name == "metadata.namespace"):
+            raise BadRequest(_unsupported_message(info, custom_resource).format(name))
 
 
 @cache

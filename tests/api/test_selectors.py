@@ -152,7 +152,7 @@ def test_unsupported_field_label() -> None:
     check_field_selector(parse_field_selector("status.successful=1"), JOBS)
     with pytest.raises(BadRequest) as err:
         check_field_selector(parse_field_selector("spec.parallelism=1"), JOBS)
-    assert err.value.message == "field label not supported: spec.parallelism"
+    assert err.value.message == 'field label "spec.parallelism" not supported for batchv1.Job'
 
 
 def _esc(v: str) -> str:

@@ -4,7 +4,8 @@ follows; strings are upstream's. Selectors are parsed as a ``?fieldSelector=`` /
 value is (``parse_field_selector``); the splitting helpers are kbatch's ``splitTerms``/``splitTerm``.
 
 Not translated: TestRequiresExactMatch and TestTransform (no kbatch counterpart: the label
-conversion is :func:`check_field_selector`, tested below), TestSetIsEmpty's Go term types.
+conversion is :func:`check_field_selector`, tested at the end against each kind's conversion
+function), TestSetIsEmpty's Go term types.
 """
 
 from __future__ import annotations
@@ -13,12 +14,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kbatch.api.batch_v1 import Job
+from kbatch.api.core_v1 import ConfigMap, Namespace, Node, Pod
 from kbatch.api.errors import BadRequest
+from kbatch.api.kueue_v1beta2.queues import ClusterQueue, LocalQueue
+from kbatch.api.resource_v1.slice import ResourceSlice
 from kbatch.api.selectors import (
     _escape,
     _split_term,
     _split_terms,
     _unescape,
+    check_field_selector,
+    field_values,
     parse_field_selector,
 )
 
@@ -142,3 +149,49 @@ def test_parse_of_print_is_the_same_selector(terms: list[tuple[str, str, str]]) 
     assert sorted(map(str, reparsed.requirements)) == sorted(map(str, selector.requirements))
     want = sorted((f, "!=" if op == "!=" else "=", v) for f, op, v in terms)
     assert sorted((r.field, r.operator, r.value) for r in selector.requirements) == want
+
+
+# ---- field label conversion per kind (kubernetes pkg/apis/core/v1/conversion.go,
+# pkg/apis/batch/v1/conversion.go, pkg/apis/resource/v1/conversion.go, apimachinery
+# runtime.DefaultMetaV1FieldSelectorConversion, apiextensions-apiserver crConverter) -----------------
+
+def _refusal(model: type, text: str, custom_resource: bool = False) -> str:
+    with pytest.raises(BadRequest) as err:
+        check_field_selector(parse_field_selector(text), model.api_info, custom_resource=custom_resource)
+    return err.value.message
+
+
+@pytest.mark.parametrize(("model", "text", "custom", "message"), [
+    (Pod, "spec.size=1", False, "field label not supported: spec.size"),
+    (Node, "metadata.namespace=a", False, "field label not supported: metadata.namespace"),
+    (Namespace, "metadata.namespace=a", False, "field label not supported: metadata.namespace"),
+    (Job, "spec.parallelism=1", False, 'field label "spec.parallelism" not supported for batchv1.Job'),
+    (ResourceSlice, "metadata.namespace=a", False,
+     "field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: metadata.namespace"),
+    (ConfigMap, "data.x=1", False,
+     '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"'),
+    (ClusterQueue, "metadata.namespace=a", True, "field label not supported: metadata.namespace"),
+    (LocalQueue, "spec.clusterQueue=a", True, "field label not supported: spec.clusterQueue"),
+])
+def test_unsupported_field_label_is_the_kinds_conversion_error(model: type, text: str, custom: bool,
+                                                               message: str) -> None:
+    assert _refusal(model, text, custom) == message
+
+
+@pytest.mark.parametrize(("model", "text", "custom"), [
+    (Pod, "spec.host=n1,status.podIPs=", False), (Node, "metadata.name=n", False),
+    (ConfigMap, "metadata.namespace=a", False), (LocalQueue, "metadata.namespace=a", True),
+    (Job, "metadata.namespace=a,status.successful=1", False),
+])
+def test_supported_field_labels(model: type, text: str, custom: bool) -> None:
+    check_field_selector(parse_field_selector(text), model.api_info, custom_resource=custom)
+
+
+def test_pod_spec_host_is_spec_node_name_and_pod_ips_is_never_set() -> None:
+    # "spec.host" converts to spec.nodeName; "status.podIPs" is accepted but absent from the pod's
+    # field set (pkg/registry/core/pod/strategy.go ToSelectableFields), so it reads ""
+    pod = Pod.model_validate({"metadata": {"name": "p", "namespace": "d"}, "spec": {"nodeName": "n1"},
+                              "status": {"podIP": "10.0.0.1", "podIPs": [{"ip": "10.0.0.1"}]}})
+    fields = field_values(pod, ["spec.host", "status.podIPs"])
+    assert fields == {"spec.host": "n1", "status.podIPs": ""}
+    assert parse_field_selector("spec.host=n1,status.podIPs=").matches(fields)
