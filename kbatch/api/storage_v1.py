@@ -8,7 +8,8 @@ annotation is still honoured, pkg/volume/util/storageclass.go ``IsDefaultAnnotat
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from typing import ClassVar
 
 from kbatch.api.base import ApiInfo, KubeModel
@@ -26,6 +27,8 @@ __all__ = [
 
 IS_DEFAULT_STORAGE_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 BETA_IS_DEFAULT_STORAGE_CLASS_ANNOTATION = "storageclass.beta.kubernetes.io/is-default-class"
+
+_NEVER = datetime.min.replace(tzinfo=UTC)
 
 # storage.VolumeBindingMode values, sorted as validation lists them.
 VOLUME_BINDING_MODES = ("Immediate", "WaitForFirstConsumer")
@@ -60,3 +63,18 @@ def is_default_annotation(annotations: Mapping[str, str] | None) -> bool:
     found = annotations or {}
     return (found.get(IS_DEFAULT_STORAGE_CLASS_ANNOTATION) == "true"
             or found.get(BETA_IS_DEFAULT_STORAGE_CLASS_ANNOTATION) == "true")
+
+
+def default_class(classes: Iterable[StorageClass]) -> StorageClass | None:
+    """``GetDefaultClass`` (pkg/volume/util/storageclass.go, since kubernetes#110559 in 1.26): of the
+    classes annotated default, the newest by ``creationTimestamp``, then the first by name; ``None``
+    when no class is annotated."""
+    defaults = [c for c in classes if is_default_annotation(c.metadata.annotations)]
+    if not defaults:
+        return None
+    newest = max(_created(c) for c in defaults)
+    return min((c for c in defaults if _created(c) == newest), key=lambda c: c.metadata.name or "")
+
+
+def _created(sc: StorageClass) -> datetime:
+    return sc.metadata.creation_timestamp or _NEVER

@@ -4,10 +4,9 @@ Kinds: storage.k8s.io/v1 StorageClass and core/v1 PersistentVolume, both cluster
 upstream's defaulting, validation, update rules and ``kubectl get`` columns. core/v1
 PersistentVolumeClaim stays in the core family (JobSet's volumeClaimPolicies create claims).
 
-This is the first stage: objects only. No admission plugin (DefaultStorageClass,
-StorageObjectInUseProtection), no persistentvolume-binder, no provisioner and no VolumeBinding
-scheduler plugin yet: a claim stays Pending and a volume stays Pending (docs/storage.md lists what is
-missing).
+Admission: ``DefaultStorageClass`` (a claim that names no class gets the default one). Not yet:
+StorageObjectInUseProtection, the persistentvolume-binder, a provisioner, the VolumeBinding scheduler
+plugin: a claim stays Pending and a volume stays Pending (docs/storage.md lists what is missing).
 """
 
 from __future__ import annotations
@@ -15,16 +14,22 @@ from __future__ import annotations
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
 from kbatch.api.storage_v1 import StorageClass
 from kbatch.api.strategies.storage import PersistentVolumeStrategy, StorageClassStrategy
-from kbatch.families.family import Family, KindEntry
+from kbatch.families.family import AdmissionPlugin, Family, KindEntry
 from kbatch.families.storage import printers
 
 __all__ = ["STORAGE"]
 
 STORAGE = Family(
     name="storage",
-    description="storage.k8s.io/v1 StorageClass and core/v1 PersistentVolume (objects; no binding yet)",
+    description="storage.k8s.io/v1 StorageClass and core/v1 PersistentVolume (no binding yet); "
+                "DefaultStorageClass admission",
     kinds=(
         KindEntry(StorageClass, StorageClassStrategy(), printers.STORAGE_CLASS),
         KindEntry(PersistentVolume, PersistentVolumeStrategy(), printers.PERSISTENT_VOLUME),
+    ),
+    admission=(
+        AdmissionPlugin("DefaultStorageClass",
+                        "kbatch.apiserver.admission_plugins.default_storage_class:install",
+                        description="a claim without a class gets the default StorageClass"),
     ),
 )
