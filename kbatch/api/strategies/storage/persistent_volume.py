@@ -121,6 +121,12 @@ class PersistentVolumeStrategy(DefaultStrategy):
         obj.status = PersistentVolumeStatus(phase="Pending",
                                             last_phase_transition_time=obj.metadata.creation_timestamp)
 
+    def prepare_for_status_update(self, new: PersistentVolume,  # type: ignore[override]
+                                  old: PersistentVolume) -> None:
+        super().prepare_for_status_update(new, old)
+        if new.status is not None and not new.status.phase:  # SetDefaults_PersistentVolume, on decode
+            new.status.phase = "Pending"
+
     def fill_empty_status(self, obj: PersistentVolume) -> None:
         if obj.status is None:
             obj.status = PersistentVolumeStatus(phase="Pending")
