@@ -22,7 +22,8 @@ def test_builtin_composition_lists_core_then_batch() -> None:
                                                    "jobset", "kueue"]
     assert [p.name for p in composed.admission] == [
         "NamespaceLifecycle", "LimitRanger", "DefaultTolerationSeconds", "Priority", "ResourceQuota",
-        "DefaultStorageClass", "DynamicResourceAllocation", "PodGroupProtection", *JOBSET_HOOKS, *KUEUE_HOOKS]
+        "DefaultStorageClass", "StorageObjectInUseProtection", "DynamicResourceAllocation",
+        "PodGroupProtection", *JOBSET_HOOKS, *KUEUE_HOOKS]
     names = [c.name for c in composed.controllers]
     assert names.index("scheduler") < names.index("job")
     registry = composed.registry()
