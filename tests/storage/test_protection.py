@@ -137,3 +137,16 @@ def test_disabled_plugin_and_controllers() -> None:
 ])
 def test_the_decision(finalizers: list[str], deleting: bool, in_use: bool, after: list[str] | None) -> None:
     assert finalizers_after(finalizers, "kubernetes.io/pvc-protection", deleting, in_use) == after
+
+
+def test_a_pod_in_another_namespace_does_not_hold_the_claim() -> None:
+    """"deleted PVC with finalizer + pod with the same PVC name in a different namespace"."""
+    cp = plane()
+    other = pod()
+    other["metadata"]["namespace"] = "team"
+    cp.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}, PVC, other])
+    cp.advance(5)
+    assert cp.client.get(Pod, "user", "team").spec.node_name
+    cp.client.delete(PersistentVolumeClaim, "data", "default")
+    cp.advance(5)
+    assert claim(cp) is None
