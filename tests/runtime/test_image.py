@@ -112,6 +112,12 @@ WORLD: list[dict[str, Any]] = [
     {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "token"}, "stringData": {"token": "t"}},
     {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
      "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+    # storage (docs/storage.md): a class and a volume (objects only so far)
+    {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "standard"},
+     "provisioner": "kbatch.io/simulated", "volumeBindingMode": "WaitForFirstConsumer"},
+    {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-data"},
+     "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+              "hostPath": {"path": "/data"}}},
     # gangs (docs/gang.md), both APIs: groups of two with one member so far, waiting for the second
     {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload", "metadata": {"name": "wl"},
      "spec": {"podGroupTemplates": [{"name": "w", "schedulingPolicy": {"gang": {"minCount": 2}}}]}},
