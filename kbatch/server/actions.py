@@ -213,7 +213,8 @@ def trace(backend: Any, args: Obj) -> Obj:
     return {"lines": tr.lines(), "digest": tr.digest()}
 
 
-def pod_log(backend: Any, namespace: str, name: str, container: str | None = None) -> str:
+def pod_log(backend: Any, namespace: str, name: str, container: str | None = None, *,
+            previous: bool = False) -> str:
     info = _info(backend, "pods")
     pod = backend.get(info, namespace, name)
     from kbatch.sim.command import interpret
@@ -225,9 +226,19 @@ def pod_log(backend: Any, namespace: str, name: str, container: str | None = Non
     if (pod.get("status") or {}).get("phase") in (None, "Pending"):
         raise BadRequest(f'container "{chosen["name"]}" in pod "{name}" is waiting to start: '
                          "ContainerCreating")
+    if previous and not _last_terminated(pod, chosen["name"]):
+        # the kubelet's validateContainerLogStatus (k8s.io/kubernetes pkg/kubelet/kubelet_pods.go): no
+        # lastState.terminated, no previous run to read (kbatch's kubelet sets no containerID to check)
+        raise BadRequest(f'previous terminated container "{chosen["name"]}" in pod "{name}" not found')
     env = {e["name"]: _env_value(pod, e) for e in chosen.get("env") or () if "name" in e}
     run = interpret([*(chosen.get("command") or ()), *(chosen.get("args") or ())], env)
     return "".join(line + "\n" for line in run.logs)
+
+
+def _last_terminated(pod: Obj, container: str) -> bool:
+    statuses = (pod.get("status") or {}).get("containerStatuses") or ()
+    status: Obj = next((s for s in statuses if s.get("name") == container), {})
+    return bool((status.get("lastState") or {}).get("terminated"))
 
 
 def _env_value(pod: Obj, var: Obj) -> str:

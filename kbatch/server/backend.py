@@ -127,7 +127,8 @@ class Backend(Protocol):
         the clock plus ``advancedSeconds`` and, for the bounded forms, ``met``."""
         ...
 
-    def pod_log(self, namespace: str, name: str, container: str | None = None) -> str: ...
+    def pod_log(self, namespace: str, name: str, container: str | None = None, *,
+                previous: bool = False) -> str: ...
 
     def action(self, name: str, args: Obj) -> Obj:
         """Fault injection and cluster actions, as :data:`kbatch.server.actions.ACTIONS` names them

@@ -341,8 +341,9 @@ class ControlPlaneBackend:
             return False
         return True
 
-    def pod_log(self, namespace: str, name: str, container: str | None = None) -> str:
-        return actions.pod_log(self, namespace, name, container)
+    def pod_log(self, namespace: str, name: str, container: str | None = None, *,
+                previous: bool = False) -> str:
+        return actions.pod_log(self, namespace, name, container, previous=previous)
 
     def action(self, name: str, args: Obj) -> Obj:
         handler = actions.ACTIONS.get(name)

@@ -25,6 +25,7 @@ from kbatch.server.backend import Backend, WriteOptions
 from kbatch.server.deleteopts import delete_options, delete_warnings
 from kbatch.server.http import Request, Response, json_response
 from kbatch.server.list_options import validate_list_request
+from kbatch.server.pod_log_options import cut_log, log_options
 from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import ResourcePath
 from kbatch.server.table import build_table, table_accepted
@@ -229,10 +230,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
     if rp.subresource == "eviction":
         return _evict(backend, req, rp)
     if rp.subresource == "log":
-        if method != "GET" or name is None:
-            raise MethodNotAllowed(f"{method} is not supported on pods/log")
-        text = backend.pod_log(rp.namespace or "default", name, req.param("container"))
-        return Response(200, text.encode(), content_type="text/plain")
+        return _pod_log(backend, req, rp)
     if rp.subresource == "finalize" and (method != "PUT" or name is None):
         # upstream's FinalizeREST is an Updater only (pkg/registry/core/namespace/storage/storage.go)
         raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
@@ -272,6 +270,15 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
             backend.settle()
         return _deleted(rp, name, gone, tuple(warning_header(w) for w in delete_warnings(rp.spec, dopts)))
     raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
+
+
+def _pod_log(backend: Backend, req: Request, rp: ResourcePath) -> Response:
+    """``GET pods/{name}/log`` with its ``PodLogOptions`` (:mod:`kbatch.server.pod_log_options`)."""
+    if req.method != "GET" or rp.name is None:
+        raise MethodNotAllowed(f"{req.method} is not supported on pods/log")
+    opts = log_options(req)
+    text = backend.pod_log(rp.namespace or "default", rp.name, opts.container, previous=opts.previous)
+    return Response(200, cut_log(text, opts), content_type="text/plain")
 
 
 def _evict(backend: Backend, req: Request, rp: ResourcePath) -> Response:

@@ -1,0 +1,210 @@
+"""A batch user's day-to-day kubectl commands (the real kubectl, v1.32 here) against ``kbatch serve``.
+
+Each test is one workflow, checked against what kube-apiserver (and kubectl's own client-side code,
+k8s.io/kubectl ``pkg/cmd/...``) would answer. Virtual time moves only through ``kbatch advance``, so a
+``kubectl wait`` is started first and the clock moved while it waits. Deliberate differences are
+listed in docs/cli.md ("kubectl and kbatch").
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+import pytest
+
+from kbatch.cli import main
+from tests.server.test_kubectl import KUBECTL, TIMEOUT, kubectl
+
+pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
+
+
+def kb(served: Any, *args: str) -> None:
+    try:
+        main(["--server", served.url, *args])
+    except SystemExit as exit_:
+        assert not exit_.code, args
+
+
+def get(served: Any, *args: str) -> Any:
+    return json.loads(kubectl(served, "get", *args, "-o", "json").stdout)
+
+
+@pytest.fixture(scope="module")
+def cluster(served: Any) -> Any:
+    kb(served, "nodes", "add", "--count", "2")
+    return served
+
+
+def test_create_job_from_cronjob_is_a_manual_instantiation(cluster: Any) -> None:
+    # kubectl pkg/cmd/create/create_job.go createJobFromCronJob: the annotation, a controller
+    # ownerReference to the CronJob, the CronJob's job template as the spec
+    kubectl(cluster, "create", "cronjob", "nightly", "--image=busybox", "--schedule=0 3 * * *",
+            "--", "echo", "night")
+    kubectl(cluster, "create", "job", "nightly-manual", "--from=cronjob/nightly")
+    cj, job = get(cluster, "cronjob", "nightly"), get(cluster, "job", "nightly-manual")
+    assert job["metadata"]["annotations"]["cronjob.kubernetes.io/instantiate"] == "manual"
+    assert job["metadata"]["ownerReferences"] == [{
+        "apiVersion": "batch/v1", "kind": "CronJob", "name": "nightly", "uid": cj["metadata"]["uid"],
+        "controller": True}]
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    assert container["command"] == ["echo", "night"] and container["image"] == "busybox"
+
+
+CRONJOB_WITH_EMBEDDED_FIELDS = {
+    "apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "rich"},
+    "spec": {"schedule": "0 3 * * *", "jobTemplate": {"spec": {"template": {"spec": {
+        "restartPolicy": "Never",
+        "volumes": [{"name": "root", "hostPath": {"path": "/"}},
+                    {"name": "cfg", "configMap": {"name": "settings"}}],
+        "containers": [{
+            "name": "c", "image": "busybox", "command": ["echo", "rich"],
+            "env": [{"name": "MODE", "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "mode"}}}],
+            "readinessProbe": {"exec": {"command": ["true"]}, "periodSeconds": 5}}]}}}}}}
+
+
+def test_create_job_from_cronjob_keeps_the_template_kubectl_sends_as_protobuf(cluster: Any) -> None:
+    # kubectl's typed client sends the Job as protobuf; Go's embedded structs without a JSON name
+    # (core/v1 types.go: Volume.VolumeSource, Probe.ProbeHandler, ConfigMapKeySelector's
+    # LocalObjectReference) are nested messages there but inline fields in JSON
+    kubectl(cluster, "create", "-f", "-", input_=json.dumps(CRONJOB_WITH_EMBEDDED_FIELDS))
+    kubectl(cluster, "create", "job", "rich-manual", "--from=cronjob/rich")
+    spec = get(cluster, "job", "rich-manual")["spec"]["template"]["spec"]
+    assert spec["volumes"] == [
+        {"name": "root", "hostPath": {"path": "/", "type": ""}},
+        {"name": "cfg", "configMap": {"name": "settings", "defaultMode": 420}}]
+    container = spec["containers"][0]
+    assert container["env"][0]["valueFrom"]["configMapKeyRef"] == {"name": "settings", "key": "mode"}
+    assert container["readinessProbe"]["exec"] == {"command": ["true"]}
+
+
+def test_debug_node_pod_mounts_the_host_root(cluster: Any) -> None:
+    # kubectl pkg/cmd/debug: the node debugging pod mounts the host's / as a hostPath volume
+    out = kubectl(cluster, "debug", "node/node-0", "--image=busybox", "--profile=general")
+    assert "Warning: unknown field" not in out.stderr
+    pods = [p for p in get(cluster, "pods")["items"] if p["metadata"]["name"].startswith("node-debugger-")]
+    assert pods and pods[0]["spec"]["volumes"][0]["hostPath"]["path"] == "/"
+    assert pods[0]["spec"]["nodeName"] == "node-0"
+
+
+def test_create_job_with_a_command(cluster: Any) -> None:
+    kubectl(cluster, "create", "job", "hello", "--image=busybox", "--", "echo", "hello", "world")
+    job = get(cluster, "job", "hello")
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    assert container["name"] == "hello" and container["command"] == ["echo", "hello", "world"]
+    assert job["spec"]["template"]["spec"]["restartPolicy"] == "Never"
+
+
+def _background(served: Any, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([KUBECTL, *args], env=served.env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _finish(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
+    out, err = proc.communicate(timeout=TIMEOUT)
+    return proc.returncode, out, err
+
+
+def test_wait_for_complete_jsonpath_and_delete_while_the_clock_moves(cluster: Any) -> None:
+    kubectl(cluster, "create", "job", "sleeper", "--image=busybox", "--", "sleep", "60")
+    complete = _background(cluster, "wait", "--for=condition=complete", "job/sleeper", "--timeout=20s")
+    succeeded = _background(cluster, "wait", "--for=jsonpath={.status.succeeded}=1", "job/sleeper",
+                            "--timeout=20s")
+    kb(cluster, "advance", "2m")
+    assert _finish(complete)[:2] == (0, "job.batch/sleeper condition met\n")
+    assert _finish(succeeded)[:2] == (0, "job.batch/sleeper condition met\n")
+    gone = _background(cluster, "wait", "--for=delete", "job/sleeper", "--timeout=20s")
+    kubectl(cluster, "delete", "job", "sleeper", "--wait=false")
+    kb(cluster, "advance", "1m")
+    code, _, err = _finish(gone)
+    assert code == 0, err
+
+
+def test_wait_times_out_when_the_clock_does_not_move(cluster: Any) -> None:
+    kubectl(cluster, "create", "job", "stuck", "--image=busybox", "--", "sleep", "3600")
+    out = kubectl(cluster, "wait", "--for=condition=complete", "job/stuck", "--timeout=1s", check=False)
+    assert out.returncode == 1
+    assert out.stderr == "error: timed out waiting for the condition on jobs/stuck\n"
+
+
+def test_logs_of_a_job_by_selector_with_prefix_and_tail(cluster: Any) -> None:
+    kubectl(cluster, "create", "job", "talker", "--image=busybox", "--", "sh", "-c", "echo one; echo two")
+    kb(cluster, "advance", "30s")
+    assert kubectl(cluster, "logs", "job/talker").stdout == "one\ntwo\n"
+    pod = get(cluster, "pods", "-l", "job-name=talker")["items"][0]["metadata"]["name"]
+    prefixed = kubectl(cluster, "logs", "-l", "job-name=talker", "--prefix").stdout
+    assert prefixed == f"[pod/{pod}/talker] one\n[pod/{pod}/talker] two\n"
+    # tailLines and limitBytes (the kubelet cuts the log: pkg/kubelet/kuberuntime/logs)
+    assert kubectl(cluster, "logs", "job/talker", "--tail=1").stdout == "two\n"
+    assert kubectl(cluster, "logs", "job/talker", "--tail=0").stdout == ""
+    assert kubectl(cluster, "logs", "job/talker", "--limit-bytes=2").stdout == "on"
+    assert kubectl(cluster, "logs", "job/talker", "-f").stdout == "one\ntwo\n"  # it has ended
+
+
+def test_logs_previous_without_a_restart_is_the_kubelets_400(cluster: Any) -> None:
+    # pkg/kubelet/kubelet_pods.go validateContainerLogStatus: no lastState.terminated, no previous run
+    kubectl(cluster, "create", "job", "once", "--image=busybox", "--", "echo", "once")
+    kb(cluster, "advance", "30s")
+    pod = get(cluster, "pods", "-l", "job-name=once")["items"][0]["metadata"]["name"]
+    out = kubectl(cluster, "logs", pod, "--previous", check=False)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr == (f'Error from server (BadRequest): previous terminated container "once" in pod '
+                          f'"{pod}" not found\n')
+
+
+def test_logs_previous_after_a_restart(cluster: Any) -> None:
+    kubectl(cluster, "create", "-f", "-", input_=json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "flaky"},
+        "spec": {"restartPolicy": "OnFailure", "containers": [
+            {"name": "c", "image": "busybox", "command": ["sh", "-c", "echo try; exit 1"]}]}}))
+    kb(cluster, "advance", "40s")
+    assert get(cluster, "pod", "flaky")["status"]["containerStatuses"][0]["restartCount"] >= 1
+    assert kubectl(cluster, "logs", "flaky", "--previous").stdout == "try\n"
+
+
+def test_events_for_a_job(cluster: Any) -> None:
+    kubectl(cluster, "create", "job", "evented", "--image=busybox", "--", "echo", "x")
+    kb(cluster, "advance", "30s")
+    lines = kubectl(cluster, "events", "--for", "job/evented").stdout.splitlines()
+    assert lines[0].split() == ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    reasons = [line.split()[2] for line in lines[1:]]
+    assert reasons == ["SuccessfulCreate", "Completed"]
+    assert all(" Job/evented " in line for line in lines[1:])
+
+
+def test_get_pods_printing_options(cluster: Any) -> None:
+    kubectl(cluster, "create", "job", "printed", "--image=busybox", "--", "sleep", "3600")
+    kb(cluster, "advance", "5s")
+    pod = get(cluster, "pods", "-l", "job-name=printed")["items"][0]["metadata"]["name"]
+    cols = kubectl(cluster, "get", "pods", "-l", "job-name=printed",
+                   "-o", "custom-columns=NAME:.metadata.name,PHASE:.status.phase").stdout
+    assert [line.split() for line in cols.splitlines()] == [["NAME", "PHASE"], [pod, "Running"]]
+    assert kubectl(cluster, "get", "pods", "-l", "job-name=printed",
+                   "-o", "jsonpath={.items[*].spec.nodeName}").stdout in ("node-0", "node-1")
+    assert kubectl(cluster, "get", "pods", "-l", "job-name=printed", "-L", "job-name").stdout \
+        .splitlines()[0].split()[-1] == "JOB-NAME"
+    assert "job-name=printed" in kubectl(cluster, "get", "pod", pod, "--show-labels").stdout
+    running = kubectl(cluster, "get", "pods", "--field-selector", "status.phase=Running", "-o", "name").stdout
+    assert f"pod/{pod}" in running.split()
+    by_start = kubectl(cluster, "get", "pods", "--sort-by=.status.startTime", "-o", "name").stdout.split()
+    assert set(by_start) == {f"pod/{p['metadata']['name']}" for p in get(cluster, "pods")["items"]}
+    chunked = kubectl(cluster, "get", "pods", "--chunk-size=1", "-o", "name").stdout.split()
+    assert chunked == kubectl(cluster, "get", "pods", "-o", "name").stdout.split()
+
+
+def test_get_jobs_watch_json_prints_the_current_objects(cluster: Any) -> None:
+    out = subprocess.run([KUBECTL, "get", "jobs", "-w", "-o", "json", "--request-timeout=2s"],
+                         env=cluster.env(), capture_output=True, text=True, timeout=TIMEOUT)
+    names = {obj["metadata"]["name"] for obj in _json_stream(out.stdout)}
+    assert {"hello", "printed"} <= names
+
+
+def _json_stream(text: str) -> list[Any]:
+    decoder, pos, out = json.JSONDecoder(), 0, []
+    while pos < len(text.rstrip()):
+        obj, pos = decoder.raw_decode(text, pos)
+        out.append(obj)
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+    return out
