@@ -28,6 +28,7 @@ from kbatch.server.list_options import validate_list_request
 from kbatch.server.pod_log_options import cut_log, log_options
 from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import ResourcePath
+from kbatch.server.streaming import STREAMING_SUBRESOURCES, refuse_stream
 from kbatch.server.table import build_table, table_accepted
 from kbatch.server.warning_header import warning_header
 from kbatch.server.write_options import check_write_options, write_option_errors
@@ -231,6 +232,9 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
         return _evict(backend, req, rp)
     if rp.subresource == "log":
         return _pod_log(backend, req, rp)
+    if rp.subresource in STREAMING_SUBRESOURCES and name is not None:
+        pod = backend.get(info, rp.namespace, name)
+        raise refuse_stream(pod, rp.subresource, method, req.param("container"))
     if rp.subresource == "finalize" and (method != "PUT" or name is None):
         # upstream's FinalizeREST is an Updater only (pkg/registry/core/namespace/storage/storage.go)
         raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")

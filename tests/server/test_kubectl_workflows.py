@@ -208,3 +208,136 @@ def _json_stream(text: str) -> list[Any]:
         while pos < len(text) and text[pos].isspace():
             pos += 1
     return out
+
+
+def _running_pod(served: Any, job: str) -> str:
+    kubectl(served, "create", "job", job, "--image=busybox", "--", "sleep", "3600")
+    kb(served, "advance", "5s")
+    return str(get(served, "pods", "-l", f"job-name={job}")["items"][0]["metadata"]["name"])
+
+
+@pytest.mark.parametrize("args, prefix", [
+    (["exec", "{pod}", "--", "ls"],
+     "Error from server (BadRequest): kbatch serve runs no containers: exec into"),
+    (["cp", "{pod}:/etc/hosts", "{tmp}/hosts"],
+     "Error from server (BadRequest): kbatch serve runs no containers: exec into"),
+    (["attach", "{pod}"], "Error from server (BadRequest): kbatch serve runs no containers: attach to"),
+    (["port-forward", "pod/{pod}", ":80"],
+     "error: error upgrading connection: kbatch serve runs no containers: port forwarding to"),
+])
+def test_streaming_commands_fail_with_a_clear_status(cluster: Any, tmp_path: Any, args: list[str],
+                                                     prefix: str) -> None:
+    # upstream upgrades pods/exec|attach|portforward to a stream proxied to the kubelet
+    # (pkg/registry/core/pod/rest/subresources.go); kbatch has no container to connect to
+    pod = _running_pod(cluster, f"stream-{args[0]}")
+    out = kubectl(cluster, *(a.format(pod=pod, tmp=tmp_path) for a in args), check=False)
+    assert out.returncode == 1
+    assert out.stderr.splitlines()[-1].startswith(prefix), out.stderr
+    assert f"pod {pod} is not supported" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_exec_checks_the_request_as_kube_apiserver(cluster: Any) -> None:
+    # pkg/registry/core/pod/strategy.go streamLocation: container name, then the pod's node
+    pod = _running_pod(cluster, "stream-checks")
+    wrong = kubectl(cluster, "exec", pod, "-c", "nope", "--", "ls", check=False)
+    assert wrong.stderr == f"Error from server (BadRequest): container nope is not valid for pod {pod}\n"
+    kubectl(cluster, "run", "unbound", "--image=busybox", "--restart=Never",
+            '--overrides={"spec":{"nodeSelector":{"zone":"nowhere"}}}', "--", "sleep", "100")
+    pending = kubectl(cluster, "exec", "unbound", "--", "ls", check=False)
+    assert pending.stderr == "Error from server (BadRequest): pod unbound does not have a host assigned\n"
+    missing = kubectl(cluster, "exec", "no-such-pod", "--", "ls", check=False)
+    assert missing.stderr == 'Error from server (NotFound): pods "no-such-pod" not found\n'
+
+
+def test_debug_a_pod_says_ephemeral_containers_are_not_served(cluster: Any) -> None:
+    # kubectl pkg/cmd/debug/debug.go: a 404 on pods/ephemeralcontainers reads as "disabled"
+    pod = _running_pod(cluster, "debugged")
+    out = kubectl(cluster, "debug", pod, "--image=busybox", "--profile=general", check=False)
+    assert out.returncode == 1
+    assert "error: ephemeral containers are disabled for this cluster" in out.stderr
+
+
+def test_job_writes_a_user_makes(cluster: Any) -> None:
+    kubectl(cluster, "create", "job", "edited", "--image=busybox", "--", "sleep", "3600")
+    # suspend and resume by patch, each patch type (pkg/cmd/patch)
+    kubectl(cluster, "patch", "job", "edited", "-p", '{"spec":{"suspend":true}}')
+    assert get(cluster, "job", "edited")["spec"]["suspend"] is True
+    kubectl(cluster, "patch", "job", "edited", "--type=merge", "-p", '{"spec":{"suspend":false}}')
+    kubectl(cluster, "patch", "job", "edited", "--type=json",
+            "-p", '[{"op":"replace","path":"/spec/suspend","value":true}]')
+    assert get(cluster, "job", "edited")["spec"]["suspend"] is True
+    # the pod template is immutable (pkg/apis/batch/validation ValidateJobSpecUpdate): a 422
+    image = kubectl(cluster, "set", "image", "job/edited", "edited=busybox:2", check=False)
+    assert image.returncode == 1
+    assert image.stderr.startswith('error: failed to patch image update to pod template: Job.batch "edited" '
+                                   "is invalid: spec.template: Invalid value: ")
+    assert image.stderr.rstrip().endswith("field is immutable")
+    # Job has no scale subresource upstream (batch/v1 jobs serve status only)
+    scale = kubectl(cluster, "scale", "job", "edited", "--replicas=2", check=False)
+    assert scale.stderr == "Error from server (NotFound): the server could not find the requested resource\n"
+    # label/annotate with a stale resourceVersion: the optimistic-concurrency 409
+    rv = get(cluster, "job", "edited")["metadata"]["resourceVersion"]
+    kubectl(cluster, "label", "job", "edited", "tier=a", "--resource-version", rv)
+    stale = kubectl(cluster, "annotate", "job", "edited", "note=x", "--overwrite", "--resource-version", rv,
+                    check=False)
+    assert stale.stderr == (
+        'Error from server (Conflict): Operation cannot be fulfilled on jobs.batch "edited": the object has '
+        "been modified; please apply your changes to the latest version and try again\n")
+    kubectl(cluster, "label", "job", "edited", "tier=b", "--overwrite")
+    assert get(cluster, "job", "edited")["metadata"]["labels"]["tier"] == "b"
+
+
+def _configmap(name: str, value: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"set": "flows"}},
+            "data": {"k": value}}
+
+
+def test_diff_apply_prune_server_side_replace_and_edit(cluster: Any, tmp_path: Any) -> None:
+    both = tmp_path / "both.json"
+    both.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                "items": [_configmap("cm-a", "1"), _configmap("cm-b", "1")]}))
+    kubectl(cluster, "apply", "-f", str(both))
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(_configmap("cm-a", "2")))
+    diff = kubectl(cluster, "diff", "-f", str(one), check=False)
+    assert diff.returncode == 1 and '-  k: "1"' in diff.stdout and '+  k: "2"' in diff.stdout
+    pruned = kubectl(cluster, "apply", "--prune", "-l", "set=flows", "--prune-allowlist=core/v1/ConfigMap",
+                     "-f", str(one))
+    assert pruned.stdout == "configmap/cm-a configured\nconfigmap/cm-b pruned\n"
+    assert kubectl(cluster, "diff", "-f", str(one)).stdout == ""
+    # server-side apply: another manager owns data.k, a conflict unless forced
+    kubectl(cluster, "apply", "--server-side", "--field-manager=other", "-f", str(one))
+    one.write_text(json.dumps(_configmap("cm-a", "3")))
+    conflict = kubectl(cluster, "apply", "--server-side", "-f", str(one), check=False)
+    assert conflict.stderr.startswith('error: Apply failed with 1 conflict: conflict with "other": .data.k\n')
+    forced = kubectl(cluster, "apply", "--server-side", "--force-conflicts", "-f", str(one))
+    assert forced.stdout == "configmap/cm-a serverside-applied\n"
+    replaced = kubectl(cluster, "replace", "--force", "-f", str(one))
+    assert replaced.stdout == 'configmap "cm-a" deleted\nconfigmap/cm-a replaced\n'
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nsed -i \'s/k: "3"/k: "4"/\' "$1"\n')
+    editor.chmod(0o755)
+    edited = subprocess.run([KUBECTL, "edit", "configmap", "cm-a"], capture_output=True, text=True,
+                            env={**cluster.env(), "EDITOR": str(editor)}, timeout=TIMEOUT)
+    assert edited.stdout == "configmap/cm-a edited\n", edited.stderr
+    assert get(cluster, "configmap", "cm-a")["data"] == {"k": "4"}
+
+
+def test_read_only_cluster_commands(cluster: Any) -> None:
+    pod = _running_pod(cluster, "topped")
+    top = kubectl(cluster, "top", "pod", pod).stdout.splitlines()
+    assert top[0].split() == ["NAME", "CPU(cores)", "MEMORY(bytes)"] and top[1].split()[0] == pod
+    assert kubectl(cluster, "top", "nodes").stdout.splitlines()[0].split() == \
+        ["NAME", "CPU(cores)", "CPU(%)", "MEMORY(bytes)", "MEMORY(%)"]
+    explained = kubectl(cluster, "explain", "job.spec", "--recursive").stdout
+    assert explained.startswith("GROUP:      batch\nKIND:       Job\nVERSION:    v1\n\nFIELD: spec <JobSpec>")
+    assert "\n  backoffLimitPerIndex\t<integer>\n" in explained
+    wide = kubectl(cluster, "api-resources", "-o", "wide").stdout.splitlines()
+    jobs = next(line.split() for line in wide if line.startswith("jobs "))
+    assert jobs == ["jobs", "batch/v1", "true", "Job",
+                    "create,delete,deletecollection,get,list,patch,update,watch", "all"]
+    versions = kubectl(cluster, "api-versions").stdout.split()
+    assert {"v1", "batch/v1", "jobset.x-k8s.io/v1alpha2", "kueue.x-k8s.io/v1beta2"} <= set(versions)
+    assert "Server Version: v1.37" in kubectl(cluster, "version").stdout
+    info = kubectl(cluster, "cluster-info").stdout
+    assert info.startswith(f"Kubernetes control plane is running at {cluster.url}")
