@@ -219,26 +219,49 @@ def pod_log(backend: Any, namespace: str, name: str, container: str | None = Non
     pod = backend.get(info, namespace, name)
     from kbatch.sim.command import interpret
 
-    containers = pod["spec"]["containers"]
-    chosen = next((c for c in containers if c["name"] == container), None) if container else containers[0]
-    if chosen is None:
-        raise BadRequest(f'container {container} is not valid for pod {name}')
-    if (pod.get("status") or {}).get("phase") in (None, "Pending"):
-        raise BadRequest(f'container "{chosen["name"]}" in pod "{name}" is waiting to start: '
-                         "ContainerCreating")
-    if previous and not _last_terminated(pod, chosen["name"]):
-        # the kubelet's validateContainerLogStatus (k8s.io/kubernetes pkg/kubelet/kubelet_pods.go): no
-        # lastState.terminated, no previous run to read (kbatch's kubelet sets no containerID to check)
-        raise BadRequest(f'previous terminated container "{chosen["name"]}" in pod "{name}" not found')
+    chosen = _log_container(pod, name, container, previous)
     env = {e["name"]: _env_value(pod, e) for e in chosen.get("env") or () if "name" in e}
     run = interpret([*(chosen.get("command") or ()), *(chosen.get("args") or ())], env)
     return "".join(line + "\n" for line in run.logs)
 
 
-def _last_terminated(pod: Obj, container: str) -> bool:
-    statuses = (pod.get("status") or {}).get("containerStatuses") or ()
-    status: Obj = next((s for s in statuses if s.get("name") == container), {})
-    return bool((status.get("lastState") or {}).get("terminated"))
+_WAITING = {"ErrImagePull": "image can't be pulled", "ImagePullBackOff": "trying and failing to pull image"}
+
+
+def _log_container(pod: Obj, name: str, container: str | None, previous: bool) -> Obj:
+    """The container whose log is asked for, checked as the kubelet checks it (k8s.io/kubernetes
+    ``pkg/kubelet/kubelet_pods.go`` ``validateContainerLogStatus``): any of the pod's containers, init
+    and ephemeral ones too; a previous run needs ``lastState.terminated`` (kbatch's kubelet sets no
+    containerID to check); a waiting container without a terminated run has no log yet."""
+    spec = pod["spec"]
+    every = [*spec["containers"], *(spec.get("initContainers") or ()),
+             *(spec.get("ephemeralContainers") or ())]
+    chosen = next((c for c in every if c["name"] == container), None) if container else spec["containers"][0]
+    if chosen is None:
+        raise BadRequest(f'container {container} is not valid for pod {name}')
+    status = _container_status(pod, chosen["name"])
+    last_run = (status.get("lastState") or {}).get("terminated")
+    if previous and not last_run:
+        raise BadRequest(f'previous terminated container "{chosen["name"]}" in pod "{name}" not found')
+    waiting = (status.get("state") or {}).get("waiting")
+    if waiting is not None and not last_run:
+        reason = waiting.get("reason") or "ContainerCreating"
+        raise BadRequest(f'container "{chosen["name"]}" in pod "{name}" is waiting to start: '
+                         f'{_WAITING.get(reason, reason)}')
+    if not status and (pod.get("status") or {}).get("phase") in (None, "Pending"):
+        raise BadRequest(f'container "{chosen["name"]}" in pod "{name}" is waiting to start: '
+                         "ContainerCreating")
+    return dict(chosen)
+
+
+def _container_status(pod: Obj, container: str) -> Obj:
+    """The container's status, from whichever list the kubelet keeps it in (``{}`` when none)."""
+    status = pod.get("status") or {}
+    for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
+        found = next((s for s in status.get(key) or () if s.get("name") == container), None)
+        if found is not None:
+            return dict(found)
+    return {}
 
 
 def _env_value(pod: Obj, var: Obj) -> str:

@@ -341,3 +341,35 @@ def test_read_only_cluster_commands(cluster: Any) -> None:
     assert "Server Version: v1.37" in kubectl(cluster, "version").stdout
     info = kubectl(cluster, "cluster-info").stdout
     assert info.startswith(f"Kubernetes control plane is running at {cluster.url}")
+
+
+def test_logs_of_init_containers_and_all_containers(cluster: Any) -> None:
+    # the kubelet serves any container's log, init ones too (pkg/kubelet/kubelet_pods.go
+    # validateContainerLogStatus); kubectl --all-containers asks for each (pkg/cmd/logs)
+    kubectl(cluster, "create", "-f", "-", input_=json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "layered"},
+        "spec": {"restartPolicy": "Never",
+                 "initContainers": [{"name": "init", "image": "busybox", "command": ["echo", "from-init"]}],
+                 "containers": [{"name": "a", "image": "busybox", "command": ["echo", "from-a"]},
+                                {"name": "b", "image": "busybox",
+                                 "command": ["sh", "-c", "echo from-b; sleep 1h"]}]}}))
+    kb(cluster, "advance", "10s")
+    assert kubectl(cluster, "logs", "layered", "-c", "init").stdout == "from-init\n"
+    every = kubectl(cluster, "logs", "layered", "--all-containers", "--prefix").stdout
+    # kubectl keeps the requests in a Go map (pkg/polymorphichelpers/logsforobject.go): any order
+    assert sorted(every.splitlines()) == ["[pod/layered/a] from-a", "[pod/layered/b] from-b",
+                                          "[pod/layered/init] from-init"]
+
+
+def test_logs_while_init_containers_run(cluster: Any) -> None:
+    kubectl(cluster, "create", "-f", "-", input_=json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "initializing"},
+        "spec": {"restartPolicy": "Never",
+                 "initContainers": [{"name": "init", "image": "busybox",
+                                     "command": ["sh", "-c", "echo setting up; sleep 1h"]}],
+                 "containers": [{"name": "main", "image": "busybox", "command": ["echo", "main"]}]}}))
+    kb(cluster, "advance", "10s")
+    assert kubectl(cluster, "logs", "initializing", "-c", "init").stdout == "setting up\n"
+    main_ = kubectl(cluster, "logs", "initializing", "-c", "main", check=False)
+    assert main_.stderr == ('Error from server (BadRequest): container "main" in pod "initializing" is '
+                            "waiting to start: PodInitializing\n")
