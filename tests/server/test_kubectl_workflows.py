@@ -373,3 +373,12 @@ def test_logs_while_init_containers_run(cluster: Any) -> None:
     main_ = kubectl(cluster, "logs", "initializing", "-c", "main", check=False)
     assert main_.stderr == ('Error from server (BadRequest): container "main" in pod "initializing" is '
                             "waiting to start: PodInitializing\n")
+
+
+def test_create_quota_is_sent_as_protobuf_and_read(cluster: Any) -> None:
+    # kubectl pkg/cmd/create/create_quota.go creates through the typed client (protobuf)
+    out = kubectl(cluster, "create", "quota", "batch-quota", "--hard=pods=3,requests.cpu=2",
+                  "--scopes=NotTerminating")
+    assert out.stdout == "resourcequota/batch-quota created\n"
+    spec = get(cluster, "resourcequota", "batch-quota")["spec"]
+    assert spec == {"hard": {"pods": "3", "requests.cpu": "2"}, "scopes": ["NotTerminating"]}
