@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kbatch.api.base import parse_time
 from kbatch.api.errors import BadRequest, NotFound
 from kbatch.api.jsonpath import TemplateError, checked_expression, find, go_value
 from kbatch.api.quantity import Quantity
@@ -222,7 +223,13 @@ def pod_log(backend: Any, namespace: str, name: str, container: str | None = Non
     chosen = _log_container(pod, name, container, previous)
     env = {e["name"]: _env_value(pod, e) for e in chosen.get("env") or () if "name" in e}
     run = interpret([*(chosen.get("command") or ()), *(chosen.get("args") or ())], env)
-    return "".join(line + "\n" for line in run.logs)
+    running = ((_container_status(pod, chosen["name"]).get("state") or {}).get("running") or {})
+    if previous or not running.get("startedAt"):
+        return "".join(line + "\n" for line in run.logs)
+    # a running container has printed only the lines its command reached so far (startedAt is whole
+    # seconds, so a line may show up to a second early)
+    elapsed = (backend.now() - parse_time(running["startedAt"])).total_seconds()
+    return "".join(line + "\n" for line, at in zip(run.logs, run.log_offsets, strict=True) if at <= elapsed)
 
 
 _WAITING = {"ErrImagePull": "image can't be pulled", "ImagePullBackOff": "trying and failing to pull image"}

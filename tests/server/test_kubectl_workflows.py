@@ -382,3 +382,13 @@ def test_create_quota_is_sent_as_protobuf_and_read(cluster: Any) -> None:
     assert out.stdout == "resourcequota/batch-quota created\n"
     spec = get(cluster, "resourcequota", "batch-quota")["spec"]
     assert spec == {"hard": {"pods": "3", "requests.cpu": "2"}, "scopes": ["NotTerminating"]}
+
+
+def test_logs_of_a_running_container_stop_where_its_command_is(cluster: Any) -> None:
+    # the kubelet serves what the container has written so far; the second echo comes after a minute
+    kubectl(cluster, "create", "job", "slow-talker", "--image=busybox", "--",
+            "sh", "-c", "echo started; sleep 60; echo finished")
+    kb(cluster, "advance", "20s")
+    assert kubectl(cluster, "logs", "job/slow-talker").stdout == "started\n"
+    kb(cluster, "advance", "1m")
+    assert kubectl(cluster, "logs", "job/slow-talker").stdout == "started\nfinished\n"
