@@ -12,6 +12,7 @@ trace. Pod logs are what the container's command would print (``kbatch.sim.comma
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
 from kbatch.api.base import parse_time
@@ -216,20 +217,31 @@ def trace(backend: Any, args: Obj) -> Obj:
 
 def pod_log(backend: Any, namespace: str, name: str, container: str | None = None, *,
             previous: bool = False) -> str:
-    info = _info(backend, "pods")
-    pod = backend.get(info, namespace, name)
+    lines = pod_log_lines(backend, namespace, name, container, previous=previous)
+    return "".join(text + "\n" for _, text in lines)
+
+
+def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None = None, *,
+                  previous: bool = False) -> list[tuple[datetime, str]]:
+    """The lines the container's run (or its previous run) has written so far, each with its time:
+    the run's ``startedAt`` plus when its command printed the line, in time order. A running
+    container has written only the lines its command has reached by now (``startedAt`` is whole
+    seconds, so a line may show up to a second early)."""
     from kbatch.sim.command import interpret
 
+    pod = backend.get(_info(backend, "pods"), namespace, name)
     chosen = _log_container(pod, name, container, previous)
     env = {e["name"]: _env_value(pod, e) for e in chosen.get("env") or () if "name" in e}
     run = interpret([*(chosen.get("command") or ()), *(chosen.get("args") or ())], env)
-    running = ((_container_status(pod, chosen["name"]).get("state") or {}).get("running") or {})
-    if previous or not running.get("startedAt"):
-        return "".join(line + "\n" for line in run.logs)
-    # a running container has printed only the lines its command reached so far (startedAt is whole
-    # seconds, so a line may show up to a second early)
-    elapsed = (backend.now() - parse_time(running["startedAt"])).total_seconds()
-    return "".join(line + "\n" for line, at in zip(run.logs, run.log_offsets, strict=True) if at <= elapsed)
+    status = _container_status(pod, chosen["name"])
+    state = status.get("lastState") if previous else status.get("state")
+    running = "running" in (state or {})
+    started_raw = next((v.get("startedAt") for v in (state or {}).values() if isinstance(v, dict)), None)
+    now = backend.now()
+    started = parse_time(started_raw) if started_raw else now
+    lines = sorted(((started + timedelta(seconds=at), text) for text, at in
+                    zip(run.logs, run.log_offsets, strict=True)), key=lambda line: line[0])
+    return [line for line in lines if not running or line[0] <= now]
 
 
 _WAITING = {"ErrImagePull": "image can't be pulled", "ImagePullBackOff": "trying and failing to pull image"}

@@ -280,9 +280,9 @@ def _pod_log(backend: Backend, req: Request, rp: ResourcePath) -> Response:
     """``GET pods/{name}/log`` with its ``PodLogOptions`` (:mod:`kbatch.server.pod_log_options`)."""
     if req.method != "GET" or rp.name is None:
         raise MethodNotAllowed(f"{req.method} is not supported on pods/log")
-    opts = log_options(req)
-    text = backend.pod_log(rp.namespace or "default", rp.name, opts.container, previous=opts.previous)
-    return Response(200, cut_log(text, opts), content_type="text/plain")
+    opts = log_options(req, rp.name, backend.now())
+    lines = backend.pod_log_lines(rp.namespace or "default", rp.name, opts.container, previous=opts.previous)
+    return Response(200, cut_log(lines, opts), content_type="text/plain")
 
 
 def _evict(backend: Backend, req: Request, rp: ResourcePath) -> Response:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -382,6 +383,7 @@ def test_create_quota_is_sent_as_protobuf_and_read(cluster: Any) -> None:
     assert out.stdout == "resourcequota/batch-quota created\n"
     spec = get(cluster, "resourcequota", "batch-quota")["spec"]
     assert spec == {"hard": {"pods": "3", "requests.cpu": "2"}, "scopes": ["NotTerminating"]}
+    kubectl(cluster, "delete", "resourcequota", "batch-quota")  # the module's later jobs set no requests
 
 
 def test_logs_of_a_running_container_stop_where_its_command_is(cluster: Any) -> None:
@@ -392,3 +394,33 @@ def test_logs_of_a_running_container_stop_where_its_command_is(cluster: Any) -> 
     assert kubectl(cluster, "logs", "job/slow-talker").stdout == "started\n"
     kb(cluster, "advance", "1m")
     assert kubectl(cluster, "logs", "job/slow-talker").stdout == "started\nfinished\n"
+
+
+def test_logs_timestamps_and_since(cluster: Any) -> None:
+    # the kubelet prefixes each line with its time in RFC3339NanoFixed and keeps the lines written at
+    # or after `since` (pkg/kubelet/kuberuntime/logs/logs.go); a simulated line's time is the run's
+    # startedAt plus when the command printed it
+    kubectl(cluster, "create", "job", "stamped", "--image=busybox", "--",
+            "sh", "-c", "echo early; sleep 30; echo late")
+    kb(cluster, "advance", "1m")
+    pod = get(cluster, "pods", "-l", "job-name=stamped")["items"][0]
+    terminated = pod["status"]["containerStatuses"][0]["state"]["terminated"]
+    started = datetime.fromisoformat(terminated["startedAt"])
+    late = started + timedelta(seconds=30)
+    stamped = kubectl(cluster, "logs", "job/stamped", "--timestamps").stdout
+    assert stamped == (f"{started:%Y-%m-%dT%H:%M:%S}.000000000Z early\n"
+                       f"{late:%Y-%m-%dT%H:%M:%S}.000000000Z late\n")
+    since = kubectl(cluster, "logs", "job/stamped", f"--since-time={late:%Y-%m-%dT%H:%M:%SZ}").stdout
+    assert since == "late\n"
+
+
+def test_log_options_are_validated_as_upstream(api: Any) -> None:
+    # pkg/apis/core/validation ValidatePodLogOptions, a 422 from pkg/registry/core/pod/rest/log.go
+    for query, message in [
+        ("tailLines=-1", "tailLines: Invalid value: -1: must be greater than or equal to 0"),
+        ("limitBytes=0", "limitBytes: Invalid value: 0: must be greater than 0"),
+        ("sinceSeconds=0", "sinceSeconds: Invalid value: 0: must be greater than 0"),
+    ]:
+        resp = api.get(f"/api/v1/namespaces/default/pods/p/log?{query}")
+        assert resp.status_code == 422
+        assert resp.json()["message"] == f'PodLogOptions "p" is invalid: {message}'
