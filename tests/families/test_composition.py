@@ -19,7 +19,7 @@ KUEUE_HOOKS = ["KueueWebhooks", "KueueJobWebhooks"]
 def test_builtin_composition_lists_core_then_batch() -> None:
     composed = builtin()
     assert [f.name for f in composed.families] == ["core", "batch", "dra", "gang", "coscheduling", "jobset",
-                                                   "kueue"]
+                                                   "kueue", "rbac"]
     assert [p.name for p in composed.admission] == [
         "NamespaceLifecycle", "LimitRanger", "DefaultTolerationSeconds", "Priority", "ResourceQuota",
         "DynamicResourceAllocation", "PodGroupProtection", *JOBSET_HOOKS, *KUEUE_HOOKS]
