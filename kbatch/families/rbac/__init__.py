@@ -4,6 +4,8 @@
   upstream's validation and defaulting (:mod:`kbatch.api.strategies.rbac`), ``kubectl get`` columns
   (:mod:`kbatch.families.rbac.printers`) and ``kubectl describe`` pages
   (:mod:`kbatch.families.rbac.pages`);
+* controller ``clusterrole-aggregation`` (on by default, as in kube-controller-manager): the rules of
+  ClusterRoles with an ``aggregationRule``.
 
 kbatch serves the objects but does not authorize requests with them; docs/rbac.md says what is
 modelled and every deliberate difference.
@@ -18,7 +20,7 @@ from kbatch.api.strategies.rbac import (
     RoleBindingStrategy,
     RoleStrategy,
 )
-from kbatch.families.family import Family, KindEntry
+from kbatch.families.family import ControllerSpec, Family, KindEntry
 from kbatch.families.rbac import pages, printers
 
 __all__ = ["RBAC"]
@@ -33,5 +35,13 @@ RBAC = Family(
         KindEntry(RoleBinding, RoleBindingStrategy(), printers.ROLE_BINDING, page=pages.binding_page),
         KindEntry(ClusterRoleBinding, ClusterRoleBindingStrategy(), printers.CLUSTER_ROLE_BINDING,
                   page=pages.binding_page),
+    ),
+    controllers=(
+        ControllerSpec("clusterrole-aggregation",
+                       "fills the rules of aggregated ClusterRoles from the ClusterRoles their "
+                       "selectors match",
+                       "kbatch.controllers.rbac.aggregation:setup",
+                       aliases=("clusterrole-aggregation-controller",),
+                       source="clusterrole-aggregation-controller"),
     ),
 )
