@@ -89,6 +89,9 @@ class APIServer:
             resolve(plugin.install)(self)
         if bootstrap:
             self.namespaces.bootstrap()
+            for family in self.composition.families:  # kube-apiserver's post-start hooks
+                for hook in family.post_start:
+                    resolve(hook)(self)
 
     # --- pickling (a saved control plane, docs/cli.md) -----------------------------------------------
     def __getstate__(self) -> dict[str, Any]:

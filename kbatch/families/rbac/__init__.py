@@ -4,6 +4,8 @@
   upstream's validation and defaulting (:mod:`kbatch.api.strategies.rbac`), ``kubectl get`` columns
   (:mod:`kbatch.families.rbac.printers`) and ``kubectl describe`` pages
   (:mod:`kbatch.families.rbac.pages`);
+* post-start hook ``bootstrap_roles``: a fresh control plane holds ``cluster-admin`` and its binding to
+  ``system:masters`` (:mod:`kbatch.families.rbac.bootstrap`);
 * controller ``clusterrole-aggregation`` (on by default, as in kube-controller-manager): the rules of
   ClusterRoles with an ``aggregationRule``.
 
@@ -36,6 +38,7 @@ RBAC = Family(
         KindEntry(ClusterRoleBinding, ClusterRoleBindingStrategy(), printers.CLUSTER_ROLE_BINDING,
                   page=pages.binding_page),
     ),
+    post_start=("kbatch.families.rbac.bootstrap:bootstrap_roles",),
     controllers=(
         ControllerSpec("clusterrole-aggregation",
                        "fills the rules of aggregated ClusterRoles from the ClusterRoles their "
