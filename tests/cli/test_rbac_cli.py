@@ -81,3 +81,12 @@ def test_a_bad_rule_is_refused_with_its_field(tmp_path: Path) -> None:
     assert "Traceback" not in err
     assert "No resources found" in _kbatch(tmp_path, "get", "roles").stderr + \
         _kbatch(tmp_path, "get", "roles").stdout
+
+
+def test_a_deleted_cluster_admin_comes_back_at_the_next_command(tmp_path: Path) -> None:
+    """kube-apiserver's ``rbac/bootstrap-roles`` post-start hook recreates a missing bootstrap role at
+    each start; each CLI command starts the API server again from the state directory."""
+    assert "cluster-admin" in _kbatch(tmp_path, "get", "clusterroles").stdout
+    _kbatch(tmp_path, "delete", "clusterrole", "cluster-admin")
+    role = json.loads(_kbatch(tmp_path, "get", "clusterrole", "cluster-admin", "-o", "json").stdout)
+    assert role["rules"][0] == {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}
