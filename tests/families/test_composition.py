@@ -18,8 +18,8 @@ KUEUE_HOOKS = ["KueueWebhooks", "KueueJobWebhooks"]
 
 def test_builtin_composition_lists_core_then_batch() -> None:
     composed = builtin()
-    assert [f.name for f in composed.families] == ["core", "batch", "storage", "dra", "gang", "coscheduling",
-                                                   "jobset", "kueue"]
+    assert [f.name for f in composed.families] == ["core", "batch", "storage", "rbac", "dra", "gang",
+                                                   "coscheduling", "jobset", "kueue"]
     assert [p.name for p in composed.admission] == [
         "NamespaceLifecycle", "LimitRanger", "DefaultTolerationSeconds", "Priority", "ResourceQuota",
         "DefaultStorageClass", "StorageObjectInUseProtection", "DynamicResourceAllocation",
