@@ -77,8 +77,10 @@ def test_validate_storage_class_error_cases(fields: dict[str, Any],
 
 
 def test_invalid_provisioner_message_is_the_qualified_name_rule() -> None:
+    """``IsQualifiedName`` is ``content.IsLabelKey`` since apimachinery 1.35
+    (pkg/util/validation/validation.go), so a provisioner reads as a label key."""
     causes = rejected(server().create, sc(provisioner="kubernetes.io/invalid/provisioner"))
-    assert "a qualified name must consist of alphanumeric characters" in causes[0][2], causes
+    assert "a valid label key must consist of alphanumeric characters" in causes[0][2], causes
 
 
 # --- TestValidateVolumeBindingMode ----------------------------------------------------------------
