@@ -21,6 +21,7 @@ from kbatch.apiserver.decoding import cannot_handle, unrecognized
 from kbatch.apiserver.go_json import cannot_unmarshal, type_meta_error
 from kbatch.apiserver.go_json_syntax import GoSyntaxError
 from kbatch.apiserver.manifests import YamlError, yaml_documents
+from kbatch.apiserver.write_options import check_write_options, write_option_errors
 from kbatch.server.backend import Backend, WriteOptions
 from kbatch.server.deleteopts import delete_options, delete_warnings
 from kbatch.server.http import Request, Response, json_response
@@ -31,7 +32,6 @@ from kbatch.server.routing import ResourcePath
 from kbatch.server.streaming import STREAMING_SUBRESOURCES, refuse_stream
 from kbatch.server.table import build_table, table_accepted
 from kbatch.server.warning_header import warning_header
-from kbatch.server.write_options import check_write_options, write_option_errors
 
 __all__ = ["PATCH_TYPES", "handle_resource", "write_options"]
 
@@ -50,7 +50,7 @@ RETURN_DELETED = frozenset({"Pod"})
 
 def write_options(req: Request, kind: str = "CreateOptions", patch_type: str | None = None) -> WriteOptions:
     """The write's options, checked first as kube-apiserver's handlers check them
-    (:mod:`kbatch.server.write_options`; ``kind`` names the options in the ``Invalid``)."""
+    (:mod:`kbatch.apiserver.write_options`; ``kind`` names the options in the ``Invalid``)."""
     dry = req.query.get("dryRun") or []
     validation = req.param("fieldValidation") or ""
     check_write_options(kind, write_option_errors(dry, validation, req.param("fieldManager") or "",
