@@ -22,7 +22,7 @@ from typing import Any
 
 from kbatch.api.core_v1 import PersistentVolumeClaim, Pod
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
-from kbatch.api.errors import Conflict, NotFound
+from kbatch.api.errors import NotFound
 from kbatch.apiserver.admission_plugins.storage_protection import (
     PV_PROTECTION_FINALIZER,
     PVC_PROTECTION_FINALIZER,
@@ -85,12 +85,10 @@ def finalizers_after(finalizers: list[str], finalizer: str, deleting: bool, in_u
 def _write(ctx: ControllerContext, model: type[Any], obj: Any, finalizers: list[str]) -> None:
     meta = obj.metadata
     patch = {"metadata": {"finalizers": finalizers or None, "resourceVersion": meta.resource_version}}
-    try:
+    try:  # a Conflict propagates: the queue retries with the newer version
         ctx.client.patch(model, meta.name, patch, meta.namespace)
     except NotFound:
         return
-    except Conflict:
-        raise  # the queue retries with the newer version
 
 
 class PVCProtection:
