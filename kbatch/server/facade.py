@@ -347,8 +347,10 @@ class ControlPlaneBackend:
         return actions.pod_log(self, namespace, name, container, previous=previous)
 
     def pod_log_lines(self, namespace: str, name: str, container: str | None = None, *,
-                      previous: bool = False) -> Sequence[tuple[datetime, str]]:
-        return actions.pod_log_lines(self, namespace, name, container, previous=previous)
+                      previous: bool = False,
+                      run_started: str | None = None) -> Sequence[tuple[datetime, str]]:
+        return actions.pod_log_lines(self, namespace, name, container, previous=previous,
+                                     run_started=run_started)
 
     def action(self, name: str, args: Obj) -> Obj:
         handler = actions.ACTIONS.get(name)
