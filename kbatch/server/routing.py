@@ -82,7 +82,8 @@ class Router:
         if spec.info.namespaced and namespace is None and (name is not None or method != "GET"):
             raise self._outside_namespaces(group, name)
         # pods/log, pods/eviction, and the connect subresources that kbatch refuses (streaming.py)
-        is_log = sub in ("log", "eviction", *STREAMING_SUBRESOURCES) and spec.info.kind == "Pod"
+        is_log = sub in ("log", "eviction", "ephemeralcontainers", *STREAMING_SUBRESOURCES) and \
+            spec.info.kind == "Pod"
         if sub is not None and sub not in spec.info.subresources and not is_log:
             if group in self._builtin_groups:
                 raise route_not_found()
