@@ -10,6 +10,7 @@ patch itself pinned ``metadata.resourceVersion``, which makes a mismatch a ``Con
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -20,7 +21,7 @@ from kbatch.api.base import KubeModel, time_fractions_read
 from kbatch.api.errors import BadRequest, Conflict, UnsupportedMediaType
 from kbatch.api.meta import ObjectMeta, Resource
 from kbatch.api.model_copy import alternatives, copy_model, partial_instance
-from kbatch.api.strategy import DefaultStrategy
+from kbatch.api.strategy import DefaultStrategy, Strategy
 from kbatch.apiserver.codec import whole_seconds
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
@@ -64,8 +65,12 @@ def apply_patch(kind: Kind, current: dict[str, Any], patch: Any, patch_type: str
 
 def patch_object(server: APIServer, model: type[T], name: str, patch: Any, namespace: str | None = None,
                  *, patch_type: str = "merge", status: bool = False, dry_run: bool = False,
-                 field_validation: FieldValidation = "Strict") -> tuple[T, list[str]]:
+                 field_validation: FieldValidation = "Strict",
+                 strategy: Strategy[Any] | None = None) -> tuple[T, list[str]]:
+    """``strategy``: a subresource's own strategy in place of the kind's (``pods/ephemeralcontainers``)."""
     kind = server.kind(model)
+    if strategy is not None:
+        kind = Kind(dataclasses.replace(kind.spec, strategy=strategy), kind.keys)
     namespace = object_namespace(kind, namespace)
     for _ in range(MAX_RETRIES):
         # the update's old: the decode cache's object, else a decode of this write's own (which the

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kbatch.api.errors import BadRequest
+from kbatch.api.errors import BadRequest, NotFound
+from kbatch.api.strategies.core.pod_ephemeral import EphemeralContainersStrategy
 from kbatch.apiserver.client import PatchType, Preconditions
 from kbatch.apiserver.create import create_object
 from kbatch.apiserver.decoding import FieldValidation, StrictDecodingError, cannot_handle, decode_dict
@@ -64,9 +65,9 @@ class Unstructured:
 
     def update(self, data: dict[str, Any], *, namespace: str | None = None, status: bool = False,
                dry_run: bool = False, field_validation: FieldValidation = "Strict", name: str | None = None,
-               finalize: bool = False) -> tuple[dict[str, Any], Warnings]:
+               finalize: bool = False, ephemeral: bool = False) -> tuple[dict[str, Any], Warnings]:
         """``name``: the name from the request URL, which must match the body's (as upstream checks);
-        ``finalize``: the ``namespaces/finalize`` subresource."""
+        ``finalize``: the ``namespaces/finalize`` subresource; ``ephemeral``: ``pods/ephemeralcontainers``."""
         kind = self._kind_of(data)
         obj, warnings = self._decode_body(kind, data, field_validation)
         if name is not None and obj.name != name:
@@ -79,15 +80,19 @@ class Unstructured:
             obj.metadata.namespace = namespace
         if finalize:
             return self._server.finalize(obj, dry_run=dry_run).to_dict(), warnings
-        out = update_object(self._server, obj, status=status, dry_run=dry_run, warnings=warnings)
+        strategy = _ephemeral_strategy(kind) if ephemeral else None
+        out = update_object(self._server, obj, status=status, dry_run=dry_run, warnings=warnings,
+                            strategy=strategy)
         return out.to_dict(), warnings
 
     def patch(self, api_version: str, kind: str, name: str, patch: Any, *, namespace: str | None = None,
               patch_type: PatchType = "merge", status: bool = False, dry_run: bool = False,
-              field_validation: FieldValidation = "Strict") -> tuple[dict[str, Any], Warnings]:
+              field_validation: FieldValidation = "Strict", ephemeral: bool = False
+              ) -> tuple[dict[str, Any], Warnings]:
         spec = self.kind(api_version, kind)
         obj, warnings = patch_object(self._server, spec.model, name, patch, namespace, patch_type=patch_type,
-                                     status=status, dry_run=dry_run, field_validation=field_validation)
+                                     status=status, dry_run=dry_run, field_validation=field_validation,
+                                     strategy=_ephemeral_strategy(spec) if ephemeral else None)
         return obj.to_dict(), warnings
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None = None, *,
@@ -123,3 +128,11 @@ class Unstructured:
                                      grace_period_seconds=grace_period_seconds,
                                      preconditions=preconditions, dry_run=dry_run)
         return None if result is None else result.to_dict()
+
+
+def _ephemeral_strategy(kind: Kind) -> Any:
+    """``pods/ephemeralcontainers``' strategy; any other kind has no such subresource (404)."""
+    if not kind.is_pod:
+        raise NotFound("the server could not find the requested resource "
+                       f"({kind.info.plural}/ephemeralcontainers)")
+    return EphemeralContainersStrategy.of(kind.strategy)

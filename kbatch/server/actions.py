@@ -222,11 +222,12 @@ def pod_log(backend: Any, namespace: str, name: str, container: str | None = Non
 
 
 def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None = None, *,
-                  previous: bool = False) -> list[tuple[datetime, str]]:
+                  previous: bool = False, run_started: str | None = None) -> list[tuple[datetime, str]]:
     """The lines the container's run (or its previous run) has written so far, each with its time:
     the run's ``startedAt`` plus when its command printed the line, in time order. A running
     container has written only the lines its command has reached by now (``startedAt`` is whole
-    seconds, so a line may show up to a second early)."""
+    seconds, so a line may show up to a second early). ``run_started``: the run that started then,
+    which the kubelet has replaced since (the same command, so the same lines)."""
     from kbatch.sim.command import interpret
 
     pod = backend.get(_info(backend, "pods"), namespace, name)
@@ -235,6 +236,8 @@ def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None
     run = interpret([*(chosen.get("command") or ()), *(chosen.get("args") or ())], env)
     status = _container_status(pod, chosen["name"])
     state = status.get("lastState") if previous else status.get("state")
+    if run_started is not None:  # a run that has ended since (a followed log's): all it wrote
+        state = {"terminated": {"startedAt": run_started}}
     running = "running" in (state or {})
     started_raw = next((v.get("startedAt") for v in (state or {}).values() if isinstance(v, dict)), None)
     now = backend.now()

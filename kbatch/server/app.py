@@ -41,6 +41,7 @@ from kbatch.server.backend import Backend
 from kbatch.server.feature_metrics import render_feature_enabled
 from kbatch.server.handlers import handle_resource
 from kbatch.server.http import Request, Response, json_response, read_request, status_response
+from kbatch.server.log_follow import ClockTicks, serve_log_follow
 from kbatch.server.openapi import OpenAPI
 from kbatch.server.routing import PageNotFound, Router
 from kbatch.server.versions import versioned
@@ -67,6 +68,7 @@ class KbatchApp:
         self.openapi = OpenAPI(backend.registry)
         self.shutdown = Shutdown()
         self.encoded = EncodedEvents()
+        self.ticks = ClockTicks()  # open pods/log?follow streams, woken when virtual time moves
 
     def begin_shutdown(self) -> None:
         """End open watch streams (called on SIGINT/SIGTERM, before uvicorn drains connections)."""
@@ -89,6 +91,8 @@ class KbatchApp:
                         await serve_watch(self.backend, req, rp, send, receive, self.shutdown,
                                           self.encoded)
                         return
+            if req.method == "GET" and req.flag("follow") and await self._follow(req, send, receive):
+                return
             response = self.dispatch(req)
         except PageNotFound:
             response = _page_not_found()
@@ -100,6 +104,19 @@ class KbatchApp:
             log.exception("internal error serving %s %s", scope.get("method"), scope.get("path"))
             response = status_response(_internal(err))
         await _send(send, response)
+
+    async def _follow(self, req: Request, send: Any, receive: Any) -> bool:
+        """Stream ``pods/NAME/log?follow=true`` (:mod:`kbatch.server.log_follow`); ``False`` for any
+        other path, which the ordinary dispatch answers."""
+        gv = self.router.group_version(req.path.rstrip("/"))
+        if gv is None or gv[2][-1:] != ["log"]:
+            return False
+        rp = self.router.resolve(*gv, req.method)
+        if rp.subresource != "log" or rp.name is None:
+            return False
+        await serve_log_follow(self.backend, req, rp, send, receive, self.ticks,
+                               lambda: self.shutdown.closing, self.shutdown)
+        return True
 
     async def _lifespan(self, receive: Any, send: Any) -> None:
         while True:
@@ -212,9 +229,10 @@ class KbatchApp:
                 next_deadline = body.get("untilNextDeadline") is True
                 if next_deadline and (wait_for is not None or body.get("untilIdle")):
                     raise BadRequest("untilNextDeadline cannot be combined with untilIdle or waitFor")
-                return json_response(self.backend.advance(
-                    seconds, until_idle=bool(body.get("untilIdle")), wait_for=wait_for,
-                    until_next_deadline=next_deadline))
+                moved = self.backend.advance(seconds, until_idle=bool(body.get("untilIdle")),
+                                             wait_for=wait_for, until_next_deadline=next_deadline)
+                self.ticks.tick()  # followed logs have new lines to send
+                return json_response(moved)
             raise MethodNotAllowed(f"{req.method} is not allowed on the clock")
         if len(rest) == 2 and rest[0] == "actions":
             if req.method != "POST":

@@ -132,7 +132,8 @@ class Backend(Protocol):
                 previous: bool = False) -> str: ...
 
     def pod_log_lines(self, namespace: str, name: str, container: str | None = None, *,
-                      previous: bool = False) -> Sequence[tuple[datetime, str]]:
+                      previous: bool = False,
+                      run_started: str | None = None) -> Sequence[tuple[datetime, str]]:
         """The log's lines, each with the (virtual) time it was written."""
         ...
 

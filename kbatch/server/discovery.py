@@ -12,6 +12,7 @@ from typing import Any
 
 from kbatch.api.base import ApiInfo
 from kbatch.api.registry import Registry
+from kbatch.server.streaming import CONNECT_RESOURCES
 from kbatch.sim.metrics import GROUP as METRICS_GROUP
 from kbatch.sim.metrics import VERSION as METRICS_VERSION
 
@@ -72,6 +73,11 @@ def _resource(info: ApiInfo) -> list[dict[str, Any]]:
     if (info.group, info.kind) == ("", "Pod"):  # kubectl drain looks for this entry (CheckEvictionSupport)
         out.append({"name": "pods/eviction", "singularName": "", "namespaced": True, "group": "policy",
                     "version": "v1", "kind": "Eviction", "verbs": ["create"]})
+        out.append({"name": "pods/ephemeralcontainers", "singularName": "", "namespaced": True,
+                    "kind": "Pod", "verbs": ["get", "patch", "update"]})  # EphemeralContainersREST
+        out += [{"name": f"pods/{sub}", "singularName": "", "namespaced": True, "kind": kind, "verbs": verbs}
+                for sub, (kind, verbs) in CONNECT_RESOURCES.items()]  # refused when asked (streaming.py)
+        out.sort(key=lambda entry: entry["name"])  # kube-apiserver lists a resource's paths sorted
     return out
 
 

@@ -33,6 +33,7 @@ __all__ = ["ControlPlaneBackend", "SelfDrivenBackend", "new_control_plane", "res
 
 Obj = dict[str, Any]
 UNTIL_IDLE_LIMIT = 24 * 3600.0
+EPHEMERAL = "ephemeralcontainers"  # pods/ephemeralcontainers (kbatch/api/strategies/core/pod_ephemeral.py)
 
 
 # --- state directory files ------------------------------------------------------------------
@@ -232,7 +233,8 @@ class ControlPlaneBackend:
             out, warnings = self._api.update(body, namespace=self._ns(info, namespace),
                                              status=subresource == "status", dry_run=opts.dry_run,
                                              field_validation=opts.field_validation,
-                                             finalize=subresource == "finalize")
+                                             finalize=subresource == "finalize",
+                                             ephemeral=subresource == EPHEMERAL)
         opts.warnings.extend(warnings)
         return out
 
@@ -244,7 +246,8 @@ class ControlPlaneBackend:
             out, warnings = self._api.patch(info.api_version, info.kind, name, patch,
                                             namespace=self._ns(info, namespace), patch_type=patch_type,
                                             status=subresource == "status", dry_run=opts.dry_run,
-                                            field_validation=opts.field_validation)
+                                            field_validation=opts.field_validation,
+                                            ephemeral=subresource == EPHEMERAL)
         opts.warnings.extend(warnings)
         return out
 
@@ -347,8 +350,10 @@ class ControlPlaneBackend:
         return actions.pod_log(self, namespace, name, container, previous=previous)
 
     def pod_log_lines(self, namespace: str, name: str, container: str | None = None, *,
-                      previous: bool = False) -> Sequence[tuple[datetime, str]]:
-        return actions.pod_log_lines(self, namespace, name, container, previous=previous)
+                      previous: bool = False,
+                      run_started: str | None = None) -> Sequence[tuple[datetime, str]]:
+        return actions.pod_log_lines(self, namespace, name, container, previous=previous,
+                                     run_started=run_started)
 
     def action(self, name: str, args: Obj) -> Obj:
         handler = actions.ACTIONS.get(name)

@@ -29,7 +29,7 @@ from kbatch.server.list_options import validate_list_request
 from kbatch.server.pod_log_options import cut_log, log_options
 from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import ResourcePath
-from kbatch.server.streaming import STREAMING_SUBRESOURCES, refuse_stream
+from kbatch.server.streaming import STREAMING_SUBRESOURCES, proxy_target, refuse_proxy, refuse_stream
 from kbatch.server.table import build_table, table_accepted
 from kbatch.server.warning_header import warning_header
 
@@ -232,6 +232,8 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
         return _evict(backend, req, rp)
     if rp.subresource == "log":
         return _pod_log(backend, req, rp)
+    if rp.subresource == "proxy" and name is not None:
+        raise refuse_proxy(backend.get(info, rp.namespace, proxy_target(name)), method)
     if rp.subresource in STREAMING_SUBRESOURCES and name is not None:
         pod = backend.get(info, rp.namespace, name)
         raise refuse_stream(pod, rp.subresource, method, req.param("container"))

@@ -73,6 +73,8 @@ class Router:
                 and not (len(rest) == 3 and rest[2] in _NAMESPACE_SUBRESOURCES and not group)):
             namespace, rest = rest[1], rest[2:]
         spec = self._kinds.get((group, version, rest[0])) if rest else None
+        if spec is not None and len(rest) > 3 and rest[2] == "proxy" and spec.info.kind == "Pod":
+            rest = rest[:3]  # pods/NAME/proxy/PATH: the path goes to the pod (PodProxyOptions.path)
         if spec is None or len(rest) > 3 or (spec.info.namespaced is False and namespace is not None):
             raise self.not_found(group)
         name = rest[1] if len(rest) > 1 else None
@@ -80,7 +82,8 @@ class Router:
         if spec.info.namespaced and namespace is None and (name is not None or method != "GET"):
             raise self._outside_namespaces(group, name)
         # pods/log, pods/eviction, and the connect subresources that kbatch refuses (streaming.py)
-        is_log = sub in ("log", "eviction", *STREAMING_SUBRESOURCES) and spec.info.kind == "Pod"
+        is_log = sub in ("log", "eviction", "ephemeralcontainers", *STREAMING_SUBRESOURCES) and \
+            spec.info.kind == "Pod"
         if sub is not None and sub not in spec.info.subresources and not is_log:
             if group in self._builtin_groups:
                 raise route_not_found()

@@ -96,3 +96,48 @@ def test_watch_survives_410_by_relisting(served: Any, apis: tuple[Any, Any]) -> 
                                       resource_version=listing.metadata.resource_version, timeout_seconds=1):
         names.append(event["object"].metadata.name)
     assert names == []
+
+
+def _advance(served: Any, duration: str) -> None:
+    httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/clock", json={"advance": duration},
+               timeout=10).raise_for_status()
+
+
+def _talker(name: str) -> client.V1Pod:
+    script = "echo one; sleep 10; echo two; sleep 10; echo three"
+    return client.V1Pod(metadata=client.V1ObjectMeta(name=name), spec=client.V1PodSpec(
+        restart_policy="Never",
+        containers=[client.V1Container(name="c", image="busybox", command=["sh", "-c", script])]))
+
+
+def test_log_follow_streams_as_the_clock_moves(served: Any, apis: tuple[Any, Any]) -> None:
+    # the kubelet writes each line as the container does and ends the stream with the container
+    # (k8s.io/kubernetes pkg/kubelet/kuberuntime/logs/logs.go ReadLogs); the client reads the chunks
+    core, _ = apis
+    httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/actions/nodes-add", json={"count": 1},
+               timeout=10).raise_for_status()
+    core.create_namespaced_pod("default", _talker("py-talker"))
+    _advance(served, "1s")
+    resp = core.read_namespaced_pod_log("py-talker", "default", follow=True, _preload_content=False,
+                                        _request_timeout=30)
+    chunks = resp.stream(amt=None, decode_content=False)
+    assert next(chunks) == b"one\n"
+    _advance(served, "10s")
+    assert next(chunks) == b"two\n"
+    _advance(served, "20s")  # "three", then the container ends and so does the body
+    assert b"".join(chunks) == b"three\n"
+    resp.release_conn()
+
+
+def test_watch_stream_of_a_pod_log(served: Any, apis: tuple[Any, Any]) -> None:
+    # kubernetes.watch follows read_namespaced_pod_log (it sets follow=True) and yields its lines
+    core, _ = apis
+    core.create_namespaced_pod("default", _talker("py-watched-log"))
+    _advance(served, "1s")
+    lines = watch.Watch().stream(core.read_namespaced_pod_log, "py-watched-log", "default",
+                                 _request_timeout=30)
+    assert next(lines) == "one"
+    _advance(served, "10s")
+    assert next(lines) == "two"
+    _advance(served, "20s")
+    assert list(lines) == ["three"]

@@ -40,6 +40,7 @@ from kbatch.api.validation import (
 __all__ = [
     "is_valid_port_name",
     "plain_container_valid",
+    "validate_container_common",
     "validate_containers",
     "validate_containers_only_for_pod",
     "validate_init_containers",
@@ -242,6 +243,12 @@ def _validate_common(c: Container, path: str, volumes: set[str], claims: set[str
     if c.security_context is not None:
         errs += container_security_context_errors(c.security_context, child(path, "securityContext"), pod[1])
     return errs
+
+
+def validate_container_common(c: Container, path: str, volumes: set[str], claims: set[str],
+                              pod: tuple[str | None, bool]) -> list[FieldError]:
+    """``validateContainerCommon`` alone (an ephemeral container's: :mod:`.pod_ephemeral`)."""
+    return _validate_common(c, path, volumes, claims, pod)
 
 
 def plain_container_valid(c: Container, names: set[str]) -> bool:

@@ -1,0 +1,76 @@
+"""``pods/exec``, ``attach``, ``portforward`` and ``proxy``: listed in discovery as kube-apiserver
+lists them, checked as it checks them, then refused (kbatch runs no containers; streaming.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kbatch.server.facade import ControlPlaneBackend, new_control_plane
+from tests.server.conftest import AppClient
+
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+       "spec": {"containers": [{"name": "c", "image": "busybox", "command": ["sleep", "100"]}]}}
+
+
+@pytest.fixture
+def running(make_api: Any) -> AppClient:
+    api: AppClient = make_api(ControlPlaneBackend(new_control_plane()))  # scheduler and kubelet too
+    api.post("/apis/kbatch.dev/v1alpha1/actions/nodes-add", json={"count": 1})
+    assert api.post("/api/v1/namespaces/default/pods", json=POD).status_code == 201
+    api.post("/apis/kbatch.dev/v1alpha1/clock", json={"advance": "5s"})
+    return api
+
+
+def test_discovery_lists_the_connect_subresources_as_kube_apiserver(api: AppClient) -> None:
+    # kubernetes api/discovery/api__v1.json: kind of the connect options, verbs from ConnectMethods
+    # (pkg/registry/core/pod/rest/subresources.go; GET→get, POST→create, PUT→update, …)
+    listed = {r["name"]: r for r in api.get("/api/v1").json()["resources"]}
+    assert {name: (listed[name]["kind"], listed[name]["verbs"]) for name in
+            ("pods/attach", "pods/exec", "pods/portforward", "pods/proxy")} == {
+        "pods/attach": ("PodAttachOptions", ["create", "get"]),
+        "pods/exec": ("PodExecOptions", ["create", "get"]),
+        "pods/portforward": ("PodPortForwardOptions", ["create", "get"]),
+        "pods/proxy": ("PodProxyOptions", ["create", "delete", "get", "patch", "update"])}
+    names = [r["name"] for r in api.get("/api/v1").json()["resources"] if r["name"].startswith("pods")]
+    assert names == sorted(names)
+
+
+def test_aggregated_discovery_folds_them_into_pods(api: AppClient) -> None:
+    accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    doc = api.get("/api", headers={"accept": accept}).json()
+    pods = next(r for r in doc["items"][0]["versions"][0]["resources"] if r["resource"] == "pods")
+    subs = {s["subresource"]: s["verbs"] for s in pods["subresources"]}
+    assert subs["exec"] == ["create", "get"]
+    assert subs["proxy"] == ["create", "delete", "get", "patch", "update"]
+
+
+@pytest.mark.parametrize("method", ["GET", "POST", "PUT", "PATCH", "DELETE"])
+def test_proxy_is_refused_with_a_status_after_upstreams_checks(running: AppClient, method: str) -> None:
+    # kbatch's kubelet assigns no IP: upstream's ResourceLocation answers 400 "address not allowed"
+    out = running.request(method, "/api/v1/namespaces/default/pods/p/proxy/metrics")
+    assert (out.status_code, out.json()["message"]) == (400, "address not allowed")
+    running.patch("/api/v1/namespaces/default/pods/p/status",
+                  json={"status": {"podIPs": [{"ip": "10.0.0.7"}]}},
+                  headers={"content-type": "application/merge-patch+json"})
+    out = running.request(method, "/api/v1/namespaces/default/pods/p/proxy/metrics")
+    assert out.status_code == 400, out.text
+    body: dict[str, Any] = out.json()
+    assert body["kind"] == "Status" and body["reason"] == "BadRequest"
+    assert body["message"].startswith("kbatch serve runs no containers: proxying to pod p")
+
+
+def test_proxy_checks_as_resource_location(running: AppClient) -> None:
+    # pkg/registry/core/pod/strategy.go ResourceLocation: SplitSchemeNamePort, getPod, the pod's IP
+    base = "/api/v1/namespaces/default/pods"
+    assert running.get(f"{base}/https:p:8443/proxy").json()["message"] == "address not allowed"
+    assert running.get(f"{base}/ftp:p:21/proxy").json()["message"] == 'invalid pod request "ftp:p:21"'
+    assert running.get(f"{base}/a:b:c:d/proxy").json()["message"] == 'invalid pod request "a:b:c:d"'
+    missing = running.get(f"{base}/nope:80/proxy")
+    assert (missing.status_code, missing.json()["message"]) == (404, 'pods "nope" not found')
+    for ip in ("127.0.0.1", "169.254.1.1", "fe80::1", "not-an-ip"):
+        running.patch(f"{base}/p/status", json={"status": {"podIPs": [{"ip": ip}]}},
+                      headers={"content-type": "application/merge-patch+json"})
+        out = running.get(f"{base}/p/proxy")
+        assert (out.status_code, out.json()["message"]) == (400, "address not allowed"), ip
