@@ -43,7 +43,12 @@ from kbatch.controllers.nodelifecycle.health import (
     observe,
     unknown_conditions,
 )
-from kbatch.controllers.nodelifecycle.pods import POD_EVENT, node_event_message, not_ready_patch
+from kbatch.controllers.nodelifecycle.pods import (
+    POD_EVENT,
+    condition_patch,
+    node_event_message,
+    not_ready_patch,
+)
 from kbatch.controllers.nodelifecycle.tainter import Member, Tainter
 from kbatch.controllers.nodelifecycle.taints import (
     Scheduled,
@@ -290,10 +295,8 @@ class TaintEviction:
         except NotFound:
             self._cancel(key)  # handlePodUpdate: the pod is gone
             return None
-        if pod.metadata.deletion_timestamp is not None:
-            self.scheduled.pop(key, None)  # kbatch: a terminating pod is not evicted again
-            return None
-        now = self.ctx.clock.now()  # a finished pod is evicted too (upstream checks no phase)
+        # a finished or terminating pod is evicted too: upstream checks neither phase nor deletion
+        now = self.ctx.clock.now()
         work = self.scheduled.get(key)
         try:
             node = self.ctx.cache.get(self.Node, pod.spec.node_name or "")
@@ -326,14 +329,17 @@ class TaintEviction:
                                 f"Cancelling deletion of Pod {namespace}/{name}")
 
     def _evict(self, pod: Any) -> None:
+        """``addConditionAndDeletePod``: ``DisruptionTarget`` written unless already as wanted
+        (``UpdatePodCondition``: a pod evicted before is not patched again), then a graceful delete."""
         name, namespace = pod.metadata.name, pod.metadata.namespace
         cond = with_observed_generation(
             {"type": "DisruptionTarget", "status": "True", "reason": EVICTION_REASON,
              "message": EVICTION_MESSAGE, "lastTransitionTime": format_time(self.ctx.clock.now_datetime())},
             pod.metadata.generation)
         try:
-            self.ctx.client.patch_status(self.Pod, name, {"status": {"conditions": [cond]}}, namespace,
-                                         patch_type="strategic")
+            patch = condition_patch(pod, cond)
+            if patch is not None:
+                self.ctx.client.patch_status(self.Pod, name, patch, namespace, patch_type="strategic")
             self.ctx.recorder.event(pod, "Normal", "TaintManagerEviction",
                                     f"Marking for deletion Pod {namespace}/{name}")
             self.ctx.client.delete(self.Pod, name, namespace)
