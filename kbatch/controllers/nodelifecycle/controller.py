@@ -43,6 +43,7 @@ from kbatch.controllers.nodelifecycle.health import (
     observe,
     unknown_conditions,
 )
+from kbatch.controllers.nodelifecycle.labels import labels_to_reconcile
 from kbatch.controllers.nodelifecycle.pods import (
     POD_EVENT,
     condition_patch,
@@ -108,6 +109,7 @@ class NodeLifecycle:
             if self.tainter.observe(request.name, None):
                 self._schedule_pass(now)
             return None
+        self._reconcile_labels(node)
         ready = _ready(node)
         wait = self._monitor(node, ready, now)
         if wait == 0.0:
@@ -142,6 +144,17 @@ class NodeLifecycle:
         member = Member(zone, ready, EXCLUDE_DISRUPTION not in labels)
         if self.tainter.observe(name, member) or queued:
             self._schedule_pass(now)
+
+    def _reconcile_labels(self, node: Any) -> None:
+        """Upstream ``reconcileNodeLabels`` (:mod:`.labels`): the beta OS and arch labels follow the
+        stable ones, in one labels patch."""
+        wanted = labels_to_reconcile(node.metadata.labels)
+        if not wanted:
+            return
+        try:
+            self.ctx.client.patch(self.Node, node.metadata.name, {"metadata": {"labels": wanted}})
+        except NotFound:
+            return
 
     def _node_event(self, name: str, uid: str, reason: str, event: str) -> None:
         """Upstream ``RecordNodeEvent``: a ``Normal`` event on the Node named by reference."""
