@@ -7,6 +7,13 @@ Three ways to turn an object into :class:`~kbatch.runtime.reconcile.Request` val
   (``owns(Kind)``); on update both the old and the new owner are enqueued;
 * a *mapper* ``fn(obj) -> Iterable[Request]`` for anything else (``watches(Kind, mapper)``).
 
+What an update maps is the mapper's to say, as each upstream handler decides it: controller-runtime's
+``EnqueueRequestsFromMapFunc`` and ``EnqueueRequestForOwner`` map both the old and the new object
+(the default here), its ``EnqueueRequestForObject`` only the new one (:func:`enqueue_object`); a
+kube-controller-manager controller registers its own client-go handler, which often reads only the new
+object (the disruption controller's ``updatePod``, the taint manager's ``handleNodeUpdate``): wrap
+such a mapper in :class:`new_object_only`.
+
 :class:`QueueingHandler` joins a mapper, predicates and a queue into an informer event handler.
 """
 
@@ -19,13 +26,42 @@ from kbatch.api.meta import Resource
 from kbatch.runtime.predicate import Predicate
 from kbatch.runtime.reconcile import Request
 
-__all__ = ["Mapper", "QueueingHandler", "enqueue_object", "enqueue_owner"]
+__all__ = ["Mapper", "QueueingHandler", "enqueue_object", "enqueue_owner", "maps_old_on_update",
+           "new_object_only"]
 
 Mapper = Callable[[Any], Iterable[Request]]
 
 
 def enqueue_object(obj: Any) -> Iterable[Request]:
     return (Request(obj.metadata.namespace or "", obj.metadata.name or ""),)
+
+
+enqueue_object.maps_old_on_update = False  # type: ignore[attr-defined]  # an update keeps the name
+
+
+def maps_old_on_update(mapper: Mapper) -> bool:
+    """Whether an update event maps the old object as well as the new one (see the module doc)."""
+    return bool(getattr(mapper, "maps_old_on_update", True))
+
+
+class new_object_only:
+    """A mapper whose update events map the new object only, as a client-go handler that reads just
+    ``cur`` (create and delete events map their one object as before)."""
+
+    __slots__ = ("mapper",)
+    maps_old_on_update = False
+
+    def __init__(self, mapper: Mapper) -> None:
+        self.mapper = mapper
+
+    def __call__(self, obj: Any) -> Iterable[Request]:
+        return self.mapper(obj)
+
+    def __getstate__(self) -> Mapper:
+        return self.mapper
+
+    def __setstate__(self, state: Mapper) -> None:
+        self.mapper = state
 
 
 class enqueue_owner:
@@ -79,8 +115,12 @@ class QueueingHandler:
         for p in self.predicates:
             if not p.update(old, new):
                 return
-        if self.mapper is enqueue_object:  # an update keeps the object's name: one request
+        if self.mapper is enqueue_object:  # the common case, without a lookup: one request
             self.add(Request(new.metadata.namespace or "", new.metadata.name or ""))
+            return
+        if not maps_old_on_update(self.mapper):
+            for req in self.mapper(new):
+                self.add(req)
             return
         seen: list[Request] = []
         for req in [*self.mapper(old), *self.mapper(new)]:

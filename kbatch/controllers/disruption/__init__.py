@@ -45,6 +45,7 @@ def setup(ctx: ControllerContext) -> DisruptionController:
     """Catalog factory for ``disruption``."""
     from kbatch.api.core_v1 import Pod
     from kbatch.api.policy_v1 import PodDisruptionBudget
+    from kbatch.runtime.handler import new_object_only
     from kbatch.runtime.mappers import itself
     from kbatch.runtime.predicate import predicate_func
 
@@ -53,7 +54,8 @@ def setup(ctx: ControllerContext) -> DisruptionController:
     (ctx.build()
         .describe("keeps PodDisruptionBudget status current (policy/v1)")
         .for_(PodDisruptionBudget)
-        .watches(Pod, controller.pdbs_for_pod)
+        # upstream's updatePod reads only the new pod (disruption.go, client-go handler)
+        .watches(Pod, new_object_only(controller.pdbs_for_pod))
         .complete(controller))
     stale = StalePodDisruption(ctx)
     (ctx.build(f"{ctx.name}-stale-pods")

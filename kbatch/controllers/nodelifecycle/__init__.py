@@ -56,16 +56,19 @@ def _node_of_lease(lease: Any) -> list[Any]:
 
 
 def setup_taint_eviction(ctx: ControllerContext) -> TaintEviction:
-    """Catalog factory for ``taint-eviction-controller``: pods enqueue themselves; a node's taint
-    change enqueues the pods bound to it."""
+    """Catalog factory for ``taint-eviction-controller``: a pod enqueues itself when it appears, goes,
+    or changes tolerations or node; a node's ``NoExecute`` taint change enqueues the pods bound to it
+    now (:mod:`.triggers`, upstream ``PodUpdated``, ``NodeUpdated``, ``handleNodeUpdate``)."""
     from kbatch.api.core_v1 import Node, Pod
+    from kbatch.controllers.nodelifecycle.triggers import NoExecuteTaintsChanged, TolerationsOrNodeChanged
+    from kbatch.runtime.handler import new_object_only
     from kbatch.runtime.mappers import PodsOnNode, bound_to_a_node
     from kbatch.runtime.predicate import predicate_func
 
     reconciler = TaintEviction(ctx)
     (ctx.build()
         .describe("evicts pods that do not tolerate NoExecute taints")
-        .for_(Pod, predicate_func(bound_to_a_node))
-        .watches(Node, PodsOnNode(ctx.cache, no_execute_only=True))
+        .for_(Pod, predicate_func(bound_to_a_node), TolerationsOrNodeChanged())
+        .watches(Node, new_object_only(PodsOnNode(ctx.cache)), NoExecuteTaintsChanged())
         .complete(reconciler))
     return reconciler

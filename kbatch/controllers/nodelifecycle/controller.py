@@ -43,7 +43,13 @@ from kbatch.controllers.nodelifecycle.health import (
     observe,
     unknown_conditions,
 )
-from kbatch.controllers.nodelifecycle.pods import POD_EVENT, node_event_message, not_ready_patch
+from kbatch.controllers.nodelifecycle.labels import labels_to_reconcile
+from kbatch.controllers.nodelifecycle.pods import (
+    POD_EVENT,
+    condition_patch,
+    node_event_message,
+    not_ready_patch,
+)
 from kbatch.controllers.nodelifecycle.tainter import Member, Tainter
 from kbatch.controllers.nodelifecycle.taints import (
     Scheduled,
@@ -103,6 +109,7 @@ class NodeLifecycle:
             if self.tainter.observe(request.name, None):
                 self._schedule_pass(now)
             return None
+        self._reconcile_labels(node)
         ready = _ready(node)
         wait = self._monitor(node, ready, now)
         if wait == 0.0:
@@ -137,6 +144,17 @@ class NodeLifecycle:
         member = Member(zone, ready, EXCLUDE_DISRUPTION not in labels)
         if self.tainter.observe(name, member) or queued:
             self._schedule_pass(now)
+
+    def _reconcile_labels(self, node: Any) -> None:
+        """Upstream ``reconcileNodeLabels`` (:mod:`.labels`): the beta OS and arch labels follow the
+        stable ones, in one labels patch."""
+        wanted = labels_to_reconcile(node.metadata.labels)
+        if not wanted:
+            return
+        try:
+            self.ctx.client.patch(self.Node, node.metadata.name, {"metadata": {"labels": wanted}})
+        except NotFound:
+            return
 
     def _node_event(self, name: str, uid: str, reason: str, event: str) -> None:
         """Upstream ``RecordNodeEvent``: a ``Normal`` event on the Node named by reference."""
@@ -290,10 +308,8 @@ class TaintEviction:
         except NotFound:
             self._cancel(key)  # handlePodUpdate: the pod is gone
             return None
-        if pod.metadata.deletion_timestamp is not None:
-            self.scheduled.pop(key, None)  # kbatch: a terminating pod is not evicted again
-            return None
-        now = self.ctx.clock.now()  # a finished pod is evicted too (upstream checks no phase)
+        # a finished or terminating pod is evicted too: upstream checks neither phase nor deletion
+        now = self.ctx.clock.now()
         work = self.scheduled.get(key)
         try:
             node = self.ctx.cache.get(self.Node, pod.spec.node_name or "")
@@ -326,14 +342,17 @@ class TaintEviction:
                                 f"Cancelling deletion of Pod {namespace}/{name}")
 
     def _evict(self, pod: Any) -> None:
+        """``addConditionAndDeletePod``: ``DisruptionTarget`` written unless already as wanted
+        (``UpdatePodCondition``: a pod evicted before is not patched again), then a graceful delete."""
         name, namespace = pod.metadata.name, pod.metadata.namespace
         cond = with_observed_generation(
             {"type": "DisruptionTarget", "status": "True", "reason": EVICTION_REASON,
              "message": EVICTION_MESSAGE, "lastTransitionTime": format_time(self.ctx.clock.now_datetime())},
             pod.metadata.generation)
         try:
-            self.ctx.client.patch_status(self.Pod, name, {"status": {"conditions": [cond]}}, namespace,
-                                         patch_type="strategic")
+            patch = condition_patch(pod, cond)
+            if patch is not None:
+                self.ctx.client.patch_status(self.Pod, name, patch, namespace, patch_type="strategic")
             self.ctx.recorder.event(pod, "Normal", "TaintManagerEviction",
                                     f"Marking for deletion Pod {namespace}/{name}")
             self.ctx.client.delete(self.Pod, name, namespace)

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["POD_EVENT", "node_event_message", "not_ready_patch"]
+from kbatch.api.base import format_time
+
+__all__ = ["POD_EVENT", "condition_patch", "node_event_message", "not_ready_patch"]
 
 POD_EVENT = ("Warning", "NodeNotReady", "Node is not ready")
 
@@ -32,3 +34,20 @@ def not_ready_patch(pod: Any, stamp: str) -> dict[str, Any] | None:
     if ready is None or ready.status == "False":
         return None
     return {"status": {"conditions": [{"type": "Ready", "status": "False", "lastTransitionTime": stamp}]}}
+
+
+def condition_patch(pod: Any, wanted: dict[str, Any]) -> dict[str, Any] | None:
+    """The strategic status patch setting the condition ``wanted`` (wire form) on ``pod``, as
+    ``UpdatePodCondition`` (``pkg/api/v1/pod/util.go``) decides: None when status, reason, message and
+    observedGeneration are already those; an unchanged status keeps its ``lastTransitionTime``."""
+    conditions = (pod.status.conditions if pod.status else None) or ()
+    old = next((c for c in conditions if c.type == wanted["type"]), None)
+    if old is None:
+        return {"status": {"conditions": [wanted]}}
+    same = (old.status, old.reason, old.message, old.observed_generation, old.last_probe_time) == (
+        wanted["status"], wanted.get("reason"), wanted.get("message"), wanted.get("observedGeneration"), None)
+    if same:
+        return None
+    if old.status == wanted["status"] and old.last_transition_time is not None:
+        wanted = {**wanted, "lastTransitionTime": format_time(old.last_transition_time)}
+    return {"status": {"conditions": [wanted]}}

@@ -1,15 +1,13 @@
 """Upstream's node-lifecycle tables, through kbatch's control plane.
 
 Source: kubernetes/kubernetes ``pkg/controller/nodelifecycle/node_lifecycle_controller_test.go``
-(``TestTaintsNodeByCondition``, ``TestNodeEventGeneration``) against
-``node_lifecycle_controller.go`` (``doNoScheduleTaintingPass``, ``monitorNodeHealth``) and
+(``TestTaintsNodeByCondition``, ``TestNodeEventGeneration``, ``TestReconcileNodeLabels``; stored commit
+042f1843) against ``node_lifecycle_controller.go`` (``doNoScheduleTaintingPass``, ``monitorNodeHealth``,
+``reconcileNodeLabels``) and
 ``pkg/controller/util/node/controller_utils.go`` (``SwapNodeControllerTaint`` stamps ``timeAdded``
 on every taint it adds). Upstream calls one pass on a fake client; here ``node-lifecycle`` alone runs
 on a one-node cluster, so the zone is fully disrupted when the node is not ready and no ``NoExecute``
 condition taint is added (master disruption mode): the ``NoSchedule`` taints are the pass's answer.
-
-``TestReconcileNodeLabels`` is not translated: kbatch does not model ``reconcileNodeLabels`` (the
-``beta.kubernetes.io/os``/``arch`` labels mirrored from the stable ones; docs/simulation.md).
 """
 
 from __future__ import annotations
@@ -85,3 +83,28 @@ def test_node_event_generation() -> None:
     assert [e.reason for e in events] == ["RegisteredNode"]
     assert events[0].involved_object.uid == created.metadata.uid
     assert events[0].message == "Node node0 event: Registered Node node0 in Controller"
+
+
+# --- TestReconcileNodeLabels --------------------------------------------------------------------
+
+OS, ARCH, BETA_OS, BETA_ARCH = ("kubernetes.io/os", "kubernetes.io/arch", "beta.kubernetes.io/os",
+                                "beta.kubernetes.io/arch")
+RECONCILE_LABELS = [
+    ("No-op if node has no labels", None, {}),
+    ("No-op if no target labels present", {"topology.kubernetes.io/region": "region1"},
+     {"topology.kubernetes.io/region": "region1"}),
+    ("Create OS/arch beta labels when they don't exist", {OS: "linux", ARCH: "amd64"},
+     {BETA_OS: "linux", BETA_ARCH: "amd64", OS: "linux", ARCH: "amd64"}),
+    ("Reconcile OS/arch beta labels to match stable labels",
+     {BETA_OS: "windows", BETA_ARCH: "arm", OS: "linux", ARCH: "amd64"},
+     {BETA_OS: "linux", BETA_ARCH: "amd64", OS: "linux", ARCH: "amd64"}),
+]
+
+
+@pytest.mark.parametrize(("labels", "expected"), [c[1:] for c in RECONCILE_LABELS],
+                         ids=[c[0] for c in RECONCILE_LABELS])
+def test_reconcile_node_labels(labels: dict[str, str] | None, expected: dict[str, str]) -> None:
+    cp = _plane()
+    cp.client.create(Node.model_validate({"metadata": {"name": "node0", "labels": labels}}))
+    cp.run_until_idle()
+    assert (cp.client.get(Node, "node0").metadata.labels or {}) == expected

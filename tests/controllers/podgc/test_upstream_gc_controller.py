@@ -10,8 +10,16 @@ Upstream calls ``gc`` once on a fake client; here the objects go through the API
 PodGC set its phase to ``Failed``. Upstream's ``deletionTimestamp`` pods are made by a delete that a
 finalizer (``example.com/hold``) or the absent kubelet keeps pending.
 
-The cases upstream added later about pods "only waiting for their finalizers" (``isPodBlockedOnFinalizers``)
-are not translated: the stored upstream controller source does not have that function.
+The cases about pods "only waiting for their finalizers" (``isPodBlockedOnFinalizers``, rows in
+``TestGCTerminated``, ``TestGCOrphaned``, ``TestGCUnscheduledTerminating``, ``TestGCTerminating``, and
+``TestIsPodBlockedOnFinalizers``, ``TestGCTerminatedConverges``) are not translated: they come from
+kubernetes/kubernetes pull request #141190 "pod-gc-controller: skip redundant delete calls for pods
+stuck on finalizers", open (not merged) as last read; the released ``gc_controller.go`` (the version
+with ``controllerName``, read for 1.37) has no such function and re-sends the force delete each sweep.
+
+The ``TestGCOrphaned`` rows that tell the informer from the client ("... in client", "... from client")
+hide a node from the ``podgc`` informer's store (as upstream's test writes the informer store), so the
+sweep's fresh read (``checkIfNodeExists``) is what decides.
 """
 
 from __future__ import annotations
@@ -87,6 +95,8 @@ TERMINATED = [
      [("a", "Failed", ""), ("b", "Succeeded", ""), ("c", "Failed", "")], 1, {"a", "b"}),
     ("threshold = 0, disables terminated pod deletion",
      [("a", "Failed", ""), ("b", "Succeeded", "")], 0, set()),
+    ("threshold = 1, delete pod a which is PodFailed and pod b which is PodSucceeded",
+     [("a", "Failed", ""), ("b", "Succeeded", ""), ("c", "Failed", "")], 1, {"a", "b"}),
     ("threshold = 1, delete pod b which is PodSucceeded",
      [("a", "Running", ""), ("b", "Succeeded", ""), ("c", "Failed", "")], 1, {"b"}),
     ("threshold = 1, delete pod a which is PodFailed",
@@ -178,6 +188,55 @@ def test_gc_orphaned_node_deleted_after_quarantine_started() -> None:
     _sweep(cp, 40.0)  # first seen missing
     assert _deleted(cp) == set()
     _sweep(cp, 80.0)
+    assert _deleted(cp) == {"a"}
+
+
+def _hide_from_informer(cp: ControlPlane, name: str) -> None:
+    """The node stays on the API server but leaves the informer's store (upstream's test writes
+    ``nodeInformer.Informer().GetStore()`` the same way)."""
+    cp.run_until_idle()  # the informer has taken the node's ADDED event
+    cp.cache.informer_for(Node).store.delete(name)
+    assert all(n.metadata.name != name for n in cp.cache.list(Node))
+
+
+def test_gc_orphaned_nodes_present_in_client() -> None:
+    """TestGCOrphaned "nodes present in client": the informer lacks the nodes, the fresh read finds
+    them, so nothing is deleted."""
+    cp = _plane()
+    for name in ("existing1", "existing2"):
+        _node(cp, name)
+        _hide_from_informer(cp, name)
+    for name, node, phase in (("a", "existing1", "Running"), ("b", "existing2", "Failed"),
+                              ("c", "existing2", "Succeeded")):
+        _pod(cp, name, node, phase)
+    _sweep(cp, 20.0)
+    _sweep(cp, 60.0)
+    assert _deleted(cp) == set() and _patched(cp, ["a"]) == set()
+
+
+def test_gc_orphaned_node_added_to_client_after_quarantine() -> None:
+    """TestGCOrphaned "node added to client after quarantine": the informer never sees it, the
+    fresh read at the end of the quarantine does."""
+    cp = _plane()
+    _pod(cp, "a", "node", "Running")
+    _sweep(cp, 20.0)
+    _node(cp, "node")
+    _hide_from_informer(cp, "node")
+    _sweep(cp, 60.0)
+    assert _deleted(cp) == set() and _patched(cp, ["a"]) == set()
+
+
+def test_gc_orphaned_node_deleted_from_client_after_quarantine() -> None:
+    """TestGCOrphaned "node deleted from client after quarantine": a node only the client knew, gone
+    by the end of the quarantine: its pod is deleted."""
+    cp = _plane()
+    _node(cp, "node")
+    _hide_from_informer(cp, "node")
+    _pod(cp, "a", "node", "Failed")
+    _sweep(cp, 20.0)
+    assert _deleted(cp) == set()
+    cp.client.delete(Node, "node")
+    _sweep(cp, 60.0)
     assert _deleted(cp) == {"a"}
 
 
