@@ -1,6 +1,7 @@
 """Architecture boundaries, checked by reading the source (kopf's import-linter contracts, in spirit).
 
-* Layers: store < api < families < apiserver < runtime < sim < controllers < cli/server. A module may
+* Layers: store < api < families < apiserver < runtime < sim < controllers < cli/server (authz, the
+  pure authorization decisions, sits on api alone and is used by server and above). A module may
   import only from its own layer or below (ARCHITECTURE.md, "Layers"); families declare what lies
   above them by lazy ``"module:attribute"`` references only.
 * Determinism: the wall clock is read only in ``kbatch/runtime/clock.py``; no module-level use of
@@ -22,17 +23,19 @@ ALLOWED: dict[str, set[str]] = {
     "store": set(),
     "api": set(),
     "families": {"api"},
+    "authz": {"api"},
     "apiserver": {"api", "store", "families"},
     "runtime": {"api", "store", "families", "apiserver"},
     "controllers": {"api", "store", "families", "apiserver", "runtime", "sim", "controllers"},
     "sim": {"api", "store", "families", "apiserver", "runtime"},
     "testing": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim"},
-    "server": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim"},
-    "reporting": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim", "server"},
+    "server": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim", "authz"},
+    "reporting": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim", "server",
+                  "authz"},
     "experiment": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim", "server",
-                   "reporting"},
+                   "reporting", "authz"},
     "cli": {"api", "store", "families", "apiserver", "runtime", "controllers", "sim", "server", "testing",
-            "reporting", "experiment"},
+            "reporting", "experiment", "authz"},
 }
 
 

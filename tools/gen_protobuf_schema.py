@@ -23,7 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-API_PACKAGES = ("core/v1", "batch/v1", "policy/v1", "scheduling/v1", "coordination/v1", "rbac/v1")
+API_PACKAGES = ("core/v1", "batch/v1", "policy/v1", "scheduling/v1", "coordination/v1", "rbac/v1",
+                "authorization/v1")
 MACHINERY_PACKAGES = ("pkg/apis/meta/v1", "pkg/api/resource", "pkg/util/intstr", "pkg/runtime")
 ROOTS = ("k8s.io.api.core.v1.Namespace", "k8s.io.api.core.v1.Pod", "k8s.io.api.core.v1.Node",
          "k8s.io.api.core.v1.Service", "k8s.io.api.core.v1.Event", "k8s.io.api.core.v1.ConfigMap",
@@ -33,6 +34,10 @@ ROOTS = ("k8s.io.api.core.v1.Namespace", "k8s.io.api.core.v1.Pod", "k8s.io.api.c
          "k8s.io.api.policy.v1.Eviction", "k8s.io.api.coordination.v1.Lease", "k8s.io.api.batch.v1.Job",
          "k8s.io.api.batch.v1.CronJob", "k8s.io.api.rbac.v1.Role", "k8s.io.api.rbac.v1.ClusterRole",
          "k8s.io.api.rbac.v1.RoleBinding", "k8s.io.api.rbac.v1.ClusterRoleBinding",
+         "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
+         "k8s.io.api.authorization.v1.SubjectAccessReview",
+         "k8s.io.api.authorization.v1.LocalSubjectAccessReview",
+         "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
          "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
          "k8s.io.apimachinery.pkg.runtime.Unknown")
 _FIELD = re.compile(r"^\s*(optional|repeated)\s+([\w.]+)\s+(\w+)\s*=\s*(\d+)\s*;")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.api.registry import Registry
-from kbatch.server import discovery, metrics_api
+from kbatch.server import authorization_api, discovery, metrics_api
 
 __all__ = ["CONTENT_TYPE", "api_discovery", "apis_discovery", "wants_aggregated"]
 
@@ -60,6 +60,9 @@ def _resources(group: str, version: str, listing: dict[str, Any]) -> list[dict[s
 
 def _listing(registry: Registry, group: str, version: str) -> dict[str, Any] | None:
     """The legacy document of one group version (metrics.k8s.io's from :mod:`.metrics_api`)."""
+    if group == authorization_api.GROUP:
+        served = version == authorization_api.VERSION
+        return authorization_api.authorization_resource_list() if served else None
     if group == metrics_api.GROUP:
         return metrics_api.metrics_resource_list() if version == metrics_api.VERSION else None
     return discovery.api_resource_list(registry, group, version)

@@ -33,10 +33,14 @@ from kbatch.api.errors import (
     Unauthorized,
 )
 from kbatch.api.kube_version import version_info
+from kbatch.authz.chain import authorize
+from kbatch.authz.impersonation import impersonated_user
+from kbatch.authz.request import forbidden, request_attributes
 from kbatch.runtime.duration import parse_duration
-from kbatch.server import discovery, metrics_api
+from kbatch.server import authorization_api, discovery, metrics_api
 from kbatch.server.aggregated_discovery import CONTENT_TYPE as AGGREGATED
 from kbatch.server.aggregated_discovery import api_discovery, apis_discovery, wants_aggregated
+from kbatch.server.authorization_api import rbac_snapshot
 from kbatch.server.backend import Backend
 from kbatch.server.feature_metrics import render_feature_enabled
 from kbatch.server.handlers import handle_resource
@@ -54,6 +58,7 @@ __all__ = ["KUBE_VERSION", "KbatchApp"]
 log = logging.getLogger("kbatch.server")
 KUBE_VERSION = version_info()  # GET /version: the release kbatch models (kbatch/api/kube_version.py)
 PROTO_V2 = "application/com.github.proto-openapi.spec.v2"
+_IMPERSONATE_USER, _IMPERSONATE_GROUP = "impersonate-user", "impersonate-group"
 
 
 
@@ -83,6 +88,8 @@ class KbatchApp:
         try:
             req = await read_request(scope, receive)
             self._authorize(req)
+            if _IMPERSONATE_USER in req.headers or _IMPERSONATE_GROUP in req.headers:
+                self._impersonate(req)
             if req.method == "GET" and req.flag("watch"):
                 gv = self.router.group_version(req.path)
                 if gv is not None:
@@ -134,6 +141,20 @@ class KbatchApp:
         if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
             raise Unauthorized("Unauthorized")
 
+    def _impersonate(self, req: Request) -> None:
+        """Act as the impersonated user and let the RBAC authorizer decide the request (403 when it
+        does not allow it); docs/rbac.md. Only requests with an ``Impersonate-User`` or
+        ``Impersonate-Group`` header come here: every other request is ``system:masters``'."""
+        pairs = ((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in req.raw_headers)
+        req.user = impersonated_user(pairs)
+        if req.user is None:
+            return
+        attrs = request_attributes(req.user, req.method, req.path.rstrip("/") or "/",
+                                   watch=req.method == "GET" and req.flag("watch"))
+        decision = authorize(attrs, rbac_snapshot(self.backend))
+        if not decision.allowed:
+            raise forbidden(attrs, decision.reason)
+
     def dispatch(self, req: Request) -> Response:
         path = req.path.rstrip("/") or "/"
         simple = self._simple(req, path)
@@ -145,6 +166,9 @@ class KbatchApp:
         group, version, rest = gv
         if group == discovery.KBATCH_GROUP:
             return self._extension(req, version, rest)
+        if (group, version) == (authorization_api.GROUP, authorization_api.VERSION):
+            answer = authorization_api.serve(self.backend, req, rest, req.user)
+            return json_response(answer, 201 if rest else 200)
         if (group, version) == (metrics_api.GROUP, metrics_api.VERSION):
             params = {k: req.param(k) for k in ("labelSelector", "fieldSelector")}
             return json_response(metrics_api.serve(self.backend, req.method, rest, params))
@@ -199,6 +223,8 @@ class KbatchApp:
                 versions = [discovery.KBATCH_VERSION]
             if parts[1] == metrics_api.GROUP:
                 versions = [metrics_api.VERSION]
+            if parts[1] == authorization_api.GROUP:
+                versions = [authorization_api.VERSION]
             if not versions:  # no group's discovery handler claims it
                 raise PageNotFound()
             return json_response(discovery.api_group(parts[1], versions))

@@ -12,6 +12,8 @@ from typing import Any
 
 from kbatch.api.base import ApiInfo
 from kbatch.api.registry import Registry
+from kbatch.authz.reviews import GROUP as AUTHORIZATION_GROUP
+from kbatch.authz.reviews import VERSION as AUTHORIZATION_VERSION
 from kbatch.server.streaming import CONNECT_RESOURCES
 from kbatch.sim.metrics import GROUP as METRICS_GROUP
 from kbatch.sim.metrics import VERSION as METRICS_VERSION
@@ -48,6 +50,7 @@ def api_group(group: str, versions: list[str]) -> dict[str, Any]:
 
 def api_group_list(registry: Registry) -> dict[str, Any]:
     groups = [api_group(g, vs) for g, vs in group_versions(registry).items() if g]
+    groups.append(api_group(AUTHORIZATION_GROUP, [AUTHORIZATION_VERSION]))  # kbatch/authz/reviews.py
     groups.append(api_group(KBATCH_GROUP, [KBATCH_VERSION]))
     groups.append(api_group(METRICS_GROUP, [METRICS_VERSION]))  # kbatch/server/metrics_api.py
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}

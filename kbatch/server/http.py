@@ -30,6 +30,8 @@ class Request:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: bytes
+    raw_headers: list[tuple[bytes, bytes]] | tuple[()] = ()  # as received: each repeated header too
+    user: Any = None  # the impersonated user (kbatch.authz.user.UserInfo), None when impersonating no one
 
     def param(self, name: str, default: str | None = None) -> str | None:
         """The parameter's first value, as the parameter codec reads a repeated one into a scalar
@@ -104,7 +106,8 @@ async def read_request(scope: Scope, receive: Any) -> Request:
         chunks.append(chunk)
         more = message.get("more_body", False)
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
-    return Request(scope["method"].upper(), unquote(scope.get("path", "/")), query, headers, b"".join(chunks))
+    return Request(scope["method"].upper(), unquote(scope.get("path", "/")), query, headers, b"".join(chunks),
+                   scope.get("headers", ()))
 
 
 class _TooLarge(StatusError):

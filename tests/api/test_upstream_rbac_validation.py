@@ -203,7 +203,7 @@ def test_zero_length_namespace_is_the_requests(obj: Resource) -> None:
 
 # -- ValidateRBACName (path segments), ValidateClusterRole's aggregationRule ---------------------------
 
-@pytest.mark.parametrize("name", ["system:aggregate-to-admin", "system:coredns", "Upper_Case", "a b"])
+@pytest.mark.parametrize("name", ["system:aggregate-to-jobs", "system:coredns", "Upper_Case", "a b"])
 def test_rbac_names_are_path_segments(name: str) -> None:
     """``ValidateRBACName`` is ``path.IsValidPathSegmentName``: not a DNS-1123 subdomain."""
     assert _server().create(_role(None, name)).metadata.name == name

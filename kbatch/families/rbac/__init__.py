@@ -4,13 +4,15 @@
   upstream's validation and defaulting (:mod:`kbatch.api.strategies.rbac`), ``kubectl get`` columns
   (:mod:`kbatch.families.rbac.printers`) and ``kubectl describe`` pages
   (:mod:`kbatch.families.rbac.pages`);
-* post-start hook ``bootstrap_roles``: a fresh control plane holds ``cluster-admin`` and its binding to
-  ``system:masters`` (:mod:`kbatch.families.rbac.bootstrap`);
+* post-start hook ``bootstrap_roles``: a fresh control plane holds ``cluster-admin`` bound to
+  ``system:masters``, the discovery and basic-user roles bound to every authenticated user, and the
+  aggregated ``admin``/``edit``/``view`` (:mod:`kbatch.families.rbac.bootstrap_policy`);
 * controller ``clusterrole-aggregation`` (on by default, as in kube-controller-manager): the rules of
   ClusterRoles with an ``aggregationRule``.
 
-kbatch serves the objects but does not authorize requests with them; docs/rbac.md says what is
-modelled and every deliberate difference.
+Requests that impersonate a user are authorized with these objects (:mod:`kbatch.authz`), and
+authorization.k8s.io/v1 reviews answer from them; docs/rbac.md says what is modelled and every
+deliberate difference.
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ exactly with that plugin removed from the profile. Re-recorded (trace only; plac
 Nodes, Namespaces and Leases stopped carrying ``metadata.generation``, as their upstream strategies
 (``tests/apiserver/test_generation_by_kind.py``): the same digests as the commit that did it alone.
 Re-recorded (trace only; placements equal) when a fresh control plane began to hold RBAC's
-``cluster-admin`` ClusterRole and binding: two more writes at start move every resourceVersion."""
+``cluster-admin`` ClusterRole and binding: two more writes at start move every resourceVersion.
+Re-recorded (trace only; placements equal) when it began to hold the rest of policy.go's user-facing
+roles (admin/edit/view, their aggregate-to parts, discovery and basic-user): more writes at start."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from collections import Counter
 from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
-TRACE = "2bec9e99bc982163c6d939304539f6d0b1070d8cdbbc454457eb52ce18fac663"
+TRACE = "340c7e5aeced0c7111c11d35de9a946347acf9d0aec6feadfaeeed181db97a94"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:

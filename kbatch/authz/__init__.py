@@ -1,0 +1,15 @@
+"""Authorization: who a request acts as and whether RBAC allows it.
+
+* :mod:`.user` — the user a request acts as (``user.Info``) and the attributes an authorizer decides on;
+* :mod:`.rules` — whether one PolicyRule covers a request (``pkg/apis/rbac/v1/evaluation_helpers.go``);
+* :mod:`.rbac` — the RBAC authorizer over a snapshot of roles and bindings
+  (``plugin/pkg/auth/authorizer/rbac/rbac.go``, ``pkg/registry/rbac/validation/rule.go``);
+* :mod:`.chain` — kube-apiserver's authorizer chain as kbatch models it: ``system:masters``, then RBAC;
+* :mod:`.impersonation` — the ``Impersonate-*`` headers (k8s.io/apiserver
+  ``pkg/endpoints/filters/impersonation/impersonation.go``);
+* :mod:`.request` — a REST request's verb and resource (``pkg/endpoints/request/requestinfo.go``) and
+  the 403 it gets when denied (``pkg/endpoints/handlers/responsewriters/errors.go``);
+* :mod:`.reviews` — authorization.k8s.io/v1 access and rules reviews (``pkg/registry/authorization``).
+
+Every decision is a pure function of its inputs; docs/rbac.md says which requests are authorized.
+"""

@@ -1,0 +1,42 @@
+"""Who a request acts as and what it asks to do (k8s.io/apiserver ``pkg/authentication/user`` and
+``pkg/authorization/authorizer`` ``AttributesRecord``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ALL_AUTHENTICATED", "ALL_UNAUTHENTICATED", "ANONYMOUS", "SYSTEM_PRIVILEGED_GROUP",
+           "Attributes", "UserInfo"]
+
+SYSTEM_PRIVILEGED_GROUP = "system:masters"
+ALL_AUTHENTICATED = "system:authenticated"
+ALL_UNAUTHENTICATED = "system:unauthenticated"
+ANONYMOUS = "system:anonymous"
+
+
+@dataclass(frozen=True, slots=True)
+class UserInfo:
+    """``user.DefaultInfo``: a name, groups in the order they were given, a uid and extra values."""
+
+    name: str = ""
+    groups: tuple[str, ...] = ()
+    uid: str = ""
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Attributes:
+    """``authorizer.AttributesRecord``: a resource request (``resource_request``) names a verb, an API
+    group, a resource, maybe a subresource, a namespace and a name; a non-resource request a verb and
+    a path."""
+
+    user: UserInfo
+    verb: str
+    resource_request: bool = True
+    namespace: str = ""
+    api_group: str = ""
+    api_version: str = ""
+    resource: str = ""
+    subresource: str = ""
+    name: str = ""
+    path: str = ""
