@@ -4,7 +4,8 @@ A node is a plain ``v1.Node`` as a KWOK-managed node looks once KWOK's default n
 (seed talk, "Create a Simulated Node"; kubernetes-sigs/kwok ``kustomize/stage/node/fast/node-initialize.yaml``
 and its ``testdata/node-pending.output.yaml``):
 
-* labels ``kubernetes.io/hostname``, ``kubernetes.io/os``, ``kubernetes.io/arch``, ``type: kbatch``
+* labels ``kubernetes.io/hostname``, ``kubernetes.io/os``, ``kubernetes.io/arch``, their ``beta.`` twins
+  (as the kubelet registers a node), ``type: kbatch``
   plus the template's own; optional taints and ``spec.unschedulable``;
 * ``status.capacity`` and ``status.allocatable`` (equal): cpu, memory, pods (110 by default, the
   kubelet's ``maxPods``), ``nvidia.com/gpu`` when ``gpus`` > 0 and any extended resources;
@@ -81,7 +82,10 @@ def _conditions(now: str | None) -> list[dict[str, Any]]:
 
 
 def node_manifest(name: str, template: NodeTemplate, now: str | None = None) -> dict[str, Any]:
+    # The kubelet registers a node with the stable and the beta OS/arch labels (pkg/kubelet
+    # kubelet_node_status.go initialNode), so node lifecycle's reconcileNodeLabels finds nothing to do.
     labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+              "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
               "type": "kbatch", **template.labels}
     spec: dict[str, Any] = {}
     if template.taints:
