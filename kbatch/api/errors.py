@@ -157,7 +157,8 @@ class FieldError:
 
     @classmethod
     def not_supported(cls, path: str, value: Any, supported: list[str]) -> FieldError:
-        detail = "supported values: " + ", ".join(json.dumps(s) for s in supported)
+        # field.NotSupported quotes each with strconv.Quote, as ErrorBody quotes a string value
+        detail = "supported values: " + ", ".join(go_quote(str(s)) for s in supported)
         return cls(FieldErrorType.NOT_SUPPORTED, path, detail, value)
 
     @classmethod

@@ -68,3 +68,10 @@ def test_an_immutable_timestamp_renders_as_metav1_time_marshals(new: datetime | 
 
 def test_a_time_inside_a_json_value_renders_as_its_wire_form() -> None:
     assert str(FieldError.invalid("f", {"at": T})) == 'f: Invalid value: {"at":"2026-01-02T03:04:05Z"}'
+
+
+def test_supported_values_are_quoted_as_strconv_quote_does() -> None:
+    """``field.NotSupported`` (apimachinery 0.37) quotes each supported value with
+    ``strconv.Quote``: printable non-ASCII stays as it is, a control byte is escaped by name."""
+    err = FieldError.not_supported("spec.mode", "x", ["é", "a\x07"])
+    assert str(err) == 'spec.mode: Unsupported value: "x": supported values: "é", "a\\a"'
