@@ -15,7 +15,10 @@ Upstream: ``staging/src/k8s.io/apimachinery/pkg/util/strategicpatch/patch.go`` w
   ``$retainKeys``, ``$deleteFromPrimitiveList/<field>``, ``$setElementOrder/<field>``;
 * ``$patch: delete`` on a map the original has leaves it empty (``{}``, upstream
   ``handleDirectiveInMergeMap``); a map carrying ``$patch`` where the original has no map is
-  dropped whole, whatever the directive (upstream ``removeDirectives``).
+  dropped whole, whatever the directive (upstream ``removeDirectives``);
+* any other ``$patch`` value, ``null`` included, where a map is merged or in a keyed list's item is
+  upstream's ``ErrBadPatchType`` (``merge`` in a list item: "merging lists cannot yet be specified
+  in the patch"), which the API server answers with a 500 (:mod:`kbatch.apiserver.mergepatch_errors`).
 
 The merge-key table (parent field, list field) → merge key; ``*`` matches any parent:
 
@@ -50,6 +53,7 @@ from typing import Any
 
 from kbatch.api.errors import BadRequest, InternalError
 from kbatch.apiserver.element_order import check_set_order, normalize
+from kbatch.apiserver.mergepatch_errors import bad_patch_type
 
 __all__ = ["DELETE", "MERGE_KEYS", "MERGE_PRIMITIVES", "apply_strategic_patch", "merge_key", "merge_map"]
 
@@ -126,8 +130,7 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
             return _strip(patch)
         if directive == "delete":
             return DELETE
-        if directive is not None:
-            raise BadRequest(f"Unknown patch type: {directive}")
+        raise bad_patch_type(directive, patch)  # handleDirectiveInMergeMap: null included
     result = dict(original) if isinstance(original, dict) else {}
     retain = None
     set_orders: list[tuple[str, Any]] = []
@@ -230,8 +233,10 @@ def _merge_keyed(result: list[Any], patch: list[dict[str, Any]], key: str, field
             plain.append(item)
             continue
         directive = item["$patch"]
-        if directive != "delete":  # even null: upstream's ErrBadPatchType (mergeSliceWithSpecialElements)
-            raise BadRequest(f"Unknown patch type: {directive}")
+        if directive == "merge":  # mergeSliceWithSpecialElements
+            raise InternalError("merging lists cannot yet be specified in the patch")
+        if directive != "delete":  # even null: ErrBadPatchType (mergeSliceWithSpecialElements)
+            raise bad_patch_type(directive, item)
         if key not in item:
             raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
         result = [old for old in result if not (isinstance(old, dict) and old.get(key) == item[key])]
