@@ -53,7 +53,7 @@ from typing import Any
 
 from kbatch.api.errors import BadRequest, InternalError
 from kbatch.apiserver.element_order import check_set_order, normalize
-from kbatch.apiserver.mergepatch_errors import bad_patch_type
+from kbatch.apiserver.mergepatch_errors import bad_patch_type, no_merge_key
 
 __all__ = ["DELETE", "MERGE_KEYS", "MERGE_PRIMITIVES", "apply_strategic_patch", "merge_key", "merge_map"]
 
@@ -238,12 +238,12 @@ def _merge_keyed(result: list[Any], patch: list[dict[str, Any]], key: str, field
         if directive != "delete":  # even null: ErrBadPatchType (mergeSliceWithSpecialElements)
             raise bad_patch_type(directive, item)
         if key not in item:
-            raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
+            raise no_merge_key(item, key)
         result = [old for old in result if not (isinstance(old, dict) and old.get(key) == item[key])]
     live = list(result)
     for item in plain:
         if key not in item:
-            raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
+            raise no_merge_key(item, key)
         index = next((i for i, old in enumerate(result)
                       if isinstance(old, dict) and old.get(key) == item[key]), None)
         if index is None:
@@ -318,7 +318,7 @@ def _set_element_order(result: dict[str, Any], original: Any, patch: dict[str, A
             raise InternalError(f"expected a []interface {{}}, but received a {got}")
     key = merge_key(parent, field)
     check_set_order(patch.get(field) or [], order, key,
-                    lambda item: BadRequest(f"map: {item} does not contain declared merge key: {key}"))
+                    lambda item: no_merge_key(item, key or ""))
     if live is None and field not in patch:
         return
     # (the patch's list was merged into result[field] above; without it, live is a list: not returned)

@@ -103,13 +103,13 @@ def _ref_list(original: Any, patch: list[Any], parent: str, field: str) -> list[
             raise InternalError(f"unknown patch type: {directive}")
         if directive == "delete":
             if key not in item:
-                raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
+                raise InternalError(f"map: {item} does not contain declared merge key: {key}")  # a 500
             result = [old for old in result if not (isinstance(old, dict) and old.get(key) == item[key])]
     live = list(result)
     plain = [item for item in patch if "$patch" not in item]
     for item in plain:
         if key not in item:
-            raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
+            raise InternalError(f"map: {item} does not contain declared merge key: {key}")  # a 500
         index = next((i for i, old in enumerate(result)
                       if isinstance(old, dict) and old.get(key) == item[key]), None)
         if index is None:

@@ -329,3 +329,16 @@ def test_an_unknown_patch_directive_is_err_bad_patch_type(patch: dict[str, Any],
     with pytest.raises(InternalError) as err:
         apply_strategic_patch(original, patch)
     assert err.value.status.code == 500 and err.value.message == message
+
+
+def test_missing_merge_key_should_error_out() -> None:
+    """``strategicMergePatchRawTestCases`` "missing merge key should error out" (patch_test.go):
+    ``mergepatch.ErrNoMergeKey`` (``map: %v does not contain declared merge key: %s``), which the API
+    server passes on as a 500, as ErrBadPatchType."""
+    original = {"containers": [{"name": 1, "value": "a"}]}
+    with pytest.raises(InternalError) as err:
+        apply_strategic_patch(original, {"containers": [{"value": "b"}]})
+    assert err.value.message == "map: map[value:b] does not contain declared merge key: name"
+    with pytest.raises(InternalError) as err:
+        apply_strategic_patch(original, {"containers": [{"value": "b", "$patch": "delete"}]})
+    assert err.value.message == "map: map[$patch:delete value:b] does not contain declared merge key: name"
