@@ -2,8 +2,9 @@
 
 Each side runs in a fresh process (``python benchmarks/scenarios.py …``) with ``PYTHONPATH`` pointing
 at its tree, so both pay the same imports and their peak RSS is their own; the other commit is
-checked out once into a git worktree under the system's temporary directory (nothing is committed or
-left in this checkout). Sides alternate when ``--repeat`` is above 1, and each figure is the best
+checked out into a git worktree of its own in the system's temporary directory for the run, and
+removed when the run ends (nothing is committed or left behind; runs at once do not share one).
+Sides alternate when ``--repeat`` is above 1, and each figure is the best
 (the highest rate, the lowest time) of its repeats, so one noisy moment of a shared machine does
 not decide the ratio.
 
@@ -13,11 +14,14 @@ not decide the ratio.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,15 +30,21 @@ BASE_COMMIT = "cd83ab2"  # main when issue 16 was taken up: the commit its targe
 LOWER_IS_BETTER = ("wall_s", "_ms", "_mib")  # every other figure is a rate
 
 
-def checkout(ref: str) -> Path:
-    """A worktree of ``ref`` (reused when it exists and is at that commit)."""
+@contextlib.contextmanager
+def checkout(ref: str) -> Iterator[Path]:
+    """A worktree of ``ref`` for this run alone (its own fresh directory, so runs against the same
+    commit at once never share one), removed with its git bookkeeping when the run ends, however it
+    ends."""
     sha = subprocess.run(["git", "rev-parse", "--verify", f"{ref}^{{commit}}"], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout.strip()
-    where = Path(tempfile.gettempdir()) / f"kbatch-ab-{sha[:12]}"
-    if not (where / "kbatch").is_dir():
+    where = Path(tempfile.mkdtemp(prefix=f"kbatch-ab-{sha[:12]}-"))
+    try:
         subprocess.run(["git", "worktree", "add", "--detach", "--force", str(where), sha], cwd=ROOT,
                        check=True, capture_output=True)
-    return where
+        yield where
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=ROOT, capture_output=True)
+        shutil.rmtree(where, ignore_errors=True)  # when the add itself failed: the bare directory
 
 
 def run_side(tree: Path, scenario: str, extra: list[str]) -> dict[str, float]:
@@ -51,11 +61,11 @@ def _best(values: list[float], name: str) -> float:
 def compare(scenario: str, extra: list[str], baseline: str = BASE_COMMIT, repeat: int = 1
             ) -> tuple[dict[str, float], dict[str, float]]:
     """(this tree's figures, the baseline's), each the best of ``repeat`` alternating runs."""
-    base_tree = checkout(baseline)
     runs: dict[str, list[dict[str, float]]] = {"new": [], "base": []}
-    for _ in range(repeat):
-        runs["base"].append(run_side(base_tree, scenario, extra))
-        runs["new"].append(run_side(ROOT, scenario, extra))
+    with checkout(baseline) as base_tree:
+        for _ in range(repeat):
+            runs["base"].append(run_side(base_tree, scenario, extra))
+            runs["new"].append(run_side(ROOT, scenario, extra))
     best = {side: {k: _best([r[k] for r in rs], k) for k in rs[0]} for side, rs in runs.items()}
     return best["new"], best["base"]
 

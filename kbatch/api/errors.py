@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from enum import Enum
 from typing import Any
 
 from pydantic import Field
 
-from kbatch.api.base import KubeModel
+from kbatch.api.base import KubeModel, format_time
 from kbatch.api.go_quote import go_quote
 from kbatch.api.meta import ListMeta
 
@@ -95,6 +96,8 @@ _GO_JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):  # metav1.Time.MarshalJSON: RFC 3339, whole seconds, UTC
+        return format_time(value)
     to_dict = getattr(value, "to_dict", None)  # an API model: its wire form
     return to_dict() if callable(to_dict) else str(value)
 
@@ -103,7 +106,8 @@ def _render_value(value: Any) -> str:
     """A bad value as ``field.Error.ErrorBody`` renders it (k8s.io/apimachinery
     ``pkg/util/validation/field/errors.go``, 0.37): numbers and booleans bare, a string as Go's
     ``%q``, anything else as its ``json.Marshal`` (compact, keys sorted: ``["cpu","memory"]``,
-    ``{"matchLabels":{"a":"b"}}``; a nil map or slice is ``null``)."""
+    ``{"matchLabels":{"a":"b"}}``; a nil map or slice is ``null``; a time as ``metav1.Time``
+    marshals, ``"2026-01-02T03:04:05Z"``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -112,6 +116,8 @@ def _render_value(value: Any) -> str:
         return "null"
     if isinstance(value, (int, float)):
         return str(value)
+    if isinstance(value, datetime):  # a metav1.Time has no case of its own: json.Marshal writes it
+        return json.dumps(_plain(value))
     text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False, default=_plain)
     return text.translate(_GO_JSON_ESCAPES)
 
@@ -151,7 +157,8 @@ class FieldError:
 
     @classmethod
     def not_supported(cls, path: str, value: Any, supported: list[str]) -> FieldError:
-        detail = "supported values: " + ", ".join(json.dumps(s) for s in supported)
+        # field.NotSupported quotes each with strconv.Quote, as ErrorBody quotes a string value
+        detail = "supported values: " + ", ".join(go_quote(str(s)) for s in supported)
         return cls(FieldErrorType.NOT_SUPPORTED, path, detail, value)
 
     @classmethod

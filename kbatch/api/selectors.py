@@ -36,6 +36,7 @@ __all__ = [
     "field_values",
     "label_key_errors",
     "label_value_errors",
+    "node_requirement_parses",
     "parse_field_selector",
     "parse_label_selector",
     "selector_from_model",
@@ -217,6 +218,19 @@ def selector_from_model(sel: LabelSelector | None) -> Selector:
             raise BadRequest(f'"{expr.operator}" is not a valid label selector operator')
         reqs.append(_requirement(expr.key, op, expr.values or ()))
     return Selector(_sorted(reqs))
+
+
+# v1.NodeSelectorOperator → the operator here (component-helpers ``nodeSelectorRequirementsAsSelector``)
+_NODE_OPERATORS: dict[str, LabelOp] = {**MODEL_OPERATORS, "Gt": "gt", "Lt": "lt"}
+
+
+def node_requirement_parses(key: str, operator: str, values: Iterable[str]) -> bool:
+    """Whether the scheduler can read a node affinity ``matchExpressions`` entry: k8s.io/component-helpers
+    ``scheduling/corev1/nodeaffinity`` builds each with ``labels.NewRequirement`` (the key, the
+    arity, ``Gt``/``Lt`` bounds by ``strconv.ParseInt``, every value a label value), and a term with
+    one it refuses never matches."""
+    op = _NODE_OPERATORS.get(operator)
+    return op is not None and not _requirement_errors(key, op, list(values), "key")
 
 
 # --- the string grammar: lexer -------------------------------------------------------------

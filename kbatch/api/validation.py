@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 from kbatch.api.errors import FieldError, FieldErrorType
@@ -289,7 +290,9 @@ def _plain(value: Any) -> Any:
         return to_dict()
     if isinstance(value, list):
         return [_plain(v) for v in value]
-    return value if isinstance(value, (str, int, float, bool, dict)) or value is None else str(value)
+    if value is None or isinstance(value, (str, int, float, bool, dict, datetime)):
+        return value  # a time renders as metav1.Time marshals (kbatch.api.errors)
+    return str(value)
 
 
 def validate_label_name(name: str, path: str) -> list[FieldError]:

@@ -11,6 +11,7 @@ bad quantity, a bad time) as ``<field path>: <message>``; ``details.causes`` lis
 
 from __future__ import annotations
 
+import base64
 import copy
 from typing import Any, Literal, TypeVar
 
@@ -19,6 +20,7 @@ from pydantic_core import ErrorDetails
 
 from kbatch.api.base import ApiInfo
 from kbatch.api.errors import BadRequest, StatusCause, StatusDetails
+from kbatch.api.go_base64 import CorruptInputError, std_decode
 from kbatch.api.meta import Resource
 from kbatch.apiserver.go_json import type_error
 
@@ -69,7 +71,8 @@ def decode_dict(model: type[T], data: dict[str, Any], field_validation: FieldVal
     for _ in range(8):
         try:
             # the validator itself: model_validate only adds a wrapper call (the same checks)
-            return model.__pydantic_validator__.validate_python(work), warnings
+            obj = model.__pydantic_validator__.validate_python(work)
+            return _decode_bytes(obj), warnings
         except ValidationError as err:
             errors = _model_errors(err)
         unknown = [e for e in errors if e["type"] == "extra_forbidden"]
@@ -87,6 +90,24 @@ def decode_dict(model: type[T], data: dict[str, Any], field_validation: FieldVal
         if field_validation == "Warn":
             warnings += [f'unknown field "{p}"' for p in paths]
     raise BadRequest("could not decode object")
+
+
+def _decode_bytes(obj: T) -> T:
+    """The ``[]byte`` fields (``go_bytes_fields``: Secret ``data``, ConfigMap ``binaryData``) as Go's
+    decoder reads them, ``base64.StdEncoding`` per value: one that does not decode fails the body
+    (the first in the body's order, as ``encoding/json`` keeps its first error), one that does is
+    kept as Go re-encodes the bytes (newlines gone, trailing bits zeroed)."""
+    for name in getattr(obj, "go_bytes_fields", ()):
+        values = getattr(obj, name)
+        if not values:
+            continue
+        try:
+            canonical = {k: base64.b64encode(std_decode(v)).decode() for k, v in values.items()}
+        except CorruptInputError as err:
+            raise cannot_handle(obj.api_info, str(err)) from None
+        if canonical != values:
+            setattr(obj, name, canonical)
+    return obj
 
 
 def cannot_handle(info: ApiInfo, text: str, details: StatusDetails | None = None) -> BadRequest:

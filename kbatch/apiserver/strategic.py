@@ -15,7 +15,10 @@ Upstream: ``staging/src/k8s.io/apimachinery/pkg/util/strategicpatch/patch.go`` w
   ``$retainKeys``, ``$deleteFromPrimitiveList/<field>``, ``$setElementOrder/<field>``;
 * ``$patch: delete`` on a map the original has leaves it empty (``{}``, upstream
   ``handleDirectiveInMergeMap``); a map carrying ``$patch`` where the original has no map is
-  dropped whole, whatever the directive (upstream ``removeDirectives``).
+  dropped whole, whatever the directive (upstream ``removeDirectives``);
+* any other ``$patch`` value, ``null`` included, where a map is merged or in a keyed list's item is
+  upstream's ``ErrBadPatchType`` (``merge`` in a list item: "merging lists cannot yet be specified
+  in the patch"), which the API server answers with a 500 (:mod:`kbatch.apiserver.mergepatch_errors`).
 
 The merge-key table (parent field, list field) → merge key; ``*`` matches any parent:
 
@@ -50,6 +53,7 @@ from typing import Any
 
 from kbatch.api.errors import BadRequest, InternalError
 from kbatch.apiserver.element_order import check_set_order, normalize
+from kbatch.apiserver.mergepatch_errors import bad_patch_type, no_merge_key
 
 __all__ = ["DELETE", "MERGE_KEYS", "MERGE_PRIMITIVES", "apply_strategic_patch", "merge_key", "merge_map"]
 
@@ -126,8 +130,7 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
             return _strip(patch)
         if directive == "delete":
             return DELETE
-        if directive is not None:
-            raise BadRequest(f"Unknown patch type: {directive}")
+        raise bad_patch_type(directive, patch)  # handleDirectiveInMergeMap: null included
     result = dict(original) if isinstance(original, dict) else {}
     retain = None
     set_orders: list[tuple[str, Any]] = []
@@ -230,15 +233,17 @@ def _merge_keyed(result: list[Any], patch: list[dict[str, Any]], key: str, field
             plain.append(item)
             continue
         directive = item["$patch"]
-        if directive != "delete":  # even null: upstream's ErrBadPatchType (mergeSliceWithSpecialElements)
-            raise BadRequest(f"Unknown patch type: {directive}")
+        if directive == "merge":  # mergeSliceWithSpecialElements
+            raise InternalError("merging lists cannot yet be specified in the patch")
+        if directive != "delete":  # even null: ErrBadPatchType (mergeSliceWithSpecialElements)
+            raise bad_patch_type(directive, item)
         if key not in item:
-            raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
+            raise no_merge_key(item, key)
         result = [old for old in result if not (isinstance(old, dict) and old.get(key) == item[key])]
     live = list(result)
     for item in plain:
         if key not in item:
-            raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
+            raise no_merge_key(item, key)
         index = next((i for i, old in enumerate(result)
                       if isinstance(old, dict) and old.get(key) == item[key]), None)
         if index is None:
@@ -313,7 +318,7 @@ def _set_element_order(result: dict[str, Any], original: Any, patch: dict[str, A
             raise InternalError(f"expected a []interface {{}}, but received a {got}")
     key = merge_key(parent, field)
     check_set_order(patch.get(field) or [], order, key,
-                    lambda item: BadRequest(f"map: {item} does not contain declared merge key: {key}"))
+                    lambda item: no_merge_key(item, key or ""))
     if live is None and field not in patch:
         return
     # (the patch's list was merged into result[field] above; without it, live is a list: not returned)

@@ -7,8 +7,9 @@ Upstream: ``pkg/registry/generic/registry/store.go`` Update (GuaranteedUpdate) a
   (a 422 for kinds whose strategy has ``allow_unconditional_update`` False, as PodDisruptionBudget),
   retried internally until it lands on the latest object;
 * the update may not change identity (name, namespace, uid) and silently keeps creationTimestamp,
-  deletionTimestamp, deletionGracePeriodSeconds; ``generation`` is the server's, bumped only when
-  the spec changes (``strategy.spec_changed``);
+  a set deletionTimestamp, and a set deletionGracePeriodSeconds the update omits; setting either on
+  an object that has none, or another grace, is refused as immutable; ``generation`` is the
+  server's, bumped only when the spec changes (``strategy.spec_changed``);
 * main-resource writes keep status, status writes keep everything else (the kind's strategy);
 * an update that changes nothing writes nothing (no new resourceVersion);
 * an update that removes the last finalizer of an object being deleted with grace 0 deletes it
@@ -130,18 +131,22 @@ _CARRIED_META_AND_UID = ("uid", *_CARRIED_META)
 
 
 def _carry_system_fields(new: Resource, old: Resource) -> None:
-    """uid (when unset), creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds and generation
-    from old, selfLink cleared, and old's resourceVersion (an unconditional update is filled in;
-    a conditional one already equals it): one dict update and one fields-set update, the state
-    assigning each field gives (values and model_fields_set)."""
+    """uid (when unset), creationTimestamp and generation from old, deletionTimestamp when old has one,
+    deletionGracePeriodSeconds when old has one and new none (``BeforeUpdate``: what else an update
+    sends of those two reaches validation, which refuses a change as immutable), selfLink cleared,
+    and old's resourceVersion (an unconditional update is filled in; a conditional one already
+    equals it): one dict update and one fields-set update, the state assigning each field gives
+    (values and model_fields_set)."""
     meta, before = new.metadata, old.metadata.__dict__
     values = meta.__dict__
     names = _CARRIED_META if values["uid"] else _CARRIED_META_AND_UID
     if not values["uid"]:
         values["uid"] = before["uid"]
     values["creation_timestamp"] = before["creation_timestamp"]
-    values["deletion_timestamp"] = before["deletion_timestamp"]
-    values["deletion_grace_period_seconds"] = before["deletion_grace_period_seconds"]
+    if before["deletion_timestamp"] is not None:
+        values["deletion_timestamp"] = before["deletion_timestamp"]
+    if values["deletion_grace_period_seconds"] is None:
+        values["deletion_grace_period_seconds"] = before["deletion_grace_period_seconds"]
     values["generation"] = before["generation"]
     values["self_link"] = None
     values["resource_version"] = before["resource_version"]

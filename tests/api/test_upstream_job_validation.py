@@ -301,3 +301,16 @@ def test_validate_indexes_string(text: str, completions: int, want: str | None) 
     causes = rejected(server().create, job(spec))
     assert first_error(causes) == (f"{SP}.rules[0].succeededIndexes: Invalid value: {text!r}: "
                                    f"error parsing succeededIndexes: {want}").replace(repr(text), f'"{text}"')
+
+
+def test_an_unknown_restart_policy_is_reported_by_the_pod_rule_and_the_job_rule() -> None:
+    """Not a duplicate to fold: 1.37 ``validateJobSpec`` appends ``ValidatePodTemplateSpec``'s errors
+    (``ValidatePodSpec`` → ``validateRestartPolicy``: NotSupported, Always/OnFailure/Never) and then
+    its own rule (NotSupported, OnFailure/Never) for the same field
+    (pkg/apis/batch/validation/validation.go, pkg/apis/core/validation/validation.go)."""
+    causes = rejected(server().create, job({**MANUAL, "template": template("Sometimes", {"a": "b"})}))
+    path = "spec.template.spec.restartPolicy"
+    assert [(f, m) for f, _, m in causes if f == path] == [
+        (path, 'Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"'),
+        (path, 'Unsupported value: "Sometimes": supported values: "OnFailure", "Never"'),
+    ]

@@ -44,8 +44,8 @@ def _ref_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
         return _ref_strip(patch)
     if directive == "delete":
         return _DELETE
-    if directive is not None:
-        raise BadRequest(f"Unknown patch type: {directive}")
+    if "$patch" in patch:  # any other value, null too: ErrBadPatchType, a 500 (changed since)
+        raise InternalError(f"unknown patch type: {directive}")
     result = dict(original) if isinstance(original, dict) else {}
     for key, value in patch.items():
         if key.startswith("$deleteFromPrimitiveList/"):
@@ -99,17 +99,17 @@ def _ref_list(original: Any, patch: list[Any], parent: str, field: str) -> list[
     result = list(original)
     for item in patch:  # deletions first (upstream mergeSliceWithSpecialElements)
         directive = item.get("$patch")
-        if "$patch" in item and directive != "delete":  # null too: ErrBadPatchType
-            raise BadRequest(f"Unknown patch type: {directive}")
+        if "$patch" in item and directive != "delete":  # null too: ErrBadPatchType, a 500
+            raise InternalError(f"unknown patch type: {directive}")
         if directive == "delete":
             if key not in item:
-                raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
+                raise InternalError(f"map: {item} does not contain declared merge key: {key}")  # a 500
             result = [old for old in result if not (isinstance(old, dict) and old.get(key) == item[key])]
     live = list(result)
     plain = [item for item in patch if "$patch" not in item]
     for item in plain:
         if key not in item:
-            raise BadRequest(f"map: {item} does not contain declared merge key: {key}")
+            raise InternalError(f"map: {item} does not contain declared merge key: {key}")  # a 500
         index = next((i for i, old in enumerate(result)
                       if isinstance(old, dict) and old.get(key) == item[key]), None)
         if index is None:
@@ -206,5 +206,5 @@ def test_a_null_patch_directive_in_a_keyed_list_is_an_unknown_patch_type() -> No
     """Upstream mergeSliceWithSpecialElements: an item carrying ``$patch`` with any value but delete or
     replace (null included) is ErrBadPatchType; it is not an item to merge."""
     for original in ({}, {"containers": [{"name": "a", "image": "x"}]}):
-        with pytest.raises(BadRequest, match="Unknown patch type"):
+        with pytest.raises(InternalError, match="unknown patch type"):
             apply_strategic_patch(original, {"containers": [{"$patch": None}]})

@@ -86,8 +86,11 @@ def _carry_by_assignment(new: Pod, old: Pod) -> None:
     if not meta.uid:
         meta.uid = old_meta.uid
     meta.creation_timestamp = old_meta.creation_timestamp
-    meta.deletion_timestamp = old_meta.deletion_timestamp
-    meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds
+    # rest.BeforeUpdate: old's deletionTimestamp when it has one; old's grace when new sends none
+    meta.deletion_timestamp = old_meta.deletion_timestamp or meta.deletion_timestamp
+    meta.deletion_grace_period_seconds = (old_meta.deletion_grace_period_seconds
+                                          if meta.deletion_grace_period_seconds is None
+                                          else meta.deletion_grace_period_seconds)
     meta.generation = old_meta.generation
     meta.self_link = None
     meta.resource_version = old_meta.resource_version  # an unconditional update is filled in

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from kbatch.api.errors import InternalError
 from kbatch.apiserver.strategic import apply_strategic_patch
 
 CASES = [
@@ -301,3 +302,43 @@ def test_directive_map_with_nothing_under_it_is_dropped(directive: str) -> None:
     patch = {"spec": {"securityContext": {"$patch": directive, "runAsUser": 1}}}
     assert apply_strategic_patch({"spec": {}}, patch) == {"spec": {}}
     assert apply_strategic_patch({"spec": {"securityContext": "x"}}, patch) == {"spec": {}}
+
+
+# -- directives upstream refuses (no row of patch_test.go; the functions are cited) -------------------
+@pytest.mark.parametrize(("patch", "message"), [
+    # handleDirectiveInMergeMap: neither replace nor delete, null included, is ErrBadPatchType
+    ({"spec": {"securityContext": {"$patch": None, "runAsUser": 1}}},
+     "unknown patch type: %!s(<nil>) in map: map[$patch:<nil> runAsUser:1]"),
+    ({"spec": {"securityContext": {"$patch": "merge"}}},
+     "unknown patch type: merge in map: map[$patch:merge]"),
+    ({"$patch": None}, "unknown patch type: %!s(<nil>) in map: map[$patch:<nil>]"),
+    ({"spec": {"securityContext": {"$patch": True}}},
+     "unknown patch type: %!s(bool=true) in map: map[$patch:true]"),
+    # mergeSliceWithSpecialElements: the same error for a list item
+    ({"spec": {"containers": [{"name": "a", "$patch": None}]}},
+     "unknown patch type: %!s(<nil>) in map: map[$patch:<nil> name:a]"),
+    ({"spec": {"containers": [{"name": "a", "$patch": "merge"}]}},
+     "merging lists cannot yet be specified in the patch"),
+])
+def test_an_unknown_patch_directive_is_err_bad_patch_type(patch: dict[str, Any], message: str) -> None:
+    """k8s.io/apimachinery 1.37 ``strategicpatch/patch.go`` → ``mergepatch.ErrBadPatchType``
+    (``unknown patch type: %s in map: %v``), which ``interpretStrategicMergePatchError`` passes on
+    and ``ErrorToAPIStatus`` answers with a 500 (k8s.io/apiserver ``handlers/patch.go``,
+    ``responsewriters/status.go``)."""
+    original = {"spec": {"securityContext": {"runAsUser": 2}, "containers": [{"name": "a", "image": "x"}]}}
+    with pytest.raises(InternalError) as err:
+        apply_strategic_patch(original, patch)
+    assert err.value.status.code == 500 and err.value.message == message
+
+
+def test_missing_merge_key_should_error_out() -> None:
+    """``strategicMergePatchRawTestCases`` "missing merge key should error out" (patch_test.go):
+    ``mergepatch.ErrNoMergeKey`` (``map: %v does not contain declared merge key: %s``), which the API
+    server passes on as a 500, as ErrBadPatchType."""
+    original = {"containers": [{"name": 1, "value": "a"}]}
+    with pytest.raises(InternalError) as err:
+        apply_strategic_patch(original, {"containers": [{"value": "b"}]})
+    assert err.value.message == "map: map[value:b] does not contain declared merge key: name"
+    with pytest.raises(InternalError) as err:
+        apply_strategic_patch(original, {"containers": [{"value": "b", "$patch": "delete"}]})
+    assert err.value.message == "map: map[$patch:delete value:b] does not contain declared merge key: name"

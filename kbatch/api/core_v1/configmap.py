@@ -19,6 +19,8 @@ class ConfigMap(Resource):
         group="", version="v1", kind="ConfigMap", plural="configmaps", namespaced=True,
         short_names=("cm",), singular="configmap", subresources=(),
     )
+    # a Go []byte map: base64 on the wire, decoded by the API server as Go's decoder does
+    go_bytes_fields: ClassVar[tuple[str, ...]] = ("binary_data",)
 
     immutable: bool | None = None
     data: dict[str, str] | None = None

@@ -22,6 +22,9 @@ class Secret(Resource):
         short_names=(), singular="secret", subresources=(),
     )
 
+    # Go []byte maps: base64 on the wire, decoded by the API server as Go's decoder does
+    go_bytes_fields: ClassVar[tuple[str, ...]] = ("data",)
+
     immutable: bool | None = None
     data: dict[str, str] | None = None
     string_data: dict[str, str] | None = None

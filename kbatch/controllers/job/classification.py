@@ -47,11 +47,16 @@ def valid_index(pod: PodInfo, completions: int | None) -> int | None:
     return ix
 
 
+_MAX_INT32 = 2**31 - 1
+
+
 def annotation_count(pod: PodInfo, ignored: bool = False) -> int:
-    """The per-index failure count annotations (invalid or absent read as 0)."""
+    """The per-index failure count annotations as upstream's ``parseInt32`` reads them
+    (indexed_job_utils.go): 0 when absent, when ``strconv.Atoi`` fails, or when the value is
+    negative or above ``math.MaxInt32``."""
     key = JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION if ignored else JOB_INDEX_FAILURE_COUNT_ANNOTATION
     value = parse_int(pod.annotations.get(key))
-    return value if value is not None and value >= 0 else 0
+    return value if value is not None and 0 <= value <= _MAX_INT32 else 0
 
 
 def is_active(pod: PodInfo) -> bool:

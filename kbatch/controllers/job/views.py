@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from kbatch.api.batch_constants import JOB_COMPLETION_INDEX_ANNOTATION
+from kbatch.api.go_int import parse_int as go_parse_int
 
 __all__ = [
     "UNKNOWN_INDEX",
@@ -34,13 +35,9 @@ UNKNOWN_INDEX = -1
 
 
 def parse_int(text: str | None) -> int | None:
-    """Go's ``strconv.Atoi`` on an annotation value: optional sign, ASCII digits only."""
-    if text is None:
-        return None
-    body = text[1:] if text[:1] in "+-" else text
-    if not body.isascii() or not body.isdigit():
-        return None
-    return int(text)
+    """Go's ``strconv.Atoi`` on an annotation value (64-bit: ``ParseInt(s, 10, 0)``): optional sign,
+    ASCII digits, within int64; None when absent or when Atoi fails."""
+    return None if text is None else go_parse_int(text, 64)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kbatch.api.pod_resources import CPU, ContainerRequests, effective_requests, pod_requests
+from kbatch.api.selectors import node_requirement_parses
 from kbatch.controllers.scheduler.types import (
     HostPort,
     LabelSelector,
@@ -77,9 +78,11 @@ def _requirement(r: Any) -> NodeSelectorRequirement:
 
 
 def _term(t: Any) -> NodeSelectorTerm:
+    exprs = t.match_expressions or ()
     return NodeSelectorTerm(
-        tuple(_requirement(r) for r in t.match_expressions or ()),
+        tuple(_requirement(r) for r in exprs),
         tuple(_requirement(r) for r in t.match_fields or ()),
+        unparseable=not all(node_requirement_parses(r.key, r.operator, r.values or ()) for r in exprs),
     )
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from kbatch.api.go_int import parse_int
+
 __all__ = [
     "HostPort",
     "LabelSelector",
@@ -82,9 +84,9 @@ class NodeSelectorRequirement:
         if op == "DoesNotExist":
             return not present
         if op in ("Gt", "Lt") and present and len(self.values) == 1:
-            try:
-                have, bound = int(values[self.key]), int(self.values[0])
-            except ValueError:
+            # labels.Requirement.Matches: both sides as strconv.ParseInt(v, 10, 64) reads them
+            have, bound = parse_int(values[self.key]), parse_int(self.values[0])
+            if have is None or bound is None:
                 return False
             return have > bound if op == "Gt" else have < bound
         return False
@@ -92,13 +94,15 @@ class NodeSelectorRequirement:
 
 @dataclass(frozen=True, slots=True)
 class NodeSelectorTerm:
-    """Requirements ANDed; a term with no requirements matches nothing (upstream)."""
+    """Requirements ANDed; a term with no requirements matches nothing (upstream), nor does one with
+    an expression ``labels.NewRequirement`` refuses (``unparseable``: nodeaffinity's ``parseErrs``)."""
 
     match_expressions: tuple[NodeSelectorRequirement, ...] = ()
     match_fields: tuple[NodeSelectorRequirement, ...] = ()
+    unparseable: bool = False
 
     def matches(self, labels: Mapping[str, str], node_name: str) -> bool:
-        if not self.match_expressions and not self.match_fields:
+        if self.unparseable or (not self.match_expressions and not self.match_fields):
             return False
         if not all(r.matches(labels) for r in self.match_expressions):
             return False

@@ -23,11 +23,11 @@ Upstream (semantics only), kubernetes 1.37:
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 
 from kbatch.api.core_v1 import Secret
 from kbatch.api.errors import FieldError
+from kbatch.api.go_base64 import CorruptInputError, std_decode
 from kbatch.api.meta import Resource
 from kbatch.api.strategies.core.configmap import config_key_errors
 from kbatch.api.strategy import DefaultStrategy
@@ -58,10 +58,12 @@ def merge_string_data(secret: Secret) -> None:
 
 
 def decoded(value: str) -> bytes | None:
-    """The bytes of a base64 ``data`` value, None when it is not base64."""
+    """The bytes of a base64 ``data`` value as Go decodes them, None when they do not decode. A body
+    with such a value is refused at decode (a 400, :mod:`kbatch.apiserver.decoding`); validation
+    sees one only from an in-process client, which Go's typed ``[]byte`` would not allow."""
     try:
-        return base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
+        return std_decode(value)
+    except CorruptInputError:
         return None
 
 
