@@ -101,6 +101,7 @@ def _claim_status(claim: PersistentVolumeClaim, phase: str,
         status.access_modes, status.capacity = None, None
         return status
     status.access_modes = list(volume.spec.access_modes or ()) or None
+    status.current_volume_attributes_class_name = volume.spec.volume_attributes_class_name
     if old.phase != phase:  # capacity only when becoming Bound (a resize may differ on purpose)
         want = (volume.spec.capacity or {}).get("storage")
         have = (old.capacity or {}).get("storage")

@@ -39,7 +39,7 @@ def reclaim_volume(ctx: ControllerContext, volume: PersistentVolume) -> None:
     if policy == "Delete":
         if not external_deleter(volume):
             message = (f'error getting deleter volume plugin for volume "{volume.metadata.name}": '
-                       "no deletable volume plugin matched")
+                       "no volume plugin matched")
             set_volume_phase_with_event(ctx, volume, "Failed", "Warning", "VolumeFailedDelete", message)
         return
     if policy == "Recycle":

@@ -164,6 +164,8 @@ def volume_satisfies_claim(volume: PersistentVolume, claim: PersistentVolumeClai
         return "requested PV is too small"
     if volume_class(volume) != claim_class(claim):
         return "storageClassName does not match"
+    if _attributes_class(claim) != (volume.spec.volume_attributes_class_name or ""):
+        return "volumeAttributesClassName does not match"
     if volume_mode_mismatch(claim, volume):
         return "incompatible volumeMode"
     if not access_modes_ok(claim, volume):
