@@ -228,3 +228,26 @@ def test_the_match_is_the_smallest_fit_whatever_the_order(sizes: list[int], requ
         return
     assert chosen is not None and again is not None and chosen.metadata.name == again.metadata.name
     assert str(chosen.spec.capacity["storage"]) == f"{min(fitting)}Gi"
+
+
+def test_an_unscheduled_consumer_is_named() -> None:
+    """``emitEventForUnboundDelayBindingClaim``: WaitForPodScheduled names the unscheduled pod."""
+    cp = ControlPlane(seed=1)  # no nodes: the pod stays unscheduled
+    cp.apply([storage_class("local", wait=True), pvc(cls="local")])
+    cp.apply([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "user", "namespace": "default"},
+               "spec": {"containers": [{"name": "c", "image": "busybox"}],
+                        "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}]}}])
+    cp.advance(15)  # the resync
+    assert messages(cp)["WaitForPodScheduled"] == "waiting for pod user to be scheduled"
+
+
+def test_a_released_recycle_volume_fails_without_a_recycler() -> None:
+    cp = ControlPlane(seed=1)
+    cp.apply([pv("static", policy="Recycle")])
+    cp.apply([pvc()])
+    cp.client.delete(PersistentVolumeClaim, "data", "default")
+    cp.advance(5)
+    volume = cp.client.get(PersistentVolume, "static")
+    assert volume.status.phase == "Failed"
+    assert volume.status.message == "No recycler plugin found for the volume!"
+    assert messages(cp, "static")["VolumeFailedRecycle"] == "No recycler plugin found for the volume!"
