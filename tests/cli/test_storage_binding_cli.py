@@ -63,3 +63,16 @@ def test_binding_and_provisioning_across_separate_commands(tmp_path: Path) -> No
     assert cli.run("get", "pv", dynamic[2]).code != 0  # reclaimPolicy Delete: the provisioner deleted it
     assert cli.run("delete", "pvc", "static").code == 0
     assert cli.run("get", "pv", "pv-static").out.splitlines()[1].split()[4] == "Released"  # Retain
+
+
+def test_the_controllers_are_listed_and_can_be_turned_off(tmp_path: Path) -> None:
+    cli = CliProcesses(tmp_path / "state")
+    rows = [line.split() for line in cli.run("controllers").out.splitlines()[1:] if line]
+    listed = {row[0]: row[1] for row in rows}
+    assert listed["persistentvolume-binder"] == "on" and listed["simulated-provisioner"] == "on"
+    (tmp_path / "volume.yaml").write_text(VOLUME)
+    (tmp_path / "claim.yaml").write_text(CLAIM)
+    off = ("--controllers", "*,-persistentvolume-binder")
+    assert cli.run(*off, "apply", "-f", str(tmp_path / "volume.yaml")).code == 0
+    assert cli.run(*off, "apply", "-f", str(tmp_path / "claim.yaml")).code == 0
+    assert cli.run(*off, "get", "pvc", "static").out.splitlines()[1].split()[1] == "Pending"
