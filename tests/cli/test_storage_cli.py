@@ -3,7 +3,8 @@
 command gives the claim applied by the next its class (DefaultStorageClass admission), ``get``
 prints kubectl's columns for sc, pv and pvc, a PVC is pre-bound with a later ``patch`` (``volumeName``
 may be set once), and a bad PersistentVolume is refused with kube-apiserver's 422 text and no
-traceback. Binding is not modelled yet: the claim stays Pending."""
+traceback. The claim waits for a consumer (its class is WaitForFirstConsumer) until the patch names
+its volume; then the persistentvolume-binder binds the two (docs/storage.md, stage 3)."""
 
 from __future__ import annotations
 
@@ -58,8 +59,9 @@ def test_storage_across_separate_commands(tmp_path: Path) -> None:
     patched = cli.run("patch", "pvc", "data", "-p", '{"spec":{"volumeName":"pv-1"}}')
     assert patched.code == 0, patched.err
     volumes = cli.run("get", "pv", "-o", "wide").out.splitlines()
-    assert volumes[1].split() == ["pv-1", "5Gi", "RWO", "Retain", "Pending", "standard", "<unset>", "0s",
-                                  "Filesystem"]
+    assert volumes[1].split() == ["pv-1", "5Gi", "RWO", "Retain", "Bound", "default/data", "standard",
+                                  "<unset>", "0s", "Filesystem"]
+    assert cli.run("get", "pvc").out.splitlines()[1].split()[:5] == ["data", "Bound", "pv-1", "5Gi", "RWO"]
     bad = cli.run("apply", "-f", str(tmp_path / "bad.yaml"))
     assert bad.code != 0 and "Traceback" not in bad.err
     assert ('The PersistentVolume "bad" is invalid: spec: Required value: must specify a volume type'

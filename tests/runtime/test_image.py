@@ -113,7 +113,7 @@ WORLD: list[dict[str, Any]] = [
     {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "token"}, "stringData": {"token": "t"}},
     {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
      "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
-    # storage (docs/storage.md): a class and a volume (objects only so far)
+    # storage (docs/storage.md): a class and a volume; the binder (its 15 s resync) binds "data" to it
     {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "standard"},
      "provisioner": "kbatch.io/simulated", "volumeBindingMode": "WaitForFirstConsumer"},
     {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-data"},

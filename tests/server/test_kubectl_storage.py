@@ -52,7 +52,8 @@ def test_kubectl_get_describe_and_refuse_storage(served: Any) -> None:
     lines = kubectl(served, "get", "pv,pvc,sc", "-n", "default").stdout.splitlines()
     assert lines[0].split() == ["NAME", "CAPACITY", "ACCESS", "MODES", "RECLAIM", "POLICY", "STATUS",
                                 "CLAIM", "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "REASON", "AGE"]
-    assert lines[1].split()[:6] == ["persistentvolume/pv-data", "10Gi", "RWO", "Retain", "Pending",
+    # the binder made the volume Available; the claim's class waits for a consumer, so no binding
+    assert lines[1].split()[:6] == ["persistentvolume/pv-data", "10Gi", "RWO", "Retain", "Available",
                                     "standard"]
     classes = [line.split() for line in lines if line.startswith("storageclass")]
     assert classes[0][:6] == ["storageclass.storage.k8s.io/standard", "(default)", "kbatch.io/simulated",

@@ -108,7 +108,8 @@ def test_a_claim_without_the_finalizer_gets_it_back() -> None:
 
 @pytest.mark.parametrize(("phase", "kept"), [("Bound", True), ("Available", False), ("Released", False)])
 def test_a_volume_is_kept_while_bound(phase: str, kept: bool) -> None:
-    cp = plane()
+    # without the binder, which would correct a Bound phase on a volume with no claimRef
+    cp = ControlPlane(seed=1, controllers="*,-persistentvolume-binder")
     cp.apply([PV])
     cp.client.patch_status(PersistentVolume, "pv", {"status": {"phase": phase}})
     cp.client.delete(PersistentVolume, "pv")

@@ -1,10 +1,9 @@
 """core/v1 PersistentVolumeClaim (k8s.io/api ``core/v1/types.go``), as an object only.
 
-kbatch stores claims, validates them and prints them, but binds none yet: the storage family serves
-StorageClass and PersistentVolume (docs/storage.md), with no binding controller, no provisioner and
-no scheduler volume plugins so far. A claim stays ``Pending`` and pods that mount it schedule and
-run as if it were bound. JobSet's ``volumeClaimPolicies`` create
-claims (docs/jobset.md).
+The storage family's persistentvolume-binder binds claims to PersistentVolumes and asks
+provisioners (kbatch ships ``kbatch.io/simulated``) for new ones (docs/storage.md). No scheduler
+volume plugin yet: pods that mount a claim schedule and run whether it is bound or not. JobSet's
+``volumeClaimPolicies`` create claims (docs/jobset.md).
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ PersistentVolumeClaim stays in the core family (JobSet's volumeClaimPolicies cre
 
 Admission: ``DefaultStorageClass`` (a claim that names no class gets the default one) and
 ``StorageObjectInUseProtection`` (the pvc-/pv-protection finalizers), with the ``pvc-protection`` and
-``pv-protection`` controllers. Not yet: the persistentvolume-binder, a provisioner, the VolumeBinding
-scheduler plugin: a claim stays Pending and a volume stays Pending (docs/storage.md).
+``pv-protection`` controllers. Controllers ``persistentvolume-binder`` (static binding, provisioning
+requests, release and reclaim) and ``simulated-provisioner`` (the ``kbatch.io/simulated``
+provisioner). Not yet: the VolumeBinding scheduler plugin (docs/storage.md).
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ __all__ = ["STORAGE"]
 
 STORAGE = Family(
     name="storage",
-    description="storage.k8s.io/v1 StorageClass and core/v1 PersistentVolume (no binding yet); "
-                "DefaultStorageClass and StorageObjectInUseProtection admission; pvc/pv protection",
+    description="storage.k8s.io/v1 StorageClass and core/v1 PersistentVolume; DefaultStorageClass and "
+                "StorageObjectInUseProtection admission; pvc/pv protection; the PV binder and the "
+                "kbatch.io/simulated provisioner",
     kinds=(
         KindEntry(StorageClass, StorageClassStrategy(), printers.STORAGE_CLASS),
         KindEntry(PersistentVolume, PersistentVolumeStrategy(), printers.PERSISTENT_VOLUME),
@@ -45,5 +47,13 @@ STORAGE = Family(
                        "are not Bound", "kbatch.controllers.storage.protection:setup_pv",
                        aliases=("persistentvolume-protection-controller",),
                        source="persistentvolume-protection-controller"),
+        ControllerSpec("persistentvolume-binder", "binds claims to volumes, asks provisioners for new ones, "
+                       "releases and reclaims volumes", "kbatch.controllers.storage.binder:setup",
+                       aliases=("persistentvolume-binder-controller",),
+                       source="persistentvolume-controller"),
+        ControllerSpec("simulated-provisioner", "kbatch.io/simulated: provisions a volume for each claim "
+                       "asked of it and deletes it once released",
+                       "kbatch.controllers.storage.provisioner:setup",
+                       source="kbatch.io/simulated"),
     ),
 )

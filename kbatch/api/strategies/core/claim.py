@@ -13,9 +13,8 @@ may be set once (the binder, or a user pre-binding), a claim with neither ``stor
 the beta annotation ``volume.beta.kubernetes.io/storage-class`` may get a class
 (RetroactiveDefaultStorageClass, GA in 1.28), a class named by the beta annotation may be written into
 ``storageClassName``, and a *bound* claim may change ``resources.requests`` and
-``volumeAttributesClassName``; the beta annotation itself is immutable. kbatch binds no claim yet, so
-the last rule never applies. Upstream appends a diff of the two specs to the update error; kbatch
-reports the message without it.
+``volumeAttributesClassName``; the beta annotation itself is immutable. Upstream appends a diff of
+the two specs to the update error; kbatch reports the message without it.
 """
 
 from __future__ import annotations
