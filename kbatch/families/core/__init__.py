@@ -9,8 +9,9 @@ Admission plugins in kube-apiserver's recommended order (``NamespaceLifecycle`` 
 ``LimitRanger``, ``DefaultTolerationSeconds``, ``Priority`` and ``ResourceQuota``; upstream
 ``pkg/kubeapiserver/options/plugins.go``).
 Scheduler plugins: kube-scheduler's default ``multiPoint`` set with its weights
-(``pkg/scheduler/apis/config/v1/default_plugins.go``), without the volume plugins,
-NodeResourcesBalancedAllocation and ImageLocality, which kbatch does not model.
+(``pkg/scheduler/apis/config/v1/default_plugins.go``), with VolumeBinding at its place after
+NodeResourcesFit (docs/storage.md); without VolumeRestrictions, NodeVolumeLimits, VolumeZone and
+ImageLocality, which kbatch does not model.
 """
 
 from __future__ import annotations
@@ -133,6 +134,7 @@ CORE = Family(
         _plugin("NodeAffinity", "node_affinity", 2),
         _plugin("NodePorts", "node_ports"),
         _plugin("NodeResourcesFit", "node_resources_fit", 1),
+        _plugin("VolumeBinding", "volume_binding"),
         _plugin("PodTopologySpread", "pod_topology_spread", 2),
         _plugin("InterPodAffinity", "inter_pod_affinity", 2),
         _plugin("DefaultPreemption", "default_preemption"),
