@@ -162,3 +162,17 @@ def test_the_kubelet_reports_a_missing_claim() -> None:
     missing = 'failed to fetch PVC from API server: persistentvolumeclaims "data" not found'
     assert any(missing in m for m in events(cp, "FailedMount"))
     assert get_pod(cp).status.phase == "Pending"
+
+
+def test_a_pod_deleted_while_prebind_waits_releases_its_choice() -> None:
+    """``checkBindings``: ``pod does not exist any more``; the binding fails at the next poll and the
+    assumed volume is forgotten, so another pod can take it."""
+    cp = plane(1)
+    cp.apply([WFFC, claim(cls="local"), volume("pv", cls="local", node="node-0")])
+    cp.client.patch_status(PersistentVolume, "pv", {"status": {"phase": "Available"}})
+    cp.apply([pod()])
+    cp.advance(2)
+    cp.client.delete(Pod, "user", "default")
+    cp.advance(2)
+    failed = events(cp, "FailedScheduling")
+    assert any('binding volumes: pod does not exist any more: pods "user" not found' in m for m in failed)

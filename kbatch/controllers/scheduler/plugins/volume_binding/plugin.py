@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbatch.api.core_v1 import Node, ObjectReference, PersistentVolumeClaim
+from kbatch.api.core_v1 import Node, ObjectReference, PersistentVolumeClaim, Pod
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
 from kbatch.api.errors import NotFound, StatusError
 from kbatch.api.model_copy import shallow_copy
@@ -81,6 +81,7 @@ BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
 BIND_TIMEOUT_DEFAULT = 600.0  # VolumeBindingArgs.bindTimeoutSeconds default
 POLL_INTERVAL = 1.0  # BindPodVolumes: wait.Poll(time.Second, bindTimeout, checkBindings)
 TIMEOUT_MESSAGE = "binding volumes: timed out waiting for the condition"
+_SKIP = Status(Code.SKIP, (), NAME)  # immutable: shared by every pod without claim volumes
 
 
 @dataclass(slots=True)
@@ -117,7 +118,7 @@ class VolumeBinding:
     # -- PreFilter -------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Any, snapshot: Any) -> Status | None:
         if not pod.pvc_volumes:
-            return Status(Code.SKIP, (), NAME)
+            return _SKIP
         claims, reason = self._pod_claims(pod)
         if reason:
             return Status.unresolvable(NAME, reason)
@@ -326,6 +327,8 @@ class VolumeBinding:
 
     def _check(self, pod: Any, node_name: str, written: _Choice) -> tuple[str, bool]:
         """Upstream ``checkBindings`` on the informer's objects: ``(error, all bound)``."""
+        if self._pod_gone(pod):
+            return f'pod does not exist any more: pods "{pod.name}" not found', False
         labels = self._node_labels(node_name)
         if labels is None:
             return f'failed to get node "{node_name}": node "{node_name}" not found', False
@@ -365,6 +368,17 @@ class VolumeBinding:
                             f'"{node_name}"'), False
             done = done and fully_bound(current)
         return "", done
+
+    def _pod_gone(self, pod: Any) -> bool:
+        """The pod was deleted while PreBind waited (a pod of that name with another uid counts)."""
+        cache = self.handle.cache
+        if cache is None:
+            return False
+        try:
+            current = cache.get(Pod, pod.name, pod.namespace)
+        except NotFound:
+            return True
+        return bool(pod.uid) and current.metadata.uid != pod.uid
 
     def _node_labels(self, name: str) -> Mapping[str, str] | None:
         cache = self.handle.cache
