@@ -67,7 +67,7 @@ from kbatch.controllers.scheduler.plugins.volume_binding.matching import (
 )
 
 __all__ = ["BIND_CONFLICT", "NAME", "NODE_CONFLICT", "PV_NOT_EXIST", "UNBOUND_IMMEDIATE",
-           "VolumeBinding", "new"]
+           "VolumeBinding", "claim_hint", "class_hint", "new"]
 
 NAME = "VolumeBinding"
 KEY = NAME  # cycle-state key
@@ -398,8 +398,8 @@ class VolumeBinding:
     def events_to_register(self) -> list[ClusterEventWithHint]:
         update = ActionType.ADD | ActionType.UPDATE
         return [
-            ClusterEventWithHint(ClusterEvent(CLASS, update), _class_hint),
-            ClusterEventWithHint(ClusterEvent(CLAIM, update), _claim_hint),
+            ClusterEventWithHint(ClusterEvent(CLASS, update), class_hint),
+            ClusterEventWithHint(ClusterEvent(CLAIM, update), claim_hint),
             ClusterEventWithHint(ClusterEvent(VOLUME, update)),
             ClusterEventWithHint(ClusterEvent(NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)),
         ]
@@ -436,7 +436,7 @@ class _FindError(Exception):
     """FindPodVolumes failed (not a conflict): the Filter's error status."""
 
 
-def _claim_hint(pod: Any, old: Any, new: Any) -> QueueingHint:
+def claim_hint(pod: Any, old: Any, new: Any) -> QueueingHint:
     """Upstream ``isSchedulableAfterPersistentVolumeClaimChange``: a claim of this pod, in its
     namespace, created or updated."""
     if new is None or (new.metadata.namespace or "") != pod.namespace:
@@ -445,7 +445,7 @@ def _claim_hint(pod: Any, old: Any, new: Any) -> QueueingHint:
     return QueueingHint.QUEUE if any(c == name for c, _ in pod.pvc_volumes) else QueueingHint.QUEUE_SKIP
 
 
-def _class_hint(pod: Any, old: Any, new: Any) -> QueueingHint:
+def class_hint(pod: Any, old: Any, new: Any) -> QueueingHint:
     """Upstream ``isSchedulableAfterStorageClassChange``: any new class; an update only when its
     ``allowedTopologies`` changed (``volumeBindingMode`` is immutable)."""
     if old is None:
