@@ -65,3 +65,63 @@ def test_kubectl_get_describe_and_refuse_storage(served: Any) -> None:
     assert refused.returncode != 0
     assert 'The PersistentVolume "bad" is invalid' in refused.stderr
     assert "* spec.local: Forbidden: may not specify more than 1 volume type" in refused.stderr
+
+
+VB_STORAGE = """apiVersion: v1
+kind: PersistentVolume
+metadata: {name: vb-pv}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: ""
+  hostPath: {path: /data/vb}
+  claimRef: {namespace: default, name: vb-claim}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: vb-claim
+  namespace: default
+  annotations: {pv.kubernetes.io/bind-completed: "yes"}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: ""
+  volumeName: vb-pv
+  resources: {requests: {storage: 1Gi}}
+"""
+
+
+def _advance(served: Any, by: str) -> None:
+    from kbatch.cli import main
+
+    try:
+        main(["--server", served.url, "advance", by])
+    except SystemExit as exit_:
+        assert not exit_.code
+
+
+def test_kubectl_sees_a_pod_wait_for_its_claim(served: Any) -> None:
+    """VolumeBinding (docs/storage.md, stage 4): kubectl's describer shows the scheduler's message for
+    a missing claim; once the claim is bound (written as the binder writes it), the pod runs."""
+    import json
+
+    from tests.server.test_kubectl_secret import EXAMPLES
+
+    kubectl(served, "apply", "-f", str(EXAMPLES[0].parent / "kwok-node.yaml"))
+    kubectl(served, "create", "-f", "-", input_=json.dumps({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "vb-pod", "namespace": "default"},
+        "spec": {"restartPolicy": "Never", "tolerations": [{"operator": "Exists"}],  # the KWOK node's taint
+                 "containers": [{"name": "c", "image": "busybox",
+                                                           "command": ["sleep", "100"]}],
+                 "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "vb-claim"}}]}}))
+    _advance(served, "2s")
+    described = kubectl(served, "describe", "pod", "vb-pod", "-n", "default").stdout
+    assert 'persistentvolumeclaim "vb-claim" not found' in described
+    assert "FailedScheduling" in described
+    kubectl(served, "apply", "-f", "-", input_=VB_STORAGE)
+    for kind, name in (("pv", "vb-pv"), ("pvc", "vb-claim")):
+        kubectl(served, "patch", kind, name, "-n", "default", "--subresource=status", "--type=merge",
+                "-p", '{"status":{"phase":"Bound"}}')
+    _advance(served, "5s")
+    row = kubectl(served, "get", "pod", "vb-pod", "-n", "default").stdout.splitlines()[1].split()
+    assert row[2] == "Running"

@@ -21,6 +21,7 @@ from kbatch.api.core_v1.persistent_volume import PersistentVolume
 from kbatch.api.errors import NotFound
 from kbatch.controllers.storage.protection import finalizers_after
 from kbatch.sim import NodeTemplate, create_nodes
+from tests.storage.binder_writes import bind_claim, volume
 
 PVC = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
        "metadata": {"name": "data", "namespace": "default"},
@@ -46,6 +47,13 @@ def plane() -> ControlPlane:
     return cp
 
 
+def bound(cp: ControlPlane, namespace: str = "default") -> None:
+    """The claim bound to a volume (as the binder would): the scheduler places only pods whose
+    claims are bound (VolumeBinding)."""
+    cp.apply([PVC | {"metadata": {"name": "data", "namespace": namespace}}, volume(f"pv-{namespace}")])
+    bind_claim(cp, "data", namespace, f"pv-{namespace}")
+
+
 def claim(cp: ControlPlane) -> PersistentVolumeClaim | None:
     try:
         return cp.client.get(PersistentVolumeClaim, "data", "default")
@@ -62,7 +70,8 @@ def test_created_objects_carry_the_finalizers() -> None:
 
 def test_a_claim_used_by_a_scheduled_pod_waits_for_the_pod() -> None:
     cp = plane()
-    cp.apply([PVC, pod()])
+    bound(cp)
+    cp.apply([pod()])
     cp.advance(5)
     assert cp.client.get(Pod, "user", "default").spec.node_name
     cp.client.delete(PersistentVolumeClaim, "data", "default")
@@ -77,7 +86,8 @@ def test_a_claim_used_by_a_scheduled_pod_waits_for_the_pod() -> None:
 def test_a_finished_pod_still_holds_its_claim_until_deleted() -> None:
     """"deleted PVC with finalizer + pod with the PVC finished but is not deleted"."""
     cp = plane()
-    cp.apply([PVC, pod("exit 0")])
+    bound(cp)
+    cp.apply([pod("exit 0")])
     cp.advance(30)
     assert cp.client.get(Pod, "user", "default").status.phase == "Succeeded"
     cp.client.delete(PersistentVolumeClaim, "data", "default")
@@ -145,7 +155,9 @@ def test_a_pod_in_another_namespace_does_not_hold_the_claim() -> None:
     cp = plane()
     other = pod()
     other["metadata"]["namespace"] = "team"
-    cp.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}, PVC, other])
+    cp.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}, PVC])
+    bound(cp, "team")
+    cp.apply([other])
     cp.advance(5)
     assert cp.client.get(Pod, "user", "team").spec.node_name
     cp.client.delete(PersistentVolumeClaim, "data", "default")

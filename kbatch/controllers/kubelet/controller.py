@@ -9,7 +9,8 @@ Per bound pod (requests are pods; node changes enqueue the node's pods):
    start: a ``FailedMount`` Warning per volume (``MountVolume.SetUp failed for volume "v" : configmap
    "x" not found``) and another try after the volume manager's exponential back-off (0.5 s, doubling,
    at most 2 min 2 s: ``pkg/volume/util/nestedpendingoperations`` with
-   ``pkg/util/goroutinemap/exponentialbackoff``), until the objects exist (:mod:`.references`);
+   ``pkg/util/goroutinemap/exponentialbackoff``), until the objects exist (:mod:`.references`); so
+   does a pod whose PersistentVolumeClaim is missing, being deleted or not bound (:mod:`.claims`);
 3. ``deletionTimestamp`` becomes the kill deadline; an injected fault (annotation written by
    :mod:`kbatch.sim.faults`) ends its container now;
 4. :func:`engine.advance` applies what is due; when that changed what the API shows, or the pod's
@@ -38,6 +39,7 @@ from kbatch.api.base import format_time, parse_time
 from kbatch.api.errors import NotFound
 from kbatch.controllers.dra.kubelet import unprepared_reason
 from kbatch.controllers.kubelet.behaviour import make_planner, probe_specs
+from kbatch.controllers.kubelet.claims import CLAIM, claim_errors, has_claims
 from kbatch.controllers.kubelet.engine import (
     APP,
     INIT,
@@ -93,10 +95,10 @@ def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
 
 class Kubelet:
     def __init__(self, ctx: ControllerContext) -> None:
-        from kbatch.api.core_v1 import ConfigMap, Node, Pod, Secret
+        from kbatch.api.core_v1 import ConfigMap, Node, PersistentVolumeClaim, Pod, Secret
 
         self.ctx, self.Pod, self.Node = ctx, Pod, Node
-        self._sources: dict[str, Any] = {CONFIG_MAP: ConfigMap, SECRET: Secret}
+        self._sources: dict[str, Any] = {CONFIG_MAP: ConfigMap, SECRET: Secret, CLAIM: PersistentVolumeClaim}
         options = ctx.options
         self.start_delay = float(options.get("start_delay", 0.0))
         self.default_duration = float(options.get("default_duration", DEFAULT_DURATION))
@@ -177,7 +179,7 @@ class Kubelet:
                 return self._not_prepared(pod, reason)  # DRA: claims must be allocated and reserved
             run = self.runs[key] = new_pod_run(pod, now, self.start_delay)
             volumes, env = pod_references(pod)
-            if volumes:
+            if volumes or has_claims(pod):
                 self._mounts[uid] = (now, 0.0)
             if env:
                 self._env_refs.add(uid)
@@ -209,7 +211,7 @@ class Kubelet:
         return Result(requeue_after=PREPARE_RETRY)
 
     def lookup(self, kind: str, namespace: str, name: str) -> Any:
-        """The ConfigMap or Secret a pod references, from the cache (None when it does not exist)."""
+        """The ConfigMap, Secret or claim a pod references, from the cache (None: it does not exist)."""
         try:
             return self.ctx.cache.get(self._sources[kind], name, namespace)
         except NotFound:
@@ -222,7 +224,7 @@ class Kubelet:
         due, delay = self._mounts[uid]
         if now < due:
             return
-        failed = mount_errors(pod, self.lookup)
+        failed = mount_errors(pod, self.lookup) + claim_errors(pod, self.lookup)
         if not failed:
             del self._mounts[uid]
             if delay:  # a retry mounted them: the pod starts now, not at its bind time

@@ -34,8 +34,8 @@ from kbatch.controllers.scheduler.types import (
     WeightedTerm,
 )
 
-__all__ = ["node_selector_term", "node_shape", "pod_info", "quantity_map", "taint_of", "toleration_of",
-           "tolerations_of"]
+__all__ = ["node_selector_term", "node_shape", "pod_info", "pvc_volumes_of", "quantity_map", "taint_of",
+           "toleration_of", "tolerations_of"]
 
 _SHARED_LIMIT = 4096  # distinct values kept; the table starts again when full (values are immutable)
 _shared_values: dict[object, Any] = {}
@@ -221,8 +221,21 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0, start_time: float | 
         resource_claims=tuple((c.name, c.resource_claim_name or "", c.resource_claim_template_name or "")
                               for c in spec.resource_claims) if spec.resource_claims else (),
         claim_statuses=claim_statuses_of(status),
+        pvc_volumes=pvc_volumes_of(meta.name or "", spec.volumes) if spec.volumes else (),
         start_time=start_time,
     )
+
+
+def pvc_volumes_of(pod_name: str, volumes: Sequence[Any]) -> tuple[tuple[str, bool], ...]:
+    """The claims a pod's volumes name: ``(claimName, False)`` for a ``persistentVolumeClaim``
+    volume, ``(<pod>-<volume>, True)`` for a generic ephemeral one (``ephemeral.VolumeClaimName``)."""
+    out = []
+    for volume in volumes:
+        if volume.persistent_volume_claim is not None:
+            out.append((volume.persistent_volume_claim.claim_name or "", False))
+        elif volume.ephemeral is not None:
+            out.append((f"{pod_name}-{volume.name}", True))
+    return tuple(out)
 
 
 def claim_statuses_of(status: Any) -> tuple[tuple[str, str], ...]:

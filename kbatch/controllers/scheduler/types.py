@@ -229,6 +229,10 @@ class PodInfo:
     # DRA; the first is part of the signature, the second is not (generated names differ per pod)
     resource_claims: tuple[tuple[str, str, str], ...] = ()
     claim_statuses: tuple[tuple[str, str], ...] = ()
+    # the claims the pod's volumes name, in volume order, as (claim name, generic ephemeral): a
+    # ``persistentVolumeClaim`` volume's claimName, or ``<pod>-<volume>`` for an ``ephemeral`` one
+    # (upstream ``ephemeral.VolumeClaimName``); VolumeBinding's input
+    pvc_volumes: tuple[tuple[str, bool], ...] = ()
     # status.startTime on the clock's timeline (None: not started); preemption prefers evicting the
     # pods that started last (upstream ``util.GetPodStartTime``, ``MoreImportantPod``)
     start_time: float | None = None
@@ -242,7 +246,7 @@ class PodInfo:
     def signature(self) -> tuple[object, ...] | None:
         """Pods with equal signatures get equal answers from every node-static plugin (upstream
         KEP-5598 "opportunistic batching" pod signatures); None when the pod has inter-pod
-        terms or topology spread constraints, whose answers depend on other pods."""
+        terms or topology spread constraints, whose answers depend on other pods, or claims."""
         cached = self._signature
         if cached is not ...:
             return cached  # type: ignore[return-value]
@@ -250,8 +254,8 @@ class PodInfo:
         return signature
 
     def _compute_signature(self) -> tuple[object, ...] | None:
-        if self.affinity or self.anti_affinity or self.spread_constraints:
-            return None
+        if self.affinity or self.anti_affinity or self.spread_constraints or self.pvc_volumes:
+            return None  # PVC volumes: VolumeBinding's answer depends on the claims and volumes
         return (
             tuple(sorted(self.requests.items())),
             tuple(sorted(self.nonzero_requests.items())),

@@ -9,8 +9,9 @@ Admission plugins in kube-apiserver's recommended order (``NamespaceLifecycle`` 
 ``LimitRanger``, ``DefaultTolerationSeconds``, ``Priority`` and ``ResourceQuota``; upstream
 ``pkg/kubeapiserver/options/plugins.go``).
 Scheduler plugins: kube-scheduler's default ``multiPoint`` set with its weights
-(``pkg/scheduler/apis/config/v1/default_plugins.go``), without the volume plugins,
-NodeResourcesBalancedAllocation and ImageLocality, which kbatch does not model.
+(``pkg/scheduler/apis/config/v1/default_plugins.go``), with VolumeBinding at its place after
+NodeResourcesFit (docs/storage.md); without VolumeRestrictions, NodeVolumeLimits, VolumeZone and
+ImageLocality, which kbatch does not model.
 """
 
 from __future__ import annotations
@@ -120,6 +121,9 @@ CORE = Family(
         ControllerSpec("resourcequota", "keeps ResourceQuota status.hard and status.used current",
                        "kbatch.controllers.resourcequota:setup", aliases=("resourcequota-controller",),
                        source="resourcequota-controller"),
+        ControllerSpec("ephemeral-volume", "creates the claims of pods' generic ephemeral volumes",
+                       "kbatch.controllers.ephemeral:setup", aliases=("ephemeral-volume-controller",),
+                       source="ephemeral_volume"),
         ControllerSpec("namespace", "deletes the content of terminating namespaces, then finalizes them",
                        "kbatch.controllers.namespace:setup", aliases=("namespace-controller",),
                        source="namespace-controller"),
@@ -133,6 +137,7 @@ CORE = Family(
         _plugin("NodeAffinity", "node_affinity", 2),
         _plugin("NodePorts", "node_ports"),
         _plugin("NodeResourcesFit", "node_resources_fit", 1),
+        _plugin("VolumeBinding", "volume_binding"),
         _plugin("PodTopologySpread", "pod_topology_spread", 2),
         _plugin("InterPodAffinity", "inter_pod_affinity", 2),
         _plugin("DefaultPreemption", "default_preemption"),

@@ -8,7 +8,8 @@ Admission: ``DefaultStorageClass`` (a claim that names no class gets the default
 ``StorageObjectInUseProtection`` (the pvc-/pv-protection finalizers), with the ``pvc-protection`` and
 ``pv-protection`` controllers. Controllers ``persistentvolume-binder`` (static binding, provisioning
 requests, release and reclaim) and ``simulated-provisioner`` (the ``kbatch.io/simulated``
-provisioner). Not yet: the VolumeBinding scheduler plugin (docs/storage.md).
+provisioner). The scheduler's VolumeBinding plugin and the ephemeral-volume controller are
+registered by the core family, next to the scheduler and the pods they serve (docs/storage.md).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def test_the_default_profile_is_upstreams_default_plugin_set() -> None:
     profile = default_profile()
     assert [p.name for p in profile.filter] == [
         "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
-        "PodTopologySpread", "InterPodAffinity", "DynamicResources"]
+        "VolumeBinding", "PodTopologySpread", "InterPodAffinity", "DynamicResources"]
     assert [(p.name, p.weight) for p in profile.score] == [
         ("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1), ("PodTopologySpread", 2),
         ("InterPodAffinity", 2), ("NodeResourcesBalancedAllocation", 1), ("DynamicResources", 1)]

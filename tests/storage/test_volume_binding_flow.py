@@ -1,0 +1,178 @@
+"""The VolumeBinding plugin and the kubelet's claim check, end to end in virtual time.
+
+Upstream: ``pkg/scheduler/framework/plugins/volumebinding`` (``volume_binding.go``: the queueing hints
+``isSchedulableAfterPersistentVolumeClaimChange`` / ``isSchedulableAfterStorageClassChange``;
+``binder.go``: ``BindPodVolumes`` polls ``checkBindings`` every second for ``bindTimeout``, a claim
+whose ``volume.kubernetes.io/selected-node`` was removed fails the binding) and the kubelet's volume
+manager (``desired_state_of_world_populator.go`` ``getPVCExtractPV``). The binder is another stage:
+these tests bind claims by writing the objects as it does (:mod:`tests.storage.binder_writes`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbatch import ControlPlane
+from kbatch.api.core_v1 import Event, PersistentVolumeClaim, Pod
+from kbatch.api.core_v1.persistent_volume import PersistentVolume
+from kbatch.sim import NodeTemplate, create_nodes
+from tests.storage.binder_writes import bind_claim, volume
+
+WFFC = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "local"},
+        "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"}
+DYNAMIC = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "dynamic"},
+           "provisioner": "example.com/sim", "volumeBindingMode": "WaitForFirstConsumer"}
+
+
+def claim(name: str = "data", cls: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+    if cls is not None:
+        spec["storageClassName"] = cls
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+
+
+def pod(node: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"restartPolicy": "Never", "containers": [
+        {"name": "c", "image": "busybox", "command": ["sh", "-c", "sleep 30"]}],
+        "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}]}
+    if node:
+        spec["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "user", "namespace": "default"},
+            "spec": spec}
+
+
+def plane(nodes: int = 2) -> ControlPlane:
+    cp = ControlPlane(seed=1)
+    create_nodes(cp, nodes, NodeTemplate())
+    return cp
+
+
+def get_pod(cp: ControlPlane) -> Pod:
+    return cp.client.get(Pod, "user", "default")
+
+
+def events(cp: ControlPlane, reason: str) -> list[str]:
+    return [e.message or "" for e in cp.client.list(Event, "default").items if e.reason == reason]
+
+
+def message(p: Pod) -> str:
+    return next((c.message or "" for c in p.status.conditions or () if c.type == "PodScheduled"), "")
+
+
+def test_a_pod_waits_for_its_claim_then_schedules_once_it_is_bound() -> None:
+    cp = plane()
+    cp.apply([pod()])
+    cp.advance(2)
+    assert not get_pod(cp).spec.node_name
+    assert 'persistentvolumeclaim "data" not found' in message(get_pod(cp))
+    cp.apply([claim(), volume("pv")])
+    cp.advance(2)
+    assert "pod has unbound immediate PersistentVolumeClaims" in message(get_pod(cp))
+    bind_claim(cp, "data", "default", "pv")
+    cp.advance(2)  # the claim update queues the pod (its queueing hint), well before the 5 min flush
+    assert get_pod(cp).spec.node_name
+    cp.advance(60)
+    assert get_pod(cp).status.phase == "Succeeded"
+
+
+def test_a_bound_volume_pins_the_pod_to_its_node() -> None:
+    cp = plane(3)
+    cp.apply([claim(), volume("pv", node="node-2")])
+    bind_claim(cp, "data", "default", "pv")
+    cp.apply([pod()])
+    cp.advance(2)
+    assert get_pod(cp).spec.node_name == "node-2"
+
+
+def test_wait_for_first_consumer_prebinds_a_local_volume_and_waits_for_the_binder() -> None:
+    cp = plane(3)
+    cp.apply([WFFC, claim(cls="local"), volume("pv", cls="local", node="node-1")])
+    cp.client.patch_status(PersistentVolume, "pv", {"status": {"phase": "Available"}})
+    cp.apply([pod()])
+    cp.advance(2)
+    ref = cp.client.get(PersistentVolume, "pv").spec.claim_ref
+    assert ref is not None and ref.name == "data"  # PreBind wrote claimRef (bindAPIUpdate)
+    pv_annotations = cp.client.get(PersistentVolume, "pv").metadata.annotations or {}
+    assert pv_annotations.get("pv.kubernetes.io/bound-by-controller") == "yes"
+    assert not get_pod(cp).spec.node_name  # waiting in PreBind for the binder
+    bind_claim(cp, "data", "default", "pv")
+    cp.advance(2)
+    assert get_pod(cp).spec.node_name == "node-1"
+
+
+def test_wait_for_first_consumer_selects_a_node_for_the_provisioner() -> None:
+    cp = plane(2)
+    cp.apply([DYNAMIC, claim(cls="dynamic"), pod()])
+    cp.advance(2)
+    annotations = cp.client.get(PersistentVolumeClaim, "data", "default").metadata.annotations or {}
+    node = annotations.get("volume.kubernetes.io/selected-node")
+    assert node in ("node-0", "node-1")
+    # the provisioner's answer: a volume for that node, bound to the claim
+    cp.apply([volume("pvc-data", cls="dynamic", node=node)])
+    bind_claim(cp, "data", "default", "pvc-data")
+    cp.advance(2)
+    assert get_pod(cp).spec.node_name == node
+
+
+def test_a_provisioner_that_gives_up_fails_the_binding_and_the_pod_is_retried() -> None:
+    cp = plane(1)
+    cp.apply([DYNAMIC, claim(cls="dynamic"), pod()])
+    cp.advance(2)
+    cp.client.patch(PersistentVolumeClaim, "data", {"metadata": {"annotations": {
+        "volume.kubernetes.io/selected-node": None}}}, "default")
+    cp.advance(2)
+    failed = events(cp, "FailedScheduling")
+    assert any('binding volumes: provisioning failed for PVC "data"' in m for m in failed)
+    cp.advance(30)  # retried after its back-off: the node is selected again
+    annotations = cp.client.get(PersistentVolumeClaim, "data", "default").metadata.annotations or {}
+    assert annotations.get("volume.kubernetes.io/selected-node") == "node-0"
+
+
+def test_the_binding_times_out_after_bind_timeout_seconds() -> None:
+    cp = plane(1)
+    cp.apply([DYNAMIC, claim(cls="dynamic"), pod()])
+    cp.advance(599)
+    assert not events(cp, "FailedScheduling")
+    cp.advance(3)
+    failed = events(cp, "FailedScheduling")
+    assert any("binding volumes: timed out waiting for the condition" in m for m in failed)
+
+
+def test_the_kubelet_does_not_start_a_pod_whose_claim_is_not_bound() -> None:
+    """A pod bound by ``nodeName`` (no scheduler) with an unbound claim: the volume manager refuses
+    it (``getPVCExtractPV``), the containers wait; once bound, the pod runs."""
+    cp = plane(1)
+    cp.apply([claim(), volume("pv"), pod(node="node-0")])
+    cp.advance(5)
+    p = get_pod(cp)
+    assert p.status.phase == "Pending"
+    statuses = p.status.container_statuses or ()
+    assert all(s.state is None or s.state.running is None for s in statuses)
+    assert any('PVC default/data has non-bound phase ("Pending") or empty pvc.Spec.VolumeName ("")' in m
+               for m in events(cp, "FailedMount"))
+    bind_claim(cp, "data", "default", "pv")
+    cp.advance(10)  # the next try of the volume manager's back-off (0.5 s doubling)
+    assert get_pod(cp).status.phase == "Running"
+
+
+def test_the_kubelet_reports_a_missing_claim() -> None:
+    cp = plane(1)
+    cp.apply([pod(node="node-0")])
+    cp.advance(3)
+    missing = 'failed to fetch PVC from API server: persistentvolumeclaims "data" not found'
+    assert any(missing in m for m in events(cp, "FailedMount"))
+    assert get_pod(cp).status.phase == "Pending"
+
+
+def test_a_pod_deleted_while_prebind_waits_releases_its_choice() -> None:
+    """``checkBindings``: ``pod does not exist any more``; the binding fails at the next poll and the
+    assumed volume is forgotten, so another pod can take it."""
+    cp = plane(1)
+    cp.apply([WFFC, claim(cls="local"), volume("pv", cls="local", node="node-0")])
+    cp.client.patch_status(PersistentVolume, "pv", {"status": {"phase": "Available"}})
+    cp.apply([pod()])
+    cp.advance(2)
+    cp.client.delete(Pod, "user", "default")
+    cp.advance(2)
+    failed = events(cp, "FailedScheduling")
+    assert any('binding volumes: pod does not exist any more: pods "user" not found' in m for m in failed)
