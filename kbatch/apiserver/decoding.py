@@ -7,6 +7,7 @@ naming the field: a value of the wrong JSON type in Go's words (:mod:`kbatch.api
 ``Job in version "v1" cannot be handled as a Job: json: cannot unmarshal string into Go struct field
 Job.spec of type v1.JobSpec``; like Go's decoder, the message names the first one), anything else (a
 bad quantity, a bad time) as ``<field path>: <message>``; ``details.causes`` lists every failure.
+A ``null`` for a field of a struct is no failure: Go's decoder ignores it, so it reads as absent.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pydantic_core import ErrorDetails
 from kbatch.api.base import ApiInfo
 from kbatch.api.errors import BadRequest, StatusCause, StatusDetails
 from kbatch.api.meta import Resource
-from kbatch.apiserver.go_json import type_error
+from kbatch.apiserver.go_json import ignored_null, type_error
 
 __all__ = ["FieldValidation", "StrictDecodingError", "cannot_handle", "decode_dict", "loc_path",
            "unrecognized"]
@@ -72,10 +73,17 @@ def decode_dict(model: type[T], data: dict[str, Any], field_validation: FieldVal
             return model.__pydantic_validator__.validate_python(work), warnings
         except ValidationError as err:
             errors = _model_errors(err)
+        nulls = [e for e in errors if ignored_null(model, e)]
         unknown = [e for e in errors if e["type"] == "extra_forbidden"]
-        other = [e for e in errors if e["type"] != "extra_forbidden"]
+        other = [e for e in errors if e["type"] != "extra_forbidden" and e not in nulls]
         if other:
             raise _decode_error(model, other) from None
+        if nulls:  # Go's decoder leaves a struct field given null as it was (go_json.ignored_null)
+            work = work if work is not data else copy.deepcopy(data)
+            for e in nulls:
+                _drop(work, e["loc"])
+            if not unknown:
+                continue
         paths = sorted(loc_path(e["loc"]) for e in unknown)
         if field_validation == "Strict":
             raise StrictDecodingError("strict decoding error: "

@@ -38,7 +38,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
-__all__ = ["cannot_unmarshal", "json_kind", "type_error", "type_meta_error"]
+__all__ = ["cannot_unmarshal", "ignored_null", "json_kind", "type_error", "type_meta_error"]
 
 # Go int64 fields of k8s.io/api (every other integer of the built-in kinds is an int32); kbatch's
 # plain ``int`` annotations do not say which.
@@ -189,6 +189,26 @@ def type_error(model: type[BaseModel], error: ErrorDetails, *, struct: str | Non
         return None
     go_type = _spot_type(spot)
     return cannot_unmarshal(value, spot.struct, ".".join(spot.path), go_type, integer=integer)
+
+
+def ignored_null(model: type[BaseModel], error: ErrorDetails) -> bool:
+    """Whether ``error`` is a JSON ``null`` given for a field of a struct, which Go's decoder ignores.
+
+    ``encoding/json`` (``decode.go`` ``literalStore``, and sigs.k8s.io/json, its fork that
+    kube-apiserver decodes with) sets a pointer, map, slice or interface to nil on ``null`` and leaves
+    any other value as it was: ``spec: null`` or ``name: null`` decodes as if the field were absent,
+    never as a type error (the zero value then meets validation: ``Required value``). A custom resource
+    gets the same from apiextensions-apiserver, which prunes a ``null`` of a non-nullable field before
+    defaulting (``pkg/apiserver/schema/defaulting/prunenulls.go``). A ``null`` item of a list or value
+    of a map is not covered here: Go stores the zero value of the item there, not nothing.
+    """
+    loc = tuple(error.get("loc") or ())
+    if error.get("input", ...) is not None or error.get("type") not in _TYPE_ERRORS or not loc:
+        return False
+    if not isinstance(loc[-1], str):
+        return False
+    parent = _locate(model, loc[:-1], None, ())
+    return parent is not None and _is_model(parent.expected) and loc[-1] in _fields(parent.expected)
 
 
 def _is_int_limit(ctx: dict[str, Any]) -> bool:
