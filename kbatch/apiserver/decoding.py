@@ -55,6 +55,16 @@ def _drop(data: Any, loc: tuple[int | str, ...]) -> None:
         node.pop(loc[-1], None)
 
 
+def _null(data: Any, loc: tuple[int | str, ...], how: str) -> None:
+    node = data
+    for part in loc[:-1]:
+        node = node[part]
+    if how == "empty":
+        node[loc[-1]] = ""
+    else:
+        node.pop(loc[-1], None)
+
+
 def _model_errors(err: ValidationError) -> list[ErrorDetails]:
     return list(err.errors(include_url=False))
 
@@ -73,15 +83,15 @@ def decode_dict(model: type[T], data: dict[str, Any], field_validation: FieldVal
             return model.__pydantic_validator__.validate_python(work), warnings
         except ValidationError as err:
             errors = _model_errors(err)
-        nulls = [e for e in errors if ignored_null(model, e)]
+        nulls = [(e, how) for e in errors if (how := ignored_null(model, e))]
         unknown = [e for e in errors if e["type"] == "extra_forbidden"]
-        other = [e for e in errors if e["type"] != "extra_forbidden" and e not in nulls]
+        other = [e for e in errors if e["type"] != "extra_forbidden" and not ignored_null(model, e)]
         if other:
             raise _decode_error(model, other) from None
-        if nulls:  # Go's decoder leaves a struct field given null as it was (go_json.ignored_null)
+        if nulls:  # what Go's decoder makes of a null it does not refuse (go_json.ignored_null)
             work = work if work is not data else copy.deepcopy(data)
-            for e in nulls:
-                _drop(work, e["loc"])
+            for e, how in nulls:
+                _null(work, e["loc"], how)
             if not unknown:
                 continue
         paths = sorted(loc_path(e["loc"]) for e in unknown)

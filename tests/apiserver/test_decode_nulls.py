@@ -10,6 +10,7 @@ the ``spec:`` of jobset's ``config/samples/batch_v1alpha2_jobset.yaml``, is that
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -80,3 +81,39 @@ def test_an_unknown_field_given_null_is_still_unknown() -> None:
     doc["spec"]["bogus"] = None
     with pytest.raises(StrictDecodingError, match=r'unknown field "spec\.bogus"'):
         decode_dict(Pod, doc)
+
+
+STRING_MAP_VALUES = [("metadata", "labels", "app"), ("spec", "template", "metadata", "labels", "app"),
+                     ("spec", "template", "spec", "nodeSelector", "disk"),
+                     ("spec", "template", "spec", "nodeSelector", "new-key")]
+
+
+@given(st.sampled_from(STRING_MAP_VALUES))
+def test_null_value_of_a_string_map_is_stored_empty(path: tuple[str, ...]) -> None:
+    """Go decodes a map's value into a fresh zero element: ``labels: {a: null}`` stores ``a: ""``."""
+    nulled, emptied = copy.deepcopy(JOB), copy.deepcopy(JOB)
+    _parent(nulled, path)[path[-1]] = None
+    _parent(emptied, path)[path[-1]] = ""
+    assert decode_dict(Job, nulled)[0] == decode_dict(Job, emptied)[0]
+
+
+def _kbatch(*args: str) -> int:
+    from kbatch.cli import main
+
+    try:
+        main(list(args))
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    return 0
+
+
+def test_a_configmap_with_null_values_through_kbatch_apply(tmp_path: Any, capsys: Any) -> None:
+    manifest = tmp_path / "cm.yaml"
+    manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels:\n    a:\n"
+                        "data:\n  k:\n")
+    state = str(tmp_path / "state")
+    assert _kbatch("--state", state, "apply", "-f", str(manifest)) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert _kbatch("--state", state, "get", "configmap", "c", "-o", "json") == 0
+    stored = json.loads(capsys.readouterr().out)
+    assert stored["data"] == {"k": ""} and stored["metadata"]["labels"] == {"a": ""}
