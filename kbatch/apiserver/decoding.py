@@ -7,6 +7,7 @@ naming the field: a value of the wrong JSON type in Go's words (:mod:`kbatch.api
 ``Job in version "v1" cannot be handled as a Job: json: cannot unmarshal string into Go struct field
 Job.spec of type v1.JobSpec``; like Go's decoder, the message names the first one), anything else (a
 bad quantity, a bad time) as ``<field path>: <message>``; ``details.causes`` lists every failure.
+A ``null`` for a field of a struct is no failure: Go's decoder ignores it, so it reads as absent.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from kbatch.api.base import ApiInfo
 from kbatch.api.errors import BadRequest, StatusCause, StatusDetails
 from kbatch.api.go_base64 import CorruptInputError, std_decode
 from kbatch.api.meta import Resource
-from kbatch.apiserver.go_json import type_error
+from kbatch.apiserver.go_json import ignored_null, type_error
 
 __all__ = ["FieldValidation", "StrictDecodingError", "cannot_handle", "decode_dict", "loc_path",
            "unrecognized"]
@@ -56,6 +57,16 @@ def _drop(data: Any, loc: tuple[int | str, ...]) -> None:
         node.pop(loc[-1], None)
 
 
+def _null(data: Any, loc: tuple[int | str, ...], how: str) -> None:
+    node = data
+    for part in loc[:-1]:
+        node = node[part]
+    if how == "empty":
+        node[loc[-1]] = ""
+    else:
+        node.pop(loc[-1], None)
+
+
 def _model_errors(err: ValidationError) -> list[ErrorDetails]:
     return list(err.errors(include_url=False))
 
@@ -75,10 +86,17 @@ def decode_dict(model: type[T], data: dict[str, Any], field_validation: FieldVal
             return _decode_bytes(obj), warnings
         except ValidationError as err:
             errors = _model_errors(err)
+        nulls = [(e, how) for e in errors if (how := ignored_null(model, e))]
         unknown = [e for e in errors if e["type"] == "extra_forbidden"]
-        other = [e for e in errors if e["type"] != "extra_forbidden"]
+        other = [e for e in errors if e["type"] != "extra_forbidden" and not ignored_null(model, e)]
         if other:
             raise _decode_error(model, other) from None
+        if nulls:  # what Go's decoder makes of a null it does not refuse (go_json.ignored_null)
+            work = work if work is not data else copy.deepcopy(data)
+            for e, how in nulls:
+                _null(work, e["loc"], how)
+            if not unknown:
+                continue
         paths = sorted(loc_path(e["loc"]) for e in unknown)
         if field_validation == "Strict":
             raise StrictDecodingError("strict decoding error: "

@@ -38,7 +38,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
-__all__ = ["cannot_unmarshal", "json_kind", "type_error", "type_meta_error"]
+__all__ = ["cannot_unmarshal", "ignored_null", "json_kind", "type_error", "type_meta_error"]
 
 # Go int64 fields of k8s.io/api (every other integer of the built-in kinds is an int32); kbatch's
 # plain ``int`` annotations do not say which.
@@ -173,7 +173,7 @@ def type_error(model: type[BaseModel], error: ErrorDetails, *, struct: str | Non
     not a JSON type mismatch. ``struct``/``prefix``: the Go struct and JSON path of ``model`` itself
     when it is decoded as a field of something else (kubectl decodes ``metadata`` alone)."""
     spot = _locate(model, tuple(error.get("loc") or ()), struct, prefix)
-    if spot is None or not spot.path:
+    if spot is None or not spot.path or ignored_null(model, error):
         return None
     value = error.get("input")
     kind = error.get("type", "")
@@ -189,6 +189,36 @@ def type_error(model: type[BaseModel], error: ErrorDetails, *, struct: str | Non
         return None
     go_type = _spot_type(spot)
     return cannot_unmarshal(value, spot.struct, ".".join(spot.path), go_type, integer=integer)
+
+
+def ignored_null(model: type[BaseModel], error: ErrorDetails) -> str | None:
+    """What Go's decoder makes of ``error`` when it is a JSON ``null`` it does not refuse: ``"drop"``
+    for a field of a struct (read as absent), ``"empty"`` for a value of a ``map[string]string``
+    (stored as ``""``); ``None`` for anything else.
+
+    ``encoding/json`` (``decode.go`` ``literalStore``, and sigs.k8s.io/json, its fork that
+    kube-apiserver decodes with) sets a pointer, map, slice or interface to nil on ``null`` and leaves
+    any other value as it was: ``spec: null`` or ``name: null`` decodes as if the field were absent,
+    never as a type error (the zero value then meets validation: ``Required value``), and a map's
+    value is decoded into a fresh zero element, so ``labels: {a: null}`` stores ``a: ""``. A custom
+    resource gets the same from apiextensions-apiserver, which prunes a ``null`` of a non-nullable
+    field before defaulting (``pkg/apiserver/schema/defaulting/prunenulls.go``). A ``null`` item of a
+    list (a zero struct) is not covered.
+    """
+    loc = tuple(error.get("loc") or ())
+    if error.get("input", ...) is not None or error.get("type") not in _TYPE_ERRORS or not loc:
+        return None
+    if not isinstance(loc[-1], str):
+        return None
+    parent = _locate(model, loc[:-1], None, ())
+    if parent is None:
+        return None
+    if _is_model(parent.expected):
+        return "drop" if loc[-1] in _fields(parent.expected) else None
+    is_map = typing.get_origin(parent.expected) is dict
+    if is_map and _unwrap(typing.get_args(parent.expected)[1], ())[0] is str:
+        return "empty"
+    return None
 
 
 def _is_int_limit(ctx: dict[str, Any]) -> bool:

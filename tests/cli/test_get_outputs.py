@@ -215,3 +215,14 @@ def test_absent_custom_resource_columns_print_blank_as_kubectl(kb: Any) -> None:
         "NAME     PHASE     MINMEMBER   RUNNING   SUCCEEDED   FAILED   AGE",
         "lonely   Pending   2                                          0s",
     ]
+
+
+def test_get_all_leaves_out_claims(kb: Any) -> None:
+    """kube-apiserver's PersistentVolumeClaim storage declares short names only, no categories
+    (``pkg/registry/core/persistentvolumeclaim/storage/storage.go``): ``get all`` never lists claims."""
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
+             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    kb.ok("apply", "-f", "-", input_=json.dumps(claim))
+    assert kb.ok("get", "pvc", "-o", "name").strip() == "persistentvolumeclaim/data"
+    res = kb("get", "all")
+    assert res.code == 0 and res.out == "" and res.err.strip() == "No resources found in default namespace."

@@ -84,7 +84,9 @@ class PersistentVolumeClaimStatus(KubeModel):
 class PersistentVolumeClaim(Resource):
     api_info: ClassVar[ApiInfo] = ApiInfo(
         group="", version="v1", kind="PersistentVolumeClaim", plural="persistentvolumeclaims",
-        namespaced=True, short_names=("pvc",), singular="persistentvolumeclaim", categories=("all",),
+        # no categories: upstream's claim storage declares short names only, so `get all` leaves
+        # claims out (pkg/registry/core/persistentvolumeclaim/storage/storage.go)
+        namespaced=True, short_names=("pvc",), singular="persistentvolumeclaim",
     )
 
     spec: PersistentVolumeClaimSpec = Field(default_factory=PersistentVolumeClaimSpec)

@@ -100,10 +100,19 @@ class _BackendVerbs:
         return current
 
 
+def _no_generate_name(placed: dict[str, Any], name: str) -> None:
+    """kubectl ``pkg/cmd/apply/apply.go`` ``applyOneObject``: an object named only by
+    ``generateName`` is refused before any request, in either apply mode."""
+    generate = placed["metadata"].get("generateName")
+    if not name and generate:
+        raise UserError(f"from {generate}: cannot use generate name with apply")
+
+
 def _apply_one(backend: Backend, obj: Sourced, namespace: str | None, dry_run: str, manager: str) -> str:
     from kbatch.apiserver.client_apply import client_side_apply
 
-    info, _ns, _name, placed = _target(backend, obj, namespace)
+    info, _ns, name, placed = _target(backend, obj, namespace)
+    _no_generate_name(placed, name)
     _is_dry, suffix = _dry(dry_run)
     verbs = _BackendVerbs(backend, info, dry_run, manager)
     outcome, out = client_side_apply(verbs, placed)
@@ -115,6 +124,7 @@ def _server_side_apply(backend: Backend, obj: Sourced, namespace: str | None, dr
                        manager: str, force: bool) -> str:
     """``kubectl apply --server-side``: one apply patch per object (kubectl ``pkg/cmd/apply``)."""
     info, ns, name, placed = _target(backend, obj, namespace)
+    _no_generate_name(placed, name)
     if not name:
         raise UserError("server-side apply needs metadata.name on every object")
     _is_dry, suffix = _dry(dry_run)

@@ -96,6 +96,8 @@ def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, 
         warn_deprecated(backend.registry, [(info.api_version, info.kind)])
         spec |= {"kind": info.plural + (f".{info.group}" if info.group else ""),
                  "namespace": namespace_for(info, namespace)}
+        if not _exists(backend, info, spec, for_delete=for_ == "delete"):
+            return  # --for delete of nothing: kubectl visits nothing, prints nothing, exits 0
         try:
             if not backend.clock().get("virtual", True):  # --clock real, etcd: time moves by itself
                 out = {"met": _wait_real_time(backend, seconds, spec)}
@@ -111,6 +113,20 @@ def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, 
     if not out.get("met"):
         raise UserError(f"timed out waiting for the condition on {info.plural}/{name}")
     typer.echo(f"{label} {'deleted' if for_ == 'delete' else 'condition met'}")
+
+
+def _exists(backend: Any, info: Any, spec: dict[str, object], *, for_delete: bool) -> bool:
+    """kubectl ``pkg/cmd/wait/wait.go`` ``RunWait`` first GETs the named object: NotFound is the
+    command's error at once, except for ``--for=delete``, which ignores it."""
+    from kbatch.api.errors import NotFound
+
+    try:
+        backend.get(info, spec["namespace"], str(spec["name"]))
+    except NotFound:
+        if for_delete:
+            return False
+        raise
+    return True
 
 
 def _wait_real_time(backend: Any, seconds: float, spec: dict[str, object]) -> bool:
