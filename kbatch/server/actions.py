@@ -232,7 +232,7 @@ def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None
 
     pod = backend.get(_info(backend, "pods"), namespace, name)
     chosen = _log_container(pod, name, container, previous)
-    env = {e["name"]: _env_value(pod, e) for e in chosen.get("env") or () if "name" in e}
+    env = _container_env(backend, pod, chosen["name"])
     run = interpret([*(chosen.get("command") or ()), *(chosen.get("args") or ())], env)
     status = _container_status(pod, chosen["name"])
     state = status.get("lastState") if previous else status.get("state")
@@ -286,21 +286,26 @@ def _container_status(pod: Obj, container: str) -> Obj:
     return {}
 
 
-def _env_value(pod: Obj, var: Obj) -> str:
-    """An env var's value, resolving the downward-API ``fieldRef`` forms the Job controller uses
-    (``metadata.annotations['batch.kubernetes.io/job-completion-index']``)."""
-    if "value" in var:
-        return str(var["value"])
-    path = ((var.get("valueFrom") or {}).get("fieldRef") or {}).get("fieldPath", "")
-    meta = pod.get("metadata") or {}
-    for field in ("annotations", "labels"):
-        prefix = f"metadata.{field}['"
-        if path.startswith(prefix) and path.endswith("']"):
-            return str((meta.get(field) or {}).get(path[len(prefix):-2], ""))
-    simple = {"metadata.name": meta.get("name"), "metadata.namespace": meta.get("namespace"),
-              "spec.nodeName": (pod.get("spec") or {}).get("nodeName"),
-              "status.podIP": (pod.get("status") or {}).get("podIP")}
-    return str(simple.get(path) or "")
+def _container_env(backend: Any, pod: Obj, container: str) -> dict[str, str]:
+    """The environment the kubelet gives the container (its ``container_env``: values, the
+    downward-API ``fieldRef`` forms, ``envFrom`` and ``configMapKeyRef``/``secretKeyRef`` read from
+    the ConfigMaps and Secrets as they are now)."""
+    from kbatch.api.core_v1 import Pod
+    from kbatch.controllers.kubelet.behaviour import container_env
+
+    model = Pod.from_dict(pod)
+    spec = model.spec
+    every = [*spec.containers, *(spec.init_containers or ()), *(spec.ephemeral_containers or ())]
+    chosen = next(c for c in every if c.name == container)
+
+    def lookup(kind: str, namespace: str, name: str) -> Any:
+        spec = backend.registry.for_name(kind)
+        try:
+            return spec.model.from_dict(backend.get(spec.info, namespace, name))
+        except NotFound:
+            return None
+
+    return container_env(model, chosen, lookup)
 
 
 _WAIT_FIELDS = {"kind": str, "name": str, "namespace": str, "condition": str, "status": str, "delete": bool,

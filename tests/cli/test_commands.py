@@ -216,6 +216,42 @@ def test_logs(kb: Any) -> None:
     assert kb.ok("logs", name).strip() == "worker 1"
 
 
+def test_logs_read_configmap_and_secret_env_as_the_kubelet_ran_it(kb: Any, tmp_path: Path) -> None:
+    """``kbatch logs`` (and ``kubectl logs``) print what the container's command printed with the
+    environment the kubelet gave it: ``envFrom`` and ``configMapKeyRef``/``secretKeyRef`` included
+    (k8s.io/kubernetes ``pkg/kubelet/kubelet_pods.go`` ``makeEnvironmentVariables``)."""
+    manifest = tmp_path / "env.yaml"
+    manifest.write_text("""\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: train}
+data: {EPOCHS: "3", lr: "0.1"}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds}
+stringData: {token: abc}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: env}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: c
+    image: busybox
+    command: [sh, -c, 'echo epochs $EPOCHS lr $LR token $TOKEN']
+    envFrom: [{configMapRef: {name: train}}]
+    env:
+    - {name: LR, valueFrom: {configMapKeyRef: {name: train, key: lr}}}
+    - {name: TOKEN, valueFrom: {secretKeyRef: {name: creds, key: token}}}
+""")
+    kb.ok("nodes", "add")
+    kb.ok("apply", "-f", str(manifest))
+    kb.ok("advance", "5s")
+    assert kb.ok("logs", "env").strip() == "epochs 3 lr 0.1 token abc"
+
+
 def test_events(kb: Any) -> None:
     kb.ok("nodes", "add")
     kb.ok("apply", "-f", PI)
