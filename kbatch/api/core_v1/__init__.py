@@ -1,5 +1,5 @@
 """core/v1 models (k8s.io/api ``core/v1``): Pod, Node, Namespace, Service, Event,
-PersistentVolumeClaim, ResourceQuota, LimitRange and their parts.
+PersistentVolumeClaim, ResourceQuota, LimitRange, ServiceAccount and their parts.
 
 Every public name of the submodules is re-exported here: import from ``kbatch.api.core_v1``.
 """
@@ -156,6 +156,7 @@ from kbatch.api.core_v1.service import (
     ServiceStatus,
     SessionAffinityConfig,
 )
+from kbatch.api.core_v1.serviceaccount import ServiceAccount
 from kbatch.api.core_v1.volume import (
     ClusterTrustBundleProjection,
     ConfigMapProjection,
@@ -311,6 +312,7 @@ __all__ = [
     "SecretVolumeSource",
     "SecurityContext",
     "Service",
+    "ServiceAccount",
     "ServiceAccountTokenProjection",
     "ServicePort",
     "ServiceSpec",

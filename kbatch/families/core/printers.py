@@ -27,7 +27,7 @@ from kbatch.api.printing import (
 )
 
 __all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD",
-           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SERVICE"]
+           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SERVICE", "SERVICE_ACCOUNT"]
 
 
 # --- Pod -----------------------------------------------------------------------------------
@@ -256,3 +256,11 @@ def _config_map_cells(cm: Obj, now: datetime) -> list[Any]:
 
 
 CONFIG_MAP = Printer((NAME, Column("Data", "integer"), AGE), _config_map_cells)
+
+
+def _service_account_cells(sa: Obj, now: datetime) -> list[Any]:
+    """``printServiceAccount``: the number of ``secrets`` entries."""
+    return [name_of(sa), len(sa.get("secrets") or []), creation_age(sa, now)]
+
+
+SERVICE_ACCOUNT = Printer((NAME, Column("Secrets", "integer"), AGE), _service_account_cells)

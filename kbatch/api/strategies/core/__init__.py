@@ -39,6 +39,7 @@ from kbatch.api.strategies.core.scheduling_validation import (
     validate_tolerations,
     validate_topology_spread_constraints,
 )
+from kbatch.api.strategies.core.serviceaccount import ServiceAccountStrategy
 
 __all__ = [
     "ConfigMapStrategy",
@@ -49,6 +50,7 @@ __all__ = [
     "PersistentVolumeClaimStrategy",
     "PodStrategy",
     "PriorityClassStrategy",
+    "ServiceAccountStrategy",
     "ServiceStrategy",
     "default_container",
     "default_pod",
