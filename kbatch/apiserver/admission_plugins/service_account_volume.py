@@ -1,0 +1,86 @@
+"""The projected API-credentials volume the ``ServiceAccount`` admission plugin adds to a pod.
+
+Upstream (semantics only): ``plugin/pkg/admission/serviceaccount/admission.go`` ``TokenVolumeSource``
+and ``mountServiceAccountToken``: a volume ``kube-api-access-XXXXX`` projecting a bound token
+(``serviceAccountToken`` path ``token``, ``expirationSeconds`` 3607 =
+``serviceaccount.WarnOnlyBoundTokenExpirationSeconds``), the ``kube-root-ca.crt`` ConfigMap's ``ca.crt``
+and the pod's namespace (downward API ``metadata.namespace``), ``defaultMode`` 420 (0644) set
+explicitly; mounted read-only at ``/var/run/secrets/kubernetes.io/serviceaccount`` in every init
+container and container that has no mount there yet (ephemeral containers get none). The volume is
+added only when some container took the mount.
+
+kbatch difference (determinism): upstream draws the five suffix characters at random
+(``names.SimpleNameGenerator``); kbatch derives them from the pod's namespace, name (or generateName)
+and the store revision the create starts from, with the generateName alphabet, so the server's rng
+(uids, generated names) is not drawn from and the same run always names the volume alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from kbatch.api.core_v1 import (
+    ConfigMapProjection,
+    DownwardAPIProjection,
+    DownwardAPIVolumeFile,
+    KeyToPath,
+    ObjectFieldSelector,
+    Pod,
+    ProjectedVolumeSource,
+    ServiceAccountTokenProjection,
+    Volume,
+    VolumeMount,
+    VolumeProjection,
+)
+from kbatch.api.model_copy import copy_model
+from kbatch.apiserver.names import GENERATE_ALPHABET
+
+__all__ = ["MOUNT_PATH", "ROOT_CA_CONFIG_MAP", "TOKEN_EXPIRATION_SECONDS", "VOLUME_PREFIX", "mount_token",
+           "volume_suffix"]
+
+VOLUME_PREFIX = "kube-api-access-"  # ServiceAccountVolumeName + "-"
+MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"  # DefaultAPITokenMountPath
+TOKEN_EXPIRATION_SECONDS = 3607  # 1 h + 7 s: WarnOnlyBoundTokenExpirationSeconds
+ROOT_CA_CONFIG_MAP = "kube-root-ca.crt"
+_DEFAULT_MODE = 420  # ProjectedVolumeSourceDefaultMode, 0644
+
+_SOURCE = ProjectedVolumeSource(default_mode=_DEFAULT_MODE, sources=[
+    VolumeProjection(service_account_token=ServiceAccountTokenProjection(
+        expiration_seconds=TOKEN_EXPIRATION_SECONDS, path="token")),
+    VolumeProjection(config_map=ConfigMapProjection(
+        name=ROOT_CA_CONFIG_MAP, items=[KeyToPath(key="ca.crt", path="ca.crt")])),
+    VolumeProjection(downward_api=DownwardAPIProjection(items=[DownwardAPIVolumeFile(
+        path="namespace",
+        field_ref=ObjectFieldSelector(api_version="v1", field_path="metadata.namespace"))])),
+])
+
+
+def volume_suffix(namespace: str, name: str, revision: int) -> str:
+    """Five characters of the generateName alphabet, a pure function of what names the create."""
+    digest = int.from_bytes(hashlib.sha256(f"{namespace}/{name}/{revision}".encode()).digest()[:8], "big")
+    out = []
+    for _ in range(5):
+        digest, index = divmod(digest, len(GENERATE_ALPHABET))
+        out.append(GENERATE_ALPHABET[index])
+    return "".join(out)
+
+
+def _mounted(container: object) -> bool:
+    return any(m.mount_path == MOUNT_PATH for m in getattr(container, "volume_mounts", None) or ())
+
+
+def mount_token(pod: Pod, suffix: str) -> None:
+    """Mount the volume into every init container and container without a mount at the path, and add
+    the volume when one of them took it (``mountServiceAccountToken``)."""
+    name = VOLUME_PREFIX + suffix
+    needed = False
+    for containers in (pod.spec.init_containers, pod.spec.containers):
+        for container in containers or ():
+            if _mounted(container):
+                continue
+            mount = VolumeMount(name=name, read_only=True, mount_path=MOUNT_PATH)
+            container.volume_mounts = [*(container.volume_mounts or ()), mount]
+            needed = True
+    if needed:
+        volume = Volume(name=name, projected=copy_model(_SOURCE))
+        pod.spec.volumes = [*(pod.spec.volumes or ()), volume]
