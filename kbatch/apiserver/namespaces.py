@@ -29,8 +29,8 @@ from kbatch.api.errors import (
 )
 from kbatch.api.meta import Resource
 from kbatch.apiserver.cluster_info import publish_cluster_info
-from kbatch.apiserver.default_accounts import seed_default_accounts
 from kbatch.apiserver.codec import decode
+from kbatch.apiserver.default_accounts import seed_default_accounts
 from kbatch.apiserver.deletion import DeleteDecision, gc_finalizers
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.watched_range import WatchedRange

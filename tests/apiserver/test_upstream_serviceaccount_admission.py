@@ -74,7 +74,7 @@ def test_ignores_mirror_pod() -> None:
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ({"serviceAccountName": "default"}, "a mirror pod may not reference service accounts"),  # ...WithServiceAccount
+    ({"serviceAccountName": "default"}, "a mirror pod may not reference service accounts"),
     ({"volumes": [{"name": "s", "secret": {"secretName": "x"}}]},
      "a mirror pod may not reference secrets"),  # TestRejectsMirrorPodWithSecretVolumes
     ({"volumes": [{"name": "s", "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}}]},

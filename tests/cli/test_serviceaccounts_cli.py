@@ -1,9 +1,10 @@
 """ServiceAccounts through the CLI, each command a separate process over one state directory
 (tests/cli/runners.py ``CliProcesses``): a new namespace gets its ``default`` account and
-``kube-root-ca.crt`` (upstream serviceaccounts_controller.go, rootcacertpublisher/publisher.go), a pod
-created in the command after the Namespace's, or in the same ``apply -f`` as its Namespace, is admitted with the
-projected API volume (plugin/pkg/admission/serviceaccount/admission.go); with the controller off a
-pod in a new namespace is refused with upstream's text; ``get sa`` and ``describe sa`` are kubectl's."""
+``kube-root-ca.crt`` (upstream serviceaccounts_controller.go, rootcacertpublisher/publisher.go), a
+pod created in the command after the Namespace's, or in the same ``apply -f`` as its Namespace, is
+admitted with the projected API volume (plugin/pkg/admission/serviceaccount/admission.go); with the
+controller off a pod in a new namespace is refused with upstream's text; ``get sa`` and ``describe sa``
+are kubectl's."""
 
 from __future__ import annotations
 
