@@ -1,0 +1,41 @@
+"""Properties of the kube-api-access volume (kbatch/apiserver/admission_plugins/service_account_volume.py):
+the derived suffix is always five generateName characters, and after mounting every init container
+and container mounts the API path exactly once, with the volume present iff one of them took it."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kbatch.api.core_v1 import Pod
+from kbatch.apiserver.admission_plugins.service_account_volume import (
+    MOUNT_PATH,
+    VOLUME_PREFIX,
+    mount_token,
+    volume_suffix,
+)
+from kbatch.apiserver.names import GENERATE_ALPHABET
+
+
+@given(st.text(max_size=20), st.text(max_size=70), st.integers(min_value=1, max_value=2**40))
+def test_suffix_is_five_generate_name_characters(namespace: str, name: str, revision: int) -> None:
+    suffix = volume_suffix(namespace, name, revision)
+    assert len(suffix) == 5 and set(suffix) <= set(GENERATE_ALPHABET)
+    assert suffix == volume_suffix(namespace, name, revision)  # a pure function
+
+
+@given(st.lists(st.booleans(), max_size=3), st.lists(st.booleans(), min_size=1, max_size=3))
+def test_each_container_mounts_the_path_once(init: list[bool], main: list[bool]) -> None:
+    """Booleans: whether a container mounts the path already (its own volume ``own``)."""
+    def container(i: int, kind: str, has: bool) -> dict:
+        mounts = [{"name": "own", "mountPath": MOUNT_PATH}] if has else []
+        return {"name": f"{kind}{i}", "image": "i", "volumeMounts": mounts}
+
+    pod = Pod.model_validate({"metadata": {"name": "p"}, "spec": {
+        "initContainers": [container(i, "i", has) for i, has in enumerate(init)],
+        "containers": [container(i, "c", has) for i, has in enumerate(main)]}})
+    mount_token(pod, "abcde")
+    for c in [*(pod.spec.init_containers or ()), *pod.spec.containers]:
+        assert [m.mount_path for m in c.volume_mounts or ()].count(MOUNT_PATH) == 1
+    added = [v.name for v in pod.spec.volumes or ()]
+    assert added == ([VOLUME_PREFIX + "abcde"] if not all([*init, *main]) else [])
