@@ -9,10 +9,13 @@ explicitly; mounted read-only at ``/var/run/secrets/kubernetes.io/serviceaccount
 container and container that has no mount there yet (ephemeral containers get none). The volume is
 added only when some container took the mount.
 
-kbatch difference (determinism): upstream draws the five suffix characters at random
-(``names.SimpleNameGenerator``); kbatch derives them from the pod's namespace, name (or generateName)
-and the store revision the create starts from, with the generateName alphabet, so the server's rng
-(uids, generated names) is not drawn from and the same run always names the volume alike.
+kbatch difference (determinism, cost): upstream draws the five suffix characters at random per pod
+(``names.SimpleNameGenerator``); kbatch derives them from the pod's namespace and its generateName
+(its name when it has none), in the generateName alphabet. The server's rng (uids, generated names)
+is not drawn from, and the pods a controller stamps from one template (one generateName) carry the
+same volume and mounts, so their containers stay equal and the decoded-object cache shares them as
+it did before (a name that differed per pod made every container distinct). A volume name only has
+to be unique within its pod.
 """
 
 from __future__ import annotations
@@ -55,9 +58,10 @@ _SOURCE = ProjectedVolumeSource(default_mode=_DEFAULT_MODE, sources=[
 ])
 
 
-def volume_suffix(namespace: str, name: str, revision: int) -> str:
-    """Five characters of the generateName alphabet, a pure function of what names the create."""
-    digest = int.from_bytes(hashlib.sha256(f"{namespace}/{name}/{revision}".encode()).digest()[:8], "big")
+def volume_suffix(namespace: str, name: str) -> str:
+    """Five characters of the generateName alphabet, a pure function of the pod's namespace and
+    generateName (or name)."""
+    digest = int.from_bytes(hashlib.sha256(f"{namespace}/{name}".encode()).digest()[:8], "big")
     out = []
     for _ in range(5):
         digest, index = divmod(digest, len(GENERATE_ALPHABET))
