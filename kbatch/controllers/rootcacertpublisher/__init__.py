@@ -19,16 +19,18 @@ from typing import Any
 
 from kbatch.api.errors import AlreadyExists, Conflict, Forbidden, NotFound
 from kbatch.api.frozen import edit
+from kbatch.apiserver.default_accounts import (
+    CA_DATA,
+    DESCRIPTION,
+    DESCRIPTION_ANNOTATION,
+    ROOT_CA_CONFIG_MAP,
+    root_ca_config_map,
+)
 from kbatch.runtime.context import ControllerContext
 
 __all__ = ["CA_DATA", "CONFIG_MAP", "DESCRIPTION", "DESCRIPTION_ANNOTATION", "RootCACertPublisher", "setup"]
 
-CONFIG_MAP = "kube-root-ca.crt"
-DESCRIPTION_ANNOTATION = "kubernetes.io/description"
-DESCRIPTION = ("Contains a CA bundle that can be used to verify the kube-apiserver when using internal "
-               "endpoints such as the internal service IP or kubernetes.default.svc. No other usage is "
-               "guaranteed across distributions of Kubernetes clusters.")
-CA_DATA = ""  # no CA: see the module docstring
+CONFIG_MAP = ROOT_CA_CONFIG_MAP
 
 
 class _Watched:
@@ -64,11 +66,9 @@ class RootCACertPublisher:
         try:
             cm = self.client.get(ConfigMap, CONFIG_MAP, namespace)
         except NotFound:
-            meta = {"name": CONFIG_MAP, "namespace": namespace,
-                    "annotations": {DESCRIPTION_ANNOTATION: DESCRIPTION}}
             # raced, or the namespace is gone or terminating: not retried
             with contextlib.suppress(AlreadyExists, NotFound, Forbidden):
-                self.client.create(ConfigMap.model_validate({"metadata": meta, "data": data}))
+                self.client.create(ConfigMap.model_validate(root_ca_config_map(namespace)))
             return
         if cm.data == data and (cm.metadata.annotations or {}).get(DESCRIPTION_ANNOTATION):
             return
