@@ -7,7 +7,8 @@ from ``additionalPrinterColumns`` for custom resources; ``kubectl describe`` add
 ``dict``) and the current time, declared per kind by its family (:class:`kbatch.families.KindEntry`).
 
 * :class:`Printer`: ``columns`` (``priority: 1`` columns only with ``-o wide``) and ``cells(obj, now)``;
-  :data:`DEFAULT_PRINTER` is a custom resource's Name, Age.
+  :data:`DEFAULT_PRINTER` is a custom resource's Name, Age (type ``date``, as for a CRD without
+  printer columns).
 * :data:`Describer`: ``describe(obj) -> [(label, value), ...]``, the lines after the common header.
 * :data:`PageDescriber`: ``page(reader, obj) -> str``, the whole page, for a kind whose kubectl
   describer reads other objects too (a Node's page lists its pods, Lease, ResourceSlices and events),
@@ -27,6 +28,7 @@ from kbatch.api.humanize import age
 
 __all__ = [
     "AGE",
+    "CRD_AGE",
     "DEFAULT_PRINTER",
     "NAME",
     "Column",
@@ -162,4 +164,9 @@ def _default_cells(obj: Obj, now: datetime) -> list[Any]:
     return [name_of(obj), creation_age(obj, now)]
 
 
-DEFAULT_PRINTER = Printer((NAME, AGE), _default_cells)
+CRD_AGE = Column("Age", "date", description=AGE.description)
+"""The column kube-apiextensions-apiserver gives a CRD that declares no ``additionalPrinterColumns``
+(k8s.io/apiextensions-apiserver ``pkg/apiserver/helpers.go``): ``.metadata.creationTimestamp`` as
+type ``date``."""
+
+DEFAULT_PRINTER = Printer((NAME, CRD_AGE), _default_cells)

@@ -191,7 +191,12 @@ def _max(into: Usage, amounts: Mapping[str, Quantity]) -> None:
 
 def pod_totals(pod: Pod, limits: bool) -> Usage:
     """``PodRequests`` / ``PodLimits``: containers and sidecars summed, the init containers' peak,
-    pod-level resources replacing cpu/memory/hugepages, overhead on top (limits: where set)."""
+    pod-level resources replacing cpu/memory/hugepages, overhead on top (limits: where set).
+
+    The scheduler's :func:`kbatch.api.pod_resources.pod_requests` is the same rule over ints; it stays
+    separate because quota must keep exact ``Quantity`` values (``status.used`` keeps their format)
+    and the scheduler's hot path must not pay for them. tests/api/test_pod_request_aggregations_agree.py
+    holds the two to one answer."""
     get = _limits if limits else _requests
     total: Usage = {}
     for c in pod.spec.containers:

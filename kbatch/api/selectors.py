@@ -22,6 +22,7 @@ from typing import Any, Literal
 from kbatch.api.base import ApiInfo
 from kbatch.api.errors import BadRequest, FieldError
 from kbatch.api.meta import LabelSelector, Resource
+from kbatch.api.validation import is_qualified_name, is_valid_label_value
 
 __all__ = [
     "EVERYTHING",
@@ -36,6 +37,7 @@ __all__ = [
     "label_key_errors",
     "label_value_errors",
     "parse_field_selector",
+    "parse_int64",
     "parse_label_selector",
     "selector_from_model",
     "selector_from_set",
@@ -45,62 +47,18 @@ __all__ = [
 LabelOp = Literal["=", "==", "!=", "in", "notin", "exists", "!", "gt", "lt"]
 
 # ---------------------------------------------------------------------------------------------
-# Label keys and values (k8s.io/apimachinery pkg/util/validation/validation.go IsQualifiedName,
-# IsValidLabelValue).
-
-_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_VALUE_RE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-_DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_QUALIFIED_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation "
-    "is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-)
-_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or "
-    "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-)
-_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
-    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-)
+# Label keys and values: upstream validates both with content.IsLabelKey / IsLabelValue, the same
+# checks ObjectMeta's labels go through, so these are the validators of kbatch.api.validation.
 
 
 def label_key_errors(key: str) -> list[str]:
     """Upstream ``IsQualifiedName``: ``[prefix/]name``; returns messages (empty when valid)."""
-    prefix, slash, name = key.rpartition("/")
-    errs: list[str] = []
-    if key.count("/") > 1:
-        return [_QUALIFIED_MSG + " with an optional DNS subdomain prefix and '/' (e.g. "
-                "'example.com/MyName')"]
-    if slash:
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
-            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
-                errs.append("prefix part " + _SUBDOMAIN_MSG)
-    if not name:
-        errs.append("name part must be non-empty")
-    else:
-        if len(name) > 63:
-            errs.append("name part must be no more than 63 characters")
-        if not _NAME_RE.match(name):
-            errs.append("name part " + _QUALIFIED_MSG)
-    return errs
+    return is_qualified_name(key)
 
 
 def label_value_errors(value: str) -> list[str]:
     """Upstream ``IsValidLabelValue``."""
-    errs: list[str] = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _VALUE_RE.match(value):
-        errs.append(_VALUE_MSG)
-    return errs
+    return is_valid_label_value(value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,9 +85,8 @@ class Requirement:
             return self.key not in labels
         if self.key not in labels:  # gt / lt: integer comparison
             return False
-        try:
-            have = int(labels[self.key])
-        except ValueError:
+        have = parse_int64(labels[self.key])
+        if have is None:
             return False
         want = int(self.values[0])
         return have > want if op == "gt" else have < want
@@ -146,32 +103,64 @@ class Requirement:
         return f"{self.key}{symbol}{self.values[0]}"
 
 
-def _requirement(key: str, op: LabelOp, values: Iterable[str]) -> Requirement:
-    """Upstream ``NewRequirement``: validate key, operator/value arity and values."""
-    vals = tuple(sorted(set(values)))
-    errs = [FieldError.invalid("", key, "; ".join(label_key_errors(key)))] if label_key_errors(key) else []
+_SET_EMPTY = "for 'in', 'notin' operators, values set can't be empty"
+_ONE_VALUE = "exact-match compatibility requires one single value"
+_NO_VALUES = "values set must be empty for exists and does not exist"
+_ONE_INTEGER = "for 'Gt', 'Lt' operators, exactly one value is required"
+_INTEGER = "for 'Gt', 'Lt' operators, the value must be an integer"
+_INT64_RE = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def parse_int64(text: str) -> int | None:
+    """Go's ``strconv.ParseInt(text, 10, 64)``: an optional sign and ASCII digits (no ``_``, no
+    spaces, no other Unicode digits, all of which Python's ``int`` takes), within int64."""
+    if not _INT64_RE.fullmatch(text):
+        return None
+    value = int(text)
+    return value if _INT64_MIN <= value <= _INT64_MAX else None
+
+
+def _requirement_errors(key: str, op: LabelOp, vals: list[str], key_path: str) -> list[FieldError]:
+    """Upstream ``NewRequirement``'s checks (pkg/labels/selector.go), in its order and with its
+    field paths: the key, the operator's arity, Gt/Lt integers, then every value as a label value
+    (``values[i][key]``; Gt/Lt values too, so a negative bound such as ``x>-1`` is refused)."""
+    errs: list[FieldError] = []
+    key_msgs = label_key_errors(key)
+    if key_msgs:
+        errs.append(FieldError.invalid(key_path, key, "; ".join(key_msgs)))
     if op in ("in", "notin") and not vals:
-        errs.append(FieldError.invalid("values", list(vals), "for 'in', 'notin' operators, values set "
-                                                            "can't be empty"))
+        errs.append(FieldError.invalid("values", vals, _SET_EMPTY))
     elif op in ("=", "==", "!=") and len(vals) != 1:
-        errs.append(FieldError.invalid("values", list(vals), "exact-match compatibility requires one "
-                                                            "single value"))
+        errs.append(FieldError.invalid("values", vals, _ONE_VALUE))
     elif op in ("exists", "!") and vals:
-        errs.append(FieldError.invalid("values", list(vals), "values set must be empty for exists and "
-                                                            "does not exist"))
+        errs.append(FieldError.invalid("values", vals, _NO_VALUES))
     elif op in ("gt", "lt"):
         if len(vals) != 1:
-            errs.append(FieldError.invalid("values", list(vals), "for 'Gt', 'Lt' operators, exactly one "
-                                                                "value is required"))
-        elif not re.fullmatch(r"[-+]?\d+", vals[0]):
-            errs.append(FieldError.invalid("values[0]", vals[0], "for 'Gt', 'Lt' operators, the value "
-                                                                "must be an integer"))
-    for v in vals:
-        if op not in ("gt", "lt") and label_value_errors(v):
-            errs.append(FieldError.invalid(f"[{key}]", v, "; ".join(label_value_errors(v))))
+            errs.append(FieldError.invalid("values", vals, _ONE_INTEGER))
+        errs += [FieldError.invalid(f"values[{i}]", v, _INTEGER) for i, v in enumerate(vals)
+                 if parse_int64(v) is None]
+    for i, v in enumerate(vals):
+        value_msgs = label_value_errors(v)
+        if value_msgs:
+            errs.append(FieldError.invalid(f"values[{i}][{key}]", v, "; ".join(value_msgs)))
+    return errs
+
+
+def _aggregate(errs: list[FieldError]) -> str:
+    """``ErrorList.ToAggregate().Error()`` (pkg/util/errors): one message alone, several de-duplicated
+    in brackets."""
+    messages = list(dict.fromkeys(str(e) for e in errs))
+    return messages[0] if len(messages) == 1 else "[" + ", ".join(messages) + "]"
+
+
+def _requirement(key: str, op: LabelOp, values: Iterable[str], key_path: str = "key") -> Requirement:
+    """Upstream ``NewRequirement``: validate, then keep the values sorted and de-duplicated."""
+    vals = list(values)
+    errs = _requirement_errors(key, op, vals, key_path)
     if errs:
-        raise BadRequest(str(errs[0]).lstrip(": "))
-    return Requirement(key, op, vals)
+        raise BadRequest(_aggregate(errs))
+    return Requirement(key, op, tuple(sorted(set(vals))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,8 +325,9 @@ class _Parser:
         if kind != "id":
             raise ValueError(f"found '{lit}', expected: identifier")
         key = lit
-        if label_key_errors(key):
-            raise ValueError(f'Invalid value: "{key}": ' + "; ".join(label_key_errors(key)))
+        key_msgs = label_key_errors(key)
+        if key_msgs:  # validated with the parser's (nil) path, which Go prints as "<nil>"
+            raise ValueError(str(FieldError.invalid("<nil>", key, "; ".join(key_msgs))))
         if op == "!" or self.peek()[0] in ("end", ","):
             return _as_value_error(key, op or "exists", ())
         kind, lit = self.take(values=False)
@@ -396,8 +386,8 @@ class _Parser:
 
 
 def _as_value_error(key: str, op: LabelOp, values: Iterable[str]) -> Requirement:
-    try:
-        return _requirement(key, op, values)
+    try:  # the parser hands NewRequirement its value set's sorted list
+        return _requirement(key, op, sorted(set(values)))
     except BadRequest as err:
         raise ValueError(err.message) from None
 
@@ -419,8 +409,11 @@ def parse_label_selector(text: str | None) -> Selector:
 
 @dataclass(frozen=True, slots=True)
 class FieldRequirement:
+    """One term: ``field=value`` (upstream ``hasTerm``; ``==`` is the same term) or ``field!=value``
+    (``notHasTerm``)."""
+
     field: str
-    operator: Literal["=", "==", "!="]
+    operator: Literal["=", "!="]
     value: str
 
     def matches(self, fields: Mapping[str, str]) -> bool:
@@ -428,12 +421,12 @@ class FieldRequirement:
         return have != self.value if self.operator == "!=" else have == self.value
 
     def __str__(self) -> str:
-        return f"{_escape(self.field)}{self.operator}{_escape(self.value)}"
+        return f"{self.field}{self.operator}{_escape(self.value)}"  # only the value is escaped
 
 
 @dataclass(frozen=True, slots=True)
 class FieldSelector:
-    """A conjunction of field terms, kept in the order written (upstream's ``andTerm``)."""
+    """A conjunction of field terms, in the order upstream's parser sorts them (``andTerm``)."""
 
     requirements: tuple[FieldRequirement, ...] = ()
 
@@ -452,6 +445,8 @@ class FieldSelector:
         return ",".join(str(r) for r in self.requirements)
 
 
+# Semantics of k8s.io/apimachinery pkg/fields/selector.go (splitTerms, splitTerm, UnescapeValue,
+# parseSelector), read at the 1.37 tree (commit eed236ce).
 _ESCAPES = {"\\": "\\\\", ",": "\\,", "=": "\\="}
 
 
@@ -459,59 +454,62 @@ def _escape(text: str) -> str:
     return "".join(_ESCAPES.get(c, c) for c in text)
 
 
-def _split_unescaped(text: str, sep: str) -> list[str]:
-    parts, buf, i = [], [], 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and i + 1 < len(text):
-            buf.append(text[i:i + 2])
-            i += 2
-            continue
-        if c == sep:
-            parts.append("".join(buf))
-            buf = []
-        else:
-            buf.append(c)
-        i += 1
-    parts.append("".join(buf))
-    return parts
+def _split_terms(text: str) -> list[str]:
+    """Split on commas not preceded by a backslash escape; the escapes stay in the terms."""
+    terms, start, in_slash = [], 0, False
+    for i, c in enumerate(text):
+        if in_slash:
+            in_slash = False
+        elif c == "\\":
+            in_slash = True
+        elif c == ",":
+            terms.append(text[start:i])
+            start = i + 1
+    terms.append(text[start:])
+    return terms
 
 
-def _unescape(text: str) -> str:
-    out, i = [], 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            if i + 1 >= len(text) or text[i + 1] not in "\\,=":
-                raise ValueError(f"invalid escape sequence: {text[i:i + 2]!r}")
-            out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
-
-
-def _split_term(term: str) -> tuple[str, Literal["=", "==", "!="], str] | None:
-    """The first unescaped operator in the term (``!=`` and ``==`` before ``=``)."""
-    i = 0
-    while i < len(term):
-        if term[i] == "\\":
-            i += 2
-            continue
+def _split_term(term: str) -> tuple[str, Literal["=", "!="], str] | None:
+    """The first ``!=``, ``==`` or ``=`` in the term, escaped or not (upstream does not skip escapes
+    here: a backslash before ``=`` only protects it in the value, which is checked afterwards)."""
+    for i in range(len(term)):
         for op in ("!=", "==", "="):
             if term.startswith(op, i):
-                return term[:i], op, term[i + len(op):]  # type: ignore[return-value]
-        i += 1
+                return term[:i], ("!=" if op == "!=" else "="), term[i + len(op):]
     return None
 
 
+def _unescape(text: str) -> str:
+    """Upstream ``UnescapeValue``: ``\\\\``, ``\\,`` and ``\\=`` are escapes, any other backslash
+    sequence and any bare ``,`` or ``=`` are errors (Go prints the bare rune with ``%v``: its code)."""
+    if not any(c in text for c in "\\,="):
+        return text
+    out: list[str] = []
+    in_slash = False
+    for c in text:
+        if in_slash:
+            if c not in "\\,=":
+                raise ValueError(f"invalid field selector: invalid escape sequence: \\{c}")
+            out.append(c)
+            in_slash = False
+        elif c == "\\":
+            in_slash = True
+        elif c in ",=":
+            raise ValueError(f"invalid field selector: unescaped character in value: {ord(c)}")
+        else:
+            out.append(c)
+    if in_slash:
+        raise ValueError("invalid field selector: invalid escape sequence: \\")
+    return "".join(out)
+
+
 def parse_field_selector(text: str | None) -> FieldSelector:
-    """Upstream ``fields.ParseSelector``. Raises ``BadRequest``."""
+    """Upstream ``fields.ParseSelector``: terms sorted as strings, empty ones skipped, the left side
+    kept as written, the value unescaped. Raises ``BadRequest``."""
     if not text:
         return FieldSelector()
     reqs: list[FieldRequirement] = []
-    for term in _split_unescaped(text, ","):
+    for term in sorted(_split_terms(text)):
         if term == "":
             continue
         parts = _split_term(term)
@@ -519,20 +517,26 @@ def parse_field_selector(text: str | None) -> FieldSelector:
             raise BadRequest(f"invalid selector: '{text}'; can't understand '{term}'")
         name, op, value = parts
         try:
-            reqs.append(FieldRequirement(_unescape(name), op, _unescape(value)))
+            reqs.append(FieldRequirement(name, op, _unescape(value)))
         except ValueError as err:
-            raise BadRequest(f"invalid selector: '{text}'; {err}") from None
+            raise BadRequest(str(err)) from None
     return FieldSelector(tuple(reqs))
 
 
-# Supported field labels per group-resource: label → wire path in the object (dotted camelCase).
-# Every kind also supports metadata.name and metadata.namespace (DefaultMetaV1FieldSelectorConversion).
+# Field label conversion, as the API server applies it to a list's field selector (upstream
+# ``Scheme.ConvertFieldLabel``; the answer to an unsupported label is a BadRequest carrying the
+# conversion function's own error). Per group-resource: label → wire path read from the object.
+# Kinds listed here have their own conversion function: core ones in kubernetes
+# pkg/apis/core/v1/conversion.go, Job in pkg/apis/batch/v1/conversion.go, ResourceSlice in
+# pkg/apis/resource/v1/conversion.go, and custom resources' ``selectableFields``.
 _FIELD_LABELS: dict[str, dict[str, str]] = {
     "pods": {
         "spec.nodeName": "spec.nodeName", "spec.restartPolicy": "spec.restartPolicy",
         "spec.schedulerName": "spec.schedulerName", "spec.serviceAccountName": "spec.serviceAccountName",
         "spec.hostNetwork": "spec.hostNetwork", "status.phase": "status.phase",
         "status.podIP": "status.podIP", "status.nominatedNodeName": "status.nominatedNodeName",
+        "spec.host": "spec.nodeName",  # old v1 clients' name, converted to spec.nodeName
+        "status.podIPs": "",  # accepted, but not in the pod's field set (ToSelectableFields): always ""
     },
     "events": {
         "involvedObject.kind": "involvedObject.kind", "involvedObject.namespace": "involvedObject.namespace",
@@ -553,19 +557,39 @@ _FIELD_LABELS: dict[str, dict[str, str]] = {
     "workloads.kueue.x-k8s.io": {"status.admission.clusterQueue": "status.admission.clusterQueue"},
 }
 _META_LABELS = {"metadata.name": "metadata.name", "metadata.namespace": "metadata.namespace"}
+# conversion functions that do not accept metadata.namespace (the Node, Namespace, ResourceSlice ones)
+_WITHOUT_NAMESPACE = frozenset({"nodes", "namespaces", "resourceslices.resource.k8s.io"})
+_NOT_SUPPORTED = "field label not supported: {}"
+_MESSAGES = {
+    "jobs.batch": 'field label "{}" not supported for batchv1.Job',
+    "resourceslices.resource.k8s.io": ("field label not supported for resource.k8s.io/v1, "
+                                       "Kind=ResourceSlice: {}"),
+}
+# runtime.DefaultMetaV1FieldSelectorConversion: a built-in kind without its own function
+_DEFAULT_MESSAGE = '"{}" is not a known field selector: only "metadata.name", "metadata.namespace"'
 
 
 def supported_field_labels(info: ApiInfo) -> dict[str, str]:
-    """Field label → wire path for one kind."""
+    """Field label → wire path for one kind (every label its field set can hold)."""
     return {**_META_LABELS, **_FIELD_LABELS.get(info.group_resource, {})}
 
 
-def check_field_selector(selector: FieldSelector, info: ApiInfo) -> None:
-    """Raise ``BadRequest: field label not supported: X`` for a label the kind does not support."""
+def _unsupported_message(info: ApiInfo, custom_resource: bool) -> str:
+    gr = info.group_resource
+    if custom_resource or gr in _FIELD_LABELS:
+        return _MESSAGES.get(gr, _NOT_SUPPORTED)
+    return _DEFAULT_MESSAGE
+
+
+def check_field_selector(selector: FieldSelector, info: ApiInfo, *, custom_resource: bool = False) -> None:
+    """Raise the kind's conversion error (a ``BadRequest``) for the first label it does not support.
+    A custom resource is converted by the CRD converter (apiextensions-apiserver
+    ``crConverter.ConvertFieldLabel``): ``metadata.namespace`` only when namespaced."""
     supported = supported_field_labels(info)
+    no_namespace = info.group_resource in _WITHOUT_NAMESPACE or (custom_resource and not info.namespaced)
     for name in selector.fields:
-        if name not in supported:
-            raise BadRequest(f"field label not supported: {name}")
+        if name not in supported or (no_namespace and name == "metadata.namespace"):
+            raise BadRequest(_unsupported_message(info, custom_resource).format(name))
 
 
 @cache

@@ -112,6 +112,11 @@ class DefaultStrategy:
     # CronJob's name length or ``TZ=`` in its schedule): the server then runs ``validate_update``
     # alone, as k8s.io/apiserver ``rest.BeforeUpdate`` calls only ``ValidateUpdate``.
     update_revalidates: bool = True
+    # ``AllowUnconditionalUpdate``: whether an update (main resource or status) may omit
+    # ``metadata.resourceVersion`` and land on the latest object. False (a 422 "must be specified for
+    # an update", k8s.io/apiserver ``pkg/registry/generic/registry/store.go`` Update) for kinds whose
+    # upstream strategy says so, such as PodDisruptionBudget.
+    allow_unconditional_update: bool = True
     # What a status write may not change beyond the non-status fields (see keep_status_reset_fields):
     # metadata fields kept from the stored object, and status fields it fills in when left empty.
     status_kept_meta: tuple[str, ...] = ()

@@ -96,6 +96,17 @@ def _max_len(n: int) -> str:
     return f"must be no more than {n} characters"
 
 
+def _max_bytes(n: int) -> str:
+    """``content.MaxLenError`` (k8s.io/apimachinery pkg/api/validate/content/errors.go): label keys
+    and values are measured, and reported, in bytes since 1.35."""
+    return f"must be no more than {n} bytes"
+
+
+def _too_long(value: str, n: int) -> bool:
+    """Go's ``len`` of a string: its UTF-8 bytes."""
+    return len(value) > n or (not value.isascii() and len(value.encode()) > n)
+
+
 _EMPTY = "must be non-empty"
 
 _QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
@@ -121,7 +132,8 @@ _DNS1035_RE = re.compile(_DNS1035_FMT)
 
 
 def is_qualified_name(value: str) -> list[str]:
-    """Label keys, annotation keys, finalizers: ``[prefix/]name`` (``IsQualifiedName``)."""
+    """Label keys, annotation keys, finalizers: ``[prefix/]name`` (``IsQualifiedName``, which is
+    ``content.IsLabelKey`` since 1.35: pkg/api/validate/content/kube.go)."""
     return list(_qualified_name_errors(value))
 
 
@@ -136,17 +148,17 @@ def _qualified_name_errors(value: str) -> tuple[str, ...]:
         if not prefix:
             errs.append("prefix part " + _EMPTY)
         else:
-            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
+            errs.extend("prefix part " + m for m in _content_dns1123_subdomain(prefix))
     else:
         return (
-            "a qualified name " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
+            "a valid label key " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
             + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
         )
     if not name:
         errs.append("name part " + _EMPTY)
-    elif len(name) > 63:
-        errs.append("name part " + _max_len(63))
-    if not _QNAME_RE.fullmatch(name):
+    elif _too_long(name, 63):
+        errs.append("name part " + _max_bytes(63))
+    if not _QNAME_RE.fullmatch(name):  # checked even when empty or too long, as upstream
         errs.append("name part " + _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc"))
     return tuple(errs)
 
@@ -158,8 +170,8 @@ def is_valid_label_value(value: str) -> list[str]:
 @functools.lru_cache(maxsize=8192)
 def _is_valid_label_value(value: str) -> tuple[str, ...]:
     errs: list[str] = []
-    if len(value) > 63:
-        errs.append(_max_len(63))
+    if _too_long(value, 63):
+        errs.append(_max_bytes(63))  # content.IsLabelValue
     if not _LABEL_VALUE_RE.fullmatch(value):
         errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return tuple(errs)
@@ -194,6 +206,15 @@ def _is_dns1123_subdomain(value: str) -> tuple[str, ...]:
     if not _DNS1123_SUB_RE.fullmatch(value):
         errs.append(_regex_error(_DNS1123_SUB_MSG, _DNS1123_SUB_FMT, "example.com"))
     return tuple(errs)
+
+
+def _content_dns1123_subdomain(value: str) -> list[str]:
+    """``content.IsDNS1123Subdomain`` (a label key's prefix): as ``IsDNS1123Subdomain`` but with the
+    content package's length message."""
+    errs = [_max_bytes(253)] if _too_long(value, 253) else []
+    if not _DNS1123_SUB_RE.fullmatch(value):
+        errs.append(_regex_error(_DNS1123_SUB_MSG, _DNS1123_SUB_FMT, "example.com"))
+    return errs
 
 
 def is_dns1035_label(value: str) -> list[str]:

@@ -1,11 +1,15 @@
 """The admission seam: ordered mutating and validating hooks, per kind or for every kind.
 
-As kube-apiserver's admission chain (``staging/src/k8s.io/apiserver/pkg/admission``): mutating hooks
-run after defaulting and may change the object in place; validating hooks run after the kind's
-validation and may only reject (by raising a ``StatusError``, e.g. ``Forbidden`` or ``Invalid``).
-Hooks run in the order they were added; hooks registered for every kind (``model=None``) and for
-one kind are interleaved in that order. Add-ons such as a Kueue-style "create suspended" or
-JobSet-style defaults would plug in here without touching the server (none ships with kbatch yet).
+As kube-apiserver's admission chain (``staging/src/k8s.io/apiserver/pkg/admission``): mutating hooks run
+after defaulting and may change the object in place; validating hooks run after the kind's validation
+and may only reject (by raising a ``StatusError``, e.g. ``Forbidden`` or ``Invalid``). Hooks run in the
+order they were added; hooks registered for every kind (``model=None``) and for one kind are interleaved
+in that order, except that a validating hook added with ``last=True`` runs after every other:
+kube-apiserver's plugin order (``pkg/kubeapiserver/options/plugins.go`` ``AllOrderedPlugins``) ends with
+the webhooks and then ``ResourceQuota``, which must stay last because it charges the quota and may only
+do so once every other plugin has let the request through. Add-ons such as a Kueue-style "create
+suspended" or JobSet-style defaults would plug in here without touching the server (Kueue's and JobSet's
+webhooks do).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ class Admission:
     def __init__(self) -> None:
         self._mutating: list[_Entry] = []
         self._validating: list[_Entry] = []
+        self._validating_last: list[_Entry] = []
         # (mutating?, model, subresource write?) -> the hooks that apply, in order; rebuilt after any add
         self._plans: dict[tuple[bool, type[Resource], bool], tuple[AdmissionHook, ...]] = {}
         self._metadata_only: dict[tuple[type[Resource], bool], bool] = {}
@@ -56,8 +61,9 @@ class Admission:
         self._metadata_only.clear()
 
     def add_validating(self, model: type[Resource] | None, hook: AdmissionHook, *,
-                       main_resource_only: bool = False) -> None:
-        self._validating.append((model, hook, main_resource_only))
+                       main_resource_only: bool = False, last: bool = False) -> None:
+        """``last``: after every other validating hook, whenever added (the ResourceQuota plugin)."""
+        (self._validating_last if last else self._validating).append((model, hook, main_resource_only))
         self._plans.clear()
 
     def mutate(self, request: AdmissionRequest) -> None:
@@ -84,7 +90,7 @@ class Admission:
         key = (mutating, model, subresource)
         plan = self._plans.get(key)
         if plan is None:
-            entries = self._mutating if mutating else self._validating
+            entries = self._mutating if mutating else self._validating + self._validating_last
             plan = self._plans[key] = tuple(
                 hook for target, hook, main_only in entries
                 if (target is None or target is model) and not (main_only and subresource))

@@ -150,9 +150,12 @@ class Watcher(Protocol):
         field_selector: str | None = None,
         resource_version: str | None = None,
         allow_bookmarks: bool = False,
+        send_initial_events: bool = False,
     ) -> WatchStream[T]:
         """``resource_version`` None or "0": synthetic ADDED events for the current state, then
-        changes; any other value: every change after that revision (``Expired`` if compacted)."""
+        changes; any other value: every change after that revision (``Expired`` if compacted).
+        ``send_initial_events`` with ``allow_bookmarks``: the bookmark after the initial events is
+        annotated ``k8s.io/initial-events-end`` (WatchList)."""
         ...
 
 

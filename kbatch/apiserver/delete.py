@@ -58,7 +58,7 @@ def delete_object(server: APIServer, model: type[T], name: str, namespace: str |
     namespace = object_namespace(kind, namespace)
     if kind.is_namespace and name in _PROTECTED_NAMESPACES:
         raise Forbidden(f'namespaces "{name}" is forbidden: this namespace may not be deleted')
-    policy = propagation_policy or kind.default_gc_policy
+    policy = propagation_policy or None  # unset: the object's GC finalizer, else the kind's default
     grace_of = _grace_of(kind)
     for _ in range(MAX_RETRIES):
         current = read_current(server, kind, namespace, name, private=True)  # decide() changes it
@@ -68,7 +68,8 @@ def delete_object(server: APIServer, model: type[T], name: str, namespace: str |
             decision = server.namespaces.decide_delete(obj, policy)
         else:
             decision = decide(obj, now=server.timestamp(), policy=policy, grace=grace_period_seconds,
-                              graceful=grace_of is not None, grace_of=grace_of)
+                              graceful=grace_of is not None, grace_of=grace_of,
+                              default=kind.default_gc_policy)
         if decision.action == "keep" or dry_run:
             return None if decision.action == "delete" else obj  # type: ignore[return-value]
         key = current.kv.key

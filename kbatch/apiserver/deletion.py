@@ -50,7 +50,7 @@ class DeleteDecision:
 
 def pod_grace_period(pod: Any, requested: int | None) -> int:
     """The pod strategy's rule: the requested grace or spec.terminationGracePeriodSeconds (default
-    30); 0 for a pod that is not scheduled or already terminal."""
+    30); 0 for a pod that is not scheduled or already terminal; 1 for a negative one."""
     spec, status = getattr(pod, "spec", None), getattr(pod, "status", None)
     if requested is not None:
         period = requested
@@ -61,18 +61,39 @@ def pod_grace_period(pod: Any, requested: int | None) -> int:
         return 0
     if getattr(status, "phase", None) in ("Succeeded", "Failed"):
         return 0
-    return period
+    return 1 if period < 0 else period  # a negative spec value means 1 second, as upstream's strategy
 
 
-def gc_finalizers(finalizers: list[str], policy: str) -> list[str]:
+def _gc_choice(finalizers: list[str], policy: str | None, default: str) -> str:
+    """The policy a delete applies: the request's, else the GC finalizer the object already carries
+    (the first of ``orphan``/``foregroundDeletion`` in its list), else the kind's default.
+
+    Upstream: ``store.go`` shouldOrphanDependents and shouldDeleteDependentsInForeground (options,
+    then existing finalizers, then DefaultGarbageCollectionPolicy). ``orphanDependents`` reaches here
+    as ``Orphan`` (true) or ``Background`` (false: neither finalizer), see
+    :mod:`kbatch.server.deleteopts`."""
+    if policy is not None:
+        return policy
+    for f in finalizers:
+        if f == ORPHAN:
+            return "Orphan"
+        if f == FOREGROUND:
+            return "Foreground"
+    return default
+
+
+def gc_finalizers(finalizers: list[str], policy: str | None, default: str = "Background") -> list[str]:
     """The finalizers after applying a propagation policy (Orphan adds ``orphan``, Foreground adds
-    ``foregroundDeletion``, each removing the other; Background removes both)."""
+    ``foregroundDeletion``, each removing the other; Background removes both). ``policy`` ``None``:
+    the request named none (see :func:`_gc_choice`). When the set does not change, the list is
+    returned as it was, order included (``deletionFinalizersForGarbageCollection`` compares sets)."""
+    chosen = _gc_choice(finalizers, policy, default)
     out = [f for f in finalizers if f not in (ORPHAN, FOREGROUND)]
-    if policy == "Orphan":
+    if chosen == "Orphan":
         out.append(ORPHAN)
-    elif policy == "Foreground":
+    elif chosen == "Foreground":
         out.append(FOREGROUND)
-    return out
+    return list(finalizers) if set(out) == set(finalizers) else out
 
 
 def _bump_generation(obj: Resource) -> None:
@@ -80,37 +101,53 @@ def _bump_generation(obj: Resource) -> None:
         obj.metadata.generation += 1
 
 
-def decide(obj: Resource, *, now: datetime, policy: str, grace: int | None,
-           graceful: bool, grace_of: Any = None) -> DeleteDecision:
+def _shorten(obj: Resource, *, now: datetime, grace: int, pending: int) -> None:
+    """A pending graceful deletion given a shorter ``grace``: deletionTimestamp moves back by the
+    difference, but never before ``now``; a non-zero grace clamped that way becomes 1 second, so the
+    deletion stays graceful (``delete.go`` BeforeDelete, "Prevent shortening the grace period moving
+    deletionTimestamp into the past")."""
+    meta = obj.metadata
+    assert meta.deletion_timestamp is not None
+    stamp = meta.deletion_timestamp - timedelta(seconds=pending - grace)
+    if stamp < now:
+        stamp = now
+        grace = min(grace, 1)
+    meta.deletion_timestamp = stamp
+    meta.deletion_grace_period_seconds = grace
+
+
+def decide(obj: Resource, *, now: datetime, policy: str | None, grace: int | None,
+           graceful: bool, grace_of: Any = None, default: str = "Background") -> DeleteDecision:
     """Decide, changing ``obj`` in place when the answer is ``update``.
 
     ``graceful``: the kind supports graceful deletion (pods); ``grace_of(obj, requested)`` gives the
     grace period for a first deletion (``None``: delete this one without grace).
-    ``grace``: the caller's gracePeriodSeconds (negative → 1).
+    ``grace``: the caller's gracePeriodSeconds (negative → 1). ``policy``: the request's
+    propagationPolicy (``None``: unset); ``default``: the kind's DefaultGarbageCollectionPolicy.
     """
     meta = obj.metadata
     if grace is not None and grace < 0:
         grace = 1
     finalizers = list(meta.finalizers or [])
+    new_finalizers = gc_finalizers(finalizers, policy, default)
     if meta.deletion_timestamp is not None:
         pending = meta.deletion_grace_period_seconds
         if graceful and pending and pending > 0:
             if grace is None or grace >= pending:
                 return DeleteDecision("keep")  # only a shorter grace period may be given
-            meta.deletion_timestamp = meta.deletion_timestamp - timedelta(seconds=pending - grace)
-            meta.deletion_grace_period_seconds = grace
-            if grace == 0 and not finalizers:
+            _shorten(obj, now=now, grace=grace, pending=pending)
+            meta.finalizers = new_finalizers if new_finalizers != finalizers else meta.finalizers
+            if meta.deletion_grace_period_seconds == 0 and not new_finalizers:
                 return DeleteDecision("delete")
             return DeleteDecision("update")
-        new_finalizers = gc_finalizers(finalizers, policy)
         if not new_finalizers:
             return DeleteDecision("delete")
         if new_finalizers == finalizers:
             return DeleteDecision("keep")
         meta.finalizers = new_finalizers
         return DeleteDecision("update")
-    new_finalizers = gc_finalizers(finalizers, policy)
-    meta.finalizers = new_finalizers or (None if meta.finalizers is None else [])
+    if new_finalizers != finalizers:
+        meta.finalizers = new_finalizers or (None if meta.finalizers is None else [])
     period = (grace_of(obj, grace) if grace_of is not None else grace or 0) if graceful else None
     if period is not None:
         meta.deletion_timestamp = _after(now, period)

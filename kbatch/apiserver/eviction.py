@@ -2,8 +2,14 @@
 
 Upstream ``pkg/registry/core/pod/storage/eviction.go`` (``EvictionREST.Create``), step by step:
 
-1. The Eviction must name the pod of the URL (``BadRequest``: "name in URL does not match name in
-   Eviction object"); a request dryRun and a different ``deleteOptions.dryRun`` is an error.
+1. The Eviction must be in the URL's namespace (the create handler's
+   ``EnsureObjectNamespaceMatchesRequestNamespace``, k8s.io/apiserver ``handlers/create.go``: a
+   ``BadRequest``) and name the pod of the URL (``BadRequest``: "name in URL does not match name in
+   Eviction object"); a request dryRun and a different ``deleteOptions.dryRun`` is an error. The
+   ``deleteOptions`` must pass ``ValidateDeleteOptions`` (a 422 of ``DeleteOptions.meta.k8s.io ""``).
+   Upstream that check is the pod store's ``rest.BeforeDelete`` (k8s.io/apiserver
+   ``pkg/registry/rest/delete.go``), reached only after step 5 spent the budget and the condition was
+   written; kbatch answers the same 422 before any write (docs/pdb.md).
 2. A pod that is ``Succeeded``, ``Failed`` or ``Pending``, or already terminating (deletionTimestamp
    set), ignores PDBs: it gets ``DisruptionTarget=True`` (reason ``EvictionByEvictionAPI``, message
    "Eviction API: evicting") and is deleted with the Eviction's ``deleteOptions``. A pending pod is
@@ -63,6 +69,7 @@ from kbatch.api.policy_v1 import (
     PodDisruptionBudgetStatus,
 )
 from kbatch.apiserver.client import Preconditions
+from kbatch.server.write_options import check_delete_options, delete_option_errors
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -140,9 +147,14 @@ def _enforce_rv(pod: Pod) -> bool:
 def evict_pod(server: APIServer, name: str, namespace: str, eviction: Eviction, *,
               dry_run: bool = False) -> Status:
     """``POST pods/{name}/eviction``: the pod is deleted (``Success``) or a StatusError says why not."""
+    if eviction.metadata.namespace not in (None, "", namespace):
+        raise BadRequest("the namespace of the provided object does not match the namespace sent on the "
+                         "request")
     if eviction.metadata.name != name:
         raise BadRequest("name in URL does not match name in Eviction object")
     options = _merge_dry_run(eviction, dry_run)
+    check_delete_options(delete_option_errors(options.dry_run or [], options.propagation_policy,
+                                              options.orphan_dependents is not None))
     pod = _delete_if_pdb_can_be_ignored(server, name, namespace, options)
     if pod is None:
         return _success()

@@ -21,13 +21,14 @@ server (with uid preconditions), so GC obeys every rule a client does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kbatch.api.errors import Conflict, NotFound, StatusError
 from kbatch.api.frozen import edit
 from kbatch.apiserver.client import Preconditions
 from kbatch.apiserver.deletion import FOREGROUND, ORPHAN
-from kbatch.apiserver.gc_graph import Graph, Node
+from kbatch.apiserver.gc_graph import Graph, Node, Owner
 from kbatch.apiserver.keys import REGISTRY_ROOT
 from kbatch.apiserver.kinds import Kind
 from kbatch.store.errors import CompactedError, WatchCancelledError
@@ -36,14 +37,22 @@ from kbatch.store.kv import EventType, KeyValue, Watcher, pending_batches, prefi
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["GarbageCollector"]
+__all__ = ["GarbageCollector", "InvalidOwnerReport"]
 
 _MAX_ROUNDS = 10_000
 
 
+InvalidOwnerReport = Callable[[Node, Owner], None]
+
+
 class GarbageCollector:
-    def __init__(self, server: APIServer) -> None:
+    """``report(dependent, ref)``, when given, is told of each reference whose uid names a namespaced
+    object in another namespace than the dependent's, as it is observed (the runtime turns it into
+    upstream's ``OwnerRefInvalidNamespace`` Warning event on the dependent)."""
+
+    def __init__(self, server: APIServer, *, report: InvalidOwnerReport | None = None) -> None:
         self._server = server
+        self._report = report
         kinds = [server.kind(spec.model) for spec in server.registry]
         self._roots = {kind.keys.root: kind for kind in kinds}
         self._graph = Graph()
@@ -139,6 +148,8 @@ class GarbageCollector:
         node = (Node.parse(kv.key, kind, kv.value) if held is None
                 else Node.of(kv.key, kind, held.metadata))
         old = self._graph.put(node)
+        if self._report is not None:
+            self._report_misplaced(node, old)
         if old is not None and old.uid != node.uid:
             self._touch_related(old)
         elif old is not None and old.owners != node.owners:
@@ -146,6 +157,22 @@ class GarbageCollector:
         if node.owners or node.deleting:
             self._dirty.add(node.key)
         self._touch_related(node)
+
+    def _report_misplaced(self, node: Node, old: Node | None) -> None:
+        """Report references that name a namespaced owner in another namespace: the node's newly
+        added ones, and, when the node itself is newly observed, its dependents' references to it."""
+        assert self._report is not None
+        graph = self._graph
+        known = {r.uid for r in old.owners} if old is not None and old.uid == node.uid else set()
+        for ref in node.owners:
+            if ref.uid not in known and graph.misplaced_owner(node, ref):
+                self._report(node, ref)
+        if old is not None and old.uid == node.uid:
+            return
+        for dep in graph.dependents_of(node.uid):
+            for ref in dep.owners:
+                if ref.uid == node.uid and graph.misplaced_owner(dep, ref):
+                    self._report(dep, ref)
 
     def _forget(self, key: bytes) -> None:
         old = self._graph.remove(key)
@@ -211,8 +238,25 @@ class GarbageCollector:
             return 0  # the dependents are being deleted; their deletion marks this owner dirty again
         return self._remove_finalizer(owner, FOREGROUND)
 
+    def _unresolvable(self, node: Node) -> bool:
+        """True when a reference stops the collector from judging ``node`` at all (upstream
+        ``garbagecollector.go`` isDangling / attemptToDeleteItem): a reference through an apiVersion
+        and kind the server does not serve (a REST-mapping error: retried, never taken as a gone
+        owner), or a cluster-scoped object referencing a namespaced kind
+        (namespacedOwnerOfClusterScopedObjectErr: never deleted)."""
+        for ref in node.owners:
+            try:
+                spec = self._server.registry.for_gvk(ref.api_version, ref.kind)
+            except StatusError:
+                return True
+            if node.namespace is None and spec.info.namespaced:
+                return True
+        return False
+
     def _attempt_delete(self, node: Node) -> int:
         graph = self._graph
+        if self._unresolvable(node):
+            return 0
         solid, gone = False, set()
         waiting = False
         for ref in node.owners:

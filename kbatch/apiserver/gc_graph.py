@@ -27,6 +27,11 @@ class Owner:
     name: str
     block: bool
 
+    @property
+    def group(self) -> str:
+        """The API group of ``api_version`` (``apps/v1`` → ``apps``, ``v1`` → the core group ``""``)."""
+        return self.api_version.rpartition("/")[0]
+
 
 @dataclass(frozen=True, slots=True)
 class Node:
@@ -90,16 +95,27 @@ class Graph:
         return old
 
     def owner_node(self, dependent: Node, ref: Owner) -> Node | None:
-        """The live owner a reference points at: same uid, name and kind, in a scope it may own from
+        """The live owner a reference points at: same uid, name, group and kind, in a scope it may own from
         (a namespaced dependent: same namespace or cluster-scoped owner; a cluster-scoped one:
         cluster-scoped owner only)."""
         key = self.by_uid.get(ref.uid)
         owner = self.nodes.get(key) if key is not None else None
         if owner is None or owner.name != ref.name or owner.kind.info.kind != ref.kind:
             return None
+        if owner.kind.info.group != ref.group:
+            return None  # upstream's isDangling reads the owner through the reference's apiVersion
         if owner.kind.info.namespaced and owner.namespace != dependent.namespace:
             return None
         return owner
+
+    def misplaced_owner(self, dependent: Node, ref: Owner) -> bool:
+        """True when ``ref``'s uid is a namespaced object in another namespace than ``dependent``'s
+        (a cluster-scoped dependent included): upstream's graph builder reports this as
+        ``OwnerRefInvalidNamespace`` (``graph_builder.go`` addDependentToOwners, processGraphChanges)."""
+        key = self.by_uid.get(ref.uid)
+        owner = self.nodes.get(key) if key is not None else None
+        return (owner is not None and owner.kind.info.namespaced
+                and owner.namespace != dependent.namespace)
 
     def dependents_of(self, uid: str) -> list[Node]:
         return [self.nodes[k] for k in sorted(self.dependents.get(uid, ()))]

@@ -42,6 +42,7 @@ from kbatch.api.selectors import (
 from kbatch.apiserver.continuation import ContinueToken, decode_continue, encode_continue, reissue_continue
 from kbatch.apiserver.decoded_cache import Entry
 from kbatch.apiserver.gcpause import gc_deferred
+from kbatch.apiserver.keys import BUILTIN_GROUPS
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.raw import raw_dict
 from kbatch.store.errors import CompactedError, FutureRevisionError
@@ -103,7 +104,7 @@ class Filter:
 
 def make_filter(kind: Kind, label_selector: str | None, field_selector: str | None) -> Filter:
     fields = parse_field_selector(field_selector)
-    check_field_selector(fields, kind.info)
+    check_field_selector(fields, kind.info, custom_resource=kind.info.group not in BUILTIN_GROUPS)
     return Filter(parse_label_selector(label_selector), fields)
 
 

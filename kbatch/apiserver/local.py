@@ -82,10 +82,10 @@ class LocalClient:
 
     def watch(self, kind: type[T], namespace: str | None = None, *, label_selector: str | None = None,
               field_selector: str | None = None, resource_version: str | None = None,
-              allow_bookmarks: bool = False) -> WatchStream[T]:
+              allow_bookmarks: bool = False, send_initial_events: bool = False) -> WatchStream[T]:
         return self.server.watch(kind, namespace, label_selector=label_selector,
                                  field_selector=field_selector, resource_version=resource_version,
-                                 allow_bookmarks=allow_bookmarks)
+                                 allow_bookmarks=allow_bookmarks, send_initial_events=send_initial_events)
 
     def bind(self, pod_name: str, namespace: str | None, node_name: str, *, uid: str | None = None,
              annotations: dict[str, str] | None = None, dry_run: bool = False) -> Pod:

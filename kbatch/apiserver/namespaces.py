@@ -114,7 +114,7 @@ class NamespaceLifecycle:
         if ns.metadata.deletion_timestamp is not None or _phase(ns) == "Terminating":
             raise _terminating(kind, obj.name, namespace)
 
-    def decide_delete(self, ns: Resource, policy: str) -> DeleteDecision:
+    def decide_delete(self, ns: Resource, policy: str | None) -> DeleteDecision:
         """The first delete marks the namespace Terminating; finalization does the rest."""
         if ns.metadata.deletion_timestamp is not None:
             return DeleteDecision("keep")

@@ -196,11 +196,11 @@ class APIServer:
 
     def watch(self, model: type[T], namespace: str | None = None, *, label_selector: str | None = None,
               field_selector: str | None = None, resource_version: str | None = None,
-              allow_bookmarks: bool = False) -> TypedWatch[T]:
+              allow_bookmarks: bool = False, send_initial_events: bool = False) -> TypedWatch[T]:
         """Events carry the decode cache's shared, read-only instances."""
         return open_watch(self, model, namespace, label_selector=label_selector,
                           field_selector=field_selector, resource_version=resource_version,
-                          allow_bookmarks=allow_bookmarks)
+                          allow_bookmarks=allow_bookmarks, send_initial_events=send_initial_events)
 
     def bind(self, binding: Binding, namespace: str | None = None, *, dry_run: bool = False) -> Pod:
         """``pods/binding``: set the pod's node, annotations and ``PodScheduled`` in one write."""

@@ -12,7 +12,10 @@ Upstream: ``staging/src/k8s.io/apimachinery/pkg/util/strategicpatch/patch.go`` w
   patch's items in the patch's order, live items by live position, a new item before the live item
   it meets), or in the order of the patch's ``$setElementOrder/<field>`` list;
 * directives: ``$patch: replace`` (map or list), ``$patch: delete`` (map or list item),
-  ``$retainKeys``, ``$deleteFromPrimitiveList/<field>``, ``$setElementOrder/<field>``.
+  ``$retainKeys``, ``$deleteFromPrimitiveList/<field>``, ``$setElementOrder/<field>``;
+* ``$patch: delete`` on a map the original has leaves it empty (``{}``, upstream
+  ``handleDirectiveInMergeMap``); a map carrying ``$patch`` where the original has no map is
+  dropped whole, whatever the directive (upstream ``removeDirectives``).
 
 The merge-key table (parent field, list field) → merge key; ``*`` matches any parent:
 
@@ -150,11 +153,13 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
         elif value is None:
             result.pop(key, None)
         elif t is dict or isinstance(value, dict):
-            merged = _merge_map(result.get(key), value, key)
-            if merged is DELETE:
-                result.pop(key, None)
-            else:
-                result[key] = merged
+            current = result.get(key)
+            if "$patch" in value and not isinstance(current, dict):
+                result.pop(key, None)  # upstream removeDirectives: no map to merge into, nothing kept
+                continue
+            merged = _merge_map(current, value, key)
+            # upstream handleDirectiveInMergeMap: "$patch: delete" on a map that is there empties it
+            result[key] = {} if merged is DELETE else merged
         elif t is list or isinstance(value, list):
             result[key] = _merge_list(result.get(key), value, parent, key)
         else:

@@ -3,7 +3,8 @@
 Upstream: ``pkg/registry/generic/registry/store.go`` Update (GuaranteedUpdate) and
 ``pkg/registry/rest/update.go`` BeforeUpdate:
 
-* a stale ``resourceVersion`` is a Conflict; none at all is an unconditional (last-write-wins) update,
+* a stale ``resourceVersion`` is a Conflict; none at all is an unconditional (last-write-wins) update
+  (a 422 for kinds whose strategy has ``allow_unconditional_update`` False, as PodDisruptionBudget),
   retried internally until it lands on the latest object;
 * the update may not change identity (name, namespace, uid) and silently keeps creationTimestamp,
   deletionTimestamp, deletionGracePeriodSeconds; ``generation`` is the server's, bumped only when
@@ -266,6 +267,9 @@ def update_object(server: APIServer, obj: T, *, status: bool = False, dry_run: b
         kind = Kind(dataclasses.replace(kind.spec, strategy=strategy), kind.keys)
     namespace = object_namespace(kind, obj.metadata.namespace)
     wanted_rv = obj.metadata.resource_version
+    if not wanted_rv and not getattr(kind.strategy, "allow_unconditional_update", True):
+        raise Invalid.of(kind.info.group_resource, obj.name, [FieldError.invalid(
+            "metadata.resourceVersion", 0, "must be specified for an update")])
     for _ in range(MAX_RETRIES):
         current = read_for_update(server, kind, namespace, obj.name)
         if wanted_rv and wanted_rv != str(current.kv.mod_revision):

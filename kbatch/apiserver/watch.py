@@ -10,9 +10,13 @@ resourceVersion) and the watch semantics of api-concepts ("Efficient detection o
 * a store watcher cancelled by compaction surfaces as one ``ERROR`` event (Status 410) and the
   stream ends;
 * with ``allow_bookmarks``, a BOOKMARK (an object carrying only ``metadata.resourceVersion``) follows
-  the initial events (annotated ``k8s.io/initial-events-end: "true"`` as WatchList does) and ends
+  the initial events and ends
   any poll in which the revision advanced past the last event delivered (e.g. filtered changes).
-  Clients must not depend on their timing, as upstream says.
+  Clients must not depend on their timing, as upstream says. That first bookmark carries the
+  ``k8s.io/initial-events-end: "true"`` annotation only when the caller asked for
+  ``send_initial_events`` (a WatchList request): ``cacher.go`` setInitialEventsEndBookmarkIfRequested
+  (k8s.io/apiserver v0.37.0-beta.0) sets the annotated bookmark only for ``sendInitialEvents=true``
+  with ``allowWatchBookmarks``.
 
 Pull-based like the store watcher: ``poll()`` never blocks; ``set_notify`` wakes a consumer.
 
@@ -149,8 +153,9 @@ class TypedWatch(Generic[T]):
 def open_watch(server: APIServer, model: type[T], namespace: str | None = None, *,
                label_selector: str | None = None, field_selector: str | None = None,
                resource_version: str | None = None, allow_bookmarks: bool = False,
-               shared: bool = False) -> TypedWatch[T]:
-    """``shared``: events carry the decode cache's read-only instances (see the module docstring)."""
+               send_initial_events: bool = False, shared: bool = False) -> TypedWatch[T]:
+    """``shared``: events carry the decode cache's read-only instances (see the module docstring);
+    ``send_initial_events``: annotate the bookmark after the initial events (WatchList)."""
     kind = server.kind(model)
     if not kind.info.namespaced:
         namespace = None
@@ -176,5 +181,6 @@ def open_watch(server: APIServer, model: type[T], namespace: str | None = None, 
         raise Expired(f"too old resource version: {start} ({err.compact_revision})") from None
     stream: TypedWatch[T] = TypedWatch(kind, flt, watcher, initial, start, allow_bookmarks, cache)
     if allow_bookmarks and wanted is None:
-        stream._pending.append(WatchEvent("BOOKMARK", stream._bookmark(start, initial_end=True)))
+        marker = stream._bookmark(start, initial_end=send_initial_events)
+        stream._pending.append(WatchEvent("BOOKMARK", marker))
     return stream

@@ -51,13 +51,25 @@ def _raise(resp: httpx.Response) -> None:
     try:
         body = resp.json()
     except ValueError:
-        body = {}
+        body = None
+    if not (isinstance(body, dict) and (body.get("kind") == "Status" or body.get("status") == "Failure")):
+        _raise_unstructured(resp)  # client-go: a body that is no Status makes a generic error
+        return
     message = body.get("message") or resp.text.strip() or f"HTTP {resp.status_code}"
     cls = _BY_REASON.get(body.get("reason", ""), errors.InternalError)
     err = cls(message)
     if body.get("details"):
         err.details = errors.StatusDetails.model_validate(body["details"])
     raise err
+
+
+def _raise_unstructured(resp: httpx.Response) -> None:
+    from kbatch.cli.unstructured_errors import generic_server_error
+
+    ctype = resp.headers.get("content-type", "")
+    textual = not ctype or ctype.split(";")[0].strip().startswith("text/")  # client-go isTextResponse
+    text = resp.text.strip()[:2048] if textual else "unknown"
+    raise generic_server_error(resp.status_code, resp.request.method, resp.request.url.path, text)
 
 
 class _HttpWatch:

@@ -51,6 +51,7 @@ class WatchOptions:
     field_selector: str | None = None
     resource_version: str | None = None
     allow_bookmarks: bool = False
+    send_initial_events: bool = False  # in-process only: kbatch serve refuses sendInitialEvents
     timeout_seconds: int | None = None  # only for remote watches; the server ends the stream then
 
 

@@ -60,11 +60,13 @@ def _decoded(body: Any) -> dict[str, Any]:
     return out
 
 
-def delete_options(req: Request) -> DeleteOptions:
+def delete_options(req: Request, *, namespace: bool = False) -> DeleteOptions:
     """The options from the body when there is one, else from the query, never a mix of both
     (k8s.io/apiserver ``pkg/endpoints/handlers/delete.go``, DeleteResource and DeleteCollection: a
     non-empty body is decoded into DeleteOptions, only an empty one lets ``DecodeParameters`` read
-    the query). kubectl and client-go send the options as a body."""
+    the query). kubectl and client-go send the options as a body. ``namespace``: the request deletes
+    a Namespace, whose storage reads ``orphanDependents: false`` as Foreground
+    (``pkg/registry/core/namespace/storage`` shouldHaveDeleteDependentsFinalizer)."""
     body = _decoded(req.json()) if req.body else _from_query(req)
     pre = body.get("preconditions") or {}
     grace = body.get("gracePeriodSeconds")
@@ -72,8 +74,11 @@ def delete_options(req: Request) -> DeleteOptions:
     orphan = body.get("orphanDependents")
     dry = body.get("dryRun") or []
     check_delete_options(delete_option_errors(dry, policy, orphan is not None))
-    if orphan:
-        policy = "Orphan"
+    if orphan is not None:
+        # store.go shouldOrphanDependents / shouldDeleteDependentsInForeground: orphanDependents,
+        # when set, overrides the object's GC finalizer and the kind's default; false means neither
+        # finalizer, which is Background
+        policy = "Orphan" if orphan else ("Foreground" if namespace else "Background")
     return DeleteOptions(propagation_policy=policy, grace_period_seconds=grace, uid=pre.get("uid"),
                          resource_version=pre.get("resourceVersion"), dry_run=bool(dry),
                          policy_unset=policy is None and orphan is None)

@@ -270,19 +270,17 @@ class ControlPlaneBackend:
         stream = self._client.watch(self._model(info), self._ns(info, namespace),
                                     label_selector=opts.label_selector, field_selector=opts.field_selector,
                                     resource_version=opts.resource_version,
-                                    allow_bookmarks=opts.allow_bookmarks)
+                                    allow_bookmarks=opts.allow_bookmarks,
+                                    send_initial_events=opts.send_initial_events)
         return _DictWatch(stream, self._events)
 
     def evict(self, namespace: str, name: str, eviction: Obj, *, dry_run: bool = False) -> Obj:
-        from pydantic import ValidationError
-
         from kbatch.api.policy_v1 import Eviction
+        from kbatch.apiserver.decoding import decode_dict
 
+        # a body that does not decode is the create handler's transformDecodeError, in Go's words
         body = {**eviction, "apiVersion": "policy/v1", "kind": "Eviction"}
-        try:
-            model = Eviction.model_validate(body)
-        except ValidationError as err:
-            raise BadRequest(f"invalid Eviction: {err.errors()[0].get('msg', err)}") from None
+        model, _ = decode_dict(Eviction, body, "Ignore")
         return self.control_plane.server.evict(name, namespace, model, dry_run=dry_run).to_dict()
 
     def settle(self) -> None:

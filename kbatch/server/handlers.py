@@ -264,7 +264,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
     if method == "PATCH":
         return _patch(backend, req, rp, name)
     if method == "DELETE" and rp.subresource is None:
-        dopts = delete_options(req)
+        dopts = delete_options(req, namespace=info.group == "" and info.kind == "Namespace")
         # pods answer with the deleted object (ReturnDeletedObject in pkg/registry/core/pod/storage)
         last = backend.get(info, rp.namespace, name) if info.kind in RETURN_DELETED else None
         gone = backend.delete(info, rp.namespace, name, dopts) or last
@@ -275,7 +275,8 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
 
 
 def _evict(backend: Backend, req: Request, rp: ResourcePath) -> Response:
-    """``POST pods/{name}/eviction`` with a policy/v1 (or v1beta1) Eviction: 201 and a Success Status."""
+    """``POST pods/{name}/eviction`` with a policy/v1 (or v1beta1) Eviction: 201 and a Success Status
+    whose zero ``code`` the create handler fills with 201 (k8s.io/apiserver ``handlers/create.go``)."""
     if req.method != "POST" or rp.name is None:
         raise MethodNotAllowed(f"{req.method} is not supported on pods/eviction")
     body = req.json()
@@ -286,6 +287,8 @@ def _evict(backend: Backend, req: Request, rp: ResourcePath) -> Response:
     out = backend.evict(rp.namespace or "default", rp.name, body, dry_run=opts.dry_run)
     if not opts.dry_run:
         backend.settle()
+    if out.get("kind") == "Status" and not out.get("code"):
+        out = {**out, "code": 201}
     return json_response(out, 201)
 
 

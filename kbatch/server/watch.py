@@ -7,7 +7,9 @@ yields one ``ERROR`` event whose object is a 410 ``Expired`` Status, then the st
 ``timeoutSeconds`` ends the stream cleanly. Every ending (timeout, 410, server shutdown, an internal
 error, reported as an ``ERROR`` event) sends the last chunk of the chunked body; a client that went
 away gets nothing more (:class:`_Response`). Streaming lists (``sendInitialEvents``, KEP-3157) are
-rejected with 422 so clients fall back to list+watch (:mod:`kbatch.server.list_options`).
+rejected with 422 so clients fall back to list+watch (:mod:`kbatch.server.list_options`); so no
+bookmark here carries ``k8s.io/initial-events-end`` (the store's watch adds it only when asked for
+``send_initial_events``, as ``cacher.go`` setInitialEventsEndBookmarkIfRequested does).
 
 Each stream is its own coroutine woken by the backend's notify hook: a slow client only blocks its
 own ``send`` (events wait in its own watcher), and a vanished client is noticed through
@@ -83,21 +85,6 @@ class EncodedEvents:
 Transform = Callable[[dict[str, Any]], dict[str, Any]]
 
 
-def _without_initial_events_end(transform: Transform) -> Transform:
-    """Bookmarks without the ``k8s.io/initial-events-end`` annotation the store's watch puts on the one
-    after the initial events: kube-apiserver annotates that bookmark only for a streaming list
-    (``cacher.go`` setInitialEventsEndBookmarkIfRequested: ``sendInitialEvents=true`` with bookmarks),
-    which kbatch serve refuses (:mod:`kbatch.server.list_options`)."""
-    def strip(event: dict[str, Any]) -> dict[str, Any]:
-        meta = ((event.get("object") or {}).get("metadata") or {})
-        if event.get("type") != "BOOKMARK" or "annotations" not in meta:
-            return transform(event)
-        plain = {k: v for k, v in meta.items() if k != "annotations"}
-        return transform({**event, "object": {**event["object"], "metadata": plain}})
-
-    return strip
-
-
 def _rv(obj: dict[str, Any] | None, default: str = "") -> str:
     return ((obj or {}).get("metadata") or {}).get("resourceVersion", default)
 
@@ -128,7 +115,7 @@ async def serve_watch(backend: Backend, req: Request, rp: ResourcePath, send: An
     opts = WatchOptions(label_selector=req.param("labelSelector"), field_selector=req.param("fieldSelector"),
                         resource_version=req.param("resourceVersion") or None,
                         allow_bookmarks=req.flag("allowWatchBookmarks"))
-    transform = _without_initial_events_end(_transform(backend, req, rp))
+    transform = _transform(backend, req, rp)
     table = table_accepted(req.headers.get("accept", ""))
     timeout = float(req.int_param("timeoutSeconds") or DEFAULT_TIMEOUT)
     try:

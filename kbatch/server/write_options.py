@@ -3,39 +3,22 @@
 
 Upstream: k8s.io/apimachinery ``pkg/apis/meta/v1/validation`` ``ValidateCreateOptions``,
 ``ValidateUpdateOptions``, ``ValidatePatchOptions``, ``ValidateDeleteOptions`` (with
-``ValidateFieldManager``, ``ValidateDryRun``, ``ValidateFieldValidation``), each failure list
+``ValidateFieldManager`` (:mod:`kbatch.apiserver.field_manager`), ``ValidateDryRun``,
+``ValidateFieldValidation``), each failure list
 answered by the handler (k8s.io/apiserver ``pkg/endpoints/handlers/{create,update,patch,delete}.go``)
 as one 422 ``Invalid`` of ``<Kind>.meta.k8s.io ""``.
 """
 
 from __future__ import annotations
 
-import unicodedata
-
 from kbatch.api.errors import FieldError, Invalid
+from kbatch.apiserver.field_manager import field_manager_errors
 
 __all__ = ["check_delete_options", "check_write_options", "delete_option_errors", "write_option_errors"]
 
-FIELD_MANAGER_MAX_LENGTH = 128
 _DRY_RUN = ["All"]
 _FIELD_VALIDATION = ["", "Ignore", "Strict", "Warn"]  # sets.List order
 _PROPAGATION = ("Foreground", "Background", "Orphan")
-
-
-def _field_manager(manager: str) -> list[FieldError]:
-    errors = []
-    if len(manager) > FIELD_MANAGER_MAX_LENGTH:
-        errors.append(FieldError.too_long("fieldManager", FIELD_MANAGER_MAX_LENGTH))
-    for i, ch in enumerate(manager):
-        if not _printable(ch):
-            errors.append(FieldError.invalid("fieldManager", manager,
-                                             f"invalid character U+{ord(ch):04X} (at position {i})"))
-    return errors
-
-
-def _printable(ch: str) -> bool:
-    """Go's ``unicode.IsPrint``: letters, marks, numbers, punctuation, symbols and the ASCII space."""
-    return ch == " " or unicodedata.category(ch)[0] in "LMNPS"
 
 
 def _dry_run(values: list[str]) -> list[FieldError]:
@@ -52,7 +35,7 @@ def write_option_errors(dry_run: list[str], field_validation: str, field_manager
         errors.append(FieldError.required("fieldManager", "is required for apply patch"))
     elif patch_type is not None and patch_type != "apply" and force:
         errors.append(FieldError.forbidden("force", "may not be specified for non-apply patch"))
-    errors += _field_manager(field_manager)
+    errors += field_manager_errors(field_manager)
     errors += _dry_run(dry_run)
     if field_validation not in _FIELD_VALIDATION:
         errors.append(FieldError.not_supported("fieldValidation", field_validation, _FIELD_VALIDATION))

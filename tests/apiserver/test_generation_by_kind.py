@@ -3,7 +3,7 @@ it to 1 or leaves it unset, and its ``PrepareForUpdate`` bumps it on a spec chan
 
 Upstream (kubernetes 1.37): ``pkg/registry/<group>/<kind>/strategy.go`` of each kind —
 Pod, PodDisruptionBudget, Job, CronJob, DeviceClass, ResourceSlice and DeviceTaintRule set 1 and bump
-on spec changes; PriorityClass sets 1 and never bumps; ConfigMap, Namespace, Node, Service, Event,
+on spec changes; PriorityClass sets 1 and never bumps; ConfigMap, Secret, Namespace, Node, Service, Event,
 Lease, PersistentVolumeClaim, ResourceQuota, LimitRange, ResourceClaim, ResourceClaimTemplate and
 scheduling.k8s.io/v1beta1 Workload and PodGroup carry none. Custom resources always start at 1
 (apiextensions-apiserver ``pkg/registry/customresource/strategy.go``).
@@ -32,6 +32,8 @@ _DEVICES = {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]
 CASES: dict[str, tuple[dict[str, Any], int | None, dict[str, Any] | None, int | None]] = {
     "ConfigMap": ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"a": "1"}},
                   None, {"data": {"a": "2"}}, None),
+    "Secret": ({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x"}, "stringData": {"a": "1"}},
+               None, {"data": {"a": "Mg=="}}, None),
     "Namespace": ({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}, None, None, None),
     "Node": ({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "x"}},
              None, {"spec": {"unschedulable": True}}, None),

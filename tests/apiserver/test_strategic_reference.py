@@ -62,11 +62,11 @@ def _ref_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
         if value is None:
             result.pop(key, None)
         elif isinstance(value, dict):
+            if "$patch" in value and not isinstance(result.get(key), dict):
+                result.pop(key, None)  # upstream removeDirectives drops a directive map with nothing under it
+                continue
             merged = _ref_map(result.get(key), value, key)
-            if merged is _DELETE:
-                result.pop(key, None)
-            else:
-                result[key] = merged
+            result[key] = {} if merged is _DELETE else merged  # handleDirectiveInMergeMap's empty map
         elif isinstance(value, list):
             result[key] = _ref_list(result.get(key), value, parent, key)
         else:

@@ -87,7 +87,7 @@ def test_namespace_scoped_watch(server: APIServer) -> None:
 
 def test_bookmarks(server: APIServer) -> None:
     make(server, "a")
-    w = server.watch(Widget, label_selector="app=web", allow_bookmarks=True)
+    w = server.watch(Widget, label_selector="app=web", allow_bookmarks=True, send_initial_events=True)
     events = w.poll()
     assert [e.type for e in events] == ["BOOKMARK"]
     assert events[0].object.metadata.annotations == {"k8s.io/initial-events-end": "true"}
@@ -95,6 +95,20 @@ def test_bookmarks(server: APIServer) -> None:
     events = w.poll()
     assert [e.type for e in events] == ["BOOKMARK"]
     assert events[0].object.metadata.resource_version == str(server.store.revision)
+
+
+@pytest.mark.parametrize("resource_version", [None, "0"])
+def test_the_initial_events_end_annotation_is_only_for_send_initial_events(
+        server: APIServer, resource_version: str | None) -> None:
+    # k8s.io/apiserver v0.37.0-beta.0 pkg/storage/cacher/cacher.go setInitialEventsEndBookmarkIfRequested:
+    # the k8s.io/initial-events-end bookmark only for sendInitialEvents=true with allowWatchBookmarks;
+    # a plain watch from resourceVersion unset or "0" gets the synthetic ADDED events and plain bookmarks
+    make(server, "a")
+    w = server.watch(Widget, resource_version=resource_version, allow_bookmarks=True)
+    events = w.poll()
+    assert [e.type for e in events] == ["ADDED", "BOOKMARK"]
+    assert not events[1].object.metadata.annotations
+    assert events[1].object.metadata.resource_version == str(server.store.revision)
 
 
 def test_expired_resource_version(server: APIServer) -> None:

@@ -109,6 +109,7 @@ WORLD: list[dict[str, Any]] = [
          {"name": "workers", "replicas": 2, "dependsOn": [{"name": "driver", "status": "Ready"}],
           "template": {"spec": _job("w", "sleep 15; exit 1", parallelism=2, completions=2,
                                     backoffLimit=0)["spec"]}}]}},
+    {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "token"}, "stringData": {"token": "t"}},
     {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
      "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
     # gangs (docs/gang.md), both APIs: groups of two with one member so far, waiting for the second

@@ -49,12 +49,15 @@ def _names(core: Any) -> list[str]:
     ({"field_validation": "strict"},
      'fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"'),
     ({"field_manager": "m" * 129}, "fieldManager: Too long: may not be more than 128 bytes"),
+    ({"field_manager": "\u00e9" * 65},  # Go's len counts bytes: 130
+     "fieldManager: Too long: may not be more than 128 bytes"),
     ({"field_manager": "tab\there"},
      'fieldManager: Invalid value: "tab\\there": invalid character U+0009 (at position 3)'),
     ({"dry_run": "Bogus", "field_validation": "x"},
      f'[{DRY_RUN}, fieldValidation: Unsupported value: "x": supported values: "", "Ignore", "Strict", '
      '"Warn"]'),
-], ids=["dryRun", "fieldValidation", "manager-too-long", "manager-unprintable", "two-at-once"])
+], ids=["dryRun", "fieldValidation", "manager-too-long", "manager-too-long-in-bytes", "manager-unprintable",
+        "two-at-once"])
 def test_create_options_are_validated_before_the_create(core: Any, kwargs: dict[str, str],
                                                         message: str) -> None:
     got = _invalid(core.create_namespaced_config_map, "default", _cm("opts"), **kwargs)

@@ -54,3 +54,32 @@ def test_discovery_advertises_pods_eviction_for_kubectl_drain(served: Any) -> No
     resources = client.CoreV1Api(api_client).get_api_resources().resources
     entry = next(r for r in resources if r.name == "pods/eviction")
     assert (entry.group, entry.version, entry.kind) == ("policy", "v1", "Eviction")
+
+
+def test_a_policy_v1beta1_eviction_body_is_served_and_bad_delete_options_are_a_422(served: Any) -> None:
+    """Upstream's pods/eviction accepts a policy/v1beta1 Eviction body (eviction_test.go's request
+    type is the internal ``policy.Eviction``, reached from either version); the embedded DeleteOptions
+    are validated (``rest.BeforeDelete``): a 422 of ``DeleteOptions.meta.k8s.io ""``."""
+    api_client = config.new_client_from_config(config_file=str(served.kubeconfig))
+    core = client.CoreV1Api(api_client)
+    base = f"{served.url}/apis/kbatch.dev/v1alpha1"
+    add = httpx.post(f"{base}/actions/nodes-add", json={"count": 1, "prefix": "beta"}, timeout=10)
+    add.raise_for_status()
+    for name in ("beta-0", "beta-1"):
+        core.create_namespaced_pod("default", _pod(name))
+    httpx.post(f"{base}/clock", json={"advance": "10s"}, timeout=10).raise_for_status()
+    url = f"{served.url}/api/v1/namespaces/default/pods/beta-0/eviction"
+    body = {"apiVersion": "policy/v1beta1", "kind": "Eviction", "metadata": {"name": "beta-0"}}
+    bad = httpx.post(url, json={**body, "deleteOptions": {"propagationPolicy": "Bogus"}}, timeout=10)
+    assert bad.status_code == 422
+    assert bad.json()["details"]["kind"] == "DeleteOptions"
+    assert core.read_namespaced_pod("beta-0", "default").metadata.deletion_timestamp is None
+    typo = httpx.post(url, json={**body, "deleteOptions": {"gracePeriodSeconds": "x"}}, timeout=10)
+    assert (typo.status_code, typo.json()["message"]) == (400, (
+        'Eviction in version "v1" cannot be handled as a Eviction: json: cannot unmarshal string into Go '
+        "struct field DeleteOptions.deleteOptions.gracePeriodSeconds of type int64"))
+    ok = httpx.post(url, json=body, timeout=10)
+    # the create handler fills a returned Status's zero code with 201 (apiserver handlers/create.go)
+    assert (ok.status_code, ok.json()) == (201, {"apiVersion": "v1", "kind": "Status", "metadata": {},
+                                                 "status": "Success", "code": 201})
+    assert core.read_namespaced_pod("beta-0", "default").metadata.deletion_timestamp is not None

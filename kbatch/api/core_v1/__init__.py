@@ -145,6 +145,7 @@ from kbatch.api.core_v1.quota import (
     ScopedResourceSelectorRequirement,
     ScopeSelector,
 )
+from kbatch.api.core_v1.secret import Secret
 from kbatch.api.core_v1.service import (
     ClientIPConfig,
     LoadBalancerIngress,
@@ -306,6 +307,7 @@ __all__ = [
     "ScopeSelector",
     "ScopedResourceSelectorRequirement",
     "SeccompProfile",
+    "Secret",
     "SecretEnvSource",
     "SecretKeySelector",
     "SecretProjection",

@@ -116,7 +116,10 @@ def _empty_status() -> PodDisruptionBudgetStatus:
 
 
 class PodDisruptionBudgetStrategy(DefaultStrategy):
-    """Status cleared on create and kept on main writes; spec kept on status writes."""
+    """Status cleared on create and kept on main writes; spec kept on status writes; every update
+    names the resourceVersion it read (strategy.go ``AllowUnconditionalUpdate`` is false)."""
+
+    allow_unconditional_update = False
 
     def validate(self, obj: PodDisruptionBudget) -> list[FieldError]:  # type: ignore[override]
         return validate_pdb_spec(obj.spec)

@@ -150,8 +150,10 @@ class ResourceQuotaAdmission:
 
 
 def install(server: APIServer) -> None:
-    """The plugin's hook on creates of every kind (it answers only for namespaced objects)."""
+    """The plugin's hook on creates of every kind (it answers only for namespaced objects), after every
+    other validating hook, so that a create another one refuses is never charged
+    (``AllOrderedPlugins``: "ResourceQuota" last)."""
     if ResourceQuota not in server.registry:
         return
     plugin = ResourceQuotaAdmission(server)
-    server.admission.add_validating(None, plugin.validate, main_resource_only=True)
+    server.admission.add_validating(None, plugin.validate, main_resource_only=True, last=True)

@@ -2,14 +2,14 @@
 ``pkg/endpoints/handlers/patch.go`` ``applyPatcher`` and ``fieldmanager``).
 
 The request is checked as upstream checks ``PatchOptions`` and an apply body: ``fieldManager`` is
-required (at most 128 characters), the body must be an object of the URL's kind and name, and must not
-set ``metadata.managedFields``. A missing object is created from the configuration (apply-create);
-an existing one is merged (:mod:`.plan`). Either way the result is decoded (``fieldValidation``) and
-written through the ordinary create or update path — defaulting, admission, validation, the
-transaction guarded by the read revision — so an apply that changes nothing writes nothing and keeps
-the resourceVersion. If the object changed between read and write the apply is planned again on the
-new object (upstream's patcher retries the same way); a ``metadata.resourceVersion`` in the
-configuration is a precondition instead.
+required (at most 128 bytes, printable: :mod:`kbatch.apiserver.field_manager`), the body must be an
+object of the URL's kind and name, and must not set ``metadata.managedFields``. A missing object is
+created from the configuration (apply-create); an existing one is merged (:mod:`.plan`). Either way the
+result is decoded (``fieldValidation``) and written through the ordinary create or update path —
+defaulting, admission, validation, the transaction guarded by the read revision — so an apply that
+changes nothing writes nothing and keeps the resourceVersion. If the object changed between read and
+write the apply is planned again on the new object (upstream's patcher retries the same way); a
+``metadata.resourceVersion`` in the configuration is a precondition instead.
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic_core import from_json
 
 from kbatch.api.base import format_time, time_fractions_read
-from kbatch.api.errors import AlreadyExists, BadRequest, Conflict, FieldError, Invalid, NotFound
+from kbatch.api.errors import AlreadyExists, BadRequest, Conflict, Invalid, NotFound
 from kbatch.api.meta import Resource
 from kbatch.apiserver.apply.plan import ApplyRequest, plan_apply
 from kbatch.apiserver.apply.tracking import applying
 from kbatch.apiserver.codec import whole_seconds
 from kbatch.apiserver.create import create_object
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
+from kbatch.apiserver.field_manager import apply_manager_errors
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.update import MAX_RETRIES, Current, StaleRead, apply_update, object_namespace, read_kv
 from kbatch.store.kv import KeyValue
@@ -33,22 +34,14 @@ from kbatch.store.kv import KeyValue
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["FIELD_MANAGER_MAX_LENGTH", "apply_object", "check_apply_options"]
+__all__ = ["apply_object", "check_apply_options"]
 
 T = TypeVar("T", bound=Resource)
-FIELD_MANAGER_MAX_LENGTH = 128  # apimachinery validation.FieldManagerMaxLength
 
 
 def check_apply_options(field_manager: str | None) -> str:
-    """Upstream ``ValidatePatchOptions`` for an apply patch."""
-    errors = []
-    if not field_manager:
-        errors.append(FieldError.required("fieldManager", "is required for apply patch"))
-    elif len(field_manager) > FIELD_MANAGER_MAX_LENGTH:
-        errors.append(FieldError.too_long("fieldManager", FIELD_MANAGER_MAX_LENGTH))
-    elif not field_manager.isprintable():
-        errors.append(FieldError.invalid("fieldManager", field_manager,
-                                         "must only contain printable characters"))
+    """Upstream ``ValidatePatchOptions``' manager checks for an apply patch (:mod:`..field_manager`)."""
+    errors = apply_manager_errors(field_manager)
     if errors:
         raise Invalid.of("PatchOptions.meta.k8s.io", "", errors)
     return field_manager  # type: ignore[return-value]

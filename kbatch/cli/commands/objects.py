@@ -24,7 +24,16 @@ FILES = typer.Option(..., "-f", "--filename", help="File, directory or - (stdin)
 DRY_RUN = typer.Option("none", "--dry-run", help="none, client or server.")
 SERVER_SIDE = typer.Option(False, "--server-side", help="Server-side apply: the server merges and tracks "
                            "field ownership (managedFields).")
-FIELD_MANAGER = typer.Option("kbatch", "--field-manager", help="The field manager of a server-side apply.")
+# Each write command's default field manager follows kubectl's (k8s.io/kubectl v0.37.0-beta.0 pkg/cmd:
+# create.go "kubectl-create", patch.go "kubectl-patch", apply.go FieldManagerClientSideApply
+# "kubectl-client-side-apply" and, for --server-side, plain "kubectl"), "kubectl" read as "kbatch".
+FIELD_MANAGER = typer.Option(None, "--field-manager", help="Name of the manager tracking the change "
+                             "(default kbatch-client-side-apply; with --server-side, kbatch).")
+_MANAGER_HELP = "Name of the manager tracking the change."
+CREATE_MANAGER = typer.Option("kbatch-create", "--field-manager", help=_MANAGER_HELP)
+PATCH_MANAGER = typer.Option("kbatch-patch", "--field-manager", help=_MANAGER_HELP)
+CLIENT_SIDE_APPLY_MANAGER = "kbatch-client-side-apply"
+SERVER_SIDE_APPLY_MANAGER = "kbatch"
 FORCE_CONFLICTS = typer.Option(False, "--force-conflicts", help="Server-side apply: take the fields other "
                                "managers own.")
 
@@ -59,11 +68,11 @@ def _target(backend: Backend, sourced: Sourced, namespace: str | None) -> tuple[
 class _BackendVerbs:
     """Client-side apply's three calls over a Backend (local or HTTP), honouring ``--dry-run``."""
 
-    def __init__(self, backend: Backend, info: Any, dry_run: str) -> None:
+    def __init__(self, backend: Backend, info: Any, dry_run: str, manager: str) -> None:
         from kbatch.server.backend import WriteOptions
 
         self.backend, self.info, self.dry_run = backend, info, dry_run
-        self.opts = WriteOptions(dry_run=dry_run == "server")
+        self.opts = WriteOptions(dry_run=dry_run == "server", field_manager=manager)
 
     def get(self, obj: dict[str, Any]) -> dict[str, Any] | None:
         from kbatch.api.errors import NotFound
@@ -91,12 +100,12 @@ class _BackendVerbs:
         return current
 
 
-def _apply_one(backend: Backend, obj: Sourced, namespace: str | None, dry_run: str) -> str:
+def _apply_one(backend: Backend, obj: Sourced, namespace: str | None, dry_run: str, manager: str) -> str:
     from kbatch.apiserver.client_apply import client_side_apply
 
     info, _ns, _name, placed = _target(backend, obj, namespace)
     _is_dry, suffix = _dry(dry_run)
-    verbs = _BackendVerbs(backend, info, dry_run)
+    verbs = _BackendVerbs(backend, info, dry_run, manager)
     outcome, out = client_side_apply(verbs, placed)
     _print_warnings(verbs.opts.warnings)
     return f"{render_name(out)} {outcome}{suffix}"
@@ -138,7 +147,7 @@ def _warn_info(backend: Backend, info: Any) -> None:
 
 @command
 def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None = NAMESPACE,
-          dry_run: str = DRY_RUN, server_side: bool = SERVER_SIDE, field_manager: str = FIELD_MANAGER,
+          dry_run: str = DRY_RUN, server_side: bool = SERVER_SIDE, field_manager: str | None = FIELD_MANAGER,
           force_conflicts: bool = FORCE_CONFLICTS) -> None:
     """Create or update objects from YAML/JSON files (client-side apply, as kubectl apply; with
     --server-side, server-side apply)."""
@@ -152,18 +161,20 @@ def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None
     if server_side and dry_run == "client":  # kubectl's message
         raise UserError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server "
                         "instead?)")
+    # apply.go GetApplyFieldManagerFlag: the flag if given, else by mode
+    manager = field_manager or (SERVER_SIDE_APPLY_MANAGER if server_side else CLIENT_SIDE_APPLY_MANAGER)
     with session(global_options(ctx)) as backend:
         _warn_deprecated(backend, [obj for _, obj in objects])
         if server_side:
             each_reporting(objects, lambda obj: _server_side_apply(backend, obj, namespace, dry_run,
-                                                                   field_manager, force_conflicts))
+                                                                   manager, force_conflicts))
         else:
-            each_reporting(objects, lambda obj: _apply_one(backend, obj, namespace, dry_run))
+            each_reporting(objects, lambda obj: _apply_one(backend, obj, namespace, dry_run, manager))
 
 
 @command
 def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None = NAMESPACE,
-           dry_run: str = DRY_RUN) -> None:
+           dry_run: str = DRY_RUN, field_manager: str = CREATE_MANAGER) -> None:
     """Create objects from YAML/JSON files (fails for objects that already exist)."""
     from kbatch.cli.manifests import read_sourced_manifests
     from kbatch.cli.session import session
@@ -177,7 +188,7 @@ def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | Non
 
         def one(obj: Sourced) -> str:
             info, ns, _, placed = _target(backend, obj, namespace)
-            opts = WriteOptions(dry_run=dry_run == "server")
+            opts = WriteOptions(dry_run=dry_run == "server", field_manager=field_manager)
             out = placed if dry_run == "client" else backend.create(info, ns, placed, opts)
             _print_warnings(opts.warnings)
             return f"{render_name(out)} created{suffix}"
@@ -288,7 +299,8 @@ def patch(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND
           patch_type: str = typer.Option("strategic", "--type", help="strategic, merge or json."),
           subresource: str | None = typer.Option(None, "--subresource", help="status to patch the status."),
           namespace: str | None = NAMESPACE,
-          output: str | None = typer.Option(None, "-o", "--output", help="yaml, json or name.")) -> None:
+          output: str | None = typer.Option(None, "-o", "--output", help="yaml, json or name."),
+          field_manager: str = PATCH_MANAGER) -> None:
     """Patch an object's metadata, spec, or status (--subresource status)."""
     if patch_type not in PATCH_TYPES:
         raise UserError(f'--type must be "json", "merge" or "strategic", got "{patch_type}"')
@@ -306,7 +318,7 @@ def patch(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND
         _warn_info(backend, info)
         ns = namespace_for(info, namespace)
         before = backend.get(info, ns, name)
-        opts = WriteOptions()
+        opts = WriteOptions(field_manager=field_manager)
         out = backend.patch(info, ns, name, body, patch_type, opts, subresource=subresource)
         _print_warnings(opts.warnings)
         changed = (out.get("metadata") or {}).get("resourceVersion") != \

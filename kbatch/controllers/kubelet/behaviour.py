@@ -9,8 +9,12 @@ The container environment used for ``$VAR`` substitution holds each ``env`` entr
 the ``fieldRef`` sources the kubelet resolves itself (upstream ``pkg/kubelet/kubelet_pods.go``
 ``podFieldSelectorRuntimeValue``): ``metadata.name``, ``metadata.namespace``, ``metadata.uid``,
 ``metadata.labels['k']``, ``metadata.annotations['k']``, ``spec.nodeName``,
-``spec.serviceAccountName``. ConfigMap and Secret references are not resolved (kbatch has no such
-kinds yet): such variables are unset.
+``spec.serviceAccountName``. A ``value`` is ``$(VAR)``-expanded against the variables defined before
+it (``makeEnvironmentVariables`` with ``expansion.MappingFuncFor``: undefined references stay as
+written, ``$$`` is a dollar); ``envFrom`` and ``configMapKeyRef``/``secretKeyRef`` entries are read
+from the objects when the container is created (:mod:`.references`, through the controller's
+lookup). A container whose references are missing is not created: the planner answers a
+:class:`~kbatch.controllers.kubelet.engine.ConfigError` and the engine tries again later.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kbatch.controllers.kubelet.engine import APP, Planner, Proc
+from kbatch.controllers.kubelet.engine import APP, ConfigError, Planner, Proc
 from kbatch.controllers.kubelet.probes import LIVENESS, READINESS, STARTUP, ProbeSpec
-from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, interpret
+from kbatch.controllers.kubelet.references import Lookup, container_references, resolve_env
+from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, expand_k8s_refs, interpret
 from kbatch.sim.stages import StageRule, pick_stage
 
 __all__ = ["command_run", "container_command", "container_env", "make_planner", "probe_specs"]
@@ -46,25 +51,27 @@ def _field_ref(pod: Any, path: str) -> str | None:
     return None
 
 
-def container_env(pod: Any, container: Any) -> dict[str, str]:
+def container_env(pod: Any, container: Any, lookup: Lookup | None = None) -> dict[str, str]:
     env: dict[str, str] = {}
     for var in container.env or ():
-        if var.value is not None:
-            env[var.name] = var.value
+        if var.value is not None or var.value_from is None:  # no value at all: defined, empty
+            env[var.name] = expand_k8s_refs(var.value, env) if var.value else ""
         elif var.value_from is not None and var.value_from.field_ref is not None:
             value = _field_ref(pod, var.value_from.field_ref.field_path)
             if value is not None:
                 env[var.name] = value
+    if lookup is not None:
+        env = resolve_env(container, pod.metadata.namespace or "", lookup, env)[0]
     return env
 
 
 Command = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]  # argv, sorted environment
 
 
-def container_command(pod: Any, container: Any) -> Command:
+def container_command(pod: Any, container: Any, lookup: Lookup | None = None) -> Command:
     """``command + args`` and the environment of ``container``, as plain hashable values."""
     argv = (*(container.command or ()), *(container.args or ()))
-    return argv, tuple(sorted(container_env(pod, container).items()))
+    return argv, tuple(sorted(container_env(pod, container, lookup).items()))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -78,21 +85,35 @@ def make_planner(
     stages: Sequence[StageRule],
     rng_for: Callable[[str], random.Random],
     default_duration: float = DEFAULT_DURATION,
+    lookup: Lookup | None = None,
+    with_refs: bool = False,
 ) -> Planner:
-    """The planner of one pod: ``plan(proc, restart_count) -> ContainerRun``.
+    """The planner of one pod: ``plan(proc, restart_count) -> ContainerRun | ConfigError``.
 
     It keeps no reference to the ``pod`` model (a controller may keep a planner as long as the pod
-    runs, and the model is the informer cache's): commands and environments are read now."""
+    runs, and the model is the informer cache's): commands and environments are read now, except
+    those of containers that reference ConfigMaps or Secrets (``with_refs``), which are read from
+    ``lookup`` when each run starts (the objects may appear or change meanwhile)."""
     uid = pod.metadata.uid
-    commands = {c.name: container_command(pod, c)
-                for c in [*(pod.spec.init_containers or ()), *pod.spec.containers]}
+    containers = [*(pod.spec.init_containers or ()), *pod.spec.containers]
+    commands = {c.name: container_command(pod, c) for c in containers}
+    namespace = pod.metadata.namespace or ""
+    referring = {c.name: c for c in containers
+                 if with_refs and lookup is not None and container_references(c)}
+    fields = {name: container_env(pod, c) for name, c in referring.items()}
     stage: StageRule | None = None
     pod_dict: dict[str, Any] = {}
     if stages:
         pod_dict = pod.to_dict()
         stage = pick_stage(stages, pod_dict, rng_for(f"{uid}/stage"))
 
-    def plan(proc: Proc, restart: int) -> ContainerRun:
+    def plan(proc: Proc, restart: int) -> ContainerRun | ConfigError:
+        container = referring.get(proc.name)
+        if container is not None and lookup is not None:
+            env, error = resolve_env(container, namespace, lookup, fields[proc.name])
+            if error is not None:
+                return ConfigError(error)
+            commands[proc.name] = (commands[proc.name][0], tuple(sorted(env.items())))
         if stage is not None and proc.kind == APP:
             return stage.run(pod_dict, rng_for(f"{uid}/{proc.name}/{restart}"))
         command = commands.get(proc.name)

@@ -4,7 +4,12 @@ Per bound pod (requests are pods; node changes enqueue the node's pods):
 
 1. a pod whose node is missing, not ``Ready`` or whose kubelet is stopped is left alone (a dead
    kubelet reports nothing; node lifecycle and pod GC deal with it);
-2. the pod's :class:`PodRun` is created when the kubelet first sees it bound (``startTime``);
+2. the pod's :class:`PodRun` is created when the kubelet first sees it bound (``startTime``); a pod
+   whose configMap/secret/projected volumes read a missing object or key (not ``optional``) does not
+   start: a ``FailedMount`` Warning per volume (``MountVolume.SetUp failed for volume "v" : configmap
+   "x" not found``) and another try after the volume manager's exponential back-off (0.5 s, doubling,
+   at most 2 min 2 s: ``pkg/volume/util/nestedpendingoperations`` with
+   ``pkg/util/goroutinemap/exponentialbackoff``), until the objects exist (:mod:`.references`);
 3. ``deletionTimestamp`` becomes the kill deadline; an injected fault (annotation written by
    :mod:`kbatch.sim.faults`) ends its container now;
 4. :func:`engine.advance` applies what is due; when that changed what the API shows, or the pod's
@@ -42,6 +47,7 @@ from kbatch.controllers.kubelet.engine import (
     Proc,
     advance,
     apply_fault,
+    hold_start,
     next_wake,
     request_deletion,
     set_probe_faults,
@@ -50,6 +56,7 @@ from kbatch.controllers.kubelet.engine import (
 from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore
 from kbatch.controllers.kubelet.probes import ProbeFault
+from kbatch.controllers.kubelet.references import CONFIG_MAP, mount_errors, pod_references
 from kbatch.controllers.kubelet.status import Seen, container_fingerprint, status_patch, wanted_ready
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Result
@@ -58,9 +65,11 @@ from kbatch.sim.command import DEFAULT_DURATION
 from kbatch.sim.faults import FAULT_ANNOTATION, PROBE_FAULT_ANNOTATION
 from kbatch.sim.stages import StageRule, load_stages
 
-__all__ = ["PREPARE_RETRY", "Kubelet", "new_pod_run"]
+__all__ = ["MOUNT_RETRY_FIRST", "MOUNT_RETRY_MAX", "PREPARE_RETRY", "Kubelet", "new_pod_run"]
 
 PREPARE_RETRY = 1.0  # seconds before a pod whose DRA claims are not ready is checked again
+MOUNT_RETRY_FIRST = 0.5  # exponentialbackoff.initialDurationBeforeRetry
+MOUNT_RETRY_MAX = 122.0  # exponentialbackoff.maxDurationBeforeRetry (2m2s)
 
 _TERMINAL = ("Succeeded", "Failed")
 
@@ -84,9 +93,10 @@ def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
 
 class Kubelet:
     def __init__(self, ctx: ControllerContext) -> None:
-        from kbatch.api.core_v1 import Node, Pod
+        from kbatch.api.core_v1 import ConfigMap, Node, Pod, Secret
 
         self.ctx, self.Pod, self.Node = ctx, Pod, Node
+        self._sources: dict[str, Any] = {CONFIG_MAP: ConfigMap, "Secret": Secret}
         options = ctx.options
         self.start_delay = float(options.get("start_delay", 0.0))
         self.default_duration = float(options.get("default_duration", DEFAULT_DURATION))
@@ -99,6 +109,8 @@ class Kubelet:
         self._fmt_cache: dict[float, str] = {}
         self.echoes: dict[str, str] = {}  # uid -> resourceVersion produced by our last status write
         self._unprepared: dict[str, str] = {}  # uid -> why its DRA claims are not prepared (last event)
+        self._mounts: dict[str, tuple[float, float]] = {}  # uid -> (next mount try, back-off) until mounted
+        self._env_refs: set[str] = set()  # uids of running pods whose environments read ConfigMaps/Secrets
 
     # -- helpers ---------------------------------------------------------------------------------
     def is_echo(self, pod: Any) -> bool:
@@ -136,6 +148,8 @@ class Kubelet:
         self._faults_seen.pop(uid, None)
         self._planners.pop(uid, None)
         self._unprepared.pop(uid, None)
+        self._mounts.pop(uid, None)
+        self._env_refs.discard(uid)
 
     # -- the reconcile ---------------------------------------------------------------------------
     def reconcile(self, request: Any) -> Any:
@@ -162,10 +176,17 @@ class Kubelet:
             if pod.spec.resource_claims and (reason := unprepared_reason(self.ctx.cache, pod)):
                 return self._not_prepared(pod, reason)  # DRA: claims must be allocated and reserved
             run = self.runs[key] = new_pod_run(pod, now, self.start_delay)
+            volumes, env = pod_references(pod)
+            if volumes:
+                self._mounts[uid] = (now, 0.0)
+            if env:
+                self._env_refs.add(uid)
         self._inputs(pod, run, now)
+        if self._mounts and uid in self._mounts:
+            self._mount(pod, run, now)
         wake = next_wake(run)
         if wake is not None and wake <= now:  # the planner and log sink only when something is due
-            advance(run, now, self._planner(pod), self._log_sink(pod))
+            advance(run, now, self._planner(pod, uid in self._env_refs), self._log_sink(pod))
             wake = next_wake(run)
         for event in take_events(run) if run.events else ():
             self.ctx.recorder.event(pod, *event)
@@ -187,20 +208,49 @@ class Kubelet:
                                     f"Failed to prepare dynamic resources: {reason}")
         return Result(requeue_after=PREPARE_RETRY)
 
+    def lookup(self, kind: str, namespace: str, name: str) -> Any:
+        """The ConfigMap or Secret a pod references, from the cache (None when it does not exist)."""
+        try:
+            return self.ctx.cache.get(self._sources[kind], name, namespace)
+        except NotFound:
+            return None
+
+    def _mount(self, pod: Any, run: PodRun, now: float) -> None:
+        """Set up the pod's ConfigMap/Secret volumes when a try is due: done (the pod may start), or a
+        ``FailedMount`` event per volume and the next try after the back-off."""
+        uid = run.uid
+        due, delay = self._mounts[uid]
+        if now < due:
+            return
+        failed = mount_errors(pod, self.lookup)
+        if not failed:
+            del self._mounts[uid]
+            if delay:  # a retry mounted them: the pod starts now, not at its bind time
+                hold_start(run, now)
+            return
+        for volume, message in failed:
+            self.ctx.recorder.event(pod, "Warning", "FailedMount",
+                                    f'MountVolume.SetUp failed for volume "{volume}" : {message}')
+        delay = min(delay * 2, MOUNT_RETRY_MAX) if delay else MOUNT_RETRY_FIRST
+        self._mounts[uid] = (now + delay, delay)
+        hold_start(run, now + delay)
+
     def _forget_by_name(self, namespace: str, name: str) -> None:
         run = self.runs.get((namespace, name))
         if run is not None:
             self._forget((namespace, name), run.uid)
 
-    def _planner(self, pod: Any) -> Any:
+    def _planner(self, pod: Any, refs: bool) -> Any:
         """The pod's planner; kept while the pod runs only when stage rules are set (the rule picked
-        for a pod stays its rule), otherwise built from the current pod, so nothing is kept."""
+        for a pod stays its rule), otherwise built from the current pod, so nothing is kept. ``refs``:
+        some container's environment reads ConfigMaps or Secrets (looked up when it starts)."""
         if not self.stages:  # built on its first use: most transitions start no container
             built: list[Any] = []
 
             def plan(proc: Proc, restart: int) -> Any:
                 if not built:
-                    built.append(make_planner(pod, (), self._rng_for, self.default_duration))
+                    built.append(make_planner(pod, (), self._rng_for, self.default_duration,
+                                              self.lookup, refs))
                 return built[0](proc, restart)
 
             return plan
@@ -208,7 +258,7 @@ class Kubelet:
         planner = self._planners.get(uid)
         if planner is None:
             planner = self._planners[uid] = make_planner(pod, self.stages, self._rng_for,
-                                                         self.default_duration)
+                                                         self.default_duration, self.lookup, refs)
         return planner
 
     def _rng_for(self, label: str) -> Any:

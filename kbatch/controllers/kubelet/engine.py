@@ -22,6 +22,14 @@ transition due up to ``now`` *in time order* (so a late wake-up still produces e
   the same rule), ready for the kubelet's grace-0 delete;
 * a fault ends a container now with the given exit code and reason (or at its start, if it has not
   started yet);
+* a container whose configuration cannot be built (the planner answers a :class:`ConfigError`: a
+  missing ConfigMap/Secret or key, :mod:`.references`) stays waiting with ``CreateContainerConfigError``
+  and a ``Failed`` Warning event, and is tried again every :data:`CONFIG_RETRY` seconds (upstream the
+  pod worker requeues a pod whose sync failed after ``backOffPeriod``, 10 s plus up to 50 % jitter:
+  ``pkg/kubelet/pod_workers.go``; kbatch takes no jitter). An init container or a sidecar so blocked
+  holds the containers after it; a pod whose app containers are all blocked stays ``Pending``;
+* :func:`hold_start` keeps a bound pod from starting (its volumes are not mounted yet: the
+  controller retries the mount);
 * probes (:mod:`.probes`) decide a container's ``started`` and ``ready``; a liveness or startup
   failure kills it (exit 137 at the end of the grace period). A container without probes has no
   probe state and costs nothing more.
@@ -56,13 +64,16 @@ from kbatch.sim.command import ContainerRun
 
 __all__ = [
     "APP",
+    "CONFIG_RETRY",
     "INIT",
     "SIDECAR",
+    "ConfigError",
     "Fault",
     "PodRun",
     "Proc",
     "advance",
     "apply_fault",
+    "hold_start",
     "next_wake",
     "request_deletion",
     "set_probe_faults",
@@ -72,7 +83,17 @@ __all__ = [
 INIT, SIDECAR, APP = "init", "sidecar", "app"
 WAITING, RUNNING, TERMINATED = "waiting", "running", "terminated"
 KILLED_EXIT_CODE = 137
-Planner = Callable[["Proc", int], ContainerRun]  # (container, restart count) -> what this run does
+CONFIG_RETRY = 10.0  # seconds between attempts to create a container whose configuration failed
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigError:
+    """The container cannot be created: its environment references what does not exist."""
+
+    message: str
+
+
+Planner = Callable[["Proc", int], "ContainerRun | ConfigError"]  # (container, restart count) -> this run
 LogSink = Callable[["Proc", int, tuple[str, ...]], None]
 
 
@@ -99,6 +120,7 @@ class Proc:
     finished_at: float | None = None
     restart_count: int = 0
     restart_at: float | None = None  # a restart is due (waiting in back-off, or terminated: at once)
+    config_retry_at: float | None = None  # CreateContainerConfigError: the next attempt to create it
     backoff: float = 0.0  # the back-off entry (0: none yet) and when it last moved
     backoff_moved_at: float = 0.0
     last: tuple[int, str, float | None, float | None, str] | None = None  # exit, reason, start, end, msg
@@ -129,6 +151,7 @@ class PodRun:
     started: bool = False
     initialized: bool = False
     kill_at: float | None = None  # deletion requested: kill everything at the end of the grace period
+    start_not_before: float | None = None  # volumes not mounted yet: no start before this retry
     finished_at: float | None = None
     probe_faults: tuple[ProbeFault, ...] = ()
     events: list[tuple[str, str, str, str]] | None = None  # (type, reason, message, fieldPath) to record
@@ -152,18 +175,25 @@ def next_wake(run: PodRun) -> float | None:
         return None
     times: list[float] = []
     if not run.started:
-        times.append(run.bound_at + run.start_delay)
+        times.append(_start_due(run))
     for proc in run.procs():
         if proc.state == RUNNING and proc.ends_at is not None:
             times.append(proc.ends_at)
         elif proc.restart_at is not None:
             times.append(proc.restart_at)
+        elif proc.config_retry_at is not None:
+            times.append(proc.config_retry_at)
         if proc.probes is not None and proc.state == RUNNING:
             times.extend(p.next_at for p in proc.probes if p.next_at is not None)
     if run.kill_at is not None:
         times.append(run.kill_at)
     finite = [t for t in times if t != float("inf")]
     return min(finite) if finite else None
+
+
+def _start_due(run: PodRun) -> float:
+    due = run.bound_at + run.start_delay
+    return due if run.start_not_before is None else max(due, run.start_not_before)
 
 
 def advance(run: PodRun, now: float, plan: Planner, log: LogSink | None = None) -> bool:
@@ -183,8 +213,8 @@ def advance(run: PodRun, now: float, plan: Planner, log: LogSink | None = None) 
 def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> bool:
     """Apply the first transition due at ``t``; True when its state is to be reported before the
     next one (an exit whose restart is due at once)."""
-    if not run.started and run.bound_at + run.start_delay <= t:
-        run.started, run.phase = True, "Running" if not run.init else "Pending"
+    if not run.started and _start_due(run) <= t:
+        run.started = True
         _start_next_init(run, t, plan, log)
         return False
     for proc in run.procs():
@@ -195,6 +225,14 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> bool:
             proc.restart_count += 1
             proc.backoff_moved_at = t  # flowcontrol's Next: the entry moved at the restart
             _start(run, proc, t, plan, log)
+            return False
+    for proc in run.procs():
+        if proc.config_retry_at is not None and proc.config_retry_at <= t:
+            proc.config_retry_at = None
+            _start(run, proc, t, plan, log)
+            if proc.state == RUNNING and proc.kind != INIT and not run.initialized and proc.started_ok:
+                _start_next_init(run, t, plan, log)  # a sidecar no longer holds the next init container
+            _app_running(run)
             return False
     for proc in run.procs():
         if proc.probes is not None and proc.state == RUNNING:
@@ -211,6 +249,11 @@ def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None
     if proc.ran and proc.state == TERMINATED and proc.exit_code is not None:
         proc.last = (proc.exit_code, proc.reason, proc.started_at, proc.finished_at, proc.message)
     behaviour = plan(proc, proc.restart_count)
+    if isinstance(behaviour, ConfigError):  # kuberuntime startContainer: ErrCreateContainerConfig
+        proc.state, proc.reason, proc.message = WAITING, "CreateContainerConfigError", behaviour.message
+        proc.config_retry_at = t + CONFIG_RETRY
+        _event(run, "Warning", "Failed", f"Error: {behaviour.message}", proc)
+        return
     fault, proc.pending_fault = proc.pending_fault, None
     proc.state, proc.reason, proc.message, proc.ran = RUNNING, "", "", True
     proc.started_at, proc.finished_at, proc.restart_at = t, None, None
@@ -233,12 +276,19 @@ def _start_next_init(run: PodRun, t: float, plan: Planner, log: LogSink | None) 
         if proc.ran:
             continue
         _start(run, proc, t, plan, log)
-        if proc.kind == INIT or not proc.started_ok:
+        if proc.kind == INIT or not proc.started_ok or proc.state != RUNNING:
             return  # wait for it; a sidecar lets the next one start once started (startup probe)
     run.initialized = True
-    run.phase = "Running"
     for proc in run.app:
         _start(run, proc, t, plan, log)
+    _app_running(run)
+
+
+def _app_running(run: PodRun) -> None:
+    """``Running`` once an app container has been created (upstream ``getPhase``: containers all
+    waiting, e.g. in ``CreateContainerConfigError``, leave the pod ``Pending``)."""
+    if run.initialized and run.phase == "Pending" and any(p.ran for p in run.app):
+        run.phase = "Running"
 
 
 def _probe(run: PodRun, proc: Proc, state: ProbeState, t: float, plan: Planner, log: LogSink | None) -> None:
@@ -354,8 +404,17 @@ def request_deletion(run: PodRun, kill_at: float) -> None:
         run.kill_at = kill_at
         run.version += 1
     for proc in run.procs():
+        proc.config_retry_at = None  # no new containers while terminating
         if proc.restart_at is not None:
             proc.restart_at = None  # no restarts while terminating; it ends at kill time
+
+
+def hold_start(run: PodRun, until: float | None) -> None:
+    """The pod's volumes are not mounted: it does not start before ``until`` (None: no more hold)."""
+    if run.started or until == run.start_not_before:
+        return
+    run.start_not_before = until
+    run.version += 1
 
 
 def set_probe_faults(run: PodRun, faults: tuple[ProbeFault, ...], now: float) -> bool:

@@ -11,7 +11,7 @@ from kbatch.controllers.nodelifecycle.taints import (
     NOT_READY,
     UNREACHABLE,
     condition_taints,
-    eviction_time,
+    plan_eviction,
     wanted_taints,
 )
 from kbatch.controllers.nodelifecycle.zones import EvictionConfig
@@ -24,7 +24,7 @@ __all__ = [
     "NodeLifecycle",
     "TaintEviction",
     "condition_taints",
-    "eviction_time",
+    "plan_eviction",
     "setup",
     "setup_taint_eviction",
     "wanted_taints",

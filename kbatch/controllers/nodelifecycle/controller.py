@@ -20,7 +20,9 @@ deleted nodes, through ``RecordNodeEvent`` in ``pkg/controller/util/node/control
 reference names the Node by kind, name and uid).
 
 ``taint-eviction-controller`` evicts pods from nodes with ``NoExecute`` taints they do not
-tolerate (or tolerate only for ``tolerationSeconds``): it adds ``DisruptionTarget=True`` reason
+tolerate (or tolerate only for ``tolerationSeconds``, counted from when it observes them, as
+upstream's ``TimedWorkerQueue`` of ``processPodOnNode``: :func:`.taints.plan_eviction`): it adds
+``DisruptionTarget=True`` reason
 ``DeletionByTaintManager`` message "Taint manager: deleting due to NoExecute taint", records a
 ``TaintManagerEviction`` event and deletes the pod (gracefully; the kubelet finishes it). The API
 server's ``DefaultTolerationSeconds`` admission plugin gives pods 300 s not-ready / unreachable
@@ -44,11 +46,12 @@ from kbatch.controllers.nodelifecycle.health import (
 from kbatch.controllers.nodelifecycle.pods import POD_EVENT, node_event_message, not_ready_patch
 from kbatch.controllers.nodelifecycle.tainter import Member, Tainter
 from kbatch.controllers.nodelifecycle.taints import (
-    eviction_time,
+    Scheduled,
     has_no_execute,
     no_execute_key,
     no_execute_step,
     no_schedule_taints,
+    plan_eviction,
     with_no_execute,
 )
 from kbatch.controllers.nodelifecycle.zones import EXCLUDE_DISRUPTION, EvictionConfig, zone_key
@@ -266,10 +269,14 @@ class NodeLifecycle:
 
 
 class TaintEviction:
+    """Per pod, the eviction work upstream's ``TimedWorkerQueue`` holds (``scheduled``: (created,
+    fire at)); a request recomputes it (:func:`.taints.plan_eviction`) and comes back when it is due."""
+
     def __init__(self, ctx: ControllerContext) -> None:
         from kbatch.api.core_v1 import Node, Pod
 
         self.ctx, self.Node, self.Pod = ctx, Node, Pod
+        self.scheduled: dict[tuple[str, str], Scheduled] = {}
 
     def _timeline(self, when: Any) -> float:
         return (when - self.ctx.clock.to_datetime(0)).total_seconds()
@@ -277,24 +284,46 @@ class TaintEviction:
     def reconcile(self, request: Any) -> Any:
         from kbatch.runtime.reconcile import Result
 
+        key = (request.namespace or "", request.name)
         try:
             pod = self.ctx.cache.get(self.Pod, request.name, request.namespace)
+        except NotFound:
+            self._cancel(key)  # handlePodUpdate: the pod is gone
+            return None
+        if pod.metadata.deletion_timestamp is not None:
+            self.scheduled.pop(key, None)  # kbatch: a terminating pod is not evicted again
+            return None
+        now = self.ctx.clock.now()  # a finished pod is evicted too (upstream checks no phase)
+        work = self.scheduled.get(key)
+        try:
             node = self.ctx.cache.get(self.Node, pod.spec.node_name or "")
         except NotFound:
+            node = None  # upstream forgets the node's taints but keeps the pod's scheduled work
+        if node is not None:
+            taints = [taint_of(t, self._timeline) for t in node.spec.taints or ()]
+            tolerations = tuple(toleration_of(t) for t in pod.spec.tolerations or ())
+            planned = plan_eviction(taints, tolerations, now, work)
+            if planned != work:  # upstream cancels the old work (with its event), then adds the new
+                self._cancel(key)
+                work = planned
+                if work is not None:
+                    self.scheduled[key] = work
+        if work is None:
             return None
-        phase = pod.status.phase if pod.status else None
-        if pod.metadata.deletion_timestamp is not None or phase in ("Succeeded", "Failed"):
-            return None
-        now = self.ctx.clock.now()
-        taints = [taint_of(t, self._timeline) for t in node.spec.taints or ()]
-        tolerations = tuple(toleration_of(t) for t in pod.spec.tolerations or ())
-        when = eviction_time(taints, tolerations, now)
-        if when is None:
-            return None
-        if when > now:
-            return Result(requeue_after=when - now)
+        if work[1] > now:
+            return Result(requeue_after=work[1] - now)
+        self.scheduled.pop(key, None)
         self._evict(pod)
         return None
+
+    def _cancel(self, key: tuple[str, str]) -> None:
+        """``cancelWorkWithEvent``: pending work dropped, with a ``Cancelling deletion`` event."""
+        if self.scheduled.pop(key, None) is None:
+            return
+        namespace, name = key
+        ref = ObjectRef("Pod", "v1", name, namespace or None, None)
+        self.ctx.recorder.event(ref, "Normal", "TaintManagerEviction",
+                                f"Cancelling deletion of Pod {namespace}/{name}")
 
     def _evict(self, pod: Any) -> None:
         name, namespace = pod.metadata.name, pod.metadata.namespace

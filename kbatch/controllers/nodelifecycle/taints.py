@@ -18,16 +18,17 @@ once (:func:`no_schedule_taints`): ``Ready`` ``False`` / ``Unknown`` -> ``not-re
 ``timeAdded``, as ``SwapNodeControllerTaint`` stamps every taint it adds) and removes the ones no
 condition calls for; any other taint, and these keys with other effects, stay as they are.
 
-Taint eviction (``pkg/controller/tainteviction/taint_eviction.go``, ``getMinTolerationTime``): a pod
-on a node with ``NoExecute`` taints is evicted at once if it does not tolerate one of them;
-otherwise at the earliest ``timeAdded + tolerationSeconds`` over the tolerations that match;
-never when every matching toleration has no ``tolerationSeconds``.
+Taint eviction (``pkg/controller/tainteviction/taint_eviction.go``, ``processPodOnNode``,
+``getMinTolerationTime``, ``GetMatchingTolerations``): a pod on a node with ``NoExecute`` taints is
+evicted at once if it does not tolerate one of them; otherwise ``tolerationSeconds`` after the
+controller first saw it so (the least over the *first* matching toleration of each taint; 0 if one
+is <= 0); never when none of those has ``tolerationSeconds``. The taint's ``timeAdded`` plays no part
+(:func:`plan_eviction`).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from kbatch.controllers.scheduler.types import Taint, Toleration
 
@@ -40,16 +41,20 @@ __all__ = [
     "PID_PRESSURE",
     "UNREACHABLE",
     "UNSCHEDULABLE",
+    "Scheduled",
     "condition_taints",
-    "eviction_time",
     "has_no_execute",
+    "matching_tolerations",
+    "min_toleration_seconds",
     "no_execute_key",
     "no_execute_step",
     "no_schedule_taints",
+    "plan_eviction",
     "wanted_taints",
     "with_no_execute",
 ]
 
+Scheduled = tuple[float, float]  # a pod's eviction work: (created, fire at), TimedWorker's CreatedAt, FireAt
 NOT_READY = "node.kubernetes.io/not-ready"
 UNREACHABLE = "node.kubernetes.io/unreachable"
 _OWNED = (NOT_READY, UNREACHABLE)
@@ -138,18 +143,46 @@ def no_execute_step(current: Iterable[Taint], ready: str | None) -> str:
     return "swap" if has_no_execute(current, other) else "queue"
 
 
-def eviction_time(taints: Iterable[Taint], tolerations: tuple[Toleration, ...], now: float) -> float | None:
-    """When the pod must go (``now`` or later), or None when it may stay."""
+def matching_tolerations(taints: Iterable[Taint],
+                         tolerations: Sequence[Toleration]) -> list[Toleration] | None:
+    """For each taint the *first* toleration that tolerates it (upstream ``GetMatchingTolerations``),
+    or None when some taint is tolerated by none."""
+    used = []
+    for taint in taints:
+        first = next((t for t in tolerations if t.tolerates(taint)), None)
+        if first is None:
+            return None
+        used.append(first)
+    return used
+
+
+def min_toleration_seconds(used: Iterable[Toleration]) -> float | None:
+    """``getMinTolerationTime`` over the used tolerations: 0 if one has ``tolerationSeconds`` <= 0,
+    else the least of the ones with seconds; None (forever) when none has seconds."""
+    seconds = [t.toleration_seconds for t in used if t.toleration_seconds is not None]
+    if not seconds:
+        return None
+    return float(max(min(seconds), 0))
+
+
+def plan_eviction(taints: Iterable[Taint], tolerations: Sequence[Toleration], now: float,
+                  scheduled: Scheduled | None) -> Scheduled | None:
+    """``processPodOnNode``: the pod's eviction work, ``(created, fire_at)``, given the one already
+    ``scheduled`` (or None: cancel it / schedule nothing). The clock starts when the controller
+    observes the taint, not at the taint's ``timeAdded``; while some work is scheduled its start
+    stays, and the work is kept as is when its start plus the new minimum is before ``now`` plus
+    it (so a longer toleration does not postpone it)."""
     no_execute = [t for t in taints if t.effect == "NoExecute"]
     if not no_execute:
         return None
-    deadline = math.inf
-    for taint in no_execute:
-        matching = [t for t in tolerations if t.tolerates(taint)]
-        if not matching:
-            return now
-        seconds = [t.toleration_seconds for t in matching if t.toleration_seconds is not None]
-        if seconds:
-            added = taint.time_added if taint.time_added is not None else now
-            deadline = min(deadline, added + max(min(seconds), 0))
-    return None if deadline == math.inf else max(deadline, now)
+    used = matching_tolerations(no_execute, tolerations)
+    if used is None:
+        return (now, now)  # not all tolerated: at once
+    minimum = min_toleration_seconds(used)
+    if minimum is None:
+        return None  # tolerated forever
+    if scheduled is None:
+        return (now, now + minimum)
+    if scheduled[0] + minimum < now + minimum:
+        return scheduled
+    return (scheduled[0], now + minimum)

@@ -1,5 +1,6 @@
 """The ``podgc`` controller (upstream ``pkg/controller/podgc``): terminated pods beyond the
-threshold, pods of vanished nodes and unscheduled terminating pods, every 20 s of virtual time."""
+threshold, terminating pods of out-of-service nodes, pods of vanished nodes and unscheduled terminating
+pods, every 20 s of virtual time."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from kbatch.controllers.podgc.decisions import (
     TERMINATED_POD_GC_THRESHOLD,
     PodFacts,
     orphaned,
+    out_of_service,
     terminated_to_delete,
+    terminating_out_of_service,
     unscheduled_terminating,
 )
 from kbatch.runtime.context import ControllerContext
@@ -22,8 +25,10 @@ __all__ = [
     "PodFacts",
     "PodGC",
     "orphaned",
+    "out_of_service",
     "setup",
     "terminated_to_delete",
+    "terminating_out_of_service",
     "unscheduled_terminating",
 ]
 

@@ -1,4 +1,6 @@
-"""The ``podgc`` controller: the decisions of :mod:`.decisions`, every 20 s of virtual time.
+"""The ``podgc`` controller: the decisions of :mod:`.decisions`, every 20 s of virtual time, in
+upstream ``gc``'s order: terminated, terminating on out-of-service nodes, orphaned, unscheduled
+terminating.
 
 One request (``podgc/sweep``) requeued every period, so it costs nothing between sweeps. Options
 (``options={"podgc": {...}}``): ``terminated_pod_gc_threshold`` (default 12,500), ``period``,
@@ -21,7 +23,9 @@ from kbatch.controllers.podgc.decisions import (
     PodFacts,
     may_act,
     orphaned,
+    out_of_service,
     terminated_to_delete,
+    terminating_out_of_service,
     unscheduled_terminating,
 )
 from kbatch.runtime.context import ControllerContext
@@ -59,9 +63,12 @@ class PodGC:
         from kbatch.runtime.reconcile import Result
 
         now = self.ctx.clock.now()
-        nodes = {n.metadata.name or "" for n in self.ctx.cache.list(self.Node)}  # (stored: named)
+        listed = self.ctx.cache.list(self.Node)
+        nodes = {n.metadata.name or "" for n in listed}  # (stored: named)
         pods = self._facts(nodes)
         for pod in terminated_to_delete(pods, self.threshold):
+            self._mark_failed_and_delete(pod)
+        for pod in terminating_out_of_service(pods, self._out_of_service(listed)):
             self._mark_failed_and_delete(pod)
         absent = {p.node_name for p in pods if p.node_name and p.node_name not in nodes}
         self.missing_since = {n: self.missing_since.get(n, now) for n in sorted(absent)}
@@ -71,6 +78,12 @@ class PodGC:
         for pod in unscheduled_terminating(pods):
             self._mark_failed_and_delete(pod)
         return Result(requeue_after=self.period)
+
+    @staticmethod
+    def _out_of_service(nodes: list[Any]) -> set[str]:
+        """Names of the nodes ``gcTerminating`` acts on (:func:`.decisions.out_of_service`)."""
+        return {n.metadata.name or "" for n in nodes
+                if out_of_service(n.condition_status("Ready"), (t.key for t in n.spec.taints or ()))}
 
     def _node_exists(self, name: str) -> bool:
         try:

@@ -7,6 +7,7 @@ from kbatch.controllers.resourcequota.controller import (
     OBJECT_GONE,
     POD_RELEASED,
     ResourceQuotaController,
+    replenished_kinds,
 )
 from kbatch.controllers.resourcequota.sync import RESYNC_PERIOD, quota_status
 from kbatch.runtime.context import ControllerContext
@@ -16,15 +17,14 @@ __all__ = ["RESYNC_PERIOD", "ResourceQuotaController", "quota_status", "setup"]
 
 def setup(ctx: ControllerContext) -> ResourceQuotaController:
     """Catalog factory for ``resourcequota``."""
-    from kbatch.api.batch_v1 import Job
     from kbatch.api.core_v1 import Pod, ResourceQuota
 
     controller = ResourceQuotaController(ctx)
-    (ctx.build()
-        .describe("keeps ResourceQuota status.hard and status.used current (core/v1)")
-        .for_(ResourceQuota, HARD_CHANGED)
-        .watches(Pod, controller.quotas_for, POD_RELEASED)
-        .watches(Job, controller.quotas_for, OBJECT_GONE)
-        .periodic()
-        .complete(controller))
+    builder = (ctx.build()
+               .describe("keeps ResourceQuota status.hard and status.used current (core/v1)")
+               .for_(ResourceQuota, HARD_CHANGED)
+               .watches(Pod, controller.quotas_for, POD_RELEASED))
+    for model in replenished_kinds(ctx.registry):  # the QuotaMonitor: a delete of any of them replenishes
+        builder = builder.watches(model, controller.quotas_for, OBJECT_GONE)
+    builder.periodic().complete(controller)
     return controller

@@ -4,15 +4,16 @@
 A quota is synced when it is created or its ``spec.hard`` changes (its status writes, the
 admission plugin's charges included, do not trigger a recount, as upstream's ``updateQuota``), when
 a pod of its namespace is deleted or stops counting (terminal; upstream's replenishment,
-``QuotaV1Pod`` old and not new), when a Job of its namespace is deleted (upstream replenishes on the
-deletion of any monitored kind; kbatch watches pods and Jobs), and every 5 minutes of virtual time
-(``--resource-quota-sync-period``), which is how counts of other kinds (``count/<resource>.<group>``)
-return. Objects are read from the informer cache for pods and Jobs
-and listed through the client for the rest. The status is written only when it changed.
+``QuotaV1Pod`` old and not new), when an object of any other kind quota can count is deleted in its
+namespace (:func:`replenished_kinds`: upstream's QuotaMonitor, ``resource_quota_monitor.go``, runs an
+informer per quotable resource whose delete replenishes), and every 5 minutes of virtual time
+(``--resource-quota-sync-period``). Objects are read from the informer cache for pods and Jobs and
+listed through the client for the rest. The status is written only when it changed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from kbatch.api.batch_v1 import Job
@@ -24,7 +25,7 @@ from kbatch.api.quota_usage import IGNORED, group_resources
 from kbatch.controllers.resourcequota.sync import RESYNC_PERIOD, quota_status
 from kbatch.runtime.context import ControllerContext
 
-__all__ = ["HARD_CHANGED", "OBJECT_GONE", "POD_RELEASED", "ResourceQuotaController"]
+__all__ = ["HARD_CHANGED", "OBJECT_GONE", "POD_RELEASED", "ResourceQuotaController", "replenished_kinds"]
 
 _CACHED: tuple[type[Resource], ...] = (Pod, Job)
 _TERMINAL = ("Succeeded", "Failed")
@@ -72,6 +73,15 @@ class _PodReleased(_ObjectGone):
 HARD_CHANGED = _HardChanged()
 POD_RELEASED = _PodReleased()
 OBJECT_GONE = _ObjectGone()
+
+
+def replenished_kinds(registry: Iterable[Any]) -> list[type[Resource]]:
+    """The kinds whose deletion replenishes quota, in a fixed order: every namespaced kind served but
+    pods (watched for more than deletes), ResourceQuota itself (the controller's own kind) and the
+    kinds quota never charges (``IGNORED``: events; upstream ``install/update_mode.go``)."""
+    specs = sorted((s for s in registry if s.info.namespaced), key=lambda s: s.info.group_resource)
+    return [s.model for s in specs
+            if s.model not in (Pod, ResourceQuota) and s.info.group_resource not in IGNORED]
 
 
 class ResourceQuotaController:

@@ -1,7 +1,8 @@
 """The ``kubectl get`` columns of batch/v1 Job and CronJob, computed from wire dicts.
 
 Column lists and cell rules from k8s.io/kubernetes ``pkg/printers/internalversion/printers.go``
-(``printJob``, ``printCronJob``; v1.32, unchanged through 1.37).
+(``printJob``, ``printCronJob``; v1.32, plus the Job Status ``SuccessCriteriaMet`` of
+kubernetes/kubernetes#132832, 1.34).
 """
 
 from __future__ import annotations

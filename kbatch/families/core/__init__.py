@@ -2,7 +2,7 @@
 cluster that run pods (scheduler, kubelet, node lifecycle, garbage collection).
 
 Kinds: core/v1 Namespace (first: the API server bootstraps namespaces), Pod, Node, Service, Event,
-ConfigMap; scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; coordination.k8s.io/v1
+ConfigMap, Secret; scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; coordination.k8s.io/v1
 Lease; core/v1 PersistentVolumeClaim (objects only: no storage is simulated); core/v1 ResourceQuota and
 LimitRange (docs/quota.md); core/v1 ServiceAccount (docs/serviceaccounts.md).
 Admission plugins in kube-apiserver's recommended order (``NamespaceLifecycle`` first, then
@@ -26,6 +26,7 @@ from kbatch.api.core_v1 import (
     PersistentVolumeClaim,
     Pod,
     ResourceQuota,
+    Secret,
     Service,
     ServiceAccount,
 )
@@ -41,6 +42,7 @@ from kbatch.api.strategies.core import (
     PersistentVolumeClaimStrategy,
     PodStrategy,
     PriorityClassStrategy,
+    SecretStrategy,
     ServiceAccountStrategy,
     ServiceStrategy,
 )
@@ -53,6 +55,7 @@ from kbatch.families.core import (
     printers,
     quota_pages,
     quota_printers,
+    secret_page,
     serviceaccount_page,
 )
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
@@ -85,6 +88,7 @@ CORE = Family(
         KindEntry(Lease, LeaseStrategy(), printers.LEASE),
         KindEntry(PersistentVolumeClaim, PersistentVolumeClaimStrategy(), printers.PERSISTENT_VOLUME_CLAIM),
         KindEntry(ConfigMap, ConfigMapStrategy(), printers.CONFIG_MAP),
+        KindEntry(Secret, SecretStrategy(), printers.SECRET, page=secret_page.describe_secret_page),
         KindEntry(ResourceQuota, ResourceQuotaStrategy(), quota_printers.RESOURCE_QUOTA,
                   page=quota_pages.describe_quota_page),
         KindEntry(LimitRange, LimitRangeStrategy(), quota_printers.LIMIT_RANGE,

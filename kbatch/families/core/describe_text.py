@@ -103,7 +103,7 @@ def events_table(events: list[Obj], now: datetime) -> str:
             shown = f"{age(e.get('lastTimestamp'), now)} (x{count} over {first})"
         else:
             shown = first
-        source = (e.get("source") or {}).get("component") or e.get("reportingController") or ""
+        source = (e.get("source") or {}).get("component") or e.get("reportingComponent") or ""
         message = (e.get("message") or "").strip()
         path = (e.get("involvedObject") or {}).get("fieldPath")
         lines.append(

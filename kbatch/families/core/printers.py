@@ -11,8 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from kbatch.api.base import parse_time
-from kbatch.api.humanize import age, human_duration
+from kbatch.api.humanize import age
 from kbatch.api.printing import (
     AGE,
     NAME,
@@ -22,93 +21,19 @@ from kbatch.api.printing import (
     at,
     condition,
     creation_age,
-    is_true,
     name_of,
 )
+from kbatch.families.core.pod_printer import pod_cells
 
 __all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD",
-           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SERVICE", "SERVICE_ACCOUNT"]
+           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SECRET", "SERVICE", "SERVICE_ACCOUNT"]
 
 
-# --- Pod -----------------------------------------------------------------------------------
-
-def _init_reason(pod: Obj, reason: str) -> tuple[str, bool]:
-    """The ``Init:…`` status while init containers run; returns (reason, initializing)."""
-    statuses = (pod.get("status") or {}).get("initContainerStatuses")
-    if not statuses:
-        return reason, False
-    total = len(at(pod, "spec", "initContainers") or [])
-    for i, st in enumerate(statuses):
-        term, wait = at(st, "state", "terminated"), at(st, "state", "waiting")
-        if term and term.get("exitCode") == 0:
-            continue
-        if term:
-            why = term.get("reason") or (f"Signal:{term['signal']}" if term.get("signal")
-                                         else f"ExitCode:{term.get('exitCode', 0)}")
-            return "Init:" + why, True
-        if wait and wait.get("reason") and wait["reason"] != "PodInitializing":
-            return "Init:" + wait["reason"], True
-        return f"Init:{i}/{total}", True
-    return reason, False
-
-
-def _pod_cells(pod: Obj, now: datetime) -> list[Any]:
-    """One row per pod: this runs for every pod of a ``kubectl get pods``, so it reads the dicts
-    directly rather than through ``_at``."""
-    status = pod.get("status") or {}
-    meta = pod.get("metadata") or {}
-    spec = pod.get("spec") or {}
-    reason = status.get("reason") or status.get("phase") or ""
-    if any(c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated"
-           for c in status.get("conditions") or ()):
-        reason = "SchedulingGated"
-    reason, initializing = _init_reason(pod, reason)
-    restarts, ready, last_restart, running = 0, 0, None, False
-    statuses = status.get("containerStatuses") or []
-    for st in reversed(statuses):
-        restarts += st.get("restartCount", 0)
-        finished = ((st.get("lastState") or {}).get("terminated") or {}).get("finishedAt")
-        if finished and (last_restart is None or parse_time(finished) > last_restart):
-            last_restart = parse_time(finished)
-        if initializing:
-            continue
-        state = st.get("state") or {}
-        term, wait = state.get("terminated"), state.get("waiting")
-        if wait and wait.get("reason"):
-            reason = wait["reason"]
-        elif term and term.get("reason"):
-            reason = term["reason"]
-        elif term:
-            code = term.get("exitCode", 0)
-            reason = f"Signal:{term['signal']}" if term.get("signal") else f"ExitCode:{code}"
-        elif st.get("ready") and state.get("running") is not None:
-            running, ready = True, ready + 1
-    if reason == "Completed" and running:
-        reason = "Running" if is_true(pod, "Ready") else "NotReady"
-    deleting = meta.get("deletionTimestamp")
-    if deleting and status.get("reason") == "NodeLost":
-        reason = "Unknown"
-    elif deleting and status.get("phase") not in ("Succeeded", "Failed"):
-        reason = "Terminating"
-    shown = str(restarts)
-    if restarts and last_restart is not None:
-        shown = f"{restarts} ({human_duration((now - last_restart).total_seconds())} ago)"
-    gates = spec.get("readinessGates") or []
-    gates_text = "<none>"
-    if gates:
-        wanted = {g.get("conditionType") for g in gates}
-        done = sum(1 for c in status.get("conditions") or () if c.get("type") in wanted
-                   and c.get("status") == "True")
-        gates_text = f"{done}/{len(gates)}"
-    total = len(spec.get("containers") or ())
-    return [meta.get("name") or "", f"{ready}/{total}", reason, shown,
-            age(meta.get("creationTimestamp"), now), status.get("podIP") or "<none>",
-            spec.get("nodeName") or "<none>", status.get("nominatedNodeName") or "<none>", gates_text]
-
+# --- Pod (rules in pod_printer) ------------------------------------------------------------
 
 POD = Printer((NAME, Column("Ready"), Column("Status"), Column("Restarts", "string"), AGE,
                Column("IP", priority=1), Column("Node", priority=1),
-               Column("Nominated Node", priority=1), Column("Readiness Gates", priority=1)), _pod_cells)
+               Column("Nominated Node", priority=1), Column("Readiness Gates", priority=1)), pod_cells)
 
 
 # --- Node, Namespace, Service, Event, PriorityClass -----------------------------------------------
@@ -140,23 +65,37 @@ NODE = Printer((NAME, Column("Status"), Column("Roles"), AGE, Column("Version"),
                 Column("Container-Runtime", priority=1)), _node_cells)
 
 def _namespace_cells(ns: Obj, now: datetime) -> list[Any]:
-    return [name_of(ns), at(ns, "status", "phase") or "Active", creation_age(ns, now)]
+    """``printNamespace``: the phase as stored (empty when unset)."""
+    return [name_of(ns), at(ns, "status", "phase") or "", creation_age(ns, now)]
 
 
 NAMESPACE = Printer((NAME, Column("Status"), AGE), _namespace_cells)
 
 
+def _service_external_ip(spec: dict[str, Any], status: dict[str, Any]) -> str:
+    """``getServiceExternalIP`` (wide, as kube-apiserver's Table is): a LoadBalancer shows its
+    ingress IPs (else hostnames; sorted, deduplicated) then ``spec.externalIPs``, ``<pending>`` with
+    neither; ExternalName shows the name."""
+    kind = spec.get("type") or "ClusterIP"
+    external = list(spec.get("externalIPs") or ())
+    if kind == "ExternalName":
+        return str(spec.get("externalName") or "")
+    if kind != "LoadBalancer":
+        return ",".join(external) or "<none>"
+    ingress = sorted({i.get("ip") or i.get("hostname") for i in at(status, "loadBalancer", "ingress") or ()
+                      if i.get("ip") or i.get("hostname")})
+    return ",".join(ingress + external) or "<pending>"
+
+
 def _service_cells(svc: Obj, now: datetime) -> list[Any]:
     spec = svc.get("spec") or {}
     kind = spec.get("type") or "ClusterIP"
-    external = ",".join(spec.get("externalIPs") or ())
-    if kind == "ExternalName":
-        external = spec.get("externalName") or ""
+    cluster_ip = (spec.get("clusterIPs") or [spec.get("clusterIP")])[0]
     ports = ",".join(
         (f"{p['port']}:{p['nodePort']}" if p.get("nodePort") else str(p.get("port", "")))
         + "/" + (p.get("protocol") or "TCP") for p in spec.get("ports") or ())
     selector = ",".join(f"{k}={v}" for k, v in sorted((spec.get("selector") or {}).items()))
-    return [name_of(svc), kind, spec.get("clusterIP") or "<none>", external or "<none>",
+    return [name_of(svc), kind, cluster_ip or "<none>", _service_external_ip(spec, svc.get("status") or {}),
             ports or "<none>", creation_age(svc, now), selector or "<none>"]
 
 
@@ -165,28 +104,34 @@ SERVICE = Printer((NAME, Column("Type"), Column("Cluster-IP"), Column("External-
 
 
 def _event_cells(ev: Obj, now: datetime) -> list[Any]:
-    last = ev.get("lastTimestamp") or ev.get("eventTime") or at(ev, "metadata", "creationTimestamp")
-    first = ev.get("firstTimestamp") or ev.get("eventTime") or last
+    """``printEvent``: First Seen falls back to ``eventTime``, Last Seen to First Seen; a series
+    (events.k8s.io-style) shows its ``lastObservedTime`` and count; a singleton without a count is 1.
+    Source is component (else ``reportingComponent``), then host (else ``reportingInstance``)."""
+    first = age(ev.get("firstTimestamp") or ev.get("eventTime"), now)
+    last = age(ev["lastTimestamp"], now) if ev.get("lastTimestamp") else first
+    count = ev.get("count") or 1
+    if ev.get("series") is not None:
+        last, count = age(at(ev, "series", "lastObservedTime"), now), at(ev, "series", "count") or 0
     involved = ev.get("involvedObject") or {}
+    target = (involved.get("kind") or "").lower()
+    if involved.get("name"):
+        target += "/" + involved["name"]
     source = ev.get("source") or {}
-    src = source.get("component") or ev.get("reportingComponent") or ""
-    if source.get("host"):
-        src += ", " + source["host"]
-    count = ev.get("count") or (at(ev, "series", "count") or 1)
-    return [age(last, now), ev.get("type") or "", ev.get("reason") or "",
-            f"{(involved.get('kind') or '').lower()}/{involved.get('name', '')}",
-            involved.get("fieldPath") or "", src, (ev.get("message") or "").strip(),
-            age(first, now), count, name_of(ev)]
+    component = source.get("component") or ev.get("reportingComponent") or ""
+    instance = source.get("host") or ev.get("reportingInstance") or ""
+    src = f"{component}, {instance}" if instance else component
+    return [last, ev.get("type") or "", ev.get("reason") or "", target, involved.get("fieldPath") or "",
+            src, (ev.get("message") or "").strip(), first, count, name_of(ev)]
 
 
 EVENT = Printer((Column("Last Seen"), Column("Type"), Column("Reason"), Column("Object"),
                  Column("Subobject", priority=1), Column("Source", priority=1), Column("Message"),
-                 Column("First Seen", priority=1), Column("Count", "integer", priority=1),
+                 Column("First Seen", priority=1), Column("Count", priority=1),
                  Column("Name", format="name", priority=1)), _event_cells)
 
 def _priority_class_cells(pc: Obj, now: datetime) -> list[Any]:
     return [name_of(pc), pc.get("value", 0), bool(pc.get("globalDefault")), creation_age(pc, now),
-            pc.get("preemptionPolicy") or "PreemptLowerPriority"]
+            pc.get("preemptionPolicy") or ""]
 
 
 PRIORITY_CLASS = Printer(
@@ -255,12 +200,23 @@ def _config_map_cells(cm: Obj, now: datetime) -> list[Any]:
     return [name_of(cm), len(cm.get("data") or {}) + len(cm.get("binaryData") or {}), creation_age(cm, now)]
 
 
-CONFIG_MAP = Printer((NAME, Column("Data", "integer"), AGE), _config_map_cells)
+# printers.go declares the Data (and the Event Count) column "string" although the cell is a number
+CONFIG_MAP = Printer((NAME, Column("Data"), AGE), _config_map_cells)
+
+
+def _secret_cells(secret: Obj, now: datetime) -> list[Any]:
+    """``printSecret``: the type and the number of keys in ``data``."""
+    data = secret.get("data") or {}
+    return [name_of(secret), secret.get("type") or "", len(data), creation_age(secret, now)]
+
+
+SECRET = Printer((NAME, Column("Type"), Column("Data"), AGE), _secret_cells)
 
 
 def _service_account_cells(sa: Obj, now: datetime) -> list[Any]:
-    """``printServiceAccount``: the number of ``secrets`` entries."""
+    """``printServiceAccount``: the number of ``secrets`` entries (a column printers.go declares
+    "string", like Secret's Data)."""
     return [name_of(sa), len(sa.get("secrets") or []), creation_age(sa, now)]
 
 
-SERVICE_ACCOUNT = Printer((NAME, Column("Secrets", "integer"), AGE), _service_account_cells)
+SERVICE_ACCOUNT = Printer((NAME, Column("Secrets"), AGE), _service_account_cells)

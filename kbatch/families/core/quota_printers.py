@@ -1,7 +1,7 @@
 """The ``kubectl get`` columns of ResourceQuota and LimitRange, computed from wire dicts.
 
 Upstream: k8s.io/kubernetes ``pkg/printers/internalversion/printers.go`` ``printResourceQuota``
-(Name, Age, Request, Limit: every ``spec.hard`` resource, sorted, as ``name: used/hard`` from
+(Name, Age, Request, Limit: every ``status.hard`` resource, sorted, as ``name: used/hard`` from
 ``status``, ``limits.*`` in Limit and the rest in Request) and ``printLimitRange`` (Name and the
 creation time in RFC 3339, UTC).
 """
@@ -21,7 +21,7 @@ def _quota_cells(rq: Obj, now: datetime) -> list[Any]:
     hard = at(rq, "status", "hard") or {}
     request: list[str] = []
     limit: list[str] = []
-    for name in sorted(at(rq, "spec", "hard") or {}):
+    for name in sorted(hard):  # upstream walks status.hard: nothing until the controller syncs
         parts = name.split(".")
         column = limit if len(parts) > 1 and parts[0] == "limits" else request
         column.append(f"{name}: {used.get(name, '0')}/{hard.get(name, '0')}")

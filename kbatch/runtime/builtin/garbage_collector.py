@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.events import EventRecorder, ObjectRef
 
-__all__ = ["GarbageCollectorStepper", "setup"]
+__all__ = ["GarbageCollectorStepper", "InvalidNamespaceReporter", "setup"]
 
 
 class GarbageCollectorStepper:
@@ -28,11 +29,32 @@ class GarbageCollectorStepper:
         return int(self.collector.sync())
 
 
+_MESSAGE = 'ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace "%s"'
+
+
+class InvalidNamespaceReporter:
+    """Upstream ``graph_builder.go`` reportInvalidNamespaceOwnerRef: a Warning
+    ``OwnerRefInvalidNamespace`` on the dependent, naming the reference as upstream's objectReference
+    prints it, with the dependent's namespace as the one the owner was looked for in. A class, not a
+    closure, so a control-plane image can be pickled."""
+
+    def __init__(self, recorder: EventRecorder) -> None:
+        self.recorder = recorder
+
+    def __call__(self, dep: Any, ref: Any) -> None:
+        ns = dep.namespace or ""
+        info = dep.kind.info
+        involved = ObjectRef(info.kind, info.api_version, dep.name, dep.namespace, dep.uid)
+        self.recorder.eventf(involved, "Warning", "OwnerRefInvalidNamespace", _MESSAGE,
+                             ref.api_version, ref.kind, ns, ref.name, ref.uid, ns)
+
+
 def setup(ctx: ControllerContext) -> GarbageCollectorStepper:
     if ctx.server is None:
         raise RuntimeError("garbage-collector needs the in-process API server (ctx.server)")
     from kbatch.apiserver import GarbageCollector
 
-    stepper = GarbageCollectorStepper(GarbageCollector(ctx.server))
+    collector = GarbageCollector(ctx.server, report=InvalidNamespaceReporter(ctx.recorder))
+    stepper = GarbageCollectorStepper(collector)
     ctx.manager.add(stepper)
     return stepper

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kubelet.cluster import condition, get_pod, pod_yaml, sim_cluster
 
 from kbatch.api.core_v1 import Node, Pod
-from kbatch.controllers.nodelifecycle import NOT_READY, UNREACHABLE, eviction_time, wanted_taints
+from kbatch.controllers.nodelifecycle import NOT_READY, UNREACHABLE, plan_eviction, wanted_taints
 from kbatch.controllers.scheduler.types import Taint, Toleration
 from kbatch.sim import mark_node_not_ready, mark_node_ready, taint_node
 
@@ -20,13 +20,16 @@ def test_not_ready_and_unreachable_taints_follow_the_ready_condition() -> None:
     assert wanted_taints(unreachable, "True", 9.0) == [Taint("x", "NoSchedule")]
 
 
-def test_eviction_time_honours_toleration_seconds() -> None:
+def test_eviction_plan_honours_toleration_seconds_from_when_the_taint_is_seen() -> None:
+    """Upstream ``processPodOnNode``: the toleration runs from the controller's observation, not
+    from the taint's ``timeAdded``."""
     taint = Taint(NOT_READY, "NoExecute", "", time_added=100.0)
-    assert eviction_time([taint], (), now=100.0) == 100.0
+    assert plan_eviction([taint], (), now=100.0, scheduled=None) == (100.0, 100.0)
     tol = (Toleration(NOT_READY, "Exists", "", "NoExecute", 300),)
-    assert eviction_time([taint], tol, now=150.0) == 400.0
-    assert eviction_time([taint], (Toleration(operator="Exists"),), now=150.0) is None
-    assert eviction_time([Taint("k", "NoSchedule")], (), now=1.0) is None
+    assert plan_eviction([taint], tol, now=150.0, scheduled=None) == (150.0, 450.0)
+    assert plan_eviction([taint], tol, now=200.0, scheduled=(150.0, 450.0)) == (150.0, 450.0)
+    assert plan_eviction([taint], (Toleration(operator="Exists"),), now=150.0, scheduled=None) is None
+    assert plan_eviction([Taint("k", "NoSchedule")], (), now=1.0, scheduled=None) is None
 
 
 def test_not_ready_node_pods_are_evicted_with_deletion_by_taint_manager() -> None:

@@ -39,6 +39,7 @@ from kbatch.api.strategies.core.scheduling_validation import (
     validate_tolerations,
     validate_topology_spread_constraints,
 )
+from kbatch.api.strategies.core.secret import SecretStrategy
 from kbatch.api.strategies.core.serviceaccount import ServiceAccountStrategy
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "PersistentVolumeClaimStrategy",
     "PodStrategy",
     "PriorityClassStrategy",
+    "SecretStrategy",
     "ServiceAccountStrategy",
     "ServiceStrategy",
     "default_container",
