@@ -73,3 +73,15 @@ def test_the_view_works_in_its_namespace_and_release_empties_only_it():
     gone = inner.get("Namespace", mine)  # the namespace controller runs here: it finishes the deletion
     assert inner.list("Job", mine) == [] and (gone is None or gone["metadata"].get("deletionTimestamp"))
     assert inner.get("Job", "keep", other) is not None
+
+
+def test_a_claimed_namespace_admits_the_pods_of_a_kubelet_playing_check():
+    # Every cluster runs the serviceaccount controller, so the ServiceAccount admission plugin finds
+    # a `default` account in a fresh namespace (plugin/pkg/admission/serviceaccount/admission.go
+    # refuses pods without one); the in-process target for the kubelet-playing checks must run it too.
+    target = KbatchTarget()
+    view = NamespacedTarget(target, claim_namespace(target, namespace_names(0, "admits")))
+    view.apply(job_manifest("j", parallelism=2, completions=2))
+    assert len(view.list("Pod")) == 2
+    assert view.get("ServiceAccount", "default") is not None
+    assert view.get("ConfigMap", "kube-root-ca.crt") is not None
