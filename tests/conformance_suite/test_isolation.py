@@ -85,3 +85,14 @@ def test_a_claimed_namespace_admits_the_pods_of_a_kubelet_playing_check():
     assert len(view.list("Pod")) == 2
     assert view.get("ServiceAccount", "default") is not None
     assert view.get("ConfigMap", "kube-root-ca.crt") is not None
+
+
+def test_a_namespace_whose_default_account_never_comes_is_an_error_not_failed_checks():
+    # test/e2e/framework/framework.go BeforeEach: WaitForDefaultServiceAccountInNamespace and
+    # WaitForKubeRootCAInNamespace (ServiceAccountProvisionTimeout, 2 minutes) before any test step.
+    target = KbatchTarget(controllers="job")
+    before = target.now()
+    missing = r"no default ServiceAccount and kube-root-ca\.crt ConfigMap after 120s"
+    with pytest.raises(RuntimeError, match=missing):
+        claim_namespace(target, namespace_names(0, "unprovisioned"))
+    assert (target.now() - before).total_seconds() >= 120
