@@ -6,7 +6,10 @@ the table lists its fields as ``[number, json name, type, repeated, pointer]``: 
 (``string``, ``int32``, ``bool``, …), ``map:K:V`` or a qualified message name. The field numbers
 and types come from the ``generated.proto`` files (go-to-protobuf output) of k8s.io/api and
 k8s.io/apimachinery; ``pointer`` (a Go ``*T`` field, whose zero value is present rather than omitted)
-comes from the packages' ``types.go``.
+comes from the packages' ``types.go``. ``inline`` lists ``[message, field number]`` for Go's
+embedded fields without a JSON name (``json:""`` or ``json:",inline"``: ``Volume.volumeSource``,
+``Probe.handler``, ``EphemeralContainer.ephemeralContainerCommon``): protobuf nests them as a
+message, JSON spreads their fields into the enclosing object.
 
 Usage: ``python tools/gen_protobuf_schema.py API_CHECKOUT APIMACHINERY_CHECKOUT`` (git checkouts; the
 commit used is recorded in the output).
@@ -20,18 +23,22 @@ import subprocess
 import sys
 from pathlib import Path
 
-API_PACKAGES = ("core/v1", "batch/v1", "policy/v1", "scheduling/v1", "coordination/v1")
+API_PACKAGES = ("core/v1", "batch/v1", "policy/v1", "scheduling/v1", "coordination/v1", "rbac/v1")
 MACHINERY_PACKAGES = ("pkg/apis/meta/v1", "pkg/api/resource", "pkg/util/intstr", "pkg/runtime")
 ROOTS = ("k8s.io.api.core.v1.Namespace", "k8s.io.api.core.v1.Pod", "k8s.io.api.core.v1.Node",
          "k8s.io.api.core.v1.Service", "k8s.io.api.core.v1.Event", "k8s.io.api.core.v1.ConfigMap",
          "k8s.io.api.core.v1.Secret", "k8s.io.api.core.v1.ResourceQuota", "k8s.io.api.core.v1.LimitRange",
+         "k8s.io.api.core.v1.PersistentVolumeClaim",
          "k8s.io.api.scheduling.v1.PriorityClass", "k8s.io.api.policy.v1.PodDisruptionBudget",
          "k8s.io.api.policy.v1.Eviction", "k8s.io.api.coordination.v1.Lease", "k8s.io.api.batch.v1.Job",
-         "k8s.io.api.batch.v1.CronJob", "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+         "k8s.io.api.batch.v1.CronJob", "k8s.io.api.rbac.v1.Role", "k8s.io.api.rbac.v1.ClusterRole",
+         "k8s.io.api.rbac.v1.RoleBinding", "k8s.io.api.rbac.v1.ClusterRoleBinding",
+         "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
          "k8s.io.apimachinery.pkg.runtime.Unknown")
 _FIELD = re.compile(r"^\s*(optional|repeated)\s+([\w.]+)\s+(\w+)\s*=\s*(\d+)\s*;")
 _MAP = re.compile(r"^\s*map<\s*(\w+)\s*,\s*([\w.]+)\s*>\s+(\w+)\s*=\s*(\d+)\s*;")
 _GO_FIELD = re.compile(r'^\s*\w+\s+(\*?)[\w.\[\]*]+\s+`json:"(\w*)[^`]*protobuf:"')
+_GO_INLINE = re.compile(r'^\s*\w+\s+`json:"(?:,inline)?"[^`]*protobuf:"\w+,(\d+),')
 
 
 def _git_show(repo: Path, path: str) -> str:
@@ -85,6 +92,21 @@ def _pointers(text: str, package: str) -> set[tuple[str, str]]:
     return out
 
 
+def _inlines(text: str, package: str) -> set[tuple[str, int]]:
+    """``(message, field number)`` of every embedded field without a JSON name with a protobuf tag;
+    ``runtime.Unknown``'s ``typeMeta`` is left out (the envelope is read by its protobuf names)."""
+    out: set[tuple[str, int]] = set()
+    struct = None
+    for line in text.splitlines():
+        if m := re.match(r"^type (\w+) struct \{", line):
+            struct = m.group(1)
+        elif line.startswith("}"):
+            struct = None
+        elif struct and struct != "Unknown" and (f := _GO_INLINE.match(line)):
+            out.add((f"{package}.{struct}", int(f.group(1))))
+    return out
+
+
 def _reachable(messages: dict[str, list[list]]) -> list[str]:
     seen, todo = set(), list(ROOTS)
     while todo:
@@ -102,6 +124,7 @@ def _reachable(messages: dict[str, list[list]]) -> list[str]:
 def main(api: Path, machinery: Path) -> None:
     messages: dict[str, list[list]] = {}
     pointers: set[tuple[str, str]] = set()
+    inlines: set[tuple[str, int]] = set()
     sources = [(api, p, "k8s.io.api." + p.replace("/", ".")) for p in API_PACKAGES]
     sources += [(machinery, p, "k8s.io.apimachinery." + p.replace("/", ".")) for p in MACHINERY_PACKAGES]
     for repo, path, package in sources:
@@ -110,11 +133,15 @@ def main(api: Path, machinery: Path) -> None:
                                capture_output=True, text=True, check=True).stdout.split()
         for go in files:
             if go.endswith(".go") and not go.endswith("_test.go") and not go.startswith("zz_"):
-                pointers |= _pointers(_git_show(repo, f"{path}/{go}"), package)
+                text = _git_show(repo, f"{path}/{go}")
+                pointers |= _pointers(text, package)
+                inlines |= _inlines(text, package)
     table = {}
     for name in _reachable(messages):
         table[name] = [[n, j, t, r, (name, j) in pointers] for n, j, t, r, _ in messages[name]]
-    doc = {"source": {"k8s.io/api": _head(api), "k8s.io/apimachinery": _head(machinery)}, "messages": table}
+    inline = sorted([m, f] for m, f in inlines if m in table)
+    doc = {"source": {"k8s.io/api": _head(api), "k8s.io/apimachinery": _head(machinery)}, "messages": table,
+           "inline": inline}
     out = Path(__file__).resolve().parents[1] / "kbatch" / "server" / "protobuf" / "schema.json"
     out.write_text(json.dumps(doc, separators=(",", ":"), sort_keys=True) + "\n")
     print(f"{len(table)} messages -> {out}")

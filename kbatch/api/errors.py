@@ -33,6 +33,7 @@ from typing import Any
 from pydantic import Field
 
 from kbatch.api.base import KubeModel
+from kbatch.api.go_quote import go_quote
 from kbatch.api.meta import ListMeta
 
 __all__ = [
@@ -106,7 +107,7 @@ def _render_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return json.dumps(value)
+        return go_quote(value)
     if value is None:
         return "null"
     if isinstance(value, (int, float)):

@@ -12,7 +12,6 @@ Parse errors are raised as :class:`kbatch.api.errors.BadRequest`, carrying upstr
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -21,6 +20,7 @@ from typing import Any, Literal
 
 from kbatch.api.base import ApiInfo
 from kbatch.api.errors import BadRequest, FieldError
+from kbatch.api.go_int import parse_int
 from kbatch.api.meta import LabelSelector, Resource
 from kbatch.api.validation import is_qualified_name, is_valid_label_value
 
@@ -37,7 +37,6 @@ __all__ = [
     "label_key_errors",
     "label_value_errors",
     "parse_field_selector",
-    "parse_int64",
     "parse_label_selector",
     "selector_from_model",
     "selector_from_set",
@@ -85,7 +84,7 @@ class Requirement:
             return self.key not in labels
         if self.key not in labels:  # gt / lt: integer comparison
             return False
-        have = parse_int64(labels[self.key])
+        have = parse_int(labels[self.key])
         if have is None:
             return False
         want = int(self.values[0])
@@ -108,17 +107,6 @@ _ONE_VALUE = "exact-match compatibility requires one single value"
 _NO_VALUES = "values set must be empty for exists and does not exist"
 _ONE_INTEGER = "for 'Gt', 'Lt' operators, exactly one value is required"
 _INTEGER = "for 'Gt', 'Lt' operators, the value must be an integer"
-_INT64_RE = re.compile(r"[+-]?[0-9]+")
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-
-
-def parse_int64(text: str) -> int | None:
-    """Go's ``strconv.ParseInt(text, 10, 64)``: an optional sign and ASCII digits (no ``_``, no
-    spaces, no other Unicode digits, all of which Python's ``int`` takes), within int64."""
-    if not _INT64_RE.fullmatch(text):
-        return None
-    value = int(text)
-    return value if _INT64_MIN <= value <= _INT64_MAX else None
 
 
 def _requirement_errors(key: str, op: LabelOp, vals: list[str], key_path: str) -> list[FieldError]:
@@ -139,7 +127,7 @@ def _requirement_errors(key: str, op: LabelOp, vals: list[str], key_path: str) -
         if len(vals) != 1:
             errs.append(FieldError.invalid("values", vals, _ONE_INTEGER))
         errs += [FieldError.invalid(f"values[{i}]", v, _INTEGER) for i, v in enumerate(vals)
-                 if parse_int64(v) is None]
+                 if parse_int(v) is None]
     for i, v in enumerate(vals):
         value_msgs = label_value_errors(v)
         if value_msgs:

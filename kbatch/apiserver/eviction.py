@@ -69,7 +69,7 @@ from kbatch.api.policy_v1 import (
     PodDisruptionBudgetStatus,
 )
 from kbatch.apiserver.client import Preconditions
-from kbatch.server.write_options import check_delete_options, delete_option_errors
+from kbatch.apiserver.write_options import check_delete_options, delete_option_errors
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer

@@ -4,7 +4,7 @@ Upstream: k8s.io/apimachinery ``pkg/apis/meta/v1/validation/validation.go`` (v0.
 ``ValidateFieldManager``, called by ``ValidateCreateOptions``, ``ValidateUpdateOptions`` and
 ``ValidatePatchOptions`` (which first requires a manager for an apply patch). The limit is Go's
 ``len``, so it counts UTF-8 bytes, and an unprintable character (not ``unicode.IsPrint``) is
-reported at its byte offset. kbatch serve's option checks (:mod:`kbatch.server.write_options`) and
+reported at its byte offset. kbatch serve's option checks (:mod:`kbatch.apiserver.write_options`) and
 the in-process apply (:mod:`kbatch.apiserver.apply.operation`) both use this one check.
 """
 

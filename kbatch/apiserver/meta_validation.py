@@ -2,7 +2,8 @@
 
 Delegates to ``kbatch.api.validation`` (upstream ``ValidateObjectMeta`` / ``ValidateObjectMetaUpdate``,
 ``staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go``), choosing the name rule per
-kind: namespaces are DNS-1123 labels, everything else DNS-1123 subdomains.
+kind: namespaces are DNS-1123 labels, a kind whose strategy declares a ``name_validator`` that rule
+(RBAC's roles and bindings: path segments, ``ValidateRBACName``), everything else DNS-1123 subdomains.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ __all__ = ["validate_meta", "validate_meta_update"]
 
 
 def validate_meta(kind: Kind, meta: ObjectMeta) -> list[FieldError]:
-    validator = name_is_dns1123_label if kind.is_namespace else name_is_dns1123_subdomain
+    validator = name_is_dns1123_label if kind.is_namespace else \
+        getattr(kind.strategy, "name_validator", None) or name_is_dns1123_subdomain
     return validate_object_meta(meta, namespaced=kind.info.namespaced, name_validator=validator)
 
 

@@ -92,6 +92,14 @@ class APIServer:
             resolve(plugin.install)(self)
         if bootstrap:
             self.namespaces.bootstrap()
+            self.run_post_start_hooks()
+
+    def run_post_start_hooks(self) -> None:
+        """The families' post-start hooks, in family order (kube-apiserver runs its post-start hooks
+        each time it starts; a CLI command's load of its state directory is such a start)."""
+        for family in self.composition.families:
+            for hook in family.post_start:
+                resolve(hook)(self)
 
     # --- pickling (a saved control plane, docs/cli.md) -----------------------------------------------
     def __getstate__(self) -> dict[str, Any]:

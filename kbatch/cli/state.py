@@ -229,6 +229,7 @@ class StateDir:
             # each command starts the API server again: its system-namespaces controller recreates
             # a missing kube-system, kube-public or kube-node-lease (kube-apiserver's post-start hook)
             cp.server.namespaces.ensure_system_namespaces()
+            cp.server.run_post_start_hooks()  # e.g. RBAC's bootstrap roles, recreated when missing
         else:
             config = StateConfig(start=_start_option(opts.clock_start)).with_options(opts, clock)
             cp = self._from_legacy(config) if self.legacy_snapshot.exists() else config.build()

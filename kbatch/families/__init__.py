@@ -28,6 +28,8 @@ from kbatch.families.family import (
 from kbatch.families.gang import GANG
 from kbatch.families.jobset import JOBSET
 from kbatch.families.kueue import KUEUE
+from kbatch.families.rbac import RBAC
+from kbatch.families.storage import STORAGE
 
 __all__ = [
     "BATCH",
@@ -38,6 +40,8 @@ __all__ = [
     "GANG",
     "JOBSET",
     "KUEUE",
+    "RBAC",
+    "STORAGE",
     "AdmissionPlugin",
     "AdmissionSelectionError",
     "Composition",
@@ -54,7 +58,7 @@ __all__ = [
     "resolve",
 ]
 
-BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, DRA, GANG, COSCHEDULING, JOBSET, KUEUE)
+BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, STORAGE, RBAC, DRA, GANG, COSCHEDULING, JOBSET, KUEUE)
 """Every family kbatch ships, in composition order (the order kinds are registered, admission
 plugins run and controllers are stepped). Adding a family is one line here. Built-in API groups
 before custom resources: a name two kinds share (``podgroups``) resolves to the first, as kubectl

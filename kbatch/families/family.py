@@ -9,6 +9,9 @@ A family (core, batch, JobSet, gang scheduling, Kueue, DRA, ...) is a :class:`Fa
   controllers run (upstream's admission plugins and webhooks run in the API server's path);
 * its **controllers** (:class:`ControllerSpec`), selected with ``--controllers``;
 * its **scheduler plugins** (:class:`SchedulerPlugin`), which scheduler profiles enable by name;
+* its **post-start hooks**: ``hook(server)`` run once a new API server has its system namespaces, to
+  create what a fresh control plane holds (kube-apiserver's post-start hooks, e.g. RBAC's
+  ``rbac/bootstrap-roles``);
 * its **feature gates** (:class:`~kbatch.api.features.FeatureSpec`) and its **job integrations**
   (:class:`JobIntegration`: the kinds that Kueue-style queueing can suspend and admit).
 
@@ -149,3 +152,4 @@ class Family:
     scheduler_plugins: tuple[SchedulerPlugin, ...] = ()
     feature_gates: tuple[FeatureSpec, ...] = ()
     job_integrations: tuple[JobIntegration, ...] = ()
+    post_start: tuple[Ref, ...] = ()

@@ -12,8 +12,10 @@ trace. Pod logs are what the container's command would print (``kbatch.sim.comma
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
+from kbatch.api.base import parse_time
 from kbatch.api.errors import BadRequest, NotFound
 from kbatch.api.jsonpath import TemplateError, checked_expression, find, go_value
 from kbatch.api.quantity import Quantity
@@ -213,21 +215,72 @@ def trace(backend: Any, args: Obj) -> Obj:
     return {"lines": tr.lines(), "digest": tr.digest()}
 
 
-def pod_log(backend: Any, namespace: str, name: str, container: str | None = None) -> str:
-    info = _info(backend, "pods")
-    pod = backend.get(info, namespace, name)
+def pod_log(backend: Any, namespace: str, name: str, container: str | None = None, *,
+            previous: bool = False) -> str:
+    lines = pod_log_lines(backend, namespace, name, container, previous=previous)
+    return "".join(text + "\n" for _, text in lines)
+
+
+def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None = None, *,
+                  previous: bool = False) -> list[tuple[datetime, str]]:
+    """The lines the container's run (or its previous run) has written so far, each with its time:
+    the run's ``startedAt`` plus when its command printed the line, in time order. A running
+    container has written only the lines its command has reached by now (``startedAt`` is whole
+    seconds, so a line may show up to a second early)."""
     from kbatch.sim.command import interpret
 
-    containers = pod["spec"]["containers"]
-    chosen = next((c for c in containers if c["name"] == container), None) if container else containers[0]
-    if chosen is None:
-        raise BadRequest(f'container {container} is not valid for pod {name}')
-    if (pod.get("status") or {}).get("phase") in (None, "Pending"):
-        raise BadRequest(f'container "{chosen["name"]}" in pod "{name}" is waiting to start: '
-                         "ContainerCreating")
+    pod = backend.get(_info(backend, "pods"), namespace, name)
+    chosen = _log_container(pod, name, container, previous)
     env = {e["name"]: _env_value(pod, e) for e in chosen.get("env") or () if "name" in e}
     run = interpret([*(chosen.get("command") or ()), *(chosen.get("args") or ())], env)
-    return "".join(line + "\n" for line in run.logs)
+    status = _container_status(pod, chosen["name"])
+    state = status.get("lastState") if previous else status.get("state")
+    running = "running" in (state or {})
+    started_raw = next((v.get("startedAt") for v in (state or {}).values() if isinstance(v, dict)), None)
+    now = backend.now()
+    started = parse_time(started_raw) if started_raw else now
+    lines = sorted(((started + timedelta(seconds=at), text) for text, at in
+                    zip(run.logs, run.log_offsets, strict=True)), key=lambda line: line[0])
+    return [line for line in lines if not running or line[0] <= now]
+
+
+_WAITING = {"ErrImagePull": "image can't be pulled", "ImagePullBackOff": "trying and failing to pull image"}
+
+
+def _log_container(pod: Obj, name: str, container: str | None, previous: bool) -> Obj:
+    """The container whose log is asked for, checked as the kubelet checks it (k8s.io/kubernetes
+    ``pkg/kubelet/kubelet_pods.go`` ``validateContainerLogStatus``): any of the pod's containers, init
+    and ephemeral ones too; a previous run needs ``lastState.terminated`` (kbatch's kubelet sets no
+    containerID to check); a waiting container without a terminated run has no log yet."""
+    spec = pod["spec"]
+    every = [*spec["containers"], *(spec.get("initContainers") or ()),
+             *(spec.get("ephemeralContainers") or ())]
+    chosen = next((c for c in every if c["name"] == container), None) if container else spec["containers"][0]
+    if chosen is None:
+        raise BadRequest(f'container {container} is not valid for pod {name}')
+    status = _container_status(pod, chosen["name"])
+    last_run = (status.get("lastState") or {}).get("terminated")
+    if previous and not last_run:
+        raise BadRequest(f'previous terminated container "{chosen["name"]}" in pod "{name}" not found')
+    waiting = (status.get("state") or {}).get("waiting")
+    if waiting is not None and not last_run:
+        reason = waiting.get("reason") or "ContainerCreating"
+        raise BadRequest(f'container "{chosen["name"]}" in pod "{name}" is waiting to start: '
+                         f'{_WAITING.get(reason, reason)}')
+    if not status and (pod.get("status") or {}).get("phase") in (None, "Pending"):
+        raise BadRequest(f'container "{chosen["name"]}" in pod "{name}" is waiting to start: '
+                         "ContainerCreating")
+    return dict(chosen)
+
+
+def _container_status(pod: Obj, container: str) -> Obj:
+    """The container's status, from whichever list the kubelet keeps it in (``{}`` when none)."""
+    status = pod.get("status") or {}
+    for key in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
+        found = next((s for s in status.get(key) or () if s.get("name") == container), None)
+        if found is not None:
+            return dict(found)
+    return {}
 
 
 def _env_value(pod: Obj, var: Obj) -> str:

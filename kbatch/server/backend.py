@@ -10,7 +10,7 @@ Every method raises ``kbatch.api.errors.StatusError`` subclasses for API failure
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -128,7 +128,13 @@ class Backend(Protocol):
         the clock plus ``advancedSeconds`` and, for the bounded forms, ``met``."""
         ...
 
-    def pod_log(self, namespace: str, name: str, container: str | None = None) -> str: ...
+    def pod_log(self, namespace: str, name: str, container: str | None = None, *,
+                previous: bool = False) -> str: ...
+
+    def pod_log_lines(self, namespace: str, name: str, container: str | None = None, *,
+                      previous: bool = False) -> Sequence[tuple[datetime, str]]:
+        """The log's lines, each with the (virtual) time it was written."""
+        ...
 
     def action(self, name: str, args: Obj) -> Obj:
         """Fault injection and cluster actions, as :data:`kbatch.server.actions.ACTIONS` names them

@@ -6,7 +6,7 @@ fields are ignored); a field of the wrong JSON type is refused in Go's words
 DeleteOptions.gracePeriodSeconds of type int64``, a 400 BadRequest as the DELETE handlers wrap a
 decode error (k8s.io/apiserver ``pkg/endpoints/handlers/delete.go``, ``errors.NewBadRequest``).
 ``null`` leaves a field unset, as Go's decoder does. The options are then checked as
-``ValidateDeleteOptions`` (:mod:`kbatch.server.write_options`); ``orphanDependents`` in the query is
+``ValidateDeleteOptions`` (:mod:`kbatch.apiserver.write_options`); ``orphanDependents`` in the query is
 a Go ``*bool`` (present: true unless ``0`` or ``false``). A body, when there is one, is the only
 source of the options: the query's are then ignored, as upstream.
 """
@@ -18,9 +18,9 @@ from typing import Any
 from kbatch.api.errors import BadRequest
 from kbatch.api.registry import KindSpec
 from kbatch.apiserver.go_json import cannot_unmarshal, json_kind
+from kbatch.apiserver.write_options import check_delete_options, delete_option_errors
 from kbatch.server.backend import DeleteOptions
 from kbatch.server.http import Request
-from kbatch.server.write_options import check_delete_options, delete_option_errors
 
 __all__ = ["JOB_ORPHAN_WARNING", "delete_options", "delete_warnings"]
 

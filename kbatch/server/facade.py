@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -342,8 +342,13 @@ class ControlPlaneBackend:
             return False
         return True
 
-    def pod_log(self, namespace: str, name: str, container: str | None = None) -> str:
-        return actions.pod_log(self, namespace, name, container)
+    def pod_log(self, namespace: str, name: str, container: str | None = None, *,
+                previous: bool = False) -> str:
+        return actions.pod_log(self, namespace, name, container, previous=previous)
+
+    def pod_log_lines(self, namespace: str, name: str, container: str | None = None, *,
+                      previous: bool = False) -> Sequence[tuple[datetime, str]]:
+        return actions.pod_log_lines(self, namespace, name, container, previous=previous)
 
     def action(self, name: str, args: Obj) -> Obj:
         handler = actions.ACTIONS.get(name)

@@ -21,15 +21,17 @@ from kbatch.apiserver.decoding import cannot_handle, unrecognized
 from kbatch.apiserver.go_json import cannot_unmarshal, type_meta_error
 from kbatch.apiserver.go_json_syntax import GoSyntaxError
 from kbatch.apiserver.manifests import YamlError, yaml_documents
+from kbatch.apiserver.write_options import check_write_options, write_option_errors
 from kbatch.server.backend import Backend, WriteOptions
 from kbatch.server.deleteopts import delete_options, delete_warnings
 from kbatch.server.http import Request, Response, json_response
 from kbatch.server.list_options import validate_list_request
+from kbatch.server.pod_log_options import cut_log, log_options
 from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import ResourcePath
+from kbatch.server.streaming import STREAMING_SUBRESOURCES, refuse_stream
 from kbatch.server.table import build_table, table_accepted
 from kbatch.server.warning_header import warning_header
-from kbatch.server.write_options import check_write_options, write_option_errors
 
 __all__ = ["PATCH_TYPES", "handle_resource", "write_options"]
 
@@ -48,7 +50,7 @@ RETURN_DELETED = frozenset({"Pod"})
 
 def write_options(req: Request, kind: str = "CreateOptions", patch_type: str | None = None) -> WriteOptions:
     """The write's options, checked first as kube-apiserver's handlers check them
-    (:mod:`kbatch.server.write_options`; ``kind`` names the options in the ``Invalid``)."""
+    (:mod:`kbatch.apiserver.write_options`; ``kind`` names the options in the ``Invalid``)."""
     dry = req.query.get("dryRun") or []
     validation = req.param("fieldValidation") or ""
     check_write_options(kind, write_option_errors(dry, validation, req.param("fieldManager") or "",
@@ -229,10 +231,10 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
     if rp.subresource == "eviction":
         return _evict(backend, req, rp)
     if rp.subresource == "log":
-        if method != "GET" or name is None:
-            raise MethodNotAllowed(f"{method} is not supported on pods/log")
-        text = backend.pod_log(rp.namespace or "default", name, req.param("container"))
-        return Response(200, text.encode(), content_type="text/plain")
+        return _pod_log(backend, req, rp)
+    if rp.subresource in STREAMING_SUBRESOURCES and name is not None:
+        pod = backend.get(info, rp.namespace, name)
+        raise refuse_stream(pod, rp.subresource, method, req.param("container"))
     if rp.subresource == "finalize" and (method != "PUT" or name is None):
         # upstream's FinalizeREST is an Updater only (pkg/registry/core/namespace/storage/storage.go)
         raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
@@ -272,6 +274,15 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
             backend.settle()
         return _deleted(rp, name, gone, tuple(warning_header(w) for w in delete_warnings(rp.spec, dopts)))
     raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
+
+
+def _pod_log(backend: Backend, req: Request, rp: ResourcePath) -> Response:
+    """``GET pods/{name}/log`` with its ``PodLogOptions`` (:mod:`kbatch.server.pod_log_options`)."""
+    if req.method != "GET" or rp.name is None:
+        raise MethodNotAllowed(f"{req.method} is not supported on pods/log")
+    opts = log_options(req, rp.name, backend.now())
+    lines = backend.pod_log_lines(rp.namespace or "default", rp.name, opts.container, previous=opts.previous)
+    return Response(200, cut_log(lines, opts), content_type="text/plain")
 
 
 def _evict(backend: Backend, req: Request, rp: ResourcePath) -> Response:

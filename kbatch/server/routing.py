@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from kbatch.api.errors import MethodNotAllowed, NotFound, StatusDetails
 from kbatch.api.registry import KindSpec, Registry
 from kbatch.server.crd_openapi import is_custom_resource_group
+from kbatch.server.streaming import STREAMING_SUBRESOURCES
 
 __all__ = ["PageNotFound", "ResourcePath", "Router", "route_not_found"]
 
@@ -78,7 +79,8 @@ class Router:
         sub = rest[2] if len(rest) > 2 else None
         if spec.info.namespaced and namespace is None and (name is not None or method != "GET"):
             raise self._outside_namespaces(group, name)
-        is_log = sub in ("log", "eviction") and spec.info.kind == "Pod"  # pods/log, pods/eviction
+        # pods/log, pods/eviction, and the connect subresources that kbatch refuses (streaming.py)
+        is_log = sub in ("log", "eviction", *STREAMING_SUBRESOURCES) and spec.info.kind == "Pod"
         if sub is not None and sub not in spec.info.subresources and not is_log:
             if group in self._builtin_groups:
                 raise route_not_found()

@@ -59,11 +59,13 @@ _SH_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)
 
 @dataclass(frozen=True, slots=True)
 class ContainerRun:
-    """What one run of a container does: how long it runs, how it ends, what it prints."""
+    """What one run of a container does: how long it runs, how it ends, what it prints, and when
+    (``log_offsets``: seconds after the start at which each line of ``logs`` is printed)."""
 
     duration: float
     exit_code: int
     logs: tuple[str, ...] = ()
+    log_offsets: tuple[float, ...] = ()
 
 
 def parse_sleep(word: str) -> float | None:
@@ -136,6 +138,7 @@ class _State:
         self.duration = 0.0
         self.status = 0
         self.logs: list[str] = []
+        self.offsets: list[float] = []
         self.exited = False
         self.background_end = 0.0  # when the last background list started so far ends
 
@@ -153,6 +156,7 @@ class _State:
             self.status = 1
         elif name == "echo":
             self.logs.append(" ".join(w for w in rest if w != "-n"))
+            self.offsets.append(self.duration)
             self.status = 0
         elif name == "wait":
             self.duration = max(self.duration, self.background_end)
@@ -164,7 +168,7 @@ class _State:
             self.status = 0
 
     def result(self) -> ContainerRun:
-        return ContainerRun(self.duration, self.status, tuple(self.logs))
+        return ContainerRun(self.duration, self.status, tuple(self.logs), tuple(self.offsets))
 
 
 def _sum_sleeps(words: list[str]) -> float | None:
@@ -199,6 +203,7 @@ def _run_script(script: str, env: Mapping[str, str], default_duration: float) ->
             _run_chain(job, chain, env)
             state.background_end = max(state.background_end, state.duration + job.duration)
             state.logs.extend(job.logs)
+            state.offsets.extend(state.duration + offset for offset in job.offsets)
             state.status = 0
         else:
             _run_chain(state, chain, env)

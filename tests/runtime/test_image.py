@@ -59,6 +59,7 @@ def _claiming(name: str, script: str, source: dict[str, str]) -> dict[str, Any]:
 
 
 KUEUE = "kueue.x-k8s.io/v1beta2"
+RBAC = "rbac.authorization.k8s.io/v1"
 
 WORLD: list[dict[str, Any]] = [
     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}},
@@ -112,6 +113,12 @@ WORLD: list[dict[str, Any]] = [
     {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "token"}, "stringData": {"token": "t"}},
     {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
      "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+    # storage (docs/storage.md): a class and a volume (objects only so far)
+    {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "standard"},
+     "provisioner": "kbatch.io/simulated", "volumeBindingMode": "WaitForFirstConsumer"},
+    {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-data"},
+     "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+              "hostPath": {"path": "/data"}}},
     # gangs (docs/gang.md), both APIs: groups of two with one member so far, waiting for the second
     {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "Workload", "metadata": {"name": "wl"},
      "spec": {"podGroupTemplates": [{"name": "w", "schedulingPolicy": {"gang": {"minCount": 2}}}]}},
@@ -121,6 +128,19 @@ WORLD: list[dict[str, Any]] = [
     {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "cosched"},
      "spec": {"minMember": 2, "scheduleTimeoutSeconds": 60}},
     _pod("cosched-0", "sleep 60", labels={"scheduling.x-k8s.io/pod-group": "cosched"}),
+    # RBAC: an aggregated ClusterRole and its part, a Role, bindings of each kind
+    {"apiVersion": RBAC, "kind": "ClusterRole", "metadata": {"name": "jobs-view", "labels": {"agg": "jobs"}},
+     "rules": [{"verbs": ["get", "list"], "apiGroups": ["batch"], "resources": ["jobs"]}]},
+    {"apiVersion": RBAC, "kind": "ClusterRole", "metadata": {"name": "jobs-all"},
+     "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"agg": "jobs"}}]}},
+    {"apiVersion": RBAC, "kind": "Role", "metadata": {"name": "pods-reader"},
+     "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}]},
+    {"apiVersion": RBAC, "kind": "RoleBinding", "metadata": {"name": "read-pods"},
+     "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "pods-reader"},
+     "subjects": [{"kind": "User", "name": "jane"}]},
+    {"apiVersion": RBAC, "kind": "ClusterRoleBinding", "metadata": {"name": "jobs-all"},
+     "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "jobs-all"},
+     "subjects": [{"kind": "Group", "name": "ops"}]},
     # Kueue: a queued Job waiting on a quota that holds one of its two pods (its Workload pending)
     {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "flavor"}},
     {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": "all"}},

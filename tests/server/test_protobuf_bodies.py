@@ -125,3 +125,17 @@ def test_kubectl_create_commands_work(served: Any) -> None:
     assert pdb["spec"]["minAvailable"] == 1
     config_map = json.loads(kubectl(served, "get", "cm", "pb-cm", "-o", "json").stdout)
     assert config_map["data"] == {"a": "1", "b": "two"}
+
+
+def test_embedded_structs_without_a_json_name_are_spread_into_their_parent() -> None:
+    # core/v1 types.go: Volume embeds VolumeSource (`json:""`, protobuf field 2), Probe embeds
+    # ProbeHandler (field 1): nested messages on the wire, inline fields in JSON
+    host_path = _field(1, _field(1, b"/"))  # VolumeSource.hostPath{path: "/"}
+    volume = _field(1, b"root") + _field(2, host_path)
+    probe = _field(1, _field(1, _field(1, b"true")))  # Probe.handler.exec.command
+    container = _field(1, b"c") + _field(2, b"busybox") + _field(11, probe)  # readinessProbe = 11
+    spec = _field(1, volume) + _field(2, container)
+    pod = _envelope("v1", "Pod", _field(2, spec))
+    decoded = decode_object(pod)
+    assert decoded["spec"]["volumes"] == [{"name": "root", "hostPath": {"path": "/"}}]
+    assert decoded["spec"]["containers"][0]["readinessProbe"] == {"exec": {"command": ["true"]}}

@@ -19,7 +19,7 @@ from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, interpret, parse_
         (["sleep", "2h"], ContainerRun(7200.0, 0)),
         (["true"], ContainerRun(0.0, 0)),
         (["false"], ContainerRun(0.0, 1)),
-        (["echo", "hello", "world"], ContainerRun(0.0, 0, ("hello world",))),
+        (["echo", "hello", "world"], ContainerRun(0.0, 0, ("hello world",), (0.0,))),
         (["sh", "-c", "sleep 5; exit 3"], ContainerRun(5.0, 3)),
         (["bash", "-c", "sleep 5 && exit 3"], ContainerRun(5.0, 3)),
         (["/bin/sh", "-c", "false && sleep 5"], ContainerRun(0.0, 1)),
@@ -27,7 +27,7 @@ from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, interpret, parse_
         (["sh", "-c", "false || exit 7"], ContainerRun(0.0, 7)),
         (["sh", "-c", "exit 2; sleep 100"], ContainerRun(0.0, 2)),
         (["sh", "-c", "exit 256"], ContainerRun(0.0, 0)),  # modulo 256, as sh
-        (["sh", "-c", "echo 'a; b'; sleep 1\nsleep 2"], ContainerRun(3.0, 0, ("a; b",))),
+        (["sh", "-c", "echo 'a; b'; sleep 1\nsleep 2"], ContainerRun(3.0, 0, ("a; b",), (0.0,))),
         (["sh", "-c", "false; exit"], ContainerRun(0.0, 1)),  # bare exit keeps the last status
     ],
 )
@@ -48,7 +48,7 @@ def test_sleep_infinity_never_ends() -> None:
 def test_shell_variables_come_from_the_container_env() -> None:
     env = {"JOB_COMPLETION_INDEX": "3", "CODE": "4"}
     run = interpret(["sh", "-c", "echo index $JOB_COMPLETION_INDEX ${UNSET}end; exit ${CODE}"], env=env)
-    assert run == ContainerRun(0.0, 4, ("index 3 end",))
+    assert run == ContainerRun(0.0, 4, ("index 3 end",), (0.0,))
 
 
 def test_single_quotes_stop_shell_expansion() -> None:
@@ -140,3 +140,26 @@ def test_a_script_with_compound_commands_is_outside_the_vocabulary(script: str) 
     line would run an ``exit 1`` its condition guards (kubernetes-sigs/jobset's failure-policy
     examples fail only index 0 that way). The script is an unknown command instead."""
     assert interpret(["bash", "-xc", script]) == ContainerRun(DEFAULT_DURATION, 0)
+
+
+@pytest.mark.parametrize(
+    ("script", "offsets"),
+    [
+        ("echo a; sleep 60; echo b", (0.0, 60.0)),
+        ("sleep 5; echo a && sleep 1m && echo b", (5.0, 65.0)),
+        ("sleep 10; echo x; sleep 3 & echo y", (10.0, 10.0)),
+        ("sleep 2; sleep 5 && echo bg & sleep 1; echo fg; wait", (7.0, 3.0)),  # a background line
+    ],
+)
+def test_each_line_is_printed_when_the_script_reaches_it(script: str, offsets: tuple[float, ...]) -> None:
+    # kubectl logs of a running container shows only the lines printed so far (kbatch/server/actions.py)
+    assert interpret(["sh", "-c", script]).log_offsets == offsets
+
+
+@given(st.lists(st.tuples(st.sampled_from(["echo x", "sleep 3", "true", "false"]),
+                          st.sampled_from(["; ", " && ", " || "])), max_size=8))
+def test_a_line_is_printed_between_the_start_and_the_end(parts: list[tuple[str, str]]) -> None:
+    run = interpret(["sh", "-c", "".join(c + sep for c, sep in parts) + "true"])
+    assert len(run.log_offsets) == len(run.logs)
+    assert list(run.log_offsets) == sorted(run.log_offsets)
+    assert all(0 <= at <= run.duration for at in run.log_offsets)

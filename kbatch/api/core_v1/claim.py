@@ -1,8 +1,9 @@
 """core/v1 PersistentVolumeClaim (k8s.io/api ``core/v1/types.go``), as an object only.
 
-kbatch stores claims, validates them and prints them, but simulates no storage: no PersistentVolume
-kind, no binding controller, no provisioner, no scheduler volume plugins. A claim stays ``Pending``
-and pods that mount it schedule and run as if it were bound. JobSet's ``volumeClaimPolicies`` create
+kbatch stores claims, validates them and prints them, but binds none yet: the storage family serves
+StorageClass and PersistentVolume (docs/storage.md), with no binding controller, no provisioner and
+no scheduler volume plugins so far. A claim stays ``Pending`` and pods that mount it schedule and
+run as if it were bound. JobSet's ``volumeClaimPolicies`` create
 claims (docs/jobset.md).
 """
 

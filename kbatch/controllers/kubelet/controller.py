@@ -56,7 +56,7 @@ from kbatch.controllers.kubelet.engine import (
 from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore
 from kbatch.controllers.kubelet.probes import ProbeFault
-from kbatch.controllers.kubelet.references import CONFIG_MAP, mount_errors, pod_references
+from kbatch.controllers.kubelet.references import CONFIG_MAP, SECRET, mount_errors, pod_references
 from kbatch.controllers.kubelet.status import Seen, container_fingerprint, status_patch, wanted_ready
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Result
@@ -96,7 +96,7 @@ class Kubelet:
         from kbatch.api.core_v1 import ConfigMap, Node, Pod, Secret
 
         self.ctx, self.Pod, self.Node = ctx, Pod, Node
-        self._sources: dict[str, Any] = {CONFIG_MAP: ConfigMap, "Secret": Secret}
+        self._sources: dict[str, Any] = {CONFIG_MAP: ConfigMap, SECRET: Secret}
         options = ctx.options
         self.start_delay = float(options.get("start_delay", 0.0))
         self.default_duration = float(options.get("default_duration", DEFAULT_DURATION))

@@ -9,7 +9,10 @@ JSON follows the Go types' encoding: a non-pointer scalar at its zero value is a
 go-to-protobuf writes such fields even when empty), a pointer one is kept; the types with their own
 protobuf forms read as their JSON forms: ``Time`` (seconds, nanos; RFC 3339 to the second),
 ``MicroTime`` (to the microsecond), ``Quantity`` (its string), ``IntOrString``, ``FieldsV1`` and
-``RawExtension`` (raw JSON), ``[]byte`` (base64).
+``RawExtension`` (raw JSON), ``[]byte`` (base64). An embedded Go struct without a JSON name
+(``Volume``'s ``VolumeSource``, ``Probe``'s ``ProbeHandler``, the ``LocalObjectReference`` of a
+``configMapKeyRef``) is a nested message in protobuf but its fields sit in the enclosing object in
+JSON (encoding/json's embedded-struct rule), so its fields are spread there.
 """
 
 from __future__ import annotations
@@ -38,6 +41,12 @@ _INTS = {"int32": 32, "int64": 64, "uint32": 0, "uint64": 0}
 def _schema() -> dict[str, list[list[Any]]]:
     doc = json.loads((Path(__file__).with_name("schema.json")).read_text())
     return doc["messages"]
+
+
+@cache
+def _inline() -> frozenset[tuple[str, int]]:
+    doc = json.loads((Path(__file__).with_name("schema.json")).read_text())
+    return frozenset((message, number) for message, number in doc.get("inline", ()))
 
 
 def decode_object(body: bytes) -> dict[str, Any]:
@@ -79,7 +88,9 @@ def _message(data: bytes, name: str) -> dict[str, Any] | Any:
         if field is None:
             continue  # an unknown field, as Go's generated Unmarshal skips it
         _, json_name, typ, repeated, pointer = field
-        if typ.startswith("map:"):
+        if (name, number) in _inline():
+            out.update(_value(wire, value, typ))
+        elif typ.startswith("map:"):
             key, val = _map_entry(value, typ)
             out.setdefault(json_name, {})[key] = val
         elif repeated:

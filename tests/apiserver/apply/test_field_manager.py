@@ -18,7 +18,7 @@ from kbatch.api.errors import FieldError, Invalid
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.apply.operation import check_apply_options
 from kbatch.apiserver.field_manager import field_manager_errors
-from kbatch.server.write_options import write_option_errors
+from kbatch.apiserver.write_options import write_option_errors
 
 JOB: dict[str, Any] = {
     "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default"},

@@ -10,10 +10,8 @@ default profile (upstream ``default_plugins.go``, weight 1): the previous values
 exactly with that plugin removed from the profile. Re-recorded (trace only; placements equal) when
 Nodes, Namespaces and Leases stopped carrying ``metadata.generation``, as their upstream strategies
 (``tests/apiserver/test_generation_by_kind.py``): the same digests as the commit that did it alone.
-Re-recorded when the bootstrap began writing each system namespace's ``default`` ServiceAccount and
-``kube-root-ca.crt`` (docs/serviceaccounts.md): their uids come from the seeded generator, so the
-pods' generated name suffixes moved; with the suffixes stripped every (pod, node, instant) is the
-same as before."""
+Re-recorded (trace only; placements equal) when a fresh control plane began to hold RBAC's
+``cluster-admin`` ClusterRole and binding: two more writes at start move every resourceVersion."""
 
 from __future__ import annotations
 
@@ -21,8 +19,8 @@ from collections import Counter
 
 from .spread_scenario import placement_digest, placements, run
 
-PLACEMENTS = "4e841a7db662651c25664aad1fa1879af434147aac43dc3b6b3ccb293e57e20d"
-TRACE = "c8d4b0fd0ee2db2f71fe288ddb75a50766e1e4b72029b9fcb20d91f577e12776"
+PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
+TRACE = "2bec9e99bc982163c6d939304539f6d0b1070d8cdbbc454457eb52ce18fac663"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:

@@ -6,15 +6,26 @@ Upstream: kubernetes ``pkg/registry/core/persistentvolumeclaim/strategy.go`` and
 (``SetDefaults_PersistentVolumeClaim``: phase ``Pending``; ``volumeMode: Filesystem``).
 
 Checked: at least one access mode, each a supported one, ``ReadWriteOncePod`` alone; a storage
-request, above zero; the selector; ``volumeMode``. kbatch binds no claim (no PersistentVolumes are
-simulated), so every claim stays unbound and its spec stays immutable: upstream allows changing
-``resources.requests`` and ``volumeAttributesClassName`` of *bound* claims only. Upstream appends a
-diff of the two specs to the update error; kbatch reports the message without it.
+request, above zero; the selector; ``volumeMode``.
+
+Updates (``ValidatePersistentVolumeClaimUpdate``): the spec is immutable except that ``volumeName``
+may be set once (the binder, or a user pre-binding), a claim with neither ``storageClassName`` nor
+the beta annotation ``volume.beta.kubernetes.io/storage-class`` may get a class
+(RetroactiveDefaultStorageClass, GA in 1.28), a class named by the beta annotation may be written into
+``storageClassName``, and a *bound* claim may change ``resources.requests`` and
+``volumeAttributesClassName``; the beta annotation itself is immutable. kbatch binds no claim yet, so
+the last rule never applies. Upstream appends a diff of the two specs to the update error; kbatch
+reports the message without it.
 """
 
 from __future__ import annotations
 
-from kbatch.api.core_v1.claim import ACCESS_MODES, PersistentVolumeClaim, PersistentVolumeClaimStatus
+from kbatch.api.core_v1.claim import (
+    ACCESS_MODES,
+    PersistentVolumeClaim,
+    PersistentVolumeClaimSpec,
+    PersistentVolumeClaimStatus,
+)
 from kbatch.api.errors import FieldError
 from kbatch.api.strategy import DefaultStrategy
 from kbatch.api.validation import validate_label_selector
@@ -71,4 +82,58 @@ class PersistentVolumeClaimStrategy(DefaultStrategy):
 
     def validate_update(self, new: PersistentVolumeClaim,  # type: ignore[override]
                         old: PersistentVolumeClaim) -> list[FieldError]:
-        return [] if new.spec == old.spec else [FieldError.forbidden("spec", IMMUTABLE_SPEC)]
+        errs = _beta_class_errors(new, old)
+        if _comparable_spec(new, old) != old.spec:
+            errs.append(FieldError.forbidden("spec", IMMUTABLE_SPEC))
+        return errs
+
+
+BETA_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
+
+
+def _beta_class(claim: PersistentVolumeClaim) -> str | None:
+    return (claim.metadata.annotations or {}).get(BETA_CLASS_ANNOTATION)
+
+
+def _upgrades_from_annotation(new: PersistentVolumeClaim, old: PersistentVolumeClaim) -> bool:
+    """``validateStorageClassUpgradeFromAnnotation``: the old claim's class came from the beta
+    annotation, the new one keeps the annotation and names the same class in the spec."""
+    old_value, new_value = _beta_class(old), _beta_class(new)
+    return (old_value is not None and new_value == old_value and old.spec.storage_class_name is None
+            and new.spec.storage_class_name == old_value)
+
+
+def _upgrades_from_nil(new: PersistentVolumeClaim, old: PersistentVolumeClaim) -> bool:
+    """``validateStorageClassUpgradeFromNil``: no class at all before, one now."""
+    return _beta_class(old) is None and old.spec.storage_class_name is None \
+        and new.spec.storage_class_name is not None
+
+
+def _beta_class_errors(new: PersistentVolumeClaim, old: PersistentVolumeClaim) -> list[FieldError]:
+    """``ValidateImmutableAnnotation`` of the beta class annotation (skipped for an upgrade from it)."""
+    if _upgrades_from_annotation(new, old) or _beta_class(new) == _beta_class(old):
+        return []
+    return [FieldError.invalid(f"metadata.annotations.{BETA_CLASS_ANNOTATION}", _beta_class(new) or "",
+                               "field is immutable")]
+
+
+def _comparable_spec(claim: PersistentVolumeClaim, old: PersistentVolumeClaim) -> PersistentVolumeClaimSpec:
+    """The claim's spec with what an update may change taken from ``old`` (upstream compares clones
+    it edits the same way): a first ``volumeName``, a class set from nil or from the beta
+    annotation, a bound claim's storage request, ``volumeAttributesClassName``."""
+    spec = claim.spec
+    update: dict[str, object] = {"volume_attributes_class_name": old.spec.volume_attributes_class_name}
+    if not old.spec.volume_name:
+        update["volume_name"] = old.spec.volume_name
+    if _upgrades_from_annotation(claim, old) or _upgrades_from_nil(claim, old):
+        update["storage_class_name"] = old.spec.storage_class_name
+    bound = claim.status is not None and claim.status.phase == "Bound"
+    if bound and spec.resources is not None and spec.resources.requests is not None:
+        requests = dict(spec.resources.requests)
+        old_requests = (old.spec.resources.requests if old.spec.resources else None) or {}
+        if "storage" in old_requests:
+            requests["storage"] = old_requests["storage"]
+        else:
+            requests.pop("storage", None)
+        update["resources"] = spec.resources.model_copy(update={"requests": requests})
+    return spec.model_copy(update=update)

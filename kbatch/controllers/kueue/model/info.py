@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from kbatch.api.go_int import parse_int
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond, Reason
 from kbatch.controllers.kueue.model.requests import (
@@ -39,7 +39,6 @@ __all__ = [
 ]
 
 PRIORITY_BOOST = "kueue.x-k8s.io/priority-boost"
-_BOOST_SYNTAX = re.compile(r"[+-]?[0-9]+")
 
 
 def workload_key(namespace: str | None, name: str | None) -> str:
@@ -106,10 +105,7 @@ def parse_priority_boost(text: str | None) -> int | None:
     underscores, other scripts' digits and any size). Empty or missing is 0."""
     if not text:
         return 0
-    if _BOOST_SYNTAX.fullmatch(text) is None:
-        return None
-    value = int(text)
-    return value if -(2**31) <= value < 2**31 else None
+    return parse_int(text, 32)
 
 
 def _effective_priority(wl: Workload, boost: bool) -> int:

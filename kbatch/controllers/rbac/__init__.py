@@ -1,0 +1,1 @@
+"""Controllers of the rbac family (kube-controller-manager's RBAC controllers)."""

@@ -1,0 +1,1 @@
+"""Controllers of the storage family (docs/storage.md)."""

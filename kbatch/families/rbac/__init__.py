@@ -1,0 +1,50 @@
+"""The rbac family: rbac.authorization.k8s.io/v1 as Kubernetes 1.37 serves it.
+
+* kinds Role and RoleBinding (namespaced), ClusterRole and ClusterRoleBinding (cluster-scoped), with
+  upstream's validation and defaulting (:mod:`kbatch.api.strategies.rbac`), ``kubectl get`` columns
+  (:mod:`kbatch.families.rbac.printers`) and ``kubectl describe`` pages
+  (:mod:`kbatch.families.rbac.pages`);
+* post-start hook ``bootstrap_roles``: a fresh control plane holds ``cluster-admin`` and its binding to
+  ``system:masters`` (:mod:`kbatch.families.rbac.bootstrap`);
+* controller ``clusterrole-aggregation`` (on by default, as in kube-controller-manager): the rules of
+  ClusterRoles with an ``aggregationRule``.
+
+kbatch serves the objects but does not authorize requests with them; docs/rbac.md says what is
+modelled and every deliberate difference.
+"""
+
+from __future__ import annotations
+
+from kbatch.api.rbac_v1 import ClusterRole, ClusterRoleBinding, Role, RoleBinding
+from kbatch.api.strategies.rbac import (
+    ClusterRoleBindingStrategy,
+    ClusterRoleStrategy,
+    RoleBindingStrategy,
+    RoleStrategy,
+)
+from kbatch.families.family import ControllerSpec, Family, KindEntry
+from kbatch.families.rbac import pages, printers
+
+__all__ = ["RBAC"]
+
+RBAC = Family(
+    name="rbac",
+    description="rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding, ClusterRoleBinding and the "
+                "clusterrole-aggregation controller",
+    kinds=(
+        KindEntry(Role, RoleStrategy(), printers.ROLE, page=pages.role_page),
+        KindEntry(ClusterRole, ClusterRoleStrategy(), printers.ROLE, page=pages.role_page),
+        KindEntry(RoleBinding, RoleBindingStrategy(), printers.ROLE_BINDING, page=pages.binding_page),
+        KindEntry(ClusterRoleBinding, ClusterRoleBindingStrategy(), printers.CLUSTER_ROLE_BINDING,
+                  page=pages.binding_page),
+    ),
+    post_start=("kbatch.families.rbac.bootstrap:bootstrap_roles",),
+    controllers=(
+        ControllerSpec("clusterrole-aggregation",
+                       "fills the rules of aggregated ClusterRoles from the ClusterRoles their "
+                       "selectors match",
+                       "kbatch.controllers.rbac.aggregation:setup",
+                       aliases=("clusterrole-aggregation-controller",),
+                       source="clusterrole-aggregation-controller"),
+    ),
+)
