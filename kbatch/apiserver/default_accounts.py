@@ -12,6 +12,7 @@ bootstrap. Namespaces created later get theirs from the controllers only (docs/s
 from __future__ import annotations
 
 import contextlib
+import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -54,7 +55,17 @@ def _seed(server: APIServer, kind_name: str, namespaces: tuple[str, ...], name: 
 
 def seed_default_accounts(server: APIServer, namespaces: tuple[str, ...]) -> None:
     """Create ``default`` and ``kube-root-ca.crt`` in each of ``namespaces`` where missing (nothing for
-    a kind that is not served)."""
-    _seed(server, "ServiceAccount", namespaces, "default",
-          lambda ns: {"metadata": {"name": "default", "namespace": ns}})
-    _seed(server, "ConfigMap", namespaces, ROOT_CA_CONFIG_MAP, root_ca_config_map)
+    a kind that is not served).
+
+    Their uids come from a generator of their own, seeded with this bootstrap's name, as RBAC's
+    bootstrap does (``kbatch/families/rbac/bootstrap.py``): the control plane's seeded generator,
+    which every later uid, generated name and decision draws from, is left where it was, so a run's
+    objects are named as they were before the bootstrap wrote these (upstream draws them from the
+    controllers' own randomness, which no user object shares)."""
+    main, server.rng = server.rng, random.Random("serviceaccount/bootstrap-accounts")
+    try:
+        _seed(server, "ServiceAccount", namespaces, "default",
+              lambda ns: {"metadata": {"name": "default", "namespace": ns}})
+        _seed(server, "ConfigMap", namespaces, ROOT_CA_CONFIG_MAP, root_ca_config_map)
+    finally:
+        server.rng = main
