@@ -11,7 +11,10 @@ exactly with that plugin removed from the profile. Re-recorded (trace only; plac
 Nodes, Namespaces and Leases stopped carrying ``metadata.generation``, as their upstream strategies
 (``tests/apiserver/test_generation_by_kind.py``): the same digests as the commit that did it alone.
 Re-recorded (trace only; placements equal) when a fresh control plane began to hold RBAC's
-``cluster-admin`` ClusterRole and binding: two more writes at start move every resourceVersion."""
+``cluster-admin`` ClusterRole and binding: two more writes at start move every resourceVersion.
+Re-recorded (trace only; placements, names and uids equal) when the bootstrap began writing each
+system namespace's ``default`` ServiceAccount and ``kube-root-ca.crt`` (docs/serviceaccounts.md):
+eight more writes at start."""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from collections import Counter
 from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
-TRACE = "2bec9e99bc982163c6d939304539f6d0b1070d8cdbbc454457eb52ce18fac663"
+TRACE = "1a04a79d36238b6750957ef73c8f493be2da31189a2cadd832240d26b832dfad"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:
