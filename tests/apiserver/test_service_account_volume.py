@@ -15,6 +15,7 @@ from kbatch.apiserver.admission_plugins.service_account_volume import (
     volume_suffix,
 )
 from kbatch.apiserver.names import GENERATE_ALPHABET
+from kbatch.runtime.controlplane import ControlPlane
 
 
 @given(st.text(max_size=20), st.text(max_size=70))
@@ -39,3 +40,17 @@ def test_each_container_mounts_the_path_once(init: list[bool], main: list[bool])
         assert [m.mount_path for m in c.volume_mounts or ()].count(MOUNT_PATH) == 1
     added = [v.name for v in pod.spec.volumes or ()]
     assert added == ([VOLUME_PREFIX + "abcde"] if not all([*init, *main]) else [])
+
+
+def test_named_pods_of_one_namespace_share_the_volume_and_their_equal_containers() -> None:
+    """The suffix is drawn from namespace and generateName only (docs/serviceaccounts.md), so bare
+    pods named one by one carry the same volume name, and their equal containers stay one instance in
+    the API server's decoded objects as they were before the plugin mounted anything."""
+    cp = ControlPlane(controllers=[])
+    for name in ("p", "q"):
+        cp.apply({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                  "spec": {"containers": [{"name": "main", "image": "busybox"}]}})
+    a, b = (cp.server.get(Pod, name, "default") for name in ("p", "q"))
+    assert a.spec.volumes[0].name == b.spec.volumes[0].name == VOLUME_PREFIX + volume_suffix("default", "")
+    assert a.spec.containers[0].volume_mounts[0].name == a.spec.volumes[0].name
+    assert a.spec.containers[0] is b.spec.containers[0]

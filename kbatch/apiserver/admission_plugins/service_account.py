@@ -120,7 +120,7 @@ class ServiceAccountAdmission:
             raise forbidden("pods", pod, f"error looking up service account {namespace}/{name}: "
                                          f'serviceaccount "{name}" not found')
         if should_automount(sa, pod):
-            label = pod.metadata.generate_name or pod.metadata.name or ""
+            label = pod.metadata.generate_name or ""
             mount_token(pod, volume_suffix(namespace, label))
         if not pod.spec.image_pull_secrets and sa.image_pull_secrets:
             pulls = sa.image_pull_secrets

@@ -11,11 +11,12 @@ added only when some container took the mount.
 
 kbatch difference (determinism, cost): upstream draws the five suffix characters at random per pod
 (``names.SimpleNameGenerator``); kbatch derives them from the pod's namespace and its generateName
-(its name when it has none), in the generateName alphabet. The server's rng (uids, generated names)
-is not drawn from, and the pods a controller stamps from one template (one generateName) carry the
-same volume and mounts, so their containers stay equal and the decoded-object cache shares them as
-it did before (a name that differed per pod made every container distinct). A volume name only has
-to be unique within its pod.
+(empty for a pod created with a name), in the generateName alphabet. The server's rng (uids,
+generated names) is not drawn from, and the pods a controller stamps from one template (one
+generateName), like the bare pods of one namespace, carry the same volume and mounts, so their
+containers stay equal and the decoded-object cache shares them as it did before (a name that
+differed per pod made every container distinct). A volume name only has to be unique within its
+pod.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ _SOURCE = ProjectedVolumeSource(default_mode=_DEFAULT_MODE, sources=[
 
 def volume_suffix(namespace: str, name: str) -> str:
     """Five characters of the generateName alphabet, a pure function of the pod's namespace and
-    generateName (or name)."""
+    generateName (empty for a named pod)."""
     digest = int.from_bytes(hashlib.sha256(f"{namespace}/{name}".encode()).digest()[:8], "big")
     out = []
     for _ in range(5):
