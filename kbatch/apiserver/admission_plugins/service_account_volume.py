@@ -23,40 +23,19 @@ from __future__ import annotations
 
 import hashlib
 
-from kbatch.api.core_v1 import (
-    ConfigMapProjection,
-    DownwardAPIProjection,
-    DownwardAPIVolumeFile,
-    KeyToPath,
-    ObjectFieldSelector,
-    Pod,
-    ProjectedVolumeSource,
-    ServiceAccountTokenProjection,
-    Volume,
-    VolumeMount,
-    VolumeProjection,
-)
+from kbatch.api.core_v1 import Pod, Volume, VolumeMount
 from kbatch.api.model_copy import copy_model
+from kbatch.api.strategies.core.api_access_volume import (
+    MOUNT_PATH,
+    ROOT_CA_CONFIG_MAP,
+    SOURCE,
+    TOKEN_EXPIRATION_SECONDS,
+    VOLUME_PREFIX,
+)
 from kbatch.apiserver.names import GENERATE_ALPHABET
 
 __all__ = ["MOUNT_PATH", "ROOT_CA_CONFIG_MAP", "TOKEN_EXPIRATION_SECONDS", "VOLUME_PREFIX", "mount_token",
            "volume_suffix"]
-
-VOLUME_PREFIX = "kube-api-access-"  # ServiceAccountVolumeName + "-"
-MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"  # DefaultAPITokenMountPath
-TOKEN_EXPIRATION_SECONDS = 3607  # 1 h + 7 s: WarnOnlyBoundTokenExpirationSeconds
-ROOT_CA_CONFIG_MAP = "kube-root-ca.crt"
-_DEFAULT_MODE = 420  # ProjectedVolumeSourceDefaultMode, 0644
-
-_SOURCE = ProjectedVolumeSource(default_mode=_DEFAULT_MODE, sources=[
-    VolumeProjection(service_account_token=ServiceAccountTokenProjection(
-        expiration_seconds=TOKEN_EXPIRATION_SECONDS, path="token")),
-    VolumeProjection(config_map=ConfigMapProjection(
-        name=ROOT_CA_CONFIG_MAP, items=[KeyToPath(key="ca.crt", path="ca.crt")])),
-    VolumeProjection(downward_api=DownwardAPIProjection(items=[DownwardAPIVolumeFile(
-        path="namespace",
-        field_ref=ObjectFieldSelector(api_version="v1", field_path="metadata.namespace"))])),
-])
 
 
 def volume_suffix(namespace: str, name: str) -> str:
@@ -87,5 +66,5 @@ def mount_token(pod: Pod, suffix: str) -> None:
             container.volume_mounts = [*(container.volume_mounts or ()), mount]
             needed = True
     if needed:
-        volume = Volume(name=name, projected=copy_model(_SOURCE))
+        volume = Volume(name=name, projected=copy_model(SOURCE))
         pod.spec.volumes = [*(pod.spec.volumes or ()), volume]
