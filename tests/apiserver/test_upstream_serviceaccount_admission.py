@@ -168,6 +168,22 @@ def test_respects_existing_mount() -> None:
     assert not _token_volumes(created)
 
 
+def test_an_existing_api_access_volume_is_mounted_and_not_added_again() -> None:
+    """admission.go ``mountServiceAccountToken`` (no admission_test.go case): the first volume named
+    ``kube-api-access-…`` is the token volume; containers without the mount get it, no second volume
+    is added (a pod copied from another pod's manifest)."""
+    cp = plane()
+    account(cp)
+    copied = {"name": "kube-api-access-own", "mountPath": MOUNT_PATH, "readOnly": True}
+    created = cp.client.create(pod(
+        containers=[{"name": "c", "image": "i", "volumeMounts": [copied]}, {"name": "d", "image": "i"}],
+        volumes=[{"name": "kube-api-access-own", "emptyDir": {}}]))
+    volume = "kube-api-access-own"
+    assert [v.name for v in created.spec.volumes] == [volume]
+    for container in created.spec.containers:
+        assert [(m.name, m.mount_path) for m in container.volume_mounts] == [(volume, MOUNT_PATH)]
+
+
 @pytest.mark.parametrize(("pod_says", "account_says", "mounted"), [
     (None, None, True), (None, True, True), (None, False, False),
     (True, None, True), (True, True, True), (True, False, True),

@@ -55,8 +55,11 @@ def _mounted(container: object) -> bool:
 
 def mount_token(pod: Pod, suffix: str) -> None:
     """Mount the volume into every init container and container without a mount at the path, and add
-    the volume when one of them took it (``mountServiceAccountToken``)."""
-    name = VOLUME_PREFIX + suffix
+    the volume when one of them took it (``mountServiceAccountToken``). A pod that already has a
+    volume named ``kube-api-access-…`` (one copied from another pod's manifest) gets that volume
+    mounted and no second one, as upstream reuses the first such volume it finds."""
+    existing = next((v.name for v in pod.spec.volumes or () if v.name.startswith(VOLUME_PREFIX)), None)
+    name = existing or VOLUME_PREFIX + suffix
     needed = False
     for containers in (pod.spec.init_containers, pod.spec.containers):
         for container in containers or ():
@@ -65,6 +68,6 @@ def mount_token(pod: Pod, suffix: str) -> None:
             mount = VolumeMount(name=name, read_only=True, mount_path=MOUNT_PATH)
             container.volume_mounts = [*(container.volume_mounts or ()), mount]
             needed = True
-    if needed:
+    if needed and existing is None:
         volume = Volume(name=name, projected=copy_model(SOURCE))
         pod.spec.volumes = [*(pod.spec.volumes or ()), volume]
