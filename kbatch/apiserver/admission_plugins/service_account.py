@@ -120,8 +120,7 @@ class ServiceAccountAdmission:
             raise forbidden("pods", pod, f"error looking up service account {namespace}/{name}: "
                                          f'serviceaccount "{name}" not found')
         if should_automount(sa, pod):
-            label = pod.metadata.generate_name or ""
-            mount_token(pod, volume_suffix(namespace, label))
+            mount_token(pod, volume_suffix(namespace))
         if not pod.spec.image_pull_secrets and sa.image_pull_secrets:
             pulls = sa.image_pull_secrets
             pod.spec.image_pull_secrets = [LocalObjectReference(name=ref.name) for ref in pulls]

@@ -10,10 +10,10 @@ container and container that has no mount there yet (ephemeral containers get no
 added only when some container took the mount.
 
 kbatch difference (determinism, cost): upstream draws the five suffix characters at random per pod
-(``names.SimpleNameGenerator``); kbatch derives them from the pod's namespace and its generateName
-(empty for a pod created with a name), in the generateName alphabet. The server's rng (uids,
-generated names) is not drawn from, and the pods a controller stamps from one template (one
-generateName), like the bare pods of one namespace, carry the same volume and mounts, so their
+(``names.SimpleNameGenerator``); kbatch derives them from the pod's namespace alone, in the
+generateName alphabet. The server's rng (uids, generated names) is not drawn from, and the pods of
+one namespace (a Job's, an Indexed Job's whose generateName differs per index, bare pods) carry the
+same volume and mounts, so their
 containers stay equal and the decoded-object cache shares them as it did before (a name that
 differed per pod made every container distinct). A volume name only has to be unique within its
 pod.
@@ -38,10 +38,9 @@ __all__ = ["MOUNT_PATH", "ROOT_CA_CONFIG_MAP", "TOKEN_EXPIRATION_SECONDS", "VOLU
            "volume_suffix"]
 
 
-def volume_suffix(namespace: str, name: str) -> str:
-    """Five characters of the generateName alphabet, a pure function of the pod's namespace and
-    generateName (empty for a named pod)."""
-    digest = int.from_bytes(hashlib.sha256(f"{namespace}/{name}".encode()).digest()[:8], "big")
+def volume_suffix(namespace: str) -> str:
+    """Five characters of the generateName alphabet, a pure function of the pod's namespace."""
+    digest = int.from_bytes(hashlib.sha256(f"{namespace}/".encode()).digest()[:8], "big")
     out = []
     for _ in range(5):
         digest, index = divmod(digest, len(GENERATE_ALPHABET))
