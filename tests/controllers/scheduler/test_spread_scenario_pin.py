@@ -14,7 +14,8 @@ Re-recorded (trace only; placements equal) when a fresh control plane began to h
 ``cluster-admin`` ClusterRole and binding: two more writes at start move every resourceVersion.
 Re-recorded (trace only; placements, names and uids equal) when the bootstrap began writing each
 system namespace's ``default`` ServiceAccount and ``kube-root-ca.crt`` (docs/serviceaccounts.md):
-eight more writes at start."""
+eight more writes at start. Re-recorded (trace only; placements equal) when the kube-api-access
+volume's suffix came from the namespace alone: the written pods' volume names moved."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from collections import Counter
 from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
-TRACE = "1a04a79d36238b6750957ef73c8f493be2da31189a2cadd832240d26b832dfad"
+TRACE = "18aa1bad0785c73805c353f33c954701d4146c61e74d03d52b1b4d00d46c07bf"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:
