@@ -6,7 +6,10 @@ the run's seed and the check's id (``KBATCH_CONFORMANCE_SEED``, ``kbatch conform
 default 0), so an in-process run names the same namespaces every time (its trace stays
 reproducible) while the names look random to a shared cluster. The namespace is *created* (never
 applied): if the name is taken — another run, a namespace still terminating — the suite draws the
-next name from the same generator, so it never writes to a namespace it did not make.
+next name from the same generator, so it never writes to a namespace it did not make. Then, as
+upstream's e2e framework, the suite waits for the namespace's ``default`` ServiceAccount and
+``kube-root-ca.crt`` ConfigMap, which the cluster's controllers create moments later and without
+which no pod is admitted.
 
 At the end of the check the suite deletes what the family's checks create (``Family.kinds``) in that
 namespace, then the namespace: on a cluster the namespace controller would empty it anyway, but a
@@ -27,12 +30,14 @@ from typing import Any
 from conformance.errors import status_of
 from conformance.target import Obj, Target
 
-__all__ = ["PREFIX", "SEED_ENV", "NamespacedTarget", "claim_namespace", "namespace_names",
-           "release_namespace", "run_seed"]
+__all__ = ["PREFIX", "SEED_ENV", "NamespacedTarget", "await_provisioning", "claim_namespace",
+           "namespace_names", "release_namespace", "run_seed"]
 
 PREFIX = "kbatch-conformance-"
 SEED_ENV = "KBATCH_CONFORMANCE_SEED"
 ATTEMPTS = 8
+ROOT_CA = "kube-root-ca.crt"
+PROVISION_TIMEOUT = 120.0  # upstream's ServiceAccountProvisionTimeout, 2 minutes
 
 
 def run_seed() -> int:
@@ -56,9 +61,32 @@ def _taken(err: Exception) -> bool:
     return status.get("reason") == "AlreadyExists" or status.get("code") == 409
 
 
+def _provisioned(target: Target, namespace: str) -> bool:
+    return (target.get("ServiceAccount", "default", namespace) is not None
+            and target.get("ConfigMap", ROOT_CA, namespace) is not None)
+
+
+def await_provisioning(target: Target, namespace: str) -> None:
+    """Wait, as upstream's e2e framework does after creating a test namespace
+    (``test/e2e/framework/framework.go`` ``BeforeEach``: ``WaitForDefaultServiceAccountInNamespace``
+    and ``WaitForKubeRootCAInNamespace``, ``ServiceAccountProvisionTimeout``), for the ``default``
+    ServiceAccount the ServiceAccount admission plugin needs before it admits a pod, and the
+    ``kube-root-ca.crt`` ConfigMap the pods' projected volume reads. ``RuntimeError`` when they do
+    not come; a target that serves no ServiceAccount kind is not waited for."""
+    try:
+        target.get("ServiceAccount", "default", namespace)
+    except Exception:  # no such kind on this target: nothing provisions accounts, nothing needs them
+        return
+    if not target.wait_for(lambda: _provisioned(target, namespace), PROVISION_TIMEOUT):
+        raise RuntimeError(f"namespace {namespace}: no default ServiceAccount and {ROOT_CA} ConfigMap after "
+                           f"{PROVISION_TIMEOUT:.0f}s; the cluster must run the serviceaccount and "
+                           "root-ca-cert-publisher controllers")
+
+
 def claim_namespace(target: Target, names: Iterable[str], attempts: int = ATTEMPTS) -> str:
-    """Create the first free namespace of ``names`` and return its name (``RuntimeError`` after
-    ``attempts`` taken names)."""
+    """Create the first free namespace of ``names``, wait for its provisioning
+    (:func:`await_provisioning`) and return its name (``RuntimeError`` after ``attempts`` taken
+    names)."""
     tried = []
     for name in islice(names, attempts):
         labels = {"app.kubernetes.io/created-by": "kbatch-conformance"}
@@ -70,6 +98,7 @@ def claim_namespace(target: Target, names: Iterable[str], attempts: int = ATTEMP
                 raise
             tried.append(name)
             continue
+        await_provisioning(target, name)
         return name
     raise RuntimeError(f"no free namespace after {attempts} tries ({', '.join(tried)}); pick another --seed")
 

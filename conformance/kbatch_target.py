@@ -1,7 +1,8 @@
 """The in-process kbatch :class:`~conformance.target.Target`: a fresh ``ControlPlane`` in virtual time.
 
 The only conformance module that imports kbatch. By default only the workload controllers (``job``,
-``cronjob``, ``jobset``) and the garbage collector run, so pod outcomes are driven through the API
+``cronjob``, ``jobset``), the garbage collector and the namespace-readying ``serviceaccount`` and
+``root-ca-cert-publisher`` run, so pod outcomes are driven through the API
 (patching pod status, as upstream's Job integration tests do with the Job controller alone).
 :func:`with_nodes` builds the other kind: every default controller (the simulated scheduler and
 kubelet among them) and a couple of nodes, so pod outcomes come from the container command (the
@@ -28,9 +29,13 @@ from conformance.target import FAULTS, KUBELET, KUEUE, VIRTUAL_CLOCK, Obj, featu
 
 __all__ = ["FEATURE_GATES", "PLAYED_KUBELET", "KbatchTarget", "with_gates", "with_nodes"]
 
-# The controllers of the checks that play the kubelet: the workload controllers and the garbage
-# collector (JobSet restarts delete Jobs in the foreground), no scheduler, no kubelet.
-PLAYED_KUBELET = "job,cronjob,jobset,garbage-collector"
+# The controllers of the checks that play the kubelet: the workload controllers, the garbage
+# collector (JobSet restarts delete Jobs in the foreground) and the two every cluster runs to ready a
+# new namespace for pods (``serviceaccount``: without a ``default`` ServiceAccount the ServiceAccount
+# admission plugin refuses every pod; ``root-ca-cert-publisher``: the ``kube-root-ca.crt`` the pods'
+# projected volume reads; upstream's e2e framework waits for both after creating its namespace,
+# test/e2e/framework/framework.go); no scheduler, no kubelet.
+PLAYED_KUBELET = "job,cronjob,jobset,garbage-collector,serviceaccount,root-ca-cert-publisher"
 # Beta APIs off by default upstream whose families the suite checks: the target turns them on, as a
 # cluster under test would need (GenericWorkload and --runtime-config=scheduling.k8s.io/v1beta1)
 FEATURE_GATES = "GenericWorkload=true"

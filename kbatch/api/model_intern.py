@@ -25,7 +25,11 @@ and ``int`` never meet in one key position: a field whose annotation allows seve
 keys on the value's type too; values have their field's annotated type, as in any decoded or
 validated object), times with their time zone, quantities by their text (``Quantity`` equality
 ignores the format), containers by content and order. Classes whose field shapes are not understood
-are walked but never replaced. Top-level objects (``api_info``) are never replaced.
+are walked but never replaced, except for an opaque ``dict[str, Any]`` field (the volume sources kbatch
+does not model, ``Volume.cephfs``): it is keyed while unset, and only an object that sets one is walked
+but not replaced (without this every ``Volume`` was unkeyed, and a pod holding one, such as the
+ServiceAccount plugin's ``kube-api-access`` volume, turned ``PodSpec``'s structural lookups off).
+Top-level objects (``api_info``) are never replaced.
 :func:`mutated_shared_instances` finds shared instances changed since (a broken read-only contract).
 
 Only for objects that are read only by contract (the informer's cache, the API server's decoded
@@ -140,6 +144,8 @@ def _field_code(name: str, annotation: Any) -> tuple[list[str], str | None]:
                 "            c = I[type(x)](x)", "            if c is not x: v[i] = c",
                 "    elif v is not None: ANY(v)"], _ids_key(get, origin is list)
     item_scalar = _scalar_types(item)
+    if item_scalar is None and origin is dict and item is Any:
+        return walk, f"(None if (v := {get}) is None else OPAQUE(v))"
     if item_scalar is None:
         return walk, None
     plain = len(item_scalar) == 1 and item_scalar <= {str, int, bool}
@@ -198,6 +204,8 @@ def _generate(cls: type) -> Callable[[Any], Any]:
             lines += ["    if ST[2] and SUB[0]:",
                       "        try:",
                       "            sk = skey(obj)",
+                      "        except NoValueKey:",
+                      "            sk = None",
                       "        except NoKey:",
                       "            SUB[0] = False",
                       "        else:",
@@ -208,7 +216,10 @@ def _generate(cls: type) -> Callable[[Any], Any]:
         lines += [*SHARE_LINES, "    d = obj.__dict__", *body,
                   "    fs = GET(obj)",
                   "    if not ST[2] or type(fs) is not SHARED: return obj",
-                  f"    k = (CLS, fs, {key})",
+                  "    try:",
+                  f"        k = (CLS, fs, {key})",
+                  "    except NoValueKey:",
+                  "        return obj",
                   "    hit = TABLE.get(k)",
                   "    if hit is not None:",
                   "        if hit is not obj: ST[1] += 1",
@@ -238,7 +249,8 @@ def _generate(cls: type) -> Callable[[Any], Any]:
     namespace: dict[str, Any] = {
         **share_namespace(), "I": _INTERNERS, "ANY": _intern_any, "CLS": cls, "TABLE": _TABLE,
         "ST": stats, "PROBE": _PROBE, "MIN_HITS": _MIN_HITS, "MAX": _MAX_ENTRIES, "TYPED": _typed_key,
-        "SK": _SKEYS, "SUB": [True], "NoKey": _NoKey, "STRUCTURAL": _STRUCTURAL, "CANON": _CANON}
+        "SK": _SKEYS, "SUB": [True], "NoKey": _NoKey, "NoValueKey": _NoValueKey,
+        "OPAQUE": _opaque_key, "STRUCTURAL": _STRUCTURAL, "CANON": _CANON}
     exec(compile("\n".join(lines), f"<intern {cls.__name__}>", "exec"), namespace)  # named in profiles
     if "key" in namespace:
         _KEYS[cls] = namespace["key"]
@@ -252,6 +264,15 @@ class _NoKey(Exception):
 
 def _no_structural_key(obj: Any) -> Any:
     raise _NoKey(type(obj).__name__)
+
+
+class _NoValueKey(_NoKey):
+    """One object holds a value that has no key (an opaque ``dict[str, Any]`` that is set): that object
+    is walked but not interned; the class, and its other objects, still are."""
+
+
+def _opaque_key(value: Any) -> Any:
+    raise _NoValueKey(type(value).__name__)
 
 
 _STRUCTURAL = object()  # marks a structural key in the table (vs a key of nested identities)

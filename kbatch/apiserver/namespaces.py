@@ -30,6 +30,7 @@ from kbatch.api.errors import (
 from kbatch.api.meta import Resource
 from kbatch.apiserver.cluster_info import publish_cluster_info
 from kbatch.apiserver.codec import decode
+from kbatch.apiserver.default_accounts import seed_default_accounts
 from kbatch.apiserver.deletion import DeleteDecision, gc_finalizers
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.watched_range import WatchedRange
@@ -64,11 +65,12 @@ class NamespaceLifecycle:
 
     def bootstrap(self) -> None:
         """Create the namespaces every cluster has (:meth:`ensure_system_namespaces`) and
-        ``cluster-info``."""
+        ``cluster-info``, and their ``default`` ServiceAccounts."""
         if self.kind is None:
             return
         self.ensure_system_namespaces()
         publish_cluster_info(self._server)  # what kubeadm writes into kube-public
+        seed_default_accounts(self._server, BOOTSTRAP_NAMESPACES)
 
     def ensure_system_namespaces(self) -> None:
         """Create each of :data:`BOOTSTRAP_NAMESPACES` that is missing, as kube-apiserver's

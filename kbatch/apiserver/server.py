@@ -79,6 +79,9 @@ class APIServer:
         self.decoded = DecodedCache()
         self._kinds: dict[type[Resource], Kind] = {}
         self.namespaces = NamespaceLifecycle(self)
+        # controllers in this process that keep each namespace's `default` ServiceAccount: the
+        # ServiceAccount admission plugin lets them sync a namespace whose account it misses
+        self.account_syncers: list[Callable[[str], None]] = []
         self.unstructured = Unstructured(self)
         # Update managers of tracked writes, recorded before the other admission plugins mutate the
         # object, as upstream's handlers do (kbatch.apiserver.apply.tracking)

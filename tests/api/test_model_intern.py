@@ -244,3 +244,31 @@ def test_forgotten_canonical_instances_are_keyed_again() -> None:
     second = Pod.from_json(RUNNING_POD)
     share_structure(second)
     assert second.spec is not first.spec and second.spec == first.spec  # a new table: a new instance
+
+
+_PROJECTED = (b'"volumes":[{"name":"kube-api-access-x","projected":{"defaultMode":420,"sources":['
+              b'{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}},'
+              b'{"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}}]}}],')
+_CEPHFS = b'"volumes":[{"name":"c","cephfs":{"monitors":["m"]}}],'
+
+
+def _with_volumes(volumes: bytes, uid: bytes) -> Pod:
+    raw = RUNNING_POD.replace(b'"uid":"u"', b'"uid":"' + uid + b'"')
+    return Pod.from_json(raw.replace(b'"restartPolicy"', volumes + b'"restartPolicy"'))
+
+
+def test_volumes_are_shared_and_an_opaque_source_turns_off_only_its_own_object() -> None:
+    """``Volume`` holds opaque ``dict[str, Any]`` sources it does not model (``cephfs``): they are keyed
+    while unset, so equal volumes (the ServiceAccount plugin's projected one) become one instance and
+    ``PodSpec`` keeps its structural lookups; a pod whose volume sets one is left as decoded."""
+    a, b = _with_volumes(_PROJECTED, b"a"), _with_volumes(_PROJECTED, b"b")
+    opaque = _with_volumes(_CEPHFS, b"c")
+    volume = opaque.spec.volumes[0]
+    for pod in (a, opaque, b):
+        share_structure(pod)
+    assert b.spec.volumes[0] is a.spec.volumes[0] and b.spec is a.spec
+    assert opaque.spec.volumes[0] is volume and volume.cephfs == {"monitors": ["m"]}
+    spec_interner = model_intern._INTERNERS[type(a.spec)]
+    assert spec_interner.__globals__["SUB"][0]  # PodSpec is still looked up by structure
+    _assert_like_fresh(opaque, _with_volumes(_CEPHFS, b"c"))
+    assert not model_intern.mutated_shared_instances()

@@ -138,3 +138,50 @@ def test_name_validators_agree_with_the_memoised_checks(name: str, prefix: bool)
     masked = name[:-1] + "a" if prefix and len(name) > 1 and name.endswith("-") else name
     assert name_is_dns1123_subdomain(name, prefix) == is_dns1123_subdomain(masked)
     assert name_is_dns1123_label(name, prefix) == is_dns1123_label(masked)
+
+
+_ACCESS_NAME = st.sampled_from(["kube-api-access-b2x4z", "other", "", "Bad_Name", "a" * 64])
+_PROJECTED = {"defaultMode": 420, "sources": [
+    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+    {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+    {"downwardAPI": {"items": [{"path": "namespace",
+                                "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}]}
+_ACCESS_VOLUME = st.one_of(
+    st.builds(lambda name: {"name": name, "projected": _PROJECTED}, _ACCESS_NAME),
+    st.builds(lambda name, mode: {"name": name, "projected": {**_PROJECTED, "defaultMode": mode}},
+              _ACCESS_NAME, st.sampled_from([420, 511, 4096, -1])),
+    st.builds(lambda name: {"name": name, "projected": _PROJECTED, "emptyDir": {}}, _ACCESS_NAME),
+    st.builds(lambda name: {"name": name, "emptyDir": {}}, _ACCESS_NAME))
+_MOUNT = st.fixed_dictionaries(
+    {"name": _ACCESS_NAME, "mountPath": st.sampled_from(["/var/run/secrets/kubernetes.io/serviceaccount",
+                                                         "relative", "/data"])},
+    optional={"readOnly": st.booleans(), "subPath": st.sampled_from(["x", "../up"])})
+
+
+@settings(max_examples=300)
+@given(st.lists(_ACCESS_VOLUME, max_size=2), st.lists(st.lists(_MOUNT, max_size=2), min_size=1, max_size=2))
+def test_the_api_access_fast_path_agrees_with_the_general_path(volumes: list[dict[str, Any]],
+                                                               mounts: list[list[dict[str, Any]]]) -> None:
+    """The ServiceAccount plugin's volume and mounts (kbatch/api/strategies/core/api_access_volume.py)
+    are recognised only when the general path finds nothing wrong with them."""
+    containers = [{"name": f"c{i}", "image": "busybox", "terminationMessagePolicy": "File",
+                   "imagePullPolicy": "Always", "volumeMounts": m} for i, m in enumerate(mounts)]
+    spec = PodSpec.model_validate({"restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
+                                   "volumes": volumes, "containers": containers})
+    general = _validate_pod_spec(spec, "spec")
+    if plain_spec_valid(spec):
+        assert general == []
+    assert validate_pod_spec(spec, "spec") == general
+
+
+def test_the_plugins_volume_and_mounts_take_the_fast_path() -> None:
+    name = "kube-api-access-b2x4z"
+    mount = {"name": name, "readOnly": True, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}
+    spec = PodSpec.model_validate({
+        "restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
+        "volumes": [{"name": name, "projected": _PROJECTED}],
+        "containers": [{"name": n, "image": "busybox", "terminationMessagePolicy": "File",
+                        "imagePullPolicy": "Always", "volumeMounts": m}
+                       for n, m in (("main", [mount]), ("side", []))]})
+    assert _validate_pod_spec(spec, "spec") == []
+    assert plain_spec_valid(spec)

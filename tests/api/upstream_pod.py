@@ -27,8 +27,15 @@ NOT_SUPPORTED, DUPLICATE, NOT_FOUND = "FieldValueNotSupported", "FieldValueDupli
 
 
 def server() -> APIServer:
+    """An API server for the validation tables: upstream's ValidatePod* tests check the object as
+    given, so the ServiceAccount admission plugin (which names an account and adds the API volume
+    and mounts before validation) is off here; tests/apiserver/test_upstream_serviceaccount_admission.py
+    covers it."""
+    from kbatch.families import builtin
+
+    plugins = builtin().admission_plugins(disable="ServiceAccount")
     return APIServer(MemoryStore(), builtin_registry(), now=lambda: datetime(2026, 1, 1, tzinfo=UTC),
-                     rng=random.Random(3))
+                     rng=random.Random(3), admission_plugins=plugins)
 
 
 def ctr(name: str = "abc", image: str = "image", **fields: Any) -> dict[str, Any]:

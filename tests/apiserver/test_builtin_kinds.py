@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from kbatch.api.batch_v1 import Job
-from kbatch.api.core_v1 import Namespace, Pod
+from kbatch.api.core_v1 import Namespace, Pod, ServiceAccount
 from kbatch.api.errors import Invalid
 from kbatch.apiserver import APIServer, GarbageCollector
 from kbatch.families import builtin_registry
@@ -141,6 +141,8 @@ def test_namespace_deletion_with_real_kinds(api: APIServer) -> None:
 
     gc = GarbageCollector(api)
     api.create(Namespace.model_validate({"metadata": {"name": "team"}}))
+    # what the serviceaccount controller writes into a new namespace (no controller runs here)
+    api.create(ServiceAccount.model_validate({"metadata": {"name": "default", "namespace": "team"}}))
     running, batch = pod("a", node="n1"), job("j")
     running.metadata.namespace = batch.metadata.namespace = "team"
     api.create(running)

@@ -19,12 +19,16 @@ from kbatch.api.core_v1 import Namespace, Pod
 from kbatch.api.errors import Forbidden, NotFound, StatusError
 from kbatch.apiserver import APIServer
 from kbatch.apiserver.codec import decode
-from kbatch.families import builtin_registry
+from kbatch.families import builtin, builtin_registry
 from kbatch.store import MemoryStore
 from tests.apiserver.store_rules import StoreDisruptions
 
 NAMES = st.sampled_from(["default", "a", "b"])
 ROOT = b"/registry/namespaces/"
+
+# NamespaceLifecycle's memo is under test: the ServiceAccount plugin, which would refuse pods in the
+# namespaces created here (no serviceaccount controller runs), is left out
+_WITHOUT_ACCOUNTS = builtin().admission_plugins(disable="ServiceAccount")
 
 
 def _expected(server: APIServer, namespace: str) -> type[StatusError] | None:
@@ -41,7 +45,8 @@ class MemoMatchesStore(StoreDisruptions):
     def __init__(self) -> None:
         super().__init__()
         self.server = APIServer(MemoryStore(), builtin_registry(),
-                                now=lambda: datetime(2026, 1, 1, tzinfo=UTC), rng=random.Random(2))
+                                now=lambda: datetime(2026, 1, 1, tzinfo=UTC), rng=random.Random(2),
+                                admission_plugins=_WITHOUT_ACCOUNTS)
         self.setup_store_rules()
         self.pods = 0
 
@@ -87,7 +92,8 @@ TestMemoMatchesStore.settings = settings(max_examples=60, stateful_step_count=30
 
 
 def test_creates_read_the_namespace_once_until_it_changes() -> None:
-    server = APIServer(MemoryStore(), builtin_registry(), now=lambda: datetime(2026, 1, 1, tzinfo=UTC),
+    server = APIServer(MemoryStore(), builtin_registry(), admission_plugins=_WITHOUT_ACCOUNTS,
+                       now=lambda: datetime(2026, 1, 1, tzinfo=UTC),
                        rng=random.Random(2))
     reads = []
     range_ = server.store.range
@@ -109,7 +115,8 @@ def test_creates_read_the_namespace_once_until_it_changes() -> None:
 
 
 def test_a_restore_cancels_the_watch_and_later_changes_are_still_seen(tmp_path: Path) -> None:
-    server = APIServer(MemoryStore(), builtin_registry(), now=lambda: datetime(2026, 1, 1, tzinfo=UTC),
+    server = APIServer(MemoryStore(), builtin_registry(), admission_plugins=_WITHOUT_ACCOUNTS,
+                       now=lambda: datetime(2026, 1, 1, tzinfo=UTC),
                        rng=random.Random(2))
     server.create(Namespace.model_validate({"metadata": {"name": "team"}}))
 

@@ -1,8 +1,8 @@
 """Fixtures: ``kbatch serve`` subprocesses and HTTP targets pointed at them.
 
-* ``virtual_server``: virtual clock, only the workload controllers (Job, CronJob, JobSet) and the
-  garbage collector, no nodes, as the in-process target for the checks that play the kubelet by
-  patching pod status.
+* ``virtual_server``: virtual clock, only the workload controllers (Job, CronJob, JobSet), the
+  garbage collector and the two that ready namespaces for pods (``PLAYED_KUBELET``), no nodes, as
+  the in-process target for the checks that play the kubelet by patching pod status.
 * ``virtual_cluster_server``: virtual clock, the default controllers (scheduler and kubelet among
   them) and two nodes added with ``kbatch nodes add``: the checks whose pods really run.
 * ``real_server``: real clock, default controllers and two nodes — standing in for a real cluster.
@@ -18,11 +18,10 @@ import pytest
 
 from conformance.http_target import HttpTarget
 from conformance.isolation import NamespacedTarget, claim_namespace, namespace_names, release_namespace
-from conformance.kbatch_target import FEATURE_GATES
+from conformance.kbatch_target import FEATURE_GATES, PLAYED_KUBELET
 from conformance.kubeconfig import load_kubeconfig
 from kbatch.server.process import ServeProcess
 
-PLAYED_KUBELET = "job,cronjob,jobset,garbage-collector"  # as conformance.kbatch_target
 NODES = 2
 
 

@@ -121,7 +121,9 @@ def test_gang_checks_skip_on_a_server_without_kubernetes_podgroups(tmp_path: Pat
     a bare "PodGroup" resolved to scheduling.x-k8s.io, so the validation check ran and failed with
     "the server does not serve kind 'PodGroup' in scheduling.k8s.io/v1beta1"."""
     state = tmp_path / "state"
-    server = ServeProcess(state, "--clock", "virtual", controllers="job").start()
+    # with the two controllers that ready the checks' namespaces for pods, as on any cluster
+    controllers = "job,serviceaccount,root-ca-cert-publisher"
+    server = ServeProcess(state, "--clock", "virtual", controllers=controllers).start()
     try:
         doc, _, code = run_over_http(server, tmp_path, "--family", "gang")
     finally:

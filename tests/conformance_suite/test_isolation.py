@@ -73,3 +73,26 @@ def test_the_view_works_in_its_namespace_and_release_empties_only_it():
     gone = inner.get("Namespace", mine)  # the namespace controller runs here: it finishes the deletion
     assert inner.list("Job", mine) == [] and (gone is None or gone["metadata"].get("deletionTimestamp"))
     assert inner.get("Job", "keep", other) is not None
+
+
+def test_a_claimed_namespace_admits_the_pods_of_a_kubelet_playing_check():
+    # Every cluster runs the serviceaccount controller, so the ServiceAccount admission plugin finds
+    # a `default` account in a fresh namespace (plugin/pkg/admission/serviceaccount/admission.go
+    # refuses pods without one); the in-process target for the kubelet-playing checks must run it too.
+    target = KbatchTarget()
+    view = NamespacedTarget(target, claim_namespace(target, namespace_names(0, "admits")))
+    view.apply(job_manifest("j", parallelism=2, completions=2))
+    assert len(view.list("Pod")) == 2
+    assert view.get("ServiceAccount", "default") is not None
+    assert view.get("ConfigMap", "kube-root-ca.crt") is not None
+
+
+def test_a_namespace_whose_default_account_never_comes_is_an_error_not_failed_checks():
+    # test/e2e/framework/framework.go BeforeEach: WaitForDefaultServiceAccountInNamespace and
+    # WaitForKubeRootCAInNamespace (ServiceAccountProvisionTimeout, 2 minutes) before any test step.
+    target = KbatchTarget(controllers="job")
+    before = target.now()
+    missing = r"no default ServiceAccount and kube-root-ca\.crt ConfigMap after 120s"
+    with pytest.raises(RuntimeError, match=missing):
+        claim_namespace(target, namespace_names(0, "unprovisioned"))
+    assert (target.now() - before).total_seconds() >= 120

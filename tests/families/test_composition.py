@@ -21,8 +21,8 @@ def test_builtin_composition_lists_core_then_batch() -> None:
     assert [f.name for f in composed.families] == ["core", "batch", "storage", "rbac", "dra", "gang",
                                                    "coscheduling", "jobset", "kueue"]
     assert [p.name for p in composed.admission] == [
-        "NamespaceLifecycle", "LimitRanger", "DefaultTolerationSeconds", "Priority", "ResourceQuota",
-        "DefaultStorageClass", "StorageObjectInUseProtection", "DynamicResourceAllocation",
+        "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "Priority",
+        "ResourceQuota", "DefaultStorageClass", "StorageObjectInUseProtection", "DynamicResourceAllocation",
         "PodGroupProtection", *JOBSET_HOOKS, *KUEUE_HOOKS]
     names = [c.name for c in composed.controllers]
     assert names.index("scheduler") < names.index("job")
@@ -46,10 +46,10 @@ def test_two_families_may_not_declare_the_same_thing(clash: object) -> None:
 def test_admission_selection_follows_kube_apiservers_flags() -> None:
     composed = compose((CORE, BATCH, DRA, EXAMPLE))  # the admission plugins of these families only
     default = [p.name for p in composed.admission_plugins()]
-    assert default == ["NamespaceLifecycle", "LimitRanger", "DefaultTolerationSeconds", "Priority",
-                       "ResourceQuota", "DynamicResourceAllocation", "GizmoLabels"]
+    assert default == ["NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds",
+                       "Priority", "ResourceQuota", "DynamicResourceAllocation", "GizmoLabels"]
     assert [p.name for p in composed.admission_plugins(disable="Priority,GizmoLabels")] == \
-        ["NamespaceLifecycle", "LimitRanger", "DefaultTolerationSeconds", "ResourceQuota",
+        ["NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "ResourceQuota",
          "DynamicResourceAllocation"]
     # enabling an already-enabled plugin changes nothing; the order is the recommended one, not the flag's
     assert [p.name for p in composed.admission_plugins(enable=["Priority", "NamespaceLifecycle"])] == default

@@ -5,8 +5,8 @@ are the reference. kbatch's own additions are cut first (a Job's Conditions bloc
 are compared byte for byte but for what cannot match: the events' Age column (kubectl's ages come
 from the wall clock, kbatch's from the virtual one), and what kubectl 1.32 on this machine prints
 differently from the 1.37 kbatch follows (``#success=``/``#failure=`` in probes, no port names, no
-``fieldPath:`` before an event's message, added in kubectl 1.35, and no CronJob ``Time Zone`` line, added
-in 1.36).
+``fieldPath:`` before an event's message, added in kubectl 1.35, no CronJob ``Time Zone`` line, added
+in 1.36, and a projected configMap's ``ConfigMapOptional: <nil>`` where 1.33+ prints ``Optional: false``).
 """
 
 from __future__ import annotations
@@ -172,6 +172,14 @@ def _comparable(page: str) -> str:
     head, _, events = page.partition("\nEvents:")
     head = head.replace("#success=", "successThreshold=").replace("#failure=", "failureThreshold=")
     head = re.sub(r"^Time Zone:.*\n", "", head, flags=re.M)
+    # 1.32 prints a projected configMap's *bool as "ConfigMapOptional: <nil>"; 1.33+ (kubernetes PR
+    # 129457) prints "Optional:" and the dereferenced bool, false when unset (the kube-api-access volume)
+    head = re.sub(
+        r"^(\s+)ConfigMapOptional:(\s+)<nil>$",
+        lambda m: m.group(1) + "Optional:" + m.group(2) + " " * 9 + "false",
+        head,
+        flags=re.M,
+    )
     head = re.sub(
         r"^(\s+(?:Host )?Ports?:\s+)(.*)$",
         lambda m: m.group(1) + re.sub(r" \([a-z0-9-]+\)", "", m.group(2)),

@@ -1,5 +1,5 @@
 """core/v1 models (k8s.io/api ``core/v1``): Pod, Node, Namespace, Service, Event,
-PersistentVolumeClaim, ResourceQuota, LimitRange and their parts.
+PersistentVolumeClaim, ResourceQuota, LimitRange, ServiceAccount and their parts.
 
 Every public name of the submodules is re-exported here: import from ``kbatch.api.core_v1``.
 """
@@ -157,6 +157,7 @@ from kbatch.api.core_v1.service import (
     ServiceStatus,
     SessionAffinityConfig,
 )
+from kbatch.api.core_v1.serviceaccount import ServiceAccount
 from kbatch.api.core_v1.volume import (
     ClusterTrustBundleProjection,
     ConfigMapProjection,
@@ -313,6 +314,7 @@ __all__ = [
     "SecretVolumeSource",
     "SecurityContext",
     "Service",
+    "ServiceAccount",
     "ServiceAccountTokenProjection",
     "ServicePort",
     "ServiceSpec",

@@ -4,9 +4,10 @@ cluster that run pods (scheduler, kubelet, node lifecycle, garbage collection).
 Kinds: core/v1 Namespace (first: the API server bootstraps namespaces), Pod, Node, Service, Event,
 ConfigMap, Secret; scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; coordination.k8s.io/v1
 Lease; core/v1 PersistentVolumeClaim (objects only: no storage is simulated); core/v1 ResourceQuota and
-LimitRange (docs/quota.md).
+LimitRange (docs/quota.md); core/v1 ServiceAccount (docs/serviceaccounts.md).
 Admission plugins in kube-apiserver's recommended order (``NamespaceLifecycle`` first, then
-``LimitRanger``, ``DefaultTolerationSeconds``, ``Priority`` and ``ResourceQuota``; upstream
+``LimitRanger``, ``ServiceAccount``,
+``DefaultTolerationSeconds``, ``Priority`` and ``ResourceQuota``; upstream
 ``pkg/kubeapiserver/options/plugins.go``).
 Scheduler plugins: kube-scheduler's default ``multiPoint`` set with its weights
 (``pkg/scheduler/apis/config/v1/default_plugins.go``), with VolumeBinding at its place after
@@ -28,6 +29,7 @@ from kbatch.api.core_v1 import (
     ResourceQuota,
     Secret,
     Service,
+    ServiceAccount,
 )
 from kbatch.api.features import FeatureSpec, Stage
 from kbatch.api.policy_v1 import PodDisruptionBudget
@@ -42,12 +44,21 @@ from kbatch.api.strategies.core import (
     PodStrategy,
     PriorityClassStrategy,
     SecretStrategy,
+    ServiceAccountStrategy,
     ServiceStrategy,
 )
 from kbatch.api.strategies.core.limitrange import LimitRangeStrategy
 from kbatch.api.strategies.core.quota import ResourceQuotaStrategy
 from kbatch.api.strategies.policy import PodDisruptionBudgetStrategy
-from kbatch.families.core import node_page, pod_page, printers, quota_pages, quota_printers, secret_page
+from kbatch.families.core import (
+    node_page,
+    pod_page,
+    printers,
+    quota_pages,
+    quota_printers,
+    secret_page,
+    serviceaccount_page,
+)
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
 
 __all__ = ["CORE", "SCHEDULER_POP_FROM_BACKOFF_Q", "SCHEDULER_QUEUEING_HINTS"]
@@ -83,12 +94,17 @@ CORE = Family(
                   page=quota_pages.describe_quota_page),
         KindEntry(LimitRange, LimitRangeStrategy(), quota_printers.LIMIT_RANGE,
                   page=quota_pages.describe_limit_range_page),
+        KindEntry(ServiceAccount, ServiceAccountStrategy(), printers.SERVICE_ACCOUNT,
+                  page=serviceaccount_page.describe_service_account_page),
     ),
     admission=(
         AdmissionPlugin("NamespaceLifecycle", "kbatch.apiserver.namespaces:install_lifecycle",
                         description="no new objects in a missing or terminating namespace"),
         AdmissionPlugin("LimitRanger", "kbatch.apiserver.admission_plugins.limit_ranger:install",
                         description="LimitRange defaults and bounds for pod containers"),
+        AdmissionPlugin("ServiceAccount", "kbatch.apiserver.admission_plugins.service_account:install",
+                        description="pods run as a ServiceAccount that exists, with its API credentials "
+                                    "mounted"),
         AdmissionPlugin("DefaultTolerationSeconds",
                         "kbatch.apiserver.admission_plugins.default_toleration_seconds:install",
                         description="pods tolerate not-ready/unreachable NoExecute taints for 300 s"),
@@ -127,6 +143,13 @@ CORE = Family(
         ControllerSpec("namespace", "deletes the content of terminating namespaces, then finalizes them",
                        "kbatch.controllers.namespace:setup", aliases=("namespace-controller",),
                        source="namespace-controller"),
+        ControllerSpec("serviceaccount", "keeps a `default` ServiceAccount in every active namespace",
+                       "kbatch.controllers.serviceaccount:setup", aliases=("serviceaccount-controller",),
+                       source="serviceaccount-controller"),
+        ControllerSpec("root-ca-cert-publisher", "keeps the kube-root-ca.crt ConfigMap in every namespace",
+                       "kbatch.controllers.rootcacertpublisher:setup",
+                       aliases=("root-ca-certificate-publisher-controller",),
+                       source="root-ca-certificate-publisher-controller"),
     ),
     scheduler_plugins=(
         _plugin("SchedulingGates", "scheduling_gates"),

@@ -26,7 +26,7 @@ from kbatch.api.printing import (
 from kbatch.families.core.pod_printer import pod_cells
 
 __all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD",
-           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SECRET", "SERVICE"]
+           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SECRET", "SERVICE", "SERVICE_ACCOUNT"]
 
 
 # --- Pod (rules in pod_printer) ------------------------------------------------------------
@@ -211,3 +211,12 @@ def _secret_cells(secret: Obj, now: datetime) -> list[Any]:
 
 
 SECRET = Printer((NAME, Column("Type"), Column("Data"), AGE), _secret_cells)
+
+
+def _service_account_cells(sa: Obj, now: datetime) -> list[Any]:
+    """``printServiceAccount``: the number of ``secrets`` entries (a column printers.go declares
+    "string", like Secret's Data)."""
+    return [name_of(sa), len(sa.get("secrets") or []), creation_age(sa, now)]
+
+
+SERVICE_ACCOUNT = Printer((NAME, Column("Secrets"), AGE), _service_account_cells)

@@ -122,7 +122,8 @@ LOOKUP: dict[str, tuple[Any, ...]] = {
 @pytest.mark.parametrize("name", list(LOOKUP))
 def test_job_pod_lookup(name: str) -> None:
     job_ns, selector, pod_ns, labels, claimed = LOOKUP[name]
-    cp = ControlPlane(seed=0, controllers="job")
+    # the serviceaccount controller readies "ns" for pods, as on any cluster (its default account)
+    cp = ControlPlane(seed=0, controllers="job,serviceaccount")
     cp.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}})
     job = _manual_job(cp, "bar", job_ns, selector)
     _orphan(cp, "foo", pod_ns, labels)

@@ -40,6 +40,7 @@ from kbatch.api.strategies.core.scheduling_validation import (
     validate_topology_spread_constraints,
 )
 from kbatch.api.strategies.core.secret import SecretStrategy
+from kbatch.api.strategies.core.serviceaccount import ServiceAccountStrategy
 
 __all__ = [
     "ConfigMapStrategy",
@@ -51,6 +52,7 @@ __all__ = [
     "PodStrategy",
     "PriorityClassStrategy",
     "SecretStrategy",
+    "ServiceAccountStrategy",
     "ServiceStrategy",
     "default_container",
     "default_pod",

@@ -251,16 +251,19 @@ def validate_container_common(c: Container, path: str, volumes: set[str], claims
     return _validate_common(c, path, volumes, claims, pod)
 
 
-def plain_container_valid(c: Container, names: set[str]) -> bool:
+def plain_container_valid(c: Container, names: set[str], mount: VolumeMount | None = None) -> bool:
     """Whether :func:`validate_containers` certainly finds nothing wrong with ``c`` (a regular
-    container without ports, env or mounts; adds its name to ``names`` then): the same checks as
-    :func:`_validate_common` without paths. ``False`` only means "take the general path"."""
+    container without ports, env or mounts but ``mount``, a mount of a volume known valid; adds its
+    name to ``names`` then): the same checks as :func:`_validate_common` without paths. ``False``
+    only means "take the general path"."""
     d = c.__dict__
+    mounts = d["volume_mounts"]
     name, image = d["name"], d["image"]
     if (not name or _is_dns1123_label(name) or name in names or not image or image != image.strip()
             or d["termination_message_policy"] not in MESSAGE_POLICIES
             or d["image_pull_policy"] not in PULL_POLICIES
-            or d["ports"] or d["env"] or d["env_from"] or d["volume_mounts"]
+            or d["ports"] or d["env"] or d["env_from"]
+            or (mounts and (mount is None or len(mounts) != 1 or mounts[0] != mount))
             or d["restart_policy"] is not None
             or d["lifecycle"] is not None or d["liveness_probe"] is not None
             or d["readiness_probe"] is not None or d["startup_probe"] is not None

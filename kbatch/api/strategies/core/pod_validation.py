@@ -16,6 +16,7 @@ from kbatch.api.core_v1 import (
     Volume,
 )
 from kbatch.api.errors import FieldError
+from kbatch.api.strategies.core.api_access_volume import plain_api_access_mount
 from kbatch.api.strategies.core.container_validation import (
     plain_container_valid,
     validate_containers,
@@ -202,10 +203,14 @@ def plain_spec_valid(spec: PodSpec) -> bool:
     """Whether :func:`validate_pod_spec` certainly returns no error, decided without building a path
     or an error: the usual spec (regular containers without ports, env or mounts, tolerations already
     seen valid, no volumes, claims, init containers, node selector, affinity, spread constraints,
-    gates, overhead, pod-level resources or deadline). ``False`` only means "take the general path";
+    gates, overhead, pod-level resources or deadline; the ServiceAccount plugin's volume and mounts
+    only, :mod:`.api_access_volume`). ``False`` only means "take the general path";
     property-tested against it (tests/api/test_validation_fast_paths.py)."""
     v = spec.__dict__
-    if (v["volumes"] or v["resource_claims"] or v["init_containers"] or v["node_selector"]
+    mount = None
+    if v["volumes"] and (mount := plain_api_access_mount(v["volumes"])) is None:
+        return False
+    if (v["resource_claims"] or v["init_containers"] or v["node_selector"]
             or v["affinity"] is not None or v["topology_spread_constraints"] or v["scheduling_gates"]
             or v["overhead"] or v["resources"] is not None or v["active_deadline_seconds"] is not None
             or v["scheduling_group"] is not None or v["restart_policy"] not in RESTART_POLICIES
@@ -221,7 +226,7 @@ def plain_spec_valid(spec: PodSpec) -> bool:
     if not containers or (tolerations and not tolerations_known_valid(tolerations)):
         return False
     names: set[str] = set()
-    return all(plain_container_valid(c, names) for c in containers) and _names_valid(spec)
+    return all(plain_container_valid(c, names, mount) for c in containers) and _names_valid(spec)
 
 
 def validate_pod_spec(spec: PodSpec, path: str, opts: PodValidationOptions = STRICT) -> list[FieldError]:
