@@ -22,7 +22,7 @@ from collections import Counter
 from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
-TRACE = "13ddddb47856ab6e4ef96bf5906cba0b5bb3f383d4b18b912e98e2ba268e8510"
+TRACE = "ca6fedb538dd1069ecd06772101567d04918a3c7d4a88eb766a9ea57b7595f0e"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:
