@@ -40,18 +40,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbatch.api.core_v1 import Node, ObjectReference, PersistentVolumeClaim, Pod
+from kbatch.api.core_v1 import Node, PersistentVolumeClaim, Pod
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
 from kbatch.api.errors import BadRequest, NotFound, StatusError
 from kbatch.api.model_copy import shallow_copy
 from kbatch.api.pv_helpers import (
     ANN_SELECTED_NODE,
     NOT_SUPPORTED_PROVISIONER,
+    bind_volume_to_claim,
     check_node_affinity,
     claim_class,
     find_matching_volume,
     is_delay_binding_mode,
-    is_volume_bound_to_claim,
     volume_class,
 )
 from kbatch.api.storage_v1 import StorageClass
@@ -77,7 +77,6 @@ NODE_CONFLICT = "node(s) had volume node affinity conflict"
 BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
-BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
 BIND_TIMEOUT_DEFAULT = 600.0  # VolumeBindingArgs.bindTimeoutSeconds default
 POLL_INTERVAL = 1.0  # BindPodVolumes: wait.Poll(time.Second, bindTimeout, checkBindings)
 TIMEOUT_MESSAGE = "binding volumes: timed out waiting for the condition"
@@ -243,8 +242,8 @@ class VolumeBinding:
         assumed = _Choice()
         try:  # upstream AssumePodVolumes
             for volume, claim in choice.bindings:
-                bound = _bind_volume_to_claim(volume, claim)
-                if bound is not volume:
+                bound, changed = bind_volume_to_claim(volume, claim)  # GetBindVolumeToClaim
+                if changed:
                     self.volumes.assume(bound)
                 assumed.bindings.append((bound, claim))
             for claim in choice.provisions:
@@ -456,22 +455,6 @@ def class_hint(pod: Any, old: Any, new: Any) -> QueueingHint:
     if new is not None and new.allowed_topologies != old.allowed_topologies:
         return QueueingHint.QUEUE
     return QueueingHint.QUEUE_SKIP
-
-
-def _bind_volume_to_claim(volume: Any, claim: Any) -> Any:
-    """Upstream ``GetBindVolumeToClaim``: the volume with ``claimRef`` to the claim and
-    ``pv.kubernetes.io/bound-by-controller: "yes"``; the volume itself when already so."""
-    if is_volume_bound_to_claim(volume, claim) and volume.spec.claim_ref.uid:
-        return volume
-    meta = claim.metadata
-    bound = shallow_copy(volume)
-    bound.spec = shallow_copy(volume.spec)
-    bound.spec.claim_ref = ObjectReference(
-        kind="PersistentVolumeClaim", api_version="v1", namespace=meta.namespace, name=meta.name,
-        uid=meta.uid, resource_version=meta.resource_version)
-    bound.metadata = shallow_copy(volume.metadata)
-    bound.metadata.annotations = {**(volume.metadata.annotations or {}), BOUND_BY_CONTROLLER: "yes"}
-    return bound
 
 
 def _request_key(claim: Any) -> Any:
