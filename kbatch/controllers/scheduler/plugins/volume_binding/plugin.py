@@ -52,6 +52,7 @@ from kbatch.api.pv_helpers import (
     claim_class,
     find_matching_volume,
     is_delay_binding_mode,
+    requested_storage,
     volume_class,
 )
 from kbatch.api.storage_v1 import StorageClass
@@ -457,10 +458,8 @@ def class_hint(pod: Any, old: Any, new: Any) -> QueueingHint:
     return QueueingHint.QUEUE_SKIP
 
 
-def _request_key(claim: Any) -> Any:
-    resources = claim.spec.resources
-    found = (resources.requests or {}).get("storage") if resources is not None else None
-    return found.as_fraction() if found is not None else 0
+def _request_key(claim: PersistentVolumeClaim) -> Any:
+    return requested_storage(claim).as_fraction()
 
 
 def _version(obj: Any) -> int:
