@@ -37,6 +37,7 @@ __all__ = [
     "label_key_errors",
     "label_value_errors",
     "node_requirement_parses",
+    "node_requirements_selector",
     "parse_field_selector",
     "parse_label_selector",
     "selector_from_model",
@@ -231,6 +232,19 @@ def node_requirement_parses(key: str, operator: str, values: Iterable[str]) -> b
     one it refuses never matches."""
     op = _NODE_OPERATORS.get(operator)
     return op is not None and not _requirement_errors(key, op, list(values), "key")
+
+
+def node_requirements_selector(requirements: Iterable[Any]) -> Selector:
+    """Upstream ``nodeSelectorRequirementsAsSelector`` (component-helpers ``nodeaffinity``): a
+    ``NodeSelectorTerm``'s ``matchExpressions`` as one selector (none: nothing); an operator or
+    requirement ``labels.NewRequirement`` refuses raises :class:`BadRequest`."""
+    reqs = []
+    for expr in requirements:
+        op = _NODE_OPERATORS.get(expr.operator)
+        if op is None:
+            raise BadRequest(f'"{expr.operator}" is not a valid node selector operator')
+        reqs.append(_requirement(expr.key, op, expr.values or ()))
+    return Selector(_sorted(reqs)) if reqs else NOTHING
 
 
 # --- the string grammar: lexer -------------------------------------------------------------

@@ -176,3 +176,21 @@ def test_a_pod_deleted_while_prebind_waits_releases_its_choice() -> None:
     cp.advance(2)
     failed = events(cp, "FailedScheduling")
     assert any('binding volumes: pod does not exist any more: pods "user" not found' in m for m in failed)
+
+
+def test_a_volume_pinned_by_match_fields_fits_every_node_as_check_node_affinity_reads_it() -> None:
+    """component-helpers ``CheckNodeAffinity`` matches a volume's terms against a node made of the
+    labels alone, so a ``matchFields`` (``metadata.name``) requirement is skipped (nodeaffinity
+    ``nodeSelectorTerm.match`` with no node fields): the scheduler binds such a volume on any node.
+    The VolumeBinding plugin's own copy had matchFields never match: the pod was unschedulable."""
+    cp = plane(2)
+    pinned = volume("pv", cls="local")
+    pinned["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["elsewhere"]}]}]}}
+    cp.apply([WFFC, claim(cls="local"), pinned])
+    cp.advance(2)
+    cp.apply([pod()])
+    cp.advance(5)
+    ref = cp.client.get(PersistentVolume, "pv").spec.claim_ref
+    assert ref is not None and ref.name == "data", message(get_pod(cp))
+    assert get_pod(cp).spec.node_name in ("node-0", "node-1")

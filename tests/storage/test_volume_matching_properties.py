@@ -1,7 +1,8 @@
 """Properties of ``find_matching_volume`` (upstream ``FindMatchingVolume``,
-``k8s.io/component-helpers/storage/volume/pv_helpers.go``, on the scheduler's path): whatever the
-volumes, the answer is eligible for the claim on the node, a volume pre-bound to the claim that
-reaches the node wins, and otherwise no eligible volume is strictly smaller."""
+``k8s.io/component-helpers/storage/volume/pv_helpers.go``, on the scheduler's path: a node's
+labels given): whatever the volumes, the answer is eligible for the claim on the node, a volume
+pre-bound to the claim that reaches the node wins, and otherwise no eligible volume is strictly
+smaller."""
 
 from __future__ import annotations
 
@@ -12,14 +13,14 @@ from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import PersistentVolumeClaim
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
-from kbatch.api.quantity import Quantity
-from kbatch.controllers.scheduler.plugins.volume_binding.matching import (
+from kbatch.api.pv_helpers import (
+    check_node_affinity,
     claim_class,
     find_matching_volume,
-    node_affinity_fits,
-    volume_bound_to_claim,
+    is_volume_bound_to_claim,
     volume_class,
 )
+from kbatch.api.quantity import Quantity
 
 LABELS = {"zone": "a"}
 
@@ -60,7 +61,7 @@ def _eligible(volume: PersistentVolume, pvc: PersistentVolumeClaim) -> bool:
     """Every condition an unclaimed volume must meet, restated."""
     return (volume.spec.claim_ref is None and volume.status.phase == "Available"
             and _size(volume).cmp(Quantity("2Gi")) >= 0 and volume_class(volume) == claim_class(pvc)
-            and node_affinity_fits(volume, LABELS) and "ReadWriteOnce" in volume.spec.access_modes)
+            and check_node_affinity(volume, LABELS) and "ReadWriteOnce" in volume.spec.access_modes)
 
 
 @settings(max_examples=200, deadline=None)
@@ -68,10 +69,10 @@ def _eligible(volume: PersistentVolume, pvc: PersistentVolumeClaim) -> bool:
 def test_the_match_is_eligible_and_the_smallest(vols: list[PersistentVolume]) -> None:
     pvc = claim()
     found = find_matching_volume(pvc, vols, LABELS)
-    prebound = [v for v in vols if volume_bound_to_claim(v, pvc) and _size(v).cmp(Quantity("2Gi")) >= 0]
+    prebound = [v for v in vols if is_volume_bound_to_claim(v, pvc) and _size(v).cmp(Quantity("2Gi")) >= 0]
     if prebound:  # the first pre-bound volume big enough decides: itself if it reaches the node
         first = prebound[0]
-        assert found is (first if node_affinity_fits(first, LABELS) else None)
+        assert found is (first if check_node_affinity(first, LABELS) else None)
         return
     eligible = [v for v in vols if _eligible(v, pvc)]
     if not eligible:

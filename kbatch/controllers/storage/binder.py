@@ -4,7 +4,8 @@ persistentvolume-binder-controller; upstream ``pkg/controller/volume/persistentv
 
 One queue carries both kinds: a request with a namespace is a claim, one without is a volume
 (PersistentVolume is cluster-scoped). A claim without ``pv.kubernetes.io/bind-completed`` is bound
-to the best matching volume (``volume_match``), or — with a class — handed to its provisioner
+to the best matching volume (``volume_match``, over the shared :mod:`kbatch.api.pv_helpers`), or —
+with a class — handed to its provisioner
 (``ExternalProvisioning``; kbatch ships ``kbatch.io/simulated``, ``provisioner.py``), or waits for
 its first consumer (WaitForFirstConsumer classes until the scheduler sets
 ``volume.kubernetes.io/selected-node``). A bound claim whose volume is gone is ``Lost``. A volume
@@ -24,11 +25,7 @@ from typing import Any
 from kbatch.api.core_v1 import PersistentVolumeClaim, Pod
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
 from kbatch.api.errors import NotFound
-from kbatch.api.storage_v1 import StorageClass, default_class
-from kbatch.controllers.storage import binder_writes as writes
-from kbatch.controllers.storage.protection import BY_CLAIM, claims_of_pod
-from kbatch.controllers.storage.reclaim import reclaim_volume
-from kbatch.controllers.storage.volume_match import (
+from kbatch.api.pv_helpers import (
     ANN_BETA_STORAGE_PROVISIONER,
     ANN_BIND_COMPLETED,
     ANN_BOUND_BY_CONTROLLER,
@@ -36,13 +33,17 @@ from kbatch.controllers.storage.volume_match import (
     ANN_SELECTED_NODE,
     ANN_STORAGE_PROVISIONER,
     BETA_CLASS_ANNOTATION,
-    best_match_for_claim,
     claim_class,
     has_annotation,
+    is_delay_binding_mode,
     is_volume_bound_to_claim,
     volume_mode_mismatch,
-    volume_satisfies_claim,
 )
+from kbatch.api.storage_v1 import StorageClass, default_class
+from kbatch.controllers.storage import binder_writes as writes
+from kbatch.controllers.storage.protection import BY_CLAIM, claims_of_pod
+from kbatch.controllers.storage.reclaim import reclaim_volume
+from kbatch.controllers.storage.volume_match import best_match_for_claim, volume_satisfies_claim
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request, Result
 
@@ -91,10 +92,8 @@ class PersistentVolumeBinder:
         return self.sync_unbound_claim(claim)
 
     def _delay_binding(self, claim: PersistentVolumeClaim) -> bool:
-        """``IsDelayBindingMode``: the claim's class exists and is WaitForFirstConsumer."""
-        name = claim_class(claim)
-        sc = self._get(StorageClass, name, None) if name else None
-        return sc is not None and sc.volume_binding_mode == "WaitForFirstConsumer"
+        """``IsDelayBindingMode`` over the informer's classes."""
+        return is_delay_binding_mode(claim, lambda name: self._get(StorageClass, name, None))
 
     def sync_unbound_claim(self, claim: PersistentVolumeClaim) -> bool:
         """``syncUnboundClaim`` for a claim that names no volume."""

@@ -14,27 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from kbatch.api import pv_helpers
 from kbatch.api.core_v1 import PersistentVolumeClaim
 from kbatch.api.core_v1.claim import PersistentVolumeClaimStatus
-from kbatch.api.core_v1.common import ObjectReference
 from kbatch.api.core_v1.persistent_volume import PersistentVolume, PersistentVolumeStatus
-from kbatch.controllers.storage.volume_match import (
-    ANN_BIND_COMPLETED,
-    ANN_BOUND_BY_CONTROLLER,
-    has_annotation,
-    is_volume_bound_to_claim,
-)
+from kbatch.api.pv_helpers import ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, claim_reference, has_annotation
 from kbatch.runtime.context import ControllerContext
 
 __all__ = ["bind", "claim_reference", "set_claim_status", "set_claim_status_with_event", "set_volume_phase",
            "set_volume_phase_with_event", "unbind_volume"]
-
-
-def claim_reference(claim: PersistentVolumeClaim) -> ObjectReference:
-    """``reference.GetReference`` of a claim, as a volume's ``claimRef`` holds it."""
-    meta = claim.metadata
-    return ObjectReference(kind="PersistentVolumeClaim", namespace=meta.namespace, name=meta.name,
-                           uid=meta.uid, api_version="v1", resource_version=meta.resource_version)
 
 
 def _annotate(obj: Any, key: str) -> None:
@@ -43,15 +31,8 @@ def _annotate(obj: Any, key: str) -> None:
 
 def bind_volume_to_claim(ctx: ControllerContext, volume: PersistentVolume,
                          claim: PersistentVolumeClaim) -> PersistentVolume:
-    """``GetBindVolumeToClaim``: claimRef to the claim; ``bound-by-controller`` unless pre-bound."""
-    clone = volume.model_copy(deep=True)
-    ref, meta, dirty = volume.spec.claim_ref, claim.metadata, False
-    if ref is None or (ref.name, ref.namespace, ref.uid or "") != (meta.name, meta.namespace, meta.uid or ""):
-        clone.spec.claim_ref = claim_reference(claim)
-        dirty = True
-    if not is_volume_bound_to_claim(volume, claim) and not has_annotation(clone, ANN_BOUND_BY_CONTROLLER):
-        _annotate(clone, ANN_BOUND_BY_CONTROLLER)
-        dirty = True
+    """``bindVolumeToClaim``: ``GetBindVolumeToClaim``'s volume, written when it changed."""
+    clone, dirty = pv_helpers.bind_volume_to_claim(volume, claim)
     return ctx.client.update(clone) if dirty else volume
 
 

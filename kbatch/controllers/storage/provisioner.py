@@ -36,15 +36,15 @@ from kbatch.api.core_v1.persistent_volume import (
 )
 from kbatch.api.errors import AlreadyExists, NotFound
 from kbatch.api.meta import ObjectMeta
-from kbatch.api.storage_v1 import StorageClass
-from kbatch.controllers.storage.binder_writes import claim_reference
-from kbatch.controllers.storage.volume_match import (
+from kbatch.api.pv_helpers import (
     ANN_BETA_STORAGE_PROVISIONER,
     ANN_DYNAMICALLY_PROVISIONED,
     ANN_SELECTED_NODE,
     ANN_STORAGE_PROVISIONER,
     claim_class,
+    claim_reference,
 )
+from kbatch.api.storage_v1 import StorageClass
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request
 

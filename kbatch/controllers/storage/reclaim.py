@@ -17,8 +17,8 @@ with ``HonorPVReclaimPolicy`` GA (1.33):
 from __future__ import annotations
 
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
+from kbatch.api.pv_helpers import ANN_DYNAMICALLY_PROVISIONED
 from kbatch.controllers.storage.binder_writes import set_volume_phase_with_event
-from kbatch.controllers.storage.volume_match import ANN_DYNAMICALLY_PROVISIONED
 from kbatch.runtime.context import ControllerContext
 
 __all__ = ["external_deleter", "reclaim_volume"]

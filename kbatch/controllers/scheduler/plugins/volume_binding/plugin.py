@@ -13,10 +13,11 @@
   to non-existent pv(s)``) and its node affinity fit the node (``node(s) had volume node affinity
   conflict``). A WaitForFirstConsumer claim already given a node (``volume.kubernetes.io/selected-node``)
   fits that node only; otherwise it takes a matching Available volume the node can reach
-  (:func:`~.matching.find_matching_volume`, claims smallest request first, a volume once), or else its
-  class must provision there (a provisioner other than ``kubernetes.io/no-provisioner``, the node in
-  ``allowedTopologies``); if not: ``node(s) didn't find available persistent volumes to bind``. A claim
-  with no class, or a class that does not exist, is an error.
+  (:func:`kbatch.api.pv_helpers.find_matching_volume`, claims smallest request first, a volume
+  once), or else its class must provision there (a provisioner other than
+  ``kubernetes.io/no-provisioner``, the node in ``allowedTopologies``); if not: ``node(s) didn't
+  find available persistent volumes to bind``. A claim with no class, or a class that does not
+  exist, is an error.
 * **Reserve** assumes the node's choice in the plugin's caches (volumes pre-bound to their claims,
   claims annotated with the node), so the next pods see those volumes taken; **Unreserve** forgets it.
 * **PreBind** writes it: each chosen volume's ``claimRef`` (with ``pv.kubernetes.io/bound-by-controller``),
@@ -39,10 +40,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbatch.api.core_v1 import Node, ObjectReference, PersistentVolumeClaim, Pod
+from kbatch.api.core_v1 import Node, PersistentVolumeClaim, Pod
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
-from kbatch.api.errors import NotFound, StatusError
+from kbatch.api.errors import BadRequest, NotFound, StatusError
 from kbatch.api.model_copy import shallow_copy
+from kbatch.api.pv_helpers import (
+    ANN_SELECTED_NODE,
+    NOT_SUPPORTED_PROVISIONER,
+    bind_volume_to_claim,
+    check_node_affinity,
+    claim_class,
+    find_matching_volume,
+    is_delay_binding_mode,
+    requested_storage,
+    volume_class,
+)
 from kbatch.api.storage_v1 import StorageClass
 from kbatch.controllers.scheduler.events import (
     NODE,
@@ -53,18 +65,7 @@ from kbatch.controllers.scheduler.events import (
 )
 from kbatch.controllers.scheduler.framework import Code, CycleState, Status
 from kbatch.controllers.scheduler.plugins.volume_binding.cache import AssumeCache, key_of
-from kbatch.controllers.scheduler.plugins.volume_binding.matching import (
-    NOT_SUPPORTED_PROVISIONER,
-    SELECTED_NODE,
-    claim_class,
-    find_matching_volume,
-    fully_bound,
-    is_delay_binding,
-    node_affinity_fits,
-    topology_fits,
-    volume_bound_to_claim,
-    volume_class,
-)
+from kbatch.controllers.scheduler.plugins.volume_binding.matching import fully_bound, topology_fits
 
 __all__ = ["BIND_CONFLICT", "NAME", "NODE_CONFLICT", "PV_NOT_EXIST", "UNBOUND_IMMEDIATE",
            "VolumeBinding", "claim_hint", "class_hint", "new"]
@@ -77,7 +78,6 @@ NODE_CONFLICT = "node(s) had volume node affinity conflict"
 BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
-BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
 BIND_TIMEOUT_DEFAULT = 600.0  # VolumeBindingArgs.bindTimeoutSeconds default
 POLL_INTERVAL = 1.0  # BindPodVolumes: wait.Poll(time.Second, bindTimeout, checkBindings)
 TIMEOUT_MESSAGE = "binding volumes: timed out waiting for the condition"
@@ -113,7 +113,7 @@ class VolumeBinding:
         self.bind_timeout = bind_timeout
         self.claims = AssumeCache()
         self.volumes = AssumeCache(volume_class)
-        self.classes: dict[str, Any] = {}
+        self.classes: dict[str, StorageClass] = {}
 
     # -- PreFilter -------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Any, snapshot: Any) -> Status | None:
@@ -126,7 +126,7 @@ class VolumeBinding:
         for claim in claims:  # upstream GetPodVolumeClaims
             if fully_bound(claim):
                 bound.append(claim)
-            elif is_delay_binding(claim, self.classes) and not claim.spec.volume_name:
+            elif is_delay_binding_mode(claim, self.classes.get) and not claim.spec.volume_name:
                 delayed.append(claim)
             else:
                 immediate.append(claim)  # pre-bound claims too: the binder binds them
@@ -182,7 +182,7 @@ class VolumeBinding:
             if volume is None:
                 volumes_found = False
                 break
-            if not node_affinity_fits(volume, labels):
+            if not check_node_affinity(volume, labels):
                 affinity_ok = False
                 break
         unbound_ok = self._find_unbound(data, node_name, labels, choice)
@@ -195,7 +195,7 @@ class VolumeBinding:
         """The WaitForFirstConsumer claims on this node: volumes to bind, claims to provision."""
         to_match, to_provision = [], []
         for claim in data.delayed:
-            selected = (claim.metadata.annotations or {}).get(SELECTED_NODE)
+            selected = (claim.metadata.annotations or {}).get(ANN_SELECTED_NODE)
             if selected is None:
                 to_match.append(claim)
             elif selected != node_name:
@@ -204,11 +204,14 @@ class VolumeBinding:
                 to_provision.append(claim)
         chosen: set[str] = set()
         for claim in sorted(to_match, key=_request_key):  # findMatchingVolumes: smallest first
-            volume = find_matching_volume(claim, self.volumes.listed(claim_class(claim)), labels, chosen)
+            try:
+                volume = find_matching_volume(claim, self.volumes.listed(claim_class(claim)), labels, chosen)
+            except BadRequest as err:  # upstream: FindPodVolumes' error, the Filter's error status
+                raise _FindError(err.message) from None
             if volume is None:
                 to_provision.append(claim)
                 continue
-            chosen.add(volume.metadata.name)
+            chosen.add(volume.metadata.name or "")
             choice.bindings.append((volume, claim))
         for claim in to_provision:  # checkVolumeProvisions
             if not self._can_provision(claim, labels):
@@ -240,15 +243,15 @@ class VolumeBinding:
         assumed = _Choice()
         try:  # upstream AssumePodVolumes
             for volume, claim in choice.bindings:
-                bound = _bind_volume_to_claim(volume, claim)
-                if bound is not volume:
+                bound, changed = bind_volume_to_claim(volume, claim)  # GetBindVolumeToClaim
+                if changed:
                     self.volumes.assume(bound)
                 assumed.bindings.append((bound, claim))
             for claim in choice.provisions:
                 annotated = shallow_copy(claim)
                 annotated.metadata = shallow_copy(claim.metadata)
                 annotated.metadata.annotations = {**(claim.metadata.annotations or {}),
-                                                  SELECTED_NODE: node_name}
+                                                  ANN_SELECTED_NODE: node_name}
                 self.claims.assume(annotated)
                 assumed.provisions.append(annotated)
         except (KeyError, ValueError) as err:
@@ -341,7 +344,7 @@ class VolumeBinding:
                 return f'failed to check binding: "{missing}" not found', False
             if _version(volume) > _version(current):
                 return "", False  # our write has not reached the informer yet
-            if not node_affinity_fits(current, labels):
+            if not check_node_affinity(current, labels):
                 return f'pv "{current.metadata.name}" node affinity doesn\'t match node "{node_name}"', False
             ref = current.spec.claim_ref
             if ref is None or not ref.uid:
@@ -356,14 +359,14 @@ class VolumeBinding:
             annotations = current.metadata.annotations
             if annotations is None:
                 return f'selectedNode annotation reset for PVC "{current.metadata.name}"', False
-            if annotations.get(SELECTED_NODE) != node_name:
+            if annotations.get(ANN_SELECTED_NODE) != node_name:
                 return f'provisioning failed for PVC "{current.metadata.name}"', False
             if current.spec.volume_name:
                 volume = self.volumes.get_api(current.spec.volume_name)
                 if volume is None:
                     done = False  # tolerated: the volume may not have reached the informer yet
                     continue
-                if not node_affinity_fits(volume, labels):
+                if not check_node_affinity(volume, labels):
                     return (f'pv "{volume.metadata.name}" node affinity doesn\'t match node '
                             f'"{node_name}"'), False
             done = done and fully_bound(current)
@@ -455,26 +458,8 @@ def class_hint(pod: Any, old: Any, new: Any) -> QueueingHint:
     return QueueingHint.QUEUE_SKIP
 
 
-def _bind_volume_to_claim(volume: Any, claim: Any) -> Any:
-    """Upstream ``GetBindVolumeToClaim``: the volume with ``claimRef`` to the claim and
-    ``pv.kubernetes.io/bound-by-controller: "yes"``; the volume itself when already so."""
-    if volume_bound_to_claim(volume, claim) and volume.spec.claim_ref.uid:
-        return volume
-    meta = claim.metadata
-    bound = shallow_copy(volume)
-    bound.spec = shallow_copy(volume.spec)
-    bound.spec.claim_ref = ObjectReference(
-        kind="PersistentVolumeClaim", api_version="v1", namespace=meta.namespace, name=meta.name,
-        uid=meta.uid, resource_version=meta.resource_version)
-    bound.metadata = shallow_copy(volume.metadata)
-    bound.metadata.annotations = {**(volume.metadata.annotations or {}), BOUND_BY_CONTROLLER: "yes"}
-    return bound
-
-
-def _request_key(claim: Any) -> Any:
-    resources = claim.spec.resources
-    found = (resources.requests or {}).get("storage") if resources is not None else None
-    return found.as_fraction() if found is not None else 0
+def _request_key(claim: PersistentVolumeClaim) -> Any:
+    return requested_storage(claim).as_fraction()
 
 
 def _version(obj: Any) -> int:
