@@ -82,7 +82,6 @@ kind: PersistentVolumeClaim
 metadata:
   name: vb-claim
   namespace: default
-  annotations: {pv.kubernetes.io/bind-completed: "yes"}
 spec:
   accessModes: [ReadWriteOnce]
   storageClassName: ""
@@ -102,7 +101,9 @@ def _advance(served: Any, by: str) -> None:
 
 def test_kubectl_sees_a_pod_wait_for_its_claim(served: Any) -> None:
     """VolumeBinding (docs/storage.md, stage 4): kubectl's describer shows the scheduler's message for
-    a missing claim; once the claim is bound (written as the binder writes it), the pod runs."""
+    a missing claim; once the user's pre-bound volume and claim are bound by the binder, the pod runs.
+    (A claim that already carries ``pv.kubernetes.io/bind-completed`` while the volume's ``claimRef``
+    has no uid is ``ClaimMisbound`` → ``Lost``, as upstream's ``syncBoundClaim``.)"""
     import json
 
     from tests.server.test_kubectl_secret import EXAMPLES
@@ -118,10 +119,9 @@ def test_kubectl_sees_a_pod_wait_for_its_claim(served: Any) -> None:
     described = kubectl(served, "describe", "pod", "vb-pod", "-n", "default").stdout
     assert 'persistentvolumeclaim "vb-claim" not found' in described
     assert "FailedScheduling" in described
-    kubectl(served, "apply", "-f", "-", input_=VB_STORAGE)
-    for kind, name in (("pv", "vb-pv"), ("pvc", "vb-claim")):
-        kubectl(served, "patch", kind, name, "-n", "default", "--subresource=status", "--type=merge",
-                "-p", '{"status":{"phase":"Bound"}}')
+    kubectl(served, "apply", "-f", "-", input_=VB_STORAGE)  # pre-bound both ways by the user
     _advance(served, "5s")
+    assert kubectl(served, "get", "pvc", "vb-claim", "-n", "default", "-o",
+                   "jsonpath={.status.phase}").stdout == "Bound"  # the binder completed it
     row = kubectl(served, "get", "pod", "vb-pod", "-n", "default").stdout.splitlines()[1].split()
     assert row[2] == "Running"

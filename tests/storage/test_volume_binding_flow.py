@@ -4,8 +4,9 @@ Upstream: ``pkg/scheduler/framework/plugins/volumebinding`` (``volume_binding.go
 ``isSchedulableAfterPersistentVolumeClaimChange`` / ``isSchedulableAfterStorageClassChange``;
 ``binder.go``: ``BindPodVolumes`` polls ``checkBindings`` every second for ``bindTimeout``, a claim
 whose ``volume.kubernetes.io/selected-node`` was removed fails the binding) and the kubelet's volume
-manager (``desired_state_of_world_populator.go`` ``getPVCExtractPV``). The binder is another stage:
-these tests bind claims by writing the objects as it does (:mod:`tests.storage.binder_writes`)."""
+manager (``desired_state_of_world_populator.go`` ``getPVCExtractPV``). Most tests play the binder
+themselves, writing the objects as it does (:mod:`tests.storage.binder_writes`), on a plane without
+the persistentvolume-binder and the simulated provisioner; the last ones run the real pair."""
 
 from __future__ import annotations
 
@@ -41,8 +42,9 @@ def pod(node: str | None = None) -> dict[str, Any]:
             "spec": spec}
 
 
-def plane(nodes: int = 2) -> ControlPlane:
-    cp = ControlPlane(seed=1)
+def plane(nodes: int = 2, binder: bool = False) -> ControlPlane:
+    controllers = "*" if binder else "*,-persistentvolume-binder,-simulated-provisioner"
+    cp = ControlPlane(seed=1, controllers=controllers)
     create_nodes(cp, nodes, NodeTemplate())
     return cp
 
@@ -182,8 +184,9 @@ def test_a_volume_pinned_by_match_fields_fits_every_node_as_check_node_affinity_
     """component-helpers ``CheckNodeAffinity`` matches a volume's terms against a node made of the
     labels alone, so a ``matchFields`` (``metadata.name``) requirement is skipped (nodeaffinity
     ``nodeSelectorTerm.match`` with no node fields): the scheduler binds such a volume on any node.
-    The VolumeBinding plugin's own copy had matchFields never match: the pod was unschedulable."""
-    cp = plane(2)
+    The VolumeBinding plugin's own copy had matchFields never match: the pod was unschedulable.
+    The real binder runs: it makes the volume Available and completes the binding PreBind starts."""
+    cp = plane(2, binder=True)
     pinned = volume("pv", cls="local")
     pinned["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchFields": [
         {"key": "metadata.name", "operator": "In", "values": ["elsewhere"]}]}]}}
@@ -194,3 +197,33 @@ def test_a_volume_pinned_by_match_fields_fits_every_node_as_check_node_affinity_
     ref = cp.client.get(PersistentVolume, "pv").spec.claim_ref
     assert ref is not None and ref.name == "data", message(get_pod(cp))
     assert get_pod(cp).spec.node_name in ("node-0", "node-1")
+
+
+SIMULATED = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "sim"},
+             "provisioner": "kbatch.io/simulated", "volumeBindingMode": "WaitForFirstConsumer"}
+
+
+def test_with_the_real_binder_a_wait_for_first_consumer_claim_is_provisioned_on_the_pods_node() -> None:
+    """Scheduler, binder and provisioner together: the scheduler selects a node, the provisioner
+    makes a volume with affinity to it, the binder binds, PreBind sees the claim bound, the pod runs."""
+    cp = plane(3, binder=True)
+    cp.apply([SIMULATED, claim(cls="sim"), pod()])
+    cp.advance(5)
+    pvc = cp.client.get(PersistentVolumeClaim, "data", "default")
+    node = (pvc.metadata.annotations or {}).get("volume.kubernetes.io/selected-node")
+    assert pvc.status.phase == "Bound" and pvc.spec.volume_name
+    assert get_pod(cp).spec.node_name == node
+    affinity = cp.client.get(PersistentVolume, pvc.spec.volume_name).spec.node_affinity
+    assert affinity is not None and node in str(affinity.model_dump())
+    cp.advance(40)
+    assert get_pod(cp).status.phase == "Succeeded"
+
+
+def test_with_the_real_binder_a_local_volume_on_one_node_draws_the_pod_there() -> None:
+    cp = plane(3, binder=True)
+    cp.apply([WFFC, claim(cls="local"), volume("pv", cls="local", node="node-1")])
+    cp.advance(1)
+    cp.apply([pod()])
+    cp.advance(5)
+    assert cp.client.get(PersistentVolumeClaim, "data", "default").spec.volume_name == "pv"
+    assert get_pod(cp).spec.node_name == "node-1"

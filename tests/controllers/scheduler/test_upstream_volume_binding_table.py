@@ -137,8 +137,11 @@ def _pod(row: Row) -> dict[str, Any]:
 
 
 def run(row: Row) -> tuple[ControlPlane, Pod]:
-    # the binder's tables have no ephemeral-volume controller: a missing claim stays missing
-    cp = ControlPlane(seed=1, controllers="*,-ephemeral-volume")
+    # the plugin's tables run the scheduler alone: no ephemeral-volume controller (a missing claim
+    # stays missing), no persistentvolume-binder or provisioner (the rows' claims and volumes stay
+    # as the row writes them, as upstream's fake listers keep them)
+    cp = ControlPlane(seed=1, controllers="*,-ephemeral-volume,-persistentvolume-binder,"
+                                          "-simulated-provisioner")
     for name, labels in row.nodes:
         create_nodes(cp, 1, NodeTemplate(labels=labels), prefix=name[:-1], start=int(name[-1]))
     cp.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}, *CLASSES])
