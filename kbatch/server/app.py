@@ -35,6 +35,7 @@ from kbatch.api.errors import (
 from kbatch.api.kube_version import version_info
 from kbatch.authz.chain import authorize
 from kbatch.authz.impersonation import impersonated_user
+from kbatch.authz.policybased import acting_as
 from kbatch.authz.request import forbidden, request_attributes
 from kbatch.runtime.duration import parse_duration
 from kbatch.server import authorization_api, discovery, metrics_api
@@ -100,7 +101,8 @@ class KbatchApp:
                         return
             if req.method == "GET" and req.flag("follow") and await self._follow(req, send, receive):
                 return
-            response = self.dispatch(req)
+            with acting_as(req.user, lambda: rbac_snapshot(self.backend)):
+                response = self.dispatch(req)
         except PageNotFound:
             response = _page_not_found()
         except StatusError as err:
