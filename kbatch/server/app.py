@@ -59,7 +59,8 @@ __all__ = ["KUBE_VERSION", "KbatchApp"]
 log = logging.getLogger("kbatch.server")
 KUBE_VERSION = version_info()  # GET /version: the release kbatch models (kbatch/api/kube_version.py)
 PROTO_V2 = "application/com.github.proto-openapi.spec.v2"
-_IMPERSONATE_USER, _IMPERSONATE_GROUP = "impersonate-user", "impersonate-group"
+# every Impersonate-* header (User, Group, Uid, Extra-<key>): any of them without a user is a 400
+_IMPERSONATE = "impersonate-"
 
 
 
@@ -89,7 +90,7 @@ class KbatchApp:
         try:
             req = await read_request(scope, receive)
             self._authorize(req)
-            if _IMPERSONATE_USER in req.headers or _IMPERSONATE_GROUP in req.headers:
+            if any(key.startswith(_IMPERSONATE) for key in req.headers):
                 self._impersonate(req)
             if req.method == "GET" and req.flag("watch"):
                 gv = self.router.group_version(req.path)
@@ -145,8 +146,9 @@ class KbatchApp:
 
     def _impersonate(self, req: Request) -> None:
         """Act as the impersonated user and let the RBAC authorizer decide the request (403 when it
-        does not allow it); docs/rbac.md. Only requests with an ``Impersonate-User`` or
-        ``Impersonate-Group`` header come here: every other request is ``system:masters``'."""
+        does not allow it); docs/rbac.md. Only requests with an ``Impersonate-*`` header come here
+        (k8s.io/apiserver ``filters/impersonation``: a uid, extra or group without a user is a 400):
+        every other request is ``system:masters``'."""
         pairs = ((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in req.raw_headers)
         req.user = impersonated_user(pairs)
         if req.user is None:
