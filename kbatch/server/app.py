@@ -38,7 +38,7 @@ from kbatch.authz.impersonation import impersonated_user
 from kbatch.authz.policybased import acting_as
 from kbatch.authz.request import forbidden, request_attributes
 from kbatch.runtime.duration import parse_duration
-from kbatch.server import authorization_api, discovery, metrics_api
+from kbatch.server import authentication_api, authorization_api, discovery, metrics_api
 from kbatch.server.aggregated_discovery import CONTENT_TYPE as AGGREGATED
 from kbatch.server.aggregated_discovery import api_discovery, apis_discovery, wants_aggregated
 from kbatch.server.authorization_api import rbac_snapshot
@@ -173,6 +173,9 @@ class KbatchApp:
         if (group, version) == (authorization_api.GROUP, authorization_api.VERSION):
             answer = authorization_api.serve(self.backend, req, rest, req.user)
             return json_response(answer, 201 if rest else 200)
+        if (group, version) == (authentication_api.GROUP, authentication_api.VERSION):
+            answer = authentication_api.serve(self.backend, req, rest, req.user or authorization_api.ADMIN)
+            return json_response(answer, 201 if rest else 200)
         if (group, version) == (metrics_api.GROUP, metrics_api.VERSION):
             params = {k: req.param(k) for k in ("labelSelector", "fieldSelector")}
             return json_response(metrics_api.serve(self.backend, req.method, rest, params))
@@ -229,6 +232,8 @@ class KbatchApp:
                 versions = [metrics_api.VERSION]
             if parts[1] == authorization_api.GROUP:
                 versions = [authorization_api.VERSION]
+            if parts[1] == authentication_api.GROUP:
+                versions = [authentication_api.VERSION]
             if not versions:  # no group's discovery handler claims it
                 raise PageNotFound()
             return json_response(discovery.api_group(parts[1], versions))
