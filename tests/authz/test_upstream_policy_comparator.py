@@ -8,8 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from kbatch.authz.escalation import covers
+from kbatch.authz.escalation import FULL_AUTHORITY, covers
 
 
 def r(verbs: list[str], groups: list[str] | None = None, resources: list[str] | None = None,
@@ -95,3 +97,23 @@ URL_ROWS = [("*", "", True), ("*", "/", True), ("*", "/api", True), ("/*", "", F
 def test_non_resource_url_covers(owner: str, requested: str, want: bool) -> None:
     """``TestNonResourceURLCovers``, through a rule of one URL and one verb."""
     assert (covers([r(["get"], urls=[owner])], [r(["get"], urls=[requested])]) == []) is want
+
+
+_words = st.sampled_from(["get", "list", "*", "pods", "jobs", "batch", "", "a", "pods/log", "*/scale"])
+_resource_rule = st.fixed_dictionaries(
+    {"verbs": st.lists(_words, min_size=1, max_size=3), "apiGroups": st.lists(_words, min_size=1, max_size=2),
+     "resources": st.lists(_words, min_size=1, max_size=2)},
+    optional={"resourceNames": st.lists(_words, min_size=1, max_size=2)})
+_url_rule = st.fixed_dictionaries({"verbs": st.lists(_words, min_size=1, max_size=3),
+                                   "nonResourceURLs": st.lists(st.sampled_from(["/a", "/a/*", "*", "/b"]),
+                                                               min_size=1, max_size=2)})
+# valid rules only: a rule is a resource rule or a non-resource rule (validation.go ValidatePolicyRule)
+_rules = st.lists(st.one_of(_resource_rule, _url_rule), max_size=4)
+
+
+@given(_rules)
+def test_rules_cover_themselves_and_full_authority_covers_all(rules: list[Any]) -> None:
+    """Invariants ``Covers`` implies: a user holding rules may grant those very rules, and ``*`` on
+    everything (clusterrole/policybased ``fullAuthority``) covers any rule."""
+    assert covers(rules, rules) == []
+    assert covers(list(FULL_AUTHORITY), rules) == []
