@@ -8,6 +8,8 @@ impersonated request inside :func:`acting_as`, which names the user and how to r
 at that moment. A write made outside it (a request that impersonates no one, the CLI, the
 controllers) is ``system:masters``', for which upstream's ``EscalationAllowed`` skips the check: the
 hook returns after reading one context variable, and it is installed for the four RBAC kinds alone.
+The controllers a request's write runs (``Backend.settle``, a clock advance) write as the control plane
+(:func:`as_control_plane`).
 
 kbatch runs the check as a validating hook, after the kind's validation; upstream's storage runs it
 before (an invalid object that would also escalate is a 422 here, a 403 upstream).
@@ -29,7 +31,7 @@ from kbatch.authz.user import UserInfo
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["acting_as", "install"]
+__all__ = ["acting_as", "as_control_plane", "install"]
 
 Snapshot = Callable[[], RbacSnapshot]
 _ACTING: ContextVar[tuple[UserInfo, Snapshot] | None] = ContextVar("kbatch_acting_user", default=None)
@@ -43,6 +45,17 @@ def acting_as(user: UserInfo | None, snapshot: Snapshot) -> Iterator[None]:
         yield
         return
     token = _ACTING.set((user, snapshot))
+    try:
+        yield
+    finally:
+        _ACTING.reset(token)
+
+
+@contextmanager
+def as_control_plane() -> Iterator[None]:
+    """Writes inside are the control plane's own (the controllers a request's write wakes, as
+    kube-controller-manager's writes are its own), whoever's request is being served."""
+    token = _ACTING.set(None)
     try:
         yield
     finally:

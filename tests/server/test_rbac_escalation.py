@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kbatch.server.facade import ControlPlaneBackend, new_control_plane
+
 RBAC = "/apis/rbac.authorization.k8s.io/v1"
 JANE = {"impersonate-user": "jane"}
 
@@ -155,3 +157,20 @@ def test_system_masters_is_not_checked(api: Any) -> None:
                    headers={**JANE, "impersonate-group": "system:masters"},
                    json=role("any", [rule(["*"], ["*"], "*")]))
     assert out.status_code == 201, out.json()
+
+
+def test_the_controllers_a_write_wakes_are_not_the_user(make_api: Any) -> None:
+    """The writes the controllers make after jane's write (the aggregation controller filling
+    ``view`` from her role) are the control plane's, as kube-controller-manager's are, not jane's."""
+    api = make_api(ControlPlaneBackend(new_control_plane(controllers="clusterrole-aggregation")))
+    api.post(f"{RBAC}/clusterroles", json=role("cr-writer", [
+        rule(["create"], ["clusterroles"], "rbac.authorization.k8s.io"), rule(["get"], ["secrets"])],
+        kind="ClusterRole"))
+    api.post(f"{RBAC}/clusterrolebindings", json=binding("jane-cr", "ClusterRole", "cr-writer",
+                                                          kind="ClusterRoleBinding"))
+    part = role("secrets-view", [rule(["get"], ["secrets"])], kind="ClusterRole")
+    part["metadata"]["labels"] = {"rbac.authorization.k8s.io/aggregate-to-view": "true"}
+    out = api.post(f"{RBAC}/clusterroles", headers=JANE, json=part)
+    assert out.status_code == 201, out.json()
+    view = api.get(f"{RBAC}/clusterroles/view").json()
+    assert rule(["get"], ["secrets"]) in view["rules"]
