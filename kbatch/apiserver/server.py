@@ -37,6 +37,7 @@ from kbatch.apiserver.patch import patch_object
 from kbatch.apiserver.unstructured import Unstructured
 from kbatch.apiserver.update import object_namespace, read_kv, update_object
 from kbatch.apiserver.watch import TypedWatch, open_watch
+from kbatch.authz import policybased as rbac_policybased
 from kbatch.families import AdmissionPlugin, Composition, builtin, resolve
 from kbatch.store.kv import KV
 
@@ -86,6 +87,7 @@ class APIServer:
         # Update managers of tracked writes, recorded before the other admission plugins mutate the
         # object, as upstream's handlers do (kbatch.apiserver.apply.tracking)
         apply_tracking.install(self)
+        rbac_policybased.install(self)  # RBAC's escalation check, not a plugin: upstream's storage
         self._plugins = admission_plugins if admission_plugins is not None else builtin().admission_plugins()
         self.admission_plugins = tuple(p.name for p in self._plugins)
         for plugin in self._plugins:
@@ -114,6 +116,7 @@ class APIServer:
         self.__dict__.update(state)
         self.admission = Admission()
         apply_tracking.install(self)
+        rbac_policybased.install(self)
         for plugin in self._plugins:
             resolve(plugin.install)(self)
 

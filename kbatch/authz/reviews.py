@@ -26,6 +26,7 @@ from typing import Any
 from kbatch.api.errors import BadRequest, FieldError, Invalid
 from kbatch.authz import chain, rbac
 from kbatch.authz.rbac import RbacSnapshot
+from kbatch.authz.selector_attributes import selector_errors
 from kbatch.authz.user import Attributes, UserInfo
 
 __all__ = ["ACCESS_REVIEWS", "GROUP", "KINDS", "VERSION", "attributes", "review"]
@@ -53,7 +54,7 @@ def _spec_errors(kind: str, spec: Mapping[str, Any]) -> list[FieldError]:
     if kind != "SelfSubjectAccessReview" and not spec.get("user") and not spec.get("groups"):
         errors.append(FieldError.invalid("spec.user", spec.get("user") or "",
                                          "at least one of user or group must be specified"))
-    return errors
+    return errors + selector_errors(resource, "spec.resourceAttributes")
 
 
 def _meta_errors(kind: str, body: Mapping[str, Any]) -> list[FieldError]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.api.registry import Registry
-from kbatch.server import authorization_api, discovery, metrics_api
+from kbatch.server import authentication_api, authorization_api, discovery, metrics_api
 
 __all__ = ["CONTENT_TYPE", "api_discovery", "apis_discovery", "wants_aggregated"]
 
@@ -63,6 +63,9 @@ def _listing(registry: Registry, group: str, version: str) -> dict[str, Any] | N
     if group == authorization_api.GROUP:
         served = version == authorization_api.VERSION
         return authorization_api.authorization_resource_list() if served else None
+    if group == authentication_api.GROUP:
+        served = version == authentication_api.VERSION
+        return authentication_api.authentication_resource_list() if served else None
     if group == metrics_api.GROUP:
         return metrics_api.metrics_resource_list() if version == metrics_api.VERSION else None
     return discovery.api_resource_list(registry, group, version)

@@ -35,9 +35,10 @@ from kbatch.api.errors import (
 from kbatch.api.kube_version import version_info
 from kbatch.authz.chain import authorize
 from kbatch.authz.impersonation import impersonated_user
+from kbatch.authz.policybased import acting_as, as_control_plane
 from kbatch.authz.request import forbidden, request_attributes
 from kbatch.runtime.duration import parse_duration
-from kbatch.server import authorization_api, discovery, metrics_api
+from kbatch.server import authentication_api, authorization_api, discovery, metrics_api
 from kbatch.server.aggregated_discovery import CONTENT_TYPE as AGGREGATED
 from kbatch.server.aggregated_discovery import api_discovery, apis_discovery, wants_aggregated
 from kbatch.server.authorization_api import rbac_snapshot
@@ -58,7 +59,8 @@ __all__ = ["KUBE_VERSION", "KbatchApp"]
 log = logging.getLogger("kbatch.server")
 KUBE_VERSION = version_info()  # GET /version: the release kbatch models (kbatch/api/kube_version.py)
 PROTO_V2 = "application/com.github.proto-openapi.spec.v2"
-_IMPERSONATE_USER, _IMPERSONATE_GROUP = "impersonate-user", "impersonate-group"
+# every Impersonate-* header (User, Group, Uid, Extra-<key>): any of them without a user is a 400
+_IMPERSONATE = "impersonate-"
 
 
 
@@ -88,7 +90,7 @@ class KbatchApp:
         try:
             req = await read_request(scope, receive)
             self._authorize(req)
-            if _IMPERSONATE_USER in req.headers or _IMPERSONATE_GROUP in req.headers:
+            if any(key.startswith(_IMPERSONATE) for key in req.headers):
                 self._impersonate(req)
             if req.method == "GET" and req.flag("watch"):
                 gv = self.router.group_version(req.path)
@@ -100,7 +102,8 @@ class KbatchApp:
                         return
             if req.method == "GET" and req.flag("follow") and await self._follow(req, send, receive):
                 return
-            response = self.dispatch(req)
+            with acting_as(req.user, lambda: rbac_snapshot(self.backend)):
+                response = self.dispatch(req)
         except PageNotFound:
             response = _page_not_found()
         except StatusError as err:
@@ -143,8 +146,9 @@ class KbatchApp:
 
     def _impersonate(self, req: Request) -> None:
         """Act as the impersonated user and let the RBAC authorizer decide the request (403 when it
-        does not allow it); docs/rbac.md. Only requests with an ``Impersonate-User`` or
-        ``Impersonate-Group`` header come here: every other request is ``system:masters``'."""
+        does not allow it); docs/rbac.md. Only requests with an ``Impersonate-*`` header come here
+        (k8s.io/apiserver ``filters/impersonation``: a uid, extra or group without a user is a 400):
+        every other request is ``system:masters``'."""
         pairs = ((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in req.raw_headers)
         req.user = impersonated_user(pairs)
         if req.user is None:
@@ -165,9 +169,13 @@ class KbatchApp:
             raise PageNotFound()
         group, version, rest = gv
         if group == discovery.KBATCH_GROUP:
-            return self._extension(req, version, rest)
+            with as_control_plane():  # moving the clock runs the controllers, whose writes are theirs
+                return self._extension(req, version, rest)
         if (group, version) == (authorization_api.GROUP, authorization_api.VERSION):
             answer = authorization_api.serve(self.backend, req, rest, req.user)
+            return json_response(answer, 201 if rest else 200)
+        if (group, version) == (authentication_api.GROUP, authentication_api.VERSION):
+            answer = authentication_api.serve(self.backend, req, rest, req.user or authorization_api.ADMIN)
             return json_response(answer, 201 if rest else 200)
         if (group, version) == (metrics_api.GROUP, metrics_api.VERSION):
             params = {k: req.param(k) for k in ("labelSelector", "fieldSelector")}
@@ -225,6 +233,8 @@ class KbatchApp:
                 versions = [metrics_api.VERSION]
             if parts[1] == authorization_api.GROUP:
                 versions = [authorization_api.VERSION]
+            if parts[1] == authentication_api.GROUP:
+                versions = [authentication_api.VERSION]
             if not versions:  # no group's discovery handler claims it
                 raise PageNotFound()
             return json_response(discovery.api_group(parts[1], versions))

@@ -50,6 +50,7 @@ def api_group(group: str, versions: list[str]) -> dict[str, Any]:
 
 def api_group_list(registry: Registry) -> dict[str, Any]:
     groups = [api_group(g, vs) for g, vs in group_versions(registry).items() if g]
+    groups.append(api_group("authentication.k8s.io", ["v1"]))  # kbatch/server/authentication_api.py
     groups.append(api_group(AUTHORIZATION_GROUP, [AUTHORIZATION_VERSION]))  # kbatch/authz/reviews.py
     groups.append(api_group(KBATCH_GROUP, [KBATCH_VERSION]))
     groups.append(api_group(METRICS_GROUP, [METRICS_VERSION]))  # kbatch/server/metrics_api.py

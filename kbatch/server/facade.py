@@ -25,6 +25,7 @@ from kbatch.api.registry import KindSpec
 from kbatch.apiserver.apply.operation import apply_object
 from kbatch.apiserver.apply.tracking import field_manager
 from kbatch.apiserver.client import Preconditions
+from kbatch.authz.policybased import as_control_plane
 from kbatch.server import actions
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
 
@@ -287,7 +288,8 @@ class ControlPlaneBackend:
         return self.control_plane.server.evict(name, namespace, model, dry_run=dry_run).to_dict()
 
     def settle(self) -> None:
-        self.control_plane.run_until_idle()
+        with as_control_plane():  # the controllers' writes are theirs, not the request's user's
+            self.control_plane.run_until_idle()
 
     # --- extensions -------------------------------------------------------------------------------
     def clock(self) -> Obj:

@@ -95,3 +95,16 @@ def test_groups_without_a_user_is_a_bad_request(api: Any) -> None:
     out = api.get("/api/v1/pods", headers={"impersonate-group": "g"})
     assert out.status_code == 400
     assert out.json()["message"] == "requested [{Group  g    }] without impersonating a user"
+
+
+def test_a_uid_or_extra_without_a_user_is_a_bad_request(api: Any) -> None:
+    """k8s.io/apiserver ``filters/impersonation/impersonation.go`` ``buildImpersonationRequests``: a
+    uid or a user extra, like a group, needs ``Impersonate-User`` (``NewBadRequest``)."""
+    uid = api.get("/api/v1/pods", headers={"impersonate-uid": "1234"})
+    assert uid.status_code == 400
+    assert uid.json()["message"] == ("requested [{UID  1234  authentication.k8s.io/v1  }] "
+                                     "without impersonating a user")
+    extra = api.get("/api/v1/pods", headers={"impersonate-extra-scopes": "view"})
+    assert extra.status_code == 400
+    assert extra.json()["message"] == ("requested [{UserExtra  view  authentication.k8s.io/v1  scopes}] "
+                                       "without impersonating a user")

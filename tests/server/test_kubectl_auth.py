@@ -70,3 +70,33 @@ def test_the_python_client_asks_the_same_questions(served: Any) -> None:
     assert {"verbs": ["*"], "api_groups": ["*"], "resources": ["*"], "resource_names": None} in \
         [r.to_dict() for r in rules.status.resource_rules]
     assert kubernetes.__version__
+
+
+def test_whoami_as_the_caller_and_as_jane(served: Any) -> None:
+    """``kubectl auth whoami`` posts an authentication.k8s.io/v1 SelfSubjectReview
+    (``pkg/registry/authentication/selfsubjectreview/rest.go``)."""
+    me = kubectl(served, "auth", "whoami").stdout.split("\n")
+    assert me[1].split() == ["Username", "kubernetes-admin"]
+    assert me[2].split(None, 1) == ["Groups", "[system:masters system:authenticated]"]
+    jane = json.loads(kubectl(served, "auth", "whoami", "--as=jane", "--as-group=dev", "-o", "json").stdout)
+    assert jane["status"]["userInfo"] == {"username": "jane", "groups": ["dev", "system:authenticated"]}
+
+
+def test_jane_may_bind_only_what_she_holds(served: Any) -> None:
+    """The policy-based binding storage (``pkg/registry/rbac/rolebinding/policybased/storage.go``):
+    kubectl's protobuf create of a RoleBinding by an impersonated user is checked for escalation."""
+    kubectl(served, "create", "namespace", "authz-b")
+    kubectl(served, "create", "role", "rb-writer", "--verb=create,get",
+            "--resource=rolebindings.rbac.authorization.k8s.io", "-n", "authz-b")
+    kubectl(served, "create", "rolebinding", "jane-rb", "--role=rb-writer", "--user=jane", "-n", "authz-b")
+    refused = kubectl(served, "create", "rolebinding", "bob-admin", "--clusterrole=cluster-admin",
+                      "--user=bob", "-n", "authz-b", "--as=jane", check=False)
+    assert refused.returncode == 1
+    assert ('rolebindings.rbac.authorization.k8s.io "bob-admin" is forbidden: user "jane" '
+            '(groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n'
+            '{APIGroups:["*"], Resources:["*"], Verbs:["*"]}\n{NonResourceURLs:["*"], Verbs:["*"]}') \
+        in refused.stderr
+    kubectl(served, "create", "role", "pods-get", "--verb=get", "--resource=pods", "-n", "authz-b")
+    kubectl(served, "create", "rolebinding", "jane-pods", "--role=pods-get", "--user=jane", "-n", "authz-b")
+    kubectl(served, "create", "rolebinding", "bob-pods", "--role=pods-get", "--user=bob", "-n", "authz-b",
+            "--as=jane")
