@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from kbatch.api.go_fmt import go_value
+
 __all__ = ["TemplateError", "checked_expression", "compile_template", "evaluate", "evaluate_as_json", "find",
            "go_value", "relaxed_expression", "split_wait_input"]
 
@@ -266,21 +268,6 @@ def _text(value: Any) -> str:
     if isinstance(value, dict | list):
         return _go_json(value)
     return go_value(value)
-
-
-def go_value(value: Any) -> str:
-    """Go's ``fmt.Sprint`` of a decoded JSON value (``map[k:v]``, ``[a b]``, ``<nil>``)."""
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    if isinstance(value, dict):
-        return "map[" + " ".join(f"{k}:{go_value(value[k])}" for k in sorted(value)) + "]"
-    if isinstance(value, list):
-        return "[" + " ".join(go_value(v) for v in value) + "]"
-    return str(value)
 
 
 def split_wait_input(text: str) -> list[str]:

@@ -7,7 +7,8 @@ naming the field: a value of the wrong JSON type in Go's words (:mod:`kbatch.api
 ``Job in version "v1" cannot be handled as a Job: json: cannot unmarshal string into Go struct field
 Job.spec of type v1.JobSpec``; like Go's decoder, the message names the first one), anything else (a
 bad quantity, a bad time) as ``<field path>: <message>``; ``details.causes`` lists every failure.
-A ``null`` for a field of a struct is no failure: Go's decoder ignores it, so it reads as absent.
+A ``null`` for a field of a struct is no failure: Go's decoder ignores it, so it reads as absent; a
+``null`` value of a map or item of a list is stored as the element's zero value (``go_json.ignored_null``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from kbatch.api.base import ApiInfo
 from kbatch.api.errors import BadRequest, StatusCause, StatusDetails
 from kbatch.api.go_base64 import CorruptInputError, std_decode
 from kbatch.api.meta import Resource
-from kbatch.apiserver.go_json import ignored_null, type_error
+from kbatch.apiserver.go_json import NullRead, ignored_null, type_error
 
 __all__ = ["FieldValidation", "StrictDecodingError", "cannot_handle", "decode_dict", "loc_path",
            "unrecognized"]
@@ -57,14 +58,14 @@ def _drop(data: Any, loc: tuple[int | str, ...]) -> None:
         node.pop(loc[-1], None)
 
 
-def _null(data: Any, loc: tuple[int | str, ...], how: str) -> None:
+def _null(data: Any, loc: tuple[int | str, ...], how: NullRead) -> None:
     node = data
     for part in loc[:-1]:
         node = node[part]
-    if how == "empty":
-        node[loc[-1]] = ""
-    else:
+    if how.drop:
         node.pop(loc[-1], None)
+    else:
+        node[loc[-1]] = copy.deepcopy(how.zero)
 
 
 def _model_errors(err: ValidationError) -> list[ErrorDetails]:

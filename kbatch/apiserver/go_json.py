@@ -38,7 +38,9 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
-__all__ = ["cannot_unmarshal", "ignored_null", "json_kind", "type_error", "type_meta_error"]
+from kbatch.apiserver.keys import BUILTIN_GROUPS
+
+__all__ = ["NullRead", "cannot_unmarshal", "ignored_null", "json_kind", "type_error", "type_meta_error"]
 
 # Go int64 fields of k8s.io/api (every other integer of the built-in kinds is an int32); kbatch's
 # plain ``int`` annotations do not say which.
@@ -191,34 +193,64 @@ def type_error(model: type[BaseModel], error: ErrorDetails, *, struct: str | Non
     return cannot_unmarshal(value, spot.struct, ".".join(spot.path), go_type, integer=integer)
 
 
-def ignored_null(model: type[BaseModel], error: ErrorDetails) -> str | None:
-    """What Go's decoder makes of ``error`` when it is a JSON ``null`` it does not refuse: ``"drop"``
-    for a field of a struct (read as absent), ``"empty"`` for a value of a ``map[string]string``
-    (stored as ``""``); ``None`` for anything else.
+@dataclass(frozen=True, slots=True)
+class NullRead:
+    """What Go's decoder makes of a JSON ``null`` it does not refuse: the key dropped (a field of a
+    struct reads as absent), or ``zero`` stored in its place (a map value or list item)."""
+
+    drop: bool
+    zero: Any = None
+
+
+def ignored_null(model: type[BaseModel], error: ErrorDetails) -> NullRead | None:
+    """What Go's decoder makes of ``error`` when it is a JSON ``null`` it does not refuse (``None``
+    for anything else): a field of a struct reads as absent; a value of a map or an item of a list
+    is the element type's zero value (``""``, ``0``, ``false``, a zero struct, a zero quantity ``0``).
 
     ``encoding/json`` (``decode.go`` ``literalStore``, and sigs.k8s.io/json, its fork that
     kube-apiserver decodes with) sets a pointer, map, slice or interface to nil on ``null`` and leaves
     any other value as it was: ``spec: null`` or ``name: null`` decodes as if the field were absent,
-    never as a type error (the zero value then meets validation: ``Required value``), and a map's
-    value is decoded into a fresh zero element, so ``labels: {a: null}`` stores ``a: ""``. A custom
-    resource gets the same from apiextensions-apiserver, which prunes a ``null`` of a non-nullable
-    field before defaulting (``pkg/apiserver/schema/defaulting/prunenulls.go``). A ``null`` item of a
-    list (a zero struct) is not covered.
+    never as a type error (the zero value then meets validation: ``Required value``). A map's value
+    and a list's item are decoded into a fresh zero element (``decode.go`` ``object`` and ``array``),
+    so ``labels: {a: null}`` stores ``a: ""`` and ``args: [a, null]`` stores ``[a, ""]``; a
+    ``resource.Quantity`` decodes ``null`` through its own ``UnmarshalJSON`` (apimachinery
+    ``pkg/api/resource/quantity.go``) as the zero quantity, so ``requests: {cpu: null}`` stores
+    ``cpu: "0"``. A custom resource is pruned by apiextensions-apiserver instead
+    (``pkg/apiserver/schema/defaulting/prunenulls.go``): a ``null`` property is removed, but an item of
+    a list is not pruned and fails the schema, so kbatch still refuses a ``null`` item there.
     """
     loc = tuple(error.get("loc") or ())
-    if error.get("input", ...) is not None or error.get("type") not in _TYPE_ERRORS or not loc:
+    if error.get("input", ...) is not None or not loc:
         return None
-    if not isinstance(loc[-1], str):
+    kind = error.get("type")
+    if kind not in _TYPE_ERRORS and kind != "value_error":
         return None
     parent = _locate(model, loc[:-1], None, ())
     if parent is None:
         return None
     if _is_model(parent.expected):
-        return "drop" if loc[-1] in _fields(parent.expected) else None
-    is_map = typing.get_origin(parent.expected) is dict
-    if is_map and _unwrap(typing.get_args(parent.expected)[1], ())[0] is str:
-        return "empty"
-    return None
+        known = isinstance(loc[-1], str) and loc[-1] in _fields(parent.expected)
+        return NullRead(drop=True) if known and kind != "value_error" else None
+    origin = typing.get_origin(parent.expected)
+    is_item = origin is list and isinstance(loc[-1], int)
+    if not (is_item or (origin is dict and isinstance(loc[-1], str))):
+        return None
+    info = getattr(model, "api_info", None)
+    if is_item and info is not None and info.group not in BUILTIN_GROUPS:
+        return None
+    zero = _zero(typing.get_args(parent.expected)[-1])
+    return None if zero is None else NullRead(drop=False, zero=zero)
+
+
+def _zero(tp: Any) -> Any:
+    """The wire form of Go's zero value of a list item or map value type (``None``: not modelled)."""
+    tp = _unwrap(tp, ())[0]
+    if _is_model(tp):
+        return {}
+    if getattr(tp, "__name__", "") == "Quantity":
+        return "0"
+    simple: dict[Any, Any] = {str: "", int: 0, float: 0.0, bool: False}
+    return simple.get(tp)
 
 
 def _is_int_limit(ctx: dict[str, Any]) -> bool:

@@ -91,17 +91,17 @@ def yaml_documents(text: str) -> list[Any]:
     try:
         docs = list(yaml_loader().load_all(text))
     except (YAMLError, ValueError, RecursionError) as err:
-        raise YamlError(_yaml_problem(err)) from None
+        raise YamlError(_yaml_problem(err, text)) from None
     return [_json_value(d, ()) for d in docs]
 
 
-def _yaml_problem(err: Exception) -> str:
+def _yaml_problem(err: Exception, text: str) -> str:
     """One line, as sigs.k8s.io/yaml words it (go-yaml's problem and line numbering,
     :mod:`kbatch.apiserver.yaml_errors`): ``yaml: line 3: mapping values are not allowed in this
     context``."""
     from kbatch.apiserver.yaml_errors import go_yaml_problem
 
-    marked = go_yaml_problem(err)
+    marked = go_yaml_problem(err, text)
     if marked is not None:
         return f"error converting YAML to JSON: yaml: {marked}"
     lines = [line.strip() for line in str(err).splitlines() if line.strip()]

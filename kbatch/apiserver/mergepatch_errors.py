@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.api.errors import InternalError
-from kbatch.api.jsonpath import go_value
+from kbatch.api.go_fmt import go_value
 
 __all__ = ["bad_patch_type", "no_merge_key"]
 

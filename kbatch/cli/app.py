@@ -5,7 +5,8 @@ Global options, before or after the command (:mod:`kbatch.cli.options`): ``--sta
 ``kbatch serve``), ``--controllers`` (env ``KBATCH_CONTROLLERS``, kube-controller-manager syntax:
 ``*``, ``*,-podgc``, ``job,kubelet``), ``--token`` (env ``KBATCH_TOKEN``), ``-n/--namespace``, and the
 control plane's configuration, recorded in the state (a change restarts it): ``--feature-gates``,
-``--enable-admission-plugins``, ``--disable-admission-plugins``, ``--scheduler-config FILE``.
+``--enable-admission-plugins``, ``--disable-admission-plugins``, ``--scheduler-config FILE``;
+``-v N`` (env ``KBATCH_V``): the in-process control plane's logs (:mod:`kbatch.cli.verbosity`).
 Errors print one line and exit with code 1; ``--help`` works on every command.
 """
 
@@ -29,6 +30,7 @@ from kbatch.cli.commands import (
     view,
 )
 from kbatch.cli.options import DEFAULT_STATE, GlobalOptions, KbatchGroup
+from kbatch.cli.verbosity import set_verbosity
 
 __all__ = ["app", "main"]
 
@@ -73,7 +75,12 @@ def _global(ctx: typer.Context,
                      "(default 2025-01-01T00:00:00Z)."),
             kueue_config: str | None = typer.Option(
                 None, "--kueue-config", envvar="KBATCH_KUEUE_CONFIG",
-                help="Kueue's Configuration file (config.kueue.x-k8s.io; Kueue's --config).")) -> None:
+                help="Kueue's Configuration file (config.kueue.x-k8s.io; Kueue's --config)."),
+            verbosity: int = typer.Option(
+                0, "-v", "--v", envvar="KBATCH_V", min=0,
+                help="Log level of the in-process control plane, as kubectl's -v: 1 warnings (a failed "
+                     "reconcile and its retry), 2 info, 5 debug; 0 (default) prints none.")) -> None:
+    set_verbosity(verbosity, component=ctx.invoked_subcommand == "serve")
     _check_controllers(controllers)
     _check_feature_gates(feature_gates)
     ctx.obj = GlobalOptions(state=state, server=server or None, etcd_servers=etcd_servers or None,

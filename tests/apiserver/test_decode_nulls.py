@@ -97,6 +97,58 @@ def test_null_value_of_a_string_map_is_stored_empty(path: tuple[str, ...]) -> No
     assert decode_dict(Job, nulled)[0] == decode_dict(Job, emptied)[0]
 
 
+LIST_ITEMS = [(("spec", "template", "spec", "containers", 0, "command", 1), ""),
+              (("spec", "podFailurePolicy", "rules", 0, "onExitCodes", "values", 0), 0),
+              (("spec", "template", "spec", "containers", 0, "env", 0), {}),
+              (("spec", "template", "spec", "containers", 0, "ports", 0), {})]
+
+
+@given(st.sampled_from(LIST_ITEMS))
+def test_null_item_of_a_list_is_the_items_zero_value(case: tuple[tuple[Any, ...], Any]) -> None:
+    """Go decodes each list item into a fresh zero element (``encoding/json`` ``decode.go``
+    ``array``): ``args: [a, null]`` stores ``[a, ""]``, a null struct item a zero struct."""
+    path, zero = case
+    nulled, zeroed = copy.deepcopy(JOB), copy.deepcopy(JOB)
+    _parent(nulled, path)[path[-1]] = None
+    _parent(zeroed, path)[path[-1]] = zero
+    assert decode_dict(Job, nulled)[0] == decode_dict(Job, zeroed)[0]
+
+
+def test_null_quantity_is_the_zero_quantity() -> None:
+    """``resource.Quantity``'s ``UnmarshalJSON`` (apimachinery ``pkg/api/resource/quantity.go``)
+    reads ``null`` as the zero quantity: ``requests: {cpu: null}`` stores ``cpu: "0"``."""
+    doc = copy.deepcopy(POD)
+    doc["spec"]["containers"][0]["resources"] = {"requests": {"cpu": None, "memory": "1Gi"}}
+    pod = decode_dict(Pod, doc)[0]
+    assert pod.model_dump(mode="json", by_alias=True, exclude_none=True)["spec"]["containers"][0][
+        "resources"] == {"requests": {"cpu": "0", "memory": "1Gi"}}
+
+
+def test_a_custom_resources_null_list_item_is_still_refused() -> None:
+    """apiextensions-apiserver's ``prunenulls.go`` prunes a null property, never a list item: the
+    item then fails the schema, so a JobSet's ``null`` item is refused."""
+    from kbatch.api.errors import BadRequest
+    from kbatch.api.jobset_v1alpha2 import JobSet
+
+    doc = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js"},
+           "spec": {"replicatedJobs": [None]}}
+    with pytest.raises(BadRequest, match="cannot unmarshal null"):
+        decode_dict(JobSet, doc)
+
+
+def test_null_list_item_and_quantity_through_kbatch_apply(tmp_path: Any, capsys: Any) -> None:
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+                        "  - name: c\n    image: busybox\n    args: [a, null]\n"
+                        "    resources:\n      requests:\n        cpu:\n")
+    state = str(tmp_path / "state")
+    assert _kbatch("--state", state, "apply", "-f", str(manifest)) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert _kbatch("--state", state, "get", "pod", "p", "-o", "json") == 0
+    container = json.loads(capsys.readouterr().out)["spec"]["containers"][0]
+    assert container["args"] == ["a", ""] and container["resources"]["requests"] == {"cpu": "0"}
+
+
 def _kbatch(*args: str) -> int:
     from kbatch.cli import main
 

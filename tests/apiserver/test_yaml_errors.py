@@ -30,6 +30,28 @@ CASES = {
         "kind: [unclosed", "line 1: did not find expected ',' or ']'"),
     "unclosed at the end of an unterminated second line": (
         "apiVersion: v1\nkind: [unclosed", "line 2: did not find expected ',' or ']'"),
+    # a tab indenting the line after a plain scalar: libyaml's plain scalar scanner (scannerc.go
+    # yaml_parser_scan_plain_scalar) fails on it; a tab opening a block fails as any token does
+    "tab after a plain scalar": ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n\tnamespace: b\n",
+                                 "line 5: found a tab character that violates indentation"),
+    "spaces then a tab after a plain scalar": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n \tnamespace: b\n",
+        "line 5: found a tab character that violates indentation"),
+    "tab after a list item's plain scalar": (
+        "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: a\n\timage: b\n",
+        "line 6: found a tab character that violates indentation"),
+    "tab after a blank line after a plain scalar": (
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n\n\tc: d\n",
+        "line 6: found a tab character that violates indentation"),
+    "tab after a quoted scalar": ('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "a"\n\tnamespace: b\n',
+                                  "line 5: found character that cannot start any token"),
+    "tab opening a block": ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: a\n",
+                            "line 4: found character that cannot start any token"),
+    "an @ opening a value": ("apiVersion: v1\nkind: ConfigMap\ndata:\n  k: @x\n",
+                           "line 4: found character that cannot start any token"),
+    # go-yaml v2 decode.go parser.alias: failf, no line
+    "undefined alias": ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: *x\n",
+                        "unknown anchor 'x' referenced"),
 }
 
 

@@ -67,9 +67,15 @@ def test_smart_label_for(field: str, label: str) -> None:
 
 
 def test_values_print_as_gos_v_verb() -> None:
-    values = (None, True, 3, 1.0, 1e6, 123456.0, 2.5e-5, ["a", 1, ["b"]], {"b": 1, "a": None})
-    assert [go_value(v) for v in values] == ["<nil>", "true", "3", "1", "1e+06", "123456", "2.5e-05",
-                                             "[a 1 [b]]", "map[a:<nil> b:1]"]
+    """kubectl's ``printUnstructuredContent`` prints ``%v`` of content read from the server's JSON:
+    a whole float64 below 1e21 was written as an integer (``encoding/json`` ``floatEncoder``) and
+    decodes as an ``int64`` (apimachinery ``pkg/util/json``), so 1e6 prints ``1000000``; any other
+    float is a float64: ``1.2345675e+06``."""
+    values = (None, True, 3, 1.0, 1e6, 123456.0, 1234567.5, 2.5e-5, 1e21, ["a", 1, ["b"]],
+              {"b": 1, "a": None})
+    assert [go_value(v) for v in values] == ["<nil>", "true", "3", "1", "1000000", "123456",
+                                             "1.2345675e+06", "2.5e-05", "1e+21", "[a 1 [b]]",
+                                             "map[a:<nil> b:1]"]
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False))

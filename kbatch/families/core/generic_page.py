@@ -18,10 +18,7 @@ title-cased, and ``OSB`` is no longer an acronym.
 
 from __future__ import annotations
 
-import math
-from decimal import Decimal
-from typing import Any
-
+from kbatch.api.go_fmt import go_value
 from kbatch.api.printing import DescribeReader, Obj
 from kbatch.families.core.describe_text import annotation_lines, events_about, map_lines, page_and_events
 
@@ -87,38 +84,6 @@ def smart_label(field: str) -> str:
             part = part[:1].upper() + part[1:]
         words.append(part)
     return " ".join(words)
-
-
-def _go_float(value: float) -> str:
-    """Go's ``%v`` of a float64: ``strconv`` ``'g'`` with the shortest digits, so an exponent below -4
-    or from 6 on is written ``1.5e+06``."""
-    if not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
-    if value == 0:
-        return "-0" if math.copysign(1, value) < 0 else "0"
-    sign, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
-    assert isinstance(exponent, int)
-    power = len(digits) + exponent - 1  # of the first digit
-    if -4 <= power < 6:
-        return f"{value:.{max(-exponent, 0)}f}"
-    text = "".join(map(str, digits))
-    mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
-    return f"{'-' if sign else ''}{mantissa}e{'-' if power < 0 else '+'}{abs(power):02d}"
-
-
-def go_value(value: Any) -> str:
-    """Go's ``%v`` of a decoded JSON value (``true``, ``<nil>``, ``[a b]``, ``map[k:v]``)."""
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return _go_float(value)
-    if isinstance(value, list):
-        return "[" + " ".join(go_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "map[" + " ".join(f"{k}:{go_value(value[k])}" for k in sorted(value)) + "]"
-    return str(value)
 
 
 def unstructured_lines(content: Obj, level: int = 0, prefix: str = "",
