@@ -122,3 +122,60 @@ def test_discovery_lists_the_subresource(api: AppClient) -> None:
 def test_other_kinds_have_no_ephemeralcontainers(api: AppClient) -> None:
     out = api.patch("/apis/batch/v1/namespaces/default/jobs/x/ephemeralcontainers", json={}, headers=MERGE)
     assert out.status_code == 404
+
+
+# -- the kubelet side: the simulated kubelet runs them ---------------------------------------------
+# Upstream k8s.io/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go computePodActions
+# (EphemeralContainersToStart: those without a runtime status, never restarted) and
+# pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses / status_manager.go normalizeStatus.
+def _advance(api: AppClient, duration: str) -> None:
+    api.post("/apis/kbatch.dev/v1alpha1/clock", json={"advance": duration})
+
+
+def _ready(pod: dict[str, Any]) -> str:
+    return next(c["status"] for c in pod["status"]["conditions"] if c["type"] == "Ready")
+
+
+def test_the_kubelet_starts_an_added_ephemeral_container_and_reports_its_status(api: AppClient) -> None:
+    debugger = dict(DEBUGGER, command=["sh", "-c", "echo hi from $HOSTNAME; sleep 3; exit 4"],
+                    env=[{"name": "HOSTNAME", "value": "dbg"}])
+    assert _add(api, debugger).status_code == 200
+    pod = api.get(f"{BASE}/p").json()
+    (status,) = pod["status"]["ephemeralContainerStatuses"]
+    assert status["name"] == "debugger" and status["image"] == "busybox"
+    assert "running" in status["state"] and status["ready"] is False and status["restartCount"] == 0
+    assert "started" not in status  # the prober manager sets it for regular and init containers only
+    assert pod["status"]["observedGeneration"] == pod["metadata"]["generation"]
+    log = api.get(f"{BASE}/p/log", params={"container": "debugger"})
+    assert log.status_code == 200 and log.text == "hi from dbg\n"
+    _advance(api, "10s")
+    pod = api.get(f"{BASE}/p").json()
+    (status,) = pod["status"]["ephemeralContainerStatuses"]
+    ended = status["state"]["terminated"]
+    assert (ended["exitCode"], ended["reason"]) == (4, "Error")
+    assert status["restartCount"] == 0  # never restarted, whatever the pod's restartPolicy (Always)
+    assert pod["status"]["phase"] == "Running" and _ready(pod) == "True"
+
+
+def test_ephemeral_statuses_are_listed_by_name(api: AppClient) -> None:
+    second = {"name": "another", "image": "busybox", "command": ["sleep", "100"]}
+    assert _add(api, dict(DEBUGGER, command=["sleep", "100"])).status_code == 200
+    assert _add(api, dict(DEBUGGER, command=["sleep", "100"]), second).status_code == 200
+    pod = api.get(f"{BASE}/p").json()
+    assert [c["name"] for c in pod["spec"]["ephemeralContainers"]] == ["debugger", "another"]
+    assert [s["name"] for s in pod["status"]["ephemeralContainerStatuses"]] == ["another", "debugger"]
+
+
+def test_a_finished_pod_does_not_start_an_ephemeral_container(api: AppClient) -> None:
+    done = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "done"},
+            "spec": {"restartPolicy": "Never",
+                     "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}}
+    assert api.post(BASE, json=done).status_code == 201
+    _advance(api, "5s")
+    assert api.get(f"{BASE}/done").json()["status"]["phase"] == "Succeeded"
+    out = api.patch(f"{BASE}/done/ephemeralcontainers",
+                    json={"spec": {"ephemeralContainers": [{"name": "d", "image": "busybox"}]}},
+                    headers=MERGE)
+    assert out.status_code == 200
+    _advance(api, "5s")
+    assert "ephemeralContainerStatuses" not in api.get(f"{BASE}/done").json()["status"]

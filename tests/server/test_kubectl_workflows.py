@@ -253,7 +253,7 @@ def test_exec_checks_the_request_as_kube_apiserver(cluster: Any) -> None:
 def test_debug_a_pod_adds_an_ephemeral_container(cluster: Any) -> None:
     # kubectl pkg/cmd/debug/debug.go debugByEphemeralContainer: a strategic merge patch of
     # pods/ephemeralcontainers (pkg/registry/core/pod/storage EphemeralContainersREST); without -i it
-    # does not wait for the container (which kbatch's kubelet does not start: docs/cli.md)
+    # does not wait for the container
     pod = _running_pod(cluster, "debugged")
     out = kubectl(cluster, "debug", pod, "--image=busybox", "--target=debugged", "--profile=general",
                   "--container=dbg")
@@ -267,6 +267,33 @@ def test_debug_a_pod_adds_an_ephemeral_container(cluster: Any) -> None:
     assert again.returncode == 1
     assert again.stderr.endswith(f'The Pod "{pod}" is invalid: '
                                  'spec.ephemeralContainers[1].targetContainerName: Not found: "nope"\n')
+
+
+def test_debug_runs_the_ephemeral_container_and_logs_read_it(cluster: Any) -> None:
+    # the kubelet starts it (kuberuntime_manager.go computePodActions, EphemeralContainersToStart) and
+    # reports it in status.ephemeralContainerStatuses; kubectl logs -c reads its run
+    pod = _running_pod(cluster, "debug-logs")
+    kubectl(cluster, "debug", pod, "--image=busybox", "--profile=general", "--container=hello",
+            "--", "sh", "-c", "echo hi; exit 2")
+    (status,) = get(cluster, "pod", pod)["status"]["ephemeralContainerStatuses"]
+    ended = status["state"]["terminated"]
+    assert (status["name"], ended["exitCode"], status["restartCount"]) == ("hello", 2, 0)
+    assert kubectl(cluster, "logs", pod, "-c", "hello").stdout == "hi\n"
+
+
+def test_debug_interactive_falls_back_to_the_log_at_once(cluster: Any) -> None:
+    # kubectl pkg/cmd/debug/debug.go handleAttachPod: waitForContainer until the container runs, then
+    # attach; kbatch refuses the attach (no stdin stream), so kubectl warns and prints the log
+    pod = _running_pod(cluster, "debug-interactive")
+    out = kubectl(cluster, "debug", "-i", pod, "--image=busybox", "--profile=general", "--container=shell",
+                  "--", "sh", "-c", "echo ready; sleep 600", input_="")
+    assert out.stdout == "ready\n"
+    assert (f"warning: couldn't attach to pod/{pod}, falling back to streaming logs: kbatch serve runs no "
+            f"containers: attach to pod {pod} is not supported") in out.stderr
+    # a container that has already ended: straight to its log (Ephemeral container terminated)
+    done = kubectl(cluster, "debug", "-i", pod, "--image=busybox", "--profile=general", "--container=quick",
+                   "--", "sh", "-c", "echo done", input_="")
+    assert (done.stdout, done.stderr) == ("done\n", "")
 
 
 def test_job_writes_a_user_makes(cluster: Any) -> None:

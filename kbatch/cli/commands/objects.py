@@ -307,15 +307,20 @@ def patch(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND
           name: str | None = typer.Argument(None, help="Name of the object."),
           patch_text: str = typer.Option(..., "-p", "--patch", help="The patch, as JSON or YAML."),
           patch_type: str = typer.Option("strategic", "--type", help="strategic, merge or json."),
-          subresource: str | None = typer.Option(None, "--subresource", help="status to patch the status."),
+          subresource: str | None = typer.Option(
+              None, "--subresource", help="status to patch the status; ephemeralcontainers (pods) to add an "
+              "ephemeral container, as kubectl debug does."),
           namespace: str | None = NAMESPACE,
           output: str | None = typer.Option(None, "-o", "--output", help="yaml, json or name."),
           field_manager: str = PATCH_MANAGER) -> None:
-    """Patch an object's metadata, spec, or status (--subresource status)."""
+    """Patch an object's metadata, spec, or status (--subresource status), or a pod's ephemeral
+    containers (--subresource ephemeralcontainers: kubectl patch sends any subresource to the server,
+    which serves this one for pods only)."""
     if patch_type not in PATCH_TYPES:
         raise UserError(f'--type must be "json", "merge" or "strategic", got "{patch_type}"')
-    if subresource not in (None, "status"):
-        raise UserError(f'invalid subresource "{subresource}": only status is supported')
+    if subresource not in (None, "status", "ephemeralcontainers"):
+        raise UserError(f'invalid subresource "{subresource}": only status and ephemeralcontainers '
+                        "are supported")
     body = _parse_patch(patch_text)
     kind, name = split_kind_name(kind, name)
     if not name:

@@ -95,7 +95,8 @@ def make_planner(
     those of containers that reference ConfigMaps or Secrets (``with_refs``), which are read from
     ``lookup`` when each run starts (the objects may appear or change meanwhile)."""
     uid = pod.metadata.uid
-    containers = [*(pod.spec.init_containers or ()), *pod.spec.containers]
+    containers = [*(pod.spec.init_containers or ()), *pod.spec.containers,
+                  *(pod.spec.ephemeral_containers or ())]
     commands = {c.name: container_command(pod, c) for c in containers}
     namespace = pod.metadata.namespace or ""
     referring = {c.name: c for c in containers

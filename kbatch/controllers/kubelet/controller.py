@@ -13,10 +13,12 @@ Per bound pod (requests are pods; node changes enqueue the node's pods):
    does a pod whose PersistentVolumeClaim is missing, being deleted or not bound (:mod:`.claims`);
 3. ``deletionTimestamp`` becomes the kill deadline; an injected fault (annotation written by
    :mod:`kbatch.sim.faults`) ends its container now;
-4. :func:`engine.advance` applies what is due; when that changed what the API shows, or the pod's
-   ``metadata.generation`` is not the ``status.observedGeneration`` the API shows (a spec update or a
-   graceful deletion bumped it: KEP-5067, the kubelet syncs the new pod and its status manager sends
-   the changed ``observedGeneration``), one status patch carries the difference
+4. ephemeral containers the pod gained (``kubectl debug``, a new ``metadata.generation``) are started
+   (:func:`engine.add_ephemeral`); :func:`engine.advance` applies what is due; when that changed
+   what the API shows, or the pod's ``metadata.generation`` is not the ``status.observedGeneration``
+   the API shows (a spec update or a graceful deletion bumped it: KEP-5067, the kubelet syncs the
+   new pod and its status manager sends the changed ``observedGeneration``), one status patch
+   carries the difference
    (:func:`status.status_patch`, as upstream's status manager; other writers' conditions, e.g.
    ``DisruptionTarget``, kept);
 5. events the probes queued (``Unhealthy``, ``Killing``) are recorded on the pod;
@@ -42,11 +44,13 @@ from kbatch.controllers.kubelet.behaviour import make_planner, probe_specs
 from kbatch.controllers.kubelet.claims import CLAIM, claim_errors, has_claims
 from kbatch.controllers.kubelet.engine import (
     APP,
+    EPHEMERAL,
     INIT,
     SIDECAR,
     Fault,
     PodRun,
     Proc,
+    add_ephemeral,
     advance,
     apply_fault,
     hold_start,
@@ -58,7 +62,13 @@ from kbatch.controllers.kubelet.engine import (
 from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore
 from kbatch.controllers.kubelet.probes import ProbeFault
-from kbatch.controllers.kubelet.references import CONFIG_MAP, SECRET, mount_errors, pod_references
+from kbatch.controllers.kubelet.references import (
+    CONFIG_MAP,
+    SECRET,
+    container_references,
+    mount_errors,
+    pod_references,
+)
 from kbatch.controllers.kubelet.status import Seen, container_fingerprint, status_patch, wanted_ready
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Result
@@ -184,11 +194,13 @@ class Kubelet:
             if env:
                 self._env_refs.add(uid)
         self._inputs(pod, run, now)
+        if pod.spec.ephemeral_containers:
+            self._ephemeral(pod, run, now)
         if self._mounts and uid in self._mounts:
             self._mount(pod, run, now)
         wake = next_wake(run)
         if wake is not None and wake <= now:  # the planner and log sink only when something is due
-            advance(run, now, self._planner(pod, uid in self._env_refs), self._log_sink(pod))
+            advance(run, now, self._planner(pod, uid in self._env_refs, run), self._log_sink(pod))
             wake = next_wake(run)
         for event in take_events(run) if run.events else ():
             self.ctx.recorder.event(pod, *event)
@@ -242,10 +254,28 @@ class Kubelet:
         if run is not None:
             self._forget((namespace, name), run.uid)
 
-    def _planner(self, pod: Any, refs: bool) -> Any:
+    def _ephemeral(self, pod: Any, run: PodRun, now: float) -> None:
+        """Start the ephemeral containers the kubelet has not seen yet (upstream ``computePodActions``:
+        ``EphemeralContainersToStart``, those without a runtime status; never restarted)."""
+        specs = pod.spec.ephemeral_containers
+        if len(specs) == len(run.ephemeral):  # they can be added, never removed (the API refuses it)
+            return
+        if any(container_references(c) for c in specs):
+            self._env_refs.add(run.uid)
+        wanted = [(c.name, c.image or "", c.target_container_name or "") for c in specs]
+        plan = self._planner(pod, run.uid in self._env_refs, run)
+        add_ephemeral(run, wanted, now, plan, self._log_sink(pod))
+
+    def _planner(self, pod: Any, refs: bool, run: PodRun | None = None) -> Any:
         """The pod's planner; kept while the pod runs only when stage rules are set (the rule picked
         for a pod stays its rule), otherwise built from the current pod, so nothing is kept. ``refs``:
-        some container's environment reads ConfigMaps or Secrets (looked up when it starts)."""
+        some container's environment reads ConfigMaps or Secrets (looked up when it starts). A kept
+        planner predates the pod's ephemeral containers: theirs is built from the current pod (stage
+        rules decide app containers only)."""
+        if self.stages and run is not None and run.ephemeral:
+            kept = self._kept_planner(pod, refs)
+            fresh = make_planner(pod, (), self._rng_for, self.default_duration, self.lookup, refs)
+            return lambda proc, restart: (fresh if proc.kind == EPHEMERAL else kept)(proc, restart)
         if not self.stages:  # built on its first use: most transitions start no container
             built: list[Any] = []
 
@@ -256,6 +286,9 @@ class Kubelet:
                 return built[0](proc, restart)
 
             return plan
+        return self._kept_planner(pod, refs)
+
+    def _kept_planner(self, pod: Any, refs: bool) -> Any:
         uid = pod.metadata.uid or ""
         planner = self._planners.get(uid)
         if planner is None:

@@ -32,7 +32,16 @@ transition due up to ``now`` *in time order* (so a late wake-up still produces e
   controller retries the mount);
 * probes (:mod:`.probes`) decide a container's ``started`` and ``ready``; a liveness or startup
   failure kills it (exit 137 at the end of the grace period). A container without probes has no
-  probe state and costs nothing more.
+  probe state and costs nothing more;
+* ephemeral containers (``kubectl debug``) added to a running pod start when the kubelet sees them
+  (:func:`add_ephemeral`; upstream ``computePodActions`` lists every ephemeral container without a
+  runtime status in ``EphemeralContainersToStart``, even before initialization is done, once the
+  sandbox exists), run their command and are never restarted; they change neither the phase nor
+  the ``Ready`` condition. One whose ``targetContainerName`` names a container not created yet is
+  not created (``startSpec.getTargetID``: "unable to find target container T", reported as
+  ``CreateContainerConfigError`` and tried again as above). None starts in a pod that is being
+  deleted or has terminated (its pod worker no longer runs ``SyncPod``); one still running when the
+  pod finishes is killed with it (exit 137). A pod without ephemeral containers has none of this.
 
 A pod never moves backwards: phases only go Pending → Running → Succeeded/Failed.
 """
@@ -65,12 +74,15 @@ from kbatch.sim.command import ContainerRun
 __all__ = [
     "APP",
     "CONFIG_RETRY",
+    "EPHEMERAL",
     "INIT",
     "SIDECAR",
     "ConfigError",
+    "EphemeralProc",
     "Fault",
     "PodRun",
     "Proc",
+    "add_ephemeral",
     "advance",
     "apply_fault",
     "hold_start",
@@ -80,7 +92,7 @@ __all__ = [
     "take_events",
 ]
 
-INIT, SIDECAR, APP = "init", "sidecar", "app"
+INIT, SIDECAR, APP, EPHEMERAL = "init", "sidecar", "app", "ephemeral"
 WAITING, RUNNING, TERMINATED = "waiting", "running", "terminated"
 KILLED_EXIT_CODE = 137
 CONFIG_RETRY = 10.0  # seconds between attempts to create a container whose configuration failed
@@ -138,6 +150,13 @@ class Proc:
 
 
 @dataclass(slots=True)
+class EphemeralProc(Proc):
+    """An ephemeral container: a :class:`Proc` that may name the container whose namespaces it joins."""
+
+    target: str = ""
+
+
+@dataclass(slots=True)
 class PodRun:
     namespace: str
     name: str
@@ -147,6 +166,7 @@ class PodRun:
     start_delay: float
     init: Sequence[Proc] = ()  # never appended to: a pod's containers are fixed
     app: list[Proc] = field(default_factory=list)
+    ephemeral: Sequence[EphemeralProc] = ()  # spec order; () is shared: nothing per pod without any
     phase: str = "Pending"
     started: bool = False
     initialized: bool = False
@@ -165,6 +185,8 @@ class PodRun:
         return self.phase in ("Succeeded", "Failed")
 
     def procs(self) -> list[Proc]:
+        if self.ephemeral:
+            return [*self.init, *self.app, *self.ephemeral]
         return [*self.init, *self.app]
 
 
@@ -216,6 +238,9 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> bool:
     if not run.started and _start_due(run) <= t:
         run.started = True
         _start_next_init(run, t, plan, log)
+        for waiting in run.ephemeral:  # added before the sandbox existed
+            if not waiting.ran and waiting.state == WAITING and waiting.config_retry_at is None:
+                _start(run, waiting, t, plan, log)
         return False
     for proc in run.procs():
         if proc.state == RUNNING and proc.ends_at is not None and proc.ends_at <= t:
@@ -230,7 +255,7 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> bool:
         if proc.config_retry_at is not None and proc.config_retry_at <= t:
             proc.config_retry_at = None
             _start(run, proc, t, plan, log)
-            if proc.state == RUNNING and proc.kind != INIT and not run.initialized and proc.started_ok:
+            if proc.state == RUNNING and proc.kind == SIDECAR and not run.initialized and proc.started_ok:
                 _start_next_init(run, t, plan, log)  # a sidecar no longer holds the next init container
             _app_running(run)
             return False
@@ -248,7 +273,8 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> bool:
 def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> None:
     if proc.ran and proc.state == TERMINATED and proc.exit_code is not None:
         proc.last = (proc.exit_code, proc.reason, proc.started_at, proc.finished_at, proc.message)
-    behaviour = plan(proc, proc.restart_count)
+    behaviour = plan(proc, proc.restart_count) if proc.kind != EPHEMERAL else \
+        _missing_target(run, proc) or plan(proc, proc.restart_count)
     if isinstance(behaviour, ConfigError):  # kuberuntime startContainer: ErrCreateContainerConfig
         proc.state, proc.reason, proc.message = WAITING, "CreateContainerConfigError", behaviour.message
         proc.config_retry_at = t + CONFIG_RETRY
@@ -269,6 +295,16 @@ def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None
         proc.probes = new_states(proc.probe_specs, t)
         proc.started_ok = not any(s.kind == STARTUP for s in proc.probe_specs)
         proc.ready_ok = proc.started_ok and not any(s.kind == READINESS for s in proc.probe_specs)
+
+
+def _missing_target(run: PodRun, proc: Proc) -> ConfigError | None:
+    """An ephemeral container's target must have been created (upstream ``getTargetID``: a runtime
+    status of that name, in any state)."""
+    if not isinstance(proc, EphemeralProc) or not proc.target:
+        return None
+    if any(p.name == proc.target and p.ran for p in [*run.init, *run.app]):
+        return None
+    return ConfigError(f"unable to find target container {proc.target}")
 
 
 def _start_next_init(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> None:
@@ -328,7 +364,8 @@ def _event(run: PodRun, type_: str, reason: str, message: str, proc: Proc) -> No
     when the restart policy restarts it), about the container (:func:`.probes.container_field_path`)."""
     if run.events is None:
         run.events = []
-    run.events.append((type_, reason, message, container_field_path(proc.name, proc.kind != APP)))
+    path = container_field_path(proc.name, proc.kind != APP, proc.kind == EPHEMERAL)
+    run.events.append((type_, reason, message, path))
 
 
 def take_events(run: PodRun) -> list[tuple[str, str, str, str]]:
@@ -370,7 +407,7 @@ def _back_off(run: PodRun, proc: Proc, t: float) -> bool:
 
 
 def _restarts(run: PodRun, proc: Proc, exit_code: int) -> bool:
-    if run.kill_at is not None or run.terminal:
+    if run.kill_at is not None or run.terminal or proc.kind == EPHEMERAL:  # ephemeral: never restarted
         return False
     if proc.kind == SIDECAR:
         return True
@@ -383,6 +420,10 @@ def _finish(run: PodRun, t: float, phase: str) -> None:
     for proc in run.init:
         if proc.kind == SIDECAR and proc.state != TERMINATED:
             proc.terminate(t, 0, "Completed")
+    for eph in run.ephemeral:  # killed with the pod (the simulated processes ignore SIGTERM)
+        eph.config_retry_at = None
+        if eph.state == RUNNING:
+            eph.terminate(t, KILLED_EXIT_CODE, "Error")
     run.phase, run.finished_at = phase, t
 
 
@@ -390,7 +431,7 @@ def _kill_all(run: PodRun, t: float) -> None:
     for proc in run.procs():
         if proc.state == RUNNING:
             proc.terminate(t, KILLED_EXIT_CODE, "Error")
-        elif proc.state == WAITING:
+        elif proc.state == WAITING and (proc.kind != EPHEMERAL or proc.ran):
             proc.terminate(t, KILLED_EXIT_CODE, "ContainerStatusUnknown",
                            "The container could not be located when the pod was terminated")
     apps_ok = all(p.exit_code == 0 for p in run.app) and run.initialized
@@ -398,6 +439,25 @@ def _kill_all(run: PodRun, t: float) -> None:
 
 
 # -- external inputs -----------------------------------------------------------------------------
+def add_ephemeral(run: PodRun, containers: Sequence[tuple[str, str, str]], now: float, plan: Planner,
+                  log: LogSink | None = None) -> bool:
+    """The pod's ephemeral containers, as ``(name, image, targetContainerName)`` in spec order: each
+    new one is started at ``now`` when the pod's sandbox exists and the pod is neither terminating
+    nor terminated (else it waits: for the pod's start, or for ever). True if any was new."""
+    known = {p.name: p for p in run.ephemeral}
+    if len(known) == len(containers) and all(name in known for name, _, _ in containers):
+        return False
+    waiting = "PodInitializing" if run.init else "ContainerCreating"  # convertToAPIContainerStatuses
+    added = [EphemeralProc(name, EPHEMERAL, image, reason=waiting, target=target)
+             for name, image, target in containers if name not in known]
+    run.ephemeral = [known.get(name) or next(p for p in added if p.name == name) for name, _, _ in containers]
+    if run.started and not run.terminal and run.kill_at is None:
+        for proc in added:
+            _start(run, proc, now, plan, log)
+    run.version += 1
+    return True
+
+
 def request_deletion(run: PodRun, kill_at: float) -> None:
     """The API server set ``deletionTimestamp``: kill at ``kill_at`` unless the pod ends first."""
     if run.kill_at is None or kill_at < run.kill_at:

@@ -94,9 +94,11 @@ class ProbeState:
     run: int = 0
 
 
-def container_field_path(name: str, init: bool = False) -> str:
+def container_field_path(name: str, init: bool = False, ephemeral: bool = False) -> str:
     """``involvedObject.fieldPath`` of a container's events (``pkg/kubelet/container/ref.go``
     ``fieldPath``; container names are required, so the ``[index]`` form never applies)."""
+    if ephemeral:
+        return f"spec.ephemeralContainers{{{name}}}"
     return f"spec.initContainers{{{name}}}" if init else f"spec.containers{{{name}}}"
 
 

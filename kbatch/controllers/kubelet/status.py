@@ -20,7 +20,11 @@ Upstream ``pkg/kubelet/kubelet_pods.go`` ``generateAPIPodStatus`` and ``pkg/kube
 * each container status has ``state`` (waiting/running/terminated), ``lastState`` after a
   restart, ``ready``, ``started`` and ``restartCount``; ``started`` is running with the startup
   probe passed (or none), ``ready`` started with the readiness probe passing (or none)
-  (``prober_manager.go`` ``UpdatePodStatus``).
+  (``prober_manager.go`` ``UpdatePodStatus``);
+* ``ephemeralContainerStatuses`` (only for a pod that has ephemeral containers) are sorted by name,
+  as the status manager's ``normalizeStatus`` sorts them (``kubetypes.SortedContainerStatuses``);
+  the prober manager sets ``started``/``ready`` for regular and init containers only, so an
+  ephemeral container's status has no ``started`` and is never ``ready``.
 
 What is sent is :func:`status_patch`: upstream's status manager (``pkg/kubelet/status/
 status_manager.go``) skips a status equal to the one it last set ("ignoring same status") and
@@ -35,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kbatch.controllers.kubelet.engine import RUNNING, SIDECAR, TERMINATED, PodRun, Proc
+from kbatch.controllers.kubelet.engine import EPHEMERAL, RUNNING, SIDECAR, TERMINATED, PodRun, Proc
 
 __all__ = [
     "KUBELET_CONDITIONS",
@@ -81,6 +85,9 @@ def _container_status(proc: Proc, fmt: Fmt) -> dict[str, Any]:
         "ready": proc.state == RUNNING and proc.ready_ok, "restartCount": proc.restart_count,
         "started": proc.state == RUNNING and proc.started_ok,
     }
+    if proc.kind == EPHEMERAL:  # the prober manager leaves ephemeral statuses alone
+        out["ready"] = False
+        del out["started"]
     if proc.last is not None:
         out["lastState"] = {"terminated": _terminated(*proc.last, fmt)}
     return out
@@ -151,7 +158,8 @@ def render_status(run: PodRun, existing: dict[str, Any], fmt: Fmt, now: float,
     """The new ``status`` (a full replacement for the old one, other writers' conditions kept) of the
     pod at ``generation``."""
     status = {k: v for k, v in existing.items()
-              if k not in ("phase", "conditions", "containerStatuses", "initContainerStatuses", "startTime")}
+              if k not in ("phase", "conditions", "containerStatuses", "initContainerStatuses", "startTime",
+                           "ephemeralContainerStatuses")}
     conditions = list(existing.get("conditions") or [])
     if not any(c.get("type") == "PodScheduled" for c in conditions):
         scheduled = {"type": "PodScheduled", "status": "True", "lastTransitionTime": fmt(run.bound_at)}
@@ -165,7 +173,14 @@ def render_status(run: PodRun, existing: dict[str, Any], fmt: Fmt, now: float,
     if run.init:
         status["initContainerStatuses"] = [_container_status(p, fmt) for p in run.init]
     status["containerStatuses"] = [_container_status(p, fmt) for p in run.app]
+    if run.ephemeral:
+        status["ephemeralContainerStatuses"] = _ephemeral_statuses(run, fmt)
     return status
+
+
+def _ephemeral_statuses(run: PodRun, fmt: Fmt) -> list[dict[str, Any]]:
+    """By name (``normalizeStatus``: ``sort.Sort(SortedContainerStatuses(...))``), not spec order."""
+    return [_container_status(p, fmt) for p in sorted(run.ephemeral, key=lambda p: p.name)]
 
 
 def container_fingerprint(run: PodRun) -> tuple[Any, ...]:
@@ -235,4 +250,6 @@ def status_patch(
         if run.init:
             patch["initContainerStatuses"] = [_container_status(p, fmt) for p in run.init]
         patch["containerStatuses"] = [_container_status(p, fmt) for p in run.app]
+        if run.ephemeral:
+            patch["ephemeralContainerStatuses"] = _ephemeral_statuses(run, fmt)
     return patch
