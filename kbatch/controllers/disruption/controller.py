@@ -46,6 +46,7 @@ from kbatch.controllers.disruption.decisions import (
     stale_disruption_wait,
 )
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.reconcile import Request
 
 __all__ = ["DisruptionController", "StalePodDisruption", "render_selector"]
 
@@ -69,11 +70,11 @@ class DisruptionController:
 
     # -- mapping pods to PDBs (getPdbForPod) -------------------------------------------------------
     def pdbs_for_pod(self, pod: Any) -> list[Any]:
-        from kbatch.runtime.reconcile import Request
-
         namespace = pod.metadata.namespace or ""
-        pdbs = matching_pdbs(self.ctx.cache.list(PodDisruptionBudget, namespace), namespace,
-                             pod.metadata.labels)
+        in_namespace = self.ctx.cache.list(PodDisruptionBudget, namespace)
+        if not in_namespace:  # most pods' namespaces hold no PDB: nothing to match them against
+            return []
+        pdbs = matching_pdbs(in_namespace, namespace, pod.metadata.labels)
         if not pdbs:
             return []
         if len(pdbs) > 1:
