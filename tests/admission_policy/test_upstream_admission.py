@@ -120,7 +120,8 @@ def test_invalid_param_source_instance_name() -> None:
     )
     assert refused(cp, job()).message.endswith(
         denied(
-            "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"
+            "failed to configure binding: no params found for policy binding with `Deny` "
+            "parameterNotFoundAction"
         )
     )
 

@@ -99,7 +99,8 @@ POLICY_CASES = [
     (
         "matchPolicy must be known",
         dict(matchConstraints={"resourceRules": [RULE], "matchPolicy": "other"}),
-        'spec.matchConstraints.matchPolicy: Unsupported value: "other": supported values: "Equivalent", "Exact"',
+        'spec.matchConstraints.matchPolicy: Unsupported value: "other": supported values: '
+        '"Equivalent", "Exact"',
     ),
     ("paramKind kind required", dict(paramKind={"apiVersion": "v1"}), "spec.paramKind.kind: Required value"),
     (
