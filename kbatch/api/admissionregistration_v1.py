@@ -30,6 +30,7 @@ __all__ = [
     "ValidatingAdmissionPolicyBinding",
     "ValidatingAdmissionPolicyBindingSpec",
     "ValidatingAdmissionPolicySpec",
+    "ValidatingAdmissionPolicyStatus",
     "Validation",
     "Variable",
 ]

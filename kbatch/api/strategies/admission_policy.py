@@ -30,6 +30,7 @@ from kbatch.api.admissionregistration_v1 import (
     ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding,
     ValidatingAdmissionPolicySpec,
+    ValidatingAdmissionPolicyStatus,
     Validation,
 )
 from kbatch.api.errors import FieldError
@@ -410,6 +411,14 @@ class PolicyStrategy(DefaultStrategy):
     def validate(self, obj: Resource) -> list[FieldError]:
         assert isinstance(obj, ValidatingAdmissionPolicy)
         return validate_policy(obj)
+
+    def fill_empty_status(self, obj: Resource) -> None:
+        """``Status ValidatingAdmissionPolicyStatus`` is a struct: Go serializes ``"status": {}``
+        (kbatch.apiserver.empty_status; upstream's type-checking controller, which fills it, is not
+        modelled)."""
+        assert isinstance(obj, ValidatingAdmissionPolicy)
+        if obj.status is None:
+            obj.status = ValidatingAdmissionPolicyStatus()
 
 
 class PolicyBindingStrategy(DefaultStrategy):
