@@ -100,3 +100,16 @@ def test_a_policy_that_does_not_compile_is_refused(tmp_path: Path) -> None:
     assert "spec.validations[0].expression: Invalid value" in err
     assert "compilation failed: ERROR: <input>:1:" in err and "undeclared reference to 'param" in err
     assert "Traceback" not in err
+
+
+def test_a_warn_binding_prints_the_warning_and_creates(tmp_path: Path) -> None:
+    """``validationActions: [Warn]``: ``Warning: Validation failed for ValidatingAdmissionPolicy …``
+    on stderr (dispatcher.go ``warning.AddWarning``), and the Job is created."""
+    warn = POLICY.replace("validationActions: [Deny]", "validationActions: [Warn]")
+    (tmp_path / "policy.yaml").write_text(warn)
+    _kbatch(tmp_path, "apply", "-f", "policy.yaml")
+    (tmp_path / "big.yaml").write_text(JOBS.split("---\n")[1] % ("big", 7))
+    done = _kbatch(tmp_path, "apply", "-f", "big.yaml")
+    assert done.stdout == "job.batch/big created\n"
+    assert done.stderr == ("Warning: Validation failed for ValidatingAdmissionPolicy 'max-completions' with "
+                           "binding 'max-completions-default': too many completions\n")
