@@ -294,3 +294,33 @@ def test_binding_match_resources_narrow_the_policy() -> None:
     prod = job("p")
     prod.metadata.namespace = "prod"
     refused(cp, prod)
+
+
+def test_update_sees_the_old_object() -> None:
+    """validator_test.go ``TestValidate`` (oldObject): on update ``oldObject`` is the stored object,
+    on create it is null."""
+    rule = "oldObject == null || object.spec.parallelism <= oldObject.spec.parallelism"
+    cp = world(policy([{"expression": rule, "message": "parallelism may not grow"}]), binding())
+    stored = cp.server.create(job())
+    from kbatch.api import edit
+
+    grown = edit(stored)
+    grown.spec.parallelism = 5
+    with pytest.raises(StatusError) as caught:
+        cp.server.update(grown)
+    assert caught.value.message.endswith(denied("parallelism may not grow"))
+    assert cp.server.get(Job, "pi", "default").spec.parallelism == 1  # nothing written
+
+
+def test_namespace_object_is_the_request_namespace() -> None:
+    """validator_test.go ``TestValidate`` (namespaceObject): the namespace's labels are readable."""
+    rule = "namespaceObject.metadata.?labels.?team.orValue('') == 'ml'"
+    cp = world(
+        Namespace.model_validate({"metadata": {"name": "ml", "labels": {"team": "ml"}}}),
+        policy([{"expression": rule, "message": "ml namespaces only"}]),
+        binding(),
+    )
+    ml = job("in-ml")
+    ml.metadata.namespace = "ml"
+    cp.server.create(ml)
+    assert refused(cp, job()).message.endswith(denied("ml namespaces only"))
