@@ -324,3 +324,17 @@ def test_namespace_object_is_the_request_namespace() -> None:
     ml.metadata.namespace = "ml"
     cp.server.create(ml)
     assert refused(cp, job()).message.endswith(denied("ml namespaces only"))
+
+
+def test_user_info_match_condition_evaluates() -> None:
+    """JobSet's site example ``in-place-restart/service-account.yaml`` guards pod updates with a
+    match condition on ``request.userInfo.username``: it must evaluate (false for kbatch's
+    requester), not fail, or ``failurePolicy: Fail`` would refuse every pod update."""
+    target = "request.userInfo.username == 'system:serviceaccount:default:jobset-in-place-restart'"
+    cp = world(
+        policy(matchConditions=[{"name": "is-target-service-account", "expression": target}]), binding()
+    )
+    cp.server.create(job())
+    who = policy([{"expression": "'system:masters' in request.userInfo.groups"}])
+    who.metadata.name = "who"
+    cp.server.create(who)

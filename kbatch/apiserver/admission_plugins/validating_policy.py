@@ -42,6 +42,10 @@ if TYPE_CHECKING:
 
 __all__ = ["PolicyDenied", "ValidatingPolicyPlugin", "install"]
 
+# Who every request is to admission: kbatch's requester without impersonation (docs/rbac.md, "Who a
+# request is"); admission does not see an impersonated user or a controller's own identity
+_USER_INFO = {"username": "kubernetes-admin", "groups": ["system:masters", "system:authenticated"]}
+
 _REASON_CODES = {"Unauthorized": 401, "Forbidden": 403, "Invalid": 422, "RequestEntityTooLarge": 413}
 
 
@@ -204,7 +208,7 @@ def _variables(server: APIServer, request: AdmissionRequest, attrs: Attributes) 
             "name": attrs.name,
             "namespace": attrs.namespace,
             "operation": attrs.operation,
-            "userInfo": {},
+            "userInfo": dict(_USER_INFO),
             "dryRun": request.dry_run,
         },
         "namespaceObject": ns,
