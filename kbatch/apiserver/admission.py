@@ -35,6 +35,10 @@ class AdmissionRequest(NamedTuple):
     old: Resource | None
     subresource: str = ""  # "" for the main resource, "status" for the status subresource
     dry_run: bool = False
+    # the request's warning recorder (upstream ``warning.AddWarning``): a validating hook appends the
+    # texts sent back as ``Warning`` headers (ValidatingAdmissionPolicy's ``Warn`` action); None
+    # when the caller does not collect warnings
+    warnings: list[str] | None = None
 
 
 AdmissionHook = Callable[[AdmissionRequest], None]

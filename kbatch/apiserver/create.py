@@ -93,7 +93,7 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
     resolve_create_namespace(kind, admitted, namespace)
     kind.strategy.default(admitted)
     server.namespaces.admit_create(kind, admitted)  # NamespaceLifecycle runs first among admission plugins
-    request = AdmissionRequest("CREATE", admitted, None, dry_run=dry_run)
+    request = AdmissionRequest("CREATE", admitted, None, dry_run=dry_run, warnings=warnings)
     server.admission.mutate(request)
     generated = not admitted.metadata.name and bool(admitted.metadata.generate_name)
     # With a generated name, each attempt starts again from the admitted object (upstream
@@ -105,7 +105,8 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
         if warnings is not None:  # rest.BeforeCreate: after validation, before validating admission
             add_warnings(warnings, kind.strategy.warnings_on_create(work))
         server.admission.validate(request if work is admitted else
-                                  AdmissionRequest("CREATE", work, None, dry_run=dry_run))
+                                  AdmissionRequest("CREATE", work, None, dry_run=dry_run,
+                                                   warnings=warnings))
         if dry_run:
             return work
         key = kind.keys.key(work.metadata.namespace, work.name)

@@ -189,7 +189,7 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
             kind.strategy.prepare_for_status_update(new, old)
     else:
         kind.strategy.default(new)
-    request = AdmissionRequest("UPDATE", new, old, "status" if status else "", dry_run)
+    request = AdmissionRequest("UPDATE", new, old, "status" if status else "", dry_run, warnings)
     server.admission.mutate(request)
     if not status:
         kind.strategy.prepare_for_update(new, old)

@@ -10,6 +10,7 @@ lazy ``"module:attribute"`` reference. docs/architecture.md, "Adding an API fami
 from __future__ import annotations
 
 from kbatch.api.registry import Registry
+from kbatch.families.admission_policy import ADMISSION_POLICY
 from kbatch.families.batch import BATCH
 from kbatch.families.composition import AdmissionSelectionError, Composition, compose, parse_plugin_list
 from kbatch.families.core import CORE
@@ -32,6 +33,7 @@ from kbatch.families.rbac import RBAC
 from kbatch.families.storage import STORAGE
 
 __all__ = [
+    "ADMISSION_POLICY",
     "BATCH",
     "BUILTIN_FAMILIES",
     "CORE",
@@ -58,7 +60,8 @@ __all__ = [
     "resolve",
 ]
 
-BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, STORAGE, RBAC, DRA, GANG, COSCHEDULING, JOBSET, KUEUE)
+BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, STORAGE, RBAC, ADMISSION_POLICY, DRA, GANG, COSCHEDULING,
+                                        JOBSET, KUEUE)
 """Every family kbatch ships, in composition order (the order kinds are registered, admission
 plugins run and controllers are stepped). Adding a family is one line here. Built-in API groups
 before custom resources: a name two kinds share (``podgroups``) resolves to the first, as kubectl

@@ -54,6 +54,12 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
                                    "hostPath": {"path": "/data"}}},
                          {"phase": "Pending", "lastPhaseTransitionTime": "2026-01-01T00:00:00Z"}),
     # declared by their strategies (fill_empty_status), not by the API server's table
+    "ValidatingAdmissionPolicy": ({"apiVersion": "admissionregistration.k8s.io/v1",
+                                   "kind": "ValidatingAdmissionPolicy", "metadata": {"name": "vap"},
+                                   "spec": {"matchConstraints": {"resourceRules": [
+                                       {"apiGroups": ["batch"], "apiVersions": ["v1"],
+                                        "operations": ["CREATE"], "resources": ["jobs"]}]},
+                                       "validations": [{"expression": "true"}]}}, {}),
     "ResourceQuota": ({"apiVersion": "v1", "kind": "ResourceQuota",
                        "metadata": {"name": "q", "namespace": "default"},
                        "spec": {"hard": {"pods": "1"}}}, {}),

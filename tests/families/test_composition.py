@@ -18,11 +18,13 @@ KUEUE_HOOKS = ["KueueWebhooks", "KueueJobWebhooks"]
 
 def test_builtin_composition_lists_core_then_batch() -> None:
     composed = builtin()
-    assert [f.name for f in composed.families] == ["core", "batch", "storage", "rbac", "dra", "gang",
-                                                   "coscheduling", "jobset", "kueue"]
+    assert [f.name for f in composed.families] == [
+        "core", "batch", "storage", "rbac", "admission-policy", "dra", "gang", "coscheduling", "jobset",
+        "kueue"]
     assert [p.name for p in composed.admission] == [
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "Priority",
-        "ResourceQuota", "DefaultStorageClass", "StorageObjectInUseProtection", "DynamicResourceAllocation",
+        "ResourceQuota", "DefaultStorageClass", "StorageObjectInUseProtection", "ValidatingAdmissionPolicy",
+        "DynamicResourceAllocation",
         "PodGroupProtection", *JOBSET_HOOKS, *KUEUE_HOOKS]
     names = [c.name for c in composed.controllers]
     assert names.index("scheduler") < names.index("job")

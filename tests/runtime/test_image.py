@@ -141,6 +141,15 @@ WORLD: list[dict[str, Any]] = [
     {"apiVersion": RBAC, "kind": "ClusterRoleBinding", "metadata": {"name": "jobs-all"},
      "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "jobs-all"},
      "subjects": [{"kind": "Group", "name": "ops"}]},
+    # admission policy: a Job must not ask for more than 100 completions (every Job here passes)
+    {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+     "metadata": {"name": "max-completions"},
+     "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": ["batch"], "apiVersions": ["v1"],
+                                                      "operations": ["CREATE"], "resources": ["jobs"]}]},
+              "validations": [{"expression": "object.spec.?completions.orValue(1) <= 100"}]}},
+    {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+     "metadata": {"name": "max-completions"},
+     "spec": {"policyName": "max-completions", "validationActions": ["Deny"]}},
     # Kueue: a queued Job waiting on a quota that holds one of its two pods (its Workload pending)
     {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "flavor"}},
     {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": "all"}},
