@@ -70,9 +70,11 @@ ROOT = Path(kbatch.__file__).resolve().parents[1]
 # when a fresh control plane began to hold RBAC's cluster-admin role and binding (two more writes at
 # start move every resourceVersion; ORDER_DIGEST, the admission order, is unchanged), and again when
 # it began to hold policy.go's admin/edit/view, their aggregate-to parts and the discovery and
-# basic-user roles and bindings (more writes at start; ORDER_DIGEST unchanged)
+# basic-user roles and bindings (more writes at start; ORDER_DIGEST unchanged), and again for the
+# bootstrap namespaces' default ServiceAccounts and kube-root-ca.crt and the nodes' beta OS/arch labels
+# (ORDER_DIGEST unchanged)
 ORDER_DIGEST = "0cc73b0dced6c3f2cc12bfc60171eebd01885eacb3badab2e145bc5bb08e26a2"
-TRACE_DIGEST = "c2d0a3269a830bc7b3a6341d93d2fc4dde655dc37d5aad114beb5ef5154e4b82"
+TRACE_DIGEST = "72bb6d3a01b2650df701ebc7dcadcea45d6f9f2c41d1bc6b7bb50dd6f1382f1f"
 
 
 def _bench() -> Any:
