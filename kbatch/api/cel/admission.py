@@ -20,22 +20,22 @@ not compile); no cost estimate or runtime budget; the runtime's messages differ 
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Mapping
 from typing import Any
 
-from kbatch.api.cel.selector import _NO_SUCH_KEY_HINT, CompileError, _clean, _runtime_message, _type_name
+from kbatch.api.cel.selector import (
+    _EXTENSIONS_YAML,
+    _NO_SUCH_KEY_HINT,
+    CompileError,
+    _clean,
+    _lock,
+    _runtime_message,
+    _type_name,
+)
 
 __all__ = ["CompileError", "EvaluationError", "Expression", "compile_expression"]
 
-_lock = threading.Lock()
-
-_EXTENSIONS_YAML = """extensions:
-  - name: sets
-  - name: lists
-    version: 2
-  - name: two-var-comprehensions
-"""
+# one lock and one extension set with DRA's selectors: the same runtime, Kubernetes' base environment
 
 _OBJECT_VARIABLES = ("object", "oldObject", "request", "namespaceObject")
 

@@ -92,6 +92,7 @@ from kbatch.controllers.scheduler.events import (
     QueueingHint,
 )
 from kbatch.controllers.scheduler.framework import NODE_NAMES, SKIPPED_SCORES, Code, CycleState, Status
+from kbatch.controllers.scheduler.observer import ObserveHandler
 from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.queue import PodKeys
 from kbatch.families.dra import BINDING_CONDITIONS, CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
@@ -584,10 +585,10 @@ class DynamicResources:
 
     def event_handlers(self) -> Mapping[type, Any]:
         return {
-            ResourceClaim: _Handler(self, CLAIM),
-            ResourceSlice: _Handler(self, SLICE),
-            DeviceClass: _Handler(self, CLASS),
-            DeviceTaintRule: _Handler(self, RULE),
+            ResourceClaim: ObserveHandler(self, CLAIM),
+            ResourceSlice: ObserveHandler(self, SLICE),
+            DeviceClass: ObserveHandler(self, CLASS),
+            DeviceTaintRule: ObserveHandler(self, RULE),
         }
 
     def observe(self, kind: str, old: Any, new: Any) -> None:
@@ -621,23 +622,6 @@ class DynamicResources:
             )
             notify(ClusterEvent(kind, action), old, new)
 
-
-class _Handler:
-    """Informer handler feeding :meth:`DynamicResources.observe` (picklable: no closures)."""
-
-    __slots__ = ("kind", "plugin")
-
-    def __init__(self, plugin: DynamicResources, kind: str) -> None:
-        self.plugin, self.kind = plugin, kind
-
-    def on_add(self, obj: Any) -> None:
-        self.plugin.observe(self.kind, None, obj)
-
-    def on_update(self, old: Any, new: Any) -> None:
-        self.plugin.observe(self.kind, old, new)
-
-    def on_delete(self, obj: Any) -> None:
-        self.plugin.observe(self.kind, obj, None)
 
 
 def _gate(handle: Any, name: str) -> bool:

@@ -64,6 +64,7 @@ from kbatch.controllers.scheduler.events import (
     QueueingHint,
 )
 from kbatch.controllers.scheduler.framework import Code, CycleState, Status
+from kbatch.controllers.scheduler.observer import ObserveHandler
 from kbatch.controllers.scheduler.plugins.volume_binding.cache import AssumeCache, key_of
 from kbatch.controllers.scheduler.plugins.volume_binding.matching import fully_bound, topology_fits
 
@@ -408,11 +409,11 @@ class VolumeBinding:
         ]
 
     def event_handlers(self) -> Mapping[type, Any]:
-        handlers: dict[type, Any] = {PersistentVolumeClaim: _Handler(self, CLAIM)}
+        handlers: dict[type, Any] = {PersistentVolumeClaim: ObserveHandler(self, CLAIM)}
         if _served(self.handle, PersistentVolume):  # the storage family serves these two
-            handlers[PersistentVolume] = _Handler(self, VOLUME)
+            handlers[PersistentVolume] = ObserveHandler(self, VOLUME)
         if _served(self.handle, StorageClass):
-            handlers[StorageClass] = _Handler(self, CLASS)
+            handlers[StorageClass] = ObserveHandler(self, CLASS)
         return handlers
 
     def observe(self, kind: str, old: Any, new: Any) -> None:
@@ -484,23 +485,6 @@ def _served(handle: Any, model: type) -> bool:
         return False
     return True
 
-
-class _Handler:
-    """Informer handler feeding :meth:`VolumeBinding.observe` (picklable: no closures)."""
-
-    __slots__ = ("kind", "plugin")
-
-    def __init__(self, plugin: VolumeBinding, kind: str) -> None:
-        self.plugin, self.kind = plugin, kind
-
-    def on_add(self, obj: Any) -> None:
-        self.plugin.observe(self.kind, None, obj)
-
-    def on_update(self, old: Any, new: Any) -> None:
-        self.plugin.observe(self.kind, old, new)
-
-    def on_delete(self, obj: Any) -> None:
-        self.plugin.observe(self.kind, obj, None)
 
 
 def new(args: Mapping[str, Any], handle: Any) -> VolumeBinding:
