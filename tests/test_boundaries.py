@@ -24,7 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "api": set(),
     "families": {"api"},
     "authz": {"api"},
-    "apiserver": {"api", "store", "families"},
+    "apiserver": {"api", "store", "families", "authz"},
     "runtime": {"api", "store", "families", "apiserver"},
     "controllers": {"api", "store", "families", "apiserver", "runtime", "sim", "controllers"},
     "sim": {"api", "store", "families", "apiserver", "runtime"},

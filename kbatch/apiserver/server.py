@@ -20,6 +20,7 @@ from kbatch.api.meta import Resource, ResourceList
 from kbatch.api.policy_v1 import Eviction
 from kbatch.api.registry import Registry
 from kbatch.api.strategies.core import NamespaceFinalizeStrategy
+from kbatch.apiserver import rbac_policybased
 from kbatch.apiserver.admission import Admission
 from kbatch.apiserver.apply import tracking as apply_tracking
 from kbatch.apiserver.apply.operation import apply_object
@@ -37,7 +38,6 @@ from kbatch.apiserver.patch import patch_object
 from kbatch.apiserver.unstructured import Unstructured
 from kbatch.apiserver.update import object_namespace, read_kv, update_object
 from kbatch.apiserver.watch import TypedWatch, open_watch
-from kbatch.authz import policybased as rbac_policybased
 from kbatch.families import AdmissionPlugin, Composition, builtin, resolve
 from kbatch.store.kv import KV
 

@@ -10,7 +10,7 @@
 * :mod:`.request` — a REST request's verb and resource (``pkg/endpoints/request/requestinfo.go``) and
   the 403 it gets when denied (``pkg/endpoints/handlers/responsewriters/errors.go``);
 * :mod:`.escalation` — RBAC's escalation check on writes of roles and bindings
-  (``pkg/registry/rbac/*/policybased``), run in the write path by :mod:`.policybased`;
+  (``pkg/registry/rbac/*/policybased``), run in the write path by :mod:`kbatch.apiserver.rbac_policybased`;
 * :mod:`.reviews` — authorization.k8s.io/v1 access and rules reviews (``pkg/registry/authorization``).
 
 Every decision is a pure function of its inputs; docs/rbac.md says which requests are authorized.

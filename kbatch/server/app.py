@@ -33,9 +33,9 @@ from kbatch.api.errors import (
     Unauthorized,
 )
 from kbatch.api.kube_version import version_info
+from kbatch.apiserver.rbac_policybased import acting_as, as_control_plane
 from kbatch.authz.chain import authorize
 from kbatch.authz.impersonation import impersonated_user
-from kbatch.authz.policybased import acting_as, as_control_plane
 from kbatch.authz.request import forbidden, request_attributes
 from kbatch.runtime.duration import parse_duration
 from kbatch.server import authentication_api, authorization_api, discovery, metrics_api
