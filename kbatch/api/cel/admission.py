@@ -27,10 +27,10 @@ from kbatch.api.cel.selector import (
     _EXTENSIONS_YAML,
     _NO_SUCH_KEY_HINT,
     CompileError,
-    _clean,
     _lock,
     _runtime_message,
     _type_name,
+    compile_in,
 )
 
 __all__ = ["CompileError", "EvaluationError", "Expression", "compile_expression"]
@@ -71,11 +71,7 @@ def compile_expression(expression: str, has_params: bool, returns: str = "bool")
     """The compiled expression; ``returns`` is ``bool``, ``string`` or ``any`` (a variable).
     :class:`CompileError` carries upstream's detail."""
     cel, env = _environment(has_params)
-    with _lock:
-        try:
-            compiled = env.compile(expression)
-        except RuntimeError as err:
-            raise CompileError("compilation failed: " + _clean(str(err))) from None
+    compiled = compile_in(env, expression)
     out = compiled.return_type()
     wanted = {"bool": cel.Type.BOOL, "string": cel.Type.STRING}.get(returns)
     if wanted is not None and out not in (wanted, cel.Type.DYN):

@@ -137,15 +137,21 @@ def _clean(message: str) -> str:
     return message
 
 
+def compile_in(env: Any, expression: str) -> Any:
+    """``expression`` compiled in ``env`` under the runtime's lock; :class:`CompileError` with
+    cel-go's detail as upstream words it (``compilation failed: ERROR: <input>:…``)."""
+    with _lock:
+        try:
+            return env.compile(expression)
+        except RuntimeError as err:
+            raise CompileError("compilation failed: " + _clean(str(err))) from None
+
+
 @functools.lru_cache(maxsize=1024)
 def compile_selector(expression: str) -> Selector:
     """The compiled selector (cached); :class:`CompileError` when it does not compile."""
     cel, env = _environment()
-    with _lock:
-        try:
-            compiled = env.compile(expression)
-        except RuntimeError as err:
-            raise CompileError("compilation failed: " + _clean(str(err))) from None
+    compiled = compile_in(env, expression)
     out = compiled.return_type()
     if out not in (cel.Type.BOOL, cel.Type.DYN):
         raise CompileError(f"must evaluate to bool or the unknown type, not {_type_name(out)}")
