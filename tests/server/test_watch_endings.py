@@ -26,6 +26,7 @@ kubernetes = pytest.importorskip("kubernetes", reason="the official Python clien
 from kubernetes import client, config, watch  # noqa: E402
 
 JOBS = "/apis/batch/v1/namespaces/default/jobs"
+CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 TIMEOUT = 30
 KUBECTL = shutil.which("kubectl")
 
@@ -43,6 +44,10 @@ def _job(name: str) -> dict[str, Any]:
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
             "spec": {"suspend": True, "template": {"spec": {
                 "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}
+
+
+def _configmap(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}}
 
 
 class RawWatch:
@@ -134,8 +139,10 @@ def test_a_vanished_client_leaves_the_server_serving_watches(server: ServeProces
 
 def test_server_shutdown_ends_every_open_watch_with_the_last_chunk(tmp_path: Path) -> None:
     proc = ServeProcess(tmp_path / "state", controllers="job").start()
-    httpx.post(proc.url + JOBS, json=_job("shutdown-a"), timeout=TIMEOUT).raise_for_status()
-    busy = RawWatch(proc.url, f"{JOBS}?watch=1")
+    # A ConfigMap, which no running controller writes: a Job would race the job controller's
+    # Suspended condition, adding a MODIFIED event or not depending on timing.
+    httpx.post(proc.url + CONFIGMAPS, json=_configmap("shutdown-a"), timeout=TIMEOUT).raise_for_status()
+    busy = RawWatch(proc.url, f"{CONFIGMAPS}?watch=1&fieldSelector=metadata.name%3Dshutdown-a")
     idle = RawWatch(proc.url, "/api/v1/nodes?watch=1")
     while b'"ADDED"' not in busy.buffer:  # the busy stream has delivered its event before the signal
         assert busy._read()
