@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 API_PACKAGES = ("core/v1", "batch/v1", "policy/v1", "scheduling/v1", "coordination/v1", "rbac/v1",
-                "authorization/v1")
+                "authorization/v1", "authentication/v1")
 MACHINERY_PACKAGES = ("pkg/apis/meta/v1", "pkg/api/resource", "pkg/util/intstr", "pkg/runtime")
 ROOTS = ("k8s.io.api.core.v1.Namespace", "k8s.io.api.core.v1.Pod", "k8s.io.api.core.v1.Node",
          "k8s.io.api.core.v1.Service", "k8s.io.api.core.v1.Event", "k8s.io.api.core.v1.ConfigMap",
@@ -39,6 +39,7 @@ ROOTS = ("k8s.io.api.core.v1.Namespace", "k8s.io.api.core.v1.Pod", "k8s.io.api.c
          "k8s.io.api.authorization.v1.SubjectAccessReview",
          "k8s.io.api.authorization.v1.LocalSubjectAccessReview",
          "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
+         "k8s.io.api.authentication.v1.TokenRequest",
          "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
          "k8s.io.apimachinery.pkg.runtime.Unknown")
 _FIELD = re.compile(r"^\s*(optional|repeated)\s+([\w.]+)\s+(\w+)\s*=\s*(\d+)\s*;")
