@@ -243,6 +243,9 @@ def serve(ctx: typer.Context,
                                            "default) or real (always with --etcd-servers)."),
           kubeconfig_path: Path | None = typer.Option(None, "--kubeconfig",
                                                       help="Also write the kubeconfig here."),
+          tls: bool = typer.Option(False, "--tls", help="Serve HTTPS with a self-signed certificate kept "
+                                   "in STATE/tls (kubectl sends --token and kubeconfig tokens only over "
+                                   "HTTPS; docs/serve.md)."),
           etcd_servers: str | None = typer.Option(
               None, "--etcd-servers", envvar="KBATCH_ETCD_SERVERS",
               help="Keep the state in etcd (comma-separated http://HOST:PORT, as kube-apiserver's flag); "
@@ -271,11 +274,12 @@ def serve(ctx: typer.Context,
     clock = "real" if etcd_servers else clock or "virtual"
     if not is_loopback(address) and not token:
         raise UserError(f"binding to {address} exposes the API beyond this machine: give --token")
+    serve_opts = ServeOptions(address, port, token, _serving_cert(opts.state, address) if tls else None)
     if etcd_servers:
         timing: LeaseTiming = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
                   "retry_period": retry_period}
         _serve_on_etcd(opts.state, opts.controllers, etcd_servers, timing,
-                       ServeOptions(address, port, token), kubeconfig_path, opts.feature_gates)
+                       serve_opts, kubeconfig_path, opts.feature_gates)
         return
     held = contextlib.ExitStack()  # the state directory's lock, from load() until the server stops
     loaded: list[Any] = []
@@ -291,7 +295,7 @@ def serve(ctx: typer.Context,
 
         state = held.enter_context(StateDir(opts.state).locked())
         held.callback(state.server_file.unlink, missing_ok=True)
-        _announce(state, url[0], token, clock, kubeconfig_path)
+        _announce(state, url[0], token, clock, kubeconfig_path, ca=serve_opts.tls)
         cp, config = state.load(opts, clock)
         publish_cluster_info(cp.server, url[0])  # kube-public/cluster-info names this server
         backend = ControlPlaneBackend(cp)
@@ -301,7 +305,7 @@ def serve(ctx: typer.Context,
 
     with held:
         try:
-            serve_forever(load, ServeOptions(address, port, token), on_listening=url.append)
+            serve_forever(load, serve_opts, on_listening=url.append)
         except OSError as err:
             raise UserError(f"cannot listen on {address}:{port}: {err.strerror or err}") from None
         finally:
@@ -351,7 +355,7 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
         made.append(cp)
         elector = control_plane_elector(cp, identity, **timing)
         _announce(state, url[0], serve.token, "real", kubeconfig_path,
-                  f"state in etcd {servers}, identity {identity}")
+                  f"state in etcd {servers}, identity {identity}", ca=serve.tls)
 
         async def background() -> None:
             store.bind_event_loop(asyncio.get_running_loop())
@@ -372,14 +376,21 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
             typer.echo("stopped (the state stays in etcd)")
 
 
+def _serving_cert(state: str, address: str) -> Any:
+    """``--tls``: the certificate in ``STATE/tls`` (kbatch/server/tls.py)."""
+    from kbatch.server.tls import serving_cert
+
+    return serving_cert(Path(state) / "tls", (address,))
+
+
 def _announce(state: Any, url: str, token: str | None, clock: str, extra: Path | None,
-              where: str | None = None) -> None:
+              where: str | None = None, *, ca: Any = None) -> None:
     """The URL in ``DIR/server``, the kubeconfig, and the "listening" line (``where``: what follows
-    the clock there; default the state directory)."""
+    the clock there; default the state directory; ``ca``: the ``--tls`` certificate)."""
     from kbatch.server.kubeconfig import kubeconfig, write_kubeconfig
 
     state.server_file.write_text(url + "\n")
-    config = kubeconfig(url, token=token)
+    config = kubeconfig(url, token=token, tls=ca)
     written = write_kubeconfig(state.path / KUBECONFIG, config)
     if extra is not None:
         write_kubeconfig(extra, config)
