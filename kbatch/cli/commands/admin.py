@@ -331,6 +331,7 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
     from kbatch.server.app import KbatchApp
     from kbatch.server.facade import SelfDrivenBackend, new_control_plane
     from kbatch.server.runner import serve_forever
+    from kbatch.server.service_account_tokens import TokenService
     from kbatch.store import StoreError
 
     try:
@@ -361,7 +362,10 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
             store.bind_event_loop(asyncio.get_running_loop())
             await run_while_leading(cp.run, elector)
 
-        return KbatchApp(SelfDrivenBackend(cp), token=serve.token), background
+        # every server on this etcd signs and accepts the same service-account tokens: the key cannot
+        # come from this process's random seed (docs/serviceaccounts.md, "Tokens")
+        tokens = TokenService.derived(0, serve.token)
+        return KbatchApp(SelfDrivenBackend(cp), token=serve.token, tokens=tokens), background
 
     with state.locked():
         try:
