@@ -194,9 +194,11 @@ class KbatchApp:
             req.user = impersonated_user(pairs)
         else:
             req.user = check_impersonation(requestor, wanted, attrs, decide)
-        attrs = replace(attrs, user=req.user)
-        decision = decide(attrs) if not is_privileged(req.user) else None
-        if decision is not None and not decision.allowed:
+        attrs = replace(attrs, user=req.user or requestor)
+        if is_privileged(attrs.user):
+            return
+        decision = decide(attrs)
+        if not decision.allowed:
             raise forbidden(attrs, decision.reason)
 
     def _token_request(self, req: Request, rp: ResourcePath) -> Response:

@@ -7,6 +7,9 @@ bad token refused with 401."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -91,3 +94,11 @@ def test_a_token_that_is_not_ours_is_unauthorized(served: Any) -> None:
     out = kubectl(served, "get", "pods", "--token=not-a-token", check=False)
     assert out.returncode == 1
     assert "error: You must be logged in to the server" in out.stderr
+
+
+def test_the_kbatch_cli_talks_to_the_https_server_of_its_state(served: Any) -> None:
+    """``kbatch --state D --server https://…`` trusts ``D/tls/tls.crt``."""
+    out = subprocess.run([sys.executable, "-m", "kbatch.cli", "--state", str(served.state), "--server",
+                          served.url, "get", "namespaces", NS, "-o", "name"],
+                         capture_output=True, text=True, timeout=60, env={**os.environ})
+    assert (out.returncode, out.stdout.strip()) == (0, f"namespace/{NS}"), out.stderr

@@ -194,3 +194,7 @@ def test_discovery_lists_the_token_subresource(api: AppClient) -> None:
     assert token == {"name": "serviceaccounts/token", "singularName": "", "namespaced": True,
                      "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",
                      "verbs": ["create"]}
+
+
+def test_an_empty_impersonation_header_is_no_impersonation(api: AppClient) -> None:
+    assert api.get("/api/v1/namespaces", headers={"Impersonate-User": ""}).status_code == 200
