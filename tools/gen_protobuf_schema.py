@@ -45,6 +45,7 @@ ROOTS = ("k8s.io.api.core.v1.Namespace", "k8s.io.api.core.v1.Pod", "k8s.io.api.c
 _FIELD = re.compile(r"^\s*(optional|repeated)\s+([\w.]+)\s+(\w+)\s*=\s*(\d+)\s*;")
 _MAP = re.compile(r"^\s*map<\s*(\w+)\s*,\s*([\w.]+)\s*>\s+(\w+)\s*=\s*(\d+)\s*;")
 _GO_FIELD = re.compile(r'^\s*\w+\s+(\*?)[\w.\[\]*]+\s+`json:"(\w*)[^`]*protobuf:"')
+_GO_NUMBERED = re.compile(r'^\s*\w+\s+\*?[\w.\[\]*]+\s+`json:"(\w*)[^`]*protobuf:"\w+,(\d+),')
 _GO_INLINE = re.compile(r'^\s*\w+\s+`json:"(?:,inline)?"[^`]*protobuf:"\w+,(\d+),')
 
 
@@ -99,6 +100,21 @@ def _pointers(text: str, package: str) -> set[tuple[str, str]]:
     return out
 
 
+def _json_names(text: str, package: str) -> dict[tuple[str, int], str]:
+    """``(message, field number) -> json name`` from a ``types.go``'s tags, for the fields whose
+    protobuf name is not their JSON name (``BoundObjectReference.uID`` is ``uid`` in JSON)."""
+    out: dict[tuple[str, int], str] = {}
+    struct = None
+    for line in text.splitlines():
+        if m := re.match(r"^type (\w+) struct \{", line):
+            struct = m.group(1)
+        elif line.startswith("}"):
+            struct = None
+        elif struct and (f := _GO_NUMBERED.match(line)) and f.group(1):
+            out[(f"{package}.{struct}", int(f.group(2)))] = f.group(1)
+    return out
+
+
 def _inlines(text: str, package: str) -> set[tuple[str, int]]:
     """``(message, field number)`` of every embedded field without a JSON name with a protobuf tag;
     ``runtime.Unknown``'s ``typeMeta`` is left out (the envelope is read by its protobuf names)."""
@@ -132,6 +148,7 @@ def main(api: Path, machinery: Path) -> None:
     messages: dict[str, list[list]] = {}
     pointers: set[tuple[str, str]] = set()
     inlines: set[tuple[str, int]] = set()
+    json_names: dict[tuple[str, int], str] = {}
     sources = [(api, p, "k8s.io.api." + p.replace("/", ".")) for p in API_PACKAGES]
     sources += [(machinery, p, "k8s.io.apimachinery." + p.replace("/", ".")) for p in MACHINERY_PACKAGES]
     for repo, path, package in sources:
@@ -143,9 +160,11 @@ def main(api: Path, machinery: Path) -> None:
                 text = _git_show(repo, f"{path}/{go}")
                 pointers |= _pointers(text, package)
                 inlines |= _inlines(text, package)
+                json_names.update(_json_names(text, package))
     table = {}
     for name in _reachable(messages):
-        table[name] = [[n, j, t, r, (name, j) in pointers] for n, j, t, r, _ in messages[name]]
+        fields = [(n, json_names.get((name, n), j), t, r) for n, j, t, r, _ in messages[name]]
+        table[name] = [[n, j, t, r, (name, j) in pointers] for n, j, t, r in fields]
     inline = sorted([m, f] for m, f in inlines if m in table)
     doc = {"source": {"k8s.io/api": _head(api), "k8s.io/apimachinery": _head(machinery)}, "messages": table,
            "inline": inline}

@@ -102,3 +102,20 @@ def test_the_kbatch_cli_talks_to_the_https_server_of_its_state(served: Any) -> N
                           served.url, "get", "namespaces", NS, "-o", "name"],
                          capture_output=True, text=True, timeout=60, env={**os.environ})
     assert (out.returncode, out.stdout.strip()) == (0, f"namespace/{NS}"), out.stderr
+
+
+def test_a_pod_bound_token_from_kubectl(served: Any, token: str) -> None:
+    """``--bound-object-*`` travel in the protobuf BoundObjectReference (its uid field is ``uID`` in
+    generated.proto, ``uid`` in JSON)."""
+    kubectl(served, "run", "p", "--image=busybox", "-n", NS,
+            '--overrides={"spec": {"serviceAccountName": "runner"}}')
+    bound = kubectl(served, "create", "token", "runner", "-n", NS, "--bound-object-kind=Pod",
+                    "--bound-object-name=p").stdout.strip()
+    me = json.loads(kubectl(served, "auth", "whoami", f"--token={bound}", "-o", "json").stdout)
+    assert me["status"]["userInfo"]["extra"]["authentication.kubernetes.io/pod-name"] == ["p"]
+    stale = kubectl(served, "create", "token", "runner", "-n", NS, "--bound-object-kind=Pod",
+                    "--bound-object-name=p", "--bound-object-uid=not-the-uid", check=False)
+    assert stale.returncode == 1
+    assert ('Operation cannot be fulfilled on Pod "p": the UID in the bound object reference (not-the-uid) '
+            "does not match the UID in record. The object might have been deleted and then recreated") \
+        in stale.stderr
