@@ -21,6 +21,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 API_PACKAGES = ("core/v1", "batch/v1", "policy/v1", "scheduling/v1", "coordination/v1", "rbac/v1",
@@ -87,47 +88,36 @@ def _qualify(typ: str, package: str) -> str:
     return typ[1:] if typ.startswith(".") else f"{package}.{typ}"
 
 
-def _pointers(text: str, package: str) -> set[tuple[str, str]]:
-    """``(message, json name)`` of every Go pointer field with a protobuf tag in a ``types.go``."""
-    out, struct = set(), None
+def _struct_lines(text: str) -> Iterator[tuple[str, str]]:
+    """``(struct, line)`` for each line inside a ``type X struct { … }`` of a ``types.go``."""
+    struct = None
     for line in text.splitlines():
         if m := re.match(r"^type (\w+) struct \{", line):
             struct = m.group(1)
         elif line.startswith("}"):
             struct = None
-        elif struct and (f := _GO_FIELD.match(line)) and f.group(1):
-            out.add((f"{package}.{struct}", f.group(2)))
-    return out
+        elif struct:
+            yield struct, line
+
+
+def _pointers(text: str, package: str) -> set[tuple[str, str]]:
+    """``(message, json name)`` of every Go pointer field with a protobuf tag in a ``types.go``."""
+    return {(f"{package}.{struct}", f.group(2)) for struct, line in _struct_lines(text)
+            if (f := _GO_FIELD.match(line)) and f.group(1)}
 
 
 def _json_names(text: str, package: str) -> dict[tuple[str, int], str]:
     """``(message, field number) -> json name`` from a ``types.go``'s tags, for the fields whose
     protobuf name is not their JSON name (``BoundObjectReference.uID`` is ``uid`` in JSON)."""
-    out: dict[tuple[str, int], str] = {}
-    struct = None
-    for line in text.splitlines():
-        if m := re.match(r"^type (\w+) struct \{", line):
-            struct = m.group(1)
-        elif line.startswith("}"):
-            struct = None
-        elif struct and (f := _GO_NUMBERED.match(line)) and f.group(1):
-            out[(f"{package}.{struct}", int(f.group(2)))] = f.group(1)
-    return out
+    return {(f"{package}.{struct}", int(f.group(2))): f.group(1) for struct, line in _struct_lines(text)
+            if (f := _GO_NUMBERED.match(line)) and f.group(1)}
 
 
 def _inlines(text: str, package: str) -> set[tuple[str, int]]:
     """``(message, field number)`` of every embedded field without a JSON name with a protobuf tag;
     ``runtime.Unknown``'s ``typeMeta`` is left out (the envelope is read by its protobuf names)."""
-    out: set[tuple[str, int]] = set()
-    struct = None
-    for line in text.splitlines():
-        if m := re.match(r"^type (\w+) struct \{", line):
-            struct = m.group(1)
-        elif line.startswith("}"):
-            struct = None
-        elif struct and struct != "Unknown" and (f := _GO_INLINE.match(line)):
-            out.add((f"{package}.{struct}", int(f.group(1))))
-    return out
+    return {(f"{package}.{struct}", int(f.group(1))) for struct, line in _struct_lines(text)
+            if struct != "Unknown" and (f := _GO_INLINE.match(line))}
 
 
 def _reachable(messages: dict[str, list[list]]) -> list[str]:
