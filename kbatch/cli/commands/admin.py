@@ -401,6 +401,9 @@ def _announce(state: Any, url: str, token: str | None, clock: str, extra: Path |
         written = extra
     typer.echo(f"kbatch serve listening on {url} (clock {clock}, {where or f'state {state.path}'})")
     typer.echo(f"kubeconfig: {written}   e.g.  KUBECONFIG={written} kubectl get pods")
+    if token and url.startswith("http:"):  # client-go sends credentials to https servers only
+        typer.echo("note: kubectl sends the kubeconfig's token (and --token) only over HTTPS; "
+                   "start with --tls for kubectl (docs/serviceaccounts.md)")
     sys.stdout.flush()
 
 
