@@ -73,13 +73,15 @@ _IMPERSONATE = "impersonate-"
 class KbatchApp:
     """``KbatchApp(backend, token=None, tokens=None)`` is an ASGI 3 callable. ``token`` is the static
     bearer token of ``kbatch serve --token``; ``tokens`` issues and authenticates service-account
-    tokens (by default with a key derived from the control plane's seed and ``token``)."""
+    tokens (by default with a key derived from the control plane's seed and ``token``), capped at
+    ``max_token_expiration`` seconds when not 0 (``--service-account-max-token-expiration``)."""
 
     def __init__(self, backend: Backend, *, token: str | None = None,
-                 tokens: TokenService | None = None) -> None:
+                 tokens: TokenService | None = None, max_token_expiration: int = 0) -> None:
         self.backend = versioned(backend)  # further served versions (CRDs' v1beta1 …) by conversion
         self.token = token
         self.tokens = tokens if tokens is not None else _default_tokens(backend, token)
+        self.tokens.max_expiration = max_token_expiration or self.tokens.max_expiration
         self.router = Router(backend.registry)
         self.openapi = OpenAPI(backend.registry)
         self.shutdown = Shutdown()

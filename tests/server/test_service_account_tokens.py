@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -198,3 +201,22 @@ def test_discovery_lists_the_token_subresource(api: AppClient) -> None:
 
 def test_an_empty_impersonation_header_is_no_impersonation(api: AppClient) -> None:
     assert api.get("/api/v1/namespaces", headers={"Impersonate-User": ""}).status_code == 200
+
+
+def test_max_token_expiration_shortens_with_a_warning(backend: ControlPlaneBackend) -> None:
+    """``--service-account-max-token-expiration``: token.go shortens and warns, 201 all the same."""
+    api = AppClient(KbatchApp(backend, max_token_expiration=3600))
+    _sa(api)
+    r = _token(api, spec={"expirationSeconds": 7200})
+    assert r.status_code == 201
+    assert r.json()["spec"]["expirationSeconds"] == 3600
+    assert r.json()["status"]["expirationTimestamp"] == "2025-01-01T01:00:00Z"
+    assert r.headers["warning"] == '299 - "requested expiration of 7200 seconds shortened to 3600 seconds"'
+
+
+def test_the_serve_flag_is_checked_as_kube_apiservers(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "kbatch.cli", "--state", str(tmp_path / "s"), "serve", "--port", "0",
+           "--service-account-max-token-expiration", "10m"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert "the service-account-max-token-expiration must be between 1 hour and 2^32 seconds" in out.stderr

@@ -243,6 +243,9 @@ def serve(ctx: typer.Context,
                                            "default) or real (always with --etcd-servers)."),
           kubeconfig_path: Path | None = typer.Option(None, "--kubeconfig",
                                                       help="Also write the kubeconfig here."),
+          max_token_expiration: str | None = typer.Option(
+              None, "--service-account-max-token-expiration",
+              help="Cap service-account tokens at this duration (1h to 2^32 s; kube-apiserver's flag)."),
           tls: bool = typer.Option(False, "--tls", help="Serve HTTPS with a self-signed certificate kept "
                                    "in STATE/tls (kubectl sends --token and kubeconfig tokens only over "
                                    "HTTPS; docs/serve.md)."),
@@ -274,12 +277,13 @@ def serve(ctx: typer.Context,
     clock = "real" if etcd_servers else clock or "virtual"
     if not is_loopback(address) and not token:
         raise UserError(f"binding to {address} exposes the API beyond this machine: give --token")
+    max_seconds = _max_token_expiration(max_token_expiration)
     serve_opts = ServeOptions(address, port, token, _serving_cert(opts.state, address) if tls else None)
     if etcd_servers:
         timing: LeaseTiming = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
                   "retry_period": retry_period}
         _serve_on_etcd(opts.state, opts.controllers, etcd_servers, timing,
-                       serve_opts, kubeconfig_path, opts.feature_gates)
+                       serve_opts, kubeconfig_path, opts.feature_gates, max_seconds)
         return
     held = contextlib.ExitStack()  # the state directory's lock, from load() until the server stops
     loaded: list[Any] = []
@@ -301,7 +305,8 @@ def serve(ctx: typer.Context,
         backend = ControlPlaneBackend(cp)
         backend.settle()
         loaded.append((state, cp, config))
-        return KbatchApp(backend, token=token), (cp.run if clock == "real" else None)
+        app = KbatchApp(backend, token=token, max_token_expiration=max_seconds)
+        return app, (cp.run if clock == "real" else None)
 
     with held:
         try:
@@ -317,7 +322,8 @@ def serve(ctx: typer.Context,
 
 
 def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timing: LeaseTiming,
-                   serve: Any, kubeconfig_path: Path | None, feature_gates: str | None = None) -> None:
+                   serve: Any, kubeconfig_path: Path | None, feature_gates: str | None = None,
+                   max_token_expiration: int = 0) -> None:
     """``kbatch serve --etcd-servers``: the state is etcd's (nothing is loaded from or saved to the
     state directory, which keeps only the kubeconfig); controllers run while this process holds the
     ``kube-system/kube-controller-manager`` Lease."""
@@ -365,7 +371,8 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
         # every server on this etcd signs and accepts the same service-account tokens: the key cannot
         # come from this process's random seed (docs/serviceaccounts.md, "Tokens")
         tokens = TokenService.derived(0, serve.token)
-        return KbatchApp(SelfDrivenBackend(cp), token=serve.token, tokens=tokens), background
+        return KbatchApp(SelfDrivenBackend(cp), token=serve.token, tokens=tokens,
+                         max_token_expiration=max_token_expiration), background
 
     with state.locked():
         try:
@@ -378,6 +385,22 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
                 cp.close()
             store.close()
             typer.echo("stopped (the state stays in etcd)")
+
+
+def _max_token_expiration(value: str | None) -> int:
+    """``--service-account-max-token-expiration`` in seconds (0: none), checked as kube-apiserver's
+    options check it (``pkg/kubeapiserver/options/authentication.go``)."""
+    if value is None:
+        return 0
+    from kbatch.runtime.duration import parse_duration
+
+    try:
+        seconds = int(parse_duration(value))
+    except ValueError as err:
+        raise UserError(f"--service-account-max-token-expiration: {err}") from None
+    if seconds and not 3600 <= seconds <= 1 << 32:
+        raise UserError("the service-account-max-token-expiration must be between 1 hour and 2^32 seconds")
+    return seconds
 
 
 def _serving_cert(state: str, address: str) -> Any:
