@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -31,7 +32,9 @@ def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
     if opts.server:
         from kbatch.cli.remote import HttpBackend  # httpx only when talking to a server
 
-        remote = HttpBackend(opts.server, token=opts.token)
+        ca = Path(opts.state) / "tls" / "tls.crt"  # kbatch serve --tls's certificate, when it is this state's
+        remote = HttpBackend(opts.server, token=opts.token,
+                             ca_file=str(ca) if opts.server.startswith("https:") and ca.exists() else None)
         try:
             yield remote  # type: ignore[misc]
         finally:
