@@ -30,7 +30,13 @@ from kbatch.server.list_options import validate_list_request
 from kbatch.server.pod_log_options import cut_log, log_options
 from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import ResourcePath
-from kbatch.server.streaming import STREAMING_SUBRESOURCES, proxy_target, refuse_proxy, refuse_stream
+from kbatch.server.streaming import (
+    STREAMING_SUBRESOURCES,
+    asks_upgrade,
+    proxy_target,
+    refuse_proxy,
+    refuse_stream,
+)
 from kbatch.server.table import build_table, table_accepted
 from kbatch.server.warning_header import warning_header
 
@@ -248,7 +254,8 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
         raise refuse_proxy(backend.get(info, rp.namespace, proxy_target(name)), method)
     if rp.subresource in STREAMING_SUBRESOURCES and name is not None:
         pod = backend.get(info, rp.namespace, name)
-        raise refuse_stream(pod, rp.subresource, method, req.param("container"))
+        connection = [v.decode("latin-1") for k, v in req.raw_headers if k.lower() == b"connection"]
+        raise refuse_stream(pod, rp.subresource, method, req.param("container"), asks_upgrade(connection))
     if rp.subresource == "finalize" and (method != "PUT" or name is None):
         # upstream's FinalizeREST is an Updater only (pkg/registry/core/namespace/storage/storage.go)
         raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
