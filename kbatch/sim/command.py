@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from kbatch.sim.shell_eval import condition_status, for_items
 from kbatch.sim.shell_syntax import For, If, Node, Simple, expand_sh, parse_script, words
 
-__all__ = ["DEFAULT_DURATION", "SHELLS", "ContainerRun", "interpret", "parse_sleep"]
+__all__ = ["DEFAULT_DURATION", "SHELLS", "ContainerRun", "interpret", "parse_sleep", "unmodelled_command"]
 
 DEFAULT_DURATION = 1.0
 """Seconds an unrecognised command runs (kubernetes-sigs/kwok ``kustomize/stage/pod/general``
@@ -63,6 +63,7 @@ _K8S_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
 _BUILTINS = frozenset({"export", "trap", "set", "unset", "cd", "shift", "umask", "readonly"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _TESTS = frozenset({"[", "[[", "test"})
+_KNOWN = _BUILTINS | _TESTS | {"exit", "true", ":", "false", "echo", "wait"}
 MAX_STEPS = 1_000_000
 """Commands one run may execute; a script past it (nested loops) is "anything else"."""
 
@@ -283,3 +284,53 @@ def _run_chain(state: _State, chain: Sequence[tuple[str, str]], scope: MutableMa
             state.status = 0
         elif argv:
             state.run_simple(argv)
+
+
+def unmodelled_command(argv: Sequence[str]) -> str | None:
+    """The first command of ``argv`` (command + args) that the vocabulary does not model — one that
+    runs the default duration and succeeds instead of doing what it would do — as written; ``None``
+    when every command is modelled, or when there is no command (the image's own, which nothing
+    here claims to know). Read without the container's environment: a word with a ``$`` is taken
+    as modelled. A script outside the shell syntax is returned whole."""
+    words = list(argv)
+    if not words:
+        return None
+    if words[0] in SHELLS:
+        script = _shell_script(words[1:])
+        if script is None:
+            return " ".join(words)
+        nodes = parse_script(script)
+        return script.strip() if nodes is None else _first_unmodelled(nodes)
+    return None if _modelled(words) else " ".join(words)
+
+
+def _first_unmodelled(nodes: Sequence[Node]) -> str | None:
+    for node in nodes:
+        if isinstance(node, Simple):
+            chains = [node.chain]
+        elif isinstance(node, If):
+            chains = [cond for cond, _ in node.branches]
+        else:
+            chains = []
+            if "$(" in node.items.replace("$(seq", "") or "`" in node.items:
+                return f"for {node.name} in {node.items}"
+        for chain in chains:
+            found = next((c for _, c in chain if not _modelled(words(c))), None)
+            if found is not None:
+                return found
+        bodies = [b for _, b in node.branches] + [node.orelse or ()] if isinstance(node, If) else \
+            [node.body] if isinstance(node, For) else []
+        for body in bodies:
+            found = _first_unmodelled(body)
+            if found is not None:
+                return found
+    return None
+
+
+def _modelled(argv: list[str]) -> bool:
+    if not argv or all(_ASSIGNMENT.match(w) for w in argv):
+        return True
+    name, rest = argv[0], argv[1:]
+    if name == "sleep":
+        return bool(rest) and all("$" in w or parse_sleep(w) is not None for w in rest)
+    return name in _KNOWN or "$" in name

@@ -468,3 +468,33 @@ def test_log_options_are_validated_as_upstream(api: Any) -> None:
         resp = api.get(f"/api/v1/namespaces/default/pods/p/log?{query}")
         assert resp.status_code == 422
         assert resp.json()["message"] == f'PodLogOptions "p" is invalid: {message}'
+
+
+# kubernetes/website content/en/examples/controllers/job.yaml: the pi Job of the Job concept page
+PI_JOB = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: pi-docs
+spec:
+  template:
+    spec:
+      containers:
+      - name: pi
+        image: perl:5.34.0
+        command: ["perl",  "-Mbignum=bpi", "-wle", "print bpi(2000)"]
+      restartPolicy: Never
+  backoffLimit: 4
+"""
+
+
+def test_a_command_the_simulation_does_not_run_is_named_in_a_warning(cluster: Any) -> None:
+    # kbatch's own warning (kbatch/sim/unmodelled.py): the docs' pi Job completes, but its logs
+    # cannot hold 2000 digits of pi; the user is told so at once instead of finding empty logs
+    out = kubectl(cluster, "apply", "-f", "-", input_=PI_JOB)
+    assert out.stdout == "job.batch/pi-docs created\n"
+    assert out.stderr == ('Warning: spec.template.spec.containers[0]: kbatch does not run "perl '
+                          '-Mbignum=bpi -wle print bpi(2000)"; the simulated container runs the default '
+                          "duration (1s) and exits 0 (docs/simulation.md)\n")
+    assert kubectl(cluster, "apply", "-f", "-", input_=PI_JOB).stderr == ""  # unchanged: no create
+    kb(cluster, "advance", "5s")
+    assert get(cluster, "job", "pi-docs")["status"]["succeeded"] == 1
