@@ -63,6 +63,7 @@ _K8S_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
 _BUILTINS = frozenset({"export", "trap", "set", "unset", "cd", "shift", "umask", "readonly"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _TESTS = frozenset({"[", "[[", "test"})
+_REDIRECT = re.compile(r"^(\d*|&)>>?(.*)$")  # an output redirection word: fd, then its target (or none)
 _KNOWN = _BUILTINS | _TESTS | {"exit", "true", ":", "false", "echo", "wait"}
 MAX_STEPS = 1_000_000
 """Commands one run may execute; a script past it (nested loops) is "anything else"."""
@@ -167,8 +168,10 @@ class _State:
         elif name == "false":
             self.status = 1
         elif name == "echo":
-            self.logs.append(" ".join(w for w in rest if w != "-n"))
-            self.offsets.append(self.duration)
+            line = _echo_line(rest)
+            if line is not None:
+                self.logs.append(line)
+                self.offsets.append(self.duration)
             self.status = 0
         elif name == "wait":
             self.duration = max(self.duration, self.background_end)
@@ -183,6 +186,27 @@ class _State:
 
     def result(self) -> ContainerRun:
         return ContainerRun(self.duration, self.status, tuple(self.logs), tuple(self.offsets))
+
+
+def _echo_line(words: list[str]) -> str | None:
+    """What ``echo`` prints to the container's log: its words without redirections (POSIX "Shell
+    Command Language" 2.7), or ``None`` when its standard output goes to a file (``> f``, ``>> f``,
+    ``1> f``, ``&> f``); ``2> f`` and ``>&2`` still reach the log, which holds stdout and stderr."""
+    out, to_file, skip = [], False, False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        found = _REDIRECT.match(word)
+        if found is None:
+            if word != "-n":
+                out.append(word)
+            continue
+        fd, target = found.group(1), found.group(2)
+        skip = target == ""
+        if fd in ("", "1", "&") and not target.startswith("&"):
+            to_file = True
+    return None if to_file else " ".join(out)
 
 
 def _sum_sleeps(words: list[str]) -> float | None:

@@ -161,3 +161,14 @@ def test_a_line_is_printed_between_the_start_and_the_end(parts: list[tuple[str, 
     assert len(run.log_offsets) == len(run.logs)
     assert list(run.log_offsets) == sorted(run.log_offsets)
     assert all(0 <= at <= run.duration for at in run.log_offsets)
+
+
+@pytest.mark.parametrize(("script", "logs"), [
+    ("echo hi >/tmp/x", ()), ("echo hi > /tmp/x; echo yo", ("yo",)), ("echo x >> log", ()),
+    ("echo all &> out", ()), ("echo err >&2", ("err",)), ("echo a 2>/dev/null", ("a",)),
+    ("echo b 1>&2", ("b",)),
+])
+def test_echo_to_a_file_is_not_in_the_log(script: str, logs: tuple[str, ...]) -> None:
+    """A container's log holds its stdout and stderr; ``> FILE`` sends echo's stdout elsewhere
+    (POSIX "Shell Command Language" 2.7), a redirection word is never printed."""
+    assert interpret(["sh", "-c", script]).logs == logs
