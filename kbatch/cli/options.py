@@ -80,6 +80,15 @@ def _options(command: Any) -> Table:
     return table
 
 
+def pflag_short(token: str, table: Table) -> str:
+    """``-v=4`` as ``-v4``: pflag reads a shorthand followed by ``=`` as the shorthand with the
+    rest as its value (spf13/pflag ``flag.go`` ``parseSingleShortArg``), so kubectl takes ``-v=4``,
+    ``-n=team``; click would read the value as ``=4``. Other tokens are returned unchanged."""
+    if len(token) > 2 and token[0] == "-" and token[1] != "-" and token[2] == "=" and table.get(token[:2]):
+        return token[:2] + token[3:]
+    return token
+
+
 def _match(token: str, table: Table) -> tuple[str, bool] | None:
     """The option ``token`` names in ``table`` and whether the next token is its value."""
     if token in table:
@@ -95,8 +104,10 @@ def _match(token: str, table: Table) -> tuple[str, bool] | None:
 def hoist_globals(root: Any, ctx: Any, args: list[str]) -> list[str]:
     """``args`` with the global options that follow the command name moved in front of it."""
     globals_ = _options(root)
+    args = list(args)
     i = 0
     while i < len(args) and args[i].startswith("-") and args[i] != "--":
+        args[i] = pflag_short(args[i], globals_)
         found = _match(args[i], globals_)
         if found is None:
             return args  # click reports the unknown option
@@ -109,7 +120,9 @@ def hoist_globals(root: Any, ctx: Any, args: list[str]) -> list[str]:
         if token == "--":
             kept += rest[j:]
             break
-        own = _match(token, _options(command)) if command is not root else None
+        table = _options(command) if command is not root else {}
+        own = _match(pflag_short(token, table), table) if table else None
+        token = rest[j] = pflag_short(token, table if own else globals_)
         glob = None if own else _match(token, globals_)
         if own or glob:
             name, takes_value = own or glob  # type: ignore[misc]

@@ -28,6 +28,7 @@ from kbatch.apiserver.client import Preconditions
 from kbatch.apiserver.rbac_policybased import as_control_plane
 from kbatch.server import actions
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
+from kbatch.sim.unmodelled import unmodelled_warnings
 
 __all__ = ["ControlPlaneBackend", "SelfDrivenBackend", "new_control_plane", "restore_control_plane",
            "save_control_plane"]
@@ -213,6 +214,7 @@ class ControlPlaneBackend:
             out, warnings = self._api.create(body, namespace=self._ns(info, namespace),
                                              dry_run=opts.dry_run, field_validation=opts.field_validation)
         opts.warnings.extend(warnings)
+        opts.warnings.extend(unmodelled_warnings(out))  # what the simulated kubelet will not run
         return out
 
     def get(self, info: ApiInfo, namespace: str | None, name: str, *,
