@@ -7,14 +7,17 @@ order they were added; hooks registered for every kind (``model=None``) and for 
 in that order, except that a validating hook added with ``last=True`` runs after every other:
 kube-apiserver's plugin order (``pkg/kubeapiserver/options/plugins.go`` ``AllOrderedPlugins``) ends with
 the webhooks and then ``ResourceQuota``, which must stay last because it charges the quota and may only
-do so once every other plugin has let the request through. Add-ons such as a Kueue-style "create
+do so once every other plugin has let the request through. A mutating hook may ask for the chain's
+second pass (upstream's reinvocation, ``admission/reinvocation.go``: MutatingAdmissionPolicy's
+``reinvocationPolicy``) by returning a value: every mutating hook then runs once more, with the values
+in ``AdmissionRequest.reinvocation``; there is no third pass. Add-ons such as a Kueue-style "create
 suspended" or JobSet-style defaults would plug in here without touching the server (Kueue's and JobSet's
 webhooks do).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Literal, NamedTuple
 
 from kbatch.api.meta import Resource
@@ -39,9 +42,13 @@ class AdmissionRequest(NamedTuple):
     # texts sent back as ``Warning`` headers (ValidatingAdmissionPolicy's ``Warn`` action); None
     # when the caller does not collect warnings
     warnings: list[str] | None = None
+    # None in the mutating chain's first pass; in its second (``Admission.mutate``), what each hook
+    # that asked for the second pass returned in the first, by hook
+    reinvocation: Mapping[AdmissionHook, object] | None = None
 
 
-AdmissionHook = Callable[[AdmissionRequest], None]
+# a mutating hook returns None, or a value to ask for the chain's second pass; a validating one None
+AdmissionHook = Callable[[AdmissionRequest], object]
 # (kind the hook is for, or None for every kind; the hook; whether it ignores subresource writes)
 _Entry = tuple["type[Resource] | None", AdmissionHook, bool]
 
@@ -71,8 +78,17 @@ class Admission:
         self._plans.clear()
 
     def mutate(self, request: AdmissionRequest) -> None:
-        for hook in self._plan(True, type(request.obj), bool(request.subresource)):
-            hook(request)
+        plan = self._plan(True, type(request.obj), bool(request.subresource))
+        asked: dict[AdmissionHook, object] | None = None
+        for hook in plan:
+            state = hook(request)
+            if state is not None:
+                asked = asked or {}
+                asked[hook] = state
+        if asked:  # reinvoker.Admit: ShouldReinvoke → SetIsReinvoke and one more pass
+            again = request._replace(reinvocation=asked)
+            for hook in plan:
+                hook(again)
 
     def validate(self, request: AdmissionRequest) -> None:
         for hook in self._plan(False, type(request.obj), bool(request.subresource)):
