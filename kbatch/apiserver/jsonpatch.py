@@ -50,7 +50,7 @@ _NOT_APPLIED = "the server rejected our request due to an error in our request"
 class NotApplied(Invalid):
     """The answer to an operation that does not apply. ``why`` says which and where: the PATCH verb's
     answer leaves it out, as upstream drops json-patch's message (module docstring), while
-    MutatingAdmissionPolicy's error keeps it (``JSONPath: <why>``)."""
+    MutatingAdmissionPolicy's error keeps it (``JSON Patch: <why>``)."""
 
     def __init__(self, why: str) -> None:
         super().__init__(_NOT_APPLIED, details=StatusDetails())
@@ -159,6 +159,11 @@ def _operation(doc: Any, op: dict[str, Any]) -> Any:
     if kind == "remove":
         return _remove(doc, tokens)
     if kind == "replace":
+        if tokens and isinstance(_parent(doc, tokens), dict):
+            # json-patch v4 (the version k8s.io/apiserver uses): ``replace`` looks a map key up with
+            # partialDoc.get, which has no "missing" answer, so a missing key is set, not refused
+            # (upstream's MutatingAdmissionPolicy test "jsonPatch replace key in map" relies on it)
+            return _add(doc, tokens, copy.deepcopy(value))
         _get(doc, tokens)
         return _add(_remove(doc, tokens), tokens, copy.deepcopy(value)) if tokens else copy.deepcopy(value)
     if kind == "test":

@@ -5,7 +5,7 @@ Upstream: ``k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch``:
 * ``json_patch.go``: the expression yields a list of ``JSONPatch{op, path, from, value}``; an
   ``Object`` literal as a value must follow its own type path; the value must be JSON; the patch is
   applied as RFC 6902 (kbatch's :mod:`kbatch.apiserver.jsonpatch`); a failing ``test`` operation
-  leaves the object as it was, without error; any other failure is ``JSONPath: <why>``;
+  leaves the object as it was, without error; any other failure is ``JSON Patch: <why>``;
 * ``smd.go``: the expression yields an ``Object{...}`` apply configuration, merged into the object
   with structured-merge-diff's merge (kbatch's :func:`kbatch.apiserver.apply.merge.merge_object`,
   no field ownership is recorded); a configuration that sets an atomic list, map or struct is refused
@@ -101,11 +101,11 @@ def _json_patch(obj: dict[str, Any], result: Any) -> dict[str, Any]:
     except TestFailed:
         return obj  # a failed test: the patch is not applied, and that is no error
     except NotApplied as err:
-        raise MutationError(f"JSONPath: {err.why}") from None
+        raise MutationError(f"JSON Patch: {err.why}") from None
     except StatusError as err:  # a malformed operation (bad pointer, missing value)
-        raise MutationError(f"JSONPath: {err.message}") from None
+        raise MutationError(f"JSON Patch: {err.message}") from None
     if not isinstance(patched, dict):
-        raise MutationError("JSONPath: the patched document is not an object")
+        raise MutationError("JSON Patch: the patched document is not an object")
     return patched
 
 
@@ -128,7 +128,7 @@ def _atomics(value: Any, path: tuple[str, ...], container: str, name: str, kind:
             yield path_string(path)
             return
         for i, item in enumerate(value):  # upstream names an item by its index: [0]
-            yield from _atomics(item, (*path, str(i)), "", name, kind)
+            yield from _atomics(item, (*path, f"i:{i}"), "", name, kind)
 
 
 def _apply_configuration(obj: dict[str, Any], result: Any, kind: str) -> dict[str, Any]:
