@@ -2,7 +2,7 @@
 
 Upstream: ``k8s.io/apiserver/pkg/admission/plugin/policy/mutating`` (``plugin.go``, ``dispatcher.go``,
 ``reinvocationcontext.go``), the generic ``policy_dispatcher.go`` it shares with the validating
-plugin, and ``admission/reinvocation.go``. For every create and update (and their subresources) each
+plugin, and ``admission/reinvocation.go``. For every create and update of a main resource each
 policy whose ``matchConstraints`` match is invoked once per binding whose ``matchResources`` also
 match and per param the binding selects (:mod:`.policy_params`), policies and bindings in name order:
 
@@ -227,4 +227,7 @@ def _refusal(request: AdmissionRequest, errors: list[_PolicyError]) -> MutationD
 def install(server: APIServer) -> None:
     if MutatingAdmissionPolicyBinding not in server.registry:
         return
-    server.admission.add_mutating(None, MutatingPolicyPlugin(server).admit)
+    # main resource only: kbatch's status writes share the stored spec when every mutating hook changes
+    # at most metadata (update.py ``_take_carried``); a policy could change anything, so it does not
+    # run on subresource writes (docs/admission-policy.md, "Differences")
+    server.admission.add_mutating(None, MutatingPolicyPlugin(server).admit, main_resource_only=True)
