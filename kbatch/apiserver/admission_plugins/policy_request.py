@@ -103,7 +103,7 @@ def request_variables(server: APIServer, request: AdmissionRequest, attrs: Attri
     if ns is not None:
         ns["metadata"].pop("managedFields", None)
     return {
-        "object": wire(request.obj),
+        "object": None if request.operation == "DELETE" else wire(request.obj),  # null on DELETE
         "oldObject": wire(request.old),
         "request": {
             "kind": kind,

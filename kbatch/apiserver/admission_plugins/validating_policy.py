@@ -2,7 +2,8 @@
 
 Upstream: ``k8s.io/apiserver/pkg/admission/plugin/policy/validating`` (``plugin.go``,
 ``dispatcher.go``) and ``policy/generic/policy_dispatcher.go`` (``CollectParams``). For every write
-(create, update, and their subresources) each policy whose ``matchConstraints`` match the request
+(create, update, and their subresources) and every delete (``object`` null, ``oldObject`` the stored
+object) each policy whose ``matchConstraints`` match the request
 is judged with each of its bindings whose ``matchResources`` also match: the binding's params
 (none without ``paramKind``; the object ``paramRef`` names, or those its selector selects, in the
 request's namespace unless ``paramRef.namespace`` says otherwise) feed the policy's expressions
@@ -144,4 +145,4 @@ def _refusal(
 def install(server: APIServer) -> None:
     if ValidatingAdmissionPolicyBinding not in server.registry:
         return
-    server.admission.add_validating(None, ValidatingPolicyPlugin(server).validate)
+    server.admission.add_validating(None, ValidatingPolicyPlugin(server).validate, deletes=True)
