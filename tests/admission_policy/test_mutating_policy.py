@@ -404,3 +404,46 @@ def test_defaults_and_printer_columns() -> None:
     assert [c.name for c in MUTATING_POLICY.columns] == ["Name", "Mutations", "ParamKind", "Age"]
     cells = MUTATING_POLICY.cells(json.loads(stored.to_json()), stored.metadata.creation_timestamp)  # type: ignore[arg-type]
     assert cells[:3] == ["sidecar", 2, "v1/ConfigMap"]
+
+
+# Rows of upstream's dispatcher_test.go (``TestDispatcher``), a Pod for the Deployment; policies are
+# invoked in name order here as in upstream's hook order.
+COUNT = (
+    "Object{{metadata: Object.metadata{{labels: {{'{name}': string(int(object.?metadata.labels['count']"
+    ".orValue('1')) + 1)}}}}}}"
+)
+SET_ENV = apply("Object{metadata: Object.metadata{labels: {'environment': 'production'}}}")
+PROD_ONLY = [
+    {"name": "prodonly", "expression": "object.?metadata.labels['environment'].orValue('') == 'production'"}
+]
+MARK = apply("Object{metadata: Object.metadata{labels: {'policy1invoked': 'true'}}}")
+
+
+def test_dispatcher_both_policies_invoked() -> None:
+    cp = world(
+        policy("policy1", apply(COUNT.format(name="policy1"))),
+        binding("policy1"),
+        policy("policy2", apply(COUNT.format(name="policy2"))),
+        binding("policy2"),
+    )
+    assert made(cp, pod())["metadata"]["labels"] == {"policy1": "2", "policy2": "2"}
+
+
+def test_dispatcher_first_policy_sets_the_match_condition_the_second_matches() -> None:
+    cp = world(
+        policy("policy1", SET_ENV),
+        binding("policy1"),
+        policy("policy2", MARK, matchConditions=PROD_ONLY),
+        binding("policy2"),
+    )
+    assert made(cp, pod())["metadata"]["labels"] == {"environment": "production", "policy1invoked": "true"}
+
+
+def test_dispatcher_first_policy_still_does_not_match_after_the_second_sets_its_condition() -> None:
+    cp = world(
+        policy("policy1", MARK, matchConditions=PROD_ONLY),
+        binding("policy1"),
+        policy("policy2", SET_ENV),
+        binding("policy2"),
+    )
+    assert made(cp, pod())["metadata"]["labels"] == {"environment": "production"}
