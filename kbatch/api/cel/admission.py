@@ -1,11 +1,14 @@
-"""CEL for ValidatingAdmissionPolicy: compile an expression once, evaluate it on a request.
+"""CEL for admission policies (validating and mutating): compile an expression once, evaluate it on a
+request.
 
 Upstream: ``k8s.io/apiserver/pkg/admission/plugin/cel`` (``compile.go``, ``activation.go``). The
 environment declares ``object``, ``oldObject``, ``request``, ``namespaceObject`` (dynamic values:
 kbatch has no OpenAPI schemas to type them, as upstream has none for a CRD without one),
-``variables`` (name → value) and, only when the policy has a ``paramKind``, ``params``; the libraries
-are those of :mod:`.selector` (Kubernetes' base environment: quantity, semver, lists, regex, strings,
-sets, optional, bindings, two-variable comprehensions).
+``variables`` (name → value), ``authorizer`` and ``authorizer.requestResource`` (:mod:`.authz`) and,
+only when the policy has a ``paramKind``, ``params``; the libraries are those of :mod:`.selector`
+(Kubernetes' base environment: quantity, semver, lists, regex, strings, sets, optional, bindings,
+two-variable comprehensions). A MutatingAdmissionPolicy's environment adds the object types
+(:mod:`.object_literals`) and ``jsonpatch.escapeKey``.
 
 * :func:`compile_expression` type-checks: ``compilation failed: ERROR: <input>:1:1: undeclared
   reference to 'x' (in container '')`` plus the caret lines, or ``must evaluate to bool but got int``
@@ -13,8 +16,9 @@ sets, optional, bindings, two-variable comprehensions).
 * :meth:`Expression.evaluate` answers the value or raises :class:`EvaluationError` whose text is
   upstream's ``expression '<expr>' resulted in error: <cause>``.
 
-Differences (docs/admission-policy.md): ``authorizer`` is not declared (an expression naming it does
-not compile); no cost estimate or runtime budget; the runtime's messages differ slightly from cel-go's.
+Differences (docs/admission-policy.md): ``authorizer`` is declared for every expression (upstream: not
+in ``messageExpression``); no cost estimate or runtime budget; the runtime's messages differ slightly
+from cel-go's.
 """
 
 from __future__ import annotations
@@ -61,10 +65,13 @@ def _environment(has_params: bool, mutating: bool = False) -> tuple[Any, Any]:
     from cel_expr_python import cel
     from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
-    from kbatch.api.cel.library import function_declarations
+    from kbatch.api.cel import authz
+    from kbatch.api.cel.library import declarer, function_declarations
     from kbatch.api.cel.values import pool
 
     declared: dict[str, Any] = {name: cel.Type.DYN for name in _OBJECT_VARIABLES}
+    declared["authorizer"] = cel.Type("kubernetes.authorization.Authorizer")
+    declared["authorizer.requestResource"] = cel.Type("kubernetes.authorization.ResourceCheck")
     declared["variables"] = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
     if has_params:
         declared["params"] = cel.Type.DYN
@@ -73,7 +80,8 @@ def _environment(has_params: bool, mutating: bool = False) -> tuple[Any, Any]:
         config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
         variables=declared,
         extensions=[ext_strings.ExtStrings(2), ext_optional.ExtOptional(), ext_bindings.ExtBindings()],
-        functions=function_declarations(cel) + (_patch_functions(cel) if mutating else []),
+        functions=[*function_declarations(cel), *authz.declarations(declarer(cel), cel.Type),
+                   *(_patch_functions(cel) if mutating else [])],
     )
     return cel, env
 

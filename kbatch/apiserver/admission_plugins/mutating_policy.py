@@ -31,9 +31,11 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.admissionregistration_v1 import MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding
 from kbatch.api.base import private_fields_set
+from kbatch.api.cel.authz import authorizing
 from kbatch.api.errors import StatusCause, StatusDetails, StatusError
 from kbatch.api.meta import Resource
 from kbatch.apiserver.admission import AdmissionRequest
+from kbatch.apiserver.admission_plugins.policy_authorizer import rbac_checker
 from kbatch.apiserver.admission_plugins.policy_evaluation import compose_variables, match_conditions
 from kbatch.apiserver.admission_plugins.policy_matching import Attributes, match_resources
 from kbatch.apiserver.admission_plugins.policy_mutation import MutationError, apply_mutation
@@ -126,8 +128,9 @@ class MutatingPolicyPlugin:
         attrs = attributes(self._server, request)
         errors: list[_PolicyError] = []
         invocations = self._invocations(bindings, attrs, errors)
-        changed = bool(invocations) and self._dispatch(request, attrs, invocations, state, second_pass,
-                                                       errors)
+        with authorizing(rbac_checker(self._server)):
+            changed = bool(invocations) and self._dispatch(request, attrs, invocations, state, second_pass,
+                                                           errors)
         state.last_output = wire(request.obj)
         failing = [e for e in errors if e.policy.spec.failure_policy != "Ignore"]
         if failing:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from kbatch.api.cel.authz import authorizer_variables
 from kbatch.api.core_v1 import Namespace
 from kbatch.api.errors import NotFound
 from kbatch.api.meta import Resource
@@ -94,8 +95,9 @@ def namespace_labels(server: APIServer, attrs: Attributes) -> dict[str, str] | N
 
 
 def request_variables(server: APIServer, request: AdmissionRequest, attrs: Attributes) -> dict[str, Any]:
-    """``object``, ``oldObject``, ``request`` and ``namespaceObject`` (``cel.CreateAdmissionRequest``,
-    ``cel.CreateNamespaceObject``)."""
+    """``object``, ``oldObject``, ``request``, ``namespaceObject`` (``cel.CreateAdmissionRequest``,
+    ``cel.CreateNamespaceObject``), ``authorizer`` and ``authorizer.requestResource``
+    (``cel.OptionalVariableBindings``; their checks go to the checker the plugin installs)."""
     info = type(request.obj).api_info
     kind = {"group": info.group, "version": info.version, "kind": info.kind}
     resource = {"group": info.group, "version": info.version, "resource": info.plural}
@@ -120,4 +122,6 @@ def request_variables(server: APIServer, request: AdmissionRequest, attrs: Attri
         },
         "namespaceObject": ns,
         "variables": {},
+        **authorizer_variables(USER_INFO, info.group, info.plural, attrs.subresource, attrs.namespace,
+                               attrs.name),
     }

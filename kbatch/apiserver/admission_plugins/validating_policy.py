@@ -28,8 +28,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kbatch.api.admissionregistration_v1 import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
+from kbatch.api.cel.authz import authorizing
 from kbatch.api.errors import StatusCause, StatusDetails, StatusError
 from kbatch.apiserver.admission import AdmissionRequest
+from kbatch.apiserver.admission_plugins.policy_authorizer import rbac_checker
 from kbatch.apiserver.admission_plugins.policy_evaluation import Decision, evaluate_policy
 from kbatch.apiserver.admission_plugins.policy_matching import Attributes, match_resources
 from kbatch.apiserver.admission_plugins.policy_params import ParamError, collect_params, param_kind_error
@@ -118,8 +120,9 @@ class ValidatingPolicyPlugin:
             return [Decision(True, f"failed to configure binding: {err}")]
         data = request_variables(self._server, request, attrs)
         decisions: list[Decision] = []
-        for param in params:
-            decisions.extend(evaluate_policy(policy, {**data, "params": wire(param)}))
+        with authorizing(rbac_checker(self._server)):
+            for param in params:
+                decisions.extend(evaluate_policy(policy, {**data, "params": wire(param)}))
         return decisions
 
 
