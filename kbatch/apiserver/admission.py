@@ -84,6 +84,8 @@ class Admission:
         self._plans.clear()
 
     def mutate(self, request: AdmissionRequest) -> None:
+        """Run the mutating hooks; when one returns a value, run them all once more (the second pass),
+        each seeing what the hooks that asked returned in ``request.reinvocation``."""
         plan = self._plan(True, type(request.obj), bool(request.subresource))
         asked: dict[AdmissionHook, object] | None = None
         for hook in plan:

@@ -447,3 +447,20 @@ def test_dispatcher_first_policy_still_does_not_match_after_the_second_sets_its_
         binding("policy2"),
     )
     assert made(cp, pod())["metadata"]["labels"] == {"environment": "production"}
+
+
+def test_the_writer_does_not_own_what_a_policy_adds() -> None:
+    """Upstream's handler records the writer's fields once, before admission; the chain's second pass
+    (reinvocation) re-runs admission plugins only, so the label a policy adds stays unowned."""
+    from kbatch.apiserver.apply.tracking import field_manager
+
+    cp = world(
+        policy("team", apply("Object{metadata: Object.metadata{labels: {'team': 'a'}}}")), binding("team")
+    )
+    with field_manager("me"):
+        cp.server.create(pod(labels={"app": "web"}))
+    got = cp.server.get(Pod, "p", "default")
+    assert got.metadata.labels == {"app": "web", "team": "a"}
+    (entry,) = got.metadata.managed_fields or []
+    owned = json.dumps(entry.to_dict()["fieldsV1"])
+    assert entry.manager == "me" and '"f:app"' in owned and '"f:team"' not in owned
