@@ -24,6 +24,7 @@ def test_builtin_composition_lists_core_then_batch() -> None:
     assert [p.name for p in composed.admission] == [
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "Priority",
         "ResourceQuota", "DefaultStorageClass", "StorageObjectInUseProtection", "ValidatingAdmissionPolicy",
+        "MutatingAdmissionPolicy",
         "DynamicResourceAllocation",
         "PodGroupProtection", *JOBSET_HOOKS, *KUEUE_HOOKS]
     names = [c.name for c in composed.controllers]
