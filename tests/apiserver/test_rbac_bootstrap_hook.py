@@ -5,8 +5,13 @@ whose roleRef was changed is recreated; a start that finds the policy in place w
 
 from __future__ import annotations
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from kbatch.api.frozen import edit
-from kbatch.api.rbac_v1 import ClusterRole, ClusterRoleBinding, PolicyRule, RoleBinding, Subject
+from kbatch.api.rbac_v1 import ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject
+from kbatch.apiserver.rbac_reconciliation import reconcile_binding, reconcile_role
+from kbatch.families.rbac.bootstrap_policy import bootstrap_objects
 from kbatch.runtime.controlplane import ControlPlane
 
 JOB = "system:controller:job-controller"
@@ -97,3 +102,59 @@ def test_the_policy_follows_the_gates() -> None:
     assert on.client.get(ClusterRoleBinding, name).role_ref.name == name
     scheduler = on.client.get(ClusterRole, "system:kube-scheduler").rules or []
     assert any("workloads" in (r.resources or ()) for r in scheduler)
+
+
+_MUTATIONS = ("drop-first", "add-extra", "relabel", "reannotate", "delete")
+
+
+def _mutate(cp: ControlPlane, doc: dict, how: str) -> None:
+    model = {
+        "ClusterRole": ClusterRole,
+        "ClusterRoleBinding": ClusterRoleBinding,
+        "Role": Role,
+        "RoleBinding": RoleBinding,
+    }[doc["kind"]]
+    name, namespace = doc["metadata"]["name"], doc["metadata"].get("namespace")
+    if how == "delete":
+        cp.client.delete(model, name, namespace)
+        return
+    obj = edit(cp.client.get(model, name, namespace))
+    if how == "relabel":
+        obj.metadata.labels = {"team": "ops"}
+    elif how == "reannotate":
+        obj.metadata.annotations = {"note": "x"}
+    elif isinstance(obj, (ClusterRoleBinding, RoleBinding)):
+        obj.subjects = (
+            (obj.subjects or [])[1:]
+            if how == "drop-first"
+            else [
+                *(obj.subjects or []),
+                Subject(kind="User", api_group="rbac.authorization.k8s.io", name="extra"),
+            ]
+        )
+    elif obj.rules is not None or how == "add-extra":
+        obj.rules = (obj.rules or [])[1:] if how == "drop-first" else [*(obj.rules or []), EXTRA]
+    cp.client.update(obj)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(min_value=0), st.sampled_from(_MUTATIONS)), min_size=1, max_size=4))
+def test_a_start_after_any_edits_leaves_nothing_to_reconcile(edits: list[tuple[int, str]]) -> None:
+    """Invariant: whatever users did to bootstrap objects (short of ``autoupdate: "false"``), after a
+    start every one of them exists and upstream's reconciliation finds nothing more to do; so the
+    hook's quick in-sync check never skips an object that needs a write."""
+    cp = ControlPlane(controllers=[])
+    docs = bootstrap_objects(cp.server.features)
+    for index, how in edits:
+        _mutate(cp, docs[index % len(docs)], how)
+    _start(cp)
+    models = {
+        "ClusterRole": ClusterRole,
+        "ClusterRoleBinding": ClusterRoleBinding,
+        "Role": Role,
+        "RoleBinding": RoleBinding,
+    }
+    for doc in docs:
+        stored = cp.client.get(models[doc["kind"]], doc["metadata"]["name"], doc["metadata"].get("namespace"))
+        decide = reconcile_binding if "roleRef" in doc else reconcile_role
+        assert decide(stored.to_dict(), doc).operation == "none", doc["metadata"]["name"]
