@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ensure_rbac_policy"]
 
-Obj = dict[str, object]
 _BINDINGS = (ClusterRoleBinding, RoleBinding)
 _ROLES = (ClusterRole, Role)
 _MODELS: dict[int, tuple[tuple[dict, ...], tuple[Resource, ...]]] = {}
