@@ -82,6 +82,7 @@ class KbatchApp:
         self.token = token
         self.tokens = tokens if tokens is not None else _default_tokens(backend, token)
         self.tokens.max_expiration = max_token_expiration or self.tokens.max_expiration
+        self.tokens.install_signer(backend)  # the tokens controller signs legacy tokens with its key
         self.router = Router(backend.registry)
         self.openapi = OpenAPI(backend.registry)
         self.shutdown = Shutdown()
@@ -233,7 +234,8 @@ class KbatchApp:
             answer = authorization_api.serve(self.backend, req, rest, req.user)
             return json_response(answer, 201 if rest else 200)
         if (group, version) == (authentication_api.GROUP, authentication_api.VERSION):
-            answer = authentication_api.serve(self.backend, req, rest, req.user or authorization_api.ADMIN)
+            answer = authentication_api.serve(self.backend, req, rest, req.user or authorization_api.ADMIN,
+                                              self.tokens, self.token)
             return json_response(answer, 201 if rest else 200)
         if (group, version) == (metrics_api.GROUP, metrics_api.VERSION):
             params = {k: req.param(k) for k in ("labelSelector", "fieldSelector")}

@@ -10,18 +10,23 @@ pods, secrets and nodes through the backend; the decisions are in :mod:`kbatch.a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from datetime import timedelta
 from typing import Any
 
 from kbatch.api.base import format_time, parse_time
 from kbatch.api.errors import BadRequest, Conflict, NotFound
+from kbatch.api.go_base64 import std_decode
+from kbatch.apiserver.rbac_policybased import as_control_plane
+from kbatch.authz.legacy_tokens import INVALID_SINCE_LABEL, LAST_USED_LABEL, LegacySecret, TokenMarkedInvalid
 from kbatch.authz.sa_claims import Bound, Found, Ref, make_claims
 from kbatch.authz.signing import SigningKey
-from kbatch.authz.token_authentication import DEFAULT_ISSUER, TokenAuthenticator
+from kbatch.authz.token_authentication import DEFAULT_ISSUER, Authenticated, TokenAuthenticator
 from kbatch.authz.token_request import BoundRef, check_metadata, lifetime, token_request_spec
+from kbatch.authz.token_signer import TokenSigner
 from kbatch.authz.user import UserInfo
-from kbatch.server.backend import Backend
+from kbatch.server.backend import Backend, WriteOptions
 
 __all__ = ["BackendLookup", "TokenService"]
 
@@ -62,6 +67,29 @@ class BackendLookup:
     def node(self, name: str) -> Found | None:
         return self._found("Node", None, name)
 
+    def legacy_secret(self, namespace: str, name: str) -> LegacySecret | None:
+        obj = self._get("Secret", namespace, name) if name else None
+        if obj is None:
+            return None
+        meta = obj.get("metadata") or {}
+        labels = meta.get("labels") or {}
+        token = std_decode(str((obj.get("data") or {}).get("token", "")))
+        return LegacySecret(token or b"", meta.get("deletionTimestamp") is not None,
+                            str(labels.get(LAST_USED_LABEL, "")), str(labels.get(INVALID_SINCE_LABEL, "")))
+
+    def account_secrets(self, namespace: str, name: str) -> tuple[str, ...]:
+        account = self._get("ServiceAccount", namespace, name) or {}
+        refs = account.get("secrets") or ()
+        return tuple(str(ref.get("name", "")) for ref in refs if isinstance(ref, dict))
+
+    def mark_used(self, namespace: str, secret: str, date: str) -> None:
+        """``patchSecretWithLastUsedDate``: the last-used label, as the API server's own merge patch
+        (a failure is only logged upstream; here a Secret gone meanwhile is no error either)."""
+        info = self.backend.registry.for_gvk("v1", "Secret").info
+        patch = {"metadata": {"labels": {LAST_USED_LABEL: date}}}
+        with as_control_plane(), contextlib.suppress(NotFound, Conflict):
+            self.backend.patch(info, namespace, secret, patch, "merge", WriteOptions())
+
 
 def _ref(obj: Obj) -> Ref:
     meta = obj.get("metadata") or {}
@@ -88,8 +116,32 @@ class TokenService:
     def authenticate(self, backend: Backend, token: str) -> UserInfo | None:
         """The user a bearer ``token`` names (:class:`~kbatch.authz.sa_claims.TokenInvalid` when it is
         ours and does not hold, ``None`` when it is not ours)."""
-        now = backend.now().timestamp()
-        return self.authenticator.authenticate(token, now, BackendLookup(backend))
+        answer = self.review(backend, token)
+        return answer.user if answer is not None else None
+
+    def review(self, backend: Backend, token: str, audiences: tuple[str, ...] = ()) -> Authenticated | None:
+        """:meth:`authenticate` for ``audiences`` (default: the API server's), with the audiences the
+        token holds for; a legacy token's Secret gets its last-used label (legacy.go)."""
+        lookup = BackendLookup(backend)
+        try:
+            answer = self.authenticator.review(token, backend.now().timestamp(), lookup, audiences)
+        except TokenMarkedInvalid as err:
+            if err.mark_used:
+                lookup.mark_used(err.namespace, err.secret, err.mark_used)
+            raise
+        if answer is not None and answer.legacy is not None and answer.legacy.mark_used:
+            lookup.mark_used(answer.legacy.info.namespace, answer.legacy.secret, answer.legacy.mark_used)
+        return answer
+
+    def install_signer(self, backend: Backend) -> None:
+        """Put this service's key where the tokens controller of the served control plane signs
+        legacy tokens with it (:mod:`kbatch.authz.token_signer`); nothing for a backend without an
+        in-process API server."""
+        cp = getattr(backend, "control_plane", None)
+        server = getattr(cp, "server", None)
+        signer = getattr(server, "token_signer", None)
+        if isinstance(signer, TokenSigner):
+            signer.install(self.authenticator.key)
 
     def _jti(self, namespace: str, account: Ref, iat: int) -> str:
         """A uuid-shaped token id, a function of the key, the account, the time and how many tokens

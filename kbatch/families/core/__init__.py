@@ -150,6 +150,10 @@ CORE = Family(
                        "kbatch.controllers.rootcacertpublisher:setup",
                        aliases=("root-ca-certificate-publisher-controller",),
                        source="root-ca-certificate-publisher-controller"),
+        ControllerSpec("serviceaccount-token", "fills legacy service-account token Secrets, deletes those of "
+                       "deleted accounts", "kbatch.controllers.serviceaccount.tokens:setup",
+                       aliases=("serviceaccount-token-controller",),
+                       source="serviceaccount-token-controller"),
     ),
     scheduler_plugins=(
         _plugin("SchedulingGates", "scheduling_gates"),
