@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from kbatch import ControlPlane
 from kbatch.api.core_v1 import ConfigMap, Event, PersistentVolumeClaim, Pod
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
+from kbatch.api.jobset_v1alpha2 import JobSet
 from kbatch.api.storage_v1 import StorageClass
 from kbatch.families import STORAGE, AddonSelectionError, ClusterAddon, Family, builtin
 from kbatch.runtime.addons import is_new_store
@@ -95,6 +96,23 @@ def test_a_claim_without_a_class_gets_standard_and_binds_where_its_pod_runs() ->
     cp.client.delete(PersistentVolumeClaim, "data", "default")
     cp.advance(5)
     assert not cp.client.list(PersistentVolume).items  # reclaimPolicy Delete: the provisioner deleted it
+
+
+def test_a_jobsets_claim_without_a_class_is_provisioned_and_the_jobset_completes() -> None:
+    """JobSet ``volumeClaimPolicies`` (docs/jobset.md): the claim names no class, so on a kubeadm-like
+    cluster its pods never start; with ``standard`` they run to completion."""
+    cp = ControlPlane(seed=1)
+    create_nodes(cp, 2, NodeTemplate())
+    container = {"name": "c", "image": "busybox", "command": ["sh", "-c", "sleep 20"],
+                 "volumeMounts": [{"name": "ckpt", "mountPath": "/ckpt"}]}
+    cp.apply({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "train"},
+              "spec": {"volumeClaimPolicies": [{"templates": [{"metadata": {"name": "ckpt"}, "spec": {
+                  "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}],
+                       "replicatedJobs": [{"name": "w", "template": {"spec": {"template": {"spec": {
+                           "restartPolicy": "Never", "containers": [container]}}}}}]}})
+    cp.wait_for((JobSet, "train", "Completed"), timeout="5m")
+    ckpt = cp.client.get(PersistentVolumeClaim, "ckpt-train", "default")
+    assert ckpt.spec.storage_class_name == "standard" and ckpt.status.phase == "Bound"
 
 
 @pytest.mark.parametrize("addons", [WITHOUT, "", "-default-storage-class"])
