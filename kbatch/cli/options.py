@@ -40,6 +40,8 @@ class GlobalOptions:
     scheduler_config: str | None = None  # a KubeSchedulerConfiguration file
     clock_start: str | None = None  # a new state's virtual epoch: "now" or RFC 3339 (recorded at creation)
     kueue_config: str | None = None  # a Kueue Configuration file
+    # a new state's cluster starts without the StorageClass `standard` (recorded at creation)
+    no_default_storage_class: bool = False
 
 
 def global_options(ctx: typer.Context) -> GlobalOptions:
@@ -57,7 +59,13 @@ def global_options(ctx: typer.Context) -> GlobalOptions:
                          disable_admission_plugins=env("KBATCH_DISABLE_ADMISSION_PLUGINS") or None,
                          scheduler_config=env("KBATCH_SCHEDULER_CONFIG") or None,
                          clock_start=env("KBATCH_CLOCK_START") or None,
-                         kueue_config=env("KBATCH_KUEUE_CONFIG") or None)
+                         kueue_config=env("KBATCH_KUEUE_CONFIG") or None,
+                         no_default_storage_class=_truthy(env("KBATCH_NO_DEFAULT_STORAGE_CLASS")))
+
+
+def _truthy(value: str | None) -> bool:
+    """An env var for a flag, as click reads one: ``1``, ``true``, ``yes``, ``on`` (any case)."""
+    return (value or "").strip().lower() in ("1", "true", "yes", "on", "t", "y")
 
 
 def _or_global_namespace(ctx: typer.Context, value: str | None) -> str | None:

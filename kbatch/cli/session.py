@@ -19,7 +19,7 @@ from kbatch.api.errors import StatusError
 from kbatch.cli.errors import UserError
 from kbatch.cli.manifests import ManifestError
 from kbatch.cli.options import GlobalOptions
-from kbatch.cli.state import StateConfig, StateDir
+from kbatch.cli.state import StateConfig, StateDir, addons_option
 from kbatch.server.backend import Backend
 
 __all__ = ["StateDir", "session"]
@@ -80,7 +80,8 @@ def _on_etcd(opts: GlobalOptions) -> Iterator[Backend]:
     except (ImportError, ValueError, StoreError) as err:
         raise UserError(f"--etcd-servers {opts.etcd_servers}: {err}") from None
     # uids and generated names come from the seeded rng: each process needs a sequence of its own
-    cp = ControlPlane(seed=int.from_bytes(os.urandom(8), "big"), controllers="", clock="real", store=store)
+    cp = ControlPlane(seed=int.from_bytes(os.urandom(8), "big"), controllers="", clock="real", store=store,
+                      addons=addons_option(opts))  # installed only when the etcd holds no cluster yet
     try:
         yield SelfDrivenBackend(cp)
     finally:

@@ -42,11 +42,11 @@ EPHEMERAL = "ephemeralcontainers"  # pods/ephemeralcontainers (kbatch/api/strate
 
 def new_control_plane(*, controllers: str | None = None, seed: int = 0, clock: str = "virtual",
                       start: datetime | None = None, store: Any = None,
-                      feature_gates: str | None = None) -> Any:
+                      feature_gates: str | None = None, addons: str | None = None) -> Any:
     from kbatch.runtime.controlplane import ControlPlane
 
     kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock,
-                              "feature_gates": feature_gates}
+                              "feature_gates": feature_gates, "addons": addons}
     if start is not None:
         kwargs["start"] = start
     if store is not None:

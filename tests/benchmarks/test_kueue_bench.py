@@ -73,9 +73,10 @@ ROOT = Path(kbatch.__file__).resolve().parents[1]
 # basic-user roles and bindings (more writes at start; ORDER_DIGEST unchanged), and again for the
 # bootstrap namespaces' default ServiceAccounts and kube-root-ca.crt and the nodes' beta OS/arch labels
 # (ORDER_DIGEST unchanged), and again for the whole RBAC bootstrap policy (the component,
-# system:controller:* and kube-system roles and bindings; ORDER_DIGEST unchanged)
+# system:controller:* and kube-system roles and bindings) and the new cluster's default StorageClass
+# `standard` (more writes at start; ORDER_DIGEST unchanged)
 ORDER_DIGEST = "0cc73b0dced6c3f2cc12bfc60171eebd01885eacb3badab2e145bc5bb08e26a2"
-TRACE_DIGEST = "4bfd35d0e4fee9222631fb81d3bb57cd767b4a94ba7ce4ad2f739a9580c186af"
+TRACE_DIGEST = "e483dfe1288385859b37803913992868be50ed84b7da69c8c998bde524eb4e8f"
 
 
 def _bench() -> Any:

@@ -15,6 +15,7 @@ from kbatch.cli.options import global_options
 from kbatch.cli.render import align, render_yaml
 
 if TYPE_CHECKING:
+    from kbatch.cli.options import GlobalOptions
     from kbatch.runtime.leaderelection import LeaseTiming
 
 __all__ = ["register"]
@@ -282,8 +283,7 @@ def serve(ctx: typer.Context,
     if etcd_servers:
         timing: LeaseTiming = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
                   "retry_period": retry_period}
-        _serve_on_etcd(opts.state, opts.controllers, etcd_servers, timing,
-                       serve_opts, kubeconfig_path, opts.feature_gates, max_seconds)
+        _serve_on_etcd(opts, etcd_servers, timing, serve_opts, kubeconfig_path, max_seconds)
         return
     held = contextlib.ExitStack()  # the state directory's lock, from load() until the server stops
     loaded: list[Any] = []
@@ -321,9 +321,8 @@ def serve(ctx: typer.Context,
                 typer.echo(f"state saved to {state.path}")
 
 
-def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timing: LeaseTiming,
-                   serve: Any, kubeconfig_path: Path | None, feature_gates: str | None = None,
-                   max_token_expiration: int = 0) -> None:
+def _serve_on_etcd(opts: GlobalOptions, servers: str, timing: LeaseTiming, serve: Any,
+                   kubeconfig_path: Path | None, max_token_expiration: int = 0) -> None:
     """``kbatch serve --etcd-servers``: the state is etcd's (nothing is loaded from or saved to the
     state directory, which keeps only the kubeconfig); controllers run while this process holds the
     ``kube-system/kube-controller-manager`` Lease."""
@@ -333,6 +332,7 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
     import uuid
 
     from kbatch.cli.session import StateDir
+    from kbatch.cli.state import addons_option
     from kbatch.runtime.leaderelection import LeaderElectionConfig, control_plane_elector, run_while_leading
     from kbatch.server.app import KbatchApp
     from kbatch.server.facade import SelfDrivenBackend, new_control_plane
@@ -351,14 +351,15 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
     except (ImportError, ValueError, StoreError) as err:
         raise UserError(f"--etcd-servers {servers}: {err}") from None
     identity = f"{socket.gethostname()}_{uuid.uuid4()}"  # client-go's id + "_" + uuid
-    state = StateDir(state_path)
+    state = StateDir(opts.state)
     url: list[str] = []
     made: list[Any] = []
 
     def load() -> tuple[Any, Any]:
         # uids and generated names come from the seeded rng: each process needs its own sequence
-        cp = new_control_plane(controllers=controllers, clock="real", store=store,
-                               seed=int.from_bytes(os.urandom(8), "big"), feature_gates=feature_gates)
+        cp = new_control_plane(controllers=opts.controllers, clock="real", store=store,
+                               seed=int.from_bytes(os.urandom(8), "big"), feature_gates=opts.feature_gates,
+                               addons=addons_option(opts))  # installed only on an etcd with no cluster
         made.append(cp)
         elector = control_plane_elector(cp, identity, **timing)
         _announce(state, url[0], serve.token, "real", kubeconfig_path,

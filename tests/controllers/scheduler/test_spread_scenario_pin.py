@@ -15,7 +15,8 @@ Re-recorded (trace only; placements equal) when a fresh control plane began to h
 Re-recorded (trace only; placements equal) when it began to hold the rest of policy.go's user-facing
 roles (admin/edit/view, their aggregate-to parts, discovery and basic-user): more writes at start.
 Re-recorded (trace only; placements equal) when it began to hold the whole bootstrap policy
-(component, ``system:controller:*`` and kube-system roles and bindings): more writes at start."""
+(component, ``system:controller:*`` and kube-system roles and bindings) and a new cluster the default
+StorageClass ``standard`` (the default-storage-class add-on, docs/storage.md): more writes at start."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from collections import Counter
 from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
-TRACE = "2eee4d6ef0fac01ea8147500db0c37fef4c45ffbcdc0af0a7ff721c95cd8eb5e"
+TRACE = "27e794df1aea95c78f03337666ff478a54b113d4629b931b0b6e8195cc433cb6"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:
