@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import BadRequest, MethodNotAllowed
-from kbatch.authz.user import UserInfo
+from kbatch.authz.user import UserInfo, user_info_wire
 from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import route_not_found
 
@@ -35,15 +35,8 @@ def authentication_resource_list() -> Obj:
 
 def self_subject_review(user: UserInfo, now: str) -> Obj:
     """The answer to a SelfSubjectReview by ``user`` at ``now`` (RFC 3339)."""
-    info: Obj = {"username": user.name}
-    if user.uid:
-        info["uid"] = user.uid
-    if user.groups:
-        info["groups"] = list(user.groups)
-    if user.extra:
-        info["extra"] = {key: list(values) for key, values in user.extra}
     return {"kind": "SelfSubjectReview", "apiVersion": f"{GROUP}/{VERSION}",
-            "metadata": {"creationTimestamp": now}, "status": {"userInfo": info}}
+            "metadata": {"creationTimestamp": now}, "status": {"userInfo": user_info_wire(user)}}
 
 
 def serve(backend: Backend, req: Request, rest: list[str], caller: UserInfo) -> Obj:
