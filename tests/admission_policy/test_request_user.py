@@ -234,3 +234,23 @@ def test_user_info_is_who_the_request_acts_as(api: AppClient, wanted: tuple[Any,
     denied = _post(api, CONFIGMAPS, _cm("probe"), headers=headers)
     assert denied.status_code == 422, denied.text  # the policy's Invalid, not RBAC's 403
     assert _shown(denied) == _show(info)
+
+
+def test_upstream_user_info_expressions_hold_for_that_user() -> None:
+    """compile_test.go's ``request.userInfo`` expressions, evaluated for the user they describe."""
+    cp = ControlPlane()
+    expressions = ["request.userInfo.username == 'admin'",
+                   "request.userInfo.uid == '014fbff9a07c'",
+                   "request.userInfo.groups == ['system:authenticated', 'my-admin-group']",
+                   "request.userInfo.extra == {'some-key': ['some-value1', 'some-value2']}"]
+    policy, binding = _policy("upstream", "true", "'x'")
+    policy["spec"]["validations"] = [{"expression": e} for e in expressions]
+    cp.apply(policy)
+    cp.apply(binding)
+    admin = UserInfo("admin", ("system:authenticated", "my-admin-group"), "014fbff9a07c",
+                     (("some-key", ("some-value1", "some-value2")),))
+    with acting_as(admin):
+        cp.server.create(ConfigMap.model_validate({"metadata": {"name": "ok", "namespace": NS}}))
+    with pytest.raises(StatusError) as caught:  # the local admin is someone else
+        cp.server.create(ConfigMap.model_validate({"metadata": {"name": "no", "namespace": NS}}))
+    assert "failed expression: request.userInfo.username == 'admin'" in caught.value.message
