@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping
 from typing import Literal, NamedTuple
 
 from kbatch.api.meta import Resource
+from kbatch.apiserver.requester import LOCAL_ADMIN
+from kbatch.authz.user import UserInfo
 
 __all__ = ["Admission", "AdmissionHook", "AdmissionRequest", "Operation"]
 
@@ -46,6 +48,9 @@ class AdmissionRequest(NamedTuple):
     # None in the mutating chain's first pass; in its second (``Admission.mutate``), what each hook
     # that asked for the second pass returned in the first, by hook
     reinvocation: Mapping[AdmissionHook, object] | None = None
+    # who asked (upstream ``Attributes.GetUserInfo``): the write paths pass the request context's
+    # user (:func:`kbatch.apiserver.requester.requester`)
+    user: UserInfo = LOCAL_ADMIN
 
 
 # a mutating hook returns None, or a value to ask for the chain's second pass; a validating one None

@@ -33,7 +33,7 @@ from kbatch.api.errors import (
     Unauthorized,
 )
 from kbatch.api.kube_version import version_info
-from kbatch.apiserver.rbac_policybased import acting_as, as_control_plane
+from kbatch.apiserver.requester import LOCAL_ADMIN, acting_as, as_control_plane
 from kbatch.authz.chain import authorize, is_privileged
 from kbatch.authz.impersonation import impersonated_user, requested_user
 from kbatch.authz.impersonation_check import check_impersonation
@@ -114,7 +114,7 @@ class KbatchApp:
                         return
             if req.method == "GET" and req.flag("follow") and await self._follow(req, send, receive):
                 return
-            with acting_as(req.user, lambda: rbac_snapshot(self.backend)):
+            with acting_as(req.user or LOCAL_ADMIN):  # request.WithUser: admission's userInfo
                 response = self.dispatch(req)
         except PageNotFound:
             response = _page_not_found()

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import BadRequest, MethodNotAllowed
 from kbatch.authz.sa_claims import TokenInvalid
-from kbatch.authz.user import UserInfo
+from kbatch.authz.user import UserInfo, user_info_wire
 from kbatch.server.authorization_api import ADMIN
 from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import route_not_found
@@ -47,23 +47,10 @@ def authentication_resource_list() -> Obj:
             "resources": resources}
 
 
-def _user_info(user: UserInfo) -> Obj:
-    """``authentication/v1`` ``UserInfo`` (every field ``omitempty``)."""
-    info: Obj = {"username": user.name} if user.name else {}
-    if user.uid:
-        info["uid"] = user.uid
-    if user.groups:
-        info["groups"] = list(user.groups)
-    if user.extra:
-        info["extra"] = {key: list(values) for key, values in user.extra}
-    return info
-
-
 def self_subject_review(user: UserInfo, now: str) -> Obj:
     """The answer to a SelfSubjectReview by ``user`` at ``now`` (RFC 3339)."""
-    info = _user_info(user)
     return {"kind": "SelfSubjectReview", "apiVersion": f"{GROUP}/{VERSION}",
-            "metadata": {"creationTimestamp": now}, "status": {"userInfo": info}}
+            "metadata": {"creationTimestamp": now}, "status": {"userInfo": user_info_wire(user)}}
 
 
 def _review_spec(body: object) -> tuple[str, tuple[str, ...]]:
@@ -109,7 +96,7 @@ def token_review(backend: Backend, tokens: TokenService, body: object, static: s
     status: Obj = {}
     if user is not None:
         status["authenticated"] = True
-    status["user"] = _user_info(user) if user is not None else {}
+    status["user"] = user_info_wire(user) if user is not None else {}
     if user is not None and holds:
         status["audiences"] = list(holds)
     if error:

@@ -25,7 +25,7 @@ from kbatch.api.registry import KindSpec
 from kbatch.apiserver.apply.operation import apply_object
 from kbatch.apiserver.apply.tracking import field_manager
 from kbatch.apiserver.client import Preconditions
-from kbatch.apiserver.rbac_policybased import as_control_plane
+from kbatch.apiserver.requester import as_control_plane
 from kbatch.server import actions
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
 from kbatch.sim.unmodelled import unmodelled_warnings

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.cel.authz import Checker
-from kbatch.api.rbac_v1 import ClusterRole, ClusterRoleBinding, Role, RoleBinding
+from kbatch.apiserver.stored_rbac import stored_rbac
 from kbatch.authz.chain import authorize
 from kbatch.authz.rbac import RbacSnapshot
 from kbatch.authz.user import Attributes, UserInfo
@@ -24,15 +24,6 @@ if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
 __all__ = ["rbac_checker"]
-
-
-def _snapshot(server: APIServer) -> RbacSnapshot:
-    lists: list[list[Any]] = []
-    for model in (Role, RoleBinding, ClusterRole, ClusterRoleBinding):
-        items = server.list(model).items if model in server.registry else []
-        lists.append([json.loads(obj.to_json()) for obj in items])
-    roles, role_bindings, cluster_roles, cluster_role_bindings = lists
-    return RbacSnapshot(roles, role_bindings, cluster_roles, cluster_role_bindings)
 
 
 def rbac_checker(server: APIServer) -> Checker:
@@ -44,7 +35,7 @@ def rbac_checker(server: APIServer) -> Checker:
         key = json.dumps(dict(request), sort_keys=True)
         if key not in answers:
             if not snapshot:
-                snapshot.append(_snapshot(server))
+                snapshot.append(stored_rbac(server))
             user = UserInfo(name=request.get("user", ""), groups=tuple(request.get("groups") or ()))
             attrs = Attributes(user=user, verb=request.get("verb", ""),
                                resource_request=bool(request.get("resourceRequest")),

@@ -5,8 +5,12 @@ Upstream: ``k8s.io/apiserver/pkg/admission/plugin/cel/activation.go`` and ``cel.
 fields), ``policy/generic/policy_source.go`` (policies and bindings read from informers; kbatch reads
 the store again only after a change under their prefix, :class:`Stored`).
 
-Who a request is: kbatch's requester without impersonation (docs/rbac.md, "Who a request is"), so
-``request.userInfo`` is ``kubernetes-admin`` in ``system:masters`` for every write.
+Who a request is: the admission request's user (``Attributes.GetUserInfo``), the caller ``kbatch
+serve`` authenticated or the user it impersonates, and the local administrator for in-process writes
+(:mod:`kbatch.apiserver.requester`; docs/rbac.md, "Who a request is"). ``request.userInfo`` is that
+user as ``authentication.k8s.io/v1`` ``UserInfo`` (``CreateAdmissionRequest``; empty fields left out,
+as their ``omitempty`` tags leave them out of the value CEL reads), and the ``authorizer`` asks about
+that user.
 """
 
 from __future__ import annotations
@@ -21,13 +25,12 @@ from kbatch.api.meta import Resource
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.admission_plugins.policy_matching import Attributes
 from kbatch.apiserver.watched_range import WatchedRange
+from kbatch.authz.user import user_info_wire
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["USER_INFO", "Stored", "attributes", "namespace_labels", "request_variables", "wire"]
-
-USER_INFO = {"username": "kubernetes-admin", "groups": ["system:masters", "system:authenticated"]}
+__all__ = ["Stored", "attributes", "namespace_labels", "request_variables", "wire"]
 
 
 def wire(obj: Resource | None) -> Any:
@@ -102,6 +105,7 @@ def request_variables(server: APIServer, request: AdmissionRequest, attrs: Attri
     kind = {"group": info.group, "version": info.version, "kind": info.kind}
     resource = {"group": info.group, "version": info.version, "resource": info.plural}
     ns = wire(_namespace(server, attrs))
+    user = user_info_wire(request.user)
     if ns is not None:
         ns["metadata"].pop("managedFields", None)
     return {
@@ -117,11 +121,11 @@ def request_variables(server: APIServer, request: AdmissionRequest, attrs: Attri
             "name": attrs.name,
             "namespace": attrs.namespace,
             "operation": attrs.operation,
-            "userInfo": dict(USER_INFO),
+            "userInfo": user,
             "dryRun": request.dry_run,
         },
         "namespaceObject": ns,
         "variables": {},
-        **authorizer_variables(USER_INFO, info.group, info.plural, attrs.subresource, attrs.namespace,
+        **authorizer_variables(user, info.group, info.plural, attrs.subresource, attrs.namespace,
                                attrs.name),
     }
