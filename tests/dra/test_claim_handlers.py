@@ -280,3 +280,48 @@ def test_claims_are_queued_exactly_when_the_pod_no_longer_needs_them(
     else:
         assert "pod/p" not in out  # a user's claim missing is the user's to create
     assert releases == (deleted or phase in ("Succeeded", "Failed") or (deleting and not node))
+
+
+# --- template events and extended-resource claims ------------------------------------------------
+
+
+def test_a_template_created_after_its_pod_queues_the_pod_at_once() -> None:
+    # kubernetes#135983 (1.36): a template added queues the pods naming it (enqueuePod through
+    # podResourceClaimTemplateIndexFunc), so the claim is created then, not at the pod's next retry
+    cp, recorder = _plane()
+    cp.client.create(gpu_pod("p", resourceClaimTemplateName="later"))
+    assert _reconciled(cp, recorder) == ["pod/p"]  # FailedResourceClaimCreation; retried later
+    now = cp.clock.now()
+    cp.client.create(ResourceClaimTemplate.model_validate(
+        {"metadata": {"name": "later", "namespace": "default"}, "spec": {"spec": _SPEC}}))
+    assert _reconciled(cp, recorder)[0] == "pod/p"
+    assert cp.clock.now() == now
+    assert _generated(cp, "p")
+
+
+def test_a_template_of_no_waiting_pod_queues_nothing() -> None:
+    cp, recorder = _plane()
+    _templated(cp, recorder)  # its claim exists: podNeedsWork finds nothing to do
+    _reconciled(cp, recorder)
+    cp.client.patch(ResourceClaimTemplate, "one-gpu", {"metadata": {"labels": {"touch": "1"}}}, "default")
+    cp.client.create(ResourceClaimTemplate.model_validate(
+        {"metadata": {"name": "unused", "namespace": "default"}, "spec": {"spec": _SPEC}}))
+    assert _reconciled(cp, recorder) == []
+
+
+def test_a_done_pods_extended_resource_claim_is_released() -> None:
+    # kubernetes#134312: enqueuePod also handles a pod whose only claim is the one
+    # status.extendedResourceClaimStatus names (DRAExtendedResource, GA in 1.37): once the pod is
+    # done, that claim is queued so that reservedFor drops the pod
+    cp, recorder = _plane()
+    cp.client.create(_claim("p-extended-resources-x"))
+    body = gpu_pod("p").model_dump(by_alias=True, exclude_none=True)
+    del body["spec"]["resourceClaims"], body["spec"]["containers"][0]["resources"]
+    cp.client.create(Pod.model_validate(body))
+    extended = {"resourceClaimName": "p-extended-resources-x",
+                "requestMappings": [{"containerName": "c", "resourceName": "example.com/gpu",
+                                     "requestName": "container-0-request-0"}]}
+    cp.client.patch_status(Pod, "p", {"status": {"extendedResourceClaimStatus": extended}}, "default")
+    _reconciled(cp, recorder)
+    cp.client.patch_status(Pod, "p", {"status": {"phase": "Succeeded"}}, "default")
+    assert _reconciled(cp, recorder) == ["claim/p-extended-resources-x"]

@@ -4,9 +4,17 @@
 from __future__ import annotations
 
 from kbatch.api.core_v1 import Pod
-from kbatch.api.resource_v1 import ResourceClaim
+from kbatch.api.resource_v1 import ResourceClaim, ResourceClaimTemplate
 from kbatch.controllers.dra.resourceclaim.controller import ResourceClaimController
-from kbatch.controllers.dra.resourceclaim.handlers import BY_POD_CLAIM, ClaimEvents, PodEvents, pod_claim_keys
+from kbatch.controllers.dra.resourceclaim.handlers import (
+    BY_POD_CLAIM,
+    BY_POD_TEMPLATE,
+    ClaimEvents,
+    PodEvents,
+    TemplateEvents,
+    pod_claim_keys,
+    pod_template_keys,
+)
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.predicate import Funcs
 
@@ -21,6 +29,7 @@ _DELETED = Funcs(create=False, update=False, delete=True)
 def setup(ctx: ControllerContext) -> ResourceClaimController:
     controller = ResourceClaimController(ctx)
     ctx.cache.add_index(Pod, BY_POD_CLAIM, pod_claim_keys)
+    ctx.cache.add_index(Pod, BY_POD_TEMPLATE, pod_template_keys)
     (
         ctx.build()
         .describe(
@@ -31,6 +40,7 @@ def setup(ctx: ControllerContext) -> ResourceClaimController:
         .watches(Pod, PodEvents(ctx.cache, deleted=True), _DELETED)
         .watches(ResourceClaim, ClaimEvents(ctx.cache, deleted=False), _LIVE)
         .watches(ResourceClaim, ClaimEvents(ctx.cache, deleted=True), _DELETED)
+        .watches(ResourceClaimTemplate, TemplateEvents(ctx.cache), _LIVE)
         .complete(controller)
     )
     return controller

@@ -1,16 +1,19 @@
 """What the ``resourceclaim`` controller's informer events enqueue, as upstream's handlers decide it
 (``pkg/controller/resourceclaim/controller.go``: ``enqueuePod``, ``podNeedsClaims``, ``podNeedsWork``,
-``enqueueResourceClaim``, ``podResourceClaimIndexFunc``).
+``enqueueResourceClaim``, ``podResourceClaimIndexFunc``, and the template handler with
+``podResourceClaimTemplateIndexFunc`` of kubernetes#135983, 1.36).
 
 Requests are ``pod/<name>`` and ``claim/<name>`` in the object's namespace (upstream's ``podKeyPrefix``
 and ``claimKeyPrefix`` keys). Updates read the new object only (upstream's ``UpdateFunc`` passes
 ``updated``).
 
-**A pod event** (``enqueuePod``), for a pod with ``spec.resourceClaims``:
+**A pod event** (``enqueuePod``), for a pod with ``spec.resourceClaims`` or
+``status.extendedResourceClaimStatus`` (kubernetes#134312; DRAExtendedResource is GA in 1.37):
 
 * its claims, only when the pod no longer needs them (``podNeedsClaims``: deleted, terminal, or being
   deleted before it was scheduled), so that their ``reservedFor`` drops the pod; a template's claim not
-  recorded in ``status.resourceClaimStatuses`` yet, or recorded without a name, is skipped;
+  recorded in ``status.resourceClaimStatuses`` yet, or recorded without a name, is skipped; the claim
+  ``status.extendedResourceClaimStatus`` names is one of them;
 * the pod itself, only when it needs work (``podNeedsWork``): not being deleted, and a template's claim
   is not recorded yet or recorded but missing, or the pod is bound and one of its claims is allocated,
   not reserved for it and below the 256-consumer limit. The walk ends, with no work, at the first
@@ -21,6 +24,10 @@ and ``claimKeyPrefix`` keys). Updates read the new object only (upstream's ``Upd
 ``reservedFor`` may be gone), not on delete; then, for add, update and delete, ``enqueuePod`` for
 every pod that uses the claim (the :data:`BY_POD_CLAIM` index), e.g. a bound pod waiting for the
 allocation to reserve it.
+
+**A template event** (added or updated; kubernetes#135983): ``enqueuePod`` for every pod with an
+entry naming the template (the :data:`BY_POD_TEMPLATE` index), so a pod created before its template
+gets its claim when the template appears, not at its next retry.
 """
 
 from __future__ import annotations
@@ -34,10 +41,11 @@ from kbatch.api.resource_v1 import RESERVED_FOR_MAX_SIZE, ResourceClaim
 from kbatch.controllers.dra.podclaims import NOT_CREATED, claim_name
 from kbatch.runtime.reconcile import Request
 
-__all__ = ["BY_POD_CLAIM", "ClaimEvents", "PodEvents", "enqueue_pod", "pod_claim_keys",
-           "pod_needs_claims", "pod_needs_work"]
+__all__ = ["BY_POD_CLAIM", "BY_POD_TEMPLATE", "ClaimEvents", "PodEvents", "TemplateEvents", "enqueue_pod",
+           "pod_claim_keys", "pod_needs_claims", "pod_needs_work", "pod_template_keys"]
 
 BY_POD_CLAIM = "dra-pod-claim"  # upstream podResourceClaimIndex
+BY_POD_TEMPLATE = "dra-pod-claim-template"  # upstream podResourceClaimTemplateIndexKey
 _TERMINAL = ("Succeeded", "Failed")
 
 
@@ -73,6 +81,23 @@ def pod_claim_keys(pod: Any) -> tuple[str, ...]:
         return ()
     ns = pod.metadata.namespace or ""
     return tuple(sorted({f"{ns}/{n}" for n in _claim_names(pod)}))
+
+
+def pod_template_keys(pod: Any) -> tuple[str, ...]:
+    """Upstream ``podResourceClaimTemplateIndexFunc``: ``<namespace>/<template>`` for each entry that
+    names a template."""
+    if not pod.spec.resource_claims:
+        return ()
+    ns = pod.metadata.namespace or ""
+    names = {e.resource_claim_template_name for e in pod.spec.resource_claims}
+    return tuple(sorted(f"{ns}/{n}" for n in names if n))
+
+
+def _extended_claim(pod: Any) -> str:
+    """The claim ``status.extendedResourceClaimStatus`` names (``""``: none)."""
+    status = pod.status
+    extended = status.extended_resource_claim_status if status is not None else None
+    return (extended.resource_claim_name or "") if extended is not None else ""
 
 
 def _terminal(pod: Any) -> bool:
@@ -134,14 +159,23 @@ def pod_needs_work(pod: Any, cache: Cache) -> bool:
 
 def enqueue_pod(pod: Any, deleted: bool, cache: Cache) -> list[Request]:
     """Upstream ``enqueuePod``: the claims to release, then the pod when it needs work."""
-    if not pod.spec.resource_claims:
+    extended = _extended_claim(pod)
+    if not pod.spec.resource_claims and not extended:
         return []
     ns = pod.metadata.namespace or ""
     out: list[Request] = []
     if not pod_needs_claims(pod, deleted):
-        out = [Request(ns, f"claim/{n}") for n in dict.fromkeys(_claim_names(pod))]
+        names = [*_claim_names(pod), extended] if extended else _claim_names(pod)
+        out = [Request(ns, f"claim/{n}") for n in dict.fromkeys(names)]
     if pod_needs_work(pod, cache):
         out.append(Request(ns, f"pod/{pod.metadata.name}"))
+    return out
+
+
+def _pods_through(cache: Cache, index: tuple[str, str], out: list[Request]) -> list[Request]:
+    """``out`` and what :func:`enqueue_pod` queues for each pod the index value finds (a live pod)."""
+    for pod in cache.list(Pod, index=index):
+        out += [r for r in enqueue_pod(pod, False, cache) if r not in out]
     return out
 
 
@@ -178,12 +212,30 @@ class ClaimEvents:
     def __call__(self, claim: Any) -> list[Request]:
         ns = claim.metadata.namespace or ""
         out = [] if self.deleted else [Request(ns, f"claim/{claim.metadata.name}")]
-        for pod in self.cache.list(Pod, index=(BY_POD_CLAIM, f"{ns}/{claim.metadata.name}")):
-            out += [r for r in enqueue_pod(pod, False, self.cache) if r not in out]
-        return out
+        return _pods_through(self.cache, (BY_POD_CLAIM, f"{ns}/{claim.metadata.name}"), out)
 
     def __getstate__(self) -> tuple[Cache, bool]:
         return (self.cache, self.deleted)
 
     def __setstate__(self, state: tuple[Cache, bool]) -> None:
         self.cache, self.deleted = state
+
+
+class TemplateEvents:
+    """A template added or updated (kubernetes#135983): :func:`enqueue_pod` for the pods naming it."""
+
+    __slots__ = ("cache",)
+    maps_old_on_update = False
+
+    def __init__(self, cache: Cache) -> None:
+        self.cache = cache
+
+    def __call__(self, template: Any) -> list[Request]:
+        key = f"{template.metadata.namespace or ''}/{template.metadata.name}"
+        return _pods_through(self.cache, (BY_POD_TEMPLATE, key), [])
+
+    def __getstate__(self) -> Cache:
+        return self.cache
+
+    def __setstate__(self, state: Cache) -> None:
+        self.cache = state
