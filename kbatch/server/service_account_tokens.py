@@ -18,7 +18,7 @@ from typing import Any
 from kbatch.api.base import format_time, parse_time
 from kbatch.api.errors import BadRequest, Conflict, NotFound
 from kbatch.api.go_base64 import std_decode
-from kbatch.apiserver.rbac_policybased import as_control_plane
+from kbatch.apiserver.requester import as_control_plane
 from kbatch.authz.legacy_tokens import INVALID_SINCE_LABEL, LAST_USED_LABEL, LegacySecret, TokenMarkedInvalid
 from kbatch.authz.sa_claims import Bound, Found, Ref, make_claims
 from kbatch.authz.signing import SigningKey
