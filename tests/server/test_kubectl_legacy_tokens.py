@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -39,12 +38,8 @@ spec:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    server = ServeProcess(tmp_path_factory.mktemp("serve-legacy"), "--tls").start()
-    try:
-        yield server
-    finally:
-        assert server.stop() == 0, "".join(server.output)
+def served(served_tls: ServeProcess) -> ServeProcess:
+    return served_tls
 
 
 @pytest.fixture(scope="module")

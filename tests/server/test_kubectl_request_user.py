@@ -7,7 +7,6 @@ check about the requester is RBAC's (k8s.io/apiserver ``pkg/admission/attributes
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -37,12 +36,8 @@ spec: {policyName: %(name)s, validationActions: [Deny]}
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    server = ServeProcess(tmp_path_factory.mktemp("serve-tls"), "--tls").start()
-    try:
-        yield server
-    finally:
-        assert server.stop() == 0, "".join(server.output)
+def served(served_tls: ServeProcess) -> ServeProcess:
+    return served_tls
 
 
 def _namespace_with_bot(served: Any, ns: str) -> str:

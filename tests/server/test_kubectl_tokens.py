@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,12 +23,8 @@ SA = f"system:serviceaccount:{NS}:runner"
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
-    server = ServeProcess(tmp_path_factory.mktemp("serve-tls"), "--tls").start()
-    try:
-        yield server
-    finally:
-        assert server.stop() == 0, "".join(server.output)
+def served(served_tls: ServeProcess) -> ServeProcess:
+    return served_tls
 
 
 @pytest.fixture(scope="module")
