@@ -8,6 +8,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kbatch.api.errors import NotFound
 from kbatch.api.frozen import edit
 from kbatch.api.rbac_v1 import ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject
 from kbatch.apiserver.rbac_reconciliation import reconcile_binding, reconcile_role
@@ -115,10 +116,13 @@ def _mutate(cp: ControlPlane, doc: dict, how: str) -> None:
         "RoleBinding": RoleBinding,
     }[doc["kind"]]
     name, namespace = doc["metadata"]["name"], doc["metadata"].get("namespace")
+    try:
+        obj = edit(cp.client.get(model, name, namespace))
+    except NotFound:  # an earlier edit deleted it: nothing left to change
+        return
     if how == "delete":
         cp.client.delete(model, name, namespace)
         return
-    obj = edit(cp.client.get(model, name, namespace))
     if how == "relabel":
         obj.metadata.labels = {"team": "ops"}
     elif how == "reannotate":
