@@ -150,6 +150,9 @@ CORE = Family(
                        "kbatch.controllers.rootcacertpublisher:setup",
                        aliases=("root-ca-certificate-publisher-controller",),
                        source="root-ca-certificate-publisher-controller"),
+        ControllerSpec("node-ipam-controller", "allocates each node's pod CIDR (spec.podCIDR)",
+                       "kbatch.controllers.nodeipam:setup", aliases=("nodeipam",),
+                       source="cidrAllocator"),
     ),
     scheduler_plugins=(
         _plugin("SchedulingGates", "scheduling_gates"),
