@@ -289,6 +289,9 @@ class PodExtendedResourceClaimStatus(KubeModel):
 
 
 class PodStatus(KubeModel):
+    # a status with an address belongs to one pod: interned by parts only (api/model_intern.py)
+    intern_identified_by: ClassVar[tuple[str, ...]] = ("pod_ip",)
+
     observed_generation: int | None = None
     phase: str | None = None  # Pending | Running | Succeeded | Failed | Unknown
     conditions: list[PodCondition] | None = None

@@ -1,0 +1,113 @@
+"""Pod and host addresses as the kubelet reports them (``status.hostIP(s)``, ``status.podIP(s)``).
+
+Upstream, the kubelet sets ``hostIP``/``hostIPs`` in every status it generates, from its node's
+addresses (``generateAPIPodStatus`` with ``getHostIPsAnyWay``: ``nodeutil.GetNodeHostIPs``, the
+first ``InternalIP``, else the first ``ExternalIP``), and ``podIP``/``podIPs`` from the pod sandbox
+once it is ready (``convertStatusToAPIStatus``: the CRI's ``PodSandboxStatus.network``), which the
+CNI plugin gave an address of the node's ``spec.podCIDR``. A ``hostNetwork`` pod has no address of
+its own: its ``podIPs`` are the node's (``IsHostNetworkPod``). A terminal pod keeps its addresses in
+its status (kubernetes#125370, fixed by #125404) although the CNI plugin released them when the
+sandbox was torn down, so a later pod of the node may show the same ``podIP``. All in
+``pkg/kubelet/kubelet_pods.go`` (Kubernetes 1.37).
+
+kbatch runs no CNI plugin: :class:`AddressPool` is the node range's IPAM, as kind's kindnet uses the
+``host-local`` plugin over ``spec.podCIDR`` (the network address and the gateway, ``.1``, are never
+handed out, nor the broadcast address), except that it hands out the *lowest* free address (host-local
+goes round the range from the last one it reserved) so the address a pod gets depends only on the
+pods of its node. A node without ``spec.podCIDR`` (the ``node-ipam-controller`` deselected) gives
+its pods no address, as a cluster whose CNI has no range would not start them: a deliberate
+difference (docs/simulation.md).
+
+Memory: a pod's address is one small ``int`` slot of its :class:`~.engine.PodRun` (the offset in its
+node's range) and a reference to the node's pool; the text is made when a status or an environment
+needs it. A node's host addresses are one tuple every pod of the node shares.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["AddressPool", "Addresses", "NodeNet", "host_ips", "ip_patch", "node_net"]
+
+
+class AddressPool:
+    """The free addresses of one node's pod range; :meth:`take` hands out the lowest free one."""
+
+    __slots__ = ("cidr", "first", "size", "used")
+
+    def __init__(self, cidr: str) -> None:
+        net = ipaddress.ip_network(cidr, strict=False)
+        self.cidr = str(net)
+        self.first = int(net.network_address) + 2  # host-local: the gateway (.1) is not a pod's
+        self.size = max(0, net.num_addresses - 3)  # nor the network and broadcast addresses
+        self.used = 0  # bit i set: address first + i is taken
+
+    def take(self) -> int | None:
+        """The offset of the lowest free address, now taken (None: the range is full)."""
+        lowest = (self.used + 1) & ~self.used  # the lowest clear bit
+        index = lowest.bit_length() - 1
+        if index >= self.size:
+            return None
+        self.used |= lowest
+        return index
+
+    def release(self, index: int) -> None:
+        self.used &= ~(1 << index)
+
+    def address(self, index: int) -> str:
+        return str(ipaddress.IPv4Address(self.first + index))
+
+    def __getstate__(self) -> tuple[str, int, int, int]:
+        return self.cidr, self.first, self.size, self.used
+
+    def __setstate__(self, state: tuple[str, int, int, int]) -> None:
+        self.cidr, self.first, self.size, self.used = state
+
+
+@dataclass(slots=True)
+class NodeNet:
+    """What the kubelet of one node knows of its network: its host addresses (one tuple every pod of
+    the node shares) and its pod range, once the node has one."""
+
+    host: tuple[str, ...]
+    pool: AddressPool | None
+
+
+@dataclass(frozen=True, slots=True)
+class Addresses:
+    """A pod's addresses as the downward API reads them (``podFieldSelectorRuntimeValue``)."""
+
+    host: tuple[str, ...] = ()
+    pod: tuple[str, ...] = ()
+
+
+def host_ips(node: Any) -> tuple[str, ...]:
+    """``nodeutil.GetNodeHostIPs`` for a single-stack node: its first ``InternalIP``, else its first
+    ``ExternalIP`` (none: the kubelet reports no host address)."""
+    addresses = (node.status.addresses if node.status else None) or ()
+    for kind in ("InternalIP", "ExternalIP"):
+        for address in addresses:
+            if address.type == kind and address.address:
+                return (address.address,)
+    return ()
+
+
+def node_net(node: Any) -> NodeNet:
+    cidrs = node.spec.pod_cidrs or ([node.spec.pod_cidr] if node.spec.pod_cidr else [])
+    return NodeNet(host_ips(node), AddressPool(cidrs[0]) if cidrs else None)
+
+
+def ip_patch(status: Any, host: tuple[str, ...], pod: tuple[str, ...]) -> dict[str, Any]:
+    """The address fields of the kubelet's status patch from the API's ``status`` (a model or None):
+    ``hostIP(s)`` when they differ from the node's, ``podIP(s)`` once the pod has addresses and the
+    API does not show them (they never change while the pod lives, and stay once it ended)."""
+    patch: dict[str, Any] = {}
+    if host and (status is None or status.host_ip != host[0]):
+        patch["hostIP"] = host[0]
+        patch["hostIPs"] = [{"ip": ip} for ip in host]
+    if pod and (status is None or not status.pod_ip):
+        patch["podIP"] = pod[0]
+        patch["podIPs"] = [{"ip": ip} for ip in pod]
+    return patch
