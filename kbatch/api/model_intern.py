@@ -49,9 +49,9 @@ object is never looked up nor entered (its keys would only fill the table: a mis
 keys each); its nested models are interned, and its lists of canonical models and its strings are
 shared with other such objects through two small bounded tables (the pods of a node show one
 ``hostIPs`` list, the pods started at one instant one ``conditions`` list); and the last such object
-of each identity (its ``intern_identified_by`` values) is kept in a third: an equal object of that
-identity (same fields set, same values: its parts are canonical by then, so the comparison is mostly
-by identity) is replaced by it, as an update that carries the status over hands back a copy of it.
+of each identity (its ``intern_identified_by`` values) is kept per class: an object exactly equal
+to it (the same key, compared when the identities match) is replaced by it, as an update that carries
+the status over hands back a copy of it.
 Without this, a Job benchmark pod's status costs ~1 KB more than the shared status of the pods
 started with it.
 
@@ -89,14 +89,16 @@ _MIN_HITS = _PROBE // 8  # fewer hits (of another instance) meanwhile: stop look
 _MAX_ENTRIES = 1 << 15  # bounds what the table alone keeps alive
 
 _TABLE: dict[tuple[Any, ...], BaseModel] = {}
-_MAX_PARTS = 1 << 12  # bounds each of the three tables below
+_MAX_PARTS = 1 << 12  # bounds each of the two tables below
 # lists of canonical models held by objects of one holder, by their items' identities (kept alive by
 # the list itself, so an id in a key cannot be reused while the key is in here)
 _LISTS: dict[tuple[int, ...], list[Any]] = {}
 _STRS: dict[str, str] = {}  # the strings of such objects, one instance of each
-# the last such object seen of each identity: an equal one (a copy an update carried over, a decode of
-# the same version) is replaced by it
-_HOLDERS: dict[tuple[Any, ...], BaseModel] = {}
+# per such class, the last object seen of each identity (one per pod address: bounded by the addresses
+# in use, not the pods seen): an equal one (a copy an update carried over, a decode of the same
+# version) is replaced by it
+_HOLDERS: list[dict[Any, BaseModel]] = []
+_MAX_HOLDERS = 1 << 16
 # id -> each instance entered in _TABLE (emptied with it, so an id is never reused while in here): an
 # object that already holds a canonical instance (a status write shares the stored object's spec,
 # apiserver/update.py) is recognised at once instead of by keying its whole subtree again.
@@ -273,7 +275,8 @@ def _generate(cls: type) -> Callable[[Any], Any]:
         "ST": stats, "PROBE": _PROBE, "MIN_HITS": _MIN_HITS, "MAX": _MAX_ENTRIES, "TYPED": _typed_key,
         "SK": _SKEYS, "SUB": [True], "NoKey": _NoKey, "NoValueKey": _NoValueKey,
         "OPAQUE": _opaque_key, "STRUCTURAL": _STRUCTURAL, "CANON": _CANON, "LISTS": _LISTS,
-        "STRS": _STRS, "HOLDERS": _HOLDERS, "MAX_PARTS": _MAX_PARTS}
+        "STRS": _STRS, "LATEST": {}, "MAX_PARTS": _MAX_PARTS, "MAX_HOLDERS": _MAX_HOLDERS}
+    _HOLDERS.append(namespace["LATEST"])
     exec(compile("\n".join(lines), f"<intern {cls.__name__}>", "exec"), namespace)  # named in profiles
     if "key" in namespace:
         _KEYS[cls] = namespace["key"]
@@ -335,12 +338,16 @@ def _unique_code(cls: type, body: list[str]) -> list[str]:
                       "        if len(STRS) >= MAX_PARTS: STRS.clear()",
                       f"        d[{name!r}] = STRS.setdefault(v, v)"]
     names = cls.intern_identified_by  # type: ignore[attr-defined]
-    lines += [f"    k = (CLS, {', '.join(f'd[{n!r}]' for n in names)})",
-              "    hit = HOLDERS.get(k)",
-              "    if hit is not None and hit is not obj and GET(hit) == GET(obj) and hit.__dict__ == d:",
-              "        return hit",
-              "    if len(HOLDERS) >= MAX_PARTS: HOLDERS.clear()",
-              "    HOLDERS[k] = obj",
+    ident = f"d[{names[0]!r}]" if len(names) == 1 else f"({', '.join(f'd[{n!r}]' for n in names)})"
+    lines += [f"    k = {ident}",
+              "    hit = LATEST.get(k)",
+              "    if hit is not None and hit is not obj:",
+              "        try:",
+              "            if key(hit) == key(obj): return hit",  # exact: fields set, typed scalars, zones
+              "        except NoValueKey:",
+              "            return obj",
+              "    if len(LATEST) >= MAX_HOLDERS: LATEST.clear()",
+              "    LATEST[k] = obj",
               "    return obj"]
     return lines
 _INTERNERS = PerClass(_generate)
@@ -382,6 +389,7 @@ def reset_interning() -> None:
     _CANON.clear()
     _LISTS.clear()
     _STRS.clear()
-    _HOLDERS.clear()
+    for latest in _HOLDERS:
+        latest.clear()
     for stats in _STATS:
         stats[:] = [0, 0, True]
