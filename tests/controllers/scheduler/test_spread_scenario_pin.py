@@ -13,7 +13,9 @@ Nodes, Namespaces and Leases stopped carrying ``metadata.generation``, as their 
 Re-recorded (trace only; placements equal) when a fresh control plane began to hold RBAC's
 ``cluster-admin`` ClusterRole and binding: two more writes at start move every resourceVersion.
 Re-recorded (trace only; placements equal) when it began to hold the rest of policy.go's user-facing
-roles (admin/edit/view, their aggregate-to parts, discovery and basic-user): more writes at start."""
+roles (admin/edit/view, their aggregate-to parts, discovery and basic-user): more writes at start.
+Re-recorded (trace only; placements equal) when nodes got kind's addresses and pod ranges (the
+node-ipam-controller's patches) and pod statuses their hostIP/podIP (docs/simulation.md)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from collections import Counter
 from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
-TRACE = "ca6fedb538dd1069ecd06772101567d04918a3c7d4a88eb766a9ea57b7595f0e"
+TRACE = "f10ba173c1f0b01d0320f6abbab209a59e27c17e26f9234cabf47949c2b7ba9e"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:
