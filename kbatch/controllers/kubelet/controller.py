@@ -184,6 +184,15 @@ class Kubelet:
             return Addresses(host, host)
         return Addresses(host, (run.pool.address(run.slot),) if run.pool is not None else ())
 
+    def _ip_patch(self, pod: Any, run: PodRun) -> dict[str, Any]:
+        """The address fields this write sends (:func:`.podips.ip_patch`); the pod's address text is
+        made only while the API does not show it yet."""
+        status = pod.status
+        net = self._net(pod.spec.node_name)
+        unshown = run.started and (status is None or not status.pod_ip)
+        return ip_patch(status, net.host if net is not None else (),
+                        self._addresses(pod, run).pod if unshown else ())
+
     def _forget(self, key: tuple[str, str], uid: str) -> None:
         run = self.runs.get(key)
         if run is not None and run.uid == uid:
@@ -378,8 +387,7 @@ class Kubelet:
         fingerprint = container_fingerprint(run)
         patch = status_patch(run, *_current(pod.status), self._fmt, now,
                              run.sent == fingerprint, pod.metadata.generation)
-        addresses = self._addresses(pod, run)
-        ips = ip_patch(pod.status, addresses.host, addresses.pod if run.started else ())
+        ips = self._ip_patch(pod, run)
         if ips:
             patch.update(ips)
         if patch:

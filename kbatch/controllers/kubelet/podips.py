@@ -26,6 +26,7 @@ needs it. A node's host addresses are one tuple every pod of the node shares.
 from __future__ import annotations
 
 import ipaddress
+import socket
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,7 +58,7 @@ class AddressPool:
         self.used &= ~(1 << index)
 
     def address(self, index: int) -> str:
-        return str(ipaddress.IPv4Address(self.first + index))
+        return socket.inet_ntoa((self.first + index).to_bytes(4, "big"))
 
     def __getstate__(self) -> tuple[str, int, int, int]:
         return self.cidr, self.first, self.size, self.used
