@@ -61,7 +61,7 @@ from kbatch.controllers.kubelet.engine import (
 )
 from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore
-from kbatch.controllers.kubelet.podips import Addresses, NodeNet, ip_patch, node_net
+from kbatch.controllers.kubelet.podips import Addresses, NodeNet, ip_patch, node_cidr, node_net
 from kbatch.controllers.kubelet.probes import ProbeFault
 from kbatch.controllers.kubelet.references import (
     CONFIG_MAP,
@@ -156,14 +156,15 @@ class Kubelet:
         return node.condition_status("Ready") in (None, "True")
 
     def _net(self, node_name: str) -> NodeNet | None:
-        """The node's addresses and pod range, read once (its range again until it has one: the
-        ``node-ipam-controller`` may give it after the kubelet first saw the node)."""
+        """The node's addresses and pod range, read again when its range is not the one read before
+        (the ``node-ipam-controller`` may give it after the kubelet first saw the node; a node of
+        that name created again has another); the pool of a range stays while the range does."""
         net = self._nets.get(node_name)
-        if net is None or net.pool is None:
-            try:
-                node = self.ctx.cache.get(self.Node, node_name)
-            except NotFound:
-                return net
+        try:
+            node = self.ctx.cache.get(self.Node, node_name)
+        except NotFound:
+            return net
+        if net is None or net.cidr != node_cidr(node):
             net = self._nets[node_name] = node_net(node)
         return net
 

@@ -30,7 +30,7 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["AddressPool", "Addresses", "NodeNet", "host_ips", "ip_patch", "node_net"]
+__all__ = ["AddressPool", "Addresses", "NodeNet", "host_ips", "ip_patch", "node_cidr", "node_net"]
 
 
 class AddressPool:
@@ -73,6 +73,7 @@ class NodeNet:
     the node shares) and its pod range, once the node has one."""
 
     host: tuple[str, ...]
+    cidr: str | None  # the node's range as read (None: none yet)
     pool: AddressPool | None
 
 
@@ -95,9 +96,15 @@ def host_ips(node: Any) -> tuple[str, ...]:
     return ()
 
 
+def node_cidr(node: Any) -> str | None:
+    """The node's pod range (the first of ``spec.podCIDRs``, else ``spec.podCIDR``)."""
+    spec = node.spec
+    return spec.pod_cidrs[0] if spec.pod_cidrs else spec.pod_cidr or None
+
+
 def node_net(node: Any) -> NodeNet:
-    cidrs = node.spec.pod_cidrs or ([node.spec.pod_cidr] if node.spec.pod_cidr else [])
-    return NodeNet(host_ips(node), AddressPool(cidrs[0]) if cidrs else None)
+    cidr = node_cidr(node)
+    return NodeNet(host_ips(node), cidr, AddressPool(cidr) if cidr else None)
 
 
 def ip_patch(status: Any, host: tuple[str, ...], pod: tuple[str, ...]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from kbatch.api.core_v1 import Node, Pod
 from kbatch.controllers.kubelet import pod_logs
 from kbatch.controllers.kubelet.podips import AddressPool
-from kbatch.sim import NodeTemplate
+from kbatch.sim import NodeTemplate, create_nodes
 
 from .cluster import get_pod, pod_yaml, sim_cluster
 
@@ -139,3 +139,18 @@ def test_downward_api_pod(host_network: bool) -> None:
     ip = "172.18.0.2" if host_network else "10.244.0.2"
     assert pod_logs(cp, "default", "dapi").splitlines() == [
         f"POD_IP={ip}", f"POD_IPS={ip}", "HOST_IP=172.18.0.2", "HOST_IPS=172.18.0.2", "POD_NAME=dapi"]
+
+
+def test_a_node_created_again_gives_addresses_of_its_new_range() -> None:
+    cp = sim_cluster(2, controllers=WITH_IPAM)
+    cp.apply(pod_yaml("first", "sleep 100", extra_spec="\n  nodeName: node-0"))
+    cp.advance(1)
+    assert get_pod(cp, "first").status.pod_ip == "10.244.0.2"
+    cp.client.delete(Pod, "first", "default", grace_period_seconds=0)
+    cp.client.delete(Node, "node-0")
+    cp.run_until_idle()
+    create_nodes(cp, 1, NodeTemplate())  # node-0 again: the next range (AllocateNext scans on)
+    assert cp.client.get(Node, "node-0").spec.pod_cidr == "10.244.2.0/24"
+    cp.apply(pod_yaml("second", "sleep 100", extra_spec="\n  nodeName: node-0"))
+    cp.advance(1)
+    assert get_pod(cp, "second").status.pod_ip == "10.244.2.2"
