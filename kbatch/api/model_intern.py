@@ -50,8 +50,9 @@ keys each); its nested models are interned, and its lists of canonical models an
 shared with other such objects through two small bounded tables (the pods of a node show one
 ``hostIPs`` list, the pods started at one instant one ``conditions`` list); and the last such object
 of each identity (its ``intern_identified_by`` values) is kept per class: an object exactly equal
-to it (the same key, compared when the identities match) is replaced by it, as an update that carries
-the status over hands back a copy of it.
+to it (equal values, then the same structural key: nested classes that are no longer looked up
+leave fresh parts, so identities cannot decide) is replaced by it, as an update that carries the
+status over hands back a copy of it.
 Without this, a Job benchmark pod's status costs ~1 KB more than the shared status of the pods
 started with it.
 
@@ -341,10 +342,10 @@ def _unique_code(cls: type, body: list[str]) -> list[str]:
     ident = f"d[{names[0]!r}]" if len(names) == 1 else f"({', '.join(f'd[{n!r}]' for n in names)})"
     lines += [f"    k = {ident}",
               "    hit = LATEST.get(k)",
-              "    if hit is not None and hit is not obj:",
+              "    if hit is not None and hit is not obj and hit.__dict__ == d:",  # equal: then exactly?
               "        try:",
-              "            if key(hit) == key(obj): return hit",  # exact: fields set, typed scalars, zones
-              "        except NoValueKey:",
+              "            if skey(hit) == skey(obj): return hit",  # fields sets, typed scalars, zones
+              "        except NoKey:",
               "            return obj",
               "    if len(LATEST) >= MAX_HOLDERS: LATEST.clear()",
               "    LATEST[k] = obj",

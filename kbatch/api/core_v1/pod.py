@@ -269,6 +269,9 @@ class HostIP(KubeModel):
 
 
 class PodIP(KubeModel):
+    # one pod's address while it runs: interned by its string only (api/model_intern.py)
+    intern_identified_by: ClassVar[tuple[str, ...]] = ("ip",)
+
     ip: str = ""
 
 
