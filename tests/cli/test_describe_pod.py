@@ -38,7 +38,8 @@ def _describe(tmp_path: Path, manifest: str, advance: str, *setup: str) -> str:
 
 def test_a_crash_loop_reads_as_on_a_cluster(tmp_path: Path) -> None:
     page = _describe(tmp_path, CRASH, "5s")  # exits at 2 (restart at once) and 4 (back-off 10 s)
-    assert re.search(r"^Node:\s+node-0/$", page, re.M)
+    assert re.search(r"^Node:\s+node-0/172\.18\.0\.2$", page, re.M)  # describe.go: node/hostIP
+    assert re.search(r"^IP:\s+10\.244\.0\.2\nIPs:\n  IP:\s+10\.244\.0\.2$", page, re.M)
     assert re.search(r"^Labels:\s+app=demo$", page, re.M)
     assert re.search(r"^    State:\s+Waiting\n      Reason:\s+CrashLoopBackOff\n"
                      r"    Last State:\s+Terminated\n      Reason:\s+Error\n      Exit Code:\s+3\n"
