@@ -21,10 +21,11 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 API_PACKAGES = ("core/v1", "batch/v1", "policy/v1", "scheduling/v1", "coordination/v1", "rbac/v1",
-                "authorization/v1")
+                "authorization/v1", "authentication/v1")
 MACHINERY_PACKAGES = ("pkg/apis/meta/v1", "pkg/api/resource", "pkg/util/intstr", "pkg/runtime")
 ROOTS = ("k8s.io.api.core.v1.Namespace", "k8s.io.api.core.v1.Pod", "k8s.io.api.core.v1.Node",
          "k8s.io.api.core.v1.Service", "k8s.io.api.core.v1.Event", "k8s.io.api.core.v1.ConfigMap",
@@ -39,11 +40,13 @@ ROOTS = ("k8s.io.api.core.v1.Namespace", "k8s.io.api.core.v1.Pod", "k8s.io.api.c
          "k8s.io.api.authorization.v1.SubjectAccessReview",
          "k8s.io.api.authorization.v1.LocalSubjectAccessReview",
          "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
+         "k8s.io.api.authentication.v1.TokenRequest",
          "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
          "k8s.io.apimachinery.pkg.runtime.Unknown")
 _FIELD = re.compile(r"^\s*(optional|repeated)\s+([\w.]+)\s+(\w+)\s*=\s*(\d+)\s*;")
 _MAP = re.compile(r"^\s*map<\s*(\w+)\s*,\s*([\w.]+)\s*>\s+(\w+)\s*=\s*(\d+)\s*;")
 _GO_FIELD = re.compile(r'^\s*\w+\s+(\*?)[\w.\[\]*]+\s+`json:"(\w*)[^`]*protobuf:"')
+_GO_NUMBERED = re.compile(r'^\s*\w+\s+\*?[\w.\[\]*]+\s+`json:"(\w*)[^`]*protobuf:"\w+,(\d+),')
 _GO_INLINE = re.compile(r'^\s*\w+\s+`json:"(?:,inline)?"[^`]*protobuf:"\w+,(\d+),')
 
 
@@ -85,32 +88,36 @@ def _qualify(typ: str, package: str) -> str:
     return typ[1:] if typ.startswith(".") else f"{package}.{typ}"
 
 
-def _pointers(text: str, package: str) -> set[tuple[str, str]]:
-    """``(message, json name)`` of every Go pointer field with a protobuf tag in a ``types.go``."""
-    out, struct = set(), None
-    for line in text.splitlines():
-        if m := re.match(r"^type (\w+) struct \{", line):
-            struct = m.group(1)
-        elif line.startswith("}"):
-            struct = None
-        elif struct and (f := _GO_FIELD.match(line)) and f.group(1):
-            out.add((f"{package}.{struct}", f.group(2)))
-    return out
-
-
-def _inlines(text: str, package: str) -> set[tuple[str, int]]:
-    """``(message, field number)`` of every embedded field without a JSON name with a protobuf tag;
-    ``runtime.Unknown``'s ``typeMeta`` is left out (the envelope is read by its protobuf names)."""
-    out: set[tuple[str, int]] = set()
+def _struct_lines(text: str) -> Iterator[tuple[str, str]]:
+    """``(struct, line)`` for each line inside a ``type X struct { … }`` of a ``types.go``."""
     struct = None
     for line in text.splitlines():
         if m := re.match(r"^type (\w+) struct \{", line):
             struct = m.group(1)
         elif line.startswith("}"):
             struct = None
-        elif struct and struct != "Unknown" and (f := _GO_INLINE.match(line)):
-            out.add((f"{package}.{struct}", int(f.group(1))))
-    return out
+        elif struct:
+            yield struct, line
+
+
+def _pointers(text: str, package: str) -> set[tuple[str, str]]:
+    """``(message, json name)`` of every Go pointer field with a protobuf tag in a ``types.go``."""
+    return {(f"{package}.{struct}", f.group(2)) for struct, line in _struct_lines(text)
+            if (f := _GO_FIELD.match(line)) and f.group(1)}
+
+
+def _json_names(text: str, package: str) -> dict[tuple[str, int], str]:
+    """``(message, field number) -> json name`` from a ``types.go``'s tags, for the fields whose
+    protobuf name is not their JSON name (``BoundObjectReference.uID`` is ``uid`` in JSON)."""
+    return {(f"{package}.{struct}", int(f.group(2))): f.group(1) for struct, line in _struct_lines(text)
+            if (f := _GO_NUMBERED.match(line)) and f.group(1)}
+
+
+def _inlines(text: str, package: str) -> set[tuple[str, int]]:
+    """``(message, field number)`` of every embedded field without a JSON name with a protobuf tag;
+    ``runtime.Unknown``'s ``typeMeta`` is left out (the envelope is read by its protobuf names)."""
+    return {(f"{package}.{struct}", int(f.group(1))) for struct, line in _struct_lines(text)
+            if struct != "Unknown" and (f := _GO_INLINE.match(line))}
 
 
 def _reachable(messages: dict[str, list[list]]) -> list[str]:
@@ -131,6 +138,7 @@ def main(api: Path, machinery: Path) -> None:
     messages: dict[str, list[list]] = {}
     pointers: set[tuple[str, str]] = set()
     inlines: set[tuple[str, int]] = set()
+    json_names: dict[tuple[str, int], str] = {}
     sources = [(api, p, "k8s.io.api." + p.replace("/", ".")) for p in API_PACKAGES]
     sources += [(machinery, p, "k8s.io.apimachinery." + p.replace("/", ".")) for p in MACHINERY_PACKAGES]
     for repo, path, package in sources:
@@ -142,9 +150,11 @@ def main(api: Path, machinery: Path) -> None:
                 text = _git_show(repo, f"{path}/{go}")
                 pointers |= _pointers(text, package)
                 inlines |= _inlines(text, package)
+                json_names.update(_json_names(text, package))
     table = {}
     for name in _reachable(messages):
-        table[name] = [[n, j, t, r, (name, j) in pointers] for n, j, t, r, _ in messages[name]]
+        fields = [(n, json_names.get((name, n), j), t, r) for n, j, t, r, _ in messages[name]]
+        table[name] = [[n, j, t, r, (name, j) in pointers] for n, j, t, r in fields]
     inline = sorted([m, f] for m, f in inlines if m in table)
     doc = {"source": {"k8s.io/api": _head(api), "k8s.io/apimachinery": _head(machinery)}, "messages": table,
            "inline": inline}

@@ -1,5 +1,6 @@
 """admissionregistration.k8s.io/v1: ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding
-(k8s.io/api ``admissionregistration/v1/types.go``, GA since Kubernetes 1.30).
+(k8s.io/api ``admissionregistration/v1/types.go``, GA since Kubernetes 1.30), MutatingAdmissionPolicy
+and MutatingAdmissionPolicyBinding (GA in v1 since 1.36, KEP-3962).
 
 A policy holds CEL ``validations`` (plus ``matchConditions``, ``variables``, ``auditAnnotations``)
 and the ``matchConstraints`` of the requests it may judge; a binding puts a policy in force for the
@@ -7,6 +8,11 @@ requests its ``matchResources`` also match, with ``validationActions`` (Deny, Wa
 optional ``paramRef`` to the parameter object. Both are cluster-scoped and have no subresource but a
 policy's status. Validation and defaulting: :mod:`kbatch.api.strategies.admission_policy`;
 enforcement: :mod:`kbatch.apiserver.admission_plugins.validating_policy`; docs/admission-policy.md.
+
+A mutating policy holds ``mutations`` instead (each an ``ApplyConfiguration`` or a ``JSONPatch`` CEL
+expression) and a ``reinvocationPolicy``; its binding has no actions. Neither has a status.
+Validation: :mod:`kbatch.api.strategies.mutating_policy`; enforcement:
+:mod:`kbatch.apiserver.admission_plugins.mutating_policy`.
 """
 
 from __future__ import annotations
@@ -20,9 +26,16 @@ from kbatch.api.meta import Condition, LabelSelector, Resource
 
 __all__ = [
     "GROUP",
+    "ApplyConfiguration",
     "AuditAnnotation",
+    "JSONPatch",
     "MatchCondition",
     "MatchResources",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding",
+    "MutatingAdmissionPolicyBindingSpec",
+    "MutatingAdmissionPolicySpec",
+    "Mutation",
     "NamedRuleWithOperations",
     "ParamKind",
     "ParamRef",
@@ -148,3 +161,47 @@ class ValidatingAdmissionPolicyBinding(Resource):
     )
 
     spec: ValidatingAdmissionPolicyBindingSpec = Field(default_factory=ValidatingAdmissionPolicyBindingSpec)
+
+
+class ApplyConfiguration(KubeModel):
+    expression: str = ""
+
+
+class JSONPatch(KubeModel):
+    expression: str = ""
+
+
+class Mutation(KubeModel):
+    patch_type: str = ""
+    apply_configuration: ApplyConfiguration | None = None
+    json_patch: JSONPatch | None = None
+
+
+class MutatingAdmissionPolicySpec(KubeModel):
+    param_kind: ParamKind | None = None
+    match_constraints: MatchResources | None = None
+    variables: list[Variable] | None = None
+    mutations: list[Mutation] | None = None
+    failure_policy: str | None = None
+    match_conditions: list[MatchCondition] | None = None
+    reinvocation_policy: str | None = None
+
+
+class MutatingAdmissionPolicyBindingSpec(KubeModel):
+    policy_name: str = ""
+    param_ref: ParamRef | None = None
+    match_resources: MatchResources | None = None
+
+
+class MutatingAdmissionPolicy(Resource):
+    api_info: ClassVar[ApiInfo] = _info("MutatingAdmissionPolicy", "mutatingadmissionpolicies", ())
+
+    spec: MutatingAdmissionPolicySpec = Field(default_factory=MutatingAdmissionPolicySpec)
+
+
+class MutatingAdmissionPolicyBinding(Resource):
+    api_info: ClassVar[ApiInfo] = _info(
+        "MutatingAdmissionPolicyBinding", "mutatingadmissionpolicybindings", ()
+    )
+
+    spec: MutatingAdmissionPolicyBindingSpec = Field(default_factory=MutatingAdmissionPolicyBindingSpec)

@@ -18,6 +18,7 @@ from kbatch.api.meta import Resource
 __all__ = [
     "BETA_IS_DEFAULT_STORAGE_CLASS_ANNOTATION",
     "IS_DEFAULT_STORAGE_CLASS_ANNOTATION",
+    "SIMULATED_PROVISIONER",
     "VOLUME_BINDING_MODES",
     "StorageClass",
     "TopologySelectorLabelRequirement",
@@ -27,6 +28,9 @@ __all__ = [
 
 IS_DEFAULT_STORAGE_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 BETA_IS_DEFAULT_STORAGE_CLASS_ANNOTATION = "storageclass.beta.kubernetes.io/is-default-class"
+# the dynamic provisioner kbatch ships (kbatch/controllers/storage/provisioner.py) and the default
+# class ``standard`` names (kbatch/families/storage/default_class.py)
+SIMULATED_PROVISIONER = "kbatch.io/simulated"
 
 _NEVER = datetime.min.replace(tzinfo=UTC)
 

@@ -22,6 +22,7 @@ from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta
 from kbatch.apiserver.names import generate_name, new_uid
+from kbatch.apiserver.requester import requester
 from kbatch.store.records import make_compare, make_put
 
 if TYPE_CHECKING:
@@ -93,7 +94,8 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
     resolve_create_namespace(kind, admitted, namespace)
     kind.strategy.default(admitted)
     server.namespaces.admit_create(kind, admitted)  # NamespaceLifecycle runs first among admission plugins
-    request = AdmissionRequest("CREATE", admitted, None, dry_run=dry_run, warnings=warnings)
+    request = AdmissionRequest("CREATE", admitted, None, dry_run=dry_run, warnings=warnings,
+                               user=requester())
     server.admission.mutate(request)
     generated = not admitted.metadata.name and bool(admitted.metadata.generate_name)
     # With a generated name, each attempt starts again from the admitted object (upstream
@@ -104,9 +106,7 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
         _validate(server, kind, work)
         if warnings is not None:  # rest.BeforeCreate: after validation, before validating admission
             add_warnings(warnings, kind.strategy.warnings_on_create(work))
-        server.admission.validate(request if work is admitted else
-                                  AdmissionRequest("CREATE", work, None, dry_run=dry_run,
-                                                   warnings=warnings))
+        server.admission.validate(request if work is admitted else request._replace(obj=work))
         if dry_run:
             return work
         key = kind.keys.key(work.metadata.namespace, work.name)

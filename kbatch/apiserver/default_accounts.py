@@ -58,7 +58,7 @@ def seed_default_accounts(server: APIServer, namespaces: tuple[str, ...]) -> Non
     a kind that is not served).
 
     Their uids come from a generator of their own, seeded with this bootstrap's name, as RBAC's
-    bootstrap does (``kbatch/families/rbac/bootstrap.py``): the control plane's seeded generator,
+    bootstrap does (``kbatch/apiserver/rbac_bootstrap.py``): the control plane's seeded generator,
     which every later uid, generated name and decision draws from, is left where it was, so a run's
     objects are named as they were before the bootstrap wrote these (upstream draws them from the
     controllers' own randomness, which no user object shares)."""

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from kbatch.api.errors import Conflict, Forbidden
 from kbatch.api.meta import Resource
+from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.client import Preconditions
 from kbatch.apiserver.codec import encode
 from kbatch.apiserver.deletion import decide, pod_grace_period
 from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.requester import requester
 from kbatch.apiserver.update import MAX_RETRIES, Current, object_namespace, read_current
 from kbatch.store.kv import Compare, DeleteOp, PutOp
 
@@ -64,6 +66,10 @@ def delete_object(server: APIServer, model: type[T], name: str, namespace: str |
         current = read_current(server, kind, namespace, name, private=True)  # decide() changes it
         _check_preconditions(kind, current, preconditions)
         obj = current.obj
+        # deleteValidation (generic registry Store.Delete): the validating admission plugins that
+        # judge deletes, on the stored object, before the delete is decided
+        server.admission.validate_delete(AdmissionRequest("DELETE", obj, obj, dry_run=dry_run,
+                                                          user=requester()))
         if kind.is_namespace:
             decision = server.namespaces.decide_delete(obj, policy)
         else:

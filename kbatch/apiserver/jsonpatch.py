@@ -15,7 +15,7 @@ from typing import Any
 
 from kbatch.api.errors import BadRequest, Invalid, StatusDetails
 
-__all__ = ["apply_json_patch", "apply_merge_patch"]
+__all__ = ["NotApplied", "TestFailed", "apply_json_patch", "apply_merge_patch"]
 
 _MISSING = object()
 
@@ -47,10 +47,24 @@ def _pointer(path: Any) -> list[str]:
 _NOT_APPLIED = "the server rejected our request due to an error in our request"
 
 
+class NotApplied(Invalid):
+    """The answer to an operation that does not apply. ``why`` says which and where: the PATCH verb's
+    answer leaves it out, as upstream drops json-patch's message (module docstring), while
+    MutatingAdmissionPolicy's error keeps it (``JSON Patch: <why>``)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(_NOT_APPLIED, details=StatusDetails())
+        self.why = why
+
+
+class TestFailed(NotApplied):
+    """A ``test`` operation that does not hold (json-patch's ``ErrTestFailed``)."""
+
+    __test__ = False  # not a pytest test class
+
+
 def _fail(why: str) -> Invalid:
-    """The answer to an operation that does not apply; ``why`` documents the call site only, as
-    upstream drops json-patch's message (module docstring)."""
-    return Invalid(_NOT_APPLIED, details=StatusDetails())
+    return NotApplied(why)
 
 
 def _index(container: list[Any], token: str, *, allow_end: bool) -> int:
@@ -145,11 +159,16 @@ def _operation(doc: Any, op: dict[str, Any]) -> Any:
     if kind == "remove":
         return _remove(doc, tokens)
     if kind == "replace":
+        if tokens and isinstance(_parent(doc, tokens), dict):
+            # json-patch v4 (the version k8s.io/apiserver uses): ``replace`` looks a map key up with
+            # partialDoc.get, which has no "missing" answer, so a missing key is set, not refused
+            # (upstream's MutatingAdmissionPolicy test "jsonPatch replace key in map" relies on it)
+            return _add(doc, tokens, copy.deepcopy(value))
         _get(doc, tokens)
         return _add(_remove(doc, tokens), tokens, copy.deepcopy(value)) if tokens else copy.deepcopy(value)
     if kind == "test":
         if not _same_json(_get(doc, tokens), value):
-            raise _fail(f"testing value /{'/'.join(tokens)} failed: test failed")
+            raise TestFailed(f"testing value /{'/'.join(tokens)} failed: test failed")
         return doc
     if kind in ("move", "copy"):
         source = _pointer(op.get("from"))

@@ -32,6 +32,11 @@ class LocalClient:
     """Calls go straight to the server. Objects passed in are never kept (the server works on a
     clone); objects handed out are shared and read only (:mod:`kbatch.api.frozen`: ``edit`` copies)."""
 
+    # Lists, gets and watch events hand out the decoded cache's objects, whose nested parts were
+    # interned when the cache took them (``DecodedCache.written``, a decode through ``shared``): an
+    # informer over this client stores them without interning them again.
+    interned_reads = True
+
     def __init__(self, server: APIServer) -> None:
         self.server = server
 

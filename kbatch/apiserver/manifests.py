@@ -5,8 +5,9 @@ The one loader of ``kbatch apply/create/delete -f`` and ``ControlPlane.apply``:
 * Text is JSON when it parses as JSON (kubectl's ``YAMLOrJSONDecoder``), otherwise YAML read as
   the JSON it stands for (sigs.k8s.io/yaml): a timestamp stays the string it is written as, a
   number or boolean map key becomes its string, a NaN/infinity, a recursive alias or another
-  non-JSON value is refused (``error parsing SRC: error converting YAML to JSON: …``). Empty
-  documents are skipped.
+  non-JSON value is refused (``error parsing SRC: error converting YAML to JSON: …``), a key
+  repeated in one mapping keeps its last value, silently (go-yaml v2 non-strict,
+  :mod:`kbatch.apiserver.yaml_duplicates`). Empty documents are skipped.
 * A ``List`` (a kind ending in ``List`` with ``items``) contributes its items, recursively.
 * Every object is checked as kubectl checks it before sending anything (k8s.io/kubectl
   ``pkg/validation``, cli-runtime's resource builder), so one bad document stops the whole command
@@ -52,11 +53,14 @@ class ManifestError(BadRequest):
 
 
 def yaml_loader() -> Any:
-    """A ruamel safe loader reading YAML as the JSON it stands for (timestamps stay strings)."""
+    """A ruamel safe loader reading YAML as the JSON it stands for (timestamps stay strings; a
+    repeated mapping key keeps its last value, :mod:`kbatch.apiserver.yaml_duplicates`)."""
     from ruamel.yaml import YAML
     from ruamel.yaml.constructor import SafeConstructor
 
-    class JsonScalars(SafeConstructor):
+    from kbatch.apiserver.yaml_duplicates import LastKeyWins
+
+    class JsonScalars(LastKeyWins):
         pass
 
     JsonScalars.add_constructor("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str)

@@ -38,6 +38,7 @@ from kbatch.apiserver.patch import patch_object
 from kbatch.apiserver.unstructured import Unstructured
 from kbatch.apiserver.update import object_namespace, read_kv, update_object
 from kbatch.apiserver.watch import TypedWatch, open_watch
+from kbatch.authz.token_signer import TokenSigner
 from kbatch.families import AdmissionPlugin, Composition, builtin, resolve
 from kbatch.store.kv import KV
 
@@ -83,6 +84,8 @@ class APIServer:
         # controllers in this process that keep each namespace's `default` ServiceAccount: the
         # ServiceAccount admission plugin lets them sync a namespace whose account it misses
         self.account_syncers: list[Callable[[str], None]] = []
+        # the service-account signing key, when `kbatch serve` has put it there (kbatch/authz/token_signer.py)
+        self.token_signer = TokenSigner()
         self.unstructured = Unstructured(self)
         # Update managers of tracked writes, recorded before the other admission plugins mutate the
         # object, as upstream's handlers do (kbatch.apiserver.apply.tracking)
@@ -114,6 +117,7 @@ class APIServer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("token_signer", TokenSigner())  # an image saved before it existed
         self.admission = Admission()
         apply_tracking.install(self)
         rbac_policybased.install(self)

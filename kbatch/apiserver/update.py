@@ -37,6 +37,7 @@ from kbatch.apiserver.empty_status import fill_status
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta_update
 from kbatch.apiserver.namespaces import spec_finalizers
+from kbatch.apiserver.requester import requester
 from kbatch.store.kv import DeleteOp, KeyValue
 from kbatch.store.records import make_compare, make_put
 
@@ -189,7 +190,8 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
             kind.strategy.prepare_for_status_update(new, old)
     else:
         kind.strategy.default(new)
-    request = AdmissionRequest("UPDATE", new, old, "status" if status else "", dry_run, warnings)
+    request = AdmissionRequest("UPDATE", new, old, "status" if status else "", dry_run, warnings,
+                               user=requester())
     server.admission.mutate(request)
     if not status:
         kind.strategy.prepare_for_update(new, old)

@@ -1,4 +1,4 @@
-"""Authorization: who a request acts as and whether RBAC allows it.
+"""Authentication and authorization: who a request acts as and whether RBAC allows it.
 
 * :mod:`.user` — the user a request acts as (``user.Info``) and the attributes an authorizer decides on;
 * :mod:`.rules` — whether one PolicyRule covers a request (``pkg/apis/rbac/v1/evaluation_helpers.go``);
@@ -11,7 +11,11 @@
   the 403 it gets when denied (``pkg/endpoints/handlers/responsewriters/errors.go``);
 * :mod:`.escalation` — RBAC's escalation check on writes of roles and bindings
   (``pkg/registry/rbac/*/policybased``), run in the write path by :mod:`kbatch.apiserver.rbac_policybased`;
-* :mod:`.reviews` — authorization.k8s.io/v1 access and rules reviews (``pkg/registry/authorization``).
+* :mod:`.reviews` — authorization.k8s.io/v1 access and rules reviews (``pkg/registry/authorization``);
+* :mod:`.impersonation_check` — whether the caller may impersonate (1.37's constrained impersonation);
+* :mod:`.signing`, :mod:`.sa_claims`, :mod:`.token_authentication`, :mod:`.token_request` — service-account
+  tokens: the key, the claims and their validation, bearer-token authentication, the TokenRequest's
+  rules (``pkg/serviceaccount``, ``pkg/registry/core/serviceaccount/storage/token.go``).
 
 Every decision is a pure function of its inputs; docs/rbac.md says which requests are authorized.
 """

@@ -8,9 +8,9 @@ k8s.io/apiserver ``pkg/endpoints/filters/impersonation/impersonation.go`` reads 
   ``system:anonymous``) unless a given group already says so;
 * groups, extras or a uid without a user is a 400 ``requested [...] without impersonating a user``.
 
-kbatch's callers are all ``system:masters`` (docs/rbac.md), who may impersonate anyone, so upstream's
-``impersonate`` checks on users, groups, service accounts, extras and uids always pass and are not
-made.
+:func:`requested_user` is what the headers ask for; :func:`impersonated_user` the user a requester
+allowed everything (``system:masters``) becomes. Whether a requester may impersonate it is
+:mod:`kbatch.authz.impersonation_check`'s decision.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from urllib.parse import unquote
 from kbatch.api.errors import BadRequest
 from kbatch.authz.user import ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, UserInfo
 
-__all__ = ["HEADERS", "impersonated_user", "split_service_account"]
+__all__ = ["HEADERS", "SA_PREFIX", "finish_groups", "impersonated_user", "requested_user",
+           "split_service_account"]
 
 USER, GROUP, UID, EXTRA = "impersonate-user", "impersonate-group", "impersonate-uid", "impersonate-extra-"
 HEADERS = (USER, GROUP, UID)
@@ -56,8 +57,9 @@ def _requests(user: str, groups: list[str], extras: list[tuple[str, str]], uid: 
     return "[" + " ".join(parts) + "]"
 
 
-def impersonated_user(headers: Iterable[tuple[str, str]]) -> UserInfo | None:
-    """The user the (lower-cased) header pairs impersonate, or ``None`` when they impersonate no one."""
+def requested_user(headers: Iterable[tuple[str, str]]) -> UserInfo | None:
+    """What the (lower-cased) header pairs ask for, groups as given (none added), or ``None`` when
+    they impersonate no one; groups, extras or a uid without a user is a 400."""
     user, uid = "", ""
     groups: list[str] = []
     extras: list[tuple[str, str]] = []
@@ -74,14 +76,30 @@ def impersonated_user(headers: Iterable[tuple[str, str]]) -> UserInfo | None:
         return None
     if not user:
         raise BadRequest(f"requested {_requests(user, groups, extras, uid)} without impersonating a user")
-    account = split_service_account(user)
-    if account is not None and not groups:
-        groups = ["system:serviceaccounts", f"system:serviceaccounts:{account[0]}"]
-    if user != ANONYMOUS and not {ALL_AUTHENTICATED, ALL_UNAUTHENTICATED} & set(groups):
-        groups.append(ALL_AUTHENTICATED)
-    elif user == ANONYMOUS and ALL_UNAUTHENTICATED not in groups:
-        groups.append(ALL_UNAUTHENTICATED)
     extra: dict[str, list[str]] = {}
     for k, v in extras:
         extra.setdefault(k, []).append(v)
     return UserInfo(user, tuple(groups), uid, tuple((k, tuple(v)) for k, v in sorted(extra.items())))
+
+
+def finish_groups(name: str, groups: tuple[str, ...]) -> tuple[str, ...]:
+    """``system:unauthenticated`` for ``system:anonymous``, else ``system:authenticated`` unless
+    ``system:unauthenticated`` is given (``ensureGroup``: never twice)."""
+    if name == ANONYMOUS:
+        return groups if ALL_UNAUTHENTICATED in groups else (*groups, ALL_UNAUTHENTICATED)
+    if ALL_UNAUTHENTICATED in groups or ALL_AUTHENTICATED in groups:
+        return groups
+    return (*groups, ALL_AUTHENTICATED)
+
+
+def impersonated_user(headers: Iterable[tuple[str, str]]) -> UserInfo | None:
+    """The user the (lower-cased) header pairs impersonate for a requester allowed everything, or
+    ``None`` when they impersonate no one."""
+    wanted = requested_user(headers)
+    if wanted is None:
+        return None
+    groups = wanted.groups
+    account = split_service_account(wanted.name)
+    if account is not None and not groups:
+        groups = ("system:serviceaccounts", f"system:serviceaccounts:{account[0]}")
+    return UserInfo(wanted.name, finish_groups(wanted.name, groups), wanted.uid, wanted.extra)

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["ALL_AUTHENTICATED", "ALL_UNAUTHENTICATED", "ANONYMOUS", "SYSTEM_PRIVILEGED_GROUP",
-           "Attributes", "UserInfo"]
+           "Attributes", "UserInfo", "user_info_wire"]
 
 SYSTEM_PRIVILEGED_GROUP = "system:masters"
 ALL_AUTHENTICATED = "system:authenticated"
@@ -22,6 +23,21 @@ class UserInfo:
     groups: tuple[str, ...] = ()
     uid: str = ""
     extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+def user_info_wire(user: UserInfo) -> dict[str, Any]:
+    """``user`` as an ``authentication.k8s.io/v1`` ``UserInfo`` (k8s.io/api ``authentication/v1/
+    types.go``): username, uid, groups, extra, each left out when empty (``omitempty``)."""
+    out: dict[str, Any] = {}
+    if user.name:
+        out["username"] = user.name
+    if user.uid:
+        out["uid"] = user.uid
+    if user.groups:
+        out["groups"] = list(user.groups)
+    if user.extra:
+        out["extra"] = {key: list(values) for key, values in user.extra}
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,10 @@ def _global(ctx: typer.Context,
             kueue_config: str | None = typer.Option(
                 None, "--kueue-config", envvar="KBATCH_KUEUE_CONFIG",
                 help="Kueue's Configuration file (config.kueue.x-k8s.io; Kueue's --config)."),
+            no_default_storage_class: bool = typer.Option(
+                False, "--no-default-storage-class", envvar="KBATCH_NO_DEFAULT_STORAGE_CLASS",
+                help="A NEW state directory's cluster starts without the default StorageClass "
+                     "'standard' (as kubeadm's; kind's has it); recorded, ignored once the state exists."),
             verbosity: int = typer.Option(
                 0, "-v", "--v", envvar="KBATCH_V", min=0,
                 help="Log level of the in-process control plane, as kubectl's -v: 1 warnings (a failed "
@@ -88,7 +92,8 @@ def _global(ctx: typer.Context,
                             namespace=namespace or None, feature_gates=feature_gates,
                             enable_admission_plugins=enable_admission,
                             disable_admission_plugins=disable_admission, scheduler_config=scheduler_config,
-                            clock_start=clock_start or None, kueue_config=kueue_config or None)
+                            clock_start=clock_start or None, kueue_config=kueue_config or None,
+                            no_default_storage_class=no_default_storage_class)
 
 
 def _check_controllers(selection: str | None) -> None:

@@ -40,6 +40,8 @@ class GlobalOptions:
     scheduler_config: str | None = None  # a KubeSchedulerConfiguration file
     clock_start: str | None = None  # a new state's virtual epoch: "now" or RFC 3339 (recorded at creation)
     kueue_config: str | None = None  # a Kueue Configuration file
+    # a new state's cluster starts without the StorageClass `standard` (recorded at creation)
+    no_default_storage_class: bool = False
 
 
 def global_options(ctx: typer.Context) -> GlobalOptions:
@@ -57,7 +59,13 @@ def global_options(ctx: typer.Context) -> GlobalOptions:
                          disable_admission_plugins=env("KBATCH_DISABLE_ADMISSION_PLUGINS") or None,
                          scheduler_config=env("KBATCH_SCHEDULER_CONFIG") or None,
                          clock_start=env("KBATCH_CLOCK_START") or None,
-                         kueue_config=env("KBATCH_KUEUE_CONFIG") or None)
+                         kueue_config=env("KBATCH_KUEUE_CONFIG") or None,
+                         no_default_storage_class=_truthy(env("KBATCH_NO_DEFAULT_STORAGE_CLASS")))
+
+
+def _truthy(value: str | None) -> bool:
+    """An env var for a flag, as click reads one: ``1``, ``true``, ``yes``, ``on`` (any case)."""
+    return (value or "").strip().lower() in ("1", "true", "yes", "on", "t", "y")
 
 
 def _or_global_namespace(ctx: typer.Context, value: str | None) -> str | None:
@@ -80,6 +88,15 @@ def _options(command: Any) -> Table:
     return table
 
 
+def pflag_short(token: str, table: Table) -> str:
+    """``-v=4`` as ``-v4``: pflag reads a shorthand followed by ``=`` as the shorthand with the
+    rest as its value (spf13/pflag ``flag.go`` ``parseSingleShortArg``), so kubectl takes ``-v=4``,
+    ``-n=team``; click would read the value as ``=4``. Other tokens are returned unchanged."""
+    if len(token) > 2 and token[0] == "-" and token[1] != "-" and token[2] == "=" and table.get(token[:2]):
+        return token[:2] + token[3:]
+    return token
+
+
 def _match(token: str, table: Table) -> tuple[str, bool] | None:
     """The option ``token`` names in ``table`` and whether the next token is its value."""
     if token in table:
@@ -95,8 +112,10 @@ def _match(token: str, table: Table) -> tuple[str, bool] | None:
 def hoist_globals(root: Any, ctx: Any, args: list[str]) -> list[str]:
     """``args`` with the global options that follow the command name moved in front of it."""
     globals_ = _options(root)
+    args = list(args)
     i = 0
     while i < len(args) and args[i].startswith("-") and args[i] != "--":
+        args[i] = pflag_short(args[i], globals_)
         found = _match(args[i], globals_)
         if found is None:
             return args  # click reports the unknown option
@@ -109,7 +128,9 @@ def hoist_globals(root: Any, ctx: Any, args: list[str]) -> list[str]:
         if token == "--":
             kept += rest[j:]
             break
-        own = _match(token, _options(command)) if command is not root else None
+        table = _options(command) if command is not root else {}
+        own = _match(pflag_short(token, table), table) if table else None
+        token = rest[j] = pflag_short(token, table if own else globals_)
         glob = None if own else _match(token, globals_)
         if own or glob:
             name, takes_value = own or glob  # type: ignore[misc]

@@ -8,6 +8,7 @@ come back as ``Status`` bodies and are raised as the matching ``StatusError``.
 from __future__ import annotations
 
 import json
+import ssl
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
@@ -105,9 +106,11 @@ class HttpBackend:
     remote = True  # changes can come from elsewhere (``get -w`` keeps watching)
 
     def __init__(self, url: str, *, token: str | None = None, registry: Registry | None = None,
-                 timeout: float = 60.0) -> None:
+                 timeout: float = 60.0, ca_file: str | None = None) -> None:
+        """``ca_file``: the certificate an ``https`` server is trusted by (``kbatch serve --tls``'s)."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self._http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout)
+        verify: ssl.SSLContext | bool = ssl.create_default_context(cafile=ca_file) if ca_file else True
+        self._http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout, verify=verify)
         self._registry = registry
 
     @property

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -18,7 +19,7 @@ from kbatch.api.errors import StatusError
 from kbatch.cli.errors import UserError
 from kbatch.cli.manifests import ManifestError
 from kbatch.cli.options import GlobalOptions
-from kbatch.cli.state import StateConfig, StateDir
+from kbatch.cli.state import StateConfig, StateDir, addons_option
 from kbatch.server.backend import Backend
 
 __all__ = ["StateDir", "session"]
@@ -31,7 +32,9 @@ def session(opts: GlobalOptions, *, save: bool = True) -> Iterator[Backend]:
     if opts.server:
         from kbatch.cli.remote import HttpBackend  # httpx only when talking to a server
 
-        remote = HttpBackend(opts.server, token=opts.token)
+        ca = Path(opts.state) / "tls" / "tls.crt"  # kbatch serve --tls's certificate, when it is this state's
+        remote = HttpBackend(opts.server, token=opts.token,
+                             ca_file=str(ca) if opts.server.startswith("https:") and ca.exists() else None)
         try:
             yield remote  # type: ignore[misc]
         finally:
@@ -77,7 +80,8 @@ def _on_etcd(opts: GlobalOptions) -> Iterator[Backend]:
     except (ImportError, ValueError, StoreError) as err:
         raise UserError(f"--etcd-servers {opts.etcd_servers}: {err}") from None
     # uids and generated names come from the seeded rng: each process needs a sequence of its own
-    cp = ControlPlane(seed=int.from_bytes(os.urandom(8), "big"), controllers="", clock="real", store=store)
+    cp = ControlPlane(seed=int.from_bytes(os.urandom(8), "big"), controllers="", clock="real", store=store,
+                      addons=addons_option(opts))  # installed only when the etcd holds no cluster yet
     try:
         yield SelfDrivenBackend(cp)
     finally:

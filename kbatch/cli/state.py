@@ -12,7 +12,8 @@ A command takes the lock, loads the image, acts, settles and saves the image aga
 appends its trace lines; so N commands are the same run as the same calls on one ``ControlPlane``.
 
 **Configuration.** The image records what its control plane was built with (:class:`StateConfig`:
-controllers, feature gates, admission plugins, scheduler and Kueue configurations, clock, seed). A
+controllers, feature gates, admission plugins, scheduler and Kueue configurations, clock, seed; the
+clock's start and the cluster add-ons, which only a new state's first command chooses). A
 command that gives no such option continues as recorded; one that gives a different value *restarts*
 the control plane with it, as restarting kube-controller-manager, kube-apiserver, kube-scheduler or
 Kueue's manager with other flags does: the objects, the clock and the trace digest stay, what the
@@ -37,7 +38,8 @@ from kbatch.cli.options import GlobalOptions
 if TYPE_CHECKING:
     from kbatch.runtime.trace_window import Window
 
-__all__ = ["IMAGE", "LEGACY_SNAPSHOT", "ROTATE_AT", "TRACE", "StateConfig", "StateDir", "read_kueue_config"]
+__all__ = ["IMAGE", "LEGACY_SNAPSHOT", "ROTATE_AT", "TRACE", "StateConfig", "StateDir", "addons_option",
+           "read_kueue_config"]
 
 IMAGE = "state.kbatch"
 LEGACY_SNAPSHOT = "snapshot.kbatch"  # the objects-only state of kbatch before images
@@ -58,6 +60,7 @@ class StateConfig:
     clock: str = "virtual"
     seed: int = 0
     start: str = ""  # the virtual clock's start (RFC 3339) chosen at creation; "": the library default
+    addons: str = "*"  # the cluster add-ons chosen at creation, installed then only (runtime/addons.py)
 
     @classmethod
     def of(cls, recorded: dict[str, Any] | None) -> StateConfig:
@@ -99,7 +102,7 @@ class StateConfig:
                             enable_admission_plugins=self.enable_admission_plugins or None,
                             disable_admission_plugins=self.disable_admission_plugins or None,
                             scheduler_config=self.scheduler_config, kueue_config=self.kueue_config,
-                            store=store, **kwargs)
+                            store=store, addons=self.addons, **kwargs)
 
 
 def read_kueue_config(path: str) -> str:
@@ -127,6 +130,11 @@ def _start_option(value: str | None) -> str:
 
         return wall_clock_start().strftime("%Y-%m-%dT%H:%M:%SZ")
     return _parse_start(value).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def addons_option(opts: GlobalOptions) -> str:
+    """The cluster add-ons of a new cluster: all (``*``) unless ``--no-default-storage-class``."""
+    return "*,-default-storage-class" if opts.no_default_storage_class else "*"
 
 
 def _parse_start(value: str) -> Any:
@@ -231,7 +239,8 @@ class StateDir:
             cp.server.namespaces.ensure_system_namespaces()
             cp.server.run_post_start_hooks()  # e.g. RBAC's bootstrap roles, recreated when missing
         else:
-            config = StateConfig(start=_start_option(opts.clock_start)).with_options(opts, clock)
+            config = StateConfig(start=_start_option(opts.clock_start),
+                                 addons=addons_option(opts)).with_options(opts, clock)
             cp = self._from_legacy(config) if self.legacy_snapshot.exists() else config.build()
         cp.trace.draining = True  # every line of this session goes to the trace file
         return cp, config

@@ -1,5 +1,5 @@
 """API families: the one seam through which kinds, admission plugins, controllers, scheduler plugins,
-feature gates and job integrations reach a control plane.
+feature gates, job integrations and cluster add-ons reach a control plane.
 
 A family is declared once (:class:`Family`, in ``kbatch/families/<name>/``) and listed in
 :data:`BUILTIN_FAMILIES`; the control plane, ``kbatch serve`` and the CLI compose the families
@@ -12,12 +12,19 @@ from __future__ import annotations
 from kbatch.api.registry import Registry
 from kbatch.families.admission_policy import ADMISSION_POLICY
 from kbatch.families.batch import BATCH
-from kbatch.families.composition import AdmissionSelectionError, Composition, compose, parse_plugin_list
+from kbatch.families.composition import (
+    AddonSelectionError,
+    AdmissionSelectionError,
+    Composition,
+    compose,
+    parse_plugin_list,
+)
 from kbatch.families.core import CORE
 from kbatch.families.coscheduling import COSCHEDULING
 from kbatch.families.dra import DRA
 from kbatch.families.family import (
     AdmissionPlugin,
+    ClusterAddon,
     ControllerSpec,
     Family,
     JobIntegration,
@@ -44,8 +51,10 @@ __all__ = [
     "KUEUE",
     "RBAC",
     "STORAGE",
+    "AddonSelectionError",
     "AdmissionPlugin",
     "AdmissionSelectionError",
+    "ClusterAddon",
     "Composition",
     "ControllerSpec",
     "Family",

@@ -6,6 +6,8 @@ what the families refer to lazily. :meth:`Composition.admission_plugins` applies
 ``--enable-admission-plugins`` / ``--disable-admission-plugins`` (upstream
 ``staging/src/k8s.io/apiserver/pkg/server/options/admission.go``: unknown names and a plugin named in
 both are errors; the enabled plugins run in the recommended order, whatever the flags' order).
+:meth:`Composition.cluster_addons` selects the add-ons a new cluster gets, in ``--controllers``'
+syntax (``*``, ``name``, ``-name``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from kbatch.api.registry import Registry
 from kbatch.api.strategy import GatedStrategy
 from kbatch.families.family import (
     AdmissionPlugin,
+    ClusterAddon,
     ControllerSpec,
     Family,
     JobIntegration,
@@ -25,11 +28,15 @@ from kbatch.families.family import (
     SchedulerPlugin,
 )
 
-__all__ = ["AdmissionSelectionError", "Composition", "compose", "parse_plugin_list"]
+__all__ = ["AddonSelectionError", "AdmissionSelectionError", "Composition", "compose", "parse_plugin_list"]
 
 
 class AdmissionSelectionError(ValueError):
     """``--enable-admission-plugins`` / ``--disable-admission-plugins`` that cannot be applied."""
+
+
+class AddonSelectionError(ValueError):
+    """A cluster add-on selection that names an unknown add-on."""
 
 
 def parse_plugin_list(value: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -49,6 +56,7 @@ class Composition:
     scheduler_plugins: tuple[SchedulerPlugin, ...]
     feature_specs: tuple[FeatureSpec, ...]
     job_integrations: tuple[JobIntegration, ...]
+    addons: tuple[ClusterAddon, ...] = ()
 
     def registry(self, gates: FeatureGates | None = None,
                  served: Collection[tuple[str, str]] | None = None) -> Registry:
@@ -93,11 +101,30 @@ class Composition:
         return tuple(p for p in self.admission
                      if (p.enabled_by_default or p.name in enabled) and p.name not in disabled)
 
+    def cluster_addons(self, selection: str | Sequence[str] | None = None) -> tuple[ClusterAddon, ...]:
+        """The add-ons a new cluster gets, in family order. ``selection`` reads as ``--controllers``
+        does: ``*`` the default-enabled ones, ``name`` on, ``-name`` off (the first explicit term
+        naming an add-on decides); ``None`` is ``*``, ``""`` none."""
+        terms = ["*"] if selection is None else list(parse_plugin_list(selection))
+        known = {a.name for a in self.addons}
+        unknown = sorted({t.removeprefix("-") for t in terms if t != "*"} - known)
+        if unknown:
+            raise AddonSelectionError(f"unknown cluster add-on {', '.join(repr(u) for u in unknown)}; "
+                                      f"known: {', '.join(sorted(known)) or '(none)'}")
+        return tuple(a for a in self.addons if _selected(a, terms))
+
     def family(self, name: str) -> Family:
         for family in self.families:
             if family.name == name:
                 return family
         raise KeyError(f"no family named {name!r}; known: {', '.join(f.name for f in self.families)}")
+
+
+def _selected(addon: ClusterAddon, terms: Sequence[str]) -> bool:
+    for term in terms:
+        if term in (addon.name, f"-{addon.name}"):
+            return term == addon.name
+    return "*" in terms and addon.enabled_by_default
 
 
 def _unique(what: str, names: Iterable[str]) -> None:
@@ -110,7 +137,8 @@ def _unique(what: str, names: Iterable[str]) -> None:
 
 def compose(families: Iterable[Family]) -> Composition:
     """The families, in order, as one :class:`Composition`; a clash (two families declaring the same
-    kind, admission plugin, controller, scheduler plugin or integration) is a ``ValueError``."""
+    kind, admission plugin, controller, scheduler plugin, integration or cluster add-on) is a
+    ``ValueError``."""
     chosen = tuple(families)
     _unique("family", (f.name for f in chosen))
     kinds = tuple(k for f in chosen for k in f.kinds)
@@ -124,4 +152,6 @@ def compose(families: Iterable[Family]) -> Composition:
     integrations = tuple(j for f in chosen for j in f.job_integrations)
     _unique("job integration", (j.name for j in integrations))
     gates = tuple(g for f in chosen for g in f.feature_gates)
-    return Composition(chosen, kinds, admission, controllers, plugins, gates, integrations)
+    addons = tuple(a for f in chosen for a in f.cluster_addons)
+    _unique("cluster add-on", (a.name for a in addons))
+    return Composition(chosen, kinds, admission, controllers, plugins, gates, integrations, addons)

@@ -12,6 +12,9 @@ A family (core, batch, JobSet, gang scheduling, Kueue, DRA, ...) is a :class:`Fa
 * its **post-start hooks**: ``hook(server)`` run once a new API server has its system namespaces, to
   create what a fresh control plane holds (kube-apiserver's post-start hooks, e.g. RBAC's
   ``rbac/bootstrap-roles``);
+* its **cluster add-ons** (:class:`ClusterAddon`): objects a *new* cluster starts with, installed once
+  when the control plane's store is first populated and never again, so a user's deletion stands
+  (kind's create actions after ``kubeadm init``: the default StorageClass);
 * its **feature gates** (:class:`~kbatch.api.features.FeatureSpec`) and its **job integrations**
   (:class:`JobIntegration`: the kinds that Kueue-style queueing can suspend and admit).
 
@@ -36,6 +39,7 @@ from kbatch.api.versions import ServedVersion
 
 __all__ = [
     "AdmissionPlugin",
+    "ClusterAddon",
     "ControllerSpec",
     "Family",
     "JobIntegration",
@@ -92,6 +96,24 @@ class AdmissionPlugin:
     install: Ref
     enabled_by_default: bool = True
     description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterAddon:
+    """Objects a new cluster starts with: ``install(server)`` creates them once, when the control
+    plane's store holds no object yet, after the system namespaces and the post-start hooks.
+
+    Unlike a post-start hook (run at every start, recreating what is missing, as kube-apiserver's
+    are), an add-on is not installed again when the control plane restarts over its store: a user
+    who deletes or edits what it made keeps that, as in a kind cluster (kubernetes-sigs/kind
+    ``pkg/cluster/internal/create/create.go``: the install actions run once, at ``kind create
+    cluster``). Selected by name (``ControlPlane(addons="*,-name")``); ``enabled_by_default`` says
+    whether ``*`` includes it."""
+
+    name: str
+    install: Ref
+    description: str = ""
+    enabled_by_default: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,3 +175,4 @@ class Family:
     feature_gates: tuple[FeatureSpec, ...] = ()
     job_integrations: tuple[JobIntegration, ...] = ()
     post_start: tuple[Ref, ...] = ()
+    cluster_addons: tuple[ClusterAddon, ...] = ()

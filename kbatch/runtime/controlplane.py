@@ -14,7 +14,9 @@ and runs; ``feature_gates`` (``"Name=true,..."`` as ``--feature-gates``),
 ``scheduler_config`` (a ``KubeSchedulerConfiguration`` dict, kube-scheduler's ``--config``) and
 ``kueue_config`` (Kueue's ``Configuration``: a dict, YAML text or a file path, Kueue's ``--config``;
 ``configurations`` holds any component's by name) configure them as upstream's components are
-configured.
+configured. ``addons`` selects the cluster add-ons a *new* store gets, once (``--controllers``' syntax;
+default ``*``: the StorageClass ``standard``, as kind's; ``"*,-default-storage-class"`` or ``""`` for a
+cluster without one, as kubeadm's; kbatch/runtime/addons.py).
 
 >>> cp = ControlPlane(seed=1, controllers="")          # doctest: +SKIP
 >>> cp.apply(open("job.yaml").read()); cp.advance("5m")  # doctest: +SKIP
@@ -35,6 +37,7 @@ from typing import Any
 
 from kbatch.api.registry import Registry
 from kbatch.families import BUILTIN_FAMILIES, ControllerSpec, Family, compose
+from kbatch.runtime.addons import install_addons, is_new_store
 from kbatch.runtime.apply import Manifests, apply_objects
 from kbatch.runtime.builder import Builder
 from kbatch.runtime.cache import Cache
@@ -89,6 +92,7 @@ class ControlPlane:
         event_ttl: float | None = EVENT_TTL,
         store: KV | None = None,
         registry: Registry | None = None,
+        addons: str | Sequence[str] | None = None,
     ) -> None:
         from kbatch.apiserver import APIServer
         from kbatch.store import MemoryStore
@@ -99,6 +103,8 @@ class ControlPlane:
         self.composition = compose(families if families is not None else BUILTIN_FAMILIES)
         self.features = self.composition.feature_gates(feature_gates)
         self.store: KV = store if store is not None else MemoryStore()
+        chosen_addons = self.composition.cluster_addons(addons)  # checked even when the store is not new
+        new_store = is_new_store(self.store)
         self.registry = registry if registry is not None else self.composition.registry(self.features)
         admission = self.composition.admission_plugins(enable_admission_plugins, disable_admission_plugins)
         self.configurations = dict(configurations or {})
@@ -107,6 +113,8 @@ class ControlPlane:
         self.server = APIServer(self.store, self.registry, now=self.clock.now_datetime, rng=self.rng,
                                 admission_plugins=admission, features=self.features,
                                 composition=self.composition, configurations=self.configurations)
+        if new_store:  # once, after the system namespaces and the post-start hooks
+            install_addons(self.server, chosen_addons)
         self.client = self.server.client()
         self.timers = TimerQueue()
         self.cache = Cache(self.client)

@@ -33,10 +33,14 @@ from kbatch.api.errors import (
     Unauthorized,
 )
 from kbatch.api.kube_version import version_info
-from kbatch.apiserver.rbac_policybased import acting_as, as_control_plane
-from kbatch.authz.chain import authorize
-from kbatch.authz.impersonation import impersonated_user
+from kbatch.apiserver.requester import LOCAL_ADMIN, acting_as, as_control_plane
+from kbatch.authz.chain import authorize, is_privileged
+from kbatch.authz.impersonation import impersonated_user, requested_user
+from kbatch.authz.impersonation_check import check_impersonation
+from kbatch.authz.rbac import Decision, RbacSnapshot
 from kbatch.authz.request import forbidden, request_attributes
+from kbatch.authz.sa_claims import TokenInvalid
+from kbatch.authz.user import Attributes, UserInfo
 from kbatch.runtime.duration import parse_duration
 from kbatch.server import authentication_api, authorization_api, discovery, metrics_api
 from kbatch.server.aggregated_discovery import CONTENT_TYPE as AGGREGATED
@@ -48,7 +52,8 @@ from kbatch.server.handlers import handle_resource
 from kbatch.server.http import Request, Response, json_response, read_request, status_response
 from kbatch.server.log_follow import ClockTicks, serve_log_follow
 from kbatch.server.openapi import OpenAPI
-from kbatch.server.routing import PageNotFound, Router
+from kbatch.server.routing import PageNotFound, ResourcePath, Router
+from kbatch.server.service_account_tokens import TokenService
 from kbatch.server.versions import versioned
 from kbatch.server.warning_header import warning_header
 from kbatch.server.watch import EncodedEvents, Shutdown, serve_watch
@@ -66,11 +71,18 @@ _IMPERSONATE = "impersonate-"
 
 
 class KbatchApp:
-    """``KbatchApp(backend, token=None)`` is an ASGI 3 callable."""
+    """``KbatchApp(backend, token=None, tokens=None)`` is an ASGI 3 callable. ``token`` is the static
+    bearer token of ``kbatch serve --token``; ``tokens`` issues and authenticates service-account
+    tokens (by default with a key derived from the control plane's seed and ``token``), capped at
+    ``max_token_expiration`` seconds when not 0 (``--service-account-max-token-expiration``)."""
 
-    def __init__(self, backend: Backend, *, token: str | None = None) -> None:
+    def __init__(self, backend: Backend, *, token: str | None = None,
+                 tokens: TokenService | None = None, max_token_expiration: int = 0) -> None:
         self.backend = versioned(backend)  # further served versions (CRDs' v1beta1 …) by conversion
         self.token = token
+        self.tokens = tokens if tokens is not None else _default_tokens(backend, token)
+        self.tokens.max_expiration = max_token_expiration or self.tokens.max_expiration
+        self.tokens.install_signer(backend)  # the tokens controller signs legacy tokens with its key
         self.router = Router(backend.registry)
         self.openapi = OpenAPI(backend.registry)
         self.shutdown = Shutdown()
@@ -89,9 +101,9 @@ class KbatchApp:
             return
         try:
             req = await read_request(scope, receive)
-            self._authorize(req)
-            if any(key.startswith(_IMPERSONATE) for key in req.headers):
-                self._impersonate(req)
+            caller = self._authenticate(req)
+            if caller is not None or any(key.startswith(_IMPERSONATE) for key in req.headers):
+                self._authorize(req, caller)
             if req.method == "GET" and req.flag("watch"):
                 gv = self.router.group_version(req.path)
                 if gv is not None:
@@ -102,7 +114,7 @@ class KbatchApp:
                         return
             if req.method == "GET" and req.flag("follow") and await self._follow(req, send, receive):
                 return
-            with acting_as(req.user, lambda: rbac_snapshot(self.backend)):
+            with acting_as(req.user or LOCAL_ADMIN):  # request.WithUser: admission's userInfo
                 response = self.dispatch(req)
         except PageNotFound:
             response = _page_not_found()
@@ -137,27 +149,74 @@ class KbatchApp:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    def _authorize(self, req: Request) -> None:
-        if self.token is None:
-            return
-        given = req.headers.get("authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+    def _authenticate(self, req: Request) -> UserInfo | None:
+        """Who sent ``req``: ``None`` for the local administrator (no credentials, or the static
+        ``--token``), the service account of a valid bearer token; 401 ``Unauthorized`` otherwise, as
+        kube-apiserver's authentication filter answers a credential no authenticator accepts
+        (k8s.io/apiserver ``pkg/endpoints/filters/authentication.go``; docs/rbac.md, "Who a request is")."""
+        given = req.headers.get("authorization")
+        if given is None:
+            if self.token is not None:
+                raise Unauthorized("Unauthorized")
+            return None
+        scheme, _, value = given.strip().partition(" ")
+        value = value.strip()
+        if scheme.lower() != "bearer" or not value:  # bearertoken.Authenticator: not a bearer token
             raise Unauthorized("Unauthorized")
+        if self.token is not None and hmac.compare_digest(value.encode(), self.token.encode()):
+            return None
+        try:
+            user = self.tokens.authenticate(self.backend, value)
+        except TokenInvalid as err:
+            log.info("service-account token refused: %s", err)
+            user = None
+        if user is None:
+            raise Unauthorized("Unauthorized")
+        return user
 
-    def _impersonate(self, req: Request) -> None:
-        """Act as the impersonated user and let the RBAC authorizer decide the request (403 when it
-        does not allow it); docs/rbac.md. Only requests with an ``Impersonate-*`` header come here
-        (k8s.io/apiserver ``filters/impersonation``: a uid, extra or group without a user is a 400):
-        every other request is ``system:masters``'."""
-        pairs = ((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in req.raw_headers)
-        req.user = impersonated_user(pairs)
-        if req.user is None:
-            return
-        attrs = request_attributes(req.user, req.method, req.path.rstrip("/") or "/",
+    def _authorize(self, req: Request, caller: UserInfo | None) -> None:
+        """Act as the caller, or as whom it impersonates when it may (k8s.io/apiserver
+        ``filters/impersonation``: a uid, extra or group without a user is a 400), and let the
+        authorizer chain decide the request (403 when it does not allow it); docs/rbac.md. The local
+        administrator's requests without ``Impersonate-*`` headers do not come here."""
+        requestor = caller or authorization_api.ADMIN
+        attrs = request_attributes(requestor, req.method, req.path.rstrip("/") or "/",
                                    watch=req.method == "GET" and req.flag("watch"))
-        decision = authorize(attrs, rbac_snapshot(self.backend))
+        snapshot: list[RbacSnapshot] = []
+
+        def decide(a: Attributes) -> Decision:
+            if not snapshot:
+                snapshot.append(rbac_snapshot(self.backend))
+            return authorize(a, snapshot[0])
+
+        pairs = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in req.raw_headers]
+        wanted = requested_user(pairs) if any(k.startswith(_IMPERSONATE) for k, _ in pairs) else None
+        if wanted is None:
+            req.user = caller
+        elif is_privileged(requestor):  # every impersonation check passes: the user as the headers ask
+            req.user = impersonated_user(pairs)
+        else:
+            req.user = check_impersonation(requestor, wanted, attrs, decide)
+        attrs = replace(attrs, user=req.user or requestor)
+        if is_privileged(attrs.user):
+            return
+        decision = decide(attrs)
         if not decision.allowed:
             raise forbidden(attrs, decision.reason)
+
+    def _token_request(self, req: Request, rp: ResourcePath) -> Response:
+        """``POST serviceaccounts/NAME/token`` with an authentication.k8s.io/v1 TokenRequest (kubectl
+        sends protobuf): 201 and the request with its ``status`` (:mod:`.service_account_tokens`)."""
+        if req.method != "POST" or rp.name is None:
+            raise MethodNotAllowed(f"the server does not allow this method on the requested resource "
+                                   f"({req.method})")
+        body = req.json()
+        if not isinstance(body, dict) or body.get("kind", "TokenRequest") != "TokenRequest" or \
+                body.get("apiVersion", "authentication.k8s.io/v1") != "authentication.k8s.io/v1":
+            raise BadRequest("the body of a serviceaccounts/token request must be an "
+                             "authentication.k8s.io/v1 TokenRequest")
+        out, warnings = self.tokens.create_token(self.backend, rp.namespace or "default", rp.name, body)
+        return json_response(out, 201, tuple(warning_header(w) for w in warnings))
 
     def dispatch(self, req: Request) -> Response:
         path = req.path.rstrip("/") or "/"
@@ -175,7 +234,8 @@ class KbatchApp:
             answer = authorization_api.serve(self.backend, req, rest, req.user)
             return json_response(answer, 201 if rest else 200)
         if (group, version) == (authentication_api.GROUP, authentication_api.VERSION):
-            answer = authentication_api.serve(self.backend, req, rest, req.user or authorization_api.ADMIN)
+            answer = authentication_api.serve(self.backend, req, rest, req.user or authorization_api.ADMIN,
+                                              self.tokens, self.token)
             return json_response(answer, 201 if rest else 200)
         if (group, version) == (metrics_api.GROUP, metrics_api.VERSION):
             params = {k: req.param(k) for k in ("labelSelector", "fieldSelector")}
@@ -186,6 +246,8 @@ class KbatchApp:
                 raise self.router.not_found(group)
             return json_response(doc)
         rp = self.router.resolve(group, version, rest, req.method)
+        if rp.subresource == "token" and (rp.spec.info.group, rp.spec.info.kind) == ("", "ServiceAccount"):
+            return self._token_request(req, rp)
         response = handle_resource(self.backend, req, rp)
         warning = rp.spec.served.warning if rp.spec.served is not None else None
         if warning:  # a deprecated served version warns on every request (CRD deprecationWarning)
@@ -278,6 +340,14 @@ class KbatchApp:
                 raise BadRequest("action arguments must be a JSON object")
             return json_response(self.backend.action(rest[1], body))
         raise NotFound(f"the server could not find the requested resource ({'/'.join(rest)})")
+
+
+def _default_tokens(backend: Backend, secret: str | None) -> TokenService:
+    """Tokens signed with a key derived from the served state's seed (the seed a state directory
+    keeps, ``base_seed``, not the session's) and the static token."""
+    cp = getattr(backend, "control_plane", None)
+    seed = getattr(cp, "base_seed", getattr(cp, "seed", 0))
+    return TokenService.derived(int(seed), secret)
 
 
 def _page_not_found() -> Response:

@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import BadRequest, MethodNotAllowed
+from kbatch.apiserver.requester import LOCAL_ADMIN
 from kbatch.authz.rbac import RbacSnapshot
 from kbatch.authz.reviews import GROUP, KINDS, VERSION, review
-from kbatch.authz.user import ALL_AUTHENTICATED, SYSTEM_PRIVILEGED_GROUP, UserInfo
+from kbatch.authz.user import UserInfo
 from kbatch.server.routing import route_not_found
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["ADMIN", "GROUP", "VERSION", "authorization_resource_list", "rbac_snapshot", "serve"]
 
 Obj = dict[str, Any]
-ADMIN = UserInfo("kubernetes-admin", (SYSTEM_PRIVILEGED_GROUP, ALL_AUTHENTICATED))
+ADMIN = LOCAL_ADMIN
 """Who a request that impersonates no one acts as (docs/rbac.md)."""
 _RBAC = (("roles", "Role"), ("rolebindings", "RoleBinding"), ("clusterroles", "ClusterRole"),
          ("clusterrolebindings", "ClusterRoleBinding"))

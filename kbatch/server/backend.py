@@ -6,6 +6,13 @@ fault injection, logs, snapshots). :class:`kbatch.server.facade.ControlPlaneBack
 over an in-process ``ControlPlane``; the CLI's remote mode implements the same calls over HTTP.
 
 Every method raises ``kbatch.api.errors.StatusError`` subclasses for API failures.
+
+Who asks is not an argument: as upstream's handlers read the user from the request context, the verbs
+act as :func:`kbatch.apiserver.requester.requester`, which ``kbatch serve`` sets for each request
+(``acting_as``) and which admission sees as ``AdmissionRequest.user``; a control plane's own work
+(``settle``, moving the clock, actions) runs ``as_control_plane``, the local administrator. A typed
+field in ``WriteOptions``/``DeleteOptions`` would have to be threaded through every verb of the API
+server and would still miss the writes a request makes without options (an eviction's delete).
 """
 
 from __future__ import annotations

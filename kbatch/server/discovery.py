@@ -74,6 +74,10 @@ def _resource(info: ApiInfo) -> list[dict[str, Any]]:
         verbs = ["get"] if sub == "log" else ["get", "patch", "update"]
         out.append({"name": f"{info.plural}/{sub}", "singularName": "", "namespaced": info.namespaced,
                     "kind": "Pod" if sub == "log" else info.kind, "verbs": verbs})
+    if (info.group, info.kind) == ("", "ServiceAccount"):  # the TokenRequest subresource (token.go)
+        out.append({"name": "serviceaccounts/token", "singularName": "", "namespaced": True,
+                    "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",
+                    "verbs": ["create"]})
     if (info.group, info.kind) == ("", "Pod"):  # kubectl drain looks for this entry (CheckEvictionSupport)
         out.append({"name": "pods/eviction", "singularName": "", "namespaced": True, "group": "policy",
                     "version": "v1", "kind": "Eviction", "verbs": ["create"]})

@@ -25,9 +25,10 @@ from kbatch.api.registry import KindSpec
 from kbatch.apiserver.apply.operation import apply_object
 from kbatch.apiserver.apply.tracking import field_manager
 from kbatch.apiserver.client import Preconditions
-from kbatch.apiserver.rbac_policybased import as_control_plane
+from kbatch.apiserver.requester import as_control_plane
 from kbatch.server import actions
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
+from kbatch.sim.unmodelled import unmodelled_warnings
 
 __all__ = ["ControlPlaneBackend", "SelfDrivenBackend", "new_control_plane", "restore_control_plane",
            "save_control_plane"]
@@ -41,11 +42,11 @@ EPHEMERAL = "ephemeralcontainers"  # pods/ephemeralcontainers (kbatch/api/strate
 
 def new_control_plane(*, controllers: str | None = None, seed: int = 0, clock: str = "virtual",
                       start: datetime | None = None, store: Any = None,
-                      feature_gates: str | None = None) -> Any:
+                      feature_gates: str | None = None, addons: str | None = None) -> Any:
     from kbatch.runtime.controlplane import ControlPlane
 
     kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock,
-                              "feature_gates": feature_gates}
+                              "feature_gates": feature_gates, "addons": addons}
     if start is not None:
         kwargs["start"] = start
     if store is not None:
@@ -213,6 +214,7 @@ class ControlPlaneBackend:
             out, warnings = self._api.create(body, namespace=self._ns(info, namespace),
                                              dry_run=opts.dry_run, field_validation=opts.field_validation)
         opts.warnings.extend(warnings)
+        opts.warnings.extend(unmodelled_warnings(out))  # what the simulated kubelet will not run
         return out
 
     def get(self, info: ApiInfo, namespace: str | None, name: str, *,

@@ -17,11 +17,12 @@ from kbatch.api.errors import (
     UnsupportedMediaType,
 )
 from kbatch.apiserver.apply.tracking import field_manager
-from kbatch.apiserver.decoding import cannot_handle, unrecognized
+from kbatch.apiserver.decoding import StrictDecodingError, cannot_handle, unrecognized
 from kbatch.apiserver.go_json import cannot_unmarshal, type_meta_error
 from kbatch.apiserver.go_json_syntax import GoSyntaxError
 from kbatch.apiserver.manifests import YamlError, yaml_documents
 from kbatch.apiserver.write_options import check_write_options, write_option_errors
+from kbatch.apiserver.yaml_duplicates import duplicate_key_problems, duplicate_keys_error
 from kbatch.server.backend import Backend, WriteOptions
 from kbatch.server.deleteopts import delete_options, delete_warnings
 from kbatch.server.http import Request, Response, json_response
@@ -29,7 +30,13 @@ from kbatch.server.list_options import validate_list_request
 from kbatch.server.pod_log_options import cut_log, log_options
 from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import ResourcePath
-from kbatch.server.streaming import STREAMING_SUBRESOURCES, proxy_target, refuse_proxy, refuse_stream
+from kbatch.server.streaming import (
+    STREAMING_SUBRESOURCES,
+    asks_upgrade,
+    proxy_target,
+    refuse_proxy,
+    refuse_stream,
+)
 from kbatch.server.table import build_table, table_accepted
 from kbatch.server.warning_header import warning_header
 
@@ -60,18 +67,26 @@ def write_options(req: Request, kind: str = "CreateOptions", patch_type: str | N
     return WriteOptions(dry_run=bool(dry), field_validation=validation or "Warn")
 
 
-def _object_body(req: Request, kind: str) -> Any:
+def _object_body(req: Request, kind: str, strict: bool = False) -> Any:
     """A create or update body in the media type its Content-Type names, as kube-apiserver's
     ``NegotiateInputSerializer`` picks the decoder (k8s.io/apiserver
     ``pkg/endpoints/handlers/negotiation/negotiate.go``): none is JSON, ``application/yaml`` is read
     as the JSON it stands for (the YAML serializer's ``yaml.YAMLToJSON``, first document), any other
-    type is a 415 naming the accepted ones (``NewUnsupportedMediaTypeError``)."""
+    type is a 415 naming the accepted ones (``NewUnsupportedMediaTypeError``). A YAML key repeated in
+    one mapping keeps its last value; under ``fieldValidation=Strict`` it is refused as the YAML
+    serializer's ``YAMLToJSONStrict`` pass refuses it (:mod:`kbatch.apiserver.yaml_duplicates`).
+    Under ``Warn`` upstream records it as a warning whose text holds a newline, which
+    ``NewWarningHeader`` refuses, so no warning reaches the client: none is sent here either."""
     ctype = req.content_type
     if ctype == YAML:
         try:
-            docs = yaml_documents(req.body.decode("utf-8"))
+            text = req.body.decode("utf-8")
+            docs = yaml_documents(text)
         except (YamlError, UnicodeDecodeError) as err:  # Decode's error, through transformDecodeError
             raise unrecognized(kind, str(err), req.body) from None
+        problems = duplicate_key_problems(text) if strict and docs and docs[0] is not None else []
+        if problems:
+            raise StrictDecodingError(f"strict decoding error: {duplicate_keys_error(problems)}")
         return docs[0] if docs else None
     if ctype not in ("", *OBJECT_TYPES):
         raise UnsupportedMediaType(f"the body of the request was in an unknown format - accepted media "
@@ -82,11 +97,14 @@ def _object_body(req: Request, kind: str) -> Any:
         raise unrecognized(kind, f"couldn't get version/kind; json parse error: {err}", req.body) from None
 
 
-def _check_identity(rp: ResourcePath, req: Request, name: str | None) -> dict[str, Any]:
+def _check_identity(rp: ResourcePath, req: Request, name: str | None, opts: WriteOptions) -> dict[str, Any]:
     """The request body as an object of the path's kind, in the path's namespace and name (Go's
     decode errors for a body of the wrong JSON types, :mod:`kbatch.apiserver.go_json`)."""
     info = rp.spec.info
-    body = _object_body(req, info.kind)
+    try:
+        body = _object_body(req, info.kind, strict=opts.field_validation == "Strict")
+    except StrictDecodingError as err:  # create.go / update.go: through transformDecodeError
+        raise cannot_handle(info, err.message) from None
     sniffed = type_meta_error(body)
     if sniffed:
         raise unrecognized(info.kind, sniffed, req.body)
@@ -236,7 +254,8 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
         raise refuse_proxy(backend.get(info, rp.namespace, proxy_target(name)), method)
     if rp.subresource in STREAMING_SUBRESOURCES and name is not None:
         pod = backend.get(info, rp.namespace, name)
-        raise refuse_stream(pod, rp.subresource, method, req.param("container"))
+        connection = [v.decode("latin-1") for k, v in req.raw_headers if k.lower() == b"connection"]
+        raise refuse_stream(pod, rp.subresource, method, req.param("container"), asks_upgrade(connection))
     if rp.subresource == "finalize" and (method != "PUT" or name is None):
         # upstream's FinalizeREST is an Updater only (pkg/registry/core/namespace/storage/storage.go)
         raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
@@ -245,7 +264,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
             return _list(backend, req, rp)
         if method == "POST":
             opts = write_options(req)
-            body = _check_identity(rp, req, None)
+            body = _check_identity(rp, req, None, opts)
             with _manager(req):
                 out = backend.create(info, rp.namespace, body, opts)
             if not opts.dry_run:
@@ -259,7 +278,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
         return _render(backend, req, rp, obj, many=False)
     if method == "PUT":
         opts = write_options(req, "UpdateOptions")
-        body = _check_identity(rp, req, name)
+        body = _check_identity(rp, req, name, opts)
         with _manager(req):
             out = backend.update(info, rp.namespace, name, body, opts, subresource=rp.subresource)
         if not opts.dry_run:

@@ -31,7 +31,7 @@ class Request:
     headers: dict[str, str]
     body: bytes
     raw_headers: list[tuple[bytes, bytes]] | tuple[()] = ()  # as received: each repeated header too
-    user: Any = None  # the impersonated user (kbatch.authz.user.UserInfo), None when impersonating no one
+    user: Any = None  # who the request acts as (kbatch.authz.user.UserInfo); None: the local administrator
 
     def param(self, name: str, default: str | None = None) -> str | None:
         """The parameter's first value, as the parameter codec reads a repeated one into a scalar

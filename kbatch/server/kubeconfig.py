@@ -2,23 +2,36 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kbatch.server.tls import ServingCert
 
 __all__ = ["kubeconfig", "write_kubeconfig"]
 
 
 def kubeconfig(server: str, *, token: str | None = None, name: str = "kbatch",
-               namespace: str = "default") -> dict[str, Any]:
+               namespace: str = "default", tls: ServingCert | None = None) -> dict[str, Any]:
+    """``tls``: the serving certificate of ``kbatch serve --tls`` (``certificate-authority-data``) and
+    the administrator's client certificate (the user's, when there is no ``token``)."""
+    cluster: dict[str, Any] = {"server": server}
+    user: dict[str, Any] = {"token": token} if token else {}
+    if tls is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(tls.ca_pem).decode()
+        if not token:
+            user = {"client-certificate-data": base64.b64encode(tls.admin_cert_pem).decode(),
+                    "client-key-data": base64.b64encode(tls.admin_key_pem).decode()}
     return {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": name, "cluster": {"server": server}}],
+        "clusters": [{"name": name, "cluster": cluster}],
         "contexts": [{"name": name, "context": {"cluster": name, "user": name, "namespace": namespace}}],
         "current-context": name,
-        "users": [{"name": name, "user": {"token": token} if token else {}}],
+        "users": [{"name": name, "user": user}],
         "preferences": {},
     }
 

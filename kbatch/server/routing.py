@@ -84,7 +84,9 @@ class Router:
         # pods/log, pods/eviction, and the connect subresources that kbatch refuses (streaming.py)
         is_log = sub in ("log", "eviction", "ephemeralcontainers", *STREAMING_SUBRESOURCES) and \
             spec.info.kind == "Pod"
-        if sub is not None and sub not in spec.info.subresources and not is_log:
+        # serviceaccounts/NAME/token: a TokenRequest (kbatch/server/service_account_tokens.py)
+        is_token = sub == "token" and (spec.info.group, spec.info.kind) == ("", "ServiceAccount")
+        if sub is not None and sub not in spec.info.subresources and not (is_log or is_token):
             if group in self._builtin_groups:
                 raise route_not_found()
             raise NotFound.of(f"{rest[0]}.{group}", name or "")  # customresource_handler.go's default case

@@ -20,9 +20,12 @@ import signal
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbatch.server.starting import StartingApp
+
+if TYPE_CHECKING:
+    from kbatch.server.tls import ServingCert
 
 __all__ = ["ServeOptions", "dump_stacks_on_sigusr1", "is_loopback", "serve_forever"]
 
@@ -32,6 +35,7 @@ class ServeOptions:
     host: str = "127.0.0.1"
     port: int = 6443
     token: str | None = None
+    tls: ServingCert | None = None  # HTTPS with this certificate (kbatch/server/tls.py)
 
 
 def is_loopback(host: str) -> bool:
@@ -82,8 +86,11 @@ def serve_forever(load: Callable[[], Loaded], opts: ServeOptions, *,
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     starting = StartingApp(token=opts.token)
+    tls = opts.tls
     config = uvicorn.Config(starting, log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=2, ws="none", http="auto")
+                            timeout_graceful_shutdown=2, ws="none", http="auto",
+                            ssl_certfile=str(tls.cert_file) if tls else None,
+                            ssl_keyfile=str(tls.key_file) if tls else None)
     server = _Server(config, starting)
     failure: list[BaseException] = []
 
@@ -104,7 +111,7 @@ def serve_forever(load: Callable[[], Loaded], opts: ServeOptions, *,
             await background()
 
     async def main() -> None:
-        on_listening(f"http://{shown}:{port}")
+        on_listening(f"{'https' if tls else 'http'}://{shown}:{port}")
         task = asyncio.ensure_future(loader())
         try:
             await server.serve(sockets=[sock])

@@ -1,12 +1,18 @@
-"""``pods/exec``, ``pods/attach`` and ``pods/portforward``: kbatch runs no containers, so it refuses them.
+"""``pods/exec``, ``pods/attach`` and ``pods/portforward``: kbatch runs no containers, so no stream opens.
 
 kube-apiserver checks the request first (k8s.io/kubernetes ``pkg/registry/core/pod/strategy.go``,
 ``streamLocation`` and ``PortForwardLocation``): the pod must exist (404), a named container must be
 one of the pod's (400 ``container C is not valid for pod P``), and the pod must be bound to a node
-(400 ``pod P does not have a host assigned``); then it upgrades the connection and proxies it to the
-node's kubelet. kbatch makes the same checks, then answers a 400 that says why no stream follows,
-instead of a 404 that reads as if the pod were missing (``kubectl exec``, ``cp``, ``attach`` and
-``port-forward`` print it as ``Error from server (BadRequest): …``). docs/cli.md lists the difference.
+(400 ``pod P does not have a host assigned``). It then hands the request to apimachinery's
+``UpgradeAwareHandler`` (``pkg/util/proxy/upgradeaware.go``) with ``UpgradeRequired``: a request
+that does not ask for an upgrade (no ``Connection: Upgrade``, ``httpstream.IsUpgradeRequest``) is a
+400 ``Upgrade request required``; one that does is proxied to the node's kubelet, and when the
+kubelet cannot be dialed, ``dial`` fails with ``error dialing backend: …``, which the connect
+handler's responder writes as a plain error: a 500 ``Status`` with no reason, printed by kubectl as
+``Error from server: error dialing backend: …``. kbatch's kubelets are simulated and cannot be dialed
+either, so kbatch answers what such a cluster answers, the message saying why
+(:func:`refuse_stream`); scripts that treat a kubelet they cannot reach behave the same here.
+docs/cli.md ("kubectl and kbatch") lists the difference.
 
 ``pods/proxy`` (``pods/NAME[:PORT]/proxy[/PATH]``, ``ProxyREST`` in
 ``pkg/registry/core/pod/rest/subresources.go``) is checked as ``ResourceLocation`` (strategy.go) checks
@@ -23,9 +29,10 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from kbatch.api.errors import BadRequest, MethodNotAllowed, StatusError
+from kbatch.api.errors import BadRequest, MethodNotAllowed, Status, StatusError
 
-__all__ = ["CONNECT_RESOURCES", "STREAMING_SUBRESOURCES", "proxy_target", "refuse_proxy", "refuse_stream"]
+__all__ = ["CONNECT_RESOURCES", "STREAMING_SUBRESOURCES", "asks_upgrade", "proxy_target", "refuse_proxy",
+           "refuse_stream"]
 
 STREAMING_SUBRESOURCES = ("exec", "attach", "portforward", "proxy")
 # discovery: subresource -> (kind of its connect options, verbs); GET/POST connect as get/create, and
@@ -69,8 +76,21 @@ def refuse_proxy(pod: dict[str, Any], method: str) -> StatusError:
                       "(its kubelet is simulated; see docs/cli.md)")
 
 
-def refuse_stream(pod: dict[str, Any], subresource: str, method: str, container: str | None) -> StatusError:
-    """The error for a connect request to ``pod``'s ``subresource`` (raised by the caller)."""
+class _BackendUnreachable(StatusError):
+    """An error that is not a ``Status`` on kube-apiserver's side (``ErrorToAPIStatus``: 500,
+    reason ``StatusReasonUnknown``, which is empty and omitted)."""
+
+    code, reason = 500, ""
+
+    @property
+    def status(self) -> Status:
+        return Status(status="Failure", message=self.message, code=self.code)
+
+
+def refuse_stream(pod: dict[str, Any], subresource: str, method: str, container: str | None,
+                  upgrade: bool = True) -> StatusError:
+    """The error for a connect request to ``pod``'s ``subresource`` (raised by the caller);
+    ``upgrade``: whether the request asks to upgrade the connection (:func:`asks_upgrade`)."""
     name = (pod.get("metadata") or {}).get("name", "")
     if method not in ("GET", "POST"):  # connect verbs (rest.Connecter's ConnectMethods)
         return MethodNotAllowed(f"{method} is not supported on pods/{subresource}")
@@ -81,6 +101,15 @@ def refuse_stream(pod: dict[str, Any], subresource: str, method: str, container:
         return BadRequest(f"container {container} is not valid for pod {name}")
     if not spec.get("nodeName"):
         return BadRequest(f"pod {name} does not have a host assigned")
+    if not upgrade:
+        return BadRequest("Upgrade request required")
     what = {"exec": "exec into", "attach": "attach to"}.get(subresource, "port forwarding to")
-    return BadRequest(f"kbatch serve runs no containers: {what} pod {name} is not supported "
-                      "(its kubelet is simulated; see docs/cli.md)")
+    return _BackendUnreachable(
+        f"error dialing backend: the kubelet of node {spec['nodeName']} is simulated by kbatch, which "
+        f"runs no containers: {what} pod {name} is not supported (see docs/cli.md)")
+
+
+def asks_upgrade(connection_headers: list[str]) -> bool:
+    """apimachinery ``httpstream.IsUpgradeRequest``: a ``Connection`` header value containing
+    ``upgrade``, in any case."""
+    return any("upgrade" in value.lower() for value in connection_headers)

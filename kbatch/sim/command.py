@@ -21,7 +21,12 @@ from the container environment, as the kubelet does for command and args
 ``export``, ``trap``…  the shell builtins ``export``, ``trap``, ``set``, ``unset``, ``cd``,
                        ``shift``, ``umask``, ``readonly``: no time, status 0 (a trap is accepted
                        but not run: simulated processes do not handle SIGTERM)
-``if``, ``for``…       a script with a compound command is "anything else" as a whole
+``[ … ]``, ``[[ … ]]``  ``test`` conditions (:mod:`kbatch.sim.shell_eval`): no time; file tests are
+                       false (a simulated container has no files)
+``NAME=value``         a shell variable for the rest of the script, no time
+``if …; then …; fi``   ``if``/``elif``/``else`` and ``for NAME in WORDS; do …; done`` (words: ``$VAR``,
+``for … do … done``    ``{1..3}``, ``$(seq …)``) run as sh runs them (:mod:`kbatch.sim.shell_syntax`)
+``while``, ``case``…   a script with another compound command is "anything else" as a whole
 anything else          runs for the default duration (1 s, KWOK's default pod-complete delay) and
                        succeeds
 =====================  ===========================================================================
@@ -38,11 +43,13 @@ from __future__ import annotations
 
 import math
 import re
-import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_DURATION", "SHELLS", "ContainerRun", "interpret", "parse_sleep"]
+from kbatch.sim.shell_eval import condition_status, for_items
+from kbatch.sim.shell_syntax import For, If, Node, Simple, expand_sh, parse_script, words
+
+__all__ = ["DEFAULT_DURATION", "SHELLS", "ContainerRun", "interpret", "parse_sleep", "unmodelled_command"]
 
 DEFAULT_DURATION = 1.0
 """Seconds an unrecognised command runs (kubernetes-sigs/kwok ``kustomize/stage/pod/general``
@@ -54,7 +61,12 @@ _SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _SLEEP = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$")
 _K8S_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
 _BUILTINS = frozenset({"export", "trap", "set", "unset", "cd", "shift", "umask", "readonly"})
-_SH_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_TESTS = frozenset({"[", "[[", "test"})
+_REDIRECT = re.compile(r"^(\d*|&)>>?(.*)$")  # an output redirection word: fd, then its target (or none)
+_KNOWN = _BUILTINS | _TESTS | {"exit", "true", ":", "false", "echo", "wait"}
+MAX_STEPS = 1_000_000
+"""Commands one run may execute; a script past it (nested loops) is "anything else"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +153,7 @@ class _State:
         self.offsets: list[float] = []
         self.exited = False
         self.background_end = 0.0  # when the last background list started so far ends
+        self.steps = 0
 
     def run_simple(self, words: list[str]) -> None:
         name, rest = words[0], words[1:]
@@ -155,20 +168,45 @@ class _State:
         elif name == "false":
             self.status = 1
         elif name == "echo":
-            self.logs.append(" ".join(w for w in rest if w != "-n"))
-            self.offsets.append(self.duration)
+            line = _echo_line(rest)
+            if line is not None:
+                self.logs.append(line)
+                self.offsets.append(self.duration)
             self.status = 0
         elif name == "wait":
             self.duration = max(self.duration, self.background_end)
             self.status = 0
         elif name in _BUILTINS:
             self.status = 0
+        elif name in _TESTS:
+            self.status = condition_status(words)
         else:
             self.duration += self.default
             self.status = 0
 
     def result(self) -> ContainerRun:
         return ContainerRun(self.duration, self.status, tuple(self.logs), tuple(self.offsets))
+
+
+def _echo_line(words: list[str]) -> str | None:
+    """What ``echo`` prints to the container's log: its words without redirections (POSIX "Shell
+    Command Language" 2.7), or ``None`` when its standard output goes to a file (``> f``, ``>> f``,
+    ``1> f``, ``&> f``); ``2> f`` and ``>&2`` still reach the log, which holds stdout and stderr."""
+    out, to_file, skip = [], False, False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        found = _REDIRECT.match(word)
+        if found is None:
+            if word != "-n":
+                out.append(word)
+            continue
+        fd, target = found.group(1), found.group(2)
+        skip = target == ""
+        if fd in ("", "1", "&") and not target.startswith("&"):
+            to_file = True
+    return None if to_file else " ".join(out)
 
 
 def _sum_sleeps(words: list[str]) -> float | None:
@@ -184,99 +222,139 @@ def _exit_code(word: str) -> int:
         return 2  # sh: "exit: Illegal number"
 
 
-_COMPOUND = frozenset({"if", "then", "elif", "else", "fi", "for", "while", "until", "do", "done",
-                       "case", "esac", "select", "function", "{", "}", "[[", "!"})
-"""Words that open or belong to a compound command (POSIX "Shell Command Language" 2.9.4, bash's
-``[[``, ``function``, ``select``) or negate a pipeline (``!``, 2.9.2): outside the vocabulary."""
+class _Unmodelled(Exception):
+    """The script, while running, needs what is not modelled (a loop over another substitution,
+    more than :data:`MAX_STEPS` commands)."""
 
 
 def _run_script(script: str, env: Mapping[str, str], default_duration: float) -> ContainerRun:
-    lists = _split_script(script)
-    if any(_is_compound(command) for chain, _ in lists for _, command in chain):
+    nodes = parse_script(script)
+    if nodes is None:
         return ContainerRun(default_duration, 0)
     state = _State(default_duration)
-    for chain, background in lists:
-        if state.exited:
-            break
-        if background:  # a subshell: its time runs alongside, its exit ends only itself
-            job = _State(default_duration)
-            _run_chain(job, chain, env)
-            state.background_end = max(state.background_end, state.duration + job.duration)
-            state.logs.extend(job.logs)
-            state.offsets.extend(state.duration + offset for offset in job.offsets)
-            state.status = 0
-        else:
-            _run_chain(state, chain, env)
+    try:
+        _run_nodes(state, nodes, dict(env))
+    except _Unmodelled:
+        return ContainerRun(default_duration, 0)
     return state.result()
 
 
-def _run_chain(state: _State, chain: list[tuple[str, str]], env: Mapping[str, str]) -> None:
+def _run_nodes(state: _State, nodes: Sequence[Node], scope: MutableMapping[str, str]) -> None:
+    for node in nodes:
+        if state.exited:
+            return
+        if isinstance(node, Simple):
+            _run_list(state, node, scope)
+        elif isinstance(node, If):
+            _run_if(state, node, scope)
+        else:
+            _run_for(state, node, scope)
+
+
+def _run_list(state: _State, node: Simple, scope: MutableMapping[str, str]) -> None:
+    if not node.background:
+        _run_chain(state, node.chain, scope)
+        return
+    job = _State(state.default)  # a subshell: its time runs alongside, its exit ends only itself
+    _run_chain(job, node.chain, dict(scope))
+    state.steps += job.steps
+    state.background_end = max(state.background_end, state.duration + job.duration)
+    state.logs.extend(job.logs)
+    state.offsets.extend(state.duration + offset for offset in job.offsets)
+    state.status = 0
+
+
+def _run_if(state: _State, node: If, scope: MutableMapping[str, str]) -> None:
+    """The first branch whose condition exits 0 runs; none taken and no ``else``: status 0."""
+    for condition, body in node.branches:
+        _run_chain(state, condition, scope)
+        if state.exited:
+            return
+        if state.status == 0:
+            _run_nodes(state, body, scope)
+            return
+    state.status = 0
+    if node.orelse is not None:
+        _run_nodes(state, node.orelse, scope)
+
+
+def _run_for(state: _State, node: For, scope: MutableMapping[str, str]) -> None:
+    items = for_items(node.items, scope)
+    if items is None:
+        raise _Unmodelled(node.items)
+    state.status = 0
+    for item in items:
+        scope[node.name] = item
+        _run_nodes(state, node.body, scope)
+        if state.exited:
+            return
+
+
+def _run_chain(state: _State, chain: Sequence[tuple[str, str]], scope: MutableMapping[str, str]) -> None:
     """An and-or list: ``a && b || c``, each command after the first run by the last status."""
     for separator, command in chain:
         if state.exited:
             return
         if (separator == "&&" and state.status != 0) or (separator == "||" and state.status == 0):
             continue
-        words = _words(_expand_sh(command, env))
-        if words:
-            state.run_simple(words)
+        state.steps += 1
+        if state.steps > MAX_STEPS:
+            raise _Unmodelled("too many steps")
+        argv = words(expand_sh(command, scope))
+        if argv and all(_ASSIGNMENT.match(w) for w in argv):
+            for assignment in argv:
+                name, _, value = assignment.partition("=")
+                scope[name] = value
+            state.status = 0
+        elif argv:
+            state.run_simple(argv)
 
 
-def _is_compound(command: str) -> bool:
-    words = _words(command)
-    return bool(words) and (words[0] in _COMPOUND or words[0].startswith("("))
+def unmodelled_command(argv: Sequence[str]) -> str | None:
+    """The first command of ``argv`` (command + args) that the vocabulary does not model — one that
+    runs the default duration and succeeds instead of doing what it would do — as written; ``None``
+    when every command is modelled, or when there is no command (the image's own, which nothing
+    here claims to know). Read without the container's environment: a word with a ``$`` is taken
+    as modelled. A script outside the shell syntax is returned whole."""
+    words = list(argv)
+    if not words:
+        return None
+    if words[0] in SHELLS:
+        script = _shell_script(words[1:])
+        if script is None:
+            return " ".join(words)
+        nodes = parse_script(script)
+        return script.strip() if nodes is None else _first_unmodelled(nodes)
+    return None if _modelled(words) else " ".join(words)
 
 
-def _split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
-    """``a; b && c & d`` → ``[([(";", "a")], False), ([(";", "b"), ("&&", "c")], True),
-    ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, respecting quotes; a ``&``
-    inside a redirection (``2>&1``, ``&>f``) is not a terminator."""
-    lists: list[tuple[list[tuple[str, str]], bool]] = []
-    chain: list[tuple[str, str]] = []
-    buf: list[str] = []
-    sep, quote, i = ";", "", 0
-
-    def flush(background: bool) -> None:
-        nonlocal chain
-        chain.append((sep, "".join(buf).strip()))
-        chain = [(s, c) for s, c in chain if c]
-        if chain:
-            lists.append((chain, background))
-        chain = []
-
-    while i < len(script):
-        ch, two = script[i], script[i : i + 2]
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif two in ("&&", "||"):
-            chain.append((sep, "".join(buf).strip()))
-            sep, buf = two, []
-            i += 2
-            continue
-        elif ch in ";\n" or (ch == "&" and script[i - 1 : i] not in ("<", ">") and two != "&>"):
-            flush(background=ch == "&")
-            sep, buf = ";", []
-            i += 1
-            continue
-        buf.append(ch)
-        i += 1
-    flush(background=False)
-    return lists
+def _first_unmodelled(nodes: Sequence[Node]) -> str | None:
+    for node in nodes:
+        if isinstance(node, Simple):
+            chains = [node.chain]
+        elif isinstance(node, If):
+            chains = [cond for cond, _ in node.branches]
+        else:
+            chains = []
+            if "$(" in node.items.replace("$(seq", "") or "`" in node.items:
+                return f"for {node.name} in {node.items}"
+        for chain in chains:
+            found = next((c for _, c in chain if not _modelled(words(c))), None)
+            if found is not None:
+                return found
+        bodies = [b for _, b in node.branches] + [node.orelse or ()] if isinstance(node, If) else \
+            [node.body] if isinstance(node, For) else []
+        for body in bodies:
+            found = _first_unmodelled(body)
+            if found is not None:
+                return found
+    return None
 
 
-def _expand_sh(command: str, env: Mapping[str, str]) -> str:
-    """sh parameter expansion of ``$VAR`` and ``${VAR}``, except inside single quotes."""
-    pieces = re.split(r"('[^']*')", command)
-    for index, piece in enumerate(pieces):
-        if not piece.startswith("'"):
-            pieces[index] = _SH_REF.sub(lambda m: env.get(m.group(1) or m.group(2), ""), piece)
-    return "".join(pieces)
-
-
-def _words(command: str) -> list[str]:
-    try:
-        return shlex.split(command)
-    except ValueError:  # unbalanced quotes: treat as an unknown command
-        return command.split()
+def _modelled(argv: list[str]) -> bool:
+    if not argv or all(_ASSIGNMENT.match(w) for w in argv):
+        return True
+    name, rest = argv[0], argv[1:]
+    if name == "sleep":
+        return bool(rest) and all("$" in w or parse_sleep(w) is not None for w in rest)
+    return name in _KNOWN or "$" in name

@@ -5,10 +5,12 @@ the ``pytest11`` entry point once installed). Configure per test with markers::
 
     @pytest.mark.controllers("job,garbage-collector")   # kube-controller-manager syntax
     @pytest.mark.seed(7)
+    @pytest.mark.addons("")                              # a cluster without the default StorageClass
     def test_job(control_plane): ...
 
 or indirectly with ``@pytest.mark.parametrize("control_plane", ["*", "job"], indirect=True)``.
-Defaults: seed 0, every default controller, virtual clock at 2025-01-01T00:00:00Z.
+Defaults: seed 0, every default controller, every default cluster add-on (the StorageClass
+``standard``), virtual clock at 2025-01-01T00:00:00Z.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ __all__ = ["control_plane", "pytest_configure"]
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "controllers(selection): controllers the control_plane runs")
     config.addinivalue_line("markers", "seed(n): seed of the control_plane's random source")
+    config.addinivalue_line("markers", "addons(selection): cluster add-ons the new control_plane gets")
 
 
 @pytest.fixture
@@ -39,7 +42,9 @@ def control_plane(request: pytest.FixtureRequest) -> Iterator[ControlPlane]:
         selection = request.param
     seed_marker = request.node.get_closest_marker("seed")
     seed = seed_marker.args[0] if seed_marker is not None else 0
-    cp = ControlPlane(seed=seed, controllers=selection)
+    addons_marker = request.node.get_closest_marker("addons")
+    addons = (addons_marker.args[0] if addons_marker.args else "") if addons_marker is not None else None
+    cp = ControlPlane(seed=seed, controllers=selection, addons=addons)
     try:
         yield cp
     finally:

@@ -94,3 +94,35 @@ def test_documents_kubectl_refuses_before_sending(text: str, line: str) -> None:
 def test_what_kubectl_leaves_to_the_server_passes() -> None:
     [job] = load_manifests('{"apiVersion": "batch/v1", "kind": "Job", "metadata": null, "spec": "x"}')
     assert job["spec"] == "x"  # the API server's decoder refuses it (test_bad_manifests)
+
+
+# go-yaml v2 non-strict (sigs.k8s.io/yaml Unmarshal, kubectl's YAMLToJSONDecoder): the last value wins
+DUPLICATED = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: first
+  name: second
+  labels: {a: "1", a: "2"}
+data:
+  k: one
+  k: two
+"""
+
+
+def test_a_repeated_yaml_key_keeps_its_last_value() -> None:
+    [cm] = load_manifests(DUPLICATED)
+    assert cm["metadata"] == {"name": "second", "labels": {"a": "2"}}
+    assert cm["data"] == {"k": "two"}
+
+
+def test_repeated_keys_in_go_yaml_strict_words() -> None:
+    from kbatch.apiserver.yaml_duplicates import duplicate_key_problems, duplicate_keys_error
+
+    problems = duplicate_key_problems(DUPLICATED)
+    assert problems == ['line 5: key "name" already set in map', 'line 6: key "a" already set in map',
+                        'line 9: key "k" already set in map']
+    assert duplicate_key_problems("a: 1\n1: x\n'1': y\n") == []  # an int key and a string key differ
+    assert duplicate_key_problems("a: {1: x, 1: y}\n") == ["line 1: key 1 already set in map"]
+    assert duplicate_key_problems("a: [b\n") == []  # a syntax error is the non-strict read's to report
+    assert duplicate_keys_error(problems[:1]) == ('error converting YAML to JSON: yaml: unmarshal errors:\n'
+                                                  '  line 5: key "name" already set in map')

@@ -72,9 +72,11 @@ ROOT = Path(kbatch.__file__).resolve().parents[1]
 # it began to hold policy.go's admin/edit/view, their aggregate-to parts and the discovery and
 # basic-user roles and bindings (more writes at start; ORDER_DIGEST unchanged), and again for the
 # bootstrap namespaces' default ServiceAccounts and kube-root-ca.crt and the nodes' beta OS/arch labels
-# (ORDER_DIGEST unchanged)
+# (ORDER_DIGEST unchanged), and again for the whole RBAC bootstrap policy (the component,
+# system:controller:* and kube-system roles and bindings) and the new cluster's default StorageClass
+# `standard` (more writes at start; ORDER_DIGEST unchanged)
 ORDER_DIGEST = "0cc73b0dced6c3f2cc12bfc60171eebd01885eacb3badab2e145bc5bb08e26a2"
-TRACE_DIGEST = "72bb6d3a01b2650df701ebc7dcadcea45d6f9f2c41d1bc6b7bb50dd6f1382f1f"
+TRACE_DIGEST = "e483dfe1288385859b37803913992868be50ed84b7da69c8c998bde524eb4e8f"
 
 
 def _bench() -> Any:

@@ -97,6 +97,21 @@ def test_a_command_own_option_of_the_same_name_is_kept() -> None:
     assert hoist_globals(root, None, ["get", "--", "--state", "d"]) == ["get", "--", "--state", "d"]
 
 
+def test_a_shorthand_with_equals_is_read_as_pflag_reads_it() -> None:
+    # spf13/pflag parseSingleShortArg: "-v=4" is -v with value 4, "-n=team" is -n team
+    root = _root()
+    assert hoist_globals(root, None, ["-v=4", "get", "pods"]) == ["-v4", "get", "pods"]
+    assert hoist_globals(root, None, ["get", "pods", "-v=4", "-n=team"]) == ["-v4", "get", "pods", "-nteam"]
+    assert hoist_globals(root, None, ["get", "pods", "-o=name"]) == ["get", "pods", "-oname"]  # own option
+    value = ["patch", "pod", "x", "-p", "-n=1"]  # an option's value is left as it is
+    assert hoist_globals(root, None, value) == value
+
+
+def test_v_and_n_with_equals_through_the_cli(tmp_path: Path) -> None:
+    code, _, err = invoke("-v=4", "get", "pods", "-n=kube-system", "--state", str(tmp_path / "s"))
+    assert code == 0 and err == "No resources found in kube-system namespace.\n"
+
+
 def _root() -> object:
     import typer.main
 

@@ -2,8 +2,10 @@
 directory (tests/cli/runners.py ``CliProcesses``; docs/storage.md, stage 3): a PersistentVolume
 applied by one command is bound by the claim applied by the next (``kbatch get pvc`` Bound), a claim
 on a ``kbatch.io/simulated`` class is provisioned a ``pvc-<uid>`` volume and bound, deleting it
-deletes that volume, and a fresh cluster has no StorageClass (the default-class decision, which
-``kbatch serve`` shares: tests/server/test_kubectl_storage_binding.py)."""
+deletes that volume. The claim for the static volume asks for no class (``storageClassName: ""``),
+as a kind user's does: a claim that names none gets the new cluster's default class ``standard``
+(tests/cli/test_default_storage_class_cli.py). ``kbatch serve`` and kubectl:
+tests/server/test_kubectl_storage_binding.py."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ kind: PersistentVolumeClaim
 metadata: {name: static}
 spec:
   accessModes: [ReadWriteOnce]
+  storageClassName: ""
   resources: {requests: {storage: 1Gi}}
 """
 DYNAMIC = """apiVersion: storage.k8s.io/v1
@@ -45,7 +48,6 @@ def test_binding_and_provisioning_across_separate_commands(tmp_path: Path) -> No
     cli = CliProcesses(tmp_path / "state")
     for name, text in (("volume.yaml", VOLUME), ("claim.yaml", CLAIM), ("dynamic.yaml", DYNAMIC)):
         (tmp_path / name).write_text(text)
-    assert cli.run("get", "sc").err.startswith("No resources found")  # no default class shipped
     assert cli.run("apply", "-f", str(tmp_path / "volume.yaml")).code == 0
     assert cli.run("apply", "-f", str(tmp_path / "claim.yaml")).code == 0
     static = cli.run("get", "pvc", "static").out.splitlines()[1].split()

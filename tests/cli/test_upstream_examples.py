@@ -98,6 +98,55 @@ spec:
                command: [/bin/sh, -c, "echo 'worker runs for 20 seconds' && sleep 20"]}
 """
 
+# kubernetes-sigs/jobset site/static/examples/simple/failure-policy.yaml, as written: index 0 of the
+# leader counts down 10 s and exits 1 (an `if` and `for` in bash), the other pods count to 1000.
+FAILURE_POLICY = """
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: failure-policy
+spec:
+  failurePolicy:
+    restartStrategy: BlockingRecreate
+    maxRestarts: 3
+  replicatedJobs:
+  - name: leader
+    replicas: 1
+    template:
+      spec:
+        backoffLimit: 0
+        completions: 2
+        parallelism: 2
+        template:
+          spec:
+            containers:
+            - name: leader
+              image: bash:latest
+              command:
+              - bash
+              - -xc
+              - |
+                echo "JOB_COMPLETION_INDEX=$JOB_COMPLETION_INDEX"
+                if [[ "$JOB_COMPLETION_INDEX" == "0" ]]; then
+                  for i in $(seq 10 -1 1)
+                  do
+                    echo "Sleeping in $i"
+                    sleep 1
+                  done
+                  exit 1
+                fi
+                for i in $(seq 1 1000)
+                do
+                  echo "$i"
+                  sleep 1
+                done
+  - name: workers
+    replicas: 1
+    template:
+      spec: {backoffLimit: 0, completions: 2, parallelism: 2, template: {spec: {containers: [
+        {name: worker, image: "bash:latest", command: [bash, -xc, "sleep 1000\n"]}]}}}
+"""
+
 # kubernetes-sigs/jobset config/samples/batch_v1alpha2_jobset.yaml: a placeholder whose `spec:`
 # holds only a comment, i.e. null.
 JOBSET_SAMPLE = """
@@ -224,6 +273,25 @@ def test_jobset_depends_on_example_starts_each_job_after_its_dependency(tmp_path
     assert created["initializer"] < created["launcher"] < created["worker"]
     described = cli.ok("describe", "jobset", "depends-on")
     assert "Depends On:" in described and "AllJobsCompleted" in described
+
+
+def test_jobset_failure_policy_example_restarts_three_times_then_fails(tmp_path: Path) -> None:
+    cli = _Cli(tmp_path)
+    cli.ok("nodes", "add", "--count", "4")
+    cli.ok("apply", "-f", cli.file("jobset.yaml", FAILURE_POLICY))
+    cli.ok("advance", "5s")
+    pod = next(p["metadata"]["name"] for p in cli.json("get", "pods")["items"]
+               if p["metadata"]["name"].startswith("failure-policy-leader-0-0-"))
+    countdown = "".join(f"Sleeping in {i}\n" for i in range(10, 4, -1))  # 5 s in: 10 … 5 printed
+    assert cli.ok("logs", pod) == "JOB_COMPLETION_INDEX=0\n" + countdown
+    cli.ok("wait", "jobset/failure-policy", "--for", "condition=Failed", "--timeout", "10m")
+    jobset = cli.json("get", "jobset", "failure-policy")
+    assert jobset["status"]["restarts"] == 3 and jobset["status"]["terminalState"] == "Failed"
+    failed = _condition(jobset, "Failed")
+    assert failed["reason"] == "ReachedMaxRestarts"
+    assert failed["message"].startswith("jobset failed due to reaching max number of restarts")
+    events = cli.ok("events", "--for", "jobset/failure-policy")
+    assert "RestartJobSetFailurePolicyAction" in events and "ReachedMaxRestarts" in events
 
 
 def test_jobset_config_sample_with_a_null_spec_is_created(tmp_path: Path) -> None:

@@ -78,7 +78,8 @@ def test_advance_prints_no_controller_logs_by_default(stuck: str) -> None:
     assert loud.returncode == 0 and RETRY in loud.stderr
 
 
-@pytest.mark.parametrize("flag", [["-v", "1"], ["--v=2"], ["--v", "1"]])
+# kubectl (pflag) takes the shorthand with "=" too: -v=4 (spf13/pflag parseSingleShortArg)
+@pytest.mark.parametrize("flag", [["-v", "1"], ["--v=2"], ["--v", "1"], ["-v=1"]])
 def test_v_shows_the_failed_reconciles(stuck: str, capsys: Any, flag: list[str]) -> None:
     assert _run("--state", stuck, "advance", "30s", *flag) == 0
     err = capsys.readouterr().err
@@ -91,3 +92,8 @@ def test_log_levels_follow_klog_verbosity() -> None:
     levels = [log_level(v) for v in range(7)]
     assert levels == sorted(levels, reverse=True)  # more -v never shows less
     assert log_level(0) > log_level(0, component=True) == log_level(1)
+
+
+def test_v_with_equals_before_the_command(stuck: str, capsys: Any) -> None:
+    assert _run("-v=1", "--state", stuck, "advance", "30s") == 0
+    assert RETRY in capsys.readouterr().err

@@ -10,7 +10,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbatch.api.features import FeatureGateError, FeatureGates, FeatureSpec, Stage, parse_feature_gates
-from kbatch.families import BATCH, BUILTIN_FAMILIES, CORE, DRA, AdmissionSelectionError, builtin, compose
+from kbatch.families import (
+    BATCH,
+    BUILTIN_FAMILIES,
+    CORE,
+    DRA,
+    STORAGE,
+    AdmissionSelectionError,
+    builtin,
+    compose,
+)
 
 JOBSET_HOOKS = ["mjobset.kb.io", "mpod.kb.io", "vjobset.kb.io", "vpod.kb.io"]
 KUEUE_HOOKS = ["KueueWebhooks", "KueueJobWebhooks"]
@@ -24,10 +33,12 @@ def test_builtin_composition_lists_core_then_batch() -> None:
     assert [p.name for p in composed.admission] == [
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "Priority",
         "ResourceQuota", "DefaultStorageClass", "StorageObjectInUseProtection", "ValidatingAdmissionPolicy",
+        "MutatingAdmissionPolicy",
         "DynamicResourceAllocation",
         "PodGroupProtection", *JOBSET_HOOKS, *KUEUE_HOOKS]
     names = [c.name for c in composed.controllers]
     assert names.index("scheduler") < names.index("job")
+    assert [a.name for a in composed.cluster_addons()] == ["default-storage-class"]
     registry = composed.registry()
     assert registry.for_name("jobs").gc_policy == "Orphan"
     assert registry.for_name("pods").gc_policy == "Background"
@@ -39,6 +50,7 @@ def test_builtin_composition_lists_core_then_batch() -> None:
     dataclasses.replace(EXAMPLE, name="x", admission=CORE.admission[:1]),
     dataclasses.replace(EXAMPLE, name="x", controllers=BATCH.controllers[1:2]),
     dataclasses.replace(EXAMPLE, name="x", scheduler_plugins=CORE.scheduler_plugins[:1]),
+    dataclasses.replace(EXAMPLE, name="x", cluster_addons=STORAGE.cluster_addons),
 ])
 def test_two_families_may_not_declare_the_same_thing(clash: object) -> None:
     with pytest.raises(ValueError, match="two families declare the"):

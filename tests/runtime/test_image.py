@@ -150,6 +150,16 @@ WORLD: list[dict[str, Any]] = [
     {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
      "metadata": {"name": "max-completions"},
      "spec": {"policyName": "max-completions", "validationActions": ["Deny"]}},
+    # a mutating policy: CronJobs created here carry a team label (the one CronJob gets it)
+    {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
+     "metadata": {"name": "team-label"},
+     "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": ["batch"], "apiVersions": ["v1"],
+                                                      "operations": ["CREATE"], "resources": ["cronjobs"]}]},
+              "reinvocationPolicy": "Never",
+              "mutations": [{"patchType": "ApplyConfiguration", "applyConfiguration": {
+                  "expression": "Object{metadata: Object.metadata{labels: {'team': 'batch'}}}"}}]}},
+    {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicyBinding",
+     "metadata": {"name": "team-label"}, "spec": {"policyName": "team-label"}},
     # Kueue: a queued Job waiting on a quota that holds one of its two pods (its Workload pending)
     {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "flavor"}},
     {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": "all"}},

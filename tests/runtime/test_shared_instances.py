@@ -34,3 +34,33 @@ def test_controllers_leave_the_informers_shared_instances_unchanged() -> None:
     pods = cp.cache.list(Pod, "default")
     assert len({id(p.spec.containers[0]) for p in pods}) < len(pods)  # sharing did happen
     assert mutated_shared_instances() == []
+
+
+def test_each_write_is_interned_once(monkeypatch: Any) -> None:
+    """The decoded cache interns a watched kind's object when it is written; the informer stores that
+    very object, so its indexer does not walk it a second time (docs/performance.md, session 41)."""
+    import kbatch.apiserver.decoded_cache as decoded_cache
+    import kbatch.runtime.cache.indexer as indexer
+    from kbatch.testing import make_pod
+
+    calls = {"decoded": 0, "indexer": 0}
+
+    def counting(where: str, real: Any) -> Any:
+        def share(obj: Any) -> None:
+            calls[where] += 1
+            real(obj)
+        return share
+
+    monkeypatch.setattr(decoded_cache, "share_structure", counting("decoded", decoded_cache.share_structure))
+    monkeypatch.setattr(indexer, "share_structure", counting("indexer", indexer.share_structure))
+    cp = ControlPlane(seed=0, controllers="", trace=False)
+    cp.cache.informer_for(Pod)
+    cp.run_until_idle()
+    for n in range(20):
+        cp.client.create(make_pod(f"p{n}").command("sleep 1").obj())
+        cp.client.patch_status(Pod, f"p{n}", {"status": {"phase": "Running"}}, "default")
+    cp.run_until_idle()
+    assert calls["indexer"] == 0 and calls["decoded"] >= 40  # (namespace lookups decode too)
+    pods = cp.cache.list(Pod, "default")
+    assert len(pods) == 20 and len({id(p.spec.containers[0]) for p in pods}) == 1  # still shared
+    assert mutated_shared_instances() == []

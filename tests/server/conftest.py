@@ -71,3 +71,13 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
         code = server.stop()
         assert code == 0, "".join(server.output)
         assert any("state saved" in line for line in server.output)
+
+
+@pytest.fixture(scope="module")
+def served_tls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    """``kbatch serve --tls``: kubectl sends bearer tokens only to an https server."""
+    server = ServeProcess(tmp_path_factory.mktemp("serve-tls"), "--tls").start()
+    try:
+        yield server
+    finally:
+        assert server.stop() == 0, "".join(server.output)

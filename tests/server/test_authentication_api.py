@@ -17,11 +17,14 @@ def test_the_group_is_in_discovery(api: Any) -> None:
     assert "authentication.k8s.io" in names
     resources = api.get("/apis/authentication.k8s.io/v1").json()["resources"]
     assert resources == [{"name": "selfsubjectreviews", "singularName": "selfsubjectreview",
-                          "namespaced": False, "kind": "SelfSubjectReview", "verbs": ["create"]}]
+                          "namespaced": False, "kind": "SelfSubjectReview", "verbs": ["create"]},
+                         {"name": "tokenreviews", "singularName": "tokenreview",
+                          "namespaced": False, "kind": "TokenReview", "verbs": ["create"]}]
     assert api.get("/apis/authentication.k8s.io").json()["preferredVersion"]["version"] == "v1"
     aggregated = api.get("/apis", headers={"accept": AGGREGATED}).json()["items"]
     group = next(g for g in aggregated if g["metadata"]["name"] == "authentication.k8s.io")
-    assert group["versions"][0]["resources"][0]["resource"] == "selfsubjectreviews"
+    served = [r["resource"] for r in group["versions"][0]["resources"]]
+    assert served == ["selfsubjectreviews", "tokenreviews"]
 
 
 def test_whoami_without_impersonation_is_the_admin(api: Any) -> None:

@@ -16,7 +16,8 @@ POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
 
 @pytest.fixture
 def running(make_api: Any) -> AppClient:
-    api: AppClient = make_api(ControlPlaneBackend(new_control_plane()))  # scheduler and kubelet too
+    # scheduler and kubelet too, and node IPAM (off by default) so the running pod has an address
+    api: AppClient = make_api(ControlPlaneBackend(new_control_plane(controllers="*,node-ipam-controller")))
     api.post("/apis/kbatch.dev/v1alpha1/actions/nodes-add", json={"count": 1})
     assert api.post("/api/v1/namespaces/default/pods", json=POD).status_code == 201
     api.post("/apis/kbatch.dev/v1alpha1/clock", json={"advance": "5s"})
@@ -75,3 +76,32 @@ def test_proxy_checks_as_resource_location(running: AppClient) -> None:
                       headers={"content-type": "application/merge-patch+json"})
         out = running.get(f"{base}/p/proxy")
         assert (out.status_code, out.json()["message"]) == (400, "address not allowed"), ip
+
+
+UPGRADE = {"Connection": "Upgrade", "Upgrade": "SPDY/3.1"}
+
+
+@pytest.mark.parametrize(("sub", "what"), [("exec", "exec into"), ("attach", "attach to"),
+                                           ("portforward", "port forwarding to")])
+def test_an_upgrade_is_answered_as_a_kubelet_that_cannot_be_dialed(running: AppClient, sub: str,
+                                                                   what: str) -> None:
+    # apimachinery pkg/util/proxy/upgradeaware.go: dial's "error dialing backend: …", written by the
+    # connect responder as an error that is no Status (ErrorToAPIStatus: 500, no reason)
+    node = running.get("/api/v1/namespaces/default/pods/p").json()["spec"]["nodeName"]
+    for headers in (UPGRADE, {"connection": "keep-alive, upgrade", "upgrade": "websocket"}):
+        out = running.post(f"/api/v1/namespaces/default/pods/p/{sub}?command=ls", headers=headers)
+        assert out.status_code == 500, out.text
+        assert out.json() == {
+            "apiVersion": "v1", "kind": "Status", "metadata": {}, "status": "Failure", "code": 500,
+            "message": f"error dialing backend: the kubelet of node {node} is simulated by kbatch, which "
+                       f"runs no containers: {what} pod p is not supported (see docs/cli.md)"}
+
+
+def test_a_connect_request_that_asks_no_upgrade_is_refused_first(running: AppClient) -> None:
+    # UpgradeAwareHandler.ServeHTTP with UpgradeRequired: tryUpgrade declines (IsUpgradeRequest), 400
+    for sub in ("exec", "attach", "portforward"):
+        out = running.post(f"/api/v1/namespaces/default/pods/p/{sub}")
+        assert (out.status_code, out.json()["reason"], out.json()["message"]) == (
+            400, "BadRequest", "Upgrade request required")
+    wrong = running.post("/api/v1/namespaces/default/pods/p/exec?container=nope", headers=UPGRADE)
+    assert (wrong.status_code, wrong.json()["message"]) == (400, "container nope is not valid for pod p")

@@ -103,6 +103,27 @@ def test_create_and_update_take_a_yaml_body(api: AppClient) -> None:
                                             "error converting YAML to JSON: yaml: line ")
 
 
+def test_a_yaml_body_with_a_repeated_key(api: AppClient) -> None:
+    """The YAML serializer keeps the last value; under Strict its ``YAMLToJSONStrict`` pass refuses
+    the body (apimachinery ``runtime/serializer/json/json.go``); under Warn the warning's text holds
+    a newline, which ``NewWarningHeader`` refuses, so the client sees none."""
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dup\n  name: dup2\n"
+            "data:\n  k: one\n  k: two\n")
+    yaml_body = {"content": text.encode(), "headers": {"Content-Type": "application/yaml"}}
+    cms = "/api/v1/namespaces/default/configmaps"
+    strict = api.post(cms, params={"fieldValidation": "Strict"}, **yaml_body)  # type: ignore[arg-type]
+    assert strict.status_code == 400, strict.text
+    assert strict.json()["message"] == (
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: error '
+        'converting YAML to JSON: yaml: unmarshal errors:\n  line 5: key "name" already set in map\n'
+        '  line 8: key "k" already set in map')
+    assert api.get(f"{cms}/dup2").status_code == 404
+    warned = api.post(cms, **yaml_body)  # type: ignore[arg-type]
+    assert warned.status_code == 201, warned.text
+    assert warned.json()["data"] == {"k": "two"} and warned.json()["metadata"]["name"] == "dup2"
+    assert "warning" not in warned.headers
+
+
 def test_dry_run_does_not_persist(api: AppClient) -> None:
     out = api.post(PODS, json=POD, params={"dryRun": "All"})
     assert out.status_code == 201

@@ -1,17 +1,22 @@
 """Pod and node addresses as a user reads them, against ``kbatch serve`` in its own process: kubectl's
 wide pod table (IP, NODE: ``pkg/printers/internalversion/printers.go`` ``printPod``) and node table
-(INTERNAL-IP: ``printNode``), and the same tables from ``kbatch get -o wide`` in another process."""
+(INTERNAL-IP: ``printNode``), and the same tables from ``kbatch get -o wide`` in another process.
+The server runs ``--controllers=*,node-ipam-controller``: addresses are off by default
+(docs/simulation.md, "Pod and node addresses")."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from kbatch.server.process import ServeProcess
 from tests.server.test_kubectl import KUBECTL, kubectl
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
@@ -29,7 +34,16 @@ def _kbatch(served: Any, *args: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def cluster(served: Any) -> Any:
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    served = ServeProcess(Path(tmp_path_factory.mktemp("serve-ipam")),
+                          controllers="*,node-ipam-controller").start()
+    try:
+        yield _populate(served)
+    finally:
+        assert served.stop() == 0, "".join(served.output)
+
+
+def _populate(served: ServeProcess) -> ServeProcess:
     _kbatch(served, "nodes", "add", "--count", "2", "--prefix", "ip")
     kubectl(served, "create", "-f", "-", input_=json.dumps(POD))
     reply = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/clock", json={"advance": "5s"}, timeout=30)

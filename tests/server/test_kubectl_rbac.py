@@ -55,3 +55,61 @@ def test_kubectl_create_get_describe_rbac(served: Any) -> None:
     assert agg["rules"] == [{"apiGroups": ["batch"], "resources": ["cronjobs"], "verbs": ["list"]}]
     page = kubectl(served, "describe", "clusterrolebinding", "rb-agg").stdout
     assert "  Kind:  ClusterRole\n  Name:  rb-agg\n" in page
+
+
+_RECONCILE = """apiVersion: v1
+kind: List
+items:
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: ClusterRole
+  metadata: {name: rec-reader}
+  rules:
+  - {apiGroups: [""], resources: [pods], verbs: [get, list]}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: Role
+  metadata: {name: rec-jobs, namespace: default}
+  rules:
+  - {apiGroups: [batch], resources: [jobs], verbs: [get]}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: RoleBinding
+  metadata: {name: rec-jobs, namespace: default}
+  roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: %s}
+  subjects:
+  - {kind: User, apiGroup: rbac.authorization.k8s.io, name: jane}
+"""
+
+
+def _rules(served: Any, name: str) -> list[dict[str, Any]]:
+    return json.loads(kubectl(served, "get", "clusterrole", name, "-o", "json").stdout)["rules"]
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
+def test_kubectl_auth_reconcile(served: Any) -> None:
+    """``kubectl auth reconcile`` (k8s.io/kubectl ``pkg/cmd/auth/reconcile.go``, upstream's
+    ``pkg/registry/rbac/reconciliation`` run client-side with GET, create, update and, for a binding
+    whose roleRef changed, a delete with a uid precondition): creates, then finds nothing to do, adds
+    without removing, removes with ``--remove-extra-permissions``, recreates a re-pointed binding; and
+    ``kbatch serve``'s own bootstrap roles are there to reconcile against."""
+    first = kubectl(served, "auth", "reconcile", "-f", "-", input_=_RECONCILE % "rec-jobs")
+    assert "reconciliation required create" in first.stderr
+    assert "reconciliation required" not in kubectl(served, "auth", "reconcile", "-f", "-",
+                                                    input_=_RECONCILE % "rec-jobs").stderr
+    extra = {"apiGroups": ["example.com"], "resources": ["widgets"], "verbs": ["get"]}
+    kubectl(served, "patch", "clusterrole", "rec-reader", "--type=json",
+            "-p", json.dumps([{"op": "add", "path": "/rules/-", "value": extra}]))
+    kubectl(served, "auth", "reconcile", "-f", "-", input_=_RECONCILE % "rec-jobs")
+    assert extra in _rules(served, "rec-reader")  # the union: nothing removed
+    removed = kubectl(served, "auth", "reconcile", "-f", "-", "--remove-extra-permissions",
+                      input_=_RECONCILE % "rec-jobs")
+    assert "extra rules removed" in removed.stderr
+    pods = {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}
+    assert _rules(served, "rec-reader") == [pods]
+    kubectl(served, "create", "role", "rec-other", "--verb=list", "--resource=pods", "-n", "default")
+    old = json.loads(kubectl(served, "get", "rolebinding", "rec-jobs", "-o", "json").stdout)
+    kubectl(served, "auth", "reconcile", "-f", "-", input_=_RECONCILE % "rec-other")
+    new = json.loads(kubectl(served, "get", "rolebinding", "rec-jobs", "-o", "json").stdout)
+    assert new["roleRef"]["name"] == "rec-other" and new["metadata"]["uid"] != old["metadata"]["uid"]
+    can = kubectl(served, "auth", "can-i", "list", "pods", "--as=jane", "-n", "default")
+    assert can.stdout.strip() == "yes"
+    job_role = _rules(served, "system:controller:job-controller")
+    assert {"apiGroups": ["batch"], "resources": ["jobs/status"], "verbs": ["update"]} in job_role

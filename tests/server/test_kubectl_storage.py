@@ -9,15 +9,8 @@ from typing import Any
 
 from tests.server.test_kubectl import kubectl, pytestmark  # noqa: F401  (skipped without kubectl)
 
-OBJECTS = """apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata:
-  name: standard
-  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
-provisioner: kbatch.io/simulated
-volumeBindingMode: WaitForFirstConsumer
----
-apiVersion: v1
+# the class `standard` is the one a new cluster has (docs/storage.md, "The default StorageClass")
+OBJECTS = """apiVersion: v1
 kind: PersistentVolume
 metadata: {name: pv-data}
 spec:
@@ -47,8 +40,7 @@ spec:
 
 def test_kubectl_get_describe_and_refuse_storage(served: Any) -> None:
     assert kubectl(served, "apply", "-f", "-", input_=OBJECTS).stdout == (
-        "storageclass.storage.k8s.io/standard created\npersistentvolume/pv-data created\n"
-        "persistentvolumeclaim/data created\n")
+        "persistentvolume/pv-data created\npersistentvolumeclaim/data created\n")
     lines = kubectl(served, "get", "pv,pvc,sc", "-n", "default").stdout.splitlines()
     assert lines[0].split() == ["NAME", "CAPACITY", "ACCESS", "MODES", "RECLAIM", "POLICY", "STATUS",
                                 "CLAIM", "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "REASON", "AGE"]

@@ -1,8 +1,8 @@
 """The real kubectl against ``kbatch serve``: the binder and the ``kbatch.io/simulated``
 provisioner (docs/storage.md, stage 3). ``kubectl get pv,pvc`` shows a static volume bound to the
 claim created after it and a provisioned ``pvc-<uid>`` volume bound to a claim on a simulated
-class; a fresh server has no StorageClass, as a fresh ``kbatch`` state directory has none
-(tests/cli/test_storage_binding_cli.py)."""
+class, as the CLI's separate processes do (tests/cli/test_storage_binding_cli.py). The new cluster's
+default class ``standard``: tests/server/test_kubectl_default_storage_class.py."""
 
 from __future__ import annotations
 
@@ -42,7 +42,6 @@ spec:
 
 
 def test_kubectl_sees_bound_and_provisioned_volumes(served: Any) -> None:
-    assert kubectl(served, "get", "sc").stderr.startswith("No resources found")  # no default class
     kubectl(served, "apply", "-f", "-", input_=VOLUME)
     kubectl(served, "apply", "-f", "-", input_=CLAIMS)
     for claim in ("static", "dynamic"):

@@ -32,6 +32,9 @@ def storage_class(name: str, *, wait: bool = False, policy: str = "Delete", defa
             "volumeBindingMode": "WaitForFirstConsumer" if wait else "Immediate"}
 
 
+STATIC = ""  # a claim for a pre-provisioned volume: no class, so the default `standard` is not given
+
+
 def pvc(name: str = "data", cls: str | None = None, size: str = "2Gi") -> dict[str, Any]:
     spec: dict[str, Any] = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": size}}}
     if cls is not None:
@@ -145,7 +148,7 @@ def test_deleting_the_claim_deletes_a_provisioned_delete_volume() -> None:
 def test_deleting_the_claim_releases_a_retained_volume() -> None:
     cp = ControlPlane(seed=1)
     cp.apply([pv("static")])
-    cp.apply([pvc()])
+    cp.apply([pvc(cls=STATIC)])
     assert get_claim(cp).spec.volume_name == "static"
     cp.client.delete(PersistentVolumeClaim, "data", "default")
     cp.advance(5)
@@ -157,7 +160,7 @@ def test_a_static_delete_volume_without_a_deleter_fails() -> None:
     """pv_controller.go: no deleter plugin for a hostPath volume here → Failed, VolumeFailedDelete."""
     cp = ControlPlane(seed=1)
     cp.apply([pv("static", policy="Delete")])
-    cp.apply([pvc()])
+    cp.apply([pvc(cls=STATIC)])
     cp.client.delete(PersistentVolumeClaim, "data", "default")
     cp.advance(5)
     volume = cp.client.get(PersistentVolume, "static")
@@ -169,7 +172,7 @@ def test_a_static_delete_volume_without_a_deleter_fails() -> None:
 def test_a_claim_whose_volume_vanished_is_lost() -> None:
     cp = ControlPlane(seed=1, controllers="*,-pv-protection")
     cp.apply([pv("static")])
-    cp.apply([pvc()])
+    cp.apply([pvc(cls=STATIC)])
     cp.client.patch(PersistentVolume, "static", {"metadata": {"finalizers": None}})
     cp.client.delete(PersistentVolume, "static")
     cp.advance(1)
@@ -181,7 +184,7 @@ def test_a_claim_whose_volume_vanished_is_lost() -> None:
 def test_a_claim_and_volume_created_together_bind_on_the_resync() -> None:
     """The claim's sync ran before the volume was Available: upstream's 15 s resync binds it."""
     cp = ControlPlane(seed=1)
-    cp.apply([pv("static"), pvc()])
+    cp.apply([pv("static"), pvc(cls=STATIC)])
     assert get_claim(cp).status.phase == "Pending"
     assert reasons(cp) == ["FailedBinding"]
     cp.advance(15)
@@ -189,7 +192,7 @@ def test_a_claim_and_volume_created_together_bind_on_the_resync() -> None:
 
 
 def test_a_default_class_is_given_retroactively() -> None:
-    cp = ControlPlane(seed=1)
+    cp = ControlPlane(seed=1, addons="")  # a cluster created without a default class (kubeadm's)
     cp.apply([pvc()])
     assert get_claim(cp).spec.storage_class_name is None
     cp.apply([storage_class("sim", default=True)])
@@ -244,7 +247,7 @@ def test_an_unscheduled_consumer_is_named() -> None:
 def test_a_released_recycle_volume_fails_without_a_recycler() -> None:
     cp = ControlPlane(seed=1)
     cp.apply([pv("static", policy="Recycle")])
-    cp.apply([pvc()])
+    cp.apply([pvc(cls=STATIC)])
     cp.client.delete(PersistentVolumeClaim, "data", "default")
     cp.advance(5)
     volume = cp.client.get(PersistentVolume, "static")

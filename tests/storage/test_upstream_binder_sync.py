@@ -92,7 +92,8 @@ CLASSES = [{"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata
 
 def run_row(volumes: list[dict[str, Any]], claims: list[dict[str, Any]], test: str,
             uid_of: dict[str, str]) -> ControlPlane:
-    cp = ControlPlane(seed=1, controllers="")  # nothing but this one sync touches the objects
+    # nothing but this one sync touches the objects; no default class, as upstream's fixture has none
+    cp = ControlPlane(seed=1, controllers="", addons="")
     cp.apply(CLASSES)
     uids: dict[str, str] = {}
     for c in claims:

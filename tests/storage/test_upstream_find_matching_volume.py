@@ -49,7 +49,7 @@ def claim(size: str, modes: list[str] | None = None, *, selector: dict[str, str]
 
 
 def bound_to(volumes: list[dict[str, Any]], claim_manifest: dict[str, Any]) -> str:
-    cp = ControlPlane(seed=1)
+    cp = ControlPlane(seed=1, addons="")  # upstream's claims keep a nil class: no default class given
     cp.apply(volumes)
     cp.apply([claim_manifest])
     return cp.client.get(PersistentVolumeClaim, "claim01", "default").spec.volume_name or ""

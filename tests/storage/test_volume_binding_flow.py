@@ -67,7 +67,7 @@ def test_a_pod_waits_for_its_claim_then_schedules_once_it_is_bound() -> None:
     cp.advance(2)
     assert not get_pod(cp).spec.node_name
     assert 'persistentvolumeclaim "data" not found' in message(get_pod(cp))
-    cp.apply([claim(), volume("pv")])
+    cp.apply([claim(cls=""), volume("pv")])  # "": no class, so not the default (WaitForFirstConsumer) one
     cp.advance(2)
     assert "pod has unbound immediate PersistentVolumeClaims" in message(get_pod(cp))
     bind_claim(cp, "data", "default", "pv")

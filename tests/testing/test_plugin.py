@@ -6,6 +6,7 @@ import pytest
 
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Node, Pod
+from kbatch.api.storage_v1 import StorageClass
 from kbatch.runtime.controlplane import ControlPlane
 from kbatch.testing import condition_true, make_job, make_node, make_pod, wait_until, wait_until_gone
 
@@ -20,6 +21,15 @@ def test_fixture_defaults(control_plane: ControlPlane) -> None:
 @pytest.mark.seed(42)
 def test_markers_choose_controllers_and_seed(control_plane: ControlPlane) -> None:
     assert control_plane.enabled == ["ttl-after-finished"] and control_plane.seed == 42
+
+
+def test_the_fixture_has_the_default_storage_class(control_plane: ControlPlane) -> None:
+    assert [c.metadata.name for c in control_plane.client.list(StorageClass).items] == ["standard"]
+
+
+@pytest.mark.addons("*,-default-storage-class")
+def test_the_addons_marker_opts_out(control_plane: ControlPlane) -> None:
+    assert not control_plane.client.list(StorageClass).items
 
 
 @pytest.mark.parametrize("control_plane", ["", "garbage-collector"], indirect=True)

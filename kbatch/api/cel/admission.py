@@ -1,11 +1,14 @@
-"""CEL for ValidatingAdmissionPolicy: compile an expression once, evaluate it on a request.
+"""CEL for admission policies (validating and mutating): compile an expression once, evaluate it on a
+request.
 
 Upstream: ``k8s.io/apiserver/pkg/admission/plugin/cel`` (``compile.go``, ``activation.go``). The
 environment declares ``object``, ``oldObject``, ``request``, ``namespaceObject`` (dynamic values:
 kbatch has no OpenAPI schemas to type them, as upstream has none for a CRD without one),
-``variables`` (name → value) and, only when the policy has a ``paramKind``, ``params``; the libraries
-are those of :mod:`.selector` (Kubernetes' base environment: quantity, semver, lists, regex, strings,
-sets, optional, bindings, two-variable comprehensions).
+``variables`` (name → value), ``authorizer`` and ``authorizer.requestResource`` (:mod:`.authz`) and,
+only when the policy has a ``paramKind``, ``params``; the libraries are those of :mod:`.selector`
+(Kubernetes' base environment: quantity, semver, lists, regex, strings, sets, optional, bindings,
+two-variable comprehensions). A MutatingAdmissionPolicy's environment adds the object types
+(:mod:`.object_literals`) and ``jsonpatch.escapeKey``.
 
 * :func:`compile_expression` type-checks: ``compilation failed: ERROR: <input>:1:1: undeclared
   reference to 'x' (in container '')`` plus the caret lines, or ``must evaluate to bool but got int``
@@ -13,8 +16,9 @@ sets, optional, bindings, two-variable comprehensions).
 * :meth:`Expression.evaluate` answers the value or raises :class:`EvaluationError` whose text is
   upstream's ``expression '<expr>' resulted in error: <cause>``.
 
-Differences (docs/admission-policy.md): ``authorizer`` is not declared (an expression naming it does
-not compile); no cost estimate or runtime budget; the runtime's messages differ slightly from cel-go's.
+Differences (docs/admission-policy.md): ``authorizer`` is declared for every expression (upstream: not
+in ``messageExpression``); no cost estimate or runtime budget; the runtime's messages differ slightly
+from cel-go's.
 """
 
 from __future__ import annotations
@@ -44,15 +48,30 @@ class EvaluationError(RuntimeError):
     """An expression failed at run time (upstream's ``ErrorTypeInvalid`` evaluation error)."""
 
 
+def _escape_key(key: str) -> str:
+    """``jsonpatch.escapeKey`` (``pkg/cel/library/jsonpatch.go``): RFC 6901's ``~0`` and ``~1``."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _patch_functions(cel: Any) -> list[Any]:
+    """MutatingAdmissionPolicy's extra function (``compile.go`` ``hasPatchTypes``)."""
+    overload = cel.Overload("string_jsonpatch_escapeKey_string", cel.Type.STRING, [cel.Type.STRING],
+                            impl=_escape_key)
+    return [cel.FunctionDecl("jsonpatch.escapeKey", [overload])]
+
+
 @functools.cache
-def _environment(has_params: bool) -> tuple[Any, Any]:
+def _environment(has_params: bool, mutating: bool = False) -> tuple[Any, Any]:
     from cel_expr_python import cel
     from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
-    from kbatch.api.cel.library import function_declarations
+    from kbatch.api.cel import authz
+    from kbatch.api.cel.library import declarer, function_declarations
     from kbatch.api.cel.values import pool
 
     declared: dict[str, Any] = {name: cel.Type.DYN for name in _OBJECT_VARIABLES}
+    declared["authorizer"] = cel.Type("kubernetes.authorization.Authorizer")
+    declared["authorizer.requestResource"] = cel.Type("kubernetes.authorization.ResourceCheck")
     declared["variables"] = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
     if has_params:
         declared["params"] = cel.Type.DYN
@@ -61,43 +80,63 @@ def _environment(has_params: bool) -> tuple[Any, Any]:
         config=cel.NewEnvConfigFromYaml(_EXTENSIONS_YAML),
         variables=declared,
         extensions=[ext_strings.ExtStrings(2), ext_optional.ExtOptional(), ext_bindings.ExtBindings()],
-        functions=function_declarations(cel),
+        functions=[*function_declarations(cel), *authz.declarations(declarer(cel), cel.Type),
+                   *(_patch_functions(cel) if mutating else [])],
     )
     return cel, env
 
 
+# a mutation's result: (the upstream type named in the error, the runtime's kind that may carry it)
+_MUTATION_RESULTS = {"Object": "MAP", "list(JSONPatch)": "LIST"}
+
+
 @functools.lru_cache(maxsize=4096)
-def compile_expression(expression: str, has_params: bool, returns: str = "bool") -> Expression:
-    """The compiled expression; ``returns`` is ``bool``, ``string`` or ``any`` (a variable).
+def compile_expression(expression: str, has_params: bool, returns: str = "bool",
+                       mutating: bool = False) -> Expression:
+    """The compiled expression; ``returns`` is ``bool``, ``string``, ``any`` (a variable),
+    ``Object`` or ``list(JSONPatch)`` (a mutation). ``mutating``: a MutatingAdmissionPolicy's
+    expression (object literals, ``jsonpatch.escapeKey``; :mod:`.object_literals`).
     :class:`CompileError` carries upstream's detail."""
-    cel, env = _environment(has_params)
-    compiled = compile_in(env, expression)
+    from kbatch.api.cel.object_literals import rewrite
+
+    cel, env = _environment(has_params, mutating)
+    compiled = compile_in(env, rewrite(expression) if mutating else expression)
     out = compiled.return_type()
     wanted = {"bool": cel.Type.BOOL, "string": cel.Type.STRING}.get(returns)
     if wanted is not None and out not in (wanted, cel.Type.DYN):
         raise CompileError(f"must evaluate to {returns} but got {_type_name(out)}")
-    return Expression(expression, has_params, compiled)
+    kind = _MUTATION_RESULTS.get(returns)
+    if kind is not None and out != cel.Type.DYN and not str(out.name()).upper().startswith(kind):
+        raise CompileError(f"must evaluate to {returns} but got {_type_name(out)}")
+    return Expression(expression, (has_params, mutating), compiled)
 
 
 class Expression:
     """A compiled admission expression."""
 
-    __slots__ = ("_compiled", "expression", "has_params")
+    __slots__ = ("_compiled", "_environment", "expression")
 
-    def __init__(self, expression: str, has_params: bool, compiled: Any) -> None:
-        self.expression, self.has_params, self._compiled = expression, has_params, compiled
+    def __init__(self, expression: str, environment: tuple[bool, bool], compiled: Any) -> None:
+        self.expression, self._environment, self._compiled = expression, environment, compiled
 
     def evaluate(self, data: Mapping[str, Any]) -> Any:
         """The value on ``data`` (the variables as JSON values); :class:`EvaluationError` when it fails."""
-        cel, env = _environment(self.has_params)
+        return self._run(data, plain=False)
+
+    def evaluate_plain(self, data: Mapping[str, Any]) -> Any:
+        """The value as plain Python data (dicts, lists, scalars; a library type stays a message)."""
+        return self._run(data, plain=True)
+
+    def _run(self, data: Mapping[str, Any], plain: bool) -> Any:
+        cel, env = _environment(*self._environment)
         with _lock:
             try:
                 result = self._compiled.eval(activation=env.Activation(data=dict(data)))
             except RuntimeError as err:
                 raise self._failed(str(err)) from None
-        if result.type() == cel.Type.ERROR:
-            raise self._failed(str(result.value()))
-        return result.value()
+            if result.type() == cel.Type.ERROR:
+                raise self._failed(str(result.value()))
+            return result.plain_value() if plain else result.value()
 
     def _failed(self, cause: str) -> EvaluationError:
         # DRA's hint for a missing key (EnhanceRuntimeError) is not part of admission's messages

@@ -26,7 +26,7 @@ from kbatch.api.cel import network, regex
 from kbatch.api.cel.values import make_quantity, make_semver, parse_semver, quantity_of, semver_of
 from kbatch.api.quantity import Quantity, QuantityError
 
-__all__ = ["function_declarations"]
+__all__ = ["declarer", "function_declarations"]
 
 _INT64 = (-(2**63), 2**63 - 1)
 
@@ -136,15 +136,12 @@ def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def function_declarations(cel: Any) -> list[Any]:
-    """The library's ``cel.FunctionDecl`` list for ``cel.NewEnv``."""
-    T = cel.Type
-    Q, S = T("kubernetes.Quantity"), T("kubernetes.Semver")
-    dyn_list = T.List(T.DYN)
+def declarer(cel: Any) -> Callable[..., Any]:
+    """``decl(name, *(overload id, result type, parameter types, member?, implementation))``: a
+    ``cel.FunctionDecl``. Overloads with ``None`` as implementation share the first one's at run time:
+    the runtime dispatches on runtime kinds, and the Kubernetes types are all messages there."""
 
     def decl(name: str, *overloads: tuple[str, Any, list[Any], bool, Callable[..., Any] | None]) -> Any:
-        """Overloads with ``None`` as implementation share the first one's at run time: the runtime
-        dispatches on runtime kinds, and both Kubernetes types are messages there."""
         return cel.FunctionDecl(
             name,
             [
@@ -154,6 +151,16 @@ def function_declarations(cel: Any) -> list[Any]:
                 for oid, ret, params, member, fn in overloads
             ],
         )
+
+    return decl
+
+
+def function_declarations(cel: Any) -> list[Any]:
+    """The library's ``cel.FunctionDecl`` list for ``cel.NewEnv``."""
+    T = cel.Type
+    Q, S = T("kubernetes.Quantity"), T("kubernetes.Semver")
+    dyn_list = T.List(T.DYN)
+    decl = declarer(cel)
 
     return [
         *regex.declarations(decl, T),

@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 __all__ = [
+    "AUTHZ_TYPES",
     "SEMVER_RE",
     "make_quantity",
     "make_semver",
@@ -30,6 +31,9 @@ __all__ = [
 ]
 
 # semver.org 2.0.0 (blang/semver's strict Parse; the same grammar ResourceSlice validation uses)
+# kubernetes.authorization's types (k8s.io/apiserver/pkg/cel/library/authz.go; :mod:`.authz`)
+AUTHZ_TYPES = ("Authorizer", "PathCheck", "GroupCheck", "ResourceCheck", "Decision")
+
 _NUM = r"(0|[1-9]\d*)"
 _PRE = r"(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
 _BUILD = r"[0-9a-zA-Z-]+"
@@ -62,6 +66,7 @@ def pool() -> Any:
     built = descriptor_pool.DescriptorPool()
     built.Add(_file("kubernetes", ("Quantity", "Semver")))
     built.Add(_file("net", ("IP", "CIDR")))
+    built.Add(_file("kubernetes.authorization", AUTHZ_TYPES))  # the authorizer library (.authz)
     return built
 
 

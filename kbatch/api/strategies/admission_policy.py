@@ -24,6 +24,7 @@ import re
 
 from kbatch.api.admissionregistration_v1 import (
     MatchResources,
+    MutatingAdmissionPolicySpec,
     NamedRuleWithOperations,
     ParamKind,
     ParamRef,
@@ -45,7 +46,18 @@ from kbatch.api.validation import (
     validate_label_selector,
 )
 
-__all__ = ["PolicyBindingStrategy", "PolicyStrategy", "compile_errors", "default_match_resources"]
+__all__ = [
+    "PolicyBindingStrategy",
+    "PolicyStrategy",
+    "common_spec_errors",
+    "compile_errors",
+    "condition_errors",
+    "default_match_resources",
+    "match_resources_errors",
+    "param_kind_errors",
+    "param_ref_errors",
+    "variable_errors",
+]
 
 _FAILURE_POLICIES = ["Fail", "Ignore"]
 _MATCH_POLICIES = ["Equivalent", "Exact"]
@@ -96,12 +108,14 @@ def default_match_resources(mr: MatchResources | None) -> None:
             rule.scope = "*"
 
 
-def compile_errors(expression: str, path: str, has_params: bool, returns: str = "bool") -> list[FieldError]:
-    """The expression's compile error as upstream's ``convertCELErrorToValidationError``."""
+def compile_errors(expression: str, path: str, has_params: bool, returns: str = "bool",
+                   mutating: bool = False) -> list[FieldError]:
+    """The expression's compile error as upstream's ``convertCELErrorToValidationError``;
+    ``mutating``: in a MutatingAdmissionPolicy's environment."""
     from kbatch.api.cel.admission import CompileError, compile_expression
 
     try:
-        compile_expression(expression, has_params, returns)
+        compile_expression(expression, has_params, returns, mutating)
     except CompileError as err:
         return [FieldError.invalid(path, expression, err.detail)]
     return []
@@ -138,7 +152,7 @@ def _rule(rule: NamedRuleWithOperations, path: str) -> list[FieldError]:
     return errs
 
 
-def _match_resources(mr: MatchResources | None, path: str) -> list[FieldError]:
+def match_resources_errors(mr: MatchResources | None, path: str) -> list[FieldError]:
     """``validateMatchResources``."""
     if mr is None:
         return []
@@ -164,7 +178,7 @@ def _match_resources(mr: MatchResources | None, path: str) -> list[FieldError]:
     return errs
 
 
-def _param_kind(pk: ParamKind, path: str) -> list[FieldError]:
+def param_kind_errors(pk: ParamKind, path: str) -> list[FieldError]:
     """``validateParamKind`` (group a DNS subdomain, version a DNS-1035 label, kind required)."""
     errs: list[FieldError] = []
     group, _, version = pk.api_version.rpartition("/")
@@ -234,7 +248,8 @@ def _validation(v: Validation, path: str, has_params: bool) -> list[FieldError]:
     return errs
 
 
-def _conditions(spec: ValidatingAdmissionPolicySpec, path: str, has_params: bool) -> list[FieldError]:
+def condition_errors(spec: ValidatingAdmissionPolicySpec | MutatingAdmissionPolicySpec, path: str,
+                     has_params: bool, mutating: bool = False) -> list[FieldError]:
     """``validateMatchConditions``."""
     errs: list[FieldError] = []
     conditions = spec.match_conditions or []
@@ -246,7 +261,8 @@ def _conditions(spec: ValidatingAdmissionPolicySpec, path: str, has_params: bool
         if not mc.expression.strip():
             errs.append(FieldError.required(child(at, "expression"), ""))
         else:
-            errs.extend(compile_errors(mc.expression.strip(), child(at, "expression"), has_params))
+            errs.extend(compile_errors(mc.expression.strip(), child(at, "expression"), has_params, "bool",
+                                       mutating))
         if not mc.name:
             errs.append(FieldError.required(child(at, "name"), ""))
         else:
@@ -257,7 +273,8 @@ def _conditions(spec: ValidatingAdmissionPolicySpec, path: str, has_params: bool
     return errs
 
 
-def _variables(spec: ValidatingAdmissionPolicySpec, path: str, has_params: bool) -> list[FieldError]:
+def variable_errors(spec: ValidatingAdmissionPolicySpec | MutatingAdmissionPolicySpec, path: str,
+                    has_params: bool, mutating: bool = False) -> list[FieldError]:
     """``validateVariable``."""
     errs: list[FieldError] = []
     for i, var in enumerate(spec.variables or ()):
@@ -269,7 +286,7 @@ def _variables(spec: ValidatingAdmissionPolicySpec, path: str, has_params: bool)
         if not var.expression.strip():
             errs.append(FieldError.required(child(at, "expression"), "expression is not specified"))
         else:
-            errs.extend(compile_errors(var.expression, child(at, "expression"), has_params, "any"))
+            errs.extend(compile_errors(var.expression, child(at, "expression"), has_params, "any", mutating))
     return errs
 
 
@@ -297,24 +314,34 @@ def _audit_annotations(policy: ValidatingAdmissionPolicy, path: str, has_params:
     return errs
 
 
-def validate_policy(policy: ValidatingAdmissionPolicy) -> list[FieldError]:
-    """``validateValidatingAdmissionPolicySpec``."""
-    spec, errs = policy.spec, []
+def common_spec_errors(spec: ValidatingAdmissionPolicySpec | MutatingAdmissionPolicySpec,
+                       mutating: bool = False) -> list[FieldError]:
+    """What both policy kinds validate alike: failurePolicy, paramKind, matchConstraints (with resource
+    rules), matchConditions and variables (compiled in the mutating environment for ``mutating``)."""
+    errs: list[FieldError] = []
     has_params = spec.param_kind is not None
     if spec.failure_policy is None:
         errs.append(FieldError.required("spec.failurePolicy", ""))
     elif spec.failure_policy not in _FAILURE_POLICIES:
         errs.append(FieldError.not_supported("spec.failurePolicy", spec.failure_policy, _FAILURE_POLICIES))
     if spec.param_kind is not None:
-        errs.extend(_param_kind(spec.param_kind, "spec.paramKind"))
+        errs.extend(param_kind_errors(spec.param_kind, "spec.paramKind"))
     if spec.match_constraints is None:
         errs.append(FieldError.required("spec.matchConstraints", ""))
     else:
-        errs.extend(_match_resources(spec.match_constraints, "spec.matchConstraints"))
+        errs.extend(match_resources_errors(spec.match_constraints, "spec.matchConstraints"))
         if not spec.match_constraints.resource_rules:
             errs.append(FieldError.required("spec.matchConstraints.resourceRules", ""))
-    errs.extend(_conditions(spec, "spec.matchConditions", has_params))
-    errs.extend(_variables(spec, "spec.variables", has_params))
+    errs.extend(condition_errors(spec, "spec.matchConditions", has_params, mutating))
+    errs.extend(variable_errors(spec, "spec.variables", has_params, mutating))
+    return errs
+
+
+def validate_policy(policy: ValidatingAdmissionPolicy) -> list[FieldError]:
+    """``validateValidatingAdmissionPolicySpec``."""
+    spec = policy.spec
+    has_params = spec.param_kind is not None
+    errs = common_spec_errors(spec)
     if not spec.validations and not spec.audit_annotations:
         why = "validations or auditAnnotations must contain at least one item"
         errs += [
@@ -328,7 +355,7 @@ def validate_policy(policy: ValidatingAdmissionPolicy) -> list[FieldError]:
     return errs
 
 
-def _param_ref(pr: ParamRef | None, path: str) -> list[FieldError]:
+def param_ref_errors(pr: ParamRef | None, path: str) -> list[FieldError]:
     """``validateParamRef``."""
     if pr is None:
         return []
@@ -395,8 +422,8 @@ def validate_binding(binding: ValidatingAdmissionPolicyBinding) -> list[FieldErr
             FieldError.invalid("spec.policyName", spec.policy_name, m)
             for m in is_dns1123_subdomain(spec.policy_name)
         )
-    errs.extend(_param_ref(spec.param_ref, "spec.paramRef"))
-    errs.extend(_match_resources(spec.match_resources, "spec.matchResources"))
+    errs.extend(param_ref_errors(spec.param_ref, "spec.paramRef"))
+    errs.extend(match_resources_errors(spec.match_resources, "spec.matchResources"))
     errs.extend(_validation_actions(spec.validation_actions, "spec.validationActions"))
     return errs
 

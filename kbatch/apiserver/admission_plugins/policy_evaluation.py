@@ -17,9 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kbatch.api.admissionregistration_v1 import ValidatingAdmissionPolicy
+from kbatch.api.admissionregistration_v1 import MutatingAdmissionPolicy, ValidatingAdmissionPolicy
 
-__all__ = ["Decision", "evaluate_policy"]
+__all__ = ["Decision", "compose_variables", "evaluate", "evaluate_policy", "match_conditions"]
+
+AnyPolicy = ValidatingAdmissionPolicy | MutatingAdmissionPolicy
 
 _MAX_MESSAGE_BYTES = 5 * 1024  # celconfig.MaxEvaluatedMessageExpressionSizeBytes
 
@@ -37,22 +39,23 @@ class _VariableError(Exception):
     pass
 
 
-def _compiled(expression: str, has_params: bool, returns: str = "bool") -> Any:
+def _compiled(expression: str, has_params: bool, returns: str = "bool", mutating: bool = False) -> Any:
     from kbatch.api.cel.admission import compile_expression
 
-    return compile_expression(expression, has_params, returns)
+    return compile_expression(expression, has_params, returns, mutating)
 
 
-def _composed(policy: ValidatingAdmissionPolicy, data: dict[str, Any]) -> dict[str, Any]:
-    """The ``variables`` map: each variable's value or its error, in order."""
+def compose_variables(policy: AnyPolicy, data: dict[str, Any]) -> dict[str, str]:
+    """Set ``data["variables"]`` to each variable's value; answer the errors of those that failed."""
     from kbatch.api.cel.admission import CompileError, EvaluationError
 
     values: dict[str, Any] = {}
     errors: dict[str, str] = {}
     has_params = policy.spec.param_kind is not None
+    mutating = isinstance(policy, MutatingAdmissionPolicy)
     for var in policy.spec.variables or ():
         try:
-            values[var.name] = _compiled(var.expression, has_params, "any").evaluate(
+            values[var.name] = _compiled(var.expression, has_params, "any", mutating).evaluate(
                 {**data, "variables": values}
             )
         except (CompileError, EvaluationError) as err:
@@ -61,7 +64,7 @@ def _composed(policy: ValidatingAdmissionPolicy, data: dict[str, Any]) -> dict[s
     return errors
 
 
-def _failure(policy: ValidatingAdmissionPolicy, message: str) -> Decision | None:
+def _failure(policy: AnyPolicy, message: str) -> Decision | None:
     """``policyDecisionActionForError``: Fail denies, Ignore admits."""
     return None if policy.spec.failure_policy == "Ignore" else Decision(True, message)
 
@@ -91,13 +94,36 @@ def _reads_failed_variable(expression: str, failed: Mapping[str, str]) -> str | 
     return None
 
 
-def _evaluate(expression: str, data: Mapping[str, Any], has_params: bool, failed: Mapping[str, str]) -> Any:
+def evaluate(expression: str, data: Mapping[str, Any], has_params: bool, failed: Mapping[str, str],
+             returns: str = "bool", mutating: bool = False) -> Any:
+    """``expression``'s value on ``data`` (plain data for a mutation); ``EvaluationError`` when it
+    reads a variable in ``failed`` or fails itself."""
     from kbatch.api.cel.admission import EvaluationError
 
     error = _reads_failed_variable(expression, failed)
     if error is not None:
         raise EvaluationError(f"expression '{expression}' resulted in error: {error}")
-    return _compiled(expression, has_params).evaluate(data)
+    compiled = _compiled(expression, has_params, returns, mutating)
+    return compiled.evaluate_plain(data) if mutating and returns != "bool" else compiled.evaluate(data)
+
+
+def match_conditions(policy: AnyPolicy, data: Mapping[str, Any], failed: Mapping[str, str]) -> bool | str:
+    """``webhook/matchconditions/matcher.go``: False when one condition is false (whatever errors
+    others had), the error text when some failed and none is false, else True."""
+    from kbatch.api.cel.admission import CompileError, EvaluationError
+
+    has_params = policy.spec.param_kind is not None
+    mutating = isinstance(policy, MutatingAdmissionPolicy)
+    errors: list[str] = []
+    for condition in policy.spec.match_conditions or ():
+        try:
+            if evaluate(condition.expression, data, has_params, failed, mutating=mutating) is False:
+                return False
+        except (CompileError, EvaluationError) as err:
+            errors.append(str(err))
+    if errors:
+        return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+    return True
 
 
 def evaluate_policy(policy: ValidatingAdmissionPolicy, data: dict[str, Any]) -> list[Decision]:
@@ -106,21 +132,17 @@ def evaluate_policy(policy: ValidatingAdmissionPolicy, data: dict[str, Any]) -> 
     from kbatch.api.cel.admission import CompileError, EvaluationError
 
     has_params = policy.spec.param_kind is not None
-    failed = _composed(policy, data)
-    errors: list[str] = []
-    for condition in policy.spec.match_conditions or ():
-        try:
-            if _evaluate(condition.expression, data, has_params, failed) is False:
-                return []  # any false condition: no match, whatever errors others had
-        except (CompileError, EvaluationError) as err:
-            errors.append(str(err))
-    if errors:  # webhook/matchconditions/matcher.go: errors and no false → the failure policy
-        decision = _failure(policy, errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
+    failed = compose_variables(policy, data)
+    matched = match_conditions(policy, data, failed)
+    if matched is False:
+        return []
+    if isinstance(matched, str):  # errors and no false condition: the failure policy
+        decision = _failure(policy, matched)
         return [decision] if decision else []
     decisions: list[Decision] = []
     for validation in policy.spec.validations or ():
         try:
-            result = _evaluate(validation.expression, data, has_params, failed)
+            result = evaluate(validation.expression, data, has_params, failed)
         except (CompileError, EvaluationError) as err:
             decision = _failure(policy, str(err))
             decisions.append(decision or Decision(False))

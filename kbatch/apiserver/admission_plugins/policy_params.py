@@ -1,4 +1,4 @@
-"""The params a ValidatingAdmissionPolicyBinding hands its policy.
+"""The params a ValidatingAdmissionPolicyBinding or MutatingAdmissionPolicyBinding hands its policy.
 
 Upstream: ``k8s.io/apiserver/pkg/admission/plugin/policy/generic/policy_dispatcher.go``
 (``CollectParams``). Without ``paramKind`` the policy runs once with ``params`` null; with one and
@@ -14,7 +14,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kbatch.api.admissionregistration_v1 import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
+from kbatch.api.admissionregistration_v1 import (
+    MutatingAdmissionPolicy,
+    MutatingAdmissionPolicyBinding,
+    ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding,
+)
 from kbatch.api.errors import BadRequest, NotFound
 from kbatch.api.selectors import selector_from_model
 
@@ -28,7 +33,8 @@ class ParamError(Exception):
     """A configuration error: the policy's failure policy decides."""
 
 
-def param_kind_error(server: APIServer, policy: ValidatingAdmissionPolicy) -> str | None:
+def param_kind_error(server: APIServer,
+                     policy: ValidatingAdmissionPolicy | MutatingAdmissionPolicy) -> str | None:
     """The policy's configuration error when the server does not serve its ``paramKind``
     (``policy_source.go``: ``failed to find resource referenced by paramKind: '<gvk>'``, the
     GroupVersionKind printed as Go's ``group/version, Kind=kind``)."""
@@ -45,8 +51,8 @@ def param_kind_error(server: APIServer, policy: ValidatingAdmissionPolicy) -> st
 
 def collect_params(
     server: APIServer,
-    policy: ValidatingAdmissionPolicy,
-    binding: ValidatingAdmissionPolicyBinding,
+    policy: ValidatingAdmissionPolicy | MutatingAdmissionPolicy,
+    binding: ValidatingAdmissionPolicyBinding | MutatingAdmissionPolicyBinding,
     request_namespace: str,
 ) -> list[Any]:
     """The params objects (``[None]`` when the policy runs without)."""

@@ -84,6 +84,8 @@ class FieldTracker:
         self._server = server
 
     def __call__(self, request: AdmissionRequest) -> None:
+        if request.reinvocation is not None:
+            return  # the chain's second pass re-runs admission plugins; upstream's handler records once
         named = _STATE.get()
         if named is None:
             if not request.obj.metadata.managed_fields:

@@ -15,6 +15,7 @@ from kbatch.cli.options import global_options
 from kbatch.cli.render import align, render_yaml
 
 if TYPE_CHECKING:
+    from kbatch.cli.options import GlobalOptions
     from kbatch.runtime.leaderelection import LeaseTiming
 
 __all__ = ["register"]
@@ -243,6 +244,12 @@ def serve(ctx: typer.Context,
                                            "default) or real (always with --etcd-servers)."),
           kubeconfig_path: Path | None = typer.Option(None, "--kubeconfig",
                                                       help="Also write the kubeconfig here."),
+          max_token_expiration: str | None = typer.Option(
+              None, "--service-account-max-token-expiration",
+              help="Cap service-account tokens at this duration (1h to 2^32 s; kube-apiserver's flag)."),
+          tls: bool = typer.Option(False, "--tls", help="Serve HTTPS with a self-signed certificate kept "
+                                   "in STATE/tls (kubectl sends --token and kubeconfig tokens only over "
+                                   "HTTPS; docs/serve.md)."),
           etcd_servers: str | None = typer.Option(
               None, "--etcd-servers", envvar="KBATCH_ETCD_SERVERS",
               help="Keep the state in etcd (comma-separated http://HOST:PORT, as kube-apiserver's flag); "
@@ -271,11 +278,12 @@ def serve(ctx: typer.Context,
     clock = "real" if etcd_servers else clock or "virtual"
     if not is_loopback(address) and not token:
         raise UserError(f"binding to {address} exposes the API beyond this machine: give --token")
+    max_seconds = _max_token_expiration(max_token_expiration)
+    serve_opts = ServeOptions(address, port, token, _serving_cert(opts.state, address) if tls else None)
     if etcd_servers:
         timing: LeaseTiming = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
                   "retry_period": retry_period}
-        _serve_on_etcd(opts.state, opts.controllers, etcd_servers, timing,
-                       ServeOptions(address, port, token), kubeconfig_path, opts.feature_gates)
+        _serve_on_etcd(opts, etcd_servers, timing, serve_opts, kubeconfig_path, max_seconds)
         return
     held = contextlib.ExitStack()  # the state directory's lock, from load() until the server stops
     loaded: list[Any] = []
@@ -291,17 +299,18 @@ def serve(ctx: typer.Context,
 
         state = held.enter_context(StateDir(opts.state).locked())
         held.callback(state.server_file.unlink, missing_ok=True)
-        _announce(state, url[0], token, clock, kubeconfig_path)
+        _announce(state, url[0], token, clock, kubeconfig_path, ca=serve_opts.tls)
         cp, config = state.load(opts, clock)
         publish_cluster_info(cp.server, url[0])  # kube-public/cluster-info names this server
         backend = ControlPlaneBackend(cp)
         backend.settle()
         loaded.append((state, cp, config))
-        return KbatchApp(backend, token=token), (cp.run if clock == "real" else None)
+        app = KbatchApp(backend, token=token, max_token_expiration=max_seconds)
+        return app, (cp.run if clock == "real" else None)
 
     with held:
         try:
-            serve_forever(load, ServeOptions(address, port, token), on_listening=url.append)
+            serve_forever(load, serve_opts, on_listening=url.append)
         except OSError as err:
             raise UserError(f"cannot listen on {address}:{port}: {err.strerror or err}") from None
         finally:
@@ -312,8 +321,8 @@ def serve(ctx: typer.Context,
                 typer.echo(f"state saved to {state.path}")
 
 
-def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timing: LeaseTiming,
-                   serve: Any, kubeconfig_path: Path | None, feature_gates: str | None = None) -> None:
+def _serve_on_etcd(opts: GlobalOptions, servers: str, timing: LeaseTiming, serve: Any,
+                   kubeconfig_path: Path | None, max_token_expiration: int = 0) -> None:
     """``kbatch serve --etcd-servers``: the state is etcd's (nothing is loaded from or saved to the
     state directory, which keeps only the kubeconfig); controllers run while this process holds the
     ``kube-system/kube-controller-manager`` Lease."""
@@ -323,10 +332,12 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
     import uuid
 
     from kbatch.cli.session import StateDir
+    from kbatch.cli.state import addons_option
     from kbatch.runtime.leaderelection import LeaderElectionConfig, control_plane_elector, run_while_leading
     from kbatch.server.app import KbatchApp
     from kbatch.server.facade import SelfDrivenBackend, new_control_plane
     from kbatch.server.runner import serve_forever
+    from kbatch.server.service_account_tokens import TokenService
     from kbatch.store import StoreError
 
     try:
@@ -340,24 +351,29 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
     except (ImportError, ValueError, StoreError) as err:
         raise UserError(f"--etcd-servers {servers}: {err}") from None
     identity = f"{socket.gethostname()}_{uuid.uuid4()}"  # client-go's id + "_" + uuid
-    state = StateDir(state_path)
+    state = StateDir(opts.state)
     url: list[str] = []
     made: list[Any] = []
 
     def load() -> tuple[Any, Any]:
         # uids and generated names come from the seeded rng: each process needs its own sequence
-        cp = new_control_plane(controllers=controllers, clock="real", store=store,
-                               seed=int.from_bytes(os.urandom(8), "big"), feature_gates=feature_gates)
+        cp = new_control_plane(controllers=opts.controllers, clock="real", store=store,
+                               seed=int.from_bytes(os.urandom(8), "big"), feature_gates=opts.feature_gates,
+                               addons=addons_option(opts))  # installed only on an etcd with no cluster
         made.append(cp)
         elector = control_plane_elector(cp, identity, **timing)
         _announce(state, url[0], serve.token, "real", kubeconfig_path,
-                  f"state in etcd {servers}, identity {identity}")
+                  f"state in etcd {servers}, identity {identity}", ca=serve.tls)
 
         async def background() -> None:
             store.bind_event_loop(asyncio.get_running_loop())
             await run_while_leading(cp.run, elector)
 
-        return KbatchApp(SelfDrivenBackend(cp), token=serve.token), background
+        # every server on this etcd signs and accepts the same service-account tokens: the key cannot
+        # come from this process's random seed (docs/serviceaccounts.md, "Tokens")
+        tokens = TokenService.derived(0, serve.token)
+        return KbatchApp(SelfDrivenBackend(cp), token=serve.token, tokens=tokens,
+                         max_token_expiration=max_token_expiration), background
 
     with state.locked():
         try:
@@ -372,20 +388,46 @@ def _serve_on_etcd(state_path: str, controllers: str | None, servers: str, timin
             typer.echo("stopped (the state stays in etcd)")
 
 
+def _max_token_expiration(value: str | None) -> int:
+    """``--service-account-max-token-expiration`` in seconds (0: none), checked as kube-apiserver's
+    options check it (``pkg/kubeapiserver/options/authentication.go``)."""
+    if value is None:
+        return 0
+    from kbatch.runtime.duration import parse_duration
+
+    try:
+        seconds = int(parse_duration(value))
+    except ValueError as err:
+        raise UserError(f"--service-account-max-token-expiration: {err}") from None
+    if seconds and not 3600 <= seconds <= 1 << 32:
+        raise UserError("the service-account-max-token-expiration must be between 1 hour and 2^32 seconds")
+    return seconds
+
+
+def _serving_cert(state: str, address: str) -> Any:
+    """``--tls``: the certificate in ``STATE/tls`` (kbatch/server/tls.py)."""
+    from kbatch.server.tls import serving_cert
+
+    return serving_cert(Path(state) / "tls", (address,))
+
+
 def _announce(state: Any, url: str, token: str | None, clock: str, extra: Path | None,
-              where: str | None = None) -> None:
+              where: str | None = None, *, ca: Any = None) -> None:
     """The URL in ``DIR/server``, the kubeconfig, and the "listening" line (``where``: what follows
-    the clock there; default the state directory)."""
+    the clock there; default the state directory; ``ca``: the ``--tls`` certificate)."""
     from kbatch.server.kubeconfig import kubeconfig, write_kubeconfig
 
     state.server_file.write_text(url + "\n")
-    config = kubeconfig(url, token=token)
+    config = kubeconfig(url, token=token, tls=ca)
     written = write_kubeconfig(state.path / KUBECONFIG, config)
     if extra is not None:
         write_kubeconfig(extra, config)
         written = extra
     typer.echo(f"kbatch serve listening on {url} (clock {clock}, {where or f'state {state.path}'})")
     typer.echo(f"kubeconfig: {written}   e.g.  KUBECONFIG={written} kubectl get pods")
+    if token and url.startswith("http:"):  # client-go sends credentials to https servers only
+        typer.echo("note: kubectl sends the kubeconfig's token (and --token) only over HTTPS; "
+                   "start with --tls for kubectl (docs/serviceaccounts.md)")
     sys.stdout.flush()
 
 

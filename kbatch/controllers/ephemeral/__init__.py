@@ -8,8 +8,12 @@ claim ``<pod>-<volume>`` (``ephemeral.VolumeClaimName``) is created from the vol
 deletes it with the pod. A claim of that name that the pod does not control is left alone: a
 ``FailedBinding`` Warning on the pod (``ephemeral volume v: PVC ns/x was not created for pod ns/p
 (pod is not owner)``) and the volume stays unusable (VolumeBinding rejects the pod). A deleted
-claim whose pod still exists is created again. Only pods with ephemeral volumes reach the
-controller (a predicate), so other pods cost one check per event.
+claim whose pod still exists is created again.
+
+Events, as upstream's handlers: a pod *added* with an ephemeral volume and no deletion mark
+(``enqueuePod``; pod updates are ignored, the volumes being immutable, and so are pod deletes, the
+garbage collector removing the claims), and a claim *deleted* (``onPVCDelete``: the pods using it).
+Other pods cost one check per add.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any
 from kbatch.api.core_v1 import PersistentVolumeClaim, Pod
 from kbatch.api.errors import AlreadyExists, NotFound, StatusError
 from kbatch.runtime.context import ControllerContext
-from kbatch.runtime.predicate import predicate_func
+from kbatch.runtime.predicate import Funcs
 from kbatch.runtime.reconcile import Request
 
 __all__ = ["BY_EPHEMERAL_CLAIM", "EphemeralVolumes", "claim_manifest", "ephemeral_claims", "setup"]
@@ -103,9 +107,18 @@ class EphemeralVolumes:
         return False
 
 
+def _needs_claims(pod: Any) -> bool:
+    """``enqueuePod``: a pod not being deleted with at least one ephemeral volume."""
+    return pod.metadata.deletion_timestamp is None and _has_ephemeral(pod)
+
+
+POD_ADDED = Funcs(create=_needs_claims, update=False, delete=False)
+CLAIM_DELETED = Funcs(create=False, update=False, delete=True)
+
+
 class _PodsOfClaim:
-    """A claim event enqueues the pods whose ephemeral volume it is (upstream ``onPVCDelete``; any
-    event here: the reconcile decides). A class, not a closure: the controller is pickled."""
+    """A deleted claim enqueues the pods whose ephemeral volume it is (upstream ``onPVCDelete``).
+    A class, not a closure: the controller is pickled."""
 
     __slots__ = ("cache",)
 
@@ -122,6 +135,6 @@ def setup(ctx: ControllerContext) -> EphemeralVolumes:
     ctx.cache.add_index(Pod, BY_EPHEMERAL_CLAIM, ephemeral_claims)
     controller = EphemeralVolumes(ctx)
     (ctx.build().describe("creates the PersistentVolumeClaims of pods' generic ephemeral volumes")
-     .for_(Pod, predicate_func(_has_ephemeral))
-     .watches(PersistentVolumeClaim, _PodsOfClaim(ctx.cache)).complete(controller))
+     .for_(Pod, POD_ADDED)
+     .watches(PersistentVolumeClaim, _PodsOfClaim(ctx.cache), CLAIM_DELETED).complete(controller))
     return controller

@@ -3,11 +3,13 @@
 Event handlers follow upstream's (job_controller.go ``addJob``/``updateJob``/``deleteJob``/``addPod``/
 ``updatePod``/``deletePod``): a Job add, a spec (generation) change, a deletion mark or a Job delete
 enqueue the Job now; any other Job update (its status) and every Pod event enqueue it after the 1 s
-batching period. A pod's controller reference is resolved by name *and* uid; pods without a
-controller are mapped to the Jobs whose selector matches them, for adoption. Pods that still hold
-the tracking finalizer but that no Job will count (orphaned, their Job gone or finished) go to the
-orphan queue, a second controller ``job-orphan-pod`` (:mod:`kbatch.controllers.job.orphans`); a
-deleted or finished Job sends its remaining tracked pods there too (``cleanupPodFinalizers``).
+batching period; an update that sets or changes a started Job's ``activeDeadlineSeconds`` also
+queues it for the new deadline. A pod update that keeps its resourceVersion (a relist's) is ignored.
+A pod's controller reference is resolved by name *and* uid; pods without a controller are mapped to
+the Jobs whose selector matches them, for adoption. Pods that still hold the tracking finalizer but
+that no Job will count (orphaned, their Job gone or finished) go to the orphan queue, a second
+controller ``job-orphan-pod`` (:mod:`kbatch.controllers.job.orphans`); a deleted or finished Job sends
+its remaining tracked pods there too (``cleanupPodFinalizers``).
 """
 
 from __future__ import annotations
@@ -75,6 +77,9 @@ class _Queues:
     def job_batched(self, job: Any) -> None:
         self.jobs.add_after(_request(job), SYNC_BATCH_PERIOD)
 
+    def job_after(self, job: Any, seconds: float) -> None:
+        self.jobs.add_after(_request(job), seconds)
+
     def batched_already(self, namespace: str, ref: Any) -> bool:
         """Whether the Job ``ref`` names is already due within the batching period: queueing it
         after that period again would change nothing (the earlier deadline wins), so there is no
@@ -91,6 +96,16 @@ class _Queues:
         for pod in self.cache.list(Pod, job.metadata.namespace, index=(BY_CONTROLLER_UID, uid)):
             if has_tracking_finalizer(pod):
                 self.orphan(pod)
+
+
+def _deadline_moved(old: Any, new: Any, now: Any) -> float | None:
+    """``updateJob``'s resync for ``activeDeadlineSeconds``: a started Job whose deadline was set or
+    changed is queued for when the new deadline passes (now, if it has), whatever the sync does."""
+    start = new.status.start_time if new.status is not None else None
+    ads = new.spec.active_deadline_seconds
+    if start is None or ads is None or old.spec.active_deadline_seconds == ads:
+        return None
+    return float(ads) - (now - start).total_seconds()
 
 
 class _JobHandler:
@@ -112,6 +127,9 @@ class _JobHandler:
             self.q.job_batched(new)
         if is_job_finished(new):  # a backup: a Job is not finished before its finalizers are gone
             self.q.cleanup_pod_finalizers(new)
+        left = _deadline_moved(old, new, self.q.jobs.clock.now_datetime())
+        if left is not None:
+            self.q.job_after(new, left)
 
     def on_delete(self, obj: Any) -> None:
         self.q.job_now(obj)

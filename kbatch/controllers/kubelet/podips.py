@@ -14,9 +14,12 @@ kbatch runs no CNI plugin: :class:`AddressPool` is the node range's IPAM, as kin
 ``host-local`` plugin over ``spec.podCIDR`` (the network address and the gateway, ``.1``, are never
 handed out, nor the broadcast address), except that it hands out the *lowest* free address (host-local
 goes round the range from the last one it reserved) so the address a pod gets depends only on the
-pods of its node. A node without ``spec.podCIDR`` (the ``node-ipam-controller`` deselected) gives
-its pods no address, as a cluster whose CNI has no range would not start them: a deliberate
-difference (docs/simulation.md).
+pods of its node. A node without ``spec.podCIDR`` gives its pods no address, and kbatch's kubelet
+then reports no ``hostIP`` either: the ``node-ipam-controller`` is off by default (as
+kube-controller-manager without ``--allocate-node-cidrs``), and a default run writes the statuses it
+wrote before addresses existed, because a per-pod address costs ~6 % peak memory in the Job
+benchmark. Upstream's kubelet always reports ``hostIP``: a deliberate difference
+(docs/simulation.md, "Pod and node addresses").
 
 Memory: a pod's address is one small ``int`` slot of its :class:`~.engine.PodRun` (the offset in its
 node's range) and a reference to the node's pool; the text is made when a status or an environment
@@ -103,8 +106,12 @@ def node_cidr(node: Any) -> str | None:
 
 
 def node_net(node: Any) -> NodeNet:
+    """A node without a pod range (node IPAM off, the default) has no addresses for its pods, not
+    even the host's: kbatch's deliberate difference, for memory (docs/simulation.md)."""
     cidr = node_cidr(node)
-    return NodeNet(host_ips(node), cidr, AddressPool(cidr) if cidr else None)
+    if not cidr:
+        return NodeNet((), None, None)
+    return NodeNet(host_ips(node), cidr, AddressPool(cidr))
 
 
 def ip_patch(status: Any, host: tuple[str, ...], pod: tuple[str, ...]) -> dict[str, Any]:

@@ -55,6 +55,7 @@ from kbatch.controllers.kueue.status import (
 )
 from kbatch.controllers.kueue.workload_controller import WorkloadReconciler
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.predicate import Funcs
 from kbatch.runtime.reconcile import Request
 
 __all__ = ["KueueManager", "setup"]
@@ -73,6 +74,38 @@ class _OwnerMapper:
         if ref is None or ref.kind != self.kind:
             return []
         return [Request(wl.metadata.namespace or "", ref.name)]
+
+
+class _ChildJobs:
+    """A Workload created or updated → the batch Jobs its owner controls (``parentWorkloadHandler``,
+    kueue ``pkg/controller/jobs/job/job_controller.go``: the child jobs of a JobSet, say, whose
+    suspension follows their parent's Workload; deletes are ignored, as upstream's handler does)."""
+
+    __slots__ = ("cache",)
+    maps_old_on_update = False  # Update reads ``ObjectNew`` only
+
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+
+    def __call__(self, wl: Any) -> list[Request]:
+        from kbatch.api.batch_v1 import Job
+        from kbatch.runtime.cache.indexer import BY_OWNER_UID
+
+        owner = wl.metadata.controller_ref()
+        if owner is None:
+            return []
+        namespace = wl.metadata.namespace or ""
+        jobs = self.cache.list(Job, namespace, index=(BY_OWNER_UID, owner.uid))
+        return [Request(namespace, job.metadata.name or "") for job in jobs]
+
+    def __getstate__(self) -> Any:
+        return self.cache
+
+    def __setstate__(self, state: Any) -> None:
+        self.cache = state
+
+
+_NO_DELETES = Funcs(delete=False)
 
 
 def _integrations(mgr: KueueManager) -> list[Any]:
@@ -112,13 +145,15 @@ def setup(ctx: ControllerContext) -> KueueManager:
         if integ.name == "pod":  # plain pods and pod groups: requests of their own (podintegration/)
             mgr.controllers[name] = build_pod_controller(mgr, integ, name)
             continue
-        mgr.controllers[name] = (
+        builder = (
             b(name)
             .describe(f"Kueue's {integ.name} integration")
             .for_(integ.model)
             .watches(Workload, _OwnerMapper(integ.model.api_info.kind))
-            .complete(JobReconciler(mgr, integ))
         )
+        if integ.name == "batch/job":
+            builder = builder.watches(Workload, _ChildJobs(ctx.cache), _NO_DELETES)
+        mgr.controllers[name] = builder.complete(JobReconciler(mgr, integ))
     informers = ctx.cache
     informers.informer_for(Workload).add_event_handler(WorkloadHandler(mgr))
     informers.informer_for(ClusterQueue).add_event_handler(ClusterQueueHandler(mgr))

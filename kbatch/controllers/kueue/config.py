@@ -64,7 +64,19 @@ def parse_config(raw: Mapping[str, Any] | str | None) -> dict[str, Any] | None:
         raise Invalid(f"invalid Kueue configuration: {err}") from None
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise Invalid(f"invalid Kueue configuration: {source} must hold one Configuration object")
+    _refuse_repeated_keys(text)
     return docs[0]
+
+
+def _refuse_repeated_keys(text: str) -> None:
+    """Kueue decodes its configuration with a strict codec (``serializer.EnableStrict``), whose YAML
+    serializer refuses a repeated key (sigs.k8s.io/yaml ``YAMLToJSONStrict``); manifests keep the
+    last value instead (:mod:`kbatch.apiserver.yaml_duplicates`)."""
+    from kbatch.apiserver.yaml_duplicates import duplicate_key_problems, duplicate_keys_error
+
+    problems = duplicate_key_problems(text)
+    if problems:
+        raise Invalid(f"invalid Kueue configuration: strict decoding error: {duplicate_keys_error(problems)}")
 
 
 def _gates(features: FeatureGates, config: KueueConfig) -> FeatureGates:

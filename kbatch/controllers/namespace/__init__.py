@@ -1,9 +1,14 @@
 """The ``namespace`` controller (kube-controller-manager's ``namespace-controller``,
 ``pkg/controller/namespace/namespace_controller.go``): empties a terminating namespace and finalizes it.
 
-Requests are namespaces. A namespace event enqueues it; an event of any namespaced object in a
-namespace known to be terminating enqueues that namespace, so graceful pod deletions and released
-finalizers move the deletion on without polling. The work is :class:`.deleter.NamespaceDeleter`.
+Requests are namespaces. A namespace added or updated with a ``deletionTimestamp`` enqueues it, as
+upstream's ``enqueueNamespace`` ("don't queue if we aren't deleted"; no ``DeleteFunc``): creating or
+relabelling a live namespace, or its final delete, reconciles nothing. Upstream queues it after a 5 s
+``namespaceDeletionGracePeriod`` for HA API servers and etcd members to see the deletion; kbatch has
+one API server and queues it at once. An event of any namespaced object in a namespace known to be
+terminating enqueues that namespace, so graceful pod deletions and released finalizers move the
+deletion on without polling (upstream requeues after the deleter's estimate instead). The work is
+:class:`.deleter.NamespaceDeleter`.
 """
 
 from __future__ import annotations
@@ -19,9 +24,17 @@ from kbatch.controllers.namespace.deleter import (
     deletion_conditions,
 )
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.predicate import Funcs
 
 __all__ = ["CONDITION_TYPES", "ContentTotals", "NamespaceController", "NamespaceDeleter",
            "deletion_conditions", "setup"]
+
+
+def _deleting(ns: Any) -> bool:
+    return ns.metadata.deletion_timestamp is not None
+
+
+NAMESPACE_EVENTS = Funcs(create=_deleting, update=_deleting, delete=False)
 
 _EVENT_KINDS = ("Event",)  # not watched: the deleter removes them at once, nothing waits on them
 
@@ -69,7 +82,7 @@ def setup(ctx: ControllerContext) -> NamespaceController:
     registry = ctx.registry
     controller = NamespaceController(ctx, registry)
     builder = ctx.build().describe("deletes the content of terminating namespaces, then finalizes them")
-    builder.for_(Namespace)
+    builder.for_(Namespace, NAMESPACE_EVENTS)
     for spec in registry:
         if spec.info.namespaced and spec.info.kind not in _EVENT_KINDS:
             builder.watches(spec.model, controller.for_content)

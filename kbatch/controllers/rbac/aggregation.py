@@ -8,8 +8,10 @@ selectors matches: selector by selector in the rule's order, the matched roles b
 differs from the role's rules, the controller server-side-applies it with the field manager
 ``clusterrole-aggregation-controller`` (forced), so a rule no matched role has any more is dropped.
 
-Triggers: any ClusterRole event requeues every aggregated ClusterRole (upstream's ``enqueue``: the set
-is small and the dependency graph unknown).
+Triggers: any ClusterRole event requeues every aggregated ClusterRole and nothing else (upstream's
+``enqueue``, registered as AddFunc, UpdateFunc and DeleteFunc: the set is small and the dependency graph
+unknown; it reads neither event object, so an update lists the roles once). A ClusterRole without an
+``aggregationRule`` is never queued for itself.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from kbatch.api.rbac_v1 import ClusterRole, PolicyRule
 from kbatch.api.selectors import selector_from_model
 from kbatch.apiserver.client import Applier
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.handler import new_object_only
 from kbatch.runtime.reconcile import Request
 
 __all__ = ["FIELD_MANAGER", "ClusterRoleAggregation", "aggregated_rules", "setup"]
@@ -89,5 +92,5 @@ def setup(ctx: ControllerContext) -> ClusterRoleAggregation:
     controller = ClusterRoleAggregation(ctx)
     (ctx.build().describe("fills the rules of ClusterRoles with an aggregationRule from the ClusterRoles "
                           "their selectors match")
-     .for_(ClusterRole).watches(ClusterRole, controller.aggregated_roles).complete(controller))
+     .watches(ClusterRole, new_object_only(controller.aggregated_roles)).complete(controller))
     return controller

@@ -27,6 +27,7 @@ from kbatch.apiserver.default_accounts import (
     root_ca_config_map,
 )
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.predicate import Funcs
 
 __all__ = ["CA_DATA", "CONFIG_MAP", "DESCRIPTION", "DESCRIPTION_ANNOTATION", "RootCACertPublisher", "setup"]
 
@@ -47,6 +48,15 @@ class _Watched:
 
 
 WATCHED = _Watched()
+
+
+def _active(ns: Any) -> bool:
+    return ns.status is not None and ns.status.phase == "Active"
+
+
+# publisher.go: ``namespaceAdded`` queues every namespace, ``namespaceUpdated`` only an Active one, and
+# no DeleteFunc is registered (kubernetes/kubernetes pkg/controller/certificates/rootcacertpublisher)
+NAMESPACE_EVENTS = Funcs(update=_active, delete=False)
 
 
 class RootCACertPublisher:
@@ -97,7 +107,7 @@ def setup(ctx: ControllerContext) -> RootCACertPublisher:
     controller = RootCACertPublisher(ctx)
     (ctx.build()
         .describe("keeps the kube-root-ca.crt ConfigMap in every namespace")
-        .for_(Namespace)
+        .for_(Namespace, NAMESPACE_EVENTS)
         .watches(ConfigMap, controller.for_config_map, WATCHED)
         .complete(controller))
     return controller

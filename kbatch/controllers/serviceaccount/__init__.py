@@ -17,6 +17,7 @@ from typing import Any
 
 from kbatch.api.errors import AlreadyExists, Forbidden, NotFound
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.predicate import Funcs
 
 __all__ = ["ACCOUNTS", "ServiceAccountsController", "setup"]
 
@@ -37,6 +38,9 @@ class _Deleted:
 
 
 DELETED = _Deleted()
+# serviceaccounts_controller.go registers AddFunc and UpdateFunc on namespaces, no DeleteFunc: a
+# deleted namespace has no account to ensure (kubernetes/kubernetes pkg/controller/serviceaccount)
+NAMESPACE_EVENTS = Funcs(delete=False)
 
 
 class ServiceAccountsController:
@@ -81,7 +85,7 @@ def setup(ctx: ControllerContext) -> ServiceAccountsController:
     controller = ServiceAccountsController(ctx)
     (ctx.build()
         .describe("keeps a `default` ServiceAccount in every active namespace")
-        .for_(Namespace)
+        .for_(Namespace, NAMESPACE_EVENTS)
         .watches(ServiceAccount, controller.for_account, DELETED)
         .complete(controller))
     if ctx.server is not None:

@@ -44,13 +44,13 @@ from kbatch.api.pv_helpers import (
     claim_class,
     claim_reference,
 )
-from kbatch.api.storage_v1 import StorageClass
+from kbatch.api.storage_v1 import SIMULATED_PROVISIONER, StorageClass
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request
 
 __all__ = ["PROVISIONER", "SimulatedProvisioner", "provisioned_volume", "setup", "should_provision"]
 
-PROVISIONER = "kbatch.io/simulated"
+PROVISIONER = SIMULATED_PROVISIONER
 CSI_DRIVER = "simulated.kbatch.io"  # a CSI driver name is a DNS subdomain: no "/"
 HOSTNAME = "kubernetes.io/hostname"
 

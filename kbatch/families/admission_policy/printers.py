@@ -1,8 +1,9 @@
-"""``kubectl get`` columns of ValidatingAdmissionPolicy and its binding (Kubernetes 1.37
+"""``kubectl get`` columns of the admission policies and their bindings (Kubernetes 1.37
 ``pkg/printers/internalversion/printers.go``).
 
-Policy: Name, Validations (their count), ParamKind (``apiVersion/kind`` or ``<unset>``), Age.
-Binding: Name, PolicyName, ParamRef (``namespace/name``, ``*/name`` without a namespace, the
+ValidatingAdmissionPolicy: Name, Validations (their count), ParamKind (``apiVersion/kind`` or
+``<unset>``), Age. MutatingAdmissionPolicy: Name, Mutations (their count), ParamKind, Age.
+Bindings of both: Name, PolicyName, ParamRef (``namespace/name``, ``*/name`` without a namespace, the
 selector as Go prints a ``LabelSelector`` value, or ``<unset>``), Age.
 """
 
@@ -13,14 +14,27 @@ from typing import Any
 
 from kbatch.api.printing import AGE, NAME, Column, Obj, Printer, at, creation_age, name_of
 
-__all__ = ["BINDING", "POLICY", "param_ref_cell"]
+__all__ = ["BINDING", "MUTATING_POLICY", "POLICY", "param_ref_cell"]
+
+
+def _param_kind_cell(obj: Obj) -> str:
+    kind = at(obj, "spec", "paramKind")
+    return f"{kind.get('apiVersion') or ''}/{kind.get('kind') or ''}" if kind is not None else "<unset>"
 
 
 def _policy_cells(obj: Obj, now: datetime) -> list[Any]:
-    kind = at(obj, "spec", "paramKind")
-    param_kind = f"{kind.get('apiVersion') or ''}/{kind.get('kind') or ''}" if kind is not None else "<unset>"
-    return [name_of(obj), len(at(obj, "spec", "validations") or ()), param_kind, creation_age(obj, now)]
+    count = len(at(obj, "spec", "validations") or ())
+    return [name_of(obj), count, _param_kind_cell(obj), creation_age(obj, now)]
 
+
+def _mutating_policy_cells(obj: Obj, now: datetime) -> list[Any]:
+    count = len(at(obj, "spec", "mutations") or ())
+    return [name_of(obj), count, _param_kind_cell(obj), creation_age(obj, now)]
+
+
+_PARAM_KIND = Column(
+    "ParamKind", description="ParamKind specifies the kind of resources used to parameterize this policy"
+)
 
 POLICY = Printer(
     (
@@ -30,13 +44,24 @@ POLICY = Printer(
             type="integer",
             description="Validations indicates the number of validation rules defined in this configuration",
         ),
-        Column(
-            "ParamKind",
-            description="ParamKind specifies the kind of resources used to parameterize this policy",
-        ),
+        _PARAM_KIND,
         AGE,
     ),
     _policy_cells,
+)
+
+MUTATING_POLICY = Printer(
+    (
+        NAME,
+        Column(
+            "Mutations",
+            type="integer",
+            description="Mutation indicates the number of mutations rules defined in this configuration",
+        ),
+        _PARAM_KIND,
+        AGE,
+    ),
+    _mutating_policy_cells,
 )
 
 

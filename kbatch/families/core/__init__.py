@@ -150,9 +150,13 @@ CORE = Family(
                        "kbatch.controllers.rootcacertpublisher:setup",
                        aliases=("root-ca-certificate-publisher-controller",),
                        source="root-ca-certificate-publisher-controller"),
+        ControllerSpec("serviceaccount-token", "fills legacy service-account token Secrets, deletes those of "
+                       "deleted accounts", "kbatch.controllers.serviceaccount.tokens:setup",
+                       aliases=("serviceaccount-token-controller",),
+                       source="serviceaccount-token-controller"),
         ControllerSpec("node-ipam-controller", "allocates each node's pod CIDR (spec.podCIDR)",
-                       "kbatch.controllers.nodeipam:setup", aliases=("nodeipam",),
-                       source="cidrAllocator"),
+                       "kbatch.controllers.nodeipam:setup", enabled_by_default=False,
+                       aliases=("nodeipam",), source="cidrAllocator"),
     ),
     scheduler_plugins=(
         _plugin("SchedulingGates", "scheduling_gates"),

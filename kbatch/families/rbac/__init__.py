@@ -4,9 +4,11 @@
   upstream's validation and defaulting (:mod:`kbatch.api.strategies.rbac`), ``kubectl get`` columns
   (:mod:`kbatch.families.rbac.printers`) and ``kubectl describe`` pages
   (:mod:`kbatch.families.rbac.pages`);
-* post-start hook ``bootstrap_roles``: a fresh control plane holds ``cluster-admin`` bound to
-  ``system:masters``, the discovery and basic-user roles bound to every authenticated user, and the
-  aggregated ``admin``/``edit``/``view`` (:mod:`kbatch.families.rbac.bootstrap_policy`);
+* post-start hook ``rbac/bootstrap-roles`` (:mod:`kbatch.apiserver.rbac_bootstrap`): every start
+  reconciles upstream's bootstrap policy into the store, ``cluster-admin``, the discovery and
+  basic-user roles, the aggregated ``admin``/``edit``/``view``, the component and
+  ``system:controller:*`` roles with their bindings, and the kube-system/kube-public Roles
+  (:mod:`kbatch.families.rbac.bootstrap_policy`);
 * controller ``clusterrole-aggregation`` (on by default, as in kube-controller-manager): the rules of
   ClusterRoles with an ``aggregationRule``.
 
@@ -40,7 +42,7 @@ RBAC = Family(
         KindEntry(ClusterRoleBinding, ClusterRoleBindingStrategy(), printers.CLUSTER_ROLE_BINDING,
                   page=pages.binding_page),
     ),
-    post_start=("kbatch.families.rbac.bootstrap:bootstrap_roles",),
+    post_start=("kbatch.apiserver.rbac_bootstrap:ensure_rbac_policy",),
     controllers=(
         ControllerSpec("clusterrole-aggregation",
                        "fills the rules of aggregated ClusterRoles from the ClusterRoles their "

@@ -10,6 +10,9 @@ Admission: ``DefaultStorageClass`` (a claim that names no class gets the default
 requests, release and reclaim) and ``simulated-provisioner`` (the ``kbatch.io/simulated``
 provisioner). The scheduler's VolumeBinding plugin and the ephemeral-volume controller are
 registered by the core family, next to the scheduler and the pods they serve (docs/storage.md).
+
+Cluster add-on ``default-storage-class``: a new cluster starts with kind's default class ``standard``
+(WaitForFirstConsumer, ``kbatch.io/simulated``), once; :mod:`kbatch.families.storage.default_class`.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from __future__ import annotations
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
 from kbatch.api.storage_v1 import StorageClass
 from kbatch.api.strategies.storage import PersistentVolumeStrategy, StorageClassStrategy
-from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry
+from kbatch.families.family import AdmissionPlugin, ClusterAddon, ControllerSpec, Family, KindEntry
 from kbatch.families.storage import printers
+from kbatch.families.storage.default_class import ADDON_NAME
 
 __all__ = ["STORAGE"]
 
@@ -26,7 +30,7 @@ STORAGE = Family(
     name="storage",
     description="storage.k8s.io/v1 StorageClass and core/v1 PersistentVolume; DefaultStorageClass and "
                 "StorageObjectInUseProtection admission; pvc/pv protection; the PV binder and the "
-                "kbatch.io/simulated provisioner",
+                "kbatch.io/simulated provisioner; the default class `standard` of a new cluster",
     kinds=(
         KindEntry(StorageClass, StorageClassStrategy(), printers.STORAGE_CLASS),
         KindEntry(PersistentVolume, PersistentVolumeStrategy(), printers.PERSISTENT_VOLUME),
@@ -56,5 +60,10 @@ STORAGE = Family(
                        "asked of it and deletes it once released",
                        "kbatch.controllers.storage.provisioner:setup",
                        source="kbatch.io/simulated"),
+    ),
+    cluster_addons=(
+        ClusterAddon(ADDON_NAME, "kbatch.families.storage.default_class:install_default_class",
+                     description='the default StorageClass "standard" (WaitForFirstConsumer, '
+                                 'kbatch.io/simulated), as kind installs'),
     ),
 )

@@ -6,6 +6,8 @@ Upstream: ``pkg/controller/ttlafterfinished/ttlafterfinished_controller.go`` (KE
   ``Failed`` condition with status ``True``; its finish time is that condition's
   ``lastTransitionTime``, and it expires at finish time + TTL.
 * Before expiry the request comes back at the expiry instant (``requeue_after``).
+* Events (``addJob``/``updateJob``): a Job added or updated that needs cleanup is queued; a deleted
+  Job is not (upstream registers no ``DeleteFunc``: nothing is left to clean up).
 * At expiry the Job is read again *from the API server*, not the cache (the TTL may have been
   changed, or the Job restarted), re-checked, and deleted with ``Foreground`` propagation and a
   ``uid`` precondition, so its pods go first and a re-created Job of the same name is never hit.
@@ -20,7 +22,7 @@ from kbatch.api.errors import Conflict, NotFound
 from kbatch.apiserver.client import Preconditions
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.controller import Controller
-from kbatch.runtime.predicate import predicate_func
+from kbatch.runtime.predicate import Funcs
 from kbatch.runtime.reconcile import Request, Result, TerminalError
 
 __all__ = ["TTLAfterFinishedReconciler", "expires_at", "needs_cleanup", "setup"]
@@ -96,5 +98,5 @@ def setup(ctx: ControllerContext) -> Controller:
 
     return (ctx.build()
             .describe("deletes finished Jobs ttlSecondsAfterFinished after they end")
-            .for_(Job, predicate_func(needs_cleanup))
+            .for_(Job, Funcs(create=needs_cleanup, update=needs_cleanup, delete=False))
             .complete(TTLAfterFinishedReconciler(ctx)))

@@ -12,7 +12,9 @@ server; the object a write returned is not decoded at all) and fanned out to all
 objects are the API server's shared, read-only objects (:mod:`kbatch.api.frozen`): handlers and
 readers (:class:`~.cache.Cache`) receive them as they are and copy before changing
 (``kbatch.api.edit``); equal nested parts of different objects are one shared instance
-(:func:`kbatch.api.model_intern.share_structure`).
+(:func:`kbatch.api.model_intern.share_structure`). A client whose lists and watch events hand out
+objects interned already (``interned_reads``: the in-process API server's decoded cache interns each
+object once, when it is written or decoded) is not interned again by the store: one pass per write.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ class SharedInformer:
         self.client = client
         self.kind = kind
         self.namespace = namespace
-        self.store = Indexer(indexers)
+        self.store = Indexer(indexers, share=not getattr(client, "interned_reads", False))
         self.handlers: list[EventHandler] = []
         self.resource_version: str | None = None
         self.relists = 0

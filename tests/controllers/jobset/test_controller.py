@@ -192,7 +192,9 @@ def test_volume_claims_are_created_mounted_and_kept_or_collected(retain: bool) -
     cp.apply(m)
     claim = cp.client.get(PersistentVolumeClaim, "data-js", "default")
     assert claim.metadata.labels == {"team": "a", "jobset.sigs.k8s.io/jobset-name": "js"}
-    assert claim.status.phase == "Pending" and bool(claim.metadata.owner_references) is not retain
+    assert bool(claim.metadata.owner_references) is not retain
+    # the cluster's default class (WaitForFirstConsumer): provisioned and bound once a pod is scheduled
+    assert claim.spec.storage_class_name == "standard" and claim.status.phase == "Bound"
     volume = jobs(cp)[0].spec.template.spec.volumes[0]
     assert (volume.name, volume.persistent_volume_claim.claim_name) == ("data", "data-js")
     cp.client.delete(JobSet, "js", "default")

@@ -293,14 +293,15 @@ def _existing_claim(cp: Any, spec: dict[str, Any]) -> None:
         {"metadata": {"name": "test-volume-js", "namespace": "default"}, "spec": spec}))
 
 
-# A claim created through the API is stored with ``volumeMode: Filesystem`` (PVC defaulting); upstream's
-# fake client stores it as given. A template written as the stored claim reads is what matches in a
-# cluster (``reflect.DeepEqual`` of the specs), so the matching case spells the default out.
-FILESYSTEM = {**PVC, "volumeMode": "Filesystem"}
+# A claim created through the API is stored with ``volumeMode: Filesystem`` (PVC defaulting) and the
+# cluster's default class ``standard`` (DefaultStorageClass admission); upstream's fake client stores
+# it as given. A template written as the stored claim reads is what matches in a cluster
+# (``reflect.DeepEqual`` of the specs), so the matching case spells both defaults out.
+STORED = {**PVC, "volumeMode": "Filesystem", "storageClassName": "standard"}
 
 
 @pytest.mark.parametrize(("case", "retain", "claim_spec", "want"), [
-    ("volumeClaimPolicy is valid when existing PVC matches template spec", True, FILESYSTEM, []),
+    ("volumeClaimPolicy is valid when existing PVC matches template spec", True, STORED, []),
     ("volumeClaimPolicy retention policy must be retain for existing PVC", False, PVC,
      ["retentionPolicy must be retain when PVC exist"]),
     ("volumeClaimPolicy is invalid when existing PVC does not match template spec", True,
@@ -313,7 +314,7 @@ def test_validate_create_with_an_existing_claim(case: str, retain: bool, claim_s
     _existing_claim(cp, claim_spec)
     manifest = jobset(_mounting("job-1", "test-volume"),
                       **_claims("test-volume", retain=("test-volume",) if retain else (),
-                                spec=FILESYSTEM if not want else PVC))
+                                spec=STORED if not want else PVC))
     err = create(cp, manifest)
     if not want:
         assert err is None, f"{case}: {err}"

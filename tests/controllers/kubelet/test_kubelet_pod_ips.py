@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from kbatch.api.core_v1 import Node, Pod
 from kbatch.controllers.kubelet import pod_logs
 from kbatch.controllers.kubelet.podips import AddressPool
+from kbatch.runtime.controlplane import ControlPlane
 from kbatch.sim import NodeTemplate, create_nodes
 
 from .cluster import get_pod, pod_yaml, sim_cluster
@@ -106,12 +107,39 @@ def test_each_node_has_its_own_range_and_address() -> None:
     assert [n.status.addresses[0].address for n in nodes] == ["172.18.0.2", "172.18.0.3", "172.18.0.4"]
 
 
-def test_without_a_pod_range_pods_run_without_an_address() -> None:
+def test_without_a_pod_range_pods_run_without_any_address() -> None:
     cp = sim_cluster(1)  # no node-ipam-controller: the node never gets spec.podCIDR
+    cp.apply(pod_yaml("p", "sleep 10", extra_spec="\n  hostNetwork: true"))
+    cp.apply(pod_yaml("q", "sleep 10"))
+    cp.advance(1)
+    for name in ("p", "q"):  # upstream would show hostIP: kbatch's difference (docs/simulation.md)
+        status = get_pod(cp, name).status
+        assert status.phase == "Running" and status.host_ip is None and status.pod_ip is None
+
+
+def _first_pod_status(controllers: str | None) -> tuple[Any, Any]:
+    """The node and a running pod's status of a full control plane (``--controllers``)."""
+    cp = ControlPlane(seed=0, controllers=controllers) if controllers else ControlPlane(seed=0)
+    create_nodes(cp, 1, NodeTemplate())
     cp.apply(pod_yaml("p", "sleep 10"))
     cp.advance(1)
-    pod = get_pod(cp, "p")
-    assert pod.status.phase == "Running" and pod.status.host_ip == "172.18.0.2" and pod.status.pod_ip is None
+    return cp.client.get(Node, "node-0"), get_pod(cp, "p").status
+
+
+@pytest.mark.parametrize("controllers", [None, "*"])
+def test_the_default_control_plane_gives_no_range_and_no_addresses(controllers: str | None) -> None:
+    """kube-controller-manager starts node IPAM only with ``--allocate-node-cidrs``
+    (``startNodeIpamController``): kbatch's default set and ``*`` leave it off."""
+    node, status = _first_pod_status(controllers)
+    assert node.spec.pod_cidr is None and node.spec.pod_cidrs is None
+    assert status.phase == "Running"
+    assert (status.host_ip, status.host_ips, status.pod_ip, status.pod_ips) == (None, None, None, None)
+
+
+def test_node_ipam_turned_on_gives_the_range_and_the_addresses() -> None:
+    node, status = _first_pod_status("*,node-ipam-controller")
+    assert node.spec.pod_cidr == "10.244.0.0/24"
+    assert status.phase == "Running" and (status.host_ip, status.pod_ip) == ("172.18.0.2", "10.244.0.2")
 
 
 def test_a_template_address_is_every_nodes() -> None:

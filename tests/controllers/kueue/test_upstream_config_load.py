@@ -136,6 +136,19 @@ def test_invalid_config() -> None:
     ), str(err.value)
 
 
+def test_a_repeated_key_is_a_strict_decoding_error() -> None:
+    """Kueue's strict codec runs sigs.k8s.io/yaml's ``YAMLToJSONStrict``: a key given twice is
+    refused (a manifest keeps the last value instead)."""
+    text = HEAD + "namespace: a\nnamespace: b\n"
+    line = text.count("\n")
+    with pytest.raises(Invalid) as err:
+        check_config_text(text)
+    assert str(err.value).endswith(
+        "strict decoding error: error converting YAML to JSON: yaml: unmarshal errors:\n"
+        f'  line {line}: key "namespace" already set in map'
+    ), str(err.value)
+
+
 def test_unknown_nested_fields_are_named_by_path() -> None:
     """The strict decoder names a nested unknown field by its path (``sigs.k8s.io/json``); v1beta1's
     ``waitForPodsReady.enable`` is unknown to v1beta2 (``apis/config/v1beta2`` has no such field)."""

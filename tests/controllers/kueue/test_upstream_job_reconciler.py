@@ -391,3 +391,20 @@ def test_when_workload_is_evicted_due_to_pods_ready_timeout_job_gets_suspended()
     assert (rq.status, rq.reason) == ("False", "PodsReadyTimeout")
     assert w.cond(name, "QuotaReserved").status == "False"
     assert ("Normal", "Stopped", msg) in w.events("job")
+
+
+def test_a_child_job_is_suspended_when_its_parents_workload_loses_admission() -> None:
+    """``parentWorkloadHandler`` (``job_controller.go``): an update of the parent's Workload queues the
+    parent's child Jobs, so a running child is suspended once that Workload is no longer admitted
+    (here deactivated), without waiting for an event of the child itself."""
+    w = world()
+    parent = make_job("parent", parallelism=2, seconds=600)
+    w.apply(parent)
+    w.cp.advance(2)
+    assert _child(w, parent).spec.suspend is False
+    name = workload_of(w, "parent").metadata.name
+    w.cp.client.patch(Workload, name, {"spec": {"active": False}}, "default")
+    w.cp.run_until_idle()
+    assert not w.admitted(name)
+    assert w.cp.client.get(Job, "child", "default").spec.suspend is True
+    assert ("Normal", "Suspended", "Kueue managed child job suspended") in w.events("child")

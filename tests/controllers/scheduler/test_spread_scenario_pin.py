@@ -14,8 +14,12 @@ Re-recorded (trace only; placements equal) when a fresh control plane began to h
 ``cluster-admin`` ClusterRole and binding: two more writes at start move every resourceVersion.
 Re-recorded (trace only; placements equal) when it began to hold the rest of policy.go's user-facing
 roles (admin/edit/view, their aggregate-to parts, discovery and basic-user): more writes at start.
-Re-recorded (trace only; placements equal) when nodes got kind's addresses and pod ranges (the
-node-ipam-controller's patches) and pod statuses their hostIP/podIP (docs/simulation.md)."""
+Re-recorded (trace only; placements equal) when it began to hold the whole bootstrap policy
+(component, ``system:controller:*`` and kube-system roles and bindings) and a new cluster the default
+StorageClass ``standard`` (the default-storage-class add-on, docs/storage.md): more writes at start.
+Re-recorded (trace only; placements equal) when nodes registered with kind's addresses, one per node
+(172.18.0.2, .3, ...: kbatch/sim/nodes.py) instead of one shared 10.0.0.1; node IPAM and pod
+addresses are off by default, so no pod status changed."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from collections import Counter
 from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
-TRACE = "f10ba173c1f0b01d0320f6abbab209a59e27c17e26f9234cabf47949c2b7ba9e"
+TRACE = "d708a184327855f699233bdea2a74cc47003a0fc10d14f241a5c3e27d94a0d04"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:

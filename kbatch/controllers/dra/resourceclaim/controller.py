@@ -1,12 +1,11 @@
 """The ``resourceclaim`` controller: :mod:`.sync`'s decisions applied through the client
 (kube-controller-manager's ``resource-claim-controller``).
 
-Requests are ``pod/<name>`` and ``claim/<name>`` in the object's namespace. Pod events enqueue the pod
-and the claims it names (reservations may need clean-up); claim events enqueue the claim and, for a
-generated one, its pod. Writes: claims are created with ``generateName``; the pod's
-``status.resourceClaimStatuses`` is written with a merge patch; claim status (``reservedFor``,
-``allocation``) with an update of the status subresource, then the finalizer removal with a main
-update; generated claims of finished pods are deleted.
+Requests are ``pod/<name>`` and ``claim/<name>`` in the object's namespace; :mod:`.handlers` says
+which events enqueue which (upstream's ``enqueuePod`` and ``enqueueResourceClaim``). Writes: claims
+are created with ``generateName``; the pod's ``status.resourceClaimStatuses`` is written with a merge
+patch; claim status (``reservedFor``, ``allocation``) with an update of the status subresource, then
+the finalizer removal with a main update; generated claims of finished pods are deleted.
 """
 
 from __future__ import annotations
@@ -42,70 +41,10 @@ from kbatch.runtime.cache.indexer import BY_CONTROLLER_UID
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request, Result
 
-__all__ = ["BY_POD_CLAIM", "ClaimRequests", "ResourceClaimController", "claim_requests", "pod_claim_keys",
-           "pod_requests"]
+__all__ = ["ResourceClaimController"]
 
 _DONE = ("Succeeded", "Failed")
 _RETRY = 5.0  # a missing template: try again (upstream: rate-limited requeue)
-BY_POD_CLAIM = "dra-pod-claim"  # upstream podResourceClaimIndex
-
-
-def pod_requests(pod: Any) -> list[Request]:
-    """A pod event: the pod, and the claims it uses (their reservations may change)."""
-    if not pod.spec.resource_claims:
-        return []
-    ns = pod.metadata.namespace or ""
-    out = [Request(ns, f"pod/{pod.metadata.name}")]
-    names = {c.resource_claim_name for c in pod.spec.resource_claims if c.resource_claim_name}
-    if pod.status is not None:
-        names |= {
-            s.resource_claim_name for s in pod.status.resource_claim_statuses or () if s.resource_claim_name
-        }
-    out += [Request(ns, f"claim/{n}") for n in sorted(names)]
-    return out
-
-
-def claim_requests(claim: Any) -> list[Request]:
-    ns = claim.metadata.namespace or ""
-    out = [Request(ns, f"claim/{claim.metadata.name}")]
-    owner = claim.metadata.controller_ref()
-    if owner is not None and owner.kind == "Pod":
-        out.append(Request(ns, f"pod/{owner.name}"))
-    return out
-
-
-def pod_claim_keys(pod: Any) -> tuple[str, ...]:
-    """Upstream ``podResourceClaimIndex``: ``<namespace>/<claim>`` for each claim the pod uses (named
-    in its spec, or generated and recorded in its status)."""
-    if not pod.spec.resource_claims:
-        return ()
-    names = {c.resource_claim_name for c in pod.spec.resource_claims if c.resource_claim_name}
-    if pod.status is not None:
-        names |= {
-            s.resource_claim_name for s in pod.status.resource_claim_statuses or () if s.resource_claim_name
-        }
-    ns = pod.metadata.namespace or ""
-    return tuple(f"{ns}/{n}" for n in sorted(names))
-
-
-class ClaimRequests:
-    """A claim event: :func:`claim_requests`, and every pod that uses the claim (upstream
-    ``enqueueResourceClaim``: "check whether this causes work for any of the currently known pods
-    which use the ResourceClaim", e.g. a bound pod waiting for the claim's allocation)."""
-
-    __slots__ = ("cache",)
-
-    def __init__(self, cache: Any) -> None:
-        self.cache = cache
-
-    def __call__(self, claim: Any) -> list[Request]:
-        out = claim_requests(claim)
-        ns = claim.metadata.namespace or ""
-        for pod in self.cache.list(Pod, index=(BY_POD_CLAIM, f"{ns}/{claim.metadata.name}")):
-            request = Request(ns, f"pod/{pod.metadata.name}")
-            if request not in out:
-                out.append(request)
-        return out
 
 
 class ResourceClaimController:

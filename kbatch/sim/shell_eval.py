@@ -1,0 +1,108 @@
+"""What a simulated shell computes itself: ``test``/``[``/``[[`` conditions and the words a ``for``
+loop runs over.
+
+* :func:`condition_status` — POSIX ``test`` (utilities, "test") and bash's ``[[``: string ``=``/``==``/
+  ``!=`` (``[[`` matches the right side as a glob pattern), integer ``-eq -ne -lt -le -gt -ge``,
+  ``-z``/``-n``, one operand (non-empty), ``!`` negation. A file test (``-f``, ``-e``, ``-d`` …)
+  is false: a simulated container has no files, so the jobset examples' ``[ -f /tmp/fail ]``
+  never holds. Anything else is status 2, as ``test`` reports a syntax error.
+* :func:`for_items` — the words after ``for NAME in``: ``$VAR`` expanded, brace ranges
+  ``{1..3}`` (bash "Brace Expansion"), and ``$(seq …)`` (GNU coreutils ``seq [FIRST [INCREMENT]]
+  LAST``, integers), the one command substitution batch scripts loop over. Another substitution
+  makes the loop unsupported (``None``), as does a list longer than :data:`MAX_ITEMS`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping
+
+from kbatch.sim.shell_syntax import expand_sh, words
+
+__all__ = ["MAX_ITEMS", "condition_status", "for_items"]
+
+MAX_ITEMS = 100_000
+_INT_OPS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__,
+            "-gt": int.__gt__, "-ge": int.__ge__}
+_FILE_TESTS = frozenset({"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-L", "-p", "-r", "-s", "-S",
+                         "-u", "-w", "-x", "-O", "-G", "-N"})
+_SEQ = re.compile(r"\$\(\s*seq\s+([^)]*)\)")
+_BRACE = re.compile(r"\{(-?\d+)\.\.(-?\d+)\}")
+
+
+def condition_status(argv: list[str]) -> int:
+    """The exit status of ``test …``, ``[ … ]`` or ``[[ … ]]`` (``argv[0]`` names which)."""
+    name, args = argv[0], argv[1:]
+    closing = {"[": "]", "[[": "]]"}.get(name)
+    if closing is not None:
+        if not args or args[-1] != closing:
+            return 2
+        args = args[:-1]
+    return _evaluate(args, glob=name == "[[")
+
+
+def _evaluate(args: list[str], glob: bool) -> int:
+    if args[:1] == ["!"]:
+        inner = _evaluate(args[1:], glob)
+        return inner if inner == 2 else 1 - inner
+    if not args:
+        return 1
+    if len(args) == 1:
+        return 0 if args[0] else 1
+    if len(args) == 2:
+        op, value = args
+        if op == "-z":
+            return 0 if not value else 1
+        if op == "-n":
+            return 0 if value else 1
+        return 1 if op in _FILE_TESTS else 2
+    if len(args) == 3:
+        return _binary(args[0], args[1], args[2], glob)
+    return 2
+
+
+def _binary(left: str, op: str, right: str, glob: bool) -> int:
+    if op in ("=", "==", "!="):
+        same = fnmatch.fnmatchcase(left, right) if glob else left == right
+        return 0 if same == (op != "!=") else 1
+    if op in _INT_OPS:
+        try:
+            return 0 if _INT_OPS[op](int(left), int(right)) else 1
+        except ValueError:
+            return 2
+    return 2
+
+
+def for_items(text: str, env: Mapping[str, str]) -> list[str] | None:
+    """The words a ``for`` loop runs over, or ``None`` when they need what is not modelled."""
+    text = _SEQ.sub(lambda m: _seq(m.group(1)), text)
+    if "$(" in text or "`" in text or "\0" in text:
+        return None
+    text = _BRACE.sub(_brace, expand_sh(text, env))
+    items = words(text)
+    return items if len(items) <= MAX_ITEMS and "\0" not in text else None
+
+
+def _seq(operands: str) -> str:
+    """``seq``'s output as words; a NUL marks operands it cannot read (the loop is then refused)."""
+    try:
+        numbers = [int(w) for w in operands.split()]
+    except ValueError:
+        return "\0"
+    if len(numbers) == 1:
+        numbers = [1, 1, numbers[0]]
+    elif len(numbers) == 2:
+        numbers = [numbers[0], 1, numbers[1]]
+    first, step, last = numbers if len(numbers) == 3 else (0, 0, 0)
+    if step == 0 or len(numbers) != 3 or abs(last - first) // abs(step) > MAX_ITEMS:
+        return "\0"
+    return " ".join(str(n) for n in range(first, last + (1 if step > 0 else -1), step))
+
+
+def _brace(match: re.Match[str]) -> str:
+    first, last = int(match.group(1)), int(match.group(2))
+    if abs(last - first) > MAX_ITEMS:
+        return "\0"
+    step = 1 if last >= first else -1
+    return " ".join(str(n) for n in range(first, last + step, step))

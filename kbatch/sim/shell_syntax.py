@@ -1,0 +1,209 @@
+"""The shell syntax a simulated container's ``sh -c`` script is read with: lists, and-or chains, and
+the two compound commands batch examples use, ``if`` and ``for``.
+
+A script is split into and-or lists (``a; b && c & d``) as POSIX "Shell Command Language" 2.9.3
+separates them, quotes respected. The lists are then grouped into a tree: a :class:`Simple` list,
+an :class:`If` (``if``/``elif``/``else``/``fi``, 2.9.4.4) or a :class:`For` (``for NAME in WORDS;
+do …; done``, 2.9.4.2). Anything else compound (``while``, ``until``, ``case``, ``{ }``, ``( )``,
+functions, a ``for`` without ``in``) and any keyword out of place make :func:`parse_script` answer
+``None``: the vocabulary then runs the script as "anything else" (:mod:`kbatch.sim.command`).
+
+kubernetes-sigs/jobset's failure-policy examples are the model (``site/static/examples/
+failure-policy/*.yaml``: index 0 counts down in a ``for`` over ``$(seq 10 -1 1)`` inside an ``if`` on
+``$JOB_COMPLETION_INDEX``, then exits 1). ``if [ "$I" = 0 ]; then exit 1; fi; sleep 5`` parses as
+``(If(branches=((((";", '[ "$I" = 0 ]'),), (Simple(((";", "exit 1"),)),)),), orelse=None),
+Simple(((";", "sleep 5"),)))``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["Chain", "For", "If", "Node", "Simple", "expand_sh", "parse_script", "split_script", "words"]
+
+Chain = tuple[tuple[str, str], ...]
+"""An and-or list: ``(separator, command)`` pairs, the first separator ``;``, then ``&&`` or ``||``."""
+
+_SH_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_FOR = re.compile(r"^for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in(?:\s+(.*))?$", re.DOTALL)
+_OPENERS = frozenset({"while", "until", "case", "select", "function", "{", "}", "!", "esac"})
+_CLOSERS = frozenset({"then", "do", "elif", "else", "fi", "done"})
+
+
+@dataclass(frozen=True, slots=True)
+class Simple:
+    chain: Chain
+    background: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    branches: tuple[tuple[Chain, tuple[Node, ...]], ...]  # (condition, body), ``if`` then ``elif``s
+    orelse: tuple[Node, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class For:
+    name: str
+    items: str  # the words after ``in``, unexpanded
+    body: tuple[Node, ...]
+
+
+Node = Simple | If | For
+
+
+class _Unsupported(Exception):
+    """The script leaves the syntax modelled here."""
+
+
+def parse_script(script: str) -> tuple[Node, ...] | None:
+    """The script as a tree of lists, ``if`` and ``for``; ``None`` when it uses other syntax."""
+    items = [(tuple(chain), background) for chain, background in split_script(script)]
+    try:
+        body, index = _block(items, 0, frozenset())
+    except _Unsupported:
+        return None
+    return tuple(body) if index == len(items) else None
+
+
+def _head(item: tuple[Chain, bool]) -> tuple[str, str]:
+    """The first word of the item's first command and the text after it."""
+    text = item[0][0][1]
+    parts = text.split(None, 1)
+    if not parts:
+        return "", ""
+    head = parts[0]
+    if head.startswith("("):
+        raise _Unsupported(head)
+    return head, parts[1] if len(parts) > 1 else ""
+
+
+def _block(items: list[tuple[Chain, bool]], i: int, stop: frozenset[str]) -> tuple[list[Node], int]:
+    body: list[Node] = []
+    while i < len(items):
+        head, _ = _head(items[i])
+        if head in stop:
+            return body, i
+        if head in _OPENERS or head in _CLOSERS:
+            raise _Unsupported(head)
+        node: Node
+        if head == "if":
+            node, i = _if(items, i)
+        elif head == "for":
+            node, i = _for(items, i)
+        else:
+            node, i = Simple(*items[i]), i + 1
+        body.append(node)
+    if stop:
+        raise _Unsupported("unterminated")
+    return body, i
+
+
+def _strip(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[Chain, int]:
+    """The item at ``i`` after its leading ``keyword``: ``then echo x`` leaves ``echo x`` there to be
+    read next; a keyword alone is consumed."""
+    if i >= len(items) or _head(items[i])[0] != keyword:
+        raise _Unsupported(keyword)
+    chain, background = items[i]
+    rest = _head(items[i])[1].strip()
+    if background:
+        raise _Unsupported("&")
+    if rest:
+        items[i] = (((chain[0][0], rest), *chain[1:]), background)
+        return items[i][0], i
+    if len(chain) > 1:
+        raise _Unsupported(keyword)
+    return (), i + 1
+
+
+def _if(items: list[tuple[Chain, bool]], i: int) -> tuple[If, int]:
+    branches: list[tuple[Chain, tuple[Node, ...]]] = []
+    keyword, orelse = "if", None
+    while keyword in ("if", "elif"):
+        cond, _ = _strip(items, i, keyword)
+        if not cond:
+            raise _Unsupported("empty condition")
+        _, i = _strip(items, i + 1, "then")
+        body, i = _block(items, i, frozenset({"elif", "else", "fi"}))
+        branches.append((cond, tuple(body)))
+        keyword = _head(items[i])[0]
+    if keyword == "else":
+        _, i = _strip(items, i, "else")
+        rest, i = _block(items, i, frozenset({"fi"}))
+        orelse = tuple(rest)
+    return If(tuple(branches), orelse), _end(items, i, "fi")
+
+
+def _for(items: list[tuple[Chain, bool]], i: int) -> tuple[For, int]:
+    chain, background = items[i]
+    found = _FOR.match(chain[0][1].strip())
+    if found is None or len(chain) > 1 or background:
+        raise _Unsupported("for")
+    _, i = _strip(items, i + 1, "do")
+    body, i = _block(items, i, frozenset({"done"}))
+    return For(found.group(1), found.group(2) or "", tuple(body)), _end(items, i, "done")
+
+
+def _end(items: list[tuple[Chain, bool]], i: int, keyword: str) -> int:
+    """``fi`` / ``done``, alone in its list (a redirection or ``&&`` after it is not modelled)."""
+    if i >= len(items) or items[i][0][0][1].strip() != keyword or len(items[i][0]) > 1 or items[i][1]:
+        raise _Unsupported(keyword)
+    return i + 1
+
+
+def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
+    """``a; b && c & d`` → ``[([(";", "a")], False), ([(";", "b"), ("&&", "c")], True),
+    ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, respecting quotes; a ``&``
+    inside a redirection (``2>&1``, ``&>f``) is not a terminator."""
+    lists: list[tuple[list[tuple[str, str]], bool]] = []
+    chain: list[tuple[str, str]] = []
+    buf: list[str] = []
+    sep, quote, i = ";", "", 0
+
+    def flush(background: bool) -> None:
+        nonlocal chain
+        chain.append((sep, "".join(buf).strip()))
+        chain = [(s, c) for s, c in chain if c]
+        if chain:
+            lists.append((chain, background))
+        chain = []
+
+    while i < len(script):
+        ch, two = script[i], script[i : i + 2]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif two in ("&&", "||"):
+            chain.append((sep, "".join(buf).strip()))
+            sep, buf = two, []
+            i += 2
+            continue
+        elif ch in ";\n" or (ch == "&" and script[i - 1 : i] not in ("<", ">") and two != "&>"):
+            flush(background=ch == "&")
+            sep, buf = ";", []
+            i += 1
+            continue
+        buf.append(ch)
+        i += 1
+    flush(background=False)
+    return lists
+
+
+def expand_sh(command: str, env: Mapping[str, str]) -> str:
+    """sh parameter expansion of ``$VAR`` and ``${VAR}``, except inside single quotes."""
+    pieces = re.split(r"('[^']*')", command)
+    for index, piece in enumerate(pieces):
+        if not piece.startswith("'"):
+            pieces[index] = _SH_REF.sub(lambda m: env.get(m.group(1) or m.group(2), ""), piece)
+    return "".join(pieces)
+
+
+def words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:  # unbalanced quotes: treat as an unknown command
+        return command.split()
