@@ -70,7 +70,7 @@ def refuse_proxy(pod: dict[str, Any], method: str) -> StatusError:
     if method not in _PROXY_METHODS:
         return MethodNotAllowed(f"{method} is not supported on pods/proxy")
     ips: list[dict[str, Any]] = (pod.get("status") or {}).get("podIPs") or [{}]
-    if not _proxyable(ips[0].get("ip") or ""):  # kbatch's kubelet assigns no pod IP: always so
+    if not _proxyable(ips[0].get("ip") or ""):  # a pod the kubelet has not given an address yet
         return BadRequest("address not allowed")
     return BadRequest(f"kbatch serve runs no containers: proxying to pod {name} is not supported "
                       "(its kubelet is simulated; see docs/cli.md)")

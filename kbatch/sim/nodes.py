@@ -14,8 +14,11 @@ and its ``testdata/node-pending.output.yaml``):
   messages (upstream ``pkg/kubelet/nodestatus/setters.go``) and ``NetworkUnavailable=False``
   ``RouteCreated`` "RouteController created a route" (the cloud route controller's,
   ``pkg/controller/route``, which KWOK posts too); heartbeat and transition times ``now``;
-* ``status.addresses``: ``InternalIP`` (the template's ``internal_ip``: KWOK gives every node it
-  manages one address, its own ``--node-ip``) and ``Hostname`` (the node name);
+* ``status.addresses``: ``InternalIP`` and ``Hostname`` (the node name). The address is kind's: each
+  node a container on kind's Docker network ``172.18.0.0/16``, whose IPAM gives them ``172.18.0.2``,
+  ``.3``, ... in creation order (:func:`create_nodes` takes the lowest address no node holds, so
+  nodes added later never share one); a template's ``internal_ip`` gives every node that one
+  address instead (KWOK gives every node it manages its own ``--node-ip``);
 * ``status.daemonEndpoints.kubeletEndpoint.Port`` 10250 (KubeletConfiguration ``port``);
 * ``status.nodeInfo`` as KWOK fills it: ``operatingSystem: linux``, ``architecture: amd64``, the
   kubelet, kube-proxy, container runtime and kernel versions ``kbatch-v<version>`` (KWOK's are
@@ -25,7 +28,8 @@ and its ``testdata/node-pending.output.yaml``):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import ipaddress
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +41,7 @@ from kbatch.sim.node_conditions import HEALTHY
 __all__ = ["GPU_RESOURCE", "NodeTemplate", "create_nodes", "make_node", "node_manifest"]
 
 GPU_RESOURCE = "nvidia.com/gpu"
+NODE_NETWORK = ipaddress.IPv4Network("172.18.0.0/16")  # kind's Docker network ("kind")
 KUBELET_PORT = 10250  # KubeletConfiguration port (pkg/kubelet/apis/config: the kubelet's default)
 SIM_VERSION = f"kbatch-v{__version__}"  # KWOK: "kwok-<Version>"
 CONDITIONS = (  # (type, status, reason, message), KWOK's order: the kubelet's four, the route controller's
@@ -62,7 +67,7 @@ class NodeTemplate:
     annotations: Mapping[str, str] = field(default_factory=dict)
     taints: tuple[Mapping[str, str], ...] = ()  # {"key", "value", "effect"}
     unschedulable: bool = False
-    internal_ip: str = "10.0.0.1"  # the InternalIP address every node gets (KWOK's --node-ip)
+    internal_ip: str | None = None  # None: one address per node (kind's); else every node this one
     devices: DeviceTemplate | None = None  # a simulated DRA driver publishing ResourceSlices (sim/devices.py)
 
     def resources(self) -> dict[str, str]:
@@ -81,7 +86,9 @@ def _conditions(now: str | None) -> list[dict[str, Any]]:
             for type_, status, reason, message in CONDITIONS]
 
 
-def node_manifest(name: str, template: NodeTemplate, now: str | None = None) -> dict[str, Any]:
+def node_manifest(name: str, template: NodeTemplate, now: str | None = None,
+                  address: str | None = None) -> dict[str, Any]:
+    """``address``: the node's InternalIP when the template has none (default: the first of kind's)."""
     # The kubelet registers a node with the stable and the beta OS/arch labels (pkg/kubelet
     # kubelet_node_status.go initialNode), so node lifecycle's reconcileNodeLabels finds nothing to do.
     labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
@@ -98,7 +105,7 @@ def node_manifest(name: str, template: NodeTemplate, now: str | None = None) -> 
     status = {
         "capacity": template.resources(), "allocatable": template.resources(),
         "conditions": _conditions(now),
-        "addresses": [{"type": "InternalIP", "address": template.internal_ip},
+        "addresses": [{"type": "InternalIP", "address": template.internal_ip or address or _address(0)},
                       {"type": "Hostname", "address": name}],
         "daemonEndpoints": {"kubeletEndpoint": {"Port": KUBELET_PORT}},
         "nodeInfo": dict(NODE_INFO), "phase": "Running",
@@ -106,10 +113,24 @@ def node_manifest(name: str, template: NodeTemplate, now: str | None = None) -> 
     return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec, "status": status}
 
 
-def make_node(name: str, template: NodeTemplate | None = None, now: str | None = None) -> Any:
+def make_node(name: str, template: NodeTemplate | None = None, now: str | None = None,
+              address: str | None = None) -> Any:
     from kbatch.api.core_v1 import Node
 
-    return Node.model_validate(node_manifest(name, template or NodeTemplate(), now))
+    return Node.model_validate(node_manifest(name, template or NodeTemplate(), now, address))
+
+
+def _address(index: int) -> str:
+    return str(NODE_NETWORK.network_address + 2 + index)  # .1 is the network's gateway
+
+
+def _free_addresses(client: Any) -> Iterator[str]:
+    """kind's node addresses no node holds yet, lowest first."""
+    from kbatch.api.core_v1 import Node
+
+    taken = {a.address for n in client.list(Node).items
+             for a in (n.status.addresses if n.status else None) or () if a.type == "InternalIP"}
+    return (a for a in map(_address, range(NODE_NETWORK.num_addresses - 3)) if a not in taken)
 
 
 def _publish_slices(client: Any, node: Any, devices: DeviceTemplate) -> None:
@@ -132,8 +153,9 @@ def create_nodes(target: Any, count: int, template: NodeTemplate | None = None, 
     clock = getattr(target, "clock", None)
     now = format_time(clock.now_datetime()) if clock is not None else None
     created = []
+    addresses = _free_addresses(client) if template is None or template.internal_ip is None else None
     for index in range(start, start + count):
-        node = make_node(f"{prefix}{index}", template, now)
+        node = make_node(f"{prefix}{index}", template, now, next(addresses) if addresses else None)
         obj = client.create(node)
         if obj.status is None or not obj.status.allocatable:
             obj = client.patch_status(Node, obj.metadata.name, {"status": node.status.to_dict()})

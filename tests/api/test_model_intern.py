@@ -129,6 +129,9 @@ def _pod_dicts(draw: st.DrawFn) -> dict[str, Any]:
         status["conditions"] = [{"type": "Ready", "status": "True", "lastTransitionTime": when}]
     if draw(st.booleans()):
         status["startTime"] = when if draw(st.booleans()) else None
+    if draw(st.booleans()):  # a status with an address: interned by parts, the last equal one shared
+        ip = draw(st.sampled_from(["10.244.0.2", "10.244.0.3"]))
+        status.update(podIP=ip, podIPs=[{"ip": ip}], hostIP="172.18.0.2", hostIPs=[{"ip": "172.18.0.2"}])
     return {"metadata": {"name": "p", "namespace": "default"}, "spec": spec, "status": status}
 
 
@@ -272,3 +275,32 @@ def test_volumes_are_shared_and_an_opaque_source_turns_off_only_its_own_object()
     assert spec_interner.__globals__["SUB"][0]  # PodSpec is still looked up by structure
     _assert_like_fresh(opaque, _with_volumes(_CEPHFS, b"c"))
     assert not model_intern.mutated_shared_instances()
+
+
+def _addressed(ip: str, started: str = "2025-01-01T00:00:00Z") -> Pod:
+    raw = RUNNING_POD.replace(b'"phase":"Running"', b'"phase":"Running","hostIP":"172.18.0.2","hostIPs":'
+                              b'[{"ip":"172.18.0.2"}],"podIP":"%s","podIPs":[{"ip":"%s"}]'
+                              % (ip.encode(), ip.encode()))
+    assert raw != RUNNING_POD
+    return Pod.from_json(raw.replace(b"2025-01-01T00:00:00Z", started.encode()))
+
+
+def test_statuses_with_addresses_share_their_parts_not_a_table_entry() -> None:
+    """A status with a podIP belongs to one pod (``PodStatus.intern_identified_by``): it is never
+    entered in the table; its conditions and host address lists are one instance across pods, and
+    a copy of the last status of an address (an update carrying the status over) is that status."""
+    a, b = _addressed("10.244.0.2"), _addressed("10.244.0.3")
+    share_structure(a)
+    share_structure(b)
+    assert a.status is not b.status and a.status.pod_ip == "10.244.0.2" and b.status.pod_ip == "10.244.0.3"
+    assert a.status.conditions is b.status.conditions and a.status.host_ips is b.status.host_ips
+    assert a.status.container_statuses is b.status.container_statuses
+    assert not [k for k, v in model_intern._TABLE.items() if type(v) is type(a.status)]
+    carried = copy_model(a)
+    share_structure(carried)
+    assert carried.status is a.status
+    later = _addressed("10.244.0.2", "2025-01-01T00:05:00Z")  # the address's next pod: not merged
+    share_structure(later)
+    assert later.status is not a.status and later.status.start_time != a.status.start_time
+    for pod, ip in ((a, "10.244.0.2"), (b, "10.244.0.3"), (carried, "10.244.0.2")):
+        _assert_like_fresh(pod, _addressed(ip))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from cli.runners import CliInProcess
 
 CRASH = """\
@@ -36,9 +38,17 @@ def _describe(tmp_path: Path, manifest: str, advance: str, *setup: str) -> str:
     return described.out
 
 
+def test_with_node_ipam_a_pod_reads_its_addresses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KBATCH_CONTROLLERS", "*,node-ipam-controller")  # addresses are off by default
+    page = _describe(tmp_path, CRASH, "1s")
+    assert re.search(r"^Node:\s+node-0/172\.18\.0\.2$", page, re.M)  # describe.go: node/hostIP
+    assert re.search(r"^IP:\s+10\.244\.0\.2\nIPs:\n  IP:\s+10\.244\.0\.2$", page, re.M)
+
+
 def test_a_crash_loop_reads_as_on_a_cluster(tmp_path: Path) -> None:
     page = _describe(tmp_path, CRASH, "5s")  # exits at 2 (restart at once) and 4 (back-off 10 s)
-    assert re.search(r"^Node:\s+node-0/$", page, re.M)
+    assert re.search(r"^Node:\s+node-0/$", page, re.M)  # node IPAM off (the default): no hostIP
+    assert re.search(r"^IP:\s*\nIPs:\s+<none>$", page, re.M)
     assert re.search(r"^Labels:\s+app=demo$", page, re.M)
     assert re.search(r"^    State:\s+Waiting\n      Reason:\s+CrashLoopBackOff\n"
                      r"    Last State:\s+Terminated\n      Reason:\s+Error\n      Exit Code:\s+3\n"

@@ -16,7 +16,8 @@ POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
 
 @pytest.fixture
 def running(make_api: Any) -> AppClient:
-    api: AppClient = make_api(ControlPlaneBackend(new_control_plane()))  # scheduler and kubelet too
+    # scheduler and kubelet too, and node IPAM (off by default) so the running pod has an address
+    api: AppClient = make_api(ControlPlaneBackend(new_control_plane(controllers="*,node-ipam-controller")))
     api.post("/apis/kbatch.dev/v1alpha1/actions/nodes-add", json={"count": 1})
     assert api.post("/api/v1/namespaces/default/pods", json=POD).status_code == 201
     api.post("/apis/kbatch.dev/v1alpha1/clock", json={"advance": "5s"})
@@ -48,12 +49,10 @@ def test_aggregated_discovery_folds_them_into_pods(api: AppClient) -> None:
 
 @pytest.mark.parametrize("method", ["GET", "POST", "PUT", "PATCH", "DELETE"])
 def test_proxy_is_refused_with_a_status_after_upstreams_checks(running: AppClient, method: str) -> None:
-    # kbatch's kubelet assigns no IP: upstream's ResourceLocation answers 400 "address not allowed"
-    out = running.request(method, "/api/v1/namespaces/default/pods/p/proxy/metrics")
-    assert (out.status_code, out.json()["message"]) == (400, "address not allowed")
-    running.patch("/api/v1/namespaces/default/pods/p/status",
-                  json={"status": {"podIPs": [{"ip": "10.0.0.7"}]}},
-                  headers={"content-type": "application/merge-patch+json"})
+    # the running pod has its address from the simulated kubelet (10.244.0.2): ResourceLocation's
+    # checks pass, and kbatch refuses what it cannot do
+    pod = running.get("/api/v1/namespaces/default/pods/p").json()
+    assert pod["status"]["podIPs"] == [{"ip": "10.244.0.2"}]
     out = running.request(method, "/api/v1/namespaces/default/pods/p/proxy/metrics")
     assert out.status_code == 400, out.text
     body: dict[str, Any] = out.json()
@@ -64,7 +63,10 @@ def test_proxy_is_refused_with_a_status_after_upstreams_checks(running: AppClien
 def test_proxy_checks_as_resource_location(running: AppClient) -> None:
     # pkg/registry/core/pod/strategy.go ResourceLocation: SplitSchemeNamePort, getPod, the pod's IP
     base = "/api/v1/namespaces/default/pods"
-    assert running.get(f"{base}/https:p:8443/proxy").json()["message"] == "address not allowed"
+    assert running.get(f"{base}/https:p:8443/proxy").json()["message"].startswith("kbatch serve runs no")
+    assert running.post(base, json={**POD, "metadata": {"name": "unbound"},
+                                    "spec": {**POD["spec"], "nodeName": "gone"}}).status_code == 201
+    assert running.get(f"{base}/unbound/proxy").json()["message"] == "address not allowed"  # no address
     assert running.get(f"{base}/ftp:p:21/proxy").json()["message"] == 'invalid pod request "ftp:p:21"'
     assert running.get(f"{base}/a:b:c:d/proxy").json()["message"] == 'invalid pod request "a:b:c:d"'
     missing = running.get(f"{base}/nope:80/proxy")

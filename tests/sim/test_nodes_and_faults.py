@@ -74,7 +74,10 @@ def test_get_nodes_wide_shows_the_columns_kubectl_shows() -> None:
     version = f"kbatch-v{__version__}"
     assert lines[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP",
                                 "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"]
-    assert lines[1].split() == ["w-0", "Ready", "<none>", "0s", version, "10.0.0.1", "<none>", "<unknown>",
+    assert lines[1].split() == ["w-0", "Ready", "<none>", "0s", version, "172.18.0.2", "<none>", "<unknown>",
                                 version, version]
+    assert lines[2].split()[5] == "172.18.0.3"  # kind's addresses, one per node in creation order
+    create_nodes(cp, 1, NodeTemplate(), prefix="later-")  # a later call takes the next free one
+    assert cp.client.get(Node, "later-0").status.addresses[0].address == "172.18.0.4"
     narrow = format_table(build_table(nodes, printer, cp.clock.now_datetime())).splitlines()
     assert narrow[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]

@@ -269,6 +269,9 @@ class HostIP(KubeModel):
 
 
 class PodIP(KubeModel):
+    # one pod's address while it runs: interned by its string only (api/model_intern.py)
+    intern_identified_by: ClassVar[tuple[str, ...]] = ("ip",)
+
     ip: str = ""
 
 
@@ -289,6 +292,9 @@ class PodExtendedResourceClaimStatus(KubeModel):
 
 
 class PodStatus(KubeModel):
+    # a status with an address belongs to one pod: interned by parts only (api/model_intern.py)
+    intern_identified_by: ClassVar[tuple[str, ...]] = ("pod_ip",)
+
     observed_generation: int | None = None
     phase: str | None = None  # Pending | Running | Succeeded | Failed | Unknown
     conditions: list[PodCondition] | None = None

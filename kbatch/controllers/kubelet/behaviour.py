@@ -9,7 +9,11 @@ The container environment used for ``$VAR`` substitution holds each ``env`` entr
 the ``fieldRef`` sources the kubelet resolves itself (upstream ``pkg/kubelet/kubelet_pods.go``
 ``podFieldSelectorRuntimeValue``): ``metadata.name``, ``metadata.namespace``, ``metadata.uid``,
 ``metadata.labels['k']``, ``metadata.annotations['k']``, ``spec.nodeName``,
-``spec.serviceAccountName``. A ``value`` is ``$(VAR)``-expanded against the variables defined before
+``spec.serviceAccountName``, and the addresses ``status.hostIP``, ``status.hostIPs``,
+``status.podIP``, ``status.podIPs`` (the ``IPs`` forms joined by commas; from the kubelet's own view
+of the pod, :class:`~.podips.Addresses`, since the container starts before the status that shows
+them is written; without one, read off the pod's status; an address the pod lacks is the empty
+string). A ``value`` is ``$(VAR)``-expanded against the variables defined before
 it (``makeEnvironmentVariables`` with ``expansion.MappingFuncFor``: undefined references stay as
 written, ``$$`` is a dollar); ``envFrom`` and ``configMapKeyRef``/``secretKeyRef`` entries are read
 from the objects when the container is created (:mod:`.references`, through the controller's
@@ -26,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kbatch.controllers.kubelet.engine import APP, ConfigError, Planner, Proc
+from kbatch.controllers.kubelet.podips import Addresses
 from kbatch.controllers.kubelet.probes import LIVENESS, READINESS, STARTUP, ProbeSpec
 from kbatch.controllers.kubelet.references import Lookup, container_references, resolve_env
 from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, expand_k8s_refs, interpret
@@ -36,8 +41,26 @@ __all__ = ["command_run", "container_command", "container_env", "make_planner", 
 _MAP_REF = re.compile(r"^metadata\.(labels|annotations)\[['\"](.+)['\"]\]$")
 
 
-def _field_ref(pod: Any, path: str) -> str | None:
+def _status_addresses(pod: Any) -> Addresses:
+    """The addresses the API shows for ``pod`` (a reader that is not the kubelet: ``kubectl exec``)."""
+    status = pod.status
+    if status is None:
+        return Addresses()
+    host = tuple(h.ip for h in status.host_ips or ()) or ((status.host_ip,) if status.host_ip else ())
+    ips = tuple(p.ip for p in status.pod_ips or ()) or ((status.pod_ip,) if status.pod_ip else ())
+    return Addresses(host, ips)
+
+
+_ADDRESS_PATHS = {"status.hostIP": ("host", False), "status.hostIPs": ("host", True),
+                  "status.podIP": ("pod", False), "status.podIPs": ("pod", True)}
+
+
+def _field_ref(pod: Any, path: str, addresses: Addresses | None = None) -> str | None:
     meta, spec = pod.metadata, pod.spec
+    address = _ADDRESS_PATHS.get(path)
+    if address is not None:
+        ips: tuple[str, ...] = getattr(addresses or _status_addresses(pod), address[0])
+        return ",".join(ips) if address[1] else (ips[0] if ips else "")
     simple = {
         "metadata.name": meta.name, "metadata.namespace": meta.namespace, "metadata.uid": meta.uid,
         "spec.nodeName": spec.node_name, "spec.serviceAccountName": spec.service_account_name,
@@ -51,13 +74,14 @@ def _field_ref(pod: Any, path: str) -> str | None:
     return None
 
 
-def container_env(pod: Any, container: Any, lookup: Lookup | None = None) -> dict[str, str]:
+def container_env(pod: Any, container: Any, lookup: Lookup | None = None,
+                  addresses: Addresses | None = None) -> dict[str, str]:
     env: dict[str, str] = {}
     for var in container.env or ():
         if var.value is not None or var.value_from is None:  # no value at all: defined, empty
             env[var.name] = expand_k8s_refs(var.value, env) if var.value else ""
         elif var.value_from is not None and var.value_from.field_ref is not None:
-            value = _field_ref(pod, var.value_from.field_ref.field_path)
+            value = _field_ref(pod, var.value_from.field_ref.field_path, addresses)
             if value is not None:
                 env[var.name] = value
     if lookup is not None:
@@ -68,10 +92,11 @@ def container_env(pod: Any, container: Any, lookup: Lookup | None = None) -> dic
 Command = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]  # argv, sorted environment
 
 
-def container_command(pod: Any, container: Any, lookup: Lookup | None = None) -> Command:
+def container_command(pod: Any, container: Any, lookup: Lookup | None = None,
+                      addresses: Addresses | None = None) -> Command:
     """``command + args`` and the environment of ``container``, as plain hashable values."""
     argv = (*(container.command or ()), *(container.args or ()))
-    return argv, tuple(sorted(container_env(pod, container, lookup).items()))
+    return argv, tuple(sorted(container_env(pod, container, lookup, addresses).items()))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -87,6 +112,7 @@ def make_planner(
     default_duration: float = DEFAULT_DURATION,
     lookup: Lookup | None = None,
     with_refs: bool = False,
+    addresses: Addresses | None = None,
 ) -> Planner:
     """The planner of one pod: ``plan(proc, restart_count) -> ContainerRun | ConfigError``.
 
@@ -97,11 +123,11 @@ def make_planner(
     uid = pod.metadata.uid
     containers = [*(pod.spec.init_containers or ()), *pod.spec.containers,
                   *(pod.spec.ephemeral_containers or ())]
-    commands = {c.name: container_command(pod, c) for c in containers}
+    commands = {c.name: container_command(pod, c, None, addresses) for c in containers}
     namespace = pod.metadata.namespace or ""
     referring = {c.name: c for c in containers
                  if with_refs and lookup is not None and container_references(c)}
-    fields = {name: container_env(pod, c) for name, c in referring.items()}
+    fields = {name: container_env(pod, c, None, addresses) for name, c in referring.items()}
     stage: StageRule | None = None
     pod_dict: dict[str, Any] = {}
     if stages:

@@ -61,6 +61,7 @@ from kbatch.controllers.kubelet.engine import (
 )
 from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
 from kbatch.controllers.kubelet.logs import LogStore
+from kbatch.controllers.kubelet.podips import Addresses, NodeNet, ip_patch, node_cidr, node_net
 from kbatch.controllers.kubelet.probes import ProbeFault
 from kbatch.controllers.kubelet.references import (
     CONFIG_MAP,
@@ -123,6 +124,7 @@ class Kubelet:
         self._unprepared: dict[str, str] = {}  # uid -> why its DRA claims are not prepared (last event)
         self._mounts: dict[str, tuple[float, float]] = {}  # uid -> (next mount try, back-off) until mounted
         self._env_refs: set[str] = set()  # uids of running pods whose environments read ConfigMaps/Secrets
+        self._nets: dict[str, NodeNet] = {}  # node name -> its host addresses and pod range (podips.py)
 
     # -- helpers ---------------------------------------------------------------------------------
     def is_echo(self, pod: Any) -> bool:
@@ -153,10 +155,52 @@ class Kubelet:
         # a node without a Ready condition is taken as healthy (templates may omit it)
         return node.condition_status("Ready") in (None, "True")
 
+    def _net(self, node_name: str) -> NodeNet | None:
+        """The node's addresses and pod range, read again when its range is not the one read before
+        (the ``node-ipam-controller`` may give it after the kubelet first saw the node; a node of
+        that name created again has another); the pool of a range stays while the range does."""
+        net = self._nets.get(node_name)
+        try:
+            node = self.ctx.cache.get(self.Node, node_name)
+        except NotFound:
+            return net
+        if net is None or net.cidr != node_cidr(node):
+            net = self._nets[node_name] = node_net(node)
+        return net
+
+    def _take_address(self, pod: Any, run: PodRun) -> None:
+        """The pod's address, the lowest free one of its node's range, as its sandbox starts."""
+        net = self._net(pod.spec.node_name)
+        if net is None or net.pool is None:
+            return
+        slot = net.pool.take()
+        if slot is not None:  # a full range: the pod runs without an address (docs/simulation.md)
+            run.pool, run.slot = net.pool, slot
+
+    def _addresses(self, pod: Any, run: PodRun) -> Addresses:
+        """The pod's host and pod addresses as the kubelet knows them (``hostNetwork``: the node's)."""
+        net = self._net(pod.spec.node_name)
+        host = net.host if net is not None else ()
+        if pod.spec.host_network:
+            return Addresses(host, host)
+        return Addresses(host, (run.pool.address(run.slot),) if run.pool is not None else ())
+
+    def _ip_patch(self, pod: Any, run: PodRun) -> dict[str, Any]:
+        """The address fields this write sends (:func:`.podips.ip_patch`); the pod's address text is
+        made only while the API does not show it yet."""
+        status = pod.status
+        net = self._net(pod.spec.node_name)
+        unshown = run.started and (status is None or not status.pod_ip)
+        return ip_patch(status, net.host if net is not None else (),
+                        self._addresses(pod, run).pod if unshown else ())
+
     def _forget(self, key: tuple[str, str], uid: str) -> None:
         run = self.runs.get(key)
         if run is not None and run.uid == uid:
             del self.runs[key]
+            if run.pool is not None:  # the sandbox is gone: its address is free again
+                run.pool.release(run.slot)
+                run.pool = None
         self._faults_seen.pop(uid, None)
         self._planners.pop(uid, None)
         self._unprepared.pop(uid, None)
@@ -198,6 +242,8 @@ class Kubelet:
             self._ephemeral(pod, run, now)
         if self._mounts and uid in self._mounts:
             self._mount(pod, run, now)
+        if run.pool is None and not run.started and not pod.spec.host_network and uid not in self._mounts:
+            self._take_address(pod, run)
         wake = next_wake(run)
         if wake is not None and wake <= now:  # the planner and log sink only when something is due
             advance(run, now, self._planner(pod, uid in self._env_refs, run), self._log_sink(pod))
@@ -272,9 +318,10 @@ class Kubelet:
         some container's environment reads ConfigMaps or Secrets (looked up when it starts). A kept
         planner predates the pod's ephemeral containers: theirs is built from the current pod (stage
         rules decide app containers only)."""
+        addresses = self._addresses(pod, run) if run is not None else None
         if self.stages and run is not None and run.ephemeral:
-            kept = self._kept_planner(pod, refs)
-            fresh = make_planner(pod, (), self._rng_for, self.default_duration, self.lookup, refs)
+            kept = self._kept_planner(pod, refs, addresses)
+            fresh = make_planner(pod, (), self._rng_for, self.default_duration, self.lookup, refs, addresses)
             return lambda proc, restart: (fresh if proc.kind == EPHEMERAL else kept)(proc, restart)
         if not self.stages:  # built on its first use: most transitions start no container
             built: list[Any] = []
@@ -282,18 +329,19 @@ class Kubelet:
             def plan(proc: Proc, restart: int) -> Any:
                 if not built:
                     built.append(make_planner(pod, (), self._rng_for, self.default_duration,
-                                              self.lookup, refs))
+                                              self.lookup, refs, addresses))
                 return built[0](proc, restart)
 
             return plan
-        return self._kept_planner(pod, refs)
+        return self._kept_planner(pod, refs, addresses)
 
-    def _kept_planner(self, pod: Any, refs: bool) -> Any:
+    def _kept_planner(self, pod: Any, refs: bool, addresses: Addresses | None) -> Any:
         uid = pod.metadata.uid or ""
         planner = self._planners.get(uid)
         if planner is None:
             planner = self._planners[uid] = make_planner(pod, self.stages, self._rng_for,
-                                                         self.default_duration, self.lookup, refs)
+                                                         self.default_duration, self.lookup, refs,
+                                                         addresses)
         return planner
 
     def _rng_for(self, label: str) -> Any:
@@ -340,6 +388,9 @@ class Kubelet:
         fingerprint = container_fingerprint(run)
         patch = status_patch(run, *_current(pod.status), self._fmt, now,
                              run.sent == fingerprint, pod.metadata.generation)
+        ips = self._ip_patch(pod, run)
+        if ips:
+            patch.update(ips)
         if patch:
             try:
                 written = self.ctx.client.patch_status(self.Pod, run.name, {"status": patch}, run.namespace,

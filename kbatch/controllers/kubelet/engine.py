@@ -56,6 +56,7 @@ from kbatch.controllers.kubelet.backoff import (
     backoff_message,
     restart_step,
 )
+from kbatch.controllers.kubelet.podips import AddressPool
 from kbatch.controllers.kubelet.probes import (
     LIVENESS,
     READINESS,
@@ -179,6 +180,10 @@ class PodRun:
     # the controller's bookkeeping (kept here, not in per-pod maps: one object per running pod)
     written: int = -1  # the version whose status the controller last wrote
     sent: tuple[object, ...] | None = None  # the container fingerprint of that write
+    # the pod's address (podips.py): its node's pool and the offset in it, taken when the sandbox
+    # starts and given back when the run is forgotten; a hostNetwork pod takes none
+    pool: AddressPool | None = None
+    slot: int = -1
 
     @property
     def terminal(self) -> bool:

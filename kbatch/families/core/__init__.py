@@ -154,6 +154,12 @@ CORE = Family(
                        "deleted accounts", "kbatch.controllers.serviceaccount.tokens:setup",
                        aliases=("serviceaccount-token-controller",),
                        source="serviceaccount-token-controller"),
+        # off by default: kube-controller-manager starts it only with --allocate-node-cidrs=true
+        # (cmd/kube-controller-manager/app/core.go startNodeIpamController; kind sets it, kubeadm only
+        # with a pod network CIDR); pod addresses cost memory (docs/simulation.md "Pod and node addresses")
+        ControllerSpec("node-ipam-controller", "allocates each node's pod CIDR (spec.podCIDR)",
+                       "kbatch.controllers.nodeipam:setup", enabled_by_default=False,
+                       aliases=("nodeipam",), source="cidrAllocator"),
     ),
     scheduler_plugins=(
         _plugin("SchedulingGates", "scheduling_gates"),

@@ -4,8 +4,9 @@ read as the user would, through the pod's log; error rows show ``CreateContainer
 
 Source: kubernetes ``pkg/kubelet/kubelet_pods_test.go`` ``TestMakeEnvironmentVariables`` (1.37);
 the case names are upstream's. Rows that do not translate: the service-link rows ("api server = Y,
-kubelet = Y", "nil_enableServiceLinks", ...: kbatch injects no Service variables), "downward api pod"
-for ``status.podIP`` (the simulated kubelet sets no pod IP) and the ``resourceFieldRef`` rows.
+kubelet = Y", "nil_enableServiceLinks", ...: kbatch injects no Service variables) and the
+``resourceFieldRef`` rows; "downward api pod" (the addresses) is in ``test_kubelet_pod_ips.py``, which
+runs the node-ipam-controller that gives the node its pod range.
 Upstream's fake client answers every name with the row's object; here each object carries the name
 the row references. Upstream's ``*_invalid_keys`` rows expected an ``InvalidEnvironmentVariableNames``
 event for the keys ``1234`` and ``1z``; under 1.37's relaxed variable names (KEP-4369, GA) those keys
