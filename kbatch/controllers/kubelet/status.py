@@ -31,11 +31,10 @@ Upstream ``pkg/kubelet/kubelet_pods.go`` ``generateAPIPodStatus`` and ``pkg/kube
   (``mergePodStatus``): ``PodReadyToStartContainers``, ``Initialized``, ``Ready``,
   ``ContainersReady``, ``PodScheduled``; ``Ready`` also waits for the pod's readiness gates
   (``GeneratePodReadyCondition``: ``ReadinessGatesNotReady``);
-* a container the runtime created reports its normalized image and image ID (:mod:`.runtime_ids`),
-  both the same for every container of one image; not yet its ``containerID`` nor the fields its
-  spec fixes (``volumeMounts``, ``resources``, ``allocatedResources``, ``user``): each would make
-  every status unique and stop pods sharing them (docs/simulation.md, "The pod status, field by
-  field").
+* ``image`` is the spec's as written and ``imageID`` empty: not yet what the runtime reports
+  (the normalized image, its repo digest, the ``containerID``), nor the fields the container's
+  spec fixes (``volumeMounts``, ``resources``, ``allocatedResources``, ``user``), for their memory
+  cost (docs/simulation.md, "The pod status, field by field").
 
 What is sent is :func:`status_patch`: upstream's status manager (``pkg/kubelet/status/
 status_manager.go``) skips a status equal to the one it last set ("ignoring same status") and
@@ -59,7 +58,6 @@ from kbatch.controllers.kubelet.engine import (
     PodRun,
     Proc,
 )
-from kbatch.controllers.kubelet.runtime_ids import image_id, normalize_image
 
 __all__ = [
     "KUBELET_CONDITIONS",
@@ -115,10 +113,7 @@ def _container_status(proc: Proc, fmt: Fmt) -> dict[str, Any]:
     if proc.last is not None:  # the container before this one (in back-off: the one that exited)
         out["lastState"] = {"terminated": _terminated(*proc.last, fmt)}
     out["ready"], out["restartCount"] = ready, proc.restart_count
-    if proc.ran and proc.image:  # created by the runtime: what it reports (per image: shared)
-        out["image"], out["imageID"] = normalize_image(proc.image), image_id(proc.image)
-    else:
-        out["image"], out["imageID"] = proc.image, ""
+    out["image"], out["imageID"] = proc.image, ""
     if proc.kind != EPHEMERAL:  # the prober manager leaves ephemeral statuses alone
         out["started"] = proc.state == RUNNING and proc.started_ok
     return out

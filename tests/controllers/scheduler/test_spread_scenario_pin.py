@@ -22,7 +22,7 @@ from collections import Counter
 from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
-TRACE = "daf4ec5295848ddca6f4bc355e38480ab27777e420776c5aca65bed646a7829e"
+TRACE = "2f26ee61f76db38400f37b6e11aae17cdbc82def13187b6eead9203ab1da0a8f"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:
