@@ -39,8 +39,9 @@ __all__ = [
 
 class KubeletPredicate:
     """Bound pods only; of their updates, only those the kubelet must react to: binding, deletion,
-    annotations (fault injection), a phase another writer changed, or a new ``metadata.generation``
-    (a spec update: the kubelet reports the generation it observed, KEP-5067). The kubelet's own status
+    annotations (fault injection), a phase another writer changed, a new ``metadata.generation``
+    (a spec update: the kubelet reports the generation it observed, KEP-5067), or a change of a
+    condition the pod's readiness gates name. The kubelet's own status
     writes come back through this filter and are dropped (its timers carry the pod forward): the
     version its write produced is recognised by resourceVersion, so any other writer's change
     (a different version) still passes. A pure filter: it changes no state (the record of the kubelet's
@@ -65,7 +66,16 @@ class KubeletPredicate:
         new_phase = new.status.phase if new.status else None
         return (old.spec.node_name != new.spec.node_name or om.deletion_timestamp != nm.deletion_timestamp
                 or om.annotations != nm.annotations or old_phase != new_phase
-                or om.generation != nm.generation)
+                or om.generation != nm.generation
+                or (bool(new.spec.readiness_gates) and _gate_statuses(old) != _gate_statuses(new)))
+
+
+def _gate_statuses(pod: Any) -> list[tuple[str, str | None]]:
+    """The statuses of the conditions a pod's readiness gates name (upstream ``kubelet.go``
+    ``HandlePodReconcile``: ``status.NeedToReconcilePodReadiness`` resyncs a pod whose ``Ready``
+    no longer matches its gates)."""
+    conditions = {c.type: c.status for c in (pod.status.conditions if pod.status else None) or ()}
+    return [(g.condition_type, conditions.get(g.condition_type)) for g in pod.spec.readiness_gates]
 
 
 class EchoJanitor:

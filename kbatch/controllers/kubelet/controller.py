@@ -70,7 +70,13 @@ from kbatch.controllers.kubelet.references import (
     mount_errors,
     pod_references,
 )
-from kbatch.controllers.kubelet.status import Seen, container_fingerprint, status_patch, wanted_ready
+from kbatch.controllers.kubelet.status import (
+    Seen,
+    container_fingerprint,
+    ready_condition,
+    status_patch,
+    wanted_ready,
+)
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Result
 from kbatch.runtime.rng import derive
@@ -100,8 +106,11 @@ def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
     for proc, c in zip([*inits, *apps], [*(spec.init_containers or ()), *spec.containers], strict=True):
         if _has_probe(c):
             proc.probe_specs = probe_specs(pod, c)
-    return PodRun(pod.metadata.namespace or "", pod.metadata.name or "", pod.metadata.uid or "",
-                  spec.restart_policy or "Always", bound_at, start_delay, inits, apps)
+    run = PodRun(pod.metadata.namespace or "", pod.metadata.name or "", pod.metadata.uid or "",
+                 spec.restart_policy or "Always", bound_at, start_delay, inits, apps)
+    if spec.readiness_gates:
+        run.gates = tuple(g.condition_type for g in spec.readiness_gates)
+    return run
 
 
 class Kubelet:
@@ -419,8 +428,14 @@ def _ready_drifted(pod: Any, run: PodRun) -> bool:
     ``MarkPodsNotReady`` while the kubelet was down)? Upstream ``status_manager.go``
     ``needsReconcile``: a status differing from the kubelet's cache is written again."""
     conditions = (pod.status.conditions if pod.status else None) or ()
-    ready = next((c.status for c in conditions if c.type == "Ready"), None)
-    return ready is not None and ready != wanted_ready(run)
+    ready = next((c for c in conditions if c.type == "Ready"), None)
+    if ready is None:
+        return False
+    if not run.gates:
+        return ready.status != wanted_ready(run)
+    # readiness gates (status.NeedToReconcilePodReadiness): the reason and message move with them too
+    status, reason, message = ready_condition(run, {c.type: c.status for c in conditions})
+    return (ready.status, ready.reason or None, ready.message or None) != (status, reason, message)
 
 
 def _generation_unobserved(pod: Any) -> bool:

@@ -175,6 +175,7 @@ class PodRun:
     start_not_before: float | None = None  # volumes not mounted yet: no start before this retry
     finished_at: float | None = None
     probe_faults: tuple[ProbeFault, ...] = ()
+    gates: tuple[str, ...] = ()  # spec.readinessGates' condition types (immutable), in spec order
     events: list[tuple[str, str, str, str]] | None = None  # (type, reason, message, fieldPath) to record
     version: int = 0  # bumped on every change: the controller writes status when it moved
     # the controller's bookkeeping (kept here, not in per-pod maps: one object per running pod)

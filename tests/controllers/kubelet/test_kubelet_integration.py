@@ -15,10 +15,10 @@ def test_bound_pod_runs_and_succeeds_with_statuses_and_conditions() -> None:
     pod = get_pod(cp, "p")
     assert pod.spec.node_name == "node-0" and pod.status.phase == "Running"
     assert pod.status.start_time == cp.now()
-    # the kubelet's conditions are new to the live list, so the strategic merge puts them before the
-    # scheduler's (upstream mergeSortedSlice; kubectl shows PodScheduled last)
+    # in generateAPIPodStatus's order (Ready before ContainersReady, PodScheduled last), which the
+    # patch's $setElementOrder/conditions gives the stored list (kubectl shows this order)
     assert [c.type for c in pod.status.conditions if c.status == "True"] == [
-        "PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready", "PodScheduled"]
+        "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
     assert pod.status.container_statuses[0].state.running is not None
     cp.advance(30)
     pod = get_pod(cp, "p")

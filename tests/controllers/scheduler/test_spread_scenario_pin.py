@@ -28,7 +28,7 @@ from collections import Counter
 from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
-TRACE = "d708a184327855f699233bdea2a74cc47003a0fc10d14f241a5c3e27d94a0d04"
+TRACE = "26e0e2368cb1fbab04c9d117ac4d5e983bde7b3d5bc9e3dde657a5652de4e2d8"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:
