@@ -36,14 +36,14 @@ from kbatch.api.errors import StatusCause, StatusDetails, StatusError
 from kbatch.api.meta import Resource
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.admission_plugins.policy_authorizer import rbac_checker
+from kbatch.apiserver.admission_plugins.policy_dispatch import matching_pairs
 from kbatch.apiserver.admission_plugins.policy_evaluation import compose_variables, match_conditions
-from kbatch.apiserver.admission_plugins.policy_matching import Attributes, match_resources
+from kbatch.apiserver.admission_plugins.policy_matching import Attributes
 from kbatch.apiserver.admission_plugins.policy_mutation import MutationError, apply_mutation
-from kbatch.apiserver.admission_plugins.policy_params import ParamError, collect_params, param_kind_error
+from kbatch.apiserver.admission_plugins.policy_params import ParamError, collect_params
 from kbatch.apiserver.admission_plugins.policy_request import (
     Stored,
     attributes,
-    namespace_labels,
     request_variables,
     wire,
 )
@@ -140,26 +140,18 @@ class MutatingPolicyPlugin:
     def _invocations(self, bindings: list[MutatingAdmissionPolicyBinding], attrs: Attributes,
                      errors: list[_PolicyError]) -> list[_Invocation]:
         """The (policy, binding, param) triples that match the request (generic ``Dispatch``)."""
-        policies = {p.name: p for p in self._policies.get()}
-        labels = namespace_labels(self._server, attrs)
         out: list[_Invocation] = []
-        for name in sorted(policies):
-            policy = policies[name]
-            if not match_resources(policy.spec.match_constraints, attrs, labels):
-                continue
-            config_error = param_kind_error(self._server, policy)
+        pairs = matching_pairs(self._server, self._policies.get(), bindings, attrs)
+        for policy, binding, config_error in pairs:
             if config_error is not None:
                 errors.append(_PolicyError(policy, None, f"failed to configure policy: {config_error}"))
                 continue
-            for binding in sorted((b for b in bindings if b.spec.policy_name == name), key=lambda b: b.name):
-                if not match_resources(binding.spec.match_resources, attrs, labels):
-                    continue
-                try:
-                    params = collect_params(self._server, policy, binding, attrs.namespace)
-                except ParamError as err:
-                    errors.append(_PolicyError(policy, binding, f"failed to configure binding: {err}"))
-                    continue
-                out.extend(_Invocation(policy, binding, param) for param in params)
+            try:
+                params = collect_params(self._server, policy, binding, attrs.namespace)
+            except ParamError as err:
+                errors.append(_PolicyError(policy, binding, f"failed to configure binding: {err}"))
+                continue
+            out.extend(_Invocation(policy, binding, param) for param in params)
         return out
 
     def _dispatch(self, request: AdmissionRequest, attrs: Attributes, invocations: list[_Invocation],

@@ -32,13 +32,13 @@ from kbatch.api.cel.authz import authorizing
 from kbatch.api.errors import StatusCause, StatusDetails, StatusError
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.admission_plugins.policy_authorizer import rbac_checker
+from kbatch.apiserver.admission_plugins.policy_dispatch import matching_pairs
 from kbatch.apiserver.admission_plugins.policy_evaluation import Decision, evaluate_policy
-from kbatch.apiserver.admission_plugins.policy_matching import Attributes, match_resources
-from kbatch.apiserver.admission_plugins.policy_params import ParamError, collect_params, param_kind_error
+from kbatch.apiserver.admission_plugins.policy_matching import Attributes
+from kbatch.apiserver.admission_plugins.policy_params import ParamError, collect_params
 from kbatch.apiserver.admission_plugins.policy_request import (
     Stored,
     attributes,
-    namespace_labels,
     request_variables,
     wire,
 )
@@ -69,39 +69,29 @@ class ValidatingPolicyPlugin:
         bindings = self._bindings.get()
         if not bindings:
             return
-        policies = {p.name: p for p in self._policies.get()}
         attrs = attributes(self._server, request)
-        labels = namespace_labels(self._server, attrs)
         denied: list[tuple[ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding | None, Decision]] = []
-        for policy_name in sorted(policies):
-            policy = policies[policy_name]
-            if not match_resources(policy.spec.match_constraints, attrs, labels):
-                continue
-            config_error = param_kind_error(self._server, policy)
+        pairs = matching_pairs(self._server, self._policies.get(), bindings, attrs)
+        for policy, binding, config_error in pairs:
             if config_error is not None:  # addConfigError(err, definition, nil)
                 if policy.spec.failure_policy != "Ignore":
                     denied.append(
                         (policy, None, Decision(True, f"failed to configure policy: {config_error}"))
                     )
                 continue
-            for binding in sorted(
-                (b for b in bindings if b.spec.policy_name == policy_name), key=lambda b: b.name
-            ):
-                if not match_resources(binding.spec.match_resources, attrs, labels):
+            for decision in self._judge(policy, binding, request, attrs):
+                if not decision.deny:
                     continue
-                for decision in self._judge(policy, binding, request, attrs):
-                    if not decision.deny:
-                        continue
-                    actions = binding.spec.validation_actions or []
-                    if "Deny" in actions:
-                        denied.append((policy, binding, decision))
-                    if "Warn" in actions and request.warnings is not None:
-                        text = (
-                            f"Validation failed for ValidatingAdmissionPolicy '{policy.name}' with binding "
-                            f"'{binding.name}': {decision.message}"
-                        )
-                        if text not in request.warnings:
-                            request.warnings.append(text)
+                actions = binding.spec.validation_actions or []
+                if "Deny" in actions:
+                    denied.append((policy, binding, decision))
+                if "Warn" in actions and request.warnings is not None:
+                    text = (
+                        f"Validation failed for ValidatingAdmissionPolicy '{policy.name}' with binding "
+                        f"'{binding.name}': {decision.message}"
+                    )
+                    if text not in request.warnings:
+                        request.warnings.append(text)
         if denied:
             raise _refusal(request, attrs, *denied[0])
 
