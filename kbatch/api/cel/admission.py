@@ -27,6 +27,7 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
+from kbatch.api.cel.iteration import ordered_plain
 from kbatch.api.cel.selector import (
     _EXTENSIONS_YAML,
     _NO_SUCH_KEY_HINT,
@@ -136,7 +137,7 @@ class Expression:
                 raise self._failed(str(err)) from None
             if result.type() == cel.Type.ERROR:
                 raise self._failed(str(result.value()))
-            return result.plain_value() if plain else result.value()
+            return ordered_plain(result.plain_value()) if plain else result.value()
 
     def _failed(self, cause: str) -> EvaluationError:
         # DRA's hint for a missing key (EnhanceRuntimeError) is not part of admission's messages

@@ -140,11 +140,14 @@ def _clean(message: str) -> str:
 def compile_in(env: Any, expression: str) -> Any:
     """``expression`` compiled in ``env`` under the runtime's lock; :class:`CompileError` with
     cel-go's detail as upstream words it (``compilation failed: ERROR: <input>:…``)."""
+    from kbatch.api.cel.iteration import rewrite
+
     with _lock:
         try:
-            return env.compile(expression)
+            compiled = env.compile(expression)
         except RuntimeError as err:
             raise CompileError("compilation failed: " + _clean(str(err))) from None
+        return rewrite(env, compiled)
 
 
 @functools.lru_cache(maxsize=1024)
