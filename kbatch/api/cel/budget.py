@@ -77,5 +77,7 @@ def spend(iterations: int, per_iteration: int) -> bool:
         return True
     meter.spent += iterations * per_iteration
     if meter.exceeded:
+        # cel-go stops within a few iterations of the limit (CheckFrequency), not after the whole loop
+        meter.spent = min(meter.spent, meter.limit + 1)
         raise ValueError(PER_CALL_LIMIT_EXCEEDED)
     return True

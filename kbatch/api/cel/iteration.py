@@ -20,8 +20,9 @@ The sorted keys are ``cel.bind(@k, @r.map(x, x), @kbatch.order(@k).map(i, @k[i])
 the keys, :func:`order` (Python) answers the permutation that sorts them, the runtime picks the keys
 in that order, so keys keep their CEL types (``1u`` stays a ``uint``). A two-variable comprehension over
 a map iterates the sorted keys with one variable and binds the second to ``@r[key]`` in its loop
-condition and step. ``C`` is the static size of the loop body (:func:`nodes`): ``size(@r) * C`` is
-what the iterations cost, the approximation of cel-go's actual cost that :mod:`.budget` meters.
+condition and step. ``C`` is the loop body's cost (:func:`body_cost`, cel-go's per-node costs):
+``size(@r) * C`` is what the iterations cost, the approximation of cel-go's actual cost that
+:mod:`.budget` meters.
 Comprehensions over an empty list literal (``cel.bind``'s expansion) are left alone. A map that
 leaves the runtime as a Python dict is re-keyed in the same order (:func:`ordered_plain`).
 """
@@ -33,7 +34,8 @@ from typing import Any
 
 from kbatch.api.cel.ast import CHECKED_EXPR_URL, checked_expr_class, expr_class
 
-__all__ = ["ORDER_FUNCTION", "SPEND_FUNCTION", "nodes", "order", "ordered_plain", "rewrite", "sort_key"]
+__all__ = ["ORDER_FUNCTION", "SPEND_FUNCTION", "body_cost", "cost", "order", "ordered_plain", "rewrite",
+           "sort_key"]
 
 ORDER_FUNCTION = "@kbatch.order"
 SPEND_FUNCTION = "@kbatch.spend"
@@ -81,9 +83,38 @@ def _children(expr: Any) -> list[Any]:
     return []
 
 
-def nodes(expr: Any) -> int:
-    """The number of nodes in ``expr``."""
-    return 1 + sum(nodes(child) for child in _children(expr))
+# cel-go's runtime costs (interpreter/runtimecost.go, common/cost.go): a constant is free, reading a
+# variable or a field costs 1, a call 1, the logical operators and the conditional nothing, creating a
+# list 10, a map 30, a message 40
+_NODE_COST = {"const_expr": 0, "ident_expr": 1, "select_expr": 1, "call_expr": 1, "list_expr": 10,
+              "struct_expr": 30, "comprehension_expr": 0}
+_FREE_CALLS = frozenset({"_&&_", "_||_", "_?_:_", "@not_strictly_false"})
+
+
+def _own_cost(expr: Any) -> int:
+    kind = expr.WhichOneof("expr_kind")
+    if kind == "call_expr" and expr.call_expr.function in _FREE_CALLS:
+        return 0
+    if kind == "struct_expr" and expr.struct_expr.message_name:
+        return 40
+    return _NODE_COST.get(kind or "", 1)
+
+
+def cost(expr: Any) -> int:
+    """``expr``'s cost outside comprehension bodies (a comprehension's range, initial value and
+    result count once; its loop condition and step count per iteration, at run time)."""
+    if expr.WhichOneof("expr_kind") == "comprehension_expr":
+        c = expr.comprehension_expr
+        ranged = 0 if _is_empty_list(c.iter_range) else cost(c.iter_range)  # cel.bind's expansion
+        return ranged + cost(c.accu_init) + cost(c.result)
+    return _own_cost(expr) + sum(cost(child) for child in _children(expr))
+
+
+def body_cost(expr: Any) -> int:
+    """The cost of one iteration of comprehension ``expr`` (its loop condition and step, nested
+    comprehensions' bodies excluded: they report their own iterations)."""
+    c = expr.comprehension_expr
+    return max(1, cost(c.loop_condition) + cost(c.loop_step))
 
 
 class _Builder:
@@ -199,11 +230,10 @@ def _over(b: _Builder, original: Any, iter_range: Any, second: tuple[str, Any] |
     return fresh
 
 
-def _wrapped(b: _Builder, expr: Any, depth: int) -> Any:
+def _wrapped(b: _Builder, expr: Any, depth: int, per_iteration: int) -> Any:
     """The comprehension ``expr`` (children already rewritten) as the module docstring shows."""
     c = expr.comprehension_expr
     ranged = f"@kbatch.range{depth}"
-    per_iteration = nodes(c.loop_condition) + nodes(c.loop_step)
     second = None
     if c.iter_var2:
         second = (c.iter_var2, b.call("_[_]", b.ident(ranged), b.ident(c.iter_var)))
@@ -225,32 +255,35 @@ def _is_empty_list(expr: Any) -> bool:
 
 def _rewrite(expr: Any, b: _Builder, depth: int) -> Any:
     is_loop = expr.WhichOneof("expr_kind") == "comprehension_expr"
+    per_iteration = body_cost(expr) if is_loop else 0  # before the body's own loops are rewritten
     for child in _children(expr):
         child.CopyFrom(_rewrite(child, b, depth + is_loop))
     if is_loop and not _is_empty_list(expr.comprehension_expr.iter_range):
-        return _wrapped(b, expr, depth)
+        return _wrapped(b, expr, depth, per_iteration)
     return expr
 
 
 @functools.lru_cache(maxsize=4096)
-def _rewritten(serialized: bytes) -> bytes:
+def _rewritten(serialized: bytes) -> tuple[bytes, int]:
     from google.protobuf import any_pb2
 
     packed = any_pb2.Any.FromString(serialized)
     if packed.type_url != CHECKED_EXPR_URL:
-        return serialized
+        return serialized, 1  # not a checked expression: nothing to rewrite
     checked = checked_expr_class().FromString(packed.value)
+    base = cost(checked.expr)
     root = checked.expr.id
     builder = _Builder(_max_id(checked.expr))
     checked.expr.CopyFrom(_rewrite(checked.expr, builder, 0))
     checked.expr.id = root  # the checker's type of the whole expression stays its type
     packed.value = checked.SerializeToString()
-    return bytes(packed.SerializeToString())
+    return bytes(packed.SerializeToString()), base
 
 
-def rewrite(env: Any, compiled: Any) -> Any:
+def rewrite(env: Any, compiled: Any) -> tuple[Any, int]:
     """``compiled`` (a runtime ``Expression`` of ``env``) with every comprehension ordered and
-    metered; the same expression when it has none."""
+    metered (the same expression when it has none), and its cost outside comprehension bodies
+    (:func:`cost`)."""
     serialized = compiled.serialize()
-    changed = _rewritten(serialized)
-    return compiled if changed == serialized else env.deserialize(changed)
+    changed, cost = _rewritten(serialized)
+    return (compiled if changed == serialized else env.deserialize(changed)), cost

@@ -128,17 +128,18 @@ def _environment() -> tuple[Any, Any]:
 
 def _clean(message: str) -> str:
     """The checker's issues without the runtime's status code decorations."""
-    for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: "):
+    for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: ", "INTERNAL: "):
         if message.startswith(prefix):
             message = message[len(prefix) :]
-    for suffix in (" [INVALID_ARGUMENT]", " [UNKNOWN]"):
+    for suffix in (" [INVALID_ARGUMENT]", " [UNKNOWN]", " [INTERNAL]"):
         if message.endswith(suffix):
             message = message[: -len(suffix)]
     return message
 
 
-def compile_in(env: Any, expression: str) -> Any:
-    """``expression`` compiled in ``env`` under the runtime's lock; :class:`CompileError` with
+def compile_in(env: Any, expression: str) -> tuple[Any, int]:
+    """``expression`` compiled in ``env`` under the runtime's lock, with its comprehensions ordered
+    and metered (:mod:`.iteration`), and its cost outside comprehensions; :class:`CompileError` with
     cel-go's detail as upstream words it (``compilation failed: ERROR: <input>:…``)."""
     from kbatch.api.cel.iteration import rewrite
 
@@ -154,7 +155,7 @@ def compile_in(env: Any, expression: str) -> Any:
 def compile_selector(expression: str) -> Selector:
     """The compiled selector (cached); :class:`CompileError` when it does not compile."""
     cel, env = _environment()
-    compiled = compile_in(env, expression)
+    compiled, _ = compile_in(env, expression)
     out = compiled.return_type()
     if out not in (cel.Type.BOOL, cel.Type.DYN):
         raise CompileError(f"must evaluate to bool or the unknown type, not {_type_name(out)}")
