@@ -9,6 +9,10 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbatch.api.cel.admission import compile_expression
 
@@ -92,3 +96,26 @@ def test_a_two_variable_comprehension_over_a_map_sees_each_key_with_its_value() 
     assert pairs.evaluate({"object": {"b": 2, "a": 1, "c": 3}}) == "a=1,b=2,c=3"
     indexed = compile_expression("[5, 6].transformList(i, v, i * 10 + v)", False, "any")
     assert indexed.evaluate_plain({}) == [5, 16]
+
+
+_KEYS = st.dictionaries(st.text("abcxyz-./", min_size=1, max_size=6), st.integers(-5, 5), max_size=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=_KEYS, threshold=st.integers(-5, 5))
+def test_every_comprehension_over_a_map_sees_the_keys_in_order(m: dict[str, int], threshold: int) -> None:
+    """The macros keep their meaning (upstream's macro expansions) and visit keys sorted."""
+    data = {"object": m, "params": threshold}
+    keys = sorted(m)
+
+    def run(expression: str) -> Any:
+        return compile_expression(expression, True, "any").evaluate_plain(data)
+
+    assert run("object.map(k, k)") == keys
+    assert run("object.filter(k, object[k] > params)") == [k for k in keys if m[k] > threshold]
+    assert run("object.map(k, object[k] > params, k + '!')") == [k + "!" for k in keys if m[k] > threshold]
+    assert run("object.transformList(k, v, k + '=' + string(v))") == [f"{k}={m[k]}" for k in keys]
+    assert run("object.all(k, v, v >= params)") is all(v >= threshold for v in m.values())
+    assert run("object.exists(k, object[k] == params)") is (threshold in m.values())
+    assert run("object.exists_one(k, object[k] == params)") is (list(m.values()).count(threshold) == 1)
+    assert run("object.map(k, object.filter(j, j < k).size())") == list(range(len(keys)))
