@@ -161,3 +161,13 @@ def test_match_conditions_have_their_own_smaller_budget() -> None:
 def test_a_validation_past_the_per_call_limit_is_an_evaluation_error() -> None:
     assert _denial({"validations": [{"expression": TOO_HEAVY}]}) == (
         PREFIX + f"expression '{TOO_HEAVY}' resulted in error: {PER_CALL_LIMIT_EXCEEDED}")
+
+
+def test_a_dra_selector_stops_at_its_runtime_cost_limit() -> None:
+    """dynamic-resource-allocation cel/compile.go: ``cel.CostLimit(CELSelectorExpressionMaxCost)``."""
+    from kbatch.api.cel import DeviceInput, SelectorRuntimeError, compile_selector
+
+    device = DeviceInput("gpu.example.com", {}, {})
+    assert compile_selector(HEAVY).matches(device) is True
+    with pytest.raises(SelectorRuntimeError, match=f"^{PER_CALL_LIMIT_EXCEEDED}$"):
+        compile_selector(TOO_HEAVY).matches(device)
