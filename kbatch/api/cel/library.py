@@ -23,6 +23,8 @@ from fractions import Fraction
 from typing import Any
 
 from kbatch.api.cel import network, regex
+from kbatch.api.cel.budget import spend
+from kbatch.api.cel.iteration import ORDER_FUNCTION, SPEND_FUNCTION, order
 from kbatch.api.cel.values import make_quantity, make_semver, parse_semver, quantity_of, semver_of
 from kbatch.api.quantity import Quantity, QuantityError
 
@@ -155,6 +157,14 @@ def declarer(cel: Any) -> Callable[..., Any]:
     return decl
 
 
+def iteration_declarations(decl: Callable[..., Any], T: Any) -> list[Any]:
+    """The functions :mod:`.iteration`'s rewrite calls (names no expression can spell)."""
+    return [
+        decl(ORDER_FUNCTION, ("kbatch_order_list", T.List(T.INT), [T.List(T.DYN)], False, order)),
+        decl(SPEND_FUNCTION, ("kbatch_spend_int_int", T.BOOL, [T.INT, T.INT], False, spend)),
+    ]
+
+
 def function_declarations(cel: Any) -> list[Any]:
     """The library's ``cel.FunctionDecl`` list for ``cel.NewEnv``."""
     T = cel.Type
@@ -163,6 +173,7 @@ def function_declarations(cel: Any) -> list[Any]:
     decl = declarer(cel)
 
     return [
+        *iteration_declarations(decl, T),
         *regex.declarations(decl, T),
         *network.declarations(decl, T),
         decl("quantity", ("string_to_quantity", Q, [T.STRING], False, _quantity)),

@@ -25,7 +25,8 @@ Differences: ``device`` is declared as a map of dynamic values (the runtime cann
 type with map-of-map fields), so a typo such as ``device.atributes`` is a runtime error, not a
 compile error; messages of the C++ runtime differ slightly from cel-go's (``Key not found in map``
 for ``no such key``; member overloads print as ``'(kubernetes.Quantity, int)'``); the estimated
-cost limit is approximated by :mod:`.cost`.
+cost limit is approximated by :mod:`.cost`; the runtime limit (``CELSelectorExpressionMaxCost``, "operation
+cancelled: actual cost limit exceeded") meters kbatch's count (:mod:`.budget`).
 """
 
 from __future__ import annotations
@@ -37,9 +38,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from kbatch.api.cel.budget import PER_CALL_LIMIT_EXCEEDED, Meter, metered
 from kbatch.api.cel.cost import estimate_cost
 from kbatch.api.cel.library import function_declarations
 from kbatch.api.cel.values import make_quantity, make_semver
+from kbatch.api.resource_v1.constants import CEL_SELECTOR_EXPRESSION_MAX_COST
 
 __all__ = [
     "CompileError",
@@ -128,34 +131,38 @@ def _environment() -> tuple[Any, Any]:
 
 def _clean(message: str) -> str:
     """The checker's issues without the runtime's status code decorations."""
-    for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: "):
+    for prefix in ("INVALID_ARGUMENT: ", "UNKNOWN: ", "INTERNAL: "):
         if message.startswith(prefix):
             message = message[len(prefix) :]
-    for suffix in (" [INVALID_ARGUMENT]", " [UNKNOWN]"):
+    for suffix in (" [INVALID_ARGUMENT]", " [UNKNOWN]", " [INTERNAL]"):
         if message.endswith(suffix):
             message = message[: -len(suffix)]
     return message
 
 
-def compile_in(env: Any, expression: str) -> Any:
-    """``expression`` compiled in ``env`` under the runtime's lock; :class:`CompileError` with
+def compile_in(env: Any, expression: str) -> tuple[Any, int]:
+    """``expression`` compiled in ``env`` under the runtime's lock, with its comprehensions ordered
+    and metered (:mod:`.iteration`), and its cost outside comprehensions; :class:`CompileError` with
     cel-go's detail as upstream words it (``compilation failed: ERROR: <input>:…``)."""
+    from kbatch.api.cel.iteration import rewrite
+
     with _lock:
         try:
-            return env.compile(expression)
+            compiled = env.compile(expression)
         except RuntimeError as err:
             raise CompileError("compilation failed: " + _clean(str(err))) from None
+        return rewrite(env, compiled)
 
 
 @functools.lru_cache(maxsize=1024)
 def compile_selector(expression: str) -> Selector:
     """The compiled selector (cached); :class:`CompileError` when it does not compile."""
     cel, env = _environment()
-    compiled = compile_in(env, expression)
+    compiled, cost = compile_in(env, expression)
     out = compiled.return_type()
     if out not in (cel.Type.BOOL, cel.Type.DYN):
         raise CompileError(f"must evaluate to bool or the unknown type, not {_type_name(out)}")
-    return Selector(expression, compiled, estimate_cost(expression))
+    return Selector(expression, compiled, estimate_cost(expression), cost)
 
 
 def _type_name(t: Any) -> str:
@@ -241,12 +248,13 @@ def prepare_device(device: DeviceInput) -> PreparedDevice:
 
 
 class Selector:
-    """A compiled device selector. ``max_cost`` is its estimated worst-case cost."""
+    """A compiled device selector. ``max_cost`` is its estimated worst-case cost; ``cost`` what an
+    evaluation costs outside comprehensions (:mod:`.budget`)."""
 
-    __slots__ = ("_compiled", "expression", "max_cost")
+    __slots__ = ("_compiled", "cost", "expression", "max_cost")
 
-    def __init__(self, expression: str, compiled: Any, max_cost: int) -> None:
-        self.expression, self._compiled, self.max_cost = expression, compiled, max_cost
+    def __init__(self, expression: str, compiled: Any, max_cost: int, cost: int = 0) -> None:
+        self.expression, self._compiled, self.max_cost, self.cost = expression, compiled, max_cost, cost
 
     def __reduce__(self) -> tuple[Any, ...]:  # pickles by expression (a control plane is pickled)
         return (compile_selector, (self.expression,))
@@ -256,11 +264,7 @@ class Selector:
         cel, _ = _environment()
         added: set[str] = set()
         while True:
-            with _lock:
-                try:
-                    result = self._compiled.eval(activation=prepared.activation)
-                except RuntimeError as err:  # a plan error (no implementation of a declared function)
-                    raise SelectorRuntimeError(_runtime_message(str(err))) from None
+            result = _metered_eval(self._compiled, prepared, self.cost)
             kind = result.type()
             value = result.value()
             if kind != cel.Type.ERROR:
@@ -279,6 +283,23 @@ class Selector:
                 f"CEL result of type {_type_name(kind)} could not be converted to bool"
             )
         return bool(value)
+
+
+def _metered_eval(compiled: Any, prepared: PreparedDevice, cost: int) -> Any:
+    """One evaluation under the runtime cost limit upstream sets on a selector's program
+    (``cel.CostLimit(CELSelectorExpressionMaxCost)``, dynamic-resource-allocation ``cel/compile.go``)."""
+    meter = Meter(CEL_SELECTOR_EXPRESSION_MAX_COST, cost)
+    with _lock:
+        metered(meter)
+        try:
+            result = compiled.eval(activation=prepared.activation)
+        except RuntimeError as err:  # a plan error (no implementation of a declared function)
+            raise SelectorRuntimeError(_runtime_message(str(err))) from None
+        finally:
+            metered(None)
+    if meter.exceeded:
+        raise SelectorRuntimeError(PER_CALL_LIMIT_EXCEEDED)
+    return result
 
 
 def _missing_key(message: str) -> str | None:

@@ -154,7 +154,7 @@ def apply_mutation(mutation: Mutation, obj: dict[str, Any], data: Mapping[str, A
                    failed: Mapping[str, str], kind: str) -> dict[str, Any]:
     """``obj`` (the object's JSON form, not mutated) with ``mutation`` applied; ``data``: the
     expressions' variables; ``kind``: the object's group kind (``Job.batch``)."""
-    from kbatch.api.cel.admission import CompileError, EvaluationError
+    from kbatch.api.cel.admission import Budget, CompileError, EvaluationError
 
     if mutation.patch_type == "JSONPatch" and mutation.json_patch is not None:
         expression, returns = mutation.json_patch.expression, "list(JSONPatch)"
@@ -163,7 +163,8 @@ def apply_mutation(mutation: Mutation, obj: dict[str, Any], data: Mapping[str, A
     else:  # validation refuses it; a stored object from before would say so here
         raise MutationError(f"unsupported patchType {mutation.patch_type!r}")
     try:
-        result = evaluate(expression, data, has_params, failed, returns, mutating=True)
+        # each mutation has a whole RuntimeCELCostBudget (mutating/dispatcher.go patcher.Patch)
+        result = evaluate(expression, data, has_params, failed, returns, mutating=True, budget=Budget())
     except (CompileError, EvaluationError) as err:
         raise MutationError(str(err)) from None
     if returns == "Object":
