@@ -28,6 +28,7 @@ from kbatch.apiserver.client import Preconditions
 from kbatch.apiserver.requester import as_control_plane
 from kbatch.server import actions
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
+from kbatch.server.inert_warnings import inert_warnings
 from kbatch.sim.unmodelled import unmodelled_warnings
 
 __all__ = ["ControlPlaneBackend", "SelfDrivenBackend", "new_control_plane", "restore_control_plane",
@@ -215,6 +216,7 @@ class ControlPlaneBackend:
                                              dry_run=opts.dry_run, field_validation=opts.field_validation)
         opts.warnings.extend(warnings)
         opts.warnings.extend(unmodelled_warnings(out))  # what the simulated kubelet will not run
+        opts.warnings.extend(inert_warnings(out))  # what no kbatch controller acts on
         return out
 
     def get(self, info: ApiInfo, namespace: str | None, name: str, *,
@@ -268,6 +270,7 @@ class ControlPlaneBackend:
         # (k8s.io/apiserver pkg/endpoints/handlers/patch.go, pkg/registry/generic/registry/store.go)
         if creates:
             opts.warnings.extend(unmodelled_warnings(written))
+            opts.warnings.extend(inert_warnings(written))
         return written
 
     def _exists(self, info: ApiInfo, namespace: str | None, name: str) -> bool:
