@@ -72,6 +72,36 @@ _TABLE: Mapping[tuple[str, str], tuple[_Struct, ...]] = {
 }
 
 
+class _Leaf:
+    """A struct to fill: its Go field order and the keys written as null when absent."""
+
+    __slots__ = ("later", "null_order", "nulls")
+
+    def __init__(self, order: tuple[str, ...], nulls: frozenset[str]) -> None:
+        self.nulls = nulls
+        self.null_order = tuple(key for key in order if key in nulls)
+        # each null key goes before the first present key Go declares after it
+        self.later = {key: frozenset(order[order.index(key) + 1:]) for key in self.null_order}
+
+
+# A tree per kind: a dict step -> subtree, "[]" for each element of a list, a _Leaf where a struct is
+# filled (a subtree may hold its own "" leaf and deeper steps: the Event's series).
+_Tree = dict[str, Any]
+
+
+def _tree(structs: tuple[_Struct, ...]) -> _Tree:
+    root: _Tree = {}
+    for path, order, nulls in structs:
+        node = root
+        for step in path:
+            node = node.setdefault(step, {})
+        node[""] = _Leaf(order, nulls)
+    return root
+
+
+_TREES: Mapping[tuple[str, str], _Tree] = {key: _tree(structs) for key, structs in _TABLE.items()}
+
+
 def with_zero_times(obj: Obj) -> Obj:
     """``obj`` (an object or a list of them, as served) with its unset by-value times as ``None``.
     Returns ``obj`` itself when there is nothing to add; never changes ``obj`` or what it holds."""
@@ -92,41 +122,41 @@ def with_zero_times(obj: Obj) -> Obj:
 def _one(obj: Any, version: Any, kind: str) -> Any:
     if not isinstance(obj, dict):
         return obj
-    structs = _TABLE.get((obj.get("apiVersion", version), obj.get("kind", kind)))
-    for path, order, nulls in structs or ():
-        obj = _at(obj, path, order, nulls)
-    return obj
+    tree = _TREES.get((obj.get("apiVersion", version), obj.get("kind", kind)))
+    return obj if tree is None else _walk(obj, tree)
 
 
-def _at(value: Any, path: tuple[str, ...], order: tuple[str, ...], nulls: frozenset[str]) -> Any:
-    """``value`` with the struct at ``path`` filled; shares whatever it does not change."""
-    if not path:
-        return _filled(value, order, nulls)
-    step, rest = path[0], path[1:]
-    if step == "[]":
-        if not isinstance(value, list):
+def _walk(value: Any, tree: _Tree) -> Any:
+    """``value`` with every struct ``tree`` reaches filled; shares whatever it does not change."""
+    if isinstance(value, list):
+        each = tree.get("[]")
+        if each is None:
             return value
-        new = [_at(v, rest, order, nulls) for v in value]
+        new = [_walk(v, each) for v in value]
         return new if any(n is not v for n, v in zip(new, value, strict=True)) else value
-    if not isinstance(value, dict) or step not in value:
+    if not isinstance(value, dict):
         return value
-    inner = _at(value[step], rest, order, nulls)
-    return value if inner is value[step] else {**value, step: inner}
+    out = value
+    for step, sub in tree.items():
+        if step == "":
+            out = _filled(out, sub)
+        elif step in out:
+            inner = _walk(out[step], sub)
+            if inner is not out[step]:
+                out = {**out, step: inner}
+    return out
 
 
-def _filled(struct: Any, order: tuple[str, ...], nulls: frozenset[str]) -> Any:
+def _filled(struct: Obj, leaf: _Leaf) -> Obj:
     """The struct with its missing ``nulls`` as ``None``, each placed before the first present key
     that Go declares after it; the present keys keep their order."""
-    if not isinstance(struct, dict) or nulls <= struct.keys():
+    if leaf.nulls <= struct.keys():
         return struct
-    pending = [key for key in order if key in nulls and key not in struct]
-    rank = {key: i for i, key in enumerate(order)}
-    out: Obj = {}
-    for key, value in struct.items():
-        place = rank.get(key)
-        while pending and place is not None and rank[pending[0]] < place:
-            out[pending.pop(0)] = None
-        out[key] = value
-    for key in pending:
-        out[key] = None
-    return out
+    items = list(struct.items())
+    for key in leaf.null_order:
+        if key in struct:
+            continue
+        later = leaf.later[key]
+        at = next((i for i, (k, _) in enumerate(items) if k in later), len(items))
+        items.insert(at, (key, None))
+    return dict(items)
