@@ -28,6 +28,7 @@ from kbatch.apiserver.client import Preconditions
 from kbatch.apiserver.requester import as_control_plane
 from kbatch.server import actions
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
+from kbatch.server.inert_warnings import inert_warnings
 from kbatch.sim.unmodelled import unmodelled_warnings
 
 __all__ = ["ControlPlaneBackend", "SelfDrivenBackend", "new_control_plane", "restore_control_plane",
@@ -215,6 +216,7 @@ class ControlPlaneBackend:
                                              dry_run=opts.dry_run, field_validation=opts.field_validation)
         opts.warnings.extend(warnings)
         opts.warnings.extend(unmodelled_warnings(out))  # what the simulated kubelet will not run
+        opts.warnings.extend(inert_warnings(out))  # what no kbatch controller acts on
         return out
 
     def get(self, info: ApiInfo, namespace: str | None, name: str, *,
@@ -256,12 +258,27 @@ class ControlPlaneBackend:
 
     def apply(self, info: ApiInfo, namespace: str | None, name: str, config: Any, opts: WriteOptions, *,
               field_manager: str | None, force: bool = False, subresource: str | None = None) -> Obj:
+        creates = subresource is None and not self._exists(info, namespace, name)
         out, warnings = apply_object(self.control_plane.server, self._model(info), name, config,
                                      self._ns(info, namespace), field_manager=field_manager, force=force,
                                      status=subresource == "status", dry_run=opts.dry_run,
                                      field_validation=opts.field_validation)  # type: ignore[arg-type]
         opts.warnings.extend(warnings)
-        return out.to_dict()
+        written = out.to_dict()
+        # an apply that creates warns as a create does: upstream's applyPatcher creates through the
+        # store's Update with forceAllowCreate, which runs BeforeCreate and so WarningsOnCreate
+        # (k8s.io/apiserver pkg/endpoints/handlers/patch.go, pkg/registry/generic/registry/store.go)
+        if creates:
+            opts.warnings.extend(unmodelled_warnings(written))
+            opts.warnings.extend(inert_warnings(written))
+        return written
+
+    def _exists(self, info: ApiInfo, namespace: str | None, name: str) -> bool:
+        try:
+            self.get(info, namespace, name)
+        except NotFound:
+            return False
+        return True
 
     def delete(self, info: ApiInfo, namespace: str | None, name: str, opts: DeleteOptions) -> Obj | None:
         pre = None

@@ -16,6 +16,7 @@ from kbatch.api.errors import (
     NotFound,
     UnsupportedMediaType,
 )
+from kbatch.api.zero_times import with_zero_times
 from kbatch.apiserver.apply.tracking import field_manager
 from kbatch.apiserver.decoding import StrictDecodingError, cannot_handle, unrecognized
 from kbatch.apiserver.go_json import cannot_unmarshal, type_meta_error
@@ -139,7 +140,7 @@ def _warn_headers(opts: WriteOptions) -> tuple[tuple[str, str], ...]:
 def _deleted(rp: ResourcePath, name: str, obj: dict[str, Any] | None,
              headers: tuple[tuple[str, str], ...] = ()) -> Response:
     if obj is not None:
-        return json_response(obj, headers=headers)
+        return object_response(obj, headers=headers)
     info = rp.spec.info
     status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
               "details": {"name": name, "group": info.group, "kind": info.plural}}
@@ -148,7 +149,7 @@ def _deleted(rp: ResourcePath, name: str, obj: dict[str, Any] | None,
 
 def _render(backend: Backend, req: Request, rp: ResourcePath, obj: dict[str, Any], *, many: bool) -> Response:
     if not table_accepted(req.headers.get("accept", "")):
-        return json_response(obj)
+        return object_response(obj)
     include = req.param("includeObject") or "Metadata"
     if include not in ("None", "Metadata", "Object"):
         raise BadRequest(f"includeObject must be None, Metadata or Object, got {include!r}")
@@ -191,7 +192,7 @@ def _patch(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
                             subresource=rp.subresource)
     if not opts.dry_run:
         backend.settle()
-    return json_response(out, headers=_warn_headers(opts))
+    return object_response(out, headers=_warn_headers(opts))
 
 
 def _patch_document(req: Request, patch_type: str, validation: str) -> Any:
@@ -231,7 +232,7 @@ def _apply(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
                         force=bool(force), subresource=rp.subresource)
     if not opts.dry_run:
         backend.settle()
-    return json_response(out, 200 if existed else 201, headers=_warn_headers(opts))
+    return object_response(out, 200 if existed else 201, headers=_warn_headers(opts))
 
 
 def _exists(backend: Backend, rp: ResourcePath, name: str) -> bool:
@@ -269,7 +270,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
                 out = backend.create(info, rp.namespace, body, opts)
             if not opts.dry_run:
                 backend.settle()
-            return json_response(out, 201, _warn_headers(opts))
+            return object_response(out, 201, _warn_headers(opts))
         if method == "DELETE":
             return _delete_collection(backend, req, rp)
         raise MethodNotAllowed(f"the server does not allow this method on the requested resource ({method})")
@@ -283,7 +284,7 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
             out = backend.update(info, rp.namespace, name, body, opts, subresource=rp.subresource)
         if not opts.dry_run:
             backend.settle()
-        return json_response(out, headers=_warn_headers(opts))
+        return object_response(out, headers=_warn_headers(opts))
     if method == "PATCH":
         return _patch(backend, req, rp, name)
     if method == "DELETE" and rp.subresource is None:
@@ -333,7 +334,13 @@ def _delete_collection(backend: Backend, req: Request, rp: ResourcePath) -> Resp
         backend.delete(rp.spec.info, meta.get("namespace"), meta.get("name", ""), opts)
     if not opts.dry_run:
         backend.settle()
-    return json_response(listed, headers=tuple(warning_header(w) for w in delete_warnings(rp.spec, opts)))
+    return object_response(listed, headers=tuple(warning_header(w) for w in delete_warnings(rp.spec, opts)))
+
+
+def object_response(obj: dict[str, Any], status: int = 200,
+                    headers: tuple[tuple[str, str], ...] = ()) -> Response:
+    """An object or list as JSON, unset by-value times as Go writes them (:mod:`kbatch.api.zero_times`)."""
+    return json_response(with_zero_times(obj), status, headers)
 
 
 def encode_event(event: dict[str, Any]) -> bytes:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kbatch.api.errors import Expired, StatusError
+from kbatch.api.zero_times import with_zero_times
 from kbatch.server.backend import Backend, WatchOptions
 from kbatch.server.handlers import encode_event
 from kbatch.server.http import Request
@@ -76,7 +77,7 @@ class EncodedEvents:
         key = (event["type"], obj.get("kind"), rv, meta.get("namespace"), meta.get("name"))
         line = self._lines.get(key)
         if line is None:
-            line = self._lines[key] = encode_event(event)
+            line = self._lines[key] = encode_event({**event, "object": with_zero_times(obj)})
             if len(self._lines) > self.size:
                 del self._lines[next(iter(self._lines))]
         return line

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -498,3 +499,21 @@ def test_a_command_the_simulation_does_not_run_is_named_in_a_warning(cluster: An
     assert kubectl(cluster, "apply", "-f", "-", input_=PI_JOB).stderr == ""  # unchanged: no create
     kb(cluster, "advance", "5s")
     assert get(cluster, "job", "pi-docs")["status"]["succeeded"] == 1
+
+
+def test_a_server_side_apply_that_creates_warns_as_a_create_does(cluster: Any) -> None:
+    # upstream's apply patcher creates a missing object through BeforeCreate, so the create warnings
+    # come with an apply-create (k8s.io/apiserver pkg/endpoints/handlers/patch.go, forceAllowCreate)
+    manifest = PI_JOB.replace("pi-docs", "pi-ssa")
+    warning = ('Warning: spec.template.spec.containers[0]: kbatch does not run "perl -Mbignum=bpi -wle print '
+               'bpi(2000)"; the simulated container runs the default duration (1s) and exits 0 '
+               "(docs/simulation.md)\n")
+    out = kubectl(cluster, "apply", "--server-side", "-f", "-", input_=manifest)
+    assert (out.stdout, out.stderr) == ("job.batch/pi-ssa serverside-applied\n", warning)
+    again = kubectl(cluster, "apply", "--server-side", "-f", "-", input_=manifest)
+    assert again.stderr == ""  # the object exists: an update, no create warnings
+    # the kbatch CLI in its own process, over HTTP, says the same
+    cli = subprocess.run([sys.executable, "-m", "kbatch.cli", "--server", cluster.url, "apply",
+                          "--server-side", "-f", "-"], input=manifest.replace("pi-ssa", "pi-ssa-cli"),
+                         capture_output=True, text=True, timeout=TIMEOUT, env=cluster.env())
+    assert cli.returncode == 0 and warning in cli.stderr
