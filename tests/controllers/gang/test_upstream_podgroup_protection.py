@@ -5,12 +5,13 @@ Source: kubernetes/kubernetes ``pkg/controller/scheduling/podgroupprotection/
 podgroup_protection_controller_test.go`` (the scheduling/v1beta1 version, 36,367 characters; an
 earlier v1alpha2 one, 19,543 characters, still had the controller add a missing finalizer, which
 upstream then dropped: "no action (admission plugin handles it)") — ``TestPodGroupProtectionController``
-and ``TestHandlePodChange``, every PodGroup case — with ``podgroup_protection_controller.go`` beside it. Upstream feeds one informer event
-and compares the client's update actions; here the objects are written through the API and the
-PodGroup's finalizers (or its absence, once deleted) are the outcome. kbatch's PodGroups get the
-finalizer when created (``PodGroupProtection`` admission, the KEP's "created with a dedicated
-finalizer"), so upstream's "PodGroup without finalizer" is one whose finalizer a user removed.
-Upstream's pods are bound to a node and Running unless the case says otherwise; no kubelet runs.
+and ``TestHandlePodChange``, every PodGroup case — with ``podgroup_protection_controller.go``
+beside it. Upstream feeds one informer event and compares the client's update actions; here the
+objects are written through the API and the PodGroup's finalizers (or its absence, once deleted)
+are the outcome. kbatch's PodGroups get the finalizer when created (``PodGroupProtection``
+admission, the KEP's "created with a dedicated finalizer"), so upstream's "PodGroup without
+finalizer" is one whose finalizer a user removed. Upstream's pods are bound to a node and Running
+unless the case says otherwise; no kubelet runs.
 """
 
 from __future__ import annotations
