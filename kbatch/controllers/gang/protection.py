@@ -8,17 +8,20 @@ neither Succeeded nor Failed; it uses the group its ``spec.schedulingGroup.podGr
 
 * A PodGroup being deleted that no active pod uses loses the finalizer and the delete goes through;
   while one does, the PodGroup stays, terminating.
-* A PodGroup not being deleted that lacks the finalizer (a user took it off) gets it back while an
-  active pod uses it (upstream ``processPodGroup``'s ``NeedToAddFinalizer`` branch; KEP-4671: "the
-  controller adds it when processing them").
+* The controller never adds the finalizer: admission stamps it, and a PodGroup whose finalizer a
+  user took off stays without it (upstream dropped the early ``NeedToAddFinalizer`` branch; its
+  table says "no action (admission plugin handles it)").
 
-Triggers: any PodGroup event; any event of a pod naming a group (its deletion or end may be what
-the group waits for).
+Triggers, as upstream's handlers (``handlePodGroupUpdate``, ``handlePodChange``, 1.37,
+``scheduling/v1beta1``): a PodGroup added or updated that is a deletion candidate (being deleted,
+holding the finalizer), read from the new object only, never its delete; a pod added or updated
+into a terminal phase (its group), a pod deleted (its group), and a pod update whose UID changed
+(the old pod's group as well: the update masks a delete and a create under one name).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from kbatch.api.core_v1 import Pod
@@ -26,9 +29,10 @@ from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.gates import gate_on
 from kbatch.api.scheduling_v1beta1 import GENERIC_WORKLOAD, PODGROUP_PROTECTION_FINALIZER, PodGroup
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.predicate import Funcs
 from kbatch.runtime.reconcile import Request
 
-__all__ = ["BY_POD_GROUP", "PodGroupProtection", "needs_finalizer", "pods_by_group", "releasable", "setup"]
+__all__ = ["BY_POD_GROUP", "PodGroupProtection", "pod_event_groups", "pods_by_group", "releasable", "setup"]
 
 BY_POD_GROUP = "scheduling-pod-group"  # pod cache index: "<namespace>/<podGroupName>"
 _DONE = ("Succeeded", "Failed")
@@ -47,13 +51,6 @@ def releasable(deleting: bool, finalizers: Iterable[str], pod_phases: Iterable[s
     return all(phase in _DONE for phase in pod_phases)
 
 
-def needs_finalizer(deleting: bool, finalizers: Iterable[str], pod_phases: Iterable[str | None]) -> bool:
-    """The other decision: a group not being deleted, without the finalizer, used by an active pod."""
-    if deleting or PODGROUP_PROTECTION_FINALIZER in finalizers:
-        return False
-    return any(phase not in _DONE for phase in pod_phases)
-
-
 class PodGroupProtection:
     def __init__(self, ctx: ControllerContext) -> None:
         self.ctx = ctx
@@ -67,12 +64,9 @@ class PodGroupProtection:
         meta = pg.metadata
         deleting, finalizers = meta.deletion_timestamp is not None, list(meta.finalizers or ())
         phases = [p.status.phase if p.status else None for p in pods]
-        if releasable(deleting, finalizers, phases):
-            finalizers = [f for f in finalizers if f != PODGROUP_PROTECTION_FINALIZER]
-        elif needs_finalizer(deleting, finalizers, phases):
-            finalizers.append(PODGROUP_PROTECTION_FINALIZER)
-        else:
+        if not releasable(deleting, finalizers, phases):
             return
+        finalizers = [f for f in finalizers if f != PODGROUP_PROTECTION_FINALIZER]
         patch = {"metadata": {"finalizers": finalizers or None, "resourceVersion": meta.resource_version}}
         try:
             self.ctx.client.patch(PodGroup, request.name, patch, request.namespace)
@@ -82,8 +76,55 @@ class PodGroupProtection:
             raise  # the queue retries with the newer version
 
 
-def _group_of_pod(pod: Any) -> list[Request]:
-    return [Request(*key.split("/", 1)) for key in pods_by_group(pod)]
+def _deletion_candidate(pg: Any) -> bool:
+    """``protectionutil.IsDeletionCandidate``: being deleted and holding the finalizer."""
+    meta = pg.metadata
+    return meta.deletion_timestamp is not None and PODGROUP_PROTECTION_FINALIZER in (meta.finalizers or ())
+
+
+_GROUP_EVENTS = Funcs(create=_deletion_candidate, update=_deletion_candidate, delete=False)
+
+
+def _terminated(pod: Any) -> bool:
+    return (pod.status.phase if pod.status else None) in _DONE
+
+
+def pod_event_groups(old: Any, new: Any) -> list[str]:
+    """``handlePodChange``: the ``<namespace>/<group>`` keys a pod event enqueues (``old`` is None
+    for an add, ``new`` for a delete)."""
+    pods = []
+    if new is not None and _terminated(new):
+        pods.append(new)
+    if new is not None and old is not None and old.metadata.uid != new.metadata.uid:
+        pods.append(old)
+    if new is None and old is not None:
+        pods.append(old)
+    keys: list[str] = []
+    for pod in pods:
+        keys.extend(k for k in pods_by_group(pod) if k not in keys)
+    return keys
+
+
+class _PodHandler:
+    """The pod informer's handler: :func:`pod_event_groups` into the controller's queue."""
+
+    __slots__ = ("add",)
+
+    def __init__(self, add: Callable[[Request], None]) -> None:
+        self.add = add
+
+    def _enqueue(self, old: Any, new: Any) -> None:
+        for key in pod_event_groups(old, new):
+            self.add(Request(*key.split("/", 1)))
+
+    def on_add(self, pod: Any) -> None:
+        self._enqueue(None, pod)
+
+    def on_update(self, old: Any, new: Any) -> None:
+        self._enqueue(old, new)
+
+    def on_delete(self, pod: Any) -> None:
+        self._enqueue(pod, None)
 
 
 def setup(ctx: ControllerContext) -> PodGroupProtection | None:
@@ -92,7 +133,8 @@ def setup(ctx: ControllerContext) -> PodGroupProtection | None:
         return None
     ctx.cache.add_index(Pod, BY_POD_GROUP, pods_by_group)
     controller = PodGroupProtection(ctx)
-    (ctx.build().describe("keeps the podgroup-protection finalizer on PodGroups in use, removes it "
-                          "from unused, deleted ones")
-     .for_(PodGroup).watches(Pod, _group_of_pod).complete(controller))
+    built = (ctx.build().describe("removes the podgroup-protection finalizer from deleted PodGroups "
+                                  "no active pod uses")
+             .for_(PodGroup, _GROUP_EVENTS).complete(controller))
+    ctx.cache.informer_for(Pod).add_event_handler(_PodHandler(built.queue.add))
     return controller

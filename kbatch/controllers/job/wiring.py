@@ -229,27 +229,13 @@ def setup(ctx: ControllerContext) -> Controller:
     queues = _Queues(controller, orphans, ctx, metrics)
     ctx.cache.informer_for(Job).add_event_handler(_JobHandler(queues))
     ctx.cache.informer_for(Pod).add_event_handler(_PodHandler(queues))
-    if reconciler.workloads is not None:  # addSchedulingInformers: their changes sync the Job
+    if reconciler.workloads is not None:
+        # addSchedulingInformers (pkg/controller/job/job_scheduling_manager.go, 1.36 and 1.37): the
+        # Workload and PodGroup informers give the controller listers and indexes, and no event
+        # handlers: a Workload or PodGroup event enqueues no Job. The Job creates both before its
+        # pods in one sync and reads them back from the cache on its later syncs.
         from kbatch.api.scheduling_v1beta1 import PodGroup, Workload
-        from kbatch.runtime.handler import QueueingHandler
 
-        add = controller.queue.add
-        ctx.cache.informer_for(Workload).add_event_handler(QueueingHandler(add, workload_job))
-        ctx.cache.informer_for(PodGroup).add_event_handler(QueueingHandler(add, controlling_job))
+        ctx.cache.informer_for(Workload)
+        ctx.cache.informer_for(PodGroup)
     return controller
-
-
-def workload_job(wl: Any) -> list[Request]:
-    """A Workload's ``spec.controllerRef`` Job."""
-    ref = wl.spec.controller_ref
-    if ref is None or ref.api_group != "batch" or ref.kind != "Job":
-        return []
-    return [Request(wl.metadata.namespace or "", ref.name)]
-
-
-def controlling_job(obj: Any) -> list[Request]:
-    """The Job controlling ``obj`` (a PodGroup the Job controller made)."""
-    ref = obj.metadata.controller_ref()
-    if ref is None or ref.kind != "Job":
-        return []
-    return [Request(obj.metadata.namespace or "", ref.name)]

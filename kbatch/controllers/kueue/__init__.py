@@ -53,6 +53,7 @@ from kbatch.controllers.kueue.status import (
     LocalQueueStatus,
     ResourceFlavorFinalizer,
 )
+from kbatch.controllers.kueue.watches import COHORT_EVENTS, FLAVOR_EVENTS
 from kbatch.controllers.kueue.workload_controller import WorkloadReconciler
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.predicate import Funcs
@@ -136,9 +137,11 @@ def setup(ctx: ControllerContext) -> KueueManager:
     mgr.controllers["kueue-localqueue"] = (
         b("kueue-localqueue").for_(LocalQueue).complete(LocalQueueStatus(mgr))
     )
-    mgr.controllers["kueue-cohort"] = b("kueue-cohort").for_(Cohort).complete(CohortStatus(mgr))
+    mgr.controllers["kueue-cohort"] = (
+        b("kueue-cohort").for_(Cohort, COHORT_EVENTS).complete(CohortStatus(mgr))
+    )
     mgr.controllers["kueue-resourceflavor"] = (
-        b("kueue-resourceflavor").for_(ResourceFlavor).complete(ResourceFlavorFinalizer(mgr))
+        b("kueue-resourceflavor").for_(ResourceFlavor, FLAVOR_EVENTS).complete(ResourceFlavorFinalizer(mgr))
     )
     for integ in mgr.integrations:
         name = f"kueue-job-{integ.name.replace('/', '-').replace('.', '-')}"

@@ -27,6 +27,7 @@ from kbatch.api.kueue_v1beta2 import (
     Workload,
 )
 from kbatch.api.kueue_v1beta2.constants import Cond
+from kbatch.controllers.kueue import watches
 from kbatch.controllers.kueue.cache import KueueCache
 from kbatch.controllers.kueue.config import KueueSettings, settings_for
 from kbatch.controllers.kueue.model.clusterqueue import settings_of
@@ -62,6 +63,10 @@ def _by_owner(wl: Any) -> tuple[str, ...]:
 def _lq_by_cq(lq: Any) -> tuple[str, ...]:
     cq = lq.spec.cluster_queue if lq.spec else None
     return (cq,) if cq else ()
+
+
+def _queue_name(wl: Workload) -> str | None:
+    return wl.spec.queue_name if wl.spec else None
 
 
 def status_of_workload(wl: Workload) -> str:
@@ -202,11 +207,14 @@ class KueueManager:
 
     def workload_changed(self, old: Workload | None, new: Workload | None) -> None:
         """``notifyWatchers``: the LocalQueue and ClusterQueue status controllers, batched
-        (:meth:`enqueue_batched`)."""
-        for wl in (old, new):
-            if wl is None:
-                continue
-            q = wl.spec.queue_name if wl.spec else None
+        (:meth:`enqueue_batched`). Both watchers (``LocalQueueReconciler.NotifyWorkloadUpdate``,
+        ``ClusterQueueReconciler.NotifyWorkloadUpdate``) take the old object of an update, and the
+        new one as well only when ``spec.queueName`` changed."""
+        wls = [old] if old is not None else []
+        if new is not None and (old is None or _queue_name(old) != _queue_name(new)):
+            wls.append(new)
+        for wl in wls:
+            q = _queue_name(wl)
             if q:
                 self.enqueue_batched("kueue-localqueue", Request(wl.metadata.namespace or "", q))
             cq = (
@@ -223,7 +231,9 @@ class KueueManager:
 
 
 class WorkloadHandler:
-    """``WorkloadReconciler.Create/Update/Delete``: keep the queues and the cache current."""
+    """``WorkloadReconciler.Create/Update/Delete``: keep the queues and the cache current. The
+    Workload's own reconcile comes from its ``for_`` watch (every event, as upstream's predicate
+    returns true)."""
 
     def __init__(self, mgr: KueueManager) -> None:
         self.mgr = mgr
@@ -231,7 +241,6 @@ class WorkloadHandler:
     def on_add(self, wl: Workload) -> None:
         mgr = self.mgr
         mgr.workload_changed(None, wl)
-        mgr.enqueue("kueue-workload", Request(wl.metadata.namespace or "", wl.metadata.name or ""))
         if status_of_workload(wl) == "finished":
             return
         if admissible(wl, mgr.queues.admission_gated_by):
@@ -254,7 +263,6 @@ class WorkloadHandler:
     def _on_update(self, old: Workload, new: Workload) -> None:
         mgr = self.mgr
         mgr.workload_changed(old, new)
-        mgr.enqueue("kueue-workload", Request(new.metadata.namespace or "", new.metadata.name or ""))
         key = workload_key(new.metadata.namespace, new.metadata.name)
         status, prev = status_of_workload(new), status_of_workload(old)
         active = new.spec is None or new.spec.active is not False
@@ -330,6 +338,10 @@ def _priority_or_reclaim_changed(old: Workload, new: Workload) -> bool:
 
 
 class ClusterQueueHandler:
+    """``ClusterQueueReconciler.Create/Update/Delete`` (the cache and the queue manager) and the
+    watches other controllers hold on ClusterQueues (:mod:`.watches`). The ClusterQueue's own status
+    reconcile comes from its ``for_`` watch: every event, as upstream's predicate returns true."""
+
     def __init__(self, mgr: KueueManager) -> None:
         self.mgr = mgr
 
@@ -355,20 +367,44 @@ class ClusterQueueHandler:
             name
         ):
             mgr.kick()
-        if not _status_only(old, cq):  # (its own status write: nothing the controller reads moved)
-            mgr.enqueue("kueue-clusterqueue", Request("", name))
-        if _wakes_workloads(old, cq, was_active, mgr.cache.active(name)):
-            self._wake_workloads(name)
+        self._watchers(old, cq)
 
-    def _wake_workloads(self, name: str) -> None:
+    def _watchers(self, old: ClusterQueue | None, new: ClusterQueue | None) -> None:
+        """What the other controllers' ClusterQueue watches enqueue. Upstream's ``Update`` returns
+        before ``notifyWatchers`` for a ClusterQueue being deleted: its Cohorts and flavors hear of it
+        at the delete."""
+        mgr = self.mgr
+        cq = new if new is not None else old
+        assert cq is not None
+        name = cq.metadata.name or ""
+        if watches.cluster_queue_wakes_local_queues(old, new):
+            self._reconcile_local_queues(name)
+        if watches.cluster_queue_wakes_workloads(old, new):
+            self._reconcile_workloads(name)
+        if new is not None and new.metadata.deletion_timestamp is not None and old is not None:
+            return
+        for cohort in watches.cohort_ancestors(cq, mgr.cache.cohorts):
+            mgr.enqueue("kueue-cohort", Request("", cohort))
+        if old is not None:
+            for flavor in watches.released_flavors(old, new, mgr.cache.clusterqueues_using_flavor):
+                mgr.enqueue("kueue-resourceflavor", Request("", flavor))
+
+    def _local_queues(self, name: str) -> list[LocalQueue]:
+        return self.mgr.ctx.cache.list(LocalQueue, index=(LQ_BY_CQ, name))
+
+    def _reconcile_local_queues(self, name: str) -> None:
+        """``qCQHandler.addLocalQueueToWorkQueue``: the status of the queue's LocalQueues."""
+        for lq in self._local_queues(name):
+            self.mgr.enqueue("kueue-localqueue", Request(lq.metadata.namespace or "", lq.metadata.name or ""))
+
+    def _reconcile_workloads(self, name: str) -> None:
         """``workloadQueueHandler.queueReconcileForWorkloadsOfClusterQueue``: every workload of the
         queue's LocalQueues is reconciled — pending ones re-check their condition (an inactive queue
         is a blocker), admitted ones are evicted by ``HoldAndDrain``, and those holding quota while
         not admitted (awaiting admission checks) give it back when the ClusterQueue is stopped or
         terminating (``reconcileOnClusterQueueActiveState``)."""
         mgr = self.mgr
-        for lq in mgr.ctx.cache.list(LocalQueue, index=(LQ_BY_CQ, name)):
-            mgr.enqueue("kueue-localqueue", Request(lq.metadata.namespace or "", lq.metadata.name or ""))
+        for lq in self._local_queues(name):
             key = f"{lq.metadata.namespace}/{lq.metadata.name}"
             for wl in mgr.ctx.cache.list(Workload, index=(BY_QUEUE, key)):
                 mgr.enqueue("kueue-workload", Request(wl.metadata.namespace or "", wl.metadata.name or ""))
@@ -378,7 +414,7 @@ class ClusterQueueHandler:
         name = cq.metadata.name or ""
         mgr.cache.delete_cluster_queue(name)
         mgr.queues.delete_cluster_queue(name)
-        self._wake_workloads(name)
+        self._watchers(cq, None)
 
 
 def _concerns_cache(old: ClusterQueue | None, new: ClusterQueue) -> bool:
@@ -392,28 +428,12 @@ def _concerns_cache(old: ClusterQueue | None, new: ClusterQueue) -> bool:
     )
 
 
-def _status_only(old: Any, new: Any) -> bool:
-    """Whether an update changed nothing but the status (a queue status controller's own write)."""
-    if old is None or old.spec != new.spec:
-        return False
-    o, n = old.metadata, new.metadata
-    return o.deletion_timestamp == n.deletion_timestamp and o.finalizers == n.finalizers
-
-
-def _wakes_workloads(old: ClusterQueue | None, new: ClusterQueue, was_active: bool, active: bool) -> bool:
-    """Whether a ClusterQueue event concerns its LocalQueues and pending workloads: upstream's
-    ``workloadQueueHandler.Update`` reacts to deletion and to ``admissionChecksStrategy`` /
-    ``stopPolicy``, ``qCQHandler.Update`` to ``status.conditions``; kbatch also to any spec change
-    and to the cache's active state. A status write that only moves counts and usage (the queue
-    status controller's, after every admission) wakes nobody."""
-    if old is None or old.spec != new.spec or was_active != active:
-        return True
-    if old.metadata.deletion_timestamp != new.metadata.deletion_timestamp:
-        return True
-    return (old.status.conditions if old.status else None) != (new.status.conditions if new.status else None)
-
-
 class LocalQueueHandler:
+    """``LocalQueueReconciler.Create/Update/Delete`` (the queue manager) and the workload
+    controller's LocalQueue watch (``workloadQueueHandler``, :mod:`.watches`). The LocalQueue's own
+    status reconcile comes from its ``for_`` watch: every event, as upstream's predicate returns
+    true."""
+
     def __init__(self, mgr: KueueManager) -> None:
         self.mgr = mgr
 
@@ -429,8 +449,7 @@ class LocalQueueHandler:
                 key, (lq.spec.cluster_queue if lq.spec else None) or "", self._workloads(lq)
             )
             mgr.kick()
-        mgr.enqueue("kueue-localqueue", Request(lq.metadata.namespace or "", lq.metadata.name or ""))
-        self._wake(lq)
+        self._wake(None, lq)
 
     def on_update(self, old: LocalQueue, new: LocalQueue) -> None:
         mgr = self.mgr
@@ -446,16 +465,18 @@ class LocalQueueHandler:
             mgr.kick()
         else:
             mgr.queues.delete_local_queue(key)
-        if not _status_only(old, new):
-            mgr.enqueue("kueue-localqueue", Request(new.metadata.namespace or "", new.metadata.name or ""))
-        if old.spec != new.spec:
-            self._wake(new)
+        self._wake(old, new)
 
     def on_delete(self, lq: LocalQueue) -> None:
         self.mgr.queues.delete_local_queue(f"{lq.metadata.namespace}/{lq.metadata.name}")
-        self._wake(lq)
+        self._wake(lq, None)
 
-    def _wake(self, lq: LocalQueue) -> None:
+    def _wake(self, old: LocalQueue | None, new: LocalQueue | None) -> None:
+        """``workloadQueueHandler.queueReconcileForWorkloadsOfLocalQueue``."""
+        if not watches.local_queue_wakes_workloads(old, new):
+            return
+        lq = new if new is not None else old
+        assert lq is not None
         for wl in self._workloads(lq):
             self.mgr.enqueue("kueue-workload", Request(wl.metadata.namespace or "", wl.metadata.name or ""))
 
@@ -488,54 +509,85 @@ class CohortHandler:
 
 
 class FlavorHandler:
-    """``ResourceFlavorReconciler``'s handlers: the cache's flavors, inactive queues, requeues."""
+    """``ResourceFlavorReconciler.Create/Update/Delete``: the cache's flavors and the retries of
+    the ClusterQueues that became active; with ``notifyWatchers``, a created or deleted flavor
+    batches the status reconciles of the ClusterQueues naming it (``NotifyResourceFlavorUpdate``,
+    ``nonCQObjectHandler``). An update of a flavor being deleted only reconciles it (its ``for_``
+    watch, :data:`.watches.FLAVOR_EVENTS`); another update retries, besides, the ClusterQueues
+    using it when a field the flavor assigner reads changed (``flavorSchedulingFieldsChanged``)."""
 
     def __init__(self, mgr: KueueManager) -> None:
         self.mgr = mgr
 
     def on_add(self, rf: ResourceFlavor) -> None:
-        self._after(self.mgr.cache.add_or_update_flavor(rf), rf.metadata.name or "")
+        name = rf.metadata.name or ""
+        self._retry(self.mgr.cache.add_or_update_flavor(rf), [])
+        self._clusterqueue_status(name)
 
     def on_update(self, old: ResourceFlavor, new: ResourceFlavor) -> None:
-        self._after(self.mgr.cache.add_or_update_flavor(new), new.metadata.name or "")
+        if new.metadata.deletion_timestamp is not None:
+            return
+        users: list[str] = []
+        if _scheduling_fields(old) != _scheduling_fields(new):
+            users = self.mgr.cache.clusterqueues_using_flavor(new.metadata.name or "")
+        self._retry(self.mgr.cache.add_or_update_flavor(new), users)
 
     def on_delete(self, rf: ResourceFlavor) -> None:
-        self._after(self.mgr.cache.delete_flavor(rf.metadata.name or ""), rf.metadata.name or "")
+        name = rf.metadata.name or ""
+        self._retry(self.mgr.cache.delete_flavor(name), [])
+        self._clusterqueue_status(name)
 
-    def _after(self, changed: list[str], flavor: str) -> None:
-        mgr = self.mgr
-        users = mgr.cache.clusterqueues_using_flavor(flavor)
-        mgr.notify_retry_inadmissible(sorted(set(users) | set(changed)))
-        for name in sorted(set(users) | set(changed)):
-            mgr.enqueue("kueue-clusterqueue", Request("", name))
-            ClusterQueueHandler(mgr)._wake_workloads(name)
-        mgr.enqueue("kueue-resourceflavor", Request("", flavor))
-        if changed:
-            mgr.kick()
+    def _retry(self, changed: list[str], users: list[str]) -> None:
+        _retry_activated(self.mgr, changed, users)
+
+    def _clusterqueue_status(self, flavor: str) -> None:
+        for name in self.mgr.cache.clusterqueues_using_flavor(flavor):
+            self.mgr.enqueue_batched("kueue-clusterqueue", Request("", name))
+
+
+def _scheduling_fields(rf: ResourceFlavor) -> tuple[Any, Any, Any]:
+    spec = rf.spec
+    return (spec.node_labels, spec.node_taints, spec.tolerations) if spec else (None, None, None)
+
+
+def _retry_activated(mgr: KueueManager, changed: list[str], also: list[str]) -> None:
+    """``Cache.updateClusterQueues`` reports the ClusterQueues that went from pending to active;
+    upstream retries their inadmissible workloads (and ``also``). kbatch's cache reports every
+    change of activity, so the ones now inactive are dropped here. Upstream's scheduler then sees
+    their heads by looping while its heaps hold any; kbatch's runs when woken, so it is woken."""
+    activated = [name for name in changed if mgr.cache.active(name)]
+    retry = sorted(set(activated) | set(also))
+    if retry:
+        mgr.notify_retry_inadmissible(retry)
+    if activated:
+        mgr.kick()
 
 
 class CheckHandler:
+    """``AdmissionCheckReconciler.Create/Update/Delete``: the cache's checks and the retries of the
+    ClusterQueues that became active (an update of a check being deleted leaves the cache as it
+    is); every event batches the status reconciles of the ClusterQueues naming the check
+    (``NotifyAdmissionCheckUpdate``, ``nonCQObjectHandler``)."""
+
     def __init__(self, mgr: KueueManager) -> None:
         self.mgr = mgr
 
     def on_add(self, ac: AdmissionCheck) -> None:
-        self._after(self.mgr.cache.add_or_update_check(ac), ac.metadata.name or "")
+        _retry_activated(self.mgr, self.mgr.cache.add_or_update_check(ac), [])
+        self._clusterqueue_status(ac.metadata.name or "")
 
     def on_update(self, old: AdmissionCheck, new: AdmissionCheck) -> None:
-        self._after(self.mgr.cache.add_or_update_check(new), new.metadata.name or "")
+        if new.metadata.deletion_timestamp is None:
+            _retry_activated(self.mgr, self.mgr.cache.add_or_update_check(new), [])
+        self._clusterqueue_status(new.metadata.name or "")
 
     def on_delete(self, ac: AdmissionCheck) -> None:
-        self._after(self.mgr.cache.delete_check(ac.metadata.name or ""), ac.metadata.name or "")
+        _retry_activated(self.mgr, self.mgr.cache.delete_check(ac.metadata.name or ""), [])
+        self._clusterqueue_status(ac.metadata.name or "")
 
-    def _after(self, changed: list[str], check: str) -> None:
-        mgr = self.mgr
-        users = sorted(set(mgr.cache.clusterqueues_using_check(check)) | set(changed))
-        mgr.notify_retry_inadmissible(users)
-        for name in users:
-            mgr.enqueue("kueue-clusterqueue", Request("", name))
-            ClusterQueueHandler(mgr)._wake_workloads(name)
-        if changed:
-            mgr.kick()
+    def _clusterqueue_status(self, check: str) -> None:
+        for name in self.mgr.cache.clusterqueues_using_check(check):
+            self.mgr.enqueue_batched("kueue-clusterqueue", Request("", name))
 
 
 class NamespaceHandler:

@@ -138,3 +138,20 @@ def test_generated_names_fit_and_keep_what_fits(workload: str, template: str) ->
     if len(workload) + len(template) <= 253 - len(digest) - 2:
         assert name.startswith(f"{workload}-{template}-")
     assert len(workload_name(workload, "uid")) <= 253 and template_name("j") == "j-pgt-0"
+
+
+def test_workload_and_pod_group_events_enqueue_no_job_sync() -> None:
+    """Upstream's ``addSchedulingInformers`` (``job_scheduling_manager.go``, 1.36 and 1.37) gives the
+    controller the Workload and PodGroup listers and indexes and registers no event handler: an
+    update of either object (here a label; the scheduler's status write is another) syncs no Job."""
+    cp = cluster(controllers="job")
+    cp.apply(job(scheduling={"schedulingPolicy": {"gang": {}}}))
+    cp.advance(2)  # the Job's own status write comes back after its 1 s batching
+    [wl] = cp.client.list(Workload, "default").items
+    [pg] = cp.client.list(PodGroup, "default").items
+    before = cp.manager.get("job").reconciles
+    cp.client.patch(Workload, wl.metadata.name or "", {"metadata": {"labels": {"touch": "1"}}}, "default")
+    cp.client.patch(PodGroup, pg.metadata.name or "", {"metadata": {"labels": {"touch": "1"}}}, "default")
+    cp.run_until_idle()
+    cp.advance(2)  # past the Job controller's 1 s batching
+    assert cp.manager.get("job").reconciles == before
