@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["VirtualResource"]
+__all__ = ["Subresource", "VirtualResource"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +58,30 @@ class VirtualResource:
         """The ``APIResource`` of a legacy ``APIResourceList`` (k8s.io/apimachinery ``meta/v1``)."""
         return {"name": self.plural, "singularName": self.singular_name, "namespaced": self.namespaced,
                 "kind": self.kind, "verbs": list(self.verbs)}
+
+
+@dataclass(frozen=True, slots=True)
+class Subresource:
+    """A stored kind's subresource beyond ``status`` (which :attr:`ApiInfo.subresources` lists): what
+    upstream installs as a further storage under the resource's path (``pods/log``, ``pods/eviction``,
+    ``pods/exec``, ``serviceaccounts/token``: ``pkg/registry/core/pod/rest/``,
+    ``pkg/registry/core/serviceaccount/storage/token.go``). ``kind``: the response kind (``""``: the
+    parent's); ``group``/``version``: the kind's group version when it is not the parent's (an
+    Eviction is policy/v1, a TokenRequest authentication.k8s.io/v1), as discovery spells them;
+    ``handler``: a ``"module:attribute"`` reference to what answers it
+    (``kbatch.server.virtual.VirtualCall``), or ``None`` when the kind's own REST handlers serve it."""
+
+    name: str
+    verbs: tuple[str, ...]
+    kind: str = ""
+    group: str | None = None
+    version: str | None = None
+    handler: str | Callable[..., Any] | None = None
+
+    def discovery_entry(self, plural: str, kind: str, namespaced: bool) -> dict[str, Any]:
+        """Its ``APIResource`` under the parent ``plural`` (k8s.io/apimachinery ``meta/v1``)."""
+        entry: dict[str, Any] = {"name": f"{plural}/{self.name}", "singularName": "",
+                                 "namespaced": namespaced}
+        if self.group is not None:
+            entry |= {"group": self.group, "version": self.version or ""}
+        return entry | {"kind": self.kind or kind, "verbs": list(self.verbs)}

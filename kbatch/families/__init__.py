@@ -32,6 +32,7 @@ from kbatch.families.family import (
     KindEntry,
     Ref,
     SchedulerPlugin,
+    Subresource,
     VirtualResource,
     resolve,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "KindEntry",
     "Ref",
     "SchedulerPlugin",
+    "Subresource",
     "VirtualResource",
     "builtin",
     "builtin_registry",

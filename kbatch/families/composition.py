@@ -80,7 +80,7 @@ class Composition:
                 strategy = strategy.for_gates(gates)
             registry.register(entry.model, strategy, gc_policy=entry.gc_policy, printer=entry.printer,
                               describe=entry.describe, page=entry.page,
-                              versions=entry.versions)
+                              versions=entry.versions, subresources=entry.subresources)
         for resource in self.virtual:
             if served is None or (resource.api_version, resource.kind) in served:
                 registry.register_virtual(resource)

@@ -41,7 +41,7 @@ from kbatch.api.meta import Resource
 from kbatch.api.printing import Describer, PageDescriber, Printer
 from kbatch.api.strategy import Strategy
 from kbatch.api.versions import ServedVersion
-from kbatch.api.virtual import VirtualResource
+from kbatch.api.virtual import Subresource, VirtualResource
 
 __all__ = [
     "AdmissionPlugin",
@@ -52,6 +52,7 @@ __all__ = [
     "KindEntry",
     "Ref",
     "SchedulerPlugin",
+    "Subresource",
     "VirtualResource",
     "resolve",
 ]
@@ -89,6 +90,7 @@ class KindEntry:
     gc_policy: str = "Background"
     feature_gate: str = ""
     versions: tuple[ServedVersion, ...] = ()  # further served versions (CRD conversion)
+    subresources: tuple[Subresource, ...] = ()  # beyond status: pods/log, serviceaccounts/token, ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from kbatch.api.errors import (
     Unauthorized,
 )
 from kbatch.api.kube_version import version_info
+from kbatch.api.virtual import Subresource
 from kbatch.apiserver.requester import LOCAL_ADMIN, acting_as, as_control_plane
 from kbatch.authz.chain import authorize, is_privileged
 from kbatch.authz.impersonation import impersonated_user, requested_user
@@ -55,7 +56,7 @@ from kbatch.server.openapi import OpenAPI
 from kbatch.server.routing import PageNotFound, ResourcePath, Router, VirtualPath
 from kbatch.server.service_account_tokens import TokenService, default_tokens
 from kbatch.server.versions import versioned
-from kbatch.server.virtual import VirtualCall, answer, virtual_verb
+from kbatch.server.virtual import VirtualCall, answer, subresource_call_target, subresource_verb, virtual_verb
 from kbatch.server.warning_header import warning_header
 from kbatch.server.watch import EncodedEvents, Shutdown, serve_watch
 from kbatch.store.errors import UnavailableError
@@ -205,20 +206,6 @@ class KbatchApp:
         if not decision.allowed:
             raise forbidden(attrs, decision.reason)
 
-    def _token_request(self, req: Request, rp: ResourcePath) -> Response:
-        """``POST serviceaccounts/NAME/token`` with an authentication.k8s.io/v1 TokenRequest (kubectl
-        sends protobuf): 201 and the request with its ``status`` (:mod:`.service_account_tokens`)."""
-        if req.method != "POST" or rp.name is None:
-            raise MethodNotAllowed(f"the server does not allow this method on the requested resource "
-                                   f"({req.method})")
-        body = req.json()
-        if not isinstance(body, dict) or body.get("kind", "TokenRequest") != "TokenRequest" or \
-                body.get("apiVersion", "authentication.k8s.io/v1") != "authentication.k8s.io/v1":
-            raise BadRequest("the body of a serviceaccounts/token request must be an "
-                             "authentication.k8s.io/v1 TokenRequest")
-        out, warnings = self.tokens.create_token(self.backend, rp.namespace or "default", rp.name, body)
-        return json_response(out, 201, tuple(warning_header(w) for w in warnings))
-
     def dispatch(self, req: Request) -> Response:
         path = req.path.rstrip("/") or "/"
         simple = self._simple(req, path)
@@ -240,8 +227,9 @@ class KbatchApp:
         if virtual is not None:
             return self._virtual(req, virtual)
         rp = self.router.resolve(group, version, rest, req.method)
-        if rp.subresource == "token" and (rp.spec.info.group, rp.spec.info.kind) == ("", "ServiceAccount"):
-            return self._token_request(req, rp)
+        sub = rp.spec.subresource(rp.subresource)
+        if sub is not None and sub.handler is not None:  # serviceaccounts/NAME/token
+            return self._subresource(req, rp, sub)
         response = handle_resource(self.backend, req, rp)
         warning = rp.spec.served.warning if rp.spec.served is not None else None
         if warning:  # a deprecated served version warns on every request (CRD deprecationWarning)
@@ -259,6 +247,17 @@ class KbatchApp:
                            params={k: req.param(k) for k in sorted(req.query)}, tokens=self.tokens,
                            static_token=self.token)
         return json_response(answer(call), 201 if verb == "create" else 200)
+
+    def _subresource(self, req: Request, rp: ResourcePath, sub: Subresource) -> Response:
+        """A declared subresource with its own handler, as :meth:`_virtual` (the TokenRequest: 201 and
+        the request with its ``status``; kubectl sends it as protobuf)."""
+        verb = subresource_verb(sub, req.method)
+        call = VirtualCall(self.backend, subresource_call_target(rp.spec, sub), verb, req.user or LOCAL_ADMIN,
+                           rp.namespace, rp.name, body=req.json() if req.method in ("POST", "PUT") else None,
+                           tokens=self.tokens, static_token=self.token)
+        out = answer(call)
+        return json_response(out, 201 if verb == "create" else 200,
+                             tuple(warning_header(w) for w in call.warnings))
 
     def _simple(self, req: Request, path: str) -> Response | None:
         registry = self.backend.registry

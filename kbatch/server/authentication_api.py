@@ -7,6 +7,8 @@ user's name, uid, groups and extra (empty ones left out, as Go's ``omitempty``).
 ``creationTimestamp`` is the control plane's (virtual) now, where upstream's is the wall clock. A
 request that impersonates no one is ``kubernetes-admin`` (docs/rbac.md).
 
+``serviceaccounts/NAME/token``: core's declared subresource, a TokenRequest (:func:`serve_token_request`).
+
 ``tokenreviews``: a TokenReview is answered and never stored, as ``pkg/registry/authentication/
 tokenreview/storage.go`` ``REST.Create`` answers it: a namespace or an empty ``spec.token`` is a 400;
 the token is authenticated as a bearer token of a request would be, for ``spec.audiences`` (the API
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
     from kbatch.server.virtual import VirtualCall
 
 __all__ = ["GROUP", "INVALID_BEARER_TOKEN", "VERSION", "self_subject_review", "serve_self_subject_review",
-           "serve_token_review", "token_review"]
+           "serve_token_request", "serve_token_review", "token_review"]
 
 Obj = dict[str, Any]
 GROUP, VERSION = "authentication.k8s.io", "v1"
@@ -111,3 +113,19 @@ def serve_token_review(call: VirtualCall) -> Obj:
     if call.tokens is None:
         raise route_not_found()
     return token_review(call.backend, call.tokens, call.body, call.static_token)
+
+
+def serve_token_request(call: VirtualCall) -> Obj:
+    """``POST serviceaccounts/NAME/token`` with an authentication.k8s.io/v1 TokenRequest (core's
+    declared subresource; ``pkg/registry/core/serviceaccount/storage/token.go``): the request with its
+    ``status`` (:meth:`TokenService.create_token`), its warnings on the call."""
+    body = call.body
+    if not isinstance(body, dict) or body.get("kind", "TokenRequest") != "TokenRequest" or \
+            body.get("apiVersion", "authentication.k8s.io/v1") != "authentication.k8s.io/v1":
+        raise BadRequest("the body of a serviceaccounts/token request must be an "
+                         "authentication.k8s.io/v1 TokenRequest")
+    if call.tokens is None or call.name is None:
+        raise route_not_found()
+    out, warnings = call.tokens.create_token(call.backend, call.namespace or "default", call.name, body)
+    call.warnings.extend(warnings)
+    return out

@@ -6,16 +6,15 @@ discovery (:mod:`.aggregated_discovery`, built from these). The first registered
 its preferred version. A family's virtual resources (:mod:`kbatch.api.virtual`) are listed from their
 declarations: a group only they serve comes after the stored ones, an APIService-aggregated one
 (metrics.k8s.io) after kbatch's own ``kbatch.dev``, last, as kube-aggregator lists the groups it
-proxies after kube-apiserver's.
+proxies after kube-apiserver's. A kind's subresources beyond ``status`` are its family's declarations
+too (``KindEntry.subresources``: ``pods/log``, ``pods/eviction``, ``serviceaccounts/token``, ...).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kbatch.api.base import ApiInfo
-from kbatch.api.registry import Registry
-from kbatch.server.streaming import CONNECT_RESOURCES
+from kbatch.api.registry import KindSpec, Registry
 
 __all__ = ["VERBS", "api_group", "api_group_list", "api_resource_list", "api_versions", "group_versions",
            "served_group_versions"]
@@ -80,7 +79,8 @@ def api_group_list(registry: Registry) -> dict[str, Any]:
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 
-def _resource(info: ApiInfo) -> list[dict[str, Any]]:
+def _resource(spec: KindSpec) -> list[dict[str, Any]]:
+    info = spec.info
     main: dict[str, Any] = {
         "name": info.plural, "singularName": info.singular or info.kind.lower(),
         "namespaced": info.namespaced, "kind": info.kind, "verbs": VERBS,
@@ -90,35 +90,22 @@ def _resource(info: ApiInfo) -> list[dict[str, Any]]:
     if info.categories:
         main["categories"] = list(info.categories)
     out = [main]
-    subresources = list(info.subresources)
-    if (info.group, info.kind) == ("", "Pod") and "log" not in subresources:
-        subresources.append("log")
-    for sub in subresources:
-        verbs = ["get"] if sub == "log" else ["get", "patch", "update"]
+    for sub in info.subresources:
         out.append({"name": f"{info.plural}/{sub}", "singularName": "", "namespaced": info.namespaced,
-                    "kind": "Pod" if sub == "log" else info.kind, "verbs": verbs})
-    if (info.group, info.kind) == ("", "ServiceAccount"):  # the TokenRequest subresource (token.go)
-        out.append({"name": "serviceaccounts/token", "singularName": "", "namespaced": True,
-                    "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",
-                    "verbs": ["create"]})
-    if (info.group, info.kind) == ("", "Pod"):  # kubectl drain looks for this entry (CheckEvictionSupport)
-        out.append({"name": "pods/eviction", "singularName": "", "namespaced": True, "group": "policy",
-                    "version": "v1", "kind": "Eviction", "verbs": ["create"]})
-        out.append({"name": "pods/ephemeralcontainers", "singularName": "", "namespaced": True,
-                    "kind": "Pod", "verbs": ["get", "patch", "update"]})  # EphemeralContainersREST
-        out += [{"name": f"pods/{sub}", "singularName": "", "namespaced": True, "kind": kind, "verbs": verbs}
-                for sub, (kind, verbs) in CONNECT_RESOURCES.items()]  # refused when asked (streaming.py)
+                    "kind": info.kind, "verbs": ["get", "patch", "update"]})
+    out += [sub.discovery_entry(info.plural, info.kind, info.namespaced) for sub in spec.extra]
+    if spec.extra:
         out.sort(key=lambda entry: entry["name"])  # kube-apiserver lists a resource's paths sorted
     return out
 
 
 def api_resource_list(registry: Registry, group: str, version: str) -> dict[str, Any] | None:
     """The resources of one group version, or ``None`` when it is not served."""
-    infos = [s.info for s in registry.served() if s.info.group == group and s.info.version == version]
+    specs = [s for s in registry.served() if s.info.group == group and s.info.version == version]
     virtual = [r for r in registry.virtual() if (r.group, r.version) == (group, version)]
-    if not infos and not virtual and (group, version) != (KBATCH_GROUP, KBATCH_VERSION):
+    if not specs and not virtual and (group, version) != (KBATCH_GROUP, KBATCH_VERSION):
         return None
-    resources = [r for info in infos for r in _resource(info)] + [r.discovery_entry() for r in virtual]
+    resources = [r for spec in specs for r in _resource(spec)] + [r.discovery_entry() for r in virtual]
     if (group, version) == (KBATCH_GROUP, KBATCH_VERSION):
         resources = [{"name": "clock", "singularName": "clock", "namespaced": False, "kind": "Clock",
                       "verbs": ["get", "create"]}]

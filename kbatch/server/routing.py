@@ -27,7 +27,6 @@ from kbatch.api.errors import MethodNotAllowed, NotFound, StatusDetails
 from kbatch.api.registry import KindSpec, Registry
 from kbatch.api.virtual import VirtualResource
 from kbatch.server.crd_openapi import is_custom_resource_group
-from kbatch.server.streaming import STREAMING_SUBRESOURCES
 
 __all__ = ["PageNotFound", "ResourcePath", "Router", "VirtualPath", "route_not_found"]
 
@@ -111,12 +110,8 @@ class Router:
         sub = rest[2] if len(rest) > 2 else None
         if spec.info.namespaced and namespace is None and (name is not None or method != "GET"):
             raise self._outside_namespaces(group, name)
-        # pods/log, pods/eviction, and the connect subresources that kbatch refuses (streaming.py)
-        is_log = sub in ("log", "eviction", "ephemeralcontainers", *STREAMING_SUBRESOURCES) and \
-            spec.info.kind == "Pod"
-        # serviceaccounts/NAME/token: a TokenRequest (kbatch/server/service_account_tokens.py)
-        is_token = sub == "token" and (spec.info.group, spec.info.kind) == ("", "ServiceAccount")
-        if sub is not None and sub not in spec.info.subresources and not (is_log or is_token):
+        # beyond status, the subresources the kind's family declares (pods/log, serviceaccounts/token)
+        if sub is not None and sub not in spec.info.subresources and spec.subresource(sub) is None:
             if group in self._builtin_groups:
                 raise route_not_found()
             raise NotFound.of(f"{rest[0]}.{group}", name or "")  # customresource_handler.go's default case

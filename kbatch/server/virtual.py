@@ -6,7 +6,8 @@ on it, ``Getter`` a ``GET`` of a name; a path or method outside them is go-restf
 same rules here (:func:`virtual_verb`), from the declared ``verbs``, for ``kbatch serve`` (``app.py``)
 and for the CLI's local mode (``kbatch create -f`` of a review), which both build a
 :class:`VirtualCall` and :func:`answer` it. A handler is ``handler(call) -> dict``: the review with
-its ``status``, or what was read; it never writes.
+its ``status``, or what was read; a review never writes. A stored kind's declared subresource with a
+handler (``serviceaccounts/NAME/token``) is answered the same way (:func:`subresource_call_target`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import MethodNotAllowed
-from kbatch.api.virtual import VirtualResource
+from kbatch.api.registry import KindSpec
+from kbatch.api.virtual import Subresource, VirtualResource
 from kbatch.authz.user import UserInfo
 from kbatch.server.routing import route_not_found
 
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from kbatch.server.backend import Backend
     from kbatch.server.service_account_tokens import TokenService
 
-__all__ = ["VirtualCall", "answer", "virtual_verb"]
+__all__ = ["VirtualCall", "answer", "subresource_call_target", "subresource_verb", "virtual_verb"]
 
 Obj = dict[str, Any]
 _WRITE_VERBS = {"PUT": "update", "PATCH": "patch", "DELETE": "delete"}
@@ -35,7 +37,7 @@ class VirtualCall:
     """One request on a virtual resource. ``body``: the decoded request body of a ``create``;
     ``user``: who the request acts as (after impersonation); ``tokens`` and ``static_token``: the
     server's service-account tokens and ``serve --token``, for a TokenReview (``None`` when the
-    caller has no token service)."""
+    caller has no token service); ``warnings``: what the handler warns about (``Warning`` headers)."""
 
     backend: Backend
     resource: VirtualResource
@@ -47,6 +49,7 @@ class VirtualCall:
     params: Mapping[str, str | None] = field(default_factory=dict)
     tokens: TokenService | None = None
     static_token: str | None = None
+    warnings: list[str] = field(default_factory=list)  # the handler's, sent as Warning headers
 
 
 def virtual_verb(resource: VirtualResource, method: str, namespace: str | None, name: str | None) -> str:
@@ -66,6 +69,25 @@ def virtual_verb(resource: VirtualResource, method: str, namespace: str | None, 
     if resource.namespaced and namespace is None and verb not in ("list", ""):
         raise route_not_found()
     if verb not in resource.verbs:
+        raise MethodNotAllowed("the server does not allow this method on the requested resource")
+    return verb
+
+
+def subresource_call_target(parent: KindSpec, sub: Subresource) -> VirtualResource:
+    """A stored kind's declared subresource as the resource a :class:`VirtualCall` names: its own
+    group version and kind, the parent's scope, ``plural/name`` as its plural."""
+    info = parent.info
+    return VirtualResource(info.group if sub.group is None else sub.group,
+                           info.version if sub.version is None else sub.version,
+                           f"{info.plural}/{sub.name}", sub.kind or info.kind, sub.handler or "",
+                           namespaced=info.namespaced, verbs=sub.verbs)
+
+
+def subresource_verb(sub: Subresource, method: str) -> str:
+    """The verb of ``method`` on an object's subresource path; go-restful's 405 when not declared."""
+    verb = {"POST": "create", "GET": "get", "HEAD": "get", "PUT": "update", "PATCH": "patch",
+            "DELETE": "delete"}.get(method, "")
+    if verb not in sub.verbs:
         raise MethodNotAllowed("the server does not allow this method on the requested resource")
     return verb
 

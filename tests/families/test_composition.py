@@ -68,6 +68,20 @@ def test_what_each_family_serves_without_storage() -> None:
         == ["PodMetrics"]  # a client's registry keeps what the server's discovery offers
 
 
+def test_what_each_family_declares_beyond_status() -> None:
+    """Subresources of stored kinds other than ``status``: core's Pod (log, eviction, ephemeral
+    containers, the connect ones) and ServiceAccount (token, answered by its handler); no other."""
+    declared = {(f.name, k.model.api_info.kind): [(s.name, s.handler is not None) for s in k.subresources]
+                for f in BUILTIN_FAMILIES for k in f.kinds if k.subresources}
+    assert declared == {
+        ("core", "Pod"): [("log", False), ("eviction", False), ("ephemeralcontainers", False),
+                          ("attach", False), ("exec", False), ("portforward", False), ("proxy", False)],
+        ("core", "ServiceAccount"): [("token", True)]}
+    token = builtin().registry().for_name("serviceaccounts").subresource("token")
+    assert token is not None and (token.group, token.version, token.kind) == \
+        ("authentication.k8s.io", "v1", "TokenRequest")
+
+
 @pytest.mark.parametrize("clash", [
     dataclasses.replace(EXAMPLE, name="core"),
     dataclasses.replace(EXAMPLE, name="x", kinds=BATCH.kinds[:1]),

@@ -83,7 +83,8 @@ CORE = Family(
                 "lifecycle that run pods",
     kinds=(
         KindEntry(Namespace, NamespaceStrategy(), printers.NAMESPACE),
-        KindEntry(Pod, PodStrategy(), printers.POD, page=pod_page.describe_pod_page),
+        KindEntry(Pod, PodStrategy(), printers.POD, page=pod_page.describe_pod_page,
+                  subresources=virtual.POD_SUBRESOURCES),
         KindEntry(Node, NodeStrategy(), printers.NODE, page=node_page.describe_node_page),
         KindEntry(Service, ServiceStrategy(), printers.SERVICE),
         KindEntry(Event, EventStrategy(), printers.EVENT),
@@ -98,7 +99,8 @@ CORE = Family(
         KindEntry(LimitRange, LimitRangeStrategy(), quota_printers.LIMIT_RANGE,
                   page=quota_pages.describe_limit_range_page),
         KindEntry(ServiceAccount, ServiceAccountStrategy(), printers.SERVICE_ACCOUNT,
-                  page=serviceaccount_page.describe_service_account_page),
+                  page=serviceaccount_page.describe_service_account_page,
+                  subresources=virtual.SERVICE_ACCOUNT_SUBRESOURCES),
     ),
     virtual=virtual.VIRTUAL,
     admission=(
