@@ -1,6 +1,7 @@
 """``kubectl create -f`` of a review against ``kbatch serve``, and ``kbatch create -f`` of the same
-review in local mode (a separate process, no server): both answer as upstream's POST does
-(``pkg/registry/authorization/*/rest.go``): the review with its ``status``, printed with ``-o yaml``,
+review in local mode (a separate process, no server) and in remote mode (``--server``): all answer
+as upstream's POST does (``pkg/registry/authorization/*/rest.go``): the review with its ``status``,
+printed with ``-o yaml``,
 ``<unknown>`` as its name by the name printer (cli-runtime ``pkg/printers/name.go``), validation errors
 as kube-apiserver words them. The YAML differs only where kbatch deliberately does not fold long
 strings at 80 columns (``kbatch.cli.render.render_yaml``), so the documents are compared parsed."""
@@ -72,6 +73,9 @@ def test_local_create_answers_as_kubectl_against_the_server(served: Any, files: 
     local = _local(files, "create", "-f", str(files / review), *namespace, "-o", "yaml").stdout
     assert _yaml(local) == _yaml(remote)
     assert "status" in _yaml(local)
+    over_http = _local(files, "--server", served.url, "create", "-f", str(files / review), *namespace,
+                       "-o", "yaml").stdout  # kbatch's remote mode: the same POST as kubectl's
+    assert _yaml(over_http) == _yaml(remote)
 
 
 def test_the_answers_decide(files: Path) -> None:
