@@ -36,10 +36,6 @@ ROOTS = ("k8s.io.api.core.v1.Namespace", "k8s.io.api.core.v1.Pod", "k8s.io.api.c
          "k8s.io.api.policy.v1.Eviction", "k8s.io.api.coordination.v1.Lease", "k8s.io.api.batch.v1.Job",
          "k8s.io.api.batch.v1.CronJob", "k8s.io.api.rbac.v1.Role", "k8s.io.api.rbac.v1.ClusterRole",
          "k8s.io.api.rbac.v1.RoleBinding", "k8s.io.api.rbac.v1.ClusterRoleBinding",
-         "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
-         "k8s.io.api.authorization.v1.SubjectAccessReview",
-         "k8s.io.api.authorization.v1.LocalSubjectAccessReview",
-         "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
          "k8s.io.api.authentication.v1.TokenRequest",
          "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
          "k8s.io.apimachinery.pkg.runtime.Unknown")
@@ -120,8 +116,8 @@ def _inlines(text: str, package: str) -> set[tuple[str, int]]:
             if struct != "Unknown" and (f := _GO_INLINE.match(line))}
 
 
-def _reachable(messages: dict[str, list[list]]) -> list[str]:
-    seen, todo = set(), list(ROOTS)
+def _reachable(messages: dict[str, list[list]], roots: tuple[str, ...]) -> list[str]:
+    seen, todo = set(), list(roots)
     while todo:
         name = todo.pop()
         if name in seen or name not in messages:
@@ -132,6 +128,16 @@ def _reachable(messages: dict[str, list[list]]) -> list[str]:
             if typ not in _SCALARS:
                 todo.append(typ)
     return sorted(seen)
+
+
+def _virtual_roots() -> tuple[str, ...]:
+    """The request bodies of the families' virtual resources that take one (the create-only reviews,
+    ``kbatch.api.virtual``), so that a review's codec comes from its declaration as a stored kind's."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from kbatch.families import builtin
+
+    return tuple(f"k8s.io.api.{r.group.split('.')[0]}.{r.version}.{r.kind}" for r in builtin().virtual
+                 if "create" in r.verbs)
 
 
 def main(api: Path, machinery: Path) -> None:
@@ -152,7 +158,7 @@ def main(api: Path, machinery: Path) -> None:
                 inlines |= _inlines(text, package)
                 json_names.update(_json_names(text, package))
     table = {}
-    for name in _reachable(messages):
+    for name in _reachable(messages, ROOTS + _virtual_roots()):
         fields = [(n, json_names.get((name, n), j), t, r) for n, j, t, r, _ in messages[name]]
         table[name] = [[n, j, t, r, (name, j) in pointers] for n, j, t, r in fields]
     inline = sorted([m, f] for m, f in inlines if m in table)

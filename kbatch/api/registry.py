@@ -1,6 +1,7 @@
 """The kinds registry: group/version/kind, plural, short names, scope, model, strategy, printer,
 describer and garbage-collection policy per kind (apimachinery's ``runtime.Scheme`` plus the
-per-kind registry options of kube-apiserver).
+per-kind registry options of kube-apiserver), and the resources served without storage (the reviews,
+metrics.k8s.io: :mod:`kbatch.api.virtual`).
 
 A ``Registry`` is a plain value owned by a control plane (no global mutable state). Kinds reach it
 from their families (:class:`kbatch.families.KindEntry`): :func:`kbatch.families.builtin_registry`
@@ -19,6 +20,7 @@ from kbatch.api.meta import Resource
 from kbatch.api.printing import DEFAULT_PRINTER, Describer, PageDescriber, Printer
 from kbatch.api.strategy import DefaultStrategy, Strategy
 from kbatch.api.versions import ServedVersion
+from kbatch.api.virtual import Subresource, VirtualResource
 
 __all__ = ["GC_POLICIES", "KindSpec", "Registry"]
 
@@ -42,6 +44,11 @@ class KindSpec:
     # a non-storage served version: the storage version's spec and how this version converts
     storage: KindSpec | None = None
     served: ServedVersion | None = None
+    extra: tuple[Subresource, ...] = ()  # subresources beyond status (pods/log, serviceaccounts/token)
+
+    def subresource(self, name: str | None) -> Subresource | None:
+        """The declared subresource ``name`` (``None`` for status and undeclared ones)."""
+        return next((s for s in self.extra if s.name == name), None)
 
     @property
     def list_kind(self) -> str:
@@ -60,18 +67,31 @@ class Registry:
         self._by_gvk: dict[tuple[str, str], KindSpec] = {}
         self._by_name: dict[str, list[KindSpec]] = {}
         self._alternates: list[KindSpec] = []
+        self._virtual: dict[tuple[str, str], VirtualResource] = {}
+
+    def register_virtual(self, resource: VirtualResource) -> None:
+        """Serve ``resource`` without storage (:mod:`kbatch.api.virtual`)."""
+        self._virtual[(resource.api_version, resource.kind)] = resource
+
+    def virtual(self) -> list[VirtualResource]:
+        """The resources served without storage, in registration order."""
+        return list(self._virtual.values())
+
+    def virtual_for(self, api_version: str, kind: str) -> VirtualResource | None:
+        return self._virtual.get((api_version, kind))
 
     def register(self, model: type[Resource], strategy: Strategy[Any] | None = None, *,
                  gc_policy: str = "Background", printer: Printer | None = None,
                  describe: Describer | None = None, page: PageDescriber | None = None,
-                 versions: tuple[ServedVersion, ...] = ()) -> KindSpec:
+                 versions: tuple[ServedVersion, ...] = (),
+                 subresources: tuple[Subresource, ...] = ()) -> KindSpec:
         """Register ``model`` as a stored kind; ``versions`` are further served versions of it
         (converted to and from ``model``'s, :mod:`kbatch.api.versions`)."""
         if gc_policy not in GC_POLICIES:
             raise ValueError(f"gc_policy must be one of {GC_POLICIES}, not {gc_policy!r}")
         info = model.api_info
         spec = KindSpec(info, model, strategy if strategy is not None else DefaultStrategy(), gc_policy,
-                        printer, describe, page)
+                        printer, describe, page, extra=subresources)
         self._by_model[model] = spec
         self._by_gvk[(info.api_version, info.kind)] = spec
         names = {info.plural, info.kind.lower(), info.singular or info.kind.lower(), *info.short_names}

@@ -29,15 +29,10 @@ from kbatch.authz.rbac import RbacSnapshot
 from kbatch.authz.selector_attributes import selector_errors
 from kbatch.authz.user import Attributes, UserInfo
 
-__all__ = ["ACCESS_REVIEWS", "GROUP", "KINDS", "VERSION", "attributes", "review"]
+__all__ = ["ACCESS_REVIEWS", "GROUP", "VERSION", "attributes", "review"]
 
 GROUP, VERSION = "authorization.k8s.io", "v1"
 ACCESS_REVIEWS = ("SelfSubjectAccessReview", "SubjectAccessReview", "LocalSubjectAccessReview")
-# plural → (kind, namespaced), as kube-apiserver serves them (create only)
-KINDS = {"selfsubjectaccessreviews": ("SelfSubjectAccessReview", False),
-         "subjectaccessreviews": ("SubjectAccessReview", False),
-         "localsubjectaccessreviews": ("LocalSubjectAccessReview", True),
-         "selfsubjectrulesreviews": ("SelfSubjectRulesReview", False)}
 Obj = dict[str, Any]
 
 

@@ -109,7 +109,10 @@ def render_yaml(obj: dict[str, Any]) -> str:
 
 
 def render_name(obj: dict[str, Any]) -> str:
+    """kubectl's name printer (cli-runtime ``pkg/printers/name.go``): ``kind.group/name``, the name
+    ``<unknown>`` when the object has none (a review: ``subjectaccessreview.authorization.k8s.io/<unknown>
+    created``, as kubectl prints it)."""
     kind = (obj.get("kind") or "").lower()
     group = (obj.get("apiVersion") or "").rpartition("/")[0]
     resource = f"{kind}.{group}" if group else kind
-    return f"{resource}/{(obj.get('metadata') or {}).get('name', '')}"
+    return f"{resource}/{(obj.get('metadata') or {}).get('name') or '<unknown>'}"

@@ -1,5 +1,6 @@
-"""API families: the one seam through which kinds, admission plugins, controllers, scheduler plugins,
-feature gates, job integrations and cluster add-ons reach a control plane.
+"""API families: the one seam through which kinds, virtual resources (reviews, aggregated APIs),
+admission plugins, controllers, scheduler plugins, feature gates, job integrations and cluster add-ons
+reach a control plane.
 
 A family is declared once (:class:`Family`, in ``kbatch/families/<name>/``) and listed in
 :data:`BUILTIN_FAMILIES`; the control plane, ``kbatch serve`` and the CLI compose the families
@@ -31,6 +32,8 @@ from kbatch.families.family import (
     KindEntry,
     Ref,
     SchedulerPlugin,
+    Subresource,
+    VirtualResource,
     resolve,
 )
 from kbatch.families.gang import GANG
@@ -62,6 +65,8 @@ __all__ = [
     "KindEntry",
     "Ref",
     "SchedulerPlugin",
+    "Subresource",
+    "VirtualResource",
     "builtin",
     "builtin_registry",
     "compose",

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from kbatch.api.features import FeatureGates, FeatureSpec
 from kbatch.api.registry import Registry
 from kbatch.api.strategy import GatedStrategy
+from kbatch.api.virtual import VirtualResource
 from kbatch.families.family import (
     AdmissionPlugin,
     ClusterAddon,
@@ -57,6 +58,7 @@ class Composition:
     feature_specs: tuple[FeatureSpec, ...]
     job_integrations: tuple[JobIntegration, ...]
     addons: tuple[ClusterAddon, ...] = ()
+    virtual: tuple[VirtualResource, ...] = ()
 
     def registry(self, gates: FeatureGates | None = None,
                  served: Collection[tuple[str, str]] | None = None) -> Registry:
@@ -78,7 +80,10 @@ class Composition:
                 strategy = strategy.for_gates(gates)
             registry.register(entry.model, strategy, gc_policy=entry.gc_policy, printer=entry.printer,
                               describe=entry.describe, page=entry.page,
-                              versions=entry.versions)
+                              versions=entry.versions, subresources=entry.subresources)
+        for resource in self.virtual:
+            if served is None or (resource.api_version, resource.kind) in served:
+                registry.register_virtual(resource)
         return registry
 
     def feature_gates(self, overrides: Mapping[str, bool] | str | None = None) -> FeatureGates:
@@ -137,12 +142,16 @@ def _unique(what: str, names: Iterable[str]) -> None:
 
 def compose(families: Iterable[Family]) -> Composition:
     """The families, in order, as one :class:`Composition`; a clash (two families declaring the same
-    kind, admission plugin, controller, scheduler plugin, integration or cluster add-on) is a
-    ``ValueError``."""
+    kind, virtual resource, admission plugin, controller, scheduler plugin, integration or cluster
+    add-on) is a ``ValueError``."""
     chosen = tuple(families)
     _unique("family", (f.name for f in chosen))
     kinds = tuple(k for f in chosen for k in f.kinds)
-    _unique("kind", (f"{k.model.api_info.api_version}/{k.model.api_info.kind}" for k in kinds))
+    virtual = tuple(v for f in chosen for v in f.virtual)
+    _unique("kind", (*(f"{k.model.api_info.api_version}/{k.model.api_info.kind}" for k in kinds),
+                     *(f"{v.api_version}/{v.kind}" for v in virtual)))
+    _unique("resource", (*(f"{k.model.api_info.api_version}/{k.model.api_info.plural}" for k in kinds),
+                         *(f"{v.api_version}/{v.plural}" for v in virtual)))
     admission = tuple(p for f in chosen for p in f.admission)
     _unique("admission plugin", (p.name for p in admission))
     controllers = tuple(c for f in chosen for c in f.controllers)
@@ -154,4 +163,4 @@ def compose(families: Iterable[Family]) -> Composition:
     gates = tuple(g for f in chosen for g in f.feature_gates)
     addons = tuple(a for f in chosen for a in f.cluster_addons)
     _unique("cluster add-on", (a.name for a in addons))
-    return Composition(chosen, kinds, admission, controllers, plugins, gates, integrations, addons)
+    return Composition(chosen, kinds, admission, controllers, plugins, gates, integrations, addons, virtual)

@@ -4,6 +4,11 @@ A family (core, batch, JobSet, gang scheduling, Kueue, DRA, ...) is a :class:`Fa
 
 * its **kinds** (:class:`KindEntry`): the model, the API strategy (defaulting, validation), the
   ``kubectl get`` columns, the ``kubectl describe`` lines and the garbage-collection policy;
+* its **virtual resources** (:class:`~kbatch.api.virtual.VirtualResource`): resources answered by a
+  handler and never stored, the create-only reviews (upstream's REST storages with only ``Create``,
+  ``pkg/registry/authorization/*``, ``pkg/registry/authentication/*``) and APIService-aggregated
+  groups (metrics.k8s.io); discovery, OpenAPI, routing, RBAC attributes and the CLI come from the
+  declaration, as for stored kinds;
 * its **admission plugins** (:class:`AdmissionPlugin`), registered by name on the API server and
   switched with ``--enable-admission-plugins`` / ``--disable-admission-plugins``, whatever
   controllers run (upstream's admission plugins and webhooks run in the API server's path);
@@ -36,6 +41,7 @@ from kbatch.api.meta import Resource
 from kbatch.api.printing import Describer, PageDescriber, Printer
 from kbatch.api.strategy import Strategy
 from kbatch.api.versions import ServedVersion
+from kbatch.api.virtual import Subresource, VirtualResource
 
 __all__ = [
     "AdmissionPlugin",
@@ -46,6 +52,8 @@ __all__ = [
     "KindEntry",
     "Ref",
     "SchedulerPlugin",
+    "Subresource",
+    "VirtualResource",
     "resolve",
 ]
 
@@ -82,6 +90,7 @@ class KindEntry:
     gc_policy: str = "Background"
     feature_gate: str = ""
     versions: tuple[ServedVersion, ...] = ()  # further served versions (CRD conversion)
+    subresources: tuple[Subresource, ...] = ()  # beyond status: pods/log, serviceaccounts/token, ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +178,7 @@ class Family:
     name: str
     description: str
     kinds: tuple[KindEntry, ...] = ()
+    virtual: tuple[VirtualResource, ...] = ()
     admission: tuple[AdmissionPlugin, ...] = ()
     controllers: tuple[ControllerSpec, ...] = ()
     scheduler_plugins: tuple[SchedulerPlugin, ...] = ()

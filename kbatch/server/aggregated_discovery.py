@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.api.registry import Registry
-from kbatch.server import authentication_api, authorization_api, discovery, metrics_api
+from kbatch.server import discovery
 
 __all__ = ["CONTENT_TYPE", "api_discovery", "apis_discovery", "wants_aggregated"]
 
@@ -58,25 +58,12 @@ def _resources(group: str, version: str, listing: dict[str, Any]) -> list[dict[s
     return list(out.values())
 
 
-def _listing(registry: Registry, group: str, version: str) -> dict[str, Any] | None:
-    """The legacy document of one group version (metrics.k8s.io's from :mod:`.metrics_api`)."""
-    if group == authorization_api.GROUP:
-        served = version == authorization_api.VERSION
-        return authorization_api.authorization_resource_list() if served else None
-    if group == authentication_api.GROUP:
-        served = version == authentication_api.VERSION
-        return authentication_api.authentication_resource_list() if served else None
-    if group == metrics_api.GROUP:
-        return metrics_api.metrics_resource_list() if version == metrics_api.VERSION else None
-    return discovery.api_resource_list(registry, group, version)
-
-
 def _group(registry: Registry, group: str, versions: list[str]) -> dict[str, Any]:
     """One ``APIGroupDiscovery``: its versions in preference order, each with its resources; Go
     writes the empty ``creationTimestamp`` of its ``ObjectMeta`` as ``null``."""
     served = []
     for version in versions:
-        listing = _listing(registry, group, version)
+        listing = discovery.api_resource_list(registry, group, version)
         if listing is not None:
             served.append({"version": version, "resources": _resources(group, version, listing),
                            "freshness": "Current"})

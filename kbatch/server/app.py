@@ -33,6 +33,7 @@ from kbatch.api.errors import (
     Unauthorized,
 )
 from kbatch.api.kube_version import version_info
+from kbatch.api.virtual import Subresource
 from kbatch.apiserver.requester import LOCAL_ADMIN, acting_as, as_control_plane
 from kbatch.authz.chain import authorize, is_privileged
 from kbatch.authz.impersonation import impersonated_user, requested_user
@@ -42,7 +43,7 @@ from kbatch.authz.request import forbidden, request_attributes
 from kbatch.authz.sa_claims import TokenInvalid
 from kbatch.authz.user import Attributes, UserInfo
 from kbatch.runtime.duration import parse_duration
-from kbatch.server import authentication_api, authorization_api, discovery, metrics_api
+from kbatch.server import discovery
 from kbatch.server.aggregated_discovery import CONTENT_TYPE as AGGREGATED
 from kbatch.server.aggregated_discovery import api_discovery, apis_discovery, wants_aggregated
 from kbatch.server.authorization_api import rbac_snapshot
@@ -52,9 +53,10 @@ from kbatch.server.handlers import handle_resource
 from kbatch.server.http import Request, Response, json_response, read_request, status_response
 from kbatch.server.log_follow import ClockTicks, serve_log_follow
 from kbatch.server.openapi import OpenAPI
-from kbatch.server.routing import PageNotFound, ResourcePath, Router
-from kbatch.server.service_account_tokens import TokenService
+from kbatch.server.routing import PageNotFound, ResourcePath, Router, VirtualPath
+from kbatch.server.service_account_tokens import TokenService, default_tokens
 from kbatch.server.versions import versioned
+from kbatch.server.virtual import VirtualCall, answer, subresource_call_target, subresource_verb, virtual_verb
 from kbatch.server.warning_header import warning_header
 from kbatch.server.watch import EncodedEvents, Shutdown, serve_watch
 from kbatch.store.errors import UnavailableError
@@ -80,7 +82,7 @@ class KbatchApp:
                  tokens: TokenService | None = None, max_token_expiration: int = 0) -> None:
         self.backend = versioned(backend)  # further served versions (CRDs' v1beta1 …) by conversion
         self.token = token
-        self.tokens = tokens if tokens is not None else _default_tokens(backend, token)
+        self.tokens = tokens if tokens is not None else default_tokens(backend, token)
         self.tokens.max_expiration = max_token_expiration or self.tokens.max_expiration
         self.tokens.install_signer(backend)  # the tokens controller signs legacy tokens with its key
         self.router = Router(backend.registry)
@@ -179,7 +181,7 @@ class KbatchApp:
         ``filters/impersonation``: a uid, extra or group without a user is a 400), and let the
         authorizer chain decide the request (403 when it does not allow it); docs/rbac.md. The local
         administrator's requests without ``Impersonate-*`` headers do not come here."""
-        requestor = caller or authorization_api.ADMIN
+        requestor = caller or LOCAL_ADMIN
         attrs = request_attributes(requestor, req.method, req.path.rstrip("/") or "/",
                                    watch=req.method == "GET" and req.flag("watch"))
         snapshot: list[RbacSnapshot] = []
@@ -204,20 +206,6 @@ class KbatchApp:
         if not decision.allowed:
             raise forbidden(attrs, decision.reason)
 
-    def _token_request(self, req: Request, rp: ResourcePath) -> Response:
-        """``POST serviceaccounts/NAME/token`` with an authentication.k8s.io/v1 TokenRequest (kubectl
-        sends protobuf): 201 and the request with its ``status`` (:mod:`.service_account_tokens`)."""
-        if req.method != "POST" or rp.name is None:
-            raise MethodNotAllowed(f"the server does not allow this method on the requested resource "
-                                   f"({req.method})")
-        body = req.json()
-        if not isinstance(body, dict) or body.get("kind", "TokenRequest") != "TokenRequest" or \
-                body.get("apiVersion", "authentication.k8s.io/v1") != "authentication.k8s.io/v1":
-            raise BadRequest("the body of a serviceaccounts/token request must be an "
-                             "authentication.k8s.io/v1 TokenRequest")
-        out, warnings = self.tokens.create_token(self.backend, rp.namespace or "default", rp.name, body)
-        return json_response(out, 201, tuple(warning_header(w) for w in warnings))
-
     def dispatch(self, req: Request) -> Response:
         path = req.path.rstrip("/") or "/"
         simple = self._simple(req, path)
@@ -230,24 +218,18 @@ class KbatchApp:
         if group == discovery.KBATCH_GROUP:
             with as_control_plane():  # moving the clock runs the controllers, whose writes are theirs
                 return self._extension(req, version, rest)
-        if (group, version) == (authorization_api.GROUP, authorization_api.VERSION):
-            answer = authorization_api.serve(self.backend, req, rest, req.user)
-            return json_response(answer, 201 if rest else 200)
-        if (group, version) == (authentication_api.GROUP, authentication_api.VERSION):
-            answer = authentication_api.serve(self.backend, req, rest, req.user or authorization_api.ADMIN,
-                                              self.tokens, self.token)
-            return json_response(answer, 201 if rest else 200)
-        if (group, version) == (metrics_api.GROUP, metrics_api.VERSION):
-            params = {k: req.param(k) for k in ("labelSelector", "fieldSelector")}
-            return json_response(metrics_api.serve(self.backend, req.method, rest, params))
         if not rest:
             doc = discovery.api_resource_list(self.backend.registry, group, version)
             if doc is None:
                 raise self.router.not_found(group)
             return json_response(doc)
+        virtual = self.router.virtual(group, version, rest)
+        if virtual is not None:
+            return self._virtual(req, virtual)
         rp = self.router.resolve(group, version, rest, req.method)
-        if rp.subresource == "token" and (rp.spec.info.group, rp.spec.info.kind) == ("", "ServiceAccount"):
-            return self._token_request(req, rp)
+        sub = rp.spec.subresource(rp.subresource)
+        if sub is not None and sub.handler is not None:  # serviceaccounts/NAME/token
+            return self._subresource(req, rp, sub)
         response = handle_resource(self.backend, req, rp)
         warning = rp.spec.served.warning if rp.spec.served is not None else None
         if warning:  # a deprecated served version warns on every request (CRD deprecationWarning)
@@ -255,6 +237,27 @@ class KbatchApp:
             if header not in response.headers:
                 response = replace(response, headers=(*response.headers, header))
         return response
+
+    def _virtual(self, req: Request, path: VirtualPath) -> Response:
+        """A family's virtual resource (:mod:`kbatch.server.virtual`): its handler's answer, 201 for
+        a create as the installer's ``createHandler`` answers."""
+        verb = virtual_verb(path.resource, req.method, path.namespace, path.name)
+        call = VirtualCall(self.backend, path.resource, verb, req.user or LOCAL_ADMIN, path.namespace,
+                           path.name, body=req.json() if verb == "create" else None,
+                           params={k: req.param(k) for k in sorted(req.query)}, tokens=self.tokens,
+                           static_token=self.token)
+        return json_response(answer(call), 201 if verb == "create" else 200)
+
+    def _subresource(self, req: Request, rp: ResourcePath, sub: Subresource) -> Response:
+        """A declared subresource with its own handler, as :meth:`_virtual` (the TokenRequest: 201 and
+        the request with its ``status``; kubectl sends it as protobuf)."""
+        verb = subresource_verb(sub, req.method)
+        call = VirtualCall(self.backend, subresource_call_target(rp.spec, sub), verb, req.user or LOCAL_ADMIN,
+                           rp.namespace, rp.name, body=req.json() if req.method in ("POST", "PUT") else None,
+                           tokens=self.tokens, static_token=self.token)
+        out = answer(call)
+        return json_response(out, 201 if verb == "create" else 200,
+                             tuple(warning_header(w) for w in call.warnings))
 
     def _simple(self, req: Request, path: str) -> Response | None:
         registry = self.backend.registry
@@ -288,15 +291,7 @@ class KbatchApp:
             return Response(200, doc)
         parts = [p for p in path.split("/") if p]
         if len(parts) == 2 and parts[0] == "apis":
-            versions = discovery.group_versions(registry).get(parts[1])
-            if parts[1] == discovery.KBATCH_GROUP:
-                versions = [discovery.KBATCH_VERSION]
-            if parts[1] == metrics_api.GROUP:
-                versions = [metrics_api.VERSION]
-            if parts[1] == authorization_api.GROUP:
-                versions = [authorization_api.VERSION]
-            if parts[1] == authentication_api.GROUP:
-                versions = [authentication_api.VERSION]
+            versions = discovery.served_group_versions(registry).get(parts[1])
             if not versions:  # no group's discovery handler claims it
                 raise PageNotFound()
             return json_response(discovery.api_group(parts[1], versions))
@@ -340,14 +335,6 @@ class KbatchApp:
                 raise BadRequest("action arguments must be a JSON object")
             return json_response(self.backend.action(rest[1], body))
         raise NotFound(f"the server could not find the requested resource ({'/'.join(rest)})")
-
-
-def _default_tokens(backend: Backend, secret: str | None) -> TokenService:
-    """Tokens signed with a key derived from the served state's seed (the seed a state directory
-    keeps, ``base_seed``, not the session's) and the static token."""
-    cp = getattr(backend, "control_plane", None)
-    seed = getattr(cp, "base_seed", getattr(cp, "seed", 0))
-    return TokenService.derived(int(seed), secret)
 
 
 def _page_not_found() -> Response:

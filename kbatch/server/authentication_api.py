@@ -1,10 +1,13 @@
-"""``authentication.k8s.io/v1`` over HTTP: ``selfsubjectreviews`` (``kubectl auth whoami``), as
+"""``authentication.k8s.io/v1``: the handlers of the two create-only resources the core family
+declares (:data:`kbatch.families.core.virtual.AUTHENTICATION`; routes and discovery from the
+declaration, :mod:`kbatch.server.virtual`). ``selfsubjectreviews`` (``kubectl auth whoami``), as
 kube-apiserver serves it (Kubernetes 1.37 ``pkg/registry/authentication/selfsubjectreview/rest.go``):
 create-only and never stored, the answer is who the request acts as, ``status.userInfo`` with the
-user's name, uid, groups and extra (empty ones left out, as Go's ``omitempty``). The group is in
-legacy and aggregated discovery. The ``creationTimestamp`` is the control plane's (virtual) now,
-where upstream's is the wall clock. A request that impersonates no one is ``kubernetes-admin``
-(docs/rbac.md).
+user's name, uid, groups and extra (empty ones left out, as Go's ``omitempty``). The
+``creationTimestamp`` is the control plane's (virtual) now, where upstream's is the wall clock. A
+request that impersonates no one is ``kubernetes-admin`` (docs/rbac.md).
+
+``serviceaccounts/NAME/token``: core's declared subresource, a TokenRequest (:func:`serve_token_request`).
 
 ``tokenreviews``: a TokenReview is answered and never stored, as ``pkg/registry/authentication/
 tokenreview/storage.go`` ``REST.Create`` answers it: a namespace or an empty ``spec.token`` is a 400;
@@ -18,33 +21,23 @@ from __future__ import annotations
 import hmac
 from typing import TYPE_CHECKING, Any
 
-from kbatch.api.errors import BadRequest, MethodNotAllowed
+from kbatch.api.errors import BadRequest
 from kbatch.authz.sa_claims import TokenInvalid
 from kbatch.authz.user import UserInfo, user_info_wire
 from kbatch.server.authorization_api import ADMIN
-from kbatch.server.protobuf import PROTOBUF
 from kbatch.server.routing import route_not_found
 
 if TYPE_CHECKING:
     from kbatch.server.backend import Backend
-    from kbatch.server.http import Request
     from kbatch.server.service_account_tokens import TokenService
+    from kbatch.server.virtual import VirtualCall
 
-__all__ = ["GROUP", "INVALID_BEARER_TOKEN", "VERSION", "authentication_resource_list", "self_subject_review",
-           "serve", "token_review"]
+__all__ = ["GROUP", "INVALID_BEARER_TOKEN", "VERSION", "self_subject_review", "serve_self_subject_review",
+           "serve_token_request", "serve_token_review", "token_review"]
 
 Obj = dict[str, Any]
 GROUP, VERSION = "authentication.k8s.io", "v1"
 INVALID_BEARER_TOKEN = "invalid bearer token"  # k8s.io/apiserver pkg/authentication/request/bearertoken
-
-
-def authentication_resource_list() -> Obj:
-    resources = [{"name": "selfsubjectreviews", "singularName": "selfsubjectreview", "namespaced": False,
-                  "kind": "SelfSubjectReview", "verbs": ["create"]},
-                 {"name": "tokenreviews", "singularName": "tokenreview", "namespaced": False,
-                  "kind": "TokenReview", "verbs": ["create"]}]
-    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{GROUP}/{VERSION}",
-            "resources": resources}
 
 
 def self_subject_review(user: UserInfo, now: str) -> Obj:
@@ -108,19 +101,31 @@ def token_review(backend: Backend, tokens: TokenService, body: object, static: s
             "metadata": {"creationTimestamp": None}, "spec": spec, "status": status}
 
 
-def serve(backend: Backend, req: Request, rest: list[str], caller: UserInfo,
-          tokens: TokenService | None = None, static: str | None = None) -> Obj:
-    """The answer to ``req`` on ``/apis/authentication.k8s.io/v1/`` + ``rest`` (``tokens``: the
-    server's service-account tokens, ``static``: ``serve --token``, for TokenReviews)."""
-    if not rest:
-        return authentication_resource_list()
-    unserved = rest == ["tokenreviews"] and tokens is None  # a caller with no token service
-    if rest not in (["selfsubjectreviews"], ["tokenreviews"]) or unserved:
-        raise route_not_found()
-    if req.method != "POST":
-        raise MethodNotAllowed("the server does not allow this method on the requested resource")
-    if rest == ["tokenreviews"] and tokens is not None:
-        return token_review(backend, tokens, req.json(), static)
-    if req.content_type != PROTOBUF and not isinstance(req.json(), dict):
+def serve_self_subject_review(call: VirtualCall) -> Obj:
+    """``REST.Create`` of a SelfSubjectReview: who the request acts as, at the control plane's now."""
+    if call.body is not None and not isinstance(call.body, dict):
         raise BadRequest("the body of the request was in an unknown format: not a SelfSubjectReview")
-    return self_subject_review(caller, str(backend.clock()["now"]))
+    return self_subject_review(call.user, str(call.backend.clock()["now"]))
+
+
+def serve_token_review(call: VirtualCall) -> Obj:
+    """``REST.Create`` of a TokenReview; not served to a caller without a token service."""
+    if call.tokens is None:
+        raise route_not_found()
+    return token_review(call.backend, call.tokens, call.body, call.static_token)
+
+
+def serve_token_request(call: VirtualCall) -> Obj:
+    """``POST serviceaccounts/NAME/token`` with an authentication.k8s.io/v1 TokenRequest (core's
+    declared subresource; ``pkg/registry/core/serviceaccount/storage/token.go``): the request with its
+    ``status`` (:meth:`TokenService.create_token`), its warnings on the call."""
+    body = call.body
+    if not isinstance(body, dict) or body.get("kind", "TokenRequest") != "TokenRequest" or \
+            body.get("apiVersion", "authentication.k8s.io/v1") != "authentication.k8s.io/v1":
+        raise BadRequest("the body of a serviceaccounts/token request must be an "
+                         "authentication.k8s.io/v1 TokenRequest")
+    if call.tokens is None or call.name is None:
+        raise route_not_found()
+    out, warnings = call.tokens.create_token(call.backend, call.namespace or "default", call.name, body)
+    call.warnings.extend(warnings)
+    return out

@@ -3,22 +3,21 @@
 Shapes from k8s.io/apimachinery ``pkg/apis/meta/v1/types.go`` (``APIVersions``, ``APIGroupList``,
 ``APIGroup``, ``APIResourceList``, ``APIResource``), for clients that do not ask for aggregated
 discovery (:mod:`.aggregated_discovery`, built from these). The first registered version of a group is
-its preferred version.
+its preferred version. A family's virtual resources (:mod:`kbatch.api.virtual`) are listed from their
+declarations: a group only they serve comes after the stored ones, an APIService-aggregated one
+(metrics.k8s.io) after kbatch's own ``kbatch.dev``, last, as kube-aggregator lists the groups it
+proxies after kube-apiserver's. A kind's subresources beyond ``status`` are its family's declarations
+too (``KindEntry.subresources``: ``pods/log``, ``pods/eviction``, ``serviceaccounts/token``, ...).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kbatch.api.base import ApiInfo
-from kbatch.api.registry import Registry
-from kbatch.authz.reviews import GROUP as AUTHORIZATION_GROUP
-from kbatch.authz.reviews import VERSION as AUTHORIZATION_VERSION
-from kbatch.server.streaming import CONNECT_RESOURCES
-from kbatch.sim.metrics import GROUP as METRICS_GROUP
-from kbatch.sim.metrics import VERSION as METRICS_VERSION
+from kbatch.api.registry import KindSpec, Registry
 
-__all__ = ["VERBS", "api_group", "api_group_list", "api_resource_list", "api_versions", "group_versions"]
+__all__ = ["VERBS", "api_group", "api_group_list", "api_resource_list", "api_versions", "group_versions",
+           "served_group_versions"]
 
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 KBATCH_GROUP = "kbatch.dev"
@@ -37,6 +36,33 @@ def group_versions(registry: Registry) -> dict[str, list[str]]:
     return out
 
 
+def _virtual_group_versions(registry: Registry, aggregated: bool) -> dict[str, list[str]]:
+    """group → versions of the virtual resources in groups no stored kind serves, local or
+    APIService-aggregated ones, in declaration order."""
+    stored = group_versions(registry)
+    out: dict[str, list[str]] = {}
+    for resource in registry.virtual():
+        if bool(resource.aggregated) != aggregated or resource.group in stored:
+            continue
+        versions = out.setdefault(resource.group, [])
+        if resource.version not in versions:
+            versions.append(resource.version)
+    return out
+
+
+def served_group_versions(registry: Registry) -> dict[str, list[str]]:
+    """Every named and core group discovery lists, in its order (module docstring), with ``kbatch.dev``."""
+    out = {g: list(vs) for g, vs in group_versions(registry).items()}
+    for resource in registry.virtual():  # a virtual resource in a stored group's further version
+        versions = out.get(resource.group)
+        if versions is not None and resource.version not in versions:
+            versions.append(resource.version)
+    out.update(_virtual_group_versions(registry, aggregated=False))
+    out[KBATCH_GROUP] = [KBATCH_VERSION]
+    out.update(_virtual_group_versions(registry, aggregated=True))
+    return out
+
+
 def api_versions() -> dict[str, Any]:
     return {"kind": "APIVersions", "versions": ["v1"],
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": ""}]}
@@ -49,15 +75,12 @@ def api_group(group: str, versions: list[str]) -> dict[str, Any]:
 
 
 def api_group_list(registry: Registry) -> dict[str, Any]:
-    groups = [api_group(g, vs) for g, vs in group_versions(registry).items() if g]
-    groups.append(api_group("authentication.k8s.io", ["v1"]))  # kbatch/server/authentication_api.py
-    groups.append(api_group(AUTHORIZATION_GROUP, [AUTHORIZATION_VERSION]))  # kbatch/authz/reviews.py
-    groups.append(api_group(KBATCH_GROUP, [KBATCH_VERSION]))
-    groups.append(api_group(METRICS_GROUP, [METRICS_VERSION]))  # kbatch/server/metrics_api.py
+    groups = [api_group(g, vs) for g, vs in served_group_versions(registry).items() if g]
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 
-def _resource(info: ApiInfo) -> list[dict[str, Any]]:
+def _resource(spec: KindSpec) -> list[dict[str, Any]]:
+    info = spec.info
     main: dict[str, Any] = {
         "name": info.plural, "singularName": info.singular or info.kind.lower(),
         "namespaced": info.namespaced, "kind": info.kind, "verbs": VERBS,
@@ -67,34 +90,22 @@ def _resource(info: ApiInfo) -> list[dict[str, Any]]:
     if info.categories:
         main["categories"] = list(info.categories)
     out = [main]
-    subresources = list(info.subresources)
-    if (info.group, info.kind) == ("", "Pod") and "log" not in subresources:
-        subresources.append("log")
-    for sub in subresources:
-        verbs = ["get"] if sub == "log" else ["get", "patch", "update"]
+    for sub in info.subresources:
         out.append({"name": f"{info.plural}/{sub}", "singularName": "", "namespaced": info.namespaced,
-                    "kind": "Pod" if sub == "log" else info.kind, "verbs": verbs})
-    if (info.group, info.kind) == ("", "ServiceAccount"):  # the TokenRequest subresource (token.go)
-        out.append({"name": "serviceaccounts/token", "singularName": "", "namespaced": True,
-                    "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",
-                    "verbs": ["create"]})
-    if (info.group, info.kind) == ("", "Pod"):  # kubectl drain looks for this entry (CheckEvictionSupport)
-        out.append({"name": "pods/eviction", "singularName": "", "namespaced": True, "group": "policy",
-                    "version": "v1", "kind": "Eviction", "verbs": ["create"]})
-        out.append({"name": "pods/ephemeralcontainers", "singularName": "", "namespaced": True,
-                    "kind": "Pod", "verbs": ["get", "patch", "update"]})  # EphemeralContainersREST
-        out += [{"name": f"pods/{sub}", "singularName": "", "namespaced": True, "kind": kind, "verbs": verbs}
-                for sub, (kind, verbs) in CONNECT_RESOURCES.items()]  # refused when asked (streaming.py)
+                    "kind": info.kind, "verbs": ["get", "patch", "update"]})
+    out += [sub.discovery_entry(info.plural, info.kind, info.namespaced) for sub in spec.extra]
+    if spec.extra:
         out.sort(key=lambda entry: entry["name"])  # kube-apiserver lists a resource's paths sorted
     return out
 
 
 def api_resource_list(registry: Registry, group: str, version: str) -> dict[str, Any] | None:
     """The resources of one group version, or ``None`` when it is not served."""
-    infos = [s.info for s in registry.served() if s.info.group == group and s.info.version == version]
-    if not infos and (group, version) != (KBATCH_GROUP, KBATCH_VERSION):
+    specs = [s for s in registry.served() if s.info.group == group and s.info.version == version]
+    virtual = [r for r in registry.virtual() if (r.group, r.version) == (group, version)]
+    if not specs and not virtual and (group, version) != (KBATCH_GROUP, KBATCH_VERSION):
         return None
-    resources = [r for info in infos for r in _resource(info)]
+    resources = [r for spec in specs for r in _resource(spec)] + [r.discovery_entry() for r in virtual]
     if (group, version) == (KBATCH_GROUP, KBATCH_VERSION):
         resources = [{"name": "clock", "singularName": "clock", "namespaced": False, "kind": "Clock",
                       "verbs": ["get", "create"]}]

@@ -1,33 +1,28 @@
-"""``metrics.k8s.io/v1beta1`` served from the simulation (what ``kubectl top`` reads).
+"""``metrics.k8s.io/v1beta1`` served from the simulation (what ``kubectl top`` reads): the handlers of
+the ``nodes`` and ``pods`` resources the core family declares as aggregated
+(:data:`kbatch.families.core.virtual.METRICS`, metrics-server's APIService ``v1beta1.metrics.k8s.io``).
 
-Routes as metrics-server registers them (``GET`` only): ``nodes``, ``nodes/NAME``, ``pods``,
-``namespaces/NS/pods``, ``namespaces/NS/pods/NAME``, with ``labelSelector`` (and ``fieldSelector`` for
-pods). Usage comes from :mod:`kbatch.sim.metrics`. The group is in discovery (``/apis``), which is
-how kubectl decides the Metrics API is available.
+Routes as metrics-server registers them (``get`` and ``list``: ``nodes``, ``nodes/NAME``, ``pods``,
+``namespaces/NS/pods``, ``namespaces/NS/pods/NAME``; :mod:`kbatch.server.virtual`), with
+``labelSelector`` (and ``fieldSelector`` for pods). Usage comes from :mod:`kbatch.sim.metrics`. The
+group is in discovery (``/apis``), which is how kubectl decides the Metrics API is available.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kbatch.api.errors import MethodNotAllowed, NotFound
+from kbatch.api.errors import NotFound
 from kbatch.sim.metrics import API_VERSION, GROUP, VERSION, node_metrics, pod_metrics
 
 if TYPE_CHECKING:
     from kbatch.server.backend import Backend
+    from kbatch.server.virtual import VirtualCall
 
-__all__ = ["GROUP", "VERSION", "metrics_resource_list", "node_metrics_list", "pod_metrics_list", "serve"]
+__all__ = ["GROUP", "VERSION", "node_metrics_list", "pod_metrics_list", "serve_node_metrics",
+           "serve_pod_metrics"]
 
 Obj = dict[str, Any]
-
-
-def metrics_resource_list() -> Obj:
-    resources = [{"name": "nodes", "singularName": "", "namespaced": False, "kind": "NodeMetrics",
-                  "verbs": ["get", "list"]},
-                 {"name": "pods", "singularName": "", "namespaced": True, "kind": "PodMetrics",
-                  "verbs": ["get", "list"]}]
-    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": API_VERSION,
-            "resources": resources}
 
 
 def _info(backend: Backend, name: str) -> Any:
@@ -61,18 +56,16 @@ def pod_metrics_list(backend: Backend, namespace: str | None, name: str | None =
     return {"kind": "PodMetricsList", "apiVersion": API_VERSION, "metadata": {}, "items": items}
 
 
-def serve(backend: Backend, method: str, rest: list[str], params: dict[str, str | None]) -> Obj:
-    """The document for ``/apis/metrics.k8s.io/v1beta1/`` + ``rest``."""
-    if method != "GET":
-        raise MethodNotAllowed(f"{method} is not supported by {API_VERSION}")
-    labels, fields = params.get("labelSelector") or None, params.get("fieldSelector") or None
-    if not rest:
-        return metrics_resource_list()
-    if rest[0] == "nodes" and len(rest) <= 2:
-        return node_metrics_list(backend, rest[1] if len(rest) == 2 else None, labels)
-    namespace = None
-    if rest[0] == "namespaces" and len(rest) >= 3:
-        namespace, rest = rest[1], rest[2:]
-    if rest[0] == "pods" and len(rest) <= 2:
-        return pod_metrics_list(backend, namespace, rest[1] if len(rest) == 2 else None, labels, fields)
-    raise NotFound(f"the server could not find the requested resource ({'/'.join(rest)})")
+def _selector(call: VirtualCall, name: str) -> str | None:
+    return call.params.get(name) or None
+
+
+def serve_node_metrics(call: VirtualCall) -> Obj:
+    """``GET nodes`` or ``nodes/NAME``."""
+    return node_metrics_list(call.backend, call.name, _selector(call, "labelSelector"))
+
+
+def serve_pod_metrics(call: VirtualCall) -> Obj:
+    """``GET [namespaces/NS/]pods`` or ``namespaces/NS/pods/NAME``."""
+    return pod_metrics_list(call.backend, call.namespace, call.name, _selector(call, "labelSelector"),
+                            _selector(call, "fieldSelector"))

@@ -9,6 +9,9 @@ a custom resource's are inlined as a CRD's are, see ``crd_openapi``);
 strategic-merge-patch is not advertised, so kubectl computes apply patches from its compiled-in
 types (k8s.io/kubectl ``pkg/cmd/apply/patcher.go``). ``/openapi/v2`` is a small JSON document
 with the same operations (kubectl asks v2 for protobuf and falls back when it cannot parse it).
+A family's virtual resources (:mod:`kbatch.api.virtual`) get the operations their verbs give them,
+with an open object schema (kube-apiserver's documents have the reviews' ``post``s and, through
+the aggregator, metrics-server's ``get``s).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 from kbatch.api.base import ApiInfo
 from kbatch.api.kube_version import KUBERNETES_VERSION
 from kbatch.api.registry import KindSpec, Registry
+from kbatch.api.virtual import VirtualResource
 from kbatch.server.crd_openapi import inline_custom_resource, is_custom_resource_group
 from kbatch.server.discovery import group_versions
 from kbatch.server.protobuf.wire import encode_field
@@ -44,17 +48,25 @@ def _params(extra: list[tuple[str, str]] = ()) -> list[dict[str, Any]]:  # type:
             [*_QUERY, *extra]]
 
 
+def _op(gvk: dict[str, str], ref: str, action: str, **extra: Any) -> dict[str, Any]:
+    ok = {"200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": ref}}}}}
+    return {"x-kubernetes-action": action, "x-kubernetes-group-version-kind": gvk,
+            "parameters": _params(), "responses": ok, **extra}
+
+
+def _body(ref: str) -> dict[str, Any]:
+    return {"content": {"application/json": {"schema": {"$ref": ref}}}}
+
+
 def _operations(info: ApiInfo, ref: str) -> dict[str, dict[str, Any]]:
     """path → operations for one kind (collection, item, status)."""
     base = "/" + _gv_path(info.group, info.version)
     scope = base + ("/namespaces/{namespace}" if info.namespaced else "")
     item = f"{scope}/{info.plural}/{{name}}"
-    body = {"content": {"application/json": {"schema": {"$ref": ref}}}}
-    ok = {"200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": ref}}}}}
+    body = _body(ref)
 
     def op(action: str, **extra: Any) -> dict[str, Any]:
-        return {"x-kubernetes-action": action, "x-kubernetes-group-version-kind": _gvk(info),
-                "parameters": _params(), "responses": ok, **extra}
+        return _op(_gvk(info), ref, action, **extra)
 
     patch_body = {"content": {t: {"schema": {"type": "object"}} for t in _PATCH_TYPES}}
     paths = {
@@ -66,6 +78,32 @@ def _operations(info: ApiInfo, ref: str) -> dict[str, dict[str, Any]]:
         paths[f"{item}/{sub}"] = {"get": op("get"), "put": op("put", requestBody=body),
                                   "patch": op("patch", requestBody=patch_body)}
     return paths
+
+
+def _virtual_operations(resource: VirtualResource, ref: str) -> dict[str, dict[str, Any]]:
+    """path → operations of a virtual resource: the routes its verbs give it (``installer.go``: a
+    ``post`` for ``create``, a ``get`` of the collection for ``list``, across namespaces too for a
+    namespaced one, a ``get`` of a name for ``get``)."""
+    base = "/" + _gv_path(resource.group, resource.version)
+    collection = base + ("/namespaces/{namespace}" if resource.namespaced else "") + f"/{resource.plural}"
+    gvk = {"group": resource.group, "version": resource.version, "kind": resource.kind}
+    paths: dict[str, dict[str, Any]] = {}
+    if "create" in resource.verbs:
+        paths.setdefault(collection, {})["post"] = _op(gvk, ref, "post", requestBody=_body(ref))
+    if "list" in resource.verbs:
+        paths.setdefault(collection, {})["get"] = _op(gvk, ref, "list")
+        if resource.namespaced:
+            paths[f"{base}/{resource.plural}"] = {"get": _op(gvk, ref, "list")}
+    if "get" in resource.verbs:
+        paths[f"{collection}/{{name}}"] = {"get": _op(gvk, ref, "get")}
+    return paths
+
+
+def _virtual_schema(resource: VirtualResource) -> tuple[str, dict[str, Any]]:
+    """An open object schema: kbatch has no model of a review's fields; it validates them itself."""
+    gvk = {"group": resource.group, "version": resource.version, "kind": resource.kind}
+    return f"{resource.group}.{resource.version}.{resource.kind}", {
+        "type": "object", "x-kubernetes-group-version-kind": [gvk]}
 
 
 def _simplify(node: Any) -> Any:
@@ -139,13 +177,20 @@ class OpenAPI:
         self._registry = registry
         self._v3: dict[str, bytes] = {}
 
+    def _group_versions(self) -> list[str]:
+        """The stored kinds' group versions, then those only virtual resources serve."""
+        gvs = [_gv_path(g, v) for g, versions in group_versions(self._registry).items() for v in versions]
+        for resource in self._registry.virtual():
+            gv = _gv_path(resource.group, resource.version)
+            if gv not in gvs:
+                gvs.append(gv)
+        return gvs
+
     def v3_root(self) -> dict[str, Any]:
         paths = {}
-        for group, versions in group_versions(self._registry).items():
-            for version in versions:
-                gv = _gv_path(group, version)
-                digest = hashlib.sha256(self.v3_document(gv) or b"").hexdigest()[:16].upper()
-                paths[gv] = {"serverRelativeURL": f"/openapi/v3/{gv}?hash={digest}"}
+        for gv in self._group_versions():
+            digest = hashlib.sha256(self.v3_document(gv) or b"").hexdigest()[:16].upper()
+            paths[gv] = {"serverRelativeURL": f"/openapi/v3/{gv}?hash={digest}"}
         return {"paths": paths}
 
     def v3_document(self, gv_path: str) -> bytes | None:
@@ -159,9 +204,12 @@ class OpenAPI:
     def _specs(self, gv_path: str) -> list[KindSpec]:
         return [s for s in self._registry.served() if _gv_path(s.info.group, s.info.version) == gv_path]
 
+    def _virtual(self, gv_path: str) -> list[VirtualResource]:
+        return [r for r in self._registry.virtual() if _gv_path(r.group, r.version) == gv_path]
+
     def _build_v3(self, gv_path: str) -> dict[str, Any] | None:
-        specs = self._specs(gv_path)
-        if not specs:
+        specs, virtual = self._specs(gv_path), self._virtual(gv_path)
+        if not specs and not virtual:
             return None
         paths: dict[str, Any] = {}
         schemas: dict[str, Any] = {}
@@ -169,6 +217,10 @@ class OpenAPI:
             name, defs = _schemas(spec)
             schemas.update(defs)
             paths.update(_operations(spec.info, f"#/components/schemas/{name}"))
+        for resource in virtual:
+            name, schema = _virtual_schema(resource)
+            schemas[name] = schema
+            paths.update(_virtual_operations(resource, f"#/components/schemas/{name}"))
         return {"openapi": "3.0.0", "info": {"title": "Kubernetes (kbatch)", "version": KUBERNETES_VERSION},
                 "paths": paths, "components": {"schemas": schemas}}
 
@@ -185,8 +237,10 @@ class OpenAPI:
 
     def v2_document(self) -> dict[str, Any]:
         paths: dict[str, Any] = {}
-        for spec in self._registry:
-            for path, ops in _operations(spec.info, "#/definitions/object").items():
+        operations = [_operations(spec.info, "#/definitions/object") for spec in self._registry]
+        operations += [_virtual_operations(r, "#/definitions/object") for r in self._registry.virtual()]
+        for ops_by_path in operations:
+            for path, ops in ops_by_path.items():
                 paths[path] = {verb: {k: v for k, v in op.items() if k not in ("requestBody", "responses")}
                                | {"consumes": _PATCH_TYPES if verb == "patch" else ["application/json"],
                                   "responses": {"200": {"description": "OK"}}}

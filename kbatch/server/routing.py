@@ -13,6 +13,10 @@ path and its 404 becomes a Status through ``serviceErrorHandler`` (``NewGenericS
 not serve or a scope that does not fit to its delegate, and a path no one claims reaches the
 ``NotFoundHandler`` (``pkg/util/notfoundhandler``): Go's plain-text ``404 page not found``
 (:class:`PageNotFound`); a custom resource's unknown subresource is the resource's ``NotFound``.
+
+A family's virtual resources (:mod:`kbatch.api.virtual`: the reviews, metrics.k8s.io) are routed here
+too (:meth:`Router.virtual`); their groups are built-in ones, and :mod:`kbatch.server.virtual` decides
+which verbs their paths take.
 """
 
 from __future__ import annotations
@@ -21,10 +25,10 @@ from dataclasses import dataclass
 
 from kbatch.api.errors import MethodNotAllowed, NotFound, StatusDetails
 from kbatch.api.registry import KindSpec, Registry
+from kbatch.api.virtual import VirtualResource
 from kbatch.server.crd_openapi import is_custom_resource_group
-from kbatch.server.streaming import STREAMING_SUBRESOURCES
 
-__all__ = ["PageNotFound", "ResourcePath", "Router", "route_not_found"]
+__all__ = ["PageNotFound", "ResourcePath", "Router", "VirtualPath", "route_not_found"]
 
 _NAMESPACE_SUBRESOURCES = ("status", "finalize")
 
@@ -46,13 +50,38 @@ class ResourcePath:
     subresource: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class VirtualPath:
+    resource: VirtualResource
+    namespace: str | None
+    name: str | None
+
+
 class Router:
-    """Maps (group, version, plural) to a kind, and paths to :class:`ResourcePath`."""
+    """Maps (group, version, plural) to a kind, and paths to :class:`ResourcePath` (or, for a virtual
+    resource, :class:`VirtualPath`)."""
 
     def __init__(self, registry: Registry) -> None:
         self._kinds = {(s.info.group, s.info.version, s.info.plural): s for s in registry.served()}
         self._versions = {(group, version) for group, version, _ in self._kinds}
         self._builtin_groups = {g for g, _ in self._versions if not is_custom_resource_group(g)} | {""}
+        self._virtual = {(r.group, r.version, r.plural): r for r in registry.virtual()}
+        self._virtual_only = {(g, v) for g, v, _ in self._virtual} - self._versions
+
+    def virtual(self, group: str, version: str, rest: list[str]) -> VirtualPath | None:
+        """The virtual resource ``rest`` names under ``group/version``; ``None`` when it names none
+        (and a stored kind may); in a group version only virtual resources serve, go-restful's 404."""
+        namespace = None
+        if len(rest) >= 3 and rest[0] == "namespaces":
+            namespace, rest = rest[1], rest[2:]
+        resource = self._virtual.get((group, version, rest[0])) if rest else None
+        if resource is None:
+            if (group, version) in self._virtual_only:
+                raise route_not_found()
+            return None
+        if len(rest) > 2:
+            raise route_not_found()
+        return VirtualPath(resource, namespace, rest[1] if len(rest) == 2 else None)
 
     def not_found(self, group: str) -> Exception:
         """What a path under ``group`` that no route matches is answered with (module docstring)."""
@@ -81,12 +110,8 @@ class Router:
         sub = rest[2] if len(rest) > 2 else None
         if spec.info.namespaced and namespace is None and (name is not None or method != "GET"):
             raise self._outside_namespaces(group, name)
-        # pods/log, pods/eviction, and the connect subresources that kbatch refuses (streaming.py)
-        is_log = sub in ("log", "eviction", "ephemeralcontainers", *STREAMING_SUBRESOURCES) and \
-            spec.info.kind == "Pod"
-        # serviceaccounts/NAME/token: a TokenRequest (kbatch/server/service_account_tokens.py)
-        is_token = sub == "token" and (spec.info.group, spec.info.kind) == ("", "ServiceAccount")
-        if sub is not None and sub not in spec.info.subresources and not (is_log or is_token):
+        # beyond status, the subresources the kind's family declares (pods/log, serviceaccounts/token)
+        if sub is not None and sub not in spec.info.subresources and spec.subresource(sub) is None:
             if group in self._builtin_groups:
                 raise route_not_found()
             raise NotFound.of(f"{rest[0]}.{group}", name or "")  # customresource_handler.go's default case

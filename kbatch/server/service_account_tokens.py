@@ -28,7 +28,7 @@ from kbatch.authz.token_signer import TokenSigner
 from kbatch.authz.user import UserInfo
 from kbatch.server.backend import Backend, WriteOptions
 
-__all__ = ["BackendLookup", "TokenService"]
+__all__ = ["BackendLookup", "TokenService", "default_tokens"]
 
 Obj = dict[str, Any]
 TOKEN_API_VERSION = "authentication.k8s.io/v1"
@@ -199,3 +199,12 @@ class TokenService:
         node = BackendLookup(backend).node(node_name)
         return Bound(pod=found, node=Ref(node_name, node.uid if node is not None else ""))
 
+
+
+def default_tokens(backend: Backend, secret: str | None) -> TokenService:
+    """Tokens signed with a key derived from the served state's seed (the seed a state directory
+    keeps, ``base_seed``, not the session's) and the static token: ``kbatch serve``'s, and the CLI's
+    in local mode (a TokenReview it creates answers as the server over the same state would)."""
+    cp = getattr(backend, "control_plane", None)
+    seed = getattr(cp, "base_seed", getattr(cp, "seed", 0))
+    return TokenService.derived(int(seed), secret)

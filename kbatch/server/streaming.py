@@ -21,7 +21,8 @@ the pod must exist and have a proxyable IP (400 ``address not allowed``, which i
 gets: its kubelet assigns none); a pod given one by a status patch is then refused the same way.
 
 Discovery lists all four as kube-apiserver does (``api/discovery/api__v1.json``), with the verbs its
-installer derives from each ``ConnectMethods`` (:data:`CONNECT_RESOURCES`).
+installer derives from each ``ConnectMethods``, as the core family declares them
+(``kbatch.families.core.virtual.POD_CONNECT``).
 """
 
 from __future__ import annotations
@@ -31,18 +32,10 @@ from typing import Any
 
 from kbatch.api.errors import BadRequest, MethodNotAllowed, Status, StatusError
 
-__all__ = ["CONNECT_RESOURCES", "STREAMING_SUBRESOURCES", "asks_upgrade", "proxy_target", "refuse_proxy",
+__all__ = ["STREAMING_SUBRESOURCES", "asks_upgrade", "proxy_target", "refuse_proxy",
            "refuse_stream"]
 
 STREAMING_SUBRESOURCES = ("exec", "attach", "portforward", "proxy")
-# discovery: subresource -> (kind of its connect options, verbs); GET/POST connect as get/create, and
-# the proxy's PUT/PATCH/DELETE as update/patch/delete (HEAD and OPTIONS have no verb)
-CONNECT_RESOURCES = {
-    "attach": ("PodAttachOptions", ["create", "get"]),
-    "exec": ("PodExecOptions", ["create", "get"]),
-    "portforward": ("PodPortForwardOptions", ["create", "get"]),
-    "proxy": ("PodProxyOptions", ["create", "delete", "get", "patch", "update"]),
-}
 _PROXY_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 
 

@@ -1,5 +1,6 @@
 """A small family written the way a new one is: its kind (model, strategy, printer, describer, GC
-policy), an admission plugin, a controller, a scheduler plugin and a feature gate, in one
+policy), a create-only review (a virtual resource: answered by a handler, never stored), an admission
+plugin, a controller, a scheduler plugin and a feature gate, in one
 :class:`~kbatch.families.Family` value. ``tests/families/test_new_family.py`` adds it to a control plane
 with one registration, and checks that every part is live."""
 
@@ -16,7 +17,14 @@ from kbatch.api.features import FeatureSpec, Stage
 from kbatch.api.meta import Resource
 from kbatch.api.printing import AGE, NAME, Column, Obj, Printer, at, creation_age, name_of
 from kbatch.api.strategy import DefaultStrategy
-from kbatch.families import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
+from kbatch.families import (
+    AdmissionPlugin,
+    ControllerSpec,
+    Family,
+    KindEntry,
+    SchedulerPlugin,
+    VirtualResource,
+)
 
 GATE = "ExampleAvoidance"
 
@@ -53,6 +61,29 @@ PRINTER = Printer((NAME, Column("Avoid"), AGE), _cells)
 
 def describe_gizmo(obj: Obj) -> list[tuple[str, str]]:
     return [("Avoid Node", at(obj, "spec", "avoidNode") or "<none>")]
+
+
+def review_gizmo(call: Any) -> Obj:
+    """The handler of ``GizmoReview`` (``kbatch.server.virtual.VirtualCall``): does the gizmo the
+    review names exist in the review's namespace? The review comes back with its ``status``, as an
+    upstream access review does (``pkg/registry/authorization/*/rest.go``)."""
+    from kbatch.api.errors import BadRequest
+
+    body = call.body if isinstance(call.body, dict) else {}
+    name = (body.get("spec") or {}).get("name")
+    if not isinstance(name, str) or not name:
+        raise BadRequest("spec.name is required")
+    info = call.backend.registry.for_model(Gizmo).info
+    try:
+        call.backend.get(info, call.namespace, name)
+        exists = True
+    except NotFound:
+        exists = False
+    return {**body, "status": {"exists": exists, "askedBy": call.user.name}}
+
+
+REVIEW = VirtualResource("example.kbatch.io", "v1", "gizmoreviews", "GizmoReview", review_gizmo,
+                         namespaced=True)
 
 
 def install_labels(server: Any) -> None:
@@ -100,12 +131,13 @@ def new_avoid_node(args: Mapping[str, Any], handle: Any) -> AvoidNode:
 
 EXAMPLE = Family(
     name="example",
-    description="a test family: Gizmo kind, admission, controller, scheduler plugin, gate",
+    description="a test family: Gizmo kind, GizmoReview, admission, controller, scheduler plugin, gate",
     kinds=(KindEntry(Gizmo, GizmoStrategy(), PRINTER, describe_gizmo, gc_policy="Foreground"),),
+    virtual=(REVIEW,),
     admission=(AdmissionPlugin("GizmoLabels", install_labels),),
     controllers=(ControllerSpec("gizmo", "marks gizmos seen", setup_controller),),
     scheduler_plugins=(SchedulerPlugin("ExampleAvoidNode", new_avoid_node, multi_point=True),),
     feature_gates=(FeatureSpec(GATE, False, Stage.ALPHA),),
 )
 
-__all__ = ["EXAMPLE", "GATE", "Gizmo", "Pod"]
+__all__ = ["EXAMPLE", "GATE", "REVIEW", "Gizmo", "Pod"]

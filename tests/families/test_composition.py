@@ -17,6 +17,7 @@ from kbatch.families import (
     DRA,
     STORAGE,
     AdmissionSelectionError,
+    VirtualResource,
     builtin,
     compose,
 )
@@ -44,6 +45,43 @@ def test_builtin_composition_lists_core_then_batch() -> None:
     assert registry.for_name("pods").gc_policy == "Background"
 
 
+def test_what_each_family_serves_without_storage() -> None:
+    """Core declares the create-only reviews (kube-apiserver installs them whatever the authorization
+    mode) and the APIService-aggregated metrics.k8s.io; no other built-in family serves a virtual
+    resource."""
+    served = {f.name: [(v.api_version, v.plural, v.verbs, v.aggregated) for v in f.virtual]
+              for f in BUILTIN_FAMILIES}
+    reviews = [("authentication.k8s.io/v1", "selfsubjectreviews"),
+               ("authentication.k8s.io/v1", "tokenreviews"),
+               ("authorization.k8s.io/v1", "selfsubjectaccessreviews"),
+               ("authorization.k8s.io/v1", "subjectaccessreviews"),
+               ("authorization.k8s.io/v1", "localsubjectaccessreviews"),
+               ("authorization.k8s.io/v1", "selfsubjectrulesreviews")]
+    metrics = [("metrics.k8s.io/v1beta1", plural, ("get", "list"), "v1beta1.metrics.k8s.io")
+               for plural in ("nodes", "pods")]
+    assert served.pop("core") == [(gv, plural, ("create",), "") for gv, plural in reviews] + metrics
+    assert all(not virtual for virtual in served.values())
+    assert builtin().virtual == CORE.virtual
+    registry = builtin().registry()
+    assert registry.virtual_for("authorization.k8s.io/v1", "LocalSubjectAccessReview").namespaced is True
+    assert [v.kind for v in builtin().registry(served={("metrics.k8s.io/v1beta1", "PodMetrics")}).virtual()] \
+        == ["PodMetrics"]  # a client's registry keeps what the server's discovery offers
+
+
+def test_what_each_family_declares_beyond_status() -> None:
+    """Subresources of stored kinds other than ``status``: core's Pod (log, eviction, ephemeral
+    containers, the connect ones) and ServiceAccount (token, answered by its handler); no other."""
+    declared = {(f.name, k.model.api_info.kind): [(s.name, s.handler is not None) for s in k.subresources]
+                for f in BUILTIN_FAMILIES for k in f.kinds if k.subresources}
+    assert declared == {
+        ("core", "Pod"): [("log", False), ("eviction", False), ("ephemeralcontainers", False),
+                          ("attach", False), ("exec", False), ("portforward", False), ("proxy", False)],
+        ("core", "ServiceAccount"): [("token", True)]}
+    token = builtin().registry().for_name("serviceaccounts").subresource("token")
+    assert token is not None and (token.group, token.version, token.kind) == \
+        ("authentication.k8s.io", "v1", "TokenRequest")
+
+
 @pytest.mark.parametrize("clash", [
     dataclasses.replace(EXAMPLE, name="core"),
     dataclasses.replace(EXAMPLE, name="x", kinds=BATCH.kinds[:1]),
@@ -51,6 +89,9 @@ def test_builtin_composition_lists_core_then_batch() -> None:
     dataclasses.replace(EXAMPLE, name="x", controllers=BATCH.controllers[1:2]),
     dataclasses.replace(EXAMPLE, name="x", scheduler_plugins=CORE.scheduler_plugins[:1]),
     dataclasses.replace(EXAMPLE, name="x", cluster_addons=STORAGE.cluster_addons),
+    dataclasses.replace(EXAMPLE, name="x", virtual=CORE.virtual[:1]),
+    dataclasses.replace(EXAMPLE, name="x", virtual=(dataclasses.replace(CORE.virtual[0], kind="Other"),)),
+    dataclasses.replace(EXAMPLE, name="x", virtual=(VirtualResource("batch", "v1", "x", "Job", "m:f"),)),
 ])
 def test_two_families_may_not_declare_the_same_thing(clash: object) -> None:
     with pytest.raises(ValueError, match="two families declare the"):

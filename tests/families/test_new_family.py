@@ -1,9 +1,15 @@
 """A new family is one registration: its kind is served with its strategy, printer, describer and GC
-policy; its admission plugin runs whatever controllers run; its controller and scheduler plugin run;
+policy; its create-only review is served from its declaration; its admission plugin runs whatever
+controllers run; its controller and scheduler plugin run;
 its feature gate is known to ``--feature-gates``."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+from typing import Any
+
+import httpx
 import pytest
 from example_family import EXAMPLE, GATE, Gizmo
 
@@ -77,3 +83,58 @@ def test_an_unknown_or_locked_gate_is_refused() -> None:
         ControlPlane(feature_gates="JobManagedBy=false")
     with pytest.raises(FeatureGateError, match=f"unrecognized feature gate: {GATE}"):
         ControlPlane(feature_gates=f"{GATE}=true")  # the family is not composed: its gate is unknown
+
+
+def _http(cp: ControlPlane) -> Any:
+    from kbatch.server.app import KbatchApp
+    from kbatch.server.facade import ControlPlaneBackend
+
+    app = KbatchApp(ControlPlaneBackend(cp))
+
+    def call(method: str, path: str, **kwargs: Any) -> httpx.Response:
+        async def go() -> httpx.Response:
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://k") as c:
+                return await c.request(method, path, **kwargs)
+
+        return asyncio.run(go())
+
+    return call
+
+
+REVIEWS = "/apis/example.kbatch.io/v1/namespaces/default/gizmoreviews"
+ASK = {"apiVersion": "example.kbatch.io/v1", "kind": "GizmoReview", "spec": {"name": "g"}}
+
+
+def test_its_create_only_review_is_served_from_the_declaration() -> None:
+    """The virtual resource is in legacy and aggregated discovery and OpenAPI, routed as upstream's
+    installer routes a ``Creater`` (POST only), decided by RBAC like any resource, answered by its
+    handler and never stored."""
+    from kbatch.server.aggregated_discovery import CONTENT_TYPE
+
+    cp = ControlPlane(families=FAMILIES, controllers="")
+    cp.apply(GIZMO)
+    http = _http(cp)
+    listed = {r["name"]: r for r in http("GET", "/apis/example.kbatch.io/v1").json()["resources"]}
+    assert listed["gizmoreviews"] == {"name": "gizmoreviews", "singularName": "gizmoreview",
+                                      "namespaced": True, "kind": "GizmoReview", "verbs": ["create"]}
+    groups = http("GET", "/apis", headers={"accept": CONTENT_TYPE}).json()["items"]
+    example = next(g for g in groups if g["metadata"]["name"] == "example.kbatch.io")
+    assert [r["resource"] for r in example["versions"][0]["resources"]] == ["gizmos", "gizmoreviews"]
+    paths = json.loads(http("GET", "/openapi/v3/apis/example.kbatch.io/v1").content)["paths"]
+    assert list(paths[REVIEWS.replace("default", "{namespace}")]) == ["post"]
+    revision = cp.store.revision
+    out = http("POST", REVIEWS, json=ASK)
+    assert (out.status_code, out.json()["status"]) == (201, {"exists": True, "askedBy": "kubernetes-admin"})
+    assert http("POST", REVIEWS.replace("default", "other"), json=ASK).json()["status"]["exists"] is False
+    assert cp.store.revision == revision  # answered, never stored
+    assert http("GET", REVIEWS).status_code == 405
+    assert http("GET", f"{REVIEWS}/x").status_code == 404
+    assert http("POST", "/apis/example.kbatch.io/v1/gizmoreviews", json=ASK).status_code == 404
+    denied = http("POST", REVIEWS, json=ASK, headers={"impersonate-user": "jane"})
+    assert denied.status_code == 403 and denied.json()["message"] == (
+        'gizmoreviews.example.kbatch.io is forbidden: User "jane" cannot create resource "gizmoreviews" in '
+        'API group "example.kbatch.io" in the namespace "default"')
+    bad = http("POST", REVIEWS, json={"spec": {}})
+    assert (bad.status_code, bad.json()["message"]) == (400, "spec.name is required")
+    without = _http(ControlPlane(controllers=""))
+    assert without("POST", REVIEWS, json=ASK).text == "404 page not found\n"

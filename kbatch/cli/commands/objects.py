@@ -45,6 +45,7 @@ def _dry(dry_run: str) -> tuple[bool, str]:
 
 
 Sourced = tuple[str, dict[str, Any]]  # an object of a manifest and the file it came from
+Obj = dict[str, Any]
 
 
 def _target(backend: Backend, sourced: Sourced, namespace: str | None) -> tuple[Any, str | None, str,
@@ -184,8 +185,10 @@ def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None
 
 @command
 def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None = NAMESPACE,
-           dry_run: str = DRY_RUN, field_manager: str = CREATE_MANAGER) -> None:
-    """Create objects from YAML/JSON files (fails for objects that already exist)."""
+           dry_run: str = DRY_RUN, field_manager: str = CREATE_MANAGER,
+           output: str | None = typer.Option(None, "-o", "--output", help="yaml, json or name.")) -> None:
+    """Create objects from YAML/JSON files (fails for objects that already exist); a review
+    (SubjectAccessReview, TokenReview, ...) is answered and not stored, as upstream's POST."""
     from kbatch.cli.manifests import read_sourced_manifests
     from kbatch.cli.session import session
     from kbatch.server.backend import WriteOptions
@@ -197,13 +200,27 @@ def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | Non
         _warn_deprecated(backend, [obj for _, obj in objects])
 
         def one(obj: Sourced) -> str:
-            info, ns, _, placed = _target(backend, obj, namespace)
             opts = WriteOptions(dry_run=dry_run == "server", field_manager=field_manager)
-            out = placed if dry_run == "client" else backend.create(info, ns, placed, opts)
+            out = _create_one(backend, obj, namespace, dry_run, opts)
             _print_warnings(opts.warnings)
-            return f"{render_name(out)} created{suffix}"
+            return _format(out, output) if output else f"{render_name(out)} created{suffix}"
 
         each_reporting(objects, one)
+
+
+def _create_one(backend: Backend, sourced: Sourced, namespace: str | None, dry_run: str, opts: Any) -> Obj:
+    """What creating one object answers: the stored object, or a virtual resource's answer
+    (:mod:`kbatch.cli.virtual_create`); with ``--dry-run=client`` the object as it would be sent."""
+    from kbatch.apiserver.client_apply import place
+    from kbatch.cli.virtual_create import create_virtual, virtual_info
+
+    _, obj = sourced
+    resource = backend.registry.virtual_for(str(obj.get("apiVersion")), str(obj.get("kind")))
+    if resource is None:
+        info, ns, _, placed = _target(backend, sourced, namespace)
+        return placed if dry_run == "client" else backend.create(info, ns, placed, opts)
+    placed = place(obj, virtual_info(resource), namespace)
+    return placed if dry_run == "client" else create_virtual(backend, resource, placed, opts)
 
 
 CASCADE = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan",

@@ -5,6 +5,8 @@ Kinds: core/v1 Namespace (first: the API server bootstraps namespaces), Pod, Nod
 ConfigMap, Secret; scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; coordination.k8s.io/v1
 Lease; core/v1 PersistentVolumeClaim (objects only: no storage is simulated); core/v1 ResourceQuota and
 LimitRange (docs/quota.md); core/v1 ServiceAccount (docs/serviceaccounts.md).
+Virtual resources (answered, never stored: :mod:`.virtual`): the authentication.k8s.io and
+authorization.k8s.io reviews, and metrics.k8s.io's node and pod usage.
 Admission plugins in kube-apiserver's recommended order (``NamespaceLifecycle`` first, then
 ``LimitRanger``, ``ServiceAccount``,
 ``DefaultTolerationSeconds``, ``Priority`` and ``ResourceQuota``; upstream
@@ -58,6 +60,7 @@ from kbatch.families.core import (
     quota_printers,
     secret_page,
     serviceaccount_page,
+    virtual,
 )
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
 
@@ -80,7 +83,8 @@ CORE = Family(
                 "lifecycle that run pods",
     kinds=(
         KindEntry(Namespace, NamespaceStrategy(), printers.NAMESPACE),
-        KindEntry(Pod, PodStrategy(), printers.POD, page=pod_page.describe_pod_page),
+        KindEntry(Pod, PodStrategy(), printers.POD, page=pod_page.describe_pod_page,
+                  subresources=virtual.POD_SUBRESOURCES),
         KindEntry(Node, NodeStrategy(), printers.NODE, page=node_page.describe_node_page),
         KindEntry(Service, ServiceStrategy(), printers.SERVICE),
         KindEntry(Event, EventStrategy(), printers.EVENT),
@@ -95,8 +99,10 @@ CORE = Family(
         KindEntry(LimitRange, LimitRangeStrategy(), quota_printers.LIMIT_RANGE,
                   page=quota_pages.describe_limit_range_page),
         KindEntry(ServiceAccount, ServiceAccountStrategy(), printers.SERVICE_ACCOUNT,
-                  page=serviceaccount_page.describe_service_account_page),
+                  page=serviceaccount_page.describe_service_account_page,
+                  subresources=virtual.SERVICE_ACCOUNT_SUBRESOURCES),
     ),
+    virtual=virtual.VIRTUAL,
     admission=(
         AdmissionPlugin("NamespaceLifecycle", "kbatch.apiserver.namespaces:install_lifecycle",
                         description="no new objects in a missing or terminating namespace"),

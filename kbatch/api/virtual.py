@@ -1,0 +1,87 @@
+"""Resources served without storage: the create-only reviews and the aggregated metrics.
+
+Upstream, a resource is whatever REST storage an API group installs, and some of those have no store
+behind them: ``pkg/registry/authorization/*/rest.go`` (SubjectAccessReview, SelfSubjectAccessReview,
+LocalSubjectAccessReview, SelfSubjectRulesReview) and ``pkg/registry/authentication/{tokenreview,
+selfsubjectreview}`` implement only ``rest.Creater`` (plus ``NamespaceScoped``, ``New``,
+``GetSingularName``): the installer (k8s.io/apiserver ``pkg/endpoints/installer.go``) gives them a
+``POST`` route and nothing else, discovery lists them with the ``create`` verb, and the answer is the
+request with its ``status`` filled in, never stored. metrics.k8s.io is not kube-apiserver's at all:
+metrics-server registers ``v1beta1.metrics.k8s.io`` as an APIService (k8s.io/kube-aggregator), so its
+``nodes`` and ``pods`` (Getter and Lister only) are proxied, and the aggregator lists its group after the
+local ones.
+
+A :class:`VirtualResource` declares one such resource for a family (``Family.virtual``); the server's
+discovery (legacy and aggregated), OpenAPI, routing and RBAC attributes and the CLI read it from the
+registry (:meth:`kbatch.api.registry.Registry.virtual`). ``handler`` answers one call: a callable or a
+``"module:attribute"`` reference above the API layer (``kbatch.server.virtual.VirtualCall`` is what it
+gets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Subresource", "VirtualResource"]
+
+
+@dataclass(frozen=True, slots=True)
+class VirtualResource:
+    """One resource without storage. ``verbs`` are discovery's and the routes: ``create`` is a ``POST``
+    on the collection (upstream's ``Creater``), ``list`` a ``GET`` on it (``Lister``), ``get`` a ``GET``
+    of a name (``Getter``). ``singular``: discovery's ``singularName`` (``None``: the kind in lower
+    case, as ``GetSingularName`` returns; metrics-server's storage has none, so ``""``).
+    ``aggregated``: served through an APIService (the name, e.g. ``v1beta1.metrics.k8s.io``), which
+    puts the group after kube-apiserver's own in discovery."""
+
+    group: str
+    version: str
+    plural: str
+    kind: str
+    handler: str | Callable[..., Any]
+    namespaced: bool = False
+    verbs: tuple[str, ...] = ("create",)
+    singular: str | None = None
+    aggregated: str = ""
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def singular_name(self) -> str:
+        return self.kind.lower() if self.singular is None else self.singular
+
+    def discovery_entry(self) -> dict[str, Any]:
+        """The ``APIResource`` of a legacy ``APIResourceList`` (k8s.io/apimachinery ``meta/v1``)."""
+        return {"name": self.plural, "singularName": self.singular_name, "namespaced": self.namespaced,
+                "kind": self.kind, "verbs": list(self.verbs)}
+
+
+@dataclass(frozen=True, slots=True)
+class Subresource:
+    """A stored kind's subresource beyond ``status`` (which :attr:`ApiInfo.subresources` lists): what
+    upstream installs as a further storage under the resource's path (``pods/log``, ``pods/eviction``,
+    ``pods/exec``, ``serviceaccounts/token``: ``pkg/registry/core/pod/rest/``,
+    ``pkg/registry/core/serviceaccount/storage/token.go``). ``kind``: the response kind (``""``: the
+    parent's); ``group``/``version``: the kind's group version when it is not the parent's (an
+    Eviction is policy/v1, a TokenRequest authentication.k8s.io/v1), as discovery spells them;
+    ``handler``: a ``"module:attribute"`` reference to what answers it
+    (``kbatch.server.virtual.VirtualCall``), or ``None`` when the kind's own REST handlers serve it."""
+
+    name: str
+    verbs: tuple[str, ...]
+    kind: str = ""
+    group: str | None = None
+    version: str | None = None
+    handler: str | Callable[..., Any] | None = None
+
+    def discovery_entry(self, plural: str, kind: str, namespaced: bool) -> dict[str, Any]:
+        """Its ``APIResource`` under the parent ``plural`` (k8s.io/apimachinery ``meta/v1``)."""
+        entry: dict[str, Any] = {"name": f"{plural}/{self.name}", "singularName": "",
+                                 "namespaced": namespaced}
+        if self.group is not None:
+            entry |= {"group": self.group, "version": self.version or ""}
+        return entry | {"kind": self.kind or kind, "verbs": list(self.verbs)}
