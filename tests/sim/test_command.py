@@ -127,16 +127,15 @@ def test_a_shell_without_c_reads_no_script() -> None:
 @pytest.mark.parametrize(
     "script",
     [
-        "while true; do sleep 5; done",
-        "until false; do exit 3; done",
-        'case "$X" in a) exit 1;; esac',
         "{ sleep 5; exit 2; }",
+        "(sleep 5; exit 2)",
+        "f() { exit 1; }; f",
     ],
 )
 def test_a_script_with_compound_commands_is_outside_the_vocabulary(script: str) -> None:
-    """The vocabulary has no ``while``/``until``/``case``/``{ }``: reading such a script line by
-    line would run an ``exit 1`` its condition guards. The script is an unknown command instead
-    (``if`` and ``for``: tests/sim/test_shell_compound.py)."""
+    """The vocabulary has no ``{ }``, ``( )`` or functions: reading such a script line by line
+    would run an ``exit 1`` its condition guards. The script is an unknown command instead (``if``,
+    ``for``: tests/sim/test_shell_compound.py; ``while``, ``case``: tests/sim/test_shell_loops.py)."""
     assert interpret(["bash", "-xc", script]) == ContainerRun(DEFAULT_DURATION, 0)
 
 
