@@ -39,8 +39,9 @@ from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
 
 __all__ = ["MAX_LOG_LINES", "MAX_STEPS", "FilesFactory", "Shell", "run_script"]
 
-MAX_STEPS = 1_000_000
-"""Commands one run may execute; past it the run is "anything else", with a warning."""
+MAX_STEPS = 200_000
+"""Commands one run may execute (about 3 s of the kubelet's CPU); past it the run is "anything else",
+with a warning."""
 MAX_LOG_LINES = 10_000
 """Lines a never-ending loop's output is repeated to."""
 FilesFactory = Callable[[], FileSystem]
@@ -151,7 +152,11 @@ class Shell:
         self.duration, self.exited = math.inf, True
 
     def result(self, warning: str = "") -> ContainerRun:
-        return ContainerRun(self.duration, self.status, tuple(self.logs), tuple(self.offsets), warning)
+        """The run, its lines in the order they are printed (a background list's lines among the
+        others by time; lines printed at the same time keep the script's order)."""
+        order = sorted(range(len(self.logs)), key=self.offsets.__getitem__)
+        return ContainerRun(self.duration, self.status, tuple(self.logs[i] for i in order),
+                            tuple(self.offsets[i] for i in order), warning)
 
 
 def run_script(script: str, env: dict[str, str], default: float, files: FilesFactory | None) -> ContainerRun:
@@ -181,16 +186,23 @@ def run_nodes(shell: Shell, nodes: Sequence[Node], scope: MutableMapping[str, st
             _run_for(shell, node, scope)
         elif isinstance(node, While):
             _run_while(shell, node, scope)
-        else:
+        elif isinstance(node, Case):
             _run_case(shell, node, scope)
+        else:
+            _run_background(shell, node.node, scope)
 
 
 def _run_list(shell: Shell, node: Simple, scope: MutableMapping[str, str]) -> None:
-    if not node.background:
+    if node.background:
+        _run_background(shell, Simple(node.chain), scope)
+    else:
         run_chain(shell, node.chain, scope)
-        return
-    job = shell.subshell()  # its time runs alongside, its exit ends only itself
-    run_chain(job, node.chain, dict(scope))
+
+
+def _run_background(shell: Shell, node: Node, scope: MutableMapping[str, str]) -> None:
+    """A list ended by ``&``: a subshell whose time runs alongside, whose exit ends only itself."""
+    job = shell.subshell()
+    run_nodes(job, (node,), dict(scope))
     shell.absorb(job, shell.duration)
     shell.background_end = max(shell.background_end, shell.duration + job.duration)
     shell.status = 0

@@ -24,8 +24,8 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["Case", "Chain", "For", "If", "Node", "Simple", "While", "expand_sh", "parse_script",
-           "split_script", "words"]
+__all__ = ["Background", "Case", "Chain", "For", "If", "Node", "Simple", "While", "expand_sh",
+           "parse_script", "split_script", "words"]
 
 Chain = tuple[tuple[str, str], ...]
 """An and-or list: ``(separator, command)`` pairs, the first separator ``;``, then ``&&`` or ``||``."""
@@ -66,12 +66,17 @@ class While:
 
 
 @dataclass(frozen=True, slots=True)
+class Background:
+    node: Node  # a compound command ended by ``&`` (``while …; done &``): run in a subshell alongside
+
+
+@dataclass(frozen=True, slots=True)
 class Case:
     word: str  # unexpanded
     arms: tuple[tuple[tuple[str, ...], tuple[Node, ...]], ...]  # (patterns, unexpanded; body)
 
 
-Node = Simple | If | For | While | Case
+Node = Simple | If | For | While | Case | Background
 
 
 class _Unsupported(Exception):
@@ -119,6 +124,8 @@ def _block(items: list[tuple[Chain, bool]], i: int, stop: frozenset[str]) -> tup
             node, i = _case(items, i)
         else:
             node, i = Simple(*items[i]), i + 1
+        if not isinstance(node, Simple) and items[i - 1][1]:
+            node = Background(node)
         body.append(node)
     if stop:
         raise _Unsupported("unterminated")
@@ -225,20 +232,21 @@ def _patterns(items: list[tuple[Chain, bool]], i: int) -> tuple[tuple[str, ...],
 
 
 def _end(items: list[tuple[Chain, bool]], i: int, keyword: str) -> int:
-    """``fi`` / ``done``, alone in its list (a redirection or ``&&`` after it is not modelled)."""
-    if i >= len(items) or items[i][0][0][1].strip() != keyword or len(items[i][0]) > 1 or items[i][1]:
+    """``fi`` / ``done``, alone in its list (a redirection or ``&&`` after it is not modelled; a
+    ``&`` makes the compound command a :class:`Background` one)."""
+    if i >= len(items) or items[i][0][0][1].strip() != keyword or len(items[i][0]) > 1:
         raise _Unsupported(keyword)
     return i + 1
 
 
 def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
     """``a; b && c & d`` → ``[([(";", "a")], False), ([(";", "b"), ("&&", "c")], True),
-    ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, respecting quotes; a ``&``
-    inside a redirection (``2>&1``, ``&>f``) is not a terminator."""
+    ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, respecting quotes and
+    ``$( )`` / ``$(( ))``; a ``&`` inside a redirection (``2>&1``, ``&>f``) is not a terminator."""
     lists: list[tuple[list[tuple[str, str]], bool]] = []
     chain: list[tuple[str, str]] = []
     buf: list[str] = []
-    sep, quote, i = ";", "", 0
+    sep, quote, i, depth = ";", "", 0, 0
 
     def flush(background: bool) -> None:
         nonlocal chain
@@ -254,6 +262,15 @@ def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
+        elif two == "$(":  # a substitution: its separators are its own (2.6.3, 2.6.4)
+            depth += 1
+            buf.append(two)
+            i += 2
+            continue
+        elif depth and ch in "()":
+            depth += 1 if ch == "(" else -1
+        elif depth:
+            pass
         elif two in ("&&", "||"):
             chain.append((sep, "".join(buf).strip()))
             sep, buf = two, []

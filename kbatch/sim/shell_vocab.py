@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from kbatch.sim.container_run import parse_sleep
-from kbatch.sim.shell_syntax import Case, For, If, Node, Simple, While, words
+from kbatch.sim.shell_syntax import Background, Case, For, If, Node, Simple, While, words
 
 __all__ = ["ASSIGNMENT", "BUILTINS", "FILE_COMMANDS", "KNOWN", "TESTS", "first_unmodelled", "modelled"]
 
@@ -52,6 +52,8 @@ def _bodies(node: Node) -> list[Sequence[Node]]:
         return [node.condition, node.body]
     if isinstance(node, Case):
         return [body for _, body in node.arms]
+    if isinstance(node, Background):
+        return [(node.node,)]
     return []
 
 

@@ -145,7 +145,7 @@ def test_a_script_with_compound_commands_is_outside_the_vocabulary(script: str) 
         ("echo a; sleep 60; echo b", (0.0, 60.0)),
         ("sleep 5; echo a && sleep 1m && echo b", (5.0, 65.0)),
         ("sleep 10; echo x; sleep 3 & echo y", (10.0, 10.0)),
-        ("sleep 2; sleep 5 && echo bg & sleep 1; echo fg; wait", (7.0, 3.0)),  # a background line
+        ("sleep 2; sleep 5 && echo bg & sleep 1; echo fg; wait", (3.0, 7.0)),  # background: by time
     ],
 )
 def test_each_line_is_printed_when_the_script_reaches_it(script: str, offsets: tuple[float, ...]) -> None:
