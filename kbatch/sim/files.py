@@ -13,8 +13,10 @@ plugins under ``pkg/volume``):
 * the directories every image has (:data:`IMAGE_DIRS`) and ``/dev/null``.
 
 Paths are POSIX: relative ones resolve against the working directory the caller passes, ``.``
-and ``..`` are folded. A write that changes nothing keeps :attr:`FileSystem.version`, so a loop
-that rewrites the same file is seen to repeat (:mod:`kbatch.sim.command`).
+and ``..`` are folded. A directory made in a writable tree is kept there as ``"dir/"`` (so the
+containers sharing an emptyDir share it too). A write that changes nothing keeps
+:attr:`FileSystem.version`, so a loop that rewrites the same file is seen to repeat
+(:mod:`kbatch.sim.shell_run`).
 """
 
 from __future__ import annotations
@@ -74,7 +76,6 @@ class FileSystem:
     def __init__(self, mounts: Iterable[Mount] = ()) -> None:
         self.mounts = sorted(mounts, key=lambda m: len(m.path), reverse=True)  # longest path first
         self.layer = Mount("/", {}, writable=True)
-        self.made_dirs: set[str] = set()
         self.version = 0
 
     def _locate(self, path: str) -> tuple[Mount, str]:
@@ -93,7 +94,7 @@ class FileSystem:
         return mount.tree.get(rel)
 
     def is_dir(self, path: str) -> bool:
-        if path in IMAGE_DIRS or path in self.made_dirs:
+        if path in IMAGE_DIRS:
             return True
         if any(m.path == path and "" not in m.tree for m in self.mounts):
             return True
@@ -119,7 +120,7 @@ class FileSystem:
         mount, rel = self._locate(path)
         prefix = rel + "/" if rel else ""
         names.update(key[len(prefix):].split("/")[0] for key in mount.tree if key.startswith(prefix) and key)
-        for other in (*self.mounts, *(Mount(d) for d in (*IMAGE_DIRS, *self.made_dirs))):
+        for other in (*self.mounts, *(Mount(d) for d in IMAGE_DIRS)):
             if other.path.startswith(base) and other.path != path:
                 names.add(other.path[len(base):].split("/")[0])
         return sorted(n for n in names if n)
@@ -145,12 +146,12 @@ class FileSystem:
         """Make the directory (nothing when there is one); the error message when it cannot."""
         if self.is_dir(path):
             return None
-        mount, _ = self._locate(path)
+        mount, rel = self._locate(path)
         if not mount.writable:
             return f"can't create directory '{path}': Read-only file system"
         if self.read(path) is not None:
             return f"can't create directory '{path}': File exists"
-        self.made_dirs.add(path)
+        mount.tree[rel + "/"] = ""  # a directory: kept in the tree, so a shared volume shares it
         self.version += 1
         return None
 
