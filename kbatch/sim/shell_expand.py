@@ -43,6 +43,8 @@ def _closing(text: str, start: int, depth: int) -> int:
 def expand(text: str, scope: MutableMapping[str, str], status: int,
            substitute: Substitute | None = None) -> str:
     """``text`` with its expansions done; raises :class:`~kbatch.sim.shell_arith.ArithError`."""
+    if "$" not in text:
+        return text
     out: list[str] = []
     pos, single, double = 0, False, False
     while pos < len(text):

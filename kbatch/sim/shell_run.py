@@ -28,6 +28,7 @@ import fnmatch
 import math
 import re
 from collections.abc import Callable, MutableMapping, Sequence
+from itertools import pairwise
 
 from kbatch.sim.container_run import ContainerRun, parse_sleep
 from kbatch.sim.files import FileSystem, resolve
@@ -154,7 +155,10 @@ class Shell:
     def result(self, warning: str = "") -> ContainerRun:
         """The run, its lines in the order they are printed (a background list's lines among the
         others by time; lines printed at the same time keep the script's order)."""
-        order = sorted(range(len(self.logs)), key=self.offsets.__getitem__)
+        offsets = self.offsets
+        if all(a <= b for a, b in pairwise(offsets)):  # the usual case
+            return ContainerRun(self.duration, self.status, tuple(self.logs), tuple(offsets), warning)
+        order = sorted(range(len(self.logs)), key=offsets.__getitem__)
         return ContainerRun(self.duration, self.status, tuple(self.logs[i] for i in order),
                             tuple(self.offsets[i] for i in order), warning)
 

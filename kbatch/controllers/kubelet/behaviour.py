@@ -40,7 +40,7 @@ from kbatch.sim.stages import StageRule, pick_stage
 __all__ = ["command_run", "container_command", "container_env", "field_ref_value", "make_planner",
            "probe_specs", "touches_files"]
 
-_FILE_WORDS = re.compile(r"[<>]|\b(?:cat|ls|cd|touch|mkdir|rm)\b|(?:^|\s)-[aedfsrwx]\s")
+_FILE_WORDS = re.compile(r"[<>]|\b(?:cat|ls|cd|touch|mkdir|rm)\b|(?:^|\s)-[aedfsrwx](?:\s|$)")
 _MAP_REF = re.compile(r"^metadata\.(labels|annotations)\[['\"](.+)['\"]\]$")
 
 
