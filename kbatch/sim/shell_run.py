@@ -28,6 +28,7 @@ import fnmatch
 import math
 import re
 from collections.abc import Callable, MutableMapping, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 
 from kbatch.sim.container_run import ContainerRun, parse_sleep
@@ -92,6 +93,7 @@ class Shell:
         self.open_line = False  # the last log line has had no newline yet
         self.captured: list[str] | None = [] if capture else None
         self.sink: list[str] | None = None  # a redirected command's standard output
+        self.err_sink: list[str] | None = None  # ... and its standard error
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
@@ -131,8 +133,11 @@ class Shell:
         self.offsets.extend([self.duration] * len(lines))
 
     def error(self, message: str) -> None:
-        """A message on standard error (a line of the log)."""
-        self.log(message + "\n")
+        """A message on standard error: a line of the log, unless redirected (``2> f``, ``2>&1``)."""
+        if self.err_sink is not None:
+            self.err_sink.append(message + "\n")
+        else:
+            self.log(message + "\n")
 
     # --- state for loop detection -------------------------------------------------------------
 
@@ -351,34 +356,51 @@ def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapp
             _run_redirected(shell, argv, scope)
 
 
+@dataclass(slots=True)
+class _Redirections:
+    """Where a simple command's standard output, error and input go (POSIX 2.7)."""
+
+    out: str | None = None  # a file for standard output
+    append: bool = False
+    err: str | None = None  # a file for standard error
+    err_append: bool = False
+    err_to_out: bool = False  # ``2>&1``
+    stdin: str | None = None
+
+
 def _run_redirected(shell: Shell, argv: list[str], scope: MutableMapping[str, str]) -> None:
-    """A simple command with its redirections (2.7): ``> f`` / ``>> f`` / ``&> f`` send standard
-    output to a file (created or truncated first; a failure is status 2 and the command does not
-    run), ``< f`` feeds ``cat``; ``2> f`` and ``>&2`` leave output in the log."""
-    args, target, append, stdin = _redirections(argv)
+    """A simple command with its redirections: ``> f`` / ``>> f`` / ``&> f`` send standard output
+    to a file, ``2> f`` standard error, ``2>&1`` error where output goes (each file created or
+    truncated first; a failure is status 2 and the command does not run); ``< f`` feeds ``cat``;
+    ``>&2`` leaves output in the log, which holds both."""
+    args, where = _redirections(argv)
     if not args:
         return
-    if target is not None:
-        path = resolve(shell.cwd, target)
-        error = shell.files.get().write(path, "", append=append)  # ``>`` truncates, ``>>`` creates
+    targets = ((where.out, where.append), (where.err, where.err_append))
+    for target, append in targets:
+        if target is None:
+            continue
+        error = shell.files.get().write(resolve(shell.cwd, target), "", append=append)
         if error is not None:
             shell.error(f"sh: {error}")
             shell.status = 2
             return
-        shell.sink = []
-        try:
-            run_simple(shell, args, scope, stdin)
-        finally:
-            text, shell.sink = "".join(shell.sink), None
-            shell.files.get().write(path, text, append=True)
-        return
-    run_simple(shell, args, scope, stdin)
+    out: list[str] | None = [] if where.out is not None else None
+    err: list[str] | None = out if where.err_to_out else [] if where.err is not None else None
+    shell.sink, shell.err_sink = out, err
+    try:
+        run_simple(shell, args, scope, where.stdin)
+    finally:
+        shell.sink = shell.err_sink = None
+        for target, text in ((where.out, out), (where.err, None if where.err_to_out else err)):
+            if target is not None and text:
+                shell.files.get().write(resolve(shell.cwd, target), "".join(text), append=True)
 
 
-def _redirections(argv: list[str]) -> tuple[list[str], str | None, bool, str | None]:
-    """(the words, the stdout file, whether appended, the stdin file)."""
+def _redirections(argv: list[str]) -> tuple[list[str], _Redirections]:
+    """The command's words and its redirections."""
     args: list[str] = []
-    target, append, stdin = None, False, None
+    where = _Redirections()
     index = 0
     while index < len(argv):
         found = _REDIRECT.match(argv[index])
@@ -386,16 +408,23 @@ def _redirections(argv: list[str]) -> tuple[list[str], str | None, bool, str | N
             args.append(argv[index])
             index += 1
             continue
-        fd, op, where = found.groups()
-        if not where and index + 1 < len(argv):
+        fd, op, target = found.groups()
+        if not target and index + 1 < len(argv):
             index += 1
-            where = argv[index]
+            target = argv[index]
         index += 1
         if op == "<":
-            stdin = where
-        elif fd in ("", "1", "&") and not where.startswith("&"):
-            target, append = where, op == ">>"
-    return args, target, append, stdin
+            where.stdin = target
+        elif fd == "2":
+            if target == "&1":
+                where.err_to_out = True
+            elif not target.startswith("&"):
+                where.err, where.err_append = target, op == ">>"
+        elif not target.startswith("&"):
+            where.out, where.append = target, op == ">>"
+            if fd == "&":
+                where.err_to_out = True
+    return args, where
 
 
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
