@@ -175,7 +175,7 @@ def run_script(script: str, env: dict[str, str], default: float, files: FilesFac
     shell = Shell(default, _Files(files))
     try:
         run_nodes(shell, nodes, env)
-    except _Unmodelled:
+    except (_Unmodelled, RecursionError):
         return ContainerRun(default, 0)
     except TooManySteps:
         return ContainerRun(default, 0, warning=f"the script ran more than {MAX_STEPS:,} commands; kbatch "
@@ -263,7 +263,8 @@ def _run_while(shell: Shell, node: While, scope: MutableMapping[str, str]) -> No
     try:
         while True:
             first_line, started, before = len(shell.logs), shell.duration, shell.fingerprint(scope)
-            run_nodes(shell, node.condition, scope)
+            if not _body(shell, node.condition, scope):  # ``while break; do``: ends the loop
+                break
             if shell.exited or (shell.status == 0) == node.until:
                 break
             going = _body(shell, node.body, scope)

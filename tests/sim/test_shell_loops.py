@@ -177,3 +177,17 @@ def test_case_takes_the_first_matching_arm(words: list[str], word: str) -> None:
     run = sh(f"case {word} in {arms} *) echo none;; esac")
     first = next((f"arm{i}" for i, w in enumerate(words) if w == word), "none")
     assert run.logs == (first,)
+
+
+_TOKENS = ["while", "until", "do", "done", "case", "in", "esac", ";;", ")", "(", "if", "then", "fi",
+           "for", "break", "continue", "2", "$((", "))", "$(", "i", "+", "/", "0", "echo", "cat", "/tmp/f",
+           ">", ">>", "2>&1", "<", "&", ";", "\n", "&&", "||", "[", "]", "-f", "-lt", "sleep", "1", "exit",
+           "*", "'", '"', "let", "x=1", "$i", "true", "false", ":", "ls", "mkdir", "-p", "cd", "..", "|"]
+
+
+@given(st.lists(st.sampled_from(_TOKENS), max_size=30))
+@settings(max_examples=300)
+def test_any_script_runs_without_raising(tokens: list[str]) -> None:
+    """Whatever the user wrote, the kubelet gets a run (the interpreter never raises)."""
+    run = sh(" ".join(tokens))
+    assert run.duration >= 0 and 0 <= run.exit_code <= 255 and len(run.logs) == len(run.log_offsets)
