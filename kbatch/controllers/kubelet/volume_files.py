@@ -17,7 +17,8 @@ only (kubernetes/kubernetes 1.37):
   ``kube-api-access-*`` volume gives ``token``, ``ca.crt`` (the ``kube-root-ca.crt`` ConfigMap)
   and ``namespace`` at ``/var/run/secrets/kubernetes.io/serviceaccount``;
 * ``pkg/kubelet/kubelet_pods.go`` ``makeMounts``: ``subPath`` mounts that part of the volume (a
-  file or a directory); ``readOnly`` makes a writable volume read-only for that container;
+  file or a directory), ``subPathExpr`` too after ``$(VAR)`` expansion from the container's env;
+  ``readOnly`` makes a writable volume read-only for that container;
 * ``emptyDir`` (and volumes whose contents kbatch cannot know: PVCs, hostPath, CSI, ephemeral,
   image) start empty and are writable; one tree per volume is shared by the pod's containers.
   What an init container (or a sidecar) writes there is what the containers after it read: the
@@ -31,7 +32,7 @@ from collections.abc import Callable, MutableMapping
 from typing import Any
 
 from kbatch.controllers.kubelet.references import CONFIG_MAP, SECRET, Lookup, decode
-from kbatch.sim.command import FilesFactory, interpret
+from kbatch.sim.command import FilesFactory, expand_k8s_refs, interpret
 from kbatch.sim.files import FileSystem, Mount, SubTree
 
 __all__ = ["EnvOf", "after_run", "files_factory"]
@@ -51,8 +52,9 @@ def files_factory(pod: Any, container: Any, lookup: Lookup | None, env_of: EnvOf
         for earlier in before:
             if any(m.name in shared for m in earlier.volume_mounts or ()):
                 argv = [*(earlier.command or ()), *(earlier.args or ())]
-                interpret(argv, env_of(earlier), 0.0, _viewer(pod, earlier, shared, lookup))
-        return _view(pod, container, shared, lookup)
+                env = env_of(earlier)
+                interpret(argv, env, 0.0, _viewer(pod, earlier, shared, lookup, env))
+        return _view(pod, container, shared, lookup, env_of(container))
 
     return build
 
@@ -71,8 +73,8 @@ def after_run(pod: Any, container: Any, lookup: Lookup | None, env_of: EnvOf) ->
 
 
 def _viewer(pod: Any, container: Any, shared: dict[str, MutableMapping[str, str]],
-            lookup: Lookup | None) -> FilesFactory:
-    return lambda: _view(pod, container, shared, lookup)
+            lookup: Lookup | None, env: dict[str, str]) -> FilesFactory:
+    return lambda: _view(pod, container, shared, lookup, env)
 
 
 def _shared_trees(pod: Any) -> dict[str, MutableMapping[str, str]]:
@@ -81,7 +83,7 @@ def _shared_trees(pod: Any) -> dict[str, MutableMapping[str, str]]:
 
 
 def _view(pod: Any, container: Any, shared: dict[str, MutableMapping[str, str]],
-          lookup: Lookup | None) -> FileSystem:
+          lookup: Lookup | None, env: dict[str, str]) -> FileSystem:
     volumes = {v.name: v for v in pod.spec.volumes or ()}
     mounts = []
     for mount in container.volume_mounts or ():
@@ -90,7 +92,7 @@ def _view(pod: Any, container: Any, shared: dict[str, MutableMapping[str, str]],
             continue
         writable = mount.name in shared and not mount.read_only
         tree = shared[mount.name] if mount.name in shared else _read_only_tree(pod, volume, lookup)
-        sub = (mount.sub_path or "").strip("/")
+        sub = (mount.sub_path or expand_k8s_refs(mount.sub_path_expr or "", env)).strip("/")
         if sub and sub in tree:  # a subPath naming a file: the mount point is that file
             tree = {"": tree[sub]} if not writable else SubTree(tree, sub)
         elif sub:

@@ -131,6 +131,20 @@ def test_an_init_container_writes_an_empty_dir_the_app_container_reads() -> None
     assert pod.status.phase == "Succeeded"
 
 
+def test_sub_path_expr_gives_each_container_its_own_directory_of_an_empty_dir() -> None:
+    """``subPathExpr: $(POD_NAME)`` (upstream's documented use): the init container writes into the
+    volume's ``p/`` directory, which the app container reads through the whole volume."""
+    init = """  initContainers:
+  - name: prep
+    image: busybox
+    env: [{name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]
+    command: [sh, -c, 'echo mine > /logs/out']
+    volumeMounts: [{name: work, mountPath: /logs, subPathExpr: $(POD_NAME)}]"""
+    logs, _ = run_pod("ls /all; cat /all/p/out", "[{name: work, mountPath: /all}]",
+                      "[{name: work, emptyDir: {}}]", init=init)
+    assert logs.splitlines() == ["p", "mine"]
+
+
 def test_waiting_for_a_file_nobody_writes_runs_until_killed() -> None:
     """``until [ -f /tmp/ready ]; do sleep 1; done`` with no writer: a container that never ends
     (upstream's too), which the interpreter finds at the second iteration instead of spinning."""
