@@ -1,8 +1,10 @@
 """The simple commands the simulated shell runs itself, by name: builtins and the file utilities.
 
 Each takes the :class:`~kbatch.sim.shell_run.Shell`, its arguments (expanded, redirections
-removed), the variables and the file its standard input comes from. Messages follow busybox/dash
-(the ``sh`` of most batch images) and GNU coreutils where they differ only in wording:
+removed), the variables and the file its standard input comes from. The shell's own messages are
+dash's and busybox ash's (``can't create F: …``); ``cat`` and ``ls`` word theirs as GNU coreutils
+does (``cat: F: No such file or directory``; busybox says ``can't open 'F'``): kbatch does not know
+the image, and the status is the same either way:
 
 * ``echo`` (POSIX; ``-n``: no newline), ``exit [N]`` (status mod 256; a non-number is 2, dash's
   "Illegal number"), ``true``/``:``/``false``, ``wait`` (all background lists), ``cd DIR``
