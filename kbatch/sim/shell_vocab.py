@@ -29,6 +29,8 @@ def modelled(argv: list[str]) -> bool:
     """Is the simple command ``argv`` (unexpanded words) one the runner models?"""
     if not argv or all(ASSIGNMENT.match(w) for w in argv):
         return True
+    if "|" in argv:  # a pipeline
+        return False
     name, rest = argv[0], argv[1:]
     if name == "sleep":
         return bool(rest) and all("$" in w or parse_sleep(w) is not None for w in rest)

@@ -41,6 +41,8 @@ def test_the_containers_own_files(script: str, want: tuple[str, ...]) -> None:
 def test_a_file_read_takes_no_time_and_an_unknown_file_command_still_runs_the_default() -> None:
     assert interpret(["sh", "-c", "cat /etc/x; sleep 2"]).duration == 2.0
     assert interpret(["sh", "-c", "grep x /etc/x"]).duration == 1.0
+    pipeline = interpret(["sh", "-c", "cat /etc/x | wc -l"])  # a pipeline: "anything else"
+    assert (pipeline.duration, pipeline.exit_code, pipeline.logs) == (1.0, 0, ())
 
 
 def test_mounted_files_come_from_the_factory_only_when_a_command_needs_them() -> None:
