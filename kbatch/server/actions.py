@@ -20,6 +20,7 @@ from kbatch.api.errors import BadRequest, NotFound
 from kbatch.api.jsonpath import TemplateError, checked_expression, find, go_value
 from kbatch.api.quantity import Quantity
 from kbatch.sim import faults
+from kbatch.sim.command import FilesFactory
 from kbatch.sim.devices import DeviceTemplate
 from kbatch.sim.nodes import NodeTemplate, create_nodes
 
@@ -232,8 +233,8 @@ def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None
 
     pod = backend.get(_info(backend, "pods"), namespace, name)
     chosen = _log_container(pod, name, container, previous)
-    env = _container_env(backend, pod, chosen["name"])
-    run = interpret([*(chosen.get("command") or ()), *(chosen.get("args") or ())], env)
+    env, files = _container_env(backend, pod, chosen["name"])
+    run = interpret([*(chosen.get("command") or ()), *(chosen.get("args") or ())], env, files=files)
     status = _container_status(pod, chosen["name"])
     state = status.get("lastState") if previous else status.get("state")
     if run_started is not None:  # a run that has ended since (a followed log's): all it wrote
@@ -286,12 +287,14 @@ def _container_status(pod: Obj, container: str) -> Obj:
     return {}
 
 
-def _container_env(backend: Any, pod: Obj, container: str) -> dict[str, str]:
+def _container_env(backend: Any, pod: Obj, container: str) -> tuple[dict[str, str], FilesFactory]:
     """The environment the kubelet gives the container (its ``container_env``: values, the
     downward-API ``fieldRef`` forms, ``envFrom`` and ``configMapKeyRef``/``secretKeyRef`` read from
-    the ConfigMaps and Secrets as they are now)."""
+    the ConfigMaps and Secrets as they are now), and its files as the kubelet mounts them (read
+    from the objects as they are now, when the command first touches one)."""
     from kbatch.api.core_v1 import Pod
     from kbatch.controllers.kubelet.behaviour import container_env
+    from kbatch.controllers.kubelet.volume_files import files_factory
 
     model = Pod.from_dict(pod)
     spec = model.spec
@@ -305,7 +308,8 @@ def _container_env(backend: Any, pod: Obj, container: str) -> dict[str, str]:
         except NotFound:
             return None
 
-    return container_env(model, chosen, lookup)
+    files = files_factory(model, chosen, lookup, lambda other: container_env(model, other, lookup))
+    return container_env(model, chosen, lookup), files
 
 
 _WAIT_FIELDS = {"kind": str, "name": str, "namespace": str, "condition": str, "status": str, "delete": bool,

@@ -18,15 +18,22 @@ from the container environment, as the kubelet does for command and args
 ``… &`` / ``wait``     in a script, a list ended by ``&`` runs in the background (status 0 at
                        once); ``wait`` waits until every background list has ended; the shell
                        exits without waiting for them, and so does the container
-``export``, ``trap``…  the shell builtins ``export``, ``trap``, ``set``, ``unset``, ``cd``,
-                       ``shift``, ``umask``, ``readonly``: no time, status 0 (a trap is accepted
-                       but not run: simulated processes do not handle SIGTERM)
-``[ … ]``, ``[[ … ]]``  ``test`` conditions (:mod:`kbatch.sim.shell_eval`): no time; file tests are
-                       false (a simulated container has no files)
+``export``, ``trap``…  the shell builtins ``export``, ``trap``, ``set``, ``unset``, ``shift``,
+                       ``umask``, ``readonly``: no time, status 0 (a trap is accepted but not run:
+                       simulated processes do not handle SIGTERM); ``cd DIR`` moves the directory
+``[ … ]``, ``[[ … ]]``  ``test`` conditions (:mod:`kbatch.sim.shell_eval`): no time; file tests
+                       (``-e -f -d -s -r -w -x``) look at the container's files
 ``NAME=value``         a shell variable for the rest of the script, no time
-``if …; then …; fi``   ``if``/``elif``/``else`` and ``for NAME in WORDS; do …; done`` (words: ``$VAR``,
-``for … do … done``    ``{1..3}``, ``$(seq …)``) run as sh runs them (:mod:`kbatch.sim.shell_syntax`)
-``while``, ``case``…   a script with another compound command is "anything else" as a whole
+``$(( … ))``           arithmetic (:mod:`kbatch.sim.shell_arith`); ``let`` (bash, busybox ash)
+``$( … )``             the output of a substitution whose commands are all modelled
+``if``, ``for``,       ``if``/``elif``/``else``, ``for NAME in WORDS`` (words: ``$VAR``, ``{1..3}``,
+``while``, ``until``,  ``$(seq …)``), ``while``/``until`` with ``break``/``continue``, ``case`` with
+``case``               glob patterns, run as sh runs them (:mod:`kbatch.sim.shell_run`); a loop
+                       whose iteration changes nothing runs until the container is killed
+``cat``, ``ls``…       ``cat``, ``ls``, ``touch``, ``mkdir``, ``rm`` and ``>``/``>>``/``<``
+                       redirections over the container's files (:mod:`kbatch.sim.files`: its
+                       mounted volumes, built when first read, and what it writes)
+``{ }``, ``( )``…      a script with another compound command is "anything else" as a whole
 anything else          runs for the default duration (1 s, KWOK's default pod-complete delay) and
                        succeeds
 =====================  ===========================================================================
@@ -41,53 +48,20 @@ The exit code of a script is that of the last command that ran, as in POSIX sh. 
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Mapping, MutableMapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
-from kbatch.sim.shell_eval import condition_status, for_items
-from kbatch.sim.shell_syntax import For, If, Node, Simple, expand_sh, parse_script, words
+from kbatch.sim.container_run import DEFAULT_DURATION, ContainerRun, parse_sleep
+from kbatch.sim.shell_run import MAX_STEPS, FilesFactory, Shell, _Files, run_script, run_simple
+from kbatch.sim.shell_syntax import parse_script
+from kbatch.sim.shell_vocab import first_unmodelled, modelled
 
-__all__ = ["DEFAULT_DURATION", "SHELLS", "ContainerRun", "interpret", "parse_sleep", "unmodelled_command"]
-
-DEFAULT_DURATION = 1.0
-"""Seconds an unrecognised command runs (kubernetes-sigs/kwok ``kustomize/stage/pod/general``
-``pod-complete`` defaults its delay to 1000 ms)."""
+__all__ = ["DEFAULT_DURATION", "MAX_STEPS", "SHELLS", "ContainerRun", "FilesFactory", "interpret",
+           "parse_sleep", "unmodelled_command"]
 
 SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/sh", "/usr/bin/bash", "ash", "/bin/ash"})
 
-_SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-_SLEEP = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$")
 _K8S_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.\-]*)\)")
-_BUILTINS = frozenset({"export", "trap", "set", "unset", "cd", "shift", "umask", "readonly"})
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_TESTS = frozenset({"[", "[[", "test"})
-_REDIRECT = re.compile(r"^(\d*|&)>>?(.*)$")  # an output redirection word: fd, then its target (or none)
-_KNOWN = _BUILTINS | _TESTS | {"exit", "true", ":", "false", "echo", "wait"}
-MAX_STEPS = 1_000_000
-"""Commands one run may execute; a script past it (nested loops) is "anything else"."""
-
-
-@dataclass(frozen=True, slots=True)
-class ContainerRun:
-    """What one run of a container does: how long it runs, how it ends, what it prints, and when
-    (``log_offsets``: seconds after the start at which each line of ``logs`` is printed)."""
-
-    duration: float
-    exit_code: int
-    logs: tuple[str, ...] = ()
-    log_offsets: tuple[float, ...] = ()
-
-
-def parse_sleep(word: str) -> float | None:
-    """``"90"`` → 90.0, ``"1.5m"`` → 90.0, ``"infinity"`` → inf; None when not a sleep operand."""
-    if word == "infinity":
-        return math.inf
-    match = _SLEEP.match(word)
-    if match is None:
-        return None
-    return float(match.group(1)) * _SLEEP_UNITS[match.group(2)]
 
 
 def expand_k8s_refs(text: str, env: Mapping[str, str]) -> str:
@@ -106,17 +80,20 @@ def interpret(
     argv: Sequence[str],
     env: Mapping[str, str] | None = None,
     default_duration: float = DEFAULT_DURATION,
+    files: FilesFactory | None = None,
 ) -> ContainerRun:
-    """Read ``argv`` (command + args) by the vocabulary above; never raises."""
+    """Read ``argv`` (command + args) by the vocabulary above; never raises. ``files`` builds the
+    container's file view (:mod:`kbatch.sim.files`) when a command first needs it; without it the
+    container sees only the image's directories and what it writes itself."""
     env = env or {}
     words = [expand_k8s_refs(w, env) for w in argv]
     if not words:
         return ContainerRun(default_duration, 0)
     if words[0] in SHELLS and (script := _shell_script(words[1:])) is not None:
-        return _run_script(script, env, default_duration)
-    state = _State(default_duration)
-    state.run_simple(words)
-    return state.result()
+        return run_script(script, dict(env), default_duration, files)
+    shell = Shell(default_duration, _Files(files))
+    run_simple(shell, words, dict(env))
+    return shell.result()
 
 
 def _shell_script(words: Sequence[str]) -> str | None:
@@ -142,174 +119,6 @@ def _shell_script(words: Sequence[str]) -> str | None:
     return words[index] if has_c and index < len(words) else None
 
 
-class _State:
-    """Accumulates time, logs and the last exit status while a script runs."""
-
-    def __init__(self, default_duration: float) -> None:
-        self.default = default_duration
-        self.duration = 0.0
-        self.status = 0
-        self.logs: list[str] = []
-        self.offsets: list[float] = []
-        self.exited = False
-        self.background_end = 0.0  # when the last background list started so far ends
-        self.steps = 0
-
-    def run_simple(self, words: list[str]) -> None:
-        name, rest = words[0], words[1:]
-        if name == "sleep" and rest and (seconds := _sum_sleeps(rest)) is not None:
-            self.duration += seconds
-            self.status = 0
-        elif name == "exit":
-            self.status = _exit_code(rest[0]) if rest else self.status
-            self.exited = True
-        elif name in ("true", ":"):
-            self.status = 0
-        elif name == "false":
-            self.status = 1
-        elif name == "echo":
-            line = _echo_line(rest)
-            if line is not None:
-                self.logs.append(line)
-                self.offsets.append(self.duration)
-            self.status = 0
-        elif name == "wait":
-            self.duration = max(self.duration, self.background_end)
-            self.status = 0
-        elif name in _BUILTINS:
-            self.status = 0
-        elif name in _TESTS:
-            self.status = condition_status(words)
-        else:
-            self.duration += self.default
-            self.status = 0
-
-    def result(self) -> ContainerRun:
-        return ContainerRun(self.duration, self.status, tuple(self.logs), tuple(self.offsets))
-
-
-def _echo_line(words: list[str]) -> str | None:
-    """What ``echo`` prints to the container's log: its words without redirections (POSIX "Shell
-    Command Language" 2.7), or ``None`` when its standard output goes to a file (``> f``, ``>> f``,
-    ``1> f``, ``&> f``); ``2> f`` and ``>&2`` still reach the log, which holds stdout and stderr."""
-    out, to_file, skip = [], False, False
-    for word in words:
-        if skip:
-            skip = False
-            continue
-        found = _REDIRECT.match(word)
-        if found is None:
-            if word != "-n":
-                out.append(word)
-            continue
-        fd, target = found.group(1), found.group(2)
-        skip = target == ""
-        if fd in ("", "1", "&") and not target.startswith("&"):
-            to_file = True
-    return None if to_file else " ".join(out)
-
-
-def _sum_sleeps(words: list[str]) -> float | None:
-    """GNU sleep adds up its operands (``sleep 1m 30s``)."""
-    parts = [parse_sleep(w) for w in words]
-    return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
-
-
-def _exit_code(word: str) -> int:
-    try:
-        return int(word) & 0xFF  # sh reports exit codes modulo 256
-    except ValueError:
-        return 2  # sh: "exit: Illegal number"
-
-
-class _Unmodelled(Exception):
-    """The script, while running, needs what is not modelled (a loop over another substitution,
-    more than :data:`MAX_STEPS` commands)."""
-
-
-def _run_script(script: str, env: Mapping[str, str], default_duration: float) -> ContainerRun:
-    nodes = parse_script(script)
-    if nodes is None:
-        return ContainerRun(default_duration, 0)
-    state = _State(default_duration)
-    try:
-        _run_nodes(state, nodes, dict(env))
-    except _Unmodelled:
-        return ContainerRun(default_duration, 0)
-    return state.result()
-
-
-def _run_nodes(state: _State, nodes: Sequence[Node], scope: MutableMapping[str, str]) -> None:
-    for node in nodes:
-        if state.exited:
-            return
-        if isinstance(node, Simple):
-            _run_list(state, node, scope)
-        elif isinstance(node, If):
-            _run_if(state, node, scope)
-        else:
-            _run_for(state, node, scope)
-
-
-def _run_list(state: _State, node: Simple, scope: MutableMapping[str, str]) -> None:
-    if not node.background:
-        _run_chain(state, node.chain, scope)
-        return
-    job = _State(state.default)  # a subshell: its time runs alongside, its exit ends only itself
-    _run_chain(job, node.chain, dict(scope))
-    state.steps += job.steps
-    state.background_end = max(state.background_end, state.duration + job.duration)
-    state.logs.extend(job.logs)
-    state.offsets.extend(state.duration + offset for offset in job.offsets)
-    state.status = 0
-
-
-def _run_if(state: _State, node: If, scope: MutableMapping[str, str]) -> None:
-    """The first branch whose condition exits 0 runs; none taken and no ``else``: status 0."""
-    for condition, body in node.branches:
-        _run_chain(state, condition, scope)
-        if state.exited:
-            return
-        if state.status == 0:
-            _run_nodes(state, body, scope)
-            return
-    state.status = 0
-    if node.orelse is not None:
-        _run_nodes(state, node.orelse, scope)
-
-
-def _run_for(state: _State, node: For, scope: MutableMapping[str, str]) -> None:
-    items = for_items(node.items, scope)
-    if items is None:
-        raise _Unmodelled(node.items)
-    state.status = 0
-    for item in items:
-        scope[node.name] = item
-        _run_nodes(state, node.body, scope)
-        if state.exited:
-            return
-
-
-def _run_chain(state: _State, chain: Sequence[tuple[str, str]], scope: MutableMapping[str, str]) -> None:
-    """An and-or list: ``a && b || c``, each command after the first run by the last status."""
-    for separator, command in chain:
-        if state.exited:
-            return
-        if (separator == "&&" and state.status != 0) or (separator == "||" and state.status == 0):
-            continue
-        state.steps += 1
-        if state.steps > MAX_STEPS:
-            raise _Unmodelled("too many steps")
-        argv = words(expand_sh(command, scope))
-        if argv and all(_ASSIGNMENT.match(w) for w in argv):
-            for assignment in argv:
-                name, _, value = assignment.partition("=")
-                scope[name] = value
-            state.status = 0
-        elif argv:
-            state.run_simple(argv)
-
-
 def unmodelled_command(argv: Sequence[str]) -> str | None:
     """The first command of ``argv`` (command + args) that the vocabulary does not model — one that
     runs the default duration and succeeds instead of doing what it would do — as written; ``None``
@@ -324,37 +133,5 @@ def unmodelled_command(argv: Sequence[str]) -> str | None:
         if script is None:
             return " ".join(words)
         nodes = parse_script(script)
-        return script.strip() if nodes is None else _first_unmodelled(nodes)
-    return None if _modelled(words) else " ".join(words)
-
-
-def _first_unmodelled(nodes: Sequence[Node]) -> str | None:
-    for node in nodes:
-        if isinstance(node, Simple):
-            chains = [node.chain]
-        elif isinstance(node, If):
-            chains = [cond for cond, _ in node.branches]
-        else:
-            chains = []
-            if "$(" in node.items.replace("$(seq", "") or "`" in node.items:
-                return f"for {node.name} in {node.items}"
-        for chain in chains:
-            found = next((c for _, c in chain if not _modelled(words(c))), None)
-            if found is not None:
-                return found
-        bodies = [b for _, b in node.branches] + [node.orelse or ()] if isinstance(node, If) else \
-            [node.body] if isinstance(node, For) else []
-        for body in bodies:
-            found = _first_unmodelled(body)
-            if found is not None:
-                return found
-    return None
-
-
-def _modelled(argv: list[str]) -> bool:
-    if not argv or all(_ASSIGNMENT.match(w) for w in argv):
-        return True
-    name, rest = argv[0], argv[1:]
-    if name == "sleep":
-        return bool(rest) and all("$" in w or parse_sleep(w) is not None for w in rest)
-    return name in _KNOWN or "$" in name
+        return script.strip() if nodes is None else first_unmodelled(nodes)
+    return None if modelled(words) else " ".join(words)

@@ -4,8 +4,8 @@ loop runs over.
 * :func:`condition_status` — POSIX ``test`` (utilities, "test") and bash's ``[[``: string ``=``/``==``/
   ``!=`` (``[[`` matches the right side as a glob pattern), integer ``-eq -ne -lt -le -gt -ge``,
   ``-z``/``-n``, one operand (non-empty), ``!`` negation. A file test (``-f``, ``-e``, ``-d`` …)
-  is false: a simulated container has no files, so the jobset examples' ``[ -f /tmp/fail ]``
-  never holds. Anything else is status 2, as ``test`` reports a syntax error.
+  asks the caller's ``files`` callback (the container's files, :mod:`kbatch.sim.files`), false
+  without one. Anything else is status 2, as ``test`` reports a syntax error.
 * :func:`for_items` — the words after ``for NAME in``: ``$VAR`` expanded, brace ranges
   ``{1..3}`` (bash "Brace Expansion"), and ``$(seq …)`` (GNU coreutils ``seq [FIRST [INCREMENT]]
   LAST``, integers), the one command substitution batch scripts loop over. Another substitution
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from kbatch.sim.shell_syntax import expand_sh, words
 
@@ -27,11 +27,12 @@ _INT_OPS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.
             "-gt": int.__gt__, "-ge": int.__ge__}
 _FILE_TESTS = frozenset({"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-L", "-p", "-r", "-s", "-S",
                          "-u", "-w", "-x", "-O", "-G", "-N"})
+FileTest = Callable[[str, str], bool]  # (primary such as "-f", path) -> holds
 _SEQ = re.compile(r"\$\(\s*seq\s+([^)]*)\)")
 _BRACE = re.compile(r"\{(-?\d+)\.\.(-?\d+)\}")
 
 
-def condition_status(argv: list[str]) -> int:
+def condition_status(argv: list[str], files: FileTest | None = None) -> int:
     """The exit status of ``test …``, ``[ … ]`` or ``[[ … ]]`` (``argv[0]`` names which)."""
     name, args = argv[0], argv[1:]
     closing = {"[": "]", "[[": "]]"}.get(name)
@@ -39,12 +40,12 @@ def condition_status(argv: list[str]) -> int:
         if not args or args[-1] != closing:
             return 2
         args = args[:-1]
-    return _evaluate(args, glob=name == "[[")
+    return _evaluate(args, glob=name == "[[", files=files)
 
 
-def _evaluate(args: list[str], glob: bool) -> int:
+def _evaluate(args: list[str], glob: bool, files: FileTest | None) -> int:
     if args[:1] == ["!"]:
-        inner = _evaluate(args[1:], glob)
+        inner = _evaluate(args[1:], glob, files)
         return inner if inner == 2 else 1 - inner
     if not args:
         return 1
@@ -56,7 +57,9 @@ def _evaluate(args: list[str], glob: bool) -> int:
             return 0 if not value else 1
         if op == "-n":
             return 0 if value else 1
-        return 1 if op in _FILE_TESTS else 2
+        if op in _FILE_TESTS:
+            return 0 if files is not None and files(op, value) else 1
+        return 2
     if len(args) == 3:
         return _binary(args[0], args[1], args[2], glob)
     return 2

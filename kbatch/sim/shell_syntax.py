@@ -1,12 +1,14 @@
 """The shell syntax a simulated container's ``sh -c`` script is read with: lists, and-or chains, and
-the two compound commands batch examples use, ``if`` and ``for``.
+the compound commands batch scripts use, ``if``, ``for``, ``while``/``until`` and ``case``.
 
 A script is split into and-or lists (``a; b && c & d``) as POSIX "Shell Command Language" 2.9.3
-separates them, quotes respected. The lists are then grouped into a tree: a :class:`Simple` list,
-an :class:`If` (``if``/``elif``/``else``/``fi``, 2.9.4.4) or a :class:`For` (``for NAME in WORDS;
-do …; done``, 2.9.4.2). Anything else compound (``while``, ``until``, ``case``, ``{ }``, ``( )``,
-functions, a ``for`` without ``in``) and any keyword out of place make :func:`parse_script` answer
-``None``: the vocabulary then runs the script as "anything else" (:mod:`kbatch.sim.command`).
+separates them, quotes respected (``;;`` is kept as an item of its own). The lists are then grouped
+into a tree: a :class:`Simple` list, an :class:`If` (``if``/``elif``/``else``/``fi``, 2.9.4.4), a
+:class:`For` (``for NAME in WORDS; do …; done``, 2.9.4.2), a :class:`While` (``while``/``until
+LIST; do …; done``, 2.9.4.5-6) or a :class:`Case` (``case WORD in [(]PAT[|PAT]…) LIST ;; … esac``,
+2.9.4.3). Anything else compound (``{ }``, ``( )``, functions, a ``for`` without ``in``) and any
+keyword out of place make :func:`parse_script` answer ``None``: the vocabulary then runs the script
+as "anything else" (:mod:`kbatch.sim.command`).
 
 kubernetes-sigs/jobset's failure-policy examples are the model (``site/static/examples/
 failure-policy/*.yaml``: index 0 counts down in a ``for`` over ``$(seq 10 -1 1)`` inside an ``if`` on
@@ -22,15 +24,19 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["Chain", "For", "If", "Node", "Simple", "expand_sh", "parse_script", "split_script", "words"]
+__all__ = ["Background", "Case", "Chain", "For", "If", "Node", "Simple", "While", "expand_sh",
+           "parse_script", "split_script", "words"]
 
 Chain = tuple[tuple[str, str], ...]
 """An and-or list: ``(separator, command)`` pairs, the first separator ``;``, then ``&&`` or ``||``."""
 
 _SH_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _FOR = re.compile(r"^for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in(?:\s+(.*))?$", re.DOTALL)
-_OPENERS = frozenset({"while", "until", "case", "select", "function", "{", "}", "!", "esac"})
+_CASE = re.compile(r"^case\s+(.+?)\s+in(?:\s+(.*))?$", re.DOTALL)
+_OPENERS = frozenset({"select", "function", "{", "}", "!", "esac", ";;"})
 _CLOSERS = frozenset({"then", "do", "elif", "else", "fi", "done"})
+DSEMI = ";;"
+"""The item :func:`split_script` yields for a ``case`` arm's terminator."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +58,25 @@ class For:
     body: tuple[Node, ...]
 
 
-Node = Simple | If | For
+@dataclass(frozen=True, slots=True)
+class While:
+    condition: tuple[Node, ...]
+    body: tuple[Node, ...]
+    until: bool = False  # ``until``: the body runs while the condition fails
+
+
+@dataclass(frozen=True, slots=True)
+class Background:
+    node: Node  # a compound command ended by ``&`` (``while …; done &``): run in a subshell alongside
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    word: str  # unexpanded
+    arms: tuple[tuple[tuple[str, ...], tuple[Node, ...]], ...]  # (patterns, unexpanded; body)
+
+
+Node = Simple | If | For | While | Case | Background
 
 
 class _Unsupported(Exception):
@@ -94,8 +118,14 @@ def _block(items: list[tuple[Chain, bool]], i: int, stop: frozenset[str]) -> tup
             node, i = _if(items, i)
         elif head == "for":
             node, i = _for(items, i)
+        elif head in ("while", "until"):
+            node, i = _while(items, i, head)
+        elif head == "case":
+            node, i = _case(items, i)
         else:
             node, i = Simple(*items[i]), i + 1
+        if not isinstance(node, Simple) and items[i - 1][1]:
+            node = Background(node)
         body.append(node)
     if stop:
         raise _Unsupported("unterminated")
@@ -147,21 +177,76 @@ def _for(items: list[tuple[Chain, bool]], i: int) -> tuple[For, int]:
     return For(found.group(1), found.group(2) or "", tuple(body)), _end(items, i, "done")
 
 
+def _while(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[While, int]:
+    _, i = _strip(items, i, keyword)
+    condition, i = _block(items, i, frozenset({"do"}))
+    if not condition:
+        raise _Unsupported("empty condition")
+    _, i = _strip(items, i, "do")
+    body, i = _block(items, i, frozenset({"done"}))
+    return While(tuple(condition), tuple(body), keyword == "until"), _end(items, i, "done")
+
+
+def _case(items: list[tuple[Chain, bool]], i: int) -> tuple[Case, int]:
+    chain, background = items[i]
+    found = _CASE.match(chain[0][1].strip())
+    if found is None or len(chain) > 1 or background:
+        raise _Unsupported("case")
+    arms: list[tuple[tuple[str, ...], tuple[Node, ...]]] = []
+    if found.group(2):
+        items[i] = (((";", found.group(2).strip()),), False)
+    else:
+        i += 1
+    while i < len(items) and items[i][0][0][1].strip() != "esac":
+        patterns, i = _patterns(items, i)
+        body, i = _block(items, i, frozenset({DSEMI, "esac"}))
+        arms.append((patterns, tuple(body)))
+        if i < len(items) and items[i][0][0][1] == DSEMI:
+            i += 1
+    return Case(found.group(1), tuple(arms)), _end(items, i, "esac")
+
+
+def _patterns(items: list[tuple[Chain, bool]], i: int) -> tuple[tuple[str, ...], int]:
+    """An arm's ``[(]PAT[|PAT]…)``, leaving the command after ``)`` (if any) as the item to read."""
+    chain, background = items[i]
+    text = chain[0][1].strip()
+    close, quote = -1, ""
+    for pos, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == ")":
+            close = pos
+            break
+    if close < 0:
+        raise _Unsupported("case pattern")
+    patterns = tuple(p.strip() for p in text[:close].lstrip().removeprefix("(").split("|"))
+    rest = text[close + 1:].strip()
+    if rest:
+        items[i] = (((chain[0][0], rest), *chain[1:]), background)
+        return patterns, i
+    if len(chain) > 1 or background:
+        raise _Unsupported("case pattern")
+    return patterns, i + 1
+
+
 def _end(items: list[tuple[Chain, bool]], i: int, keyword: str) -> int:
-    """``fi`` / ``done``, alone in its list (a redirection or ``&&`` after it is not modelled)."""
-    if i >= len(items) or items[i][0][0][1].strip() != keyword or len(items[i][0]) > 1 or items[i][1]:
+    """``fi`` / ``done``, alone in its list (a redirection or ``&&`` after it is not modelled; a
+    ``&`` makes the compound command a :class:`Background` one)."""
+    if i >= len(items) or items[i][0][0][1].strip() != keyword or len(items[i][0]) > 1:
         raise _Unsupported(keyword)
     return i + 1
 
 
 def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
     """``a; b && c & d`` → ``[([(";", "a")], False), ([(";", "b"), ("&&", "c")], True),
-    ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, respecting quotes; a ``&``
-    inside a redirection (``2>&1``, ``&>f``) is not a terminator."""
+    ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, respecting quotes and
+    ``$( )`` / ``$(( ))``; a ``&`` inside a redirection (``2>&1``, ``&>f``) is not a terminator."""
     lists: list[tuple[list[tuple[str, str]], bool]] = []
     chain: list[tuple[str, str]] = []
     buf: list[str] = []
-    sep, quote, i = ";", "", 0
+    sep, quote, i, depth = ";", "", 0, 0
 
     def flush(background: bool) -> None:
         nonlocal chain
@@ -177,9 +262,24 @@ def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
+        elif two == "$(":  # a substitution: its separators are its own (2.6.3, 2.6.4)
+            depth += 1
+            buf.append(two)
+            i += 2
+            continue
+        elif depth and ch in "()":
+            depth += 1 if ch == "(" else -1
+        elif depth:
+            pass
         elif two in ("&&", "||"):
             chain.append((sep, "".join(buf).strip()))
             sep, buf = two, []
+            i += 2
+            continue
+        elif two == DSEMI:
+            flush(background=False)
+            lists.append(([(";", DSEMI)], False))
+            sep, buf = ";", []
             i += 2
             continue
         elif ch in ";\n" or (ch == "&" and script[i - 1 : i] not in ("<", ">") and two != "&>"):

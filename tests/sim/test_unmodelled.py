@@ -17,7 +17,11 @@ from kbatch.sim.unmodelled import unmodelled_warnings
     (["python3", "-c", "import sys"], "python3 -c import sys"),
     (["/bin/sh", "-c", "date; echo Hello from the Kubernetes cluster"], "date"),  # the CronJob example
     (["sh", "-c", "if true; then python train.py; fi"], "python train.py"),
-    (["sh", "-c", "while true; do sleep 1; done"], "while true; do sleep 1; done"),
+    (["sh", "-c", "while true; do sleep 1; done"], None),
+    (["sh", "-c", "{ sleep 1; }"], "{ sleep 1; }"),
+    (["sh", "-c", "cat /etc/config/x | wc -l"], "cat /etc/config/x | wc -l"),
+    (["sh", "-c", "i=0; while [ $i -lt 3 ]; do curl x; i=$((i+1)); done"], "curl x"),
+    (["sh", "-c", "case $I in 0) cat /etc/cfg;; *) python run.py;; esac"], "python run.py"),
     (["sh", "-c", "for f in $(ls); do echo $f; done"], "for f in $(ls)"),
     (["bash", "-x", "run.sh"], "bash -x run.sh"),
     (["sleep", "soon"], "sleep soon"),

@@ -33,11 +33,14 @@ from kbatch.controllers.kubelet.engine import APP, ConfigError, Planner, Proc
 from kbatch.controllers.kubelet.podips import Addresses
 from kbatch.controllers.kubelet.probes import LIVENESS, READINESS, STARTUP, ProbeSpec
 from kbatch.controllers.kubelet.references import Lookup, container_references, resolve_env
+from kbatch.controllers.kubelet.volume_files import after_run, files_factory
 from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, expand_k8s_refs, interpret
 from kbatch.sim.stages import StageRule, pick_stage
 
-__all__ = ["command_run", "container_command", "container_env", "make_planner", "probe_specs"]
+__all__ = ["command_run", "container_command", "container_env", "field_ref_value", "make_planner",
+           "probe_specs", "touches_files"]
 
+_FILE_WORDS = re.compile(r"[<>]|\b(?:cat|ls|cd|touch|mkdir|rm)\b|(?:^|\s)-[aedfsrwx](?:\s|$)")
 _MAP_REF = re.compile(r"^metadata\.(labels|annotations)\[['\"](.+)['\"]\]$")
 
 
@@ -55,7 +58,8 @@ _ADDRESS_PATHS = {"status.hostIP": ("host", False), "status.hostIPs": ("host", T
                   "status.podIP": ("pod", False), "status.podIPs": ("pod", True)}
 
 
-def _field_ref(pod: Any, path: str, addresses: Addresses | None = None) -> str | None:
+def field_ref_value(pod: Any, path: str, addresses: Addresses | None = None) -> str | None:
+    """The value of a downward-API ``fieldRef`` path (None when kbatch does not resolve it)."""
     meta, spec = pod.metadata, pod.spec
     address = _ADDRESS_PATHS.get(path)
     if address is not None:
@@ -81,7 +85,7 @@ def container_env(pod: Any, container: Any, lookup: Lookup | None = None,
         if var.value is not None or var.value_from is None:  # no value at all: defined, empty
             env[var.name] = expand_k8s_refs(var.value, env) if var.value else ""
         elif var.value_from is not None and var.value_from.field_ref is not None:
-            value = _field_ref(pod, var.value_from.field_ref.field_path, addresses)
+            value = field_ref_value(pod, var.value_from.field_ref.field_path, addresses)
             if value is not None:
                 env[var.name] = value
     if lookup is not None:
@@ -105,6 +109,13 @@ def command_run(command: Command, default_duration: float) -> ContainerRun:
     return interpret(command[0], dict(command[1]), default_duration)
 
 
+@functools.lru_cache(maxsize=4096)
+def touches_files(argv: tuple[str, ...]) -> bool:
+    """May this command read or write a file (a file utility, a redirection, a file test)? A
+    container whose command cannot is run from the shared cache and never builds a file view."""
+    return any(_FILE_WORDS.search(word) for word in argv)
+
+
 def make_planner(
     pod: Any,
     stages: Sequence[StageRule],
@@ -119,7 +130,9 @@ def make_planner(
     It keeps no reference to the ``pod`` model (a controller may keep a planner as long as the pod
     runs, and the model is the informer cache's): commands and environments are read now, except
     those of containers that reference ConfigMaps or Secrets (``with_refs``), which are read from
-    ``lookup`` when each run starts (the objects may appear or change meanwhile)."""
+    ``lookup`` when each run starts (the objects may appear or change meanwhile). A container whose
+    command may touch files (:func:`touches_files`) keeps the pod: its files are read from the
+    volumes when a run first touches one (:mod:`.volume_files`)."""
     uid = pod.metadata.uid
     containers = [*(pod.spec.init_containers or ()), *pod.spec.containers,
                   *(pod.spec.ephemeral_containers or ())]
@@ -128,6 +141,8 @@ def make_planner(
     referring = {c.name: c for c in containers
                  if with_refs and lookup is not None and container_references(c)}
     fields = {name: container_env(pod, c, None, addresses) for name, c in referring.items()}
+    filing = {c.name: files_factory(pod, c, lookup, lambda c: container_env(pod, c, lookup, addresses))
+              for c in containers if touches_files(commands[c.name][0])}
     stage: StageRule | None = None
     pod_dict: dict[str, Any] = {}
     if stages:
@@ -146,6 +161,9 @@ def make_planner(
         command = commands.get(proc.name)
         if command is None:
             return ContainerRun(default_duration, 0)
+        files = filing.get(proc.name)
+        if files is not None:
+            return interpret(command[0], dict(command[1]), default_duration, files)
         return command_run(command, default_duration)
 
     return plan
@@ -153,10 +171,16 @@ def make_planner(
 
 def _probe_passes(probe: Any, pod: Any, container: Any, timeout: float) -> bool:
     """An ``exec`` probe passes when its command exits 0 within ``timeoutSeconds`` (read by the
-    command vocabulary; an unknown command answers at once with 0); other handlers pass."""
+    command vocabulary; an unknown command answers at once with 0); other handlers pass. A probe
+    that touches files sees the container's: its volumes and what its command has written by the
+    time it ends or settles into a loop (:func:`.volume_files.after_run`; the answer is one for the
+    whole run, as every probe answer here)."""
     if probe.exec is None:
         return True
-    run = interpret(list(probe.exec.command or ()), container_env(pod, container), 0.0)
+    argv = tuple(probe.exec.command or ())
+    env = container_env(pod, container)
+    files = after_run(pod, container, None, lambda c: container_env(pod, c)) if touches_files(argv) else None
+    run = interpret(argv, env, 0.0, files)
     return run.exit_code == 0 and run.duration <= timeout
 
 

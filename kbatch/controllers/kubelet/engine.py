@@ -297,6 +297,8 @@ def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None
         proc.reason = "Completed" if behaviour.exit_code == 0 else "Error"
     if log is not None and behaviour.logs:
         log(proc, proc.restart_count, behaviour.logs)
+    if behaviour.warning:  # what the simulation could not follow (a kbatch addition)
+        _event(run, "Warning", "SimulationLimit", behaviour.warning, proc)
     if proc.probe_specs:
         proc.probes = new_states(proc.probe_specs, t)
         proc.started_ok = not any(s.kind == STARTUP for s in proc.probe_specs)

@@ -31,7 +31,7 @@ from typing import Any
 
 from kbatch.sim.command import expand_k8s_refs
 
-__all__ = ["CONFIG_MAP", "SECRET", "Lookup", "container_references", "env_error", "mount_errors",
+__all__ = ["CONFIG_MAP", "SECRET", "Lookup", "container_references", "decode", "env_error", "mount_errors",
            "pod_references", "resolve_env"]
 
 CONFIG_MAP, SECRET = "ConfigMap", "Secret"
@@ -71,13 +71,16 @@ def _values(kind: str, obj: Any, with_binary: bool = False) -> dict[str, str]:
         if with_binary:
             out.update(dict.fromkeys(obj.binary_data or {}, ""))
         return out
-    decoded: dict[str, str] = {}
-    for k, v in (obj.data or {}).items():
-        try:
-            decoded[k] = base64.b64decode(v or "", validate=True).decode(errors="replace")
-        except (binascii.Error, ValueError):
-            decoded[k] = ""
-    return decoded
+    return {k: decode(v) for k, v in (obj.data or {}).items()}
+
+
+def decode(text: str | None) -> str:
+    """A Secret ``data`` (or ConfigMap ``binaryData``) value as text: base64-decoded, bytes that
+    are not UTF-8 replaced; a value that is not base64 is empty."""
+    try:
+        return base64.b64decode(text or "", validate=True).decode(errors="replace")
+    except (binascii.Error, ValueError):
+        return ""
 
 
 def resolve_env(container: Any, namespace: str, lookup: Lookup,

@@ -183,11 +183,24 @@ def test_liveness_failure_under_restart_policy_never_fails_the_pod() -> None:
 
 def test_exec_readiness_vocabulary_and_timeout() -> None:
     for command, ready in (("[\"true\"]", True), ("[\"false\"]", False), ("[sleep, \"5\"]", False),
-                           ("[cat, /tmp/healthy]", True)):
+                           ("[cat, /tmp/healthy]", False), ("[ls, /tmp]", True),
+                           ("[python, check.py]", True)):
         cp = sim_cluster(1)
         cp.apply(probe_pod(f"readinessProbe: {{exec: {{command: {command}}}}}"))
         cp.advance(1)
         assert status(cp)[1].ready is ready, command
+
+
+def test_an_exec_probe_reads_the_files_the_container_wrote() -> None:
+    """``cat /tmp/healthy`` (the upstream liveness-exec example's probe) passes once the container's
+    own command has written the file: the probe runs in the container's filesystem."""
+    for script, ready in (("touch /tmp/healthy; sleep 1000", True), ("sleep 1000", False),
+                          ("echo ok > /tmp/healthy; sleep 1000", True)):
+        cp = sim_cluster(1)
+        cp.apply(probe_pod("readinessProbe: {exec: {command: [cat, /tmp/healthy]}}")
+                 .replace('command: [sleep, "1000"]', f"command: [sh, -c, '{script}']"))
+        cp.advance(1)
+        assert status(cp)[1].ready is ready, script
 
 
 def test_readiness_fault_window_makes_the_pod_unready_then_ready_again() -> None:

@@ -1,0 +1,191 @@
+"""Shell arithmetic: the expression inside ``$(( … ))`` and the operands of bash/ash ``let``.
+
+POSIX "Shell Command Language" 2.6.4 (Arithmetic Expansion) takes the C language's signed integer
+arithmetic; dash, busybox ash and bash compute in 64 bits (``intmax_t``). Modelled:
+
+* operands: decimal, octal (``010``), hexadecimal (``0x1f``) constants, and variable names with or
+  without ``$`` (``i+1``: an unset or empty variable is 0; a variable holding a number is read as
+  one; a value that is not a number is an error, as dash says "Illegal number");
+* operators, by C precedence: ``( )``; unary ``+ - ! ~``; ``* / %``; ``+ -``; ``<< >>``;
+  ``< <= > >=``; ``== !=``; ``&``; ``^``; ``|``; ``&&``; ``||``; ``?:``; assignment ``= *= /= %=
+  += -= <<= >>= &= ^= |=`` (which also sets the variable, as in dash);
+* division truncates toward zero and ``%`` takes the dividend's sign (C99); division by zero is an
+  error; results wrap to 64-bit two's complement.
+
+An error (:class:`ArithError`) makes a non-interactive sh exit with status 2 (dash prints
+"arithmetic expression: …"); the interpreter does so. ``++``/``--`` (bash only, not POSIX) are
+not operators here, as in dash (``--x`` is ``-(-x)``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, MutableMapping
+
+__all__ = ["ArithError", "evaluate", "truncating_div", "truncating_mod", "wrap64"]
+
+_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|\$?([A-Za-z_][A-Za-z0-9_]*)|"
+                    r"(<<=|>>=|\*\*|&&|\|\||<<|>>|<=|>=|==|!=|[-+*/%&^|]=|[-+*/%<>=!~&^|?:()]))")
+_BINARY: list[frozenset[str]] = [  # loosest first; ``?:`` and assignment are handled apart
+    frozenset({"||"}), frozenset({"&&"}), frozenset({"|"}), frozenset({"^"}), frozenset({"&"}),
+    frozenset({"==", "!="}), frozenset({"<", "<=", ">", ">="}), frozenset({"<<", ">>"}),
+    frozenset({"+", "-"}), frozenset({"*", "/", "%"}),
+]
+_ASSIGN = frozenset({"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="})
+
+
+class ArithError(ValueError):
+    """The expression cannot be evaluated (syntax, division by zero, a non-numeric variable)."""
+
+
+def wrap64(value: int) -> int:
+    """``value`` as a signed 64-bit integer (two's complement wrap-around)."""
+    return (value + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def truncating_div(left: int, right: int) -> int:
+    """C division: the quotient truncated toward zero."""
+    if right == 0:
+        raise ArithError("division by zero")
+    quotient = abs(left) // abs(right)
+    return quotient if (left < 0) == (right < 0) else -quotient
+
+
+def truncating_mod(left: int, right: int) -> int:
+    """C remainder: ``left - (left / right) * right``, the sign of the dividend."""
+    return left - truncating_div(left, right) * right
+
+
+def _shift(left: int, right: int, leftward: bool) -> int:
+    right &= 63  # the shells mask the count as the hardware does
+    return left << right if leftward else left >> right
+
+
+_OPS: dict[str, Callable[[int, int], int]] = {
+    "*": lambda a, b: a * b, "/": truncating_div, "%": truncating_mod,
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b,
+    "<<": lambda a, b: _shift(a, b, True), ">>": lambda a, b: _shift(a, b, False),
+    "<": lambda a, b: int(a < b), "<=": lambda a, b: int(a <= b), ">": lambda a, b: int(a > b),
+    ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+    "&": lambda a, b: a & b, "^": lambda a, b: a ^ b, "|": lambda a, b: a | b,
+}
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """``(kind, text)`` pairs: kind ``n`` (number), ``v`` (variable) or ``o`` (operator)."""
+    out: list[tuple[str, str]] = []
+    pos, text = 0, text.rstrip()
+    while pos < len(text):
+        found = _TOKEN.match(text, pos)
+        if found is None or found.end() == pos:
+            raise ArithError(f"syntax error: {text[pos:].strip()!r}")
+        number, name, op = found.groups()
+        out.append(("n", number) if number else ("v", name) if name else ("o", op))
+        pos = found.end()
+    return out
+
+
+def _number(text: str) -> int:
+    try:
+        if text[:2].lower() == "0x":
+            return int(text[2:], 16)
+        if len(text) > 1 and text[0] == "0":
+            return int(text[1:], 8)
+        return int(text)
+    except ValueError:
+        raise ArithError(f"Illegal number: {text}") from None
+
+
+class _Parser:
+    """Precedence climbing over the tokens; evaluates as it parses. ``live`` False skips the
+    effects (assignments, division errors) of an operand C would not evaluate (``0 && x=1``)."""
+
+    def __init__(self, tokens: list[tuple[str, str]], scope: MutableMapping[str, str]) -> None:
+        self.tokens, self.pos, self.scope = tokens, 0, scope
+
+    def peek(self) -> str:
+        at_operator = self.pos < len(self.tokens) and self.tokens[self.pos][0] == "o"
+        return self.tokens[self.pos][1] if at_operator else ""
+
+    def take(self, op: str) -> None:
+        if self.peek() != op:
+            raise ArithError(f"expecting {op!r}")
+        self.pos += 1
+
+    def variable(self, name: str) -> int:
+        raw = self.scope.get(name, "").strip()
+        if not raw:
+            return 0
+        body = raw[1:] if raw[0] in "+-" else raw
+        value = wrap64(_number(body if body else raw))
+        return -value if raw[0] == "-" else value
+
+    def expression(self, live: bool) -> int:
+        if self.pos + 1 < len(self.tokens) and self.tokens[self.pos][0] == "v" and \
+                self.tokens[self.pos + 1][0] == "o" and self.tokens[self.pos + 1][1] in _ASSIGN:
+            name, op = self.tokens[self.pos][1], self.tokens[self.pos + 1][1]
+            self.pos += 2
+            value = self.expression(live)
+            if op != "=":
+                value = _OPS[op[:-1]](self.variable(name), value) if live else 0
+            value = wrap64(value)
+            if live:
+                self.scope[name] = str(value)
+            return value
+        return self.conditional(live)
+
+    def conditional(self, live: bool) -> int:
+        test = self.binary(0, live)
+        if self.peek() != "?":
+            return test
+        self.take("?")
+        then = self.expression(live and test != 0)
+        self.take(":")
+        orelse = self.conditional(live and test == 0)
+        return then if test != 0 else orelse
+
+    def binary(self, level: int, live: bool) -> int:
+        if level == len(_BINARY):
+            return self.unary(live)
+        left = self.binary(level + 1, live)
+        while self.peek() in _BINARY[level]:
+            op = self.peek()
+            self.pos += 1
+            if op in ("&&", "||"):
+                short = (left == 0) if op == "&&" else (left != 0)
+                right = self.binary(level + 1, live and not short)
+                left = int(left != 0 and right != 0) if op == "&&" else int(left != 0 or right != 0)
+                continue
+            right = self.binary(level + 1, live)
+            left = wrap64(_OPS[op](left, right)) if live or op not in ("/", "%") else 0
+        return left
+
+    def unary(self, live: bool) -> int:
+        op = self.peek()
+        if op in ("+", "-", "!", "~"):
+            self.pos += 1
+            value = self.unary(live)
+            return {"+": value, "-": wrap64(-value), "!": int(value == 0), "~": ~value}[op]
+        if op == "(":
+            self.take("(")
+            value = self.expression(live)
+            self.take(")")
+            return value
+        if self.pos >= len(self.tokens) or self.tokens[self.pos][0] == "o":
+            raise ArithError(f"syntax error: unexpected {op or 'end of expression'!r}")
+        kind, text = self.tokens[self.pos]
+        self.pos += 1
+        return wrap64(_number(text)) if kind == "n" else self.variable(text)
+
+
+def evaluate(text: str, scope: MutableMapping[str, str]) -> int:
+    """The value of the arithmetic expression ``text``; assignments in it update ``scope``.
+    An empty expression is 0 (dash: ``$(( ))`` is ``0``)."""
+    tokens = _tokens(text)
+    if not tokens:
+        return 0
+    parser = _Parser(tokens, scope)
+    value = parser.expression(True)
+    if parser.pos != len(tokens):
+        raise ArithError(f"syntax error: {tokens[parser.pos][1]!r}")
+    return value

@@ -1,0 +1,152 @@
+"""The simple commands the simulated shell runs itself, by name: builtins and the file utilities.
+
+Each takes the :class:`~kbatch.sim.shell_run.Shell`, its arguments (expanded, redirections
+removed), the variables and the file its standard input comes from. The shell's own messages are
+dash's and busybox ash's (``can't create F: …``); ``cat`` and ``ls`` word theirs as GNU coreutils
+does (``cat: F: No such file or directory``; busybox says ``can't open 'F'``): kbatch does not know
+the image, and the status is the same either way:
+
+* ``echo`` (POSIX; ``-n``: no newline), ``exit [N]`` (status mod 256; a non-number is 2, dash's
+  "Illegal number"), ``true``/``:``/``false``, ``wait`` (all background lists), ``cd DIR``
+  (the directory relative paths resolve from), ``let`` (bash, busybox ash; dash has none);
+* ``cat [FILE…]`` (no operand or ``-``: standard input, a ``< f`` redirection), ``ls [-1a] [PATH…]``
+  (names one per line, as when not writing to a terminal), ``touch``, ``mkdir [-p]``, ``rm [-f]
+  [-r]``: over :mod:`kbatch.sim.files`. A missing file is status 1 and a message on standard error,
+  which the container log holds (``ls``: status 2, as GNU ls for a missing operand).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, MutableMapping
+
+from kbatch.sim.files import resolve
+from kbatch.sim.shell_run import Shell, evaluate_let
+
+__all__ = ["COMMANDS"]
+
+Command = Callable[[Shell, list[str], MutableMapping[str, str], "str | None"], None]
+
+
+def _exit(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+    if args:
+        try:
+            shell.status = int(args[0]) & 0xFF
+        except ValueError:
+            shell.error(f"sh: exit: Illegal number: {args[0]}")
+            shell.status = 2
+    shell.exited = True
+
+
+def _status(code: int) -> Command:
+    def run(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+        shell.status = code
+    return run
+
+
+def _echo(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+    newline = not args or args[0] != "-n"
+    words = args if newline else args[1:]
+    shell.out(" ".join(words) + ("\n" if newline else ""))
+    shell.status = 0
+
+
+def _wait(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+    shell.duration = max(shell.duration, shell.background_end)
+    shell.status = 0
+
+
+def _cd(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+    where = resolve(shell.cwd, args[0] if args else scope.get("HOME", "/root"))
+    if not shell.files.get().is_dir(where):
+        shell.error(f"sh: cd: can't cd to {args[0] if args else where}")
+        shell.status = 2
+        return
+    shell.cwd, shell.status = where, 0
+
+
+def _let(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+    evaluate_let(shell, args, scope)
+
+
+def _cat(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+    files = shell.files.get()
+    operands = [a for a in args if a == "-" or not a.startswith("-")] or ["-"]
+    shell.status = 0
+    for operand in operands:
+        name = stdin if operand == "-" else operand
+        if name is None:
+            continue  # no standard input: a container's is empty
+        path = resolve(shell.cwd, name)
+        content = files.read(path)
+        if content is None:
+            reason = "Is a directory" if files.is_dir(path) else "No such file or directory"
+            shell.error(f"cat: {name}: {reason}")
+            shell.status = 1
+            continue
+        shell.out(content)
+
+
+def _ls(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+    files = shell.files.get()
+    operands = [a for a in args if not a.startswith("-")] or ["."]
+    shell.status = 0
+    listed: list[str] = []
+    for operand in operands:
+        path = resolve(shell.cwd, operand)
+        names = files.listdir(path)
+        if names is not None:
+            if len(operands) > 1:
+                listed.append(f"{operand}:\n")
+            listed.extend(f"{n}\n" for n in names)
+        elif files.read(path) is not None:
+            listed.append(f"{operand}\n")
+        else:
+            shell.error(f"ls: cannot access '{operand}': No such file or directory")
+            shell.status = 2
+    shell.out("".join(listed))
+
+
+def _touch(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+    _each(shell, args, lambda path: None if shell.files.get().exists(path)
+          else shell.files.get().write(path, ""), "touch")
+
+
+def _mkdir(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+    parents = any(a.startswith("-") and "p" in a for a in args)
+
+    def make(path: str) -> str | None:
+        files = shell.files.get()
+        if parents:
+            parts = path.strip("/").split("/")
+            for depth in range(1, len(parts) + 1):
+                error = files.make_dir("/" + "/".join(parts[:depth]))
+                if error is not None:
+                    return error
+            return None
+        if files.exists(path):
+            return f"can't create directory '{path}': File exists"
+        return files.make_dir(path)
+
+    _each(shell, args, make, "mkdir")
+
+
+def _rm(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+    force = any(a.startswith("-") and "f" in a for a in args)
+    _each(shell, args, lambda path: None if force and not shell.files.get().exists(path)
+          else shell.files.get().remove(path), "rm")
+
+
+def _each(shell: Shell, args: list[str], act: Callable[[str], str | None], name: str) -> None:
+    shell.status = 0
+    for operand in (a for a in args if not a.startswith("-")):
+        error = act(resolve(shell.cwd, operand))
+        if error is not None:
+            shell.error(f"{name}: {error}")
+            shell.status = 1
+
+
+COMMANDS: dict[str, Command] = {
+    "exit": _exit, "true": _status(0), ":": _status(0), "false": _status(1), "echo": _echo,
+    "wait": _wait, "cd": _cd, "let": _let, "cat": _cat, "ls": _ls, "touch": _touch, "mkdir": _mkdir,
+    "rm": _rm,
+}

@@ -1,0 +1,496 @@
+"""Running a parsed ``sh -c`` script: time, logs, exit status, variables and files as sh keeps them.
+
+:class:`Shell` holds what a script's run accumulates; :func:`run_script` walks the tree of
+:mod:`kbatch.sim.shell_syntax` by POSIX "Shell Command Language" 2.9.4:
+
+* ``if`` runs the first branch whose condition exits 0; ``for`` binds each word in turn; ``while``
+  / ``until`` run the body while the condition exits 0 (non-zero); ``case`` runs the first arm
+  with a pattern matching the word (2.13 pattern matching: ``*``, ``?``, ``[…]``; quoted characters
+  literal). A compound command's status is that of the last command its body ran, 0 when none ran.
+* ``break [n]`` / ``continue [n]`` leave or restart the n-th enclosing loop (2.14; outside a loop
+  they do nothing, as dash).
+* **Loops that never end.** A ``while``/``until`` iteration that leaves every variable, the status,
+  the directory and the files as it found them will run the same way forever: nothing else in a
+  simulated container changes (no clock, no other process writes its files). So the loop is not
+  iterated further: the container runs until killed (``duration`` infinite), and what the iteration
+  printed is repeated at its period, up to :data:`MAX_LOG_LINES` lines (``while true; do date; sleep
+  10; done`` is a long-running container, not a hot loop in the kubelet).
+* A run of more than :data:`MAX_STEPS` commands (a counter loop to ten million) is not followed:
+  it runs the default duration and exits 0, with a ``warning`` on the :class:`ContainerRun`.
+
+Files (:mod:`kbatch.sim.files`) are built on first use only (``files``, a factory): a script that
+reads or writes none costs no view.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import re
+from collections.abc import Callable, MutableMapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from kbatch.sim.container_run import ContainerRun, parse_sleep
+from kbatch.sim.files import FileSystem, resolve
+from kbatch.sim.shell_arith import ArithError, evaluate
+from kbatch.sim.shell_eval import condition_status, for_items
+from kbatch.sim.shell_expand import expand
+from kbatch.sim.shell_syntax import Case, For, If, Node, Simple, While, parse_script, words
+from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
+
+__all__ = ["MAX_LOG_LINES", "MAX_STEPS", "FilesFactory", "Shell", "run_script"]
+
+MAX_STEPS = 200_000
+"""Commands one run may execute (about 3 s of the kubelet's CPU); past it the run is "anything else",
+with a warning."""
+MAX_LOG_LINES = 10_000
+"""Lines a never-ending loop's output is repeated to."""
+FilesFactory = Callable[[], FileSystem]
+_REDIRECT = re.compile(r"^(\d*|&)(>>?|<)(.*)$")  # a redirection word: fd, operator, target (or none)
+
+
+class TooManySteps(Exception):
+    """The run went past :data:`MAX_STEPS` commands."""
+
+
+class _Unmodelled(TooManySteps):
+    """A ``for`` over words that are not modelled: the script is "anything else" (no warning:
+    the create-time warning named it)."""
+
+
+class _Jump(Exception):
+    def __init__(self, kind: str, levels: int) -> None:
+        super().__init__(kind)
+        self.kind, self.levels = kind, levels
+
+
+class _Files:
+    """The container's file view, built when a command first needs it; shared with subshells."""
+
+    def __init__(self, factory: FilesFactory | None) -> None:
+        self.factory = factory
+        self.view: FileSystem | None = None
+
+    def get(self) -> FileSystem:
+        view = self.view
+        if view is None:
+            view = self.view = self.factory() if self.factory is not None else FileSystem()
+        return view
+
+
+class Shell:
+    """What a script's run has done so far."""
+
+    def __init__(self, default: float, files: _Files, capture: bool = False) -> None:
+        self.default, self.files = default, files
+        self.duration, self.status, self.steps, self.loops = 0.0, 0, 0, 0
+        self.logs: list[str] = []
+        self.offsets: list[float] = []
+        self.exited = False
+        self.background_end = 0.0  # when the last background list started so far ends
+        self.cwd = "/"
+        self.open_line = False  # the last log line has had no newline yet
+        self.captured: list[str] | None = [] if capture else None
+        self.sink: list[str] | None = None  # a redirected command's standard output
+        self.err_sink: list[str] | None = None  # ... and its standard error
+
+    def subshell(self, capture: bool = False) -> Shell:
+        sub = Shell(self.default, self.files, capture)
+        sub.cwd = self.cwd
+        return sub
+
+    def absorb(self, sub: Shell, start: float) -> None:
+        """A subshell's steps and log lines, its time starting at ``start`` of this run."""
+        self.steps += sub.steps
+        self.logs.extend(sub.logs)
+        self.offsets.extend(start + offset for offset in sub.offsets)
+
+    # --- output -------------------------------------------------------------------------------
+
+    def out(self, text: str) -> None:
+        """Standard output: the redirection's file, a substitution's value, or the log."""
+        if self.sink is not None:
+            self.sink.append(text)
+        elif self.captured is not None:
+            self.captured.append(text)
+        else:
+            self.log(text)
+
+    def log(self, text: str) -> None:
+        """Output reaching the container log, which holds standard output and error. Text without
+        a final newline leaves the line open: the next output continues it (``cat`` of a file
+        without one, ``echo -n``), as the runtime's log does."""
+        if not text:
+            return
+        lines = text.split("\n")
+        if self.open_line and self.logs:
+            self.logs[-1] += lines.pop(0)
+        self.open_line = lines[-1] != ""
+        if not self.open_line:
+            lines.pop()
+        self.logs.extend(lines)
+        self.offsets.extend([self.duration] * len(lines))
+
+    def error(self, message: str) -> None:
+        """A message on standard error: a line of the log, unless redirected (``2> f``, ``2>&1``)."""
+        if self.err_sink is not None:
+            self.err_sink.append(message + "\n")
+        else:
+            self.log(message + "\n")
+
+    # --- state for loop detection -------------------------------------------------------------
+
+    def fingerprint(self, scope: MutableMapping[str, str]) -> tuple[object, ...]:
+        version = self.files.view.version if self.files.view is not None else 0
+        return dict(scope), self.status, self.cwd, version, max(0.0, self.background_end - self.duration)
+
+    def repeat_forever(self, first_line: int, started: float) -> None:
+        """The iteration that began at ``started`` (its first log line at ``first_line``) repeats
+        until the container is killed."""
+        lines, offsets = self.logs[first_line:], self.offsets[first_line:]
+        period = self.duration - started
+        turn = 1
+        while lines and len(self.logs) + len(lines) <= MAX_LOG_LINES:
+            self.logs.extend(lines)
+            self.offsets.extend(o + turn * period for o in offsets)
+            turn += 1
+        self.duration, self.exited = math.inf, True
+
+    def result(self, warning: str = "") -> ContainerRun:
+        """The run, its lines in the order they are printed (a background list's lines among the
+        others by time; lines printed at the same time keep the script's order)."""
+        offsets = self.offsets
+        if all(a <= b for a, b in pairwise(offsets)):  # the usual case
+            return ContainerRun(self.duration, self.status, tuple(self.logs), tuple(offsets), warning)
+        order = sorted(range(len(self.logs)), key=offsets.__getitem__)
+        return ContainerRun(self.duration, self.status, tuple(self.logs[i] for i in order),
+                            tuple(self.offsets[i] for i in order), warning)
+
+
+def run_script(script: str, env: dict[str, str], default: float, files: FilesFactory | None) -> ContainerRun:
+    nodes = parse_script(script)
+    if nodes is None:
+        return ContainerRun(default, 0)
+    shell = Shell(default, _Files(files))
+    try:
+        run_nodes(shell, nodes, env)
+    except (_Unmodelled, RecursionError):
+        return ContainerRun(default, 0)
+    except TooManySteps:
+        return ContainerRun(default, 0, warning=f"the script ran more than {MAX_STEPS:,} commands; kbatch "
+                                                f"ran it as an unknown command ({default:g}s, exit 0)")
+    return shell.result()
+
+
+def run_nodes(shell: Shell, nodes: Sequence[Node], scope: MutableMapping[str, str]) -> None:
+    for node in nodes:
+        if shell.exited:
+            return
+        if isinstance(node, Simple):
+            _run_list(shell, node, scope)
+        elif isinstance(node, If):
+            _run_if(shell, node, scope)
+        elif isinstance(node, For):
+            _run_for(shell, node, scope)
+        elif isinstance(node, While):
+            _run_while(shell, node, scope)
+        elif isinstance(node, Case):
+            _run_case(shell, node, scope)
+        else:
+            _run_background(shell, node.node, scope)
+
+
+def _run_list(shell: Shell, node: Simple, scope: MutableMapping[str, str]) -> None:
+    if node.background:
+        _run_background(shell, Simple(node.chain), scope)
+    else:
+        run_chain(shell, node.chain, scope)
+
+
+def _run_background(shell: Shell, node: Node, scope: MutableMapping[str, str]) -> None:
+    """A list ended by ``&``: a subshell whose time runs alongside, whose exit ends only itself."""
+    job = shell.subshell()
+    run_nodes(job, (node,), dict(scope))
+    shell.absorb(job, shell.duration)
+    shell.background_end = max(shell.background_end, shell.duration + job.duration)
+    shell.status = 0
+
+
+def _run_if(shell: Shell, node: If, scope: MutableMapping[str, str]) -> None:
+    """The first branch whose condition exits 0 runs; none taken and no ``else``: status 0."""
+    for condition, body in node.branches:
+        run_chain(shell, condition, scope)
+        if shell.exited:
+            return
+        if shell.status == 0:
+            run_nodes(shell, body, scope)
+            return
+    shell.status = 0
+    if node.orelse is not None:
+        run_nodes(shell, node.orelse, scope)
+
+
+def _body(shell: Shell, body: Sequence[Node], scope: MutableMapping[str, str]) -> bool:
+    """One iteration of a loop body; False when ``break`` ends the loop."""
+    try:
+        run_nodes(shell, body, scope)
+    except _Jump as jump:
+        if jump.levels > 1:
+            jump.levels -= 1
+            raise
+        shell.status = 0
+        return jump.kind == "continue"
+    return True
+
+
+def _run_for(shell: Shell, node: For, scope: MutableMapping[str, str]) -> None:
+    items = for_items(node.items, scope)
+    if items is None:
+        raise _Unmodelled(node.items)
+    shell.status, shell.loops = 0, shell.loops + 1
+    try:
+        for item in items:
+            scope[node.name] = item
+            if not _body(shell, node.body, scope) or shell.exited:
+                return
+    finally:
+        shell.loops -= 1
+
+
+def _run_while(shell: Shell, node: While, scope: MutableMapping[str, str]) -> None:
+    status, shell.loops = 0, shell.loops + 1
+    try:
+        while True:
+            first_line, started, before = len(shell.logs), shell.duration, shell.fingerprint(scope)
+            if not _body(shell, node.condition, scope):  # ``while break; do``: ends the loop
+                break
+            if shell.exited or (shell.status == 0) == node.until:
+                break
+            going = _body(shell, node.body, scope)
+            status = shell.status
+            if not going or shell.exited:
+                break
+            if shell.fingerprint(scope) == before:
+                shell.repeat_forever(first_line, started)
+                break
+    finally:
+        shell.loops -= 1
+    if not shell.exited:
+        shell.status = status
+
+
+def _run_case(shell: Shell, node: Case, scope: MutableMapping[str, str]) -> None:
+    word = _expand_word(shell, node.word, scope)
+    if word is None:
+        return
+    shell.status = 0
+    for patterns, body in node.arms:
+        for pattern in patterns:
+            glob = _expand_word(shell, pattern, scope, as_pattern=True)
+            if glob is None:
+                return
+            if fnmatch.fnmatchcase(word, glob):
+                run_nodes(shell, body, scope)
+                return
+
+
+def _expand_word(shell: Shell, text: str, scope: MutableMapping[str, str],
+                 as_pattern: bool = False) -> str | None:
+    """One word expanded without field splitting (a ``case`` word or pattern); quoted parts of a
+    pattern match literally. None when the expansion failed (the shell has exited)."""
+    expanded = _expand(shell, text, scope)
+    if expanded is None:
+        return None
+    pieces = re.split(r"('[^']*'|\"[^\"]*\")", expanded)
+    out = []
+    for piece in pieces:
+        if piece[:1] in ("'", '"') and len(piece) >= 2:
+            inner = piece[1:-1]
+            out.append(re.sub(r"([*?\[])", r"[\1]", inner) if as_pattern else inner)
+        else:
+            out.append(piece)
+    return "".join(out)
+
+
+def _expand(shell: Shell, text: str, scope: MutableMapping[str, str]) -> str | None:
+    try:
+        return expand(text, scope, shell.status, lambda inner: _substitute(shell, inner, scope))
+    except ArithError as error:  # dash: a non-interactive shell exits 2 on an expansion error
+        shell.error(f"sh: arithmetic expression: {error}")
+        shell.status, shell.exited = 2, True
+        return None
+
+
+def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> str | None:
+    """``$( … )``: the subshell's standard output, when every command in it is modelled."""
+    nodes = parse_script(script)
+    if nodes is None or first_unmodelled(nodes) is not None:
+        return None
+    sub = shell.subshell(capture=True)
+    run_nodes(sub, nodes, dict(scope))
+    shell.absorb(sub, shell.duration)
+    shell.duration += sub.duration
+    return "".join(sub.captured or ())
+
+
+def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapping[str, str]) -> None:
+    """An and-or list: ``a && b || c``, each command after the first run by the last status."""
+    for separator, command in chain:
+        if shell.exited:
+            return
+        if (separator == "&&" and shell.status != 0) or (separator == "||" and shell.status == 0):
+            continue
+        shell.steps += 1
+        if shell.steps > MAX_STEPS:
+            raise TooManySteps(command)
+        text = _expand(shell, command, scope)
+        if text is None:
+            return
+        argv = words(text)
+        if argv and all(ASSIGNMENT.match(w) for w in argv):
+            for assignment in argv:
+                name, _, value = assignment.partition("=")
+                scope[name] = value
+            shell.status = 0
+        elif "|" in argv:  # a pipeline (2.9.2) is not modelled: "anything else"
+            shell.duration += shell.default
+            shell.status = 0
+        elif argv:
+            _run_redirected(shell, argv, scope)
+
+
+@dataclass(slots=True)
+class _Redirections:
+    """Where a simple command's standard output, error and input go (POSIX 2.7)."""
+
+    out: str | None = None  # a file for standard output
+    append: bool = False
+    err: str | None = None  # a file for standard error
+    err_append: bool = False
+    err_to_out: bool = False  # ``2>&1``
+    stdin: str | None = None
+
+
+def _run_redirected(shell: Shell, argv: list[str], scope: MutableMapping[str, str]) -> None:
+    """A simple command with its redirections: ``> f`` / ``>> f`` / ``&> f`` send standard output
+    to a file, ``2> f`` standard error, ``2>&1`` error where output goes (each file created or
+    truncated first; a failure is status 2 and the command does not run); ``< f`` feeds ``cat``;
+    ``>&2`` leaves output in the log, which holds both."""
+    args, where = _redirections(argv)
+    if not args:
+        return
+    targets = ((where.out, where.append), (where.err, where.err_append))
+    for target, append in targets:
+        if target is None:
+            continue
+        error = shell.files.get().write(resolve(shell.cwd, target), "", append=append)
+        if error is not None:
+            shell.error(f"sh: {error}")
+            shell.status = 2
+            return
+    out: list[str] | None = [] if where.out is not None else None
+    err: list[str] | None = out if where.err_to_out else [] if where.err is not None else None
+    shell.sink, shell.err_sink = out, err
+    try:
+        run_simple(shell, args, scope, where.stdin)
+    finally:
+        shell.sink = shell.err_sink = None
+        for target, text in ((where.out, out), (where.err, None if where.err_to_out else err)):
+            if target is not None and text:
+                shell.files.get().write(resolve(shell.cwd, target), "".join(text), append=True)
+
+
+def _redirections(argv: list[str]) -> tuple[list[str], _Redirections]:
+    """The command's words and its redirections."""
+    args: list[str] = []
+    where = _Redirections()
+    index = 0
+    while index < len(argv):
+        found = _REDIRECT.match(argv[index])
+        if found is None:
+            args.append(argv[index])
+            index += 1
+            continue
+        fd, op, target = found.groups()
+        if not target and index + 1 < len(argv):
+            index += 1
+            target = argv[index]
+        index += 1
+        if op == "<":
+            where.stdin = target
+        elif fd == "2":
+            if target == "&1":
+                where.err_to_out = True
+            elif not target.startswith("&"):
+                where.err, where.err_append = target, op == ">>"
+        elif not target.startswith("&"):
+            where.out, where.append = target, op == ">>"
+            if fd == "&":
+                where.err_to_out = True
+    return args, where
+
+
+def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
+               stdin: str | None = None) -> None:
+    name, rest = argv[0], argv[1:]
+    command = COMMANDS.get(name)
+    if command is not None:
+        command(shell, rest, scope, stdin)
+    elif name == "sleep" and rest and (seconds := _sum_sleeps(rest)) is not None:
+        shell.duration += seconds
+        shell.status = 0
+    elif name in ("break", "continue"):
+        if shell.loops:
+            levels = int(rest[0]) if rest and rest[0].isdigit() and int(rest[0]) > 0 else 1
+            raise _Jump(name, min(levels, shell.loops))
+        shell.status = 0
+    elif name in BUILTINS:
+        shell.status = 0
+    elif name in TESTS:
+        shell.status = condition_status(argv, lambda op, path: _file_test(shell, op, path))
+    else:
+        shell.duration += shell.default
+        shell.status = 0
+
+
+def _file_test(shell: Shell, op: str, path: str) -> bool:
+    """``test``'s file primaries over the container's files (POSIX ``test``)."""
+    files = shell.files.get()
+    where = resolve(shell.cwd, path)
+    content = files.read(where)
+    if op in ("-e", "-a", "-r"):
+        return content is not None or files.is_dir(where)
+    if op == "-f":
+        return content is not None
+    if op == "-d":
+        return files.is_dir(where)
+    if op == "-s":
+        return bool(content) or files.is_dir(where)
+    if op == "-x":
+        return files.is_dir(where)
+    if op == "-w":
+        return files.exists(where) and files.writable(where)
+    return False
+
+
+def _sum_sleeps(words_: list[str]) -> float | None:
+    """GNU sleep adds up its operands (``sleep 1m 30s``)."""
+    parts = [parse_sleep(w) for w in words_]
+    return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
+
+
+def evaluate_let(shell: Shell, args: list[str], scope: MutableMapping[str, str]) -> None:
+    """bash/busybox ``let``: each argument an arithmetic expression; status 1 when the last is 0."""
+    value = 0
+    try:
+        for arg in args:
+            value = evaluate(arg, scope)
+    except ArithError as error:
+        shell.error(f"sh: let: {error}")
+        shell.status = 1
+        return
+    shell.status = 0 if value != 0 else 1
+
+
+from kbatch.sim.shell_commands import COMMANDS  # noqa: E402  (the commands take a Shell)

@@ -1,0 +1,75 @@
+"""Which commands the simulated shell runs as written, read off a parsed script without running it.
+
+The runner (:mod:`kbatch.sim.shell_run`) dispatches on the names below; any other command runs the
+default duration and exits 0 ("anything else"). :func:`first_unmodelled` finds the first such
+command for the create-time warning (:mod:`kbatch.sim.unmodelled`) and for command substitutions,
+which are run only when everything inside them is modelled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kbatch.sim.container_run import parse_sleep
+from kbatch.sim.shell_syntax import Background, Case, For, If, Node, Simple, While, words
+
+__all__ = ["ASSIGNMENT", "BUILTINS", "FILE_COMMANDS", "KNOWN", "TESTS", "first_unmodelled", "modelled"]
+
+BUILTINS = frozenset({"export", "trap", "set", "unset", "shift", "umask", "readonly"})
+"""Builtins that take no time and answer 0 (``cd`` is modelled apart: it moves the directory)."""
+TESTS = frozenset({"[", "[[", "test"})
+FILE_COMMANDS = frozenset({"cat", "ls", "touch", "mkdir", "rm"})
+KNOWN = BUILTINS | TESTS | FILE_COMMANDS | {"exit", "true", ":", "false", "echo", "wait", "cd", "let",
+                                            "break", "continue", "sleep"}
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def modelled(argv: list[str]) -> bool:
+    """Is the simple command ``argv`` (unexpanded words) one the runner models?"""
+    if not argv or all(ASSIGNMENT.match(w) for w in argv):
+        return True
+    if "|" in argv:  # a pipeline
+        return False
+    name, rest = argv[0], argv[1:]
+    if name == "sleep":
+        return bool(rest) and all("$" in w or parse_sleep(w) is not None for w in rest)
+    return name in KNOWN or "$" in name
+
+
+def _chains(node: Node) -> list[tuple[tuple[str, str], ...]]:
+    if isinstance(node, Simple):
+        return [node.chain]
+    if isinstance(node, If):
+        return [cond for cond, _ in node.branches]
+    return []
+
+
+def _bodies(node: Node) -> list[Sequence[Node]]:
+    if isinstance(node, If):
+        return [*(body for _, body in node.branches), node.orelse or ()]
+    if isinstance(node, For):
+        return [node.body]
+    if isinstance(node, While):
+        return [node.condition, node.body]
+    if isinstance(node, Case):
+        return [body for _, body in node.arms]
+    if isinstance(node, Background):
+        return [(node.node,)]
+    return []
+
+
+def first_unmodelled(nodes: Sequence[Node]) -> str | None:
+    """The first command in ``nodes`` the runner does not model, as written; None when none."""
+    for node in nodes:
+        if isinstance(node, For) and ("$(" in node.items.replace("$(seq", "") or "`" in node.items):
+            return f"for {node.name} in {node.items}"
+        for chain in _chains(node):
+            found = next((c for _, c in chain if not modelled(words(c))), None)
+            if found is not None:
+                return found
+        for body in _bodies(node):
+            found = first_unmodelled(body)
+            if found is not None:
+                return found
+    return None
