@@ -35,6 +35,7 @@ __all__ = ["HARD_CHANGED", "OBJECT_GONE", "SWEEP", "ClaimAllocationChanged", "Po
 
 SWEEP = Request("", "")  # enqueueAll (no quota is named "")
 _QUOTA_SERVICE_TYPES = ("NodePort", "LoadBalancer")
+_TERMINAL = ("Succeeded", "Failed")
 
 
 class _Clocked(Protocol):
@@ -76,6 +77,9 @@ class PodStopsCounting(_ObjectGone):
         self.owner = owner
 
     def update(self, old: Any, new: Any) -> bool:
+        status = new.status
+        if new.metadata.deletion_timestamp is None and (status is None or status.phase not in _TERMINAL):
+            return False  # the new pod counts (the hot path: most pod updates stop here, no clock read)
         now = self.owner.ctx.clock.now_datetime()
         return counts_for_quota(old, now) and not counts_for_quota(new, now)
 
