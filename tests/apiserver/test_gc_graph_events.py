@@ -9,8 +9,8 @@ import pytest
 
 from kbatch.api.frozen import edit
 from kbatch.apiserver import APIServer, GarbageCollector
-from tests.apiserver.test_gc import exists, owned
 from tests.apiserver.kinds import Widget
+from tests.apiserver.test_gc import exists, owned
 
 
 def _looked_at(gc: GarbageCollector, monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
