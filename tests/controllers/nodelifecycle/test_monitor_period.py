@@ -11,6 +11,9 @@ reconciles the ``NoSchedule`` condition taints (``doNoScheduleTaintingPass``) an
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from kbatch.api.coordination_v1 import NODE_LEASE_NAMESPACE, Lease
 from kbatch.api.core_v1 import Event, Node
 from kbatch.controllers.nodelifecycle import NOT_READY
@@ -39,6 +42,15 @@ def test_the_pass_grid_starts_at_the_controller_start() -> None:
     assert [monitor_tick(0.0, 5.0, t) for t in (0.0, 0.1, 4.9999, 5.0, 5.0000000001, 7.5)] == [
         0.0, 5.0, 5.0, 5.0, 5.0, 10.0]
     assert monitor_tick(2.0, 5.0, 12.5) == 17.0
+
+
+@given(st.floats(0, 1000), st.floats(0.5, 60), st.floats(0, 100_000))
+def test_the_pass_is_the_first_grid_instant_not_before_now(started: float, period: float, now: float) -> None:
+    tick = monitor_tick(started, period, now)
+    passes = (tick - started) / period
+    assert abs(passes - round(passes)) < 1e-6  # on the grid
+    assert tick >= now - 1e-6 or tick == started  # not before now (or the first pass, for an early now)
+    assert tick - period < max(now, started) + 1e-6  # and the first such instant
 
 
 def test_a_not_ready_node_gets_its_no_execute_taint_at_the_next_pass() -> None:
