@@ -15,7 +15,12 @@ processDeletingDependentsItem, orphanDependents) and the "Garbage Collection" co
 
 Incremental: one store watch over ``/registry/`` keeps an owner-uid → dependents index (see
 :mod:`kbatch.apiserver.gc_graph`) and marks only the objects a change can affect as dirty, so
-``sync`` is cheap when nothing changed and ``has_pending`` is a flag test. Writes go through the
+``sync`` is cheap when nothing changed and ``has_pending`` is a flag test. As upstream's graph builder
+(``graph_builder.go`` ``processGraphChanges``), a dependent is looked at when it enters the graph or
+its ``ownerReferences`` change, not on updates that keep them (a pod's status writes); its owners'
+deletion, and their foreground or orphan finalizers, look at it again (``removeNode``,
+``processTransitions``); an object being deleted is looked at on every change (kbatch; upstream on the
+transitions alone, where nothing else happens). Writes go through the
 server (with uid preconditions), so GC obeys every rule a client does.
 """
 
@@ -150,12 +155,14 @@ class GarbageCollector:
         old = self._graph.put(node)
         if self._report is not None:
             self._report_misplaced(node, old)
-        if old is not None and old.uid != node.uid:
+        fresh = old is None or old.uid != node.uid
+        if old is not None and fresh:
             self._touch_related(old)
         elif old is not None and old.owners != node.owners:
             self._touch_owners(old)  # an owner this object no longer references may stop waiting
-        if node.owners or node.deleting:
-            self._dirty.add(node.key)
+        changed_refs = fresh or (old is not None and old.owners != node.owners)
+        if node.deleting or (node.owners and changed_refs):
+            self._dirty.add(node.key)  # an update that keeps the references (a status write) is not
         self._touch_related(node)
 
     def _report_misplaced(self, node: Node, old: Node | None) -> None:

@@ -151,10 +151,11 @@ def test_namespace_deletion_with_real_kinds(api: APIServer) -> None:
     assert out is not None and out.status is not None and out.status.phase == "Terminating"
     gc.sync()  # the spec finalizer "kubernetes" is the namespace controller's: the GC leaves it
     deleter = NamespaceDeleter(LocalClient(api), api.registry, api.namespaces, api.timestamp)
-    assert not deleter.sync("team")  # the running pod terminates gracefully: the namespace waits
+    left = deleter.sync("team")  # the running pod terminates gracefully: the namespace waits
+    assert left is not None and left.estimate == 30  # its grace period (estimateGracefulTermination)
     assert api.list(Job, "team").items == []
     left = api.list(Pod, "team").items
     assert [p.name for p in left] == ["a"] and left[0].metadata.deletion_timestamp is not None
     api.delete(Pod, "a", "team", grace_period_seconds=0)  # the kubelet's final delete
-    assert deleter.sync("team")
+    assert deleter.sync("team") is None  # finalized
     assert [n.name for n in api.list(Namespace).items] == list(SYSTEM)

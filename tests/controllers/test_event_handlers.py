@@ -7,7 +7,7 @@ registered, or one that returns early) reconciles nothing; one it handles reconc
 * ``pkg/controller/ttlafterfinished``: ``addJob``/``updateJob`` only (no ``DeleteFunc``), each queueing a
   Job that ``needsCleanup``;
 * ``pkg/controller/namespace``: ``enqueueNamespace`` on add and update, "don't queue if we aren't
-  deleted" (no ``DeleteFunc``);
+  deleted" (no ``DeleteFunc``), after the 5 s ``namespaceDeletionGracePeriod``;
 * ``pkg/controller/serviceaccount``: ``namespaceAdded``/``namespaceUpdated`` (no namespace ``DeleteFunc``);
 * ``pkg/controller/certificates/rootcacertpublisher``: ``namespaceAdded``, ``namespaceUpdated`` only
   for an ``Active`` namespace (no namespace ``DeleteFunc``);
@@ -89,7 +89,9 @@ def test_namespace_controller_reconciles_a_terminating_namespace() -> None:
     _namespace(cp, "team")
     before = _reconciles(cp, "namespace")
     cp.client.delete(Namespace, "team")
-    assert _reconciles(cp, "namespace") > before
+    assert _reconciles(cp, "namespace") == before  # AddAfter(key, namespaceDeletionGracePeriod)
+    cp.advance(5)
+    assert _reconciles(cp, "namespace") == before + 1
     assert not cp.client.list(Namespace).items or all(
         n.metadata.name != "team" for n in cp.client.list(Namespace).items)
 

@@ -1,14 +1,15 @@
 """The ``namespace`` controller (kube-controller-manager's ``namespace-controller``,
 ``pkg/controller/namespace/namespace_controller.go``): empties a terminating namespace and finalizes it.
 
-Requests are namespaces. A namespace added or updated with a ``deletionTimestamp`` enqueues it, as
-upstream's ``enqueueNamespace`` ("don't queue if we aren't deleted"; no ``DeleteFunc``): creating or
-relabelling a live namespace, or its final delete, reconciles nothing. Upstream queues it after a 5 s
-``namespaceDeletionGracePeriod`` for HA API servers and etcd members to see the deletion; kbatch has
-one API server and queues it at once. An event of any namespaced object in a namespace known to be
-terminating enqueues that namespace, so graceful pod deletions and released finalizers move the
-deletion on without polling (upstream requeues after the deleter's estimate instead). The work is
-:class:`.deleter.NamespaceDeleter`.
+Requests are namespaces. A namespace added or updated with a ``deletionTimestamp`` is queued after
+upstream's 5 s ``namespaceDeletionGracePeriod`` (``enqueueNamespace``: "don't queue if we aren't
+deleted", no ``DeleteFunc``), which upstream waits for HA API servers and etcd members to see the
+deletion; kbatch keeps the delay so a deletion takes as long as upstream's. Creating or relabelling a
+live namespace, or its final delete, reconciles nothing, and no content event is watched, as
+upstream. A pass that leaves content comes back as upstream's ``worker`` decides: after
+``estimate / 2 + 1`` seconds (:class:`.deleter.ContentTotals` ``estimate``, integer division) while
+content is expected to go, or rate-limited (5 ms doubling to 60 s, ``nsControllerRateLimiter``) on
+an error such as items left past their estimate. The work is :class:`.deleter.NamespaceDeleter`.
 """
 
 from __future__ import annotations
@@ -24,19 +25,50 @@ from kbatch.controllers.namespace.deleter import (
     deletion_conditions,
 )
 from kbatch.runtime.context import ControllerContext
-from kbatch.runtime.predicate import Funcs
+from kbatch.runtime.workqueue.rate_limiters import (
+    BucketRateLimiter,
+    ItemExponentialFailureRateLimiter,
+    max_of,
+)
 
-__all__ = ["CONDITION_TYPES", "ContentTotals", "NamespaceController", "NamespaceDeleter",
-           "deletion_conditions", "setup"]
+__all__ = [
+    "CONDITION_TYPES",
+    "DELETION_GRACE_PERIOD",
+    "ContentRemaining",
+    "ContentTotals",
+    "NamespaceController",
+    "NamespaceDeleter",
+    "deletion_conditions",
+    "setup",
+]
+
+DELETION_GRACE_PERIOD = 5.0  # upstream namespaceDeletionGracePeriod
 
 
-def _deleting(ns: Any) -> bool:
-    return ns.metadata.deletion_timestamp is not None
+class ContentRemaining(Exception):
+    """A pass failed (upstream ``AddRateLimited``): the deleter's errors, joined."""
 
 
-NAMESPACE_EVENTS = Funcs(create=_deleting, update=_deleting, delete=False)
+class _NamespaceHandler:
+    """``enqueueNamespace`` on add and update, for a namespace being deleted, after the grace period."""
 
-_EVENT_KINDS = ("Event",)  # not watched: the deleter removes them at once, nothing waits on them
+    def __init__(self, queue: Any) -> None:
+        self.queue = queue
+
+    def _enqueue(self, ns: Any) -> None:
+        from kbatch.runtime.reconcile import Request
+
+        if ns.metadata.deletion_timestamp is not None:
+            self.queue.add_after(Request("", ns.metadata.name or ""), DELETION_GRACE_PERIOD)
+
+    def on_add(self, obj: Any) -> None:
+        self._enqueue(obj)
+
+    def on_update(self, old: Any, new: Any) -> None:
+        self._enqueue(new)
+
+    def on_delete(self, obj: Any) -> None:
+        return None
 
 
 def _now(clock: Any) -> Any:
@@ -48,43 +80,26 @@ class NamespaceController:
     def __init__(self, ctx: ControllerContext, registry: Registry) -> None:
         lifecycle = ctx.server.namespaces if ctx.server is not None else None
         self.deleter = NamespaceDeleter(ctx.client, registry, lifecycle, functools.partial(_now, ctx.clock))
-        self.terminating: set[str] = set()
-
-    def for_content(self, obj: Any) -> list[Any]:
-        from kbatch.runtime.reconcile import Request
-
-        namespace = obj.metadata.namespace
-        return [Request("", namespace)] if namespace in self.terminating else []
 
     def reconcile(self, request: Any) -> Any:
-        from kbatch.api.core_v1 import Namespace
-        from kbatch.api.errors import NotFound
+        from kbatch.runtime.reconcile import Result
 
-        name = request.name
-        try:
-            ns = self.deleter.client.get(Namespace, name)
-        except NotFound:
-            self.terminating.discard(name)
+        left = self.deleter.sync(request.name)
+        if left is None:
             return None
-        if ns.metadata.deletion_timestamp is None:
-            self.terminating.discard(name)
-            return None
-        self.terminating.add(name)  # before deleting: content events from here on enqueue it
-        if self.deleter.sync(name):
-            self.terminating.discard(name)
-        return None
+        if left.errors:
+            raise ContentRemaining("; ".join(sorted(left.errors)))
+        return Result(requeue_after=left.estimate // 2 + 1)
 
 
 def setup(ctx: ControllerContext) -> NamespaceController:
-    """Catalog factory for ``namespace``."""
+    """Catalog factory for ``namespace``: upstream ``nsControllerRateLimiter`` (per namespace 5 ms
+    doubling to 60 s, overall 10 qps with a burst of 100)."""
     from kbatch.api.core_v1 import Namespace
 
-    registry = ctx.registry
-    controller = NamespaceController(ctx, registry)
-    builder = ctx.build().describe("deletes the content of terminating namespaces, then finalizes them")
-    builder.for_(Namespace, NAMESPACE_EVENTS)
-    for spec in registry:
-        if spec.info.namespaced and spec.info.kind not in _EVENT_KINDS:
-            builder.watches(spec.model, controller.for_content)
-    builder.complete(controller)
+    controller = NamespaceController(ctx, ctx.registry)
+    limiter = max_of(ItemExponentialFailureRateLimiter(0.005, 60.0), BucketRateLimiter(ctx.clock, 10.0, 100))
+    built = (ctx.build().describe("deletes the content of terminating namespaces, then finalizes them")
+             .with_rate_limiter(limiter).complete(controller))
+    ctx.cache.informer_for(Namespace).add_event_handler(_NamespaceHandler(built.queue))
     return controller

@@ -9,6 +9,13 @@ the five deletion conditions with upstream's reasons and messages, and — once 
 remove the finalizer through the in-process ``namespaces/finalize``
 (:meth:`kbatch.apiserver.namespaces.NamespaceLifecycle.finalize_spec`), which deletes the namespace
 when its metadata finalizers are empty too.
+
+A pass also estimates how long the rest will take, as upstream's ``deleteAllContentForGroupVersionResource``
+(``ContentTotals.estimate``, seconds): for pods the longest ``terminationGracePeriodSeconds`` of the
+non-terminal ones (``estimateGracefulTerminationForPods``), 0 once that long has passed since the
+namespace's ``deletionTimestamp``; for a kind with items left and no such estimate, 15 s when one of
+them holds a finalizer (``finalizerEstimateSeconds``), else the error "unexpected items still remain
+in namespace: NS for gvr: G/V, Resource=R" (reported in ``NamespaceDeletionContentFailure``).
 """
 
 from __future__ import annotations
@@ -23,7 +30,11 @@ from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.frozen import edit
 from kbatch.apiserver.namespaces import KUBERNETES_FINALIZER, spec_finalizers
 
-__all__ = ["CONDITION_TYPES", "ContentTotals", "NamespaceDeleter", "deletion_conditions"]
+__all__ = ["CONDITION_TYPES", "FINALIZER_ESTIMATE", "ContentTotals", "NamespaceDeleter",
+           "deletion_conditions", "pod_grace_estimate"]
+
+FINALIZER_ESTIMATE = 15  # upstream finalizerEstimateSeconds
+_TERMINAL = ("Succeeded", "Failed")
 
 # upstream v1 NamespaceConditionType values, in the order the deleter reports them
 CONDITION_TYPES = ("NamespaceDeletionDiscoveryFailure", "NamespaceDeletionGroupVersionParsingFailure",
@@ -38,6 +49,7 @@ class ContentTotals:
     resources: dict[str, int] = field(default_factory=dict)
     finalizers: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    estimate: int = 0  # seconds until the rest is expected gone (upstream ResourcesRemainingError)
 
     @property
     def remaining(self) -> bool:
@@ -87,38 +99,60 @@ def _merge_conditions(old: list[NamespaceCondition], new: list[tuple[str, str, s
     return out
 
 
+def pod_grace_estimate(pods: list[Any], since_deleted: float) -> int:
+    """``estimateGracefulTermination`` for pods: the longest grace period of the non-terminal pods,
+    or 0 once the namespace has been deleting for at least that long."""
+    estimate = 0
+    for pod in pods:
+        if pod.status is not None and pod.status.phase in _TERMINAL:
+            continue
+        grace = pod.spec.termination_grace_period_seconds
+        if grace is not None and grace > estimate:
+            estimate = grace
+    return 0 if since_deleted >= estimate else estimate
+
+
+def _gvr(spec: Any) -> str:
+    """Go's ``GroupVersionResource.String()``: ``batch/v1, Resource=jobs``, ``/v1, Resource=pods``."""
+    return f"{spec.info.group}/{spec.info.version}, Resource={spec.info.plural}"
+
+
 class NamespaceDeleter:
     """Reads and deletes through ``client``; ``lifecycle`` is the server's NamespaceLifecycle."""
 
     def __init__(self, client: Any, registry: Any, lifecycle: Any, now: Any) -> None:
         self.client, self.registry, self.lifecycle, self.now = client, registry, lifecycle, now
 
-    def sync(self, name: str) -> bool:
-        """One pass over a namespace; True once the ``kubernetes`` finalizer was removed (or absent)."""
+    def sync(self, name: str) -> ContentTotals | None:
+        """One pass over a namespace; None once the ``kubernetes`` finalizer was removed (or absent),
+        else what remains (``errors`` and ``estimate`` say when to look again)."""
         try:
             ns = self.client.get(Namespace, name)
         except NotFound:
-            return True
-        if ns.metadata.deletion_timestamp is None:
-            return False
-        if KUBERNETES_FINALIZER not in spec_finalizers(ns):
-            return True
-        totals = self.delete_content(name)
+            return None
+        deleted = ns.metadata.deletion_timestamp
+        if deleted is None or KUBERNETES_FINALIZER not in spec_finalizers(ns):
+            return None
+        totals = self.delete_content(name, (self.now() - deleted).total_seconds())
         self._write_conditions(ns, totals)
-        if totals.remaining or totals.errors:
-            return False
-        return bool(self.lifecycle.finalize_spec(name))
+        if totals.remaining or totals.errors or totals.estimate:
+            return totals
+        self.lifecycle.finalize_spec(name)
+        return None
 
     def _kinds(self) -> list[Any]:
         return sorted((spec for spec in self.registry if spec.info.namespaced),
                       key=lambda spec: spec.info.group_resource)
 
-    def delete_content(self, namespace: str) -> ContentTotals:
+    def delete_content(self, namespace: str, since_deleted: float = 0.0) -> ContentTotals:
         """Delete everything not already being deleted, then count what is left (upstream
-        deleteAllContent: deleteCollection per resource, then list to see what remains)."""
+        deleteAllContent: deleteCollection per resource, then list to see what remains);
+        ``since_deleted`` is how long the namespace has been terminating."""
         totals = ContentTotals()
         for spec in self._kinds():
-            for obj in self.client.list(spec.model, namespace).items:
+            items = self.client.list(spec.model, namespace).items
+            estimate = pod_grace_estimate(items, since_deleted) if spec.info.group_resource == "pods" else 0
+            for obj in items:
                 if obj.metadata.deletion_timestamp is not None:
                     continue
                 try:
@@ -134,6 +168,13 @@ class NamespaceDeleter:
             for obj in left:
                 for finalizer in obj.metadata.finalizers or ():
                     totals.finalizers[finalizer] = totals.finalizers.get(finalizer, 0) + 1
+            if left and not estimate:
+                if any(obj.metadata.finalizers for obj in left):
+                    estimate = FINALIZER_ESTIMATE
+                else:
+                    totals.errors.append(f"unexpected items still remain in namespace: {namespace} "
+                                         f"for gvr: {_gvr(spec)}")
+            totals.estimate = max(totals.estimate, estimate)
         return totals
 
     def _write_conditions(self, ns: Namespace, totals: ContentTotals) -> None:

@@ -35,7 +35,7 @@ def setup(ctx: ControllerContext) -> NodeLifecycle:
     """Catalog factory for ``node-lifecycle``: nodes, and node Leases (a renewal re-checks its node).
 
     Options (``ControlPlane(options={"node-lifecycle": {...}})``, kube-controller-manager's flags):
-    ``node_monitor_grace_period`` (50 s), ``node_eviction_rate`` (0.1 nodes/s),
+    ``node_monitor_grace_period`` (50 s), ``node_monitor_period`` (5 s), ``node_eviction_rate`` (0.1 nodes/s),
     ``secondary_node_eviction_rate`` (0.01), ``unhealthy_zone_threshold`` (0.55),
     ``large_cluster_size_threshold`` (50)."""
     from kbatch.api.coordination_v1 import Lease

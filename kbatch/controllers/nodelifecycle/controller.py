@@ -12,7 +12,10 @@ a Lease in ``kube-node-lease`` whose heartbeat (Lease ``renewTime`` or ``Ready``
 conditions, hence the unreachable taints; when that moved ``Ready`` away from ``True`` the node's pods
 are marked not ready (:mod:`.pods`, upstream ``MarkPodsNotReady``). A node without a Lease (no
 simulated kubelet, e.g. the ``kubelet`` controller is off) is not timed out. The grace timers are
-housekeeping (``periodic``), as upstream's ``monitorNodeHealth`` loop runs forever. A node the
+housekeeping (``periodic``), as upstream's ``monitorNodeHealth`` loop runs forever. As upstream, only
+the NoSchedule taints and labels follow a node event at once (the node update worker); heartbeats,
+timeouts, NoExecute taints, zone counts and node events wait for the next monitor pass, at the
+controller's start and every ``node_monitor_period`` (5 s) after (:func:`.health.monitor_tick`). A node the
 controller sees for the first time gets a ``Normal`` event ``RegisteredNode`` "Node NAME event:
 Registered Node NAME in Controller", a deleted one it knew ``RemovingNode`` "Node NAME event:
 Removing Node NAME from Controller" (upstream ``monitorNodeHealth`` on ``classifyNodes``' added and
@@ -39,7 +42,10 @@ from kbatch.api.errors import NotFound
 from kbatch.api.pod_generation import with_observed_generation
 from kbatch.controllers.nodelifecycle.health import (
     NODE_MONITOR_GRACE_PERIOD,
+    NODE_MONITOR_PERIOD,
+    PASS_EPSILON,
     Heartbeat,
+    monitor_tick,
     observe,
     unknown_conditions,
 )
@@ -84,6 +90,8 @@ class NodeLifecycle:
 
         self.ctx, self.Node, self.Lease, self.lease_namespace = ctx, Node, Lease, NODE_LEASE_NAMESPACE
         self.grace = float(ctx.options.get("node_monitor_grace_period", NODE_MONITOR_GRACE_PERIOD))
+        self.period = float(ctx.options.get("node_monitor_period", NODE_MONITOR_PERIOD))
+        self.started = ctx.clock.now()  # monitorNodeHealth runs at start, then every period
         self.tainter = Tainter(EvictionConfig.from_options(ctx.options))
         self.controller: Any = None  # set by ``setup``: the zone pass is enqueued on it
         self._seen: dict[str, tuple[Heartbeat, float]] = {}  # node -> (last heartbeat, probe time)
@@ -99,9 +107,12 @@ class NodeLifecycle:
         if request == ZONE_PASS:
             return self._zone_pass()
         now = self.ctx.clock.now()
+        tick = monitor_tick(self.started, self.period, now)
         try:
             node = self.ctx.cache.get(self.Node, request.name)
         except NotFound:
+            if tick - now > PASS_EPSILON:  # classifyNodes sees the deletion at the next monitor pass
+                return Result(requeue_after=tick - now)
             self._seen.pop(request.name, None)
             if request.name in self._known:
                 self._node_event(request.name, self._known.pop(request.name), "RemovingNode",
@@ -110,6 +121,10 @@ class NodeLifecycle:
                 self._schedule_pass(now)
             return None
         self._reconcile_labels(node)
+        if tick - now > PASS_EPSILON:  # the node update worker's part now, the rest at the next monitor pass
+            self._no_schedule(node, now)
+            return Result(requeue_after=tick - now)
+        now = tick  # (the timer's float instant, snapped to the pass)
         ready = _ready(node)
         wait = self._monitor(node, ready, now)
         if wait == 0.0:
@@ -144,6 +159,14 @@ class NodeLifecycle:
         member = Member(zone, ready, EXCLUDE_DISRUPTION not in labels)
         if self.tainter.observe(name, member) or queued:
             self._schedule_pass(now)
+
+    def _no_schedule(self, node: Any, now: float) -> None:
+        """``doNoScheduleTaintingPass`` alone, as the node update worker runs it on every node event."""
+        current = [taint_of(t, self._timeline) for t in node.spec.taints or ()]
+        conditions = [(c.type, c.status) for c in (node.status.conditions if node.status else None) or ()]
+        wanted = no_schedule_taints(current, conditions, bool(node.spec.unschedulable), now)
+        if wanted != current:
+            self._patch_taints(node.metadata.name, wanted)
 
     def _reconcile_labels(self, node: Any) -> None:
         """Upstream ``reconcileNodeLabels`` (:mod:`.labels`): the beta OS and arch labels follow the

@@ -10,6 +10,11 @@ posting node status." (a condition the kubelet never posted is added as ``Unknow
 ``NodeStatusNeverUpdated`` "Kubelet never posted node status."); the ``Ready=Unknown`` condition
 then calls for the ``node.kubernetes.io/unreachable`` taints (:mod:`.taints`).
 
+The controller looks at node health only in its ``monitorNodeHealth`` pass, which runs when the
+controller starts and then every ``node-monitor-period`` (5 s; ``wait.UntilWithContext`` in ``Run``):
+a heartbeat is observed (and the probe time taken), a silent node timed out, a NoExecute taint queued,
+a node registered or removed at the first pass at or after the event (:func:`monitor_tick`).
+
 The grace period is 50 s since Kubernetes 1.32 (it was 40 s before: kubernetes/kubernetes#121793,
 #127352: the kubelet must get five 10 s status-update attempts in).
 """
@@ -19,14 +24,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["NODE_MONITOR_GRACE_PERIOD", "Heartbeat", "Seen", "observe", "unknown_conditions"]
+__all__ = ["NODE_MONITOR_GRACE_PERIOD", "NODE_MONITOR_PERIOD", "PASS_EPSILON", "Heartbeat", "Seen",
+           "monitor_tick", "observe", "unknown_conditions"]
 
 NODE_MONITOR_GRACE_PERIOD = 50.0
+NODE_MONITOR_PERIOD = 5.0  # --node-monitor-period
+PASS_EPSILON = 1e-6  # virtual instants are floats: a timer due at a pass may fire a rounding error off it
 CONDITION_TYPES = ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")
 Heartbeat = tuple[Any, Any]  # (Ready lastHeartbeatTime, Lease renewTime)
 
 
 Seen = tuple[Heartbeat, float]  # (last heartbeat, probe time)
+
+
+def monitor_tick(started: float, period: float, now: float) -> float:
+    """The instant of the first monitor pass at or after ``now`` (passes at ``started + k * period``)."""
+    passes = max(0.0, now - started) / period
+    whole = round(passes)
+    k = whole if abs(passes - whole) * period < PASS_EPSILON else int(passes) + 1
+    return started + k * period
 
 
 def observe(seen: Seen | None, heartbeat: Heartbeat, now: float) -> Seen:

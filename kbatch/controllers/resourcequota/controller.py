@@ -1,14 +1,12 @@
 """The ``resourcequota`` controller (kube-controller-manager's ``resourcequota-controller``,
 ``pkg/controller/resourcequota``): keeps each ResourceQuota's ``status.hard`` and ``status.used``.
 
-A quota is synced when it is created or its ``spec.hard`` changes (its status writes, the
-admission plugin's charges included, do not trigger a recount, as upstream's ``updateQuota``), when
-a pod of its namespace is deleted or stops counting (terminal; upstream's replenishment,
-``QuotaV1Pod`` old and not new), when an object of any other kind quota can count is deleted in its
-namespace (:func:`replenished_kinds`: upstream's QuotaMonitor, ``resource_quota_monitor.go``, runs an
-informer per quotable resource whose delete replenishes), and every 5 minutes of virtual time
-(``--resource-quota-sync-period``). Objects are read from the informer cache for pods and Jobs and
-listed through the client for the rest. The status is written only when it changed.
+A quota is synced when :mod:`.handlers` queue it (its create, delete or ``spec.hard`` change; the
+QuotaMonitor's replenishment by a tracked object's delete or usage-relevant update) and by the sweep
+that queues every quota at start and every 5 minutes of virtual time (``--resource-quota-sync-period``,
+upstream ``enqueueAll``): a pod stuck terminating past its grace period stops counting then, as no
+event marks that instant. Objects are read from the informer cache for pods and Jobs and listed
+through the client for the rest. The status is written only when it changed.
 """
 
 from __future__ import annotations
@@ -22,57 +20,18 @@ from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.frozen import edit
 from kbatch.api.meta import Resource
 from kbatch.api.quota_usage import IGNORED, group_resources
+from kbatch.controllers.resourcequota.handlers import SWEEP
 from kbatch.controllers.resourcequota.sync import RESYNC_PERIOD, quota_status
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.reconcile import Request
 
-__all__ = ["HARD_CHANGED", "OBJECT_GONE", "POD_RELEASED", "ResourceQuotaController", "replenished_kinds"]
+__all__ = ["ResourceQuotaController", "replenished_kinds"]
 
 _CACHED: tuple[type[Resource], ...] = (Pod, Job)
-_TERMINAL = ("Succeeded", "Failed")
 
 
-def _hard(rq: Any) -> Any:
-    return rq.spec.hard if rq.spec else None
-
-
-def _released(pod: Any) -> bool:
-    terminal = pod.status is not None and pod.status.phase in _TERMINAL
-    return terminal or pod.metadata.deletion_timestamp is not None
-
-
-class _ObjectGone:
-    """Deletes only (module-level classes: the CLI's state image pickles the predicates)."""
-
-    def create(self, obj: Any) -> bool:
-        return False
-
-    def update(self, old: Any, new: Any) -> bool:
-        return False
-
-    def delete(self, obj: Any) -> bool:
-        return True
-
-
-class _HardChanged(_ObjectGone):
-    """Creates, deletes and ``spec.hard`` changes (upstream ``updateQuota`` ignores status writes)."""
-
-    def create(self, obj: Any) -> bool:
-        return True
-
-    def update(self, old: Any, new: Any) -> bool:
-        return bool(_hard(old) != _hard(new))
-
-
-class _PodReleased(_ObjectGone):
-    """Deletes and a pod that stops counting (terminal or terminating)."""
-
-    def update(self, old: Any, new: Any) -> bool:
-        return _released(new) and not _released(old)
-
-
-HARD_CHANGED = _HardChanged()
-POD_RELEASED = _PodReleased()
-OBJECT_GONE = _ObjectGone()
+def _key(rq: ResourceQuota) -> tuple[str, str]:
+    return (rq.metadata.namespace or "", rq.metadata.name or "")
 
 
 def replenished_kinds(registry: Iterable[Any]) -> list[type[Resource]]:
@@ -87,13 +46,7 @@ def replenished_kinds(registry: Iterable[Any]) -> list[type[Resource]]:
 class ResourceQuotaController:
     def __init__(self, ctx: ControllerContext) -> None:
         self.ctx = ctx
-
-    def quotas_for(self, obj: Any) -> list[Any]:
-        """Replenishment: every quota of the object's namespace."""
-        from kbatch.runtime.reconcile import Request
-
-        namespace = obj.metadata.namespace or ""
-        return [Request(namespace, rq.name) for rq in self.ctx.cache.list(ResourceQuota, namespace)]
+        self.controller: Any = None  # set by ``setup``: the sweep enqueues every quota on it
 
     def _model(self, resource: str) -> type[Resource] | None:
         for spec in self.ctx.registry:
@@ -117,6 +70,10 @@ class ResourceQuotaController:
     def reconcile(self, request: Any) -> Any:
         from kbatch.runtime.reconcile import Result
 
+        if request == SWEEP:  # enqueueAll, then again after the sync period
+            for rq in sorted(self.ctx.cache.list(ResourceQuota), key=_key):
+                self.controller.enqueue(Request(rq.metadata.namespace or "", rq.metadata.name or ""))
+            return Result(requeue_after=RESYNC_PERIOD)
         try:
             rq = self.ctx.cache.get(ResourceQuota, request.name, request.namespace)
         except NotFound:
@@ -129,4 +86,4 @@ class ResourceQuotaController:
                 self.ctx.client.update_status(updated)
             except (Conflict, NotFound):
                 return Result(requeue_after=0)
-        return Result(requeue_after=RESYNC_PERIOD)
+        return None

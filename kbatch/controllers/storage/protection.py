@@ -27,6 +27,7 @@ from kbatch.apiserver.admission_plugins.storage_protection import (
     PV_PROTECTION_FINALIZER,
     PVC_PROTECTION_FINALIZER,
 )
+from kbatch.controllers.storage.protection_handlers import PodFreesClaims, ProtectionWork
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request
 
@@ -128,8 +129,7 @@ class PVProtection:
 
 
 def _claims_of(pod: Any) -> list[Request]:
-    """Upstream enqueues a pod's claims when the pod is deleted, finished or unscheduled; any pod
-    event here (the reconcile decides)."""
+    """A pod's claims; which pod events count: :class:`.protection_handlers.PodFreesClaims`."""
     return [Request(*key.split("/", 1)) for key in claims_of_pod(pod)]
 
 
@@ -137,12 +137,13 @@ def setup_pvc(ctx: ControllerContext) -> PVCProtection:
     ctx.cache.add_index(Pod, BY_CLAIM, claims_of_pod)
     controller = PVCProtection(ctx)
     (ctx.build().describe("removes kubernetes.io/pvc-protection from deleted claims no scheduled pod uses")
-     .for_(PersistentVolumeClaim).watches(Pod, _claims_of).complete(controller))
+     .for_(PersistentVolumeClaim, ProtectionWork(PVC_PROTECTION_FINALIZER))
+     .watches(Pod, _claims_of, PodFreesClaims()).complete(controller))
     return controller
 
 
 def setup_pv(ctx: ControllerContext) -> PVProtection:
     controller = PVProtection(ctx)
     (ctx.build().describe("removes kubernetes.io/pv-protection from deleted volumes that are not Bound")
-     .for_(PersistentVolume).complete(controller))
+     .for_(PersistentVolume, ProtectionWork(PV_PROTECTION_FINALIZER)).complete(controller))
     return controller

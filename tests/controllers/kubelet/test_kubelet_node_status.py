@@ -94,13 +94,13 @@ def test_report_frequency_option_and_its_defaulting() -> None:
 
 def test_a_node_lifecycle_unknown_is_answered_at_the_next_status_update() -> None:
     """A running kubelet whose Lease renewals are too rare for the grace period (renew every 25 s,
-    grace 23 s): the node lifecycle controller marks it Unknown at 23 s, and the kubelet's next status
-    update (30 s) sees its view differ and posts Ready=True at once (not 5 minutes later), with a
-    NodeReady event."""
+    grace 18 s): the node lifecycle controller marks it Unknown in its first monitor pass past the grace
+    (every 5 s: at 20 s), and the kubelet's next status update (30 s) sees its view differ and posts
+    Ready=True at once (not 5 minutes later), with a NodeReady event."""
     cp = sim_cluster(1, controllers=ALL, options={
-        "kubelet": {"node_lease_duration_seconds": 100}, "node-lifecycle": {"node_monitor_grace_period": 23}})
+        "kubelet": {"node_lease_duration_seconds": 100}, "node-lifecycle": {"node_monitor_grace_period": 18}})
     cp.advance(29)
-    assert (ready(cp).status, ready(cp).last_transition_time) == ("Unknown", cp.clock.to_datetime(23))
+    assert (ready(cp).status, ready(cp).last_transition_time) == ("Unknown", cp.clock.to_datetime(20))
     cp.advance(1)  # the 10 s status-update tick after the mark
     cond = ready(cp)
     assert (cond.status, cond.reason) == ("True", "KubeletReady")

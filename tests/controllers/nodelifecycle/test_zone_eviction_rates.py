@@ -14,6 +14,7 @@ from kubelet.cluster import get_pod, pod_yaml, sim_cluster
 
 from kbatch.api.core_v1 import Node
 from kbatch.controllers.nodelifecycle import NOT_READY, UNREACHABLE
+from kbatch.controllers.nodelifecycle.health import NODE_MONITOR_PERIOD, monitor_tick
 from kbatch.controllers.nodelifecycle.ratelimit import TaintQueue, TokenBucket
 from kbatch.controllers.nodelifecycle.zones import (
     FULL,
@@ -246,13 +247,17 @@ def test_a_node_that_recovers_while_queued_is_not_tainted() -> None:
 
 
 def test_not_ready_to_unreachable_swaps_the_taint_at_once() -> None:
-    """processTaintBaseEviction: an existing opposite taint is swapped without the rate limiter."""
+    """processTaintBaseEviction: an existing opposite taint is swapped without the rate limiter, in
+    the next monitorNodeHealth pass (every 5 s); the NoSchedule taint follows the condition at once."""
     cp = cluster({"a": 6})
     mark_node_not_ready(cp, "a-0")
     mark_node_not_ready(cp, "a-1")
     cp.advance(1)
     mark_node_not_ready(cp, "a-0", unknown=True)
-    assert no_execute(cp) == {"a-0": (UNREACHABLE, 1.0)}
+    assert no_execute(cp) == {"a-0": (NOT_READY, 0.0)}
+    assert (UNREACHABLE, "NoSchedule") in {(t.key, t.effect) for t in cp.client.get(Node, "a-0").spec.taints}
+    cp.advance(4)
+    assert no_execute(cp) == {"a-0": (UNREACHABLE, 5.0)}
     taints = {(t.key, t.effect) for t in cp.client.get(Node, "a-0").spec.taints}
     assert taints == {(UNREACHABLE, "NoSchedule"), (UNREACHABLE, "NoExecute")}
 
@@ -313,10 +318,10 @@ def test_a_healthy_zones_failed_node_is_tainted_within_one_over_the_rate(rate: f
     mark_node_not_ready(cp, f"z-{other}")  # takes the zone's token at 0
     cp.advance(later)
     mark_node_not_ready(cp, "z-5")
-    failed = cp.clock.now()
-    cp.advance(1 / rate + 1e-6)
+    seen = monitor_tick(0.0, NODE_MONITOR_PERIOD, cp.clock.now())  # the next monitorNodeHealth pass queues it
+    cp.advance(seen - cp.clock.now() + 1 / rate + 1e-6)
     assert "z-5" in no_execute(cp)
-    assert no_execute(cp)["z-5"][1] <= failed + 1 / rate + 1e-6
+    assert no_execute(cp)["z-5"][1] <= seen + 1 / rate + 1e-6
 
 
 @settings(max_examples=10, deadline=None)
@@ -330,7 +335,8 @@ def test_taint_decisions_are_deterministic(events: list[tuple[int, float, bool]]
 def test_a_cluster_whose_kubelets_all_go_silent_evicts_nothing() -> None:
     """Every node times out at the same instant: one zone pass sees the whole cluster down (master
     disruption mode), so no NoExecute taint is ever added and no pod is evicted; when one kubelet
-    is back the others are tainted at the normal rate (upstream handleDisruption)."""
+    is back (seen by the next monitor pass) the others are tainted at the normal rate (upstream
+    handleDisruption)."""
     cp = sim_cluster(3, controllers="scheduler,kubelet,node-lifecycle,taint-eviction-controller")
     for i in range(3):
         cp.apply(pod_yaml(f"p{i}", "sleep 100000").replace("spec:\n", f"spec:\n  nodeName: node-{i}\n"))
@@ -342,6 +348,6 @@ def test_a_cluster_whose_kubelets_all_go_silent_evicts_nothing() -> None:
     assert log.added() == []
     assert all(get_pod(cp, f"p{i}").metadata.deletion_timestamp is None for i in range(3))
     start_kubelet(cp, "node-0")
-    back = cp.clock.now()
-    cp.advance(20)
+    back = monitor_tick(0.0, NODE_MONITOR_PERIOD, cp.clock.now())  # the pass that sees it Ready
+    cp.advance(30)
     assert [at - back for _, at in log.added()] == [10.0, 20.0]

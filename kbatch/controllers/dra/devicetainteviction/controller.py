@@ -17,7 +17,7 @@ from typing import Any
 from kbatch.api.base import format_time
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
-from kbatch.api.resource_v1 import DeviceTaintRule, ResourceSlice
+from kbatch.api.resource_v1 import DeviceTaintRule, ResourceClaim, ResourceSlice
 from kbatch.controllers.dra.devicetainteviction.rules import sync_rule_status
 from kbatch.controllers.dra.devicetainteviction.status import RULE_STATUS_PERIOD
 from kbatch.controllers.dra.devicetainteviction.sync import Eviction
@@ -53,6 +53,17 @@ class DeviceTaintEviction:
             for p in self.ctx.cache.list(Pod)
             if p.spec.resource_claims and p.spec.node_name
         ]
+
+    def pool_pods(self, slice_: Any) -> list[Request]:
+        """The pods of the claims allocated from the slice's pool (``handleSliceChange``), key order."""
+        driver, pool = slice_.spec.driver, slice_.spec.pool.name
+        out: set[Request] = set()
+        for claim in self.ctx.cache.list(ResourceClaim):
+            allocation = claim.status.allocation if claim.status else None
+            results = allocation.devices.results if allocation and allocation.devices else None
+            if any(r.driver == driver and r.pool == pool for r in results or ()):
+                out.update(self.claim_pods(claim))
+        return sorted(out)
 
     def rule_and_pods(self, rule: Any) -> list[Request]:
         """A rule's own status first (``handleRuleChange`` adds it at once), then every pod."""
