@@ -15,7 +15,9 @@ kbatch's models keep an absent status absent (a client-side manifest round-trips
 server fills it in after the strategy ran on create and update (:func:`fill_status`), so what it
 stores — and therefore every read, typed or raw — has upstream's shape. Pod and Namespace strategies
 already set a status on create (phase ``Pending`` / ``Active``); Event and PriorityClass have none.
-A strategy may provide ``fill_empty_status(obj)`` to do this for another kind.
+A strategy may provide ``fill_empty_status(obj)`` to do this for another kind. A filler changes no
+status in place (it may be the stored object's, carried over by a main-resource update): it sets a
+missing status, or fills a copy.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from kbatch.api.core_v1 import (
     ServiceStatus,
 )
 from kbatch.api.meta import Resource
-from kbatch.api.model_copy import alternatives
+from kbatch.api.model_copy import alternatives, copy_model
 from kbatch.api.policy_v1 import PodDisruptionBudgetStatus
 from kbatch.apiserver.kinds import Kind
 
@@ -64,19 +66,22 @@ def _fill_service(obj: Any) -> None:
     if obj.status is None:
         obj.status = ServiceStatus()
     if obj.status.load_balancer is None:
+        obj.status = copy_model(obj.status)  # it may be the stored object's (update.prepare_update)
         obj.status.load_balancer = LoadBalancerStatus()
 
 
 def _fill_node(obj: Any) -> None:
     if obj.status is None:
         obj.status = NodeStatus()
-    status = obj.status
-    if status.daemon_endpoints is None:
-        status.daemon_endpoints = NodeDaemonEndpoints()
-    if status.daemon_endpoints.kubelet_endpoint is None:
-        status.daemon_endpoints.kubelet_endpoint = DaemonEndpoint()
-    if status.node_info is None:
-        status.node_info = NodeSystemInfo()
+    endpoints = obj.status.daemon_endpoints
+    if endpoints is None or endpoints.kubelet_endpoint is None or obj.status.node_info is None:
+        status = obj.status = copy_model(obj.status)  # it may be the stored object's (update.prepare_update)
+        if status.daemon_endpoints is None:
+            status.daemon_endpoints = NodeDaemonEndpoints()
+        if status.daemon_endpoints.kubelet_endpoint is None:
+            status.daemon_endpoints.kubelet_endpoint = DaemonEndpoint()
+        if status.node_info is None:
+            status.node_info = NodeSystemInfo()
 
 
 # group_kind → filler, for the built-in kinds whose Go type has a struct-typed status.

@@ -115,15 +115,24 @@ def _carried(model: type[Resource]) -> tuple[str, ...]:
     return tuple(name for name in model.__pydantic_fields__ if name not in ("metadata", "status"))
 
 
-def _unshare(new: Resource, old: Resource) -> None:
-    """Copy every top-level field ``new`` took over from ``old`` as is (strategies carry ``status``
-    over on main-resource updates: ``new.status = old.status``), so the object handed back to the
-    caller shares nothing with the cached ``old``. Audited: no strategy or admission plugin shares
-    anything deeper, and none mutates ``old``."""
+def _unshare(new: Resource, old: Resource, keep: frozenset[str] = frozenset()) -> None:
+    """Copy every top-level field ``new`` holds as ``old``'s very value (but those named in ``keep``),
+    so an object handed out unfrozen (a dry run's, a delete by update's) shares nothing with the cached
+    ``old``. Audited: no strategy or admission plugin shares anything deeper, and none mutates ``old``."""
     values, before = new.__dict__, old.__dict__
     for name, value in values.items():
-        if before.get(name) is value and isinstance(value, (KubeModel, list, dict)):
+        if before.get(name) is value and name not in keep and isinstance(value, (KubeModel, list, dict)):
             values[name] = copy_value(value)
+
+
+_NEVER_KEPT = frozenset({"metadata"})  # the update changes new's metadata in place (_carry_system_fields)
+
+
+def _aliased(new: Resource, old: Resource) -> frozenset[str]:
+    """The top-level fields ``new`` holds as ``old``'s very values (models, lists and dicts)."""
+    values, before = new.__dict__, old.__dict__
+    return frozenset(name for name, value in values.items()
+                     if before.get(name) is value and isinstance(value, (KubeModel, list, dict)))
 
 
 _CARRIED_META = ("creation_timestamp", "deletion_timestamp", "deletion_grace_period_seconds", "generation",
@@ -178,6 +187,15 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
     so sharing them is sound, saves a deep copy of the spec per status write, and lets the informer
     recognise the spec as the canonical instance it already holds (``model_intern``). Otherwise (a hook
     that may change them in place, another strategy) they are copies, as upstream's strategy copies.
+
+    A main-resource update keeps what the strategy carried over from old (``new.status =
+    old.status``, as upstream's ``PrepareForUpdate``, ``pkg/registry/core/pod/strategy.go``) shared
+    too: nothing after the strategy changes it in place (``fill_status`` replaces a status it would
+    fill; metadata is never kept shared), the written object is the shared, frozen answer, and old is
+    the decode cache's read-only object. Copying it (a Job pod's status on the Job controller's
+    finalizer removal, on every label patch) cost a copy and an interning lookup of the copy per
+    write, which then found the instance old held anyway (docs/performance.md, session 42).
+    What ``new`` shared before the strategy ran (a caller's or a patch's aliasing) is still copied.
     The paths that hand ``new`` out unfrozen (dry run, a delete by update) copy what it shares."""
     old = current.obj
     shared = False
@@ -193,10 +211,14 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
     request = AdmissionRequest("UPDATE", new, old, "status" if status else "", dry_run, warnings,
                                user=requester())
     server.admission.mutate(request)
+    carried: frozenset[str] = frozenset()
     if not status:
+        aliased = _aliased(new, old) if not current.owned else carried
         kind.strategy.prepare_for_update(new, old)
+        if not current.owned:  # what the strategy carried over (the status) stays shared: see below
+            carried = _aliased(new, old) - aliased - _NEVER_KEPT
     if not current.owned and not shared:
-        _unshare(new, old)
+        _unshare(new, old, carried)
     fill_status(kind, new)  # Go never omits a struct-typed status (empty_status.py)
     if status:
         keep_status_reset_fields(kind.strategy, new, old)

@@ -159,3 +159,58 @@ def test_a_status_write_copies_the_spec_when_a_hook_may_change_it() -> None:
     pod.status.phase = "Running"
     out = server.update_status(pod)
     assert changed == [False] and out.spec is not old.spec and out.spec == old.spec
+
+
+def test_a_main_resource_write_over_a_held_old_keeps_its_status_and_a_dry_run_copies_it(
+        monkeypatch: Any) -> None:
+    """The strategy carries the stored status over (``new.status = old.status``); a finalizer patch,
+    a label patch and an update keep that very instance, both read only (docs/performance.md, session
+    42); a dry run hands its object out unfrozen: a copy. Interning is off here: it would fold a
+    copy back into the instance old holds, hiding the copy the write made."""
+    import kbatch.apiserver.decoded_cache as decoded_cache
+
+    monkeypatch.setattr(decoded_cache, "share_structure", lambda obj: None)
+    server = _server(True)
+    server.decoded.watching(Pod, 1)
+    old = server.decoded.held(server.store.range(KEY).kvs[0])
+    assert old is not None and old.status is not None
+    for write in (lambda: server.patch(Pod, "p", {"metadata": {"finalizers": ["example.com/f"]}}, "default"),
+                  lambda: server.patch(Pod, "p", {"metadata": {"labels": {"a": "2"}}}, "default",
+                                       patch_type="strategic"),
+                  lambda: server.update(_relabelled(server, "3"))):
+        out = write()
+        assert out.status is old.status
+        assert out == decode(Pod, server.store.range(KEY).kvs[0])
+        old = out
+    dry = server.update(_relabelled(server, "4"), dry_run=True)
+    assert dry.status == old.status and dry.status is not old.status
+    assert dry.metadata.labels == {"a": "4"} and old.metadata.labels == {"a": "3"}
+
+
+def _relabelled(server: APIServer, label: str) -> Pod:
+    pod = decode(Pod, server.store.range(KEY).kvs[0])
+    pod.metadata.labels = {"a": label}
+    return pod
+
+
+def test_filling_a_carried_status_leaves_the_stored_one_unchanged() -> None:
+    """A Service stored behind the server's back without ``status.loadBalancer``: an update fills it in
+    (Go serializes the struct) on a copy, not on the stored object's status it carried over."""
+    from kbatch.api.core_v1 import Service
+
+    server = APIServer(MemoryStore(), builtin_registry(), now=lambda: datetime(2026, 1, 1, tzinfo=UTC),
+                       rng=random.Random(5))
+    svc = server.create(Service.model_validate({"metadata": {"name": "s"}, "spec": {
+        "ports": [{"port": 80}]}}))
+    key = server.store.range(b"/registry/services/specs/default/s").kvs[0].key
+    raw = server.store.range(key).kvs[0].value.replace(b'"status":{"loadBalancer":{}}', b'"status":{}')
+    assert raw != server.store.range(key).kvs[0].value
+    server.store.put(key, raw)
+    server.decoded.watching(Service, 1)
+    old = server.decoded.shared(Service, server.store.range(key).kvs[0])
+    assert old.status is not None and old.status.load_balancer is None
+    svc = decode(Service, server.store.range(key).kvs[0])
+    svc.metadata.labels = {"a": "1"}
+    out = server.update(svc)
+    assert out.status is not None and out.status.load_balancer is not None
+    assert old.status.load_balancer is None
