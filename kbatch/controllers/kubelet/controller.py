@@ -60,6 +60,7 @@ from kbatch.controllers.kubelet.engine import (
     take_events,
 )
 from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
+from kbatch.controllers.kubelet.identity import NodeClients
 from kbatch.controllers.kubelet.logs import LogStore
 from kbatch.controllers.kubelet.podips import Addresses, NodeNet, ip_patch, node_cidr, node_net
 from kbatch.controllers.kubelet.probes import ProbeFault
@@ -118,6 +119,7 @@ class Kubelet:
         from kbatch.api.core_v1 import ConfigMap, Node, PersistentVolumeClaim, Pod, Secret
 
         self.ctx, self.Pod, self.Node = ctx, Pod, Node
+        self.clients = NodeClients(ctx)  # a pod's status and final delete are its node's kubelet's writes
         self._sources: dict[str, Any] = {CONFIG_MAP: ConfigMap, SECRET: Secret, CLAIM: PersistentVolumeClaim}
         options = ctx.options
         self.start_delay = float(options.get("start_delay", 0.0))
@@ -402,8 +404,8 @@ class Kubelet:
             patch.update(ips)
         if patch:
             try:
-                written = self.ctx.client.patch_status(self.Pod, run.name, {"status": patch}, run.namespace,
-                                                       patch_type="strategic")
+                written = self.clients(pod.spec.node_name).patch_status(
+                    self.Pod, run.name, {"status": patch}, run.namespace, patch_type="strategic")
             except NotFound:
                 self._forget((run.namespace, run.name), run.uid)
                 return False
@@ -417,8 +419,8 @@ class Kubelet:
         if pod.metadata.deletion_timestamp is None:
             return
         try:
-            self.ctx.client.delete(self.Pod, pod.metadata.name, pod.metadata.namespace,
-                                   grace_period_seconds=0)
+            self.clients(pod.spec.node_name).delete(self.Pod, pod.metadata.name, pod.metadata.namespace,
+                                                    grace_period_seconds=0)
         except NotFound:
             return
 
