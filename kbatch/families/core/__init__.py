@@ -119,6 +119,11 @@ CORE = Family(
                         description="spec.priorityClassName -> spec.priority and preemptionPolicy"),
         AdmissionPlugin("ResourceQuota", "kbatch.apiserver.admission_plugins.resource_quota:install",
                         description="refuses creates that would exceed a namespace's ResourceQuotas"),
+        # kind's kubeadm ClusterConfiguration enables it (kube-apiserver alone does not); upstream runs
+        # it after ServiceAccount, kbatch appends it (family order is append-only)
+        AdmissionPlugin("NodeRestriction", "kbatch.apiserver.admission_plugins.node_restriction:install",
+                        description="a kubelet (system:node:N) writes only its own Node, Lease and "
+                                    "pods bound to it; no forbidden node labels"),
     ),
     controllers=(
         ControllerSpec("garbage-collector", "deletes dependents whose owners are gone (ownerReferences)",
