@@ -38,6 +38,7 @@ __all__ = [
     "kcm_account",
     "node_identity",
     "node_user",
+    "user_agent",
 ]
 
 NODES_GROUP = "system:nodes"
@@ -74,6 +75,20 @@ def component_user(username: str) -> UserInfo:
 def node_user(node_name: str) -> UserInfo:
     """The kubelet of ``node_name``."""
     return component_user(NODE_USER_PREFIX + node_name)
+
+
+def user_agent(user: UserInfo) -> str | None:
+    """The product name in the user agent of the component ``user`` is (what upstream's handlers take
+    as the field manager of a write that names none: ``prefixFromUserAgent``, the part before the
+    first "/"); ``None`` for anyone else."""
+    name = user.name
+    if name.startswith(NODE_USER_PREFIX):
+        return "kubelet"
+    if name == KUBE_SCHEDULER.name:
+        return "kube-scheduler"
+    if name == KUBE_CONTROLLER_MANAGER.name or name.startswith(kcm_account("")):
+        return "kube-controller-manager"
+    return None
 
 
 def node_identity(user: UserInfo) -> tuple[str, bool]:

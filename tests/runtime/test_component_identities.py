@@ -208,3 +208,19 @@ def test_node_restriction_in_process() -> None:
     off.apply([make_node("n1").obj(), make_node("n2").obj()])
     off.advance(1)
     assert _refused(off, lambda: off.client.patch(Lease, "n2", renew, "kube-node-lease")) is None
+
+
+def test_a_component_s_tracked_writes_name_its_user_agent_as_manager() -> None:
+    """Upstream's handlers take the user agent's product as the field manager of a write that names
+    none (k8s.io/apiserver ``pkg/endpoints/handlers/create.go`` ``managerOrUserAgent``):
+    ``kube-controller-manager`` for the job controller's status writes, ``kubelet`` for a node's."""
+    cp = ControlPlane(seed=4)
+    cp.apply([make_node("n1").obj()])
+    job = Job.model_validate(make_job("j").completions(1).obj())
+    cp.client.apply(job, field_manager="deployer")
+    cp.advance(30)
+    managers = {
+        (e.manager, e.operation, e.subresource)
+        for e in cp.client.get(Job, "j", "default").metadata.managed_fields
+    }
+    assert managers == {("deployer", "Apply", None), ("kube-controller-manager", "Update", "status")}
