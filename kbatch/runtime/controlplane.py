@@ -164,10 +164,12 @@ class ControlPlane:
     def context(self, name: str) -> ControllerContext:
         username = self.catalog[name].user if name in self.catalog else ""
         user = component_user(username) if username else LOCAL_ADMIN
+        client = self._client_of(username)
         return ControllerContext(
-            name=name, client=self._client_of(username), user=user,
+            name=name, client=client, user=user,
             cache=self.cache, clock=self.clock, rng=derive(self.rng, name),
-            recorder=self.recorder(self._event_source(name)), manager=self.manager, timers=self.timers,
+            recorder=self.events.recorder(self._event_source(name), client=client),
+            manager=self.manager, timers=self.timers,
             server=self.server, options=dict(self._options.get(name, {})), metrics=self.metrics,
             composition=self.composition, features=self.features, registry=self.registry,
         )

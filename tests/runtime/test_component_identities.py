@@ -86,6 +86,8 @@ def test_each_component_writes_as_its_own_user() -> None:
         ("Lease", "CREATE", "", "system:node:n1"),
         ("Job", "DELETE", "", KCM + "ttl-after-finished-controller"),
         ("Pod", "DELETE", "", KCM + "generic-garbage-collector"),
+        ("Event", "CREATE", "", KCM + "job-controller"),  # SuccessfulCreate: Events are the component's too
+        ("Event", "CREATE", "", "system:kube-scheduler"),  # Scheduled, FailedScheduling
     ]:
         assert want in writers, want
     groups = {s[3]: s[4] for s in seen}

@@ -260,7 +260,7 @@ class Kubelet:
             advance(run, now, self._planner(pod, uid in self._env_refs, run), self._log_sink(pod))
             wake = next_wake(run)
         for event in take_events(run) if run.events else ():
-            self.ctx.recorder.event(pod, *event)
+            self.clients.recorder(pod.spec.node_name).event(pod, *event)
         stale = run.written != run.version or _ready_drifted(pod, run) or _generation_unobserved(pod)
         if stale and not self._write(pod, run, now):
             return None
@@ -275,7 +275,7 @@ class Kubelet:
         uid = pod.metadata.uid or ""
         if self._unprepared.get(uid) != reason:
             self._unprepared[uid] = reason
-            self.ctx.recorder.event(pod, "Warning", "FailedPrepareDynamicResources",
+            self.clients.recorder(pod.spec.node_name).event(pod, "Warning", "FailedPrepareDynamicResources",
                                     f"Failed to prepare dynamic resources: {reason}")
         return Result(requeue_after=PREPARE_RETRY)
 
@@ -300,7 +300,7 @@ class Kubelet:
                 hold_start(run, now)
             return
         for volume, message in failed:
-            self.ctx.recorder.event(pod, "Warning", "FailedMount",
+            self.clients.recorder(pod.spec.node_name).event(pod, "Warning", "FailedMount",
                                     f'MountVolume.SetUp failed for volume "{volume}" : {message}')
         delay = min(delay * 2, MOUNT_RETRY_MAX) if delay else MOUNT_RETRY_FIRST
         self._mounts[uid] = (now + delay, delay)

@@ -179,7 +179,7 @@ class NodeHeartbeat:
         events = [e for v in view if (e := transition_event(before.get(v[0]), v)) is not None]
         if not events:
             return
-        recorder = self.ctx.recorder.sink.recorder("kubelet", name)
+        recorder = self.clients.recorder(name, host=name)
         ref = ObjectRef("Node", "", name, uid=name)
         for event in events:
             recorder.event(ref, "Normal", event, f"Node {name} status is now: {event}")

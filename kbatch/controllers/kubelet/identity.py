@@ -13,16 +13,19 @@ from __future__ import annotations
 from kbatch.apiserver.client import Client
 from kbatch.apiserver.identities import node_user
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.events import EventRecorder
 
 __all__ = ["NodeClients"]
 
 
 class NodeClients:
-    """``clients(node)``: the client whose writes are ``node``'s kubelet's (made once per node)."""
+    """``clients(node)``: the client whose writes are ``node``'s kubelet's (made once per node);
+    ``clients.recorder(node)``: the kubelet's recorder writing its Events through that client."""
 
     def __init__(self, ctx: ControllerContext) -> None:
         self._ctx = ctx
         self._clients: dict[str, Client] = {}
+        self._recorders: dict[tuple[str, str], EventRecorder] = {}
 
     def __call__(self, node: str) -> Client:
         client = self._clients.get(node)
@@ -30,6 +33,13 @@ class NodeClients:
             client = self._clients[node] = self._ctx.client_as(node_user(node))
         return client
 
-    def forget(self, node: str) -> None:
-        """Drop a deleted node's client."""
-        self._clients.pop(node, None)
+    def recorder(self, node: str, host: str | None = None) -> EventRecorder:
+        """The kubelet's recorder for ``node`` (``host``: the Events' source host, the controller's
+        recorder's when ``None``)."""
+        shared = self._ctx.recorder
+        key = (node, shared.host if host is None else host)
+        recorder = self._recorders.get(key)
+        if recorder is None:
+            recorder = shared.sink.recorder(shared.component, key[1], client=self(node))
+            self._recorders[key] = recorder
+        return recorder
