@@ -9,12 +9,12 @@ and plugins read it with ``Attributes.GetUserInfo`` (``pkg/admission/attributes.
 kbatch's request context is a context variable: ``kbatch serve`` runs each request's dispatch inside
 :func:`acting_as` the user it authenticated or impersonates, and the API server reads
 :func:`requester` when it builds an :class:`~kbatch.apiserver.admission.AdmissionRequest` (its
-``user``). Outside a request — the library's ``ControlPlane``, the CLI's local mode, the controllers,
-and the bootstrap writes — are the local administrator's, :data:`LOCAL_ADMIN`, except where a
-component acts as its own user (:mod:`kbatch.apiserver.identities`): the controllers, the scheduler
-and the kubelet write through a :class:`~kbatch.apiserver.acting_client.ActingClient` that runs each
-write :func:`run_as` their user, as upstream each component's client carries its own credentials
-(docs/rbac.md, "Who a request is").
+``user``). The control plane's components write as their own users
+(:mod:`kbatch.apiserver.identities`): the controllers, the scheduler and the kubelets write through an
+:class:`~kbatch.apiserver.acting_client.ActingClient` that runs each write :func:`run_as` its user, as
+upstream each component's client carries its own credentials. Every other write outside a request —
+the library's ``ControlPlane``, the CLI's local mode, the bootstrap — is the local administrator's,
+:data:`LOCAL_ADMIN` (docs/rbac.md, "Who a request is").
 """
 
 from __future__ import annotations
