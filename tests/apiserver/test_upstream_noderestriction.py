@@ -17,7 +17,7 @@ from kbatch.api.core_v1 import ConfigMap, Node, PersistentVolumeClaim, Pod
 from kbatch.api.meta import Resource
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.admission_plugins.node_restriction import forbidden_labels, is_kubelet_label, refusal
-from kbatch.apiserver.identities import component_user, node_user
+from kbatch.apiserver.identities import component_user, node_identity, node_user
 from kbatch.apiserver.requester import LOCAL_ADMIN
 from kbatch.authz.user import UserInfo
 
@@ -398,3 +398,13 @@ def test_forbidden_labels_are_the_changed_restricted_keys(new: dict[str, str], o
         assert new.get(key) != old.get(key) or (key in new) != (key in old)
         assert not is_kubelet_label(key)
         assert "kubernetes.io/" in key or "k8s.io/" in key
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-.:", max_size=20))
+def test_a_kubelet_s_user_names_its_node_back(name: str) -> None:
+    """``NodeIdentity`` undoes the kubelet's user (``pkg/auth/nodeidentifier/default.go``), and a
+    node's name alone, without ``system:nodes``, is no node."""
+    user = node_user(name)
+    assert user.groups == ("system:nodes", "system:authenticated")
+    assert node_identity(user) == (name, True)
+    assert node_identity(UserInfo(user.name, ("system:authenticated",))) == ("", False)
