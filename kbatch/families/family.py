@@ -54,6 +54,7 @@ __all__ = [
     "SchedulerPlugin",
     "Subresource",
     "VirtualResource",
+    "kcm_account",
     "resolve",
 ]
 
@@ -125,13 +126,21 @@ class ClusterAddon:
     enabled_by_default: bool = True
 
 
+def kcm_account(account: str) -> str:
+    """The user of kube-controller-manager's client ``ClientOrDie(account)`` under
+    ``--use-service-account-credentials``: the ServiceAccount ``kube-system/<account>``."""
+    return f"system:serviceaccount:kube-system:{account}"
+
+
 @dataclass(frozen=True, slots=True)
 class ControllerSpec:
     """A controller kbatch can run: ``factory(ctx: ControllerContext)`` builds it.
 
     Names follow kube-controller-manager where upstream has the controller; ``aliases`` accept
     upstream's canonical and legacy names; ``source`` is the Event source component upstream uses
-    (``job-controller``, ``default-scheduler``)."""
+    (``job-controller``, ``default-scheduler``); ``user`` the username its writes are requested by
+    (``system:serviceaccount:kube-system:job-controller``, ``system:kube-scheduler``;
+    :mod:`kbatch.apiserver.identities`), the local administrator when empty."""
 
     name: str
     description: str
@@ -139,6 +148,7 @@ class ControllerSpec:
     enabled_by_default: bool = True
     aliases: tuple[str, ...] = ()
     source: str = ""
+    user: str = ""
 
     @property
     def event_source(self) -> str:

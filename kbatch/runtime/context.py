@@ -1,7 +1,9 @@
 """What a controller factory receives: everything a controller may use, passed explicitly.
 
 A factory ``setup(ctx)`` declares its controller with ``ctx.build()`` (named after the catalog
-entry) and reads through ``ctx.cache``, writes through ``ctx.client``, takes time from ``ctx.clock``,
+entry) and reads through ``ctx.cache``, writes through ``ctx.client`` (whose writes are requested by
+``ctx.user``, the catalog entry's identity: :mod:`kbatch.apiserver.identities`), takes time from
+``ctx.clock``,
 randomness from ``ctx.rng`` (its own stream, derived from the control-plane seed and the controller
 name, so enabling another controller never changes this one's draws) and records Events with
 ``ctx.recorder``. ``ctx.options`` carries per-controller settings (e.g. pod GC's threshold),
@@ -17,7 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.features import FeatureGates
 from kbatch.api.registry import Registry
+from kbatch.apiserver.acting_client import ActingClient
 from kbatch.apiserver.client import Client
+from kbatch.apiserver.identities import UserInfo
+from kbatch.apiserver.requester import LOCAL_ADMIN
 from kbatch.families import Composition, builtin
 from kbatch.runtime.builder import Builder
 from kbatch.runtime.cache import Cache
@@ -49,6 +54,12 @@ class ControllerContext:
     composition: Composition = field(default_factory=builtin)
     features: FeatureGates = field(default_factory=lambda: builtin().feature_gates())
     registry: Registry = field(default_factory=lambda: builtin().registry())
+    user: UserInfo = LOCAL_ADMIN  # who this controller's writes through ``client`` are requested by
+
+    def client_as(self, user: UserInfo) -> Client:
+        """A client whose writes are ``user``'s (the kubelet's per-node ``system:node:<name>``); the
+        shared client when there is no in-process API server to act on."""
+        return ActingClient(self.server, user) if self.server is not None else self.client
 
     def build(self, name: str | None = None) -> Builder:
         """A controller builder named after this catalog entry (or ``name``)."""

@@ -36,6 +36,11 @@ from datetime import datetime
 from typing import Any
 
 from kbatch.api.registry import Registry
+from kbatch.apiserver.acting_client import ActingClient
+from kbatch.apiserver.client import Client
+from kbatch.apiserver.controller_accounts import ensure_controller_account
+from kbatch.apiserver.identities import component_user, controller_account_name
+from kbatch.apiserver.requester import LOCAL_ADMIN
 from kbatch.families import BUILTIN_FAMILIES, ControllerSpec, Family, compose
 from kbatch.runtime.addons import install_addons, is_new_store
 from kbatch.runtime.apply import Manifests, apply_objects
@@ -150,18 +155,38 @@ class ControlPlane:
         if scheduler_config is not None:  # kube-scheduler's --config (KubeSchedulerConfiguration)
             self._options.setdefault("scheduler", {})["config"] = scheduler_config
         self.enabled: list[str] = []
+        self._component_clients: dict[str, Client] = {}
         for name in self.catalog.resolve(controllers if controllers is not None else "*"):
             self.add_controller(name)
         self.cache.start()
 
     # -- wiring ------------------------------------------------------------------------------------
     def context(self, name: str) -> ControllerContext:
+        username = self.catalog[name].user if name in self.catalog else ""
+        user = component_user(username) if username else LOCAL_ADMIN
+        client = self._client_of(username)
         return ControllerContext(
-            name=name, client=self.client, cache=self.cache, clock=self.clock, rng=derive(self.rng, name),
-            recorder=self.recorder(self._event_source(name)), manager=self.manager, timers=self.timers,
+            name=name, client=client, user=user,
+            cache=self.cache, clock=self.clock, rng=derive(self.rng, name),
+            recorder=self.events.recorder(self._event_source(name), client=client),
+            manager=self.manager, timers=self.timers,
             server=self.server, options=dict(self._options.get(name, {})), metrics=self.metrics,
             composition=self.composition, features=self.features, registry=self.registry,
         )
+
+    def _client_of(self, username: str) -> Client:
+        """The client a component acting as ``username`` writes through (the shared admin client for
+        ""); a kube-controller-manager account is created in kube-system first, as its client builder
+        does (:mod:`kbatch.apiserver.controller_accounts`)."""
+        if not username:
+            return self.client
+        client = self._component_clients.get(username)
+        if client is None:
+            account = controller_account_name(username)
+            if account is not None:
+                ensure_controller_account(self.server, account)
+            client = self._component_clients[username] = ActingClient(self.server, component_user(username))
+        return client
 
     def recorder(self, component: str) -> EventRecorder:
         return self.events.recorder(component)

@@ -156,11 +156,14 @@ class EventSink:
         self._correlators: dict[str, _Correlator] = {}
         self._last_nanos: _LRU[tuple[str, str], int] = _LRU(CACHE_SIZE)  # (ns, object) -> last name
 
-    def recorder(self, component: str, host: str = "") -> EventRecorder:
+    def recorder(self, component: str, host: str = "", client: Any = None) -> EventRecorder:
+        """``component``'s recorder; ``client``: what it writes through (the component's own, so its
+        Events are requested by its user, as upstream's broadcaster writes with the component's
+        client), the sink's when ``None``."""
         correlator = self._correlators.get(component)
         if correlator is None:
             correlator = self._correlators[component] = _Correlator()
-        return EventRecorder(self, component, host, correlator)
+        return EventRecorder(self, component, host, correlator, client)
 
 
 def _nanos(dt: datetime) -> int:
@@ -170,8 +173,9 @@ def _nanos(dt: datetime) -> int:
 
 class EventRecorder:
     def __init__(self, sink: EventSink, component: str, host: str = "",
-                 correlator: _Correlator | None = None) -> None:
+                 correlator: _Correlator | None = None, client: Any = None) -> None:
         self.sink = sink
+        self.client = client if client is not None else sink.client
         self.component = component
         self.host = host
         self.correlator = correlator if correlator is not None else _Correlator()
@@ -267,7 +271,7 @@ class EventRecorder:
 
         patch = {"count": seen.count, "lastTimestamp": format_time(now), "message": message}
         try:
-            self.sink.client.patch(Event, seen.name, patch, seen.namespace)
+            self.client.patch(Event, seen.name, patch, seen.namespace)
         except NotFound:
             return False
         return True
@@ -283,4 +287,4 @@ class EventRecorder:
             "firstTimestamp": format_time(first or now), "lastTimestamp": format_time(now), "count": count,
             "type": type_, "reportingComponent": self.component, "reportingInstance": self.host,
         })
-        self.sink.client.create(event)
+        self.client.create(event)

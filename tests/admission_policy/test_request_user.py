@@ -149,14 +149,16 @@ def test_the_authorizer_asks_rbac_about_the_requester(api: AppClient, bot: dict[
     assert _post(api, CONFIGMAPS, _cm("after"), headers=bot).status_code == 201
 
 
-def test_the_controllers_a_request_wakes_write_as_the_control_plane() -> None:
-    """The bot creates a Job; the job controller's pods are the control plane's writes, which a policy
-    that admits no one but the local administrator lets through."""
+def test_the_controllers_a_request_wakes_write_as_themselves() -> None:
+    """The bot creates a Job; the job controller's pods are the job controller's writes — neither the
+    bot's nor the local administrator's — as kube-controller-manager's controllers write with their
+    own service-account credentials (``--use-service-account-credentials``)."""
     api = AppClient(KbatchApp(ControlPlaneBackend(new_control_plane(controllers="job"))))
     _create_all(api, [{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "bot",
                                                                                  "namespace": NS}}])
     _create_all(api, _role("job-writer", "jobs", ["create"], group="batch"))
-    _create_all(api, _policy("admin-pods", f"{U}.username == 'kubernetes-admin'",
+    controller = "system:serviceaccount:kube-system:job-controller"
+    _create_all(api, _policy("controller-pods", f"{U}.username == '{controller}'",
                              f"'pods by ' + {U}.username", resources="pods"))
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
            "spec": {"template": {"spec": {"restartPolicy": "Never",

@@ -33,7 +33,8 @@ def test_builtin_composition_lists_core_then_batch() -> None:
         "kueue"]
     assert [p.name for p in composed.admission] == [
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "Priority",
-        "ResourceQuota", "DefaultStorageClass", "StorageObjectInUseProtection", "ValidatingAdmissionPolicy",
+        "ResourceQuota", "NodeRestriction", "DefaultStorageClass", "StorageObjectInUseProtection",
+        "ValidatingAdmissionPolicy",
         "MutatingAdmissionPolicy",
         "DynamicResourceAllocation",
         "PodGroupProtection", *JOBSET_HOOKS, *KUEUE_HOOKS]
@@ -102,10 +103,11 @@ def test_admission_selection_follows_kube_apiservers_flags() -> None:
     composed = compose((CORE, BATCH, DRA, EXAMPLE))  # the admission plugins of these families only
     default = [p.name for p in composed.admission_plugins()]
     assert default == ["NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds",
-                       "Priority", "ResourceQuota", "DynamicResourceAllocation", "GizmoLabels"]
+                       "Priority", "ResourceQuota", "NodeRestriction", "DynamicResourceAllocation",
+                       "GizmoLabels"]
     assert [p.name for p in composed.admission_plugins(disable="Priority,GizmoLabels")] == \
         ["NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "ResourceQuota",
-         "DynamicResourceAllocation"]
+         "NodeRestriction", "DynamicResourceAllocation"]
     # enabling an already-enabled plugin changes nothing; the order is the recommended one, not the flag's
     assert [p.name for p in composed.admission_plugins(enable=["Priority", "NamespaceLifecycle"])] == default
     with pytest.raises(AdmissionSelectionError, match=r"\[Priority\] in enable-admission-plugins and "

@@ -36,7 +36,8 @@ from kbatch.apiserver.admission_plugins.service_account_volume import mount_toke
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["DEFAULT_ACCOUNT", "MIRROR_POD", "ServiceAccountAdmission", "install", "should_automount"]
+__all__ = ["DEFAULT_ACCOUNT", "MIRROR_POD", "ServiceAccountAdmission", "install", "references_secrets",
+           "should_automount"]
 
 DEFAULT_ACCOUNT = "default"
 MIRROR_POD = "kubernetes.io/config.mirror"
@@ -51,7 +52,7 @@ def should_automount(sa: ServiceAccount, pod: Pod) -> bool:
     return True
 
 
-def _references_secrets(pod: Pod) -> bool:
+def references_secrets(pod: Pod) -> bool:
     """``podutil.VisitPodSecretNames`` over all containers stops at the first secret it meets."""
     spec = pod.spec
     if any(ref.name for ref in spec.image_pull_secrets or ()):
@@ -74,7 +75,7 @@ def _references_secrets(pod: Pod) -> bool:
 def _mirror_refusal(pod: Pod) -> str | None:
     if pod.spec.service_account_name:
         return "a mirror pod may not reference service accounts"
-    if _references_secrets(pod):
+    if references_secrets(pod):
         return "a mirror pod may not reference secrets"
     for volume in pod.spec.volumes or ():
         sources = volume.projected.sources if volume.projected else None

@@ -33,13 +33,14 @@ from kbatch.api.meta import ManagedFieldsEntry, Resource
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.apply.fieldset import members
 from kbatch.apiserver.apply.managed import UPDATE, Entry, cap_update_managers, decode_entries, encode_entries
+from kbatch.apiserver.identities import user_agent
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
 __all__ = ["UNNAMED_MANAGER", "FieldTracker", "applying", "field_manager", "install"]
 
-UNNAMED_MANAGER = "kbatch"  # the manager of a tracked write that names none (upstream: the user agent)
+UNNAMED_MANAGER = "kbatch"  # the manager of a tracked write that names none, unless a component makes it
 _APPLYING = "\0applying"  # not a valid manager name (managers are printable)
 # the named manager of the writes in progress, or _APPLYING; one variable, so the untracked hot path
 # reads a single context variable
@@ -94,7 +95,8 @@ class FieldTracker:
                     return  # untracked: the hot path
         elif named is _APPLYING:
             return
-        track(request.obj, request.old, named or UNNAMED_MANAGER, request.subresource,
+        manager = named or user_agent(request.user) or UNNAMED_MANAGER  # upstream: the user agent's product
+        track(request.obj, request.old, manager, request.subresource,
               format_time(self._server.timestamp()))
 
 

@@ -60,6 +60,7 @@ from kbatch.controllers.kubelet.engine import (
     take_events,
 )
 from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
+from kbatch.controllers.kubelet.identity import NodeClients
 from kbatch.controllers.kubelet.logs import LogStore
 from kbatch.controllers.kubelet.podips import Addresses, NodeNet, ip_patch, node_cidr, node_net
 from kbatch.controllers.kubelet.probes import ProbeFault
@@ -118,6 +119,7 @@ class Kubelet:
         from kbatch.api.core_v1 import ConfigMap, Node, PersistentVolumeClaim, Pod, Secret
 
         self.ctx, self.Pod, self.Node = ctx, Pod, Node
+        self.clients = NodeClients(ctx)  # a pod's status and final delete are its node's kubelet's writes
         self._sources: dict[str, Any] = {CONFIG_MAP: ConfigMap, SECRET: Secret, CLAIM: PersistentVolumeClaim}
         options = ctx.options
         self.start_delay = float(options.get("start_delay", 0.0))
@@ -258,7 +260,7 @@ class Kubelet:
             advance(run, now, self._planner(pod, uid in self._env_refs, run), self._log_sink(pod))
             wake = next_wake(run)
         for event in take_events(run) if run.events else ():
-            self.ctx.recorder.event(pod, *event)
+            self.clients.recorder(pod.spec.node_name).event(pod, *event)
         stale = run.written != run.version or _ready_drifted(pod, run) or _generation_unobserved(pod)
         if stale and not self._write(pod, run, now):
             return None
@@ -273,7 +275,7 @@ class Kubelet:
         uid = pod.metadata.uid or ""
         if self._unprepared.get(uid) != reason:
             self._unprepared[uid] = reason
-            self.ctx.recorder.event(pod, "Warning", "FailedPrepareDynamicResources",
+            self.clients.recorder(pod.spec.node_name).event(pod, "Warning", "FailedPrepareDynamicResources",
                                     f"Failed to prepare dynamic resources: {reason}")
         return Result(requeue_after=PREPARE_RETRY)
 
@@ -298,7 +300,7 @@ class Kubelet:
                 hold_start(run, now)
             return
         for volume, message in failed:
-            self.ctx.recorder.event(pod, "Warning", "FailedMount",
+            self.clients.recorder(pod.spec.node_name).event(pod, "Warning", "FailedMount",
                                     f'MountVolume.SetUp failed for volume "{volume}" : {message}')
         delay = min(delay * 2, MOUNT_RETRY_MAX) if delay else MOUNT_RETRY_FIRST
         self._mounts[uid] = (now + delay, delay)
@@ -402,8 +404,8 @@ class Kubelet:
             patch.update(ips)
         if patch:
             try:
-                written = self.ctx.client.patch_status(self.Pod, run.name, {"status": patch}, run.namespace,
-                                                       patch_type="strategic")
+                written = self.clients(pod.spec.node_name).patch_status(
+                    self.Pod, run.name, {"status": patch}, run.namespace, patch_type="strategic")
             except NotFound:
                 self._forget((run.namespace, run.name), run.uid)
                 return False
@@ -417,8 +419,8 @@ class Kubelet:
         if pod.metadata.deletion_timestamp is None:
             return
         try:
-            self.ctx.client.delete(self.Pod, pod.metadata.name, pod.metadata.namespace,
-                                   grace_period_seconds=0)
+            self.clients(pod.spec.node_name).delete(self.Pod, pod.metadata.name, pod.metadata.namespace,
+                                                    grace_period_seconds=0)
         except NotFound:
             return
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from kbatch.api.base import format_micro_time, format_time
 from kbatch.api.errors import AlreadyExists, Forbidden, NotFound
+from kbatch.controllers.kubelet.identity import NodeClients
 from kbatch.controllers.kubelet.nodestatus import (
     EPSILON,
     HEALTHY,
@@ -92,6 +93,7 @@ class NodeHeartbeat:
         from kbatch.api.core_v1 import Node
 
         self.ctx, self.Node, self.Lease, self.namespace = ctx, Node, Lease, NODE_LEASE_NAMESPACE
+        self.clients = NodeClients(ctx)  # each node's status and Lease are its kubelet's writes
         self.duration = int(ctx.options.get("node_lease_duration_seconds", NODE_LEASE_DURATION))
         self.renew_interval = self.duration * RENEW_FRACTION
         self.update_every, self.report_every = frequencies(ctx.options)
@@ -164,7 +166,7 @@ class NodeHeartbeat:
         stamp = format_time(self.ctx.clock.now_datetime())
         name = node.metadata.name
         patch = {"status": {"conditions": status_items(current, view, stamp)}}
-        posted = self.ctx.client.patch_status(self.Node, name, patch, patch_type="strategic")
+        posted = self.clients(name).patch_status(self.Node, name, patch, patch_type="strategic")
         beat.settled = posted.metadata.resource_version  # it now carries the kubelet's view
         reporting.last_report = now
         reporting.delay = self._jitter(name, beat) if changed else 0.0
@@ -177,7 +179,7 @@ class NodeHeartbeat:
         events = [e for v in view if (e := transition_event(before.get(v[0]), v)) is not None]
         if not events:
             return
-        recorder = self.ctx.recorder.sink.recorder("kubelet", name)
+        recorder = self.clients.recorder(name, host=name)
         ref = ObjectRef("Node", "", name, uid=name)
         for event in events:
             recorder.event(ref, "Normal", event, f"Node {name} status is now: {event}")
@@ -186,7 +188,7 @@ class NodeHeartbeat:
         name, stamp = node.metadata.name, format_micro_time(self.ctx.clock.now_datetime())
         if name in self._leases:
             try:
-                self.ctx.client.patch(self.Lease, name, {"spec": {"renewTime": stamp}}, self.namespace)
+                self.clients(name).patch(self.Lease, name, {"spec": {"renewTime": stamp}}, self.namespace)
                 return
             except NotFound:
                 self._leases.discard(name)
@@ -201,10 +203,11 @@ class NodeHeartbeat:
                 {"apiVersion": "v1", "kind": "Node", "name": meta.name, "uid": meta.uid}]},
             "spec": {"holderIdentity": meta.name, "leaseDurationSeconds": self.duration, "renewTime": stamp},
         })
+        client = self.clients(meta.name)
         try:
-            self.ctx.client.create(lease)
+            client.create(lease)
         except AlreadyExists:  # created before this kubelet (re)started: take it over
-            self.ctx.client.patch(self.Lease, meta.name, {"spec": {"renewTime": stamp}}, self.namespace)
+            client.patch(self.Lease, meta.name, {"spec": {"renewTime": stamp}}, self.namespace)
         except (NotFound, Forbidden):  # kube-node-lease missing or terminating: tried again next renewal
             return False
         return True

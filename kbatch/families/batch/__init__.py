@@ -12,7 +12,7 @@ from kbatch.api.batch_v1 import CronJob, Job
 from kbatch.api.features import FeatureSpec, Stage
 from kbatch.api.strategies.batch import CronJobStrategy, JobStrategy
 from kbatch.families.batch import describe, printers
-from kbatch.families.family import ControllerSpec, Family, JobIntegration, KindEntry
+from kbatch.families.family import ControllerSpec, Family, JobIntegration, KindEntry, kcm_account
 
 __all__ = ["BATCH"]
 
@@ -28,12 +28,14 @@ BATCH = Family(
     controllers=(
         ControllerSpec("ttl-after-finished", "deletes finished Jobs ttlSecondsAfterFinished after they end",
                        "kbatch.runtime.builtin.ttl_after_finished:setup",
-                       aliases=("ttl-after-finished-controller",), source="ttl-after-finished-controller"),
+                       aliases=("ttl-after-finished-controller",), source="ttl-after-finished-controller",
+                       user=kcm_account("ttl-after-finished-controller")),
         ControllerSpec("job", "runs a Job's pods to completion (batch/v1 Job)",
-                       "kbatch.controllers.job:setup", aliases=("job-controller",), source="job-controller"),
+                       "kbatch.controllers.job:setup", aliases=("job-controller",), source="job-controller",
+                       user=kcm_account("job-controller")),
         ControllerSpec("cronjob", "creates Jobs on a cron schedule (batch/v1 CronJob)",
                        "kbatch.controllers.cronjob:setup", aliases=("cronjob-controller",),
-                       source="cronjob-controller"),
+                       source="cronjob-controller", user=kcm_account("cronjob-controller")),
     ),
     feature_gates=(
         FeatureSpec("JobManagedBy", True, Stage.GA, locked=True, source=_GATES + "JobManagedBy.md"),

@@ -62,7 +62,14 @@ from kbatch.families.core import (
     serviceaccount_page,
     virtual,
 )
-from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
+from kbatch.families.family import (
+    AdmissionPlugin,
+    ControllerSpec,
+    Family,
+    KindEntry,
+    SchedulerPlugin,
+    kcm_account,
+)
 
 __all__ = ["CORE", "SCHEDULER_POP_FROM_BACKOFF_Q", "SCHEDULER_QUEUEING_HINTS"]
 
@@ -118,54 +125,67 @@ CORE = Family(
                         description="spec.priorityClassName -> spec.priority and preemptionPolicy"),
         AdmissionPlugin("ResourceQuota", "kbatch.apiserver.admission_plugins.resource_quota:install",
                         description="refuses creates that would exceed a namespace's ResourceQuotas"),
+        # kind's kubeadm ClusterConfiguration enables it (kube-apiserver alone does not); upstream runs
+        # it after ServiceAccount, kbatch appends it (family order is append-only)
+        AdmissionPlugin("NodeRestriction", "kbatch.apiserver.admission_plugins.node_restriction:install",
+                        description="a kubelet (system:node:N) writes only its own Node, Lease and "
+                                    "pods bound to it; no forbidden node labels"),
     ),
     controllers=(
         ControllerSpec("garbage-collector", "deletes dependents whose owners are gone (ownerReferences)",
                        "kbatch.runtime.builtin.garbage_collector:setup",
                        aliases=("garbage-collector-controller", "garbagecollector"),
-                       source="garbage-collector-controller"),
+                       source="garbage-collector-controller", user=kcm_account("generic-garbage-collector")),
         ControllerSpec("podgc", "deletes terminated, orphaned and unscheduled terminating pods",
                        "kbatch.controllers.podgc:setup", aliases=("pod-garbage-collector-controller",),
-                       source="pod-garbage-collector-controller"),
+                       source="pod-garbage-collector-controller", user=kcm_account("pod-garbage-collector")),
         ControllerSpec("node-lifecycle", "taints NotReady/unreachable nodes (node.kubernetes.io/not-ready)",
                        "kbatch.controllers.nodelifecycle:setup",
-                       aliases=("node-lifecycle-controller", "nodelifecycle"), source="node-controller"),
+                       aliases=("node-lifecycle-controller", "nodelifecycle"), source="node-controller",
+                       user=kcm_account("node-controller")),
         ControllerSpec("taint-eviction-controller", "evicts pods that do not tolerate NoExecute taints",
-                       "kbatch.controllers.nodelifecycle:setup_taint_eviction"),
+                       "kbatch.controllers.nodelifecycle:setup_taint_eviction",
+                       # core.go startTaintEvictionController: the node-controller account
+                       user=kcm_account("node-controller")),
         ControllerSpec("scheduler", "binds pending pods to nodes (simulated kube-scheduler)",
-                       "kbatch.controllers.scheduler:setup", source="default-scheduler"),
+                       "kbatch.controllers.scheduler:setup", source="default-scheduler",
+                       user="system:kube-scheduler"),
         ControllerSpec("kubelet", "runs bound pods on simulated nodes (KWOK-style)",
                        "kbatch.controllers.kubelet:setup"),
         ControllerSpec("disruption",
                        "keeps PodDisruptionBudget status current, resets stale DisruptionTarget",
                        "kbatch.controllers.disruption:setup", aliases=("disruption-controller",),
-                       source="controllermanager"),
+                       source="controllermanager", user=kcm_account("disruption-controller")),
         ControllerSpec("resourcequota", "keeps ResourceQuota status.hard and status.used current",
                        "kbatch.controllers.resourcequota:setup", aliases=("resourcequota-controller",),
-                       source="resourcequota-controller"),
+                       source="resourcequota-controller", user=kcm_account("resourcequota-controller")),
         ControllerSpec("ephemeral-volume", "creates the claims of pods' generic ephemeral volumes",
                        "kbatch.controllers.ephemeral:setup", aliases=("ephemeral-volume-controller",),
-                       source="ephemeral_volume"),
+                       source="ephemeral_volume", user=kcm_account("ephemeral-volume-controller")),
         ControllerSpec("namespace", "deletes the content of terminating namespaces, then finalizes them",
                        "kbatch.controllers.namespace:setup", aliases=("namespace-controller",),
-                       source="namespace-controller"),
+                       source="namespace-controller", user=kcm_account("namespace-controller")),
         ControllerSpec("serviceaccount", "keeps a `default` ServiceAccount in every active namespace",
                        "kbatch.controllers.serviceaccount:setup", aliases=("serviceaccount-controller",),
-                       source="serviceaccount-controller"),
+                       source="serviceaccount-controller", user=kcm_account("service-account-controller")),
         ControllerSpec("root-ca-cert-publisher", "keeps the kube-root-ca.crt ConfigMap in every namespace",
                        "kbatch.controllers.rootcacertpublisher:setup",
                        aliases=("root-ca-certificate-publisher-controller",),
-                       source="root-ca-certificate-publisher-controller"),
+                       source="root-ca-certificate-publisher-controller",
+                       user=kcm_account("root-ca-cert-publisher")),
         ControllerSpec("serviceaccount-token", "fills legacy service-account token Secrets, deletes those of "
                        "deleted accounts", "kbatch.controllers.serviceaccount.tokens:setup",
                        aliases=("serviceaccount-token-controller",),
-                       source="serviceaccount-token-controller"),
+                       source="serviceaccount-token-controller",
+                       # the manager's root client: the other accounts' tokens need this controller
+                       user="system:kube-controller-manager"),
         # off by default: kube-controller-manager starts it only with --allocate-node-cidrs=true
         # (cmd/kube-controller-manager/app/core.go startNodeIpamController; kind sets it, kubeadm only
         # with a pod network CIDR); pod addresses cost memory (docs/simulation.md "Pod and node addresses")
         ControllerSpec("node-ipam-controller", "allocates each node's pod CIDR (spec.podCIDR)",
                        "kbatch.controllers.nodeipam:setup", enabled_by_default=False,
-                       aliases=("nodeipam",), source="cidrAllocator"),
+                       aliases=("nodeipam",), source="cidrAllocator",
+                       user=kcm_account("node-controller")),
     ),
     scheduler_plugins=(
         _plugin("SchedulingGates", "scheduling_gates"),

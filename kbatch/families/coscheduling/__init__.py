@@ -35,7 +35,9 @@ COSCHEDULING = Family(
         ControllerSpec("coscheduling",
                        "keeps scheduler-plugins PodGroups' phase and counts (scheduling.x-k8s.io)",
                        "kbatch.controllers.coscheduling:setup", aliases=("podgroup-controller",),
-                       source="PodGroupController"),
+                       source="PodGroupController",
+                       # manifests/*/deploy-sig-scheduling-controller-and-scheduler.yaml
+                       user="system:serviceaccount:scheduler-plugins:scheduler-plugins-controller"),
     ),
     scheduler_plugins=(
         SchedulerPlugin("Coscheduling", "kbatch.controllers.coscheduling:new", multi_point=True,

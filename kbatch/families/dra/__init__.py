@@ -29,7 +29,14 @@ from kbatch.api.strategies.resource import (
 )
 from kbatch.families.core.generic_page import generic_page
 from kbatch.families.dra import printers
-from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
+from kbatch.families.family import (
+    AdmissionPlugin,
+    ControllerSpec,
+    Family,
+    KindEntry,
+    SchedulerPlugin,
+    kcm_account,
+)
 
 __all__ = [
     "ADMIN_ACCESS",
@@ -96,6 +103,7 @@ DRA = Family(
             "kbatch.controllers.dra.resourceclaim:setup",
             aliases=("resource-claim-controller", "resourceclaim-controller"),
             source="resource_claim",
+            user=kcm_account("resource-claim-controller"),
         ),
         ControllerSpec(
             "device-taint-eviction",
@@ -103,6 +111,7 @@ DRA = Family(
             "kbatch.controllers.dra.devicetainteviction:setup",
             aliases=("device-taint-eviction-controller",),
             source="device-taint-eviction-controller",
+            user=kcm_account("device-taint-eviction-controller"),
         ),
     ),
     scheduler_plugins=(

@@ -27,7 +27,14 @@ from kbatch.api.features import FeatureSpec, Stage
 from kbatch.api.scheduling_v1beta1 import GENERIC_WORKLOAD, WORKLOAD_WITH_JOB, PodGroup, Workload
 from kbatch.api.strategies.scheduling import PodGroupStrategy, WorkloadStrategy
 from kbatch.families.core.generic_page import generic_page
-from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, KindEntry, SchedulerPlugin
+from kbatch.families.family import (
+    AdmissionPlugin,
+    ControllerSpec,
+    Family,
+    KindEntry,
+    SchedulerPlugin,
+    kcm_account,
+)
 
 __all__ = ["GANG"]
 
@@ -53,7 +60,8 @@ GANG = Family(
                        "keeps the podgroup-protection finalizer on PodGroups in use and removes it "
                        "from unused, deleted ones (with GenericWorkload)",
                        "kbatch.controllers.gang.protection:setup",
-                       aliases=("podgroup-protection-controller",), source="podgroup-protection-controller"),
+                       aliases=("podgroup-protection-controller",), source="podgroup-protection-controller",
+                       user=kcm_account("podgroup-protection-controller")),
     ),
     scheduler_plugins=(
         SchedulerPlugin("GangScheduling", "kbatch.controllers.gang.plugin:new", multi_point=True),

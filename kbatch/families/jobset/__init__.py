@@ -47,7 +47,9 @@ JOBSET = Family(
     ),
     controllers=(
         ControllerSpec("jobset", "runs JobSets: child Jobs, headless Service, policies, restarts",
-                       "kbatch.controllers.jobset:setup", aliases=("jobset-controller",), source="jobset"),
+                       "kbatch.controllers.jobset:setup", aliases=("jobset-controller",), source="jobset",
+                       # config/default: namespace jobset-system, namePrefix jobset-, SA controller-manager
+                       user="system:serviceaccount:jobset-system:jobset-controller-manager"),
     ),
     feature_gates=(
         FeatureSpec(c.GATE_IN_PLACE_RESTART, False, Stage.ALPHA, source=_FEATURES),

@@ -90,6 +90,8 @@ KUEUE = Family(
             "kbatch.controllers.kueue:setup",
             aliases=("kueue-manager",),
             source="kueue-admission",
+            # config/default: namespace kueue-system, namePrefix kueue-, SA controller-manager
+            user="system:serviceaccount:kueue-system:kueue-controller-manager",
         ),
     ),
     feature_gates=KUEUE_GATES,

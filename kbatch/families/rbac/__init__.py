@@ -26,7 +26,7 @@ from kbatch.api.strategies.rbac import (
     RoleBindingStrategy,
     RoleStrategy,
 )
-from kbatch.families.family import ControllerSpec, Family, KindEntry
+from kbatch.families.family import ControllerSpec, Family, KindEntry, kcm_account
 from kbatch.families.rbac import pages, printers
 
 __all__ = ["RBAC"]
@@ -49,6 +49,7 @@ RBAC = Family(
                        "selectors match",
                        "kbatch.controllers.rbac.aggregation:setup",
                        aliases=("clusterrole-aggregation-controller",),
-                       source="clusterrole-aggregation-controller"),
+                       source="clusterrole-aggregation-controller",
+                       user=kcm_account("clusterrole-aggregation-controller")),
     ),
 )

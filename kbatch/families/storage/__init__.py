@@ -20,7 +20,14 @@ from __future__ import annotations
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
 from kbatch.api.storage_v1 import StorageClass
 from kbatch.api.strategies.storage import PersistentVolumeStrategy, StorageClassStrategy
-from kbatch.families.family import AdmissionPlugin, ClusterAddon, ControllerSpec, Family, KindEntry
+from kbatch.families.family import (
+    AdmissionPlugin,
+    ClusterAddon,
+    ControllerSpec,
+    Family,
+    KindEntry,
+    kcm_account,
+)
 from kbatch.families.storage import printers
 from kbatch.families.storage.default_class import ADDON_NAME
 
@@ -47,15 +54,17 @@ STORAGE = Family(
         ControllerSpec("pvc-protection", "removes kubernetes.io/pvc-protection from deleted claims no "
                        "scheduled pod uses", "kbatch.controllers.storage.protection:setup_pvc",
                        aliases=("persistentvolumeclaim-protection-controller",),
-                       source="persistentvolumeclaim-protection-controller"),
+                       source="persistentvolumeclaim-protection-controller",
+                       user=kcm_account("pvc-protection-controller")),
         ControllerSpec("pv-protection", "removes kubernetes.io/pv-protection from deleted volumes that "
                        "are not Bound", "kbatch.controllers.storage.protection:setup_pv",
                        aliases=("persistentvolume-protection-controller",),
-                       source="persistentvolume-protection-controller"),
+                       source="persistentvolume-protection-controller",
+                       user=kcm_account("pv-protection-controller")),
         ControllerSpec("persistentvolume-binder", "binds claims to volumes, asks provisioners for new ones, "
                        "releases and reclaims volumes", "kbatch.controllers.storage.binder:setup",
                        aliases=("persistentvolume-binder-controller",),
-                       source="persistentvolume-controller"),
+                       source="persistentvolume-controller", user=kcm_account("persistent-volume-binder")),
         ControllerSpec("simulated-provisioner", "kbatch.io/simulated: provisions a volume for each claim "
                        "asked of it and deletes it once released",
                        "kbatch.controllers.storage.provisioner:setup",

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kbatch.apiserver.identities import UserInfo
+from kbatch.apiserver.requester import LOCAL_ADMIN, run_as
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.events import EventRecorder, ObjectRef
 
@@ -20,13 +22,14 @@ __all__ = ["GarbageCollectorStepper", "InvalidNamespaceReporter", "setup"]
 class GarbageCollectorStepper:
     name = "garbage-collector"
 
-    def __init__(self, collector: Any) -> None:
+    def __init__(self, collector: Any, user: UserInfo = LOCAL_ADMIN) -> None:
         self.collector = collector
+        self.user = user  # the collector writes through the API server itself: as this user
 
     def step(self) -> int:
         if not self.collector.has_pending():
             return 0
-        return int(self.collector.sync())
+        return int(run_as(self.user, self.collector.sync))
 
 
 _MESSAGE = 'ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace "%s"'
@@ -55,6 +58,6 @@ def setup(ctx: ControllerContext) -> GarbageCollectorStepper:
     from kbatch.apiserver import GarbageCollector
 
     collector = GarbageCollector(ctx.server, report=InvalidNamespaceReporter(ctx.recorder))
-    stepper = GarbageCollectorStepper(collector)
+    stepper = GarbageCollectorStepper(collector, ctx.user)
     ctx.manager.add(stepper)
     return stepper

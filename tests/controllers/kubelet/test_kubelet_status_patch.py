@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Pod
+from kbatch.apiserver.local import LocalClient
 from kbatch.apiserver.strategic import apply_strategic_patch
 from kbatch.controllers.kubelet.status import container_fingerprint, render_status, status_patch
 
@@ -85,13 +86,13 @@ def test_a_deletion_request_writes_only_the_observed_generation(monkeypatch) -> 
     cp = sim_cluster(1)
     cp.apply(pod_yaml("p", "sleep 1000", grace=20))
     writes: list[dict[str, Any]] = []
-    original = cp.client.patch_status
+    original = LocalClient.patch_status  # the kubelet writes through its node's client, a LocalClient
 
-    def counting(*args: Any, **kwargs: Any) -> Any:
+    def counting(self: LocalClient, *args: Any, **kwargs: Any) -> Any:
         writes.append(args[2])
-        return original(*args, **kwargs)
+        return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(cp.client, "patch_status", counting)
+    monkeypatch.setattr(LocalClient, "patch_status", counting)
     cp.client.delete(Pod, "p", "default")
     cp.advance(19)
     kubelet_owned = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]

@@ -28,7 +28,7 @@ from collections import Counter
 from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
-TRACE = "26e0e2368cb1fbab04c9d117ac4d5e983bde7b3d5bc9e3dde657a5652de4e2d8"
+TRACE = "30a7d7006dfa241217e0134eb121b18c7e4c4d3bc686ee9563239904d7e2b8ca"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:
