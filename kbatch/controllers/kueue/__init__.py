@@ -14,6 +14,7 @@ thin controllers over them:
 ``kueue-localqueue``      :class:`.status.LocalQueueStatus`
 ``kueue-cohort``          :class:`.status.CohortStatus`
 ``kueue-resourceflavor``  :class:`.status.ResourceFlavorFinalizer`
+``kueue-admissioncheck``  :class:`.admissionchecks.AdmissionCheckFinalizer`
 ``kueue-job-<name>``      :class:`.jobframework.reconciler.JobReconciler`, one per enabled integration
 ========================  ==================================================================
 
@@ -33,6 +34,7 @@ from kbatch.api.kueue_v1beta2 import (
     ResourceFlavor,
     Workload,
 )
+from kbatch.controllers.kueue.admissionchecks import AdmissionCheckFinalizer
 from kbatch.controllers.kueue.jobframework.reconciler import JobReconciler
 from kbatch.controllers.kueue.manager import (
     CheckHandler,
@@ -53,7 +55,7 @@ from kbatch.controllers.kueue.status import (
     LocalQueueStatus,
     ResourceFlavorFinalizer,
 )
-from kbatch.controllers.kueue.watches import COHORT_EVENTS, FLAVOR_EVENTS
+from kbatch.controllers.kueue.watches import CHECK_EVENTS, COHORT_EVENTS, FLAVOR_EVENTS
 from kbatch.controllers.kueue.workload_controller import WorkloadReconciler
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.predicate import Funcs
@@ -142,6 +144,9 @@ def setup(ctx: ControllerContext) -> KueueManager:
     )
     mgr.controllers["kueue-resourceflavor"] = (
         b("kueue-resourceflavor").for_(ResourceFlavor, FLAVOR_EVENTS).complete(ResourceFlavorFinalizer(mgr))
+    )
+    mgr.controllers["kueue-admissioncheck"] = (
+        b("kueue-admissioncheck").for_(AdmissionCheck, CHECK_EVENTS).complete(AdmissionCheckFinalizer(mgr))
     )
     for integ in mgr.integrations:
         name = f"kueue-job-{integ.name.replace('/', '-').replace('.', '-')}"

@@ -388,6 +388,8 @@ class ClusterQueueHandler:
         if old is not None:
             for flavor in watches.released_flavors(old, new, mgr.cache.clusterqueues_using_flavor):
                 mgr.enqueue("kueue-resourceflavor", Request("", flavor))
+        for check in watches.released_checks(old, new, mgr.cache.clusterqueues_using_check):
+            mgr.enqueue("kueue-admissioncheck", Request("", check))
 
     def _local_queues(self, name: str) -> list[LocalQueue]:
         return self.mgr.ctx.cache.list(LocalQueue, index=(LQ_BY_CQ, name))
