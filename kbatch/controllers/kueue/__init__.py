@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbatch.api.core_v1 import Namespace
+from kbatch.api.core_v1 import LimitRange, Namespace
 from kbatch.api.kueue_v1beta2 import (
     AdmissionCheck,
     ClusterQueue,
@@ -48,6 +48,7 @@ from kbatch.controllers.kueue.manager import (
 )
 from kbatch.controllers.kueue.podintegration.controller import build as build_pod_controller
 from kbatch.controllers.kueue.requeue import InadmissibleRequeuer
+from kbatch.controllers.kueue.resource_updates import LimitRangeHandler
 from kbatch.controllers.kueue.scheduler import Scheduler
 from kbatch.controllers.kueue.status import (
     ClusterQueueStatus,
@@ -170,4 +171,5 @@ def setup(ctx: ControllerContext) -> KueueManager:
     informers.informer_for(ResourceFlavor).add_event_handler(FlavorHandler(mgr))
     informers.informer_for(AdmissionCheck).add_event_handler(CheckHandler(mgr))
     informers.informer_for(Namespace).add_event_handler(NamespaceHandler(mgr))
+    informers.informer_for(LimitRange).add_event_handler(LimitRangeHandler(mgr))
     return mgr
