@@ -15,6 +15,7 @@ thin controllers over them:
 ``kueue-cohort``          :class:`.status.CohortStatus`
 ``kueue-resourceflavor``  :class:`.status.ResourceFlavorFinalizer`
 ``kueue-admissioncheck``  :class:`.admissionchecks.AdmissionCheckFinalizer`
+``kueue-priorityclass``   :class:`.priorityclasses.PriorityClassPropagator`
 ``kueue-job-<name>``      :class:`.jobframework.reconciler.JobReconciler`, one per enabled integration
 ========================  ==================================================================
 
@@ -33,6 +34,7 @@ from kbatch.api.kueue_v1beta2 import (
     LocalQueue,
     ResourceFlavor,
     Workload,
+    WorkloadPriorityClass,
 )
 from kbatch.controllers.kueue.admissionchecks import AdmissionCheckFinalizer
 from kbatch.controllers.kueue.jobframework.reconciler import JobReconciler
@@ -47,6 +49,7 @@ from kbatch.controllers.kueue.manager import (
     WorkloadHandler,
 )
 from kbatch.controllers.kueue.podintegration.controller import build as build_pod_controller
+from kbatch.controllers.kueue.priorityclasses import PRIORITY_CLASS_EVENTS, PriorityClassPropagator
 from kbatch.controllers.kueue.requeue import InadmissibleRequeuer
 from kbatch.controllers.kueue.resource_updates import LimitRangeHandler
 from kbatch.controllers.kueue.scheduler import Scheduler
@@ -148,6 +151,11 @@ def setup(ctx: ControllerContext) -> KueueManager:
     )
     mgr.controllers["kueue-admissioncheck"] = (
         b("kueue-admissioncheck").for_(AdmissionCheck, CHECK_EVENTS).complete(AdmissionCheckFinalizer(mgr))
+    )
+    mgr.controllers["kueue-priorityclass"] = (
+        b("kueue-priorityclass")
+        .for_(WorkloadPriorityClass, PRIORITY_CLASS_EVENTS)
+        .complete(PriorityClassPropagator(mgr))
     )
     for integ in mgr.integrations:
         name = f"kueue-job-{integ.name.replace('/', '-').replace('.', '-')}"
