@@ -14,6 +14,8 @@ thin controllers over them:
 ``kueue-localqueue``      :class:`.status.LocalQueueStatus`
 ``kueue-cohort``          :class:`.status.CohortStatus`
 ``kueue-resourceflavor``  :class:`.status.ResourceFlavorFinalizer`
+``kueue-admissioncheck``  :class:`.admissionchecks.AdmissionCheckFinalizer`
+``kueue-priorityclass``   :class:`.priorityclasses.PriorityClassPropagator`
 ``kueue-job-<name>``      :class:`.jobframework.reconciler.JobReconciler`, one per enabled integration
 ========================  ==================================================================
 
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbatch.api.core_v1 import Namespace
+from kbatch.api.core_v1 import LimitRange, Namespace
 from kbatch.api.kueue_v1beta2 import (
     AdmissionCheck,
     ClusterQueue,
@@ -32,7 +34,9 @@ from kbatch.api.kueue_v1beta2 import (
     LocalQueue,
     ResourceFlavor,
     Workload,
+    WorkloadPriorityClass,
 )
+from kbatch.controllers.kueue.admissionchecks import AdmissionCheckFinalizer
 from kbatch.controllers.kueue.jobframework.reconciler import JobReconciler
 from kbatch.controllers.kueue.manager import (
     CheckHandler,
@@ -45,7 +49,9 @@ from kbatch.controllers.kueue.manager import (
     WorkloadHandler,
 )
 from kbatch.controllers.kueue.podintegration.controller import build as build_pod_controller
+from kbatch.controllers.kueue.priorityclasses import PRIORITY_CLASS_EVENTS, PriorityClassPropagator
 from kbatch.controllers.kueue.requeue import InadmissibleRequeuer
+from kbatch.controllers.kueue.resource_updates import LimitRangeHandler
 from kbatch.controllers.kueue.scheduler import Scheduler
 from kbatch.controllers.kueue.status import (
     ClusterQueueStatus,
@@ -53,7 +59,7 @@ from kbatch.controllers.kueue.status import (
     LocalQueueStatus,
     ResourceFlavorFinalizer,
 )
-from kbatch.controllers.kueue.watches import COHORT_EVENTS, FLAVOR_EVENTS
+from kbatch.controllers.kueue.watches import CHECK_EVENTS, COHORT_EVENTS, FLAVOR_EVENTS
 from kbatch.controllers.kueue.workload_controller import WorkloadReconciler
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.predicate import Funcs
@@ -143,6 +149,14 @@ def setup(ctx: ControllerContext) -> KueueManager:
     mgr.controllers["kueue-resourceflavor"] = (
         b("kueue-resourceflavor").for_(ResourceFlavor, FLAVOR_EVENTS).complete(ResourceFlavorFinalizer(mgr))
     )
+    mgr.controllers["kueue-admissioncheck"] = (
+        b("kueue-admissioncheck").for_(AdmissionCheck, CHECK_EVENTS).complete(AdmissionCheckFinalizer(mgr))
+    )
+    mgr.controllers["kueue-priorityclass"] = (
+        b("kueue-priorityclass")
+        .for_(WorkloadPriorityClass, PRIORITY_CLASS_EVENTS)
+        .complete(PriorityClassPropagator(mgr))
+    )
     for integ in mgr.integrations:
         name = f"kueue-job-{integ.name.replace('/', '-').replace('.', '-')}"
         if integ.name == "pod":  # plain pods and pod groups: requests of their own (podintegration/)
@@ -165,4 +179,5 @@ def setup(ctx: ControllerContext) -> KueueManager:
     informers.informer_for(ResourceFlavor).add_event_handler(FlavorHandler(mgr))
     informers.informer_for(AdmissionCheck).add_event_handler(CheckHandler(mgr))
     informers.informer_for(Namespace).add_event_handler(NamespaceHandler(mgr))
+    informers.informer_for(LimitRange).add_event_handler(LimitRangeHandler(mgr))
     return mgr

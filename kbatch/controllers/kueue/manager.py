@@ -34,6 +34,7 @@ from kbatch.controllers.kueue.model.clusterqueue import settings_of
 from kbatch.controllers.kueue.model.info import InfoOptions, WorkloadInfo, is_true, workload_key
 from kbatch.controllers.kueue.model.quota import has_cycle, root_of
 from kbatch.controllers.kueue.queues import QueueManager, admissible
+from kbatch.controllers.kueue.resource_updates import ResourceAdjuster
 from kbatch.controllers.kueue.scheduling.cycle import CycleConfig
 from kbatch.controllers.kueue.scheduling.flavorassigner import AssignerOptions
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Preemptor
@@ -110,6 +111,8 @@ class KueueManager:
             admission_gated_by=s.on("AdmissionGatedBy"),
         )
         self.queues.preserve_scan_progress = s.on("FlavorFungibilityPreserveScanProgress")
+        self.resources = ResourceAdjuster(ctx.cache)
+        self.queues.adjust = self.resources
         self.preemptor = Preemptor(
             cfg.fair_sharing,
             cfg.fair_sharing_strategies or (),
@@ -388,6 +391,8 @@ class ClusterQueueHandler:
         if old is not None:
             for flavor in watches.released_flavors(old, new, mgr.cache.clusterqueues_using_flavor):
                 mgr.enqueue("kueue-resourceflavor", Request("", flavor))
+        for check in watches.released_checks(old, new, mgr.cache.clusterqueues_using_check):
+            mgr.enqueue("kueue-admissioncheck", Request("", check))
 
     def _local_queues(self, name: str) -> list[LocalQueue]:
         return self.mgr.ctx.cache.list(LocalQueue, index=(LQ_BY_CQ, name))

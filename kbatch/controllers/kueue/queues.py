@@ -300,6 +300,10 @@ def _may_have_become_admissible(old: WorkloadInfo, new: WorkloadInfo) -> bool:
     return any(condition(o, c) != condition(n, c) for c in (Cond.EVICTED, Cond.REQUEUED))
 
 
+def _as_is(wl: Workload) -> Workload:
+    return wl
+
+
 class QueueManager:
     """``cache/queue.Manager``; ``cohort_root`` maps a ClusterQueue to its root Cohort ("" when none)."""
 
@@ -321,6 +325,10 @@ class QueueManager:
         self.preserve_scan_progress = True
         self.requeue_requests: set[str] = set()  # ClusterQueue or "cohort:<root>" names awaiting requeue
         self.changed = False  # something the scheduler could act on arrived
+        # ``workload.AdjustResources`` before every ``NewInfo`` (the manager sets the LimitRange
+        # reader, :class:`~kbatch.controllers.kueue.resource_updates.ResourceAdjuster`); it returns
+        # the same object when nothing applies
+        self.adjust: Callable[[Workload], Workload] = _as_is
 
     # --- ClusterQueues -------------------------------------------------------------------------------
     def add_or_update_cluster_queue(self, name: str, strategy: str, selector: Selector | None) -> None:
@@ -348,7 +356,7 @@ class QueueManager:
             wkey = workload_key(wl.metadata.namespace, wl.metadata.name)
             self.assigned[wkey] = key
             if admissible(wl, self.admission_gated_by):
-                lq.items[wkey] = WorkloadInfo.of(wl, self.options)
+                lq.items[wkey] = WorkloadInfo.of(self.adjust(wl), self.options)
         if cq is not None:
             for wkey in sorted(lq.items):
                 self.changed |= cq.push_if_not_tracked(lq.items[wkey])
@@ -401,7 +409,7 @@ class QueueManager:
         lq = self.local_queues.get(qkey)
         if lq is None:
             return False
-        info = info if info is not None and info.obj is wl else WorkloadInfo.of(wl, self.options)
+        info = info if info is not None and info.obj is wl else WorkloadInfo.of(self.adjust(wl), self.options)
         self.assigned[key] = qkey
         lq.items[key] = info
         cq = self.cluster_queues.get(lq.cluster_queue)
@@ -459,7 +467,7 @@ class QueueManager:
         if lq is None:
             return False
         if current is not info.obj:
-            info = WorkloadInfo.of(current, self.options)
+            info = WorkloadInfo.of(self.adjust(current), self.options)
         self.assigned[key] = qkey
         lq.items[key] = info
         if last is not None:

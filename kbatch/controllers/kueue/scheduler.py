@@ -98,6 +98,7 @@ class Scheduler:
                 mgr.namespace_labels,
                 mgr.cache.pods_ready_for_all,
                 self.memo.cycle(snapshot, mgr.cycle_config, mgr.preemptor, now, self.cycle),
+                mgr.resources.violations,
             )
             result = run_cycle(heads, inputs)
         finally:

@@ -18,6 +18,11 @@ effects (cache, queues, enqueues) stay in :mod:`.manager`.
 * ``CohortReconciler.Update`` (``cohort_controller.go``): a Cohort update reconciles it only when
   its spec changed (:data:`COHORT_EVENTS`); ``cohortCqHandler``: a ClusterQueue event reconciles
   the Cohorts above it, the root excluded (``Cache.ClusterQueueAncestors``): :func:`cohort_ancestors`.
+* ``AdmissionCheckReconciler`` (``admissioncheck_controller.go``): a check's own reconcile on
+  create, delete and on updates while it is being deleted (:data:`CHECK_EVENTS`); ``acCqHandler``
+  via ``NotifyClusterQueueUpdate``: after a ClusterQueue event that changes the set of checks it
+  names, the checks of the old and the new ClusterQueue no ClusterQueue names now
+  (:func:`released_checks`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from kbatch.controllers.kueue.model.quota import has_cycle, path_to_root
 from kbatch.runtime.predicate import Funcs
 
 __all__ = [
+    "CHECK_EVENTS",
     "COHORT_EVENTS",
     "FLAVOR_EVENTS",
     "cluster_queue_wakes_local_queues",
@@ -36,6 +42,7 @@ __all__ = [
     "cohort_ancestors",
     "flavors_of",
     "local_queue_wakes_workloads",
+    "released_checks",
     "released_flavors",
 ]
 
@@ -46,6 +53,9 @@ def _deleting(obj: Any) -> bool:
 
 # ResourceFlavorReconciler: Create -> true, Update -> only while deleting, Delete -> false.
 FLAVOR_EVENTS = Funcs(create=True, update=_deleting, delete=False)
+
+# AdmissionCheckReconciler: Create -> true, Update -> only while deleting, Delete -> true.
+CHECK_EVENTS = Funcs(create=True, update=_deleting, delete=True)
 
 
 class _SpecChanged:
@@ -121,3 +131,19 @@ def cohort_ancestors(cq: ClusterQueue, cohorts: dict[str, Any]) -> list[str]:
     chain = [node.name, *(c.name for c in path_to_root(node))]
     return chain[:-1]
 
+
+
+def checks_of(cq: ClusterQueue) -> list[str]:
+    """The checks ``spec.admissionChecksStrategy`` names, in its order (``getAcNames``)."""
+    strategy = _strategy(cq)
+    return [rule.name for rule in (strategy.admission_checks if strategy else None) or () if rule.name]
+
+
+def released_checks(old: ClusterQueue | None, new: ClusterQueue | None, in_use: Any) -> list[str]:
+    """``AdmissionCheckReconciler.NotifyClusterQueueUpdate`` and ``acCqHandler.Generic``: unless both
+    objects name the same checks (in any order), each check of the old and of the new ClusterQueue
+    that no ClusterQueue names now (``in_use(check)`` lists the users), in name order."""
+    before, after = (checks_of(old) if old else []), (checks_of(new) if new else [])
+    if old is not None and new is not None and sorted(before) == sorted(after):
+        return []
+    return sorted({c for c in (*before, *after) if not in_use(c)})

@@ -28,6 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from kbatch.api.errors import FieldError
+from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond, Reason
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import WorkloadInfo
@@ -168,6 +169,8 @@ class CycleInputs:
     namespace_labels: Callable[[str], Mapping[str, str] | None]
     pods_ready_for_all: Callable[[], bool]
     memo: CycleMemo | None = None  # the heads' nominations kept across cycles (nomination_memo)
+    # ``ValidateLimitRange``: the namespace's LimitRange violations of a workload (none when None)
+    limit_range_violations: Callable[[Workload], list[str]] | None = None
 
 
 def run_cycle(heads: list[Head], inputs: CycleInputs) -> CycleResult:
@@ -215,7 +218,9 @@ def _nominate(heads: list[Head], inputs: CycleInputs) -> tuple[list[Entry], list
         elif cq is None:
             e.inadmissible_msg = f"ClusterQueue {h.cq_name} not found"
             e.quota_reserved_reason = Reason.MISCONFIGURED
-        elif (err := admissibility_error(h.info, cq, namespace_labels)) is not None:
+        elif (
+            err := admissibility_error(h.info, cq, namespace_labels, inputs.limit_range_violations)
+        ) is not None:
             e.inadmissible_msg, mismatch = err
             e.quota_reserved_reason = Reason.MISCONFIGURED
             if mismatch:
@@ -235,10 +240,13 @@ def _failed_checks(info: WorkloadInfo) -> bool:
 
 
 def admissibility_error(
-    info: WorkloadInfo, cq: ClusterQueueNode, namespace_labels: Callable[[str], Mapping[str, str] | None]
+    info: WorkloadInfo,
+    cq: ClusterQueueNode,
+    namespace_labels: Callable[[str], Mapping[str, str] | None],
+    limit_range_violations: Callable[[Workload], list[str]] | None = None,
 ) -> tuple[str, bool] | None:
     """``ValidateAdmissibility``: the namespace exists and the ClusterQueue selects it; requests do
-    not exceed limits. (LimitRanges are not modelled by kbatch.)"""
+    not exceed limits; the namespace's LimitRanges are satisfied (``ValidateLimitRange``)."""
     labels = namespace_labels(info.namespace)
     if labels is None:
         return (
@@ -250,10 +258,16 @@ def admissibility_error(
         return "workload namespace doesn't match ClusterQueue selector", True
     errors = request_limit_errors(info)
     if errors:
-        return "resources validation failed: " + (
-            errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
-        ), False
+        return "resources validation failed: " + _aggregate(errors), False
+    errors = limit_range_violations(info.obj) if limit_range_violations is not None else []
+    if errors:
+        return "resources didn't satisfy LimitRange constraints: " + _aggregate(errors), False
     return None
+
+
+def _aggregate(errors: list[str]) -> str:
+    """``ErrorList.ToAggregate().Error()``: one message as is, several as ``[a, b]``."""
+    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
 
 
 def request_limit_errors(info: WorkloadInfo) -> list[str]:
