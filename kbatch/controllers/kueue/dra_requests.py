@@ -66,7 +66,7 @@ class DraResolver:
         only to refuse it (``KueueDRARejectWorkloadsWhenDRADisabled``)."""
         if not (self.enabled or self.reject_when_disabled):
             return False
-        return not _on_hold(wl) and has_dra(wl)
+        return has_dra(wl) and not _on_hold(wl)
 
     def template(self, namespace: str, name: str) -> ResourceClaimSpec | None:
         try:

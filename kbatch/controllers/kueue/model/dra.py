@@ -102,11 +102,15 @@ def has_resource_claim(wl: Workload) -> bool:
 
 
 def has_dra(wl: Workload) -> bool:
-    """``HasDRA``: a pod set names a ResourceClaim or a ResourceClaimTemplate."""
-    return any(
-        prc.resource_claim_name is not None or prc.resource_claim_template_name is not None
-        for *_, prc in _claims(wl)
-    )
+    """``HasDRA``: a pod set names a ResourceClaim or a ResourceClaimTemplate. (Asked for every
+    pending Workload the queues read: plain loops, no generator.)"""
+    for ps in (wl.spec.pod_sets if wl.spec else None) or ():
+        spec = ps.template.spec if ps.template else None
+        if spec is not None and spec.resource_claims:
+            for prc in spec.resource_claims:
+                if prc.resource_claim_name is not None or prc.resource_claim_template_name is not None:
+                    return True
+    return False
 
 
 def mapper(mappings: Iterable[DeviceClassMapping]) -> dict[str, str]:
