@@ -104,3 +104,20 @@ def test_the_settled_mappings_keep_their_order() -> None:
            "resources": {"deviceClassMappings": [_m("gpus", "gpu.example.com", "gpu2.example.com")]}}
     [mapping] = load(cfg).device_class_mappings
     assert (mapping.name, mapping.device_class_names) == ("gpus", ("gpu.example.com", "gpu2.example.com"))
+
+
+def test_capacity_sources_need_their_gate() -> None:
+    """``KueueDRAIntegrationConsumableCapacity`` is alpha (off): a capacity source is refused until
+    the Configuration's ``featureGates`` turn it on; counter sources' gate is on by default."""
+    mapping = {"name": "gpu.memory", "deviceClassNames": ["vgpu.example.com"],
+               "sources": [{"capacity": {"name": "memory", "driver": "gpu.example.com"}},
+                           {"counter": {"name": "memory", "driver": "gpu.example.com"}}]}
+    cfg: dict[str, Any] = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+                           "resources": {"deviceClassMappings": [mapping]}}
+    with pytest.raises(Invalid) as info:
+        load(cfg)
+    assert [str(e) for e in info.value.errors] == [
+        f"{P}[0].sources[0].capacity: Invalid value: true: "
+        "capacity sources require KueueDRAIntegrationConsumableCapacity to be enabled"
+    ]
+    load({**cfg, "featureGates": {"KueueDRAIntegrationConsumableCapacity": True}})
