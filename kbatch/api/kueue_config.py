@@ -18,7 +18,7 @@ values the manager and the webhooks read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,7 @@ from kbatch.api.kueue_config_checks import (
     transformation_input_errors,
     visibility_server_errors,
 )
+from kbatch.api.kueue_config_dra import DeviceClassMapping, DeviceClassMappingModel, device_class_mappings
 from kbatch.api.meta import LabelSelector, LabelSelectorRequirement
 from kbatch.api.quantity import Quantity
 from kbatch.api.selectors import Selector, selector_from_model
@@ -130,7 +131,7 @@ class Resources(KubeModel):
     quota_check_strategy: str | None = None
     exclude_resource_prefixes: list[str] | None = None
     transformations: list[ResourceTransformation] | None = None
-    device_class_mappings: list[dict[str, Any]] | None = None
+    device_class_mappings: list[DeviceClassMappingModel] | None = None
 
 
 class WorkloadRetentionPolicy(KubeModel):
@@ -210,6 +211,7 @@ class KueueConfig:
     quota_check_strategy: str = "BlockUndeclared"
     exclude_resource_prefixes: tuple[str, ...] = ()
     transformations: tuple[ResourceTransformation, ...] = ()
+    device_class_mappings: tuple[DeviceClassMapping, ...] = ()
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
     retention_after_finished: float | None = None
     retention_after_deactivated: float | None = None
@@ -491,6 +493,20 @@ def _retention(cfg: Configuration, errs: list[FieldError]) -> tuple[float | None
     return finished, deactivated
 
 
+# upstream defaults (pkg/features/kube_features.go, v0.19.2) of the gates the mappings' sources need
+_SOURCE_GATES = {
+    "KueueDRAIntegrationPartitionableDevices": True,
+    "KueueDRAIntegrationConsumableCapacity": False,
+}
+
+
+def _default_gate(cfg: Configuration) -> Callable[[str], bool]:
+    """The source gates as the Configuration's ``featureGates`` set them over upstream's defaults
+    (a gate set by ``--feature-gates`` is not visible here: the settled gates come later)."""
+    gates = {**_SOURCE_GATES, **(cfg.feature_gates or {})}
+    return lambda name: bool(gates.get(name, False))
+
+
 def load(data: Mapping[str, Any] | None = None, *, disable_wait_for_pods_ready: bool = False) -> KueueConfig:
     """The settled configuration of ``data`` (a decoded ``Configuration``; ``None``: the API
     defaults); a bad one raises :class:`~kbatch.api.errors.Invalid` with every field error."""
@@ -511,6 +527,9 @@ def load(data: Mapping[str, Any] | None = None, *, disable_wait_for_pods_ready: 
     wait = None if disable_wait_for_pods_ready else _wait_for_pods_ready(cfg, v1beta1, errs)
     strategy, prefixes, transformations = _resources(cfg, errs)
     finished, deactivated = _retention(cfg, errs)
+    mappings = device_class_mappings(
+        (cfg.resources or Resources()).device_class_mappings, _default_gate(cfg), errs
+    )
     errs += multikueue_errors(cfg.multi_kueue)
     errs += internal_cert_errors(cfg.internal_cert_management)
     errs += visibility_server_errors(cfg.visibility_server)
@@ -527,6 +546,7 @@ def load(data: Mapping[str, Any] | None = None, *, disable_wait_for_pods_ready: 
         quota_check_strategy=strategy,
         exclude_resource_prefixes=prefixes,
         transformations=transformations,
+        device_class_mappings=mappings,
         feature_gates=dict(cfg.feature_gates or {}),
         retention_after_finished=finished,
         retention_after_deactivated=deactivated,

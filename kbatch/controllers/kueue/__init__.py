@@ -36,6 +36,7 @@ from kbatch.api.kueue_v1beta2 import (
     Workload,
     WorkloadPriorityClass,
 )
+from kbatch.api.resource_v1.claim import ResourceClaimTemplate
 from kbatch.controllers.kueue.admissionchecks import AdmissionCheckFinalizer
 from kbatch.controllers.kueue.jobframework.reconciler import JobReconciler
 from kbatch.controllers.kueue.manager import (
@@ -180,4 +181,6 @@ def setup(ctx: ControllerContext) -> KueueManager:
     informers.informer_for(AdmissionCheck).add_event_handler(CheckHandler(mgr))
     informers.informer_for(Namespace).add_event_handler(NamespaceHandler(mgr))
     informers.informer_for(LimitRange).add_event_handler(LimitRangeHandler(mgr))
+    if mgr.dra.enabled:  # the workload controller reads templates through the cache (claims.go)
+        informers.informer_for(ResourceClaimTemplate)
     return mgr

@@ -30,7 +30,9 @@ from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.controllers.kueue import watches
 from kbatch.controllers.kueue.cache import KueueCache
 from kbatch.controllers.kueue.config import KueueSettings, settings_for
+from kbatch.controllers.kueue.dra_requests import DraResolver
 from kbatch.controllers.kueue.model.clusterqueue import settings_of
+from kbatch.controllers.kueue.model.dra import mapper
 from kbatch.controllers.kueue.model.info import InfoOptions, WorkloadInfo, is_true, workload_key
 from kbatch.controllers.kueue.model.quota import has_cycle, root_of
 from kbatch.controllers.kueue.queues import QueueManager, admissible
@@ -113,6 +115,13 @@ class KueueManager:
         self.queues.preserve_scan_progress = s.on("FlavorFungibilityPreserveScanProgress")
         self.resources = ResourceAdjuster(ctx.cache)
         self.queues.adjust = self.resources
+        self.dra = DraResolver(
+            ctx.cache,
+            mapper(cfg.device_class_mappings),
+            s.on("KueueDRAIntegration"),
+            s.on("KueueDRARejectWorkloadsWhenDRADisabled"),
+        )
+        self.queues.dra = self.dra
         self.preemptor = Preemptor(
             cfg.fair_sharing,
             cfg.fair_sharing_strategies or (),

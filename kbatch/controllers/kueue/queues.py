@@ -33,6 +33,7 @@ from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.api.selectors import Selector
 from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
+from kbatch.controllers.kueue.model.dra import DraOutcome
 from kbatch.controllers.kueue.model.info import InfoOptions, WorkloadInfo, condition, is_true, workload_key
 from kbatch.controllers.kueue.scheduling.assignment import LastState
 from kbatch.controllers.kueue.scheduling.cycle import Head, RequeueReason
@@ -300,6 +301,10 @@ def _may_have_become_admissible(old: WorkloadInfo, new: WorkloadInfo) -> bool:
     return any(condition(o, c) != condition(n, c) for c in (Cond.EVICTED, Cond.REQUEUED))
 
 
+def _no_dra(wl: Workload) -> DraOutcome | None:
+    return None
+
+
 def _as_is(wl: Workload) -> Workload:
     return wl
 
@@ -329,6 +334,18 @@ class QueueManager:
         # reader, :class:`~kbatch.controllers.kueue.resource_updates.ResourceAdjuster`); it returns
         # the same object when nothing applies
         self.adjust: Callable[[Workload], Workload] = _as_is
+        # the DRA path (:class:`~kbatch.controllers.kueue.dra_requests.DraResolver`): the devices a
+        # pending workload's templates add to its requests; one it refuses is not queued
+        self.dra: Callable[[Workload], DraOutcome | None] = _no_dra
+
+    def info(self, wl: Workload) -> WorkloadInfo | None:
+        """``NewInfo`` after ``AdjustResources`` and with the DRA resources; ``None`` for a
+        workload the DRA path refuses (the workload controller reports why)."""
+        adjusted = self.adjust(wl)
+        dra = self.dra(adjusted)
+        if dra is None:
+            return WorkloadInfo.of(adjusted, self.options)
+        return None if dra.inadmissible else WorkloadInfo.of(adjusted, self.options, dra.requests)
 
     # --- ClusterQueues -------------------------------------------------------------------------------
     def add_or_update_cluster_queue(self, name: str, strategy: str, selector: Selector | None) -> None:
@@ -355,8 +372,9 @@ class QueueManager:
         for wl in workloads:
             wkey = workload_key(wl.metadata.namespace, wl.metadata.name)
             self.assigned[wkey] = key
-            if admissible(wl, self.admission_gated_by):
-                lq.items[wkey] = WorkloadInfo.of(self.adjust(wl), self.options)
+            info = self.info(wl) if admissible(wl, self.admission_gated_by) else None
+            if info is not None:
+                lq.items[wkey] = info
         if cq is not None:
             for wkey in sorted(lq.items):
                 self.changed |= cq.push_if_not_tracked(lq.items[wkey])
@@ -409,8 +427,11 @@ class QueueManager:
         lq = self.local_queues.get(qkey)
         if lq is None:
             return False
-        info = info if info is not None and info.obj is wl else WorkloadInfo.of(self.adjust(wl), self.options)
         self.assigned[key] = qkey
+        info = info if info is not None and info.obj is wl else self.info(wl)
+        if info is None:
+            self.delete_workload(key)
+            return False
         lq.items[key] = info
         cq = self.cluster_queues.get(lq.cluster_queue)
         if not self._carries_scan_progress(cq, info):
@@ -433,6 +454,12 @@ class QueueManager:
             return False
         recorded, current = last.scheduling_hash, info.scheduling_hash
         return not (recorded and current) or recorded == current
+
+    def queued(self, key: str) -> bool:
+        """Whether the workload is in its LocalQueue (and so in its ClusterQueue's queue, if any)."""
+        qkey = self.assigned.get(key)
+        lq = self.local_queues.get(qkey) if qkey is not None else None
+        return lq is not None and key in lq.items
 
     def delete_workload(self, key: str) -> None:
         qkey = self.assigned.get(key)
@@ -466,9 +493,13 @@ class QueueManager:
         lq = self.local_queues.get(qkey)
         if lq is None:
             return False
-        if current is not info.obj:
-            info = WorkloadInfo.of(self.adjust(current), self.options)
         self.assigned[key] = qkey
+        if current is not info.obj:
+            fresh = self.info(current)
+            if fresh is None:
+                self.delete_workload(key)
+                return False
+            info = fresh
         lq.items[key] = info
         if last is not None:
             self.last[key] = last

@@ -35,8 +35,9 @@ from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.kueue_v1beta2 import AdmissionCheckState, ClusterQueue, LocalQueue, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, RESOURCE_IN_USE_FINALIZER, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.dra_requests import DraRetry
 from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
-from kbatch.controllers.kueue.manager import KueueManager
+from kbatch.controllers.kueue.manager import KueueManager, status_of_workload
 from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.controllers.kueue.unadmitted import (
     ADMISSION_GATED,
@@ -99,7 +100,46 @@ class WorkloadReconciler:
         outcome = self._reconcile_active(wl) if active else self._reconcile_inactive(wl)
         if outcome is not False:
             return outcome  # type: ignore[return-value]
+        if self._reconcile_dra(wl):
+            return None
         return self._reconcile_queues(wl)
+
+    def _reconcile_dra(self, wl: Workload) -> bool:
+        """The DRA block (:mod:`.dra_requests`): a pending workload the DRA path refuses gets
+        QuotaReserved=False and Requeued=False with the reason; an internal error raises
+        :class:`DraRetry` after that, so the reconcile is retried with back-off. One it accepts is
+        queued with its devices. Whether the reconcile stops here."""
+        mgr = self.mgr
+        if status_of_workload(wl) != "pending" or not mgr.dra.needs(wl):
+            return False
+        outcome = mgr.dra(wl)
+        if outcome is None or not outcome.inadmissible:
+            # upstream queues it here (its event handlers skip DRA workloads), with the False
+            # QuotaReserved and Requeued conditions dropped from its copy (not written), so an
+            # earlier refusal does not keep it among the inadmissible; kbatch's handlers queued it
+            # already, so only such a copy, or one no handler queued, is added here
+            cleared = _without_refusal(wl)
+            key = f"{wl.metadata.namespace}/{wl.metadata.name}"
+            fresh = cleared is not wl or not mgr.queues.queued(key)
+            if fresh and mgr.queues.add_or_update_workload(cleared):
+                mgr.kick()
+            return False
+        now = mgr.now()
+        reason = Reason.MISCONFIGURED if mgr.observability else Reason.INADMISSIBLE
+
+        def mutate(status: WorkloadStatus, obj: Workload) -> bool:
+            gen = obj.metadata.generation
+            updated = W.unset_quota_reservation(
+                status, reason, outcome.message, gen, now, mgr.observability, mgr.explicit_status
+            )
+            if updated:
+                W.set_requeued(status, Reason.INADMISSIBLE, outcome.requeued_message, False, gen, now)
+            return updated
+
+        write_status(mgr, wl, mutate)
+        if outcome.retry:
+            raise DraRetry(outcome.message)
+        return True
 
     def _orphaned(self, wl: Workload) -> bool:
         if wl.metadata.owner_references:
@@ -577,6 +617,23 @@ class WorkloadReconciler:
                 f"The maximum execution time ({limit}s) exceeded",
             )
         return 0.0
+
+
+def _without_refusal(wl: Workload) -> Workload:
+    """A copy of ``wl`` without its False QuotaReserved and Requeued conditions (``wl`` itself when
+    it has neither): what upstream's DRA block queues after resolving the devices."""
+    stale = [
+        c for c in (wl.status.conditions if wl.status else None) or ()
+        if c.type in (Cond.QUOTA_RESERVED, Cond.REQUEUED) and c.status == "False"
+    ]
+    if not stale:
+        return wl
+    from kbatch.api import edit
+
+    copy = edit(wl)
+    assert copy.status is not None  # it has conditions
+    copy.status.conditions = [c for c in copy.status.conditions or () if c not in stale]
+    return copy
 
 
 def _clear_requeue_at(status: WorkloadStatus, obj: Workload) -> bool:

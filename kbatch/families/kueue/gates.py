@@ -4,8 +4,9 @@ Upstream: kubernetes-sigs/kueue ``pkg/features/kube_features.go`` at tag v0.19.2
 versioned spec at or below 0.19 of each gate). Every gate is declared, so that any Kueue gate name
 is accepted as Kueue's ``--feature-gates`` accepts it; :data:`IMPLEMENTED` lists the ones whose
 behaviour kbatch implements (the others belong to features kbatch does not model: TAS,
-MultiKueue, DRA, elastic jobs, concurrent admission, metrics, integrations kbatch lacks;
-docs/kueue.md). Mind ``UnadmittedWorkloadsObservability``: beta but off in v0.19.2.
+MultiKueue, DRA's extended resources, counters and capacity, elastic jobs, concurrent admission,
+metrics, integrations kbatch lacks; docs/kueue.md). Mind ``UnadmittedWorkloadsObservability``:
+beta but off in v0.19.2.
 """
 
 from __future__ import annotations
@@ -143,6 +144,8 @@ IMPLEMENTED = frozenset(
         "ObjectRetentionPolicies",
         "PropagateBatchJobLabelsToWorkload",
         "SkipReassignmentForPodOwnedWorkloads",
+        "KueueDRAIntegration",  # the ResourceClaimTemplate path (controllers/kueue/dra_requests.py)
+        "KueueDRARejectWorkloadsWhenDRADisabled",
     }
 )
 """Gates whose behaviour kbatch implements (the rest are accepted and documented as not modelled)."""

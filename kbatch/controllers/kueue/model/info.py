@@ -23,6 +23,7 @@ from kbatch.api.kueue_v1beta2.constants import Cond, Reason
 from kbatch.controllers.kueue.model.requests import (
     FlavorResource,
     Usage,
+    add_requests,
     amount,
     pod_spec_requests,
     transform_requests,
@@ -116,7 +117,9 @@ def _effective_priority(wl: Workload, boost: bool) -> int:
     return base
 
 
-def _from_pod_sets(wl: Workload, opts: InfoOptions) -> tuple[PodSetResources, ...]:
+def _from_pod_sets(
+    wl: Workload, opts: InfoOptions, dra: Mapping[str, Mapping[str, int]] | None = None
+) -> tuple[PodSetResources, ...]:
     reclaim = _reclaimable(wl) if opts.reclaimable_pods else {}
     out = []
     for ps in (wl.spec.pod_sets if wl.spec else None) or ():
@@ -128,6 +131,8 @@ def _from_pod_sets(wl: Workload, opts: InfoOptions) -> tuple[PodSetResources, ..
             opts.exclude_prefixes,
             opts.transformations,
         )
+        if dra and name in dra:  # WithPreprocessedDRAResources: added after the transformations
+            per_pod = add_requests(per_pod, dra[name])
         per_pod = {k: max(0, v) for k, v in per_pod.items()}
         out.append(
             PodSetResources(
@@ -172,10 +177,14 @@ class WorkloadInfo:
     evicted: bool = False  # the Evicted condition is true (read once: preemption orders by it)
 
     @classmethod
-    def of(cls, wl: Workload, opts: InfoOptions | None = None) -> WorkloadInfo:
+    def of(
+        cls, wl: Workload, opts: InfoOptions | None = None, dra: Mapping[str, Mapping[str, int]] | None = None
+    ) -> WorkloadInfo:
+        """``NewInfo``; ``dra``: per pod set, the DRA resources one pod adds while it is pending
+        (:mod:`kbatch.controllers.kueue.model.dra`)."""
         opts = opts or InfoOptions()
         admission = wl.status.admission if wl.status else None
-        pod_sets = _from_admission(wl, opts) if admission is not None else _from_pod_sets(wl, opts)
+        pod_sets = _from_admission(wl, opts) if admission is not None else _from_pod_sets(wl, opts, dra)
         reserved = condition(wl, Cond.QUOTA_RESERVED)
         priority = _effective_priority(wl, opts.priority_boost)
         return cls(

@@ -23,6 +23,7 @@ from kbatch.controllers.scheduler.convert import quantity_map
 __all__ = [
     "FlavorResource",
     "Usage",
+    "add_requests",
     "add_usage",
     "amount",
     "format_amount",
@@ -106,6 +107,15 @@ def transform_requests(
         whole = max(0, -(-units.numerator // units.denominator))  # ceil, negatives floored to 0
         retained[name] = retained.get(name, 0) + whole
     return retained
+
+
+def add_requests(requests: Mapping[str, int], units: Mapping[str, int]) -> dict[str, int]:
+    """``requests`` plus whole ``units`` of each resource (DRA device counts: a quantity of ``N``,
+    which counts as ``N`` units, or ``N`` cores when the resource is named ``cpu``)."""
+    out = dict(requests)
+    for name, n in units.items():
+        out[name] = out.get(name, 0) + (n * 1000 if name == CPU else n)
+    return out
 
 
 def scale_requests(total: Mapping[str, int], count: int, new_count: int) -> dict[str, int]:
