@@ -124,8 +124,8 @@ def each_reporting(items: Iterable[Any], fn: Callable[[Any], str]) -> None:
     if len(failures) == 1:
         typer.echo(describe_error(failures[0]), err=True)
     else:
-        for err in failures:
-            typer.echo(_one_of_many(err), err=True)
+        for failure in failures:
+            typer.echo(_one_of_many(failure), err=True)
     raise typer.Exit(1)
 
 
