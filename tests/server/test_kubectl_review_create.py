@@ -110,3 +110,14 @@ def test_get_of_a_review_is_refused_as_kubectl_is(served: Any, files: Path, reso
                              "method on the requested resource\n")
     assert _local(files, "get", resource, ok=False).stderr == remote.stderr
     assert _local(files, "--server", served.url, "get", resource, ok=False).stderr == remote.stderr
+
+
+def test_get_of_a_named_review_is_refused_as_kubectl_is(served: Any, files: Path) -> None:
+    """A name under a create-only review's path has no route at all: go-restful's 404, which kubectl
+    prints as ``Error from server (NotFound): the server could not find the requested resource``."""
+    remote = kubectl(served, "get", "subjectaccessreviews", "x", check=False)
+    assert remote.returncode == 1
+    assert remote.stderr == "Error from server (NotFound): the server could not find the requested resource\n"
+    assert _local(files, "get", "subjectaccessreviews", "x", ok=False).stderr == remote.stderr
+    assert _local(files, "--server", served.url, "get", "subjectaccessreviews", "x", ok=False).stderr == \
+        remote.stderr
