@@ -106,19 +106,41 @@ def command(fn: F) -> F:
 
 
 def each_reporting(items: Iterable[Any], fn: Callable[[Any], str]) -> None:
-    """Run ``fn`` on every item and print what it returns (nothing for ""); a failure is reported on
-    its own line and the others still run; exit 1 at the end if any failed (as kubectl's commands
-    over several objects)."""
+    """Run ``fn`` on every item and print what it returns (nothing for ""); a failure does not stop
+    the others, and the failures are printed after them, then exit 1 (kubectl's commands over several
+    objects collect their errors into one aggregate for ``CheckErr``)."""
     from kbatch.api.errors import StatusError
 
-    failed = False
+    failures: list[BaseException] = []
     for item in items:
         try:
             text = fn(item)
             if text:
                 typer.echo(text)
         except (StatusError, UserError) as err:
-            failed = True
-            typer.echo(describe_error(err), err=True)
-    if failed:
-        raise typer.Exit(1)
+            failures.append(err)
+    if not failures:
+        return
+    if len(failures) == 1:
+        typer.echo(describe_error(failures[0]), err=True)
+    else:
+        for failure in failures:
+            typer.echo(_one_of_many(failure), err=True)
+    raise typer.Exit(1)
+
+
+def _one_of_many(err: BaseException) -> str:
+    """One error of several as kubectl prints it (k8s.io/kubectl ``pkg/cmd/util/helpers.go``: an
+    aggregate goes through ``MultipleErrors("", errs)``, each line ``StandardErrorMessage`` or else
+    the bare ``err.Error()``): a server's Status keeps ``Error from server (Reason): message`` (an
+    Invalid one too, its message and not the ``The Job "x" is invalid`` lines), a client-side error
+    has no ``error:`` prefix."""
+    from kbatch.api.errors import StatusError, Unauthorized
+    from kbatch.apiserver.manifests import ManifestError
+
+    if isinstance(err, ManifestError | UserError):
+        text = err.message if isinstance(err, ManifestError) else str(err)
+        return text.removeprefix("error: ")
+    if isinstance(err, StatusError) and not isinstance(err, Unauthorized) and err.reason:
+        return f"Error from server ({err.reason}): {err.message}"
+    return describe_error(err) or str(err)

@@ -17,14 +17,36 @@ DEFAULT_NAMESPACE = "default"
 def kind_info(registry: Any, name: str) -> ApiInfo:
     """``po``, ``pods``, ``Pod``, ``jobs.batch`` → the kind's ApiInfo. Otherwise kubectl's message,
     which names the resource part alone (cli-runtime ``resource/builder.go`` ``mappingFor`` prints
-    ``schema.ParseGroupResource(arg).Resource``: ``workloads.scheduling.k8s.io`` → ``workloads``)."""
-    from kbatch.api.errors import StatusError
+    ``schema.ParseGroupResource(arg).Resource``: ``workloads.scheduling.k8s.io`` → ``workloads``).
+
+    A resource served without storage and without reads (a create-only review,
+    ``Family.virtual``) is in discovery, so kubectl's RESTMapper finds it and sends the request; the
+    server has no ``GET`` route for it and go-restful answers 405 (``virtual_verb`` in
+    :mod:`kbatch.server.virtual`), which kubectl prints as ``Error from server (MethodNotAllowed)``."""
+    from kbatch.api.errors import MethodNotAllowed, StatusError
 
     try:
         return registry.for_name(name).info
     except StatusError:
+        if _unreadable_virtual(registry, name):
+            raise MethodNotAllowed("the server does not allow this method on the requested resource") \
+                from None
         resource = name.split(".", 1)[0]
         raise UserError(f'the server doesn\'t have a resource type "{resource}"') from None
+
+
+def _unreadable_virtual(registry: Any, name: str) -> bool:
+    """Whether ``name`` is a create-only virtual resource's plural or singular name, bare or
+    qualified by its group (``subjectaccessreviews.authorization.k8s.io``) or version and group."""
+    wanted = name.lower()
+    for resource in registry.virtual():
+        if {"get", "list"} & set(resource.verbs):
+            continue
+        for bare in (resource.plural, resource.singular_name):
+            qualified = (bare, f"{bare}.{resource.group}", f"{bare}.{resource.version}.{resource.group}")
+            if wanted in qualified:
+                return True
+    return False
 
 
 def kinds_for(registry: Any, name: str) -> list[ApiInfo]:

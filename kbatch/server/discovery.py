@@ -17,7 +17,7 @@ from typing import Any
 from kbatch.api.registry import KindSpec, Registry
 
 __all__ = ["VERBS", "api_group", "api_group_list", "api_resource_list", "api_versions", "group_versions",
-           "served_group_versions"]
+           "served_group_versions", "subresource_verbs"]
 
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 KBATCH_GROUP = "kbatch.dev"
@@ -79,6 +79,18 @@ def api_group_list(registry: Registry) -> dict[str, Any]:
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 
+# What a stored kind's own subresource implements: ``status`` is a ``StatusREST`` (Getter, Updater,
+# Patcher); ``namespaces/finalize`` is ``FinalizeREST``, an Updater only
+# (kubernetes ``pkg/registry/core/namespace/storage/storage.go``), so a 1.37 apiserver lists it with
+# the verb ``update`` alone and routes only its ``PUT``.
+_SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {"finalize": ("update",)}
+
+
+def subresource_verbs(sub: str) -> tuple[str, ...]:
+    """The discovery verbs of a stored kind's subresource ``sub`` (``status``, ``finalize``)."""
+    return _SUBRESOURCE_VERBS.get(sub, ("get", "patch", "update"))
+
+
 def _resource(spec: KindSpec) -> list[dict[str, Any]]:
     info = spec.info
     main: dict[str, Any] = {
@@ -92,7 +104,7 @@ def _resource(spec: KindSpec) -> list[dict[str, Any]]:
     out = [main]
     for sub in info.subresources:
         out.append({"name": f"{info.plural}/{sub}", "singularName": "", "namespaced": info.namespaced,
-                    "kind": info.kind, "verbs": ["get", "patch", "update"]})
+                    "kind": info.kind, "verbs": list(subresource_verbs(sub))})
     out += [sub.discovery_entry(info.plural, info.kind, info.namespaced) for sub in spec.extra]
     if spec.extra:
         out.sort(key=lambda entry: entry["name"])  # kube-apiserver lists a resource's paths sorted

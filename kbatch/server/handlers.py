@@ -153,6 +153,8 @@ def _render(backend: Backend, req: Request, rp: ResourcePath, obj: dict[str, Any
     include = req.param("includeObject") or "Metadata"
     if include not in ("None", "Metadata", "Object"):
         raise BadRequest(f"includeObject must be None, Metadata or Object, got {include!r}")
+    if include == "Object":  # the embedded objects are as a JSON response would carry them
+        obj = with_zero_times(obj)
     objects = (obj.get("items") or []) if many else [obj]
     meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k in ("resourceVersion", "continue")} \
         if many else {"resourceVersion": (obj.get("metadata") or {}).get("resourceVersion", "")}

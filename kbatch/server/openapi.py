@@ -25,7 +25,7 @@ from kbatch.api.kube_version import KUBERNETES_VERSION
 from kbatch.api.registry import KindSpec, Registry
 from kbatch.api.virtual import VirtualResource
 from kbatch.server.crd_openapi import inline_custom_resource, is_custom_resource_group
-from kbatch.server.discovery import group_versions
+from kbatch.server.discovery import group_versions, subresource_verbs
 from kbatch.server.protobuf.wire import encode_field
 
 __all__ = ["OpenAPI"]
@@ -74,9 +74,11 @@ def _operations(info: ApiInfo, ref: str) -> dict[str, dict[str, Any]]:
         item: {"get": op("get"), "put": op("put", requestBody=body), "delete": op("delete"),
                "patch": op("patch", requestBody=patch_body)},
     }
+    methods = {"get": lambda: op("get"), "update": lambda: op("put", requestBody=body),
+               "patch": lambda: op("patch", requestBody=patch_body)}
     for sub in info.subresources:
-        paths[f"{item}/{sub}"] = {"get": op("get"), "put": op("put", requestBody=body),
-                                  "patch": op("patch", requestBody=patch_body)}
+        paths[f"{item}/{sub}"] = {"put" if verb == "update" else verb: methods[verb]()
+                                  for verb in methods if verb in subresource_verbs(sub)}
     return paths
 
 

@@ -100,6 +100,8 @@ def _transform(backend: Backend, req: Request, rp: ResourcePath) -> Transform:
         obj = event.get("object") or {}
         if event.get("type") in ("ERROR", "BOOKMARK"):
             return event
+        if include == "Object":  # as a plain watch event carries it (EncodedEvents.line)
+            obj = with_zero_times(obj)
         table = build_table([obj], printer, backend.now(),
                             include_object=include,  # type: ignore[arg-type]
                             list_metadata={"resourceVersion": _rv(obj)})

@@ -79,3 +79,63 @@ def test_a_webhook_refusal_prints_its_kind_and_causes(tmp_path) -> None:  # type
     assert err.getvalue() == (
         'The JobSet "js" is invalid: <nil>: Internal error: RestartJob and RestartJobAndIgnoreMaxRestarts '
         "failure policy actions are not allowed when RestartJob feature gate is disabled\n")
+
+
+def _outcomes() -> object:
+    from hypothesis import strategies as st
+
+    return st.lists(st.sampled_from(["ok", "client", "notfound", "invalid"]), max_size=6)
+
+
+def _each_reporting_case(outcomes: list[str], capsys) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    import typer
+
+    from kbatch.api.errors import Invalid
+    from kbatch.cli.errors import UserError, each_reporting
+
+    def one(item: tuple[int, str]) -> str:
+        index, outcome = item
+        if outcome == "client":
+            raise UserError(f"error: bad {index}")
+        if outcome == "notfound":
+            raise NotFound.of("pods", f"p{index}")
+        if outcome == "invalid":
+            raise Invalid(f'Job.batch "j{index}" is invalid: spec: Required value')
+        return f"pod/p{index} created"
+
+    code = 0
+    try:
+        each_reporting(list(enumerate(outcomes)), one)
+    except typer.Exit as exit_:
+        code = exit_.exit_code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_several_failures_print_after_the_successes_as_kubectl_aggregates(  # type: ignore[no-untyped-def]
+        capsys) -> None:
+    """kubectl's commands over several objects collect their errors (``utilerrors.NewAggregate``)
+    and ``CheckErr`` prints one as a single error, several through ``MultipleErrors("", ...)``:
+    every success first, exit 1 iff something failed, a lone client-side error with ``error:``, a
+    client-side error among several bare, a Status always ``Error from server (Reason): ...``."""
+    from hypothesis import given, settings
+
+    @settings(max_examples=60, deadline=None)
+    @given(_outcomes())
+    def check(outcomes: list[str]) -> None:
+        code, out, err = _each_reporting_case(outcomes, capsys)
+        failures = [i for i, o in enumerate(outcomes) if o != "ok"]
+        assert code == (1 if failures else 0)
+        assert out.splitlines() == [f"pod/p{i} created" for i, o in enumerate(outcomes) if o == "ok"]
+        lines = err.splitlines()
+        assert len(lines) == len(failures)
+        for line, i in zip(lines, failures, strict=True):
+            if outcomes[i] == "client":
+                assert line == (f"error: bad {i}" if len(failures) == 1 else f"bad {i}")
+            elif outcomes[i] == "notfound":
+                assert line == f'Error from server (NotFound): pods "p{i}" not found'
+            elif len(failures) > 1:
+                assert line == (f'Error from server (Invalid): Job.batch "j{i}" is invalid: spec: '
+                                "Required value")
+
+    check()

@@ -95,3 +95,29 @@ def test_the_name_line_and_the_errors_are_kubectls(served: Any, files: Path) -> 
     remote = kubectl(served, "create", "-f", str(files / "bad.yaml"), check=False).stderr
     assert local == remote and "Traceback" not in local
     assert "spec.user: Invalid value: \"\": at least one of user or group must be specified" in local
+
+
+@pytest.mark.parametrize("resource", ["subjectaccessreviews", "selfsubjectaccessreview",
+                                      "tokenreviews.authentication.k8s.io"])
+def test_get_of_a_review_is_refused_as_kubectl_is(served: Any, files: Path, resource: str) -> None:
+    """A create-only review is in discovery, so kubectl sends the GET and the server answers 405
+    (go-restful has only the POST route that ``pkg/endpoints/installer.go`` installs for a
+    ``rest.Creater``); kbatch's CLI, local and remote, prints the same line (it said "the server
+    doesn't have a resource type")."""
+    remote = kubectl(served, "get", resource, check=False)
+    assert remote.returncode == 1
+    assert remote.stderr == ("Error from server (MethodNotAllowed): the server does not allow this "
+                             "method on the requested resource\n")
+    assert _local(files, "get", resource, ok=False).stderr == remote.stderr
+    assert _local(files, "--server", served.url, "get", resource, ok=False).stderr == remote.stderr
+
+
+def test_get_of_a_named_review_is_refused_as_kubectl_is(served: Any, files: Path) -> None:
+    """A name under a create-only review's path has no route at all: go-restful's 404, which kubectl
+    prints as ``Error from server (NotFound): the server could not find the requested resource``."""
+    remote = kubectl(served, "get", "subjectaccessreviews", "x", check=False)
+    assert remote.returncode == 1
+    assert remote.stderr == "Error from server (NotFound): the server could not find the requested resource\n"
+    assert _local(files, "get", "subjectaccessreviews", "x", ok=False).stderr == remote.stderr
+    assert _local(files, "--server", served.url, "get", "subjectaccessreviews", "x", ok=False).stderr == \
+        remote.stderr

@@ -72,3 +72,23 @@ def test_cli_in_its_own_process_prints_the_same(finished: Any) -> None:
                          capture_output=True, text=True, timeout=60, env=finished.env(), check=True).stdout
     pod = json.loads(out)["items"][0]
     assert all("lastProbeTime" in c and c["lastProbeTime"] is None for c in pod["status"]["conditions"])
+
+
+def test_table_rows_embed_objects_with_the_same_nulls(finished: Any) -> None:
+    """``includeObject=Object`` embeds each row's whole object (k8s.io/apimachinery
+    ``meta/v1`` ``TableRow.Object``, encoded by the same serializer as a JSON response): its unset
+    by-value times are null there too, in a list, a get and a watch."""
+    base = f"{finished.url}/api/v1/namespaces/default/pods"
+    table = {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
+    listed = httpx.get(f"{base}?labelSelector=job-name%3Dprobe-times&includeObject=Object",
+                       headers=table).json()
+    pod = listed["rows"][0]["object"]
+    name = pod["metadata"]["name"]
+    one = httpx.get(f"{base}/{name}?includeObject=Object", headers=table).json()["rows"][0]["object"]
+    with httpx.stream("GET", f"{base}?watch=1&timeoutSeconds=1&fieldSelector=metadata.name%3D{name}"
+                      "&includeObject=Object", headers=table) as stream:
+        watched = json.loads(next(stream.iter_lines()))["object"]["rows"][0]["object"]
+    plain = httpx.get(f"{base}/{name}").json()
+    for embedded in (pod, one, watched):
+        assert embedded["status"]["conditions"] == plain["status"]["conditions"]
+        assert all(c["lastProbeTime"] is None for c in embedded["status"]["conditions"])

@@ -83,3 +83,22 @@ def test_finalizer_name_rule(names: list[str]) -> None:
     standard = ("kubernetes", "orphan", "foregroundDeletion")
     bad = {i for i, n in enumerate(names) if is_qualified_name(n) or ("/" not in n and n not in standard)}
     assert {e.field for e in errors} == {f"spec.finalizers[{i}]" for i in bad}
+
+
+def test_discovery_and_openapi_offer_finalize_as_update_only(api: AppClient) -> None:
+    """``FinalizeREST`` implements only ``rest.Updater`` (kubernetes
+    ``pkg/registry/core/namespace/storage/storage.go``): a 1.37 apiserver's discovery lists
+    ``namespaces/finalize`` with ``["update"]`` and its OpenAPI has only the ``put`` operation
+    (``replaceNamespaceFinalize``); ``namespaces/status`` keeps get, patch and update."""
+    legacy = {r["name"]: r["verbs"] for r in api.get("/api/v1").json()["resources"]}
+    assert legacy["namespaces/finalize"] == ["update"]
+    assert legacy["namespaces/status"] == ["get", "patch", "update"]
+    aggregated = api.get("/api", headers={
+        "Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}).json()
+    namespaces = next(r for r in aggregated["items"][0]["versions"][0]["resources"]
+                      if r["resource"] == "namespaces")
+    assert {s["subresource"]: s["verbs"] for s in namespaces["subresources"]} == {
+        "status": ["get", "patch", "update"], "finalize": ["update"]}
+    paths = api.get("/openapi/v3/api/v1").json()["paths"]
+    assert set(paths["/api/v1/namespaces/{name}/finalize"]) == {"put"}
+    assert api.get(f"{NS}/default/finalize").status_code == 405

@@ -84,6 +84,21 @@ def _read_template(path: str, what: str = "--template") -> str:
         raise UserError(f"error reading {what} {path}, open {path}: {reason}") from None
 
 
+def _kind_infos(registry: Any, kinds: list[str], named: bool) -> list[Any]:
+    """The kinds ``get`` lists. A create-only review has no ``GET`` route: its collection answers
+    go-restful's 405 (:func:`kbatch.cli.resolve.kind_info`), a name under it the 404 of a path with
+    no route at all, as kubectl sees them from a real API server."""
+    from kbatch.api.errors import MethodNotAllowed
+    from kbatch.server.routing import route_not_found
+
+    try:
+        return [info for k in kinds for info in kinds_for(registry, k)]
+    except MethodNotAllowed:
+        if named:
+            raise route_not_found() from None
+        raise
+
+
 def _check_output(output: str | None) -> str | None:
     """kubectl's printer flags: a bad format or template is one error line before anything is read.
     Returns the output with a ``-file`` format's file read in (cli-runtime ``jsonpath_flags.go``,
@@ -192,7 +207,7 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
     if len(kinds) > 1 and (wanted or watch):
         raise UserError("several kinds can be listed together, but not with names or --watch")
     with session(global_options(ctx), save=False) as backend:
-        infos = [info for k in kinds for info in kinds_for(backend.registry, k)]
+        infos = _kind_infos(backend.registry, kinds, bool(wanted))
         warn_deprecated(backend.registry, [(i.api_version, i.kind) for i in infos])
         if len(infos) > 1 and (wanted or watch):
             raise UserError("several kinds can be listed together, but not with names or --watch")
