@@ -174,6 +174,13 @@ class ControlPlane:
             composition=self.composition, features=self.features, registry=self.registry,
         )
 
+    def controller_client(self, name: str) -> Client:
+        """The client catalog controller ``name`` writes through: its component's
+        :class:`~kbatch.apiserver.acting_client.ActingClient` (shared by the controllers of one
+        account), or :attr:`client` for a controller that acts as the local administrator. Tests
+        that fake a failing write wrap this object's methods."""
+        return self._client_of(self.catalog[name].user if name in self.catalog else "")
+
     def _client_of(self, username: str) -> Client:
         """The client a component acting as ``username`` writes through (the shared admin client for
         ""); a kube-controller-manager account is created in kube-system first, as its client builder

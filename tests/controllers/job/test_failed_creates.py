@@ -20,7 +20,7 @@ def _quota(cp: ControlPlane, allowed: int) -> list[int]:
     """Let only the first ``allowed`` pod creations through (a pod quota, as upstream's tests fake
     with a failing pod control); returns the attempt counter."""
     attempts = [0]
-    create = cp.client.create
+    create = cp.controller_client("job").create
 
     def limited(obj, *args, **kwargs):
         if getattr(obj, "kind", None) == "Pod" or type(obj).__name__ == "Pod":
@@ -29,20 +29,20 @@ def _quota(cp: ControlPlane, allowed: int) -> list[int]:
                 raise Forbidden('pods "q-x" is forbidden: exceeded quota: pods')
         return create(obj, *args, **kwargs)
 
-    cp.client.create = limited  # type: ignore[method-assign]
+    cp.controller_client("job").create = limited  # type: ignore[method-assign]
     return attempts
 
 
 def _refuse_pod_deletes(cp: ControlPlane) -> Callable[..., Any]:
     """Make every pod DELETE fail (Forbidden); returns the client's own delete, to restore it."""
-    delete = cp.client.delete
+    delete = cp.controller_client("job").delete
 
     def refuse(kind, *args, **kwargs):
         if getattr(kind, "__name__", "") == "Pod":
             raise Forbidden('pods "x" is forbidden: deletion refused')
         return delete(kind, *args, **kwargs)
 
-    cp.client.delete = refuse  # type: ignore[method-assign]
+    cp.controller_client("job").delete = refuse  # type: ignore[method-assign]
     return delete
 
 
@@ -86,7 +86,7 @@ def test_a_failed_delete_of_a_finishing_job_writes_no_condition_in_that_sync():
     assert (status.active, status.failed or 0) == (1, 0)
     assert not status.conditions
     assert 'result="error"' in cp.metrics.render()  # the failed delete was returned: rate-limited retries
-    cp.client.delete = delete  # type: ignore[method-assign]
+    cp.controller_client("job").delete = delete  # type: ignore[method-assign]
     cp.advance(30)
     status = cp.client.get(Job, "q", "default").status
     assert [(c.type, c.reason) for c in status.conditions] == [
@@ -98,7 +98,7 @@ def test_a_create_answered_already_exists_fails_the_batch_and_requeues():
     # included — records FailedCreate, takes the pod off active, stops the slow-start batches and is
     # returned from syncJob (rate-limited requeue).
     cp = ControlPlane(seed=0, controllers="job")
-    create, attempts = cp.client.create, [0]
+    create, attempts = cp.controller_client("job").create, [0]
 
     def collide(obj, *args, **kwargs):
         if type(obj).__name__ == "Pod":
@@ -107,7 +107,7 @@ def test_a_create_answered_already_exists_fails_the_batch_and_requeues():
                 raise AlreadyExists('pods "q-abcde" already exists')
         return create(obj, *args, **kwargs)
 
-    cp.client.create = collide  # type: ignore[method-assign]
+    cp.controller_client("job").create = collide  # type: ignore[method-assign]
     cp.apply(JOB, namespace="default")
     failed = [e.message for e in cp.client.list(Event, "default").items if e.reason == "FailedCreate"]
     assert failed and "already exists" in failed[0]
@@ -138,7 +138,7 @@ def test_a_failed_surplus_delete_writes_no_success_criteria_met_in_that_sync():
     status = cp.client.get(Job, "q", "default").status
     assert (status.succeeded, status.active) == (1, 1)
     assert not status.conditions, "a pod of index 0 is still active: CompletionsReached is not met"
-    cp.client.delete = delete  # type: ignore[method-assign]
+    cp.controller_client("job").delete = delete  # type: ignore[method-assign]
     cp.advance(30)
     status = cp.client.get(Job, "q", "default").status
     assert [(c.type, c.reason) for c in status.conditions] == [

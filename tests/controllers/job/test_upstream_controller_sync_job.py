@@ -224,7 +224,7 @@ def test_controller_sync_job(name: str) -> None:
 def _failing_pod_control(case: Case) -> list[str]:
     """Every pod create, delete and patch the controller makes fails (upstream's
     ``FakePodControl{Err: ...}``); returns the kinds of the calls attempted."""
-    client, calls = case.cp.client, []
+    client, calls = case.cp.controller_client("job"), []
 
     def fail(verb: str, real: Any) -> Any:
         def call(first: Any, *args: Any, **kwargs: Any) -> Any:
@@ -277,7 +277,7 @@ def test_limited_pods() -> None:
     # "limited pods": creations beyond the 10th fail; slow start (1, 2, 4, 8) stops at the failing
     # batch, so at most 15 create calls are made and 10 pods exist
     case = Case(job_manifest(100, 200, 6))
-    client, attempts = case.cp.client, [0]
+    client, attempts = case.cp.controller_client("job"), [0]
     real = client.create
 
     def limited(obj: Any, *args: Any, **kwargs: Any) -> Any:

@@ -109,18 +109,18 @@ def test_finalizer_cleanup() -> None:
 def test_finished_pods_counted_once_across_failed_finalizer_removal() -> None:
     # 2 succeeded + 2 failed pods; the first sync's finalizer patches fail, the next ones pass
     case = Case(job_manifest(2, 2, 6), counts(succeeded=2, failed=2))
-    real = case.cp.client.patch
+    real = case.cp.controller_client("job").patch
 
     def refuse(kind: Any, *args: Any, **kwargs: Any) -> Any:
         if getattr(kind, "__name__", "") == "Pod":
             raise Forbidden("fake pod controller error")
         return real(kind, *args, **kwargs)
 
-    case.cp.client.patch = refuse  # type: ignore[method-assign]
+    case.cp.controller_client("job").patch = refuse  # type: ignore[method-assign]
     got = case.run()
     assert got.released == []
     assert (got.status.succeeded or 0, got.status.failed or 0) == (0, 0)
-    case.cp.client.patch = real  # type: ignore[method-assign]
+    case.cp.controller_client("job").patch = real  # type: ignore[method-assign]
     case.cp.advance(30)
     got = case.outcome()
     assert len(got.released) == 4
@@ -162,7 +162,7 @@ def test_update_job_requeue_status_update_is_batched() -> None:
 def test_sync_job_update_requeue(error: Exception | None) -> None:
     # a failed status write is retried (rate-limited requeue); none is needed when it passes
     case = Case(job_manifest(2, 2, 6))
-    real, calls = case.cp.client.update_status, [0]
+    real, calls = case.cp.controller_client("job").update_status, [0]
 
     def flaky(obj: Any, *args: Any, **kwargs: Any) -> Any:
         calls[0] += 1
@@ -170,7 +170,7 @@ def test_sync_job_update_requeue(error: Exception | None) -> None:
             raise error
         return real(obj, *args, **kwargs)
 
-    case.cp.client.update_status = flaky  # type: ignore[method-assign]
+    case.cp.controller_client("job").update_status = flaky  # type: ignore[method-assign]
     case.cp.run_until_idle()
     assert 'result="error"' in case.cp.metrics.render() if error else calls[0] == 1
     case.cp.advance(1)

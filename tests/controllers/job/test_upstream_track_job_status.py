@@ -43,14 +43,14 @@ def released(case: Case) -> list[str]:
 
 def _fail_pod_patches(case: Case) -> None:
     """upstream's ``podControlErr``: every finalizer-removal patch fails."""
-    real = case.cp.client.patch
+    real = case.cp.controller_client("job").patch
 
     def patch(kind: Any, *args: Any, **kwargs: Any) -> Any:
         if getattr(kind, "__name__", "") == "Pod":
             raise Forbidden("mock error")
         return real(kind, *args, **kwargs)
 
-    case.cp.client.patch = patch  # type: ignore[method-assign]
+    case.cp.controller_client("job").patch = patch  # type: ignore[method-assign]
 
 
 def _scale(case: Case, completions: int) -> None:

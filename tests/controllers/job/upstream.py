@@ -134,7 +134,7 @@ class Case:
                 key: [self.uids.get(n, n) for n in names] for key, names in uncounted.items()}}},
                 "default")
         self.writes: list[Any] = []
-        update_status = self.cp.client.update_status
+        update_status = self.cp.controller_client("job").update_status
 
         def record(obj: Any, *args: Any, **kwargs: Any) -> Any:
             written = update_status(obj, *args, **kwargs)
@@ -142,7 +142,7 @@ class Case:
                 self.writes.append(written.status)
             return written
 
-        self.cp.client.update_status = record  # type: ignore[method-assign]
+        self.cp.controller_client("job").update_status = record  # type: ignore[method-assign]
         if deleting:
             self.cp.client.delete(Job, "foobar", "default")
 
