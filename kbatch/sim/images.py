@@ -17,7 +17,9 @@ An image is named without its registry, tag or digest (``registry.k8s.io/pause:3
 ``pause``; ``docker.io/library/nginx`` → ``nginx``; ``registry.k8s.io/e2e-test-images/agnhost`` →
 ``agnhost``): the last path component, as the table's images are the same program whichever
 mirror or version serves them. An image not in the table is taken to have no ENTRYPOINT (its
-``args`` alone are the command, as for the shell-based images most batch examples use).
+``args`` alone are the command, as for the shell-based images most batch examples use); the
+programs of :data:`PROGRAMS` are known whichever image runs them (``command: [sh]`` exits at once
+anywhere).
 
 Lookups are cached per distinct (image, command, args), so a thousand pods of one Job cost one.
 """
@@ -122,21 +124,24 @@ def image_argv(image: str, command: tuple[str, ...], args: tuple[str, ...]) -> t
     """The argv a container runs, in the vocabulary where the table knows the program; ``()`` when
     neither the pod nor a known image gives one (an unknown image's own entrypoint)."""
     known = IMAGES.get(image_name(image))
-    if known is None:
-        return (*command, *args)
-    return _rewrite((*command, *args) if command else (*known.entrypoint, *(args or known.cmd)), known)
+    if known is None:  # taken to have no ENTRYPOINT; its programs are still the table's
+        return _rewrite((*command, *args), ())
+    argv = (*command, *args) if command else (*known.entrypoint, *(args or known.cmd))
+    return _rewrite(argv, known.cmd[:1])
 
 
-def _rewrite(argv: tuple[str, ...], image: Image) -> tuple[str, ...]:
+def _rewrite(argv: tuple[str, ...], server: tuple[str, ...]) -> tuple[str, ...]:
+    """``argv`` with a known program's behaviour put into vocabulary words; ``server``: the
+    image's CMD program, which its entrypoint wrapper runs when given only flags."""
     for _ in range(3):  # a wrapper execs its operands, which may name another program
         program = PROGRAMS.get(argv[0]) if argv else None
         if program is None:
             return argv
         operands = argv[1:]
         if program.wrapper:
-            if not operands:
+            if not operands or (operands[0].startswith("-") and not server):
                 return argv
-            argv = (*image.cmd[:1], *operands) if operands[0].startswith("-") else operands
+            argv = (*server, *operands) if operands[0].startswith("-") else operands
             continue
         outcome = _outcome(program, operands)
         if outcome is None:

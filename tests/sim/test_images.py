@@ -65,6 +65,9 @@ def test_image_name_drops_registry_path_tag_and_digest(image: str, want: str) ->
     # an image nobody knows: args alone are the command, nothing at all is its own entrypoint
     ("myorg/trainer:v1", (), ("sleep", "30"), ("sleep", "30")),
     ("myorg/trainer:v1", (), (), ()),
+    ("myorg/trainer:v1", ("sh",), (), EXITS),  # the table's programs, whichever image runs them
+    ("myorg/proxy:v1", ("nginx", "-g", "daemon off;"), (), FOREVER),
+    ("myorg/proxy:v1", ("docker-entrypoint.sh", "--port", "1"), (), ("docker-entrypoint.sh", "--port", "1")),
 ])
 def test_image_argv(image: str, command: tuple[str, ...], args: tuple[str, ...],
                     want: tuple[str, ...]) -> None:
