@@ -57,6 +57,7 @@ def test_image_name_drops_registry_path_tag_and_digest(image: str, want: str) ->
     ("registry.k8s.io/e2e-test-images/agnhost:2.53", ("/agnhost", "pause"), (), FOREVER),
     # the pod's own command: the vocabulary reads it
     ("registry.k8s.io/pause:3.6", ("sh", "-c", "sleep 5"), (), ("sh", "-c", "sleep 5")),
+    ("pause", (), ("sleep", "5"), ("sleep", "5")),  # kbatch's difference: args replace /pause
     ("busybox", (), ("sleep", "30"), ("sleep", "30")),
     ("nginx", (), ("sleep", "30"), ("sleep", "30")),  # docker-entrypoint.sh execs its operands
     ("perl:5.34.0", ("perl", "-Mbignum=bpi", "-wle", "print bpi(2000)"), (),
@@ -100,16 +101,23 @@ def test_every_table_entrypoint_and_cmd_program_is_a_known_program_or_a_plain_co
         assert first and first[0] in PROGRAMS, name
 
 
-_FOREVER_IMAGES = sorted(name for name, image in IMAGES.items()
-                         if image_argv(name, (), ()) == FOREVER and not image.cmd)
+_FOREVER_PROGRAMS = sorted(name for name, program in PROGRAMS.items() if program.always is Outcome.FOREVER)
 _WORDS = st.text(st.characters(codec="ascii", exclude_categories=("Cc",)), max_size=12)
 
 
-@given(st.sampled_from(_FOREVER_IMAGES), st.sampled_from(["", "registry.k8s.io/", "mirror.example/x/"]),
-       st.sampled_from(["", ":3.10", ":latest"]), st.lists(_WORDS, max_size=5))
-def test_an_image_whose_entrypoint_runs_forever_never_ends_by_itself_whatever_its_args(
-        name: str, registry: str, tag: str, args: list[str]) -> None:
-    run = interpret(image_argv(f"{registry}{name}{tag}", (), tuple(args)), default_duration=1.0)
+@given(st.sampled_from(sorted(IMAGES)), st.sampled_from(["", "registry.k8s.io/", "mirror.example/x/"]),
+       st.sampled_from(["", ":3.10", ":latest"]), st.sampled_from(_FOREVER_PROGRAMS),
+       st.lists(_WORDS, max_size=5))
+def test_a_program_that_runs_forever_never_ends_by_itself_whatever_its_args_or_image(
+        name: str, registry: str, tag: str, program: str, args: list[str]) -> None:
+    run = interpret(image_argv(f"{registry}{name}{tag}", (program,), tuple(args)), default_duration=1.0)
+    assert run.duration == math.inf and run.exit_code == 0
+
+
+@given(st.sampled_from(sorted(n for n in IMAGES if image_argv(n, (), ()) == FOREVER)),
+       st.sampled_from(["", "registry.k8s.io/", "mirror.example/x/"]), st.sampled_from(["", ":3.10"]))
+def test_an_image_whose_own_command_serves_never_ends_by_itself(name: str, registry: str, tag: str) -> None:
+    run = interpret(image_argv(f"{registry}{name}{tag}", (), ()), default_duration=1.0)
     assert run.duration == math.inf and run.exit_code == 0
 
 
