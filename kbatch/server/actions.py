@@ -229,12 +229,16 @@ def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None
     container has written only the lines its command has reached by now (``startedAt`` is whole
     seconds, so a line may show up to a second early). ``run_started``: the run that started then,
     which the kubelet has replaced since (the same command, so the same lines)."""
-    from kbatch.sim.command import interpret
+    from kbatch.sim.command import DEFAULT_DURATION, interpret
+    from kbatch.sim.images import image_argv, owned_by_job, unknown_duration
 
     pod = backend.get(_info(backend, "pods"), namespace, name)
     chosen = _log_container(pod, name, container, previous)
     env, files = _container_env(backend, pod, chosen["name"])
-    run = interpret([*(chosen.get("command") or ()), *(chosen.get("args") or ())], env, files=files)
+    argv = image_argv(str(chosen.get("image") or ""), tuple(chosen.get("command") or ()),
+                      tuple(chosen.get("args") or ()))
+    owners = (str(ref.get("kind")) for ref in pod.get("metadata", {}).get("ownerReferences") or ())
+    run = interpret(argv, env, unknown_duration(owned_by_job(owners), DEFAULT_DURATION), files=files)
     status = _container_status(pod, chosen["name"])
     state = status.get("lastState") if previous else status.get("state")
     if run_started is not None:  # a run that has ended since (a followed log's): all it wrote

@@ -34,8 +34,9 @@ from the container environment, as the kubelet does for command and args
                        redirections over the container's files (:mod:`kbatch.sim.files`: its
                        mounted volumes, built when first read, and what it writes)
 ``{ }``, ``( )``…      a script with another compound command is "anything else" as a whole
-anything else          runs for the default duration (1 s, KWOK's default pod-complete delay) and
-                       succeeds
+anything else          runs for ``default_duration`` and succeeds: the kubelet passes 1 s (KWOK's
+                       default pod-complete delay) for a Job's pod and infinity for any other
+                       (KWOK completes only a Job's pods; :mod:`kbatch.sim.images`)
 =====================  ===========================================================================
 
 The exit code of a script is that of the last command that ran, as in POSIX sh. Example::
@@ -120,11 +121,12 @@ def _shell_script(words: Sequence[str]) -> str | None:
 
 
 def unmodelled_command(argv: Sequence[str]) -> str | None:
-    """The first command of ``argv`` (command + args) that the vocabulary does not model — one that
-    runs the default duration and succeeds instead of doing what it would do — as written; ``None``
-    when every command is modelled, or when there is no command (the image's own, which nothing
-    here claims to know). Read without the container's environment: a word with a ``$`` is taken
-    as modelled. A script outside the shell syntax is returned whole."""
+    """The first command of ``argv`` (command + args, joined with the image's by
+    :func:`kbatch.sim.images.image_argv`) that the vocabulary does not model — one that runs the
+    default duration instead of doing what it would do — as written; ``None`` when every command is
+    modelled, or when there is no command (an unknown image's own: :mod:`kbatch.sim.unmodelled`
+    says so). Read without the container's environment: a word with a ``$`` is taken as modelled.
+    A script outside the shell syntax is returned whole."""
     words = list(argv)
     if not words:
         return None

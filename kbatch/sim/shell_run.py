@@ -159,11 +159,15 @@ class Shell:
 
     def result(self, warning: str = "") -> ContainerRun:
         """The run, its lines in the order they are printed (a background list's lines among the
-        others by time; lines printed at the same time keep the script's order)."""
+        others by time; lines printed at the same time keep the script's order). A line after a
+        command that never ends (``sleep infinity; echo b``) is never printed, so it is not kept."""
         offsets = self.offsets
-        if all(a <= b for a, b in pairwise(offsets)):  # the usual case
+        in_order = all(a <= b for a, b in pairwise(offsets))
+        if in_order and (not offsets or offsets[-1] != math.inf):  # the usual case
             return ContainerRun(self.duration, self.status, tuple(self.logs), tuple(offsets), warning)
-        order = sorted(range(len(self.logs)), key=offsets.__getitem__)
+        indexes = range(len(offsets))
+        by_time = indexes if in_order else sorted(indexes, key=offsets.__getitem__)
+        order = [i for i in by_time if offsets[i] != math.inf]
         return ContainerRun(self.duration, self.status, tuple(self.logs[i] for i in order),
                             tuple(self.offsets[i] for i in order), warning)
 

@@ -35,6 +35,7 @@ from kbatch.controllers.kubelet.probes import LIVENESS, READINESS, STARTUP, Prob
 from kbatch.controllers.kubelet.references import Lookup, container_references, resolve_env
 from kbatch.controllers.kubelet.volume_files import after_run, files_factory
 from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, expand_k8s_refs, interpret
+from kbatch.sim.images import image_argv, owned_by_job, unknown_duration
 from kbatch.sim.stages import StageRule, pick_stage
 
 __all__ = ["command_run", "container_command", "container_env", "field_ref_value", "make_planner",
@@ -98,8 +99,9 @@ Command = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]  # argv, sorted en
 
 def container_command(pod: Any, container: Any, lookup: Lookup | None = None,
                       addresses: Addresses | None = None) -> Command:
-    """``command + args`` and the environment of ``container``, as plain hashable values."""
-    argv = (*(container.command or ()), *(container.args or ()))
+    """What ``container`` runs (``command + args`` joined with its image's ENTRYPOINT and CMD,
+    :func:`kbatch.sim.images.image_argv`) and its environment, as plain hashable values."""
+    argv = image_argv(container.image or "", tuple(container.command or ()), tuple(container.args or ()))
     return argv, tuple(sorted(container_env(pod, container, lookup, addresses).items()))
 
 
@@ -132,8 +134,12 @@ def make_planner(
     those of containers that reference ConfigMaps or Secrets (``with_refs``), which are read from
     ``lookup`` when each run starts (the objects may appear or change meanwhile). A container whose
     command may touch files (:func:`touches_files`) keeps the pod: its files are read from the
-    volumes when a run first touches one (:mod:`.volume_files`)."""
+    volumes when a run first touches one (:mod:`.volume_files`). A command nothing models runs
+    ``default_duration`` in a pod a Job owns and until it is killed in any other (KWOK's rule,
+    :func:`kbatch.sim.images.unknown_duration`)."""
     uid = pod.metadata.uid
+    default_duration = unknown_duration(
+        owned_by_job(ref.kind for ref in pod.metadata.owner_references or ()), default_duration)
     containers = [*(pod.spec.init_containers or ()), *pod.spec.containers,
                   *(pod.spec.ephemeral_containers or ())]
     commands = {c.name: container_command(pod, c, None, addresses) for c in containers}

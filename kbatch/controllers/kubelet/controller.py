@@ -28,7 +28,8 @@ Per bound pod (requests are pods; node changes enqueue the node's pods):
 A pod whose status another writer made terminal is never moved back. Options
 (``options={"kubelet": {...}}``): ``start_delay`` (seconds, default 0: bound pods start at once
 and the ``ContainerCreating`` instant is not written), ``default_duration`` (seconds an unknown
-command runs, default 1), ``stages`` (YAML text or a list of :class:`StageRule`).
+command runs in a pod a Job owns, default 1; in any other pod it runs until killed, KWOK's rule:
+:mod:`kbatch.sim.images`), ``stages`` (YAML text or a list of :class:`StageRule`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,175 @@
+"""What a container runs when its command comes from the image: the image-behaviour table.
+
+Kubernetes runs a container's ``command`` in place of the image's ENTRYPOINT and its ``args`` in
+place of the image's CMD; with no ``command`` the image's ENTRYPOINT runs, given ``args`` or else the
+image's CMD (docs "Define a Command and Arguments for a Container", the table "notes" there;
+kubernetes/kubernetes ``pkg/kubelet/kuberuntime/kuberuntime_container.go`` passes both to the
+runtime, which joins them as the OCI image spec says). kbatch has no images, so :data:`IMAGES`
+holds the ENTRYPOINT and CMD of the images batch examples use, and :data:`PROGRAMS` what their
+programs do. :func:`image_argv` joins them as the runtime would and rewrites what the table knows
+into the command vocabulary (:mod:`kbatch.sim.command`): a program that serves until it is
+stopped becomes ``sleep infinity``, one that exits at once ``true``, agnhost's
+``entrypoint-tester`` the line it prints. Anything else is left as the argv it is, for the
+vocabulary to read; what the vocabulary does not know either follows KWOK's rule
+(:func:`unknown_duration`).
+
+An image is named without its registry, tag or digest (``registry.k8s.io/pause:3.10`` →
+``pause``; ``docker.io/library/nginx`` → ``nginx``; ``registry.k8s.io/e2e-test-images/agnhost`` →
+``agnhost``): the last path component, as the table's images are the same program whichever
+mirror or version serves them. An image not in the table is taken to have no ENTRYPOINT (its
+``args`` alone are the command, as for the shell-based images most batch examples use); the
+programs of :data:`PROGRAMS` are known whichever image runs them (``command: [sh]`` exits at once
+anywhere).
+
+Lookups are cached per distinct (image, command, args), so a thousand pods of one Job cost one.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+__all__ = ["IMAGES", "PROGRAMS", "Image", "Outcome", "Program", "image_argv", "image_name",
+           "owned_by_job", "unknown_duration"]
+
+
+class Outcome(Enum):
+    """What a program the table knows does, as vocabulary argv."""
+
+    FOREVER = ("sleep", "infinity")  # serves until stopped: Running until the pod is deleted
+    EXITS = ("true",)  # ends at once with status 0
+    PRINTS_ARGV = ("echo",)  # prints its argv as Go's fmt.Println of a slice, exits 0
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """An image's ENTRYPOINT and CMD, and where they were read."""
+
+    entrypoint: tuple[str, ...]
+    cmd: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """What a program does: with no operand (``bare``), whatever its operands (``always``), or by
+    its first operand (``subcommands``; an unknown one is left to the vocabulary). ``wrapper``: the
+    program execs its operands (an official image's ``docker-entrypoint.sh``); when the first is a
+    flag it runs the image's CMD program with them."""
+
+    bare: Outcome | None = None
+    always: Outcome | None = None
+    subcommands: Mapping[str, Outcome] = field(default_factory=dict)
+    wrapper: bool = False
+
+
+_DOCKER_LIBRARY = "docker-library/official-images (the image's Dockerfile)"
+
+IMAGES: Mapping[str, Image] = {
+    # kubernetes/kubernetes build/pause/Dockerfile: ENTRYPOINT ["/pause"]; pause.c sleeps in
+    # pause() until SIGINT/SIGTERM, then exits 0. Held here as its CMD, a deliberate difference:
+    # upstream's pause ignores args, but manifests written for simulators (kbatch's tests, Kueue's
+    # wrappers) give the pause image args as the behaviour they want (``args: [sleep, "5"]``), so
+    # args replace it and are read by the vocabulary (docs/simulation.md, "Images").
+    "pause": Image((), ("/pause",), "kubernetes/kubernetes build/pause"),
+    # kubernetes/kubernetes test/images/agnhost/Dockerfile: ENTRYPOINT ["/agnhost"], CMD ["pause"]
+    "agnhost": Image(("/agnhost",), ("pause",), "kubernetes/kubernetes test/images/agnhost"),
+    "busybox": Image((), ("sh",), _DOCKER_LIBRARY),
+    "alpine": Image((), ("/bin/sh",), _DOCKER_LIBRARY),
+    "ubuntu": Image((), ("/bin/bash",), _DOCKER_LIBRARY),
+    "debian": Image((), ("bash",), _DOCKER_LIBRARY),
+    "bash": Image(("docker-entrypoint.sh",), ("bash",), _DOCKER_LIBRARY),
+    "python": Image((), ("python3",), _DOCKER_LIBRARY),
+    "perl": Image((), ("perl",), _DOCKER_LIBRARY),
+    "nginx": Image(("/docker-entrypoint.sh",), ("nginx", "-g", "daemon off;"), _DOCKER_LIBRARY),
+    "httpd": Image((), ("httpd-foreground",), _DOCKER_LIBRARY),
+    "redis": Image(("docker-entrypoint.sh",), ("redis-server",), _DOCKER_LIBRARY),
+    "memcached": Image(("docker-entrypoint.sh",), ("memcached",), _DOCKER_LIBRARY),
+    "postgres": Image(("docker-entrypoint.sh",), ("postgres",), _DOCKER_LIBRARY),
+}
+"""Image name → ENTRYPOINT and CMD."""
+
+_FOREVER = Program(always=Outcome.FOREVER)
+_STDIN = Program(bare=Outcome.EXITS)  # reads its program from stdin: a container's is empty
+
+# agnhost's subcommands that serve until stopped (kubernetes/kubernetes test/images/agnhost/*: each
+# ends in a blocking serve or select{}); entrypoint-tester prints os.Args and exits 0 (e2e
+# test/e2e/common/node/containers.go expects "[/agnhost entrypoint-tester override arguments]").
+_AGNHOST_SERVING = ("pause", "netexec", "serve-hostname", "fake-gitserver", "test-webserver", "porter",
+                    "liveness", "nettest", "guestbook", "grpc-health-checking", "webhook")
+
+PROGRAMS: Mapping[str, Program] = {
+    "/pause": _FOREVER,
+    "/agnhost": Program(bare=Outcome.EXITS,  # no subcommand: cobra prints the usage, status 0
+                        subcommands={**dict.fromkeys(_AGNHOST_SERVING, Outcome.FOREVER),
+                                     "entrypoint-tester": Outcome.PRINTS_ARGV}),
+    **dict.fromkeys(("nginx", "nginx-debug", "httpd-foreground", "redis-server", "memcached",
+                     "postgres"), _FOREVER),
+    **dict.fromkeys(("sh", "/bin/sh", "bash", "/bin/bash", "ash", "/bin/ash", "python", "python3",
+                     "perl"), _STDIN),
+    **dict.fromkeys(("docker-entrypoint.sh", "/docker-entrypoint.sh",
+                     "/usr/local/bin/docker-entrypoint.sh"), Program(wrapper=True)),
+}
+"""Program (argv[0]) → what it does."""
+
+
+def image_name(image: str) -> str:
+    """``registry.k8s.io/e2e-test-images/agnhost:2.53@sha256:…`` → ``agnhost``."""
+    name = image.split("@", 1)[0].rsplit("/", 1)[-1]
+    return name.split(":", 1)[0]
+
+
+@functools.lru_cache(maxsize=4096)
+def image_argv(image: str, command: tuple[str, ...], args: tuple[str, ...]) -> tuple[str, ...]:
+    """The argv a container runs, in the vocabulary where the table knows the program; ``()`` when
+    neither the pod nor a known image gives one (an unknown image's own entrypoint)."""
+    known = IMAGES.get(image_name(image))
+    if known is None:  # taken to have no ENTRYPOINT; its programs are still the table's
+        return _rewrite((*command, *args), ())
+    argv = (*command, *args) if command else (*known.entrypoint, *(args or known.cmd))
+    return _rewrite(argv, known.cmd[:1])
+
+
+def _rewrite(argv: tuple[str, ...], server: tuple[str, ...]) -> tuple[str, ...]:
+    """``argv`` with a known program's behaviour put into vocabulary words; ``server``: the
+    image's CMD program, which its entrypoint wrapper runs when given only flags."""
+    for _ in range(3):  # a wrapper execs its operands, which may name another program
+        program = PROGRAMS.get(argv[0]) if argv else None
+        if program is None:
+            return argv
+        operands = argv[1:]
+        if program.wrapper:
+            if not operands or (operands[0].startswith("-") and not server):
+                return argv
+            argv = (*server, *operands) if operands[0].startswith("-") else operands
+            continue
+        outcome = _outcome(program, operands)
+        if outcome is None:
+            return argv
+        return (*outcome.value, f"[{' '.join(argv)}]") if outcome is Outcome.PRINTS_ARGV else outcome.value
+    return argv
+
+
+def _outcome(program: Program, operands: tuple[str, ...]) -> Outcome | None:
+    if program.always is not None:
+        return program.always
+    if not operands:
+        return program.bare
+    return program.subcommands.get(operands[0])
+
+
+def owned_by_job(owner_kinds: Iterable[str]) -> bool:
+    """KWOK's ``pod-complete`` stage selects pods with ``.metadata.ownerReferences.[].kind In
+    [Job]`` (kubernetes-sigs/kwok ``kustomize/stage/pod/fast/pod-complete.yaml``, the default
+    stages of ``kwokctl``, and ``kustomize/stage/pod/general/pod-complete.yaml``)."""
+    return "Job" in owner_kinds
+
+
+def unknown_duration(job_owned: bool, default: float) -> float:
+    """How long a command nothing here models runs (KWOK's rule): a Job's pod completes after the
+    default delay (``general``'s ``pod-complete`` waits 1000 ms; ``fast`` none); any other pod no
+    stage completes, so it stays Running until it is deleted."""
+    return default if job_owned else math.inf
