@@ -70,11 +70,9 @@ _DOCKER_LIBRARY = "docker-library/official-images (the image's Dockerfile)"
 
 IMAGES: Mapping[str, Image] = {
     # kubernetes/kubernetes build/pause/Dockerfile: ENTRYPOINT ["/pause"]; pause.c sleeps in
-    # pause() until SIGINT/SIGTERM, then exits 0. Held here as its CMD, a deliberate difference:
-    # upstream's pause ignores args, but manifests written for simulators (kbatch's tests, Kueue's
-    # wrappers) give the pause image args as the behaviour they want (``args: [sleep, "5"]``), so
-    # args replace it and are read by the vocabulary (docs/simulation.md, "Images").
-    "pause": Image((), ("/pause",), "kubernetes/kubernetes build/pause"),
+    # pause() until SIGINT/SIGTERM, then exits 0, whatever its arguments: ``args`` cannot make it
+    # do anything else (only a ``command`` replacing the ENTRYPOINT can).
+    "pause": Image(("/pause",), (), "kubernetes/kubernetes build/pause"),
     # kubernetes/kubernetes test/images/agnhost/Dockerfile: ENTRYPOINT ["/agnhost"], CMD ["pause"]
     "agnhost": Image(("/agnhost",), ("pause",), "kubernetes/kubernetes test/images/agnhost"),
     "busybox": Image((), ("sh",), _DOCKER_LIBRARY),

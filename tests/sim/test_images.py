@@ -57,7 +57,7 @@ def test_image_name_drops_registry_path_tag_and_digest(image: str, want: str) ->
     ("registry.k8s.io/e2e-test-images/agnhost:2.53", ("/agnhost", "pause"), (), FOREVER),
     # the pod's own command: the vocabulary reads it
     ("registry.k8s.io/pause:3.6", ("sh", "-c", "sleep 5"), (), ("sh", "-c", "sleep 5")),
-    ("pause", (), ("sleep", "5"), ("sleep", "5")),  # kbatch's difference: args replace /pause
+    ("pause", (), ("sleep", "5"), FOREVER),  # args go to /pause, which ignores them
     ("busybox", (), ("sleep", "30"), ("sleep", "30")),
     ("nginx", (), ("sleep", "30"), ("sleep", "30")),  # docker-entrypoint.sh execs its operands
     ("perl:5.34.0", ("perl", "-Mbignum=bpi", "-wle", "print bpi(2000)"), (),

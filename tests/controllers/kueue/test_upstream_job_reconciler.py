@@ -38,7 +38,7 @@ def make_job(name: str = "job", *, queue: str | None = "lq", parallelism: int = 
                             "annotations": dict(annotations or {})}
     if queue:
         meta["labels"][QUEUE] = queue
-    container = {"name": "c", "image": "pause", "args": ["sleep", str(seconds)],
+    container = {"name": "c", "image": "busybox", "args": ["sleep", str(seconds)],
                  "resources": {"requests": {"cpu": "1"}}}
     pod: dict[str, Any] = {"restartPolicy": "Never", "containers": [container]}
     if priority_class:

@@ -37,7 +37,7 @@ def make_jobset(rjobs: list[tuple[str, int, int, int]], *, seconds: dict[str, in
     replicated = []
     for name, replicas, parallelism, completions in rjobs:
         pod: dict[str, Any] = {"restartPolicy": "Never", "containers": [
-            {"name": "c", "image": "pause", "args": ["sleep", str((seconds or {}).get(name, 600))],
+            {"name": "c", "image": "busybox", "args": ["sleep", str((seconds or {}).get(name, 600))],
              "resources": {"requests": {"cpu": "1"}}}]}
         if priority_class:
             pod["priorityClassName"] = priority_class
