@@ -11,20 +11,11 @@ authorizes no in-process read, docs/rbac.md).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from kbatch.api.core_v1 import Pod
-from kbatch.api.errors import Status
-from kbatch.api.meta import Resource
-from kbatch.apiserver.client import (
-    Applier,
-    Binder,
-    Client,
-    Evictor,
-    PatchType,
-    Preconditions,
-    PropagationPolicy,
-)
+from kbatch.apiserver.client import Applier, Binder, Client, Evictor
 from kbatch.apiserver.local import LocalClient
 from kbatch.apiserver.requester import run_as
 from kbatch.authz.user import UserInfo
@@ -34,11 +25,14 @@ if TYPE_CHECKING:
 
 __all__ = ["ActingClient"]
 
-T = TypeVar("T", bound=Resource)
+# Every LocalClient method that writes; reads are not wrapped.
+_WRITES = ("create", "update", "patch", "apply", "apply_status", "delete", "update_status", "patch_status",
+           "bind", "evict")
 
 
 class ActingClient(LocalClient):
-    """Writes as ``user``; everything else as :class:`LocalClient`."""
+    """Writes as ``user``; everything else as :class:`LocalClient`. The write methods are
+    :class:`LocalClient`'s own, each run under :func:`run_as` (signatures inherited unchanged)."""
 
     def __init__(self, server: APIServer, user: UserInfo) -> None:
         super().__init__(server)
@@ -47,49 +41,17 @@ class ActingClient(LocalClient):
     def __repr__(self) -> str:
         return f"ActingClient({self.user.name!r})"
 
-    def create(self, obj: T, *, dry_run: bool = False) -> T:
-        return run_as(self.user, super().create, obj, dry_run=dry_run)
 
-    def update(self, obj: T, *, dry_run: bool = False) -> T:
-        return run_as(self.user, super().update, obj, dry_run=dry_run)
+def _acting(name: str) -> Callable[..., Any]:
+    """``LocalClient.<name>`` under :func:`run_as`, looked up at each call (as ``super()`` would)."""
+    @functools.wraps(getattr(LocalClient, name))
+    def call(self: ActingClient, /, *args: Any, **kwargs: Any) -> Any:
+        return run_as(self.user, getattr(LocalClient, name), self, *args, **kwargs)
+    return call
 
-    def patch(self, kind: type[T], name: str, patch: Any, namespace: str | None = None, *,
-              patch_type: PatchType = "merge", dry_run: bool = False) -> T:
-        return run_as(self.user, super().patch, kind, name, patch, namespace, patch_type=patch_type,
-                      dry_run=dry_run)
 
-    def apply(self, obj: T, *, field_manager: str, force: bool = False, dry_run: bool = False) -> T:
-        return run_as(self.user, super().apply, obj, field_manager=field_manager, force=force,
-                      dry_run=dry_run)
-
-    def apply_status(self, obj: T, *, field_manager: str, force: bool = False, dry_run: bool = False) -> T:
-        return run_as(self.user, super().apply_status, obj, field_manager=field_manager, force=force,
-                      dry_run=dry_run)
-
-    def delete(self, kind: type[T], name: str, namespace: str | None = None, *,
-               propagation_policy: PropagationPolicy | None = None, grace_period_seconds: int | None = None,
-               preconditions: Preconditions | None = None, dry_run: bool = False) -> T | None:
-        return run_as(self.user, super().delete, kind, name, namespace, propagation_policy=propagation_policy,
-                      grace_period_seconds=grace_period_seconds, preconditions=preconditions, dry_run=dry_run)
-
-    def update_status(self, obj: T, *, dry_run: bool = False) -> T:
-        return run_as(self.user, super().update_status, obj, dry_run=dry_run)
-
-    def patch_status(self, kind: type[T], name: str, patch: Any, namespace: str | None = None, *,
-                     patch_type: PatchType = "merge", dry_run: bool = False) -> T:
-        return run_as(self.user, super().patch_status, kind, name, patch, namespace, patch_type=patch_type,
-                      dry_run=dry_run)
-
-    def bind(self, pod_name: str, namespace: str | None, node_name: str, *, uid: str | None = None,
-             annotations: dict[str, str] | None = None, dry_run: bool = False) -> Pod:
-        return run_as(self.user, super().bind, pod_name, namespace, node_name, uid=uid,
-                      annotations=annotations, dry_run=dry_run)
-
-    def evict(self, pod_name: str, namespace: str | None, *, delete_options: dict[str, Any] | None = None,
-              dry_run: bool = False) -> Status:
-        return run_as(self.user, super().evict, pod_name, namespace, delete_options=delete_options,
-                      dry_run=dry_run)
-
+for _name in _WRITES:
+    setattr(ActingClient, _name, _acting(_name))
 
 _: type[Client] = ActingClient
 _b: type[Binder] = ActingClient
