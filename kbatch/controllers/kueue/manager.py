@@ -33,7 +33,7 @@ from kbatch.controllers.kueue.config import KueueSettings, settings_for
 from kbatch.controllers.kueue.dra_requests import DraResolver
 from kbatch.controllers.kueue.model.clusterqueue import settings_of
 from kbatch.controllers.kueue.model.dra import mapper
-from kbatch.controllers.kueue.model.info import InfoOptions, WorkloadInfo, is_true, workload_key
+from kbatch.controllers.kueue.model.info import InfoOptions, is_true, workload_key
 from kbatch.controllers.kueue.model.quota import has_cycle, root_of
 from kbatch.controllers.kueue.queues import QueueManager, admissible
 from kbatch.controllers.kueue.resource_updates import ResourceAdjuster
@@ -234,9 +234,6 @@ class KueueManager:
             ) or self.queues.cluster_queue_for(wl)
             if cq:
                 self.enqueue_batched("kueue-clusterqueue", Request("", cq))
-
-    def info(self, wl: Workload) -> WorkloadInfo:
-        return WorkloadInfo.of(wl, self.info_options)
 
 
 # --- informer handlers ------------------------------------------------------------------------------
