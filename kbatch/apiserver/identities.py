@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from kbatch.authz.user import ALL_AUTHENTICATED, UserInfo
+from kbatch.authz.user import ALL_AUTHENTICATED, NODE_USER_PREFIX, NODES_GROUP, UserInfo, node_identity
 from kbatch.families.family import kcm_account
 
 __all__ = [
@@ -41,8 +41,6 @@ __all__ = [
     "user_agent",
 ]
 
-NODES_GROUP = "system:nodes"
-NODE_USER_PREFIX = "system:node:"
 SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"
 CONTROLLER_NAMESPACE = "kube-system"
 
@@ -90,10 +88,3 @@ def user_agent(user: UserInfo) -> str | None:
         return "kube-controller-manager"
     return None
 
-
-def node_identity(user: UserInfo) -> tuple[str, bool]:
-    """``NodeIdentity``: (node name, whether the user is a node). A node is in ``system:nodes`` and
-    named ``system:node:<name>``; ``("", True)`` when the name after the prefix is empty."""
-    if NODES_GROUP not in user.groups or not user.name.startswith(NODE_USER_PREFIX):
-        return "", False
-    return user.name[len(NODE_USER_PREFIX):], True

@@ -35,6 +35,7 @@ from kbatch.apiserver.listing import list_objects
 from kbatch.apiserver.local import LocalClient
 from kbatch.apiserver.namespaces import NamespaceLifecycle
 from kbatch.apiserver.patch import patch_object
+from kbatch.apiserver.subresource_admission import admit_pod_subresource
 from kbatch.apiserver.unstructured import Unstructured
 from kbatch.apiserver.update import object_namespace, read_kv, update_object
 from kbatch.apiserver.watch import TypedWatch, open_watch
@@ -219,10 +220,12 @@ class APIServer:
 
     def bind(self, binding: Binding, namespace: str | None = None, *, dry_run: bool = False) -> Pod:
         """``pods/binding``: set the pod's node, annotations and ``PodScheduled`` in one write."""
+        admit_pod_subresource(self, binding, "binding", namespace, binding.name, dry_run=dry_run)
         return bind_pod(self, binding, namespace, dry_run=dry_run)
 
     def evict(self, name: str, namespace: str, eviction: Eviction, *, dry_run: bool = False) -> Status:
         """``pods/eviction``: delete the pod unless its PodDisruptionBudget forbids it (429)."""
+        admit_pod_subresource(self, eviction, "eviction", namespace, name, dry_run=dry_run)
         return evict_pod(self, name, namespace, eviction, dry_run=dry_run)
 
     def client(self) -> Client:

@@ -3,7 +3,10 @@
 Verbs as k8s.io/apiserver ``pkg/endpoints/request/requestinfo.go`` derives them (1.37): POST is
 ``create``, GET of a name ``get``, of a collection ``list`` (``watch`` with ``?watch``), PUT
 ``update``, PATCH ``patch``, DELETE of a name ``delete``, of a collection ``deletecollection``; any
-other path is a non-resource request with the lower-cased HTTP method as its verb. The 403 is
+other path is a non-resource request with the lower-cased HTTP method as its verb. A list or watch
+whose ``fieldSelector`` requires ``metadata.name=<a path segment>`` names that object; a list, watch
+or deletecollection carries its parsed field selector (AuthorizeWithSelectors, GA in 1.37; one that
+does not parse carries none, k8s.io/apiserver ``pkg/endpoints/filters/authorization.go``). The 403 is
 ``responsewriters.ForbiddenStatusError``: ``<resource>[.<group>] "<name>" is forbidden: User "<u>"
 cannot <verb> resource "<resource>[/<sub>]" in API group "<group>" in the namespace "<ns>"`` (``at the
 cluster scope`` without one), then ``: <reason>`` when the authorizer gave one.
@@ -11,7 +14,8 @@ cluster scope`` without one), then ``: <reason>`` when the authorizer gave one.
 
 from __future__ import annotations
 
-from kbatch.api.errors import Forbidden, StatusDetails
+from kbatch.api.errors import BadRequest, Forbidden, StatusDetails
+from kbatch.api.selectors import FieldRequirement, parse_field_selector
 from kbatch.authz.user import Attributes, UserInfo
 
 __all__ = ["forbidden", "request_attributes"]
@@ -34,7 +38,22 @@ def _resource_parts(path: str) -> tuple[str, str, list[str]] | None:
     return None
 
 
-def request_attributes(user: UserInfo, method: str, path: str, *, watch: bool) -> Attributes:
+def _requirements(field_selector: str | None) -> tuple[FieldRequirement, ...]:
+    try:
+        return parse_field_selector(field_selector).requirements
+    except BadRequest:
+        return ()
+
+
+def _exact_name(requirements: tuple[FieldRequirement, ...]) -> str:
+    """``RequiresExactMatch("metadata.name")`` (the first such term) when the value is a valid path
+    segment name (``IsPathSegmentName``)."""
+    name = next((r.value for r in requirements if r.field == "metadata.name" and r.operator == "="), "")
+    return "" if name in (".", "..") or "/" in name or "%" in name else name
+
+
+def request_attributes(user: UserInfo, method: str, path: str, *, watch: bool,
+                       field_selector: str | None = None) -> Attributes:
     """The attributes of a request by ``user`` (``RequestInfoFactory.NewRequestInfo``)."""
     found = _resource_parts(path)
     if found is None:
@@ -51,8 +70,12 @@ def request_attributes(user: UserInfo, method: str, path: str, *, watch: bool) -
         verb = "watch" if watch else ("get" if name else "list")
     elif method == "DELETE":
         verb = "delete" if name else "deletecollection"
+    requirements = _requirements(field_selector) if verb in ("list", "watch", "deletecollection") else ()
+    if verb in ("list", "watch") and not name:
+        name = _exact_name(requirements)
     return Attributes(user, verb, namespace=namespace, api_group=group, api_version=version,
-                      resource=rest[0], subresource=rest[2] if len(rest) > 2 else "", name=name)
+                      resource=rest[0], subresource=rest[2] if len(rest) > 2 else "", name=name,
+                      field_selector=requirements)
 
 
 def _message(attrs: Attributes) -> str:

@@ -24,16 +24,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from kbatch.api.errors import BadRequest, FieldError, Invalid
+from kbatch.api.selectors import FieldRequirement, parse_field_selector
 from kbatch.authz import chain, rbac
+from kbatch.authz.node_authorizer import NodeAuthorizer
 from kbatch.authz.rbac import RbacSnapshot
 from kbatch.authz.selector_attributes import selector_errors
-from kbatch.authz.user import Attributes, UserInfo
+from kbatch.authz.user import Attributes, UserInfo, node_identity
 
-__all__ = ["ACCESS_REVIEWS", "GROUP", "VERSION", "attributes", "review"]
+__all__ = ["ACCESS_REVIEWS", "GROUP", "NODE_RULES_ERROR", "VERSION", "attributes", "field_requirements",
+           "review"]
 
 GROUP, VERSION = "authorization.k8s.io", "v1"
 ACCESS_REVIEWS = ("SelfSubjectAccessReview", "SubjectAccessReview", "LocalSubjectAccessReview")
 Obj = dict[str, Any]
+NODE_RULES_ERROR = "node authorizer does not support user rule resolution"
 
 
 def _spec_errors(kind: str, spec: Mapping[str, Any]) -> list[FieldError]:
@@ -91,6 +95,31 @@ def _values(value: Any) -> list[str]:
     return list(value.get("items") or ()) if isinstance(value, dict) else list(value or ())
 
 
+_SINGLE_VALUE_OPERATORS = {"In": "=", "NotIn": "!="}
+
+
+def field_requirements(selector: Mapping[str, Any] | None) -> tuple[FieldRequirement, ...]:
+    """A review's ``fieldSelector`` as the authorizer reads it (``ResourceAttributesFrom``,
+    ``fieldSelectorAsSelector``): a ``rawSelector`` parsed, or ``requirements`` each ``In`` or ``NotIn``
+    with exactly one value; anything else (several values, ``Exists``, an unknown operator, a raw
+    selector that does not parse) is a parsing error, and the authorizer sees no requirement."""
+    if not selector:
+        return ()
+    if selector.get("rawSelector"):
+        try:
+            return parse_field_selector(selector["rawSelector"]).requirements
+        except BadRequest:
+            return ()
+    out = []
+    for req in selector.get("requirements") or ():
+        values = list(req.get("values") or ())
+        operator = _SINGLE_VALUE_OPERATORS.get(req.get("operator") or "")
+        if operator is None or len(values) != 1:
+            return ()
+        out.append(FieldRequirement(req.get("key") or "", operator, values[0]))  # type: ignore[arg-type]
+    return tuple(out)
+
+
 def attributes(user: UserInfo, spec: Mapping[str, Any]) -> Attributes:
     """``AuthorizationAttributesFrom``/``ResourceAttributesFrom``/``NonResourceAttributesFrom``."""
     resource = spec.get("resourceAttributes")
@@ -98,14 +127,15 @@ def attributes(user: UserInfo, spec: Mapping[str, Any]) -> Attributes:
         return Attributes(user, resource.get("verb") or "", namespace=resource.get("namespace") or "",
                           api_group=resource.get("group") or "", api_version=resource.get("version") or "",
                           resource=resource.get("resource") or "",
-                          subresource=resource.get("subresource") or "", name=resource.get("name") or "")
+                          subresource=resource.get("subresource") or "", name=resource.get("name") or "",
+                          field_selector=field_requirements(resource.get("fieldSelector")))
     non_resource = spec.get("nonResourceAttributes") or {}
     return Attributes(user, non_resource.get("verb") or "", resource_request=False,
                       path=non_resource.get("path") or "")
 
 
 def _access_review(kind: str, body: Obj, path_namespace: str | None, caller: UserInfo,
-                   snapshot: RbacSnapshot) -> Obj:
+                   snapshot: RbacSnapshot, node: NodeAuthorizer | None) -> Obj:
     spec = body.get("spec") or {}
     errors = _spec_errors(kind, spec) + _meta_errors(kind, body)
     if kind == "LocalSubjectAccessReview":
@@ -118,7 +148,7 @@ def _access_review(kind: str, body: Obj, path_namespace: str | None, caller: Use
             raise BadRequest(f"namespace is required on this type: {path_namespace or ''}")
         if path_namespace != namespace:
             raise BadRequest(f"spec.resourceAttributes.namespace must match namespace: {path_namespace}")
-    decision = chain.authorize(attributes(_subject(kind, spec, caller), spec), snapshot)
+    decision = chain.authorize(attributes(_subject(kind, spec, caller), spec), snapshot, node)
     status: Obj = {"allowed": decision.allowed}
     if decision.reason:
         status["reason"] = decision.reason
@@ -130,16 +160,20 @@ def _envelope(kind: str, body: Mapping[str, Any]) -> Obj:
     return {"kind": kind, "apiVersion": f"{GROUP}/{VERSION}", "metadata": {**meta, "creationTimestamp": None}}
 
 
-def _rules_review(body: Obj, caller: UserInfo, snapshot: RbacSnapshot) -> Obj:
+def _rules_review(body: Obj, caller: UserInfo, snapshot: RbacSnapshot, node: NodeAuthorizer | None) -> Obj:
     namespace = (body.get("spec") or {}).get("namespace") or ""
     if not namespace:
         raise BadRequest("no namespace on request")
     rules, error = rbac.rules_for(caller, namespace, snapshot)
+    incomplete = node is not None and node_identity(caller)[1]
+    if incomplete:  # the Node authorizer's RulesFor: a node's permissions are not enumerated; the
+        # union's aggregate of its resolvers' errors (k8s.io/apiserver ``union.go`` ``RulesFor``)
+        error = f"[{NODE_RULES_ERROR}, {error}]" if error else NODE_RULES_ERROR
     resource_rules = [_pick(r, "verbs", "apiGroups", "resources", "resourceNames")
                       for r in rules if r.get("resources")]
     non_resource_rules = [_pick(r, "verbs", "nonResourceURLs") for r in rules if r.get("nonResourceURLs")]
     status: Obj = {"resourceRules": resource_rules, "nonResourceRules": non_resource_rules,
-                   "incomplete": False}
+                   "incomplete": incomplete}
     if error:
         status["evaluationError"] = error
     return {"kind": "SelfSubjectRulesReview", "apiVersion": f"{GROUP}/{VERSION}",
@@ -153,8 +187,9 @@ def _pick(rule: Mapping[str, Any], *keys: str) -> Obj:
 
 
 def review(kind: str, body: Obj, path_namespace: str | None, caller: UserInfo,
-           snapshot: RbacSnapshot) -> Obj:
-    """The answer to creating the review ``body`` of ``kind`` as ``caller``."""
+           snapshot: RbacSnapshot, node: NodeAuthorizer | None = None) -> Obj:
+    """The answer to creating the review ``body`` of ``kind`` as ``caller``; ``node``: the Node
+    authorizer when it is among the modes."""
     if kind == "SelfSubjectRulesReview":
-        return _rules_review(body, caller, snapshot)
-    return _access_review(kind, body, path_namespace, caller, snapshot)
+        return _rules_review(body, caller, snapshot, node)
+    return _access_review(kind, body, path_namespace, caller, snapshot, node)

@@ -6,13 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ALL_AUTHENTICATED", "ALL_UNAUTHENTICATED", "ANONYMOUS", "SYSTEM_PRIVILEGED_GROUP",
-           "Attributes", "UserInfo", "user_info_wire"]
+from kbatch.api.selectors import FieldRequirement
+
+__all__ = ["ALL_AUTHENTICATED", "ALL_UNAUTHENTICATED", "ANONYMOUS", "NODES_GROUP", "NODE_USER_PREFIX",
+           "SYSTEM_PRIVILEGED_GROUP", "Attributes", "UserInfo", "node_identity",
+           "user_info_wire"]
 
 SYSTEM_PRIVILEGED_GROUP = "system:masters"
 ALL_AUTHENTICATED = "system:authenticated"
 ALL_UNAUTHENTICATED = "system:unauthenticated"
 ANONYMOUS = "system:anonymous"
+NODES_GROUP = "system:nodes"
+NODE_USER_PREFIX = "system:node:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +45,15 @@ def user_info_wire(user: UserInfo) -> dict[str, Any]:
     return out
 
 
+def node_identity(user: UserInfo) -> tuple[str, bool]:
+    """``NodeIdentity`` (k8s.io/kubernetes ``pkg/auth/nodeidentifier/default.go``): (node name, whether
+    the user is a node). A node is in ``system:nodes`` and named ``system:node:<name>``; ``("", True)``
+    when the name after the prefix is empty."""
+    if NODES_GROUP not in user.groups or not user.name.startswith(NODE_USER_PREFIX):
+        return "", False
+    return user.name[len(NODE_USER_PREFIX):], True
+
+
 @dataclass(frozen=True, slots=True)
 class Attributes:
     """``authorizer.AttributesRecord``: a resource request (``resource_request``) names a verb, an API
@@ -56,3 +70,6 @@ class Attributes:
     subresource: str = ""
     name: str = ""
     path: str = ""
+    # ``GetFieldSelector`` (AuthorizeWithSelectors, GA in 1.37): the parsed ``fieldSelector`` of a
+    # list, watch or deletecollection, or of a review's ``resourceAttributes``
+    field_selector: tuple[FieldRequirement, ...] = ()

@@ -34,10 +34,12 @@ from kbatch.api.errors import (
 )
 from kbatch.api.kube_version import version_info
 from kbatch.api.virtual import Subresource
+from kbatch.apiserver.admission_plugins.node_restriction import admit_token_request
 from kbatch.apiserver.requester import LOCAL_ADMIN, acting_as, as_control_plane
 from kbatch.authz.chain import authorize, is_privileged
 from kbatch.authz.impersonation import impersonated_user, requested_user
 from kbatch.authz.impersonation_check import check_impersonation
+from kbatch.authz.node_authorizer import NodeAuthorizer
 from kbatch.authz.rbac import Decision, RbacSnapshot
 from kbatch.authz.request import forbidden, request_attributes
 from kbatch.authz.sa_claims import TokenInvalid
@@ -52,6 +54,7 @@ from kbatch.server.feature_metrics import render_feature_enabled
 from kbatch.server.handlers import handle_resource
 from kbatch.server.http import Request, Response, json_response, read_request, status_response
 from kbatch.server.log_follow import ClockTicks, serve_log_follow
+from kbatch.server.node_graph_feed import NodeGraphFeed, node_authorizer
 from kbatch.server.openapi import OpenAPI
 from kbatch.server.routing import PageNotFound, ResourcePath, Router, VirtualPath
 from kbatch.server.service_account_tokens import TokenService, default_tokens
@@ -68,6 +71,8 @@ KUBE_VERSION = version_info()  # GET /version: the release kbatch models (kbatch
 PROTO_V2 = "application/com.github.proto-openapi.spec.v2"
 # every Impersonate-* header (User, Group, Uid, Extra-<key>): any of them without a user is a 400
 _IMPERSONATE = "impersonate-"
+AUTHORIZATION_MODES = ("Node", "RBAC")
+"""``--authorization-mode`` as kind and kubeadm set it; ``RBAC`` alone is the other choice."""
 
 
 
@@ -76,10 +81,12 @@ class KbatchApp:
     """``KbatchApp(backend, token=None, tokens=None)`` is an ASGI 3 callable. ``token`` is the static
     bearer token of ``kbatch serve --token``; ``tokens`` issues and authenticates service-account
     tokens (by default with a key derived from the control plane's seed and ``token``), capped at
-    ``max_token_expiration`` seconds when not 0 (``--service-account-max-token-expiration``)."""
+    ``max_token_expiration`` seconds when not 0 (``--service-account-max-token-expiration``);
+    ``authorization_modes``: ``("Node", "RBAC")`` (the default) or ``("RBAC",)``."""
 
     def __init__(self, backend: Backend, *, token: str | None = None,
-                 tokens: TokenService | None = None, max_token_expiration: int = 0) -> None:
+                 tokens: TokenService | None = None, max_token_expiration: int = 0,
+                 authorization_modes: tuple[str, ...] = AUTHORIZATION_MODES) -> None:
         self.backend = versioned(backend)  # further served versions (CRDs' v1beta1 …) by conversion
         self.token = token
         self.tokens = tokens if tokens is not None else default_tokens(backend, token)
@@ -90,6 +97,10 @@ class KbatchApp:
         self.shutdown = Shutdown()
         self.encoded = EncodedEvents()
         self.ticks = ClockTicks()  # open pods/log?follow streams, woken when virtual time moves
+        self.node: NodeAuthorizer | None = None  # the Node authorizer, when it is a mode
+        if "Node" in authorization_modes:
+            features = getattr(getattr(backend, "control_plane", None), "features", None)
+            self.node = node_authorizer(NodeGraphFeed(self.backend), features)
 
     def begin_shutdown(self) -> None:
         """End open watch streams (called on SIGINT/SIGTERM, before uvicorn drains connections)."""
@@ -183,13 +194,14 @@ class KbatchApp:
         administrator's requests without ``Impersonate-*`` headers do not come here."""
         requestor = caller or LOCAL_ADMIN
         attrs = request_attributes(requestor, req.method, req.path.rstrip("/") or "/",
-                                   watch=req.method == "GET" and req.flag("watch"))
+                                   watch=req.method == "GET" and req.flag("watch"),
+                                   field_selector=req.param("fieldSelector"))
         snapshot: list[RbacSnapshot] = []
 
         def decide(a: Attributes) -> Decision:
             if not snapshot:
                 snapshot.append(rbac_snapshot(self.backend))
-            return authorize(a, snapshot[0])
+            return authorize(a, snapshot[0], self.node)
 
         pairs = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in req.raw_headers]
         wanted = requested_user(pairs) if any(k.startswith(_IMPERSONATE) for k, _ in pairs) else None
@@ -245,7 +257,7 @@ class KbatchApp:
         call = VirtualCall(self.backend, path.resource, verb, req.user or LOCAL_ADMIN, path.namespace,
                            path.name, body=req.json() if verb == "create" else None,
                            params={k: req.param(k) for k in sorted(req.query)}, tokens=self.tokens,
-                           static_token=self.token)
+                           static_token=self.token, node_authorizer=self.node)
         return json_response(answer(call), 201 if verb == "create" else 200)
 
     def _subresource(self, req: Request, rp: ResourcePath, sub: Subresource) -> Response:
@@ -255,9 +267,19 @@ class KbatchApp:
         call = VirtualCall(self.backend, subresource_call_target(rp.spec, sub), verb, req.user or LOCAL_ADMIN,
                            rp.namespace, rp.name, body=req.json() if req.method in ("POST", "PUT") else None,
                            tokens=self.tokens, static_token=self.token)
+        if verb == "create" and sub.name == "token" and isinstance(call.body, dict):
+            self._admit_token_request(call, rp)
         out = answer(call)
         return json_response(out, 201 if verb == "create" else 200,
                              tuple(warning_header(w) for w in call.warnings))
+
+    def _admit_token_request(self, call: VirtualCall, rp: ResourcePath) -> None:
+        """NodeRestriction on a TokenRequest (upstream's admission chain runs on the create of
+        ``serviceaccounts/token``; ``admitServiceAccount``): a node's token must be bound to a pod on
+        it. Only over an in-process control plane, whose API server holds the plugin."""
+        server = getattr(getattr(self.backend, "control_plane", None), "server", None)
+        if server is not None and isinstance(call.body, dict):
+            admit_token_request(server, call.user, rp.namespace or "default", rp.name or "", call.body)
 
     def _simple(self, req: Request, path: str) -> Response | None:
         registry = self.backend.registry

@@ -51,4 +51,5 @@ def serve_review(call: VirtualCall) -> Obj:
     kind = call.resource.kind
     if not isinstance(call.body, dict):
         raise BadRequest(f"the body of the request was in an unknown format: not a {kind}")
-    return review(kind, call.body, call.namespace, call.user, rbac_snapshot(call.backend))
+    snapshot = rbac_snapshot(call.backend)
+    return review(kind, call.body, call.namespace, call.user, snapshot, call.node_authorizer)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from kbatch.api.errors import MethodNotAllowed
 from kbatch.api.registry import KindSpec
 from kbatch.api.virtual import Subresource, VirtualResource
+from kbatch.authz.node_authorizer import NodeAuthorizer
 from kbatch.authz.user import UserInfo
 from kbatch.server.routing import route_not_found
 
@@ -50,6 +51,7 @@ class VirtualCall:
     tokens: TokenService | None = None
     static_token: str | None = None
     warnings: list[str] = field(default_factory=list)  # the handler's, sent as Warning headers
+    node_authorizer: NodeAuthorizer | None = None  # the Node authorizer for reviews, when it is a mode
 
 
 def virtual_verb(resource: VirtualResource, method: str, namespace: str | None, name: str | None) -> str:

@@ -20,12 +20,18 @@ resource:
   (RecoverVolumeExpansionFailure is GA).
 * ``leases``: only in ``kube-node-lease`` and only the one named after the node.
 * ``resourceslices`` (resource.k8s.io): create and delete only with ``spec.nodeName`` itself.
+* ``pods/eviction``: only of a pod bound to itself (the URL's pod, else the Eviction's name; a pod
+  that does not exist is the 404); ``pods/binding``: refused (not ``status`` or ``eviction``).
+* ``serviceaccounts/token``: a TokenRequest bound to a pod (``boundObjectRef`` a ``v1`` ``Pod`` with a
+  name and a uid) that exists with that uid and is bound to the node (:func:`token_request_refusal`,
+  called by ``kbatch serve`` before the TokenRequest is answered).
 
 Upstream's plugin is a mutating one (``Admit``); it changes nothing, so kbatch runs it as a validating
 hook that also judges deletes: a node's write that is invalid as well as forbidden gets the 422 here
-where upstream answers 403 (docs/rbac.md, "Deliberate differences"). The ``pods/eviction``,
-``serviceaccounts/token``, ``csinodes`` and ``certificatesigningrequests`` rules are not modelled:
-kbatch serves no CSINode or CSR, and its eviction and TokenRequest paths run no admission plugin.
+where upstream answers 403 (docs/rbac.md, "Deliberate differences"). The ``csinodes``,
+``certificatesigningrequests`` and ``podcertificaterequests`` rules are not modelled: kbatch serves
+none of those kinds. The token rule's audience check (ServiceAccountNodeAudienceRestriction) is not
+modelled either.
 """
 
 from __future__ import annotations
@@ -37,16 +43,21 @@ from kbatch.api.coordination_v1 import NODE_LEASE_NAMESPACE, Lease
 from kbatch.api.core_v1 import Node, PersistentVolumeClaim, Pod
 from kbatch.api.errors import Forbidden, StatusDetails
 from kbatch.api.meta import Resource
+from kbatch.api.policy_v1 import Eviction
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.admission_plugins.service_account import MIRROR_POD, references_secrets
+from kbatch.apiserver.binding import Binding
 from kbatch.apiserver.identities import NODES_GROUP, node_identity
+from kbatch.authz.user import UserInfo
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["forbidden_labels", "install", "is_kubelet_label", "refusal"]
+__all__ = ["admit_token_request", "forbidden_labels", "install", "is_kubelet_label", "refusal",
+           "token_request_refusal"]
 
 NodeLookup = Callable[[str], Node]  # the stored Node by name; NotFound propagates
+PodLookup = Callable[[str, str], Pod]  # the stored Pod by namespace and name; NotFound propagates
 
 # k8s.io/kubelet well_known_labels.go: the labels a kubelet may set on its Node
 _KUBELET_LABELS = frozenset({
@@ -150,6 +161,10 @@ def _claim_statuses(pod: Pod) -> list[tuple[str, str | None]]:
     return [(s.name, s.resource_claim_name) for s in statuses or ()]
 
 
+def _unexpected_pod_subresource(sub: str) -> str:
+    return f"unexpected pod subresource \"{sub}\", only 'status' and 'eviction' are allowed"
+
+
 def _pod(node: str, request: AdmissionRequest, nodes: NodeLookup) -> str | None:
     op, sub = request.operation, request.subresource
     pod, old = request.obj, request.old
@@ -165,7 +180,7 @@ def _pod(node: str, request: AdmissionRequest, nodes: NodeLookup) -> str | None:
             return f'node "{node}" cannot update resource claim statues'
         return None
     if sub:
-        return f"unexpected pod subresource \"{sub}\", only 'status' and 'eviction' are allowed"
+        return _unexpected_pod_subresource(sub)
     if op == "CREATE":
         return _pod_create(node, pod, nodes)
     if op == "DELETE":
@@ -259,14 +274,33 @@ def _resource_slice(node: str, request: AdmissionRequest) -> str | None:
     return None
 
 
-def refusal(request: AdmissionRequest, nodes: NodeLookup) -> str | None:
-    """Why NodeRestriction refuses ``request`` (``None``: admitted). Pure but for ``nodes``."""
+def _eviction(node: str, request: AdmissionRequest, pods: PodLookup) -> str | None:
+    """``admitPodEviction``: the pod (the URL's name, which kbatch's server puts in the Eviction it
+    admits) must be bound to the node."""
+    if request.operation != "CREATE":
+        return f"unexpected operation {request.operation}"
+    meta = request.obj.metadata
+    if not meta.name:
+        return "could not determine pod from request data"
+    if pods(meta.namespace or "", meta.name).spec.node_name != node:
+        return f"node {node} can only evict pods with spec.nodeName set to itself"
+    return None
+
+
+def refusal(request: AdmissionRequest, nodes: NodeLookup, pods: PodLookup | None = None) -> str | None:
+    """Why NodeRestriction refuses ``request`` (``None``: admitted). Pure but for ``nodes`` and
+    ``pods`` (the stored Node and Pod by name; ``NotFound`` propagates)."""
     node, is_node = node_identity(request.user)
     if not is_node:
         return None
     if not node:
         return f'could not determine node from user "{request.user.name}"'
     obj = request.obj
+    if isinstance(obj, Eviction):
+        assert pods is not None
+        return _eviction(node, request, pods)
+    if isinstance(obj, Binding):
+        return _unexpected_pod_subresource(request.subresource)
     if isinstance(obj, Pod):
         return _pod(node, request, nodes)
     if isinstance(obj, Node):
@@ -280,23 +314,68 @@ def refusal(request: AdmissionRequest, nodes: NodeLookup) -> str | None:
     return None
 
 
-def _forbidden(request: AdmissionRequest, why: str) -> Forbidden:
-    """``admission.NewForbidden``: the object's name (else its generateName, else ``Unknown``)."""
-    meta, resource = request.obj.metadata, type(request.obj).api_info.group_resource
-    name = meta.name or meta.generate_name or "Unknown"
+def _named_forbidden(resource: str, name: str, why: str) -> Forbidden:
     group_resource, _, group = resource.partition(".")
     details = StatusDetails(name=name, group=group or None, kind=group_resource)
     return Forbidden(f'{resource} "{name}" is forbidden: {why}', details=details)
+
+
+def _forbidden(request: AdmissionRequest, why: str) -> Forbidden:
+    """``admission.NewForbidden``: the request's resource (``pods`` for an eviction or a binding)
+    and the object's name (else its generateName, else ``Unknown``)."""
+    meta, resource = request.obj.metadata, type(request.obj).api_info.group_resource
+    if isinstance(request.obj, (Eviction, Binding)):
+        resource = "pods"
+    return _named_forbidden(resource, meta.name or meta.generate_name or "Unknown", why)
+
+
+def token_request_refusal(node: str, body: Mapping[str, Any], namespace: str, pods: PodLookup) -> str | None:
+    """``admitServiceAccount`` for a ``serviceaccounts/token`` create by node ``node``: the token must
+    be bound to a pod, by uid, that is bound to the node."""
+    ref = (body.get("spec") or {}).get("boundObjectRef") or {}
+    if ref.get("apiVersion") != "v1" or ref.get("kind") != "Pod" or not ref.get("name"):
+        return "node requested token not bound to a pod"
+    if not ref.get("uid"):
+        return "node requested token with a pod binding without a uid"
+    pod = pods(namespace, str(ref["name"]))
+    if ref["uid"] != pod.metadata.uid:
+        return (f"the UID in the bound object reference ({ref['uid']}) does not match the UID in record. "
+                "The object might have been deleted and then recreated")
+    if pod.spec.node_name != node:
+        return "node requested token bound to a pod scheduled on a different node"
+    return None
+
+
+def admit_token_request(server: APIServer, user: UserInfo, namespace: str, account: str,
+                        body: Mapping[str, Any]) -> None:
+    """NodeRestriction on ``POST serviceaccounts/<account>/token`` (when the plugin is enabled): a
+    ``Forbidden`` for a node's request it refuses."""
+    node, is_node = node_identity(user)
+    if not is_node or "NodeRestriction" not in server.admission_plugins:
+        return
+    why = (f'could not determine node from user "{user.name}"' if not node
+           else token_request_refusal(node, body, namespace, _pods(server)))
+    if why is not None:
+        raise _named_forbidden("serviceaccounts", account, why)
+
+
+def _pods(server: APIServer) -> PodLookup:
+    def pods(namespace: str, name: str) -> Pod:
+        return server.get(Pod, name, namespace)
+
+    return pods
 
 
 def install(server: APIServer) -> None:
     def nodes(name: str) -> Node:
         return server.get(Node, name)
 
+    pods = _pods(server)
+
     def admit(request: AdmissionRequest) -> None:
         if NODES_GROUP not in request.user.groups:  # the common case: not a kubelet
             return
-        why = refusal(request, nodes)
+        why = refusal(request, nodes, pods)
         if why is not None:
             raise _forbidden(request, why)
 

@@ -19,7 +19,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.cel.authz import authorizer_variables
-from kbatch.api.core_v1 import Namespace
+from kbatch.api.core_v1 import Namespace, Pod
 from kbatch.api.errors import NotFound
 from kbatch.api.meta import Resource
 from kbatch.apiserver.admission import AdmissionRequest
@@ -58,10 +58,16 @@ class Stored:
         return self._items
 
 
+# the objects the create of a pod subresource carries (kbatch.apiserver.subresource_admission)
+_POD_SUBRESOURCE_KINDS = {"binding": "Binding", "eviction": "Eviction"}
+
+
 def attributes(server: APIServer, request: AdmissionRequest) -> Attributes:
     """The request as matching reads it (``admission.Attributes``)."""
     obj, old = request.obj, request.old
     info = type(obj).api_info
+    if _POD_SUBRESOURCE_KINDS.get(request.subresource) == info.kind:
+        info = Pod.api_info  # pods/binding, pods/eviction: the request's resource is pods
     versions = tuple(
         spec.info.version
         for spec in server.registry.served()
@@ -103,7 +109,7 @@ def request_variables(server: APIServer, request: AdmissionRequest, attrs: Attri
     (``cel.OptionalVariableBindings``; their checks go to the checker the plugin installs)."""
     info = type(request.obj).api_info
     kind = {"group": info.group, "version": info.version, "kind": info.kind}
-    resource = {"group": info.group, "version": info.version, "resource": info.plural}
+    resource = {"group": attrs.group, "version": attrs.version, "resource": attrs.resource}
     ns = wire(_namespace(server, attrs))
     user = user_info_wire(request.user)
     if ns is not None:
@@ -126,6 +132,6 @@ def request_variables(server: APIServer, request: AdmissionRequest, attrs: Attri
         },
         "namespaceObject": ns,
         "variables": {},
-        **authorizer_variables(user, info.group, info.plural, attrs.subresource, attrs.namespace,
+        **authorizer_variables(user, attrs.group, attrs.resource, attrs.subresource, attrs.namespace,
                                attrs.name),
     }

@@ -260,13 +260,17 @@ def serve(ctx: typer.Context,
                                                help="With etcd: the leader gives up after failing to "
                                                     "renew for this long (s)."),
           retry_period: float = typer.Option(2.0, "--leader-elect-retry-period",
-                                             help="With etcd: seconds between acquire/renew tries.")) -> None:
+                                             help="With etcd: seconds between acquire/renew tries."),
+          authorization_mode: str = typer.Option(
+              "Node,RBAC", "--authorization-mode",
+              help="Authorizers in order: Node,RBAC (kind's and kubeadm's) or RBAC (docs/rbac.md).")) -> None:
     """Serve the Kubernetes REST API on localhost so kubectl and client libraries work unchanged."""
     from kbatch.server.runner import ServeOptions, dump_stacks_on_sigusr1, is_loopback, serve_forever
 
     dump_stacks_on_sigusr1()
 
     opts = global_options(ctx)
+    modes = _authorization_modes(authorization_mode)
     token = token or opts.token  # `kbatch --token T serve` as `kbatch serve --token T`
     etcd_servers = etcd_servers or opts.etcd_servers  # likewise `kbatch --etcd-servers URL serve`
     if clock not in (None, "virtual", "real"):
@@ -283,7 +287,7 @@ def serve(ctx: typer.Context,
     if etcd_servers:
         timing: LeaseTiming = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
                   "retry_period": retry_period}
-        _serve_on_etcd(opts, etcd_servers, timing, serve_opts, kubeconfig_path, max_seconds)
+        _serve_on_etcd(opts, etcd_servers, timing, serve_opts, kubeconfig_path, max_seconds, modes)
         return
     held = contextlib.ExitStack()  # the state directory's lock, from load() until the server stops
     loaded: list[Any] = []
@@ -305,7 +309,7 @@ def serve(ctx: typer.Context,
         backend = ControlPlaneBackend(cp)
         backend.settle()
         loaded.append((state, cp, config))
-        app = KbatchApp(backend, token=token, max_token_expiration=max_seconds)
+        app = KbatchApp(backend, token=token, max_token_expiration=max_seconds, authorization_modes=modes)
         return app, (cp.run if clock == "real" else None)
 
     with held:
@@ -321,8 +325,25 @@ def serve(ctx: typer.Context,
                 typer.echo(f"state saved to {state.path}")
 
 
+def _authorization_modes(text: str) -> tuple[str, ...]:
+    """``--authorization-mode``: the modes kbatch has (``Node``, ``RBAC``), each once (kube-apiserver's
+    ``pkg/kubeapiserver/options/authorization.go`` validation, for the modes kbatch models); RBAC
+    among them (kbatch's rule: its chain always ends with RBAC)."""
+    modes = tuple(m.strip() for m in text.split(",") if m.strip())
+    for mode in modes:
+        if mode not in ("Node", "RBAC"):
+            raise UserError(f'--authorization-mode: "{mode}" is not a mode kbatch has (Node, RBAC)')
+        if modes.count(mode) > 1:
+            raise UserError(f'--authorization-mode: "{mode}" has mode specified more than once')
+    if "RBAC" not in modes:
+        raise UserError("--authorization-mode must include RBAC (kbatch has no other way to allow a "
+                        "request: Node alone would refuse every user but the kubelets)")
+    return modes
+
+
 def _serve_on_etcd(opts: GlobalOptions, servers: str, timing: LeaseTiming, serve: Any,
-                   kubeconfig_path: Path | None, max_token_expiration: int = 0) -> None:
+                   kubeconfig_path: Path | None, max_token_expiration: int = 0,
+                   modes: tuple[str, ...] = ("Node", "RBAC")) -> None:
     """``kbatch serve --etcd-servers``: the state is etcd's (nothing is loaded from or saved to the
     state directory, which keeps only the kubeconfig); controllers run while this process holds the
     ``kube-system/kube-controller-manager`` Lease."""
@@ -373,7 +394,7 @@ def _serve_on_etcd(opts: GlobalOptions, servers: str, timing: LeaseTiming, serve
         # come from this process's random seed (docs/serviceaccounts.md, "Tokens")
         tokens = TokenService.derived(0, serve.token)
         return KbatchApp(SelfDrivenBackend(cp), token=serve.token, tokens=tokens,
-                         max_token_expiration=max_token_expiration), background
+                         max_token_expiration=max_token_expiration, authorization_modes=modes), background
 
     with state.locked():
         try:
