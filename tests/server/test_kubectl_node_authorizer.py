@@ -132,6 +132,32 @@ def test_a_node_evicts_only_its_own_pods(cluster: Any, tmp_path: Path) -> None:
     assert kubectl(cluster, "get", "pod", "p2", "-o", "name").stdout == "pod/p2\n"
 
 
+def test_a_node_asks_tokens_only_for_pods_on_it(cluster: Any) -> None:
+    """The Node authorizer allows the TokenRequest (the account is that of a pod on n1); NodeRestriction
+    then checks the pod it is bound to."""
+
+    def token(pod: str) -> subprocess.CompletedProcess[str]:
+        uid = kubectl(cluster, "get", "pod", pod, "-o", "jsonpath={.metadata.uid}").stdout
+        return _as_n1(
+            cluster,
+            "create",
+            "token",
+            "default",
+            "--bound-object-kind=Pod",
+            f"--bound-object-name={pod}",
+            f"--bound-object-uid={uid}",
+        )
+
+    assert token("p1").returncode == 0
+    other = token("p2")
+    assert (other.returncode, other.stderr) == (
+        1,
+        'error: failed to create token: serviceaccounts "default" is '
+        "forbidden: node requested token bound to a pod scheduled on a "
+        "different node\n",
+    )
+
+
 # -- SubjectAccessReviews for a node ---------------------------------------------------------------
 
 
