@@ -241,3 +241,35 @@ def test_kbatch_create_answers_a_node_review_in_local_mode(tmp_path: Path) -> No
         out = run("create", "-f", "-", "-o", "json", input_=json.dumps(_sar("get", "secrets", secret)))
         assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout)["status"]["allowed"] is allowed
+
+
+@pytest.mark.parametrize(
+    ("modes", "error"),
+    [
+        ("ABAC,RBAC", '--authorization-mode: "ABAC" is not a mode kbatch has (Node, RBAC)'),
+        ("Node,RBAC,Node", '--authorization-mode: "Node" has mode specified more than once'),
+        ("Node", "--authorization-mode must include RBAC"),
+    ],
+)
+def test_serve_refuses_modes_it_does_not_have(tmp_path: Path, modes: str, error: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kbatch",
+            "--state",
+            str(tmp_path / "s"),
+            "serve",
+            "--port",
+            "0",
+            "--authorization-mode",
+            modes,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert out.returncode == 1
+    assert error in out.stderr and "Traceback" not in out.stderr
