@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kbatch.api.base import ApiInfo
+from kbatch.api.core_v1 import Pod
 from kbatch.api.meta import Resource
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.requester import requester
@@ -22,7 +24,19 @@ from kbatch.apiserver.requester import requester
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["admit_pod_subresource"]
+__all__ = ["admit_pod_subresource", "request_info"]
+
+# the object the create of each pod subresource carries
+_POD_SUBRESOURCE_KINDS = {"binding": "Binding", "eviction": "Eviction"}
+
+
+def request_info(request: AdmissionRequest) -> ApiInfo:
+    """The resource ``request`` is on (``admission.Attributes.GetResource``): ``pods`` for a Binding
+    or an Eviction on its pod subresource, else the object's own kind."""
+    info = type(request.obj).api_info
+    if _POD_SUBRESOURCE_KINDS.get(request.subresource) == info.kind:
+        return Pod.api_info
+    return info
 
 
 def admit_pod_subresource(server: APIServer, obj: Resource, subresource: str, namespace: str | None,

@@ -7,7 +7,8 @@ This audit runs the standard scenarios (the examples: Jobs, JobSet, Kueue, DRA, 
 validating hook that asks kbatch's RBAC authorizer, over the bootstrap policy, about every write made
 by a kube-controller-manager account, the scheduler or a kubelet (the kubelets through the
 ``system:node`` rules, which upstream's Node authorizer applies), and expects no denial. Admission
-cannot tell an update from a patch, so an UPDATE passes with either verb. The add-ons' accounts
+cannot tell an update from a patch, so an UPDATE passes with either verb; a binding or an eviction
+is asked as ``pods/binding`` or ``pods/eviction``. The add-ons' accounts
 (Kueue, JobSet, scheduler-plugins) are authorized by their install manifests' roles, which kbatch
 does not store: not audited."""
 
@@ -21,6 +22,7 @@ import pytest
 from kbatch import ControlPlane
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.stored_rbac import stored_rbac
+from kbatch.apiserver.subresource_admission import request_info
 from kbatch.authz.rbac import RbacSnapshot, authorize
 from kbatch.authz.user import Attributes
 from kbatch.testing.builders import make_node
@@ -53,7 +55,7 @@ def _audit(cp: ControlPlane, checked: set[str]) -> set[str]:
         if not user.name.startswith(AUDITED):
             return
         checked.add(user.name)
-        info = type(req.obj).api_info
+        info = request_info(req)  # pods for a Binding or an Eviction
         meta = req.obj.metadata
         for verb in VERBS[req.operation]:
             attrs = Attributes(user, verb, namespace=meta.namespace or "", api_group=info.group,

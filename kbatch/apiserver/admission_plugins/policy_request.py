@@ -19,11 +19,12 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.cel.authz import authorizer_variables
-from kbatch.api.core_v1 import Namespace, Pod
+from kbatch.api.core_v1 import Namespace
 from kbatch.api.errors import NotFound
 from kbatch.api.meta import Resource
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.admission_plugins.policy_matching import Attributes
+from kbatch.apiserver.subresource_admission import request_info
 from kbatch.apiserver.watched_range import WatchedRange
 from kbatch.authz.user import user_info_wire
 
@@ -58,16 +59,10 @@ class Stored:
         return self._items
 
 
-# the objects the create of a pod subresource carries (kbatch.apiserver.subresource_admission)
-_POD_SUBRESOURCE_KINDS = {"binding": "Binding", "eviction": "Eviction"}
-
-
 def attributes(server: APIServer, request: AdmissionRequest) -> Attributes:
     """The request as matching reads it (``admission.Attributes``)."""
     obj, old = request.obj, request.old
-    info = type(obj).api_info
-    if _POD_SUBRESOURCE_KINDS.get(request.subresource) == info.kind:
-        info = Pod.api_info  # pods/binding, pods/eviction: the request's resource is pods
+    info = request_info(request)  # pods for pods/binding and pods/eviction
     versions = tuple(
         spec.info.version
         for spec in server.registry.served()
