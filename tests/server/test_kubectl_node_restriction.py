@@ -3,9 +3,10 @@
 (k8s.io/kubernetes ``plugin/pkg/admission/noderestriction/admission.go``; the e2e
 ``test/e2e/auth/node_authn.go`` does the same with a node's credentials).
 
-kbatch has no Node authorizer, so RBAC decides a node's requests: the test binds the bootstrap
-``system:node`` ClusterRole to the group ``system:nodes`` first (docs/rbac.md); upstream the Node
-authorizer allows these same requests, and NodeRestriction refuses them the same way."""
+The test binds the bootstrap ``system:node`` ClusterRole to the group ``system:nodes`` first (what
+clusters did before the Node authorizer), so that RBAC allows the reads of another node's objects the
+Node authorizer refuses (kubectl reads a node before it labels it) and each write reaches
+NodeRestriction; tests/server/test_kubectl_node_authorizer.py has the Node authorizer alone."""
 
 from __future__ import annotations
 
