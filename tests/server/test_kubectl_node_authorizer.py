@@ -19,7 +19,10 @@ from typing import Any
 import pytest
 
 from kbatch import ControlPlane
+from kbatch.api.core_v1 import Pod
 from kbatch.server.facade import ControlPlaneBackend
+from kbatch.server.node_graph_feed import NodeGraphFeed
+from kbatch.store import MemoryStore
 from tests.server.test_kubectl import KUBECTL, kubectl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -273,3 +276,24 @@ def test_serve_refuses_modes_it_does_not_have(tmp_path: Path, modes: str, error:
     )
     assert out.returncode == 1
     assert error in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_graph_lists_again_when_its_watch_history_is_compacted_away(
+    make_api: Any, monkeypatch: Any
+) -> None:
+    cp = ControlPlane(seed=0, controllers="", store=MemoryStore(max_backlog=1))  # a watcher soon falls behind
+    cp.apply("---\n".join(_objects()))
+    lists = []
+    relist = NodeGraphFeed._relist
+    monkeypatch.setattr(NodeGraphFeed, "_relist", lambda feed: lists.append(1) or relist(feed))
+    api = make_api(ControlPlaneBackend(cp))
+    url = "/apis/authorization.k8s.io/v1/subjectaccessreviews"
+    assert api.post(url, json=_sar("get", "secrets", "s1")).json()["status"]["allowed"] is True
+    for name in ("p3", "p4", "p5"):
+        cp.apply(POD % (name, "n1", "s2"))
+    cp.client.delete(Pod, "p1", "default", grace_period_seconds=0)
+    store = cp.server.store
+    store.compact(store.revision)  # the feed's watch has not read these writes: its history is gone
+    assert api.post(url, json=_sar("get", "secrets", "s1")).json()["status"]["allowed"] is False
+    assert api.post(url, json=_sar("get", "secrets", "s2")).json()["status"]["allowed"] is True
+    assert len(lists) == 2
