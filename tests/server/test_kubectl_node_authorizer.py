@@ -113,6 +113,9 @@ def test_a_node_lists_pods_only_with_its_field_selector(cluster: Any) -> None:
 
 def test_a_node_reads_only_its_own_node(cluster: Any) -> None:
     assert _as_n1(cluster, "get", "node", "n1", "-o", "name").stdout == "node/n1\n"
+    # a kubelet's informer lists its Node with metadata.name=<node>, which names it (requestinfo.go)
+    listed = _as_n1(cluster, "get", "nodes", "--field-selector", "metadata.name=n1", "-o", "name")
+    assert (listed.returncode, listed.stdout) == (0, "node/n1\n")
     other = _as_n1(cluster, "get", "node", "n2")
     assert other.stderr == FORBIDDEN.format(
         what='nodes "n2"',
