@@ -1,10 +1,15 @@
-"""Authentication and authorization: who a request acts as and whether RBAC allows it.
+"""Authentication and authorization: who a request acts as and whether the Node authorizer or RBAC
+allows it.
 
 * :mod:`.user` — the user a request acts as (``user.Info``) and the attributes an authorizer decides on;
 * :mod:`.rules` — whether one PolicyRule covers a request (``pkg/apis/rbac/v1/evaluation_helpers.go``);
 * :mod:`.rbac` — the RBAC authorizer over a snapshot of roles and bindings
   (``plugin/pkg/auth/authorizer/rbac/rbac.go``, ``pkg/registry/rbac/validation/rule.go``);
-* :mod:`.chain` — kube-apiserver's authorizer chain as kbatch models it: ``system:masters``, then RBAC;
+* :mod:`.chain` — kube-apiserver's authorizer chain as kbatch models it: ``system:masters``, then the
+  Node authorizer (when configured) and RBAC as a union (k8s.io/apiserver ``union.go``);
+* :mod:`.node_authorizer`, :mod:`.node_graph`, :mod:`.node_graph_populator`, :mod:`.pod_references` —
+  the Node authorizer and its graph of pods and what they reference
+  (``plugin/pkg/auth/authorizer/node``);
 * :mod:`.impersonation` — the ``Impersonate-*`` headers (k8s.io/apiserver
   ``pkg/endpoints/filters/impersonation/impersonation.go``);
 * :mod:`.request` — a REST request's verb and resource (``pkg/endpoints/request/requestinfo.go``) and
