@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol
 
 from kbatch.api.base import parse_time
 from kbatch.api.errors import StatusError
@@ -69,13 +70,17 @@ def projection_request(pod: Any, projection: Any) -> dict[str, Any]:
 Key = tuple[str, str, str, int, str]  # account, namespace, audience, expirationSeconds, pod uid
 
 
+class Clock(Protocol):
+    def now_datetime(self) -> datetime: ...
+
+
 class TokenManager:
     """The token manager of every simulated kubelet: ``token(pod, projection)`` through the pod's
-    node's client (``clients(node)``), at ``now()`` (epoch seconds)."""
+    node's client (``clients(node)``), at the ``clock``'s now."""
 
-    def __init__(self, clients: Callable[[str], Client], now: Callable[[], float]) -> None:
+    def __init__(self, clients: Callable[[str], Client], clock: Clock) -> None:
         self._clients = clients
-        self._now = now
+        self._clock = clock
         self._cache: dict[Key, Issued] = {}
 
     def __len__(self) -> int:
@@ -86,9 +91,9 @@ class TokenManager:
         ``None`` when there is none to give (the request failed and nothing valid is kept)."""
         request = projection_request(pod, projection)
         account, namespace = pod.spec.service_account_name or "default", pod.metadata.namespace or ""
-        spec = request["spec"]
-        key = (account, namespace, projection.audience or "", spec["expirationSeconds"], pod.metadata.uid or "")
-        now = self._now()
+        seconds = request["spec"]["expirationSeconds"]
+        key = (account, namespace, projection.audience or "", seconds, pod.metadata.uid or "")
+        now = self._clock.now_datetime().timestamp()
         kept = self._cache.get(key)
         if kept is not None and not requires_refresh(kept, now):
             return kept.token
