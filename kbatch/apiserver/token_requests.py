@@ -20,7 +20,6 @@ before (upstream draws a random uuid).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -113,21 +112,23 @@ def _must(objects: Objects, kind: str, namespace: str | None, name: str) -> Obj:
     return obj
 
 
-@dataclass
 class TokenIssuer:
-    """``--service-account-issuer``, ``--api-audiences`` (default: the issuer),
-    ``--service-account-max-token-expiration`` (0: none, upstream's default),
-    ``--service-account-extend-token-expiration`` (on) and the key of a state with ``seed``."""
+    """``--service-account-issuer`` (``issuer``), ``--api-audiences`` (``audiences``; default: the
+    issuer), ``--service-account-max-token-expiration`` (``max_expiration``; 0: none, upstream's
+    default), ``--service-account-extend-token-expiration`` (``extend_expiration``, on) and the key
+    of a state with ``seed``; ``issued`` counts the tokens signed (their ids depend on it)."""
 
-    seed: int = 0
-    issuer: str = DEFAULT_ISSUER
-    audiences: tuple[str, ...] = ()
-    max_expiration: int = 0
-    extend_expiration: bool = True
-    issued: int = 0
-    _secret: str | None = None
-    _key: SigningKey | None = None
-    _authenticator: TokenAuthenticator | None = None
+    def __init__(self, seed: int = 0, *, issuer: str = DEFAULT_ISSUER, audiences: tuple[str, ...] = (),
+                 max_expiration: int = 0, extend_expiration: bool = True) -> None:
+        self.seed = seed
+        self.issuer = issuer
+        self.audiences = audiences
+        self.max_expiration = max_expiration
+        self.extend_expiration = extend_expiration
+        self.issued = 0
+        self._secret: str | None = None
+        self._key: SigningKey | None = None
+        self._authenticator: TokenAuthenticator | None = None
 
     @property
     def key(self) -> SigningKey:
