@@ -155,8 +155,9 @@ class TokenIssuer:
         self._key = key
 
     def __getstate__(self) -> dict[str, Any]:
-        """The key is never pickled (it is derived again when next used)."""
-        return {**self.__dict__, "_key": None, "_authenticator": None}
+        """Neither the key nor ``kbatch serve --token``'s secret is pickled: a loaded issuer derives
+        the state's key without the secret until a server installs its own again."""
+        return {**self.__dict__, "_secret": None, "_key": None, "_authenticator": None}
 
     def _jti(self, namespace: str, account: Ref, iat: int) -> str:
         """A uuid-shaped token id (module docstring)."""
