@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kbatch.apiserver.client import Applier, Binder, Client, Evictor
+from kbatch.apiserver.client import Applier, Binder, Client, Evictor, TokenRequester
 from kbatch.apiserver.local import LocalClient
 from kbatch.apiserver.requester import run_as
 from kbatch.authz.user import UserInfo
@@ -27,7 +27,7 @@ __all__ = ["ActingClient"]
 
 # Every LocalClient method that writes; reads are not wrapped.
 _WRITES = ("create", "update", "patch", "apply", "apply_status", "delete", "update_status", "patch_status",
-           "bind", "evict")
+           "bind", "evict", "create_token")
 
 
 class ActingClient(LocalClient):
@@ -57,3 +57,4 @@ _: type[Client] = ActingClient
 _b: type[Binder] = ActingClient
 _e: type[Evictor] = ActingClient
 _a: type[Applier] = ActingClient
+_t: type[TokenRequester] = ActingClient

@@ -32,6 +32,7 @@ __all__ = [
     "PropagationPolicy",
     "Reader",
     "StatusWriter",
+    "TokenRequester",
     "WatchEvent",
     "WatchEventType",
     "WatchStream",
@@ -186,6 +187,18 @@ class Evictor(Protocol):
         """Delete the pod (``Status`` Success) unless that violates its PodDisruptionBudget:
         ``TooManyRequests`` (429) with a ``DisruptionBudget`` cause; ``delete_options`` is the
         Eviction's metav1.DeleteOptions as a wire dict."""
+        ...
+
+
+@runtime_checkable
+class TokenRequester(Protocol):
+    """Optional role: the ``serviceaccounts/token`` subresource (``kubectl create token``, the
+    kubelet's token manager). Check with ``isinstance(client, TokenRequester)``; ``LocalClient``
+    implements it."""
+
+    def create_token(self, account: str, namespace: str | None, request: dict[str, Any]) -> dict[str, Any]:
+        """The authentication.k8s.io/v1 TokenRequest ``request`` (a wire dict) answered: with its
+        ``status.token`` and ``status.expirationTimestamp``; nothing is stored."""
         ...
 
 

@@ -17,6 +17,7 @@ from kbatch.apiserver.client import (
     PatchType,
     Preconditions,
     PropagationPolicy,
+    TokenRequester,
     WatchStream,
 )
 
@@ -105,8 +106,12 @@ class LocalClient:
                                             "deleteOptions": delete_options})
         return self.server.evict(pod_name, namespace or "default", eviction, dry_run=dry_run)
 
+    def create_token(self, account: str, namespace: str | None, request: dict[str, Any]) -> dict[str, Any]:
+        return self.server.create_token(namespace or "default", account, request)[0]
+
 
 _: type[Client] = LocalClient  # structural check: LocalClient implements Client
 _b: type[Binder] = LocalClient
 _e: type[Evictor] = LocalClient
 _a: type[Applier] = LocalClient
+_t: type[TokenRequester] = LocalClient

@@ -36,6 +36,7 @@ from kbatch.apiserver.local import LocalClient
 from kbatch.apiserver.namespaces import NamespaceLifecycle
 from kbatch.apiserver.patch import patch_object
 from kbatch.apiserver.subresource_admission import admit_pod_subresource
+from kbatch.apiserver.token_requests import ServerObjects, TokenIssuer
 from kbatch.apiserver.unstructured import Unstructured
 from kbatch.apiserver.update import object_namespace, read_kv, update_object
 from kbatch.apiserver.watch import TypedWatch, open_watch
@@ -45,6 +46,8 @@ from kbatch.store.kv import KV
 
 __all__ = ["APIServer"]
 
+Warnings = list[str]  # an alias: inside APIServer, `list` is its own method
+Obj = dict[str, Any]
 T = TypeVar("T", bound=Resource)
 
 
@@ -87,6 +90,9 @@ class APIServer:
         self.account_syncers: list[Callable[[str], None]] = []
         # the service-account signing key, when `kbatch serve` has put it there (kbatch/authz/token_signer.py)
         self.token_signer = TokenSigner()
+        # serviceaccounts/NAME/token: decision and signing (kbatch/apiserver/token_requests.py); the
+        # control plane sets its seed, `kbatch serve` its secret
+        self.tokens = TokenIssuer()
         self.unstructured = Unstructured(self)
         # Update managers of tracked writes, recorded before the other admission plugins mutate the
         # object, as upstream's handlers do (kbatch.apiserver.apply.tracking)
@@ -119,6 +125,7 @@ class APIServer:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("token_signer", TokenSigner())  # an image saved before it existed
+        self.__dict__.setdefault("tokens", TokenIssuer())
         self.admission = Admission()
         apply_tracking.install(self)
         rbac_policybased.install(self)
@@ -227,6 +234,11 @@ class APIServer:
         """``pods/eviction``: delete the pod unless its PodDisruptionBudget forbids it (429)."""
         admit_pod_subresource(self, eviction, "eviction", namespace, name, dry_run=dry_run)
         return evict_pod(self, name, namespace, eviction, dry_run=dry_run)
+
+    def create_token(self, namespace: str, name: str, body: dict[str, Any]) -> tuple[Obj, Warnings]:
+        """``serviceaccounts/NAME/token``: a TokenRequest answered at the server's now, and its
+        warnings; nothing is stored (:class:`~kbatch.apiserver.token_requests.TokenIssuer`)."""
+        return self.tokens.create_token(ServerObjects(self), namespace, name, body, self.now())
 
     def client(self) -> Client:
         """The in-process :class:`kbatch.apiserver.client.Client`."""

@@ -20,10 +20,11 @@ from typing import Any, Protocol
 
 from kbatch.authz.user import UserInfo
 
-__all__ = ["LEEWAY", "Bound", "Found", "Lookup", "Ref", "ServiceAccountInfo", "TokenInvalid", "make_claims",
-           "service_account_user", "validate_claims"]
+__all__ = ["DEFAULT_ISSUER", "LEEWAY", "Bound", "Found", "Lookup", "Ref", "ServiceAccountInfo",
+           "TokenInvalid", "make_claims", "service_account_user", "validate_claims"]
 
 LEEWAY = 60.0  # go-jose jwt.DefaultLeeway
+DEFAULT_ISSUER = "https://kubernetes.default.svc.cluster.local"  # kubeadm's --service-account-issuer
 PREFIX = "system:serviceaccount:"
 POD_NAME_KEY, POD_UID_KEY = "authentication.kubernetes.io/pod-name", "authentication.kubernetes.io/pod-uid"
 NODE_NAME_KEY = "authentication.kubernetes.io/node-name"

@@ -21,13 +21,12 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from kbatch.authz.legacy_tokens import LEGACY_ISSUER, LegacyLookup, LegacyValidation, validate_legacy
-from kbatch.authz.sa_claims import Lookup, TokenInvalid, service_account_user, validate_claims
+from kbatch.authz.sa_claims import DEFAULT_ISSUER, Lookup, TokenInvalid, service_account_user, validate_claims
 from kbatch.authz.signing import InvalidSignature, SigningKey, unverified_claims
 from kbatch.authz.user import ALL_AUTHENTICATED, UserInfo
 
 __all__ = ["DEFAULT_ISSUER", "AnyLookup", "Authenticated", "TokenAuthenticator"]
 
-DEFAULT_ISSUER = "https://kubernetes.default.svc.cluster.local"  # kubeadm's --service-account-issuer
 
 
 class AnyLookup(Lookup, LegacyLookup, Protocol):

@@ -20,6 +20,7 @@ from kbatch.cli.commands import (
     admin,
     cluster,
     conformance,
+    create_token,
     experiment,
     explain,
     metadata,
@@ -123,7 +124,7 @@ def _check_feature_gates(value: str | None) -> None:
 
 
 for module in (objects, metadata, explain, view, top, timecmd, cluster, admin, conformance, report,
-               experiment):
+               experiment, create_token):
     module.register(app)
 
 

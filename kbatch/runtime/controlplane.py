@@ -118,6 +118,7 @@ class ControlPlane:
         self.server = APIServer(self.store, self.registry, now=self.clock.now_datetime, rng=self.rng,
                                 admission_plugins=admission, features=self.features,
                                 composition=self.composition, configurations=self.configurations)
+        self.server.tokens.use_secret(seed, None)  # the service-account key: from the seed, never drawn
         if new_store:  # once, after the system namespaces and the post-start hooks
             install_addons(self.server, chosen_addons)
         self.client = self.server.client()

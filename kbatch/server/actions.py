@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbatch.api.base import parse_time
 from kbatch.api.errors import BadRequest, NotFound
@@ -23,6 +23,9 @@ from kbatch.sim import faults
 from kbatch.sim.command import FilesFactory
 from kbatch.sim.devices import DeviceTemplate
 from kbatch.sim.nodes import NodeTemplate, create_nodes
+
+if TYPE_CHECKING:
+    from kbatch.controllers.kubelet.volume_files import TokenSource
 
 __all__ = ["ACTIONS", "ARGUMENTS", "MAX_NODES_PER_CALL", "check_arguments", "first_free_block",
            "node_template", "parse_taint", "pod_log", "wait_predicate"]
@@ -312,8 +315,21 @@ def _container_env(backend: Any, pod: Obj, container: str) -> tuple[dict[str, st
         except NotFound:
             return None
 
-    files = files_factory(model, chosen, lookup, lambda other: container_env(model, other, lookup))
+    files = files_factory(model, chosen, lookup, lambda other: container_env(model, other, lookup),
+                          _kubelet_tokens(backend))
     return container_env(model, chosen, lookup), files
+
+
+def _kubelet_tokens(backend: Any) -> TokenSource | None:
+    """The token manager of the kubelet this process runs (what the pod's token file holds); none
+    when it runs no kubelet (the file is then absent)."""
+    cp = getattr(backend, "control_plane", None)
+    try:
+        kubelet = cp.manager.get("kubelet").reconciler if cp is not None else None
+    except KeyError:
+        return None
+    manager = getattr(kubelet, "tokens", None)
+    return manager.token if manager is not None else None
 
 
 _WAIT_FIELDS = {"kind": str, "name": str, "namespace": str, "condition": str, "status": str, "delete": bool,

@@ -113,6 +113,7 @@ def restore_control_plane(path: str | os.PathLike[str], *, controllers: str | No
         cp = new_control_plane(controllers=controllers, seed=session_seed(seed, store.revision), clock=clock,
                                start=start, store=store)
     cp.base_seed = seed
+    cp.server.tokens.use_secret(seed, None)  # the state's key, as `kbatch serve` derives it
     return cp
 
 

@@ -33,7 +33,7 @@ from kbatch.controllers.kubelet.engine import APP, ConfigError, Planner, Proc
 from kbatch.controllers.kubelet.podips import Addresses
 from kbatch.controllers.kubelet.probes import LIVENESS, READINESS, STARTUP, ProbeSpec
 from kbatch.controllers.kubelet.references import Lookup, container_references, resolve_env
-from kbatch.controllers.kubelet.volume_files import after_run, files_factory
+from kbatch.controllers.kubelet.volume_files import TokenSource, after_run, files_factory
 from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, expand_k8s_refs, interpret
 from kbatch.sim.images import image_argv, owned_by_job, unknown_duration
 from kbatch.sim.stages import StageRule, pick_stage
@@ -126,6 +126,7 @@ def make_planner(
     lookup: Lookup | None = None,
     with_refs: bool = False,
     addresses: Addresses | None = None,
+    tokens: TokenSource | None = None,
 ) -> Planner:
     """The planner of one pod: ``plan(proc, restart_count) -> ContainerRun | ConfigError``.
 
@@ -147,7 +148,8 @@ def make_planner(
     referring = {c.name: c for c in containers
                  if with_refs and lookup is not None and container_references(c)}
     fields = {name: container_env(pod, c, None, addresses) for name, c in referring.items()}
-    filing = {c.name: files_factory(pod, c, lookup, lambda c: container_env(pod, c, lookup, addresses))
+    filing = {c.name: files_factory(pod, c, lookup, lambda c: container_env(pod, c, lookup, addresses),
+                                    tokens)
               for c in containers if touches_files(commands[c.name][0])}
     stage: StageRule | None = None
     pod_dict: dict[str, Any] = {}

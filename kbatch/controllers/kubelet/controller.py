@@ -79,6 +79,7 @@ from kbatch.controllers.kubelet.status import (
     status_patch,
     wanted_ready,
 )
+from kbatch.controllers.kubelet.tokens import TokenManager
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Result
 from kbatch.runtime.rng import derive
@@ -121,6 +122,7 @@ class Kubelet:
 
         self.ctx, self.Pod, self.Node = ctx, Pod, Node
         self.clients = NodeClients(ctx)  # a pod's status and final delete are its node's kubelet's writes
+        self.tokens = TokenManager(self.clients, ctx.clock)  # its pods' service-account tokens (tokens.py)
         self._sources: dict[str, Any] = {CONFIG_MAP: ConfigMap, SECRET: Secret, CLAIM: PersistentVolumeClaim}
         options = ctx.options
         self.start_delay = float(options.get("start_delay", 0.0))
@@ -214,6 +216,7 @@ class Kubelet:
                 run.pool.release(run.slot)
                 run.pool = None
         self._faults_seen.pop(uid, None)
+        self.tokens.forget(uid)
         self._planners.pop(uid, None)
         self._unprepared.pop(uid, None)
         self._mounts.pop(uid, None)
@@ -333,7 +336,8 @@ class Kubelet:
         addresses = self._addresses(pod, run) if run is not None else None
         if self.stages and run is not None and run.ephemeral:
             kept = self._kept_planner(pod, refs, addresses)
-            fresh = make_planner(pod, (), self._rng_for, self.default_duration, self.lookup, refs, addresses)
+            fresh = make_planner(pod, (), self._rng_for, self.default_duration, self.lookup, refs, addresses,
+                                 self.tokens.token)
             return lambda proc, restart: (fresh if proc.kind == EPHEMERAL else kept)(proc, restart)
         if not self.stages:  # built on its first use: most transitions start no container
             built: list[Any] = []
@@ -341,7 +345,7 @@ class Kubelet:
             def plan(proc: Proc, restart: int) -> Any:
                 if not built:
                     built.append(make_planner(pod, (), self._rng_for, self.default_duration,
-                                              self.lookup, refs, addresses))
+                                              self.lookup, refs, addresses, self.tokens.token))
                 return built[0](proc, restart)
 
             return plan
@@ -353,7 +357,7 @@ class Kubelet:
         if planner is None:
             planner = self._planners[uid] = make_planner(pod, self.stages, self._rng_for,
                                                          self.default_duration, self.lookup, refs,
-                                                         addresses)
+                                                         addresses, self.tokens.token)
         return planner
 
     def _rng_for(self, label: str) -> Any:

@@ -13,7 +13,9 @@ only (kubernetes/kubernetes 1.37):
   and ``metadata.annotations`` as ``pkg/fieldpath`` ``FormatMap`` writes them (``key="value"``
   lines sorted by key, the value Go-quoted, no final newline);
 * ``pkg/volume/projected``: the sources' files together; a ``serviceAccountToken`` source is a file
-  at its ``path`` (see :func:`_token`); the ServiceAccount admission plugin's
+  at its ``path`` holding the token the kubelet's token manager gives (:mod:`.tokens`: a
+  TokenRequest bound to the pod, asked when the file is first read and refreshed by upstream's
+  rule; no file without a token source or when the request fails); the ServiceAccount admission plugin's
   ``kube-api-access-*`` volume gives ``token``, ``ca.crt`` (the ``kube-root-ca.crt`` ConfigMap)
   and ``namespace`` at ``/var/run/secrets/kubernetes.io/serviceaccount``;
 * ``pkg/kubelet/kubelet_pods.go`` ``makeMounts``: ``subPath`` mounts that part of the volume (a
@@ -28,22 +30,25 @@ only (kubernetes/kubernetes 1.37):
 
 from __future__ import annotations
 
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from kbatch.controllers.kubelet.references import CONFIG_MAP, SECRET, Lookup, decode
 from kbatch.sim.command import FilesFactory, expand_k8s_refs, interpret
 from kbatch.sim.files import FileSystem, Mount, SubTree
 
-__all__ = ["EnvOf", "after_run", "files_factory"]
+__all__ = ["EnvOf", "TokenSource", "after_run", "files_factory"]
 
 EnvOf = Callable[[Any], dict[str, str]]  # container -> its environment
-Tree = dict[str, str]
+TokenSource = Callable[[Any, Any], "str | None"]  # (pod, serviceAccountToken projection) -> the token
+Tree = MutableMapping[str, str]
 _READ_ONLY_KINDS = ("config_map", "secret", "downward_api", "projected")
 
 
-def files_factory(pod: Any, container: Any, lookup: Lookup | None, env_of: EnvOf) -> FilesFactory:
-    """The factory of ``container``'s file view (nothing is read until it is called)."""
+def files_factory(pod: Any, container: Any, lookup: Lookup | None, env_of: EnvOf,
+                  tokens: TokenSource | None = None) -> FilesFactory:
+    """The factory of ``container``'s file view (nothing is read until it is called; a token file
+    not until a command reads it)."""
 
     def build() -> FileSystem:
         shared = _shared_trees(pod)
@@ -53,16 +58,17 @@ def files_factory(pod: Any, container: Any, lookup: Lookup | None, env_of: EnvOf
             if any(m.name in shared for m in earlier.volume_mounts or ()):
                 argv = [*(earlier.command or ()), *(earlier.args or ())]
                 env = env_of(earlier)
-                interpret(argv, env, 0.0, _viewer(pod, earlier, shared, lookup, env))
-        return _view(pod, container, shared, lookup, env_of(container))
+                interpret(argv, env, 0.0, _viewer(pod, earlier, shared, lookup, env, tokens))
+        return _view(pod, container, shared, lookup, env_of(container), tokens)
 
     return build
 
 
-def after_run(pod: Any, container: Any, lookup: Lookup | None, env_of: EnvOf) -> FilesFactory:
+def after_run(pod: Any, container: Any, lookup: Lookup | None, env_of: EnvOf,
+              tokens: TokenSource | None = None) -> FilesFactory:
     """The factory of ``container``'s files as its own command leaves them (what an ``exec``
     probe, run in the container, finds)."""
-    build = files_factory(pod, container, lookup, env_of)
+    build = files_factory(pod, container, lookup, env_of, tokens)
 
     def ran() -> FileSystem:
         view = build()
@@ -73,8 +79,8 @@ def after_run(pod: Any, container: Any, lookup: Lookup | None, env_of: EnvOf) ->
 
 
 def _viewer(pod: Any, container: Any, shared: dict[str, MutableMapping[str, str]],
-            lookup: Lookup | None, env: dict[str, str]) -> FilesFactory:
-    return lambda: _view(pod, container, shared, lookup, env)
+            lookup: Lookup | None, env: dict[str, str], tokens: TokenSource | None) -> FilesFactory:
+    return lambda: _view(pod, container, shared, lookup, env, tokens)
 
 
 def _shared_trees(pod: Any) -> dict[str, MutableMapping[str, str]]:
@@ -83,7 +89,7 @@ def _shared_trees(pod: Any) -> dict[str, MutableMapping[str, str]]:
 
 
 def _view(pod: Any, container: Any, shared: dict[str, MutableMapping[str, str]],
-          lookup: Lookup | None, env: dict[str, str]) -> FileSystem:
+          lookup: Lookup | None, env: dict[str, str], tokens: TokenSource | None) -> FileSystem:
     volumes = {v.name: v for v in pod.spec.volumes or ()}
     mounts = []
     for mount in container.volume_mounts or ():
@@ -91,7 +97,7 @@ def _view(pod: Any, container: Any, shared: dict[str, MutableMapping[str, str]],
         if volume is None:
             continue
         writable = mount.name in shared and not mount.read_only
-        tree = shared[mount.name] if mount.name in shared else _read_only_tree(pod, volume, lookup)
+        tree = shared[mount.name] if mount.name in shared else _read_only_tree(pod, volume, lookup, tokens)
         sub = (mount.sub_path or expand_k8s_refs(mount.sub_path_expr or "", env)).strip("/")
         if sub and sub in tree:  # a subPath naming a file: the mount point is that file
             tree = {"": tree[sub]} if not writable else SubTree(tree, sub)
@@ -101,7 +107,7 @@ def _view(pod: Any, container: Any, shared: dict[str, MutableMapping[str, str]],
     return FileSystem(mounts)
 
 
-def _read_only_tree(pod: Any, volume: Any, lookup: Lookup | None) -> Tree:
+def _read_only_tree(pod: Any, volume: Any, lookup: Lookup | None, tokens: TokenSource | None) -> Tree:
     namespace = pod.metadata.namespace or ""
     if volume.config_map is not None:
         return _object_tree(CONFIG_MAP, volume.config_map.name, volume.config_map.items, namespace, lookup)
@@ -109,18 +115,69 @@ def _read_only_tree(pod: Any, volume: Any, lookup: Lookup | None) -> Tree:
         return _object_tree(SECRET, volume.secret.secret_name, volume.secret.items, namespace, lookup)
     if volume.downward_api is not None:
         return _downward_tree(pod, volume.downward_api.items)
-    tree: Tree = {}
+    tree = _Projected()
     for source in volume.projected.sources or () if volume.projected is not None else ():
         if source.config_map is not None:
-            tree.update(_object_tree(CONFIG_MAP, source.config_map.name, source.config_map.items,
-                                     namespace, lookup))
+            tree.update_files(_object_tree(CONFIG_MAP, source.config_map.name, source.config_map.items,
+                                           namespace, lookup))
         elif source.secret is not None:
-            tree.update(_object_tree(SECRET, source.secret.name, source.secret.items, namespace, lookup))
+            tree.update_files(_object_tree(SECRET, source.secret.name, source.secret.items, namespace,
+                                           lookup))
         elif source.downward_api is not None:
-            tree.update(_downward_tree(pod, source.downward_api.items))
-        elif source.service_account_token is not None:
-            tree[source.service_account_token.path] = _token(pod, source.service_account_token.audience)
+            tree.update_files(_downward_tree(pod, source.downward_api.items))
+        elif source.service_account_token is not None and tokens is not None:
+            projection = source.service_account_token
+            tree.later(projection.path, _token_of(tokens, pod, projection))
     return tree
+
+
+def _token_of(tokens: TokenSource, pod: Any, projection: Any) -> Callable[[], str | None]:
+    return lambda: tokens(pod, projection)
+
+
+class _Projected(MutableMapping[str, str]):
+    """A projected volume's files, some of them (the tokens) made when first read: listing the
+    volume asks for none, reading ``token`` asks for that one."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, str] = {}
+        self._later: dict[str, Callable[[], str | None]] = {}
+
+    def later(self, path: str, make: Callable[[], str | None]) -> None:
+        self._files.pop(path, None)
+        self._later[path] = make
+
+    def update_files(self, files: Tree) -> None:
+        for path in files:
+            self._later.pop(path, None)
+        self._files.update(files)
+
+    def __getitem__(self, path: str) -> str:
+        make = self._later.pop(path, None)
+        if make is not None:
+            value = make()
+            if value is None:
+                raise KeyError(path)
+            self._files[path] = value
+        return self._files[path]
+
+    def __setitem__(self, path: str, value: str) -> None:
+        self._later.pop(path, None)
+        self._files[path] = value
+
+    def __delitem__(self, path: str) -> None:
+        if self._later.pop(path, None) is None:
+            del self._files[path]
+
+    def __contains__(self, path: object) -> bool:  # without making the file
+        return path in self._files or path in self._later
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._files
+        yield from self._later
+
+    def __len__(self) -> int:
+        return len(self._files) + len(self._later)
 
 
 def _object_tree(kind: str, name: str | None, items: Any, namespace: str, lookup: Lookup | None) -> Tree:
@@ -180,12 +237,3 @@ def _go_quote(text: str) -> str:
         else:
             out.append(ch)
     return '"' + "".join(out) + '"'
-
-
-def _token(pod: Any, audience: str | None) -> str:
-    """A stand-in for the bound token: non-empty and deterministic, but not a signed JWT (kbatch's
-    TokenRequest signer lives in the API server, which the kubelet layer does not reach)."""
-    meta = pod.metadata
-    who = f"system:serviceaccount:{meta.namespace or ''}:{pod.spec.service_account_name or 'default'}"
-    token = f"kbatch-simulated-token {who} pod={meta.name} uid={meta.uid}"
-    return token + (f" aud={audience}" if audience else "")
