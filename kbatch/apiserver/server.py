@@ -22,6 +22,7 @@ from kbatch.api.registry import Registry
 from kbatch.api.strategies.core import NamespaceFinalizeStrategy
 from kbatch.apiserver import rbac_policybased
 from kbatch.apiserver.admission import Admission
+from kbatch.apiserver.admission_plugins.node_restriction import admit_token_request
 from kbatch.apiserver.apply import tracking as apply_tracking
 from kbatch.apiserver.apply.operation import apply_object
 from kbatch.apiserver.binding import Binding, bind_pod
@@ -35,6 +36,7 @@ from kbatch.apiserver.listing import list_objects
 from kbatch.apiserver.local import LocalClient
 from kbatch.apiserver.namespaces import NamespaceLifecycle
 from kbatch.apiserver.patch import patch_object
+from kbatch.apiserver.requester import requester
 from kbatch.apiserver.subresource_admission import admit_pod_subresource
 from kbatch.apiserver.token_requests import ServerObjects, TokenIssuer
 from kbatch.apiserver.unstructured import Unstructured
@@ -237,7 +239,10 @@ class APIServer:
 
     def create_token(self, namespace: str, name: str, body: dict[str, Any]) -> tuple[Obj, Warnings]:
         """``serviceaccounts/NAME/token``: a TokenRequest answered at the server's now, and its
-        warnings; nothing is stored (:class:`~kbatch.apiserver.token_requests.TokenIssuer`)."""
+        warnings; nothing is stored (:class:`~kbatch.apiserver.token_requests.TokenIssuer`). The
+        admission chain runs on it as on any create: NodeRestriction holds a node's request to a
+        token bound to one of its own pods (``admitServiceAccount``)."""
+        admit_token_request(self, requester(), namespace, name, body)
         return self.tokens.create_token(ServerObjects(self), namespace, name, body, self.now())
 
     def client(self) -> Client:

@@ -24,7 +24,7 @@ resource:
   that does not exist is the 404); ``pods/binding``: refused (not ``status`` or ``eviction``).
 * ``serviceaccounts/token``: a TokenRequest bound to a pod (``boundObjectRef`` a ``v1`` ``Pod`` with a
   name and a uid) that exists with that uid and is bound to the node (:func:`token_request_refusal`,
-  called by ``kbatch serve`` before the TokenRequest is answered).
+  called by the API server's ``create_token`` and by ``kbatch serve`` before a TokenRequest is answered).
 
 Upstream's plugin is a mutating one (``Admit``); it changes nothing, so kbatch runs it as a validating
 hook that also judges deletes: a node's write that is invalid as well as forbidden gets the 422 here

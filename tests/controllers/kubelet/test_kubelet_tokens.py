@@ -14,9 +14,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbatch.api.core_v1 import Pod
-from kbatch.apiserver.requester import requester
+from kbatch.api.errors import Forbidden
+from kbatch.apiserver.requester import requester, run_as
 from kbatch.apiserver.token_requests import ObjectLookup, ServerObjects
 from kbatch.authz.sa_claims import TokenInvalid
+from kbatch.authz.user import UserInfo
 from kbatch.controllers.kubelet import pod_logs
 from kbatch.controllers.kubelet.tokens import Issued, requires_refresh
 from kbatch.runtime.controlplane import ControlPlane
@@ -171,3 +173,22 @@ def test_refresh_is_due_past_80_percent_or_24_hours(seconds: int, elapsed: int) 
     issued = Issued("t", 5_000.0 + seconds, seconds)
     due = elapsed > min(seconds - seconds * 20 // 100, 24 * 3600)
     assert requires_refresh(issued, 5_000.0 + elapsed) is due
+
+
+def test_node_restriction_holds_an_in_process_token_request_to_the_nodes_own_pods() -> None:
+    """The kubelet's TokenRequest goes through the API server's admission as kbatch serve's does
+    (NodeRestriction ``admitServiceAccount``): another node may not ask for a token bound to this
+    pod, nor for an unbound one; the pod's own node may."""
+    cp = reading_cluster()
+    pod = get_pod(cp, "p")
+    bound = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": pod.metadata.uid}
+    body = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+            "spec": {"audiences": [], "expirationSeconds": 3607, "boundObjectRef": bound}}
+    own = UserInfo(f"system:node:{pod.spec.node_name}", groups=("system:nodes", "system:authenticated"))
+    other = UserInfo("system:node:elsewhere", groups=("system:nodes", "system:authenticated"))
+    assert run_as(own, cp.server.create_token, "default", "default", body)[0]["status"]["token"]
+    with pytest.raises(Forbidden, match="node requested token bound to a pod scheduled on a different node"):
+        run_as(other, cp.server.create_token, "default", "default", body)
+    unbound = {**body, "spec": {"audiences": [], "expirationSeconds": 3607}}
+    with pytest.raises(Forbidden, match="node requested token not bound to a pod"):
+        run_as(own, cp.server.create_token, "default", "default", unbound)
