@@ -391,6 +391,18 @@ class QueueManager:
             return afs_usage({}, {}, self.lq_weight(lq), weights)
         return afs_usage(entry.resources, entry.pending_penalty, self.lq_weight(lq), weights)
 
+    def admission_fair_sharing_usage(self) -> dict[str, float] | None:
+        """Every LocalQueue of a usage-based ClusterQueue with its usage (what the scheduler's
+        snapshot gives the preemptor); ``None`` with admission fair sharing off."""
+        if self.afs is None:
+            return None
+        out: dict[str, float] = {}
+        for name in sorted(self.afs_weights):
+            cq = self.cluster_queues.get(name)
+            for lq in sorted(cq.local_queues) if cq is not None else ():
+                out[lq] = self.local_queue_usage(lq, self.afs_weights[name])
+        return out
+
     def uses_admission_fair_sharing(self, cq_name: str) -> bool:
         """``ClusterQueueUsesAdmissionFairSharing`` (with the feature on)."""
         return cq_name in self.afs_weights

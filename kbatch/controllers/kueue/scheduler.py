@@ -89,6 +89,7 @@ class Scheduler:
         self.cycle += 1
         heads = mgr.queues.heads(mgr.cache.active)
         snapshot = Snapshot(mgr.cache, self.candidates)
+        snapshot.lq_usage = mgr.queues.admission_fair_sharing_usage()
         now = mgr.now()
         try:
             inputs = CycleInputs(

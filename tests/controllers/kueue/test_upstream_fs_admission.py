@@ -261,3 +261,52 @@ def test_no_admission_fair_sharing_mode_keeps_fifo() -> None:
 def _mgr(w: World) -> Any:
     (controller,) = [c for c in w.cp.manager.controllers if c.name == "kueue-scheduler"]
     return controller.reconciler.mgr
+
+
+# --- fair_sharing_test.go, "Using AdmissionFairSharing at Cohort level" (half-life 2 s, sampling 1 s) --
+
+
+def _cohort_world() -> World:
+    cfg = dict(AFS_CONFIG, admissionFairSharing={"usageHalfLifeTime": "2s", "usageSamplingInterval": "1s"})
+    return World(
+        flavor("default"),
+        cluster_queue("cq1", (["cpu"], [("default", [quota("cpu", "16")])]), cohort="all",
+                      preemption={"withinClusterQueue": "Never"}, queueingStrategy="StrictFIFO",
+                      admissionScope={"admissionMode": USAGE_BASED}),
+        cluster_queue("cq2", (["cpu"], [("default", [quota("cpu", "16")])]), cohort="all",
+                      preemption={"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"}),
+        local_queue("lq-a", "cq1", fairSharing={"weight": "1"}),
+        local_queue("lq-b", "cq1", fairSharing={"weight": "1"}),
+        local_queue("lq-c", "cq2", fairSharing={"weight": "1"}),
+        kueue_config=cfg,
+    )
+
+
+def test_promotes_a_workload_from_the_local_queue_with_lower_recent_usage() -> None:
+    w = _cohort_world()
+    w.apply(workload("first", "lq-a", cpu="32"))
+    w.cp.advance(2)
+    assert w.admitted("first") and (_consumed_milli(w, "lq-a") or 0) > 0
+    w.apply(workload("a1", "lq-a", cpu="32"))
+    w.cp.advance(1)
+    w.apply(workload("b1", "lq-b", cpu="32"))
+    w.cp.advance(1)
+    _finish(w, "first")
+    assert w.admitted("b1") and not w.admitted("a1")
+
+
+def test_preempts_a_workload_from_the_local_queue_with_higher_recent_usage() -> None:
+    """Reclaiming cq2's quota takes lq-a's workload, of higher priority but higher usage
+    (``CandidatesOrdering``: usage before priority for candidates of one ClusterQueue)."""
+    w = _cohort_world()
+    w.apply(workload("high-a", "lq-a", cpu="20", priority=10))
+    w.apply(workload("low-b", "lq-b", cpu="12", priority=1))
+    w.cp.advance(3)
+    assert w.admitted("high-a") and w.admitted("low-b")
+    usage = _mgr(w).queues.admission_fair_sharing_usage()
+    assert usage["default/lq-a"] > usage["default/lq-b"]
+    w.apply(workload("c1", "lq-c", cpu="10"))
+    w.cp.run_until_idle()
+    evicted = w.cond("high-a", "Evicted")
+    assert evicted is not None and evicted.status == "True" and evicted.reason == "Preempted"
+    assert w.cond("low-b", "Evicted") is None
