@@ -310,3 +310,25 @@ def test_preempts_a_workload_from_the_local_queue_with_higher_recent_usage() -> 
     evicted = w.cond("high-a", "Evicted")
     assert evicted is not None and evicted.status == "True" and evicted.reason == "Preempted"
     assert w.cond("low-b", "Evicted") is None
+
+
+def test_the_v1beta1_served_version_carries_the_fields() -> None:
+    """v1beta1 (``apis/kueue/v1beta1/localqueue_conversion.go``, ``clusterqueue_conversion.go``)
+    has the same ``spec.fairSharing``, ``status.fairSharing.admissionFairSharingStatus`` and
+    ``spec.admissionScope``: served as they are stored, and accepted back."""
+    from kbatch.api.kueue_v1beta1 import models as v1
+    from kbatch.api.kueue_v1beta1.conversion import CONVERSIONS
+
+    w = _world()
+    _create(w, "a1")
+    w.cp.advance(3)
+    stored = w.lq("lq-a").to_dict()
+    served = CONVERSIONS["LocalQueue"].from_storage(stored)
+    old = v1.LocalQueue.model_validate(served)
+    assert old.spec.fair_sharing.weight == Quantity("1")
+    afs = old.status.fair_sharing.admission_fair_sharing_status
+    assert afs.consumed_resources["cpu"] == stored["status"]["fairSharing"]["admissionFairSharingStatus"][
+        "consumedResources"]["cpu"]
+    assert CONVERSIONS["LocalQueue"].to_storage(served)["status"]["fairSharing"] == stored["status"]["fairSharing"]
+    cq = CONVERSIONS["ClusterQueue"].from_storage(w.cq("cq1").to_dict())
+    assert cq["spec"]["admissionScope"] == {"admissionMode": USAGE_BASED}
