@@ -15,6 +15,10 @@ UID) and a set of *inadmissible* workloads set aside until something changes. ``
 * with ``SchedulingEquivalenceHashing``, a ``BestEffortFIFO`` workload that did not fit moves every
   equivalent workload in the heap to the inadmissible set with it.
 
+With admission fair sharing, a ``UsageBasedAdmissionFairSharing`` ClusterQueue pops the head of the
+LocalQueue with the lowest usage first (:mod:`.admissionfairsharing.queue_order`); the manager holds
+the usage ledger.
+
 Inadmissible workloads go back to the heap when their ClusterQueue's (or, under a Cohort, the whole
 Cohort tree's) conditions change: batched, after ``1s`` (``10s`` with ``SchedulerLongRequeueInterval``)
 (``NotifyRetryInadmissible``), via :meth:`QueueManager.take_requeue_requests`. A workload whose
@@ -436,7 +440,7 @@ class QueueManager:
                         self.changed |= cq.push_if_not_tracked(lq.items[key])
         else:
             cq.strategy, cq.selector = strategy, selector
-            if (cq.afs_usage is None) != (weights is None) or weights is not None:
+            if weights is not None or cq.afs_usage is not None:  # turned on, off, or new weights
                 cq.set_admission_fair_sharing(self._usage_for(weights))
 
     def _usage_for(self, weights: Mapping[str, float] | None) -> Callable[[str], float] | None:

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.kueue_config import AdmissionFairSharingConfig
+from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.quantity import Quantity
 from kbatch.api.selectors import selector_from_set
 from kbatch.controllers.kueue.admissionfairsharing.arithmetic import from_quantity
@@ -332,3 +333,68 @@ def test_the_v1beta1_served_version_carries_the_fields() -> None:
     assert CONVERSIONS["LocalQueue"].to_storage(served)["status"]["fairSharing"] == stored["status"]["fairSharing"]
     cq = CONVERSIONS["ClusterQueue"].from_storage(w.cq("cq1").to_dict())
     assert cq["spec"]["admissionScope"] == {"admissionMode": USAGE_BASED}
+
+
+# --- fair_sharing_test.go, "Using AdmissionFairSharing with AdmissionChecks" ---------------------------
+
+
+def _checked_world() -> World:
+    from .helpers import activate_checks
+
+    w = World(
+        flavor("default"),
+        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "AdmissionCheck", "metadata": {"name": "check1"},
+         "spec": {"controllerName": "ctrl"}},
+        cluster_queue("cq-with-check", (["cpu"], [("default", [quota("cpu", "8")])]),
+                      admissionScope={"admissionMode": USAGE_BASED},
+                      admissionChecksStrategy={"admissionChecks": [{"name": "check1"}]}),
+        local_queue("lq-a", "cq-with-check", fairSharing={"weight": "1"}),
+        kueue_config=AFS_CONFIG,
+    )
+    activate_checks(w.cp, "check1")
+    return w
+
+
+def _set_check(w: World, name: str, state: str) -> None:
+    st = {"name": "check1", "state": state, "message": "", "lastTransitionTime": w.cp.now().isoformat()}
+    w.cp.client.patch_status(Workload, name, {"status": {"admissionChecks": [st]}}, "default")
+    w.cp.run_until_idle()
+
+
+def _pending(w: World) -> dict[str, Any]:
+    entry = _mgr(w).queues.afs_ledger.get("default/lq-a")
+    return dict(entry.pending_penalty) if entry is not None else {}
+
+
+def test_the_entry_penalty_settles_when_an_admission_check_admits() -> None:
+    w = _checked_world()
+    w.apply(workload("wl", "lq-a", cpu="4"))
+    w.cp.run_until_idle()
+    assert w.reserved("wl") and not w.admitted("wl") and _pending(w)
+    _set_check(w, "wl", "Ready")
+    assert w.admitted("wl") and not _pending(w)
+
+
+def test_the_entry_penalty_is_dropped_when_the_workload_is_deleted_before_admission() -> None:
+    w = _checked_world()
+    w.apply(workload("wl", "lq-a", cpu="4"))
+    w.cp.run_until_idle()
+    assert _pending(w)
+    w.cp.client.delete(Workload, "wl", "default")
+    w.cp.run_until_idle()
+    assert not _pending(w)
+
+
+def test_entry_penalties_do_not_stack_when_an_evicted_workload_reserves_again() -> None:
+    w = _checked_world()
+    w.apply(workload("wl", "lq-a", cpu="4"))
+    w.cp.run_until_idle()
+    first = _pending(w)
+    assert first
+    _set_check(w, "wl", "Retry")
+    evicted = w.cond("wl", "Evicted")
+    assert evicted is not None and evicted.status == "True"
+    assert w.release_evicted() == 1  # the job integration's part (FinishEvictionForWorkloads)
+    w.cp.advance(5)
+    assert w.reserved("wl") and w.cond("wl", "Evicted").status == "False"  # reserved again
+    assert _pending(w) == first
