@@ -328,9 +328,9 @@ def test_the_v1beta1_served_version_carries_the_fields() -> None:
     old = v1.LocalQueue.model_validate(served)
     assert old.spec.fair_sharing.weight == Quantity("1")
     afs = old.status.fair_sharing.admission_fair_sharing_status
-    assert afs.consumed_resources["cpu"] == stored["status"]["fairSharing"]["admissionFairSharingStatus"][
-        "consumedResources"]["cpu"]
-    assert CONVERSIONS["LocalQueue"].to_storage(served)["status"]["fairSharing"] == stored["status"]["fairSharing"]
+    fair = stored["status"]["fairSharing"]
+    assert afs.consumed_resources["cpu"] == fair["admissionFairSharingStatus"]["consumedResources"]["cpu"]
+    assert CONVERSIONS["LocalQueue"].to_storage(served)["status"]["fairSharing"] == fair
     cq = CONVERSIONS["ClusterQueue"].from_storage(w.cq("cq1").to_dict())
     assert cq["spec"]["admissionScope"] == {"admissionMode": USAGE_BASED}
 
