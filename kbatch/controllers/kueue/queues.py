@@ -38,7 +38,7 @@ from kbatch.api.kueue_config import AdmissionFairSharingConfig
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.api.selectors import Selector
-from kbatch.controllers.kueue.admissionfairsharing import UsageLedger, resource_weights
+from kbatch.controllers.kueue.admissionfairsharing import LedgerEntry, UsageLedger, resource_weights
 from kbatch.controllers.kueue.admissionfairsharing.arithmetic import usage as afs_usage
 from kbatch.controllers.kueue.admissionfairsharing.queue_order import fair_head
 from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
@@ -390,9 +390,7 @@ class QueueManager:
     def local_queue_usage(self, lq: str, weights: Mapping[str, float]) -> float:
         """``CalcLocalQueueFSUsage``: the LocalQueue's ledger entry (consumed resources and pending
         penalties) weighted; an unknown LocalQueue has used nothing."""
-        entry = self.afs_ledger.get(lq)
-        if entry is None:
-            return afs_usage({}, {}, self.lq_weight(lq), weights)
+        entry = self.afs_ledger.get(lq) or LedgerEntry()
         return afs_usage(entry.resources, entry.pending_penalty, self.lq_weight(lq), weights)
 
     def admission_fair_sharing_usage(self) -> dict[str, float] | None:
