@@ -28,14 +28,14 @@ def _run(state: Path, *args: str) -> str:
     return out.stdout
 
 
-def _workload(tmp: Path, name: str, queue: str) -> str:
+def _workload(tmp: Path, name: str, queue: str, cpu: str = "2") -> str:
     path = tmp / f"{name}.yaml"
     path.write_text(yaml.safe_dump({
         "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
         "metadata": {"name": name, "namespace": "default"},
         "spec": {"queueName": queue, "podSets": [{"name": "main", "count": 1, "template": {"spec": {
             "restartPolicy": "Never",
-            "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "2"}}}]}}}]},
+            "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu}}}]}}}]},
     }))
     return str(path)
 
@@ -90,3 +90,31 @@ def _milli(text: str) -> int:
     from kbatch.api.quantity import Quantity
 
     return Quantity(text).milli_value()
+
+
+def _config(tmp: Path, name: str, half_life: str) -> str:
+    path = tmp / f"{name}.yaml"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+        "admissionFairSharing": {"usageHalfLifeTime": half_life, "usageSamplingInterval": "1s"},
+    }))
+    return str(path)
+
+
+def test_the_history_survives_a_restart(tmp_path: Path) -> None:
+    """fair_sharing_test.go "should retain the LocalQueue's historical usage across a restart": a
+    changed ``--kueue-config`` restarts Kueue (its ledger starts empty); the LocalQueue's first sample
+    after it is seeded from the persisted status, so the history is kept, not washed away."""
+    state = tmp_path / "state"
+    _run(state, "--kueue-config", _config(tmp_path, "short", "2s"), "apply", "-f", QUEUES)
+    _run(state, "apply", "-f", _workload(tmp_path, "big", "team-a", cpu="4"))
+    _run(state, "advance", "20s")
+    before, _ = _consumed(state, "team-a")
+    assert before is not None and _milli(before) > 3500
+    _run(state, "delete", "workload", "big")
+    _run(state, "--kueue-config", _config(tmp_path, "long", "1h"), "apply", "-f",
+         _workload(tmp_path, "small", "team-a", cpu="1"))
+    _run(state, "advance", "5s")
+    after, stamp = _consumed(state, "team-a")
+    assert after is not None and stamp.endswith(":25Z")  # written by the restarted manager
+    assert _milli(after) > _milli(before) * 7 // 10

@@ -398,3 +398,19 @@ def test_entry_penalties_do_not_stack_when_an_evicted_workload_reserves_again() 
     w.cp.advance(5)
     assert w.reserved("wl") and w.cond("wl", "Evicted").status == "False"  # reserved again
     assert _pending(w) == first
+
+
+def test_consumed_cpu_stays_non_zero_across_sampling_intervals() -> None:
+    """fair_sharing_test.go "Self-triggered reconciles do not truncate CPU": every LocalQueue is
+    sampled with the feature on (its ClusterQueue need not be usage-based), and 500m keeps a
+    non-zero consumption sample after sample."""
+    cfg = dict(AFS_CONFIG, admissionFairSharing={"usageHalfLifeTime": "2s", "usageSamplingInterval": "1s"})
+    w = World(flavor("default"), cluster_queue("cq-afs-cpu", (["cpu"], [("default", [quota("cpu", "4")])]),
+                                               cohort="cohort"),
+              local_queue("lq-afs-cpu", "cq-afs-cpu"), kueue_config=cfg)
+    w.apply(workload("wl", "lq-afs-cpu", cpu="500m"))
+    seen = []
+    for _ in range(6):
+        w.cp.advance(1)
+        seen.append(_consumed_milli(w, "lq-afs-cpu"))
+    assert all(m is not None and m > 0 for m in seen) and seen == sorted(seen)
