@@ -280,7 +280,8 @@ class WorkloadHandler:
         update that makes the last workload ready wakes the scheduler."""
         blocked = not self.mgr.cache.pods_ready_for_all()
         self._on_update(old, new)
-        self.penalties.on_update(old, new, status_of_workload(old), status_of_workload(new))
+        if self.mgr.queues.afs is not None:  # the statuses are read only for admission fair sharing
+            self.penalties.on_update(old, new, status_of_workload(old), status_of_workload(new))
         if blocked and self.mgr.cache.pods_ready_for_all():
             self.mgr.kick()
 
