@@ -133,10 +133,13 @@ def check_config_text(text: str) -> KueueConfig:
 def describe_config(text: str | None) -> str:
     """One line on what a Configuration (``None``: the shipped one) makes Kueue do."""
     cfg = load(parse_config(text) if text is not None else shipped())
-    wait = cfg.wait_for_pods_ready
+    wait, afs = cfg.wait_for_pods_ready, cfg.admission_fair_sharing
     parts = [f"integrations: {', '.join(cfg.frameworks)}",
              "waitForPodsReady: " + (f"timeout {wait.timeout:g}s, blockAdmission "
                                      f"{str(wait.block_admission).lower()}" if wait else "off"),
              "fairSharing: " + (", ".join(cfg.fair_sharing_strategies or ()) if cfg.fair_sharing else "off"),
+             "admissionFairSharing: " + (f"usageHalfLifeTime {afs.usage_half_life_time:g}s, "
+                                         f"usageSamplingInterval {afs.usage_sampling_interval:g}s"
+                                         if afs else "off"),
              f"manageJobsWithoutQueueName: {str(cfg.manage_jobs_without_queue_name).lower()}"]
     return "; ".join(parts)

@@ -27,7 +27,9 @@ from kbatch.api.kueue_v1beta2 import (
     Workload,
 )
 from kbatch.api.kueue_v1beta2.constants import Cond
+from kbatch.controllers.kueue import admissionfairsharing as afs
 from kbatch.controllers.kueue import watches
+from kbatch.controllers.kueue.admissionfairsharing.penalties import PenaltyLifecycle
 from kbatch.controllers.kueue.cache import KueueCache
 from kbatch.controllers.kueue.config import KueueSettings, settings_for
 from kbatch.controllers.kueue.dra_requests import DraResolver
@@ -111,7 +113,10 @@ class KueueManager:
             ctx.clock.now_datetime,
             hashing=s.on("SchedulingEquivalenceHashing"),
             admission_gated_by=s.on("AdmissionGatedBy"),
+            # ``afs.Enabled``: the gate and the configuration's ``admissionFairSharing`` both
+            admission_fair_sharing=cfg.admission_fair_sharing if s.on("AdmissionFairSharing") else None,
         )
+        self.queues.lq_weight = self.local_queue_weight
         self.queues.preserve_scan_progress = s.on("FlavorFungibilityPreserveScanProgress")
         self.resources = ResourceAdjuster(ctx.cache)
         self.queues.adjust = self.resources
@@ -182,6 +187,14 @@ class KueueManager:
             return None
         return dict(ns.metadata.labels or {})
 
+    def local_queue_weight(self, key: str) -> float:
+        """``ResolveLQWeight``: the LocalQueue's ``spec.fairSharing.weight`` (1 when it is unset or
+        the LocalQueue is gone)."""
+        namespace, _, name = key.partition("/")
+        lq = self.get(LocalQueue, name, namespace)
+        fs = lq.spec.fair_sharing if lq is not None and lq.spec is not None else None
+        return afs.lq_weight(fs.weight if fs is not None else None)
+
     def cohort_root(self, cq_name: str) -> str:
         node = self.cache.cluster_queues.get(cq_name)
         if node is None or node.parent is None or has_cycle(node.parent):
@@ -246,6 +259,7 @@ class WorkloadHandler:
 
     def __init__(self, mgr: KueueManager) -> None:
         self.mgr = mgr
+        self.penalties = PenaltyLifecycle(mgr.queues, mgr.cache, mgr.now)
 
     def on_add(self, wl: Workload) -> None:
         mgr = self.mgr
@@ -266,6 +280,8 @@ class WorkloadHandler:
         update that makes the last workload ready wakes the scheduler."""
         blocked = not self.mgr.cache.pods_ready_for_all()
         self._on_update(old, new)
+        if self.mgr.queues.afs is not None:  # the statuses are read only for admission fair sharing
+            self.penalties.on_update(old, new, status_of_workload(old), status_of_workload(new))
         if blocked and self.mgr.cache.pods_ready_for_all():
             self.mgr.kick()
 
@@ -312,6 +328,7 @@ class WorkloadHandler:
         key = workload_key(wl.metadata.namespace, wl.metadata.name)
         self._release(key, wl)
         mgr.queues.forget_workload(key)
+        self.penalties.on_delete(wl)
 
     def _release(self, key: str, wl: Workload | None = None) -> None:
         """``QueueAssociatedInadmissibleWorkloadsAfter`` with the cache deletion as its action."""
@@ -368,7 +385,7 @@ class ClusterQueueHandler:
             mgr.cache.add_or_update_cluster_queue(cq)
             settings = settings_of(cq)
             mgr.queues.add_or_update_cluster_queue(
-                name, settings.queueing_strategy, settings.namespace_selector
+                name, settings.queueing_strategy, settings.namespace_selector, settings.admission_mode
             )
         if old is None or old.spec != cq.spec:
             mgr.notify_retry_inadmissible([name])
@@ -479,7 +496,10 @@ class LocalQueueHandler:
         self._wake(old, new)
 
     def on_delete(self, lq: LocalQueue) -> None:
-        self.mgr.queues.delete_local_queue(f"{lq.metadata.namespace}/{lq.metadata.name}")
+        key = f"{lq.metadata.namespace}/{lq.metadata.name}"
+        self.mgr.queues.delete_local_queue(key)
+        if self.mgr.queues.afs is not None:
+            self.mgr.queues.afs_ledger.delete(key)  # last, after the queues (upstream's order)
         self._wake(lq, None)
 
     def _wake(self, old: LocalQueue | None, new: LocalQueue | None) -> None:

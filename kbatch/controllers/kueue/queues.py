@@ -15,6 +15,10 @@ UID) and a set of *inadmissible* workloads set aside until something changes. ``
 * with ``SchedulingEquivalenceHashing``, a ``BestEffortFIFO`` workload that did not fit moves every
   equivalent workload in the heap to the inadmissible set with it.
 
+With admission fair sharing, a ``UsageBasedAdmissionFairSharing`` ClusterQueue pops the head of the
+LocalQueue with the lowest usage first (:mod:`.admissionfairsharing.queue_order`); the manager holds
+the usage ledger.
+
 Inadmissible workloads go back to the heap when their ClusterQueue's (or, under a Cohort, the whole
 Cohort tree's) conditions change: batched, after ``1s`` (``10s`` with ``SchedulerLongRequeueInterval``)
 (``NotifyRetryInadmissible``), via :meth:`QueueManager.take_requeue_requests`. A workload whose
@@ -23,15 +27,20 @@ Cohort tree's) conditions change: batched, after ``1s`` (``10s`` with ``Schedule
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from sortedcontainers import SortedList
 
+from kbatch.api.kueue_config import AdmissionFairSharingConfig
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.api.selectors import Selector
+from kbatch.controllers.kueue.admissionfairsharing import LedgerEntry, UsageLedger, resource_weights
+from kbatch.controllers.kueue.admissionfairsharing.arithmetic import usage as afs_usage
+from kbatch.controllers.kueue.admissionfairsharing.queue_order import fair_head
 from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
 from kbatch.controllers.kueue.model.dra import DraOutcome
 from kbatch.controllers.kueue.model.info import InfoOptions, WorkloadInfo, condition, is_true, workload_key
@@ -99,6 +108,10 @@ class ClusterQueueQueue:
         # deliberate difference (docs/kueue.md, "Equal queue order")
         self.arrival: dict[str, int] = {}
         self.arrivals = 0
+        # admission fair sharing (``UsageBasedAdmissionFairSharing`` with the feature on): a
+        # LocalQueue's usage, and how many heap workloads each LocalQueue has; ``None`` when off
+        self.afs_usage: Callable[[str], float] | None = None
+        self.heap_per_lq: dict[str, int] = {}
 
     # --- ordering ----------------------------------------------------------------------------------
     def is_sticky(self, key: str) -> bool:
@@ -116,18 +129,31 @@ class ClusterQueueQueue:
             self.arrivals += 1
         return (not self.is_sticky(info.key), -info.priority, info.queue_order_time, seq, info.key)
 
+    def set_admission_fair_sharing(self, usage: Callable[[str], float] | None) -> None:
+        """Order by LocalQueue usage first (``queueOrderingFunc``), or not (``None``)."""
+        self.afs_usage = usage
+        self.heap_per_lq = {}
+        for info in self.infos.values():
+            lq = _lq_key(info)
+            self.heap_per_lq[lq] = self.heap_per_lq.get(lq, 0) + 1
+
     def _push(self, info: WorkloadInfo) -> None:
         self._remove_heap(info.key)
         k = self._sort_key(info)
         self.heap.add(k)
         self.in_heap[info.key] = k
         self.infos[info.key] = info
+        if self.afs_usage is not None:
+            lq = _lq_key(info)
+            self.heap_per_lq[lq] = self.heap_per_lq.get(lq, 0) + 1
 
     def _remove_heap(self, key: str) -> None:
         k = self.in_heap.pop(key, None)
         if k is not None:
             self.heap.remove(k)
-            self.infos.pop(key, None)
+            info = self.infos.pop(key, None)
+            if self.afs_usage is not None and info is not None:
+                self.heap_per_lq[_lq_key(info)] -= 1
 
     # --- queries ------------------------------------------------------------------------------------
     def pending_active(self) -> int:
@@ -208,10 +234,17 @@ class ClusterQueueQueue:
         if not self.heap:
             self.inflight = None
             return None
-        k = self.heap.pop(0)
-        key = k[-1]
-        del self.in_heap[key]
-        self.inflight = self.infos.pop(key)
+        if self.afs_usage is not None:
+            k = fair_head(self.heap, lambda k: _lq_key(self.infos[k[-1]]), self.heap_per_lq, self.afs_usage)
+            assert k is not None
+            key = k[-1]
+            self.inflight = self.infos[key]
+            self._remove_heap(key)
+        else:
+            k = self.heap.pop(0)
+            key = k[-1]
+            del self.in_heap[key]
+            self.inflight = self.infos.pop(key)
         self.evaluated[key] = self.inflight.generation
         return self.inflight
 
@@ -290,6 +323,10 @@ class ClusterQueueQueue:
         return moved
 
 
+def _lq_key(info: WorkloadInfo) -> str:
+    return f"{info.namespace}/{info.queue_name}"
+
+
 def _may_have_become_admissible(old: WorkloadInfo, new: WorkloadInfo) -> bool:
     """``PushOrUpdate``'s test: the spec, priority boost, reclaimable pods or the Evicted/Requeued
     conditions changed."""
@@ -299,6 +336,10 @@ def _may_have_become_admissible(old: WorkloadInfo, new: WorkloadInfo) -> bool:
     if (o.status.reclaimable_pods if o.status else None) != (n.status.reclaimable_pods if n.status else None):
         return True
     return any(condition(o, c) != condition(n, c) for c in (Cond.EVICTED, Cond.REQUEUED))
+
+
+def _unit_weight(lq: str) -> float:
+    return 1.0
 
 
 def _no_dra(wl: Workload) -> DraOutcome | None:
@@ -318,6 +359,7 @@ class QueueManager:
         clock: Callable[[], datetime],
         hashing: bool = True,
         admission_gated_by: bool = True,
+        admission_fair_sharing: AdmissionFairSharingConfig | None = None,
     ) -> None:
         self.options = options
         self.clock = clock
@@ -337,6 +379,35 @@ class QueueManager:
         # the DRA path (:class:`~kbatch.controllers.kueue.dra_requests.DraResolver`): the devices a
         # pending workload's templates add to its requests; one it refuses is not queued
         self.dra: Callable[[Workload], DraOutcome | None] = _no_dra
+        # admission fair sharing (``afs.Enabled``: the gate and the configuration; ``None``: off):
+        # the ledger (``Manager.AfsUsageLedger``), each usage-based ClusterQueue's resource weights,
+        # and a LocalQueue's ``spec.fairSharing.weight`` (the manager reads the informer cache)
+        self.afs = admission_fair_sharing
+        self.afs_ledger = UsageLedger()
+        self.afs_weights: dict[str, Mapping[str, float]] = {}
+        self.lq_weight: Callable[[str], float] = _unit_weight
+
+    def local_queue_usage(self, lq: str, weights: Mapping[str, float]) -> float:
+        """``CalcLocalQueueFSUsage``: the LocalQueue's ledger entry (consumed resources and pending
+        penalties) weighted; an unknown LocalQueue has used nothing."""
+        entry = self.afs_ledger.get(lq) or LedgerEntry()
+        return afs_usage(entry.resources, entry.pending_penalty, self.lq_weight(lq), weights)
+
+    def admission_fair_sharing_usage(self) -> dict[str, float] | None:
+        """Every LocalQueue of a usage-based ClusterQueue with its usage (what the scheduler's
+        snapshot gives the preemptor); ``None`` with admission fair sharing off."""
+        if self.afs is None:
+            return None
+        out: dict[str, float] = {}
+        for name in sorted(self.afs_weights):
+            cq = self.cluster_queues.get(name)
+            for lq in sorted(cq.local_queues) if cq is not None else ():
+                out[lq] = self.local_queue_usage(lq, self.afs_weights[name])
+        return out
+
+    def uses_admission_fair_sharing(self, cq_name: str) -> bool:
+        """``ClusterQueueUsesAdmissionFairSharing`` (with the feature on)."""
+        return cq_name in self.afs_weights
 
     def info(self, wl: Workload) -> WorkloadInfo | None:
         """``NewInfo`` after ``AdjustResources`` and with the DRA resources; ``None`` for a
@@ -348,10 +419,18 @@ class QueueManager:
         return None if dra.inadmissible else WorkloadInfo.of(adjusted, self.options, dra.requests)
 
     # --- ClusterQueues -------------------------------------------------------------------------------
-    def add_or_update_cluster_queue(self, name: str, strategy: str, selector: Selector | None) -> None:
+    def add_or_update_cluster_queue(
+        self, name: str, strategy: str, selector: Selector | None, admission_mode: str | None = None
+    ) -> None:
         cq = self.cluster_queues.get(name)
+        weights = resource_weights(admission_mode, self.afs)
+        if weights is None:
+            self.afs_weights.pop(name, None)
+        else:
+            self.afs_weights[name] = weights
         if cq is None:
             cq = self.cluster_queues[name] = ClusterQueueQueue(name, strategy, selector, self.clock)
+            cq.set_admission_fair_sharing(self._usage_for(weights))
             for lq in sorted(self.local_queues.values(), key=lambda q: q.key):
                 if lq.cluster_queue == name:
                     cq.local_queues.add(lq.key)
@@ -359,9 +438,17 @@ class QueueManager:
                         self.changed |= cq.push_if_not_tracked(lq.items[key])
         else:
             cq.strategy, cq.selector = strategy, selector
+            if weights is not None or cq.afs_usage is not None:  # turned on, off, or new weights
+                cq.set_admission_fair_sharing(self._usage_for(weights))
+
+    def _usage_for(self, weights: Mapping[str, float] | None) -> Callable[[str], float] | None:
+        if weights is None:
+            return None
+        return functools.partial(self.local_queue_usage, weights=weights)
 
     def delete_cluster_queue(self, name: str) -> None:
         self.cluster_queues.pop(name, None)
+        self.afs_weights.pop(name, None)
 
     # --- LocalQueues ---------------------------------------------------------------------------------
     def add_local_queue(self, key: str, cluster_queue: str, workloads: Iterable[Workload]) -> None:

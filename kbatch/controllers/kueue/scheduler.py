@@ -32,6 +32,7 @@ from kbatch.api.errors import Conflict, NotFound, StatusError
 from kbatch.api.kueue_v1beta2 import Admission, Workload
 from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.admissionfairsharing.penalties import PenaltyLifecycle
 from kbatch.controllers.kueue.manager import KueueManager
 from kbatch.controllers.kueue.model.requests import format_amount
 from kbatch.controllers.kueue.scheduling.candidate_index import CandidateIndex
@@ -79,6 +80,7 @@ class Scheduler:
         self.cycle = 0
         self.candidates = CandidateIndex()  # each queue's preemption candidates, per content
         self.memo = NominationMemo()  # each head's nomination while its inputs stay the same
+        self.penalties = PenaltyLifecycle(mgr.queues, mgr.cache, mgr.now)
 
     def reconcile(self, request: Request) -> Result | None:
         mgr = self.mgr
@@ -87,6 +89,7 @@ class Scheduler:
         self.cycle += 1
         heads = mgr.queues.heads(mgr.cache.active)
         snapshot = Snapshot(mgr.cache, self.candidates)
+        snapshot.lq_usage = mgr.queues.admission_fair_sharing_usage()
         now = mgr.now()
         try:
             inputs = CycleInputs(
@@ -143,15 +146,27 @@ class Scheduler:
                 f"Failed to admit workload: workload {e.info.key} could not be added to the cache"
             )
             return False
+        penalized = self.penalties.applies(e.cq_name, wl)
+        if penalized:
+            self.penalties.push(wl, [ps.requests for ps in e.info.pod_sets], self._covered(e))
         written = write_status(mgr, wl, prepare)
         if written is None:
             mgr.cache.delete_workload(e.info.key)
+            if penalized:
+                self.penalties.rollback(wl)
             e.status = "nominated"
             e.requeue_reason = RequeueReason.FAILED_AFTER_NOMINATION
             return False
         mgr.queues.last.pop(e.info.key, None)
         self._admission_events(e, wl, written, now)
         return True
+
+    def _covered(self, e: Entry) -> set[str] | None:
+        """With ``IgnoreUndeclared``, the resources the ClusterQueue's groups cover (``None``: all)."""
+        if not self.mgr.cycle_config.assigner.ignore_undeclared:
+            return None
+        cq = self.mgr.cache.cluster_queues.get(e.cq_name)
+        return {r for rg in cq.settings.resource_groups for r in rg.covered} if cq is not None else set()
 
     def _admission_events(self, e: Entry, old: Workload, new: Workload, now: Any) -> None:
         mgr = self.mgr

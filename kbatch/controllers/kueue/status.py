@@ -12,7 +12,9 @@ resourceflavor}_controller.go`` (v0.19.2), reading the cache (``Usage``, ``Local
   holds no workload.
 * LocalQueue: the same counts and usage for its workloads; ``Active``: ``Ready`` ("Can submit new
   workloads to localQueue"), ``Stopped`` ("LocalQueue is stopped"), ``ClusterQueueDoesNotExist`` /
-  ``ClusterQueueIsInactive`` ("Can't submit new workloads to clusterQueue").
+  ``ClusterQueueIsInactive`` ("Can't submit new workloads to clusterQueue"); with admission fair
+  sharing, a Ready LocalQueue's ``fairSharing.admissionFairSharingStatus`` every sampling interval
+  (:mod:`.admissionfairsharing.sampling`).
 * Cohort: ``fairSharing.weightedShare`` with fair sharing.
 * ResourceFlavor: the ``resource-in-use`` finalizer is released once no ClusterQueue uses the flavor.
 """
@@ -30,6 +32,7 @@ from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.kueue_v1beta2 import ClusterQueue, Cohort, LocalQueue, ResourceFlavor
 from kbatch.api.kueue_v1beta2.constants import RESOURCE_IN_USE_FINALIZER
 from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.admissionfairsharing.sampling import UsageSampler
 from kbatch.controllers.kueue.manager import KueueManager
 from kbatch.controllers.kueue.model.requests import FlavorResource, format_amount
 from kbatch.controllers.kueue.scheduling.fairshare import dominant_resource_share
@@ -151,7 +154,15 @@ class ClusterQueueStatus(_Writer):
         return None
 
 
+def _ready(status: dict[str, Any]) -> bool:
+    return any(c.get("type") == "Active" and c.get("status") == "True" for c in status["conditions"])
+
+
 class LocalQueueStatus(_Writer):
+    def __init__(self, mgr: KueueManager) -> None:
+        super().__init__(mgr)
+        self.sampler = UsageSampler(mgr.queues, mgr.cache, mgr.now)
+
     def reconcile(self, request: Request) -> Result | None:
         mgr = self.mgr
         lq = self.mgr.get(LocalQueue, request.name, request.namespace)
@@ -192,8 +203,11 @@ class LocalQueueStatus(_Writer):
             )
         if lq.status is not None and lq.status.fair_sharing is not None:
             status["fairSharing"] = lq.status.fair_sharing.to_dict()
+        result = None
+        if mgr.queues.afs is not None and _ready(status):
+            result = self.sampler.reconcile(lq, key, cq_name, status)
         self._write_status(lq, _clean(status))
-        return None
+        return result
 
 
 class CohortStatus(_Writer):

@@ -21,7 +21,8 @@ preemption targets) and hands it back, instead of computing it, only when every 
 * the clock, only when a workload of the tree has no quota reservation time (candidates are ordered
   by it, ``now`` standing in for a missing one: the only place nomination reads the clock);
 * what is global: the cycle's configuration (gates, fungibility, partial admission), the preemptor's
-  configuration, the ResourceFlavors (node labels, taints, tolerations), the quota tree object.
+  configuration, the ResourceFlavors (node labels, taints, tolerations), the quota tree object, and
+  with admission fair sharing the LocalQueues' usage (it orders preemption candidates).
 
 Nomination runs on the snapshot as of the cycle's start (``run_cycle`` nominates every head before
 it processes any, and every what-if of the oracle is rolled back), so the cycle's own admissions and
@@ -148,7 +149,10 @@ class NominationMemo:
         if not self.enabled:
             return None
         flavors = tuple(sorted(snapshot.flavors.items()))
-        key = (snapshot.cache.tree, config, _preemptor_key(preemptor), flavors)
+        # admission fair sharing's LocalQueue usage orders preemption candidates: any change of it
+        # invalidates every kept nomination
+        lq_usage = tuple(sorted(snapshot.lq_usage.items())) if snapshot.lq_usage is not None else None
+        key = (snapshot.cache.tree, config, _preemptor_key(preemptor), flavors, lq_usage)
         if self._global is None or not _same_global(self._global, key):
             self._entries.clear()
             self._reserved.clear()

@@ -88,6 +88,10 @@ class Snapshot:
         self.flavors: Mapping[str, Any] = cache.flavors
         self.inactive = frozenset(n for n in cache.cluster_queues if not cache.schedulable(n))
         self.candidates = candidates if candidates is not None else CandidateIndex()
+        # admission fair sharing: each usage-based ClusterQueue's LocalQueues' usage as of the cycle's
+        # start (``LocalQueueFSUsage`` on the snapshot's workloads; preemption candidates of one
+        # ClusterQueue in different LocalQueues are taken from the higher usage first); ``None`` off
+        self.lq_usage: dict[str, float] | None = None
 
     def cluster_queue(self, name: str) -> ClusterQueueNode | None:
         if name in self.inactive:

@@ -131,6 +131,8 @@ class Preemptor:
         now: datetime,
         lq_usage: dict[str, float] | None = None,
     ) -> list[Target]:
+        if lq_usage is None:
+            lq_usage = snapshot.lq_usage
         ctx = PreemptionCtx(wl, cq, snapshot, frs, usage, now, self.timestamp_buffer, lq_usage)
         return self._fair(ctx) if self.fair_sharing else self._classical(ctx)
 
