@@ -5,6 +5,7 @@ commands hang off :data:`kbatch.cli.commands.create_generators.create_app`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import typer
@@ -62,6 +63,20 @@ def _warn(text: str) -> None:
     typer.echo(text, err=True)
 
 
+def _bare_unknown(build: Callable[[Backend | None], Obj]) -> Callable[[Backend | None], Obj]:
+    """An unknown resource printed as kubectl prints it: the bare line, exit 1."""
+    from kbatch.cli.generators.rbac import UnknownResource
+
+    def wrapped(backend: Backend | None) -> Obj:
+        try:
+            return build(backend)
+        except UnknownResource as err:
+            typer.echo(str(err), err=True)
+            raise typer.Exit(1) from None
+
+    return wrapped
+
+
 @create_app.command("role", cls=DashCommand)
 @command
 def role(ctx: typer.Context, args: list[str] | None = ARGS, verb: list[str] | None = _VERB,
@@ -77,7 +92,8 @@ def role(ctx: typer.Context, args: list[str] | None = ARGS, verb: list[str] | No
     def build(backend: Backend | None) -> Obj:
         return rbac.role(name, namespace, spec, _resolver(backend), _warn)
 
-    run(ctx, namespace, emit(output, dry_run, save_config, field_manager), build, needs_server=True)
+    run(ctx, namespace, emit(output, dry_run, save_config, field_manager), _bare_unknown(build),
+        needs_server=True)
 
 
 def _aggregation(values: list[str] | None) -> dict[str, str]:
@@ -113,7 +129,7 @@ def clusterrole(ctx: typer.Context, args: list[str] | None = ARGS, verb: list[st
     def build(backend: Backend | None) -> Obj:
         return rbac.cluster_role(name, spec, aggregation, _resolver(backend), _warn)
 
-    run(ctx, None, emit(output, dry_run, save_config, field_manager), build, needs_server=True)
+    run(ctx, None, emit(output, dry_run, save_config, field_manager), _bare_unknown(build), needs_server=True)
 
 
 @create_app.command("rolebinding", cls=DashCommand)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from kbatch.cli.generators import GeneratorError, Obj, object_meta
 
-__all__ = ["Resolve", "RoleSpec", "binding", "cluster_role", "role", "role_spec"]
+__all__ = ["Resolve", "RoleSpec", "UnknownResource", "binding", "cluster_role", "role", "role_spec"]
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 RBAC_VERSION = f"{RBAC_GROUP}/v1"
@@ -35,6 +35,11 @@ SPECIAL_VERBS: dict[str, tuple[tuple[str, str], ...]] = {
 
 # (resource, group) as typed → (group, plural) as the server serves it, or None when it serves none
 Resolve = Callable[[str, str], "tuple[str, str] | None"]
+
+
+class UnknownResource(GeneratorError):
+    """A resource the server does not serve. kubectl prints the RESTMapper's error as it is, without
+    ``error:`` (``cmdutil.CheckErr`` on a ``NoResourceMatchError``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +97,7 @@ def _validate_resources(spec: RoleSpec, resolve: Resolve) -> None:
                 raise GeneratorError(f"can not perform '{verb}' on '{plural}' in group '{group}'")
             special_ok = True
         if found is None and not special_ok:
-            raise GeneratorError(f"the server doesn't have a resource type \"{r.resource}\"")
+            raise UnknownResource(f"the server doesn't have a resource type \"{r.resource}\"")
 
 
 def _warn_verbs(spec: RoleSpec, warn: Callable[[str], None]) -> None:
@@ -156,6 +161,8 @@ def cluster_role(name: str, spec: RoleSpec, aggregation: dict[str, str], resolve
         if spec.non_resource_urls or spec.verbs or spec.resources or spec.resource_names:
             raise GeneratorError("aggregation rule must be specified without nonResourceURLs, verbs, "
                                  "resources or resourceNames")
+        # ``rules`` has no omitempty: an aggregated role's empty rules are written as null
+        out["rules"] = None
         out["aggregationRule"] = {"clusterRoleSelectors": [{"matchLabels": dict(aggregation)}]}
         return out
     if not spec.verbs:

@@ -49,7 +49,18 @@ def job_from_cronjob(name: str, cron: Obj, namespace: str | None) -> Obj:
     meta["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": "CronJob", "name": cmeta.get("name", ""),
                                 "uid": cmeta.get("uid", ""), "controller": True}]
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta,
-            "spec": dict(template.get("spec") or {}), "status": {}}
+            "spec": _typed_job_spec(template.get("spec") or {}), "status": {}}
+
+
+def _typed_job_spec(spec: Obj) -> Obj:
+    """The JobSpec as kubectl's typed copy writes it: by-value structs the server's JSON may leave out
+    (the pod template's ``metadata``, each container's ``resources``) are ``{}``."""
+    template = dict(spec.get("template") or {})
+    pod = dict(template.get("spec") or {})
+    for key in ("initContainers", "containers"):
+        if key in pod:
+            pod[key] = [{**c, "resources": c.get("resources") or {}} for c in pod[key]]
+    return {**spec, "template": {**template, "metadata": template.get("metadata") or {}, "spec": pod}}
 
 
 def cronjob(name: str, image: str, schedule: str, restart: str, command: list[str],
