@@ -66,8 +66,9 @@ def _same(served: Any, *args: str) -> None:
 
 
 ROLES: list[tuple[str, ...]] = [
-    ("role", "r", "--verb=get,list", "--verb=watch", "--verb=get", "--resource=pods,pods/status,jobs.batch,cj,po",
-     "--resource-name=a", "--resource-name=a", "--resource-name=b"),
+    ("role", "r", "--verb=get,list", "--verb=watch", "--verb=get",
+     "--resource=pods,pods/status,jobs.batch,cj,po", "--resource-name=a", "--resource-name=a",
+     "--resource-name=b"),
     ("role", "all", "--verb=*", "--verb=get", "--resource=*", "-n", "team"),
     ("role", "odd", "--verb=frobnicate", "--resource=podgroups"),
     ("role", "imp", "--verb=impersonate", "--resource=serviceaccounts,users,groups"),
@@ -103,8 +104,9 @@ def test_created_through_serve_as_through_kubectl(served: Any) -> None:
     for client, name in ((kubectl, "by-kubectl"), (kbatch, "by-kbatch")):
         out = client(served, "create", "job", name, "--image=busybox", "--save-config", "--", "echo", "hi")
         assert out.returncode == 0 and out.stdout.strip() == f"job.batch/{name} created", out.stderr
-    jobs = {name: json.loads(kubectl(served, "get", "job", name, "-o", "json", "--show-managed-fields").stdout)
-            for name in ("by-kubectl", "by-kbatch")}
+    shown = {name: kubectl(served, "get", "job", name, "-o", "json", "--show-managed-fields")
+             for name in ("by-kubectl", "by-kbatch")}
+    jobs = {name: json.loads(out.stdout) for name, out in shown.items()}
     managers = {n: {f["manager"] for f in j["metadata"]["managedFields"]} for n, j in jobs.items()}
     assert "kubectl-create" in managers["by-kubectl"] and "kbatch-create" in managers["by-kbatch"]
     assert "kubectl-create" not in managers["by-kbatch"]
