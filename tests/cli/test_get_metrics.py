@@ -28,7 +28,8 @@ def test_node_and_pod_metrics_tables(kb: Kbatch) -> None:
     assert kb.ok("get", "nodes.metrics.k8s.io").splitlines() == [
         "NAME     CPU   MEMORY   WINDOW", "node-0   0     0        15s", "node-1   0     0        15s"]
     empty = kb("get", "pods.metrics.k8s.io")
-    assert empty.code == 0 and empty.out == "" and empty.err.strip() == "No resources found in default namespace."
+    assert empty.code == 0 and empty.out == ""
+    assert empty.err.strip() == "No resources found in default namespace."
     kb.ok("apply", "-f", "-", input_=POD)
     kb.ok("advance", "2s")
     # the two containers' usage (the annotations give each running container that much), summed
