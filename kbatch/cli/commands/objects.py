@@ -221,6 +221,8 @@ def _create_one(backend: Backend, sourced: Sourced, namespace: str | None, dry_r
     return placed if dry_run == "client" else create_virtual(backend, resource, placed, opts)
 
 
+_NO_ROUTE = object()  # a delete target whose path kube-apiserver has no route for (a review's name)
+
 CASCADE = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan",
            "true": "Background", "false": "Orphan"}
 
@@ -261,6 +263,10 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
 
         def one(target: tuple[Any, str | None, str]) -> str:
             info, ns, name = target
+            if info is _NO_ROUTE:
+                from kbatch.server.routing import route_not_found
+
+                raise route_not_found()
             label = f"{info.kind.lower()}.{info.group}" if info.group else info.kind.lower()
             if warn_cluster_scope[0] and not info.namespaced:  # once, before the first such delete
                 typer.echo("Warning: deleting cluster-scoped resources, not scoped to the provided namespace",
@@ -293,6 +299,12 @@ def _grace_period(seconds: int | None, force: bool) -> int | None:
 def _delete_targets(backend: Backend, kind: str | None, names: list[str], filename: list[str] | None,
                     namespace: str | None, selector: str | None, all_: bool) -> list[tuple[Any, str | None,
                                                                                            str]]:
+    """What ``delete`` deletes. A create-only review answers as kube-apiserver does kubectl's requests:
+    a name's ``DELETE`` finds no route (``Error from server (NotFound): the server could not find the
+    requested resource``, one per name), ``-l``/``--all``'s list is the 405, and no name at all is the
+    resource builder's error before any request."""
+    from kbatch.api.errors import MethodNotAllowed
+
     if filename:
         from kbatch.cli.manifests import read_sourced_manifests
 
@@ -303,7 +315,14 @@ def _delete_targets(backend: Backend, kind: str | None, names: list[str], filena
         kind_name, name = split_kind_name(kind)
         names = [name or "", *names]
         kind = kind_name
-    info = kind_info(backend.registry, kind)
+    try:
+        info = kind_info(backend.registry, kind)
+    except MethodNotAllowed:  # a create-only review (kind_info): what kubectl meets at each step
+        if not names and not (selector or all_):
+            raise UserError("resource(s) were provided, but no name was specified") from None
+        if names:  # DELETE on a path no route serves: the 404 of kube-apiserver's NotFound handler
+            return [(_NO_ROUTE, None, n) for n in names]
+        raise  # the list kubectl sends first for -l or --all: go-restful's 405
     _warn_info(backend, info)
     ns = namespace_for(info, namespace)
     if names:
