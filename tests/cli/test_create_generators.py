@@ -79,6 +79,7 @@ CASES: list[tuple[str, ...]] = [
     ("namespace", "saved", "--save-config"),
     ("serviceaccount", "builder", "-n", "team"),
     ("sa", "short"),
+    ("-n", "team", "serviceaccount", "namespace-first"),  # -n first: a persistent flag in cobra
     ("priorityclass", "high", "--value=1000", "--description=for batch", "--global-default"),
     ("priorityclass", "low", "--value=-5", "--preemption-policy=Never"),
     ("quota", "q", "--hard=cpu=1500m,memory=1Gi,pods=10,requests.nvidia.com/gpu=2"),

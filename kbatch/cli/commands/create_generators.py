@@ -159,8 +159,7 @@ def emit(output: str | None, dry_run: str, save_config: bool, field_manager: str
 def create(ctx: typer.Context,
            filename: list[str] | None = typer.Option(None, "-f", "--filename",
                                                      help="File, directory or - (stdin) with the objects."),
-           namespace: str | None = NAMESPACE, dry_run: str = DRY_RUN, field_manager: str = MANAGER,
-           output: str | None = OUTPUT) -> None:
+           dry_run: str = DRY_RUN, field_manager: str = MANAGER, output: str | None = OUTPUT) -> None:
     """Create objects from YAML/JSON files (fails for objects that already exist), or with a generator
     (`kbatch create job NAME --image=busybox -- echo hi`). A review (SubjectAccessReview, TokenReview,
     ...) is answered and not stored, as upstream's POST."""
@@ -170,7 +169,8 @@ def create(ctx: typer.Context,
         raise UserError("must specify one of -f and -k")
     from kbatch.cli.commands.objects import create_from_files
 
-    create_from_files(ctx, filename, namespace, dry_run, field_manager, output)
+    # -n is the global option here (kbatch/cli/options.py), so `create -n NS job …` reaches the generator
+    create_from_files(ctx, filename, global_options(ctx).namespace, dry_run, field_manager, output)
 
 
 # ---------------------------------------------------------------------------------------------
