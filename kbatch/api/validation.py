@@ -28,6 +28,7 @@ __all__ = [
     "FIELD_IMMUTABLE",
     "IS_NEGATIVE",
     "NameValidator",
+    "chdir_prefix_errors",
     "child",
     "index",
     "is_dns1035_label",
@@ -130,6 +131,16 @@ _DNS1035_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
 _DNS1035_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
                 "alphabetic character, and end with an alphanumeric character")
 _DNS1035_RE = re.compile(_DNS1035_FMT)
+
+
+def chdir_prefix_errors(value: str) -> list[str]:
+    """apimachinery ``hasChDirPrefix`` (``IsConfigMapKey``, ``IsEnvVarName``): not ``.``, ``..`` or
+    ``..``-prefixed."""
+    if value == ".":
+        return ["must not be '.'"]
+    if value == "..":
+        return ["must not be '..'"]
+    return ["must not start with '..'"] if value.startswith("..") else []
 
 
 def is_qualified_name(value: str) -> list[str]:

@@ -20,6 +20,7 @@ from kbatch.cli.commands import (
     admin,
     cluster,
     conformance,
+    create_generators,
     create_token,
     experiment,
     explain,
@@ -123,20 +124,26 @@ def _check_feature_gates(value: str | None) -> None:
         raise typer.Exit(1) from None
 
 
-for module in (objects, metadata, explain, view, top, timecmd, cluster, admin, conformance, report,
-               experiment, create_token):
+for module in (objects, create_generators, metadata, explain, view, top, timecmd, cluster, admin, conformance,
+               report, experiment, create_token):
     module.register(app)
 
 
 def _usage_message(err: Exception) -> str:
     """click's usage error, an unknown option worded as spf13/pflag words it (kubectl's flags,
-    ``flag.go``): ``unknown flag: --foo``, ``unknown shorthand flag: 'z' in -z``."""
+    ``flag.go``): ``unknown flag: --foo``, ``unknown shorthand flag: 'z' in -z``; a missing required
+    option as cobra words it (``command.go`` ``validateRequiredFlags``)."""
     name = getattr(err, "option_name", None)
     # by name: typer vendors click privately (typer._click), so its classes are not imported here
     if type(err).__name__ == "NoSuchOption" and isinstance(name, str):
         if name.startswith("--"):
             return f"unknown flag: {name}"
         return f"unknown shorthand flag: '{name[1:2]}' in {name}"
+    param = getattr(err, "param", None)
+    if type(err).__name__ == "MissingParameter" and getattr(param, "param_type_name", "") == "option":
+        # cobra's MarkFlagRequired (``kubectl create cronjob`` without ``--schedule``)
+        flag = max(param.opts, key=len).lstrip("-")  # type: ignore[union-attr]
+        return f'required flag(s) "{flag}" not set'
     fmt = getattr(err, "format_message", None)
     return str(fmt() if callable(fmt) else err)
 

@@ -16,7 +16,7 @@ import yaml
 from kbatch.authz.signing import unverified_claims
 from tests.cli.runners import CliProcesses
 
-CREATE_TOKEN = ("create-token",)  # `kbatch create token` once it joins `kbatch create`'s group
+CREATE_TOKEN = ("create", "token")
 ACCOUNT = """apiVersion: v1
 kind: ServiceAccount
 metadata: {name: runner}

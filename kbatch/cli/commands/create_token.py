@@ -11,7 +11,7 @@ a newline only on a terminal), or the whole TokenRequest with ``-o yaml|json``. 
 Over ``--server`` the POST goes to ``kbatch serve``; in local mode the state's own API server answers
 it (:meth:`kbatch.apiserver.server.APIServer.create_token`), signed with the key ``kbatch serve``
 derives for the same state without ``--token`` (docs/serviceaccounts.md, "The key"). Nothing is
-stored. ``register`` adds the command as ``create-token`` until it joins ``kbatch create``'s group.
+stored. ``register`` adds it to ``kbatch create``'s group of generators.
 """
 
 from __future__ import annotations
@@ -123,4 +123,7 @@ def _render(out: Obj, output: str) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("create-token")(token)
+    """``kbatch create token``: one more subcommand of ``create``'s group (``app`` is not used)."""
+    from kbatch.cli.commands.create_generators import create_app
+
+    create_app.command("token")(token)

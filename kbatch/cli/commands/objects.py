@@ -18,7 +18,7 @@ from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
 if TYPE_CHECKING:
     from kbatch.server.backend import Backend
 
-__all__ = ["register"]
+__all__ = ["create_from_files", "format_output", "print_warnings", "register"]
 
 FILES = typer.Option(..., "-f", "--filename", help="File, directory or - (stdin) with the objects.")
 DRY_RUN = typer.Option("none", "--dry-run", help="none, client or server.")
@@ -30,7 +30,6 @@ SERVER_SIDE = typer.Option(False, "--server-side", help="Server-side apply: the 
 FIELD_MANAGER = typer.Option(None, "--field-manager", help="Name of the manager tracking the change "
                              "(default kbatch-client-side-apply; with --server-side, kbatch).")
 _MANAGER_HELP = "Name of the manager tracking the change."
-CREATE_MANAGER = typer.Option("kbatch-create", "--field-manager", help=_MANAGER_HELP)
 PATCH_MANAGER = typer.Option("kbatch-patch", "--field-manager", help=_MANAGER_HELP)
 CLIENT_SIDE_APPLY_MANAGER = "kbatch-client-side-apply"
 SERVER_SIDE_APPLY_MANAGER = "kbatch"
@@ -117,7 +116,7 @@ def _apply_one(backend: Backend, obj: Sourced, namespace: str | None, dry_run: s
     _is_dry, suffix = _dry(dry_run)
     verbs = _BackendVerbs(backend, info, dry_run, manager)
     outcome, out = client_side_apply(verbs, placed)
-    _print_warnings(verbs.opts.warnings)
+    print_warnings(verbs.opts.warnings)
     return f"{render_name(out)} {outcome}{suffix}"
 
 
@@ -133,11 +132,11 @@ def _server_side_apply(backend: Backend, obj: Sourced, namespace: str | None, dr
 
     opts = WriteOptions(dry_run=dry_run == "server")
     out = backend.apply(info, ns, name, placed, opts, field_manager=manager, force=force)
-    _print_warnings(opts.warnings)
+    print_warnings(opts.warnings)
     return f"{render_name(out)} serverside-applied{suffix}"
 
 
-def _print_warnings(texts: list[str]) -> None:
+def print_warnings(texts: list[str]) -> None:
     """The ``Warning:`` headers of a write, as kubectl prints them (stderr, before the result)."""
     for text in texts:
         typer.echo(f"Warning: {text}", err=True)
@@ -183,12 +182,11 @@ def apply(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None
             each_reporting(objects, lambda obj: _apply_one(backend, obj, namespace, dry_run, manager))
 
 
-@command
-def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | None = NAMESPACE,
-           dry_run: str = DRY_RUN, field_manager: str = CREATE_MANAGER,
-           output: str | None = typer.Option(None, "-o", "--output", help="yaml, json or name.")) -> None:
-    """Create objects from YAML/JSON files (fails for objects that already exist); a review
-    (SubjectAccessReview, TokenReview, ...) is answered and not stored, as upstream's POST."""
+def create_from_files(ctx: typer.Context, filename: list[str], namespace: str | None, dry_run: str,
+                      field_manager: str, output: str | None) -> None:
+    """``kbatch create -f``: create the files' objects (fails for objects that already exist); a review
+    (SubjectAccessReview, TokenReview, ...) is answered and not stored, as upstream's POST. The
+    command itself is :mod:`kbatch.cli.commands.create_generators`'s, beside kubectl's generators."""
     from kbatch.cli.manifests import read_sourced_manifests
     from kbatch.cli.session import session
     from kbatch.server.backend import WriteOptions
@@ -202,8 +200,8 @@ def create(ctx: typer.Context, filename: list[str] = FILES, namespace: str | Non
         def one(obj: Sourced) -> str:
             opts = WriteOptions(dry_run=dry_run == "server", field_manager=field_manager)
             out = _create_one(backend, obj, namespace, dry_run, opts)
-            _print_warnings(opts.warnings)
-            return _format(out, output) if output else f"{render_name(out)} created{suffix}"
+            print_warnings(opts.warnings)
+            return format_output(out, output) if output else f"{render_name(out)} created{suffix}"
 
         each_reporting(objects, one)
 
@@ -222,6 +220,8 @@ def _create_one(backend: Backend, sourced: Sourced, namespace: str | None, dry_r
     placed = place(obj, virtual_info(resource), namespace)
     return placed if dry_run == "client" else create_virtual(backend, resource, placed, opts)
 
+
+_NO_ROUTE = object()  # a delete target whose path kube-apiserver has no route for (a review's name)
 
 CASCADE = {"background": "Background", "foreground": "Foreground", "orphan": "Orphan",
            "true": "Background", "false": "Orphan"}
@@ -263,6 +263,10 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
 
         def one(target: tuple[Any, str | None, str]) -> str:
             info, ns, name = target
+            if info is _NO_ROUTE:
+                from kbatch.server.routing import route_not_found
+
+                raise route_not_found()
             label = f"{info.kind.lower()}.{info.group}" if info.group else info.kind.lower()
             if warn_cluster_scope[0] and not info.namespaced:  # once, before the first such delete
                 typer.echo("Warning: deleting cluster-scoped resources, not scoped to the provided namespace",
@@ -295,6 +299,12 @@ def _grace_period(seconds: int | None, force: bool) -> int | None:
 def _delete_targets(backend: Backend, kind: str | None, names: list[str], filename: list[str] | None,
                     namespace: str | None, selector: str | None, all_: bool) -> list[tuple[Any, str | None,
                                                                                            str]]:
+    """What ``delete`` deletes. A create-only review answers as kube-apiserver does kubectl's requests:
+    a name's ``DELETE`` finds no route (``Error from server (NotFound): the server could not find the
+    requested resource``, one per name), ``-l``/``--all``'s list is the 405, and no name at all is the
+    resource builder's error before any request."""
+    from kbatch.api.errors import MethodNotAllowed
+
     if filename:
         from kbatch.cli.manifests import read_sourced_manifests
 
@@ -305,7 +315,14 @@ def _delete_targets(backend: Backend, kind: str | None, names: list[str], filena
         kind_name, name = split_kind_name(kind)
         names = [name or "", *names]
         kind = kind_name
-    info = kind_info(backend.registry, kind)
+    try:
+        info = kind_info(backend.registry, kind)
+    except MethodNotAllowed:  # a create-only review (kind_info): what kubectl meets at each step
+        if not names and not (selector or all_):
+            raise UserError("resource(s) were provided, but no name was specified") from None
+        if names:  # DELETE on a path no route serves: the 404 of kube-apiserver's NotFound handler
+            return [(_NO_ROUTE, None, n) for n in names]
+        raise  # the list kubectl sends first for -l or --all: go-restful's 405
     _warn_info(backend, info)
     ns = namespace_for(info, namespace)
     if names:
@@ -352,11 +369,11 @@ def patch(ctx: typer.Context, kind: str = typer.Argument(..., help="KIND or KIND
         before = backend.get(info, ns, name)
         opts = WriteOptions(field_manager=field_manager)
         out = backend.patch(info, ns, name, body, patch_type, opts, subresource=subresource)
-        _print_warnings(opts.warnings)
+        print_warnings(opts.warnings)
         changed = (out.get("metadata") or {}).get("resourceVersion") != \
             (before.get("metadata") or {}).get("resourceVersion")
         if output:
-            typer.echo(_format(out, output))
+            typer.echo(format_output(out, output))
         else:
             typer.echo(f"{render_name(out)} patched" + ("" if changed else " (no change)"))
 
@@ -375,7 +392,7 @@ def _parse_patch(text: str) -> Any:
     return docs[0] if docs else None
 
 
-def _format(obj: dict[str, Any], output: str) -> str:
+def format_output(obj: dict[str, Any], output: str) -> str:
     """``-o json|yaml`` omit ``metadata.managedFields``, as kubectl's printers do unless
     ``--show-managed-fields`` (cli-runtime ``JSONYamlPrintFlags``)."""
     if output in ("json", "yaml"):
@@ -392,6 +409,5 @@ def _format(obj: dict[str, Any], output: str) -> str:
 
 def register(app: typer.Typer) -> None:
     app.command()(apply)
-    app.command()(create)
     app.command()(delete)
     app.command()(patch)

@@ -12,6 +12,7 @@ import typer
 from kbatch.api.jsonpath import TemplateError, compile_template, evaluate, evaluate_as_json
 from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command
+from kbatch.cli.metrics_get import metrics_items, metrics_table, readable_virtual
 from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.outputs import add_label_columns, columns_from_file, custom_columns, sort_objects
 from kbatch.cli.render import as_list, format_table, render_json, render_name, render_yaml
@@ -207,6 +208,15 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
     if len(kinds) > 1 and (wanted or watch):
         raise UserError("several kinds can be listed together, but not with names or --watch")
     with session(global_options(ctx), save=False) as backend:
+        metrics = readable_virtual(backend.registry, kinds[0]) if len(kinds) == 1 else None
+        if metrics is not None:
+            if watch:
+                raise UserError("watch is not supported by the metrics API")  # metrics-server: no Watcher
+            ns = namespace_for(_virtual_info(metrics), namespace, all_namespaces)
+            items = metrics_items(backend, metrics, ns, wanted, selector, field_selector)
+            _print_metrics(items, wanted, view, all_namespaces and metrics.namespaced, show_managed_fields,
+                           ns)
+            return
         infos = _kind_infos(backend.registry, kinds, bool(wanted))
         warn_deprecated(backend.registry, [(i.api_version, i.kind) for i in infos])
         if len(infos) > 1 and (wanted or watch):
@@ -226,6 +236,27 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
                    rv, view, all_namespaces, timeout)
     if failed:
         raise typer.Exit(1)
+
+
+def _virtual_info(resource: Any) -> Any:
+    from kbatch.cli.virtual_create import virtual_info
+
+    return virtual_info(resource)
+
+
+def _print_metrics(items: list[dict[str, Any]], wanted: list[str], view: TableView, all_ns: bool,
+                   show_managed_fields: bool, ns: str | None) -> None:
+    """NodeMetrics or PodMetrics as kubectl prints metrics-server's (:mod:`kbatch.cli.metrics_get`)."""
+    output = view.output or ""
+    if output.partition("=")[0] in DOCUMENTS:
+        if items or not wanted:
+            _print_objects(items, output, single=len(wanted) == 1, show_managed_fields=show_managed_fields,
+                           headers=view.headers)
+    elif items:
+        typer.echo(format_table(metrics_table(items), wide=output == "wide", with_namespace=all_ns,
+                                headers=view.headers))
+    elif not wanted:
+        typer.echo(f"No resources found in {ns} namespace." if ns else "No resources found", err=True)
 
 
 def _sorted(objs: list[dict[str, Any]], sort_by: str | None) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ from kbatch.api.core_v1 import ConfigMap
 from kbatch.api.errors import FieldError
 from kbatch.api.meta import Resource
 from kbatch.api.strategy import DefaultStrategy
-from kbatch.api.validation import key
+from kbatch.api.validation import chdir_prefix_errors, key
 
 __all__ = ["MAX_CONFIG_MAP_SIZE", "ConfigMapStrategy", "config_key_errors"]
 
@@ -36,13 +36,7 @@ def config_key_errors(name: str) -> list[str]:
         out.append("must be no more than 253 characters")
     if not _KEY_RE.fullmatch(name):
         out.append(_KEY_MSG)
-    if name == ".":
-        out.append("must not be '.'")
-    elif name == "..":
-        out.append("must not be '..'")
-    elif name.startswith(".."):
-        out.append("must not start with '..'")
-    return out
+    return out + chdir_prefix_errors(name)
 
 
 def _size(value: str, binary: bool) -> int:
