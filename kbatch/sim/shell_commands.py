@@ -21,6 +21,7 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.files import resolve
 from kbatch.sim.shell_run import Shell, evaluate_let
+from kbatch.sim.signals import signal_name
 
 __all__ = ["COMMANDS"]
 
@@ -34,6 +35,8 @@ def _exit(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin:
         except ValueError:
             shell.error(f"sh: exit: Illegal number: {args[0]}")
             shell.status = 2
+    elif shell.trap_status is not None:  # in a trap action: the status before it (POSIX ``exit``)
+        shell.status = shell.trap_status
     shell.exited = True
 
 
@@ -51,7 +54,36 @@ def _echo(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin:
 
 
 def _wait(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
-    shell.duration = max(shell.duration, shell.background_end)
+    shell.status = 0
+    shell.spend(max(0.0, shell.background_end - shell.duration), waiting=True)
+
+
+def _trap(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+    """``trap ACTION CONDITION…`` sets (``''``: ignores, ``-``: resets) what the shell does on each
+    signal or ``EXIT``; a first operand that is a number or a lone condition resets (POSIX
+    ``trap``). An unknown condition is dash's "bad trap": a special builtin's error, which exits a
+    non-interactive shell with 2. ``trap`` alone (which prints the traps) only answers 0."""
+    if args and args[0] == "--":
+        args = args[1:]
+    if not args:
+        shell.status = 0
+        return
+    action: str | None = args[0]
+    conditions = args[1:]
+    if not conditions or args[0].isdigit():
+        action, conditions = None, args
+    elif action == "-":
+        action = None
+    for condition in conditions:
+        name = signal_name(condition)
+        if name is None:
+            shell.error(f"sh: trap: {condition}: bad trap")
+            shell.status, shell.exited = 2, True
+            return
+        if action is None:
+            shell.traps.pop(name, None)
+        else:
+            shell.traps[name] = action
     shell.status = 0
 
 
@@ -148,5 +180,5 @@ def _each(shell: Shell, args: list[str], act: Callable[[str], str | None], name:
 COMMANDS: dict[str, Command] = {
     "exit": _exit, "true": _status(0), ":": _status(0), "false": _status(1), "echo": _echo,
     "wait": _wait, "cd": _cd, "let": _let, "cat": _cat, "ls": _ls, "touch": _touch, "mkdir": _mkdir,
-    "rm": _rm,
+    "rm": _rm, "trap": _trap,
 }

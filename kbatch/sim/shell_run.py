@@ -38,6 +38,7 @@ from kbatch.sim.shell_eval import condition_status, for_items
 from kbatch.sim.shell_expand import expand
 from kbatch.sim.shell_syntax import Case, For, If, Node, Simple, While, parse_script, words
 from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
+from kbatch.sim.signals import StopSignal, killed_status
 
 __all__ = ["MAX_LOG_LINES", "MAX_STEPS", "FilesFactory", "Shell", "run_script"]
 
@@ -82,8 +83,9 @@ class _Files:
 class Shell:
     """What a script's run has done so far."""
 
-    def __init__(self, default: float, files: _Files, capture: bool = False) -> None:
-        self.default, self.files = default, files
+    def __init__(self, default: float, files: _Files, capture: bool = False,
+                 stop: StopSignal | None = None) -> None:
+        self.default, self.files, self.stop = default, files, stop
         self.duration, self.status, self.steps, self.loops = 0.0, 0, 0, 0
         self.logs: list[str] = []
         self.offsets: list[float] = []
@@ -94,11 +96,49 @@ class Shell:
         self.captured: list[str] | None = [] if capture else None
         self.sink: list[str] | None = None  # a redirected command's standard output
         self.err_sink: list[str] | None = None  # ... and its standard error
+        self.traps: dict[str, str] = {}  # condition (``TERM``, ``EXIT``) -> action ("": ignored)
+        self.delivered = False  # the stop signal has arrived
+        self.signalled = False  # ... and ended the shell (its default action)
+        self.pending = False  # ... and its trap waits for the foreground command to end
+        self.trap_status: int | None = None  # ``$?`` when the running trap action began
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
         sub.cwd = self.cwd
         return sub
+
+    # --- time and the stop signal ---------------------------------------------------------------
+
+    def spend(self, seconds: float, waiting: bool = False) -> None:
+        """A foreground command runs ``seconds`` (``waiting``: the ``wait`` builtin). The stop
+        signal arriving meanwhile (POSIX "Shell Command Language" 2.11, "Signals and Error
+        Handling"): a trapped one runs its action once the foreground command has completed, but
+        interrupts ``wait`` at once, which returns ``128 + n``; an ignored one (``trap '' TERM``)
+        does nothing; an untrapped one does nothing to PID 1 and ends any other shell with
+        ``128 + n`` (:mod:`kbatch.sim.signals`)."""
+        start = self.duration
+        self.duration = start + seconds
+        stop = self.stop
+        if stop is None or self.delivered or not start <= stop.at < self.duration:
+            return
+        self.delivered = True
+        action = self.traps.get(stop.name) if stop.name != "KILL" else None
+        if action is None:
+            if stop.unhandled_ends():
+                self.duration, self.status, self.exited = stop.at, killed_status(stop.name), True
+                self.signalled = True
+            return
+        if action:
+            self.pending = True
+            if waiting:
+                self.duration, self.status = stop.at, killed_status(stop.name)
+
+    def stop_matters(self) -> bool:
+        """Will the stop signal, not arrived yet, change what the run does?"""
+        stop = self.stop
+        if stop is None or self.delivered:
+            return False
+        return stop.unhandled_ends() or (bool(self.traps.get(stop.name)) and stop.name != "KILL")
 
     def absorb(self, sub: Shell, start: float) -> None:
         """A subshell's steps and log lines, its time starting at ``start`` of this run."""
@@ -145,6 +185,20 @@ class Shell:
         version = self.files.view.version if self.files.view is not None else 0
         return dict(scope), self.status, self.cwd, version, max(0.0, self.background_end - self.duration)
 
+    def skip_to_stop(self, first_line: int, started: float) -> None:
+        """The iteration that began at ``started`` repeats unchanged until the one the stop signal
+        arrives in: its output is repeated for the whole iterations before that one."""
+        assert self.stop is not None
+        period = self.duration - started
+        lines, offsets = self.logs[first_line:], self.offsets[first_line:]
+        turns = int((self.stop.at - self.duration) // period) if period > 0 else 0
+        for turn in range(1, turns + 1):
+            if len(self.logs) + len(lines) > MAX_LOG_LINES:
+                break
+            self.logs.extend(lines)
+            self.offsets.extend(o + turn * period for o in offsets)
+        self.duration += max(turns, 0) * period
+
     def repeat_forever(self, first_line: int, started: float) -> None:
         """The iteration that began at ``started`` (its first log line at ``first_line``) repeats
         until the container is killed."""
@@ -172,19 +226,53 @@ class Shell:
                             tuple(self.offsets[i] for i in order), warning)
 
 
-def run_script(script: str, env: dict[str, str], default: float, files: FilesFactory | None) -> ContainerRun:
+def run_script(script: str, env: dict[str, str], default: float, files: FilesFactory | None,
+               stop: StopSignal | None = None) -> ContainerRun:
+    """The run of ``sh -c SCRIPT``; with ``stop``, the run the stop signal interrupts."""
     nodes = parse_script(script)
     if nodes is None:
         return ContainerRun(default, 0)
-    shell = Shell(default, _Files(files))
+    shell = Shell(default, _Files(files), stop=stop)
     try:
         run_nodes(shell, nodes, env)
+        run_exit_trap(shell, env)
     except (_Unmodelled, RecursionError):
         return ContainerRun(default, 0)
     except TooManySteps:
         return ContainerRun(default, 0, warning=f"the script ran more than {MAX_STEPS:,} commands; kbatch "
                                                 f"ran it as an unknown command ({default:g}s, exit 0)")
     return shell.result()
+
+
+def run_exit_trap(shell: Shell, scope: MutableMapping[str, str]) -> None:
+    """The ``EXIT`` trap's action, when the shell exits (POSIX ``trap``: not when a signal it does
+    not trap ends it); the exit status stays, unless the action runs ``exit N``."""
+    action = shell.traps.pop("EXIT", "")
+    if not action or shell.signalled:
+        return
+    nodes = parse_script(action)
+    if nodes is None:
+        return
+    status, shell.exited, shell.trap_status = shell.status, False, shell.status
+    run_nodes(shell, nodes, scope)
+    if not shell.exited:
+        shell.status = status
+    shell.exited, shell.trap_status = True, None
+
+
+def _run_trap(shell: Shell, scope: MutableMapping[str, str]) -> None:
+    """The stop signal's trap action, run between commands; ``$?`` is restored after it (POSIX
+    ``trap``), and ``exit`` without an operand in it exits with the status before it."""
+    assert shell.stop is not None
+    shell.pending = False
+    nodes = parse_script(shell.traps.get(shell.stop.name, ""))
+    if nodes is None:
+        return
+    status = shell.trap_status = shell.status
+    run_nodes(shell, nodes, scope)
+    shell.trap_status = None
+    if not shell.exited:
+        shell.status = status
 
 
 def run_nodes(shell: Shell, nodes: Sequence[Node], scope: MutableMapping[str, str]) -> None:
@@ -276,6 +364,9 @@ def _run_while(shell: Shell, node: While, scope: MutableMapping[str, str]) -> No
             if not going or shell.exited:
                 break
             if shell.fingerprint(scope) == before:
+                if shell.stop_matters() and shell.duration > started:
+                    shell.skip_to_stop(first_line, started)
+                    continue
                 shell.repeat_forever(first_line, started)
                 break
     finally:
@@ -334,7 +425,7 @@ def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> s
     sub = shell.subshell(capture=True)
     run_nodes(sub, nodes, dict(scope))
     shell.absorb(sub, shell.duration)
-    shell.duration += sub.duration
+    shell.spend(sub.duration)
     return "".join(sub.captured or ())
 
 
@@ -358,10 +449,12 @@ def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapp
                 scope[name] = value
             shell.status = 0
         elif "|" in argv:  # a pipeline (2.9.2) is not modelled: "anything else"
-            shell.duration += shell.default
             shell.status = 0
+            shell.spend(shell.default)
         elif argv:
             _run_redirected(shell, argv, scope)
+        if shell.pending and not shell.exited:
+            _run_trap(shell, scope)
 
 
 @dataclass(slots=True)
@@ -442,8 +535,8 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
     if command is not None:
         command(shell, rest, scope, stdin)
     elif name == "sleep" and rest and (seconds := _sum_sleeps(rest)) is not None:
-        shell.duration += seconds
         shell.status = 0
+        shell.spend(seconds)
     elif name in ("break", "continue"):
         if shell.loops:
             levels = int(rest[0]) if rest and rest[0].isdigit() and int(rest[0]) > 0 else 1
@@ -454,8 +547,8 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
     elif name in TESTS:
         shell.status = condition_status(argv, lambda op, path: _file_test(shell, op, path))
     else:
-        shell.duration += shell.default
         shell.status = 0
+        shell.spend(shell.default)
 
 
 def _file_test(shell: Shell, op: str, path: str) -> bool:

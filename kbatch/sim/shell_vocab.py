@@ -16,11 +16,11 @@ from kbatch.sim.shell_syntax import Background, Case, For, If, Node, Simple, Whi
 
 __all__ = ["ASSIGNMENT", "BUILTINS", "FILE_COMMANDS", "KNOWN", "TESTS", "first_unmodelled", "modelled"]
 
-BUILTINS = frozenset({"export", "trap", "set", "unset", "shift", "umask", "readonly"})
+BUILTINS = frozenset({"export", "set", "unset", "shift", "umask", "readonly"})
 """Builtins that take no time and answer 0 (``cd`` is modelled apart: it moves the directory)."""
 TESTS = frozenset({"[", "[[", "test"})
 FILE_COMMANDS = frozenset({"cat", "ls", "touch", "mkdir", "rm"})
-KNOWN = BUILTINS | TESTS | FILE_COMMANDS | {"exit", "true", ":", "false", "echo", "wait", "cd", "let",
+KNOWN = BUILTINS | TESTS | FILE_COMMANDS | {"exit", "true", ":", "false", "echo", "wait", "cd", "let", "trap",
                                             "break", "continue", "sleep"}
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
