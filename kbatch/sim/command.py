@@ -18,9 +18,9 @@ from the container environment, as the kubelet does for command and args
 ``… &`` / ``wait``     in a script, a list ended by ``&`` runs in the background (status 0 at
                        once); ``wait`` waits until every background list has ended; the shell
                        exits without waiting for them, and so does the container
-``export``, ``trap``…  the shell builtins ``export``, ``trap``, ``set``, ``unset``, ``shift``,
-                       ``umask``, ``readonly``: no time, status 0 (a trap is accepted but not run:
-                       simulated processes do not handle SIGTERM); ``cd DIR`` moves the directory
+``export``, ``set``…   the shell builtins ``export``, ``set``, ``unset``, ``shift``, ``umask``,
+                       ``readonly``: no time, status 0; ``cd DIR`` moves the directory; ``trap``
+                       sets what the stop signal and ``EXIT`` run (:mod:`kbatch.sim.signals`)
 ``[ … ]``, ``[[ … ]]``  ``test`` conditions (:mod:`kbatch.sim.shell_eval`): no time; file tests
                        (``-e -f -d -s -r -w -x``) look at the container's files
 ``NAME=value``         a shell variable for the rest of the script, no time

@@ -16,10 +16,12 @@ transition due up to ``now`` *in time order* (so a late wake-up still produces e
   the pod;
 * the pod is ``Succeeded`` when every app container has terminated with 0 and none will restart,
   ``Failed`` when they have all terminated and one did not exit 0; sidecars are then stopped;
-* deletion (``deletionTimestamp``): nothing restarts any more; at the end of the grace period every
-  running container is killed with exit code 137 (SIGKILL: the simulated processes do not handle
-  SIGTERM), waiting ones end as ``ContainerStatusUnknown``, and the pod becomes terminal (phase by
-  the same rule), ready for the kubelet's grace-0 delete;
+* deletion (``deletionTimestamp``): nothing restarts any more; every running container is sent its
+  stop signal (:func:`request_deletion` with the controller's :data:`Stopper`: it may end the
+  container early, with the code the signal gives), and at the end of the grace period every one
+  still running is killed with exit code 137 (SIGKILL), waiting ones end as
+  ``ContainerStatusUnknown``, and the pod becomes terminal (phase by the same rule), ready for the
+  kubelet's grace-0 delete;
 * a fault ends a container now with the given exit code and reason (or at its start, if it has not
   started yet);
 * a container whose configuration cannot be built (the planner answers a :class:`ConfigError`: a
@@ -31,8 +33,8 @@ transition due up to ``now`` *in time order* (so a late wake-up still produces e
 * :func:`hold_start` keeps a bound pod from starting (its volumes are not mounted yet: the
   controller retries the mount);
 * probes (:mod:`.probes`) decide a container's ``started`` and ``ready``; a liveness or startup
-  failure kills it (exit 137 at the end of the grace period). A container without probes has no
-  probe state and costs nothing more;
+  failure sends it the stop signal, then kills it (exit 137) at the end of the grace period. A
+  container without probes has no probe state and costs nothing more;
 * ephemeral containers (``kubectl debug``) added to a running pod start when the kubelet sees them
   (:func:`add_ephemeral`; upstream ``computePodActions`` lists every ephemeral container without a
   runtime status in ``EphemeralContainersToStart``, even before initialization is done, once the

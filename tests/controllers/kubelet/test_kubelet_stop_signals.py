@@ -13,6 +13,7 @@ import pytest
 from kbatch.api.core_v1 import Pod
 from kbatch.controllers.kubelet.logs import pod_logs
 from kbatch.runtime.controlplane import ControlPlane
+from kbatch.sim import NodeTemplate, create_nodes
 
 from .cluster import sim_cluster
 
@@ -126,3 +127,60 @@ def test_liveness_kill_sends_the_stop_signal_too() -> None:
     term = cp.client.get(Pod, "p", "default").status.container_statuses[0]
     state = term.state.terminated or (term.last_state.terminated if term.last_state else None)
     assert state is not None and (state.exit_code, state.reason) == (7, "Error")
+
+
+@pytest.mark.parametrize(("gates", "code"), [(None, 137), ({"ContainerStopSignals": True}, 0)])
+def test_lifecycle_stop_signal_is_sent_when_its_gate_is_on(gates: dict[str, bool] | None, code: int) -> None:
+    """KEP-4960: ``lifecycle.stopSignal`` replaces the image's (alpha in 1.33, off by default)."""
+    cp = ControlPlane(seed=0, controllers="scheduler,kubelet", feature_gates=gates)
+    create_nodes(cp, 1, NodeTemplate())
+    lifecycle = "\n    lifecycle: {stopSignal: SIGUSR1}"
+    cp.apply(_pod("busybox", "trap 'exit 0' USR1; sleep 3600 & wait", 10).rstrip("\n") + lifecycle + "\n")
+    pod, _, _ = _deleted_after(cp, 5)
+    assert _terminated(pod)[0] == code
+
+
+_JOB = """
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: j, namespace: default}}
+spec:
+  backoffLimit: 6
+  podFailurePolicy:
+    rules:
+    - action: FailJob
+      onExitCodes: {{containerName: main, operator: In, values: [143]}}
+    - action: Ignore
+      onPodConditions: [{{type: DisruptionTarget}}]
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 5
+      containers:
+      - name: main
+        image: busybox
+        command: {command}
+"""
+
+
+@pytest.mark.parametrize(("script", "failed"), [
+    ("trap 'exit' TERM; sleep 3600 & wait", True),  # the trap exits with wait's 143: FailJob
+    ("sleep 3600", False),  # PID 1 drops SIGTERM, SIGKILL'd: 137 matches no rule, the pod is replaced
+])
+def test_job_pod_failure_policy_sees_the_stop_signals_exit_code(script: str, failed: bool) -> None:
+    from kbatch.api.batch_v1 import Job
+
+    cp = sim_cluster(1, controllers="scheduler,kubelet,job")
+    cp.apply(_JOB.format(command=json.dumps(["sh", "-c", script])))
+    cp.advance(5)
+    first = cp.client.list(Pod, "default").items
+    assert len(first) == 1
+    cp.client.delete(Pod, first[0].metadata.name, "default")
+    cp.advance(10)
+    job = cp.client.get(Job, "j", "default")
+    conditions = {c.type: c.reason for c in (job.status.conditions or ())}
+    if failed:
+        assert conditions.get("Failed") == "PodFailurePolicy"
+    else:
+        assert "Failed" not in conditions and job.status.failed == 1
+        assert [p.metadata.name for p in cp.client.list(Pod, "default").items] != [first[0].metadata.name]
