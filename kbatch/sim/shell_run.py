@@ -28,7 +28,7 @@ import fnmatch
 import math
 import re
 from collections.abc import Callable, MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from kbatch.sim.container_run import ContainerRun, parse_sleep
@@ -36,8 +36,9 @@ from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError, evaluate
 from kbatch.sim.shell_eval import condition_status, for_items
 from kbatch.sim.shell_expand import expand
-from kbatch.sim.shell_syntax import Case, For, If, Node, Simple, While, parse_script, words
-from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
+from kbatch.sim.shell_input import Input, heredoc_body
+from kbatch.sim.shell_syntax import Case, For, If, Node, Simple, While, parse_script, split_pipeline, words
+from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, READS_STDIN, TESTS, first_unmodelled, modelled
 from kbatch.sim.signals import StopSignal, killed_status
 
 __all__ = ["MAX_LOG_LINES", "MAX_STEPS", "FilesFactory", "Shell", "run_script"]
@@ -101,10 +102,11 @@ class Shell:
         self.signalled = False  # ... and ended the shell (its default action)
         self.pending = False  # ... and its trap waits for the foreground command to end
         self.trap_status: int | None = None  # ``$?`` when the running trap action began
+        self.stdin = Input()  # a container's standard input is empty
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
-        sub.cwd = self.cwd
+        sub.cwd, sub.stdin = self.cwd, self.stdin
         return sub
 
     # --- time and the stop signal ---------------------------------------------------------------
@@ -183,7 +185,8 @@ class Shell:
 
     def fingerprint(self, scope: MutableMapping[str, str]) -> tuple[object, ...]:
         version = self.files.view.version if self.files.view is not None else 0
-        return dict(scope), self.status, self.cwd, version, max(0.0, self.background_end - self.duration)
+        return (dict(scope), self.status, self.cwd, version, max(0.0, self.background_end - self.duration),
+                id(self.stdin), self.stdin.pos)
 
     def skip_to_stop(self, first_line: int, started: float) -> None:
         """The iteration that began at ``started`` repeats unchanged until the one the stop signal
@@ -303,6 +306,7 @@ def _run_list(shell: Shell, node: Simple, scope: MutableMapping[str, str]) -> No
 def _run_background(shell: Shell, node: Node, scope: MutableMapping[str, str]) -> None:
     """A list ended by ``&``: a subshell whose time runs alongside, whose exit ends only itself."""
     job = shell.subshell()
+    job.stdin = Input()  # an asynchronous list's standard input is /dev/null (2.9.3.1)
     run_nodes(job, (node,), dict(scope))
     shell.absorb(job, shell.duration)
     shell.background_end = max(shell.background_end, shell.duration + job.duration)
@@ -336,7 +340,18 @@ def _body(shell: Shell, body: Sequence[Node], scope: MutableMapping[str, str]) -
     return True
 
 
+def _loop_input(shell: Shell, redirect: str, scope: MutableMapping[str, str]) -> Input | None:
+    """The input a loop's ``done < FILE`` / ``done <<WORD`` gives its commands (None: it failed)."""
+    text = _expand(shell, redirect, scope)
+    if text is None:
+        return None
+    return _stdin(shell, _redirections(words(text))[1], scope)
+
+
 def _run_for(shell: Shell, node: For, scope: MutableMapping[str, str]) -> None:
+    if node.stdin:
+        _with_input(shell, node, scope)
+        return
     items = for_items(node.items, scope)
     if items is None:
         raise _Unmodelled(node.items)
@@ -350,7 +365,22 @@ def _run_for(shell: Shell, node: For, scope: MutableMapping[str, str]) -> None:
         shell.loops -= 1
 
 
+def _with_input(shell: Shell, node: For | While, scope: MutableMapping[str, str]) -> None:
+    """A loop whose input is redirected: its commands read that input, one stream for the loop."""
+    stdin = _loop_input(shell, node.stdin, scope)
+    if stdin is None:
+        return
+    outer, shell.stdin = shell.stdin, stdin
+    try:
+        run_nodes(shell, (replace(node, stdin=""),), scope)
+    finally:
+        shell.stdin = outer
+
+
 def _run_while(shell: Shell, node: While, scope: MutableMapping[str, str]) -> None:
+    if node.stdin:
+        _with_input(shell, node, scope)
+        return
     status, shell.loops = 0, shell.loops + 1
     try:
         while True:
@@ -408,9 +438,9 @@ def _expand_word(shell: Shell, text: str, scope: MutableMapping[str, str],
     return "".join(out)
 
 
-def _expand(shell: Shell, text: str, scope: MutableMapping[str, str]) -> str | None:
+def _expand(shell: Shell, text: str, scope: MutableMapping[str, str], quotes: bool = True) -> str | None:
     try:
-        return expand(text, scope, shell.status, lambda inner: _substitute(shell, inner, scope))
+        return expand(text, scope, shell.status, lambda inner: _substitute(shell, inner, scope), quotes)
     except ArithError as error:  # dash: a non-interactive shell exits 2 on an expansion error
         shell.error(f"sh: arithmetic expression: {error}")
         shell.status, shell.exited = 2, True
@@ -439,6 +469,11 @@ def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapp
         shell.steps += 1
         if shell.steps > MAX_STEPS:
             raise TooManySteps(command)
+        if "|" in command and len(stages := split_pipeline(command)) > 1:
+            _run_pipeline(shell, stages, scope)
+            if shell.pending and not shell.exited:
+                _run_trap(shell, scope)
+            continue
         text = _expand(shell, command, scope)
         if text is None:
             return
@@ -448,13 +483,41 @@ def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapp
                 name, _, value = assignment.partition("=")
                 scope[name] = value
             shell.status = 0
-        elif "|" in argv:  # a pipeline (2.9.2) is not modelled: "anything else"
-            shell.status = 0
-            shell.spend(shell.default)
         elif argv:
             _run_redirected(shell, argv, scope)
         if shell.pending and not shell.exited:
             _run_trap(shell, scope)
+
+
+def _run_pipeline(shell: Shell, stages: list[str], scope: MutableMapping[str, str]) -> None:
+    """``a | b | c`` (2.9.2): each command in a subshell, its standard output the next one's
+    input; the status is the last command's. The stages run together: the pipeline takes as long as
+    its longest stage, a stage that reads its input starting when the stage before it has ended (so
+    a filter's lines are printed when its input is complete). A stage the vocabulary does not model
+    makes the whole pipeline "anything else" (the default duration, status 0)."""
+    if not all(modelled(words(stage)) for stage in stages):
+        shell.status = 0
+        shell.spend(shell.default)
+        return
+    start, end, data = shell.duration, 0.0, None
+    direct = shell.sink is None and shell.captured is None
+    last = len(stages) - 1
+    for index, stage in enumerate(stages):
+        sub = shell.subshell(capture=index < last or not direct)
+        if data is not None:
+            sub.stdin = Input(data)
+        argv = words(stage)
+        offset = end if index and argv and argv[0] in READS_STDIN else 0.0
+        run_chain(sub, ((";", stage),), dict(scope))
+        shell.absorb(sub, start + offset)
+        end = max(end, offset + sub.duration) if index else sub.duration
+        data = "".join(sub.captured or ())
+        shell.status = sub.status
+    if not direct and data:
+        shell.out(data)
+    status = shell.status
+    shell.spend(end)
+    shell.status = status if not shell.exited else shell.status
 
 
 @dataclass(slots=True)
@@ -466,7 +529,8 @@ class _Redirections:
     err: str | None = None  # a file for standard error
     err_append: bool = False
     err_to_out: bool = False  # ``2>&1``
-    stdin: str | None = None
+    stdin: str | None = None  # ``< FILE``
+    heredoc: tuple[str, bool] | None = None  # ``<<WORD``: the body, and whether it is expanded
 
 
 def _run_redirected(shell: Shell, argv: list[str], scope: MutableMapping[str, str]) -> None:
@@ -476,6 +540,9 @@ def _run_redirected(shell: Shell, argv: list[str], scope: MutableMapping[str, st
     ``>&2`` leaves output in the log, which holds both."""
     args, where = _redirections(argv)
     if not args:
+        return
+    stdin = _stdin(shell, where, scope)
+    if stdin is None:
         return
     targets = ((where.out, where.append), (where.err, where.err_append))
     for target, append in targets:
@@ -490,12 +557,35 @@ def _run_redirected(shell: Shell, argv: list[str], scope: MutableMapping[str, st
     err: list[str] | None = out if where.err_to_out else [] if where.err is not None else None
     shell.sink, shell.err_sink = out, err
     try:
-        run_simple(shell, args, scope, where.stdin)
+        run_simple(shell, args, scope, stdin)
     finally:
         shell.sink = shell.err_sink = None
         for target, text in ((where.out, out), (where.err, None if where.err_to_out else err)):
             if target is not None and text:
                 shell.files.get().write(resolve(shell.cwd, target), "".join(text), append=True)
+
+
+def _stdin(shell: Shell, where: _Redirections, scope: MutableMapping[str, str]) -> Input | None:
+    """The command's standard input: its ``< FILE`` (a missing one is dash's ``cannot open``,
+    status 2, and the command does not run), its here-document (expanded unless its delimiter was
+    quoted), or the shell's own."""
+    if where.heredoc is not None:
+        body, expanded = where.heredoc
+        if expanded:
+            protected = body.replace("\\\n", "").replace("\\$", "\x02").replace("\\`", "`")
+            text = _expand(shell, protected, scope, quotes=False)
+            if text is None:
+                return None
+            body = text.replace("\x02", "$").replace("\\\\", "\\")
+        return Input(body)
+    if where.stdin is None:
+        return shell.stdin
+    content = shell.files.get().read(resolve(shell.cwd, where.stdin))
+    if content is None:
+        shell.error(f"sh: cannot open {where.stdin}: No such file")
+        shell.status = 2
+        return None
+    return Input(content)
 
 
 def _redirections(argv: list[str]) -> tuple[list[str], _Redirections]:
@@ -504,6 +594,11 @@ def _redirections(argv: list[str]) -> tuple[list[str], _Redirections]:
     where = _Redirections()
     index = 0
     while index < len(argv):
+        heredoc = heredoc_body(argv[index].lstrip("0123456789"))
+        if heredoc is not None:
+            where.heredoc = heredoc
+            index += 1
+            continue
         found = _REDIRECT.match(argv[index])
         if found is None:
             args.append(argv[index])
@@ -529,11 +624,26 @@ def _redirections(argv: list[str]) -> tuple[list[str], _Redirections]:
 
 
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
-               stdin: str | None = None) -> None:
+               stdin: Input | None = None) -> None:
+    prefix = 0
+    while prefix < len(argv) - 1 and ASSIGNMENT.match(argv[prefix]):
+        prefix += 1
+    if prefix:  # ``IFS=: read a b``: the assignments hold for the command only (2.9.1)
+        saved = {name: scope.get(name) for name, _, _ in (w.partition("=") for w in argv[:prefix])}
+        scope.update(w.partition("=")[::2] for w in argv[:prefix])
+        try:
+            run_simple(shell, argv[prefix:], scope, stdin)
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    scope.pop(name, None)
+                else:
+                    scope[name] = value
+        return
     name, rest = argv[0], argv[1:]
     command = COMMANDS.get(name)
     if command is not None:
-        command(shell, rest, scope, stdin)
+        command(shell, rest, scope, stdin if stdin is not None else shell.stdin)
     elif name == "sleep" and rest and (seconds := _sum_sleeps(rest)) is not None:
         shell.status = 0
         shell.spend(seconds)
