@@ -49,6 +49,7 @@ with a warning."""
 MAX_LOG_LINES = 10_000
 """Lines a never-ending loop's output is repeated to."""
 FilesFactory = Callable[[], FileSystem]
+_NO_INPUT = Input()  # empty: reading it changes nothing, so every shell may share it
 _REDIRECT = re.compile(r"^(\d*|&)(>>?|<)(.*)$")  # a redirection word: fd, operator, target (or none)
 
 
@@ -102,7 +103,7 @@ class Shell:
         self.signalled = False  # ... and ended the shell (its default action)
         self.pending = False  # ... and its trap waits for the foreground command to end
         self.trap_status: int | None = None  # ``$?`` when the running trap action began
-        self.stdin = Input()  # a container's standard input is empty
+        self.stdin = _NO_INPUT  # a container's standard input is empty
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
@@ -306,7 +307,7 @@ def _run_list(shell: Shell, node: Simple, scope: MutableMapping[str, str]) -> No
 def _run_background(shell: Shell, node: Node, scope: MutableMapping[str, str]) -> None:
     """A list ended by ``&``: a subshell whose time runs alongside, whose exit ends only itself."""
     job = shell.subshell()
-    job.stdin = Input()  # an asynchronous list's standard input is /dev/null (2.9.3.1)
+    job.stdin = _NO_INPUT  # an asynchronous list's standard input is /dev/null (2.9.3.1)
     run_nodes(job, (node,), dict(scope))
     shell.absorb(job, shell.duration)
     shell.background_end = max(shell.background_end, shell.duration + job.duration)

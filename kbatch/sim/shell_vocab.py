@@ -35,14 +35,31 @@ def modelled(argv: list[str]) -> bool:
     """Is the simple command ``argv`` (unexpanded words) one the runner models?"""
     if not argv or all(ASSIGNMENT.match(w) for w in argv):
         return True
-    while ASSIGNMENT.match(argv[0]):  # ``IFS=: read a b``
+    while ASSIGNMENT.match(argv[0]) and "$(" not in argv[0]:  # ``IFS=: read a b``
         argv = argv[1:]
     name, rest = argv[0], argv[1:]
     if name in FILTERS:
-        return modelled_filter(argv)
+        return modelled_filter(_operands(argv))
     if name == "sleep":
         return bool(rest) and all("$" in w or parse_sleep(w) is not None for w in rest)
     return name in KNOWN or "$" in name
+
+
+_REDIRECTION = re.compile(r"^(\d*|&)(>>?|<)")
+
+
+def _operands(argv: list[str]) -> list[str]:
+    """``argv`` without its redirections (``< f``, ``2>/dev/null``, a here-document)."""
+    out: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif _REDIRECTION.match(word):
+            skip = _REDIRECTION.sub("", word).lstrip("&") == "" and not word.startswith("<<#")
+        else:
+            out.append(word)
+    return out
 
 
 def _modelled_pipeline(command: str) -> bool:
