@@ -28,7 +28,7 @@ import fnmatch
 import math
 import re
 from collections.abc import Callable, MutableMapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import pairwise
 
 from kbatch.sim.container_run import ContainerRun, parse_sleep
@@ -36,9 +36,9 @@ from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError, evaluate
 from kbatch.sim.shell_eval import condition_status, for_items
 from kbatch.sim.shell_expand import expand
-from kbatch.sim.shell_input import Input, heredoc_body
+from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_syntax import Case, For, If, Node, Simple, While, parse_script, split_pipeline, words
-from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, READS_STDIN, TESTS, first_unmodelled, modelled
+from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
 from kbatch.sim.signals import StopSignal, killed_status
 
 __all__ = ["MAX_LOG_LINES", "MAX_STEPS", "FilesFactory", "Shell", "run_script"]
@@ -49,8 +49,7 @@ with a warning."""
 MAX_LOG_LINES = 10_000
 """Lines a never-ending loop's output is repeated to."""
 FilesFactory = Callable[[], FileSystem]
-_NO_INPUT = Input()  # empty: reading it changes nothing, so every shell may share it
-_REDIRECT = re.compile(r"^(\d*|&)(>>?|<)(.*)$")  # a redirection word: fd, operator, target (or none)
+NO_INPUT = Input()  # empty: reading it changes nothing, so every shell may share it
 
 
 class TooManySteps(Exception):
@@ -103,7 +102,7 @@ class Shell:
         self.signalled = False  # ... and ended the shell (its default action)
         self.pending = False  # ... and its trap waits for the foreground command to end
         self.trap_status: int | None = None  # ``$?`` when the running trap action began
-        self.stdin = _NO_INPUT  # a container's standard input is empty
+        self.stdin = NO_INPUT  # a container's standard input is empty
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
@@ -307,7 +306,7 @@ def _run_list(shell: Shell, node: Simple, scope: MutableMapping[str, str]) -> No
 def _run_background(shell: Shell, node: Node, scope: MutableMapping[str, str]) -> None:
     """A list ended by ``&``: a subshell whose time runs alongside, whose exit ends only itself."""
     job = shell.subshell()
-    job.stdin = _NO_INPUT  # an asynchronous list's standard input is /dev/null (2.9.3.1)
+    job.stdin = NO_INPUT  # an asynchronous list's standard input is /dev/null (2.9.3.1)
     run_nodes(job, (node,), dict(scope))
     shell.absorb(job, shell.duration)
     shell.background_end = max(shell.background_end, shell.duration + job.duration)
@@ -341,14 +340,6 @@ def _body(shell: Shell, body: Sequence[Node], scope: MutableMapping[str, str]) -
     return True
 
 
-def _loop_input(shell: Shell, redirect: str, scope: MutableMapping[str, str]) -> Input | None:
-    """The input a loop's ``done < FILE`` / ``done <<WORD`` gives its commands (None: it failed)."""
-    text = _expand(shell, redirect, scope)
-    if text is None:
-        return None
-    return _stdin(shell, _redirections(words(text))[1], scope)
-
-
 def _run_for(shell: Shell, node: For, scope: MutableMapping[str, str]) -> None:
     if node.stdin:
         _with_input(shell, node, scope)
@@ -368,7 +359,7 @@ def _run_for(shell: Shell, node: For, scope: MutableMapping[str, str]) -> None:
 
 def _with_input(shell: Shell, node: For | While, scope: MutableMapping[str, str]) -> None:
     """A loop whose input is redirected: its commands read that input, one stream for the loop."""
-    stdin = _loop_input(shell, node.stdin, scope)
+    stdin = loop_input(shell, node.stdin, scope)
     if stdin is None:
         return
     outer, shell.stdin = shell.stdin, stdin
@@ -425,7 +416,7 @@ def _expand_word(shell: Shell, text: str, scope: MutableMapping[str, str],
                  as_pattern: bool = False) -> str | None:
     """One word expanded without field splitting (a ``case`` word or pattern); quoted parts of a
     pattern match literally. None when the expansion failed (the shell has exited)."""
-    expanded = _expand(shell, text, scope)
+    expanded = expand_text(shell, text, scope)
     if expanded is None:
         return None
     pieces = re.split(r"('[^']*'|\"[^\"]*\")", expanded)
@@ -439,7 +430,7 @@ def _expand_word(shell: Shell, text: str, scope: MutableMapping[str, str],
     return "".join(out)
 
 
-def _expand(shell: Shell, text: str, scope: MutableMapping[str, str], quotes: bool = True) -> str | None:
+def expand_text(shell: Shell, text: str, scope: MutableMapping[str, str], quotes: bool = True) -> str | None:
     try:
         return expand(text, scope, shell.status, lambda inner: _substitute(shell, inner, scope), quotes)
     except ArithError as error:  # dash: a non-interactive shell exits 2 on an expansion error
@@ -471,11 +462,11 @@ def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapp
         if shell.steps > MAX_STEPS:
             raise TooManySteps(command)
         if "|" in command and len(stages := split_pipeline(command)) > 1:
-            _run_pipeline(shell, stages, scope)
+            run_pipeline(shell, stages, scope)
             if shell.pending and not shell.exited:
                 _run_trap(shell, scope)
             continue
-        text = _expand(shell, command, scope)
+        text = expand_text(shell, command, scope)
         if text is None:
             return
         argv = words(text)
@@ -485,143 +476,9 @@ def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapp
                 scope[name] = value
             shell.status = 0
         elif argv:
-            _run_redirected(shell, argv, scope)
+            run_redirected(shell, argv, scope)
         if shell.pending and not shell.exited:
             _run_trap(shell, scope)
-
-
-def _run_pipeline(shell: Shell, stages: list[str], scope: MutableMapping[str, str]) -> None:
-    """``a | b | c`` (2.9.2): each command in a subshell, its standard output the next one's
-    input; the status is the last command's. The stages run together: the pipeline takes as long as
-    its longest stage, a stage that reads its input starting when the stage before it has ended (so
-    a filter's lines are printed when its input is complete). A stage the vocabulary does not model
-    makes the whole pipeline "anything else" (the default duration, status 0)."""
-    if not all(modelled(words(stage)) for stage in stages):
-        shell.status = 0
-        shell.spend(shell.default)
-        return
-    start, end, data = shell.duration, 0.0, None
-    direct = shell.sink is None and shell.captured is None
-    last = len(stages) - 1
-    for index, stage in enumerate(stages):
-        sub = shell.subshell(capture=index < last or not direct)
-        if data is not None:
-            sub.stdin = Input(data)
-        argv = words(stage)
-        offset = end if index and argv and argv[0] in READS_STDIN else 0.0
-        run_chain(sub, ((";", stage),), dict(scope))
-        shell.absorb(sub, start + offset)
-        end = max(end, offset + sub.duration) if index else sub.duration
-        data = "".join(sub.captured or ())
-        shell.status = sub.status
-    if not direct and data:
-        shell.out(data)
-    status = shell.status
-    shell.spend(end)
-    shell.status = status if not shell.exited else shell.status
-
-
-@dataclass(slots=True)
-class _Redirections:
-    """Where a simple command's standard output, error and input go (POSIX 2.7)."""
-
-    out: str | None = None  # a file for standard output
-    append: bool = False
-    err: str | None = None  # a file for standard error
-    err_append: bool = False
-    err_to_out: bool = False  # ``2>&1``
-    stdin: str | None = None  # ``< FILE``
-    heredoc: tuple[str, bool] | None = None  # ``<<WORD``: the body, and whether it is expanded
-
-
-def _run_redirected(shell: Shell, argv: list[str], scope: MutableMapping[str, str]) -> None:
-    """A simple command with its redirections: ``> f`` / ``>> f`` / ``&> f`` send standard output
-    to a file, ``2> f`` standard error, ``2>&1`` error where output goes (each file created or
-    truncated first; a failure is status 2 and the command does not run); ``< f`` feeds ``cat``;
-    ``>&2`` leaves output in the log, which holds both."""
-    args, where = _redirections(argv)
-    if not args:
-        return
-    stdin = _stdin(shell, where, scope)
-    if stdin is None:
-        return
-    targets = ((where.out, where.append), (where.err, where.err_append))
-    for target, append in targets:
-        if target is None:
-            continue
-        error = shell.files.get().write(resolve(shell.cwd, target), "", append=append)
-        if error is not None:
-            shell.error(f"sh: {error}")
-            shell.status = 2
-            return
-    out: list[str] | None = [] if where.out is not None else None
-    err: list[str] | None = out if where.err_to_out else [] if where.err is not None else None
-    shell.sink, shell.err_sink = out, err
-    try:
-        run_simple(shell, args, scope, stdin)
-    finally:
-        shell.sink = shell.err_sink = None
-        for target, text in ((where.out, out), (where.err, None if where.err_to_out else err)):
-            if target is not None and text:
-                shell.files.get().write(resolve(shell.cwd, target), "".join(text), append=True)
-
-
-def _stdin(shell: Shell, where: _Redirections, scope: MutableMapping[str, str]) -> Input | None:
-    """The command's standard input: its ``< FILE`` (a missing one is dash's ``cannot open``,
-    status 2, and the command does not run), its here-document (expanded unless its delimiter was
-    quoted), or the shell's own."""
-    if where.heredoc is not None:
-        body, expanded = where.heredoc
-        if expanded:
-            protected = body.replace("\\\n", "").replace("\\$", "\x02").replace("\\`", "`")
-            text = _expand(shell, protected, scope, quotes=False)
-            if text is None:
-                return None
-            body = text.replace("\x02", "$").replace("\\\\", "\\")
-        return Input(body)
-    if where.stdin is None:
-        return shell.stdin
-    content = shell.files.get().read(resolve(shell.cwd, where.stdin))
-    if content is None:
-        shell.error(f"sh: cannot open {where.stdin}: No such file")
-        shell.status = 2
-        return None
-    return Input(content)
-
-
-def _redirections(argv: list[str]) -> tuple[list[str], _Redirections]:
-    """The command's words and its redirections."""
-    args: list[str] = []
-    where = _Redirections()
-    index = 0
-    while index < len(argv):
-        heredoc = heredoc_body(argv[index].lstrip("0123456789"))
-        if heredoc is not None:
-            where.heredoc = heredoc
-            index += 1
-            continue
-        found = _REDIRECT.match(argv[index])
-        if found is None:
-            args.append(argv[index])
-            index += 1
-            continue
-        fd, op, target = found.groups()
-        if not target and index + 1 < len(argv):
-            index += 1
-            target = argv[index]
-        index += 1
-        if op == "<":
-            where.stdin = target
-        elif fd == "2":
-            if target == "&1":
-                where.err_to_out = True
-            elif not target.startswith("&"):
-                where.err, where.err_append = target, op == ">>"
-        elif not target.startswith("&"):
-            where.out, where.append = target, op == ">>"
-            if fd == "&":
-                where.err_to_out = True
-    return args, where
 
 
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
@@ -702,3 +559,4 @@ def evaluate_let(shell: Shell, args: list[str], scope: MutableMapping[str, str])
 
 
 from kbatch.sim.shell_commands import COMMANDS  # noqa: E402  (the commands take a Shell)
+from kbatch.sim.shell_redirect import loop_input, run_pipeline, run_redirected  # noqa: E402  (as COMMANDS)
