@@ -233,6 +233,7 @@ def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None
     seconds, so a line may show up to a second early). ``run_started``: the run that started then,
     which the kubelet has replaced since (the same command, so the same lines)."""
     from kbatch.sim.command import DEFAULT_DURATION, interpret
+    from kbatch.sim.deleted_run import deleted_run
     from kbatch.sim.images import image_argv, owned_by_job, unknown_duration
 
     pod = backend.get(_info(backend, "pods"), namespace, name)
@@ -241,7 +242,8 @@ def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None
     argv = image_argv(str(chosen.get("image") or ""), tuple(chosen.get("command") or ()),
                       tuple(chosen.get("args") or ()))
     owners = (str(ref.get("kind")) for ref in pod.get("metadata", {}).get("ownerReferences") or ())
-    run = interpret(argv, env, unknown_duration(owned_by_job(owners), DEFAULT_DURATION), files=files)
+    default = unknown_duration(owned_by_job(owners), DEFAULT_DURATION)
+    run = interpret(argv, env, default, files=files)
     status = _container_status(pod, chosen["name"])
     state = status.get("lastState") if previous else status.get("state")
     if run_started is not None:  # a run that has ended since (a followed log's): all it wrote
@@ -250,6 +252,9 @@ def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None
     started_raw = next((v.get("startedAt") for v in (state or {}).values() if isinstance(v, dict)), None)
     now = backend.now()
     started = parse_time(started_raw) if started_raw else now
+    deletion = (pod.get("metadata") or {}).get("deletionTimestamp")
+    if not previous and deletion:  # the stop signal may have changed what it printed
+        run = deleted_run(pod, chosen, argv, env, started, parse_time(deletion), default, files) or run
     lines = sorted(((started + timedelta(seconds=at), text) for text, at in
                     zip(run.logs, run.log_offsets, strict=True)), key=lambda line: line[0])
     return [line for line in lines if not running or line[0] <= now]

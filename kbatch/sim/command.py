@@ -18,9 +18,9 @@ from the container environment, as the kubelet does for command and args
 ``… &`` / ``wait``     in a script, a list ended by ``&`` runs in the background (status 0 at
                        once); ``wait`` waits until every background list has ended; the shell
                        exits without waiting for them, and so does the container
-``export``, ``trap``…  the shell builtins ``export``, ``trap``, ``set``, ``unset``, ``shift``,
-                       ``umask``, ``readonly``: no time, status 0 (a trap is accepted but not run:
-                       simulated processes do not handle SIGTERM); ``cd DIR`` moves the directory
+``export``, ``set``…   the shell builtins ``export``, ``set``, ``unset``, ``shift``, ``umask``,
+                       ``readonly``: no time, status 0; ``cd DIR`` moves the directory; ``trap``
+                       sets what the stop signal and ``EXIT`` run (:mod:`kbatch.sim.signals`)
 ``[ … ]``, ``[[ … ]]``  ``test`` conditions (:mod:`kbatch.sim.shell_eval`): no time; file tests
                        (``-e -f -d -s -r -w -x``) look at the container's files
 ``NAME=value``         a shell variable for the rest of the script, no time
@@ -56,9 +56,10 @@ from kbatch.sim.container_run import DEFAULT_DURATION, ContainerRun, parse_sleep
 from kbatch.sim.shell_run import MAX_STEPS, FilesFactory, Shell, _Files, run_script, run_simple
 from kbatch.sim.shell_syntax import parse_script
 from kbatch.sim.shell_vocab import first_unmodelled, modelled
+from kbatch.sim.signals import StopSignal, killed_status
 
 __all__ = ["DEFAULT_DURATION", "MAX_STEPS", "SHELLS", "ContainerRun", "FilesFactory", "interpret",
-           "parse_sleep", "unmodelled_command"]
+           "parse_sleep", "stopped_run", "unmodelled_command"]
 
 SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/sh", "/usr/bin/bash", "ash", "/bin/ash"})
 
@@ -82,19 +83,38 @@ def interpret(
     env: Mapping[str, str] | None = None,
     default_duration: float = DEFAULT_DURATION,
     files: FilesFactory | None = None,
+    stop: StopSignal | None = None,
 ) -> ContainerRun:
     """Read ``argv`` (command + args) by the vocabulary above; never raises. ``files`` builds the
     container's file view (:mod:`kbatch.sim.files`) when a command first needs it; without it the
-    container sees only the image's directories and what it writes itself."""
+    container sees only the image's directories and what it writes itself. ``stop``: the run as the
+    stop signal changes it (:meth:`kbatch.sim.shell_run.Shell.spend`)."""
     env = env or {}
     words = [expand_k8s_refs(w, env) for w in argv]
     if not words:
         return ContainerRun(default_duration, 0)
     if words[0] in SHELLS and (script := _shell_script(words[1:])) is not None:
-        return run_script(script, dict(env), default_duration, files)
-    shell = Shell(default_duration, _Files(files))
+        return run_script(script, dict(env), default_duration, files, stop)
+    shell = Shell(default_duration, _Files(files), stop=stop)
     run_simple(shell, words, dict(env))
     return shell.result()
+
+
+def stopped_run(argv: Sequence[str], env: Mapping[str, str], signal: StopSignal,
+                exits: Mapping[str, int] | None, default_duration: float = DEFAULT_DURATION,
+                files: FilesFactory | None = None) -> ContainerRun | None:
+    """The run of ``argv`` as the stop ``signal`` changes it (its ``duration`` counted from the
+    container's start), or None when the signal is dropped and changes nothing. ``exits``: what a
+    table program (:func:`kbatch.sim.images.stop_rule`) exits with on the signals it handles;
+    None: the command is read by the vocabulary, where only a shell's ``trap`` handles one."""
+    if exits is not None:
+        code = exits.get(signal.name) if signal.name != "KILL" else None
+        if code is not None:
+            return ContainerRun(signal.at, code)
+        return ContainerRun(signal.at, killed_status(signal.name)) if signal.unhandled_ends() else None
+    if not signal.unhandled_ends() and not any("trap" in word for word in argv):
+        return None  # nothing handles it, and PID 1 drops what it does not handle
+    return interpret(argv, env, default_duration, files, stop=signal)
 
 
 def _shell_script(words: Sequence[str]) -> str | None:

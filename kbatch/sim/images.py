@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 __all__ = ["IMAGES", "PROGRAMS", "Image", "Outcome", "Program", "image_argv", "image_name",
-           "owned_by_job", "unknown_duration"]
+           "owned_by_job", "stop_rule", "unknown_duration"]
 
 
 class Outcome(Enum):
@@ -46,11 +46,12 @@ class Outcome(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Image:
-    """An image's ENTRYPOINT and CMD, and where they were read."""
+    """An image's ENTRYPOINT, CMD and STOPSIGNAL, and where they were read."""
 
     entrypoint: tuple[str, ...]
     cmd: tuple[str, ...]
     source: str
+    stop_signal: str = "TERM"  # no STOPSIGNAL: the runtime sends SIGTERM
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,7 @@ class Program:
     always: Outcome | None = None
     subcommands: Mapping[str, Outcome] = field(default_factory=dict)
     wrapper: bool = False
+    exits_on: Mapping[str, int] = field(default_factory=dict)  # signal it handles -> exit code, at once
 
 
 _DOCKER_LIBRARY = "docker-library/official-images (the image's Dockerfile)"
@@ -82,15 +84,29 @@ IMAGES: Mapping[str, Image] = {
     "bash": Image(("docker-entrypoint.sh",), ("bash",), _DOCKER_LIBRARY),
     "python": Image((), ("python3",), _DOCKER_LIBRARY),
     "perl": Image((), ("perl",), _DOCKER_LIBRARY),
-    "nginx": Image(("/docker-entrypoint.sh",), ("nginx", "-g", "daemon off;"), _DOCKER_LIBRARY),
-    "httpd": Image((), ("httpd-foreground",), _DOCKER_LIBRARY),
+    "nginx": Image(("/docker-entrypoint.sh",), ("nginx", "-g", "daemon off;"), _DOCKER_LIBRARY, "QUIT"),
+    "httpd": Image((), ("httpd-foreground",), _DOCKER_LIBRARY, "WINCH"),
     "redis": Image(("docker-entrypoint.sh",), ("redis-server",), _DOCKER_LIBRARY),
     "memcached": Image(("docker-entrypoint.sh",), ("memcached",), _DOCKER_LIBRARY),
-    "postgres": Image(("docker-entrypoint.sh",), ("postgres",), _DOCKER_LIBRARY),
+    "postgres": Image(("docker-entrypoint.sh",), ("postgres",), _DOCKER_LIBRARY, "INT"),
 }
 """Image name → ENTRYPOINT and CMD."""
 
 _FOREVER = Program(always=Outcome.FOREVER)
+# What the servers do with a stop signal: each handles the ones listed and exits 0 (nginx: QUIT is a
+# graceful shutdown, TERM/INT a fast one, both exit 0 (nginx.org "Controlling nginx"); httpd:
+# WINCH is graceful-stop, TERM stop (httpd.apache.org "Stopping and Restarting"); redis-server saves
+# and exits 0 on TERM/INT (redis.io "Signals handling"); postgres: INT fast shutdown, TERM smart
+# shutdown, QUIT immediate (exit 0 only for the first two: postgresql.org "Shutting Down the
+# Server"); memcached exits 0 on TERM/INT (its sig_handler). Other signals find no handler.
+_SERVERS: Mapping[str, Program] = {
+    "nginx": Program(always=Outcome.FOREVER, exits_on={"QUIT": 0, "TERM": 0, "INT": 0}),
+    "nginx-debug": Program(always=Outcome.FOREVER, exits_on={"QUIT": 0, "TERM": 0, "INT": 0}),
+    "httpd-foreground": Program(always=Outcome.FOREVER, exits_on={"WINCH": 0, "TERM": 0}),
+    "redis-server": Program(always=Outcome.FOREVER, exits_on={"TERM": 0, "INT": 0}),
+    "postgres": Program(always=Outcome.FOREVER, exits_on={"INT": 0, "TERM": 0}),
+    "memcached": Program(always=Outcome.FOREVER, exits_on={"TERM": 0, "INT": 0}),
+}
 _STDIN = Program(bare=Outcome.EXITS)  # reads its program from stdin: a container's is empty
 
 # agnhost's subcommands that serve until stopped (kubernetes/kubernetes test/images/agnhost/*: each
@@ -100,12 +116,12 @@ _AGNHOST_SERVING = ("pause", "netexec", "serve-hostname", "fake-gitserver", "tes
                     "liveness", "nettest", "guestbook", "grpc-health-checking", "webhook")
 
 PROGRAMS: Mapping[str, Program] = {
-    "/pause": _FOREVER,
+    # pause.c: sigaction(SIGINT/SIGTERM, sigdown) and sigdown exits 0
+    "/pause": Program(always=Outcome.FOREVER, exits_on={"TERM": 0, "INT": 0}),
     "/agnhost": Program(bare=Outcome.EXITS,  # no subcommand: cobra prints the usage, status 0
                         subcommands={**dict.fromkeys(_AGNHOST_SERVING, Outcome.FOREVER),
                                      "entrypoint-tester": Outcome.PRINTS_ARGV}),
-    **dict.fromkeys(("nginx", "nginx-debug", "httpd-foreground", "redis-server", "memcached",
-                     "postgres"), _FOREVER),
+    **_SERVERS,
     **dict.fromkeys(("sh", "/bin/sh", "bash", "/bin/bash", "ash", "/bin/ash", "python", "python3",
                      "perl"), _STDIN),
     **dict.fromkeys(("docker-entrypoint.sh", "/docker-entrypoint.sh",
@@ -134,21 +150,46 @@ def image_argv(image: str, command: tuple[str, ...], args: tuple[str, ...]) -> t
 def _rewrite(argv: tuple[str, ...], server: tuple[str, ...]) -> tuple[str, ...]:
     """``argv`` with a known program's behaviour put into vocabulary words; ``server``: the
     image's CMD program, which its entrypoint wrapper runs when given only flags."""
+    argv, program = _program(argv, server)
+    outcome = _outcome(program, argv[1:]) if program is not None else None
+    if outcome is None:
+        return argv
+    return (*outcome.value, f"[{' '.join(argv)}]") if outcome is Outcome.PRINTS_ARGV else outcome.value
+
+
+def _program(argv: tuple[str, ...], server: tuple[str, ...]) -> tuple[tuple[str, ...], Program | None]:
+    """The argv the container's main process finally runs (through its image's entrypoint wrapper)
+    and the table's entry for it (None: not a table program)."""
     for _ in range(3):  # a wrapper execs its operands, which may name another program
         program = PROGRAMS.get(argv[0]) if argv else None
-        if program is None:
-            return argv
+        if program is None or not program.wrapper:
+            return argv, program
         operands = argv[1:]
-        if program.wrapper:
-            if not operands or (operands[0].startswith("-") and not server):
-                return argv
-            argv = (*server, *operands) if operands[0].startswith("-") else operands
-            continue
-        outcome = _outcome(program, operands)
-        if outcome is None:
-            return argv
-        return (*outcome.value, f"[{' '.join(argv)}]") if outcome is Outcome.PRINTS_ARGV else outcome.value
-    return argv
+        if not operands or (operands[0].startswith("-") and not server):
+            return argv, None
+        argv = (*server, *operands) if operands[0].startswith("-") else operands
+    return argv, None
+
+
+@functools.lru_cache(maxsize=1024)
+def stop_rule(image: str, command: tuple[str, ...],
+              args: tuple[str, ...]) -> tuple[str, Mapping[str, int] | None]:
+    """The image's stop signal and, when a table program is the container's main process, the
+    signals it exits on (signal → exit code); None: the command decides (a shell's ``trap``)."""
+    known = IMAGES.get(image_name(image))
+    signal = known.stop_signal if known is not None else "TERM"
+    argv: tuple[str, ...] = (*command, *args)
+    server: tuple[str, ...] = ()
+    if known is not None:
+        argv = argv if command else (*known.entrypoint, *(args or known.cmd))
+        server = known.cmd[:1]
+    argv, program = _program(argv, server)
+    if program is None or _outcome(program, argv[1:]) is not Outcome.FOREVER:
+        return signal, None
+    exits = program.exits_on
+    if argv[:1] == ("/agnhost",) and argv[1:2] == ("pause",):  # agnhost pause: exits 0 on INT/TERM
+        exits = {"TERM": 0, "INT": 0}
+    return signal, exits
 
 
 def _outcome(program: Program, operands: tuple[str, ...]) -> Outcome | None:

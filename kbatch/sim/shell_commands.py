@@ -20,42 +20,77 @@ from __future__ import annotations
 from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.files import resolve
+from kbatch.sim.shell_input import Input
+from kbatch.sim.shell_printf import printf
 from kbatch.sim.shell_run import Shell, evaluate_let
+from kbatch.sim.shell_text import FILTERS, run_filter
+from kbatch.sim.signals import signal_name
 
 __all__ = ["COMMANDS"]
 
-Command = Callable[[Shell, list[str], MutableMapping[str, str], "str | None"], None]
+Command = Callable[[Shell, list[str], MutableMapping[str, str], Input], None]
 
 
-def _exit(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+def _exit(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     if args:
         try:
             shell.status = int(args[0]) & 0xFF
         except ValueError:
             shell.error(f"sh: exit: Illegal number: {args[0]}")
             shell.status = 2
+    elif shell.trap_status is not None:  # in a trap action: the status before it (POSIX ``exit``)
+        shell.status = shell.trap_status
     shell.exited = True
 
 
 def _status(code: int) -> Command:
-    def run(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+    def run(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
         shell.status = code
     return run
 
 
-def _echo(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+def _echo(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     newline = not args or args[0] != "-n"
     words = args if newline else args[1:]
     shell.out(" ".join(words) + ("\n" if newline else ""))
     shell.status = 0
 
 
-def _wait(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
-    shell.duration = max(shell.duration, shell.background_end)
+def _wait(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+    shell.status = 0
+    shell.spend(max(0.0, shell.background_end - shell.duration), waiting=True)
+
+
+def _trap(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+    """``trap ACTION CONDITION…`` sets (``''``: ignores, ``-``: resets) what the shell does on each
+    signal or ``EXIT``; a first operand that is a number or a lone condition resets (POSIX
+    ``trap``). An unknown condition is dash's "bad trap": a special builtin's error, which exits a
+    non-interactive shell with 2. ``trap`` alone (which prints the traps) only answers 0."""
+    if args and args[0] == "--":
+        args = args[1:]
+    if not args:
+        shell.status = 0
+        return
+    action: str | None = args[0]
+    conditions = args[1:]
+    if not conditions or args[0].isdigit():
+        action, conditions = None, args
+    elif action == "-":
+        action = None
+    for condition in conditions:
+        name = signal_name(condition)
+        if name is None:
+            shell.error(f"sh: trap: {condition}: bad trap")
+            shell.status, shell.exited = 2, True
+            return
+        if action is None:
+            shell.traps.pop(name, None)
+        else:
+            shell.traps[name] = action
     shell.status = 0
 
 
-def _cd(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+def _cd(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     where = resolve(shell.cwd, args[0] if args else scope.get("HOME", "/root"))
     if not shell.files.get().is_dir(where):
         shell.error(f"sh: cd: can't cd to {args[0] if args else where}")
@@ -64,18 +99,19 @@ def _cd(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: s
     shell.cwd, shell.status = where, 0
 
 
-def _let(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+def _let(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     evaluate_let(shell, args, scope)
 
 
-def _cat(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+def _cat(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     files = shell.files.get()
     operands = [a for a in args if a == "-" or not a.startswith("-")] or ["-"]
     shell.status = 0
     for operand in operands:
-        name = stdin if operand == "-" else operand
-        if name is None:
-            continue  # no standard input: a container's is empty
+        if operand == "-":
+            shell.out(stdin.read_all())
+            continue
+        name = operand
         path = resolve(shell.cwd, name)
         content = files.read(path)
         if content is None:
@@ -86,7 +122,7 @@ def _cat(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: 
         shell.out(content)
 
 
-def _ls(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+def _ls(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     files = shell.files.get()
     operands = [a for a in args if not a.startswith("-")] or ["."]
     shell.status = 0
@@ -106,12 +142,12 @@ def _ls(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: s
     shell.out("".join(listed))
 
 
-def _touch(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+def _touch(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     _each(shell, args, lambda path: None if shell.files.get().exists(path)
           else shell.files.get().write(path, ""), "touch")
 
 
-def _mkdir(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+def _mkdir(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     parents = any(a.startswith("-") and "p" in a for a in args)
 
     def make(path: str) -> str | None:
@@ -130,7 +166,7 @@ def _mkdir(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin
     _each(shell, args, make, "mkdir")
 
 
-def _rm(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: str | None) -> None:
+def _rm(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     force = any(a.startswith("-") and "f" in a for a in args)
     _each(shell, args, lambda path: None if force and not shell.files.get().exists(path)
           else shell.files.get().remove(path), "rm")
@@ -145,8 +181,110 @@ def _each(shell: Shell, args: list[str], act: Callable[[str], str | None], name:
             shell.status = 1
 
 
+def _printf(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+    if not args:
+        shell.error("printf: usage: printf format [arg ...]")
+        shell.status = 2
+        return
+    out, errors, shell.status = printf(args[0], args[1:])
+    shell.out(out)
+    for message in errors:
+        shell.error(f"sh: {message}")
+
+
+_IFS_WHITE = " \t\n"
+
+
+def _read(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+    """``read [-r] [-p PROMPT] NAME…`` (POSIX ``read``): one line of the input (``\\``-newline
+    continues it and a backslash quotes the next character, unless ``-r``), split into fields by
+    ``IFS``; the last name takes the rest of the line. Status 1 at end of input (the names are
+    still set, from what was read)."""
+    raw, names = False, []
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] != "-":
+        raw = raw or "r" in args[index]
+        index += 2 if args[index] == "-p" else 1
+    names = args[index:] or ["REPLY"]
+    line, complete = _read_line(stdin, raw)
+    for name, value in zip(names, _fields(line, scope.get("IFS", _IFS_WHITE), len(names)), strict=True):
+        scope[name] = value
+    shell.status = 0 if complete else 1
+
+
+def _read_line(stdin: Input, raw: bool) -> tuple[str, bool]:
+    """A logical line, and whether it ended with a newline."""
+    pieces: list[str] = []
+    while (got := stdin.read_line()) is not None:
+        text, newline = got
+        if not raw and text.endswith("\\") and not text.endswith("\\\\") and newline:
+            pieces.append(text[:-1])
+            continue
+        pieces.append(text)
+        return _unescape("".join(pieces)) if not raw else "".join(pieces), newline
+    return ("".join(pieces) if raw else _unescape("".join(pieces))), False
+
+
+def _unescape(text: str) -> str:
+    out, pos = [], 0
+    while pos < len(text):
+        if text[pos] == "\\" and pos + 1 < len(text):
+            pos += 1
+        out.append(text[pos])
+        pos += 1
+    return "".join(out)
+
+
+def _fields(line: str, ifs: str, count: int) -> list[str]:
+    """``line`` split into ``count`` fields by ``ifs`` (2.6.5; IFS white space at the ends and
+    around a delimiter is dropped), the last field the rest of the line."""
+    white = "".join(c for c in ifs if c in _IFS_WHITE)
+    line = line.strip(white) if white else line
+    fields: list[str] = []
+    pos = 0
+    while len(fields) < count - 1 and pos < len(line):
+        end = pos
+        while end < len(line) and line[end] not in ifs:
+            end += 1
+        fields.append(line[pos:end])
+        pos = end
+        while pos < len(line) and line[pos] in white:
+            pos += 1
+        if pos < len(line) and line[pos] in ifs and line[pos] not in white:
+            pos += 1
+            while pos < len(line) and line[pos] in white:
+                pos += 1
+    rest = line[pos:]
+    fields.append(rest.rstrip(white) if white else rest)
+    return fields + [""] * (count - len(fields))
+
+
+def _tee(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+    append = any(a.startswith("-") and "a" in a for a in args)
+    text = stdin.read_all()
+    shell.status = 0
+    for operand in (a for a in args if not a.startswith("-") or a == "-"):
+        error = shell.files.get().write(resolve(shell.cwd, operand), text, append=append)
+        if error is not None:
+            shell.error("tee: " + error.removeprefix("can't create "))
+            shell.status = 1
+    shell.out(text)
+
+
+def _filter(name: str) -> Command:
+    def run(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+        files = shell.files.get
+        out, errors, shell.status = run_filter(name, args, stdin.read_all(),
+                                               lambda path: files().read(resolve(shell.cwd, path)))
+        shell.out(out)
+        for message in errors:
+            shell.error(message)
+    return run
+
+
 COMMANDS: dict[str, Command] = {
     "exit": _exit, "true": _status(0), ":": _status(0), "false": _status(1), "echo": _echo,
     "wait": _wait, "cd": _cd, "let": _let, "cat": _cat, "ls": _ls, "touch": _touch, "mkdir": _mkdir,
-    "rm": _rm,
+    "rm": _rm, "trap": _trap, "printf": _printf, "read": _read, "tee": _tee,
+    **{name: _filter(name) for name in sorted(FILTERS)},
 }

@@ -41,17 +41,18 @@ def _closing(text: str, start: int, depth: int) -> int:
 
 
 def expand(text: str, scope: MutableMapping[str, str], status: int,
-           substitute: Substitute | None = None) -> str:
-    """``text`` with its expansions done; raises :class:`~kbatch.sim.shell_arith.ArithError`."""
+           substitute: Substitute | None = None, quotes: bool = True) -> str:
+    """``text`` with its expansions done; raises :class:`~kbatch.sim.shell_arith.ArithError`.
+    ``quotes=False``: quote characters are plain ones (a here-document's body, 2.7.4)."""
     if "$" not in text:
         return text
     out: list[str] = []
     pos, single, double = 0, False, False
     while pos < len(text):
         ch = text[pos]
-        if ch == "'" and not double:
+        if ch == "'" and not double and quotes:
             single = not single
-        elif ch == '"' and not single:
+        elif ch == '"' and not single and quotes:
             double = not double
         elif ch == "$" and not single:
             piece, pos = _dollar(text, pos, scope, status, substitute)

@@ -28,7 +28,7 @@ import fnmatch
 import math
 import re
 from collections.abc import Callable, MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from itertools import pairwise
 
 from kbatch.sim.container_run import ContainerRun, parse_sleep
@@ -36,8 +36,10 @@ from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError, evaluate
 from kbatch.sim.shell_eval import condition_status, for_items
 from kbatch.sim.shell_expand import expand
-from kbatch.sim.shell_syntax import Case, For, If, Node, Simple, While, parse_script, words
+from kbatch.sim.shell_input import Input
+from kbatch.sim.shell_syntax import Case, For, If, Node, Simple, While, parse_script, split_pipeline, words
 from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
+from kbatch.sim.signals import StopSignal, killed_status
 
 __all__ = ["MAX_LOG_LINES", "MAX_STEPS", "FilesFactory", "Shell", "run_script"]
 
@@ -47,7 +49,7 @@ with a warning."""
 MAX_LOG_LINES = 10_000
 """Lines a never-ending loop's output is repeated to."""
 FilesFactory = Callable[[], FileSystem]
-_REDIRECT = re.compile(r"^(\d*|&)(>>?|<)(.*)$")  # a redirection word: fd, operator, target (or none)
+NO_INPUT = Input()  # empty: reading it changes nothing, so every shell may share it
 
 
 class TooManySteps(Exception):
@@ -82,8 +84,9 @@ class _Files:
 class Shell:
     """What a script's run has done so far."""
 
-    def __init__(self, default: float, files: _Files, capture: bool = False) -> None:
-        self.default, self.files = default, files
+    def __init__(self, default: float, files: _Files, capture: bool = False,
+                 stop: StopSignal | None = None) -> None:
+        self.default, self.files, self.stop = default, files, stop
         self.duration, self.status, self.steps, self.loops = 0.0, 0, 0, 0
         self.logs: list[str] = []
         self.offsets: list[float] = []
@@ -94,11 +97,50 @@ class Shell:
         self.captured: list[str] | None = [] if capture else None
         self.sink: list[str] | None = None  # a redirected command's standard output
         self.err_sink: list[str] | None = None  # ... and its standard error
+        self.traps: dict[str, str] = {}  # condition (``TERM``, ``EXIT``) -> action ("": ignored)
+        self.delivered = False  # the stop signal has arrived
+        self.signalled = False  # ... and ended the shell (its default action)
+        self.pending = False  # ... and its trap waits for the foreground command to end
+        self.trap_status: int | None = None  # ``$?`` when the running trap action began
+        self.stdin = NO_INPUT  # a container's standard input is empty
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
-        sub.cwd = self.cwd
+        sub.cwd, sub.stdin = self.cwd, self.stdin
         return sub
+
+    # --- time and the stop signal ---------------------------------------------------------------
+
+    def spend(self, seconds: float, waiting: bool = False) -> None:
+        """A foreground command runs ``seconds`` (``waiting``: the ``wait`` builtin). The stop
+        signal arriving meanwhile (POSIX "Shell Command Language" 2.11, "Signals and Error
+        Handling"): a trapped one runs its action once the foreground command has completed, but
+        interrupts ``wait`` at once, which returns ``128 + n``; an ignored one (``trap '' TERM``)
+        does nothing; an untrapped one does nothing to PID 1 and ends any other shell with
+        ``128 + n`` (:mod:`kbatch.sim.signals`)."""
+        start = self.duration
+        self.duration = start + seconds
+        stop = self.stop
+        if stop is None or self.delivered or not start <= stop.at < self.duration:
+            return
+        self.delivered = True
+        action = self.traps.get(stop.name) if stop.name != "KILL" else None
+        if action is None:
+            if stop.unhandled_ends():
+                self.duration, self.status, self.exited = stop.at, killed_status(stop.name), True
+                self.signalled = True
+            return
+        if action:
+            self.pending = True
+            if waiting:
+                self.duration, self.status = stop.at, killed_status(stop.name)
+
+    def stop_matters(self) -> bool:
+        """Will the stop signal, not arrived yet, change what the run does?"""
+        stop = self.stop
+        if stop is None or self.delivered:
+            return False
+        return stop.unhandled_ends() or (bool(self.traps.get(stop.name)) and stop.name != "KILL")
 
     def absorb(self, sub: Shell, start: float) -> None:
         """A subshell's steps and log lines, its time starting at ``start`` of this run."""
@@ -143,7 +185,22 @@ class Shell:
 
     def fingerprint(self, scope: MutableMapping[str, str]) -> tuple[object, ...]:
         version = self.files.view.version if self.files.view is not None else 0
-        return dict(scope), self.status, self.cwd, version, max(0.0, self.background_end - self.duration)
+        return (dict(scope), self.status, self.cwd, version, max(0.0, self.background_end - self.duration),
+                id(self.stdin), self.stdin.pos)
+
+    def skip_to_stop(self, first_line: int, started: float) -> None:
+        """The iteration that began at ``started`` repeats unchanged until the one the stop signal
+        arrives in: its output is repeated for the whole iterations before that one."""
+        assert self.stop is not None
+        period = self.duration - started
+        lines, offsets = self.logs[first_line:], self.offsets[first_line:]
+        turns = int((self.stop.at - self.duration) // period) if period > 0 else 0
+        for turn in range(1, turns + 1):
+            if len(self.logs) + len(lines) > MAX_LOG_LINES:
+                break
+            self.logs.extend(lines)
+            self.offsets.extend(o + turn * period for o in offsets)
+        self.duration += max(turns, 0) * period
 
     def repeat_forever(self, first_line: int, started: float) -> None:
         """The iteration that began at ``started`` (its first log line at ``first_line``) repeats
@@ -172,19 +229,53 @@ class Shell:
                             tuple(self.offsets[i] for i in order), warning)
 
 
-def run_script(script: str, env: dict[str, str], default: float, files: FilesFactory | None) -> ContainerRun:
+def run_script(script: str, env: dict[str, str], default: float, files: FilesFactory | None,
+               stop: StopSignal | None = None) -> ContainerRun:
+    """The run of ``sh -c SCRIPT``; with ``stop``, the run the stop signal interrupts."""
     nodes = parse_script(script)
     if nodes is None:
         return ContainerRun(default, 0)
-    shell = Shell(default, _Files(files))
+    shell = Shell(default, _Files(files), stop=stop)
     try:
         run_nodes(shell, nodes, env)
+        run_exit_trap(shell, env)
     except (_Unmodelled, RecursionError):
         return ContainerRun(default, 0)
     except TooManySteps:
         return ContainerRun(default, 0, warning=f"the script ran more than {MAX_STEPS:,} commands; kbatch "
                                                 f"ran it as an unknown command ({default:g}s, exit 0)")
     return shell.result()
+
+
+def run_exit_trap(shell: Shell, scope: MutableMapping[str, str]) -> None:
+    """The ``EXIT`` trap's action, when the shell exits (POSIX ``trap``: not when a signal it does
+    not trap ends it); the exit status stays, unless the action runs ``exit N``."""
+    action = shell.traps.pop("EXIT", "")
+    if not action or shell.signalled:
+        return
+    nodes = parse_script(action)
+    if nodes is None:
+        return
+    status, shell.exited, shell.trap_status = shell.status, False, shell.status
+    run_nodes(shell, nodes, scope)
+    if not shell.exited:
+        shell.status = status
+    shell.exited, shell.trap_status = True, None
+
+
+def _run_trap(shell: Shell, scope: MutableMapping[str, str]) -> None:
+    """The stop signal's trap action, run between commands; ``$?`` is restored after it (POSIX
+    ``trap``), and ``exit`` without an operand in it exits with the status before it."""
+    assert shell.stop is not None
+    shell.pending = False
+    nodes = parse_script(shell.traps.get(shell.stop.name, ""))
+    if nodes is None:
+        return
+    status = shell.trap_status = shell.status
+    run_nodes(shell, nodes, scope)
+    shell.trap_status = None
+    if not shell.exited:
+        shell.status = status
 
 
 def run_nodes(shell: Shell, nodes: Sequence[Node], scope: MutableMapping[str, str]) -> None:
@@ -215,6 +306,7 @@ def _run_list(shell: Shell, node: Simple, scope: MutableMapping[str, str]) -> No
 def _run_background(shell: Shell, node: Node, scope: MutableMapping[str, str]) -> None:
     """A list ended by ``&``: a subshell whose time runs alongside, whose exit ends only itself."""
     job = shell.subshell()
+    job.stdin = NO_INPUT  # an asynchronous list's standard input is /dev/null (2.9.3.1)
     run_nodes(job, (node,), dict(scope))
     shell.absorb(job, shell.duration)
     shell.background_end = max(shell.background_end, shell.duration + job.duration)
@@ -249,6 +341,9 @@ def _body(shell: Shell, body: Sequence[Node], scope: MutableMapping[str, str]) -
 
 
 def _run_for(shell: Shell, node: For, scope: MutableMapping[str, str]) -> None:
+    if node.stdin:
+        _with_input(shell, node, scope)
+        return
     items = for_items(node.items, scope)
     if items is None:
         raise _Unmodelled(node.items)
@@ -262,7 +357,22 @@ def _run_for(shell: Shell, node: For, scope: MutableMapping[str, str]) -> None:
         shell.loops -= 1
 
 
+def _with_input(shell: Shell, node: For | While, scope: MutableMapping[str, str]) -> None:
+    """A loop whose input is redirected: its commands read that input, one stream for the loop."""
+    stdin = loop_input(shell, node.stdin, scope)
+    if stdin is None:
+        return
+    outer, shell.stdin = shell.stdin, stdin
+    try:
+        run_nodes(shell, (replace(node, stdin=""),), scope)
+    finally:
+        shell.stdin = outer
+
+
 def _run_while(shell: Shell, node: While, scope: MutableMapping[str, str]) -> None:
+    if node.stdin:
+        _with_input(shell, node, scope)
+        return
     status, shell.loops = 0, shell.loops + 1
     try:
         while True:
@@ -276,6 +386,9 @@ def _run_while(shell: Shell, node: While, scope: MutableMapping[str, str]) -> No
             if not going or shell.exited:
                 break
             if shell.fingerprint(scope) == before:
+                if shell.stop_matters() and shell.duration > started:
+                    shell.skip_to_stop(first_line, started)
+                    continue
                 shell.repeat_forever(first_line, started)
                 break
     finally:
@@ -303,7 +416,7 @@ def _expand_word(shell: Shell, text: str, scope: MutableMapping[str, str],
                  as_pattern: bool = False) -> str | None:
     """One word expanded without field splitting (a ``case`` word or pattern); quoted parts of a
     pattern match literally. None when the expansion failed (the shell has exited)."""
-    expanded = _expand(shell, text, scope)
+    expanded = expand_text(shell, text, scope)
     if expanded is None:
         return None
     pieces = re.split(r"('[^']*'|\"[^\"]*\")", expanded)
@@ -317,9 +430,9 @@ def _expand_word(shell: Shell, text: str, scope: MutableMapping[str, str],
     return "".join(out)
 
 
-def _expand(shell: Shell, text: str, scope: MutableMapping[str, str]) -> str | None:
+def expand_text(shell: Shell, text: str, scope: MutableMapping[str, str], quotes: bool = True) -> str | None:
     try:
-        return expand(text, scope, shell.status, lambda inner: _substitute(shell, inner, scope))
+        return expand(text, scope, shell.status, lambda inner: _substitute(shell, inner, scope), quotes)
     except ArithError as error:  # dash: a non-interactive shell exits 2 on an expansion error
         shell.error(f"sh: arithmetic expression: {error}")
         shell.status, shell.exited = 2, True
@@ -334,7 +447,7 @@ def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> s
     sub = shell.subshell(capture=True)
     run_nodes(sub, nodes, dict(scope))
     shell.absorb(sub, shell.duration)
-    shell.duration += sub.duration
+    shell.spend(sub.duration)
     return "".join(sub.captured or ())
 
 
@@ -348,7 +461,12 @@ def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapp
         shell.steps += 1
         if shell.steps > MAX_STEPS:
             raise TooManySteps(command)
-        text = _expand(shell, command, scope)
+        if "|" in command and len(stages := split_pipeline(command)) > 1:
+            run_pipeline(shell, stages, scope)
+            if shell.pending and not shell.exited:
+                _run_trap(shell, scope)
+            continue
+        text = expand_text(shell, command, scope)
         if text is None:
             return
         argv = words(text)
@@ -357,93 +475,36 @@ def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapp
                 name, _, value = assignment.partition("=")
                 scope[name] = value
             shell.status = 0
-        elif "|" in argv:  # a pipeline (2.9.2) is not modelled: "anything else"
-            shell.duration += shell.default
-            shell.status = 0
         elif argv:
-            _run_redirected(shell, argv, scope)
-
-
-@dataclass(slots=True)
-class _Redirections:
-    """Where a simple command's standard output, error and input go (POSIX 2.7)."""
-
-    out: str | None = None  # a file for standard output
-    append: bool = False
-    err: str | None = None  # a file for standard error
-    err_append: bool = False
-    err_to_out: bool = False  # ``2>&1``
-    stdin: str | None = None
-
-
-def _run_redirected(shell: Shell, argv: list[str], scope: MutableMapping[str, str]) -> None:
-    """A simple command with its redirections: ``> f`` / ``>> f`` / ``&> f`` send standard output
-    to a file, ``2> f`` standard error, ``2>&1`` error where output goes (each file created or
-    truncated first; a failure is status 2 and the command does not run); ``< f`` feeds ``cat``;
-    ``>&2`` leaves output in the log, which holds both."""
-    args, where = _redirections(argv)
-    if not args:
-        return
-    targets = ((where.out, where.append), (where.err, where.err_append))
-    for target, append in targets:
-        if target is None:
-            continue
-        error = shell.files.get().write(resolve(shell.cwd, target), "", append=append)
-        if error is not None:
-            shell.error(f"sh: {error}")
-            shell.status = 2
-            return
-    out: list[str] | None = [] if where.out is not None else None
-    err: list[str] | None = out if where.err_to_out else [] if where.err is not None else None
-    shell.sink, shell.err_sink = out, err
-    try:
-        run_simple(shell, args, scope, where.stdin)
-    finally:
-        shell.sink = shell.err_sink = None
-        for target, text in ((where.out, out), (where.err, None if where.err_to_out else err)):
-            if target is not None and text:
-                shell.files.get().write(resolve(shell.cwd, target), "".join(text), append=True)
-
-
-def _redirections(argv: list[str]) -> tuple[list[str], _Redirections]:
-    """The command's words and its redirections."""
-    args: list[str] = []
-    where = _Redirections()
-    index = 0
-    while index < len(argv):
-        found = _REDIRECT.match(argv[index])
-        if found is None:
-            args.append(argv[index])
-            index += 1
-            continue
-        fd, op, target = found.groups()
-        if not target and index + 1 < len(argv):
-            index += 1
-            target = argv[index]
-        index += 1
-        if op == "<":
-            where.stdin = target
-        elif fd == "2":
-            if target == "&1":
-                where.err_to_out = True
-            elif not target.startswith("&"):
-                where.err, where.err_append = target, op == ">>"
-        elif not target.startswith("&"):
-            where.out, where.append = target, op == ">>"
-            if fd == "&":
-                where.err_to_out = True
-    return args, where
+            run_redirected(shell, argv, scope)
+        if shell.pending and not shell.exited:
+            _run_trap(shell, scope)
 
 
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
-               stdin: str | None = None) -> None:
+               stdin: Input | None = None) -> None:
+    prefix = 0
+    while prefix < len(argv) - 1 and ASSIGNMENT.match(argv[prefix]):
+        prefix += 1
+    if prefix:  # ``IFS=: read a b``: the assignments hold for the command only (2.9.1)
+        saved = {name: scope.get(name) for name, _, _ in (w.partition("=") for w in argv[:prefix])}
+        scope.update(w.partition("=")[::2] for w in argv[:prefix])
+        try:
+            run_simple(shell, argv[prefix:], scope, stdin)
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    scope.pop(name, None)
+                else:
+                    scope[name] = value
+        return
     name, rest = argv[0], argv[1:]
     command = COMMANDS.get(name)
     if command is not None:
-        command(shell, rest, scope, stdin)
+        command(shell, rest, scope, stdin if stdin is not None else shell.stdin)
     elif name == "sleep" and rest and (seconds := _sum_sleeps(rest)) is not None:
-        shell.duration += seconds
         shell.status = 0
+        shell.spend(seconds)
     elif name in ("break", "continue"):
         if shell.loops:
             levels = int(rest[0]) if rest and rest[0].isdigit() and int(rest[0]) > 0 else 1
@@ -454,8 +515,8 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
     elif name in TESTS:
         shell.status = condition_status(argv, lambda op, path: _file_test(shell, op, path))
     else:
-        shell.duration += shell.default
         shell.status = 0
+        shell.spend(shell.default)
 
 
 def _file_test(shell: Shell, op: str, path: str) -> bool:
@@ -498,3 +559,4 @@ def evaluate_let(shell: Shell, args: list[str], scope: MutableMapping[str, str])
 
 
 from kbatch.sim.shell_commands import COMMANDS  # noqa: E402  (the commands take a Shell)
+from kbatch.sim.shell_redirect import loop_input, run_pipeline, run_redirected  # noqa: E402  (as COMMANDS)

@@ -24,8 +24,10 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kbatch.sim.shell_input import lift_heredocs
+
 __all__ = ["Background", "Case", "Chain", "For", "If", "Node", "Simple", "While", "expand_sh",
-           "parse_script", "split_script", "words"]
+           "parse_script", "split_pipeline", "split_script", "words"]
 
 Chain = tuple[tuple[str, str], ...]
 """An and-or list: ``(separator, command)`` pairs, the first separator ``;``, then ``&&`` or ``||``."""
@@ -56,6 +58,7 @@ class For:
     name: str
     items: str  # the words after ``in``, unexpanded
     body: tuple[Node, ...]
+    stdin: str = ""  # ``done < FILE`` / ``done <<WORD``: the loop's input redirection, unexpanded
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +66,7 @@ class While:
     condition: tuple[Node, ...]
     body: tuple[Node, ...]
     until: bool = False  # ``until``: the body runs while the condition fails
+    stdin: str = ""  # ``done < FILE`` / ``done <<WORD`` (``while read l; do …; done < f``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +89,7 @@ class _Unsupported(Exception):
 
 def parse_script(script: str) -> tuple[Node, ...] | None:
     """The script as a tree of lists, ``if`` and ``for``; ``None`` when it uses other syntax."""
-    items = [(tuple(chain), background) for chain, background in split_script(script)]
+    items = [(tuple(chain), background) for chain, background in split_script(lift_heredocs(script))]
     try:
         body, index = _block(items, 0, frozenset())
     except _Unsupported:
@@ -174,7 +178,8 @@ def _for(items: list[tuple[Chain, bool]], i: int) -> tuple[For, int]:
         raise _Unsupported("for")
     _, i = _strip(items, i + 1, "do")
     body, i = _block(items, i, frozenset({"done"}))
-    return For(found.group(1), found.group(2) or "", tuple(body)), _end(items, i, "done")
+    stdin, i = _loop_end(items, i)
+    return For(found.group(1), found.group(2) or "", tuple(body), stdin), i
 
 
 def _while(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[While, int]:
@@ -184,7 +189,8 @@ def _while(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[While
         raise _Unsupported("empty condition")
     _, i = _strip(items, i, "do")
     body, i = _block(items, i, frozenset({"done"}))
-    return While(tuple(condition), tuple(body), keyword == "until"), _end(items, i, "done")
+    stdin, i = _loop_end(items, i)
+    return While(tuple(condition), tuple(body), keyword == "until", stdin), i
 
 
 def _case(items: list[tuple[Chain, bool]], i: int) -> tuple[Case, int]:
@@ -229,6 +235,19 @@ def _patterns(items: list[tuple[Chain, bool]], i: int) -> tuple[tuple[str, ...],
     if len(chain) > 1 or background:
         raise _Unsupported("case pattern")
     return patterns, i + 1
+
+
+_LOOP_INPUT = re.compile(r"^done\s*(0?<\s*\S+|0?<<#\S+)$")
+
+
+def _loop_end(items: list[tuple[Chain, bool]], i: int) -> tuple[str, int]:
+    """``done``, or ``done < FILE`` / ``done <<WORD`` (the loop's input, 2.7; other redirections
+    after ``done`` are not modelled)."""
+    if i < len(items) and len(items[i][0]) == 1:
+        found = _LOOP_INPUT.match(items[i][0][0][1].strip())
+        if found is not None:
+            return found.group(1).lstrip("0"), i + 1
+    return "", _end(items, i, "done")
 
 
 def _end(items: list[tuple[Chain, bool]], i: int, keyword: str) -> int:
@@ -291,6 +310,31 @@ def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
         i += 1
     flush(background=False)
     return lists
+
+
+def split_pipeline(command: str) -> list[str]:
+    """``a | b "x|y" | c`` → ``["a", 'b "x|y"', "c"]``: a pipeline's commands (2.9.2), split on
+    the ``|`` outside quotes and substitutions (``||`` is :func:`split_script`'s); one item when
+    there is none, or when a command would be empty."""
+    stages: list[str] = []
+    buf: list[str] = []
+    quote, depth = "", 0
+    for ch in command:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and not depth:
+            stages.append("".join(buf).strip())
+            buf = []
+            continue
+        buf.append(ch)
+    stages.append("".join(buf).strip())
+    return [command] if len(stages) == 1 or not all(stages) else stages
 
 
 def expand_sh(command: str, env: Mapping[str, str]) -> str:

@@ -1,7 +1,9 @@
 """Which commands the simulated shell runs as written, read off a parsed script without running it.
 
-The runner (:mod:`kbatch.sim.shell_run`) dispatches on the names below; any other command runs the
-default duration and exits 0 ("anything else"). :func:`first_unmodelled` finds the first such
+The runner (:mod:`kbatch.sim.shell_run`) dispatches on the names below (the text filters of
+:mod:`kbatch.sim.shell_text` with the options modelled there; a pipeline when each of its commands
+is); any other command runs the default duration and exits 0 ("anything else").
+:func:`first_unmodelled` finds the first such
 command for the create-time warning (:mod:`kbatch.sim.unmodelled`) and for command substitutions,
 which are run only when everything inside them is modelled.
 """
@@ -12,16 +14,20 @@ import re
 from collections.abc import Sequence
 
 from kbatch.sim.container_run import parse_sleep
-from kbatch.sim.shell_syntax import Background, Case, For, If, Node, Simple, While, words
+from kbatch.sim.shell_syntax import Background, Case, For, If, Node, Simple, While, split_pipeline, words
+from kbatch.sim.shell_text import FILTERS, modelled_filter
 
-__all__ = ["ASSIGNMENT", "BUILTINS", "FILE_COMMANDS", "KNOWN", "TESTS", "first_unmodelled", "modelled"]
+__all__ = ["ASSIGNMENT", "BUILTINS", "FILE_COMMANDS", "KNOWN", "READS_STDIN", "TESTS", "first_unmodelled",
+           "modelled"]
 
-BUILTINS = frozenset({"export", "trap", "set", "unset", "shift", "umask", "readonly"})
+BUILTINS = frozenset({"export", "set", "unset", "shift", "umask", "readonly"})
 """Builtins that take no time and answer 0 (``cd`` is modelled apart: it moves the directory)."""
 TESTS = frozenset({"[", "[[", "test"})
 FILE_COMMANDS = frozenset({"cat", "ls", "touch", "mkdir", "rm"})
-KNOWN = BUILTINS | TESTS | FILE_COMMANDS | {"exit", "true", ":", "false", "echo", "wait", "cd", "let",
-                                            "break", "continue", "sleep"}
+KNOWN = BUILTINS | TESTS | FILE_COMMANDS | {"exit", "true", ":", "false", "echo", "wait", "cd", "let", "trap",
+                                            "break", "continue", "sleep", "printf", "read", "tee"}
+READS_STDIN = FILTERS | {"cat", "read", "tee"}
+"""Commands that read their standard input (a pipeline stage that waits for the one before it)."""
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
@@ -29,12 +35,35 @@ def modelled(argv: list[str]) -> bool:
     """Is the simple command ``argv`` (unexpanded words) one the runner models?"""
     if not argv or all(ASSIGNMENT.match(w) for w in argv):
         return True
-    if "|" in argv:  # a pipeline
-        return False
+    while ASSIGNMENT.match(argv[0]) and "$(" not in argv[0]:  # ``IFS=: read a b``
+        argv = argv[1:]
     name, rest = argv[0], argv[1:]
+    if name in FILTERS:
+        return modelled_filter(_operands(argv))
     if name == "sleep":
         return bool(rest) and all("$" in w or parse_sleep(w) is not None for w in rest)
     return name in KNOWN or "$" in name
+
+
+_REDIRECTION = re.compile(r"^(\d*|&)(>>?|<)")
+
+
+def _operands(argv: list[str]) -> list[str]:
+    """``argv`` without its redirections (``< f``, ``2>/dev/null``, a here-document)."""
+    out: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif _REDIRECTION.match(word):
+            skip = _REDIRECTION.sub("", word).lstrip("&") == "" and not word.startswith("<<#")
+        else:
+            out.append(word)
+    return out
+
+
+def _modelled_pipeline(command: str) -> bool:
+    return all(modelled(words(stage)) for stage in split_pipeline(command))
 
 
 def _chains(node: Node) -> list[tuple[tuple[str, str], ...]]:
@@ -65,7 +94,7 @@ def first_unmodelled(nodes: Sequence[Node]) -> str | None:
         if isinstance(node, For) and ("$(" in node.items.replace("$(seq", "") or "`" in node.items):
             return f"for {node.name} in {node.items}"
         for chain in _chains(node):
-            found = next((c for _, c in chain if not modelled(words(c))), None)
+            found = next((c for _, c in chain if not _modelled_pipeline(c)), None)
             if found is not None:
                 return found
         for body in _bodies(node):

@@ -19,7 +19,9 @@ from kbatch.sim.unmodelled import unmodelled_warnings
     (["sh", "-c", "if true; then python train.py; fi"], "python train.py"),
     (["sh", "-c", "while true; do sleep 1; done"], None),
     (["sh", "-c", "{ sleep 1; }"], "{ sleep 1; }"),
-    (["sh", "-c", "cat /etc/config/x | wc -l"], "cat /etc/config/x | wc -l"),
+    (["sh", "-c", "cat /etc/config/x | awk 1"], "cat /etc/config/x | awk 1"),
+    (["sh", "-c", "cat /etc/config/x | wc -l"], None),  # every stage modelled
+    (["sh", "-c", "sort -k2 f"], "sort -k2 f"),  # an option kbatch does not model
     (["sh", "-c", "i=0; while [ $i -lt 3 ]; do curl x; i=$((i+1)); done"], "curl x"),
     (["sh", "-c", "case $I in 0) cat /etc/cfg;; *) python run.py;; esac"], "python run.py"),
     (["sh", "-c", "for f in $(ls); do echo $f; done"], "for f in $(ls)"),

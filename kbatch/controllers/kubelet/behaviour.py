@@ -29,17 +29,18 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kbatch.controllers.kubelet.engine import APP, ConfigError, Planner, Proc
+from kbatch.controllers.kubelet.engine import APP, ConfigError, Planner, Proc, Stopper
 from kbatch.controllers.kubelet.podips import Addresses
 from kbatch.controllers.kubelet.probes import LIVENESS, READINESS, STARTUP, ProbeSpec
 from kbatch.controllers.kubelet.references import Lookup, container_references, resolve_env
 from kbatch.controllers.kubelet.volume_files import TokenSource, after_run, files_factory
-from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, expand_k8s_refs, interpret
-from kbatch.sim.images import image_argv, owned_by_job, unknown_duration
+from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, expand_k8s_refs, interpret, stopped_run
+from kbatch.sim.images import image_argv, owned_by_job, stop_rule, unknown_duration
+from kbatch.sim.signals import DEFAULT_STOP_SIGNAL, StopSignal, signal_name
 from kbatch.sim.stages import StageRule, pick_stage
 
 __all__ = ["command_run", "container_command", "container_env", "field_ref_value", "make_planner",
-           "probe_specs", "touches_files"]
+           "make_stopper", "probe_specs", "touches_files"]
 
 _FILE_WORDS = re.compile(r"[<>]|\b(?:cat|ls|cd|touch|mkdir|rm)\b|(?:^|\s)-[aedfsrwx](?:\s|$)")
 _MAP_REF = re.compile(r"^metadata\.(labels|annotations)\[['\"](.+)['\"]\]$")
@@ -175,6 +176,37 @@ def make_planner(
         return command_run(command, default_duration)
 
     return plan
+
+
+def make_stopper(pod: Any, default_duration: float = DEFAULT_DURATION, lookup: Lookup | None = None,
+                 addresses: Addresses | None = None, staged: bool = False,
+                 stop_signals: bool = False, tokens: TokenSource | None = None) -> Stopper:
+    """What each container of ``pod`` does with its stop signal (:mod:`kbatch.sim.signals`): the
+    image's STOPSIGNAL (:func:`kbatch.sim.images.stop_rule`), or the container's
+    ``lifecycle.stopSignal`` when the ContainerStopSignals gate is on (``stop_signals``; KEP-4960);
+    sent to PID 1 unless the pod shares its process namespace. A table program exits on the signals
+    it handles; a command is run again with the signal (a shell's ``trap``). An app container a
+    stage rule ran (``staged``) drops it, as before."""
+    owned = owned_by_job(ref.kind for ref in pod.metadata.owner_references or ())
+    default_duration = unknown_duration(owned, default_duration)
+    containers = {c.name: c for c in [*(pod.spec.init_containers or ()), *pod.spec.containers,
+                                      *(pod.spec.ephemeral_containers or ())]}
+    pid1 = not pod.spec.share_process_namespace
+
+    def stop(proc: Proc, at: float) -> ContainerRun | None:
+        container = containers.get(proc.name)
+        if container is None or (staged and proc.kind == APP):
+            return None
+        command, args = tuple(container.command or ()), tuple(container.args or ())
+        signal, exits = stop_rule(container.image or "", command, args)
+        own = container.lifecycle.stop_signal if stop_signals and container.lifecycle else None
+        name = signal_name(own or signal) or DEFAULT_STOP_SIGNAL
+        argv, env = container_command(pod, container, lookup, addresses)
+        files = files_factory(pod, container, lookup, lambda c: container_env(pod, c, lookup, addresses),
+                              tokens) if touches_files(argv) else None
+        return stopped_run(argv, dict(env), StopSignal(name, at, pid1), exits, default_duration, files)
+
+    return stop
 
 
 def _probe_passes(probe: Any, pod: Any, container: Any, timeout: float) -> bool:

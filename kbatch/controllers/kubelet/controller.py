@@ -40,8 +40,9 @@ from typing import Any
 
 from kbatch.api.base import format_time, parse_time
 from kbatch.api.errors import NotFound
+from kbatch.api.gates import gate_on
 from kbatch.controllers.dra.kubelet import unprepared_reason
-from kbatch.controllers.kubelet.behaviour import make_planner, probe_specs
+from kbatch.controllers.kubelet.behaviour import make_planner, make_stopper, probe_specs
 from kbatch.controllers.kubelet.claims import CLAIM, claim_errors, has_claims
 from kbatch.controllers.kubelet.engine import (
     APP,
@@ -51,6 +52,7 @@ from kbatch.controllers.kubelet.engine import (
     Fault,
     PodRun,
     Proc,
+    Stopper,
     add_ephemeral,
     advance,
     apply_fault,
@@ -85,6 +87,7 @@ from kbatch.runtime.reconcile import Result
 from kbatch.runtime.rng import derive
 from kbatch.sim.command import DEFAULT_DURATION
 from kbatch.sim.faults import FAULT_ANNOTATION, PROBE_FAULT_ANNOTATION
+from kbatch.sim.signals import CONTAINER_STOP_SIGNALS
 from kbatch.sim.stages import StageRule, load_stages
 
 __all__ = ["MOUNT_RETRY_FIRST", "MOUNT_RETRY_MAX", "PREPARE_RETRY", "Kubelet", "new_pod_run"]
@@ -261,7 +264,8 @@ class Kubelet:
             self._take_address(pod, run)
         wake = next_wake(run)
         if wake is not None and wake <= now:  # the planner and log sink only when something is due
-            advance(run, now, self._planner(pod, uid in self._env_refs, run), self._log_sink(pod))
+            advance(run, now, self._planner(pod, uid in self._env_refs, run), self._log_sink(pod),
+                    self._stopper(pod, run))
             wake = next_wake(run)
         for event in take_events(run) if run.events else ():
             self.clients.recorder(pod.spec.node_name).event(pod, *event)
@@ -351,6 +355,17 @@ class Kubelet:
             return plan
         return self._kept_planner(pod, refs, addresses)
 
+    def _stopper(self, pod: Any, run: PodRun) -> Stopper:
+        """What the pod's containers do with their stop signal (:func:`.behaviour.make_stopper`),
+        read from the pod when a container is stopped."""
+        def stop(proc: Proc, at: float) -> Any:
+            stopper = make_stopper(pod, self.default_duration, self.lookup, self._addresses(pod, run),
+                                   bool(self.stages), gate_on(self.ctx.features, CONTAINER_STOP_SIGNALS),
+                                   self.tokens.token)
+            return stopper(proc, at)
+
+        return stop
+
     def _kept_planner(self, pod: Any, refs: bool, addresses: Addresses | None) -> Any:
         uid = pod.metadata.uid or ""
         planner = self._planners.get(uid)
@@ -366,15 +381,18 @@ class Kubelet:
     def _log_sink(self, pod: Any) -> Any:
         namespace, name = pod.metadata.namespace or "", pod.metadata.name or ""
 
-        def sink(proc: Proc, restart: int, lines: tuple[str, ...]) -> None:
-            self.logs.append(namespace, name, proc.name, restart, lines)
+        def sink(proc: Proc, restart: int, lines: tuple[str, ...], replace: bool = False) -> None:
+            (self.logs.replace if replace else self.logs.append)(namespace, name, proc.name, restart, lines)
 
         return sink
 
     def _inputs(self, pod: Any, run: PodRun, now: float) -> None:
         meta = pod.metadata
         if meta.deletion_timestamp is not None:
-            request_deletion(run, max(self._timeline(meta.deletion_timestamp), now))
+            kill_at = max(self._timeline(meta.deletion_timestamp), now)
+            first = run.kill_at is None
+            request_deletion(run, kill_at, now, self._stopper(pod, run) if first else None,
+                             self._log_sink(pod) if first else None)
         annotations = meta.annotations or {}
         probe_raw = annotations.get(PROBE_FAULT_ANNOTATION)
         if probe_raw or run.probe_faults:

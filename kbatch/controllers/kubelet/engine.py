@@ -16,10 +16,12 @@ transition due up to ``now`` *in time order* (so a late wake-up still produces e
   the pod;
 * the pod is ``Succeeded`` when every app container has terminated with 0 and none will restart,
   ``Failed`` when they have all terminated and one did not exit 0; sidecars are then stopped;
-* deletion (``deletionTimestamp``): nothing restarts any more; at the end of the grace period every
-  running container is killed with exit code 137 (SIGKILL: the simulated processes do not handle
-  SIGTERM), waiting ones end as ``ContainerStatusUnknown``, and the pod becomes terminal (phase by
-  the same rule), ready for the kubelet's grace-0 delete;
+* deletion (``deletionTimestamp``): nothing restarts any more; every running container is sent its
+  stop signal (:func:`request_deletion` with the controller's :data:`Stopper`: it may end the
+  container early, with the code the signal gives), and at the end of the grace period every one
+  still running is killed with exit code 137 (SIGKILL), waiting ones end as
+  ``ContainerStatusUnknown``, and the pod becomes terminal (phase by the same rule), ready for the
+  kubelet's grace-0 delete;
 * a fault ends a container now with the given exit code and reason (or at its start, if it has not
   started yet);
 * a container whose configuration cannot be built (the planner answers a :class:`ConfigError`: a
@@ -31,8 +33,8 @@ transition due up to ``now`` *in time order* (so a late wake-up still produces e
 * :func:`hold_start` keeps a bound pod from starting (its volumes are not mounted yet: the
   controller retries the mount);
 * probes (:mod:`.probes`) decide a container's ``started`` and ``ready``; a liveness or startup
-  failure kills it (exit 137 at the end of the grace period). A container without probes has no
-  probe state and costs nothing more;
+  failure sends it the stop signal, then kills it (exit 137) at the end of the grace period. A
+  container without probes has no probe state and costs nothing more;
 * ephemeral containers (``kubectl debug``) added to a running pod start when the kubelet sees them
   (:func:`add_ephemeral`; upstream ``computePodActions`` lists every ephemeral container without a
   runtime status in ``EphemeralContainersToStart``, even before initialization is done, once the
@@ -50,6 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from kbatch.controllers.kubelet.backoff import (
     backoff_event_message,
@@ -83,6 +86,7 @@ __all__ = [
     "Fault",
     "PodRun",
     "Proc",
+    "Stopper",
     "add_ephemeral",
     "advance",
     "apply_fault",
@@ -107,7 +111,15 @@ class ConfigError:
 
 
 Planner = Callable[["Proc", int], "ContainerRun | ConfigError"]  # (container, restart count) -> this run
-LogSink = Callable[["Proc", int, tuple[str, ...]], None]
+Stopper = Callable[["Proc", float], "ContainerRun | None"]  # (container, seconds since it started) ->
+# its run as the stop signal sent then changes it (None: the signal is dropped), :mod:`kbatch.sim.signals`
+
+
+class LogSink(Protocol):
+    """Where a run's log lines go; ``replace``: they replace the run's lines (a stop signal changed
+    what the run prints)."""
+
+    def __call__(self, proc: Proc, restart: int, lines: tuple[str, ...], replace: bool = False) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,21 +236,23 @@ def _start_due(run: PodRun) -> float:
     return due if run.start_not_before is None else max(due, run.start_not_before)
 
 
-def advance(run: PodRun, now: float, plan: Planner, log: LogSink | None = None) -> bool:
-    """Apply every transition due at or before ``now``; True if anything changed."""
+def advance(run: PodRun, now: float, plan: Planner, log: LogSink | None = None,
+            stop: Stopper | None = None) -> bool:
+    """Apply every transition due at or before ``now``; True if anything changed. ``stop``: what a
+    container does with its stop signal when a failed probe kills it (None: it is dropped)."""
     before = run.version
     while not run.terminal:
         due = next_wake(run)
         if due is None or due > now:
             break
-        report = _fire(run, due, plan, log)
+        report = _fire(run, due, plan, log, stop)
         run.version += 1
         if report:  # an exit restarted at once: its status is written before the restart
             break
     return run.version != before
 
 
-def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> bool:
+def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None, stop: Stopper | None = None) -> bool:
     """Apply the first transition due at ``t``; True when its state is to be reported before the
     next one (an exit whose restart is due at once)."""
     if not run.started and _start_due(run) <= t:
@@ -269,7 +283,7 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> bool:
         if proc.probes is not None and proc.state == RUNNING:
             for state in proc.probes:
                 if state.next_at is not None and state.next_at <= t:
-                    _probe(run, proc, state, t, plan, log)
+                    _probe(run, proc, state, t, plan, log, stop)
                     return False
     if run.kill_at is not None and run.kill_at <= t:
         _kill_all(run, t)
@@ -305,6 +319,31 @@ def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None
         proc.ready_ok = proc.started_ok and not any(s.kind == READINESS for s in proc.probe_specs)
 
 
+def _send_stop(proc: Proc, t: float, kill_at: float, stop: Stopper | None, log: LogSink | None) -> bool:
+    """The runtime sends ``proc`` its stop signal at ``t`` and SIGKILL at ``kill_at``
+    (``killContainer``): when the signal changes its run, the run ends as the signal makes it end —
+    or is killed (137) at ``kill_at`` if that comes first — and its log is what that run printed
+    until it ended. False when the signal is dropped (the run goes on as planned)."""
+    if stop is None or proc.state != RUNNING or proc.started_at is None:
+        return False
+    outcome = stop(proc, t - proc.started_at)
+    if outcome is None:
+        return False
+    end = proc.started_at + outcome.duration
+    if end <= kill_at:
+        proc.ends_at, proc.exit_code = max(end, t), outcome.exit_code
+        proc.reason = "Completed" if outcome.exit_code == 0 else "Error"
+    else:
+        proc.ends_at, proc.exit_code, proc.reason = kill_at, KILLED_EXIT_CODE, "Error"
+    proc.message = ""
+    if log is not None:
+        until = min(end, kill_at) - proc.started_at
+        log(proc, proc.restart_count, tuple(line for line, offset in zip(outcome.logs, outcome.log_offsets,
+                                                                        strict=True) if offset <= until),
+            replace=True)
+    return True
+
+
 def _missing_target(run: PodRun, proc: Proc) -> ConfigError | None:
     """An ephemeral container's target must have been created (upstream ``getTargetID``: a runtime
     status of that name, in any state)."""
@@ -335,7 +374,8 @@ def _app_running(run: PodRun) -> None:
         run.phase = "Running"
 
 
-def _probe(run: PodRun, proc: Proc, state: ProbeState, t: float, plan: Planner, log: LogSink | None) -> None:
+def _probe(run: PodRun, proc: Proc, state: ProbeState, t: float, plan: Planner, log: LogSink | None,
+           stop: Stopper | None = None) -> None:
     """One probe run at ``t`` and what its result means for the container."""
     assert proc.probes is not None
     kind = state.spec.kind
@@ -350,7 +390,8 @@ def _probe(run: PodRun, proc: Proc, state: ProbeState, t: float, plan: Planner, 
         proc.probes = None
         restart = ", will be restarted" if _restarts(run, proc, KILLED_EXIT_CODE) else ""
         _event(run, "Normal", "Killing", f"Container {proc.name} failed {kind} probe{restart}", proc)
-        if proc.ends_at is None or proc.ends_at > t + state.spec.kill_grace:
+        if not _send_stop(proc, t, t + state.spec.kill_grace, stop, log) and \
+                (proc.ends_at is None or proc.ends_at > t + state.spec.kill_grace):
             proc.ends_at, proc.exit_code = t + state.spec.kill_grace, KILLED_EXIT_CODE
             proc.reason, proc.message = "Error", ""
     elif kind == STARTUP:
@@ -466,8 +507,14 @@ def add_ephemeral(run: PodRun, containers: Sequence[tuple[str, str, str]], now: 
     return True
 
 
-def request_deletion(run: PodRun, kill_at: float) -> None:
-    """The API server set ``deletionTimestamp``: kill at ``kill_at`` unless the pod ends first."""
+def request_deletion(run: PodRun, kill_at: float, now: float | None = None, stop: Stopper | None = None,
+                     log: LogSink | None = None) -> None:
+    """The API server set ``deletionTimestamp``: kill at ``kill_at`` unless the pod ends first. The
+    first time, each running container is sent its stop signal ``now`` (``stop``: what it does
+    with it; None: every container drops it and is killed at ``kill_at``, 137)."""
+    if run.kill_at is None and now is not None and not run.terminal:
+        for proc in run.procs():
+            _send_stop(proc, now, kill_at, stop, log)
     if run.kill_at is None or kill_at < run.kill_at:
         run.kill_at = kill_at
         run.version += 1

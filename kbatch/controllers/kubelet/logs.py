@@ -20,6 +20,10 @@ class LogStore:
         runs = self._pods.setdefault((namespace, pod), {}).setdefault(container, {})
         runs.setdefault(restart, []).extend(lines)
 
+    def replace(self, namespace: str, pod: str, container: str, restart: int, lines: tuple[str, ...]) -> None:
+        """A run's lines as they turned out (a stop signal changed what it printed)."""
+        self._pods.setdefault((namespace, pod), {}).setdefault(container, {})[restart] = list(lines)
+
     def read(self, namespace: str, pod: str, container: str, previous: bool = False) -> str:
         """The current run's lines (or the previous run's), each ending in a newline."""
         runs = self._pods.get((namespace, pod), {}).get(container, {})

@@ -14,11 +14,11 @@ Upstream ``pkg/kubelet/prober`` (``worker.go`` ``doProbe``, ``prober_manager.go`
 * a container is *started* once its startup probe succeeded (at once without one) and *ready* when
   started and its readiness result is Success (without a readiness probe: once started);
 * a liveness or startup Failure kills the container (``kuberuntime_manager.go``
-  ``computePodActions``: "Container c failed liveness probe, will be restarted"): probing stops, and
-  the container, which does not handle SIGTERM in the simulation, ends at the end of the grace
-  period (the probe's ``terminationGracePeriodSeconds``, else the pod's, KEP-2238) with exit code
-  137 reason ``Error``; the restart policy then applies as for any exit (restartCount, lastState,
-  CrashLoopBackOff);
+  ``computePodActions``: "Container c failed liveness probe, will be restarted"): probing stops, the
+  container is sent its stop signal (:mod:`kbatch.sim.signals`) and, if still running at the end of
+  the grace period (the probe's ``terminationGracePeriodSeconds``, else the pod's, KEP-2238), ends
+  with exit code 137 reason ``Error``; the restart policy then applies as for any exit
+  (restartCount, lastState, CrashLoopBackOff);
 * a startup probe on a sidecar holds the next init container until it succeeds (docs "Sidecar
   containers").
 

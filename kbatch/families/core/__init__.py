@@ -206,5 +206,7 @@ CORE = Family(
         FeatureSpec(SCHEDULER_QUEUEING_HINTS, True, Stage.GA, source=_GATES + "SchedulerQueueingHints.md"),
         FeatureSpec(SCHEDULER_POP_FROM_BACKOFF_Q, True, Stage.BETA,
                     source=_GATES + "SchedulerPopFromBackoffQ.md"),
+        # KEP-4960 lifecycle.stopSignal, read by the simulated kubelet (kbatch.sim.signals)
+        FeatureSpec("ContainerStopSignals", False, Stage.ALPHA, source=_GATES + "ContainerStopSignals.md"),
     ),
 )

@@ -1,0 +1,165 @@
+"""Where a simulated command's input comes from and its output goes: redirections (POSIX "Shell
+Command Language" 2.7), a loop's input (``done < FILE``) and pipelines (2.9.2).
+
+The functions take the :class:`~kbatch.sim.shell_run.Shell` whose run they are part of, and are
+called by :func:`kbatch.sim.shell_run.run_chain` (which imports this module after defining what it
+uses, as it does :mod:`kbatch.sim.shell_commands`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+
+from kbatch.sim.files import resolve
+from kbatch.sim.shell_input import Input, heredoc_body
+from kbatch.sim.shell_run import Shell, expand_text, run_chain, run_simple
+from kbatch.sim.shell_syntax import words
+from kbatch.sim.shell_vocab import READS_STDIN, modelled
+
+__all__ = ["loop_input", "run_pipeline", "run_redirected"]
+
+_REDIRECT = re.compile(r"^(\d*|&)(>>?|<)(.*)$")  # a redirection word: fd, operator, target (or none)
+
+
+def loop_input(shell: Shell, redirect: str, scope: MutableMapping[str, str]) -> Input | None:
+    """The input a loop's ``done < FILE`` / ``done <<WORD`` gives its commands (None: it failed)."""
+    text = expand_text(shell, redirect, scope)
+    if text is None:
+        return None
+    return _stdin(shell, _redirections(words(text))[1], scope)
+
+
+def run_pipeline(shell: Shell, stages: list[str], scope: MutableMapping[str, str]) -> None:
+    """``a | b | c`` (2.9.2): each command in a subshell, its standard output the next one's
+    input; the status is the last command's. The stages run together: the pipeline takes as long as
+    its longest stage, a stage that reads its input starting when the stage before it has ended (so
+    a filter's lines are printed when its input is complete). A stage the vocabulary does not model
+    makes the whole pipeline "anything else" (the default duration, status 0)."""
+    if not all(modelled(words(stage)) for stage in stages):
+        shell.status = 0
+        shell.spend(shell.default)
+        return
+    start, end, data = shell.duration, 0.0, None
+    direct = shell.sink is None and shell.captured is None
+    last = len(stages) - 1
+    for index, stage in enumerate(stages):
+        sub = shell.subshell(capture=index < last or not direct)
+        if data is not None:
+            sub.stdin = Input(data)
+        argv = words(stage)
+        offset = end if index and argv and argv[0] in READS_STDIN else 0.0
+        run_chain(sub, ((";", stage),), dict(scope))
+        shell.absorb(sub, start + offset)
+        end = max(end, offset + sub.duration) if index else sub.duration
+        data = "".join(sub.captured or ())
+        shell.status = sub.status
+    if not direct and data:
+        shell.out(data)
+    status = shell.status
+    shell.spend(end)
+    shell.status = status if not shell.exited else shell.status
+
+
+@dataclass(slots=True)
+class _Redirections:
+    """Where a simple command's standard output, error and input go (POSIX 2.7)."""
+
+    out: str | None = None  # a file for standard output
+    append: bool = False
+    err: str | None = None  # a file for standard error
+    err_append: bool = False
+    err_to_out: bool = False  # ``2>&1``
+    stdin: str | None = None  # ``< FILE``
+    heredoc: tuple[str, bool] | None = None  # ``<<WORD``: the body, and whether it is expanded
+
+
+def run_redirected(shell: Shell, argv: list[str], scope: MutableMapping[str, str]) -> None:
+    """A simple command with its redirections: ``> f`` / ``>> f`` / ``&> f`` send standard output
+    to a file, ``2> f`` standard error, ``2>&1`` error where output goes (each file created or
+    truncated first; a failure is status 2 and the command does not run); ``< f`` feeds ``cat``;
+    ``>&2`` leaves output in the log, which holds both."""
+    args, where = _redirections(argv)
+    if not args:
+        return
+    stdin = _stdin(shell, where, scope)
+    if stdin is None:
+        return
+    targets = ((where.out, where.append), (where.err, where.err_append))
+    for target, append in targets:
+        if target is None:
+            continue
+        error = shell.files.get().write(resolve(shell.cwd, target), "", append=append)
+        if error is not None:
+            shell.error(f"sh: {error}")
+            shell.status = 2
+            return
+    out: list[str] | None = [] if where.out is not None else None
+    err: list[str] | None = out if where.err_to_out else [] if where.err is not None else None
+    shell.sink, shell.err_sink = out, err
+    try:
+        run_simple(shell, args, scope, stdin)
+    finally:
+        shell.sink = shell.err_sink = None
+        for target, text in ((where.out, out), (where.err, None if where.err_to_out else err)):
+            if target is not None and text:
+                shell.files.get().write(resolve(shell.cwd, target), "".join(text), append=True)
+
+
+def _stdin(shell: Shell, where: _Redirections, scope: MutableMapping[str, str]) -> Input | None:
+    """The command's standard input: its ``< FILE`` (a missing one is dash's ``cannot open``,
+    status 2, and the command does not run), its here-document (expanded unless its delimiter was
+    quoted), or the shell's own."""
+    if where.heredoc is not None:
+        body, expanded = where.heredoc
+        if expanded:
+            protected = body.replace("\\\n", "").replace("\\$", "\x02").replace("\\`", "`")
+            text = expand_text(shell, protected, scope, quotes=False)
+            if text is None:
+                return None
+            body = text.replace("\x02", "$").replace("\\\\", "\\")
+        return Input(body)
+    if where.stdin is None:
+        return shell.stdin
+    content = shell.files.get().read(resolve(shell.cwd, where.stdin))
+    if content is None:
+        shell.error(f"sh: cannot open {where.stdin}: No such file")
+        shell.status = 2
+        return None
+    return Input(content)
+
+
+def _redirections(argv: list[str]) -> tuple[list[str], _Redirections]:
+    """The command's words and its redirections."""
+    args: list[str] = []
+    where = _Redirections()
+    index = 0
+    while index < len(argv):
+        heredoc = heredoc_body(argv[index].lstrip("0123456789"))
+        if heredoc is not None:
+            where.heredoc = heredoc
+            index += 1
+            continue
+        found = _REDIRECT.match(argv[index])
+        if found is None:
+            args.append(argv[index])
+            index += 1
+            continue
+        fd, op, target = found.groups()
+        if not target and index + 1 < len(argv):
+            index += 1
+            target = argv[index]
+        index += 1
+        if op == "<":
+            where.stdin = target
+        elif fd == "2":
+            if target == "&1":
+                where.err_to_out = True
+            elif not target.startswith("&"):
+                where.err, where.err_append = target, op == ">>"
+        elif not target.startswith("&"):
+            where.out, where.append = target, op == ">>"
+            if fd == "&":
+                where.err_to_out = True
+    return args, where
