@@ -10,10 +10,11 @@ kept only by the memo (docs/performance.md, "Session 42: CLI peak").
 
 :class:`ImagePickler` therefore writes an object whose state nothing reads while an image loads as
 ``(new, (cls,))`` (one shared argument tuple per class) and queues it; :meth:`ImagePickler.dump`
-writes the root, then the queued objects' states class by class in chunks of columns (one tuple per
-field of up to :data:`CHUNK` objects), which the load fills in through the slot descriptors. The
-objects are the pickle's own, so an object reachable from two places, or from itself, loads as one
-object (a memo reference in the chunk's column of objects). Deferred are:
+writes the root, then the queued objects' states class by class in chunks of up to :data:`CHUNK`
+objects, column after column, as one stream of items appended to a :class:`Filler` (no container of
+them, so nothing the memo keeps), which fills the objects in through the slot descriptors as each
+chunk completes. The objects are the pickle's own, so an object reachable from two places, or from
+itself, loads as one object (a memo reference in the chunk's objects). Deferred are:
 
 * KubeModels pickled through ``KubeModel.__reduce__`` (their ``__dict__`` and fields set as
   columns; a model with extra or private attributes keeps its reduce);
@@ -41,10 +42,10 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-__all__ = ["CHUNK", "MISSING", "Filler", "ImagePickler", "first", "group", "instant", "loaded", "new",
+__all__ = ["CHUNK", "MISSING", "Filler", "ImagePickler", "first", "instant", "loaded", "marker", "new",
            "restore", "restore_slots"]
 
-CHUNK = 8192  # objects per chunk of columns: the chunk's temporaries stay small, its tuples few
+CHUNK = 8192  # objects per chunk: its columns are temporaries of the save and buffered by the load
 
 _Plan = Callable[["ImagePickler", Any], Any]
 
@@ -60,8 +61,8 @@ class ImagePickler(pickle.Pickler):
     def __init__(self, file: _Writable, protocol: int | None = None) -> None:
         super().__init__(file, protocol)
         self.deferred: list[Any] = []  # objects written as (new, (cls,)), their state still to write
-        self.taken = 0  # deferred[:taken] are in chunks
-        self.unwritten = 0  # chunks handed out, not yet written
+        self.taken = 0  # deferred[:taken] are in the stream of states
+        self.marks = self.written_marks = 0  # marks handed out, and written
         self.instants: dict[tuple[datetime, Any, int], tuple[Any, ...]] = {}
 
     def dump(self, obj: Any) -> None:
@@ -76,27 +77,32 @@ class ImagePickler(pickle.Pickler):
             plan = _PLANS[cls] = _plan_for(cls)
         return NotImplemented if plan is None else plan(self, obj)
 
-    def chunks(self) -> Iterator[_Chunk]:
-        """Chunks to write until every deferred object's state is written. A chunk takes its objects
-        when pickle writes it, not when it is handed out: pickle asks for an item before it has
-        written the one before it (the C pickler one item ahead at each batch of 1,000, the Python
-        one a batch ahead), and writing an item may defer more objects; so the items end only when
-        none is out unwritten and none is deferred (an item with nothing left to take writes an
-        empty chunk)."""
-        self.unwritten = 0
-        while self.unwritten or self.taken < len(self.deferred):
-            self.unwritten += 1
-            yield _Chunk(self)
-
-    def take(self) -> tuple[tuple[Any, ...], ...]:
-        """The next deferred objects' states, one tuple per class: (class, objects, *columns)."""
-        self.unwritten -= 1
-        batch = self.deferred[self.taken:self.taken + CHUNK]
-        self.taken += len(batch)
-        by_class: dict[type, list[Any]] = {}
-        for obj in batch:
-            by_class.setdefault(obj.__class__, []).append(obj)
-        return tuple((cls, tuple(objs), *_columns(cls, objs)) for cls, objs in by_class.items())
+    def states(self) -> Iterator[Any]:
+        """The deferred objects' states as one stream of items, chunk after chunk: the class, the
+        count, the objects, then each column's values (pickle writes each item on its own, so no
+        container of them is memoized and kept until the save ends). Writing an item may defer more
+        objects, and pickle asks for an item before it has written the one before it (the C pickler
+        one item ahead at each batch of 1,000, the Python one a whole batch ahead): when nothing is
+        queued, a :class:`_Mark` goes out, and the stream ends only once every mark is written and
+        still nothing is queued."""
+        while True:
+            if self.taken < len(self.deferred):
+                batch = self.deferred[self.taken:self.taken + CHUNK]
+                self.taken += len(batch)
+                by_class: dict[type, list[Any]] = {}
+                for obj in batch:
+                    by_class.setdefault(obj.__class__, []).append(obj)
+                for cls, objs in by_class.items():  # first appearance order: deterministic
+                    yield cls
+                    yield len(objs)
+                    yield from objs
+                    for column in _columns(cls, objs):
+                        yield from column
+                continue
+            if self.marks == self.written_marks and self.marks:
+                return
+            self.marks += 1
+            yield _Mark(self)
 
 
 class _Missing:
@@ -256,22 +262,25 @@ class _Fill(_Root):
         super().__init__(None, pickler)
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
-        return Filler, (), None, self.pickler.chunks()
+        return Filler, (), None, self.pickler.states()
 
 
-class _Chunk:
+class _Mark:
+    """A point of the stream of states (:meth:`ImagePickler.states`): written, everything before it is."""
+
     __slots__ = ("pickler",)
 
     def __init__(self, pickler: ImagePickler) -> None:
         self.pickler = pickler
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
-        return group, self.pickler.take()
+        self.pickler.written_marks += 1
+        return marker, ()
 
 
-def group(*chunks: tuple[Any, ...]) -> tuple[tuple[Any, ...], ...]:
-    """A written chunk: (class, objects, *columns) per class of its objects."""
-    return chunks
+def marker() -> _Missing:
+    """A loaded mark: :data:`MISSING`, which no chunk starts with."""
+    return MISSING
 
 
 def first(obj: Any, _: Filler) -> Any:
@@ -280,24 +289,49 @@ def first(obj: Any, _: Filler) -> Any:
 
 
 class Filler:
-    """Fills in the deferred objects of a loading image, chunk by chunk (pickle appends each chunk)."""
+    """Fills in the deferred objects of a loading image from the stream of their states, which pickle
+    appends to it in batches: each complete chunk as soon as all its items are in."""
 
-    __slots__ = ()
+    __slots__ = ("_items",)
 
-    def append(self, chunk: tuple[tuple[Any, ...], ...]) -> None:
-        for cls, objs, *columns in chunk:
-            if issubclass(cls, BaseModel):
-                _fill_models(objs, *columns)
+    def __init__(self) -> None:
+        self._items: list[Any] = []
+
+    def append(self, item: Any) -> None:
+        self.extend([item])
+
+    def extend(self, items: list[Any]) -> None:
+        buffer = self._items
+        buffer.extend(items)
+        at, end = 0, len(buffer)
+        while at < end:
+            if buffer[at] is MISSING:  # a mark
+                at += 1
                 continue
-            setters = _setters(cls, _slot_names)
-            for set_, column in zip(setters, columns, strict=True):
-                for obj, value in zip(objs, column, strict=True):
-                    if value is not MISSING:
-                        set_(obj, value)
+            if end - at < 2:
+                break
+            cls, count = buffer[at], buffer[at + 1]
+            columns = 2 if issubclass(cls, BaseModel) else len(_slot_names(cls))
+            size = 2 + count * (1 + columns)
+            if end - at < size:
+                break
+            _fill(cls, buffer, at + 2, count, columns)
+            at += size
+        if at:
+            self._items = buffer[at:]
 
-    def extend(self, chunks: list[tuple[tuple[Any, ...], ...]]) -> None:
-        for chunk in chunks:
-            self.append(chunk)
+
+def _fill(cls: type, items: list[Any], start: int, count: int, columns: int) -> None:
+    """Fill in the ``count`` objects at ``items[start:]`` from the ``columns`` columns after them."""
+    objs = items[start:start + count]
+    values = [items[start + (1 + i) * count:start + (2 + i) * count] for i in range(columns)]
+    if issubclass(cls, BaseModel):
+        _fill_models(objs, *values)
+        return
+    for set_, column in zip(_setters(cls, _slot_names), values, strict=True):
+        for obj, value in zip(objs, column, strict=True):
+            if value is not MISSING:
+                set_(obj, value)
 
 
 _MODEL_SLOTS = BaseModel.__dict__
@@ -307,7 +341,7 @@ _SET_EXTRA = _MODEL_SLOTS["__pydantic_extra__"].__set__
 _SET_PRIVATE = _MODEL_SLOTS["__pydantic_private__"].__set__
 
 
-def _fill_models(objs: tuple[Any, ...], dicts: tuple[Any, ...], fields_sets: tuple[Any, ...]) -> None:
+def _fill_models(objs: list[Any], dicts: list[Any], fields_sets: list[Any]) -> None:
     """The state ``KubeModel.__reduce__``'s ``_unpickle`` gives (kbatch/api/base.py)."""
     for obj, values, fields_set in zip(objs, dicts, fields_sets, strict=True):
         _SET_DICT(obj, values)
