@@ -208,3 +208,18 @@ def test_the_memo_holds_fewer_entries_per_pod_than_a_reduce_per_object() -> None
     small, large = _memo_entries(_pods_running(30)), _memo_entries(_pods_running(60))
     per_pod = (large - small) / 30
     assert per_pod < 70, per_pod
+
+
+def test_a_long_chain_of_deferred_objects_needs_no_deep_recursion() -> None:
+    """A deferred object's state is written after the root, so a chain of them is written one link
+    per chunk item, not one nested reduce per link (which ran into the recursion limit)."""
+    head = Cell("0")
+    cell = head
+    for i in range(1, 20_000):
+        cell.other = cell = Cell(str(i))
+    back = _round_trip(head)
+    names = []
+    while back is not None:
+        names.append(back.name)
+        back = back.other
+    assert names == [str(i) for i in range(20_000)]
