@@ -11,7 +11,8 @@ start of each phase by writing ``5`` to ``/proc/self/clear_refs`` (proc(5)), so 
 phase's own high-water mark, not the process's so far. ``--save-detail`` also traces the save with
 ``tracemalloc`` (slower) and prints the allocations it holds at its end, by source line, and the
 pickler's memo entries by type: what the save adds to what the command already holds (the pickler
-keeps every object it wrote, and every argument tuple a reducer made for it, until the save ends).
+keeps every object it wrote, and every argument tuple a reducer made for it, until the save ends),
+and the objects whose states it wrote as columns (``kbatch/runtime/pickling.py``).
 
 The state directory is changed as the command changes it: work on a copy to repeat a measurement.
 """
@@ -94,6 +95,9 @@ def save_detail(save: Callable[..., Any]) -> Callable[..., Any]:
                 kinds = Counter(type(obj).__name__ for _, obj in picklers[-1].memo.copy().values())
                 total = sum(kinds.values())
                 print(f"[save] memo entries {total:,}: {kinds.most_common(12)}", file=sys.stderr)
+                deferred = Counter(type(obj).__name__ for obj in picklers[-1].deferred)
+                print(f"[save] deferred objects (state in columns) {sum(deferred.values()):,}: "
+                      f"{deferred.most_common(8)}", file=sys.stderr)
 
     return traced
 

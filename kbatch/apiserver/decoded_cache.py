@@ -45,6 +45,9 @@ behind the server's back lingers until it is read again.
 
 from __future__ import annotations
 
+from array import array
+from typing import Any
+
 from kbatch.api.frozen import freeze, strict
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_model, shallow_copy
@@ -121,12 +124,20 @@ class DecodedCache:
         return hit[3] if hit is not None and valid(hit, kv) else None
 
     # --- pickling (a saved control plane, docs/cli.md) -----------------------------------------------
-    def __getstate__(self) -> dict[str, object]:
+    def __getstate__(self) -> tuple[object, ...]:
         """The held objects without their stored bytes (the store saves those: a held object loaded
-        without them is taken for the key-value of its revision, and relinked to its bytes), and no
+        without them is taken for the key-value of its revision, and relinked to its bytes), as
+        columns (keys, revisions, objects: no tuple per key in a saved control plane), and no
         selector entries (made again on the next selective list)."""
-        objects = {key: (rev, None, obj, None) for key, (rev, _, obj, _) in self._objects.items()}
-        return {"_entries": {}, "_objects": objects, "_watched": self._watched}
+        held = self._objects
+        return (list(held), array("q", [h[0] for h in held.values()]), [h[2] for h in held.values()],
+                self._watched)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        keys, revisions, objects, self._watched = state
+        self._entries = {}
+        self._objects = {key: (rev, None, obj, None)
+                         for key, rev, obj in zip(keys, revisions, objects, strict=True)}
 
     def shared(self, model: type[Resource], kv: KeyValue, *, latest: bool = True) -> Resource:
         """The shared object for ``kv`` (read only, never to be mutated), decoding it on a miss.

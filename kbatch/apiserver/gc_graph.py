@@ -9,7 +9,11 @@ validation).
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
+from itertools import islice
+from operator import attrgetter
+from typing import Any
 
 from pydantic_core import from_json
 
@@ -64,6 +68,10 @@ class Node:
                     tuple(meta.finalizers or ()), meta.deletion_timestamp is not None)
 
 
+_OWNER_FIELDS = attrgetter("uid", "api_version", "kind", "name", "block")
+_NODE_FIELDS = attrgetter("key", "kind", "namespace", "name", "uid", "finalizers", "deleting")
+
+
 class Graph:
     """Nodes by key, keys by uid, dependents (keys) by owner uid."""
 
@@ -71,6 +79,28 @@ class Graph:
         self.nodes: dict[bytes, Node] = {}
         self.by_uid: dict[str, bytes] = {}
         self.dependents: dict[str, set[bytes]] = {}
+
+    # --- pickling (a saved control plane, docs/cli.md) -----------------------------------------------
+    def __getstate__(self) -> tuple[Any, ...]:
+        """The nodes as columns, their owners flattened (a count per node): a saved control plane has
+        a node per object, several per pod, each otherwise a reduce tuple of its own
+        (kbatch/runtime/pickling.py). Nodes and owners are frozen values: a load makes them again
+        (equal owners as one object)."""
+        nodes = list(self.nodes.values())
+        columns = [list(c) for c in zip(*map(_NODE_FIELDS, nodes), strict=True)] if nodes else [[]] * 7
+        owners = [_OWNER_FIELDS(o) for n in nodes for o in n.owners]
+        return (columns, array("q", (len(n.owners) for n in nodes)),
+                [list(c) for c in zip(*owners, strict=True)] if owners else [[]] * 5,
+                self.by_uid, self.dependents)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        columns, counts, owner_columns, self.by_uid, self.dependents = state
+        shared: dict[Owner, Owner] = {}
+        owners = iter([shared.setdefault(o, o) for o in map(Owner, *owner_columns)])
+        keys, kinds, namespaces, names, uids, finalizers, deleting = columns
+        self.nodes = {key: Node(key, kind, namespace, name, uid, tuple(islice(owners, count)), fins, gone)
+                      for key, kind, namespace, name, uid, count, fins, gone
+                      in zip(keys, kinds, namespaces, names, uids, counts, finalizers, deleting, strict=True)}
 
     def put(self, node: Node) -> Node | None:
         old = self.remove(node.key)

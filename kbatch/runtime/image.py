@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbatch.runtime.image_writer import SyncingWriter
-from kbatch.runtime.pickling import ImagePickler
+from kbatch.runtime.pickling import ImagePickler, loaded
 
 if TYPE_CHECKING:
     from kbatch.runtime.controlplane import ControlPlane
@@ -46,9 +46,11 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT", "MAGIC", "Header", "ImageError", "load_image", "read_header", "save_image"]
 
 MAGIC = b"KBATCH-IMAGE\n"
-FORMAT = 4  # 2: the store's index as columns; built-in kinds under upstream's key prefixes; 3: its
+FORMAT = 5  # 2: the store's index as columns; built-in kinds under upstream's key prefixes; 3: its
 # payloads as the store's own bytes objects, not one joined blob (store/columns.py); 4: the API server's
-# held objects carry where a status write's carried fields lie (apiserver/decoded_cache.py)
+# held objects carry where a status write's carried fields lie (apiserver/decoded_cache.py); 5: the pickle
+# holds models and unhashable slotted objects' states as columns after the root
+# (pickling.py), timers and held objects as columns
 
 
 class ImageError(ValueError):
@@ -152,6 +154,7 @@ def load_image(path: str | os.PathLike[str]) -> tuple[ControlPlane, Header]:
         except Exception as err:  # a truncated or foreign file: one clear line, not a traceback
             raise ImageError(f"cannot load the image {source}: {type(err).__name__}: {err}") from None
         finally:
+            loaded()
             if enabled:
                 gc.enable()
     gc.freeze()  # the loaded control plane lives for the whole command (module docstring)

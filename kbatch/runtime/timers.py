@@ -18,8 +18,10 @@ a cluster whose only timers are housekeeping.
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections import deque
 from collections.abc import Callable
+from types import MethodType
 from typing import Any, NamedTuple
 
 __all__ = ["Timer", "TimerQueue"]
@@ -76,6 +78,29 @@ class TimerQueue:
         if periodic:
             self._periodic.add(seq)
         return seq
+
+    # --- pickling (a saved control plane, docs/cli.md) -----------------------------------------------
+    def __getstate__(self) -> tuple[Any, ...]:
+        """The timers as columns, not a ``Timer`` tuple (and a bound method) each: a saved control plane
+        holds one or more timers per pod (kbatch/runtime/pickling.py). A bound method is kept as its
+        object and name, as pickle itself writes one; buckets in their order, with their lengths."""
+        timers = [t for bucket in self._buckets.values() for t in bucket]
+        methods = [t.fn if type(t.fn) is MethodType else None for t in timers]
+        owners = [None if m is None else m.__self__ for m in methods]
+        fns = [t.fn if m is None else m.__func__.__name__ for t, m in zip(timers, methods, strict=True)]
+        return (self._deadlines, list(self._buckets), array("q", map(len, self._buckets.values())),
+                array("q", (t.seq for t in timers)), owners, fns, [t.arg for t in timers],
+                self._pending, self._periodic, self._seq)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        (self._deadlines, deadlines, lengths, seqs, owners, fns, args, self._pending, self._periodic,
+         self._seq) = state
+        timers = iter(zip(seqs, owners, fns, args, strict=True))
+        self._buckets = {}
+        for deadline, length in zip(deadlines, lengths, strict=True):
+            self._buckets[deadline] = deque(
+                Timer(deadline, seq, fn if owner is None else getattr(owner, fn), arg)
+                for seq, owner, fn, arg in (next(timers) for _ in range(length)))
 
     def cancel(self, handle: int) -> bool:
         """Forget a timer; False if it already fired or was cancelled."""
