@@ -21,7 +21,7 @@ Semantics of kubernetes-sigs/kueue ``pkg/controller/jobs/job/job_controller.go``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from kbatch.api.batch_v1 import Job
 from kbatch.api.jobframework import PodSet, PodSetInfo, PodSetInfoError, merge_info, restore_template
@@ -52,6 +52,8 @@ def _bool(text: str | None) -> bool | None:
 @dataclass(slots=True)
 class BatchJob:
     job: Job
+    # the label whose value is a pod's rank for the TopologyUngater (job_controller.go ``PodSets``)
+    tas_pod_index_label: ClassVar[str] = "batch.kubernetes.io/job-completion-index"
 
     @property
     def object(self) -> Job:

@@ -46,6 +46,7 @@ from kbatch.controllers.kueue.jobframework.ancestors import (
     find_managed_ancestor,
     owner_managed,
 )
+from kbatch.controllers.kueue.tas import request as tas_request
 from kbatch.controllers.kueue.webhooks.admission_gated_by import admission_gated_by_errors
 from kbatch.controllers.kueue.webhooks.default_queue import DefaultQueues
 from kbatch.controllers.kueue.webhooks.kinds import deny
@@ -188,6 +189,10 @@ class _JobWebhook:
             if labels_changed:
                 errs += _min_parallelism(obj)
             errs += _completions_equal_parallelism(obj)
+            if self._settings().on("TopologyAwareScheduling"):  # job_webhook.go validateCommon
+                meta = obj.spec.template.metadata if obj.spec and obj.spec.template else None
+                annotations = (meta.annotations if meta else None) or {}
+                errs += tas_request.validate(annotations, "spec.template.metadata")
         if old is not None:
             errs += self._on_update(old, obj)
         deny(self.webhook, errs)
