@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbatch.api.core_v1 import LimitRange, Namespace, Pod
+from kbatch.api.core_v1 import LimitRange, Namespace, Node, Pod
 from kbatch.api.kueue_v1beta2 import (
     AdmissionCheck,
     ClusterQueue,
@@ -61,6 +61,7 @@ from kbatch.controllers.kueue.status import (
     LocalQueueStatus,
     ResourceFlavorFinalizer,
 )
+from kbatch.controllers.kueue.tas.nodes import TASNodeHandler
 from kbatch.controllers.kueue.tas.ungater import PodWorkload, TopologyUngater, admitted_by_tas
 from kbatch.controllers.kueue.watches import CHECK_EVENTS, COHORT_EVENTS, FLAVOR_EVENTS
 from kbatch.controllers.kueue.workload_controller import WorkloadReconciler
@@ -175,6 +176,7 @@ def setup(ctx: ControllerContext) -> KueueManager:
             builder = builder.watches(Workload, _ChildJobs(ctx.cache), _NO_DELETES)
         mgr.controllers[name] = builder.complete(JobReconciler(mgr, integ))
     if mgr.settings.on("TopologyAwareScheduling"):
+        ctx.cache.informer_for(Node).add_event_handler(TASNodeHandler(mgr))
         mgr.controllers["kueue-tas-topology-ungater"] = (
             b("kueue-tas-topology-ungater")
             .describe("Kueue's TopologyUngater")

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from kbatch.api.batch_v1 import Job
+from kbatch.api.go_bool import parse_bool
 from kbatch.api.jobframework import PodSet, PodSetInfo, PodSetInfoError, merge_info, restore_template
 from kbatch.api.model_copy import copy_model
 
@@ -38,15 +39,6 @@ _MANAGED_LABELS = (
     "batch.kubernetes.io/job-name",
     "batch.kubernetes.io/controller-uid",
 )
-
-
-def _bool(text: str | None) -> bool | None:
-    """Go's ``strconv.ParseBool``."""
-    if text in ("1", "t", "T", "true", "TRUE", "True"):
-        return True
-    if text in ("0", "f", "F", "false", "FALSE", "False"):
-        return False
-    return None
 
 
 @dataclass(slots=True)
@@ -74,7 +66,7 @@ class BatchJob:
             return None
 
     def _sync_completions(self) -> bool:
-        return bool(_bool((self.job.metadata.annotations or {}).get(COMPLETIONS_EQUAL_PARALLELISM)))
+        return bool(parse_bool((self.job.metadata.annotations or {}).get(COMPLETIONS_EQUAL_PARALLELISM)))
 
     def is_suspended(self) -> bool:
         return bool(self.job.spec.suspend) and (self.job.metadata.annotations or {}).get(STOPPING) != "true"

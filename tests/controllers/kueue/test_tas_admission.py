@@ -79,6 +79,20 @@ def test_the_same_cycle_and_the_next_see_the_tas_usage_of_what_was_admitted() ->
                                 'to fit any of 1 pod(s). Total nodes: 4; excluded: resource "cpu": 4')
 
 
+def test_a_node_joining_the_topology_retries_a_workload_no_domain_could_hold() -> None:
+    w = _world("tas")
+    w.apply(_tas_workload("wl", 5, required=RACK))
+    w.cp.advance(30)  # past the retries of the Workload's own status writes
+    assert not w.reserved("wl")
+    create_nodes(w.cp, 1, NodeTemplate(cpu="2", labels={"group": "tas", BLOCK: "b1", RACK: "b1-r1"}),
+                 prefix="b1-r1-late-")
+    w.cp.advance(2)  # the batched requeue of inadmissible workloads (1 s)
+    assert w.admitted("wl")
+    assert _assignment(w, "wl") == {"levels": [HOST], "slices": [{
+        "domainCount": 3, "podCounts": {"individual": [2, 2, 1]},
+        "valuesPerLevel": [{"individual": {"prefix": "b1-r1-", "roots": ["0", "1", "late-0"]}}]}]}
+
+
 def test_a_tas_only_cluster_queue_implies_an_unconstrained_request() -> None:
     w = _world("tas")
     w.apply(_tas_workload("wl", 3))

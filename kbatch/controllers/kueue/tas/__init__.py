@@ -9,5 +9,6 @@ Upstream: kubernetes-sigs/kueue v0.19.2, KEP ``keps/2724-topology-aware-scheduli
 :mod:`.cluster`       the nodes, non-TAS and TAS usage a cycle's snapshots are built from
 :mod:`.cycle`         the flavor assigner's TAS step and the cycle's TAS usage
 :mod:`.ungater`       the TopologyUngater: each gated pod to a domain, its node selector, the gate off
+:mod:`.nodes`         node events that retry inadmissible Workloads
 ====================  ==========================================================================
 """

@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from kbatch.api.errors import FieldError, FieldErrorType
+from kbatch.api.go_bool import parse_bool
 from kbatch.api.jobframework import PodSetInfo
 from kbatch.api.kueue_v1beta2 import PodSetTopologyRequest
 from kbatch.api.selectors import label_key_errors
@@ -43,15 +44,6 @@ WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"  # kueue.WorkloadAnnotation
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"  # kueue.TopologySchedulingGate
 
 
-def _bool(text: str) -> bool | None:
-    """Go's ``strconv.ParseBool``."""
-    if text in ("1", "t", "T", "TRUE", "true", "True"):
-        return True
-    if text in ("0", "f", "F", "FALSE", "false", "False"):
-        return False
-    return None
-
-
 def topology_request(
     annotations: Mapping[str, str], pod_index_label: str | None
 ) -> PodSetTopologyRequest | None:
@@ -63,7 +55,7 @@ def topology_request(
     elif PREFERRED in annotations:
         req.preferred = annotations[PREFERRED]
     elif UNCONSTRAINED in annotations:
-        req.unconstrained = bool(_bool(annotations[UNCONSTRAINED]))
+        req.unconstrained = bool(parse_bool(annotations[UNCONSTRAINED]))
     elif pod_index_label is None:
         return None
     req.pod_index_label = pod_index_label
@@ -88,7 +80,7 @@ def validate(annotations: Mapping[str, str], path: str) -> list[FieldError]:
         if key in annotations:
             for msg in label_key_errors(annotations[key]):
                 errs.append(FieldError.invalid(f"{where}[{key}]", annotations[key], msg))
-    if UNCONSTRAINED in annotations and _bool(annotations[UNCONSTRAINED]) is None:
+    if UNCONSTRAINED in annotations and parse_bool(annotations[UNCONSTRAINED]) is None:
         errs.append(
             FieldError.invalid(
                 f"{where}[{UNCONSTRAINED}]", annotations[UNCONSTRAINED], "must be a boolean value"
