@@ -48,22 +48,24 @@ class TASNodeHandler:
         self._changed(node)
 
     def on_update(self, old: Node, new: Node) -> None:
-        if _scheduling_changed(old, new):
+        # most updates are status heartbeats of clusters without TAS flavors: look at those first
+        if self._node_labels() and _scheduling_changed(old, new):
             self._changed(old, new)
 
     def on_delete(self, node: Node) -> None:
         self._changed(node)
 
+    def _node_labels(self) -> list[dict[str, str]]:
+        """The TAS flavors' node labels."""
+        flavors = self.mgr.cache.flavors
+        specs = [flavors[name].spec for name in sorted(flavors)]
+        return [spec.node_labels or {} for spec in specs if spec is not None and spec.topology_name]
+
     def _changed(self, *nodes: Node) -> None:
         mgr = self.mgr
-        for name in sorted(mgr.cache.flavors):
-            spec = mgr.cache.flavors[name].spec
-            if spec is None or not spec.topology_name:
-                continue
-            if any(_matches(n, spec.node_labels or {}) for n in nodes):
-                active = [cq for cq in sorted(mgr.cache.cluster_queues) if mgr.cache.active(cq)]
-                mgr.notify_retry_inadmissible(active)
-                return
+        if any(_matches(n, labels) for labels in self._node_labels() for n in nodes):
+            active = [cq for cq in sorted(mgr.cache.cluster_queues) if mgr.cache.active(cq)]
+            mgr.notify_retry_inadmissible(active)
 
 
 def _matches(node: Node, labels: dict[str, str]) -> bool:

@@ -130,6 +130,7 @@ class PodWorkload:
     """Pod events → the Workload a TAS pod names (``podHandler.queueReconcileForPod``)."""
 
     __slots__ = ()
+    maps_old_on_update = False  # Update reads ``ObjectNew`` only
 
     def __call__(self, pod: Any) -> list[Request]:
         name = (pod.metadata.annotations or {}).get(WORKLOAD_ANNOTATION)
