@@ -27,8 +27,8 @@ TAS_FLAVOR = {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name"
 PLAIN_FLAVOR = {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "plain"}, "spec": {}}
 
 
-def _world(*flavors: str) -> World:
-    w = World(TOPOLOGY, TAS_FLAVOR, PLAIN_FLAVOR)
+def _world(*flavors: str, **kwargs: Any) -> World:
+    w = World(TOPOLOGY, TAS_FLAVOR, PLAIN_FLAVOR, **kwargs)
     for b, r in (("b1", "r1"), ("b1", "r2")):
         create_nodes(w.cp, 2, NodeTemplate(cpu="2", labels={"group": "tas", BLOCK: b, RACK: f"{b}-{r}"}),
                      prefix=f"{b}-{r}-")
@@ -91,6 +91,19 @@ def test_a_node_joining_the_topology_retries_a_workload_no_domain_could_hold() -
     assert _assignment(w, "wl") == {"levels": [HOST], "slices": [{
         "domainCount": 3, "podCounts": {"individual": [2, 2, 1]},
         "valuesPerLevel": [{"individual": {"prefix": "b1-r1-", "roots": ["0", "1", "late-0"]}}]}]}
+
+
+def test_with_unadmitted_workloads_observability_the_reason_is_topology_placement_failed() -> None:
+    """``markFlavorAttempt(..., NoFit, TopologyPlacementFailed)`` then ``resolveNoFitReason``."""
+    w = _world("tas", feature_gates={"UnadmittedWorkloadsObservability": True})
+    w.apply(_tas_workload("wl", 5, required=RACK))
+    w.cp.run_until_idle()
+    reserved = w.cond("wl", "QuotaReserved")
+    assert (reserved.status, reserved.reason) == ("False", "TopologyPlacementFailed")
+    plain = _world("tas")
+    plain.apply(_tas_workload("wl", 5, required=RACK))
+    plain.cp.run_until_idle()
+    assert plain.cond("wl", "QuotaReserved").reason == "Pending"
 
 
 def test_a_tas_only_cluster_queue_implies_an_unconstrained_request() -> None:

@@ -212,7 +212,7 @@ class FlavorAssigner:
                 self._resolve(assignment)
                 return assignment
         if self.tas is not None:
-            self.tas.assign(assignment, self.wl, self.cq)
+            self.tas.assign(assignment, self.wl, self.cq, self.options.observability)
         self._resolve(assignment)
         return assignment
 

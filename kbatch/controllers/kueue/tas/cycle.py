@@ -191,8 +191,9 @@ class TASCycle:
                         have[res] = have.get(res, 0) + q * count
         return found, None
 
-    def assign(self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode) -> None:
-        """The TAS step of ``assignFlavors``."""
+    def assign(self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode, observability: bool) -> None:
+        """The TAS step of ``assignFlavors`` (``observability``: UnadmittedWorkloadsObservability
+        marks the flavor attempt ``TopologyPlacementFailed``)."""
         requests = self._requests(a, wl, cq)
         if not requests:
             return
@@ -208,8 +209,9 @@ class TASCycle:
             _, failure = self._search(requests, empty=True)
             if failure is not None:
                 psa = a.pod_sets[failure[0]]
-                for att in psa.attempts:
-                    if att.flavor in {fa.name for fa in psa.flavors.values()}:
+                tas_flavor = next(r.flavor for r in requests if r.index == failure[0])
+                for att in psa.attempts if observability else ():
+                    if att.flavor == tas_flavor:  # ``markFlavorAttempt``
                         att.mode, att.no_fit_reason = NO_FIT, "TopologyPlacementFailed"
                 _update_mode(a, psa, NO_FIT)
             else:
