@@ -72,6 +72,12 @@ def test_a_job_requiring_a_rack_lands_in_one_rack_and_one_too_big_for_any_rack_w
                     "valuesPerLevel": [{"individual": {"prefix": "b1-r1-", "roots": ["0", "1"]}}]}],
     }
 
+    old = json.loads(_run(state, "get", "workloads.v1beta1.kueue.x-k8s.io", "-o", "json"))["items"][0]
+    assert old["status"]["admission"]["podSetAssignments"][0]["topologyAssignment"] == {  # v1beta1: domains
+        "levels": ["kubernetes.io/hostname"],
+        "domains": [{"values": ["b1-r1-0"], "count": 2}, {"values": ["b1-r1-1"], "count": 2}],
+    }
+
     _run(state, "apply", "-f", str(_six_pods(tmp_path)))
     _run(state, "advance", "2s")
     six = next(w for w in json.loads(_run(state, "get", "workloads", "-o", "json"))["items"]
