@@ -2,11 +2,11 @@
 
 Kueue's documented examples include objects that only act through a controller kbatch does not
 model (docs/kueue.md, "Not modelled"): an AdmissionCheck is made Active by its controller (Kueue's
-``kueue.x-k8s.io/provisioning-request`` or ``kueue.x-k8s.io/multikueue``, or a third party's), and a
-ResourceFlavor with ``spec.topologyName`` asks for topology-aware scheduling. Upstream without that
-controller behaves alike (the AdmissionCheck stays inactive, so the ClusterQueues naming it admit
-nothing), but a user trying the examples on kbatch should hear at once that nothing here will
-change that, rather than find a ClusterQueue inactive or pods placed without their topology. As
+``kueue.x-k8s.io/provisioning-request`` or ``kueue.x-k8s.io/multikueue``, or a third party's).
+Upstream without that controller behaves alike (the AdmissionCheck stays inactive, so the
+ClusterQueues naming it admit nothing), but a user trying the examples on kbatch should hear at once
+that nothing here will change that, rather than find a ClusterQueue inactive. (A ResourceFlavor with
+``spec.topologyName`` is acted on: topology-aware scheduling, ``kbatch.controllers.kueue.tas``.) As
 :mod:`kbatch.sim.unmodelled` does for container commands, ``kbatch serve`` and the CLI send one
 ``Warning`` per such field on create (and on a server-side apply that creates), naming its path as
 kube-apiserver's warnings do. A deliberate kbatch addition.
@@ -34,7 +34,4 @@ def inert_warnings(obj: Mapping[str, Any]) -> list[str]:
                 "nothing sets this AdmissionCheck's Active condition, so the ClusterQueues that use it "
                 "stay inactive, nor the check's state on Workloads (set them by hand: kbatch patch ... "
                 "--subresource status; docs/kueue.md)"]
-    if kind == "ResourceFlavor" and spec.get("topologyName"):
-        return [f'spec.topologyName: kbatch does not model topology-aware scheduling; workloads admitted to '
-                f'this flavor are placed without topology "{spec["topologyName"]}" (docs/kueue.md)']
     return []

@@ -59,11 +59,12 @@ def test_the_admission_check_example_warns_that_no_controller_will_activate_it(s
     assert "kbatch runs no admission check controller" in again.stderr  # an apply-create warns too
 
 
-def test_a_topology_flavor_warns_that_placement_ignores_the_topology(served: Any) -> None:
+def test_a_topology_flavor_is_created_without_a_warning_now_that_kbatch_schedules_by_topology(
+    served: Any,
+) -> None:
     out = kubectl(served, "create", "-f", "-", input_=TAS_FLAVOR)
-    assert out.stderr == ('Warning: spec.topologyName: kbatch does not model topology-aware scheduling; '
-                          'workloads admitted to this flavor are placed without topology "default" '
-                          "(docs/kueue.md)\n")
+    assert out.stdout == "resourceflavor.kueue.x-k8s.io/tas-flavor created\n"
+    assert out.stderr == ""  # topology-aware scheduling acts on it (kbatch/controllers/kueue/tas)
     plain = kubectl(served, "create", "-f", "-", input_=TAS_FLAVOR.replace("tas-flavor", "plain").replace(
         '  topologyName: "default"\n', ""))
     assert plain.stderr == ""

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kbatch.api.kueue_v1beta1 import models as v1
-from kbatch.api.kueue_v1beta1.topology import domains_to_slices
+from kbatch.api.kueue_v1beta1.topology import domains_to_slices, slices_to_domains
 from kbatch.api.meta import Resource
 from kbatch.api.versions import ServedVersion
 
@@ -121,32 +121,6 @@ def _lq_down(obj: Obj) -> Obj:
 # --- Workload ----------------------------------------------------------------------------------
 
 
-def _slices_to_domains(ta: Obj) -> Obj:
-    """v1beta2 ``slices`` decoded into v1beta1 ``domains`` (prefixes, suffixes, universals expanded)."""
-    levels = ta.get("levels") or []
-    domains: list[Obj] = []
-    for s in ta.get("slices") or []:
-        n = s.get("domainCount") or 0
-        per_level = s.get("valuesPerLevel") or []
-        counts = s.get("podCounts") or {}
-        for j in range(n):
-            values = []
-            for level in per_level:
-                if level.get("universal") is not None:
-                    values.append(level["universal"])
-                else:
-                    ind = level.get("individual") or {}
-                    roots = ind.get("roots") or []
-                    values.append(
-                        f"{ind.get('prefix') or ''}{roots[j] if j < len(roots) else ''}"
-                        f"{ind.get('suffix') or ''}"
-                    )
-            indiv = counts.get("individual")
-            count = counts.get("universal") if indiv is None else (indiv[j] if j < len(indiv) else 0)
-            domains.append({"values": values, "count": count})
-    return {"levels": levels, "domains": domains}
-
-
 def _each_assignment(status: Any, fn: Callable[[Obj], Obj]) -> None:
     admission = status.get("admission") if isinstance(status, dict) else None
     for psa in (admission or {}).get("podSetAssignments") or []:
@@ -196,7 +170,7 @@ def _wl_down(obj: Obj) -> Obj:
     if isinstance(status, dict):
         _rename(status, "accumulatedPastExecutionTimeSeconds", "accumulatedPastExexcutionTimeSeconds")
         _drop(status, "preemptionGates")
-        _each_assignment(status, _slices_to_domains)
+        _each_assignment(status, slices_to_domains)
     return out
 
 

@@ -10,15 +10,15 @@ are one ``universal`` count.
 Not modelled: with ``TASAssignmentsEncodingByHostnamePrefix`` (beta, on) upstream also splits
 domains whose lowest level is ``kubernetes.io/hostname`` into runs by reusable hostname prefixes and
 keeps the shorter JSON of the two encodings; kbatch always writes the single-run form (the same
-domains, decoded back identically). Topology-aware scheduling is not modelled (docs/kueue.md), so
-only a user's v1beta1 status write carries such an assignment.
+domains, decoded back identically). :func:`slices_to_domains` decodes (the down conversion, and the
+TopologyUngater's reading of an admission).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MAX_DOMAINS_PER_SLICE", "domains_to_slices"]
+__all__ = ["MAX_DOMAINS_PER_SLICE", "domains_to_slices", "slices_to_domains"]
 
 MAX_DOMAINS_PER_SLICE = 100_000
 
@@ -67,3 +67,29 @@ def domains_to_slices(ta: dict[str, Any]) -> dict[str, Any]:
     domains = ta.get("domains") or []
     chunks = [domains[i : i + MAX_DOMAINS_PER_SLICE] for i in range(0, len(domains), MAX_DOMAINS_PER_SLICE)]
     return {"levels": levels, "slices": [_slice(levels, chunk) for chunk in chunks]}
+
+
+def slices_to_domains(ta: dict[str, Any]) -> dict[str, Any]:
+    """v1beta2 ``slices`` decoded into v1beta1 ``domains`` (prefixes, suffixes, universals expanded)."""
+    levels = ta.get("levels") or []
+    domains: list[dict[str, Any]] = []
+    for s in ta.get("slices") or []:
+        n = s.get("domainCount") or 0
+        per_level = s.get("valuesPerLevel") or []
+        counts = s.get("podCounts") or {}
+        for j in range(n):
+            values = []
+            for level in per_level:
+                if level.get("universal") is not None:
+                    values.append(level["universal"])
+                else:
+                    ind = level.get("individual") or {}
+                    roots = ind.get("roots") or []
+                    values.append(
+                        f"{ind.get('prefix') or ''}{roots[j] if j < len(roots) else ''}"
+                        f"{ind.get('suffix') or ''}"
+                    )
+            indiv = counts.get("individual")
+            count = counts.get("universal") if indiv is None else (indiv[j] if j < len(indiv) else 0)
+            domains.append({"values": values, "count": count})
+    return {"levels": levels, "domains": domains}

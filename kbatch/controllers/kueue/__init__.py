@@ -17,6 +17,7 @@ thin controllers over them:
 ``kueue-admissioncheck``  :class:`.admissionchecks.AdmissionCheckFinalizer`
 ``kueue-priorityclass``   :class:`.priorityclasses.PriorityClassPropagator`
 ``kueue-job-<name>``      :class:`.jobframework.reconciler.JobReconciler`, one per enabled integration
+``kueue-tas-topology-…``  :class:`.tas.ungater.TopologyUngater` (TopologyAwareScheduling)
 ========================  ==================================================================
 
 The webhooks are admission plugins (:mod:`.webhooks`), so they work whatever controllers run.
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbatch.api.core_v1 import LimitRange, Namespace
+from kbatch.api.core_v1 import LimitRange, Namespace, Node, Pod
 from kbatch.api.kueue_v1beta2 import (
     AdmissionCheck,
     ClusterQueue,
@@ -60,10 +61,12 @@ from kbatch.controllers.kueue.status import (
     LocalQueueStatus,
     ResourceFlavorFinalizer,
 )
+from kbatch.controllers.kueue.tas.nodes import TASNodeHandler
+from kbatch.controllers.kueue.tas.ungater import PodWorkload, TopologyUngater, admitted_by_tas
 from kbatch.controllers.kueue.watches import CHECK_EVENTS, COHORT_EVENTS, FLAVOR_EVENTS
 from kbatch.controllers.kueue.workload_controller import WorkloadReconciler
 from kbatch.runtime.context import ControllerContext
-from kbatch.runtime.predicate import Funcs
+from kbatch.runtime.predicate import Funcs, predicate_func
 from kbatch.runtime.reconcile import Request
 
 __all__ = ["KueueManager", "setup"]
@@ -172,6 +175,15 @@ def setup(ctx: ControllerContext) -> KueueManager:
         if integ.name == "batch/job":
             builder = builder.watches(Workload, _ChildJobs(ctx.cache), _NO_DELETES)
         mgr.controllers[name] = builder.complete(JobReconciler(mgr, integ))
+    if mgr.settings.on("TopologyAwareScheduling"):
+        ctx.cache.informer_for(Node).add_event_handler(TASNodeHandler(mgr))
+        mgr.controllers["kueue-tas-topology-ungater"] = (
+            b("kueue-tas-topology-ungater")
+            .describe("Kueue's TopologyUngater")
+            .for_(Workload, predicate_func(admitted_by_tas))
+            .watches(Pod, PodWorkload())
+            .complete(TopologyUngater(ctx))
+        )
     informers = ctx.cache
     informers.informer_for(Workload).add_event_handler(WorkloadHandler(mgr))
     informers.informer_for(ClusterQueue).add_event_handler(ClusterQueueHandler(mgr))

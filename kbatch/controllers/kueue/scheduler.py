@@ -40,6 +40,7 @@ from kbatch.controllers.kueue.scheduling.cycle import CycleInputs, Entry, Requeu
 from kbatch.controllers.kueue.scheduling.nomination_memo import NominationMemo
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Target, cq_path, preemption_message
 from kbatch.controllers.kueue.scheduling.snapshot import Snapshot
+from kbatch.controllers.kueue.tas.cycle import TASCycle
 from kbatch.runtime.reconcile import Request, Result
 
 __all__ = ["Scheduler", "write_status"]
@@ -102,6 +103,7 @@ class Scheduler:
                 mgr.cache.pods_ready_for_all,
                 self.memo.cycle(snapshot, mgr.cycle_config, mgr.preemptor, now, self.cycle),
                 mgr.resources.violations,
+                self._tas(snapshot),
             )
             result = run_cycle(heads, inputs)
         finally:
@@ -118,6 +120,18 @@ class Scheduler:
         if progressed or (not _all_back_in_heap(mgr, requeued) and mgr.queues.has_heads(mgr.cache.active)):
             mgr.kick()
         return None
+
+    def _tas(self, snapshot: Snapshot) -> TASCycle | None:
+        """The cycle's TAS flavors (with TopologyAwareScheduling), read when first needed."""
+        mgr = self.mgr
+        if not mgr.settings.on("TopologyAwareScheduling"):
+            return None
+        cqs = mgr.cache.cluster_queues
+        return TASCycle(
+            mgr.ctx.cache,
+            snapshot.flavors,
+            lambda: [info.obj for name in sorted(cqs) for info in cqs[name].workloads.values()],
+        )
 
     # --- admission --------------------------------------------------------------------------------
     def _admit(self, e: Entry) -> bool:

@@ -21,9 +21,10 @@ Semantics of kubernetes-sigs/kueue ``pkg/controller/jobs/job/job_controller.go``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from kbatch.api.batch_v1 import Job
+from kbatch.api.go_bool import parse_bool
 from kbatch.api.jobframework import PodSet, PodSetInfo, PodSetInfoError, merge_info, restore_template
 from kbatch.api.model_copy import copy_model
 
@@ -40,18 +41,11 @@ _MANAGED_LABELS = (
 )
 
 
-def _bool(text: str | None) -> bool | None:
-    """Go's ``strconv.ParseBool``."""
-    if text in ("1", "t", "T", "true", "TRUE", "True"):
-        return True
-    if text in ("0", "f", "F", "false", "FALSE", "False"):
-        return False
-    return None
-
-
 @dataclass(slots=True)
 class BatchJob:
     job: Job
+    # the label whose value is a pod's rank for the TopologyUngater (job_controller.go ``PodSets``)
+    tas_pod_index_label: ClassVar[str] = "batch.kubernetes.io/job-completion-index"
 
     @property
     def object(self) -> Job:
@@ -72,7 +66,7 @@ class BatchJob:
             return None
 
     def _sync_completions(self) -> bool:
-        return bool(_bool((self.job.metadata.annotations or {}).get(COMPLETIONS_EQUAL_PARALLELISM)))
+        return bool(parse_bool((self.job.metadata.annotations or {}).get(COMPLETIONS_EQUAL_PARALLELISM)))
 
     def is_suspended(self) -> bool:
         return bool(self.job.spec.suspend) and (self.job.metadata.annotations or {}).get(STOPPING) != "true"

@@ -48,6 +48,7 @@ from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.api.selectors import label_value_errors
 from kbatch.api.validation import is_dns1123_label
 from kbatch.controllers.kueue.jobframework.names import workload_name
+from kbatch.controllers.kueue.tas.request import tas_info, topology_request
 
 __all__ = [
     "equivalent",
@@ -75,13 +76,19 @@ def max_execution_time(obj: Any) -> int | None:
     return value if value is not None and value > 0 else None
 
 
-def _pod_sets(job: Any, partial_admission: bool) -> list[PodSet]:
+def _pod_sets(job: Any, partial_admission: bool, tas: bool) -> list[PodSet]:
+    """The job's pod sets; with TopologyAwareScheduling each carries the topology request of its
+    template's annotations (and the integration's pod index label: ``tas_pod_index_label``)."""
+    index_label = getattr(job, "tas_pod_index_label", None)
     return [
         PodSet(
             name=ps.name,
             template=ps.template,
             count=ps.count,
             min_count=ps.min_count if partial_admission else None,
+            topology_request=topology_request(
+                (ps.template.metadata.annotations if ps.template.metadata else None) or {}, index_label
+            ) if tas else None,
         )
         for ps in job.pod_sets()
     ]
@@ -132,10 +139,11 @@ def new_workload(
     partial_admission: bool,
     short_names: bool,
     admission_gated_by: bool,
+    tas: bool = False,
 ) -> Workload:
     obj = job.object
     meta = obj.metadata
-    pod_sets = _pod_sets(job, partial_admission)
+    pod_sets = _pod_sets(job, partial_admission, tas)
     labels = {k: v for k, v in (meta.labels or {}).items() if k in label_keys}
     if not label_value_errors(meta.uid or ""):
         labels[JOB_UID_LABEL] = meta.uid or ""
@@ -245,7 +253,7 @@ def equivalent(
         return False
     if (wl.spec.maximum_execution_time_seconds if wl.spec else None) != max_execution_time(obj):
         return False
-    job_sets = _pod_sets(job, partial_admission)
+    job_sets = _pod_sets(job, partial_admission, tas=False)  # topology requests are not compared
     ignore = _has(wl, "Admitted")
     running = _running_pod_sets(wl, cache, assign_queue_labels)
     spec_sets = list((wl.spec.pod_sets if wl.spec else None) or ())
@@ -288,6 +296,8 @@ def infos_from_admission(wl: Workload, cache: Any, assign_queue_labels: bool) ->
                 labels[CLUSTER_QUEUE_LABEL] = cq
         count = psa.count if psa.count is not None else ((ps.count or 0) if ps is not None else 0)
         info = PodSetInfo(psa.name or "", count, selector, tuple(tolerations), labels, {})
+        if psa.topology_assignment is not None:
+            info = tas_info(info, ps.topology_request if ps is not None else None, wl.metadata.name or "")
         for check in (wl.status.admission_checks if wl.status else None) or ():
             for update in check.pod_set_updates or ():
                 if update.name == info.name:

@@ -309,6 +309,7 @@ class JobReconciler:
             partial_admission=s.on("PartialAdmission") if partial_admission is None else partial_admission,
             short_names=s.on("ShortWorkloadNames"),
             admission_gated_by=s.on("AdmissionGatedBy"),
+            tas=s.on("TopologyAwareScheduling"),
         )
 
     def _update_to_match(self, job: Any, obj: Any, wl: Workload) -> Workload | None:

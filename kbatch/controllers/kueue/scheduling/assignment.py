@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kbatch.api.kueue_v1beta2.constants import Reason
 from kbatch.controllers.kueue.model.requests import FlavorResource, format_amount
+
+if TYPE_CHECKING:
+    from kbatch.controllers.kueue.tas.placement import Placement
 
 __all__ = [
     "DEFERRED_FIT",
@@ -87,6 +91,7 @@ class PodSetAssignment:
     requests: dict[str, int]
     count: int
     attempts: list[Attempt] = field(default_factory=list)
+    topology: Placement | None = None  # the TAS step's placement (``TopologyAssignment``)
 
     def representative_mode(self) -> int:
         if self.status.is_fit():
@@ -184,14 +189,15 @@ class Assignment:
         out = []
         for ps in self.pod_sets:
             names = sorted(ps.flavors)
-            out.append(
-                {
-                    "name": ps.name,
-                    "flavors": {r: ps.flavors[r].name for r in names},
-                    "resourceUsage": {r: format_amount(r, ps.requests.get(r, 0)) for r in names},
-                    "count": ps.count,
-                }
-            )
+            api: dict[str, object] = {
+                "name": ps.name,
+                "flavors": {r: ps.flavors[r].name for r in names},
+                "resourceUsage": {r: format_amount(r, ps.requests.get(r, 0)) for r in names},
+                "count": ps.count,
+            }
+            if ps.topology is not None:
+                api["topologyAssignment"] = ps.topology.to_api()
+            out.append(api)
         return out
 
     def flavor_mapping(self) -> dict[str, dict[str, str]]:

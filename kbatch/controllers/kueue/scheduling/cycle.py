@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import FieldError
 from kbatch.api.kueue_v1beta2 import Workload
@@ -47,6 +47,9 @@ from kbatch.controllers.kueue.scheduling.ordering import classical_order, fair_s
 from kbatch.controllers.kueue.scheduling.podset_reducer import search
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Preemptor, Target
 from kbatch.controllers.kueue.scheduling.snapshot import Snapshot, chain_of, cq_fits
+
+if TYPE_CHECKING:
+    from kbatch.controllers.kueue.tas.cycle import TASCycle
 
 __all__ = ["CycleConfig", "CycleInputs", "Entry", "Head", "RequeueReason", "run_cycle"]
 
@@ -171,6 +174,7 @@ class CycleInputs:
     memo: CycleMemo | None = None  # the heads' nominations kept across cycles (nomination_memo)
     # ``ValidateLimitRange``: the namespace's LimitRange violations of a workload (none when None)
     limit_range_violations: Callable[[Workload], list[str]] | None = None
+    tas: TASCycle | None = None  # TopologyAwareScheduling: the cycle's TAS flavors (tas.cycle)
 
 
 def run_cycle(heads: list[Head], inputs: CycleInputs) -> CycleResult:
@@ -196,7 +200,7 @@ def run_cycle(heads: list[Head], inputs: CycleInputs) -> CycleResult:
         if result.blocked:
             entry.status = "blocked"
             continue
-        _process(entry, snapshot, preempted, config, inputs.pods_ready_for_all, result)
+        _process(entry, snapshot, preempted, config, inputs.pods_ready_for_all, result, inputs.tas)
     return result
 
 
@@ -312,6 +316,8 @@ def _assignments(e: Entry, cq: ClusterQueueNode, inputs: CycleInputs) -> tuple[A
     if last is not None and _outdated(last, cq, inputs.cycle, e.info, inputs.config.preserve_scan_progress):
         last = None
     memo = inputs.memo
+    if inputs.tas is not None and any(inputs.tas.levels(f) is not None for f in cq.settings.all_flavors()):
+        memo = None  # a topology assignment reads nodes and pods, which the memo does not key on
     if memo is not None and (kept := memo.lookup(e.info, cq, last)) is not None:
         return kept
     got = _nominate_afresh(e, cq, last, inputs)
@@ -325,7 +331,9 @@ def _nominate_afresh(
 ) -> tuple[Assignment, list[Target]]:
     wl, config, snapshot = e.info, inputs.config, inputs.snapshot
     oracle = _Oracle(inputs.preemptor, wl, cq, snapshot, inputs.now)
-    assigner = FlavorAssigner(wl, cq, snapshot.flavors, oracle, config.assigner, last, inputs.cycle)
+    assigner = FlavorAssigner(
+        wl, cq, snapshot.flavors, oracle, config.assigner, last, inputs.cycle, inputs.tas
+    )
     full = _try(assigner, oracle, None, e, cq, inputs)
     if full[1] is not None:
         return full[0], full[1]
@@ -421,12 +429,13 @@ def _process(
     config: CycleConfig,
     pods_ready_for_all: Callable[[], bool],
     result: CycleResult,
+    tas: TASCycle | None = None,
 ) -> None:
-    """``processEntry``."""
+    """``processEntry`` (``fits`` includes the TAS flavors' domains: ``ClusterQueueSnapshot.Fits``)."""
     cq = e.cq
     assert cq is not None
     usage = _assignment_usage(e)
-    fits = _fits(snapshot, cq, usage, preempted, e.targets)
+    fits = _fits(snapshot, cq, usage, preempted, e.targets) and (tas is None or tas.fits(e.assignment))
     mode = e.assignment.representative_mode()
     if mode == NO_FIT:
         e.requeue_reason = RequeueReason.NO_FIT
@@ -453,6 +462,8 @@ def _process(
     for t in e.targets:
         preempted[t.info.key] = t.info
     snapshot.add_usage(cq, usage)
+    if tas is not None:
+        tas.admit(e.assignment)
     if mode == PREEMPT:
         e.quota_reserved_reason = Reason.WAITING_FOR_PREEMPTED
         e.preempting = True

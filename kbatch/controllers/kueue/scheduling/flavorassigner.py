@@ -19,8 +19,13 @@ The flavor's mode is the worst of its resources'. With ``whenCanBorrow``/``whenC
 scanning and keeps the preferred mode (``preference``: ``BorrowingOverPreemption`` — the default —
 or ``PreemptionOverBorrowing``).
 
-Not modelled: topology-aware scheduling, workload slices, concurrent admission variants, pod-set
-groups (every pod set is its own group).
+With TopologyAwareScheduling a flavor must match the pod set's topology request
+(:meth:`~kbatch.controllers.kueue.tas.cycle.TASCycle.flavor_mismatch`) and, once every pod set has
+its flavors, the TAS step (:meth:`~kbatch.controllers.kueue.tas.cycle.TASCycle.assign`) finds their
+topology assignments.
+
+Not modelled: workload slices, concurrent admission variants, pod-set groups (every pod set is its
+own group).
 """
 
 from __future__ import annotations
@@ -28,8 +33,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kbatch.api.kueue_v1beta2 import PodSet
 from kbatch.api.kueue_v1beta2.constants import Reason
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import PodSetResources, WorkloadInfo
@@ -50,6 +56,9 @@ from kbatch.controllers.kueue.scheduling.assignment import (
 )
 from kbatch.controllers.kueue.scheduling.snapshot import cq_available, cq_potential
 from kbatch.controllers.scheduler.types import NodeSelectorRequirement, NodeSelectorTerm
+
+if TYPE_CHECKING:
+    from kbatch.controllers.kueue.tas.cycle import TASCycle
 
 __all__ = ["AssignerOptions", "FlavorAssigner", "taint_text"]
 
@@ -166,6 +175,7 @@ class FlavorAssigner:
         options: AssignerOptions,
         last: LastState | None = None,
         cycle: int = 0,
+        tas: TASCycle | None = None,
     ) -> None:
         self.wl = wl
         self.cq = cq
@@ -174,6 +184,7 @@ class FlavorAssigner:
         self.options = options
         self.last = last
         self.cycle = cycle
+        self.tas = tas  # the TAS step (TopologyAwareScheduling), kbatch.controllers.kueue.tas.cycle
         self._pod_specs = [
             ps.template.spec if ps.template else None
             for ps in (wl.obj.spec.pod_sets if wl.obj.spec else None) or ()
@@ -200,6 +211,8 @@ class FlavorAssigner:
             if status.err is not None or (requests and not psa.flavors):
                 self._resolve(assignment)
                 return assignment
+        if self.tas is not None:
+            self.tas.assign(assignment, self.wl, self.cq, self.options.observability)
         self._resolve(assignment)
         return assignment
 
@@ -252,7 +265,7 @@ class FlavorAssigner:
         for idx in range(start, len(rg.flavors)):
             attempted = idx
             fname = rg.flavors[idx]
-            fstatus = self._check_flavor(fname, index)
+            fstatus = self._check_flavor(fname, index, rg.covered)
             if not fstatus.is_fit():
                 status.reasons += fstatus.reasons
                 attempts.append(
@@ -310,11 +323,15 @@ class FlavorAssigner:
                 return best, None, attempts
         return best, status, attempts
 
-    def _check_flavor(self, fname: str, index: int) -> Status:
-        """``checkFlavorForPodSets``: taints and node affinity."""
+    def _check_flavor(self, fname: str, index: int, covered: frozenset[str]) -> Status:
+        """``checkFlavorForPodSets``: the TAS match, taints and node affinity."""
         flavor = self.flavors.get(fname)
         if flavor is None:
             return Status([f"flavor {fname} not found"])
+        if self.tas is not None:
+            mismatch = self.tas.flavor_mismatch(self.cq, self._pod_set(index), flavor, covered)
+            if mismatch:
+                return Status([mismatch])
         spec = self._pod_specs[index] if index < len(self._pod_specs) else None
         fspec = flavor.spec
         if spec is None:
@@ -328,6 +345,9 @@ class FlavorAssigner:
         if not _affinity_matches(spec, (fspec.node_labels if fspec else None) or {}):
             return Status([f"flavor {fname} doesn't match node affinity"])
         return Status()
+
+    def _pod_set(self, index: int) -> PodSet:
+        return (self.wl.obj.spec.pod_sets or [])[index]  # type: ignore[union-attr]
 
     def _fits_quota(self, fr: FlavorResource, assumed: int, request: int) -> tuple[int, int, Status | None]:
         """``fitsResourceQuota``."""

@@ -77,7 +77,8 @@ def _same_info(a: WorkloadInfo, b: WorkloadInfo) -> bool:
 
 def copy_assignment(a: Assignment) -> Assignment:
     """A copy of ``a`` sharing no mutable part with it (what ``copy.deepcopy`` gives, at a fraction
-    of its cost: a reuse copies once in and once out)."""
+    of its cost: a reuse copies once in and once out). A pod set's ``topology`` is immutable and
+    shared."""
     return replace(
         a,
         pod_sets=[

@@ -29,6 +29,7 @@ from typing import Any
 
 from kbatch.api.core_v1 import Namespace
 from kbatch.api.errors import FieldError, Forbidden, NotFound
+from kbatch.api.go_bool import parse_bool
 from kbatch.api.kueue_v1beta2 import WorkloadPriorityClass
 from kbatch.api.kueue_v1beta2.constants import (
     DEFAULT_LOCAL_QUEUE,
@@ -46,6 +47,7 @@ from kbatch.controllers.kueue.jobframework.ancestors import (
     find_managed_ancestor,
     owner_managed,
 )
+from kbatch.controllers.kueue.tas import request as tas_request
 from kbatch.controllers.kueue.webhooks.admission_gated_by import admission_gated_by_errors
 from kbatch.controllers.kueue.webhooks.default_queue import DefaultQueues
 from kbatch.controllers.kueue.webhooks.kinds import deny
@@ -65,23 +67,6 @@ def _go_atoi(text: str) -> tuple[int | None, str]:
     if re.fullmatch(r"[+-]?[0-9]+", text):
         return int(text), ""
     return None, f'strconv.Atoi: parsing "{text}": invalid syntax'
-
-
-def _go_parse_bool(text: str) -> bool | None:
-    return {
-        "1": True,
-        "t": True,
-        "T": True,
-        "TRUE": True,
-        "true": True,
-        "True": True,
-        "0": False,
-        "f": False,
-        "F": False,
-        "FALSE": False,
-        "false": False,
-        "False": False,
-    }.get(text)
 
 
 class _JobWebhook:
@@ -188,6 +173,10 @@ class _JobWebhook:
             if labels_changed:
                 errs += _min_parallelism(obj)
             errs += _completions_equal_parallelism(obj)
+            if self._settings().on("TopologyAwareScheduling"):  # job_webhook.go validateCommon
+                meta = obj.spec.template.metadata if obj.spec and obj.spec.template else None
+                annotations = (meta.annotations if meta else None) or {}
+                errs += tas_request.validate(annotations, "spec.template.metadata")
         if old is not None:
             errs += self._on_update(old, obj)
         deny(self.webhook, errs)
@@ -285,7 +274,7 @@ def _completions_equal_parallelism(job: Any) -> list[FieldError]:
         return []
     path = f"{_ANNOTATIONS}[{JOB_COMPLETIONS_EQUAL_PARALLELISM}]"
     errs = []
-    enabled = _go_parse_bool(text)
+    enabled = parse_bool(text)
     if enabled is None:
         errs.append(FieldError.invalid(path, text, f'strconv.ParseBool: parsing "{text}": invalid syntax'))
     if enabled:
@@ -317,10 +306,10 @@ def _partial_admission_update(old: Any, new: Any, old_job: Any, new_job: Any) ->
             )
         )
     old_sync = (
-        _go_parse_bool((old.metadata.annotations or {}).get(JOB_COMPLETIONS_EQUAL_PARALLELISM, "")) or False
+        parse_bool((old.metadata.annotations or {}).get(JOB_COMPLETIONS_EQUAL_PARALLELISM, "")) or False
     )
     new_sync = (
-        _go_parse_bool((new.metadata.annotations or {}).get(JOB_COMPLETIONS_EQUAL_PARALLELISM, "")) or False
+        parse_bool((new.metadata.annotations or {}).get(JOB_COMPLETIONS_EQUAL_PARALLELISM, "")) or False
     )
     if (
         old_job.is_suspended() == new_job.is_suspended()

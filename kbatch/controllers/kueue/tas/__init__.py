@@ -1,0 +1,14 @@
+"""Kueue's topology-aware scheduling (TopologyAwareScheduling, beta, on by default in v0.19.2).
+
+Upstream: kubernetes-sigs/kueue v0.19.2, KEP ``keps/2724-topology-aware-scheduling``.
+
+====================  ==========================================================================
+:mod:`.request`       a pod set's topology request (template annotations), validation, pod gates
+:mod:`.snapshot`      one TAS flavor's topology tree and the search for a pod set's domains (pure)
+:mod:`.placement`     the search's result as ``status.admission.podSetAssignments[].topologyAssignment``
+:mod:`.cluster`       the nodes, non-TAS and TAS usage a cycle's snapshots are built from
+:mod:`.cycle`         the flavor assigner's TAS step and the cycle's TAS usage
+:mod:`.ungater`       the TopologyUngater: each gated pod to a domain, its node selector, the gate off
+:mod:`.nodes`         node events that retry inadmissible Workloads
+====================  ==========================================================================
+"""

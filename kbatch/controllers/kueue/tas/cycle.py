@@ -1,0 +1,243 @@
+"""Topology-aware scheduling in a cycle: which pod sets ask for it, which flavors serve them, and
+their topology assignments.
+
+Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/scheduler/flavorassigner/tas_flavorassigner.go``
+(``WorkloadsTopologyRequests``, ``podSetTopologyRequest``, ``onlyTASFlavor``,
+``checkPodSetAndFlavorMatchForTAS``, ``isTASImplied``), ``flavorassigner.go`` (the TAS step at the end
+of ``assignFlavors``), ``pkg/cache/scheduler/clusterqueue_snapshot.go``
+(``FindTopologyAssignmentsForWorkload``: TAS flavors in name order, the pod sets of a flavor in
+order, each seeing what the earlier ones took) and ``clusterqueue.go`` (``isTASOnly``).
+
+* A pod set asks for TAS explicitly (a required, preferred or unconstrained request), or implicitly
+  when every flavor of its ClusterQueue is a TAS flavor (then it is unconstrained, at the lowest
+  level).
+* A flavor without ``topologyName`` does not serve a pod set asking for TAS ("Flavor %q does not
+  support TopologyAwareScheduling", unless none of the pod set's requests is a resource of that
+  group), a TAS flavor does not serve one that does not ("Flavor %q supports only
+  TopologyAwareScheduling"), nor one asking for a level its Topology lacks.
+* When quota fits, the assignment is searched (:mod:`.snapshot`); when it is not found the pod set
+  gets the reason and its flavors ``Preempt``. When preemption is the way (quota or topology), the
+  search runs again on an empty cluster: not found there, the pod set cannot fit (``NoFit``),
+  otherwise the TAS pod sets need preemption.
+
+Not modelled: TAS-aware preemption target search (the preemptor finds quota targets only),
+``TASHandleOverlappingFlavors`` (alpha) aggregation, delayed topology requests (ProvisioningRequest,
+MultiKueue), admission-check pod set updates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kbatch.api.kueue_v1beta2 import PodSet, ResourceFlavor, Workload
+from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
+from kbatch.controllers.kueue.model.info import WorkloadInfo
+from kbatch.controllers.kueue.model.requests import pod_spec_requests
+from kbatch.controllers.kueue.scheduling.assignment import FIT, NO_FIT, PREEMPT, Assignment, PodSetAssignment
+from kbatch.controllers.kueue.tas.cluster import build_snapshot, tas_flavor_levels, workload_tas_usage
+from kbatch.controllers.kueue.tas.placement import Placement
+from kbatch.controllers.kueue.tas.request import is_explicit
+from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest, TASFlavorSnapshot
+from kbatch.controllers.scheduler.convert import node_selector_term
+
+__all__ = ["TASCycle"]
+
+NO_TAS_FLAVOR = "no TAS flavor assigned"
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    index: int
+    flavor: str
+    request: PodSetTASRequest
+
+
+def _request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
+    """``TASPodSetRequests`` of one pod set (its one-pod requests from the PodSpec)."""
+    tr = ps.topology_request
+    spec = ps.template.spec if ps.template is not None else None
+    affinity = None
+    na = spec.affinity.node_affinity if spec is not None and spec.affinity is not None else None
+    required = na.required_during_scheduling_ignored_during_execution if na is not None else None
+    if required is not None:
+        affinity = tuple(node_selector_term(t) for t in required.node_selector_terms or ())
+    return PodSetTASRequest(
+        ps.name or "",
+        count,
+        pod_spec_requests(spec) if spec is not None else {},
+        required=tr.required if tr is not None else None,
+        preferred=tr.preferred if tr is not None else None,
+        unconstrained=bool(tr.unconstrained) if tr is not None else False,
+        implied=implied,
+        node_selector=dict((spec.node_selector if spec is not None else None) or {}),
+        affinity=affinity,
+        tolerations=tuple(
+            (t.key or "", t.operator or "Equal", t.value or "", t.effect or "")
+            for t in (spec.tolerations if spec is not None else None) or ()
+        ),
+    )
+
+
+class TASCycle:
+    """The TAS flavors of one cycle (``ClusterQueueSnapshot.TASFlavors``), built when first asked."""
+
+    def __init__(
+        self,
+        cache: Any,
+        flavors: Mapping[str, ResourceFlavor],
+        admitted: Callable[[], Iterable[Workload]],
+    ) -> None:
+        self.cache = cache
+        self.flavors = flavors
+        self.admitted = admitted  # the workloads holding quota
+        self._levels: dict[str, tuple[str, tuple[str, ...]] | None] = {}
+        self._snapshots: dict[str, TASFlavorSnapshot] = {}
+
+    # --- flavors ----------------------------------------------------------------------------------
+    def levels(self, flavor: str) -> tuple[str, tuple[str, ...]] | None:
+        if flavor not in self._levels:
+            self._levels[flavor] = tas_flavor_levels(self.cache, self.flavors.get(flavor))
+        return self._levels[flavor]
+
+    def tas_only(self, cq: ClusterQueueNode) -> bool:
+        """``isTASOnly``: every flavor of the ClusterQueue is a TAS flavor."""
+        return all(self.levels(f) is not None for f in cq.settings.all_flavors())
+
+    def requested(self, ps: PodSet, cq: ClusterQueueNode) -> tuple[bool, bool]:
+        """``isTASRequested`` and ``isTASImplied``."""
+        if is_explicit(ps.topology_request):
+            return True, False
+        implied = self.tas_only(cq)
+        return implied, implied
+
+    def snapshot(self, flavor: str) -> TASFlavorSnapshot:
+        snap = self._snapshots.get(flavor)
+        if snap is None:
+            topology, levels = self.levels(flavor)  # type: ignore[misc]
+            snap = build_snapshot(self.cache, self.flavors[flavor], topology, levels)
+            for wl in self.admitted():
+                for domains, one in workload_tas_usage(wl, flavor):
+                    snap.add_usage(domains, one)
+            self._snapshots[flavor] = snap
+        return snap
+
+    def flavor_mismatch(
+        self, cq: ClusterQueueNode, ps: PodSet, flavor: ResourceFlavor, covered: Iterable[str]
+    ) -> str | None:
+        """``checkPodSetAndFlavorMatchForTAS``."""
+        name = flavor.metadata.name or ""
+        has_topology = bool(flavor.spec is not None and flavor.spec.topology_name)
+        requested, implied = self.requested(ps, cq)
+        if not requested:
+            return f'Flavor "{name}" supports only TopologyAwareScheduling' if has_topology else None
+        if implied:
+            return None
+        if not has_topology:
+            spec = ps.template.spec if ps.template is not None else None
+            requests = pod_spec_requests(spec) if spec is not None else {}
+            if not any(r in requests for r in covered):
+                return None
+            return f'Flavor "{name}" does not support TopologyAwareScheduling'
+        if self.levels(name) is None:
+            return f'Flavor "{name}" information missing in TAS cache'
+        snap_levels = self.levels(name)[1]  # type: ignore[index]
+        tr = ps.topology_request
+        key = tr.required or tr.preferred if tr is not None else None
+        if key is None and tr is not None and tr.unconstrained:
+            key = snap_levels[-1]
+        if key is None or key not in snap_levels:
+            return f'Flavor "{name}" does not contain the requested level'
+        return None
+
+    # --- the flavor assigner's TAS step -----------------------------------------------------------
+    def _requests(self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode) -> list[_Request]:
+        """``WorkloadsTopologyRequests``; a pod set whose flavors are not exactly one TAS flavor
+        gets the error."""
+        out = []
+        spec_sets = (wl.obj.spec.pod_sets if wl.obj.spec else None) or []
+        for i, (ps, psa) in enumerate(zip(spec_sets, a.pod_sets, strict=False)):
+            requested, implied = self.requested(ps, cq)
+            if not requested or psa.status.err is not None or psa.count == 0 or psa.topology is not None:
+                continue
+            tas = sorted({fa.name for fa in psa.flavors.values() if self.levels(fa.name) is not None})
+            if len(tas) != 1:
+                psa.status.err = (
+                    NO_TAS_FLAVOR if not tas else f"more than one TAS flavor assigned: {', '.join(tas)}"
+                )
+                a.forced_mode = None
+                continue
+            out.append(_Request(i, tas[0], _request(ps, psa.count, implied)))
+        return out
+
+    def _search(
+        self, requests: list[_Request], empty: bool
+    ) -> tuple[dict[int, Placement], tuple[int, str] | None]:
+        """``FindTopologyAssignmentsForWorkload``: the placements, or the first pod set that fails."""
+        found: dict[int, Placement] = {}
+        for flavor in sorted({r.flavor for r in requests}):
+            snap = self.snapshot(flavor)
+            assumed: dict[tuple[str, ...], dict[str, int]] = {}
+            for r in (r for r in requests if r.flavor == flavor):
+                result = snap.find(r.request, assumed, simulate_empty=empty)
+                if result.failure:
+                    return found, (r.index, result.failure)
+                placement = Placement(flavor, result, dict(r.request.single_pod))
+                found[r.index] = placement
+                for leaf, count in snap.leaves_of(result):
+                    have = assumed.setdefault(leaf, {})
+                    for res, q in {**r.request.single_pod, "pods": 1}.items():
+                        have[res] = have.get(res, 0) + q * count
+        return found, None
+
+    def assign(self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode, observability: bool) -> None:
+        """The TAS step of ``assignFlavors`` (``observability``: UnadmittedWorkloadsObservability
+        marks the flavor attempt ``TopologyPlacementFailed``)."""
+        requests = self._requests(a, wl, cq)
+        if not requests:
+            return
+        if a.representative_mode() == FIT:
+            found, failure = self._search(requests, empty=False)
+            if failure is None:
+                for i, placement in found.items():
+                    a.pod_sets[i].topology = placement
+            else:
+                a.pod_sets[failure[0]].status.reasons.append(failure[1])
+                _update_mode(a, a.pod_sets[failure[0]], PREEMPT)
+        if a.representative_mode() == PREEMPT:
+            _, failure = self._search(requests, empty=True)
+            if failure is not None:
+                psa = a.pod_sets[failure[0]]
+                tas_flavor = next(r.flavor for r in requests if r.index == failure[0])
+                for att in psa.attempts if observability else ():
+                    if att.flavor == tas_flavor:  # ``markFlavorAttempt``
+                        att.mode, att.no_fit_reason = NO_FIT, "TopologyPlacementFailed"
+                _update_mode(a, psa, NO_FIT)
+            else:
+                for r in requests:
+                    _update_mode(a, a.pod_sets[r.index], PREEMPT)
+
+    # --- processing -------------------------------------------------------------------------------
+    def fits(self, a: Assignment) -> bool:
+        """Whether the assignment's domains still hold its pods after this cycle's admissions."""
+        return all(
+            self.snapshot(ps.topology.flavor).fits(ps.topology.result.domains, ps.topology.single_pod)
+            for ps in a.pod_sets
+            if ps.topology is not None
+        )
+
+    def admit(self, a: Assignment) -> None:
+        """The assignment's TAS usage, added to the cycle's snapshots."""
+        for ps in a.pod_sets:
+            if ps.topology is not None:
+                self.snapshot(ps.topology.flavor).add_usage(
+                    ps.topology.result.domains, ps.topology.single_pod
+                )
+
+
+def _update_mode(a: Assignment, psa: PodSetAssignment, mode: int) -> None:
+    """``Assignment.updateMode``: the pod set's flavors, and the assignment's representative mode."""
+    for fa in psa.flavors.values():
+        fa.mode = mode
+    a.forced_mode = mode

@@ -1,0 +1,129 @@
+"""A pod set's topology request: from its template's annotations, checked, and asked of a pod.
+
+Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobframework/tas.go``
+(``podSetTopologyRequestBuilder.Build``: ``required`` over ``preferred`` over ``unconstrained``; with
+none of them, a request only when the integration names a pod index label, as the Job integration
+does with ``batch.kubernetes.io/job-completion-index``), ``tas_validation.go``
+(``ValidateTASPodSetRequest``, ``validateTASUnconstrained``), ``pkg/workload/workload.go``
+(``IsExplicitlyRequestingTAS``) and ``pkg/util/tas/tas.go`` (``IsTAS`` of a pod).
+
+Slice annotations (``podset-slice-required-topology``, ``podset-slice-size``, the multi-layer
+constraints) and ``podset-group-name`` are not modelled (docs/kueue.md): they are kept neither in
+the request nor checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from kbatch.api.errors import FieldError, FieldErrorType
+from kbatch.api.go_bool import parse_bool
+from kbatch.api.jobframework import PodSetInfo
+from kbatch.api.kueue_v1beta2 import PodSetTopologyRequest
+from kbatch.api.selectors import label_key_errors
+
+__all__ = [
+    "PREFERRED",
+    "REQUIRED",
+    "TOPOLOGY_GATE",
+    "UNCONSTRAINED",
+    "WORKLOAD_ANNOTATION",
+    "is_explicit",
+    "is_tas_pod",
+    "tas_info",
+    "topology_request",
+    "validate",
+]
+
+REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
+WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"  # kueue.WorkloadAnnotation
+TOPOLOGY_GATE = "kueue.x-k8s.io/topology"  # kueue.TopologySchedulingGate
+
+
+def topology_request(
+    annotations: Mapping[str, str], pod_index_label: str | None
+) -> PodSetTopologyRequest | None:
+    """``NewPodSetTopologyRequest(meta).PodIndexLabel(label).Build()`` (an unparsable
+    ``unconstrained`` is refused by :func:`validate` first)."""
+    req = PodSetTopologyRequest()
+    if REQUIRED in annotations:
+        req.required = annotations[REQUIRED]
+    elif PREFERRED in annotations:
+        req.preferred = annotations[PREFERRED]
+    elif UNCONSTRAINED in annotations:
+        req.unconstrained = bool(parse_bool(annotations[UNCONSTRAINED]))
+    elif pod_index_label is None:
+        return None
+    req.pod_index_label = pod_index_label
+    return req
+
+
+def validate(annotations: Mapping[str, str], path: str) -> list[FieldError]:
+    """``ValidateTASPodSetRequest`` for the three annotations; ``path`` is the template's metadata."""
+    errs: list[FieldError] = []
+    where = f"{path}.annotations"
+    found = [k for k in (REQUIRED, PREFERRED, UNCONSTRAINED) if k in annotations]
+    if len(found) > 1:
+        errs.append(
+            FieldError(
+                FieldErrorType.INVALID,
+                where,
+                "must not contain more than one topology annotation: "
+                f'["{REQUIRED}", "{PREFERRED}", "{UNCONSTRAINED}"]',
+            )
+        )
+    for key in (REQUIRED, PREFERRED):
+        if key in annotations:
+            for msg in label_key_errors(annotations[key]):
+                errs.append(FieldError.invalid(f"{where}[{key}]", annotations[key], msg))
+    if UNCONSTRAINED in annotations and parse_bool(annotations[UNCONSTRAINED]) is None:
+        errs.append(
+            FieldError.invalid(
+                f"{where}[{UNCONSTRAINED}]", annotations[UNCONSTRAINED], "must be a boolean value"
+            )
+        )
+    return errs
+
+
+def tas_info(info: PodSetInfo, tr: PodSetTopologyRequest | None, workload: str) -> PodSetInfo:
+    """``podset.FromAssignment`` and ``getPodSetsInfoFromStatus`` for a pod set admitted with a
+    topology assignment: the ``kueue.x-k8s.io/topology`` scheduling gate, the Workload's name
+    (``kueue.x-k8s.io/workload``, how the ungater finds the pods) and, for an implied request, the
+    ``unconstrained`` annotation. (Upstream writes the Workload annotation on every pod set while
+    TopologyAwareScheduling is on; kbatch only on those TAS admitted, where it is read.)"""
+    annotations = {**info.annotations, WORKLOAD_ANNOTATION: workload}
+    if tr is None or (tr.required is None and tr.preferred is None and tr.unconstrained is None):
+        annotations[UNCONSTRAINED] = "true"
+    return replace(info, annotations=annotations, scheduling_gates=(*info.scheduling_gates, TOPOLOGY_GATE))
+
+
+def is_explicit(tr: PodSetTopologyRequest | None) -> bool:
+    """``IsExplicitlyRequestingTAS`` of one pod set (slice fields count too)."""
+    return tr is not None and (
+        tr.unconstrained is not None
+        or tr.required is not None
+        or tr.preferred is not None
+        or tr.pod_set_slice_required_topology is not None
+        or tr.pod_set_slice_size is not None
+        or bool(tr.podset_slice_required_topology_constraints)
+    )
+
+
+def is_tas_pod(pod: Any) -> bool:
+    """``utiltas.IsTAS``: the pod carries a topology annotation (the implied-TAS ones get
+    ``unconstrained`` at admission)."""
+    annotations = pod.metadata.annotations or {}
+    return any(
+        k in annotations
+        for k in (
+            REQUIRED,
+            PREFERRED,
+            UNCONSTRAINED,
+            "kueue.x-k8s.io/podset-slice-required-topology",
+            "kueue.x-k8s.io/podset-slice-required-topology-constraints",
+        )
+    )

@@ -1,0 +1,179 @@
+"""The TopologyUngater: each gated pod of a TAS-admitted Workload to one of its domains.
+
+Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/tas/topology_ungater.go``. A Workload
+admitted with a topology assignment (``IsAdmittedByTAS``: Admitted, and a pod set with a
+``topologyAssignment``) is reconciled on its own events and on those of its pods (a TAS pod naming
+it in ``kueue.x-k8s.io/workload``). For each such pod set, its pods (``kueue.x-k8s.io/podset``
+label, not terminated) are matched to the assignment's domains:
+
+* **by rank** when the pod set's topology request names a pod index label (a Job's
+  ``batch.kubernetes.io/job-completion-index``): rank ``r`` goes to the domain holding the
+  ``r``-th pod of the assignment (domains in order, each ``count`` ranks). Ranks are read only when
+  every pod has a valid index below the pod set's count, no two share one, and every ungated pod
+  sits where its rank says; otherwise
+* **greedily**: the gated pods, oldest first (creation time, then name), fill each domain up to its
+  count less the pods already ungated there (by their node selector).
+
+A pod to ungate gets the domain's level labels added to its node selector, and loses the
+``kueue.x-k8s.io/topology`` gate; kube-scheduler then binds it within the domain.
+
+Not modelled: ``kueue.x-k8s.io/pod-index-offset``, sub-group indexes, pod set groups (leader and
+workers), the ungate expectations (kbatch's loop sees its own writes), unhealthy nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kbatch.api.core_v1 import Pod
+from kbatch.api.errors import Conflict, NotFound
+from kbatch.api.frozen import edit
+from kbatch.api.kueue_v1beta2 import PodSetAssignment, PodSetTopologyRequest, Workload
+from kbatch.api.kueue_v1beta2.constants import POD_SET_LABEL
+from kbatch.controllers.kueue.tas.cluster import assignment_domains
+from kbatch.controllers.kueue.tas.request import TOPOLOGY_GATE, WORKLOAD_ANNOTATION, is_tas_pod
+from kbatch.runtime.reconcile import Request, Result
+
+__all__ = ["PodWorkload", "TopologyUngater", "admitted_by_tas", "pods_to_domains"]
+
+Domain = tuple[str, ...]
+
+
+def admitted_by_tas(wl: Workload) -> bool:
+    """``workload.IsAdmittedByTAS``."""
+    status = wl.status
+    if status is None or status.admission is None:
+        return False
+    admitted = any(c.type == "Admitted" and c.status == "True" for c in status.conditions or ())
+    return admitted and any(
+        p.topology_assignment is not None for p in status.admission.pod_set_assignments or ()
+    )
+
+
+def _gated(pod: Pod) -> bool:
+    return any(g.name == TOPOLOGY_GATE for g in pod.spec.scheduling_gates or ())
+
+
+def _domain_of(pod: Pod, levels: Sequence[str]) -> Domain:
+    selector = pod.spec.node_selector or {}
+    return tuple(selector.get(k, "") for k in levels)
+
+
+def _rank(pod: Pod, label: str, bound: int) -> int | None:
+    """``ReadUIntFromLabelBelowBound``."""
+    text = (pod.metadata.labels or {}).get(label)
+    if text is None or not text.isdigit():
+        return None
+    value = int(text)
+    return value if value < bound else None
+
+
+def _by_rank(
+    pods: Sequence[Pod], label: str, count: int, ranks: Sequence[Domain], levels: Sequence[str]
+) -> dict[int, Pod] | None:
+    """``readRanksIfAvailable`` (no offset, no sub-groups)."""
+    out: dict[int, Pod] = {}
+    for pod in pods:
+        rank = _rank(pod, label, count)
+        if rank is None or rank in out:
+            return None
+        out[rank] = pod
+    for rank, pod in out.items():
+        if rank >= len(ranks):
+            return None
+        if not _gated(pod) and _domain_of(pod, levels) != ranks[rank]:
+            return None
+    return out
+
+
+def _created(pod: Pod) -> tuple[str, str]:
+    ts = pod.metadata.creation_timestamp
+    return (ts.isoformat() if ts is not None else "", pod.metadata.name or "")
+
+
+def _greedy(
+    pods: Sequence[Pod], domains: Sequence[tuple[Domain, int]], levels: Sequence[str]
+) -> list[tuple[Pod, Domain]]:
+    """``assignGatedPodsToDomainsGreedy``."""
+    gated = sorted((p for p in pods if _gated(p)), key=_created)
+    placed: dict[Domain, int] = {}
+    for pod in pods:
+        if not _gated(pod):
+            key = _domain_of(pod, levels)
+            placed[key] = placed.get(key, 0) + 1
+    out: list[tuple[Pod, Domain]] = []
+    for values, count in domains:
+        room = min(max(count - placed.get(values, 0), 0), len(gated) - len(out))
+        out += [(pod, values) for pod in gated[len(out) : len(out) + room]]
+    return out
+
+
+def pods_to_domains(
+    pods: Sequence[Pod], psa: PodSetAssignment, request: PodSetTopologyRequest | None
+) -> list[tuple[Pod, dict[str, str]]]:
+    """The gated pods to ungate, each with the node selector labels of its domain."""
+    levels, domains = assignment_domains(psa.topology_assignment)
+    ranks = [values for values, count in domains for _ in range(count)]
+    count = psa.count if psa.count is not None else len(ranks)
+    by_rank = None
+    if request is not None and request.pod_index_label:
+        by_rank = _by_rank(pods, request.pod_index_label, count, ranks, levels)
+    if by_rank is not None:
+        chosen = [(pod, ranks[rank]) for rank, pod in sorted(by_rank.items()) if _gated(pod)]
+    else:
+        chosen = _greedy(pods, domains, levels)
+    return [(pod, dict(zip(levels, values, strict=True))) for pod, values in chosen]
+
+
+class PodWorkload:
+    """Pod events → the Workload a TAS pod names (``podHandler.queueReconcileForPod``)."""
+
+    __slots__ = ()
+    maps_old_on_update = False  # Update reads ``ObjectNew`` only
+
+    def __call__(self, pod: Any) -> list[Request]:
+        name = (pod.metadata.annotations or {}).get(WORKLOAD_ANNOTATION)
+        if not name or not is_tas_pod(pod):
+            return []
+        return [Request(pod.metadata.namespace or "", name)]
+
+
+class TopologyUngater:
+    """The ``kueue-tas-topology-ungater`` reconciler."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+
+    def reconcile(self, request: Request) -> Result | None:
+        cache = self.ctx.cache
+        try:
+            wl = cache.get(Workload, request.name, request.namespace)
+        except NotFound:
+            return None
+        if not admitted_by_tas(wl):
+            return None
+        requests = {ps.name: ps.topology_request for ps in (wl.spec.pod_sets if wl.spec else None) or ()}
+        for psa in wl.status.admission.pod_set_assignments or ():  # type: ignore[union-attr]
+            if psa.topology_assignment is None:
+                continue
+            pods = [
+                p
+                for p in cache.list(Pod, request.namespace, labels={POD_SET_LABEL: psa.name or ""})
+                if (p.metadata.annotations or {}).get(WORKLOAD_ANNOTATION) == request.name
+                and (p.status.phase if p.status else None) not in ("Succeeded", "Failed")
+            ]
+            for pod, labels in pods_to_domains(pods, psa, requests.get(psa.name)):
+                self._ungate(pod, labels)
+        return None
+
+    def _ungate(self, pod: Pod, labels: dict[str, str]) -> None:
+        fresh = edit(pod)
+        fresh.spec.scheduling_gates = [
+            g for g in fresh.spec.scheduling_gates or () if g.name != TOPOLOGY_GATE
+        ] or None
+        fresh.spec.node_selector = {**(fresh.spec.node_selector or {}), **labels}
+        try:
+            self.ctx.client.update(fresh)
+        except (Conflict, NotFound):
+            return  # the pod's next event brings the Workload back
