@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from kbatch import ControlPlane
-from kbatch.api.core_v1 import Pod, ResourceQuota
+from kbatch.api.core_v1 import LimitRange, Pod, ResourceQuota
 from kbatch.api.errors import Forbidden
 from kbatch.api.node_v1 import RuntimeClass
 from kbatch.sim import NodeTemplate, create_nodes
@@ -73,3 +73,17 @@ def test_quota_usage_and_refusals_count_the_overhead() -> None:
     assert err.value.status.message == (
         'pods "b" is forbidden: exceeded quota: q, requested: limits.cpu=500m,requests.cpu=500m, '
         "used: limits.cpu=750m,requests.cpu=750m, limited: limits.cpu=1,requests.cpu=1")
+
+
+def test_a_pod_limit_range_bounds_the_containers_without_the_overhead() -> None:
+    """The LimitRanger's ``podRequests`` / ``podLimits`` (limitranger/admission.go) sum the containers
+    only: a ``Pod`` max of 1 CPU admits 900m of containers plus 250m of overhead."""
+    cp = ControlPlane(seed=0, controllers="")
+    cp.client.create(KATA)
+    cp.client.create(LimitRange.model_validate({"metadata": {"name": "l", "namespace": "default"},
+                                                "spec": {"limits": [{"type": "Pod", "max": {"cpu": "1"}}]}}))
+    created = cp.client.create(pod("a", "900m"))
+    assert {k: str(v) for k, v in (created.spec.overhead or {}).items()} == {"cpu": "250m", "memory": "120Mi"}
+    with pytest.raises(Forbidden) as err:
+        cp.client.create(pod("b", "1100m"))
+    assert err.value.status.message == 'pods "b" is forbidden: maximum cpu usage per Pod is 1, but limit is 1100m'
