@@ -86,4 +86,5 @@ def test_a_pod_limit_range_bounds_the_containers_without_the_overhead() -> None:
     assert {k: str(v) for k, v in (created.spec.overhead or {}).items()} == {"cpu": "250m", "memory": "120Mi"}
     with pytest.raises(Forbidden) as err:
         cp.client.create(pod("b", "1100m"))
-    assert err.value.status.message == 'pods "b" is forbidden: maximum cpu usage per Pod is 1, but limit is 1100m'
+    assert err.value.status.message == ('pods "b" is forbidden: maximum cpu usage per Pod is 1, but limit '
+                                        "is 1100m")
