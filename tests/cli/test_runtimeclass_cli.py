@@ -42,9 +42,10 @@ def test_a_runtime_class_across_separate_commands(tmp_path: Path) -> None:
     assert cli.run("apply", "-f", str(tmp_path / "big.yaml")).code == 0
     assert cli.run("advance", "2s").code == 0
     big = json.loads(cli.run("get", "pod", "big", "-o", "json").out)
-    assert big["spec"]["overhead"] == {"cpu": "250m"} and big["spec"]["nodeSelector"] == {"sandbox": "gvisor"}
+    assert big["spec"]["overhead"] == {"cpu": "250m"}
+    assert big["spec"]["nodeSelector"] == {"sandbox": "gvisor"}
     assert "nodeName" not in big["spec"]
-    scheduled = [c for c in big["status"]["conditions"] if c["type"] == "PodScheduled"][0]
+    scheduled = next(c for c in big["status"]["conditions"] if c["type"] == "PodScheduled")
     assert scheduled["message"].startswith("0/2 nodes are available: 1 Insufficient cpu, "
                                            "1 node(s) didn't match Pod's node affinity/selector.")
     assert cli.run("apply", "-f", str(tmp_path / "small.yaml")).code == 0
