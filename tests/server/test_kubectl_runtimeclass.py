@@ -36,7 +36,8 @@ handler: Not_A_Label
 
 
 def test_kubectl_serves_runtime_classes_and_their_admission(served: Any) -> None:
-    assert kubectl(served, "apply", "-f", "-", input_=CLASS).stdout == "runtimeclass.node.k8s.io/kata created\n"
+    created = kubectl(served, "apply", "-f", "-", input_=CLASS).stdout
+    assert created == "runtimeclass.node.k8s.io/kata created\n"
     lines = kubectl(served, "get", "runtimeclass").stdout.splitlines()
     assert lines[0].split() == ["NAME", "HANDLER", "AGE"]
     assert lines[1].split()[:2] == ["kata", "kata-qemu"]
