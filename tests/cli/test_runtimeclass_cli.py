@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.cli.conftest import Kbatch
 from tests.cli.runners import CliProcesses
 
 CLASS = """apiVersion: node.k8s.io/v1
@@ -53,3 +54,12 @@ def test_a_runtime_class_across_separate_commands(tmp_path: Path) -> None:
     assert json.loads(cli.run("get", "pod", "small", "-o", "json").out)["spec"]["nodeName"] == "node-0"
     described = cli.run("describe", "node", "node-0").out
     assert any(line.split()[:3] == ["cpu", "750m", "(75%)"] for line in described.splitlines())
+
+
+def test_nodes_add_reports_runtime_handlers(kb: Kbatch) -> None:
+    kb.ok("nodes", "add", "--runtime-handler", "", "--runtime-handler", "runc")
+    node = json.loads(kb.ok("get", "node", "node-0", "-o", "json"))
+    assert node["status"]["runtimeHandlers"] == [{"name": ""}, {"name": "runc"}]
+    refused = kb("nodes", "add", "--runtime-handler", "Not_A_Label")
+    assert refused.code != 0 and '--runtime-handler "Not_A_Label": a lowercase RFC 1123 label' in refused.err
+    assert len(json.loads(kb.ok("get", "nodes", "-o", "json"))["items"]) == 1  # the refusal added none
