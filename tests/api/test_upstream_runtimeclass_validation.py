@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Invalid
 from kbatch.api.node_v1 import RuntimeClass
 from tests.api.upstream_batch import rejected, server
@@ -86,3 +87,19 @@ def test_an_update_must_name_its_resource_version() -> None:
     unconditional = rc(overhead={"podFixed": {"cpu": "1"}})
     causes = rejected(api.update, unconditional)
     assert [(f, r) for f, r, _ in causes] == [("metadata.resourceVersion", "FieldValueInvalid")]
+
+
+def test_a_pods_overhead_is_validated_as_container_limits() -> None:
+    """core validation ``validateOverhead`` (PodOverhead, GA): ``ValidateResourceRequirements`` over
+    ``Limits: overhead``, so the errors sit under ``spec.overhead.limits``, names checked as well as
+    values."""
+    pod = Pod.model_validate({"metadata": {"name": "p", "namespace": "default"}, "spec": {
+        "containers": [{"name": "c", "image": "busybox"}], "overhead": {"cpu": "-1", "my.org": "1"}}})
+    causes = rejected(server().create, pod)
+    assert causes == [
+        ("spec.overhead.limits[cpu]", "FieldValueInvalid",
+         'Invalid value: "-1": must be greater than or equal to 0'),
+        ("spec.overhead.limits[my.org]", "FieldValueInvalid",
+         'Invalid value: "my.org": must be a standard resource type or fully qualified'),
+        ("spec.overhead.limits[my.org]", "FieldValueInvalid",
+         'Invalid value: "my.org": must be a standard resource for containers')]
