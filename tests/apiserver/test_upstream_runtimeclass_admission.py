@@ -23,7 +23,11 @@ from kbatch.api.core_v1 import Pod, Toleration
 from kbatch.api.errors import Forbidden
 from kbatch.api.node_v1 import RuntimeClass
 from kbatch.apiserver import APIServer
-from kbatch.apiserver.admission_plugins.runtime_class import is_superset, merge_tolerations
+from kbatch.apiserver.admission_plugins.runtime_class import (
+    is_superset,
+    merge_node_selector,
+    merge_tolerations,
+)
 from kbatch.families import builtin_registry
 from kbatch.store import MemoryStore
 from tests.apiserver.conftest import FakeClock
@@ -204,3 +208,19 @@ def test_merge_keeps_the_wider_toleration() -> None:
     exists = Toleration(key="a", operator="Exists")
     assert merge_tolerations([equal], [exists]) == [exists]
     assert merge_tolerations([exists], [equal]) == [exists]
+
+
+selectors = st.dictionaries(st.sampled_from(["a", "b", "c"]), st.sampled_from(["x", "y"]), max_size=3)
+
+
+@given(st.none() | selectors, st.none() | selectors)
+def test_node_selectors_merge_or_conflict(pod: dict[str, str] | None, runtime: dict[str, str] | None) -> None:
+    """``setScheduling``: a conflict exactly when a key both set differs; otherwise the merge holds both."""
+    merged, conflict = merge_node_selector(pod, runtime)
+    clash = sorted(k for k in (pod or {}) if k in (runtime or {}) and pod[k] != runtime[k])  # type: ignore[index]
+    assert (conflict is not None) == bool(clash)
+    if conflict is None:
+        neither = pod is None and runtime is None
+        assert merged == (None if neither else {**(pod or {}), **(runtime or {})})
+    else:
+        assert f"nodeSelector[{clash[0]}]" in conflict
