@@ -4,7 +4,8 @@ Upstream (semantics only): kubernetes ``plugin/pkg/admission/limitranger/admissi
 (``defaultContainerResourceRequirements``, ``mergeContainerResources``, ``PodValidateLimitFunc``,
 ``minConstraint``, ``maxConstraint``, ``limitRequestRatioConstraint``,
 ``requestLimitEnforcedValues``). The ``Pod`` item bounds the pod's totals (containers and sidecars
-summed, init containers' peak: ``kbatch.api.quota_usage.pod_totals``); the ``Container`` item each
+summed, init containers' peak: ``kbatch.api.quota_usage.pod_totals``; without ``spec.overhead``, which
+the plugin's own ``podRequests`` leaves out, unlike quota and the scheduler); the ``Container`` item each
 container and init container. Resource names are visited in sorted order (Go's map order is random).
 """
 
@@ -139,5 +140,6 @@ def pod_errors(lr: LimitRange, pod: Pod) -> list[str]:
                 out += constraint_errors(item, "Container", (res.requests if res else None) or {},
                                          (res.limits if res else None) or {})
         elif item.type == "Pod":
-            out += constraint_errors(item, "Pod", pod_totals(pod, False), pod_totals(pod, True))
+            out += constraint_errors(item, "Pod", pod_totals(pod, False, overhead=False),
+                                     pod_totals(pod, True, overhead=False))
     return out

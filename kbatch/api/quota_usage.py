@@ -189,9 +189,11 @@ def _max(into: Usage, amounts: Mapping[str, Quantity]) -> None:
             into[name] = value
 
 
-def pod_totals(pod: Pod, limits: bool) -> Usage:
+def pod_totals(pod: Pod, limits: bool, *, overhead: bool = True) -> Usage:
     """``PodRequests`` / ``PodLimits``: containers and sidecars summed, the init containers' peak,
     pod-level resources replacing cpu/memory/hugepages, overhead on top (limits: where set).
+    ``overhead=False``: without it, as the LimitRanger's own ``podRequests`` / ``podLimits``
+    (``plugin/pkg/admission/limitranger/admission.go``) sum a pod.
 
     The scheduler's :func:`kbatch.api.pod_resources.pod_requests` is the same rule over ints; it stays
     separate because quota must keep exact ``Quantity`` values (``status.used`` keeps their format)
@@ -218,7 +220,7 @@ def pod_totals(pod: Pod, limits: bool) -> Usage:
     for name, value in (stated or {}).items():
         if name in ("cpu", "memory") or name.startswith("hugepages-"):
             total[name] = value
-    for name, value in (pod.spec.overhead or {}).items():
+    for name, value in ((pod.spec.overhead if overhead else None) or {}).items():
         if not limits or name in total:
             _add(total, {name: value})
     return total

@@ -19,6 +19,7 @@ from kbatch.api.base import parse_time
 from kbatch.api.errors import BadRequest, NotFound
 from kbatch.api.jsonpath import TemplateError, checked_expression, find, go_value
 from kbatch.api.quantity import Quantity
+from kbatch.api.validation import is_dns1123_label
 from kbatch.sim import faults
 from kbatch.sim.command import FilesFactory
 from kbatch.sim.devices import DeviceTemplate
@@ -95,7 +96,8 @@ def _capacity(name: str, value: Any) -> None:
 
 def node_template(args: Obj) -> NodeTemplate:
     """``nodes-add``'s arguments (``cpu``, ``memory``, ``gpu``, ``pods``, ``labels``, ``taints``,
-    ``dra``) as a node template; also what an experiment file's ``nodes`` entries become."""
+    ``dra``, ``runtimeHandlers``) as a node template; also what an experiment file's ``nodes`` entries
+    become."""
     dra = args.get("dra")
     devices = _device_template(dra) if dra else None
     for name in ("cpu", "memory"):
@@ -103,7 +105,18 @@ def node_template(args: Obj) -> NodeTemplate:
     return NodeTemplate(cpu=str(args.get("cpu") or "8"), memory=str(args.get("memory") or "32Gi"),
                         pods=int(args.get("pods") or 110), gpus=0 if devices else int(args.get("gpu") or 0),
                         labels=dict(args.get("labels") or {}),
-                        taints=tuple(parse_taint(t) for t in args.get("taints") or ()), devices=devices)
+                        taints=tuple(parse_taint(t) for t in args.get("taints") or ()), devices=devices,
+                        runtime_handlers=_runtime_handlers(args.get("runtimeHandlers")))
+
+
+def _runtime_handlers(names: list[str] | None) -> tuple[str, ...]:
+    """``--runtime-handler`` values: CRI handler names, as a RuntimeClass's ``handler`` (a DNS label),
+    or "" for the default handler."""
+    for name in names or ():
+        messages = is_dns1123_label(name) if name else []
+        if messages:
+            raise BadRequest(f'--runtime-handler "{name}": {messages[0]}')
+    return tuple(names or ())
 
 
 def nodes_add(backend: Any, args: Obj) -> Obj:
@@ -417,7 +430,7 @@ ARGUMENTS: dict[str, str] = {
     **dict.fromkeys(("after", "for"), _SECONDS),
     "cpu": "a quantity", "memory": "a quantity",
     "labels": "an object of strings",
-    **dict.fromkeys(("taints", "add", "remove"), "a list of strings"),
+    **dict.fromkeys(("taints", "add", "remove", "runtimeHandlers"), "a list of strings"),
 }
 
 

@@ -69,6 +69,9 @@ class NodeTemplate:
     unschedulable: bool = False
     internal_ip: str | None = None  # None: one address per node (kind's); else every node this one
     devices: DeviceTemplate | None = None  # a simulated DRA driver publishing ResourceSlices (sim/devices.py)
+    # the CRI handlers the node reports in status.runtimeHandlers ("" is the default one); () reports
+    # none, and the simulated kubelet then runs any RuntimeClass's handler (docs/runtimeclass.md)
+    runtime_handlers: tuple[str, ...] = ()
 
     def resources(self) -> dict[str, str]:
         out = {"cpu": self.cpu, "memory": self.memory, "pods": str(self.pods)}
@@ -110,6 +113,8 @@ def node_manifest(name: str, template: NodeTemplate, now: str | None = None,
         "daemonEndpoints": {"kubeletEndpoint": {"Port": KUBELET_PORT}},
         "nodeInfo": dict(NODE_INFO), "phase": "Running",
     }
+    if template.runtime_handlers:
+        status["runtimeHandlers"] = [{"name": h} for h in template.runtime_handlers]
     return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec, "status": status}
 
 

@@ -30,10 +30,12 @@ def server() -> APIServer:
     """An API server for the validation tables: upstream's ValidatePod* tests check the object as
     given, so the ServiceAccount admission plugin (which names an account and adds the API volume
     and mounts before validation) is off here; tests/apiserver/test_upstream_serviceaccount_admission.py
+    covers it. So is the RuntimeClass plugin (which refuses a class that is not stored and an overhead
+    without one before validation runs); tests/apiserver/test_upstream_runtimeclass_admission.py
     covers it."""
     from kbatch.families import builtin
 
-    plugins = builtin().admission_plugins(disable="ServiceAccount")
+    plugins = builtin().admission_plugins(disable="ServiceAccount,RuntimeClass")
     return APIServer(MemoryStore(), builtin_registry(), now=lambda: datetime(2026, 1, 1, tzinfo=UTC),
                      rng=random.Random(3), admission_plugins=plugins)
 

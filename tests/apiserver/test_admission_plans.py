@@ -60,10 +60,10 @@ def test_builtin_pod_plugins_skip_status_writes() -> None:
     pod = Pod.model_validate({"metadata": {"name": "p"},
                               "spec": {"containers": [{"name": "c", "image": "i"}]}})
     main, status = server.admission._plan(True, Pod, False), server.admission._plan(True, Pod, True)
-    # LimitRanger, ServiceAccount, DefaultTolerationSeconds, Priority, MutatingAdmissionPolicy, JobSet's
-    # and Kueue's mpod.kb.io
-    assert len(main) >= 7
-    assert len(status) == len(main) - 7
+    # LimitRanger, ServiceAccount, DefaultTolerationSeconds, Priority, RuntimeClass,
+    # MutatingAdmissionPolicy, JobSet's and Kueue's mpod.kb.io
+    assert len(main) >= 8
+    assert len(status) == len(main) - 8
     server.admission.mutate(AdmissionRequest("UPDATE", pod, pod, "status"))  # runs, changes no spec
     assert pod.spec.tolerations is None and pod.spec.priority is None
 

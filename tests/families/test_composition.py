@@ -33,7 +33,8 @@ def test_builtin_composition_lists_core_then_batch() -> None:
         "kueue"]
     assert [p.name for p in composed.admission] == [
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "Priority",
-        "ResourceQuota", "NodeRestriction", "DefaultStorageClass", "StorageObjectInUseProtection",
+        "ResourceQuota", "NodeRestriction", "RuntimeClass", "DefaultStorageClass",
+        "StorageObjectInUseProtection",
         "ValidatingAdmissionPolicy",
         "MutatingAdmissionPolicy",
         "DynamicResourceAllocation",
@@ -103,11 +104,11 @@ def test_admission_selection_follows_kube_apiservers_flags() -> None:
     composed = compose((CORE, BATCH, DRA, EXAMPLE))  # the admission plugins of these families only
     default = [p.name for p in composed.admission_plugins()]
     assert default == ["NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds",
-                       "Priority", "ResourceQuota", "NodeRestriction", "DynamicResourceAllocation",
-                       "GizmoLabels"]
+                       "Priority", "ResourceQuota", "NodeRestriction", "RuntimeClass",
+                       "DynamicResourceAllocation", "GizmoLabels"]
     assert [p.name for p in composed.admission_plugins(disable="Priority,GizmoLabels")] == \
         ["NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "ResourceQuota",
-         "NodeRestriction", "DynamicResourceAllocation"]
+         "NodeRestriction", "RuntimeClass", "DynamicResourceAllocation"]
     # enabling an already-enabled plugin changes nothing; the order is the recommended one, not the flag's
     assert [p.name for p in composed.admission_plugins(enable=["Priority", "NamespaceLifecycle"])] == default
     with pytest.raises(AdmissionSelectionError, match=r"\[Priority\] in enable-admission-plugins and "

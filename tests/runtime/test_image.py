@@ -70,6 +70,8 @@ WORLD: list[dict[str, Any]] = [
      "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}}]}},
     {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
      "value": 1000},
+    {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "gvisor"},
+     "handler": "runsc", "overhead": {"podFixed": {"cpu": "50m"}}},
     {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
      "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}},
     {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web"},

@@ -69,6 +69,21 @@ def test_special_types_read_as_their_json_forms() -> None:
     assert pdb["spec"]["minAvailable"] == "50%"
 
 
+def test_a_runtime_class_reads_as_its_json() -> None:
+    """node.k8s.io/v1 RuntimeClass (generated.proto: handler 2, overhead 3 with podFixed 1, scheduling 4
+    with nodeSelector 1 and tolerations 2); a client-go typed client may send it as protobuf."""
+    overhead = _field(1, _field(1, b"cpu") + _field(2, _field(1, b"250m")))
+    toleration = _field(1, b"sandbox") + _field(2, b"Exists")
+    scheduling = _field(1, _field(1, b"sandbox") + _field(2, b"kata")) + _field(2, toleration)
+    body = (_field(1, _field(1, b"kata")) + _field(2, b"kata-qemu") + _field(3, overhead)
+            + _field(4, scheduling))
+    assert decode_object(_envelope("node.k8s.io/v1", "RuntimeClass", body)) == {
+        "kind": "RuntimeClass", "apiVersion": "node.k8s.io/v1", "metadata": {"name": "kata"},
+        "handler": "kata-qemu", "overhead": {"podFixed": {"cpu": "250m"}},
+        "scheduling": {"nodeSelector": {"sandbox": "kata"},
+                       "tolerations": [{"key": "sandbox", "operator": "Exists"}]}}
+
+
 @pytest.mark.parametrize("body", [b"", b"{}", b"k8s\x00\xff", b"k8s\x00\x0a\x05\x0a\x03",
                                   _envelope("v1", "Widget", b""),
                                   _envelope("batch/v1", "Job", b"\x0a\x05ab")])

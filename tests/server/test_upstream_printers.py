@@ -701,6 +701,17 @@ def test_print_priority_class_preemption_policy() -> None:
     assert cells("scheduling.k8s.io/v1", "PriorityClass", pc)[4] == "Never"
 
 
+@pytest.mark.parametrize(("rc", "want"), [
+    ({"metadata": {"name": "rc1", "creationTimestamp": format_time(NOW)}, "handler": "h1"},
+     ["rc1", "h1", "0s"]),
+    ({"metadata": {"name": "rc2", "creationTimestamp": ago(minutes=5)}, "handler": "h2",
+      "overhead": {"podFixed": {"cpu": "250m"}}}, ["rc2", "h2", "5m"]),
+], ids=["rc1", "rc2"])
+def test_print_runtime_class(rc: dict[str, Any], want: list[Any]) -> None:
+    """printers_test.go TestPrintRuntimeClass: the handler only, overhead and scheduling are no column."""
+    assert cells("node.k8s.io/v1", "RuntimeClass", rc) == want
+
+
 # --- AddHandlers column definitions (printers.go, 1.32 copy; the -o wide columns are priority 1) ----
 
 S, INT, B = "string", "integer", "boolean"
@@ -729,6 +740,7 @@ COLUMN_DEFS = [
     ("coordination.k8s.io/v1", "Lease", [("Name", S, 0), ("Holder", S, 0), ("Age", S, 0)]),
     ("scheduling.k8s.io/v1", "PriorityClass", [("Name", S, 0), ("Value", INT, 0), ("Global-Default", B, 0),
                                                ("Age", S, 0), ("PreemptionPolicy", S, 0)]),
+    ("node.k8s.io/v1", "RuntimeClass", [("Name", S, 0), ("Handler", S, 0), ("Age", S, 0)]),
 ]
 
 

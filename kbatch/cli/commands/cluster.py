@@ -70,7 +70,12 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
               gpu_memory: str = typer.Option("80Gi", "--gpu-memory", help="DRA devices' memory capacity."),
               gpu_partitions: int = typer.Option(0, "--gpu-partitions",
                                                  help="Also offer each DRA GPU as N partitions sharing its "
-                                                      "counters (partitionable devices).")) -> None:
+                                                      "counters (partitionable devices)."),
+              runtime_handler: list[str] | None = typer.Option(
+                  None, "--runtime-handler", help="A CRI handler the node reports in "
+                  "status.runtimeHandlers (repeatable; \"\" is the default). Without it a node runs every "
+                  "RuntimeClass's handler; with it, a pod whose class's handler is not listed fails its "
+                  "sandbox.")) -> None:
     """Add Ready simulated nodes (optionally with a simulated DRA driver publishing their GPUs)."""
     if count < 1:
         raise UserError("--count must be at least 1")
@@ -78,6 +83,8 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
         _quantity_flag(flag, value)
     args = {"count": count, "cpu": cpu, "memory": memory, "gpu": gpu, "pods": pods,
             "labels": _pairs(label, "label"), "taints": taint or [], "prefix": prefix}
+    if runtime_handler:
+        args["runtimeHandlers"] = list(runtime_handler)
     if gpu_driver:
         args["dra"] = {"driver": gpu_driver, "count": gpu or 8, "model": gpu_model, "memory": gpu_memory,
                        "partitions": gpu_partitions}

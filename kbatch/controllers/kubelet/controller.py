@@ -11,6 +11,8 @@ Per bound pod (requests are pods; node changes enqueue the node's pods):
    at most 2 min 2 s: ``pkg/volume/util/nestedpendingoperations`` with
    ``pkg/util/goroutinemap/exponentialbackoff``), until the objects exist (:mod:`.references`); so
    does a pod whose PersistentVolumeClaim is missing, being deleted or not bound (:mod:`.claims`);
+   a pod whose RuntimeClass is missing, or whose handler its node does not report, gets no run: a
+   ``FailedCreatePodSandBox`` Warning and another try after 10 s (:mod:`.sandbox`);
 3. ``deletionTimestamp`` becomes the kill deadline; an injected fault (annotation written by
    :mod:`kbatch.sim.faults`) ends its container now;
 4. ephemeral containers the pod gained (``kubectl debug``, a new ``metadata.generation``) are started
@@ -41,6 +43,7 @@ from typing import Any
 from kbatch.api.base import format_time, parse_time
 from kbatch.api.errors import NotFound
 from kbatch.api.gates import gate_on
+from kbatch.api.node_v1 import RuntimeClass
 from kbatch.controllers.dra.kubelet import unprepared_reason
 from kbatch.controllers.kubelet.behaviour import make_planner, make_stopper, probe_specs
 from kbatch.controllers.kubelet.claims import CLAIM, claim_errors, has_claims
@@ -74,6 +77,7 @@ from kbatch.controllers.kubelet.references import (
     mount_errors,
     pod_references,
 )
+from kbatch.controllers.kubelet.sandbox import SANDBOX_RETRY, sandbox_error
 from kbatch.controllers.kubelet.status import (
     Seen,
     container_fingerprint,
@@ -247,6 +251,8 @@ class Kubelet:
             return None
         now = self.ctx.clock.now()
         if run is None:
+            if pod.spec.runtime_class_name is not None and (why := self._sandbox_error(pod)):
+                return self._sandbox_failed(pod, why)  # the class is missing or its handler is not here
             if pod.spec.resource_claims and (reason := unprepared_reason(self.ctx.cache, pod)):
                 return self._not_prepared(pod, reason)  # DRA: claims must be allocated and reserved
             run = self.runs[key] = new_pod_run(pod, now, self.start_delay)
@@ -286,6 +292,26 @@ class Kubelet:
             self.clients.recorder(pod.spec.node_name).event(pod, "Warning", "FailedPrepareDynamicResources",
                                     f"Failed to prepare dynamic resources: {reason}")
         return Result(requeue_after=PREPARE_RETRY)
+
+    def _sandbox_error(self, pod: Any) -> str | None:
+        try:
+            node = self.ctx.cache.get(self.Node, pod.spec.node_name)
+        except NotFound:
+            node = None
+        return sandbox_error(pod, node, self._runtime_class)
+
+    def _runtime_class(self, name: str) -> Any:
+        try:
+            return self.ctx.cache.get(RuntimeClass, name)
+        except NotFound:
+            return None
+
+    def _sandbox_failed(self, pod: Any, why: str) -> Result:
+        """Upstream ``SyncPod``: ``FailedCreatePodSandBox`` at every failed try, the next one after the
+        pod worker's back-off; the pod stays Pending (no run, no status write)."""
+        self.clients.recorder(pod.spec.node_name).event(pod, "Warning", "FailedCreatePodSandBox",
+                                                        f"Failed to create pod sandbox: {why}")
+        return Result(requeue_after=SANDBOX_RETRY)
 
     def lookup(self, kind: str, namespace: str, name: str) -> Any:
         """The ConfigMap, Secret or claim a pod references, from the cache (None: it does not exist)."""

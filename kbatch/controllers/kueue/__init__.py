@@ -37,6 +37,7 @@ from kbatch.api.kueue_v1beta2 import (
     Workload,
     WorkloadPriorityClass,
 )
+from kbatch.api.node_v1 import RuntimeClass
 from kbatch.api.resource_v1.claim import ResourceClaimTemplate
 from kbatch.controllers.kueue.admissionchecks import AdmissionCheckFinalizer
 from kbatch.controllers.kueue.jobframework.reconciler import JobReconciler
@@ -53,7 +54,7 @@ from kbatch.controllers.kueue.manager import (
 from kbatch.controllers.kueue.podintegration.controller import build as build_pod_controller
 from kbatch.controllers.kueue.priorityclasses import PRIORITY_CLASS_EVENTS, PriorityClassPropagator
 from kbatch.controllers.kueue.requeue import InadmissibleRequeuer
-from kbatch.controllers.kueue.resource_updates import LimitRangeHandler
+from kbatch.controllers.kueue.resource_updates import LimitRangeHandler, RuntimeClassHandler
 from kbatch.controllers.kueue.scheduler import Scheduler
 from kbatch.controllers.kueue.status import (
     ClusterQueueStatus,
@@ -193,6 +194,7 @@ def setup(ctx: ControllerContext) -> KueueManager:
     informers.informer_for(AdmissionCheck).add_event_handler(CheckHandler(mgr))
     informers.informer_for(Namespace).add_event_handler(NamespaceHandler(mgr))
     informers.informer_for(LimitRange).add_event_handler(LimitRangeHandler(mgr))
+    informers.informer_for(RuntimeClass).add_event_handler(RuntimeClassHandler(mgr))
     if mgr.dra.enabled:  # the workload controller reads templates through the cache (claims.go)
         informers.informer_for(ResourceClaimTemplate)
     return mgr

@@ -4,7 +4,8 @@ cluster that run pods (scheduler, kubelet, node lifecycle, garbage collection).
 Kinds: core/v1 Namespace (first: the API server bootstraps namespaces), Pod, Node, Service, Event,
 ConfigMap, Secret; scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; coordination.k8s.io/v1
 Lease; core/v1 PersistentVolumeClaim (objects only: no storage is simulated); core/v1 ResourceQuota and
-LimitRange (docs/quota.md); core/v1 ServiceAccount (docs/serviceaccounts.md).
+LimitRange (docs/quota.md); core/v1 ServiceAccount (docs/serviceaccounts.md); node.k8s.io/v1
+RuntimeClass with its admission plugin (docs/runtimeclass.md).
 Virtual resources (answered, never stored: :mod:`.virtual`): the authentication.k8s.io and
 authorization.k8s.io reviews, and metrics.k8s.io's node and pod usage.
 Admission plugins in kube-apiserver's recommended order (``NamespaceLifecycle`` first, then
@@ -34,6 +35,7 @@ from kbatch.api.core_v1 import (
     ServiceAccount,
 )
 from kbatch.api.features import FeatureSpec, Stage
+from kbatch.api.node_v1 import RuntimeClass
 from kbatch.api.policy_v1 import PodDisruptionBudget
 from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.api.strategies.coordination import LeaseStrategy
@@ -51,6 +53,7 @@ from kbatch.api.strategies.core import (
 )
 from kbatch.api.strategies.core.limitrange import LimitRangeStrategy
 from kbatch.api.strategies.core.quota import ResourceQuotaStrategy
+from kbatch.api.strategies.node import RuntimeClassStrategy
 from kbatch.api.strategies.policy import PodDisruptionBudgetStrategy
 from kbatch.families.core import (
     node_page,
@@ -62,6 +65,7 @@ from kbatch.families.core import (
     serviceaccount_page,
     virtual,
 )
+from kbatch.families.core.generic_page import generic_page
 from kbatch.families.family import (
     AdmissionPlugin,
     ControllerSpec,
@@ -108,6 +112,8 @@ CORE = Family(
         KindEntry(ServiceAccount, ServiceAccountStrategy(), printers.SERVICE_ACCOUNT,
                   page=serviceaccount_page.describe_service_account_page,
                   subresources=virtual.SERVICE_ACCOUNT_SUBRESOURCES),
+        # kubectl's describerMap has no RuntimeClass: its generic page (docs/runtimeclass.md)
+        KindEntry(RuntimeClass, RuntimeClassStrategy(), printers.RUNTIME_CLASS, page=generic_page),
     ),
     virtual=virtual.VIRTUAL,
     admission=(
@@ -130,6 +136,11 @@ CORE = Family(
         AdmissionPlugin("NodeRestriction", "kbatch.apiserver.admission_plugins.node_restriction:install",
                         description="a kubelet (system:node:N) writes only its own Node, Lease and "
                                     "pods bound to it; no forbidden node labels"),
+        # upstream runs it after DefaultStorageClass and before MutatingAdmissionPolicy; appended here
+        # (the core family's order is append-only), which keeps it ahead of the policy family's plugins
+        AdmissionPlugin("RuntimeClass", "kbatch.apiserver.admission_plugins.runtime_class:install",
+                        description="spec.runtimeClassName -> spec.overhead, node selector and "
+                                    "tolerations of the RuntimeClass; refuses unknown classes"),
     ),
     controllers=(
         ControllerSpec("garbage-collector", "deletes dependents whose owners are gone (ownerReferences)",

@@ -1,5 +1,5 @@
 """The ``kubectl get`` columns of the core kinds (Pod, Node, Namespace, Service, Event) and of
-PriorityClass, PodDisruptionBudget and Lease, computed from wire dicts.
+PriorityClass, RuntimeClass, PodDisruptionBudget and Lease, computed from wire dicts.
 
 Column lists and cell rules from k8s.io/kubernetes ``pkg/printers/internalversion/printers.go``
 (v1.32; unchanged through 1.37 for these kinds; PersistentVolumeClaim as of 1.37): one column list per
@@ -26,7 +26,8 @@ from kbatch.api.printing import (
 from kbatch.families.core.pod_printer import pod_cells
 
 __all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD",
-           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "SECRET", "SERVICE", "SERVICE_ACCOUNT"]
+           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "RUNTIME_CLASS", "SECRET", "SERVICE",
+           "SERVICE_ACCOUNT"]
 
 
 # --- Pod (rules in pod_printer) ------------------------------------------------------------
@@ -137,6 +138,14 @@ def _priority_class_cells(pc: Obj, now: datetime) -> list[Any]:
 PRIORITY_CLASS = Printer(
     (NAME, Column("Value", "integer"), Column("Global-Default", "boolean"), AGE, Column("PreemptionPolicy")),
     _priority_class_cells)
+
+
+def _runtime_class_cells(rc: Obj, now: datetime) -> list[Any]:
+    return [name_of(rc), rc.get("handler") or "", creation_age(rc, now)]
+
+
+# printRuntimeClass: the handler only; overhead and scheduling are not columns
+RUNTIME_CLASS = Printer((NAME, Column("Handler"), AGE), _runtime_class_cells)
 
 
 def _pdb_cells(pdb: Obj, now: datetime) -> list[Any]:

@@ -7,7 +7,7 @@ from typing import Any
 from kbatch import ControlPlane
 from kbatch.api.kueue_v1beta2 import AdmissionCheck, ClusterQueue, LocalQueue, Workload
 
-__all__ = ["World", "cluster_queue", "flavor", "local_queue", "quota", "workload"]
+__all__ = ["World", "cluster_queue", "cpu_world", "flavor", "local_queue", "quota", "workload"]
 
 KUEUE = "kueue.x-k8s.io/v1beta2"
 
@@ -144,6 +144,12 @@ class World:
                 return c
         return None
 
+    def settled(self, name: str, kind: str = "QuotaReserved") -> Any:
+        """The Workload's ``kind`` condition once the manager has settled and 2 s have passed."""
+        self.cp.run_until_idle()
+        self.cp.advance(2)
+        return self.cond(name, kind)
+
     def admitted(self, name: str, namespace: str = "default") -> bool:
         c = self.cond(name, "Admitted", namespace)
         return c is not None and c.status == "True"
@@ -229,6 +235,12 @@ class World:
     def names_where(self, kind: str) -> list[str]:
         return sorted(wl.metadata.name for wl in self.cp.client.list(Workload).items
                       if _true(wl.status, kind))
+
+
+def cpu_world(*objects: Any, cpu: str = "4") -> World:
+    """Flavor ``default``, ClusterQueue ``cq`` with ``cpu`` of it, LocalQueue ``lq``, then ``objects``."""
+    return World(flavor("default"), cluster_queue("cq", (["cpu"], [("default", [quota("cpu", cpu)])])),
+                 local_queue("lq", "cq"), *objects)
 
 
 def _true(status: Any, kind: str) -> bool:

@@ -13,6 +13,7 @@ from kbatch.api.core_v1 import (
     PodSchedulingGroup,
     PodSpec,
     PodTemplateSpec,
+    ResourceRequirements,
     Volume,
 )
 from kbatch.api.errors import FieldError
@@ -55,6 +56,7 @@ from kbatch.api.validation import (
     is_qualified_name,
     validate_annotations,
     validate_labels,
+    validate_resource_requirements,
 )
 
 __all__ = [
@@ -308,11 +310,9 @@ def _validate_scheduling_fields(spec: PodSpec, path: str, opts: PodValidationOpt
     if spec.preemption_policy is not None:
         errs += _enum_errors(spec.preemption_policy, PREEMPTION_POLICIES, child(path, "preemptionPolicy"),
                              required=False)
-    overhead = spec.overhead or {}
-    for name in sorted(overhead):
-        if overhead[name].sign() < 0:
-            errs.append(FieldError.invalid(f"{child(path, 'overhead')}[{name}]", str(overhead[name]),
-                                           "must be greater than or equal to 0"))
+    if spec.overhead:  # validateOverhead: checked as a container's limits, so under overhead.limits
+        errs += validate_resource_requirements(ResourceRequirements(limits=spec.overhead),
+                                               child(path, "overhead"))
     errs += os_errors(spec, path)
     if spec.scheduling_group is not None:
         errs += _validate_scheduling_group(spec.scheduling_group, child(path, "schedulingGroup"))
