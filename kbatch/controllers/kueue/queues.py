@@ -416,7 +416,9 @@ class QueueManager:
         dra = self.dra(adjusted)
         if dra is None:
             return WorkloadInfo.of(adjusted, self.options)
-        return None if dra.inadmissible else WorkloadInfo.of(adjusted, self.options, dra.requests)
+        if dra.inadmissible:
+            return None
+        return WorkloadInfo.of(adjusted, self.options, dra.requests, dra.replaced)
 
     # --- ClusterQueues -------------------------------------------------------------------------------
     def add_or_update_cluster_queue(
