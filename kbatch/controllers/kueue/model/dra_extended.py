@@ -163,7 +163,7 @@ def _integer_errors(name: str, entries: Iterable[_Entry]) -> list[FieldError]:
         q = e.resources.get(name)
         if q is not None and q.as_fraction().denominator != 1:
             detail = "extended resource quantity must be an integer"
-            errs.append(FieldError.invalid(f"{e.path}.resources.requests[{name}]", str(q), detail))
+            errs.append(FieldError.invalid(f"{e.path}.resources.requests.{name}", str(q), detail))
     return errs
 
 
@@ -215,7 +215,7 @@ def resolve_extended(
         aggregated: dict[str, int] = {}
         names: set[str] = set()
         for name, total in sorted(_pod_totals(inits, regular).items()):
-            path = f"{first_path[name]}.resources.requests[{name}]"
+            path = f"{first_path[name]}.resources.requests.{name}"
             key, err = _quota_key(name, first_path[name], classes_for(name), mapping, sourced)
             if err is not None:
                 errs.append(err)
