@@ -12,7 +12,9 @@ be ``exactly`` with ``allocationMode: ExactCount``; its ``count`` devices of ``d
 count as that many units of the DeviceClass's mapped resource. ``firstAvailable``, ``adminAccess``
 and ``allocationMode: All`` are refused with upstream's field errors; a DeviceClass no mapping
 names is refused (``Not found``). A template that cannot be read is an internal error (retried).
-Everything here is pure: the caller passes the template lookup.
+Between a template's request checks and its mapping, the caller's ``check`` matches its CEL
+selectors against the cluster's devices (:mod:`.dra_devices`); extended resources backed by
+DeviceClasses are :mod:`.dra_extended`'s. Everything here is pure: the caller passes the lookups.
 """
 
 from __future__ import annotations
