@@ -8,8 +8,10 @@ unique; 1 to 8 device class names per mapping, unique within it; a DeviceClass i
 (upstream allows a second mapping only for a different counter source, which needs
 ResourceSlice counters kbatch does not account: see docs/kueue.md). ``sources`` entries must set
 exactly one of ``counter`` and ``capacity``; capacity sources need
-``KueueDRAIntegrationConsumableCapacity`` (off by default). kbatch validates the source entries
-but does not count counters or capacity: such a mapping counts devices like one without sources.
+``KueueDRAIntegrationConsumableCapacity`` (off by default). kbatch keeps each source's ``driver``
+(``DeviceClassCounterSource.Driver``, ``DeviceClassCapacitySource.Driver``): the ResourceSlice
+reconciler watches those drivers and the selector check lists their slices, but kbatch does not
+count counters or capacity: such a mapping counts devices like one without sources.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ class DeviceClassMapping:
 
     name: str
     device_class_names: tuple[str, ...]
+    counter_drivers: tuple[str, ...] = ()  # ``sources[].counter.driver``, in order
+    capacity_drivers: tuple[str, ...] = ()  # ``sources[].capacity.driver``, in order
 
 
 def _name_errors(path: str, value: str) -> list[FieldError]:
@@ -90,6 +94,12 @@ def _source_errors(
     return errs
 
 
+def _drivers(sources: list[DeviceClassSource]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    counters = tuple(str(s.counter.get("driver") or "") for s in sources if s.counter is not None)
+    capacity = tuple(str(s.capacity.get("driver") or "") for s in sources if s.capacity is not None)
+    return counters, capacity
+
+
 def device_class_mappings(
     models: list[DeviceClassMappingModel] | None, gate: Callable[[str], bool], errs: list[FieldError]
 ) -> tuple[DeviceClassMapping, ...]:
@@ -124,5 +134,5 @@ def device_class_mappings(
             if first != m.name:
                 errs.append(FieldError.invalid(dpath, dc, f"device class already mapped to resource {first}"))
         errs += _source_errors(path, m.sources or [], gate)
-        out.append(DeviceClassMapping(m.name, tuple(classes)))
+        out.append(DeviceClassMapping(m.name, tuple(classes), *_drivers(m.sources or [])))
     return tuple(out)

@@ -39,7 +39,10 @@ from kbatch.api.kueue_v1beta2 import (
 )
 from kbatch.api.node_v1 import RuntimeClass
 from kbatch.api.resource_v1.claim import ResourceClaimTemplate
+from kbatch.api.resource_v1.deviceclass import DeviceClass
+from kbatch.api.resource_v1.slice import ResourceSlice
 from kbatch.controllers.kueue.admissionchecks import AdmissionCheckFinalizer
+from kbatch.controllers.kueue.dra_handlers import DeviceClassHandler, ResourceSliceHandler
 from kbatch.controllers.kueue.jobframework.reconciler import JobReconciler
 from kbatch.controllers.kueue.manager import (
     CheckHandler,
@@ -197,4 +200,10 @@ def setup(ctx: ControllerContext) -> KueueManager:
     informers.informer_for(RuntimeClass).add_event_handler(RuntimeClassHandler(mgr))
     if mgr.dra.enabled:  # the workload controller reads templates through the cache (claims.go)
         informers.informer_for(ResourceClaimTemplate)
+        informers.informer_for(DeviceClass)  # and DeviceClasses and ResourceSlices (selector checks)
+        informers.informer_for(ResourceSlice)
+        if mgr.dra.gates.extended:  # deviceClassHandler
+            informers.informer_for(DeviceClass).add_event_handler(DeviceClassHandler(mgr))
+        if mgr.dra.drivers:  # ResourceSliceReconciler: it ignores every other driver's slices
+            informers.informer_for(ResourceSlice).add_event_handler(ResourceSliceHandler(mgr))
     return mgr

@@ -9,7 +9,10 @@ resources of ``GetResourceRequestsForResourceClaimTemplates`` are handed to the 
 ``WithPreprocessedDRAResources``; a refused Workload gets QuotaReserved=False, reason ``Inadmissible``
 (``Misconfigured`` with ``UnadmittedWorkloadsObservability``), and Requeued=False ``Inadmissible``,
 and is not queued; an internal error — a template that cannot be read — is also returned, so the
-reconcile is retried with back-off) and ``pkg/dra/extended_resources.go`` (``NeedsDRAReconcile``).
+reconcile is retried with back-off; then ``ResolveExtendedResourceQuota`` when
+``KueueDRAIntegrationExtendedResource`` is on, merged with ``mergeDRAResources``) and
+``pkg/dra/extended_resources.go`` (``NeedsDRAReconcile``). Each reconcile reads the ResourceSlices
+afresh (``NewResourceSliceCache`` per reconcile), here the informer cache's, in name order.
 
 kbatch computes the same resources wherever the queue manager builds a pending Workload's ``Info``
 (:class:`DraResolver` is the queue manager's ``dra`` hook), so every path that queues a Workload —
@@ -19,22 +22,37 @@ reconcile instead, with the same result.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from kbatch.api.errors import NotFound
+from kbatch.api.errors import FieldError, NotFound
+from kbatch.api.kueue_config_dra import DeviceClassMapping
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond, Reason
 from kbatch.api.resource_v1.claim import ResourceClaimSpec, ResourceClaimTemplate
+from kbatch.api.resource_v1.deviceclass import DeviceClass
+from kbatch.api.resource_v1.slice import ResourceSlice
 from kbatch.controllers.kueue.model.dra import (
     CLAIMS_REFUSED,
     DRA_DISABLED_REFUSED,
     DraOutcome,
     has_dra,
     has_resource_claim,
+    mapper,
     requests_for_templates,
 )
+from kbatch.controllers.kueue.model.dra_devices import (
+    ClusterDevices,
+    slices_for,
+    validate_selectors_against_devices,
+)
+from kbatch.controllers.kueue.model.dra_extended import (
+    ExtendedResourceCache,
+    requests_extended,
+    resolve_extended,
+)
 
-__all__ = ["DraResolver", "DraRetry"]
+__all__ = ["DraGates", "DraResolver", "DraRetry", "merge_requests", "source_drivers"]
 
 
 class DraRetry(Exception):
@@ -48,25 +66,91 @@ def _on_hold(wl: Workload) -> bool:
     return False
 
 
-class DraResolver:
-    """See the module docstring. Pickles as its cache and settings."""
+def source_drivers(
+    mappings: Sequence[DeviceClassMapping],
+) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """``ResourceMapper``'s counter and capacity configs: per DeviceClass, the drivers of every
+    mapping naming it (upstream collects them from all mappings, ungated)."""
+    counters: dict[str, tuple[str, ...]] = {}
+    capacity: dict[str, tuple[str, ...]] = {}
+    for m in mappings:
+        for dc in m.device_class_names:
+            if m.counter_drivers:
+                counters[dc] = counters.get(dc, ()) + m.counter_drivers
+            if m.capacity_drivers:
+                capacity[dc] = capacity.get(dc, ()) + m.capacity_drivers
+    return counters, capacity
 
-    __slots__ = ("cache", "enabled", "mapping", "reject_when_disabled")
+
+def merge_requests(a: dict[str, dict[str, int]], b: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """``mergeDRAResources``: per pod set, per resource, the sum."""
+    out = {k: dict(v) for k, v in a.items()}
+    for ps, res in b.items():
+        merged = out.setdefault(ps, {})
+        for name, n in res.items():
+            merged[name] = merged.get(name, 0) + n
+    return out
+
+
+class DraGates:
+    """The gates the DRA path reads."""
+
+    __slots__ = ("capacity", "counters", "enabled", "extended", "reject_when_disabled")
 
     def __init__(
-        self, cache: Any, mapping: dict[str, str], enabled: bool, reject_when_disabled: bool
+        self,
+        enabled: bool,
+        reject_when_disabled: bool,
+        extended: bool = False,
+        counters: bool = False,
+        capacity: bool = False,
     ) -> None:
-        self.cache = cache
-        self.mapping = mapping
         self.enabled = enabled  # KueueDRAIntegration
         self.reject_when_disabled = reject_when_disabled  # KueueDRARejectWorkloadsWhenDRADisabled
+        self.extended = extended  # KueueDRAIntegrationExtendedResource
+        self.counters = counters  # KueueDRAIntegrationPartitionableDevices
+        self.capacity = capacity  # KueueDRAIntegrationConsumableCapacity
+
+    def __getstate__(self) -> Any:
+        return self.enabled, self.reject_when_disabled, self.extended, self.counters, self.capacity
+
+    def __setstate__(self, state: Any) -> None:
+        self.enabled, self.reject_when_disabled, self.extended, self.counters, self.capacity = state
+
+
+class DraResolver:
+    """See the module docstring. ``backed`` is the extended resources DeviceClasses back
+    (``draBackedResources``), kept by :class:`~kbatch.controllers.kueue.dra_handlers.DeviceClassHandler`.
+    Pickles as its cache, mappings and gates."""
+
+    __slots__ = ("backed", "cache", "capacity_drivers", "counter_drivers", "gates", "mapping")
+
+    def __init__(self, cache: Any, mappings: Sequence[DeviceClassMapping], gates: DraGates) -> None:
+        self.cache = cache
+        self.mapping = mapper(mappings)
+        self.counter_drivers, self.capacity_drivers = source_drivers(mappings)
+        self.gates = gates
+        self.backed = ExtendedResourceCache()
+
+    @property
+    def enabled(self) -> bool:
+        return self.gates.enabled
+
+    @property
+    def drivers(self) -> frozenset[str]:
+        """The counter and capacity sources' drivers (the ResourceSlice reconciler's)."""
+        out = {d for ds in self.counter_drivers.values() for d in ds}
+        return frozenset(out | {d for ds in self.capacity_drivers.values() for d in ds})
 
     def needs(self, wl: Workload) -> bool:
-        """``NeedsDRAReconcile`` (the extended-resource half is not modelled): with the gate off,
-        only to refuse it (``KueueDRARejectWorkloadsWhenDRADisabled``)."""
-        if not (self.enabled or self.reject_when_disabled):
+        """``NeedsDRAReconcile``: with the gate off, only to refuse it
+        (``KueueDRARejectWorkloadsWhenDRADisabled``)."""
+        g = self.gates
+        if not (g.enabled or g.reject_when_disabled) or _on_hold(wl):
             return False
-        return has_dra(wl) and not _on_hold(wl)
+        if not g.enabled or has_dra(wl):
+            return has_dra(wl)
+        return g.extended and requests_extended(wl, self.backed)
 
     def template(self, namespace: str, name: str) -> ResourceClaimSpec | None:
         try:
@@ -75,18 +159,58 @@ class DraResolver:
             return None
         return tmpl.spec.spec
 
+    def device_class(self, name: str) -> DeviceClass | None:
+        try:
+            return self.cache.get(DeviceClass, name)  # type: ignore[no-any-return]
+        except NotFound:
+            return None
+
+    def slices(self, driver: str | None) -> list[ResourceSlice]:
+        slices: list[ResourceSlice] = self.cache.list(ResourceSlice)
+        return slices if driver is None else [s for s in slices if s.spec.driver == driver]
+
+    def classes_for(self, name: str) -> list[DeviceClass]:
+        """DeviceClasses whose ``extendedResourceName`` is ``name`` (upstream's field index)."""
+        if not self.backed.has(name):
+            return []
+        found = (self.device_class(dc) for dc in sorted(self.backed.resources[name]))
+        return [dc for dc in found if dc is not None and dc.spec.extended_resource_name == name]
+
+    def sourced(self, device_class: str) -> str | None:
+        if self.gates.counters and self.counter_drivers.get(device_class):
+            return "counter"
+        if self.gates.capacity and self.capacity_drivers.get(device_class):
+            return "capacity"
+        return None
+
+    def check_devices(self, spec: ResourceClaimSpec, base: str) -> list[FieldError]:
+        """``validateCELSelectorsAgainstDevices`` against the informer cache's slices."""
+        sources = {
+            dc: self.counter_drivers.get(dc, ()) + self.capacity_drivers.get(dc, ())
+            for dc in set(self.counter_drivers) | set(self.capacity_drivers)
+        }
+        return validate_selectors_against_devices(
+            spec, base, lambda reqs: ClusterDevices(slices_for(reqs, sources, self.slices), self.device_class)
+        )
+
     def __call__(self, wl: Workload) -> DraOutcome | None:
         """The Workload's DRA outcome, or ``None`` when the DRA path does not apply to it."""
         if not self.needs(wl):
             return None
-        if not self.enabled:
+        if not self.gates.enabled:
             return DRA_DISABLED_REFUSED
         if has_resource_claim(wl):
             return CLAIMS_REFUSED
-        return requests_for_templates(wl, self.template, self.mapping)
+        outcome = requests_for_templates(wl, self.template, self.mapping, self.check_devices)
+        if outcome.inadmissible or not self.gates.extended:
+            return outcome
+        ext = resolve_extended(wl, self.classes_for, self.mapping, self.sourced)
+        if ext.errors:
+            return DraOutcome(errors=ext.errors)
+        return DraOutcome(merge_requests(outcome.requests, ext.requests), replaced=ext.replaced)
 
     def __getstate__(self) -> Any:
-        return self.cache, self.mapping, self.enabled, self.reject_when_disabled
+        return self.cache, self.mapping, self.counter_drivers, self.capacity_drivers, self.gates, self.backed
 
     def __setstate__(self, state: Any) -> None:
-        self.cache, self.mapping, self.enabled, self.reject_when_disabled = state
+        self.cache, self.mapping, self.counter_drivers, self.capacity_drivers, self.gates, self.backed = state

@@ -32,9 +32,8 @@ from kbatch.controllers.kueue import watches
 from kbatch.controllers.kueue.admissionfairsharing.penalties import PenaltyLifecycle
 from kbatch.controllers.kueue.cache import KueueCache
 from kbatch.controllers.kueue.config import KueueSettings, settings_for
-from kbatch.controllers.kueue.dra_requests import DraResolver
+from kbatch.controllers.kueue.dra_requests import DraGates, DraResolver
 from kbatch.controllers.kueue.model.clusterqueue import settings_of
-from kbatch.controllers.kueue.model.dra import mapper
 from kbatch.controllers.kueue.model.info import InfoOptions, is_true, workload_key
 from kbatch.controllers.kueue.model.quota import has_cycle, root_of
 from kbatch.controllers.kueue.queues import QueueManager, admissible
@@ -122,9 +121,14 @@ class KueueManager:
         self.queues.adjust = self.resources
         self.dra = DraResolver(
             ctx.cache,
-            mapper(cfg.device_class_mappings),
-            s.on("KueueDRAIntegration"),
-            s.on("KueueDRARejectWorkloadsWhenDRADisabled"),
+            cfg.device_class_mappings,
+            DraGates(
+                s.on("KueueDRAIntegration"),
+                s.on("KueueDRARejectWorkloadsWhenDRADisabled"),
+                s.on("KueueDRAIntegrationExtendedResource"),
+                s.on("KueueDRAIntegrationPartitionableDevices"),
+                s.on("KueueDRAIntegrationConsumableCapacity"),
+            ),
         )
         self.queues.dra = self.dra
         self.preemptor = Preemptor(

@@ -329,9 +329,12 @@ def _lq_key(info: WorkloadInfo) -> str:
 
 def _may_have_become_admissible(old: WorkloadInfo, new: WorkloadInfo) -> bool:
     """``PushOrUpdate``'s test: the spec, priority boost, reclaimable pods or the Evicted/Requeued
-    conditions changed."""
+    conditions changed, or the DRA requests (``draRequestsChanged``: the totals; with
+    ``KueueDRAIntegration`` off they differ only with the spec, which kbatch compares adjusted)."""
     o, n = old.obj, new.obj
     if o.spec != n.spec or old.priority != new.priority:
+        return True
+    if [p.requests for p in old.pod_sets] != [p.requests for p in new.pod_sets]:
         return True
     if (o.status.reclaimable_pods if o.status else None) != (n.status.reclaimable_pods if n.status else None):
         return True
@@ -416,7 +419,9 @@ class QueueManager:
         dra = self.dra(adjusted)
         if dra is None:
             return WorkloadInfo.of(adjusted, self.options)
-        return None if dra.inadmissible else WorkloadInfo.of(adjusted, self.options, dra.requests)
+        if dra.inadmissible:
+            return None
+        return WorkloadInfo.of(adjusted, self.options, dra.requests, dra.replaced)
 
     # --- ClusterQueues -------------------------------------------------------------------------------
     def add_or_update_cluster_queue(

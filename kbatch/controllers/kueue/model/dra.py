@@ -12,7 +12,9 @@ be ``exactly`` with ``allocationMode: ExactCount``; its ``count`` devices of ``d
 count as that many units of the DeviceClass's mapped resource. ``firstAvailable``, ``adminAccess``
 and ``allocationMode: All`` are refused with upstream's field errors; a DeviceClass no mapping
 names is refused (``Not found``). A template that cannot be read is an internal error (retried).
-Everything here is pure: the caller passes the template lookup.
+Between a template's request checks and its mapping, the caller's ``check`` matches its CEL
+selectors against the cluster's devices (:mod:`.dra_devices`); extended resources backed by
+DeviceClasses are :mod:`.dra_extended`'s. Everything here is pure: the caller passes the lookups.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ __all__ = [
     "CLAIMS_UNSUPPORTED_REQUEUED",
     "DRA_DISABLED",
     "DRA_DISABLED_REFUSED",
+    "DeviceCheck",
     "DraOutcome",
     "TemplateLookup",
     "count_devices_per_class",
@@ -49,19 +52,25 @@ DRA_DISABLED = "Workload uses DRA resources but the KueueDRAIntegration feature 
 TemplateLookup = Callable[[str, str], "ResourceClaimSpec | None"]
 """``(namespace, name)`` → the template's claim spec, or ``None`` when there is no such template."""
 
+DeviceCheck = Callable[[ResourceClaimSpec, str], "list[FieldError]"]
+"""``(claim spec, pod claim path)`` → ``validateCELSelectorsAgainstDevices``' errors
+(:mod:`kbatch.controllers.kueue.model.dra_devices`)."""
+
 TEMPLATES = "resourceclaimtemplates.resource.k8s.io"
 
 
 @dataclass(frozen=True, slots=True)
 class DraOutcome:
     """What the DRA path makes of a Workload: per pod set name the logical resources one pod adds
-    (``requests``), or why it is inadmissible: a ``refusal`` (the QuotaReserved and the Requeued
+    (``requests``) and the extended resource names those replace (``replaced``,
+    :mod:`.dra_extended`), or why it is inadmissible: a ``refusal`` (the QuotaReserved and the Requeued
     messages: a ResourceClaim named directly, the gate off) or field ``errors`` (``retry`` when one
     is an internal error, which upstream retries with back-off)."""
 
     requests: dict[str, dict[str, int]] = field(default_factory=dict)
     errors: tuple[FieldError, ...] = ()
     refusal: tuple[str, str] | None = None
+    replaced: dict[str, frozenset[str]] = field(default_factory=dict)  # extended resources
 
     @property
     def inadmissible(self) -> bool:
@@ -163,10 +172,14 @@ def _claim_path(i: int, j: int) -> str:
     return f"spec.podSets[{i}].template.spec.resourceClaims[{j}]"
 
 
-def requests_for_templates(wl: Workload, lookup: TemplateLookup, mapping: dict[str, str]) -> DraOutcome:
+def requests_for_templates(
+    wl: Workload, lookup: TemplateLookup, mapping: dict[str, str], check: DeviceCheck | None = None
+) -> DraOutcome:
     """``GetResourceRequestsForResourceClaimTemplates``: per pod set, the mapped resources of its
-    templates' devices (summed over templates), or the first error. DeviceClasses are checked in
-    name order (upstream walks a map: which unmapped class it names first is random)."""
+    templates' devices (summed over templates), or the first template's errors: its requests',
+    then ``check``'s (its CEL selectors against the cluster's devices), then an unmapped class.
+    DeviceClasses are checked in name order (upstream walks a map: which unmapped class it names
+    first is random)."""
     namespace = wl.metadata.namespace or ""
     per_pod_set: dict[str, dict[str, int]] = {}
     for i, ps_name, j, prc in _claims(wl):
@@ -183,6 +196,9 @@ def requests_for_templates(wl: Workload, lookup: TemplateLookup, mapping: dict[s
         counts, err = count_devices_per_class(spec)
         if err is not None:
             return DraOutcome(errors=(_in_template(err, i, j, name),))
+        device_errs = check(spec, _claim_path(i, j)) if check is not None else []
+        if device_errs:
+            return DraOutcome(errors=tuple(_named(e, name) for e in device_errs))
         aggregated = per_pod_set.setdefault(ps_name, {})
         for dc in sorted(counts):
             resource = mapping.get(dc)
@@ -192,6 +208,10 @@ def requests_for_templates(wl: Workload, lookup: TemplateLookup, mapping: dict[s
                 return DraOutcome(errors=(FieldError.not_found(path, detail),))
             aggregated[resource] = aggregated.get(resource, 0) + counts[dc]
     return DraOutcome({k: v for k, v in per_pod_set.items() if v})
+
+
+def _named(err: FieldError, name: str) -> FieldError:
+    return FieldError(err.type, err.field, f"ResourceClaimTemplate {name}: {err.detail}", err.bad_value)
 
 
 def _in_template(err: FieldError, i: int, j: int, name: str) -> FieldError:

@@ -118,7 +118,10 @@ def _effective_priority(wl: Workload, boost: bool) -> int:
 
 
 def _from_pod_sets(
-    wl: Workload, opts: InfoOptions, dra: Mapping[str, Mapping[str, int]] | None = None
+    wl: Workload,
+    opts: InfoOptions,
+    dra: Mapping[str, Mapping[str, int]] | None = None,
+    replaced: Mapping[str, frozenset[str]] | None = None,
 ) -> tuple[PodSetResources, ...]:
     reclaim = _reclaimable(wl) if opts.reclaimable_pods else {}
     out = []
@@ -131,6 +134,8 @@ def _from_pod_sets(
             opts.exclude_prefixes,
             opts.transformations,
         )
+        if replaced and name in replaced:  # extended resources DRA-backed: counted as their key
+            per_pod = {k: v for k, v in per_pod.items() if k not in replaced[name]}
         if dra and name in dra:  # WithPreprocessedDRAResources: added after the transformations
             per_pod = add_requests(per_pod, dra[name])
         per_pod = {k: max(0, v) for k, v in per_pod.items()}
@@ -178,13 +183,21 @@ class WorkloadInfo:
 
     @classmethod
     def of(
-        cls, wl: Workload, opts: InfoOptions | None = None, dra: Mapping[str, Mapping[str, int]] | None = None
+        cls,
+        wl: Workload,
+        opts: InfoOptions | None = None,
+        dra: Mapping[str, Mapping[str, int]] | None = None,
+        replaced: Mapping[str, frozenset[str]] | None = None,
     ) -> WorkloadInfo:
         """``NewInfo``; ``dra``: per pod set, the DRA resources one pod adds while it is pending
-        (:mod:`kbatch.controllers.kueue.model.dra`)."""
+        (:mod:`kbatch.controllers.kueue.model.dra`), ``replaced``: the extended resources they
+        stand for, dropped first (``replacedExtendedResources``)."""
         opts = opts or InfoOptions()
         admission = wl.status.admission if wl.status else None
-        pod_sets = _from_admission(wl, opts) if admission is not None else _from_pod_sets(wl, opts, dra)
+        if admission is not None:
+            pod_sets = _from_admission(wl, opts)
+        else:
+            pod_sets = _from_pod_sets(wl, opts, dra, replaced)
         reserved = condition(wl, Cond.QUOTA_RESERVED)
         priority = _effective_priority(wl, opts.priority_boost)
         return cls(
