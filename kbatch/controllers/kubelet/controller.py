@@ -268,7 +268,7 @@ class Kubelet:
         wake = next_wake(run)
         if wake is not None and wake <= now:  # the planner and log sink only when something is due
             advance(run, now, self._planner(pod, uid in self._env_refs, run), self._log_sink(pod),
-                    self._stopper(pod, run), make_prestop(pod))
+                    self._stopper(pod, run), make_prestop(pod) if run.init else None)  # sidecars' hooks
             wake = next_wake(run)
         for event in take_events(run) if run.events else ():
             self.clients.recorder(pod.spec.node_name).event(pod, *event)

@@ -558,6 +558,11 @@ def _stop_all(run: PodRun, now: float, kill_at: float, stop: Stopper | None, pre
             last = max(last, _stop_one(run, proc, now, grace, None, kill_at, stop, prestop, log))
     if any(p.kind == SIDECAR and p.state == RUNNING for p in run.init):
         last = max(last, _stop_sidecars(run, now, grace, now, stop, prestop, log))
+    if last > kill_at:  # the pod outlives the grace period: those stopped plainly are killed at its end
+        plain = StopTimes(now, kill_at)
+        for proc in run.procs():
+            if proc.state == RUNNING and (proc.ends_at is None or proc.ends_at > last):
+                _kill_by(proc, plain)
     return last
 
 
