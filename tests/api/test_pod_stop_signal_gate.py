@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kbatch.api.core_v1 import Pod
+from kbatch.api.errors import Invalid
 from kbatch.api.features import FeatureGates, FeatureSpec, Stage
 from kbatch.api.gates import drop_disabled_pod_fields
 from kbatch.runtime.controlplane import ControlPlane
@@ -51,3 +52,24 @@ def test_update_keeps_a_stop_signal_already_in_use() -> None:
         drop_disabled_pod_fields(new, previous, off)
         lifecycle = new.containers[0].lifecycle
         assert (lifecycle.stop_signal if lifecycle is not None else None) == kept
+
+
+@pytest.mark.parametrize(("os_name", "signal", "error"), [
+    ("linux", "SIGRTMAX-14", None),
+    ("linux", "SIGKILL", None),
+    ("windows", "SIGKILL", None),
+    (None, "SIGTERM", "Forbidden: may not be set for containers with empty `spec.os.name`"),
+    ("linux", "SIGFOO", 'Unsupported value: "SIGFOO": supported values: "SIGABRT", "SIGALRM", "SIGBUS"'),
+    ("windows", "SIGINT", 'Unsupported value: "SIGINT": supported values: "SIGKILL", "SIGTERM"'),
+])
+def test_gate_on_validates_the_signal_for_the_os(os_name: str | None, signal: str, error: str | None) -> None:
+    cp = ControlPlane(seed=0, controllers="", feature_gates={"ContainerStopSignals": True})
+    text = _POD.format(lifecycle=f"{{stopSignal: '{signal}'}}")
+    text = text.replace("  os: {name: linux}\n", f"  os: {{name: {os_name}}}\n" if os_name else "")
+    if error is None:
+        cp.apply(text)
+        return
+    with pytest.raises(Invalid) as raised:
+        cp.apply(text)
+    assert f"spec.containers[0].lifecycle.stopSignal: {error}" in str(raised.value)
+    assert not cp.client.list(Pod, "default").items  # nothing written
