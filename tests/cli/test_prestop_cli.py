@@ -41,5 +41,7 @@ def test_pod_is_terminating_while_its_prestop_hook_sleeps(tmp_path: Path) -> Non
     pod = json.loads(cli.run("get", "pod", "web", "-o", "json").out)
     statuses = [*pod["status"]["initContainerStatuses"], *pod["status"]["containerStatuses"]]
     assert all("running" in s["state"] for s in statuses)
+    logs = cli.run("logs", "web", "-c", "main")
+    assert (logs.code, logs.out) == (0, "")  # the trap's "bye" comes with the signal, after the hook
     assert cli.run("advance", "2s").code == 0  # the hook ended at 10 s: signal, trap, exit; sidecar next
     assert "No resources found" in cli.run("get", "pods").out + cli.run("get", "pods").err
