@@ -322,6 +322,8 @@ def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None
         log(proc, proc.restart_count, behaviour.logs)
     if behaviour.warning:  # what the simulation could not follow (a kbatch addition)
         _event(run, "Warning", "SimulationLimit", behaviour.warning, proc)
+    for type_, reason, message in behaviour.events:  # FailedPostStartHook (.hooks)
+        _event(run, type_, reason, message, proc)
     if proc.probe_specs:
         proc.probes = new_states(proc.probe_specs, t)
         proc.started_ok = not any(s.kind == STARTUP for s in proc.probe_specs)

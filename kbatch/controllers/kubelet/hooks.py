@@ -24,13 +24,15 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.controllers.kubelet.behaviour import container_env, touches_files
-from kbatch.controllers.kubelet.engine import PreStop, Proc
-from kbatch.controllers.kubelet.termination import Hook
+from kbatch.controllers.kubelet.engine import KILLED_EXIT_CODE, PreStop, Proc, Stopper
+from kbatch.controllers.kubelet.termination import Hook, stop_times
 from kbatch.controllers.kubelet.volume_files import after_run
-from kbatch.sim.command import interpret
+from kbatch.sim.command import ContainerRun, interpret
 from kbatch.sim.images import image_name
 
-__all__ = ["handler_run", "make_prestop", "serves_http"]
+__all__ = ["handler_run", "make_prestop", "post_started", "serves_http"]
+
+FAILED_POST_START = ("Warning", "FailedPostStartHook", "PostStartHook failed")
 
 _HTTP_PROGRAMS = frozenset({"nginx", "httpd"})
 _AGNHOST_HTTP = frozenset({"netexec", "serve-hostname", "test-webserver", "fake-gitserver", "porter",
@@ -74,3 +76,30 @@ def make_prestop(pod: Any) -> PreStop | None:
         return handler_run(pod, container, container.lifecycle.pre_stop) if container is not None else None
 
     return prestop
+
+
+def post_started(pod: Any, container: Any, run: ContainerRun, proc: Proc, stop: Stopper) -> ContainerRun:
+    """The run of a container with a ``postStart`` hook (``startContainer``): the hook runs as the
+    container starts; when it fails the kubelet records ``FailedPostStartHook`` "PostStartHook
+    failed" (the hook's output kept out, as for preStop) and kills the container with the pod's
+    grace period (``killContainer``: its preStop hook, its stop signal, SIGKILL), so the run ends
+    as that stop makes it end — unless it ended by itself first. The container then restarts or
+    not by the pod's ``restartPolicy``."""
+    hook = handler_run(pod, container, container.lifecycle.post_start)
+    if not hook.failed:
+        return run
+    if run.duration <= hook.duration:
+        return ContainerRun(run.duration, run.exit_code, run.logs, run.log_offsets, run.warning,
+                            (FAILED_POST_START,))
+    grace = pod.spec.termination_grace_period_seconds
+    pre_stop = container.lifecycle.pre_stop
+    times = stop_times(hook.duration, float(30 if grace is None else grace),
+                       handler_run(pod, container, pre_stop) if pre_stop is not None else None, None)
+    stopped = stop(proc, times.signal_at) if run.duration > times.signal_at else None
+    source = stopped if stopped is not None else run
+    end, code = min(source.duration, times.kill_at), source.exit_code
+    if source.duration > times.kill_at:
+        code = KILLED_EXIT_CODE
+    kept = [(line, at) for line, at in zip(source.logs, source.log_offsets, strict=True) if at <= end]
+    return ContainerRun(end, code, tuple(line for line, _ in kept), tuple(at for _, at in kept), run.warning,
+                        (FAILED_POST_START,))

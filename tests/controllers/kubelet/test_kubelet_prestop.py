@@ -155,3 +155,45 @@ spec:
     assert pod.status.phase == "Succeeded"  # the sidecar's exit code does not count
     sidecar = pod.status.init_container_statuses[0].state.terminated
     assert sidecar is not None and sidecar.exit_code == 3
+
+
+def _post_start_pod(hook: str, script: str, restart: str = "Never", pre_stop: str = "") -> str:
+    pre = f", preStop: {pre_stop}" if pre_stop else ""
+    return f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: p, namespace: default}}
+spec:
+  restartPolicy: {restart}
+  terminationGracePeriodSeconds: 10
+  containers:
+  - name: main
+    image: busybox
+    command: [sh, -c, {json.dumps(script)}]
+    lifecycle: {{postStart: {hook}{pre}}}
+"""
+
+
+POST_START = [
+    # (hook, script, preStop, exit code, finished seconds after start, event)
+    ("{exec: {command: [sh, -c, 'exit 0']}}", "sleep 5", "", 0, 5, False),
+    ("{exec: {command: [sh, -c, 'sleep 2; exit 1']}}", _TRAPPED, "", 0, 2, True),  # killed: its trap
+    ("{exec: {command: [sh, -c, 'exit 1']}}", "sleep 3600", "", 137, 10, True),  # PID 1 drops TERM
+    ("{httpGet: {port: 80}}", "sleep 3600", "{sleep: {seconds: 4}}", 137, 10, True),  # preStop first
+    ("{exec: {command: [sh, -c, 'sleep 9; exit 1']}}", "sleep 3", "", 0, 3, True),  # ended before
+]
+
+
+@pytest.mark.parametrize(("hook", "script", "pre_stop", "code", "finished", "event"), POST_START)
+def test_failed_post_start_hook_kills_the_container(hook: str, script: str, pre_stop: str, code: int,
+                                                    finished: float, event: bool) -> None:
+    cp = sim_cluster(1)
+    cp.apply(_post_start_pod(hook, script, pre_stop=pre_stop))
+    cp.advance(60)
+    status = cp.client.get(Pod, "p", "default").status.container_statuses[0]
+    term = status.state.terminated
+    assert term is not None and term.exit_code == code
+    assert (term.finished_at - term.started_at).total_seconds() == finished
+    events = [(e.type, e.reason, e.message) for e in cp.client.list(Event, "default").items
+              if e.reason == "FailedPostStartHook"]
+    assert events == ([("Warning", "FailedPostStartHook", "PostStartHook failed")] if event else [])
