@@ -10,7 +10,7 @@ without a control plane) drops nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kbatch.api.scheduling_v1beta1 import GENERIC_WORKLOAD, WORKLOAD_WITH_JOB
 
@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     from kbatch.api.core_v1 import PodSpec
     from kbatch.api.features import FeatureGates
 
-__all__ = ["drop_disabled_job_fields", "drop_disabled_pod_fields", "gate_on"]
+__all__ = ["CONTAINER_STOP_SIGNALS", "drop_disabled_job_fields", "drop_disabled_pod_fields", "gate_on",
+           "pod_fields_to_drop"]
+
+CONTAINER_STOP_SIGNALS = "ContainerStopSignals"
 
 
 def gate_on(gates: FeatureGates | None, name: str) -> bool:
@@ -28,10 +31,40 @@ def gate_on(gates: FeatureGates | None, name: str) -> bool:
 
 
 def drop_disabled_pod_fields(spec: PodSpec, old: PodSpec | None, gates: FeatureGates | None) -> None:
-    """``spec.schedulingGroup`` needs GenericWorkload (KEP-4671)."""
+    """``spec.schedulingGroup`` needs GenericWorkload (KEP-4671); a container's
+    ``lifecycle.stopSignal`` needs ContainerStopSignals (KEP-4960, ``dropContainerStopSignals``)."""
     if spec.scheduling_group is not None and not gate_on(gates, GENERIC_WORKLOAD) \
             and (old is None or old.scheduling_group is None):
         spec.scheduling_group = None
+    if not gate_on(gates, CONTAINER_STOP_SIGNALS) and not (old is not None and _stop_signals_in_use(old)):
+        for container in _all_containers(spec):
+            _drop_stop_signal(container)
+
+
+def pod_fields_to_drop(spec: PodSpec) -> bool:
+    """May :func:`drop_disabled_pod_fields` drop anything (a cheap check for the pod hot path)?"""
+    return spec.scheduling_group is not None or any(
+        getattr(c, "lifecycle", None) is not None for c in _all_containers(spec))
+
+
+def _all_containers(spec: PodSpec) -> list[Any]:
+    """Init, regular and ephemeral containers (upstream ``VisitContainers`` with ``AllContainers``)."""
+    return [*(spec.init_containers or ()), *(spec.containers or ()), *(spec.ephemeral_containers or ())]
+
+
+def _stop_signals_in_use(spec: PodSpec) -> bool:
+    return any(getattr(c, "lifecycle", None) is not None and c.lifecycle.stop_signal is not None
+               for c in _all_containers(spec))
+
+
+def _drop_stop_signal(container: Any) -> None:
+    """The field goes, and the ``lifecycle`` with it when nothing else was set."""
+    lifecycle = getattr(container, "lifecycle", None)
+    if lifecycle is None or lifecycle.stop_signal is None:
+        return
+    lifecycle.stop_signal = None
+    if lifecycle.post_start is None and lifecycle.pre_stop is None:
+        container.lifecycle = None
 
 
 def drop_disabled_job_fields(spec: JobSpec, old: JobSpec | None, gates: FeatureGates | None) -> None:

@@ -22,13 +22,15 @@ class ContainerRun:
     """What one run of a container does: how long it runs, how it ends, what it prints, and when
     (``log_offsets``: seconds after the start at which each line of ``logs`` is printed).
     ``warning``: what the simulation could not follow in this run (the kubelet records it as a
-    ``Warning`` event on the pod); empty when it followed everything."""
+    ``Warning`` event on the pod); empty when it followed everything. ``events``: (type, reason,
+    message) the kubelet records about the container when the run starts (a failed postStart hook)."""
 
     duration: float
     exit_code: int
     logs: tuple[str, ...] = ()
     log_offsets: tuple[float, ...] = ()
     warning: str = ""
+    events: tuple[tuple[str, str, str], ...] = ()
 
 
 def parse_sleep(word: str) -> float | None:

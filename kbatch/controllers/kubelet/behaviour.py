@@ -157,6 +157,35 @@ def make_planner(
     if stages:
         pod_dict = pod.to_dict()
         stage = pick_stage(stages, pod_dict, rng_for(f"{uid}/stage"))
+    hooked = {c.name: c for c in containers if c.lifecycle is not None and c.lifecycle.post_start is not None}
+    if hooked:
+        return _with_post_start(pod, hooked, _plan_of(commands, referring, fields, filing, stage, pod_dict,
+                                                      uid, namespace, lookup, rng_for, default_duration),
+                                make_stopper(pod, default_duration, lookup, addresses, bool(stages),
+                                             tokens=tokens))
+    return _plan_of(commands, referring, fields, filing, stage, pod_dict, uid, namespace, lookup, rng_for,
+                    default_duration)
+
+
+def _with_post_start(pod: Any, hooked: dict[str, Any], plan: Planner, stop: Stopper) -> Planner:
+    """``plan`` with the containers' postStart hooks (:func:`.hooks.post_started`)."""
+    from kbatch.controllers.kubelet.hooks import post_started  # hooks reads this module's helpers
+
+    def with_hook(proc: Proc, restart: int) -> ContainerRun | ConfigError:
+        run = plan(proc, restart)
+        container = hooked.get(proc.name)
+        if container is None or isinstance(run, ConfigError):
+            return run
+        return post_started(pod, container, run, proc, stop)
+
+    return with_hook
+
+
+def _plan_of(commands: dict[str, Command], referring: dict[str, Any], fields: dict[str, dict[str, str]],
+             filing: dict[str, Any], stage: StageRule | None, pod_dict: dict[str, Any], uid: str,
+             namespace: str, lookup: Lookup | None, rng_for: Callable[[str], random.Random],
+             default_duration: float) -> Planner:
+    """The planner over what :func:`make_planner` read from the pod."""
 
     def plan(proc: Proc, restart: int) -> ContainerRun | ConfigError:
         container = referring.get(proc.name)

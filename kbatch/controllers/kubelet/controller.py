@@ -66,6 +66,7 @@ from kbatch.controllers.kubelet.engine import (
     take_events,
 )
 from kbatch.controllers.kubelet.heartbeat import kubelet_stopped
+from kbatch.controllers.kubelet.hooks import make_prestop
 from kbatch.controllers.kubelet.identity import NodeClients
 from kbatch.controllers.kubelet.logs import LogStore
 from kbatch.controllers.kubelet.podips import Addresses, NodeNet, ip_patch, node_cidr, node_net
@@ -118,6 +119,8 @@ def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
             proc.probe_specs = probe_specs(pod, c)
     run = PodRun(pod.metadata.namespace or "", pod.metadata.name or "", pod.metadata.uid or "",
                  spec.restart_policy or "Always", bound_at, start_delay, inits, apps)
+    if spec.termination_grace_period_seconds is not None:
+        run.grace = float(spec.termination_grace_period_seconds)
     if spec.readiness_gates:
         run.gates = tuple(g.condition_type for g in spec.readiness_gates)
     return run
@@ -271,7 +274,7 @@ class Kubelet:
         wake = next_wake(run)
         if wake is not None and wake <= now:  # the planner and log sink only when something is due
             advance(run, now, self._planner(pod, uid in self._env_refs, run), self._log_sink(pod),
-                    self._stopper(pod, run))
+                    self._stopper(pod, run), make_prestop(pod) if run.init else None)  # sidecars' hooks
             wake = next_wake(run)
         for event in take_events(run) if run.events else ():
             self.clients.recorder(pod.spec.node_name).event(pod, *event)
@@ -418,7 +421,7 @@ class Kubelet:
             kill_at = max(self._timeline(meta.deletion_timestamp), now)
             first = run.kill_at is None
             request_deletion(run, kill_at, now, self._stopper(pod, run) if first else None,
-                             self._log_sink(pod) if first else None)
+                             self._log_sink(pod) if first else None, make_prestop(pod) if first else None)
         annotations = meta.annotations or {}
         probe_raw = annotations.get(PROBE_FAULT_ANNOTATION)
         if probe_raw or run.probe_faults:

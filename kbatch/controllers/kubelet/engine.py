@@ -73,6 +73,7 @@ from kbatch.controllers.kubelet.probes import (
     new_states,
     record,
 )
+from kbatch.controllers.kubelet.termination import Hook, StopTimes, stop_times
 from kbatch.sim.command import ContainerRun
 
 __all__ = [
@@ -85,6 +86,7 @@ __all__ = [
     "EphemeralProc",
     "Fault",
     "PodRun",
+    "PreStop",
     "Proc",
     "Stopper",
     "add_ephemeral",
@@ -113,6 +115,8 @@ class ConfigError:
 Planner = Callable[["Proc", int], "ContainerRun | ConfigError"]  # (container, restart count) -> this run
 Stopper = Callable[["Proc", float], "ContainerRun | None"]  # (container, seconds since it started) ->
 # its run as the stop signal sent then changes it (None: the signal is dropped), :mod:`kbatch.sim.signals`
+PreStop = Callable[["Proc", float], "Hook | None"]  # (container, seconds since it started) -> the run
+# of its preStop hook started then (None: it has none), :mod:`.termination`
 
 
 class LogSink(Protocol):
@@ -183,7 +187,9 @@ class PodRun:
     phase: str = "Pending"
     started: bool = False
     initialized: bool = False
-    kill_at: float | None = None  # deletion requested: kill everything at the end of the grace period
+    kill_at: float | None = None  # stopping: kill everything still running then (the last SIGKILL)
+    deadline: float | None = None  # the grace period's end the stop started with (deletionTimestamp)
+    grace: float = 30.0  # spec.terminationGracePeriodSeconds: the stop of sidecars after the app containers
     start_not_before: float | None = None  # volumes not mounted yet: no start before this retry
     finished_at: float | None = None
     probe_faults: tuple[ProbeFault, ...] = ()
@@ -237,22 +243,25 @@ def _start_due(run: PodRun) -> float:
 
 
 def advance(run: PodRun, now: float, plan: Planner, log: LogSink | None = None,
-            stop: Stopper | None = None) -> bool:
+            stop: Stopper | None = None, prestop: PreStop | None = None) -> bool:
     """Apply every transition due at or before ``now``; True if anything changed. ``stop``: what a
-    container does with its stop signal when a failed probe kills it (None: it is dropped)."""
+    container does with its stop signal when a failed probe kills it or its pod's app containers
+    have finished (None: it is dropped, and sidecars end with the app containers); ``prestop``: its
+    preStop hook then."""
     before = run.version
     while not run.terminal:
         due = next_wake(run)
         if due is None or due > now:
             break
-        report = _fire(run, due, plan, log, stop)
+        report = _fire(run, due, plan, log, stop, prestop)
         run.version += 1
         if report:  # an exit restarted at once: its status is written before the restart
             break
     return run.version != before
 
 
-def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None, stop: Stopper | None = None) -> bool:
+def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None, stop: Stopper | None = None,
+          prestop: PreStop | None = None) -> bool:
     """Apply the first transition due at ``t``; True when its state is to be reported before the
     next one (an exit whose restart is due at once)."""
     if not run.started and _start_due(run) <= t:
@@ -264,7 +273,7 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None, stop: Stopp
         return False
     for proc in run.procs():
         if proc.state == RUNNING and proc.ends_at is not None and proc.ends_at <= t:
-            return _container_ended(run, proc, t, plan, log)
+            return _container_ended(run, proc, t, plan, log, stop, prestop)
     for proc in run.procs():
         if proc.restart_at is not None and proc.restart_at <= t:
             proc.restart_count += 1
@@ -313,6 +322,8 @@ def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None
         log(proc, proc.restart_count, behaviour.logs)
     if behaviour.warning:  # what the simulation could not follow (a kbatch addition)
         _event(run, "Warning", "SimulationLimit", behaviour.warning, proc)
+    for type_, reason, message in behaviour.events:  # FailedPostStartHook (.hooks)
+        _event(run, type_, reason, message, proc)
     if proc.probe_specs:
         proc.probes = new_states(proc.probe_specs, t)
         proc.started_ok = not any(s.kind == STARTUP for s in proc.probe_specs)
@@ -423,8 +434,12 @@ def take_events(run: PodRun) -> list[tuple[str, str, str, str]]:
     return events
 
 
-def _container_ended(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> bool:
-    """True when the container restarts at once (its exit is reported first)."""
+def _container_ended(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None,
+                     stop: Stopper | None = None, prestop: PreStop | None = None) -> bool:
+    """True when the container restarts at once (its exit is reported first). When the app
+    containers have all finished, running sidecars are stopped in order (:func:`_stop_sidecars`;
+    upstream ``computePodActions`` kills the pod then, through ``killContainersWithSyncResult``) and
+    the pod finishes when the last has exited; its phase is the app containers' alone."""
     exit_code = proc.exit_code if proc.exit_code is not None else 0
     proc.terminate(t, exit_code, proc.reason or None, proc.message)
     if _restarts(run, proc, exit_code):
@@ -435,7 +450,14 @@ def _container_ended(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogS
         elif run.restart_policy == "Never" or run.kill_at is not None:
             _finish(run, t, "Failed")
         return False
-    if proc.kind == APP and all(p.state == TERMINATED and p.restart_at is None for p in run.app):
+    if not all(p.state == TERMINATED and p.restart_at is None for p in run.app):
+        return False
+    if stop is not None and any(p.kind == SIDECAR and p.state == RUNNING for p in run.init):
+        if run.kill_at is None:
+            run.deadline = t + run.grace
+            run.kill_at = max(run.deadline, _stop_sidecars(run, t, run.grace, t, stop, prestop, log))
+        return False
+    if proc.kind in (APP, SIDECAR):
         _finish(run, t, "Succeeded" if all(p.exit_code == 0 for p in run.app) else "Failed")
     return False
 
@@ -508,20 +530,91 @@ def add_ephemeral(run: PodRun, containers: Sequence[tuple[str, str, str]], now: 
 
 
 def request_deletion(run: PodRun, kill_at: float, now: float | None = None, stop: Stopper | None = None,
-                     log: LogSink | None = None) -> None:
+                     log: LogSink | None = None, prestop: PreStop | None = None) -> None:
     """The API server set ``deletionTimestamp``: kill at ``kill_at`` unless the pod ends first. The
-    first time, each running container is sent its stop signal ``now`` (``stop``: what it does
-    with it; None: every container drops it and is killed at ``kill_at``, 137)."""
+    first time, each running container is stopped ``now`` (:func:`_stop_all`: ``prestop``, its
+    hook; ``stop``, what it does with its stop signal; None: every container drops it and is killed
+    at ``kill_at``, 137). A later deletion with a shorter grace period kills at its end."""
     if run.kill_at is None and now is not None and not run.terminal:
-        for proc in run.procs():
-            _send_stop(proc, now, kill_at, stop, log)
-    if run.kill_at is None or kill_at < run.kill_at:
-        run.kill_at = kill_at
+        run.deadline = kill_at
+        run.kill_at = max(kill_at, _stop_all(run, now, kill_at, stop, prestop, log))
+        run.version += 1
+    elif run.kill_at is None or kill_at < (run.deadline if run.deadline is not None else run.kill_at):
+        run.deadline = run.kill_at = kill_at
         run.version += 1
     for proc in run.procs():
         proc.config_retry_at = None  # no new containers while terminating
         if proc.restart_at is not None:
             proc.restart_at = None  # no restarts while terminating; it ends at kill time
+
+
+def _stop_all(run: PodRun, now: float, kill_at: float, stop: Stopper | None, prestop: PreStop | None,
+              log: LogSink | None) -> float:
+    """Stop every running container at ``now`` with the grace period up to ``kill_at``
+    (``killContainersWithSyncResult``): the regular ones (and a running init container) at once,
+    then the sidecars in reverse order (:func:`_stop_sidecars`); an ephemeral container gets no
+    signal. The last SIGKILL instant."""
+    grace, last = kill_at - now, kill_at
+    for proc in [*run.init, *run.app]:
+        if proc.kind != SIDECAR and proc.state == RUNNING:
+            last = max(last, _stop_one(run, proc, now, grace, None, kill_at, stop, prestop, log))
+    if any(p.kind == SIDECAR and p.state == RUNNING for p in run.init):
+        last = max(last, _stop_sidecars(run, now, grace, now, stop, prestop, log))
+    if last > kill_at:  # the pod outlives the grace period: those stopped plainly are killed at its end
+        plain = StopTimes(now, kill_at)
+        for proc in run.procs():
+            if proc.state == RUNNING and (proc.ends_at is None or proc.ends_at > last):
+                _kill_by(proc, plain)
+    return last
+
+
+def _stop_sidecars(run: PodRun, now: float, grace: float, turn: float, stop: Stopper | None,
+                   prestop: PreStop | None, log: LogSink | None) -> float:
+    """The sidecars' stops, the last first (KEP-753; ``newTerminationOrdering``): each is signalled
+    once every app container and every later sidecar has exited (``turn``: the earliest instant
+    that holds for the first), within the grace period. The last SIGKILL instant."""
+    turn = max([turn, *(_end_of(p, now) for p in run.app)])
+    last = now
+    for proc in reversed(run.init):
+        if proc.kind == SIDECAR and proc.state == RUNNING:
+            last = max(last, _stop_one(run, proc, now, grace, turn, None, stop, prestop, log))
+            turn = max(turn, _end_of(proc, now))
+    return last
+
+
+def _end_of(proc: Proc, now: float) -> float:
+    """When a container stopped or stopping has exited or will exit."""
+    if proc.state == RUNNING and proc.ends_at is not None:
+        return proc.ends_at
+    return proc.finished_at if proc.finished_at is not None and proc.state == TERMINATED else now
+
+
+def _stop_one(run: PodRun, proc: Proc, now: float, grace: float, turn: float | None,
+              kill_at: float | None, stop: Stopper | None, prestop: PreStop | None,
+              log: LogSink | None) -> float:
+    """``killContainer`` for one running container (:func:`.termination.stop_times`): its preStop
+    hook (a failed one records ``FailedPreStopHook`` "PreStopHook failed", the message upstream
+    keeps free of the hook's output, and the stop goes on), its turn, its signal, its SIGKILL. A
+    container with neither hook nor turn is signalled ``now`` and killed at ``kill_at``, as before.
+    Its SIGKILL instant."""
+    started = proc.started_at if proc.started_at is not None else now
+    hook = prestop(proc, now - started) if prestop is not None else None
+    if hook is None and turn is None and kill_at is not None:
+        _send_stop(proc, now, kill_at, stop, log)
+        return kill_at
+    if hook is not None and hook.failed:
+        _event(run, "Warning", "FailedPreStopHook", "PreStopHook failed", proc)
+    times = stop_times(now, grace, hook, turn)
+    if proc.ends_at is None or proc.ends_at > times.signal_at:  # not exited by itself before
+        _send_stop(proc, times.signal_at, times.kill_at, stop, log)
+    _kill_by(proc, times)
+    return times.kill_at
+
+
+def _kill_by(proc: Proc, times: StopTimes) -> None:
+    """SIGKILL at ``times.kill_at`` for a run that would outlive it."""
+    if proc.ends_at is None or proc.ends_at > times.kill_at:
+        proc.ends_at, proc.exit_code, proc.reason, proc.message = times.kill_at, KILLED_EXIT_CODE, "Error", ""
 
 
 def hold_start(run: PodRun, until: float | None) -> None:

@@ -135,7 +135,9 @@ def test_lifecycle_stop_signal_is_sent_when_its_gate_is_on(gates: dict[str, bool
     cp = ControlPlane(seed=0, controllers="scheduler,kubelet", feature_gates=gates)
     create_nodes(cp, 1, NodeTemplate())
     lifecycle = "\n    lifecycle: {stopSignal: SIGUSR1}"
-    cp.apply(_pod("busybox", "trap 'exit 0' USR1; sleep 3600 & wait", 10).rstrip("\n") + lifecycle + "\n")
+    # with the gate on, validation wants spec.os.name (stop_signal_validation.py)
+    pod = _pod("busybox", "trap 'exit 0' USR1; sleep 3600 & wait", 10, extra="\n  os: {name: linux}")
+    cp.apply(pod.rstrip("\n") + lifecycle + "\n")
     pod, _, _ = _deleted_after(cp, 5)
     assert _terminated(pod)[0] == code
 

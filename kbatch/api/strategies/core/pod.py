@@ -18,7 +18,7 @@ from kbatch.api.core_v1 import (
     Toleration,
 )
 from kbatch.api.errors import FieldError
-from kbatch.api.gates import drop_disabled_pod_fields
+from kbatch.api.gates import drop_disabled_pod_fields, pod_fields_to_drop
 from kbatch.api.model_copy import template_factory
 from kbatch.api.quantity import Quantity
 from kbatch.api.strategies.core.container_validation import validate_containers_only_for_pod
@@ -232,7 +232,7 @@ class PodStrategy(GateBound, DefaultStrategy):
         default_pod(obj)
 
     def prepare_for_create(self, obj: Pod) -> None:  # type: ignore[override]
-        if obj.spec.scheduling_group is not None:
+        if pod_fields_to_drop(obj.spec):
             drop_disabled_pod_fields(obj.spec, None, self.gates)
         status = _new_pending()
         status.__dict__["qos_class"] = pod_qos_class(obj.spec)  # already in its fields set
@@ -242,7 +242,7 @@ class PodStrategy(GateBound, DefaultStrategy):
 
     def prepare_for_update(self, new: Pod, old: Pod) -> None:  # type: ignore[override]
         super().prepare_for_update(new, old)
-        if new.spec.scheduling_group is not None:
+        if pod_fields_to_drop(new.spec):
             drop_disabled_pod_fields(new.spec, old.spec, self.gates)
 
     def validate(self, obj: Pod) -> list[FieldError]:  # type: ignore[override]

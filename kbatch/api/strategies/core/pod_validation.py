@@ -45,6 +45,7 @@ from kbatch.api.strategies.core.security_context_validation import (
     pod_security_context_errors,
     pod_security_context_set,
 )
+from kbatch.api.strategies.core.stop_signal_validation import stop_signal_errors
 from kbatch.api.strategies.core.volume_sources import volume_source_errors
 from kbatch.api.validation import (
     _is_dns1123_label,
@@ -260,6 +261,7 @@ def _validate_pod_spec(spec: PodSpec, path: str, opts: PodValidationOptions = ST
     if spec.init_containers:
         errs += validate_init_containers(spec.init_containers, child(path, "initContainers"), names,
                                          volumes, claims, grace, pod)
+    errs += stop_signal_errors(spec, path)
     if spec.resources is not None:
         errs += validate_pod_resources(spec, child(path, "resources"))
     if spec.host_network:
