@@ -59,6 +59,13 @@ class KindSpec:
         return self.printer if self.printer is not None else DEFAULT_PRINTER
 
 
+def _names(info: ApiInfo) -> tuple[str, ...]:
+    """The names a user may type for a kind, each once, in a fixed order: a set's order would depend
+    on the hash seed, and it orders the name table an image stores (tests/runtime/test_image_columns.py)."""
+    return tuple(dict.fromkeys((info.plural, info.kind.lower(), info.singular or info.kind.lower(),
+                                *info.short_names)))
+
+
 class Registry:
     """Lookup of kinds by model class, by (apiVersion, kind) and by any name a user may type."""
 
@@ -94,8 +101,7 @@ class Registry:
                         printer, describe, page, extra=subresources)
         self._by_model[model] = spec
         self._by_gvk[(info.api_version, info.kind)] = spec
-        names = {info.plural, info.kind.lower(), info.singular or info.kind.lower(), *info.short_names}
-        for name in names:
+        for name in _names(info):
             for qualified in (name, f"{name}.{info.group}" if info.group else name,
                               f"{name}.{info.version}.{info.group}" if info.group else name):
                 bucket = self._by_name.setdefault(qualified, [])
@@ -112,7 +118,7 @@ class Registry:
                        served=served)
         self._by_gvk[(info.api_version, info.kind)] = alt
         self._alternates.append(alt)
-        for name in {info.plural, info.kind.lower(), info.singular or info.kind.lower(), *info.short_names}:
+        for name in _names(info):
             self._by_name.setdefault(f"{name}.{info.version}.{info.group}", []).append(alt)
 
     def served(self) -> list[KindSpec]:

@@ -85,16 +85,18 @@ class Graph:
         """The nodes as columns, their owners flattened (a count per node): a saved control plane has
         a node per object, several per pod, each otherwise a reduce tuple of its own
         (kbatch/runtime/pickling.py). Nodes and owners are frozen values: a load makes them again
-        (equal owners as one object)."""
+        (equal owners as one object). The dependents' keys are written sorted: a set of bytes would be
+        written in an order that follows the hash seed (tests/runtime/test_image_columns.py)."""
         nodes = list(self.nodes.values())
         columns = [list(c) for c in zip(*map(_NODE_FIELDS, nodes), strict=True)] if nodes else [[]] * 7
         owners = [_OWNER_FIELDS(o) for n in nodes for o in n.owners]
         return (columns, array("q", (len(n.owners) for n in nodes)),
                 [list(c) for c in zip(*owners, strict=True)] if owners else [[]] * 5,
-                self.by_uid, self.dependents)
+                self.by_uid, {uid: sorted(keys) for uid, keys in self.dependents.items()})
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        columns, counts, owner_columns, self.by_uid, self.dependents = state
+        columns, counts, owner_columns, self.by_uid, dependents = state
+        self.dependents = {uid: set(keys) for uid, keys in dependents.items()}
         shared: dict[Owner, Owner] = {}
         owners = iter([shared.setdefault(o, o) for o in map(Owner, *owner_columns)])
         keys, kinds, namespaces, names, uids, finalizers, deleting = columns

@@ -28,6 +28,12 @@ pickling, ``__new__``, ``__setstate__`` or ``__setattr__`` keeps pickle's path, 
 ``__setstate__`` that reads a deferred object's state: none does (tests/runtime/test_image.py
 round-trips a control plane running every controller). Datetimes of one instant share one argument
 tuple on save and load as one object.
+
+The bytes do not depend on the hash seed: pickle writes a set's members (and a dict's keys) in their
+order in memory, which for strings and bytes follows ``PYTHONHASHSEED``, and the C pickler offers no
+hook for a plain ``set``; so what the image holds is ordered without it: a model's own fields set is
+written as a sorted list (shared ones reduce to their sorted names), and the runtime stores sorted
+tuples or dicts where a set would reach the image (tests/runtime/test_image_columns.py).
 """
 
 from __future__ import annotations
@@ -230,7 +236,8 @@ def _columns(cls: type, objs: list[Any]) -> Iterator[tuple[Any, ...]]:
     """One tuple per field of ``objs`` (instances of ``cls``): a model's ``__dict__`` and fields set,
     a slotted object's slots in ``copyreg._slotnames`` order (:data:`MISSING` for an unset one)."""
     if issubclass(cls, BaseModel):
-        return zip(*map(_MODEL_STATE, objs), strict=True)
+        dicts, fields_sets = zip(*map(_MODEL_STATE, objs), strict=True)
+        return iter((dicts, tuple(map(_ordered, fields_sets))))
     names = _slot_names(cls)
     if not names:
         return iter(())
@@ -240,6 +247,13 @@ def _columns(cls: type, objs: list[Any]) -> Iterator[tuple[Any, ...]]:
     except AttributeError:
         rows = [tuple(getattr(obj, n, MISSING) for n in names) for obj in objs]
     return zip(*rows, strict=True)
+
+
+def _ordered(fields_set: Any) -> Any:
+    """A model's own fields set as a sorted list (:func:`_fill_models` makes it a set again): pickle
+    writes a set's members in iteration order, which for strings follows the hash seed. A shared
+    one (``SharedFieldsSet``) reduces to its sorted names itself; an empty or single one has one order."""
+    return sorted(fields_set) if fields_set.__class__ is set and len(fields_set) > 1 else fields_set
 
 
 class _Root:
@@ -345,7 +359,7 @@ def _fill_models(objs: list[Any], dicts: list[Any], fields_sets: list[Any]) -> N
     """The state ``KubeModel.__reduce__``'s ``_unpickle`` gives (kbatch/api/base.py)."""
     for obj, values, fields_set in zip(objs, dicts, fields_sets, strict=True):
         _SET_DICT(obj, values)
-        _SET_FIELDS_SET(obj, fields_set)
+        _SET_FIELDS_SET(obj, set(fields_set) if fields_set.__class__ is list else fields_set)
         _SET_EXTRA(obj, None)
         _SET_PRIVATE(obj, None)
 

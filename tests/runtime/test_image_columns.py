@@ -201,6 +201,23 @@ def test_the_same_run_writes_the_same_bytes() -> None:
     assert images[0] == images[1] and len(images[0]) > 100_000
 
 
+def test_the_hash_seed_does_not_change_the_bytes() -> None:
+    """Determinism across processes whatever their ``PYTHONHASHSEED``: pickle writes a set's members
+    and a dict's keys in their order in memory, which for a set of strings (or a dict filled from
+    one) depends on the seed; what the image stores is ordered without it (the kind registry's name
+    table, the API server's and the pickler's sets)."""
+    code = _WRITE_IMAGE.format(tests=str(Path(__file__).parent))
+    images = [subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, timeout=600,
+                             env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
+    assert len(images[0]) > 100_000
+    assert images[0] == images[1], _first_difference(*images)
+
+
+def _first_difference(a: bytes, b: bytes) -> str:
+    at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return f"first differing byte {at} of {len(a)}/{len(b)}: {a[max(0, at - 60):at + 20]!r}"
+
+
 def test_the_memo_holds_fewer_entries_per_pod_than_a_reduce_per_object() -> None:
     """Memory shape: what a pod adds to the pickler's memo (every object it keeps alive until the save
     ends). One reduce per object, the encoding before session 43, added 87 entries per running pod

@@ -97,9 +97,10 @@ class NodeHeartbeat:
         self.duration = int(ctx.options.get("node_lease_duration_seconds", NODE_LEASE_DURATION))
         self.renew_interval = self.duration * RENEW_FRACTION
         self.update_every, self.report_every = frequencies(ctx.options)
-        self._leases: set[str] = set()  # nodes whose Lease this kubelet created or renewed
+        # dicts used as ordered sets: a set of names would reach a saved image in hash-seed order
+        self._leases: dict[str, None] = {}  # nodes whose Lease this kubelet created or renewed
         self._beats: dict[str, _Beat] = {}  # nodes whose kubelet runs
-        self._down: set[str] = set()  # nodes whose kubelet was seen stopped
+        self._down: dict[str, None] = {}  # nodes whose kubelet was seen stopped
 
     def reconcile(self, request: Any) -> Any:
         from kbatch.runtime.reconcile import Result
@@ -108,12 +109,12 @@ class NodeHeartbeat:
         try:
             node = self.ctx.cache.get(self.Node, name)
         except NotFound:
-            self._leases.discard(name)
+            self._leases.pop(name, None)
             self._beats.pop(name, None)
-            self._down.discard(name)
+            self._down.pop(name, None)
             return None
         if kubelet_stopped(node):
-            self._down.add(name)
+            self._down[name] = None
             self._beats.pop(name, None)
             return None  # a stopped kubelet renews and posts nothing: no timer either
         now = self.ctx.clock.now()
@@ -135,7 +136,7 @@ class NodeHeartbeat:
         name = node.metadata.name
         beat = self._beats[name] = _Beat(now, Reporting(now + self.update_every, now))
         if name in self._down:
-            self._down.discard(name)
+            self._down.pop(name, None)
             self._sync_status(node, beat, now, restarted=True)
         else:
             beat.status.delay = self._jitter(name, beat)
@@ -191,9 +192,9 @@ class NodeHeartbeat:
                 self.clients(name).patch(self.Lease, name, {"spec": {"renewTime": stamp}}, self.namespace)
                 return
             except NotFound:
-                self._leases.discard(name)
+                self._leases.pop(name, None)
         if self._create(node, stamp):
-            self._leases.add(name)
+            self._leases[name] = None
 
     def _create(self, node: Any, stamp: str) -> bool:
         """Whether the node's Lease now exists (created or taken over)."""

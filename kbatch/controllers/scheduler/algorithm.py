@@ -111,7 +111,8 @@ class Algorithm:
         self._dynamic_filters = profile.dynamic_filters()
         # the dynamic filters the current attempt runs: without those whose PreFilter returned Skip
         self._active: Sequence[FilterPlugin] = self._dynamic_filters
-        self._active_by_skip: dict[frozenset[str], Sequence[FilterPlugin]] = {}
+        # keyed by the skipped names sorted: a frozenset key's order in an image would follow the hash seed
+        self._active_by_skip: dict[tuple[str, ...], Sequence[FilterPlugin]] = {}
         self._extensions = [p for p in profile.pre_filter if isinstance(p, PreFilterExtensions)]
         self._nominated = snapshot.nominated  # the nominator's node index (never reassigned)
         self._static_scores = [p for p in profile.score if p.node_static]
@@ -266,7 +267,7 @@ class Algorithm:
     _run = staticmethod(run_filters)
 
     def _active_filters(self, skipped: set[str]) -> Sequence[FilterPlugin]:
-        key = frozenset(skipped)
+        key = tuple(sorted(skipped))
         found = self._active_by_skip.get(key)
         if found is None:
             found = self._active_by_skip[key] = active_filters(self._dynamic_filters, {SKIPPED_FILTERS: key})
