@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kbatch.controllers.dra.extended import ExtendedIndex
 from kbatch.controllers.dra.structured import AllocatedState, claim_devices
 
 __all__ = ["World"]
@@ -43,6 +44,7 @@ class World:
         self.shared: dict[str, Any] = {}
         self.by_pool: dict[tuple[str, str], dict[str, Any]] = {}
         self.classes: dict[str, Any] = {}
+        self._extended: ExtendedIndex | None = None  # rebuilt after a class change
         self.rules: dict[str, Any] = {}
         self.generation = 0
         self.slice_generation = 0
@@ -80,16 +82,26 @@ class World:
         if claim is not None:
             self.allocated.add(claim_devices(claim), sign)
 
-    def assume(self, claim: Any, allocation: Any) -> None:
-        key = _key(claim)
-        self.in_flight[key] = allocation
+    def assume(self, claim: Any, allocation: Any, key: str = "") -> None:
+        """``key``: the in-flight entry's key when the claim has no name yet (a pod's special
+        extended-resource claim, upstream's temporary UID)."""
+        self.in_flight[key or _key(claim)] = allocation
         self.allocated.add(allocation.devices.results or (), 1)
 
-    def forget(self, claim: Any) -> None:
-        assumed = self.in_flight.pop(_key(claim), None)
+    def forget(self, claim: Any, key: str = "", freed: bool = True) -> None:
+        """``freed``: False when the devices stay taken (the claim now holds them itself)."""
+        assumed = self.in_flight.pop(key or _key(claim), None)
         if assumed is not None:
             self.allocated.add(assumed.devices.results or (), -1)
-            self.generation += 1
+            if freed:
+                self.generation += 1
+
+    def extended_class(self, name: str) -> Any:
+        """The DeviceClass an extended resource name maps to (None: not backed by DRA)."""
+        index = self._extended
+        if index is None:
+            index = self._extended = ExtendedIndex(self.classes[n] for n in sorted(self.classes))
+        return index.resolve(name) if index else None
 
     # -- slices, classes, rules ------------------------------------------------------------------
     def set_slice(self, slice_: Any) -> None:
@@ -132,10 +144,12 @@ class World:
 
     def set_class(self, obj: Any) -> None:
         self.classes[obj.metadata.name] = obj
+        self._extended = None
         self.generation += 1
 
     def remove_class(self, obj: Any) -> None:
         self.classes.pop(obj.metadata.name, None)
+        self._extended = None
 
     def set_rule(self, obj: Any) -> None:
         self.rules[obj.metadata.name] = obj

@@ -19,10 +19,11 @@ and MostAllocated ``req * 100 // alloc``; the node score is their weighted mean.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kbatch.api.pod_resources import CPU, MEMORY, PODS
+from kbatch.controllers.dra.extended import is_dra_extended_name
 from kbatch.controllers.scheduler.config import SchedulerConfigError, decode_int, invalid, plugin_args
 from kbatch.controllers.scheduler.events import (
     QUEUE,
@@ -49,8 +50,13 @@ EPHEMERAL_STORAGE = "ephemeral-storage"
 _CHECK_ORDER = {CPU: 0, MEMORY: 1, EPHEMERAL_STORAGE: 2}
 
 
-def insufficient(pod: PodInfo, node: NodeInfo) -> list[str]:
-    """The failure reasons of ``pod`` on ``node`` (empty when it fits), in upstream's order."""
+def insufficient(pod: PodInfo, node: NodeInfo, dra: Callable[[str], Any] | None = None) -> list[str]:
+    """The failure reasons of ``pod`` on ``node`` (empty when it fits), in upstream's order.
+
+    ``dra`` resolves an extended resource name to the DeviceClass backing it (KEP-5004,
+    ``DRAExtendedResource``): a resource the node has no allocatable of (absent or 0) that a class
+    maps is left to DynamicResources, as upstream ``fitsRequest``; a node that advertises it is
+    checked here (the device plugin path)."""
     requested, allocatable = node.requested, node.shape.allocatable
     reasons: list[str] = []
     if requested.get(PODS, 0) + 1 > allocatable.get(PODS, 0):
@@ -58,6 +64,8 @@ def insufficient(pod: PodInfo, node: NodeInfo) -> list[str]:
     short: list[str] | None = None  # allocated only for a node the pod does not fit
     for name, want in pod.requests.items():
         if want > 0 and name != PODS and requested.get(name, 0) + want > allocatable.get(name, 0):
+            if dra is not None and _backed_by_dra(name, allocatable, dra):
+                continue
             if short is None:
                 short = []
             short.append(name)
@@ -66,6 +74,11 @@ def insufficient(pod: PodInfo, node: NodeInfo) -> list[str]:
             short.sort(key=lambda n: _CHECK_ORDER.get(n, 3))
         reasons.extend(f"Insufficient {name}" for name in short)
     return reasons
+
+
+def _backed_by_dra(name: str, allocatable: Mapping[str, int], dra: Callable[[str], Any]) -> bool:
+    """Upstream ``fitsRequest``: no allocatable of the resource on the node, and a DeviceClass maps it."""
+    return allocatable.get(name, 0) == 0 and is_dra_extended_name(name) and dra(name) is not None
 
 
 def is_scalar_resource(name: str) -> bool:
@@ -117,6 +130,7 @@ class NodeResourcesFit:
         strategy: str = LEAST_ALLOCATED,
         resources: tuple[tuple[str, int], ...] = ((CPU, 1), (MEMORY, 1)),
         weight: int = 1,
+        handle: Any = None,
     ) -> None:
         if strategy not in (LEAST_ALLOCATED, MOST_ALLOCATED):
             raise ValueError(f'unknown scoring strategy "{strategy}"; '
@@ -124,9 +138,11 @@ class NodeResourcesFit:
         self.strategy = strategy
         self.resources = resources
         self.weight = weight
+        self.handle = handle
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
-        reasons = insufficient(pod, node)
+        dra = self.handle.device_class_resolver if self.handle is not None else None
+        reasons = insufficient(pod, node, dra)
         return Status.unschedulable(self.name, *reasons) if reasons else None
 
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
@@ -209,4 +225,5 @@ def new(args: Mapping[str, Any], handle: Any) -> NodeResourcesFit:
             raise invalid(f"scoringStrategy.resources[{i}].weight", weight or 0,
                           f"resource weight of {name} not in valid range (0, 100]")
         resources.append((name, weight))
-    return NodeResourcesFit(strategy=kind, resources=tuple(resources) or ((CPU, 1), (MEMORY, 1)))
+    return NodeResourcesFit(strategy=kind, resources=tuple(resources) or ((CPU, 1), (MEMORY, 1)),
+                            handle=handle)
