@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch import ControlPlane
+from kbatch.api import edit
 from kbatch.api.core_v1 import Pod
 from kbatch.api.resource_v1 import FINALIZER, DeviceClass, ResourceClaim
 from kbatch.api.resource_v1.constants import EXTENDED_RESOURCE_CLAIM_ANNOTATION
@@ -143,3 +144,21 @@ def test_devices_are_not_shared_and_the_claim_goes_with_the_pod() -> None:
     owners = {c.metadata.owner_references[0].name for c in claims(cp)}
     assert first not in owners
     assert all(cp.client.get(Pod, n, "default").spec.node_name for n in "abc" if n != first)
+
+
+def test_kubelet_waits_for_the_special_claim() -> None:
+    """The kubelet prepares the special claim as any claim: a claim not reserved for the pod keeps
+    its containers from starting (upstream's FailedPrepareDynamicResources)."""
+    from kbatch.controllers.dra.kubelet import unprepared_reason
+
+    cp = cluster()
+    cp.client.create(pod("p"))
+    cp.run_until_idle()
+    got = cp.client.get(Pod, "p", "default")
+    assert unprepared_reason(cp.client, got) == ""
+    [claim] = claims(cp)
+    claim = edit(claim)
+    claim.status.reserved_for = None
+    cp.client.update_status(claim)
+    name = claim.metadata.name
+    assert unprepared_reason(cp.client, got) == f"claim default/{name} is not reserved for pod default/p"
