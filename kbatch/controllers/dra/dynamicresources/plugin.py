@@ -34,8 +34,13 @@ ResourceSlices, DeviceClasses and DeviceTaintRules added
 or updated, nodes added or relabelled, and the pod's generated claims recorded queue it too.
 
 Differences from upstream (docs/dra.md): PostFilter does not deallocate claims (so a claim whose
-binding failed or timed out stays allocated, unavailable to its pod, until someone deallocates it);
-the extended-resource mapping (DeviceClass ``extendedResourceName``) is not modelled.
+binding failed or timed out stays allocated, unavailable to its pod, until someone deallocates it).
+
+Extended resources backed by DRA (KEP-5004; :mod:`.extended_claim`): a pod requesting a name a
+DeviceClass maps, on a node that does not advertise it, gets a special claim: built per node in
+Filter, allocated with the pod's own claims, held in flight by Reserve, created with its allocation
+and reservation at PreBind, which then records it in ``status.extendedResourceClaimStatus``;
+Unreserve deletes a claim PreBind created.
 """
 
 from __future__ import annotations
