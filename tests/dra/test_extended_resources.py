@@ -162,3 +162,41 @@ def test_kubelet_waits_for_the_special_claim() -> None:
     cp.client.update_status(claim)
     name = claim.metadata.name
     assert unprepared_reason(cp.client, got) == f"claim default/{name} is not reserved for pod default/p"
+
+
+def test_a_device_class_created_later_queues_the_pod_fit_rejected() -> None:
+    """Without a class mapping it, the resource is Insufficient (NodeResourcesFit); the class's
+    creation queues the pod again, and it runs with the special claim."""
+    cp = ControlPlane(seed=0)
+    create_nodes(cp, 1, NodeTemplate(devices=DeviceTemplate(count=2)))
+    cp.client.create(pod("p", count=1))
+    cp.run_until_idle()
+    assert not cp.client.get(Pod, "p", "default").spec.node_name
+    cp.client.create(DeviceClass.model_validate({
+        "metadata": {"name": "gpu"},
+        "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}],
+                 "extendedResourceName": GPU},
+    }))
+    cp.run_until_idle()
+    assert cp.client.get(Pod, "p", "default").spec.node_name
+    assert len(claims(cp)) == 1
+
+
+def test_fit_device_class_hint() -> None:
+    """Upstream ``isSchedulableAfterDeviceClassEvent``'s rule: an update keeping the mapped
+    name skips; an added class with the implicit name the pod requests queues; a class mapping a
+    requested name queues; one mapping another name skips."""
+    from kbatch.controllers.scheduler.events import QueueingHint
+    from kbatch.controllers.scheduler.plugins.node_resources_fit import after_class_event
+    from kbatch.controllers.scheduler.types import PodInfo
+
+    def dc(name: str, mapped: str | None) -> DeviceClass:
+        return DeviceClass.model_validate({"metadata": {"name": name}, "spec": {"extendedResourceName": mapped}})
+
+    wants = PodInfo("default", "p", requests={GPU: 1, "deviceclass.resource.kubernetes.io/gpu": 1})
+    assert after_class_event(wants, dc("gpu", GPU), dc("gpu", GPU)) == QueueingHint.QUEUE_SKIP
+    assert after_class_event(wants, None, dc("gpu", None)) == QueueingHint.QUEUE
+    assert after_class_event(wants, None, dc("other", GPU)) == QueueingHint.QUEUE
+    assert after_class_event(wants, dc("other", None), dc("other", GPU)) == QueueingHint.QUEUE
+    assert after_class_event(wants, None, dc("other", "example.com/nic")) == QueueingHint.QUEUE_SKIP
+    assert after_class_event(wants, dc("other", GPU), dc("other", "example.com/nic")) == QueueingHint.QUEUE_SKIP

@@ -224,8 +224,11 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0, start_time: float | 
         pvc_volumes=pvc_volumes_of(meta.name or "", spec.volumes) if spec.volumes else (),
         start_time=start_time,
         extended_containers=_extended_containers(spec, containers, inits)
-        if any("/" in name for name in requests) else (),
+        if not requests.keys() <= _UNPREFIXED and any("/" in name for name in requests) else (),
     )
+
+
+_UNPREFIXED = frozenset((CPU, "memory", "ephemeral-storage", "pods"))
 
 
 def _extended_containers(

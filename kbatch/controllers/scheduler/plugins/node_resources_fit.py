@@ -23,12 +23,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kbatch.api.pod_resources import CPU, MEMORY, PODS
+from kbatch.api.resource_v1.constants import DEVICE_CLASS_PREFIX
 from kbatch.controllers.dra.extended import is_dra_extended_name
 from kbatch.controllers.scheduler.config import SchedulerConfigError, decode_int, invalid, plugin_args
 from kbatch.controllers.scheduler.events import (
     QUEUE,
     QUEUE_SKIP,
     ActionType,
+    ClusterEvent,
     ClusterEventWithHint,
     QueueingHint,
     on_node,
@@ -139,10 +141,15 @@ class NodeResourcesFit:
         self.resources = resources
         self.weight = weight
         self.handle = handle
+        self._dra = self._device_class if handle is not None else None  # bound once: Filter is hot
+
+    def _device_class(self, name: str) -> Any:
+        """The DeviceClass mapping ``name`` (the DynamicResources plugin's resolver; None without it)."""
+        resolve = self.handle.device_class_resolver
+        return resolve(name) if resolve is not None else None
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
-        dra = self.handle.device_class_resolver if self.handle is not None else None
-        reasons = insufficient(pod, node, dra)
+        reasons = insufficient(pod, node, self._dra)
         return Status.unschedulable(self.name, *reasons) if reasons else None
 
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
@@ -156,6 +163,10 @@ class NodeResourcesFit:
         return [
             on_pod(ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN, after_pod_event),
             on_node(ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE, after_node_change),
+            # DRAExtendedResource: a DeviceClass added or changed may map a resource the pod lacked
+            # (upstream fit.go registers DeviceClass Add/Update with the gate on)
+            ClusterEventWithHint(ClusterEvent("DeviceClass", ActionType.ADD | ActionType.UPDATE),
+                                 after_class_event),
         ]
 
 
@@ -174,6 +185,21 @@ def after_pod_event(pod: PodInfo, old: PodInfo | None, new: PodInfo | None) -> Q
         if want > 0 and name != PODS and old.requests.get(name, 0) > new.requests.get(name, 0):
             return QUEUE
     return QUEUE_SKIP
+
+
+def after_class_event(pod: PodInfo, old: Any, new: Any) -> QueueingHint:
+    """Upstream ``isSchedulableAfterDeviceClassEvent``: an update that keeps the class's
+    ``extendedResourceName`` does nothing; an added class queues the pod requesting its implicit
+    name; a class mapping a name the pod requests queues it."""
+    if new is None:
+        return QUEUE_SKIP
+    mapped = new.spec.extended_resource_name if new.spec is not None else None
+    if old is not None:
+        if (old.spec.extended_resource_name if old.spec is not None else None) == mapped:
+            return QUEUE_SKIP
+    elif DEVICE_CLASS_PREFIX + (new.metadata.name or "") in pod.requests:
+        return QUEUE
+    return QUEUE if mapped and mapped in pod.requests else QUEUE_SKIP
 
 
 def after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeShape) -> QueueingHint:
