@@ -200,3 +200,32 @@ def test_fit_device_class_hint() -> None:
     assert after_class_event(wants, dc("other", None), dc("other", GPU)) == QueueingHint.QUEUE
     assert after_class_event(wants, None, dc("other", "example.com/nic")) == QueueingHint.QUEUE_SKIP
     assert after_class_event(wants, dc("other", GPU), dc("other", "example.com/nic")) == QueueingHint.QUEUE_SKIP
+
+
+def test_a_leftover_special_claim_keeps_the_pod_unschedulable() -> None:
+    """Upstream filterExtendedResources: the pod's special claim from an earlier attempt, with
+    requests, is "cannot schedule extended resource claim" (until it is deleted)."""
+    cp = cluster()
+    created = cp.client.create(pod("p", schedulingGates=[{"name": "hold"}]))
+    cp.client.create(ResourceClaim.model_validate({
+        "metadata": {"name": "p-extended-resources-old", "namespace": "default",
+                     "annotations": {EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"},
+                     "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p",
+                                          "uid": created.metadata.uid, "controller": True}]},
+        "spec": {"devices": {"requests": [{"name": "container-0-request-0",
+                                           "exactly": {"deviceClassName": "gpu", "count": 2}}]}},
+    }))
+    ungated = edit(cp.client.get(Pod, "p", "default"))
+    ungated.spec.scheduling_gates = None
+    cp.client.update(ungated)
+    cp.run_until_idle()
+    got = cp.client.get(Pod, "p", "default")
+    assert not got.spec.node_name
+    [cond] = [c for c in got.status.conditions if c.type == "PodScheduled"]
+    assert cond.message.startswith("0/2 nodes are available: 2 cannot schedule extended resource claim.")
+    cp.client.delete(ResourceClaim, "p-extended-resources-old", "default")
+    # no event of the deletion queues the pod (upstream registers claim adds and updates): the
+    # unschedulable pods' periodic flush (5 minutes) retries it
+    cp.advance(301)
+    cp.run_until_idle()
+    assert cp.client.get(Pod, "p", "default").spec.node_name

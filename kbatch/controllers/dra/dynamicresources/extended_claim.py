@@ -58,19 +58,14 @@ def mapped_resources(pod: Any, resolve: Callable[[str], Any]) -> dict[str, int]:
     return named if any(resolve(n) is not None for n in named) else {}
 
 
-def find_special_claim(claims: Mapping[str, Any], pod: Any) -> Any:
-    """``findExtendedResourceClaim``: the annotated claim the pod controls, in the pod's namespace."""
-    prefix = f"{pod.namespace}/"
-    for key in sorted(claims):
-        claim = claims[key]
-        meta = claim.metadata
-        annotations = meta.annotations or {}
-        if not key.startswith(prefix) or annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) != "true":
-            continue
-        owners = meta.owner_references or ()
-        if any(ref.controller and ref.uid == pod.uid and ref.name == pod.name for ref in owners):
-            return claim
-    return None
+def find_special_claim(special: Mapping[str, Any], pod: Any) -> Any:
+    """``findExtendedResourceClaim``: the annotated claim the pod controls (``special``: such claims
+    by their controlling pod's uid), in the pod's namespace and naming the pod."""
+    claim = special.get(pod.uid)
+    if claim is None or claim.metadata.namespace != pod.namespace:
+        return None
+    owners = claim.metadata.owner_references or ()
+    return claim if any(r.controller and r.uid == pod.uid and r.name == pod.name for r in owners) else None
 
 
 def in_memory_claim(pod: Any) -> ResourceClaim:

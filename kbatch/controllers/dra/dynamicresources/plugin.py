@@ -249,7 +249,7 @@ class DynamicResources:
         data = _PodState(claims)
         if resources:
             data.resources = resources
-            data.extended = find_special_claim(self.world.claims, pod) or in_memory_claim(pod)
+            data.extended = find_special_claim(self.world.special, pod) or in_memory_claim(pod)
             data.flight_key = f"{pod.namespace}/{IN_MEMORY_NAME}{pod.uid}"
         nodes: set[str] | None = None
         for claim in data.allocated:
