@@ -229,3 +229,32 @@ def test_a_leftover_special_claim_keeps_the_pod_unschedulable() -> None:
     cp.advance(301)
     cp.run_until_idle()
     assert cp.client.get(Pod, "p", "default").spec.node_name
+
+
+def test_a_failed_status_patch_deletes_the_created_claim_and_the_pod_retries() -> None:
+    """Upstream PreBind fails when the pod's status cannot be patched; Unreserve
+    (unreserveExtendedResourceClaim) deletes the claim PreBind created, finalizer first; the next
+    attempt creates a new one."""
+    from kbatch.api.errors import Conflict
+
+    cp = cluster()
+    client = cp.controller_client("scheduler")
+    real = client.patch_status
+    failures = [1]
+
+    def flaky(kind: Any, name: str, body: Any, *args: Any, **kw: Any) -> Any:
+        if kind is Pod and "extendedResourceClaimStatus" in body.get("status", {}) and failures:
+            failures.pop()
+            raise Conflict("injected")
+        return real(kind, name, body, *args, **kw)
+
+    client.patch_status = flaky  # type: ignore[method-assign]
+    cp.client.create(pod("p"))
+    cp.run_until_idle()
+    cp.advance(30)
+    cp.run_until_idle()
+    assert not failures  # the fault fired
+    got = cp.client.get(Pod, "p", "default")
+    assert got.spec.node_name
+    [claim] = claims(cp)  # the first attempt's claim is gone, only the retry's remains
+    assert claim.metadata.name == got.status.extended_resource_claim_status.resource_claim_name
