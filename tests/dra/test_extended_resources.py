@@ -191,7 +191,8 @@ def test_fit_device_class_hint() -> None:
     from kbatch.controllers.scheduler.types import PodInfo
 
     def dc(name: str, mapped: str | None) -> DeviceClass:
-        return DeviceClass.model_validate({"metadata": {"name": name}, "spec": {"extendedResourceName": mapped}})
+        spec = {"extendedResourceName": mapped}
+        return DeviceClass.model_validate({"metadata": {"name": name}, "spec": spec})
 
     wants = PodInfo("default", "p", requests={GPU: 1, "deviceclass.resource.kubernetes.io/gpu": 1})
     assert after_class_event(wants, dc("gpu", GPU), dc("gpu", GPU)) == QueueingHint.QUEUE_SKIP
@@ -199,7 +200,8 @@ def test_fit_device_class_hint() -> None:
     assert after_class_event(wants, None, dc("other", GPU)) == QueueingHint.QUEUE
     assert after_class_event(wants, dc("other", None), dc("other", GPU)) == QueueingHint.QUEUE
     assert after_class_event(wants, None, dc("other", "example.com/nic")) == QueueingHint.QUEUE_SKIP
-    assert after_class_event(wants, dc("other", GPU), dc("other", "example.com/nic")) == QueueingHint.QUEUE_SKIP
+    nic = dc("other", "example.com/nic")
+    assert after_class_event(wants, dc("other", GPU), nic) == QueueingHint.QUEUE_SKIP
 
 
 def test_a_leftover_special_claim_keeps_the_pod_unschedulable() -> None:
