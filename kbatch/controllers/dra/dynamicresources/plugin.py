@@ -316,7 +316,7 @@ class DynamicResources:
                 data.node_extended[node.name] = extended
             else:
                 data.node_extended.pop(node.name, None)
-        pending = data.node_pending(node.name)
+        pending = data.pending if data.extended is None else data.node_pending(node.name)
         if not pending:
             return None
         allocator = Allocator(
