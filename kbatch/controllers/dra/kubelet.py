@@ -1,7 +1,10 @@
 """The kubelet's side of DRA: a pod's containers start only when every claim it uses is allocated and
 reserved for it (upstream kubelet ``pkg/kubelet/cm/dra/manager.go`` ``PrepareResources``: a claim
 that is not reserved for the pod fails preparation, the kubelet reports ``FailedPrepareDynamicResources``
-and retries). kbatch's simulated drivers need no preparation beyond that check."""
+and retries). The special claim the scheduler created for extended resources backed by DRA
+(``status.extendedResourceClaimStatus``, KEP-5004) is prepared as any claim (upstream
+``GetPodClaimNames`` / the DRA manager's ``prepareResources`` include it). kbatch's simulated
+drivers need no preparation beyond that check."""
 
 from __future__ import annotations
 
@@ -16,30 +19,40 @@ __all__ = ["unprepared_reason"]
 def unprepared_reason(cache: Any, pod: Any) -> str:
     """Why ``pod``'s claims cannot be prepared yet ("" when they can, or it has none)."""
     claims = pod.spec.resource_claims
-    if not claims:
+    status = pod.status
+    extended = status.extended_resource_claim_status if status is not None else None
+    if not claims and extended is None:
         return ""
-    from kbatch.api.resource_v1 import ResourceClaim
-
     statuses = (
-        {s.name: s.resource_claim_name for s in (pod.status.resource_claim_statuses or ())}
-        if pod.status is not None
+        {s.name: s.resource_claim_name for s in (status.resource_claim_statuses or ())}
+        if status is not None
         else {}
     )
-    namespace, uid = pod.metadata.namespace, pod.metadata.uid
-    for entry in claims:
+    for entry in claims or ():
         name = claim_name(entry.resource_claim_name, entry.resource_claim_template_name, entry.name, statuses)
         if name is NOT_CREATED:
             return f"pod claim {entry.name}: ResourceClaim not created yet"
         if not name:
             continue  # no claim needed (upstream resourceclaim.Name)
-        try:
-            claim = cache.get(ResourceClaim, name, namespace)
-        except NotFound:
-            return (f"failed to fetch ResourceClaim {name} referenced by pod: "
-                    f'resourceclaims.resource.k8s.io "{name}" not found')
-        status = claim.status
-        if status is None or status.allocation is None:
-            return f"claim {namespace}/{name}: not allocated"
-        if not any(r.uid == uid for r in status.reserved_for or ()):
-            return f"claim {namespace}/{name} is not reserved for pod {namespace}/{pod.metadata.name}"
+        reason = _unprepared(cache, pod, name)
+        if reason:
+            return reason
+    return _unprepared(cache, pod, extended.resource_claim_name) if extended is not None else ""
+
+
+def _unprepared(cache: Any, pod: Any, name: str) -> str:
+    """Why the claim ``name`` cannot be prepared for ``pod`` ("" when it can)."""
+    from kbatch.api.resource_v1 import ResourceClaim
+
+    namespace, uid = pod.metadata.namespace, pod.metadata.uid
+    try:
+        claim = cache.get(ResourceClaim, name, namespace)
+    except NotFound:
+        return (f"failed to fetch ResourceClaim {name} referenced by pod: "
+                f'resourceclaims.resource.k8s.io "{name}" not found')
+    status = claim.status
+    if status is None or status.allocation is None:
+        return f"claim {namespace}/{name}: not allocated"
+    if not any(r.uid == uid for r in status.reserved_for or ()):
+        return f"claim {namespace}/{name} is not reserved for pod {namespace}/{pod.metadata.name}"
     return ""

@@ -256,7 +256,9 @@ class Kubelet:
         if run is None:
             if pod.spec.runtime_class_name is not None and (why := self._sandbox_error(pod)):
                 return self._sandbox_failed(pod, why)  # the class is missing or its handler is not here
-            if pod.spec.resource_claims and (reason := unprepared_reason(self.ctx.cache, pod)):
+            has_dra = pod.spec.resource_claims or (pod.status is not None
+                                                   and pod.status.extended_resource_claim_status is not None)
+            if has_dra and (reason := unprepared_reason(self.ctx.cache, pod)):
                 return self._not_prepared(pod, reason)  # DRA: claims must be allocated and reserved
             run = self.runs[key] = new_pod_run(pod, now, self.start_delay)
             volumes, env = pod_references(pod)

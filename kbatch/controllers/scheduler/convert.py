@@ -223,7 +223,23 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0, start_time: float | 
         claim_statuses=claim_statuses_of(status),
         pvc_volumes=pvc_volumes_of(meta.name or "", spec.volumes) if spec.volumes else (),
         start_time=start_time,
+        extended_containers=_extended_containers(spec, containers, inits)
+        if not requests.keys() <= _UNPREFIXED and any("/" in name for name in requests) else (),
     )
+
+
+_UNPREFIXED = frozenset((CPU, "memory", "ephemeral-storage", "pods"))
+
+
+def _extended_containers(
+    spec: Any, containers: list[dict[str, int]], inits: list[ContainerRequests],
+) -> tuple[tuple[str, bool, tuple[tuple[str, int], ...]], ...]:
+    """The containers of a pod that requests a prefixed resource, as the DRA extended-resource
+    mapping reads them (``PodInfo.extended_containers``)."""
+    named = [(c.name or "", not i.restartable, i.requests) for c, i in zip(spec.init_containers or (), inits,
+                                                                            strict=True)]
+    named += [(c.name or "", False, r) for c, r in zip(spec.containers, containers, strict=True)]
+    return tuple((name, short, tuple(sorted(reqs.items()))) for name, short, reqs in named)
 
 
 def pvc_volumes_of(pod_name: str, volumes: Sequence[Any]) -> tuple[tuple[str, bool], ...]:

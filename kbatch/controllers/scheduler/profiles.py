@@ -93,6 +93,9 @@ class Handle:
     on_event: Callable[..., None] | None = None
     scheduler: Any = None  # SchedulerServices (services.py): waiting pods, Activate, pod groups
     recorder: Any = None  # the scheduler's event recorder (None: no events, e.g. pure tests)
+    # extended resource name -> the DeviceClass backing it (upstream ``SharedDRAManager``'s
+    # ``DeviceClassResolver``); the DynamicResources plugin sets it, NodeResourcesFit reads it
+    device_class_resolver: Callable[[str], Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -236,6 +236,10 @@ class PodInfo:
     # status.startTime on the clock's timeline (None: not started); preemption prefers evicting the
     # pods that started last (upstream ``util.GetPodStartTime``, ``MoreImportantPod``)
     start_time: float | None = None
+    # only for a pod requesting some prefixed (extended) resource: its containers, init then regular,
+    # as (name, short-lived init container, requests sorted by name); DynamicResources builds the
+    # special claim of extended resources backed by DRA from them (KEP-5004)
+    extended_containers: tuple[tuple[str, bool, tuple[tuple[str, int], ...]], ...] = ()
     # signature() computed once: the fields it reads are never reassigned after conversion
     _signature: object = field(default=..., init=False, repr=False)
 

@@ -34,8 +34,13 @@ ResourceSlices, DeviceClasses and DeviceTaintRules added
 or updated, nodes added or relabelled, and the pod's generated claims recorded queue it too.
 
 Differences from upstream (docs/dra.md): PostFilter does not deallocate claims (so a claim whose
-binding failed or timed out stays allocated, unavailable to its pod, until someone deallocates it);
-the extended-resource mapping (DeviceClass ``extendedResourceName``) is not modelled.
+binding failed or timed out stays allocated, unavailable to its pod, until someone deallocates it).
+
+Extended resources backed by DRA (KEP-5004; :mod:`.extended_claim`): a pod requesting a name a
+DeviceClass maps, on a node that does not advertise it, gets a special claim: built per node in
+Filter, allocated with the pod's own claims, held in flight by Reserve, created with its allocation
+and reservation at PreBind, which then records it in ``status.extendedResourceClaimStatus``;
+Unreserve deletes a claim PreBind created.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from kbatch.api.core_v1 import NodeSelector
+from kbatch.api.core_v1 import NodeSelector, Pod
 from kbatch.api.cron import go_duration_seconds
 from kbatch.api.errors import Conflict, NotFound, StatusError
 from kbatch.api.model_copy import shallow_copy
@@ -67,6 +72,17 @@ from kbatch.controllers.dra.dynamicresources.binding import (
     claim_ready,
     claim_timed_out,
     has_binding_conditions,
+)
+from kbatch.controllers.dra.dynamicresources.extended_claim import (
+    IN_MEMORY_NAME,
+    NodeClaim,
+    creatable,
+    delete_claim,
+    find_special_claim,
+    in_memory_claim,
+    mapped_resources,
+    node_claim,
+    status_patch,
 )
 from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
@@ -120,7 +136,8 @@ class BindError(Exception):
 class _PodState:
     """The pod's claims for one attempt (upstream ``stateData``)."""
 
-    __slots__ = ("allocated", "claims", "deadline", "node_allocations", "pending")
+    __slots__ = ("allocated", "claims", "created", "deadline", "extended", "flight_key", "node_allocations",
+                 "node_extended", "pending", "resources")
 
     def __init__(self, claims: list[Any]) -> None:
         self.claims = claims
@@ -128,6 +145,18 @@ class _PodState:
         self.allocated = [c for c in claims if _allocated(c)]
         self.node_allocations: dict[str, list[Any]] = {}
         self.deadline = 0.0  # PreBind's wait for binding conditions ends then (virtual seconds)
+        # extended resources backed by DRA (:mod:`.extended_claim`): the special claim (found or in
+        # memory), the mapped requests, each node's variant of it, the one PreBind created
+        self.extended: Any = None
+        self.resources: dict[str, int] = {}
+        self.node_extended: dict[str, NodeClaim] = {}
+        self.created: Any = None
+        self.flight_key = ""
+
+    def node_pending(self, node_name: str) -> list[Any]:
+        """The claims to allocate on the node: the pod's own, then the node's special claim."""
+        extended = self.node_extended.get(node_name)
+        return self.pending if extended is None else [*self.pending, extended[0]]
 
 
 def _skip_score(state: CycleState) -> None:
@@ -166,6 +195,8 @@ class DynamicResources:
         # hints would skip the others; this spares the queue a scan of every waiting pod per event)
         self._awaited: dict[str, set[str]] = {}  # claim key -> keys of the pods waiting for it
         self._pools: dict[str, tuple[int, tuple[tuple[str, str], ...], list[Any]]] = {}
+        if hasattr(handle, "device_class_resolver"):
+            handle.device_class_resolver = self.world.extended_class  # NodeResourcesFit's rule
 
     # -- claims of a pod -------------------------------------------------------------------------
     def _claims(self, pod: Any) -> tuple[list[Any], str]:
@@ -205,7 +236,8 @@ class DynamicResources:
 
     # -- PreFilter -------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Any, snapshot: Any) -> Status | None:
-        if not pod.resource_claims:
+        resources = mapped_resources(pod, self.world.extended_class) if pod.extended_containers else {}
+        if not pod.resource_claims and not resources:
             _skip_score(state)
             return Status(Code.SKIP, (), NAME)
         if self.world.generation != self._seen_generation:
@@ -215,6 +247,10 @@ class DynamicResources:
         if reason:
             return Status.unresolvable(NAME, reason)
         data = _PodState(claims)
+        if resources:
+            data.resources = resources
+            data.extended = find_special_claim(self.world.special, pod) or in_memory_claim(pod)
+            data.flight_key = f"{pod.namespace}/{IN_MEMORY_NAME}{pod.uid}"
         nodes: set[str] | None = None
         for claim in data.allocated:
             reserved = claim.status.reserved_for or ()
@@ -271,10 +307,20 @@ class DynamicResources:
                 return Status.unresolvable(NAME, NOT_AVAILABLE)
             if self.features.binding_conditions and self._binding_failed(claim):
                 return Status.unresolvable(NAME, NOT_AVAILABLE)
-        if not data.pending:
+        if data.extended is not None:
+            extended, reason = node_claim(data.extended, pod, data.resources, node.shape.allocatable,
+                                          self.world.extended_class)
+            if reason:
+                return Status.unresolvable(NAME, reason)
+            if extended is not None:
+                data.node_extended[node.name] = extended
+            else:
+                data.node_extended.pop(node.name, None)
+        pending = data.pending if data.extended is None else data.node_pending(node.name)
+        if not pending:
             return None
         allocator = Allocator(
-            data.pending,
+            pending,
             view,
             self._node_pools(view),
             self.world.allocated,
@@ -302,7 +348,7 @@ class DynamicResources:
         if data is None:
             return 0
         allocations = data.node_allocations.get(node.name)
-        return first_available_score(data.pending, allocations) if allocations else 0
+        return first_available_score(data.pending, allocations[: len(data.pending)]) if allocations else 0
 
     def normalize(self, scores: list[int]) -> list[int]:
         return default_normalize(scores, reverse=False)
@@ -329,13 +375,18 @@ class DynamicResources:
     # -- Reserve / Unreserve ---------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
         data: _PodState | None = state.get(KEY)
-        if data is None or not data.pending:
+        if data is None:
+            return None
+        pending = data.node_pending(node_name)
+        if not pending:
             return None
         results = data.node_allocations.get(node_name)
         if results is None:  # Filter did not run for this node in this attempt
             return Status(Code.ERROR, (f"claims were not allocated for node {node_name}",), NAME)
-        for claim, allocation in zip(data.pending, results, strict=True):
+        for claim, allocation in zip(data.pending, results, strict=False):
             self.world.assume(claim, allocation)
+        if len(pending) > len(data.pending):  # the special claim: in flight under its temporary key
+            self.world.assume(pending[-1], results[-1], key=data.flight_key)
         return None
 
     def unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
@@ -347,6 +398,14 @@ class DynamicResources:
             return
         for claim in data.pending:
             self.world.forget(claim)
+        if data.flight_key:
+            self.world.forget(data.extended, key=data.flight_key)
+        if data.created is not None:
+            # upstream unreserveExtendedResourceClaim: a claim PreBind created is deleted (its
+            # finalizer removed first), so no orphan holds the devices; a failure is only logged
+            with contextlib.suppress(StatusError):
+                delete_claim(self.handle.client, data.created)
+            data.created = None
         for claim in data.claims:
             if _allocated(claim) and any(r.uid == pod.uid for r in claim.status.reserved_for or ()):
                 # a failed write: upstream logs it ("we will get here again when pod scheduling is
@@ -390,6 +449,11 @@ class DynamicResources:
                 data.claims[index] = self._write(client, claim, allocations.get(id(claim)), pod)
             except BindError as err:
                 return Status(Code.ERROR, (err.message,), NAME)
+        extended = data.node_extended.get(node_name)
+        if extended is not None:
+            failure = self._bind_extended(client, data, extended, data.node_allocations[node_name][-1], pod)
+            if failure:
+                return Status(Code.ERROR, (failure,), NAME)
         if not self.features.binding_conditions or not has_binding_conditions(data.claims):
             return None
         recorder = getattr(self.handle, "recorder", None)
@@ -400,6 +464,36 @@ class DynamicResources:
             )
         data.deadline = self._now() + self.binding_timeout
         return self._binding_status(data)  # the poll's immediate first check
+
+    def _bind_extended(
+        self, client: Any, data: _PodState, extended: NodeClaim, allocation: Any, pod: Any,
+    ) -> str:
+        """Upstream PreBind for the special claim: create it (``createExtendedResourceClaimInAPI``),
+        write its allocation and reservation as any claim's (``bindClaim``), then record it in
+        ``pod.status.extendedResourceClaimStatus`` (``patchPodExtendedResourceClaimStatus``).
+        Returns the failure ("" on success); Unreserve deletes a claim created here."""
+        variant, mappings = extended
+        try:
+            created = client.create(creatable(variant))
+        except StatusError as err:
+            what = f"{pod.namespace}/{variant.metadata.generate_name}"
+            return f"create claim for extended resources {what}: {err.message}"
+        data.created = created
+        try:
+            self._write(client, created, allocation, pod)
+        except BindError as err:
+            return err.message
+        self.world.forget(variant, key=data.flight_key, freed=False)  # the stored claim holds them now
+        if not mappings:
+            return (f"nil or empty request mappings, no update of pod {pod.namespace}/{pod.name} "
+                    "ExtendedResourceClaimStatus")
+        body = status_patch(created.metadata.name or "", mappings)
+        try:
+            client.patch_status(Pod, pod.name, body, pod.namespace, patch_type="strategic")
+        except StatusError as err:
+            return f"update pod {pod.namespace}/{pod.name} ExtendedResourceClaimStatus: {err.message}"
+        data.created = None  # bound: the claim stays, owned by the pod
+        return ""
 
     def pre_bind_poll(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
         """The scheduler polls a pod PreBind left waiting (``WAIT``): ``None`` once every binding

@@ -5,6 +5,7 @@ DeviceClass listers).
 * claims by ``namespace/name``, and the allocations this scheduler made that the informer has not
   shown yet (in flight, upstream ``inFlightAllocations``): both count in :attr:`allocated`;
 * slices indexed by node name, shared (no node name), and by (driver, pool);
+* the special claims of extended resources by their pod's uid;
 * device classes by name; device taint rules by name;
 * ``generation``: bumped when something happened that can make an unschedulable pod schedulable
   (devices freed, slices, classes or rules changed).
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kbatch.api.resource_v1.constants import EXTENDED_RESOURCE_CLAIM_ANNOTATION
+from kbatch.controllers.dra.extended import ExtendedIndex
 from kbatch.controllers.dra.structured import AllocatedState, claim_devices
 
 __all__ = ["World"]
@@ -36,6 +39,8 @@ def _older(new: Any, have: Any) -> bool:
 class World:
     def __init__(self) -> None:
         self.claims: dict[str, Any] = {}
+        # the special claims of extended resources (annotated, KEP-5004) by their controlling pod's uid
+        self.special: dict[str, Any] = {}
         self.in_flight: dict[str, Any] = {}  # claim key -> AllocationResult assumed by Reserve
         self.allocated = AllocatedState()
         self.slices: dict[str, Any] = {}
@@ -43,6 +48,7 @@ class World:
         self.shared: dict[str, Any] = {}
         self.by_pool: dict[tuple[str, str], dict[str, Any]] = {}
         self.classes: dict[str, Any] = {}
+        self._extended: ExtendedIndex | None = None  # rebuilt after a class change
         self.rules: dict[str, Any] = {}
         self.generation = 0
         self.slice_generation = 0
@@ -58,6 +64,8 @@ class World:
         if old is not None and _older(claim, old):
             return old, old  # an informer event older than the scheduler's own write (assume cache)
         self.claims[key] = claim
+        self._index_special(old, None)
+        self._index_special(claim, claim)
         self._account(old, -1)
         self._account(claim, 1)
         assumed = self.in_flight.get(key)
@@ -71,25 +79,49 @@ class World:
     def remove_claim(self, claim: Any) -> Any:
         key = _key(claim)
         old = self.claims.pop(key, None)
+        self._index_special(old, None)
         self._account(old, -1)
         if old is not None and claim_devices(old):
             self.generation += 1
         return old
 
+    def _index_special(self, claim: Any, value: Any) -> None:
+        """Index (``value`` the claim) or unindex (None) an annotated special claim by its pod's uid."""
+        meta = claim.metadata if claim is not None else None
+        annotations = meta.annotations if meta is not None else None
+        if meta is None or not annotations or annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) != "true":
+            return
+        for ref in meta.owner_references or ():
+            if ref.controller:
+                if value is not None:
+                    self.special[ref.uid] = value
+                elif self.special.get(ref.uid) is claim:
+                    del self.special[ref.uid]
+
     def _account(self, claim: Any, sign: int) -> None:
         if claim is not None:
             self.allocated.add(claim_devices(claim), sign)
 
-    def assume(self, claim: Any, allocation: Any) -> None:
-        key = _key(claim)
-        self.in_flight[key] = allocation
+    def assume(self, claim: Any, allocation: Any, key: str = "") -> None:
+        """``key``: the in-flight entry's key when the claim has no name yet (a pod's special
+        extended-resource claim, upstream's temporary UID)."""
+        self.in_flight[key or _key(claim)] = allocation
         self.allocated.add(allocation.devices.results or (), 1)
 
-    def forget(self, claim: Any) -> None:
-        assumed = self.in_flight.pop(_key(claim), None)
+    def forget(self, claim: Any, key: str = "", freed: bool = True) -> None:
+        """``freed``: False when the devices stay taken (the claim now holds them itself)."""
+        assumed = self.in_flight.pop(key or _key(claim), None)
         if assumed is not None:
             self.allocated.add(assumed.devices.results or (), -1)
-            self.generation += 1
+            if freed:
+                self.generation += 1
+
+    def extended_class(self, name: str) -> Any:
+        """The DeviceClass an extended resource name maps to (None: not backed by DRA)."""
+        index = self._extended
+        if index is None:
+            index = self._extended = ExtendedIndex(self.classes[n] for n in sorted(self.classes))
+        return index.resolve(name) if index else None
 
     # -- slices, classes, rules ------------------------------------------------------------------
     def set_slice(self, slice_: Any) -> None:
@@ -132,10 +164,12 @@ class World:
 
     def set_class(self, obj: Any) -> None:
         self.classes[obj.metadata.name] = obj
+        self._extended = None
         self.generation += 1
 
     def remove_class(self, obj: Any) -> None:
         self.classes.pop(obj.metadata.name, None)
+        self._extended = None
 
     def set_rule(self, obj: Any) -> None:
         self.rules[obj.metadata.name] = obj

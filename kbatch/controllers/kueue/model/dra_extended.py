@@ -29,6 +29,7 @@ from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.quantity import Quantity
 from kbatch.api.resource_v1.deviceclass import DeviceClass
 from kbatch.api.validation import is_extended_resource_name
+from kbatch.controllers.dra.extended import selected_device_class  # the kube-scheduler's rule, shared
 
 __all__ = [
     "ClassesFor",
@@ -97,18 +98,6 @@ def requests_extended(wl: Workload, cache: ExtendedResourceCache) -> bool:
             if cache.has(name) and q.sign() != 0 and is_extended_resource_name(name):
                 return True
     return False
-
-
-def selected_device_class(classes: Iterable[DeviceClass]) -> DeviceClass:
-    """``selectedDeviceClass``: the class created last; on a tie, the first by name (the
-    ``extendedResourceName`` field's documented rule, which the kube-scheduler applies)."""
-    return min(classes, key=lambda dc: (-_created(dc), dc.metadata.name or ""))
-
-
-def _created(dc: DeviceClass) -> int:
-    """Whole seconds, as ``metav1.Time`` carries them."""
-    ts = dc.metadata.creation_timestamp
-    return int(ts.timestamp()) if ts is not None else 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,9 @@ otherwise every best-effort pod would pile onto the most balanced node); Score w
 gives such a pod 0 everywhere, which ranks the nodes alike.
 
 Not modelled: resources backed by DRA through ``DeviceClass.spec.extendedResourceName``
-(DRAExtendedResource, which upstream also scores here from ResourceSlices): kbatch does not model the
-extended-resource mapping at all (docs/dra.md), so such a name counts only as a node's allocatable.
+(DRAExtendedResource, which upstream also scores here from ResourceSlices, ``getDRAPreScoredParams``):
+kbatch's DynamicResources allocates them (docs/dra.md), but this plugin counts such a name only as a
+node's allocatable.
 """
 
 from __future__ import annotations

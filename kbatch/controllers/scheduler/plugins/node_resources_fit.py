@@ -19,15 +19,18 @@ and MostAllocated ``req * 100 // alloc``; the node score is their weighted mean.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kbatch.api.pod_resources import CPU, MEMORY, PODS
+from kbatch.api.resource_v1.constants import DEVICE_CLASS_PREFIX
+from kbatch.controllers.dra.extended import is_dra_extended_name
 from kbatch.controllers.scheduler.config import SchedulerConfigError, decode_int, invalid, plugin_args
 from kbatch.controllers.scheduler.events import (
     QUEUE,
     QUEUE_SKIP,
     ActionType,
+    ClusterEvent,
     ClusterEventWithHint,
     QueueingHint,
     on_node,
@@ -49,8 +52,13 @@ EPHEMERAL_STORAGE = "ephemeral-storage"
 _CHECK_ORDER = {CPU: 0, MEMORY: 1, EPHEMERAL_STORAGE: 2}
 
 
-def insufficient(pod: PodInfo, node: NodeInfo) -> list[str]:
-    """The failure reasons of ``pod`` on ``node`` (empty when it fits), in upstream's order."""
+def insufficient(pod: PodInfo, node: NodeInfo, dra: Callable[[str], Any] | None = None) -> list[str]:
+    """The failure reasons of ``pod`` on ``node`` (empty when it fits), in upstream's order.
+
+    ``dra`` resolves an extended resource name to the DeviceClass backing it (KEP-5004,
+    ``DRAExtendedResource``): a resource the node has no allocatable of (absent or 0) that a class
+    maps is left to DynamicResources, as upstream ``fitsRequest``; a node that advertises it is
+    checked here (the device plugin path)."""
     requested, allocatable = node.requested, node.shape.allocatable
     reasons: list[str] = []
     if requested.get(PODS, 0) + 1 > allocatable.get(PODS, 0):
@@ -58,6 +66,8 @@ def insufficient(pod: PodInfo, node: NodeInfo) -> list[str]:
     short: list[str] | None = None  # allocated only for a node the pod does not fit
     for name, want in pod.requests.items():
         if want > 0 and name != PODS and requested.get(name, 0) + want > allocatable.get(name, 0):
+            if dra is not None and _backed_by_dra(name, allocatable, dra):
+                continue
             if short is None:
                 short = []
             short.append(name)
@@ -66,6 +76,11 @@ def insufficient(pod: PodInfo, node: NodeInfo) -> list[str]:
             short.sort(key=lambda n: _CHECK_ORDER.get(n, 3))
         reasons.extend(f"Insufficient {name}" for name in short)
     return reasons
+
+
+def _backed_by_dra(name: str, allocatable: Mapping[str, int], dra: Callable[[str], Any]) -> bool:
+    """Upstream ``fitsRequest``: no allocatable of the resource on the node, and a DeviceClass maps it."""
+    return allocatable.get(name, 0) == 0 and is_dra_extended_name(name) and dra(name) is not None
 
 
 def is_scalar_resource(name: str) -> bool:
@@ -117,6 +132,7 @@ class NodeResourcesFit:
         strategy: str = LEAST_ALLOCATED,
         resources: tuple[tuple[str, int], ...] = ((CPU, 1), (MEMORY, 1)),
         weight: int = 1,
+        handle: Any = None,
     ) -> None:
         if strategy not in (LEAST_ALLOCATED, MOST_ALLOCATED):
             raise ValueError(f'unknown scoring strategy "{strategy}"; '
@@ -124,9 +140,16 @@ class NodeResourcesFit:
         self.strategy = strategy
         self.resources = resources
         self.weight = weight
+        self.handle = handle
+        self._dra = self._device_class if handle is not None else None  # bound once: Filter is hot
+
+    def _device_class(self, name: str) -> Any:
+        """The DeviceClass mapping ``name`` (the DynamicResources plugin's resolver; None without it)."""
+        resolve = self.handle.device_class_resolver
+        return resolve(name) if resolve is not None else None
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
-        reasons = insufficient(pod, node)
+        reasons = insufficient(pod, node, self._dra)
         return Status.unschedulable(self.name, *reasons) if reasons else None
 
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
@@ -140,6 +163,10 @@ class NodeResourcesFit:
         return [
             on_pod(ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN, after_pod_event),
             on_node(ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE, after_node_change),
+            # DRAExtendedResource: a DeviceClass added or changed may map a resource the pod lacked
+            # (upstream fit.go registers DeviceClass Add/Update with the gate on)
+            ClusterEventWithHint(ClusterEvent("DeviceClass", ActionType.ADD | ActionType.UPDATE),
+                                 after_class_event),
         ]
 
 
@@ -158,6 +185,21 @@ def after_pod_event(pod: PodInfo, old: PodInfo | None, new: PodInfo | None) -> Q
         if want > 0 and name != PODS and old.requests.get(name, 0) > new.requests.get(name, 0):
             return QUEUE
     return QUEUE_SKIP
+
+
+def after_class_event(pod: PodInfo, old: Any, new: Any) -> QueueingHint:
+    """Upstream ``isSchedulableAfterDeviceClassEvent``: an update that keeps the class's
+    ``extendedResourceName`` does nothing; an added class queues the pod requesting its implicit
+    name; a class mapping a name the pod requests queues it."""
+    if new is None:
+        return QUEUE_SKIP
+    mapped = new.spec.extended_resource_name if new.spec is not None else None
+    if old is not None:
+        if (old.spec.extended_resource_name if old.spec is not None else None) == mapped:
+            return QUEUE_SKIP
+    elif DEVICE_CLASS_PREFIX + (new.metadata.name or "") in pod.requests:
+        return QUEUE
+    return QUEUE if mapped and mapped in pod.requests else QUEUE_SKIP
 
 
 def after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeShape) -> QueueingHint:
@@ -209,4 +251,5 @@ def new(args: Mapping[str, Any], handle: Any) -> NodeResourcesFit:
             raise invalid(f"scoringStrategy.resources[{i}].weight", weight or 0,
                           f"resource weight of {name} not in valid range (0, 100]")
         resources.append((name, weight))
-    return NodeResourcesFit(strategy=kind, resources=tuple(resources) or ((CPU, 1), (MEMORY, 1)))
+    return NodeResourcesFit(strategy=kind, resources=tuple(resources) or ((CPU, 1), (MEMORY, 1)),
+                            handle=handle)
