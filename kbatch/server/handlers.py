@@ -16,7 +16,7 @@ from kbatch.api.errors import (
     NotFound,
     UnsupportedMediaType,
 )
-from kbatch.api.zero_times import with_zero_times
+from kbatch.api.wire_zeros import with_wire_zeros
 from kbatch.apiserver.apply.tracking import field_manager
 from kbatch.apiserver.decoding import StrictDecodingError, cannot_handle, unrecognized
 from kbatch.apiserver.go_json import cannot_unmarshal, type_meta_error
@@ -154,7 +154,7 @@ def _render(backend: Backend, req: Request, rp: ResourcePath, obj: dict[str, Any
     if include not in ("None", "Metadata", "Object"):
         raise BadRequest(f"includeObject must be None, Metadata or Object, got {include!r}")
     if include == "Object":  # the embedded objects are as a JSON response would carry them
-        obj = with_zero_times(obj)
+        obj = with_wire_zeros(obj)
     objects = (obj.get("items") or []) if many else [obj]
     meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k in ("resourceVersion", "continue")} \
         if many else {"resourceVersion": (obj.get("metadata") or {}).get("resourceVersion", "")}
@@ -341,8 +341,8 @@ def _delete_collection(backend: Backend, req: Request, rp: ResourcePath) -> Resp
 
 def object_response(obj: dict[str, Any], status: int = 200,
                     headers: tuple[tuple[str, str], ...] = ()) -> Response:
-    """An object or list as JSON, unset by-value times as Go writes them (:mod:`kbatch.api.zero_times`)."""
-    return json_response(with_zero_times(obj), status, headers)
+    """An object or list as JSON, unset by-value times as Go writes them (:mod:`kbatch.api.wire_zeros`)."""
+    return json_response(with_wire_zeros(obj), status, headers)
 
 
 def encode_event(event: dict[str, Any]) -> bytes:
