@@ -38,7 +38,7 @@ from kbatch.server.streaming import (
     refuse_proxy,
     refuse_stream,
 )
-from kbatch.server.table import build_table, table_accepted
+from kbatch.server.table import build_table, include_object, table_accepted
 from kbatch.server.warning_header import warning_header
 
 __all__ = ["PATCH_TYPES", "handle_resource", "write_options"]
@@ -150,16 +150,14 @@ def _deleted(rp: ResourcePath, name: str, obj: dict[str, Any] | None,
 def _render(backend: Backend, req: Request, rp: ResourcePath, obj: dict[str, Any], *, many: bool) -> Response:
     if not table_accepted(req.headers.get("accept", "")):
         return object_response(obj)
-    include = req.param("includeObject") or "Metadata"
-    if include not in ("None", "Metadata", "Object"):
-        raise BadRequest(f"includeObject must be None, Metadata or Object, got {include!r}")
+    include = include_object(req.param("includeObject"))
     if include == "Object":  # the embedded objects are as a JSON response would carry them
         obj = with_wire_zeros(obj)
     objects = (obj.get("items") or []) if many else [obj]
     meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k in ("resourceVersion", "continue")} \
         if many else {"resourceVersion": (obj.get("metadata") or {}).get("resourceVersion", "")}
     return json_response(build_table(objects, rp.spec.table_printer, backend.now(),
-                                     include_object=include, list_metadata=meta))  # type: ignore[arg-type]
+                                     include_object=include, list_metadata=meta))
 
 
 def _list(backend: Backend, req: Request, rp: ResourcePath) -> Response:
