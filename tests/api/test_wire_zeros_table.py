@@ -35,7 +35,13 @@ def test_table_is_what_the_tool_generates_from_the_go_types() -> None:
 
 
 def test_table_covers_every_served_builtin_kind_and_knows_the_upstream_classics() -> None:
+    from kbatch.families import BUILTIN_FAMILIES, compose
+
     kinds = TABLE["kinds"]
+    served = {f"{i.group}/{i.version}/{i.kind}".lstrip("/") for i in
+              (spec.info for spec in compose(BUILTIN_FAMILIES).registry())
+              if not i.group.endswith("x-k8s.io")}  # CRDs (Kueue, JobSet, scheduler-plugins) excepted
+    assert served <= kinds.keys(), served - kinds.keys()
     assert {"v1/Pod", "batch/v1/Job", "batch/v1/CronJob", "v1/Service", "v1/Node",
             "resource.k8s.io/v1/ResourceClaim", "scheduling.k8s.io/v1beta1/PodGroup"} <= kinds.keys()
     by_path = {(k, ".".join(s["path"])): s["fill"] for k, structs in kinds.items() for s in structs}
