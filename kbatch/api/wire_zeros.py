@@ -39,36 +39,48 @@ Obj = dict[str, Any]
 
 
 class _Leaf:
-    """A struct to fill: the keys Go writes when unset, each with its zero and its place."""
+    """A struct to fill: the keys Go writes when unset, with their zeros and Go's field positions."""
 
-    __slots__ = ("fills", "later", "order")
+    __slots__ = ("fills", "order", "pos")
 
     def __init__(self, order: list[str], fills: Mapping[str, Any]) -> None:
         self.fills = fills
         self.order = tuple(key for key in order if key in fills)
-        # each filled key goes before the first present key Go declares after it
-        self.later = {key: frozenset(order[order.index(key) + 1:]) for key in self.order}
+        self.pos = {key: i for i, key in enumerate(order)}
 
 
-# A tree per kind: a dict step -> subtree, "[]" for each element of a list, "{}" for each value of a
-# map, a _Leaf under "" where a struct is filled (a node may hold a leaf and deeper steps).
-_Tree = dict[str, Any]
+class _Node:
+    """Where a kind's structs are: a struct to fill here (``leaf``), fields to step into, and for a
+    list or a map the node of each element or value."""
+
+    __slots__ = ("each", "fields", "leaf", "values")
+
+    def __init__(self) -> None:
+        self.leaf: _Leaf | None = None
+        self.fields: dict[str, _Node] = {}
+        self.each: _Node | None = None  # "[]": each element of a list
+        self.values: _Node | None = None  # "{}": each value of a map
 
 
-def _tree(structs: list[Obj]) -> _Tree:
-    root: _Tree = {}
+def _tree(structs: list[Obj]) -> _Node:
+    root = _Node()
     for struct in structs:
         node = root
         for step in struct["path"]:
-            node = node.setdefault(step, {})
-        node[""] = _Leaf(struct["order"], struct["fill"])
+            if step == "[]":
+                node.each = node = node.each or _Node()
+            elif step == "{}":
+                node.values = node = node.values or _Node()
+            else:
+                node = node.fields.setdefault(step, _Node())
+        node.leaf = _Leaf(struct["order"], struct["fill"])
     return root
 
 
 @cache
-def _trees() -> Mapping[tuple[str, str], _Tree]:
+def _trees() -> Mapping[tuple[str, str], _Node]:
     doc = json.loads(Path(__file__).with_name("wire_zeros.json").read_text())
-    out: dict[tuple[str, str], _Tree] = {}
+    out: dict[tuple[str, str], _Node] = {}
     for key, structs in doc["kinds"].items():
         version, kind = key.rsplit("/", 1)
         out[(version, kind)] = _tree(structs)
@@ -99,46 +111,51 @@ def _one(obj: Any, version: Any, kind: str) -> Any:
     return obj if tree is None else _walk(obj, tree)
 
 
-def _walk(value: Any, tree: _Tree) -> Any:
-    """``value`` with every struct ``tree`` reaches filled; shares whatever it does not change."""
-    if isinstance(value, list):
-        each = tree.get("[]")
+def _walk(value: Any, node: _Node) -> Any:
+    """``value`` with every struct ``node`` reaches filled; shares whatever it does not change."""
+    if type(value) is list:
+        each = node.each
         if each is None:
             return value
         new = [_walk(v, each) for v in value]
         return new if any(n is not v for n, v in zip(new, value, strict=True)) else value
-    if not isinstance(value, dict):
+    if type(value) is not dict:
         return value
     out = value
-    for step, sub in tree.items():
-        if step == "":
-            out = _filled(out, sub)
-        elif step == "{}":
-            values = {k: _walk(v, sub) for k, v in out.items()}
-            if any(values[k] is not v for k, v in out.items()):
-                out = values
-        elif step in out:
-            inner = _walk(out[step], sub)
-            if inner is not out[step]:
-                out = {**out, step: inner}
+    leaf = node.leaf
+    if leaf is not None and not leaf.fills.keys() <= out.keys():
+        out = _filled(out, leaf)
+    for key, sub in node.fields.items():
+        inner = out.get(key)
+        if inner is not None:
+            new = _walk(inner, sub)
+            if new is not inner:
+                out = {**out, key: new}
+    if node.values is not None:
+        values = {k: _walk(v, node.values) for k, v in out.items()}
+        if any(values[k] is not v for k, v in out.items()):
+            out = values
     return out
 
 
 def _filled(struct: Obj, leaf: _Leaf) -> Obj:
     """The struct with its missing keys as Go writes them, each placed before the first present key
     that Go declares after it; the present keys keep their order."""
-    if leaf.fills.keys() <= struct.keys():
-        return struct
-    items = list(struct.items())
-    for key in leaf.order:
-        if key in struct:
-            continue
-        later = leaf.later[key]
-        at = next((i for i, (k, _) in enumerate(items) if k in later), len(items))
-        items.insert(at, (key, _fresh(leaf.fills[key])))
-    return dict(items)
+    missing = [key for key in leaf.order if key not in struct]
+    pos, fills = leaf.pos, leaf.fills
+    out: Obj = {}
+    at = 0
+    for key, value in struct.items():
+        here = pos.get(key)
+        while here is not None and at < len(missing) and pos[missing[at]] < here:
+            out[missing[at]] = _fresh(fills[missing[at]])
+            at += 1
+        out[key] = value
+    for key in missing[at:]:
+        out[key] = _fresh(fills[key])
+    return out
 
 
 def _fresh(zero: Any) -> Any:
     """A copy of a zero value (``None`` or nested dicts), so no two answers share one."""
-    return {k: _fresh(v) for k, v in zero.items()} if isinstance(zero, dict) else zero
+    return {k: _fresh(v) for k, v in zero.items()} if type(zero) is dict else zero
