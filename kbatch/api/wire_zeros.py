@@ -33,7 +33,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["with_wire_zeros"]
+__all__ = ["with_wire_zeros", "without_wire_zeros"]
 
 Obj = dict[str, Any]
 
@@ -102,6 +102,47 @@ def with_wire_zeros(obj: Obj) -> Obj:
             return {**obj, "items": new_items}
         return obj
     return _one(obj, version, kind)
+
+
+def without_wire_zeros(obj: Obj) -> Obj:
+    """``obj`` (a create or update body) without the empty by-value structs :func:`with_wire_zeros`
+    writes: Go decodes ``"resources":{}`` and no ``resources`` to the same value, so a client that
+    sends back what it read (``kubectl replace``, a GET then PUT) changes nothing; kbatch's models
+    would otherwise hold an empty struct where the stored object has none. Shares what it keeps."""
+    tree = _trees().get((obj.get("apiVersion"), obj.get("kind")))  # type: ignore[arg-type]
+    return obj if tree is None else _strip(obj, tree)
+
+
+def _strip(value: Any, node: _Node) -> Any:
+    if type(value) is list:
+        each = node.each
+        if each is None:
+            return value
+        new = [_strip(v, each) for v in value]
+        return new if any(n is not v for n, v in zip(new, value, strict=True)) else value
+    if type(value) is not dict:
+        return value
+    out = value
+    for key, sub in node.fields.items():
+        inner = out.get(key)
+        if inner is not None:
+            new = _strip(inner, sub)
+            if new is not inner:
+                out = {**out, key: new}
+    leaf = node.leaf
+    if leaf is not None:
+        empty = [k for k, zero in leaf.fills.items() if type(zero) is dict and _is_zero(out.get(k), zero)]
+        if empty:
+            out = {k: v for k, v in out.items() if k not in empty}
+    return out
+
+
+def _is_zero(value: Any, zero: Any) -> bool:
+    """Whether ``value`` is the by-value field's zero: ``null`` for a time; for a struct ``{}``, or only
+    its own nested zeros."""
+    if zero is None:
+        return value is None
+    return type(value) is dict and all(k in zero and _is_zero(v, zero[k]) for k, v in value.items())
 
 
 def _one(obj: Any, version: Any, kind: str) -> Any:

@@ -16,7 +16,7 @@ from kbatch.api.errors import (
     NotFound,
     UnsupportedMediaType,
 )
-from kbatch.api.wire_zeros import with_wire_zeros
+from kbatch.api.wire_zeros import with_wire_zeros, without_wire_zeros
 from kbatch.apiserver.apply.tracking import field_manager
 from kbatch.apiserver.decoding import StrictDecodingError, cannot_handle, unrecognized
 from kbatch.apiserver.go_json import cannot_unmarshal, type_meta_error
@@ -130,7 +130,7 @@ def _check_identity(rp: ResourcePath, req: Request, name: str | None, opts: Writ
         raise BadRequest("the name of the object does not match the name on the URL")
     if name is not None:
         meta["name"] = name
-    return body
+    return without_wire_zeros(body)  # Go cannot tell `resources: {}` from no resources: nor can kbatch
 
 
 def _warn_headers(opts: WriteOptions) -> tuple[tuple[str, str], ...]:

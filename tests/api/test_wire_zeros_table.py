@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from kbatch.api.wire_zeros import with_wire_zeros
+from kbatch.api.wire_zeros import with_wire_zeros, without_wire_zeros
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = json.loads((ROOT / "kbatch" / "api" / "wire_zeros.json").read_text())
@@ -94,6 +94,7 @@ def test_every_struct_path_of_every_kind_gets_what_go_writes(key: str) -> None:
         present = [k for k in got if k in struct["order"]]
         assert present == sorted(present, key=struct["order"].index), (key, struct["path"])
     assert with_wire_zeros(out) == out
+    assert with_wire_zeros(without_wire_zeros(out)) == out
 
 
 def _stripped(value: Any) -> Any:
@@ -136,3 +137,5 @@ def test_kubectl_client_side_go_output_is_rebuilt_from_what_kbatch_keeps(args: t
     go = _without_creation_timestamp(json.loads(out))
     rebuilt = with_wire_zeros(_stripped(go))
     assert json.dumps(rebuilt) == json.dumps(go)
+    # and a body sent back as Go wrote it is read as the object kbatch keeps
+    assert without_wire_zeros(go) == _stripped(go)

@@ -89,3 +89,8 @@ def test_the_store_and_the_model_keep_none_of_it(api: Any, backend: Any) -> None
     from kbatch.api.core_v1 import Pod
     model = backend.control_plane.client.get(Pod, "p", "default").to_dict()
     assert "resources" not in model["spec"]["containers"][0]
+    # a client that PUTs back what it read (kubectl replace, edit) changes nothing: Go reads
+    # `resources: {}` as no resources, and the pod's spec may not change
+    put = api.request("PUT", "/api/v1/namespaces/default/pods/p", json=served)
+    assert put.status_code == 200, put.text
+    assert backend.control_plane.store.range(b"/registry/pods/default/p").kvs[0].value == stored
