@@ -28,7 +28,7 @@ models write the ones its components set, and the wire pass does not add the res
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -110,31 +110,12 @@ def without_wire_zeros(obj: Obj) -> Obj:
     sends back what it read (``kubectl replace``, a GET then PUT) changes nothing; kbatch's models
     would otherwise hold an empty struct where the stored object has none. Shares what it keeps."""
     tree = _trees().get((obj.get("apiVersion"), obj.get("kind")))  # type: ignore[arg-type]
-    return obj if tree is None else _strip(obj, tree)
+    return obj if tree is None else _rewrite(obj, tree, _stripped)
 
 
-def _strip(value: Any, node: _Node) -> Any:
-    if type(value) is list:
-        each = node.each
-        if each is None:
-            return value
-        new = [_strip(v, each) for v in value]
-        return new if any(n is not v for n, v in zip(new, value, strict=True)) else value
-    if type(value) is not dict:
-        return value
-    out = value
-    for key, sub in node.fields.items():
-        inner = out.get(key)
-        if inner is not None:
-            new = _strip(inner, sub)
-            if new is not inner:
-                out = {**out, key: new}
-    leaf = node.leaf
-    if leaf is not None:
-        empty = [k for k, zero in leaf.fills.items() if type(zero) is dict and _is_zero(out.get(k), zero)]
-        if empty:
-            out = {k: v for k, v in out.items() if k not in empty}
-    return out
+def _stripped(struct: Obj, leaf: _Leaf) -> Obj:
+    empty = [k for k, zero in leaf.fills.items() if type(zero) is dict and _is_zero(struct.get(k), zero)]
+    return {k: v for k, v in struct.items() if k not in empty} if empty else struct
 
 
 def _is_zero(value: Any, zero: Any) -> bool:
@@ -149,39 +130,39 @@ def _one(obj: Any, version: Any, kind: str) -> Any:
     if not isinstance(obj, dict):
         return obj
     tree = _trees().get((obj.get("apiVersion", version), obj.get("kind", kind)))
-    return obj if tree is None else _walk(obj, tree)
+    return obj if tree is None else _rewrite(obj, tree, _filled)
 
 
-def _walk(value: Any, node: _Node) -> Any:
-    """``value`` with every struct ``node`` reaches filled; shares whatever it does not change."""
+def _rewrite(value: Any, node: _Node, at_struct: Callable[[Obj, _Leaf], Obj]) -> Any:
+    """``value`` with ``at_struct`` applied to every struct ``node`` reaches, innermost first; shares
+    whatever it does not change."""
     if type(value) is list:
         each = node.each
         if each is None:
             return value
-        new = [_walk(v, each) for v in value]
+        new = [_rewrite(v, each, at_struct) for v in value]
         return new if any(n is not v for n, v in zip(new, value, strict=True)) else value
     if type(value) is not dict:
         return value
     out = value
-    leaf = node.leaf
-    if leaf is not None and not leaf.fills.keys() <= out.keys():
-        out = _filled(out, leaf)
     for key, sub in node.fields.items():
         inner = out.get(key)
         if inner is not None:
-            new = _walk(inner, sub)
+            new = _rewrite(inner, sub, at_struct)
             if new is not inner:
                 out = {**out, key: new}
     if node.values is not None:
-        values = {k: _walk(v, node.values) for k, v in out.items()}
+        values = {k: _rewrite(v, node.values, at_struct) for k, v in out.items()}
         if any(values[k] is not v for k, v in out.items()):
             out = values
-    return out
+    return out if node.leaf is None else at_struct(out, node.leaf)
 
 
 def _filled(struct: Obj, leaf: _Leaf) -> Obj:
     """The struct with its missing keys as Go writes them, each placed before the first present key
     that Go declares after it; the present keys keep their order."""
+    if leaf.fills.keys() <= struct.keys():
+        return struct
     missing = [key for key in leaf.order if key not in struct]
     pos, fills = leaf.pos, leaf.fills
     out: Obj = {}
