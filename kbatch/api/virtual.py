@@ -34,7 +34,9 @@ class VirtualResource:
     of a name (``Getter``). ``singular``: discovery's ``singularName`` (``None``: the kind in lower
     case, as ``GetSingularName`` returns; metrics-server's storage has none, so ``""``).
     ``aggregated``: served through an APIService (the name, e.g. ``v1beta1.metrics.k8s.io``), which
-    puts the group after kube-apiserver's own in discovery."""
+    puts the group after kube-apiserver's own in discovery. ``table``: the resource's own
+    ``rest.TableConvertor`` (``"module:function"`` taking the answer of a get or list and the
+    ``includeObject`` option), for clients that ask for a Table; ``None``: the answer as is."""
 
     group: str
     version: str
@@ -45,6 +47,7 @@ class VirtualResource:
     verbs: tuple[str, ...] = ("create",)
     singular: str | None = None
     aggregated: str = ""
+    table: str | None = None
 
     @property
     def api_version(self) -> str:

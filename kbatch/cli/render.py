@@ -68,10 +68,10 @@ def as_list(items: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def render_json(obj: dict[str, Any]) -> str:
-    """kubectl's ``-o json``; unset by-value times print as ``null`` (:mod:`kbatch.api.zero_times`)."""
-    from kbatch.api.zero_times import with_zero_times  # kbatch.api is kept off the CLI's start-up
+    """kubectl's ``-o json``; unset by-value times print as ``null`` (:mod:`kbatch.api.wire_zeros`)."""
+    from kbatch.api.wire_zeros import with_wire_zeros  # kbatch.api is kept off the CLI's start-up
 
-    return json.dumps(with_zero_times(obj), indent=4, sort_keys=True, ensure_ascii=False)
+    return json.dumps(with_wire_zeros(obj), indent=4, sort_keys=True, ensure_ascii=False)
 
 
 def _sorted(value: Any) -> Any:
@@ -87,10 +87,10 @@ def render_yaml(obj: dict[str, Any]) -> str:
     (:mod:`kbatch.cli.yaml_style`). Deliberately unlike kubectl, long scalars stay on one line:
     go-yaml folds them at 80 columns, ruamel's emitter would also move a long unbreakable word
     onto a line of its own, which go-yaml does not. Unset by-value times print as ``null``
-    (:mod:`kbatch.api.zero_times`)."""
+    (:mod:`kbatch.api.wire_zeros`)."""
     from ruamel.yaml import YAML  # only for -o yaml: kept off every other command's start-up
 
-    from kbatch.api.zero_times import with_zero_times
+    from kbatch.api.wire_zeros import with_wire_zeros
     from kbatch.cli.yaml_style import style_for
 
     def represent_str(representer: Any, text: str) -> Any:
@@ -104,7 +104,7 @@ def render_yaml(obj: dict[str, Any]) -> str:
     yaml.width = 4096
     yaml.representer.add_representer(str, represent_str)
     out = io.StringIO()
-    yaml.dump(_sorted(with_zero_times(obj)), out)
+    yaml.dump(_sorted(with_wire_zeros(obj)), out)
     return out.getvalue().rstrip("\n")
 
 

@@ -58,8 +58,16 @@ from kbatch.server.node_graph_feed import NodeGraphFeed, node_authorizer
 from kbatch.server.openapi import OpenAPI
 from kbatch.server.routing import PageNotFound, ResourcePath, Router, VirtualPath
 from kbatch.server.service_account_tokens import TokenService, default_tokens
+from kbatch.server.table import include_object, table_accepted
 from kbatch.server.versions import versioned
-from kbatch.server.virtual import VirtualCall, answer, subresource_call_target, subresource_verb, virtual_verb
+from kbatch.server.virtual import (
+    VirtualCall,
+    answer,
+    subresource_call_target,
+    subresource_verb,
+    virtual_table,
+    virtual_verb,
+)
 from kbatch.server.warning_header import warning_header
 from kbatch.server.watch import EncodedEvents, Shutdown, serve_watch
 from kbatch.store.errors import UnavailableError
@@ -258,7 +266,10 @@ class KbatchApp:
                            path.name, body=req.json() if verb == "create" else None,
                            params={k: req.param(k) for k in sorted(req.query)}, tokens=self.tokens,
                            static_token=self.token, node_authorizer=self.node)
-        return json_response(answer(call), 201 if verb == "create" else 200)
+        out = answer(call)
+        if path.resource.table and verb in ("get", "list") and table_accepted(req.headers.get("accept", "")):
+            out = virtual_table(path.resource, out, include_object(req.param("includeObject")))
+        return json_response(out, 201 if verb == "create" else 200)
 
     def _subresource(self, req: Request, rp: ResourcePath, sub: Subresource) -> Response:
         """A declared subresource with its own handler, as :meth:`_virtual` (the TokenRequest: 201 and

@@ -16,7 +16,7 @@ from kbatch.api.errors import (
     NotFound,
     UnsupportedMediaType,
 )
-from kbatch.api.zero_times import with_zero_times
+from kbatch.api.wire_zeros import with_wire_zeros, without_wire_zeros
 from kbatch.apiserver.apply.tracking import field_manager
 from kbatch.apiserver.decoding import StrictDecodingError, cannot_handle, unrecognized
 from kbatch.apiserver.go_json import cannot_unmarshal, type_meta_error
@@ -38,7 +38,7 @@ from kbatch.server.streaming import (
     refuse_proxy,
     refuse_stream,
 )
-from kbatch.server.table import build_table, table_accepted
+from kbatch.server.table import build_table, include_object, table_accepted
 from kbatch.server.warning_header import warning_header
 
 __all__ = ["PATCH_TYPES", "handle_resource", "write_options"]
@@ -130,7 +130,7 @@ def _check_identity(rp: ResourcePath, req: Request, name: str | None, opts: Writ
         raise BadRequest("the name of the object does not match the name on the URL")
     if name is not None:
         meta["name"] = name
-    return body
+    return without_wire_zeros(body)  # Go cannot tell `resources: {}` from no resources: nor can kbatch
 
 
 def _warn_headers(opts: WriteOptions) -> tuple[tuple[str, str], ...]:
@@ -150,16 +150,14 @@ def _deleted(rp: ResourcePath, name: str, obj: dict[str, Any] | None,
 def _render(backend: Backend, req: Request, rp: ResourcePath, obj: dict[str, Any], *, many: bool) -> Response:
     if not table_accepted(req.headers.get("accept", "")):
         return object_response(obj)
-    include = req.param("includeObject") or "Metadata"
-    if include not in ("None", "Metadata", "Object"):
-        raise BadRequest(f"includeObject must be None, Metadata or Object, got {include!r}")
+    include = include_object(req.param("includeObject"))
     if include == "Object":  # the embedded objects are as a JSON response would carry them
-        obj = with_zero_times(obj)
+        obj = with_wire_zeros(obj)
     objects = (obj.get("items") or []) if many else [obj]
     meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k in ("resourceVersion", "continue")} \
         if many else {"resourceVersion": (obj.get("metadata") or {}).get("resourceVersion", "")}
     return json_response(build_table(objects, rp.spec.table_printer, backend.now(),
-                                     include_object=include, list_metadata=meta))  # type: ignore[arg-type]
+                                     include_object=include, list_metadata=meta))
 
 
 def _list(backend: Backend, req: Request, rp: ResourcePath) -> Response:
@@ -341,8 +339,8 @@ def _delete_collection(backend: Backend, req: Request, rp: ResourcePath) -> Resp
 
 def object_response(obj: dict[str, Any], status: int = 200,
                     headers: tuple[tuple[str, str], ...] = ()) -> Response:
-    """An object or list as JSON, unset by-value times as Go writes them (:mod:`kbatch.api.zero_times`)."""
-    return json_response(with_zero_times(obj), status, headers)
+    """An object or list as JSON, unset by-value times as Go writes them (:mod:`kbatch.api.wire_zeros`)."""
+    return json_response(with_wire_zeros(obj), status, headers)
 
 
 def encode_event(event: dict[str, Any]) -> bytes:

@@ -13,9 +13,10 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Literal
 
+from kbatch.api.errors import BadRequest
 from kbatch.api.printing import Printer
 
-__all__ = ["IncludeObject", "build_table", "table_accepted"]
+__all__ = ["IncludeObject", "build_table", "include_object", "row_object", "table_accepted"]
 
 IncludeObject = Literal["None", "Metadata", "Object"]
 
@@ -29,7 +30,15 @@ def table_accepted(accept: str) -> bool:
     return False
 
 
-def _row_object(obj: dict[str, Any], include: IncludeObject) -> dict[str, Any] | None:
+def include_object(value: str | None) -> IncludeObject:
+    """The ``includeObject`` option (``Metadata`` when unset); a BadRequest for anything else."""
+    include = value or "Metadata"
+    if include not in ("None", "Metadata", "Object"):
+        raise BadRequest(f"includeObject must be None, Metadata or Object, got {include!r}")
+    return include  # type: ignore[return-value]
+
+
+def row_object(obj: dict[str, Any], include: IncludeObject) -> dict[str, Any] | None:
     if include == "Object":
         return obj
     if include == "None":
@@ -50,7 +59,7 @@ def build_table(
     rows = []
     for obj in objects:
         row: dict[str, Any] = {"cells": printer.cells(obj, now)}
-        embedded = _row_object(obj, include_object)
+        embedded = row_object(obj, include_object)
         if embedded is not None:
             row["object"] = embedded
         rows.append(row)

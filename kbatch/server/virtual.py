@@ -22,6 +22,7 @@ from kbatch.api.virtual import Subresource, VirtualResource
 from kbatch.authz.node_authorizer import NodeAuthorizer
 from kbatch.authz.user import UserInfo
 from kbatch.server.routing import route_not_found
+from kbatch.server.table import IncludeObject
 
 if TYPE_CHECKING:
     from kbatch.server.backend import Backend
@@ -100,3 +101,12 @@ def answer(call: VirtualCall) -> Obj:
 
     handler: Callable[[VirtualCall], Obj] = resolve(call.resource.handler)
     return handler(call)
+
+
+def virtual_table(resource: VirtualResource, out: Obj, include: IncludeObject) -> Obj:
+    """``out`` (a get's or list's answer) as the Table the resource's own converter makes."""
+    from kbatch.families import resolve
+
+    assert resource.table is not None
+    convert: Callable[[Obj, IncludeObject], Obj] = resolve(resource.table)
+    return convert(out, include)

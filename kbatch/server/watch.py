@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kbatch.api.errors import Expired, StatusError
-from kbatch.api.zero_times import with_zero_times
+from kbatch.api.wire_zeros import with_wire_zeros
 from kbatch.server.backend import Backend, WatchOptions
 from kbatch.server.handlers import encode_event
 from kbatch.server.http import Request
@@ -77,7 +77,7 @@ class EncodedEvents:
         key = (event["type"], obj.get("kind"), rv, meta.get("namespace"), meta.get("name"))
         line = self._lines.get(key)
         if line is None:
-            line = self._lines[key] = encode_event({**event, "object": with_zero_times(obj)})
+            line = self._lines[key] = encode_event({**event, "object": with_wire_zeros(obj)})
             if len(self._lines) > self.size:
                 del self._lines[next(iter(self._lines))]
         return line
@@ -101,7 +101,7 @@ def _transform(backend: Backend, req: Request, rp: ResourcePath) -> Transform:
         if event.get("type") in ("ERROR", "BOOKMARK"):
             return event
         if include == "Object":  # as a plain watch event carries it (EncodedEvents.line)
-            obj = with_zero_times(obj)
+            obj = with_wire_zeros(obj)
         table = build_table([obj], printer, backend.now(),
                             include_object=include,  # type: ignore[arg-type]
                             list_metadata={"resourceVersion": _rv(obj)})

@@ -33,7 +33,9 @@ def test_no_headers_and_empty() -> None:
 
 
 def test_json_list_envelope_and_name() -> None:
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"}}
+    # complete as Go writes it (unset by-value structs as {}: kbatch.api.wire_zeros), so nothing is added
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
+           "spec": {"template": {"metadata": {}, "spec": {}}}, "status": {}}
     assert json.loads(render_json(as_list([job]))) == {
         "apiVersion": "v1", "kind": "List", "items": [job], "metadata": {"resourceVersion": ""}}
     assert json.loads(render_json(as_list([])))["items"] == []
@@ -43,9 +45,18 @@ def test_json_list_envelope_and_name() -> None:
 
 
 def test_yaml_sorted_and_block_style() -> None:
-    text = render_yaml({"kind": "Job", "apiVersion": "batch/v1", "spec": {"items": [{"b": 1, "a": 2}]}})
-    assert text.splitlines() == ["apiVersion: batch/v1", "kind: Job", "spec:", "  items:", "  - a: 2",
-                                 "    b: 1"]
+    gizmo = {"kind": "Gizmo", "apiVersion": "example.kbatch.io/v1", "spec": {"items": [{"b": 1, "a": 2}]}}
+    text = render_yaml(gizmo)
+    assert text.splitlines() == ["apiVersion: example.kbatch.io/v1", "kind: Gizmo", "spec:", "  items:",
+                                 "  - a: 2", "    b: 1"]
+
+
+def test_json_and_yaml_print_unset_by_value_structs_as_go_writes_them() -> None:
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"}, "spec": {"template": {
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}
+    assert json.loads(render_json(job))["spec"]["template"] == {
+        "metadata": {}, "spec": {"containers": [{"name": "c", "image": "busybox", "resources": {}}]}}
+    assert "status: {}" in render_yaml(job).splitlines() and "resources" not in json.dumps(job)
 
 
 # kubectl 1.32 `get configmap -o yaml` of a ConfigMap holding these strings, against kbatch serve

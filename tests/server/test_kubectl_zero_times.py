@@ -1,6 +1,6 @@
 """kubectl, the HTTP body, a watch and the ``kbatch`` CLI (a separate process) show unset by-value
 times as a 1.37 API server does: ``lastProbeTime: null`` in every pod condition, set in a Job's; no
-``creationTimestamp`` in a pod template (``omitzero``). See kbatch.api.zero_times."""
+``creationTimestamp`` in a pod template (``omitzero``). See kbatch.api.wire_zeros."""
 
 from __future__ import annotations
 

@@ -43,13 +43,14 @@ AUTHORIZATION = (
                     namespaced=True),
     VirtualResource(_AUTHZ, "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview", _REVIEW),
 )
+_METRICS_TABLE = "kbatch.server.metrics_table:metrics_table"  # metrics-server's ConvertToTable
 METRICS = (
     VirtualResource("metrics.k8s.io", "v1beta1", "nodes", "NodeMetrics",
                     "kbatch.server.metrics_api:serve_node_metrics", verbs=("get", "list"), singular="",
-                    aggregated=_METRICS_SERVICE),
+                    aggregated=_METRICS_SERVICE, table=_METRICS_TABLE),
     VirtualResource("metrics.k8s.io", "v1beta1", "pods", "PodMetrics",
                     "kbatch.server.metrics_api:serve_pod_metrics", namespaced=True, verbs=("get", "list"),
-                    singular="", aggregated=_METRICS_SERVICE),
+                    singular="", aggregated=_METRICS_SERVICE, table=_METRICS_TABLE),
 )
 VIRTUAL = (*AUTHENTICATION, *AUTHORIZATION, *METRICS)
 

@@ -1,0 +1,271 @@
+"""Generate ``kbatch/api/wire_zeros.json`` from upstream's ``types.go``: the zero values Go writes.
+
+Go's encoding/json never omits a struct held by value: ``omitempty`` does not apply to structs, only
+``omitzero`` (Go 1.24) does. So kube-apiserver answers a container without resources with
+``"resources":{}`` (``Container.Resources ResourceRequirements `json:"resources,omitempty"```,
+k8s.io/api ``core/v1/types.go``), a service with ``"status":{"loadBalancer":{}}``, a pod condition
+with ``"lastProbeTime":null`` (``metav1.Time`` is a struct whose ``MarshalJSON`` writes an unset time
+as ``null``, k8s.io/apimachinery ``pkg/apis/meta/v1/time.go``; ``MicroTime`` likewise). kbatch stores
+what the client sent; :mod:`kbatch.api.wire_zeros` puts these values back where objects leave as JSON.
+
+This tool reads the Go types of every built-in kind kbatch serves and writes, per kind, each struct
+path that holds such a field: the struct's JSON keys in Go's declaration order (``json:",inline"``
+embedded structs spread in place) and, for each by-value struct or time field without ``omitzero``,
+the value Go writes when it is unset: ``null`` for a time, otherwise the struct's own zero value (``{}``
+plus its nested by-value fields, e.g. ``{"loadBalancer": {}}``). Struct types with their own
+marshaller that are not times (``resource.Quantity``, ``intstr.IntOrString``) are scalars here.
+Paths step into a field by its JSON name, into each list element with ``[]`` and each map value
+with ``{}``.
+
+Usage: ``python tools/gen_wire_zeros.py API_CHECKOUT APIMACHINERY_CHECKOUT`` (git checkouts; the commit
+used is recorded in the output).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent.parent / "kbatch" / "api" / "wire_zeros.json"
+API = "k8s.io/api/"
+MACHINERY = "k8s.io/apimachinery/"
+# (package import path, Go kind, apiVersion): the built-in kinds kbatch serves (kbatch.families)
+KINDS = tuple(
+    (API + pkg, kind, version)
+    for pkg, version, kinds in (
+        ("core/v1", "v1", ("Namespace", "Pod", "Node", "Service", "Event", "PersistentVolumeClaim",
+                           "ConfigMap", "Secret", "ResourceQuota", "LimitRange", "ServiceAccount",
+                           "PersistentVolume")),
+        ("batch/v1", "batch/v1", ("Job", "CronJob")),
+        ("scheduling/v1", "scheduling.k8s.io/v1", ("PriorityClass",)),
+        ("scheduling/v1beta1", "scheduling.k8s.io/v1beta1", ("Workload", "PodGroup")),
+        ("policy/v1", "policy/v1", ("PodDisruptionBudget",)),
+        ("coordination/v1", "coordination.k8s.io/v1", ("Lease",)),
+        ("storage/v1", "storage.k8s.io/v1", ("StorageClass",)),
+        ("rbac/v1", "rbac.authorization.k8s.io/v1", ("Role", "ClusterRole", "RoleBinding",
+                                                      "ClusterRoleBinding")),
+        ("admissionregistration/v1", "admissionregistration.k8s.io/v1", (
+            "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
+            "MutatingAdmissionPolicyBinding")),
+        ("resource/v1", "resource.k8s.io/v1", ("DeviceClass", "ResourceSlice", "ResourceClaim",
+                                               "ResourceClaimTemplate", "DeviceTaintRule")),
+    )
+    for kind in kinds
+)
+TIMES = {MACHINERY + "pkg/apis/meta/v1.Time", MACHINERY + "pkg/apis/meta/v1.MicroTime"}
+_TYPE = re.compile(r"^type (\w+) (.+?)\s*$")
+_FIELD = re.compile(r'^\s*(?:(\w+)\s+)?([\w.\[\]*]+)\s+`json:"([^"]*)"')
+_IMPORT = re.compile(r'^\s*(?:(\w+)\s+)?"([\w./-]+)"\s*$')
+
+
+@dataclass(frozen=True)
+class Field:
+    """One JSON field of a Go struct: its key ('' for an inline embed), Go type and tag options."""
+
+    key: str
+    typ: str  # Go type expression with package qualifiers resolved to full import paths
+    omitzero: bool
+    inline: bool
+
+
+class Universe:
+    """Go type declarations read from the packages' types files, by qualified name."""
+
+    def __init__(self, repos: dict[str, Path]) -> None:
+        self.repos = repos
+        self.structs: dict[str, list[Field]] = {}
+        self.aliases: dict[str, str] = {}
+        self.loaded: set[str] = set()
+
+    def load(self, package: str) -> None:
+        if package in self.loaded:
+            return
+        self.loaded.add(package)
+        prefix = next((p for p in self.repos if package.startswith(p)), None)
+        if prefix is None:
+            return
+        repo, subdir = self.repos[prefix], package[len(prefix):]
+        names = _git(repo, "ls-tree", "--name-only", "HEAD", subdir + "/").split()
+        for name in sorted(names):
+            base = name.rsplit("/", 1)[-1]
+            if base.endswith(".go") and not base.endswith("_test.go") and not base.startswith(
+                    ("zz_generated", "generated")) and "swagger" not in base:
+                self._parse(package, _git(repo, "show", f"HEAD:{name}"))
+
+    def _parse(self, package: str, text: str) -> None:
+        imports = _imports(text)
+        current: list[Field] | None = None
+        depth = 0
+        for line in text.splitlines():
+            if current is None:
+                m = _TYPE.match(line)
+                if m and m.group(2).startswith("struct"):
+                    current = self.structs.setdefault(f"{package}.{m.group(1)}", [])
+                    depth = 0 if m.group(2).rstrip().endswith("}") else 1
+                    if depth == 0:
+                        current = None
+                elif m:
+                    self.aliases[f"{package}.{m.group(1)}"] = _qualify(m.group(2), package, imports)
+                continue
+            code = line.split("//", 1)[0]
+            depth += code.count("{") - code.count("}")
+            if depth <= 0:
+                current = None
+                continue
+            if depth == 1 and (f := _FIELD.match(code)):
+                name, typ, tag = f.groups()
+                key, *opts = tag.split(",")
+                if key == "-":
+                    continue
+                current.append(Field(key, _qualify(typ, package, imports), "omitzero" in opts,
+                                     key == "" and name is None))
+
+    def resolve(self, typ: str) -> str:
+        """A named type through its aliases (``ResourceList`` -> ``map[...]...``)."""
+        seen = 0
+        while typ in self.aliases and seen < 10:
+            typ, seen = self.aliases[typ], seen + 1
+        return typ
+
+    def fields(self, struct: str) -> list[Field]:
+        """The struct's JSON fields in declaration order, inline embeds spread."""
+        self.load(struct.rsplit(".", 1)[0])
+        out: list[Field] = []
+        for field in self.structs.get(struct, []):
+            if field.inline:
+                out.extend(self.fields(self.resolve(field.typ)))
+            else:
+                out.append(field)
+        return out
+
+    def is_struct(self, typ: str) -> bool:
+        self.load(typ.rsplit(".", 1)[0]) if "." in typ else None
+        return typ in self.structs
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def _imports(text: str) -> dict[str, str]:
+    block = re.search(r"^import \((.*?)^\)", text, re.M | re.S)
+    lines = block.group(1).splitlines() if block else re.findall(r"^import (.+)$", text, re.M)
+    out: dict[str, str] = {}
+    for line in lines:
+        if m := _IMPORT.match(line):
+            alias, path = m.groups()
+            out[alias or path.rsplit("/", 1)[-1]] = path
+    return out
+
+
+_BUILTIN = {"string", "bool", "byte", "int", "int32", "int64", "uint", "uint32", "uint64", "float32",
+            "float64", "struct{}", "interface{}", "any"}
+
+
+def _qualify(typ: str, package: str, imports: dict[str, str]) -> str:
+    """``[]*metav1.Time`` -> ``[]*k8s.io/apimachinery/pkg/apis/meta/v1.Time``."""
+    def one(name: str) -> str:
+        if name in _BUILTIN:
+            return name
+        if "." in name:
+            alias, rest = name.split(".", 1)
+            return f"{imports.get(alias, alias)}.{rest}"
+        return f"{package}.{name}"
+    return re.sub(r"[\w.]+", lambda m: one(m.group(0)), typ)
+
+
+def _split(typ: str) -> tuple[str, str]:
+    """(step, element type) of a container type; ('', typ) otherwise."""
+    if typ.startswith("[]"):
+        return "[]", typ[2:]
+    if typ.startswith("map["):
+        depth = 0
+        for end, ch in enumerate(typ[3:], start=3):
+            depth += (ch == "[") - (ch == "]")
+            if depth == 0:
+                return "{}", typ[end + 1:]
+    return "", typ
+
+
+class Walker:
+    """Collects, for one kind, every struct path that has fields Go writes when unset."""
+
+    def __init__(self, universe: Universe) -> None:
+        self.u = universe
+        self.zero_cache: dict[str, object] = {}
+
+    def zero(self, struct: str, stack: tuple[str, ...] = ()) -> object:
+        """What Go writes for an unset by-value ``struct``."""
+        if struct in TIMES:
+            return None
+        if struct not in self.zero_cache:
+            out: dict[str, object] = {}
+            for field in self.u.fields(struct):
+                typ = self.u.resolve(field.typ)
+                if not field.omitzero and self._by_value(typ) and typ not in stack:
+                    out[field.key] = self.zero(typ, (*stack, struct))
+            self.zero_cache[struct] = out
+        return self.zero_cache[struct]
+
+    def _by_value(self, typ: str) -> bool:
+        return typ in TIMES or (not typ.startswith(("*", "[]", "map[")) and self.u.is_struct(typ)
+                                and not self._marshals_itself(typ))
+
+    def _marshals_itself(self, typ: str) -> bool:
+        # resource.Quantity, intstr.IntOrString, runtime.RawExtension: their own MarshalJSON, not a struct
+        # on the wire
+        return typ.endswith(("/pkg/api/resource.Quantity", "/pkg/util/intstr.IntOrString",
+                             "/pkg/apis/meta/v1.Duration", "/pkg/apis/meta/v1.FieldsV1",
+                             "/pkg/runtime.RawExtension"))
+
+    def walk(self, struct: str, path: tuple[str, ...], out: list[dict], stack: tuple[str, ...]) -> None:
+        if struct in stack or struct in TIMES or self._marshals_itself(struct):
+            return
+        fields = self.u.fields(struct)
+        fills = {f.key: self.zero(self.u.resolve(f.typ)) for f in fields
+                 if not f.omitzero and self._by_value(self.u.resolve(f.typ))}
+        if fills:
+            out.append({"path": list(path), "order": [f.key for f in fields], "fill": fills})
+        for field in fields:
+            typ, steps = self.u.resolve(field.typ), [field.key]
+            while True:
+                typ = self.u.resolve(typ.lstrip("*"))
+                step, inner = _split(typ)
+                if not step:
+                    break
+                steps.append(step)
+                typ = inner
+            if self.u.is_struct(typ):
+                self.walk(typ, (*path, *steps), out, (*stack, struct))
+
+
+def generate(api: Path, machinery: Path) -> dict:
+    universe = Universe({API: api, MACHINERY: machinery})
+    kinds: dict[str, list[dict]] = {}
+    for package, kind, version in KINDS:
+        walker = Walker(universe)
+        structs: list[dict] = []
+        walker.walk(f"{package}.{kind}", (), structs, ())
+        kinds[f"{version}/{kind}"] = structs
+    return {"source": {"k8s.io/api": _git(api, "rev-parse", "HEAD").strip(),
+                       "k8s.io/apimachinery": _git(machinery, "rev-parse", "HEAD").strip()},
+            "kinds": kinds}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    table = generate(Path(argv[1]), Path(argv[2]))
+    OUT.write_text(json.dumps(table, indent=1, sort_keys=False) + "\n")
+    print(f"wrote {OUT} ({sum(len(v) for v in table['kinds'].values())} struct paths)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
