@@ -53,6 +53,7 @@ KINDS = tuple(
             "MutatingAdmissionPolicyBinding")),
         ("resource/v1", "resource.k8s.io/v1", ("DeviceClass", "ResourceSlice", "ResourceClaim",
                                                "ResourceClaimTemplate", "DeviceTaintRule")),
+        ("node/v1", "node.k8s.io/v1", ("RuntimeClass",)),
     )
     for kind in kinds
 )
