@@ -67,11 +67,13 @@ def as_list(items: list[dict[str, Any]]) -> dict[str, Any]:
     return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
 
 
-def render_json(obj: dict[str, Any]) -> str:
-    """kubectl's ``-o json``; unset by-value times print as ``null`` (:mod:`kbatch.api.wire_zeros`)."""
+def render_json(obj: dict[str, Any], zeros: bool = True) -> str:
+    """kubectl's ``-o json``; unset by-value structs and times print as Go writes them
+    (:mod:`kbatch.api.wire_zeros`) unless ``zeros`` is off: an object kubectl never had the server
+    encode (``--local``) prints as read."""
     from kbatch.api.wire_zeros import with_wire_zeros  # kbatch.api is kept off the CLI's start-up
 
-    return json.dumps(with_wire_zeros(obj), indent=4, sort_keys=True, ensure_ascii=False)
+    return json.dumps(with_wire_zeros(obj) if zeros else obj, indent=4, sort_keys=True, ensure_ascii=False)
 
 
 def _sorted(value: Any) -> Any:
@@ -82,12 +84,12 @@ def _sorted(value: Any) -> Any:
     return value
 
 
-def render_yaml(obj: dict[str, Any]) -> str:
+def render_yaml(obj: dict[str, Any], zeros: bool = True) -> str:
     """kubectl's ``-o yaml``: sorted keys, block style, strings styled as go-yaml styles them
     (:mod:`kbatch.cli.yaml_style`). Deliberately unlike kubectl, long scalars stay on one line:
     go-yaml folds them at 80 columns, ruamel's emitter would also move a long unbreakable word
-    onto a line of its own, which go-yaml does not. Unset by-value times print as ``null``
-    (:mod:`kbatch.api.wire_zeros`)."""
+    onto a line of its own, which go-yaml does not. Unset by-value structs and times print as Go
+    writes them (:mod:`kbatch.api.wire_zeros`) unless ``zeros`` is off (``--local``: as read)."""
     from ruamel.yaml import YAML  # only for -o yaml: kept off every other command's start-up
 
     from kbatch.api.wire_zeros import with_wire_zeros
@@ -104,7 +106,7 @@ def render_yaml(obj: dict[str, Any]) -> str:
     yaml.width = 4096
     yaml.representer.add_representer(str, represent_str)
     out = io.StringIO()
-    yaml.dump(_sorted(with_wire_zeros(obj)), out)
+    yaml.dump(_sorted(with_wire_zeros(obj) if zeros else obj), out)
     return out.getvalue().rstrip("\n")
 
 

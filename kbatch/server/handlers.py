@@ -187,12 +187,26 @@ def _patch(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
                                    f'types include: {", ".join((*PATCH_TYPES, APPLY_PATCH))}')
     opts = write_options(req, "PatchOptions", PATCH_TYPES[ctype])
     patch = _patch_document(req, PATCH_TYPES[ctype], opts.field_validation)
+    if isinstance(patch, dict) and PATCH_TYPES[ctype] in ("merge", "strategic"):
+        patch = _patch_without_zeros(rp.spec.info, patch)
     with _manager(req):
         out = backend.patch(rp.spec.info, rp.namespace, name, patch, PATCH_TYPES[ctype], opts,
                             subresource=rp.subresource)
     if not opts.dry_run:
         backend.settle()
     return object_response(out, headers=_warn_headers(opts))
+
+
+def _patch_without_zeros(info: Any, patch: dict[str, Any]) -> dict[str, Any]:
+    """A merge or strategic merge patch without the empty by-value structs a client read from
+    kbatch (``kubectl debug`` sends ``resources: {}``): Go decodes the patched object into its types,
+    where ``{}`` and no value are the same zero struct, so the patch means the same without them
+    (:func:`kbatch.api.wire_zeros.without_wire_zeros`, as create and update bodies)."""
+    typed = {"apiVersion": info.api_version, "kind": info.kind, **patch}
+    out = without_wire_zeros(typed)
+    if out is typed:
+        return patch
+    return {k: v for k, v in out.items() if k in patch}
 
 
 def _patch_document(req: Request, patch_type: str, validation: str) -> Any:

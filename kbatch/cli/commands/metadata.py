@@ -205,7 +205,7 @@ def _one(backend: Backend, req: Request, target: Target, single: bool) -> str:
         return "\n".join(lines + _listing(target.info, edited, req.field, single))
     shown = edited if req.field == "labels" else out  # label prints its own object, annotate the reply
     suffix = "" if req.local else _SUFFIX[req.dry_run]
-    return "\n".join([*lines, _print(shown, req.output, word + suffix)])
+    return "\n".join([*lines, _print(shown, req.output, word + suffix, zeros=not req.local)])
 
 
 def _listing(info: Any, obj: dict[str, Any], field: str, single: bool) -> list[str]:
@@ -215,17 +215,18 @@ def _listing(info: Any, obj: dict[str, Any], field: str, single: bool) -> list[s
     return head + [f"{indent}{k}={values[k]}" for k in sorted(values)]
 
 
-def _print(obj: dict[str, Any], output: str | None, operation: str) -> str:
+def _print(obj: dict[str, Any], output: str | None, operation: str, zeros: bool = True) -> str:
     """cli-runtime ``NamePrintFlags``: the operation follows the name unless ``-o name`` asked
     (``ShortOutput``); json and yaml omit ``metadata.managedFields`` (``JSONYamlPrintFlags``,
-    ``--show-managed-fields`` false)."""
+    ``--show-managed-fields`` false). A ``--local`` object (``zeros`` off) is kubectl's unstructured
+    read of the file and prints as written, without Go's empty structs."""
     if output == "name":
         return render_name(obj)
     meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "managedFields"}
     if output == "json":
-        return render_json({**obj, "metadata": meta})
+        return render_json({**obj, "metadata": meta}, zeros)
     if output == "yaml":
-        return render_yaml({**obj, "metadata": meta})
+        return render_yaml({**obj, "metadata": meta}, zeros)
     return f"{render_name(obj)} {operation}"
 
 
