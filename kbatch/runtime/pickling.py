@@ -132,6 +132,8 @@ def _plan_for(cls: type) -> _Plan | None:
         return _instant_plan
     if issubclass(cls, BaseModel):
         return _model_plan(cls)
+    if "__reduce__" in vars(cls) or "__reduce_ex__" in vars(cls):
+        return None  # the class says how it pickles (kueue's ResourceGroup: a frozenset written sorted)
     getstate = getattr(cls, "__getstate__", None)
     if dataclasses.is_dataclass(cls) and getattr(getstate, "__name__", "") == "_dataclass_getstate":
         return _dataclass_plan(cls)  # frozen (Python adds that __getstate__ to frozen slotted ones only)

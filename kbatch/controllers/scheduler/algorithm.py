@@ -180,20 +180,20 @@ class Algorithm:
             return Decision(feasible[0].name, state)
         return Decision(self._select_host(self._prioritize(pod, state, feasible), feasible), state)
 
-    def _pre_filter(self, pod: PodInfo, state: CycleState) -> tuple[Status | None, set[str] | None]:
+    def _pre_filter(self, pod: PodInfo, state: CycleState) -> tuple[Status | None, dict[str, None] | None]:
         """Upstream ``RunPreFilterPlugins`` (``framework/runtime/framework.go``): the rejection, if any,
         and the plugins that returned Skip. An unresolvable rejection (or an empty intersection of
         PreFilterResults) ends the run at once; an ``Unschedulable`` one does not (kubernetes#119770:
         preemption comes later in the cycle and needs every plugin's state), the remaining plugins
         run and the last such status is the answer; a rejecting plugin's PreFilterResult is ignored."""
-        skipped: set[str] | None = None
+        skipped: dict[str, None] | None = None  # names in order: no set in a kept cycle state
         rejected: Status | None = None
         for plugin in self.profile.pre_filter:
             names = state.get(NODE_NAMES)
             status = plugin.pre_filter(state, pod, self.snapshot)
             if status is not None and status.code == Code.SKIP:
-                skipped = skipped or set()
-                skipped.add(plugin.name)
+                skipped = skipped or {}
+                skipped[plugin.name] = None
                 continue
             if status is not None and not status.ok:
                 if status.code != Code.UNSCHEDULABLE:
@@ -266,7 +266,7 @@ class Algorithm:
 
     _run = staticmethod(run_filters)
 
-    def _active_filters(self, skipped: set[str]) -> Sequence[FilterPlugin]:
+    def _active_filters(self, skipped: dict[str, None]) -> Sequence[FilterPlugin]:
         key = tuple(sorted(skipped))
         found = self._active_by_skip.get(key)
         if found is None:
@@ -383,12 +383,12 @@ class Algorithm:
 
     # -- scoring -------------------------------------------------------------------------------
     def _prioritize(self, pod: PodInfo, state: CycleState, feasible: list[NodeInfo]) -> list[int]:
-        skipped: set[str] = state.setdefault(SKIPPED_SCORES, set())
+        skipped: dict[str, None] = state.setdefault(SKIPPED_SCORES, {})
         for pre in self.profile.pre_score:
             if pre.name not in skipped:
                 status = pre.pre_score(state, pod, feasible)
                 if status is not None and status.code == Code.SKIP:
-                    skipped.add(pre.name)
+                    skipped[pre.name] = None
         totals = [0] * len(feasible)
         for plugin in self.profile.score:
             if plugin.name in skipped:

@@ -61,10 +61,11 @@ __all__ = [
     "WaitingPreBindPlugin",
     "active_filters",
     "run_filters",
+    "skip_score",
 ]
 
 MAX_NODE_SCORE = 100
-SKIPPED_SCORES = "skipped_scores"  # cycle-state key: set of Score plugin names skipped for the pod
+SKIPPED_SCORES = "skipped_scores"  # cycle-state key: Score plugin names skipped for the pod (dict keys)
 SKIPPED_FILTERS = "skipped_filters"  # cycle-state key: Filter plugins whose PreFilter returned Skip
 NODE_NAMES = "node_names"  # cycle-state key: a PreFilterResult's node names (the nodes tried)
 
@@ -166,6 +167,14 @@ def run_filters(plugins: Sequence[FilterPlugin], state: CycleState, pod: PodInfo
         if status is not None and not status.ok:
             return status
     return None
+
+
+def skip_score(state: CycleState, name: str) -> None:
+    """Skip ``name``'s Score for this cycle's pod, as a PreScore Skip does (upstream
+    ``SkipScorePlugins``). The names are a dict's keys, in the order skipped, not a set: the cycle
+    state of an unschedulable pod's decision is kept, so it is in a saved image, whose bytes must not
+    follow the hash seed (a set of strings is written in its hash order)."""
+    state.setdefault(SKIPPED_SCORES, {})[name] = None
 
 
 def active_filters(plugins: Sequence[FilterPlugin], state: CycleState) -> Sequence[FilterPlugin]:

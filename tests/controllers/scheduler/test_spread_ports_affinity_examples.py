@@ -221,7 +221,7 @@ def test_existing_pods_required_affinity_attracts_with_hard_pod_affinity_weight(
 def test_plain_pods_skip_the_new_scores_and_stay_batched() -> None:
     algo = cluster(node("n0"), node("n1"), preemption=False)
     decision = algo.schedule(pod("p", cpu_m=100))
-    assert {"PodTopologySpread", "InterPodAffinity"} <= decision.state[SKIPPED_SCORES]
+    assert {"PodTopologySpread", "InterPodAffinity"} <= decision.state[SKIPPED_SCORES].keys()
     assert algo._batch is not None  # the heap fast path was taken
 
 

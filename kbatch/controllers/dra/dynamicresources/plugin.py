@@ -107,7 +107,7 @@ from kbatch.controllers.scheduler.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from kbatch.controllers.scheduler.framework import NODE_NAMES, SKIPPED_SCORES, Code, CycleState, Status
+from kbatch.controllers.scheduler.framework import NODE_NAMES, Code, CycleState, Status, skip_score
 from kbatch.controllers.scheduler.observer import ObserveHandler
 from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.queue import PodKeys
@@ -157,16 +157,6 @@ class _PodState:
         """The claims to allocate on the node: the pod's own, then the node's special claim."""
         extended = self.node_extended.get(node_name)
         return self.pending if extended is None else [*self.pending, extended[0]]
-
-
-def _skip_score(state: CycleState) -> None:
-    """Score would give every node 0 (no claim to allocate has a ``firstAvailable`` request): skip
-    it, as a PreScore Skip would; the scores are the same, and the pod stays batchable."""
-    skipped = state.get(SKIPPED_SCORES)
-    if skipped is None:
-        state[SKIPPED_SCORES] = {NAME}
-    else:
-        skipped.add(NAME)
 
 
 def _allocated(claim: Any) -> bool:
@@ -238,7 +228,7 @@ class DynamicResources:
     def pre_filter(self, state: CycleState, pod: Any, snapshot: Any) -> Status | None:
         resources = mapped_resources(pod, self.world.extended_class) if pod.extended_containers else {}
         if not pod.resource_claims and not resources:
-            _skip_score(state)
+            skip_score(state, NAME)
             return Status(Code.SKIP, (), NAME)
         if self.world.generation != self._seen_generation:
             self._seen_generation = self.world.generation
@@ -274,7 +264,9 @@ class DynamicResources:
             state[NODE_NAMES] = nodes
         state[KEY] = data
         if not any(r.first_available for c in data.pending for r in c.spec.devices.requests or ()):
-            _skip_score(state)  # Score would give every node 0
+            # Score would give every node 0 (no claim to allocate has a ``firstAvailable`` request):
+            # skipped, as a PreScore Skip would be; the scores are the same, and the pod stays batchable
+            skip_score(state, NAME)
         return None
 
     def _missing_class(self, claim: Any) -> str:

@@ -38,6 +38,15 @@ class ResourceGroup:
     covered: frozenset[str]
     flavors: tuple[str, ...]
 
+    def __reduce__(self) -> tuple[Any, tuple[tuple[str, ...], tuple[str, ...]]]:
+        """Pickled with ``covered`` sorted: a saved image's bytes must not follow the hash seed (pickle
+        writes a frozenset of strings in its hash order)."""
+        return _resource_group, (tuple(sorted(self.covered)), self.flavors)
+
+
+def _resource_group(covered: tuple[str, ...], flavors: tuple[str, ...]) -> ResourceGroup:
+    return ResourceGroup(frozenset(covered), flavors)
+
 
 @dataclass(frozen=True, slots=True)
 class Preemption:

@@ -42,7 +42,7 @@ from typing import Any
 
 from kbatch.controllers.scheduler.config import SchedulerConfigError, decode_int, invalid, plugin_args
 from kbatch.controllers.scheduler.events import ActionType, ClusterEventWithHint, on_node, on_pod
-from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
+from kbatch.controllers.scheduler.framework import Code, CycleState, Status, skip_score
 from kbatch.controllers.scheduler.plugins.pod_hints import (
     affinity_after_node_change,
     affinity_after_pod_change,
@@ -183,11 +183,7 @@ class InterPodAffinity:
         if pod.preferred_affinity or pod.preferred_anti_affinity or snapshot.with_affinity:
             state[_SNAPSHOT_KEY] = snapshot
         else:
-            skipped = state.get(SKIPPED_SCORES)
-            if skipped is None:
-                state[SKIPPED_SCORES] = {self.name}
-            else:
-                skipped.add(self.name)
+            skip_score(state, self.name)
         if not pod.affinity and not pod.anti_affinity and not snapshot.with_anti_affinity:
             return _SKIP  # nothing to check: upstream's PreFilter Skip, so Filter does not run
         state[_KEY] = _filter_state(snapshot, pod)

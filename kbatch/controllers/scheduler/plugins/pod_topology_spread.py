@@ -49,7 +49,7 @@ from typing import Any
 
 from kbatch.controllers.scheduler.config import SchedulerConfigError, decode_int, invalid, plugin_args
 from kbatch.controllers.scheduler.events import ActionType, ClusterEventWithHint, on_node, on_pod
-from kbatch.controllers.scheduler.framework import SKIPPED_SCORES, Code, CycleState, Status
+from kbatch.controllers.scheduler.framework import Code, CycleState, Status, skip_score
 from kbatch.controllers.scheduler.plugins.pod_hints import (
     DO_NOT_SCHEDULE,
     hard_constraints,
@@ -95,14 +95,6 @@ _FILTER_KEY, _SCORE_KEY = "PodTopologySpread/filter", "PodTopologySpread/score"
 _SNAPSHOT_KEY, _SCORE_STATE_KEY = "PodTopologySpread/snapshot", "PodTopologySpread/scoreState"
 _SKIP = Status(Code.SKIP, plugin="PodTopologySpread")
 _IGNORED = -1  # raw score of an ignored node (upstream invalidScore)
-
-
-def _skip_score(state: CycleState, name: str) -> None:
-    skipped = state.get(SKIPPED_SCORES)
-    if skipped is None:
-        state[SKIPPED_SCORES] = {name}
-    else:
-        skipped.add(name)
 
 
 def _empty(selector: LabelSelector | None) -> bool:
@@ -248,13 +240,13 @@ class PodTopologySpread:
     # -- filtering -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> Status | None:
         if not pod.spread_constraints and not self.services.in_namespace(pod.namespace):
-            _skip_score(state, self.name)  # the common case, kept short: nothing to filter or score
+            skip_score(state, self.name)  # the common case, kept short: nothing to filter or score
             return _SKIP
         soft = self.soft_constraints(pod)
         if soft:
             state[_SCORE_KEY], state[_SNAPSHOT_KEY] = soft, snapshot
         else:
-            _skip_score(state, self.name)
+            skip_score(state, self.name)
         if not pod.spread_constraints:
             return _SKIP
         hard = hard_constraints(pod)
