@@ -34,6 +34,7 @@ from typing import Any
 from pydantic import Field
 
 from kbatch.api.base import KubeModel, format_time
+from kbatch.api.go_marshal import go_marshal
 from kbatch.api.go_quote import go_quote
 from kbatch.api.meta import ListMeta
 
@@ -89,12 +90,6 @@ class FieldErrorType(Enum):
 _NO_VALUE = object()
 
 
-# Go's json.Marshal escapes these for HTML embedding (encoding/json ``HTMLEscape``), and keeps
-# every other character as UTF-8
-_GO_JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
-                                  "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
 def _plain(value: Any) -> Any:
     if isinstance(value, datetime):  # metav1.Time.MarshalJSON: RFC 3339, whole seconds, UTC
         return format_time(value)
@@ -118,8 +113,7 @@ def _render_value(value: Any) -> str:
         return str(value)
     if isinstance(value, datetime):  # a metav1.Time has no case of its own: json.Marshal writes it
         return json.dumps(_plain(value))
-    text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False, default=_plain)
-    return text.translate(_GO_JSON_ESCAPES)
+    return go_marshal(value, default=_plain)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from functools import cache
 from typing import Any
 
 from kbatch.api.go_fmt import go_value
+from kbatch.api.go_marshal import go_marshal
 
 __all__ = ["TemplateError", "checked_expression", "compile_template", "evaluate", "evaluate_as_json", "find",
            "go_value", "relaxed_expression", "split_wait_input"]
@@ -241,13 +242,6 @@ def evaluate(nodes: list[Any], data: Any) -> str:
     return "".join(out)
 
 
-def _go_json(value: Any, indent: int | None = None) -> str:
-    """Go's ``json.Marshal``/``MarshalIndent`` text: keys sorted, ``<``, ``>`` and ``&`` escaped."""
-    separators = (",", ":") if indent is None else (",", ": ")
-    text = json.dumps(value, separators=separators, indent=indent, sort_keys=True, ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
 def evaluate_as_json(nodes: list[Any], data: Any) -> str:
     """``-o jsonpath-as-json``: client-go's JSON output mode, as kubectl prints it: each text, literal
     and expression the template executes (a range's body once per match) prints its results as an
@@ -255,9 +249,9 @@ def evaluate_as_json(nodes: list[Any], data: Any) -> str:
     out: list[str] = []
     for node in nodes:
         if isinstance(node, str):
-            out.append(_go_json([node], indent=4) + "\n")
+            out.append(go_marshal([node], indent=4) + "\n")
         elif isinstance(node, _Expr):
-            out.append(_go_json(find(node.expr, data), indent=4) + "\n")
+            out.append(go_marshal(find(node.expr, data), indent=4) + "\n")
         else:
             out.extend(evaluate_as_json(node.body, item) for item in find(node.expr, data))
     return "".join(out)
@@ -266,7 +260,7 @@ def evaluate_as_json(nodes: list[Any], data: Any) -> str:
 def _text(value: Any) -> str:
     """client-go ``JSONPath.PrintResults``: maps and lists as JSON (Go's ``json.Marshal``), others as text."""
     if isinstance(value, dict | list):
-        return _go_json(value)
+        return go_marshal(value)
     return go_value(value)
 
 

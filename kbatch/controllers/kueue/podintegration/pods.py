@@ -17,10 +17,10 @@ same order. The upstream example (``pod_controller_test.go``: one container requ
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 from kbatch.api.core_v1 import Pod, PodSchedulingGate
+from kbatch.api.go_marshal import go_marshal
 from kbatch.api.kueue_v1beta2.constants import QUEUE_LABEL
 
 __all__ = [
@@ -206,18 +206,9 @@ def spec_shape(spec: Any) -> dict[str, Any]:
     return dict(sorted(shape.items()))
 
 
-def _go_json(value: Any) -> str:
-    """``json.Marshal``: no spaces, HTML-safe escaping; the caller sorted the keys of its maps."""
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
-                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
-        text = text.replace(char, escaped)
-    return text
-
-
 def role_hash(pod: Any) -> str:
     """``getRoleHash``: the ``kueue.x-k8s.io/role-hash`` annotation, else ``GenerateRoleHash``."""
     given = annotations_of(pod).get(ROLE_HASH)
     if given:
         return given
-    return hashlib.sha256(_go_json({"spec": spec_shape(pod.spec)}).encode()).hexdigest()[:8]
+    return hashlib.sha256(go_marshal({"spec": spec_shape(pod.spec)}).encode()).hexdigest()[:8]
