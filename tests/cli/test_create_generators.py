@@ -12,6 +12,8 @@ oracle's nulls are dropped before comparing. Generators that read the server (``
 
 from __future__ import annotations
 
+import datetime
+import functools
 import json
 import os
 import shutil
@@ -61,7 +63,40 @@ def kubectl(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return run([KUBECTL, *args], tmp_path, kbatch_env(tmp_path))
 
 
+@functools.cache
+def _pems() -> dict[str, bytes]:
+    """An RSA and an EC certificate with their keys (PKCS #1, PKCS #8, SEC 1), another RSA key, and
+    PEM files of the wrong shapes, for ``create secret tls``."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+    from cryptography.x509.oid import NameOID
+
+    def cert(key: Any) -> bytes:
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kbatch.test")])
+        start = datetime.datetime(2026, 1, 1)
+        built = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                 .serial_number(1).not_valid_before(start)
+                 .not_valid_after(start + datetime.timedelta(days=365)).sign(key, hashes.SHA256()))
+        return built.public_bytes(serialization.Encoding.PEM)
+
+    def pem(key: Any, fmt: Any) -> bytes:
+        return key.private_bytes(serialization.Encoding.PEM, fmt, serialization.NoEncryption())
+
+    rsa_key, other, ec_key = (rsa.generate_private_key(public_exponent=65537, key_size=2048),
+                              rsa.generate_private_key(public_exponent=65537, key_size=2048),
+                              ec.generate_private_key(ec.SECP256R1()))
+    pkcs1, pkcs8 = serialization.PrivateFormat.TraditionalOpenSSL, serialization.PrivateFormat.PKCS8
+    return {"rsa.crt": cert(rsa_key), "rsa.key": pem(rsa_key, pkcs1), "rsa8.key": pem(rsa_key, pkcs8),
+            "other.key": pem(other, pkcs8), "ec.crt": cert(ec_key), "ec.key": pem(ec_key, pkcs1),
+            "junk.txt": b"not pem\n", "foo.pem": b"-----BEGIN FOO-----\naGVsbG8=\n-----END FOO-----\n",
+            "bad.crt": b"-----BEGIN CERTIFICATE-----\naGVsbG8=\n-----END CERTIFICATE-----\n",
+            "bad.key": b"-----BEGIN PRIVATE KEY-----\naGVsbG8=\n-----END PRIVATE KEY-----\n"}
+
+
 def _files(tmp_path: Path) -> None:
+    for name, data in _pems().items():
+        (tmp_path / name).write_bytes(data)
     (tmp_path / "conf").mkdir()
     (tmp_path / "conf" / "a.txt").write_text("alpha\n")
     (tmp_path / "conf" / "b.bin").write_bytes(b"\xff\x00\x01")
@@ -96,6 +131,16 @@ CASES: list[tuple[str, ...]] = [
     ("secret", "docker-registry", "reg", "--docker-username=u", "--docker-password=p",
      "--docker-email=e@x", "--docker-server=r.example"),
     ("secret", "docker-registry", "hub", "--docker-username=u", "--docker-password=p"),
+    ("secret", "tls", "rsa", "--cert=rsa.crt", "--key=rsa.key"),
+    ("secret", "tls", "pkcs8", "--cert=rsa.crt", "--key=rsa8.key", "-n", "team"),
+    ("secret", "tls", "ec", "--cert=ec.crt", "--key=ec.key", "--save-config"),
+    # --append-hash: the name suffixed with kubectl's hash of the content (pkg/util/hash)
+    ("configmap", "hashed", "--from-literal=a=<b&c>", "--from-file=conf", "--append-hash"),
+    ("configmap", "hashed-empty", "--append-hash"),
+    ("secret", "generic", "hashed", "--from-literal=a=1", "--type=example.com/x", "--append-hash"),
+    ("secret", "generic", "hashed-empty", "--append-hash"),
+    ("secret", "docker-registry", "hashed", "--docker-username=u", "--docker-password=p", "--append-hash"),
+    ("secret", "tls", "hashed", "--cert=rsa.crt", "--key=rsa.key", "--append-hash"),
     ("rolebinding", "rb", "--role=reader", "--user=alice", "--user=bob", "--group=devs",
      "--serviceaccount=team:builder"),
     ("rolebinding", "crb-in-ns", "--clusterrole=view", "-n", "team"),
@@ -149,6 +194,20 @@ BAD: list[tuple[str, ...]] = [
     ("configmap", "c", "--from-literal=a/b=1"),
     ("secret", "generic", "s", "--from-literal=a=1", "--from-literal=a=2"),
     ("secret", "docker-registry", "d"),
+    ("secret", "tls", "t"),
+    ("secret", "tls", "t", "--cert=rsa.crt"),
+    ("secret", "tls", "t", "--cert=missing.crt", "--key=rsa.key"),
+    ("secret", "tls", "t", "--cert=rsa.crt", "--key=missing.key"),
+    ("secret", "tls", "t", "--cert=rsa.crt", "--key=other.key"),
+    ("secret", "tls", "t", "--cert=rsa.crt", "--key=ec.key"),
+    ("secret", "tls", "t", "--cert=junk.txt", "--key=rsa.key"),
+    ("secret", "tls", "t", "--cert=rsa.key", "--key=rsa.key"),
+    ("secret", "tls", "t", "--cert=foo.pem", "--key=rsa.key"),
+    ("secret", "tls", "t", "--cert=rsa.crt", "--key=junk.txt"),
+    ("secret", "tls", "t", "--cert=rsa.crt", "--key=rsa.crt"),
+    ("secret", "tls", "t", "--cert=rsa.crt", "--key=foo.pem"),
+    ("secret", "tls", "t", "--cert=bad.crt", "--key=rsa.key"),
+    ("secret", "tls", "t", "--cert=rsa.crt", "--key=bad.key"),
     ("rolebinding", "r"),
     ("rolebinding", "r", "--role=a", "--clusterrole=b"),
     ("rolebinding", "r", "--role=a", "--serviceaccount=x"),

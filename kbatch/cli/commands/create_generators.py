@@ -1,6 +1,6 @@
 """``kbatch create``: ``-f FILE`` as before, and kubectl's generators as subcommands
 (k8s.io/kubectl ``pkg/cmd/create/create.go`` and ``create_*.go``): ``job``, ``cronjob``, ``namespace``,
-``configmap``, ``secret generic|docker-registry``, ``serviceaccount``, ``priorityclass``, ``quota``,
+``configmap``, ``secret generic|docker-registry|tls``, ``serviceaccount``, ``priorityclass``, ``quota``,
 ``role``, ``rolebinding``, ``clusterrole``, ``clusterrolebinding``, ``poddisruptionbudget``, with
 kubectl's aliases (``ns``, ``cm``, ``sa``, ``pc``, ``resourcequota``, ``pdb``, ``cj``).
 
@@ -37,7 +37,7 @@ __all__ = ["ARGS", "DRY_RUN", "MANAGER", "OUTPUT", "SAVE_CONFIG", "DashCommand",
 
 create_app = typer.Typer(help="Create objects from files (-f) or with one of kubectl's generators.",
                          no_args_is_help=False, invoke_without_command=True)
-secret_app = typer.Typer(help="Create a secret: generic or docker-registry.", no_args_is_help=True)
+secret_app = typer.Typer(help="Create a secret: generic, docker-registry or tls.", no_args_is_help=True)
 
 OUTPUT = typer.Option(None, "-o", "--output", help="yaml, json or name.")
 DRY_RUN = typer.Option("none", "--dry-run", help="none, client or server.")
@@ -331,6 +331,7 @@ _FROM_FILE = typer.Option(None, "--from-file", help="[KEY=]PATH of a file or dir
                           "comma-separated).")
 _FROM_LITERAL = typer.Option(None, "--from-literal", help="KEY=VALUE (repeatable).")
 _FROM_ENV_FILE = typer.Option(None, "--from-env-file", help="A file of KEY=VALUE lines (repeatable).")
+_APPEND_HASH = typer.Option(False, "--append-hash", help="Append a hash of the content to the name.")
 
 
 def string_slice(values: list[str] | None) -> list[str]:
@@ -338,9 +339,11 @@ def string_slice(values: list[str] | None) -> list[str]:
     return [part for value in values or () for part in value.split(",")]
 
 
-def _no_append_hash(append_hash: bool) -> None:
-    if append_hash:
-        raise UserError("--append-hash is not supported by kbatch")
+def _hashed(obj: Obj, append_hash: bool) -> Obj:
+    """``--append-hash``: the name suffixed with the content's hash (``generators/name_hash.py``)."""
+    from kbatch.cli.generators.name_hash import with_hash_suffix
+
+    return with_hash_suffix(obj) if append_hash else obj
 
 
 @create_app.command("configmap", cls=DashCommand)
@@ -349,16 +352,15 @@ def _no_append_hash(append_hash: bool) -> None:
 def configmap(ctx: typer.Context, args: list[str] | None = ARGS, from_file: list[str] | None = _FROM_FILE,
               from_literal: list[str] | None = _FROM_LITERAL,
               from_env_file: list[str] | None = _FROM_ENV_FILE,
-              append_hash: bool = typer.Option(False, "--append-hash", help="Not supported."),
+              append_hash: bool = _APPEND_HASH,
               namespace: str | None = NAMESPACE, output: str | None = OUTPUT, dry_run: str = DRY_RUN,
               save_config: bool = SAVE_CONFIG, field_manager: str = MANAGER) -> None:
     """Create a config map from files, directories, literal values or env files."""
     from kbatch.cli.generators.data import Sources, config_map
 
     name, _ = name_and_command(ctx, args)
-    _no_append_hash(append_hash)
     sources = Sources(string_slice(from_file), list(from_literal or []), string_slice(from_env_file))
-    obj = config_map(name, namespace, sources, os.environ)
+    obj = _hashed(config_map(name, namespace, sources, os.environ), append_hash)
     run(ctx, namespace, emit(output, dry_run, save_config, field_manager, "failed to create configmap: "),
         lambda _b: obj)
 
@@ -369,16 +371,15 @@ def secret_generic(ctx: typer.Context, args: list[str] | None = ARGS,
                    from_file: list[str] | None = _FROM_FILE, from_literal: list[str] | None = _FROM_LITERAL,
                    from_env_file: list[str] | None = _FROM_ENV_FILE,
                    type_: str = typer.Option("", "--type", help="The type of secret to create."),
-                   append_hash: bool = typer.Option(False, "--append-hash", help="Not supported."),
+                   append_hash: bool = _APPEND_HASH,
                    namespace: str | None = NAMESPACE, output: str | None = OUTPUT, dry_run: str = DRY_RUN,
                    save_config: bool = SAVE_CONFIG, field_manager: str = MANAGER) -> None:
     """Create a secret from files, directories, literal values or env files."""
     from kbatch.cli.generators.data import Sources, generic_secret
 
     name, _ = name_and_command(ctx, args)
-    _no_append_hash(append_hash)
     sources = Sources(string_slice(from_file), list(from_literal or []), string_slice(from_env_file))
-    obj = generic_secret(name, namespace, sources, type_, os.environ)
+    obj = _hashed(generic_secret(name, namespace, sources, type_, os.environ), append_hash)
     run(ctx, namespace, emit(output, dry_run, save_config, field_manager, "failed to create secret "),
         lambda _b: obj)
 
@@ -391,7 +392,7 @@ def secret_docker_registry(ctx: typer.Context, args: list[str] | None = ARGS,
                            password: str = typer.Option("", "--docker-password"),
                            email: str = typer.Option("", "--docker-email"),
                            from_file: list[str] | None = _FROM_FILE,
-                           append_hash: bool = typer.Option(False, "--append-hash", help="Not supported."),
+                           append_hash: bool = _APPEND_HASH,
                            namespace: str | None = NAMESPACE, output: str | None = OUTPUT,
                            dry_run: str = DRY_RUN, save_config: bool = SAVE_CONFIG,
                            field_manager: str = MANAGER) -> None:
@@ -399,9 +400,26 @@ def secret_docker_registry(ctx: typer.Context, args: list[str] | None = ARGS,
     from kbatch.cli.generators.data import docker_registry_secret
 
     name, _ = name_and_command(ctx, args)
-    _no_append_hash(append_hash)
-    obj = docker_registry_secret(name, namespace, server, username, password, email, string_slice(from_file))
+    obj = _hashed(docker_registry_secret(name, namespace, server, username, password, email,
+                                         string_slice(from_file)), append_hash)
     run(ctx, namespace, emit(output, dry_run, save_config, field_manager, "failed to create secret "),
+        lambda _b: obj)
+
+
+@secret_app.command("tls", cls=DashCommand)
+@command
+def secret_tls(ctx: typer.Context, args: list[str] | None = ARGS,
+               cert: str = typer.Option("", "--cert", help="Path to PEM encoded public key certificate."),
+               key: str = typer.Option("", "--key", help="Path to the certificate's private key."),
+               append_hash: bool = _APPEND_HASH, namespace: str | None = NAMESPACE,
+               output: str | None = OUTPUT, dry_run: str = DRY_RUN, save_config: bool = SAVE_CONFIG,
+               field_manager: str = MANAGER) -> None:
+    """Create a TLS secret (kubernetes.io/tls) from a certificate and its private key."""
+    from kbatch.cli.generators.tls import tls_secret
+
+    name, _ = name_and_command(ctx, args)
+    obj = _hashed(tls_secret(name, namespace, cert, key), append_hash)
+    run(ctx, namespace, emit(output, dry_run, save_config, field_manager, "failed to create secret: "),
         lambda _b: obj)
 
 

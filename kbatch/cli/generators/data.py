@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from kbatch.cli.generators import GeneratorError, Obj, object_meta
 
-__all__ = ["Sources", "config_map", "docker_registry_secret", "generic_secret"]
+__all__ = ["Sources", "config_map", "docker_registry_secret", "generic_secret", "secret_object"]
 
 Add = Callable[[str, bytes, bool], None]  # key, value, whether it came from a file (ConfigMap: binary ok)
 
@@ -167,7 +167,7 @@ def config_map(name: str, ns: str | None, sources: Sources, env: Mapping[str, st
     return out
 
 
-def _secret(name: str, ns: str | None, data: dict[str, str], type_: str) -> Obj:
+def secret_object(name: str, ns: str | None, data: dict[str, str], type_: str) -> Obj:
     out: Obj = {"apiVersion": "v1", "kind": "Secret", "metadata": object_meta(name, ns)}
     if data:
         out["data"] = data
@@ -192,7 +192,7 @@ def generic_secret(name: str, ns: str | None, sources: Sources, type_: str, env:
         data[key] = base64.b64encode(value).decode()
 
     _read(sources, add, env)
-    return _secret(name, ns, data, type_)
+    return secret_object(name, ns, data, type_)
 
 
 def docker_registry_secret(name: str, ns: str | None, server: str, username: str, password: str,
@@ -218,4 +218,4 @@ def docker_registry_secret(name: str, ns: str | None, server: str, username: str
         entry["auth"] = base64.b64encode(f"{username}:{password}".encode()).decode()
         text = json.dumps({"auths": {server: entry}}, separators=(",", ":"), ensure_ascii=False)
         data[".dockerconfigjson"] = base64.b64encode(text.encode()).decode()
-    return _secret(name, ns, data, "kubernetes.io/dockerconfigjson")
+    return secret_object(name, ns, data, "kubernetes.io/dockerconfigjson")
