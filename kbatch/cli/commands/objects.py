@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command, each_reporting
 from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.render import render_json, render_name, render_yaml
@@ -241,8 +242,13 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
                                                    help="Seconds; 0 is sent as 1 unless --force."),
            force: bool = typer.Option(False, "--force", help="Delete at once (grace period 0), without "
                                       "waiting for the pods' termination."),
+           wait: bool = typer.Option(False, "--wait", help="Wait until the objects are gone (their "
+                                     "finalizers, their pods' termination), moving virtual time."),
+           timeout: str = typer.Option("0s", "--timeout", help="With --wait, how long at most (Go duration; "
+                                       "0: a week, as kubectl)."),
            dry_run: str = DRY_RUN) -> None:
-    """Delete objects by kind and name, by selector, or as named in files (returns once accepted)."""
+    """Delete objects by kind and name, by selector, or as named in files (returns once accepted;
+    with --wait, once they are gone)."""
     policy = CASCADE.get(cascade.lower())
     if policy is None:
         raise UserError(f'invalid cascade value "{cascade}": use background, foreground or orphan')
@@ -253,6 +259,8 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
     from kbatch.server.backend import DeleteOptions
 
     opts = DeleteOptions(propagation_policy=policy, grace_period_seconds=grace_period, dry_run=is_dry)
+    seconds = duration_option(timeout, "--timeout") or _WEEK
+    deleted: list[tuple[Any, str | None, str]] = []
     with session(global_options(ctx)) as backend:
         targets = _delete_targets(backend, kind, names or [], filename, namespace, selector, all_)
         if not targets:
@@ -274,9 +282,31 @@ def delete(ctx: typer.Context, kind: str | None = typer.Argument(None, help="KIN
                 warn_cluster_scope[0] = False
             if dry_run != "client":
                 backend.delete(info, ns, name, opts)
+                deleted.append(target)
             return f'{label} "{name}" {operation}{suffix}'
 
         each_reporting(targets, one)  # type: ignore[arg-type]
+        if wait and not is_dry:
+            _wait_gone(backend, deleted, seconds)
+
+
+_WEEK = 168 * 3600.0  # kubectl delete's wait when --timeout is 0
+
+
+def _wait_gone(backend: Any, deleted: list[tuple[Any, str | None, str]], seconds: float) -> None:
+    """kubectl ``pkg/cmd/delete/delete.go`` ``RunDelete`` with ``--wait``: after every delete was
+    accepted, wait (``cmdwait.IsDeleted``, printing nothing) for each object in turn until it is gone,
+    all within one ``--timeout``; the first that is not is kubectl wait's timeout error."""
+    from kbatch.cli.commands.timecmd import wait_until
+
+    left = seconds
+    for info, ns, name in deleted:
+        spec: dict[str, object] = {"kind": info.plural + (f".{info.group}" if info.group else ""),
+                                   "name": name, "namespace": ns, "delete": True}
+        out = wait_until(backend, left, spec)
+        if not out.get("met"):
+            raise UserError(f"timed out waiting for the condition on {info.plural}/{name}")
+        left = max(left - float(out.get("advancedSeconds") or 0.0), 0.0)
 
 
 def _grace_period(seconds: int | None, force: bool) -> int | None:

@@ -14,7 +14,7 @@ from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.resolve import kind_info, namespace_for, split_kind_name
 from kbatch.cli.warnings import warn_deprecated
 
-__all__ = ["register"]
+__all__ = ["register", "wait_until"]
 
 
 @command
@@ -99,12 +99,7 @@ def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, 
         if not _exists(backend, info, spec, for_delete=for_ == "delete"):
             return  # --for delete of nothing: kubectl visits nothing, prints nothing, exits 0
         try:
-            if not backend.clock().get("virtual", True):  # --clock real, etcd: time moves by itself
-                out = {"met": _wait_real_time(backend, seconds, spec)}
-            elif sys.stderr.isatty() and seconds >= PROGRESS_FROM:
-                out = _with_progress(backend, seconds, spec)
-            else:
-                out = backend.advance(seconds, wait_for=spec)
+            out = wait_until(backend, seconds, spec)
         except BadRequest as err:
             if "jsonpath" not in spec:
                 raise
@@ -113,6 +108,22 @@ def wait(ctx: typer.Context, target: str = typer.Argument(..., help="KIND/NAME, 
     if not out.get("met"):
         raise UserError(f"timed out waiting for the condition on {info.plural}/{name}")
     typer.echo(f"{label} {'deleted' if for_ == 'delete' else 'condition met'}")
+
+
+def wait_until(backend: Any, seconds: float, spec: dict[str, object]) -> dict[str, Any]:
+    """Until ``spec`` holds (``backend.advance``'s ``wait_for``), at most ``seconds``: virtual time
+    jumps (with a progress line on a terminal for long waits); on a real clock (``serve --clock
+    real``, etcd) the machine's time passes. The answer has ``met`` and ``advancedSeconds``."""
+    if not backend.clock().get("virtual", True):  # --clock real, etcd: time moves by itself
+        from kbatch.runtime.clock import RealClock
+
+        clock = RealClock()
+        start = clock.now()
+        met = _wait_real_time(backend, seconds, spec)
+        return {"met": met, "advancedSeconds": clock.now() - start}
+    if sys.stderr.isatty() and seconds >= PROGRESS_FROM:
+        return _with_progress(backend, seconds, spec)  # type: ignore[no-any-return]
+    return backend.advance(seconds, wait_for=spec)  # type: ignore[no-any-return]
 
 
 def _exists(backend: Any, info: Any, spec: dict[str, object], *, for_delete: bool) -> bool:
