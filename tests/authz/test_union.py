@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbatch.authz.chain import RBAC_ONLY, AuthorizerChain, union
+from kbatch.authz.escalation import check
 from kbatch.authz.node_authorizer import NodeAuthorizer
 from kbatch.authz.node_graph import NodeGraph
 from kbatch.authz.rbac import Decision, RbacSnapshot
@@ -81,3 +82,22 @@ def test_the_chain_asks_the_node_authorizer_first_when_it_is_a_mode() -> None:
 def test_system_masters_is_allowed_before_any_mode() -> None:
     admin = UserInfo("admin", ("system:masters",))
     assert RBAC_ONLY.authorize(Attributes(admin, "escalate", resource="roles"), EMPTY).allowed
+
+
+def test_the_escalation_check_asks_the_chain_it_is_given() -> None:
+    """``RoleEscalationAuthorized`` and ``BindingAuthorized`` ask the server's authorizer: a mode before
+    RBAC that allows ``escalate`` (here the Node authorizer's static rules) lets a kubelet write a Role
+    with rules it does not hold; RBAC alone refuses it."""
+    escalate = {"verbs": ["escalate", "bind"], "apiGroups": ["rbac.authorization.k8s.io"],
+                "resources": ["roles", "clusterroles"]}
+    chain = AuthorizerChain(NodeAuthorizer(NodeGraph, (escalate,)))
+    kubelet = UserInfo("system:node:n1", ("system:nodes", "system:authenticated"))
+    role = {"metadata": {"name": "r", "namespace": "default"},
+            "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["secrets"]}]}
+    assert check("Role", role, None, kubelet, "default", "", EMPTY, chain) is None
+    refused = check("Role", role, None, kubelet, "default", "", EMPTY, RBAC_ONLY)
+    assert refused is not None
+    assert "attempting to grant RBAC permissions not currently held" in refused.message
+    binding = {"metadata": {"name": "b", "namespace": "default"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "missing"}}
+    assert check("RoleBinding", binding, None, kubelet, "default", "", EMPTY, chain) is None
