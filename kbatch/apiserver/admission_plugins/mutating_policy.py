@@ -2,7 +2,8 @@
 
 Upstream: ``k8s.io/apiserver/pkg/admission/plugin/policy/mutating`` (``plugin.go``, ``dispatcher.go``,
 ``reinvocationcontext.go``), the generic ``policy_dispatcher.go`` it shares with the validating
-plugin, and ``admission/reinvocation.go``. For every create and update of a main resource each
+plugin, and ``admission/reinvocation.go``. For every create and update of a main resource (and every
+create of ``pods/binding`` and ``pods/eviction``, :mod:`kbatch.apiserver.subresource_admission`) each
 policy whose ``matchConstraints`` match is invoked once per binding whose ``matchResources`` also
 match and per param the binding selects (:mod:`.policy_params`), policies and bindings in name order:
 
