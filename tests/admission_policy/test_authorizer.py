@@ -24,6 +24,7 @@ from kbatch.api.rbac_v1 import Role, RoleBinding
 from kbatch.apiserver.requester import acting_as
 from kbatch.authz.chain import RBAC_ONLY
 from kbatch.authz.user import UserInfo
+from tests.server.test_kubectl_authorizer_chain import OBJECTS as KUBELET_OBJECTS
 
 CONFIGMAPS = [
     {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}
@@ -146,26 +147,7 @@ def test_a_mutating_policy_reads_the_authorizer() -> None:
 KUBELET = UserInfo("system:node:n1", ("system:nodes", "system:authenticated"))
 SECRET_CHECK = ("authorizer.group('').resource('secrets').namespace('default').name(object.data.secret)"
                 ".check('get')")
-NODE_OBJECTS = """
-apiVersion: v1
-kind: Node
-metadata: {name: n1}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: s1}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: s2}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: p1}
-spec:
-  nodeName: n1
-  containers: [{name: c, image: i, env: [{name: X, valueFrom: {secretKeyRef: {name: s1, key: k}}}]}]
-"""
+NODE_OBJECTS = KUBELET_OBJECTS  # n1, secrets s1 and s2, the pod p1 on n1 that references s1
 
 
 def _node_world() -> ControlPlane:
