@@ -66,7 +66,7 @@ class Admission:
         self._validating_last: list[_Entry] = []
         self._deleting: list[AdmissionHook] = []  # validating hooks that also judge deletes
         # (mutating?, model, subresource write?) -> the hooks that apply, in order; rebuilt after any add
-        self._plans: dict[tuple[bool, type[Resource], bool], tuple[AdmissionHook, ...]] = {}
+        self._plans: dict[tuple[bool, type[Resource], bool, bool], tuple[AdmissionHook, ...]] = {}
         self._metadata_only: dict[tuple[type[Resource], bool], bool] = {}
 
     def add_mutating(self, model: type[Resource] | None, hook: AdmissionHook, *,
@@ -88,10 +88,12 @@ class Admission:
             self._deleting.append(hook)
         self._plans.clear()
 
-    def mutate(self, request: AdmissionRequest) -> None:
+    def mutate(self, request: AdmissionRequest, *, kind_only: bool = False) -> None:
         """Run the mutating hooks; when one returns a value, run them all once more (the second pass),
-        each seeing what the hooks that asked returned in ``request.reinvocation``."""
-        plan = self._plan(True, type(request.obj), bool(request.subresource))
+        each seeing what the hooks that asked returned in ``request.reinvocation``. ``kind_only``: only
+        the hooks added for the object's own model (not those for every kind: the create of a pod
+        subresource, whose Binding or Eviction is never stored)."""
+        plan = self._plan(True, type(request.obj), bool(request.subresource), kind_only)
         asked: dict[AdmissionHook, object] | None = None
         for hook in plan:
             state = hook(request)
@@ -123,13 +125,15 @@ class Admission:
                 for hook in self._plan(True, model, subresource))
         return answer
 
-    def _plan(self, mutating: bool, model: type[Resource], subresource: bool) -> tuple[AdmissionHook, ...]:
+    def _plan(self, mutating: bool, model: type[Resource], subresource: bool,
+              kind_only: bool = False) -> tuple[AdmissionHook, ...]:
         """The hooks for a write of ``model`` (to a subresource or not), decided once."""
-        key = (mutating, model, subresource)
+        key = (mutating, model, subresource, kind_only)
         plan = self._plans.get(key)
         if plan is None:
             entries = self._mutating if mutating else self._validating + self._validating_last
             plan = self._plans[key] = tuple(
                 hook for target, hook, main_only in entries
-                if (target is None or target is model) and not (main_only and subresource))
+                if (target is model or (target is None and not kind_only))
+                and not (main_only and subresource))
         return plan

@@ -7,7 +7,9 @@ Who the write acts as is the request's user, carried by the admission request
 (:mod:`kbatch.apiserver.requester`). A write by ``system:masters`` — a request that impersonates no
 one, the CLI, the library, the controllers — is not checked, as upstream's ``EscalationAllowed`` skips
 it: the hook returns after a look at the user's groups, and it is installed for the four RBAC kinds
-alone. The RBAC objects a checked write is judged against are read from the store at that moment.
+alone. The RBAC objects a checked write is judged against are read from the store at that moment; the
+``escalate`` and ``bind`` questions go to the server's configured authorizer chain
+(:attr:`~kbatch.apiserver.server.APIServer.authorizer`).
 
 kbatch runs the check as a validating hook, after the kind's validation; upstream's storage runs it
 before (an invalid object that would also escalate is a 422 here, a 403 upstream).
@@ -39,7 +41,8 @@ def _hook(server: APIServer) -> Callable[[AdmissionRequest], None]:
         old = request.old.to_dict() if request.old is not None else None
         name = obj.metadata.name or "" if request.operation == "UPDATE" else ""
         namespace = obj.metadata.namespace or ""
-        error = check(type(obj).__name__, obj.to_dict(), old, user, namespace, name, stored_rbac(server))
+        error = check(type(obj).__name__, obj.to_dict(), old, user, namespace, name, stored_rbac(server),
+                      server.authorizer)
         if error is not None:
             raise error
 

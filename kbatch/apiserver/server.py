@@ -35,6 +35,7 @@ from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.listing import list_objects
 from kbatch.apiserver.local import LocalClient
 from kbatch.apiserver.namespaces import NamespaceLifecycle
+from kbatch.apiserver.node_graph_source import default_chain
 from kbatch.apiserver.patch import patch_object
 from kbatch.apiserver.requester import requester
 from kbatch.apiserver.subresource_admission import admit_pod_subresource
@@ -42,6 +43,7 @@ from kbatch.apiserver.token_requests import ServerObjects, TokenIssuer
 from kbatch.apiserver.unstructured import Unstructured
 from kbatch.apiserver.update import object_namespace, read_kv, update_object
 from kbatch.apiserver.watch import TypedWatch, open_watch
+from kbatch.authz.chain import AuthorizerChain
 from kbatch.authz.token_signer import TokenSigner
 from kbatch.families import AdmissionPlugin, Composition, builtin, resolve
 from kbatch.store.kv import KV
@@ -95,6 +97,9 @@ class APIServer:
         # serviceaccounts/NAME/token: decision and signing (kbatch/apiserver/token_requests.py); the
         # control plane sets its seed, `kbatch serve` its secret
         self.tokens = TokenIssuer()
+        # the authorizer chain the server's own checks ask (escalation, NodeRestriction's audience rule,
+        # admission policies' `authorizer`): Node,RBAC over the store, until `kbatch serve` sets its own
+        self._authorizer: AuthorizerChain | None = None
         self.unstructured = Unstructured(self)
         # Update managers of tracked writes, recorded before the other admission plugins mutate the
         # object, as upstream's handlers do (kbatch.apiserver.apply.tracking)
@@ -107,6 +112,17 @@ class APIServer:
         if bootstrap:
             self.namespaces.bootstrap()
             self.run_post_start_hooks()
+
+    @property
+    def authorizer(self) -> AuthorizerChain:
+        """The configured authorizer chain (:mod:`kbatch.apiserver.node_graph_source`)."""
+        if self._authorizer is None:
+            self._authorizer = default_chain(self)
+        return self._authorizer
+
+    @authorizer.setter
+    def authorizer(self, chain: AuthorizerChain) -> None:
+        self._authorizer = chain
 
     def run_post_start_hooks(self) -> None:
         """The families' post-start hooks, in family order (kube-apiserver runs its post-start hooks
@@ -122,12 +138,14 @@ class APIServer:
         state = dict(self.__dict__)
         state["admission"] = None
         state["_kinds"] = {}
+        state["_authorizer"] = None  # its graph reads this server; built again when first asked
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("token_signer", TokenSigner())  # an image saved before it existed
         self.__dict__.setdefault("tokens", TokenIssuer())
+        self.__dict__.setdefault("_authorizer", None)
         self.admission = Admission()
         apply_tracking.install(self)
         rbac_policybased.install(self)
@@ -229,12 +247,12 @@ class APIServer:
 
     def bind(self, binding: Binding, namespace: str | None = None, *, dry_run: bool = False) -> Pod:
         """``pods/binding``: set the pod's node, annotations and ``PodScheduled`` in one write."""
-        admit_pod_subresource(self, binding, "binding", namespace, binding.name, dry_run=dry_run)
+        binding = admit_pod_subresource(self, binding, "binding", namespace, binding.name, dry_run=dry_run)
         return bind_pod(self, binding, namespace, dry_run=dry_run)
 
     def evict(self, name: str, namespace: str, eviction: Eviction, *, dry_run: bool = False) -> Status:
         """``pods/eviction``: delete the pod unless its PodDisruptionBudget forbids it (429)."""
-        admit_pod_subresource(self, eviction, "eviction", namespace, name, dry_run=dry_run)
+        eviction = admit_pod_subresource(self, eviction, "eviction", namespace, name, dry_run=dry_run)
         return evict_pod(self, name, namespace, eviction, dry_run=dry_run)
 
     def create_token(self, namespace: str, name: str, body: dict[str, Any]) -> tuple[Obj, Warnings]:

@@ -1,11 +1,14 @@
 """RBAC's escalation check: a user may write a Role or ClusterRole only with rules they already hold,
-and bind a role only when they hold its rules, unless RBAC grants them ``escalate`` (roles) or ``bind``
-(the bound role). Kubernetes 1.37:
+and bind a role only when they hold its rules, unless the server's authorizer grants them ``escalate``
+(roles) or ``bind`` (the bound role). Kubernetes 1.37:
 
 * ``pkg/registry/rbac/escalation_check.go``: ``EscalationAllowed`` (``system:masters`` skips every
   check), ``RoleEscalationAuthorized`` (``escalate`` on the request's ``roles``/``clusterroles``, its
   namespace and name), ``BindingAuthorized`` (``bind`` on the ``roleRef``'s role, in the binding's
-  namespace);
+  namespace). Both ask the authorizer the storage was built with, kube-apiserver's whole chain
+  (``pkg/registry/rbac/rest/storage_rbac.go`` gets ``Authorization.Authorizer``): here the
+  :class:`~kbatch.authz.chain.AuthorizerChain` the caller passes, the Node authorizer included when it
+  is a mode. ``ConfirmNoEscalation`` asks RBAC's rule resolver alone (the rules the user holds);
 * ``pkg/registry/rbac/{role,clusterrole,rolebinding,clusterrolebinding}/policybased/storage.go``: the
   checks on create and update, an update that only changes what the garbage collector changes
   (``IsOnlyMutatingGCFields``) passing, an ``aggregationRule`` (set, or on the stored role) needing
@@ -24,6 +27,7 @@ from typing import Any
 
 from kbatch.api.errors import Forbidden, NotFound, StatusDetails, StatusError
 from kbatch.authz import chain, rbac
+from kbatch.authz.chain import AuthorizerChain
 from kbatch.authz.rbac import RbacSnapshot
 from kbatch.authz.user import Attributes, UserInfo
 
@@ -141,11 +145,11 @@ def _forbidden(resource: str, name: str, message: str) -> Forbidden:
                      details=StatusDetails(name=name or None, group=GROUP, kind=resource))
 
 
-def _allowed(user: UserInfo, verb: str, resource: str, namespace: str, name: str, snapshot: RbacSnapshot,
-             group: str = GROUP, version: str = "") -> bool:
+def _allowed(authorizer: AuthorizerChain, user: UserInfo, verb: str, resource: str, namespace: str,
+             name: str, snapshot: RbacSnapshot, group: str = GROUP, version: str = "") -> bool:
     attrs = Attributes(user, verb, namespace=namespace, api_group=group, api_version=version,
                        resource=resource, name=name)
-    return chain.authorize(attrs, snapshot).allowed
+    return authorizer.authorize(attrs, snapshot).allowed
 
 
 def _only_gc_fields(obj: Rule, old: Rule) -> bool:
@@ -163,9 +167,9 @@ def _aggregates(role: Rule | None) -> bool:
 
 
 def _role_check(kind: str, obj: Rule, old: Rule | None, user: UserInfo, namespace: str, request_name: str,
-                snapshot: RbacSnapshot) -> StatusError | None:
+                snapshot: RbacSnapshot, authorizer: AuthorizerChain) -> StatusError | None:
     resource, name = _RESOURCES[kind], (obj.get("metadata") or {}).get("name") or ""
-    if _allowed(user, "escalate", resource, namespace, request_name, snapshot, version="*"):
+    if _allowed(authorizer, user, "escalate", resource, namespace, request_name, snapshot, version="*"):
         return None
     message = confirm_no_escalation(user, namespace, obj.get("rules") or (), snapshot)
     if message:
@@ -176,14 +180,15 @@ def _role_check(kind: str, obj: Rule, old: Rule | None, user: UserInfo, namespac
     return None
 
 
-def _binding_check(kind: str, obj: Rule, user: UserInfo, namespace: str,
-                   snapshot: RbacSnapshot) -> StatusError | None:
+def _binding_check(kind: str, obj: Rule, user: UserInfo, namespace: str, snapshot: RbacSnapshot,
+                   authorizer: AuthorizerChain) -> StatusError | None:
     ref = obj.get("roleRef") or {}
     ref_kind, ref_name = ref.get("kind") or "", ref.get("name") or ""
     ref_resource = _RESOURCES.get(ref_kind) if ref_kind in ("Role", "ClusterRole") else None
     if ref_resource is None:
         return Forbidden(f'unsupported role reference kind: "{ref_kind}"')
-    if _allowed(user, "bind", ref_resource, namespace, ref_name, snapshot, group=ref.get("apiGroup") or ""):
+    if _allowed(authorizer, user, "bind", ref_resource, namespace, ref_name, snapshot,
+                group=ref.get("apiGroup") or ""):
         return None
     role = snapshot.role(ref_kind, namespace, ref_name)
     if role is None:  # the registry's lookup (GetRoleReferenceRules through the role storage)
@@ -194,14 +199,15 @@ def _binding_check(kind: str, obj: Rule, user: UserInfo, namespace: str,
 
 
 def check(kind: str, obj: Rule, old: Rule | None, user: UserInfo, namespace: str, request_name: str,
-          snapshot: RbacSnapshot) -> StatusError | None:
+          snapshot: RbacSnapshot, authorizer: AuthorizerChain) -> StatusError | None:
     """The error the write of ``obj`` (a Role, ClusterRole, RoleBinding or ClusterRoleBinding, as wire
     dicts; ``old`` the stored object of an update) by ``user`` gets, or ``None`` when it may be made.
-    ``namespace`` and ``request_name`` are the request's (``""`` at the cluster scope, on a create)."""
+    ``namespace`` and ``request_name`` are the request's (``""`` at the cluster scope, on a create);
+    ``authorizer`` answers whether ``user`` may ``escalate`` or ``bind``."""
     if chain.is_privileged(user):
         return None
     if old is not None and _only_gc_fields(obj, old):
         return None
     if kind in ("Role", "ClusterRole"):
-        return _role_check(kind, obj, old, user, namespace, request_name, snapshot)
-    return _binding_check(kind, obj, user, namespace, snapshot)
+        return _role_check(kind, obj, old, user, namespace, request_name, snapshot, authorizer)
+    return _binding_check(kind, obj, user, namespace, snapshot, authorizer)

@@ -36,7 +36,7 @@ from kbatch.api.kube_version import version_info
 from kbatch.api.virtual import Subresource
 from kbatch.apiserver.admission_plugins.node_restriction import admit_token_request
 from kbatch.apiserver.requester import LOCAL_ADMIN, acting_as, as_control_plane
-from kbatch.authz.chain import authorize, is_privileged
+from kbatch.authz.chain import AuthorizerChain, authorize, is_privileged
 from kbatch.authz.impersonation import impersonated_user, requested_user
 from kbatch.authz.impersonation_check import check_impersonation
 from kbatch.authz.node_authorizer import NodeAuthorizer
@@ -109,6 +109,9 @@ class KbatchApp:
         if "Node" in authorization_modes:
             features = getattr(getattr(backend, "control_plane", None), "features", None)
             self.node = node_authorizer(NodeGraphFeed(self.backend), features)
+        server = getattr(getattr(backend, "control_plane", None), "server", None)
+        if server is not None:  # the API server's own checks ask the chain the requests do, one graph
+            server.authorizer = AuthorizerChain(self.node)
 
     def begin_shutdown(self) -> None:
         """End open watch streams (called on SIGINT/SIGTERM, before uvicorn drains connections)."""

@@ -12,15 +12,13 @@ controllers never read or feed the graph: its cost is the authorization path's a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kbatch.api.base import ApiInfo
+from kbatch.apiserver.node_graph_source import node_authorizer_over
 from kbatch.authz.node_authorizer import NodeAuthorizer
 from kbatch.authz.node_graph import NodeGraph
 from kbatch.authz.node_graph_populator import RESOURCES, GraphPopulator
-from kbatch.families.rbac.bootstrap_policy import GATE_DEFAULTS
-from kbatch.families.rbac.policy_builders import Gates
-from kbatch.families.rbac.policy_cluster import node_rules
 from kbatch.server.backend import Backend, DictWatch, WatchOptions
 
 if TYPE_CHECKING:
@@ -88,7 +86,6 @@ class NodeGraphFeed:
 
 
 def node_authorizer(feed: NodeGraphFeed, features: FeatureGates | None) -> NodeAuthorizer:
-    """The Node authorizer over ``feed``'s graph, with the bootstrap policy's node rules for these
-    gates (``bootstrappolicy.NodeRules()``, as kube-apiserver passes them to ``node.NewAuthorizer``)."""
-    rules: list[dict[str, Any]] = node_rules(Gates(features, GATE_DEFAULTS))
-    return NodeAuthorizer(feed.graph, tuple(rules))
+    """The Node authorizer over ``feed``'s graph, with the bootstrap policy's node rules
+    (:func:`kbatch.apiserver.node_graph_source.node_authorizer_over`)."""
+    return node_authorizer_over(feed.graph, features)

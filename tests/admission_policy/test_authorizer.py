@@ -1,7 +1,8 @@
 """The ``authorizer`` variable of admission policies (k8s.io/apiserver ``pkg/cel/library/authz.go``):
-checks go to kbatch's authorizer chain (``system:masters``, then RBAC over the stored roles and
-bindings), for the requester or a service account; ``authorizer.requestResource`` is the request's own
-resource. Upstream's docs example: a policy that lets only those allowed a verb on a resource through.
+checks go to the server's authorizer chain (``system:masters``, then the Node authorizer and RBAC over
+the stored roles and bindings, as ``--authorization-mode=Node,RBAC``), for the requester or a service
+account; ``authorizer.requestResource`` is the request's own resource. Upstream's docs example: a policy
+that lets only those allowed a verb on a resource through.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ from kbatch.api.admissionregistration_v1 import (
 from kbatch.api.core_v1 import ConfigMap
 from kbatch.api.errors import StatusError
 from kbatch.api.rbac_v1 import Role, RoleBinding
+from kbatch.apiserver.requester import acting_as
+from kbatch.authz.chain import RBAC_ONLY
+from kbatch.authz.user import UserInfo
+from tests.server.test_kubectl_authorizer_chain import OBJECTS as KUBELET_OBJECTS
 
 CONFIGMAPS = [
     {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}
@@ -135,3 +140,52 @@ def test_a_mutating_policy_reads_the_authorizer() -> None:
     assert cp.server.create(_cm("a")).metadata.labels == {"robot-reads": "false"}
     _robot_may_read_secrets(cp)
     assert cp.server.create(_cm("b")).metadata.labels == {"robot-reads": "true"}
+
+
+# -- the chain is the server's: the Node authorizer answers for a kubelet -------------------------------
+
+KUBELET = UserInfo("system:node:n1", ("system:nodes", "system:authenticated"))
+SECRET_CHECK = ("authorizer.group('').resource('secrets').namespace('default').name(object.data.secret)"
+                ".check('get')")
+NODE_OBJECTS = KUBELET_OBJECTS  # n1, secrets s1 and s2, the pod p1 on n1 that references s1
+
+
+def _node_world() -> ControlPlane:
+    cp = ControlPlane(seed=0, controllers="")
+    cp.apply(NODE_OBJECTS)
+    for obj in _vap(f"{SECRET_CHECK}.allowed()", f"'no: ' + {SECRET_CHECK}.reason()"):
+        cp.server.create(obj)
+    return cp
+
+
+def _cm_as_kubelet(cp: ControlPlane, name: str, secret: str) -> str | None:
+    cm = ConfigMap.model_validate({"metadata": {"name": name, "namespace": "default"},
+                                   "data": {"secret": secret}})
+    try:
+        with acting_as(KUBELET):
+            cp.server.create(cm)
+    except StatusError as err:
+        return err.message
+    return None
+
+
+def test_a_kubelets_check_answers_from_the_node_authorizer() -> None:
+    """Node,RBAC by default: n1 may read the secret its pod references, not another; RBAC grants it
+    nothing (no binding of ``system:node``), so the reason is the Node authorizer's alone."""
+    cp = _node_world()
+    assert _cm_as_kubelet(cp, "a", "s1") is None
+    refused = _cm_as_kubelet(cp, "b", "s2")
+    assert refused is not None
+    assert refused.endswith(
+        "denied request: no: node: no relationship found between node 'n1' and this object")
+    # the graph follows the store: a pod of n1 that references s2 makes it readable
+    cp.apply(NODE_OBJECTS.split("---")[-1].replace("p1", "p2").replace("s1", "s2"))
+    assert _cm_as_kubelet(cp, "c", "s2") is None
+
+
+def test_with_rbac_alone_the_kubelet_gets_nothing() -> None:
+    """``--authorization-mode=RBAC``: the same check has no Node authorizer to ask."""
+    cp = _node_world()
+    cp.server.authorizer = RBAC_ONLY
+    refused = _cm_as_kubelet(cp, "a", "s1")
+    assert refused is not None and refused.endswith("denied request: no:")

@@ -2,7 +2,8 @@
 
 Upstream: ``k8s.io/apiserver/pkg/admission/plugin/policy/mutating`` (``plugin.go``, ``dispatcher.go``,
 ``reinvocationcontext.go``), the generic ``policy_dispatcher.go`` it shares with the validating
-plugin, and ``admission/reinvocation.go``. For every create and update of a main resource each
+plugin, and ``admission/reinvocation.go``. For every create and update of a main resource (and every
+create of ``pods/binding`` and ``pods/eviction``, :mod:`kbatch.apiserver.subresource_admission`) each
 policy whose ``matchConstraints`` match is invoked once per binding whose ``matchResources`` also
 match and per param the binding selects (:mod:`.policy_params`), policies and bindings in name order:
 
@@ -34,8 +35,9 @@ from kbatch.api.base import private_fields_set
 from kbatch.api.cel.authz import authorizing
 from kbatch.api.errors import StatusCause, StatusDetails, StatusError
 from kbatch.api.meta import Resource
+from kbatch.api.policy_v1 import Eviction
 from kbatch.apiserver.admission import AdmissionRequest
-from kbatch.apiserver.admission_plugins.policy_authorizer import rbac_checker
+from kbatch.apiserver.admission_plugins.policy_authorizer import authorizer_checker
 from kbatch.apiserver.admission_plugins.policy_dispatch import matching_pairs
 from kbatch.apiserver.admission_plugins.policy_evaluation import compose_variables, match_conditions
 from kbatch.apiserver.admission_plugins.policy_matching import Attributes
@@ -47,6 +49,7 @@ from kbatch.apiserver.admission_plugins.policy_request import (
     request_variables,
     wire,
 )
+from kbatch.apiserver.binding import Binding
 from kbatch.apiserver.decoding import decode_dict
 
 if TYPE_CHECKING:
@@ -128,7 +131,7 @@ class MutatingPolicyPlugin:
         attrs = attributes(self._server, request)
         errors: list[_PolicyError] = []
         invocations = self._invocations(bindings, attrs, errors)
-        with authorizing(rbac_checker(self._server)):
+        with authorizing(authorizer_checker(self._server)):
             changed = bool(invocations) and self._dispatch(request, attrs, invocations, state, second_pass,
                                                            errors)
         state.last_output = wire(request.obj)
@@ -157,7 +160,7 @@ class MutatingPolicyPlugin:
     def _dispatch(self, request: AdmissionRequest, attrs: Attributes, invocations: list[_Invocation],
                   state: ReinvocationState, second_pass: bool, errors: list[_PolicyError]) -> bool:
         """Run the invocations (``dispatchInvocations``); whether any mutation was made."""
-        kind = self._server.kind(type(request.obj))
+        group_kind = type(request.obj).api_info.group_kind  # a Binding or an Eviction has no Kind here
         current = wire(request.obj)
         dirty = False
         for invocation in invocations:
@@ -175,7 +178,7 @@ class MutatingPolicyPlugin:
             for mutation in policy.spec.mutations or ():
                 try:
                     patched = apply_mutation(mutation, current, data, policy.spec.param_kind is not None,
-                                             failed, kind.info.group_kind)
+                                             failed, group_kind)
                     current = self._decoded(type(request.obj), patched)
                 except MutationError as err:
                     errors.append(_PolicyError(policy, invocation.binding, str(err), "Invalid"))
@@ -197,7 +200,8 @@ class MutatingPolicyPlugin:
             obj, _ = decode_dict(model, patched)
         except StatusError as err:
             raise MutationError(err.message) from None
-        self._server.kind(model).strategy.default(obj)
+        if model in self._server.registry:  # a Binding or an Eviction has no defaulting
+            self._server.kind(model).strategy.default(obj)
         return wire(obj)  # type: ignore[no-any-return]
 
 
@@ -224,5 +228,10 @@ def install(server: APIServer) -> None:
         return
     # main resource only: kbatch's status writes share the stored spec when every mutating hook changes
     # at most metadata (update.py ``_take_carried``); a policy could change anything, so it does not
-    # run on subresource writes (docs/admission-policy.md, "Differences")
-    server.admission.add_mutating(None, MutatingPolicyPlugin(server).admit, main_resource_only=True)
+    # run on status or other subresource writes (docs/admission-policy.md, "Differences") — but for the
+    # creates of pods/binding and pods/eviction, whose objects are the subresource's own
+    # (kbatch.apiserver.subresource_admission)
+    admit = MutatingPolicyPlugin(server).admit
+    server.admission.add_mutating(None, admit, main_resource_only=True)
+    server.admission.add_mutating(Binding, admit)
+    server.admission.add_mutating(Eviction, admit)

@@ -24,14 +24,15 @@ resource:
   that does not exist is the 404); ``pods/binding``: refused (not ``status`` or ``eviction``).
 * ``serviceaccounts/token``: a TokenRequest bound to a pod (``boundObjectRef`` a ``v1`` ``Pod`` with a
   name and a uid) that exists with that uid and is bound to the node (:func:`token_request_refusal`,
-  called by the API server's ``create_token`` and by ``kbatch serve`` before a TokenRequest is answered).
+  called by the API server's ``create_token`` and by ``kbatch serve`` before a TokenRequest is answered),
+  for an audience the pod references or the authorizer chain grants
+  (ServiceAccountNodeAudienceRestriction, :mod:`.node_token_audience`).
 
 Upstream's plugin is a mutating one (``Admit``); it changes nothing, so kbatch runs it as a validating
 hook that also judges deletes: a node's write that is invalid as well as forbidden gets the 422 here
 where upstream answers 403 (docs/rbac.md, "Deliberate differences"). The ``csinodes``,
 ``certificatesigningrequests`` and ``podcertificaterequests`` rules are not modelled: kbatch serves
-none of those kinds. The token rule's audience check (ServiceAccountNodeAudienceRestriction) is not
-modelled either.
+none of those kinds.
 """
 
 from __future__ import annotations
@@ -45,10 +46,12 @@ from kbatch.api.errors import Forbidden, StatusDetails
 from kbatch.api.meta import Resource
 from kbatch.api.policy_v1 import Eviction
 from kbatch.apiserver.admission import AdmissionRequest
+from kbatch.apiserver.admission_plugins import node_token_audience as audience
 from kbatch.apiserver.admission_plugins.service_account import MIRROR_POD, references_secrets
 from kbatch.apiserver.binding import Binding
 from kbatch.apiserver.identities import NODES_GROUP, node_identity
-from kbatch.authz.user import UserInfo
+from kbatch.apiserver.stored_rbac import stored_rbac
+from kbatch.authz.user import Attributes, UserInfo
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
@@ -355,8 +358,24 @@ def admit_token_request(server: APIServer, user: UserInfo, namespace: str, accou
         return
     why = (f'could not determine node from user "{user.name}"' if not node
            else token_request_refusal(node, body, namespace, _pods(server)))
+    if why is None and server.features.enabled(audience.GATE):
+        why = _audience_refusal(server, user, namespace, account, body)
     if why is not None:
         raise _named_forbidden("serviceaccounts", account, why)
+
+
+def _audience_refusal(server: APIServer, user: UserInfo, namespace: str, account: str,
+                      body: Mapping[str, Any]) -> str | None:
+    """``validateNodeServiceAccountAudience`` once the pod binding passed; the authorizer is asked for
+    ``request-serviceaccounts-token-audience`` on the audience, named after the service account."""
+    pod = server.get(Pod, str(body["spec"]["boundObjectRef"]["name"]), namespace)
+
+    def authorized(wanted: str) -> bool:
+        attrs = Attributes(user, audience.AUDIENCE_VERB, namespace=namespace, api_version="v1",
+                           resource=wanted, name=account)
+        return server.authorizer.authorize(attrs, stored_rbac(server)).allowed
+
+    return audience.audience_refusal(body, pod, user.name, audience.server_lookups(server), authorized)
 
 
 def _pods(server: APIServer) -> PodLookup:

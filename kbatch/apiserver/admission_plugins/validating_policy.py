@@ -31,7 +31,7 @@ from kbatch.api.admissionregistration_v1 import ValidatingAdmissionPolicy, Valid
 from kbatch.api.cel.authz import authorizing
 from kbatch.api.errors import StatusCause, StatusDetails, StatusError
 from kbatch.apiserver.admission import AdmissionRequest
-from kbatch.apiserver.admission_plugins.policy_authorizer import rbac_checker
+from kbatch.apiserver.admission_plugins.policy_authorizer import authorizer_checker
 from kbatch.apiserver.admission_plugins.policy_dispatch import matching_pairs
 from kbatch.apiserver.admission_plugins.policy_evaluation import Decision, evaluate_policy
 from kbatch.apiserver.admission_plugins.policy_matching import Attributes
@@ -110,7 +110,7 @@ class ValidatingPolicyPlugin:
             return [Decision(True, f"failed to configure binding: {err}")]
         data = request_variables(self._server, request, attrs)
         decisions: list[Decision] = []
-        with authorizing(rbac_checker(self._server)):
+        with authorizing(authorizer_checker(self._server)):
             for param in params:
                 decisions.extend(evaluate_policy(policy, {**data, "params": wire(param)}))
         return decisions

@@ -219,5 +219,9 @@ CORE = Family(
                     source=_GATES + "SchedulerPopFromBackoffQ.md"),
         # KEP-4960 lifecycle.stopSignal, read by the simulated kubelet (kbatch.sim.signals)
         FeatureSpec("ContainerStopSignals", False, Stage.ALPHA, source=_GATES + "ContainerStopSignals.md"),
+        # KEP-4412: NodeRestriction limits a node's TokenRequest audiences
+        # (kbatch.apiserver.admission_plugins.node_token_audience)
+        FeatureSpec("ServiceAccountNodeAudienceRestriction", True, Stage.BETA,
+                    source=_GATES + "ServiceAccountNodeAudienceRestriction.md"),
     ),
 )
