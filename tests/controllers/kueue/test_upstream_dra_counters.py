@@ -361,3 +361,26 @@ def test_the_charge_is_the_sum_of_count_times_the_device_counter(requests: list[
     charges, errs = resolve(wl, templates, slice_)
     assert errs == ()
     assert charges == {"main": {"gpu.memory": sum(n * PROFILES[p] for p, n in requests)}}
+
+
+def test_a_class_in_two_counter_mappings_charges_both_resources() -> None:
+    """``PopulateFromConfiguration``: every mapping naming the class adds its counter, charged to
+    its own resource (``gpu.memory`` and ``gpu.compute`` from one MIG request)."""
+    sm = DeviceSource("multiprocessors", "gpu.example.com", "true")
+    configs = SourceConfigs.of(
+        [
+            DeviceClassMapping("gpu.memory", (MIG_CLASS,), counters=(SOURCE,)),
+            DeviceClassMapping("gpu.compute", (MIG_CLASS,), counters=(sm,)),
+        ]
+    )
+    device_ = mig("m", "1g.5gb", "4864Mi")
+    device_["consumesCounters"][0]["counters"]["multiprocessors"] = {"value": "14"}
+    slice_ = rs("s", "gpu.example.com", "p", 1, 1, [device_])
+    out = counter_requests(
+        workload(("mig", "t")),
+        lambda ns, name: template(1, P1G),
+        configs,
+        lambda dc: [MIG_SELECTOR],
+        lambda driver: [slice_],
+    )
+    assert out == ({"main": {"gpu.memory": 4864 * MI, "gpu.compute": 14}}, ())
