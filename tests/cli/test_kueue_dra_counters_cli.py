@@ -196,3 +196,31 @@ def test_mig_profiles_are_admitted_by_their_memory_counter(tmp_path: Path) -> No
     assert _reserved(_workload_of(state, "big"))["status"] == "True"
     jobs = json.loads(_run(state, "get", "jobs", "-o", "json"))["items"]
     assert {j["metadata"]["name"]: j["status"].get("succeeded") for j in jobs} == {"big": 1, "small": 3}
+
+
+CAPACITY_CONFIG = """apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+resources:
+  deviceClassMappings:
+  - name: gpu.memory
+    deviceClassNames: [vgpu.example.com]
+    sources:
+    - capacity:
+        name: memory
+        driver: gpu.example.com
+        deviceSelector: {cel: {expression: "device.driver == 'gpu.example.com'"}}
+"""
+
+
+def test_capacity_sources_need_the_alpha_gate_on_the_command_line(tmp_path: Path) -> None:
+    """``KueueDRAIntegrationConsumableCapacity`` is alpha: refused without it, accepted with
+    ``--feature-gates`` (Kueue validates its Configuration after applying the flag)."""
+    config = tmp_path / "kueue.yaml"
+    config.write_text(CAPACITY_CONFIG)
+    state = str(tmp_path / "state")
+    args = [sys.executable, "-m", "kbatch.cli", "--state", state, "--kueue-config", str(config)]
+    refused = subprocess.run([*args, "nodes", "add"], capture_output=True, text=True, timeout=180)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "capacity sources require KueueDRAIntegrationConsumableCapacity to be enabled" in refused.stderr
+    gate = "KueueDRAIntegrationConsumableCapacity=true"
+    _run(tmp_path / "state", "--feature-gates", gate, "--kueue-config", str(config), "nodes", "add")
