@@ -500,16 +500,23 @@ _SOURCE_GATES = {
 }
 
 
-def _default_gate(cfg: Configuration) -> Callable[[str], bool]:
-    """The source gates as the Configuration's ``featureGates`` set them over upstream's defaults
-    (a gate set by ``--feature-gates`` is not visible here: the settled gates come later)."""
-    gates = {**_SOURCE_GATES, **(cfg.feature_gates or {})}
+def _default_gate(cfg: Configuration, flags: Mapping[str, bool] | None) -> Callable[[str], bool]:
+    """The source gates as ``--feature-gates`` (``flags``) and the Configuration's ``featureGates``
+    set them over upstream's defaults: Kueue validates its Configuration after both are applied
+    (``cmd/kueue/main.go``)."""
+    gates = {**_SOURCE_GATES, **(flags or {}), **(cfg.feature_gates or {})}
     return lambda name: bool(gates.get(name, False))
 
 
-def load(data: Mapping[str, Any] | None = None, *, disable_wait_for_pods_ready: bool = False) -> KueueConfig:
+def load(
+    data: Mapping[str, Any] | None = None,
+    *,
+    disable_wait_for_pods_ready: bool = False,
+    flag_gates: Mapping[str, bool] | None = None,
+) -> KueueConfig:
     """The settled configuration of ``data`` (a decoded ``Configuration``; ``None``: the API
-    defaults); a bad one raises :class:`~kbatch.api.errors.Invalid` with every field error."""
+    defaults); a bad one raises :class:`~kbatch.api.errors.Invalid` with every field error.
+    ``flag_gates``: the gates ``--feature-gates`` set (validation reads the DRA source gates)."""
     data = dict(data or {"apiVersion": f"{GROUP}/v1beta2", "kind": "Configuration"})
     api_version = data.get("apiVersion") or f"{GROUP}/v1beta2"
     if (
@@ -528,7 +535,7 @@ def load(data: Mapping[str, Any] | None = None, *, disable_wait_for_pods_ready: 
     strategy, prefixes, transformations = _resources(cfg, errs)
     finished, deactivated = _retention(cfg, errs)
     mappings = device_class_mappings(
-        (cfg.resources or Resources()).device_class_mappings, _default_gate(cfg), errs
+        (cfg.resources or Resources()).device_class_mappings, _default_gate(cfg, flag_gates), errs
     )
     errs += multikueue_errors(cfg.multi_kueue)
     errs += internal_cert_errors(cfg.internal_cert_management)

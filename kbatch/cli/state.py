@@ -77,7 +77,8 @@ class StateConfig:
         if opts.scheduler_config is not None:
             changes["scheduler_config"] = _read_scheduler_config(opts.scheduler_config)
         if opts.kueue_config is not None:
-            changes["kueue_config"] = read_kueue_config(opts.kueue_config)
+            gates = changes.get("feature_gates", self.feature_gates)
+            changes["kueue_config"] = read_kueue_config(opts.kueue_config, gates)
         if clock is not None:
             changes["clock"] = clock
         return replace(self, **changes)
@@ -105,7 +106,7 @@ class StateConfig:
                             store=store, addons=self.addons, **kwargs)
 
 
-def read_kueue_config(path: str) -> str:
+def read_kueue_config(path: str, feature_gates: str | None = None) -> str:
     """The text of the Kueue ``Configuration`` in ``path``, checked as Kueue's manager checks it."""
     from kbatch.api.errors import StatusError
     from kbatch.controllers.kueue.config import check_config_text
@@ -115,7 +116,7 @@ def read_kueue_config(path: str) -> str:
     except OSError as err:
         raise UserError(f"--kueue-config {path}: {err.strerror}") from None
     try:
-        check_config_text(text)
+        check_config_text(text, feature_gates)
     except StatusError as err:
         raise UserError(f"--kueue-config {path}: {err}") from None
     return text

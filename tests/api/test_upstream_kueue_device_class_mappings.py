@@ -1,7 +1,6 @@
 """``validateDeviceClassMappings``, translated from kueue v0.19.2 ``pkg/config/validation_test.go``
 (``TestValidateDeviceClassMappings``: the name and device class cases; upstream compares the error
-types and fields only). The capacity and counter source cases need source fields kbatch does not
-decode (see docs/kueue.md)."""
+types and fields only). The source cases are in ``test_upstream_kueue_dra_sources.py``."""
 
 from __future__ import annotations
 
@@ -108,10 +107,11 @@ def test_the_settled_mappings_keep_their_order() -> None:
 
 def test_capacity_sources_need_their_gate() -> None:
     """``KueueDRAIntegrationConsumableCapacity`` is alpha (off): a capacity source is refused until
-    the Configuration's ``featureGates`` turn it on; counter sources' gate is on by default."""
+    the Configuration's ``featureGates`` (or ``--feature-gates``) turn it on."""
+    sel = {"cel": {"expression": "true"}}
+    source = {"name": "memory", "driver": "gpu.example.com", "deviceSelector": sel}
     mapping = {"name": "gpu.memory", "deviceClassNames": ["vgpu.example.com"],
-               "sources": [{"capacity": {"name": "memory", "driver": "gpu.example.com"}},
-                           {"counter": {"name": "memory", "driver": "gpu.example.com"}}]}
+               "sources": [{"capacity": source}]}
     cfg: dict[str, Any] = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
                            "resources": {"deviceClassMappings": [mapping]}}
     with pytest.raises(Invalid) as info:

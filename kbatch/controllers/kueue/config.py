@@ -109,7 +109,9 @@ def settings_for(configurations: dict[str, Any], features: FeatureGates) -> Kueu
         return settled
     data = parse_config(configurations.get("kueue"))
     disable = "DisableWaitForPodsReady" in features and features.enabled("DisableWaitForPodsReady")
-    config = load(data if data is not None else shipped(), disable_wait_for_pods_ready=disable)
+    flags = features.overridden()
+    source = data if data is not None else shipped()
+    config = load(source, disable_wait_for_pods_ready=disable, flag_gates=flags)
     gates = _gates(features, config)
     gate_errors = gate_dependency_errors(gates)
     if gate_errors:
@@ -119,15 +121,21 @@ def settings_for(configurations: dict[str, Any], features: FeatureGates) -> Kueu
         and "DisableWaitForPodsReady" in gates
         and gates.enabled("DisableWaitForPodsReady")
     ):
-        config = load(data if data is not None else shipped(), disable_wait_for_pods_ready=True)
+        config = load(source, disable_wait_for_pods_ready=True, flag_gates=flags)
     settled = KueueSettings(config, gates)
     configurations[_SETTLED] = settled
     return settled
 
 
-def check_config_text(text: str) -> KueueConfig:
-    """Parse and validate a Configuration given as text (the CLI checks it before keeping it)."""
-    return load(parse_config(text if "\n" in text else text + "\n"))
+def check_config_text(text: str, feature_gates: str | None = None) -> KueueConfig:
+    """Parse and validate a Configuration given as text (the CLI checks it before keeping it), with
+    the gates a ``--feature-gates`` value sets."""
+    flags = {}
+    for part in (feature_gates or "").split(","):
+        name, _, value = part.partition("=")
+        if name.strip():
+            flags[name.strip()] = value.strip().lower() == "true"
+    return load(parse_config(text if "\n" in text else text + "\n"), flag_gates=flags)
 
 
 def describe_config(text: str | None) -> str:

@@ -22,7 +22,7 @@ reconcile instead, with the same result.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from kbatch.api.errors import FieldError, NotFound
@@ -41,6 +41,8 @@ from kbatch.controllers.kueue.model.dra import (
     mapper,
     requests_for_templates,
 )
+from kbatch.controllers.kueue.model.dra_capacity import capacity_requests
+from kbatch.controllers.kueue.model.dra_counters import counter_requests
 from kbatch.controllers.kueue.model.dra_devices import (
     ClusterDevices,
     slices_for,
@@ -51,8 +53,10 @@ from kbatch.controllers.kueue.model.dra_extended import (
     requests_extended,
     resolve_extended,
 )
+from kbatch.controllers.kueue.model.dra_sources import PodSetCharges, SourceConfigs
+from kbatch.controllers.kueue.model.requests import set_binary_formatted
 
-__all__ = ["DraGates", "DraResolver", "DraRetry", "merge_requests", "source_drivers"]
+__all__ = ["DraGates", "DraResolver", "DraRetry", "merge_requests"]
 
 
 class DraRetry(Exception):
@@ -64,22 +68,6 @@ def _on_hold(wl: Workload) -> bool:
         if c.type == Cond.QUOTA_RESERVED:
             return c.status == "False" and c.reason == Reason.ON_HOLD
     return False
-
-
-def source_drivers(
-    mappings: Sequence[DeviceClassMapping],
-) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
-    """``ResourceMapper``'s counter and capacity configs: per DeviceClass, the drivers of every
-    mapping naming it (upstream collects them from all mappings, ungated)."""
-    counters: dict[str, tuple[str, ...]] = {}
-    capacity: dict[str, tuple[str, ...]] = {}
-    for m in mappings:
-        for dc in m.device_class_names:
-            if m.counter_drivers:
-                counters[dc] = counters.get(dc, ()) + m.counter_drivers
-            if m.capacity_drivers:
-                capacity[dc] = capacity.get(dc, ()) + m.capacity_drivers
-    return counters, capacity
 
 
 def merge_requests(a: dict[str, dict[str, int]], b: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
@@ -121,16 +109,23 @@ class DraGates:
 class DraResolver:
     """See the module docstring. ``backed`` is the extended resources DeviceClasses back
     (``draBackedResources``), kept by :class:`~kbatch.controllers.kueue.dra_handlers.DeviceClassHandler`.
-    Pickles as its cache, mappings and gates."""
+    Pickles as its cache, mappings, source configs and gates."""
 
-    __slots__ = ("backed", "cache", "capacity_drivers", "counter_drivers", "gates", "mapping")
+    __slots__ = ("backed", "cache", "gates", "mapping", "sources")
 
     def __init__(self, cache: Any, mappings: Sequence[DeviceClassMapping], gates: DraGates) -> None:
         self.cache = cache
         self.mapping = mapper(mappings)
-        self.counter_drivers, self.capacity_drivers = source_drivers(mappings)
+        self.sources = SourceConfigs.of(mappings)
         self.gates = gates
         self.backed = ExtendedResourceCache()
+        self._register_formats()
+
+    def _register_formats(self) -> None:
+        """main.go registers the counter- and capacity-based resources for binary display when
+        ``KueueDRAIntegration`` is on."""
+        names = self.sources.binary_resources(self.mapping) if self.gates.enabled else frozenset()
+        set_binary_formatted(names)
 
     @property
     def enabled(self) -> bool:
@@ -139,8 +134,16 @@ class DraResolver:
     @property
     def drivers(self) -> frozenset[str]:
         """The counter and capacity sources' drivers (the ResourceSlice reconciler's)."""
-        out = {d for ds in self.counter_drivers.values() for d in ds}
-        return frozenset(out | {d for ds in self.capacity_drivers.values() for d in ds})
+        return frozenset(d for ds in self._drivers_by_class().values() for d in ds)
+
+    def _drivers_by_class(self) -> dict[str, tuple[str, ...]]:
+        """Per sourced DeviceClass, its counter sources' drivers, then its capacity sources'."""
+        s = self.sources
+        return {
+            dc: tuple(src.driver for _, src in s.counters.get(dc, ()))
+            + tuple(src.driver for src in s.capacity.get(dc, ()))
+            for dc in sorted(set(s.counters) | set(s.capacity))
+        }
 
     def needs(self, wl: Workload) -> bool:
         """``NeedsDRAReconcile``: with the gate off, only to refuse it
@@ -165,6 +168,12 @@ class DraResolver:
         except NotFound:
             return None
 
+    def class_selectors(self, name: str) -> list[str] | None:
+        dc = self.device_class(name)
+        if dc is None:
+            return None
+        return [s.cel.expression for s in dc.spec.selectors or () if s.cel is not None and s.cel.expression]
+
     def slices(self, driver: str | None) -> list[ResourceSlice]:
         slices: list[ResourceSlice] = self.cache.list(ResourceSlice)
         return slices if driver is None else [s for s in slices if s.spec.driver == driver]
@@ -177,21 +186,29 @@ class DraResolver:
         return [dc for dc in found if dc is not None and dc.spec.extended_resource_name == name]
 
     def sourced(self, device_class: str) -> str | None:
-        if self.gates.counters and self.counter_drivers.get(device_class):
+        """Which sources charge ``device_class`` instead of its devices, their gate on."""
+        if self.gates.counters and self.sources.counters.get(device_class):
             return "counter"
-        if self.gates.capacity and self.capacity_drivers.get(device_class):
+        if self.gates.capacity and self.sources.capacity.get(device_class):
             return "capacity"
         return None
 
     def check_devices(self, spec: ResourceClaimSpec, base: str) -> list[FieldError]:
         """``validateCELSelectorsAgainstDevices`` against the informer cache's slices."""
-        sources = {
-            dc: self.counter_drivers.get(dc, ()) + self.capacity_drivers.get(dc, ())
-            for dc in set(self.counter_drivers) | set(self.capacity_drivers)
-        }
+        sources = self._drivers_by_class()
         return validate_selectors_against_devices(
             spec, base, lambda reqs: ClusterDevices(slices_for(reqs, sources, self.slices), self.device_class)
         )
+
+    def _charges(self, wl: Workload) -> Iterator[PodSetCharges]:
+        """The counter pass, then the capacity pass (each with its gate; kbatch always serves the
+        ResourceSlice API)."""
+        if self.gates.counters and self.sources.counters:
+            yield counter_requests(wl, self.template, self.sources, self.class_selectors, self.slices)
+        if self.gates.capacity and self.sources.capacity:
+            yield capacity_requests(
+                wl, self.template, self.sources, self.mapping, self.class_selectors, self.slices
+            )
 
     def __call__(self, wl: Workload) -> DraOutcome | None:
         """The Workload's DRA outcome, or ``None`` when the DRA path does not apply to it."""
@@ -201,16 +218,26 @@ class DraResolver:
             return DRA_DISABLED_REFUSED
         if has_resource_claim(wl):
             return CLAIMS_REFUSED
-        outcome = requests_for_templates(wl, self.template, self.mapping, self.check_devices)
-        if outcome.inadmissible or not self.gates.extended:
+        outcome = requests_for_templates(
+            wl, self.template, self.mapping, self.check_devices, lambda dc: self.sourced(dc) is not None
+        )
+        if outcome.inadmissible:
             return outcome
-        ext = resolve_extended(wl, self.classes_for, self.mapping, self.sourced)
-        if ext.errors:
-            return DraOutcome(errors=ext.errors)
-        return DraOutcome(merge_requests(outcome.requests, ext.requests), replaced=ext.replaced)
+        requests, replaced = outcome.requests, outcome.replaced
+        if self.gates.extended:
+            ext = resolve_extended(wl, self.classes_for, self.mapping, self.sourced)
+            if ext.errors:
+                return DraOutcome(errors=ext.errors)
+            requests, replaced = merge_requests(requests, ext.requests), ext.replaced
+        for charges, errors in self._charges(wl):
+            if errors:
+                return DraOutcome(errors=errors)
+            requests = merge_requests(requests, charges)
+        return DraOutcome(requests, replaced=replaced)
 
     def __getstate__(self) -> Any:
-        return self.cache, self.mapping, self.counter_drivers, self.capacity_drivers, self.gates, self.backed
+        return self.cache, self.mapping, self.sources, self.gates, self.backed
 
     def __setstate__(self, state: Any) -> None:
-        self.cache, self.mapping, self.counter_drivers, self.capacity_drivers, self.gates, self.backed = state
+        self.cache, self.mapping, self.sources, self.gates, self.backed = state
+        self._register_formats()

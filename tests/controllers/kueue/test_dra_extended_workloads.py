@@ -158,7 +158,8 @@ def test_a_counter_drivers_slice_makes_cluster_queues_retry() -> None:
                 {
                     "name": "gpus",
                     "deviceClassNames": ["gpu.example.com"],
-                    "sources": [{"counter": {"name": "memory", "driver": "gpu.example.com"}}],
+                    "sources": [{"counter": {"name": "memory", "driver": "gpu.example.com",
+                                             "deviceSelector": {"cel": {"expression": "true"}}}}],
                 }
             ]
         },

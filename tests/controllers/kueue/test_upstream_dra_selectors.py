@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from kbatch.api.errors import FieldErrorType, NotFound
-from kbatch.api.kueue_config_dra import DeviceClassMapping
+from kbatch.api.kueue_config_dra import DeviceClassMapping, DeviceSource
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.resource_v1.claim import ResourceClaimTemplate
 from kbatch.api.resource_v1.deviceclass import DeviceClass
@@ -186,7 +186,8 @@ def test_a_runtime_error_is_invalid() -> None:
 def test_only_source_drivers_slices_count_when_every_class_has_sources() -> None:
     """``validateCELSelectorsAgainstDevices``: with counter sources on every class, only those
     drivers' slices are read."""
-    sourced = (DeviceClassMapping("res-1", ("test-deviceclass-1",), counter_drivers=("other-driver",)),)
+    counter = DeviceSource("memory", "other-driver", "true")
+    sourced = (DeviceClassMapping("res-1", ("test-deviceclass-1",), counters=(counter,)),)
     template = _tmpl(_req("req", "test-deviceclass-1", 1, "true"))
     out = _resolve(
         template, _class("test-deviceclass-1"), _slice("s", "test-driver", "dev-0"), mappings=sourced

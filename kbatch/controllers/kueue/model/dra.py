@@ -173,13 +173,18 @@ def _claim_path(i: int, j: int) -> str:
 
 
 def requests_for_templates(
-    wl: Workload, lookup: TemplateLookup, mapping: dict[str, str], check: DeviceCheck | None = None
+    wl: Workload,
+    lookup: TemplateLookup,
+    mapping: dict[str, str],
+    check: DeviceCheck | None = None,
+    sourced: Callable[[str], bool] | None = None,
 ) -> DraOutcome:
     """``GetResourceRequestsForResourceClaimTemplates``: per pod set, the mapped resources of its
     templates' devices (summed over templates), or the first template's errors: its requests',
     then ``check``'s (its CEL selectors against the cluster's devices), then an unmapped class.
-    DeviceClasses are checked in name order (upstream walks a map: which unmapped class it names
-    first is random)."""
+    A mapped class that is ``sourced`` (counter or capacity sources, their gate on) counts no
+    devices here: :mod:`.dra_counters` and :mod:`.dra_capacity` charge it. DeviceClasses are
+    checked in name order (upstream walks a map: which unmapped class it names first is random)."""
     namespace = wl.metadata.namespace or ""
     per_pod_set: dict[str, dict[str, int]] = {}
     for i, ps_name, j, prc in _claims(wl):
@@ -206,6 +211,8 @@ def requests_for_templates(
                 path = f"{_claim_path(i, j)}.resourceClaimTemplateName"
                 detail = f"DeviceClass {dc} is not mapped in DRA configuration for podset {ps_name}"
                 return DraOutcome(errors=(FieldError.not_found(path, detail),))
+            if sourced is not None and sourced(dc):
+                continue
             aggregated[resource] = aggregated.get(resource, 0) + counts[dc]
     return DraOutcome({k: v for k, v in per_pod_set.items() if v})
 

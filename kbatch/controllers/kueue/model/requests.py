@@ -29,6 +29,7 @@ __all__ = [
     "format_amount",
     "pod_spec_requests",
     "scale_requests",
+    "set_binary_formatted",
     "transform_requests",
 ]
 
@@ -42,14 +43,32 @@ def amount(resource: str, quantity: Quantity) -> int:
     return quantity.milli_value() if resource == CPU else quantity.value()
 
 
+_BINARY_FORMATTED: frozenset[str] = frozenset()
+
+
+def set_binary_formatted(names: frozenset[str]) -> None:
+    """``ResourceFormatter.RegisterBinaryFormattedResource``: the DRA counter- and capacity-based
+    quota resources, quantities of bytes, print in binary SI too. Set by the Kueue manager when it
+    is built or loaded (one formatter per process, as upstream's one per manager)."""
+    global _BINARY_FORMATTED
+    if names != _BINARY_FORMATTED:
+        _BINARY_FORMATTED = names
+        format_amount.cache_clear()
+
+
 @functools.lru_cache(maxsize=4096)
 def format_amount(resource: str, value: int) -> str:
     """``ResourceFormatter.ResourceQuantityString``: cpu as a milli quantity, memory,
-    ephemeral-storage and hugepages in canonical binary SI (``1Gi``, ``1500``), the rest decimal SI.
-    (Pure, and asked for the same few amounts by every queue status: memoised.)"""
+    ephemeral-storage, hugepages and the registered DRA resources in canonical binary SI (``1Gi``,
+    ``1500``), the rest decimal SI. (Pure for a registry, and asked for the same few amounts by
+    every queue status: memoised.)"""
     if resource == CPU:
         return str(Quantity.milli(value))
-    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+    if (
+        resource in ("memory", "ephemeral-storage")
+        or resource.startswith("hugepages-")
+        or resource in _BINARY_FORMATTED
+    ):
         return str(Quantity.parse(str(Quantity.scaled(value, 0, Format.BINARY_SI))))
     return str(Quantity.scaled(value, 0))
 
