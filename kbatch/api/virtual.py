@@ -36,7 +36,10 @@ class VirtualResource:
     ``aggregated``: served through an APIService (the name, e.g. ``v1beta1.metrics.k8s.io``), which
     puts the group after kube-apiserver's own in discovery. ``table``: the resource's own
     ``rest.TableConvertor`` (``"module:function"`` taking the answer of a get or list and the
-    ``includeObject`` option), for clients that ask for a Table; ``None``: the answer as is."""
+    ``includeObject`` option), for clients that ask for a Table; ``None``: the answer as is.
+    ``subresources``: what is served under a name (``NAME/SUB``), each answered by its own
+    ``handler``: Kueue's visibility API serves only ``clusterqueues/NAME/pendingworkloads``, its
+    ``clusterqueues`` storage has no verb (``pkg/visibility/storage/storage.go``)."""
 
     group: str
     version: str
@@ -48,6 +51,7 @@ class VirtualResource:
     singular: str | None = None
     aggregated: str = ""
     table: str | None = None
+    subresources: tuple[Subresource, ...] = ()
 
     @property
     def api_version(self) -> str:
@@ -61,6 +65,17 @@ class VirtualResource:
         """The ``APIResource`` of a legacy ``APIResourceList`` (k8s.io/apimachinery ``meta/v1``)."""
         return {"name": self.plural, "singularName": self.singular_name, "namespaced": self.namespaced,
                 "kind": self.kind, "verbs": list(self.verbs)}
+
+    def subresource(self, name: str) -> Subresource | None:
+        return next((s for s in self.subresources if s.name == name), None)
+
+    def subresource_target(self, sub: Subresource) -> VirtualResource:
+        """``sub`` as the resource a call names: ``plural/sub``, its own kind, verbs and handler."""
+        return VirtualResource(self.group if sub.group is None else sub.group,
+                               self.version if sub.version is None else sub.version,
+                               f"{self.plural}/{sub.name}", sub.kind or self.kind, sub.handler or "",
+                               namespaced=self.namespaced, verbs=sub.verbs, singular="",
+                               aggregated=self.aggregated)
 
 
 @dataclass(frozen=True, slots=True)
