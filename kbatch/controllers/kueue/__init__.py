@@ -136,6 +136,7 @@ def _integrations(mgr: KueueManager) -> list[Any]:
 
 def setup(ctx: ControllerContext) -> KueueManager:
     mgr = KueueManager(ctx)
+    ctx.published["kueue"] = mgr  # what the visibility API reads (kbatch.server.kueue_visibility)
     mgr.integrations = _integrations(mgr)
     b = ctx.build
     mgr.controllers["kueue-scheduler"] = (

@@ -1,0 +1,206 @@
+"""Kueue's visibility API through ``kbatch serve``'s app: upstream's unit tables
+(kueue ``pkg/visibility/storage/pending_workloads_{cq,lq}_test.go``, v0.19.2) translated, over HTTP.
+
+A world is ClusterQueues without quota (so every workload stays pending), LocalQueues and workloads
+created at ``now + seconds`` (the virtual clock moves between creations: the creation timestamp is
+the queue order time). A case asks one path and wants ``(name, positionInClusterQueue,
+positionInLocalQueue)`` per item, or an error status.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from kbatch.server.facade import ControlPlaneBackend, new_control_plane
+from tests.controllers.kueue.helpers import cluster_queue, local_queue, workload
+
+GROUP = "visibility.kueue.x-k8s.io"
+V = f"/apis/{GROUP}/v1beta2"
+HIGH, LOW = 100, 50
+
+
+@dataclass(frozen=True)
+class Case:
+    cqs: tuple[str, ...]
+    lqs: tuple[tuple[str, str, str], ...]  # (namespace, name, clusterQueue)
+    wls: tuple[tuple[str, str, str, int, int], ...]  # (namespace, name, localQueue, priority, seconds)
+    path: str
+    want: list[tuple[str, int, int]] = field(default_factory=list)
+    want_status: int = 200
+
+
+ONE_LQ = (("foo", "lq-a", "cq-a"),)
+TWO_LQ = (("foo", "lq-a", "cq-a"), ("foo", "lq-b", "cq-a"))
+ABC = (("foo", "a", "lq-a", HIGH, 0), ("foo", "b", "lq-a", HIGH, 1), ("foo", "c", "lq-a", HIGH, 2))
+FOUR = (("foo", "lqa-high-prio", "lq-a", HIGH, 0), ("foo", "lqa-low-prio", "lq-a", LOW, 0),
+        ("foo", "lqb-high-prio", "lq-b", HIGH, 1), ("foo", "lqb-low-prio", "lq-b", LOW, 1))
+TWO_NS = (("foo", "lqa-high-prio", "lq-a", HIGH, 0), ("foo", "lqa-low-prio", "lq-a", LOW, 0),
+          ("bar", "lqb-high-prio", "lq-b", HIGH, 1), ("bar", "lqb-low-prio", "lq-b", LOW, 1))
+CQ = f"{V}/clusterqueues/cq-a/pendingworkloads"
+
+
+def _lq(namespace: str, name: str) -> str:
+    return f"{V}/namespaces/{namespace}/localqueues/{name}/pendingworkloads"
+
+
+CQ_CASES = {
+    "two workloads, default query": Case(
+        ("cq-a",), ONE_LQ, (("foo", "a", "lq-a", HIGH, 0), ("foo", "b", "lq-a", LOW, 0)), CQ,
+        [("a", 0, 0), ("b", 1, 1)]),
+    "two LocalQueues, four workloads": Case(
+        ("cq-a",), TWO_LQ, FOUR, CQ,
+        [("lqa-high-prio", 0, 0), ("lqb-high-prio", 1, 0), ("lqa-low-prio", 2, 1), ("lqb-low-prio", 3, 1)]),
+    "limit": Case(("cq-a",), ONE_LQ, ABC, CQ + "?limit=2", [("a", 0, 0), ("b", 1, 1)]),
+    "offset": Case(("cq-a",), ONE_LQ, ABC, CQ + "?offset=1", [("b", 1, 1), ("c", 2, 2)]),
+    "limit and offset": Case(("cq-a",), ONE_LQ, ABC, CQ + "?offset=1&limit=1", [("b", 1, 1)]),
+    "negative limit is clamped to zero": Case(("cq-a",), ONE_LQ, ABC[:2], CQ + "?limit=-1", []),
+    "excessive limit returns everything": Case(
+        ("cq-a",), ONE_LQ, ABC[:2], CQ + "?limit=2000000000", [("a", 0, 0), ("b", 1, 1)]),
+    "same LocalQueue name in two namespaces": Case(
+        ("cq-a",), (("foo", "lq-a", "cq-a"), ("bar", "lq-a", "cq-a")),
+        (("foo", "a", "lq-a", HIGH, 0), ("bar", "b", "lq-a", HIGH, 1)), CQ, [("a", 0, 0), ("b", 1, 0)]),
+    "empty cluster queue": Case(("cq-a",), (), (), CQ, []),
+    "nonexistent queue name": Case((), (), (), f"{V}/clusterqueues/nonexistent-queue/pendingworkloads",
+                                   want_status=404),
+}
+LQ_CASES = {
+    "two workloads, default query": Case(
+        ("cq-a",), ONE_LQ, (("foo", "a", "lq-a", HIGH, 0), ("foo", "b", "lq-a", LOW, 0)), _lq("foo", "lq-a"),
+        [("a", 0, 0), ("b", 1, 1)]),
+    "two LocalQueues, LocalQueue A": Case(
+        ("cq-a",), TWO_LQ, FOUR, _lq("foo", "lq-a"), [("lqa-high-prio", 0, 0), ("lqa-low-prio", 2, 1)]),
+    "two LocalQueues, LocalQueue B": Case(
+        ("cq-a",), TWO_LQ, FOUR, _lq("foo", "lq-b"), [("lqb-high-prio", 1, 0), ("lqb-low-prio", 3, 1)]),
+    "two namespaces and ClusterQueues, LocalQueue A": Case(
+        ("cq-a", "cq-b"), (("foo", "lq-a", "cq-a"), ("bar", "lq-b", "cq-b")), TWO_NS, _lq("foo", "lq-a"),
+        [("lqa-high-prio", 0, 0), ("lqa-low-prio", 1, 1)]),
+    "two namespaces and ClusterQueues, LocalQueue B": Case(
+        ("cq-a", "cq-b"), (("foo", "lq-a", "cq-a"), ("bar", "lq-b", "cq-b")), TWO_NS, _lq("bar", "lq-b"),
+        [("lqb-high-prio", 0, 0), ("lqb-low-prio", 1, 1)]),
+    "limit": Case(("cq-a",), ONE_LQ, ABC, _lq("foo", "lq-a") + "?limit=2", [("a", 0, 0), ("b", 1, 1)]),
+    "offset": Case(("cq-a",), ONE_LQ, ABC, _lq("foo", "lq-a") + "?offset=1", [("b", 1, 1), ("c", 2, 2)]),
+    "limit and offset": Case(("cq-a",), ONE_LQ, ABC, _lq("foo", "lq-a") + "?offset=1&limit=1", [("b", 1, 1)]),
+    "negative limit is clamped to zero": Case(
+        ("cq-a",), ONE_LQ, ABC[:2], _lq("foo", "lq-a") + "?limit=-1", []),
+    "excessive limit returns everything": Case(
+        ("cq-a",), ONE_LQ, ABC[:2], _lq("foo", "lq-a") + "?limit=2000000000", [("a", 0, 0), ("b", 1, 1)]),
+    "nonexistent queue name": Case(("cq-a",), ONE_LQ, (), _lq("foo", "nonexistent-queue"), want_status=404),
+}
+
+
+def _namespace(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def world(case: Case) -> Any:
+    cp = new_control_plane(controllers="kueue")
+    cp.apply([_namespace("foo"), _namespace("bar"), *(cluster_queue(n) for n in case.cqs),
+              *(local_queue(n, cq, ns) for ns, n, cq in case.lqs)])
+    elapsed = 0
+    for ns, name, lq, priority, seconds in sorted(case.wls, key=lambda w: w[4]):
+        if seconds > elapsed:
+            cp.advance(seconds - elapsed)
+            elapsed = seconds
+        cp.apply([workload(name, lq, namespace=ns, priority=priority)])
+    return cp
+
+
+def _check(make_api: Any, case: Case) -> None:
+    api = make_api(ControlPlaneBackend(world(case)))
+    reply = api.get(case.path)
+    assert reply.status_code == case.want_status, reply.text
+    body = reply.json()
+    if case.want_status != 200:
+        assert body["kind"] == "Status" and body["reason"] == "NotFound"
+        return
+    assert (body["kind"], body["apiVersion"]) == ("PendingWorkloadsSummary", f"{GROUP}/v1beta2")
+    got = [(i["metadata"]["name"], i["positionInClusterQueue"], i["positionInLocalQueue"])
+           for i in body["items"]]
+    assert got == case.want
+
+
+@pytest.mark.parametrize("name", list(CQ_CASES))
+def test_pending_workloads_in_cluster_queue(make_api: Any, name: str) -> None:
+    _check(make_api, CQ_CASES[name])
+
+
+@pytest.mark.parametrize("name", list(LQ_CASES))
+def test_pending_workloads_in_local_queue(make_api: Any, name: str) -> None:
+    _check(make_api, LQ_CASES[name])
+
+
+def test_an_item_carries_upstreams_fields(make_api: Any) -> None:
+    case = Case(("cq-a",), ONE_LQ, (("foo", "a", "lq-a", HIGH, 0),), CQ)
+    api = make_api(ControlPlaneBackend(world(case)))
+    v1beta1 = api.get(CQ.replace("v1beta2", "v1beta1")).json()
+    assert v1beta1["apiVersion"] == "visibility.kueue.x-k8s.io/v1beta1"
+    assert v1beta1["metadata"] == {"creationTimestamp": None}
+    assert v1beta1["items"] == [{
+        "metadata": {"name": "a", "namespace": "foo", "creationTimestamp": "2025-01-01T00:00:00Z"},
+        "priority": HIGH, "localQueueName": "lq-a", "positionInClusterQueue": 0, "positionInLocalQueue": 0}]
+
+
+@pytest.mark.parametrize("query", ["limit=x", "offset=1.5", "limit=%201"])
+def test_a_query_that_is_not_an_integer_is_a_bad_request(make_api: Any, query: str) -> None:
+    api = make_api(ControlPlaneBackend(world(Case(("cq-a",), (), (), CQ))))
+    reply = api.get(f"{CQ}?{query}")
+    assert reply.status_code == 400 and reply.json()["reason"] == "BadRequest"
+    assert reply.json()["message"].startswith("strconv.ParseInt: parsing ")
+
+
+def test_routes_discovery_and_a_missing_manager(make_api: Any) -> None:
+    api = make_api(ControlPlaneBackend(new_control_plane(controllers="garbage-collector")))
+    listing = api.get(V).json()["resources"]
+    assert [(r["name"], r["verbs"]) for r in listing] == [
+        ("clusterqueues", []), ("clusterqueues/pendingworkloads", ["get"]),
+        ("localqueues", []), ("localqueues/pendingworkloads", ["get"])]
+    assert api.get("/apis/visibility.kueue.x-k8s.io").json()["preferredVersion"]["version"] == "v1beta2"
+    assert api.get(f"{V}/clusterqueues").status_code == 404  # CqREST implements no verb
+    assert api.get(f"{V}/clusterqueues/cq-a/other").status_code == 404
+    assert api.post(CQ, json={}).status_code == 405
+    reply = api.get(CQ)  # no Kueue manager in this process: the APIService has no backend
+    assert reply.status_code == 503 and reply.json()["reason"] == "ServiceUnavailable"
+
+
+def test_visibility_on_demand_off_leaves_the_api_service_without_backend(make_api: Any) -> None:
+    cp = new_control_plane(controllers="kueue", feature_gates="VisibilityOnDemand=false")
+    assert make_api(ControlPlaneBackend(cp)).get(CQ).status_code == 503
+
+
+RBAC = "/apis/rbac.authorization.k8s.io/v1"
+JANE = {"impersonate-user": "jane"}
+
+
+def _bind(kind: str, role: str) -> tuple[str, dict[str, Any]]:
+    meta = {"name": f"jane-{role}"} | ({} if kind == "ClusterRoleBinding" else {"namespace": "foo"})
+    body = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind, "metadata": meta,
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "jane"}]}
+    return (f"{RBAC}/clusterrolebindings" if kind == "ClusterRoleBinding"
+            else f"{RBAC}/namespaces/foo/rolebindings"), body
+
+
+def test_rbac_as_kueues_viewer_roles_grant(make_api: Any) -> None:
+    """examples/kueue/visibility-rbac.yaml (upstream's two viewer roles) aggregate into ``view``: bound to
+    it in ``foo``, jane reads ``foo``'s LocalQueue, not the ClusterQueue, until the cq viewer role is
+    bound cluster-wide."""
+    case = Case(("cq-a",), ONE_LQ, (("foo", "a", "lq-a", HIGH, 0),), CQ)
+    cp = world(case)
+    cp.add_controller("clusterrole-aggregation")
+    roles = Path(__file__).resolve().parents[2] / "examples" / "kueue" / "visibility-rbac.yaml"
+    cp.apply(list(yaml.safe_load_all(roles.read_text())))
+    api = make_api(ControlPlaneBackend(cp))
+    assert api.get(_lq("foo", "lq-a"), headers=JANE).status_code == 403
+    path, body = _bind("RoleBinding", "view")
+    assert api.post(path, json=body).status_code == 201
+    assert [i["metadata"]["name"] for i in api.get(_lq("foo", "lq-a"), headers=JANE).json()["items"]] == ["a"]
+    denied = api.get(CQ, headers=JANE)
+    assert denied.status_code == 403 and "clusterqueues/pendingworkloads" in denied.json()["message"]
+    path, body = _bind("ClusterRoleBinding", "kueue-pending-workloads-cq-viewer-role")
+    assert api.post(path, json=body).status_code == 201
+    assert api.get(CQ, headers=JANE).status_code == 200
