@@ -204,3 +204,15 @@ def test_rbac_as_kueues_viewer_roles_grant(make_api: Any) -> None:
     path, body = _bind("ClusterRoleBinding", "kueue-pending-workloads-cq-viewer-role")
     assert api.post(path, json=body).status_code == 201
     assert api.get(CQ, headers=JANE).status_code == 200
+
+
+def test_kueue_metrics_on_the_metrics_route(make_api: Any) -> None:
+    """``GET /metrics`` of ``kbatch serve`` carries Kueue's families (docs/kueue.md, "Metrics")."""
+    case = Case(("cq-a",), ONE_LQ, (("foo", "a", "lq-a", HIGH, 0), ("foo", "b", "lq-a", LOW, 0)), CQ)
+    text = make_api(ControlPlaneBackend(world(case))).get("/metrics").text
+    assert "# TYPE kueue_pending_workloads gauge" in text
+    role = 'replica_role="standalone"'
+    assert f'kueue_pending_workloads{{cluster_queue="cq-a",status="inadmissible",{role}}} 2' in text
+    lq = 'name="lq-a",namespace="foo",status="inadmissible"'
+    assert f"kueue_local_queue_pending_workloads{{{lq},{role}}} 2" in text
+    assert f'kueue_cluster_queue_status{{cluster_queue="cq-a",status="active",{role}}} 1' in text
