@@ -1,4 +1,5 @@
-"""Resources served without storage: the create-only reviews and the aggregated metrics.
+"""Resources served without storage: the create-only reviews, the aggregated metrics and Kueue's
+visibility API.
 
 Upstream, a resource is whatever REST storage an API group installs, and some of those have no store
 behind them: ``pkg/registry/authorization/*/rest.go`` (SubjectAccessReview, SelfSubjectAccessReview,
@@ -9,7 +10,9 @@ selfsubjectreview}`` implement only ``rest.Creater`` (plus ``NamespaceScoped``, 
 request with its ``status`` filled in, never stored. metrics.k8s.io is not kube-apiserver's at all:
 metrics-server registers ``v1beta1.metrics.k8s.io`` as an APIService (k8s.io/kube-aggregator), so its
 ``nodes`` and ``pods`` (Getter and Lister only) are proxied, and the aggregator lists its group after the
-local ones.
+local ones; Kueue's visibility server likewise (``v1beta2.visibility.kueue.x-k8s.io``), whose only
+routes are subresources under a name (``clusterqueues/NAME/pendingworkloads``:
+:attr:`VirtualResource.subresources`).
 
 A :class:`VirtualResource` declares one such resource for a family (``Family.virtual``); the server's
 discovery (legacy and aggregated), OpenAPI, routing and RBAC attributes and the CLI read it from the

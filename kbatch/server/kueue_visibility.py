@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import NotFound, ServiceUnavailable
+from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.controllers.kueue.manager import KueueManager
 from kbatch.controllers.kueue.visibility import (
     cluster_queue_summary,
@@ -43,7 +44,7 @@ def kueue_manager(call: VirtualCall) -> KueueManager:
     return mgr
 
 
-def _pending(mgr: KueueManager, cq_name: str) -> list[Any] | None:
+def _pending(mgr: KueueManager, cq_name: str) -> list[Workload] | None:
     cq = mgr.queues.cluster_queues.get(cq_name)
     return None if cq is None else [info.obj for info in pending_snapshot(cq)]
 
