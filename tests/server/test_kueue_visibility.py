@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from kbatch.server.facade import ControlPlaneBackend, new_control_plane
-from tests.controllers.kueue.helpers import cluster_queue, local_queue, workload
+from tests.controllers.kueue.helpers import cluster_queue, flavor, local_queue, quota, workload
 
 GROUP = "visibility.kueue.x-k8s.io"
 V = f"/apis/{GROUP}/v1beta2"
@@ -216,3 +216,54 @@ def test_kueue_metrics_on_the_metrics_route(make_api: Any) -> None:
     lq = 'name="lq-a",namespace="foo",status="inadmissible"'
     assert f"kueue_local_queue_pending_workloads{{{lq},{role}}} 2" in text
     assert f'kueue_cluster_queue_status{{cluster_queue="cq-a",status="active",{role}}} 1' in text
+
+
+def _job(name: str, queue: str, priority_class: str) -> dict[str, Any]:
+    container = {"name": "c", "image": "busybox", "command": ["sleep", "3600"],
+                 "resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "1"}}}
+    return {"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": name, "namespace": "foo",
+                         "labels": {"kueue.x-k8s.io/queue-name": queue,
+                                    "kueue.x-k8s.io/priority-class": priority_class}},
+            "spec": {"backoffLimit": 0,
+                     "template": {"spec": {"restartPolicy": "Never", "containers": [container]}}}}
+
+
+def _classes() -> list[dict[str, Any]]:
+    return [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "WorkloadPriorityClass", "metadata": {"name": n},
+             "value": v} for n, v in (("high", 100), ("mid", 75), ("low", 50))]
+
+
+def _owned(body: dict[str, Any]) -> list[tuple[str, int, str, int, int]]:
+    return [(i["metadata"]["ownerReferences"][0]["name"], i["priority"], i["localQueueName"],
+             i["positionInClusterQueue"], i["positionInLocalQueue"]) for i in body["items"]]
+
+
+def test_upstream_e2e_positions_of_jobs_by_priority_class(make_api: Any) -> None:
+    """test/e2e/singlecluster/baseline/visibility_test.go: a 1-cpu ClusterQueue held by a high-priority
+    Job; three more Jobs by WorkloadPriorityClass over LocalQueues a and b; positions in the
+    ClusterQueue and each LocalQueue; once the blocking Job is gone, the next one is admitted and
+    leaves the answer."""
+    cp = new_control_plane()
+    cp.apply([_namespace("foo"), flavor("default"), *_classes(),
+              cluster_queue("cq", (["cpu"], [("default", [quota("cpu", "1")])])),
+              local_queue("a", "cq", "foo"), local_queue("b", "cq", "foo")])
+    cp.apply([_job("test-job-1", "a", "high")])
+    cp.advance(2)
+    for name, queue, cls in (("lq-a-high-prio", "a", "high"), ("lq-b-mid-prio", "b", "mid"),
+                             ("lq-b-low-prio", "b", "low")):
+        cp.apply([_job(name, queue, cls)])
+    cp.advance(2)
+    api = make_api(ControlPlaneBackend(cp))
+    assert _owned(api.get(f"{V}/clusterqueues/cq/pendingworkloads").json()) == [
+        ("lq-a-high-prio", 100, "a", 0, 0), ("lq-b-mid-prio", 75, "b", 1, 0),
+        ("lq-b-low-prio", 50, "b", 2, 1)]
+    assert _owned(api.get(_lq("foo", "a")).json()) == [("lq-a-high-prio", 100, "a", 0, 0)]
+    assert _owned(api.get(_lq("foo", "b")).json()) == [("lq-b-mid-prio", 75, "b", 1, 0),
+                                                       ("lq-b-low-prio", 50, "b", 2, 1)]
+    assert api.delete("/apis/batch/v1/namespaces/foo/jobs/test-job-1",
+                      params={"propagationPolicy": "Foreground"}).status_code == 200
+    cp.advance(5)
+    assert _owned(api.get(_lq("foo", "a")).json()) == []
+    assert _owned(api.get(f"{V}/clusterqueues/cq/pendingworkloads").json()) == [
+        ("lq-b-mid-prio", 75, "b", 0, 0), ("lq-b-low-prio", 50, "b", 1, 1)]
