@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -104,3 +105,18 @@ def test_official_client_reads_pending_workloads(queued: ServeProcess) -> None:
     lq = api.get_namespaced_custom_object(GROUP, "v1beta1", "default", "localqueues",
                                           "user-queue/pendingworkloads")
     assert lq["apiVersion"] == f"{GROUP}/v1beta1" and _positions(lq) == _positions(cq)
+
+
+def test_kbatch_get_raw_against_the_server(queued: ServeProcess) -> None:
+    """``kbatch --server URL get --raw``: the HTTP GET's body as is; an error is the server's Status."""
+    def kb(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "kbatch.cli", "--server", queued.url, *args],
+                              capture_output=True, text=True, timeout=60)
+
+    out = kb("get", "--raw", CQ_PATH + "?offset=2")
+    assert out.returncode == 0, out.stderr
+    assert _positions(json.loads(out.stdout)) == [("job-d", 2, 2)]
+    missing = kb("get", "--raw", LQ_PATH.replace("user-queue", "nope"))
+    assert missing.returncode == 1
+    assert 'Error from server (NotFound): localqueue.visibility.kueue.x-k8s.io "nope" not found' \
+        in missing.stderr
