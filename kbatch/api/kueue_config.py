@@ -215,6 +215,9 @@ class KueueConfig:
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
     retention_after_finished: float | None = None
     retention_after_deactivated: float | None = None
+    # ``metrics`` as given (``ControllerMetrics``: ``enableClusterQueueResources``,
+    # ``localQueueMetrics``), read by kbatch.controllers.kueue.metrics; the rest of it is the process's
+    metrics: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def namespace_selector(self) -> Selector | None:
@@ -557,6 +560,7 @@ def load(
         feature_gates=dict(cfg.feature_gates or {}),
         retention_after_finished=finished,
         retention_after_deactivated=deactivated,
+        metrics=dict(cfg.metrics or {}),
     )
     if errs:
         raise Invalid.of("Configuration.config.kueue.x-k8s.io", "", errs)

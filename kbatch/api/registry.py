@@ -77,15 +77,18 @@ class Registry:
         self._virtual: dict[tuple[str, str], VirtualResource] = {}
 
     def register_virtual(self, resource: VirtualResource) -> None:
-        """Serve ``resource`` without storage (:mod:`kbatch.api.virtual`)."""
-        self._virtual[(resource.api_version, resource.kind)] = resource
+        """Serve ``resource`` without storage (:mod:`kbatch.api.virtual`); by resource, since two
+        may answer with one kind (Kueue's visibility ``PendingWorkloadsSummary``)."""
+        self._virtual[(resource.api_version, resource.plural)] = resource
 
     def virtual(self) -> list[VirtualResource]:
         """The resources served without storage, in registration order."""
         return list(self._virtual.values())
 
     def virtual_for(self, api_version: str, kind: str) -> VirtualResource | None:
-        return self._virtual.get((api_version, kind))
+        """The virtual resource a body of ``kind`` is created on (reviews: one resource per kind)."""
+        return next((r for r in self._virtual.values()
+                     if (r.api_version, r.kind) == (api_version, kind) and "create" in r.verbs), None)
 
     def register(self, model: type[Resource], strategy: Strategy[Any] | None = None, *,
                  gc_policy: str = "Background", printer: Printer | None = None,

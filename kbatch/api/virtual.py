@@ -1,4 +1,5 @@
-"""Resources served without storage: the create-only reviews and the aggregated metrics.
+"""Resources served without storage: the create-only reviews, the aggregated metrics and Kueue's
+visibility API.
 
 Upstream, a resource is whatever REST storage an API group installs, and some of those have no store
 behind them: ``pkg/registry/authorization/*/rest.go`` (SubjectAccessReview, SelfSubjectAccessReview,
@@ -9,7 +10,9 @@ selfsubjectreview}`` implement only ``rest.Creater`` (plus ``NamespaceScoped``, 
 request with its ``status`` filled in, never stored. metrics.k8s.io is not kube-apiserver's at all:
 metrics-server registers ``v1beta1.metrics.k8s.io`` as an APIService (k8s.io/kube-aggregator), so its
 ``nodes`` and ``pods`` (Getter and Lister only) are proxied, and the aggregator lists its group after the
-local ones.
+local ones; Kueue's visibility server likewise (``v1beta2.visibility.kueue.x-k8s.io``), whose only
+routes are subresources under a name (``clusterqueues/NAME/pendingworkloads``:
+:attr:`VirtualResource.subresources`).
 
 A :class:`VirtualResource` declares one such resource for a family (``Family.virtual``); the server's
 discovery (legacy and aggregated), OpenAPI, routing and RBAC attributes and the CLI read it from the
@@ -36,7 +39,10 @@ class VirtualResource:
     ``aggregated``: served through an APIService (the name, e.g. ``v1beta1.metrics.k8s.io``), which
     puts the group after kube-apiserver's own in discovery. ``table``: the resource's own
     ``rest.TableConvertor`` (``"module:function"`` taking the answer of a get or list and the
-    ``includeObject`` option), for clients that ask for a Table; ``None``: the answer as is."""
+    ``includeObject`` option), for clients that ask for a Table; ``None``: the answer as is.
+    ``subresources``: what is served under a name (``NAME/SUB``), each answered by its own
+    ``handler``: Kueue's visibility API serves only ``clusterqueues/NAME/pendingworkloads``, its
+    ``clusterqueues`` storage has no verb (``pkg/visibility/storage/storage.go``)."""
 
     group: str
     version: str
@@ -48,6 +54,7 @@ class VirtualResource:
     singular: str | None = None
     aggregated: str = ""
     table: str | None = None
+    subresources: tuple[Subresource, ...] = ()
 
     @property
     def api_version(self) -> str:
@@ -61,6 +68,17 @@ class VirtualResource:
         """The ``APIResource`` of a legacy ``APIResourceList`` (k8s.io/apimachinery ``meta/v1``)."""
         return {"name": self.plural, "singularName": self.singular_name, "namespaced": self.namespaced,
                 "kind": self.kind, "verbs": list(self.verbs)}
+
+    def subresource(self, name: str) -> Subresource | None:
+        return next((s for s in self.subresources if s.name == name), None)
+
+    def subresource_target(self, sub: Subresource) -> VirtualResource:
+        """``sub`` as the resource a call names: ``plural/sub``, its own kind, verbs and handler."""
+        return VirtualResource(self.group if sub.group is None else sub.group,
+                               self.version if sub.version is None else sub.version,
+                               f"{self.plural}/{sub.name}", sub.kind or self.kind, sub.handler or "",
+                               namespaced=self.namespaced, verbs=sub.verbs, singular="",
+                               aggregated=self.aggregated)
 
 
 @dataclass(frozen=True, slots=True)

@@ -147,6 +147,15 @@ class HttpBackend:
     def close(self) -> None:
         self._http.close()
 
+    def raw_get(self, uri: str) -> str:
+        """``GET uri`` as the server answers it (``kbatch get --raw``); an error is its Status."""
+        try:
+            resp = self._http.get(uri)
+        except httpx.HTTPError as err:
+            raise errors.InternalError(f"cannot reach kbatch serve at {self._http.base_url}: {err}") from None
+        _raise(resp)
+        return resp.text
+
     def _call(self, method: str, path: str, *, warnings: list[str] | None = None, **kwargs: Any) -> Any:
         """``warnings`` receives the texts of the answer's ``Warning`` headers (what kubectl prints)."""
         try:

@@ -149,7 +149,7 @@ def compose(families: Iterable[Family]) -> Composition:
     kinds = tuple(k for f in chosen for k in f.kinds)
     virtual = tuple(v for f in chosen for v in f.virtual)
     _unique("kind", (*(f"{k.model.api_info.api_version}/{k.model.api_info.kind}" for k in kinds),
-                     *(f"{v.api_version}/{v.kind}" for v in virtual)))
+                     *(f"{v.api_version}/{v.kind}" for v in virtual if "create" in v.verbs)))
     _unique("resource", (*(f"{k.model.api_info.api_version}/{k.model.api_info.plural}" for k in kinds),
                          *(f"{v.api_version}/{v.plural}" for v in virtual)))
     admission = tuple(p for f in chosen for p in f.admission)

@@ -55,6 +55,9 @@ class ControllerContext:
     features: FeatureGates = field(default_factory=lambda: builtin().feature_gates())
     registry: Registry = field(default_factory=lambda: builtin().registry())
     user: UserInfo = LOCAL_ADMIN  # who this controller's writes through ``client`` are requested by
+    # what controllers publish for the API server's read-only views (cp.published): Kueue's queue
+    # manager, which its visibility API reads as upstream's visibility server holds its pointer
+    published: dict[str, object] = field(default_factory=dict)
 
     def client_as(self, user: UserInfo) -> Client:
         """A client whose writes are ``user``'s (the kubelet's per-node ``system:node:<name>``); the

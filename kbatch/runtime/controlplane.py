@@ -128,6 +128,7 @@ class ControlPlane:
         self.loop = Loop(self.clock, self.timers, self.manager)
         self.events = EventSink(self.client, self.clock)
         self.metrics = MetricsRegistry()  # controllers' metrics (``/metrics`` of ``kbatch serve``)
+        self.published: dict[str, object] = {}  # controllers' state that read-only APIs serve (ctx.published)
         # trace=False on a virtual clock: no trace at all (no store watch, no decoding, no hashing;
         # digest() raises). A real clock keeps the watch: any write must wake its loop.
         real = not isinstance(self.clock, VirtualClock)
@@ -173,6 +174,7 @@ class ControlPlane:
             manager=self.manager, timers=self.timers,
             server=self.server, options=dict(self._options.get(name, {})), metrics=self.metrics,
             composition=self.composition, features=self.features, registry=self.registry,
+            published=self.published,
         )
 
     def controller_client(self, name: str) -> Client:

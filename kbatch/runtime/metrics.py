@@ -11,6 +11,11 @@ component-base's ``MustRegister`` guarded by a ``sync.Once``)::
     syncs.labels("Indexed", "success", "tracking").inc()
     registry.render()   # '# HELP job_controller_job_syncs_total The number of job syncs\\n# TYPE ...'
 
+A :class:`Gauge` is set rather than counted; a family whose values are cheaper to read at scrape time
+than to keep current on every event has a *collector* (``registry.add_collector(fn)``): ``fn()``
+runs before each render and sets the gauges from the state it reads (Kueue's queue sizes and quotas,
+:mod:`kbatch.controllers.kueue.metrics`), as a client_golang ``Collector`` does in ``Collect``.
+
 Rendering is deterministic: families by name, series by label values. Values print as Go's
 client does (``1`` rather than ``1.0``, ``+Inf``). As in client_golang, a counter never decreases
 (``inc`` of a negative amount raises) and a series exists from its first ``labels(...)`` call,
@@ -21,9 +26,9 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-__all__ = ["Counter", "Histogram", "MetricsRegistry", "exponential_buckets", "format_value"]
+__all__ = ["Counter", "Gauge", "Histogram", "MetricsRegistry", "exponential_buckets", "format_value"]
 
 _INF_LE = 'le="+Inf"'
 DEFAULT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)  # prometheus.DefBuckets
@@ -122,6 +127,53 @@ class Counter(_Family):
                 for key, child in sorted(self._children.items())]
 
 
+class _GaugeChild:
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0.0
+
+    def set(self, value: float) -> None:
+        self.value = value
+
+    def inc(self, amount: float = 1.0) -> None:
+        self.value += amount
+
+
+class Gauge(_Family):
+    """A gauge vector (client_golang ``GaugeVec``): a value that goes up and down; ``clear()`` drops
+    every series (``Reset``), what a collector does before setting the current ones."""
+
+    kind = "gauge"
+
+    def __init__(self, name: str, help_: str, label_names: Sequence[str] = ()) -> None:
+        super().__init__(name, help_, label_names)
+        self._children: dict[tuple[str, ...], _GaugeChild] = {}
+
+    def labels(self, *values: str) -> _GaugeChild:
+        key = self._key(values)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = _GaugeChild()
+        return child
+
+    def set(self, value: float) -> None:
+        """For a family without labels."""
+        self.labels().set(value)
+
+    def clear(self) -> None:
+        self._children.clear()
+
+    def value(self, *values: str) -> float | None:
+        """The current value of one series (``None`` if it does not exist)."""
+        child = self._children.get(self._key(values))
+        return child.value if child is not None else None
+
+    def samples(self) -> list[str]:
+        return [f"{self.name}{_series(self.label_names, key)} {format_value(child.value)}"
+                for key, child in sorted(self._children.items())]
+
+
 class _HistogramChild:
     __slots__ = ("bounds", "count", "counts", "sum")
 
@@ -166,6 +218,10 @@ class Histogram(_Family):
         child = self._children.get(self._key(values))
         return child.count if child is not None else 0
 
+    def sum(self, *values: str) -> float:
+        child = self._children.get(self._key(values))
+        return child.sum if child is not None else 0.0
+
     def samples(self) -> list[str]:
         out = []
         for key, child in sorted(self._children.items()):
@@ -185,12 +241,27 @@ class MetricsRegistry:
     """The metric families of one control plane, by name."""
 
     def __init__(self) -> None:
-        self._families: dict[str, Counter | Histogram] = {}
+        self._families: dict[str, Counter | Gauge | Histogram] = {}
+        self._collectors: list[Callable[[], None]] = []
 
     def counter(self, name: str, help_: str, label_names: Sequence[str] = ()) -> Counter:
         family = self._register(Counter(name, help_, label_names))
         assert isinstance(family, Counter)
         return family
+
+    def gauge(self, name: str, help_: str, label_names: Sequence[str] = ()) -> Gauge:
+        family = self._register(Gauge(name, help_, label_names))
+        assert isinstance(family, Gauge)
+        return family
+
+    def add_collector(self, collect: Callable[[], None]) -> None:
+        """Run ``collect()`` before every :meth:`render` (and :meth:`collect`)."""
+        self._collectors.append(collect)
+
+    def collect(self) -> None:
+        """Bring the collected gauges up to date (what :meth:`render` does first)."""
+        for collect in self._collectors:
+            collect()
 
     def histogram(self, name: str, help_: str, label_names: Sequence[str] = (),
                   buckets: Sequence[float] = DEFAULT_BUCKETS) -> Histogram:
@@ -198,7 +269,7 @@ class MetricsRegistry:
         assert isinstance(family, Histogram)
         return family
 
-    def _register(self, family: Counter | Histogram) -> Counter | Histogram:
+    def _register(self, family: Counter | Gauge | Histogram) -> Counter | Gauge | Histogram:
         existing = self._families.get(family.name)
         if existing is None:
             self._families[family.name] = family
@@ -209,7 +280,7 @@ class MetricsRegistry:
             raise ValueError(f"metric {family.name!r} is already registered with another shape")
         return existing
 
-    def get(self, name: str) -> Counter | Histogram | None:
+    def get(self, name: str) -> Counter | Gauge | Histogram | None:
         return self._families.get(name)
 
     def names(self) -> list[str]:
@@ -218,6 +289,7 @@ class MetricsRegistry:
     def render(self) -> str:
         """Every family in the Prometheus text format. A family with no series yet is left out, as
         client_golang's ``Gather`` leaves out a vector with no children."""
+        self.collect()
         lines: list[str] = []
         for name in sorted(self._families):
             family = self._families[name]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from kbatch.api.registry import KindSpec, Registry
+from kbatch.api.virtual import VirtualResource
 
 __all__ = ["VERBS", "api_group", "api_group_list", "api_resource_list", "api_versions", "group_versions",
            "served_group_versions", "subresource_verbs"]
@@ -111,13 +112,20 @@ def _resource(spec: KindSpec) -> list[dict[str, Any]]:
     return out
 
 
+def _virtual_entries(resource: VirtualResource) -> list[dict[str, Any]]:
+    """A virtual resource's entry, then its subresources' (``clusterqueues/pendingworkloads``)."""
+    r = resource
+    return [r.discovery_entry(), *(s.discovery_entry(r.plural, r.kind, r.namespaced) for s in r.subresources)]
+
+
 def api_resource_list(registry: Registry, group: str, version: str) -> dict[str, Any] | None:
     """The resources of one group version, or ``None`` when it is not served."""
     specs = [s for s in registry.served() if s.info.group == group and s.info.version == version]
     virtual = [r for r in registry.virtual() if (r.group, r.version) == (group, version)]
     if not specs and not virtual and (group, version) != (KBATCH_GROUP, KBATCH_VERSION):
         return None
-    resources = [r for spec in specs for r in _resource(spec)] + [r.discovery_entry() for r in virtual]
+    resources = [r for spec in specs for r in _resource(spec)]
+    resources += [e for r in virtual for e in _virtual_entries(r)]
     if (group, version) == (KBATCH_GROUP, KBATCH_VERSION):
         resources = [{"name": "clock", "singularName": "clock", "namespaced": False, "kind": "Clock",
                       "verbs": ["get", "create"]}]

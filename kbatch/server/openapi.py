@@ -98,6 +98,10 @@ def _virtual_operations(resource: VirtualResource, ref: str) -> dict[str, dict[s
             paths[f"{base}/{resource.plural}"] = {"get": _op(gvk, ref, "list")}
     if "get" in resource.verbs:
         paths[f"{collection}/{{name}}"] = {"get": _op(gvk, ref, "get")}
+    for sub in resource.subresources:  # only get is served under a name (visibility's pendingworkloads)
+        sub_gvk = gvk | {"kind": sub.kind or resource.kind}
+        if "get" in sub.verbs:
+            paths[f"{collection}/{{name}}/{sub.name}"] = {"get": _op(sub_gvk, ref, "get")}
     return paths
 
 

@@ -79,6 +79,11 @@ class Router:
             if (group, version) in self._virtual_only:
                 raise route_not_found()
             return None
+        if len(rest) == 3:  # NAME/SUBRESOURCE: the subresource's own route (visibility's pendingworkloads)
+            sub = resource.subresource(rest[2])
+            if sub is None:
+                raise route_not_found()
+            return VirtualPath(resource.subresource_target(sub), namespace, rest[1])
         if len(rest) > 2:
             raise route_not_found()
         return VirtualPath(resource, namespace, rest[1] if len(rest) == 2 else None)

@@ -60,6 +60,8 @@ def virtual_verb(resource: VirtualResource, method: str, namespace: str | None, 
     name on a resource without item routes, a scope that does not fit, a namespaced create or get
     outside a namespace are 404s; a method the resource does not implement is a 405."""
     items = {"get", "update", "patch", "delete"} & set(resource.verbs)
+    if not resource.verbs:  # a storage implementing no verb has no route (Kueue's ``CqREST``)
+        raise route_not_found()
     if (name is not None and not items) or (namespace is not None and not resource.namespaced):
         raise route_not_found()
     if method in ("GET", "HEAD"):

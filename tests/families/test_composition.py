@@ -49,8 +49,8 @@ def test_builtin_composition_lists_core_then_batch() -> None:
 
 def test_what_each_family_serves_without_storage() -> None:
     """Core declares the create-only reviews (kube-apiserver installs them whatever the authorization
-    mode) and the APIService-aggregated metrics.k8s.io; no other built-in family serves a virtual
-    resource."""
+    mode) and the APIService-aggregated metrics.k8s.io; kueue its visibility API (two APIServices,
+    v1beta2 first: the preferred version); no other built-in family serves a virtual resource."""
     served = {f.name: [(v.api_version, v.plural, v.verbs, v.aggregated) for v in f.virtual]
               for f in BUILTIN_FAMILIES}
     reviews = [("authentication.k8s.io/v1", "selfsubjectreviews"),
@@ -62,8 +62,12 @@ def test_what_each_family_serves_without_storage() -> None:
     metrics = [("metrics.k8s.io/v1beta1", plural, ("get", "list"), "v1beta1.metrics.k8s.io")
                for plural in ("nodes", "pods")]
     assert served.pop("core") == [(gv, plural, ("create",), "") for gv, plural in reviews] + metrics
+    visibility = [(f"visibility.kueue.x-k8s.io/{v}", plural, verbs, f"{v}.visibility.kueue.x-k8s.io")
+                  for v in ("v1beta2", "v1beta1") for plural in ("clusterqueues", "localqueues")
+                  for verbs in [()]]
+    assert served.pop("kueue") == visibility
     assert all(not virtual for virtual in served.values())
-    assert builtin().virtual == CORE.virtual
+    assert builtin().virtual[:len(CORE.virtual)] == CORE.virtual
     registry = builtin().registry()
     assert registry.virtual_for("authorization.k8s.io/v1", "LocalSubjectAccessReview").namespaced is True
     assert [v.kind for v in builtin().registry(served={("metrics.k8s.io/v1beta1", "PodMetrics")}).virtual()] \

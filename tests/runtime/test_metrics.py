@@ -87,3 +87,24 @@ def test_histogram_buckets_are_cumulative_and_end_at_the_count(values: list[floa
     assert buckets == sorted(buckets) and buckets[-1] == len(values)
     bounds = exponential_buckets(0.1, 3, 5)
     assert buckets[:-1] == [sum(1 for v in values if v <= b) for b in bounds]
+
+
+def test_a_gauge_is_set_and_a_collector_refreshes_it_before_each_render() -> None:
+    reg = MetricsRegistry()
+    g = reg.gauge("queue_depth", "Depth", ("queue",))
+    depth = {"a": 3}
+
+    def collect() -> None:
+        g.clear()
+        for queue, n in depth.items():
+            g.labels(queue).set(n)
+
+    reg.add_collector(collect)
+    assert reg.render().splitlines() == ["# HELP queue_depth Depth", "# TYPE queue_depth gauge",
+                                         'queue_depth{queue="a"} 3']
+    depth.pop("a")
+    depth["b"] = float("inf")
+    assert reg.render().splitlines()[-1] == 'queue_depth{queue="b"} +Inf'  # a's series is gone
+    assert g.value("a") is None and reg.gauge("queue_depth", "Depth", ("queue",)) is g
+    with pytest.raises(ValueError):
+        reg.counter("queue_depth", "Depth", ("queue",))  # same name, another type

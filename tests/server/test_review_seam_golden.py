@@ -11,7 +11,10 @@ everything else in them must not move. Two answers moved on purpose when metrics
 seam, to what metrics-server's go-restful answers (``installer.go`` gives its ``nodes`` and ``pods``
 only GET routes): ``POST .../nodes`` is the generic 405 ("the server does not allow this method on the
 requested resource", where kbatch said "POST is not supported by metrics.k8s.io/v1beta1") and an
-unknown resource the generic 404 with empty details (where kbatch appended the path). Re-record
+unknown resource the generic 404 with empty details (where kbatch appended the path). Kueue's
+visibility API joined the seam later: discovery gained ``visibility.kueue.x-k8s.io`` (listed last, an
+APIService's group) and its two group versions, OpenAPI v3 their documents and v2 their paths;
+nothing else moved. Re-record
 (only when an answer is meant to change) with
 ``cd tests/server && PYTHONPATH=/work/... python test_review_seam_golden.py --write``.
 """

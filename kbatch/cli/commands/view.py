@@ -166,8 +166,21 @@ LABEL_COLUMNS = typer.Option(None, "-L", "--label-columns",
                              help="A column per label key (repeat, or comma-separate).")
 
 
+def _raw(ctx: typer.Context, uri: str, kind: str | None, names: list[str] | None) -> None:
+    """``get --raw``: kubectl refuses arguments beside it (``get.go`` ``Validate``)."""
+    import sys
+
+    from kbatch.cli.raw_get import raw_get
+    from kbatch.cli.session import session
+
+    if kind is not None or names:
+        raise UserError("arguments may not be passed when --raw is specified")
+    with session(global_options(ctx), save=False) as backend:
+        sys.stdout.write(raw_get(backend, uri))
+
+
 @command
-def get(ctx: typer.Context, kind: str = typer.Argument(...,
+def get(ctx: typer.Context, kind: str | None = typer.Argument(None,
                                                        help="KIND[,KIND…], a category (all) or KIND/NAME "
                                                             "(short names work)."),
         names: list[str] | None = typer.Argument(None, help="Names of the objects."),
@@ -190,9 +203,18 @@ def get(ctx: typer.Context, kind: str = typer.Argument(...,
                                                  help="Keep metadata.managedFields in json and yaml."),
         request_timeout: str = typer.Option("0", "--request-timeout",
                                             help="Stop watching after this long (Go duration, e.g. 30s; "
-                                                 "0: never).")) -> None:
+                                                 "0: never)."),
+        raw: str | None = typer.Option(None, "--raw", help="Print the server's answer to GET of this URI "
+                                                           "as is (kubectl get --raw).")) -> None:
     """List objects or show some, with kubectl's columns."""
     from kbatch.cli.session import session
+
+    if raw is not None:
+        _raw(ctx, raw, kind, names)
+        return
+    if kind is None:
+        raise UserError('You must specify the type of resource to get. Use "kubectl api-resources" for a '
+                        "complete list of supported resources.")
 
     timeout = math.ceil(duration_option(request_timeout, "--request-timeout", bare_seconds=True))
     if template is not None:

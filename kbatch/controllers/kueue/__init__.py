@@ -41,6 +41,7 @@ from kbatch.api.node_v1 import RuntimeClass
 from kbatch.api.resource_v1.claim import ResourceClaimTemplate
 from kbatch.api.resource_v1.deviceclass import DeviceClass
 from kbatch.api.resource_v1.slice import ResourceSlice
+from kbatch.controllers.kueue import metrics
 from kbatch.controllers.kueue.admissionchecks import AdmissionCheckFinalizer
 from kbatch.controllers.kueue.dra_handlers import DeviceClassHandler, ResourceSliceHandler
 from kbatch.controllers.kueue.jobframework.reconciler import JobReconciler
@@ -136,6 +137,8 @@ def _integrations(mgr: KueueManager) -> list[Any]:
 
 def setup(ctx: ControllerContext) -> KueueManager:
     mgr = KueueManager(ctx)
+    ctx.published["kueue"] = mgr  # what the visibility API reads (kbatch.server.kueue_visibility)
+    metrics.install(mgr)
     mgr.integrations = _integrations(mgr)
     b = ctx.build
     mgr.controllers["kueue-scheduler"] = (

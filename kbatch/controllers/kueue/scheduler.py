@@ -34,6 +34,7 @@ from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.admissionfairsharing.penalties import PenaltyLifecycle
 from kbatch.controllers.kueue.manager import KueueManager
+from kbatch.controllers.kueue.metrics import ROLE, preempted_workloads
 from kbatch.controllers.kueue.model.requests import format_amount
 from kbatch.controllers.kueue.scheduling.candidate_index import CandidateIndex
 from kbatch.controllers.kueue.scheduling.cycle import CycleInputs, Entry, RequeueReason, run_cycle
@@ -270,6 +271,8 @@ class Scheduler:
             f"Preempted workload {target.info.key} (UID: {target.info.uid}) in ClusterQueue "
             f"{target.info.cluster_queue}{prio}",
         )
+        # ``ReportPreemption`` (pkg/scheduler/preemption/preemption.go): by the preemptor's ClusterQueue
+        preempted_workloads(mgr.ctx.metrics).labels(e.cq_name, target.reason, ROLE).inc()
         return True
 
     # --- requeue -----------------------------------------------------------------------------------

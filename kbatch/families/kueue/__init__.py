@@ -28,6 +28,7 @@ from kbatch.families.core.generic_page import generic_page
 from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, JobIntegration, KindEntry
 from kbatch.families.kueue import printers
 from kbatch.families.kueue.gates import KUEUE_GATES
+from kbatch.families.kueue.visibility import VISIBILITY
 
 __all__ = ["KUEUE"]
 
@@ -69,6 +70,7 @@ KUEUE = Family(
         _kind(AdmissionCheck),
         _kind(Topology),
     ),
+    virtual=VISIBILITY,
     admission=(
         AdmissionPlugin(
             "KueueWebhooks",
