@@ -113,16 +113,19 @@ class Registry:
         self._queue_sort: PluginSet | None = None
 
     def register(self, name: str, factory: PluginFactory, *, weight: int = 0,
-                 multi_point: bool = False, queue_sort: bool = False) -> None:
+                 multi_point: bool = False, queue_sort: bool = False, before: str = "") -> None:
         """``queue_sort``: the default profile's QueueSort is this plugin; the multiPoint plugins
-        registered before it do not sort the queue there (:class:`kbatch.families.SchedulerPlugin`)."""
+        registered before it do not sort the queue there; ``before``: its multiPoint place is just
+        before that plugin's, when registered (:class:`kbatch.families.SchedulerPlugin`)."""
         if name in self._plugins:
             raise ValueError(f'a plugin named "{name}" already exists')
         self._plugins[name] = _Known(factory, weight)
         if queue_sort:
             self._queue_sort = PluginSet((PluginEntry(name),), tuple(e.name for e in self._multi_point))
         if multi_point:
-            self._multi_point.append(PluginEntry(name, weight))
+            names = [e.name for e in self._multi_point]
+            self._multi_point.insert(names.index(before) if before in names else len(names),
+                                     PluginEntry(name, weight))
 
     def __contains__(self, name: object) -> bool:
         return name in self._plugins

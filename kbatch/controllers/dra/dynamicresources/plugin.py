@@ -16,6 +16,9 @@ Kubernetes 1.37), on kbatch's framework.
 
 Every rejection is UnschedulableAndUnresolvable, as upstream's ``statusUnschedulable``: preemption
 does not try nodes this plugin rejected.
+* **PostFilter** (:mod:`.postfilter`; before DefaultPreemption's, as upstream's plugin order): an
+  allocated claim that was unavailable on some node and is reserved for no other pod is deallocated;
+  else a special claim left by an earlier attempt is deleted.
 * **Score** (:mod:`.score`): nodes where ``firstAvailable`` requests got earlier subrequests first.
 * **Reserve**: the node's allocation is assumed (in flight): later pods see the devices as taken.
   **Unreserve** forgets it, and takes the pod out of ``reservedFor`` of its allocated claims.
@@ -33,8 +36,8 @@ claims all exist and it was deallocated, or it is one of them and was created or
 ResourceSlices, DeviceClasses and DeviceTaintRules added
 or updated, nodes added or relabelled, and the pod's generated claims recorded queue it too.
 
-Differences from upstream (docs/dra.md): PostFilter does not deallocate claims (so a claim whose
-binding failed or timed out stays allocated, unavailable to its pod, until someone deallocates it).
+Differences from upstream (docs/dra.md): PostFilter picks the first unavailable claim in the pod's
+order (upstream: a random one) and reports a failed write as its message, not as an error.
 
 Extended resources backed by DRA (KEP-5004; :mod:`.extended_claim`): a pod requesting a name a
 DeviceClass maps, on a node that does not advertise it, gets a special claim: built per node in
@@ -84,6 +87,7 @@ from kbatch.controllers.dra.dynamicresources.extended_claim import (
     node_claim,
     status_patch,
 )
+from kbatch.controllers.dra.dynamicresources.postfilter import act, choose
 from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
 from kbatch.controllers.dra.podclaims import NOT_CREATED
@@ -107,7 +111,14 @@ from kbatch.controllers.scheduler.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from kbatch.controllers.scheduler.framework import NODE_NAMES, SKIPPED_SCORES, Code, CycleState, Status
+from kbatch.controllers.scheduler.framework import (
+    NODE_NAMES,
+    SKIPPED_SCORES,
+    Code,
+    CycleState,
+    PostFilterResult,
+    Status,
+)
 from kbatch.controllers.scheduler.observer import ObserveHandler
 from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.queue import PodKeys
@@ -137,13 +148,14 @@ class _PodState:
     """The pod's claims for one attempt (upstream ``stateData``)."""
 
     __slots__ = ("allocated", "claims", "created", "deadline", "extended", "flight_key", "node_allocations",
-                 "node_extended", "pending", "resources")
+                 "node_extended", "pending", "resources", "unavailable")
 
     def __init__(self, claims: list[Any]) -> None:
         self.claims = claims
         self.pending = [c for c in claims if not _allocated(c)]
         self.allocated = [c for c in claims if _allocated(c)]
         self.node_allocations: dict[str, list[Any]] = {}
+        self.unavailable: set[str] = set()  # uids of allocated claims some node could not use (PostFilter)
         self.deadline = 0.0  # PreBind's wait for binding conditions ends then (virtual seconds)
         # extended resources backed by DRA (:mod:`.extended_claim`): the special claim (found or in
         # memory), the mapped requests, each node's variant of it, the one PreBind created
@@ -301,12 +313,6 @@ class DynamicResources:
         if data is None:
             return None
         view = NodeView(node.name, node.shape.labels)
-        for claim in data.allocated:
-            selector = claim.status.allocation.node_selector
-            if selector is not None and not selector_matches(selector, view):
-                return Status.unresolvable(NAME, NOT_AVAILABLE)
-            if self.features.binding_conditions and self._binding_failed(claim):
-                return Status.unresolvable(NAME, NOT_AVAILABLE)
         if data.extended is not None:
             extended, reason = node_claim(data.extended, pod, data.resources, node.shape.allocatable,
                                           self.world.extended_class)
@@ -316,9 +322,29 @@ class DynamicResources:
                 data.node_extended[node.name] = extended
             else:
                 data.node_extended.pop(node.name, None)
+        unavailable = [c.metadata.uid for c in data.allocated if not self._available(c, view)]
         pending = data.pending if data.extended is None else data.node_pending(node.name)
-        if not pending:
-            return None
+        results = self._allocate(pending, view) if pending else None
+        if isinstance(results, Status):
+            return results
+        if unavailable:  # upstream: remembered for PostFilter, which may deallocate one
+            data.unavailable.update(unavailable)
+            return Status.unresolvable(NAME, NOT_AVAILABLE)
+        if results is not None:
+            data.node_allocations[node.name] = results
+        return None
+
+    def _available(self, claim: Any, view: NodeView) -> bool:
+        """Upstream Filter for an allocated claim: its node selector matches the node and, with
+        ``DRADeviceBindingConditions``, its binding has neither failed nor timed out unready."""
+        selector = claim.status.allocation.node_selector
+        if selector is not None and not selector_matches(selector, view):
+            return False
+        return not (self.features.binding_conditions and self._binding_failed(claim))
+
+    def _allocate(self, pending: list[Any], view: NodeView) -> list[Any] | Status:
+        """The structured allocator on the node: the results, in ``pending`` order, or the node's
+        status ("cannot allocate all claims", invalid pools, or a fatal error)."""
         allocator = Allocator(
             pending,
             view,
@@ -338,8 +364,27 @@ class DynamicResources:
             return Status(Code.ERROR, (str(err),), NAME)
         if results is None:
             return Status.unresolvable(NAME, CANNOT_ALLOCATE)
-        data.node_allocations[node.name] = results
-        return None
+        return results
+
+    # -- PostFilter ------------------------------------------------------------------------------
+    def post_filter(self, state: CycleState, pod: Any, snapshot: Any, statuses: Mapping[str, Status],
+                    ) -> PostFilterResult:
+        """Upstream PostFilter (:mod:`.postfilter`): deallocate an unavailable claim only this pod
+        uses, else delete a special claim left by an earlier attempt. A failed write is the
+        result's message (upstream: an error status, and a retry after back-off)."""
+        data: _PodState | None = state.get(KEY)
+        if data is None:
+            return PostFilterResult(None)
+        action = choose(data.claims, data.unavailable, data.extended, pod.uid)
+        if action is None:
+            return PostFilterResult(None)
+        try:
+            message = act(self.handle.client, action)
+        except StatusError as err:
+            return PostFilterResult(None, message=err.message)
+        if action.verb == "delete":
+            data.extended = None
+        return PostFilterResult(None, message=message)
 
     # -- Score ---------------------------------------------------------------------------------
     def score(self, state: CycleState, pod: Any, node: Any) -> int:
