@@ -165,6 +165,10 @@ class _PodState:
         self.created: Any = None
         self.flight_key = ""
 
+    def bound(self) -> list[Any]:
+        """The claims PreBind wrote: the pod's own, then the special claim it created, if any."""
+        return self.claims if self.created is None else [*self.claims, self.created]
+
     def node_pending(self, node_name: str) -> list[Any]:
         """The claims to allocate on the node: the pod's own, then the node's special claim."""
         extended = self.node_extended.get(node_name)
@@ -499,7 +503,7 @@ class DynamicResources:
             failure = self._bind_extended(client, data, extended, data.node_allocations[node_name][-1], pod)
             if failure:
                 return Status(Code.ERROR, (failure,), NAME)
-        if not self.features.binding_conditions or not has_binding_conditions(data.claims):
+        if not self.features.binding_conditions or not has_binding_conditions(data.bound()):
             return None
         recorder = getattr(self.handle, "recorder", None)
         if recorder is not None:
@@ -525,7 +529,7 @@ class DynamicResources:
             return f"create claim for extended resources {what}: {err.message}"
         data.created = created
         try:
-            self._write(client, created, allocation, pod)
+            data.created = self._write(client, created, allocation, pod)
         except BindError as err:
             return err.message
         self.world.forget(variant, key=data.flight_key, freed=False)  # the stored claim holds them now
@@ -537,7 +541,9 @@ class DynamicResources:
             client.patch_status(Pod, pod.name, body, pod.namespace, patch_type="strategic")
         except StatusError as err:
             return f"update pod {pod.namespace}/{pod.name} ExtendedResourceClaimStatus: {err.message}"
-        data.created = None  # bound: the claim stays, owned by the pod
+        # ``created`` stays: the claim's devices may have binding conditions to wait for, and a later
+        # failure (binding conditions, Bind) makes Unreserve delete it, as upstream's Unreserve does
+        # with a special claim that has a real name
         return ""
 
     def pre_bind_poll(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
@@ -551,14 +557,18 @@ class DynamicResources:
         return self._binding_status(data)
 
     def _binding_status(self, data: _PodState) -> Status | None:
-        """Upstream ``isPodReadyForBinding`` on the claims as the scheduler knows them now."""
-        for index, claim in enumerate(data.claims):
+        """Upstream ``isPodReadyForBinding`` on the claims as the scheduler knows them now: the pod's
+        own and the special claim PreBind created (upstream's ``state.claims`` holds both)."""
+        for index, claim in enumerate(data.bound()):
             meta = claim.metadata
             current = self.world.claim(meta.namespace, meta.name)
             if current is None:
                 missing = f'resourceclaim.resource.k8s.io "{meta.name}" not found'
                 return Status(Code.ERROR, (missing,), NAME)
-            data.claims[index] = current
+            if index < len(data.claims):
+                data.claims[index] = current
+            else:
+                data.created = current
             ready, error = claim_ready(current)
             if error:
                 return Status(Code.ERROR, (error,), NAME)
