@@ -17,9 +17,10 @@ Not translated: "DRA-disabled" and the feature-gate variants ("...-without-DRAAd
 locked in 1.37; the no-op PostFilter messages ("no new claims to deallocate", "still not
 schedulable": kbatch leaves them out of the pod's condition, docs/dra.md; their cases check that
 nothing changed); the "extended-resource-*" cases (end to end in test_extended_resources.py,
-PostFilter's "-has-claim" and "-delete-claim" among them); "canceled" (the filter timeout is not modelled); the binding-conditions
-cases (test_upstream_binding_conditions.py); "CEL-runtime-error-for-one-of-three-nodes" (PreScore
-replays the Filter error; kbatch's Filter error already aborts the attempt).
+PostFilter's "-has-claim" and "-delete-claim" among them); "canceled" (the filter timeout is not
+modelled); the binding-conditions cases (test_upstream_binding_conditions.py); "CEL-runtime-error-
+for-one-of-three-nodes" (PreScore replays the Filter error; kbatch's Filter error already aborts the
+attempt).
 """
 
 from __future__ import annotations
