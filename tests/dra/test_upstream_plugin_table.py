@@ -37,6 +37,8 @@ from kbatch.controllers.scheduler.profiles import Handle
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo
 
+from .builders import create_observed
+
 DRIVER = "some-driver"
 CLASS = "my-resource-class"
 CLAIM = "my-pod-my-resource"
@@ -96,13 +98,7 @@ class Case:
         self.state: dict[Any, Any] = {}
 
     def add(self, obj: Any) -> Any:
-        stored = self.cp.client.create(obj)
-        if isinstance(stored, ResourceClaim) and obj.status is not None:
-            body = edit(stored)
-            body.status = obj.status
-            stored = self.cp.client.update_status(body)
-        self.plugin.observe(type(stored).__name__, None, stored)
-        return stored
+        return create_observed(self.cp.client, self.plugin, obj)
 
     def claim(self, name: str = CLAIM) -> ResourceClaim:
         return self.cp.client.get(ResourceClaim, name, "default")

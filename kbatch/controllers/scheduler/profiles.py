@@ -96,6 +96,10 @@ class Handle:
     # extended resource name -> the DeviceClass backing it (upstream ``SharedDRAManager``'s
     # ``DeviceClassResolver``); the DynamicResources plugin sets it, NodeResourcesFit reads it
     device_class_resolver: Callable[[str], Any] | None = None
+    # (extended resource name, NodeInfo) -> (devices backing it on the node, how many are allocated):
+    # what NodeResourcesFit and BalancedAllocation score a DRA-backed resource with (upstream
+    # ``calculateDRAExtendedResourceAllocatableRequest``); set by DynamicResources too
+    dra_extended_totals: Callable[[str, Any], tuple[int, int]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

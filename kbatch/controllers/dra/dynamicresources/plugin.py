@@ -87,6 +87,7 @@ from kbatch.controllers.dra.dynamicresources.extended_claim import (
     node_claim,
     status_patch,
 )
+from kbatch.controllers.dra.dynamicresources.extended_totals import device_totals
 from kbatch.controllers.dra.dynamicresources.postfilter import act, choose
 from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
@@ -213,6 +214,17 @@ class DynamicResources:
         self._pools: dict[str, tuple[int, tuple[tuple[str, str], ...], list[Any]]] = {}
         if hasattr(handle, "device_class_resolver"):
             handle.device_class_resolver = self.world.extended_class  # NodeResourcesFit's rule
+            handle.dra_extended_totals = self.extended_totals  # the noderesources scorers' counts
+
+    def extended_totals(self, name: str, node: Any) -> tuple[int, int]:
+        """The devices of the class ``name`` maps to on ``node`` and how many are allocated
+        (:mod:`.extended_totals`); (0, 0) when no class maps it."""
+        device_class = self.world.extended_class(name)
+        if device_class is None:
+            return 0, 0
+        view = NodeView(node.name, node.shape.labels)
+        world = self.world
+        return device_totals(world.slices.values(), view, device_class, self.selectors, world.allocated)
 
     # -- claims of a pod -------------------------------------------------------------------------
     def _claims(self, pod: Any) -> tuple[list[Any], str]:
