@@ -42,8 +42,9 @@ order (upstream: a random one) and reports a failed write as its message, not as
 Extended resources backed by DRA (KEP-5004; :mod:`.extended_claim`): a pod requesting a name a
 DeviceClass maps, on a node that does not advertise it, gets a special claim: built per node in
 Filter, allocated with the pod's own claims, held in flight by Reserve, created with its allocation
-and reservation at PreBind, which then records it in ``status.extendedResourceClaimStatus``;
-Unreserve deletes a claim PreBind created.
+and reservation at PreBind, which then records it in ``status.extendedResourceClaimStatus`` and
+waits for its devices' binding conditions as for the pod's own claims; Unreserve deletes a claim
+PreBind created, and PostFilter one an earlier attempt left.
 """
 
 from __future__ import annotations

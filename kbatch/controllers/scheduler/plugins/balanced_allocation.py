@@ -54,11 +54,11 @@ def _allocatable_requested(node: NodeInfo, name: str, pod_request: int, dra: Dra
                            ) -> tuple[int, int]:
     """Upstream ``calculateResourceAllocatableRequest`` with ``useRequested``: (allocatable,
     requested with the pod); (0, 0) for a resource left out of the score."""
-    if is_scalar_resource(name):
-        return scalar_allocatable_requested(node, name, pod_request, dra) if pod_request else (0, 0)
     if name in (CPU, MEMORY, EPHEMERAL_STORAGE):
         alloc = node.shape.allocatable.get(name, 0)
         return alloc, node.requested.get(name, 0) + pod_request
+    if pod_request and is_scalar_resource(name):
+        return scalar_allocatable_requested(node, name, pod_request, dra)
     return 0, 0
 
 
