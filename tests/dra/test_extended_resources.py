@@ -296,3 +296,22 @@ def test_a_failed_status_patch_deletes_the_created_claim_and_the_pod_retries() -
     assert got.spec.node_name
     [claim] = claims(cp)  # the first attempt's claim is gone, only the retry's remains
     assert claim.metadata.name == got.status.extended_resource_claim_status.resource_claim_name
+
+
+def test_a_bigger_node_queues_a_pod_fit_rejected_for_cpu_at_once() -> None:
+    """NodeResourcesFit's node hint (upstream ``isSchedulableAfterNodeChange`` with the DRA manager:
+    ``isFit`` leaves a DeviceClass-mapped resource to DynamicResources): a pod short of cpu everywhere
+    is queued by the addition of a node with room, though that node advertises no ``example.com/gpu``
+    itself; it does not wait for the 5-minute flush."""
+    cp = cluster(nodes=1, gpus=2)  # nodes of 8 cpus
+    cp.client.create(Pod.model_validate({
+        "metadata": {"name": "big", "namespace": "default"},
+        "spec": {"restartPolicy": "Never", "containers": [{
+            "name": "c", "image": "busybox", "command": ["sleep", "10"],
+            "resources": {"requests": {"cpu": "12"}, "limits": {GPU: "1"}}}]},
+    }))
+    cp.run_until_idle()
+    assert not cp.client.get(Pod, "big", "default").spec.node_name
+    create_nodes(cp, 1, NodeTemplate(cpu="16", devices=DeviceTemplate(count=2)), prefix="large-")
+    cp.advance(1)
+    assert cp.client.get(Pod, "big", "default").spec.node_name == "large-0"

@@ -199,10 +199,13 @@ class NodeResourcesFit:
         return scores
 
     # -- queueing hints ------------------------------------------------------------------------
+    def _after_node_change(self, pod: PodInfo, old: NodeShape | None, new: NodeShape) -> QueueingHint:
+        return after_node_change(pod, old, new, self._dra)
+
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             on_pod(ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN, after_pod_event),
-            on_node(ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE, after_node_change),
+            on_node(ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE, self._after_node_change),
             # DRAExtendedResource: a DeviceClass added or changed may map a resource the pod lacked
             # (upstream fit.go registers DeviceClass Add/Update with the gate on)
             ClusterEventWithHint(ClusterEvent("DeviceClass", ActionType.ADD | ActionType.UPDATE),
@@ -242,11 +245,13 @@ def after_class_event(pod: PodInfo, old: Any, new: Any) -> QueueingHint:
     return QUEUE if mapped and mapped in pod.requests else QUEUE_SKIP
 
 
-def after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeShape) -> QueueingHint:
-    """Upstream ``isSchedulableAfterNodeChange``: the pod must fit the node when it is empty; an
-    added node then queues it, an updated one only if allocatable grew in a resource the pod
-    requests or in pods (``haveAnyRequestedResourcesIncreased``)."""
-    if insufficient(pod, NodeInfo(new)):
+def after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeShape,
+                      dra: Callable[[str], Any] | None = None) -> QueueingHint:
+    """Upstream ``isSchedulableAfterNodeChange``: the pod must fit the node when it is empty (an
+    extended resource a DeviceClass maps, ``dra``, is DynamicResources' to check there, as
+    upstream's ``isFit`` with the DRA manager); an added node then queues it, an updated one only if
+    allocatable grew in a resource the pod requests or in pods (``haveAnyRequestedResourcesIncreased``)."""
+    if insufficient(pod, NodeInfo(new), dra):
         return QUEUE_SKIP
     if old is None:
         return QUEUE
