@@ -162,13 +162,15 @@ class SchedulerPlugin:
     list (with ``weight`` for scoring), in family order, as ``default_plugins.go`` does;
     ``queue_sort``: the default profile sorts its queue with this plugin instead of an earlier
     family's (one queue, one QueueSort: what scheduler-plugins' configuration for Coscheduling does
-    with ``queueSort: {enabled: [Coscheduling], disabled: ["*"]}``)."""
+    with ``queueSort: {enabled: [Coscheduling], disabled: ["*"]}``); ``before``: the plugin takes its
+    ``multiPoint`` place just before that earlier family's plugin, as upstream's list places it."""
 
     name: str
     factory: Ref
     multi_point: bool = False
     weight: int = 0
     queue_sort: bool = False
+    before: str = ""
 
 
 @dataclass(frozen=True, slots=True)

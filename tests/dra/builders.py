@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from kbatch.api import edit
 from kbatch.api.resource_v1 import DeviceClass, ResourceClaim, ResourceSlice
 from kbatch.controllers.dra.selection import SelectorCache
 from kbatch.controllers.dra.structured import AllocatedState, Allocator, Features, NodeView, gather_pools
@@ -113,3 +114,16 @@ def allocate(
         lambda: f"00000000-0000-4000-8000-{next(counter):012d}",
     )
     return allocator.allocate()
+
+
+def create_observed(client: Any, plugin: Any, obj: Any) -> Any:
+    """Create ``obj`` through the API (a claim's status, if any, through its status subresource, as
+    a scheduler or driver writes it) and show the stored object to the DynamicResources ``plugin``
+    as its informer would."""
+    stored = client.create(obj)
+    if isinstance(stored, ResourceClaim) and obj.status is not None:
+        body = edit(stored)
+        body.status = obj.status
+        stored = client.update_status(body)
+    plugin.observe(type(stored).__name__, None, stored)
+    return stored

@@ -142,36 +142,45 @@ def test_a_true_binding_failure_condition_fails_prebind() -> None:
     assert claim(cp).status.allocation is not None
 
 
+DEALLOCATED = ("0/1 nodes are available: 1 resourceclaim not available on the node. deallocation of "
+               "ResourceClaim completed, preemption: 0/1 nodes are available: 1 Preemption is not helpful "
+               "for scheduling.")
+
+
 def test_prebind_times_out_after_the_binding_timeout() -> None:
+    """The poll's timeout fails PreBind; the retry finds the claim timed out and unready ("not
+    available on the node"), PostFilter deallocates it (upstream rows ``bound-claim-with-timed-out-
+    binding``), and the attempt after that allocates it anew and waits again."""
     cp = cluster()
     cp.advance(594)
     assert pod(cp).spec.node_name is None
+    first = claim(cp).status.allocation.allocation_timestamp
     assert claim(cp).status.reserved_for
     assert not [e for e in events(cp) if e[1] == "FailedScheduling"]
     cp.advance(10)
     assert pod(cp).spec.node_name is None
     assert ("Warning", "FailedScheduling", "device binding timeout") in events(cp)
-    assert not claim(cp).status.reserved_for
+    assert ("Warning", "FailedScheduling", DEALLOCATED) in events(cp)
+    again = claim(cp).status
+    assert again.allocation.allocation_timestamp > first  # deallocated, then allocated anew
+    assert [r.name for r in again.reserved_for] == ["p"]
 
 
-def test_a_pod_whose_claim_binding_failed_is_not_scheduled_again_on_it() -> None:
-    """Upstream Filter: an allocated claim whose binding failed is "not available on the node"; the
-    retry after back-off finds no node."""
+def test_a_claim_whose_binding_failed_is_deallocated_and_allocated_anew() -> None:
+    """Upstream Filter: an allocated claim whose binding failed is "not available on the node";
+    PostFilter clears its allocation, reservation and device statuses (row
+    ``bound-claim-with-failed-binding``), and the next attempt allocates it again."""
     cp = cluster()
     set_condition(cp, "AttachFailed", reason="NoFabric", message="fabric is full")
     cp.advance(30)
-    scheduled = pod(cp).status.condition("PodScheduled")
     assert pod(cp).spec.node_name is None
-    assert scheduled.reason == "Unschedulable"
-    assert "1 resourceclaim not available on the node" in scheduled.message
-
-
-def test_a_timed_out_claim_is_not_available_to_the_retry() -> None:
-    cp = cluster()
-    cp.advance(620)
-    scheduled = pod(cp).status.condition("PodScheduled")
-    assert pod(cp).spec.node_name is None
-    assert "1 resourceclaim not available on the node" in scheduled.message
+    assert ("Warning", "FailedScheduling", DEALLOCATED) in events(cp)
+    status = claim(cp).status
+    assert status.devices is None  # the failure condition went with the allocation
+    assert status.allocation is not None and [r.name for r in status.reserved_for] == ["p"]
+    set_condition(cp, "Attached")
+    cp.advance(10)
+    assert pod(cp).spec.node_name == "node-0"
 
 
 def test_devices_without_binding_conditions_bind_at_once() -> None:

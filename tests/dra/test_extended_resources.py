@@ -204,33 +204,69 @@ def test_fit_device_class_hint() -> None:
     assert after_class_event(wants, dc("other", GPU), nic) == QueueingHint.QUEUE_SKIP
 
 
-def test_a_leftover_special_claim_keeps_the_pod_unschedulable() -> None:
-    """Upstream filterExtendedResources: the pod's special claim from an earlier attempt, with
-    requests, is "cannot schedule extended resource claim" (until it is deleted)."""
-    cp = cluster()
-    created = cp.client.create(pod("p", schedulingGates=[{"name": "hold"}]))
+def leftover(cp: ControlPlane, created: Pod, **status: Any) -> None:
+    """A special claim of an earlier attempt (with requests), as a failed clean-up leaves it."""
     cp.client.create(ResourceClaim.model_validate({
         "metadata": {"name": "p-extended-resources-old", "namespace": "default",
                      "annotations": {EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"},
+                     "finalizers": [FINALIZER],
                      "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p",
                                           "uid": created.metadata.uid, "controller": True}]},
         "spec": {"devices": {"requests": [{"name": "container-0-request-0",
                                            "exactly": {"deviceClassName": "gpu", "count": 2}}]}},
     }))
+
+
+def schedule_with_leftover(cp: ControlPlane) -> Any:
+    """Create pod ``p`` gated, give it a leftover special claim, ungate it: its PodScheduled
+    condition once the scheduler is done (the pod is not bound)."""
+    created = cp.client.create(pod("p", schedulingGates=[{"name": "hold"}]))
+    leftover(cp, created)
     ungated = edit(cp.client.get(Pod, "p", "default"))
     ungated.spec.scheduling_gates = None
     cp.client.update(ungated)
     cp.run_until_idle()
     got = cp.client.get(Pod, "p", "default")
     assert not got.spec.node_name
-    [cond] = [c for c in got.status.conditions if c.type == "PodScheduled"]
-    assert cond.message.startswith("0/2 nodes are available: 2 cannot schedule extended resource claim.")
-    cp.client.delete(ResourceClaim, "p-extended-resources-old", "default")
-    # no event of the deletion queues the pod (upstream registers claim adds and updates): the
-    # unschedulable pods' periodic flush (5 minutes) retries it
+    return got.status.condition("PodScheduled")
+
+
+def test_postfilter_deletes_a_leftover_special_claim() -> None:
+    """Upstream filterExtendedResources: the pod's special claim from an earlier attempt, with
+    requests, is "cannot schedule extended resource claim" on every node; PostFilter then deletes it,
+    finalizer first (rows ``extended-resource-name-with-resources-has-claim`` / ``-delete-claim``:
+    "deletion of ResourceClaim completed"). No event of the deletion queues the pod (upstream
+    registers claim adds and updates, and the claim is not one the pod names): the unschedulable
+    pods' periodic flush (5 minutes) retries it, and the retry creates a claim of its own."""
+    cp = cluster()
+    cond = schedule_with_leftover(cp)
+    assert cond.message == (
+        "0/2 nodes are available: 2 cannot schedule extended resource claim. deletion of ResourceClaim "
+        "completed, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
+    assert claims(cp) == []  # the finalizer was removed, then the claim deleted
     cp.advance(301)
     cp.run_until_idle()
-    assert cp.client.get(Pod, "p", "default").spec.node_name
+    got = cp.client.get(Pod, "p", "default")
+    assert got.spec.node_name
+    [claim] = claims(cp)
+    assert claim.metadata.name == got.status.extended_resource_claim_status.resource_claim_name
+
+
+def test_postfilter_deletion_failure_keeps_the_claim_and_reports_the_error() -> None:
+    """A delete the API refuses leaves the claim, and the pod unschedulable with the error."""
+    from kbatch.api.errors import Forbidden
+
+    cp = cluster()
+    client = cp.controller_client("scheduler")
+
+    def refuse(*args: Any, **kw: Any) -> Any:
+        raise Forbidden("injected")
+
+    client.delete = refuse  # type: ignore[method-assign]
+    cond = schedule_with_leftover(cp)
+    assert "injected" in cond.message
+    [claim] = claims(cp)
+    assert claim.metadata.name == "p-extended-resources-old" and not claim.metadata.finalizers
 
 
 def test_a_failed_status_patch_deletes_the_created_claim_and_the_pod_retries() -> None:
@@ -260,3 +296,22 @@ def test_a_failed_status_patch_deletes_the_created_claim_and_the_pod_retries() -
     assert got.spec.node_name
     [claim] = claims(cp)  # the first attempt's claim is gone, only the retry's remains
     assert claim.metadata.name == got.status.extended_resource_claim_status.resource_claim_name
+
+
+def test_a_bigger_node_queues_a_pod_fit_rejected_for_cpu_at_once() -> None:
+    """NodeResourcesFit's node hint (upstream ``isSchedulableAfterNodeChange`` with the DRA manager:
+    ``isFit`` leaves a DeviceClass-mapped resource to DynamicResources): a pod short of cpu everywhere
+    is queued by the addition of a node with room, though that node advertises no ``example.com/gpu``
+    itself; it does not wait for the 5-minute flush."""
+    cp = cluster(nodes=1, gpus=2)  # nodes of 8 cpus
+    cp.client.create(Pod.model_validate({
+        "metadata": {"name": "big", "namespace": "default"},
+        "spec": {"restartPolicy": "Never", "containers": [{
+            "name": "c", "image": "busybox", "command": ["sleep", "10"],
+            "resources": {"requests": {"cpu": "12"}, "limits": {GPU: "1"}}}]},
+    }))
+    cp.run_until_idle()
+    assert not cp.client.get(Pod, "big", "default").spec.node_name
+    create_nodes(cp, 1, NodeTemplate(cpu="16", devices=DeviceTemplate(count=2)), prefix="large-")
+    cp.advance(1)
+    assert cp.client.get(Pod, "big", "default").spec.node_name == "large-0"

@@ -14,12 +14,13 @@ slice (driver ``some-driver``, pool ``worker``) has device ``instance-1``.
 
 Not translated: "DRA-disabled" and the feature-gate variants ("...-without-DRAAdminAccess-...",
 "claim-with-prioritized-list-feature-disabled", "tainted-device-disabled"): those gates are GA and
-locked in 1.37; the PostFilter results ("no new claims to deallocate", "deallocation of
-ResourceClaim completed", "still not schedulable": kbatch has no DynamicResources PostFilter,
-docs/dra.md); every "extended-resource-*" case (not modelled, docs/dra.md); "canceled" (the filter
-timeout is not modelled); the binding-conditions cases (the DRADeviceBindingConditions beta gate is
-off in kbatch, docs/dra.md); "CEL-runtime-error-for-one-of-three-nodes" (PreScore replays the Filter
-error; kbatch's Filter error already aborts the attempt).
+locked in 1.37; the no-op PostFilter messages ("no new claims to deallocate", "still not
+schedulable": kbatch leaves them out of the pod's condition, docs/dra.md; their cases check that
+nothing changed); the "extended-resource-*" cases (end to end in test_extended_resources.py,
+PostFilter's "-has-claim" and "-delete-claim" among them); "canceled" (the filter timeout is not
+modelled); the binding-conditions cases (test_upstream_binding_conditions.py); "CEL-runtime-error-
+for-one-of-three-nodes" (PreScore replays the Filter error; kbatch's Filter error already aborts the
+attempt).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from kbatch.controllers.scheduler.framework import Code
 from kbatch.controllers.scheduler.profiles import Handle
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo
+
+from .builders import create_observed
 
 DRIVER = "some-driver"
 CLASS = "my-resource-class"
@@ -95,13 +98,7 @@ class Case:
         self.state: dict[Any, Any] = {}
 
     def add(self, obj: Any) -> Any:
-        stored = self.cp.client.create(obj)
-        if isinstance(stored, ResourceClaim) and obj.status is not None:
-            body = edit(stored)
-            body.status = obj.status
-            stored = self.cp.client.update_status(body)
-        self.plugin.observe(type(stored).__name__, None, stored)
-        return stored
+        return create_observed(self.cp.client, self.plugin, obj)
 
     def claim(self, name: str = CLAIM) -> ResourceClaim:
         return self.cp.client.get(ResourceClaim, name, "default")
@@ -283,6 +280,34 @@ def test_wrong_topology() -> None:
     assert case.pre_filter(_pod()) is None
     status = case.filter(_pod())
     assert (status.code, status.reasons) == (Code.UNRESOLVABLE, ("resourceclaim not available on the node",))
+    # PostFilter deallocates it ("Claims get deallocated immediately.")
+    result = case.plugin.post_filter(case.state, _pod(), Snapshot(), {"worker": status})
+    assert (result.nominated_node, result.message) == (None, "deallocation of ResourceClaim completed")
+    claim = case.claim()
+    assert claim.status.allocation is None and not claim.status.reserved_for
+
+
+def test_wrong_topology_reserved_for_another_pod_is_not_deallocated() -> None:
+    # upstream PostFilter deallocates only a claim reserved for nobody or for this pod alone
+    other = _reserved(_topology(_allocated(_claim()), "no-such-label", "no-such-value"), uid="other")
+    case = Case(other)
+    case.pre_filter(_pod())
+    status = case.filter(_pod())
+    result = case.plugin.post_filter(case.state, _pod(), Snapshot(), {"worker": status})
+    assert result.message == ""  # upstream's "still not schedulable"
+    assert case.claim().status.allocation is not None
+
+
+def test_exhausted_resources_postfilter_changes_nothing() -> None:
+    # "exhausted-resources": PostFilter "still not schedulable" (no allocated claim to free)
+    other = _allocated(_claim(f"{CLAIM}-other"))
+    case = Case(_class(), _slice(), other, _claim(**_owned()))
+    case.pre_filter(_pod())
+    status = case.filter(_pod())
+    assert status.reasons == ("cannot allocate all claims",)
+    result = case.plugin.post_filter(case.state, _pod(), Snapshot(), {"worker": status})
+    assert result.message == ""
+    assert case.claim(f"{CLAIM}-other").status.allocation is not None
 
 
 # --- Reserve, PreBind, Unreserve -------------------------------------------------------------------

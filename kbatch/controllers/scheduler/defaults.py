@@ -25,7 +25,8 @@ def plugin_registry(plugins: Iterable[SchedulerPlugin] | None = None) -> Registr
     registry = Registry()
     for plugin in plugins if plugins is not None else builtin().scheduler_plugins:
         registry.register(plugin.name, resolve(plugin.factory), weight=plugin.weight,
-                          multi_point=plugin.multi_point, queue_sort=plugin.queue_sort)
+                          multi_point=plugin.multi_point, queue_sort=plugin.queue_sort,
+                          before=plugin.before)
     return registry
 
 

@@ -96,6 +96,10 @@ class Handle:
     # extended resource name -> the DeviceClass backing it (upstream ``SharedDRAManager``'s
     # ``DeviceClassResolver``); the DynamicResources plugin sets it, NodeResourcesFit reads it
     device_class_resolver: Callable[[str], Any] | None = None
+    # (extended resource name, NodeInfo) -> (devices backing it on the node, how many are allocated):
+    # what NodeResourcesFit and BalancedAllocation score a DRA-backed resource with (upstream
+    # ``calculateDRAExtendedResourceAllocatableRequest``); set by DynamicResources too
+    dra_extended_totals: Callable[[str, Any], tuple[int, int]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,16 +117,19 @@ class Registry:
         self._queue_sort: PluginSet | None = None
 
     def register(self, name: str, factory: PluginFactory, *, weight: int = 0,
-                 multi_point: bool = False, queue_sort: bool = False) -> None:
+                 multi_point: bool = False, queue_sort: bool = False, before: str = "") -> None:
         """``queue_sort``: the default profile's QueueSort is this plugin; the multiPoint plugins
-        registered before it do not sort the queue there (:class:`kbatch.families.SchedulerPlugin`)."""
+        registered before it do not sort the queue there; ``before``: its multiPoint place is just
+        before that plugin's, when registered (:class:`kbatch.families.SchedulerPlugin`)."""
         if name in self._plugins:
             raise ValueError(f'a plugin named "{name}" already exists')
         self._plugins[name] = _Known(factory, weight)
         if queue_sort:
             self._queue_sort = PluginSet((PluginEntry(name),), tuple(e.name for e in self._multi_point))
         if multi_point:
-            self._multi_point.append(PluginEntry(name, weight))
+            names = [e.name for e in self._multi_point]
+            self._multi_point.insert(names.index(before) if before in names else len(names),
+                                     PluginEntry(name, weight))
 
     def __contains__(self, name: object) -> bool:
         return name in self._plugins

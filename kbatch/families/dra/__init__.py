@@ -5,9 +5,10 @@ Kinds: DeviceClass, ResourceSlice, DeviceTaintRule (cluster-scoped), ResourceCla
 ResourceClaimTemplate. Controllers: ``resourceclaim`` (kube-controller-manager's
 ``resource-claim-controller``: claims from templates, reservedFor clean-up, deallocation) and
 ``device-taint-eviction`` (evicts pods using devices with NoExecute taints). Scheduler plugin:
-``DynamicResources`` in the default ``multiPoint`` set (upstream ``default_plugins.go`` adds it after
-the volume plugins). Feature gates at their 1.37 stages and defaults (kubernetes/website
-feature-gate pages; /work/shared/reference/upstream-2026.md §5). docs/dra.md has the details.
+``DynamicResources`` in the default ``multiPoint`` set, just before DefaultPreemption (upstream
+``default_plugins.go``: after InterPodAffinity, so its PostFilter runs before preemption's).
+Feature gates at their 1.37 stages and defaults (kubernetes/website feature-gate pages;
+/work/shared/reference/upstream-2026.md §5). docs/dra.md has the details.
 """
 
 from __future__ import annotations
@@ -115,7 +116,8 @@ DRA = Family(
         ),
     ),
     scheduler_plugins=(
-        SchedulerPlugin("DynamicResources", "kbatch.controllers.dra.dynamicresources:new", multi_point=True),
+        SchedulerPlugin("DynamicResources", "kbatch.controllers.dra.dynamicresources:new", multi_point=True,
+                        before="DefaultPreemption"),
     ),
     feature_gates=(
         _gate(DYNAMIC_RESOURCE_ALLOCATION, Stage.GA, locked=True),

@@ -40,19 +40,21 @@ def test_the_default_profile_is_upstreams_default_plugin_set() -> None:
         "VolumeBinding", "PodTopologySpread", "InterPodAffinity", "DynamicResources"]
     assert [(p.name, p.weight) for p in profile.score] == [
         ("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1), ("PodTopologySpread", 2),
-        ("InterPodAffinity", 2), ("NodeResourcesBalancedAllocation", 1), ("DynamicResources", 1)]
+        ("InterPodAffinity", 2), ("DynamicResources", 1), ("NodeResourcesBalancedAllocation", 1)]
     assert [p.name for p in profile.pre_score] == [
         "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation"]
     # the coscheduling family's plugin follows the in-tree ones and sorts the queue (scheduler-plugins'
     # own configuration); a composition without it keeps PrioritySort
-    assert [p.name for p in profile.post_filter] == ["DefaultPreemption", "Coscheduling"]
+    # DynamicResources just before DefaultPreemption, as upstream's default_plugins.go: its PostFilter
+    # (deallocating, or deleting a leftover special claim) runs first
+    assert [p.name for p in profile.post_filter] == ["DynamicResources", "DefaultPreemption", "Coscheduling"]
     assert profile.queue_sort is not None and profile.queue_sort.name == "Coscheduling"
     core_only = build_profiles(parse_config(None),
                                plugin_registry(CORE.scheduler_plugins))["default-scheduler"]
     assert core_only.queue_sort is not None and core_only.queue_sort.name == "PrioritySort"
     assert [p.name for p in core_only.post_filter] == ["DefaultPreemption"]
     # DefaultPreemption runs the profile's own filters and PreFilter extensions (the framework handle)
-    preemption = profile.post_filter[0]
+    preemption = profile.post_filter[1]
     assert preemption.filters == profile.filter
     assert [p.name for p in preemption.extensions] == ["PodTopologySpread", "InterPodAffinity"]
 

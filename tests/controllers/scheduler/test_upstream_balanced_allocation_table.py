@@ -9,9 +9,11 @@ Quantities as upstream's ``makeNode(name, milliCPU, memory, scalars)``: ``4000``
 memory in bytes. Pods as upstream's ``PodSpec`` literals (``cpuOnly`` requests memory ``0``
 explicitly). The plugin runs in the default-scheduler profile built from a KubeSchedulerConfiguration.
 
-Not translated: "include DRA resource on a node for balanced resource allocation" (with and without
-PreScore) need a DeviceClass ``extendedResourceName`` mapping, which kbatch does not model
-(docs/dra.md, docs/simulation.md); ``TestBalancedAllocationSignPod`` tests KEP-5598 sign fragments,
+"include DRA resource on a node for balanced resource allocation" (with and without PreScore: kbatch's
+Score needs nothing from PreScore) run with a DeviceClass mapping the resource and eight devices
+published for node1, known to the profile's DynamicResources plugin (docs/dra.md, "Scoring").
+
+Not translated: ``TestBalancedAllocationSignPod`` tests KEP-5598 sign fragments,
 which kbatch computes as one pod signature (``PodInfo.signature``) rather than per plugin.
 """
 
@@ -186,3 +188,31 @@ def test_balanced_score_is_in_range_and_perfect_when_fractions_are_equal(fractio
 def test_more_than_two_fractions_use_the_population_standard_deviation() -> None:
     # upstream's comment for "include scalar resource ...": node1 fractions 3000/3500, 5000/40000, 4/8
     assert balanced_score([3000 / 3500, 5000 / 40000, 4 / 8]) == 70
+
+
+DRA_EXTENDED = "example.com/dra-gpu"
+WITH_DRA = {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
+                          {"name": DRA_EXTENDED, "weight": 1}]}
+
+
+@pytest.mark.parametrize("pre_score", [True, False], ids=["with PreScore", "if PreScore not called"])
+def test_include_dra_resource_on_a_node_for_balanced_resource_allocation(pre_score: bool) -> None:
+    """node1: cpu 3000/3500, memory 0/40000, DRA 1/8 (no device allocated, the pod asks one):
+    62; node2 publishes no device, so the resource is not scored there: 63."""
+    from kbatch.api.resource_v1 import DeviceClass, ResourceSlice
+
+    config = {"pluginConfig": [{"name": BA, "args": WITH_DRA}]}
+    algo = world(_two((3500, 40000), (3500, 40000)), _scheduled(), config)
+    dra = next(p for p in algo.profile.filter if p.name == "DynamicResources")
+    dra.observe("DeviceClass", None, DeviceClass.model_validate(
+        {"metadata": {"name": "dra-gpu"}, "spec": {"extendedResourceName": DRA_EXTENDED}}))
+    dra.observe("ResourceSlice", None, ResourceSlice.model_validate({
+        "metadata": {"name": "node1-test-driver"},
+        "spec": {"driver": "test-driver", "pool": {"name": "node1", "resourceSliceCount": 1},
+                 "nodeName": "node1", "devices": [{"name": f"device-{i}"} for i in range(1, 9)]}}))
+    pod = api_pod("p", {"requests": {DRA_EXTENDED: "1"}, "limits": {DRA_EXTENDED: "1"}})
+    if pre_score:
+        assert plugin_scores(algo, pod, BA, normalize=False) == {"node1": 62, "node2": 63}
+    else:
+        plugin = next(p for p in algo.profile.score if p.name == BA)
+        assert {n.name: plugin.score({}, pod, n) for n in algo.snapshot} == {"node1": 62, "node2": 63}

@@ -20,7 +20,7 @@ from kbatch.api.errors import NotFound
 from kbatch.api.resource_v1 import DeviceTaintRule, ResourceClaim, ResourceSlice
 from kbatch.controllers.dra.devicetainteviction.rules import sync_rule_status
 from kbatch.controllers.dra.devicetainteviction.status import RULE_STATUS_PERIOD
-from kbatch.controllers.dra.devicetainteviction.sync import Eviction
+from kbatch.controllers.dra.devicetainteviction.sync import Eviction, has_claims
 from kbatch.controllers.dra.devicetainteviction.view import BY_POOL, TaintView, pool_of
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request, Result
@@ -43,7 +43,7 @@ class DeviceTaintEviction:
     # --- mappers ---------------------------------------------------------------------------
 
     def pod_request(self, pod: Any) -> list[Request]:
-        if not pod.spec.resource_claims or not pod.spec.node_name:
+        if not pod.spec.node_name or not has_claims(pod):
             return []
         return [Request(pod.metadata.namespace or "", pod.metadata.name or "")]
 
@@ -51,7 +51,7 @@ class DeviceTaintEviction:
         return [
             Request(p.metadata.namespace or "", p.metadata.name or "")
             for p in self.ctx.cache.list(Pod)
-            if p.spec.resource_claims and p.spec.node_name
+            if p.spec.node_name and has_claims(p)
         ]
 
     def pool_pods(self, slice_: Any) -> list[Request]:
@@ -99,7 +99,7 @@ class DeviceTaintEviction:
         if pod.metadata.deletion_timestamp is not None:
             self.pending.pop(key, None)  # already being deleted: no need to evict
             return None
-        eviction = TaintView(self.ctx).pod_eviction(pod) if pod.spec.resource_claims else None
+        eviction = TaintView(self.ctx).pod_eviction(pod) if has_claims(pod) else None
         if eviction is None:
             if self.pending.pop(key, None) == pod.metadata.uid:
                 self.ctx.recorder.event(pod, "Normal", EVENT_REASON, "Cancelling deletion")

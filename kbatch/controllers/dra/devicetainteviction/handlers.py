@@ -3,8 +3,9 @@
 Upstream (semantics only): kubernetes ``pkg/controller/devicetainteviction/device_taint_eviction.go``
 (v1.37, DRADeviceTaints and DRADeviceTaintRules GA, on):
 
-* ``handlePodChange``: a pod's add and delete; an update only when ``spec.nodeName`` or
-  ``status.resourceClaimStatuses`` changed ("pods get updated quite frequently"; the eviction's own
+* ``handlePodChange``: a pod's add and delete; an update only when ``spec.nodeName``,
+  ``status.resourceClaimStatuses`` or the special claim of ``status.extendedResourceClaimStatus``
+  changed ("pods get updated quite frequently"; the eviction's own
   ``DisruptionTarget`` write must not queue the pod again);
 * ``handleClaimChange``: a claim added with an allocation, deleted, or updated while allocated
   before or after (an unallocated claim's updates change nothing); the pods in ``reservedFor``, old
@@ -42,7 +43,12 @@ class _PodClaimsChanged(_Deletes):
 
 
 def _claim_statuses(pod: Any) -> Any:
-    return pod.status.resource_claim_statuses if pod.status else None
+    """The pod's recorded claims: its template claims and the scheduler's special claim
+    (``status.extendedResourceClaimStatus``, kubernetes#141290)."""
+    if not pod.status:
+        return None
+    ext = pod.status.extended_resource_claim_status
+    return pod.status.resource_claim_statuses, ext.resource_claim_name if ext is not None else None
 
 
 def _allocated(claim: Any) -> bool:

@@ -9,7 +9,9 @@
 * ``podEvictionTime``: a scheduled pod is evicted at the earliest time of its claims, with all their
   reasons, counting only a claim that is allocated, reserved for this pod (``reservedFor`` holds its
   UID: a finished pod, dropped from ``reservedFor`` by the resourceclaim controller, is left alone),
-  and, for a claim generated from a template, owned by the pod.
+  and, for a claim generated from a template, owned by the pod. The claims are the pod's own and
+  the special claim the scheduler recorded in ``status.extendedResourceClaimStatus`` (extended
+  resources backed by DRA, KEP-5004), which must be owned by the pod too.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ __all__ = [
     "TaintSource",
     "device_eviction",
     "eviction_time",
+    "extended_claim_name",
+    "has_claims",
     "merge",
     "pod_claim_names",
     "reserved_for",
@@ -100,9 +104,24 @@ def eviction_time(taints: Iterable[tuple[Any, float | None]], tolerations: Seque
     return None if found is None else found.when
 
 
+def extended_claim_name(pod: Any) -> str:
+    """The special claim for extended resources backed by DRA that the scheduler recorded in
+    ``status.extendedResourceClaimStatus`` (KEP-5004), or ""."""
+    ext = pod.status.extended_resource_claim_status if pod.status is not None else None
+    return (ext.resource_claim_name or "") if ext is not None else ""
+
+
+def has_claims(pod: Any) -> bool:
+    """Whether the pod uses claims: its own, or the scheduler's special claim."""
+    return bool(pod.spec.resource_claims) or bool(extended_claim_name(pod))
+
+
 def pod_claim_names(pod: Any) -> list[tuple[str, bool]]:
     """``resourceclaim.Name`` for each of the pod's claims: (claim name, must check the owner); a
-    template entry without a generated claim in the pod's status is skipped."""
+    template entry without a generated claim in the pod's status is skipped. The special claim of
+    ``status.extendedResourceClaimStatus`` comes last, owner checked (the scheduler created it with
+    the pod as controller): kubernetes#141290, whose fix (kubernetes#142289) makes upstream's claim
+    iteration include it."""
     statuses = {
         s.name: s.resource_claim_name
         for s in ((pod.status.resource_claim_statuses if pod.status else None) or ())
@@ -113,6 +132,9 @@ def pod_claim_names(pod: Any) -> list[tuple[str, bool]]:
             out.append((entry.resource_claim_name, False))
         elif entry.resource_claim_template_name and statuses.get(entry.name):
             out.append((statuses[entry.name] or "", True))
+    special = extended_claim_name(pod)
+    if special:
+        out.append((special, True))
     return out
 
 

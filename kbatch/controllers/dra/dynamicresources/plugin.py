@@ -16,6 +16,9 @@ Kubernetes 1.37), on kbatch's framework.
 
 Every rejection is UnschedulableAndUnresolvable, as upstream's ``statusUnschedulable``: preemption
 does not try nodes this plugin rejected.
+* **PostFilter** (:mod:`.postfilter`; before DefaultPreemption's, as upstream's plugin order): an
+  allocated claim that was unavailable on some node and is reserved for no other pod is deallocated;
+  else a special claim left by an earlier attempt is deleted.
 * **Score** (:mod:`.score`): nodes where ``firstAvailable`` requests got earlier subrequests first.
 * **Reserve**: the node's allocation is assumed (in flight): later pods see the devices as taken.
   **Unreserve** forgets it, and takes the pod out of ``reservedFor`` of its allocated claims.
@@ -33,14 +36,15 @@ claims all exist and it was deallocated, or it is one of them and was created or
 ResourceSlices, DeviceClasses and DeviceTaintRules added
 or updated, nodes added or relabelled, and the pod's generated claims recorded queue it too.
 
-Differences from upstream (docs/dra.md): PostFilter does not deallocate claims (so a claim whose
-binding failed or timed out stays allocated, unavailable to its pod, until someone deallocates it).
+Differences from upstream (docs/dra.md): PostFilter picks the first unavailable claim in the pod's
+order (upstream: a random one) and reports a failed write as its message, not as an error.
 
 Extended resources backed by DRA (KEP-5004; :mod:`.extended_claim`): a pod requesting a name a
 DeviceClass maps, on a node that does not advertise it, gets a special claim: built per node in
 Filter, allocated with the pod's own claims, held in flight by Reserve, created with its allocation
-and reservation at PreBind, which then records it in ``status.extendedResourceClaimStatus``;
-Unreserve deletes a claim PreBind created.
+and reservation at PreBind, which then records it in ``status.extendedResourceClaimStatus`` and
+waits for its devices' binding conditions as for the pod's own claims; Unreserve deletes a claim
+PreBind created, and PostFilter one an earlier attempt left.
 """
 
 from __future__ import annotations
@@ -84,6 +88,8 @@ from kbatch.controllers.dra.dynamicresources.extended_claim import (
     node_claim,
     status_patch,
 )
+from kbatch.controllers.dra.dynamicresources.extended_totals import device_totals
+from kbatch.controllers.dra.dynamicresources.postfilter import act, choose
 from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
 from kbatch.controllers.dra.podclaims import NOT_CREATED
@@ -107,7 +113,14 @@ from kbatch.controllers.scheduler.events import (
     ClusterEventWithHint,
     QueueingHint,
 )
-from kbatch.controllers.scheduler.framework import NODE_NAMES, Code, CycleState, Status, skip_score
+from kbatch.controllers.scheduler.framework import (
+    NODE_NAMES,
+    Code,
+    CycleState,
+    PostFilterResult,
+    Status,
+    skip_score,
+)
 from kbatch.controllers.scheduler.observer import ObserveHandler
 from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.queue import PodKeys
@@ -137,13 +150,14 @@ class _PodState:
     """The pod's claims for one attempt (upstream ``stateData``)."""
 
     __slots__ = ("allocated", "claims", "created", "deadline", "extended", "flight_key", "node_allocations",
-                 "node_extended", "pending", "resources")
+                 "node_extended", "pending", "resources", "unavailable")
 
     def __init__(self, claims: list[Any]) -> None:
         self.claims = claims
         self.pending = [c for c in claims if not _allocated(c)]
         self.allocated = [c for c in claims if _allocated(c)]
         self.node_allocations: dict[str, list[Any]] = {}
+        self.unavailable: set[str] = set()  # uids of allocated claims some node could not use (PostFilter)
         self.deadline = 0.0  # PreBind's wait for binding conditions ends then (virtual seconds)
         # extended resources backed by DRA (:mod:`.extended_claim`): the special claim (found or in
         # memory), the mapped requests, each node's variant of it, the one PreBind created
@@ -152,6 +166,10 @@ class _PodState:
         self.node_extended: dict[str, NodeClaim] = {}
         self.created: Any = None
         self.flight_key = ""
+
+    def bound(self) -> list[Any]:
+        """The claims PreBind wrote: the pod's own, then the special claim it created, if any."""
+        return self.claims if self.created is None else [*self.claims, self.created]
 
     def node_pending(self, node_name: str) -> list[Any]:
         """The claims to allocate on the node: the pod's own, then the node's special claim."""
@@ -187,6 +205,17 @@ class DynamicResources:
         self._pools: dict[str, tuple[int, tuple[tuple[str, str], ...], list[Any]]] = {}
         if hasattr(handle, "device_class_resolver"):
             handle.device_class_resolver = self.world.extended_class  # NodeResourcesFit's rule
+            handle.dra_extended_totals = self.extended_totals  # the noderesources scorers' counts
+
+    def extended_totals(self, name: str, node: Any) -> tuple[int, int]:
+        """The devices of the class ``name`` maps to on ``node`` and how many are allocated
+        (:mod:`.extended_totals`); (0, 0) when no class maps it."""
+        device_class = self.world.extended_class(name)
+        if device_class is None:
+            return 0, 0
+        view = NodeView(node.name, node.shape.labels)
+        world = self.world
+        return device_totals(world.slices.values(), view, device_class, self.selectors, world.allocated)
 
     # -- claims of a pod -------------------------------------------------------------------------
     def _claims(self, pod: Any) -> tuple[list[Any], str]:
@@ -293,12 +322,6 @@ class DynamicResources:
         if data is None:
             return None
         view = NodeView(node.name, node.shape.labels)
-        for claim in data.allocated:
-            selector = claim.status.allocation.node_selector
-            if selector is not None and not selector_matches(selector, view):
-                return Status.unresolvable(NAME, NOT_AVAILABLE)
-            if self.features.binding_conditions and self._binding_failed(claim):
-                return Status.unresolvable(NAME, NOT_AVAILABLE)
         if data.extended is not None:
             extended, reason = node_claim(data.extended, pod, data.resources, node.shape.allocatable,
                                           self.world.extended_class)
@@ -308,9 +331,29 @@ class DynamicResources:
                 data.node_extended[node.name] = extended
             else:
                 data.node_extended.pop(node.name, None)
+        unavailable = [c.metadata.uid for c in data.allocated if not self._available(c, view)]
         pending = data.pending if data.extended is None else data.node_pending(node.name)
-        if not pending:
-            return None
+        results = self._allocate(pending, view) if pending else None
+        if isinstance(results, Status):
+            return results
+        if unavailable:  # upstream: remembered for PostFilter, which may deallocate one
+            data.unavailable.update(unavailable)
+            return Status.unresolvable(NAME, NOT_AVAILABLE)
+        if results is not None:
+            data.node_allocations[node.name] = results
+        return None
+
+    def _available(self, claim: Any, view: NodeView) -> bool:
+        """Upstream Filter for an allocated claim: its node selector matches the node and, with
+        ``DRADeviceBindingConditions``, its binding has neither failed nor timed out unready."""
+        selector = claim.status.allocation.node_selector
+        if selector is not None and not selector_matches(selector, view):
+            return False
+        return not (self.features.binding_conditions and self._binding_failed(claim))
+
+    def _allocate(self, pending: list[Any], view: NodeView) -> list[Any] | Status:
+        """The structured allocator on the node: the results, in ``pending`` order, or the node's
+        status ("cannot allocate all claims", invalid pools, or a fatal error)."""
         allocator = Allocator(
             pending,
             view,
@@ -330,8 +373,27 @@ class DynamicResources:
             return Status(Code.ERROR, (str(err),), NAME)
         if results is None:
             return Status.unresolvable(NAME, CANNOT_ALLOCATE)
-        data.node_allocations[node.name] = results
-        return None
+        return results
+
+    # -- PostFilter ------------------------------------------------------------------------------
+    def post_filter(self, state: CycleState, pod: Any, snapshot: Any, statuses: Mapping[str, Status],
+                    ) -> PostFilterResult:
+        """Upstream PostFilter (:mod:`.postfilter`): deallocate an unavailable claim only this pod
+        uses, else delete a special claim left by an earlier attempt. A failed write is the
+        result's message (upstream: an error status, and a retry after back-off)."""
+        data: _PodState | None = state.get(KEY)
+        if data is None:
+            return PostFilterResult(None)
+        action = choose(data.claims, data.unavailable, data.extended, pod.uid)
+        if action is None:
+            return PostFilterResult(None)
+        try:
+            message = act(self.handle.client, action)
+        except StatusError as err:
+            return PostFilterResult(None, message=err.message)
+        if action.verb == "delete":
+            data.extended = None
+        return PostFilterResult(None, message=message)
 
     # -- Score ---------------------------------------------------------------------------------
     def score(self, state: CycleState, pod: Any, node: Any) -> int:
@@ -446,7 +508,7 @@ class DynamicResources:
             failure = self._bind_extended(client, data, extended, data.node_allocations[node_name][-1], pod)
             if failure:
                 return Status(Code.ERROR, (failure,), NAME)
-        if not self.features.binding_conditions or not has_binding_conditions(data.claims):
+        if not self.features.binding_conditions or not has_binding_conditions(data.bound()):
             return None
         recorder = getattr(self.handle, "recorder", None)
         if recorder is not None:
@@ -472,7 +534,7 @@ class DynamicResources:
             return f"create claim for extended resources {what}: {err.message}"
         data.created = created
         try:
-            self._write(client, created, allocation, pod)
+            data.created = self._write(client, created, allocation, pod)
         except BindError as err:
             return err.message
         self.world.forget(variant, key=data.flight_key, freed=False)  # the stored claim holds them now
@@ -484,7 +546,9 @@ class DynamicResources:
             client.patch_status(Pod, pod.name, body, pod.namespace, patch_type="strategic")
         except StatusError as err:
             return f"update pod {pod.namespace}/{pod.name} ExtendedResourceClaimStatus: {err.message}"
-        data.created = None  # bound: the claim stays, owned by the pod
+        # ``created`` stays: the claim's devices may have binding conditions to wait for, and a later
+        # failure (binding conditions, Bind) makes Unreserve delete it, as upstream's Unreserve does
+        # with a special claim that has a real name
         return ""
 
     def pre_bind_poll(self, state: CycleState, pod: Any, node_name: str) -> Status | None:
@@ -498,14 +562,18 @@ class DynamicResources:
         return self._binding_status(data)
 
     def _binding_status(self, data: _PodState) -> Status | None:
-        """Upstream ``isPodReadyForBinding`` on the claims as the scheduler knows them now."""
-        for index, claim in enumerate(data.claims):
+        """Upstream ``isPodReadyForBinding`` on the claims as the scheduler knows them now: the pod's
+        own and the special claim PreBind created (upstream's ``state.claims`` holds both)."""
+        for index, claim in enumerate(data.bound()):
             meta = claim.metadata
             current = self.world.claim(meta.namespace, meta.name)
             if current is None:
                 missing = f'resourceclaim.resource.k8s.io "{meta.name}" not found'
                 return Status(Code.ERROR, (missing,), NAME)
-            data.claims[index] = current
+            if index < len(data.claims):
+                data.claims[index] = current
+            else:
+                data.created = current
             ready, error = claim_ready(current)
             if error:
                 return Status(Code.ERROR, (error,), NAME)

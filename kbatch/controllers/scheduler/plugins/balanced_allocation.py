@@ -16,10 +16,12 @@ A pod requesting none of the resources (best-effort) is skipped at PreScore (kub
 otherwise every best-effort pod would pile onto the most balanced node); Score without PreScore
 gives such a pod 0 everywhere, which ranks the nodes alike.
 
-Not modelled: resources backed by DRA through ``DeviceClass.spec.extendedResourceName``
-(DRAExtendedResource, which upstream also scores here from ResourceSlices, ``getDRAPreScoredParams``):
-kbatch's DynamicResources allocates them (docs/dra.md), but this plugin counts such a name only as a
-node's allocatable.
+An extended resource backed by DRA (``DeviceClass.spec.extendedResourceName`` or the implicit
+``deviceclass.resource.kubernetes.io/<class>``, KEP-5004) that the pod requests and the node does not
+advertise is scored from the node's devices of that class: allocatable is their count, requested the
+allocated ones plus the pod's request (upstream ``getDRAPreScoredParams`` and
+``calculateDRAExtendedResourceAllocatableRequest``;
+:mod:`kbatch.controllers.dra.dynamicresources.extended_totals`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,13 @@ from typing import Any
 from kbatch.api.pod_resources import CPU, MEMORY
 from kbatch.controllers.scheduler.config import SchedulerConfigError, plugin_args
 from kbatch.controllers.scheduler.framework import MAX_NODE_SCORE, Code, CycleState, Status
-from kbatch.controllers.scheduler.plugins.node_resources_fit import EPHEMERAL_STORAGE, is_scalar_resource
+from kbatch.controllers.scheduler.plugins.node_resources_fit import (
+    EPHEMERAL_STORAGE,
+    DraTotals,
+    dra_scored,
+    is_scalar_resource,
+    scalar_allocatable_requested,
+)
 from kbatch.controllers.scheduler.snapshot import NodeInfo
 from kbatch.controllers.scheduler.types import PodInfo
 
@@ -42,14 +50,15 @@ DEFAULT_RESOURCES = (CPU, MEMORY)
 _SKIP = Status(Code.SKIP, (), NAME)
 
 
-def _allocatable_requested(node: NodeInfo, name: str, pod_request: int) -> tuple[int, int]:
+def _allocatable_requested(node: NodeInfo, name: str, pod_request: int, dra: DraTotals | None,
+                           ) -> tuple[int, int]:
     """Upstream ``calculateResourceAllocatableRequest`` with ``useRequested``: (allocatable,
     requested with the pod); (0, 0) for a resource left out of the score."""
-    if pod_request == 0 and is_scalar_resource(name):
-        return 0, 0
-    if name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource(name):
+    if name in (CPU, MEMORY, EPHEMERAL_STORAGE):
         alloc = node.shape.allocatable.get(name, 0)
         return alloc, node.requested.get(name, 0) + pod_request
+    if pod_request and is_scalar_resource(name):
+        return scalar_allocatable_requested(node, name, pod_request, dra)
     return 0, 0
 
 
@@ -79,9 +88,12 @@ class BalancedAllocation:
     # is the best-effort Skip, equivalent to this Score's 0 on every node): the batch heap may use it
     per_node_score = True
 
-    def __init__(self, resources: tuple[str, ...] = DEFAULT_RESOURCES, weight: int = 1) -> None:
+    def __init__(self, resources: tuple[str, ...] = DEFAULT_RESOURCES, weight: int = 1, handle: Any = None,
+                 ) -> None:
         self.resources = resources
         self.weight = weight
+        self.handle = handle
+        self._scores_dra = handle is not None and dra_scored(resources)
 
     def _best_effort(self, pod: PodInfo) -> bool:
         return not any(pod.requests.get(name, 0) for name in self.resources)
@@ -93,8 +105,9 @@ class BalancedAllocation:
         if self._best_effort(pod):
             return 0
         fractions: list[float] = []
+        dra = self.handle.dra_extended_totals if self._scores_dra else None
         for name in self.resources:
-            alloc, requested = _allocatable_requested(node, name, pod.requests.get(name, 0))
+            alloc, requested = _allocatable_requested(node, name, pod.requests.get(name, 0), dra)
             if alloc > 0:
                 fractions.append(min(requested / alloc, 1.0))
         return balanced_score(fractions)
@@ -128,4 +141,4 @@ def _resources(args: Mapping[str, Any]) -> tuple[str, ...]:
 def new(args: Mapping[str, Any], handle: Any) -> BalancedAllocation:
     """The registry's factory. Args as upstream's ``NodeResourcesBalancedAllocationArgs``:
     ``resources`` (``[{name, weight}]``, weight 1 only; default cpu and memory)."""
-    return BalancedAllocation(_resources(plugin_args(NAME, args, ("resources",))))
+    return BalancedAllocation(_resources(plugin_args(NAME, args, ("resources",))), handle=handle)

@@ -40,7 +40,16 @@ from kbatch.controllers.scheduler.framework import CycleState, Status
 from kbatch.controllers.scheduler.snapshot import NodeInfo
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo
 
-__all__ = ["LEAST_ALLOCATED", "MOST_ALLOCATED", "TOO_MANY_PODS", "NodeResourcesFit", "new", "resource_score"]
+__all__ = [
+    "LEAST_ALLOCATED",
+    "MOST_ALLOCATED",
+    "TOO_MANY_PODS",
+    "NodeResourcesFit",
+    "dra_scored",
+    "new",
+    "resource_score",
+    "scalar_allocatable_requested",
+]
 
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
@@ -92,26 +101,55 @@ def is_scalar_resource(name: str) -> bool:
     return "/" in name and not name.startswith("requests.")
 
 
+DraTotals = Callable[[str, NodeInfo], tuple[int, int]]
+
+
+def dra_scored(resources: tuple[str, ...]) -> bool:
+    """Whether any scored resource could be backed by DRA (an extended resource name, or the implicit
+    ``deviceclass.resource.kubernetes.io/<class>``): only then do the scorers look at devices."""
+    return any(is_scalar_resource(n) and is_dra_extended_name(n) for n in resources)
+
+
+def scalar_allocatable_requested(
+    node: NodeInfo, name: str, pod_request: int, dra: DraTotals | None,
+) -> tuple[int, int]:
+    """Upstream ``calculateResourceAllocatableRequest`` for a scalar resource the pod requests:
+    the node's allocatable and requested, or, on a node with none of it, the devices backing it
+    through DRA and how many are allocated (DRAExtendedResource); (0, 0) when neither."""
+    alloc = node.shape.allocatable.get(name)
+    if not alloc and dra is not None:
+        capacity, taken = dra(name, node)
+        if capacity > 0:
+            return capacity, taken + pod_request
+    if alloc is None:
+        return 0, 0
+    return alloc, node.requested.get(name, 0) + pod_request
+
+
 def resource_score(
     strategy: str, node: NodeInfo, pod_nonzero: Mapping[str, int], pod_requests: Mapping[str, int],
-    resources: tuple[tuple[str, int], ...],
+    resources: tuple[tuple[str, int], ...], dra: DraTotals | None = None,
 ) -> int:
     """The weighted mean per-resource score of ``node`` if ``pod`` were added; a scalar resource
     (extended, hugepages) counts only when the pod requests it, as upstream's "bypass extended
-    resource if the pod does not request" (least_allocated_test.go)."""
+    resource if the pod does not request" (least_allocated_test.go); ``dra``: the DRA-backed totals
+    of a resource the node does not advertise (see :func:`scalar_allocatable_requested`)."""
     allocatable = node.shape.allocatable
     total = weights = 0
     for name, weight in resources:
-        alloc = allocatable.get(name, 0)
-        if alloc <= 0:
-            continue
         if name in (CPU, MEMORY):
+            alloc = allocatable.get(name, 0)
             req = node.nonzero_requested.get(name, 0) + pod_nonzero.get(name, 0)
-        elif name == EPHEMERAL_STORAGE or (pod_requests.get(name, 0) > 0 and is_scalar_resource(name)):
+        elif name == EPHEMERAL_STORAGE:
+            alloc = allocatable.get(name, 0)
             req = node.requested.get(name, 0) + pod_requests.get(name, 0)
+        elif pod_requests.get(name, 0) > 0 and is_scalar_resource(name):
+            alloc, req = scalar_allocatable_requested(node, name, pod_requests[name], dra)
         else:
             # upstream ``calculateResourceAllocatableRequest`` (resource_allocation.go): a scalar
             # resource the pod does not request, and any other name (pods, storage), is not scored
+            continue
+        if alloc <= 0:
             continue
         if strategy == MOST_ALLOCATED:
             score = min(req, alloc) * 100 // alloc
@@ -142,6 +180,7 @@ class NodeResourcesFit:
         self.weight = weight
         self.handle = handle
         self._dra = self._device_class if handle is not None else None  # bound once: Filter is hot
+        self._scores_dra = handle is not None and dra_scored(tuple(n for n, _ in resources))
 
     def _device_class(self, name: str) -> Any:
         """The DeviceClass mapping ``name`` (the DynamicResources plugin's resolver; None without it)."""
@@ -153,16 +192,20 @@ class NodeResourcesFit:
         return Status.unschedulable(self.name, *reasons) if reasons else None
 
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
-        return resource_score(self.strategy, node, pod.nonzero_requests, pod.requests, self.resources)
+        dra = self.handle.dra_extended_totals if self._scores_dra else None
+        return resource_score(self.strategy, node, pod.nonzero_requests, pod.requests, self.resources, dra)
 
     def normalize(self, scores: list[int]) -> list[int]:
         return scores
 
     # -- queueing hints ------------------------------------------------------------------------
+    def _after_node_change(self, pod: PodInfo, old: NodeShape | None, new: NodeShape) -> QueueingHint:
+        return after_node_change(pod, old, new, self._dra)
+
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             on_pod(ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN, after_pod_event),
-            on_node(ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE, after_node_change),
+            on_node(ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE, self._after_node_change),
             # DRAExtendedResource: a DeviceClass added or changed may map a resource the pod lacked
             # (upstream fit.go registers DeviceClass Add/Update with the gate on)
             ClusterEventWithHint(ClusterEvent("DeviceClass", ActionType.ADD | ActionType.UPDATE),
@@ -202,11 +245,13 @@ def after_class_event(pod: PodInfo, old: Any, new: Any) -> QueueingHint:
     return QUEUE if mapped and mapped in pod.requests else QUEUE_SKIP
 
 
-def after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeShape) -> QueueingHint:
-    """Upstream ``isSchedulableAfterNodeChange``: the pod must fit the node when it is empty; an
-    added node then queues it, an updated one only if allocatable grew in a resource the pod
-    requests or in pods (``haveAnyRequestedResourcesIncreased``)."""
-    if insufficient(pod, NodeInfo(new)):
+def after_node_change(pod: PodInfo, old: NodeShape | None, new: NodeShape,
+                      dra: Callable[[str], Any] | None = None) -> QueueingHint:
+    """Upstream ``isSchedulableAfterNodeChange``: the pod must fit the node when it is empty (an
+    extended resource a DeviceClass maps, ``dra``, is DynamicResources' to check there, as
+    upstream's ``isFit`` with the DRA manager); an added node then queues it, an updated one only if
+    allocatable grew in a resource the pod requests or in pods (``haveAnyRequestedResourcesIncreased``)."""
+    if insufficient(pod, NodeInfo(new), dra):
         return QUEUE_SKIP
     if old is None:
         return QUEUE
