@@ -88,10 +88,12 @@ class TASCycle:
         cache: Any,
         flavors: Mapping[str, ResourceFlavor],
         admitted: Callable[[], Iterable[Workload]],
+        by_hostname_prefix: bool = True,
     ) -> None:
         self.cache = cache
         self.flavors = flavors
         self.admitted = admitted  # the workloads holding quota
+        self.by_hostname_prefix = by_hostname_prefix  # TASAssignmentsEncodingByHostnamePrefix
         self._levels: dict[str, tuple[str, tuple[str, ...]] | None] = {}
         self._snapshots: dict[str, TASFlavorSnapshot] = {}
 
@@ -183,7 +185,7 @@ class TASCycle:
                 result = snap.find(r.request, assumed, simulate_empty=empty)
                 if result.failure:
                     return found, (r.index, result.failure)
-                placement = Placement(flavor, result, dict(r.request.single_pod))
+                placement = Placement(flavor, result, dict(r.request.single_pod), self.by_hostname_prefix)
                 found[r.index] = placement
                 for leaf, count in snap.leaves_of(result):
                     have = assumed.setdefault(leaf, {})
