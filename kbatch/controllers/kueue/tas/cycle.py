@@ -38,7 +38,7 @@ from kbatch.controllers.kueue.model.requests import pod_spec_requests
 from kbatch.controllers.kueue.scheduling.assignment import FIT, NO_FIT, PREEMPT, Assignment, PodSetAssignment
 from kbatch.controllers.kueue.tas.cluster import build_snapshot, tas_flavor_levels, workload_tas_usage
 from kbatch.controllers.kueue.tas.placement import Placement
-from kbatch.controllers.kueue.tas.request import is_explicit
+from kbatch.controllers.kueue.tas.request import is_explicit, slice_layers
 from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest, TASFlavorSnapshot
 from kbatch.controllers.scheduler.convert import node_selector_term
 
@@ -77,6 +77,7 @@ def _request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
             (t.key or "", t.operator or "Equal", t.value or "", t.effect or "")
             for t in (spec.tolerations if spec is not None else None) or ()
         ),
+        slice_layers=slice_layers(tr),
     )
 
 
@@ -114,6 +115,11 @@ class TASCycle:
         implied = self.tas_only(cq)
         return implied, implied
 
+    def snapshot_levels(self, flavor: str) -> TASFlavorSnapshot:
+        """A node-less snapshot of the flavor's levels (``HasLevel`` needs only the levels)."""
+        topology, levels = self.levels(flavor)  # type: ignore[misc]
+        return TASFlavorSnapshot(topology, levels, ())
+
     def snapshot(self, flavor: str) -> TASFlavorSnapshot:
         snap = self._snapshots.get(flavor)
         if snap is None:
@@ -144,12 +150,17 @@ class TASCycle:
             return f'Flavor "{name}" does not support TopologyAwareScheduling'
         if self.levels(name) is None:
             return f'Flavor "{name}" information missing in TAS cache'
-        snap_levels = self.levels(name)[1]  # type: ignore[index]
         tr = ps.topology_request
-        key = tr.required or tr.preferred if tr is not None else None
-        if key is None and tr is not None and tr.unconstrained:
-            key = snap_levels[-1]
-        if key is None or key not in snap_levels:
+        probe = PodSetTASRequest(
+            "",
+            0,
+            {},
+            required=tr.required if tr is not None else None,
+            preferred=tr.preferred if tr is not None else None,
+            unconstrained=bool(tr is not None and tr.unconstrained),
+            slice_layers=slice_layers(tr),
+        )
+        if tr is None or not self.snapshot_levels(name).has_levels(probe):
             return f'Flavor "{name}" does not contain the requested level'
         return None
 
