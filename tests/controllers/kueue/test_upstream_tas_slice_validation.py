@@ -1,8 +1,9 @@
 """The slice, multi-layer and group annotation checks, translated from kubernetes-sigs/kueue v0.19.2
 ``pkg/controller/jobframework/tas_validation_test.go``
 (``TestValidateSliceRequiredTopologyConstraintsAnnotation``,
-``TestValidateSliceSizeAnnotationUpperBound``) and the slice rows of ``pkg/controller/jobs/job/job_webhook_test.go`` (``TestValidateCreate``), plus the request a Job's
-annotations build (``tas_test.go`` semantics of ``Build``)."""
+``TestValidateSliceSizeAnnotationUpperBound``), the slice rows of
+``pkg/controller/jobs/job/job_webhook_test.go`` (``TestValidateCreate``), and the request a Job's
+annotations build (``Build`` in ``pkg/controller/jobframework/tas.go``)."""
 
 from __future__ import annotations
 
