@@ -40,8 +40,6 @@ def _skip_reason(case: dict[str, Any]) -> str | None:
     for gate, on in case["gates"].items():
         if on and gate in NOT_MODELLED:
             return NOT_MODELLED[gate]
-    if any(ps["group"] is not None for ps in case["podSets"]):
-        return "podset groups (leader and workers) are not modelled"
     return None
 
 
@@ -78,43 +76,59 @@ def _topology_request(tr: dict[str, Any] | None, multi_layer: bool) -> PodSetTop
     )
 
 
-def _run(case: dict[str, Any]) -> list[tuple[dict[str, Any] | None, str]]:
+def _request(ps: dict[str, Any], multi_layer: bool) -> PodSetTASRequest:
+    tr = _topology_request(ps["topologyRequest"], multi_layer)
+    return PodSetTASRequest(
+        ps["name"],
+        ps["count"],
+        ps["requests"],
+        required=tr.required if tr else None,
+        preferred=tr.preferred if tr else None,
+        unconstrained=bool(tr and tr.unconstrained),
+        implied=tr is None,
+        slice_layers=slice_layers(tr),
+    )
+
+
+def _run(case: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | None, str]]:
+    """``FindTopologyAssignmentsForFlavor``: pod sets grouped by group name (else alone), in order;
+    in a group of two the one with more pods is the workers, the other the leader."""
     flavor = ResourceFlavor.model_validate({"metadata": {"name": "tas"}, "spec": {}})
     snap = build_snapshot(_Cache([_node(n) for n in case["nodes"]]), flavor, "default", tuple(case["levels"]))
     multi_layer = case["gates"].get("TASMultiLayerTopology", True)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for i, ps in enumerate(case["podSets"]):
+        groups.setdefault(ps["group"] or str(i), []).append(ps)
     assumed: dict[tuple[str, ...], dict[str, int]] = {}
-    out: list[tuple[dict[str, Any] | None, str]] = []
-    for ps in case["podSets"]:
-        tr = _topology_request(ps["topologyRequest"], multi_layer)
-        req = PodSetTASRequest(
-            ps["name"],
-            ps["count"],
-            ps["requests"],
-            required=tr.required if tr else None,
-            preferred=tr.preferred if tr else None,
-            unconstrained=bool(tr and tr.unconstrained),
-            implied=tr is None,
-            slice_layers=slice_layers(tr),
+    out: dict[str, tuple[dict[str, Any] | None, str]] = {}
+    for members in groups.values():
+        workers, leader = members[0], members[1] if len(members) > 1 else None
+        if leader is not None and leader["count"] > workers["count"]:
+            workers, leader = leader, workers
+        got, got_leader = snap.find_group(
+            _request(workers, multi_layer), _request(leader, multi_layer) if leader else None, assumed
         )
-        result = snap.find(req, assumed)
-        if result.failure:
-            out.append((None, result.failure))
+        for ps, result in ((workers, got), (leader, got_leader)):
+            if ps is None or result is None:
+                continue
+            if result.failure:
+                out[ps["name"]] = (None, result.failure)
+                continue
+            domains = [{"values": list(v), "count": c} for v, c in result.domains]
+            out[ps["name"]] = ({"levels": list(result.levels), "domains": domains}, "")
+            for leaf, count in snap.leaves_of(result):
+                have = assumed.setdefault(leaf, {})
+                for res, q in {**ps["requests"], "pods": 1}.items():
+                    have[res] = have.get(res, 0) + q * count
+        if got.failure:
             break
-        domains = [{"values": list(v), "count": c} for v, c in result.domains]
-        out.append(({"levels": list(result.levels), "domains": domains}, ""))
-        for leaf, count in snap.leaves_of(result):
-            have = assumed.setdefault(leaf, {})
-            for res, q in {**ps["requests"], "pods": 1}.items():
-                have[res] = have.get(res, 0) + q * count
     return out
 
 
-def _want(case: dict[str, Any]) -> list[tuple[dict[str, Any] | None, str]]:
-    out: list[tuple[dict[str, Any] | None, str]] = []
+def _want(case: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | None, str]]:
+    out: dict[str, tuple[dict[str, Any] | None, str]] = {}
     for ps in case["podSets"]:
-        out.append((ps["want"], ps["reason"]))
-        if ps["reason"]:
-            break
+        out[ps["name"]] = (ps["want"], ps["reason"])
     return out
 
 

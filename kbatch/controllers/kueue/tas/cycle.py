@@ -52,6 +52,23 @@ class _Request:
     index: int
     flavor: str
     request: PodSetTASRequest
+    group: str | None = None  # ``podSetGroupName``
+
+
+def _groups(requests: list[_Request]) -> list[tuple[_Request, _Request | None]]:
+    """``FindTopologyAssignmentsForFlavor``'s grouping (by ``podSetGroupName``, else alone, in
+    order of first appearance) and ``findLeaderAndWorkers`` (of two, the one with more pods is the
+    workers, the other the leader; a tie keeps the first as the workers)."""
+    grouped: dict[str, list[_Request]] = {}
+    for r in requests:
+        grouped.setdefault(r.group if r.group is not None else f"#{r.index}", []).append(r)
+    out: list[tuple[_Request, _Request | None]] = []
+    for members in grouped.values():
+        workers, leader = members[0], (members[1] if len(members) > 1 else None)
+        if leader is not None and leader.request.count > workers.request.count:
+            workers, leader = leader, workers
+        out.append((workers, leader))
+    return out
 
 
 def _request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
@@ -181,27 +198,39 @@ class TASCycle:
                 )
                 a.forced_mode = None
                 continue
-            out.append(_Request(i, tas[0], _request(ps, psa.count, implied)))
+            group = ps.topology_request.pod_set_group_name if ps.topology_request is not None else None
+            out.append(_Request(i, tas[0], _request(ps, psa.count, implied), group))
         return out
 
     def _search(
         self, requests: list[_Request], empty: bool
     ) -> tuple[dict[int, Placement], tuple[int, str] | None]:
-        """``FindTopologyAssignmentsForWorkload``: the placements, or the first pod set that fails."""
+        """``FindTopologyAssignmentsForFlavor``: the placements, or the first pod set that fails
+        (of a podset group, the first in the Workload)."""
         found: dict[int, Placement] = {}
         for flavor in sorted({r.flavor for r in requests}):
             snap = self.snapshot(flavor)
             assumed: dict[tuple[str, ...], dict[str, int]] = {}
-            for r in (r for r in requests if r.flavor == flavor):
-                result = snap.find(r.request, assumed, simulate_empty=empty)
+            for workers, leader in _groups([r for r in requests if r.flavor == flavor]):
+                result, leader_result = snap.find_group(
+                    workers.request,
+                    leader.request if leader is not None else None,
+                    assumed,
+                    simulate_empty=empty,
+                )
                 if result.failure:
-                    return found, (r.index, result.failure)
-                placement = Placement(flavor, result, dict(r.request.single_pod), self.by_hostname_prefix)
-                found[r.index] = placement
-                for leaf, count in snap.leaves_of(result):
-                    have = assumed.setdefault(leaf, {})
-                    for res, q in {**r.request.single_pod, "pods": 1}.items():
-                        have[res] = have.get(res, 0) + q * count
+                    first = min(workers.index, leader.index if leader is not None else workers.index)
+                    return found, (first, result.failure)
+                for r, res in ((workers, result), (leader, leader_result)):
+                    if r is None or res is None:
+                        continue
+                    found[r.index] = Placement(
+                        flavor, res, dict(r.request.single_pod), self.by_hostname_prefix
+                    )
+                    for leaf, count in snap.leaves_of(res):
+                        have = assumed.setdefault(leaf, {})
+                        for name, q in {**r.request.single_pod, "pods": 1}.items():
+                            have[name] = have.get(name, 0) + q * count
         return found, None
 
     def assign(self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode, observability: bool) -> None:

@@ -41,7 +41,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kbatch.controllers.kueue.tas.search import Domain, best_fit, fill_counts, minimum, sorted_domains
+from kbatch.controllers.kueue.tas.search import (
+    Domain,
+    best_fit,
+    fill_counts,
+    minimum,
+    prioritize_leader,
+    sorted_domains,
+    sorted_with_leader,
+)
 from kbatch.controllers.scheduler.types import NodeSelectorTerm
 
 __all__ = [
@@ -244,7 +252,7 @@ class TASFlavorSnapshot:
             and all(t in self.levels for t, _ in req.slice_layers)
         )
 
-    def _parameters(self, req: PodSetTASRequest) -> _Parameters | str:
+    def _parameters(self, req: PodSetTASRequest, leaders: int = 0) -> _Parameters | str:
         """``findTopologyAssignment``'s checks before the search, in upstream's order."""
         size = req.slice_layers[0][1] if req.slice_layers else 1
         if size <= 0:
@@ -269,7 +277,7 @@ class TASFlavorSnapshot:
             or (bool(req.slice_layers) and req.required is None and req.preferred is None)
         )
         return _Parameters(
-            req.count, size, level, slice_level, size_at, req.required is not None, unconstrained
+            req.count, size, level, slice_level, size_at, req.required is not None, unconstrained, leaders
         )
 
     def _size_at_level(self, req: PodSetTASRequest, size: int, slice_level: int) -> dict[int, int] | str:
@@ -299,64 +307,91 @@ class TASFlavorSnapshot:
         assumed: Mapping[DomainValues, Mapping[str, int]] | None = None,
         simulate_empty: bool = False,
     ) -> TopologyResult:
-        """``findTopologyAssignment`` for one pod set (no leader): whole slices of the outermost
-        layer inside the requested level's domains, inner layers whole inside their levels."""
-        params = self._parameters(req)
+        """``findTopologyAssignment`` for one pod set without a leader."""
+        return self.find_group(req, None, assumed, simulate_empty)[0]
+
+    def find_group(
+        self,
+        req: PodSetTASRequest,
+        leader: PodSetTASRequest | None,
+        assumed: Mapping[DomainValues, Mapping[str, int]] | None = None,
+        simulate_empty: bool = False,
+    ) -> tuple[TopologyResult, TopologyResult | None]:
+        """``findTopologyAssignment`` for a pod set and, in a podset group, its one-pod leader:
+        whole slices of the outermost layer inside the requested level's domains, inner layers
+        whole inside their levels, the leader in one of the workers' domains (by the workers'
+        request and node filters). Returns the workers' result and the leader's."""
+        params = self._parameters(req, 1 if leader is not None else 0)
         if isinstance(params, str):
-            return TopologyResult(failure=params)
+            failed = TopologyResult(failure=params)
+            return failed, (failed if leader is not None else None)
         stats = _Stats()
-        roots = self._fill(req, assumed or {}, simulate_empty, stats)
+        roots = self._fill(req, leader, assumed or {}, simulate_empty, stats)
         for root in roots:
-            fill_counts(root, 0, params.size, params.slice_level, params.size_at)
-        per_level = self._per_level(roots)
-        fit = self._fit_level(params.level, per_level, params, req, stats)
+            fill_counts(root, 0, params.size, params.slice_level, params.size_at, leader is not None)
+        fit = self._fit_level(params.level, self._per_level(roots), params, req, stats)
         if isinstance(fit, str):
-            return TopologyResult(failure=fit)
-        level, chosen = fit
-        lfc = params.unconstrained
-        chosen = minimum(chosen, params.count, params.size, lfc, True)
-        last = len(self.levels) - 1
-        while level < min(last, params.slice_level):  # above the slice level: all children compete
+            failed = TopologyResult(failure=fit)
+            return failed, (failed if leader is not None else None)
+        chosen = self._descend(*fit, params)
+        if leader is None:
+            return self._result(chosen), None
+        leaders = [Domain(d.values, count=d.leader) for d in chosen if d.leader > 0]
+        return self._result(chosen), self._result(leaders)
+
+    def _descend(self, level: int, chosen: list[Domain], p: _Parameters) -> list[Domain]:
+        """Phase 2b: from the fit level down to the leaves."""
+        lfc, last = p.unconstrained, len(self.levels) - 1
+        chosen = minimum(chosen, p.count, p.size, lfc, True, p.leaders)
+        while level < min(last, p.slice_level):  # above the slice level: all children compete
             lower = sorted_domains([c for d in chosen for c in d.children], lfc)
-            chosen, level = minimum(lower, params.count, params.size, lfc, True), level + 1
+            chosen, level = minimum(lower, p.count, p.size, lfc, True, p.leaders), level + 1
         while level < last:  # at and below it: each domain's children take its pods
-            size_on = params.size_at.get(level + 1, 1)
+            size_on = p.size_at.get(level + 1, 1)
             nxt: list[Domain] = []
             for d in chosen:
                 lower = sorted_domains(d.children, lfc)
                 if size_on > 1:
                     for c in lower:
-                        c.slices = c.count // size_on
-                nxt += minimum(lower, d.count, size_on, lfc, size_on > 1)
+                        c.slices, c.slices_wl = c.count // size_on, c.count_wl // size_on
+                nxt += minimum(lower, d.count, size_on, lfc, size_on > 1, d.leader)
             chosen, level = nxt, level + 1
-        return self._result(chosen)
+        return chosen
 
     def _fill(
         self,
         req: PodSetTASRequest,
+        leader: PodSetTASRequest | None,
         assumed: Mapping[DomainValues, Mapping[str, int]],
         empty: bool,
         stats: _Stats,
     ) -> list[Domain]:
-        """``fillInCounts``' leaves: each feasible leaf's pod count (parents are summed by
-        :func:`.search.fill_counts`)."""
+        """``fillInCounts``' leaves (``fillLeafCounts``): each feasible leaf's pods, whether it
+        holds the leader and the pods beside it (parents are summed by :func:`.search.fill_counts`)."""
         one = {**req.single_pod, "pods": 1}
+        leader_one = {**leader.single_pod, "pods": 1} if leader is not None else None
         by_prefix: dict[DomainValues, Domain] = {}
         roots: list[Domain] = []
         for leaf in sorted(self.leaf_free):
             stats.total += 1
-            count = 0
+            count = count_wl = leads = 0
             if self._feasible(leaf, req, stats):
-                count, limiting = count_in(self._remaining(leaf, assumed, empty), one)
+                remaining = self._remaining(leaf, assumed, empty)
+                count, limiting = count_in(remaining, one)
                 if count == 0 and limiting:
                     stats.resources[limiting] = stats.resources.get(limiting, 0) + 1
+                count_wl = count
+                if leader_one is not None and count_in(remaining, leader_one)[0] > 0:
+                    leads = 1
+                    count_wl = count_in({r: q - leader_one.get(r, 0) for r, q in remaining.items()}, one)[0]
             for depth in range(1, len(leaf) + 1):
                 prefix = leaf[:depth]
                 d = by_prefix.get(prefix)
                 if d is None:
                     d = by_prefix[prefix] = Domain(prefix)
                     (by_prefix[prefix[:-1]].children if depth > 1 else roots).append(d)
-            by_prefix[leaf].count = count
+            d = by_prefix[leaf]
+            d.count, d.count_wl, d.leader = count, count_wl, leads
         return roots
 
     def _feasible(self, leaf: DomainValues, req: PodSetTASRequest, stats: _Stats) -> bool:
@@ -396,33 +431,59 @@ class TASFlavorSnapshot:
         req: PodSetTASRequest,
         stats: _Stats,
     ) -> tuple[int, list[Domain]] | str:
-        """``findLevelWithFitDomains`` (no leader): the domains at ``level`` holding the slices."""
+        """``findLevelWithFitDomains``: the domains at ``level`` holding the slices (and leader)."""
         domains = per_level[level]
         if not domains:
             return f"no topology domains at level: {self.levels[level]}"
-        lfc = p.unconstrained
-        ordered = sorted_domains(domains, lfc)
+        lfc, leaders = p.unconstrained, p.leaders
+        ordered = sorted_with_leader(domains, lfc)
         need = p.count // p.size
         top = ordered[0]
-        if not lfc and top.slices >= need:
-            top = best_fit(ordered, need, True)
+        if not lfc and top.slices_wl >= need and top.leader >= leaders:
+            top = best_fit(ordered, need, True, leaders)
         if lfc:  # LeastFreeCapacity: the emptiest domain that fits
             for d in ordered:
-                if d.slices >= need:
+                if d.leader >= leaders and d.held(True, leaders > 0) >= need:
                     return level, [d]
-        if top.slices >= need:
+        if top.slices_wl >= need and top.leader >= leaders:
             return level, [top]
         if p.required:
             return self._not_fit(domains, level, top.slices, need, p, req, stats)
         if level > 0 and not lfc:
             return self._fit_level(level - 1, per_level, p, req, stats)
+        return self._several(domains, ordered, level, p, req, stats)
+
+    def _several(
+        self,
+        domains: Sequence[Domain],
+        ordered: list[Domain],
+        level: int,
+        p: _Parameters,
+        req: PodSetTASRequest,
+        stats: _Stats,
+    ) -> tuple[int, list[Domain]] | str:
+        """``findLevelWithFitDomains``' last resort: domains taken greedily, those holding the
+        leader first, the last of each run best-fitted."""
+        lfc, need = p.unconstrained, p.count // p.size
+        ordered = prioritize_leader(ordered, p.count, p.leaders, p.size, True)
         chosen: list[Domain] = []
-        remaining = need
-        for i, d in enumerate(ordered):
+        remaining, leaders, i = need, p.leaders, 0
+        while leaders > 0 and i < len(ordered) and ordered[i].leader > 0:
+            d = ordered[i]
+            if not lfc and d.slices_wl >= remaining:
+                d = best_fit(ordered[i:], remaining, True, leaders)
+            chosen.append(d)
+            leaders -= d.leader
+            remaining -= d.slices_wl
+            i += 1
+        if leaders > 0:
+            return self._not_fit(domains, level, p.leaders - leaders, need, p, req, stats)
+        rest = sorted_domains(ordered[i:], lfc)
+        for j, d in enumerate(rest):
             if remaining <= 0:
                 break
             if not lfc and d.slices >= remaining:
-                d = best_fit(ordered[i:], remaining, True)
+                d = best_fit(rest[j:], remaining, True)
             chosen.append(d)
             remaining -= d.slices
         if remaining > 0:
@@ -498,3 +559,4 @@ class _Parameters:
     size_at: Mapping[int, int]
     required: bool
     unconstrained: bool
+    leaders: int = 0  # a podset group's leader (PodSet grouping allows one)
