@@ -206,3 +206,20 @@ def test_a_podset_group_places_its_leader_with_its_workers() -> None:
         hosts[psa.name] = {d["values"][0]: d["count"] for d in decoded["domains"]}
     assert sum(hosts["leader"].values()) == 1 and sum(hosts["workers"].values()) == 4
     assert {h.rsplit("-", 1)[0] for ps in hosts.values() for h in ps} == {"b2-r1"}
+
+
+@pytest.mark.parametrize(("gate", "counts"), [(True, [3, 3]), (False, [4, 2])])
+def test_balanced_placement_spreads_a_preferred_pod_set_evenly(gate: bool, counts: list[int]) -> None:
+    """``TASBalancedPlacement`` (alpha, off): 6 pods preferring a rack of two 4-CPU hosts take 3 + 3
+    with the gate, 4 + 2 (BestFit) without (``tas_balanced_placement.go``)."""
+    w = World(TOPOLOGY, TAS_FLAVOR, feature_gates={"TASBalancedPlacement": gate})
+    for r in ("r1", "r2"):
+        create_nodes(w.cp, 2, NodeTemplate(cpu="4", labels={"group": "tas", BLOCK: "b1", RACK: f"b1-{r}"}),
+                     prefix=f"b1-{r}-")
+    w.apply(cluster_queue("cq", (["cpu"], [("tas", [quota("cpu", "100")])])), local_queue("lq", "cq"))
+    w.apply(_tas_workload("wl", 6, preferred=RACK))
+    w.cp.run_until_idle()
+    assert w.admitted("wl")
+    domains = slices_to_domains(_assignment(w, "wl"))["domains"]
+    assert [d["values"][0] for d in domains] == ["b1-r1-0", "b1-r1-1"]
+    assert [d["count"] for d in domains] == counts

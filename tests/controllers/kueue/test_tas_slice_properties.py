@@ -60,15 +60,15 @@ def _domain(labels: dict[str, str], level: str) -> tuple[str, ...]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(clusters(), slice_requests(), st.randoms(use_true_random=False))
+@given(clusters(), slice_requests(), st.randoms(use_true_random=False), st.booleans())
 def test_slices_are_whole_in_their_domains_inside_the_required_one(
-    nodes: list[TASNode], req: PodSetTASRequest, rnd: random.Random
+    nodes: list[TASNode], req: PodSetTASRequest, rnd: random.Random, balanced: bool
 ) -> None:
-    snap = TASFlavorSnapshot("t", LEVELS, nodes)
+    snap = TASFlavorSnapshot("t", LEVELS, nodes, balanced=balanced)  # TASBalancedPlacement either way
     got = snap.find(req)
     shuffled = list(nodes)
     rnd.shuffle(shuffled)
-    assert TASFlavorSnapshot("t", LEVELS, shuffled).find(req) == got  # deterministic
+    assert TASFlavorSnapshot("t", LEVELS, shuffled, balanced=balanced).find(req) == got  # deterministic
     by_name = {n.name: n for n in nodes}
     one = {"cpu": 1000, "pods": 1}
     slice_level, size = req.slice_layers[0]

@@ -29,7 +29,6 @@ DATA = json.loads((Path(__file__).parent / "data" / "tas_find_cases.json").read_
 CASES: dict[str, Any] = DATA["cases"]
 
 NOT_MODELLED = {
-    "TASBalancedPlacement": "balanced placement (TASBalancedPlacement, alpha) is not modelled",
     "TASRespectNodeAffinityPreferred": "preferred node affinity is not modelled",
     "TASHandleOverlappingFlavors": "overlapping flavors are not modelled",
     "ElasticJobsViaWorkloadSlicesWithTAS": "elastic jobs with TAS are another branch's",
@@ -95,6 +94,7 @@ def _run(case: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | None, str]]:
     in a group of two the one with more pods is the workers, the other the leader."""
     flavor = ResourceFlavor.model_validate({"metadata": {"name": "tas"}, "spec": {}})
     snap = build_snapshot(_Cache([_node(n) for n in case["nodes"]]), flavor, "default", tuple(case["levels"]))
+    snap.balanced = case["gates"].get("TASBalancedPlacement", False)
     multi_layer = case["gates"].get("TASMultiLayerTopology", True)
     groups: dict[str, list[dict[str, Any]]] = {}
     for i, ps in enumerate(case["podSets"]):

@@ -107,11 +107,13 @@ class TASCycle:
         flavors: Mapping[str, ResourceFlavor],
         admitted: Callable[[], Iterable[Workload]],
         by_hostname_prefix: bool = True,
+        balanced: bool = False,
     ) -> None:
         self.cache = cache
         self.flavors = flavors
         self.admitted = admitted  # the workloads holding quota
         self.by_hostname_prefix = by_hostname_prefix  # TASAssignmentsEncodingByHostnamePrefix
+        self.balanced = balanced  # TASBalancedPlacement
         self._levels: dict[str, tuple[str, tuple[str, ...]] | None] = {}
         self._snapshots: dict[str, TASFlavorSnapshot] = {}
 
@@ -142,6 +144,7 @@ class TASCycle:
         if snap is None:
             topology, levels = self.levels(flavor)  # type: ignore[misc]
             snap = build_snapshot(self.cache, self.flavors[flavor], topology, levels)
+            snap.balanced = self.balanced
             for wl in self.admitted():
                 for domains, one in workload_tas_usage(wl, flavor):
                     snap.add_usage(domains, one)

@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kbatch.controllers.kueue.tas.balanced import balanced_fit
 from kbatch.controllers.kueue.tas.search import (
     Domain,
     best_fit,
@@ -162,8 +163,10 @@ class TASFlavorSnapshot:
         levels: Sequence[str],
         nodes: Sequence[TASNode],
         flavor_tolerations: Sequence[tuple[str, str, str, str]] = (),
+        balanced: bool = False,
     ) -> None:
         self.topology = topology
+        self.balanced = balanced  # TASBalancedPlacement (alpha, off)
         self.levels = tuple(levels)
         self.hostname_leaves = bool(levels) and levels[-1] == HOSTNAME
         self.flavor_tolerations = tuple(flavor_tolerations)
@@ -329,25 +332,35 @@ class TASFlavorSnapshot:
         roots = self._fill(req, leader, assumed or {}, simulate_empty, stats)
         for root in roots:
             fill_counts(root, 0, params.size, params.slice_level, params.size_at, leader is not None)
-        fit = self._fit_level(params.level, self._per_level(roots), params, req, stats)
+        per_level = self._per_level(roots)
+        fit: tuple[int, list[Domain]] | str | None = None
+        if self.balanced and not params.required and not params.unconstrained:
+            p = params
+            fit = balanced_fit(per_level, p.count, p.size, p.level, p.slice_level, p.leaders)
+        is_balanced = fit is not None
+        if fit is None:
+            fit = self._fit_level(params.level, per_level, params, req, stats)
         if isinstance(fit, str):
             failed = TopologyResult(failure=fit)
             return failed, (failed if leader is not None else None)
-        chosen = self._descend(*fit, params)
+        chosen = self._descend(*fit, params, is_balanced)
         if leader is None:
             return self._result(chosen), None
         leaders = [Domain(d.values, count=d.leader) for d in chosen if d.leader > 0]
         return self._result(chosen), self._result(leaders)
 
-    def _descend(self, level: int, chosen: list[Domain], p: _Parameters) -> list[Domain]:
-        """Phase 2b: from the fit level down to the leaves."""
+    def _descend(
+        self, level: int, chosen: list[Domain], p: _Parameters, balanced: bool = False
+    ) -> list[Domain]:
+        """Phase 2b: from the fit level down to the leaves (after a balanced placement each
+        domain's children take its pods from the fit level down)."""
         lfc, last = p.unconstrained, len(self.levels) - 1
         chosen = minimum(chosen, p.count, p.size, lfc, True, p.leaders)
-        while level < min(last, p.slice_level):  # above the slice level: all children compete
+        while level < min(last, p.slice_level) and not balanced:  # above the slice level: all compete
             lower = sorted_domains([c for d in chosen for c in d.children], lfc)
             chosen, level = minimum(lower, p.count, p.size, lfc, True, p.leaders), level + 1
         while level < last:  # at and below it: each domain's children take its pods
-            size_on = p.size_at.get(level + 1, 1)
+            size_on = p.size_at.get(level + 1, 1) if level >= p.slice_level else p.size
             nxt: list[Domain] = []
             for d in chosen:
                 lower = sorted_domains(d.children, lfc)
