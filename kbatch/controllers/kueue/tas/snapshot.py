@@ -31,9 +31,11 @@ slices of the outermost slice layer (one pod without slices; :mod:`.search` has 
 * returns the leaves (only the hostname values when the lowest level is the hostname) sorted by
   their values.
 
-Not modelled (docs/kueue.md): podset groups (leaders), balanced placement (``TASBalancedPlacement``,
-alpha, off), preferred node affinity (``TASRespectNodeAffinityPreferred``, alpha, off), node
-replacement.
+A podset group's leader is searched with its workers (:meth:`TASFlavorSnapshot.find_group`);
+with ``TASBalancedPlacement`` (alpha, off) a preferred request is spread by :mod:`.balanced` first.
+
+Not modelled (docs/kueue.md): preferred node affinity (``TASRespectNodeAffinityPreferred``, alpha,
+off), node replacement.
 """
 
 from __future__ import annotations
