@@ -7,7 +7,9 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobframework/tas.go``
 ``podset-group-name`` kept only beside a required or preferred level) and ``tas_validation.go``
 (``ValidateTASPodSetRequest``' slice and group rows, ``validateSliceSizeAnnotation``,
 ``validatePodSetGroupNameAnnotation``, ``validateSliceRequiredTopologyConstraintsAnnotation``,
-``ValidateSliceSizeAnnotationUpperBound``).
+``ValidateSliceSizeAnnotationUpperBound``) and ``pkg/webhooks/workload_webhook.go``
+(``validateTASSliceSize``, with ``TASValidateWorkloadSliceSize``, beta, on: a Workload's own slice
+fields).
 
 kbatch differs in one wording: a constraints value that is not JSON Go's ``encoding/json`` would
 read gets ``must be a valid JSON array: <Python's decoder message>`` (upstream quotes Go's).
@@ -33,6 +35,7 @@ __all__ = [
     "apply",
     "upper_bound_errors",
     "validate",
+    "workload_errors",
 ]
 
 SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
@@ -250,6 +253,41 @@ def upper_bound_errors(annotations: Mapping[str, str], where: str, count: int) -
                     f"{where}[{SLICE_CONSTRAINTS}]",
                     layers[0][1],
                     f"must not be greater than pod set count {count}",
+                )
+            )
+    return errs
+
+
+def workload_errors(tr: PodSetTopologyRequest | None, path: str) -> list[FieldError]:
+    """``validateTASSliceSize`` of a Workload pod set's ``topologyRequest`` (at ``path``): the
+    slice level and size set together, sizes greater than 0."""
+    if tr is None:
+        return []
+    errs: list[FieldError] = []
+    if tr.pod_set_slice_required_topology is not None:
+        if tr.pod_set_slice_size is None:
+            errs.append(
+                FieldError.required(
+                    f"{path}.podSetSliceSize", "must be set when podSetSliceRequiredTopology is specified"
+                )
+            )
+        elif tr.pod_set_slice_size <= 0:
+            errs.append(
+                FieldError.invalid(f"{path}.podSetSliceSize", tr.pod_set_slice_size, "must be greater than 0")
+            )
+    elif tr.pod_set_slice_size is not None:
+        errs.append(
+            FieldError.forbidden(
+                f"{path}.podSetSliceSize", "may not be set when podSetSliceRequiredTopology is not specified"
+            )
+        )
+    for i, c in enumerate(tr.podset_slice_required_topology_constraints or ()):
+        if (c.size or 0) <= 0:
+            errs.append(
+                FieldError.invalid(
+                    f"{path}.podsetSliceRequiredTopologyConstraints[{i}].size",
+                    c.size or 0,
+                    "must be greater than 0",
                 )
             )
     return errs
