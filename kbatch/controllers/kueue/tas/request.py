@@ -73,6 +73,11 @@ def validate(
     return errs
 
 
+def sliced(annotations: Mapping[str, str]) -> bool:
+    """Whether the annotations size a slice (the only case the pod set's count is read for)."""
+    return slices.SLICE_SIZE in annotations or slices.SLICE_CONSTRAINTS in annotations
+
+
 def _validate(annotations: Mapping[str, str], path: str, multi_layer: bool) -> list[FieldError]:
     errs: list[FieldError] = []
     where = f"{path}.annotations"
