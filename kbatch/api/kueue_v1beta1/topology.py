@@ -1,26 +1,30 @@
 """A v1beta1 topology assignment (``domains``) in v1beta2's compact slices, as Kueue encodes it.
 
 Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/util/tas/tas_assignment.go`` (``V1Beta2From``,
-``compactSliceEncoding``, ``fillSingleCompactSliceValues``), used by
-``apis/kueue/v1beta1/workload_conversion.go``. The domains become slices of at most 100,000 domains;
-in each slice a level whose values are all equal is ``universal``, otherwise ``individual`` roots
-with the longest common ``prefix`` and ``suffix`` taken out (never overlapping); equal pod counts
-are one ``universal`` count.
+``compactSliceEncoding``, ``fillSingleCompactSliceValues``, ``compactTopologyAssignmentEncoding``,
+``singleCompactTopologyAssignmentEncoding``), used by ``apis/kueue/v1beta1/workload_conversion.go``
+and the scheduler. In each slice a level whose values are all equal is ``universal``, otherwise
+``individual`` roots with the longest common ``prefix`` and ``suffix`` taken out (never
+overlapping); equal pod counts are one ``universal`` count.
 
-Not modelled: with ``TASAssignmentsEncodingByHostnamePrefix`` (beta, on) upstream also splits
-domains whose lowest level is ``kubernetes.io/hostname`` into runs by reusable hostname prefixes and
-keeps the shorter JSON of the two encodings; kbatch always writes the single-run form (the same
-domains, decoded back identically). :func:`slices_to_domains` decodes (the down conversion, and the
-TopologyUngater's reading of an admission).
+With ``TASAssignmentsEncodingByHostnamePrefix`` (beta, on; ``by_hostname_prefix``) the domains are
+cut into hostname-prefix runs (:mod:`.topology_prefix`), each run into slices of at most 100,000
+domains; that form is kept when it has one slice or more than 100,000 domains, otherwise the one
+whose JSON is shorter (the runs on a tie). Without the gate every domain goes into one slice.
+:func:`slices_to_domains` decodes (the down conversion, and the TopologyUngater's reading of an
+admission). The v1beta1 conversion always encodes with the gate's default (it has no gates).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-__all__ = ["MAX_DOMAINS_PER_SLICE", "domains_to_slices", "slices_to_domains"]
+from kbatch.api.kueue_v1beta1.topology_prefix import MAX_DOMAINS_PER_SLICE, domain_runs, prefix_keys
 
-MAX_DOMAINS_PER_SLICE = 100_000
+__all__ = ["MAX_DOMAINS_PER_SLICE", "domains_to_slices", "hostname_prefix_slices", "slices_to_domains"]
+
+HOSTNAME = "kubernetes.io/hostname"
 
 
 def _common_prefix(values: list[str]) -> str:
@@ -61,12 +65,34 @@ def _slice(levels: list[str], domains: list[dict[str, Any]]) -> dict[str, Any]:
     return {"domainCount": len(domains), "valuesPerLevel": per_level, "podCounts": pod_counts}
 
 
-def domains_to_slices(ta: dict[str, Any]) -> dict[str, Any]:
-    """A v1beta1 ``topologyAssignment`` as v1beta2's (``levels`` and ``slices``)."""
+def hostname_prefix_slices(levels: list[str], domains: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``compactTopologyAssignmentEncodingWithHostnamePrefixRuns``: a slice per run and chunk."""
+    keys = None
+    if len(domains) > 1 and levels and levels[-1] == HOSTNAME:
+        keys = prefix_keys([(d.get("values") or [""] * len(levels))[-1] for d in domains])
+    out = []
+    for run in domain_runs(len(domains), keys):
+        for i in range(run.start, run.stop, MAX_DOMAINS_PER_SLICE):
+            out.append(_slice(levels, domains[i : min(i + MAX_DOMAINS_PER_SLICE, run.stop)]))
+    return out
+
+
+def _json_size(slices: list[dict[str, Any]]) -> int:
+    """The bytes ``json.Marshal`` spends on the slices (the levels are common to both forms)."""
+    return len(json.dumps(slices, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def domains_to_slices(ta: dict[str, Any], by_hostname_prefix: bool = True) -> dict[str, Any]:
+    """``V1Beta2From``: a v1beta1 ``topologyAssignment`` as v1beta2's (``levels`` and ``slices``)."""
     levels = ta.get("levels") or []
     domains = ta.get("domains") or []
-    chunks = [domains[i : i + MAX_DOMAINS_PER_SLICE] for i in range(0, len(domains), MAX_DOMAINS_PER_SLICE)]
-    return {"levels": levels, "slices": [_slice(levels, chunk) for chunk in chunks]}
+    single = [_slice(levels, domains)] if domains else []
+    if not by_hostname_prefix:
+        return {"levels": levels, "slices": single}
+    runs = hostname_prefix_slices(levels, domains)
+    if len(runs) <= 1 or len(domains) > MAX_DOMAINS_PER_SLICE:
+        return {"levels": levels, "slices": runs}
+    return {"levels": levels, "slices": single if _json_size(single) < _json_size(runs) else runs}
 
 
 def slices_to_domains(ta: dict[str, Any]) -> dict[str, Any]:

@@ -132,6 +132,8 @@ class Scheduler:
             mgr.ctx.cache,
             snapshot.flavors,
             lambda: [info.obj for name in sorted(cqs) for info in cqs[name].workloads.values()],
+            mgr.settings.on("TASAssignmentsEncodingByHostnamePrefix"),
+            mgr.settings.on("TASBalancedPlacement"),
         )
 
     # --- admission --------------------------------------------------------------------------------

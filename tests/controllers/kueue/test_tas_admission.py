@@ -16,6 +16,7 @@ import pytest
 
 from kbatch.api.batch_v1 import Job
 from kbatch.api.errors import Forbidden
+from kbatch.api.kueue_v1beta1.topology import slices_to_domains
 from kbatch.sim.nodes import NodeTemplate, create_nodes
 from tests.controllers.kueue.helpers import KUEUE, World, cluster_queue, local_queue, quota, workload
 
@@ -176,3 +177,49 @@ def test_the_job_webhook_refuses_bad_topology_annotations(annotations: dict[str,
         w.cp.client.create(_job(annotations))
     assert message in str(err.value)
     assert w.cp.client.list(Job).items == []
+
+
+def test_a_podset_group_places_its_leader_with_its_workers() -> None:
+    """``FindTopologyAssignmentsForFlavor`` with ``podSetGroupName``: the leader (the pod set with
+    fewer pods) is searched with the workers, in one domain of the required level. Rack b1-r1 has
+    hosts of 2 CPUs, b2-r1 hosts of 3: searched alone the 2-CPU leader would take b1-r1 and push the
+    four workers to b2-r1; together both go to b2-r1."""
+    w = World(TOPOLOGY, TAS_FLAVOR)
+    for b, cpu in (("b1", "2"), ("b2", "3")):
+        create_nodes(w.cp, 2, NodeTemplate(cpu=cpu, labels={"group": "tas", BLOCK: b, RACK: f"{b}-r1"}),
+                     prefix=f"{b}-r1-")
+    w.apply(cluster_queue("cq", (["cpu"], [("tas", [quota("cpu", "100")])])), local_queue("lq", "cq"))
+    leader = workload("wl", "lq", cpu="2", count=1)["spec"]["podSets"][0]
+    wl = workload("wl", "lq", cpu="1", count=4)
+    workers = wl["spec"]["podSets"][0]
+    leader["name"], workers["name"] = "leader", "workers"
+    for ps in (leader, workers):
+        ps["topologyRequest"] = {"required": RACK, "podSetGroupName": "g"}
+    wl["spec"]["podSets"] = [leader, workers]
+    w.apply(wl)
+    w.cp.run_until_idle()
+    assert w.admitted("wl")
+    adm = w.wl("wl").status.admission  # type: ignore[union-attr]
+    hosts = {}
+    for psa in adm.pod_set_assignments:  # type: ignore[union-attr]
+        decoded = slices_to_domains(psa.topology_assignment.to_dict())
+        hosts[psa.name] = {d["values"][0]: d["count"] for d in decoded["domains"]}
+    assert sum(hosts["leader"].values()) == 1 and sum(hosts["workers"].values()) == 4
+    assert {h.rsplit("-", 1)[0] for ps in hosts.values() for h in ps} == {"b2-r1"}
+
+
+@pytest.mark.parametrize(("gate", "counts"), [(True, [3, 3]), (False, [4, 2])])
+def test_balanced_placement_spreads_a_preferred_pod_set_evenly(gate: bool, counts: list[int]) -> None:
+    """``TASBalancedPlacement`` (alpha, off): 6 pods preferring a rack of two 4-CPU hosts take 3 + 3
+    with the gate, 4 + 2 (BestFit) without (``tas_balanced_placement.go``)."""
+    w = World(TOPOLOGY, TAS_FLAVOR, feature_gates={"TASBalancedPlacement": gate})
+    for r in ("r1", "r2"):
+        create_nodes(w.cp, 2, NodeTemplate(cpu="4", labels={"group": "tas", BLOCK: "b1", RACK: f"b1-{r}"}),
+                     prefix=f"b1-{r}-")
+    w.apply(cluster_queue("cq", (["cpu"], [("tas", [quota("cpu", "100")])])), local_queue("lq", "cq"))
+    w.apply(_tas_workload("wl", 6, preferred=RACK))
+    w.cp.run_until_idle()
+    assert w.admitted("wl")
+    domains = slices_to_domains(_assignment(w, "wl"))["domains"]
+    assert [d["values"][0] for d in domains] == ["b1-r1-0", "b1-r1-1"]
+    assert [d["count"] for d in domains] == counts

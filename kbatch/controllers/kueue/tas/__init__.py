@@ -2,13 +2,16 @@
 
 Upstream: kubernetes-sigs/kueue v0.19.2, KEP ``keps/2724-topology-aware-scheduling``.
 
-====================  ==========================================================================
-:mod:`.request`       a pod set's topology request (template annotations), validation, pod gates
-:mod:`.snapshot`      one TAS flavor's topology tree and the search for a pod set's domains (pure)
-:mod:`.placement`     the search's result as ``status.admission.podSetAssignments[].topologyAssignment``
-:mod:`.cluster`       the nodes, non-TAS and TAS usage a cycle's snapshots are built from
-:mod:`.cycle`         the flavor assigner's TAS step and the cycle's TAS usage
-:mod:`.ungater`       the TopologyUngater: each gated pod to a domain, its node selector, the gate off
-:mod:`.nodes`         node events that retry inadmissible Workloads
-====================  ==========================================================================
+=========================  =====================================================================
+:mod:`.request`            a pod set's topology request (template annotations), validation, pod gates
+:mod:`.slice_annotations`  the slice, multi-layer and group annotations: parsing, webhook checks
+:mod:`.snapshot`           one TAS flavor's topology tree and the search for a pod set's domains (pure)
+:mod:`.search`             the search's phases over a domain tree: counts, sorting, fit, descent
+:mod:`.balanced`           balanced placement (TASBalancedPlacement, alpha, off)
+:mod:`.placement`          the search's result as ``status.admission.podSetAssignments[].topologyAssignment``
+:mod:`.cluster`            the nodes, non-TAS and TAS usage a cycle's snapshots are built from
+:mod:`.cycle`              the flavor assigner's TAS step and the cycle's TAS usage
+:mod:`.ungater`            the TopologyUngater: each gated pod to a domain, its node selector, the gate off
+:mod:`.nodes`              node events that retry inadmissible Workloads
+=========================  =====================================================================
 """

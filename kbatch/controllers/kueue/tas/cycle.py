@@ -38,7 +38,7 @@ from kbatch.controllers.kueue.model.requests import pod_spec_requests
 from kbatch.controllers.kueue.scheduling.assignment import FIT, NO_FIT, PREEMPT, Assignment, PodSetAssignment
 from kbatch.controllers.kueue.tas.cluster import build_snapshot, tas_flavor_levels, workload_tas_usage
 from kbatch.controllers.kueue.tas.placement import Placement
-from kbatch.controllers.kueue.tas.request import is_explicit
+from kbatch.controllers.kueue.tas.request import is_explicit, slice_layers
 from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest, TASFlavorSnapshot
 from kbatch.controllers.scheduler.convert import node_selector_term
 
@@ -52,6 +52,23 @@ class _Request:
     index: int
     flavor: str
     request: PodSetTASRequest
+    group: str | None = None  # ``podSetGroupName``
+
+
+def _groups(requests: list[_Request]) -> list[tuple[_Request, _Request | None]]:
+    """``FindTopologyAssignmentsForFlavor``'s grouping (by ``podSetGroupName``, else alone, in
+    order of first appearance) and ``findLeaderAndWorkers`` (of two, the one with more pods is the
+    workers, the other the leader; a tie keeps the first as the workers)."""
+    grouped: dict[str, list[_Request]] = {}
+    for r in requests:
+        grouped.setdefault(r.group if r.group is not None else f"#{r.index}", []).append(r)
+    out: list[tuple[_Request, _Request | None]] = []
+    for members in grouped.values():
+        workers, leader = members[0], (members[1] if len(members) > 1 else None)
+        if leader is not None and leader.request.count > workers.request.count:
+            workers, leader = leader, workers
+        out.append((workers, leader))
+    return out
 
 
 def _request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
@@ -77,6 +94,7 @@ def _request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
             (t.key or "", t.operator or "Equal", t.value or "", t.effect or "")
             for t in (spec.tolerations if spec is not None else None) or ()
         ),
+        slice_layers=slice_layers(tr),
     )
 
 
@@ -88,10 +106,14 @@ class TASCycle:
         cache: Any,
         flavors: Mapping[str, ResourceFlavor],
         admitted: Callable[[], Iterable[Workload]],
+        by_hostname_prefix: bool = True,
+        balanced: bool = False,
     ) -> None:
         self.cache = cache
         self.flavors = flavors
         self.admitted = admitted  # the workloads holding quota
+        self.by_hostname_prefix = by_hostname_prefix  # TASAssignmentsEncodingByHostnamePrefix
+        self.balanced = balanced  # TASBalancedPlacement
         self._levels: dict[str, tuple[str, tuple[str, ...]] | None] = {}
         self._snapshots: dict[str, TASFlavorSnapshot] = {}
 
@@ -112,11 +134,17 @@ class TASCycle:
         implied = self.tas_only(cq)
         return implied, implied
 
+    def snapshot_levels(self, flavor: str) -> TASFlavorSnapshot:
+        """A node-less snapshot of the flavor's levels (``HasLevel`` needs only the levels)."""
+        topology, levels = self.levels(flavor)  # type: ignore[misc]
+        return TASFlavorSnapshot(topology, levels, ())
+
     def snapshot(self, flavor: str) -> TASFlavorSnapshot:
         snap = self._snapshots.get(flavor)
         if snap is None:
             topology, levels = self.levels(flavor)  # type: ignore[misc]
             snap = build_snapshot(self.cache, self.flavors[flavor], topology, levels)
+            snap.balanced = self.balanced
             for wl in self.admitted():
                 for domains, one in workload_tas_usage(wl, flavor):
                     snap.add_usage(domains, one)
@@ -142,12 +170,17 @@ class TASCycle:
             return f'Flavor "{name}" does not support TopologyAwareScheduling'
         if self.levels(name) is None:
             return f'Flavor "{name}" information missing in TAS cache'
-        snap_levels = self.levels(name)[1]  # type: ignore[index]
         tr = ps.topology_request
-        key = tr.required or tr.preferred if tr is not None else None
-        if key is None and tr is not None and tr.unconstrained:
-            key = snap_levels[-1]
-        if key is None or key not in snap_levels:
+        probe = PodSetTASRequest(
+            "",
+            0,
+            {},
+            required=tr.required if tr is not None else None,
+            preferred=tr.preferred if tr is not None else None,
+            unconstrained=bool(tr is not None and tr.unconstrained),
+            slice_layers=slice_layers(tr),
+        )
+        if tr is None or not self.snapshot_levels(name).has_levels(probe):
             return f'Flavor "{name}" does not contain the requested level'
         return None
 
@@ -168,27 +201,39 @@ class TASCycle:
                 )
                 a.forced_mode = None
                 continue
-            out.append(_Request(i, tas[0], _request(ps, psa.count, implied)))
+            group = ps.topology_request.pod_set_group_name if ps.topology_request is not None else None
+            out.append(_Request(i, tas[0], _request(ps, psa.count, implied), group))
         return out
 
     def _search(
         self, requests: list[_Request], empty: bool
     ) -> tuple[dict[int, Placement], tuple[int, str] | None]:
-        """``FindTopologyAssignmentsForWorkload``: the placements, or the first pod set that fails."""
+        """``FindTopologyAssignmentsForFlavor``: the placements, or the first pod set that fails
+        (of a podset group, the first in the Workload)."""
         found: dict[int, Placement] = {}
         for flavor in sorted({r.flavor for r in requests}):
             snap = self.snapshot(flavor)
             assumed: dict[tuple[str, ...], dict[str, int]] = {}
-            for r in (r for r in requests if r.flavor == flavor):
-                result = snap.find(r.request, assumed, simulate_empty=empty)
+            for workers, leader in _groups([r for r in requests if r.flavor == flavor]):
+                result, leader_result = snap.find_group(
+                    workers.request,
+                    leader.request if leader is not None else None,
+                    assumed,
+                    simulate_empty=empty,
+                )
                 if result.failure:
-                    return found, (r.index, result.failure)
-                placement = Placement(flavor, result, dict(r.request.single_pod))
-                found[r.index] = placement
-                for leaf, count in snap.leaves_of(result):
-                    have = assumed.setdefault(leaf, {})
-                    for res, q in {**r.request.single_pod, "pods": 1}.items():
-                        have[res] = have.get(res, 0) + q * count
+                    first = min(workers.index, leader.index if leader is not None else workers.index)
+                    return found, (first, result.failure)
+                for r, res in ((workers, result), (leader, leader_result)):
+                    if r is None or res is None:
+                        continue
+                    found[r.index] = Placement(
+                        flavor, res, dict(r.request.single_pod), self.by_hostname_prefix
+                    )
+                    for leaf, count in snap.leaves_of(res):
+                        have = assumed.setdefault(leaf, {})
+                        for name, q in {**r.request.single_pod, "pods": 1}.items():
+                            have[name] = have.get(name, 0) + q * count
         return found, None
 
     def assign(self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode, observability: bool) -> None:

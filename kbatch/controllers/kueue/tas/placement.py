@@ -5,7 +5,8 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/scheduler/flavorassigner/flavorass
 (``TopologyAssignment``: ``levels`` and ``slices``, each slice a ``domainCount``, per level either one
 ``universal`` value or ``individual`` roots between a common ``prefix`` and ``suffix``, and
 ``podCounts`` universal or individual). The encoding is :mod:`kbatch.api.kueue_v1beta1.topology`'s
-(the same one the v1beta1 conversion writes).
+(the same one the v1beta1 conversion writes; the hostname-prefix runs as the
+``TASAssignmentsEncodingByHostnamePrefix`` gate says).
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ class Placement:
     flavor: str
     result: TopologyResult
     single_pod: Mapping[str, int]
+    by_hostname_prefix: bool = True  # TASAssignmentsEncodingByHostnamePrefix (beta, on)
 
     def to_api(self) -> dict[str, Any]:
         """The v1beta2 ``topologyAssignment``."""
         domains = [{"values": list(values), "count": count} for values, count in self.result.domains]
-        return domains_to_slices({"levels": list(self.result.levels), "domains": domains})
+        ta = {"levels": list(self.result.levels), "domains": domains}
+        return domains_to_slices(ta, self.by_hostname_prefix)

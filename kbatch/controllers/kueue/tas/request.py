@@ -7,9 +7,7 @@ does with ``batch.kubernetes.io/job-completion-index``), ``tas_validation.go``
 (``ValidateTASPodSetRequest``, ``validateTASUnconstrained``), ``pkg/workload/workload.go``
 (``IsExplicitlyRequestingTAS``) and ``pkg/util/tas/tas.go`` (``IsTAS`` of a pod).
 
-Slice annotations (``podset-slice-required-topology``, ``podset-slice-size``, the multi-layer
-constraints) and ``podset-group-name`` are not modelled (docs/kueue.md): they are kept neither in
-the request nor checked.
+The slice, multi-layer and group annotations are :mod:`.slice_annotations`'.
 """
 
 from __future__ import annotations
@@ -23,6 +21,7 @@ from kbatch.api.go_bool import parse_bool
 from kbatch.api.jobframework import PodSetInfo
 from kbatch.api.kueue_v1beta2 import PodSetTopologyRequest
 from kbatch.api.selectors import label_key_errors
+from kbatch.controllers.kueue.tas import slice_annotations as slices
 
 __all__ = [
     "PREFERRED",
@@ -45,10 +44,10 @@ TOPOLOGY_GATE = "kueue.x-k8s.io/topology"  # kueue.TopologySchedulingGate
 
 
 def topology_request(
-    annotations: Mapping[str, str], pod_index_label: str | None
+    annotations: Mapping[str, str], pod_index_label: str | None, multi_layer: bool = True
 ) -> PodSetTopologyRequest | None:
-    """``NewPodSetTopologyRequest(meta).PodIndexLabel(label).Build()`` (an unparsable
-    ``unconstrained`` is refused by :func:`validate` first)."""
+    """``NewPodSetTopologyRequest(meta).PodIndexLabel(label).Build()`` (unparsable values are
+    refused by :func:`validate` first; ``multi_layer``: ``TASMultiLayerTopology``)."""
     req = PodSetTopologyRequest()
     if REQUIRED in annotations:
         req.required = annotations[REQUIRED]
@@ -56,14 +55,30 @@ def topology_request(
         req.preferred = annotations[PREFERRED]
     elif UNCONSTRAINED in annotations:
         req.unconstrained = bool(parse_bool(annotations[UNCONSTRAINED]))
-    elif pod_index_label is None:
+    elif pod_index_label is None and not slices.has_slice_layer(annotations):
         return None
+    slices.apply(req, annotations, multi_layer)
     req.pod_index_label = pod_index_label
     return req
 
 
-def validate(annotations: Mapping[str, str], path: str) -> list[FieldError]:
-    """``ValidateTASPodSetRequest`` for the three annotations; ``path`` is the template's metadata."""
+def validate(
+    annotations: Mapping[str, str], path: str, count: int | None = None, multi_layer: bool = True
+) -> list[FieldError]:
+    """``ValidateTASPodSetRequest`` and, when it passes and the pod set's ``count`` is given,
+    ``ValidateSliceSizeAnnotationUpperBound``; ``path`` is the template's metadata."""
+    errs = _validate(annotations, path, multi_layer)
+    if not errs and count is not None:
+        errs = slices.upper_bound_errors(annotations, f"{path}.annotations", count)
+    return errs
+
+
+def sliced(annotations: Mapping[str, str]) -> bool:
+    """Whether the annotations size a slice (the only case the pod set's count is read for)."""
+    return slices.SLICE_SIZE in annotations or slices.SLICE_CONSTRAINTS in annotations
+
+
+def _validate(annotations: Mapping[str, str], path: str, multi_layer: bool) -> list[FieldError]:
     errs: list[FieldError] = []
     where = f"{path}.annotations"
     found = [k for k in (REQUIRED, PREFERRED, UNCONSTRAINED) if k in annotations]
@@ -80,13 +95,14 @@ def validate(annotations: Mapping[str, str], path: str) -> list[FieldError]:
         if key in annotations:
             for msg in label_key_errors(annotations[key]):
                 errs.append(FieldError.invalid(f"{where}[{key}]", annotations[key], msg))
+    errs += slices.validate(annotations, where)
     if UNCONSTRAINED in annotations and parse_bool(annotations[UNCONSTRAINED]) is None:
         errs.append(
             FieldError.invalid(
                 f"{where}[{UNCONSTRAINED}]", annotations[UNCONSTRAINED], "must be a boolean value"
             )
         )
-    return errs
+    return errs + slices.validate_size(annotations, where, multi_layer)
 
 
 def tas_info(info: PodSetInfo, tr: PodSetTopologyRequest | None, workload: str) -> PodSetInfo:
@@ -99,6 +115,18 @@ def tas_info(info: PodSetInfo, tr: PodSetTopologyRequest | None, workload: str) 
     if tr is None or (tr.required is None and tr.preferred is None and tr.unconstrained is None):
         annotations[UNCONSTRAINED] = "true"
     return replace(info, annotations=annotations, scheduling_gates=(*info.scheduling_gates, TOPOLOGY_GATE))
+
+
+def slice_layers(tr: PodSetTopologyRequest | None) -> tuple[tuple[str, int], ...]:
+    """``utiltas.PodSetSliceRequiredTopologyConstraints``: the multi-layer constraints, else the
+    one layer of ``podSetSliceRequiredTopology`` and ``podSetSliceSize`` (size 0 when unset)."""
+    if tr is None:
+        return ()
+    if tr.podset_slice_required_topology_constraints:
+        return tuple((c.topology or "", c.size or 0) for c in tr.podset_slice_required_topology_constraints)
+    if tr.pod_set_slice_required_topology is None:
+        return ()
+    return ((tr.pod_set_slice_required_topology, tr.pod_set_slice_size or 0),)
 
 
 def is_explicit(tr: PodSetTopologyRequest | None) -> bool:

@@ -13,23 +13,29 @@ otherwise a leaf pools the free capacity of its nodes and no node filter applies
 
 A leaf holds ``count`` pods: the fewest whole pods any requested resource (``pods`` included, one a
 pod) leaves room for in its free capacity minus the TAS usage (not when simulating an empty
-cluster) minus what earlier pod sets of the workload assumed. A parent holds the sum of its
-children. The search, for ``count`` pods:
+cluster) minus what earlier pod sets of the workload assumed. The search, for ``count`` pods in
+slices of the outermost slice layer (one pod without slices; :mod:`.search` has the phases):
 
-* finds the domains at the requested level (``required``/``preferred``; the lowest level for
-  ``unconstrained`` and implied requests): with **BestFit** (not unconstrained) the fullest domains
-  first, and the fitting domain with the fewest pods; with **LeastFreeCapacity** (unconstrained, as
-  ``TASProfileMixed`` — beta, on — selects) the emptiest domain that fits;
-* when none fits: ``required`` fails; ``preferred`` retries one level up; at the top (or for
-  unconstrained requests) it takes several domains, greedily, the last one best-fitted;
-* descends level by level, at each level choosing among the children of the chosen domains the
-  fewest that hold their parents' pods (the last one best-fitted), down to the lowest level;
+* checks the request: its level (``required``, ``preferred``, the top level for a slice-only
+  request, the lowest for ``unconstrained`` and implied ones), the slice level (the lowest by
+  default) not above it, the inner slice layers (``TASMultiLayerTopology``) each below the one
+  before and dividing its size;
+* counts pods and slices per domain;
+* finds the domains at the requested level: with **BestFit** (required, preferred) the domains
+  with the most slices first, and the fitting domain with the fewest; with **LeastFreeCapacity**
+  (unconstrained, implied and slice-only requests, as ``TASProfileMixed`` — beta, on — selects)
+  the emptiest domain that fits; when none fits ``required`` fails, ``preferred`` retries one level
+  up and at the top (or unconstrained) several domains are taken greedily, the last best-fitted;
+* descends level by level: above the slice level the children of all chosen domains compete for
+  the slices; from it down each domain's children take its pods, in whole inner slices;
 * returns the leaves (only the hostname values when the lowest level is the hostname) sorted by
   their values.
 
-Not modelled (docs/kueue.md): podset slices and multi-layer constraints, podset groups (leaders),
-balanced placement (``TASBalancedPlacement``, alpha, off), preferred node affinity
-(``TASRespectNodeAffinityPreferred``, alpha, off), node replacement.
+A podset group's leader is searched with its workers (:meth:`TASFlavorSnapshot.find_group`);
+with ``TASBalancedPlacement`` (alpha, off) a preferred request is spread by :mod:`.balanced` first.
+
+Not modelled (docs/kueue.md): preferred node affinity (``TASRespectNodeAffinityPreferred``, alpha,
+off), node replacement.
 """
 
 from __future__ import annotations
@@ -37,6 +43,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kbatch.controllers.kueue.tas.balanced import balanced_fit
+from kbatch.controllers.kueue.tas.search import (
+    Domain,
+    best_fit,
+    fill_counts,
+    minimum,
+    prioritize_leader,
+    sorted_domains,
+    sorted_with_leader,
+)
 from kbatch.controllers.scheduler.types import NodeSelectorTerm
 
 __all__ = [
@@ -77,13 +93,8 @@ class PodSetTASRequest:
     node_selector: Mapping[str, str] = field(default_factory=dict)
     affinity: tuple[NodeSelectorTerm, ...] | None = None  # required node affinity terms
     tolerations: tuple[tuple[str, str, str, str], ...] = ()  # (key, operator, value, effect)
-
-
-@dataclass(slots=True)
-class Domain:
-    values: DomainValues
-    children: list[Domain] = field(default_factory=list)
-    count: int = 0
+    # ``PodSetSliceRequiredTopologyConstraints``: (level, size) from the outermost layer in
+    slice_layers: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,8 +165,10 @@ class TASFlavorSnapshot:
         levels: Sequence[str],
         nodes: Sequence[TASNode],
         flavor_tolerations: Sequence[tuple[str, str, str, str]] = (),
+        balanced: bool = False,
     ) -> None:
         self.topology = topology
+        self.balanced = balanced  # TASBalancedPlacement (alpha, off)
         self.levels = tuple(levels)
         self.hostname_leaves = bool(levels) and levels[-1] == HOSTNAME
         self.flavor_tolerations = tuple(flavor_tolerations)
@@ -221,14 +234,77 @@ class TASFlavorSnapshot:
 
     # --- the search -------------------------------------------------------------------------------
     def level_key(self, req: PodSetTASRequest) -> str | None:
-        """``levelKeyWithImpliedFallback``."""
+        """``levelKeyWithImpliedFallback``: required, preferred, the top level for a slice-only
+        request, the lowest for unconstrained and implied ones."""
         if req.required is not None:
             return req.required
         if req.preferred is not None:
             return req.preferred
+        if req.slice_layers:
+            return self.levels[0] if self.levels else None
         if req.unconstrained or req.implied:
             return self.levels[-1] if self.levels else None
         return None
+
+    def has_levels(self, req: PodSetTASRequest) -> bool:
+        """``HasLevel``: the request's level, its slice level and every slice layer's level are
+        levels of the topology."""
+        key = self.level_key(req)
+        slice_key = req.slice_layers[0][0] if req.slice_layers else (self.levels[-1] if self.levels else "")
+        return (
+            key in self.levels
+            and slice_key in self.levels
+            and all(t in self.levels for t, _ in req.slice_layers)
+        )
+
+    def _parameters(self, req: PodSetTASRequest, leaders: int = 0) -> _Parameters | str:
+        """``findTopologyAssignment``'s checks before the search, in upstream's order."""
+        size = req.slice_layers[0][1] if req.slice_layers else 1
+        if size <= 0:
+            return "slice topology requested, but slice size not provided"
+        key = self.level_key(req)
+        if key is None:
+            return "topology level not specified"
+        if key not in self.levels:
+            return f"no requested topology level: {key}"
+        slice_key = req.slice_layers[0][0] if req.slice_layers else self.levels[-1]
+        if slice_key not in self.levels:
+            return f"no requested topology level for slices: {slice_key}"
+        level, slice_level = self.levels.index(key), self.levels.index(slice_key)
+        if level > slice_level:
+            return f"podset slice topology {slice_key} is above the podset topology {key}"
+        size_at = self._size_at_level(req, size, slice_level)
+        if isinstance(size_at, str):
+            return size_at
+        unconstrained = (
+            req.unconstrained
+            or req.implied
+            or (bool(req.slice_layers) and req.required is None and req.preferred is None)
+        )
+        return _Parameters(
+            req.count, size, level, slice_level, size_at, req.required is not None, unconstrained, leaders
+        )
+
+    def _size_at_level(self, req: PodSetTASRequest, size: int, slice_level: int) -> dict[int, int] | str:
+        """``buildSliceSizeAtLevel``: each level below the outermost slice layer down to an inner
+        layer's level gets that layer's size."""
+        out: dict[int, int] = {}
+        prev_size, prev_level = size, slice_level
+        for topology, inner in req.slice_layers[1:]:
+            if topology not in self.levels:
+                return f"no requested topology level for additional slice layer: {topology}"
+            level = self.levels.index(topology)
+            if level <= prev_level:
+                return (
+                    f"additional slice layer topology {topology} must be at a lower level than "
+                    f"{self.levels[prev_level]}"
+                )
+            if inner <= 0 or prev_size % inner:
+                return f"additional slice layer size {inner} must evenly divide parent layer size {prev_size}"
+            for lvl in range(prev_level + 1, level + 1):
+                out[lvl] = inner
+            prev_size, prev_level = inner, level
+        return out
 
     def find(
         self,
@@ -236,52 +312,101 @@ class TASFlavorSnapshot:
         assumed: Mapping[DomainValues, Mapping[str, int]] | None = None,
         simulate_empty: bool = False,
     ) -> TopologyResult:
-        """``findTopologyAssignment`` for one pod set (no leader, slices of one pod)."""
-        key = self.level_key(req)
-        if key is None:
-            return TopologyResult(failure="topology level not specified")
-        if key not in self.levels:
-            return TopologyResult(failure=f"no requested topology level: {key}")
-        unconstrained = req.unconstrained or req.implied
+        """``findTopologyAssignment`` for one pod set without a leader."""
+        return self.find_group(req, None, assumed, simulate_empty)[0]
+
+    def find_group(
+        self,
+        req: PodSetTASRequest,
+        leader: PodSetTASRequest | None,
+        assumed: Mapping[DomainValues, Mapping[str, int]] | None = None,
+        simulate_empty: bool = False,
+    ) -> tuple[TopologyResult, TopologyResult | None]:
+        """``findTopologyAssignment`` for a pod set and, in a podset group, its one-pod leader:
+        whole slices of the outermost layer inside the requested level's domains, inner layers
+        whole inside their levels, the leader in one of the workers' domains (by the workers'
+        request and node filters). Returns the workers' result and the leader's."""
+        params = self._parameters(req, 1 if leader is not None else 0)
+        if isinstance(params, str):
+            failed = TopologyResult(failure=params)
+            return failed, (failed if leader is not None else None)
         stats = _Stats()
-        roots = self._fill(req, assumed or {}, simulate_empty, stats)
+        roots = self._fill(req, leader, assumed or {}, simulate_empty, stats)
+        for root in roots:
+            fill_counts(root, 0, params.size, params.slice_level, params.size_at, leader is not None)
         per_level = self._per_level(roots)
-        level, chosen, failure = self._fit_level(self.levels.index(key), per_level, req, unconstrained, stats)
-        if failure:
-            return TopologyResult(failure=failure)
-        chosen = _minimum(chosen, req.count, unconstrained)
-        while level < len(self.levels) - 1:
+        fit: tuple[int, list[Domain]] | str | None = None
+        if self.balanced and not params.required and not params.unconstrained:
+            p = params
+            fit = balanced_fit(per_level, p.count, p.size, p.level, p.slice_level, p.leaders)
+        is_balanced = fit is not None
+        if fit is None:
+            fit = self._fit_level(params.level, per_level, params, req, stats)
+        if isinstance(fit, str):
+            failed = TopologyResult(failure=fit)
+            return failed, (failed if leader is not None else None)
+        chosen = self._descend(*fit, params, is_balanced)
+        if leader is None:
+            return self._result(chosen), None
+        leaders = [Domain(d.values, count=d.leader) for d in chosen if d.leader > 0]
+        return self._result(chosen), self._result(leaders)
+
+    def _descend(
+        self, level: int, chosen: list[Domain], p: _Parameters, balanced: bool = False
+    ) -> list[Domain]:
+        """Phase 2b: from the fit level down to the leaves (after a balanced placement each
+        domain's children take its pods from the fit level down)."""
+        lfc, last = p.unconstrained, len(self.levels) - 1
+        chosen = minimum(chosen, p.count, p.size, lfc, True, p.leaders)
+        while level < min(last, p.slice_level) and not balanced:  # above the slice level: all compete
+            lower = sorted_domains([c for d in chosen for c in d.children], lfc)
+            chosen, level = minimum(lower, p.count, p.size, lfc, True, p.leaders), level + 1
+        while level < last:  # at and below it: each domain's children take its pods
+            size_on = p.size_at.get(level + 1, 1) if level >= p.slice_level else p.size
             nxt: list[Domain] = []
             for d in chosen:
-                nxt += _minimum(_sorted(d.children, unconstrained), d.count, unconstrained)
+                lower = sorted_domains(d.children, lfc)
+                if size_on > 1:
+                    for c in lower:
+                        c.slices, c.slices_wl = c.count // size_on, c.count_wl // size_on
+                nxt += minimum(lower, d.count, size_on, lfc, size_on > 1, d.leader)
             chosen, level = nxt, level + 1
-        return self._result(chosen)
+        return chosen
 
     def _fill(
         self,
         req: PodSetTASRequest,
+        leader: PodSetTASRequest | None,
         assumed: Mapping[DomainValues, Mapping[str, int]],
         empty: bool,
         stats: _Stats,
     ) -> list[Domain]:
-        """``fillInCounts``: each feasible leaf's pod count, summed up the tree."""
+        """``fillInCounts``' leaves (``fillLeafCounts``): each feasible leaf's pods, whether it
+        holds the leader and the pods beside it (parents are summed by :func:`.search.fill_counts`)."""
         one = {**req.single_pod, "pods": 1}
+        leader_one = {**leader.single_pod, "pods": 1} if leader is not None else None
         by_prefix: dict[DomainValues, Domain] = {}
         roots: list[Domain] = []
         for leaf in sorted(self.leaf_free):
             stats.total += 1
-            count = 0
+            count = count_wl = leads = 0
             if self._feasible(leaf, req, stats):
-                count, limiting = count_in(self._remaining(leaf, assumed, empty), one)
+                remaining = self._remaining(leaf, assumed, empty)
+                count, limiting = count_in(remaining, one)
                 if count == 0 and limiting:
                     stats.resources[limiting] = stats.resources.get(limiting, 0) + 1
+                count_wl = count
+                if leader_one is not None and count_in(remaining, leader_one)[0] > 0:
+                    leads = 1
+                    count_wl = count_in({r: q - leader_one.get(r, 0) for r, q in remaining.items()}, one)[0]
             for depth in range(1, len(leaf) + 1):
                 prefix = leaf[:depth]
                 d = by_prefix.get(prefix)
                 if d is None:
                     d = by_prefix[prefix] = Domain(prefix)
                     (by_prefix[prefix[:-1]].children if depth > 1 else roots).append(d)
-                d.count += count
+            d = by_prefix[leaf]
+            d.count, d.count_wl, d.leader = count, count_wl, leads
         return roots
 
     def _feasible(self, leaf: DomainValues, req: PodSetTASRequest, stats: _Stats) -> bool:
@@ -317,50 +442,109 @@ class TASFlavorSnapshot:
         self,
         level: int,
         per_level: list[list[Domain]],
+        p: _Parameters,
         req: PodSetTASRequest,
-        unconstrained: bool,
         stats: _Stats,
-    ) -> tuple[int, list[Domain], str]:
-        """``findLevelWithFitDomains``."""
+    ) -> tuple[int, list[Domain]] | str:
+        """``findLevelWithFitDomains``: the domains at ``level`` holding the slices (and leader)."""
         domains = per_level[level]
         if not domains:
-            return 0, [], f"no topology domains at level: {self.levels[level]}"
-        ordered = _sorted(domains, unconstrained)
-        count = req.count
-        if unconstrained:  # LeastFreeCapacity: the emptiest domain that fits
-            for d in ordered:
-                if d.count >= count:
-                    return level, [d], ""
+            return f"no topology domains at level: {self.levels[level]}"
+        lfc, leaders = p.unconstrained, p.leaders
+        ordered = sorted_with_leader(domains, lfc)
+        need = p.count // p.size
         top = ordered[0]
-        if not unconstrained and top.count >= count:
-            top = _best_fit(ordered, count)
-        if top.count >= count:
-            return level, [top], ""
-        if req.required is not None:
-            return 0, [], self._not_fit(top.count, count, stats)
-        if level > 0 and not unconstrained:
-            return self._fit_level(level - 1, per_level, req, unconstrained, stats)
+        if not lfc and top.slices_wl >= need and top.leader >= leaders:
+            top = best_fit(ordered, need, True, leaders)
+        if lfc:  # LeastFreeCapacity: the emptiest domain that fits
+            for d in ordered:
+                if d.leader >= leaders and d.held(True, leaders > 0) >= need:
+                    return level, [d]
+        if top.slices_wl >= need and top.leader >= leaders:
+            return level, [top]
+        if p.required:
+            return self._not_fit(domains, level, top.slices, need, p, req, stats)
+        if level > 0 and not lfc:
+            return self._fit_level(level - 1, per_level, p, req, stats)
+        return self._several(domains, ordered, level, p, req, stats)
+
+    def _several(
+        self,
+        domains: Sequence[Domain],
+        ordered: list[Domain],
+        level: int,
+        p: _Parameters,
+        req: PodSetTASRequest,
+        stats: _Stats,
+    ) -> tuple[int, list[Domain]] | str:
+        """``findLevelWithFitDomains``' last resort: domains taken greedily, those holding the
+        leader first, the last of each run best-fitted."""
+        lfc, need = p.unconstrained, p.count // p.size
+        ordered = prioritize_leader(ordered, p.count, p.leaders, p.size, True)
         chosen: list[Domain] = []
-        remaining = count
-        for i, d in enumerate(ordered):
+        remaining, leaders, i = need, p.leaders, 0
+        while leaders > 0 and i < len(ordered) and ordered[i].leader > 0:
+            d = ordered[i]
+            if not lfc and d.slices_wl >= remaining:
+                d = best_fit(ordered[i:], remaining, True, leaders)
+            chosen.append(d)
+            leaders -= d.leader
+            remaining -= d.slices_wl
+            i += 1
+        if leaders > 0:
+            return self._not_fit(domains, level, p.leaders - leaders, need, p, req, stats)
+        rest = sorted_domains(ordered[i:], lfc)
+        for j, d in enumerate(rest):
             if remaining <= 0:
                 break
-            if not unconstrained and d.count >= remaining:
-                d = _best_fit(ordered[i:], remaining)
+            if not lfc and d.slices >= remaining:
+                d = best_fit(rest[j:], remaining, True)
             chosen.append(d)
-            remaining -= d.count
+            remaining -= d.slices
         if remaining > 0:
-            return 0, [], self._not_fit(count - remaining, count, stats)
-        return level, chosen, ""
+            return self._not_fit(domains, level, need - remaining, need, p, req, stats)
+        return level, chosen
 
-    def _not_fit(self, fit: int, total: int, stats: _Stats) -> str:
-        """``notFitMessage`` (one pod a slice)."""
-        if fit == 0:
-            text = f'topology "{self.topology}" doesn\'t allow to fit any of {total} pod(s)'
-        else:
-            text = f'topology "{self.topology}" allows to fit only {fit} out of {total} pod(s)'
+    def _not_fit(
+        self,
+        domains: Sequence[Domain],
+        level: int,
+        fit: int,
+        total: int,
+        p: _Parameters,
+        req: PodSetTASRequest,
+        stats: _Stats,
+    ) -> str:
+        """``notFitMessage`` (pods, or slices when a slice holds more than one pod), or
+        ``multiLayerNotFitMessage`` when inner slice layers apply."""
         reasons = stats.text()
-        return f"{text}. Total nodes: {stats.total}; excluded: {reasons}" if reasons else text
+        tail = f". Total nodes: {stats.total}; excluded: {reasons}" if reasons else ""
+        if p.size_at:
+            return self._multi_layer_not_fit(domains, level, p.count, req.slice_layers) + tail
+        unit = "pod" if p.size == 1 else "slice"
+        if fit == 0:
+            text = f'topology "{self.topology}" doesn\'t allow to fit any of {total} {unit}(s)'
+        else:
+            text = f'topology "{self.topology}" allows to fit only {fit} out of {total} {unit}(s)'
+        return text + tail
+
+    def _multi_layer_not_fit(
+        self, domains: Sequence[Domain], level: int, count: int, layers: Sequence[tuple[str, int]]
+    ) -> str:
+        """``multiLayerNotFitMessage``: per layer, the slices the best domain of ``level`` (most
+        slices, then the smallest id) holds out of those needed."""
+        text = f'topology "{self.topology}" doesn\'t allow to fit'
+        best: Domain | None = None
+        for d in domains:
+            if best is None or (-d.slices, ",".join(d.values)) < (-best.slices, ",".join(best.values)):
+                best = d
+        if best is None:
+            return text
+        for topology, size in layers:
+            if topology in self.levels:
+                fit = _slices_in_subtree(best, level, self.levels.index(topology), size)
+                text += f"; {fit}/{count // size} slice(s) fit on level {topology}"
+        return text
 
     def _result(self, leaves: list[Domain]) -> TopologyResult:
         """``buildAssignment``: leaves sorted by their values; only the hostname when it is the
@@ -372,33 +556,22 @@ class TASFlavorSnapshot:
         )
 
 
-def _sorted(domains: Sequence[Domain], unconstrained: bool) -> list[Domain]:
-    """``sortedDomains``: BestFit most pods first, LeastFreeCapacity fewest first; then values."""
-    sign = 1 if unconstrained else -1
-    return sorted(domains, key=lambda d: (sign * d.count, d.values))
+def _slices_in_subtree(d: Domain, level: int, target: int, size: int) -> int:
+    """``countSlicesInSubtree``: the slices of ``size`` the domains at ``target`` under ``d`` hold."""
+    if level == target:
+        return d.count // size
+    return sum(_slices_in_subtree(c, level + 1, target, size) for c in d.children)
 
 
-def _best_fit(domains: Sequence[Domain], needed: int) -> Domain:
-    """``findBestFitDomain``: the first domain with the fewest pods that still holds ``needed``."""
-    best: Domain | None = None
-    for d in domains:
-        if d.count >= needed and (best is None or d.count < best.count):
-            best = d
-    return best if best is not None else domains[0]
+@dataclass(frozen=True, slots=True)
+class _Parameters:
+    """``topologyAssignmentParameters`` without leaders."""
 
-
-def _minimum(domains: Sequence[Domain], count: int, unconstrained: bool) -> list[Domain]:
-    """``updateCountsToMinimumGeneric``: the fewest domains, in order, holding ``count`` pods; the
-    last one best-fitted (BestFit) and given only what remains."""
-    out: list[Domain] = []
-    remaining = count
-    for i, d in enumerate(domains):
-        if not unconstrained and d.count >= remaining:
-            d = _best_fit(domains[i:], remaining)
-        if d.count >= remaining:
-            d.count = remaining
-            out.append(d)
-            return out
-        remaining -= d.count
-        out.append(d)
-    return out
+    count: int
+    size: int
+    level: int
+    slice_level: int
+    size_at: Mapping[int, int]
+    required: bool
+    unconstrained: bool
+    leaders: int = 0  # a podset group's leader (PodSet grouping allows one)

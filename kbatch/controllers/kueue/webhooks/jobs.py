@@ -176,7 +176,12 @@ class _JobWebhook:
             if self._settings().on("TopologyAwareScheduling"):  # job_webhook.go validateCommon
                 meta = obj.spec.template.metadata if obj.spec and obj.spec.template else None
                 annotations = (meta.annotations if meta else None) or {}
-                errs += tas_request.validate(annotations, "spec.template.metadata")
+                count = None  # the first pod set's, for the slice size bound (only read when sliced)
+                if tas_request.sliced(annotations):
+                    pod_sets = resolve(self.integration.adapter)(obj).pod_sets()
+                    count = pod_sets[0].count if pod_sets else None
+                multi_layer = self._settings().on("TASMultiLayerTopology")
+                errs += tas_request.validate(annotations, "spec.template.metadata", count, multi_layer)
         if old is not None:
             errs += self._on_update(old, obj)
         deny(self.webhook, errs)

@@ -44,6 +44,7 @@ from kbatch.api.validation import (
 from kbatch.controllers.kueue.config import settings_for
 from kbatch.controllers.kueue.model.info import PRIORITY_BOOST, parse_priority_boost
 from kbatch.controllers.kueue.model.requests import amount
+from kbatch.controllers.kueue.tas import slice_annotations
 from kbatch.controllers.kueue.webhooks.admission_gated_by import admission_gated_by_errors
 from kbatch.controllers.kueue.webhooks.concurrent_admission import (
     concurrent_admission_errors,
@@ -342,6 +343,8 @@ def validate_workload(wl: Workload, old: Workload | None, gates: Any) -> list[Fi
             errs += _resource_list(
                 t.spec.resources.limits, f"{p}.template.spec.resources.limits", non_negative
             )
+        if gates.enabled("TASValidateWorkloadSliceSize"):
+            errs += slice_annotations.workload_errors(ps.topology_request, f"{p}.topologyRequest")
     variable = sum(1 for ps in pod_sets if ps.min_count is not None)
     if variable > 1:
         errs.append(FieldError.invalid("spec.podSets", variable, "at most one podSet can use minCount"))
