@@ -45,10 +45,12 @@ TOPOLOGY_GATE = "kueue.x-k8s.io/topology"  # kueue.TopologySchedulingGate
 
 
 def topology_request(
-    annotations: Mapping[str, str], pod_index_label: str | None
+    annotations: Mapping[str, str],
+    pod_index_label: str | None,
+    sub_group: tuple[str | None, int | None] = (None, None),
 ) -> PodSetTopologyRequest | None:
-    """``NewPodSetTopologyRequest(meta).PodIndexLabel(label).Build()`` (an unparsable
-    ``unconstrained`` is refused by :func:`validate` first)."""
+    """``NewPodSetTopologyRequest(meta).PodIndexLabel(label).SubGroup(label, count).Build()`` (an
+    unparsable ``unconstrained`` is refused by :func:`validate` first)."""
     req = PodSetTopologyRequest()
     if REQUIRED in annotations:
         req.required = annotations[REQUIRED]
@@ -59,6 +61,7 @@ def topology_request(
     elif pod_index_label is None:
         return None
     req.pod_index_label = pod_index_label
+    req.sub_group_index_label, req.sub_group_count = sub_group
     return req
 
 

@@ -73,7 +73,12 @@ class PodWebhook:
             return
         if not by_parent and P.POD_FINALIZER not in (meta.finalizers or ()):
             meta.finalizers = [*(meta.finalizers or ()), P.POD_FINALIZER]
-        P.gate(pod, topology=self.jobs._settings().on("TopologyAwareScheduling"))
+        tas = self.jobs._settings().on("TopologyAwareScheduling")
+        if tas and P.POD_INDEX_LABEL_ANNOTATION in (meta.annotations or {}):
+            # ``PodGroupPodIndexLabelAnnotation`` names the label holding the pod's index in its group
+            source = (meta.annotations or {})[P.POD_INDEX_LABEL_ANNOTATION]
+            meta.labels = {**(meta.labels or {}), P.POD_INDEX_LABEL: (meta.labels or {}).get(source, "")}
+        P.gate(pod, topology=tas)
         meta.annotations = {**(meta.annotations or {}), P.ROLE_HASH: P.role_hash(pod)}
 
     # --- validating --------------------------------------------------------------------------------
