@@ -128,11 +128,9 @@ class PodNode:
 
     def __call__(self, pod: Any) -> list[Request]:
         node = pod.spec.node_name if pod.spec else None
-        if not node or not is_tas_pod(pod):
-            return []
-        if pod.metadata.deletion_timestamp is None and not _terminated(pod):
-            return []
-        return [Request("", node)]
+        if not node or (pod.metadata.deletion_timestamp is None and not _terminated(pod)):
+            return []  # most pod events: a bound pod running
+        return [Request("", node)] if is_tas_pod(pod) else []
 
 
 class NodeFailureController:
