@@ -160,11 +160,14 @@ class Scheduler:
             if not mgr.cache.active(cq or ""):  # ``nominate``: "ClusterQueue … is inactive"
                 mgr.queue_second_pass(wl, iteration)
                 continue
-            admission, failure = replace_unhealthy_node(tas, wl)
+            keep = mgr.settings.on("SkipReassignmentForPodOwnedWorkloads")
+            admission, failure = replace_unhealthy_node(tas, wl, keep)
             if not failure:
                 written = write_status(mgr, wl, _replaced(admission, mgr.now()))
                 if written is not None:
                     mgr.cache.add_or_update_workload(written)
+                else:  # not written: tried again after the back-off (``requeueAndUpdate``)
+                    mgr.queue_second_pass(wl, iteration)
             elif mgr.settings.on("TASFailedNodeReplacementFailFast"):
                 message = NO_REPLACEMENT % ",".join(unhealthy_node_names(wl))
                 written = write_status(mgr, wl, evict_for_node_failures(message, mgr.now()))

@@ -196,3 +196,23 @@ def test_the_replacement_claim_is_seen_by_a_later_workload_of_the_same_cycle() -
     w.apply(local_queue("tas-main", "tas-main"))
     assert _replaced(w, "replaced") and w.admitted("contender")
     assert (_domains(w, "replaced"), _domains(w, "contender")) == ([("x2", 1)], [("x3", 1)])
+
+
+@pytest.mark.parametrize("skip", [True, False])
+def test_a_workload_owned_by_a_single_pod_keeps_its_assignment(skip: bool) -> None:
+    """``SkipReassignmentForPodOwnedWorkloads`` (beta, on): the pod cannot move, so the second pass
+    keeps the assignment and only clears ``unhealthyNodes``; with the gate off it is replaced."""
+    from kbatch.api.core_v1 import Pod
+
+    w = _world(THREE_LEVEL, DEFAULT_NODES, SkipReassignmentForPodOwnedWorkloads=skip)
+    owner = w.cp.client.create(Pod.model_validate({"metadata": {"name": "p", "namespace": "default"},
+                                                   "spec": {"containers": [{"name": "c", "image": "i"}]}}))
+    _admitted(w, "foo", [_pod_set("one", 1, "1", preferred=HOST)], [_psa("one", 1, "1", ("x0", 1))], "x0")
+    wl = w.cp.client.get(Workload, "foo", "default")
+    ref = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": owner.metadata.uid, "controller": True}
+    w.cp.client.update(wl.model_copy(update={"metadata": wl.metadata.model_copy(
+        update={"owner_references": [type(wl.metadata).model_validate({"ownerReferences": [ref]})
+                                     .owner_references[0]]})}))
+    _second_pass(w)
+    assert _replaced(w, "foo")
+    assert _domains(w, "foo") == ([("x0", 1)] if skip else [("x1", 1)])

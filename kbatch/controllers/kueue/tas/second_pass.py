@@ -84,12 +84,13 @@ def _tas_flavor(tas: TASCycle, flavors: Mapping[str, str] | None) -> str | None:
     return names[0] if names else None
 
 
-def replace_unhealthy_node(tas: TASCycle, wl: Workload) -> tuple[Admission, str]:
+def replace_unhealthy_node(tas: TASCycle, wl: Workload, keep_pod_owned: bool = True) -> tuple[Admission, str]:
     """The admission with each pod set on the first unhealthy node placed again, or the reason
-    why not (``FindTopologyAssignmentsForWorkload`` of a Workload with unhealthy nodes)."""
+    why not (``FindTopologyAssignmentsForWorkload`` of a Workload with unhealthy nodes).
+    ``keep_pod_owned``: ``SkipReassignmentForPodOwnedWorkloads``."""
     admission = wl.status.admission.model_copy(deep=True)  # type: ignore[union-attr]
     node = unhealthy_node_names(wl)[0]
-    if owned_by_single_pod(wl):  # ``SkipReassignmentForPodOwnedWorkloads``
+    if keep_pod_owned and owned_by_single_pod(wl):  # the pod cannot move
         return admission, ""
     specs = {ps.name: ps for ps in (wl.spec.pod_sets if wl.spec else None) or ()}
     assumed: dict[str, dict[tuple[str, ...], dict[str, int]]] = {}
