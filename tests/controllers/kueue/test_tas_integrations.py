@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from kbatch.api.core_v1 import Pod
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.sim.nodes import NodeTemplate, create_nodes
@@ -118,3 +120,25 @@ def test_a_pod_group_with_an_index_label_is_placed_by_rank_in_one_rack() -> None
     assert len(rack) == 1
     first = rack.pop()
     assert [nodes[f"m{i}"] for i in range(4)] == [f"{first}-0", f"{first}-0", f"{first}-1", f"{first}-1"]
+
+
+def test_the_pod_and_jobset_webhooks_refuse_bad_topology_annotations() -> None:
+    """``ValidateTASPodSetRequest`` from the pod webhook's ``validateCommon`` (path ``metadata``) and
+    the JobSet webhook's ``validateTopologyRequest`` (each replicated job's template metadata)."""
+    from kbatch.api.errors import Forbidden
+    from kbatch.api.jobset_v1alpha2 import JobSet
+
+    w = _world()
+    with pytest.raises(Forbidden) as err:
+        w.cp.client.create(Pod.model_validate(pod("p", annotations={
+            "kueue.x-k8s.io/podset-unconstrained-topology": "maybe"})))
+    assert ('metadata.annotations[kueue.x-k8s.io/podset-unconstrained-topology]: Invalid value: "maybe": '
+            "must be a boolean value") in str(err.value)
+    bad = _jobset("js", replicas=1, per_job=1)
+    bad["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["annotations"] = {
+        REQUIRED: RACK, "kueue.x-k8s.io/podset-preferred-topology": RACK}
+    with pytest.raises(Forbidden) as err:
+        w.cp.client.create(JobSet.model_validate(bad))
+    assert ("spec.replicatedJobs[0].template.spec.template.metadata.annotations: Invalid value: must not "
+            "contain more than one topology annotation") in str(err.value)
+    assert w.cp.client.list(Pod, "default").items == [] and w.cp.client.list(JobSet, "default").items == []

@@ -177,6 +177,9 @@ class _JobWebhook:
                 meta = obj.spec.template.metadata if obj.spec and obj.spec.template else None
                 annotations = (meta.annotations if meta else None) or {}
                 errs += tas_request.validate(annotations, "spec.template.metadata")
+        tas = self._settings().on("TopologyAwareScheduling")
+        if self.integration.name == "jobset.x-k8s.io/jobset" and tas:
+            errs += _jobset_topology(obj)  # jobset_webhook.go validateTopologyRequest
         if old is not None:
             errs += self._on_update(old, obj)
         deny(self.webhook, errs)
@@ -291,6 +294,16 @@ def _completions_equal_parallelism(job: Any) -> list[FieldError]:
                     "annotation is true",
                 )
             )
+    return errs
+
+
+def _jobset_topology(js: Any) -> list[FieldError]:
+    """``ValidateTASPodSetRequest`` of each replicated job's pod template."""
+    errs: list[FieldError] = []
+    for i, rjob in enumerate((js.spec.replicated_jobs if js.spec else None) or ()):
+        tpl = rjob.template.spec.template if rjob.template and rjob.template.spec else None
+        annotations = (tpl.metadata.annotations if tpl is not None and tpl.metadata else None) or {}
+        errs += tas_request.validate(annotations, f"spec.replicatedJobs[{i}].template.spec.template.metadata")
     return errs
 
 
