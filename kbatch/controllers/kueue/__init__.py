@@ -18,7 +18,7 @@ thin controllers over them:
 ``kueue-priorityclass``   :class:`.priorityclasses.PriorityClassPropagator`
 ``kueue-job-<name>``      :class:`.jobframework.reconciler.JobReconciler`, one per enabled integration
 ``kueue-tas-topology-…``  :class:`.tas.ungater.TopologyUngater` (TopologyAwareScheduling)
-``kueue-tas-node-failure`` :class:`.tas.node_failure.NodeFailureController` (TASFailedNodeReplacement)
+``kueue-tas-node-…``      :class:`.tas.node_failure.NodeFailureController` (TASFailedNodeReplacement)
 ========================  ==================================================================
 
 The webhooks are admission plugins (:mod:`.webhooks`), so they work whatever controllers run.
