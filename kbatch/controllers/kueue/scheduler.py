@@ -94,14 +94,15 @@ class Scheduler:
         mgr = self.mgr
         now = mgr.now()
         second = mgr.second_pass.take_ready(now) if mgr.second_pass.pending else []
-        if not second and not mgr.queues.has_heads(mgr.cache.active):
+        has_heads = mgr.queues.has_heads(mgr.cache.active)
+        if not second and not has_heads:
             return None
         self.cycle += 1
-        heads = mgr.queues.heads(mgr.cache.active) if mgr.queues.has_heads(mgr.cache.active) else []
+        heads = mgr.queues.heads(mgr.cache.active) if has_heads else []
         snapshot = Snapshot(mgr.cache, self.candidates)
         snapshot.lq_usage = mgr.queues.admission_fair_sharing_usage()
-        tas = self._tas(snapshot)
         try:
+            tas = self._tas(snapshot)
             if second and tas is not None:  # second-pass heads come first (``Manager.heads``)
                 self._second_pass(second, tas)
             if not heads:
