@@ -23,6 +23,7 @@ restoring puts back exactly what :func:`info_from_template` recorded before admi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -38,6 +39,7 @@ __all__ = [
     "PodSet",
     "PodSetInfo",
     "PodSetInfoError",
+    "TopologySource",
     "info_from_template",
     "merge_info",
     "restore_template",
@@ -53,6 +55,21 @@ class PodSet:
     count: int
     template: PodTemplateSpec
     min_count: int | None = None
+    topology: TopologySource | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TopologySource:
+    """Where a pod set's topology request comes from when it is not its template's annotations
+    with the integration's pod index label (Kueue's ``NewPodSetTopologyRequest(meta)
+    .PodIndexLabel(..).SubGroup(..)`` of each integration's ``PodSets``): the annotations read
+    (``None``: the template's), the pod index label, and the sub-group index label with the number
+    of sub-groups (JobSet: ``jobset.sigs.k8s.io/job-index`` and the replicated job's replicas)."""
+
+    annotations: Mapping[str, str] | None = None
+    pod_index_label: str | None = None
+    sub_group_index_label: str | None = None
+    sub_group_count: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

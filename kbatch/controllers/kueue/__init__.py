@@ -18,6 +18,7 @@ thin controllers over them:
 ``kueue-priorityclass``   :class:`.priorityclasses.PriorityClassPropagator`
 ``kueue-job-<name>``      :class:`.jobframework.reconciler.JobReconciler`, one per enabled integration
 ``kueue-tas-topology-…``  :class:`.tas.ungater.TopologyUngater` (TopologyAwareScheduling)
+``kueue-tas-node-…``      :class:`.tas.node_failure.NodeFailureController` (TASFailedNodeReplacement)
 ========================  ==================================================================
 
 The webhooks are admission plugins (:mod:`.webhooks`), so they work whatever controllers run.
@@ -66,6 +67,7 @@ from kbatch.controllers.kueue.status import (
     LocalQueueStatus,
     ResourceFlavorFinalizer,
 )
+from kbatch.controllers.kueue.tas.node_failure import NodeFailureController, NodeFailureEvents, PodNode
 from kbatch.controllers.kueue.tas.nodes import TASNodeHandler
 from kbatch.controllers.kueue.tas.ungater import PodWorkload, TopologyUngater, admitted_by_tas
 from kbatch.controllers.kueue.watches import CHECK_EVENTS, COHORT_EVENTS, FLAVOR_EVENTS
@@ -191,6 +193,14 @@ def setup(ctx: ControllerContext) -> KueueManager:
             .watches(Pod, PodWorkload())
             .complete(TopologyUngater(ctx))
         )
+        if mgr.settings.on("TASFailedNodeReplacement"):
+            mgr.controllers["kueue-tas-node-failure"] = (
+                b("kueue-tas-node-failure")
+                .describe("Kueue's TAS node controller: failed nodes of TAS Workloads")
+                .for_(Node, NodeFailureEvents(mgr.settings.on("TASReplaceNodeOnNodeTaints")))
+                .watches(Pod, PodNode())
+                .complete(NodeFailureController(mgr))
+            )
     informers = ctx.cache
     informers.informer_for(Workload).add_event_handler(WorkloadHandler(mgr))
     informers.informer_for(ClusterQueue).add_event_handler(ClusterQueueHandler(mgr))

@@ -41,6 +41,7 @@ from kbatch.controllers.kueue.resource_updates import ResourceAdjuster
 from kbatch.controllers.kueue.scheduling.cycle import CycleConfig
 from kbatch.controllers.kueue.scheduling.flavorassigner import AssignerOptions
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Preemptor
+from kbatch.controllers.kueue.tas.second_pass import SecondPassQueue
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.events import EventRecorder
 from kbatch.runtime.reconcile import Request
@@ -159,6 +160,7 @@ class KueueManager:
             ctx.recorder.sink, "kueue-job-controller", ctx.recorder.host, ctx.recorder.correlator
         )
         self.controllers: dict[str, Any] = {}  # name -> Controller (set by setup)
+        self.second_pass = SecondPassQueue()  # Workloads whose unhealthy node is to be replaced
         self.integrations: list[Any] = []  # the enabled job integrations (set by setup)
         cache = ctx.cache
         cache.add_index(Workload, BY_QUEUE, _by_queue)
@@ -213,6 +215,14 @@ class KueueManager:
     def kick(self) -> None:
         """Wake the scheduler (the queue manager's ``Broadcast``)."""
         self.enqueue("kueue-scheduler", SCHEDULER_KEY)
+
+    def queue_second_pass(self, wl: Workload, iteration: int = 0) -> None:
+        """``QueueSecondPassIfNeeded``: the scheduler looks at the Workload after the back-off."""
+        key = workload_key(wl.metadata.namespace, wl.metadata.name)
+        delay = self.second_pass.queue_if_needed(key, wl, iteration, self.now())
+        c = self.controllers.get("kueue-scheduler")
+        if delay is not None and c is not None:
+            c.queue.add_after(SCHEDULER_KEY, delay)
 
     def notify_retry_inadmissible(self, cq_names: list[str]) -> None:
         """``NotifyRetryInadmissible``: requeue the inadmissible workloads of these ClusterQueues (their
@@ -275,6 +285,8 @@ class WorkloadHandler:
                 mgr.kick()
             return
         mgr.cache.add_or_update_workload(wl)
+        if wl.status is not None and wl.status.unhealthy_nodes:
+            mgr.queue_second_pass(wl)
 
     def on_update(self, old: Workload, new: Workload) -> None:
         """With ``blockAdmission``, upstream's scheduler waits on the cache's ``podsReadyCond``,
@@ -284,6 +296,8 @@ class WorkloadHandler:
         update that makes the last workload ready wakes the scheduler."""
         blocked = not self.mgr.cache.pods_ready_for_all()
         self._on_update(old, new)
+        if new.status is not None and new.status.unhealthy_nodes:  # ``NeedsSecondPass``
+            self.mgr.queue_second_pass(new)
         if self.mgr.queues.afs is not None:  # the statuses are read only for admission fair sharing
             self.penalties.on_update(old, new, status_of_workload(old), status_of_workload(new))
         if blocked and self.mgr.cache.pods_ready_for_all():

@@ -42,6 +42,13 @@ from kbatch.controllers.kueue.scheduling.nomination_memo import NominationMemo
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Target, cq_path, preemption_message
 from kbatch.controllers.kueue.scheduling.snapshot import Snapshot
 from kbatch.controllers.kueue.tas.cycle import TASCycle
+from kbatch.controllers.kueue.tas.second_pass import NO_REPLACEMENT, replace_unhealthy_node
+from kbatch.controllers.kueue.tas.unhealthy import (
+    EVICTED_EVENT,
+    evict_for_node_failures,
+    needs_second_pass,
+    unhealthy_node_names,
+)
 from kbatch.runtime.reconcile import Request, Result
 
 __all__ = ["Scheduler", "write_status"]
@@ -86,14 +93,21 @@ class Scheduler:
 
     def reconcile(self, request: Request) -> Result | None:
         mgr = self.mgr
-        if not mgr.queues.has_heads(mgr.cache.active):
+        now = mgr.now()
+        second = mgr.second_pass.take_ready(now) if mgr.second_pass.pending else []
+        has_heads = mgr.queues.has_heads(mgr.cache.active)
+        if not second and not has_heads:
             return None
         self.cycle += 1
-        heads = mgr.queues.heads(mgr.cache.active)
+        heads = mgr.queues.heads(mgr.cache.active) if has_heads else []
         snapshot = Snapshot(mgr.cache, self.candidates)
         snapshot.lq_usage = mgr.queues.admission_fair_sharing_usage()
-        now = mgr.now()
         try:
+            tas = self._tas(snapshot)
+            if second and tas is not None:  # second-pass heads come first (``Manager.heads``)
+                self._second_pass(second, tas)
+            if not heads:
+                return None
             inputs = CycleInputs(
                 snapshot,
                 mgr.preemptor,
@@ -104,7 +118,7 @@ class Scheduler:
                 mgr.cache.pods_ready_for_all,
                 self.memo.cycle(snapshot, mgr.cycle_config, mgr.preemptor, now, self.cycle),
                 mgr.resources.violations,
-                self._tas(snapshot),
+                tas,
             )
             result = run_cycle(heads, inputs)
         finally:
@@ -135,6 +149,39 @@ class Scheduler:
             mgr.settings.on("TASAssignmentsEncodingByHostnamePrefix"),
             mgr.settings.on("TASBalancedPlacement"),
         )
+
+    # --- second pass (TAS node replacement) ---------------------------------------------------------
+    def _second_pass(self, ready: list[tuple[str, int]], tas: TASCycle) -> None:
+        """Each Workload due for a second pass: its unhealthy node replaced, or (FailFast) evicted,
+        or retried after the back-off (:mod:`.tas.second_pass`)."""
+        mgr = self.mgr
+        for key, iteration in ready:
+            namespace, _, name = key.partition("/")
+            wl = mgr.get(Workload, name, namespace)
+            if wl is None or not needs_second_pass(wl):
+                continue
+            cq = wl.status.admission.cluster_queue if wl.status and wl.status.admission else None
+            if not mgr.cache.active(cq or ""):  # ``nominate``: "ClusterQueue … is inactive"
+                mgr.queue_second_pass(wl, iteration)
+                continue
+            keep = mgr.settings.on("SkipReassignmentForPodOwnedWorkloads")
+            admission, failure = replace_unhealthy_node(tas, wl, keep)
+            if not failure:
+                written = write_status(mgr, wl, _replaced(admission, mgr.now()))
+                if written is not None:
+                    mgr.cache.add_or_update_workload(written)
+                else:  # not written: tried again after the back-off (``requeueAndUpdate``)
+                    mgr.queue_second_pass(wl, iteration)
+            elif mgr.settings.on("TASFailedNodeReplacementFailFast"):
+                message = NO_REPLACEMENT % ",".join(unhealthy_node_names(wl))
+                written = write_status(mgr, wl, evict_for_node_failures(message, mgr.now()))
+                if written is not None:
+                    text = W.truncate(message, W.MAX_EVENT_MESSAGE)
+                    mgr.recorder.event(written, "Normal", EVICTED_EVENT, text)
+            else:
+                mgr.queue_second_pass(wl, iteration)
+                text = W.truncate(failure, W.MAX_EVENT_MESSAGE)
+                mgr.recorder.event(wl, "Warning", "SecondPassFailed", text)
 
     # --- admission --------------------------------------------------------------------------------
     def _admit(self, e: Entry) -> bool:
@@ -318,6 +365,17 @@ class Scheduler:
         mgr.recorder.event(
             current, "Warning", reason or "Pending", W.truncate(e.inadmissible_msg, W.MAX_EVENT_MESSAGE)
         )
+
+
+def _replaced(admission: Admission, now: Any) -> Any:
+    """``admit`` of a second pass: the new admission (``SetQuotaReservation``), no unhealthy nodes."""
+
+    def mutate(status: Any, obj: Workload) -> bool:
+        W.set_quota_reservation(status, admission, obj.metadata.generation, now)
+        status.unhealthy_nodes = None
+        return True
+
+    return mutate
 
 
 def _all_back_in_heap(mgr: KueueManager, requeued: list[Entry]) -> bool:

@@ -238,10 +238,12 @@ def prepare_eviction(
     underlying_cause: str = "",
 ) -> None:
     """``prepareForEviction`` and ``workloadEvictionStateInc``: the Evicted condition, admission checks
-    reset to Pending, cluster nomination cleared, and the eviction counted in ``schedulingStats``."""
+    reset to Pending, cluster nomination and unhealthy nodes cleared, and the eviction counted in
+    ``schedulingStats``."""
     set_condition(status, Cond.EVICTED, True, reason, truncate(message), generation, now)
     status.cluster_name = None
     status.nominated_cluster_names = None
+    status.unhealthy_nodes = None  # ``resetUnhealthyNodes``
     for check in status.admission_checks or ():
         if check.state == "Pending":
             continue

@@ -28,11 +28,13 @@ from typing import NamedTuple
 
 from kbatch.api import jobset_constants as c
 from kbatch.api.core_v1 import PodTemplateSpec
-from kbatch.api.jobframework import PodSet, PodSetInfo, merge_info, restore_template
+from kbatch.api.jobframework import PodSet, PodSetInfo, TopologySource, merge_info, restore_template
 from kbatch.api.jobset_v1alpha2 import JobSet, ReplicatedJob
 from kbatch.api.model_copy import copy_model
 
 __all__ = ["JobSetIntegration", "ReclaimablePod"]
+
+COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"  # batchv1.JobCompletionIndexAnnotation
 
 
 class ReclaimablePod(NamedTuple):
@@ -77,8 +79,24 @@ class JobSetIntegration:
         self.js.spec.suspend = True
 
     def pod_sets(self) -> list[PodSet]:
-        return [PodSet(r.name or "", _replicas(r) * _per_replica(r), copy_model(_pod_template(r)))
-                for r in self._rjobs()]
+        """With TopologyAwareScheduling each pod set's topology request is read from its template's
+        annotations, ranked by the completion index within the child Job
+        (``batch.kubernetes.io/job-completion-index``) and the Job's index
+        (``jobset.sigs.k8s.io/job-index``) among the replicated job's replicas (Kueue's
+        ``JobSet.PodSets``: ``PodIndexLabel(..).SubGroup(JobIndexKey, replicas)``)."""
+        return [
+            PodSet(
+                r.name or "",
+                _replicas(r) * _per_replica(r),
+                copy_model(_pod_template(r)),
+                topology=TopologySource(
+                    pod_index_label=COMPLETION_INDEX,
+                    sub_group_index_label=c.JOB_INDEX_KEY,
+                    sub_group_count=_replicas(r),
+                ),
+            )
+            for r in self._rjobs()
+        ]
 
     def run_with_pod_sets_info(self, infos: list[PodSetInfo]) -> None:
         rjobs = self._rjobs()

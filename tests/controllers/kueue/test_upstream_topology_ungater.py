@@ -1,12 +1,14 @@
 """Kueue's ``TestReconcile`` of the TopologyUngater (kubernetes-sigs/kueue v0.19.2
 ``pkg/controller/tas/topology_ungater_test.go``), translated for the cases of one pod set without
-offsets, sub-groups or unhealthy nodes: which gated pods get which domain's node selector
+offsets: which gated pods get which domain's node selector
 (:func:`~kbatch.controllers.kueue.tas.ungater.pods_to_domains`), and when a Workload is not one the
 ungater acts on (:func:`~kbatch.controllers.kueue.tas.ungater.admitted_by_tas`)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import pytest
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.kueue_v1beta1.topology import domains_to_slices
@@ -119,3 +121,78 @@ def test_which_workloads_the_ungater_acts_on() -> None:
     assert not admitted_by_tas(_workload(admitted=True, topology=True, reserved=False))
     assert not admitted_by_tas(_workload(admitted=True, topology=False))
     assert not admitted_by_tas(_workload(admitted=False, topology=True))
+
+
+# --- unhealthy nodes, sub-groups (JobSet) and pod groups -----------------------------------------------
+HOST = "kubernetes.io/hostname"
+JOB_INDEX = "jobset.sigs.k8s.io/job-index"
+GROUP_INDEX = "kueue.x-k8s.io/pod-group-pod-index"
+
+
+def _host_psa(count: int, *domains: tuple[str, int]) -> PodSetAssignment:
+    ta = domains_to_slices({"levels": [HOST], "domains": [{"values": [v], "count": c} for v, c in domains]})
+    return PodSetAssignment.model_validate({"name": "main", "count": count, "topologyAssignment": ta})
+
+
+def _labelled(name: str, labels: dict[str, str], gated: bool = True, host: str | None = None) -> Pod:
+    pod = _pod(name, gated=gated)
+    pod.metadata.labels = {**(pod.metadata.labels or {}), **labels}
+    pod.spec.node_selector = {HOST: host} if host else None
+    return pod
+
+
+def test_does_not_ungate_a_pod_onto_a_node_marked_unhealthy() -> None:
+    placed = pods_to_domains([_pod("pod")], _host_psa(1, ("x1", 1)), None, {"x1"})
+    assert placed == []
+
+
+def test_does_not_ungate_a_replacement_pod_onto_the_unhealthy_domain_of_a_two_pod_group() -> None:
+    pods = [_labelled("pod-survivor", {}, gated=False, host="x2"), _labelled("pod-replacement", {})]
+    assert pods_to_domains(pods, _host_psa(2, ("x1", 1), ("x2", 1)), None, {"x1"}) == []
+
+
+def test_ungate_replacement_pod_for_unhealthy_node() -> None:
+    """Once the second pass replaced x1 by x3, the replacement pod goes to x3."""
+    pods = [_labelled("pod-survivor", {}, gated=False, host="x2"), _labelled("pod-replacement", {})]
+    placed = pods_to_domains(pods, _host_psa(2, ("x2", 1), ("x3", 1)), None)
+    assert [(p.metadata.name, labels) for p, labels in placed] == [("pod-replacement", {HOST: "x3"})]
+
+
+JOBSET = PodSetTopologyRequest(pod_index_label=INDEX, sub_group_index_label=JOB_INDEX, sub_group_count=2)
+JOBSET_PSA = _psa(4, (("b1", "r1"), 2), (("b1", "r2"), 1), (("b2", "r1"), 1))
+
+
+def _jobset_pod(name: str, index: int, job: int, created: str = "2026-01-01T00:00:00Z", **kw: Any) -> Pod:
+    pod = _pod(name, index, created=created, **kw)
+    pod.metadata.labels = {**(pod.metadata.labels or {}), JOB_INDEX: str(job)}
+    return pod
+
+
+def test_ranks_support_rank_based_ordering_for_jobset_for_all_pods() -> None:
+    # created in reverse: index + job index x pods per job, not creation order, decide
+    pods = [_jobset_pod("p0", 0, 0, "2026-01-01T00:00:09Z"), _jobset_pod("p1", 1, 0, "2026-01-01T00:00:08Z"),
+            _jobset_pod("p2", 0, 1, "2026-01-01T00:00:07Z"), _jobset_pod("p3", 1, 1, "2026-01-01T00:00:06Z")]
+    assert _ungated(pods, JOBSET_PSA, JOBSET) == {
+        "p0": ("b1", "r1"), "p1": ("b1", "r1"), "p2": ("b1", "r2"), "p3": ("b2", "r1")}
+
+
+def test_ranks_support_rank_based_ordering_for_jobset_some_pods_already_scheduled() -> None:
+    pods = [_jobset_pod("p0", 0, 0, gated=False, selector=("b1", "r1")), _jobset_pod("p1", 1, 0),
+            _jobset_pod("p2", 0, 1, gated=False, selector=("b1", "r2")), _jobset_pod("p3", 1, 1)]
+    assert _ungated(pods, JOBSET_PSA, JOBSET) == {"p1": ("b1", "r1"), "p3": ("b2", "r1")}
+
+
+@pytest.mark.parametrize("count", [None, 0])
+def test_ungate_single_pod_with_sub_group_index_label_but_no_or_zero_sub_group_count(
+    count: int | None,
+) -> None:
+    req = PodSetTopologyRequest(pod_index_label=INDEX, sub_group_index_label=JOB_INDEX, sub_group_count=count)
+    assert _ungated([_jobset_pod("pod", 0, 0)], _psa(1, (("b1", "r1"), 1)), req) == {"pod": ("b1", "r1")}
+
+
+def test_ranks_support_rank_based_ordering_for_pod_groups_for_all_pods() -> None:
+    req = PodSetTopologyRequest(pod_index_label=GROUP_INDEX)
+    pods = [_labelled(f"p{i}", {GROUP_INDEX: str(i)}) for i in (2, 0, 1)]
+    pods[0].metadata.creation_timestamp = None  # ranks, not age, decide
+    placed = _ungated(pods, _psa(3, (("b1", "r1"), 1), (("b1", "r2"), 1), (("b2", "r1"), 1)), req)
+    assert placed == {"p0": ("b1", "r1"), "p1": ("b1", "r2"), "p2": ("b2", "r1")}

@@ -28,6 +28,7 @@ from kbatch.api.errors import NotFound
 from kbatch.api.jobframework import PodSetInfo, info_from_template, merge_info
 from kbatch.api.kueue_v1beta2 import (
     PodSet,
+    PodSetTopologyRequest,
     PriorityClassRef,
     ResourceFlavor,
     Workload,
@@ -76,19 +77,30 @@ def max_execution_time(obj: Any) -> int | None:
     return value if value is not None and value > 0 else None
 
 
+def _topology_request(job: Any, ps: Any) -> PodSetTopologyRequest | None:
+    """The pod set's topology request: its ``topology`` source when the integration gives one
+    (JobSet, plain pods, pod groups), else its template's annotations with the integration's pod
+    index label (``tas_pod_index_label``, the Job's completion index)."""
+    src = ps.topology
+    annotations = src.annotations if src is not None else None
+    if annotations is None:
+        annotations = (ps.template.metadata.annotations if ps.template.metadata else None) or {}
+    if src is None:
+        return topology_request(annotations, getattr(job, "tas_pod_index_label", None))
+    return topology_request(
+        annotations, src.pod_index_label, sub_group=(src.sub_group_index_label, src.sub_group_count)
+    )
+
+
 def _pod_sets(job: Any, partial_admission: bool, tas: bool) -> list[PodSet]:
-    """The job's pod sets; with TopologyAwareScheduling each carries the topology request of its
-    template's annotations (and the integration's pod index label: ``tas_pod_index_label``)."""
-    index_label = getattr(job, "tas_pod_index_label", None)
+    """The job's pod sets; with TopologyAwareScheduling each carries its topology request."""
     return [
         PodSet(
             name=ps.name,
             template=ps.template,
             count=ps.count,
             min_count=ps.min_count if partial_admission else None,
-            topology_request=topology_request(
-                (ps.template.metadata.annotations if ps.template.metadata else None) or {}, index_label
-            ) if tas else None,
+            topology_request=_topology_request(job, ps) if tas else None,
         )
         for ps in job.pod_sets()
     ]

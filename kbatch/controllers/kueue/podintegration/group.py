@@ -29,12 +29,12 @@ branches of ``Pod``: ``Load``, ``ConstructComposableWorkload``, ``FindMatchingWo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from kbatch.api import edit
-from kbatch.api.core_v1 import Pod, PodTemplateSpec
+from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import AlreadyExists, Conflict, NotFound
 from kbatch.api.jobframework import PodSet, PodSetInfo, PodSetInfoError, merge_info
 from kbatch.api.kueue_v1beta2 import Workload, WorkloadStatus
@@ -81,9 +81,9 @@ def _role_pod_sets(pods: list[Pod]) -> list[PodSet]:
         role = P.role_hash(pod)
         have = roles.get(role)
         if have is None:
-            roles[role] = PodSet(role, 1, PodTemplateSpec(spec=copy_model(pod.spec)))
+            roles[role] = P.pod_set(role, 1, pod)
         else:
-            roles[role] = PodSet(role, have.count + 1, have.template)
+            roles[role] = replace(have, count=have.count + 1)
     return [roles[name] for name in sorted(roles)]
 
 
@@ -150,8 +150,7 @@ class PodGroup:
         if self.fast_admission():
             for pod in self.pods:
                 if P.runnable_or_succeeded(pod):
-                    template = PodTemplateSpec(spec=copy_model(pod.spec))
-                    return [PodSet(P.role_hash(pod), self.total() or 0, template)]
+                    return [P.pod_set(P.role_hash(pod), self.total() or 0, pod)]
             return []
         return _role_pod_sets(self.pods)
 

@@ -19,9 +19,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from kbatch.api.core_v1 import Pod, PodSchedulingGate
+from kbatch.api.core_v1 import Pod, PodSchedulingGate, PodTemplateSpec
 from kbatch.api.go_marshal import go_marshal
+from kbatch.api.jobframework import PodSet, TopologySource
 from kbatch.api.kueue_v1beta2.constants import QUEUE_LABEL
+from kbatch.api.model_copy import copy_model
 
 __all__ = [
     "ADMISSION_GATE",
@@ -30,6 +32,8 @@ __all__ = [
     "IS_GROUP_WORKLOAD",
     "MANAGED_LABEL",
     "POD_FINALIZER",
+    "POD_INDEX_LABEL",
+    "POD_INDEX_LABEL_ANNOTATION",
     "RETRIABLE_IN_GROUP",
     "ROLE_HASH",
     "SUSPENDED_BY_PARENT",
@@ -40,6 +44,7 @@ __all__ = [
     "is_managed",
     "is_ready",
     "is_terminated",
+    "pod_set",
     "role_hash",
     "runnable_or_succeeded",
     "suspended",
@@ -50,6 +55,8 @@ MANAGED_LABEL = "kueue.x-k8s.io/managed"  # constants.ManagedByKueueLabelKey, va
 POD_FINALIZER = MANAGED_LABEL  # podconstants.PodFinalizer
 ADMISSION_GATE = "kueue.x-k8s.io/admission"  # podconstants.SchedulingGateName
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"  # kueue.TopologySchedulingGate (gate TopologyAwareScheduling)
+POD_INDEX_LABEL = "kueue.x-k8s.io/pod-group-pod-index"  # kueue.PodGroupPodIndexLabel
+POD_INDEX_LABEL_ANNOTATION = "kueue.x-k8s.io/pod-group-pod-index-label"  # …PodIndexLabelAnnotation
 SUSPENDED_BY_PARENT = "kueue.x-k8s.io/pod-suspending-parent"
 GROUP_NAME = "kueue.x-k8s.io/pod-group-name"  # label (and, WorkloadIdentifierAnnotations, annotation)
 GROUP_TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
@@ -134,6 +141,14 @@ def runnable_or_succeeded(pod: Any) -> bool:
     if pod.metadata.deletion_timestamp is not None and not pod.spec.node_name:
         return False
     return phase(pod) != "Failed"
+
+
+def pod_set(name: str, count: int, pod: Pod) -> PodSet:
+    """``constructPodSet``: the pod's spec as the template; with TopologyAwareScheduling the topology
+    request is read from the pod's own annotations, ranked by ``kueue.x-k8s.io/pod-group-pod-index``
+    (pkg/controller/jobs/pod/pod_controller.go)."""
+    source = TopologySource(annotations=dict(pod.metadata.annotations or {}), pod_index_label=POD_INDEX_LABEL)
+    return PodSet(name, count, PodTemplateSpec(spec=copy_model(pod.spec)), topology=source)
 
 
 def gate(pod: Pod, topology: bool) -> None:

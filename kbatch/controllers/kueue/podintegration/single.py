@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kbatch.api.core_v1 import Pod, PodCondition, PodStatus, PodTemplateSpec
+from kbatch.api.core_v1 import Pod, PodCondition, PodStatus
 from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.jobframework import PodSet, PodSetInfo, PodSetInfoError, merge_info
 from kbatch.api.model_copy import copy_model
@@ -129,7 +129,7 @@ class SinglePod:
         return message, P.phase(self.pod) == "Succeeded", True
 
     def pod_sets(self) -> list[PodSet]:
-        return [PodSet("main", 1, PodTemplateSpec(spec=copy_model(self.pod.spec)))]
+        return [P.pod_set("main", 1, self.pod)]
 
     def is_active(self) -> bool:
         return False

@@ -13,5 +13,9 @@ Upstream: kubernetes-sigs/kueue v0.19.2, KEP ``keps/2724-topology-aware-scheduli
 :mod:`.cycle`              the flavor assigner's TAS step and the cycle's TAS usage
 :mod:`.ungater`            the TopologyUngater: each gated pod to a domain, its node selector, the gate off
 :mod:`.nodes`              node events that retry inadmissible Workloads
+:mod:`.unhealthy`          a Workload's assigned and unhealthy nodes (``status.unhealthyNodes``)
+:mod:`.node_failure`       the TAS node controller: failed nodes to ``unhealthyNodes``, or eviction
+:mod:`.replacement`        a replacement for the pods of an unhealthy node (pure)
+:mod:`.second_pass`        the scheduler's second pass: its back-off queue and the replaced admission
 =========================  =====================================================================
 """

@@ -42,7 +42,7 @@ from kbatch.controllers.kueue.tas.request import is_explicit, slice_layers
 from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest, TASFlavorSnapshot
 from kbatch.controllers.scheduler.convert import node_selector_term
 
-__all__ = ["TASCycle"]
+__all__ = ["TASCycle", "add_assumed", "pod_set_request"]
 
 NO_TAS_FLAVOR = "no TAS flavor assigned"
 
@@ -71,7 +71,7 @@ def _groups(requests: list[_Request]) -> list[tuple[_Request, _Request | None]]:
     return out
 
 
-def _request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
+def pod_set_request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
     """``TASPodSetRequests`` of one pod set (its one-pod requests from the PodSpec)."""
     tr = ps.topology_request
     spec = ps.template.spec if ps.template is not None else None
@@ -202,7 +202,7 @@ class TASCycle:
                 a.forced_mode = None
                 continue
             group = ps.topology_request.pod_set_group_name if ps.topology_request is not None else None
-            out.append(_Request(i, tas[0], _request(ps, psa.count, implied), group))
+            out.append(_Request(i, tas[0], pod_set_request(ps, psa.count, implied), group))
         return out
 
     def _search(
@@ -230,10 +230,7 @@ class TASCycle:
                     found[r.index] = Placement(
                         flavor, res, dict(r.request.single_pod), self.by_hostname_prefix
                     )
-                    for leaf, count in snap.leaves_of(res):
-                        have = assumed.setdefault(leaf, {})
-                        for name, q in {**r.request.single_pod, "pods": 1}.items():
-                            have[name] = have.get(name, 0) + q * count
+                    add_assumed(assumed, snap.leaves_of(res), r.request.single_pod)
         return found, None
 
     def assign(self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode, observability: bool) -> None:
@@ -279,6 +276,18 @@ class TASCycle:
                 self.snapshot(ps.topology.flavor).add_usage(
                     ps.topology.result.domains, ps.topology.single_pod
                 )
+
+
+def add_assumed(
+    assumed: dict[tuple[str, ...], dict[str, int]],
+    leaves: Iterable[tuple[tuple[str, ...], int]],
+    single_pod: Mapping[str, int],
+) -> None:
+    """``addAssumedUsage``: what a pod set of the workload took, seen by its next pod sets."""
+    for leaf, count in leaves:
+        have = assumed.setdefault(leaf, {})
+        for res, q in {**single_pod, "pods": 1}.items():
+            have[res] = have.get(res, 0) + q * count
 
 
 def _update_mode(a: Assignment, psa: PodSetAssignment, mode: int) -> None:

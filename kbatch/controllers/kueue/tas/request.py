@@ -44,10 +44,14 @@ TOPOLOGY_GATE = "kueue.x-k8s.io/topology"  # kueue.TopologySchedulingGate
 
 
 def topology_request(
-    annotations: Mapping[str, str], pod_index_label: str | None, multi_layer: bool = True
+    annotations: Mapping[str, str],
+    pod_index_label: str | None,
+    sub_group: tuple[str | None, int | None] = (None, None),
+    multi_layer: bool = True,
 ) -> PodSetTopologyRequest | None:
-    """``NewPodSetTopologyRequest(meta).PodIndexLabel(label).Build()`` (unparsable values are
-    refused by :func:`validate` first; ``multi_layer``: ``TASMultiLayerTopology``)."""
+    """``NewPodSetTopologyRequest(meta).PodIndexLabel(label).SubGroup(label, count).Build()``
+    (unparsable values are refused by :func:`validate` first; ``multi_layer``:
+    ``TASMultiLayerTopology``)."""
     req = PodSetTopologyRequest()
     if REQUIRED in annotations:
         req.required = annotations[REQUIRED]
@@ -59,6 +63,7 @@ def topology_request(
         return None
     slices.apply(req, annotations, multi_layer)
     req.pod_index_label = pod_index_label
+    req.sub_group_index_label, req.sub_group_count = sub_group
     return req
 
 

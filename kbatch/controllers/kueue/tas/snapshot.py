@@ -35,7 +35,7 @@ A podset group's leader is searched with its workers (:meth:`TASFlavorSnapshot.f
 with ``TASBalancedPlacement`` (alpha, off) a preferred request is spread by :mod:`.balanced` first.
 
 Not modelled (docs/kueue.md): preferred node affinity (``TASRespectNodeAffinityPreferred``, alpha,
-off), node replacement.
+off). A failed node's replacement (``replacement.py``) searches with :meth:`TASFlavorSnapshot.find`.
 """
 
 from __future__ import annotations

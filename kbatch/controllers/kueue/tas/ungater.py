@@ -7,7 +7,9 @@ it in ``kueue.x-k8s.io/workload``). For each such pod set, its pods (``kueue.x-k
 label, not terminated) are matched to the assignment's domains:
 
 * **by rank** when the pod set's topology request names a pod index label (a Job's
-  ``batch.kubernetes.io/job-completion-index``): rank ``r`` goes to the domain holding the
+  ``batch.kubernetes.io/job-completion-index``; a pod group's ``kueue.x-k8s.io/pod-group-pod-index``;
+  for a JobSet the completion index plus ``jobset.sigs.k8s.io/job-index`` times the pods of one
+  child Job, the sub-group): rank ``r`` goes to the domain holding the
   ``r``-th pod of the assignment (domains in order, each ``count`` ranks). Ranks are read only when
   every pod has a valid index below the pod set's count, no two share one, and every ungated pod
   sits where its rank says; otherwise
@@ -15,15 +17,17 @@ label, not terminated) are matched to the assignment's domains:
   count less the pods already ungated there (by their node selector).
 
 A pod to ungate gets the domain's level labels added to its node selector, and loses the
-``kueue.x-k8s.io/topology`` gate; kube-scheduler then binds it within the domain.
+``kueue.x-k8s.io/topology`` gate; kube-scheduler then binds it within the domain. A pod whose
+domain is a node in the Workload's ``status.unhealthyNodes`` stays gated until the scheduler's
+second pass replaces that node.
 
-Not modelled: ``kueue.x-k8s.io/pod-index-offset``, sub-group indexes, pod set groups (leader and
-workers), the ungate expectations (kbatch's loop sees its own writes), unhealthy nodes.
+Not modelled: ``kueue.x-k8s.io/pod-index-offset``, pod set groups (leader and
+workers), the ungate expectations (kbatch's loop sees its own writes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from kbatch.api.core_v1 import Pod
@@ -33,6 +37,8 @@ from kbatch.api.kueue_v1beta2 import PodSetAssignment, PodSetTopologyRequest, Wo
 from kbatch.api.kueue_v1beta2.constants import POD_SET_LABEL
 from kbatch.controllers.kueue.tas.cluster import assignment_domains
 from kbatch.controllers.kueue.tas.request import TOPOLOGY_GATE, WORKLOAD_ANNOTATION, is_tas_pod
+from kbatch.controllers.kueue.tas.snapshot import HOSTNAME
+from kbatch.controllers.kueue.tas.unhealthy import unhealthy_node_names
 from kbatch.runtime.reconcile import Request, Result
 
 __all__ = ["PodWorkload", "TopologyUngater", "admitted_by_tas", "pods_to_domains"]
@@ -69,13 +75,34 @@ def _rank(pod: Pod, label: str, bound: int) -> int | None:
     return value if value < bound else None
 
 
+def _pod_rank(pod: Pod, request: PodSetTopologyRequest, count: int) -> int | None:
+    """``readRanksForLabels`` for one pod: its index, or with a sub-group label (JobSet's
+    ``jobset.sigs.k8s.io/job-index``) ``index + sub-group index x (count / sub-groups)``."""
+    index = _rank(pod, request.pod_index_label or "", count)
+    if index is None or request.sub_group_index_label is None:
+        return index
+    groups = request.sub_group_count or 0
+    if groups <= 0:
+        return None  # ``errInvalidSubGroupCount``: greedy
+    group = _rank(pod, request.sub_group_index_label, groups)
+    size = count // groups
+    if group is None or index >= size:
+        return None
+    rank = index + group * size
+    return rank if rank < count else None
+
+
 def _by_rank(
-    pods: Sequence[Pod], label: str, count: int, ranks: Sequence[Domain], levels: Sequence[str]
+    pods: Sequence[Pod],
+    request: PodSetTopologyRequest,
+    count: int,
+    ranks: Sequence[Domain],
+    levels: Sequence[str],
 ) -> dict[int, Pod] | None:
-    """``readRanksIfAvailable`` (no offset, no sub-groups)."""
+    """``readRanksIfAvailable`` (no offset)."""
     out: dict[int, Pod] = {}
     for pod in pods:
-        rank = _rank(pod, label, count)
+        rank = _pod_rank(pod, request, count)
         if rank is None or rank in out:
             return None
         out[rank] = pod
@@ -110,20 +137,25 @@ def _greedy(
 
 
 def pods_to_domains(
-    pods: Sequence[Pod], psa: PodSetAssignment, request: PodSetTopologyRequest | None
+    pods: Sequence[Pod],
+    psa: PodSetAssignment,
+    request: PodSetTopologyRequest | None,
+    unhealthy: Collection[str] = (),
 ) -> list[tuple[Pod, dict[str, str]]]:
-    """The gated pods to ungate, each with the node selector labels of its domain."""
+    """The gated pods to ungate, each with the node selector labels of its domain; none onto a
+    node of ``unhealthy`` (the Workload's ``status.unhealthyNodes``: it awaits its replacement)."""
     levels, domains = assignment_domains(psa.topology_assignment)
     ranks = [values for values, count in domains for _ in range(count)]
     count = psa.count if psa.count is not None else len(ranks)
     by_rank = None
     if request is not None and request.pod_index_label:
-        by_rank = _by_rank(pods, request.pod_index_label, count, ranks, levels)
+        by_rank = _by_rank(pods, request, count, ranks, levels)
     if by_rank is not None:
         chosen = [(pod, ranks[rank]) for rank, pod in sorted(by_rank.items()) if _gated(pod)]
     else:
         chosen = _greedy(pods, domains, levels)
-    return [(pod, dict(zip(levels, values, strict=True))) for pod, values in chosen]
+    out = [(pod, dict(zip(levels, values, strict=True))) for pod, values in chosen]
+    return [(pod, labels) for pod, labels in out if labels.get(HOSTNAME) not in unhealthy]
 
 
 class PodWorkload:
@@ -163,7 +195,8 @@ class TopologyUngater:
                 if (p.metadata.annotations or {}).get(WORKLOAD_ANNOTATION) == request.name
                 and (p.status.phase if p.status else None) not in ("Succeeded", "Failed")
             ]
-            for pod, labels in pods_to_domains(pods, psa, requests.get(psa.name)):
+            unhealthy = set(unhealthy_node_names(wl))
+            for pod, labels in pods_to_domains(pods, psa, requests.get(psa.name), unhealthy):
                 self._ungate(pod, labels)
         return None
 

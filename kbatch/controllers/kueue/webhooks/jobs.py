@@ -182,6 +182,9 @@ class _JobWebhook:
                     count = pod_sets[0].count if pod_sets else None
                 multi_layer = self._settings().on("TASMultiLayerTopology")
                 errs += tas_request.validate(annotations, "spec.template.metadata", count, multi_layer)
+        tas = self._settings().on("TopologyAwareScheduling")
+        if self.integration.name == "jobset.x-k8s.io/jobset" and tas:
+            errs += _jobset_topology(obj)  # jobset_webhook.go validateTopologyRequest
         if old is not None:
             errs += self._on_update(old, obj)
         deny(self.webhook, errs)
@@ -296,6 +299,16 @@ def _completions_equal_parallelism(job: Any) -> list[FieldError]:
                     "annotation is true",
                 )
             )
+    return errs
+
+
+def _jobset_topology(js: Any) -> list[FieldError]:
+    """``ValidateTASPodSetRequest`` of each replicated job's pod template."""
+    errs: list[FieldError] = []
+    for i, rjob in enumerate((js.spec.replicated_jobs if js.spec else None) or ()):
+        tpl = rjob.template.spec.template if rjob.template and rjob.template.spec else None
+        annotations = (tpl.metadata.annotations if tpl is not None and tpl.metadata else None) or {}
+        errs += tas_request.validate(annotations, f"spec.replicatedJobs[{i}].template.spec.template.metadata")
     return errs
 
 

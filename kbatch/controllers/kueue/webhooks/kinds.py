@@ -370,7 +370,7 @@ def validate_workload(wl: Workload, old: Workload | None, gates: Any) -> list[Fi
     if gates.enabled("PriorityBoost"):
         errs += _priority_boost(wl)
     if old is not None:
-        errs += _update(wl, old)
+        errs += _update(wl, old, gates.enabled("TopologyAwareScheduling"))
     return errs
 
 
@@ -448,7 +448,25 @@ def _reclaimable(wl: Workload) -> list[FieldError]:
     return errs
 
 
-def _update(wl: Workload, old: Workload) -> list[FieldError]:
+def _admission_changed(new: Any, old: Any, tas: bool) -> bool:
+    """``validateAdmissionUpdate``: with TopologyAwareScheduling the pod sets' topology assignments
+    (and delayed topology requests) may be set or changed (node replacement), nothing else."""
+    if not tas or len(new.pod_set_assignments or ()) != len(old.pod_set_assignments or ()):
+        return bool(new != old)
+    keep = {"topology_assignment", "delayed_topology_request"}
+    moved = old.model_copy(
+        update={
+            "pod_set_assignments": [
+                o.model_copy(update={k: getattr(n, k) for k in keep})
+                for o, n in zip(old.pod_set_assignments or (), new.pod_set_assignments or (), strict=True)
+            ]
+            or old.pod_set_assignments
+        }
+    )
+    return bool(new != moved)
+
+
+def _update(wl: Workload, old: Workload, tas: bool) -> list[FieldError]:
     errs = []
     new_sets = (wl.spec.pod_sets if wl.spec else None) or []
     old_sets = (old.spec.pod_sets if old.spec else None) or []
@@ -465,7 +483,7 @@ def _update(wl: Workload, old: Workload) -> list[FieldError]:
         errs += _reclaimable_update(wl, old)
     new_adm = wl.status.admission if wl.status else None
     old_adm = old.status.admission if old.status else None
-    if new_adm is not None and old_adm is not None and new_adm != old_adm:
+    if new_adm is not None and old_adm is not None and _admission_changed(new_adm, old_adm, tas):
         errs.append(FieldError.invalid("status.admission", new_adm.to_dict(), "field is immutable"))
     new_checks = {c.name: c for c in (wl.status.admission_checks if wl.status else None) or ()}
     for i, oc in enumerate((old.status.admission_checks if old.status else None) or ()):

@@ -24,6 +24,7 @@ from kbatch.api.errors import FieldError
 from kbatch.api.kueue_v1beta2.constants import DEFAULT_LOCAL_QUEUE, QUEUE_LABEL
 from kbatch.api.validation import is_dns1123_subdomain
 from kbatch.controllers.kueue.podintegration import pods as P
+from kbatch.controllers.kueue.tas import request as tas_request
 from kbatch.controllers.kueue.webhooks.kinds import deny
 
 __all__ = ["PodWebhook"]
@@ -73,7 +74,12 @@ class PodWebhook:
             return
         if not by_parent and P.POD_FINALIZER not in (meta.finalizers or ()):
             meta.finalizers = [*(meta.finalizers or ()), P.POD_FINALIZER]
-        P.gate(pod, topology=self.jobs._settings().on("TopologyAwareScheduling"))
+        tas = self.jobs._settings().on("TopologyAwareScheduling")
+        if tas and P.POD_INDEX_LABEL_ANNOTATION in (meta.annotations or {}):
+            # ``PodGroupPodIndexLabelAnnotation`` names the label holding the pod's index in its group
+            source = (meta.annotations or {})[P.POD_INDEX_LABEL_ANNOTATION]
+            meta.labels = {**(meta.labels or {}), P.POD_INDEX_LABEL: (meta.labels or {}).get(source, "")}
+        P.gate(pod, topology=tas)
         meta.annotations = {**(meta.annotations or {}), P.ROLE_HASH: P.role_hash(pod)}
 
     # --- validating --------------------------------------------------------------------------------
@@ -99,12 +105,16 @@ class PodWebhook:
         return f"{_LABELS}[{P.GROUP_NAME}]"
 
     def _common(self, pod: Any) -> list[FieldError]:
-        """``validateCommon``: the managed label and the pod group metadata."""
+        """``validateCommon``: the managed label, the pod group metadata and (with
+        TopologyAwareScheduling) the topology annotations (``validateTopologyRequest``)."""
         managed = (pod.metadata.labels or {}).get(P.MANAGED_LABEL)
         if managed is not None and managed != "true":
             path = f"{_LABELS}[{P.MANAGED_LABEL}]"
             return [FieldError.forbidden(path, "managed label value can only be 'true'")]
-        return self._group_metadata(pod)
+        errs = self._group_metadata(pod)
+        if self.jobs._settings().on("TopologyAwareScheduling"):
+            errs += tas_request.validate(pod.metadata.annotations or {}, "metadata")
+        return errs
 
     def _group_metadata(self, pod: Any) -> list[FieldError]:
         """``validatePodGroupMetadata``."""

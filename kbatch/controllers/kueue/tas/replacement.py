@@ -1,0 +1,122 @@
+"""A replacement for the pods of an admitted pod set that were assigned to an unhealthy node.
+
+Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/cache/scheduler/tas_flavor_snapshot.go``
+(``FindTopologyAssignmentsForFlavor``'s unhealthy-node branch, ``findReplacementAssignment``,
+``deleteDomain``, ``IsTopologyAssignmentStale``, ``requiredReplacementDomain``,
+``mergeTopologyAssignments``; ``fillLeafCounts`` skips the leaves outside the required replacement
+domain), KEP 2724 "Node failure":
+
+* the pods on the first unhealthy node are the ones to place again; the node's domain leaves the
+  assignment;
+* each remaining domain must still be a node of the flavor's topology, else "Cannot replace the
+  node, because the existing topologyAssignment is invalid, as it contains the stale domain n";
+* a ``required`` request keeps its pods inside the domain of its level that holds the first
+  remaining domain: only that domain's nodes are searched; other requests (and a pod set that
+  lost every domain) search the whole topology;
+* the search is the ordinary one (:meth:`.TASFlavorSnapshot.find`) for the lost pods, seeing the
+  TAS usage of every admitted Workload (the healthy domains of this one included) and what earlier
+  pod sets of the Workload took;
+* found: the new domains merged into the remaining ones, in leaf order; not found: the search's
+  reason, or "cannot find replacement assignment for unhealthy node: n".
+
+A Workload owned by a single Pod keeps its assignment (``SkipReassignmentForPodOwnedWorkloads``,
+beta, on): the pod cannot move.
+
+Not modelled: podset slices (the replacement's slice size), workload slices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from kbatch.controllers.kueue.tas.snapshot import (
+    DomainValues,
+    PodSetTASRequest,
+    TASFlavorSnapshot,
+    TopologyResult,
+)
+
+__all__ = ["Replacement", "find_replacement"]
+
+Domains = tuple[tuple[DomainValues, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """The pod set's new domains (``result``) and the ones newly taken (``added``), or why not."""
+
+    result: TopologyResult
+    added: Domains = ()
+    failure: str = ""
+
+
+def _within(snap: TASFlavorSnapshot, prefix: DomainValues) -> TASFlavorSnapshot:
+    """The snapshot's leaves under ``prefix`` (``requiredReplacementDomain``), their free capacity
+    and usage shared."""
+    sub = TASFlavorSnapshot(snap.topology, snap.levels, (), snap.flavor_tolerations)
+    for leaf, free in snap.leaf_free.items():
+        if leaf[: len(prefix)] == prefix:
+            sub.leaf_free[leaf] = free
+            sub.leaf_nodes[leaf] = snap.leaf_nodes[leaf]
+            if leaf in snap.usage:
+                sub.usage[leaf] = snap.usage[leaf]
+    return sub
+
+
+def _with_outside(message: str, inside: int, outside: int) -> str:
+    """The search's message counting the nodes outside the required replacement domain as
+    excluded (``tasExclusionStats.TopologyDomain``: ``Total nodes`` is every node of the flavor,
+    ``topologyDomain: n`` joins the sorted reasons)."""
+    if outside == 0:
+        return message
+    text, _, stats = message.partition(". Total nodes: ")
+    reasons = stats.partition("; excluded: ")[2]
+    parts = sorted([r for r in reasons.split(", ") if r] + [f"topologyDomain: {outside}"])
+    return f"{text}. Total nodes: {inside + outside}; excluded: {', '.join(parts)}"
+
+
+def _merge(snap: TASFlavorSnapshot, levels: tuple[str, ...], *parts: Domains) -> TopologyResult:
+    """``mergeTopologyAssignments``: the domains in leaf order, equal ones summed."""
+    merged: dict[DomainValues, tuple[DomainValues, int]] = {}
+    for part in parts:
+        for (leaf, count), (values, _) in zip(
+            snap.leaves_of(TopologyResult(levels, part)), part, strict=True
+        ):
+            have = merged.get(leaf)
+            merged[leaf] = (values, count + (have[1] if have is not None else 0))
+    return TopologyResult(levels, tuple(merged[leaf] for leaf in sorted(merged)))
+
+
+def find_replacement(
+    snap: TASFlavorSnapshot,
+    request: PodSetTASRequest,
+    levels: tuple[str, ...],
+    domains: Domains,
+    node: str,
+    assumed: Mapping[DomainValues, Mapping[str, int]],
+) -> Replacement:
+    """``findReplacementAssignment`` for one pod set whose ``domains`` name ``node``."""
+    lost = sum(count for values, count in domains if values and values[-1] == node)
+    kept = tuple((values, count) for values, count in domains if not values or values[-1] != node)
+    leaves = snap.leaves_of(TopologyResult(levels, kept))
+    if len(leaves) != len(kept):
+        stale = next(v for v in kept if not snap.leaves_of(TopologyResult(levels, (v,))))
+        return Replacement(
+            TopologyResult(),
+            failure="Cannot replace the node, because the existing topologyAssignment is invalid, "
+            f"as it contains the stale domain {stale[0][0]}",
+        )
+    search = snap
+    if request.required is not None and leaves and request.required in snap.levels:
+        search = _within(snap, leaves[0][0][: snap.levels.index(request.required) + 1])
+    found = search.find(replace(request, count=lost), assumed)
+    if found.failure:
+        inside = len(search.leaf_free)
+        failure = _with_outside(found.failure, inside, len(snap.leaf_free) - inside)
+        return Replacement(TopologyResult(), failure=failure)
+    if not found.domains:
+        return Replacement(
+            TopologyResult(), failure=f"cannot find replacement assignment for unhealthy node: {node}"
+        )
+    return Replacement(_merge(snap, levels, kept, found.domains), found.domains)
