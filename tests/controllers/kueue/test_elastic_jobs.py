@@ -46,10 +46,16 @@ def scale(w: World, name: str, parallelism: int) -> None:
     w.cp.run_until_idle()
 
 
+def _chain_order(x: Workload) -> tuple:
+    """Creation time, then a replacement after what it replaces (both may share a virtual second)."""
+    replacement = "kueue.x-k8s.io/workload-slice-replacement-for" in (x.metadata.annotations or {})
+    return x.metadata.creation_timestamp, replacement
+
+
 def slices(w: World, name: str) -> list[Workload]:
     out = [x for x in w.cp.client.list(Workload, "default").items
            if x.metadata.owner_references and x.metadata.owner_references[0].name == name]
-    return sorted(out, key=lambda x: (x.metadata.creation_timestamp, x.metadata.name))
+    return sorted(out, key=_chain_order)
 
 
 def live_pods(w: World, name: str) -> list[Pod]:

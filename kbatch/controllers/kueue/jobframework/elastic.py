@@ -22,7 +22,13 @@ from kbatch.api.kueue_v1beta2.constants import (
 )
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.scheduler import write_status
-from kbatch.controllers.kueue.workloadslicing import decide_slices, enabled, not_finished, pod_set_counts
+from kbatch.controllers.kueue.workloadslicing import (
+    decide_slices,
+    enabled,
+    find_latest_active,
+    not_finished,
+    pod_set_counts,
+)
 from kbatch.controllers.kueue.workloadslicing.slices import ENABLED_VALUE, key_of
 
 if TYPE_CHECKING:
@@ -67,9 +73,21 @@ def ensure_slices(r: JobReconciler, job: Any, obj: Any) -> Workload | object | N
             if (ps.name or "") in decision.counts:
                 ps.count = decision.counts[ps.name or ""]
         wl = r._write(resized)
-    if wl is not None:
-        r._sync_priority(job, obj, wl)
+    sync_slice_priority(r, job, obj, wl)
     return wl
+
+
+def sync_slice_priority(r: JobReconciler, job: Any, obj: Any, wl: Workload | None) -> None:
+    """``syncWorkloadSlicePriority``: a priority-class label change reaches the slice kept and the
+    quota-reserved slice a pending replacement waits behind (both are ordered in preemption), or
+    only the latter when a new slice is about to be created (``wl`` ``None``)."""
+    meta = obj.metadata
+    retained = find_latest_active(r._workloads(meta.namespace or "", meta.name or ""))
+    live = [x for x in (wl,) if x is not None]
+    if retained is not None and (wl is None or retained.metadata.name != wl.metadata.name):
+        live.append(retained)
+    for x in live:
+        r._sync_priority(job, obj, x)
 
 
 def prepare_slice(r: JobReconciler, obj: Any, wl: Workload) -> None:

@@ -382,6 +382,8 @@ class JobReconciler:
         spec = wl.spec
         if spec is not None and spec.priority == priority and spec.priority_class_ref == ref:
             return
+        if spec is not None and spec.priority_class_ref is None and W.has(wl.status, Cond.QUOTA_RESERVED):
+            return  # classifyWorkloadsForPriorityUpdate: no priorityClassRef is added once quota is reserved
         wl = edit(wl)
         wl.spec.priority, wl.spec.priority_class_ref = priority, ref  # type: ignore[union-attr]
         self._write(wl)
