@@ -182,6 +182,16 @@ def _conflict(what: str, have: dict[str, str], new: dict[str, str]) -> None:
             )
 
 
+_SLICE_NAME = "kueue.x-k8s.io/workload-slice-name"
+_WORKLOAD = "kueue.x-k8s.io/workload"
+
+
+def _overridable(info: PodSetInfo) -> tuple[str, ...]:
+    """``overrideableAnnotations`` (kueue ``pkg/podset/podset.go``): an elastic admission (its info
+    names the slice chain) overwrites a stale slice name and Workload name instead of conflicting."""
+    return (_SLICE_NAME, _WORKLOAD) if _SLICE_NAME in info.annotations else ()
+
+
 def merge_info(template: PodTemplateSpec, info: PodSetInfo) -> None:
     """``podset.Merge`` into ``template`` (the caller's private copy)."""
     from kbatch.api.core_v1 import PodSchedulingGate
@@ -193,6 +203,8 @@ def merge_info(template: PodTemplateSpec, info: PodSetInfo) -> None:
     spec = template.spec
     labels, annotations = dict(meta.labels or {}), dict(meta.annotations or {})
     selector = dict(spec.node_selector or {})
+    for key in _overridable(info):
+        annotations.pop(key, None)
     _conflict("annotations", annotations, info.annotations)
     _conflict("labels", labels, info.labels)
     _conflict("nodeSelector", selector, info.node_selector)

@@ -14,6 +14,8 @@ __all__ = [
     "CLUSTER_QUEUE_LABEL",
     "DEFAULT_LOCAL_QUEUE",
     "DEFAULT_POD_SET",
+    "ELASTIC_JOB_ANNOTATION",
+    "ELASTIC_JOB_SCHEDULING_GATE",
     "FUNGIBILITY_POLICIES",
     "FUNGIBILITY_PREFERENCES",
     "JOB_COMPLETIONS_EQUAL_PARALLELISM",
@@ -33,6 +35,8 @@ __all__ = [
     "STOP_POLICIES",
     "WITHIN_CQ_POLICIES",
     "WORKLOAD_PRIORITY_CLASS_LABEL",
+    "WORKLOAD_SLICE_NAME_ANNOTATION",
+    "WORKLOAD_SLICE_REPLACEMENT_FOR",
     "Cond",
     "Reason",
 ]
@@ -53,6 +57,12 @@ JOB_MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
 JOB_COMPLETIONS_EQUAL_PARALLELISM = "kueue.x-k8s.io/job-completions-equal-parallelism"
 JOB_STOPPING = "kueue.x-k8s.io/stopping"
 MANAGED_BY_MULTIKUEUE = "kueue.x-k8s.io/multikueue"
+# elastic jobs via workload slices (pkg/constants ElasticJobAnnotation, apis/kueue/v1beta2/constants.go
+# ElasticJobSchedulingGate, topology_types.go WorkloadSliceNameAnnotation, pkg/workloadslicing)
+ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"
+ELASTIC_JOB_SCHEDULING_GATE = "kueue.x-k8s.io/elastic-job"
+WORKLOAD_SLICE_NAME_ANNOTATION = "kueue.x-k8s.io/workload-slice-name"
+WORKLOAD_SLICE_REPLACEMENT_FOR = "kueue.x-k8s.io/workload-slice-replacement-for"
 # the field manager of the scheduler's and the workload controller's status writes
 ADMISSION_FIELD_MANAGER = "kueue-admission"
 
@@ -133,6 +143,7 @@ class Reason:
     SUCCEEDED = "Succeeded"
     FAILED = "Failed"
     OUT_OF_SYNC = "OutOfSync"
+    WORKLOAD_SLICE_REPLACED = "WorkloadSliceReplaced"
     OWNER_NOT_FOUND = "OwnerNotFound"
     FAILED_TO_START = "FailedToStart"
     # ClusterQueue / LocalQueue Active

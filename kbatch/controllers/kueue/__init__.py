@@ -72,6 +72,7 @@ from kbatch.controllers.kueue.tas.nodes import TASNodeHandler
 from kbatch.controllers.kueue.tas.ungater import PodWorkload, TopologyUngater, admitted_by_tas
 from kbatch.controllers.kueue.watches import CHECK_EVENTS, COHORT_EVENTS, FLAVOR_EVENTS
 from kbatch.controllers.kueue.workload_controller import WorkloadReconciler
+from kbatch.controllers.kueue.workloadslicing.ungater import ActiveSlice, ElasticJobUngater
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.predicate import Funcs, predicate_func
 from kbatch.runtime.reconcile import Request
@@ -184,6 +185,15 @@ def setup(ctx: ControllerContext) -> KueueManager:
         if integ.name == "batch/job":
             builder = builder.watches(Workload, _ChildJobs(ctx.cache), _NO_DELETES)
         mgr.controllers[name] = builder.complete(JobReconciler(mgr, integ))
+    if mgr.settings.on("ElasticJobsViaWorkloadSlices"):  # pkg/controller/elasticjobs
+        active = ActiveSlice(ctx.cache, True)
+        mgr.controllers["kueue-elastic-job-ungater"] = (
+            b("kueue-elastic-job-ungater")
+            .describe("Kueue's ElasticJobUngater")
+            .watches(Workload, active)
+            .watches(Pod, active)
+            .complete(ElasticJobUngater(ctx, active))
+        )
     if mgr.settings.on("TopologyAwareScheduling"):
         ctx.cache.informer_for(Node).add_event_handler(TASNodeHandler(mgr))
         mgr.controllers["kueue-tas-topology-ungater"] = (

@@ -42,6 +42,7 @@ from kbatch.controllers.kueue.scheduling.cycle import CycleConfig
 from kbatch.controllers.kueue.scheduling.flavorassigner import AssignerOptions
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Preemptor
 from kbatch.controllers.kueue.tas.second_pass import SecondPassQueue
+from kbatch.controllers.kueue.workloadslicing import pod_set_counts, scaled_down
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.events import EventRecorder
 from kbatch.runtime.reconcile import Request
@@ -334,7 +335,9 @@ class WorkloadHandler:
             due = rs is None or rs.requeue_at is None or rs.requeue_at <= mgr.now()
             if due and mgr.queues.add_or_update_workload(new):
                 mgr.kick()
-        elif _priority_or_reclaim_changed(old, new):
+        elif _priority_or_reclaim_changed(old, new) or (
+            mgr.settings.on("ElasticJobsViaWorkloadSlices") and _scaled_down(old, new)
+        ):
             mgr.cache.add_or_update_workload(new)
             self._retry(key, new)
         else:
@@ -371,6 +374,15 @@ class WorkloadHandler:
         cq = wl.status.admission.cluster_queue if wl.status and wl.status.admission else None
         if cq:
             self.mgr.notify_retry_inadmissible([cq])
+
+
+def _scaled_down(old: Workload, new: Workload) -> bool:
+    """``workloadslicing.ScaledDown`` of the pod set counts: an elastic slice shrank in place, its
+    freed quota retries the inadmissible workloads (``workload_controller.go`` ``Update``)."""
+    return scaled_down(
+        pod_set_counts(old.spec.pod_sets if old.spec else None),
+        pod_set_counts(new.spec.pod_sets if new.spec else None),
+    )
 
 
 def _priority_or_reclaim_changed(old: Workload, new: Workload) -> bool:

@@ -11,6 +11,9 @@ Upstream: kubernetes-sigs/kueue ``pkg/scheduler/scheduler.go`` (v0.19.2) ``admit
 * preemption: each target is evicted (``Evicted``/``Preempted`` conditions, reason ``Preempted``),
   with the events ``Preempted`` on the target and ``PreemptedWorkload`` on the preemptor; the preemptor
   waits ("Pending the preemption of N workload(s)");
+* a workload slice replacing another, once admitted, finishes the old one (``Finished`` reason
+  ``WorkloadSliceReplaced``, "Replaced to accommodate a workload (UID: …, JobUID: …) due to workload
+  slice aggregation", the same as an event on it: ``replaceWorkloadSlice``);
 * every other head is requeued, and (not nominated or skipped) gets ``QuotaReserved=False`` with the
   reason (``Pending``; the granular one with ``UnadmittedWorkloadsObservability``) and the message, its
   ``resourceRequests``, and a Warning event of that reason.
@@ -119,6 +122,7 @@ class Scheduler:
                 self.memo.cycle(snapshot, mgr.cycle_config, mgr.preemptor, now, self.cycle),
                 mgr.resources.violations,
                 tas,
+                mgr.settings.on("ElasticJobsViaWorkloadSlices"),
             )
             result = run_cycle(heads, inputs)
         finally:
@@ -223,7 +227,27 @@ class Scheduler:
             return False
         mgr.queues.last.pop(e.info.key, None)
         self._admission_events(e, wl, written, now)
+        if e.replaced is not None:
+            self._replace_slice(written, e.replaced.info.obj)
         return True
+
+    def _replace_slice(self, new: Workload, old: Workload) -> None:
+        """``replaceWorkloadSlice``: the old slice finishes once the new one is admitted (a failure
+        is left to the job reconciler, whose ``EnsureWorkloadSlices`` finishes it)."""
+        mgr = self.mgr
+        job_uid = (new.metadata.labels or {}).get(JOB_UID_LABEL, "")
+        message = (
+            f"Replaced to accommodate a workload (UID: {new.metadata.uid}, JobUID: {job_uid}) "
+            "due to workload slice aggregation"
+        )
+        now = mgr.now()
+        written = write_status(
+            mgr,
+            old,
+            lambda st, o: W.finish(st, Reason.WORKLOAD_SLICE_REPLACED, message, o.metadata.generation, now),
+        )
+        if written is not None:
+            mgr.recorder.event(written, "Normal", Reason.WORKLOAD_SLICE_REPLACED, message)
 
     def _covered(self, e: Entry) -> set[str] | None:
         """With ``IgnoreUndeclared``, the resources the ClusterQueue's groups cover (``None``: all)."""

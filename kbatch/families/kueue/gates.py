@@ -4,7 +4,7 @@ Upstream: kubernetes-sigs/kueue ``pkg/features/kube_features.go`` at tag v0.19.2
 versioned spec at or below 0.19 of each gate). Every gate is declared, so that any Kueue gate name
 is accepted as Kueue's ``--feature-gates`` accepts it; :data:`IMPLEMENTED` lists the ones whose
 behaviour kbatch implements (the others belong to features kbatch does not model: TAS,
-MultiKueue, DRA's extended resources, counters and capacity, elastic jobs, concurrent admission,
+MultiKueue, DRA's extended resources, counters and capacity, elastic jobs with TAS, concurrent admission,
 metrics, integrations kbatch lacks; docs/kueue.md). Mind ``UnadmittedWorkloadsObservability``:
 beta but off in v0.19.2.
 """
@@ -146,6 +146,7 @@ IMPLEMENTED = frozenset(
         "SkipReassignmentForPodOwnedWorkloads",
         "KueueDRAIntegration",  # the ResourceClaimTemplate path (controllers/kueue/dra_requests.py)
         "KueueDRARejectWorkloadsWhenDRADisabled",
+        "ElasticJobsViaWorkloadSlices",  # batch/v1 Jobs (controllers/kueue/workloadslicing/)
     }
 )
 """Gates whose behaviour kbatch implements (the rest are accepted and documented as not modelled)."""

@@ -220,6 +220,7 @@ class Assigned:
     pod_sets: list[tuple[str, dict[str, tuple[str, str, int]], str]]
     message: str
     borrowing: int
+    usage: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 def assign_flavors(
@@ -234,6 +235,7 @@ def assign_flavors(
     gates: dict[str, bool] | None = None,
     flavors: dict[str, dict[str, Any]] | None = None,
     cohorts: list[dict[str, Any]] | None = None,
+    replace: WorkloadInfo | None = None,
 ) -> Assigned:
     """``TestAssignFlavors``' body: the ClusterQueue (and a second one in its cohort) in a cache,
     usage added to their snapshots, a test oracle answering ``simulation[(flavor, resource)]`` =
@@ -276,7 +278,7 @@ def assign_flavors(
 
     cq_node = cache.cluster_queues[queue["metadata"]["name"]]
     options = AssignerOptions(fungibility=gates.get("FlavorFungibility", True), fair_sharing=fair_sharing)
-    a = FlavorAssigner(info, cq_node, cache.flavors, oracle, options).assign()
+    a = FlavorAssigner(info, cq_node, cache.flavors, oracle, options, replace=replace).assign()
     snapshot.close()
     names = {FIT: "Fit", PREEMPT: "Preempt", NO_FIT: "NoFit"}
     return Assigned(
@@ -285,4 +287,5 @@ def assign_flavors(
           ps.status.message()) for ps in a.pod_sets],
         a.message(),
         a.borrowing,
+        dict(a.usage),
     )

@@ -43,6 +43,7 @@ from kbatch.api.kueue_v1beta2.constants import (
     QUEUE_LABEL,
     RESOURCE_IN_USE_FINALIZER,
     WORKLOAD_PRIORITY_CLASS_LABEL,
+    WORKLOAD_SLICE_NAME_ANNOTATION,
 )
 from kbatch.api.model_copy import copy_model
 from kbatch.api.scheduling_v1 import PriorityClass
@@ -50,6 +51,7 @@ from kbatch.api.selectors import label_value_errors
 from kbatch.api.validation import is_dns1123_label
 from kbatch.controllers.kueue.jobframework.names import workload_name
 from kbatch.controllers.kueue.tas.request import tas_info, topology_request
+from kbatch.controllers.kueue.workloadslicing import slice_name
 
 __all__ = [
     "equivalent",
@@ -152,7 +154,9 @@ def new_workload(
     short_names: bool,
     admission_gated_by: bool,
     tas: bool = False,
+    name_extra: str = "",
 ) -> Workload:
+    """``ConstructWorkload``; ``name_extra``: an elastic job's generation (``newWorkloadName``)."""
     obj = job.object
     meta = obj.metadata
     pod_sets = _pod_sets(job, partial_admission, tas)
@@ -167,7 +171,7 @@ def new_workload(
     return Workload.model_validate(
         {
             "metadata": {
-                "name": workload_name(meta.name or "", meta.uid or "", kind, group, short_names),
+                "name": workload_name(meta.name or "", meta.uid or "", kind, group, short_names, name_extra),
                 "namespace": meta.namespace,
                 "labels": labels or None,
                 "annotations": annotations or None,
@@ -279,8 +283,11 @@ def equivalent(
 # --- what admission injects -----------------------------------------------------------------------
 
 
-def infos_from_admission(wl: Workload, cache: Any, assign_queue_labels: bool) -> list[PodSetInfo]:
-    """``getPodSetsInfoFromStatus``; a missing ResourceFlavor raises NotFound."""
+def infos_from_admission(
+    wl: Workload, cache: Any, assign_queue_labels: bool, elastic: bool = False
+) -> list[PodSetInfo]:
+    """``getPodSetsInfoFromStatus``; a missing ResourceFlavor raises NotFound. ``elastic``: the
+    Workload is an elastic slice (``IsElasticWorkload``): its pods carry the chain's slice name."""
     admission = wl.status.admission if wl.status else None
     if admission is None or not admission.pod_set_assignments:
         return []
@@ -307,7 +314,8 @@ def infos_from_admission(wl: Workload, cache: Any, assign_queue_labels: bool) ->
             if not is_dns1123_label(cq):
                 labels[CLUSTER_QUEUE_LABEL] = cq
         count = psa.count if psa.count is not None else ((ps.count or 0) if ps is not None else 0)
-        info = PodSetInfo(psa.name or "", count, selector, tuple(tolerations), labels, {})
+        annotations = {WORKLOAD_SLICE_NAME_ANNOTATION: slice_name(wl)} if elastic else {}
+        info = PodSetInfo(psa.name or "", count, selector, tuple(tolerations), labels, annotations)
         if psa.topology_assignment is not None:
             info = tas_info(info, ps.topology_request if ps is not None else None, wl.metadata.name or "")
         for check in (wl.status.admission_checks if wl.status else None) or ():

@@ -19,6 +19,10 @@ MultiKueue:
 8. suspended and admitted → started ("Started": "Admitted by clusterQueue …") with the admission's
    pod set infos; suspended → the Workload follows a queue-name change;
 9. running but not admitted → stopped ("Not admitted by cluster queue").
+
+An elastic job (``kueue.x-k8s.io/elastic-job: "true"``, ``ElasticJobsViaWorkloadSlices``) takes the
+workload-slice paths of :mod:`.elastic` in steps 1 and 4, may create a slice while it runs, and is
+not stopped while a new slice waits for admission (its new pods wait behind a scheduling gate).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from kbatch.api.jobframework import JobWithCustomStop, JobWithReclaimablePods, P
 from kbatch.api.kueue_v1beta2 import ReclaimablePod, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import MANAGED_BY_MULTIKUEUE, RESOURCE_IN_USE_FINALIZER, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.jobframework import elastic
 from kbatch.controllers.kueue.jobframework.ancestors import (
     CHAIN_LIMIT,
     ChainLimitReached,
@@ -229,7 +234,7 @@ class JobReconciler:
                 wl.spec.queue_name = queue_name(obj) or None
                 self._write(wl)
             return None
-        if not W.has(wl.status, Cond.ADMITTED):
+        if not W.has(wl.status, Cond.ADMITTED) and not elastic.is_elastic(self, obj):
             self._stop(job, wl, "Not admitted by cluster queue", STOP_NOT_ADMITTED)
         return None
 
@@ -247,6 +252,10 @@ class JobReconciler:
 
     def _ensure_one_workload(self, job: Any, obj: Any) -> Workload | None:
         """``ensureOneWorkload``."""
+        if elastic.is_elastic(self, obj):
+            found = elastic.ensure_slices(self, job, obj)
+            if found is not elastic.FALLBACK:
+                return found  # type: ignore[return-value]
         mgr = self.mgr
         match: Workload | None = None
         to_delete: list[Workload] = []
@@ -299,7 +308,7 @@ class JobReconciler:
     def _construct(self, job: Any, *, partial_admission: bool | None = None) -> Workload:
         """The job's new Workload; ``partial_admission`` overrides the gate (pod groups: never)."""
         s = self.mgr.settings
-        return new_workload(
+        wl = new_workload(
             job,
             self.kind,
             self.group,
@@ -310,7 +319,11 @@ class JobReconciler:
             short_names=s.on("ShortWorkloadNames"),
             admission_gated_by=s.on("AdmissionGatedBy"),
             tas=s.on("TopologyAwareScheduling"),
+            name_extra=elastic.name_extra(self, job.object),
         )
+        if elastic.is_elastic(self, job.object):
+            elastic.prepare_slice(self, job.object, wl)
+        return wl
 
     def _update_to_match(self, job: Any, obj: Any, wl: Workload) -> Workload | None:
         fresh = self._construct(job)
@@ -326,7 +339,7 @@ class JobReconciler:
         return written
 
     def _create_workload(self, job: Any, obj: Any) -> Result | None:
-        if job.is_active():
+        if job.is_active() and not elastic.is_elastic(self, obj):
             return None
         try:
             wl = self._construct(job)
@@ -369,6 +382,8 @@ class JobReconciler:
         spec = wl.spec
         if spec is not None and spec.priority == priority and spec.priority_class_ref == ref:
             return
+        if spec is not None and spec.priority_class_ref is None and W.has(wl.status, Cond.QUOTA_RESERVED):
+            return  # classifyWorkloadsForPriorityUpdate: no priorityClassRef is added once quota is reserved
         wl = edit(wl)
         wl.spec.priority, wl.spec.priority_class_ref = priority, ref  # type: ignore[union-attr]
         self._write(wl)
@@ -451,7 +466,12 @@ class JobReconciler:
     def _start(self, job: Any, obj: Any, wl: Workload) -> None:
         mgr = self.mgr
         try:
-            infos = infos_from_admission(wl, mgr.ctx.cache, mgr.settings.on("AssignQueueLabelsForPods"))
+            infos = infos_from_admission(
+                wl,
+                mgr.ctx.cache,
+                mgr.settings.on("AssignQueueLabelsForPods"),
+                elastic.enabled(wl, mgr.settings.on(elastic.GATE)),
+            )
         except NotFound:
             raise Conflict("a ResourceFlavor of the admission is missing") from None
         except ValueError as err:

@@ -16,6 +16,11 @@ Upstream: kubernetes-sigs/kueue ``pkg/scheduler/scheduler.go`` ``schedule`` (v0.
    ``waitForPodsReady.blockAdmission`` allows, is admitted;
 6. the caller requeues the entries not admitted and writes their status.
 
+A workload slice replacing another (elastic jobs, ``ElasticJobsViaWorkloadSlices``) is nominated
+with the old slice as its first target (``getInitialAssignments``: the flavor assigner asks only for
+the delta), and in step 5 the old slice leaves the targets again (``FindReplacedSliceTarget``): it
+is finished by the caller once the new slice is admitted (:attr:`Entry.replaced`), not preempted.
+
 :func:`run_cycle` changes nothing but the snapshot's journal, which :meth:`Snapshot.close` rolls back;
 the caller (``kbatch.controllers.kueue.scheduler``) applies the decisions.
 """
@@ -47,6 +52,11 @@ from kbatch.controllers.kueue.scheduling.ordering import classical_order, fair_s
 from kbatch.controllers.kueue.scheduling.podset_reducer import search
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Preemptor, Target
 from kbatch.controllers.kueue.scheduling.snapshot import Snapshot, chain_of, cq_fits
+from kbatch.controllers.kueue.workloadslicing import (
+    find_replaced_slice_target,
+    replaced_workload_slice,
+    replacement_for_key,
+)
 
 if TYPE_CHECKING:
     from kbatch.controllers.kueue.tas.cycle import TASCycle
@@ -93,6 +103,7 @@ class Entry:
     preempting: bool = False
     admission: dict[str, Any] | None = None
     considered: str = ""
+    replaced: Target | None = None  # the workload slice this one replaces, finished on admission
 
     def record(self, assignment: Assignment, targets: list[Target]) -> None:
         """``recordAssignment``."""
@@ -175,6 +186,7 @@ class CycleInputs:
     # ``ValidateLimitRange``: the namespace's LimitRange violations of a workload (none when None)
     limit_range_violations: Callable[[Workload], list[str]] | None = None
     tas: TASCycle | None = None  # TopologyAwareScheduling: the cycle's TAS flavors (tas.cycle)
+    slices: bool = False  # ElasticJobsViaWorkloadSlices: replacement slices (workloadslicing)
 
 
 def run_cycle(heads: list[Head], inputs: CycleInputs) -> CycleResult:
@@ -331,10 +343,13 @@ def _nominate_afresh(
 ) -> tuple[Assignment, list[Target]]:
     wl, config, snapshot = e.info, inputs.config, inputs.snapshot
     oracle = _Oracle(inputs.preemptor, wl, cq, snapshot, inputs.now)
+    replaced = _replaced_slice(wl, cq) if inputs.slices else None
     assigner = FlavorAssigner(
-        wl, cq, snapshot.flavors, oracle, config.assigner, last, inputs.cycle, inputs.tas
+        wl, cq, snapshot.flavors, oracle, config.assigner, last, inputs.cycle, inputs.tas, replaced
     )
     full = _try(assigner, oracle, None, e, cq, inputs)
+    if replaced is not None and full[1] is not None:  # the old slice first (getInitialAssignments)
+        return full[0], [Target(replaced, ""), *full[1]]
     if full[1] is not None:
         return full[0], full[1]
     if config.partial_admission and wl.can_be_partially_admitted():
@@ -348,6 +363,13 @@ def _nominate_afresh(
         if ok and found is not None:
             return found
     return full[0], []
+
+
+def _replaced_slice(wl: WorkloadInfo, cq: ClusterQueueNode) -> WorkloadInfo | None:
+    """``ReplacedWorkloadSlice``: the slice ``wl`` replaces, reserving quota in its ClusterQueue."""
+    return replaced_workload_slice(
+        replacement_for_key(wl.obj), wl.namespace, cq.workloads, lambda info: info.namespace
+    )
 
 
 def _try(
@@ -365,7 +387,8 @@ def _try(
     if mode == FIT:
         return a, []
     if mode == PREEMPT:
-        usage = a.total_requests_for(e.info.pod_sets, inputs.config.assigner.ignore_undeclared)
+        pod_sets = e.info.pod_sets if assigner.replace is None else _delta_pod_sets(e.info, assigner.replace)
+        usage = a.total_requests_for(pod_sets, inputs.config.assigner.ignore_undeclared)
         frs = a.flavor_resources_needing_preemption()
         targets = oracle.targets_for(frs, usage)
         if targets is None:
@@ -373,6 +396,26 @@ def _try(
         if targets:
             return a, targets
     return a, None
+
+
+def _delta_pod_sets(wl: WorkloadInfo, replaced: WorkloadInfo) -> list[Any]:
+    """``TotalRequestsFor`` with a replaced slice: each pod set at its count less the old one's."""
+    out = []
+    for i, ps in enumerate(wl.pod_sets):
+        old = replaced.pod_sets[i].count if i < len(replaced.pod_sets) else 0
+        out.append(_Counted(ps, ps.count - old))
+    return out
+
+
+@dataclass(frozen=True)
+class _Counted:
+    """A pod set whose ``scaled_to`` ignores the assignment's count: the delta's is fixed."""
+
+    ps: Any
+    count: int
+
+    def scaled_to(self, _count: int) -> Any:
+        return self.ps.scaled_to(self.count)
 
 
 def _partial(
@@ -462,6 +505,8 @@ def _process(
     for t in e.targets:
         preempted[t.info.key] = t.info
     snapshot.add_usage(cq, usage)
+    if e.targets and (key := replacement_for_key(e.info.obj)) is not None:
+        e.targets, e.replaced = find_replaced_slice_target(key, e.targets, lambda t: t.info.key)
     if tas is not None:
         tas.admit(e.assignment)
     if mode == PREEMPT:

@@ -24,8 +24,12 @@ With TopologyAwareScheduling a flavor must match the pod set's topology request
 its flavors, the TAS step (:meth:`~kbatch.controllers.kueue.tas.cycle.TASCycle.assign`) finds their
 topology assignments.
 
-Not modelled: workload slices, concurrent admission variants, pod-set groups (every pod set is its
-own group).
+A workload slice that replaces another (``replace``, elastic jobs: :mod:`..workloadslicing`) keeps
+the old slice's flavor for each resource ("could not assign F flavor since the original workload is
+assigned: G" otherwise) and asks the quota for the difference only: its requests minus the old
+slice's, which its assignment's usage counts too (``Assignment.append``).
+
+Not modelled: concurrent admission variants, pod-set groups (every pod set is its own group).
 """
 
 from __future__ import annotations
@@ -176,8 +180,10 @@ class FlavorAssigner:
         last: LastState | None = None,
         cycle: int = 0,
         tas: TASCycle | None = None,
+        replace: WorkloadInfo | None = None,
     ) -> None:
         self.wl = wl
+        self.replace = replace  # the workload slice this one replaces (ReplacedWorkloadSlice)
         self.cq = cq
         self.flavors = flavors
         self.oracle = oracle
@@ -208,6 +214,11 @@ class FlavorAssigner:
             psa.status = status
             psa.attempts = [considered[f] for f in sorted(considered)]
             assignment.append(requests, psa)
+            if self.replace is not None:  # only the delta over the replaced slice is new usage
+                old = self._old(i)
+                for res, fa in psa.flavors.items():
+                    fr = (fa.name, res)
+                    assignment.usage[fr] = assignment.usage.get(fr, 0) - old.requests.get(res, 0)
             if status.err is not None or (requests and not psa.flavors):
                 self._resolve(assignment)
                 return assignment
@@ -284,7 +295,15 @@ class FlavorAssigner:
             no_fit_reason = ""
             for rname in sorted(group_requests):
                 fr = (fname, rname)
-                pm, borrow, s = self._fits_quota(fr, usage.get(fr, 0), group_requests[rname])
+                value = group_requests[rname]
+                if self.replace is not None:
+                    value, mismatch = self._slice_delta(index, fname, rname, value)
+                    if mismatch:
+                        mode = _WORST
+                        quota_reasons.append(mismatch)
+                        status.reasons.append(mismatch)
+                        no_fit_reason = most_severe(no_fit_reason, Reason.NO_MATCHING_FLAVOR)
+                pm, borrow, s = self._fits_quota(fr, usage.get(fr, 0), value)
                 if s is not None:
                     quota_reasons += s.reasons
                     status.reasons += s.reasons
@@ -322,6 +341,25 @@ class FlavorAssigner:
             if best_mode[0] == PM_FIT:
                 return best, None, attempts
         return best, status, attempts
+
+    def _old(self, index: int) -> PodSetResources:
+        """The replaced slice's pod set of the same name (an empty one when it has none)."""
+        assert self.replace is not None
+        name = self.wl.pod_sets[index].name
+        return next((ps for ps in self.replace.pod_sets if ps.name == name), PodSetResources(name, 0, {}))
+
+    def _slice_delta(self, index: int, fname: str, rname: str, value: int) -> tuple[int, str]:
+        """The request less the replaced slice's, or the flavor mismatch's reason (and the request
+        as it is): a slice keeps its predecessor's flavor (``findFlavorForPodSets``)."""
+        assert self.replace is not None
+        pod_sets = self.replace.pod_sets
+        old = pod_sets[index] if index < len(pod_sets) else PodSetResources("", 0, {})
+        original = old.flavors.get(rname, "")
+        if original != fname:
+            return value, (
+                f"could not assign {fname} flavor since the original workload is assigned: {original}"
+            )
+        return value - old.requests.get(rname, 0), ""
 
     def _check_flavor(self, fname: str, index: int, covered: frozenset[str]) -> Status:
         """``checkFlavorForPodSets``: the TAS match, taints and node affinity."""

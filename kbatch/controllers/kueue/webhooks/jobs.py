@@ -16,7 +16,10 @@ integration's :class:`~kbatch.api.jobframework.GenericJob` adapter does the kind
   the pod count - 1, ``kueue.x-k8s.io/job-completions-equal-parallelism`` only for Indexed Jobs with
   equal completions and parallelism, ``parallelism`` fixed while a partially admissible Job runs;
   with ``AdmissionGatedBy``, the ``kueue.x-k8s.io/admission-gated-by`` annotation's rules
-  (:mod:`.admission_gated_by`), for every integration as upstream's ``ValidateJobOn{Create,Update}``.
+  (:mod:`.admission_gated_by`), for every integration as upstream's ``ValidateJobOn{Create,Update}``;
+* elastic jobs (``ElasticJobsViaWorkloadSlices``, :mod:`.elastic`): the ``kueue.x-k8s.io/elastic-job``
+  annotation only on a batch/v1 Job, and not added or removed later; a Job's template gets the
+  ``kueue.x-k8s.io/elastic-job`` scheduling gate on create.
 
 Denials are ``Forbidden`` with ``admission webhook "vjob.kb.io" denied the request: …`` (the
 webhook named after the kind, as upstream's ``v<kind>.kb.io``).
@@ -48,6 +51,7 @@ from kbatch.controllers.kueue.jobframework.ancestors import (
     owner_managed,
 )
 from kbatch.controllers.kueue.tas import request as tas_request
+from kbatch.controllers.kueue.webhooks import elastic
 from kbatch.controllers.kueue.webhooks.admission_gated_by import admission_gated_by_errors
 from kbatch.controllers.kueue.webhooks.default_queue import DefaultQueues
 from kbatch.controllers.kueue.webhooks.kinds import deny
@@ -159,6 +163,11 @@ class _JobWebhook:
         )
         if suspend and not job.is_suspended():
             job.suspend()
+        if self.integration.name == "batch/job" and self._elastic(obj):
+            elastic.gate_template(obj.spec.template)  # applyWorkloadSliceSchedulingGate
+
+    def _elastic(self, obj: Any) -> bool:
+        return elastic.enabled(obj, self._settings().on(elastic.GATE))
 
     # --- validating --------------------------------------------------------------------------------
     def validate(self, request: Any) -> None:
@@ -172,6 +181,7 @@ class _JobWebhook:
             ).get(JOB_MIN_PARALLELISM)
             if labels_changed:
                 errs += _min_parallelism(obj)
+                errs += elastic.partial_admission_errors(obj, self._elastic(obj))
             errs += _completions_equal_parallelism(obj)
             if self._settings().on("TopologyAwareScheduling"):  # job_webhook.go validateCommon
                 meta = obj.spec.template.metadata if obj.spec and obj.spec.template else None
@@ -181,7 +191,9 @@ class _JobWebhook:
                     pod_sets = resolve(self.integration.adapter)(obj).pod_sets()
                     count = pod_sets[0].count if pod_sets else None
                 multi_layer = self._settings().on("TASMultiLayerTopology")
-                errs += tas_request.validate(annotations, "spec.template.metadata", count, multi_layer)
+                topology = elastic.topology_errors(annotations, self._elastic(obj))
+                errs += topology or tas_request.validate(annotations, "spec.template.metadata", count,
+                                                         multi_layer)
         tas = self._settings().on("TopologyAwareScheduling")
         if self.integration.name == "jobset.x-k8s.io/jobset" and tas:
             errs += _jobset_topology(obj)  # jobset_webhook.go validateTopologyRequest
@@ -206,6 +218,8 @@ class _JobWebhook:
                 errs.append(
                     FieldError.invalid(f"{_LABELS}[{MAX_EXEC_TIME_LABEL}]", value, "should be greater than 0")
                 )
+        if self._elastic(obj):  # ValidateJobOnCreate: ValidateElasticJobAnnotation
+            errs += elastic.unsupported_errors(self.integration.model.api_info)
         if self._settings().gates.enabled("AdmissionGatedBy"):  # ValidateJobOnCreate
             errs += admission_gated_by_errors(obj.metadata.annotations, update=False)
         return errs
@@ -249,6 +263,7 @@ class _JobWebhook:
                     wpc_path, new_wpc, "WorkloadPriorityClass cannot be removed from a workload"
                 )
             )
+        errs += elastic.toggle_errors(self._elastic(old), self._elastic(new))  # ValidateJobOnUpdate
         if self._settings().gates.enabled("AdmissionGatedBy"):  # ValidateJobOnUpdate
             errs += admission_gated_by_errors(new.metadata.annotations, old.metadata.annotations, update=True)
         if self.integration.name == "batch/job":

@@ -50,6 +50,7 @@ from kbatch.controllers.kueue.webhooks.concurrent_admission import (
     concurrent_admission_errors,
     concurrent_admission_update_errors,
 )
+from kbatch.controllers.kueue.workloadslicing import enabled as slice_enabled
 
 __all__ = ["deny", "install"]
 
@@ -348,11 +349,18 @@ def validate_workload(wl: Workload, old: Workload | None, gates: Any) -> list[Fi
     variable = sum(1 for ps in pod_sets if ps.min_count is not None)
     if variable > 1:
         errs.append(FieldError.invalid("spec.podSets", variable, "at most one podSet can use minCount"))
+    elastic = slice_enabled(wl, gates.enabled("ElasticJobsViaWorkloadSlices"))
+    if variable > 0 and elastic:
+        errs.append(
+            FieldError.invalid(
+                "spec.podSets", variable, "partial admission and elastic job cannot be used together"
+            )
+        )
     status = wl.status
     reserved = _has(wl, "QuotaReserved")
     if reserved:
         errs += _admission(wl, old)
-    errs += _reclaimable(wl)
+    errs += _reclaimable(wl, old if elastic else None)
     names = [ps.name or "" for ps in pod_sets]
     for i, check in enumerate((status.admission_checks if status else None) or ()):
         for k, psu in enumerate(check.pod_set_updates or ()):
@@ -370,7 +378,8 @@ def validate_workload(wl: Workload, old: Workload | None, gates: Any) -> list[Fi
     if gates.enabled("PriorityBoost"):
         errs += _priority_boost(wl)
     if old is not None:
-        errs += _update(wl, old, gates.enabled("TopologyAwareScheduling"))
+        errs += _update(wl, old, gates.enabled("TopologyAwareScheduling"),
+                        gates.enabled("ElasticJobsViaWorkloadSlices"), elastic)
     return errs
 
 
@@ -435,15 +444,18 @@ def _admission(wl: Workload, old: Workload | None) -> list[FieldError]:
     return errs
 
 
-def _reclaimable(wl: Workload) -> list[FieldError]:
+def _reclaimable(wl: Workload, old: Workload | None = None) -> list[FieldError]:
+    """``validateReclaimablePods``; ``old`` (an elastic Workload's previous version): a count over
+    its pod set's size that did not change is a scale-down's stale value, let converge (kueue#12670)."""
     pods = {ps.name: ps for ps in (wl.spec.pod_sets if wl.spec else None) or ()}
+    stale = {(r.name, r.count) for r in (old.status.reclaimable_pods if old and old.status else None) or ()}
     errs = []
     for rp in (wl.status.reclaimable_pods if wl.status else None) or ():
         p = f"status.reclaimablePods[{rp.name}]"
         ps = pods.get(rp.name)
         if ps is None:
             errs.append(FieldError.not_supported(f"{p}.name", rp.name, [n or "" for n in pods]))
-        elif (rp.count or 0) > (ps.count or 0):
+        elif (rp.count or 0) > (ps.count or 0) and (rp.name, rp.count) not in stale:
             errs.append(FieldError.invalid(f"{p}.count", rp.count, f"should be less or equal to {ps.count}"))
     return errs
 
@@ -466,7 +478,12 @@ def _admission_changed(new: Any, old: Any, tas: bool) -> bool:
     return bool(new != moved)
 
 
-def _update(wl: Workload, old: Workload, tas: bool) -> list[FieldError]:
+def _update(wl: Workload, old: Workload, tas: bool = False, slices: bool = False,
+            elastic: bool = False) -> list[FieldError]:
+    """``ValidateWorkloadUpdate``; ``tas``: TopologyAwareScheduling (topology assignments may change:
+    node replacement); ``slices``: the ElasticJobsViaWorkloadSlices gate (a reserved Workload's pod
+    set may shrink: ``validateImmutablePodSet``), ``elastic``: ``wl`` is an elastic slice (a
+    scaled-down pod set's reclaimable count may drop: ``scaledDownPodSetNames``)."""
     errs = []
     new_sets = (wl.spec.pod_sets if wl.spec else None) or []
     old_sets = (old.spec.pod_sets if old.spec else None) or []
@@ -477,10 +494,11 @@ def _update(wl: Workload, old: Workload, tas: bool) -> list[FieldError]:
             )
         else:
             for i, (a, b) in enumerate(zip(new_sets, old_sets, strict=True)):
-                if a != b:
+                shrunk = slices and (a.count or 0) < (b.count or 0)
+                if (a.model_copy(update={"count": b.count}) if shrunk else a) != b:
                     errs.append(FieldError.invalid(f"spec.podSets[{i}]", a.to_dict(), "field is immutable"))
     if _has(wl, "QuotaReserved") and _has(old, "QuotaReserved"):
-        errs += _reclaimable_update(wl, old)
+        errs += _reclaimable_update(wl, old, _scaled_down_pod_sets(wl) if elastic else frozenset())
     new_adm = wl.status.admission if wl.status else None
     old_adm = old.status.admission if old.status else None
     if new_adm is not None and old_adm is not None and _admission_changed(new_adm, old_adm, tas):
@@ -504,21 +522,35 @@ def _update(wl: Workload, old: Workload, tas: bool) -> list[FieldError]:
     return errs
 
 
-def _reclaimable_update(wl: Workload, old: Workload) -> list[FieldError]:
+def _scaled_down_pod_sets(wl: Workload) -> frozenset[str]:
+    """``scaledDownPodSetNames``: pod sets whose count is below the admitted one."""
+    pod_sets = (wl.spec.pod_sets if wl.spec else None) or ()
+    sizes = {ps.name: ps.count if ps.count is not None else 1 for ps in pod_sets}
+    admission = wl.status.admission if wl.status else None
+    return frozenset(
+        psa.name or ""
+        for psa in (admission.pod_set_assignments if admission else None) or ()
+        if psa.count is not None and psa.count > sizes.get(psa.name, 0)
+    )
+
+
+def _reclaimable_update(
+    wl: Workload, old: Workload, scaled_down: frozenset[str] = frozenset()
+) -> list[FieldError]:
     new = {r.name: r.count or 0 for r in (wl.status.reclaimable_pods if wl.status else None) or ()}
     prev = {r.name: r.count or 0 for r in (old.status.reclaimable_pods if old.status else None) or ()}
     if new == prev or not prev:
         return []
     errs = []
     for name, count in new.items():
-        if name in prev and count < prev[name]:
+        if name in prev and count < prev[name] and name not in scaled_down:
             errs.append(
                 FieldError.invalid(
                     f"status.reclaimablePods[{name}].count", count, f"cannot be less than {prev[name]}"
                 )
             )
     for name in sorted(n or "" for n in prev):
-        if name not in new:
+        if name not in new and name not in scaled_down:
             errs.append(FieldError.required(f"status.reclaimablePods[{name}]", "cannot be removed"))
     return errs
 
