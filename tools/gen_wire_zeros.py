@@ -10,10 +10,13 @@ what the client sent; :mod:`kbatch.api.wire_zeros` puts these values back where 
 
 This tool reads the Go types of every built-in kind kbatch serves and writes, per kind, each struct
 path that holds such a field: the struct's JSON keys in Go's declaration order (``json:",inline"``
-embedded structs spread in place) and, for each by-value struct or time field without ``omitzero``,
-the value Go writes when it is unset: ``null`` for a time, otherwise the struct's own zero value (``{}``
-plus its nested by-value fields, e.g. ``{"loadBalancer": {}}``). Struct types with their own
-marshaller that are not times (``resource.Quantity``, ``intstr.IntOrString``) are scalars here.
+embedded structs spread in place) and, for each field Go writes when it is unset, that value: for a
+by-value struct or time without ``omitzero``, ``null`` for a time, otherwise the struct's own zero
+(``{}`` plus its nested written fields, e.g. ``{"loadBalancer": {}}``); for a string, number or bool
+without ``omitempty``, ``""``, ``0``, ``false``; for a slice, map, pointer or interface without
+``omitempty``, ``null`` (encoding/json writes a nil one so; kube-apiserver encodes with it). Struct
+types with their own marshaller (``resource.Quantity``, ``intstr.IntOrString``, ``metav1.Duration``)
+are written as their marshalled zero (``"0"``, ``0``, ``"0s"``), by value even under ``omitempty``.
 Paths step into a field by its JSON name, into each list element with ``[]`` and each map value
 with ``{}``.
 

@@ -1,4 +1,4 @@
-"""Unset by-value fields as Go writes them (``{}``, ``null``), on the wire only.
+"""Unset fields as Go writes them (``{}``, ``null``, ``0``, ``""``), on the wire only.
 
 Go's encoding/json never omits a struct held by value: ``omitempty`` does not apply to structs and
 only ``omitzero`` (Go 1.24) drops one. So a 1.37 API server answers every container with
@@ -8,8 +8,8 @@ with ``"status":{"loadBalancer":{}}``, and ``kubectl get -o yaml`` prints them. 
 ``metav1.Time`` is such a struct whose ``MarshalJSON`` writes an unset time as ``null``
 (k8s.io/apimachinery ``pkg/apis/meta/v1/time.go``): every pod condition carries
 ``"lastProbeTime":null``. Fields that carry ``omitzero`` (``ObjectMeta.CreationTimestamp``, so no
-``creationTimestamp: null`` in a pod template) and pointers (a Job's ``startTime``) are left out when
-unset, as kbatch's models already do.
+``creationTimestamp: null`` in a pod template) and pointers under ``omitempty`` (a Job's
+``startTime``) are left out when unset, as kbatch's models already do.
 
 kbatch stores ``None`` and empty structs as absent (``KubeModel.to_dict``), which keeps the stored
 bytes and the decoded objects small; the values are put back only where an object leaves as JSON or
@@ -27,7 +27,8 @@ Go writes unset scalars, lists, maps and pointers whose tag lacks ``omitempty`` 
 ``"rules":null`` (a nil slice; kube-apiserver's JSON serializer is encoding/json, apimachinery
 ``pkg/runtime/serializer/json/json.go``), a downward API ``resourceFieldRef``'s ``"divisor":"0"``
 (``resource.Quantity``'s own ``MarshalJSON``). The table holds them as well, so those a kbatch model
-leaves out come back here. Reading them back (create and update bodies, JSON patches) is
+leaves out come back here; a key that is present is never changed. Reading them back (create and
+update bodies, patches) is
 :mod:`kbatch.api.wire_zeros_strip`.
 """
 
