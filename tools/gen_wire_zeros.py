@@ -10,10 +10,13 @@ what the client sent; :mod:`kbatch.api.wire_zeros` puts these values back where 
 
 This tool reads the Go types of every built-in kind kbatch serves and writes, per kind, each struct
 path that holds such a field: the struct's JSON keys in Go's declaration order (``json:",inline"``
-embedded structs spread in place) and, for each by-value struct or time field without ``omitzero``,
-the value Go writes when it is unset: ``null`` for a time, otherwise the struct's own zero value (``{}``
-plus its nested by-value fields, e.g. ``{"loadBalancer": {}}``). Struct types with their own
-marshaller that are not times (``resource.Quantity``, ``intstr.IntOrString``) are scalars here.
+embedded structs spread in place) and, for each field Go writes when it is unset, that value: for a
+by-value struct or time without ``omitzero``, ``null`` for a time, otherwise the struct's own zero
+(``{}`` plus its nested written fields, e.g. ``{"loadBalancer": {}}``); for a string, number or bool
+without ``omitempty``, ``""``, ``0``, ``false``; for a slice, map, pointer or interface without
+``omitempty``, ``null`` (encoding/json writes a nil one so; kube-apiserver encodes with it). Struct
+types with their own marshaller (``resource.Quantity``, ``intstr.IntOrString``, ``metav1.Duration``)
+are written as their marshalled zero (``"0"``, ``0``, ``"0s"``), by value even under ``omitempty``.
 Paths step into a field by its JSON name, into each list element with ``[]`` and each map value
 with ``{}``.
 
@@ -71,6 +74,7 @@ class Field:
     typ: str  # Go type expression with package qualifiers resolved to full import paths
     omitzero: bool
     inline: bool
+    omitempty: bool = False
 
 
 class Universe:
@@ -123,13 +127,16 @@ class Universe:
                 if key == "-":
                     continue
                 current.append(Field(key, _qualify(typ, package, imports), "omitzero" in opts,
-                                     key == "" and name is None))
+                                     key == "" and name is None, "omitempty" in opts))
 
     def resolve(self, typ: str) -> str:
         """A named type through its aliases (``ResourceList`` -> ``map[...]...``)."""
-        seen = 0
-        while typ in self.aliases and seen < 10:
-            typ, seen = self.aliases[typ], seen + 1
+        for _ in range(10):
+            if "." in typ and not typ.startswith(("*", "[]", "map[")):
+                self.load(typ.rsplit(".", 1)[0])
+            if typ not in self.aliases:
+                break
+            typ = self.aliases[typ]
         return typ
 
     def fields(self, struct: str) -> list[Field]:
@@ -165,7 +172,7 @@ def _imports(text: str) -> dict[str, str]:
 
 
 _BUILTIN = {"string", "bool", "byte", "int", "int32", "int64", "uint", "uint32", "uint64", "float32",
-            "float64", "struct{}", "interface{}", "any"}
+            "float64", "struct{}", "interface{}", "any", "map", "int8", "int16", "uint8", "uint16"}
 
 
 def _qualify(typ: str, package: str, imports: dict[str, str]) -> str:
@@ -193,6 +200,23 @@ def _split(typ: str) -> tuple[str, str]:
     return "", typ
 
 
+# Go's zero of each scalar kind, as encoding/json writes it
+_SCALAR_ZEROS: dict[str, object] = {"string": "", "bool": False, **dict.fromkeys(
+    ("byte", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
+     "float32", "float64"), 0)}
+# types with their own MarshalJSON, written as JSON scalars: (type suffix, what the zero value writes;
+# ``_NEVER``: no zero is ever served, not filled). resource.Quantity's zero is "0" (its
+# ``MarshalJSON`` canonicalizes the zero amount), an IntOrString's the int 0, a Duration's "0s"
+# (``time.Duration.String``), a RawExtension without bytes ``null`` (apimachinery
+# ``pkg/api/resource/quantity.go``, ``pkg/util/intstr/intstr.go``, ``pkg/apis/meta/v1/duration.go``,
+# ``pkg/runtime/extension.go``); FieldsV1 is only ever held by pointer.
+_NEVER = object()
+_SELF_MARSHALLED: dict[str, object] = {
+    "/pkg/api/resource.Quantity": "0", "/pkg/util/intstr.IntOrString": 0,
+    "/pkg/apis/meta/v1.Duration": "0s", "/pkg/runtime.RawExtension": None,
+    "/pkg/apis/meta/v1.FieldsV1": _NEVER}
+
+
 class Walker:
     """Collects, for one kind, every struct path that has fields Go writes when unset."""
 
@@ -208,28 +232,51 @@ class Walker:
             out: dict[str, object] = {}
             for field in self.u.fields(struct):
                 typ = self.u.resolve(field.typ)
-                if not field.omitzero and self._by_value(typ) and typ not in stack:
-                    out[field.key] = self.zero(typ, (*stack, struct))
+                if typ in stack:
+                    continue
+                written, value = self.unset(field, (*stack, struct))
+                if written:
+                    out[field.key] = value
             self.zero_cache[struct] = out
         return self.zero_cache[struct]
 
-    def _by_value(self, typ: str) -> bool:
-        return typ in TIMES or (not typ.startswith(("*", "[]", "map[")) and self.u.is_struct(typ)
-                                and not self._marshals_itself(typ))
+    def unset(self, field: Field, stack: tuple[str, ...] = ()) -> tuple[bool, object]:
+        """(whether Go writes ``field`` when it holds its zero value, what it writes). encoding/json
+        drops a zero only for ``omitempty`` on a string, number, bool, pointer, interface, slice or map
+        (a nil pointer, slice, map or interface otherwise is ``null``), and never a struct, which only
+        ``omitzero`` (Go 1.24) drops."""
+        if field.omitzero:
+            return False, None
+        typ = self.u.resolve(field.typ)
+        if typ in TIMES:
+            return True, None
+        if typ.startswith(("*", "[]", "map[")) or typ in ("interface{}", "any"):
+            return not field.omitempty, None
+        own = self._own_marshaller(typ)
+        if own is not None:
+            zero = _SELF_MARSHALLED[own]
+            return zero is not _NEVER, zero
+        if self.u.is_struct(typ):
+            return True, self.zero(typ, stack)
+        if typ in _SCALAR_ZEROS:
+            return not field.omitempty, _SCALAR_ZEROS[typ]
+        raise SystemExit(f"no Go zero known for {field.key}: {field.typ} ({typ})")
 
-    def _marshals_itself(self, typ: str) -> bool:
-        # resource.Quantity, intstr.IntOrString, runtime.RawExtension: their own MarshalJSON, not a struct
-        # on the wire
-        return typ.endswith(("/pkg/api/resource.Quantity", "/pkg/util/intstr.IntOrString",
-                             "/pkg/apis/meta/v1.Duration", "/pkg/apis/meta/v1.FieldsV1",
-                             "/pkg/runtime.RawExtension"))
+    @staticmethod
+    def _own_marshaller(typ: str) -> str | None:
+        if typ.startswith(("*", "[]", "map[")):
+            return None
+        return next((suffix for suffix in _SELF_MARSHALLED if typ.endswith(suffix)), None)
 
     def walk(self, struct: str, path: tuple[str, ...], out: list[dict], stack: tuple[str, ...]) -> None:
-        if struct in stack or struct in TIMES or self._marshals_itself(struct):
+        if struct in stack or struct in TIMES or self._own_marshaller(struct):
             return
         fields = self.u.fields(struct)
-        fills = {f.key: self.zero(self.u.resolve(f.typ)) for f in fields
-                 if not f.omitzero and self._by_value(self.u.resolve(f.typ))}
+        fills = {}
+        for field in fields:
+            written, value = self.unset(field)
+            if written:
+                fills[field.key] = value
         if fills:
             out.append({"path": list(path), "order": [f.key for f in fields], "fill": fills})
         for field in fields:

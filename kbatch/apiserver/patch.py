@@ -6,6 +6,21 @@ decoded once) and the result goes through the same path as an update
 (:func:`kbatch.apiserver.update.apply_update`). If the store moves on between read and write
 the patch is re-applied to the new latest object (upstream's patcher retries the same way), unless the
 patch itself pinned ``metadata.resourceVersion``, which makes a mismatch a ``Conflict``.
+
+Go's unset fields (:mod:`kbatch.api.wire_zeros`): kube-apiserver applies a JSON patch to the object
+as its codec encodes it (k8s.io/apiserver ``pkg/endpoints/handlers/patch.go``,
+``jsonPatcher.applyPatchToCurrentObject``: ``runtime.Encode`` of the current object, then the patch,
+then a decode), so a JSON patch sees ``resources: {}``, ``restartCount: 0``, ``lastProbeTime: null``
+as a client read them: ``add /spec/containers/0/resources/limits`` and ``test`` against a zero work
+as there. For a client's patch (``as_served``: HTTP and the CLI, :mod:`kbatch.apiserver.unstructured`)
+the base gets the same zeros and the patched document loses them again before it is decoded
+(:func:`kbatch.api.wire_zeros_strip.without_wire_zeros`, as for a create or update body), and a
+merge or strategic merge patch loses its empty structs first
+(:func:`~kbatch.api.wire_zeros_strip.without_empty_structs`: ``kubectl debug`` sends
+``resources: {}``), since merging ``{}`` changes nothing where Go decodes ``{}`` and no value alike,
+while kbatch's models would hold an empty struct where the stored object has none. kbatch's own
+components patch the objects they hold, without the wire's zeros, and are left as they are (the
+kubelet's status patches are the hot path, and its ``lastState: {}`` is what it means to store).
 """
 
 from __future__ import annotations
@@ -22,6 +37,8 @@ from kbatch.api.errors import BadRequest, Conflict, UnsupportedMediaType
 from kbatch.api.meta import ObjectMeta, Resource
 from kbatch.api.model_copy import alternatives, copy_model, partial_instance
 from kbatch.api.strategy import DefaultStrategy, Strategy
+from kbatch.api.wire_zeros import with_wire_zeros
+from kbatch.api.wire_zeros_strip import without_empty_structs, without_wire_zeros
 from kbatch.apiserver.codec import whole_seconds
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
@@ -65,13 +82,17 @@ def apply_patch(kind: Kind, current: dict[str, Any], patch: Any, patch_type: str
 
 def patch_object(server: APIServer, model: type[T], name: str, patch: Any, namespace: str | None = None,
                  *, patch_type: str = "merge", status: bool = False, dry_run: bool = False,
-                 field_validation: FieldValidation = "Strict",
-                 strategy: Strategy[Any] | None = None) -> tuple[T, list[str]]:
-    """``strategy``: a subresource's own strategy in place of the kind's (``pods/ephemeralcontainers``)."""
+                 field_validation: FieldValidation = "Strict", strategy: Strategy[Any] | None = None,
+                 as_served: bool = False) -> tuple[T, list[str]]:
+    """``strategy``: a subresource's own strategy in place of the kind's (``pods/ephemeralcontainers``);
+    ``as_served``: a client's patch, written against the object as served, with Go's unset fields
+    (the module docstring); kbatch's own components patch what they hold."""
     kind = server.kind(model)
     if strategy is not None:
         kind = Kind(dataclasses.replace(kind.spec, strategy=strategy), kind.keys)
     namespace = object_namespace(kind, namespace)
+    if as_served and patch_type in ("merge", "strategic") and type(patch) is dict:
+        patch = without_empty_structs(patch, kind.info.api_version, kind.info.kind)
     for _ in range(MAX_RETRIES):
         # the update's old: the decode cache's object, else a decode of this write's own (which the
         # patch is merged into as well, instead of decoding the patched document whole)
@@ -82,7 +103,7 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
         warnings: list[str] = []
         if new is None:
             # the stored JSON is the object's dump (kbatch.apiserver.raw), so it is the patch's base as is
-            patched = apply_patch(kind, raw_dict(kv), patch, patch_type)
+            patched = _patched(kind, model, raw_dict(kv), patch, patch_type, as_served)
             new, warnings = decode_dict(model, patched, field_validation)
         if time_fractions_read() != fractions:  # the answer is the stored form: whole-second times
             whole_seconds(new)
@@ -96,6 +117,15 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
             continue
         return result, warnings  # type: ignore[return-value]
     raise Conflict.stale(kind.info.group_resource, name)
+
+
+def _patched(kind: Kind, model: type[Resource], stored: dict[str, Any], patch: Any,
+             patch_type: str, as_served: bool) -> dict[str, Any]:
+    """The patched document to decode; a client's JSON patch's base is the object as served, with
+    Go's unset fields, and its result is read as Go reads it (the module docstring)."""
+    if patch_type != "json" or not as_served:
+        return apply_patch(kind, stored, patch, patch_type)
+    return without_wire_zeros(apply_patch(kind, with_wire_zeros(stored), patch, patch_type), model)
 
 
 # --- patches merged into the decode cache's object ------------------------------------------------

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import BadRequest, NotFound
 from kbatch.api.strategies.core.pod_ephemeral import EphemeralContainersStrategy
+from kbatch.api.wire_zeros_strip import without_wire_zeros
 from kbatch.apiserver.client import PatchType, Preconditions
 from kbatch.apiserver.create import create_object
 from kbatch.apiserver.decoding import FieldValidation, StrictDecodingError, cannot_handle, decode_dict
@@ -47,9 +48,12 @@ class Unstructured:
     def _decode_body(kind: Kind, data: dict[str, Any],
                      field_validation: FieldValidation) -> tuple[Any, Warnings]:
         """A create or update body: a strict decoding error names the kind and version, as
-        ``transformDecodeError`` words it (k8s.io/apiserver ``handlers/create.go``, ``update.go``)."""
+        ``transformDecodeError`` words it (k8s.io/apiserver ``handlers/create.go``, ``update.go``).
+        Fields holding Go's zero are read as unset first, as Go's decoder reads them (a GET then PUT,
+        ``kubectl replace`` or ``apply`` of what kubectl printed changes nothing:
+        :mod:`kbatch.api.wire_zeros_strip`)."""
         try:
-            return decode_dict(kind.model, data, field_validation)
+            return decode_dict(kind.model, without_wire_zeros(data, kind.model), field_validation)
         except StrictDecodingError as err:
             raise cannot_handle(kind.info, err.message) from None
 
@@ -92,7 +96,8 @@ class Unstructured:
         spec = self.kind(api_version, kind)
         obj, warnings = patch_object(self._server, spec.model, name, patch, namespace, patch_type=patch_type,
                                      status=status, dry_run=dry_run, field_validation=field_validation,
-                                     strategy=_ephemeral_strategy(spec) if ephemeral else None)
+                                     strategy=_ephemeral_strategy(spec) if ephemeral else None,
+                                     as_served=True)
         return obj.to_dict(), warnings
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None = None, *,

@@ -263,7 +263,8 @@ class ControlPlaneBackend:
         out, warnings = apply_object(self.control_plane.server, self._model(info), name, config,
                                      self._ns(info, namespace), field_manager=field_manager, force=force,
                                      status=subresource == "status", dry_run=opts.dry_run,
-                                     field_validation=opts.field_validation)  # type: ignore[arg-type]
+                                     field_validation=opts.field_validation,  # type: ignore[arg-type]
+                                     as_served=True)
         opts.warnings.extend(warnings)
         written = out.to_dict()
         # an apply that creates warns as a create does: upstream's applyPatcher creates through the

@@ -16,7 +16,7 @@ from kbatch.api.errors import (
     NotFound,
     UnsupportedMediaType,
 )
-from kbatch.api.wire_zeros import with_wire_zeros, without_wire_zeros
+from kbatch.api.wire_zeros import with_wire_zeros
 from kbatch.apiserver.apply.tracking import field_manager
 from kbatch.apiserver.decoding import StrictDecodingError, cannot_handle, unrecognized
 from kbatch.apiserver.go_json import cannot_unmarshal, type_meta_error
@@ -130,7 +130,7 @@ def _check_identity(rp: ResourcePath, req: Request, name: str | None, opts: Writ
         raise BadRequest("the name of the object does not match the name on the URL")
     if name is not None:
         meta["name"] = name
-    return without_wire_zeros(body)  # Go cannot tell `resources: {}` from no resources: nor can kbatch
+    return body
 
 
 def _warn_headers(opts: WriteOptions) -> tuple[tuple[str, str], ...]:
@@ -187,26 +187,12 @@ def _patch(backend: Backend, req: Request, rp: ResourcePath, name: str) -> Respo
                                    f'types include: {", ".join((*PATCH_TYPES, APPLY_PATCH))}')
     opts = write_options(req, "PatchOptions", PATCH_TYPES[ctype])
     patch = _patch_document(req, PATCH_TYPES[ctype], opts.field_validation)
-    if isinstance(patch, dict) and PATCH_TYPES[ctype] in ("merge", "strategic"):
-        patch = _patch_without_zeros(rp.spec.info, patch)
     with _manager(req):
         out = backend.patch(rp.spec.info, rp.namespace, name, patch, PATCH_TYPES[ctype], opts,
                             subresource=rp.subresource)
     if not opts.dry_run:
         backend.settle()
     return object_response(out, headers=_warn_headers(opts))
-
-
-def _patch_without_zeros(info: Any, patch: dict[str, Any]) -> dict[str, Any]:
-    """A merge or strategic merge patch without the empty by-value structs a client read from
-    kbatch (``kubectl debug`` sends ``resources: {}``): Go decodes the patched object into its types,
-    where ``{}`` and no value are the same zero struct, so the patch means the same without them
-    (:func:`kbatch.api.wire_zeros.without_wire_zeros`, as create and update bodies)."""
-    typed = {"apiVersion": info.api_version, "kind": info.kind, **patch}
-    out = without_wire_zeros(typed)
-    if out is typed:
-        return patch
-    return {k: v for k, v in out.items() if k in patch}
 
 
 def _patch_document(req: Request, patch_type: str, validation: str) -> Any:

@@ -1,5 +1,5 @@
-"""Unset by-value fields are written as Go writes them on the wire (kbatch.api.wire_zeros): structs as
-``{}``, metav1.Time as null.
+"""Unset fields are written as Go writes them on the wire (kbatch.api.wire_zeros): structs as ``{}``,
+metav1.Time as null, scalars without ``omitempty`` as their zeros.
 
 Go's encoding/json does not omit a struct under ``omitempty``, and ``metav1.Time.MarshalJSON`` writes a
 zero time as ``null`` (k8s.io/apimachinery ``pkg/apis/meta/v1/time.go``); k8s.io/api 1.37 declares
@@ -58,8 +58,11 @@ def test_lists_nodes_namespaces_events() -> None:
     event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "involvedObject": {},
              "reason": "Scheduled", "eventTime": "2025-01-01T00:00:00.000000Z", "reportingComponent": "s"}
     out = with_wire_zeros(event)
+    # reportingInstance has no omitempty (core/v1 types.go): Go writes it empty
     assert list(out) == ["apiVersion", "kind", "metadata", "involvedObject", "reason", "source",
-                         "firstTimestamp", "lastTimestamp", "eventTime", "reportingComponent"]
+                         "firstTimestamp", "lastTimestamp", "eventTime", "reportingComponent",
+                         "reportingInstance"]
+    assert out["reportingInstance"] == ""
     # a kubectl List of mixed kinds: each item by its own kind
     mixed = {"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Pod", "status": {
         "conditions": [{"type": "Ready", "status": "True"}]}}, {"apiVersion": "v1", "kind": "ConfigMap"}]}
@@ -76,7 +79,7 @@ _conditions = st.lists(st.dictionaries(_keys, st.text(max_size=3), max_size=6), 
 
 @given(_conditions, st.sampled_from([("v1", "Pod"), ("batch/v1", "Job"), ("v1", "Node"),
                                      ("v1", "Namespace"), ("v1", "ConfigMap")]))
-def test_only_adds_null_keys_keeps_order_and_is_idempotent(conds: list[dict[str, Any]],
+def test_only_adds_go_zeros_keeps_order_and_is_idempotent(conds: list[dict[str, Any]],
                                                            kind: tuple[str, str]) -> None:
     obj = {"apiVersion": kind[0], "kind": kind[1], "status": {"conditions": conds}}
     before = copy.deepcopy(obj)
@@ -86,5 +89,6 @@ def test_only_adds_null_keys_keeps_order_and_is_idempotent(conds: list[dict[str,
     for old, new in zip(conds, out["status"]["conditions"], strict=True):
         assert [k for k in new if k in old] == list(old)  # present keys keep their order
         assert all(new[k] == v for k, v in old.items())
-        assert all(new[k] is None for k in new.keys() - old.keys())
+        # times are null, the strings without omitempty (type, status; metav1's reason, message) ""
+        assert all(new[k] is None if "Time" in k else new[k] == "" for k in new.keys() - old.keys())
     assert out["metadata"] == {} and (kind[1] == "ConfigMap") == ("spec" not in out)

@@ -35,7 +35,7 @@ def test_no_headers_and_empty() -> None:
 def test_json_list_envelope_and_name() -> None:
     # complete as Go writes it (unset by-value structs as {}: kbatch.api.wire_zeros), so nothing is added
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
-           "spec": {"template": {"metadata": {}, "spec": {}}}, "status": {}}
+           "spec": {"template": {"metadata": {}, "spec": {"containers": None}}}, "status": {}}
     assert json.loads(render_json(as_list([job]))) == {
         "apiVersion": "v1", "kind": "List", "items": [job], "metadata": {"resourceVersion": ""}}
     assert json.loads(render_json(as_list([])))["items"] == []

@@ -94,3 +94,39 @@ def test_the_store_and_the_model_keep_none_of_it(api: Any, backend: Any) -> None
     put = api.request("PUT", "/api/v1/namespaces/default/pods/p", json=served)
     assert put.status_code == 200, put.text
     assert backend.control_plane.store.range(b"/registry/pods/default/p").kvs[0].value == stored
+
+
+def test_kubectl_json_patch_adds_under_the_empty_resources_it_read(running: Any) -> None:
+    """``kubectl patch --type json`` addresses the zeros a client reads: the patch applies to the
+    object as served (k8s.io/apiserver ``handlers/patch.go``, ``applyPatchToCurrentObject``)."""
+    base = "/spec/jobTemplate/spec/template/spec/containers/0/resources"
+    patch = json.dumps([{"op": "test", "path": base, "value": {}},
+                        {"op": "add", "path": f"{base}/limits", "value": {"memory": "64Mi"}}])
+    kubectl(running, "patch", "cronjob", "nightly", "--type", "json", "-p", patch)
+    cron = json.loads(kubectl(running, "get", "cronjob", "nightly", "-o", "json").stdout)
+    container = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["resources"] == {"limits": {"memory": "64Mi"}}
+
+
+ROLE = json.dumps({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                   "metadata": {"name": "none"}})
+DOWNWARD = json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "downward"}, "spec": {
+    "containers": [{"name": "c", "image": "busybox", "command": ["sleep", "3600"], "env": [
+        {"name": "CPU", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu"}}}]}]}})
+
+
+def test_kubectl_prints_unset_scalars_and_lists_and_takes_them_back(running: Any) -> None:
+    """``rules: null`` (a nil slice without omitempty), ``divisor: "0"`` (a Quantity by value),
+    ``restartCount: 0``: printed as a 1.37 API server prints them; ``kubectl replace`` of that
+    output changes nothing, as Go reads them as unset."""
+    kubectl(running, "apply", "-f", "-", input_=ROLE)
+    assert "rules: null" in kubectl(running, "get", "role", "none", "-o", "yaml").stdout
+    kubectl(running, "apply", "-f", "-", input_=DOWNWARD)
+    _kbatch(running, "advance", "5s")
+    printed = kubectl(running, "get", "pod", "downward", "-o", "yaml").stdout
+    assert 'divisor: "0"' in printed and "restartCount: 0" in printed
+    before = json.loads(kubectl(running, "get", "pod", "downward", "-o", "json").stdout)
+    kubectl(running, "replace", "-f", "-", input_=printed)
+    after = json.loads(kubectl(running, "get", "pod", "downward", "-o", "json").stdout)
+    assert after["spec"] == before["spec"]
+    assert after["metadata"]["generation"] == before["metadata"]["generation"]

@@ -21,6 +21,7 @@ from pydantic_core import from_json
 from kbatch.api.base import format_time, time_fractions_read
 from kbatch.api.errors import AlreadyExists, BadRequest, Conflict, Invalid, NotFound
 from kbatch.api.meta import Resource
+from kbatch.api.wire_zeros_strip import without_wire_zeros
 from kbatch.apiserver.apply.plan import ApplyRequest, plan_apply
 from kbatch.apiserver.apply.tracking import applying
 from kbatch.apiserver.codec import whole_seconds
@@ -77,9 +78,13 @@ def _check_config(kind: Kind, config: Any, name: str, namespace: str | None) -> 
 
 def apply_object(server: APIServer, model: type[T], name: str, config: Any, namespace: str | None = None, *,
                  field_manager: str | None, force: bool = False, status: bool = False, dry_run: bool = False,
-                 field_validation: FieldValidation = "Strict") -> tuple[T, list[str]]:
+                 field_validation: FieldValidation = "Strict", as_served: bool = False,
+                 ) -> tuple[T, list[str]]:
     """Apply ``config`` (a wire dict) as ``field_manager``; the written object and the warnings
-    (decoding's and the strategy's)."""
+    (decoding's and the strategy's). ``as_served``: a client's configuration, which may hold what
+    it read with Go's unset fields (``kubectl apply --server-side`` of ``get -o yaml``): the merged
+    object is decoded as Go decodes it, ``resources: {}`` or ``divisor: "0"`` as no value
+    (:mod:`kbatch.api.wire_zeros_strip`)."""
     manager = check_apply_options(field_manager)
     kind = server.kind(model)
     namespace = object_namespace(kind, namespace)
@@ -100,7 +105,8 @@ def apply_object(server: APIServer, model: type[T], name: str, config: Any, name
         live = from_json(kv.value, cache_strings=False) if kv is not None else None
         doc = plan_apply(live, config, request)
         fractions = time_fractions_read()
-        obj, warnings = decode_dict(model, doc, field_validation)
+        obj, warnings = decode_dict(model, without_wire_zeros(doc, model) if as_served else doc,
+                                    field_validation)
         if time_fractions_read() != fractions:  # the answer is the stored form: whole-second times
             whole_seconds(obj)
         try:

@@ -76,13 +76,16 @@ class _BackendVerbs:
         self.opts = WriteOptions(dry_run=dry_run == "server", field_manager=manager)
 
     def get(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        """The live object as a server answers it, with Go's unset fields (kbatch.api.wire_zeros), as
+        kubectl reads it: a file printed by ``get -o yaml`` then holds nothing the live object lacks."""
         from kbatch.api.errors import NotFound
+        from kbatch.api.wire_zeros import with_wire_zeros
 
         meta = obj["metadata"]
         if not meta.get("name"):
             return None
         try:
-            return self.backend.get(self.info, meta.get("namespace"), meta["name"])
+            return with_wire_zeros(self.backend.get(self.info, meta.get("namespace"), meta["name"]))
         except NotFound:
             return None
 

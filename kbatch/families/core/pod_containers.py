@@ -140,11 +140,15 @@ def _field_value(pod: Obj | None, path: str) -> str:
 
 
 def _resource_value(ref: Obj, container: Obj) -> str:
-    """``ExtractContainerResourceValue``: the limit or request over the divisor, rounded up."""
+    """``ExtractContainerResourceValue``: the limit or request over the divisor, rounded up; a zero
+    divisor (unset: the server writes Go's zero Quantity, ``divisor: "0"``) counts as 1 (k8s.io/kubectl
+    ``pkg/util/resource/resource.go``)."""
     kind, _, name = (ref.get("resource") or "").partition(".")
     value = ((container.get("resources") or {}).get(kind) or {}).get(name)
     quantity = Quantity(value) if value is not None else Quantity("0")
     divisor = Quantity(ref.get("divisor") or "1")
+    if not divisor.milli_value():
+        divisor = Quantity("1")
     if name == "cpu":
         return str(math.ceil(quantity.milli_value() / max(divisor.milli_value(), 1)))
     if name in ("memory", "ephemeral-storage") or name.startswith("hugepages-"):
