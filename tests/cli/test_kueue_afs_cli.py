@@ -8,24 +8,15 @@ team-b's workload, created after team-a's second one, is admitted first when quo
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 
 from tests.cli.conftest import EXAMPLES
+from tests.cli.processes import kbatch_ok as _run
 
 QUEUES = str(EXAMPLES / "kueue" / "admission-fair-sharing.yaml")
 CONFIG = str(EXAMPLES / "kueue" / "afs-config.yaml")
-
-
-def _run(state: Path, *args: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "kbatch.cli", "--state", str(state), *args],
-                         capture_output=True, text=True, timeout=120, env=dict(os.environ))
-    assert out.returncode == 0, out.stderr
-    return out.stdout
 
 
 def _workload(tmp: Path, name: str, queue: str, cpu: str = "2") -> str:

@@ -7,12 +7,10 @@ manifest is served by conversion; a bad ClusterQueue is a one-line error."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.cli.conftest import EXAMPLES, Kbatch
+from tests.cli.processes import kbatch_ok as _run
 
 QUEUES = str(EXAMPLES / "kueue" / "queues.yaml")
 JOB = str(EXAMPLES / "kueue" / "job.yaml")
@@ -107,13 +105,6 @@ def test_v1beta1_manifests_and_bad_queues(kb: Kbatch, tmp_path: Path) -> None:
     assert res.code != 0 and "Traceback" not in res.err
     warning, error = res.err.strip().splitlines()  # the warning, then a one-line error (as kubectl)
     assert warning.startswith("Warning: ") and "must match the name in coveredResources" in error
-
-
-def _run(state: Path, *args: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "kbatch.cli", "--state", str(state), *args],
-                         capture_output=True, text=True, timeout=120, env=dict(os.environ))
-    assert out.returncode == 0, out.stderr
-    return out.stdout
 
 
 def test_separate_processes_continue_kueue(tmp_path: Path) -> None:

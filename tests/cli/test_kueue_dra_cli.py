@@ -11,11 +11,10 @@ and finish."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from tests.cli.processes import kbatch_ok as _run
 
 KUEUE_CONFIG = """apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
@@ -83,14 +82,6 @@ spec:
         resources: {{requests: {{cpu: 100m}}, claims: [{{name: gpu}}]}}
       resourceClaims: [{{name: gpu, resourceClaimTemplateName: one-gpu}}]
 """
-
-
-def _run(state: Path, *args: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "kbatch.cli", "--state", str(state), *args],
-                         capture_output=True, text=True, timeout=180, env=dict(os.environ))
-    assert out.returncode == 0, out.stderr
-    assert "Traceback" not in out.stderr
-    return out.stdout
 
 
 def _write(tmp_path: Path, name: str, text: str) -> str:

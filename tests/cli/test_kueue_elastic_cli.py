@@ -6,12 +6,10 @@ patched to 4 → a second Workload (the slice) admitted, the first finished ``Wo
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.cli.conftest import EXAMPLES
+from tests.cli.processes import kbatch_ok as _run
 
 JOB = """\
 apiVersion: batch/v1
@@ -32,14 +30,6 @@ spec:
         command: [sleep, "600"]
         resources: {requests: {cpu: "1"}}
 """
-
-
-def _run(state: Path, *args: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "kbatch.cli", "--state", str(state), *args],
-                         capture_output=True, text=True, timeout=180, env=dict(os.environ))
-    assert out.returncode == 0, out.stderr
-    assert "Traceback" not in out.stderr
-    return out.stdout
 
 
 def _workloads(state: Path) -> list[dict]:

@@ -15,24 +15,15 @@ node becomes unavailable", "should evict the workload when no replacement is fou
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from tests.cli.conftest import EXAMPLES
+from tests.cli.processes import kbatch_ok as _run
 
 QUEUES = EXAMPLES / "kueue" / "tas" / "queues.yaml"
 JOB = EXAMPLES / "kueue" / "tas" / "job-required.yaml"
 RACK = "cloud.provider.com/topology-rack"
-
-
-def _run(state: Path, *args: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "kbatch", "--state", str(state), *args],
-                         capture_output=True, text=True, timeout=120, env=dict(os.environ))
-    assert out.returncode == 0, out.stderr
-    return out.stdout
 
 
 def _cluster(state: Path, hosts_per_rack: int) -> None:

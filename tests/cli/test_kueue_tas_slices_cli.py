@@ -9,27 +9,15 @@ Kueue's message. (Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/cache/scheduler/
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.cli.conftest import EXAMPLES
+from tests.cli.processes import kbatch_ok as _run
+from tests.cli.processes import kbatch_process
 
 QUEUES = EXAMPLES / "kueue" / "tas" / "queues.yaml"
 JOB = EXAMPLES / "kueue" / "tas" / "job-slices.yaml"
 RACK = "cloud.provider.com/topology-rack"
-
-
-def _kbatch(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kbatch", "--state", str(state), *args],
-                          capture_output=True, text=True, timeout=120, env=dict(os.environ))
-
-
-def _run(state: Path, *args: str) -> str:
-    out = _kbatch(state, *args)
-    assert out.returncode == 0, out.stderr
-    return out.stdout
 
 
 def test_slices_of_four_land_whole_on_two_racks_of_one_block(tmp_path: Path) -> None:
@@ -69,7 +57,7 @@ def test_a_slice_larger_than_the_job_is_refused(tmp_path: Path) -> None:
     _run(state, "apply", "-f", str(QUEUES))
     big = tmp_path / "big.yaml"
     big.write_text(JOB.read_text().replace('podset-slice-size: "4"', 'podset-slice-size: "9"'))
-    out = _kbatch(state, "apply", "-f", str(big))
+    out = kbatch_process(state, "apply", "-f", str(big))
     assert out.returncode != 0
     assert ('spec.template.metadata.annotations[kueue.x-k8s.io/podset-slice-size]: Invalid value: "9": '
             "must not be greater than pod set count 8") in out.stderr
