@@ -31,8 +31,9 @@ RES = {
 }
 
 
-def match_brace(s, i):
-    """index after the brace closing the one at s[i]."""
+def scan(s, i):
+    """(index, char, depth) of each character of Go source ``s`` from ``i`` that is outside string
+    literals (interpreted and raw), ``depth`` the bracket nesting before it (``{`` and ``(``)."""
     depth = 0
     j = i
     instr = False
@@ -48,13 +49,20 @@ def match_brace(s, i):
             instr = True
         elif c == "`":
             j = s.index("`", j + 1)
-        elif c in "{(":
-            depth += 1
-        elif c in "})":
-            depth -= 1
-            if depth == 0:
-                return j + 1
+        else:
+            yield j, c, depth
+            if c in "{(":
+                depth += 1
+            elif c in "})":
+                depth -= 1
         j += 1
+
+
+def match_brace(s, i):
+    """index after the brace closing the one at s[i]."""
+    for j, c, depth in scan(s, i):
+        if c in "})" and depth == 1:
+            return j + 1
     raise ValueError
 
 
@@ -140,30 +148,9 @@ def field(body, name):
     if not m:
         return None
     i = m.end()
-    # value until matching comma at depth 0
-    depth = 0
-    j = i
-    instr = False
-    while j < len(body):
-        c = body[j]
-        if instr:
-            if c == "\\":
-                j += 2
-                continue
-            if c == '"':
-                instr = False
-        elif c == '"':
-            instr = True
-        elif c in "{(":
-            depth += 1
-        elif c in "})":
-            if depth == 0:
-                break
-            depth -= 1
-        elif c == "," and depth == 0:
-            break
-        j += 1
-    return body[i:j].strip()
+    # the value runs to the first comma, or closing bracket, at depth 0
+    end = next((j for j, c, depth in scan(body, i) if depth == 0 and c in ",})"), len(body))
+    return body[i:end].strip()
 
 
 def ptrval(v):
