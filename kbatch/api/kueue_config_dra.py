@@ -129,34 +129,35 @@ def _capacity_errors(source: SourceModel, path: str) -> list[FieldError]:
     )
 
 
+# each source type: its field, the gate it needs, its own checks
+_SOURCE_TYPES = (("counter", "KueueDRAIntegrationPartitionableDevices", _counter_errors),
+                 ("capacity", "KueueDRAIntegrationConsumableCapacity", _capacity_errors))
+
+
 def _source_errors(
     path: str, sources: list[DeviceClassSource], gate: Callable[[str], bool]
 ) -> list[FieldError]:
     errs = []
-    counters = capacity = 0
+    used: set[str] = set()
     for i, source in enumerate(sources):
         spath = f"{path}.sources[{i}]"
-        if source.counter is None and source.capacity is None:
+        set_types = [t for t in _SOURCE_TYPES if getattr(source, t[0]) is not None]
+        if not set_types:
             errs.append(FieldError.required(spath, "exactly one source type must be set per entry"))
-        elif source.counter is not None and source.capacity is not None:
+            continue
+        if len(set_types) > 1:
             errs.append(
                 FieldError.invalid(spath, "counter+capacity", "exactly one source type must be set per entry")
             )
-        elif source.counter is not None:
-            counters += 1
-            if not gate("KueueDRAIntegrationPartitionableDevices"):
-                detail = "counter sources require KueueDRAIntegrationPartitionableDevices to be enabled"
-                errs.append(FieldError.invalid(f"{spath}.counter", True, detail))
-            else:
-                errs += _counter_errors(source.counter, f"{spath}.counter")
-        elif source.capacity is not None:
-            capacity += 1
-            if not gate("KueueDRAIntegrationConsumableCapacity"):
-                detail = "capacity sources require KueueDRAIntegrationConsumableCapacity to be enabled"
-                errs.append(FieldError.invalid(f"{spath}.capacity", True, detail))
-            else:
-                errs += _capacity_errors(source.capacity, f"{spath}.capacity")
-    if counters and capacity:
+            continue
+        kind, gate_name, check = set_types[0]
+        used.add(kind)
+        if not gate(gate_name):
+            detail = f"{kind} sources require {gate_name} to be enabled"
+            errs.append(FieldError.invalid(f"{spath}.{kind}", True, detail))
+        else:
+            errs += check(getattr(source, kind), f"{spath}.{kind}")
+    if len(used) > 1:
         errs.append(
             FieldError.invalid(
                 f"{path}.sources", len(sources), "cannot mix counter and capacity sources in the same mapping"
