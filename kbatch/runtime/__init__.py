@@ -24,6 +24,7 @@ from kbatch.runtime.predicate import (
     ResourceVersionChanged,
     predicate_func,
 )
+from kbatch.runtime.published import Published, PublishedKey
 from kbatch.runtime.reconcile import Reconciler, Request, Result, TerminalError, reconcile_func
 from kbatch.runtime.rng import derive, new_rng
 from kbatch.runtime.selection import ControllerInfo, SelectionError, select
@@ -49,6 +50,8 @@ __all__ = [
     "Manager",
     "NotConverging",
     "Predicate",
+    "Published",
+    "PublishedKey",
     "RealClock",
     "ReconcileRecord",
     "Reconciler",

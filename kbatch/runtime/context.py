@@ -30,6 +30,7 @@ from kbatch.runtime.clock import Clock
 from kbatch.runtime.events import EventRecorder
 from kbatch.runtime.manager import Manager
 from kbatch.runtime.metrics import MetricsRegistry
+from kbatch.runtime.published import Published
 from kbatch.runtime.timers import TimerQueue
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ class ControllerContext:
     user: UserInfo = LOCAL_ADMIN  # who this controller's writes through ``client`` are requested by
     # what controllers publish for the API server's read-only views (cp.published): Kueue's queue
     # manager, which its visibility API reads as upstream's visibility server holds its pointer
-    published: dict[str, object] = field(default_factory=dict)
+    published: Published = field(default_factory=Published)
 
     def client_as(self, user: UserInfo) -> Client:
         """A client whose writes are ``user``'s (the kubelet's per-node ``system:node:<name>``); the

@@ -56,6 +56,7 @@ from kbatch.runtime.events import EventRecorder, EventSink
 from kbatch.runtime.loop import Loop
 from kbatch.runtime.manager import Manager
 from kbatch.runtime.metrics import MetricsRegistry
+from kbatch.runtime.published import Published
 from kbatch.runtime.rng import derive, new_rng
 from kbatch.runtime.timers import TimerQueue
 from kbatch.runtime.trace import NullTrace, Trace
@@ -128,7 +129,7 @@ class ControlPlane:
         self.loop = Loop(self.clock, self.timers, self.manager)
         self.events = EventSink(self.client, self.clock)
         self.metrics = MetricsRegistry()  # controllers' metrics (``/metrics`` of ``kbatch serve``)
-        self.published: dict[str, object] = {}  # controllers' state that read-only APIs serve (ctx.published)
+        self.published = Published()  # controllers' state that read-only APIs serve (ctx.published)
         # trace=False on a virtual clock: no trace at all (no store watch, no decoding, no hashing;
         # digest() raises). A real clock keeps the watch: any write must wake its loop.
         real = not isinstance(self.clock, VirtualClock)

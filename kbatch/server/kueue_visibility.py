@@ -6,9 +6,9 @@
 Upstream, kueue-controller-manager runs the visibility server with a pointer to its queue manager and
 registers it as the APIServices ``v1beta2`` and ``v1beta1.visibility.kueue.x-k8s.io``
 (kueue ``pkg/visibility/server.go``, ``config/components/visibility/``). Here the Kueue controller
-publishes its manager on the control plane (``cp.published["kueue"]``); where no Kueue manager runs
-in this process (``--controllers`` without ``kueue``), or its ``VisibilityOnDemand`` gate is off, the
-APIService has no backend: the aggregator's 503.
+publishes its manager on the control plane (``cp.published``, under ``KUEUE_MANAGER``); where no
+Kueue manager runs in this process (``--controllers`` without ``kueue``), or its ``VisibilityOnDemand``
+gate is off, the APIService has no backend: the aggregator's 503.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import NotFound, ServiceUnavailable
 from kbatch.api.kueue_v1beta2 import Workload
-from kbatch.controllers.kueue.manager import KueueManager
+from kbatch.controllers.kueue.manager import KUEUE_MANAGER, KueueManager
 from kbatch.controllers.kueue.visibility import (
     cluster_queue_summary,
     local_queue_summary,
@@ -37,9 +37,8 @@ Obj = dict[str, Any]
 def kueue_manager(call: VirtualCall) -> KueueManager:
     """The Kueue manager running in this process, or the 503 of an APIService without a backend."""
     cp = getattr(call.backend, "control_plane", None)
-    published = getattr(cp, "published", None) or {}
-    mgr = published.get("kueue")
-    if not isinstance(mgr, KueueManager) or not mgr.settings.on("VisibilityOnDemand"):
+    mgr = cp.published.get(KUEUE_MANAGER) if cp is not None else None
+    if mgr is None or not mgr.settings.on("VisibilityOnDemand"):
         raise ServiceUnavailable("the server is currently unable to handle the request")
     return mgr
 

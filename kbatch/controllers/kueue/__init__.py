@@ -47,6 +47,7 @@ from kbatch.controllers.kueue.admissionchecks import AdmissionCheckFinalizer
 from kbatch.controllers.kueue.dra_handlers import DeviceClassHandler, ResourceSliceHandler
 from kbatch.controllers.kueue.jobframework.reconciler import JobReconciler
 from kbatch.controllers.kueue.manager import (
+    KUEUE_MANAGER,
     CheckHandler,
     ClusterQueueHandler,
     CohortHandler,
@@ -140,7 +141,7 @@ def _integrations(mgr: KueueManager) -> list[Any]:
 
 def setup(ctx: ControllerContext) -> KueueManager:
     mgr = KueueManager(ctx)
-    ctx.published["kueue"] = mgr  # what the visibility API reads (kbatch.server.kueue_visibility)
+    ctx.published.put(KUEUE_MANAGER, mgr)
     metrics.install(mgr)
     mgr.integrations = _integrations(mgr)
     b = ctx.build

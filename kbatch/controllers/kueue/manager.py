@@ -45,9 +45,10 @@ from kbatch.controllers.kueue.tas.second_pass import SecondPassQueue
 from kbatch.controllers.kueue.workloadslicing import pod_set_counts, scaled_down
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.events import EventRecorder
+from kbatch.runtime.published import PublishedKey
 from kbatch.runtime.reconcile import Request
 
-__all__ = ["BY_OWNER", "BY_QUEUE", "LQ_BY_CQ", "KueueManager", "status_of_workload"]
+__all__ = ["BY_OWNER", "BY_QUEUE", "KUEUE_MANAGER", "LQ_BY_CQ", "KueueManager", "status_of_workload"]
 
 BY_QUEUE = "kueue-workload-queue"  # Workload: "<namespace>/<queueName>"
 BY_OWNER = "kueue-workload-owner"  # Workload: "<owner kind>/<namespace>/<owner name>"
@@ -676,3 +677,8 @@ class NamespaceHandler:
 
     def on_delete(self, ns: Namespace) -> None:
         pass
+
+
+# what the Kueue controller publishes on the control plane: its visibility API reads the queues
+# through it (kbatch.server.kueue_visibility)
+KUEUE_MANAGER = PublishedKey("kueue", KueueManager)
