@@ -6,7 +6,13 @@ quotes: ``$NAME`` and ``${NAME}`` (2.6.2; unset is empty), ``$?`` (the last stat
 without ``$`` are read as variables) and ``$( LIST )`` (2.6.3: the list's standard output, trailing
 newlines removed). The caller runs a substitution (``substitute``); one it cannot model answers
 ``None`` and stays as written, as before this module (the word is then taken literally).
-Field splitting and quote removal are left to :func:`kbatch.sim.shell_syntax.words`.
+Field splitting and quote removal are left to :func:`kbatch.sim.shell_syntax.words`, which reads the
+expanded text again as shell words. What an expansion produced must not be read as syntax there:
+quote removal (2.6.7) applies only to the quotes of the original word, and field splitting (2.6.5)
+only to unquoted expansions outside an assignment (2.9.1: ``Y=$X`` is one word). With
+``fields=True`` each produced value is escaped for that second reading (:func:`protect`): inside
+double quotes its backslashes and double quotes, outside them its quotes and backslashes, and its
+blanks too when it is the value of an assignment word of the command's prefix.
 """
 
 from __future__ import annotations
@@ -16,9 +22,11 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import evaluate
 
-__all__ = ["expand"]
+__all__ = ["dequote", "expand", "protect"]
 
 _NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|(\?)")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_BLANKS = " \t\n"
 Substitute = Callable[[str], "str | None"]
 
 
@@ -40,23 +48,47 @@ def _closing(text: str, start: int, depth: int) -> int:
     return -1
 
 
+def protect(value: str, double: bool, assignment: bool = False) -> str:
+    """``value`` escaped so that :func:`shlex.split` gives its characters back as data: inside double
+    quotes only ``\\`` and ``"`` are special; outside, every quote and backslash, and the blanks of
+    an assignment's value (not split into fields)."""
+    special = '\\"' if double else ('\\"\'' + _BLANKS if assignment else '\\"\'')
+    if not any(ch in special for ch in value):
+        return value
+    return "".join("\\" + ch if ch in special else ch for ch in value)
+
+
 def expand(text: str, scope: MutableMapping[str, str], status: int,
-           substitute: Substitute | None = None, quotes: bool = True) -> str:
+           substitute: Substitute | None = None, quotes: bool = True, fields: bool = False) -> str:
     """``text`` with its expansions done; raises :class:`~kbatch.sim.shell_arith.ArithError`.
-    ``quotes=False``: quote characters are plain ones (a here-document's body, 2.7.4)."""
+    ``quotes=False``: quote characters are plain ones (a here-document's body, 2.7.4).
+    ``fields=True``: the answer is read again as words, so produced values are :func:`protect`-ed."""
     if "$" not in text:
         return text
     out: list[str] = []
     pos, single, double = 0, False, False
+    word, prefix = 0, True  # where the current word starts in ``text``; still in the assignments?
     while pos < len(text):
         ch = text[pos]
         if ch == "'" and not double and quotes:
             single = not single
         elif ch == '"' and not single and quotes:
             double = not double
+        elif ch == "\\" and not single and quotes:  # an escaped character is data: no quote, no $
+            out.append(text[pos:pos + 2])
+            pos += 2
+            continue
+        elif ch in _BLANKS and not (single or double):
+            if pos > word:
+                prefix = prefix and _ASSIGNMENT.match(text, word) is not None
+            word = pos + 1
         elif ch == "$" and not single:
-            piece, pos = _dollar(text, pos, scope, status, substitute)
+            piece, end = _dollar(text, pos, scope, status, substitute)
+            if fields and piece != text[pos:end]:  # produced, not left as written
+                assigned = prefix and _ASSIGNMENT.match(text, word) is not None
+                piece = protect(piece, double, assigned)
             out.append(piece)
+            pos = end
             continue
         out.append(ch)
         pos += 1
@@ -84,3 +116,29 @@ def _dollar(text: str, pos: int, scope: MutableMapping[str, str], status: int,
     if found.group(3):
         return str(status), found.end()
     return scope.get(found.group(1) or found.group(2), ""), found.end()
+
+
+def dequote(text: str, as_pattern: bool = False) -> str:
+    """Quote removal (2.6.7) of one word expanded with ``fields=True``: its quotes and escaping
+    backslashes go. ``as_pattern``: the quoted or escaped characters of a ``case`` pattern match
+    literally (2.13.1), so a quoted ``*``, ``?`` or ``[`` becomes a bracket expression."""
+    out: list[str] = []
+    pos, quote = 0, ""
+    while pos < len(text):
+        ch = text[pos]
+        if (quote == "'" and ch != "'") or (quote == '"' and ch not in '"\\'):
+            out.append(_literal(ch, as_pattern))
+        elif ch in "'\"" and (not quote or quote == ch):
+            quote = "" if quote else ch
+        elif ch == "\\" and pos + 1 < len(text):
+            pos += 1
+            kept = quote == '"' and text[pos] not in '"\\$`'  # inside "…" a backslash escapes only these
+            out.append(("\\" if kept else "") + _literal(text[pos], as_pattern))
+        else:
+            out.append(ch)
+        pos += 1
+    return "".join(out)
+
+
+def _literal(ch: str, as_pattern: bool) -> str:
+    return f"[{ch}]" if as_pattern and ch in "*?[" else ch

@@ -25,7 +25,7 @@ _REDIRECT = re.compile(r"^(\d*|&)(>>?|<)(.*)$")  # a redirection word: fd, opera
 
 def loop_input(shell: Shell, redirect: str, scope: MutableMapping[str, str]) -> Input | None:
     """The input a loop's ``done < FILE`` / ``done <<WORD`` gives its commands (None: it failed)."""
-    text = expand_text(shell, redirect, scope)
+    text = expand_text(shell, redirect, scope, fields=True)
     if text is None:
         return None
     return _stdin(shell, _redirections(words(text))[1], scope)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import fnmatch
 import math
-import re
 from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import replace
 from itertools import pairwise
@@ -35,7 +34,7 @@ from kbatch.sim.container_run import ContainerRun, parse_sleep
 from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError, evaluate
 from kbatch.sim.shell_eval import condition_status, for_items
-from kbatch.sim.shell_expand import expand
+from kbatch.sim.shell_expand import dequote, expand
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_syntax import Case, For, If, Node, Simple, While, parse_script, split_pipeline, words
 from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
@@ -416,23 +415,17 @@ def _expand_word(shell: Shell, text: str, scope: MutableMapping[str, str],
                  as_pattern: bool = False) -> str | None:
     """One word expanded without field splitting (a ``case`` word or pattern); quoted parts of a
     pattern match literally. None when the expansion failed (the shell has exited)."""
-    expanded = expand_text(shell, text, scope)
-    if expanded is None:
-        return None
-    pieces = re.split(r"('[^']*'|\"[^\"]*\")", expanded)
-    out = []
-    for piece in pieces:
-        if piece[:1] in ("'", '"') and len(piece) >= 2:
-            inner = piece[1:-1]
-            out.append(re.sub(r"([*?\[])", r"[\1]", inner) if as_pattern else inner)
-        else:
-            out.append(piece)
-    return "".join(out)
+    expanded = expand_text(shell, text, scope, fields=True)
+    return None if expanded is None else dequote(expanded, as_pattern)
 
 
-def expand_text(shell: Shell, text: str, scope: MutableMapping[str, str], quotes: bool = True) -> str | None:
+def expand_text(shell: Shell, text: str, scope: MutableMapping[str, str], quotes: bool = True,
+                fields: bool = False) -> str | None:
+    """``text`` expanded (``fields``: to be read again as words), or None when the expansion failed
+    and the shell has exited."""
     try:
-        return expand(text, scope, shell.status, lambda inner: _substitute(shell, inner, scope), quotes)
+        return expand(text, scope, shell.status, lambda inner: _substitute(shell, inner, scope),
+                      quotes=quotes, fields=fields)
     except ArithError as error:  # dash: a non-interactive shell exits 2 on an expansion error
         shell.error(f"sh: arithmetic expression: {error}")
         shell.status, shell.exited = 2, True
@@ -466,7 +459,7 @@ def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapp
             if shell.pending and not shell.exited:
                 _run_trap(shell, scope)
             continue
-        text = expand_text(shell, command, scope)
+        text = expand_text(shell, command, scope, fields=True)
         if text is None:
             return
         argv = words(text)
