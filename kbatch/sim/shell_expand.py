@@ -11,8 +11,9 @@ expanded text again as shell words. What an expansion produced must not be read 
 quote removal (2.6.7) applies only to the quotes of the original word, and field splitting (2.6.5)
 only to unquoted expansions outside an assignment (2.9.1: ``Y=$X`` is one word). With
 ``fields=True`` each produced value is escaped for that second reading (:func:`protect`): inside
-double quotes its backslashes and double quotes, outside them its quotes and backslashes, and its
-blanks too when it is the value of an assignment word of the command's prefix.
+double quotes its backslashes and double quotes, outside them its quotes, backslashes and
+redirection characters, and its blanks too when it is the value of an assignment word of the
+command's prefix.
 """
 
 from __future__ import annotations
@@ -50,9 +51,10 @@ def _closing(text: str, start: int, depth: int) -> int:
 
 def protect(value: str, double: bool, assignment: bool = False) -> str:
     """``value`` escaped so that :func:`shlex.split` gives its characters back as data: inside double
-    quotes only ``\\`` and ``"`` are special; outside, every quote and backslash, and the blanks of
-    an assignment's value (not split into fields)."""
-    special = '\\"' if double else ('\\"\'' + _BLANKS if assignment else '\\"\'')
+    quotes only ``\\`` and ``"`` are special; outside, every quote and backslash, ``<`` and ``>``
+    (an expanded ``>f`` is no redirection), and the blanks of an assignment's value (not split into
+    fields)."""
+    special = '\\"' if double else ('\\"\'<>' + _BLANKS if assignment else '\\"\'<>')
     if not any(ch in special for ch in value):
         return value
     return "".join("\\" + ch if ch in special else ch for ch in value)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from kbatch.sim.files import resolve
 from kbatch.sim.shell_input import Input, heredoc_body
 from kbatch.sim.shell_run import Shell, expand_text, run_chain, run_simple
-from kbatch.sim.shell_syntax import words
+from kbatch.sim.shell_syntax import Word, command_words, words
 from kbatch.sim.shell_vocab import READS_STDIN, modelled
 
 __all__ = ["loop_input", "run_pipeline", "run_redirected"]
@@ -28,7 +28,7 @@ def loop_input(shell: Shell, redirect: str, scope: MutableMapping[str, str]) -> 
     text = expand_text(shell, redirect, scope, fields=True)
     if text is None:
         return None
-    return _stdin(shell, _redirections(words(text))[1], scope)
+    return _stdin(shell, _redirections(command_words(text))[1], scope)
 
 
 def run_pipeline(shell: Shell, stages: list[str], scope: MutableMapping[str, str]) -> None:
@@ -75,7 +75,7 @@ class _Redirections:
     heredoc: tuple[str, bool] | None = None  # ``<<WORD``: the body, and whether it is expanded
 
 
-def run_redirected(shell: Shell, argv: list[str], scope: MutableMapping[str, str]) -> None:
+def run_redirected(shell: Shell, argv: list[Word], scope: MutableMapping[str, str]) -> None:
     """A simple command with its redirections: ``> f`` / ``>> f`` / ``&> f`` send standard output
     to a file, ``2> f`` standard error, ``2>&1`` error where output goes (each file created or
     truncated first; a failure is status 2 and the command does not run); ``< f`` feeds ``cat``;
@@ -130,36 +130,40 @@ def _stdin(shell: Shell, where: _Redirections, scope: MutableMapping[str, str]) 
     return Input(content)
 
 
-def _redirections(argv: list[str]) -> tuple[list[str], _Redirections]:
-    """The command's words and its redirections."""
+def _redirections(argv: list[Word]) -> tuple[list[str], _Redirections]:
+    """The command's words and its redirections, from :func:`command_words`."""
     args: list[str] = []
     where = _Redirections()
     index = 0
     while index < len(argv):
-        heredoc = heredoc_body(argv[index].lstrip("0123456789"))
+        word = argv[index]
+        index += 1
+        if not word.redirect:
+            args.append(word.text)
+            continue
+        heredoc = heredoc_body(word.text.lstrip("0123456789"))
+        found = _REDIRECT.match(word.text)
         if heredoc is not None:
             where.heredoc = heredoc
-            index += 1
-            continue
-        found = _REDIRECT.match(argv[index])
-        if found is None:
-            args.append(argv[index])
-            index += 1
-            continue
-        fd, op, target = found.groups()
-        if not target and index + 1 < len(argv):
-            index += 1
-            target = argv[index]
-        index += 1
-        if op == "<":
-            where.stdin = target
-        elif fd == "2":
-            if target == "&1":
-                where.err_to_out = True
-            elif not target.startswith("&"):
-                where.err, where.err_append = target, op == ">>"
-        elif not target.startswith("&"):
-            where.out, where.append = target, op == ">>"
-            if fd == "&":
-                where.err_to_out = True
+        elif found is not None:
+            fd, op, target = found.groups()
+            if not target and index < len(argv):
+                target = argv[index].text
+                index += 1
+            _redirect(where, fd, op, target)
     return args, where
+
+
+def _redirect(where: _Redirections, fd: str, op: str, target: str) -> None:
+    """Note one redirection ``fd op target`` (``op`` one of ``<``, ``>``, ``>>``)."""
+    if op == "<":
+        where.stdin = target
+    elif fd == "2":
+        if target == "&1":
+            where.err_to_out = True
+        elif not target.startswith("&"):
+            where.err, where.err_append = target, op == ">>"
+    elif not target.startswith("&"):
+        where.out, where.append = target, op == ">>"
+        if fd == "&":
+            where.err_to_out = True

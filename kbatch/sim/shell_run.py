@@ -36,7 +36,17 @@ from kbatch.sim.shell_arith import ArithError, evaluate
 from kbatch.sim.shell_eval import condition_status, for_items
 from kbatch.sim.shell_expand import dequote, expand
 from kbatch.sim.shell_input import Input
-from kbatch.sim.shell_syntax import Case, For, If, Node, Simple, While, parse_script, split_pipeline, words
+from kbatch.sim.shell_syntax import (
+    Case,
+    For,
+    If,
+    Node,
+    Simple,
+    While,
+    command_words,
+    parse_script,
+    split_pipeline,
+)
 from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
 from kbatch.sim.signals import StopSignal, killed_status
 
@@ -462,10 +472,10 @@ def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapp
         text = expand_text(shell, command, scope, fields=True)
         if text is None:
             return
-        argv = words(text)
-        if argv and all(ASSIGNMENT.match(w) for w in argv):
+        argv = command_words(text)
+        if argv and all(not w.redirect and ASSIGNMENT.match(w.text) for w in argv):
             for assignment in argv:
-                name, _, value = assignment.partition("=")
+                name, _, value = assignment.text.partition("=")
                 scope[name] = value
             shell.status = 0
         elif argv:

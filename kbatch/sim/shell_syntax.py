@@ -23,11 +23,27 @@ import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kbatch.sim.shell_input import lift_heredocs
 
-__all__ = ["Background", "Case", "Chain", "For", "If", "Node", "Simple", "While", "expand_sh",
-           "parse_script", "split_pipeline", "split_script", "words"]
+__all__ = [
+    "Background",
+    "Case",
+    "Chain",
+    "For",
+    "If",
+    "Node",
+    "Simple",
+    "While",
+    "Word",
+    "command_words",
+    "expand_sh",
+    "parse_script",
+    "split_pipeline",
+    "split_script",
+    "words",
+]
 
 Chain = tuple[tuple[str, str], ...]
 """An and-or list: ``(separator, command)`` pairs, the first separator ``;``, then ``&&`` or ``||``."""
@@ -351,3 +367,54 @@ def words(command: str) -> list[str]:
         return shlex.split(command)
     except ValueError:  # unbalanced quotes: treat as an unknown command
         return command.split()
+
+
+class Word(NamedTuple):
+    """A word of a simple command; ``redirect``: it starts with an unquoted redirection operator
+    (``>f``, ``2>&1``, ``<<…``), recognized when the command is tokenized (POSIX 2.7, 2.10.1), before
+    quote removal and expansion, so a quoted or expanded ``>`` is data."""
+
+    text: str
+    redirect: bool = False
+
+
+def command_words(command: str) -> list[Word]:
+    """A simple command's words, those that start with an unquoted, unescaped ``>`` or ``<``
+    marked ``redirect`` (``echo ">>> step"`` has none). An operator ends the word before it
+    (``echo b>>f`` is ``echo b`` with ``>>f``) unless that word is all digits (``2>&1``, an IO
+    number) or ``&`` (``&>f``)."""
+    marks = _free_marks(command)
+    out: list[str] = []
+    token = ""  # the current word as written so far
+    quote, escaped = "", False
+    for ch in command:
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in " \t\n":
+            out.append(ch)
+            token = ""
+            continue
+        elif ch in "<>":
+            if token and not (token.isdigit() or token == "&" or token[-1] in "<>"):
+                out.append(" ")
+                token = ""
+            out.append(marks[ch])
+            token += ch
+            continue
+        out.append(ch)
+        token += ch
+    unmark = str.maketrans({mark: ch for ch, mark in marks.items()})
+    operators = set(marks.values())
+    return [Word(w.translate(unmark), w.lstrip("0123456789&")[:1] in operators) for w in words("".join(out))]
+
+
+def _free_marks(command: str) -> dict[str, str]:
+    """Two characters ``command`` does not hold, to stand for its operators ``>`` and ``<``."""
+    free = (chr(code) for code in range(0xE000, 0xF900) if chr(code) not in command)
+    return {">": next(free), "<": next(free)}

@@ -70,3 +70,14 @@ def test_a_case_word_matches_itself_quoted_whatever_it_holds(value: str) -> None
 def test_an_unquoted_pattern_without_glob_characters_matches_only_its_value(pattern: str, word: str) -> None:
     script = f"X={shlex.quote(pattern)}; case {shlex.quote(word)} in $X) echo same;; *) echo other;; esac"
     assert _logs(script) == ("same" if word == pattern else "other",)
+
+
+@pytest.mark.parametrize(("script", "want"), [
+    ("echo '>>> starting'; echo \"<\"; echo '<<EOF'; echo \\>x", (">>> starting", "<", "<<EOF", ">x")),
+    ("X='>f'; echo $X; cat f", (">f", "cat: f: No such file or directory")),
+    ("echo b>>/tmp/o; echo c>/tmp/o; cat /tmp/o", ("c",)),
+    ("echo a 2>&1; echo d 2>/tmp/q; cat /tmp/q", ("a", "d")),
+])
+def test_only_an_unquoted_operator_redirects(script: str, want: tuple[str, ...]) -> None:
+    run = interpret(["sh", "-c", script])
+    assert run.logs == want
