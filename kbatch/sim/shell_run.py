@@ -44,6 +44,7 @@ from kbatch.sim.shell_syntax import (
     Simple,
     While,
     command_words,
+    negation,
     parse_script,
     split_pipeline,
 )
@@ -455,7 +456,8 @@ def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> s
 
 
 def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapping[str, str]) -> None:
-    """An and-or list: ``a && b || c``, each command after the first run by the last status."""
+    """An and-or list: ``a && b || c``, each command after the first run by the last status; a
+    pipeline after ``!`` has the logical NOT of its status (2.9.2)."""
     for separator, command in chain:
         if shell.exited:
             return
@@ -464,24 +466,32 @@ def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapp
         shell.steps += 1
         if shell.steps > MAX_STEPS:
             raise TooManySteps(command)
-        if "|" in command and len(stages := split_pipeline(command)) > 1:
-            run_pipeline(shell, stages, scope)
-            if shell.pending and not shell.exited:
-                _run_trap(shell, scope)
-            continue
-        text = expand_text(shell, command, scope, fields=True)
-        if text is None:
+        negate, command = negation(command)
+        if not _run_command(shell, command, scope):
             return
-        argv = command_words(text)
-        if argv and all(not w.redirect and ASSIGNMENT.match(w.text) for w in argv):
-            for assignment in argv:
-                name, _, value = assignment.text.partition("=")
-                scope[name] = value
-            shell.status = 0
-        elif argv:
-            run_redirected(shell, argv, scope)
+        if negate and not shell.exited:
+            shell.status = int(shell.status == 0)
         if shell.pending and not shell.exited:
             _run_trap(shell, scope)
+
+
+def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) -> bool:
+    """One pipeline or simple command; False when its expansion failed (the shell has exited)."""
+    if "|" in command and len(stages := split_pipeline(command)) > 1:
+        run_pipeline(shell, stages, scope)
+        return True
+    text = expand_text(shell, command, scope, fields=True)
+    if text is None:
+        return False
+    argv = command_words(text)
+    if argv and all(not w.redirect and ASSIGNMENT.match(w.text) for w in argv):
+        for assignment in argv:
+            name, _, value = assignment.text.partition("=")
+            scope[name] = value
+        shell.status = 0
+    elif argv:
+        run_redirected(shell, argv, scope)
+    return True
 
 
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],

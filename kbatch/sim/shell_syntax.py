@@ -51,7 +51,7 @@ Chain = tuple[tuple[str, str], ...]
 _SH_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _FOR = re.compile(r"^for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in(?:\s+(.*))?$", re.DOTALL)
 _CASE = re.compile(r"^case\s+(.+?)\s+in(?:\s+(.*))?$", re.DOTALL)
-_OPENERS = frozenset({"select", "function", "{", "}", "!", "esac", ";;"})
+_OPENERS = frozenset({"select", "function", "{", "}", "esac", ";;"})
 _CLOSERS = frozenset({"then", "do", "elif", "else", "fi", "done"})
 DSEMI = ";;"
 """The item :func:`split_script` yields for a ``case`` arm's terminator."""
@@ -376,6 +376,14 @@ class Word(NamedTuple):
 
     text: str
     redirect: bool = False
+
+
+def negation(command: str) -> tuple[bool, str]:
+    """Whether a pipeline is preceded by the reserved word ``!`` (POSIX 2.9.2), and the pipeline."""
+    stripped = command.lstrip()
+    if stripped[:1] == "!" and stripped[1:2] in (" ", "\t"):
+        return True, stripped[2:].lstrip()
+    return False, command
 
 
 def command_words(command: str) -> list[Word]:

@@ -14,7 +14,18 @@ import re
 from collections.abc import Sequence
 
 from kbatch.sim.container_run import parse_sleep
-from kbatch.sim.shell_syntax import Background, Case, For, If, Node, Simple, While, split_pipeline, words
+from kbatch.sim.shell_syntax import (
+    Background,
+    Case,
+    For,
+    If,
+    Node,
+    Simple,
+    While,
+    negation,
+    split_pipeline,
+    words,
+)
 from kbatch.sim.shell_text import FILTERS, modelled_filter
 
 __all__ = ["ASSIGNMENT", "BUILTINS", "FILE_COMMANDS", "KNOWN", "READS_STDIN", "TESTS", "first_unmodelled",
@@ -63,7 +74,8 @@ def _operands(argv: list[str]) -> list[str]:
 
 
 def _modelled_pipeline(command: str) -> bool:
-    return all(modelled(words(stage)) for stage in split_pipeline(command))
+    pipeline = negation(command)[1]
+    return all(modelled(words(stage)) for stage in split_pipeline(pipeline))
 
 
 def _chains(node: Node) -> list[tuple[tuple[str, str], ...]]:
