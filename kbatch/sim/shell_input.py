@@ -106,7 +106,10 @@ def _operators(line: str) -> list[tuple[int, int, str, bool, bool]]:
             arith -= 1
             pos += 2
             continue
-        elif not arith and line.startswith("<<", pos) and not line.startswith("<<<", pos):
+        elif line.startswith("<<<", pos):  # a here-string (bash, busybox ash): no body to lift
+            pos += 3
+            continue
+        elif not arith and line.startswith("<<", pos):
             start = pos
             pos += 2
             strip_tabs = line.startswith("-", pos)

@@ -141,9 +141,16 @@ def _redirections(argv: list[Word]) -> tuple[list[str], _Redirections]:
         if not word.redirect:
             args.append(word.text)
             continue
-        heredoc = heredoc_body(word.text.lstrip("0123456789"))
+        unnumbered = word.text.lstrip("0123456789")
+        heredoc = heredoc_body(unnumbered)
         found = _REDIRECT.match(word.text)
-        if heredoc is not None:
+        if unnumbered.startswith("<<<"):  # ``<<< WORD``: the word and a newline (bash, busybox ash)
+            text = unnumbered[3:]
+            if not text and index < len(argv):
+                text = argv[index].text
+                index += 1
+            where.heredoc = (text + "\n", False)
+        elif heredoc is not None:
             where.heredoc = heredoc
         elif found is not None:
             fd, op, target = found.groups()

@@ -56,7 +56,7 @@ def modelled(argv: list[str]) -> bool:
     return name in KNOWN or "$" in name
 
 
-_REDIRECTION = re.compile(r"^(\d*|&)(>>?|<)")
+_REDIRECTION = re.compile(r"^(\d*|&)(>>?|<<<|<)")
 
 
 def _operands(argv: list[str]) -> list[str]:
