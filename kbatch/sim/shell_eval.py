@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, MutableMapping
 
-from kbatch.sim.shell_syntax import expand_sh, words
+from kbatch.sim.shell_arith import ArithError
+from kbatch.sim.shell_expand import expand
+from kbatch.sim.shell_syntax import words
 
-__all__ = ["MAX_ITEMS", "condition_status", "for_items"]
+__all__ = ["COMMAND_SUBSTITUTION", "MAX_ITEMS", "condition_status", "for_items"]
 
 MAX_ITEMS = 100_000
 _INT_OPS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__,
@@ -28,6 +30,7 @@ _INT_OPS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.
 _FILE_TESTS = frozenset({"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-L", "-p", "-r", "-s", "-S",
                          "-u", "-w", "-x", "-O", "-G", "-N"})
 FileTest = Callable[[str, str], bool]  # (primary such as "-f", path) -> holds
+COMMAND_SUBSTITUTION = re.compile(r"\$\((?!\()")  # ``$( … )``, not ``$(( … ))``
 _SEQ = re.compile(r"\$\(\s*seq\s+([^)]*)\)")
 _BRACE = re.compile(r"\{(-?\d+)\.\.(-?\d+)\}")
 
@@ -77,12 +80,16 @@ def _binary(left: str, op: str, right: str, glob: bool) -> int:
     return 2
 
 
-def for_items(text: str, env: Mapping[str, str]) -> list[str] | None:
-    """The words a ``for`` loop runs over, or ``None`` when they need what is not modelled."""
+def for_items(text: str, scope: MutableMapping[str, str]) -> list[str] | None:
+    """The words a ``for`` loop runs over (expanded, split into fields by ``IFS``, quotes removed),
+    or ``None`` when they need what is not modelled."""
     text = _SEQ.sub(lambda m: _seq(m.group(1)), text)
-    if "$(" in text or "`" in text or "\0" in text:
+    if COMMAND_SUBSTITUTION.search(text) or "`" in text or "\0" in text:
         return None
-    text = _BRACE.sub(_brace, expand_sh(text, env))
+    try:
+        text = _BRACE.sub(_brace, expand(text, scope, 0, fields=True))
+    except ArithError:
+        return None
     items = words(text)
     return items if len(items) <= MAX_ITEMS and "\0" not in text else None
 

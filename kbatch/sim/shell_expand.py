@@ -23,11 +23,12 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import evaluate
 
-__all__ = ["dequote", "expand", "protect"]
+__all__ = ["dequote", "expand", "protect", "split_fields"]
 
 _NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|(\?)")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _BLANKS = " \t\n"
+_DATA = "\\\"'<>"  # what the second reading as words would take as syntax outside double quotes
 Substitute = Callable[[str], "str | None"]
 
 
@@ -49,12 +50,43 @@ def _closing(text: str, start: int, depth: int) -> int:
     return -1
 
 
-def protect(value: str, double: bool, assignment: bool = False) -> str:
+def protect(value: str, double: bool, assignment: bool = False, ifs: str | None = None) -> str:
     """``value`` escaped so that :func:`shlex.split` gives its characters back as data: inside double
     quotes only ``\\`` and ``"`` are special; outside, every quote and backslash, ``<`` and ``>``
     (an expanded ``>f`` is no redirection), and the blanks of an assignment's value (not split into
-    fields)."""
-    special = '\\"' if double else ('\\"\'<>' + _BLANKS if assignment else '\\"\'<>')
+    fields). An unquoted value outside an assignment is split into fields by ``ifs`` (``IFS``;
+    ``None`` when unset: blanks), each field's own blanks escaped (:func:`split_fields`)."""
+    if double:
+        return _escape(value, '\\"')
+    if assignment or ifs is None or ifs == _BLANKS:
+        return _escape(value, _DATA + _BLANKS if assignment else _DATA)
+    if not any(ch in ifs for ch in value):
+        return _escape(value, _DATA + _BLANKS)
+    parts = split_fields(value, ifs)
+    lead = " " if value[0] in ifs and parts[:1] != [""] else ""
+    trail = " " if value[-1] in ifs else ""
+    return lead + " ".join(_escape(part, _DATA + _BLANKS) or "''" for part in parts) + trail
+
+
+def split_fields(value: str, ifs: str) -> list[str]:
+    """POSIX 2.6.5: ``value`` split by ``ifs``: its whitespace at either end ignored, a run of it
+    delimiting a field, a non-whitespace ``ifs`` character with the whitespace around it delimiting
+    one (``a,,b`` has an empty field; a final delimiter opens none). An empty ``ifs``: one field."""
+    if not ifs:
+        return [value] if value else []
+    white = "".join(ch for ch in ifs if ch in _BLANKS)
+    stripped = value.strip(white) if white else value
+    if not stripped:
+        return []
+    ws = f"[{re.escape(white)}]*" if white else ""
+    hard = "".join(ch for ch in ifs if ch not in _BLANKS)
+    pattern = "|".join(p for p in (f"{ws}[{re.escape(hard)}]{ws}" if hard else "",
+                                   f"[{re.escape(white)}]+" if white else "") if p)
+    parts = re.split(pattern, stripped)
+    return parts[:-1] if hard and stripped[-1] in hard else parts
+
+
+def _escape(value: str, special: str) -> str:
     if not any(ch in special for ch in value):
         return value
     return "".join("\\" + ch if ch in special else ch for ch in value)
@@ -88,7 +120,7 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             piece, end = _dollar(text, pos, scope, status, substitute)
             if fields and piece != text[pos:end]:  # produced, not left as written
                 assigned = prefix and _ASSIGNMENT.match(text, word) is not None
-                piece = protect(piece, double, assigned)
+                piece = protect(piece, double, assigned, scope.get("IFS"))
             out.append(piece)
             pos = end
             continue

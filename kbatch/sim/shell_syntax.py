@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -38,7 +37,6 @@ __all__ = [
     "While",
     "Word",
     "command_words",
-    "expand_sh",
     "parse_script",
     "split_pipeline",
     "split_script",
@@ -48,7 +46,6 @@ __all__ = [
 Chain = tuple[tuple[str, str], ...]
 """An and-or list: ``(separator, command)`` pairs, the first separator ``;``, then ``&&`` or ``||``."""
 
-_SH_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _FOR = re.compile(r"^for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in(?:\s+(.*))?$", re.DOTALL)
 _CASE = re.compile(r"^case\s+(.+?)\s+in(?:\s+(.*))?$", re.DOTALL)
 _OPENERS = frozenset({"select", "function", "{", "}", "esac", ";;"})
@@ -351,15 +348,6 @@ def split_pipeline(command: str) -> list[str]:
         buf.append(ch)
     stages.append("".join(buf).strip())
     return [command] if len(stages) == 1 or not all(stages) else stages
-
-
-def expand_sh(command: str, env: Mapping[str, str]) -> str:
-    """sh parameter expansion of ``$VAR`` and ``${VAR}``, except inside single quotes."""
-    pieces = re.split(r"('[^']*')", command)
-    for index, piece in enumerate(pieces):
-        if not piece.startswith("'"):
-            pieces[index] = _SH_REF.sub(lambda m: env.get(m.group(1) or m.group(2), ""), piece)
-    return "".join(pieces)
 
 
 def words(command: str) -> list[str]:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from kbatch.sim.container_run import parse_sleep
+from kbatch.sim.shell_eval import COMMAND_SUBSTITUTION
 from kbatch.sim.shell_syntax import (
     Background,
     Case,
@@ -103,7 +104,8 @@ def _bodies(node: Node) -> list[Sequence[Node]]:
 def first_unmodelled(nodes: Sequence[Node]) -> str | None:
     """The first command in ``nodes`` the runner does not model, as written; None when none."""
     for node in nodes:
-        if isinstance(node, For) and ("$(" in node.items.replace("$(seq", "") or "`" in node.items):
+        if isinstance(node, For) and (COMMAND_SUBSTITUTION.search(node.items.replace("$(seq", ""))
+                                      or "`" in node.items):
             return f"for {node.name} in {node.items}"
         for chain in _chains(node):
             found = next((c for _, c in chain if not _modelled_pipeline(c)), None)

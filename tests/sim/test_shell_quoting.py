@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbatch.sim.command import interpret
+from kbatch.sim.shell_expand import split_fields
 
 
 def _logs(script: str) -> tuple[str, ...]:
@@ -81,3 +82,34 @@ def test_an_unquoted_pattern_without_glob_characters_matches_only_its_value(patt
 def test_only_an_unquoted_operator_redirects(script: str, want: tuple[str, ...]) -> None:
     run = interpret(["sh", "-c", script])
     assert run.logs == want
+
+
+@pytest.mark.parametrize(("script", "want"), [
+    ("L=a,b,c; IFS=,; for x in $L; do echo $x; done", ("a", "b", "c")),
+    ("L='a,,b'; IFS=,; printf '[%s]\\n' $L", ("[a]", "[]", "[b]")),
+    ("L='a b:c'; IFS=:; printf '[%s]\\n' $L", ("[a b]", "[c]")),
+    ("L='a b'; IFS=; printf '[%s]\\n' $L", ("[a b]",)),
+    ("L='x,y'; IFS=,; printf '[%s]\\n' \"$L\" pre$L", ("[x,y]", "[prex]", "[y]")),
+    ("L='a b'; for x in $L \"q r\" $((1+2)); do echo $x; done", ("a", "b", "q r", "3")),
+    ("X=\"it's\"; for x in $X; do echo $x; done", ("it's",)),
+])
+def test_unquoted_expansions_are_split_by_ifs(script: str, want: tuple[str, ...]) -> None:
+    assert _logs(script) == want
+
+
+_IFS_VALUE = st.text(st.sampled_from("ab,: "), max_size=10)
+
+
+@given(_IFS_VALUE, st.sampled_from([",", ":", ", ", " ", ",:"]))
+def test_the_fields_printed_are_split_fields_of_the_value(value: str, ifs: str) -> None:
+    fields = split_fields(value, ifs)
+    script = f"V={shlex.quote(value)}; IFS={shlex.quote(ifs)}; printf '[%s]\\n' $V"
+    run = interpret(["sh", "-c", script])
+    assert run.logs == (tuple(f"[{f}]" for f in fields) if fields else ("[]",))
+
+
+def test_split_fields_follows_posix() -> None:
+    assert split_fields(" a , b ", ", ") == ["a", "b"]
+    assert split_fields("a,", ",") == ["a"] and split_fields(",a", ",") == ["", "a"]
+    assert split_fields("a  b", " ") == ["a", "b"] and split_fields("   ", " ") == []
+    assert split_fields("a b", "") == ["a b"]
