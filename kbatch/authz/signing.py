@@ -76,6 +76,18 @@ class SigningKey:
         return self._codec.encode(payload, self._private, algorithm=ALGORITHM,
                                   headers={"typ": None, "kid": self.kid})
 
+    def public_jwk(self) -> dict[str, str]:
+        """The public key as a JSON Web Key (RFC 7517/7518), in go-jose's field order (``use``,
+        ``kty``, ``kid``, ``crv``, ``alg``, ``x``, ``y``; coordinates 32 bytes, unpadded base64url), as
+        kube-apiserver's keyset lists it (``jwkFromPublicKey``: ``use: sig``)."""
+        numbers = self._public.public_numbers()
+
+        def coordinate(value: int) -> str:
+            return base64.urlsafe_b64encode(value.to_bytes(32, "big")).rstrip(b"=").decode()
+
+        return {"use": "sig", "kty": "EC", "kid": self.kid, "crv": "P-256", "alg": ALGORITHM,
+                "x": coordinate(numbers.x), "y": coordinate(numbers.y)}
+
     def verify(self, token: str) -> dict[str, Any]:
         """The claims of a token this key signed; :class:`InvalidSignature` for anything else."""
         try:

@@ -55,6 +55,7 @@ from kbatch.server.handlers import handle_resource
 from kbatch.server.http import Request, Response, json_response, read_request, status_response
 from kbatch.server.log_follow import ClockTicks, serve_log_follow
 from kbatch.server.node_graph_feed import NodeGraphFeed, node_authorizer
+from kbatch.server.oidc_discovery import CACHE_CONTROL, CONFIG_PATH, JWKS_PATH, JWKS_TYPE, oidc_documents
 from kbatch.server.openapi import OpenAPI
 from kbatch.server.routing import PageNotFound, ResourcePath, Router, VirtualPath
 from kbatch.server.service_account_tokens import TokenService, default_tokens
@@ -90,13 +91,17 @@ class KbatchApp:
     bearer token of ``kbatch serve --token``; ``tokens`` issues and authenticates service-account
     tokens (by default with a key derived from the control plane's seed and ``token``), capped at
     ``max_token_expiration`` seconds when not 0 (``--service-account-max-token-expiration``);
-    ``authorization_modes``: ``("Node", "RBAC")`` (the default) or ``("RBAC",)``."""
+    ``authorization_modes``: ``("Node", "RBAC")`` (the default) or ``("RBAC",)``;
+    ``external_address``: the ``host:port`` the issuer's key set is published under (kube-apiserver's
+    external address), ``None`` to publish no OIDC discovery documents."""
 
     def __init__(self, backend: Backend, *, token: str | None = None,
                  tokens: TokenService | None = None, max_token_expiration: int = 0,
-                 authorization_modes: tuple[str, ...] = AUTHORIZATION_MODES) -> None:
+                 authorization_modes: tuple[str, ...] = AUTHORIZATION_MODES,
+                 external_address: str | None = None) -> None:
         self.backend = versioned(backend)  # further served versions (CRDs' v1beta1 …) by conversion
         self.token = token
+        self.external_address = external_address
         self.tokens = tokens if tokens is not None else default_tokens(backend, token)
         self.tokens.max_expiration = max_token_expiration or self.tokens.max_expiration
         self.tokens.install_signer(backend)  # the tokens controller signs legacy tokens with its key
@@ -301,6 +306,8 @@ class KbatchApp:
             return Response(200, b"ok", content_type="text/plain")
         if path == "/version":
             return json_response(KUBE_VERSION)
+        if path in (CONFIG_PATH, JWKS_PATH):
+            return self._oidc_discovery(path)
         cp = getattr(self.backend, "control_plane", None)
         metrics = getattr(cp, "metrics", None)
         if path == "/metrics" and cp is not None and metrics is not None:  # kube-controller-manager's
@@ -332,6 +339,18 @@ class KbatchApp:
                 raise PageNotFound()
             return json_response(discovery.api_group(parts[1], versions))
         return None
+
+    def _oidc_discovery(self, path: str) -> Response:
+        """The issuer's discovery document or key set (:mod:`kbatch.server.oidc_discovery`); 404 where
+        kube-apiserver installs neither."""
+        issuer = self.tokens.issuer
+        docs = oidc_documents(issuer.issuer, issuer.key, external_address=self.external_address)
+        if docs is None:
+            raise PageNotFound()
+        cache = (("cache-control", CACHE_CONTROL),)
+        if path == JWKS_PATH:
+            return Response(200, docs.keyset, content_type=JWKS_TYPE, headers=cache)
+        return Response(200, docs.config, headers=cache)
 
     def _extension(self, req: Request, version: str, rest: list[str]) -> Response:
         if version != discovery.KBATCH_VERSION:

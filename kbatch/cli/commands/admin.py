@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import typer
 
@@ -309,7 +310,8 @@ def serve(ctx: typer.Context,
         backend = ControlPlaneBackend(cp)
         backend.settle()
         loaded.append((state, cp, config))
-        app = KbatchApp(backend, token=token, max_token_expiration=max_seconds, authorization_modes=modes)
+        app = KbatchApp(backend, token=token, max_token_expiration=max_seconds, authorization_modes=modes,
+                        external_address=urlsplit(url[0]).netloc)
         return app, (cp.run if clock == "real" else None)
 
     with held:
@@ -394,7 +396,8 @@ def _serve_on_etcd(opts: GlobalOptions, servers: str, timing: LeaseTiming, serve
         # come from this process's random seed (docs/serviceaccounts.md, "Tokens")
         tokens = TokenService.derived(0, serve.token)
         return KbatchApp(SelfDrivenBackend(cp), token=serve.token, tokens=tokens,
-                         max_token_expiration=max_token_expiration, authorization_modes=modes), background
+                         max_token_expiration=max_token_expiration, authorization_modes=modes,
+                         external_address=urlsplit(url[0]).netloc), background
 
     with state.locked():
         try:
