@@ -29,7 +29,10 @@ the old slice's flavor for each resource ("could not assign F flavor since the o
 assigned: G" otherwise) and asks the quota for the difference only: its requests minus the old
 slice's, which its assignment's usage counts too (``Assignment.append``).
 
-Not modelled: concurrent admission variants, pod-set groups (every pod set is its own group).
+Pod sets sharing ``topologyRequest.podSetGroupName`` are assigned together
+(:meth:`FlavorAssigner.assign`): one flavor per resource for the group's summed requests.
+
+Not modelled: concurrent admission variants.
 """
 
 from __future__ import annotations
