@@ -7,8 +7,11 @@ Upstream's ``workloadFits`` (``pkg/scheduler/preemption/preemption.go``) asks th
 usage removed as it is (``Snapshot.RemoveWorkload``); ``fillBackWorkloads`` puts candidates back
 while the assignment is still found, so the victims are the fewest, in candidate order.
 
-The fixtures are created through the API and admitted by the scheduler (upstream writes their
-admissions directly): the lower-priority workloads first, one at a time, then the preemptor. The
+The fixtures of ``TestScheduleForTASPreemption`` are created through the API and admitted by the
+scheduler (upstream writes their admissions directly): the lower-priority workloads first, one at a
+time, then the preemptor. Those of ``TestScheduleForTASCohorts``' reclaim rows hold more pods on a
+host than it has room for, so their admissions are written through the status subresource as
+upstream's are. The
 victims' evictions are released as a job integration would (``World.release_evicted``), and the
 preemptor is then admitted on the freed domains."""
 
@@ -205,3 +208,87 @@ def test_no_victim_when_even_removing_every_candidate_leaves_no_domain() -> None
     w.cp.run_until_idle()
     assert _preempted(w) == []
     assert w.cond("foo", "QuotaReserved").reason == "Pending"
+
+
+# --- TestScheduleForTASCohorts: reclaim within the cohort (admissions written as upstream's) -----
+
+def _cohort_world() -> World:
+    """``defaultTwoNodes`` of ``TestScheduleForTASCohorts`` (x1: 3 cpu, y1: 5 cpu) and
+    ``tas-cq-a`` (LowerPriority within, reclaim Any) and ``tas-cq-b`` (reclaim Any), 4 cpu each, in
+    ``tas-cohort-main``."""
+    w = World(SINGLE_LEVEL, {"apiVersion": KUEUE, "kind": "ResourceFlavor",
+                             "metadata": {"name": "tas-default"},
+                             "spec": {"nodeLabels": {"tas-node": "true"},
+                                      "topologyName": "tas-single-level"}})
+    for name, cpu, memory in (("x1", "3", "5Gi"), ("y1", "5", "3Gi")):
+        node = NodeTemplate(cpu=cpu, memory=memory, pods=10, labels={"tas-node": "true"})
+        create_nodes(w.cp, 1, node, prefix=name[0], start=int(name[1:]))
+    group = (["cpu", "memory"], [("tas-default", [quota("cpu", "4"), quota("memory", "4Gi")])])
+    w.apply(cluster_queue("tas-cq-a", group, cohort="tas-cohort-main",
+                          preemption={"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any"}),
+            cluster_queue("tas-cq-b", group, cohort="tas-cohort-main",
+                          preemption={"reclaimWithinCohort": "Any"}),
+            local_queue("tas-lq-a", "tas-cq-a"), local_queue("tas-lq-b", "tas-cq-b"))
+    return w
+
+
+def _admitted(w: World, name: str, priority: int, host: str, count: int) -> None:
+    """``ReserveQuotaAt(..).AdmittedAt(true, now)`` in ``tas-cq-a``: ``count`` one-cpu pods on ``host``."""
+    from kbatch.api.kueue_v1beta1.topology import domains_to_slices
+    from kbatch.api.kueue_v1beta2 import Workload
+
+    doc = _wl(name, priority, count, "1", required=HOST)
+    doc["spec"]["queueName"] = "tas-lq-a"
+    w.apply(doc)
+    wl = w.cp.client.get(Workload, name, "default")
+    now = w.cp.clock.now_datetime()
+    psa = {"name": "one", "count": count, "flavors": {"cpu": "tas-default"},
+           "resourceUsage": {"cpu": str(count)},
+           "topologyAssignment": domains_to_slices({"levels": [HOST],
+                                                    "domains": [{"values": [host], "count": count}]})}
+    status = {"conditions": [
+        {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+         "message": "Quota reserved in ClusterQueue tas-cq-a", "lastTransitionTime": now},
+        {"type": "Admitted", "status": "True", "reason": "Admitted",
+         "message": "The workload is admitted", "lastTransitionTime": now}],
+        "admission": {"clusterQueue": "tas-cq-a", "podSetAssignments": [psa]}}
+    w.cp.client.update_status(wl.model_copy(update={"status": type(wl.status).model_validate(status)}))
+    w.cp.run_until_idle()
+
+
+RECLAIMED = ("Preempted to accommodate a workload (UID: {uid}, JobUID: UNKNOWN) due to reclamation "
+             "within the cohort; preemptor path: /tas-cohort-main/tas-cq-b; "
+             "preemptee path: /tas-cohort-main/tas-cq-a")
+
+
+def _check_reclaimed(w: World, victims: list[str], preemptor: str, more: int) -> None:
+    message = RECLAIMED.format(uid=w.wl(preemptor).metadata.uid)
+    assert _preempted(w) == victims
+    for v in victims:
+        preempted = w.cond(v, "Preempted")
+        assert (preempted.reason, preempted.message) == ("InCohortReclamation", message)
+        assert w.cond(v, "Evicted").message == message
+    _check_waiting(w, preemptor, "couldn't assign flavors to pod set one: insufficient unused quota for "
+                   f"cpu in flavor tas-default, {more} more needed. Pending the preemption of 1 workload(s)")
+
+
+def test_reclaim_within_cohort_single_borrowing_workload_gets_preempted() -> None:
+    w = _cohort_world()
+    _admitted(w, "a1-admitted", 0, "x1", 5)
+    doc = _wl("b1", 0, 4, "1", preferred=HOST)
+    doc["spec"]["queueName"] = "tas-lq-b"
+    w.apply(doc)
+    w.cp.run_until_idle()
+    _check_reclaimed(w, ["a1-admitted"], "b1", 1)
+
+
+def test_reclaim_within_cohort_single_workload_is_preempted_out_of_three_candidates() -> None:
+    w = _cohort_world()
+    _admitted(w, "a1-admitted", 1, "x1", 5)
+    _admitted(w, "a2-admitted", 2, "y1", 2)
+    _admitted(w, "a3-admitted", 2, "y1", 1)
+    doc = _wl("b1", 3, 3, "1", preferred=HOST)
+    doc["spec"]["queueName"] = "tas-lq-b"
+    w.apply(doc)
+    w.cp.run_until_idle()
+    _check_reclaimed(w, ["a1-admitted"], "b1", 3)
