@@ -292,3 +292,28 @@ def test_reclaim_within_cohort_single_workload_is_preempted_out_of_three_candida
     w.apply(doc)
     w.cp.run_until_idle()
     _check_reclaimed(w, ["a1-admitted"], "b1", 3)
+
+
+def test_an_entry_whose_domain_a_victim_of_the_cycle_frees_is_admitted_in_that_cycle() -> None:
+    """Upstream's ``fits`` (``scheduler.go``) removes the usage — TAS usage too — of the workloads
+    the cycle has preempted before asking ``ClusterQueueSnapshot.Fits``. In one cycle: ``a`` (the
+    highest priority) needs the whole host and preempts ``v``; ``c`` takes the 2 free cpu; ``b``
+    was nominated on the same 2 cpu, which ``c`` now holds, but ``v``'s 2 cpu count as freed, so
+    ``b`` is admitted too (and ``a`` waits)."""
+    w = _world(SINGLE_LEVEL, [("x1", "", "4")])
+    for name in ("a", "b", "c"):
+        w.apply(cluster_queue(f"cq-{name}", (["cpu"], [("tas-default", [quota("cpu", "10")])]),
+                              preemption={"withinClusterQueue": "LowerPriority"}),
+                local_queue(f"lq-{name}", f"cq-{name}"))
+
+    def wl(name: str, queue: str, priority: int, cpu: str) -> dict[str, Any]:
+        doc = _wl(name, priority, 1, cpu, required=HOST)
+        doc["spec"]["queueName"] = queue
+        return doc
+
+    _admit_in_turn(w, wl("v", "lq-a", 0, "2"))
+    w.apply(wl("a", "lq-a", 10, "4"), wl("c", "lq-c", 5, "2"), wl("b", "lq-b", 1, "2"))
+    w.cp.run_until_idle()
+    assert _preempted(w) == ["v"]
+    assert w.admitted("c") and w.admitted("b")
+    assert not w.reserved("a")

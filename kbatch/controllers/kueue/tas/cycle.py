@@ -277,13 +277,22 @@ class TASCycle:
         )
 
     # --- processing -------------------------------------------------------------------------------
-    def fits(self, a: Assignment) -> bool:
-        """Whether the assignment's domains still hold its pods after this cycle's admissions."""
-        return all(
-            self.snapshot(ps.topology.flavor).fits(ps.topology.result.domains, ps.topology.single_pod)
-            for ps in a.pod_sets
-            if ps.topology is not None
-        )
+    def fits(self, a: Assignment, removed: Iterable[WorkloadInfo] = ()) -> bool:
+        """Whether the assignment's domains still hold its pods after this cycle's admissions, with
+        the TAS usage of ``removed`` (the workloads the cycle has preempted and the entry's
+        targets) taken out: upstream's ``fits`` (``scheduler.go``) checks ``ClusterQueueSnapshot.Fits``
+        under ``SimulateWorkloadUsageRemoval``, which moves their TAS usage with their quota."""
+        placed = [ps.topology for ps in a.pod_sets if ps.topology is not None]
+        if not placed:
+            return True
+        flavors = sorted({p.flavor for p in placed})
+        removal = TopologyRemoval([(f, self.snapshot(f)) for f in flavors], lambda: True)
+        for info in removed:
+            removal.remove(info)
+        try:
+            return all(self.snapshot(p.flavor).fits(p.result.domains, p.single_pod) for p in placed)
+        finally:
+            removal.restore()
 
     def admit(self, a: Assignment) -> None:
         """The assignment's TAS usage, added to the cycle's snapshots."""
