@@ -128,7 +128,7 @@ def test_the_search_fit_is_workload_fits(world: Any, moves: list[tuple[int, int]
 
     _, _, queues = world
     for cq in queues:
-        ctx: Any = SimpleNamespace(cq=cq, usage={FR: request})
+        ctx: Any = SimpleNamespace(cq=cq, usage={FR: request}, tas=None)
         searches = {borrowing: _fitter(ctx, borrowing) for borrowing in (False, True)}
         for which, delta in moves:
             moved = queues[which % len(queues)]

@@ -4,8 +4,9 @@ Source: kubernetes-sigs/kueue v0.19.2 ``pkg/scheduler/flavorassigner/flavorassig
 ``TestAssignFlavors``: a ClusterQueue (with a second one in its cohort), usage added to their
 snapshots, a test oracle (``simulationResult``, else Preempt with no borrowing), and per pod set
 the flavors (name, mode, ``TriedFlavorIdx``) and the status reasons, the representative mode and
-``Borrowing``. Case ids are upstream's. Cases of pod-set groups (LeaderWorkerSet), topology-aware
-scheduling and workload slices are left out: kbatch does not model them (docs/kueue.md).
+``Borrowing``. Case ids are upstream's. The pod-set group (LeaderWorkerSet) cases are translated
+but the one whose ClusterQueue covers cpu in two resource groups (the API refuses it); topology-aware
+scheduling and workload slices have their own tables.
 """
 
 from __future__ import annotations
@@ -50,8 +51,27 @@ def unused(res: str, flavor: str, more: str) -> str:
     return f"insufficient unused quota for {res} in flavor {flavor}, {more} more needed"
 
 
+def grouped(ps: dict[str, Any], group: str = "group1") -> dict[str, Any]:
+    """``MakePodSet(..).PodSetGroup(group)``."""
+    return {**ps, "topologyRequest": {"podSetGroupName": group}}
+
+
 Case = dict[str, Any]
 CASES: dict[str, Case] = {
+    "multiple flavors, leader worker set, leader and workers request the same resources fits": dict(
+        pods=[grouped(pod_set("worker", 4, {CPU: "2"})), grouped(pod_set("leader", 1, {CPU: "1"}))],
+        queue=tc([("one", [r(CPU, "4")]), ("two", [r(CPU, "9")])]),
+        mode="Fit",
+        want=[("worker", {CPU: ("two", "Fit", -1)}, ""), ("leader", {CPU: ("two", "Fit", -1)}, "")],
+        usage_after={("two", CPU): 9000}),
+    "multiple flavors, leader worker set, workers request GPU, leader does not request GPU, does not fit, "
+    "without group it would fit": dict(
+        pods=[grouped(pod_set("worker", 4, {CPU: "1", GPU: "1"})), grouped(pod_set("leader", 1, {CPU: "1"}))],
+        queue=tc([("one", [r(CPU, "4"), r(GPU, "4")]), ("two", [r(CPU, "5"), r(GPU, "0")])]),
+        mode="NoFit",
+        want=[(name, {}, ", ".join(sorted([exceeds(CPU, "one", "0", "5", "4"),
+                                           exceeds(GPU, "two", "0", "4", "0")])))
+              for name in ("worker", "leader")]),
     "single flavor, fits": dict(
         pods=main({CPU: "1", MEM: "1Mi"}), queue=tc([("default", [r(CPU, "1"), r(MEM, "2Mi")])]),
         mode="Fit", want=[("main", {CPU: ("default", "Fit", -1), MEM: ("default", "Fit", -1)}, "")]),
@@ -277,6 +297,8 @@ def test_upstream_assign_flavors_case(name: str) -> None:
     got = assign_flavors(c["pods"], c["queue"], c.get("usage"), c.get("secondary"), c.get("secondary_usage"),
                          c.get("simulation"), c.get("fair", False))
     assert (got.mode, got.pod_sets, got.borrowing) == (c["mode"], c["want"], c.get("borrowing", 0))
+    if "usage_after" in c:
+        assert got.usage == c["usage_after"]
 
 
 def test_an_untolerated_taint_prints_as_go_prints_the_taint_value() -> None:

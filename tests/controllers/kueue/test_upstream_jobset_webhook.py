@@ -3,7 +3,8 @@
 Source: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobs/jobset/jobset_webhook_test.go``
 (``TestValidateCreate``, ``TestDefault``; case names quoted) against ``jobset_webhook.go`` and
 ``pkg/controller/jobframework``. Not translated (not modelled, ``docs/kueue.md``): the prebuilt
-workload, TopologyAwareScheduling and PodSet-grouping rows of ``TestValidateCreate``, all of
+workload rows of ``TestValidateCreate`` (its TopologyAwareScheduling and PodSet-grouping rows are
+in ``test_upstream_jobset_webhook_tas.py``), all of
 ``TestValidateUpdate`` (topology requests), and the MultiKueue ``managedBy`` rows of ``TestDefault``
 ("TestDefault_JobSetManagedBy_...", "..._WithQueueLabel", "..._QueueNotFound",
 "..._AdmissionCheckNotFound", "..._MultiKueueFeatureDisabled", "..._UserSpecifiedManagedBy",

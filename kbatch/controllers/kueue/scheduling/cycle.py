@@ -390,9 +390,13 @@ def _try(
         pod_sets = e.info.pod_sets if assigner.replace is None else _delta_pod_sets(e.info, assigner.replace)
         usage = a.total_requests_for(pod_sets, inputs.config.assigner.ignore_undeclared)
         frs = a.flavor_resources_needing_preemption()
-        targets = oracle.targets_for(frs, usage)
+        tas = inputs.tas.preemption_check(a, e.info, cq) if inputs.tas is not None else None
+        # the oracle simulated the quota alone: with a topology to find, search again
+        targets = oracle.targets_for(frs, usage) if tas is None else None
         if targets is None:
-            targets = inputs.preemptor.get_targets(e.info, cq, frs, usage, inputs.snapshot, inputs.now)
+            targets = inputs.preemptor.get_targets(
+                e.info, cq, frs, usage, inputs.snapshot, inputs.now, tas=tas
+            )
         if targets:
             return a, targets
     return a, None
@@ -440,13 +444,18 @@ def _fits(
     preempted workloads and the entry's targets are removed. ``cq_fits`` reads only ``cq`` and its
     ancestors, so only the removals that reach them are made: the other queue trees' are skipped
     (the cycle's preempted workloads span every cohort of the cycle)."""
-    merged = dict(preempted)
-    for t in targets:
-        merged[t.info.key] = t.info
-    mark = snapshot.remove_usage_of((merged[k] for k in sorted(merged)), chain_of(cq))
+    mark = snapshot.remove_usage_of(_removed(preempted, targets), chain_of(cq))
     ok = cq_fits(cq, usage)
     snapshot.rollback(mark)
     return ok
+
+
+def _removed(preempted: dict[str, WorkloadInfo], targets: list[Target]) -> list[WorkloadInfo]:
+    """``PreemptedWorkloads.MergeWithTargets``: the cycle's victims and the entry's, by key."""
+    merged = dict(preempted)
+    for t in targets:
+        merged[t.info.key] = t.info
+    return [merged[k] for k in sorted(merged)]
 
 
 def _to_reserve(e: Entry, cq: ClusterQueueNode) -> dict[FlavorResource, int]:
@@ -478,7 +487,9 @@ def _process(
     cq = e.cq
     assert cq is not None
     usage = _assignment_usage(e)
-    fits = _fits(snapshot, cq, usage, preempted, e.targets) and (tas is None or tas.fits(e.assignment))
+    fits = _fits(snapshot, cq, usage, preempted, e.targets) and (
+        tas is None or tas.fits(e.assignment, _removed(preempted, e.targets))
+    )
     mode = e.assignment.representative_mode()
     if mode == NO_FIT:
         e.requeue_reason = RequeueReason.NO_FIT

@@ -29,7 +29,10 @@ the old slice's flavor for each resource ("could not assign F flavor since the o
 assigned: G" otherwise) and asks the quota for the difference only: its requests minus the old
 slice's, which its assignment's usage counts too (``Assignment.append``).
 
-Not modelled: concurrent admission variants, pod-set groups (every pod set is its own group).
+Pod sets sharing ``topologyRequest.podSetGroupName`` are assigned together
+(:meth:`FlavorAssigner.assign`): one flavor per resource for the group's summed requests.
+
+Not modelled: concurrent admission variants.
 """
 
 from __future__ import annotations
@@ -198,41 +201,82 @@ class FlavorAssigner:
 
     # --- the assignment --------------------------------------------------------------------------
     def assign(self, counts: list[int] | None = None) -> Assignment:
+        """``assignFlavors``: each podset group (the pod sets sharing ``podSetGroupName``, else one
+        pod set; in order of first appearance) gets one flavor per resource for its summed
+        requests; its pod sets keep the flavors of the resources they request. The assignment
+        lists the pod sets in the Workload's order (upstream: in group order, the same unless the
+        groups interleave)."""
         pod_sets: list[PodSetResources] = list(self.wl.pod_sets)
         if counts is not None:
             pod_sets = [ps.scaled_to(c) for ps, c in zip(pod_sets, counts, strict=True)]
         assignment = Assignment(last_state=LastState([], self.cq.generation, self.cycle))
-        settings = self.cq.settings
-        has_pods = settings.rg_by_resource("pods") is not None
-        for i, ps in enumerate(pod_sets):
-            requests = dict(ps.requests)
-            if has_pods:
-                requests["pods"] = ps.count
-            psa = PodSetAssignment(ps.name, {}, Status(), requests, ps.count)
-            flavors, status, considered = self._assign_pod_set(i, requests, assignment.usage)
-            psa.flavors = {r: fa for r, fa in (flavors or {}).items() if r in requests}
-            psa.status = status
-            psa.attempts = [considered[f] for f in sorted(considered)]
-            assignment.append(requests, psa)
-            if self.replace is not None:  # only the delta over the replaced slice is new usage
-                old = self._old(i)
+        has_pods = self.cq.settings.rg_by_resource("pods") is not None
+        done: dict[int, tuple[dict[str, int], PodSetAssignment]] = {}
+        usage: dict[FlavorResource, int] = {}  # the usage of the groups assigned so far
+        failed = False
+        for members in self._groups():
+            per = {i: {**pod_sets[i].requests, **({"pods": pod_sets[i].count} if has_pods else {})}
+                   for i in members}
+            total: dict[str, int] = {}
+            for i in members:
+                for res, q in per[i].items():
+                    total[res] = total.get(res, 0) + q
+            flavors, status, considered = self._assign_pod_set(members, total, usage)
+            attempts = [considered[f] for f in sorted(considered)]
+            for i in members:
+                ps = pod_sets[i]
+                psa = PodSetAssignment(ps.name, self._pod_set_flavors(i, per[i], flavors),
+                                       Status(list(status.reasons), status.err, status.no_fit_reason),
+                                       per[i], ps.count, list(attempts))
+                done[i] = (per[i], psa)
                 for res, fa in psa.flavors.items():
                     fr = (fa.name, res)
-                    assignment.usage[fr] = assignment.usage.get(fr, 0) - old.requests.get(res, 0)
-            if status.err is not None or (requests and not psa.flavors):
-                self._resolve(assignment)
-                return assignment
-        if self.tas is not None:
+                    usage[fr] = usage.get(fr, 0) + per[i].get(res, 0) - self._old_request(i, res)
+                failed = failed or status.err is not None or bool(per[i] and not psa.flavors)
+            if failed:
+                break
+        for i in sorted(done):
+            assignment.append(*done[i])
+            for res, fa in done[i][1].flavors.items():  # only the delta over a replaced slice is new
+                fr = (fa.name, res)
+                assignment.usage[fr] = assignment.usage.get(fr, 0) - self._old_request(i, res)
+        if not failed and self.tas is not None:
             self.tas.assign(assignment, self.wl, self.cq, self.options.observability)
         self._resolve(assignment)
         return assignment
+
+    def _groups(self) -> list[tuple[int, ...]]:
+        """The podset groups in order of first appearance (``orderedgroups``)."""
+        groups: dict[str, list[int]] = {}
+        for i, ps in enumerate((self.wl.obj.spec.pod_sets if self.wl.obj.spec else None) or ()):
+            tr = ps.topology_request
+            key = tr.pod_set_group_name if tr is not None and tr.pod_set_group_name is not None else None
+            groups.setdefault(key if key is not None else f"#{i}", []).append(i)
+        return [tuple(m) for m in groups.values()]
+
+    def _pod_set_flavors(
+        self, index: int, requests: Mapping[str, int], group: dict[str, FlavorAssignment] | None
+    ) -> dict[str, FlavorAssignment]:
+        """``resolvePodSetFlavors``: the group's flavors of the resources the pod set requests; a
+        pod set of a podset group requesting nothing keeps the group's TAS flavors."""
+        flavors = group or {}
+        if requests:
+            return {r: fa for r, fa in flavors.items() if r in requests}
+        tr = self._pod_set(index).topology_request
+        if tr is None or tr.pod_set_group_name is None or self.tas is None:
+            return {}
+        return {r: fa for r, fa in flavors.items() if self.tas.levels(fa.name) is not None}
+
+    def _old_request(self, index: int, res: str) -> int:
+        """What the replaced slice's pod set of the same name requests of ``res`` (0 without one)."""
+        return self._old(index).requests.get(res, 0) if self.replace is not None else 0
 
     def _resolve(self, assignment: Assignment) -> None:
         if self.options.observability:
             assignment.resolve_no_fit_reason([rg.flavors for rg in self.cq.settings.resource_groups])
 
     def _assign_pod_set(
-        self, index: int, requests: dict[str, int], usage: dict[FlavorResource, int]
+        self, members: tuple[int, ...], requests: dict[str, int], usage: dict[FlavorResource, int]
     ) -> tuple[dict[str, FlavorAssignment] | None, Status, dict[str, Attempt]]:
         settings = self.cq.settings
         group: dict[str, FlavorAssignment] | None = {}
@@ -244,7 +288,7 @@ class FlavorAssigner:
                 continue
             if group is not None and res in group:
                 continue
-            flavors, status, attempts = self._find_flavor(index, requests, res, usage)
+            flavors, status, attempts = self._find_flavor(members, requests, res, usage)
             merge_attempts_for_resource(
                 considered, attempts, res, rg.flavors if rg else None, self.options.observability
             )
@@ -258,9 +302,9 @@ class FlavorAssigner:
         return group, group_status, considered
 
     def _find_flavor(
-        self, index: int, requests: dict[str, int], res: str, usage: dict[FlavorResource, int]
+        self, members: tuple[int, ...], requests: dict[str, int], res: str, usage: dict[FlavorResource, int]
     ) -> tuple[dict[str, FlavorAssignment] | None, Status | None, list[Attempt]]:
-        """``findFlavorForPodSets``."""
+        """``findFlavorForPodSets`` for a podset group (its first pod set's last tried flavor)."""
         settings = self.cq.settings
         rg = settings.rg_by_resource(res)
         if rg is None:
@@ -271,12 +315,12 @@ class FlavorAssigner:
         best_mode = _WORST
         attempts: list[Attempt] = []
         attempted = -1
-        start = self.last.next_flavor(index, res) if (self.options.fungibility and self.last) else 0
+        start = self.last.next_flavor(members[0], res) if (self.options.fungibility and self.last) else 0
         obs = self.options.observability
         for idx in range(start, len(rg.flavors)):
             attempted = idx
             fname = rg.flavors[idx]
-            fstatus = self._check_flavor(fname, index, rg.covered)
+            fstatus = self._check_flavor(fname, members, rg.covered)
             if not fstatus.is_fit():
                 status.reasons += fstatus.reasons
                 attempts.append(
@@ -297,7 +341,7 @@ class FlavorAssigner:
                 fr = (fname, rname)
                 value = group_requests[rname]
                 if self.replace is not None:
-                    value, mismatch = self._slice_delta(index, fname, rname, value)
+                    value, mismatch = self._slice_delta(members, fname, rname, value)
                     if mismatch:
                         mode = _WORST
                         quota_reasons.append(mismatch)
@@ -348,24 +392,35 @@ class FlavorAssigner:
         name = self.wl.pod_sets[index].name
         return next((ps for ps in self.replace.pod_sets if ps.name == name), PodSetResources(name, 0, {}))
 
-    def _slice_delta(self, index: int, fname: str, rname: str, value: int) -> tuple[int, str]:
-        """The request less the replaced slice's, or the flavor mismatch's reason (and the request
-        as it is): a slice keeps its predecessor's flavor (``findFlavorForPodSets``)."""
+    def _slice_delta(self, members: tuple[int, ...], fname: str, rname: str, value: int) -> tuple[int, str]:
+        """The request less the replaced slice's pod sets', or the first flavor mismatch's reason
+        (and the request as it stood): a slice keeps its predecessor's flavor
+        (``findFlavorForPodSets``)."""
         assert self.replace is not None
         pod_sets = self.replace.pod_sets
-        old = pod_sets[index] if index < len(pod_sets) else PodSetResources("", 0, {})
-        original = old.flavors.get(rname, "")
-        if original != fname:
-            return value, (
-                f"could not assign {fname} flavor since the original workload is assigned: {original}"
-            )
-        return value - old.requests.get(rname, 0), ""
+        for index in members:
+            old = pod_sets[index] if index < len(pod_sets) else PodSetResources("", 0, {})
+            original = old.flavors.get(rname, "")
+            if original != fname:
+                return value, (
+                    f"could not assign {fname} flavor since the original workload is assigned: {original}"
+                )
+            value -= old.requests.get(rname, 0)
+        return value, ""
 
-    def _check_flavor(self, fname: str, index: int, covered: frozenset[str]) -> Status:
-        """``checkFlavorForPodSets``: the TAS match, taints and node affinity."""
+    def _check_flavor(self, fname: str, members: tuple[int, ...], covered: frozenset[str]) -> Status:
+        """``checkFlavorForPodSets``: each pod set of the group in turn, the first mismatch."""
         flavor = self.flavors.get(fname)
         if flavor is None:
             return Status([f"flavor {fname} not found"])
+        for index in members:
+            status = self._check_pod_set(flavor, fname, index, covered)
+            if not status.is_fit():
+                return status
+        return Status()
+
+    def _check_pod_set(self, flavor: Any, fname: str, index: int, covered: frozenset[str]) -> Status:
+        """One pod set against the flavor: the TAS match, taints and node affinity."""
         if self.tas is not None:
             mismatch = self.tas.flavor_mismatch(self.cq, self._pod_set(index), flavor, covered)
             if mismatch:

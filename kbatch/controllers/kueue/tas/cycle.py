@@ -20,9 +20,11 @@ order, each seeing what the earlier ones took) and ``clusterqueue.go`` (``isTASO
   search runs again on an empty cluster: not found there, the pod set cannot fit (``NoFit``),
   otherwise the TAS pod sets need preemption.
 
-Not modelled: TAS-aware preemption target search (the preemptor finds quota targets only),
-``TASHandleOverlappingFlavors`` (alpha) aggregation, delayed topology requests (ProvisioningRequest,
-MultiKueue), admission-check pod set updates.
+A pod set that needs preemption is searched again by the preemptor, with its candidates' TAS
+usage removed (:meth:`TASCycle.preemption_check`, :mod:`.preemption`).
+
+Not modelled: ``TASHandleOverlappingFlavors`` (alpha) aggregation, delayed topology requests
+(ProvisioningRequest, MultiKueue), admission-check pod set updates.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from kbatch.controllers.kueue.model.requests import pod_spec_requests
 from kbatch.controllers.kueue.scheduling.assignment import FIT, NO_FIT, PREEMPT, Assignment, PodSetAssignment
 from kbatch.controllers.kueue.tas.cluster import build_snapshot, tas_flavor_levels, workload_tas_usage
 from kbatch.controllers.kueue.tas.placement import Placement
+from kbatch.controllers.kueue.tas.preemption import TopologyRemoval
 from kbatch.controllers.kueue.tas.request import is_explicit, slice_layers
 from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest, TASFlavorSnapshot
 from kbatch.controllers.scheduler.convert import node_selector_term
@@ -260,14 +263,36 @@ class TASCycle:
                 for r in requests:
                     _update_mode(a, a.pod_sets[r.index], PREEMPT)
 
-    # --- processing -------------------------------------------------------------------------------
-    def fits(self, a: Assignment) -> bool:
-        """Whether the assignment's domains still hold its pods after this cycle's admissions."""
-        return all(
-            self.snapshot(ps.topology.flavor).fits(ps.topology.result.domains, ps.topology.single_pod)
-            for ps in a.pod_sets
-            if ps.topology is not None
+    def preemption_check(
+        self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode
+    ) -> TopologyRemoval | None:
+        """``GetTargets``' ``WorkloadsTopologyRequests``: the TAS half of the preemptor's fit test,
+        or ``None`` when no pod set asks for TAS (the quota alone decides)."""
+        requests = self._requests(a, wl, cq)
+        if not requests:
+            return None
+        flavors = sorted({r.flavor for r in requests})
+        return TopologyRemoval(
+            [(f, self.snapshot(f)) for f in flavors], lambda: self._search(requests, empty=False)[1] is None
         )
+
+    # --- processing -------------------------------------------------------------------------------
+    def fits(self, a: Assignment, removed: Iterable[WorkloadInfo] = ()) -> bool:
+        """Whether the assignment's domains still hold its pods after this cycle's admissions, with
+        the TAS usage of ``removed`` (the workloads the cycle has preempted and the entry's
+        targets) taken out: upstream's ``fits`` (``scheduler.go``) checks ``ClusterQueueSnapshot.Fits``
+        under ``SimulateWorkloadUsageRemoval``, which moves their TAS usage with their quota."""
+        placed = [ps.topology for ps in a.pod_sets if ps.topology is not None]
+        if not placed:
+            return True
+        flavors = sorted({p.flavor for p in placed})
+        removal = TopologyRemoval([(f, self.snapshot(f)) for f in flavors], lambda: True)
+        for info in removed:
+            removal.remove(info)
+        try:
+            return all(self.snapshot(p.flavor).fits(p.result.domains, p.single_pod) for p in placed)
+        finally:
+            removal.restore()
 
     def admit(self, a: Assignment) -> None:
         """The assignment's TAS usage, added to the cycle's snapshots."""

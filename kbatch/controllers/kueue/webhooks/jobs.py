@@ -51,6 +51,7 @@ from kbatch.controllers.kueue.jobframework.ancestors import (
     owner_managed,
 )
 from kbatch.controllers.kueue.tas import request as tas_request
+from kbatch.controllers.kueue.tas.grouping import GroupedPodSet, grouping_errors
 from kbatch.controllers.kueue.webhooks import elastic
 from kbatch.controllers.kueue.webhooks.admission_gated_by import admission_gated_by_errors
 from kbatch.controllers.kueue.webhooks.default_queue import DefaultQueues
@@ -196,7 +197,9 @@ class _JobWebhook:
                                                          multi_layer)
         tas = self._settings().on("TopologyAwareScheduling")
         if self.integration.name == "jobset.x-k8s.io/jobset" and tas:
-            errs += _jobset_topology(obj)  # jobset_webhook.go validateTopologyRequest
+            multi_layer = self._settings().on("TASMultiLayerTopology")
+            pod_sets = resolve(self.integration.adapter)(obj).pod_sets()
+            errs += _jobset_topology(obj, pod_sets, multi_layer)  # jobset_webhook.go validateTopologyRequest
         if old is not None:
             errs += self._on_update(old, obj)
         deny(self.webhook, errs)
@@ -317,14 +320,30 @@ def _completions_equal_parallelism(job: Any) -> list[FieldError]:
     return errs
 
 
-def _jobset_topology(js: Any) -> list[FieldError]:
-    """``ValidateTASPodSetRequest`` of each replicated job's pod template."""
+def _jobset_topology(js: Any, pod_sets: list[Any], multi_layer: bool) -> list[FieldError]:
+    """``ValidateTASPodSetRequest`` of each replicated job's pod template, then
+    ``ValidatePodSetGroupingTopology`` over the JobSet's pod sets (each replicated job's pods, its
+    topology request as the Workload will carry it), keyed by the templates' annotations paths."""
     errs: list[FieldError] = []
-    for i, rjob in enumerate((js.spec.replicated_jobs if js.spec else None) or ()):
+    grouped: list[GroupedPodSet] = []
+    paths: dict[str, str] = {}
+    for i, (rjob, ps) in enumerate(zip((js.spec.replicated_jobs if js.spec else None) or (), pod_sets,
+                                       strict=False)):
         tpl = rjob.template.spec.template if rjob.template and rjob.template.spec else None
         annotations = (tpl.metadata.annotations if tpl is not None and tpl.metadata else None) or {}
-        errs += tas_request.validate(annotations, f"spec.replicatedJobs[{i}].template.spec.template.metadata")
-    return errs
+        path = f"spec.replicatedJobs[{i}].template.spec.template.metadata"
+        # ValidateTASPodSetRequest, then ValidateSliceSizeAnnotationUpperBound with the pod set's count
+        errs += tas_request.validate(annotations, path, ps.count, multi_layer)
+        src = ps.topology
+        request = tas_request.topology_request(
+            annotations,
+            src.pod_index_label if src is not None else None,
+            (src.sub_group_index_label, src.sub_group_count) if src is not None else (None, None),
+            multi_layer,
+        )
+        grouped.append(GroupedPodSet(ps.name, ps.count, request))
+        paths[ps.name] = f"{path}.annotations"
+    return errs + grouping_errors(grouped, paths)
 
 
 def _partial_admission_update(old: Any, new: Any, old_job: Any, new_job: Any) -> list[FieldError]:

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from kbatch.api.kueue_v1beta2.constants import Reason
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
@@ -47,6 +47,7 @@ __all__ = [
     "Candidate",
     "CandidateIterator",
     "PreemptionCtx",
+    "TopologyFit",
     "borrow_within_cohort_forbidden",
     "uses_resources",
 ]
@@ -59,6 +60,21 @@ _REASONS = {
     RECLAIM_WHILE_BORROWING: Reason.IN_COHORT_RECLAIM_WHILE_BORROWING,
 }
 _ORDER = attrgetter("order")
+
+
+class TopologyFit(Protocol):
+    """The TAS half of ``workloadFits`` (``FindTopologyAssignmentsForWorkload`` over the
+    preemptor's TAS requests, ``preemptionCtx.tasRequests``) with the candidates' simulated removal:
+    ``remove``/``add`` follow the quota removals (``Snapshot.RemoveWorkload``/``AddWorkload`` move a
+    workload's TAS usage too), ``restore`` undoes every removal still in force."""
+
+    def remove(self, info: WorkloadInfo) -> None: ...
+
+    def add(self, info: WorkloadInfo) -> None: ...
+
+    def restore(self) -> None: ...
+
+    def fits(self) -> bool: ...
 
 
 @dataclass
@@ -75,6 +91,7 @@ class PreemptionCtx:
     timestamp_buffer: bool = False
     lq_usage: dict[str, float] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    tas: TopologyFit | None = None  # the preemptor's TAS pod sets (TopologyAwareScheduling)
 
 
 def uses_resources(info: WorkloadInfo, frs: frozenset[FlavorResource]) -> bool:

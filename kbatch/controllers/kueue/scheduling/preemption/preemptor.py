@@ -41,6 +41,7 @@ from kbatch.controllers.kueue.scheduling.preemption.classical import (
     Candidate,
     CandidateIterator,
     PreemptionCtx,
+    TopologyFit,
     borrow_within_cohort_forbidden,
     uses_resources,
 )
@@ -130,10 +131,14 @@ class Preemptor:
         snapshot: Snapshot,
         now: datetime,
         lq_usage: dict[str, float] | None = None,
+        tas: TopologyFit | None = None,
     ) -> list[Target]:
+        """``GetTargets``; ``tas`` is the TAS check of the preemptor's topology requests (upstream
+        ``preemptionCtx.tasRequests``): a candidate set is enough only when the pod sets' domains are
+        found with the candidates' TAS usage removed too."""
         if lq_usage is None:
             lq_usage = snapshot.lq_usage
-        ctx = PreemptionCtx(wl, cq, snapshot, frs, usage, now, self.timestamp_buffer, lq_usage)
+        ctx = PreemptionCtx(wl, cq, snapshot, frs, usage, now, self.timestamp_buffer, lq_usage, tas=tas)
         return self._fair(ctx) if self.fair_sharing else self._classical(ctx)
 
     def simulate(
@@ -177,18 +182,19 @@ class Preemptor:
         else:
             attempts = (True, False)
         snap = ctx.snapshot
+        remove, add = _candidate_moves(ctx.tas)
         for borrowing in attempts:
             mark = snap.mark()
             fits = _fitter(ctx, borrowing)
             removed: list[Candidate] = []
             for c in candidates.candidates(borrowing):
-                _remove_candidate(c)
+                remove(c)
                 removed.append(c)
                 if fits():
-                    kept = _fill_back(fits, removed, _add_candidate, _remove_candidate)
-                    snap.rollback(mark)
+                    kept = _fill_back(fits, removed, add, remove)
+                    _rollback(ctx, mark)
                     return [Target(c.wl, c.reason) for c in kept]
-            snap.rollback(mark)
+            _rollback(ctx, mark)
         return []
 
     # --- fair sharing -------------------------------------------------------------------------------
@@ -204,20 +210,20 @@ class Preemptor:
         if not fits and len(self.strategies) > 1:
             fits, targets = self._second_strategy(ctx, retry, targets)
         if not fits:
-            snap.rollback(outer)
+            _rollback(ctx, outer)
             return []
         # undo the simulated addition, keep the removals, then fill back
         removed = [t.info for t in targets]
-        snap.rollback(outer)
+        _rollback(ctx, outer)
         for info in removed:
-            snap.remove_workload(info)
+            _take(ctx, info)
         targets = _fill_back(
             lambda: _fits(ctx, True),
             targets,
-            lambda t: snap.add_workload(t.info),
-            lambda t: snap.remove_workload(t.info),
+            lambda t: _give(ctx, t.info),
+            lambda t: _take(ctx, t.info),
         )
-        snap.rollback(outer)
+        _rollback(ctx, outer)
         return targets
 
     def _fair_candidates(self, ctx: PreemptionCtx) -> list[WorkloadInfo]:
@@ -246,7 +252,7 @@ class Preemptor:
         for cand_cq in ordering:
             if cand_cq is ctx.cq or within_nominal:
                 wl = ordering.pop(cand_cq)
-                snap.remove_workload(wl)
+                _take(ctx, wl)
                 reason = Reason.IN_CLUSTER_QUEUE if cand_cq is ctx.cq else Reason.IN_COHORT_RECLAMATION
                 targets.append(Target(wl, reason))
                 if _fits_fair(ctx):
@@ -261,7 +267,7 @@ class Preemptor:
                 wl = ordering.pop(cand_cq)
                 target_new = ordering.target_share_after_removal(cand_cq, wl)
                 if strategy(preemptor_new, target_old, target_new):  # type: ignore[operator]
-                    snap.remove_workload(wl)
+                    _take(ctx, wl)
                     targets.append(Target(wl, Reason.IN_COHORT_FAIR_SHARING))
                     if _fits_fair(ctx):
                         return True, targets, []
@@ -279,7 +285,7 @@ class Preemptor:
             passed = less_than_initial_share(preemptor_new, target_old, DRS())
             wl = ordering.pop(cand_cq)
             if passed:
-                snap.remove_workload(wl)
+                _take(ctx, wl)
                 targets.append(Target(wl, Reason.IN_COHORT_FAIR_SHARING))
                 if _fits_fair(ctx):
                     return True, targets
@@ -303,20 +309,20 @@ def _unsatisfiable(preemptor_new: DRS, target_old: DRS) -> bool:
 
 
 def _fits(ctx: PreemptionCtx, borrowing: bool) -> bool:
-    """``workloadFits``."""
+    """``workloadFits``: the quota, then the topology assignments of the TAS pod sets."""
     for fr, value in ctx.usage.items():
         if not borrowing and cq_borrowing_with(ctx.cq, fr, value):
             return False
         if value > cq_available(ctx.cq, fr):
             return False
-    return True
+    return ctx.tas is None or ctx.tas.fits()
 
 
 def _fitter(ctx: PreemptionCtx, borrowing: bool) -> Callable[[], bool]:
     """:func:`_fits` for one search: the same questions in the same order, with what does not change
     during the search (the request, the queue's nominal quota) read once when the request is of
-    one flavor resource (a simulation's always is)."""
-    if len(ctx.usage) != 1:
+    one flavor resource (a simulation's always is) and there is no topology to check."""
+    if len(ctx.usage) != 1 or ctx.tas is not None:
         return lambda: _fits(ctx, borrowing)
     ((fr, value),) = ctx.usage.items()
     cq = ctx.cq
@@ -358,6 +364,46 @@ def _fill_back(
         else:
             remove(targets[i])
     return targets
+
+
+def _take(ctx: PreemptionCtx, info: WorkloadInfo) -> None:
+    """``Snapshot.RemoveWorkload``: its quota and (for the TAS check) its TAS usage."""
+    ctx.snapshot.remove_workload(info)
+    if ctx.tas is not None:
+        ctx.tas.remove(info)
+
+
+def _give(ctx: PreemptionCtx, info: WorkloadInfo) -> None:
+    """``Snapshot.AddWorkload``."""
+    ctx.snapshot.add_workload(info)
+    if ctx.tas is not None:
+        ctx.tas.add(info)
+
+
+def _rollback(ctx: PreemptionCtx, mark: int) -> None:
+    """Every what-if since ``mark`` undone: the journaled quota and the TAS removals."""
+    ctx.snapshot.rollback(mark)
+    if ctx.tas is not None:
+        ctx.tas.restore()
+
+
+def _candidate_moves(
+    tas: TopologyFit | None,
+) -> tuple[Callable[[Candidate], None], Callable[[Candidate], None]]:
+    """The classical search's removal and return of a candidate: its usage (the search reads only
+    usage), and its TAS usage when the preemptor has topology requests."""
+    if tas is None:
+        return _remove_candidate, _add_candidate
+
+    def remove(c: Candidate) -> None:
+        _remove_candidate(c)
+        tas.remove(c.wl)
+
+    def add(c: Candidate) -> None:
+        _add_candidate(c)
+        tas.add(c.wl)
+
+    return remove, add
 
 
 def _add_candidate(c: Candidate) -> None:
