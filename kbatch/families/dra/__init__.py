@@ -49,6 +49,7 @@ __all__ = [
     "DYNAMIC_RESOURCE_ALLOCATION",
     "EXTENDED_RESOURCE",
     "PARTITIONABLE_DEVICES",
+    "PREEMPTION",
     "PRIORITIZED_LIST",
 ]
 
@@ -64,6 +65,11 @@ CONSUMABLE_CAPACITY = "DRAConsumableCapacity"
 BINDING_CONDITIONS = "DRADeviceBindingConditions"
 EXTENDED_RESOURCE = "DRAExtendedResource"
 DEVICE_STATUS = "DRAResourceClaimDeviceStatus"
+# KEP-5690 (kubernetes/enhancements keps/sig-scheduling/5690-dra-preemption, kep.yaml: beta in 1.38):
+# not a gate of 1.37, whose scheduler never frees devices by preemption; kbatch offers it, off by
+# default as 1.37 behaves (docs/dra.md, "Preemption")
+PREEMPTION = "DRAPreemption"
+_KEP_5690 = "kubernetes/enhancements keps/sig-scheduling/5690-dra-preemption/kep.yaml"
 
 
 def _gate(name: str, stage: Stage, locked: bool = False) -> FeatureSpec:
@@ -130,5 +136,6 @@ DRA = Family(
         _gate(PARTITIONABLE_DEVICES, Stage.BETA),
         _gate(CONSUMABLE_CAPACITY, Stage.BETA),
         _gate(BINDING_CONDITIONS, Stage.BETA),
+        FeatureSpec(PREEMPTION, False, Stage.ALPHA, source=_KEP_5690),
     ),
 )

@@ -50,6 +50,7 @@ PreBind created, and PostFilter one an earlier attempt left.
 from __future__ import annotations
 
 import contextlib
+import copy
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -90,12 +91,14 @@ from kbatch.controllers.dra.dynamicresources.extended_claim import (
 )
 from kbatch.controllers.dra.dynamicresources.extended_totals import device_totals
 from kbatch.controllers.dra.dynamicresources.postfilter import act, choose
+from kbatch.controllers.dra.dynamicresources.preemption import Simulation
 from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
 from kbatch.controllers.dra.podclaims import NOT_CREATED
 from kbatch.controllers.dra.podclaims import claim_name as resolve_claim_name
 from kbatch.controllers.dra.selection import SelectorCache
 from kbatch.controllers.dra.structured import (
+    AllocatedState,
     AllocationError,
     Allocator,
     FailedOnNode,
@@ -124,7 +127,7 @@ from kbatch.controllers.scheduler.framework import (
 from kbatch.controllers.scheduler.observer import ObserveHandler
 from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.queue import PodKeys
-from kbatch.families.dra import BINDING_CONDITIONS, CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
+from kbatch.families.dra import BINDING_CONDITIONS, CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES, PREEMPTION
 from kbatch.runtime.events import ObjectRef
 
 __all__ = ["NAME", "DynamicResources", "new"]
@@ -150,7 +153,7 @@ class _PodState:
     """The pod's claims for one attempt (upstream ``stateData``)."""
 
     __slots__ = ("allocated", "claims", "created", "deadline", "extended", "flight_key", "node_allocations",
-                 "node_extended", "pending", "resources", "unavailable")
+                 "node_extended", "pending", "resources", "simulation", "unavailable")
 
     def __init__(self, claims: list[Any]) -> None:
         self.claims = claims
@@ -166,6 +169,17 @@ class _PodState:
         self.node_extended: dict[str, NodeClaim] = {}
         self.created: Any = None
         self.flight_key = ""
+        self.simulation: Simulation | None = None  # preemption's what-if (DRAPreemption, :mod:`.preemption`)
+
+    def what_if(self) -> _PodState:
+        """A copy for one node of preemption's what-if (upstream ``stateData.Clone``): what Filter
+        and the simulation write is private to it; the claims are shared, read only."""
+        other = copy.copy(self)
+        other.node_allocations = dict(self.node_allocations)
+        other.unavailable = set(self.unavailable)
+        other.node_extended = dict(self.node_extended)
+        other.simulation = self.simulation.copy() if self.simulation is not None else None
+        return other
 
     def bound(self) -> list[Any]:
         """The claims PreBind wrote: the pod's own, then the special claim it created, if any."""
@@ -195,6 +209,10 @@ class DynamicResources:
             consumable_capacity=_gate(handle, CONSUMABLE_CAPACITY),
             binding_conditions=_gate(handle, BINDING_CONDITIONS),
         )
+        # KEP-5690 (``DRAPreemption``, not in 1.37): victims' claims are released in preemption's
+        # what-if, and a node Filter rejects is one preemption may help (Unschedulable)
+        self.preemption = _gate(handle, PREEMPTION, default=False)
+        self._reject = Status.unschedulable if self.preemption else Status.unresolvable
         self.world = World()
         self.selectors = SelectorCache()
         self._seen_generation = -1
@@ -326,19 +344,25 @@ class DynamicResources:
             extended, reason = node_claim(data.extended, pod, data.resources, node.shape.allocatable,
                                           self.world.extended_class)
             if reason:
-                return Status.unresolvable(NAME, reason)
+                return self._reject(NAME, reason)
             if extended is not None:
                 data.node_extended[node.name] = extended
             else:
                 data.node_extended.pop(node.name, None)
-        unavailable = [c.metadata.uid for c in data.allocated if not self._available(c, view)]
         pending = data.pending if data.extended is None else data.node_pending(node.name)
-        results = self._allocate(pending, view) if pending else None
+        allocated, held = data.allocated, self.world.allocated
+        simulation = data.simulation
+        if simulation is not None and simulation.active():  # preemption's what-if released claims
+            pending = simulation.to_allocate(pending, allocated)
+            allocated = [c for c in allocated if c.metadata.uid not in simulation.released]
+            held = simulation.allocated or held
+        unavailable = [c.metadata.uid for c in allocated if not self._available(c, view)]
+        results = self._allocate(pending, view, held) if pending else None
         if isinstance(results, Status):
             return results
         if unavailable:  # upstream: remembered for PostFilter, which may deallocate one
             data.unavailable.update(unavailable)
-            return Status.unresolvable(NAME, NOT_AVAILABLE)
+            return self._reject(NAME, NOT_AVAILABLE)
         if results is not None:
             data.node_allocations[node.name] = results
         return None
@@ -351,14 +375,15 @@ class DynamicResources:
             return False
         return not (self.features.binding_conditions and self._binding_failed(claim))
 
-    def _allocate(self, pending: list[Any], view: NodeView) -> list[Any] | Status:
-        """The structured allocator on the node: the results, in ``pending`` order, or the node's
-        status ("cannot allocate all claims", invalid pools, or a fatal error)."""
+    def _allocate(self, pending: list[Any], view: NodeView, held: AllocatedState) -> list[Any] | Status:
+        """The structured allocator on the node, ``held`` the devices in use: the results, in
+        ``pending`` order, or the node's status ("cannot allocate all claims", invalid pools, or a
+        fatal error)."""
         allocator = Allocator(
             pending,
             view,
             self._node_pools(view),
-            self.world.allocated,
+            held,
             self.world.classes.get,
             self.features,
             self.selectors,
@@ -368,12 +393,36 @@ class DynamicResources:
         try:
             results = allocator.allocate()
         except FailedOnNode as err:  # upstream: ErrFailedAllocationOnNode, for this node only
-            return Status.unresolvable(NAME, str(err))
+            return self._reject(NAME, str(err))
         except AllocationError as err:
             return Status(Code.ERROR, (str(err),), NAME)
         if results is None:
-            return Status.unresolvable(NAME, CANNOT_ALLOCATE)
+            return self._reject(NAME, CANNOT_ALLOCATE)
         return results
+
+    # -- PreFilterExtensions (preemption's what-if; :mod:`.preemption`) -----------------------------
+    def copy_state(self, state: CycleState) -> None:
+        data: _PodState | None = state.get(KEY)
+        if data is not None and self.preemption:
+            state[KEY] = data.what_if()
+
+    def remove_pod(self, state: CycleState, pod: Any, removed: Any, node: Any) -> None:
+        """Upstream ``RemovePod`` (``DRAPreemption``): the victim's claims no one else holds are
+        released in this what-if."""
+        data: _PodState | None = state.get(KEY)
+        if data is None or not self.preemption or not removed.resource_claims:
+            return
+        if data.simulation is None:
+            data.simulation = Simulation()
+        data.simulation.remove_pod(removed, self.world.claim, self.world.allocated)
+
+    def add_pod(self, state: CycleState, pod: Any, added: Any, node: Any) -> None:
+        """Upstream ``AddPod``: a pod given back holds its claims' devices again (a nominated pod
+        not removed changes nothing)."""
+        data: _PodState | None = state.get(KEY)
+        if data is None or data.simulation is None or not added.resource_claims:
+            return
+        data.simulation.add_pod(added, self.world.claim)
 
     # -- PostFilter ------------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: Any, snapshot: Any, statuses: Mapping[str, Status],
@@ -778,12 +827,13 @@ class DynamicResources:
 
 
 
-def _gate(handle: Any, name: str) -> bool:
-    """The gate's value; its 1.37 default (on) for a handle built without the DRA family's gates."""
+def _gate(handle: Any, name: str, default: bool = True) -> bool:
+    """The gate's value; ``default`` (its 1.37 default) for a handle built without the DRA family's
+    gates."""
     try:
         return bool(handle.features.enabled(name))
     except KeyError:
-        return True
+        return default
 
 
 def _owned_by(claim: Any, uid: str) -> bool:
