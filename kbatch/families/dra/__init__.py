@@ -21,6 +21,7 @@ from kbatch.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from kbatch.api.scheduling_v1beta1 import WORKLOAD_RESOURCE_CLAIMS
 from kbatch.api.strategies.resource import (
     DeviceClassStrategy,
     DeviceTaintRuleStrategy,
@@ -51,6 +52,7 @@ __all__ = [
     "PARTITIONABLE_DEVICES",
     "PREEMPTION",
     "PRIORITIZED_LIST",
+    "WORKLOAD_RESOURCE_CLAIMS",
 ]
 
 _GATES = "kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/"
@@ -70,6 +72,8 @@ DEVICE_STATUS = "DRAResourceClaimDeviceStatus"
 # default as 1.37 behaves (docs/dra.md, "Preemption")
 PREEMPTION = "DRAPreemption"
 _KEP_5690 = "kubernetes/enhancements keps/sig-scheduling/5690-dra-preemption/kep.yaml"
+# KEP-5729, PodGroup ResourceClaims: beta in 1.37, off by default (upstream-2026.md §1.1, [FG]);
+# effective only with GenericWorkload (the PodGroup API) on, as upstream's controller requires
 
 
 def _gate(name: str, stage: Stage, locked: bool = False) -> FeatureSpec:
@@ -137,5 +141,7 @@ DRA = Family(
         _gate(CONSUMABLE_CAPACITY, Stage.BETA),
         _gate(BINDING_CONDITIONS, Stage.BETA),
         FeatureSpec(PREEMPTION, False, Stage.ALPHA, source=_KEP_5690),
+        FeatureSpec(WORKLOAD_RESOURCE_CLAIMS, False, Stage.BETA,
+                    source=_GATES + WORKLOAD_RESOURCE_CLAIMS + ".md"),
     ),
 )

@@ -14,8 +14,13 @@ Kubernetes 1.37), on kbatch's framework.
   pools only on this node are "invalid resource pools were encountered"; a fatal allocator error is an
   error status.
 
-Every rejection is UnschedulableAndUnresolvable, as upstream's ``statusUnschedulable``: preemption
-does not try nodes this plugin rejected.
+Every rejection is UnschedulableAndUnresolvable, as upstream's ``statusUnschedulable`` in 1.37:
+preemption does not try nodes this plugin rejected. With ``DRAPreemption`` (KEP-5690,
+:mod:`.preemption`) Filter's rejections are Unschedulable and the plugin is a PreFilterExtensions:
+DefaultPreemption's what-if releases the claims only its victims hold.
+* **PodGroup claims** (KEP-5729, ``DRAWorkloadResourceClaims``, :mod:`..podgroupclaims`): a claim a
+  pod uses through its PodGroup is reserved for the PodGroup, owned by it when generated, and
+  allocated once for the gang (members share an allocation another member holds in flight).
 * **PostFilter** (:mod:`.postfilter`; before DefaultPreemption's, as upstream's plugin order): an
   allocated claim that was unavailable on some node and is reserved for no other pod is deallocated;
   else a special claim left by an earlier attempt is deleted.
@@ -70,6 +75,8 @@ from kbatch.api.resource_v1 import (
     ResourceClaimStatus,
     ResourceSlice,
 )
+from kbatch.api.scheduling_v1beta1 import PodGroup
+from kbatch.controllers.dra import podgroupclaims
 from kbatch.controllers.dra.dynamicresources.binding import (
     BINDING_TIMEOUT_DEFAULT,
     POLL_INTERVAL,
@@ -152,11 +159,15 @@ class BindError(Exception):
 class _PodState:
     """The pod's claims for one attempt (upstream ``stateData``)."""
 
-    __slots__ = ("allocated", "claims", "created", "deadline", "extended", "flight_key", "node_allocations",
-                 "node_extended", "pending", "resources", "simulation", "unavailable")
+    __slots__ = ("adopted", "allocated", "claims", "created", "deadline", "extended", "flight_key", "group",
+                 "node_allocations", "node_extended", "pending", "resources", "simulation", "unavailable")
 
-    def __init__(self, claims: list[Any]) -> None:
+    def __init__(self, claims: list[Any], group: Any = None, adopted: dict[str, Any] | None = None) -> None:
         self.claims = claims
+        # KEP-5729: the claims reserved for the pod's PodGroup (uid -> the group's reservedFor entry)
+        # and, of those, the ones another pod of the group allocated in flight (uid -> allocation)
+        self.group: dict[str, Any] = group or {}
+        self.adopted: dict[str, Any] = adopted or {}
         self.pending = [c for c in claims if not _allocated(c)]
         self.allocated = [c for c in claims if _allocated(c)]
         self.node_allocations: dict[str, list[Any]] = {}
@@ -212,6 +223,8 @@ class DynamicResources:
         # KEP-5690 (``DRAPreemption``, not in 1.37): victims' claims are released in preemption's
         # what-if, and a node Filter rejects is one preemption may help (Unschedulable)
         self.preemption = _gate(handle, PREEMPTION, default=False)
+        features = getattr(handle, "features", None)
+        self.groups = podgroupclaims.enabled(features)  # KEP-5729: PodGroup claims
         self._reject = Status.unschedulable if self.preemption else Status.unresolvable
         self.world = World()
         self.selectors = SelectorCache()
@@ -236,30 +249,57 @@ class DynamicResources:
         return device_totals(world.slices.values(), view, device_class, self.selectors, world.allocated)
 
     # -- claims of a pod -------------------------------------------------------------------------
+    def _group(self, pod: Any) -> tuple[Any, frozenset[str]]:
+        """KEP-5729 (PodGroup claims on): the pod's PodGroup (None: none, or not found) and the names
+        of the pod's entries that use the group's claims (upstream ``getPodGroup``)."""
+        if not self.groups or not pod.pod_group:
+            return None, frozenset()
+        try:
+            group = self.handle.cache.get(PodGroup, pod.pod_group, pod.namespace)
+        except NotFound:
+            return None, frozenset()
+        group_entries = podgroupclaims.entries(group.spec.resource_claims)
+        return group, frozenset(podgroupclaims.shared_entries(pod.resource_claims, group_entries))
+
     def _claims(self, pod: Any) -> tuple[list[Any], str]:
         """The pod's claims, in ``spec.resourceClaims`` order, or the reason some is not usable."""
+        claims, reason, _ = self._claims_and_bindings(pod)
+        return claims, reason
+
+    def _claims_and_bindings(self, pod: Any) -> tuple[list[Any], str, dict[str, Any]]:
+        """:meth:`_claims`, and the claims reserved for the pod's PodGroup rather than the pod (uid ->
+        the group's ``reservedFor`` entry; upstream ``podResourceClaimBindings``)."""
         statuses = dict(pod.claim_statuses)
+        group, shared = self._group(pod)
+        bindings: dict[str, Any] = {}
         claims = []
         for name, direct, template in pod.resource_claims:
             claim_name = resolve_claim_name(direct, template, name, statuses)
             if claim_name is NOT_CREATED:
-                return [], f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'
+                return [], f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet', {}
             if not claim_name:
                 continue  # the status records that no claim was needed
             claim = self.world.claim(pod.namespace, claim_name)
             if claim is None:
                 self._await(f"{pod.namespace}/{claim_name}", pod)
-                return [], f'resourceclaim "{claim_name}" not found'
+                return [], f'resourceclaim "{claim_name}" not found', {}
             if claim.metadata.deletion_timestamp is not None:
                 self._await(f"{pod.namespace}/{claim_name}", pod)
-                return [], f'resourceclaim "{claim_name}" is being deleted'
-            if template and not _owned_by(claim, pod.uid):
+                return [], f'resourceclaim "{claim_name}" is being deleted', {}
+            if name in shared:
+                if template and not _owned_by(claim, group.metadata.uid):
+                    return [], (
+                        f"ResourceClaim {pod.namespace}/{claim_name} was not created for PodGroup "
+                        f"{pod.namespace}/{pod.pod_group} (PodGroup is not owner)"
+                    ), {}
+                bindings[claim.metadata.uid] = podgroupclaims.consumer(group)
+            elif template and not _owned_by(claim, pod.uid):
                 return [], (
                     f"ResourceClaim {pod.namespace}/{claim_name} was not created for Pod "
                     f"{pod.namespace}/{pod.name} (Pod is not owner)"
-                )
+                ), {}
             claims.append(claim)
-        return claims, ""
+        return claims, "", bindings
 
     def _await(self, claim_key: str, pod: Any) -> None:
         self._awaited.setdefault(claim_key, set()).add(pod.key)
@@ -280,10 +320,14 @@ class DynamicResources:
         if self.world.generation != self._seen_generation:
             self._seen_generation = self.world.generation
             snapshot.generation += 1  # devices may have been freed: cached failures no longer hold
-        claims, reason = self._claims(pod)
+        claims, reason, bindings = self._claims_and_bindings(pod)
         if reason:
             return Status.unresolvable(NAME, reason)
-        data = _PodState(claims)
+        adopted = self._adopt(claims, bindings) if bindings else {}
+        if adopted:
+            claims = [_with_allocation(c, adopted[c.metadata.uid]) if c.metadata.uid in adopted else c
+                      for c in claims]
+        data = _PodState(claims, bindings, adopted)
         if resources:
             data.resources = resources
             data.extended = find_special_claim(self.world.special, pod) or in_memory_claim(pod)
@@ -291,7 +335,8 @@ class DynamicResources:
         nodes: set[str] | None = None
         for claim in data.allocated:
             reserved = claim.status.reserved_for or ()
-            if len(reserved) >= RESERVED_FOR_MAX_SIZE and not any(r.uid == pod.uid for r in reserved):
+            mine = data.group[claim.metadata.uid].uid if claim.metadata.uid in data.group else pod.uid
+            if len(reserved) >= RESERVED_FOR_MAX_SIZE and not any(r.uid == mine for r in reserved):
                 return Status.unresolvable(NAME, "resourceclaim in use")  # upstream's words
             only = _single_node(claim.status.allocation.node_selector)
             if only is not None:
@@ -548,8 +593,10 @@ class DynamicResources:
         )
         client = self.handle.client
         for index, claim in enumerate(data.claims):
+            uid = claim.metadata.uid
+            allocation = allocations.get(id(claim)) or data.adopted.get(uid)
             try:
-                data.claims[index] = self._write(client, claim, allocations.get(id(claim)), pod)
+                data.claims[index] = self._write(client, claim, allocation, pod, data.group.get(uid))
             except BindError as err:
                 return Status(Code.ERROR, (err.message,), NAME)
         extended = data.node_extended.get(node_name)
@@ -648,12 +695,14 @@ class DynamicResources:
         clock = self.handle.clock
         return clock.now_datetime() if clock is not None else datetime(1970, 1, 1, tzinfo=UTC)
 
-    def _write(self, client: Any, claim: Any, allocation: Any, pod: Any) -> Any:
+    def _write(self, client: Any, claim: Any, allocation: Any, pod: Any, group: Any = None) -> Any:
         """Upstream ``bindClaim``: the first attempt writes over the claim the scheduler knows (its
         assume cache, here the world), with no read; a conflict reads the claim and tries again
         (``retry.RetryOnConflict`` with ``retry.DefaultRetry``, 5 steps). A claim being deleted, or
         allocated by someone else when this attempt allocates it, is an error, as upstream's.
-        :class:`BindError` carries upstream's wording."""
+        :class:`BindError` carries upstream's wording. ``group``: the PodGroup's ``reservedFor`` entry
+        when the claim is the pod's group's (KEP-5729): the group is reserved, and an allocation a
+        pod of the group wrote first is the one this pod shares."""
         meta = claim.metadata
         key = f"{meta.namespace}/{meta.name}"
         known = self.world.claim(meta.namespace, meta.name)
@@ -664,9 +713,12 @@ class DynamicResources:
             if current.metadata.deletion_timestamp is not None:
                 raise BindError(f"claim {key} got deleted in the meantime")
             if allocation is not None and current.status is not None and current.status.allocation:
-                raise BindError(f"claim {key} got allocated elsewhere in the meantime")
+                if group is None:
+                    raise BindError(f"claim {key} got allocated elsewhere in the meantime")
+                allocation = None  # another pod of the group wrote the shared allocation first
+            ref = group or ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid)
             try:
-                return self._write_once(client, current, allocation, pod, key)
+                return self._write_once(client, current, allocation, ref, key)
             except BindError as err:
                 if not isinstance(err.cause, Conflict) or attempt == _CONFLICT_STEPS - 1:
                     raise
@@ -687,9 +739,9 @@ class DynamicResources:
             raise BindError(prefix + missing.message, missing)
         return current
 
-    def _write_once(self, client: Any, current: Any, allocation: Any, pod: Any, key: str) -> Any:
+    def _write_once(self, client: Any, current: Any, allocation: Any, ref: Any, key: str) -> Any:
         """The finalizer (a normal update) when allocating, then the status: the allocation and the
-        pod in ``reservedFor``.
+        consumer ``ref`` (the pod, or its PodGroup) in ``reservedFor``.
 
         The request objects are new only where they change (metadata, status); the rest is the read
         only claim's own, which the client copies as it reads the request (as a body sent over the
@@ -704,7 +756,7 @@ class DynamicResources:
                 raise BindError(f"add finalizer to claim {key}: {err.message}", err) from None
         status = current.status
         reserved = list(status.reserved_for or ()) if status is not None else []
-        if allocation is None and any(r.uid == pod.uid for r in reserved):
+        if allocation is None and any(r.uid == ref.uid for r in reserved):
             return current
         request = shallow_copy(current)
         request.status = shallow_copy(status) if status is not None else ResourceClaimStatus()
@@ -721,8 +773,8 @@ class DynamicResources:
             stamped = shallow_copy(stamped)
             stamped.allocation_timestamp = self._now_datetime()
             request.status.allocation = stamped
-        if not any(r.uid == pod.uid for r in reserved):
-            reserved.append(ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid))
+        if not any(r.uid == ref.uid for r in reserved):
+            reserved.append(ref)
         request.status.reserved_for = reserved
         try:
             stored = client.update_status(request)
@@ -758,6 +810,18 @@ class DynamicResources:
             return QueueingHint.QUEUE_SKIP
         _, reason = self._claims(new)
         return QueueingHint.QUEUE_SKIP if reason else QueueingHint.QUEUE
+
+    def _adopt(self, claims: list[Any], bindings: dict[str, Any]) -> dict[str, Any]:
+        """The group's unallocated claims another pod of the group is allocating (in flight, between
+        its Reserve and PreBind): this pod shares that allocation (upstream PreFilter's "reusing
+        pending allocation" of a PodGroup cycle)."""
+        adopted = {}
+        for claim in claims:
+            uid = claim.metadata.uid
+            key = f"{claim.metadata.namespace}/{claim.metadata.name}"
+            if uid in bindings and not _allocated(claim) and key in self.world.in_flight:
+                adopted[uid] = self.world.in_flight[key]
+        return adopted
 
     def _claim_hint(self, pod: Any, old: Any, new: Any) -> QueueingHint:
         """Upstream ``isSchedulableAfterClaimChange`` (registered for claim adds and updates only):
@@ -834,6 +898,14 @@ def _gate(handle: Any, name: str, default: bool = True) -> bool:
         return bool(handle.features.enabled(name))
     except KeyError:
         return default
+
+
+def _with_allocation(claim: Any, allocation: Any) -> Any:
+    """A read-only view of ``claim`` allocated with ``allocation`` (a pending allocation it shares)."""
+    view = shallow_copy(claim)
+    view.status = shallow_copy(claim.status) if claim.status is not None else ResourceClaimStatus()
+    view.status.allocation = allocation
+    return view
 
 
 def _owned_by(claim: Any, uid: str) -> bool:
