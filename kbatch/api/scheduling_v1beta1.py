@@ -36,6 +36,7 @@ __all__ = [
     "MANAGED_BY_ANNOTATION",
     "PODGROUP_INITIALLY_SCHEDULED",
     "PODGROUP_PROTECTION_FINALIZER",
+    "WORKLOAD_RESOURCE_CLAIMS",
     "WORKLOAD_WITH_JOB",
     "AllDisruptionMode",
     "BasicSchedulingPolicy",
@@ -60,6 +61,8 @@ __all__ = [
 
 GROUP = "scheduling.k8s.io"
 GENERIC_WORKLOAD = "GenericWorkload"  # the API, the pod field, the scheduler's workload cycle (beta, off)
+# PodGroup ResourceClaims (KEP-5729, beta, off; declared by the DRA family)
+WORKLOAD_RESOURCE_CLAIMS = "DRAWorkloadResourceClaims"
 WORKLOAD_WITH_JOB = "WorkloadWithJob"  # the Job controller's Workload/PodGroup (KEP-5547, alpha, off)
 PODGROUP_INITIALLY_SCHEDULED = "PodGroupInitiallyScheduled"  # the scheduler's condition (1.37 name)
 DISRUPTION_TARGET = "DisruptionTarget"  # set on a PodGroup preempted as a whole (KEP-5710)

@@ -12,6 +12,7 @@ from typing import Any
 
 from kbatch.api.errors import NotFound
 from kbatch.controllers.dra.podclaims import NOT_CREATED, claim_name
+from kbatch.controllers.dra.podgroupclaims import is_group_consumer
 
 __all__ = ["unprepared_reason"]
 
@@ -53,6 +54,14 @@ def _unprepared(cache: Any, pod: Any, name: str) -> str:
     status = claim.status
     if status is None or status.allocation is None:
         return f"claim {namespace}/{name}: not allocated"
-    if not any(r.uid == uid for r in status.reserved_for or ()):
+    group = pod.spec.scheduling_group
+    group_name = (group.pod_group_name or "") if group is not None else ""
+    if not any(r.uid == uid or (group_name and _for_group(r, group_name)) for r in status.reserved_for or ()):
         return f"claim {namespace}/{name} is not reserved for pod {namespace}/{pod.metadata.name}"
     return ""
+
+
+def _for_group(ref: Any, group: str) -> bool:
+    """A reservation for the pod's PodGroup (KEP-5729: upstream's kubelet accepts a claim reserved for
+    the PodGroup of the pod)."""
+    return is_group_consumer(ref) and ref.name == group

@@ -221,6 +221,7 @@ def pod_info(pod: Any, seq: int = 0, creation: float = 0.0, start_time: float | 
         resource_claims=tuple((c.name, c.resource_claim_name or "", c.resource_claim_template_name or "")
                               for c in spec.resource_claims) if spec.resource_claims else (),
         claim_statuses=claim_statuses_of(status),
+        pod_group=_claims_group(spec) if spec.resource_claims else "",
         pvc_volumes=pvc_volumes_of(meta.name or "", spec.volumes) if spec.volumes else (),
         start_time=start_time,
         extended_containers=_extended_containers(spec, containers, inits)
@@ -271,3 +272,10 @@ def node_shape(node: Any) -> NodeShape:
         unschedulable=bool(node.spec.unschedulable),
         allocatable=quantity_map(allocatable),
     )
+
+
+def _claims_group(spec: Any) -> str:
+    """The PodGroup of a pod with claims (``spec.schedulingGroup.podGroupName``): DynamicResources
+    reads the group's claims (KEP-5729)."""
+    group = spec.scheduling_group
+    return (group.pod_group_name or "") if group is not None else ""

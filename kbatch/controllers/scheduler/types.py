@@ -229,6 +229,8 @@ class PodInfo:
     # DRA; the first is part of the signature, the second is not (generated names differ per pod)
     resource_claims: tuple[tuple[str, str, str], ...] = ()
     claim_statuses: tuple[tuple[str, str], ...] = ()
+    # spec.schedulingGroup.podGroupName of a pod with claims (PodGroup claims, KEP-5729); "" otherwise
+    pod_group: str = ""
     # the claims the pod's volumes name, in volume order, as (claim name, generic ephemeral): a
     # ``persistentVolumeClaim`` volume's claimName, or ``<pod>-<volume>`` for an ``ephemeral`` one
     # (upstream ``ephemeral.VolumeClaimName``); VolumeBinding's input

@@ -21,6 +21,7 @@ from kbatch.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from kbatch.api.scheduling_v1beta1 import WORKLOAD_RESOURCE_CLAIMS
 from kbatch.api.strategies.resource import (
     DeviceClassStrategy,
     DeviceTaintRuleStrategy,
@@ -49,7 +50,9 @@ __all__ = [
     "DYNAMIC_RESOURCE_ALLOCATION",
     "EXTENDED_RESOURCE",
     "PARTITIONABLE_DEVICES",
+    "PREEMPTION",
     "PRIORITIZED_LIST",
+    "WORKLOAD_RESOURCE_CLAIMS",
 ]
 
 _GATES = "kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/"
@@ -64,6 +67,13 @@ CONSUMABLE_CAPACITY = "DRAConsumableCapacity"
 BINDING_CONDITIONS = "DRADeviceBindingConditions"
 EXTENDED_RESOURCE = "DRAExtendedResource"
 DEVICE_STATUS = "DRAResourceClaimDeviceStatus"
+# KEP-5690 (kubernetes/enhancements keps/sig-scheduling/5690-dra-preemption, kep.yaml: beta in 1.38):
+# not a gate of 1.37, whose scheduler never frees devices by preemption; kbatch offers it, off by
+# default as 1.37 behaves (docs/dra.md, "Preemption")
+PREEMPTION = "DRAPreemption"
+_KEP_5690 = "kubernetes/enhancements keps/sig-scheduling/5690-dra-preemption/kep.yaml"
+# KEP-5729, PodGroup ResourceClaims: beta in 1.37, off by default (upstream-2026.md §1.1, [FG]);
+# effective only with GenericWorkload (the PodGroup API) on, as upstream's controller requires
 
 
 def _gate(name: str, stage: Stage, locked: bool = False) -> FeatureSpec:
@@ -130,5 +140,8 @@ DRA = Family(
         _gate(PARTITIONABLE_DEVICES, Stage.BETA),
         _gate(CONSUMABLE_CAPACITY, Stage.BETA),
         _gate(BINDING_CONDITIONS, Stage.BETA),
+        FeatureSpec(PREEMPTION, False, Stage.ALPHA, source=_KEP_5690),
+        FeatureSpec(WORKLOAD_RESOURCE_CLAIMS, False, Stage.BETA,
+                    source=_GATES + WORKLOAD_RESOURCE_CLAIMS + ".md"),
     ),
 )

@@ -56,7 +56,9 @@ def test_the_default_profile_is_upstreams_default_plugin_set() -> None:
     # DefaultPreemption runs the profile's own filters and PreFilter extensions (the framework handle)
     preemption = profile.post_filter[1]
     assert preemption.filters == profile.filter
-    assert [p.name for p in preemption.extensions] == ["PodTopologySpread", "InterPodAffinity"]
+    # (DynamicResources' AddPod/RemovePod act only with DRAPreemption, KEP-5690; docs/dra.md)
+    assert [p.name for p in preemption.extensions] == [
+        "PodTopologySpread", "InterPodAffinity", "DynamicResources"]
 
 
 def test_a_plugin_is_built_once_per_profile_and_shared_by_its_extension_points() -> None:

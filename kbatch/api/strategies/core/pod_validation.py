@@ -150,6 +150,11 @@ def _validate_resource_claims(
     return errs, names
 
 
+validate_claim_references = _validate_resource_claims
+"""A list of ``{name, resourceClaimName | resourceClaimTemplateName}`` (a pod's ``spec.resourceClaims``,
+a PodGroup's, upstream ``validatePodResourceClaims``): the errors and the names seen."""
+
+
 def _validate_scheduling_gates(gates: list[PodSchedulingGate] | None, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     seen: set[str] = set()

@@ -4,18 +4,27 @@
 Workload has no status. PodGroup has ``/status``: main-resource writes keep the stored status, status
 writes keep everything else. The fields of features kbatch does not model are dropped on create (and
 on an update that does not already use them), as upstream drops them while their gates are off:
-``schedulingConstraints`` (TopologyAwareWorkloadScheduling, alpha), ``resourceClaims``
-(DRAWorkloadResourceClaims, beta off by default), ``parentCompositePodGroupName`` (CompositePodGroup,
-alpha), ``preemptionPolicy`` (PodGroupPreemptionPolicy, alpha); and, with ``resourceClaims``, a
-status write's ``resourceClaimStatuses``. docs/gang.md lists them.
+``schedulingConstraints`` (TopologyAwareWorkloadScheduling, alpha), ``parentCompositePodGroupName``
+(CompositePodGroup, alpha), ``preemptionPolicy`` (PodGroupPreemptionPolicy, alpha). ``resourceClaims``
+(DRAWorkloadResourceClaims, KEP-5729, beta off by default; docs/dra.md "PodGroup claims") is kept
+when that gate is on, dropped otherwise (upstream ``dropDisabledDRAWorkloadResourceClaimsFields``),
+and so is a status write's ``resourceClaimStatuses`` (``dropDisabledPodGroupStatusFields``: kept
+when the gate is on or the stored spec uses claims). docs/gang.md lists them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import FieldError
-from kbatch.api.scheduling_v1beta1 import PodGroup, PodGroupSpec, PodGroupStatus, PodGroupTemplate, Workload
+from kbatch.api.scheduling_v1beta1 import (
+    WORKLOAD_RESOURCE_CLAIMS,
+    PodGroup,
+    PodGroupSpec,
+    PodGroupStatus,
+    PodGroupTemplate,
+    Workload,
+)
 from kbatch.api.strategies.scheduling.validation import (
     validate_pod_group,
     validate_pod_group_status,
@@ -23,17 +32,30 @@ from kbatch.api.strategies.scheduling.validation import (
     validate_workload,
     validate_workload_update,
 )
-from kbatch.api.strategy import DefaultStrategy
+from kbatch.api.strategy import DefaultStrategy, GateBound
 
-__all__ = ["PodGroupStrategy", "WorkloadStrategy", "drop_unmodelled_fields"]
+if TYPE_CHECKING:
+    from kbatch.api.features import FeatureGates
 
-_UNMODELLED = ("scheduling_constraints", "resource_claims", "parent_composite_pod_group_name",
-               "preemption_policy")
+__all__ = ["PodGroupStrategy", "WorkloadStrategy", "drop_unmodelled_fields",
+           "workload_claims_enabled"]
+
+_UNMODELLED = ("scheduling_constraints", "parent_composite_pod_group_name", "preemption_policy")
 
 
-def drop_unmodelled_fields(new: PodGroupSpec | PodGroupTemplate, old: Any = None) -> None:
-    """Clear the gated fields kbatch does not model unless ``old`` (the stored value) uses them."""
-    for name in _UNMODELLED:
+def workload_claims_enabled(gates: FeatureGates | None) -> bool:
+    """``DRAWorkloadResourceClaims`` is on (False where no family declares it, or without gates)."""
+    if gates is None or WORKLOAD_RESOURCE_CLAIMS not in gates:
+        return False
+    return gates.enabled(WORKLOAD_RESOURCE_CLAIMS)
+
+
+def drop_unmodelled_fields(new: PodGroupSpec | PodGroupTemplate, old: Any = None,
+                           gates: FeatureGates | None = None) -> None:
+    """Clear the gated fields kbatch does not model (and ``resourceClaims`` while its gate is off)
+    unless ``old`` (the stored value) uses them."""
+    names = _UNMODELLED if workload_claims_enabled(gates) else (*_UNMODELLED, "resource_claims")
+    for name in names:
         if getattr(new, name, None) is not None and (old is None or getattr(old, name, None) is None):
             setattr(new, name, None)
 
@@ -42,18 +64,18 @@ def _templates(workload: Workload) -> list[PodGroupTemplate]:
     return workload.spec.pod_group_templates or []
 
 
-class WorkloadStrategy(DefaultStrategy):
+class WorkloadStrategy(GateBound, DefaultStrategy):
     has_generation = False  # upstream's strategy sets no metadata.generation
     has_status = False
 
     def prepare_for_create(self, obj: Workload) -> None:  # type: ignore[override]
         for template in _templates(obj):
-            drop_unmodelled_fields(template)
+            drop_unmodelled_fields(template, gates=self.gates)
 
     def prepare_for_update(self, new: Workload, old: Workload) -> None:  # type: ignore[override]
         before = {t.name: t for t in _templates(old)}
         for template in _templates(new):
-            drop_unmodelled_fields(template, before.get(template.name))
+            drop_unmodelled_fields(template, before.get(template.name), self.gates)
 
     def validate(self, obj: Workload) -> list[FieldError]:  # type: ignore[override]
         return validate_workload(obj)
@@ -62,7 +84,7 @@ class WorkloadStrategy(DefaultStrategy):
         return validate_workload_update(new, old)
 
 
-class PodGroupStrategy(DefaultStrategy):
+class PodGroupStrategy(GateBound, DefaultStrategy):
     has_generation = False  # upstream's strategy sets no metadata.generation
     @staticmethod
     def fill_empty_status(obj: PodGroup) -> None:
@@ -72,18 +94,19 @@ class PodGroupStrategy(DefaultStrategy):
 
     def prepare_for_create(self, obj: PodGroup) -> None:  # type: ignore[override]
         super().prepare_for_create(obj)
-        drop_unmodelled_fields(obj.spec)
+        drop_unmodelled_fields(obj.spec, gates=self.gates)
 
     def prepare_for_update(self, new: PodGroup, old: PodGroup) -> None:  # type: ignore[override]
         super().prepare_for_update(new, old)
-        drop_unmodelled_fields(new.spec, old.spec)
+        drop_unmodelled_fields(new.spec, old.spec, self.gates)
 
     def prepare_for_status_update(self, new: PodGroup, old: PodGroup) -> None:  # type: ignore[override]
-        """``dropDisabledPodGroupStatusFields``: with DRAWorkloadResourceClaims off (and unmodelled
-        here), ``status.resourceClaimStatuses`` is dropped unless the stored spec uses resource
-        claims (upstream ``pkg/registry/scheduling/podgroup/strategy.go``)."""
+        """``dropDisabledPodGroupStatusFields``: with DRAWorkloadResourceClaims off,
+        ``status.resourceClaimStatuses`` is dropped unless the stored spec uses resource claims
+        (upstream ``pkg/registry/scheduling/podgroup/strategy.go``)."""
         super().prepare_for_status_update(new, old)
-        if new.status is not None and old.spec.resource_claims is None:
+        kept = old.spec.resource_claims is not None or workload_claims_enabled(self.gates)
+        if new.status is not None and not kept:
             new.status.resource_claim_statuses = None
 
     def validate(self, obj: PodGroup) -> list[FieldError]:  # type: ignore[override]

@@ -23,6 +23,7 @@ from kbatch.api.scheduling_v1beta1 import (
     Workload,
     WorkloadPodGroupSchedulingPolicy,
 )
+from kbatch.api.strategies.core.pod_validation import validate_claim_references
 from kbatch.api.strategies.policy import validate_conditions
 from kbatch.api.validation import (
     child,
@@ -123,7 +124,22 @@ def _validate_pod_group_spec(spec: PodGroupSpec, path: str) -> list[FieldError]:
     errs += validate_disruption_mode(spec.disruption_mode, spec.scheduling_policy,
                                      child(path, "disruptionMode"))
     errs += _priority_errors(spec.priority, spec.priority_class_name, path)
+    errs += validate_pod_group_claims(spec.resource_claims, child(path, "resourceClaims"))
     return errs
+
+
+MAX_POD_GROUP_CLAIMS = 4  # upstream PodGroupSpec.ResourceClaims: +k8s:maxItems=4 (KEP-5729)
+
+
+def validate_pod_group_claims(claims: Sequence[Any] | None, path: str) -> list[FieldError]:
+    """``resourceClaims`` of a PodGroup or a Workload's template (DRAWorkloadResourceClaims): at most
+    4, checked as a pod's (``validatePodResourceClaims``)."""
+    if not claims:
+        return []
+    errs = []
+    if len(claims) > MAX_POD_GROUP_CLAIMS:
+        errs.append(FieldError.too_many(path, len(claims), MAX_POD_GROUP_CLAIMS))
+    return errs + validate_claim_references(list(claims), path)[0]
 
 
 def validate_pod_group(pg: PodGroup) -> list[FieldError]:
@@ -182,6 +198,7 @@ def _validate_template(template: PodGroupTemplate, path: str, seen: set[str]) ->
     errs += validate_scheduling_policy(policy, child(path, "schedulingPolicy"))
     errs += validate_disruption_mode(template.disruption_mode, policy, child(path, "disruptionMode"))
     errs += _priority_errors(template.priority, template.priority_class_name, path)
+    errs += validate_pod_group_claims(template.resource_claims, child(path, "resourceClaims"))
     return errs
 
 

@@ -14,8 +14,13 @@ Kubernetes 1.37), on kbatch's framework.
   pools only on this node are "invalid resource pools were encountered"; a fatal allocator error is an
   error status.
 
-Every rejection is UnschedulableAndUnresolvable, as upstream's ``statusUnschedulable``: preemption
-does not try nodes this plugin rejected.
+Every rejection is UnschedulableAndUnresolvable, as upstream's ``statusUnschedulable`` in 1.37:
+preemption does not try nodes this plugin rejected. With ``DRAPreemption`` (KEP-5690,
+:mod:`.preemption`) Filter's rejections are Unschedulable and the plugin is a PreFilterExtensions:
+DefaultPreemption's what-if releases the claims only its victims hold.
+* **PodGroup claims** (KEP-5729, ``DRAWorkloadResourceClaims``, :mod:`..podgroupclaims`): a claim a
+  pod uses through its PodGroup is reserved for the PodGroup, owned by it when generated, and
+  allocated once for the gang (members share an allocation another member holds in flight).
 * **PostFilter** (:mod:`.postfilter`; before DefaultPreemption's, as upstream's plugin order): an
   allocated claim that was unavailable on some node and is reserved for no other pod is deallocated;
   else a special claim left by an earlier attempt is deleted.
@@ -50,6 +55,7 @@ PreBind created, and PostFilter one an earlier attempt left.
 from __future__ import annotations
 
 import contextlib
+import copy
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -69,6 +75,8 @@ from kbatch.api.resource_v1 import (
     ResourceClaimStatus,
     ResourceSlice,
 )
+from kbatch.api.scheduling_v1beta1 import PodGroup
+from kbatch.controllers.dra import podgroupclaims
 from kbatch.controllers.dra.dynamicresources.binding import (
     BINDING_TIMEOUT_DEFAULT,
     POLL_INTERVAL,
@@ -90,12 +98,14 @@ from kbatch.controllers.dra.dynamicresources.extended_claim import (
 )
 from kbatch.controllers.dra.dynamicresources.extended_totals import device_totals
 from kbatch.controllers.dra.dynamicresources.postfilter import act, choose
+from kbatch.controllers.dra.dynamicresources.preemption import Simulation
 from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
 from kbatch.controllers.dra.podclaims import NOT_CREATED
 from kbatch.controllers.dra.podclaims import claim_name as resolve_claim_name
 from kbatch.controllers.dra.selection import SelectorCache
 from kbatch.controllers.dra.structured import (
+    AllocatedState,
     AllocationError,
     Allocator,
     FailedOnNode,
@@ -124,7 +134,7 @@ from kbatch.controllers.scheduler.framework import (
 from kbatch.controllers.scheduler.observer import ObserveHandler
 from kbatch.controllers.scheduler.plugins.normalize import default_normalize
 from kbatch.controllers.scheduler.queue import PodKeys
-from kbatch.families.dra import BINDING_CONDITIONS, CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
+from kbatch.families.dra import BINDING_CONDITIONS, CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES, PREEMPTION
 from kbatch.runtime.events import ObjectRef
 
 __all__ = ["NAME", "DynamicResources", "new"]
@@ -149,11 +159,15 @@ class BindError(Exception):
 class _PodState:
     """The pod's claims for one attempt (upstream ``stateData``)."""
 
-    __slots__ = ("allocated", "claims", "created", "deadline", "extended", "flight_key", "node_allocations",
-                 "node_extended", "pending", "resources", "unavailable")
+    __slots__ = ("adopted", "allocated", "claims", "created", "deadline", "extended", "flight_key", "group",
+                 "node_allocations", "node_extended", "pending", "resources", "simulation", "unavailable")
 
-    def __init__(self, claims: list[Any]) -> None:
+    def __init__(self, claims: list[Any], group: Any = None, adopted: dict[str, Any] | None = None) -> None:
         self.claims = claims
+        # KEP-5729: the claims reserved for the pod's PodGroup (uid -> the group's reservedFor entry)
+        # and, of those, the ones another pod of the group allocated in flight (uid -> allocation)
+        self.group: dict[str, Any] = group or {}
+        self.adopted: dict[str, Any] = adopted or {}
         self.pending = [c for c in claims if not _allocated(c)]
         self.allocated = [c for c in claims if _allocated(c)]
         self.node_allocations: dict[str, list[Any]] = {}
@@ -166,6 +180,17 @@ class _PodState:
         self.node_extended: dict[str, NodeClaim] = {}
         self.created: Any = None
         self.flight_key = ""
+        self.simulation: Simulation | None = None  # preemption's what-if (DRAPreemption, :mod:`.preemption`)
+
+    def what_if(self) -> _PodState:
+        """A copy for one node of preemption's what-if (upstream ``stateData.Clone``): what Filter
+        and the simulation write is private to it; the claims are shared, read only."""
+        other = copy.copy(self)
+        other.node_allocations = dict(self.node_allocations)
+        other.unavailable = set(self.unavailable)
+        other.node_extended = dict(self.node_extended)
+        other.simulation = self.simulation.copy() if self.simulation is not None else None
+        return other
 
     def bound(self) -> list[Any]:
         """The claims PreBind wrote: the pod's own, then the special claim it created, if any."""
@@ -195,6 +220,12 @@ class DynamicResources:
             consumable_capacity=_gate(handle, CONSUMABLE_CAPACITY),
             binding_conditions=_gate(handle, BINDING_CONDITIONS),
         )
+        # KEP-5690 (``DRAPreemption``, not in 1.37): victims' claims are released in preemption's
+        # what-if, and a node Filter rejects is one preemption may help (Unschedulable)
+        self.preemption = _gate(handle, PREEMPTION, default=False)
+        features = getattr(handle, "features", None)
+        self.groups = podgroupclaims.enabled(features)  # KEP-5729: PodGroup claims
+        self._reject = Status.unschedulable if self.preemption else Status.unresolvable
         self.world = World()
         self.selectors = SelectorCache()
         self._seen_generation = -1
@@ -218,30 +249,57 @@ class DynamicResources:
         return device_totals(world.slices.values(), view, device_class, self.selectors, world.allocated)
 
     # -- claims of a pod -------------------------------------------------------------------------
+    def _group(self, pod: Any) -> tuple[Any, frozenset[str]]:
+        """KEP-5729 (PodGroup claims on): the pod's PodGroup (None: none, or not found) and the names
+        of the pod's entries that use the group's claims (upstream ``getPodGroup``)."""
+        if not self.groups or not pod.pod_group:
+            return None, frozenset()
+        try:
+            group = self.handle.cache.get(PodGroup, pod.pod_group, pod.namespace)
+        except NotFound:
+            return None, frozenset()
+        group_entries = podgroupclaims.entries(group.spec.resource_claims)
+        return group, frozenset(podgroupclaims.shared_entries(pod.resource_claims, group_entries))
+
     def _claims(self, pod: Any) -> tuple[list[Any], str]:
         """The pod's claims, in ``spec.resourceClaims`` order, or the reason some is not usable."""
+        claims, reason, _ = self._claims_and_bindings(pod)
+        return claims, reason
+
+    def _claims_and_bindings(self, pod: Any) -> tuple[list[Any], str, dict[str, Any]]:
+        """:meth:`_claims`, and the claims reserved for the pod's PodGroup rather than the pod (uid ->
+        the group's ``reservedFor`` entry; upstream ``podResourceClaimBindings``)."""
         statuses = dict(pod.claim_statuses)
+        group, shared = self._group(pod)
+        bindings: dict[str, Any] = {}
         claims = []
         for name, direct, template in pod.resource_claims:
             claim_name = resolve_claim_name(direct, template, name, statuses)
             if claim_name is NOT_CREATED:
-                return [], f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet'
+                return [], f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet', {}
             if not claim_name:
                 continue  # the status records that no claim was needed
             claim = self.world.claim(pod.namespace, claim_name)
             if claim is None:
                 self._await(f"{pod.namespace}/{claim_name}", pod)
-                return [], f'resourceclaim "{claim_name}" not found'
+                return [], f'resourceclaim "{claim_name}" not found', {}
             if claim.metadata.deletion_timestamp is not None:
                 self._await(f"{pod.namespace}/{claim_name}", pod)
-                return [], f'resourceclaim "{claim_name}" is being deleted'
-            if template and not _owned_by(claim, pod.uid):
+                return [], f'resourceclaim "{claim_name}" is being deleted', {}
+            if name in shared:
+                if template and not _owned_by(claim, group.metadata.uid):
+                    return [], (
+                        f"ResourceClaim {pod.namespace}/{claim_name} was not created for PodGroup "
+                        f"{pod.namespace}/{pod.pod_group} (PodGroup is not owner)"
+                    ), {}
+                bindings[claim.metadata.uid] = podgroupclaims.consumer(group)
+            elif template and not _owned_by(claim, pod.uid):
                 return [], (
                     f"ResourceClaim {pod.namespace}/{claim_name} was not created for Pod "
                     f"{pod.namespace}/{pod.name} (Pod is not owner)"
-                )
+                ), {}
             claims.append(claim)
-        return claims, ""
+        return claims, "", bindings
 
     def _await(self, claim_key: str, pod: Any) -> None:
         self._awaited.setdefault(claim_key, set()).add(pod.key)
@@ -262,10 +320,14 @@ class DynamicResources:
         if self.world.generation != self._seen_generation:
             self._seen_generation = self.world.generation
             snapshot.generation += 1  # devices may have been freed: cached failures no longer hold
-        claims, reason = self._claims(pod)
+        claims, reason, bindings = self._claims_and_bindings(pod)
         if reason:
             return Status.unresolvable(NAME, reason)
-        data = _PodState(claims)
+        adopted = self._adopt(claims, bindings) if bindings else {}
+        if adopted:
+            claims = [_with_allocation(c, adopted[c.metadata.uid]) if c.metadata.uid in adopted else c
+                      for c in claims]
+        data = _PodState(claims, bindings, adopted)
         if resources:
             data.resources = resources
             data.extended = find_special_claim(self.world.special, pod) or in_memory_claim(pod)
@@ -273,7 +335,8 @@ class DynamicResources:
         nodes: set[str] | None = None
         for claim in data.allocated:
             reserved = claim.status.reserved_for or ()
-            if len(reserved) >= RESERVED_FOR_MAX_SIZE and not any(r.uid == pod.uid for r in reserved):
+            mine = data.group[claim.metadata.uid].uid if claim.metadata.uid in data.group else pod.uid
+            if len(reserved) >= RESERVED_FOR_MAX_SIZE and not any(r.uid == mine for r in reserved):
                 return Status.unresolvable(NAME, "resourceclaim in use")  # upstream's words
             only = _single_node(claim.status.allocation.node_selector)
             if only is not None:
@@ -326,19 +389,25 @@ class DynamicResources:
             extended, reason = node_claim(data.extended, pod, data.resources, node.shape.allocatable,
                                           self.world.extended_class)
             if reason:
-                return Status.unresolvable(NAME, reason)
+                return self._reject(NAME, reason)
             if extended is not None:
                 data.node_extended[node.name] = extended
             else:
                 data.node_extended.pop(node.name, None)
-        unavailable = [c.metadata.uid for c in data.allocated if not self._available(c, view)]
         pending = data.pending if data.extended is None else data.node_pending(node.name)
-        results = self._allocate(pending, view) if pending else None
+        allocated, held = data.allocated, self.world.allocated
+        simulation = data.simulation
+        if simulation is not None and simulation.active():  # preemption's what-if released claims
+            pending = simulation.to_allocate(pending, allocated)
+            allocated = [c for c in allocated if c.metadata.uid not in simulation.released]
+            held = simulation.allocated or held
+        unavailable = [c.metadata.uid for c in allocated if not self._available(c, view)]
+        results = self._allocate(pending, view, held) if pending else None
         if isinstance(results, Status):
             return results
         if unavailable:  # upstream: remembered for PostFilter, which may deallocate one
             data.unavailable.update(unavailable)
-            return Status.unresolvable(NAME, NOT_AVAILABLE)
+            return self._reject(NAME, NOT_AVAILABLE)
         if results is not None:
             data.node_allocations[node.name] = results
         return None
@@ -351,14 +420,15 @@ class DynamicResources:
             return False
         return not (self.features.binding_conditions and self._binding_failed(claim))
 
-    def _allocate(self, pending: list[Any], view: NodeView) -> list[Any] | Status:
-        """The structured allocator on the node: the results, in ``pending`` order, or the node's
-        status ("cannot allocate all claims", invalid pools, or a fatal error)."""
+    def _allocate(self, pending: list[Any], view: NodeView, held: AllocatedState) -> list[Any] | Status:
+        """The structured allocator on the node, ``held`` the devices in use: the results, in
+        ``pending`` order, or the node's status ("cannot allocate all claims", invalid pools, or a
+        fatal error)."""
         allocator = Allocator(
             pending,
             view,
             self._node_pools(view),
-            self.world.allocated,
+            held,
             self.world.classes.get,
             self.features,
             self.selectors,
@@ -368,12 +438,36 @@ class DynamicResources:
         try:
             results = allocator.allocate()
         except FailedOnNode as err:  # upstream: ErrFailedAllocationOnNode, for this node only
-            return Status.unresolvable(NAME, str(err))
+            return self._reject(NAME, str(err))
         except AllocationError as err:
             return Status(Code.ERROR, (str(err),), NAME)
         if results is None:
-            return Status.unresolvable(NAME, CANNOT_ALLOCATE)
+            return self._reject(NAME, CANNOT_ALLOCATE)
         return results
+
+    # -- PreFilterExtensions (preemption's what-if; :mod:`.preemption`) -----------------------------
+    def copy_state(self, state: CycleState) -> None:
+        data: _PodState | None = state.get(KEY)
+        if data is not None and self.preemption:
+            state[KEY] = data.what_if()
+
+    def remove_pod(self, state: CycleState, pod: Any, removed: Any, node: Any) -> None:
+        """Upstream ``RemovePod`` (``DRAPreemption``): the victim's claims no one else holds are
+        released in this what-if."""
+        data: _PodState | None = state.get(KEY)
+        if data is None or not self.preemption or not removed.resource_claims:
+            return
+        if data.simulation is None:
+            data.simulation = Simulation()
+        data.simulation.remove_pod(removed, self.world.claim, self.world.allocated)
+
+    def add_pod(self, state: CycleState, pod: Any, added: Any, node: Any) -> None:
+        """Upstream ``AddPod``: a pod given back holds its claims' devices again (a nominated pod
+        not removed changes nothing)."""
+        data: _PodState | None = state.get(KEY)
+        if data is None or data.simulation is None or not added.resource_claims:
+            return
+        data.simulation.add_pod(added, self.world.claim)
 
     # -- PostFilter ------------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: Any, snapshot: Any, statuses: Mapping[str, Status],
@@ -499,8 +593,10 @@ class DynamicResources:
         )
         client = self.handle.client
         for index, claim in enumerate(data.claims):
+            uid = claim.metadata.uid
+            allocation = allocations.get(id(claim)) or data.adopted.get(uid)
             try:
-                data.claims[index] = self._write(client, claim, allocations.get(id(claim)), pod)
+                data.claims[index] = self._write(client, claim, allocation, pod, data.group.get(uid))
             except BindError as err:
                 return Status(Code.ERROR, (err.message,), NAME)
         extended = data.node_extended.get(node_name)
@@ -599,12 +695,14 @@ class DynamicResources:
         clock = self.handle.clock
         return clock.now_datetime() if clock is not None else datetime(1970, 1, 1, tzinfo=UTC)
 
-    def _write(self, client: Any, claim: Any, allocation: Any, pod: Any) -> Any:
+    def _write(self, client: Any, claim: Any, allocation: Any, pod: Any, group: Any = None) -> Any:
         """Upstream ``bindClaim``: the first attempt writes over the claim the scheduler knows (its
         assume cache, here the world), with no read; a conflict reads the claim and tries again
         (``retry.RetryOnConflict`` with ``retry.DefaultRetry``, 5 steps). A claim being deleted, or
         allocated by someone else when this attempt allocates it, is an error, as upstream's.
-        :class:`BindError` carries upstream's wording."""
+        :class:`BindError` carries upstream's wording. ``group``: the PodGroup's ``reservedFor`` entry
+        when the claim is the pod's group's (KEP-5729): the group is reserved, and an allocation a
+        pod of the group wrote first is the one this pod shares."""
         meta = claim.metadata
         key = f"{meta.namespace}/{meta.name}"
         known = self.world.claim(meta.namespace, meta.name)
@@ -615,9 +713,12 @@ class DynamicResources:
             if current.metadata.deletion_timestamp is not None:
                 raise BindError(f"claim {key} got deleted in the meantime")
             if allocation is not None and current.status is not None and current.status.allocation:
-                raise BindError(f"claim {key} got allocated elsewhere in the meantime")
+                if group is None:
+                    raise BindError(f"claim {key} got allocated elsewhere in the meantime")
+                allocation = None  # another pod of the group wrote the shared allocation first
+            ref = group or ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid)
             try:
-                return self._write_once(client, current, allocation, pod, key)
+                return self._write_once(client, current, allocation, ref, key)
             except BindError as err:
                 if not isinstance(err.cause, Conflict) or attempt == _CONFLICT_STEPS - 1:
                     raise
@@ -638,9 +739,9 @@ class DynamicResources:
             raise BindError(prefix + missing.message, missing)
         return current
 
-    def _write_once(self, client: Any, current: Any, allocation: Any, pod: Any, key: str) -> Any:
+    def _write_once(self, client: Any, current: Any, allocation: Any, ref: Any, key: str) -> Any:
         """The finalizer (a normal update) when allocating, then the status: the allocation and the
-        pod in ``reservedFor``.
+        consumer ``ref`` (the pod, or its PodGroup) in ``reservedFor``.
 
         The request objects are new only where they change (metadata, status); the rest is the read
         only claim's own, which the client copies as it reads the request (as a body sent over the
@@ -655,7 +756,7 @@ class DynamicResources:
                 raise BindError(f"add finalizer to claim {key}: {err.message}", err) from None
         status = current.status
         reserved = list(status.reserved_for or ()) if status is not None else []
-        if allocation is None and any(r.uid == pod.uid for r in reserved):
+        if allocation is None and any(r.uid == ref.uid for r in reserved):
             return current
         request = shallow_copy(current)
         request.status = shallow_copy(status) if status is not None else ResourceClaimStatus()
@@ -672,8 +773,8 @@ class DynamicResources:
             stamped = shallow_copy(stamped)
             stamped.allocation_timestamp = self._now_datetime()
             request.status.allocation = stamped
-        if not any(r.uid == pod.uid for r in reserved):
-            reserved.append(ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid))
+        if not any(r.uid == ref.uid for r in reserved):
+            reserved.append(ref)
         request.status.reserved_for = reserved
         try:
             stored = client.update_status(request)
@@ -709,6 +810,18 @@ class DynamicResources:
             return QueueingHint.QUEUE_SKIP
         _, reason = self._claims(new)
         return QueueingHint.QUEUE_SKIP if reason else QueueingHint.QUEUE
+
+    def _adopt(self, claims: list[Any], bindings: dict[str, Any]) -> dict[str, Any]:
+        """The group's unallocated claims another pod of the group is allocating (in flight, between
+        its Reserve and PreBind): this pod shares that allocation (upstream PreFilter's "reusing
+        pending allocation" of a PodGroup cycle)."""
+        adopted = {}
+        for claim in claims:
+            uid = claim.metadata.uid
+            key = f"{claim.metadata.namespace}/{claim.metadata.name}"
+            if uid in bindings and not _allocated(claim) and key in self.world.in_flight:
+                adopted[uid] = self.world.in_flight[key]
+        return adopted
 
     def _claim_hint(self, pod: Any, old: Any, new: Any) -> QueueingHint:
         """Upstream ``isSchedulableAfterClaimChange`` (registered for claim adds and updates only):
@@ -778,12 +891,21 @@ class DynamicResources:
 
 
 
-def _gate(handle: Any, name: str) -> bool:
-    """The gate's value; its 1.37 default (on) for a handle built without the DRA family's gates."""
+def _gate(handle: Any, name: str, default: bool = True) -> bool:
+    """The gate's value; ``default`` (its 1.37 default) for a handle built without the DRA family's
+    gates."""
     try:
         return bool(handle.features.enabled(name))
     except KeyError:
-        return True
+        return default
+
+
+def _with_allocation(claim: Any, allocation: Any) -> Any:
+    """A read-only view of ``claim`` allocated with ``allocation`` (a pending allocation it shares)."""
+    view = shallow_copy(claim)
+    view.status = shallow_copy(claim.status) if claim.status is not None else ResourceClaimStatus()
+    view.status.allocation = allocation
+    return view
 
 
 def _owned_by(claim: Any, uid: str) -> bool:

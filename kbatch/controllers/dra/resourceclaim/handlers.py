@@ -25,6 +25,13 @@ and ``claimKeyPrefix`` keys). Updates read the new object only (upstream's ``Upd
 every pod that uses the claim (the :data:`BY_POD_CLAIM` index), e.g. a bound pod waiting for the
 allocation to reserve it.
 
+**A PodGroup event** (added or updated; with PodGroup claims on, KEP-5729): the PodGroup itself
+(``podgroup/<name>``: its template claims), and every pod of the group with claims (the
+:data:`BY_POD_GROUP` index), which records the group's claim once the PodGroup's status names it.
+A claim a PodGroup controls queues that PodGroup on add, update and delete (a deleted one is made
+again). A PodGroup deleted queues its claims (the named ones and those its status records), whose
+``reservedFor`` then drops it.
+
 **A template event** (added or updated; kubernetes#135983): ``enqueuePod`` for every pod with an
 entry naming the template (the :data:`BY_POD_TEMPLATE` index), so a pod created before its template
 gets its claim when the template appears, not at its next retry.
@@ -41,10 +48,12 @@ from kbatch.api.resource_v1 import RESERVED_FOR_MAX_SIZE, ResourceClaim
 from kbatch.controllers.dra.podclaims import NOT_CREATED, claim_name
 from kbatch.runtime.reconcile import Request
 
-__all__ = ["BY_POD_CLAIM", "BY_POD_TEMPLATE", "ClaimEvents", "PodEvents", "TemplateEvents", "enqueue_pod",
-           "pod_claim_keys", "pod_needs_claims", "pod_needs_work", "pod_template_keys"]
+__all__ = ["BY_POD_CLAIM", "BY_POD_GROUP", "BY_POD_TEMPLATE", "ClaimEvents", "PodEvents", "PodGroupEvents",
+           "TemplateEvents", "enqueue_pod", "pod_claim_keys", "pod_group_keys", "pod_needs_claims",
+           "pod_needs_work", "pod_template_keys"]
 
 BY_POD_CLAIM = "dra-pod-claim"  # upstream podResourceClaimIndex
+BY_POD_GROUP = "dra-pod-group"  # pods with claims by ``<namespace>/<PodGroup>`` (KEP-5729)
 BY_POD_TEMPLATE = "dra-pod-claim-template"  # upstream podResourceClaimTemplateIndexKey
 _TERMINAL = ("Succeeded", "Failed")
 
@@ -81,6 +90,13 @@ def pod_claim_keys(pod: Any) -> tuple[str, ...]:
         return ()
     ns = pod.metadata.namespace or ""
     return tuple(sorted({f"{ns}/{n}" for n in _claim_names(pod)}))
+
+
+def pod_group_keys(pod: Any) -> tuple[str, ...]:
+    """``<namespace>/<PodGroup>`` of a pod with claims in a PodGroup."""
+    group = pod.spec.scheduling_group
+    name = group.pod_group_name if group is not None else None
+    return (f"{pod.metadata.namespace}/{name}",) if name and pod.spec.resource_claims else ()
 
 
 def pod_template_keys(pod: Any) -> tuple[str, ...]:
@@ -212,7 +228,38 @@ class ClaimEvents:
     def __call__(self, claim: Any) -> list[Request]:
         ns = claim.metadata.namespace or ""
         out = [] if self.deleted else [Request(ns, f"claim/{claim.metadata.name}")]
+        owner = claim.metadata.controller_ref()
+        if owner is not None and owner.kind == "PodGroup":
+            out.append(Request(ns, f"podgroup/{owner.name}"))
         return _pods_through(self.cache, (BY_POD_CLAIM, f"{ns}/{claim.metadata.name}"), out)
+
+    def __getstate__(self) -> tuple[Cache, bool]:
+        return (self.cache, self.deleted)
+
+    def __setstate__(self, state: tuple[Cache, bool]) -> None:
+        self.cache, self.deleted = state
+
+
+class PodGroupEvents:
+    """A PodGroup's add and update (``deleted`` False): the PodGroup, then the pods of the group
+    with claims; its delete: its claims."""
+
+    __slots__ = ("cache", "deleted")
+    maps_old_on_update = False
+
+    def __init__(self, cache: Cache, deleted: bool = False) -> None:
+        self.cache, self.deleted = cache, deleted
+
+    def __call__(self, group: Any) -> list[Request]:
+        ns, name = group.metadata.namespace or "", group.metadata.name
+        if self.deleted:
+            recorded = group.status.resource_claim_statuses if group.status is not None else None
+            names = {c.resource_claim_name for c in group.spec.resource_claims or () if c.resource_claim_name}
+            names |= {s.resource_claim_name for s in recorded or () if s.resource_claim_name}
+            return [Request(ns, f"claim/{n}") for n in sorted(names)]
+        out = [Request(ns, f"podgroup/{name}")]
+        pods = self.cache.list(Pod, index=(BY_POD_GROUP, f"{ns}/{name}"))
+        return out + sorted({Request(ns, f"pod/{p.metadata.name}") for p in pods}, key=lambda r: r.name)
 
     def __getstate__(self) -> tuple[Cache, bool]:
         return (self.cache, self.deleted)

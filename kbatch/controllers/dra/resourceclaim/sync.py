@@ -15,10 +15,10 @@ is done or being deleted:
 
 **A claim** (:func:`plan_claim`):
 
-1. ``reservedFor`` keeps the pods that exist with that uid and are not done; other consumers are
-   dropped. A pod is done (upstream ``isPodDone``) when its phase is Succeeded or Failed, or when it
-   is being deleted before it was scheduled: a scheduled pod that is terminating still runs its
-   containers and keeps its devices;
+1. ``reservedFor`` keeps the pods that exist with that uid and are not done, and the PodGroups
+   that exist (with PodGroup claims on); other consumers are dropped. A pod is done (upstream
+   ``isPodDone``) when its phase is Succeeded or Failed, or when it is being deleted before it was
+   scheduled: a scheduled pod that is terminating still runs its containers and keeps its devices;
 2. when that drops the last consumer (the transition from used to unused, not a claim that was never
    reserved), a claim with the ``resource.kubernetes.io/delete-protection`` finalizer (the scheduler
    allocated it) is deallocated (``allocation`` cleared), then loses the finalizer;
@@ -129,6 +129,10 @@ class ConsumerFacts:
 
     @property
     def valid(self) -> bool:
+        """A pod that exists and is not done; a PodGroup that exists (KEP-5729; ``exists`` is True
+        for one while PodGroup claims are off); any other consumer."""
+        if self.resource == "podgroups":
+            return self.exists
         return self.resource != "pods" or (self.exists and not self.done)
 
 

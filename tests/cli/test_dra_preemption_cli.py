@@ -1,0 +1,45 @@
+"""DRA preemption and PodGroup claims through the CLI, each command its own process over one state
+directory (:mod:`tests.cli.processes`): with ``DRAPreemption`` a high-priority pod evicts the holder
+of the only GPU and runs; with ``DRAWorkloadResourceClaims`` a PodGroup's pods share one claim."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli.conftest import EXAMPLES
+from tests.cli.processes import kbatch_ok
+
+DRA = EXAMPLES / "dra"
+
+
+def test_a_high_priority_pod_preempts_the_gpu_holder(tmp_path: Path) -> None:
+    kbatch_ok(tmp_path, "--feature-gates", "DRAPreemption=true", "nodes", "add", "--gpu", "1",
+              "--gpu-driver", "gpu.example.com")
+    kbatch_ok(tmp_path, "apply", "-f", str(DRA / "preemption.yaml"))
+    kbatch_ok(tmp_path, "advance", "2s")
+    kbatch_ok(tmp_path, "apply", "-f", str(DRA / "urgent-pod.yaml"))
+    kbatch_ok(tmp_path, "advance", "1s")
+    events = kbatch_ok(tmp_path, "get", "events")
+    assert "Preempted" in events and "batch" in events
+    kbatch_ok(tmp_path, "advance", "30s")
+    pods = kbatch_ok(tmp_path, "get", "pods").splitlines()
+    assert [line.split()[0] for line in pods[1:]] == ["urgent"]
+    assert pods[1].split()[2] == "Running"
+    claims = kbatch_ok(tmp_path, "get", "resourceclaims").splitlines()
+    assert [(c.split()[0].startswith("urgent-gpu-"), c.split()[1]) for c in claims[1:]] == [
+        (True, "allocated,reserved")]
+
+
+def test_a_pod_group_shares_one_claim(tmp_path: Path) -> None:
+    gates = "GenericWorkload=true,DRAWorkloadResourceClaims=true"
+    kbatch_ok(tmp_path, "--feature-gates", gates, "nodes", "add", "--gpu", "2",
+              "--gpu-driver", "gpu.example.com")
+    kbatch_ok(tmp_path, "apply", "-f", str(DRA / "podgroup-claim.yaml"))
+    kbatch_ok(tmp_path, "advance", "3s")
+    claims = kbatch_ok(tmp_path, "get", "resourceclaims").splitlines()
+    assert len(claims) == 2 and claims[1].startswith("trainers-gpu-")
+    assert claims[1].split()[1] == "allocated,reserved"
+    described = kbatch_ok(tmp_path, "describe", "resourceclaims")
+    assert "Resource:   podgroups" in described and "Name:       trainers" in described
+    phases = [line.split()[2] for line in kbatch_ok(tmp_path, "get", "pods").splitlines()[1:]]
+    assert phases == ["Running"] * 2
