@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kbatch.api.kueue_v1beta2 import Workload
+from kbatch.api.kueue_v1beta2 import ClusterQueue, LocalQueue, Workload
+from kbatch.controllers.kueue.metrics.cleanup import QueueCleanup
 from kbatch.controllers.kueue.metrics.cohorts import CohortFamilies, ancestors
 from kbatch.controllers.kueue.metrics.collector import KueueGauges
 from kbatch.controllers.kueue.metrics.families import (
@@ -57,5 +58,8 @@ def install(mgr: KueueManager) -> None:
     workloads = WorkloadMetrics(cq, lq, lq_filter, ctx.cache, ctx.clock.now_datetime,
                                 lambda name: ancestors(mgr.cache, name), cohorts.subtree_admitted)
     ctx.cache.informer_for(Workload).add_event_handler(workloads)
+    cleanup = QueueCleanup(ctx.metrics, cq, lq)
+    ctx.cache.informer_for(ClusterQueue).add_event_handler(cleanup)
+    ctx.cache.informer_for(LocalQueue).add_event_handler(cleanup)
     resources = bool(config.get("enableClusterQueueResources"))  # WithResourceMetrics
     ctx.metrics.add_collector(KueueGauges(mgr, cq, lq, cohorts, workloads, lq_filter, resources))

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from kbatch.api.kueue_v1beta2 import LocalQueue
+from kbatch.controllers.kueue.metrics.cleanup import prune_cohorts
 from kbatch.controllers.kueue.metrics.cohorts import CohortFamilies, report_cluster_queue, report_cohorts
 from kbatch.controllers.kueue.metrics.families import ROLE, ClusterQueueFamilies, LocalQueueFamilies, amount
 from kbatch.controllers.kueue.metrics.recorder import LocalQueueFilter, WorkloadMetrics
@@ -57,7 +58,6 @@ class KueueGauges:
         self.info = mgr.settings.on("MetricsForCohorts")
         self.fair_sharing = bool(mgr.settings.config.fair_sharing)
         self.admitted_seen: set[str] = set()  # ClusterQueues whose admitted series exists
-        self.finished_seen: set[str] = set()  # queues (LocalQueues by key) whose finished series exists
 
     def __call__(self) -> None:
         for family in self.cq.scraped():
@@ -65,20 +65,24 @@ class KueueGauges:
         finished = self._finished_by_cluster_queue()
         for name in sorted(self.mgr.cache.cluster_queues):
             self._cluster_queue(name)
-            if finished.get(name) or name in self.finished_seen:
-                self.finished_seen.add(name)
-                self.cq.finished.labels(name, ROLE).set(finished.get(name, 0))
+            if name in finished:
+                self.cq.finished.labels(name, ROLE).set(finished[name])
         report_cohorts(self.mgr.cache, self.cohorts, info=self.info, fair_sharing=self.fair_sharing)
+        prune_cohorts(self.cohorts, self.workloads.counted_cohorts, self.mgr.cache.cohorts)
+        self.admitted_seen &= set(self.mgr.cache.cluster_queues)
         if self.lq is not None:
             self._local_queues(self.lq)
 
     def _finished_by_cluster_queue(self) -> dict[str, int]:
+        """Finished workloads per ClusterQueue, through its LocalQueues; a ClusterQueue one of whose
+        LocalQueues ever held one is reported (at 0 too), as upstream's series stays once set."""
         out: dict[str, int] = {}
         queues = self.mgr.queues.local_queues
-        for lq_key, keys in self.workloads.finished.items():
+        for lq_key in sorted(self.workloads.finished_ever):
             lq = queues.get(lq_key)
             if lq is not None:
-                out[lq.cluster_queue] = out.get(lq.cluster_queue, 0) + len(keys)
+                count = len(self.workloads.finished.get(lq_key, ()))
+                out[lq.cluster_queue] = out.get(lq.cluster_queue, 0) + count
         return out
 
     def _pending(self, name: str, members: Callable[[str], bool] | None = None) -> tuple[int, int]:
@@ -150,10 +154,8 @@ class KueueGauges:
         active, inadmissible = self._pending(cq_name, members)
         lq.pending.labels(name, namespace, "active", ROLE).set(active)
         lq.pending.labels(name, namespace, "inadmissible", ROLE).set(inadmissible)
-        finished = len(self.workloads.finished.get(key, ()))
-        if finished or key in self.finished_seen:
-            self.finished_seen.add(key)
-            lq.finished.labels(name, namespace, ROLE).set(finished)
+        if key in self.workloads.finished_ever:
+            lq.finished.labels(name, namespace, ROLE).set(len(self.workloads.finished.get(key, ())))
         active_cond = next((c.status for c in (obj.status.conditions if obj.status else None) or ()
                             if c.type == "Active"), "Unknown")
         for status in _CONDITION_STATUSES:

@@ -64,18 +64,25 @@ class WorkloadMetrics:
         self.cohorts = cohorts  # a ClusterQueue's ancestor Cohorts, nearest first
         self.cohort_admitted = cohort_admitted
         self.finished: dict[str, set[str]] = {}  # LocalQueue key -> its finished workloads' keys
+        self.finished_ever: set[str] = set()  # LocalQueues that held one: their series exists (at 0 too)
+        self.counted_cohorts: set[str] = set()  # Cohorts with an admitted-workloads series
 
     def on_add(self, wl: Workload) -> None:
         if is_true(wl, Cond.FINISHED):
-            self.finished.setdefault(_lq_key(wl), set()).add(_key(wl))
+            self._finished(wl)
 
     def on_update(self, old: Workload, new: Workload) -> None:
         if old.status is new.status:
             return
         for t in transitions(old, new, self.now()):
             if t.kind == "finished":
-                self.finished.setdefault(_lq_key(new), set()).add(_key(new))
+                self._finished(new)
             self._record(t)
+
+    def _finished(self, wl: Workload) -> None:
+        lq = _lq_key(wl)
+        self.finished.setdefault(lq, set()).add(_key(wl))
+        self.finished_ever.add(lq)
 
     def on_delete(self, wl: Workload) -> None:
         keys = self.finished.get(_lq_key(wl))
@@ -95,6 +102,7 @@ class WorkloadMetrics:
             cq.admission_checks_wait.labels(*key).observe(t.since or 0.0)
             for cohort in self.cohorts(t.cluster_queue):
                 self.cohort_admitted.labels(cohort, t.priority_class, ROLE).inc()
+                self.counted_cohorts.add(cohort)
         elif t.kind == "ready":
             cq.ready_wait.labels(*key).observe(t.wait)
             cq.admitted_until_ready.labels(*key).observe(t.since or 0.0)
