@@ -17,6 +17,8 @@ import math
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbatch.api import edit
 from kbatch.api.kueue_v1beta2 import ClusterQueue, LocalQueue, Workload
@@ -300,3 +302,38 @@ def test_replaced_slice_counts_once_for_its_cluster_queue() -> None:
     scale(w, "e", 4)
     assert _value(w, "kueue_replaced_workload_slices_total", "cq", ROLE) == 1
     assert _value(w, "kueue_finished_workloads_total", "cq", "", ROLE) == 1
+
+
+def _total(w: World, prefix: str) -> float:
+    return sum(float(line.split()[-1]) for line in _series(w, prefix + "{"))
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["add", "finish", "delete", "release"]), st.integers(1, 3),
+                          st.integers(0, 2)), min_size=1, max_size=8))
+def test_counters_agree_with_the_workloads(steps: list[tuple[str, int, int]]) -> None:
+    """Whatever was added, preempted, released, finished or deleted: a unique eviction is at most every
+    eviction of its reason; every admission has one admission-check wait; the finished gauge counts the
+    Finished workloads that exist, the counter every finish seen."""
+    w = _preempting_world()
+    finishes = 0
+    for i, (action, cpu, priority) in enumerate(steps):
+        admitted = sorted(x.metadata.name for x in w.cp.client.list(Workload).items
+                          if w.admitted(x.metadata.name) and not w.cond(x.metadata.name, "Finished"))
+        if action == "add":
+            w.apply(workload(f"w{i}", "lq", cpu=str(cpu), priority=priority))
+        elif action == "finish" and admitted:
+            w.finish(admitted[0])
+            finishes += 1
+        elif action == "delete" and admitted:
+            w.cp.client.delete(Workload, admitted[-1], "default")
+        elif action == "release":
+            w.release_evicted()
+        w.cp.advance(2)
+    assert _total(w, "kueue_evicted_workloads_once_total") <= _total(w, "kueue_evicted_workloads_total")
+    admissions = _total(w, "kueue_admitted_workloads_total")
+    assert _total(w, "kueue_admission_checks_wait_time_seconds_count") == admissions
+    assert _total(w, "kueue_admission_attempts_total") >= (1 if admissions else 0)
+    finished_now = sum(1 for x in w.cp.client.list(Workload).items if w.cond(x.metadata.name, "Finished"))
+    assert (_value(w, "kueue_finished_workloads", "cq", ROLE) or 0) == finished_now
+    assert _total(w, "kueue_finished_workloads_total") == finishes

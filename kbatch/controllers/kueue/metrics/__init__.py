@@ -13,6 +13,7 @@ MultiKueue's own.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from kbatch.api.kueue_v1beta2 import ClusterQueue, LocalQueue, Workload
@@ -56,7 +57,7 @@ def install(mgr: KueueManager) -> None:
     lq_filter = LocalQueueFilter(mgr.settings.on("LocalQueueMetrics"), config)
     lq = LocalQueueFamilies.register(ctx.metrics) if mgr.settings.on("LocalQueueMetrics") else None
     workloads = WorkloadMetrics(cq, lq, lq_filter, ctx.cache, ctx.clock.now_datetime,
-                                lambda name: ancestors(mgr.cache, name), cohorts.subtree_admitted)
+                                partial(ancestors, mgr.cache), cohorts.subtree_admitted)
     ctx.cache.informer_for(Workload).add_event_handler(workloads)
     cleanup = QueueCleanup(ctx.metrics, cq, lq)
     ctx.cache.informer_for(ClusterQueue).add_event_handler(cleanup)
