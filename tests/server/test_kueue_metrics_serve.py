@@ -94,13 +94,17 @@ def test_kubectl_scrapes_kueue_lifecycle_metrics(served: ServeProcess) -> None:
     evicted = f'{{cluster_queue="cq",reason="Preempted",underlying_cause="",priority_class="",{role}}}'
     assert got["kueue_evicted_workloads_total" + evicted] == 1
     assert got["kueue_evicted_workloads_once_total" + evicted] == 1
-    assert got[f'kueue_workload_eviction_latency_seconds_count{{cluster_queue="cq",reason="Preempted",{role}}}'] == 1
+    latency = f'{{cluster_queue="cq",reason="Preempted",{role}}}'
+    assert got["kueue_workload_eviction_latency_seconds_count" + latency] == 1
     assert got[f'kueue_admitted_workloads_total{{cluster_queue="cq",priority_class="high",{role}}}'] == 1
     assert got[f'kueue_admission_attempts_total{{result="success",{role}}}'] >= 3
-    assert got[f'kueue_cluster_queue_info{{cluster_queue="cq",parent_cohort="org",root_cohort="org",{role}}}'] == 1
-    assert got[f'kueue_cohort_subtree_quota{{cohort="org",flavor="default",resource="cpu",{role}}}'] == 2
-    assert got[f'kueue_cohort_subtree_admitted_workloads_total{{cohort="org",priority_class="high",{role}}}'] == 1
+    info = f'{{cluster_queue="cq",parent_cohort="org",root_cohort="org",{role}}}'
+    assert got["kueue_cluster_queue_info" + info] == 1
+    quota = f'{{cohort="org",flavor="default",resource="cpu",{role}}}'
+    assert got["kueue_cohort_subtree_quota" + quota] == 2
+    subtree = f'{{cohort="org",priority_class="high",{role}}}'
+    assert got["kueue_cohort_subtree_admitted_workloads_total" + subtree] == 1
     assert got[f'kueue_workload_creation_latency_seconds_count{{job_kind="Job",{role}}}'] == 3
-    assert "# HELP kueue_finished_workloads_total The total number of finished workloads per 'cluster_queue'" \
-        in text
+    finished_help = "The total number of finished workloads per 'cluster_queue'"
+    assert f"# HELP kueue_finished_workloads_total {finished_help}\n" in text
     assert 'kueue_build_info{git_version="v0.19.2"' in httpx.get(f"{served.url}/metrics", timeout=60).text
