@@ -6,7 +6,6 @@ one is preempted by a higher-priority Job: the counters and the Cohort and hiera
 from __future__ import annotations
 
 import shutil
-import subprocess
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +14,7 @@ import pytest
 import yaml
 
 from kbatch.server.process import ServeProcess
+from tests.server.test_kubectl_kueue_dra_counters import _advance, _kubectl
 
 KUBECTL = shutil.which("kubectl")
 KUEUE = "kueue.x-k8s.io/v1beta2"
@@ -55,19 +55,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
         assert server.stop() == 0, "".join(server.output)
 
 
-def _kubectl(served: ServeProcess, *args: str, input_: str | None = None) -> str:
-    assert KUBECTL is not None
-    out = subprocess.run([KUBECTL, *args], env=served.env(), capture_output=True, text=True, timeout=60,
-                         input=input_)
-    assert out.returncode == 0, out.stderr
-    return out.stdout
-
-
-def _advance(served: ServeProcess, duration: str) -> None:
-    reply = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/clock", json={"advance": duration}, timeout=60)
-    assert reply.status_code == 200, reply.text
-
-
 def _samples(text: str) -> dict[str, float]:
     out = {}
     for line in text.splitlines():
@@ -79,12 +66,12 @@ def _samples(text: str) -> dict[str, float]:
 
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
 def test_kubectl_scrapes_kueue_lifecycle_metrics(served: ServeProcess) -> None:
-    _kubectl(served, "apply", "-f", "-", input_=yaml.safe_dump_all(QUEUES))
-    _kubectl(served, "create", "-f", "-", input_=yaml.safe_dump(_job("short", 5)))
+    _kubectl(served, "apply", "-f", "-", stdin=yaml.safe_dump_all(QUEUES))
+    _kubectl(served, "create", "-f", "-", stdin=yaml.safe_dump(_job("short", 5)))
     _advance(served, "30s")  # short runs and finishes
-    _kubectl(served, "create", "-f", "-", input_=yaml.safe_dump(_job("low", 600)))
+    _kubectl(served, "create", "-f", "-", stdin=yaml.safe_dump(_job("low", 600)))
     _advance(served, "10s")
-    _kubectl(served, "create", "-f", "-", input_=yaml.safe_dump(_job("urgent", 600, "high")))
+    _kubectl(served, "create", "-f", "-", stdin=yaml.safe_dump(_job("urgent", 600, "high")))
     _advance(served, "10s")  # low is preempted, stopped and requeued; urgent runs
     text = _kubectl(served, "get", "--raw", "/metrics")
     got = _samples(text)
