@@ -337,3 +337,26 @@ def test_counters_agree_with_the_workloads(steps: list[tuple[str, int, int]]) ->
     finished_now = sum(1 for x in w.cp.client.list(Workload).items if w.cond(x.metadata.name, "Finished"))
     assert (_value(w, "kueue_finished_workloads", "cq", ROLE) or 0) == finished_now
     assert _total(w, "kueue_finished_workloads_total") == finishes
+
+
+def test_unadmitted_workloads_by_reason_and_cause() -> None:
+    """``UnadmittedWorkloadsObservability`` on: pending workloads per Admitted reason and QuotaReserved
+    cause (``getUnadmittedWorkloadStatus``); off (the default): no series."""
+    def world(gates: str | None) -> World:
+        w = World(flavor("default"), cluster_queue("cq", (["cpu"], [("default", [quota("cpu", "2")])])),
+                  local_queue("lq", "cq"), feature_gates=gates)
+        w.apply(workload("a", "lq", cpu="2"), workload("b", "lq", cpu="1"), workload("c", "lq", cpu="5"))
+        w.cp.run_until_idle()
+        w.cp.advance(2)
+        return w
+
+    w = world("UnadmittedWorkloadsObservability=true")
+    for cause in ("WaitingForQuota", "ExceedsMaxQuota"):
+        assert _value(w, "kueue_unadmitted_workloads", "cq", "NoReservation", cause, ROLE) == 1
+        lq = ("lq", "default", "cq", "NoReservation", cause, ROLE)
+        assert _value(w, "kueue_local_queue_unadmitted_workloads", *lq) == 1
+    assert len(_series(w, "kueue_unadmitted_workloads{")) == 2  # a is admitted
+    w.cp.client.delete(Workload, "c", "default")
+    w.cp.run_until_idle()
+    assert _value(w, "kueue_unadmitted_workloads", "cq", "NoReservation", "ExceedsMaxQuota", ROLE) is None
+    assert _series(world(None), "kueue_unadmitted_workloads{") == []

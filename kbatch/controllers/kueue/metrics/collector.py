@@ -32,11 +32,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from kbatch.api.kueue_v1beta2 import LocalQueue
+from kbatch.api.kueue_v1beta2 import LocalQueue, Workload
 from kbatch.controllers.kueue.metrics.cleanup import prune_cohorts
 from kbatch.controllers.kueue.metrics.cohorts import CohortFamilies, report_cluster_queue, report_cohorts
 from kbatch.controllers.kueue.metrics.families import ROLE, ClusterQueueFamilies, LocalQueueFamilies, amount
 from kbatch.controllers.kueue.metrics.recorder import LocalQueueFilter, WorkloadMetrics
+from kbatch.controllers.kueue.metrics.unadmitted import report_unadmitted
 
 if TYPE_CHECKING:
     from kbatch.controllers.kueue.manager import KueueManager
@@ -57,6 +58,7 @@ class KueueGauges:
         self.cohorts, self.workloads = cohorts, workloads
         self.info = mgr.settings.on("MetricsForCohorts")
         self.fair_sharing = bool(mgr.settings.config.fair_sharing)
+        self.unadmitted = mgr.settings.on("UnadmittedWorkloadsObservability")
         self.admitted_seen: set[str] = set()  # ClusterQueues whose admitted series exists
 
     def __call__(self) -> None:
@@ -72,6 +74,17 @@ class KueueGauges:
         self.admitted_seen &= set(self.mgr.cache.cluster_queues)
         if self.lq is not None:
             self._local_queues(self.lq)
+        if self.unadmitted:
+            self._unadmitted()
+
+    def _unadmitted(self) -> None:
+        mgr = self.mgr
+        cluster_queue_of = {key: q.cluster_queue for key, q in mgr.queues.local_queues.items()
+                            if q.cluster_queue in mgr.cache.cluster_queues}
+        exposed = {f"{o.metadata.namespace}/{o.metadata.name}" for o in mgr.ctx.cache.list(LocalQueue)
+                   if self.lq_filter.exposes(o.metadata.labels)}
+        report_unadmitted(mgr.ctx.cache.list(Workload), cluster_queue_of, self.cq.unadmitted,
+                          self.lq.unadmitted if self.lq is not None else None, exposed.__contains__)
 
     def _finished_by_cluster_queue(self) -> dict[str, int]:
         """Finished workloads per ClusterQueue, through its LocalQueues; a ClusterQueue one of whose

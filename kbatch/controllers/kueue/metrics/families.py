@@ -114,6 +114,7 @@ class ClusterQueueFamilies:
     lending: Gauge
     weighted_share: Gauge
     info: Gauge
+    unadmitted: Gauge
 
     @classmethod
     def register(cls, r: MetricsRegistry) -> ClusterQueueFamilies:
@@ -152,6 +153,8 @@ class ClusterQueueFamilies:
                                    ("cluster_queue", "cohort", "replica_role")),
             info=d.gauge("kueue_cluster_queue_info",
                          ("cluster_queue", "parent_cohort", "root_cohort", "replica_role")),
+            unadmitted=d.gauge("kueue_unadmitted_workloads",
+                               ("cluster_queue", *_EVICTION[:2], "replica_role")),
         )
 
     def scraped(self) -> tuple[Gauge, ...]:
@@ -180,6 +183,7 @@ class LocalQueueFamilies:
     reservation: Gauge
     usage: Gauge
     fair_sharing_usage: Gauge
+    unadmitted: Gauge
 
     @classmethod
     def register(cls, r: MetricsRegistry) -> LocalQueueFamilies:
@@ -205,6 +209,8 @@ class LocalQueueFamilies:
             usage=d.gauge("kueue_local_queue_resource_usage", _LQ_RESOURCE),
             fair_sharing_usage=d.gauge("kueue_local_queue_admission_fair_sharing_usage",
                                        ("name", "namespace", "cluster_queue", "replica_role")),
+            unadmitted=d.gauge("kueue_local_queue_unadmitted_workloads",
+                               ("name", "namespace", "cluster_queue", *_EVICTION[:2], "replica_role")),
         )
 
     def scraped(self) -> tuple[Gauge, ...]:
