@@ -33,6 +33,7 @@ from kbatch.controllers.kueue.metrics.health import (
     record_gate_removal,
     record_workload_creation,
     register_build_info,
+    register_gate_removal,
     register_workload_creation,
 )
 from kbatch.controllers.kueue.metrics.recorder import LocalQueueFilter, WorkloadMetrics
@@ -50,6 +51,7 @@ def install(mgr: KueueManager) -> None:
     ctx = mgr.ctx
     config = mgr.settings.config.metrics
     register_build_info(ctx.metrics)
+    register_gate_removal(ctx.metrics)
     if mgr.settings.on("MetricForWorkloadCreationLatency"):
         register_workload_creation(ctx.metrics)
     cq = ClusterQueueFamilies.register(ctx.metrics)

@@ -74,6 +74,9 @@ class _Declare:
 
 def preempted_workloads(registry: MetricsRegistry) -> Counter:
     """``kueue_preempted_workloads_total`` (``ReportPreemption``), by the preemptor's ClusterQueue."""
+    family = registry.get("kueue_preempted_workloads_total")  # registered by install
+    if isinstance(family, Counter):
+        return family
     return _Declare(registry).counter("kueue_preempted_workloads_total",
                                       ("preempting_cluster_queue", "reason", "replica_role"))
 
@@ -81,6 +84,9 @@ def preempted_workloads(registry: MetricsRegistry) -> Counter:
 def preemption_skips(registry: MetricsRegistry) -> Gauge:
     """``kueue_admission_cycle_preemption_skips`` (``ReportAdmissionCyclePreemptionSkips``): set by the
     scheduler at the end of a cycle for the ClusterQueues whose entries skipped a preemption."""
+    family = registry.get("kueue_admission_cycle_preemption_skips")  # registered by install
+    if isinstance(family, Gauge):
+        return family
     return _Declare(registry).gauge("kueue_admission_cycle_preemption_skips", _CQ_ONLY)
 
 

@@ -32,7 +32,8 @@ from kbatch.controllers.kueue.model.info import condition
 from kbatch.runtime.metrics import Histogram, MetricsRegistry, exponential_buckets
 
 __all__ = ["KUEUE_VERSION", "POD_ADMISSION_GATE", "AdmissionAttempts", "record_gate_removal",
-           "record_workload_creation", "register_build_info", "register_workload_creation"]
+           "record_workload_creation", "register_build_info", "register_gate_removal",
+           "register_workload_creation"]
 
 KUEUE_VERSION = "v0.19.2"
 POD_ADMISSION_GATE = "kueue.x-k8s.io/admission"  # podconstants.SchedulingGateName
@@ -66,12 +67,27 @@ def register_build_info(registry: MetricsRegistry) -> None:
 
 
 def _creation_family(registry: MetricsRegistry) -> Histogram:
+    family = registry.get(_CREATION)  # registered by install: a dict lookup per call
+    if isinstance(family, Histogram):
+        return family
     return registry.histogram(_CREATION, help_text(_CREATION), ("job_kind", "replica_role"),
                               exponential_buckets(0.01, 2, 11))
 
 
+def _gate_removal_family(registry: MetricsRegistry) -> Histogram:
+    family = registry.get(_GATE_REMOVAL)
+    if isinstance(family, Histogram):
+        return family
+    return registry.histogram(_GATE_REMOVAL, help_text(_GATE_REMOVAL),
+                              ("name", "cluster_queue", "is_group", "replica_role"))
+
+
 def register_workload_creation(registry: MetricsRegistry) -> None:
     _creation_family(registry)
+
+
+def register_gate_removal(registry: MetricsRegistry) -> None:
+    _gate_removal_family(registry)
 
 
 def record_workload_creation(registry: MetricsRegistry, job: Any, kind: str, wl: Workload) -> None:
@@ -88,8 +104,7 @@ def record_gate_removal(registry: MetricsRegistry, gate: str, wl: Workload, is_g
     admitted = condition(wl, Cond.ADMITTED)
     if admitted is None or admitted.status != "True" or wl.status is None or wl.status.admission is None:
         return
-    family = registry.histogram(_GATE_REMOVAL, help_text(_GATE_REMOVAL),
-                                ("name", "cluster_queue", "is_group", "replica_role"))
+    family = _gate_removal_family(registry)
     cq = wl.status.admission.cluster_queue or ""
     family.labels(gate, cq, "true" if is_group else "false", ROLE).observe(
         _seconds(now, admitted.last_transition_time))
