@@ -119,9 +119,10 @@ def transitions(old: Workload | None, new: Workload, now: datetime) -> list[Tran
     out = []
     if admission is not None:
         out.extend(_admission_changes(old, new, now, wants, turned, base))
-    latency = _eviction_latency(old, now, was, wants, base)
-    if latency is not None:
-        out.append(latency)
+    if Cond.EVICTED in wants:
+        latency = _eviction_latency(old, now, was, wants, base)
+        if latency is not None:
+            out.append(latency)
     if turned(Cond.FINISHED):
         replaced = wants[Cond.FINISHED].reason == Reason.WORKLOAD_SLICE_REPLACED
         out.append(Transition("finished", *base, first=replaced))
@@ -161,7 +162,7 @@ def _eviction_latency(old: Workload, now: datetime, was: dict[str, Any], wants: 
     def holds(conds: dict[str, Any]) -> bool:
         return not _true(conds, Cond.FINISHED) and any(_true(conds, k) for k in _HOLDING)
 
-    if not holds(was) or holds(wants) or _true(wants, Cond.FINISHED) or not _true(wants, Cond.EVICTED):
+    if not _true(wants, Cond.EVICTED) or not holds(was) or holds(wants) or _true(wants, Cond.FINISHED):
         return None
     admission = old.status.admission if old.status else None
     cq = (admission.cluster_queue or "") if admission is not None else ""
