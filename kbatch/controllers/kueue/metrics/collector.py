@@ -5,7 +5,7 @@ Upstream keeps each gauge current at the change that moves it (``reportPendingWo
 ``reportResourceMetrics`` in ``pkg/cache/scheduler/clusterqueue.go``, ``localqueue.go``'s, the
 LocalQueue controller's ``reportAfsUsage``; v0.19.2) and clears a deleted queue's series. kbatch
 reads the same state when ``/metrics`` is scraped (a registry collector), so the scheduler's hot path
-does no metrics work at all and a deleted queue's series are gone at the next scrape:
+does no gauge work and a deleted queue's series are gone at the next scrape:
 
 * ``pending_workloads``: the heap and the one the scheduler holds are ``active``, the set-aside ones
   ``inadmissible``; an inactive ClusterQueue's are all ``inadmissible`` (``reportCQPendingWorkloads``);
