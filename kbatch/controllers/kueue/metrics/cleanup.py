@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from kbatch.api.kueue_v1beta2 import ClusterQueue
 from kbatch.controllers.kueue.metrics.cohorts import CohortFamilies
 from kbatch.controllers.kueue.metrics.families import ClusterQueueFamilies, LocalQueueFamilies
 from kbatch.runtime.metrics import MetricsRegistry
@@ -35,11 +36,11 @@ class QueueCleanup:
         return None
 
     def on_delete(self, obj: Any) -> None:
-        name, namespace = obj.metadata.name or "", obj.metadata.namespace
-        if namespace is None:
+        name = obj.metadata.name or ""
+        if isinstance(obj, ClusterQueue):
             self._cluster_queue(name)
         elif self.lq is not None:
-            self._local_queue(self.lq, name, namespace)
+            self._local_queue(self.lq, name, obj.metadata.namespace or "")
 
     def _cluster_queue(self, name: str) -> None:
         cq = self.cq
