@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
+from typing import Any
 
 __all__ = ["Counter", "Gauge", "Histogram", "MetricsRegistry", "exponential_buckets", "format_value"]
 
@@ -69,6 +70,7 @@ def _series(names: Sequence[str], values: Sequence[str], extra: str = "") -> str
 
 class _Family:
     kind = ""
+    _children: MutableMapping[tuple[str, ...], Any]  # each kind's series, by label values
 
     def __init__(self, name: str, help_: str, label_names: Sequence[str]) -> None:
         self.name = name
@@ -83,6 +85,16 @@ class _Family:
 
     def header(self) -> list[str]:
         return [f"# HELP {self.name} {_escape_help(self.help)}", f"# TYPE {self.name} {self.kind}"]
+
+    def delete_partial_match(self, **labels: str) -> int:
+        """client_golang ``DeletePartialMatch``: drop every series whose labels include ``labels``;
+        how many went."""
+        children = self._children
+        where = [(self.label_names.index(name), value) for name, value in sorted(labels.items())]
+        doomed = [key for key in children if all(key[i] == value for i, value in where)]
+        for key in doomed:
+            del children[key]
+        return len(doomed)
 
 
 class _CounterChild:

@@ -37,7 +37,7 @@ from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.admissionfairsharing.penalties import PenaltyLifecycle
 from kbatch.controllers.kueue.manager import KueueManager
-from kbatch.controllers.kueue.metrics import ROLE, preempted_workloads
+from kbatch.controllers.kueue.metrics import ROLE, AdmissionAttempts, preempted_workloads, preemption_skips
 from kbatch.controllers.kueue.model.requests import format_amount
 from kbatch.controllers.kueue.scheduling.candidate_index import CandidateIndex
 from kbatch.controllers.kueue.scheduling.cycle import CycleInputs, Entry, RequeueReason, run_cycle
@@ -93,6 +93,7 @@ class Scheduler:
         self.candidates = CandidateIndex()  # each queue's preemption candidates, per content
         self.memo = NominationMemo()  # each head's nomination while its inputs stay the same
         self.penalties = PenaltyLifecycle(mgr.queues, mgr.cache, mgr.now)
+        self.attempts = AdmissionAttempts(mgr.ctx.metrics)
 
     def reconcile(self, request: Request) -> Result | None:
         mgr = self.mgr
@@ -127,15 +128,20 @@ class Scheduler:
             result = run_cycle(heads, inputs)
         finally:
             snapshot.close()
-        progressed = False
+        progressed = assumed = False
+        skips: dict[str, int] = {}
         for e in result.entries:
             if e.status == "assumed":
+                assumed = True
                 progressed |= self._admit(e)
             elif e.preempting:
                 progressed |= self._preempt(e) > 0
+            elif e.preemption_skipped:
+                skips[e.cq_name] = skips.get(e.cq_name, 0) + 1
         requeued = [e for e in [*result.entries, *result.inadmissible] if e.status != "assumed"]
         for e in requeued:
             self._requeue_and_update(e)
+        self._report(assumed, skips, now)
         if progressed or (not _all_back_in_heap(mgr, requeued) and mgr.queues.has_heads(mgr.cache.active)):
             mgr.kick()
         return None
@@ -230,6 +236,13 @@ class Scheduler:
         if e.replaced is not None:
             self._replace_slice(written, e.replaced.info.obj)
         return True
+
+    def _report(self, assumed: bool, skips: dict[str, int], started: Any) -> None:
+        """``reportSkippedPreemptions`` (only the ClusterQueues that skipped, as upstream) and
+        ``AdmissionAttempt``: ``success`` when an entry was assumed, the duration in virtual time."""
+        for cq_name in sorted(skips):
+            preemption_skips(self.mgr.ctx.metrics).labels(cq_name, ROLE).set(skips[cq_name])
+        self.attempts.record(assumed, (self.mgr.now() - started).total_seconds())
 
     def _replace_slice(self, new: Workload, old: Workload) -> None:
         """``replaceWorkloadSlice``: the old slice finishes once the new one is admitted (a failure

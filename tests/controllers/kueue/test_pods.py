@@ -214,6 +214,19 @@ def test_the_pod_webhook_denies_bad_kueue_metadata(labels: dict, annotations: di
         get_pod(w, "p")
 
 
+def test_a_wrong_managed_label_is_reported_with_the_other_errors() -> None:
+    """``validateCommon`` (``pod_webhook.go``) appends the group metadata errors after the managed
+    label's instead of returning it alone: one denial names both fields."""
+    w = _world()
+    labels = {"kueue.x-k8s.io/managed": "false", QUEUE: "", "kueue.x-k8s.io/pod-group-name": "g"}
+    with pytest.raises(StatusError) as err:
+        w.apply(pod("p", labels=labels, queue=""))
+    text = str(err.value)
+    assert "metadata.labels[kueue.x-k8s.io/managed]: Forbidden: managed label value can only be 'true'" \
+        in text
+    assert "metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Required value" in text
+
+
 def test_the_role_hash_matches_upstreams_example() -> None:
     """``pod_controller_test.go``: a pod of one container requesting 1 cpu has role ``dc85db45``."""
     p = Pod.model_validate(pod("p", queue=None))

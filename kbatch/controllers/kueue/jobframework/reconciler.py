@@ -52,6 +52,7 @@ from kbatch.controllers.kueue.jobframework.construct import (
     queue_name,
 )
 from kbatch.controllers.kueue.manager import BY_OWNER, KueueManager
+from kbatch.controllers.kueue.metrics import POD_ADMISSION_GATE, record_gate_removal, record_workload_creation
 from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.families import JobIntegration, resolve
 from kbatch.runtime.reconcile import Request, Result
@@ -346,10 +347,12 @@ class JobReconciler:
         except NotFound as err:  # a missing (Workload)PriorityClass: retry later
             raise Conflict(str(err)) from None
         try:
-            self.mgr.ctx.client.create(wl)
+            created = self.mgr.ctx.client.create(wl)
         except AlreadyExists:
             raise Conflict(f"workload {wl.metadata.name} already exists") from None
         self._event(obj, "CreatedWorkload", f"Created Workload: {wl.metadata.namespace}/{wl.metadata.name}")
+        if self.mgr.settings.on("MetricForWorkloadCreationLatency"):
+            record_workload_creation(self.mgr.ctx.metrics, obj, self.kind, created)
         return None
 
     def _sync_admission_gated_by(self, obj: Any, wl: Workload) -> Workload:
@@ -486,6 +489,7 @@ class JobReconciler:
                 return
             for pod in started:
                 self._event(pod, "Started", message)
+                record_gate_removal(mgr.ctx.metrics, POD_ADMISSION_GATE, wl, True, mgr.now())
             return
         writable = self.adapter(edit(obj))
         try:
@@ -495,6 +499,8 @@ class JobReconciler:
             return
         self._write(writable.object)
         self._event(obj, "Started", message)
+        if self.kind == "Pod" and _has_gate(obj) and not _has_gate(writable.object):
+            record_gate_removal(mgr.ctx.metrics, POD_ADMISSION_GATE, wl, False, mgr.now())
 
     def _fail_to_start(self, wl: Workload, message: str) -> None:
         now = self.mgr.now()
@@ -573,3 +579,8 @@ class JobReconciler:
                 except NotFound:
                     continue
             self._remove_finalizer(wl)
+
+
+def _has_gate(pod: Any) -> bool:
+    """Whether a pod holds Kueue's admission scheduling gate."""
+    return any(g.name == POD_ADMISSION_GATE for g in pod.spec.scheduling_gates or ())

@@ -5,7 +5,7 @@ Upstream keeps each gauge current at the change that moves it (``reportPendingWo
 ``reportResourceMetrics`` in ``pkg/cache/scheduler/clusterqueue.go``, ``localqueue.go``'s, the
 LocalQueue controller's ``reportAfsUsage``; v0.19.2) and clears a deleted queue's series. kbatch
 reads the same state when ``/metrics`` is scraped (a registry collector), so the scheduler's hot path
-does no metrics work at all and a deleted queue's series are gone at the next scrape:
+does no gauge work and a deleted queue's series are gone at the next scrape:
 
 * ``pending_workloads``: the heap and the one the scheduler holds are ``active``, the set-aside ones
   ``inadmissible``; an inactive ClusterQueue's are all ``inadmissible`` (``reportCQPendingWorkloads``);
@@ -16,6 +16,13 @@ does no metrics work at all and a deleted queue's series are gone at the next sc
   ``metrics.enableClusterQueueResources`` (``WithResourceMetrics``); cpu in cores, the rest in units
   (``AsApproximateFloat64``); an unset borrowing or lending limit is ``+Inf``; ``cohort`` is the
   parent Cohort's name (``""`` without one);
+* ``cluster_queue_resource_pending``, with the same switch: per resource, the total requests of the
+  pending workloads (heap, inadmissible and the one in the scheduler), 0 for every resource the
+  ClusterQueue's quotas name (``reportCQPendingWorkloads``, ``pendingResources``);
+* ``finished_workloads``: the finished workloads of each LocalQueue (:class:`~.recorder.WorkloadMetrics`
+  keeps them), summed into its ClusterQueue's (``reportCQFinishedWorkloads``); a ClusterQueue's series
+  from its first finished workload on;
+* the hierarchy (``cluster_queue_info``, the Cohort gauges) and weighted shares, :mod:`.cohorts`;
 * the LocalQueue gauges for the LocalQueues :class:`~.recorder.LocalQueueFilter` exposes, and, with
   admission fair sharing on, each one's usage (``CalculateUsage`` with the configuration's weights).
 """
@@ -25,10 +32,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from kbatch.api.kueue_v1beta2 import LocalQueue
-from kbatch.api.pod_resources import CPU
-from kbatch.controllers.kueue.metrics.families import ROLE, ClusterQueueFamilies, LocalQueueFamilies
-from kbatch.controllers.kueue.metrics.recorder import LocalQueueFilter
+from kbatch.api.kueue_v1beta2 import LocalQueue, Workload
+from kbatch.controllers.kueue.metrics.cleanup import prune_cohorts
+from kbatch.controllers.kueue.metrics.cohorts import CohortFamilies, report_cluster_queue, report_cohorts
+from kbatch.controllers.kueue.metrics.families import ROLE, ClusterQueueFamilies, LocalQueueFamilies, amount
+from kbatch.controllers.kueue.metrics.recorder import LocalQueueFilter, WorkloadMetrics
+from kbatch.controllers.kueue.metrics.unadmitted import report_unadmitted
 
 if TYPE_CHECKING:
     from kbatch.controllers.kueue.manager import KueueManager
@@ -37,33 +46,57 @@ __all__ = ["KueueGauges"]
 
 _STATUSES = ("pending", "active", "terminating")  # metrics.CQStatuses
 _CONDITION_STATUSES = ("True", "False", "Unknown")  # ConditionStatusValues
-_INF = float("inf")
-
-
-def amount(resource: str, value: int | None) -> float:
-    """A quantity as ``AsApproximateFloat64`` gives it: kbatch keeps cpu in millicores."""
-    if value is None:
-        return _INF
-    return value / 1000 if resource == CPU else float(value)
 
 
 class KueueGauges:
     """The registry collector: sets every Kueue gauge from the manager's state."""
 
     def __init__(self, mgr: KueueManager, cq: ClusterQueueFamilies, lq: LocalQueueFamilies | None,
-                 lq_filter: LocalQueueFilter, resources: bool) -> None:
+                 cohorts: CohortFamilies, workloads: WorkloadMetrics, lq_filter: LocalQueueFilter,
+                 resources: bool) -> None:
         self.mgr, self.cq, self.lq, self.lq_filter, self.resources = mgr, cq, lq, lq_filter, resources
+        self.cohorts, self.workloads = cohorts, workloads
+        self.info = mgr.settings.on("MetricsForCohorts")
+        self.fair_sharing = bool(mgr.settings.config.fair_sharing)
+        self.unadmitted = mgr.settings.on("UnadmittedWorkloadsObservability")
         self.admitted_seen: set[str] = set()  # ClusterQueues whose admitted series exists
 
     def __call__(self) -> None:
-        cq = self.cq
-        for family in (cq.pending, cq.reserving_active, cq.admitted_active, cq.status, cq.reservation,
-                       cq.usage, cq.nominal, cq.borrowing, cq.lending):
+        for family in self.cq.scraped():
             family.clear()
+        finished = self._finished_by_cluster_queue()
         for name in sorted(self.mgr.cache.cluster_queues):
             self._cluster_queue(name)
+            if name in finished:
+                self.cq.finished.labels(name, ROLE).set(finished[name])
+        report_cohorts(self.mgr.cache, self.cohorts, info=self.info, fair_sharing=self.fair_sharing)
+        prune_cohorts(self.cohorts, self.workloads.counted_cohorts, self.mgr.cache.cohorts)
+        self.admitted_seen &= set(self.mgr.cache.cluster_queues)
         if self.lq is not None:
             self._local_queues(self.lq)
+        if self.unadmitted:
+            self._unadmitted()
+
+    def _unadmitted(self) -> None:
+        mgr = self.mgr
+        cluster_queue_of = {key: q.cluster_queue for key, q in mgr.queues.local_queues.items()
+                            if q.cluster_queue in mgr.cache.cluster_queues}
+        exposed = {f"{o.metadata.namespace}/{o.metadata.name}" for o in mgr.ctx.cache.list(LocalQueue)
+                   if self.lq_filter.exposes(o.metadata.labels)}
+        report_unadmitted(mgr.ctx.cache.list(Workload), cluster_queue_of, self.cq.unadmitted,
+                          self.lq.unadmitted if self.lq is not None else None, exposed.__contains__)
+
+    def _finished_by_cluster_queue(self) -> dict[str, int]:
+        """Finished workloads per ClusterQueue, through its LocalQueues; a ClusterQueue one of whose
+        LocalQueues ever held one is reported (at 0 too), as upstream's series stays once set."""
+        out: dict[str, int] = {}
+        queues = self.mgr.queues.local_queues
+        for lq_key in sorted(self.workloads.finished_ever):
+            lq = queues.get(lq_key)
+            if lq is not None:
+                count = len(self.workloads.finished.get(lq_key, ()))
+                out[lq.cluster_queue] = out.get(lq.cluster_queue, 0) + count
+        return out
 
     def _pending(self, name: str, members: Callable[[str], bool] | None = None) -> tuple[int, int]:
         q = self.mgr.queues.cluster_queues.get(name)
@@ -90,7 +123,10 @@ class KueueGauges:
             "active" if self.mgr.cache.active(name) else "pending"
         for status in _STATUSES:
             cq.status.labels(name, status, ROLE).set(1 if status == current else 0)
+        report_cluster_queue(self.mgr.cache, cq, name, info=self.info,
+                             weighted_share=self.resources and self.fair_sharing)
         if self.resources:
+            self._pending_resources(name)
             cohort = node.parent.name if node.parent is not None else ""
             used = state.admitted_usage if state is not None else {}
             for (flavor, resource), quota in sorted(node.quotas.items()):
@@ -101,9 +137,19 @@ class KueueGauges:
                 cq.reservation.labels(*key).set(amount(resource, node.usage.get((flavor, resource), 0)))
                 cq.usage.labels(*key).set(amount(resource, used.get((flavor, resource), 0)))
 
+    def _pending_resources(self, name: str) -> None:
+        totals = {resource: 0 for _flavor, resource in self.mgr.cache.cluster_queues[name].quotas}
+        q = self.mgr.queues.cluster_queues.get(name)
+        if q is not None:
+            held = [q.inflight] if q.inflight is not None else []
+            for info in (*q.infos.values(), *q.inadmissible.values(), *held):
+                for resource, value in info.total_requests().items():
+                    totals[resource] = totals.get(resource, 0) + value
+        for resource in sorted(totals):
+            self.cq.pending_resources.labels(name, resource, ROLE).set(amount(resource, totals[resource]))
+
     def _local_queues(self, lq: LocalQueueFamilies) -> None:
-        for family in (lq.pending, lq.reserving_active, lq.admitted_active, lq.status, lq.reservation,
-                       lq.usage, lq.fair_sharing_usage):
+        for family in lq.scraped():
             family.clear()
         queues = sorted(self.mgr.ctx.cache.list(LocalQueue), key=lambda q: (q.metadata.namespace or "",
                                                                          q.metadata.name or ""))
@@ -121,6 +167,8 @@ class KueueGauges:
         active, inadmissible = self._pending(cq_name, members)
         lq.pending.labels(name, namespace, "active", ROLE).set(active)
         lq.pending.labels(name, namespace, "inadmissible", ROLE).set(inadmissible)
+        if key in self.workloads.finished_ever:
+            lq.finished.labels(name, namespace, ROLE).set(len(self.workloads.finished.get(key, ())))
         active_cond = next((c.status for c in (obj.status.conditions if obj.status else None) or ()
                             if c.type == "Active"), "Unknown")
         for status in _CONDITION_STATUSES:

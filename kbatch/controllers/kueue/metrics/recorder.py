@@ -1,25 +1,32 @@
 """The effectful side of Kueue's counters: an informer handler on Workloads that applies
-:func:`.transitions.transitions` to the families, O(1) per event (a few condition lookups and at most
-three series updates).
+:func:`.transitions.transitions` to the families, O(1) per event (one pass over each version's
+conditions and a few series updates), and keeps the finished workloads of each LocalQueue for the
+``finished_workloads`` gauges (the queue manager's ``finishedWorkloads``, kueue
+``pkg/cache/queue/manager.go``: a finished workload counts until it is deleted).
 
 LocalQueue series follow ``ShouldExposeLocalQueueMetricsForWorkload``: the ``LocalQueueMetrics`` gate
 and the Configuration's ``metrics.localQueueMetrics`` (absent: every LocalQueue; ``enable: false``: none;
 ``localQueueSelector``: the LocalQueues whose labels match), checked by :class:`LocalQueueFilter`.
+An admission also counts in every Cohort above its ClusterQueue
+(``kueue_cohort_subtree_admitted_workloads_total``, ``ReportCohortSubtreeAdmittedWorkload``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from kbatch.api.errors import NotFound
 from kbatch.api.kueue_v1beta2 import LocalQueue, Workload
+from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.api.meta import LabelSelector
 from kbatch.api.selectors import selector_from_model
 from kbatch.controllers.kueue.metrics.families import ROLE, ClusterQueueFamilies, LocalQueueFamilies
 from kbatch.controllers.kueue.metrics.transitions import Transition, transitions
+from kbatch.controllers.kueue.model.info import is_true
 from kbatch.runtime.cache import Cache
+from kbatch.runtime.metrics import Counter
 
 __all__ = ["LocalQueueFilter", "WorkloadMetrics"]
 
@@ -37,39 +44,89 @@ class LocalQueueFilter:
         return self.enabled and (self.selector is None or self.selector.matches(labels or {}))
 
 
+def _key(wl: Workload) -> str:
+    return f"{wl.metadata.namespace}/{wl.metadata.name}"
+
+
+def _lq_key(wl: Workload) -> str:
+    return f"{wl.metadata.namespace}/{(wl.spec.queue_name if wl.spec else None) or ''}"
+
+
 class WorkloadMetrics:
-    """Workload add/update/delete events → the counters and histograms."""
+    """Workload add/update/delete events → the counters, histograms and finished sets."""
 
     def __init__(self, cq: ClusterQueueFamilies, lq: LocalQueueFamilies | None, lq_filter: LocalQueueFilter,
-                 cache: Cache, now: Callable[[], datetime]) -> None:
+                 cache: Cache, now: Callable[[], datetime], cohorts: Callable[[str], Iterable[str]],
+                 cohort_admitted: Counter) -> None:
         self.cq, self.lq, self.lq_filter = cq, lq, lq_filter
         self.cache = cache  # the informers': a LocalQueue's labels, for a selector
         self.now = now
+        self.cohorts = cohorts  # a ClusterQueue's ancestor Cohorts, nearest first
+        self.cohort_admitted = cohort_admitted
+        self.finished: dict[str, set[str]] = {}  # LocalQueue key -> its finished workloads' keys
+        self.finished_ever: set[str] = set()  # LocalQueues that held one: their series exists (at 0 too)
+        self.counted_cohorts: set[str] = set()  # Cohorts with an admitted-workloads series
 
     def on_add(self, wl: Workload) -> None:
-        return None
+        if is_true(wl, Cond.FINISHED):
+            self._finished(wl)
 
     def on_update(self, old: Workload, new: Workload) -> None:
         if old.status is new.status:
             return
         for t in transitions(old, new, self.now()):
+            if t.kind == "finished":
+                self._finished(new)
             self._record(t)
 
+    def _finished(self, wl: Workload) -> None:
+        lq = _lq_key(wl)
+        self.finished.setdefault(lq, set()).add(_key(wl))
+        self.finished_ever.add(lq)
+
     def on_delete(self, wl: Workload) -> None:
-        return None
+        keys = self.finished.get(_lq_key(wl))
+        if keys is not None:
+            keys.discard(_key(wl))
+            if not keys:
+                del self.finished[_lq_key(wl)]
 
     def _record(self, t: Transition) -> None:
-        cq = self.cq
+        cq, key = self.cq, (t.cluster_queue, t.priority_class, ROLE)
         if t.kind == "quota_reserved":
-            cq.quota_reserved.labels(t.cluster_queue, t.priority_class, ROLE).inc()
-            cq.quota_reserved_wait.labels(t.cluster_queue, t.priority_class, ROLE).observe(t.wait)
+            cq.quota_reserved.labels(*key).inc()
+            cq.quota_reserved_wait.labels(*key).observe(t.wait)
         elif t.kind == "admitted":
-            cq.admitted.labels(t.cluster_queue, t.priority_class, ROLE).inc()
-            cq.admission_wait.labels(t.cluster_queue, t.priority_class, ROLE).observe(t.wait)
-        else:
-            cq.evicted.labels(t.cluster_queue, t.reason, t.underlying_cause, t.priority_class, ROLE).inc()
+            cq.admitted.labels(*key).inc()
+            cq.admission_wait.labels(*key).observe(t.wait)
+            cq.admission_checks_wait.labels(*key).observe(t.since or 0.0)
+            for cohort in self.cohorts(t.cluster_queue):
+                self.cohort_admitted.labels(cohort, t.priority_class, ROLE).inc()
+                self.counted_cohorts.add(cohort)
+        elif t.kind == "ready":
+            cq.ready_wait.labels(*key).observe(t.wait)
+            cq.admitted_until_ready.labels(*key).observe(t.since or 0.0)
+        elif t.kind == "evicted":
+            self._evicted(t)
+        elif t.kind == "eviction_latency":
+            cq.eviction_latency.labels(t.cluster_queue, t.reason, ROLE).observe(t.wait)
+            return
+        else:  # finished
+            cq.finished_total.labels(*key).inc()
+            if t.first:
+                cq.replaced_slices.labels(t.cluster_queue, ROLE).inc()
         if self.lq is not None and self._exposed(t):
             self._record_local(self.lq, t)
+
+    def _evicted(self, t: Transition) -> None:
+        cq = self.cq
+        eviction = (t.cluster_queue, t.reason, t.underlying_cause, t.priority_class, ROLE)
+        cq.evicted.labels(*eviction).inc()
+        if t.first:
+            cq.evicted_once.labels(*eviction).inc()
+        if t.since is not None:
+            ready = cq.pods_ready_to_evicted.labels(t.cluster_queue, t.reason, t.underlying_cause, ROLE)
+            ready.observe(t.since)
 
     def _exposed(self, t: Transition) -> bool:
         if self.lq_filter.selector is None:
@@ -89,6 +146,12 @@ class WorkloadMetrics:
         elif t.kind == "admitted":
             lq.admitted.labels(*key).inc()
             lq.admission_wait.labels(*key).observe(t.wait)
-        else:
+            lq.admission_checks_wait.labels(*key).observe(t.since or 0.0)
+        elif t.kind == "ready":
+            lq.ready_wait.labels(*key).observe(t.wait)
+            lq.admitted_until_ready.labels(*key).observe(t.since or 0.0)
+        elif t.kind == "evicted":
             lq.evicted.labels(t.local_queue, t.namespace, t.reason, t.underlying_cause, t.priority_class,
                               ROLE).inc()
+        else:
+            lq.finished_total.labels(*key).inc()

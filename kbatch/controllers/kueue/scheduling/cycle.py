@@ -104,6 +104,7 @@ class Entry:
     admission: dict[str, Any] | None = None
     considered: str = ""
     replaced: Target | None = None  # the workload slice this one replaces, finished on admission
+    preemption_skipped: bool = False  # skipped with preemption targets (``skippedPreemptions``)
 
     def record(self, assignment: Assignment, targets: list[Target]) -> None:
         """``recordAssignment``."""
@@ -506,12 +507,14 @@ def _process(
             "Workload has overlapping preemption targets with another workload", config.preserve_scan_progress
         )
         e.quota_reserved_reason = Reason.WAITING_FOR_QUOTA
+        e.preemption_skipped = True
         return
     if not fits:
         e.mark_skipped(
             "Workload no longer fits after processing another workload", config.preserve_scan_progress
         )
         e.quota_reserved_reason = Reason.WAITING_FOR_QUOTA
+        e.preemption_skipped = mode == PREEMPT
         return
     for t in e.targets:
         preempted[t.info.key] = t.info

@@ -35,6 +35,8 @@ from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.frozen import edit
 from kbatch.api.kueue_v1beta2 import PodSetAssignment, PodSetTopologyRequest, Workload
 from kbatch.api.kueue_v1beta2.constants import POD_SET_LABEL
+from kbatch.controllers.kueue.metrics import record_gate_removal
+from kbatch.controllers.kueue.podintegration.pods import group_name
 from kbatch.controllers.kueue.tas.cluster import assignment_domains
 from kbatch.controllers.kueue.tas.request import TOPOLOGY_GATE, WORKLOAD_ANNOTATION, is_tas_pod
 from kbatch.controllers.kueue.tas.snapshot import HOSTNAME
@@ -197,10 +199,12 @@ class TopologyUngater:
             ]
             unhealthy = set(unhealthy_node_names(wl))
             for pod, labels in pods_to_domains(pods, psa, requests.get(psa.name), unhealthy):
-                self._ungate(pod, labels)
+                if self._ungate(pod, labels):  # ``RecordPodSchedulingGateRemovalSeconds``, ``IsPodGroup``
+                    now = self.ctx.clock.now_datetime()
+                    record_gate_removal(self.ctx.metrics, TOPOLOGY_GATE, wl, bool(group_name(pod)), now)
         return None
 
-    def _ungate(self, pod: Pod, labels: dict[str, str]) -> None:
+    def _ungate(self, pod: Pod, labels: dict[str, str]) -> bool:
         fresh = edit(pod)
         fresh.spec.scheduling_gates = [
             g for g in fresh.spec.scheduling_gates or () if g.name != TOPOLOGY_GATE
@@ -209,4 +213,5 @@ class TopologyUngater:
         try:
             self.ctx.client.update(fresh)
         except (Conflict, NotFound):
-            return  # the pod's next event brings the Workload back
+            return False  # the pod's next event brings the Workload back
+        return True

@@ -106,12 +106,14 @@ class PodWebhook:
 
     def _common(self, pod: Any) -> list[FieldError]:
         """``validateCommon``: the managed label, the pod group metadata and (with
-        TopologyAwareScheduling) the topology annotations (``validateTopologyRequest``)."""
+        TopologyAwareScheduling) the topology annotations (``validateTopologyRequest``); a wrong
+        managed label is one error among the others, as upstream appends them all."""
+        errs: list[FieldError] = []
         managed = (pod.metadata.labels or {}).get(P.MANAGED_LABEL)
         if managed is not None and managed != "true":
             path = f"{_LABELS}[{P.MANAGED_LABEL}]"
-            return [FieldError.forbidden(path, "managed label value can only be 'true'")]
-        errs = self._group_metadata(pod)
+            errs.append(FieldError.forbidden(path, "managed label value can only be 'true'"))
+        errs += self._group_metadata(pod)
         if self.jobs._settings().on("TopologyAwareScheduling"):
             errs += tas_request.validate(pod.metadata.annotations or {}, "metadata")
         return errs

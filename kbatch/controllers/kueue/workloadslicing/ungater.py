@@ -31,6 +31,7 @@ from kbatch.api.kueue_v1beta2.constants import (
     Cond,
 )
 from kbatch.controllers.kueue.manager import BY_OWNER
+from kbatch.controllers.kueue.metrics import record_gate_removal
 from kbatch.controllers.kueue.workloadslicing.slices import (
     _true,
     enabled,
@@ -148,4 +149,6 @@ class ElasticJobUngater:
                 self.ctx.client.update(fresh)
             except (Conflict, NotFound):
                 continue  # the pod's next event brings the slice back
+            now = self.ctx.clock.now_datetime()  # ``RecordPodSchedulingGateRemovalSeconds``, never a group
+            record_gate_removal(self.ctx.metrics, ELASTIC_JOB_SCHEDULING_GATE, wl, False, now)
         return None
