@@ -196,7 +196,7 @@ class _JobWebhook:
                                                          multi_layer)
         tas = self._settings().on("TopologyAwareScheduling")
         if self.integration.name == "jobset.x-k8s.io/jobset" and tas:
-            errs += _jobset_topology(obj)  # jobset_webhook.go validateTopologyRequest
+            errs += _jobset_topology(obj, self._settings().on("TASMultiLayerTopology"))
         if old is not None:
             errs += self._on_update(old, obj)
         deny(self.webhook, errs)
@@ -317,13 +317,15 @@ def _completions_equal_parallelism(job: Any) -> list[FieldError]:
     return errs
 
 
-def _jobset_topology(js: Any) -> list[FieldError]:
-    """``ValidateTASPodSetRequest`` of each replicated job's pod template."""
+def _jobset_topology(js: Any, multi_layer: bool) -> list[FieldError]:
+    """``ValidateTASPodSetRequest`` of each replicated job's pod template (jobset_webhook.go
+    ``validateTopologyRequest``; ``multi_layer``: ``TASMultiLayerTopology``)."""
     errs: list[FieldError] = []
     for i, rjob in enumerate((js.spec.replicated_jobs if js.spec else None) or ()):
         tpl = rjob.template.spec.template if rjob.template and rjob.template.spec else None
         annotations = (tpl.metadata.annotations if tpl is not None and tpl.metadata else None) or {}
-        errs += tas_request.validate(annotations, f"spec.replicatedJobs[{i}].template.spec.template.metadata")
+        path = f"spec.replicatedJobs[{i}].template.spec.template.metadata"
+        errs += tas_request.validate(annotations, path, multi_layer=multi_layer)
     return errs
 
 
