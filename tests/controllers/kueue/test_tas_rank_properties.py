@@ -3,8 +3,9 @@
 under ``kueue.x-k8s.io/pod-index-offset: k``, whatever the order the pods come in and whichever
 of them are already placed where their rank says, the pods and the assignment's ranks are in
 bijection: pod ``k + r`` lands in the domain of rank ``r``, and every domain gets exactly its
-count. Without the offset the same pods cannot be ranked (their indexes reach past the pod set) and the greedy fill still gives every domain its
-count (upstream ``topology_ungater.go`` ``readRanksForLabels``, ``assignGatedPodsToDomainsGreedy``)."""
+count. Without the offset the same pods cannot be ranked (their indexes reach past the pod set)
+and the greedy fill still gives every domain its count (upstream ``topology_ungater.go``
+``readRanksForLabels``, ``assignGatedPodsToDomainsGreedy``)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 """Kueue's ``TestReconcile`` of the TopologyUngater (kubernetes-sigs/kueue v0.19.2
 ``pkg/controller/tas/topology_ungater_test.go``), translated: for one pod set, which gated pods
 get which domain's node selector (:func:`~kbatch.controllers.kueue.tas.ungater.pods_to_domains`),
-and when a Workload is not one the ungater acts on (:func:`~kbatch.controllers.kueue.tas.ungater.admitted_by_tas`); then, through the
-reconciler, the podset-group and ``kueue.x-k8s.io/pod-index-offset`` rows (LeaderWorkerSet, ranks
-below 0, Kubeflow with a valid and an invalid offset)."""
+and when a Workload is not one the ungater acts on
+(:func:`~kbatch.controllers.kueue.tas.ungater.admitted_by_tas`); then, through the reconciler, the
+podset-group and ``kueue.x-k8s.io/pod-index-offset`` rows (LeaderWorkerSet, ranks below 0,
+Kubeflow with a valid and an invalid offset)."""
 
 from __future__ import annotations
 
