@@ -2,9 +2,11 @@
 ``pkg/controller/tas/node_controller_test.go``), translated: one reconcile of the TAS node
 controller (:class:`~kbatch.controllers.kueue.tas.node_failure.NodeFailureController`) over a fake
 client holding the node, the Workload and its pods, then the Workload's ``unhealthyNodes``, its
-Evicted condition and the requeue. Rows about late pods sent by a stale node selector
-(``UnschedulableOnAssignedNode``), admission-check pod set updates and injected patch errors are not
-translated (docs/kueue.md, "Not modelled")."""
+Evicted condition, the requeue and the late pods failed with ``TerminatedByKueue`` /
+``UnschedulableOnAssignedNode``; and ``TestGetWorkloadStatus`` (the verdict and the pods to
+terminate). Not translated: the admission-check pod set update row (kbatch's node controller reads
+the template and flavor tolerations only) and the injected patch error (the row's patch is never
+reached: translated without it)."""
 
 from __future__ import annotations
 
@@ -20,11 +22,12 @@ from kbatch.api.kueue_v1beta1.topology import domains_to_slices
 from kbatch.api.kueue_v1beta2 import ResourceFlavor, Workload
 from kbatch.controllers.kueue.tas.node_failure import NodeFailureController, taint_verdict
 from kbatch.controllers.scheduler.types import Taint, Toleration
+from kbatch.runtime.cache import BY_NODE_NAME
 from kbatch.runtime.reconcile import Request
 
 NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
 EARLIER = NOW - timedelta(seconds=30)  # ``now - NodeFailureDelay``
-NODE, NODE2 = "test-node-name", "test-node-name-2"
+NODE, NODE2, UNASSIGNED = "test-node-name", "test-node-name-2", "unassigned-node"
 HOST = "kubernetes.io/hostname"
 DEFAULT_GATES = {
     "TASFailedNodeReplacement": True,
@@ -46,9 +49,12 @@ class _Store:
         except KeyError:
             raise NotFound(f'{kind.__name__} "{name}" not found') from None
 
-    def list(self, kind: type, namespace: str | None = None, **_: Any) -> list[Any]:
+    def list(self, kind: type, namespace: str | None = None, index: tuple[str, str] | None = None,
+             **_: Any) -> list[Any]:
+        assert index is None or index[0] == BY_NODE_NAME
         return [o for (k, ns, _n), o in sorted(self.objs.items(), key=lambda kv: kv[0][1:])
-                if k is kind and (namespace is None or ns == namespace)]
+                if k is kind and (namespace is None or ns == namespace)
+                and (index is None or o.spec.node_name == index[1])]
 
     def update_status(self, obj: Any) -> Any:
         self.objs[(type(obj), obj.metadata.namespace or "", obj.metadata.name or "")] = obj
@@ -89,9 +95,10 @@ def _node(name: str = NODE, ready: str | None = "True", since: datetime = NOW,
 
 
 def _workload(*domains: tuple[str, int], unhealthy: tuple[str, ...] = (), count: int | None = None,
-              tolerations: list[dict[str, Any]] | None = None, condition: str | None = None) -> Workload:
+              tolerations: list[dict[str, Any]] | None = None, condition: str | None = None,
+              level: str = HOST, admitted: bool = True) -> Workload:
     pods = count if count is not None else sum(c for _, c in domains)
-    ta = domains_to_slices({"levels": [HOST], "domains": [{"values": [n], "count": c} for n, c in domains]})
+    ta = domains_to_slices({"levels": [level], "domains": [{"values": [n], "count": c} for n, c in domains]})
     conditions = [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved", "message": "m",
                    "lastTransitionTime": NOW},
                   {"type": "Admitted", "status": "True", "reason": "Admitted", "message": "m",
@@ -110,7 +117,7 @@ def _workload(*domains: tuple[str, int], unhealthy: tuple[str, ...] = (), count:
                 "name": "main", "count": pods, "flavors": {"cpu": "unit-test-flavor"},
                 "resourceUsage": {"cpu": str(pods)}, "topologyAssignment": ta}]},
             "unhealthyNodes": [{"name": n} for n in unhealthy] or None,
-        },
+        } if admitted else None,
     })
 
 
@@ -121,6 +128,22 @@ def _pod(name: str = "test-pod", node: str = NODE, phase: str = "Running", delet
                                      "kueue.x-k8s.io/podset-unconstrained-topology": "true"}},
         "spec": {"containers": [{"name": "c", "image": "i"}], "nodeName": node},
         "status": {"phase": phase},
+    })
+
+
+def _pending(name: str, node: str | None = NODE, gated: bool = False, selector: str = HOST,
+             tas: bool = True) -> Pod:
+    """A pod waiting to schedule: sent to ``node`` by its node selector, or still gated."""
+    annotations = {"kueue.x-k8s.io/workload": "test-workload"}
+    if tas:
+        annotations["kueue.x-k8s.io/podset-unconstrained-topology"] = "true"
+    return Pod.model_validate({
+        "metadata": {"name": name, "namespace": "default", "annotations": annotations,
+                     "labels": {"kueue.x-k8s.io/podset": "main"}},
+        "spec": {"containers": [{"name": "c", "image": "i"}],
+                 "nodeSelector": {selector: node} if node and not gated else None,
+                 "schedulingGates": [{"name": "kueue.x-k8s.io/topology"}] if gated else None},
+        "status": {"phase": "Pending"},
     })
 
 
@@ -172,8 +195,13 @@ CASES: dict[str, dict[str, Any]] = {
     "Node Deleted - marked as unavailable": dict(objs=[_workload((NODE, 1)), _pod()], want=[NODE]),
     "NodeReady missing - marked as unavailable": dict(
         objs=[_node(ready=None), _workload((NODE, 1)), _pod()], want=[NODE]),
-    "Node Deleted, reassigned workload -> UnhealthyNodes not polluted": dict(
-        objs=[_workload((NODE2, 1))], want=[]),
+    "Node Deleted, late pod exists for reassigned workload -> UnhealthyNodes not polluted": dict(
+        objs=[_workload((NODE2, 1)), _pending("late-pod")], want=[]),
+    "NodeReady missing, late pod exists for reassigned workload -> UnhealthyNodes not polluted": dict(
+        objs=[_node(ready=None), _workload((NODE2, 1)), _pending("late-pod")], want=[]),
+    "Node NotReady, timer expired, patch fails during removal -> UnhealthyNodes not polluted": dict(
+        objs=[_node(ready="False", since=EARLIER), _workload((NODE2, 1)), _pending("late-pod")], want=[],
+        patched=["late-pod"]),
     "Two Nodes Unhealthy (NotReady), delay passed - workload evicted": dict(
         gates={"TASReplaceNodeOnPodTermination": False, "TASReplaceNodeDueToNotReadyOverFixedTime": True},
         objs=[_node(ready="False", since=EARLIER), _node(NODE2, ready="False", since=EARLIER),
@@ -216,6 +244,38 @@ CASES: dict[str, dict[str, Any]] = {
         want=[]),
     "Node has untolerated NoSchedule taint, workload has no pods at all -> Unhealthy": dict(
         objs=[_node(taints=NO_SCHEDULE), _workload((NODE, 1))], want=[NODE]),
+    "Node NotReady, pod pending (assigned via nodeSelector) -> Unhealthy": dict(
+        objs=[_node(ready="False"), _workload((NODE, 1)), _pending("pending-pod-selector")], want=[NODE],
+        patched=["pending-pod-selector"]),
+    "Node NotReady, pod pending (gated by TopologySchedulingGate) -> Unhealthy (immediate)": dict(
+        objs=[_node(ready="False"), _workload((NODE, 1)), _pending("gated-pod", gated=True)], want=[NODE]),
+    "Node has untolerated NoExecute taint, pod pending (assigned via nodeSelector) -> Unhealthy": dict(
+        objs=[_node(taints=[{"key": "foo", "effect": "NoExecute"}]), _workload((NODE, 1)),
+              _pending("pending-pod-selector")], want=[NODE], patched=["pending-pod-selector"]),
+    "Node has untolerated NoExecute taint, pod pending (gated by TopologySchedulingGate) -> Unhealthy": dict(
+        objs=[_node(taints=[{"key": "foo", "effect": "NoExecute"}]), _workload((NODE, 1)),
+              _pending("gated-pod", gated=True)], want=[NODE]),
+    "Node NotReady, pod pending, no hostname topology level -> Healthy (ignore)": dict(
+        objs=[_node(ready="False"), _workload(("rack-1", 1), level="rack"),
+              _pending("pending-pod-rack", "rack-1", selector="rack", tas=False)], want=[]),
+    "Node has NoSchedule taint, pod is Pending and on node, ReplaceNodeOnPodTermination on -> Unhealthy": (
+        dict(
+        objs=[_node(taints=[{"key": "foo", "effect": "NoSchedule"}]), _workload((NODE, 1)),
+              _pending("pending-pod")], want=[NODE], patched=["pending-pod"])),
+    "Node has NoSchedule taint, multiple pending pods, only matching one patched": dict(
+        objs=[_node(taints=[{"key": "foo", "effect": "NoSchedule"}]), _node(NODE2),
+              _workload((NODE, 1), (NODE2, 1)), _pending("pending-pod-1"), _pending("pending-pod-2", NODE2)],
+        want=[NODE], patched=["pending-pod-1"]),
+    "Node has untolerated NoSchedule taint, pod is Gated -> Healthy": dict(
+        objs=[_node(taints=[{"key": "foo", "effect": "NoSchedule"}]), _workload((NODE, 1)),
+              _pending("gated-pod", gated=True)], want=[NODE]),
+    "Workload without admission (nil Admission status) - handled safely": dict(
+        objs=[_node(), _workload((NODE, 1), admitted=False), _pending("stray-pod-on-node")], want=[],
+        patched=["stray-pod-on-node"]),
+    "Node NotReady, workload missing TAS assignment but has late pod -> "
+    "Workload marked Healthy, pod patched": (
+        dict(objs=[_node(UNASSIGNED, ready="False"), _workload((NODE, 1)), _pending("stray-pod", UNASSIGNED)],
+             requests=[UNASSIGNED], want=[], patched=["stray-pod"])),
     "Node NotReady, finished workload on TAS node -> ignored": dict(
         objs=[_node(ready="False"), _workload((NODE, 1), condition="Finished")], want=[]),
     "Node NotReady, evicted workload on TAS node -> ignored": dict(
@@ -234,16 +294,26 @@ def test_node_failure_reconciler(name: str) -> None:
     controller = NodeFailureController(mgr)
     results = [controller.reconcile(Request("", n)) for n in case.get("requests", [NODE])]
     wl = store.get(Workload, "test-workload", "default")
-    assert [n.name for n in wl.status.unhealthy_nodes or ()] == case["want"]
+    status = wl.status
+    assert [n.name for n in (status.unhealthy_nodes if status else None) or ()] == case["want"]
     requeue = case.get("requeue")
     assert (results[0].requeue_after if results[0] is not None else None) == requeue
-    evicted = next((c for c in wl.status.conditions or () if c.type == "Evicted"), None)
+    evicted = next((c for c in (status.conditions if status else None) or () if c.type == "Evicted"), None)
     if "evicted" in case:
         assert evicted is not None and (evicted.status, evicted.reason) == ("True", "NodeFailures")
         assert evicted.message == case["evicted"]
         assert mgr.recorder.events == [("Normal", "EvictedDueToNodeFailures", case["evicted"])]
     else:
         assert evicted is None or evicted.reason != "NodeFailures"
+    failed = sorted(p.metadata.name for p in store.list(Pod) if any(
+        (c.type, c.status, c.reason, c.message) == (
+            "TerminatedByKueue", "True", "UnschedulableOnAssignedNode",
+            "Pod terminated by Kueue NodeController due to node taint")
+        for c in p.status.conditions or ()) and p.status.phase == "Failed")
+    assert failed == sorted(case.get("patched", []))
+    assert [e for e in mgr.recorder.events if e[1] == "PodTerminatedByKueue"] == [
+        ("Normal", "PodTerminatedByKueue", "Pod terminated by Kueue NodeController due to node taint")
+    ] * len(failed)
 
 
 def test_classify_taints() -> None:
@@ -255,3 +325,47 @@ def test_classify_taints() -> None:
     assert taint_verdict([taint], [[for_a_while]]) == "check-pods"
     assert taint_verdict([taint], [[forever], []]) == "unhealthy"
     assert taint_verdict([Taint("maintenance", "PreferNoSchedule", "true")], [[]]) == "healthy"
+
+
+# ``TestGetWorkloadStatus``: name -> (node, objects, gates, want verdict, want pods to terminate)
+STATUS_ROWS: dict[str, tuple[Node, list[Any], dict[str, bool], str, list[str]]] = {
+    "Healthy pod on assigned node": (_node(), [_pod()], {}, "healthy", []),
+    "Node Ready, TASReplaceNodeOnNodeTaints disabled -> Healthy": (
+        _node(), [_pod()], {"TASReplaceNodeOnNodeTaints": False}, "healthy", []),
+    "Node NotReady, ReplaceNodeOnPodTermination disabled -> Unhealthy immediately": (
+        _node(ready="False"), [_pod()],
+        {"TASReplaceNodeOnPodTermination": False, "TASReplaceNodeDueToNotReadyOverFixedTime": True},
+        "unhealthy", []),
+    "Node NotReady, ReplaceNodeOnPodTermination enabled -> Healthy (Waiting for pod termination)": (
+        _node(ready="False"), [_pod("valid-pod")], {}, "healthy", []),
+    "Stray pending pod on unassigned node gets terminated (expectedOnNode == 0)": (
+        _node(UNASSIGNED), [_pending("stray-pod", UNASSIGNED)], {}, "healthy", ["stray-pod"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATUS_ROWS))
+def test_get_workload_status(name: str) -> None:
+    from kbatch.controllers.kueue.tas import late_pods
+
+    node, pods, gates, want, want_terminated = STATUS_ROWS[name]
+    wl = _workload((NODE, 1))
+    store = _Store([node, wl, FLAVOR, *pods])
+    controller = NodeFailureController(_Mgr(store, gates))
+    verdict, checked = controller._verdict(node, wl)
+    sent = late_pods.pods_sent_to(store.list(Pod), node.metadata.name or "")
+    terminated = late_pods.to_terminate(sent.get(("default", "test-workload"), [])) if checked else []
+    assert (verdict, [p.metadata.name for p in terminated]) == (want, want_terminated)
+
+
+def test_pod_events_reach_the_node_a_late_pod_waits_for() -> None:
+    """``nodeFailurePodHandler``: a pending TAS pod sent to a node by its hostname selector
+    (whatever its phase: the reconcile decides), and a bound TAS pod that ended; nothing else."""
+    from kbatch.controllers.kueue.tas.node_failure import PodNode
+
+    mapper = PodNode()
+    assert mapper(_pending("p", NODE2)) == [Request("", NODE2)]
+    assert mapper(_pending("p", gated=True)) == []
+    assert mapper(_pending("p", "rack-1", selector="rack")) == []
+    assert mapper(_pending("p", NODE2, tas=False)) == []
+    assert mapper(_pod(phase="Failed")) == [Request("", NODE)]
+    assert mapper(_pod()) == []

@@ -4,8 +4,9 @@
 later workload of the same cycle"): the Workload holds quota with a topology assignment naming
 ``x0`` (or ``x1``) and ``status.unhealthyNodes`` names it; after the back-off the scheduler
 rewrites the assignment (and clears ``unhealthyNodes``), or with ``TASFailedNodeReplacementFailFast``
-evicts it, or without it records ``SecondPassFailed`` and keeps the assignment. Rows about podset
-slices are not translated (slices are not modelled).
+evicts it, or without it records ``SecondPassFailed`` and keeps the assignment; the "workload with
+unhealthyNode; second pass; slices; …" rows and "… preferred; no fit when using slices; FailFast"
+(the replacement of podset slices).
 
 Through the API and the scheduler as kbatch runs them: the nodes, Topology, flavor and ClusterQueue
 are created, the Workload is created and given its admission through the status subresource (as
@@ -216,3 +217,57 @@ def test_a_workload_owned_by_a_single_pod_keeps_its_assignment(skip: bool) -> No
     _second_pass(w)
     assert _replaced(w, "foo")
     assert _domains(w, "foo") == ([("x0", 1)] if skip else [("x1", 1)])
+
+
+def _sliced(name: str, count: int, cpu: str, level: str, size: int, slice_level: str,
+            required: bool = False) -> dict[str, Any]:
+    """A pod set asking for ``size``-pod slices at ``slice_level`` inside a ``level`` domain."""
+    request = {"required" if required else "preferred": level,
+               "podSetSliceRequiredTopology": slice_level, "podSetSliceSize": size}
+    return _pod_set(name, count, cpu, **request)
+
+
+SLICE_CASES = {
+    # "workload with unhealthyNode; second pass; slices; …": (pod set, assignment, unhealthy, want)
+    "baseline": (
+        _sliced("one", 2, "1", BLOCK, 2, RACK), _psa("one", 2, "2000m", ("x2", 1), ("x3", 1)), "x2",
+        [("x3", 1), ("x4", 1)]),
+    "unhealthy node hosts incomplete slice": (
+        _sliced("one", 8, "250m", BLOCK, 8, RACK), _psa("one", 8, "2000m", ("x2", 4), ("x3", 4)), "x2",
+        [("x3", 4), ("x4", 4)]),
+    "unhealthy node hosts whole slices": (
+        _sliced("one", 12, "250m", BLOCK, 4, RACK, required=True),
+        _psa("one", 12, "3000m", ("x2", 4), ("x3", 4), ("x4", 4)), "x3", [("x1", 4), ("x2", 4), ("x4", 4)]),
+    "unhealthy node hosts whole slice and incomplete slice": (
+        _sliced("one", 8, "200m", BLOCK, 2, RACK, required=True),
+        _psa("one", 8, "1600m", ("x1", 3), ("x2", 5)), "x1", [("x2", 5), ("x3", 3)]),
+    "unhealthy node hosts the whole workload": (
+        _sliced("one", 4, "250m", RACK, 2, HOST, required=True), _psa("one", 4, "1000m", ("x1", 4)), "x1",
+        [("x5", 4)]),
+    "finds correct slice domain": (
+        _sliced("one", 8, "500m", BLOCK, 4, BLOCK),
+        _psa("one", 8, "4000m", ("x1", 2), ("x3", 2), ("x5", 2), ("x7", 2)), "x7",
+        [("x1", 2), ("x3", 2), ("x5", 2), ("x6", 2)]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SLICE_CASES))
+def test_second_pass_replaces_the_node_of_a_sliced_pod_set(case: str) -> None:
+    pod_set, psa, unhealthy, want = SLICE_CASES[case]
+    w = _world(THREE_LEVEL, DEFAULT_NODES)
+    _admitted(w, "foo", [pod_set], [psa], unhealthy)
+    _second_pass(w)
+    assert _replaced(w, "foo")
+    assert _domains(w, "foo") == want
+
+
+def test_second_pass_preferred_no_fit_when_using_slices_with_fail_fast_evicts() -> None:
+    """The lost pod must complete the rack's slice; the rack (x1) is full: evicted."""
+    w = _world(THREE_LEVEL, DEFAULT_NODES)
+    _admitted(w, "foo", [_sliced("one", 2, "1", BLOCK, 2, RACK)],
+              [_psa("one", 2, "2000m", ("x0", 1), ("x1", 1))], "x0")
+    _second_pass(w)
+    message = "Workload was evicted as there was no replacement for unhealthy node(s): x0"
+    evicted = w.cond("foo", "Evicted")
+    assert (evicted.status, evicted.reason, evicted.message) == ("True", "NodeFailures", message)
+    assert ("Normal", "EvictedDueToNodeFailures", message) in w.events("foo")

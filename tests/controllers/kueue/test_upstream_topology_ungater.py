@@ -1,8 +1,10 @@
 """Kueue's ``TestReconcile`` of the TopologyUngater (kubernetes-sigs/kueue v0.19.2
-``pkg/controller/tas/topology_ungater_test.go``), translated for the cases of one pod set without
-offsets: which gated pods get which domain's node selector
-(:func:`~kbatch.controllers.kueue.tas.ungater.pods_to_domains`), and when a Workload is not one the
-ungater acts on (:func:`~kbatch.controllers.kueue.tas.ungater.admitted_by_tas`)."""
+``pkg/controller/tas/topology_ungater_test.go``), translated: for one pod set, which gated pods
+get which domain's node selector (:func:`~kbatch.controllers.kueue.tas.ungater.pods_to_domains`),
+and when a Workload is not one the ungater acts on
+(:func:`~kbatch.controllers.kueue.tas.ungater.admitted_by_tas`); then, through the reconciler, the
+podset-group and ``kueue.x-k8s.io/pod-index-offset`` rows (LeaderWorkerSet, ranks below 0,
+Kubeflow with a valid and an invalid offset)."""
 
 from __future__ import annotations
 
@@ -196,3 +198,115 @@ def test_ranks_support_rank_based_ordering_for_pod_groups_for_all_pods() -> None
     pods[0].metadata.creation_timestamp = None  # ranks, not age, decide
     placed = _ungated(pods, _psa(3, (("b1", "r1"), 1), (("b1", "r2"), 1), (("b2", "r1"), 1)), req)
     assert placed == {"p0": ("b1", "r1"), "p1": ("b1", "r2"), "p2": ("b2", "r1")}
+
+
+# --- podset groups and ``kueue.x-k8s.io/pod-index-offset``: through the reconciler ---------------------
+LWS_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
+REPLICA_INDEX = "training.kubeflow.org/replica-index"
+OFFSET = "kueue.x-k8s.io/pod-index-offset"
+ABC = (("b1", "r1"), 1), (("b1", "r2"), 1), (("b2", "r1"), 2)
+
+
+class _Cache:
+    def __init__(self, wl: Workload, pods: list[Pod]) -> None:
+        self.wl, self.pods = wl, {p.metadata.name: p for p in pods}
+
+    def get(self, kind: type, name: str, namespace: str | None = None) -> Any:
+        return self.wl
+
+    def list(self, kind: type, namespace: str | None = None,
+             labels: dict[str, str] | None = None) -> list[Pod]:
+        return [p for _, p in sorted(self.pods.items())
+                if all((p.metadata.labels or {}).get(k) == v for k, v in (labels or {}).items())]
+
+    def update(self, pod: Pod) -> Pod:
+        self.pods[pod.metadata.name] = pod
+        return pod
+
+
+def _grouped(sets: list[tuple[str, int, tuple[tuple[tuple[str, str], int], ...]]], label: str,
+             group: str | None) -> Workload:
+    """An admitted Workload with these (name, count, domains) pod sets, their pods ranked by
+    ``label``, in one podset group when ``group`` is given."""
+    specs, psas = [], []
+    for name, count, domains in sets:
+        specs.append({"name": name, "count": count, "template": {"spec": {"containers": [{"name": "c"}]}},
+                      "topologyRequest": {"required": RACK, "podIndexLabel": label,
+                                          "podSetGroupName": group}})
+        psa = _psa(count, *domains).to_dict()
+        psas.append({**psa, "name": name})
+    return Workload.model_validate({
+        "metadata": {"name": "unit-test", "namespace": "ns"},
+        "spec": {"queueName": "lq", "podSets": specs},
+        "status": {"conditions": [{"type": "Admitted", "status": "True"}],
+                   "admission": {"clusterQueue": "cq", "podSetAssignments": psas}}})
+
+
+def _member(name: str, pod_set: str, label: str, index: int, offset: str | None = None) -> Pod:
+    pod = _pod(name)
+    pod.metadata.labels = {"kueue.x-k8s.io/podset": pod_set, label: str(index)}
+    if offset is not None:
+        pod.metadata.annotations = {**(pod.metadata.annotations or {}), OFFSET: offset}
+    return pod
+
+
+def _reconciled(wl: Workload, pods: list[Pod]) -> dict[str, tuple[str, str] | None]:
+    from kbatch.controllers.kueue.tas.ungater import TopologyUngater
+    from kbatch.runtime.reconcile import Request
+
+    cache = _Cache(wl, pods)
+    ctx = type("Ctx", (), {"cache": cache, "client": cache})()
+    TopologyUngater(ctx).reconcile(Request("ns", "unit-test"))
+    return {name: ((p.spec.node_selector or {})[BLOCK], (p.spec.node_selector or {})[RACK])
+            if not p.spec.scheduling_gates else None for name, p in cache.pods.items()}
+
+
+def test_ranks_ungate_pods_according_to_their_ranks_for_leader_worker_set_for_all_pods() -> None:
+    """The workers' indexes continue the leader's (offset: the leader's one pod)."""
+    wl = _grouped([("workers", 4, ABC), ("leader", 1, ((("b1", "r1"), 1),))], LWS_INDEX, "lws-group")
+    pods = [_member("p0", "leader", LWS_INDEX, 0), _member("p1", "workers", LWS_INDEX, 2),
+            _member("p2", "workers", LWS_INDEX, 1), _member("p3", "workers", LWS_INDEX, 3),
+            _member("p4", "workers", LWS_INDEX, 4)]
+    assert _reconciled(wl, pods) == {"p0": ("b1", "r1"), "p1": ("b1", "r2"), "p2": ("b1", "r1"),
+                                     "p3": ("b2", "r1"), "p4": ("b2", "r1")}
+
+
+def test_ranks_gracefully_handle_situation_with_ranks_going_below_0() -> None:
+    """Workers numbered from 0 in a group: a rank below 0, so the greedy fill."""
+    wl = _grouped([("workers", 4, ABC), ("leader", 1, ((("b1", "r1"), 1),))], LWS_INDEX, "lws-group")
+    pods = [_member("p0", "leader", LWS_INDEX, 0)] + [
+        _member(f"p{i + 1}", "workers", LWS_INDEX, i) for i in range(4)]
+    assert _reconciled(wl, pods) == {"p0": ("b1", "r1"), "p1": ("b1", "r1"), "p2": ("b1", "r2"),
+                                     "p3": ("b2", "r1"), "p4": ("b2", "r1")}
+
+
+KUBEFLOW = [("launcher", 1, ((("b1", "r1"), 1),)),
+            ("worker", 3, ((("b1", "r1"), 1), (("b1", "r2"), 1), (("b2", "r1"), 1)))]
+
+
+def test_ranks_support_rank_based_ordering_for_kubeflow_with_valid_offset_annotation() -> None:
+    wl = _grouped(KUBEFLOW, REPLICA_INDEX, "mpijob-group")
+    pods = [_member("l0", "launcher", REPLICA_INDEX, 0)] + [
+        _member(f"w{i}", "worker", REPLICA_INDEX, i, offset="1") for i in (1, 2, 3)]
+    assert _reconciled(wl, pods) == {"l0": ("b1", "r1"), "w1": ("b1", "r1"), "w2": ("b1", "r2"),
+                                     "w3": ("b2", "r1")}
+
+
+def test_ranks_support_rank_based_ordering_for_kubeflow_with_invalid_offset_annotation() -> None:
+    """``errParseOffsetAnnotation``: the reconcile fails (and is retried), no pod is ungated."""
+    from kbatch.controllers.kueue.tas.ranks import OffsetError
+
+    wl = _grouped(KUBEFLOW, REPLICA_INDEX, "mpijob-group")
+    pods = [_member("l0", "launcher", REPLICA_INDEX, 0)] + [
+        _member(f"w{i}", "worker", REPLICA_INDEX, i, offset="invalid") for i in (0, 1, 2)]
+    with pytest.raises(OffsetError, match="failed to parse offset annotation"):
+        _reconciled(wl, pods)
+
+
+def test_the_pod_index_offset_alone_shifts_a_pod_sets_ranks() -> None:
+    """kbatch's own: no group; indexes 5..8 with offset 5 are ranks 0..3 (without the offset they
+    exceed the pod set: greedy, by name, would put w5 first)."""
+    wl = _grouped([("main", 4, ABC)], INDEX, None)
+    pods = [_member(f"w{i}", "main", INDEX, 13 - i, offset="5") for i in (5, 6, 7, 8)]
+    assert _reconciled(wl, pods) == {"w5": ("b2", "r1"), "w6": ("b2", "r1"), "w7": ("b1", "r2"),
+                                     "w8": ("b1", "r1")}

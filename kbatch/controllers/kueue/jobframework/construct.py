@@ -79,22 +79,28 @@ def max_execution_time(obj: Any) -> int | None:
     return value if value is not None and value > 0 else None
 
 
-def _topology_request(job: Any, ps: Any) -> PodSetTopologyRequest | None:
+def _topology_request(job: Any, ps: Any, multi_layer: bool) -> PodSetTopologyRequest | None:
     """The pod set's topology request: its ``topology`` source when the integration gives one
     (JobSet, plain pods, pod groups), else its template's annotations with the integration's pod
-    index label (``tas_pod_index_label``, the Job's completion index)."""
+    index label (``tas_pod_index_label``, the Job's completion index). ``multi_layer``
+    (``TASMultiLayerTopology``): off, the constraints annotation is not read (``Build``)."""
     src = ps.topology
     annotations = src.annotations if src is not None else None
     if annotations is None:
         annotations = (ps.template.metadata.annotations if ps.template.metadata else None) or {}
     if src is None:
-        return topology_request(annotations, getattr(job, "tas_pod_index_label", None))
+        return topology_request(
+            annotations, getattr(job, "tas_pod_index_label", None), multi_layer=multi_layer
+        )
     return topology_request(
-        annotations, src.pod_index_label, sub_group=(src.sub_group_index_label, src.sub_group_count)
+        annotations,
+        src.pod_index_label,
+        sub_group=(src.sub_group_index_label, src.sub_group_count),
+        multi_layer=multi_layer,
     )
 
 
-def _pod_sets(job: Any, partial_admission: bool, tas: bool) -> list[PodSet]:
+def _pod_sets(job: Any, partial_admission: bool, tas: bool, multi_layer: bool) -> list[PodSet]:
     """The job's pod sets; with TopologyAwareScheduling each carries its topology request."""
     return [
         PodSet(
@@ -102,7 +108,7 @@ def _pod_sets(job: Any, partial_admission: bool, tas: bool) -> list[PodSet]:
             template=ps.template,
             count=ps.count,
             min_count=ps.min_count if partial_admission else None,
-            topology_request=_topology_request(job, ps) if tas else None,
+            topology_request=_topology_request(job, ps, multi_layer) if tas else None,
         )
         for ps in job.pod_sets()
     ]
@@ -154,12 +160,14 @@ def new_workload(
     short_names: bool,
     admission_gated_by: bool,
     tas: bool = False,
+    multi_layer: bool = True,
     name_extra: str = "",
 ) -> Workload:
-    """``ConstructWorkload``; ``name_extra``: an elastic job's generation (``newWorkloadName``)."""
+    """``ConstructWorkload``; ``name_extra``: an elastic job's generation (``newWorkloadName``);
+    ``multi_layer``: ``TASMultiLayerTopology``."""
     obj = job.object
     meta = obj.metadata
-    pod_sets = _pod_sets(job, partial_admission, tas)
+    pod_sets = _pod_sets(job, partial_admission, tas, multi_layer)
     labels = {k: v for k, v in (meta.labels or {}).items() if k in label_keys}
     if not label_value_errors(meta.uid or ""):
         labels[JOB_UID_LABEL] = meta.uid or ""
@@ -269,7 +277,7 @@ def equivalent(
         return False
     if (wl.spec.maximum_execution_time_seconds if wl.spec else None) != max_execution_time(obj):
         return False
-    job_sets = _pod_sets(job, partial_admission, tas=False)  # topology requests are not compared
+    job_sets = _pod_sets(job, partial_admission, False, True)  # topology requests are not compared
     ignore = _has(wl, "Admitted")
     running = _running_pod_sets(wl, cache, assign_queue_labels)
     spec_sets = list((wl.spec.pod_sets if wl.spec else None) or ())

@@ -320,6 +320,7 @@ class JobReconciler:
             short_names=s.on("ShortWorkloadNames"),
             admission_gated_by=s.on("AdmissionGatedBy"),
             tas=s.on("TopologyAwareScheduling"),
+            multi_layer=s.on("TASMultiLayerTopology"),
             name_extra=elastic.name_extra(self, job.object),
         )
         if elastic.is_elastic(self, job.object):

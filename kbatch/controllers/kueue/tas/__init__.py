@@ -12,9 +12,11 @@ Upstream: kubernetes-sigs/kueue v0.19.2, KEP ``keps/2724-topology-aware-scheduli
 :mod:`.cluster`            the nodes, non-TAS and TAS usage a cycle's snapshots are built from
 :mod:`.cycle`              the flavor assigner's TAS step and the cycle's TAS usage
 :mod:`.ungater`            the TopologyUngater: each gated pod to a domain, its node selector, the gate off
+:mod:`.ranks`              the ungater's ranks: pod index labels, podset-group and ``pod-index-offset`` shifts
 :mod:`.nodes`              node events that retry inadmissible Workloads
 :mod:`.unhealthy`          a Workload's assigned and unhealthy nodes (``status.unhealthyNodes``)
 :mod:`.node_failure`       the TAS node controller: failed nodes to ``unhealthyNodes``, or eviction
+:mod:`.late_pods`          the pods a stale node selector sends to a node, failed by the node controller
 :mod:`.replacement`        a replacement for the pods of an unhealthy node (pure)
 :mod:`.second_pass`        the scheduler's second pass: its back-off queue and the replaced admission
 =========================  =====================================================================

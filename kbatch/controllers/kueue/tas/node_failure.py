@@ -25,13 +25,27 @@ An unhealthy node is added to ``unhealthyNodes``, unless the Workload already ha
 then it is evicted, reason ``NodeFailures``, "Workload eviction triggered due to multiple TAS
 assigned node failures, including: a, b".
 
-Not modelled: terminating the late pods a stale node selector still sends to a node
-(``UnschedulableOnAssignedNode``), workload slices.
+Late pods (:mod:`.late_pods`): a node is also reconciled when a TAS pod whose node selector names
+it at the hostname level is pending unbound, and the Workloads of such pods (not finished nor
+evicted) are judged with the assigned ones. Wherever the verdict looked at the pods (the node is
+not in the Workload's assignment any more; not Ready; an untolerated or temporarily tolerated
+taint, with ``TASReplaceNodeOnPodTermination``), the Workload's ungated pods still pending there
+are failed (``TerminatedByKueue``, reason ``UnschedulableOnAssignedNode``) unless the Workload was
+evicted. A Workload the node is no longer assigned to is healthy on it (``unhealthyNodes`` is not
+polluted). A deleted node, or one without a Ready condition, terminates no pods (as upstream,
+which returns before looking at them).
+
+Deliberately different: with the deprecated fixed-time marking, upstream re-judges the Workloads
+it has just recorded by their pods in the same reconcile and would clear a node whose pods still
+run, which only its informer lag prevents; kbatch keeps them recorded (what the gate means).
+The node's pods are found by listing them (upstream keeps field indexes).
+
+Not modelled: workload slices.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -42,16 +56,20 @@ from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.api.kueue_v1beta2.workload import UnhealthyNode
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.scheduler import write_status
+from kbatch.controllers.kueue.tas import late_pods
 from kbatch.controllers.kueue.tas.cluster import assignment_domains
+from kbatch.controllers.kueue.tas.late_pods import WorkloadKey
 from kbatch.controllers.kueue.tas.request import WORKLOAD_ANNOTATION, is_tas_pod
 from kbatch.controllers.kueue.tas.unhealthy import (
     EVICTED_EVENT,
     assigned_nodes,
     evict_for_node_failures,
+    hostname_nodes,
     unhealthy_node_names,
 )
 from kbatch.controllers.scheduler.convert import toleration_of
 from kbatch.controllers.scheduler.types import Taint, Toleration
+from kbatch.runtime.cache import BY_NODE_NAME
 from kbatch.runtime.reconcile import Request, Result
 
 __all__ = [
@@ -121,14 +139,19 @@ class NodeFailureEvents:
 
 
 class PodNode:
-    """Pod events → the node of a terminated or deleted TAS pod (``nodeFailurePodHandler``)."""
+    """Pod events → nodes (``nodeFailurePodHandler``): the node a pending TAS pod's hostname
+    selector names (a late pod may wait there), and the node of a bound TAS pod that is
+    terminated or being deleted."""
 
     __slots__ = ()
     maps_old_on_update = False
 
     def __call__(self, pod: Any) -> list[Request]:
         node = pod.spec.node_name if pod.spec else None
-        if not node or (pod.metadata.deletion_timestamp is None and not _terminated(pod)):
+        if not node:
+            sent = late_pods.hostname_selector(pod) if pod.spec and pod.spec.node_selector else None
+            return [Request("", sent)] if sent else []
+        if pod.metadata.deletion_timestamp is None and not _terminated(pod):
             return []  # most pod events: a bound pod running
         return [Request("", node)] if is_tas_pod(pod) else []
 
@@ -143,16 +166,14 @@ class NodeFailureController:
         return bool(self.mgr.settings.on(gate))
 
     def reconcile(self, request: Request) -> Result | None:
+        """``nodeReconciler.Reconcile``."""
         cache = self.mgr.ctx.cache
         try:
             node: Node | None = cache.get(Node, request.name)
         except NotFound:
             node = None
         name = request.name
-        affected = sorted(
-            (wl for wl in cache.list(Workload) if name in assigned_nodes(wl)),
-            key=lambda w: (w.metadata.namespace or "", w.metadata.name or ""),
-        )
+        affected = sorted((wl for wl in cache.list(Workload) if name in assigned_nodes(wl)), key=_key)
         if node is None or _ready(node) is None:
             self._unhealthy(name, affected)
             return None
@@ -164,25 +185,68 @@ class NodeFailureController:
             expired = remaining <= timedelta(0)
             if not expired and not self._on("TASReplaceNodeOnPodTermination"):
                 return Result(requeue_after=remaining.total_seconds())
+        forced: set[WorkloadKey] = set()
         if expired and self._on("TASReplaceNodeDueToNotReadyOverFixedTime"):
-            self._unhealthy(name, affected)
-            return None
-        sick: list[Workload] = []
-        well: list[Workload] = []
-        for wl in affected:
-            (sick if self._verdict(node, wl) == UNHEALTHY else well).append(wl)
-        self._unhealthy(name, sick)
-        for wl in well:
-            self._healthy(name, wl)
+            evicted = self._unhealthy(name, affected)
+            affected = [wl for wl in affected if _key(wl) not in evicted]
+            forced = {_key(wl) for wl in affected}
+        sent = late_pods.pods_sent_to(cache.list(Pod), name)
+        workloads = affected + self._late_workloads(sent, affected)
+        self._reconcile_workloads(node, workloads, sent, forced)
         return None
 
+    def _late_workloads(
+        self, sent: Mapping[WorkloadKey, Sequence[Pod]], affected: Sequence[Workload]
+    ) -> list[Workload]:
+        """``getWorkloadsFromPodsOnNode``: the Workloads, not finished nor evicted, of the pods
+        sent to the node that its assignment does not name."""
+        out = []
+        for namespace, wl_name in late_pods.late_workload_keys(sent, map(_key, affected)):
+            try:
+                wl = self.mgr.ctx.cache.get(Workload, wl_name, namespace)
+            except NotFound:
+                continue
+            if not W.has(wl.status, Cond.FINISHED) and not W.has(wl.status, Cond.EVICTED):
+                out.append(wl)
+        return out
+
+    def _reconcile_workloads(
+        self,
+        node: Node,
+        workloads: Sequence[Workload],
+        sent: Mapping[WorkloadKey, Sequence[Pod]],
+        forced: set[WorkloadKey],
+    ) -> None:
+        """``reconcileWorkloadsOnNode``: each Workload judged; the unhealthy ones recorded (or
+        evicted), the healthy ones cleared; then the late pods of those not evicted failed. A
+        Workload the deprecated fixed-time marking has just recorded stays unhealthy."""
+        name = node.metadata.name or ""
+        sick: list[Workload] = []
+        well: list[Workload] = []
+        doomed: dict[WorkloadKey, list[Pod]] = {}
+        for wl in workloads:
+            verdict, pods_checked = self._verdict(node, wl)
+            if pods_checked:
+                doomed[_key(wl)] = late_pods.to_terminate(sent.get(_key(wl), ()))
+            (sick if verdict == UNHEALTHY or _key(wl) in forced else well).append(wl)
+        evicted = self._unhealthy(name, sick)
+        for wl in well:
+            self._healthy(name, wl)
+        for key in sorted(doomed):
+            if key not in evicted and doomed[key]:
+                late_pods.mark_failed(self.mgr.ctx.client, self.mgr.recorder, doomed[key], self.mgr.now())
+
     # --- decisions ----------------------------------------------------------------------------------
-    def _verdict(self, node: Node, wl: Workload) -> str:
-        """``getWorkloadStatus``."""
+    def _verdict(self, node: Node, wl: Workload) -> tuple[str, bool]:
+        """``getWorkloadStatus``: the verdict, and whether the pods on the node were looked at
+        (``checkPodsOnNode``: only then are late pods terminated)."""
+        name = node.metadata.name or ""
+        if name not in hostname_nodes(wl):
+            return HEALTHY, True  # only late pods bring such a Workload here: fail them
         if not _is_ready(node):
             if not self._on("TASReplaceNodeOnPodTermination"):
-                return UNHEALTHY
-            return self._pods_verdict(node, wl, untolerated=False)
+                return UNHEALTHY, False
+            return self._pods_verdict(node, wl, untolerated=False), True
         taints = [
             Taint(t.key or "", t.effect or "", t.value or "")
             for t in (node.spec.taints if node.spec else None) or ()
@@ -190,20 +254,21 @@ class NodeFailureController:
         if not self._on("TASReplaceNodeOnNodeTaints") or not any(
             t.effect in ("NoSchedule", "NoExecute") for t in taints
         ):
-            return HEALTHY
-        verdict = taint_verdict(taints, self._tolerations(wl, node.metadata.name or ""))
+            return HEALTHY, False
+        verdict = taint_verdict(taints, self._tolerations(wl, name))
         if verdict == UNHEALTHY and not self._on("TASReplaceNodeOnPodTermination"):
-            return UNHEALTHY
+            return UNHEALTHY, False
         if verdict == HEALTHY:
-            return HEALTHY
-        return self._pods_verdict(node, wl, untolerated=verdict == UNHEALTHY)
+            return HEALTHY, False
+        return self._pods_verdict(node, wl, untolerated=verdict == UNHEALTHY), True
 
     def _pods_verdict(self, node: Node, wl: Workload, untolerated: bool) -> str:
-        """``checkPodsOnNode``: healthy while a pod of the Workload on the node progresses."""
+        """``checkPodsOnNode``: healthy while a pod of the Workload bound to the node progresses
+        (``hasProgressingPods``: not terminated, not being deleted)."""
         progressing = any(
             p.metadata.deletion_timestamp is None and not _terminated(p)
-            for p in self.mgr.ctx.cache.list(Pod, wl.metadata.namespace)
-            if (p.spec.node_name if p.spec else None) == node.metadata.name
+            for p in self.mgr.ctx.cache.list(Pod, index=(BY_NODE_NAME, node.metadata.name or ""))
+            if p.metadata.namespace == wl.metadata.namespace
             and (p.metadata.annotations or {}).get(WORKLOAD_ANNOTATION) == wl.metadata.name
         )
         if progressing and (not untolerated or self._on("TASReplaceNodeOnPodTermination")):
@@ -236,21 +301,28 @@ class NodeFailureController:
         return list((flavor.spec.tolerations if flavor.spec else None) or ())
 
     # --- effects ------------------------------------------------------------------------------------
-    def _unhealthy(self, node: str, workloads: Iterable[Workload]) -> None:
-        """``handleUnhealthyNode``."""
+    def _unhealthy(self, node: str, workloads: Iterable[Workload]) -> set[WorkloadKey]:
+        """``handleUnhealthyNode``; the Workloads evicted, now or before."""
+        evicted: set[WorkloadKey] = set()
         for wl in workloads:
             names = unhealthy_node_names(wl)
-            if W.has(wl.status, Cond.EVICTED) or node in names:
-                continue
-            if names:
+            if W.has(wl.status, Cond.EVICTED):
+                evicted.add(_key(wl))
+            elif names and node not in names:
                 evict(self.mgr, wl, MULTIPLE_FAILURES % ", ".join([*names, node]))
-                continue
-            write_status(self.mgr, wl, lambda status, _obj: _add(status, node))
+                evicted.add(_key(wl))
+            elif node not in names:
+                write_status(self.mgr, wl, lambda status, _obj: _add(status, node))
+        return evicted
 
     def _healthy(self, node: str, wl: Workload) -> None:
         """``handleHealthyNode``."""
         if node in unhealthy_node_names(wl):
             write_status(self.mgr, wl, lambda status, _obj: _remove(status, node))
+
+
+def _key(wl: Workload) -> WorkloadKey:
+    return (wl.metadata.namespace or "", wl.metadata.name or "")
 
 
 def _add(status: Any, node: str) -> bool:

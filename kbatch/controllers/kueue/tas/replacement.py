@@ -13,6 +13,12 @@ domain), KEP 2724 "Node failure":
 * a ``required`` request keeps its pods inside the domain of its level that holds the first
   remaining domain: only that domain's nodes are searched; other requests (and a pod set that
   lost every domain) search the whole topology;
+* podset slices: when the lost pods are not a whole number of (outermost) slices, the node held
+  part of a slice. The replacement then completes it: it is searched for inside the slice-level
+  domain whose remaining pods plus the lost ones make whole slices (with inner layers, the domain
+  of the innermost layer the lost pods break), and with one slice layer only, the innermost one
+  whose size divides the lost pods (none, pod by pod, when no size does). Lost pods that are
+  whole slices are placed by the pod set's own request (the ``required`` rule above);
 * the search is the ordinary one (:meth:`.TASFlavorSnapshot.find`) for the lost pods, seeing the
   TAS usage of every admitted Workload (the healthy domains of this one included) and what earlier
   pod sets of the Workload took;
@@ -22,12 +28,15 @@ domain), KEP 2724 "Node failure":
 A Workload owned by a single Pod keeps its assignment (``SkipReassignmentForPodOwnedWorkloads``,
 beta, on): the pod cannot move.
 
-Not modelled: podset slices (the replacement's slice size), workload slices.
+Deliberately different: when several slice-level domains could take the lost pods, upstream takes
+whichever its map iteration meets first; kbatch takes the first in leaf order.
+
+Not modelled: workload slices.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from kbatch.controllers.kueue.tas.snapshot import (
@@ -88,6 +97,58 @@ def _merge(snap: TASFlavorSnapshot, levels: tuple[str, ...], *parts: Domains) ->
     return TopologyResult(levels, tuple(merged[leaf] for leaf in sorted(merged)))
 
 
+def _slice_size(request: PodSetTASRequest) -> int:
+    """``getSliceSizeWithSinglePodAsDefault`` (a size of 0 is refused by the search itself)."""
+    return request.slice_layers[0][1] if request.slice_layers else 1
+
+
+def _broken(request: PodSetTASRequest, lost: int) -> bool:
+    size = _slice_size(request)
+    return bool(request.slice_layers) and size > 0 and lost % size != 0
+
+
+def _replacement_domain(
+    snap: TASFlavorSnapshot, request: PodSetTASRequest, leaves: Sequence[tuple[DomainValues, int]], lost: int
+) -> DomainValues | None:
+    """``requiredReplacementDomain``: the domain the lost pods must go back into, as the leaf
+    values' prefix down to its level; ``None``: anywhere."""
+    key = snap.level_key(request)
+    if key is None or key not in snap.levels or not leaves:
+        return None
+    if _broken(request, lost):
+        layers = request.slice_layers
+        level, size = layers[0]
+        if len(layers) > 1:
+            level, size = next((t, z) for t, z in reversed(layers) if z > 0 and lost % z != 0)
+        return _incomplete_slice_domain(snap, leaves, lost, size, level)
+    if request.required is None:
+        return None
+    return leaves[0][0][: snap.levels.index(key) + 1]
+
+
+def _incomplete_slice_domain(
+    snap: TASFlavorSnapshot, leaves: Sequence[tuple[DomainValues, int]], lost: int, size: int, level: str
+) -> DomainValues | None:
+    """``findIncompleteSliceDomain``: the first domain of ``level`` (in leaf order) whose remaining
+    pods and the lost ones make whole slices of ``size``."""
+    if level not in snap.levels:
+        return None
+    depth = snap.levels.index(level) + 1
+    held: dict[DomainValues, int] = {}
+    for leaf, count in sorted(leaves):
+        held[leaf[:depth]] = held.get(leaf[:depth], 0) + count
+    return next((d for d, count in held.items() if (count + lost) % size == 0), None)
+
+
+def _replacement_request(request: PodSetTASRequest, lost: int, confined: bool) -> PodSetTASRequest:
+    """``findReplacementAssignment``'s request: ``lost`` pods; completing a broken slice inside its
+    domain, one layer only: the innermost whose size divides them (else none)."""
+    if not confined or not _broken(request, lost):
+        return replace(request, count=lost)
+    layer = next(((t, z) for t, z in reversed(request.slice_layers) if z > 0 and lost % z == 0), None)
+    return replace(request, count=lost, slice_layers=(layer,) if layer is not None else ())
+
+
 def find_replacement(
     snap: TASFlavorSnapshot,
     request: PodSetTASRequest,
@@ -107,10 +168,9 @@ def find_replacement(
             failure="Cannot replace the node, because the existing topologyAssignment is invalid, "
             f"as it contains the stale domain {stale[0][0]}",
         )
-    search = snap
-    if request.required is not None and leaves and request.required in snap.levels:
-        search = _within(snap, leaves[0][0][: snap.levels.index(request.required) + 1])
-    found = search.find(replace(request, count=lost), assumed)
+    within = _replacement_domain(snap, request, leaves, lost)
+    search = _within(snap, within) if within is not None else snap
+    found = search.find(_replacement_request(request, lost, within is not None), assumed)
     if found.failure:
         inside = len(search.leaf_free)
         failure = _with_outside(found.failure, inside, len(snap.leaf_free) - inside)

@@ -9,10 +9,11 @@ label, not terminated) are matched to the assignment's domains:
 * **by rank** when the pod set's topology request names a pod index label (a Job's
   ``batch.kubernetes.io/job-completion-index``; a pod group's ``kueue.x-k8s.io/pod-group-pod-index``;
   for a JobSet the completion index plus ``jobset.sigs.k8s.io/job-index`` times the pods of one
-  child Job, the sub-group): rank ``r`` goes to the domain holding the
-  ``r``-th pod of the assignment (domains in order, each ``count`` ranks). Ranks are read only when
-  every pod has a valid index below the pod set's count, no two share one, and every ungated pod
-  sits where its rank says; otherwise
+  child Job, the sub-group; less the pod set's offset: a podset group's leader count, the
+  ``kueue.x-k8s.io/pod-index-offset`` annotation, :mod:`.ranks`): rank ``r`` goes to the domain
+  holding the ``r``-th pod of the assignment (domains in order, each ``count`` ranks). Ranks are
+  read only when every pod has a valid rank below the pod set's count, no two share one, and every
+  ungated pod sits where its rank says; otherwise
 * **greedily**: the gated pods, oldest first (creation time, then name), fill each domain up to its
   count less the pods already ungated there (by their node selector).
 
@@ -21,8 +22,10 @@ A pod to ungate gets the domain's level labels added to its node selector, and l
 domain is a node in the Workload's ``status.unhealthyNodes`` stays gated until the scheduler's
 second pass replaces that node.
 
-Not modelled: ``kueue.x-k8s.io/pod-index-offset``, pod set groups (leader and
-workers), the ungate expectations (kbatch's loop sees its own writes).
+An unparsable ``kueue.x-k8s.io/pod-index-offset`` fails the reconcile before any pod is ungated
+(retried with back-off), as upstream.
+
+Not modelled: the ungate expectations (kbatch's loop sees its own writes).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from kbatch.api.kueue_v1beta2.constants import POD_SET_LABEL
 from kbatch.controllers.kueue.metrics import record_gate_removal
 from kbatch.controllers.kueue.podintegration.pods import group_name
 from kbatch.controllers.kueue.tas.cluster import assignment_domains
+from kbatch.controllers.kueue.tas.ranks import RankBase, by_rank, offset_of, rank_bases
 from kbatch.controllers.kueue.tas.request import TOPOLOGY_GATE, WORKLOAD_ANNOTATION, is_tas_pod
 from kbatch.controllers.kueue.tas.snapshot import HOSTNAME
 from kbatch.controllers.kueue.tas.unhealthy import unhealthy_node_names
@@ -68,49 +72,20 @@ def _domain_of(pod: Pod, levels: Sequence[str]) -> Domain:
     return tuple(selector.get(k, "") for k in levels)
 
 
-def _rank(pod: Pod, label: str, bound: int) -> int | None:
-    """``ReadUIntFromLabelBelowBound``."""
-    text = (pod.metadata.labels or {}).get(label)
-    if text is None or not text.isdigit():
-        return None
-    value = int(text)
-    return value if value < bound else None
-
-
-def _pod_rank(pod: Pod, request: PodSetTopologyRequest, count: int) -> int | None:
-    """``readRanksForLabels`` for one pod: its index, or with a sub-group label (JobSet's
-    ``jobset.sigs.k8s.io/job-index``) ``index + sub-group index x (count / sub-groups)``."""
-    index = _rank(pod, request.pod_index_label or "", count)
-    if index is None or request.sub_group_index_label is None:
-        return index
-    groups = request.sub_group_count or 0
-    if groups <= 0:
-        return None  # ``errInvalidSubGroupCount``: greedy
-    group = _rank(pod, request.sub_group_index_label, groups)
-    size = count // groups
-    if group is None or index >= size:
-        return None
-    rank = index + group * size
-    return rank if rank < count else None
-
-
 def _by_rank(
     pods: Sequence[Pod],
     request: PodSetTopologyRequest,
     count: int,
     ranks: Sequence[Domain],
     levels: Sequence[str],
+    base: RankBase,
 ) -> dict[int, Pod] | None:
-    """``readRanksIfAvailable`` (no offset)."""
-    out: dict[int, Pod] = {}
-    for pod in pods:
-        rank = _pod_rank(pod, request, count)
-        if rank is None or rank in out:
-            return None
-        out[rank] = pod
+    """``readRanksIfAvailable``: the ranks (:mod:`.ranks`), kept only when every ungated pod
+    sits in its rank's domain."""
+    out = by_rank(pods, request, count, len(ranks), base)
+    if out is None:
+        return None
     for rank, pod in out.items():
-        if rank >= len(ranks):
-            return None
         if not _gated(pod) and _domain_of(pod, levels) != ranks[rank]:
             return None
     return out
@@ -143,17 +118,20 @@ def pods_to_domains(
     psa: PodSetAssignment,
     request: PodSetTopologyRequest | None,
     unhealthy: Collection[str] = (),
+    base: RankBase | None = None,
 ) -> list[tuple[Pod, dict[str, str]]]:
     """The gated pods to ungate, each with the node selector labels of its domain; none onto a
-    node of ``unhealthy`` (the Workload's ``status.unhealthyNodes``: it awaits its replacement)."""
+    node of ``unhealthy`` (the Workload's ``status.unhealthyNodes``: it awaits its replacement).
+    ``base``: the pod set's rank offset and index bound (:func:`.ranks.rank_bases`, shifted by
+    the pod index offset; none and bounded by the count by default)."""
     levels, domains = assignment_domains(psa.topology_assignment)
     ranks = [values for values, count in domains for _ in range(count)]
     count = psa.count if psa.count is not None else len(ranks)
-    by_rank = None
+    ranked = None
     if request is not None and request.pod_index_label:
-        by_rank = _by_rank(pods, request, count, ranks, levels)
-    if by_rank is not None:
-        chosen = [(pod, ranks[rank]) for rank, pod in sorted(by_rank.items()) if _gated(pod)]
+        ranked = _by_rank(pods, request, count, ranks, levels, base or RankBase(0, count))
+    if ranked is not None:
+        chosen = [(pod, ranks[rank]) for rank, pod in sorted(ranked.items()) if _gated(pod)]
     else:
         chosen = _greedy(pods, domains, levels)
     out = [(pod, dict(zip(levels, values, strict=True))) for pod, values in chosen]
@@ -188,7 +166,11 @@ class TopologyUngater:
         if not admitted_by_tas(wl):
             return None
         requests = {ps.name: ps.topology_request for ps in (wl.spec.pod_sets if wl.spec else None) or ()}
-        for psa in wl.status.admission.pod_set_assignments or ():  # type: ignore[union-attr]
+        psas = wl.status.admission.pod_set_assignments or ()  # type: ignore[union-attr]
+        bases = rank_bases(psas, requests)
+        unhealthy = set(unhealthy_node_names(wl))
+        chosen: list[tuple[Pod, dict[str, str]]] = []
+        for psa in psas:
             if psa.topology_assignment is None:
                 continue
             pods = [
@@ -197,11 +179,12 @@ class TopologyUngater:
                 if (p.metadata.annotations or {}).get(WORKLOAD_ANNOTATION) == request.name
                 and (p.status.phase if p.status else None) not in ("Succeeded", "Failed")
             ]
-            unhealthy = set(unhealthy_node_names(wl))
-            for pod, labels in pods_to_domains(pods, psa, requests.get(psa.name), unhealthy):
-                if self._ungate(pod, labels):  # ``RecordPodSchedulingGateRemovalSeconds``, ``IsPodGroup``
-                    now = self.ctx.clock.now_datetime()
-                    record_gate_removal(self.ctx.metrics, TOPOLOGY_GATE, wl, bool(group_name(pod)), now)
+            base = bases[psa.name or ""].shifted(offset_of(pods))  # OffsetError: retried
+            chosen += pods_to_domains(pods, psa, requests.get(psa.name), unhealthy, base)
+        for pod, labels in chosen:
+            if self._ungate(pod, labels):  # ``RecordPodSchedulingGateRemovalSeconds``, ``IsPodGroup``
+                now = self.ctx.clock.now_datetime()
+                record_gate_removal(self.ctx.metrics, TOPOLOGY_GATE, wl, bool(group_name(pod)), now)
         return None
 
     def _ungate(self, pod: Pod, labels: dict[str, str]) -> bool:

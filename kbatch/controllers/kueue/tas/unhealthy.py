@@ -26,6 +26,7 @@ __all__ = [
     "assigned_nodes",
     "evict_for_node_failures",
     "has_assignment_with_unhealthy_node",
+    "hostname_nodes",
     "needs_second_pass",
     "owned_by_single_pod",
     "unhealthy_node_names",
@@ -76,6 +77,12 @@ def assigned_nodes(wl: Workload) -> set[str]:
     """``TASAssignedNodeNames`` of a Workload the ``admittedWorkloadNodes`` index holds."""
     if W.has(wl.status, Cond.FINISHED) or W.has(wl.status, Cond.EVICTED) or not _admitted(wl):
         return set()
+    return hostname_nodes(wl)
+
+
+def hostname_nodes(wl: Workload) -> set[str]:
+    """The nodes a Workload's admission gives pods at the hostname level, whatever its state
+    (``HasTASAssignmentOnNode``)."""
     return set(_lowest_values(wl, hostname_only=True))
 
 

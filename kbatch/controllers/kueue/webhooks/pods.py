@@ -114,8 +114,10 @@ class PodWebhook:
             path = f"{_LABELS}[{P.MANAGED_LABEL}]"
             errs.append(FieldError.forbidden(path, "managed label value can only be 'true'"))
         errs += self._group_metadata(pod)
-        if self.jobs._settings().on("TopologyAwareScheduling"):
-            errs += tas_request.validate(pod.metadata.annotations or {}, "metadata")
+        settings = self.jobs._settings()
+        if settings.on("TopologyAwareScheduling"):  # pod_webhook.go, ValidateTASPodSetRequest
+            multi_layer = settings.on("TASMultiLayerTopology")
+            errs += tas_request.validate(pod.metadata.annotations or {}, "metadata", multi_layer=multi_layer)
         return errs
 
     def _group_metadata(self, pod: Any) -> list[FieldError]:
