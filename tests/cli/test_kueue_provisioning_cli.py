@@ -19,7 +19,19 @@ CONSUME = "autoscaling.x-k8s.io/consume-provisioning-request"
 
 
 def _cluster(state: Path, setup: Path = SETUP) -> None:
-    _run(state, "nodes", "add", "--count", "1", "--cpu", "8", "--gpu", "4", "--taint", "nvidia.com/gpu=present:NoSchedule")
+    _run(
+        state,
+        "nodes",
+        "add",
+        "--count",
+        "1",
+        "--cpu",
+        "8",
+        "--gpu",
+        "4",
+        "--taint",
+        "nvidia.com/gpu=present:NoSchedule",
+    )
     created = _run(state, "apply", "-f", str(setup))
     assert "provisioningrequestconfig.kueue.x-k8s.io/prov-test-config created" in created
     assert "admissioncheck.kueue.x-k8s.io/sample-prov created" in created
@@ -34,29 +46,39 @@ def test_the_job_is_admitted_once_capacity_is_found_and_its_pods_consume_the_req
     _cluster(state)
     check = _items(state, "admissionchecks")[0]
     assert [(c["type"], c["status"], c["reason"]) for c in check["status"]["conditions"]] == [
-        ("Active", "True", "Active")]
+        ("Active", "True", "Active")
+    ]
     _run(state, "create", "-f", str(JOB))
     _run(state, "advance", "2s")
 
     wl = _items(state, "workloads")[0]
     name = wl["metadata"]["name"]
     (ac,) = wl["status"]["admissionChecks"]
-    assert (ac["name"], ac["state"], ac["message"]) == ("sample-prov", "Ready", "Capacity is found in the cluster")
+    assert (ac["name"], ac["state"], ac["message"]) == (
+        "sample-prov",
+        "Ready",
+        "Capacity is found in the cluster",
+    )
     assert any(c["type"] == "Admitted" and c["status"] == "True" for c in wl["status"]["conditions"])
 
     (pr,) = _items(state, "provreq")
     assert pr["metadata"]["name"] == f"{name}-sample-prov-1"
     assert pr["spec"]["parameters"] == {"maxRunDurationSeconds": "600"}  # the Job's provreq annotation
-    assert pr["spec"]["podSets"] == [{"podTemplateRef": {"name": f"ppt-{name}-sample-prov-1-main"}, "count": 3}]
+    assert pr["spec"]["podSets"] == [
+        {"podTemplateRef": {"name": f"ppt-{name}-sample-prov-1-main"}, "count": 3}
+    ]
     assert [(c["type"], c["status"], c["reason"]) for c in pr["status"]["conditions"]] == [
-        ("Accepted", "True", "Accepted"), ("Provisioned", "True", "CapacityIsFound")]
+        ("Accepted", "True", "Accepted"),
+        ("Provisioned", "True", "CapacityIsFound"),
+    ]
 
     pods = _items(state, "pods")
     assert len(pods) == 3 and all(p["status"]["phase"] == "Running" for p in pods)
     for pod in pods:
         assert pod["metadata"]["annotations"][CONSUME] == pr["metadata"]["name"]
         assert pod["metadata"]["annotations"]["autoscaling.x-k8s.io/provisioning-class-name"] == (
-            "check-capacity.autoscaling.x-k8s.io")
+            "check-capacity.autoscaling.x-k8s.io"
+        )
     table = _run(state, "get", "podtemplates").splitlines()
     assert table[0].split() == ["NAME", "CONTAINERS", "IMAGES", "POD", "LABELS"]
     assert table[1].split()[0] == f"ppt-{name}-sample-prov-1-main"
@@ -69,10 +91,17 @@ def test_a_job_too_large_for_the_cluster_is_retried_then_deactivated(tmp_path: P
     deactivated."""
     state = tmp_path / "state"
     setup = tmp_path / "setup.yaml"
-    setup.write_text(SETUP.read_text().replace(
-        "  managedResources:\n", '  parameters:\n    noRetry: "true"\n  managedResources:\n'))
+    setup.write_text(
+        SETUP.read_text().replace(
+            "  managedResources:\n", '  parameters:\n    noRetry: "true"\n  managedResources:\n'
+        )
+    )
     job = tmp_path / "job.yaml"
-    job.write_text(JOB.read_text().replace("parallelism: 3", "parallelism: 5").replace("completions: 3", "completions: 5"))
+    job.write_text(
+        JOB.read_text()
+        .replace("parallelism: 3", "parallelism: 5")
+        .replace("completions: 3", "completions: 5")
+    )
     _cluster(state, setup)
     _run(state, "create", "-f", str(job))
     for _ in range(4):
@@ -82,6 +111,8 @@ def test_a_job_too_large_for_the_cluster_is_retried_then_deactivated(tmp_path: P
     events = _run(state, "get", "events", "--field-selector", f"involvedObject.name={wl['metadata']['name']}")
     assert "ProvisioningRequestCreated" in events and f"{wl['metadata']['name']}-sample-prov-3" in events
     assert "Retrying after failure: CA could not find requested capacity" in events
-    assert "updated state from Pending to Rejected with message: CA could not find requested capacity" in events
+    assert (
+        "updated state from Pending to Rejected with message: CA could not find requested capacity" in events
+    )
     assert _items(state, "provisioningrequests") == []  # cleaned up on the eviction
     assert _items(state, "pods") == []
