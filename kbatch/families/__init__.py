@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from kbatch.api.registry import Registry
 from kbatch.families.admission_policy import ADMISSION_POLICY
+from kbatch.families.autoscaling import AUTOSCALING
 from kbatch.families.batch import BATCH
 from kbatch.families.composition import (
     AddonSelectionError,
@@ -44,6 +45,7 @@ from kbatch.families.storage import STORAGE
 
 __all__ = [
     "ADMISSION_POLICY",
+    "AUTOSCALING",
     "BATCH",
     "BUILTIN_FAMILIES",
     "CORE",
@@ -75,7 +77,7 @@ __all__ = [
 ]
 
 BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, STORAGE, RBAC, ADMISSION_POLICY, DRA, GANG, COSCHEDULING,
-                                        JOBSET, KUEUE)
+                                        JOBSET, KUEUE, AUTOSCALING)
 """Every family kbatch ships, in composition order (the order kinds are registered, admission
 plugins run and controllers are stepped). Adding a family is one line here. Built-in API groups
 before custom resources: a name two kinds share (``podgroups``) resolves to the first, as kubectl

@@ -135,6 +135,7 @@ from kbatch.api.core_v1.pod import (
     Sysctl,
     VolumeMountStatus,
 )
+from kbatch.api.core_v1.podtemplate import PodTemplate
 from kbatch.api.core_v1.quota import (
     LimitRange,
     LimitRangeItem,
@@ -289,6 +290,7 @@ __all__ = [
     "PodSecurityContext",
     "PodSpec",
     "PodStatus",
+    "PodTemplate",
     "PodTemplateSpec",
     "PortStatus",
     "PreferredSchedulingTerm",

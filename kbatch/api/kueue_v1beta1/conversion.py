@@ -211,5 +211,6 @@ CONVERSIONS: dict[str, ServedVersion] = {
     "ResourceFlavor": Conversion(v1.ResourceFlavor, _same_up, _same_down),
     "WorkloadPriorityClass": Conversion(v1.WorkloadPriorityClass, _same_up, _same_down),
     "Topology": Conversion(v1.Topology, _same_up, _same_down),
+    "ProvisioningRequestConfig": Conversion(v1.ProvisioningRequestConfig, _same_up, _same_down),
 }
 """By kind: the v1beta1 conversion."""

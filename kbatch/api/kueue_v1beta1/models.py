@@ -23,6 +23,7 @@ from pydantic import create_model
 from kbatch.api.base import ApiInfo, KubeModel, Time
 from kbatch.api.core_v1 import Taint
 from kbatch.api.kueue_v1beta2 import cluster as v2c
+from kbatch.api.kueue_v1beta2 import provisioning as v2p
 from kbatch.api.kueue_v1beta2 import queues as v2q
 from kbatch.api.kueue_v1beta2 import workload as v2w
 from kbatch.api.kueue_v1beta2.common import GROUP, Int32, Int64
@@ -35,6 +36,7 @@ __all__ = [
     "ClusterQueue",
     "Cohort",
     "LocalQueue",
+    "ProvisioningRequestConfig",
     "ResourceFlavor",
     "Topology",
     "Workload",
@@ -242,6 +244,13 @@ class Topology(Resource):
     spec: v2c.TopologySpec | None = None
 
 
+class ProvisioningRequestConfig(Resource):
+    """v1beta1's fields are v1beta2's (``apis/kueue/v1beta1/provisioningrequestconfig_types.go``)."""
+
+    api_info: ClassVar[ApiInfo] = _info(v2p.ProvisioningRequestConfig)
+    spec: v2p.ProvisioningRequestConfigSpec | None = None
+
+
 KINDS = (
     ResourceFlavor,
     ClusterQueue,
@@ -251,4 +260,5 @@ KINDS = (
     WorkloadPriorityClass,
     AdmissionCheck,
     Topology,
+    ProvisioningRequestConfig,
 )

@@ -1,7 +1,8 @@
 """kueue.x-k8s.io/v1beta2, the storage and preferred version of Kueue's API (Kueue v0.19).
 
-ResourceFlavor, ClusterQueue, LocalQueue, Cohort, Workload, WorkloadPriorityClass, AdmissionCheck and
-Topology; :mod:`.constants` holds Kueue's labels, annotations, condition types and reasons.
+ResourceFlavor, ClusterQueue, LocalQueue, Cohort, Workload, WorkloadPriorityClass, AdmissionCheck,
+Topology and ProvisioningRequestConfig; :mod:`.constants` holds Kueue's labels, annotations, condition
+types and reasons.
 v1beta1 (served, deprecated, converted both ways) is :mod:`kbatch.api.kueue_v1beta1`.
 """
 
@@ -28,6 +29,13 @@ from kbatch.api.kueue_v1beta2.common import (
     ResourceGroup,
     ResourceQuota,
     ResourceUsage,
+)
+from kbatch.api.kueue_v1beta2.provisioning import (
+    ProvisioningRequestConfig,
+    ProvisioningRequestConfigSpec,
+    ProvisioningRequestPodSetUpdates,
+    ProvisioningRequestPodSetUpdatesNodeSelector,
+    ProvisioningRequestRetryStrategy,
 )
 from kbatch.api.kueue_v1beta2.queues import (
     AdmissionChecksStrategy,
@@ -76,6 +84,7 @@ KINDS = (
     WorkloadPriorityClass,
     AdmissionCheck,
     Topology,
+    ProvisioningRequestConfig,
 )
 
 __all__ = [
@@ -116,6 +125,11 @@ __all__ = [
     "PodSetTopologyRequest",
     "PodSetUpdate",
     "PriorityClassRef",
+    "ProvisioningRequestConfig",
+    "ProvisioningRequestConfigSpec",
+    "ProvisioningRequestPodSetUpdates",
+    "ProvisioningRequestPodSetUpdatesNodeSelector",
+    "ProvisioningRequestRetryStrategy",
     "ReclaimablePod",
     "RequeueState",
     "ResourceFlavor",

@@ -19,6 +19,7 @@ thin controllers over them:
 ``kueue-job-<name>``      :class:`.jobframework.reconciler.JobReconciler`, one per enabled integration
 ``kueue-tas-topology-…``  :class:`.tas.ungater.TopologyUngater` (TopologyAwareScheduling)
 ``kueue-tas-node-…``      :class:`.tas.node_failure.NodeFailureController` (TASFailedNodeReplacement)
+``kueue-provisioning-…``  :mod:`.provisioning`: the ProvisioningRequest admission check
 ========================  ==================================================================
 
 The webhooks are admission plugins (:mod:`.webhooks`), so they work whatever controllers run.
@@ -59,6 +60,7 @@ from kbatch.controllers.kueue.manager import (
 )
 from kbatch.controllers.kueue.podintegration.controller import build as build_pod_controller
 from kbatch.controllers.kueue.priorityclasses import PRIORITY_CLASS_EVENTS, PriorityClassPropagator
+from kbatch.controllers.kueue.provisioning import setup as setup_provisioning
 from kbatch.controllers.kueue.requeue import InadmissibleRequeuer
 from kbatch.controllers.kueue.resource_updates import LimitRangeHandler, RuntimeClassHandler
 from kbatch.controllers.kueue.scheduler import Scheduler
@@ -212,6 +214,7 @@ def setup(ctx: ControllerContext) -> KueueManager:
                 .watches(Pod, PodNode())
                 .complete(NodeFailureController(mgr))
             )
+    setup_provisioning(mgr)  # admissionchecks/provisioning: when ProvisioningRequests are served
     informers = ctx.cache
     informers.informer_for(Workload).add_event_handler(WorkloadHandler(mgr))
     informers.informer_for(ClusterQueue).add_event_handler(ClusterQueueHandler(mgr))

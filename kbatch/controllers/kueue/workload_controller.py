@@ -6,6 +6,8 @@ Upstream: kubernetes-sigs/kueue ``pkg/controller/core/workload_controller.go`` `
 1. an orphan (no owner; deleting, or — ``FinishOrphanedWorkloads`` — carrying a job UID) is finished
    (``OwnerNotFound``) and its finalizer removed;
 2. a finished workload is deleted once ``objectRetentionPolicies.workloads.afterFinished`` passed;
+   an admission check in Retry with ``requeueAfterSeconds`` moves ``requeueAt`` to its retry time
+   (``NeedsRequeueAtUpdate``);
 3. active: a ``DeactivationTarget`` deactivates it (``spec.active=false``); a due ``requeueAt`` is
    cleared and the workload queued; ``Requeued=False`` becomes ``True`` when it was reactivated
    (``Reactivated``) or its back-off ended (``BackoffFinished``);
@@ -96,6 +98,9 @@ class WorkloadReconciler:
         finished = W.find(wl.status, Cond.FINISHED)
         if finished is not None and finished.status == "True":
             return self._retention(wl, finished)
+        if (requeue_at := W.check_requeue_at(wl.status, self.mgr.now())) is not None:
+            write_status(self.mgr, wl, lambda st, _: W.set_requeue_state(st, requeue_at, False))
+            return None
         active = wl.spec is None or wl.spec.active is not False
         outcome = self._reconcile_active(wl) if active else self._reconcile_inactive(wl)
         if outcome is not False:

@@ -24,6 +24,7 @@ from kbatch.api.meta import Condition
 __all__ = [
     "MAX_CONDITION_MESSAGE",
     "MAX_EVENT_MESSAGE",
+    "check_requeue_at",
     "find",
     "finish",
     "has",
@@ -286,6 +287,24 @@ def set_requeue_state(status: WorkloadStatus, until: datetime, increment: bool) 
         changed = True
     status.requeue_state = state
     return changed
+
+
+def check_requeue_at(status: WorkloadStatus | None, now: datetime) -> datetime | None:
+    """``NeedsRequeueAtUpdate`` (``pkg/workload/admissionchecks.go``): the latest retry time of the
+    checks in Retry (``lastTransitionTime + requeueAfterSeconds``) when it is still ahead and later
+    than ``requeueState.requeueAt``; None otherwise."""
+    latest: datetime | None = None
+    for check in (status.admission_checks if status else None) or ():
+        if check.state != "Retry" or check.requeue_after_seconds is None:
+            continue
+        if check.last_transition_time is None:
+            continue
+        at = check.last_transition_time + timedelta(seconds=check.requeue_after_seconds)
+        latest = at if latest is None or at > latest else latest
+    if latest is None or latest <= now:
+        return None
+    current = status.requeue_state.requeue_at if status and status.requeue_state else None
+    return latest if current is None or current < latest else None
 
 
 def update_requeue_state(

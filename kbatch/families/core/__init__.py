@@ -29,6 +29,7 @@ from kbatch.api.core_v1 import (
     Node,
     PersistentVolumeClaim,
     Pod,
+    PodTemplate,
     ResourceQuota,
     Secret,
     Service,
@@ -46,6 +47,7 @@ from kbatch.api.strategies.core import (
     NodeStrategy,
     PersistentVolumeClaimStrategy,
     PodStrategy,
+    PodTemplateStrategy,
     PriorityClassStrategy,
     SecretStrategy,
     ServiceAccountStrategy,
@@ -114,6 +116,8 @@ CORE = Family(
                   subresources=virtual.SERVICE_ACCOUNT_SUBRESOURCES),
         # kubectl's describerMap has no RuntimeClass: its generic page (docs/runtimeclass.md)
         KindEntry(RuntimeClass, RuntimeClassStrategy(), printers.RUNTIME_CLASS, page=generic_page),
+        # what Kueue's ProvisioningRequest check writes for the cluster-autoscaler (podTemplateRef)
+        KindEntry(PodTemplate, PodTemplateStrategy(), printers.POD_TEMPLATE),
     ),
     virtual=virtual.VIRTUAL,
     admission=(

@@ -20,13 +20,14 @@ from kbatch.api.printing import (
     Printer,
     at,
     condition,
+    containers,
     creation_age,
     name_of,
 )
 from kbatch.families.core.pod_printer import pod_cells
 
 __all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD",
-           "POD_DISRUPTION_BUDGET", "PRIORITY_CLASS", "RUNTIME_CLASS", "SECRET", "SERVICE",
+           "POD_DISRUPTION_BUDGET", "POD_TEMPLATE", "PRIORITY_CLASS", "RUNTIME_CLASS", "SECRET", "SERVICE",
            "SERVICE_ACCOUNT"]
 
 
@@ -211,6 +212,18 @@ def _config_map_cells(cm: Obj, now: datetime) -> list[Any]:
 
 # printers.go declares the Data (and the Event Count) column "string" although the cell is a number
 CONFIG_MAP = Printer((NAME, Column("Data"), AGE), _config_map_cells)
+
+
+def _pod_template_cells(pt: Obj, _now: datetime) -> list[Any]:
+    """``printPodTemplate``: the template's container names and images, its labels
+    (``labels.FormatLabels``: ``k=v`` sorted, ``<none>`` when there are none); no Age column."""
+    names, images = containers(at(pt, "template", "spec"))
+    labels = at(pt, "template", "metadata", "labels") or {}
+    return [name_of(pt), names, images, ",".join(f"{k}={v}" for k, v in sorted(labels.items())) or "<none>"]
+
+
+POD_TEMPLATE = Printer((NAME, Column("Containers"), Column("Images"), Column("Pod Labels")),
+                       _pod_template_cells)
 
 
 def _secret_cells(secret: Obj, now: datetime) -> list[Any]:

@@ -15,6 +15,7 @@ from kbatch.api.kueue_v1beta2 import (
     ClusterQueue,
     Cohort,
     LocalQueue,
+    ProvisioningRequestConfig,
     ResourceFlavor,
     Topology,
     Workload,
@@ -69,6 +70,7 @@ KUEUE = Family(
         _kind(WorkloadPriorityClass, printers.WORKLOAD_PRIORITY_CLASS),
         _kind(AdmissionCheck),
         _kind(Topology),
+        _kind(ProvisioningRequestConfig),
     ),
     virtual=VISIBILITY,
     admission=(

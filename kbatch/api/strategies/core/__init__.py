@@ -33,6 +33,7 @@ from kbatch.api.strategies.core.pod_validation import (
     validate_pod_template_spec,
     validate_volumes,
 )
+from kbatch.api.strategies.core.podtemplate import PodTemplateStrategy
 from kbatch.api.strategies.core.scheduling_validation import (
     validate_affinity,
     validate_taints,
@@ -50,6 +51,7 @@ __all__ = [
     "NodeStrategy",
     "PersistentVolumeClaimStrategy",
     "PodStrategy",
+    "PodTemplateStrategy",
     "PriorityClassStrategy",
     "SecretStrategy",
     "ServiceAccountStrategy",

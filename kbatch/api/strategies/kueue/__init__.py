@@ -12,19 +12,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from kbatch.api.autoscaling_x_v1 import ProvisioningRequest
 from kbatch.api.errors import FieldError
 from kbatch.api.kueue_v1beta2 import (
     AdmissionCheck,
     ClusterQueue,
     Cohort,
     LocalQueue,
+    ProvisioningRequestConfig,
     ResourceFlavor,
     Topology,
     Workload,
     WorkloadPriorityClass,
 )
 from kbatch.api.meta import Resource
-from kbatch.api.strategies.kueue import schemas
+from kbatch.api.strategies.kueue import provisioning_schemas, schemas
 from kbatch.api.strategies.kueue.schema import Node, apply_defaults, validate, validate_transitions
 from kbatch.api.strategy import CUSTOM_RESOURCE_STATUS_KEPT_META, DefaultStrategy
 
@@ -102,6 +104,11 @@ KUEUE_STRATEGIES: dict[type[Resource], CRDStrategy] = {
     WorkloadPriorityClass: CRDStrategy(schemas.WORKLOAD_PRIORITY_CLASS, has_status=False),
     AdmissionCheck: CRDStrategy(schemas.ADMISSION_CHECK),
     Topology: CRDStrategy(schemas.TOPOLOGY, has_status=False),
+    ProvisioningRequestConfig: CRDStrategy(
+        provisioning_schemas.PROVISIONING_REQUEST_CONFIG, has_status=False
+    ),
+    # not Kueue's: the cluster-autoscaler's CRD, served by kbatch's autoscaling family; a CRD all the same
+    ProvisioningRequest: CRDStrategy(provisioning_schemas.PROVISIONING_REQUEST),
 }
 
 
