@@ -252,10 +252,14 @@ def _member(name: str, pod_set: str, label: str, index: int, offset: str | None 
 
 def _reconciled(wl: Workload, pods: list[Pod]) -> dict[str, tuple[str, str] | None]:
     from kbatch.controllers.kueue.tas.ungater import TopologyUngater
+    from kbatch.runtime.clock import VirtualClock
+    from kbatch.runtime.metrics import MetricsRegistry
     from kbatch.runtime.reconcile import Request
 
     cache = _Cache(wl, pods)
-    ctx = type("Ctx", (), {"cache": cache, "client": cache})()
+    # the ungater records ``pod_scheduling_gate_removal_seconds`` on the clock's time
+    ctx = type("Ctx", (), {"cache": cache, "client": cache, "clock": VirtualClock(),
+                           "metrics": MetricsRegistry()})()
     TopologyUngater(ctx).reconcile(Request("ns", "unit-test"))
     return {name: ((p.spec.node_selector or {})[BLOCK], (p.spec.node_selector or {})[RACK])
             if not p.spec.scheduling_gates else None for name, p in cache.pods.items()}
