@@ -1,7 +1,8 @@
 """kueue.x-k8s.io/v1beta2, the storage and preferred version of Kueue's API (Kueue v0.19).
 
-ResourceFlavor, ClusterQueue, LocalQueue, Cohort, Workload, WorkloadPriorityClass, AdmissionCheck and
-Topology; :mod:`.constants` holds Kueue's labels, annotations, condition types and reasons.
+ResourceFlavor, ClusterQueue, LocalQueue, Cohort, Workload, WorkloadPriorityClass, AdmissionCheck,
+Topology, MultiKueueConfig and MultiKueueCluster; :mod:`.constants` holds Kueue's labels,
+annotations, condition types and reasons.
 v1beta1 (served, deprecated, converted both ways) is :mod:`kbatch.api.kueue_v1beta1`.
 """
 
@@ -28,6 +29,13 @@ from kbatch.api.kueue_v1beta2.common import (
     ResourceGroup,
     ResourceQuota,
     ResourceUsage,
+)
+from kbatch.api.kueue_v1beta2.multikueue import (
+    MultiKueueCluster,
+    MultiKueueClusterSpec,
+    MultiKueueClusterStatus,
+    MultiKueueConfig,
+    MultiKueueConfigSpec,
 )
 from kbatch.api.kueue_v1beta2.queues import (
     AdmissionChecksStrategy,
@@ -76,6 +84,8 @@ KINDS = (
     WorkloadPriorityClass,
     AdmissionCheck,
     Topology,
+    MultiKueueConfig,
+    MultiKueueCluster,
 )
 
 __all__ = [
@@ -110,6 +120,11 @@ __all__ = [
     "LocalQueueResourceUsage",
     "LocalQueueSpec",
     "LocalQueueStatus",
+    "MultiKueueCluster",
+    "MultiKueueClusterSpec",
+    "MultiKueueClusterStatus",
+    "MultiKueueConfig",
+    "MultiKueueConfigSpec",
     "PodSet",
     "PodSetAssignment",
     "PodSetRequest",

@@ -19,6 +19,7 @@ thin controllers over them:
 ``kueue-job-<name>``      :class:`.jobframework.reconciler.JobReconciler`, one per enabled integration
 ``kueue-tas-topology-…``  :class:`.tas.ungater.TopologyUngater` (TopologyAwareScheduling)
 ``kueue-tas-node-…``      :class:`.tas.node_failure.NodeFailureController` (TASFailedNodeReplacement)
+``kueue-multikueue-…``    :mod:`.multikueue`: clusters, admission checks, workloads (MultiKueue)
 ========================  ==================================================================
 
 The webhooks are admission plugins (:mod:`.webhooks`), so they work whatever controllers run.
@@ -211,6 +212,10 @@ def setup(ctx: ControllerContext) -> KueueManager:
                 .watches(Pod, PodNode())
                 .complete(NodeFailureController(mgr))
             )
+    if mgr.settings.on("MultiKueue"):
+        from kbatch.controllers.kueue import multikueue
+
+        multikueue.setup(mgr)
     informers = ctx.cache
     informers.informer_for(Workload).add_event_handler(WorkloadHandler(mgr))
     informers.informer_for(ClusterQueue).add_event_handler(ClusterQueueHandler(mgr))

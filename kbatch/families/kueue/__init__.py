@@ -15,6 +15,8 @@ from kbatch.api.kueue_v1beta2 import (
     ClusterQueue,
     Cohort,
     LocalQueue,
+    MultiKueueCluster,
+    MultiKueueConfig,
     ResourceFlavor,
     Topology,
     Workload,
@@ -69,6 +71,8 @@ KUEUE = Family(
         _kind(WorkloadPriorityClass, printers.WORKLOAD_PRIORITY_CLASS),
         _kind(AdmissionCheck),
         _kind(Topology),
+        _kind(MultiKueueConfig),
+        _kind(MultiKueueCluster, printers.MULTIKUEUE_CLUSTER),
     ),
     virtual=VISIBILITY,
     admission=(

@@ -18,6 +18,8 @@ from kbatch.api.kueue_v1beta2 import (
     ClusterQueue,
     Cohort,
     LocalQueue,
+    MultiKueueCluster,
+    MultiKueueConfig,
     ResourceFlavor,
     Topology,
     Workload,
@@ -102,6 +104,8 @@ KUEUE_STRATEGIES: dict[type[Resource], CRDStrategy] = {
     WorkloadPriorityClass: CRDStrategy(schemas.WORKLOAD_PRIORITY_CLASS, has_status=False),
     AdmissionCheck: CRDStrategy(schemas.ADMISSION_CHECK),
     Topology: CRDStrategy(schemas.TOPOLOGY, has_status=False),
+    MultiKueueCluster: CRDStrategy(schemas.MULTIKUEUE_CLUSTER),
+    MultiKueueConfig: CRDStrategy(schemas.MULTIKUEUE_CONFIG, has_status=False),
 }
 
 
