@@ -129,4 +129,5 @@ def setup(mgr: KueueManager) -> MultiKueueContext:
         .complete(WorkloadReconciler(mk, deleted))
     )
     GarbageCollector(mk).start()
+    ctx.published["multikueue"] = mk  # tests and tools read the clusters' connection states here
     return mk
