@@ -28,7 +28,7 @@ import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kbatch.api import edit
 from kbatch.api.core_v1 import Secret
@@ -105,8 +105,7 @@ class Clusters:
     def _connect(self, config: ClientConfig) -> RemoteCluster:
         if config.in_process is not None:
             return workers_of(self.mk.ctx.published).connect(config.in_process)
-        timers, clock = self.mk.ctx.timers, self.mk.ctx.clock
-        return HttpRemote(config, lambda delay, fn: timers.schedule(clock.now() + delay, fn))
+        return HttpRemote(config, _Scheduler(self.mk.ctx.timers, self.mk.ctx.clock))
 
     def connected(self, name: str) -> RemoteState | None:
         """The cluster's state when its client is connected (``controllerFor`` + ``isConnected``)."""
@@ -125,14 +124,7 @@ class Clusters:
         return state
 
     def _watch_lost(self, name: str, client: RemoteCluster) -> Callable[[], None]:
-        def lost() -> None:
-            state = self.states.get(name)
-            if state is None or state.client is not client:
-                return
-            if state.mark_disconnected(self.mk.now()):
-                self.mk.enqueue(CLUSTER_CONTROLLER, Request("", name))
-
-        return lost
+        return _WatchLost(self, name, client)
 
     def _refresh(self, state: RemoteState, config: ClientConfig) -> float | None:
         """``updateConfigAndRefreshWatchers``: the delay to retry after, or ``None``; raises
@@ -249,6 +241,30 @@ class Clusters:
             self.mk.client.update_status(obj)
         for check in _checks(self.mk, cluster.metadata.name or ""):
             self.mk.enqueue(AC_CONTROLLER, Request("", check))
+
+
+class _WatchLost:
+    """A watch ended: the client is marked disconnected and the cluster requeued (``watchEndedCh``)."""
+
+    def __init__(self, clusters: Clusters, name: str, client: RemoteCluster) -> None:
+        self.clusters, self.name, self.client = clusters, name, client
+
+    def __call__(self) -> None:
+        state = self.clusters.states.get(self.name)
+        if state is None or state.client is not self.client:
+            return
+        if state.mark_disconnected(self.clusters.mk.now()):
+            self.clusters.mk.enqueue(CLUSTER_CONTROLLER, Request("", self.name))
+
+
+class _Scheduler:
+    """``schedule(delay, fn)`` on the manager's timers."""
+
+    def __init__(self, timers: Any, clock: Any) -> None:
+        self.timers, self.clock = timers, clock
+
+    def __call__(self, delay: float, fn: Callable[[], None]) -> object:
+        return self.timers.schedule(self.clock.now() + delay, fn)
 
 
 def _checks(mk: MultiKueueContext, cluster: str) -> list[str]:

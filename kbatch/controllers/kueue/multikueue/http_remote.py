@@ -70,13 +70,27 @@ class HttpRemote:
     """:class:`~.remote.RemoteCluster` over the Kubernetes REST API."""
 
     def __init__(self, config: ClientConfig, schedule: Schedule, *, timeout: float = 10.0) -> None:
-        verify: Any = True
-        if config.ca_data is not None:
-            verify = ssl.create_default_context(cadata=config.ca_data.decode())
-        headers = {"Authorization": f"Bearer {config.token}"} if config.token else {}
-        self.http = httpx.Client(base_url=config.server, headers=headers, verify=verify, timeout=timeout)
-        self.schedule = schedule
+        self.config, self.schedule, self.timeout = config, schedule, timeout
+        self._http: httpx.Client | None = None
         self.generation = 0  # bumped by stop(): a pending poll of an older watch does nothing
+
+    @property
+    def http(self) -> httpx.Client:
+        """The connection, opened on first use (and again after the manager's state was restored)."""
+        if self._http is None:
+            verify: Any = True
+            if self.config.ca_data is not None:
+                verify = ssl.create_default_context(cadata=self.config.ca_data.decode())
+            token = self.config.token
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            self._http = httpx.Client(
+                base_url=self.config.server, headers=headers, verify=verify, timeout=self.timeout
+            )
+        return self._http
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A saved manager keeps the config, not the open connection."""
+        return {**self.__dict__, "_http": None}
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         try:
@@ -131,22 +145,7 @@ class HttpRemote:
 
         labels = {ORIGIN_LABEL: origin}
         seen = {kind: self._versions(kind, labels) for kind in kinds}  # raises ConnectionFailed
-        generation = self.generation
-
-        def poll() -> None:
-            if generation != self.generation:
-                return
-            try:
-                for kind in kinds:
-                    seen[kind] = self._report(kind, labels, seen[kind], on_change)
-            except (ConnectionFailed, errors.StatusError):
-                self.generation += 1
-                if on_lost is not None:
-                    on_lost()
-                return
-            self.schedule(POLL_INTERVAL, poll)
-
-        self.schedule(POLL_INTERVAL, poll)
+        self.schedule(POLL_INTERVAL, _Poll(self, labels, seen, on_change, on_lost, self.generation))
 
     def _versions(
         self, kind: type[Resource], labels: dict[str, str]
@@ -156,7 +155,7 @@ class HttpRemote:
             for o in self.list(kind, labels)
         }
 
-    def _report(
+    def report(
         self,
         kind: type[Resource],
         labels: dict[str, str],
@@ -177,4 +176,35 @@ class HttpRemote:
 
     def close(self) -> None:
         self.stop()
-        self.http.close()
+        if self._http is not None:
+            self._http.close()
+
+
+class _Poll:
+    """One watch's next poll (an object, not a closure: a saved manager's timers pickle)."""
+
+    def __init__(
+        self,
+        remote: HttpRemote,
+        labels: dict[str, str],
+        seen: dict[type[Resource], dict[tuple[str, str], tuple[str, Resource]]],
+        on_change: Callable[[Resource], None],
+        on_lost: Callable[[], None] | None,
+        generation: int,
+    ) -> None:
+        self.remote, self.labels, self.seen = remote, labels, seen
+        self.on_change, self.on_lost, self.generation = on_change, on_lost, generation
+
+    def __call__(self) -> None:
+        remote = self.remote
+        if self.generation != remote.generation:
+            return
+        try:
+            for kind in list(self.seen):
+                self.seen[kind] = remote.report(kind, self.labels, self.seen[kind], self.on_change)
+        except (ConnectionFailed, errors.StatusError):
+            remote.generation += 1
+            if self.on_lost is not None:
+                self.on_lost()
+            return
+        remote.schedule(POLL_INTERVAL, self)
