@@ -2,7 +2,7 @@
 
 Kueue's documented examples include objects that only act through a controller kbatch does not
 model (docs/kueue.md, "Not modelled"): an AdmissionCheck is made Active by its controller (Kueue's
-``kueue.x-k8s.io/provisioning-request`` or ``kueue.x-k8s.io/multikueue``, or a third party's).
+``kueue.x-k8s.io/provisioning-request``, or a third party's; ``kueue.x-k8s.io/multikueue`` runs here).
 Upstream without that controller behaves alike (the AdmissionCheck stays inactive, so the
 ClusterQueues naming it admit nothing), but a user trying the examples on kbatch should hear at once
 that nothing here will change that, rather than find a ClusterQueue inactive. (A ResourceFlavor with
@@ -20,6 +20,7 @@ from typing import Any
 __all__ = ["inert_warnings"]
 
 _KUEUE = "kueue.x-k8s.io/"
+MULTIKUEUE = "kueue.x-k8s.io/multikueue"
 
 
 def inert_warnings(obj: Mapping[str, Any]) -> list[str]:
@@ -30,6 +31,8 @@ def inert_warnings(obj: Mapping[str, Any]) -> list[str]:
         return []
     if kind == "AdmissionCheck":
         controller = spec.get("controllerName")
+        if controller == MULTIKUEUE:  # run by kbatch.controllers.kueue.multikueue
+            return []
         return [f'spec.controllerName: kbatch runs no admission check controller ("{controller}"): '
                 "nothing sets this AdmissionCheck's Active condition, so the ClusterQueues that use it "
                 "stay inactive, nor the check's state on Workloads (set them by hand: kbatch patch ... "

@@ -48,6 +48,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Clusters", "LoadFailed", "RemoteState", "retry_after"]
 
+DEPRECATED_PATH = (
+    "Using locationType=Path without MultiKueueKubeConfigPathValidation feature gate is deprecated and will "
+    "be removed in a future release. Enable the MultiKueueKubeConfigPathValidation feature gate and place "
+    "kubeconfig files under /etc/multikueue/kubeconfigs/."
+)
 RETRY_INCREMENT = 5.0
 RETRY_MAX_STEPS = 7
 
@@ -169,6 +174,7 @@ class Clusters:
             if state is not None:
                 state.stop_watchers()
             return None
+        self._warn_path(cluster)
         try:
             config = self._load(cluster)
         except LoadFailed as err:
@@ -188,6 +194,16 @@ class Clusters:
             return Result(requeue_after=wait)
         self._update_status(cluster, True, "Active", "Connected")
         return None
+
+    def _warn_path(self, cluster: MultiKueueCluster) -> None:
+        """A ``Path`` kubeconfig with ``MultiKueueKubeConfigPathValidation`` off (its default): Warning
+        ``DeprecatedPathUsage``, at every reconcile, as upstream."""
+        source = cluster.spec.cluster_source if cluster.spec else None
+        ref = source.kube_config if source else None
+        if ref is None or ref.location_type != PATH_LOCATION:
+            return
+        if not self.mk.mgr.settings.on("MultiKueueKubeConfigPathValidation"):
+            self.mk.event(cluster, "DeprecatedPathUsage", DEPRECATED_PATH, "Warning")
 
     def _load(self, cluster: MultiKueueCluster) -> ClientConfig:
         """``loadClientConfig`` for a kubeconfig source (cluster profiles are not modelled)."""

@@ -170,3 +170,31 @@ def test_lost_watch_marks_disconnected_and_reconnects() -> None:
     world.cut("w1", reachable=True)
     m.advance(5)
     assert _active(world, "w1") == ("True", "Active", "Connected")
+
+
+def test_path_kubeconfig_is_read_with_the_deprecation_warning(tmp_path: object) -> None:
+    """``locationType: Path`` with ``MultiKueueKubeConfigPathValidation`` off (its default)."""
+    from pathlib import Path
+
+    from kbatch.api.core_v1 import Event
+
+    path = Path(str(tmp_path)) / "w1.kubeconfig"
+    path.write_text(kubeconfig("kbatch+inprocess://w1"))
+    world = MKWorld({"w1": "4"}, connect=False)
+    m = world.manager
+    m.apply(
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "MultiKueueCluster",
+            "metadata": {"name": "w1"},
+            "spec": {"clusterSource": {"kubeConfig": {"location": str(path), "locationType": "Path"}}},
+        }
+    )
+    m.run_until_idle()
+    assert _active(world, "w1") == ("True", "Active", "Connected")
+    reasons = {
+        (e.type, e.reason)
+        for e in m.client.list(Event).items
+        if e.involved_object.kind == "MultiKueueCluster"
+    }
+    assert reasons == {("Warning", "DeprecatedPathUsage")}
