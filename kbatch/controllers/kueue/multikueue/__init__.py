@@ -38,7 +38,8 @@ from kbatch.controllers.kueue.multikueue.context import (
 from kbatch.controllers.kueue.multikueue.gc import GarbageCollector
 from kbatch.controllers.kueue.multikueue.inprocess import attach_worker, set_reachable
 from kbatch.controllers.kueue.multikueue.options import options_from
-from kbatch.controllers.kueue.multikueue.workload import DeletedWorkloads, WorkloadReconciler
+from kbatch.controllers.kueue.multikueue.workload import DeletedWorkloads, WorkloadReconciler, has_checks
+from kbatch.runtime.predicate import predicate_func
 from kbatch.runtime.reconcile import Request
 
 if TYPE_CHECKING:
@@ -125,7 +126,7 @@ def setup(mgr: KueueManager) -> MultiKueueContext:
     mgr.controllers[WORKLOAD_CONTROLLER] = (
         b(WORKLOAD_CONTROLLER)
         .describe("MultiKueue's workloads: dispatch to workers, follow the admitting one")
-        .for_(Workload)
+        .for_(Workload, predicate_func(has_checks))
         .complete(WorkloadReconciler(mk, deleted))
     )
     GarbageCollector(mk).start()

@@ -45,14 +45,21 @@ from kbatch.runtime.reconcile import Request, Result
 if TYPE_CHECKING:
     from kbatch.controllers.kueue.multikueue.context import MultiKueueContext
 
-__all__ = ["DeletedWorkloads", "WorkloadReconciler"]
+__all__ = ["DeletedWorkloads", "WorkloadReconciler", "has_checks"]
 
 log = logging.getLogger("kbatch.kueue.multikueue")
 SYNC_DEFERRED_REQUEUE = 2.0  # syncDeferredRequeueAfter
 
 
+def has_checks(wl: Workload) -> bool:
+    """Only a Workload with admission checks can have a MultiKueue one: the others' events are not
+    queued (upstream queues every Workload and skips them in the reconcile)."""
+    return bool(wl.status is not None and wl.status.admission_checks)
+
+
 class DeletedWorkloads:
-    """``deletedWlCache``: the last state of deleted Workloads, so their remotes can be removed."""
+    """``deletedWlCache``: the last state of deleted Workloads with checks, so their remotes can be
+    removed (the reconcile drops an entry once handled)."""
 
     def __init__(self) -> None:
         self.items: dict[tuple[str, str], Workload] = {}
@@ -64,7 +71,8 @@ class DeletedWorkloads:
         pass
 
     def on_delete(self, wl: Workload) -> None:
-        self.items[(wl.metadata.namespace or "", wl.metadata.name or "")] = wl
+        if has_checks(wl):
+            self.items[(wl.metadata.namespace or "", wl.metadata.name or "")] = wl
 
 
 class WorkloadReconciler:
