@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.core_v1 import Secret
 from kbatch.api.kueue_v1beta2 import AdmissionCheck, MultiKueueCluster, MultiKueueConfig, Workload
-from kbatch.controllers.kueue.multikueue.adapters import JobAdapter, MultiKueueAdapter
+from kbatch.controllers.kueue.multikueue.adapters import JobAdapter, JobSetAdapter, MultiKueueAdapter
 from kbatch.controllers.kueue.multikueue.admissioncheck import (
     ACReconciler,
     checks_using_cluster,
@@ -91,12 +91,16 @@ class _SecretClusters:
 
 
 def adapters_for(mgr: KueueManager) -> dict[str, MultiKueueAdapter]:
-    """The adapters of the enabled integrations (``batch/job``; JobSet is not adapted yet)."""
+    """The adapters of the enabled integrations (``batch/job``, ``jobset.x-k8s.io/jobset``)."""
     ctx = mgr.ctx
     out: dict[str, MultiKueueAdapter] = {}
-    if "batch/job" in mgr.settings.frameworks:
+    frameworks = mgr.settings.frameworks
+    if "batch/job" in frameworks:
         job = JobAdapter(ctx.client, ctx.clock.now_datetime)
         out[job.gvk] = job
+    if "jobset.x-k8s.io/jobset" in frameworks:
+        jobset = JobSetAdapter(ctx.client)
+        out[jobset.gvk] = jobset
     return out
 
 

@@ -3,7 +3,8 @@
 Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobframework/multikueue.go`` (the
 ``MultiKueueAdapter`` and ``MultiKueueWatcher`` interfaces), ``utils.go``
 (``ValidateRemoteObjectOwnership``, ``DeleteRemoteObjectIfOwned``, ``SetMultiKueueMeta``) and
-``pkg/controller/jobs/job/job_multikueue_adapter.go`` (batch/v1 Job):
+``pkg/controller/jobs/job/job_multikueue_adapter.go`` (batch/v1 Job; JobSet's,
+``jobs/jobset/jobset_multikueue_adapter.go``, copies its whole status back, :class:`JobSetAdapter`):
 
 * ``sync_job``: no remote job → one is created from the local job's name, namespace, labels,
   annotations and spec, without the selector, the managed pod-template labels and ``managedBy`` (so
@@ -23,12 +24,13 @@ from typing import Any, Protocol
 from kbatch.api import edit
 from kbatch.api.batch_v1 import Job, JobCondition
 from kbatch.api.errors import NotFound
+from kbatch.api.jobset_v1alpha2 import JobSet
 from kbatch.api.kueue_v1beta2.constants import PREBUILT_WORKLOAD_LABEL
 from kbatch.api.kueue_v1beta2.multikueue import CONTROLLER_NAME, ORIGIN_LABEL
 from kbatch.api.meta import ObjectMeta, Resource
 from kbatch.controllers.kueue.multikueue.remote import RemoteCluster
 
-__all__ = ["JobAdapter", "MultiKueueAdapter", "NotOwned", "owned_by", "set_multikueue_meta"]
+__all__ = ["JobAdapter", "JobSetAdapter", "MultiKueueAdapter", "NotOwned", "owned_by", "set_multikueue_meta"]
 
 # the Job controller's pod-template labels that must not travel (job_controller.go managedLabels;
 # batch.kubernetes.io/job-name is kept)
@@ -191,6 +193,57 @@ class JobAdapter:
 
     def workload_key(self, obj: Resource) -> tuple[str, str] | None:
         if not isinstance(obj, Job):
+            return None
+        name = (obj.metadata.labels or {}).get(PREBUILT_WORKLOAD_LABEL)
+        return (obj.metadata.namespace or "", name) if name else None
+
+
+class JobSetAdapter:
+    """jobset.x-k8s.io/v1alpha2 JobSet (``pkg/controller/jobs/jobset/jobset_multikueue_adapter.go``):
+    the remote JobSet is the local one's metadata and spec with the MultiKueue labels and no
+    ``managedBy``; its whole status is copied back."""
+
+    model = JobSet
+    gvk = "jobset.x-k8s.io/v1alpha2, Kind=JobSet"
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def sync_job(
+        self, local: Any, remote: RemoteCluster, namespace: str, name: str, workload: str, origin: str
+    ) -> bool:
+        local_js = local(JobSet, name, namespace)
+        if local_js is None:
+            raise NotFound(f'jobsets.jobset.x-k8s.io "{name}" not found')
+        remote_js = remote.get(JobSet, name, namespace)
+        if remote_js is not None:
+            if remote_js.status != local_js.status:
+                obj = edit(local_js)
+                obj.status = remote_js.status
+                self.client.update_status(obj)
+            return False
+        copy = JobSet(metadata=clone_meta(local_js.metadata), spec=edit(local_js).spec)
+        set_multikueue_meta(copy.metadata, workload, origin)
+        assert copy.spec is not None
+        copy.spec.managed_by = None
+        remote.create(copy)
+        return False
+
+    def delete_remote(self, remote: RemoteCluster, namespace: str, name: str) -> None:
+        with contextlib.suppress(NotFound):
+            remote.delete(JobSet, name, namespace)
+
+    def is_managed(self, get: Any, namespace: str, name: str) -> tuple[bool, str]:
+        js = get(JobSet, name, namespace)
+        if js is None:
+            raise NotFound(f'jobsets.jobset.x-k8s.io "{name}" not found')
+        managed_by = (js.spec.managed_by if js.spec else None) or ""
+        if managed_by != CONTROLLER_NAME:
+            return False, f'Expecting spec.managedBy to be "{CONTROLLER_NAME}" not "{managed_by}"'
+        return True, ""
+
+    def workload_key(self, obj: Resource) -> tuple[str, str] | None:
+        if not isinstance(obj, JobSet):
             return None
         name = (obj.metadata.labels or {}).get(PREBUILT_WORKLOAD_LABEL)
         return (obj.metadata.namespace or "", name) if name else None

@@ -6,8 +6,8 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobframework/defaults.g
 ``spec.managedBy`` is unset (or names the kind's own controller) and whose queue label names a
 LocalQueue of a ClusterQueue with a ``kueue.x-k8s.io/multikueue`` check gets
 ``spec.managedBy: kueue.x-k8s.io/multikueue``, so that the job's controller on the manager leaves it
-alone while MultiKueue runs it on a worker. kbatch defaults batch/v1 Jobs only: MultiKueue has no
-JobSet adapter yet (docs/kueue.md), and a JobSet managed by MultiKueue would never run.
+alone while MultiKueue runs it on a worker: the integrations with a MultiKueue adapter
+(:data:`MULTIKUEUE_KINDS`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from kbatch.api.kueue_v1beta2 import AdmissionCheck, ClusterQueue, LocalQueue
 from kbatch.api.kueue_v1beta2.constants import QUEUE_LABEL
 from kbatch.api.kueue_v1beta2.multikueue import CONTROLLER_NAME
 
-__all__ = ["OWN_CONTROLLERS", "default_managed_by"]
+__all__ = ["MULTIKUEUE_KINDS", "OWN_CONTROLLERS", "default_managed_by"]
+
+MULTIKUEUE_KINDS = frozenset({"batch/job", "jobset.x-k8s.io/jobset"})
 
 # the kinds' own controllers (batchv1.JobControllerName, jobset's JobSetControllerName)
 OWN_CONTROLLERS = frozenset({"kubernetes.io/job-controller", "jobset.sigs.k8s.io/jobset-controller"})

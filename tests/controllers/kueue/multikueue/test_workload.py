@@ -240,3 +240,29 @@ def test_origin_and_gc_interval_from_the_configuration() -> None:
     world.cut("w1")
     world.manager.advance(61)
     assert _check(_local(world))[0] != "Ready"
+
+
+def test_jobset_runs_on_a_worker() -> None:
+    """The JobSet adapter: managedBy defaulted, the remote JobSet created without it, its status copied
+    back until Completed."""
+    from kbatch.api.jobset_v1alpha2 import JobSet
+
+    from ..test_jobsets import jobset
+
+    config = {
+        "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+        "kind": "Configuration",
+        "integrations": {"frameworks": ["batch/job", "jobset.x-k8s.io/jobset"]},
+    }
+    world = MKWorld({"w1": "4"}, kueue_config=config)
+    m = world.manager
+    m.apply(jobset("js", seconds=20))
+    m.run_until_idle()
+    assert m.client.get(JobSet, "js", "default").spec.managed_by == "kueue.x-k8s.io/multikueue"
+    (remote,) = world.workers["w1"].client.list(JobSet).items
+    assert remote.spec.managed_by is None
+    assert _check(_local(world)) == ("Ready", 'The workload was admitted on "w1"')
+    m.advance(60)
+    local = m.client.get(JobSet, "js", "default")
+    assert any(c.type == "Completed" and c.status == "True" for c in local.status.conditions)
+    assert not m.client.list(Job).items  # the manager's JobSet controller created no Jobs

@@ -88,7 +88,7 @@ class MKWorld:
         self.manager = ControlPlane(seed=seed, kueue_config=kueue_config)
         self.workers: dict[str, ControlPlane] = {}
         for i, (name, cpu) in enumerate(workers.items()):
-            worker = ControlPlane(seed=seed + i + 1, clock=self.manager.clock)
+            worker = ControlPlane(seed=seed + i + 1, clock=self.manager.clock, kueue_config=kueue_config)
             create_nodes(worker, 1, NodeTemplate(cpu="8", memory="32Gi"))
             worker.apply(queues(cpu))
             attach_worker(self.manager, name, worker)
