@@ -107,6 +107,22 @@ def set_multikueue_meta(meta: ObjectMeta, workload: str, origin: str) -> None:
     meta.labels = {**(meta.labels or {}), ORIGIN_LABEL: origin, PREBUILT_WORKLOAD_LABEL: workload}
 
 
+def managed_by_multikueue(obj: Any, kind: type[Resource], name: str) -> tuple[bool, str]:
+    """``IsJobManagedByKueue``: the local job's ``spec.managedBy`` is MultiKueue's controller."""
+    if obj is None:
+        raise NotFound(f'{kind.api_info.group_resource} "{name}" not found')
+    managed_by = (obj.spec.managed_by if obj.spec else None) or ""
+    if managed_by != CONTROLLER_NAME:
+        return False, f'Expecting spec.managedBy to be "{CONTROLLER_NAME}" not "{managed_by}"'
+    return True, ""
+
+
+def prebuilt_key(obj: Resource) -> tuple[str, str] | None:
+    """``WorkloadKeysFor``: the manager Workload a remote job names by its prebuilt-workload label."""
+    name = (obj.metadata.labels or {}).get(PREBUILT_WORKLOAD_LABEL)
+    return (obj.metadata.namespace or "", name) if name else None
+
+
 def _suspended(job: Job) -> bool:
     return (
         bool(job.spec and job.spec.suspend)
@@ -183,19 +199,10 @@ class JobAdapter:
             remote.delete(Job, name, namespace)
 
     def is_managed(self, get: Any, namespace: str, name: str) -> tuple[bool, str]:
-        job = get(Job, name, namespace)
-        if job is None:
-            raise NotFound(f'jobs.batch "{name}" not found')
-        managed_by = (job.spec.managed_by if job.spec else None) or ""
-        if managed_by != CONTROLLER_NAME:
-            return False, f'Expecting spec.managedBy to be "{CONTROLLER_NAME}" not "{managed_by}"'
-        return True, ""
+        return managed_by_multikueue(get(Job, name, namespace), Job, name)
 
     def workload_key(self, obj: Resource) -> tuple[str, str] | None:
-        if not isinstance(obj, Job):
-            return None
-        name = (obj.metadata.labels or {}).get(PREBUILT_WORKLOAD_LABEL)
-        return (obj.metadata.namespace or "", name) if name else None
+        return prebuilt_key(obj) if isinstance(obj, Job) else None
 
 
 class JobSetAdapter:
@@ -234,16 +241,7 @@ class JobSetAdapter:
             remote.delete(JobSet, name, namespace)
 
     def is_managed(self, get: Any, namespace: str, name: str) -> tuple[bool, str]:
-        js = get(JobSet, name, namespace)
-        if js is None:
-            raise NotFound(f'jobsets.jobset.x-k8s.io "{name}" not found')
-        managed_by = (js.spec.managed_by if js.spec else None) or ""
-        if managed_by != CONTROLLER_NAME:
-            return False, f'Expecting spec.managedBy to be "{CONTROLLER_NAME}" not "{managed_by}"'
-        return True, ""
+        return managed_by_multikueue(get(JobSet, name, namespace), JobSet, name)
 
     def workload_key(self, obj: Resource) -> tuple[str, str] | None:
-        if not isinstance(obj, JobSet):
-            return None
-        name = (obj.metadata.labels or {}).get(PREBUILT_WORKLOAD_LABEL)
-        return (obj.metadata.namespace or "", name) if name else None
+        return prebuilt_key(obj) if isinstance(obj, JobSet) else None

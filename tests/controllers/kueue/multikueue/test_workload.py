@@ -19,6 +19,24 @@ from kbatch.testing import make_job
 from .world import MKWorld
 
 
+def _workload(name: str, labels: dict[str, str], cpu: str | None = None) -> dict[str, object]:
+    """A Workload with no owner, queued to ``lq``: one pod (asking ``cpu``)."""
+    container: dict[str, object] = {"name": "c", "image": "pause"}
+    if cpu is not None:
+        container["resources"] = {"requests": {"cpu": cpu}}
+    pod_set = {
+        "name": "main",
+        "count": 1,
+        "template": {"spec": {"restartPolicy": "Never", "containers": [container]}},
+    }
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "Workload",
+        "metadata": {"name": name, "namespace": "default", "labels": labels},
+        "spec": {"queueName": "lq", "podSets": [pod_set]},
+    }
+
+
 def _local(world: MKWorld) -> Workload:
     (wl,) = world.manager.client.list(Workload).items
     return wl
@@ -115,30 +133,7 @@ def test_lost_worker_past_the_timeout_resets_the_check() -> None:
 def test_workload_without_adapter_is_rejected() -> None:
     world = MKWorld({"w1": "4"})
     m = world.manager
-    m.apply(
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "Workload",
-            "metadata": {"name": "wl", "namespace": "default"},
-            "spec": {
-                "queueName": "lq",
-                "podSets": [
-                    {
-                        "name": "main",
-                        "count": 1,
-                        "template": {
-                            "spec": {
-                                "restartPolicy": "Never",
-                                "containers": [
-                                    {"name": "c", "image": "pause", "resources": {"requests": {"cpu": "1"}}}
-                                ],
-                            }
-                        },
-                    }
-                ],
-            },
-        }
-    )
+    m.apply(_workload("wl", {}, cpu="1"))
     m.run_until_idle()
     wl = m.client.get(Workload, "wl", "default")
     assert _check(wl) == ("Rejected", 'No multikueue adapter found, Previously: "Pending"')
@@ -173,54 +168,8 @@ def test_deleted_job_removes_the_remote_objects() -> None:
 def test_orphans_are_collected_every_gc_interval() -> None:
     world = MKWorld({"w1": "500m"})
     w1 = world.workers["w1"]
-    w1.apply(
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "Workload",
-            "metadata": {"name": "orphan", "namespace": "default", "labels": {ORIGIN_LABEL: "multikueue"}},
-            "spec": {
-                "queueName": "lq",
-                "podSets": [
-                    {
-                        "name": "main",
-                        "count": 1,
-                        "template": {
-                            "spec": {
-                                "restartPolicy": "Never",
-                                "containers": [{"name": "c", "image": "pause"}],
-                            }
-                        },
-                    }
-                ],
-            },
-        }
-    )
-    w1.apply(
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
-            "kind": "Workload",
-            "metadata": {
-                "name": "other-origin",
-                "namespace": "default",
-                "labels": {ORIGIN_LABEL: "elsewhere"},
-            },
-            "spec": {
-                "queueName": "lq",
-                "podSets": [
-                    {
-                        "name": "main",
-                        "count": 1,
-                        "template": {
-                            "spec": {
-                                "restartPolicy": "Never",
-                                "containers": [{"name": "c", "image": "pause"}],
-                            }
-                        },
-                    }
-                ],
-            },
-        }
-    )
+    w1.apply(_workload("orphan", {ORIGIN_LABEL: "multikueue"}))
+    w1.apply(_workload("other-origin", {ORIGIN_LABEL: "elsewhere"}))
     world.manager.advance(59)
     assert {w.metadata.name for w in world.remote_workloads("w1")} == {"orphan", "other-origin"}
     world.manager.advance(1)
