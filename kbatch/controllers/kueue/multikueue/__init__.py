@@ -5,12 +5,13 @@ admits it; the job runs on that worker and its status is copied back.
 Upstream: kubernetes-sigs/kueue ``pkg/controller/admissionchecks/multikueue/`` (``controllers.go``
 wires these). Four controllers of the ``kueue`` manager:
 
-========================================  ====================================================
-``kueue-multikueue-cluster``              :class:`.clusters.Clusters` — clients, ``Active``
-``kueue-multikueue-admissioncheck``       :class:`.admissioncheck.ACReconciler` — the check's ``Active``
-``kueue-multikueue-workload``             :class:`.workload.WorkloadReconciler` — dispatch and sync
-(timer)                                   :class:`.gc.GarbageCollector` — orphans, every ``gcInterval``
-========================================  ====================================================
+==========================================  ====================================================
+``kueue-multikueue-cluster``                :class:`.clusters.Clusters` — clients, ``Active``
+``kueue-multikueue-admissioncheck``         :class:`.admissioncheck.ACReconciler` — the check's ``Active``
+``kueue-multikueue-workload``               :class:`.workload.WorkloadReconciler` — dispatch and sync
+``kueue-multikueue-incremental-dispatcher`` :class:`.dispatcher.IncrementalDispatcher` (``dispatcherName``)
+(timer)                                     :class:`.gc.GarbageCollector` — orphans, every ``gcInterval``
+==========================================  ====================================================
 
 Workers are reached through :class:`.remote.RemoteCluster`: over HTTP (:mod:`.http_remote`) or, for
 tests, in the same process (:mod:`.inprocess`, server ``kbatch+inprocess://NAME``).
@@ -35,9 +36,10 @@ from kbatch.controllers.kueue.multikueue.context import (
     WORKLOAD_CONTROLLER,
     MultiKueueContext,
 )
+from kbatch.controllers.kueue.multikueue.dispatcher import IncrementalDispatcher
 from kbatch.controllers.kueue.multikueue.gc import GarbageCollector
 from kbatch.controllers.kueue.multikueue.inprocess import attach_worker, set_reachable
-from kbatch.controllers.kueue.multikueue.options import options_from
+from kbatch.controllers.kueue.multikueue.options import INCREMENTAL, options_from
 from kbatch.controllers.kueue.multikueue.workload import DeletedWorkloads, WorkloadReconciler, has_checks
 from kbatch.runtime.predicate import predicate_func
 from kbatch.runtime.reconcile import Request
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
     from kbatch.controllers.kueue.manager import KueueManager
 
 __all__ = ["attach_worker", "set_reachable", "setup"]
+
+DISPATCHER = "kueue-multikueue-incremental-dispatcher"
 
 
 class _ConfigChecks:
@@ -133,6 +137,13 @@ def setup(mgr: KueueManager) -> MultiKueueContext:
         .for_(Workload, predicate_func(has_checks))
         .complete(WorkloadReconciler(mk, deleted))
     )
+    if mk.options.dispatcher_name == INCREMENTAL:
+        mgr.controllers[DISPATCHER] = (
+            b(DISPATCHER)
+            .describe("MultiKueue's Incremental dispatcher: workers nominated a few at a time")
+            .for_(Workload, predicate_func(has_checks))
+            .complete(IncrementalDispatcher(mk, mk.options.step_size))
+        )
     GarbageCollector(mk).start()
     ctx.published["multikueue"] = mk  # tests and tools read the clusters' connection states here
     return mk

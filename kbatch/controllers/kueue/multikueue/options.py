@@ -28,6 +28,7 @@ class MultiKueueOptions:
     worker_lost_timeout: float = 300.0
     dispatcher_name: str = ALL_AT_ONCE
     events_batch_period: float = 1.0  # constants.UpdatesBatchPeriod
+    step_size: int | None = None  # incrementalDispatcherConfig.stepSize
 
 
 def _seconds(raw: Mapping[str, Any], key: str, default: float) -> float:
@@ -41,4 +42,10 @@ def options_from(raw: Mapping[str, Any]) -> MultiKueueOptions:
         origin=str(raw.get("origin") or "multikueue"),
         worker_lost_timeout=_seconds(raw, "workerLostTimeout", 300.0),
         dispatcher_name=str(raw.get("dispatcherName") or ALL_AT_ONCE),
+        step_size=_step_size(raw.get("incrementalDispatcherConfig")),
     )
+
+
+def _step_size(idc: Any) -> int | None:
+    step = idc.get("stepSize") if isinstance(idc, Mapping) else None
+    return step if isinstance(step, int) and not isinstance(step, bool) else None

@@ -23,9 +23,10 @@ is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueu
 * 8./nomination: while the check is Pending and no cluster is recorded, the AllAtOnce dispatcher
   nominates every connected worker (``status.nominatedClusterNames``) and creates a copy on each.
 
-Not modelled: the Incremental and external dispatchers, elastic workloads, multi-workload adapters,
-orchestrated preemption (alpha), delayed topology requests, eviction on the manager pushed to the
-worker (``WorkloadEvictedOnManagerCluster``).
+The Incremental dispatcher nominates in rounds (:mod:`.dispatcher`). Not modelled: external
+dispatchers (their nominations are taken as they are, as upstream), elastic workloads,
+multi-workload adapters, orchestrated preemption (alpha), delayed topology requests, eviction on
+the manager pushed to the worker (``WorkloadEvictedOnManagerCluster``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.multikueue.adapters import MultiKueueAdapter, owned_by
 from kbatch.controllers.kueue.multikueue.configs import BadConfig, config_from_ref, multikueue_check_state
 from kbatch.controllers.kueue.multikueue.group import Group, best_match, clone_for_create, spec_out_of_sync
+from kbatch.controllers.kueue.multikueue.options import ALL_AT_ONCE
 from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.runtime.reconcile import Request, Result
 
@@ -325,7 +327,8 @@ class WorkloadReconciler:
             self.mk.event(group.local, "MultiKueue", message)
 
     def _nominate(self, group: Group) -> Result | None:
-        """``nominateAndSynchronizeWorkers`` with the AllAtOnce dispatcher."""
+        """``nominateAndSynchronizeWorkers``: AllAtOnce nominates every connected worker; the
+        Incremental dispatcher's nominations (:mod:`.dispatcher`) are taken as they are."""
         local = group.local
         if any(
             a.state != "Ready"
@@ -333,16 +336,28 @@ class WorkloadReconciler:
             if a.name != group.check
         ):
             return None
-        nominated = sorted(group.remotes)
-        have = sorted((local.status.nominated_cluster_names if local.status else None) or ())
-        if have != nominated:
-
-            def nominate(status: WorkloadStatus, _: Workload) -> bool:
-                status.nominated_cluster_names = list(nominated) or None
-                return True
-
-            write_status(self.mk.mgr, local, nominate)
-        for cluster in nominated:
-            if group.remotes[cluster] is None:
+        if self.mk.options.dispatcher_name == ALL_AT_ONCE:
+            nominated = sorted(group.remotes)
+            self._record_nominations(local, nominated)
+        else:
+            nominated = list((local.status.nominated_cluster_names if local.status else None) or ())
+        missing = [c for c in nominated if c not in group.clients]
+        for cluster in sorted(group.remotes):
+            if cluster in nominated and group.remotes[cluster] is None:
                 group.clients[cluster].create(clone_for_create(local, group.origin))
+            elif cluster not in nominated and group.remotes[cluster] is not None:
+                group.remove_remote(cluster)
+        if missing:
+            raise RuntimeError(f"cluster {missing[0]}: no remote client for nominated cluster")
         return None
+
+    def _record_nominations(self, local: Workload, nominated: list[str]) -> None:
+        have = sorted((local.status.nominated_cluster_names if local.status else None) or ())
+        if have == nominated:
+            return
+
+        def nominate(status: WorkloadStatus, _: Workload) -> bool:
+            status.nominated_cluster_names = list(nominated) or None
+            return True
+
+        write_status(self.mk.mgr, local, nominate)

@@ -215,3 +215,44 @@ def test_jobset_runs_on_a_worker() -> None:
     local = m.client.get(JobSet, "js", "default")
     assert any(c.type == "Completed" and c.status == "True" for c in local.status.conditions)
     assert not m.client.list(Job).items  # the manager's JobSet controller created no Jobs
+
+
+INCREMENTAL = {
+    "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+    "kind": "Configuration",
+    "multiKueue": {
+        "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-incremental",
+        "incrementalDispatcherConfig": {"stepSize": 1},
+    },
+}
+
+
+def test_incremental_dispatcher_nominates_one_worker_per_round() -> None:
+    """``incrementaldispatcher.go``: stepSize 1 (``MultiKueueIncrementalDispatcherConfig``), the
+    config's order (``…RespectConfigOrder``), a new round after 5 minutes; the second worker admits."""
+    world = MKWorld({"w2": "500m", "w1": "4"}, kueue_config=INCREMENTAL)  # config order: w2, w1
+    world.job("j1")
+    wl = _local(world)
+    assert wl.status.nominated_cluster_names == ["w2"]
+    assert len(world.remote_workloads("w2")) == 1 and world.remote_workloads("w1") == []
+    world.manager.advance(300)
+    assert _check(_local(world)) == ("Pending", "")
+    world.manager.advance(1)
+    wl = _local(world)
+    assert _check(wl) == ("Ready", 'The workload was admitted on "w1"')
+    assert world.remote_workloads("w2") == []  # the non-admitting copy is removed
+
+
+def test_next_nominated_table() -> None:
+    """``getNextNominatedWorkers``."""
+    from kbatch.controllers.kueue.multikueue.dispatcher import NoMoreWorkers, next_nominated
+
+    assert next_nominated([], ["c", "a", "b", "d"], 3, True) == ["c", "a", "b"]
+    assert next_nominated([], ["c", "a", "b", "d"], 3, False) == ["a", "b", "c"]
+    assert next_nominated(["c", "a", "b"], ["c", "a", "b", "d"], 3, True) == ["d"]
+    try:
+        next_nominated(["a"], ["a"], 3, True)
+    except NoMoreWorkers as err:
+        assert str(err) == "no more workers to nominate"
+    else:
+        raise AssertionError("expected NoMoreWorkers")
