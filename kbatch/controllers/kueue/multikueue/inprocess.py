@@ -61,13 +61,13 @@ class _Driver:
 
     def __init__(self, manager: ControlPlane, worker: ControlPlane) -> None:
         self.manager, self.worker = manager, worker
-        self.mirrored: set[float] = set()
+        self.mirrored: float | None = None  # the worker deadline last put in the manager's timers
 
     def __call__(self) -> int:
         moved = self.worker.loop.run_until_idle()
         deadline = self.worker.timers.next_deadline()
-        if deadline is not None and deadline not in self.mirrored:
-            self.mirrored.add(deadline)
+        if deadline is not None and deadline != self.mirrored:
+            self.mirrored = deadline
             self.manager.timers.schedule(deadline, _noop)
         return moved
 

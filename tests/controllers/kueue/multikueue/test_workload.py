@@ -256,3 +256,17 @@ def test_next_nominated_table() -> None:
         assert str(err) == "no more workers to nominate"
     else:
         raise AssertionError("expected NoMoreWorkers")
+
+
+def test_same_inputs_same_traces() -> None:
+    """Manager and workers on one clock: the same run twice gives the same traces, byte for byte."""
+
+    def run() -> list[str]:
+        world = MKWorld({"w1": "1", "w2": "2"})
+        for i in range(3):
+            world.job(f"j{i}", sleep="20")
+        world.cut("w2")
+        world.manager.advance(400)
+        return [world.manager.trace.digest(), *(w.trace.digest() for w in world.workers.values())]
+
+    assert run() == run()
