@@ -16,15 +16,16 @@ from __future__ import annotations
 import contextlib
 import ssl
 from collections.abc import Callable
-from typing import Any, TypeVar
-
-import httpx
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kbatch.api import errors
 from kbatch.api.base import ApiInfo
 from kbatch.api.meta import Resource
 from kbatch.controllers.kueue.multikueue.kubeconfig import ClientConfig
 from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["POLL_INTERVAL", "HttpRemote"]
 
@@ -78,6 +79,8 @@ class HttpRemote:
     def http(self) -> httpx.Client:
         """The connection, opened on first use (and again after the manager's state was restored)."""
         if self._http is None:
+            import httpx  # imported on first use: a manager without HTTP workers never loads it
+
             verify: Any = True
             if self.config.ca_data is not None:
                 verify = ssl.create_default_context(cadata=self.config.ca_data.decode())
@@ -93,6 +96,8 @@ class HttpRemote:
         return {**self.__dict__, "_http": None}
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        import httpx
+
         try:
             resp = self.http.request(method, path, **kwargs)
         except httpx.HTTPError as err:
