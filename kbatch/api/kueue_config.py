@@ -218,6 +218,9 @@ class KueueConfig:
     # ``metrics`` as given (``ControllerMetrics``: ``enableClusterQueueResources``,
     # ``localQueueMetrics``), read by kbatch.controllers.kueue.metrics; the rest of it is the process's
     metrics: Mapping[str, Any] = field(default_factory=dict)
+    # ``multiKueue`` as given (gcInterval, origin, workerLostTimeout, dispatcherName), settled by
+    # kbatch.controllers.kueue.multikueue.options
+    multi_kueue: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def namespace_selector(self) -> Selector | None:
@@ -561,6 +564,7 @@ def load(
         retention_after_finished=finished,
         retention_after_deactivated=deactivated,
         metrics=dict(cfg.metrics or {}),
+        multi_kueue=dict(cfg.multi_kueue or {}),
     )
     if errs:
         raise Invalid.of("Configuration.config.kueue.x-k8s.io", "", errs)

@@ -11,6 +11,7 @@ APIService without a backend.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -41,3 +42,11 @@ class Published:
         """What is published under ``key``, or ``None`` when nothing of its type is."""
         value = self._items.get(key.name)
         return value if isinstance(value, key.type) else None
+
+    def get_or_put(self, key: PublishedKey[T], make: Callable[[], T]) -> T:
+        """What is published under ``key``; when nothing of its type is, ``make()``, published."""
+        value = self.get(key)
+        if value is None:
+            value = make()
+            self.put(key, value)
+        return value

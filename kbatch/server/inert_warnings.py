@@ -1,9 +1,9 @@
 """Warnings for objects kbatch stores but whose behaviour no kbatch controller provides.
 
 Kueue's documented examples include objects that only act through a controller kbatch does not
-model (docs/kueue.md, "Not modelled"): an AdmissionCheck is made Active by its controller (Kueue's
-``kueue.x-k8s.io/multikueue``, or a third party's; Kueue's ``kueue.x-k8s.io/provisioning-request``
-runs in kbatch: :mod:`kbatch.controllers.kueue.provisioning`).
+model (docs/kueue.md, "Not modelled"): an AdmissionCheck is made Active by its controller, a third
+party's (Kueue's ``kueue.x-k8s.io/provisioning-request`` and ``kueue.x-k8s.io/multikueue`` run in
+kbatch: :mod:`kbatch.controllers.kueue.provisioning`, :mod:`kbatch.controllers.kueue.multikueue`).
 Upstream without that controller behaves alike (the AdmissionCheck stays inactive, so the
 ClusterQueues naming it admit nothing), but a user trying the examples on kbatch should hear at once
 that nothing here will change that, rather than find a ClusterQueue inactive. (A ResourceFlavor with
@@ -21,7 +21,9 @@ from typing import Any
 __all__ = ["inert_warnings"]
 
 _KUEUE = "kueue.x-k8s.io/"
-_RUN_HERE = frozenset({"kueue.x-k8s.io/provisioning-request"})  # admission check controllers kbatch runs
+MULTIKUEUE = "kueue.x-k8s.io/multikueue"
+# admission check controllers kbatch runs
+_RUN_HERE = frozenset({"kueue.x-k8s.io/provisioning-request", MULTIKUEUE})
 
 
 def inert_warnings(obj: Mapping[str, Any]) -> list[str]:

@@ -16,6 +16,8 @@ upstream's is):
   ``accumulatedPastExecutionTimeSeconds``; topology assignments ``domains`` ↔ ``slices`` (up: Kueue's
   compact encoding, :mod:`.topology`);
 * AdmissionCheck: ``spec.retryDelayMinutes`` dropped;
+* MultiKueueCluster: ``spec.kubeConfig`` ↔ ``spec.clusterSource.kubeConfig`` (and the profile
+  reference); MultiKueueConfig: ``spec.quotaManagement`` dropped going down;
 * Cohort: ``status.fairSharing.admissionFairSharingStatus`` dropped going up (v1beta2's
   ``FairSharingStatus`` has no such field; ``apis/kueue/v1beta1/cohort_conversion.go`` uses the
   generated conversion, which drops it).
@@ -194,6 +196,46 @@ def _ac_up(obj: Obj) -> Obj:
     return out
 
 
+# --- MultiKueue (apis/kueue/v1beta1/multikueue_conversion.go) -----------------------------------
+
+
+def _mkc_up(obj: Obj) -> Obj:
+    """``spec.kubeConfig`` (when its location is set) and ``spec.clusterProfileRef`` move under
+    ``spec.clusterSource``."""
+    out = _with_version(obj, V1BETA2)
+    spec = out.get("spec")
+    if isinstance(spec, dict):
+        kube_config = spec.pop("kubeConfig", None)
+        profile = spec.pop("clusterProfileRef", None)
+        source: Obj = {}
+        if isinstance(kube_config, dict) and kube_config.get("location"):
+            source["kubeConfig"] = kube_config
+        if profile is not None:
+            source["clusterProfileRef"] = profile
+        if source or "clusterSource" not in spec:
+            spec["clusterSource"] = source
+    return out
+
+
+def _mkc_down(obj: Obj) -> Obj:
+    out = _with_version(obj, V1BETA1)
+    spec = out.get("spec")
+    if isinstance(spec, dict):
+        source = spec.pop("clusterSource", None) or {}
+        kube_config = source.get("kubeConfig")
+        # v1beta1's kubeConfig is a by-value struct: Go writes it, empty, when the source is a profile
+        spec["kubeConfig"] = kube_config if kube_config is not None else {"location": "", "locationType": ""}
+        if source.get("clusterProfileRef") is not None:
+            spec["clusterProfileRef"] = source["clusterProfileRef"]
+    return out
+
+
+def _mkconf_down(obj: Obj) -> Obj:
+    out = _with_version(obj, V1BETA1)
+    _drop(out.get("spec"), "quotaManagement")
+    return out
+
+
 def _same_up(obj: Obj) -> Obj:
     return _with_version(obj, V1BETA2)
 
@@ -212,5 +254,7 @@ CONVERSIONS: dict[str, ServedVersion] = {
     "WorkloadPriorityClass": Conversion(v1.WorkloadPriorityClass, _same_up, _same_down),
     "Topology": Conversion(v1.Topology, _same_up, _same_down),
     "ProvisioningRequestConfig": Conversion(v1.ProvisioningRequestConfig, _same_up, _same_down),
+    "MultiKueueCluster": Conversion(v1.MultiKueueCluster, _mkc_up, _mkc_down),
+    "MultiKueueConfig": Conversion(v1.MultiKueueConfig, _same_up, _mkconf_down),
 }
 """By kind: the v1beta1 conversion."""

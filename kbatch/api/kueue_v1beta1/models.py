@@ -11,7 +11,9 @@ v1beta2 (everything else is shared, type for type):
 * Workload ``spec.priorityClassName`` + ``priorityClassSource`` (v1beta2 ``priorityClassRef``), no
   ``preemptionGates``; status ``accumulatedPastExexcutionTimeSeconds`` (sic); topology assignments
   as ``domains`` (v1beta2 ``slices``);
-* AdmissionCheck ``spec.retryDelayMinutes``.
+* AdmissionCheck ``spec.retryDelayMinutes``;
+* MultiKueueCluster ``spec.kubeConfig`` (v1beta2 ``spec.clusterSource.kubeConfig``); MultiKueueConfig
+  without ``spec.quotaManagement``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pydantic import create_model
 from kbatch.api.base import ApiInfo, KubeModel, Time
 from kbatch.api.core_v1 import Taint
 from kbatch.api.kueue_v1beta2 import cluster as v2c
+from kbatch.api.kueue_v1beta2 import multikueue as v2mk
 from kbatch.api.kueue_v1beta2 import provisioning as v2p
 from kbatch.api.kueue_v1beta2 import queues as v2q
 from kbatch.api.kueue_v1beta2 import workload as v2w
@@ -36,6 +39,8 @@ __all__ = [
     "ClusterQueue",
     "Cohort",
     "LocalQueue",
+    "MultiKueueCluster",
+    "MultiKueueConfig",
     "ProvisioningRequestConfig",
     "ResourceFlavor",
     "Topology",
@@ -251,6 +256,33 @@ class ProvisioningRequestConfig(Resource):
     spec: v2p.ProvisioningRequestConfigSpec | None = None
 
 
+# --- MultiKueue (apis/kueue/v1beta1/multikueue_types.go) ----------------------------------------
+
+
+class MultiKueueClusterSpec(KubeModel):
+    """v1beta1 keeps the kubeconfig at ``spec.kubeConfig`` (v1beta2 ``spec.clusterSource.kubeConfig``)."""
+
+    kube_config: v2mk.KubeConfig | None = None
+    cluster_profile_ref: v2mk.ClusterProfileReference | None = None
+
+
+class MultiKueueCluster(Resource):
+    api_info: ClassVar[ApiInfo] = _info(v2mk.MultiKueueCluster)
+    spec: MultiKueueClusterSpec | None = None
+    status: v2mk.MultiKueueClusterStatus | None = None
+
+
+class MultiKueueConfigSpec(KubeModel):
+    """v1beta1 has no ``quotaManagement``."""
+
+    clusters: list[str] | None = None
+
+
+class MultiKueueConfig(Resource):
+    api_info: ClassVar[ApiInfo] = _info(v2mk.MultiKueueConfig)
+    spec: MultiKueueConfigSpec | None = None
+
+
 KINDS = (
     ResourceFlavor,
     ClusterQueue,
@@ -261,4 +293,6 @@ KINDS = (
     AdmissionCheck,
     Topology,
     ProvisioningRequestConfig,
+    MultiKueueConfig,
+    MultiKueueCluster,
 )

@@ -1,8 +1,8 @@
 """kueue.x-k8s.io/v1beta2, the storage and preferred version of Kueue's API (Kueue v0.19).
 
 ResourceFlavor, ClusterQueue, LocalQueue, Cohort, Workload, WorkloadPriorityClass, AdmissionCheck,
-Topology and ProvisioningRequestConfig; :mod:`.constants` holds Kueue's labels, annotations, condition
-types and reasons.
+Topology, ProvisioningRequestConfig, MultiKueueConfig and MultiKueueCluster; :mod:`.constants` holds
+Kueue's labels, annotations, condition types and reasons.
 v1beta1 (served, deprecated, converted both ways) is :mod:`kbatch.api.kueue_v1beta1`.
 """
 
@@ -29,6 +29,13 @@ from kbatch.api.kueue_v1beta2.common import (
     ResourceGroup,
     ResourceQuota,
     ResourceUsage,
+)
+from kbatch.api.kueue_v1beta2.multikueue import (
+    MultiKueueCluster,
+    MultiKueueClusterSpec,
+    MultiKueueClusterStatus,
+    MultiKueueConfig,
+    MultiKueueConfigSpec,
 )
 from kbatch.api.kueue_v1beta2.provisioning import (
     ProvisioningRequestConfig,
@@ -85,6 +92,8 @@ KINDS = (
     AdmissionCheck,
     Topology,
     ProvisioningRequestConfig,
+    MultiKueueConfig,
+    MultiKueueCluster,
 )
 
 __all__ = [
@@ -119,6 +128,11 @@ __all__ = [
     "LocalQueueResourceUsage",
     "LocalQueueSpec",
     "LocalQueueStatus",
+    "MultiKueueCluster",
+    "MultiKueueClusterSpec",
+    "MultiKueueClusterStatus",
+    "MultiKueueConfig",
+    "MultiKueueConfigSpec",
     "PodSet",
     "PodSetAssignment",
     "PodSetRequest",

@@ -20,6 +20,7 @@ thin controllers over them:
 ``kueue-tas-topology-…``  :class:`.tas.ungater.TopologyUngater` (TopologyAwareScheduling)
 ``kueue-tas-node-…``      :class:`.tas.node_failure.NodeFailureController` (TASFailedNodeReplacement)
 ``kueue-provisioning-…``  :mod:`.provisioning`: the ProvisioningRequest admission check
+``kueue-multikueue-…``    :mod:`.multikueue`: clusters, admission checks, workloads (MultiKueue)
 ========================  ==================================================================
 
 The webhooks are admission plugins (:mod:`.webhooks`), so they work whatever controllers run.
@@ -215,6 +216,10 @@ def setup(ctx: ControllerContext) -> KueueManager:
                 .complete(NodeFailureController(mgr))
             )
     setup_provisioning(mgr)  # admissionchecks/provisioning: when ProvisioningRequests are served
+    if mgr.settings.on("MultiKueue"):
+        from kbatch.controllers.kueue import multikueue
+
+        multikueue.setup(mgr)
     informers = ctx.cache
     informers.informer_for(Workload).add_event_handler(WorkloadHandler(mgr))
     informers.informer_for(ClusterQueue).add_event_handler(ClusterQueueHandler(mgr))

@@ -15,6 +15,8 @@ from kbatch.api.kueue_v1beta2 import (
     ClusterQueue,
     Cohort,
     LocalQueue,
+    MultiKueueCluster,
+    MultiKueueConfig,
     ProvisioningRequestConfig,
     ResourceFlavor,
     Topology,
@@ -71,6 +73,8 @@ KUEUE = Family(
         _kind(AdmissionCheck),
         _kind(Topology),
         _kind(ProvisioningRequestConfig),
+        _kind(MultiKueueConfig),
+        _kind(MultiKueueCluster, printers.MULTIKUEUE_CLUSTER),
     ),
     virtual=VISIBILITY,
     admission=(

@@ -14,7 +14,14 @@ from typing import Any
 
 from kbatch.api.printing import AGE, NAME, Column, Obj, Printer, at, condition, creation_age, name_of
 
-__all__ = ["CLUSTER_QUEUE", "CLUSTER_QUEUE_V1BETA1", "LOCAL_QUEUE", "WORKLOAD", "WORKLOAD_PRIORITY_CLASS"]
+__all__ = [
+    "CLUSTER_QUEUE",
+    "CLUSTER_QUEUE_V1BETA1",
+    "LOCAL_QUEUE",
+    "MULTIKUEUE_CLUSTER",
+    "WORKLOAD",
+    "WORKLOAD_PRIORITY_CLASS",
+]
 
 
 def _int(value: Any) -> Any:
@@ -112,4 +119,18 @@ WORKLOAD_PRIORITY_CLASS = Printer(
         Column("Value", type="integer", description="Value of workloadPriorityClass's Priority"),
     ),
     _wpc_cells,
+)
+
+
+def _mkc_cells(obj: Obj, now: datetime) -> list[Any]:
+    return [name_of(obj), _status_of(obj, "Active"), creation_age(obj, now)]
+
+
+MULTIKUEUE_CLUSTER = Printer(
+    (
+        NAME,
+        Column("Connected", description="MultiKueueCluster is connected"),
+        Column(AGE.name, type="date", description="Time this workload was created"),
+    ),
+    _mkc_cells,
 )

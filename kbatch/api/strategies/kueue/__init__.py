@@ -19,6 +19,8 @@ from kbatch.api.kueue_v1beta2 import (
     ClusterQueue,
     Cohort,
     LocalQueue,
+    MultiKueueCluster,
+    MultiKueueConfig,
     ProvisioningRequestConfig,
     ResourceFlavor,
     Topology,
@@ -109,6 +111,8 @@ KUEUE_STRATEGIES: dict[type[Resource], CRDStrategy] = {
     ),
     # not Kueue's: the cluster-autoscaler's CRD, served by kbatch's autoscaling family; a CRD all the same
     ProvisioningRequest: CRDStrategy(provisioning_schemas.PROVISIONING_REQUEST),
+    MultiKueueCluster: CRDStrategy(schemas.MULTIKUEUE_CLUSTER),
+    MultiKueueConfig: CRDStrategy(schemas.MULTIKUEUE_CONFIG, has_status=False),
 }
 
 

@@ -21,6 +21,8 @@ __all__ = [
     "CLUSTER_QUEUE",
     "COHORT",
     "LOCAL_QUEUE",
+    "MULTIKUEUE_CLUSTER",
+    "MULTIKUEUE_CONFIG",
     "RESOURCE_FLAVOR",
     "TOPOLOGY",
     "WORKLOAD",
@@ -381,6 +383,50 @@ ADMISSION_CHECK = _obj(
         ),
     ),
     status=_obj(conditions=CONDITIONS),
+)
+
+# --- MultiKueueCluster, MultiKueueConfig (kueue.x-k8s.io_multikueue{clusters,configs}.yaml) -------
+
+
+def _exactly_one_source(source: Any, _old: Any) -> bool:
+    """``+kubebuilder:validation:ExactlyOneOf=kubeConfig;clusterProfileRef``."""
+    return (source.kube_config is not None) + (source.cluster_profile_ref is not None) == 1
+
+
+_EXACTLY_ONE_SOURCE = "exactly one of the fields in [kubeConfig clusterProfileRef] must be set"
+
+
+def _unique(items: Any, _old: Any) -> bool:
+    return len(items) == len(set(items))
+
+
+MULTIKUEUE_CLUSTER = _obj(
+    spec=_obj(
+        required=("clusterSource",),
+        clusterSource=_obj(
+            rules=(Rule(_exactly_one_source, _EXACTLY_ONE_SOURCE),),
+            kubeConfig=_obj(
+                required=("location",),
+                location=_str(max_length=256, min_length=1),
+                locationType=_str(enum=("Secret", "Path"), default="Secret"),
+            ),
+            clusterProfileRef=_obj(required=("name",), name=_str(max_length=256, min_length=1)),
+        ),
+    ),
+    status=_obj(conditions=CONDITIONS),
+)
+
+MULTIKUEUE_CONFIG = _obj(
+    spec=_obj(
+        required=("clusters",),
+        clusters=_list(
+            _str(max_length=256),
+            max_items=20,
+            min_items=1,
+            rules=(Rule(_unique, "must be unique"),),
+        ),
+        quotaManagement=_str(enum=("Manual", "Automated")),
+    ),
 )
 
 _HOSTNAME = "kubernetes.io/hostname"

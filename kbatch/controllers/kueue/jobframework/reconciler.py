@@ -2,8 +2,9 @@
 
 Upstream: kubernetes-sigs/kueue ``pkg/controller/jobframework/reconciler.go`` (v0.19.2). For a job of
 an enabled integration, in a namespace ``managedJobsNamespaceSelector`` selects, with a queue name
-(or ``manageJobsWithoutQueueName``), not owned by another Kueue-managed job and not managed by
-MultiKueue:
+(or ``manageJobsWithoutQueueName``), not owned by another Kueue-managed job (a job whose
+``spec.managedBy`` is MultiKueue is reconciled like any other on the manager, where the job controller
+leaves it alone; on a worker a job naming a prebuilt Workload takes that one, :mod:`.prebuilt`):
 
 1. exactly one matching Workload is kept (others deleted, "DeletedWorkload"); a running job whose
    Workload no longer matches is stopped ("No matching Workload; restoring pod templates …");
@@ -34,9 +35,9 @@ from kbatch.api import edit
 from kbatch.api.errors import AlreadyExists, Conflict, NotFound, StatusError
 from kbatch.api.jobframework import JobWithCustomStop, JobWithReclaimablePods, PodSetInfoError
 from kbatch.api.kueue_v1beta2 import ReclaimablePod, Workload, WorkloadStatus
-from kbatch.api.kueue_v1beta2.constants import MANAGED_BY_MULTIKUEUE, RESOURCE_IN_USE_FINALIZER, Cond, Reason
+from kbatch.api.kueue_v1beta2.constants import RESOURCE_IN_USE_FINALIZER, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
-from kbatch.controllers.kueue.jobframework import elastic
+from kbatch.controllers.kueue.jobframework import elastic, prebuilt
 from kbatch.controllers.kueue.jobframework.ancestors import (
     CHAIN_LIMIT,
     ChainLimitReached,
@@ -133,9 +134,8 @@ class JobReconciler:
             return None
         if not cfg.manage_jobs_without_queue_name and not queue_name(obj):
             return None
-        managed_by = job.managed_by() if hasattr(job, "managed_by") else None
-        if managed_by == MANAGED_BY_MULTIKUEUE:
-            return None
+        if prebuilt.prebuilt_name(obj):  # a MultiKueue worker's job: its Workload exists already
+            return self._after_workload(job, obj, self._prebuilt_workload(job, obj))
         return self._after_workload(job, obj, self._ensure_one_workload(job, obj))
 
     def _managed_ancestor(self, obj: Any) -> Any | None:
@@ -250,6 +250,24 @@ class JobReconciler:
             finish_orphans=s.on("FinishOrphanedWorkloads"),
             assign_queue_labels=s.on("AssignQueueLabelsForPods"),
         )
+
+    def _prebuilt_workload(self, job: Any, obj: Any) -> Workload | None:
+        """``ensureOneWorkload``'s prebuilt branch (:mod:`.prebuilt`)."""
+        name = prebuilt.prebuilt_name(obj)
+        wl = self.mgr.get(Workload, name, obj.metadata.namespace)
+        if wl is None:
+            if not job.is_suspended():
+                self._stop(job, None, "missing workload", STOP_NO_MATCHING_WORKLOAD)
+            raise prebuilt.PrebuiltWorkloadNotFound(
+                f"prebuilt workload {obj.metadata.namespace}/{name} not found"
+            )
+        wl = prebuilt.adopt(wl, obj, self._write)
+        if wl is None or self._equivalent(job, wl):
+            return wl
+        now = self.mgr.now()
+        reason, message = prebuilt.OUT_OF_SYNC, prebuilt.OUT_OF_SYNC_MESSAGE
+        write_status(self.mgr, wl, lambda st, o: W.finish(st, reason, message, o.metadata.generation, now))
+        return None
 
     def _ensure_one_workload(self, job: Any, obj: Any) -> Workload | None:
         """``ensureOneWorkload``."""

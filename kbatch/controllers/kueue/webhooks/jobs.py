@@ -56,6 +56,7 @@ from kbatch.controllers.kueue.webhooks import elastic
 from kbatch.controllers.kueue.webhooks.admission_gated_by import admission_gated_by_errors
 from kbatch.controllers.kueue.webhooks.default_queue import DefaultQueues
 from kbatch.controllers.kueue.webhooks.kinds import deny
+from kbatch.controllers.kueue.webhooks.managed_by import MULTIKUEUE_KINDS, default_managed_by
 from kbatch.controllers.kueue.webhooks.pods import PodWebhook
 from kbatch.families import resolve
 
@@ -164,6 +165,8 @@ class _JobWebhook:
         )
         if suspend and not job.is_suspended():
             job.suspend()
+        if self.integration.name in MULTIKUEUE_KINDS and self._settings().on("MultiKueue"):
+            default_managed_by(self.server, job, obj)  # ApplyDefaultForManagedBy (webhooks/managed_by.py)
         if self.integration.name == "batch/job" and self._elastic(obj):
             elastic.gate_template(obj.spec.template)  # applyWorkloadSliceSchedulingGate
 

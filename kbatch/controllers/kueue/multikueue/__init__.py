@@ -1,0 +1,150 @@
+"""MultiKueue (KEP 693, Kueue v0.19.2, gate ``MultiKueue``, beta, on): one manager cluster queues and
+admits a Workload on its own quota, then dispatches it to worker clusters and follows the one that
+admits it; the job runs on that worker and its status is copied back.
+
+Upstream: kubernetes-sigs/kueue ``pkg/controller/admissionchecks/multikueue/`` (``controllers.go``
+wires these). Four controllers of the ``kueue`` manager:
+
+==========================================  ====================================================
+``kueue-multikueue-cluster``                :class:`.clusters.Clusters` — clients, ``Active``
+``kueue-multikueue-admissioncheck``         :class:`.admissioncheck.ACReconciler` — the check's ``Active``
+``kueue-multikueue-workload``               :class:`.workload.WorkloadReconciler` — dispatch and sync
+``kueue-multikueue-incremental-dispatcher`` :class:`.dispatcher.IncrementalDispatcher` (``dispatcherName``)
+(timer)                                     :class:`.gc.GarbageCollector` — orphans, every ``gcInterval``
+==========================================  ====================================================
+
+Workers are reached through :class:`.remote.RemoteCluster`: over HTTP (:mod:`.http_remote`) or, for
+tests, in the same process (:mod:`.inprocess`, server ``kbatch+inprocess://NAME``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kbatch.api.core_v1 import Secret
+from kbatch.api.kueue_v1beta2 import AdmissionCheck, MultiKueueCluster, MultiKueueConfig, Workload
+from kbatch.controllers.kueue.multikueue.adapters import JobAdapter, JobSetAdapter, MultiKueueAdapter
+from kbatch.controllers.kueue.multikueue.admissioncheck import (
+    ACReconciler,
+    checks_using_cluster,
+    checks_using_config,
+)
+from kbatch.controllers.kueue.multikueue.clusters import Clusters
+from kbatch.controllers.kueue.multikueue.context import (
+    AC_CONTROLLER,
+    CLUSTER_CONTROLLER,
+    MULTIKUEUE,
+    WORKLOAD_CONTROLLER,
+    MultiKueueContext,
+)
+from kbatch.controllers.kueue.multikueue.dispatcher import IncrementalDispatcher
+from kbatch.controllers.kueue.multikueue.gc import GarbageCollector
+from kbatch.controllers.kueue.multikueue.inprocess import attach_worker, set_reachable
+from kbatch.controllers.kueue.multikueue.options import INCREMENTAL, options_from
+from kbatch.controllers.kueue.multikueue.workload import DeletedWorkloads, WorkloadReconciler, has_checks
+from kbatch.runtime.predicate import predicate_func
+from kbatch.runtime.reconcile import Request
+
+if TYPE_CHECKING:
+    from kbatch.controllers.kueue.manager import KueueManager
+
+__all__ = ["MULTIKUEUE", "attach_worker", "set_reachable", "setup"]
+
+DISPATCHER = "kueue-multikueue-incremental-dispatcher"
+
+
+class _ConfigChecks:
+    """MultiKueueConfig events → the checks naming it (``mkConfigHandler``)."""
+
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+
+    def __call__(self, config: MultiKueueConfig) -> list[Request]:
+        return [Request("", n) for n in checks_using_config(self.cache, config.metadata.name or "")]
+
+
+class _ClusterChecks:
+    """MultiKueueCluster events → the checks of the configs naming it (``mkClusterHandler``)."""
+
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+
+    def __call__(self, cluster: MultiKueueCluster) -> list[Request]:
+        return [Request("", n) for n in checks_using_cluster(self.cache, cluster.metadata.name or "")]
+
+
+class _SecretClusters:
+    """Secret events in Kueue's namespace → the clusters whose kubeconfig it holds (``secretHandler``)."""
+
+    def __init__(self, cache: Any, namespace: str) -> None:
+        self.cache, self.namespace = cache, namespace
+
+    def __call__(self, secret: Secret) -> list[Request]:
+        if secret.metadata.namespace != self.namespace:
+            return []
+        out = []
+        for cluster in self.cache.list(MultiKueueCluster):
+            source = cluster.spec.cluster_source if cluster.spec else None
+            ref = source.kube_config if source else None
+            if (
+                ref is not None
+                and (ref.location_type or "Secret") == "Secret"
+                and ref.location == secret.metadata.name
+            ):
+                out.append(Request("", cluster.metadata.name or ""))
+        return out
+
+
+def adapters_for(mgr: KueueManager) -> dict[str, MultiKueueAdapter]:
+    """The adapters of the enabled integrations (``batch/job``, ``jobset.x-k8s.io/jobset``)."""
+    ctx = mgr.ctx
+    out: dict[str, MultiKueueAdapter] = {}
+    frameworks = mgr.settings.frameworks
+    if "batch/job" in frameworks:
+        job = JobAdapter(ctx.client, ctx.clock.now_datetime)
+        out[job.gvk] = job
+    if "jobset.x-k8s.io/jobset" in frameworks:
+        jobset = JobSetAdapter(ctx.client)
+        out[jobset.gvk] = jobset
+    return out
+
+
+def setup(mgr: KueueManager) -> MultiKueueContext:
+    ctx = mgr.ctx
+    mk = MultiKueueContext(mgr, options_from(mgr.settings.config.multi_kueue), adapters_for(mgr))
+    mk.clusters = Clusters(mk)
+    b = ctx.build
+    namespace = mgr.settings.config.namespace
+    mgr.controllers[CLUSTER_CONTROLLER] = (
+        b(CLUSTER_CONTROLLER)
+        .describe("MultiKueue's clusters: remote clients and their Active condition")
+        .for_(MultiKueueCluster)
+        .watches(Secret, _SecretClusters(ctx.cache, namespace))
+        .complete(mk.clusters)
+    )
+    mgr.controllers[AC_CONTROLLER] = (
+        b(AC_CONTROLLER)
+        .describe("MultiKueue's admission checks: Active from their clusters")
+        .for_(AdmissionCheck)
+        .watches(MultiKueueConfig, _ConfigChecks(ctx.cache))
+        .watches(MultiKueueCluster, _ClusterChecks(ctx.cache))
+        .complete(ACReconciler(mk))
+    )
+    deleted = DeletedWorkloads()
+    ctx.cache.informer_for(Workload).add_event_handler(deleted)
+    mgr.controllers[WORKLOAD_CONTROLLER] = (
+        b(WORKLOAD_CONTROLLER)
+        .describe("MultiKueue's workloads: dispatch to workers, follow the admitting one")
+        .for_(Workload, predicate_func(has_checks))
+        .complete(WorkloadReconciler(mk, deleted))
+    )
+    if mk.options.dispatcher_name == INCREMENTAL:
+        mgr.controllers[DISPATCHER] = (
+            b(DISPATCHER)
+            .describe("MultiKueue's Incremental dispatcher: workers nominated a few at a time")
+            .for_(Workload, predicate_func(has_checks))
+            .complete(IncrementalDispatcher(mk, mk.options.step_size))
+        )
+    GarbageCollector(mk).start()
+    ctx.published.put(MULTIKUEUE, mk)
+    return mk

@@ -1,0 +1,363 @@
+"""The MultiKueue workload reconciler: dispatch a Workload to workers, follow the one that admits it.
+
+Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/admissionchecks/multikueue/workload.go``
+(``wlReconciler.Reconcile``, ``reconcileGroup``, ``nominateAndSynchronizeWorkers``,
+``syncAdmittingRemoteState``; table ``workload_test.go``). For a Workload with a MultiKueue check
+(not Rejected), owned by a job kind with an adapter whose ``managedBy`` is MultiKueue — else the check
+is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueue: …"):
+
+* deleted → every remote job and Workload is removed;
+* 2. finished or without quota → every remote copy is removed (retried after ``workerLostTimeout``
+  while a worker is unreachable);
+* 3. a remote Workload finished → the job's status is synced and the local Workload finishes with the
+  remote's reason and message;
+* 4. a remote Workload evicted → with the local one evicted too, the job's status is synced; else a
+  Ready check goes Retry ("Workload evicted on worker cluster: …");
+* 5. remote copies whose spec differs are removed (a changed priority is updated in place);
+* 6. a remote Workload admitted (the earliest): the other copies are removed, the remote job is
+  created or its status synced back, and the check goes Ready ("The workload was admitted on
+  \"w\""), ``status.clusterName`` is set and the nominations cleared; requeued after
+  ``workerLostTimeout``; with none admitted but the check Ready: the admitting worker unreachable
+  waits out ``workerLostTimeout`` from the loss, then Retry ("Admitting remote lost"); reachable,
+  Retry ("Admitting remote no longer exists");
+* 8./nomination: while the check is Pending and no cluster is recorded, the AllAtOnce dispatcher
+  nominates every connected worker (``status.nominatedClusterNames``) and creates a copy on each.
+
+The Incremental dispatcher nominates in rounds (:mod:`.dispatcher`). Not modelled: external
+dispatchers (their nominations are taken as they are, as upstream), elastic workloads,
+multi-workload adapters, orchestrated preemption (alpha), delayed topology requests, eviction on
+the manager pushed to the worker (``WorkloadEvictedOnManagerCluster``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from kbatch.api.kueue_v1beta2 import AdmissionCheckState, Workload, WorkloadStatus
+from kbatch.api.kueue_v1beta2.constants import Cond
+from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.multikueue.adapters import MultiKueueAdapter, owned_by
+from kbatch.controllers.kueue.multikueue.configs import BadConfig, config_from_ref, multikueue_check_state
+from kbatch.controllers.kueue.multikueue.group import Group, best_match, clone_for_create, spec_out_of_sync
+from kbatch.controllers.kueue.multikueue.options import ALL_AT_ONCE
+from kbatch.controllers.kueue.scheduler import write_status
+from kbatch.runtime.reconcile import Request, Result
+
+if TYPE_CHECKING:
+    from kbatch.controllers.kueue.multikueue.context import MultiKueueContext
+
+__all__ = ["DeletedWorkloads", "WorkloadReconciler", "has_checks"]
+
+log = logging.getLogger("kbatch.kueue.multikueue")
+SYNC_DEFERRED_REQUEUE = 2.0  # syncDeferredRequeueAfter
+
+
+def has_checks(wl: Workload) -> bool:
+    """Only a Workload with admission checks can have a MultiKueue one: the others' events are not
+    queued (upstream queues every Workload and skips them in the reconcile)."""
+    return bool(wl.status is not None and wl.status.admission_checks)
+
+
+class DeletedWorkloads:
+    """``deletedWlCache``: the last state of deleted Workloads with checks, so their remotes can be
+    removed (the reconcile drops an entry once handled)."""
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], Workload] = {}
+
+    def on_add(self, wl: Workload) -> None:
+        pass
+
+    def on_update(self, old: Workload, new: Workload) -> None:
+        pass
+
+    def on_delete(self, wl: Workload) -> None:
+        if has_checks(wl):
+            self.items[(wl.metadata.namespace or "", wl.metadata.name or "")] = wl
+
+
+class WorkloadReconciler:
+    """``wlReconciler`` (see the module docstring)."""
+
+    def __init__(self, mk: MultiKueueContext, deleted: DeletedWorkloads) -> None:
+        self.mk = mk
+        self.deleted = deleted
+
+    # -- reading ---------------------------------------------------------------------------------
+    def _adapter(self, wl: Workload) -> tuple[MultiKueueAdapter | None, Any]:
+        refs = wl.metadata.owner_references or ()
+        owner = wl.metadata.controller_ref() or (refs[0] if refs else None)
+        if owner is None:
+            return None, None
+        return self.mk.adapters.get(f"{owner.api_version}, Kind={owner.kind}"), owner
+
+    def _group(self, wl: Workload, check: str, adapter: MultiKueueAdapter, owner: str) -> Group:
+        """``readGroup``: the connected workers of the check's config and their copies."""
+        ac = self.mk.get_check(check)
+        config = config_from_ref(ac, self.mk.get)  # BadConfig: retried
+        group = Group(wl, check, adapter, owner, self.mk.options.origin)
+        clusters = self.mk.clusters
+        for name in (config.spec.clusters if config.spec else None) or ():
+            state = clusters.connected(name) if clusters is not None else None
+            if state is None or state.client is None:
+                group.unavailable.append(name)
+                continue
+            group.clients[name] = state.client
+            group.remotes[name] = state.client.get(Workload, wl.metadata.name or "", wl.metadata.namespace)
+        return group
+
+    # -- writing ---------------------------------------------------------------------------------
+    def _set_check(self, wl: Workload, check: str, state: str, message: str, extra: Any = None) -> None:
+        """``updateACS`` / ``SetAdmissionCheckState``: the check's state and message (time moves on a
+        state change); ``extra(status)`` changes more of the status in the same write."""
+        now = self.mk.ctx.clock.now_datetime()
+
+        def mutate(status: WorkloadStatus, _: Workload) -> bool:
+            before = status.model_dump()
+            for acs in status.admission_checks or ():
+                if acs.name == check:
+                    if acs.state != state:
+                        acs.last_transition_time = now
+                    acs.state, acs.message = state, W.truncate(message)
+            if extra is not None:
+                extra(status)
+            return status.model_dump() != before
+
+        write_status(self.mk.mgr, wl, mutate)
+
+    def _update_acs(self, wl: Workload, acs: AdmissionCheckState, state: str, message: str) -> None:
+        """``updateACS``: the message records the state left ("…, Previously: \"Pending\"")."""
+        self._set_check(wl, acs.name or "", state, f'{message}, Previously: "{acs.state or ""}"')
+
+    # -- the reconcile ---------------------------------------------------------------------------
+    def reconcile(self, request: Request) -> Result | None:
+        key = (request.namespace, request.name)
+        wl = self.mk.get(Workload, request.name, request.namespace)
+        deleted = wl is None or wl.metadata.deletion_timestamp is not None
+        if wl is None:
+            wl = self.deleted.items.get(key)
+            if wl is None:
+                return None
+        acs = multikueue_check_state(wl, self.mk.get)
+        if acs is None or acs.state == "Rejected":
+            self.deleted.items.pop(key, None)
+            return None
+        adapter, owner = self._adapter(wl)
+        if adapter is None:
+            message = (
+                f'No multikueue adapter found for owner kind "{owner.api_version}, Kind={owner.kind}"'
+                if owner is not None
+                else "No multikueue adapter found"
+            )
+            self._update_acs(wl, acs, "Rejected", message)
+            return None
+        if not deleted:
+            managed, reason = adapter.is_managed(self.mk.get, request.namespace, owner.name)
+            if not managed:
+                self._update_acs(wl, acs, "Rejected", f"The owner is not managed by Kueue: {reason}")
+                return None
+        try:
+            group = self._group(wl, acs.name or "", adapter, owner.name)
+        except BadConfig as err:
+            raise RuntimeError(f'admission check "{acs.name}": {err}') from None
+        if deleted:
+            for cluster in sorted(group.remotes):
+                group.remove_remote(cluster)
+            self.deleted.items.pop(key, None)
+            return None
+        return self._reconcile_group(group, acs)
+
+    def _reconcile_group(self, group: Group, acs: AdmissionCheckState) -> Result | None:
+        local, timeout = group.local, self.mk.options.worker_lost_timeout
+        finished = W.has(local.status, Cond.FINISHED)
+        if finished or not W.has(local.status, Cond.QUOTA_RESERVED):  # 2.
+            for cluster in sorted(group.remotes):
+                group.remove_remote(cluster)
+            return Result(requeue_after=timeout) if group.unavailable else None
+        done, remote = best_match(group.remotes, Cond.FINISHED)  # 3.
+        if done is not None:
+            return self._finish(group, acs, done, remote)
+        evicted, remote = best_match(group.remotes, Cond.EVICTED)  # 4.
+        if evicted is not None:
+            result = self._remote_evicted(group, acs, remote)
+            if not isinstance(result, bool):
+                return result
+        self._drop_out_of_sync(group)  # 5.
+        admitted, remote = best_match(group.remotes, Cond.ADMITTED)  # 6.
+        if admitted is None and acs.state == "Ready":
+            return self._admitting_lost(group, acs)
+        if admitted is not None:
+            return self._follow(group, acs, remote)
+        if acs.state != "Pending" or (local.status is not None and local.status.cluster_name):  # 8.
+            return None
+        return self._nominate(group)
+
+    def _finish(self, group: Group, acs: AdmissionCheckState, done: Any, remote: str) -> Result | None:
+        """3.: a remote OutOfSync finish resets a Ready check to Retry; any other copies the job's
+        status and finishes the local Workload."""
+        if done.reason == "OutOfSync":
+            if acs.state == "Ready":
+                self._update_acs(
+                    group.local,
+                    acs,
+                    "Retry",
+                    f'Remote workload on worker cluster "{remote}" is '
+                    "out of sync with its user job, resetting for re-dispatch",
+                )
+            return None
+        client = group.clients[remote]
+        owned_by(client, group.adapter.model, group.namespace, group.owner, group.origin)
+        group.adapter.sync_job(
+            self.mk.get, client, group.namespace, group.owner, group.local.metadata.name or "", group.origin
+        )
+        now = self.mk.ctx.clock.now_datetime()
+        generation = group.local.metadata.generation
+        write_status(
+            self.mk.mgr,
+            group.local,
+            lambda st, _: W.finish(st, done.reason or "", done.message or "", generation, now),
+        )
+        return None
+
+    def _remote_evicted(self, group: Group, acs: AdmissionCheckState, remote: str) -> Result | bool | None:
+        """4.: ``False`` when the reconcile goes on."""
+        if W.has(group.local.status, Cond.EVICTED):
+            client = group.clients[remote]
+            owned_by(client, group.adapter.model, group.namespace, group.owner, group.origin)
+            deferred = group.adapter.sync_job(
+                self.mk.get,
+                client,
+                group.namespace,
+                group.owner,
+                group.local.metadata.name or "",
+                group.origin,
+            )
+            return Result(requeue_after=SYNC_DEFERRED_REQUEUE) if deferred else None
+        if acs.state == "Ready":
+            cluster = (group.local.status.cluster_name if group.local.status else None) or ""
+            message = (
+                f'Workload evicted on worker cluster: "{cluster}", resetting for re-admission. '
+                f'Previously: "{acs.state}"'
+            )
+            self._set_check(group.local, acs.name or "", "Retry", message)
+            return None
+        return False
+
+    def _drop_out_of_sync(self, group: Group) -> None:
+        """5.: a copy whose spec differs is removed, unless only its priority changed (updated)."""
+        for cluster in sorted(group.remotes):
+            remote = group.remotes[cluster]
+            if remote is None or not spec_out_of_sync(group.local, remote):
+                continue
+            local_spec, remote_spec = group.local.spec, remote.spec
+            if (
+                local_spec is not None
+                and remote_spec is not None
+                and (
+                    local_spec.priority != remote_spec.priority
+                    or local_spec.priority_class_ref != remote_spec.priority_class_ref
+                )
+            ):
+                updated = remote_spec.model_copy(
+                    update={
+                        "priority": local_spec.priority,
+                        "priority_class_ref": local_spec.priority_class_ref,
+                    }
+                )
+                if not spec_out_of_sync(group.local, remote.model_copy(update={"spec": updated})):
+                    group.clients[cluster].update(remote.model_copy(update={"spec": updated}))
+                    continue
+            group.remove_remote(cluster)
+
+    def _admitting_lost(self, group: Group, acs: AdmissionCheckState) -> Result | None:
+        """6a."""
+        admitting = (group.local.status.cluster_name if group.local.status else None) or ""
+        if admitting and admitting in group.unavailable:
+            clusters = self.mk.clusters
+            lost = clusters.lost_since(admitting) if clusters is not None else self.mk.now()
+            remaining = self.mk.options.worker_lost_timeout - (self.mk.now() - lost)
+            if remaining > 0:
+                return Result(requeue_after=remaining)
+            self._update_acs(group.local, acs, "Retry", "Admitting remote lost")
+            return None
+        if not admitting:
+            self._update_acs(
+                group.local,
+                acs,
+                "Retry",
+                "Admission check is Ready but no admitting cluster is "
+                "recorded; this is unexpected, please report it",
+            )
+            return None
+        self._update_acs(group.local, acs, "Retry", "Admitting remote no longer exists")
+        return None
+
+    def _follow(self, group: Group, acs: AdmissionCheckState, admitting: str) -> Result | None:
+        """6b.: keep the admitting copy only, sync the job, the check Ready."""
+        for cluster in sorted(group.remotes):
+            if cluster != admitting and group.remotes[cluster] is not None:
+                group.remove_remote(cluster)
+        client = group.clients[admitting]
+        owned_by(client, group.adapter.model, group.namespace, group.owner, group.origin)
+        deferred = group.adapter.sync_job(
+            self.mk.get, client, group.namespace, group.owner, group.local.metadata.name or "", group.origin
+        )
+        if acs.state not in ("Retry", "Rejected"):
+            self._admitted_on(group, acs, admitting)
+        return Result(
+            requeue_after=SYNC_DEFERRED_REQUEUE if deferred else self.mk.options.worker_lost_timeout
+        )
+
+    def _admitted_on(self, group: Group, acs: AdmissionCheckState, admitting: str) -> None:
+        """``syncAdmittingRemoteState``: Ready, the cluster recorded, the nominations cleared."""
+        recorded = group.local.status.cluster_name if group.local.status else None
+        if recorded is not None and recorded != admitting:
+            raise RuntimeError(
+                f'attempting to change immutable ClusterName from "{recorded}" to "{admitting}"'
+            )
+
+        def record(status: WorkloadStatus) -> None:
+            status.cluster_name = admitting
+            status.nominated_cluster_names = None
+
+        message = f'The workload was admitted on "{admitting}"'
+        if acs.state != "Ready" or acs.message != message or recorded is None:
+            self._set_check(group.local, acs.name or "", "Ready", message, record)
+            self.mk.event(group.local, "MultiKueue", message)
+
+    def _nominate(self, group: Group) -> Result | None:
+        """``nominateAndSynchronizeWorkers``: AllAtOnce nominates every connected worker; the
+        Incremental dispatcher's nominations (:mod:`.dispatcher`) are taken as they are."""
+        local = group.local
+        if any(
+            a.state != "Ready"
+            for a in (local.status.admission_checks if local.status else None) or ()
+            if a.name != group.check
+        ):
+            return None
+        if self.mk.options.dispatcher_name == ALL_AT_ONCE:
+            nominated = sorted(group.remotes)
+            self._record_nominations(local, nominated)
+        else:
+            nominated = list((local.status.nominated_cluster_names if local.status else None) or ())
+        missing = [c for c in nominated if c not in group.clients]
+        for cluster in sorted(group.remotes):
+            if cluster in nominated and group.remotes[cluster] is None:
+                group.clients[cluster].create(clone_for_create(local, group.origin))
+            elif cluster not in nominated and group.remotes[cluster] is not None:
+                group.remove_remote(cluster)
+        if missing:
+            raise RuntimeError(f"cluster {missing[0]}: no remote client for nominated cluster")
+        return None
+
+    def _record_nominations(self, local: Workload, nominated: list[str]) -> None:
+        have = sorted((local.status.nominated_cluster_names if local.status else None) or ())
+        if have == nominated:
+            return
+
+        def nominate(status: WorkloadStatus, _: Workload) -> bool:
+            status.nominated_cluster_names = list(nominated) or None
+            return True
+
+        write_status(self.mk.mgr, local, nominate)

@@ -1,0 +1,75 @@
+"""Invariants of MultiKueue under random job arrivals, worker losses and returns, and time.
+
+* A manager Workload is admitted on at most one of the workers the manager can reach (KEP 693: "the
+  first worker to admit wins, the others' copies are deleted"), checked after every step once the
+  manager has settled (the 1 s batch period of remote events). A worker cut off past
+  ``workerLostTimeout`` is the documented exception: its copy may still run while the Workload is
+  dispatched again, and is dealt with when it comes back.
+* A manager Workload whose check is Ready names the worker it was admitted on, and that worker's copy
+  is admitted unless the worker is unreachable.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kbatch.api.kueue_v1beta2 import Workload
+
+from .world import MKWorld
+
+STEP = st.one_of(
+    st.tuples(st.just("job"), st.sampled_from(["500m", "1", "2"]), st.sampled_from(["10", "60", "600"])),
+    st.tuples(st.just("cut"), st.sampled_from(["w1", "w2", "w3"]), st.booleans()),
+    st.tuples(st.just("advance"), st.sampled_from([1.0, 5.0, 30.0, 120.0, 301.0]), st.just(None)),
+)
+
+
+def _admitted(wl: Workload) -> bool:
+    return any(
+        c.type == "Admitted" and c.status == "True"
+        for c in (wl.status.conditions if wl.status else None) or ()
+    )
+
+
+def _check_invariants(world: MKWorld, reachable: dict[str, bool]) -> None:
+    admitted_on: Counter[str] = Counter()
+    copies: dict[str, dict[str, Workload]] = {}
+    for name, worker in world.workers.items():
+        copies[name] = {}
+        for remote in worker.client.list(Workload).items:
+            copies[name][remote.metadata.name or ""] = remote
+            if _admitted(remote) and reachable[name]:
+                admitted_on[remote.metadata.name or ""] += 1
+    assert all(n <= 1 for n in admitted_on.values()), admitted_on
+    for wl in world.manager.client.list(Workload).items:
+        acs = (wl.status.admission_checks if wl.status else None) or []
+        if acs and acs[0].state == "Ready":
+            cluster = wl.status.cluster_name
+            assert cluster in world.workers
+            remote = copies[cluster].get(wl.metadata.name or "")
+            finished = any(c.type == "Finished" and c.status == "True" for c in wl.status.conditions or ())
+            if reachable[cluster] and not finished:
+                assert remote is not None and _admitted(remote), (wl.metadata.name, cluster)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(STEP, min_size=1, max_size=12), st.integers(0, 3))
+def test_admitted_on_at_most_one_worker(steps: list[tuple[str, object, object]], seed: int) -> None:
+    world = MKWorld({"w1": "1", "w2": "2", "w3": "2"}, seed=seed)
+    reachable = dict.fromkeys(world.workers, True)
+    jobs = 0
+    for op, a, b in steps:
+        if op == "job":
+            jobs += 1
+            world.job(f"j{jobs}", cpu=str(a), sleep=str(b))
+        elif op == "cut":
+            reachable[str(a)] = bool(b)
+            world.cut(str(a), reachable=bool(b))
+            world.manager.run_until_idle()
+        else:
+            world.manager.advance(float(a))  # type: ignore[arg-type]
+        world.manager.advance(1.0)  # settled: remote events are batched for a second
+        _check_invariants(world, reachable)

@@ -1,0 +1,272 @@
+"""The MultiKueue workload reconciler, end to end on in-process workers (one clock, deterministic).
+
+Scenarios from kubernetes-sigs/kueue v0.19.2 ``pkg/controller/admissionchecks/multikueue/workload_test.go``
+(``TestWlReconcile``) and the MultiKueue integration tests (``test/integration/multikueue``): dispatch
+to every worker, the first admission wins and the other copies go, the check Ready with upstream's
+message, the job created on the worker and its status copied back, the finish propagated, the
+admitting worker lost past ``workerLostTimeout`` → Retry, a missing adapter or an unmanaged owner →
+Rejected, a deleted job's remote objects removed, orphans collected every ``gcInterval``.
+"""
+
+from __future__ import annotations
+
+from kbatch.api.batch_v1 import Job
+from kbatch.api.core_v1 import Event, Pod
+from kbatch.api.kueue_v1beta2 import Workload
+from kbatch.api.kueue_v1beta2.multikueue import ORIGIN_LABEL
+from kbatch.testing import make_job
+
+from .world import MKWorld
+
+
+def _workload(name: str, labels: dict[str, str], cpu: str | None = None) -> dict[str, object]:
+    """A Workload with no owner, queued to ``lq``: one pod (asking ``cpu``)."""
+    container: dict[str, object] = {"name": "c", "image": "pause"}
+    if cpu is not None:
+        container["resources"] = {"requests": {"cpu": cpu}}
+    pod_set = {
+        "name": "main",
+        "count": 1,
+        "template": {"spec": {"restartPolicy": "Never", "containers": [container]}},
+    }
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "Workload",
+        "metadata": {"name": name, "namespace": "default", "labels": labels},
+        "spec": {"queueName": "lq", "podSets": [pod_set]},
+    }
+
+
+def _local(world: MKWorld) -> Workload:
+    (wl,) = world.manager.client.list(Workload).items
+    return wl
+
+
+def _check(wl: Workload) -> tuple[str, str]:
+    (acs,) = wl.status.admission_checks
+    return acs.state or "", acs.message or ""
+
+
+def _true(wl: Workload, kind: str) -> bool:
+    return any(
+        c.type == kind and c.status == "True" for c in (wl.status.conditions if wl.status else None) or ()
+    )
+
+
+def test_job_is_managed_by_multikueue() -> None:
+    """``ApplyDefaultForManagedBy``: the queue's ClusterQueue has the MultiKueue check."""
+    world = MKWorld({"w1": "4"})
+    world.job("j1")
+    assert world.manager.client.get(Job, "j1").spec.managed_by == "kueue.x-k8s.io/multikueue"
+
+
+def test_all_at_once_nominates_every_worker() -> None:
+    world = MKWorld({"w1": "500m", "w2": "500m"})  # neither worker can admit 1 cpu
+    world.job("j1")
+    wl = _local(world)
+    assert wl.status.nominated_cluster_names == ["w1", "w2"]
+    assert _check(wl) == ("Pending", "")
+    for name in ("w1", "w2"):
+        (remote,) = world.remote_workloads(name)
+        assert remote.metadata.labels[ORIGIN_LABEL] == "multikueue"
+        assert remote.metadata.owner_references is None
+        assert remote.spec == wl.spec
+        assert not world.workers[name].client.list(Job).items  # no job before an admission
+
+
+def test_first_admission_wins() -> None:
+    world = MKWorld({"w1": "500m", "w2": "4"})
+    world.job("j1")
+    wl = _local(world)
+    assert _check(wl) == ("Ready", 'The workload was admitted on "w2"')
+    assert wl.status.cluster_name == "w2"
+    assert wl.status.nominated_cluster_names is None
+    assert _true(wl, "Admitted")
+    assert world.remote_workloads("w1") == []
+    (remote_job,) = world.workers["w2"].client.list(Job).items
+    assert remote_job.spec.managed_by is None
+    assert remote_job.metadata.labels["kueue.x-k8s.io/prebuilt-workload-name"] == wl.metadata.name
+    assert remote_job.metadata.labels[ORIGIN_LABEL] == "multikueue"
+    (remote,) = world.remote_workloads("w2")
+    assert remote.metadata.controller_ref().uid == remote_job.metadata.uid  # adopted by the worker's job
+
+
+def test_status_is_synced_and_the_finish_propagates() -> None:
+    world = MKWorld({"w1": "4"})
+    world.job("j1", sleep="30")
+    m = world.manager
+    m.advance(5)
+    local_job = m.client.get(Job, "j1")
+    assert local_job.status.active == 1 and local_job.spec.suspend is False
+    assert not m.client.list(Pod).items  # no local pods
+    m.advance(60)
+    local_job = m.client.get(Job, "j1")
+    assert any(c.type == "Complete" and c.status == "True" for c in local_job.status.conditions)
+    wl = _local(world)
+    finished = next(c for c in wl.status.conditions if c.type == "Finished")
+    assert (finished.status, finished.reason) == ("True", "Succeeded")
+    assert world.remote_workloads("w1") == []
+    assert world.workers["w1"].client.list(Job).items == []
+
+
+def test_lost_worker_past_the_timeout_resets_the_check() -> None:
+    """6a.: the admitting worker unreachable keeps the check Ready for ``workerLostTimeout`` (5 min) from
+    the loss, then Retry evicts the Workload and it is dispatched again, to the worker left."""
+    world = MKWorld({"w1": "4", "w2": "4"})
+    world.job("j1", sleep="3600")
+    m = world.manager
+    assert _check(_local(world)) == ("Ready", 'The workload was admitted on "w1"')  # tie: name order
+    world.cut("w1")
+    m.advance(299)
+    assert _check(_local(world)) == ("Ready", 'The workload was admitted on "w1"')
+    m.advance(2)
+    messages = [e.message for e in m.client.list(Event).items if e.reason == "EvictedDueToAdmissionCheck"]
+    assert messages == [
+        'Evicted due to AdmissionCheck in Retry state: "mk" (Admitting remote lost, Previously: "Ready")'
+    ]
+    wl = _local(world)
+    assert _check(wl) == ("Ready", 'The workload was admitted on "w2"')
+    assert wl.status.cluster_name == "w2"
+    assert [j.metadata.name for j in world.workers["w2"].client.list(Job).items] == ["j1"]
+
+
+def test_workload_without_adapter_is_rejected() -> None:
+    world = MKWorld({"w1": "4"})
+    m = world.manager
+    m.apply(_workload("wl", {}, cpu="1"))
+    m.run_until_idle()
+    wl = m.client.get(Workload, "wl", "default")
+    assert _check(wl) == ("Rejected", 'No multikueue adapter found, Previously: "Pending"')
+    assert world.remote_workloads("w1") == []
+
+
+def test_owner_not_managed_by_multikueue_is_rejected() -> None:
+    world = MKWorld({"w1": "4"})
+    m = world.manager
+    job = make_job("j1").command("sleep 30").requests(cpu="1").label("kueue.x-k8s.io/queue-name", "lq").obj()
+    job.spec.managed_by = "example.com/other"
+    m.client.create(job)
+    m.run_until_idle()
+    assert _check(_local(world)) == (
+        "Rejected",
+        'The owner is not managed by Kueue: Expecting spec.managedBy to be "kueue.x-k8s.io/multikueue" not '
+        '"example.com/other", Previously: "Pending"',
+    )
+
+
+def test_deleted_job_removes_the_remote_objects() -> None:
+    world = MKWorld({"w1": "4"})
+    world.job("j1", sleep="3600")
+    m = world.manager
+    assert world.workers["w1"].client.list(Job).items
+    m.client.delete(Job, "j1", "default", propagation_policy="Foreground")
+    m.advance(5)
+    assert world.workers["w1"].client.list(Job).items == []
+    assert world.remote_workloads("w1") == []
+
+
+def test_orphans_are_collected_every_gc_interval() -> None:
+    world = MKWorld({"w1": "500m"})
+    w1 = world.workers["w1"]
+    w1.apply(_workload("orphan", {ORIGIN_LABEL: "multikueue"}))
+    w1.apply(_workload("other-origin", {ORIGIN_LABEL: "elsewhere"}))
+    world.manager.advance(59)
+    assert {w.metadata.name for w in world.remote_workloads("w1")} == {"orphan", "other-origin"}
+    world.manager.advance(1)
+    assert {w.metadata.name for w in world.remote_workloads("w1")} == {"other-origin"}
+
+
+def test_origin_and_gc_interval_from_the_configuration() -> None:
+    config = {
+        "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+        "kind": "Configuration",
+        "multiKueue": {"origin": "mgr-a", "gcInterval": "0s", "workerLostTimeout": "1m"},
+    }
+    world = MKWorld({"w1": "4"}, kueue_config=config)
+    world.job("j1", sleep="3600")
+    (remote,) = world.remote_workloads("w1")
+    assert remote.metadata.labels[ORIGIN_LABEL] == "mgr-a"
+    world.cut("w1")
+    world.manager.advance(61)
+    assert _check(_local(world))[0] != "Ready"
+
+
+def test_jobset_runs_on_a_worker() -> None:
+    """The JobSet adapter: managedBy defaulted, the remote JobSet created without it, its status copied
+    back until Completed."""
+    from kbatch.api.jobset_v1alpha2 import JobSet
+
+    from ..test_jobsets import jobset
+
+    config = {
+        "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+        "kind": "Configuration",
+        "integrations": {"frameworks": ["batch/job", "jobset.x-k8s.io/jobset"]},
+    }
+    world = MKWorld({"w1": "4"}, kueue_config=config)
+    m = world.manager
+    m.apply(jobset("js", seconds=20))
+    m.run_until_idle()
+    assert m.client.get(JobSet, "js", "default").spec.managed_by == "kueue.x-k8s.io/multikueue"
+    (remote,) = world.workers["w1"].client.list(JobSet).items
+    assert remote.spec.managed_by is None
+    assert _check(_local(world)) == ("Ready", 'The workload was admitted on "w1"')
+    m.advance(60)
+    local = m.client.get(JobSet, "js", "default")
+    assert any(c.type == "Completed" and c.status == "True" for c in local.status.conditions)
+    assert not m.client.list(Job).items  # the manager's JobSet controller created no Jobs
+
+
+INCREMENTAL = {
+    "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+    "kind": "Configuration",
+    "multiKueue": {
+        "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-incremental",
+        "incrementalDispatcherConfig": {"stepSize": 1},
+    },
+}
+
+
+def test_incremental_dispatcher_nominates_one_worker_per_round() -> None:
+    """``incrementaldispatcher.go``: stepSize 1 (``MultiKueueIncrementalDispatcherConfig``), the
+    config's order (``…RespectConfigOrder``), a new round after 5 minutes; the second worker admits."""
+    world = MKWorld({"w2": "500m", "w1": "4"}, kueue_config=INCREMENTAL)  # config order: w2, w1
+    world.job("j1")
+    wl = _local(world)
+    assert wl.status.nominated_cluster_names == ["w2"]
+    assert len(world.remote_workloads("w2")) == 1 and world.remote_workloads("w1") == []
+    world.manager.advance(300)
+    assert _check(_local(world)) == ("Pending", "")
+    world.manager.advance(1)
+    wl = _local(world)
+    assert _check(wl) == ("Ready", 'The workload was admitted on "w1"')
+    assert world.remote_workloads("w2") == []  # the non-admitting copy is removed
+
+
+def test_next_nominated_table() -> None:
+    """``getNextNominatedWorkers``."""
+    from kbatch.controllers.kueue.multikueue.dispatcher import NoMoreWorkers, next_nominated
+
+    assert next_nominated([], ["c", "a", "b", "d"], 3, True) == ["c", "a", "b"]
+    assert next_nominated([], ["c", "a", "b", "d"], 3, False) == ["a", "b", "c"]
+    assert next_nominated(["c", "a", "b"], ["c", "a", "b", "d"], 3, True) == ["d"]
+    try:
+        next_nominated(["a"], ["a"], 3, True)
+    except NoMoreWorkers as err:
+        assert str(err) == "no more workers to nominate"
+    else:
+        raise AssertionError("expected NoMoreWorkers")
+
+
+def test_same_inputs_same_traces() -> None:
+    """Manager and workers on one clock: the same run twice gives the same traces, byte for byte."""
+
+    def run() -> list[str]:
+        world = MKWorld({"w1": "1", "w2": "2"})
+        for i in range(3):
+            world.job(f"j{i}", sleep="20")
+        world.cut("w2")
+        world.manager.advance(400)
+        return [world.manager.trace.digest(), *(w.trace.digest() for w in world.workers.values())]
+
+    assert run() == run()
