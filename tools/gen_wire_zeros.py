@@ -48,7 +48,7 @@ KINDS = tuple(
         ("scheduling/v1beta1", "scheduling.k8s.io/v1beta1", ("Workload", "PodGroup")),
         ("policy/v1", "policy/v1", ("PodDisruptionBudget",)),
         ("coordination/v1", "coordination.k8s.io/v1", ("Lease",)),
-        ("storage/v1", "storage.k8s.io/v1", ("StorageClass",)),
+        ("storage/v1", "storage.k8s.io/v1", ("StorageClass", "CSIDriver")),
         ("rbac/v1", "rbac.authorization.k8s.io/v1", ("Role", "ClusterRole", "RoleBinding",
                                                       "ClusterRoleBinding")),
         ("admissionregistration/v1", "admissionregistration.k8s.io/v1", (
