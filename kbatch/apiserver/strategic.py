@@ -45,10 +45,12 @@ __all__ = ["DELETE", "MERGE_KEYS", "MERGE_PRIMITIVES", "apply_strategic_patch", 
 _TABLE = json.loads((Path(__file__).parent / "strategic_keys.json").read_text())
 MERGE_KEYS: dict[tuple[str, str], str] = {(p, f): k for p, f, k in _TABLE["merge"] if k}
 MERGE_PRIMITIVES = frozenset(f for _, f, k in _TABLE["merge"] if not k)  # finalizers, podCIDRs
-# kind (apiVersion/Kind) -> {top-level field: the parent name its lists are looked up under}
-_ROOTS: dict[str, dict[str, str]] = {
-    kind: {parent: f"{kind}/{parent}" for parent, _ in rows} for kind, rows in _TABLE["replace"].items()}
-_REPLACED = frozenset((f"{kind}/{parent}", field) for kind, rows in _TABLE["replace"].items()
+# kind (apiVersion/Kind) -> {top-level field: the parent name its lists are looked up under}; the
+# mark cannot occur in a JSON key a client's object holds where it is looked up (a NUL byte)
+_MARK = "\x00"
+_ROOTS: dict[str, dict[str, str]] = {kind: {parent: f"{kind}{_MARK}{parent}" for parent, _ in rows}
+                                      for kind, rows in _TABLE["replace"].items()}
+_REPLACED = frozenset((f"{kind}{_MARK}{parent}", field) for kind, rows in _TABLE["replace"].items()
                       for parent, field in rows)
 
 DELETE = object()  # what merging a map gives for ``$patch: delete``
@@ -57,10 +59,10 @@ _DIRECTIVE_PREFIXES = ("$deleteFromPrimitiveList/", "$setElementOrder/")
 
 def merge_key(parent: str, field: str) -> str | None:
     """The merge key of the list ``field`` of a map that is the value of ``parent``."""
-    if "/" in parent:  # a rooted top-level field (:func:`roots`)
+    if _MARK in parent:  # a rooted top-level field (:func:`roots`)
         if (parent, field) in _REPLACED:
             return None
-        parent = parent.rsplit("/", 1)[1]
+        parent = parent.rsplit(_MARK, 1)[1]
     return MERGE_KEYS.get((parent, field))
 
 
