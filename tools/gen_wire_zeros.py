@@ -48,7 +48,7 @@ KINDS = tuple(
         ("scheduling/v1beta1", "scheduling.k8s.io/v1beta1", ("Workload", "PodGroup")),
         ("policy/v1", "policy/v1", ("PodDisruptionBudget",)),
         ("coordination/v1", "coordination.k8s.io/v1", ("Lease",)),
-        ("storage/v1", "storage.k8s.io/v1", ("StorageClass",)),
+        ("storage/v1", "storage.k8s.io/v1", ("StorageClass", "CSIDriver")),
         ("rbac/v1", "rbac.authorization.k8s.io/v1", ("Role", "ClusterRole", "RoleBinding",
                                                       "ClusterRoleBinding")),
         ("admissionregistration/v1", "admissionregistration.k8s.io/v1", (
@@ -62,7 +62,8 @@ KINDS = tuple(
 )
 TIMES = {MACHINERY + "pkg/apis/meta/v1.Time", MACHINERY + "pkg/apis/meta/v1.MicroTime"}
 _TYPE = re.compile(r"^type (\w+) (.+?)\s*$")
-_FIELD = re.compile(r'^\s*(?:(\w+)\s+)?([\w.\[\]*]+)\s+`json:"([^"]*)"')
+_FIELD = re.compile(r'^\s*(?:(\w+)\s+)?([\w.\[\]*]+)\s+`json:"([^"]*)"([^`]*)')
+_TAG = re.compile(r'(\w+):"([^"]*)"')
 _IMPORT = re.compile(r'^\s*(?:(\w+)\s+)?"([\w./-]+)"\s*$')
 
 
@@ -75,6 +76,7 @@ class Field:
     omitzero: bool
     inline: bool
     omitempty: bool = False
+    tags: tuple[tuple[str, str], ...] = ()  # the other struct tags (patchStrategy, patchMergeKey, ...)
 
 
 class Universe:
@@ -122,12 +124,13 @@ class Universe:
                 current = None
                 continue
             if depth == 1 and (f := _FIELD.match(code)):
-                name, typ, tag = f.groups()
+                name, typ, tag, rest = f.groups()
                 key, *opts = tag.split(",")
                 if key == "-":
                     continue
                 current.append(Field(key, _qualify(typ, package, imports), "omitzero" in opts,
-                                     key == "" and name is None, "omitempty" in opts))
+                                     key == "" and name is None, "omitempty" in opts,
+                                     tuple(_TAG.findall(rest))))
 
     def resolve(self, typ: str) -> str:
         """A named type through its aliases (``ResourceList`` -> ``map[...]...``)."""

@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from kbatch.api.base import private_fields_set
 from kbatch.api.errors import FieldError
+from kbatch.api.go_equal import go_equal
 from kbatch.api.meta import Resource
 from kbatch.api.model_copy import copy_value
+from kbatch.api.wire_zeros import tree_of
 
 if TYPE_CHECKING:
     from kbatch.api.features import FeatureGates
@@ -161,9 +163,16 @@ class DefaultStrategy:
         return []
 
     def spec_changed(self, new: Resource, old: Resource) -> bool:
+        """Whether the specs differ as upstream's ``Semantic.DeepEqual`` sees them: for a built-in kind,
+        an explicit empty value and the unset one are the same spec (:func:`kbatch.api.go_equal.go_equal`;
+        a custom resource's spec is compared as written, as apiextensions-apiserver compares its JSON)."""
         spec_new = getattr(new, "spec", None)
         spec_old = getattr(old, "spec", None)
-        return spec_new != spec_old
+        if spec_new == spec_old:
+            return False
+        info = getattr(type(new), "api_info", None)
+        tree = tree_of(info.api_version, info.kind) if info is not None else None
+        return tree is None or not go_equal(spec_old, spec_new, tree.fields.get("spec"))
 
 
 def keep_status_reset_fields(strategy: object, new: Resource, old: Resource) -> None:

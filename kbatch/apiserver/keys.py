@@ -24,11 +24,15 @@ __all__ = ["BUILTIN_GROUPS", "REGISTRY_ROOT", "KindKeys", "migrate_legacy_layout
 
 REGISTRY_ROOT = b"/registry/"
 
-# Groups compiled into kube-apiserver (the rest are custom resources)
+# Groups compiled into kube-apiserver (the rest are custom resources): the groups of
+# kubernetes/kubernetes ``pkg/controlplane/instance.go`` (its REST storage providers) and
+# ``apiextensions.k8s.io`` / ``apiregistration.k8s.io`` of the servers aggregated with it
 BUILTIN_GROUPS = frozenset({
     "", "apps", "batch", "policy", "scheduling.k8s.io", "coordination.k8s.io", "events.k8s.io",
     "resource.k8s.io", "node.k8s.io", "storage.k8s.io", "networking.k8s.io", "rbac.authorization.k8s.io",
-    "discovery.k8s.io",
+    "discovery.k8s.io", "admissionregistration.k8s.io", "authentication.k8s.io", "authorization.k8s.io",
+    "autoscaling", "certificates.k8s.io", "flowcontrol.apiserver.k8s.io", "internal.apiserver.k8s.io",
+    "storagemigration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io",
 })
 
 # (group, resource) -> prefix where upstream's is not the resource name

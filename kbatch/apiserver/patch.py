@@ -44,7 +44,7 @@ from kbatch.apiserver.decoding import FieldValidation, decode_dict
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.raw import raw_dict, with_resource_version
-from kbatch.apiserver.strategic import apply_strategic_patch
+from kbatch.apiserver.strategic import apply_strategic_patch, roots
 from kbatch.apiserver.typed_merge import Fallback, merge_typed, plain_fields
 from kbatch.apiserver.update import MAX_RETRIES, StaleRead, apply_update, object_namespace, read_for_update
 from kbatch.store.kv import KeyValue
@@ -71,8 +71,7 @@ def apply_patch(kind: Kind, current: dict[str, Any], patch: Any, patch_type: str
     elif patch_type == "strategic":
         if not kind.strategic_merge:
             raise UnsupportedMediaType(_UNSUPPORTED)
-        is_service = kind.info.kind == "Service" and not kind.info.group
-        result = apply_strategic_patch(current, patch, service=is_service)
+        result = apply_strategic_patch(current, patch, rooted=roots(kind.info.api_version, kind.info.kind))
     else:
         raise UnsupportedMediaType(f"unsupported patch type: {patch_type}")
     if not isinstance(result, dict):
@@ -190,8 +189,8 @@ def _merge_held(kind: Kind, model: type[T], held: T, patch: dict[str, Any],
     """``patch`` merged into the held object (:mod:`~kbatch.apiserver.typed_merge`); on the status
     subresource only its metadata and status (the other fields are left unset for the strategy)."""
     if strategic and (not kind.strategic_merge  # the general path answers UnsupportedMediaType
-                      or (kind.info.kind == "Service" and not kind.info.group and "spec" in patch)):
-        raise Fallback  # Service spec.ports merge on port (strategic.apply_strategic_patch)
+                      or roots(kind.info.api_version, kind.info.kind) is not None):
+        raise Fallback  # a kind replacing a list others merge (strategic.roots)
     if not status:
         return merge_typed(model, held, patch, strategic=strategic, parent="")
     values = {}

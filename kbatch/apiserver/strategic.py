@@ -20,65 +20,38 @@ Upstream: ``staging/src/k8s.io/apimachinery/pkg/util/strategicpatch/patch.go`` w
   upstream's ``ErrBadPatchType`` (``merge`` in a list item: "merging lists cannot yet be specified
   in the patch"), which the API server answers with a 500 (:mod:`kbatch.apiserver.mergepatch_errors`).
 
-The merge-key table (parent field, list field) → merge key; ``*`` matches any parent:
-
-=====================  ======================  ==============
-parent                 list                    merge key
-=====================  ======================  ==============
-*                      containers              name
-*                      initContainers          name
-*                      ephemeralContainers     name
-*                      volumes                 name
-*                      imagePullSecrets        name
-*                      resourceClaims          name
-*                      schedulingGates         name
-*                      hostAliases             ip
-*                      topologySpreadConstraints  topologyKey
-*                      env                     name
-*                      volumeMounts            mountPath
-*                      volumeDevices           devicePath
-*                      ports                   containerPort
-spec (Service)         ports                   port
-*                      conditions              type
-*                      addresses               type
-*                      podIPs / hostIPs        ip
-metadata               ownerReferences         uid
-=====================  ======================  ==============
+The list strategies are generated from the Go types' ``patchStrategy``/``patchMergeKey`` tags of
+every built-in kind kbatch serves (``strategic_keys.json``, written by ``tools/gen_strategic_keys.py``):
+a list is named by ``(parent, field)``, the JSON name of the field holding the map it is in (``""``:
+the object; a list item's map is held by the list's field) and its own. A kind whose type replaces a
+list that others merge (ValidatingAdmissionPolicy's ``status.conditions``) has that top-level field
+rooted under its own name (:func:`roots`), so the lookup answers "replace" for it alone.
 """
 
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 from kbatch.api.errors import BadRequest, InternalError
 from kbatch.apiserver.element_order import check_set_order, normalize
 from kbatch.apiserver.mergepatch_errors import bad_patch_type, no_merge_key
 
-__all__ = ["DELETE", "MERGE_KEYS", "MERGE_PRIMITIVES", "apply_strategic_patch", "merge_key", "merge_map"]
+__all__ = ["DELETE", "MERGE_KEYS", "MERGE_PRIMITIVES", "apply_strategic_patch", "merge_key", "merge_map",
+           "roots"]
 
-MERGE_KEYS: dict[tuple[str, str], str] = {
-    ("*", "containers"): "name",
-    ("*", "initContainers"): "name",
-    ("*", "ephemeralContainers"): "name",
-    ("*", "volumes"): "name",
-    ("*", "imagePullSecrets"): "name",
-    ("*", "resourceClaims"): "name",
-    ("*", "schedulingGates"): "name",
-    ("*", "hostAliases"): "ip",
-    ("*", "topologySpreadConstraints"): "topologyKey",
-    ("*", "env"): "name",
-    ("*", "volumeMounts"): "mountPath",
-    ("*", "volumeDevices"): "devicePath",
-    ("*", "ports"): "containerPort",
-    ("service-spec", "ports"): "port",
-    ("*", "conditions"): "type",
-    ("*", "addresses"): "type",
-    ("*", "podIPs"): "ip",
-    ("*", "hostIPs"): "ip",
-    ("metadata", "ownerReferences"): "uid",
-}
-MERGE_PRIMITIVES = frozenset({"finalizers"})
+_TABLE = json.loads((Path(__file__).parent / "strategic_keys.json").read_text())
+MERGE_KEYS: dict[tuple[str, str], str] = {(p, f): k for p, f, k in _TABLE["merge"] if k}
+MERGE_PRIMITIVES = frozenset(f for _, f, k in _TABLE["merge"] if not k)  # finalizers, podCIDRs
+# kind (apiVersion/Kind) -> {top-level field: the parent name its lists are looked up under}; the
+# mark cannot occur in a JSON key a client's object holds where it is looked up (a NUL byte)
+_MARK = "\x00"
+_ROOTS: dict[str, dict[str, str]] = {kind: {parent: f"{kind}{_MARK}{parent}" for parent, _ in rows}
+                                      for kind, rows in _TABLE["replace"].items()}
+_REPLACED = frozenset((f"{kind}{_MARK}{parent}", field) for kind, rows in _TABLE["replace"].items()
+                      for parent, field in rows)
 
 DELETE = object()  # what merging a map gives for ``$patch: delete``
 _DIRECTIVE_PREFIXES = ("$deleteFromPrimitiveList/", "$setElementOrder/")
@@ -86,7 +59,16 @@ _DIRECTIVE_PREFIXES = ("$deleteFromPrimitiveList/", "$setElementOrder/")
 
 def merge_key(parent: str, field: str) -> str | None:
     """The merge key of the list ``field`` of a map that is the value of ``parent``."""
-    return MERGE_KEYS.get((parent, field)) or MERGE_KEYS.get(("*", field))
+    if _MARK in parent:  # a rooted top-level field (:func:`roots`)
+        if (parent, field) in _REPLACED:
+            return None
+        parent = parent.rsplit(_MARK, 1)[1]
+    return MERGE_KEYS.get((parent, field))
+
+
+def roots(api_version: str, kind: str) -> dict[str, str] | None:
+    """The kind's top-level fields whose lists are looked up under the kind's own name (None: none)."""
+    return _ROOTS.get(f"{api_version}/{kind}")
 
 
 _IMMUTABLE = frozenset({str, int, float, bool, type(None)})
@@ -123,7 +105,8 @@ def _strip(value: Any) -> Any:
     return _copy(value)
 
 
-def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
+def _merge_map(original: Any, patch: dict[str, Any], parent: str,
+               rooted: dict[str, str] | None = None) -> Any:
     if "$patch" in patch:
         directive = patch["$patch"]
         if directive == "replace":
@@ -160,7 +143,7 @@ def _merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
             if "$patch" in value and not isinstance(current, dict):
                 result.pop(key, None)  # upstream removeDirectives: no map to merge into, nothing kept
                 continue
-            merged = _merge_map(current, value, key)
+            merged = _merge_map(current, value, rooted.get(key, key) if rooted else key)
             # upstream handleDirectiveInMergeMap: "$patch: delete" on a map that is there empties it
             result[key] = {} if merged is DELETE else merged
         elif t is list or isinstance(value, list):
@@ -337,21 +320,11 @@ def merge_map(original: Any, patch: dict[str, Any], parent: str) -> Any:
     return _merge_map(original, patch, parent)
 
 
-def apply_strategic_patch(original: dict[str, Any], patch: Any, *, service: bool = False) -> dict[str, Any]:
-    """Merge ``patch`` into ``original`` (neither is mutated). ``service``: the object is a Service,
-    whose ``spec.ports`` merge on ``port``."""
+def apply_strategic_patch(original: dict[str, Any], patch: Any, *,
+                          rooted: dict[str, str] | None = None) -> dict[str, Any]:
+    """Merge ``patch`` into ``original`` (neither is mutated). ``rooted``: the object's kind's
+    :func:`roots`."""
     if not isinstance(patch, dict):
         raise BadRequest("strategic merge patch must be a JSON object")
-    if service and isinstance(patch.get("spec"), dict) and "ports" in patch["spec"]:
-        spec = dict(patch["spec"])
-        ports = spec.pop("ports")
-        merged = _merge_map(original, {**patch, "spec": spec}, "")
-        if merged is DELETE:
-            return {}
-        merged_spec = dict(merged.get("spec") or {})
-        merged_spec["ports"] = _merge_list(merged_spec.get("ports"), ports if isinstance(ports, list)
-                                           else [], "service-spec", "ports")
-        merged["spec"] = merged_spec
-        return merged
-    merged = _merge_map(original, patch, "")
+    merged = _merge_map(original, patch, "", rooted)
     return {} if merged is DELETE else merged

@@ -52,7 +52,15 @@ from kbatch.server.authorization_api import rbac_snapshot
 from kbatch.server.backend import Backend
 from kbatch.server.feature_metrics import render_feature_enabled
 from kbatch.server.handlers import handle_resource
-from kbatch.server.http import Request, Response, json_response, read_request, status_response
+from kbatch.server.http import (
+    Request,
+    Response,
+    document_response,
+    json_response,
+    raw_json_response,
+    read_request,
+    status_response,
+)
 from kbatch.server.log_follow import ClockTicks, serve_log_follow
 from kbatch.server.node_graph_feed import NodeGraphFeed, node_authorizer
 from kbatch.server.oidc_discovery import CACHE_CONTROL, CONFIG_PATH, JWKS_PATH, JWKS_TYPE, oidc_documents
@@ -305,7 +313,7 @@ class KbatchApp:
         if path in ("/healthz", "/livez", "/readyz"):
             return Response(200, b"ok", content_type="text/plain")
         if path == "/version":
-            return json_response(KUBE_VERSION)
+            return raw_json_response(KUBE_VERSION)
         if path in (CONFIG_PATH, JWKS_PATH):
             return self._oidc_discovery(path)
         cp = getattr(self.backend, "control_plane", None)
@@ -324,9 +332,9 @@ class KbatchApp:
             if PROTO_V2 in req.headers.get("accept", ""):
                 # the subtype kube-openapi answers with: "@" (as clients ask) does not parse as a MIME type
                 return Response(200, self.openapi.v2_protobuf(), content_type=f"{PROTO_V2}.v1.0+protobuf")
-            return json_response(self.openapi.v2_document())
+            return document_response(self.openapi.v2_document())
         if path == "/openapi/v3":
-            return json_response(self.openapi.v3_root())
+            return document_response(self.openapi.v3_root())
         if path.startswith("/openapi/v3/"):
             doc = self.openapi.v3_document(path.removeprefix("/openapi/v3/"))
             if doc is None:

@@ -16,7 +16,8 @@ from kbatch.api.errors import BadRequest, StatusError
 from kbatch.apiserver.go_json_syntax import GoSyntaxError, loads
 from kbatch.server.protobuf import PROTOBUF, decode_object
 
-__all__ = ["MAX_BODY", "Request", "Response", "json_response", "read_request", "status_response"]
+__all__ = ["MAX_BODY", "Request", "Response", "document_response", "json_response", "raw_json_response",
+           "read_request", "status_response"]
 
 MAX_BODY = 16 * 1024 * 1024  # 16 MiB; etcd's default request limit is 1.5 MiB per object
 
@@ -118,7 +119,23 @@ class _TooLarge(StatusError):
 
 
 def json_response(obj: Any, status: int = 200, headers: tuple[tuple[str, str], ...] = ()) -> Response:
-    return Response(status, json.dumps(obj, separators=(",", ":")).encode(), headers=headers)
+    """An API object (a Status, a list, discovery, a review) as kube-apiserver's JSON serializer writes
+    it: compact, ending in a newline (``json.Encoder.Encode``, k8s.io/apimachinery
+    ``pkg/runtime/serializer/json/json.go`` ``doEncode``; a streamed list's ``collections.go`` ends
+    with ``}\\n`` too)."""
+    return Response(status, json.dumps(obj, separators=(",", ":")).encode() + b"\n", headers=headers)
+
+
+def raw_json_response(obj: Any) -> Response:
+    """A non-API object (``/version``) as k8s.io/apiserver ``responsewriters.WriteRawJSON`` writes it:
+    ``json.MarshalIndent(object, "", "  ")``, no newline after."""
+    return Response(200, json.dumps(obj, indent=2).encode())
+
+
+def document_response(obj: Any) -> Response:
+    """An OpenAPI document as kube-openapi's handlers serve it: ``json.Marshal``'s bytes, no newline
+    (k8s.io/kube-openapi ``pkg/handler/handler.go``, ``pkg/handler3/handler.go``)."""
+    return Response(200, json.dumps(obj, separators=(",", ":")).encode())
 
 
 def status_response(err: StatusError) -> Response:

@@ -67,7 +67,7 @@ class StartingApp:
         if self.token is not None and not self._authorized(scope):
             await _reply(send, 401, _status(401, "Unauthorized", "Unauthorized"))
         elif path == "/version":
-            await _reply(send, 200, json.dumps(KUBE_VERSION).encode())
+            await _reply(send, 200, json.dumps(KUBE_VERSION, indent=2).encode())  # http.raw_json_response
         elif path == "/readyz":
             body = b"[-]kbatch-state failed: not loaded yet\nreadyz check failed\n"
             await _reply(send, 500, body, "text/plain")
@@ -82,7 +82,7 @@ class StartingApp:
 
 def _status(code: int, reason: str, message: str) -> bytes:
     return json.dumps({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                       "message": message, "reason": reason, "code": code}).encode()
+                       "message": message, "reason": reason, "code": code}).encode() + b"\n"
 
 
 async def _reply(send: Any, status: int, body: bytes, content_type: str = "application/json") -> None:

@@ -1,8 +1,10 @@
 """NodeRestriction's audience rule (ServiceAccountNodeAudienceRestriction, beta and on in 1.37): the rows
 of k8s.io/kubernetes ``test/integration/auth/node_test.go`` ``TestNodeRestrictionServiceAccountAudience``
 against the in-process API server, a kubelet (``system:node:node1``) asking for tokens bound to its pod
-(``plugin/pkg/admission/noderestriction/admission.go``). kbatch serves no CSIDriver, so the rows whose
-driver exists upstream end here in the driver lookup's error, as on a cluster without that driver."""
+(``plugin/pkg/admission/noderestriction/admission.go``), with and without the storage.k8s.io/v1
+CSIDriver the volumes lead to; and the rule over several volumes as upstream's ``podReferencesAudience``
+runs it (1.37): a failed lookup does not stop the search, the failures are reported together only
+when no volume references the audience."""
 
 from __future__ import annotations
 
@@ -179,3 +181,55 @@ def test_a_user_that_is_not_a_node_is_not_limited() -> None:
     ref = {"apiVersion": "v1", "kind": "Pod", "name": "pod1", "uid": pod.metadata.uid}
     out, _ = cp.server.create_token("ns", "default", {"spec": {"audiences": ["x"], "boundObjectRef": ref}})
     assert out["status"]["token"]
+
+
+DRIVER = """
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: com.example.csi.mydriver}
+spec:
+  tokenRequests: [{audience: csidriver-audience}, {audience: other-audience, expirationSeconds: 3600}]
+"""
+PVC = {"name": "foo", "persistentVolumeClaim": {"claimName": "mypvc"}}
+
+
+@pytest.mark.parametrize(("volumes", "audience", "want"), [
+    # pod --> csi --> driver --> tokenrequest with audience works
+    ([CSI_INLINE], "csidriver-audience", None),
+    # pod --> pvc --> pv --> csi --> driver --> tokenrequest with audience works
+    ([PVC], "other-audience", None),
+    # csidriver exists but tokenrequest audience not found should be forbidden
+    ([], "csidriver-audience-not-found",
+     f'audience "csidriver-audience-not-found" not found in pod spec volume, {NOT_AUTHORIZED}'),
+    # pvc and csidriver exist but the tokenrequest audience is not the driver's
+    ([PVC], "csidriver-audience-not-found",
+     f'audience "csidriver-audience-not-found" not found in pod spec volume, {NOT_AUTHORIZED}'),
+])
+def test_upstream_rows_with_the_driver(volumes: list[dict[str, Any]], audience: str,
+                                       want: str | None) -> None:
+    cp = _control_plane()
+    cp.apply(DRIVER)
+    got = _request(cp, _pod(cp, volumes), [audience])
+    assert got == (None if want is None else f'serviceaccounts "default" is forbidden: {want}')
+
+
+def _named(volume: dict[str, Any], name: str) -> dict[str, Any]:
+    return {**volume, "name": name}
+
+
+def test_a_failed_lookup_does_not_hide_a_later_volume_with_the_audience() -> None:
+    cp = _control_plane()
+    missing_claim = {"name": "a", "persistentVolumeClaim": {"claimName": "absent"}}
+    pod = _pod(cp, [missing_claim, _named(CSI_INLINE, "b"), _named(_projected("late"), "c")])
+    assert _request(cp, pod, ["late"]) is None
+
+
+def test_every_failed_lookup_is_reported_when_no_volume_has_the_audience() -> None:
+    """``utilerrors.NewAggregate``: the distinct messages in volume order, in brackets."""
+    cp = _control_plane()
+    volumes = [{"name": "a", "persistentVolumeClaim": {"claimName": "absent"}}, _named(CSI_INLINE, "b"),
+               _named(CSI_INLINE, "c"), _named(_projected("x"), "d")]
+    got = _request(cp, _pod(cp, volumes), ["wanted"])
+    assert got == ('serviceaccounts "default" is forbidden: error validating audience "wanted": '
+                   '[persistentvolumeclaim "absent" not found, '
+                   'csidriver.storage.k8s.io "com.example.csi.mydriver" not found]')

@@ -21,6 +21,10 @@ def test_builtin_resources_use_upstreams_prefixes_and_custom_resources_their_gro
     assert storage_prefix("", "services") == "services/specs"
     assert storage_prefix("coordination.k8s.io", "leases") == "leases"
     assert storage_prefix("resource.k8s.io", "resourceclaims") == "resourceclaims"
+    # compiled into kube-apiserver too (pkg/controlplane/instance.go), not a custom resource
+    assert storage_prefix("admissionregistration.k8s.io", "validatingadmissionpolicies") == \
+        "validatingadmissionpolicies"
+    assert storage_prefix("storage.k8s.io", "csidrivers") == "csidrivers"
     assert storage_prefix("jobset.x-k8s.io", "jobsets") == "jobset.x-k8s.io/jobsets"
     assert storage_prefix("kueue.x-k8s.io", "workloads") == "kueue.x-k8s.io/workloads"
 

@@ -26,8 +26,10 @@ def _env(*names: str, value: str = "old") -> list[dict[str, Any]]:
 
 
 def _merged_env(live: list[str], patch: dict[str, Any]) -> list[str]:
-    out = apply_strategic_patch({"spec": {"env": _env(*live)}}, {"spec": patch})
-    return _names(out["spec"]["env"])
+    """A container's ``env`` (merged on ``name``) patched."""
+    out = apply_strategic_patch({"spec": {"containers": [{"name": "c", "env": _env(*live)}]}},
+                                {"spec": {"containers": [{"name": "c", **patch}]}})
+    return _names(out["spec"]["containers"][0]["env"])
 
 
 def test_patch_items_take_the_patch_order_and_server_only_items_stay_by_live_position() -> None:

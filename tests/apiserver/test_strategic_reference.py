@@ -205,6 +205,6 @@ def test_the_result_shares_nothing_with_the_patch() -> None:
 def test_a_null_patch_directive_in_a_keyed_list_is_an_unknown_patch_type() -> None:
     """Upstream mergeSliceWithSpecialElements: an item carrying ``$patch`` with any value but delete or
     replace (null included) is ErrBadPatchType; it is not an item to merge."""
-    for original in ({}, {"containers": [{"name": "a", "image": "x"}]}):
+    for original in ({}, {"spec": {"containers": [{"name": "a", "image": "x"}]}}):
         with pytest.raises(InternalError, match="unknown patch type"):
-            apply_strategic_patch(original, {"containers": [{"$patch": None}]})
+            apply_strategic_patch(original, {"spec": {"containers": [{"$patch": None}]}})

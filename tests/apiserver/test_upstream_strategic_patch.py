@@ -6,12 +6,12 @@ does not compute them, so each case is its application half: ``original`` + ``tw
 ``modified`` and ``current`` + ``threeWay`` → ``result``.
 
 Upstream's cases use a test schema; they are translated to fields of real kinds with the same
-patch strategy: ``mergingList`` (merge on ``name``) → ``containers``, ``mergingIntList`` (merged
-primitive list) → ``finalizers``, ``retainKeysMergingList`` (merge on ``name``, retainKeys) →
-``volumes``, ``nonMergingList``/``nonMergingIntList`` (atomic) → ``tolerations``/``args``; other
-keys (``name``, ``value``, ``simpleMap``, ``retainKeysMap``) are plain map fields. Expected
-values drop ``null`` map entries: upstream compares after decoding into its test struct, where
-a ``null`` field is an absent one.
+patch strategy, in a pod's ``spec``: ``mergingList`` (merge on ``name``) → ``containers``,
+``mergingIntList`` (merged primitive list) → ``finalizers``, ``retainKeysMergingList`` (merge on
+``name``, retainKeys) → ``volumes``, ``nonMergingList``/``nonMergingIntList`` (atomic) →
+``tolerations``/``args``; other keys (``name``, ``value``, ``simpleMap``, ``retainKeysMap``) are
+plain map fields. Expected values drop ``null`` map entries: upstream compares after decoding into
+its test struct, where a ``null`` field is an absent one.
 
 Not translated: cases using ``mergeItemPtr``, ``replacingItem`` (``patchStrategy:"replace"``) and
 ``jsonItem`` (no field of a kbatch kind has those strategies), and the raw Go-literal tables
@@ -284,7 +284,8 @@ CASES = [
 @pytest.mark.parametrize(("original", "patch", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_strategic_merge_patch(original: dict[str, Any], patch: dict[str, Any],
                                expected: dict[str, Any]) -> None:
-    assert apply_strategic_patch(original, patch) == expected
+    # the fields sit in a pod's spec, where their strategies are (strategic_keys.json)
+    assert apply_strategic_patch({"spec": original}, {"spec": patch}) == {"spec": expected}
 
 
 def test_delete_directive_empties_a_map_that_is_there() -> None:
@@ -335,10 +336,10 @@ def test_missing_merge_key_should_error_out() -> None:
     """``strategicMergePatchRawTestCases`` "missing merge key should error out" (patch_test.go):
     ``mergepatch.ErrNoMergeKey`` (``map: %v does not contain declared merge key: %s``), which the API
     server passes on as a 500, as ErrBadPatchType."""
-    original = {"containers": [{"name": 1, "value": "a"}]}
+    original = {"spec": {"containers": [{"name": 1, "value": "a"}]}}
     with pytest.raises(InternalError) as err:
-        apply_strategic_patch(original, {"containers": [{"value": "b"}]})
+        apply_strategic_patch(original, {"spec": {"containers": [{"value": "b"}]}})
     assert err.value.message == "map: map[value:b] does not contain declared merge key: name"
     with pytest.raises(InternalError) as err:
-        apply_strategic_patch(original, {"containers": [{"value": "b", "$patch": "delete"}]})
+        apply_strategic_patch(original, {"spec": {"containers": [{"value": "b", "$patch": "delete"}]}})
     assert err.value.message == "map: map[$patch:delete value:b] does not contain declared merge key: name"

@@ -12,6 +12,7 @@ oracle's nulls are dropped before comparing. Generators that read the server (``
 
 from __future__ import annotations
 
+import base64
 import datetime
 import functools
 import json
@@ -87,11 +88,42 @@ def _pems() -> dict[str, bytes]:
                               rsa.generate_private_key(public_exponent=65537, key_size=2048),
                               ec.generate_private_key(ec.SECP256R1()))
     pkcs1, pkcs8 = serialization.PrivateFormat.TraditionalOpenSSL, serialization.PrivateFormat.PKCS8
-    return {"rsa.crt": cert(rsa_key), "rsa.key": pem(rsa_key, pkcs1), "rsa8.key": pem(rsa_key, pkcs8),
-            "other.key": pem(other, pkcs8), "ec.crt": cert(ec_key), "ec.key": pem(ec_key, pkcs1),
+    rsa_crt = cert(rsa_key)
+    return {**_broken_certs(rsa_crt), "rsa.crt": rsa_crt, "rsa.key": pem(rsa_key, pkcs1),
+            "rsa8.key": pem(rsa_key, pkcs8), "other.key": pem(other, pkcs8), "ec.crt": cert(ec_key),
+            "ec.key": pem(ec_key, pkcs1),
             "junk.txt": b"not pem\n", "foo.pem": b"-----BEGIN FOO-----\naGVsbG8=\n-----END FOO-----\n",
             "bad.crt": b"-----BEGIN CERTIFICATE-----\naGVsbG8=\n-----END CERTIFICATE-----\n",
             "bad.key": b"-----BEGIN PRIVATE KEY-----\naGVsbG8=\n-----END PRIVATE KEY-----\n"}
+
+
+def _broken_certs(pem: bytes) -> dict[str, bytes]:
+    """The RSA certificate broken where Go's ``x509.ParseCertificate`` names each failure
+    (``crypto/x509/parser.go``): cut short, trailing bytes, the to-be-signed part not a SEQUENCE,
+    version 10, a negative serial, an outer signature algorithm unlike the inner one, a public key
+    BIT STRING with 8 padding bits."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    parsed = x509.load_pem_x509_certificate(pem)
+    der = parsed.public_bytes(serialization.Encoding.DER)
+    tbs = der.index(parsed.tbs_certificate_bytes)  # 30 82 LL LL, then A0 03 02 01 02, 02 01 01
+    spki = der.index(parsed.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo))
+
+    def at(offset: int, byte: int) -> bytes:
+        return der[:offset] + bytes([byte]) + der[offset + 1:]
+
+    def wrap(data: bytes) -> bytes:
+        text = base64.encodebytes(data).decode().replace("\n", "")
+        lines = "\n".join(text[i:i + 64] for i in range(0, len(text), 64))
+        return f"-----BEGIN CERTIFICATE-----\n{lines}\n-----END CERTIFICATE-----\n".encode()
+
+    outer_oid_end = tbs + len(parsed.tbs_certificate_bytes) + 12  # 30 0d 06 09 2a..0b: sha256WithRSA
+    return {name: wrap(data) for name, data in {
+        "short.crt": der[:-10], "trailing.crt": der + b"\x00\x00", "tbs.crt": at(tbs, 0x31),
+        "version.crt": at(tbs + 8, 9), "serial.crt": at(tbs + 11, 0x81),
+        "sigalg.crt": at(outer_oid_end, 0x0C), "pubkey.crt": at(spki + 23, 8)}.items()}
 
 
 def _files(tmp_path: Path) -> None:
@@ -208,6 +240,8 @@ BAD: list[tuple[str, ...]] = [
     ("secret", "tls", "t", "--cert=rsa.crt", "--key=foo.pem"),
     ("secret", "tls", "t", "--cert=bad.crt", "--key=rsa.key"),
     ("secret", "tls", "t", "--cert=rsa.crt", "--key=bad.key"),
+    *(("secret", "tls", "t", f"--cert={broken}.crt", "--key=rsa.key")
+      for broken in ("short", "trailing", "tbs", "version", "serial", "sigalg", "pubkey")),
     ("rolebinding", "r"),
     ("rolebinding", "r", "--role=a", "--clusterrole=b"),
     ("rolebinding", "r", "--role=a", "--serviceaccount=x"),

@@ -50,7 +50,8 @@ async def _get(app: Any, path: str, headers: list[tuple[bytes, bytes]] | None = 
 def test_version_and_health_before_the_state_is_loaded_the_rest_after() -> None:
     async def scenario() -> None:
         starting = StartingApp()
-        assert await _get(starting, "/version") == (200, json.dumps(KUBE_VERSION).encode())
+        # WriteRawJSON: indented, no newline (k8s.io/apiserver responsewriters/writers.go)
+        assert await _get(starting, "/version") == (200, json.dumps(KUBE_VERSION, indent=2).encode())
         assert await _get(starting, "/livez") == (200, b"ok")
         status, body = await _get(starting, "/readyz")
         assert status == 500 and body.endswith(b"readyz check failed\n")

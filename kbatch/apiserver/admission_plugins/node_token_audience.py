@@ -15,38 +15,43 @@ Once the token is known to be bound to a pod on the node, the node may ask for a
   ``csi`` volume, or by the PersistentVolume bound to a ``persistentVolumeClaim`` volume's claim or to a
   generic ``ephemeral`` volume's claim (``<pod>-<volume>``).
 
-A lookup on the way that fails (the claim, its volume or the driver missing) refuses the request with
-``error validating audience "<a>": <lookup error>``, the first one met (volumes in order). Otherwise,
-when no volume references the audience, the server's authorizer decides: the node must be allowed
-``request-serviceaccounts-token-audience`` on the resource named after the audience (API group ``""``),
-the service account's name and namespace; else the refusal is ``audience "<a>" not found in pod spec
-volume, <user> is not authorized to request tokens for this audience``.
+A lookup on the way that fails (the claim, its volume or the driver missing) does not end the search:
+a later volume may still reference the audience. When none does, the failed lookups refuse the
+request as ``error validating audience "<a>": <errors>``, the errors aggregated as
+k8s.io/apimachinery ``pkg/util/errors`` ``NewAggregate`` prints them (one message alone; several,
+each distinct message once, as ``[m1, m2]``). With no failed lookup, the server's authorizer
+decides: the node must be allowed ``request-serviceaccounts-token-audience`` on the resource named
+after the audience (API group ``""``), the service account's name and namespace; else the refusal
+is ``audience "<a>" not found in pod spec volume, <user> is not authorized to request tokens for this
+audience``.
 
-Not modelled: kbatch serves no CSIDriver kind, so a volume that leads to a CSI driver always ends in the
-lookup error (``csidriver.storage.k8s.io "<driver>" not found``), as on a cluster without that
-CSIDriver object; in-tree volumes (``azureFile`` …) are not translated to their CSI drivers
-(``csi-translation-lib``), so they reference no audience here.
+The drivers are storage.k8s.io/v1 CSIDriver objects (:mod:`kbatch.api.storage_v1`); a missing one is
+the lister's ``csidriver.storage.k8s.io "<driver>" not found``. Not modelled: in-tree volumes
+(``azureFile`` …) are not translated to their CSI drivers (``csi-translation-lib``), so they reference
+no audience here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kbatch.api.core_v1 import PersistentVolumeClaim, Pod
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
 from kbatch.api.core_v1.volume import Volume
 from kbatch.api.errors import NotFound
 from kbatch.api.go_quote import go_quote
+from kbatch.api.storage_v1 import CSIDriver
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["AUDIENCE_VERB", "GATE", "Lookups", "MissingObject", "audience_refusal", "references_audience",
-           "server_lookups"]
+__all__ = ["AUDIENCE_VERB", "GATE", "Lookups", "MissingObject", "aggregate_message", "audience_refusal",
+           "references_audience", "server_lookups"]
 
 GATE = "ServiceAccountNodeAudienceRestriction"
+M = TypeVar("M", PersistentVolume, CSIDriver)
 AUDIENCE_VERB = "request-serviceaccounts-token-audience"
 
 
@@ -90,20 +95,39 @@ def _projects(volume: Volume, audience: str) -> bool:
                for s in sources or ())
 
 
+def _references(pod: Pod, volume: Volume, audience: str, lookups: Lookups) -> bool:
+    """Whether one volume references the audience; :class:`MissingObject` for a failed lookup."""
+    if _projects(volume, audience):
+        return True
+    driver = _volume_driver(pod, volume, lookups)
+    if not driver:
+        return False
+    audiences = lookups.driver_audiences(driver)
+    if audiences is None:
+        raise MissingObject(f"csidriver.storage.k8s.io {go_quote(driver)} not found")
+    return audience in audiences
+
+
 def references_audience(pod: Pod, audience: str, lookups: Lookups) -> bool:
-    """``podReferencesAudience``; :class:`MissingObject` for the first lookup that fails."""
+    """``podReferencesAudience``: True at the first volume that references the audience; else
+    :class:`MissingObject` with the aggregate of the lookups that failed, if any."""
+    failed: list[str] = []
     for volume in pod.spec.volumes or ():
-        if _projects(volume, audience):
-            return True
-        driver = _volume_driver(pod, volume, lookups)
-        if not driver:
-            continue
-        audiences = lookups.driver_audiences(driver)
-        if audiences is None:
-            raise MissingObject(f"csidriver.storage.k8s.io {go_quote(driver)} not found")
-        if audience in audiences:
-            return True
+        try:
+            if _references(pod, volume, audience, lookups):
+                return True
+        except MissingObject as err:
+            failed.append(str(err))
+    if failed:
+        raise MissingObject(aggregate_message(failed))
     return False
+
+
+def aggregate_message(messages: Sequence[str]) -> str:
+    """``utilerrors.NewAggregate(errs).Error()``: one error's message; several as ``[a, b]``, each
+    distinct message once, in order (one distinct message alone is printed bare)."""
+    distinct = list(dict.fromkeys(messages))
+    return distinct[0] if len(distinct) == 1 else "[" + ", ".join(distinct) + "]"
 
 
 def audience_refusal(body: Mapping[str, Any], pod: Pod, user: str, lookups: Lookups,
@@ -125,8 +149,18 @@ def audience_refusal(body: Mapping[str, Any], pod: Pod, user: str, lookups: Look
             "request tokens for this audience")
 
 
+def _stored(server: APIServer, model: type[M], name: str) -> M | None:
+    """The cluster-scoped object ``name`` of ``model``, None when absent (or the kind not served)."""
+    if not name or model not in server.registry:
+        return None
+    try:
+        return server.get(model, name)
+    except NotFound:
+        return None
+
+
 def server_lookups(server: APIServer) -> Lookups:
-    """The lookups over ``server``'s store (upstream's listers); no CSIDriver is ever found."""
+    """The lookups over ``server``'s store (upstream's listers)."""
     def claim_volume(namespace: str, name: str) -> str | None:
         if not name:
             return None
@@ -136,12 +170,15 @@ def server_lookups(server: APIServer) -> Lookups:
             return None
 
     def pv_driver(name: str) -> str | None:
-        if not name or PersistentVolume not in server.registry:
+        volume = _stored(server, PersistentVolume, name)
+        if volume is None:
             return None
-        try:
-            csi = server.get(PersistentVolume, name).spec.csi
-        except NotFound:
-            return None
-        return csi.driver if csi is not None else ""
+        return volume.spec.csi.driver if volume.spec.csi is not None else ""
 
-    return Lookups(claim_volume, pv_driver, lambda driver: None)
+    def driver_audiences(name: str) -> list[str] | None:
+        driver = _stored(server, CSIDriver, name)
+        if driver is None:
+            return None
+        return [request.audience for request in driver.spec.token_requests or ()]
+
+    return Lookups(claim_volume, pv_driver, driver_audiences)

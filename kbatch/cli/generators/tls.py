@@ -6,8 +6,10 @@ The certificate input must hold a ``CERTIFICATE`` block (the first one is parsed
 input a block whose type is ``PRIVATE KEY`` or ends in `` PRIVATE KEY`` (PKCS #1, PKCS #8 or SEC 1);
 the key must be the certificate's: the same algorithm and public key. PEM blocks are found as Go's
 ``pem.Decode`` finds them (text around them ignored, a block whose body is not base64 skipped).
-Parsing is the ``cryptography`` package's (already kbatch's, for service-account tokens); an X.509
-parse failure is reported as ``x509: malformed certificate`` whatever Go would name.
+The certificate's DER structure is checked as Go's ``x509.ParseCertificate`` checks it, with its
+messages (:mod:`kbatch.cli.generators.x509_der`); the rest of the parsing is the ``cryptography``
+package's (already kbatch's, for service-account tokens), whose failures are reported as
+``x509: malformed certificate``.
 """
 
 from __future__ import annotations
@@ -18,12 +20,19 @@ import re
 
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, x25519
 
 from kbatch.cli.generators import GeneratorError, Obj
 from kbatch.cli.generators.data import secret_object
+from kbatch.cli.generators.x509_der import TRAILING, certificate_error
 
 __all__ = ["tls_secret"]
 
+# the keys Go's tls.parsePrivateKey returns (PKCS #1, PKCS #8 with RSA, ECDSA, Ed25519 or X25519,
+# SEC 1) and those X509KeyPair checks a certificate's against
+_GO_PRIVATE = (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey, ed25519.Ed25519PrivateKey,
+               x25519.X25519PrivateKey)
+_GO_PUBLIC = (rsa.RSAPublicKey, ec.EllipticCurvePublicKey, ed25519.Ed25519PublicKey)
 _BLOCK = re.compile(rb"-----BEGIN ([^\r\n]*?)-----\r?\n(.*?)-----END \1-----", re.S)
 
 
@@ -75,14 +84,23 @@ def _key(data: bytes) -> bytes:
 def check_key_pair(cert_pem: bytes, key_pem: bytes) -> None:
     """``tls.X509KeyPair``'s checks; a :class:`GeneratorError` with its message when one fails."""
     cert_der, key_der = _certificate(cert_pem), _key(key_pem)
+    error, own = certificate_error(cert_der)
+    if error is not None and error != TRAILING:
+        raise GeneratorError(error)
     try:
-        public = x509.load_der_x509_certificate(cert_der).public_key()
+        public = x509.load_der_x509_certificate(own).public_key()
     except ValueError:
         raise GeneratorError("x509: malformed certificate") from None
+    if error is not None:
+        raise GeneratorError(error)
     try:
         private = serialization.load_der_private_key(key_der, password=None)
     except (ValueError, TypeError):  # TypeError: an encrypted key, which Go cannot parse either
         raise GeneratorError("tls: failed to parse private key") from None
+    if not isinstance(private, _GO_PRIVATE):  # Go's parsePrivateKey knows no DSA, Ed448, X448 key
+        raise GeneratorError("tls: failed to parse private key")
+    if not isinstance(public, _GO_PUBLIC):  # X509KeyPair's switch on the certificate's key
+        raise GeneratorError("tls: unknown public key algorithm")
     if type(private.public_key()) is not type(public):
         raise GeneratorError("tls: private key type does not match public key type")
     raw = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)

@@ -1,6 +1,6 @@
 """The storage family: persistent storage as Kubernetes 1.37 serves it (docs/storage.md).
 
-Kinds: storage.k8s.io/v1 StorageClass and core/v1 PersistentVolume, both cluster-scoped, with
+Kinds: storage.k8s.io/v1 StorageClass and CSIDriver, core/v1 PersistentVolume, all cluster-scoped, with
 upstream's defaulting, validation, update rules and ``kubectl get`` columns. core/v1
 PersistentVolumeClaim stays in the core family (JobSet's volumeClaimPolicies create claims).
 
@@ -18,8 +18,8 @@ Cluster add-on ``default-storage-class``: a new cluster starts with kind's defau
 from __future__ import annotations
 
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
-from kbatch.api.storage_v1 import StorageClass
-from kbatch.api.strategies.storage import PersistentVolumeStrategy, StorageClassStrategy
+from kbatch.api.storage_v1 import CSIDriver, StorageClass
+from kbatch.api.strategies.storage import CSIDriverStrategy, PersistentVolumeStrategy, StorageClassStrategy
 from kbatch.families.family import (
     AdmissionPlugin,
     ClusterAddon,
@@ -35,12 +35,14 @@ __all__ = ["STORAGE"]
 
 STORAGE = Family(
     name="storage",
-    description="storage.k8s.io/v1 StorageClass and core/v1 PersistentVolume; DefaultStorageClass and "
-                "StorageObjectInUseProtection admission; pvc/pv protection; the PV binder and the "
-                "kbatch.io/simulated provisioner; the default class `standard` of a new cluster",
+    description="storage.k8s.io/v1 StorageClass and CSIDriver, core/v1 PersistentVolume; "
+                "DefaultStorageClass and StorageObjectInUseProtection admission; pvc/pv protection; "
+                "the PV binder and the kbatch.io/simulated provisioner; the default class `standard` "
+                "of a new cluster",
     kinds=(
         KindEntry(StorageClass, StorageClassStrategy(), printers.STORAGE_CLASS),
         KindEntry(PersistentVolume, PersistentVolumeStrategy(), printers.PERSISTENT_VOLUME),
+        KindEntry(CSIDriver, CSIDriverStrategy(), printers.CSI_DRIVER),
     ),
     admission=(
         AdmissionPlugin("DefaultStorageClass",

@@ -1,10 +1,13 @@
 """``kubectl get`` columns of the storage kinds, computed from wire dicts.
 
 Upstream: k8s.io/kubernetes ``pkg/printers/internalversion/printers.go`` (``printPersistentVolume``,
-``printStorageClass`` and their column definitions, read at master, 1.34+): a PersistentVolume's
+``printStorageClass``, ``printCSIDriver`` and their column definitions, read at master, 1.34+): a
+PersistentVolume's
 claim as ``namespace/name``, its class from the beta annotation else ``spec.storageClassName``,
 ``Terminating`` while deleted; a StorageClass named ``<name> (default)`` when annotated as the
-default, its reclaim policy and binding mode shown with their defaults when unset.
+default, its reclaim policy and binding mode shown with their defaults when unset; a CSIDriver's
+booleans shown with their defaults when unset, its token audiences joined by commas (``<unset>``
+without ``tokenRequests``), its lifecycle modes likewise (``<none>``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 from kbatch.api.printing import AGE, NAME, Column, Obj, Printer, at, creation_age, name_of
 from kbatch.api.storage_v1 import is_default_annotation
 
-__all__ = ["PERSISTENT_VOLUME", "STORAGE_CLASS", "access_modes_string"]
+__all__ = ["CSI_DRIVER", "PERSISTENT_VOLUME", "STORAGE_CLASS", "access_modes_string"]
 
 _ACCESS_MODE_SHORT = (("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"),
                       ("ReadWriteOncePod", "RWOP"))
@@ -63,3 +66,23 @@ STORAGE_CLASS = Printer(
     (NAME, Column("Provisioner"), Column("ReclaimPolicy"), Column("VolumeBindingMode"),
      Column("AllowVolumeExpansion"), AGE),
     _class_cells)
+
+
+def _driver_cells(driver: Obj, now: datetime) -> list[Any]:
+    spec = driver.get("spec") or {}
+
+    def flag(name: str, unset: bool) -> bool:
+        value = spec.get(name)
+        return unset if value is None else bool(value)
+
+    requests = spec.get("tokenRequests")
+    audiences = "<unset>" if requests is None else ",".join(r.get("audience") or "" for r in requests)
+    return [name_of(driver), flag("attachRequired", True), flag("podInfoOnMount", False),
+            flag("storageCapacity", False), audiences, flag("requiresRepublish", False),
+            ",".join(spec.get("volumeLifecycleModes") or ()) or "<none>", creation_age(driver, now)]
+
+
+CSI_DRIVER = Printer(
+    (NAME, Column("AttachRequired"), Column("PodInfoOnMount"), Column("StorageCapacity"),
+     Column("TokenRequests"), Column("RequiresRepublish"), Column("Modes"), AGE),
+    _driver_cells)

@@ -10,6 +10,8 @@ Generic metadata checks are the API server's (``kbatch.apiserver.meta_validation
 
 from __future__ import annotations
 
+from typing import Any
+
 from kbatch.api.core_v1 import (
     Container,
     Pod,
@@ -19,6 +21,7 @@ from kbatch.api.core_v1 import (
 )
 from kbatch.api.errors import FieldError
 from kbatch.api.gates import drop_disabled_pod_fields, pod_fields_to_drop
+from kbatch.api.go_equal import go_equal
 from kbatch.api.model_copy import template_factory
 from kbatch.api.quantity import Quantity
 from kbatch.api.strategies.core.container_validation import validate_containers_only_for_pod
@@ -37,6 +40,7 @@ from kbatch.api.strategies.core.pod_validation_options import STRICT, PodValidat
 from kbatch.api.strategies.core.pod_warnings import pod_spec_warnings
 from kbatch.api.strategy import DefaultStrategy, GateBound
 from kbatch.api.validation import child, index, is_dns1123_label
+from kbatch.api.wire_zeros import Node, tree_of
 
 __all__ = ["PodStrategy", "pod_qos_class", "validate_pod_spec_update", "validate_pod_status_update"]
 
@@ -157,16 +161,33 @@ def _only_removed_gates(new: PodSpec, old: PodSpec, path: str) -> list[FieldErro
             for i, g in enumerate(new.scheduling_gates or ()) if g.name not in old_names]
 
 
-def _differs_but_image(old: Container, new: Container) -> bool:
-    mine, theirs = old.__dict__, new.__dict__
-    return type(old) is not type(new) or any(mine[k] != theirs[k] for k in mine if k != "image")
+def _spec_node(name: str) -> Node | None:
+    """The pod spec field's place in the wire-zero tree (:func:`kbatch.api.go_equal.go_equal`)."""
+    tree = tree_of("v1", "Pod")
+    spec = tree.fields.get("spec") if tree is not None else None
+    return spec.fields.get(name) if spec is not None else None
 
 
-def _containers_differ(old: list[Container] | None, new: list[Container] | None) -> bool:
-    """Whether the lists differ in more than their images (absent and empty are different)."""
-    if old is None or new is None:
-        return old is not new
-    return len(old) != len(new) or any(_differs_but_image(o, n) for o, n in zip(old, new, strict=True))
+def _differs(old: Any, new: Any, alias: str) -> bool:
+    """``old != new`` as upstream's ``Semantic.DeepEqual`` sees it (an explicit empty value a custom
+    resource's template carried equals the unset one a client sends back)."""
+    return old != new and not go_equal(old, new, _spec_node(alias))
+
+
+def _differs_but_image(old: Container, new: Container, node: Node | None) -> bool:
+    if type(old) is not type(new):
+        return True
+    with_image = old.model_copy(update={"image": new.image})
+    return with_image != new and not go_equal(with_image, new, node)
+
+
+def _containers_differ(old: list[Container] | None, new: list[Container] | None, alias: str) -> bool:
+    """Whether the lists differ in more than their images (absent and empty are the same, as in Go)."""
+    if not old or not new:
+        return bool(old) or bool(new)
+    list_node = _spec_node(alias)
+    each = list_node.each if list_node is not None else None
+    return len(old) != len(new) or any(_differs_but_image(o, n, each) for o, n in zip(old, new, strict=True))
 
 
 def _changed_fields(new: PodSpec, old: PodSpec) -> list[str]:
@@ -184,12 +205,12 @@ def _changed_fields(new: PodSpec, old: PodSpec) -> list[str]:
         if gated and name == "affinity":  # node affinity: pod_gated_update; pod (anti-)affinity fixed
             differs = pod_affinities(mine[name]) != pod_affinities(theirs[name])
         elif name in ("containers", "init_containers"):
-            differs = _containers_differ(mine[name], theirs[name])
+            differs = _containers_differ(mine[name], theirs[name], field.alias or name)
         elif name == "termination_grace_period_seconds":
             before, after = mine[name], theirs[name]
             differs = before != after and not (before is not None and before < 0 and after == 1)
         else:
-            differs = mine[name] != theirs[name]
+            differs = _differs(mine[name], theirs[name], field.alias or name)
         if differs:
             changed.append(field.alias or name)
     return sorted(changed)
