@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.kueue_v1beta2 import Workload
@@ -55,21 +55,39 @@ def _check_invariants(world: MKWorld, reachable: dict[str, bool]) -> None:
                 assert remote is not None and _admitted(remote), (wl.metadata.name, cluster)
 
 
+WORKER_LOST_TIMEOUT = 300.0  # the Configuration's multiKueue.workerLostTimeout default (5m)
+RECONNECTED = 330.0  # past the cluster controller's longest reconnect back-off (320 s) and a batch
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(STEP, min_size=1, max_size=12), st.integers(0, 3))
+@example(steps=[("job", "500m", "10"), ("advance", 1.0, None), ("cut", "w1", False), ("advance", 301.0, None),
+                ("cut", "w1", True)], seed=0)
 def test_admitted_on_at_most_one_worker(steps: list[tuple[str, object, object]], seed: int) -> None:
     world = MKWorld({"w1": "1", "w2": "2", "w3": "2"}, seed=seed)
     reachable = dict.fromkeys(world.workers, True)
+    cut_for = dict.fromkeys(world.workers, 0.0)  # how long each worker has been cut off
     jobs = 0
     for op, a, b in steps:
+        elapsed = 1.0
         if op == "job":
             jobs += 1
             world.job(f"j{jobs}", cpu=str(a), sleep=str(b))
         elif op == "cut":
-            reachable[str(a)] = bool(b)
-            world.cut(str(a), reachable=bool(b))
+            name, back = str(a), bool(b)
+            lost = back and not reachable[name] and cut_for[name] >= WORKER_LOST_TIMEOUT
+            reachable[name] = back
+            world.cut(name, reachable=back)
             world.manager.run_until_idle()
+            if back:
+                cut_for[name] = 0.0
+            if lost:  # the documented exception: its copy is dealt with once the manager reconnects
+                world.manager.advance(RECONNECTED)
+                elapsed += RECONNECTED
         else:
             world.manager.advance(float(a))  # type: ignore[arg-type]
+            elapsed += float(a)  # type: ignore[arg-type]
         world.manager.advance(1.0)  # settled: remote events are batched for a second
+        for name, up in reachable.items():
+            cut_for[name] += 0.0 if up else elapsed
         _check_invariants(world, reachable)
