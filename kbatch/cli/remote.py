@@ -18,6 +18,8 @@ import httpx
 from kbatch.api import errors
 from kbatch.api.base import ApiInfo, parse_time
 from kbatch.api.registry import Registry
+from kbatch.api.rest_paths import resource_path as _path
+from kbatch.api.rest_paths import status_error
 from kbatch.families import builtin
 from kbatch.server.aggregated_discovery import CONTENT_TYPE as AGGREGATED
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
@@ -28,24 +30,6 @@ __all__ = ["HttpBackend"]
 Obj = dict[str, Any]
 _CONTENT_TYPES = {"merge": "application/merge-patch+json", "json": "application/json-patch+json",
                   "strategic": "application/strategic-merge-patch+json"}
-_BY_REASON = {cls.reason: cls for cls in (
-    errors.BadRequest, errors.Unauthorized, errors.Forbidden, errors.NotFound, errors.MethodNotAllowed,
-    errors.NotAcceptable, errors.AlreadyExists, errors.Conflict, errors.Expired, errors.UnsupportedMediaType,
-    errors.Invalid, errors.TooManyRequests, errors.InternalError, errors.Timeout)}
-
-
-def _path(info: ApiInfo, namespace: str | None, name: str | None = None, sub: str | None = None) -> str:
-    base = f"/apis/{info.group}/{info.version}" if info.group else f"/api/{info.version}"
-    if info.namespaced and namespace:
-        base += f"/namespaces/{namespace}"
-    base += f"/{info.plural}"
-    if name:
-        base += f"/{name}"
-    if sub:
-        base += f"/{sub}"
-    return base
-
-
 def _raise(resp: httpx.Response) -> None:
     if resp.status_code < 400:
         return
@@ -56,12 +40,7 @@ def _raise(resp: httpx.Response) -> None:
     if not (isinstance(body, dict) and (body.get("kind") == "Status" or body.get("status") == "Failure")):
         _raise_unstructured(resp)  # client-go: a body that is no Status makes a generic error
         return
-    message = body.get("message") or resp.text.strip() or f"HTTP {resp.status_code}"
-    cls = _BY_REASON.get(body.get("reason", ""), errors.InternalError)
-    err = cls(message)
-    if body.get("details"):
-        err.details = errors.StatusDetails.model_validate(body["details"])
-    raise err
+    raise status_error(body, resp.text.strip() or f"HTTP {resp.status_code}")
 
 
 def _raise_unstructured(resp: httpx.Response) -> None:

@@ -19,8 +19,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kbatch.api import errors
-from kbatch.api.base import ApiInfo
 from kbatch.api.meta import Resource
+from kbatch.api.rest_paths import resource_path as _path
+from kbatch.api.rest_paths import status_error
 from kbatch.controllers.kueue.multikueue.kubeconfig import ClientConfig
 from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed
 
@@ -32,28 +33,6 @@ __all__ = ["POLL_INTERVAL", "HttpRemote"]
 T = TypeVar("T", bound=Resource)
 POLL_INTERVAL = 1.0
 Schedule = Callable[[float, Callable[[], None]], object]  # (delay seconds, callback)
-_BY_REASON = {
-    cls.reason: cls
-    for cls in (
-        errors.BadRequest,
-        errors.Forbidden,
-        errors.NotFound,
-        errors.AlreadyExists,
-        errors.Conflict,
-        errors.Invalid,
-        errors.Unauthorized,
-    )
-}
-
-
-def _path(info: ApiInfo, namespace: str | None, name: str | None = None, sub: str | None = None) -> str:
-    base = f"/apis/{info.group}/{info.version}" if info.group else f"/api/{info.version}"
-    if info.namespaced and namespace:
-        base += f"/namespaces/{namespace}"
-    base += f"/{info.plural}"
-    return base + (f"/{name}" if name else "") + (f"/{sub}" if sub else "")
-
-
 def _raise(resp: httpx.Response) -> None:
     if resp.status_code < 400:
         return
@@ -61,10 +40,8 @@ def _raise(resp: httpx.Response) -> None:
         body = resp.json()
     except ValueError:
         body = {}
-    body = body if isinstance(body, dict) else {}
-    message = str(body.get("message") or resp.text.strip() or f"HTTP {resp.status_code}")
-    cls = _BY_REASON.get(str(body.get("reason", "")), errors.InternalError)
-    raise cls(message)
+    fallback = resp.text.strip() or f"HTTP {resp.status_code}"
+    raise status_error(body if isinstance(body, dict) else {}, fallback)
 
 
 class HttpRemote:
