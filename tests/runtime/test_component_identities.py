@@ -28,6 +28,7 @@ SA_GROUPS = ("system:serviceaccounts", "system:serviceaccounts:kube-system", "sy
 # what a fresh control plane with the default controllers creates (kind lists these and more:
 # the controllers kbatch does not run)
 ACCOUNTS = [
+    "cluster-autoscaler",  # the simulated cluster-autoscaler answering ProvisioningRequests (kbatch.sim)
     "clusterrole-aggregation-controller",
     "cronjob-controller",
     "default",

@@ -178,6 +178,22 @@ WORLD: list[dict[str, Any]] = [
      "spec": {"clusterQueue": "cq"}},
     {**_job("queued", "sleep 30", parallelism=2, completions=2),
      "metadata": {"name": "queued", "labels": {"kueue.x-k8s.io/queue-name": "lq"}}},
+    # a ProvisioningRequest for more than the cluster holds: the simulated autoscaler retries it
+    {"apiVersion": KUEUE, "kind": "ProvisioningRequestConfig", "metadata": {"name": "prov"},
+     "spec": {"provisioningClassName": "check-capacity.autoscaling.x-k8s.io"}},
+    {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "capacity", "namespace": "default"},
+     "template": {"spec": {"containers": [_container("sleep 1", cpu="1")]}}},
+    {"apiVersion": "autoscaling.x-k8s.io/v1", "kind": "ProvisioningRequest",
+     "metadata": {"name": "capacity", "namespace": "default"},
+     "spec": {"provisioningClassName": "check-capacity.autoscaling.x-k8s.io",
+              "podSets": [{"podTemplateRef": {"name": "capacity"}, "count": 20}]}},
+    # MultiKueue: a worker whose kubeconfig Secret does not exist (its cluster backs off)
+    {"apiVersion": KUEUE, "kind": "MultiKueueCluster", "metadata": {"name": "worker"},
+     "spec": {"clusterSource": {"kubeConfig": {"locationType": "Secret", "location": "worker-secret"}}}},
+    {"apiVersion": KUEUE, "kind": "MultiKueueConfig", "metadata": {"name": "mk"},
+     "spec": {"clusters": ["worker"]}},
+    {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "csi.example.com"},
+     "spec": {}},
 ]
 
 

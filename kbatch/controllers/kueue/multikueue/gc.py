@@ -33,10 +33,11 @@ class GarbageCollector:
             self._schedule()
 
     def _schedule(self) -> None:
+        # housekeeping, like pod GC's sweep: it runs forever, so it is not pending work
         ctx = self.mk.ctx
-        ctx.timers.schedule(ctx.clock.now() + self.mk.options.gc_interval, self._tick)
+        ctx.timers.schedule_call(ctx.clock.now() + self.mk.options.gc_interval, self._tick, None, periodic=True)
 
-    def _tick(self) -> None:
+    def _tick(self, _: object = None) -> None:
         self.run()
         self._schedule()
 
