@@ -35,7 +35,8 @@ class GarbageCollector:
     def _schedule(self) -> None:
         # housekeeping, like pod GC's sweep: it runs forever, so it is not pending work
         ctx = self.mk.ctx
-        ctx.timers.schedule_call(ctx.clock.now() + self.mk.options.gc_interval, self._tick, None, periodic=True)
+        at = ctx.clock.now() + self.mk.options.gc_interval
+        ctx.timers.schedule_call(at, self._tick, None, periodic=True)
 
     def _tick(self, _: object = None) -> None:
         self.run()
