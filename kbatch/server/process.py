@@ -40,7 +40,10 @@ class ServeProcess:
         return self.state / "kubeconfig"
 
     def env(self) -> dict[str, str]:
-        return {**os.environ, "KUBECONFIG": str(self.kubeconfig)}
+        """kubectl's environment for this server: its kubeconfig, and a discovery cache of its own
+        (kubectl keys the cache by host and port, and a later server may reuse this one's port)."""
+        cache = self.state.parent / f"{self.state.name}-kube-cache"
+        return {**os.environ, "KUBECONFIG": str(self.kubeconfig), "KUBECACHEDIR": str(cache)}
 
     def start(self) -> ServeProcess:
         flags = ["--state", str(self.state)]
