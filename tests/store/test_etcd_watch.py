@@ -127,11 +127,18 @@ def _reconnected(store: EtcdStore) -> None:
     grpc.channel_ready_future(store._conn.channel).result(timeout=10)
 
 
+def _serving(url: str) -> None:
+    """Wait (up to 10 s) until etcd at ``url`` accepts a gRPC connection."""
+    with grpc.insecure_channel(url.split("://", 1)[-1]) as channel:
+        grpc.channel_ready_future(channel).result(timeout=10)
+
+
 def test_watch_broken_while_etcd_is_down_resumes_or_reports_compaction(etcd: EtcdProcess) -> None:
     s = EtcdStore(etcd.url)
     w = s.watch(b"a")
     etcd.kill()
     etcd.start()
+    _serving(etcd.url)  # the restarted etcd may refuse a moment longer: a new store fails fast meanwhile
     other = EtcdStore(etcd.url)
     _reconnected(other)
     for i in range(5):
