@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from kbatch.api.core_v1 import Node, Pod, PodSpec, Taint, Toleration
 from kbatch.api.pod_resources import ContainerRequests, Resources, add_into, fits, pod_requests
 from kbatch.api.quantity import Quantity
+from kbatch.api.tolerations import tolerates
 
 __all__ = ["FreeNode", "PodShape", "all_fit", "free_nodes", "shape_of"]
 
@@ -87,15 +88,8 @@ def free_nodes(nodes: Iterable[Node], pods_on: Mapping[str, Sequence[Pod]]) -> l
 
 
 def _tolerates(tolerations: Sequence[Toleration], taint: Taint) -> bool:
-    """``Toleration.ToleratesTaint`` (k8s.io/api core/v1 ``toleration.go``)."""
-    for t in tolerations:
-        if t.effect and t.effect != taint.effect:
-            continue
-        if t.key and t.key != taint.key:
-            continue
-        if (t.operator or "Equal") == "Exists" or (t.value or "") == (taint.value or ""):
-            return True
-    return False
+    """``Toleration.ToleratesTaint`` of any of ``tolerations`` (k8s.io/api core/v1 ``toleration.go``)."""
+    return any(tolerates(t, taint) for t in tolerations)
 
 
 def _feasible(node: FreeNode, pod: PodShape) -> bool:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbatch.api.tolerations import tolerates  # upstream resourceclaim.ToleratesTaint
+
 __all__ = ["RequestData", "tolerates"]
 
 
@@ -39,16 +41,3 @@ class RequestData:
     @property
     def sub_name(self) -> str:
         return self.name if self.parent else ""
-
-
-def tolerates(toleration: Any, taint: Any) -> bool:
-    """Upstream ``resourceclaim.ToleratesTaint``: empty effect or key match anything; ``Exists``
-    matches any value; ``Equal`` (or no operator) needs the same value."""
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    operator = toleration.operator or "Equal"
-    if operator == "Equal":
-        return (toleration.value or "") == (taint.value or "")
-    return operator == "Exists"
