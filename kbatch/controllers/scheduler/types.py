@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kbatch.api.go_int import parse_int
+from kbatch.api.tolerations import tolerates
 
 __all__ = [
     "HostPort",
@@ -58,13 +59,7 @@ class Toleration:
     toleration_seconds: int | None = None
 
     def tolerates(self, taint: Taint) -> bool:
-        if self.effect and self.effect != taint.effect:
-            return False
-        if self.key and self.key != taint.key:
-            return False
-        if self.operator == "Exists":
-            return True
-        return (self.operator in ("Equal", "")) and self.value == taint.value
+        return tolerates(self, taint)
 
 
 @dataclass(frozen=True, slots=True)
