@@ -4,6 +4,8 @@ validation.go``: ``validateResourceSliceSpec``, ``validateDevice``, ``validateDe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from kbatch.api.cel.values import SEMVER_RE
 from kbatch.api.errors import FieldError
 from kbatch.api.quantity import Quantity
@@ -20,6 +22,7 @@ from kbatch.api.resource_v1 import (
     MAX_DEVICES,
     MAX_DEVICES_WITH_TAINTS_OR_COUNTERS,
     CapacityRequestPolicy,
+    Counter,
     CounterSet,
     Device,
     DeviceAttribute,
@@ -372,41 +375,36 @@ def _no_counter_errors(counter: object, path: str) -> list[FieldError]:
 
 
 def _validate_counter_set(counter_set: CounterSet, path: str) -> list[FieldError]:
-    errs = (
-        [FieldError.required(child(path, "name"))]
-        if not counter_set.name
-        else validate_dns_label(counter_set.name, child(path, "name"))
+    return _validate_named_counters(
+        counter_set.name, "name", counter_set.counters, MAX_COUNTERS_PER_COUNTER_SET, path
     )
-    if not counter_set.counters:
-        errs.append(FieldError.required(child(path, "counters")))
-    else:
-        errs += validate_map(
-            counter_set.counters,
-            MAX_COUNTERS_PER_COUNTER_SET,
-            63,
-            validate_dns_label,
-            _no_counter_errors,
-            child(path, "counters"),
-        )
-    return errs
 
 
 def _validate_consumption(consumption: DeviceCounterConsumption, path: str) -> list[FieldError]:
-    errs = (
-        [FieldError.required(child(path, "counterSet"))]
-        if not consumption.counter_set
-        else validate_dns_label(consumption.counter_set, child(path, "counterSet"))
+    return _validate_named_counters(
+        consumption.counter_set,
+        "counterSet",
+        consumption.counters,
+        MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
+        path,
     )
-    if not consumption.counters:
+
+
+def _validate_named_counters(
+    name: str, name_field: str, counters: Mapping[str, Counter] | None, most: int, path: str
+) -> list[FieldError]:
+    """A counter set and a device's consumption of one: a DNS-label name, then 1..``most`` counters
+    keyed by DNS labels (upstream ``validateCounterSet``, ``validateDeviceCounterConsumption``)."""
+    errs = (
+        [FieldError.required(child(path, name_field))]
+        if not name
+        else validate_dns_label(name, child(path, name_field))
+    )
+    if not counters:
         errs.append(FieldError.required(child(path, "counters")))
     else:
         errs += validate_map(
-            consumption.counters,
-            MAX_COUNTERS_PER_DEVICE_COUNTER_CONSUMPTION,
-            63,
-            validate_dns_label,
-            _no_counter_errors,
-            child(path, "counters"),
+            counters, most, 63, validate_dns_label, _no_counter_errors, child(path, "counters")
         )
     return errs
 
