@@ -21,9 +21,9 @@ from tests.experiment.test_examples import example
 
 def _sleeping_job(seconds: int, gpus: int) -> dict[str, Any]:
     resources = {"limits": {"nvidia.com/gpu": str(gpus)}} if gpus else {"requests": {"cpu": "1"}}
+    container = {"name": "c", "image": "busybox", "command": ["sleep", str(seconds)], "resources": resources}
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "${name}"},
-            "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
-                {"name": "c", "image": "busybox", "command": ["sleep", str(seconds)], "resources": resources}]}}}}
+            "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [container]}}}}
 
 
 def experiment(count: int, interval: int, seconds: int, *, gpus: int = 8, nodes: int = 2,
@@ -62,7 +62,8 @@ def assert_cut_of(early: dict[str, Any], full: dict[str, Any]) -> None:
         assert early[key] == full[key], key
     e, f = early["cluster"], full["cluster"]
     assert e["makespan"] == f["makespan"]
-    assert {r: u["mean"] for r, u in e["utilisation"].items()} == {r: u["mean"] for r, u in f["utilisation"].items()}
+    means = [{r: u["mean"] for r, u in c["utilisation"].items()} for c in (e, f)]
+    assert means[0] == means[1]
     es, fs = _series(e), _series(f)
     assert es.keys() == fs.keys()
     for name in es:
