@@ -1,14 +1,15 @@
 """One sweep point, run: a fresh in-process control plane in virtual time, then its report.
 
 The steps: build the ``ControlPlane`` the spec configures (seed, controllers, feature gates, Kueue
-and scheduler configuration; no trace: the report reads objects only); create the node groups as
-``kbatch nodes add`` does (:func:`kbatch.server.actions.node_template`); apply ``setup`` at ``t = 0``;
-then for each arrival in order, advance the clock to it and apply the workload's manifests; then
-advance to the horizon (in hundredths, each a tick of progress) and build the report. With
-``stopWhenFinished``, every tick after the last arrival checks whether every workload of the report
-has finished; the first that finds so stops the point, and its report ends at the last finish
-(:func:`finished_report`). Nothing here
-reads the wall clock or an unseeded random source, so a point gives the same report in any process.
+and scheduler configuration; no trace: the report reads objects, and a
+:class:`~kbatch.reporting.claim_history.ClaimRecorder` keeps the claims' allocated versions);
+create the node groups as ``kbatch nodes add`` does (:func:`kbatch.server.actions.node_template`);
+apply ``setup`` at ``t = 0``; then for each arrival in order, advance the clock to it and apply the
+workload's manifests; then advance to the horizon (in hundredths, each a tick of progress) and build
+the report. With ``stopWhenFinished``, every tick after the last arrival checks whether every
+workload of the report has finished; the first that finds so stops the point, and its report ends
+at the last finish (:func:`finished_report`). Nothing here reads the wall clock or an unseeded
+random source, so a point gives the same report in any process.
 """
 
 from __future__ import annotations
@@ -116,6 +117,9 @@ def _run(planned: PlannedPoint, progress: Callable[[Tick], None] | None) -> _Out
     spec = planned.experiment.spec
     index = planned.point.index
     cp = build_control_plane(spec)
+    from kbatch.reporting.claim_history import ClaimRecorder
+
+    claims = ClaimRecorder(cp)  # the devices of pods whose claims are deleted before the report
     try:
         _apply(cp, spec.setup, "spec.setup")
         start = cp.clock.now()
@@ -140,19 +144,19 @@ def _run(planned: PlannedPoint, progress: Callable[[Tick], None] | None) -> _Out
                 cp.advance(target - cp.clock.now())
             if spec.stop_when_finished and checked != cp.clock.now() and k < TICKS:
                 checked = cp.clock.now()
-                early = finished_report(cp, spec.summary.by)
+                early = finished_report(cp, spec.summary.by, claims.claims())
                 if early is not None:
                     tick(cp.clock.now() - start, last=True)
                     return _Outcome(early, True)
             tick(cp.clock.now() - start, last=k == TICKS)
         from kbatch.reporting import report
 
-        return _Outcome(report(cp, by=spec.summary.by), False)
+        return _Outcome(report(cp, by=spec.summary.by, history=claims.claims()), False)
     finally:
         cp.close()
 
 
-def finished_report(cp: Any, by: str | None = None) -> Any | None:
+def finished_report(cp: Any, by: str | None = None, history: list[Any] | None = None) -> Any | None:
     """The report of ``cp`` ending at its last workload's finish, once every workload has finished;
     ``None`` before (or while the report lists no workload at all). "Finished" is
     :attr:`WorkloadRecord.terminal`: the kind's own terminal state (a Job's ``Complete``/``Failed``
@@ -164,11 +168,11 @@ def finished_report(cp: Any, by: str | None = None) -> Any | None:
     from kbatch.reporting import report, sources
 
     objects, now = sources.from_control_plane(cp)
-    current = report(objects, end=now, by=by)
+    current = report(objects, end=now, by=by, history=history)
     ends = [r.finished for r in current.workloads if r.terminal and r.finished is not None]
     if not ends or len(ends) < len(current.workloads):
         return None  # (a scheduler-plugins PodGroup's Finished phase has no time: it runs the horizon)
-    return report(objects, end=max(max(ends), current.origin), by=by)
+    return report(objects, end=max(max(ends), current.origin), by=by, history=history)
 
 
 def run_point_record(planned: PlannedPoint, plots: bool,
