@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from ruamel.yaml import YAML
 
 from tests.cli.processes import kbatch_ok, kbatch_process
@@ -41,6 +42,19 @@ def test_early_stop_and_one_group_from_the_command_line(tmp_path: Path) -> None:
     table = kbatch_ok(state, "experiment", "run", str(path), "--jobs", "1", "--by", "label=squad",
                       "--group", "a", "--stop-when-finished")
     assert table.splitlines()[0] == "Experiment teams, group a of label=squad (seconds; mean / p90 / max)"
+
+
+def test_early_stop_is_the_same_under_any_hash_seed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path, outputs = _file(tmp_path), []
+    for seed in ("1", "2"):  # separate interpreters: no dict or set order may decide the stop
+        monkeypatch.setenv("PYTHONHASHSEED", seed)
+        out = str(tmp_path / f"out-{seed}")
+        outputs.append(kbatch_ok(tmp_path / "state", "experiment", "run", str(path), "-o", "json", "--jobs",
+                                 "1", "--stop-when-finished", "--out", out, "--no-plots"))
+    assert outputs[0] == outputs[1] and '"stopped_early": true' in outputs[0]
+    for report in sorted((tmp_path / "out-1").rglob("report.json")):
+        twin = tmp_path / "out-2" / report.relative_to(tmp_path / "out-1")
+        assert report.read_bytes() == twin.read_bytes()
 
 
 def test_a_bad_grouping_is_one_line(tmp_path: Path) -> None:
