@@ -18,8 +18,8 @@ from typing import Any
 from kbatch.api.errors import NotFound
 from kbatch.reporting.kinds import KindRegistry, default_kinds
 
-__all__ = ["claim_history_of", "claim_history_of_state", "from_backend", "from_control_plane", "from_files",
-           "in_namespace"]
+__all__ = ["claim_history_of", "claim_history_of_state", "claims_used", "from_backend", "from_control_plane",
+           "from_files", "in_namespace"]
 
 Obj = dict[str, Any]
 _CORE = (("", "Pod"), ("", "Node"), ("resource.k8s.io", "ResourceSlice"),
@@ -107,3 +107,9 @@ def claim_history_of_state(state: str | Path, cp: Any = None) -> list[Obj]:
                     yield from f
 
     return claims_from_trace(lines()) + claim_history_of(cp)
+
+
+def claims_used(objects: Sequence[Obj]) -> bool:
+    """Whether any pod uses a ResourceClaim (else the claims' history is not worth reading: a state's
+    trace files may be large)."""
+    return any((o.get("spec") or {}).get("resourceClaims") for o in objects if o.get("kind") == "Pod")

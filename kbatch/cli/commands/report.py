@@ -56,7 +56,8 @@ def report(ctx: typer.Context,
         opts = global_options(ctx)
         with session(opts, save=False) as backend:
             objects, now = sources.from_backend(backend)
-            if not opts.server and not opts.etcd_servers:  # a state directory: its trace files
+            local = not opts.server and not opts.etcd_servers  # a state directory: its trace files
+            if local and sources.claims_used(objects):
                 history = sources.claim_history_of_state(opts.state, getattr(backend, "control_plane", None))
     objects = sources.in_namespace(objects, namespace)  # -n NS: its workloads, on every node
     result = build_report(objects, end=now, by=by, node_group=node_group or None,
