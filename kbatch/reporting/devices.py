@@ -86,10 +86,12 @@ def _claims_of(pod: Obj) -> list[str]:
 
 @dataclass(slots=True)
 class _Allocation:
-    """One allocation of a claim (its uid and results): what it holds, and every pod any version of
-    it was reserved for (a shared claim's ``reservedFor`` grows and shrinks as pods come and go)."""
+    """One allocation of a claim (its uid, ``allocationTimestamp`` and results): what it holds, and
+    every pod any version of it was reserved for (a shared claim's ``reservedFor`` grows and shrinks
+    as pods come and go). A claim deallocated and allocated again is a new allocation (a new time
+    stamp), so pods that used it one after the other do not share it."""
 
-    identity: tuple[str, tuple[tuple[str, str, str], ...]]
+    identity: tuple[str, str, tuple[tuple[str, str, str], ...]]  # claim uid, allocationTimestamp, devices
     held: Counter[str]
     reserved_for: set[str]
 
@@ -109,7 +111,8 @@ def _allocation(claim: Obj, classes: DeviceClasses | None) -> _Allocation | None
             held[resource] += 1
     pods = {str(ref.get("uid")) for ref in status.get("reservedFor") or ()
             if isinstance(ref, dict) and ref.get("resource", "pods") == "pods" and ref.get("uid")}
-    return _Allocation((str(uid(claim) or ""), tuple(sorted(keys))), held, pods)
+    stamp = str((status.get("allocation") or {}).get("allocationTimestamp") or "")
+    return _Allocation((str(uid(claim) or ""), stamp, tuple(sorted(keys))), held, pods)
 
 
 def _allocations(claims: Iterable[Obj],

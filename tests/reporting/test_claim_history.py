@@ -104,10 +104,10 @@ def test_a_recorder_stands_in_for_a_disabled_trace() -> None:
     assert _devices(kbatch.report(cp)) == {}
 
 
-def _claim(name: str, uid: str, device: int, *reserved: str) -> dict[str, Any]:
+def _claim(name: str, uid: str, device: int, *reserved: str, allocated: str | None = None) -> dict[str, Any]:
     results = [{"request": "r", "driver": DRIVER, "pool": "node-0", "device": f"gpu-{device}"}]
     obj = custom("resource.k8s.io/v1", "ResourceClaim", name, 0, status={
-        "allocation": {"devices": {"results": results}},
+        "allocation": {"devices": {"results": results}, "allocationTimestamp": allocated},
         "reservedFor": [{"resource": "pods", "name": p, "uid": f"uid-{p}"} for p in reserved]})
     obj["metadata"]["uid"] = uid
     return obj
@@ -160,3 +160,15 @@ def test_an_experiment_counts_the_devices_of_finished_pods() -> None:
     assert early.stopped_early and early.report["cluster"]["utilisation"] == {
         r: u | {k: [s for s in u[k] if s[0] < 80] for k in ("used", "ratio", "capacity")}
         for r, u in full["cluster"]["utilisation"].items()}
+
+
+def test_a_claim_allocated_again_is_not_shared_with_its_earlier_user() -> None:
+    # one claim, used by a then (deallocated, allocated again to the same device) by b: 1 device each
+    history = [_claim("seq", "u", 0, "a", allocated="t1"), _claim("seq", "u", 0, allocated="t1")]
+    final = _claim("seq", "u", 0, "b", allocated="t2")
+    objs = [final, using(pod("a", 0, scheduled=0, started=0, finished=10), "seq"),
+            using(pod("b", 0, scheduled=20, started=20), "seq")]
+    assert device_use(objs, history) == {"uid-a": {"devices/gpu.example.com": 1.0},
+                                         "uid-b": {"devices/gpu.example.com": 1.0}}
+    halves = {"uid-a": {"devices/gpu.example.com": 0.5}, "uid-b": {"devices/gpu.example.com": 0.5}}
+    assert device_use(objs) == halves  # the final state alone: both name it, neither is told apart
