@@ -46,11 +46,14 @@ __all__ = [
 
 
 def run(source: str | Path | dict[str, Any], *, out: str | Path | None = None, jobs: int | None = None,
-        plots: bool = True, progress: Callable[[Tick], None] | None = None) -> ExperimentResult:
+        plots: bool = True, progress: Callable[[Tick], None] | None = None,
+        summary: dict[str, Any] | None = None, stop_when_finished: bool = False) -> ExperimentResult:
     """Run the experiment ``source`` (a file path, YAML text or a mapping): every point, in virtual
     time, ``jobs`` at once (default: one per CPU, at most one per point). With ``out`` the reports,
-    plots and summary are written there (docs/experiment.md). Raises :class:`ExperimentError`."""
-    plan = load_plan(source)
+    plots and summary are written there (docs/experiment.md); ``summary`` sets fields of
+    ``spec.summary`` (``{"by": "label=team", "group": "t0"}``), ``stop_when_finished`` stops each point
+    once every workload finished (``spec.stopWhenFinished``). Raises :class:`ExperimentError`."""
+    plan = load_plan(source, summary=summary, stop_when_finished=stop_when_finished)
     result = ExperimentResult(plan, tuple(execute(plan, jobs=jobs, plots=plots and out is not None,
                                                   progress=progress)))
     if out is not None:

@@ -78,13 +78,23 @@ def _plan_point(doc: dict[str, Any], point: Point, base: Path | None) -> Planned
     return PlannedPoint(point, experiment, tuple(arrivals))
 
 
-def load_plan(source: str | Path | dict[str, Any]) -> Plan:
-    """The plan of an experiment file (a path, YAML text or a parsed mapping)."""
+def load_plan(source: str | Path | dict[str, Any], *, summary: dict[str, Any] | None = None,
+              stop_when_finished: bool = False) -> Plan:
+    """The plan of an experiment file (a path, YAML text or a parsed mapping); ``summary`` sets fields
+    of ``spec.summary`` over the file's (``kbatch experiment run --by … --group …``),
+    ``stop_when_finished`` sets ``spec.stopWhenFinished`` (``--stop-when-finished``)."""
     doc, where, base = _read(source)
     spec = doc.get("spec")
     if not isinstance(spec, dict):
         validate_point(doc)  # names the missing or malformed spec
         raise ExperimentError("spec", "must be a mapping")
+    if summary:
+        given = spec.get("summary")
+        spec = {**spec, "summary": {**(given if isinstance(given, dict) else {}), **summary}}
+        doc = {**doc, "spec": spec}
+    if stop_when_finished:
+        spec = {**spec, "stopWhenFinished": True}
+        doc = {**doc, "spec": spec}
     points = sweep_points(spec.get("sweep"))
     planned = tuple(_plan_point(doc, p, base) for p in points)
     return Plan(name=planned[0].experiment.metadata.name, source=where, base=base, points=planned,

@@ -20,6 +20,7 @@ from typing import Any
 
 from kbatch.experiment.plan import Plan
 from kbatch.experiment.runner import PointRun
+from kbatch.experiment.spec import SummarySpec
 from kbatch.experiment.summary import summary_csv, summary_figure, summary_row, summary_table
 
 __all__ = ["ExperimentResult"]
@@ -41,11 +42,17 @@ class ExperimentResult:
     @property
     def rows(self) -> list[dict[str, Any]]:
         """One summary row per point, in sweep order."""
-        return [summary_row(p.index, p.label, p.params, p.report) for p in self.points]
+        group = self.summary_spec.group
+        return [summary_row(p.index, p.label, p.params, p.report, group, p.stopped_early)
+                for p in self.points]
+
+    @property
+    def summary_spec(self) -> SummarySpec:
+        return self.plan.points[0].experiment.spec.summary
 
     @property
     def metrics(self) -> list[str]:
-        return list(self.plan.points[0].experiment.spec.summary.metrics)
+        return list(self.summary_spec.metrics)
 
     @property
     def x(self) -> str | None:
@@ -54,10 +61,11 @@ class ExperimentResult:
     def to_dict(self) -> dict[str, Any]:
         """``summary.json``: the name, parameters, swept axis and metrics, and the rows."""
         return {"name": self.name, "parameters": list(self.plan.parameters), "x": self.x,
-                "metrics": self.metrics, "points": self.rows}
+                "metrics": self.metrics, "by": self.summary_spec.by, "group": self.summary_spec.group,
+                "points": self.rows}
 
     def table(self, width: int = 200) -> str:
-        return summary_table(self.name, self.rows, self.metrics, width)
+        return summary_table(self.name, self.rows, self.metrics, width, self.summary_spec.by)
 
     def files(self, plots: bool = True) -> dict[str, bytes]:
         """Every file ``write`` writes, by relative path."""

@@ -1,11 +1,15 @@
 """One sweep point, run: a fresh in-process control plane in virtual time, then its report.
 
 The steps: build the ``ControlPlane`` the spec configures (seed, controllers, feature gates, Kueue
-and scheduler configuration; no trace: the report reads objects only); create the node groups as
-``kbatch nodes add`` does (:func:`kbatch.server.actions.node_template`); apply ``setup`` at ``t = 0``;
-then for each arrival in order, advance the clock to it and apply the workload's manifests; then
-advance to the horizon (in hundredths, each a tick of progress) and build the report. Nothing here
-reads the wall clock or an unseeded random source, so a point gives the same report in any process.
+and scheduler configuration; no trace: the report reads objects, and a
+:class:`~kbatch.reporting.claim_history.ClaimRecorder` keeps the claims' allocated versions);
+create the node groups as ``kbatch nodes add`` does (:func:`kbatch.server.actions.node_template`);
+apply ``setup`` at ``t = 0``; then for each arrival in order, advance the clock to it and apply the
+workload's manifests; then advance to the horizon (in hundredths, each a tick of progress) and build
+the report. With ``stopWhenFinished``, every tick after the last arrival checks whether every
+workload of the report has finished; the first that finds so stops the point, and its report ends
+at the last finish (:func:`finished_report`). Nothing here reads the wall clock or an unseeded
+random source, so a point gives the same report in any process.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from kbatch.experiment.generators import render
 from kbatch.experiment.plan import PlannedPoint
 from kbatch.experiment.spec import ExperimentSpec
 
-__all__ = ["PointRun", "Tick", "build_control_plane", "run_point"]
+__all__ = ["PointRun", "Tick", "build_control_plane", "finished_report", "run_point"]
 
 TICKS = 100  # progress ticks over the horizon
 
@@ -44,6 +48,7 @@ class PointRun:
     params: tuple[tuple[str, Any], ...]
     report: dict[str, Any]
     plots: tuple[tuple[str, bytes], ...] = ()
+    stopped_early: bool = False  # spec.stopWhenFinished: every workload finished before the horizon
 
 
 def _config_path(err: Exception) -> str:
@@ -97,13 +102,24 @@ def _objects(cp: Any) -> int:
     return int(cp.store.range(b"/", b"0", count_only=True).count)
 
 
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    report: Any  # kbatch.reporting.Report
+    stopped_early: bool
+
+
 def run_point(planned: PlannedPoint, progress: Callable[[Tick], None] | None = None) -> Any:
     """Run one point; returns its :class:`kbatch.reporting.Report`."""
-    from kbatch.reporting import report
+    return _run(planned, progress).report
 
+
+def _run(planned: PlannedPoint, progress: Callable[[Tick], None] | None) -> _Outcome:
     spec = planned.experiment.spec
     index = planned.point.index
     cp = build_control_plane(spec)
+    from kbatch.reporting.claim_history import ClaimRecorder
+
+    claims = ClaimRecorder(cp)  # the devices of pods whose claims are deleted before the report
     try:
         _apply(cp, spec.setup, "spec.setup")
         start = cp.clock.now()
@@ -121,24 +137,53 @@ def run_point(planned: PlannedPoint, progress: Callable[[Tick], None] | None = N
             generator = spec.workloads[arrival.generator]
             _apply(cp, render(generator, arrival.index), f"spec.workloads[{arrival.generator}].template")
             tick(arrival.at)
+        checked: float | None = None
         for k in range(1, TICKS + 1):
             target = start + step * k if k < TICKS else start + spec.horizon
             if target > cp.clock.now():
                 cp.advance(target - cp.clock.now())
+            if spec.stop_when_finished and checked != cp.clock.now() and k < TICKS:
+                checked = cp.clock.now()
+                early = finished_report(cp, spec.summary.by, claims.claims())
+                if early is not None:
+                    tick(cp.clock.now() - start, last=True)
+                    return _Outcome(early, True)
             tick(cp.clock.now() - start, last=k == TICKS)
-        return report(cp)
+        from kbatch.reporting import report
+
+        return _Outcome(report(cp, by=spec.summary.by, history=claims.claims()), False)
     finally:
         cp.close()
+
+
+def finished_report(cp: Any, by: str | None = None, history: list[Any] | None = None) -> Any | None:
+    """The report of ``cp`` ending at its last workload's finish, once every workload has finished;
+    ``None`` before (or while the report lists no workload at all). "Finished" is
+    :attr:`WorkloadRecord.terminal`: the kind's own terminal state (a Job's ``Complete``/``Failed``
+    condition, a JobSet's ``Completed``/``Failed``, a scheduler-plugins PodGroup's ``Finished``/
+    ``Failed`` phase), or for a kind without one (a bare pod, a native PodGroup) every pod ended; a
+    Job whose pods have all ended but whose condition is still to be written is not finished. So the
+    early report is the report a run to the full horizon gives, cut at that instant
+    (docs/experiment.md)."""
+    from kbatch.reporting import report, sources
+
+    objects, now = sources.from_control_plane(cp)
+    current = report(objects, end=now, by=by, history=history)
+    ends = [r.finished for r in current.workloads if r.terminal and r.finished is not None]
+    if not ends or len(ends) < len(current.workloads):
+        return None  # (a scheduler-plugins PodGroup's Finished phase has no time: it runs the horizon)
+    return report(objects, end=max(max(ends), current.origin), by=by, history=history)
 
 
 def run_point_record(planned: PlannedPoint, plots: bool,
                      progress: Callable[[Tick], None] | None = None) -> PointRun:
     """:func:`run_point` as plain, picklable data: the report's records and its PNGs."""
-    result = run_point(planned, progress)
+    outcome = _run(planned, progress)
+    result = outcome.report
     pngs: tuple[tuple[str, bytes], ...] = ()
     if plots:
         from kbatch.reporting.plots import figures, png_bytes
 
         pngs = tuple((name, png_bytes(fig)) for name, fig in figures(result).items())
     point = planned.point
-    return PointRun(point.index, point.label, point.params, result.to_dict(), pngs)
+    return PointRun(point.index, point.label, point.params, result.to_dict(), pngs, outcome.stopped_early)

@@ -17,7 +17,8 @@ One sweep point's spec, fully resolved (no ``${param}`` left but a template's ``
         arrival: {interval: 17s}     # or {poisson: {mean: 17s, seed: 1}} or {trace: {file: F | times: [...]}}
         template: {manifest} | [manifests]   # ${i} and ${name} (= NAME-i) are filled per workload
       horizon: 2h                    # virtual time each point runs for
-      summary: {x: interval, metrics: [completion_time, scheduling_latency]}
+      stopWhenFinished: false        # true: stop once every workload finished (the report ends there)
+      summary: {x: interval, metrics: [completion_time, scheduling_latency], by: label=team, group: a}
 
 The sweep (``spec.sweep``) is read apart, by :mod:`kbatch.experiment.sweep`, before this model sees
 the spec. Pydantic validates; :func:`validate_point` turns its errors into one
@@ -33,6 +34,7 @@ from pydantic.alias_generators import to_camel
 
 from kbatch.api.quantity import parse_quantity
 from kbatch.experiment.errors import ExperimentError, field_path
+from kbatch.reporting.metrics import group_key
 from kbatch.reporting.workloads import DURATIONS
 from kbatch.runtime.duration import parse_duration
 
@@ -161,11 +163,26 @@ class Generator(_Model):
 
 
 class SummarySpec(_Model):
-    """What the summary plot shows: ``metrics`` (mean per point) against the parameter ``x``."""
+    """What the summary plot shows: ``metrics`` (mean per point) against the parameter ``x``; with
+    ``by`` and ``group`` (``by: label=team``, ``group: t0``) the rows read that one group of each point's
+    report (``kbatch report --by``) instead of all its workloads."""
 
     x: str | None = None
     metrics: list[Literal[DURATIONS]] = Field(  # type: ignore[valid-type]
         default_factory=lambda: ["completion_time", "scheduling_latency"], min_length=1)
+    by: str | None = None
+    group: str | None = None
+
+    @model_validator(mode="after")
+    def _group(self) -> SummarySpec:
+        if self.by is not None:
+            try:
+                group_key(self.by)
+            except ValueError as err:
+                raise ValueError(str(err).replace("--by", "by")) from None
+        if (self.by is None) != (self.group is None):
+            raise ValueError("give by and group together (the group is one value of by)")
+        return self
 
 
 class ExperimentSpec(_Model):
@@ -178,6 +195,7 @@ class ExperimentSpec(_Model):
     setup: list[dict[str, Any]] = Field(default_factory=list)
     workloads: list[Generator] = Field(min_length=1)
     horizon: PositiveSeconds
+    stop_when_finished: bool = False  # stop at the first tick at which every workload has finished
     summary: SummarySpec = Field(default_factory=SummarySpec)
 
     @model_validator(mode="after")

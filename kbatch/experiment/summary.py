@@ -5,7 +5,9 @@ A row is read from the point's report records (``Report.to_dict()``), so it can 
 ``report.json`` files an experiment wrote. Its numbers are the report's overall aggregates: the
 count of workloads and of finished ones, makespan, throughput, and for each duration
 (``completion_time``, ``queueing_delay``, ``scheduling_latency``, ``admission_delay``, ``run_time``)
-the mean, p50, p90 and max; and the mean utilisation of each resource over the makespan.
+the mean, p50, p90 and max; and the mean utilisation of each resource over the makespan. With
+``spec.summary.by``/``group`` the counts and durations are that one group's; ``stopped_early`` says
+that the point stopped once every workload had finished (``spec.stopWhenFinished``).
 
 The plot (``summary.png``) draws the mean of each of ``spec.summary.metrics`` against the parameter
 ``spec.summary.x`` (default: the first one of the sweep); with more parameters, one line per
@@ -34,19 +36,31 @@ def _overall(report: Mapping[str, Any]) -> Mapping[str, Any]:
     return next((g for g in groups if g.get("group") == "all"), groups[-1] if groups else {})
 
 
+def _group(report: Mapping[str, Any], group: str | None) -> Mapping[str, Any]:
+    """The aggregates of ``group`` (``None``: all workloads); a group without workloads at this
+    point reads as none (0 workloads, no durations)."""
+    if group is None:
+        return _overall(report)
+    return next((g for g in report.get("summary") or () if g.get("group") == group), {})
+
+
 def summary_row(index: int, label: str, params: Sequence[tuple[str, Any]],
-                report: Mapping[str, Any]) -> dict[str, Any]:
-    """One point's row: ``point``, ``label``, ``params``, counts, ``durations``, ``utilisation``."""
-    overall = _overall(report)
+                report: Mapping[str, Any], group: str | None = None,
+                stopped_early: bool = False) -> dict[str, Any]:
+    """One point's row: ``point``, ``label``, ``params``, counts, ``durations``, ``utilisation``;
+    with ``group`` the counts and durations are that group's of the report's ``--by`` (the
+    utilisation stays the cluster's: the group shares it)."""
+    overall = _group(report, group)
     durations = overall.get("durations") or {}
     cluster = report.get("cluster") or {}
     return {
-        "point": index, "label": label, "params": dict(params),
+        "point": index, "label": label, "params": dict(params), "group": group or "all",
         "workloads": overall.get("workloads", 0), "finished": overall.get("finished", 0),
         "succeeded": overall.get("succeeded", 0), "failed": overall.get("failed", 0),
         "makespan": overall.get("makespan"), "throughput_per_min": overall.get("throughput_per_min"),
         "durations": {d: {s: (durations.get(d) or {}).get(s) for s in STATS} for d in DURATIONS},
         "utilisation": {r: u.get("mean") for r, u in sorted((cluster.get("utilisation") or {}).items())},
+        "stopped_early": stopped_early,
     }
 
 
@@ -58,6 +72,8 @@ def _flat(row: Mapping[str, Any]) -> dict[str, Any]:
     for d, stats in row["durations"].items():
         out |= {f"{d}_{s}": v for s, v in stats.items()}
     out |= {f"{r}_utilisation": v for r, v in row["utilisation"].items()}
+    out["group"] = row.get("group", "all")
+    out["stopped_early"] = row.get("stopped_early", False)
     return out
 
 
@@ -78,13 +94,16 @@ def _fmt(value: float | None, scale: float = 1.0, suffix: str = "") -> str:
 
 
 def summary_table(name: str, rows: Sequence[Mapping[str, Any]], metrics: Sequence[str],
-                  width: int = 200) -> str:
-    """The rich table ``kbatch experiment run`` prints: one row per point."""
+                  width: int = 200, by: str | None = None) -> str:
+    """The rich table ``kbatch experiment run`` prints: one row per point (``by``: the grouping the
+    rows' ``group`` is a value of, named in the title)."""
     from rich.console import Console
     from rich.table import Table
 
     params = list(rows[0]["params"]) if rows else []
-    table = Table(title=f"Experiment {name} (seconds; mean / p90 / max)", title_justify="left")
+    group = rows[0].get("group") if rows and by else None
+    scope = f", group {group} of {by}" if group else ""
+    table = Table(title=f"Experiment {name}{scope} (seconds; mean / p90 / max)", title_justify="left")
     for p in params:
         table.add_column(p.upper())
     table.add_column("WORKLOADS", justify="right")

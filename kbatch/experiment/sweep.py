@@ -9,8 +9,10 @@
 The points are the cartesian product, in the order the parameters are written, the last one varying
 fastest (so the same file always gives the same points in the same order). Anywhere in the spec,
 ``${name}`` stands for the parameter's value: a string that is exactly ``${name}`` becomes the value
-itself (a number stays a number), else the value is written into the string. ``${i}`` and
-``${name}`` are reserved for workload templates (:mod:`kbatch.experiment.generators`).
+itself (a number stays a number), else the value is written into the string. Mapping keys take
+parameters too (``featureGates: {"${gate}": true}``, ``labels: {"${key}": x}``): a key is always text,
+and two keys that become one are an error. ``${i}`` and ``${name}`` are reserved for workload
+templates (:mod:`kbatch.experiment.generators`).
 """
 
 from __future__ import annotations
@@ -120,8 +122,7 @@ def substitute(value: Any, params: Mapping[str, Any], path: str = "", *,
     """``value`` with every ``${name}`` of ``params`` filled in (a copy); ``${…}`` of ``keep`` stay.
     An unknown name raises :class:`ExperimentError` at its field path."""
     if isinstance(value, dict):
-        return {k: substitute(v, params, f"{path}.{k}" if path else str(k), keep=keep)
-                for k, v in value.items()}
+        return _substitute_mapping(value, params, path, keep)
     if isinstance(value, list):
         return [substitute(v, params, f"{path}[{k}]", keep=keep) for k, v in enumerate(value)]
     if not isinstance(value, str) or "${" not in value:
@@ -140,3 +141,29 @@ def substitute(value: Any, params: Mapping[str, Any], path: str = "", *,
         raise ExperimentError(path, f'unknown parameter "${{{name}}}" (the sweep defines: {known})')
 
     return PLACEHOLDER.sub(fill, value)
+
+
+def _substitute_mapping(value: Mapping[Any, Any], params: Mapping[str, Any], path: str,
+                        keep: tuple[str, ...]) -> dict[Any, Any]:
+    """A mapping with its keys and values filled in. A key is always text (``{"${gate}": true}`` with
+    ``gate: JobPodReplacementPolicy`` is ``{"JobPodReplacementPolicy": true}``, a number written as in
+    a string); two keys that become one are refused at the mapping's path, as a YAML file repeating a
+    key would be."""
+    out: dict[Any, Any] = {}
+    for k, v in value.items():
+        where = f"{path}.{k}" if path else str(k)
+        key = _substitute_key(k, params, where, keep)
+        if key in out:
+            raise ExperimentError(path or "spec", f'duplicate key "{key}" after substituting "{k}"')
+        out[key] = substitute(v, params, f"{path}.{key}" if path else str(key), keep=keep)
+    return out
+
+
+def _substitute_key(key: Any, params: Mapping[str, Any], path: str, keep: tuple[str, ...]) -> Any:
+    if not isinstance(key, str) or "${" not in key:
+        return key
+    whole = PLACEHOLDER.fullmatch(key)
+    if whole and whole.group(1) in params:
+        return text_of(params[whole.group(1)])
+    filled = substitute(key, params, path, keep=keep)
+    return filled if isinstance(filled, str) else text_of(filled)

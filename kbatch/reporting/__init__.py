@@ -32,18 +32,22 @@ __all__ = [
 
 def report(source: Any, *, by: str | None = None, end: datetime | None = None,
            kinds: KindRegistry | None = None, node_group: str | None = None,
-           namespace: str | None = None) -> Report:
+           namespace: str | None = None, history: Iterable[Any] | None = None) -> Report:
     """The report of ``source``: a ``ControlPlane``, a backend (``kbatch.server`` ``Backend``), or an
     iterable of object dicts. ``report(cp).to_dict()`` gives plain records; ``by`` groups the
     aggregates (``namespace``, ``queue``, ``kind``, ``label=KEY``); ``end`` closes open intervals
     (default: the control plane's now, or the latest time stamp among the objects); ``node_group`` a
     node label to break utilisation down by; ``namespace`` keeps that namespace's objects (and the
-    cluster-scoped ones)."""
+    cluster-scoped ones); ``history``: earlier versions of ResourceClaims, oldest first (default: a
+    control plane's trace, :mod:`~kbatch.reporting.claim_history`), for the devices of finished pods
+    whose claims were deleted."""
     from kbatch.reporting import sources
 
     kinds = kinds or default_kinds()
     if hasattr(source, "run_until_idle") and hasattr(source, "clock"):
         objects, now = sources.from_control_plane(source, kinds)
+        if history is None:
+            history = sources.claim_history_of(source)
     elif hasattr(source, "registry") and hasattr(source, "list"):
         objects, now = sources.from_backend(source, kinds)
     elif isinstance(source, Iterable):
@@ -52,4 +56,5 @@ def report(source: Any, *, by: str | None = None, end: datetime | None = None,
         raise TypeError(f"cannot report on a {type(source).__name__}: "
                         "give a ControlPlane, a backend or objects")
     objects = sources.in_namespace(objects, namespace)
-    return build_report(objects, end=end or now, by=by, kinds=kinds, node_group=node_group)
+    return build_report(objects, end=end or now, by=by, kinds=kinds, node_group=node_group,
+                        history=sources.in_namespace(list(history or ()), namespace))

@@ -1,4 +1,5 @@
-"""DRA devices as utilisation resources, one per driver: ``devices/<driver>``.
+"""DRA devices as utilisation resources: one per driver, ``devices/<driver>``, and one per
+DeviceClass, ``deviceclass/<name>`` (:mod:`~kbatch.reporting.device_classes`).
 
 * **capacity** of a node: the devices its driver publishes for it — every ``spec.devices`` entry of
   the ResourceSlices with ``spec.nodeName`` = the node, of the newest ``spec.pool.generation`` of each
@@ -6,9 +7,15 @@
   several nodes (``nodeSelector``, ``allNodes``) are not attributed to a node and not counted.
 * **use** by a pod: the devices allocated to the claims it uses (``status.allocation.devices.results``
   of each ResourceClaim named by the pod's ``status.resourceClaimStatuses`` or
-  ``spec.resourceClaims[].resourceClaimName``), counted per driver; a claim shared by ``n`` pods
-  counts ``1/n`` for each, so the total is the claim's devices. A pod holds them while it runs, as
-  it holds its cpu.
+  ``spec.resourceClaims[].resourceClaimName``), counted per driver and per class; a claim shared by
+  ``n`` pods counts ``1/n`` for each, so the total is the claim's devices. A pod holds them while it
+  runs, as it holds its cpu.
+* **claims gone since**: a claim made from a template is deleted once its pod is done (the
+  resourceclaim controller), and a claim may be deallocated; the report then reads the allocation
+  from the claim's *history* (:mod:`~kbatch.reporting.claim_history`: earlier versions from the trace,
+  a recorder, or several files). A pod's claim is the version whose ``status.reservedFor`` lists the
+  pod (the scheduler reserves a claim for its pod before binding it, upstream ``dynamicresources``
+  ``PreBind``); without such a version, the newest allocated one of that name.
 
 Partitionable devices (KEP-4815): a whole GPU and each of its partitions are listed devices alike, so
 the capacity counts them all and the utilisation of such a pool is a lower bound.
@@ -17,11 +24,13 @@ the capacity counts them all and the utilisation of such a pool is a lower bound
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
+from kbatch.reporting.device_classes import DeviceClasses, PublishedDevice
 from kbatch.reporting.wire import Obj, meta, ref_of, uid
 
-__all__ = ["GROUP", "device_capacity", "device_use", "resource_name"]
+__all__ = ["GROUP", "device_capacity", "device_use", "published_devices", "resource_name"]
 
 GROUP = "resource.k8s.io"
 
@@ -34,21 +43,36 @@ def _kind(objects: Iterable[Obj], kind: str) -> list[Obj]:
     return [o for o in objects if ref_of(o)[:2] == (GROUP, kind)]
 
 
-def device_capacity(objects: Iterable[Obj]) -> dict[str, dict[str, float]]:
-    """Node name → ``{devices/<driver>: count}``."""
+def published_devices(objects: Iterable[Obj]) -> list[PublishedDevice]:
+    """(driver, pool, node, device) of every device a node-local slice of its pool's newest
+    generation publishes, in the slices' order."""
     slices = [s for s in _kind(objects, "ResourceSlice") if (s.get("spec") or {}).get("nodeName")]
     newest: dict[tuple[str, str], int] = {}
     for s in slices:
         spec = s["spec"]
         key = (str(spec.get("driver")), str((spec.get("pool") or {}).get("name")))
         newest[key] = max(newest.get(key, 0), int((spec.get("pool") or {}).get("generation") or 0))
-    out: dict[str, Counter[str]] = defaultdict(Counter)
+    out: list[PublishedDevice] = []
     for s in slices:
         spec = s["spec"]
         pool = spec.get("pool") or {}
-        if int(pool.get("generation") or 0) != newest[(str(spec.get("driver")), str(pool.get("name")))]:
+        driver, pool_name = str(spec.get("driver")), str(pool.get("name"))
+        if int(pool.get("generation") or 0) != newest[(driver, pool_name)]:
             continue
-        out[str(spec["nodeName"])][resource_name(str(spec.get("driver")))] += len(spec.get("devices") or ())
+        out += [(driver, pool_name, str(spec["nodeName"]), d) for d in spec.get("devices") or ()
+                if isinstance(d, dict)]
+    return out
+
+
+def device_capacity(objects: Iterable[Obj], classes: DeviceClasses | None = None,
+                    published: Sequence[PublishedDevice] | None = None) -> dict[str, dict[str, float]]:
+    """Node name → ``{devices/<driver>: count, deviceclass/<name>: count}``."""
+    devices = published_devices(objects) if published is None else published
+    out: dict[str, Counter[str]] = defaultdict(Counter)
+    for driver, pool, node, device in devices:
+        out[node][resource_name(driver)] += 1
+        for resource in classes.of((driver, pool, str(device.get("name")))) if classes else ():
+            out[node][resource] += 1
     return {node: {k: float(v) for k, v in sorted(c.items())} for node, c in sorted(out.items())}
 
 
@@ -60,26 +84,80 @@ def _claims_of(pod: Obj) -> list[str]:
     return sorted(set(names))
 
 
-def device_use(objects: Iterable[Obj]) -> dict[str, dict[str, float]]:
-    """Pod uid → ``{devices/<driver>: devices held}``."""
-    objects = list(objects)
-    allocated: dict[tuple[str, str], Counter[str]] = {}
-    for claim in _kind(objects, "ResourceClaim"):
-        results = ((((claim.get("status") or {}).get("allocation") or {}).get("devices") or {})
-                   .get("results") or ())
+@dataclass(slots=True)
+class _Allocation:
+    """One allocation of a claim (its uid, ``allocationTimestamp`` and results): what it holds, and
+    every pod any version of it was reserved for (a shared claim's ``reservedFor`` grows and shrinks
+    as pods come and go). A claim deallocated and allocated again is a new allocation (a new time
+    stamp), so pods that used it one after the other do not share it."""
+
+    identity: tuple[str, str, tuple[tuple[str, str, str], ...]]  # claim uid, allocationTimestamp, devices
+    held: Counter[str]
+    reserved_for: set[str]
+
+
+def _allocation(claim: Obj, classes: DeviceClasses | None) -> _Allocation | None:
+    status = claim.get("status") or {}
+    results = (((status.get("allocation") or {}).get("devices") or {}).get("results")) or ()
+    if not results:
+        return None
+    held: Counter[str] = Counter()
+    keys = []
+    for r in results:
+        key = (str(r.get("driver")), str(r.get("pool")), str(r.get("device")))
+        keys.append(key)
+        held[resource_name(key[0])] += 1
+        for resource in classes.of(key) if classes else ():
+            held[resource] += 1
+    pods = {str(ref.get("uid")) for ref in status.get("reservedFor") or ()
+            if isinstance(ref, dict) and ref.get("resource", "pods") == "pods" and ref.get("uid")}
+    stamp = str((status.get("allocation") or {}).get("allocationTimestamp") or "")
+    return _Allocation((str(uid(claim) or ""), stamp, tuple(sorted(keys))), held, pods)
+
+
+def _allocations(claims: Iterable[Obj],
+                 classes: DeviceClasses | None) -> dict[tuple[str, str], list[_Allocation]]:
+    """(namespace, name) → its allocations, by the newest version of each (oldest first)."""
+    out: dict[tuple[str, str], list[_Allocation]] = defaultdict(list)
+    for claim in claims:
+        allocation = _allocation(claim, classes)
+        if allocation is None:
+            continue
         m = meta(claim)
-        allocated[(str(m.get("namespace")), str(m.get("name")))] = Counter(
-            resource_name(str(r.get("driver"))) for r in results)
-    users: dict[tuple[str, str], list[str]] = defaultdict(list)
-    pods = [p for p in objects if ref_of(p)[:2] == ("", "Pod")]
-    for pod in pods:
+        versions = out[(str(m.get("namespace")), str(m.get("name")))]
+        same = [v for v in versions if v.identity == allocation.identity]
+        for v in same:
+            versions.remove(v)
+            allocation.reserved_for |= v.reserved_for
+        versions.append(allocation)
+    return out
+
+
+def _version_for(versions: Sequence[_Allocation], pod_uid: str) -> int:
+    """The newest version reserved for the pod, else the newest one."""
+    for k in range(len(versions) - 1, -1, -1):
+        if pod_uid in versions[k].reserved_for:
+            return k
+    return len(versions) - 1
+
+
+def device_use(objects: Iterable[Obj], history: Iterable[Obj] = (),
+               classes: DeviceClasses | None = None) -> dict[str, dict[str, float]]:
+    """Pod uid → ``{devices/<driver>: devices held, deviceclass/<name>: ...}``; ``history``: earlier
+    versions of claims (deleted or deallocated since), oldest first, read before ``objects``'."""
+    objects = list(objects)
+    allocated = _allocations([*history, *_kind(objects, "ResourceClaim")], classes)
+    users: dict[tuple[str, str, int], list[str]] = defaultdict(list)
+    for pod in (p for p in objects if ref_of(p)[:2] == ("", "Pod")):
         ns = str(meta(pod).get("namespace"))
+        pod_uid = uid(pod) or f"{ns}/{meta(pod).get('name')}"
         for name in _claims_of(pod):
-            if (ns, name) in allocated:
-                users[(ns, name)].append(uid(pod) or f"{ns}/{meta(pod).get('name')}")
+            versions = allocated.get((ns, name))
+            if versions:
+                users[(ns, name, _version_for(versions, pod_uid))].append(pod_uid)
     out: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    for key, pod_uids in users.items():
+    for (ns, name, k), pod_uids in users.items():
         for pod_uid in pod_uids:
-            for resource, count in allocated[key].items():
+            for resource, count in allocated[(ns, name)][k].held.items():
                 out[pod_uid][resource] += count / len(pod_uids)
     return {p: dict(sorted(c.items())) for p, c in sorted(out.items())}

@@ -7,7 +7,10 @@ how many pods it runs at once. Pods are found for it by ownership (``ownerRefere
 by another known workload is folded into it. An :class:`AdmissionSource` (Kueue's ``Workload``)
 adds the admission time to the object that owns it rather than being a workload of its own.
 
-New kinds plug in with :meth:`KindRegistry.register`; nothing here imports their models, so a
+A kind whose objects write no terminal state of their own sets ``terminal_state = False`` (an
+optional attribute, default ``True``): its workloads end when all their pods have
+(:attr:`~kbatch.reporting.workloads.WorkloadRecord.terminal`, what ``kbatch experiment``'s early stop
+waits for). New kinds plug in with :meth:`KindRegistry.register`; nothing here imports their models, so a
 kind read from ``kubectl get -o json`` of a real cluster is reported the same way. Sources:
 
 * Job: k8s.io/api ``batch/v1/types.go`` — ``status.startTime`` is set when the Job controller starts
@@ -29,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 from kbatch.reporting.wire import Obj, condition_time, labels, meta, time_at, times
 
@@ -178,6 +181,7 @@ class PodGroupKind:
 class NativePodGroupKind:
     group: str = "scheduling.k8s.io"
     kind: str = "PodGroup"
+    terminal_state: ClassVar[bool] = False  # no Finished/Failed of its own: its pods decide
 
     def member(self, pod: Obj) -> str | None:
         found = ((pod.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName")

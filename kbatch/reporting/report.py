@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from kbatch.reporting.devices import device_capacity, device_use
+from kbatch.reporting.device_classes import DeviceClasses
+from kbatch.reporting.devices import device_capacity, device_use, published_devices
 from kbatch.reporting.flavors import flavor_quota, flavor_use
 from kbatch.reporting.kinds import KindRegistry, default_kinds
 from kbatch.reporting.metrics import GroupSummary, group_key, summarise_group
@@ -127,19 +128,24 @@ def _by_flavor(objects: Sequence[Obj], origin: datetime, stop: datetime,
 
 
 def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str | None = None,
-                 kinds: KindRegistry | None = None, node_group: str | None = None) -> Report:
+                 kinds: KindRegistry | None = None, node_group: str | None = None,
+                 history: Iterable[Obj] = ()) -> Report:
     """The report of ``objects``; ``by`` groups the aggregates (:func:`group_key`), ``node_group`` names
-    a node label to break utilisation down by (e.g. a Kueue ResourceFlavor's node label)."""
+    a node label to break utilisation down by (e.g. a Kueue ResourceFlavor's node label); ``history``
+    holds earlier versions of ResourceClaims, oldest first (claim_history.py): the devices of pods
+    whose claims are gone."""
     objects = [o for o in objects if isinstance(o, dict) and meta(o).get("name")]
     kinds = kinds or default_kinds()
     key = group_key(by)  # refuses a bad --by before any work
     pod_objs = [o for o in objects if ref_of(o)[:2] == ("", "Pod")]
     pods = {(pod.uid or f"{pod.namespace}/{pod.name}"): pod for pod in map(_pod, pod_objs)}
-    for pod_key, held in device_use(objects).items():  # DRA devices: devices/<driver> (devices.py)
+    published = published_devices(objects)
+    classes = DeviceClasses(objects, published)  # DRA devices per driver and per class (devices.py)
+    for pod_key, held in device_use(objects, history, classes).items():
         if pod_key in pods:
             pods[pod_key] = replace(pods[pod_key], requests={**pods[pod_key].requests, **held})
     node_objs = [o for o in objects if ref_of(o)[:2] == ("", "Node")]
-    devices = device_capacity(objects)
+    devices = device_capacity(objects, classes, published)
     records = build_workloads(objects, pods, kinds)
     origin, stop = _origin_and_end(times([r.created for r in records] + [p.created for p in pods.values()]),
                                    objects, end)

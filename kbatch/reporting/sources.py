@@ -1,10 +1,11 @@
 """Where a report's objects come from: a control plane, a backend (a state directory or ``kbatch
 serve``), or files of ``kubectl get -o json`` / ``-o yaml`` output.
 
-Only the kinds a report reads are listed: pods, nodes, DRA's ResourceSlices and ResourceClaims, Kueue's
-ClusterQueues, and every kind of the
+Only the kinds a report reads are listed: pods, nodes, DRA's ResourceSlices, ResourceClaims and
+DeviceClasses, Kueue's ClusterQueues, and every kind of the
 :class:`~kbatch.reporting.kinds.KindRegistry` that the server serves (a kind it does not serve, e.g.
-JobSet without its family, is skipped).
+JobSet without its family, is skipped). The claims' history (claim_history.py) comes from a control
+plane's trace, or from a state directory's trace files.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from typing import Any
 from kbatch.api.errors import NotFound
 from kbatch.reporting.kinds import KindRegistry, default_kinds
 
-__all__ = ["from_backend", "from_control_plane", "from_files", "in_namespace"]
+__all__ = ["claim_history_of", "claim_history_of_state", "claims_used", "from_backend", "from_control_plane",
+           "from_files", "in_namespace"]
 
 Obj = dict[str, Any]
 _CORE = (("", "Pod"), ("", "Node"), ("resource.k8s.io", "ResourceSlice"),
-         ("resource.k8s.io", "ResourceClaim"), ("kueue.x-k8s.io", "ClusterQueue"))
+         ("resource.k8s.io", "ResourceClaim"), ("resource.k8s.io", "DeviceClass"),
+         ("kueue.x-k8s.io", "ClusterQueue"))
 
 
 def _served(registry: Any, group: str, kind: str) -> Any | None:
@@ -77,3 +80,36 @@ def from_files(paths: Sequence[str | Path]) -> list[Obj]:
         objects.extend(load_manifests(text, name="STDIN" if str(path) == "-" else str(path)))
     return objects
 
+
+
+def claim_history_of(cp: Any) -> list[Obj]:
+    """The allocated versions of claims a control plane's trace holds (its retained lines; none
+    without a trace)."""
+    from kbatch.reporting.claim_history import claims_from_trace
+
+    lines = getattr(getattr(cp, "trace", None), "lines", None)
+    try:
+        return claims_from_trace(lines()) if callable(lines) else []
+    except RuntimeError:  # ControlPlane(trace=False): attach a ClaimRecorder and pass its claims instead
+        return []
+
+
+def claim_history_of_state(state: str | Path, cp: Any = None) -> list[Obj]:
+    """The allocated versions of claims in a state directory's trace files (``trace.1.jsonl``, then
+    ``trace.jsonl``), then in this command's own lines of ``cp`` (not yet in the files)."""
+    from kbatch.reporting.claim_history import claims_from_trace
+
+    def lines() -> Any:
+        for name in ("trace.1.jsonl", "trace.jsonl"):
+            path = Path(state) / name
+            if path.is_file():
+                with path.open("rb") as f:
+                    yield from f
+
+    return claims_from_trace(lines()) + claim_history_of(cp)
+
+
+def claims_used(objects: Sequence[Obj]) -> bool:
+    """Whether any pod uses a ResourceClaim (else the claims' history is not worth reading: a state's
+    trace files may be large)."""
+    return any((o.get("spec") or {}).get("resourceClaims") for o in objects if o.get("kind") == "Pod")

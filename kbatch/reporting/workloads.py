@@ -57,6 +57,10 @@ class WorkloadRecord:
     labels: Mapping[str, str] = field(default_factory=dict)
     first_pod_created: datetime | None = None
     pod_uids: tuple[str, ...] = ()
+    # its end as its kind defines it: the kind's own terminal state (a Job's Complete/Failed, ...), or,
+    # for a kind without one (a bare pod, a native PodGroup), every pod ended. ``finished`` may be set
+    # earlier (derived from the pods while a Job's condition is still to be written): not terminal yet.
+    terminal: bool = False
 
     def _between(self, start: datetime | None, end: datetime | None) -> float | None:
         return (end - start).total_seconds() if start is not None and end is not None else None
@@ -132,8 +136,12 @@ def _derived_outcome(pods: Sequence[PodFacts]) -> str:
     return Outcome.PENDING
 
 
+_ENDED = (Outcome.SUCCEEDED, Outcome.FAILED)
+
+
 def _record(kind: str, obj: Obj, facts: SelfFacts, pods: Sequence[PodFacts],
-            admission: tuple[datetime | None, str | None] | None) -> WorkloadRecord:
+            admission: tuple[datetime | None, str | None] | None, own_end: bool = True) -> WorkloadRecord:
+    """``own_end``: the kind writes a terminal state of its own (``WorkloadKind.terminal_state``)."""
     m = meta(obj)
     outcome = facts.outcome or _derived_outcome(pods)
     scheduled, created_pods = times(p.scheduled for p in pods), times(p.created for p in pods)
@@ -149,7 +157,8 @@ def _record(kind: str, obj: Obj, facts: SelfFacts, pods: Sequence[PodFacts],
         all_running=peak_reached(pods, facts.parallelism), finished=finished, outcome=outcome,
         pods=len(pods), restarts=sum(p.restarts for p in pods), failures=failures,
         queue=(admission[1] if admission else None) or facts.queue, labels=dict(labels(obj)),
-        first_pod_created=created_pods[0] if created_pods else None, pod_uids=tuple(p.uid for p in pods))
+        first_pod_created=created_pods[0] if created_pods else None, pod_uids=tuple(p.uid for p in pods),
+        terminal=facts.outcome in _ENDED or (not own_end and finished is not None and outcome in _ENDED))
 
 
 def _joined(pod_obj: Obj | None, pod: PodFacts, kinds: Sequence[WorkloadKind],
@@ -207,11 +216,12 @@ def build_workloads(objects: Sequence[Obj], pods: Mapping[str, PodFacts],
         kind = index.kind_of(obj)
         assert kind is not None
         with reading(obj):
-            records.append(_record(kind.kind, obj, kind.facts(obj), members[u], admissions.get(u)))
+            records.append(_record(kind.kind, obj, kind.facts(obj), members[u], admissions.get(u),
+                                   bool(getattr(kind, "terminal_state", True))))
     for pod in bare:
         kind_name, facts = _bare_pod(pod)
         pod_obj = index.by_uid.get(pod.uid) or {"metadata": {"namespace": pod.namespace, "name": pod.name}}
-        records.append(_record(kind_name, pod_obj, facts, [pod], None))
+        records.append(_record(kind_name, pod_obj, facts, [pod], None, own_end=False))
     far = datetime.max.replace(tzinfo=None)
     return sorted(records, key=lambda r: (r.created.replace(tzinfo=None) if r.created else far,
                                           r.namespace, r.kind, r.name))

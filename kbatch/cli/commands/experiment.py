@@ -34,7 +34,14 @@ def run(file: str = typer.Argument(..., help="The experiment file (YAML, kind: E
         jobs: int | None = typer.Option(None, "--jobs", "-j", help="Points run at once, in worker processes "
                                                                    "(default: one per CPU)."),
         output: str = typer.Option("table", "-o", "--output", help="The summary: table, json or csv."),
-        plots: bool = typer.Option(True, "--plots/--no-plots", help="With --out: PNG plots too.")) -> None:
+        plots: bool = typer.Option(True, "--plots/--no-plots", help="With --out: PNG plots too."),
+        by: str | None = typer.Option(None, "--by", help="With --group: summarise one group of each point's "
+                                                         "report (namespace, queue, kind or label=KEY)."),
+        group: str | None = typer.Option(None, "--group", help="The value of --by whose workloads the "
+                                                               "summary reads."),
+        stop_when_finished: bool = typer.Option(False, "--stop-when-finished",
+                                                help="Stop each point once every workload finished "
+                                                     "(its report ends at the last finish).")) -> None:
     """Run every point of the experiment's sweep in virtual time; print the summary."""
     import json
     from pathlib import Path
@@ -51,7 +58,8 @@ def run(file: str = typer.Argument(..., help="The experiment file (YAML, kind: E
     if out is not None and Path(out).exists() and not Path(out).is_dir():
         raise UserError(f"--out {out}: exists and is not a directory")
     try:
-        plan = load_plan(Path(file))
+        overrides = {k: v for k, v in (("by", by), ("group", group)) if v is not None}
+        plan = load_plan(Path(file), summary=overrides, stop_when_finished=stop_when_finished)
         with progress_bars() as bars:
             tick = _progress_callback(bars, plan) if bars is not None else None
             result = ExperimentResult(plan, tuple(execute(plan, jobs=jobs, plots=plots and out is not None,

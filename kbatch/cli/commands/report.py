@@ -47,15 +47,21 @@ def report(ctx: typer.Context,
         group_key(by)
     except ValueError as err:
         raise UserError(str(err)) from None
+    history: list[dict[str, object]] = []  # earlier versions of claims (the devices of finished pods)
     if files:
         objects, now = sources.from_files(_expand(files)), None
     else:
         from kbatch.cli.session import session
 
-        with session(global_options(ctx), save=False) as backend:
+        opts = global_options(ctx)
+        with session(opts, save=False) as backend:
             objects, now = sources.from_backend(backend)
+            local = not opts.server and not opts.etcd_servers  # a state directory: its trace files
+            if local and sources.claims_used(objects):
+                history = sources.claim_history_of_state(opts.state, getattr(backend, "control_plane", None))
     objects = sources.in_namespace(objects, namespace)  # -n NS: its workloads, on every node
-    result = build_report(objects, end=now, by=by, node_group=node_group or None)
+    result = build_report(objects, end=now, by=by, node_group=node_group or None,
+                          history=sources.in_namespace(history, namespace))
     if plot:
         from kbatch.reporting.plots import write_plots
 
