@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kbatch.apiserver.jsonpatch import apply_merge_patch
+from kbatch.store.errors import CompactedError, WatchCancelledError
 
 __all__ = ["TRACE_KIND", "ClaimRecorder", "claims_from_trace"]
 
@@ -116,9 +117,7 @@ class ClaimRecorder:
                     if event.type.value != "DELETE":
                         self._versions.add(json.loads(event.kv.value))
                 handled += len(events)
-        except Exception as err:  # compaction overtook the watch: follow from now on (as the trace does)
-            if type(err).__name__ not in ("CompactedError", "WatchCancelledError"):
-                raise
+        except (CompactedError, WatchCancelledError):  # compaction overtook the watch: follow from now on
             self._watcher.close()
             self._watcher = self._watch()
         return handled
