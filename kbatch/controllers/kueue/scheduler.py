@@ -45,7 +45,7 @@ from kbatch.controllers.kueue.scheduling.nomination_memo import NominationMemo
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Target, cq_path, preemption_message
 from kbatch.controllers.kueue.scheduling.snapshot import Snapshot
 from kbatch.controllers.kueue.tas.cycle import TASCycle
-from kbatch.controllers.kueue.tas.second_pass import NO_REPLACEMENT, replace_unhealthy_node
+from kbatch.controllers.kueue.tas.second_pass import NO_REPLACEMENT, assign_delayed, replace_unhealthy_node
 from kbatch.controllers.kueue.tas.unhealthy import (
     EVICTED_EVENT,
     evict_for_node_failures,
@@ -174,6 +174,9 @@ class Scheduler:
             if not mgr.cache.active(cq or ""):  # ``nominate``: "ClusterQueue … is inactive"
                 mgr.queue_second_pass(wl, iteration)
                 continue
+            if not unhealthy_node_names(wl):  # delayed topology requests (``tas/delayed.py``)
+                self._delayed(wl, iteration, tas)
+                continue
             keep = mgr.settings.on("SkipReassignmentForPodOwnedWorkloads")
             admission, failure = replace_unhealthy_node(tas, wl, keep)
             if not failure:
@@ -192,6 +195,35 @@ class Scheduler:
                 mgr.queue_second_pass(wl, iteration)
                 text = W.truncate(failure, W.MAX_EVENT_MESSAGE)
                 mgr.recorder.event(wl, "Warning", "SecondPassFailed", text)
+
+    def _delayed(self, wl: Workload, iteration: int, tas: TASCycle) -> None:
+        """The second pass of a Workload whose ProvisioningRequest checks are Ready: its delayed
+        topology found and the Workload admitted (``admit``: the ``Admitted`` event), or a
+        ``SecondPassFailed`` warning and another try after the back-off (``requeueAndUpdate``)."""
+        mgr = self.mgr
+        name = wl.status.admission.cluster_queue or ""  # type: ignore[union-attr]
+        cq = mgr.cache.cluster_queues.get(name)
+        admission, failure = assign_delayed(tas, wl, cq is not None and tas.tas_only(cq))
+        written = None
+        if not failure:
+            now, observability, explicit = mgr.now(), mgr.observability, mgr.explicit_status
+
+            def prepare(status: Any, obj: Workload) -> bool:
+                W.set_quota_reservation(status, admission, obj.metadata.generation, now)
+                W.sync_admitted(status, obj.metadata.generation, now, observability, explicit)
+                return True
+
+            written = write_status(mgr, wl, prepare)
+        if written is None:
+            mgr.queue_second_pass(wl, iteration)
+            if failure:
+                text = W.truncate(failure, W.MAX_EVENT_MESSAGE)
+                mgr.recorder.event(wl, "Warning", "SecondPassFailed", text)
+            return
+        mgr.cache.add_or_update_workload(written)
+        if W.has(written.status, Cond.ADMITTED):
+            text = f"Admitted by ClusterQueue {name}, wait time since reservation was 0s"
+            mgr.recorder.event(written, "Normal", "Admitted", text)
 
     # --- admission --------------------------------------------------------------------------------
     def _admit(self, e: Entry) -> bool:
