@@ -106,10 +106,11 @@ class Scheduler:
         heads = mgr.queues.heads(mgr.cache.active) if has_heads else []
         snapshot = Snapshot(mgr.cache, self.candidates)
         snapshot.lq_usage = mgr.queues.admission_fair_sharing_usage()
+        placed: list[Workload] = []
         try:
             tas = self._tas(snapshot)
             if second and tas is not None:  # second-pass heads come first (``Manager.heads``)
-                self._second_pass(second, tas)
+                placed = self._second_pass(second, tas)
             if not heads:
                 return None
             inputs = CycleInputs(
@@ -128,6 +129,8 @@ class Scheduler:
             result = run_cycle(heads, inputs)
         finally:
             snapshot.close()
+            for wl in placed:  # assumed once the snapshot's journal has rolled its changes back
+                mgr.cache.add_or_update_workload(wl)
         progressed = assumed = False
         skips: dict[str, int] = {}
         for e in result.entries:
@@ -161,10 +164,12 @@ class Scheduler:
         )
 
     # --- second pass (TAS node replacement) ---------------------------------------------------------
-    def _second_pass(self, ready: list[tuple[str, int]], tas: TASCycle) -> None:
+    def _second_pass(self, ready: list[tuple[str, int]], tas: TASCycle) -> list[Workload]:
         """Each Workload due for a second pass: its unhealthy node replaced, or (FailFast) evicted,
-        or retried after the back-off (:mod:`.tas.second_pass`)."""
+        or retried after the back-off (:mod:`.tas.second_pass`). Returns the Workloads written
+        with a new admission, for the cache."""
         mgr = self.mgr
+        placed: list[Workload] = []
         for key, iteration in ready:
             namespace, _, name = key.partition("/")
             wl = mgr.get(Workload, name, namespace)
@@ -175,14 +180,15 @@ class Scheduler:
                 mgr.queue_second_pass(wl, iteration)
                 continue
             if not unhealthy_node_names(wl):  # delayed topology requests (``tas/delayed.py``)
-                self._delayed(wl, iteration, tas)
+                delayed = self._delayed(wl, iteration, tas)
+                placed += [delayed] if delayed is not None else []
                 continue
             keep = mgr.settings.on("SkipReassignmentForPodOwnedWorkloads")
             admission, failure = replace_unhealthy_node(tas, wl, keep)
             if not failure:
                 written = write_status(mgr, wl, _replaced(admission, mgr.now()))
                 if written is not None:
-                    mgr.cache.add_or_update_workload(written)
+                    placed.append(written)
                 else:  # not written: tried again after the back-off (``requeueAndUpdate``)
                     mgr.queue_second_pass(wl, iteration)
             elif mgr.settings.on("TASFailedNodeReplacementFailFast"):
@@ -195,8 +201,9 @@ class Scheduler:
                 mgr.queue_second_pass(wl, iteration)
                 text = W.truncate(failure, W.MAX_EVENT_MESSAGE)
                 mgr.recorder.event(wl, "Warning", "SecondPassFailed", text)
+        return placed
 
-    def _delayed(self, wl: Workload, iteration: int, tas: TASCycle) -> None:
+    def _delayed(self, wl: Workload, iteration: int, tas: TASCycle) -> Workload | None:
         """The second pass of a Workload whose ProvisioningRequest checks are Ready: its delayed
         topology found and the Workload admitted (``admit``: the ``Admitted`` event), or a
         ``SecondPassFailed`` warning and another try after the back-off (``requeueAndUpdate``)."""
@@ -219,11 +226,11 @@ class Scheduler:
             if failure:
                 text = W.truncate(failure, W.MAX_EVENT_MESSAGE)
                 mgr.recorder.event(wl, "Warning", "SecondPassFailed", text)
-            return
-        mgr.cache.add_or_update_workload(written)
+            return None
         if W.has(written.status, Cond.ADMITTED):
             text = f"Admitted by ClusterQueue {name}, wait time since reservation was 0s"
             mgr.recorder.event(written, "Normal", "Admitted", text)
+        return written
 
     # --- admission --------------------------------------------------------------------------------
     def _admit(self, e: Entry) -> bool:
