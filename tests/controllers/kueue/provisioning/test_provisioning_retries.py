@@ -137,7 +137,8 @@ def test_a_bad_parameters_reference_is_retried_with_the_controllers_back_off() -
     assert first >= 1
     w.cp.advance(1)  # 5 ms, 10 ms, 20 ms, …: several more attempts within the second
     assert ctl.errors - first >= 5
-    active = next(c for c in w.cp.client.get(AdmissionCheck, "check1").status.conditions if c.type == "Active")
+    conditions = w.cp.client.get(AdmissionCheck, "check1").status.conditions
+    active = next(c for c in conditions if c.type == "Active")
     assert (active.status, active.reason, active.message) == (
         "False",
         "BadParametersRef",

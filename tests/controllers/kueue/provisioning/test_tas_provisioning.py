@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from kbatch.api.core_v1 import Event, Node
 from kbatch.api.kueue_v1beta2 import ClusterQueue
 from kbatch.sim.nodes import NodeTemplate, create_nodes
@@ -275,3 +278,63 @@ def test_a_tas_flavor_no_provisioning_check_covers_is_searched_at_once() -> None
     psa = _psa(w)
     assert psa.delayed_topology_request is None
     assert psa.topology_assignment.to_dict() == _on("x1")
+
+
+def test_a_booking_expiring_before_the_topology_is_found_retries_the_check() -> None:
+    """Ready but not admitted (the topology still pending), the Workload's check follows the
+    request's ``BookingExpired`` to Retry ("Retrying after booking expired: …",
+    ``syncCheckStates``), and the Workload is evicted to try again (attempt 2)."""
+    w = _world()
+    _submit(w)
+    _node(w, "x1", "r1", ready=False)
+    answer(w, PR, "Provisioned", reason="Provisioned", message="")
+    w.cp.advance(2)
+    assert check(w, "wl1", "provisioning").state == "Ready" and not w.admitted("wl1")
+    answer(w, PR, "BookingExpired", message="Capacity reservation time is expired")
+    updates = [m for _, reason, m in w.events("wl1") if reason == "AdmissionCheckUpdated"]
+    assert updates[-1] == (
+        "Admission check provisioning updated state from Ready to Retry with message: "
+        "Retrying after booking expired: Capacity reservation time is expired"
+    )
+    w.settle(rounds=4)
+    assert "wl1-provisioning-2" in requests(w)
+    assert _psa(w).delayed_topology_request == "Pending"  # admitted anew: the topology delayed again
+
+
+def _invariants(w: World) -> None:
+    """Admitted only with every check Ready and the topology found (``Ready``); a pending
+    topology request has no assignment; the assignment names only nodes of the topology."""
+    wl = w.wl("wl1")
+    adm = wl.status.admission
+    if adm is None:
+        assert not w.admitted("wl1")
+        return
+    (psa,) = adm.pod_set_assignments
+    if w.admitted("wl1"):
+        assert all(c.state == "Ready" for c in wl.status.admission_checks or ())
+        assert psa.topology_assignment is not None and psa.delayed_topology_request == "Ready"
+    if psa.delayed_topology_request == "Pending":
+        assert psa.topology_assignment is None and not w.admitted("wl1")
+
+
+STEP = st.sampled_from(["ready", "not-ready", "provisioned", "booking-expired", "advance"])
+STEPS = st.lists(STEP, min_size=1, max_size=7)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(STEPS)
+def test_admitted_only_with_checks_ready_and_the_delayed_topology_found(steps: list[str]) -> None:
+    w = _world()
+    _submit(w)
+    _node(w, "x1", "r1", ready=False)
+    for step in steps:
+        live = sorted(requests(w))
+        if step in ("ready", "not-ready"):
+            _set_ready(w, "x1-0", step == "ready")
+        elif step == "provisioned" and live:
+            answer(w, live[-1], "Provisioned", reason="Provisioned", message="")
+        elif step == "booking-expired" and live:
+            answer(w, live[-1], "BookingExpired", message="expired")
+        w.cp.advance(3 if step == "advance" else 0.5)
+        w.release_evicted()
+        _invariants(w)
