@@ -19,7 +19,8 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/admissionchecks/provisi
 
 Checks are visited in name order (upstream: map order). Creation errors: a ``FailedCreate`` warning
 event and the error on the check's message (``handleError``), unless the object already exists but
-the cache has not seen it yet.
+the cache has not seen it yet; either way the error fails the reconcile, retried with the
+controller's back-off.
 """
 
 from __future__ import annotations
@@ -232,15 +233,15 @@ class ProvisioningController:
                 attempt, create = attempt_of(pr.metadata.name or "", name, check) + 1, True
             if create:
                 pr = self._create(wl, state, prc, request_name(name, check, attempt))
-                if pr is None:
-                    return
                 active[check] = pr
             assert pr is not None
             self._adopt_templates(wl, pr)
 
     def _create(
         self, wl: Workload, state: AdmissionCheckState | None, prc: ProvisioningRequestConfig, name: str
-    ) -> ProvisioningRequest | None:
+    ) -> ProvisioningRequest:
+        """The request and its templates; a failed create is reported (``handleError``) and raised,
+        so the reconcile is retried with the controller's back-off, as upstream returns it."""
         client, namespace = self.mgr.ctx.client, wl.metadata.namespace
         spec = prc.spec
         parameters = dict((spec.parameters if spec else None) or {})
@@ -265,7 +266,7 @@ class ProvisioningController:
                     self._handle_error(
                         wl, state, PodTemplate, pt_name, f'Error creating PodTemplate "{pt_name}": {err}', err
                     )
-                    return None
+                    raise
             pod_sets.append(PodSet(pod_template_ref=Reference(name=pt_name), count=merged.count))
         pr = ProvisioningRequest(
             metadata=ObjectMeta(
@@ -291,7 +292,7 @@ class ProvisioningController:
                 f'Error creating ProvisioningRequest "{name}": {err}',
                 err,
             )
-            return None
+            raise
         self.mgr.recorder.event(
             wl, "Normal", "ProvisioningRequestCreated", f'Created ProvisioningRequest: "{name}"'
         )
