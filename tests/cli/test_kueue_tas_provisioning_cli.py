@@ -53,7 +53,8 @@ def test_a_job_gets_quota_then_its_nodes_provisioned_then_its_topology(tmp_path:
     assert _items(state, "pods") == []  # the Job stays suspended
 
     _provision(state, "r1")  # the autoscaler's new nodes: one rack of two 2-cpu hosts
-    _run(state, "advance", "12s")  # its next loop finds them; the second pass follows a second later
+    for _ in range(4):  # its next loop finds them; the second pass follows a second later (each step
+        _run(state, "advance", "3s")  # a process of its own: the second-pass queue lives in the image)
 
     (wl,) = _items(state, "workloads")
     (psa,) = wl["status"]["admission"]["podSetAssignments"]
