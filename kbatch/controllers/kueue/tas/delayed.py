@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kbatch.api.errors import NotFound
 from kbatch.api.kueue_v1beta2 import Admission, AdmissionCheck, PodSet, Workload
 from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.api.kueue_v1beta2.provisioning import PROVISIONING_REQUEST_CONTROLLER
@@ -58,7 +59,7 @@ def delays_topology(rules: CheckRules, every: Sequence[str], flavor: str, cache:
             continue
         try:
             ac = cache.get(AdmissionCheck, name)
-        except Exception:  # NotFound: a missing check is not counted (``updateWithAdmissionChecks``)
+        except NotFound:  # a missing check is not counted (``updateWithAdmissionChecks``)
             continue
         if ac.spec is not None and ac.spec.controller_name == PROVISIONING_REQUEST_CONTROLLER:
             return True
