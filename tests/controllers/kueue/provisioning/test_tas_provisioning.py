@@ -338,3 +338,62 @@ def test_admitted_only_with_checks_ready_and_the_delayed_topology_found(steps: l
         w.cp.advance(3 if step == "advance" else 0.5)
         w.release_evicted()
         _invariants(w)
+
+
+def test_an_implied_topology_request_of_a_tas_only_queue_is_delayed_too() -> None:
+    """``isTASImplied``: in a ClusterQueue whose every flavor is a TAS flavor a pod set without a
+    topology request asks for TAS (unconstrained, at the lowest level); behind the check it is
+    delayed as an explicit one, then placed on hosts."""
+    w = _world()
+    w.apply(workload("wl1", "lq", cpu="1", count=2))
+    w.settle(rounds=2)
+    _pending_topology(w)
+    _node(w, "x1", "r1", cpu="2")
+    answer(w, PR, "Provisioned", reason="Provisioned", message="")
+    w.settle(rounds=3)
+    assert w.admitted("wl1")
+    assert _psa(w).topology_assignment.to_dict() == {
+        "levels": [HOST],
+        "slices": [
+            {"domainCount": 1, "valuesPerLevel": [{"universal": "x1"}], "podCounts": {"universal": 2}}
+        ],
+    }
+
+
+def test_a_podset_group_is_placed_together_by_the_second_pass() -> None:
+    """``podSetGroupName``: the leader and the workers of a group are searched together (the
+    leader in one of the workers' domains), also when their topology was delayed: both in rack
+    r2, though the leader alone would fit r1."""
+    import copy
+
+    w = _world()
+    wl = workload("wl1", "lq", cpu="1", count=2)
+    workers = wl["spec"]["podSets"][0]
+    workers["name"] = "workers"
+    workers["topologyRequest"] = {"required": RACK, "podSetGroupName": "g"}
+    leader = copy.deepcopy(workers)
+    leader["name"], leader["count"] = "leader", 1
+    wl["spec"]["podSets"] = [leader, workers]
+    w.apply(wl)
+    w.settle(rounds=2)
+    adm = w.wl("wl1").status.admission
+    assert [p.delayed_topology_request for p in adm.pod_set_assignments] == ["Pending", "Pending"]
+    _node(w, "x1", "r1")
+    _node(w, "x2", "r2", cpu="2")
+    _node(w, "x3", "r2", cpu="2")
+    answer(w, PR, "Provisioned", reason="Provisioned", message="")
+    w.settle(rounds=3)
+    assert w.admitted("wl1")
+    hosts = {
+        p.name: sorted(v for s in p.topology_assignment.to_dict()["slices"] for v in _values(s))
+        for p in w.wl("wl1").status.admission.pod_set_assignments
+    }
+    assert set(hosts["leader"]) <= {"x2", "x3"} and set(hosts["workers"]) <= {"x2", "x3"}
+
+
+def _values(slice_: dict[str, Any]) -> list[str]:
+    (level,) = slice_["valuesPerLevel"]
+    if "universal" in level:
+        return [level["universal"]]
+    ind = level["individual"]
+    return [ind.get("prefix", "") + r + ind.get("suffix", "") for r in ind["roots"]]
