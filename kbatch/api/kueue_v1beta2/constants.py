@@ -114,6 +114,7 @@ class Reason:
     NO_RESERVATION_UNSATISFIED_CHECKS = "NoReservationUnsatisfiedChecks"
     UNSATISFIED_CHECKS = "UnsatisfiedChecks"
     UNSATISFIED_ADMISSION_CHECKS = "UnsatisfiedAdmissionChecks"
+    PENDING_DELAYED_TOPOLOGY_REQUESTS = "PendingDelayedTopologyRequests"
     # Evicted
     PREEMPTED = "Preempted"
     PODS_READY_TIMEOUT = "PodsReadyTimeout"

@@ -42,6 +42,7 @@ from kbatch.controllers.kueue.scheduling.cycle import CycleConfig
 from kbatch.controllers.kueue.scheduling.flavorassigner import AssignerOptions
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Preemptor
 from kbatch.controllers.kueue.tas.second_pass import SecondPassQueue
+from kbatch.controllers.kueue.workloads import topology_assignments_pending
 from kbatch.controllers.kueue.workloadslicing import pod_set_counts, scaled_down
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.events import EventRecorder
@@ -268,6 +269,13 @@ class KueueManager:
 # --- informer handlers ------------------------------------------------------------------------------
 
 
+def _may_need_second_pass(wl: Workload) -> bool:
+    """A cheap pre-filter of ``NeedsSecondPass``: unhealthy nodes, or a pod set's delayed topology
+    request still pending (``tas/delayed.py``)."""
+    status = wl.status
+    return status is not None and (bool(status.unhealthy_nodes) or topology_assignments_pending(status))
+
+
 class WorkloadHandler:
     """``WorkloadReconciler.Create/Update/Delete``: keep the queues and the cache current. The
     Workload's own reconcile comes from its ``for_`` watch (every event, as upstream's predicate
@@ -287,7 +295,7 @@ class WorkloadHandler:
                 mgr.kick()
             return
         mgr.cache.add_or_update_workload(wl)
-        if wl.status is not None and wl.status.unhealthy_nodes:
+        if _may_need_second_pass(wl):
             mgr.queue_second_pass(wl)
 
     def on_update(self, old: Workload, new: Workload) -> None:
@@ -298,7 +306,7 @@ class WorkloadHandler:
         update that makes the last workload ready wakes the scheduler."""
         blocked = not self.mgr.cache.pods_ready_for_all()
         self._on_update(old, new)
-        if new.status is not None and new.status.unhealthy_nodes:  # ``NeedsSecondPass``
+        if _may_need_second_pass(new):  # ``QueueSecondPassIfNeeded`` (``NeedsSecondPass`` decides)
             self.mgr.queue_second_pass(new)
         if self.mgr.queues.afs is not None:  # the statuses are read only for admission fair sharing
             self.penalties.on_update(old, new, status_of_workload(old), status_of_workload(new))

@@ -45,7 +45,7 @@ from kbatch.controllers.kueue.scheduling.nomination_memo import NominationMemo
 from kbatch.controllers.kueue.scheduling.preemption.preemptor import Target, cq_path, preemption_message
 from kbatch.controllers.kueue.scheduling.snapshot import Snapshot
 from kbatch.controllers.kueue.tas.cycle import TASCycle
-from kbatch.controllers.kueue.tas.second_pass import NO_REPLACEMENT, replace_unhealthy_node
+from kbatch.controllers.kueue.tas.second_pass import NO_REPLACEMENT, assign_delayed, replace_unhealthy_node
 from kbatch.controllers.kueue.tas.unhealthy import (
     EVICTED_EVENT,
     evict_for_node_failures,
@@ -106,10 +106,11 @@ class Scheduler:
         heads = mgr.queues.heads(mgr.cache.active) if has_heads else []
         snapshot = Snapshot(mgr.cache, self.candidates)
         snapshot.lq_usage = mgr.queues.admission_fair_sharing_usage()
+        placed: list[Workload] = []
         try:
             tas = self._tas(snapshot)
             if second and tas is not None:  # second-pass heads come first (``Manager.heads``)
-                self._second_pass(second, tas)
+                placed = self._second_pass(second, tas)
             if not heads:
                 return None
             inputs = CycleInputs(
@@ -128,6 +129,8 @@ class Scheduler:
             result = run_cycle(heads, inputs)
         finally:
             snapshot.close()
+            for wl in placed:  # assumed once the snapshot's journal has rolled its changes back
+                mgr.cache.add_or_update_workload(wl)
         progressed = assumed = False
         skips: dict[str, int] = {}
         for e in result.entries:
@@ -161,10 +164,12 @@ class Scheduler:
         )
 
     # --- second pass (TAS node replacement) ---------------------------------------------------------
-    def _second_pass(self, ready: list[tuple[str, int]], tas: TASCycle) -> None:
+    def _second_pass(self, ready: list[tuple[str, int]], tas: TASCycle) -> list[Workload]:
         """Each Workload due for a second pass: its unhealthy node replaced, or (FailFast) evicted,
-        or retried after the back-off (:mod:`.tas.second_pass`)."""
+        or retried after the back-off (:mod:`.tas.second_pass`). Returns the Workloads written
+        with a new admission, for the cache."""
         mgr = self.mgr
+        placed: list[Workload] = []
         for key, iteration in ready:
             namespace, _, name = key.partition("/")
             wl = mgr.get(Workload, name, namespace)
@@ -174,12 +179,16 @@ class Scheduler:
             if not mgr.cache.active(cq or ""):  # ``nominate``: "ClusterQueue … is inactive"
                 mgr.queue_second_pass(wl, iteration)
                 continue
+            if not unhealthy_node_names(wl):  # delayed topology requests (``tas/delayed.py``)
+                delayed = self._delayed(wl, iteration, tas)
+                placed += [delayed] if delayed is not None else []
+                continue
             keep = mgr.settings.on("SkipReassignmentForPodOwnedWorkloads")
             admission, failure = replace_unhealthy_node(tas, wl, keep)
             if not failure:
                 written = write_status(mgr, wl, _replaced(admission, mgr.now()))
                 if written is not None:
-                    mgr.cache.add_or_update_workload(written)
+                    placed.append(written)
                 else:  # not written: tried again after the back-off (``requeueAndUpdate``)
                     mgr.queue_second_pass(wl, iteration)
             elif mgr.settings.on("TASFailedNodeReplacementFailFast"):
@@ -192,6 +201,36 @@ class Scheduler:
                 mgr.queue_second_pass(wl, iteration)
                 text = W.truncate(failure, W.MAX_EVENT_MESSAGE)
                 mgr.recorder.event(wl, "Warning", "SecondPassFailed", text)
+        return placed
+
+    def _delayed(self, wl: Workload, iteration: int, tas: TASCycle) -> Workload | None:
+        """The second pass of a Workload whose ProvisioningRequest checks are Ready: its delayed
+        topology found and the Workload admitted (``admit``: the ``Admitted`` event), or a
+        ``SecondPassFailed`` warning and another try after the back-off (``requeueAndUpdate``)."""
+        mgr = self.mgr
+        name = wl.status.admission.cluster_queue or ""  # type: ignore[union-attr]
+        cq = mgr.cache.cluster_queues.get(name)
+        admission, failure = assign_delayed(tas, wl, cq is not None and tas.tas_only(cq))
+        written = None
+        if not failure:
+            now, observability, explicit = mgr.now(), mgr.observability, mgr.explicit_status
+
+            def prepare(status: Any, obj: Workload) -> bool:
+                W.set_quota_reservation(status, admission, obj.metadata.generation, now)
+                W.sync_admitted(status, obj.metadata.generation, now, observability, explicit)
+                return True
+
+            written = write_status(mgr, wl, prepare)
+        if written is None:
+            mgr.queue_second_pass(wl, iteration)
+            if failure:
+                text = W.truncate(failure, W.MAX_EVENT_MESSAGE)
+                mgr.recorder.event(wl, "Warning", "SecondPassFailed", text)
+            return None
+        if W.has(written.status, Cond.ADMITTED):
+            text = f"Admitted by ClusterQueue {name}, wait time since reservation was 0s"
+            mgr.recorder.event(written, "Normal", "Admitted", text)
+        return written
 
     # --- admission --------------------------------------------------------------------------------
     def _admit(self, e: Entry) -> bool:

@@ -37,12 +37,14 @@ __all__ = [
     "set_requeue_state",
     "set_requeued",
     "sync_admitted",
+    "topology_assignments_pending",
     "truncate",
     "unset_quota_reservation",
     "update_requeue_state",
 ]
 
 MAX_EVENT_MESSAGE = 1024
+DELAYED_PENDING, DELAYED_READY = "Pending", "Ready"  # ``DelayedTopologyRequestState``
 MAX_CONDITION_MESSAGE = 32 * 1024
 
 
@@ -118,6 +120,17 @@ def _all_checks_ready(status: WorkloadStatus) -> bool:
     return all(c.state == "Ready" for c in status.admission_checks or ())
 
 
+def topology_assignments_pending(status: WorkloadStatus | None) -> bool:
+    """``HasTopologyAssignmentsPending`` (pkg/workload/workload.go): a pod set admitted without a
+    topology assignment whose ``delayedTopologyRequest`` is ``Pending`` (TAS behind a
+    ProvisioningRequest check: the topology comes after the checks, :mod:`.tas.delayed`)."""
+    admission = status.admission if status is not None else None
+    return any(
+        psa.topology_assignment is None and psa.delayed_topology_request == DELAYED_PENDING
+        for psa in (admission.pod_set_assignments if admission is not None else None) or ()
+    )
+
+
 def sync_admitted(
     status: WorkloadStatus,
     generation: int | None,
@@ -133,7 +146,7 @@ def sync_admitted(
     if observability:
         if find(status, Cond.QUOTA_RESERVED) is None and admitted_cond is None and not explicit:
             return False
-    elif admitted == (reserved and ready):
+    elif admitted == (reserved and ready and not topology_assignments_pending(status)):
         return False
     value, reason, message = True, Reason.ADMITTED, "The workload is admitted"
     if not reserved and not ready:
@@ -152,6 +165,9 @@ def sync_admitted(
         value = False
         reason = Reason.UNSATISFIED_ADMISSION_CHECKS if observability else Reason.UNSATISFIED_CHECKS
         message = "The workload has not all checks ready"
+    elif topology_assignments_pending(status):
+        value, reason = False, Reason.PENDING_DELAYED_TOPOLOGY_REQUESTS
+        message = "There are pending delayed topology requests"
     if (
         admitted
         and not value

@@ -319,8 +319,10 @@ def test_a_copied_assignment_equals_its_original_and_shares_nothing_mutable() ->
     a = Assignment([ps], 1, {("f0", "cpu"): 1000}, LastState([{"cpu": 0}], 2, 3, "h"), "x", None)
     known = {
         Assignment: {"pod_sets", "borrowing", "usage", "last_state", "no_fit_reason", "forced_mode"},
-        # ``topology`` is a frozen Placement: the copy may share it
-        PodSetAssignment: {"name", "flavors", "status", "requests", "count", "attempts", "topology"},
+        # ``topology`` is a frozen Placement, ``delayed`` a string: the copy may share them
+        PodSetAssignment: {
+            "name", "flavors", "status", "requests", "count", "attempts", "topology", "delayed"
+        },
         FlavorAssignment: {"name", "mode", "tried_flavor_idx", "borrow"},
         Attempt: {"flavor", "mode", "borrow", "possibility", "reasons", "no_fit_reason"},
         Status: {"reasons", "err", "no_fit_reason"},

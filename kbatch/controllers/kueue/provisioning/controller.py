@@ -7,7 +7,8 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/admissionchecks/provisi
 2. finished, or evicted with ``CleanupProvisioningRequestsOnEviction`` (beta, on): every request it
    owns is deleted; evicted otherwise: nothing;
 3. its checks of this controller (``FilterForController``), each with its config, or none when the
-   check or config is missing (an invalid reference stops the reconcile, as upstream's error does);
+   check or config is missing (an invalid reference fails the reconcile, retried with the
+   controller's back-off, as upstream's error is);
 4. per check the newest request whose name carries the check and that matches the config's class and
    parameters (``activeOrLastPRForChecks``);
 5. the check states from those requests (:mod:`.checkstate`), with ``AdmissionCheckUpdated`` events;
@@ -18,7 +19,8 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/admissionchecks/provisi
 
 Checks are visited in name order (upstream: map order). Creation errors: a ``FailedCreate`` warning
 event and the error on the check's message (``handleError``), unless the object already exists but
-the cache has not seen it yet.
+the cache has not seen it yet; either way the error fails the reconcile, retried with the
+controller's back-off.
 """
 
 from __future__ import annotations
@@ -51,7 +53,6 @@ from kbatch.controllers.kueue.provisioning.checkstate import Facts, next_state
 from kbatch.controllers.kueue.provisioning.config import BadConfig, config_from_ref, is_provisioning_check
 from kbatch.controllers.kueue.provisioning.naming import attempt_of, matches, pod_template_name, request_name
 from kbatch.controllers.kueue.provisioning.podsets import (
-    InconsistentAssignments,
     merge_pod_sets,
     request_needed,
 )
@@ -107,14 +108,14 @@ class ProvisioningController:
             return None
         if evicted:
             return None
-        try:
-            configs = self._configs(wl)
-            active = self._active_or_last(wl, configs, owned)
-            states = self._sync_check_states(wl, configs, active)
-            self._delete_unused(owned, {pr.metadata.name or "" for pr in active.values()})
-            self._sync_owned(wl, states, configs, active)
-        except (BadConfig, InconsistentAssignments):
-            return None  # upstream returns the error; an AdmissionCheck or config event brings it back
+        # a bad parameters reference (``BadConfig``) or an assignment missing for a pod set
+        # (``InconsistentAssignments``) is raised, as upstream returns it: the reconcile is retried
+        # with the controller's back-off (5 ms doubling to 1000 s), besides the events that fix it
+        configs = self._configs(wl)
+        active = self._active_or_last(wl, configs, owned)
+        states = self._sync_check_states(wl, configs, active)
+        self._delete_unused(owned, {pr.metadata.name or "" for pr in active.values()})
+        self._sync_owned(wl, states, configs, active)
         return None
 
     # --- reading ----------------------------------------------------------------------------------
@@ -232,15 +233,15 @@ class ProvisioningController:
                 attempt, create = attempt_of(pr.metadata.name or "", name, check) + 1, True
             if create:
                 pr = self._create(wl, state, prc, request_name(name, check, attempt))
-                if pr is None:
-                    return
                 active[check] = pr
             assert pr is not None
             self._adopt_templates(wl, pr)
 
     def _create(
         self, wl: Workload, state: AdmissionCheckState | None, prc: ProvisioningRequestConfig, name: str
-    ) -> ProvisioningRequest | None:
+    ) -> ProvisioningRequest:
+        """The request and its templates; a failed create is reported (``handleError``) and raised,
+        so the reconcile is retried with the controller's back-off, as upstream returns it."""
         client, namespace = self.mgr.ctx.client, wl.metadata.namespace
         spec = prc.spec
         parameters = dict((spec.parameters if spec else None) or {})
@@ -265,7 +266,7 @@ class ProvisioningController:
                     self._handle_error(
                         wl, state, PodTemplate, pt_name, f'Error creating PodTemplate "{pt_name}": {err}', err
                     )
-                    return None
+                    raise
             pod_sets.append(PodSet(pod_template_ref=Reference(name=pt_name), count=merged.count))
         pr = ProvisioningRequest(
             metadata=ObjectMeta(
@@ -291,7 +292,7 @@ class ProvisioningController:
                 f'Error creating ProvisioningRequest "{name}": {err}',
                 err,
             )
-            return None
+            raise
         self.mgr.recorder.event(
             wl, "Normal", "ProvisioningRequestCreated", f'Created ProvisioningRequest: "{name}"'
         )

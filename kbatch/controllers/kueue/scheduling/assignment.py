@@ -92,6 +92,7 @@ class PodSetAssignment:
     count: int
     attempts: list[Attempt] = field(default_factory=list)
     topology: Placement | None = None  # the TAS step's placement (``TopologyAssignment``)
+    delayed: str | None = None  # ``DelayedTopologyRequest`` (TAS after a ProvisioningRequest check)
 
     def representative_mode(self) -> int:
         if self.status.is_fit():
@@ -197,6 +198,8 @@ class Assignment:
             }
             if ps.topology is not None:
                 api["topologyAssignment"] = ps.topology.to_api()
+            if ps.delayed is not None:
+                api["delayedTopologyRequest"] = ps.delayed
             out.append(api)
         return out
 

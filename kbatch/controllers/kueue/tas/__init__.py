@@ -18,6 +18,7 @@ Upstream: kubernetes-sigs/kueue v0.19.2, KEP ``keps/2724-topology-aware-scheduli
 :mod:`.node_failure`       the TAS node controller: failed nodes to ``unhealthyNodes``, or eviction
 :mod:`.late_pods`          the pods a stale node selector sends to a node, failed by the node controller
 :mod:`.replacement`        a replacement for the pods of an unhealthy node (pure)
-:mod:`.second_pass`        the scheduler's second pass: its back-off queue and the replaced admission
+:mod:`.second_pass`        the scheduler's second pass: its back-off queue, the replaced or delayed admission
+:mod:`.delayed`            delayed topology requests: TAS behind a ProvisioningRequest check
 =========================  =====================================================================
 """

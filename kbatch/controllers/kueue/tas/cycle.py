@@ -23,8 +23,12 @@ order, each seeing what the earlier ones took) and ``clusterqueue.go`` (``isTASO
 A pod set that needs preemption is searched again by the preemptor, with its candidates' TAS
 usage removed (:meth:`TASCycle.preemption_check`, :mod:`.preemption`).
 
-Not modelled: ``TASHandleOverlappingFlavors`` (alpha) aggregation, delayed topology requests
-(ProvisioningRequest, MultiKueue), admission-check pod set updates.
+A pod set whose TAS flavor a ProvisioningRequest check covers is not searched while the Workload
+has no quota reservation: its topology is delayed (``delayedTopologyRequest: Pending``) until the
+checks are Ready, then found by the second pass (:mod:`.delayed`, :mod:`.second_pass`).
+
+Not modelled: ``TASHandleOverlappingFlavors`` (alpha) aggregation, MultiKueue's delayed topology
+requests.
 """
 
 from __future__ import annotations
@@ -34,44 +38,52 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbatch.api.kueue_v1beta2 import PodSet, ResourceFlavor, Workload
+from kbatch.api.kueue_v1beta2.constants import Cond
+from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import WorkloadInfo
 from kbatch.controllers.kueue.model.requests import pod_spec_requests
 from kbatch.controllers.kueue.scheduling.assignment import FIT, NO_FIT, PREEMPT, Assignment, PodSetAssignment
 from kbatch.controllers.kueue.tas.cluster import build_snapshot, tas_flavor_levels, workload_tas_usage
+from kbatch.controllers.kueue.tas.delayed import DELAYED_PENDING, delays_topology
 from kbatch.controllers.kueue.tas.placement import Placement
 from kbatch.controllers.kueue.tas.preemption import TopologyRemoval
 from kbatch.controllers.kueue.tas.request import is_explicit, slice_layers
 from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest, TASFlavorSnapshot
 from kbatch.controllers.scheduler.convert import node_selector_term
 
-__all__ = ["TASCycle", "add_assumed", "pod_set_request"]
+__all__ = ["FlavorRequest", "TASCycle", "add_assumed", "pod_set_request", "toleration_keys"]
 
 NO_TAS_FLAVOR = "no TAS flavor assigned"
 
 
 @dataclass(frozen=True, slots=True)
-class _Request:
+class FlavorRequest:
     index: int
     flavor: str
     request: PodSetTASRequest
     group: str | None = None  # ``podSetGroupName``
 
 
-def _groups(requests: list[_Request]) -> list[tuple[_Request, _Request | None]]:
+def _groups(requests: list[FlavorRequest]) -> list[tuple[FlavorRequest, FlavorRequest | None]]:
     """``FindTopologyAssignmentsForFlavor``'s grouping (by ``podSetGroupName``, else alone, in
     order of first appearance) and ``findLeaderAndWorkers`` (of two, the one with more pods is the
     workers, the other the leader; a tie keeps the first as the workers)."""
-    grouped: dict[str, list[_Request]] = {}
+    grouped: dict[str, list[FlavorRequest]] = {}
     for r in requests:
         grouped.setdefault(r.group if r.group is not None else f"#{r.index}", []).append(r)
-    out: list[tuple[_Request, _Request | None]] = []
+    out: list[tuple[FlavorRequest, FlavorRequest | None]] = []
     for members in grouped.values():
         workers, leader = members[0], (members[1] if len(members) > 1 else None)
         if leader is not None and leader.request.count > workers.request.count:
             workers, leader = leader, workers
         out.append((workers, leader))
     return out
+
+
+def toleration_keys(tolerations: Iterable[Any]) -> tuple[tuple[str, str, str, str], ...]:
+    """Tolerations as the TAS search compares them: (key, operator, value, effect)."""
+    return tuple((t.key or "", t.operator or "Equal", t.value or "", t.effect or "") for t in tolerations)
 
 
 def pod_set_request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
@@ -93,10 +105,7 @@ def pod_set_request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
         implied=implied,
         node_selector=dict((spec.node_selector if spec is not None else None) or {}),
         affinity=affinity,
-        tolerations=tuple(
-            (t.key or "", t.operator or "Equal", t.value or "", t.effect or "")
-            for t in (spec.tolerations if spec is not None else None) or ()
-        ),
+        tolerations=toleration_keys((spec.tolerations if spec is not None else None) or ()),
         slice_layers=slice_layers(tr),
     )
 
@@ -188,7 +197,7 @@ class TASCycle:
         return None
 
     # --- the flavor assigner's TAS step -----------------------------------------------------------
-    def _requests(self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode) -> list[_Request]:
+    def _requests(self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode) -> list[FlavorRequest]:
         """``WorkloadsTopologyRequests``; a pod set whose flavors are not exactly one TAS flavor
         gets the error."""
         out = []
@@ -204,12 +213,22 @@ class TASCycle:
                 )
                 a.forced_mode = None
                 continue
+            if self._delayed(wl, cq, tas[0]):  # ``podSetTopologyRequest``: after the checks
+                psa.delayed = DELAYED_PENDING
+                continue
             group = ps.topology_request.pod_set_group_name if ps.topology_request is not None else None
-            out.append(_Request(i, tas[0], pod_set_request(ps, psa.count, implied), group))
+            out.append(FlavorRequest(i, tas[0], pod_set_request(ps, psa.count, implied), group))
         return out
 
-    def _search(
-        self, requests: list[_Request], empty: bool
+    def _delayed(self, wl: WorkloadInfo, cq: ClusterQueueNode, flavor: str) -> bool:
+        """A first pass (no quota reservation) on a flavor a ProvisioningRequest check covers."""
+        checks = cq.settings.admission_checks
+        if not checks or W.has(wl.obj.status, Cond.QUOTA_RESERVED):
+            return False
+        return delays_topology(checks, cq.settings.all_flavors(), flavor, self.cache)
+
+    def search(
+        self, requests: list[FlavorRequest], empty: bool
     ) -> tuple[dict[int, Placement], tuple[int, str] | None]:
         """``FindTopologyAssignmentsForFlavor``: the placements, or the first pod set that fails
         (of a podset group, the first in the Workload)."""
@@ -243,7 +262,7 @@ class TASCycle:
         if not requests:
             return
         if a.representative_mode() == FIT:
-            found, failure = self._search(requests, empty=False)
+            found, failure = self.search(requests, empty=False)
             if failure is None:
                 for i, placement in found.items():
                     a.pod_sets[i].topology = placement
@@ -251,7 +270,7 @@ class TASCycle:
                 a.pod_sets[failure[0]].status.reasons.append(failure[1])
                 _update_mode(a, a.pod_sets[failure[0]], PREEMPT)
         if a.representative_mode() == PREEMPT:
-            _, failure = self._search(requests, empty=True)
+            _, failure = self.search(requests, empty=True)
             if failure is not None:
                 psa = a.pod_sets[failure[0]]
                 tas_flavor = next(r.flavor for r in requests if r.index == failure[0])
@@ -273,7 +292,7 @@ class TASCycle:
             return None
         flavors = sorted({r.flavor for r in requests})
         return TopologyRemoval(
-            [(f, self.snapshot(f)) for f in flavors], lambda: self._search(requests, empty=False)[1] is None
+            [(f, self.snapshot(f)) for f in flavors], lambda: self.search(requests, empty=False)[1] is None
         )
 
     # --- processing -------------------------------------------------------------------------------

@@ -11,6 +11,9 @@ there was no replacement for unhealthy node(s): a,b"; without it the attempt is 
 ``status.unhealthyNodes``), ``pkg/scheduler/flavorassigner`` (only the pod sets naming an unhealthy
 node are searched again; no preemption is sought for them).
 
+A Workload whose delayed topology requests wait for it (:mod:`.delayed`: its ProvisioningRequest
+checks are Ready) has those pod sets searched by :func:`assign_delayed`, on the same queue.
+
 The replacement search is :mod:`.replacement`; it runs at the start of a scheduling cycle, before
 the heads of the ClusterQueues, on the cycle's TAS snapshot, and what it takes is charged there
 (what the unhealthy node held is released from the next cycle on, as upstream's net usage). The
@@ -20,12 +23,19 @@ scheduler (``kueue/scheduler.py``) writes the outcome.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from kbatch.api.kueue_v1beta2 import Admission, Workload
+from kbatch.api.kueue_v1beta2 import Admission, TopologyAssignment, Workload
 from kbatch.controllers.kueue.tas.cluster import assignment_domains
-from kbatch.controllers.kueue.tas.cycle import TASCycle, add_assumed, pod_set_request
+from kbatch.controllers.kueue.tas.cycle import (
+    FlavorRequest,
+    TASCycle,
+    add_assumed,
+    pod_set_request,
+    toleration_keys,
+)
+from kbatch.controllers.kueue.tas.delayed import DELAYED_READY, pending_pod_sets, update_conflict, updates_for
 from kbatch.controllers.kueue.tas.placement import Placement
 from kbatch.controllers.kueue.tas.replacement import find_replacement
 from kbatch.controllers.kueue.tas.request import is_explicit
@@ -36,7 +46,7 @@ from kbatch.controllers.kueue.tas.unhealthy import (
     unhealthy_node_names,
 )
 
-__all__ = ["NO_REPLACEMENT", "SecondPassQueue", "backoff", "replace_unhealthy_node"]
+__all__ = ["NO_REPLACEMENT", "SecondPassQueue", "assign_delayed", "backoff", "replace_unhealthy_node"]
 
 Domains = Sequence[tuple[tuple[str, ...], int]]
 INITIAL_BACKOFF, MAX_BACKOFF = 1.0, 30.0
@@ -116,4 +126,34 @@ def replace_unhealthy_node(tas: TASCycle, wl: Workload, keep_pod_owned: bool = T
         )
     for charged, where, one in charges:  # the net new usage (``ComputeTASNetUsage``), seen by the
         charged.add_usage(where, one)  # rest of the cycle; the node left is freed from the next one
+    return admission, ""
+
+
+def assign_delayed(tas: TASCycle, wl: Workload, implied: bool) -> tuple[Admission, str]:
+    """The admission with each pod set waiting for its delayed topology placed (``Ready``), or the
+    reason why not, in the flavor assigner's words. ``implied``: the ClusterQueue is TAS-only, so a
+    pod set without a topology request is unconstrained (``isTASImplied``)."""
+    admission = wl.status.admission.model_copy(deep=True)  # type: ignore[union-attr]
+    specs = (wl.spec.pod_sets if wl.spec else None) or []
+    psas = admission.pod_set_assignments or []
+    requests: list[FlavorRequest] = []
+    for i in pending_pod_sets(admission):
+        psa, ps = psas[i], specs[i] if i < len(specs) else None
+        flavor = _tas_flavor(tas, psa.flavors)
+        if ps is None or flavor is None:
+            return admission, f"couldn't assign flavors to pod set {psa.name}: no TAS flavor assigned"
+        selector, tolerations, conflict = update_conflict(ps, updates_for(wl, ps.name or ""))
+        if conflict:
+            return admission, f"couldn't assign flavors to pod set {psa.name}: {conflict}"
+        base = pod_set_request(ps, psa.count or 0, implied and not is_explicit(ps.topology_request))
+        request = replace(base, node_selector=selector, tolerations=toleration_keys(tolerations))
+        group = ps.topology_request.pod_set_group_name if ps.topology_request is not None else None
+        requests.append(FlavorRequest(i, flavor, request, group))
+    found, failure = tas.search(requests, empty=False)
+    if failure is not None:
+        return admission, f"couldn't assign flavors to pod set {psas[failure[0]].name}: {failure[1]}"
+    for i, placement in sorted(found.items()):
+        psas[i].topology_assignment = TopologyAssignment.model_validate(placement.to_api())
+        psas[i].delayed_topology_request = DELAYED_READY
+        tas.snapshot(placement.flavor).add_usage(placement.result.domains, placement.single_pod)
     return admission, ""

@@ -2,7 +2,7 @@
 
 Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/workload/workload.go`` (``HasUnhealthyNodes``,
 ``HasUnhealthyNode``, ``UnhealthyNodeNames``, ``HasTopologyAssignmentWithUnhealthyNode``,
-``NeedsSecondPass``'s node-failure half, ``TASAssignedNodeNames``, ``OwnedBySinglePod``) and
+``NeedsSecondPass``, ``TASAssignedNodeNames``, ``OwnedBySinglePod``) and
 ``pkg/util/tas/tas.go`` (``LowestLevelValues``, ``IsLowestLevelHostname``).
 
 The nodes of a Workload are the lowest-level values of its pod sets' topology assignments whose
@@ -19,6 +19,7 @@ from kbatch.api.kueue_v1beta2 import Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import Cond, Reason
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.tas.cluster import assignment_domains
+from kbatch.controllers.kueue.tas.delayed import needs_delayed_pass
 from kbatch.controllers.kueue.tas.snapshot import HOSTNAME
 
 __all__ = [
@@ -95,12 +96,13 @@ def has_assignment_with_unhealthy_node(wl: Workload) -> bool:
 
 
 def needs_second_pass(wl: Workload) -> bool:
-    """``NeedsSecondPass`` after a node failure (delayed topology requests are not modelled)."""
+    """``NeedsSecondPass``: after a node failure, or for delayed topology requests whose checks
+    are Ready (:mod:`.delayed`)."""
     if W.has(wl.status, Cond.FINISHED) or W.has(wl.status, Cond.EVICTED):
         return False
     if not W.has(wl.status, Cond.QUOTA_RESERVED):
         return False
-    return has_assignment_with_unhealthy_node(wl)
+    return needs_delayed_pass(wl) or has_assignment_with_unhealthy_node(wl)
 
 
 def owned_by_single_pod(wl: Workload) -> bool:

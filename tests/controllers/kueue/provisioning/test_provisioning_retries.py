@@ -118,3 +118,29 @@ def _model(answers: list[str], limit: int) -> tuple[int, str]:
         if i > limit:
             return i, "deactivated"
     return len(answers) + 1, "waiting"
+
+
+def test_a_bad_parameters_reference_is_retried_with_the_controllers_back_off() -> None:
+    """``Reconcile`` returns ``ConfigForAdmissionCheck``'s error for a reference to another kind:
+    controller-runtime retries it with its rate limiter (5 ms doubling), not only on the next
+    AdmissionCheck or config event."""
+    from kbatch.api.kueue_v1beta2 import AdmissionCheck
+
+    w = prov_world()
+    submit(w)
+    assert requests(w) and w.reserved("wl")
+    (ctl,) = [c for c in w.cp.manager.controllers if c.name == "kueue-provisioning-workload"]
+    ref = {"apiGroup": "kueue.x-k8s.io", "kind": "BadKind", "name": "config1"}
+    w.cp.client.patch(AdmissionCheck, "check1", {"spec": {"parameters": ref}})
+    w.cp.run_until_idle()
+    first = ctl.errors
+    assert first >= 1
+    w.cp.advance(1)  # 5 ms, 10 ms, 20 ms, …: several more attempts within the second
+    assert ctl.errors - first >= 5
+    conditions = w.cp.client.get(AdmissionCheck, "check1").status.conditions
+    active = next(c for c in conditions if c.type == "Active")
+    assert (active.status, active.reason, active.message) == (
+        "False",
+        "BadParametersRef",
+        'wrong kind "BadKind", expecting "ProvisioningRequestConfig": bad parameters reference',
+    )

@@ -203,3 +203,33 @@ def test_booking_expired_after_admission_does_nothing() -> None:
     w.settle(rounds=2)
     assert check(w).state == "Ready" and w.admitted("wl")
     assert list(requests(w)) == [PR1]
+
+
+def test_a_request_creation_error_is_reported_on_the_check_and_retried_with_back_off() -> None:
+    """"when provisioning request creation error" / ``handleError``: a request of that name the
+    Workload does not own already exists (and the cache sees it), so the create fails: a
+    ``FailedCreate`` warning, the error as the check's message, and the reconcile's error retried
+    with the controller's back-off."""
+    from kbatch.api.autoscaling_x_v1 import ProvisioningRequest
+
+    w = prov_world()
+    foreign = {
+        "apiVersion": "autoscaling.x-k8s.io/v1",
+        "kind": "ProvisioningRequest",
+        "metadata": {"name": PR1, "namespace": "default"},
+        "spec": {
+            "provisioningClassName": "other",
+            "podSets": [{"podTemplateRef": {"name": "x"}, "count": 1}],
+        },
+    }
+    w.cp.client.create(ProvisioningRequest.model_validate(foreign))
+    (ctl,) = [c for c in w.cp.manager.controllers if c.name == "kueue-provisioning-workload"]
+    submit(w)
+    message = (
+        f'Error creating ProvisioningRequest "{PR1}": '
+        f'provisioningrequests.autoscaling.x-k8s.io "{PR1}" already exists'
+    )
+    c = check(w)
+    assert (c.state, c.message) == ("Pending", message)
+    assert ("Warning", "FailedCreate", message) in w.events("wl")
+    assert ctl.errors >= 5  # retried at 5 ms, 10 ms, 20 ms, … within the 3 s submit() waits
