@@ -30,6 +30,7 @@ from kbatch.controllers.kueue.multikueue.admissioncheck import (
     checks_using_config,
 )
 from kbatch.controllers.kueue.multikueue.clusters import Clusters
+from kbatch.controllers.kueue.multikueue.config_events import ConfigWorkloads
 from kbatch.controllers.kueue.multikueue.context import (
     AC_CONTROLLER,
     CLUSTER_CONTROLLER,
@@ -132,6 +133,7 @@ def setup(mgr: KueueManager) -> MultiKueueContext:
     )
     deleted = DeletedWorkloads()
     ctx.cache.informer_for(Workload).add_event_handler(deleted)
+    ctx.cache.informer_for(MultiKueueConfig).add_event_handler(ConfigWorkloads(mk))
     mgr.controllers[WORKLOAD_CONTROLLER] = (
         b(WORKLOAD_CONTROLLER)
         .describe("MultiKueue's workloads: dispatch to workers, follow the admitting one")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.meta import Condition, Resource
 from kbatch.api.policy_helpers import set_status_condition
+from kbatch.controllers.kueue.multikueue.metrics import MultiKueueMetrics
 from kbatch.controllers.kueue.multikueue.options import MultiKueueOptions
 from kbatch.runtime.published import PublishedKey
 from kbatch.runtime.reconcile import Request
@@ -37,6 +38,7 @@ class MultiKueueContext:
         self.options = options
         self.adapters = adapters  # by "apiVersion, Kind=kind" (upstream's GVK string)
         self.clusters: Clusters | None = None
+        self.metrics = MultiKueueMetrics(mgr.ctx.metrics)
 
     def get(self, kind: type, name: str, namespace: str | None = None) -> Any:
         return self.mgr.get(kind, name, namespace)

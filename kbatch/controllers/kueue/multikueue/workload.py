@@ -14,7 +14,9 @@ is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueu
 * 4. a remote Workload evicted → with the local one evicted too, the job's status is synced; else a
   Ready check goes Retry ("Workload evicted on worker cluster: …");
 * 5. remote copies whose spec differs are removed (a changed priority is updated in place);
-* 6. a remote Workload admitted (the earliest): the other copies are removed, the remote job is
+* 6. a remote Workload admitted (the earliest): the other copies are removed; the local Workload
+  evicted (still holding quota) → the admitting copy gets ``DeactivationTarget``
+  (``EvictedOnManagerCluster``) and nothing else happens; otherwise the remote job is
   created or its status synced back, and the check goes Ready ("The workload was admitted on
   \"w\""), ``status.clusterName`` is set and the nominations cleared; requeued after
   ``workerLostTimeout``; with none admitted but the check Ready: the admitting worker unreachable
@@ -25,8 +27,7 @@ is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueu
 
 The Incremental dispatcher nominates in rounds (:mod:`.dispatcher`). Not modelled: external
 dispatchers (their nominations are taken as they are, as upstream), elastic workloads,
-multi-workload adapters, orchestrated preemption (alpha), delayed topology requests, eviction on
-the manager pushed to the worker (``WorkloadEvictedOnManagerCluster``).
+multi-workload adapters, orchestrated preemption (alpha), delayed topology requests.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ __all__ = ["DeletedWorkloads", "WorkloadReconciler", "has_checks"]
 
 log = logging.getLogger("kbatch.kueue.multikueue")
 SYNC_DEFERRED_REQUEUE = 2.0  # syncDeferredRequeueAfter
+EVICTED_ON_MANAGER = "EvictedOnManagerCluster"  # kueue.WorkloadEvictedOnManagerCluster
 
 
 def has_checks(wl: Workload) -> bool:
@@ -299,18 +301,43 @@ class WorkloadReconciler:
             if cluster != admitting and group.remotes[cluster] is not None:
                 group.remove_remote(cluster)
         client = group.clients[admitting]
+        evicted = W.find(group.local.status, Cond.EVICTED)
+        if evicted is not None and evicted.status == "True":
+            self._evict_remote(group, admitting, evicted.message or "")
+            return None
         owned_by(client, group.adapter.model, group.namespace, group.owner, group.origin)
         deferred = group.adapter.sync_job(
             self.mk.get, client, group.namespace, group.owner, group.local.metadata.name or "", group.origin
         )
-        if acs.state not in ("Retry", "Rejected"):
-            self._admitted_on(group, acs, admitting)
+        if acs.state not in ("Retry", "Rejected") and self._admitted_on(group, acs, admitting):
+            self.mk.metrics.admitted_on(group.local, admitting)
         return Result(
             requeue_after=SYNC_DEFERRED_REQUEUE if deferred else self.mk.options.worker_lost_timeout
         )
 
-    def _admitted_on(self, group: Group, acs: AdmissionCheckState, admitting: str) -> None:
-        """``syncAdmittingRemoteState``: Ready, the cluster recorded, the nominations cleared."""
+    def _evict_remote(self, group: Group, admitting: str, message: str) -> None:
+        """6b., the local Workload evicted while it holds quota (preempted, its ClusterQueue stopped,
+        another check in Retry…): the admitting copy gets ``DeactivationTarget``
+        (``EvictedOnManagerCluster``, "Evicted on manager: <message>"), so the worker deactivates and
+        evicts it and stops its job; the job's stopped status then comes back through 4., and once the
+        local job is inactive the manager's eviction releases the quota and 2. removes the copies."""
+        remote = group.remotes[admitting]
+        if remote is None:
+            return
+        status = W.status_of(remote)
+        changed = W.set_deactivation_target(
+            status,
+            EVICTED_ON_MANAGER,
+            W.truncate(f"Evicted on manager: {message}"),
+            remote.metadata.generation,
+            self.mk.ctx.clock.now_datetime(),
+        )
+        if changed:
+            group.clients[admitting].update_status(remote.model_copy(update={"status": status}))
+
+    def _admitted_on(self, group: Group, acs: AdmissionCheckState, admitting: str) -> bool:
+        """``syncAdmittingRemoteState``: Ready, the cluster recorded, the nominations cleared; whether
+        the check turned Ready now (what ``multikueue_workloads_admitted_total`` counts)."""
         recorded = group.local.status.cluster_name if group.local.status else None
         if recorded is not None and recorded != admitting:
             raise RuntimeError(
@@ -325,6 +352,7 @@ class WorkloadReconciler:
         if acs.state != "Ready" or acs.message != message or recorded is None:
             self._set_check(group.local, acs.name or "", "Ready", message, record)
             self.mk.event(group.local, "MultiKueue", message)
+        return acs.state != "Ready"
 
     def _nominate(self, group: Group) -> Result | None:
         """``nominateAndSynchronizeWorkers``: AllAtOnce nominates every connected worker; the
@@ -345,6 +373,7 @@ class WorkloadReconciler:
         for cluster in sorted(group.remotes):
             if cluster in nominated and group.remotes[cluster] is None:
                 group.clients[cluster].create(clone_for_create(local, group.origin))
+                self.mk.metrics.dispatched_to(local, cluster)
             elif cluster not in nominated and group.remotes[cluster] is not None:
                 group.remove_remote(cluster)
         if missing:

@@ -111,7 +111,8 @@ def test_status_is_synced_and_the_finish_propagates() -> None:
 
 def test_lost_worker_past_the_timeout_resets_the_check() -> None:
     """6a.: the admitting worker unreachable keeps the check Ready for ``workerLostTimeout`` (5 min) from
-    the loss, then Retry evicts the Workload and it is dispatched again, to the worker left."""
+    the loss, then Retry evicts the Workload and it is dispatched again, to the worker left (the copy
+    dispatched while the eviction holds the quota is deactivated first, 6b, as upstream)."""
     world = MKWorld({"w1": "4", "w2": "4"})
     world.job("j1", sleep="3600")
     m = world.manager
@@ -124,6 +125,7 @@ def test_lost_worker_past_the_timeout_resets_the_check() -> None:
     assert messages == [
         'Evicted due to AdmissionCheck in Retry state: "mk" (Admitting remote lost, Previously: "Ready")'
     ]
+    m.advance(5)
     wl = _local(world)
     assert _check(wl) == ("Ready", 'The workload was admitted on "w2"')
     assert wl.status.cluster_name == "w2"
