@@ -128,9 +128,12 @@ class WorkloadReconciler:
 
         write_status(self.mk.mgr, wl, mutate)
 
-    def _update_acs(self, wl: Workload, acs: AdmissionCheckState, state: str, message: str) -> None:
-        """``updateACS``: the message records the state left ("…, Previously: \"Pending\"")."""
-        self._set_check(wl, acs.name or "", state, f'{message}, Previously: "{acs.state or ""}"')
+    def _update_acs(self, wl: Workload, acs: AdmissionCheckState, state: str, message: str) -> str:
+        """``updateACS``: the message records the state left ("…, Previously: \"Pending\""); returns
+        the message written."""
+        message = W.truncate(f'{message}, Previously: "{acs.state or ""}"')
+        self._set_check(wl, acs.name or "", state, message)
+        return message
 
     # -- the reconcile ---------------------------------------------------------------------------
     def reconcile(self, request: Request) -> Result | None:
@@ -200,13 +203,14 @@ class WorkloadReconciler:
         status and finishes the local Workload."""
         if done.reason == "OutOfSync":
             if acs.state == "Ready":
-                self._update_acs(
+                message = self._update_acs(
                     group.local,
                     acs,
                     "Retry",
                     f'Remote workload on worker cluster "{remote}" is '
                     "out of sync with its user job, resetting for re-dispatch",
                 )
+                self.mk.event(group.local, "MultiKueue", message, "Warning")
             return None
         client = group.clients[remote]
         owned_by(client, group.adapter.model, group.namespace, group.owner, group.origin)
@@ -243,6 +247,7 @@ class WorkloadReconciler:
                 f'Previously: "{acs.state}"'
             )
             self._set_check(group.local, acs.name or "", "Retry", message)
+            self.mk.event(group.local, "MultiKueue", message)
             return None
         return False
 
