@@ -11,10 +11,13 @@ wires these). Four controllers of the ``kueue`` manager:
 ``kueue-multikueue-workload``               :class:`.workload.WorkloadReconciler` — dispatch and sync
 ``kueue-multikueue-incremental-dispatcher`` :class:`.dispatcher.IncrementalDispatcher` (``dispatcherName``)
 (timer)                                     :class:`.gc.GarbageCollector` — orphans, every ``gcInterval``
+(handler)                                   :class:`.config_events.ConfigWorkloads` — config edits requeue Workloads
+(stepper)                                   :class:`.inbox.RemoteInbox` — HTTP workers' watch events
 ==========================================  ====================================================
 
-Workers are reached through :class:`.remote.RemoteCluster`: over HTTP (:mod:`.http_remote`) or, for
-tests, in the same process (:mod:`.inprocess`, server ``kbatch+inprocess://NAME``).
+Workers are reached through :class:`.remote.RemoteCluster`: over HTTP (:mod:`.http_remote`, watched
+by :mod:`.watch_stream`) or, for tests, in the same process (:mod:`.inprocess`, server
+``kbatch+inprocess://NAME``). :mod:`.metrics` counts dispatches and admissions.
 """
 
 from __future__ import annotations
