@@ -11,7 +11,7 @@ wires these). Four controllers of the ``kueue`` manager:
 ``kueue-multikueue-workload``               :class:`.workload.WorkloadReconciler` — dispatch and sync
 ``kueue-multikueue-incremental-dispatcher`` :class:`.dispatcher.IncrementalDispatcher` (``dispatcherName``)
 (timer)                                     :class:`.gc.GarbageCollector` — orphans, every ``gcInterval``
-(handler)                                   :class:`.config_events.ConfigWorkloads` — config edits requeue Workloads
+(handler)                                   :class:`.config_events.ConfigWorkloads` — config edits → Workloads
 (stepper)                                   :class:`.inbox.RemoteInbox` — HTTP workers' watch events
 ==========================================  ====================================================
 
