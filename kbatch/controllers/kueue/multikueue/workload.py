@@ -40,7 +40,13 @@ from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.multikueue.adapters import MultiKueueAdapter, owned_by
 from kbatch.controllers.kueue.multikueue.configs import BadConfig, config_from_ref, multikueue_check_state
-from kbatch.controllers.kueue.multikueue.group import Group, best_match, clone_for_create, spec_out_of_sync
+from kbatch.controllers.kueue.multikueue.group import (
+    Group,
+    best_match,
+    clone_for_create,
+    for_each,
+    spec_out_of_sync,
+)
 from kbatch.controllers.kueue.multikueue.options import ALL_AT_ONCE
 from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.runtime.reconcile import Request, Result
@@ -177,8 +183,7 @@ class WorkloadReconciler:
         local, timeout = group.local, self.mk.options.worker_lost_timeout
         finished = W.has(local.status, Cond.FINISHED)
         if finished or not W.has(local.status, Cond.QUOTA_RESERVED):  # 2.
-            for cluster in sorted(group.remotes):
-                group.remove_remote(cluster)
+            for_each(sorted(group.remotes), group.remove_remote)
             return Result(requeue_after=timeout) if group.unavailable else None
         done, remote = best_match(group.remotes, Cond.FINISHED)  # 3.
         if done is not None:
@@ -375,12 +380,15 @@ class WorkloadReconciler:
         else:
             nominated = list((local.status.nominated_cluster_names if local.status else None) or ())
         missing = [c for c in nominated if c not in group.clients]
-        for cluster in sorted(group.remotes):
+
+        def synchronize(cluster: str) -> None:
             if cluster in nominated and group.remotes[cluster] is None:
                 group.clients[cluster].create(clone_for_create(local, group.origin))
                 self.mk.metrics.dispatched_to(local, cluster)
             elif cluster not in nominated and group.remotes[cluster] is not None:
                 group.remove_remote(cluster)
+
+        for_each(sorted(group.remotes), synchronize)
         if missing:
             raise RuntimeError(f"cluster {missing[0]}: no remote client for nominated cluster")
         return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 from kbatch.api import edit
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
+from kbatch.api.errors import ServiceUnavailable
 from kbatch.api.kueue_v1beta2 import ClusterQueue, MultiKueueConfig, Workload
 
 from .world import MKWorld
@@ -142,4 +143,27 @@ def test_admitted_again_after_an_eviction_counts_again() -> None:
     assert admitted == {
         'multikueue_workloads_admitted_total{cluster_queue="cq",cluster="w1",replica_role="standalone"}': 1,
         'multikueue_workloads_admitted_total{cluster_queue="cq",cluster="w2",replica_role="standalone"}': 1,
+    }
+
+
+def test_a_worker_refusing_its_copy_does_not_keep_the_others_from_theirs() -> None:
+    """``nominateAndSynchronizeWorkers`` collects the errors of its loop over the workers: w1 refuses
+    every copy (the first in order), w2 still gets one and only w2's dispatch is counted; the
+    reconcile fails, so it is retried."""
+    world = MKWorld({"w1": "500m", "w2": "500m"})
+    w1 = world.workers["w1"]
+    real_create = w1.client.create
+
+    def refuse(obj, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if isinstance(obj, Workload):
+            raise ServiceUnavailable("the worker is overloaded")
+        return real_create(obj, *args, **kwargs)
+
+    w1.client.create = refuse  # type: ignore[method-assign]
+    world.job("j1")
+    world.manager.advance(2)
+    assert world.remote_workloads("w1") == []
+    assert [w.metadata.name for w in world.remote_workloads("w2")] == [_local(world).metadata.name]
+    assert _counter(world, "multikueue_workloads_dispatched_total") == {
+        'multikueue_workloads_dispatched_total{cluster_queue="cq",cluster="w2",replica_role="standalone"}': 1,
     }
