@@ -15,7 +15,8 @@ Here, as client-go's reflector does (``tools/cache/reflector.go``): the stream i
 worker counts as connected (a refusal is :class:`~.remote.ConnectionFailed`); the objects listed first
 are reported as ``ADDED`` (what a watch without a resourceVersion sends); a ``BOOKMARK`` or an event
 moves the resourceVersion on; a stream the server ends cleanly (``timeoutSeconds``) or that stays
-silent past the read timeout is resumed from that resourceVersion without a gap; a ``410 Gone``
+silent past the read timeout is resumed from that resourceVersion without a gap (a second later
+when it brought no event at all); a ``410 Gone``
 (``ERROR`` event or response) relists and reports what changed meanwhile, objects gone included,
 then watches from the new list. Only a transport failure or another error response ends the watch
 (``on_lost``), as a dropped stream does upstream. Events are posted to the manager's
@@ -45,6 +46,7 @@ __all__ = ["READ_TIMEOUT", "WATCH_TIMEOUT", "Gone", "WatchStream"]
 log = logging.getLogger("kbatch.kueue.multikueue")
 WATCH_TIMEOUT = 300  # timeoutSeconds asked of the server (client-go: minWatchTimeout 5m, jittered)
 READ_TIMEOUT = 120.0  # silence longer than this (bookmarks come every minute or less) resumes the stream
+EMPTY_STREAM_PAUSE = 1.0  # before reopening a stream that ended without an event (client-go backs off too)
 Key = tuple[str, str]
 
 
@@ -154,13 +156,15 @@ class WatchStream:
                 response = self._response
                 assert response is not None
                 try:
-                    self._consume(response)
+                    events = self._consume(response)
                 except Gone:
                     self._relist()
+                    events = 1
                 finally:
                     with contextlib.suppress(Exception):
                         response.close()
-                if self._stopped.is_set():
+                # a server ending every stream at once is not asked again in a tight loop
+                if (not events and self._stopped.wait(EMPTY_STREAM_PAUSE)) or self._stopped.is_set():
                     return
                 self._response = self._reopen()
         except Exception as err:
@@ -175,15 +179,19 @@ class WatchStream:
             self._relist()
             return self._open()
 
-    def _consume(self, response: httpx.Response) -> None:
-        """Read events until the stream ends; a read timeout is an ending like the server's own."""
+    def _consume(self, response: httpx.Response) -> int:
+        """Read events until the stream ends (a read timeout is an ending like the server's own);
+        how many came."""
         import httpx
 
+        count = 0
         with contextlib.suppress(httpx.ReadTimeout):
             for event in _events(response.iter_lines()):
                 if self._stopped.is_set():
-                    return
+                    break
+                count += 1
                 self._handle(event)
+        return count
 
     def _handle(self, event: dict[str, Any]) -> None:
         kind, obj = event.get("type"), event.get("object") or {}
