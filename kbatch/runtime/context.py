@@ -14,6 +14,7 @@ name, so enabling another controller never changes this one's draws) and records
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,10 @@ if TYPE_CHECKING:
 __all__ = ["ControllerContext"]
 
 
+def _no_wake() -> None:
+    """A context without a loop to wake (tests that build one by hand)."""
+
+
 @dataclass
 class ControllerContext:
     name: str
@@ -56,6 +61,8 @@ class ControllerContext:
     features: FeatureGates = field(default_factory=lambda: builtin().feature_gates())
     registry: Registry = field(default_factory=lambda: builtin().registry())
     user: UserInfo = LOCAL_ADMIN  # who this controller's writes through ``client`` are requested by
+    # wakes the control plane's loop from another thread (a remote watch's reader; Loop.wake_threadsafe)
+    wake_threadsafe: Callable[[], None] = field(default=_no_wake)
     # what controllers publish for the API server's read-only views (cp.published): Kueue's queue
     # manager, which its visibility API reads as upstream's visibility server holds its pointer
     published: Published = field(default_factory=Published)

@@ -175,7 +175,7 @@ class ControlPlane:
             manager=self.manager, timers=self.timers,
             server=self.server, options=dict(self._options.get(name, {})), metrics=self.metrics,
             composition=self.composition, features=self.features, registry=self.registry,
-            published=self.published,
+            published=self.published, wake_threadsafe=self.loop.wake_threadsafe,
         )
 
     def controller_client(self, name: str) -> Client:

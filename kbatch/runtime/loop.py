@@ -17,11 +17,13 @@ deadline (trio's ``MockClock(autojump_threshold=0)``).
 
 Real-clock mode (``await loop.run()``) runs the same rounds, then sleeps on an ``anyio.Event`` that
 the watch sources' notify callbacks set, or until the next timer deadline, whichever comes first.
-Notify callbacks must come from the loop's own thread (the in-process API server's writes do).
+Notify callbacks must come from the loop's own thread (the in-process API server's writes do);
+another thread calls :meth:`Loop.wake_threadsafe`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 
@@ -52,6 +54,7 @@ class Loop:
         self.sources: list[Source] = []
         self.hooks: list[Callable[[], None]] = []  # run once per run_until_idle (e.g. compaction)
         self._event: anyio.Event | None = None
+        self._token: object | None = None  # the running event loop's (real-clock mode), for other threads
         self._stopped = False
 
     def add_source(self, source: Source) -> None:
@@ -61,6 +64,17 @@ class Loop:
         """Notify callback for watch sources: something is pending (real-clock mode wakes up)."""
         if self._event is not None:
             self._event.set()
+
+    def wake_threadsafe(self) -> None:
+        """:meth:`wake` from another thread (a reader of a remote watch): a real-clock loop asleep until
+        its next timer runs a round now; otherwise nothing (the next round picks the work up)."""
+        token = self._token
+        if token is None:
+            return
+        import anyio.from_thread
+
+        with contextlib.suppress(Exception):  # the event loop is ending: nothing to wake
+            anyio.from_thread.run_sync(self.wake, token=token)  # type: ignore[arg-type]
 
     # -- one round -------------------------------------------------------------------------------
     def _drain(self) -> int:
@@ -175,6 +189,9 @@ class Loop:
     async def run(self) -> None:
         """Run forever on the real clock (until :meth:`stop`)."""
         self._stopped = False
+        import anyio.lowlevel
+
+        self._token = anyio.lowlevel.current_token()
         try:
             while not self._stopped:
                 self._event = anyio.Event()
@@ -187,11 +204,11 @@ class Loop:
                 with anyio.move_on_after(timeout):
                     await self._event.wait()
         finally:  # also when cancelled: the event belongs to this run's event loop only
-            self._event = None
+            self._event = self._token = None
 
     def __getstate__(self) -> dict[str, object]:
         """A saved loop (kbatch/runtime/image.py) carries no event of a running event loop."""
-        return {**self.__dict__, "_event": None}
+        return {**self.__dict__, "_event": None, "_token": None}
 
     def stop(self) -> None:
         self._stopped = True

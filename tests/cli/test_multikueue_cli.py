@@ -62,3 +62,56 @@ def test_v1beta1_cluster_and_a_refused_config(tmp_path: Path) -> None:
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert 'spec.clusters: Invalid value: "array": must be unique' in out.stderr
     assert "twice" not in _run(state, "get", "mkconf")
+
+
+def test_a_manager_run_by_commands_follows_a_worker_over_http(tmp_path: Path) -> None:
+    """The manager is ``kbatch`` commands on a state directory (each one process: load, act, save);
+    the worker a ``kbatch serve``. A command's process holds the watch only while it runs, so each
+    command's manager reconnects at its first round (a restored manager's watch counts as ended) and
+    the reconnected watch's first list reports what changed on the worker meanwhile; the Job runs on
+    the worker and the manager's Job completes with its status."""
+    import base64
+
+    import httpx
+    import yaml
+
+    from kbatch.server.process import ServeProcess
+
+    with ServeProcess(tmp_path / "worker") as worker:
+        reply = httpx.post(f"{worker.url}/apis/kbatch.dev/v1alpha1/actions/nodes-add", json={"count": 1},
+                           timeout=60)
+        assert reply.is_success, reply.text
+        for doc in yaml.safe_load_all((EXAMPLES / "kueue" / "queues.yaml").read_text()):
+            plural = {"ResourceFlavor": "resourceflavors", "ClusterQueue": "clusterqueues"}.get(doc["kind"])
+            path = plural or "namespaces/default/localqueues"
+            reply = httpx.post(f"{worker.url}/apis/kueue.x-k8s.io/v1beta2/{path}", json=doc, timeout=60)
+            assert reply.is_success, reply.text
+        state = tmp_path / "manager"
+        _run(state, "apply", "-f", str(SETUP))
+        kubeconfig = (f"apiVersion: v1\nkind: Config\ncurrent-context: w\nclusters:\n- name: w\n  cluster:\n"
+                      f"    server: {worker.url}\ncontexts:\n- name: w\n  context: {{cluster: w, user: w}}\n"
+                      "users:\n- name: w\n  user: {}\n")
+        secret = tmp_path / "secret.json"
+        secret.write_text(json.dumps({
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "worker2-secret", "namespace": "kueue-system"},
+            "data": {"kubeconfig": base64.b64encode(kubeconfig.encode()).decode()},
+        }))
+        _run(state, "apply", "-f", str(secret))
+        table = _run(state, "get", "mkc").splitlines()
+        assert [line.split()[:2] for line in table[1:]] == [
+            ["multikueue-test-worker1", "False"],  # no Secret
+            ["multikueue-test-worker2", "True"],
+        ]
+        _run(state, "apply", "-f", str(EXAMPLES / "multikueue" / "job.yaml"))
+        for _ in range(30):
+            _run(state, "advance", "2s")
+            httpx.post(f"{worker.url}/apis/kbatch.dev/v1alpha1/clock", json={"advance": "2s"}, timeout=60)
+            job = json.loads(_run(state, "get", "job", "sample-job", "-o", "json"))
+            if any(c["type"] == "Complete" for c in job["status"].get("conditions", [])):
+                break
+        else:
+            raise AssertionError(f"the manager's Job never completed: {job['status']}")
+        assert job["status"]["succeeded"] == 2
+        wl = json.loads(_run(state, "get", "workloads", "-o", "json"))["items"][0]
+        assert wl["status"]["clusterName"] == "multikueue-test-worker2"

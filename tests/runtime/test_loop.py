@@ -201,3 +201,48 @@ def test_a_loop_cancelled_while_running_on_the_real_clock_keeps_no_event_and_pic
     anyio.run(main)
     assert loop._event is None
     assert pickle.loads(pickle.dumps(loop))._event is None
+
+
+def test_another_thread_wakes_a_real_clock_loop_asleep_without_timers() -> None:
+    """``wake_threadsafe``: a MultiKueue watch reader (another thread) hands an event over while the
+    loop sleeps with no timer due; the loop runs a round at once (without it, the round would wait for
+    the next timer, here forever)."""
+    import threading
+
+    from kbatch.runtime.clock import RealClock
+
+    clock, timers = RealClock(), TimerQueue()
+    loop = Loop(clock, timers, Manager(Cache(client=None), clock, timers))
+    box: list[int] = []
+    drained: list[int] = []
+
+    async def main() -> None:
+        done = anyio.Event()
+
+        def source() -> int:
+            moved = len(box)
+            drained.extend(box)
+            box.clear()
+            if drained:
+                done.set()
+            return moved
+
+        loop.add_source(source)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(loop.run)
+            await anyio.wait_all_tasks_blocked()  # the loop is asleep: no timer, nothing pending
+
+            def post() -> None:
+                box.append(1)
+                loop.wake_threadsafe()
+
+            thread = threading.Thread(target=post)
+            thread.start()
+            with anyio.fail_after(30):
+                await done.wait()
+            loop.stop()
+        thread.join()
+
+    anyio.run(main)
+    assert drained == [1]
+    assert loop._token is None

@@ -11,10 +11,13 @@ wires these). Four controllers of the ``kueue`` manager:
 ``kueue-multikueue-workload``               :class:`.workload.WorkloadReconciler` — dispatch and sync
 ``kueue-multikueue-incremental-dispatcher`` :class:`.dispatcher.IncrementalDispatcher` (``dispatcherName``)
 (timer)                                     :class:`.gc.GarbageCollector` — orphans, every ``gcInterval``
+(handler)                                   :class:`.config_events.ConfigWorkloads` — config edits → Workloads
+(stepper)                                   :class:`.inbox.RemoteInbox` — HTTP workers' watch events
 ==========================================  ====================================================
 
-Workers are reached through :class:`.remote.RemoteCluster`: over HTTP (:mod:`.http_remote`) or, for
-tests, in the same process (:mod:`.inprocess`, server ``kbatch+inprocess://NAME``).
+Workers are reached through :class:`.remote.RemoteCluster`: over HTTP (:mod:`.http_remote`, watched
+by :mod:`.watch_stream`) or, for tests, in the same process (:mod:`.inprocess`, server
+``kbatch+inprocess://NAME``). :mod:`.metrics` counts dispatches and admissions.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from kbatch.controllers.kueue.multikueue.admissioncheck import (
     checks_using_config,
 )
 from kbatch.controllers.kueue.multikueue.clusters import Clusters
+from kbatch.controllers.kueue.multikueue.config_events import ConfigWorkloads
 from kbatch.controllers.kueue.multikueue.context import (
     AC_CONTROLLER,
     CLUSTER_CONTROLLER,
@@ -132,6 +136,7 @@ def setup(mgr: KueueManager) -> MultiKueueContext:
     )
     deleted = DeletedWorkloads()
     ctx.cache.informer_for(Workload).add_event_handler(deleted)
+    ctx.cache.informer_for(MultiKueueConfig).add_event_handler(ConfigWorkloads(mk))
     mgr.controllers[WORKLOAD_CONTROLLER] = (
         b(WORKLOAD_CONTROLLER)
         .describe("MultiKueue's workloads: dispatch to workers, follow the admitting one")

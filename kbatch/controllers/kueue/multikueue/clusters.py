@@ -28,7 +28,7 @@ import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kbatch.api import edit
 from kbatch.api.core_v1 import Secret
@@ -110,7 +110,7 @@ class Clusters:
     def _connect(self, config: ClientConfig) -> RemoteCluster:
         if config.in_process is not None:
             return workers_of(self.mk.ctx.published).connect(config.in_process)
-        return HttpRemote(config, _Scheduler(self.mk.ctx.timers, self.mk.ctx.clock))
+        return HttpRemote(config, self.mk.inbox())
 
     def connected(self, name: str) -> RemoteState | None:
         """The cluster's state when its client is connected (``controllerFor`` + ``isConnected``)."""
@@ -271,16 +271,6 @@ class _WatchLost:
             return
         if state.mark_disconnected(self.clusters.mk.now()):
             self.clusters.mk.enqueue(CLUSTER_CONTROLLER, Request("", self.name))
-
-
-class _Scheduler:
-    """``schedule(delay, fn)`` on the manager's timers."""
-
-    def __init__(self, timers: Any, clock: Any) -> None:
-        self.timers, self.clock = timers, clock
-
-    def __call__(self, delay: float, fn: Callable[[], None]) -> object:
-        return self.timers.schedule(self.clock.now() + delay, fn)
 
 
 def _checks(mk: MultiKueueContext, cluster: str) -> list[str]:

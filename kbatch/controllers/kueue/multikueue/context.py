@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.meta import Condition, Resource
 from kbatch.api.policy_helpers import set_status_condition
+from kbatch.controllers.kueue.multikueue.inbox import RemoteInbox
+from kbatch.controllers.kueue.multikueue.metrics import MultiKueueMetrics
 from kbatch.controllers.kueue.multikueue.options import MultiKueueOptions
 from kbatch.runtime.published import PublishedKey
 from kbatch.runtime.reconcile import Request
@@ -37,6 +39,16 @@ class MultiKueueContext:
         self.options = options
         self.adapters = adapters  # by "apiVersion, Kind=kind" (upstream's GVK string)
         self.clusters: Clusters | None = None
+        self.metrics = MultiKueueMetrics(mgr.ctx.metrics)
+        self._inbox: RemoteInbox | None = None
+
+    def inbox(self) -> RemoteInbox:
+        """Where HTTP workers' watch readers post their events: a stepper of the manager's loop,
+        added with the first HTTP worker (:mod:`.inbox`)."""
+        if self._inbox is None:
+            self._inbox = RemoteInbox(self.ctx.wake_threadsafe)
+            self.ctx.manager.add(self._inbox)
+        return self._inbox
 
     def get(self, kind: type, name: str, namespace: str | None = None) -> Any:
         return self.mgr.get(kind, name, namespace)

@@ -7,6 +7,7 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/admissionchecks/multiku
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kbatch.api import edit
@@ -17,7 +18,7 @@ from kbatch.api.meta import Condition
 from kbatch.controllers.kueue.multikueue.adapters import MultiKueueAdapter, clone_meta, delete_if_owned
 from kbatch.controllers.kueue.multikueue.remote import RemoteCluster
 
-__all__ = ["Group", "best_match", "clone_for_create", "spec_out_of_sync"]
+__all__ = ["Group", "best_match", "clone_for_create", "for_each", "spec_out_of_sync"]
 
 
 @dataclass
@@ -51,6 +52,20 @@ class Group:
             client.update(obj)
         client.delete(Workload, remote.metadata.name or "", remote.metadata.namespace)
         self.remotes[cluster] = None
+
+
+def for_each(clusters: list[str], act: Callable[[str], None]) -> None:
+    """``act`` on every cluster even when one fails, then the first failure raised (upstream collects
+    the errors of a loop over the workers and returns ``errors.Join`` of them, so one unreachable
+    worker does not keep the others from being cleaned up or dispatched to)."""
+    failures: list[Exception] = []
+    for cluster in clusters:
+        try:
+            act(cluster)
+        except Exception as err:
+            failures.append(err)
+    if failures:
+        raise failures[0]
 
 
 def _true(wl: Workload, kind: str) -> Condition | None:

@@ -3,12 +3,9 @@
 Built from a :class:`~.kubeconfig.ClientConfig` (server, bearer token, CA data) with httpx. Reads and
 writes are plain REST calls (``/apis/GROUP/VERSION/…``), errors come back as ``Status`` bodies and are
 raised as kbatch's :mod:`~kbatch.api.errors`; a transport error is :class:`~.remote.ConnectionFailed`.
-
-Difference from upstream: the "watch" lists the labelled objects every ``poll_interval`` seconds of the
-manager's clock (1 s) and reports what changed, instead of holding a streaming watch open: the
-manager's loop runs on one thread and is woken only by its own writes and timers, so a poll from a
-timer keeps the loop single-threaded and deterministic. A failed poll ends the watch (``on_lost``), as
-a dropped stream does upstream.
+:meth:`HttpRemote.watch` holds one streaming watch per kind (:mod:`.watch_stream`), whose events reach
+the manager's loop through its :class:`~.inbox.RemoteInbox`, as upstream's remote client holds
+controller-runtime watches (kubernetes-sigs/kueue v0.19.2 ``multikueuecluster.go``).
 """
 
 from __future__ import annotations
@@ -24,15 +21,16 @@ from kbatch.api.rest_paths import resource_path as _path
 from kbatch.api.rest_paths import status_error
 from kbatch.controllers.kueue.multikueue.kubeconfig import ClientConfig
 from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed
+from kbatch.controllers.kueue.multikueue.watch_stream import WatchStream
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["POLL_INTERVAL", "HttpRemote"]
+    from kbatch.controllers.kueue.multikueue.inbox import RemoteInbox
+
+__all__ = ["HttpRemote"]
 
 T = TypeVar("T", bound=Resource)
-POLL_INTERVAL = 1.0
-Schedule = Callable[[float, Callable[[], None]], object]  # (delay seconds, callback)
 def _raise(resp: httpx.Response) -> None:
     if resp.status_code < 400:
         return
@@ -47,10 +45,12 @@ def _raise(resp: httpx.Response) -> None:
 class HttpRemote:
     """:class:`~.remote.RemoteCluster` over the Kubernetes REST API."""
 
-    def __init__(self, config: ClientConfig, schedule: Schedule, *, timeout: float = 10.0) -> None:
-        self.config, self.schedule, self.timeout = config, schedule, timeout
+    def __init__(self, config: ClientConfig, inbox: RemoteInbox, *, timeout: float = 10.0) -> None:
+        self.config, self.inbox, self.timeout = config, inbox, timeout
         self._http: httpx.Client | None = None
-        self.generation = 0  # bumped by stop(): a pending poll of an older watch does nothing
+        self.streams: list[WatchStream] = []
+        self.on_lost: Callable[[], None] | None = None
+        self.watching = False  # kept through a save: a restored remote's streams are gone
 
     @property
     def http(self) -> httpx.Client:
@@ -69,8 +69,8 @@ class HttpRemote:
         return self._http
 
     def __getstate__(self) -> dict[str, Any]:
-        """A saved manager keeps the config, not the open connection."""
-        return {**self.__dict__, "_http": None}
+        """A saved manager keeps the config, not the open connection nor the reader threads."""
+        return {**self.__dict__, "_http": None, "streams": []}
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         import httpx
@@ -123,70 +123,47 @@ class HttpRemote:
         on_change: Callable[[Resource], None],
         on_lost: Callable[[], None] | None = None,
     ) -> None:
+        """One stream per kind, all established before this returns (upstream marks the client
+        connected only once every watch is open, ``updateConfigAndRefreshWatchers``)."""
         from kbatch.api.kueue_v1beta2.multikueue import ORIGIN_LABEL
 
-        labels = {ORIGIN_LABEL: origin}
-        seen = {kind: self._versions(kind, labels) for kind in kinds}  # raises ConnectionFailed
-        self.schedule(POLL_INTERVAL, _Poll(self, labels, seen, on_change, on_lost, self.generation))
+        self.stop()
+        selector = f"{ORIGIN_LABEL}={origin}"
+        try:
+            for kind in kinds:
+                stream = WatchStream(self.http, kind, selector, self.inbox, on_change, self._lost)
+                self.streams.append(stream)
+                stream.start()
+        except ConnectionFailed:
+            self.stop()
+            raise
+        self.on_lost, self.watching = on_lost, True
+        self.inbox.register(self)
 
-    def _versions(
-        self, kind: type[Resource], labels: dict[str, str]
-    ) -> dict[tuple[str, str], tuple[str, Resource]]:
-        return {
-            (o.metadata.namespace or "", o.metadata.name or ""): (o.metadata.resource_version or "", o)
-            for o in self.list(kind, labels)
-        }
+    def _lost(self, stream: object) -> None:
+        """On the loop thread: a stream ended by itself; the others stop, the owner is told once."""
+        if stream in self.streams:
+            self._end()
 
-    def report(
-        self,
-        kind: type[Resource],
-        labels: dict[str, str],
-        before: dict[tuple[str, str], tuple[str, Resource]],
-        on_change: Callable[[Resource], None],
-    ) -> dict[tuple[str, str], tuple[str, Resource]]:
-        now = self._versions(kind, labels)
-        for key in sorted(now.keys() | before.keys()):
-            old, new = before.get(key), now.get(key)
-            if new is None and old is not None:
-                on_change(old[1])
-            elif new is not None and (old is None or old[0] != new[0]):
-                on_change(new[1])
-        return now
+    def revive(self) -> None:
+        """After a restore: the streams did not survive; the owner reconnects."""
+        if self.watching:
+            self._end()
+
+    def _end(self) -> None:
+        on_lost = self.on_lost
+        self.stop()
+        if on_lost is not None:
+            on_lost()
 
     def stop(self) -> None:
-        self.generation += 1
+        streams, self.streams = self.streams, []
+        for stream in streams:
+            stream.stop()
+        self.on_lost, self.watching = None, False
+        self.inbox.unregister(self)
 
     def close(self) -> None:
         self.stop()
         if self._http is not None:
             self._http.close()
-
-
-class _Poll:
-    """One watch's next poll (an object, not a closure: a saved manager's timers pickle)."""
-
-    def __init__(
-        self,
-        remote: HttpRemote,
-        labels: dict[str, str],
-        seen: dict[type[Resource], dict[tuple[str, str], tuple[str, Resource]]],
-        on_change: Callable[[Resource], None],
-        on_lost: Callable[[], None] | None,
-        generation: int,
-    ) -> None:
-        self.remote, self.labels, self.seen = remote, labels, seen
-        self.on_change, self.on_lost, self.generation = on_change, on_lost, generation
-
-    def __call__(self) -> None:
-        remote = self.remote
-        if self.generation != remote.generation:
-            return
-        try:
-            for kind in list(self.seen):
-                self.seen[kind] = remote.report(kind, self.labels, self.seen[kind], self.on_change)
-        except (ConnectionFailed, errors.StatusError):
-            remote.generation += 1
-            if self.on_lost is not None:
-                self.on_lost()
-            return
-        remote.schedule(POLL_INTERVAL, self)

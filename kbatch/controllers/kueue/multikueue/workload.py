@@ -14,7 +14,9 @@ is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueu
 * 4. a remote Workload evicted → with the local one evicted too, the job's status is synced; else a
   Ready check goes Retry ("Workload evicted on worker cluster: …");
 * 5. remote copies whose spec differs are removed (a changed priority is updated in place);
-* 6. a remote Workload admitted (the earliest): the other copies are removed, the remote job is
+* 6. a remote Workload admitted (the earliest): the other copies are removed; the local Workload
+  evicted (still holding quota) → the admitting copy gets ``DeactivationTarget``
+  (``EvictedOnManagerCluster``) and nothing else happens; otherwise the remote job is
   created or its status synced back, and the check goes Ready ("The workload was admitted on
   \"w\""), ``status.clusterName`` is set and the nominations cleared; requeued after
   ``workerLostTimeout``; with none admitted but the check Ready: the admitting worker unreachable
@@ -25,8 +27,7 @@ is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueu
 
 The Incremental dispatcher nominates in rounds (:mod:`.dispatcher`). Not modelled: external
 dispatchers (their nominations are taken as they are, as upstream), elastic workloads,
-multi-workload adapters, orchestrated preemption (alpha), delayed topology requests, eviction on
-the manager pushed to the worker (``WorkloadEvictedOnManagerCluster``).
+multi-workload adapters, orchestrated preemption (alpha), delayed topology requests.
 """
 
 from __future__ import annotations
@@ -39,7 +40,13 @@ from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.multikueue.adapters import MultiKueueAdapter, owned_by
 from kbatch.controllers.kueue.multikueue.configs import BadConfig, config_from_ref, multikueue_check_state
-from kbatch.controllers.kueue.multikueue.group import Group, best_match, clone_for_create, spec_out_of_sync
+from kbatch.controllers.kueue.multikueue.group import (
+    Group,
+    best_match,
+    clone_for_create,
+    for_each,
+    spec_out_of_sync,
+)
 from kbatch.controllers.kueue.multikueue.options import ALL_AT_ONCE
 from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.runtime.reconcile import Request, Result
@@ -51,6 +58,7 @@ __all__ = ["DeletedWorkloads", "WorkloadReconciler", "has_checks"]
 
 log = logging.getLogger("kbatch.kueue.multikueue")
 SYNC_DEFERRED_REQUEUE = 2.0  # syncDeferredRequeueAfter
+EVICTED_ON_MANAGER = "EvictedOnManagerCluster"  # kueue.WorkloadEvictedOnManagerCluster
 
 
 def has_checks(wl: Workload) -> bool:
@@ -126,9 +134,12 @@ class WorkloadReconciler:
 
         write_status(self.mk.mgr, wl, mutate)
 
-    def _update_acs(self, wl: Workload, acs: AdmissionCheckState, state: str, message: str) -> None:
-        """``updateACS``: the message records the state left ("…, Previously: \"Pending\"")."""
-        self._set_check(wl, acs.name or "", state, f'{message}, Previously: "{acs.state or ""}"')
+    def _update_acs(self, wl: Workload, acs: AdmissionCheckState, state: str, message: str) -> str:
+        """``updateACS``: the message records the state left ("…, Previously: \"Pending\""); returns
+        the message written."""
+        message = W.truncate(f'{message}, Previously: "{acs.state or ""}"')
+        self._set_check(wl, acs.name or "", state, message)
+        return message
 
     # -- the reconcile ---------------------------------------------------------------------------
     def reconcile(self, request: Request) -> Result | None:
@@ -172,8 +183,7 @@ class WorkloadReconciler:
         local, timeout = group.local, self.mk.options.worker_lost_timeout
         finished = W.has(local.status, Cond.FINISHED)
         if finished or not W.has(local.status, Cond.QUOTA_RESERVED):  # 2.
-            for cluster in sorted(group.remotes):
-                group.remove_remote(cluster)
+            for_each(sorted(group.remotes), group.remove_remote)
             return Result(requeue_after=timeout) if group.unavailable else None
         done, remote = best_match(group.remotes, Cond.FINISHED)  # 3.
         if done is not None:
@@ -198,13 +208,14 @@ class WorkloadReconciler:
         status and finishes the local Workload."""
         if done.reason == "OutOfSync":
             if acs.state == "Ready":
-                self._update_acs(
+                message = self._update_acs(
                     group.local,
                     acs,
                     "Retry",
                     f'Remote workload on worker cluster "{remote}" is '
                     "out of sync with its user job, resetting for re-dispatch",
                 )
+                self.mk.event(group.local, "MultiKueue", message, "Warning")
             return None
         client = group.clients[remote]
         owned_by(client, group.adapter.model, group.namespace, group.owner, group.origin)
@@ -241,6 +252,7 @@ class WorkloadReconciler:
                 f'Previously: "{acs.state}"'
             )
             self._set_check(group.local, acs.name or "", "Retry", message)
+            self.mk.event(group.local, "MultiKueue", message)
             return None
         return False
 
@@ -299,18 +311,43 @@ class WorkloadReconciler:
             if cluster != admitting and group.remotes[cluster] is not None:
                 group.remove_remote(cluster)
         client = group.clients[admitting]
+        evicted = W.find(group.local.status, Cond.EVICTED)
+        if evicted is not None and evicted.status == "True":
+            self._evict_remote(group, admitting, evicted.message or "")
+            return None
         owned_by(client, group.adapter.model, group.namespace, group.owner, group.origin)
         deferred = group.adapter.sync_job(
             self.mk.get, client, group.namespace, group.owner, group.local.metadata.name or "", group.origin
         )
-        if acs.state not in ("Retry", "Rejected"):
-            self._admitted_on(group, acs, admitting)
+        if acs.state not in ("Retry", "Rejected") and self._admitted_on(group, acs, admitting):
+            self.mk.metrics.admitted_on(group.local, admitting)
         return Result(
             requeue_after=SYNC_DEFERRED_REQUEUE if deferred else self.mk.options.worker_lost_timeout
         )
 
-    def _admitted_on(self, group: Group, acs: AdmissionCheckState, admitting: str) -> None:
-        """``syncAdmittingRemoteState``: Ready, the cluster recorded, the nominations cleared."""
+    def _evict_remote(self, group: Group, admitting: str, message: str) -> None:
+        """6b., the local Workload evicted while it holds quota (preempted, its ClusterQueue stopped,
+        another check in Retry…): the admitting copy gets ``DeactivationTarget``
+        (``EvictedOnManagerCluster``, "Evicted on manager: <message>"), so the worker deactivates and
+        evicts it and stops its job; the job's stopped status then comes back through 4., and once the
+        local job is inactive the manager's eviction releases the quota and 2. removes the copies."""
+        remote = group.remotes[admitting]
+        if remote is None:
+            return
+        status = W.status_of(remote)
+        changed = W.set_deactivation_target(
+            status,
+            EVICTED_ON_MANAGER,
+            W.truncate(f"Evicted on manager: {message}"),
+            remote.metadata.generation,
+            self.mk.ctx.clock.now_datetime(),
+        )
+        if changed:
+            group.clients[admitting].update_status(remote.model_copy(update={"status": status}))
+
+    def _admitted_on(self, group: Group, acs: AdmissionCheckState, admitting: str) -> bool:
+        """``syncAdmittingRemoteState``: Ready, the cluster recorded, the nominations cleared; whether
+        the check turned Ready now (what ``multikueue_workloads_admitted_total`` counts)."""
         recorded = group.local.status.cluster_name if group.local.status else None
         if recorded is not None and recorded != admitting:
             raise RuntimeError(
@@ -325,6 +362,7 @@ class WorkloadReconciler:
         if acs.state != "Ready" or acs.message != message or recorded is None:
             self._set_check(group.local, acs.name or "", "Ready", message, record)
             self.mk.event(group.local, "MultiKueue", message)
+        return acs.state != "Ready"
 
     def _nominate(self, group: Group) -> Result | None:
         """``nominateAndSynchronizeWorkers``: AllAtOnce nominates every connected worker; the
@@ -342,11 +380,15 @@ class WorkloadReconciler:
         else:
             nominated = list((local.status.nominated_cluster_names if local.status else None) or ())
         missing = [c for c in nominated if c not in group.clients]
-        for cluster in sorted(group.remotes):
+
+        def synchronize(cluster: str) -> None:
             if cluster in nominated and group.remotes[cluster] is None:
                 group.clients[cluster].create(clone_for_create(local, group.origin))
+                self.mk.metrics.dispatched_to(local, cluster)
             elif cluster not in nominated and group.remotes[cluster] is not None:
                 group.remove_remote(cluster)
+
+        for_each(sorted(group.remotes), synchronize)
         if missing:
             raise RuntimeError(f"cluster {missing[0]}: no remote client for nominated cluster")
         return None

@@ -1,8 +1,8 @@
 """Invariants of MultiKueue under random job arrivals, worker losses and returns, and time.
 
-* A manager Workload is admitted on at most one of the workers the manager can reach (KEP 693: "the
-  first worker to admit wins, the others' copies are deleted"), checked after every step once the
-  manager has settled (the 1 s batch period of remote events). A worker cut off past
+* A manager Workload runs (admitted, not finished) on at most one of the workers the manager can
+  reach (KEP 693: "the first worker to admit wins, the others' copies are deleted"), checked after
+  every step once the manager has settled (the 1 s batch period of remote events). A worker cut off past
   ``workerLostTimeout`` is the documented exception: its copy may still run while the Workload is
   dispatched again, and is dealt with when it comes back.
 * A manager Workload whose check is Ready names the worker it was admitted on, and that worker's copy
@@ -34,6 +34,13 @@ def _admitted(wl: Workload) -> bool:
     )
 
 
+def _running(wl: Workload) -> bool:
+    """Admitted and not finished: a finished copy runs nothing (a worker lost past the timeout may come
+    back with its copy finished while the re-dispatched one finished too)."""
+    conditions = (wl.status.conditions if wl.status else None) or ()
+    return _admitted(wl) and not any(c.type == "Finished" and c.status == "True" for c in conditions)
+
+
 def _check_invariants(world: MKWorld, reachable: dict[str, bool]) -> None:
     admitted_on: Counter[str] = Counter()
     copies: dict[str, dict[str, Workload]] = {}
@@ -41,7 +48,7 @@ def _check_invariants(world: MKWorld, reachable: dict[str, bool]) -> None:
         copies[name] = {}
         for remote in worker.client.list(Workload).items:
             copies[name][remote.metadata.name or ""] = remote
-            if _admitted(remote) and reachable[name]:
+            if _running(remote) and reachable[name]:
                 admitted_on[remote.metadata.name or ""] += 1
     assert all(n <= 1 for n in admitted_on.values()), admitted_on
     for wl in world.manager.client.list(Workload).items:

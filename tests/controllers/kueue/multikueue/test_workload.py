@@ -10,10 +10,12 @@ Rejected, a deleted job's remote objects removed, orphans collected every ``gcIn
 
 from __future__ import annotations
 
+from kbatch.api import edit
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Event, Pod
-from kbatch.api.kueue_v1beta2 import Workload
+from kbatch.api.kueue_v1beta2 import ClusterQueue, Workload
 from kbatch.api.kueue_v1beta2.multikueue import ORIGIN_LABEL
+from kbatch.api.meta import Condition
 from kbatch.testing import make_job
 
 from .world import MKWorld
@@ -111,7 +113,8 @@ def test_status_is_synced_and_the_finish_propagates() -> None:
 
 def test_lost_worker_past_the_timeout_resets_the_check() -> None:
     """6a.: the admitting worker unreachable keeps the check Ready for ``workerLostTimeout`` (5 min) from
-    the loss, then Retry evicts the Workload and it is dispatched again, to the worker left."""
+    the loss, then Retry evicts the Workload and it is dispatched again, to the worker left (the copy
+    dispatched while the eviction holds the quota is deactivated first, 6b, as upstream)."""
     world = MKWorld({"w1": "4", "w2": "4"})
     world.job("j1", sleep="3600")
     m = world.manager
@@ -124,6 +127,7 @@ def test_lost_worker_past_the_timeout_resets_the_check() -> None:
     assert messages == [
         'Evicted due to AdmissionCheck in Retry state: "mk" (Admitting remote lost, Previously: "Ready")'
     ]
+    m.advance(5)
     wl = _local(world)
     assert _check(wl) == ("Ready", 'The workload was admitted on "w2"')
     assert wl.status.cluster_name == "w2"
@@ -270,3 +274,49 @@ def test_same_inputs_same_traces() -> None:
         return [world.manager.trace.digest(), *(w.trace.digest() for w in world.workers.values())]
 
     assert run() == run()
+
+
+def _workload_events(world: MKWorld, reason: str) -> list[tuple[str, str]]:
+    return [
+        (e.type or "", e.message or "")
+        for e in world.manager.client.list(Event).items
+        if e.reason == reason and e.involved_object.kind == "Workload"
+    ]
+
+
+def test_evicted_on_the_worker_resets_the_check_for_readmission() -> None:
+    """4. (``workload_test.go`` "handle workload evicted on worker cluster"): the worker's ClusterQueue
+    drains the copy; the Ready check goes Retry with upstream's message and a Normal event."""
+    world = MKWorld({"w1": "4"})
+    world.job("j1", sleep="3600")
+    m, w1 = world.manager, world.workers["w1"]
+    m.advance(5)
+    cq = edit(w1.client.get(ClusterQueue, "cq"))
+    cq.spec.stop_policy = "HoldAndDrain"
+    w1.client.update(cq)
+    m.advance(1)
+    message = 'Workload evicted on worker cluster: "w1", resetting for re-admission. Previously: "Ready"'
+    assert ("Normal", message) in _workload_events(world, "MultiKueue")
+    evicted = [msg for _, msg in _workload_events(world, "EvictedDueToAdmissionCheck")]
+    assert evicted == [f'Evicted due to AdmissionCheck in Retry state: "mk" ({message})']
+
+
+def test_a_remote_out_of_sync_finish_resets_the_check_instead_of_finishing() -> None:
+    """3. (``workload_test.go`` "remote wl is finished with OutOfSync"): not a job completion; the
+    Ready check goes Retry with a Warning event, and the local Workload does not finish."""
+    world = MKWorld({"w1": "4"})
+    world.job("j1", sleep="3600")
+    m, w1 = world.manager, world.workers["w1"]
+    m.advance(5)
+    (remote,) = world.remote_workloads("w1")
+    status = edit(remote).status
+    status.conditions = [c for c in status.conditions if c.type != "Finished"] + [
+        Condition(type="Finished", status="True", reason="OutOfSync", message="the job does not match",
+                  last_transition_time=m.clock.now_datetime())
+    ]
+    w1.client.update_status(remote.model_copy(update={"status": status}))
+    m.advance(1)
+    message = ('Remote workload on worker cluster "w1" is out of sync with its user job, resetting for '
+               're-dispatch, Previously: "Ready"')
+    assert ("Warning", message) in _workload_events(world, "MultiKueue")
+    assert not _true(_local(world), "Finished")
