@@ -242,6 +242,7 @@ class Scheduler:
             e.requeue_reason = RequeueReason.FAILED_AFTER_NOMINATION
             return False
         mgr.queues.last.pop(e.info.key, None)
+        self.memo.forget(e.info.key)
         self._admission_events(e, wl, written, now)
         if e.replaced is not None:
             self._replace_slice(written, e.replaced.info.obj)
