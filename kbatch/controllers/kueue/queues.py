@@ -324,10 +324,19 @@ class ClusterQueueQueue:
         self.queue_inadmissible_cycle = self.pop_cycle
         self.bulk_moved = {}
         moved = 0
+        # whether the selector takes a namespace, asked once per namespace: nothing changes the
+        # labels during the call, and a ClusterQueue's inadmissible workloads share a few namespaces
+        takes: dict[str, bool] = {}
         for key in sorted(self.inadmissible):
             info = self.inadmissible[key]
-            labels = namespace_labels(info.namespace)
-            if labels is None or self.selector is None or not self.selector.matches(labels):
+            namespace = info.namespace
+            taken = takes.get(namespace)
+            if taken is None:
+                labels = namespace_labels(namespace)
+                taken = takes[namespace] = (
+                    labels is not None and self.selector is not None and self.selector.matches(labels)
+                )
+            if not taken:
                 continue
             if not self.backoff_expired(info) or key in self.in_heap:
                 continue

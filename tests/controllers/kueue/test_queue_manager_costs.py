@@ -1,6 +1,11 @@
-"""The queue manager's set of non-empty heaps (``QueueManager.nonempty``) is what a scan of every
-ClusterQueue's heap would give, whatever sequence of queue operations ran: ``has_heads`` answers
-from it instead of scanning 1,000 queues several times a cycle (docs/kueue.md, "Performance")."""
+"""The queue manager's shortcuts answer as the long way would (docs/kueue.md, "Performance"):
+
+* its set of non-empty heaps (``QueueManager.nonempty``) is what a scan of every ClusterQueue's heap
+  would give, whatever sequence of queue operations ran: ``has_heads`` answers from it instead of
+  scanning 1,000 queues several times a cycle;
+* ``queueInadmissibleWorkloads`` asks for a namespace's labels once per call, not once per workload,
+  and moves the same workloads.
+"""
 
 from __future__ import annotations
 
@@ -84,3 +89,24 @@ def test_the_nonempty_set_is_the_scan_of_every_heap(ops: list[tuple]) -> None:
         assert mgr.nonempty == _scanned(mgr), step
         assert mgr.has_heads(lambda name: True) == bool(_scanned(mgr))
         assert not mgr.has_heads(lambda name: False)
+
+
+def test_queue_inadmissible_reads_each_namespace_once_and_moves_the_same_workloads() -> None:
+    mgr = QueueManager(InfoOptions(), lambda: T0 + timedelta(hours=1))
+    mgr.add_or_update_cluster_queue("cq", "BestEffortFIFO", selector_from_set({"team": "a"}))
+    cq = mgr.cluster_queues["cq"]
+    labels = {"ns": {"team": "a"}, "other": {"team": "b"}}
+    for i in range(6):
+        wl = _workload(i, "cq", 0)
+        wl.metadata.namespace = "ns" if i % 2 else "other"
+        cq.inadmissible[f"{wl.metadata.namespace}/w{i}"] = WorkloadInfo.of(wl)
+    asked: list[str] = []
+
+    def namespace_labels(name: str) -> dict[str, str] | None:
+        asked.append(name)
+        return labels.get(name)
+
+    assert cq.queue_inadmissible(namespace_labels) == 3
+    assert sorted(asked) == ["ns", "other"]
+    assert sorted(cq.in_heap) == ["ns/w1", "ns/w3", "ns/w5"]
+    assert sorted(cq.inadmissible) == ["other/w0", "other/w2", "other/w4"]
