@@ -157,46 +157,6 @@ class ClusterQueueQueue:
             lq = _lq_key(info)
             self.heap_per_lq[lq] = self.heap_per_lq.get(lq, 0) + 1
 
-    def _push_many(self, infos: list[WorkloadInfo]) -> None:
-        """``_push`` of workloads none of which is in the heap, in order (arrival numbers as one by
-        one), with one sorted insert: the same heap, infos and counts as pushing them one at a time
-        (a requeue moves a whole inadmissible list back: ``queueInadmissibleWorkloads``)."""
-        keys = []
-        for info in infos:
-            k = self._sort_key(info)
-            keys.append(k)
-            self.in_heap[info.key] = k
-            self.infos[info.key] = info
-            if self.afs_usage is not None:
-                lq = _lq_key(info)
-                self.heap_per_lq[lq] = self.heap_per_lq.get(lq, 0) + 1
-        if keys:
-            self.heap.update(keys)
-            self.nonempty.add(self.name)
-
-    def _remove_many(self, keys: list[str]) -> None:
-        """``_remove_heap`` of each key, with one rebuild of the heap when they are a good part of
-        it (a ``NoFit`` head's equivalents leave together: ``handleInadmissibleHash``)."""
-        gone = []
-        for key in keys:
-            k = self.in_heap.pop(key, None)
-            if k is None:
-                continue
-            gone.append(k)
-            info = self.infos.pop(key, None)
-            if self.afs_usage is not None and info is not None:
-                self.heap_per_lq[_lq_key(info)] -= 1
-        if len(gone) * 4 < len(self.heap):
-            for k in gone:
-                self.heap.remove(k)
-        elif gone:
-            dropped = set(gone)
-            kept = [k for k in self.heap if k not in dropped]
-            self.heap.clear()
-            self.heap.update(kept)
-        if not self.in_heap:
-            self.nonempty.discard(self.name)
-
     def _remove_heap(self, key: str) -> None:
         k = self.in_heap.pop(key, None)
         if k is not None:
@@ -353,9 +313,9 @@ class ClusterQueueQueue:
         if self.strategy != "BestEffortFIFO":
             return
         self.bulk_moved[scheduling_hash] = reason
-        moving = [(k, i) for k, i in self.infos.items() if i.scheduling_hash == scheduling_hash]
-        self._remove_many([k for k, _ in moving])
-        for key, info in moving:
+        for key in [k for k, i in self.infos.items() if i.scheduling_hash == scheduling_hash]:
+            info = self.infos[key]
+            self._remove_heap(key)
             self.inadmissible[key] = info
 
     def queue_inadmissible(self, namespace_labels: Callable[[str], dict[str, str] | None]) -> int:
@@ -363,7 +323,7 @@ class ClusterQueueQueue:
         whose back-off expired."""
         self.queue_inadmissible_cycle = self.pop_cycle
         self.bulk_moved = {}
-        back: list[WorkloadInfo] = []
+        moved = 0
         # whether the selector takes a namespace, asked once per namespace: nothing changes the
         # labels during the call, and a ClusterQueue's inadmissible workloads share a few namespaces
         takes: dict[str, bool] = {}
@@ -381,9 +341,9 @@ class ClusterQueueQueue:
             if not self.backoff_expired(info) or key in self.in_heap:
                 continue
             del self.inadmissible[key]
-            back.append(info)
-        self._push_many(back)
-        return len(back)
+            self._push(info)
+            moved += 1
+        return moved
 
 
 def _lq_key(info: WorkloadInfo) -> str:

@@ -4,15 +4,12 @@
   would give, whatever sequence of queue operations ran: ``has_heads`` answers from it instead of
   scanning 1,000 queues several times a cycle;
 * ``queueInadmissibleWorkloads`` asks for a namespace's labels once per call, not once per workload,
-  and moves the same workloads;
-* moving many workloads into or out of a heap at once leaves it as moving them one at a time.
+  and moves the same workloads.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
-from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,7 +17,7 @@ from hypothesis import strategies as st
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.selectors import selector_from_set
 from kbatch.controllers.kueue.model.info import InfoOptions, WorkloadInfo
-from kbatch.controllers.kueue.queues import ClusterQueueQueue, QueueManager
+from kbatch.controllers.kueue.queues import QueueManager
 from kbatch.controllers.kueue.scheduling.cycle import RequeueReason
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
@@ -113,72 +110,3 @@ def test_queue_inadmissible_reads_each_namespace_once_and_moves_the_same_workloa
     assert sorted(asked) == ["ns", "other"]
     assert sorted(cq.in_heap) == ["ns/w1", "ns/w3", "ns/w5"]
     assert sorted(cq.inadmissible) == ["other/w0", "other/w2", "other/w4"]
-
-
-def _one_by_one_push(self: Any, infos: list[WorkloadInfo]) -> None:
-    for info in infos:
-        self._push(info)
-
-
-def _one_by_one_remove(self: Any, keys: list[str]) -> None:
-    for key in keys:
-        self._remove_heap(key)
-
-
-def _state(mgr: QueueManager) -> list[tuple]:
-    return [(name, list(cq.heap), list(cq.in_heap.items()), list(cq.infos), list(cq.inadmissible),
-             dict(cq.arrival), name in mgr.nonempty) for name, cq in sorted(mgr.cluster_queues.items())]
-
-
-def _play(ops: list[tuple]) -> tuple[list[tuple], list[list[str]]]:
-    mgr = QueueManager(InfoOptions(), lambda: T0 + timedelta(hours=1))
-    for name in QUEUES:
-        mgr.add_or_update_cluster_queue(name, "BestEffortFIFO", selector_from_set({}))
-    popped: list = []
-    heads: list[list[str]] = []
-    for step in ops:
-        if step[0] == "push" and step[2] in mgr.cluster_queues:
-            # equal requests and priorities: the workloads of a queue share a scheduling hash
-            mgr.cluster_queues[step[2]].push_or_update(WorkloadInfo.of(_workload(step[1], step[2], step[3])))
-        elif step[0] == "heads":
-            popped = mgr.heads(lambda name: True)
-            heads.append([h.info.key for h in popped])
-        elif step[0] == "requeue":
-            for head in popped:
-                mgr.cluster_queues[head.cq_name].requeue(head.info, step[1], "", False, True)
-            popped = []
-        elif step[0] == "inadmissible" and step[1] in mgr.cluster_queues:
-            mgr.cluster_queues[step[1]].queue_inadmissible(lambda namespace: {})
-    return _state(mgr), heads
-
-
-
-
-@st.composite
-def _moves(draw: Any) -> list[tuple]:
-    """A queue of workloads of a few priorities (equal priorities: equivalent workloads), then
-    rounds of a cycle whose head does not fit (the bulk move) or of a requeue of the inadmissible
-    ones, with a few more arrivals between."""
-    ops: list[tuple] = [("push", i, "cq-a", p) for i, p in enumerate(draw(st.lists(st.integers(0, 2),
-                                                                                      max_size=14)))]
-    for kind in draw(st.lists(st.sampled_from(["cycle", "cycle", "inadmissible", "push"]), max_size=10)):
-        if kind == "cycle":
-            ops += [("heads",), ("requeue", draw(st.sampled_from(REASONS)))]
-        elif kind == "inadmissible":
-            ops.append(("inadmissible", "cq-a"))
-        else:
-            ops.append(("push", draw(st.integers(0, 19)), "cq-a", draw(st.integers(0, 2))))
-    return ops
-
-
-@settings(max_examples=200, deadline=None)
-@given(_moves())
-def test_moving_many_at_once_leaves_the_queues_as_one_at_a_time(ops: list[tuple]) -> None:
-    """``queueInadmissibleWorkloads`` pushes its workloads back with one sorted insert, and a
-    ``NoFit`` head's equivalents leave the heap together: the heaps, their order, the bookkeeping
-    and every pop are what moving them one at a time gives."""
-    batched = _play(ops)
-    with mock.patch.object(ClusterQueueQueue, "_push_many", _one_by_one_push), \
-            mock.patch.object(ClusterQueueQueue, "_remove_many", _one_by_one_remove):
-        single = _play(ops)
-    assert batched == single
