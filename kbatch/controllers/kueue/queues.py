@@ -82,9 +82,18 @@ class ClusterQueueQueue:
     """One ClusterQueue's pending workloads (``cache/queue.ClusterQueue``)."""
 
     def __init__(
-        self, name: str, strategy: str, selector: Selector | None, clock: Callable[[], datetime]
+        self,
+        name: str,
+        strategy: str,
+        selector: Selector | None,
+        clock: Callable[[], datetime],
+        nonempty: set[str] | None = None,
     ) -> None:
         self.name = name
+        # the names of the ClusterQueues whose heap holds a workload, shared with the manager (which
+        # asks "any heads?" several times a cycle: a scan of every queue in a 1,000-queue forest);
+        # this queue's name is in it exactly while ``in_heap`` is not empty
+        self.nonempty: set[str] = nonempty if nonempty is not None else set()
         self.strategy = strategy
         self.selector = selector
         self.clock = clock
@@ -142,6 +151,7 @@ class ClusterQueueQueue:
         k = self._sort_key(info)
         self.heap.add(k)
         self.in_heap[info.key] = k
+        self.nonempty.add(self.name)
         self.infos[info.key] = info
         if self.afs_usage is not None:
             lq = _lq_key(info)
@@ -150,6 +160,8 @@ class ClusterQueueQueue:
     def _remove_heap(self, key: str) -> None:
         k = self.in_heap.pop(key, None)
         if k is not None:
+            if not self.in_heap:
+                self.nonempty.discard(self.name)
             self.heap.remove(k)
             info = self.infos.pop(key, None)
             if self.afs_usage is not None and info is not None:
@@ -244,6 +256,8 @@ class ClusterQueueQueue:
             k = self.heap.pop(0)
             key = k[-1]
             del self.in_heap[key]
+            if not self.in_heap:
+                self.nonempty.discard(self.name)
             self.inflight = self.infos.pop(key)
         self.evaluated[key] = self.inflight.generation
         return self.inflight
@@ -310,10 +324,19 @@ class ClusterQueueQueue:
         self.queue_inadmissible_cycle = self.pop_cycle
         self.bulk_moved = {}
         moved = 0
+        # whether the selector takes a namespace, asked once per namespace: nothing changes the
+        # labels during the call, and a ClusterQueue's inadmissible workloads share a few namespaces
+        takes: dict[str, bool] = {}
         for key in sorted(self.inadmissible):
             info = self.inadmissible[key]
-            labels = namespace_labels(info.namespace)
-            if labels is None or self.selector is None or not self.selector.matches(labels):
+            namespace = info.namespace
+            taken = takes.get(namespace)
+            if taken is None:
+                labels = namespace_labels(namespace)
+                taken = takes[namespace] = (
+                    labels is not None and self.selector is not None and self.selector.matches(labels)
+                )
+            if not taken:
                 continue
             if not self.backoff_expired(info) or key in self.in_heap:
                 continue
@@ -369,6 +392,7 @@ class QueueManager:
         self.hashing = hashing
         self.admission_gated_by = admission_gated_by
         self.cluster_queues: dict[str, ClusterQueueQueue] = {}
+        self.nonempty: set[str] = set()  # the ClusterQueues whose heap holds a workload (by name)
         self.local_queues: dict[str, LocalQueueQueue] = {}
         self.assigned: dict[str, str] = {}  # workload key -> LocalQueue key
         self.last: dict[str, LastState] = {}  # workload key -> where its flavor scan stopped
@@ -434,7 +458,9 @@ class QueueManager:
         else:
             self.afs_weights[name] = weights
         if cq is None:
-            cq = self.cluster_queues[name] = ClusterQueueQueue(name, strategy, selector, self.clock)
+            cq = self.cluster_queues[name] = ClusterQueueQueue(
+                name, strategy, selector, self.clock, self.nonempty
+            )
             cq.set_admission_fair_sharing(self._usage_for(weights))
             for lq in sorted(self.local_queues.values(), key=lambda q: q.key):
                 if lq.cluster_queue == name:
@@ -453,6 +479,7 @@ class QueueManager:
 
     def delete_cluster_queue(self, name: str) -> None:
         self.cluster_queues.pop(name, None)
+        self.nonempty.discard(name)
         self.afs_weights.pop(name, None)
 
     # --- LocalQueues ---------------------------------------------------------------------------------
@@ -623,7 +650,9 @@ class QueueManager:
         return out
 
     def has_heads(self, active: Callable[[str], bool]) -> bool:
-        return any(cq.in_heap and active(name) for name, cq in self.cluster_queues.items())
+        """Whether an active ClusterQueue's heap holds a workload (the answer does not depend on the
+        order the non-empty queues are asked in)."""
+        return any(active(name) for name in self.nonempty)
 
     def notify_retry_inadmissible(self, cq_names: Iterable[str], cohort_root: Callable[[str], str]) -> None:
         for name in cq_names:

@@ -59,17 +59,25 @@ __all__ = ["Scheduler", "write_status"]
 log = logging.getLogger(__name__)
 
 
-def write_status(mgr: KueueManager, wl: Workload, mutate: Any, attempts: int = 3) -> Workload | None:
+def write_status(
+    mgr: KueueManager, wl: Workload, mutate: Any, attempts: int = 3, first: Workload | None = None
+) -> Workload | None:
     """``PatchAdmissionStatus`` with retry on conflict: ``mutate(status, wl)`` changes a private
     copy of the status and says whether anything changed; returns the written object (``None``
-    when nothing changed or the workload is gone)."""
+    when nothing changed or the workload is gone). ``first``: ``wl`` with ``mutate`` already
+    applied (the caller built it), written as the first attempt; a retry starts again from the
+    stored object."""
     client = mgr.ctx.client
     for _ in range(attempts):
-        status = W.status_of(wl)
-        if not mutate(status, wl):
-            return None
+        if first is not None:
+            changed, first = first, None
+        else:
+            status = W.status_of(wl)
+            if not mutate(status, wl):
+                return None
+            changed = wl.model_copy(update={"status": status})
         try:
-            return client.update_status(wl.model_copy(update={"status": status}))
+            return client.update_status(changed)
         except Conflict:
             try:
                 wl = client.get(Workload, wl.metadata.name or "", wl.metadata.namespace)
@@ -262,7 +270,9 @@ class Scheduler:
         penalized = self.penalties.applies(e.cq_name, wl)
         if penalized:
             self.penalties.push(wl, [ps.requests for ps in e.info.pod_sets], self._covered(e))
-        written = write_status(mgr, wl, prepare)
+        # the assumed object is the first attempt's status write (the API server copies what it
+        # is given, so the cache's object is not changed by it)
+        written = write_status(mgr, wl, prepare, first=assumed)
         if written is None:
             mgr.cache.delete_workload(e.info.key)
             if penalized:
@@ -271,6 +281,7 @@ class Scheduler:
             e.requeue_reason = RequeueReason.FAILED_AFTER_NOMINATION
             return False
         mgr.queues.last.pop(e.info.key, None)
+        self.memo.forget(e.info.key)
         self._admission_events(e, wl, written, now)
         if e.replaced is not None:
             self._replace_slice(written, e.replaced.info.obj)
@@ -366,11 +377,7 @@ class Scheduler:
             )
             return True
 
-        current = (
-            mgr.ctx.cache.get(Workload, target.info.name, target.info.namespace)
-            if _exists(mgr, target.info)
-            else None
-        )
+        current = _current(mgr, target.info)
         if current is None:
             return False
         written = write_status(mgr, current, prepare)
@@ -405,7 +412,7 @@ class Scheduler:
         mgr = self.mgr
         if e.status != "" and e.requeue_reason == RequeueReason.GENERIC:
             e.requeue_reason = RequeueReason.FAILED_AFTER_NOMINATION
-        current = mgr.ctx.cache.get(Workload, e.info.name, e.info.namespace) if _exists(mgr, e.info) else None
+        current = _current(mgr, e.info)
         mgr.queues.requeue_workload(current, e.info, e.last, e.requeue_reason, e.quota_reserved_reason)
         if e.status not in ("", "skipped", "waiting") or current is None or e.skip_status_update:
             return
@@ -468,12 +475,12 @@ def _all_back_in_heap(mgr: KueueManager, requeued: list[Entry]) -> bool:
     return True
 
 
-def _exists(mgr: KueueManager, info: Any) -> bool:
+def _current(mgr: KueueManager, info: Any) -> Workload | None:
+    """The informer's version of the workload, ``None`` once it is gone."""
     try:
-        mgr.ctx.cache.get(Workload, info.name, info.namespace)
-        return True
+        return mgr.ctx.cache.get(Workload, info.name, info.namespace)
     except NotFound:
-        return False
+        return None
 
 
 def _priorities(info: Any) -> tuple[int, int, int]:

@@ -381,3 +381,34 @@ def test_an_admission_elsewhere_in_the_cohort_renominates_a_waiting_head() -> No
     without_lines, _, _ = _run((queues, cohorts, steps, False), memo=False)
     assert with_lines == without_lines, _first_difference(with_lines, without_lines)
     assert any("2 more needed" in line for line in without_lines)
+
+
+def test_an_admitted_workload_leaves_the_memo() -> None:
+    """An admitted head is no head while it holds quota: its entry (an assignment copy and its
+    targets) is dropped at admission instead of waiting out the stale sweep."""
+    base = {"f0": (2, None, None), "f1": None, "within": "Never", "reclaim": "Never", "borrow": "off",
+            "borrow_ff": "MayStopSearch", "preempt_ff": "TryNextFlavor", "cohort": None,
+            "strategy": "BestEffortFIFO"}
+    steps: list[tuple[Any, ...]] = [("create", 0, 2, 0, 1, False, None), ("create", 0, 2, 0, 1, False, None)]
+    _, _, memo = _run(([base], {"a1": None, "b1": None, "a_quota": None}, steps, False), memo=True)
+    assert sorted(memo._entries) == ["default/w1"]  # w0 admitted; w1 waits for its quota
+
+
+def test_the_stale_sweep_runs_once_per_keep_period() -> None:
+    """Entries unused for 64 cycles go at the next sweep, which runs every 64th cycle: a sweep per
+    cycle read every entry every cycle (a quarter of a second per 1,000 cycles of the
+    ``kueue_bench`` baseline at ``--scale 0.3``)."""
+    w = World(cluster_queue("cq", (["cpu"], [("default", [quota("cpu", "2")])])), local_queue("lq", "cq"),
+              flavor("default"), seed=1)
+    scheduler = _scheduler(w)
+    memo = scheduler.memo
+    snapshot = mock.Mock(flavors={}, lq_usage=None, cache=scheduler.mgr.cache)
+    memo.cycle(snapshot, scheduler.mgr.cycle_config, scheduler.mgr.preemptor, w.cp.clock.now_datetime(), 1)
+    entry = mock.Mock(used=0)
+    memo._entries["default/old"] = entry
+    for cycle in range(2, 128):
+        memo.cycle(snapshot, scheduler.mgr.cycle_config, scheduler.mgr.preemptor, w.cp.clock.now_datetime(),
+                   cycle)
+        assert "default/old" in memo._entries, cycle  # unused since cycle 0; the sweep is at 128
+    memo.cycle(snapshot, scheduler.mgr.cycle_config, scheduler.mgr.preemptor, w.cp.clock.now_datetime(), 128)
+    assert "default/old" not in memo._entries

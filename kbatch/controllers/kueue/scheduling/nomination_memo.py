@@ -49,7 +49,9 @@ from kbatch.controllers.kueue.scheduling.assignment import Assignment, LastState
 __all__ = ["CycleMemo", "NominationMemo", "copy_assignment"]
 
 Nomination = tuple[Assignment, list[Any]]  # (assignment, preemption targets)
-_KEEP_CYCLES = 64  # an entry unused for this many cycles is dropped (its head left the heaps)
+# an entry unused for this many cycles is dropped (its head left the heaps), at the next sweep (one
+# every this many cycles); a dropped entry only means a fresh nomination, the same answer
+_KEEP_CYCLES = 64
 
 
 def _items(d: Mapping[Any, Any]) -> tuple[Any, ...]:
@@ -159,10 +161,16 @@ class NominationMemo:
             self._reserved.clear()
             self._trees.clear()
             self._global = key
-        stale = cycle - _KEEP_CYCLES
-        for name in [k for k, e in self._entries.items() if e.used < stale]:
-            del self._entries[name]
+        if cycle % _KEEP_CYCLES == 0:  # a sweep per cycle would read every entry every cycle
+            stale = cycle - _KEEP_CYCLES
+            for name in [k for k, e in self._entries.items() if e.used < stale]:
+                del self._entries[name]
         return CycleMemo(self, snapshot, now, cycle)
+
+    def forget(self, key: str) -> None:
+        """Drop a workload's entry: it was admitted, so it is no head while it holds quota (a
+        dropped entry only means a fresh nomination, the same answer)."""
+        self._entries.pop(key, None)
 
     def all_reserved(self, cq: ClusterQueueNode) -> bool:
         revision = cq.workloads_revision

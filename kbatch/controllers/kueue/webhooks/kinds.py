@@ -463,6 +463,8 @@ def _reclaimable(wl: Workload, old: Workload | None = None) -> list[FieldError]:
 def _admission_changed(new: Any, old: Any, tas: bool) -> bool:
     """``validateAdmissionUpdate``: with TopologyAwareScheduling the pod sets' topology assignments
     (and delayed topology requests) may be set or changed (node replacement), nothing else."""
+    if new is old or new == old:  # unchanged (every status write after the admission's): allowed
+        return False
     if not tas or len(new.pod_set_assignments or ()) != len(old.pod_set_assignments or ()):
         return bool(new != old)
     keep = {"topology_assignment", "delayed_topology_request"}
