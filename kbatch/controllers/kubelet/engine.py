@@ -73,7 +73,7 @@ from kbatch.controllers.kubelet.probes import (
     new_states,
     record,
 )
-from kbatch.controllers.kubelet.termination import Hook, StopTimes, stop_times
+from kbatch.controllers.kubelet.termination import Hook, StopTimes, hook_failure, stop_times
 from kbatch.sim.command import ContainerRun
 
 __all__ = [
@@ -195,6 +195,7 @@ class PodRun:
     probe_faults: tuple[ProbeFault, ...] = ()
     gates: tuple[str, ...] = ()  # spec.readinessGates' condition types (immutable), in spec order
     events: list[tuple[str, str, str, str]] | None = None  # (type, reason, message, fieldPath) to record
+    later: list[tuple[float, str, str, str, str]] | None = None  # (at, ...): due later (a hook's failure)
     version: int = 0  # bumped on every change: the controller writes status when it moved
     # the controller's bookkeeping (kept here, not in per-pod maps: one object per running pod)
     written: int = -1  # the version whose status the controller last wrote
@@ -233,6 +234,8 @@ def next_wake(run: PodRun) -> float | None:
             times.extend(p.next_at for p in proc.probes if p.next_at is not None)
     if run.kill_at is not None:
         times.append(run.kill_at)
+    if run.later:
+        times.append(min(event[0] for event in run.later))
     finite = [t for t in times if t != float("inf")]
     return min(finite) if finite else None
 
@@ -264,6 +267,9 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None, stop: Stopp
           prestop: PreStop | None = None) -> bool:
     """Apply the first transition due at ``t``; True when its state is to be reported before the
     next one (an exit whose restart is due at once)."""
+    if run.later and min(event[0] for event in run.later) <= t:
+        _release_events(run, t)
+        return False
     if not run.started and _start_due(run) <= t:
         run.started = True
         _start_next_init(run, t, plan, log)
@@ -322,8 +328,8 @@ def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None
         log(proc, proc.restart_count, behaviour.logs)
     if behaviour.warning:  # what the simulation could not follow (a kbatch addition)
         _event(run, "Warning", "SimulationLimit", behaviour.warning, proc)
-    for type_, reason, message in behaviour.events:  # FailedPostStartHook (.hooks)
-        _event(run, type_, reason, message, proc)
+    for type_, reason, message, offset in behaviour.events:  # FailedPostStartHook, Killing (.hooks)
+        _event_at(run, t + offset, t, type_, reason, message, proc)
     if proc.probe_specs:
         proc.probes = new_states(proc.probe_specs, t)
         proc.started_ok = not any(s.kind == STARTUP for s in proc.probe_specs)
@@ -428,6 +434,28 @@ def _event(run: PodRun, type_: str, reason: str, message: str, proc: Proc) -> No
     run.events.append((type_, reason, message, path))
 
 
+def _event_at(run: PodRun, at: float, now: float, type_: str, reason: str, message: str, proc: Proc) -> None:
+    """Queue an event for the instant ``at`` (now, or when :func:`advance` reaches it)."""
+    if at <= now:
+        _event(run, type_, reason, message, proc)
+        return
+    if run.later is None:
+        run.later = []
+    path = container_field_path(proc.name, proc.kind != APP, proc.kind == EPHEMERAL)
+    run.later.append((at, type_, reason, message, path))
+
+
+def _release_events(run: PodRun, t: float | None) -> None:
+    """Move the events due at ``t`` (None: all, the pod is done) to the queue, in time order."""
+    due = sorted((e for e in run.later or () if t is None or e[0] <= t), key=lambda e: e[0])
+    run.later = [e for e in run.later or () if t is not None and e[0] > t] or None
+    if due and run.events is None:
+        run.events = []
+    for _, type_, reason, message, path in due:
+        assert run.events is not None
+        run.events.append((type_, reason, message, path))
+
+
 def take_events(run: PodRun) -> list[tuple[str, str, str, str]]:
     """The events queued since the last call, oldest first."""
     events, run.events = run.events or [], None
@@ -452,12 +480,13 @@ def _container_ended(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogS
         return False
     if not all(p.state == TERMINATED and p.restart_at is None for p in run.app):
         return False
-    if stop is not None and any(p.kind == SIDECAR and p.state == RUNNING for p in run.init):
+    if stop is not None and (any(p.kind == SIDECAR and p.state == RUNNING for p in run.init)
+                             or any(p.state == RUNNING for p in run.ephemeral)):
         if run.kill_at is None:
             run.deadline = t + run.grace
-            run.kill_at = max(run.deadline, _stop_sidecars(run, t, run.grace, t, stop, prestop, log))
+            run.kill_at = max(run.deadline, _stop_leftovers(run, t, stop, prestop, log))
         return False
-    if proc.kind in (APP, SIDECAR):
+    if proc.kind in (APP, SIDECAR, EPHEMERAL):
         _finish(run, t, "Succeeded" if all(p.exit_code == 0 for p in run.app) else "Failed")
     return False
 
@@ -491,10 +520,12 @@ def _finish(run: PodRun, t: float, phase: str) -> None:
     for proc in run.init:
         if proc.kind == SIDECAR and proc.state != TERMINATED:
             proc.terminate(t, 0, "Completed")
-    for eph in run.ephemeral:  # killed with the pod (the simulated processes ignore SIGTERM)
+    for eph in run.ephemeral:  # killed with the pod when nothing stopped it (no stopper)
         eph.config_retry_at = None
         if eph.state == RUNNING:
             eph.terminate(t, KILLED_EXIT_CODE, "Error")
+    if run.later:  # a hook still running fails with its container, gone now
+        _release_events(run, None)
     run.phase, run.finished_at = phase, t
 
 
@@ -552,10 +583,10 @@ def _stop_all(run: PodRun, now: float, kill_at: float, stop: Stopper | None, pre
               log: LogSink | None) -> float:
     """Stop every running container at ``now`` with the grace period up to ``kill_at``
     (``killContainersWithSyncResult``): the regular ones (and a running init container) at once,
-    then the sidecars in reverse order (:func:`_stop_sidecars`); an ephemeral container gets no
-    signal. The last SIGKILL instant."""
+    and the ephemeral ones, as upstream's terminating pod worker stops every running container), then
+    the sidecars in reverse order (:func:`_stop_sidecars`). The last SIGKILL instant."""
     grace, last = kill_at - now, kill_at
-    for proc in [*run.init, *run.app]:
+    for proc in run.procs():
         if proc.kind != SIDECAR and proc.state == RUNNING:
             last = max(last, _stop_one(run, proc, now, grace, None, kill_at, stop, prestop, log))
     if any(p.kind == SIDECAR and p.state == RUNNING for p in run.init):
@@ -566,6 +597,20 @@ def _stop_all(run: PodRun, now: float, kill_at: float, stop: Stopper | None, pre
             if proc.state == RUNNING and (proc.ends_at is None or proc.ends_at > last):
                 _kill_by(proc, plain)
     return last
+
+
+def _stop_leftovers(run: PodRun, t: float, stop: Stopper, prestop: PreStop | None,
+                    log: LogSink | None) -> float:
+    """The app containers have all finished for good (``computePodActions``: nothing to keep, so
+    ``KillPod``; ``killContainersWithSyncResult`` stops every running container with the pod's
+    ``terminationGracePeriodSeconds``): the ephemeral ones at once, the sidecars in their order. The
+    last SIGKILL instant; the pod stays ``Running`` until every one has exited (the kubelet keeps a
+    pod that could have running containers from a terminal phase, ``generateAPIPodStatus``)."""
+    last = t
+    for eph in run.ephemeral:
+        if eph.state == RUNNING:
+            last = max(last, _stop_one(run, eph, t, run.grace, None, t + run.grace, stop, prestop, log))
+    return max(last, _stop_sidecars(run, t, run.grace, t, stop, prestop, log))
 
 
 def _stop_sidecars(run: PodRun, now: float, grace: float, turn: float, stop: Stopper | None,
@@ -592,22 +637,27 @@ def _end_of(proc: Proc, now: float) -> float:
 def _stop_one(run: PodRun, proc: Proc, now: float, grace: float, turn: float | None,
               kill_at: float | None, stop: Stopper | None, prestop: PreStop | None,
               log: LogSink | None) -> float:
-    """``killContainer`` for one running container (:func:`.termination.stop_times`): its preStop
-    hook (a failed one records ``FailedPreStopHook`` "PreStopHook failed", the message upstream
-    keeps free of the hook's output, and the stop goes on), its turn, its signal, its SIGKILL. A
-    container with neither hook nor turn is signalled ``now`` and killed at ``kill_at``, as before.
-    Its SIGKILL instant."""
+    """``killContainer`` for one running container (:func:`.termination.stop_times`): the
+    ``Killing`` event "Stopping container C", its preStop hook (a failed one records
+    ``FailedPreStopHook`` "PreStopHook failed" when it fails, the message upstream keeps free of the
+    hook's output, and the stop goes on), its turn, its signal, its SIGKILL. A container with
+    neither hook nor turn is signalled ``now`` and killed at ``kill_at``, as before. Its SIGKILL
+    instant."""
+    _event(run, "Normal", "Killing", f"Stopping container {proc.name}", proc)
     started = proc.started_at if proc.started_at is not None else now
     hook = prestop(proc, now - started) if prestop is not None else None
     if hook is None and turn is None and kill_at is not None:
         _send_stop(proc, now, kill_at, stop, log)
         return kill_at
-    if hook is not None and hook.failed:
-        _event(run, "Warning", "FailedPreStopHook", "PreStopHook failed", proc)
     times = stop_times(now, grace, hook, turn)
     if proc.ends_at is None or proc.ends_at > times.signal_at:  # not exited by itself before
         _send_stop(proc, times.signal_at, times.kill_at, stop, log)
     _kill_by(proc, times)
+    if hook is not None:
+        exits_in = proc.ends_at - now if proc.ends_at is not None else None
+        failed_in = hook_failure(hook, exits_in)
+        if failed_in is not None:
+            _event_at(run, now + failed_in, now, "Warning", "FailedPreStopHook", "PreStopHook failed", proc)
     return times.kill_at
 
 
