@@ -24,7 +24,9 @@ class ContainerRun:
     ``warning``: what the simulation could not follow in this run (the kubelet records it as a
     ``Warning`` event on the pod); empty when it followed everything. ``events``: (type, reason,
     message, offset) the kubelet records about the container ``offset`` seconds after the run
-    starts (a failed postStart hook, when it fails)."""
+    starts (a failed postStart hook, when it fails). ``hold``: seconds the kubelet's start of the
+    container takes after the runtime started it (its postStart hook; after a failed one, until the
+    kill is done): the status shows it only then, and the next container starts only then."""
 
     duration: float
     exit_code: int
@@ -32,6 +34,7 @@ class ContainerRun:
     log_offsets: tuple[float, ...] = ()
     warning: str = ""
     events: tuple[tuple[str, str, str, float], ...] = ()
+    hold: float = 0.0
 
 
 def parse_sleep(word: str) -> float | None:

@@ -159,6 +159,8 @@ class Proc:
     probes: list[ProbeState] | None = None  # this run's probe states (None: no probes, or stopped)
     started_ok: bool = True  # startup probe succeeded (or none): the status' ``started``
     ready_ok: bool = True  # started and readiness Success (or no readiness probe): ``ready``
+    held: tuple[float, float, ContainerRun, int] | None = None  # started, its start returns then (its
+    # postStart hook): (start, return, run, restart count); the status shows the state before it
 
     def terminate(self, t: float, exit_code: int, reason: str | None = None, message: str = "") -> None:
         self.state, self.exit_code, self.finished_at = TERMINATED, exit_code, t
@@ -230,6 +232,8 @@ def next_wake(run: PodRun) -> float | None:
             times.append(proc.restart_at)
         elif proc.config_retry_at is not None:
             times.append(proc.config_retry_at)
+        elif proc.held is not None:
+            times.append(proc.held[1])
         if proc.probes is not None and proc.state == RUNNING:
             times.extend(p.next_at for p in proc.probes if p.next_at is not None)
     if run.kill_at is not None:
@@ -282,9 +286,11 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None, stop: Stopp
             return _container_ended(run, proc, t, plan, log, stop, prestop)
     for proc in run.procs():
         if proc.restart_at is not None and proc.restart_at <= t:
-            proc.restart_count += 1
             proc.backoff_moved_at = t  # flowcontrol's Next: the entry moved at the restart
-            _start(run, proc, t, plan, log)
+            _start(run, proc, t, plan, log, proc.restart_count + 1)
+            return False
+        if proc.held is not None and proc.held[1] <= t:
+            _hook_returned(run, proc, t, plan, log)
             return False
     for proc in run.procs():
         if proc.config_retry_at is not None and proc.config_retry_at <= t:
@@ -305,16 +311,70 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None, stop: Stopp
     return False
 
 
-def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> None:
-    if proc.ran and proc.state == TERMINATED and proc.exit_code is not None:
-        proc.last = (proc.exit_code, proc.reason, proc.started_at, proc.finished_at, proc.message)
-    behaviour = plan(proc, proc.restart_count) if proc.kind != EPHEMERAL else \
-        _missing_target(run, proc) or plan(proc, proc.restart_count)
+def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None,
+           restart: int | None = None) -> None:
+    """Create and start ``proc`` at ``t`` (``restart``: its new restart count). A run with a
+    ``hold`` (its postStart hook) runs from ``t`` but is shown, and lets the next container start,
+    only when the hook has returned (:func:`_hook_returned`; upstream ``startContainer`` blocks the
+    pod's sync until then)."""
+    count = proc.restart_count if restart is None else restart
+    behaviour = plan(proc, count) if proc.kind != EPHEMERAL else \
+        _missing_target(run, proc) or plan(proc, count)
     if isinstance(behaviour, ConfigError):  # kuberuntime startContainer: ErrCreateContainerConfig
+        _keep_last(proc)
+        proc.restart_count = count
         proc.state, proc.reason, proc.message = WAITING, "CreateContainerConfigError", behaviour.message
         proc.config_retry_at = t + CONFIG_RETRY
         _event(run, "Warning", "Failed", f"Error: {behaviour.message}", proc)
         return
+    _announce(run, proc, t, behaviour, count, log)
+    if behaviour.hold > 0 and proc.pending_fault is None:
+        proc.held, proc.restart_at = (t, t + behaviour.hold, behaviour, count), None
+        return
+    _run(proc, t, behaviour, count)
+
+
+def _hook_returned(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> None:
+    """The postStart hook of ``proc`` has returned at ``t``: the container shows as started (at
+    its real start), and the start goes on with the next container (the sidecar's next init
+    container; the app containers after it, which upstream's ``SyncPod`` starts one by one)."""
+    _unhold(proc)
+    if proc.kind == SIDECAR and not run.initialized and proc.state == RUNNING and proc.started_ok:
+        _start_next_init(run, t, plan, log)
+    elif proc.kind == APP and run.initialized and run.kill_at is None:
+        _start_apps(run, t, plan, log)
+    _app_running(run)
+
+
+def _unhold(proc: Proc) -> None:
+    assert proc.held is not None
+    since, _, behaviour, count = proc.held
+    proc.held = None
+    _run(proc, since, behaviour, count)
+
+
+def _announce(run: PodRun, proc: Proc, t: float, behaviour: ContainerRun, count: int,
+              log: LogSink | None) -> None:
+    """What starting a run at ``t`` records: its log lines, what the simulation could not follow
+    (a kbatch addition), its events (a failed postStart hook: when it fails)."""
+    if log is not None and behaviour.logs:
+        log(proc, count, behaviour.logs)
+    if behaviour.warning:
+        _event(run, "Warning", "SimulationLimit", behaviour.warning, proc)
+    for type_, reason, message, offset in behaviour.events:  # FailedPostStartHook, Killing (.hooks)
+        _event_at(run, t + offset, t, type_, reason, message, proc)
+
+
+def _keep_last(proc: Proc) -> None:
+    """A new run of a container that ran: its last run becomes ``lastState``."""
+    if proc.ran and proc.state == TERMINATED and proc.exit_code is not None:
+        proc.last = (proc.exit_code, proc.reason, proc.started_at, proc.finished_at, proc.message)
+
+
+def _run(proc: Proc, t: float, behaviour: ContainerRun, count: int) -> None:
+    """``proc`` runs ``behaviour`` from ``t``, its ``count``-th restart."""
+    _keep_last(proc)
+    proc.restart_count = count
     fault, proc.pending_fault = proc.pending_fault, None
     proc.state, proc.reason, proc.message, proc.ran = RUNNING, "", "", True
     proc.started_at, proc.finished_at, proc.restart_at = t, None, None
@@ -324,12 +384,6 @@ def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None
     else:
         proc.ends_at, proc.exit_code = t + behaviour.duration, behaviour.exit_code
         proc.reason = "Completed" if behaviour.exit_code == 0 else "Error"
-    if log is not None and behaviour.logs:
-        log(proc, proc.restart_count, behaviour.logs)
-    if behaviour.warning:  # what the simulation could not follow (a kbatch addition)
-        _event(run, "Warning", "SimulationLimit", behaviour.warning, proc)
-    for type_, reason, message, offset in behaviour.events:  # FailedPostStartHook, Killing (.hooks)
-        _event_at(run, t + offset, t, type_, reason, message, proc)
     if proc.probe_specs:
         proc.probes = new_states(proc.probe_specs, t)
         proc.started_ok = not any(s.kind == STARTUP for s in proc.probe_specs)
@@ -375,13 +429,27 @@ def _start_next_init(run: PodRun, t: float, plan: Planner, log: LogSink | None) 
     for proc in run.init:
         if proc.ran:
             continue
+        if proc.held is not None:
+            return  # its postStart hook runs
         _start(run, proc, t, plan, log)
         if proc.kind == INIT or not proc.started_ok or proc.state != RUNNING:
             return  # wait for it; a sidecar lets the next one start once started (startup probe)
     run.initialized = True
-    for proc in run.app:
-        _start(run, proc, t, plan, log)
+    _start_apps(run, t, plan, log)
     _app_running(run)
+
+
+def _start_apps(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> None:
+    """Start the app containers not started yet, in spec order, up to one whose postStart hook
+    holds the start (upstream ``SyncPod`` starts them one after the other)."""
+    for proc in run.app:
+        if proc.held is not None:
+            return
+        if proc.ran or proc.config_retry_at is not None:
+            continue
+        _start(run, proc, t, plan, log)
+        if proc.held is not None:
+            return
 
 
 def _app_running(run: PodRun) -> None:
@@ -567,6 +635,9 @@ def request_deletion(run: PodRun, kill_at: float, now: float | None = None, stop
     hook; ``stop``, what it does with its stop signal; None: every container drops it and is killed
     at ``kill_at``, 137). A later deletion with a shorter grace period kills at its end."""
     if run.kill_at is None and now is not None and not run.terminal:
+        for proc in run.procs():
+            if proc.held is not None:  # the kill cuts the sync short: the container is running
+                _unhold(proc)
         run.deadline = kill_at
         run.kill_at = max(kill_at, _stop_all(run, now, kill_at, stop, prestop, log))
         run.version += 1

@@ -21,6 +21,7 @@ Upstream ``pkg/kubelet/lifecycle/handlers.go`` ``handlerRunner.Run``, one case p
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from kbatch.controllers.kubelet.behaviour import container_env, touches_files
@@ -81,20 +82,22 @@ def make_prestop(pod: Any) -> PreStop | None:
 
 def post_started(pod: Any, container: Any, run: ContainerRun, proc: Proc, stop: Stopper) -> ContainerRun:
     """The run of a container with a ``postStart`` hook (``startContainer``): the hook runs as the
-    container starts; when it fails (:func:`.termination.hook_failure`: its command failed, or the
-    container exited while an ``exec`` hook still ran) the kubelet records ``FailedPostStartHook``
-    "PostStartHook failed" (the hook's output kept out, as for preStop) and kills the container with
-    the pod's grace period (``killContainer`` with the message "FailedPostStartHook", its ``Killing``
-    event's: its preStop hook, its stop signal, SIGKILL), so the run ends as that stop makes it end,
-    unless it ended by itself first. Both events carry the instant of the failure. The container
-    then restarts or not by the pod's ``restartPolicy``."""
+    container starts, and the kubelet's start of the container returns only when it has (its
+    ``hold``: the status shows the container only then, and the next container starts only then).
+    When it fails (:func:`.termination.hook_failure`: its command failed, or the container exited
+    while an ``exec`` hook still ran) the kubelet records ``FailedPostStartHook`` "PostStartHook
+    failed" (the hook's output kept out, as for preStop) and kills the container with the pod's
+    grace period (``killContainer`` with the message "FailedPostStartHook", its ``Killing`` event's:
+    its preStop hook, its stop signal, SIGKILL), so the run ends as that stop makes it end, unless
+    it ended by itself first; the start returns when the kill is done. Both events carry the
+    instant of the failure. The container then restarts or not by the pod's ``restartPolicy``."""
     hook = handler_run(pod, container, container.lifecycle.post_start)
     failed_at = hook_failure(hook, run.duration)
     if failed_at is None:
-        return run
+        return replace(run, hold=hook.duration) if hook.duration > 0 else run
     events = ((*FAILED_POST_START, failed_at), (*KILLED_POST_START, failed_at))
     if run.duration <= failed_at:
-        return ContainerRun(run.duration, run.exit_code, run.logs, run.log_offsets, run.warning, events)
+        return replace(run, events=events, hold=failed_at)
     grace = pod.spec.termination_grace_period_seconds
     pre_stop = container.lifecycle.pre_stop
     times = stop_times(failed_at, float(30 if grace is None else grace),
@@ -106,4 +109,4 @@ def post_started(pod: Any, container: Any, run: ContainerRun, proc: Proc, stop: 
         code = KILLED_EXIT_CODE
     kept = [(line, at) for line, at in zip(source.logs, source.log_offsets, strict=True) if at <= end]
     return ContainerRun(end, code, tuple(line for line, _ in kept), tuple(at for _, at in kept), run.warning,
-                        events)
+                        events, end)

@@ -14,6 +14,7 @@ phase while it could have running containers."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -46,6 +47,18 @@ def _delete_and_watch(cp: ControlPlane, hook: str, grace: int, script: str = _TR
         cp.advance(0.5)
         seen.append((cp.clock.now() - start, len(_events(cp, "FailedPreStopHook"))))
     return seen
+
+
+def _last_status_after_delete(cp: ControlPlane, seconds: float) -> Pod:
+    """Delete ``p`` and return the last version of it the watch showed within ``seconds``."""
+    watch = cp.client.watch(Pod, "default")
+    cp.client.delete(Pod, "p", "default")
+    last = None
+    for _ in range(int(seconds * 2)):
+        cp.advance(0.5)
+        last = next((e.object for e in reversed(watch.poll()) if e.type != "DELETED"), last)
+    assert last is not None
+    return last
 
 
 def _first(seen: list[tuple[float, int]]) -> float | None:
@@ -158,15 +171,7 @@ def test_a_deleted_pods_ephemeral_container_gets_the_stop_signal() -> None:
     cp.apply(pod_yaml("p", _TRAPPED))
     cp.advance(1)
     _debug(cp, _TRAPPED)
-    watch = cp.client.watch(Pod, "default")
-    cp.client.delete(Pod, "p", "default")
-    last = None
-    for _ in range(10):
-        cp.advance(0.5)
-        for event in watch.poll():
-            if event.type != "DELETED" and event.object.status.ephemeral_container_statuses:
-                last = event.object
-    assert last is not None
+    last = _last_status_after_delete(cp, 5)
     term = _dbg(last).state.terminated
     assert term is not None and term.exit_code == 0  # its trap, not SIGKILL 137
 
@@ -186,3 +191,76 @@ def test_a_hook_fails_by_its_own_end_and_an_exec_one_by_its_containers(
         assert at <= exits_in  # ExecSync cannot outlive the container
     if not in_container:
         assert failed and at == duration  # sleep, httpGet, tcpSocket: only their own answer counts
+
+
+# -- postStart holds the start -------------------------------------------------------------------
+def _two_containers(first_hook: dict[str, Any], sidecar_hook: dict[str, Any] | None = None,
+                    first: str = "sleep 60") -> dict[str, Any]:
+    """Containers ``a`` (running ``first``, with the postStart ``first_hook``) and ``b``; with
+    ``sidecar_hook``, a sidecar ``side`` before them with that postStart hook."""
+    def container(name: str, script: str, hook: dict[str, Any] | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": name, "image": "busybox", "command": ["sh", "-c", script]}
+        return {**out, "lifecycle": {"postStart": hook}} if hook is not None else out
+
+    spec: dict[str, Any] = {"restartPolicy": "Never", "terminationGracePeriodSeconds": 10,
+                            "containers": [container("a", first, first_hook), container("b", "sleep 60")]}
+    if sidecar_hook is not None:
+        spec["initContainers"] = [{**container("side", "sleep 600", sidecar_hook), "restartPolicy": "Always"}]
+    meta = {"name": "p", "namespace": "default"}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+
+
+def _states(cp: ControlPlane) -> dict[str, str]:
+    pod = cp.client.get(Pod, "p", "default")
+    statuses = [*(pod.status.init_container_statuses or ()), *(pod.status.container_statuses or ())]
+    return {"phase": pod.status.phase, **{s.name: next(k for k in ("running", "waiting", "terminated")
+                                                       if getattr(s.state, k) is not None) for s in statuses}}
+
+
+def _started(cp: ControlPlane) -> dict[str, float]:
+    pod = cp.client.get(Pod, "p", "default")
+    created = pod.metadata.creation_timestamp
+    statuses = [*(pod.status.init_container_statuses or ()), *pod.status.container_statuses]
+    return {s.name: (s.state.running.started_at - created).total_seconds() for s in statuses
+            if s.state.running is not None}
+
+
+def test_a_container_shows_running_only_when_its_post_start_hook_returned() -> None:
+    cp = sim_cluster(1)
+    cp.apply(json.dumps(_two_containers({"sleep": {"seconds": 5}})))
+    cp.advance(4.5)
+    assert _states(cp) == {"phase": "Pending", "a": "waiting", "b": "waiting"}  # ContainerCreating
+    cp.advance(1)
+    assert _states(cp) == {"phase": "Running", "a": "running", "b": "running"}
+    assert _started(cp) == {"a": 0.0, "b": 5.0}  # a ran from 0; b was started after a's hook
+
+
+def test_a_failed_post_start_hook_holds_the_next_container_until_the_kill_is_done() -> None:
+    cp = sim_cluster(1)
+    cp.apply(json.dumps(_two_containers({"exec": {"command": ["sh", "-c", "sleep 2; exit 1"]}})))
+    cp.advance(11.5)  # fails at 2; the untrapped shell drops TERM: SIGKILL at 2 + 10
+    assert _states(cp) == {"phase": "Pending", "a": "waiting", "b": "waiting"}
+    cp.advance(1)
+    assert _states(cp) == {"phase": "Running", "a": "terminated", "b": "running"}
+    assert _started(cp) == {"b": 12.0}
+
+
+def test_a_sidecars_post_start_hook_holds_the_next_init_container() -> None:
+    cp = sim_cluster(1)
+    sidecar_hook = {"exec": {"command": ["sh", "-c", "sleep 3"]}}
+    cp.apply(json.dumps(_two_containers({"sleep": {"seconds": 0}}, sidecar_hook)))
+    cp.advance(2.5)
+    assert _states(cp) == {"phase": "Pending", "side": "waiting", "a": "waiting", "b": "waiting"}
+    cp.advance(1)
+    assert _states(cp) == {"phase": "Running", "side": "running", "a": "running", "b": "running"}
+    assert _started(cp) == {"side": 0.0, "a": 3.0, "b": 3.0}
+
+
+def test_a_pod_deleted_while_a_post_start_hook_runs_stops_that_container_too() -> None:
+    cp = sim_cluster(1)
+    cp.apply(json.dumps(_two_containers({"exec": {"command": ["sleep", "30"]}}, first=_TRAPPED)))
+    cp.advance(5)
+    last = _last_status_after_delete(cp, 3)
+    (a,) = [s for s in last.status.container_statuses if s.name == "a"]
+    assert a.state.terminated is not None and a.state.terminated.exit_code == 0  # its trap
+    assert ("Normal", "Killing", "Stopping container a", "spec.containers{a}") in _events(cp, "Killing")
