@@ -43,7 +43,12 @@ transition due up to ``now`` *in time order* (so a late wake-up still produces e
   not created (``startSpec.getTargetID``: "unable to find target container T", reported as
   ``CreateContainerConfigError`` and tried again as above). None starts in a pod that is being
   deleted or has terminated (its pod worker no longer runs ``SyncPod``); one still running when the
-  pod finishes is killed with it (exit 137). A pod without ephemeral containers has none of this.
+  app containers have finished for good, or at a deletion, is stopped as the others (a ``Killing``
+  event, its stop signal, SIGKILL at the end of the grace period) and the pod finishes when it has
+  exited. A pod without ephemeral containers has none of this;
+* a container with a postStart hook runs from its start, but shows (and lets the next container
+  start) only when the hook has returned (``startContainer`` blocks the pod's sync): the run's
+  ``hold``. Events a hook failure records come at the instant it fails (``later``).
 
 A pod never moves backwards: phases only go Pending → Running → Succeeded/Failed.
 """
