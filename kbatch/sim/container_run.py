@@ -23,14 +23,18 @@ class ContainerRun:
     (``log_offsets``: seconds after the start at which each line of ``logs`` is printed).
     ``warning``: what the simulation could not follow in this run (the kubelet records it as a
     ``Warning`` event on the pod); empty when it followed everything. ``events``: (type, reason,
-    message) the kubelet records about the container when the run starts (a failed postStart hook)."""
+    message, offset) the kubelet records about the container ``offset`` seconds after the run
+    starts (a failed postStart hook, when it fails). ``hold``: seconds the kubelet's start of the
+    container takes after the runtime started it (its postStart hook; after a failed one, until the
+    kill is done): the status shows it only then, and the next container starts only then."""
 
     duration: float
     exit_code: int
     logs: tuple[str, ...] = ()
     log_offsets: tuple[float, ...] = ()
     warning: str = ""
-    events: tuple[tuple[str, str, str], ...] = ()
+    events: tuple[tuple[str, str, str, float], ...] = ()
+    hold: float = 0.0
 
 
 def parse_sleep(word: str) -> float | None:

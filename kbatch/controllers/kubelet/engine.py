@@ -43,7 +43,12 @@ transition due up to ``now`` *in time order* (so a late wake-up still produces e
   not created (``startSpec.getTargetID``: "unable to find target container T", reported as
   ``CreateContainerConfigError`` and tried again as above). None starts in a pod that is being
   deleted or has terminated (its pod worker no longer runs ``SyncPod``); one still running when the
-  pod finishes is killed with it (exit 137). A pod without ephemeral containers has none of this.
+  app containers have finished for good, or at a deletion, is stopped as the others (a ``Killing``
+  event, its stop signal, SIGKILL at the end of the grace period) and the pod finishes when it has
+  exited. A pod without ephemeral containers has none of this;
+* a container with a postStart hook runs from its start, but shows (and lets the next container
+  start) only when the hook has returned (``startContainer`` blocks the pod's sync): the run's
+  ``hold``. Events a hook failure records come at the instant it fails (``later``).
 
 A pod never moves backwards: phases only go Pending → Running → Succeeded/Failed.
 """
@@ -73,7 +78,7 @@ from kbatch.controllers.kubelet.probes import (
     new_states,
     record,
 )
-from kbatch.controllers.kubelet.termination import Hook, StopTimes, stop_times
+from kbatch.controllers.kubelet.termination import Hook, StopTimes, hook_failure, stop_times
 from kbatch.sim.command import ContainerRun
 
 __all__ = [
@@ -159,6 +164,8 @@ class Proc:
     probes: list[ProbeState] | None = None  # this run's probe states (None: no probes, or stopped)
     started_ok: bool = True  # startup probe succeeded (or none): the status' ``started``
     ready_ok: bool = True  # started and readiness Success (or no readiness probe): ``ready``
+    held: tuple[float, float, ContainerRun, int] | None = None  # started, its start returns then (its
+    # postStart hook): (start, return, run, restart count); the status shows the state before it
 
     def terminate(self, t: float, exit_code: int, reason: str | None = None, message: str = "") -> None:
         self.state, self.exit_code, self.finished_at = TERMINATED, exit_code, t
@@ -195,6 +202,7 @@ class PodRun:
     probe_faults: tuple[ProbeFault, ...] = ()
     gates: tuple[str, ...] = ()  # spec.readinessGates' condition types (immutable), in spec order
     events: list[tuple[str, str, str, str]] | None = None  # (type, reason, message, fieldPath) to record
+    later: list[tuple[float, str, str, str, str]] | None = None  # (at, ...): due later (a hook's failure)
     version: int = 0  # bumped on every change: the controller writes status when it moved
     # the controller's bookkeeping (kept here, not in per-pod maps: one object per running pod)
     written: int = -1  # the version whose status the controller last wrote
@@ -229,10 +237,14 @@ def next_wake(run: PodRun) -> float | None:
             times.append(proc.restart_at)
         elif proc.config_retry_at is not None:
             times.append(proc.config_retry_at)
+        elif proc.held is not None:
+            times.append(proc.held[1])
         if proc.probes is not None and proc.state == RUNNING:
             times.extend(p.next_at for p in proc.probes if p.next_at is not None)
     if run.kill_at is not None:
         times.append(run.kill_at)
+    if run.later:
+        times.append(min(event[0] for event in run.later))
     finite = [t for t in times if t != float("inf")]
     return min(finite) if finite else None
 
@@ -264,6 +276,9 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None, stop: Stopp
           prestop: PreStop | None = None) -> bool:
     """Apply the first transition due at ``t``; True when its state is to be reported before the
     next one (an exit whose restart is due at once)."""
+    if run.later and min(event[0] for event in run.later) <= t:
+        _release_events(run, t)
+        return False
     if not run.started and _start_due(run) <= t:
         run.started = True
         _start_next_init(run, t, plan, log)
@@ -276,9 +291,11 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None, stop: Stopp
             return _container_ended(run, proc, t, plan, log, stop, prestop)
     for proc in run.procs():
         if proc.restart_at is not None and proc.restart_at <= t:
-            proc.restart_count += 1
             proc.backoff_moved_at = t  # flowcontrol's Next: the entry moved at the restart
-            _start(run, proc, t, plan, log)
+            _start(run, proc, t, plan, log, proc.restart_count + 1)
+            return False
+        if proc.held is not None and proc.held[1] <= t:
+            _hook_returned(run, proc, t, plan, log)
             return False
     for proc in run.procs():
         if proc.config_retry_at is not None and proc.config_retry_at <= t:
@@ -299,16 +316,70 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None, stop: Stopp
     return False
 
 
-def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> None:
-    if proc.ran and proc.state == TERMINATED and proc.exit_code is not None:
-        proc.last = (proc.exit_code, proc.reason, proc.started_at, proc.finished_at, proc.message)
-    behaviour = plan(proc, proc.restart_count) if proc.kind != EPHEMERAL else \
-        _missing_target(run, proc) or plan(proc, proc.restart_count)
+def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None,
+           restart: int | None = None) -> None:
+    """Create and start ``proc`` at ``t`` (``restart``: its new restart count). A run with a
+    ``hold`` (its postStart hook) runs from ``t`` but is shown, and lets the next container start,
+    only when the hook has returned (:func:`_hook_returned`; upstream ``startContainer`` blocks the
+    pod's sync until then)."""
+    count = proc.restart_count if restart is None else restart
+    behaviour = plan(proc, count) if proc.kind != EPHEMERAL else \
+        _missing_target(run, proc) or plan(proc, count)
     if isinstance(behaviour, ConfigError):  # kuberuntime startContainer: ErrCreateContainerConfig
+        _keep_last(proc)
+        proc.restart_count = count
         proc.state, proc.reason, proc.message = WAITING, "CreateContainerConfigError", behaviour.message
         proc.config_retry_at = t + CONFIG_RETRY
         _event(run, "Warning", "Failed", f"Error: {behaviour.message}", proc)
         return
+    _announce(run, proc, t, behaviour, count, log)
+    if behaviour.hold > 0 and proc.pending_fault is None:
+        proc.held, proc.restart_at = (t, t + behaviour.hold, behaviour, count), None
+        return
+    _run(proc, t, behaviour, count)
+
+
+def _hook_returned(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None) -> None:
+    """The postStart hook of ``proc`` has returned at ``t``: the container shows as started (at
+    its real start), and the start goes on with the next container (the sidecar's next init
+    container; the app containers after it, which upstream's ``SyncPod`` starts one by one)."""
+    _unhold(proc)
+    if proc.kind == SIDECAR and not run.initialized and proc.state == RUNNING and proc.started_ok:
+        _start_next_init(run, t, plan, log)
+    elif proc.kind == APP and run.initialized and run.kill_at is None:
+        _start_apps(run, t, plan, log)
+    _app_running(run)
+
+
+def _unhold(proc: Proc) -> None:
+    assert proc.held is not None
+    since, _, behaviour, count = proc.held
+    proc.held = None
+    _run(proc, since, behaviour, count)
+
+
+def _announce(run: PodRun, proc: Proc, t: float, behaviour: ContainerRun, count: int,
+              log: LogSink | None) -> None:
+    """What starting a run at ``t`` records: its log lines, what the simulation could not follow
+    (a kbatch addition), its events (a failed postStart hook: when it fails)."""
+    if log is not None and behaviour.logs:
+        log(proc, count, behaviour.logs)
+    if behaviour.warning:
+        _event(run, "Warning", "SimulationLimit", behaviour.warning, proc)
+    for type_, reason, message, offset in behaviour.events:  # FailedPostStartHook, Killing (.hooks)
+        _event_at(run, t + offset, t, type_, reason, message, proc)
+
+
+def _keep_last(proc: Proc) -> None:
+    """A new run of a container that ran: its last run becomes ``lastState``."""
+    if proc.ran and proc.state == TERMINATED and proc.exit_code is not None:
+        proc.last = (proc.exit_code, proc.reason, proc.started_at, proc.finished_at, proc.message)
+
+
+def _run(proc: Proc, t: float, behaviour: ContainerRun, count: int) -> None:
+    """``proc`` runs ``behaviour`` from ``t``, its ``count``-th restart."""
+    _keep_last(proc)
+    proc.restart_count = count
     fault, proc.pending_fault = proc.pending_fault, None
     proc.state, proc.reason, proc.message, proc.ran = RUNNING, "", "", True
     proc.started_at, proc.finished_at, proc.restart_at = t, None, None
@@ -318,12 +389,6 @@ def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None
     else:
         proc.ends_at, proc.exit_code = t + behaviour.duration, behaviour.exit_code
         proc.reason = "Completed" if behaviour.exit_code == 0 else "Error"
-    if log is not None and behaviour.logs:
-        log(proc, proc.restart_count, behaviour.logs)
-    if behaviour.warning:  # what the simulation could not follow (a kbatch addition)
-        _event(run, "Warning", "SimulationLimit", behaviour.warning, proc)
-    for type_, reason, message in behaviour.events:  # FailedPostStartHook (.hooks)
-        _event(run, type_, reason, message, proc)
     if proc.probe_specs:
         proc.probes = new_states(proc.probe_specs, t)
         proc.started_ok = not any(s.kind == STARTUP for s in proc.probe_specs)
@@ -369,13 +434,27 @@ def _start_next_init(run: PodRun, t: float, plan: Planner, log: LogSink | None) 
     for proc in run.init:
         if proc.ran:
             continue
+        if proc.held is not None:
+            return  # its postStart hook runs
         _start(run, proc, t, plan, log)
         if proc.kind == INIT or not proc.started_ok or proc.state != RUNNING:
             return  # wait for it; a sidecar lets the next one start once started (startup probe)
     run.initialized = True
-    for proc in run.app:
-        _start(run, proc, t, plan, log)
+    _start_apps(run, t, plan, log)
     _app_running(run)
+
+
+def _start_apps(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> None:
+    """Start the app containers not started yet, in spec order, up to one whose postStart hook
+    holds the start (upstream ``SyncPod`` starts them one after the other)."""
+    for proc in run.app:
+        if proc.held is not None:
+            return
+        if proc.ran or proc.config_retry_at is not None:
+            continue
+        _start(run, proc, t, plan, log)
+        if proc.held is not None:
+            return
 
 
 def _app_running(run: PodRun) -> None:
@@ -428,6 +507,28 @@ def _event(run: PodRun, type_: str, reason: str, message: str, proc: Proc) -> No
     run.events.append((type_, reason, message, path))
 
 
+def _event_at(run: PodRun, at: float, now: float, type_: str, reason: str, message: str, proc: Proc) -> None:
+    """Queue an event for the instant ``at`` (now, or when :func:`advance` reaches it)."""
+    if at <= now:
+        _event(run, type_, reason, message, proc)
+        return
+    if run.later is None:
+        run.later = []
+    path = container_field_path(proc.name, proc.kind != APP, proc.kind == EPHEMERAL)
+    run.later.append((at, type_, reason, message, path))
+
+
+def _release_events(run: PodRun, t: float | None) -> None:
+    """Move the events due at ``t`` (None: all, the pod is done) to the queue, in time order."""
+    due = sorted((e for e in run.later or () if t is None or e[0] <= t), key=lambda e: e[0])
+    run.later = [e for e in run.later or () if t is not None and e[0] > t] or None
+    if due and run.events is None:
+        run.events = []
+    for _, type_, reason, message, path in due:
+        assert run.events is not None
+        run.events.append((type_, reason, message, path))
+
+
 def take_events(run: PodRun) -> list[tuple[str, str, str, str]]:
     """The events queued since the last call, oldest first."""
     events, run.events = run.events or [], None
@@ -452,12 +553,13 @@ def _container_ended(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogS
         return False
     if not all(p.state == TERMINATED and p.restart_at is None for p in run.app):
         return False
-    if stop is not None and any(p.kind == SIDECAR and p.state == RUNNING for p in run.init):
+    if stop is not None and (any(p.kind == SIDECAR and p.state == RUNNING for p in run.init)
+                             or any(p.state == RUNNING for p in run.ephemeral)):
         if run.kill_at is None:
             run.deadline = t + run.grace
-            run.kill_at = max(run.deadline, _stop_sidecars(run, t, run.grace, t, stop, prestop, log))
+            run.kill_at = max(run.deadline, _stop_leftovers(run, t, stop, prestop, log))
         return False
-    if proc.kind in (APP, SIDECAR):
+    if proc.kind in (APP, SIDECAR, EPHEMERAL):
         _finish(run, t, "Succeeded" if all(p.exit_code == 0 for p in run.app) else "Failed")
     return False
 
@@ -491,10 +593,12 @@ def _finish(run: PodRun, t: float, phase: str) -> None:
     for proc in run.init:
         if proc.kind == SIDECAR and proc.state != TERMINATED:
             proc.terminate(t, 0, "Completed")
-    for eph in run.ephemeral:  # killed with the pod (the simulated processes ignore SIGTERM)
+    for eph in run.ephemeral:  # killed with the pod when nothing stopped it (no stopper)
         eph.config_retry_at = None
         if eph.state == RUNNING:
             eph.terminate(t, KILLED_EXIT_CODE, "Error")
+    if run.later:  # a hook still running fails with its container, gone now
+        _release_events(run, None)
     run.phase, run.finished_at = phase, t
 
 
@@ -536,6 +640,9 @@ def request_deletion(run: PodRun, kill_at: float, now: float | None = None, stop
     hook; ``stop``, what it does with its stop signal; None: every container drops it and is killed
     at ``kill_at``, 137). A later deletion with a shorter grace period kills at its end."""
     if run.kill_at is None and now is not None and not run.terminal:
+        for proc in run.procs():
+            if proc.held is not None:  # the kill cuts the sync short: the container is running
+                _unhold(proc)
         run.deadline = kill_at
         run.kill_at = max(kill_at, _stop_all(run, now, kill_at, stop, prestop, log))
         run.version += 1
@@ -552,10 +659,10 @@ def _stop_all(run: PodRun, now: float, kill_at: float, stop: Stopper | None, pre
               log: LogSink | None) -> float:
     """Stop every running container at ``now`` with the grace period up to ``kill_at``
     (``killContainersWithSyncResult``): the regular ones (and a running init container) at once,
-    then the sidecars in reverse order (:func:`_stop_sidecars`); an ephemeral container gets no
-    signal. The last SIGKILL instant."""
+    and the ephemeral ones, as upstream's terminating pod worker stops every running container), then
+    the sidecars in reverse order (:func:`_stop_sidecars`). The last SIGKILL instant."""
     grace, last = kill_at - now, kill_at
-    for proc in [*run.init, *run.app]:
+    for proc in run.procs():
         if proc.kind != SIDECAR and proc.state == RUNNING:
             last = max(last, _stop_one(run, proc, now, grace, None, kill_at, stop, prestop, log))
     if any(p.kind == SIDECAR and p.state == RUNNING for p in run.init):
@@ -566,6 +673,20 @@ def _stop_all(run: PodRun, now: float, kill_at: float, stop: Stopper | None, pre
             if proc.state == RUNNING and (proc.ends_at is None or proc.ends_at > last):
                 _kill_by(proc, plain)
     return last
+
+
+def _stop_leftovers(run: PodRun, t: float, stop: Stopper, prestop: PreStop | None,
+                    log: LogSink | None) -> float:
+    """The app containers have all finished for good (``computePodActions``: nothing to keep, so
+    ``KillPod``; ``killContainersWithSyncResult`` stops every running container with the pod's
+    ``terminationGracePeriodSeconds``): the ephemeral ones at once, the sidecars in their order. The
+    last SIGKILL instant; the pod stays ``Running`` until every one has exited (the kubelet keeps a
+    pod that could have running containers from a terminal phase, ``generateAPIPodStatus``)."""
+    last = t
+    for eph in run.ephemeral:
+        if eph.state == RUNNING:
+            last = max(last, _stop_one(run, eph, t, run.grace, None, t + run.grace, stop, prestop, log))
+    return max(last, _stop_sidecars(run, t, run.grace, t, stop, prestop, log))
 
 
 def _stop_sidecars(run: PodRun, now: float, grace: float, turn: float, stop: Stopper | None,
@@ -592,22 +713,27 @@ def _end_of(proc: Proc, now: float) -> float:
 def _stop_one(run: PodRun, proc: Proc, now: float, grace: float, turn: float | None,
               kill_at: float | None, stop: Stopper | None, prestop: PreStop | None,
               log: LogSink | None) -> float:
-    """``killContainer`` for one running container (:func:`.termination.stop_times`): its preStop
-    hook (a failed one records ``FailedPreStopHook`` "PreStopHook failed", the message upstream
-    keeps free of the hook's output, and the stop goes on), its turn, its signal, its SIGKILL. A
-    container with neither hook nor turn is signalled ``now`` and killed at ``kill_at``, as before.
-    Its SIGKILL instant."""
+    """``killContainer`` for one running container (:func:`.termination.stop_times`): the
+    ``Killing`` event "Stopping container C", its preStop hook (a failed one records
+    ``FailedPreStopHook`` "PreStopHook failed" when it fails, the message upstream keeps free of the
+    hook's output, and the stop goes on), its turn, its signal, its SIGKILL. A container with
+    neither hook nor turn is signalled ``now`` and killed at ``kill_at``, as before. Its SIGKILL
+    instant."""
+    _event(run, "Normal", "Killing", f"Stopping container {proc.name}", proc)
     started = proc.started_at if proc.started_at is not None else now
     hook = prestop(proc, now - started) if prestop is not None else None
     if hook is None and turn is None and kill_at is not None:
         _send_stop(proc, now, kill_at, stop, log)
         return kill_at
-    if hook is not None and hook.failed:
-        _event(run, "Warning", "FailedPreStopHook", "PreStopHook failed", proc)
     times = stop_times(now, grace, hook, turn)
     if proc.ends_at is None or proc.ends_at > times.signal_at:  # not exited by itself before
         _send_stop(proc, times.signal_at, times.kill_at, stop, log)
     _kill_by(proc, times)
+    if hook is not None:
+        exits_in = proc.ends_at - now if proc.ends_at is not None else None
+        failed_in = hook_failure(hook, exits_in)
+        if failed_in is not None:
+            _event_at(run, now + failed_in, now, "Warning", "FailedPreStopHook", "PreStopHook failed", proc)
     return times.kill_at
 
 

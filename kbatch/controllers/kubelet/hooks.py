@@ -21,11 +21,12 @@ Upstream ``pkg/kubelet/lifecycle/handlers.go`` ``handlerRunner.Run``, one case p
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from kbatch.controllers.kubelet.behaviour import container_env, touches_files
 from kbatch.controllers.kubelet.engine import KILLED_EXIT_CODE, PreStop, Proc, Stopper
-from kbatch.controllers.kubelet.termination import Hook, stop_times
+from kbatch.controllers.kubelet.termination import Hook, hook_failure, stop_times
 from kbatch.controllers.kubelet.volume_files import after_run
 from kbatch.sim.command import ContainerRun, interpret
 from kbatch.sim.images import image_name
@@ -33,6 +34,7 @@ from kbatch.sim.images import image_name
 __all__ = ["handler_run", "make_prestop", "post_started", "serves_http"]
 
 FAILED_POST_START = ("Warning", "FailedPostStartHook", "PostStartHook failed")
+KILLED_POST_START = ("Normal", "Killing", "FailedPostStartHook")  # killContainer's message argument
 
 _HTTP_PROGRAMS = frozenset({"nginx", "httpd"})
 _AGNHOST_HTTP = frozenset({"netexec", "serve-hostname", "test-webserver", "fake-gitserver", "porter",
@@ -58,7 +60,7 @@ def handler_run(pod: Any, container: Any, handler: Any) -> Hook:
         files = after_run(pod, container, None, lambda c: container_env(pod, c)) \
             if touches_files(argv) else None
         run = interpret(argv, container_env(pod, container), 0.0, files)
-        return Hook(run.duration, run.exit_code != 0)
+        return Hook(run.duration, run.exit_code != 0, in_container=True)
     if handler.http_get is not None:
         return Hook(0.0, not serves_http(container))
     return Hook(0.0, True)  # tcpSocket: "invalid handler"
@@ -80,20 +82,25 @@ def make_prestop(pod: Any) -> PreStop | None:
 
 def post_started(pod: Any, container: Any, run: ContainerRun, proc: Proc, stop: Stopper) -> ContainerRun:
     """The run of a container with a ``postStart`` hook (``startContainer``): the hook runs as the
-    container starts; when it fails the kubelet records ``FailedPostStartHook`` "PostStartHook
+    container starts, and the kubelet's start of the container returns only when it has (its
+    ``hold``: the status shows the container only then, and the next container starts only then).
+    When it fails (:func:`.termination.hook_failure`: its command failed, or the container exited
+    while an ``exec`` hook still ran) the kubelet records ``FailedPostStartHook`` "PostStartHook
     failed" (the hook's output kept out, as for preStop) and kills the container with the pod's
-    grace period (``killContainer``: its preStop hook, its stop signal, SIGKILL), so the run ends
-    as that stop makes it end — unless it ended by itself first. The container then restarts or
-    not by the pod's ``restartPolicy``."""
+    grace period (``killContainer`` with the message "FailedPostStartHook", its ``Killing`` event's:
+    its preStop hook, its stop signal, SIGKILL), so the run ends as that stop makes it end, unless
+    it ended by itself first; the start returns when the kill is done. Both events carry the
+    instant of the failure. The container then restarts or not by the pod's ``restartPolicy``."""
     hook = handler_run(pod, container, container.lifecycle.post_start)
-    if not hook.failed:
-        return run
-    if run.duration <= hook.duration:
-        return ContainerRun(run.duration, run.exit_code, run.logs, run.log_offsets, run.warning,
-                            (FAILED_POST_START,))
+    failed_at = hook_failure(hook, run.duration)
+    if failed_at is None:
+        return replace(run, hold=hook.duration) if hook.duration > 0 else run
+    events = ((*FAILED_POST_START, failed_at), (*KILLED_POST_START, failed_at))
+    if run.duration <= failed_at:
+        return replace(run, events=events, hold=failed_at)
     grace = pod.spec.termination_grace_period_seconds
     pre_stop = container.lifecycle.pre_stop
-    times = stop_times(hook.duration, float(30 if grace is None else grace),
+    times = stop_times(failed_at, float(30 if grace is None else grace),
                        handler_run(pod, container, pre_stop) if pre_stop is not None else None, None)
     stopped = stop(proc, times.signal_at) if run.duration > times.signal_at else None
     source = stopped if stopped is not None else run
@@ -102,4 +109,4 @@ def post_started(pod: Any, container: Any, run: ContainerRun, proc: Proc, stop: 
         code = KILLED_EXIT_CODE
     kept = [(line, at) for line, at in zip(source.logs, source.log_offsets, strict=True) if at <= end]
     return ContainerRun(end, code, tuple(line for line, _ in kept), tuple(at for _, at in kept), run.warning,
-                        (FAILED_POST_START,))
+                        events, end)

@@ -22,17 +22,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["MINIMUM_GRACE", "Hook", "StopTimes", "stop_times"]
+__all__ = ["MINIMUM_GRACE", "Hook", "StopTimes", "hook_failure", "stop_times"]
 
 MINIMUM_GRACE = 2.0  # minimumGracePeriodInSeconds
 
 
 @dataclass(frozen=True, slots=True)
 class Hook:
-    """One run of a preStop hook: how long it takes and whether it failed (``FailedPreStopHook``)."""
+    """One run of a lifecycle hook: how long it takes, whether it failed (``FailedPreStopHook``,
+    ``FailedPostStartHook``) and whether it runs in the container (``exec``: ``ExecSync`` fails
+    when the container exits before the command does; a ``sleep`` runs in the kubelet)."""
 
     duration: float
     failed: bool = False
+    in_container: bool = False
+
+
+def hook_failure(hook: Hook, exits_in: float | None) -> float | None:
+    """Seconds after its start at which ``hook`` fails, the instant the kubelet records its
+    ``Failed*Hook`` event (the handler's error returns then; ``executePreStopHook`` records it from
+    the goroutine that outlives the grace-period wait): when its command ends failing, or when the
+    container exits ``exits_in`` seconds after the hook started while an ``exec`` command still runs
+    in it (its process dies with the container). None: it does not fail. A ``sleep`` that outlives
+    the container runs on in the kubelet and returns nil (its context is not cancelled)."""
+    if hook.in_container and exits_in is not None and exits_in < hook.duration:
+        return max(exits_in, 0.0)
+    return hook.duration if hook.failed else None
 
 
 @dataclass(frozen=True, slots=True)
