@@ -44,7 +44,8 @@ ResourceSlices, DeviceClasses and DeviceTaintRules added
 or updated, nodes added or relabelled, and the pod's generated claims recorded queue it too.
 
 Differences from upstream (docs/dra.md): PostFilter picks the first unavailable claim in the pod's
-order (upstream: a random one) and reports a failed write as its message, not as an error.
+order (upstream: a random one) and reports a failed write as its message, not as an error; a pod
+without claims gets no PostFilter message (upstream: "no new claims to deallocate").
 
 Extended resources backed by DRA (KEP-5004; :mod:`.extended_claim`): a pod requesting a name a
 DeviceClass maps, on a node that does not advertise it, gets a special claim: built per node in
@@ -100,7 +101,7 @@ from kbatch.controllers.dra.dynamicresources.extended_claim import (
 )
 from kbatch.controllers.dra.dynamicresources.extended_totals import device_totals
 from kbatch.controllers.dra.dynamicresources.nomination import Nomination, Nominations
-from kbatch.controllers.dra.dynamicresources.postfilter import act, choose
+from kbatch.controllers.dra.dynamicresources.postfilter import STILL_NOT_SCHEDULABLE, act, choose
 from kbatch.controllers.dra.dynamicresources.preemption import Simulation
 from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
@@ -589,7 +590,7 @@ class DynamicResources:
             return PostFilterResult(None)
         action = choose(data.claims, data.unavailable, data.extended, pod.uid)
         if action is None:
-            return PostFilterResult(None)
+            return PostFilterResult(None, message=STILL_NOT_SCHEDULABLE)
         try:
             message = act(self.handle.client, action)
         except StatusError as err:
