@@ -1,6 +1,7 @@
 """DRA preemption and PodGroup claims through the CLI, each command its own process over one state
 directory (:mod:`tests.cli.processes`): with ``DRAPreemption`` a high-priority pod evicts the holder
-of the only GPU and runs; with ``DRAWorkloadResourceClaims`` a PodGroup's pods share one claim."""
+of the only GPU and runs; with ``DRAWorkloadResourceClaims`` a PodGroup's pods share one claim, and
+a NoExecute taint on its device evicts them all."""
 
 from __future__ import annotations
 
@@ -43,3 +44,23 @@ def test_a_pod_group_shares_one_claim(tmp_path: Path) -> None:
     assert "Resource:   podgroups" in described and "Name:       trainers" in described
     phases = [line.split()[2] for line in kbatch_ok(tmp_path, "get", "pods").splitlines()[1:]]
     assert phases == ["Running"] * 2
+
+
+def test_a_noexecute_taint_on_the_groups_gpu_evicts_the_whole_group(tmp_path: Path) -> None:
+    """KEP-5729: the claim is reserved for the PodGroup, and a DeviceTaintRule on its GPU evicts
+    every member (each gets the device taint manager's event)."""
+    gates = "GenericWorkload=true,DRAWorkloadResourceClaims=true"
+    kbatch_ok(tmp_path, "--feature-gates", gates, "nodes", "add", "--gpu", "1",
+              "--gpu-driver", "gpu.example.com")
+    kbatch_ok(tmp_path, "apply", "-f", str(DRA / "podgroup-claim.yaml"))
+    kbatch_ok(tmp_path, "advance", "3s")
+    rule = tmp_path / "rule.yaml"
+    rule.write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\n"
+                    "metadata: {name: broken}\n"
+                    "spec: {deviceSelector: {device: gpu-0}, taint: {key: broken, effect: NoExecute}}\n")
+    kbatch_ok(tmp_path, "apply", "-f", str(rule))
+    kbatch_ok(tmp_path, "advance", "1s")
+    events = [line for line in kbatch_ok(tmp_path, "get", "events").splitlines()
+              if "DeviceTaintManagerEviction" in line]
+    assert sorted(n for n in ("trainer-0", "trainer-1") if any(n in line for line in events)) == [
+        "trainer-0", "trainer-1"]

@@ -89,6 +89,7 @@ def test_node_advertising_the_resource_uses_the_device_plugin_path() -> None:
     assert not q.spec.node_name
     [cond] = [c for c in q.status.conditions if c.type == "PodScheduled"]
     assert cond.message == "0/1 nodes are available: 1 Insufficient example.com/gpu. " \
+        "still not schedulable, " \
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
 
 
@@ -101,7 +102,7 @@ def test_not_enough_devices_leaves_the_pod_pending_with_upstreams_message() -> N
     [cond] = [c for c in got.status.conditions if c.type == "PodScheduled"]
     assert (cond.reason, cond.message) == (
         "Unschedulable",
-        "0/2 nodes are available: 2 cannot allocate all claims. "
+        "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, "
         "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
     )
     assert claims(cp) == []

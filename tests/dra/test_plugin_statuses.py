@@ -40,7 +40,7 @@ def test_cannot_allocate_all_claims_is_unresolvable() -> None:
     cp.advance(1)
     assert _scheduled(cp, "second") == (
         "Unschedulable",
-        "0/2 nodes are available: 2 cannot allocate all claims. "
+        "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, "
         "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
     )
 
@@ -105,6 +105,7 @@ def test_an_invalid_pool_fails_only_its_node() -> None:
     assert _scheduled(cp, "q") == (
         "Unschedulable",
         "0/2 nodes are available: 1 cannot allocate all claims, 1 invalid resource pools were encountered. "
+        "still not schedulable, "
         "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
     )
 

@@ -132,7 +132,7 @@ def test_a_claim_reserved_also_for_a_more_important_pod_is_not_freed() -> None:
     assert high.spec.node_name is None and high.status.nominated_node_name is None
     # the what-if removed "low" and still could not allocate: the node's status is Filter's
     assert high.status.condition("PodScheduled").message == (
-        "0/1 nodes are available: 1 cannot allocate all claims. "
+        "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, "
         "preemption: 0/1 nodes are available: 1 cannot allocate all claims."
     )
     assert pods(cp)["low"].metadata.deletion_timestamp is None

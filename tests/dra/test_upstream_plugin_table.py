@@ -14,9 +14,9 @@ slice (driver ``some-driver``, pool ``worker``) has device ``instance-1``.
 
 Not translated: "DRA-disabled" and the feature-gate variants ("...-without-DRAAdminAccess-...",
 "claim-with-prioritized-list-feature-disabled", "tainted-device-disabled"): those gates are GA and
-locked in 1.37; the no-op PostFilter messages ("no new claims to deallocate", "still not
-schedulable": kbatch leaves them out of the pod's condition, docs/dra.md; their cases check that
-nothing changed); the "extended-resource-*" cases (end to end in test_extended_resources.py,
+locked in 1.37; the no-op PostFilter message for a pod without claims ("no new claims to
+deallocate": kbatch leaves it out, docs/dra.md; "still not schedulable" is checked); the
+"extended-resource-*" cases (end to end in test_extended_resources.py,
 PostFilter's "-has-claim" and "-delete-claim" among them); "canceled" (the filter timeout is not
 modelled); the binding-conditions cases (test_upstream_binding_conditions.py); "CEL-runtime-error-
 for-one-of-three-nodes" (PreScore replays the Filter error; kbatch's Filter error already aborts the
@@ -294,7 +294,7 @@ def test_wrong_topology_reserved_for_another_pod_is_not_deallocated() -> None:
     case.pre_filter(_pod())
     status = case.filter(_pod())
     result = case.plugin.post_filter(case.state, _pod(), Snapshot(), {"worker": status})
-    assert result.message == ""  # upstream's "still not schedulable"
+    assert result.message == "still not schedulable"  # upstream's
     assert case.claim().status.allocation is not None
 
 
@@ -306,7 +306,7 @@ def test_exhausted_resources_postfilter_changes_nothing() -> None:
     status = case.filter(_pod())
     assert status.reasons == ("cannot allocate all claims",)
     result = case.plugin.post_filter(case.state, _pod(), Snapshot(), {"worker": status})
-    assert result.message == ""
+    assert result.message == "still not schedulable"
     assert case.claim(f"{CLAIM}-other").status.allocation is not None
 
 

@@ -79,6 +79,7 @@ from kbatch.controllers.scheduler.framework import (
     Profile,
     Status,
     WaitingPreBindPlugin,
+    nomination_extensions,
 )
 from kbatch.controllers.scheduler.group_cycle import GroupCycle
 from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GATED, SCHEDULING_GATES
@@ -146,6 +147,7 @@ class Scheduler:
             registry = plugin_registry(ctx.composition.scheduler_plugins)
             self.profiles = build_profiles(parse_config(ctx.options.get("config")), registry, self._handle)
         self.snapshot = Snapshot()
+        self.snapshot.on_unnominate = self._nomination_dropped
         self.algorithms = {name: Algorithm(p, self.snapshot, ctx.rng) for name, p in self.profiles.items()}
         first = next(iter(self.profiles.values()))
         sort = first.queue_sort.sort_key if first.queue_sort else _arrival_order
@@ -317,6 +319,13 @@ class Scheduler:
         sends them an AssignedPod/Delete of ``old`` (``eventhandlers.go``, ``getLEPriorityPreCheck``)."""
         priority = old.priority
         self._event_moves(((ASSIGNED_POD_DELETE, old, None),), lambda other: other.priority <= priority)
+
+    def _nomination_dropped(self, pod: PodInfo) -> None:
+        """The nominator dropped ``pod``'s nomination (cleared, replaced, or the pod assumed, bound or
+        deleted): KEP-5690's ``RemoveNominatedPod`` for the plugins of its profile."""
+        profile = self.profiles.get(pod.scheduler_name)
+        for ext in nomination_extensions(profile):
+            ext.remove_nominated_pod(pod)
 
     def _clear_nomination(self, pod: PodInfo) -> None:
         """Upstream ``clearNominatedNode``: the nominator forgets the pod, its status too."""
@@ -611,13 +620,13 @@ class Scheduler:
         self.queue.unschedulable(pod, now, plugins)
         preemption: PostFilterResult | None = decision.preemption
         if preemption is not None and preemption.nominated_node is not None:
-            self._preempt(pod, preemption.nominated_node, preemption.victims)
+            self._preempt(pod, preemption.nominated_node, preemption.victims, decision.state)
         elif (not self.profiles[pod.scheduler_name].post_filter
               or (preemption is not None and preemption.clear_nomination)):
             self._clear_nomination(pod)
         self._write_unschedulable(pod, message)
 
-    def _preempt(self, pod: PodInfo, node: str, victims: tuple[PodInfo, ...]) -> None:
+    def _preempt(self, pod: PodInfo, node: str, victims: tuple[PodInfo, ...], state: CycleState) -> None:
         client, Pod = self.ctx.client, self.Pod
         reason_message = f"{pod.key}: preempting to accommodate a higher priority pod"
         for victim in victims:
@@ -635,6 +644,11 @@ class Scheduler:
             self.snapshot.unnominate(other.key)
             self._write_nomination(other, None)
         self.snapshot.nominate(pod, node)  # before the status write, as upstream AddNominatedPod
+        node_info = self.snapshot.get(node)
+        if node_info is not None:  # KEP-5690: plugins hold what the victims free for the preemptor
+            others = self.snapshot.nominated_for(node, pod)
+            for ext in nomination_extensions(self.profiles[pod.scheduler_name]):
+                ext.add_nominated_pod(state, pod, node_info, victims, others)
         if pod.nominated_node != node:
             self._write_nomination(pod, node)
 

@@ -45,6 +45,7 @@ __all__ = [
     "Code",
     "CycleState",
     "FilterPlugin",
+    "NominationExtensions",
     "PermitPlugin",
     "PostFilterPlugin",
     "PostFilterResult",
@@ -60,6 +61,7 @@ __all__ = [
     "Status",
     "WaitingPreBindPlugin",
     "active_filters",
+    "nomination_extensions",
     "run_filters",
     "skip_score",
 ]
@@ -149,6 +151,35 @@ class PreFilterExtensions(Protocol):
     def add_pod(self, state: CycleState, pod: PodInfo, added: PodInfo, node: NodeInfo) -> None: ...
 
     def remove_pod(self, state: CycleState, pod: PodInfo, removed: PodInfo, node: NodeInfo) -> None: ...
+
+
+@runtime_checkable
+class NominationExtensions(Protocol):
+    """KEP-5690's ``NominationExtensions``: a plugin holding, across cycles, what a preemption freed
+    for its preemptor until the preemptor is scheduled (DynamicResources' claim nominations, whose
+    devices are freed asynchronously by the resourceclaim controller, not by the victims' deletion).
+
+    ``add_nominated_pod``: preemption chose ``node`` and ``victims`` for ``pod`` (``state`` the
+    pod's cycle state, ``nominated`` the pods already nominated to the node it must leave room for).
+    ``remove_nominated_pod``: the pod's nomination is cleared or replaced, or it was scheduled or
+    deleted. ``pod_eligible_to_preempt``: False, with a reason, while what an earlier preemption
+    on ``node_name`` freed is still being reclaimed."""
+
+    name: str
+
+    def add_nominated_pod(self, state: CycleState, pod: PodInfo, node: NodeInfo,
+                          victims: Sequence[PodInfo], nominated: Sequence[PodInfo]) -> None: ...
+
+    def remove_nominated_pod(self, pod: PodInfo) -> None: ...
+
+    def pod_eligible_to_preempt(self, pod: PodInfo, node_name: str) -> tuple[bool, str]: ...
+
+
+def nomination_extensions(profile: Profile | None) -> list[NominationExtensions]:
+    """The profile's plugins with :class:`NominationExtensions`, in PreFilter order."""
+    if profile is None:
+        return []
+    return [p for p in profile.pre_filter if isinstance(p, NominationExtensions)]
 
 
 @runtime_checkable

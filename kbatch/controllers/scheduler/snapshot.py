@@ -23,7 +23,7 @@ domain (:mod:`.selector_counts`), updated as pods are added and removed on known
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from kbatch.api.pod_resources import PODS, Resources, add_into, subtract_into
 from kbatch.controllers.scheduler.selector_counts import SelectorCounts, SelectorIndex
@@ -107,6 +107,9 @@ class Snapshot:
         # the nominator: node -> pod key -> nominated pending pod (read-only outside), pod key -> node
         self.nominated: dict[str, dict[str, PodInfo]] = {}
         self._nominated_node: dict[str, str] = {}
+        # told of every nomination dropped or replaced (KEP-5690 ``RemoveNominatedPod``: plugins
+        # holding capacity for a nominated pod release it); a bound method, for the image's pickle
+        self.on_unnominate: Callable[[PodInfo], None] | None = None
         self._selectors = SelectorIndex(self._node_labels)  # a bound method: the image pickles it
 
     def _node_labels(self, name: str) -> Mapping[str, str]:
@@ -250,6 +253,8 @@ class Snapshot:
         if not pods:
             del self.nominated[node]
         self.generation += 1
+        if self.on_unnominate is not None:
+            self.on_unnominate(pod)
         return pod
 
     def has_nominations(self) -> bool:

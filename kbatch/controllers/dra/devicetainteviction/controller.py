@@ -18,10 +18,12 @@ from kbatch.api.base import format_time
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import NotFound
 from kbatch.api.resource_v1 import DeviceTaintRule, ResourceClaim, ResourceSlice
+from kbatch.controllers.dra import podgroupclaims
 from kbatch.controllers.dra.devicetainteviction.rules import sync_rule_status
 from kbatch.controllers.dra.devicetainteviction.status import RULE_STATUS_PERIOD
 from kbatch.controllers.dra.devicetainteviction.sync import Eviction, has_claims
 from kbatch.controllers.dra.devicetainteviction.view import BY_POOL, TaintView, pool_of
+from kbatch.controllers.dra.resourceclaim.handlers import pod_group_keys
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request, Result
 
@@ -30,6 +32,7 @@ __all__ = ["EVENT_REASON", "REASON", "DeviceTaintEviction"]
 REASON = "DeletionByDeviceTaintManager"
 MESSAGE = "Device Taint manager: deleting due to NoExecute taint"
 EVENT_REASON = "DeviceTaintManagerEviction"  # emitPodDeletionEvent / emitCancelPodDeletionEvent
+BY_GROUP = "dra-taint-pod-group"  # pods with claims by ``<namespace>/<PodGroup>`` (KEP-5729)
 
 
 class DeviceTaintEviction:
@@ -39,6 +42,9 @@ class DeviceTaintEviction:
         self.pending: dict[tuple[str, str], str] = {}  # (namespace, name) -> uid of a delayed eviction
         self.evicted: dict[str, int] = {}  # rule uid -> pods evicted for it (taintRuleStats)
         ctx.cache.add_index(ResourceSlice, BY_POOL, pool_of)
+        self.groups = podgroupclaims.enabled(ctx.features)
+        if self.groups:
+            ctx.cache.add_index(Pod, BY_GROUP, pod_group_keys)
 
     # --- mappers ---------------------------------------------------------------------------
 
@@ -70,16 +76,18 @@ class DeviceTaintEviction:
         return [Request("", rule.metadata.name or ""), *self.all_pods(rule)]
 
     def claim_pods(self, claim: Any) -> list[Request]:
+        """The pods in ``reservedFor`` and, with PodGroup claims (KEP-5729, "Finding Pods Using a
+        ResourceClaim"), the pods of each PodGroup in it (by ``spec.schedulingGroup``)."""
         status = claim.status
-        return (
-            [
-                Request(claim.metadata.namespace or "", r.name)
-                for r in (status.reserved_for or ())
-                if r.resource == "pods"
-            ]
-            if status is not None
-            else []
-        )
+        namespace = claim.metadata.namespace or ""
+        out: list[Request] = []
+        for ref in (status.reserved_for if status is not None else None) or ():
+            if ref.resource == "pods" and not ref.api_group:
+                out.append(Request(namespace, ref.name))
+            elif self.groups and podgroupclaims.is_group_consumer(ref):
+                members = self.ctx.cache.list(Pod, index=(BY_GROUP, f"{namespace}/{ref.name}"))
+                out.extend(sorted(Request(namespace, p.metadata.name or "") for p in members))
+        return out
 
     # --- reconcile -------------------------------------------------------------------------
 

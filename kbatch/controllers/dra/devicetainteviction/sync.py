@@ -9,9 +9,12 @@
 * ``podEvictionTime``: a scheduled pod is evicted at the earliest time of its claims, with all their
   reasons, counting only a claim that is allocated, reserved for this pod (``reservedFor`` holds its
   UID: a finished pod, dropped from ``reservedFor`` by the resourceclaim controller, is left alone),
-  and, for a claim generated from a template, owned by the pod. The claims are the pod's own and
-  the special claim the scheduler recorded in ``status.extendedResourceClaimStatus`` (extended
-  resources backed by DRA, KEP-5004), which must be owned by the pod too.
+  and, for a claim generated from a template, owned by the pod; with PodGroup claims
+  (``DRAWorkloadResourceClaims``, KEP-5729) a claim reserved for the pod's PodGroup counts too
+  (owned by the PodGroup when generated): every scheduled member using it is evicted. The claims
+  are the pod's own and the special claim the scheduler recorded in
+  ``status.extendedResourceClaimStatus`` (extended resources backed by DRA, KEP-5004), which must be
+  owned by the pod too.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbatch.api.resource_v1 import TAINT_EFFECT_NO_EXECUTE
+from kbatch.controllers.dra.podgroupclaims import is_group_consumer
 from kbatch.controllers.dra.structured import tolerates
 
 __all__ = [
@@ -138,13 +142,20 @@ def pod_claim_names(pod: Any) -> list[tuple[str, bool]]:
     return out
 
 
-def reserved_for(claim: Any, pod: Any, must_check_owner: bool) -> bool:
+def reserved_for(claim: Any, pod: Any, must_check_owner: bool, group: str = "") -> bool:
     """``IsReservedForPod`` (the pod's UID in ``reservedFor``) and, for a generated claim,
-    ``IsForPod`` (the pod is the claim's controller)."""
-    uid = pod.metadata.uid
-    if must_check_owner and not any(
-        ref.controller and ref.uid == uid for ref in claim.metadata.owner_references or ()
-    ):
-        return False
+    ``IsForPod`` (the pod is the claim's controller). ``group``: the pod's PodGroup when PodGroup
+    claims are on (KEP-5729, "Determining Allowed Pods for a ResourceClaim"): a claim reserved for
+    that PodGroup (by name) is the pod's too, a generated one when the PodGroup controls it."""
     status = claim.status
-    return status is not None and any(r.uid == uid for r in status.reserved_for or ())
+    if status is None:
+        return False
+    owners = {ref.uid for ref in claim.metadata.owner_references or () if ref.controller}
+    uid = pod.metadata.uid
+    for ref in status.reserved_for or ():
+        if ref.uid == uid and (not must_check_owner or uid in owners):
+            return True
+        mine = group and is_group_consumer(ref) and ref.name == group
+        if mine and (not must_check_owner or ref.uid in owners):
+            return True
+    return False

@@ -10,6 +10,7 @@ from typing import Any
 
 from kbatch.api.errors import NotFound
 from kbatch.api.resource_v1 import TAINT_EFFECT_NO_EXECUTE, DeviceTaintRule, ResourceClaim, ResourceSlice
+from kbatch.controllers.dra import podgroupclaims
 from kbatch.controllers.dra.devicetainteviction.sync import (
     Eviction,
     TaintSource,
@@ -34,6 +35,7 @@ class TaintView:
 
     def __init__(self, ctx: Any, simulate: str | None = None) -> None:
         self.ctx = ctx
+        self.groups = podgroupclaims.enabled(ctx.features)  # KEP-5729: PodGroup reservations count
         self.origin = ctx.clock.to_datetime(0)
         rules = sorted(ctx.cache.list(DeviceTaintRule), key=lambda r: r.metadata.name or "")
         self.rules = [
@@ -87,6 +89,7 @@ class TaintView:
             except NotFound:
                 continue
             allocation = claim.status.allocation if claim.status is not None else None
-            if allocation is not None and allocation.devices and reserved_for(claim, pod, check_owner):
+            group = podgroupclaims.group_name(pod) if self.groups else ""
+            if allocation is not None and allocation.devices and reserved_for(claim, pod, check_owner, group):
                 out.append(claim)
         return out

@@ -17,7 +17,9 @@ Kubernetes 1.37), on kbatch's framework.
 Every rejection is UnschedulableAndUnresolvable, as upstream's ``statusUnschedulable`` in 1.37:
 preemption does not try nodes this plugin rejected. With ``DRAPreemption`` (KEP-5690,
 :mod:`.preemption`) Filter's rejections are Unschedulable and the plugin is a PreFilterExtensions:
-DefaultPreemption's what-if releases the claims only its victims hold.
+DefaultPreemption's what-if releases the claims only its victims hold (node-local devices only), and
+its ``NominationExtensions`` hold what a preemption freed for the preemptor until it binds
+(:mod:`.nomination`, KEP-5690 "Claim nomination").
 * **PodGroup claims** (KEP-5729, ``DRAWorkloadResourceClaims``, :mod:`..podgroupclaims`): a claim a
   pod uses through its PodGroup is reserved for the PodGroup, owned by it when generated, and
   allocated once for the gang (members share an allocation another member holds in flight).
@@ -42,7 +44,8 @@ ResourceSlices, DeviceClasses and DeviceTaintRules added
 or updated, nodes added or relabelled, and the pod's generated claims recorded queue it too.
 
 Differences from upstream (docs/dra.md): PostFilter picks the first unavailable claim in the pod's
-order (upstream: a random one) and reports a failed write as its message, not as an error.
+order (upstream: a random one) and reports a failed write as its message, not as an error; a pod
+without claims gets no PostFilter message (upstream: "no new claims to deallocate").
 
 Extended resources backed by DRA (KEP-5004; :mod:`.extended_claim`): a pod requesting a name a
 DeviceClass maps, on a node that does not advertise it, gets a special claim: built per node in
@@ -97,7 +100,8 @@ from kbatch.controllers.dra.dynamicresources.extended_claim import (
     status_patch,
 )
 from kbatch.controllers.dra.dynamicresources.extended_totals import device_totals
-from kbatch.controllers.dra.dynamicresources.postfilter import act, choose
+from kbatch.controllers.dra.dynamicresources.nomination import Nomination, Nominations
+from kbatch.controllers.dra.dynamicresources.postfilter import STILL_NOT_SCHEDULABLE, act, choose
 from kbatch.controllers.dra.dynamicresources.preemption import Simulation
 from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
@@ -112,6 +116,7 @@ from kbatch.controllers.dra.structured import (
     Features,
     NodeView,
     gather_pools,
+    results_fit,
     selector_matches,
 )
 from kbatch.controllers.dra.taints import device_taints
@@ -143,6 +148,8 @@ NAME = "DynamicResources"
 KEY = NAME  # cycle-state key
 CANNOT_ALLOCATE = "cannot allocate all claims"
 NOT_AVAILABLE = "resourceclaim not available on the node"
+# KEP-5690 gives no wording (1.37 has none): kbatch's, after DefaultPreemption's terminating-pod one
+NOT_ELIGIBLE = "preemption: not eligible due to a resource claim being deallocated on the nominated node."
 CLAIM, SLICE, CLASS, RULE = "ResourceClaim", "ResourceSlice", "DeviceClass", "DeviceTaintRule"
 _CONFLICT_STEPS = 5  # client-go retry.DefaultRetry
 
@@ -160,7 +167,8 @@ class _PodState:
     """The pod's claims for one attempt (upstream ``stateData``)."""
 
     __slots__ = ("adopted", "allocated", "claims", "created", "deadline", "extended", "flight_key", "group",
-                 "node_allocations", "node_extended", "pending", "resources", "simulation", "unavailable")
+                 "node_allocations", "node_extended", "origin", "pass_one", "pending", "resources",
+                 "simulation", "unavailable")
 
     def __init__(self, claims: list[Any], group: Any = None, adopted: dict[str, Any] | None = None) -> None:
         self.claims = claims
@@ -181,6 +189,10 @@ class _PodState:
         self.created: Any = None
         self.flight_key = ""
         self.simulation: Simulation | None = None  # preemption's what-if (DRAPreemption, :mod:`.preemption`)
+        # KEP-5690: the state this one is a what-if copy of, and, per node, the allocation found in
+        # the first pass with nominated pods that the second pass, without them, must accept as is
+        self.origin: _PodState | None = None
+        self.pass_one: dict[str, list[Any]] = {}
 
     def what_if(self) -> _PodState:
         """A copy for one node of preemption's what-if (upstream ``stateData.Clone``): what Filter
@@ -190,6 +202,7 @@ class _PodState:
         other.unavailable = set(self.unavailable)
         other.node_extended = dict(self.node_extended)
         other.simulation = self.simulation.copy() if self.simulation is not None else None
+        other.origin, other.pass_one = self, {}
         return other
 
     def bound(self) -> list[Any]:
@@ -227,6 +240,7 @@ class DynamicResources:
         self.groups = podgroupclaims.enabled(features)  # KEP-5729: PodGroup claims
         self._reject = Status.unschedulable if self.preemption else Status.unresolvable
         self.world = World()
+        self.nominations = Nominations()  # KEP-5690 claim nominations (:mod:`.nomination`)
         self.selectors = SelectorCache()
         self._seen_generation = -1
         # claims some pod waits for (``namespace/name``): only their events, and events that free
@@ -402,7 +416,12 @@ class DynamicResources:
             allocated = [c for c in allocated if c.metadata.uid not in simulation.released]
             held = simulation.allocated or held
         unavailable = [c.metadata.uid for c in allocated if not self._available(c, view)]
-        results = self._allocate(pending, view, held) if pending else None
+        pinned = data.pass_one.pop(node.name, None) if data.pass_one else None
+        results: list[Any] | Status | None
+        if pinned is not None:  # KEP-5690: the first pass's allocation, valid here too, or nothing
+            results = self._still_fits(pinned, view, held)
+        else:
+            results = self._allocate(pending, view, held) if pending else None
         if isinstance(results, Status):
             return results
         if unavailable:  # upstream: remembered for PostFilter, which may deallocate one
@@ -410,7 +429,17 @@ class DynamicResources:
             return self._reject(NAME, NOT_AVAILABLE)
         if results is not None:
             data.node_allocations[node.name] = results
+            if simulation is not None and simulation.nominated and data.origin is not None:
+                data.origin.pass_one[node.name] = results
         return None
+
+    def _still_fits(self, results: list[Any], view: NodeView, held: AllocatedState) -> list[Any] | Status:
+        """The first pass's allocation when it also fits without the nominated pods (KEP-5690: one
+        allocation valid in both passes), else "cannot allocate all claims"."""
+        devices = [r for allocation in results for r in (allocation.devices.results or ())]
+        if results_fit(devices, self._node_pools(view), held):
+            return results
+        return self._reject(NAME, CANNOT_ALLOCATE)
 
     def _available(self, claim: Any, view: NodeView) -> bool:
         """Upstream Filter for an allocated claim: its node selector matches the node and, with
@@ -449,6 +478,7 @@ class DynamicResources:
     def copy_state(self, state: CycleState) -> None:
         data: _PodState | None = state.get(KEY)
         if data is not None and self.preemption:
+            data.pass_one.clear()  # a first pass that another filter failed left nothing to check
             state[KEY] = data.what_if()
 
     def remove_pod(self, state: CycleState, pod: Any, removed: Any, node: Any) -> None:
@@ -459,15 +489,95 @@ class DynamicResources:
             return
         if data.simulation is None:
             data.simulation = Simulation()
-        data.simulation.remove_pod(removed, self.world.claim, self.world.allocated)
+        data.simulation.remove_pod(removed, self.world.claim, self.world.allocated, self.world.node_local)
 
     def add_pod(self, state: CycleState, pod: Any, added: Any, node: Any) -> None:
-        """Upstream ``AddPod``: a pod given back holds its claims' devices again (a nominated pod
-        not removed changes nothing)."""
+        """Upstream ``AddPod``: a pod given back holds its claims' devices again; a pod nominated to
+        the node holds what its nomination recorded there, in place of its victims' claims still
+        allocated (KEP-5690, :mod:`.nomination`)."""
         data: _PodState | None = state.get(KEY)
-        if data is None or data.simulation is None or not added.resource_claims:
+        if data is None or not added.resource_claims:
             return
-        data.simulation.add_pod(added, self.world.claim)
+        nomination = self.nominations.get(added.uid) if self.preemption else None
+        if nomination is not None and nomination.node == node.name:
+            if data.simulation is None:
+                data.simulation = Simulation()
+            victims = self.nominations.victim_claims(node.name, self._allocated_claim)
+            data.simulation.add_nominated(nomination.results(), victims, self.world.allocated)
+        elif data.simulation is not None:
+            data.simulation.add_pod(added, self.world.claim)
+
+    # -- NominationExtensions (KEP-5690 claim nomination; :mod:`.nomination`) ------------------------
+    def add_nominated_pod(self, state: CycleState, pod: Any, node: Any, victims: Any, nominated: Any) -> None:
+        """Preemption chose ``node`` and ``victims`` for ``pod``: record the victims' claims the
+        eviction releases there and the allocation ``pod`` gets with them gone (the pods already
+        nominated there with at least its priority holding theirs)."""
+        data: _PodState | None = state.get(KEY)
+        if data is None or not self.preemption:
+            return
+        simulation = Simulation()
+        for victim in victims:
+            simulation.remove_pod(victim, self.world.claim, self.world.allocated, self.world.node_local)
+        released = [(uid, key) for uid, key in self._claim_keys(victims) if uid in simulation.released]
+        base = self.world.allocated
+        for other in nominated:
+            held = self.nominations.get(other.uid)
+            if held is not None and held.node == node.name:
+                claims = self.nominations.victim_claims(node.name, self._allocated_claim)
+                simulation.add_nominated(held.results(), claims, base)
+        pending = data.node_pending(node.name)
+        if simulation.active():
+            pending = simulation.to_allocate(pending, data.allocated)
+        view = NodeView(node.name, node.shape.labels)
+        results = self._allocate(pending, view, simulation.allocated or base)
+        allocations = tuple(results) if isinstance(results, list) else ()
+        self.nominations.add(pod.uid, Nomination(node.name, allocations, tuple(released)))
+
+    def remove_nominated_pod(self, pod: Any) -> None:
+        """The pod's nomination is gone: its held devices are free. When its node's victim claims are
+        all deallocated already, no claim event will come, so a synthetic one (a claim deallocated)
+        wakes the pods the held devices kept out, as KEP-5690 specifies."""
+        nomination = self.nominations.remove(pod.uid)
+        if nomination is None or not nomination.allocations:
+            return
+        if self.nominations.settling(nomination.node, self._still_allocated):
+            return  # the real deallocation event will come
+        notify = self.handle.on_event
+        if notify is not None:
+            held = ResourceClaim.model_validate({
+                "metadata": {"name": f"{pod.name}-nominated", "namespace": pod.namespace},
+                "status": {"allocation": nomination.allocations[0]},
+            })
+            freed = shallow_copy(held)
+            freed.status = None
+            self.world.generation += 1  # cached failures counted the held devices
+            notify(ClusterEvent(CLAIM, ActionType.UPDATE), held, freed, None)
+
+    def pod_eligible_to_preempt(self, pod: Any, node_name: str) -> tuple[bool, str]:
+        """KEP-5690 ``PodEligibleToPreempt``: not while a victim claim of an earlier preemption on
+        ``node_name`` is still allocated (the resourceclaim controller has not deallocated it)."""
+        if not self.preemption or not self.nominations.settling(node_name, self._still_allocated):
+            return True, ""
+        return False, NOT_ELIGIBLE
+
+    def _allocated_claim(self, uid: str, key: str) -> Any:
+        claim = self.world.claims.get(key)
+        return claim if claim is not None and claim.metadata.uid == uid and _allocated(claim) else None
+
+    def _still_allocated(self, uid: str, key: str) -> bool:
+        return self._allocated_claim(uid, key) is not None
+
+    def _claim_keys(self, pods: Any) -> list[tuple[str, str]]:
+        """(uid, ``namespace/name``) of the stored claims the pods name, in the pods' order."""
+        keys: dict[str, str] = {}
+        for pod in pods:
+            statuses = dict(pod.claim_statuses)
+            for entry, direct, template in pod.resource_claims:
+                name = resolve_claim_name(direct, template, entry, statuses)
+                claim = self.world.claim(pod.namespace, name) if name and name is not NOT_CREATED else None
+                if claim is not None:
+                    keys.setdefault(claim.metadata.uid, f"{pod.namespace}/{name}")
+        return list(keys.items())
 
     # -- PostFilter ------------------------------------------------------------------------------
     def post_filter(self, state: CycleState, pod: Any, snapshot: Any, statuses: Mapping[str, Status],
@@ -480,7 +590,7 @@ class DynamicResources:
             return PostFilterResult(None)
         action = choose(data.claims, data.unavailable, data.extended, pod.uid)
         if action is None:
-            return PostFilterResult(None)
+            return PostFilterResult(None, message=STILL_NOT_SCHEDULABLE)
         try:
             message = act(self.handle.client, action)
         except StatusError as err:

@@ -12,8 +12,10 @@ node fits, free what keeps the pod from fitting, so that its next attempt can al
   (left by an earlier attempt: it has a real name, not ``<extended-resources>``), is **deleted**,
   its ``delete-protection`` finalizer removed first (``deleteClaim``; "deletion of ResourceClaim
   completed").
-* Else nothing ("still not schedulable"; kbatch leaves that message out of the pod's condition,
-  docs/dra.md "Differences").
+* Else nothing: "still not schedulable", which precedes preemption's message in the pod's
+  condition (``… cannot allocate all claims. still not schedulable, preemption: …``), as upstream's
+  ``RunPostFilterPlugins`` joins the plugins' reasons. A pod without claims gets no message here
+  (upstream's "no new claims to deallocate"; docs/dra.md "Differences").
 
 :func:`choose` decides; :func:`act` writes.
 """
@@ -27,10 +29,11 @@ from typing import Any
 from kbatch.api.model_copy import shallow_copy
 from kbatch.controllers.dra.dynamicresources.extended_claim import IN_MEMORY_NAME, delete_claim
 
-__all__ = ["DEALLOCATED", "DELETED", "Action", "act", "choose"]
+__all__ = ["DEALLOCATED", "DELETED", "STILL_NOT_SCHEDULABLE", "Action", "act", "choose"]
 
 DEALLOCATED = "deallocation of ResourceClaim completed"
 DELETED = "deletion of ResourceClaim completed"
+STILL_NOT_SCHEDULABLE = "still not schedulable"
 
 
 @dataclass(frozen=True, slots=True)

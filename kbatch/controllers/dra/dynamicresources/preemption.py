@@ -73,32 +73,44 @@ def _releasable(claim: Any, removed: set[str]) -> bool:
 class Simulation:
     """The released claims and the allocated state of one preemption what-if."""
 
-    __slots__ = ("allocated", "released", "removed")
+    __slots__ = ("allocated", "nominated", "released", "removed", "subtracted")
 
     def __init__(self, allocated: AllocatedState | None = None) -> None:
         self.allocated = allocated  # a private copy, made at the first release
         self.released: set[str] = set()
         self.removed: dict[str, set[str]] = {}
+        # claim nominations (:mod:`.nomination`): victim claims taken out for a nominated pod, and
+        # whether some nominated pod's allocation was added
+        self.subtracted: set[str] = set()
+        self.nominated = False
 
     def copy(self) -> Simulation:
         """Upstream ``Clone``: the sets and the allocated state are not shared with the copy."""
         other = Simulation(self.allocated.copy() if self.allocated is not None else None)
         other.released = set(self.released)
         other.removed = {uid: set(pods) for uid, pods in self.removed.items()}
+        other.subtracted = set(self.subtracted)
+        other.nominated = self.nominated
         return other
 
     def active(self) -> bool:
-        """Some claim is released: Filter must allocate from :attr:`allocated`."""
-        return bool(self.released)
+        """Some claim is released or a nominated pod's allocation added: Filter must allocate from
+        :attr:`allocated`."""
+        return bool(self.released) or self.nominated
 
-    def remove_pod(self, pod: ClaimPod, lookup: ClaimLookup, base: AllocatedState) -> list[str]:
-        """Upstream ``RemovePod``; returns the uids of the claims this removal released."""
+    def remove_pod(self, pod: ClaimPod, lookup: ClaimLookup, base: AllocatedState,
+                   node_local: Callable[[Any], bool] | None = None) -> list[str]:
+        """Upstream ``RemovePod``; returns the uids of the claims this removal released.
+        ``node_local``: KEP-5690 releases only claims whose devices all come from slices with a
+        ``nodeName`` (multi-node and network-attached devices are out of its scope)."""
         freed = []
         for claim in _pod_claims(pod, lookup):
             uid = claim.metadata.uid
             removed = self.removed.setdefault(uid, set())
             removed.add(pod.uid)
             if uid in self.released or not _releasable(claim, removed):
+                continue
+            if node_local is not None and not node_local(claim):
                 continue
             self.released.add(uid)
             if self.allocated is None:
@@ -119,6 +131,21 @@ class Simulation:
                 self.released.discard(uid)
                 if self.allocated is not None:
                     self.allocated.add(claim_devices(claim), 1)
+
+    def add_nominated(self, results: list[Any], victims: Iterable[Any], base: AllocatedState) -> None:
+        """Upstream ``AddPod`` of a nominated preemptor (KEP-5690, "Holding capacity for the
+        preemptor"): its victims' claims still allocated are taken out (once; not those a removal
+        already released), then its nominated devices are added."""
+        if self.allocated is None:
+            self.allocated = base.copy()
+        for claim in victims:
+            uid = claim.metadata.uid
+            if uid in self.released or uid in self.subtracted:
+                continue
+            self.subtracted.add(uid)
+            self.allocated.add(claim_devices(claim), -1)
+        self.allocated.add(results, 1)
+        self.nominated = True
 
     def to_allocate(self, pending: list[Any], allocated: Iterable[Any]) -> list[Any]:
         """The claims Filter allocates: the pending ones, then the pod's allocated claims that were

@@ -36,6 +36,14 @@ def _older(new: Any, have: Any) -> bool:
         return False
 
 
+def _names_node(slice_: Any, device_name: str) -> bool:
+    spec = slice_.spec
+    for device in spec.devices or ():
+        if device.name == device_name:
+            return bool(spec.node_name) or bool(spec.per_device_node_selection and device.node_name)
+    return False
+
+
 class World:
     def __init__(self) -> None:
         self.claims: dict[str, Any] = {}
@@ -161,6 +169,15 @@ class World:
     def pool_slices(self, driver: str, pool: str) -> list[Any]:
         found = self.by_pool.get((driver, pool), {})
         return [found[n] for n in sorted(found)]
+
+    def node_local(self, claim: Any) -> bool:
+        """Every device of the claim's allocation is published with a ``nodeName``: by its slice, or
+        by itself in a slice with ``perDeviceNodeSelection`` (KEP-5690's scope: DRA preemption only
+        frees node-local devices). A device no slice publishes any more does not count as local."""
+        for result in claim_devices(claim):
+            if not any(_names_node(s, result.device) for s in self.pool_slices(result.driver, result.pool)):
+                return False
+        return True
 
     def set_class(self, obj: Any) -> None:
         self.classes[obj.metadata.name] = obj

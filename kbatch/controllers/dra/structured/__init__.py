@@ -17,6 +17,7 @@ from kbatch.controllers.dra.structured.nodes import NodeView, node_matches, sele
 from kbatch.controllers.dra.structured.pools import Pool, gather_pools
 from kbatch.controllers.dra.structured.requests import RequestData, tolerates
 from kbatch.controllers.dra.structured.state import AllocatedState, DeviceID, Features, claim_devices
+from kbatch.controllers.dra.structured.verify import results_fit
 
 __all__ = [
     "AllocatedState",
@@ -35,6 +36,7 @@ __all__ = [
     "fits",
     "gather_pools",
     "node_matches",
+    "results_fit",
     "selector_matches",
     "tolerates",
 ]

@@ -59,6 +59,7 @@ from kbatch.controllers.dra.structured.nodes import NodeView, node_matches
 from kbatch.controllers.dra.structured.pools import Pool
 from kbatch.controllers.dra.structured.requests import RequestData, tolerates
 from kbatch.controllers.dra.structured.state import AllocatedState, DeviceID, Features
+from kbatch.controllers.dra.structured.verify import counters_left
 
 __all__ = ["AllocationError", "Allocator", "Candidate", "FailedOnNode", "MatchFn"]
 
@@ -463,16 +464,7 @@ class Allocator:
         have = self.available_counters.get(pool.id)
         if have is not None:
             return have
-        have = {name: dict(counters) for name, counters in pool.counter_sets.items()}
-        for slice_ in (*pool.slices, *pool.other_slices):
-            for device in slice_.spec.devices or ():
-                if not self.allocated.is_allocated(DeviceID(pool.driver, pool.name, device.name)):
-                    continue
-                for consumption in device.consumes_counters or ():
-                    counters = have.get(consumption.counter_set, {})
-                    for name, counter in (consumption.counters or {}).items():
-                        if name in counters:
-                            counters[name] -= counter.value.as_fraction()
+        have = counters_left(pool, self.allocated)
         self.available_counters[pool.id] = have
         return have
 

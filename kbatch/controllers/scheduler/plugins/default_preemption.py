@@ -4,7 +4,9 @@ Upstream ``pkg/scheduler/framework/plugins/defaultpreemption`` and
 ``pkg/scheduler/framework/preemption/preemption.go``, in broad strokes (extenders are not modelled):
 
 1. Eligibility: a pod with ``preemptionPolicy: Never`` does not preempt; nor does a pod whose
-   nominated node still has lower-priority pods terminating (it waits for them).
+   nominated node still has lower-priority pods terminating (it waits for them), nor one for which
+   a plugin's ``NominationExtensions`` says what an earlier preemption freed on its nominated node is
+   still being reclaimed (KEP-5690: DynamicResources, while victims' claims are still allocated).
 2. Candidates: only nodes that failed with ``Unschedulable`` (not ``UnschedulableAndUnresolvable``).
    On each (``SelectVictimsOnNode``, on a copy of the node and of the cycle state), remove every
    lower-priority pod; if the pod then fits, add them back one by one, most important first
@@ -55,6 +57,7 @@ from kbatch.controllers.scheduler.framework import (
     PreFilterExtensions,
     Status,
     active_filters,
+    nomination_extensions,
     run_filters,
 )
 from kbatch.controllers.scheduler.nominated import filter_with_nominated
@@ -238,6 +241,11 @@ class DefaultPreemption:
         if pod.nominated_node and waiting_for_victims(pod, snapshot, pod.nominated_node):
             return PostFilterResult(
                 None, message="preemption: not eligible due to a terminating pod on the nominated node.")
+        if pod.nominated_node:  # KEP-5690: what an earlier preemption freed is still being reclaimed
+            for ext in nomination_extensions(self.handle.profile if self.handle is not None else None):
+                eligible, reason = ext.pod_eligible_to_preempt(pod, pod.nominated_node)
+                if not eligible:
+                    return PostFilterResult(None, message=reason)
         reasons: dict[str, Status] = {}
         candidates: list[_Candidate] = []
         pdbs = self.pdbs()
