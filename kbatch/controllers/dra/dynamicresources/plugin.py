@@ -44,8 +44,8 @@ ResourceSlices, DeviceClasses and DeviceTaintRules added
 or updated, nodes added or relabelled, and the pod's generated claims recorded queue it too.
 
 Differences from upstream (docs/dra.md): PostFilter picks the first unavailable claim in the pod's
-order (upstream: a random one) and reports a failed write as its message, not as an error; a pod
-without claims gets no PostFilter message (upstream: "no new claims to deallocate").
+order (upstream: a random one) and reports a failed write as its message, not as an error. A pod
+without claims gets no PostFilter message, as upstream since 1.33 (kubernetes#129823).
 
 Extended resources backed by DRA (KEP-5004; :mod:`.extended_claim`): a pod requesting a name a
 DeviceClass maps, on a node that does not advertise it, gets a special claim: built per node in

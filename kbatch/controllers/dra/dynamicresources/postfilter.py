@@ -15,7 +15,7 @@ node fits, free what keeps the pod from fitting, so that its next attempt can al
 * Else nothing: "still not schedulable", which precedes preemption's message in the pod's
   condition (``… cannot allocate all claims. still not schedulable, preemption: …``), as upstream's
   ``RunPostFilterPlugins`` joins the plugins' reasons. A pod without claims gets no message here
-  (upstream's "no new claims to deallocate"; docs/dra.md "Differences").
+  (upstream since 1.33, kubernetes#129823, drops its "no new claims to deallocate" there).
 
 :func:`choose` decides; :func:`act` writes.
 """
