@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kbatch.sim.files import resolve
 from kbatch.sim.shell_input import Input, heredoc_body
-from kbatch.sim.shell_run import Shell, expand_text, run_chain, run_simple
+from kbatch.sim.shell_run import Shell, expand_text, pathnames, run_chain, run_simple
 from kbatch.sim.shell_syntax import Word, command_words, words
 from kbatch.sim.shell_vocab import READS_STDIN, modelled
 
@@ -80,9 +80,10 @@ def run_redirected(shell: Shell, argv: list[Word], scope: MutableMapping[str, st
     to a file, ``2> f`` standard error, ``2>&1`` error where output goes (each file created or
     truncated first; a failure is status 2 and the command does not run); ``< f`` feeds ``cat``;
     ``>&2`` leaves output in the log, which holds both."""
-    args, where = _redirections(argv)
-    if not args:
+    words_, where = _redirections(argv)
+    if not words_:
         return
+    args = pathnames(shell, words_)
     stdin = _stdin(shell, where, scope)
     if stdin is None:
         return
@@ -130,16 +131,16 @@ def _stdin(shell: Shell, where: _Redirections, scope: MutableMapping[str, str]) 
     return Input(content)
 
 
-def _redirections(argv: list[Word]) -> tuple[list[str], _Redirections]:
+def _redirections(argv: list[Word]) -> tuple[list[Word], _Redirections]:
     """The command's words and its redirections, from :func:`command_words`."""
-    args: list[str] = []
+    args: list[Word] = []
     where = _Redirections()
     index = 0
     while index < len(argv):
         word = argv[index]
         index += 1
         if not word.redirect:
-            args.append(word.text)
+            args.append(word)
             continue
         unnumbered = word.text.lstrip("0123456789")
         heredoc = heredoc_body(unnumbered)

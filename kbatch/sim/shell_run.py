@@ -35,6 +35,7 @@ from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError, evaluate
 from kbatch.sim.shell_eval import condition_status, for_items
 from kbatch.sim.shell_expand import dequote, expand
+from kbatch.sim.shell_glob import expand_pathname
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_syntax import (
     Case,
@@ -43,6 +44,7 @@ from kbatch.sim.shell_syntax import (
     Node,
     Simple,
     While,
+    Word,
     command_words,
     negation,
     parse_script,
@@ -113,10 +115,11 @@ class Shell:
         self.pending = False  # ... and its trap waits for the foreground command to end
         self.trap_status: int | None = None  # ``$?`` when the running trap action began
         self.stdin = NO_INPUT  # a container's standard input is empty
+        self.noglob = False  # ``set -f``: no pathname expansion (2.6.6)
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
-        sub.cwd, sub.stdin = self.cwd, self.stdin
+        sub.cwd, sub.stdin, sub.noglob = self.cwd, self.stdin, self.noglob
         return sub
 
     # --- time and the stop signal ---------------------------------------------------------------
@@ -354,7 +357,7 @@ def _run_for(shell: Shell, node: For, scope: MutableMapping[str, str]) -> None:
     if node.stdin:
         _with_input(shell, node, scope)
         return
-    items = for_items(node.items, scope)
+    items = for_items(node.items, scope, lambda found: pathnames(shell, found))
     if items is None:
         raise _Unmodelled(node.items)
     shell.status, shell.loops = 0, shell.loops + 1
@@ -494,6 +497,22 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
     return True
 
 
+def pathnames(shell: Shell, argv: Sequence[Word]) -> list[str]:
+    """The command's arguments after pathname expansion (2.6.6, :mod:`kbatch.sim.shell_glob`): a
+    pattern word becomes the sorted paths it matches, or stays when none does. Not for the prefix's
+    assignment words (2.9.1), nor inside bash's ``[[`` (its words are not expanded so), nor after
+    ``set -f``."""
+    if shell.noglob or not any(w.glob for w in argv) or argv[0].text == "[[":
+        return [w.text for w in argv]
+    out: list[str] = []
+    prefix = True
+    for word in argv:
+        prefix = prefix and ASSIGNMENT.match(word.text) is not None
+        found = None if prefix or not word.glob else expand_pathname(word.glob, shell.cwd, shell.files.get())
+        out.extend(found if found is not None else (word.text,))
+    return out
+
+
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
                stdin: Input | None = None) -> None:
     prefix = 0
@@ -524,12 +543,25 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
             raise _Jump(name, min(levels, shell.loops))
         shell.status = 0
     elif name in BUILTINS:
+        if name == "set":
+            _set_options(shell, rest)
         shell.status = 0
     elif name in TESTS:
         shell.status = condition_status(argv, lambda op, path: _file_test(shell, op, path))
     else:
         shell.status = 0
         shell.spend(shell.default)
+
+
+def _set_options(shell: Shell, args: list[str]) -> None:
+    """``set -f`` / ``set +f`` / ``set -o noglob`` (POSIX ``set``): pathname expansion off or on;
+    the other options are taken and do nothing here."""
+    for index, arg in enumerate(args):
+        if arg == "--" or arg[:1] not in "-+" or len(arg) < 2:
+            return
+        named = arg[1:] == "o" and args[index + 1:index + 2] == ["noglob"]
+        if named or (arg[1:] != "o" and "f" in arg[1:]):
+            shell.noglob = arg[0] == "-"
 
 
 def _file_test(shell: Shell, op: str, path: str) -> bool:

@@ -24,6 +24,7 @@ import shlex
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from kbatch.sim.shell_glob import MARKS, literal
 from kbatch.sim.shell_input import lift_heredocs
 
 __all__ = [
@@ -357,6 +358,9 @@ def words(command: str) -> list[str]:
         return command.split()
 
 
+_GLOB_MARKS = tuple(MARKS.values())
+
+
 class Word(NamedTuple):
     """A word of a simple command; ``redirect``: it starts with an unquoted redirection operator
     (``>f``, ``2>&1``, ``<<…``), recognized when the command is tokenized (POSIX 2.7, 2.10.1), before
@@ -364,6 +368,7 @@ class Word(NamedTuple):
 
     text: str
     redirect: bool = False
+    glob: str = ""  # the word with its unquoted ``*``, ``?``, ``[`` marked (:mod:`kbatch.sim.shell_glob`)
 
 
 def negation(command: str) -> tuple[bool, str]:
@@ -377,9 +382,11 @@ def negation(command: str) -> tuple[bool, str]:
 def command_words(command: str) -> list[Word]:
     """A simple command's words, those that start with an unquoted, unescaped ``>`` or ``<``
     marked ``redirect`` (``echo ">>> step"`` has none). An operator ends the word before it
-    (``echo b>>f`` is ``echo b`` with ``>>f``) unless that word is all digits (``2>&1``, an IO
-    number) or ``&`` (``&>f``)."""
+    (``echo b>>f`` is ``echo b`` with ``>>f``; bash's ``echo e&>f`` is ``echo e`` with ``&>f``)
+    unless that word is all digits (``2>&1``, an IO number) or ``&`` (``&>f``). A word holding an
+    unquoted ``*``, ``?`` or ``[`` carries it marked in ``glob``, for pathname expansion (2.6.6)."""
     marks = _free_marks(command)
+    globbing = any(ch in command for ch in MARKS)
     out: list[str] = []
     token = ""  # the current word as written so far
     quote, escaped = "", False
@@ -397,17 +404,30 @@ def command_words(command: str) -> list[Word]:
             token = ""
             continue
         elif ch in "<>":
-            if token and not (token.isdigit() or token == "&" or token[-1] in "<>"):
+            if token.endswith("&") and token != "&" and not token.endswith("\\&"):  # ``e&>f``: ``&>f``
+                out[-1] = " &"
+                token = "&"
+            elif token and not (token.isdigit() or token == "&" or token[-1] in "<>"):
                 out.append(" ")
                 token = ""
             out.append(marks[ch])
+            token += ch
+            continue
+        elif globbing and ch in MARKS:
+            out.append(MARKS[ch])
             token += ch
             continue
         out.append(ch)
         token += ch
     unmark = str.maketrans({mark: ch for ch, mark in marks.items()})
     operators = set(marks.values())
-    return [Word(w.translate(unmark), w.lstrip("0123456789&")[:1] in operators) for w in words("".join(out))]
+    return [_word(w.translate(unmark), w.lstrip("0123456789&")[:1] in operators) for w in words("".join(out))]
+
+
+def _word(text: str, redirect: bool) -> Word:
+    if not any(mark in text for mark in _GLOB_MARKS):
+        return Word(text, redirect)
+    return Word(literal(text), redirect, text)
 
 
 def _free_marks(command: str) -> dict[str, str]:
