@@ -38,10 +38,13 @@ from kbatch.sim.shell_expand import dequote, expand
 from kbatch.sim.shell_glob import expand_pathname
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_syntax import (
+    Background,
     Case,
     For,
     If,
     Node,
+    Piped,
+    Redirected,
     Simple,
     While,
     Word,
@@ -305,8 +308,33 @@ def run_nodes(shell: Shell, nodes: Sequence[Node], scope: MutableMapping[str, st
             _run_while(shell, node, scope)
         elif isinstance(node, Case):
             _run_case(shell, node, scope)
-        else:
+        elif isinstance(node, Background):
             _run_background(shell, node.node, scope)
+        elif isinstance(node, Redirected):
+            run_compound_redirected(shell, node, scope)
+        else:
+            _run_piped(shell, node, scope)
+
+
+def _run_piped(shell: Shell, node: Piped, scope: MutableMapping[str, str]) -> None:
+    """A pipeline with a compound command in it (2.9.2), its status negated after ``!``, in its
+    and-or list (2.9.3): run when the list before it lets it."""
+    if node.lead:
+        run_chain(shell, node.lead, scope)
+        if shell.exited or (node.separator == "&&" and shell.status != 0) or (
+                node.separator == "||" and shell.status == 0):
+            run_chain(shell, node.rest, scope)
+            return
+    shell.steps += 1
+    stage = node.stages[0]
+    if len(node.stages) > 1:
+        run_pipeline(shell, node.stages, scope)
+    elif not isinstance(stage, str):
+        run_nodes(shell, (stage,), scope)
+    if node.negate and not shell.exited:
+        shell.status = int(shell.status == 0)
+    if node.rest and not shell.exited:
+        run_chain(shell, node.rest, scope)
 
 
 def _run_list(shell: Shell, node: Simple, scope: MutableMapping[str, str]) -> None:
@@ -604,4 +632,9 @@ def evaluate_let(shell: Shell, args: list[str], scope: MutableMapping[str, str])
 
 
 from kbatch.sim.shell_commands import COMMANDS  # noqa: E402  (the commands take a Shell)
-from kbatch.sim.shell_redirect import loop_input, run_pipeline, run_redirected  # noqa: E402  (as COMMANDS)
+from kbatch.sim.shell_redirect import (  # noqa: E402  (as COMMANDS)
+    loop_input,
+    run_compound_redirected,
+    run_pipeline,
+    run_redirected,
+)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from kbatch.sim.shell_glob import MARKS, literal
@@ -34,6 +34,8 @@ __all__ = [
     "For",
     "If",
     "Node",
+    "Piped",
+    "Redirected",
     "Simple",
     "While",
     "Word",
@@ -94,7 +96,26 @@ class Case:
     arms: tuple[tuple[tuple[str, ...], tuple[Node, ...]], ...]  # (patterns, unexpanded; body)
 
 
-Node = Simple | If | For | While | Case | Background
+@dataclass(frozen=True, slots=True)
+class Redirected:
+    node: Node  # a compound command with redirections after its closing keyword (``fi > f 2>&1``)
+    redirects: str  # unexpanded
+
+
+@dataclass(frozen=True, slots=True)
+class Piped:
+    """A compound command in a pipeline (``cat f | while read l; do …; done | sort``, 2.9.2), after
+    ``!``, or followed by ``&&`` / ``||`` in its and-or list (``done && echo ok``, 2.9.3)."""
+
+    stages: tuple[str | Node, ...]  # simple commands, unexpanded, and compound commands
+    negate: bool = False
+    rest: Chain = ()  # the and-or list after the pipeline: ``(("&&", "echo ok"),)``
+    lead: Chain = ()  # ... and before it: ``((";", "cd d"),)`` in ``cd d && for …``
+    separator: str = ";"  # between ``lead`` and the pipeline
+
+
+Node = Simple | If | For | While | Case | Background | Redirected | Piped
+_COMPOUND = frozenset({"if", "for", "while", "until", "case"})
 
 
 class _Unsupported(Exception):
@@ -120,6 +141,8 @@ def _head(item: tuple[Chain, bool]) -> tuple[str, str]:
     head = parts[0]
     if head.startswith("("):
         raise _Unsupported(head)
+    if head[:1] not in "<>":  # ``fi>f``, ``done|sort``: an operator ends the keyword
+        head = re.split(r"[<>|]", head, maxsplit=1)[0]
     return head, parts[1] if len(parts) > 1 else ""
 
 
@@ -131,15 +154,10 @@ def _block(items: list[tuple[Chain, bool]], i: int, stop: frozenset[str]) -> tup
             return body, i
         if head in _OPENERS or head in _CLOSERS:
             raise _Unsupported(head)
+        opening = _opening(items, i)
         node: Node
-        if head == "if":
-            node, i = _if(items, i)
-        elif head == "for":
-            node, i = _for(items, i)
-        elif head in ("while", "until"):
-            node, i = _while(items, i, head)
-        elif head == "case":
-            node, i = _case(items, i)
+        if _head(items[i])[0] in _COMPOUND:
+            node, i = _compound(items, i, opening)
         else:
             node, i = Simple(*items[i]), i + 1
         if not isinstance(node, Simple) and items[i - 1][1]:
@@ -192,8 +210,7 @@ def _for(items: list[tuple[Chain, bool]], i: int) -> tuple[For, int]:
         raise _Unsupported("for")
     _, i = _strip(items, i + 1, "do")
     body, i = _block(items, i, frozenset({"done"}))
-    stdin, i = _loop_end(items, i)
-    return For(found.group(1), found.group(2) or "", tuple(body), stdin), i
+    return For(found.group(1), found.group(2) or "", tuple(body)), _end(items, i, "done")
 
 
 def _while(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[While, int]:
@@ -203,8 +220,7 @@ def _while(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[While
         raise _Unsupported("empty condition")
     _, i = _strip(items, i, "do")
     body, i = _block(items, i, frozenset({"done"}))
-    stdin, i = _loop_end(items, i)
-    return While(tuple(condition), tuple(body), keyword == "until", stdin), i
+    return While(tuple(condition), tuple(body), keyword == "until"), _end(items, i, "done")
 
 
 def _case(items: list[tuple[Chain, bool]], i: int) -> tuple[Case, int]:
@@ -217,7 +233,7 @@ def _case(items: list[tuple[Chain, bool]], i: int) -> tuple[Case, int]:
         items[i] = (((";", found.group(2).strip()),), False)
     else:
         i += 1
-    while i < len(items) and items[i][0][0][1].strip() != "esac":
+    while i < len(items) and re.split(r"[\s<>|]", items[i][0][0][1].strip(), maxsplit=1)[0] != "esac":
         patterns, i = _patterns(items, i)
         body, i = _block(items, i, frozenset({DSEMI, "esac"}))
         arms.append((patterns, tuple(body)))
@@ -251,25 +267,124 @@ def _patterns(items: list[tuple[Chain, bool]], i: int) -> tuple[tuple[str, ...],
     return patterns, i + 1
 
 
-_LOOP_INPUT = re.compile(r"^done\s*(0?<\s*\S+|0?<<#\S+)$")
-
-
-def _loop_end(items: list[tuple[Chain, bool]], i: int) -> tuple[str, int]:
-    """``done``, or ``done < FILE`` / ``done <<WORD`` (the loop's input, 2.7; other redirections
-    after ``done`` are not modelled)."""
-    if i < len(items) and len(items[i][0]) == 1:
-        found = _LOOP_INPUT.match(items[i][0][0][1].strip())
-        if found is not None:
-            return found.group(1).lstrip("0"), i + 1
-    return "", _end(items, i, "done")
+_LOOP_INPUT = re.compile(r"^(0?<\s*\S+|0?<<#\S+)$")  # ``done < FILE``, ``done <<WORD`` (lifted)
+_AFTER_KEYWORD = frozenset({"", " ", "\t", "<", ">", "|"})
+_TAIL = "\x00"
+"""Marks the item :func:`_end` left holding what follows a closing keyword (``done | sort``)."""
 
 
 def _end(items: list[tuple[Chain, bool]], i: int, keyword: str) -> int:
-    """``fi`` / ``done``, alone in its list (a redirection or ``&&`` after it is not modelled; a
-    ``&`` makes the compound command a :class:`Background` one)."""
-    if i >= len(items) or items[i][0][0][1].strip() != keyword or len(items[i][0]) > 1:
+    """``fi`` / ``done`` / ``esac``, alone in its list (consumed), or followed by redirections, a
+    pipeline's ``| …`` or an and-or list's ``&& …`` (left in the item, marked, for :func:`_closed`);
+    a ``&`` makes the compound command a :class:`Background` one."""
+    if i >= len(items):
         raise _Unsupported(keyword)
-    return i + 1
+    chain, background = items[i]
+    text = chain[0][1].strip()
+    if text == keyword and len(chain) == 1:
+        return i + 1
+    if not text.startswith(keyword) or text[len(keyword):len(keyword) + 1] not in _AFTER_KEYWORD:
+        raise _Unsupported(keyword)
+    items[i] = (((";", _TAIL + text[len(keyword):].strip()), *chain[1:]), background)
+    return i
+
+
+class _Opening(NamedTuple):
+    """What precedes a compound command in its and-or list and pipeline."""
+
+    lead: Chain = ()  # the and-or list before the pipeline (``a && `` in ``a && if …``)
+    separator: str = ";"  # the pipeline's: ``&&``, ``||`` after a lead
+    negate: bool = False  # ``!`` before the pipeline
+    before: tuple[str | Node, ...] = ()  # the commands piped into the compound command
+
+
+def _opening(items: list[tuple[Chain, bool]], i: int) -> _Opening:
+    """A compound command opening after ``!``, at the end of a pipeline (``cat f | while read l``)
+    or after ``&&`` / ``||`` (``[ -d d ] && for f in d/*``); the item is left holding the opener
+    (and the condition's and-or list after it)."""
+    chain, background = items[i]
+    for k, (separator, command) in enumerate(chain):
+        negate, text = negation(command)
+        stages = split_pipeline(text)
+        if _first_word(stages[-1]) not in _COMPOUND:
+            continue
+        if any(_first_word(stage) in _COMPOUND for stage in stages[:-1]):
+            raise _Unsupported("a compound command piped into another")
+        if k == 0 and not negate and len(stages) == 1:
+            return _Opening()
+        items[i] = (((";", stages[-1]), *chain[k + 1:]), background)
+        return _Opening(chain[:k], separator, negate, tuple(stages[:-1]))
+    return _Opening()
+
+
+def _compound(items: list[tuple[Chain, bool]], i: int, opening: _Opening) -> tuple[Node, int]:
+    """The compound command at ``i`` (the item's first word opens it) with what surrounds it:
+    ``opening``, and what :func:`_end` left after its closing keyword: redirections (2.7), more of
+    the pipeline (perhaps into another compound command: ``done | while read l; do …``), the
+    and-or list's rest."""
+    head = _head(items[i])[0]
+    node: Node
+    if head == "if":
+        node, i = _if(items, i)
+    elif head == "for":
+        node, i = _for(items, i)
+    elif head in ("while", "until"):
+        node, i = _while(items, i, head)
+    else:
+        node, i = _case(items, i)
+    tail, rest, background = "", Chain(), False
+    if i < len(items) and items[i][0][0][1].startswith(_TAIL):
+        chain, background = items[i]
+        tail, rest = chain[0][1][len(_TAIL):], chain[1:]
+        i += 1
+    stages = split_pipeline("x " + tail)
+    if "|" in tail and len(stages) == 1:
+        raise _Unsupported("pipeline after a compound command")
+    node = _redirected(node, stages[0][2:].strip())
+    after = stages[1:]
+    if after and _first_word(after[-1]) in _COMPOUND:  # the pipeline goes on into another one
+        if any(_first_word(stage) in _COMPOUND for stage in after[:-1]):
+            raise _Unsupported("pipeline after a compound command")
+        i -= 1
+        items[i] = (((";", after[-1]), *rest), background)
+        return _compound(items, i, opening._replace(before=(*opening.before, node, *after[:-1])))
+    lead, separator, negate, before = opening
+    if lead or negate or before or rest or after:
+        node = Piped((*before, node, *after), negate, rest, lead, separator)
+    return node, i
+
+
+def _redirected(node: Node, redirects: str) -> Node:
+    """``node`` with the redirections after its closing keyword; a loop's ``done < FILE`` /
+    ``done <<WORD`` alone is its input (:attr:`While.stdin`)."""
+    if not redirects:
+        return node
+    if not _only_redirections(command_words(redirects)):
+        raise _Unsupported(redirects)
+    if isinstance(node, (For, While)) and _LOOP_INPUT.match(redirects):
+        return replace(node, stdin=redirects.lstrip("0"))
+    return Redirected(node, redirects)
+
+
+_BARE_OPERATOR = re.compile(r"^(\d*|&)(>>?|<<<|<|>&|<&)$")  # a redirection whose target is the next word
+
+
+def _only_redirections(found: list[Word]) -> bool:
+    """Are these words redirections alone (an operator without its target takes the next word)?"""
+    target = False
+    for word in found:
+        if target:
+            target = False
+        elif not word.redirect:
+            return False
+        else:
+            target = _BARE_OPERATOR.match(word.text) is not None
+    return not target
+
+
+def _first_word(command: str) -> str:
+    parts = command.split(None, 1)
+    return parts[0] if parts else ""
 
 
 def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
@@ -315,7 +430,7 @@ def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
             sep, buf = ";", []
             i += 2
             continue
-        elif ch in ";\n" or (ch == "&" and script[i - 1 : i] not in ("<", ">") and two != "&>"):
+        elif ch in ";\n" or (ch == "&" and script[i - 1 : i] not in ("<", ">", "|") and two != "&>"):
             flush(background=ch == "&")
             sep, buf = ";", []
             i += 1
@@ -329,11 +444,13 @@ def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
 def split_pipeline(command: str) -> list[str]:
     """``a | b "x|y" | c`` → ``["a", 'b "x|y"', "c"]``: a pipeline's commands (2.9.2), split on
     the ``|`` outside quotes and substitutions (``||`` is :func:`split_script`'s); one item when
-    there is none, or when a command would be empty."""
+    there is none, or when a command would be empty. bash's ``a |& b`` is ``a 2>&1 | b``."""
     stages: list[str] = []
     buf: list[str] = []
-    quote, depth = "", 0
-    for ch in command:
+    quote, depth, pos = "", 0, 0
+    while pos < len(command):
+        ch = command[pos]
+        pos += 1
         if quote:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
@@ -343,8 +460,10 @@ def split_pipeline(command: str) -> list[str]:
         elif ch == ")":
             depth -= 1
         elif ch == "|" and not depth:
-            stages.append("".join(buf).strip())
+            both = command[pos:pos + 1] == "&"
+            stages.append("".join(buf).strip() + (" 2>&1" if both else ""))
             buf = []
+            pos += both
             continue
         buf.append(ch)
     stages.append("".join(buf).strip())

@@ -21,6 +21,8 @@ from kbatch.sim.shell_syntax import (
     For,
     If,
     Node,
+    Piped,
+    Redirected,
     Simple,
     While,
     negation,
@@ -84,6 +86,8 @@ def _chains(node: Node) -> list[tuple[tuple[str, str], ...]]:
         return [node.chain]
     if isinstance(node, If):
         return [cond for cond, _ in node.branches]
+    if isinstance(node, Piped):
+        return [tuple((";", s) for s in node.stages if isinstance(s, str)), node.rest]
     return []
 
 
@@ -96,8 +100,10 @@ def _bodies(node: Node) -> list[Sequence[Node]]:
         return [node.condition, node.body]
     if isinstance(node, Case):
         return [body for _, body in node.arms]
-    if isinstance(node, Background):
+    if isinstance(node, Background | Redirected):
         return [(node.node,)]
+    if isinstance(node, Piped):
+        return [tuple(s for s in node.stages if not isinstance(s, str))]
     return []
 
 
