@@ -20,12 +20,12 @@ SETUP = 'mkdir -p "$D" && cd "$D" && '
 
 def real_output(shell: str, script: str) -> tuple[str, int]:
     """What ``shell -c SCRIPT`` prints (standard output and error together) and its exit status, run
-    in a fresh directory ``$D`` (the script ``cd``s there itself) with ``LC_ALL=C``."""
+    in a fresh directory ``$D``, also its working directory, with ``LC_ALL=C``."""
     argv = [shell, "--posix", "-c", script] if shell == "bash" else [shell, "-c", script]
     with tempfile.TemporaryDirectory() as scratch:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C", "D": scratch}
         done = subprocess.run(argv, capture_output=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              env=env, text=True, timeout=20, check=False)
+                              env=env, text=True, timeout=20, check=False, cwd=scratch)
     return done.stdout, done.returncode
 
 
