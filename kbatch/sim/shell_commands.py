@@ -17,13 +17,14 @@ the image, and the status is the same either way:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.files import resolve
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_printf import printf
 from kbatch.sim.shell_read import ReadError, read_input
-from kbatch.sim.shell_run import Shell, evaluate_let
+from kbatch.sim.shell_run import MAX_LOG_LINES, Shell, evaluate_let
 from kbatch.sim.shell_text import FILTERS, run_filter
 from kbatch.sim.signals import signal_name
 
@@ -226,9 +227,30 @@ def _filter(name: str) -> Command:
     return run
 
 
+YES_LINES = 100_000
+"""Lines ``yes`` writes into a pipe before its reader is taken to read on forever."""
+
+
+def _yes(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+    """GNU ``yes [STRING…]``: its operands (``y`` without any) on a line, again and again. Into a
+    pipe, :data:`YES_LINES` lines, the pipeline ending it when its reader stops (SIGPIPE,
+    :func:`kbatch.sim.shell_redirect.run_pipeline`); anywhere else it never ends, and its output is
+    cut at the log's limit, as a never-ending loop's is."""
+    line = " ".join(args) + "\n" if args else "y\n"
+    shell.status = 0
+    if shell.pipe_writer:
+        shell.out(line * YES_LINES)
+        shell.endless = True
+        return
+    shell.out(line * MAX_LOG_LINES)
+    shell.spend(math.inf)
+    shell.exited = True
+
+
 COMMANDS: dict[str, Command] = {
     "exit": _exit, "true": _status(0), ":": _status(0), "false": _status(1), "echo": _echo,
     "wait": _wait, "cd": _cd, "let": _let, "cat": _cat, "ls": _ls, "touch": _touch, "mkdir": _mkdir,
     "rm": _rm, "trap": _trap, "printf": _printf, "read": _read, "tee": _tee,
+    "yes": _yes,
     **{name: _filter(name) for name in sorted(FILTERS)},
 }

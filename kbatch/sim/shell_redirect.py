@@ -8,6 +8,7 @@ uses, as it does :mod:`kbatch.sim.shell_commands`).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass
@@ -33,10 +34,12 @@ def loop_input(shell: Shell, redirect: str, scope: MutableMapping[str, str]) -> 
 
 def run_pipeline(shell: Shell, stages: Sequence[str | Node], scope: MutableMapping[str, str]) -> None:
     """``a | b | c`` (2.9.2): each command in a subshell, its standard output the next one's
-    input; the status is the last command's. The stages run together: the pipeline takes as long as
-    its longest stage, a stage that reads its input (a compound command is taken to) starting when
-    the stage before it has ended (so a filter's lines are printed when its input is complete). A
-    stage the vocabulary does not model makes the whole pipeline "anything else" (the default
+    input; the status is the last command's (with ``set -o pipefail``, the last non-zero one). The
+    stages run together: the pipeline takes as long as its longest stage, a stage that reads its
+    input (a compound command is taken to) starting when the stage before it has ended (so a
+    filter's lines are printed when its input is complete). A writer whose reader has ended without
+    reading all of it is killed by SIGPIPE (status 141; ``yes | head -1``, :func:`_writer_status`).
+    A stage the vocabulary does not model makes the whole pipeline "anything else" (the default
     duration, status 0)."""
     if not all(modelled(words(stage)) if isinstance(stage, str) else first_unmodelled((stage,)) is None
                for stage in stages):
@@ -46,8 +49,10 @@ def run_pipeline(shell: Shell, stages: Sequence[str | Node], scope: MutableMappi
     start, end, data = shell.duration, 0.0, None
     direct = shell.sink is None and shell.captured is None
     last = len(stages) - 1
+    statuses: list[int] = []
     for index, stage in enumerate(stages):
         sub = shell.subshell(capture=index < last or not direct)
+        sub.pipe_writer = index < last
         if data is not None:
             sub.stdin = Input(data)
         offset = end if index and _reads_input(stage) else 0.0
@@ -56,14 +61,36 @@ def run_pipeline(shell: Shell, stages: Sequence[str | Node], scope: MutableMappi
         else:
             run_nodes(sub, (stage,), dict(scope))
         shell.absorb(sub, start + offset)
+        if index and statuses[-1] == _ENDLESS:  # the writer before never ends by itself
+            statuses[-1], sub_end = _writer_status(sub, stage)
+            end = max(end, sub_end)
         end = max(end, offset + sub.duration) if index else sub.duration
         data = "".join(sub.captured or ())
-        shell.status = sub.status
+        statuses.append(_ENDLESS if sub.pipe_writer and sub.endless else sub.status)
     if not direct and data:
         shell.out(data)
-    status = shell.status
+    failed = [code for code in statuses if code != 0]
+    status = failed[-1] if shell.pipefail and failed else statuses[-1]
     shell.spend(end)
     shell.status = status if not shell.exited else shell.status
+
+
+_ENDLESS = -1  # a stage that writes without end (``yes``) until its reader stops reading
+
+
+_HEAD_TO_END = re.compile(r"-[nc]\s*-\d")  # ``head -n -N``: all but the last lines, so all
+
+
+def _writer_status(reader: Shell, stage: str | Node) -> tuple[int, float]:
+    """The status of an endless writer (``yes``) and how long it runs, from its reader: one that
+    ended before reading all it was given (``read``, ``head -n N``, which takes its lines and
+    exits) closed the pipe, and the writer's next write kills it with SIGPIPE (141, signal(7));
+    one that read it all (``wc -l``, ``sort``) would read on forever."""
+    argv = words(stage) if isinstance(stage, str) else []
+    head = bool(argv) and argv[0] == "head" and not _HEAD_TO_END.search(" ".join(argv[1:]))
+    if head or reader.stdin.pos < len(reader.stdin.text):
+        return 128 + 13, 0.0
+    return 0, math.inf
 
 
 def _reads_input(stage: str | Node) -> bool:

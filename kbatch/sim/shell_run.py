@@ -119,10 +119,13 @@ class Shell:
         self.trap_status: int | None = None  # ``$?`` when the running trap action began
         self.stdin = NO_INPUT  # a container's standard input is empty
         self.noglob = False  # ``set -f``: no pathname expansion (2.6.6)
+        self.pipefail = False  # ``set -o pipefail``: a pipeline's status is its last failure's
+        self.pipe_writer = False  # a pipeline's stage before the last: ``yes`` writes a bounded run
+        self.endless = False  # ... and did (its reader decides when it ends)
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
-        sub.cwd, sub.stdin, sub.noglob = self.cwd, self.stdin, self.noglob
+        sub.cwd, sub.stdin, sub.noglob, sub.pipefail = self.cwd, self.stdin, self.noglob, self.pipefail
         return sub
 
     # --- time and the stop signal ---------------------------------------------------------------
@@ -583,13 +586,16 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
 
 def _set_options(shell: Shell, args: list[str]) -> None:
     """``set -f`` / ``set +f`` / ``set -o noglob`` (POSIX ``set``): pathname expansion off or on;
-    the other options are taken and do nothing here."""
+    ``set -o pipefail`` / ``+o pipefail`` (POSIX.1-2024, bash); the other options are taken and do
+    nothing here."""
     for index, arg in enumerate(args):
         if arg == "--" or arg[:1] not in "-+" or len(arg) < 2:
             return
-        named = arg[1:] == "o" and args[index + 1:index + 2] == ["noglob"]
-        if named or (arg[1:] != "o" and "f" in arg[1:]):
+        name = args[index + 1] if arg[1:] == "o" and index + 1 < len(args) else ""
+        if name == "noglob" or (arg[1:] != "o" and "f" in arg[1:]):
             shell.noglob = arg[0] == "-"
+        elif name == "pipefail":
+            shell.pipefail = arg[0] == "-"
 
 
 def _file_test(shell: Shell, op: str, path: str) -> bool:

@@ -39,7 +39,7 @@ BUILTINS = frozenset({"export", "set", "unset", "shift", "umask", "readonly"})
 TESTS = frozenset({"[", "[[", "test"})
 FILE_COMMANDS = frozenset({"cat", "ls", "touch", "mkdir", "rm"})
 KNOWN = BUILTINS | TESTS | FILE_COMMANDS | {"exit", "true", ":", "false", "echo", "wait", "cd", "let", "trap",
-                                            "break", "continue", "sleep", "printf", "read", "tee"}
+                                            "break", "continue", "sleep", "printf", "read", "tee", "yes"}
 READS_STDIN = FILTERS | {"cat", "read", "tee"}
 """Commands that read their standard input (a pipeline stage that waits for the one before it)."""
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
