@@ -322,8 +322,8 @@ def run_nodes(shell: Shell, nodes: Sequence[Node], scope: MutableMapping[str, st
 def _run_piped(shell: Shell, node: Piped, scope: MutableMapping[str, str]) -> None:
     """A pipeline with a compound command in it (2.9.2), its status negated after ``!``, in its
     and-or list (2.9.3): run when the list before it lets it."""
-    if node.lead:
-        run_chain(shell, node.lead, scope)
+    if node.lead is not None:
+        run_nodes(shell, (node.lead,), scope)
         if shell.exited or (node.separator == "&&" and shell.status != 0) or (
                 node.separator == "||" and shell.status == 0):
             run_chain(shell, node.rest, scope)

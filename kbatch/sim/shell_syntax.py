@@ -110,7 +110,7 @@ class Piped:
     stages: tuple[str | Node, ...]  # simple commands, unexpanded, and compound commands
     negate: bool = False
     rest: Chain = ()  # the and-or list after the pipeline: ``(("&&", "echo ok"),)``
-    lead: Chain = ()  # ... and before it: ``((";", "cd d"),)`` in ``cd d && for …``
+    lead: Node | None = None  # ... and before it: ``Simple(((";", "cd d"),))`` in ``cd d && for …``
     separator: str = ";"  # between ``lead`` and the pipeline
 
 
@@ -226,11 +226,11 @@ def _while(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[While
 def _case(items: list[tuple[Chain, bool]], i: int) -> tuple[Case, int]:
     chain, background = items[i]
     found = _CASE.match(chain[0][1].strip())
-    if found is None or len(chain) > 1 or background:
+    if found is None or (len(chain) > 1 and not found.group(2)) or background:
         raise _Unsupported("case")
     arms: list[tuple[tuple[str, ...], tuple[Node, ...]]] = []
-    if found.group(2):
-        items[i] = (((";", found.group(2).strip()),), False)
+    if found.group(2):  # ``case a in a) x && y`` on one line: the first arm's list goes on
+        items[i] = (((";", found.group(2).strip()), *chain[1:]), False)
     else:
         i += 1
     while i < len(items) and re.split(r"[\s<>|]", items[i][0][0][1].strip(), maxsplit=1)[0] != "esac":
@@ -292,7 +292,7 @@ def _end(items: list[tuple[Chain, bool]], i: int, keyword: str) -> int:
 class _Opening(NamedTuple):
     """What precedes a compound command in its and-or list and pipeline."""
 
-    lead: Chain = ()  # the and-or list before the pipeline (``a && `` in ``a && if …``)
+    lead: Node | None = None  # the and-or list before the pipeline (``a && `` in ``a && if …``)
     separator: str = ";"  # the pipeline's: ``&&``, ``||`` after a lead
     negate: bool = False  # ``!`` before the pipeline
     before: tuple[str | Node, ...] = ()  # the commands piped into the compound command
@@ -313,7 +313,7 @@ def _opening(items: list[tuple[Chain, bool]], i: int) -> _Opening:
         if k == 0 and not negate and len(stages) == 1:
             return _Opening()
         items[i] = (((";", stages[-1]), *chain[k + 1:]), background)
-        return _Opening(chain[:k], separator, negate, tuple(stages[:-1]))
+        return _Opening(Simple(chain[:k]) if k else None, separator, negate, tuple(stages[:-1]))
     return _Opening()
 
 
@@ -348,10 +348,25 @@ def _compound(items: list[tuple[Chain, bool]], i: int, opening: _Opening) -> tup
         i -= 1
         items[i] = (((";", after[-1]), *rest), background)
         return _compound(items, i, opening._replace(before=(*opening.before, node, *after[:-1])))
+    later = next((k for k, (_, command) in enumerate(rest) if _opens(command)), None)
+    if later is not None:  # ``fi && for …``: the and-or list goes on into another compound command
+        node = _piped(node, opening, after, rest[:later])
+        i -= 1
+        items[i] = (((";", rest[later][1]), *rest[later + 1:]), background)
+        return _compound(items, i, _opening(items, i)._replace(lead=node, separator=rest[later][0]))
+    return _piped(node, opening, after, rest), i
+
+
+def _piped(node: Node, opening: _Opening, after: list[str], rest: Chain) -> Node:
     lead, separator, negate, before = opening
     if lead or negate or before or rest or after:
-        node = Piped((*before, node, *after), negate, rest, lead, separator)
-    return node, i
+        return Piped((*before, node, *after), negate, rest, lead, separator)
+    return node
+
+
+def _opens(command: str) -> bool:
+    """Does this pipeline end in a compound command's opener (``cat f | while read l``)?"""
+    return _first_word(split_pipeline(negation(command)[1])[-1]) in _COMPOUND
 
 
 def _redirected(node: Node, redirects: str) -> Node:

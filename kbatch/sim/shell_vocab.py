@@ -103,7 +103,8 @@ def _bodies(node: Node) -> list[Sequence[Node]]:
     if isinstance(node, Background | Redirected):
         return [(node.node,)]
     if isinstance(node, Piped):
-        return [tuple(s for s in node.stages if not isinstance(s, str))]
+        lead = () if node.lead is None else (node.lead,)
+        return [tuple(s for s in node.stages if not isinstance(s, str)), lead]
     return []
 
 

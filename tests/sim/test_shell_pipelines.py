@@ -35,6 +35,11 @@ _LINES = 'printf "a\\nb c\\n\\n  d  \\n" > f; '
     "if true; then echo a; fi>f1; cat f1; for i in z; do echo $i; done|cat",
     "for i in 1 2 3; do echo $i; if [ $i = 2 ]; then break; fi; done | cat",
     "echo start; for i in a b; do echo $i; done > /dev/null; echo end",
+    "case a in a) true && for i in 1 2; do echo $i; done;; esac",
+    "if true; then echo a; fi && for i in 1; do echo $i; done",
+    "for i in 1; do false; done && while true; do :; done; echo $?",
+    "if false; then :; fi || while read l; do echo \"<$l>\"; done <<EOF && echo after\nx\nEOF",
+    "[ -d /nonexist ] && for f in /nonexist/*; do echo $f; done || echo none",
 ])
 def test_compound_commands_in_pipelines_and_lists_agree_with_real_shells(script: str) -> None:
     agree(SETUP + script)
