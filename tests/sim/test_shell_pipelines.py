@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbatch.sim.command import DEFAULT_DURATION, interpret
 from tests.sim.real_shell import SETUP, agree
@@ -69,3 +71,19 @@ def test_a_never_ending_loop_piped_runs_until_killed() -> None:
 def test_an_unmodelled_command_in_a_piped_loop_makes_the_pipeline_anything_else() -> None:
     run = interpret(["sh", "-c", "echo x | while read l; do curl $l; done; echo after"])
     assert (run.duration, run.logs) == (DEFAULT_DURATION, ("after",))
+
+
+_BODY = st.lists(st.sampled_from(["echo a", "echo b c", "printf 'x\\n'", "ls missing", "true", "false"]),
+                 min_size=1, max_size=4).map("; ".join)
+_COMPOUNDS = ["if true; then {}; fi", "for i in 1 2; do {}; done", "case x in x) {};; esac",
+              "while true; do {}; break; done"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(_COMPOUNDS), _BODY)
+def test_a_compound_commands_output_is_the_same_redirected_piped_or_not(shape: str, body: str) -> None:
+    compound = shape.format(body)
+    plain = interpret(["sh", "-c", f"{compound} 2>&1"]).logs
+    assert interpret(["sh", "-c", f"{compound} > /tmp/o 2>&1; cat /tmp/o"]).logs == plain
+    assert interpret(["sh", "-c", f"{compound} 2>&1 | cat"]).logs == plain
+    assert interpret(["sh", "-c", f"{compound} |& cat"]).logs == plain
