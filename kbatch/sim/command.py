@@ -30,6 +30,8 @@ from the container environment, as the kubelet does for command and args
 ``while``, ``until``,  ``$(seq …)``), ``while``/``until`` with ``break``/``continue``, ``case`` with
 ``case``               glob patterns, run as sh runs them (:mod:`kbatch.sim.shell_run`); a loop
                        whose iteration changes nothing runs until the container is killed
+``*``, ``?``, ``[…]``   pathname expansion over the container's files (:mod:`kbatch.sim.shell_glob`);
+                       compound commands piped, negated or redirected (``… | while read l``)
 ``cat``, ``ls``…       ``cat``, ``ls``, ``touch``, ``mkdir``, ``rm`` and ``>``/``>>``/``<``
                        redirections over the container's files (:mod:`kbatch.sim.files`: its
                        mounted volumes, built when first read, and what it writes)

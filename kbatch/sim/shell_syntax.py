@@ -6,7 +6,11 @@ separates them, quotes respected (``;;`` is kept as an item of its own). The lis
 into a tree: a :class:`Simple` list, an :class:`If` (``if``/``elif``/``else``/``fi``, 2.9.4.4), a
 :class:`For` (``for NAME in WORDS; do …; done``, 2.9.4.2), a :class:`While` (``while``/``until
 LIST; do …; done``, 2.9.4.5-6) or a :class:`Case` (``case WORD in [(]PAT[|PAT]…) LIST ;; … esac``,
-2.9.4.3). Anything else compound (``{ }``, ``( )``, functions, a ``for`` without ``in``) and any
+2.9.4.3). A compound command with redirections after its closing keyword (``fi > f``, 2.9.4) is a
+:class:`Redirected` one; one in a pipeline (``cat f | while read l; do …; done | sort``, 2.9.2),
+after ``!``, or in an and-or list with other commands (``[ -d d ] && for …; done || echo none``,
+2.9.3) is a stage of a :class:`Piped`. Anything else compound (``{ }``, ``( )``, functions, a
+``for`` without ``in``) and any
 keyword out of place make :func:`parse_script` answer ``None``: the vocabulary then runs the script
 as "anything else" (:mod:`kbatch.sim.command`).
 
