@@ -10,10 +10,11 @@ does, before expansion, so that what an expansion produces is data. Quotes, ``$(
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import NamedTuple
 
-from kbatch.sim.shell_glob import MARKS, literal
+from kbatch.sim.shell_glob import BRACKET, MARKS, QUESTION, STAR, literal
 
 __all__ = ["DSEMI", "Word", "command_words", "negation", "split_pipeline", "split_script", "words"]
 
@@ -111,9 +112,6 @@ def words(command: str) -> list[str]:
         return command.split()
 
 
-_GLOB_MARKS = tuple(MARKS.values())
-
-
 class Word(NamedTuple):
     """A word of a simple command; ``redirect``: it starts with an unquoted redirection operator
     (``>f``, ``2>&1``, ``<<…``), recognized when the command is tokenized (POSIX 2.7, 2.10.1), before
@@ -139,7 +137,7 @@ def command_words(command: str) -> list[Word]:
     unless that word is all digits (``2>&1``, an IO number) or ``&`` (``&>f``). A word holding an
     unquoted ``*``, ``?`` or ``[`` carries it marked in ``glob``, for pathname expansion (2.6.6)."""
     marks = _free_marks(command)
-    globbing = any(ch in command for ch in MARKS)
+    globbing = _MAYBE_PATTERN.search(command) is not None
     out: list[str] = []
     token = ""  # the current word as written so far
     quote, escaped = "", False
@@ -174,12 +172,21 @@ def command_words(command: str) -> list[Word]:
         token += ch
     unmark = str.maketrans({mark: ch for ch, mark in marks.items()})
     operators = set(marks.values())
-    return [_word(w.translate(unmark), w.lstrip("0123456789&")[:1] in operators) for w in words("".join(out))]
+    make = _word if globbing else Word
+    return [make(w.translate(unmark), w.lstrip("0123456789&")[:1] in operators) for w in words("".join(out))]
+
+
+_MAYBE_PATTERN = re.compile(r"[*?]|\[[^\s\[]")
+"""A command that may hold a pattern: ``*``, ``?``, or a ``[`` that can open a bracket expression
+(not the ``test`` command's ``[ `` nor ``[[``: a bracket expression holds no unquoted blank)."""
 
 
 def _word(text: str, redirect: bool) -> Word:
-    if not any(mark in text for mark in _GLOB_MARKS):
-        return Word(text, redirect)
+    """The word, with its marked form when it may be a pattern (a ``[`` needs a ``]`` after it:
+    ``[`` alone, the ``test`` command, is none)."""
+    bracket = text.find(BRACKET)
+    if STAR not in text and QUESTION not in text and (bracket < 0 or "]" not in text[bracket:]):
+        return Word(literal(text) if bracket >= 0 else text, redirect)
     return Word(literal(text), redirect, text)
 
 
