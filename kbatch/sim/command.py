@@ -30,6 +30,8 @@ from the container environment, as the kubelet does for command and args
 ``while``, ``until``,  ``$(seq …)``), ``while``/``until`` with ``break``/``continue``, ``case`` with
 ``case``               glob patterns, run as sh runs them (:mod:`kbatch.sim.shell_run`); a loop
                        whose iteration changes nothing runs until the container is killed
+``*``, ``?``, ``[…]``   pathname expansion over the container's files (:mod:`kbatch.sim.shell_glob`);
+                       compound commands piped, negated or redirected (``… | while read l``)
 ``cat``, ``ls``…       ``cat``, ``ls``, ``touch``, ``mkdir``, ``rm`` and ``>``/``>>``/``<``
                        redirections over the container's files (:mod:`kbatch.sim.files`: its
                        mounted volumes, built when first read, and what it writes)
@@ -94,7 +96,7 @@ def interpret(
     if not words:
         return ContainerRun(default_duration, 0)
     if words[0] in SHELLS and (script := _shell_script(words[1:])) is not None:
-        return run_script(script, dict(env), default_duration, files, stop)
+        return run_script(_options_set(words[1:]) + script, dict(env), default_duration, files, stop)
     shell = Shell(default_duration, _Files(files), stop=stop)
     run_simple(shell, words, dict(env))
     return shell.result()
@@ -138,6 +140,28 @@ def _shell_script(words: Sequence[str]) -> str | None:
         has_c = has_c or (word[0] == "-" and not word.startswith("--") and "c" in word[1:])
         index += 1
     return words[index] if has_c and index < len(words) else None
+
+
+_MODELLED_OPTIONS = {"pipefail": "set -o pipefail\n", "noglob": "set -f\n"}
+
+
+def _options_set(words: Sequence[str]) -> str:
+    """The ``set`` commands that give the script the shell options its command line sets and the
+    simulated shell models (``bash -o pipefail -c``, ``sh -fc``): pathname expansion off,
+    pipefail."""
+    prelude: list[str] = []
+    index = 0
+    while index < len(words) and words[index][:1] in "-+" and words[index] not in ("", "-", "--"):
+        word = words[index]
+        index += 1
+        if word in ("-o", "+o"):
+            option = words[index] if index < len(words) else ""
+            index += 1
+            if word == "-o" and option in _MODELLED_OPTIONS:
+                prelude.append(_MODELLED_OPTIONS[option])
+        elif word[0] == "-" and not word.startswith("--") and "f" in word[1:]:
+            prelude.append(_MODELLED_OPTIONS["noglob"])
+    return "".join(prelude)
 
 
 def unmodelled_command(argv: Sequence[str]) -> str | None:

@@ -17,12 +17,14 @@ the image, and the status is the same either way:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.files import resolve
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_printf import printf
-from kbatch.sim.shell_run import Shell, evaluate_let
+from kbatch.sim.shell_read import ReadError, read_input
+from kbatch.sim.shell_run import MAX_LOG_LINES, Shell, evaluate_let
 from kbatch.sim.shell_text import FILTERS, run_filter
 from kbatch.sim.signals import signal_name
 
@@ -192,71 +194,14 @@ def _printf(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdi
         shell.error(f"sh: {message}")
 
 
-_IFS_WHITE = " \t\n"
-
-
 def _read(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
-    """``read [-r] [-p PROMPT] NAME…`` (POSIX ``read``): one line of the input (``\\``-newline
-    continues it and a backslash quotes the next character, unless ``-r``), split into fields by
-    ``IFS``; the last name takes the rest of the line. Status 1 at end of input (the names are
-    still set, from what was read)."""
-    raw, names = False, []
-    index = 0
-    while index < len(args) and args[index].startswith("-") and args[index] != "-":
-        raw = raw or "r" in args[index]
-        index += 2 if args[index] == "-p" else 1
-    names = args[index:] or ["REPLY"]
-    line, complete = _read_line(stdin, raw)
-    for name, value in zip(names, _fields(line, scope.get("IFS", _IFS_WHITE), len(names)), strict=True):
-        scope[name] = value
-    shell.status = 0 if complete else 1
-
-
-def _read_line(stdin: Input, raw: bool) -> tuple[str, bool]:
-    """A logical line, and whether it ended with a newline."""
-    pieces: list[str] = []
-    while (got := stdin.read_line()) is not None:
-        text, newline = got
-        if not raw and text.endswith("\\") and not text.endswith("\\\\") and newline:
-            pieces.append(text[:-1])
-            continue
-        pieces.append(text)
-        return _unescape("".join(pieces)) if not raw else "".join(pieces), newline
-    return ("".join(pieces) if raw else _unescape("".join(pieces))), False
-
-
-def _unescape(text: str) -> str:
-    out, pos = [], 0
-    while pos < len(text):
-        if text[pos] == "\\" and pos + 1 < len(text):
-            pos += 1
-        out.append(text[pos])
-        pos += 1
-    return "".join(out)
-
-
-def _fields(line: str, ifs: str, count: int) -> list[str]:
-    """``line`` split into ``count`` fields by ``ifs`` (2.6.5; IFS white space at the ends and
-    around a delimiter is dropped), the last field the rest of the line."""
-    white = "".join(c for c in ifs if c in _IFS_WHITE)
-    line = line.strip(white) if white else line
-    fields: list[str] = []
-    pos = 0
-    while len(fields) < count - 1 and pos < len(line):
-        end = pos
-        while end < len(line) and line[end] not in ifs:
-            end += 1
-        fields.append(line[pos:end])
-        pos = end
-        while pos < len(line) and line[pos] in white:
-            pos += 1
-        if pos < len(line) and line[pos] in ifs and line[pos] not in white:
-            pos += 1
-            while pos < len(line) and line[pos] in white:
-                pos += 1
-    rest = line[pos:]
-    fields.append(rest.rstrip(white) if white else rest)
-    return fields + [""] * (count - len(fields))
+    """``read`` (:mod:`kbatch.sim.shell_read`)."""
+    try:
+        shell.status = read_input(args, scope, stdin)
+    except ReadError as error:
+        for line in error.lines:
+            shell.error(line if line.startswith("read: usage") else f"sh: {line}")
+        shell.status = error.status
 
 
 def _tee(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
@@ -282,9 +227,30 @@ def _filter(name: str) -> Command:
     return run
 
 
+YES_LINES = 100_000
+"""Lines ``yes`` writes into a pipe before its reader is taken to read on forever."""
+
+
+def _yes(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+    """GNU ``yes [STRING…]``: its operands (``y`` without any) on a line, again and again. Into a
+    pipe, :data:`YES_LINES` lines, the pipeline ending it when its reader stops (SIGPIPE,
+    :func:`kbatch.sim.shell_redirect.run_pipeline`); anywhere else it never ends, and its output is
+    cut at the log's limit, as a never-ending loop's is."""
+    line = " ".join(args) + "\n" if args else "y\n"
+    shell.status = 0
+    if shell.pipe_writer:
+        shell.out(line * YES_LINES)
+        shell.endless = True
+        return
+    shell.out(line * MAX_LOG_LINES)
+    shell.spend(math.inf)
+    shell.exited = True
+
+
 COMMANDS: dict[str, Command] = {
     "exit": _exit, "true": _status(0), ":": _status(0), "false": _status(1), "echo": _echo,
     "wait": _wait, "cd": _cd, "let": _let, "cat": _cat, "ls": _ls, "touch": _touch, "mkdir": _mkdir,
     "rm": _rm, "trap": _trap, "printf": _printf, "read": _read, "tee": _tee,
+    "yes": _yes,
     **{name: _filter(name) for name in sorted(FILTERS)},
 }

@@ -8,7 +8,8 @@ loop runs over.
   without one. Anything else is status 2, as ``test`` reports a syntax error.
 * :func:`for_items` — the words after ``for NAME in``: ``$VAR`` expanded, brace ranges
   ``{1..3}`` (bash "Brace Expansion"), and ``$(seq …)`` (GNU coreutils ``seq [FIRST [INCREMENT]]
-  LAST``, integers), the one command substitution batch scripts loop over. Another substitution
+  LAST``, integers), the one command substitution batch scripts loop over, and pathname expansion
+  (:mod:`kbatch.sim.shell_glob`). Another substitution
   makes the loop unsupported (``None``), as does a list longer than :data:`MAX_ITEMS`.
 """
 
@@ -20,7 +21,7 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import ArithError
 from kbatch.sim.shell_expand import expand
-from kbatch.sim.shell_syntax import words
+from kbatch.sim.shell_syntax import Word, command_words
 
 __all__ = ["COMMAND_SUBSTITUTION", "MAX_ITEMS", "condition_status", "for_items"]
 
@@ -80,9 +81,11 @@ def _binary(left: str, op: str, right: str, glob: bool) -> int:
     return 2
 
 
-def for_items(text: str, scope: MutableMapping[str, str]) -> list[str] | None:
-    """The words a ``for`` loop runs over (expanded, split into fields by ``IFS``, quotes removed),
-    or ``None`` when they need what is not modelled."""
+def for_items(text: str, scope: MutableMapping[str, str],
+              pathnames: Callable[[list[Word]], list[str]] | None = None) -> list[str] | None:
+    """The words a ``for`` loop runs over (expanded, split into fields by ``IFS``, quotes removed,
+    and, with ``pathnames``, pathname expansion: ``for f in /etc/config/*``), or ``None`` when they
+    need what is not modelled."""
     text = _SEQ.sub(lambda m: _seq(m.group(1)), text)
     if COMMAND_SUBSTITUTION.search(text) or "`" in text or "\0" in text:
         return None
@@ -90,7 +93,8 @@ def for_items(text: str, scope: MutableMapping[str, str]) -> list[str] | None:
         text = _BRACE.sub(_brace, expand(text, scope, 0, fields=True))
     except ArithError:
         return None
-    items = words(text)
+    found = command_words(text)
+    items = pathnames(found) if pathnames is not None and found else [w.text for w in found]
     return items if len(items) <= MAX_ITEMS and "\0" not in text else None
 
 

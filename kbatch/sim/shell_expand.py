@@ -23,13 +23,45 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import evaluate
 
-__all__ = ["dequote", "expand", "protect", "split_fields"]
+__all__ = ["ARRAY_KEY", "array_keys", "dequote", "expand", "protect", "split_fields"]
 
 _NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|(\?)")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _BLANKS = " \t\n"
 _DATA = "\\\"'<>"  # what the second reading as words would take as syntax outside double quotes
 Substitute = Callable[[str], "str | None"]
+ARRAY_KEY = "{}[{}]"
+"""How an indexed array's element is kept among the variables (``NAME[0]``; ``NAME`` is element 0,
+as bash's ``$NAME`` is ``${NAME[0]}``)."""
+_ARRAY = re.compile(r"\{(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]]+)\]\}")
+
+
+def array_keys(scope: MutableMapping[str, str], name: str) -> list[str]:
+    """The keys of array ``name``'s elements, by index."""
+    start = name + "["
+    found = [(int(key[len(start):-1]), key) for key in scope
+             if key.startswith(start) and key[len(start):-1].isdigit()]
+    return [key for _, key in sorted(found)]
+
+
+def _array(found: re.Match[str], scope: MutableMapping[str, str], status: int, double: bool,
+           fields: bool) -> str:
+    """bash's ``${NAME[i]}`` (the index arithmetic), ``${NAME[@]}`` / ``${NAME[*]}`` (every
+    element; ``"${NAME[@]}"`` a field each) and ``${#NAME[@]}`` (how many)."""
+    count, name, index = found.groups()
+    if index in ("@", "*"):
+        values = [scope[key] for key in array_keys(scope, name)]
+        if count:
+            return str(len(values))
+        if fields and double and index == "@":
+            return '" "'.join(protect(value, True) for value in values)
+        joined = " ".join(values)
+        return protect(joined, double, ifs=scope.get("IFS")) if fields else joined
+    position = evaluate(expand(index, scope, status), scope)
+    value = scope.get(ARRAY_KEY.format(name, position), scope.get(name, "") if position == 0 else "")
+    if count:
+        return str(len(value))
+    return protect(value, double, ifs=scope.get("IFS")) if fields else value
 
 
 def _closing(text: str, start: int, depth: int) -> int:
@@ -116,6 +148,10 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             if pos > word:
                 prefix = prefix and _ASSIGNMENT.match(text, word) is not None
             word = pos + 1
+        elif ch == "$" and not single and (array := _ARRAY.match(text, pos + 1)) is not None:
+            out.append(_array(array, scope, status, double, fields))
+            pos = array.end()
+            continue
         elif ch == "$" and not single:
             piece, end = _dollar(text, pos, scope, status, substitute)
             if fields and piece != text[pos:end]:  # produced, not left as written

@@ -44,6 +44,13 @@ class Input:
         line, self.pos = self.text[self.pos:end], end + 1
         return line, True
 
+    def read_char(self) -> str | None:
+        """The next character; None at end of input."""
+        if self.pos >= len(self.text):
+            return None
+        self.pos += 1
+        return self.text[self.pos - 1]
+
     def read_all(self) -> str:
         rest, self.pos = self.text[self.pos:], len(self.text)
         return rest

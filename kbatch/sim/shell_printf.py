@@ -9,19 +9,51 @@ arguments remain (and runs once without any); a missing argument is ``""`` or 0.
 may be a C constant (``0x1f``, ``017``) or ``'c`` / ``"c`` (the character's code); one that is not
 is ``printf: X: expected numeric value`` (status 1, the value read so far used); an unknown
 conversion is ``printf: %Q: invalid directive`` (status 1, output stops).
+
+bash's ``%q`` (bash(1) "printf"; ``lib/sh/shquote.c``) is there too: the argument quoted for reuse
+as shell input (:func:`shell_quote`), then padded or cut like ``%s``.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["printf"]
+__all__ = ["printf", "shell_quote"]
 
 _SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(.?)", re.DOTALL)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "a": "\a", "b": "\b", "f": "\f", "r": "\r",
                    "v": "\v", '"': '"', "'": "'"}
 _NUMBER = re.compile(r"^\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)")
 _MASK = (1 << 64) - 1
+_BACKSLASHED = frozenset(" \t\n'\"\\|&;()<>!{}*[?]^$`,")
+_ANSI_C = {"\a": "\\a", "\b": "\\b", "\x1b": "\\E", "\f": "\\f", "\n": "\\n", "\r": "\\r",
+           "\t": "\\t", "\v": "\\v", "\\": "\\\\", "'": "\\'"}
+
+
+def shell_quote(text: str) -> str:
+    """``text`` as bash's ``printf %q`` quotes it in the C locale: ``''`` when empty; ``$'…'``
+    (ANSI-C quoting: ``\\n``, ``\\t``, ``\\E``…, other bytes as ``\\NNN`` octal) when it holds a
+    byte that is not printable ASCII; otherwise each shell metacharacter backslashed, and ``~`` at
+    the start or after ``=`` / ``:``, and ``#`` at the start (bash ``sh_backslash_quote``)."""
+    if not text:
+        return "''"
+    if any(not " " <= ch <= "~" for ch in text):
+        return "$'" + "".join(_ansi_c(ch) for ch in text) + "'"
+    out: list[str] = []
+    for pos, ch in enumerate(text):
+        before = text[pos - 1] if pos else ""
+        if ch in _BACKSLASHED or (ch == "~" and before in ("", "=", ":")) or (ch == "#" and not pos):
+            out.append("\\")
+        out.append(ch)
+    return "".join(out)
+
+
+def _ansi_c(ch: str) -> str:
+    if ch in _ANSI_C:
+        return _ANSI_C[ch]
+    if " " <= ch <= "~":
+        return ch
+    return "".join(f"\\{byte:03o}" for byte in ch.encode())
 
 
 class _Stop(Exception):
@@ -73,7 +105,7 @@ def _once(fmt: str, queue: list[str], out: list[str], errors: list[str]) -> bool
             width, used = str(_integer(_take(queue), errors)), True
         if precision == "*":
             precision, used = str(_integer(_take(queue), errors)), True
-        if conversion not in "diouxXcsbeEfFgG" or not conversion:
+        if conversion not in "diouxXcsbqeEfFgG" or not conversion:
             errors.append(f"printf: %{fmt[spec.start() + 1:pos]}: invalid directive")
             raise _Stop
         used = used or bool(queue)
@@ -91,6 +123,8 @@ def _convert(flags: str, width: str | None, precision: str | None, conversion: s
     if conversion in "sc":
         text = arg or ""
         return (spec + "s") % (text[:1] if conversion == "c" else text)
+    if conversion == "q":
+        return (spec + "s") % shell_quote(arg or "")
     if conversion == "b":
         text, stop = _escapes(arg or "")
         result = (spec + "s") % text

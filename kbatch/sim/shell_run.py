@@ -35,14 +35,19 @@ from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError, evaluate
 from kbatch.sim.shell_eval import condition_status, for_items
 from kbatch.sim.shell_expand import dequote, expand
+from kbatch.sim.shell_glob import expand_pathname
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_syntax import (
+    Background,
     Case,
     For,
     If,
     Node,
+    Piped,
+    Redirected,
     Simple,
     While,
+    Word,
     command_words,
     negation,
     parse_script,
@@ -113,10 +118,14 @@ class Shell:
         self.pending = False  # ... and its trap waits for the foreground command to end
         self.trap_status: int | None = None  # ``$?`` when the running trap action began
         self.stdin = NO_INPUT  # a container's standard input is empty
+        self.noglob = False  # ``set -f``: no pathname expansion (2.6.6)
+        self.pipefail = False  # ``set -o pipefail``: a pipeline's status is its last failure's
+        self.pipe_writer = False  # a pipeline's stage before the last: ``yes`` writes a bounded run
+        self.endless = False  # ... and did (its reader decides when it ends)
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
-        sub.cwd, sub.stdin = self.cwd, self.stdin
+        sub.cwd, sub.stdin, sub.noglob, sub.pipefail = self.cwd, self.stdin, self.noglob, self.pipefail
         return sub
 
     # --- time and the stop signal ---------------------------------------------------------------
@@ -302,8 +311,33 @@ def run_nodes(shell: Shell, nodes: Sequence[Node], scope: MutableMapping[str, st
             _run_while(shell, node, scope)
         elif isinstance(node, Case):
             _run_case(shell, node, scope)
-        else:
+        elif isinstance(node, Background):
             _run_background(shell, node.node, scope)
+        elif isinstance(node, Redirected):
+            run_compound_redirected(shell, node, scope)
+        else:
+            _run_piped(shell, node, scope)
+
+
+def _run_piped(shell: Shell, node: Piped, scope: MutableMapping[str, str]) -> None:
+    """A pipeline with a compound command in it (2.9.2), its status negated after ``!``, in its
+    and-or list (2.9.3): run when the list before it lets it."""
+    if node.lead is not None:
+        run_nodes(shell, (node.lead,), scope)
+        if shell.exited or (node.separator == "&&" and shell.status != 0) or (
+                node.separator == "||" and shell.status == 0):
+            run_chain(shell, node.rest, scope)
+            return
+    shell.steps += 1
+    stage = node.stages[0]
+    if len(node.stages) > 1:
+        run_pipeline(shell, node.stages, scope)
+    elif not isinstance(stage, str):
+        run_nodes(shell, (stage,), scope)
+    if node.negate and not shell.exited:
+        shell.status = int(shell.status == 0)
+    if node.rest and not shell.exited:
+        run_chain(shell, node.rest, scope)
 
 
 def _run_list(shell: Shell, node: Simple, scope: MutableMapping[str, str]) -> None:
@@ -354,7 +388,7 @@ def _run_for(shell: Shell, node: For, scope: MutableMapping[str, str]) -> None:
     if node.stdin:
         _with_input(shell, node, scope)
         return
-    items = for_items(node.items, scope)
+    items = for_items(node.items, scope, lambda found: pathnames(shell, found))
     if items is None:
         raise _Unmodelled(node.items)
     shell.status, shell.loops = 0, shell.loops + 1
@@ -494,6 +528,22 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
     return True
 
 
+def pathnames(shell: Shell, argv: Sequence[Word]) -> list[str]:
+    """The command's arguments after pathname expansion (2.6.6, :mod:`kbatch.sim.shell_glob`): a
+    pattern word becomes the sorted paths it matches, or stays when none does. Not for the prefix's
+    assignment words (2.9.1), nor inside bash's ``[[`` (its words are not expanded so), nor after
+    ``set -f``."""
+    if shell.noglob or not any(w.glob for w in argv) or argv[0].text == "[[":
+        return [w.text for w in argv]
+    out: list[str] = []
+    prefix = True
+    for word in argv:
+        prefix = prefix and ASSIGNMENT.match(word.text) is not None
+        found = None if prefix or not word.glob else expand_pathname(word.glob, shell.cwd, shell.files.get())
+        out.extend(found if found is not None else (word.text,))
+    return out
+
+
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
                stdin: Input | None = None) -> None:
     prefix = 0
@@ -524,12 +574,28 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
             raise _Jump(name, min(levels, shell.loops))
         shell.status = 0
     elif name in BUILTINS:
+        if name == "set":
+            _set_options(shell, rest)
         shell.status = 0
     elif name in TESTS:
         shell.status = condition_status(argv, lambda op, path: _file_test(shell, op, path))
     else:
         shell.status = 0
         shell.spend(shell.default)
+
+
+def _set_options(shell: Shell, args: list[str]) -> None:
+    """``set -f`` / ``set +f`` / ``set -o noglob`` (POSIX ``set``): pathname expansion off or on;
+    ``set -o pipefail`` / ``+o pipefail`` (POSIX.1-2024, bash); the other options are taken and do
+    nothing here."""
+    for index, arg in enumerate(args):
+        if arg == "--" or arg[:1] not in "-+" or len(arg) < 2:
+            return
+        name = args[index + 1] if arg[1:] == "o" and index + 1 < len(args) else ""
+        if name == "noglob" or (arg[1:] != "o" and "f" in arg[1:]):
+            shell.noglob = arg[0] == "-"
+        elif name == "pipefail":
+            shell.pipefail = arg[0] == "-"
 
 
 def _file_test(shell: Shell, op: str, path: str) -> bool:
@@ -572,4 +638,9 @@ def evaluate_let(shell: Shell, args: list[str], scope: MutableMapping[str, str])
 
 
 from kbatch.sim.shell_commands import COMMANDS  # noqa: E402  (the commands take a Shell)
-from kbatch.sim.shell_redirect import loop_input, run_pipeline, run_redirected  # noqa: E402  (as COMMANDS)
+from kbatch.sim.shell_redirect import (  # noqa: E402  (as COMMANDS)
+    loop_input,
+    run_compound_redirected,
+    run_pipeline,
+    run_redirected,
+)

@@ -6,7 +6,11 @@ separates them, quotes respected (``;;`` is kept as an item of its own). The lis
 into a tree: a :class:`Simple` list, an :class:`If` (``if``/``elif``/``else``/``fi``, 2.9.4.4), a
 :class:`For` (``for NAME in WORDS; do …; done``, 2.9.4.2), a :class:`While` (``while``/``until
 LIST; do …; done``, 2.9.4.5-6) or a :class:`Case` (``case WORD in [(]PAT[|PAT]…) LIST ;; … esac``,
-2.9.4.3). Anything else compound (``{ }``, ``( )``, functions, a ``for`` without ``in``) and any
+2.9.4.3). A compound command with redirections after its closing keyword (``fi > f``, 2.9.4) is a
+:class:`Redirected` one; one in a pipeline (``cat f | while read l; do …; done | sort``, 2.9.2),
+after ``!``, or in an and-or list with other commands (``[ -d d ] && for …; done || echo none``,
+2.9.3) is a stage of a :class:`Piped`. Anything else compound (``{ }``, ``( )``, functions, a
+``for`` without ``in``) and any
 keyword out of place make :func:`parse_script` answer ``None``: the vocabulary then runs the script
 as "anything else" (:mod:`kbatch.sim.command`).
 
@@ -20,11 +24,11 @@ Simple(((";", "sleep 5"),)))``.
 from __future__ import annotations
 
 import re
-import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from kbatch.sim.shell_input import lift_heredocs
+from kbatch.sim.shell_words import DSEMI, Word, command_words, negation, split_pipeline, split_script, words
 
 __all__ = [
     "Background",
@@ -33,6 +37,8 @@ __all__ = [
     "For",
     "If",
     "Node",
+    "Piped",
+    "Redirected",
     "Simple",
     "While",
     "Word",
@@ -50,8 +56,6 @@ _FOR = re.compile(r"^for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in(?:\s+(.*))?$", re.DOTAL
 _CASE = re.compile(r"^case\s+(.+?)\s+in(?:\s+(.*))?$", re.DOTALL)
 _OPENERS = frozenset({"select", "function", "{", "}", "esac", ";;"})
 _CLOSERS = frozenset({"then", "do", "elif", "else", "fi", "done"})
-DSEMI = ";;"
-"""The item :func:`split_script` yields for a ``case`` arm's terminator."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +97,26 @@ class Case:
     arms: tuple[tuple[tuple[str, ...], tuple[Node, ...]], ...]  # (patterns, unexpanded; body)
 
 
-Node = Simple | If | For | While | Case | Background
+@dataclass(frozen=True, slots=True)
+class Redirected:
+    node: Node  # a compound command with redirections after its closing keyword (``fi > f 2>&1``)
+    redirects: str  # unexpanded
+
+
+@dataclass(frozen=True, slots=True)
+class Piped:
+    """A compound command in a pipeline (``cat f | while read l; do …; done | sort``, 2.9.2), after
+    ``!``, or followed by ``&&`` / ``||`` in its and-or list (``done && echo ok``, 2.9.3)."""
+
+    stages: tuple[str | Node, ...]  # simple commands, unexpanded, and compound commands
+    negate: bool = False
+    rest: Chain = ()  # the and-or list after the pipeline: ``(("&&", "echo ok"),)``
+    lead: Node | None = None  # ... and before it: ``Simple(((";", "cd d"),))`` in ``cd d && for …``
+    separator: str = ";"  # between ``lead`` and the pipeline
+
+
+Node = Simple | If | For | While | Case | Background | Redirected | Piped
+_COMPOUND = frozenset({"if", "for", "while", "until", "case"})
 
 
 class _Unsupported(Exception):
@@ -119,6 +142,8 @@ def _head(item: tuple[Chain, bool]) -> tuple[str, str]:
     head = parts[0]
     if head.startswith("("):
         raise _Unsupported(head)
+    if head[:1] not in "<>":  # ``fi>f``, ``done|sort``: an operator ends the keyword
+        head = re.split(r"[<>|]", head, maxsplit=1)[0]
     return head, parts[1] if len(parts) > 1 else ""
 
 
@@ -130,15 +155,10 @@ def _block(items: list[tuple[Chain, bool]], i: int, stop: frozenset[str]) -> tup
             return body, i
         if head in _OPENERS or head in _CLOSERS:
             raise _Unsupported(head)
+        opening = _opening(items, i)
         node: Node
-        if head == "if":
-            node, i = _if(items, i)
-        elif head == "for":
-            node, i = _for(items, i)
-        elif head in ("while", "until"):
-            node, i = _while(items, i, head)
-        elif head == "case":
-            node, i = _case(items, i)
+        if _head(items[i])[0] in _COMPOUND:
+            node, i = _compound(items, i, opening)
         else:
             node, i = Simple(*items[i]), i + 1
         if not isinstance(node, Simple) and items[i - 1][1]:
@@ -191,8 +211,7 @@ def _for(items: list[tuple[Chain, bool]], i: int) -> tuple[For, int]:
         raise _Unsupported("for")
     _, i = _strip(items, i + 1, "do")
     body, i = _block(items, i, frozenset({"done"}))
-    stdin, i = _loop_end(items, i)
-    return For(found.group(1), found.group(2) or "", tuple(body), stdin), i
+    return For(found.group(1), found.group(2) or "", tuple(body)), _end(items, i, "done")
 
 
 def _while(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[While, int]:
@@ -202,21 +221,20 @@ def _while(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[While
         raise _Unsupported("empty condition")
     _, i = _strip(items, i, "do")
     body, i = _block(items, i, frozenset({"done"}))
-    stdin, i = _loop_end(items, i)
-    return While(tuple(condition), tuple(body), keyword == "until", stdin), i
+    return While(tuple(condition), tuple(body), keyword == "until"), _end(items, i, "done")
 
 
 def _case(items: list[tuple[Chain, bool]], i: int) -> tuple[Case, int]:
     chain, background = items[i]
     found = _CASE.match(chain[0][1].strip())
-    if found is None or len(chain) > 1 or background:
+    if found is None or (len(chain) > 1 and not found.group(2)) or background:
         raise _Unsupported("case")
     arms: list[tuple[tuple[str, ...], tuple[Node, ...]]] = []
-    if found.group(2):
-        items[i] = (((";", found.group(2).strip()),), False)
+    if found.group(2):  # ``case a in a) x && y`` on one line: the first arm's list goes on
+        items[i] = (((";", found.group(2).strip()), *chain[1:]), False)
     else:
         i += 1
-    while i < len(items) and items[i][0][0][1].strip() != "esac":
+    while i < len(items) and re.split(r"[\s<>|]", items[i][0][0][1].strip(), maxsplit=1)[0] != "esac":
         patterns, i = _patterns(items, i)
         body, i = _block(items, i, frozenset({DSEMI, "esac"}))
         arms.append((patterns, tuple(body)))
@@ -250,167 +268,136 @@ def _patterns(items: list[tuple[Chain, bool]], i: int) -> tuple[tuple[str, ...],
     return patterns, i + 1
 
 
-_LOOP_INPUT = re.compile(r"^done\s*(0?<\s*\S+|0?<<#\S+)$")
-
-
-def _loop_end(items: list[tuple[Chain, bool]], i: int) -> tuple[str, int]:
-    """``done``, or ``done < FILE`` / ``done <<WORD`` (the loop's input, 2.7; other redirections
-    after ``done`` are not modelled)."""
-    if i < len(items) and len(items[i][0]) == 1:
-        found = _LOOP_INPUT.match(items[i][0][0][1].strip())
-        if found is not None:
-            return found.group(1).lstrip("0"), i + 1
-    return "", _end(items, i, "done")
+_LOOP_INPUT = re.compile(r"^(0?<\s*\S+|0?<<#\S+)$")  # ``done < FILE``, ``done <<WORD`` (lifted)
+_AFTER_KEYWORD = frozenset({"", " ", "\t", "<", ">", "|"})
+_TAIL = "\x00"
+"""Marks the item :func:`_end` left holding what follows a closing keyword (``done | sort``)."""
 
 
 def _end(items: list[tuple[Chain, bool]], i: int, keyword: str) -> int:
-    """``fi`` / ``done``, alone in its list (a redirection or ``&&`` after it is not modelled; a
-    ``&`` makes the compound command a :class:`Background` one)."""
-    if i >= len(items) or items[i][0][0][1].strip() != keyword or len(items[i][0]) > 1:
+    """``fi`` / ``done`` / ``esac``, alone in its list (consumed), or followed by redirections, a
+    pipeline's ``| …`` or an and-or list's ``&& …`` (left in the item, marked, for :func:`_closed`);
+    a ``&`` makes the compound command a :class:`Background` one."""
+    if i >= len(items):
         raise _Unsupported(keyword)
-    return i + 1
+    chain, background = items[i]
+    text = chain[0][1].strip()
+    if text == keyword and len(chain) == 1:
+        return i + 1
+    if not text.startswith(keyword) or text[len(keyword):len(keyword) + 1] not in _AFTER_KEYWORD:
+        raise _Unsupported(keyword)
+    items[i] = (((";", _TAIL + text[len(keyword):].strip()), *chain[1:]), background)
+    return i
 
 
-def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
-    """``a; b && c & d`` → ``[([(";", "a")], False), ([(";", "b"), ("&&", "c")], True),
-    ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, respecting quotes and
-    ``$( )`` / ``$(( ))``; a ``&`` inside a redirection (``2>&1``, ``&>f``) is not a terminator."""
-    lists: list[tuple[list[tuple[str, str]], bool]] = []
-    chain: list[tuple[str, str]] = []
-    buf: list[str] = []
-    sep, quote, i, depth = ";", "", 0, 0
+class _Opening(NamedTuple):
+    """What precedes a compound command in its and-or list and pipeline."""
 
-    def flush(background: bool) -> None:
-        nonlocal chain
-        chain.append((sep, "".join(buf).strip()))
-        chain = [(s, c) for s, c in chain if c]
-        if chain:
-            lists.append((chain, background))
-        chain = []
+    lead: Node | None = None  # the and-or list before the pipeline (``a && `` in ``a && if …``)
+    separator: str = ";"  # the pipeline's: ``&&``, ``||`` after a lead
+    negate: bool = False  # ``!`` before the pipeline
+    before: tuple[str | Node, ...] = ()  # the commands piped into the compound command
 
-    while i < len(script):
-        ch, two = script[i], script[i : i + 2]
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif two == "$(":  # a substitution: its separators are its own (2.6.3, 2.6.4)
-            depth += 1
-            buf.append(two)
-            i += 2
+
+def _opening(items: list[tuple[Chain, bool]], i: int) -> _Opening:
+    """A compound command opening after ``!``, at the end of a pipeline (``cat f | while read l``)
+    or after ``&&`` / ``||`` (``[ -d d ] && for f in d/*``); the item is left holding the opener
+    (and the condition's and-or list after it)."""
+    chain, background = items[i]
+    for k, (separator, command) in enumerate(chain):
+        negate, text = negation(command)
+        stages = split_pipeline(text)
+        if _first_word(stages[-1]) not in _COMPOUND:
             continue
-        elif depth and ch in "()":
-            depth += 1 if ch == "(" else -1
-        elif depth:
-            pass
-        elif two in ("&&", "||"):
-            chain.append((sep, "".join(buf).strip()))
-            sep, buf = two, []
-            i += 2
-            continue
-        elif two == DSEMI:
-            flush(background=False)
-            lists.append(([(";", DSEMI)], False))
-            sep, buf = ";", []
-            i += 2
-            continue
-        elif ch in ";\n" or (ch == "&" and script[i - 1 : i] not in ("<", ">") and two != "&>"):
-            flush(background=ch == "&")
-            sep, buf = ";", []
-            i += 1
-            continue
-        buf.append(ch)
+        if any(_first_word(stage) in _COMPOUND for stage in stages[:-1]):
+            raise _Unsupported("a compound command piped into another")
+        if k == 0 and not negate and len(stages) == 1:
+            return _Opening()
+        items[i] = (((";", stages[-1]), *chain[k + 1:]), background)
+        return _Opening(Simple(chain[:k]) if k else None, separator, negate, tuple(stages[:-1]))
+    return _Opening()
+
+
+def _compound(items: list[tuple[Chain, bool]], i: int, opening: _Opening) -> tuple[Node, int]:
+    """The compound command at ``i`` (the item's first word opens it) with what surrounds it:
+    ``opening``, and what :func:`_end` left after its closing keyword: redirections (2.7), more of
+    the pipeline (perhaps into another compound command: ``done | while read l; do …``), the
+    and-or list's rest."""
+    head = _head(items[i])[0]
+    node: Node
+    if head == "if":
+        node, i = _if(items, i)
+    elif head == "for":
+        node, i = _for(items, i)
+    elif head in ("while", "until"):
+        node, i = _while(items, i, head)
+    else:
+        node, i = _case(items, i)
+    tail, rest, background = "", Chain(), False
+    if i < len(items) and items[i][0][0][1].startswith(_TAIL):
+        chain, background = items[i]
+        tail, rest = chain[0][1][len(_TAIL):], chain[1:]
         i += 1
-    flush(background=False)
-    return lists
+    stages = split_pipeline("x " + tail)
+    if "|" in tail and len(stages) == 1:
+        raise _Unsupported("pipeline after a compound command")
+    node = _redirected(node, stages[0][2:].strip())
+    after = stages[1:]
+    if after and _first_word(after[-1]) in _COMPOUND:  # the pipeline goes on into another one
+        if any(_first_word(stage) in _COMPOUND for stage in after[:-1]):
+            raise _Unsupported("pipeline after a compound command")
+        i -= 1
+        items[i] = (((";", after[-1]), *rest), background)
+        return _compound(items, i, opening._replace(before=(*opening.before, node, *after[:-1])))
+    later = next((k for k, (_, command) in enumerate(rest) if _opens(command)), None)
+    if later is not None:  # ``fi && for …``: the and-or list goes on into another compound command
+        node = _piped(node, opening, after, rest[:later])
+        i -= 1
+        items[i] = (((";", rest[later][1]), *rest[later + 1:]), background)
+        return _compound(items, i, _opening(items, i)._replace(lead=node, separator=rest[later][0]))
+    return _piped(node, opening, after, rest), i
 
 
-def split_pipeline(command: str) -> list[str]:
-    """``a | b "x|y" | c`` → ``["a", 'b "x|y"', "c"]``: a pipeline's commands (2.9.2), split on
-    the ``|`` outside quotes and substitutions (``||`` is :func:`split_script`'s); one item when
-    there is none, or when a command would be empty."""
-    stages: list[str] = []
-    buf: list[str] = []
-    quote, depth = "", 0
-    for ch in command:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and not depth:
-            stages.append("".join(buf).strip())
-            buf = []
-            continue
-        buf.append(ch)
-    stages.append("".join(buf).strip())
-    return [command] if len(stages) == 1 or not all(stages) else stages
+def _piped(node: Node, opening: _Opening, after: list[str], rest: Chain) -> Node:
+    lead, separator, negate, before = opening
+    if lead or negate or before or rest or after:
+        return Piped((*before, node, *after), negate, rest, lead, separator)
+    return node
 
 
-def words(command: str) -> list[str]:
-    try:
-        return shlex.split(command)
-    except ValueError:  # unbalanced quotes: treat as an unknown command
-        return command.split()
+def _opens(command: str) -> bool:
+    """Does this pipeline end in a compound command's opener (``cat f | while read l``)?"""
+    return _first_word(split_pipeline(negation(command)[1])[-1]) in _COMPOUND
 
 
-class Word(NamedTuple):
-    """A word of a simple command; ``redirect``: it starts with an unquoted redirection operator
-    (``>f``, ``2>&1``, ``<<…``), recognized when the command is tokenized (POSIX 2.7, 2.10.1), before
-    quote removal and expansion, so a quoted or expanded ``>`` is data."""
-
-    text: str
-    redirect: bool = False
-
-
-def negation(command: str) -> tuple[bool, str]:
-    """Whether a pipeline is preceded by the reserved word ``!`` (POSIX 2.9.2), and the pipeline."""
-    stripped = command.lstrip()
-    if stripped[:1] == "!" and stripped[1:2] in (" ", "\t"):
-        return True, stripped[2:].lstrip()
-    return False, command
+def _redirected(node: Node, redirects: str) -> Node:
+    """``node`` with the redirections after its closing keyword; a loop's ``done < FILE`` /
+    ``done <<WORD`` alone is its input (:attr:`While.stdin`)."""
+    if not redirects:
+        return node
+    if not _only_redirections(command_words(redirects)):
+        raise _Unsupported(redirects)
+    if isinstance(node, (For, While)) and _LOOP_INPUT.match(redirects):
+        return replace(node, stdin=redirects.lstrip("0"))
+    return Redirected(node, redirects)
 
 
-def command_words(command: str) -> list[Word]:
-    """A simple command's words, those that start with an unquoted, unescaped ``>`` or ``<``
-    marked ``redirect`` (``echo ">>> step"`` has none). An operator ends the word before it
-    (``echo b>>f`` is ``echo b`` with ``>>f``) unless that word is all digits (``2>&1``, an IO
-    number) or ``&`` (``&>f``)."""
-    marks = _free_marks(command)
-    out: list[str] = []
-    token = ""  # the current word as written so far
-    quote, escaped = "", False
-    for ch in command:
-        if escaped:
-            escaped = False
-        elif ch == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in " \t\n":
-            out.append(ch)
-            token = ""
-            continue
-        elif ch in "<>":
-            if token and not (token.isdigit() or token == "&" or token[-1] in "<>"):
-                out.append(" ")
-                token = ""
-            out.append(marks[ch])
-            token += ch
-            continue
-        out.append(ch)
-        token += ch
-    unmark = str.maketrans({mark: ch for ch, mark in marks.items()})
-    operators = set(marks.values())
-    return [Word(w.translate(unmark), w.lstrip("0123456789&")[:1] in operators) for w in words("".join(out))]
+_BARE_OPERATOR = re.compile(r"^(\d*|&)(>>?|<<<|<|>&|<&)$")  # a redirection whose target is the next word
 
 
-def _free_marks(command: str) -> dict[str, str]:
-    """Two characters ``command`` does not hold, to stand for its operators ``>`` and ``<``."""
-    free = (chr(code) for code in range(0xE000, 0xF900) if chr(code) not in command)
-    return {">": next(free), "<": next(free)}
+def _only_redirections(found: list[Word]) -> bool:
+    """Are these words redirections alone (an operator without its target takes the next word)?"""
+    target = False
+    for word in found:
+        if target:
+            target = False
+        elif not word.redirect:
+            return False
+        else:
+            target = _BARE_OPERATOR.match(word.text) is not None
+    return not target
+
+
+def _first_word(command: str) -> str:
+    parts = command.split(None, 1)
+    return parts[0] if parts else ""

@@ -21,6 +21,8 @@ from kbatch.sim.shell_syntax import (
     For,
     If,
     Node,
+    Piped,
+    Redirected,
     Simple,
     While,
     negation,
@@ -37,7 +39,7 @@ BUILTINS = frozenset({"export", "set", "unset", "shift", "umask", "readonly"})
 TESTS = frozenset({"[", "[[", "test"})
 FILE_COMMANDS = frozenset({"cat", "ls", "touch", "mkdir", "rm"})
 KNOWN = BUILTINS | TESTS | FILE_COMMANDS | {"exit", "true", ":", "false", "echo", "wait", "cd", "let", "trap",
-                                            "break", "continue", "sleep", "printf", "read", "tee"}
+                                            "break", "continue", "sleep", "printf", "read", "tee", "yes"}
 READS_STDIN = FILTERS | {"cat", "read", "tee"}
 """Commands that read their standard input (a pipeline stage that waits for the one before it)."""
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -84,6 +86,8 @@ def _chains(node: Node) -> list[tuple[tuple[str, str], ...]]:
         return [node.chain]
     if isinstance(node, If):
         return [cond for cond, _ in node.branches]
+    if isinstance(node, Piped):
+        return [tuple((";", s) for s in node.stages if isinstance(s, str)), node.rest]
     return []
 
 
@@ -96,8 +100,11 @@ def _bodies(node: Node) -> list[Sequence[Node]]:
         return [node.condition, node.body]
     if isinstance(node, Case):
         return [body for _, body in node.arms]
-    if isinstance(node, Background):
+    if isinstance(node, Background | Redirected):
         return [(node.node,)]
+    if isinstance(node, Piped):
+        lead = () if node.lead is None else (node.lead,)
+        return [tuple(s for s in node.stages if not isinstance(s, str)), lead]
     return []
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, interpret
+from kbatch.sim.command import interpret
 
 
 @pytest.mark.parametrize(("script", "want"), [
@@ -31,5 +31,13 @@ def test_the_status_of_a_negation_is_zero_exactly_when_the_pipeline_failed(code:
     assert negated == (str(int(plain == ("0",))),)
 
 
-def test_a_negated_compound_command_is_outside_the_model() -> None:
-    assert interpret(["sh", "-c", "! if true; then echo x; fi"]) == ContainerRun(DEFAULT_DURATION, 0)
+@pytest.mark.parametrize(("script", "want"), [
+    ("! if true; then echo x; fi; echo $?", ("x", "1")),
+    ("! while false; do :; done; echo $?", ("1",)),
+    ("! for i in 1; do false; done && echo failed", ("failed",)),
+    ("! case a in b) ;; esac || echo matched-none", ("matched-none",)),
+])
+def test_a_negated_compound_command_has_the_opposite_status(script: str, want: tuple[str, ...]) -> None:
+    # bash --posix and dash print the same
+    run = interpret(["sh", "-c", script])
+    assert (run.logs, run.exit_code) == (want, 0)

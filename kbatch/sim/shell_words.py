@@ -1,0 +1,196 @@
+"""The words of a simulated script, before its syntax is read: lists, pipelines and a simple
+command's words (POSIX "Shell Command Language" 2.3 token recognition, 2.9.2-3, 2.10.1).
+
+:func:`split_script` cuts a script into and-or lists, :func:`split_pipeline` a pipeline into its
+commands, :func:`command_words` a simple command into :class:`Word` s, marking the redirection
+operators and the unquoted pattern characters (:mod:`kbatch.sim.shell_glob`) it finds as the shell
+does, before expansion, so that what an expansion produces is data. Quotes, ``$( )`` and
+``$(( ))`` are respected throughout. :mod:`kbatch.sim.shell_syntax` builds the tree from these.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import NamedTuple
+
+from kbatch.sim.shell_glob import BRACKET, MARKS, QUESTION, STAR, literal
+
+__all__ = ["DSEMI", "Word", "command_words", "negation", "split_pipeline", "split_script", "words"]
+
+DSEMI = ";;"
+"""The item :func:`split_script` yields for a ``case`` arm's terminator."""
+
+
+def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
+    """``a; b && c & d`` → ``[([(";", "a")], False), ([(";", "b"), ("&&", "c")], True),
+    ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, respecting quotes and
+    ``$( )`` / ``$(( ))``; a ``&`` inside a redirection (``2>&1``, ``&>f``) is not a terminator."""
+    lists: list[tuple[list[tuple[str, str]], bool]] = []
+    chain: list[tuple[str, str]] = []
+    buf: list[str] = []
+    sep, quote, i, depth = ";", "", 0, 0
+
+    def flush(background: bool) -> None:
+        nonlocal chain
+        chain.append((sep, "".join(buf).strip()))
+        chain = [(s, c) for s, c in chain if c]
+        if chain:
+            lists.append((chain, background))
+        chain = []
+
+    while i < len(script):
+        ch, two = script[i], script[i : i + 2]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif two == "$(":  # a substitution: its separators are its own (2.6.3, 2.6.4)
+            depth += 1
+            buf.append(two)
+            i += 2
+            continue
+        elif depth and ch in "()":
+            depth += 1 if ch == "(" else -1
+        elif depth:
+            pass
+        elif two in ("&&", "||"):
+            chain.append((sep, "".join(buf).strip()))
+            sep, buf = two, []
+            i += 2
+            continue
+        elif two == DSEMI:
+            flush(background=False)
+            lists.append(([(";", DSEMI)], False))
+            sep, buf = ";", []
+            i += 2
+            continue
+        elif ch in ";\n" or (ch == "&" and script[i - 1 : i] not in ("<", ">", "|") and two != "&>"):
+            flush(background=ch == "&")
+            sep, buf = ";", []
+            i += 1
+            continue
+        buf.append(ch)
+        i += 1
+    flush(background=False)
+    return lists
+
+
+def split_pipeline(command: str) -> list[str]:
+    """``a | b "x|y" | c`` → ``["a", 'b "x|y"', "c"]``: a pipeline's commands (2.9.2), split on
+    the ``|`` outside quotes and substitutions (``||`` is :func:`split_script`'s); one item when
+    there is none, or when a command would be empty. bash's ``a |& b`` is ``a 2>&1 | b``."""
+    stages: list[str] = []
+    buf: list[str] = []
+    quote, depth, pos = "", 0, 0
+    while pos < len(command):
+        ch = command[pos]
+        pos += 1
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and not depth:
+            both = command[pos:pos + 1] == "&"
+            stages.append("".join(buf).strip() + (" 2>&1" if both else ""))
+            buf = []
+            pos += both
+            continue
+        buf.append(ch)
+    stages.append("".join(buf).strip())
+    return [command] if len(stages) == 1 or not all(stages) else stages
+
+
+def words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:  # unbalanced quotes: treat as an unknown command
+        return command.split()
+
+
+class Word(NamedTuple):
+    """A word of a simple command; ``redirect``: it starts with an unquoted redirection operator
+    (``>f``, ``2>&1``, ``<<…``), recognized when the command is tokenized (POSIX 2.7, 2.10.1), before
+    quote removal and expansion, so a quoted or expanded ``>`` is data."""
+
+    text: str
+    redirect: bool = False
+    glob: str = ""  # the word with its unquoted ``*``, ``?``, ``[`` marked (:mod:`kbatch.sim.shell_glob`)
+
+
+def negation(command: str) -> tuple[bool, str]:
+    """Whether a pipeline is preceded by the reserved word ``!`` (POSIX 2.9.2), and the pipeline."""
+    stripped = command.lstrip()
+    if stripped[:1] == "!" and stripped[1:2] in (" ", "\t"):
+        return True, stripped[2:].lstrip()
+    return False, command
+
+
+def command_words(command: str) -> list[Word]:
+    """A simple command's words, those that start with an unquoted, unescaped ``>`` or ``<``
+    marked ``redirect`` (``echo ">>> step"`` has none). An operator ends the word before it
+    (``echo b>>f`` is ``echo b`` with ``>>f``; bash's ``echo e&>f`` is ``echo e`` with ``&>f``)
+    unless that word is all digits (``2>&1``, an IO number) or ``&`` (``&>f``). A word holding an
+    unquoted ``*``, ``?`` or ``[`` carries it marked in ``glob``, for pathname expansion (2.6.6)."""
+    marks = _free_marks(command)
+    globbing = _MAYBE_PATTERN.search(command) is not None
+    out: list[str] = []
+    token = ""  # the current word as written so far
+    quote, escaped = "", False
+    for ch in command:
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in " \t\n":
+            out.append(ch)
+            token = ""
+            continue
+        elif ch in "<>":
+            if token.endswith("&") and token != "&" and not token.endswith("\\&"):  # ``e&>f``: ``&>f``
+                out[-1] = " &"
+                token = "&"
+            elif token and not (token.isdigit() or token == "&" or token[-1] in "<>"):
+                out.append(" ")
+                token = ""
+            out.append(marks[ch])
+            token += ch
+            continue
+        elif globbing and ch in MARKS:
+            out.append(MARKS[ch])
+            token += ch
+            continue
+        out.append(ch)
+        token += ch
+    unmark = str.maketrans({mark: ch for ch, mark in marks.items()})
+    operators = set(marks.values())
+    make = _word if globbing else Word
+    return [make(w.translate(unmark), w.lstrip("0123456789&")[:1] in operators) for w in words("".join(out))]
+
+
+_MAYBE_PATTERN = re.compile(r"[*?]|\[[^\s\[]")
+"""A command that may hold a pattern: ``*``, ``?``, or a ``[`` that can open a bracket expression
+(not the ``test`` command's ``[ `` nor ``[[``: a bracket expression holds no unquoted blank)."""
+
+
+def _word(text: str, redirect: bool) -> Word:
+    """The word, with its marked form when it may be a pattern (a ``[`` needs a ``]`` after it:
+    ``[`` alone, the ``test`` command, is none)."""
+    bracket = text.find(BRACKET)
+    if STAR not in text and QUESTION not in text and (bracket < 0 or "]" not in text[bracket:]):
+        return Word(literal(text) if bracket >= 0 else text, redirect)
+    return Word(literal(text), redirect, text)
+
+
+def _free_marks(command: str) -> dict[str, str]:
+    """Two characters ``command`` does not hold, to stand for its operators ``>`` and ``<``."""
+    free = (chr(code) for code in range(0xE000, 0xF900) if chr(code) not in command)
+    return {">": next(free), "<": next(free)}
