@@ -65,6 +65,7 @@ from kbatch.server.log_follow import ClockTicks, serve_log_follow
 from kbatch.server.node_graph_feed import NodeGraphFeed, node_authorizer
 from kbatch.server.oidc_discovery import CACHE_CONTROL, CONFIG_PATH, JWKS_PATH, JWKS_TYPE, oidc_documents
 from kbatch.server.openapi import OpenAPI
+from kbatch.server.pretty import indented, wants_pretty
 from kbatch.server.routing import PageNotFound, ResourcePath, Router, VirtualPath
 from kbatch.server.service_account_tokens import TokenService, default_tokens
 from kbatch.server.table import include_object, table_accepted
@@ -136,6 +137,7 @@ class KbatchApp:
             return
         if scope["type"] != "http":
             return
+        req: Request | None = None
         try:
             req = await read_request(scope, receive)
             caller = self._authenticate(req)
@@ -162,7 +164,7 @@ class KbatchApp:
         except Exception as err:  # a bug, not the client's fault: answer, log, keep serving
             log.exception("internal error serving %s %s", scope.get("method"), scope.get("path"))
             response = status_response(_internal(err))
-        await _send(send, response)
+        await _send(send, _pretty(req, response) if req is not None else response)
 
     async def _follow(self, req: Request, send: Any, receive: Any) -> bool:
         """Stream ``pods/NAME/log?follow=true`` (:mod:`kbatch.server.log_follow`); ``False`` for any
@@ -412,6 +414,15 @@ def _internal(err: Exception) -> StatusError:
 
     return InternalError(f"an error on the server ({type(err).__name__}: {err}) has prevented the request "
                          "from succeeding")
+
+
+def _pretty(req: Request, response: Response) -> Response:
+    """A negotiated JSON answer indented when the request asks for it (:mod:`kbatch.server.pretty`)."""
+    if not response.negotiated or not response.content_type.startswith("application/json"):
+        return response
+    if not wants_pretty(req.query, req.headers):
+        return response
+    return replace(response, body=indented(response.body))
 
 
 async def _send(send: Any, response: Response) -> None:
