@@ -102,15 +102,17 @@ class KbatchApp:
     ``max_token_expiration`` seconds when not 0 (``--service-account-max-token-expiration``);
     ``authorization_modes``: ``("Node", "RBAC")`` (the default) or ``("RBAC",)``;
     ``external_address``: the ``host:port`` the issuer's key set is published under (kube-apiserver's
-    external address), ``None`` to publish no OIDC discovery documents."""
+    external address), ``None`` to publish no OIDC discovery documents; ``jwks_uri``: the key set's
+    URI the configuration names instead (``--service-account-jwks-uri``)."""
 
     def __init__(self, backend: Backend, *, token: str | None = None,
                  tokens: TokenService | None = None, max_token_expiration: int = 0,
                  authorization_modes: tuple[str, ...] = AUTHORIZATION_MODES,
-                 external_address: str | None = None) -> None:
+                 external_address: str | None = None, jwks_uri: str | None = None) -> None:
         self.backend = versioned(backend)  # further served versions (CRDs' v1beta1 …) by conversion
         self.token = token
         self.external_address = external_address
+        self.jwks_uri = jwks_uri  # --service-account-jwks-uri: the key set's URI in the configuration
         self.tokens = tokens if tokens is not None else default_tokens(backend, token)
         self.tokens.max_expiration = max_token_expiration or self.tokens.max_expiration
         self.tokens.install_signer(backend)  # the tokens controller signs legacy tokens with its key
@@ -354,7 +356,8 @@ class KbatchApp:
         """The issuer's discovery document or key set (:mod:`kbatch.server.oidc_discovery`); 404 where
         kube-apiserver installs neither."""
         issuer = self.tokens.issuer
-        docs = oidc_documents(issuer.issuer, issuer.key, external_address=self.external_address)
+        docs = oidc_documents(issuer.issuer, issuer.key, jwks_uri=self.jwks_uri,
+                              external_address=self.external_address)
         if docs is None:
             raise PageNotFound()
         cache = (("cache-control", CACHE_CONTROL),)
