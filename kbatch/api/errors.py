@@ -215,7 +215,7 @@ class StatusError(Exception):
 
     @property
     def status(self) -> Status:
-        return Status(status="Failure", message=self.message, reason=self.reason,
+        return Status(status="Failure", message=self.message, reason=self.reason or None,  # "": omitted
                       details=self.details, code=self.code)
 
     def __repr__(self) -> str:
