@@ -44,6 +44,7 @@ from kbatch.authz.rbac import Decision, RbacSnapshot
 from kbatch.authz.request import forbidden, request_attributes
 from kbatch.authz.sa_claims import TokenInvalid
 from kbatch.authz.user import Attributes, UserInfo
+from kbatch.runtime.clock import RealClock
 from kbatch.runtime.duration import parse_duration
 from kbatch.server import discovery
 from kbatch.server.aggregated_discovery import CONTENT_TYPE as AGGREGATED
@@ -65,6 +66,7 @@ from kbatch.server.log_follow import ClockTicks, serve_log_follow
 from kbatch.server.node_graph_feed import NodeGraphFeed, node_authorizer
 from kbatch.server.oidc_discovery import CACHE_CONTROL, CONFIG_PATH, JWKS_PATH, JWKS_TYPE, oidc_documents
 from kbatch.server.openapi import OpenAPI
+from kbatch.server.openapi_http import serve_v3_document, serve_v3_root
 from kbatch.server.pretty import indented, wants_pretty
 from kbatch.server.routing import PageNotFound, ResourcePath, Router, VirtualPath
 from kbatch.server.service_account_tokens import TokenService, default_tokens
@@ -118,6 +120,7 @@ class KbatchApp:
         self.tokens.install_signer(backend)  # the tokens controller signs legacy tokens with its key
         self.router = Router(backend.registry)
         self.openapi = OpenAPI(backend.registry)
+        self.wall = RealClock()  # HTTP caching headers (Expires) are about the machine's time
         self.shutdown = Shutdown()
         self.encoded = EncodedEvents()
         self.ticks = ClockTicks()  # open pods/log?follow streams, woken when virtual time moves
@@ -338,12 +341,10 @@ class KbatchApp:
                 return Response(200, self.openapi.v2_protobuf(), content_type=f"{PROTO_V2}.v1.0+protobuf")
             return document_response(self.openapi.v2_document())
         if path == "/openapi/v3":
-            return document_response(self.openapi.v3_root())
+            return serve_v3_root(self.openapi, req)
         if path.startswith("/openapi/v3/"):
-            doc = self.openapi.v3_document(path.removeprefix("/openapi/v3/"))
-            if doc is None:
-                raise NotFound(f"the server could not find the requested resource ({path})")
-            return Response(200, doc)
+            return serve_v3_document(self.openapi, req, path.removeprefix("/openapi/v3/"),
+                                      self.wall.now_datetime())
         parts = [p for p in path.split("/") if p]
         if len(parts) == 2 and parts[0] == "apis":
             versions = discovery.served_group_versions(registry).get(parts[1])
@@ -429,8 +430,8 @@ def _pretty(req: Request, response: Response) -> Response:
 
 
 async def _send(send: Any, response: Response) -> None:
-    headers = [(b"content-type", response.content_type.encode()),
-               (b"content-length", str(len(response.body)).encode())]
+    headers = [(b"content-type", response.content_type.encode())] if response.content_type else []
+    headers.append((b"content-length", str(len(response.body)).encode()))
     headers += [(k.encode(), v.encode()) for k, v in response.headers]
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
     await send({"type": "http.response.body", "body": response.body})
