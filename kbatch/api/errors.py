@@ -169,7 +169,9 @@ class FieldError:
 
     @classmethod
     def too_many(cls, path: str, actual: int, limit: int) -> FieldError:
-        return cls(FieldErrorType.TOO_MANY, path, f"must have at most {limit} items", actual)
+        # apimachinery field.TooMany: "item" for a limit of one
+        items = "item" if limit == 1 else "items"
+        return cls(FieldErrorType.TOO_MANY, path, f"must have at most {limit} {items}", actual)
 
 
 class StatusCause(KubeModel):
@@ -213,7 +215,7 @@ class StatusError(Exception):
 
     @property
     def status(self) -> Status:
-        return Status(status="Failure", message=self.message, reason=self.reason,
+        return Status(status="Failure", message=self.message, reason=self.reason or None,  # "": omitted
                       details=self.details, code=self.code)
 
     def __repr__(self) -> str:

@@ -108,6 +108,9 @@ class DefaultStrategy:
     # scheduling.k8s.io Workload and PodGroup: their objects carry no generation at all); custom
     # resources always do (apiextensions-apiserver ``customResourceStrategy.PrepareForCreate``).
     has_generation: bool = True
+    # The generation a create sets (when ``has_generation``): 1, or None for kinds whose upstream
+    # ``PrepareForCreate`` sets none but whose ``PrepareForUpdate`` counts spec changes (CSIDriver).
+    create_generation: int | None = 1
     # Whether an update is also checked with ``validate`` (the create rules) before
     # ``validate_update``. False for kinds whose upstream ``ValidateUpdate`` is a whole validation
     # of its own, relaxed against the old object (rules that bind only new objects, such as a

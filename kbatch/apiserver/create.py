@@ -70,7 +70,9 @@ def _fill_system_fields(server: APIServer, kind: Kind, obj: Resource, generated:
     kind.strategy.prepare_for_create(obj)
     fill_status(kind, obj)  # Go never omits a struct-typed status (empty_status.py)
     # the strategy's PrepareForCreate sets generation 1, for the kinds that keep one
-    meta.generation = 1 if getattr(kind.strategy, "has_generation", True) else None
+    strategy = kind.strategy
+    meta.generation = getattr(strategy, "create_generation", 1) if getattr(strategy, "has_generation", True) \
+        else None
 
 
 def _validate(server: APIServer, kind: Kind, obj: Resource) -> None:

@@ -33,14 +33,15 @@ from pydantic import ValidationError
 from pydantic_core import from_json
 
 from kbatch.api.base import KubeModel, time_fractions_read
-from kbatch.api.errors import BadRequest, Conflict, UnsupportedMediaType
+from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid, UnsupportedMediaType
+from kbatch.api.go_fmt import go_value
 from kbatch.api.meta import ObjectMeta, Resource
 from kbatch.api.model_copy import alternatives, copy_model, partial_instance
 from kbatch.api.strategy import DefaultStrategy, Strategy
 from kbatch.api.wire_zeros import with_wire_zeros
 from kbatch.api.wire_zeros_strip import without_empty_structs, without_wire_zeros
 from kbatch.apiserver.codec import whole_seconds
-from kbatch.apiserver.decoding import FieldValidation, decode_dict
+from kbatch.apiserver.decoding import FieldValidation, StrictDecodingError, decode_dict
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
 from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.raw import raw_dict, with_resource_version
@@ -52,7 +53,7 @@ from kbatch.store.kv import KeyValue
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["apply_patch", "patch_object"]
+__all__ = ["apply_patch", "patch_object", "strict_patch_error"]
 
 T = TypeVar("T", bound=Resource)
 
@@ -90,6 +91,7 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
     if strategy is not None:
         kind = Kind(dataclasses.replace(kind.spec, strategy=strategy), kind.keys)
     namespace = object_namespace(kind, namespace)
+    sent = patch
     if as_served and patch_type in ("merge", "strategic") and type(patch) is dict:
         patch = without_empty_structs(patch, kind.info.api_version, kind.info.kind)
     for _ in range(MAX_RETRIES):
@@ -98,12 +100,11 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
         current = read_for_update(server, kind, namespace, name)
         kv = current.kv
         fractions = time_fractions_read()
-        new = _decode_parts(kind, model, kv, current.obj, patch, patch_type, status)
-        warnings: list[str] = []
-        if new is None:
-            # the stored JSON is the object's dump (kbatch.apiserver.raw), so it is the patch's base as is
-            patched = _patched(kind, model, raw_dict(kv), patch, patch_type, as_served)
-            new, warnings = decode_dict(model, patched, field_validation)
+        try:
+            new, warnings = _decoded(kind, model, kv, current.obj, patch,  # type: ignore[arg-type]
+                                     patch_type, status, as_served, field_validation)
+        except StrictDecodingError as err:
+            raise strict_patch_error(sent, err) if patch_type == "strategic" else err from None
         if time_fractions_read() != fractions:  # the answer is the stored form: whole-second times
             whole_seconds(new)
         pinned = new.metadata.resource_version
@@ -116,6 +117,31 @@ def patch_object(server: APIServer, model: type[T], name: str, patch: Any, names
             continue
         return result, warnings  # type: ignore[return-value]
     raise Conflict.stale(kind.info.group_resource, name)
+
+
+def _decoded(kind: Kind, model: type[T], kv: KeyValue, obj: T, patch: Any, patch_type: str,
+             status: bool, as_served: bool, field_validation: FieldValidation) -> tuple[T, list[str]]:
+    """The patched object and decoding's warnings: merged into the decode cache's object when it can
+    be, else the patched document decoded whole."""
+    new = _decode_parts(kind, model, kv, obj, patch, patch_type, status)
+    if new is not None:
+        return new, []
+    # the stored JSON is the object's dump (kbatch.apiserver.raw), so it is the patch's base as is
+    patched = _patched(kind, model, raw_dict(kv), patch, patch_type, as_served)
+    return decode_dict(model, patched, field_validation)
+
+
+def strict_patch_error(patch: Any, err: StrictDecodingError) -> Invalid:
+    """A strategic merge patch's unknown fields under ``fieldValidation=Strict``: upstream's
+    ``applyPatchToObject`` (k8s.io/apiserver ``pkg/endpoints/handlers/patch.go``) answers a 422 with no
+    kind or name, one ``patch`` cause quoting the patch map as Go's ``%+v`` prints it
+    (``"" is invalid: patch: Invalid value: "map[spec:map[foo:1]]": strict decoding error: …``),
+    where a JSON or merge patch answers the bare 400."""
+    cause = FieldError.invalid("patch", go_value(patch), str(err))
+    invalid = Invalid.of("", "", [cause])
+    if invalid.details is not None:
+        invalid.details.kind = None
+    return invalid
 
 
 def _patched(kind: Kind, model: type[Resource], stored: dict[str, Any], patch: Any,

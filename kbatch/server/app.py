@@ -44,6 +44,7 @@ from kbatch.authz.rbac import Decision, RbacSnapshot
 from kbatch.authz.request import forbidden, request_attributes
 from kbatch.authz.sa_claims import TokenInvalid
 from kbatch.authz.user import Attributes, UserInfo
+from kbatch.runtime.clock import RealClock
 from kbatch.runtime.duration import parse_duration
 from kbatch.server import discovery
 from kbatch.server.aggregated_discovery import CONTENT_TYPE as AGGREGATED
@@ -65,6 +66,8 @@ from kbatch.server.log_follow import ClockTicks, serve_log_follow
 from kbatch.server.node_graph_feed import NodeGraphFeed, node_authorizer
 from kbatch.server.oidc_discovery import CACHE_CONTROL, CONFIG_PATH, JWKS_PATH, JWKS_TYPE, oidc_documents
 from kbatch.server.openapi import OpenAPI
+from kbatch.server.openapi_http import serve_v3_document, serve_v3_root
+from kbatch.server.pretty import indented, wants_pretty
 from kbatch.server.routing import PageNotFound, ResourcePath, Router, VirtualPath
 from kbatch.server.service_account_tokens import TokenService, default_tokens
 from kbatch.server.table import include_object, table_accepted
@@ -101,20 +104,23 @@ class KbatchApp:
     ``max_token_expiration`` seconds when not 0 (``--service-account-max-token-expiration``);
     ``authorization_modes``: ``("Node", "RBAC")`` (the default) or ``("RBAC",)``;
     ``external_address``: the ``host:port`` the issuer's key set is published under (kube-apiserver's
-    external address), ``None`` to publish no OIDC discovery documents."""
+    external address), ``None`` to publish no OIDC discovery documents; ``jwks_uri``: the key set's
+    URI the configuration names instead (``--service-account-jwks-uri``)."""
 
     def __init__(self, backend: Backend, *, token: str | None = None,
                  tokens: TokenService | None = None, max_token_expiration: int = 0,
                  authorization_modes: tuple[str, ...] = AUTHORIZATION_MODES,
-                 external_address: str | None = None) -> None:
+                 external_address: str | None = None, jwks_uri: str | None = None) -> None:
         self.backend = versioned(backend)  # further served versions (CRDs' v1beta1 …) by conversion
         self.token = token
         self.external_address = external_address
+        self.jwks_uri = jwks_uri  # --service-account-jwks-uri: the key set's URI in the configuration
         self.tokens = tokens if tokens is not None else default_tokens(backend, token)
         self.tokens.max_expiration = max_token_expiration or self.tokens.max_expiration
         self.tokens.install_signer(backend)  # the tokens controller signs legacy tokens with its key
         self.router = Router(backend.registry)
         self.openapi = OpenAPI(backend.registry)
+        self.wall = RealClock()  # HTTP caching headers (Expires) are about the machine's time
         self.shutdown = Shutdown()
         self.encoded = EncodedEvents()
         self.ticks = ClockTicks()  # open pods/log?follow streams, woken when virtual time moves
@@ -136,6 +142,7 @@ class KbatchApp:
             return
         if scope["type"] != "http":
             return
+        req: Request | None = None
         try:
             req = await read_request(scope, receive)
             caller = self._authenticate(req)
@@ -162,7 +169,7 @@ class KbatchApp:
         except Exception as err:  # a bug, not the client's fault: answer, log, keep serving
             log.exception("internal error serving %s %s", scope.get("method"), scope.get("path"))
             response = status_response(_internal(err))
-        await _send(send, response)
+        await _send(send, _pretty(req, response) if req is not None else response)
 
     async def _follow(self, req: Request, send: Any, receive: Any) -> bool:
         """Stream ``pods/NAME/log?follow=true`` (:mod:`kbatch.server.log_follow`); ``False`` for any
@@ -334,12 +341,10 @@ class KbatchApp:
                 return Response(200, self.openapi.v2_protobuf(), content_type=f"{PROTO_V2}.v1.0+protobuf")
             return document_response(self.openapi.v2_document())
         if path == "/openapi/v3":
-            return document_response(self.openapi.v3_root())
+            return serve_v3_root(self.openapi, req)
         if path.startswith("/openapi/v3/"):
-            doc = self.openapi.v3_document(path.removeprefix("/openapi/v3/"))
-            if doc is None:
-                raise NotFound(f"the server could not find the requested resource ({path})")
-            return Response(200, doc)
+            return serve_v3_document(self.openapi, req, path.removeprefix("/openapi/v3/"),
+                                      self.wall.now_datetime())
         parts = [p for p in path.split("/") if p]
         if len(parts) == 2 and parts[0] == "apis":
             versions = discovery.served_group_versions(registry).get(parts[1])
@@ -352,7 +357,8 @@ class KbatchApp:
         """The issuer's discovery document or key set (:mod:`kbatch.server.oidc_discovery`); 404 where
         kube-apiserver installs neither."""
         issuer = self.tokens.issuer
-        docs = oidc_documents(issuer.issuer, issuer.key, external_address=self.external_address)
+        docs = oidc_documents(issuer.issuer, issuer.key, jwks_uri=self.jwks_uri,
+                              external_address=self.external_address)
         if docs is None:
             raise PageNotFound()
         cache = (("cache-control", CACHE_CONTROL),)
@@ -414,9 +420,18 @@ def _internal(err: Exception) -> StatusError:
                          "from succeeding")
 
 
+def _pretty(req: Request, response: Response) -> Response:
+    """A negotiated JSON answer indented when the request asks for it (:mod:`kbatch.server.pretty`)."""
+    if not response.negotiated or not response.content_type.startswith("application/json"):
+        return response
+    if not wants_pretty(req.query, req.headers):
+        return response
+    return replace(response, body=indented(response.body))
+
+
 async def _send(send: Any, response: Response) -> None:
-    headers = [(b"content-type", response.content_type.encode()),
-               (b"content-length", str(len(response.body)).encode())]
+    headers = [(b"content-type", response.content_type.encode())] if response.content_type else []
+    headers.append((b"content-length", str(len(response.body)).encode()))
     headers += [(k.encode(), v.encode()) for k, v in response.headers]
     await send({"type": "http.response.start", "status": response.status, "headers": headers})
     await send({"type": "http.response.body", "body": response.body})

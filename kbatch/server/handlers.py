@@ -53,7 +53,7 @@ YAML = "application/yaml"
 # the media types a create or update body may have, in kube-apiserver's order (k8s.io/apimachinery
 # ``runtime/serializer/codec_factory.go``: json, yaml, protobuf; CBOR only behind its alpha gate)
 OBJECT_TYPES = ("application/json", YAML, PROTOBUF)
-RETURN_DELETED = frozenset({"Pod"})
+RETURN_DELETED = frozenset({"Pod", "CSIDriver"})  # the kinds whose store has ReturnDeletedObject
 
 
 def write_options(req: Request, kind: str = "CreateOptions", patch_type: str | None = None) -> WriteOptions:
@@ -289,7 +289,8 @@ def handle_resource(backend: Backend, req: Request, rp: ResourcePath) -> Respons
         return _patch(backend, req, rp, name)
     if method == "DELETE" and rp.subresource is None:
         dopts = delete_options(req, namespace=info.group == "" and info.kind == "Namespace")
-        # pods answer with the deleted object (ReturnDeletedObject in pkg/registry/core/pod/storage)
+        # pods and CSIDrivers answer with the deleted object (ReturnDeletedObject in
+        # pkg/registry/core/pod/storage, pkg/registry/storage/csidriver/storage)
         last = backend.get(info, rp.namespace, name) if info.kind in RETURN_DELETED else None
         gone = backend.delete(info, rp.namespace, name, dopts) or last
         if not dopts.dry_run:

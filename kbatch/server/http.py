@@ -90,6 +90,7 @@ class Response:
     body: bytes
     content_type: str = "application/json"
     headers: tuple[tuple[str, str], ...] = ()
+    negotiated: bool = False  # written by the negotiated serializer: indented on request (server/pretty.py)
 
 
 async def read_request(scope: Scope, receive: Any) -> Request:
@@ -123,7 +124,8 @@ def json_response(obj: Any, status: int = 200, headers: tuple[tuple[str, str], .
     it: compact, ending in a newline (``json.Encoder.Encode``, k8s.io/apimachinery
     ``pkg/runtime/serializer/json/json.go`` ``doEncode``; a streamed list's ``collections.go`` ends
     with ``}\\n`` too)."""
-    return Response(status, json.dumps(obj, separators=(",", ":")).encode() + b"\n", headers=headers)
+    return Response(status, json.dumps(obj, separators=(",", ":")).encode() + b"\n", headers=headers,
+                    negotiated=True)
 
 
 def raw_json_response(obj: Any) -> Response:

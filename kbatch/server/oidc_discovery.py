@@ -20,7 +20,8 @@ from urllib.parse import urlsplit
 
 from kbatch.authz.signing import SigningKey
 
-__all__ = ["CACHE_CONTROL", "CONFIG_PATH", "JWKS_PATH", "JWKS_TYPE", "OIDCDocuments", "oidc_documents"]
+__all__ = ["CACHE_CONTROL", "CONFIG_PATH", "JWKS_PATH", "JWKS_TYPE", "OIDCDocuments", "jwks_uri_error",
+           "oidc_documents"]
 
 CONFIG_PATH = "/.well-known/openid-configuration"
 JWKS_PATH = "/openid/v1/jwks"
@@ -58,3 +59,33 @@ def oidc_documents(issuer: str, key: SigningKey, *, jwks_uri: str | None = None,
     config = {"issuer": issuer, "jwks_uri": jwks_uri, "response_types_supported": ["id_token"],
               "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": [jwk["alg"]]}
     return OIDCDocuments(_compact(config), _compact({"keys": [jwk]}))
+
+
+def jwks_uri_error(value: str) -> str | None:
+    """What kube-apiserver says of a ``--service-account-jwks-uri`` it refuses at start-up
+    (``pkg/kubeapiserver/options/authentication.go``: ``url.Parse``'s error, or a scheme other than
+    ``https``), ``None`` for a good one. ``url.Parse``'s errors are those a flag value meets: a control
+    character, a leading colon, a port that is not digits, a space in the host."""
+    failure = _url_parse_error(value)
+    if failure:
+        return f"service-account-jwks-uri must be a valid URL: parse {json.dumps(value)}: {failure}"
+    if urlsplit(value).scheme.lower() != "https":
+        return f"service-account-jwks-uri requires https scheme, parsed as: {value}"
+    return None
+
+
+def _url_parse_error(value: str) -> str | None:
+    """Go's ``net/url.Parse`` error text (after ``parse "…": ``) for the cases above."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        return "net/url: invalid control character in URL"
+    if value.startswith(":"):
+        return "missing protocol scheme"
+    parts = urlsplit(value)
+    host = parts.netloc.rpartition("@")[2]
+    if " " in host:
+        return f"invalid character {json.dumps(' ')} in host name"
+    if not host.endswith("]") and ":" in host:
+        port = host[host.rindex(":"):]
+        if not port[1:].isdigit() and port != ":":
+            return f'invalid port "{port}" after host'
+    return None

@@ -28,11 +28,16 @@ from kbatch.server.crd_openapi import inline_custom_resource, is_custom_resource
 from kbatch.server.discovery import group_versions, subresource_verbs
 from kbatch.server.protobuf.wire import encode_field
 
-__all__ = ["OpenAPI"]
+__all__ = ["OpenAPI", "etag"]
 
 _QUERY = [("dryRun", "string"), ("fieldManager", "string"), ("fieldValidation", "string"),
           ("pretty", "string")]
 _PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json"]
+
+
+def etag(document: bytes) -> str:
+    """kube-openapi's ``computeETag`` (``pkg/handler3/handler.go``): the bytes' SHA-512, upper-case hex."""
+    return hashlib.sha512(document).hexdigest().upper() if document else ""
 
 
 def _gv_path(group: str, version: str) -> str:
@@ -182,6 +187,7 @@ class OpenAPI:
     def __init__(self, registry: Registry) -> None:
         self._registry = registry
         self._v3: dict[str, bytes] = {}
+        self._root: bytes | None = None
 
     def _group_versions(self) -> list[str]:
         """The stored kinds' group versions, then those only virtual resources serve."""
@@ -193,18 +199,24 @@ class OpenAPI:
         return gvs
 
     def v3_root(self) -> dict[str, Any]:
-        paths = {}
-        for gv in self._group_versions():
-            digest = hashlib.sha256(self.v3_document(gv) or b"").hexdigest()[:16].upper()
-            paths[gv] = {"serverRelativeURL": f"/openapi/v3/{gv}?hash={digest}"}
+        """kube-openapi's ``OpenAPIV3Discovery``: each group version's URL carries its document's
+        ETag as ``hash`` (``handler3.constructServerRelativeURL``); Go marshals the map sorted."""
+        paths = {gv: {"serverRelativeURL": f"/openapi/v3/{gv}?hash={etag(self.v3_document(gv) or b'')}"}
+                 for gv in sorted(self._group_versions())}
         return {"paths": paths}
 
+    def v3_root_bytes(self) -> bytes:
+        if self._root is None:
+            self._root = json.dumps(self.v3_root(), separators=(",", ":")).encode()
+        return self._root
+
     def v3_document(self, gv_path: str) -> bytes | None:
+        """One group version's document as kube-openapi serves it: ``json.Marshal``'s compact bytes."""
         if gv_path not in self._v3:
             doc = self._build_v3(gv_path)
             if doc is None:
                 return None
-            self._v3[gv_path] = json.dumps(doc).encode()
+            self._v3[gv_path] = json.dumps(doc, separators=(",", ":")).encode()
         return self._v3[gv_path]
 
     def _specs(self, gv_path: str) -> list[KindSpec]:

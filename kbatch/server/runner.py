@@ -36,6 +36,7 @@ class ServeOptions:
     port: int = 6443
     token: str | None = None
     tls: ServingCert | None = None  # HTTPS with this certificate (kbatch/server/tls.py)
+    jwks_uri: str | None = None  # --service-account-jwks-uri (kbatch/server/oidc_discovery.py)
 
 
 def is_loopback(host: str) -> bool:

@@ -50,3 +50,38 @@ def test_a_token_verifies_against_the_published_keys_as_the_account_reads_them(s
     claims = jwt.decode(token.strip(), jwt.PyJWK(key).key, algorithms=["ES256"], audience="https://sts.example",
                         issuer="https://kubernetes.default.svc.cluster.local", options={"verify_exp": False})
     assert claims["sub"] == f"system:serviceaccount:{NS}:workload"
+
+
+def test_service_account_jwks_uri_overrides_the_configurations_key_set(tmp_path: Any) -> None:
+    """``kbatch serve --service-account-jwks-uri``: the configuration names that URI instead of the
+    server's own address (kube-apiserver's flag, ``pkg/serviceaccount/openidmetadata.go``); the key set
+    is still served here."""
+    uri = "https://keys.example.com:8443/openid/v1/jwks"
+    server = ServeProcess(tmp_path / "jwks", "--service-account-jwks-uri", uri).start()
+    try:
+        config = json.loads(kubectl(server, "get", "--raw", "/.well-known/openid-configuration").stdout)
+        assert config["jwks_uri"] == uri
+        assert config["issuer"] == "https://kubernetes.default.svc.cluster.local"
+        assert json.loads(kubectl(server, "get", "--raw", "/openid/v1/jwks").stdout)["keys"]
+    finally:
+        assert server.stop() == 0
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("http://baz.com", "service-account-jwks-uri requires https scheme, parsed as: http://baz.com"),
+    ("keys.example.com/jwks",
+     "service-account-jwks-uri requires https scheme, parsed as: keys.example.com/jwks"),
+    ("https://host:port", 'service-account-jwks-uri must be a valid URL: parse "https://host:port": invalid '
+                          'port ":port" after host'),
+    ("://x", 'service-account-jwks-uri must be a valid URL: parse "://x": missing protocol scheme'),
+])
+def test_service_account_jwks_uri_is_checked_as_kube_apiservers(tmp_path: Any, value: str,
+                                                                 message: str) -> None:
+    """The flag's check (``pkg/kubeapiserver/options/authentication.go``, and its test table's cases):
+    the server does not start."""
+    from tests.cli.processes import kbatch_process
+
+    out = kbatch_process(tmp_path / "s", "serve", "--port", "0", "--service-account-jwks-uri", value,
+                         timeout=60)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert message in out.stderr, out.stderr

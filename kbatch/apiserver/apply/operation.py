@@ -24,6 +24,7 @@ from kbatch.api.meta import Resource
 from kbatch.api.wire_zeros_strip import without_wire_zeros
 from kbatch.apiserver.apply.plan import ApplyRequest, plan_apply
 from kbatch.apiserver.apply.tracking import applying
+from kbatch.apiserver.apply.undeclared import undeclared_fields
 from kbatch.apiserver.codec import whole_seconds
 from kbatch.apiserver.create import create_object
 from kbatch.apiserver.decoding import FieldValidation, decode_dict
@@ -76,6 +77,26 @@ def _check_config(kind: Kind, config: Any, name: str, namespace: str | None) -> 
     return {**config, "metadata": meta}
 
 
+def _sent_namespace(config: Any) -> str:
+    meta = config.get("metadata") if isinstance(config, dict) else None
+    namespace = meta.get("namespace") if isinstance(meta, dict) else None
+    return namespace if isinstance(namespace, str) else ""
+
+
+def _decode(model: type[T], doc: dict[str, Any], kind: Kind, name: str, namespace: str,
+            ) -> tuple[T, list[str]]:
+    """The merged object; a field the kind does not declare fails the apply whatever the request's
+    ``fieldValidation`` (:mod:`.undeclared`: upstream reads the directive only after the merge, for
+    the YAML's duplicate keys)."""
+    obj, unknown = decode_dict(model, doc, "Warn")
+    if unknown:
+        info = kind.info
+        raise undeclared_fields(doc, [w.removeprefix('unknown field "').removesuffix('"') for w in unknown],
+                                kind=info.kind, group_kind=info.group_kind, api_version=info.api_version,
+                                name=name, namespace=namespace)
+    return obj, []
+
+
 def apply_object(server: APIServer, model: type[T], name: str, config: Any, namespace: str | None = None, *,
                  field_manager: str | None, force: bool = False, status: bool = False, dry_run: bool = False,
                  field_validation: FieldValidation = "Strict", as_served: bool = False,
@@ -84,9 +105,11 @@ def apply_object(server: APIServer, model: type[T], name: str, config: Any, name
     (decoding's and the strategy's). ``as_served``: a client's configuration, which may hold what
     it read with Go's unset fields (``kubectl apply --server-side`` of ``get -o yaml``): the merged
     object is decoded as Go decodes it, ``resources: {}`` or ``divisor: "0"`` as no value
-    (:mod:`kbatch.api.wire_zeros_strip`)."""
+    (:mod:`kbatch.api.wire_zeros_strip`). ``field_validation`` changes nothing here: a field the kind
+    does not declare fails the apply whatever it says (:mod:`.undeclared`)."""
     manager = check_apply_options(field_manager)
     kind = server.kind(model)
+    sent_namespace = _sent_namespace(config)
     namespace = object_namespace(kind, namespace)
     config = _check_config(kind, config, name, namespace)
     pinned = config["metadata"].pop("resourceVersion", None)
@@ -105,8 +128,8 @@ def apply_object(server: APIServer, model: type[T], name: str, config: Any, name
         live = from_json(kv.value, cache_strings=False) if kv is not None else None
         doc = plan_apply(live, config, request)
         fractions = time_fractions_read()
-        obj, warnings = decode_dict(model, without_wire_zeros(doc, model) if as_served else doc,
-                                    field_validation)
+        obj, warnings = _decode(model, without_wire_zeros(doc, model) if as_served else doc, kind, name,
+                                sent_namespace)
         if time_fractions_read() != fractions:  # the answer is the stored form: whole-second times
             whole_seconds(obj)
         try:

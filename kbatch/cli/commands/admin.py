@@ -248,6 +248,10 @@ def serve(ctx: typer.Context,
           max_token_expiration: str | None = typer.Option(
               None, "--service-account-max-token-expiration",
               help="Cap service-account tokens at this duration (1h to 2^32 s; kube-apiserver's flag)."),
+          jwks_uri: str | None = typer.Option(
+              None, "--service-account-jwks-uri",
+              help="The key set's URI in /.well-known/openid-configuration (an https URL; "
+                   "kube-apiserver's flag)."),
           tls: bool = typer.Option(False, "--tls", help="Serve HTTPS with a self-signed certificate kept "
                                    "in STATE/tls (kubectl sends --token and kubeconfig tokens only over "
                                    "HTTPS; docs/serve.md)."),
@@ -284,7 +288,9 @@ def serve(ctx: typer.Context,
     if not is_loopback(address) and not token:
         raise UserError(f"binding to {address} exposes the API beyond this machine: give --token")
     max_seconds = _max_token_expiration(max_token_expiration)
-    serve_opts = ServeOptions(address, port, token, _serving_cert(opts.state, address) if tls else None)
+    jwks_uri = _jwks_uri(jwks_uri)
+    serve_opts = ServeOptions(address, port, token, _serving_cert(opts.state, address) if tls else None,
+                              jwks_uri)
     if etcd_servers:
         timing: LeaseTiming = {"lease_duration": lease_duration, "renew_deadline": renew_deadline,
                   "retry_period": retry_period}
@@ -311,7 +317,7 @@ def serve(ctx: typer.Context,
         backend.settle()
         loaded.append((state, cp, config))
         app = KbatchApp(backend, token=token, max_token_expiration=max_seconds, authorization_modes=modes,
-                        external_address=urlsplit(url[0]).netloc)
+                        external_address=urlsplit(url[0]).netloc, jwks_uri=jwks_uri)
         return app, (cp.run if clock == "real" else None)
 
     with held:
@@ -397,7 +403,7 @@ def _serve_on_etcd(opts: GlobalOptions, servers: str, timing: LeaseTiming, serve
         tokens = TokenService.derived(0, serve.token)
         return KbatchApp(SelfDrivenBackend(cp), token=serve.token, tokens=tokens,
                          max_token_expiration=max_token_expiration, authorization_modes=modes,
-                         external_address=urlsplit(url[0]).netloc), background
+                         external_address=urlsplit(url[0]).netloc, jwks_uri=serve.jwks_uri), background
 
     with state.locked():
         try:
@@ -410,6 +416,19 @@ def _serve_on_etcd(opts: GlobalOptions, servers: str, timing: LeaseTiming, serve
                 cp.close()
             store.close()
             typer.echo("stopped (the state stays in etcd)")
+
+
+def _jwks_uri(value: str | None) -> str | None:
+    """``--service-account-jwks-uri``, checked as kube-apiserver's authentication options check it
+    (``pkg/kubeapiserver/options/authentication.go``: a URL ``url.Parse`` accepts, scheme ``https``)."""
+    if not value:
+        return None
+    from kbatch.server.oidc_discovery import jwks_uri_error
+
+    error = jwks_uri_error(value)
+    if error:
+        raise UserError(error)
+    return value
 
 
 def _max_token_expiration(value: str | None) -> int:

@@ -117,7 +117,8 @@ CORE = Family(
         # kubectl's describerMap has no RuntimeClass: its generic page (docs/runtimeclass.md)
         KindEntry(RuntimeClass, RuntimeClassStrategy(), printers.RUNTIME_CLASS, page=generic_page),
         # what Kueue's ProvisioningRequest check writes for the cluster-autoscaler (podTemplateRef)
-        KindEntry(PodTemplate, PodTemplateStrategy(), printers.POD_TEMPLATE),
+        # kubectl has no PodTemplate describer: its generic page (pkg/describe/describe.go describerMap)
+        KindEntry(PodTemplate, PodTemplateStrategy(), printers.POD_TEMPLATE, page=generic_page),
     ),
     virtual=virtual.VIRTUAL,
     admission=(

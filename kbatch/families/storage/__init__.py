@@ -18,8 +18,16 @@ Cluster add-on ``default-storage-class``: a new cluster starts with kind's defau
 from __future__ import annotations
 
 from kbatch.api.core_v1.persistent_volume import PersistentVolume
+from kbatch.api.features import FeatureSpec, Stage
 from kbatch.api.storage_v1 import CSIDriver, StorageClass
 from kbatch.api.strategies.storage import CSIDriverStrategy, PersistentVolumeStrategy, StorageClassStrategy
+from kbatch.api.strategies.storage.csi_driver import (
+    MUTABLE_ALLOCATABLE_COUNT,
+    SE_LINUX_MOUNT,
+    TOKEN_SECRETS,
+    VOLUME_LIMIT_SCALING,
+)
+from kbatch.families.core.generic_page import generic_page
 from kbatch.families.family import (
     AdmissionPlugin,
     ClusterAddon,
@@ -33,6 +41,8 @@ from kbatch.families.storage.default_class import ADDON_NAME
 
 __all__ = ["STORAGE"]
 
+_GATES = "kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/"
+
 STORAGE = Family(
     name="storage",
     description="storage.k8s.io/v1 StorageClass and CSIDriver, core/v1 PersistentVolume; "
@@ -42,7 +52,18 @@ STORAGE = Family(
     kinds=(
         KindEntry(StorageClass, StorageClassStrategy(), printers.STORAGE_CLASS),
         KindEntry(PersistentVolume, PersistentVolumeStrategy(), printers.PERSISTENT_VOLUME),
-        KindEntry(CSIDriver, CSIDriverStrategy(), printers.CSI_DRIVER),
+        # kubectl has no CSIDriver describer: its generic page (pkg/describe/describe.go describerMap)
+        KindEntry(CSIDriver, CSIDriverStrategy(), printers.CSI_DRIVER, page=generic_page),
+    ),
+    feature_gates=(  # the CSIDriver fields behind them (kbatch/api/strategies/storage/csi_driver.py)
+        FeatureSpec(SE_LINUX_MOUNT, True, Stage.GA, locked=True,
+                    source=_GATES + "SELinuxMountReadWriteOncePod.md"),
+        FeatureSpec(MUTABLE_ALLOCATABLE_COUNT, True, Stage.BETA,
+                    source=_GATES + "MutableCSINodeAllocatableCount.md"),
+        FeatureSpec(TOKEN_SECRETS, True, Stage.BETA, source=_GATES + "CSIServiceAccountTokenSecrets.md"),
+        # beta in 1.37 (kubernetes/api ad2999828 "Move VolumeLimitScaling to beta"; the website's page
+        # still says alpha since 1.35), on as beta gates are
+        FeatureSpec(VOLUME_LIMIT_SCALING, True, Stage.BETA, source="kubernetes/api storage/v1/types.go"),
     ),
     admission=(
         AdmissionPlugin("DefaultStorageClass",

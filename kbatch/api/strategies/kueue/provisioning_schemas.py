@@ -4,8 +4,8 @@
 Upstream: kubernetes-sigs/kueue ``config/components/crd/bases/kueue.x-k8s.io_provisioningrequestconfigs.yaml``
 (from the markers of ``apis/kueue/v1beta2/provisioningrequestconfig_types.go``, v0.19.2) and
 kubernetes/autoscaler ``cluster-autoscaler/apis/provisioningrequest/autoscaling.x-k8s.io/v1/types.go``
-(its CRD ``config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml``). ``maxProperties`` (100
-parameters, 64 class details) is not checked: :class:`~.schema.Node` has no such constraint yet.
+(its CRD ``config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml``), ``maxProperties`` included
+(100 parameters, 64 class details).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ PROVISIONING_REQUEST_CONFIG = _obj(
     spec=_obj(
         required=("provisioningClassName",),
         provisioningClassName=_CLASS_NAME,
-        parameters=_map(_str(max_length=255)),
+        parameters=_map(_str(max_length=255), max_properties=100),
         managedResources=_list(_str(), max_items=100, set_list=True),
         retryStrategy=_obj(
             # +kubebuilder:default={backoffLimitCount:3,backoffBaseSeconds:60,backoffMaxSeconds:1800}
@@ -64,10 +64,10 @@ PROVISIONING_REQUEST = _obj(
             rules=(_IMMUTABLE,),
         ),
         provisioningClassName=Node("string", pattern=DNS_SUBDOMAIN, max_length=253, rules=(_IMMUTABLE,)),
-        parameters=_map(_str(max_length=255), rules=(_IMMUTABLE,)),
+        parameters=_map(_str(max_length=255), max_properties=100, rules=(_IMMUTABLE,)),
     ),
     status=_obj(
         conditions=CONDITIONS,
-        provisioningClassDetails=_map(_str(max_length=32768)),
+        provisioningClassDetails=_map(_str(max_length=32768), max_properties=64),
     ),
 )

@@ -13,7 +13,13 @@ rule as a Python predicate; this module applies them:
   ``Required value``, ``Unsupported value: "x": supported values: ...``, ``... in body should match
   '...'``, ``Too long: may not be more than N bytes``, ``Too many: N: must have at most M items``,
   ``... in body should have at least N items``, ``... in body should be greater than or equal to N``,
-  ``Duplicate value``, and for a failed rule ``Invalid value: "object": <message>``.
+  ``Duplicate value``, and for a failed rule ``Invalid value: "object": <message>``; an object's or a
+  map's ``maxProperties`` as ``Too many: N: must have at most M items`` and ``minProperties`` as
+  ``Invalid value: N: ... in body should have at least M properties`` (k8s.io/kube-openapi
+  ``pkg/validation/validate/object_validator.go`` and ``errors/schema.go`` ``TooManyProperties``,
+  ``TooFewProperties``; apiextensions-apiserver ``pkg/apiserver/validation/validation.go``
+  ``kubeOpenAPIResultToFieldErrors`` maps the first to ``field.TooMany``, the second to
+  ``field.Invalid``), before the properties' own errors.
 
 Rules that read ``oldSelf`` (transition rules) run only on updates where the old value exists, as
 upstream. Values are walked through the models' attributes (wire names resolved once per model
@@ -64,6 +70,8 @@ class Node:
     minimum: int | None = None
     max_items: int | None = None
     min_items: int | None = None
+    max_properties: int | None = None  # an object's or a map's maxProperties / minProperties
+    min_properties: int | None = None
     map_keys: tuple[str, ...] = ()
     set_list: bool = False
     default: Any = MISSING
@@ -242,7 +250,7 @@ def _props(model: type[BaseModel], node: Node) -> tuple[tuple[str, str, Node], .
 def _object(
     node: Node, value: Any, old: Any, path: str, has_old: bool, transitions: bool, ratchet: bool = False
 ) -> Errors:
-    errs: Errors = []
+    errs: Errors = [] if transitions else _property_count(node, value, path)
     if not transitions:
         for wire in node.required:
             if _get(value, wire) is None:
@@ -340,9 +348,7 @@ def _map(
     transitions: bool,
     ratchet: bool = False,
 ) -> Errors:
-    errs: Errors = []
-    if not transitions and node.max_items is not None and len(value) > node.max_items:
-        errs.append(FieldError.too_many(path, len(value), node.max_items))
+    errs: Errors = [] if transitions else _property_count(node, value, path)
     if node.values is not None:
         for k in sorted(value):
             errs += _validate(
@@ -354,6 +360,24 @@ def _map(
                 transitions=transitions,
                 ratchet=ratchet,
             )
+    return errs
+
+
+def _property_count(node: Node, value: Any, path: str) -> Errors:
+    """``maxProperties`` / ``minProperties`` of an object or map: how many properties it has on the
+    wire (a model's set attributes, a dict's keys)."""
+    if node.max_properties is None and node.min_properties is None:
+        return []
+    if isinstance(value, BaseModel):
+        count = sum(1 for attr in _attrs(type(value)).values() if getattr(value, attr, None) is not None)
+    else:
+        count = len(value) if isinstance(value, Mapping) else 0
+    errs: Errors = []
+    if node.min_properties is not None and count < node.min_properties:
+        errs.append(FieldError.invalid(path, count, f"{path} in body should have at least "
+                                                    f"{node.min_properties} properties"))
+    if node.max_properties is not None and count > node.max_properties:
+        errs.append(FieldError.too_many(path, count, node.max_properties))
     return errs
 
 

@@ -220,7 +220,7 @@ RESOURCE_FLAVOR = _obj(
                 _rf_topology_name_fixed, "topologyName is immutable when topologyName is set", transition=True
             ),
         ),
-        nodeLabels=_map(S, max_items=8),
+        nodeLabels=_map(S, max_properties=8),
         nodeTaints=_list(
             _obj(required=("effect", "key")),
             max_items=8,

@@ -6,21 +6,46 @@ Upstream (1.37): kubernetes ``pkg/apis/storage/v1/defaults.go`` (``SetDefaults_C
 [Persistent]``), ``pkg/apis/storage/validation/validation.go`` (``ValidateCSIDriver``,
 ``ValidateCSIDriverUpdate``, ``validateCSIDriverSpec`` and its helpers; the immutable
 ``attachRequired`` is reported at upstream's ``spec.attachedRequired``, sic) and
-``pkg/registry/storage/csidriver/strategy.go`` (no status). Messages are upstream's.
-
-kbatch differs in two places, written in docs/storage.md: a CSIDriver carries no
-``metadata.generation`` (upstream sets none on create and counts from 0 when ``tokenRequests``,
-``requiresRepublish`` or ``seLinuxMount`` change), and no field is dropped for a disabled gate.
+``pkg/registry/storage/csidriver/strategy.go`` (and its ``strategy_test.go`` tables): no status; no
+``metadata.generation`` on create, then one more for each update that changes the spec (so the first
+change makes it 1); a gated field dropped on create while its gate is off, and on update when the
+stored driver does not use it yet (SELinuxMountReadWriteOncePod: ``seLinuxMount``;
+MutableCSINodeAllocatableCount: ``nodeAllocatableUpdatePeriodSeconds``; CSIServiceAccountTokenSecrets:
+``serviceAccountTokenInSecrets``; VolumeLimitScaling: ``preventPodSchedulingIfMissing``; all on in 1.37);
+the warning recommending ``serviceAccountTokenInSecrets`` when ``tokenRequests`` are set (on update
+only when they change); no unconditional update. Messages are upstream's; the one for
+``serviceAccountTokenInSecrets`` without ``tokenRequests`` is as transcribed by another reimplementation
+(dywongcloud/rusternetes, citing ``validateServiceAccountTokenInSecrets``): upstream's validation.go at
+1.37 was not readable here.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kbatch.api.errors import FieldError
+from kbatch.api.gates import gate_on
 from kbatch.api.storage_v1 import CSIDriver, CSIDriverSpec, CSITokenRequest
-from kbatch.api.strategy import DefaultStrategy
+from kbatch.api.strategy import DefaultStrategy, GateBound
 from kbatch.api.validation import child, index, validate_immutable
 
-__all__ = ["CSIDriverStrategy"]
+if TYPE_CHECKING:
+    from kbatch.api.features import FeatureGates
+
+__all__ = ["CSI_DRIVER_GATES", "TOKEN_IN_SECRETS_RECOMMENDED", "CSIDriverStrategy"]
+
+SE_LINUX_MOUNT = "SELinuxMountReadWriteOncePod"
+MUTABLE_ALLOCATABLE_COUNT = "MutableCSINodeAllocatableCount"
+TOKEN_SECRETS = "CSIServiceAccountTokenSecrets"
+VOLUME_LIMIT_SCALING = "VolumeLimitScaling"
+# each gated spec field (the model's attribute) and its gate
+CSI_DRIVER_GATES = (("se_linux_mount", SE_LINUX_MOUNT),
+                    ("node_allocatable_update_period_seconds", MUTABLE_ALLOCATABLE_COUNT),
+                    ("service_account_token_in_secrets", TOKEN_SECRETS),
+                    ("prevent_pod_scheduling_if_missing", VOLUME_LIMIT_SCALING))
+TOKEN_IN_SECRETS_RECOMMENDED = ("spec.serviceAccountTokenInSecrets is unset; if supported by this CSI "
+                                "driver, set to true to prevent possible logging of tokens in volume "
+                                "attributes")
 
 FS_GROUP_POLICIES = ["File", "None", "ReadWriteOnceWithFSType"]  # sorted, as NotSupported lists them
 LIFECYCLE_MODES = ["Persistent", "Ephemeral"]
@@ -58,18 +83,50 @@ def _spec_errors(spec: CSIDriverSpec) -> list[FieldError]:
     errs += _token_request_errors(spec.token_requests)
     errs += [FieldError.not_supported("spec.volumeLifecycleModes", mode, LIFECYCLE_MODES)
              for mode in spec.volume_lifecycle_modes or () if mode not in LIFECYCLE_MODES]
-    if spec.se_linux_mount is None:  # SELinuxMountReadWriteOncePod is on
+    if spec.se_linux_mount is None:  # SELinuxMountReadWriteOncePod is GA (locked on)
         errs.append(FieldError.required("spec.seLinuxMount", ""))
     period = spec.node_allocatable_update_period_seconds
     if period is not None and period < 10:
         errs.append(FieldError.invalid("spec.nodeAllocatableUpdatePeriodSeconds", period,
                                        "must be greater than or equal to 10 seconds"))
+    in_secrets = spec.service_account_token_in_secrets
+    if in_secrets is not None and not spec.token_requests:
+        errs.append(FieldError.invalid("spec.serviceAccountTokenInSecrets", in_secrets,
+                                       "serviceAccountTokenInSecrets is set but no tokenRequests are "
+                                       "specified"))
     return errs
 
 
-class CSIDriverStrategy(DefaultStrategy):
+def _drop_disabled(spec: CSIDriverSpec, old: CSIDriverSpec | None, gates: FeatureGates | None) -> None:
+    """A gated field goes while its gate is off, unless the stored driver already uses it."""
+    for attr, gate in CSI_DRIVER_GATES:
+        if getattr(spec, attr) is not None and not gate_on(gates, gate) \
+                and (old is None or getattr(old, attr) is None):
+            setattr(spec, attr, None)
+
+
+class CSIDriverStrategy(GateBound, DefaultStrategy):
     has_status = False
-    has_generation = False
+    create_generation = None  # PrepareForCreate sets none; PrepareForUpdate counts from 0
+    allow_unconditional_update = False
+
+    def prepare_for_create(self, obj: CSIDriver) -> None:  # type: ignore[override]
+        _drop_disabled(obj.spec, None, self.gates)
+
+    def prepare_for_update(self, new: CSIDriver, old: CSIDriver) -> None:  # type: ignore[override]
+        _drop_disabled(new.spec, old.spec, self.gates)
+
+    def warnings_on_create(self, obj: CSIDriver) -> list[str]:  # type: ignore[override]
+        return self._token_warnings(obj.spec)
+
+    def warnings_on_update(self, new: CSIDriver, old: CSIDriver) -> list[str]:  # type: ignore[override]
+        return self._token_warnings(new.spec) if new.spec.token_requests != old.spec.token_requests else []
+
+    def _token_warnings(self, spec: CSIDriverSpec) -> list[str]:
+        if spec.token_requests and spec.service_account_token_in_secrets is None \
+                and gate_on(self.gates, TOKEN_SECRETS):
+            return [TOKEN_IN_SECRETS_RECOMMENDED]
+        return []
 
     def default(self, obj: CSIDriver) -> None:  # type: ignore[override]
         spec = obj.spec
@@ -89,6 +146,3 @@ class CSIDriverStrategy(DefaultStrategy):
         return (validate_immutable(spec.attach_required, before.attach_required, "spec.attachedRequired")
                 + validate_immutable(spec.volume_lifecycle_modes, before.volume_lifecycle_modes,
                                      "spec.volumeLifecycleModes"))
-
-    def spec_changed(self, new: CSIDriver, old: CSIDriver) -> bool:  # type: ignore[override]
-        return False
