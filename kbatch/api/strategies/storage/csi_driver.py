@@ -13,10 +13,10 @@ stored driver does not use it yet (SELinuxMountReadWriteOncePod: ``seLinuxMount`
 MutableCSINodeAllocatableCount: ``nodeAllocatableUpdatePeriodSeconds``; CSIServiceAccountTokenSecrets:
 ``serviceAccountTokenInSecrets``; VolumeLimitScaling: ``preventPodSchedulingIfMissing``; all on in 1.37);
 the warning recommending ``serviceAccountTokenInSecrets`` when ``tokenRequests`` are set (on update
-only when they change); no unconditional update. Messages are upstream's; the one for
-``serviceAccountTokenInSecrets`` without ``tokenRequests`` is as transcribed by another reimplementation
-(dywongcloud/rusternetes, citing ``validateServiceAccountTokenInSecrets``): upstream's validation.go at
-1.37 was not readable here.
+only when they change); no unconditional update. Messages are upstream's, except one: that
+``serviceAccountTokenInSecrets`` needs ``tokenRequests`` is the API's own rule (k8s.io/api
+``storage/v1/types.go``: "The API server will reject CSIDriver specs that set this field without
+TokenRequests"), but its wording here is kbatch's: upstream's 1.37 validation.go was not readable.
 """
 
 from __future__ import annotations
