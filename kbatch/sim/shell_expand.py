@@ -1,7 +1,8 @@
 """Word expansion in a simulated script: parameters, arithmetic and command substitution.
 
 POSIX "Shell Command Language" 2.6 expands, left to right in one pass and not inside single
-quotes: ``$NAME`` and ``${NAME}`` (2.6.2; unset is empty), ``$?`` (the last status, 2.5.2),
+quotes: ``$NAME`` and ``${NAME}`` (2.6.2; unset is empty; the ``${NAME<op>word}`` operators are
+:mod:`kbatch.sim.shell_params`'s), ``$?`` (the last status, 2.5.2),
 ``$(( EXPR ))`` (2.6.4, :mod:`kbatch.sim.shell_arith`: ``$VAR`` inside is expanded first, names
 without ``$`` are read as variables) and ``$( LIST )`` (2.6.3: the list's standard output, trailing
 newlines removed). The caller runs a substitution (``substitute``); one it cannot model answers
@@ -22,6 +23,7 @@ import re
 from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import evaluate
+from kbatch.sim.shell_params import Mode, braced_end, expand_braced
 
 __all__ = ["ARRAY_KEY", "array_keys", "dequote", "expand", "protect", "split_fields"]
 
@@ -153,8 +155,12 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             pos = array.end()
             continue
         elif ch == "$" and not single:
-            piece, end = _dollar(text, pos, scope, status, substitute)
-            if fields and piece != text[pos:end]:  # produced, not left as written
+            if text.startswith("${", pos) and (end := braced_end(text, pos + 2)) > 0:
+                inner = text[pos + 2:end - 1]
+                piece, words = _braced(inner, scope, status, substitute, fields and not double)
+            else:
+                (piece, end), words = _dollar(text, pos, scope, status, substitute), False
+            if fields and not words and piece != text[pos:end]:  # produced, not left as written
                 assigned = prefix and _ASSIGNMENT.match(text, word) is not None
                 piece = protect(piece, double, assigned, scope.get("IFS"))
             out.append(piece)
@@ -180,12 +186,33 @@ def _dollar(text: str, pos: int, scope: MutableMapping[str, str], status: int,
             if value is not None:
                 return value.rstrip("\n"), end
         return text[pos:end if end > 0 else len(text)], end if end > 0 else len(text)
+    if text.startswith("${", pos) and (end := braced_end(text, pos + 2)) > 0:
+        return _braced(text[pos + 2:end - 1], scope, status, substitute, False)[0], end
     found = _NAME.match(text, pos + 1)
     if found is None:
         return "$", pos + 1
     if found.group(3):
         return str(status), found.end()
     return scope.get(found.group(1) or found.group(2), ""), found.end()
+
+
+def _braced(inner: str, scope: MutableMapping[str, str], status: int, substitute: Substitute | None,
+            words: bool) -> tuple[str, bool]:
+    """``${inner}`` (:mod:`kbatch.sim.shell_params`) and whether it is already in the form read again
+    as words: ``words`` (an unquoted expansion to be read so) lets the word of ``${P-w}`` / ``${P+w}``
+    stand as written and expanded, so its quoted parts are not split into fields (2.6.2, 2.6.5)."""
+    produced = False
+
+    def word(text: str, mode: Mode) -> str:
+        nonlocal produced
+        expanded = expand(text, scope, status, substitute, fields=True)
+        if mode == "words" and words:
+            produced = True
+            return expanded
+        return dequote(expanded, mode == "pattern")
+
+    value = expand_braced(inner, scope, status, word)
+    return value, produced
 
 
 def dequote(text: str, as_pattern: bool = False) -> str:

@@ -37,6 +37,7 @@ from kbatch.sim.shell_eval import condition_status, for_items
 from kbatch.sim.shell_expand import dequote, expand
 from kbatch.sim.shell_glob import expand_pathname
 from kbatch.sim.shell_input import Input
+from kbatch.sim.shell_params import ParamError
 from kbatch.sim.shell_syntax import (
     Background,
     Case,
@@ -473,8 +474,10 @@ def expand_text(shell: Shell, text: str, scope: MutableMapping[str, str], quotes
                       quotes=quotes, fields=fields)
     except ArithError as error:  # dash: a non-interactive shell exits 2 on an expansion error
         shell.error(f"sh: arithmetic expression: {error}")
-        shell.status, shell.exited = 2, True
-        return None
+    except ParamError as error:  # ``${P?w}`` (2.6.2): the same, in dash's words
+        shell.error(f"sh: {error}")
+    shell.status, shell.exited = 2, True
+    return None
 
 
 def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> str | None:

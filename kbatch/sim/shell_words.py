@@ -25,11 +25,11 @@ DSEMI = ";;"
 def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
     """``a; b && c & d`` → ``[([(";", "a")], False), ([(";", "b"), ("&&", "c")], True),
     ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, respecting quotes and
-    ``$( )`` / ``$(( ))``; a ``&`` inside a redirection (``2>&1``, ``&>f``) is not a terminator."""
+    ``$( )`` / ``$(( ))`` / ``${ }``; a ``&`` inside a redirection (``2>&1``, ``&>f``) is not a terminator."""
     lists: list[tuple[list[tuple[str, str]], bool]] = []
     chain: list[tuple[str, str]] = []
     buf: list[str] = []
-    sep, quote, i, depth = ";", "", 0, 0
+    sep, quote, i, depth, braces = ";", "", 0, 0, 0
 
     def flush(background: bool) -> None:
         nonlocal chain
@@ -53,6 +53,14 @@ def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
         elif depth and ch in "()":
             depth += 1 if ch == "(" else -1
         elif depth:
+            pass
+        elif two == "${" or (braces and ch in "{}"):  # ``${P/a/&}``: the ``&`` is the word's (2.6.2)
+            step = 2 if two == "${" else 1
+            braces += 1 if ch != "}" else -1
+            buf.append(script[i:i + step])
+            i += step
+            continue
+        elif braces:
             pass
         elif two in ("&&", "||"):
             chain.append((sep, "".join(buf).strip()))

@@ -1,0 +1,217 @@
+"""Parameter expansion operators of a simulated script: ``${NAME<op>word}``.
+
+POSIX "Shell Command Language" 2.6.2 (XCU), as dash and bash do them:
+
+* ``${P:-w}`` / ``${P-w}``: ``w`` when ``P`` is unset or empty / unset; ``${P:=w}`` / ``${P=w}``
+  also assign it; ``${P:+w}`` / ``${P+w}``: ``w`` when ``P`` is set and not empty / set, else
+  nothing; ``${P:?w}`` / ``${P?w}``: an error when unset or empty / unset, which ends a
+  non-interactive shell (:class:`ParamError`; dash's wording and status 2, as the simulated ``sh``
+  follows dash: ``sh: P: w``, or ``parameter not set`` / ``parameter not set or null`` without ``w``).
+* ``${#P}``: the value's length; ``${P#pat}`` / ``${P##pat}``: the shortest / longest prefix
+  matching ``pat`` removed; ``${P%pat}`` / ``${P%%pat}``: the same for a suffix. ``pat`` is a
+  pattern (2.13) matched as ``case`` matches (:func:`fnmatch.fnmatchcase`); its quoted parts are
+  literal (:func:`kbatch.sim.shell_expand.dequote` with ``as_pattern``), and ``*`` matches ``/``.
+* bash's ``${P:off}`` / ``${P:off:len}`` (arithmetic; a negative offset counts from the end and
+  needs a space or parentheses, ``${P: -2}``; a negative length is an end offset from the end) and
+  ``${P/pat/rep}`` (first longest match), ``${P//pat/rep}`` (every one), ``${P/#pat/rep}`` /
+  ``${P/%pat/rep}`` (anchored); bash 5.2's ``patsub_replacement``: an unquoted ``&`` in ``rep`` is the
+  matched text (bash(1) "Parameter Expansion").
+
+Each ``word`` is itself expanded (parameters, arithmetic, substitutions) when used; tilde expansion
+is not modelled. Positional and special parameters other than ``$?`` are not modelled here.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import Literal
+
+from kbatch.sim.shell_arith import evaluate
+
+__all__ = ["Mode", "ParamError", "braced_end", "expand_braced"]
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\?")
+_OPERATORS = (":-", ":=", ":?", ":+", "-", "=", "?", "+", "##", "#", "%%", "%", "//", "/#", "/%", "/", ":")
+Mode = Literal["value", "pattern", "words"]
+Expander = Callable[[str, Mode], str]
+"""Expands one word: to its value after quote removal (``value``), to a pattern whose quoted parts
+are literal (``pattern``), or, for the word that is the result of ``-`` / ``+``, as the caller will
+read it again as words (``words``: quoted parts kept, so they are not split into fields)."""
+
+
+class ParamError(Exception):
+    """``${P?w}`` on an unset ``P`` (or a bad substitution): the message after ``sh: ``; a
+    non-interactive shell exits with status 2 (dash)."""
+
+
+def _scan(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """The characters of ``text`` from ``start`` outside quotes and escapes, each with its index and
+    how deep in ``{ }`` / ``( )`` it is (a closing one at the depth inside it)."""
+    depth, quote, pos = 0, "", start
+    while pos < len(text):
+        ch = text[pos]
+        if ch == "\\" and quote != "'":
+            pos += 2
+            continue
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        else:
+            depth -= ch in "})"
+            yield pos, ch, depth
+            depth += ch in "{("
+        pos += 1
+
+
+def braced_end(text: str, start: int) -> int:
+    """Index just past the ``}`` closing the ``${`` whose ``{`` is at ``start - 1``, or -1: quotes,
+    escapes and nested ``${ }`` / ``$( )`` are skipped over."""
+    return next((pos + 1 for pos, ch, depth in _scan(text, start) if ch == "}" and depth == -1), -1)
+
+
+def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word: Expander) -> str:
+    """The value of ``${inner}``; raises :class:`ParamError` (and ``ArithError`` for offsets)."""
+    if inner.startswith("#") and len(inner) > 1 and _NAME.fullmatch(inner[1:]):
+        return str(len(_lookup(inner[1:], scope, status) or ""))
+    found = _NAME.match(inner)
+    if found is None:
+        raise ParamError("Bad substitution")
+    name, rest = found.group(), inner[found.end():]
+    value = _lookup(name, scope, status)
+    if not rest:
+        return value or ""
+    op = next((o for o in _OPERATORS if rest.startswith(o)), None)
+    if op is None:
+        raise ParamError("Bad substitution")
+    arg = rest[len(op):]
+    if op in (":-", ":=", ":?", ":+", "-", "=", "?", "+"):
+        return _test(name, value, op, arg, scope, word)
+    if op == ":":
+        return _substring(value or "", arg, scope, status, word)
+    if op[0] == "/":
+        return _replace(value or "", op, arg, word)
+    return _trim(value or "", op, word(arg, "pattern"))
+
+
+def _lookup(name: str, scope: MutableMapping[str, str], status: int) -> str | None:
+    return str(status) if name == "?" else scope.get(name)
+
+
+def _test(name: str, value: str | None, op: str, arg: str, scope: MutableMapping[str, str],
+          word: Expander) -> str:
+    """The ``-``, ``=``, ``?``, ``+`` forms; with ``:`` an empty value counts as unset."""
+    missing = value is None or (op[0] == ":" and value == "")
+    kind = op[-1]
+    if kind == "+":
+        return "" if missing else word(arg, "words")
+    if not missing:
+        return value or ""
+    if kind == "-":
+        return word(arg, "words")
+    if kind == "?":
+        default = "parameter not set or null" if op == ":?" else "parameter not set"
+        text = word(arg, "value") if arg else default
+        raise ParamError(f"{name}: {text}")
+    result = word(arg, "value")
+    if kind == "=":
+        if name == "?":
+            raise ParamError(f"{name}: cannot assign in this way")
+        scope[name] = result
+    return result
+
+
+def _trim(value: str, op: str, pattern: str) -> str:
+    """``#``/``##`` a prefix, ``%``/``%%`` a suffix matching ``pattern``, shortest / longest."""
+    cuts = range(len(value) + 1)
+    if op[0] == "#":
+        for cut in (reversed(cuts) if op == "##" else cuts):
+            if fnmatch.fnmatchcase(value[:cut], pattern):
+                return value[cut:]
+    else:
+        for cut in (cuts if op == "%%" else reversed(cuts)):
+            if fnmatch.fnmatchcase(value[cut:], pattern):
+                return value[:cut]
+    return value
+
+
+def _substring(value: str, arg: str, scope: MutableMapping[str, str], status: int, word: Expander) -> str:
+    """bash's ``${P:off}`` / ``${P:off:len}``: arithmetic offset and length (bash(1))."""
+    offset_text, colon, length_text = _split_top(arg, ":")
+    offset = evaluate(word(offset_text, "value"), scope) if offset_text.strip() else 0
+    start = offset if offset >= 0 else len(value) + offset
+    if start < 0 or start > len(value):
+        return ""
+    if not colon:
+        return value[start:]
+    length = evaluate(word(length_text, "value"), scope) if length_text.strip() else 0
+    end = start + length if length >= 0 else len(value) + length
+    if end < start:
+        raise ParamError(f"{length}: substring expression < 0")
+    return value[start:end]
+
+
+def _split_top(text: str, sep: str) -> tuple[str, str, str]:
+    """``text`` cut at its first ``sep`` outside quotes, escapes and nested ``${ }`` / ``$( )``."""
+    found = next((pos for pos, ch, depth in _scan(text) if ch == sep and depth == 0), None)
+    return (text, "", "") if found is None else (text[:found], sep, text[found + 1:])
+
+
+def _replace(value: str, op: str, arg: str, word: Expander) -> str:
+    """bash's ``${P/pat/rep}`` family: the longest match at the first (``/``), every (``//``),
+    the leading (``/#``) or the trailing (``/%``) place it occurs; an empty pattern changes nothing."""
+    pattern_text, _, rep_text = _split_top(arg, "/")
+    pattern = word(pattern_text, "pattern")
+    if not pattern:
+        return value
+    rep = _ampersands(rep_text, word)
+    if op == "/%":
+        for cut in range(len(value) + 1):
+            if fnmatch.fnmatchcase(value[cut:], pattern):
+                return value[:cut] + rep(value[cut:])
+        return value
+    out: list[str] = []
+    pos = 0
+    while pos <= len(value):
+        end = _longest(value, pos, pattern)
+        if end is None:
+            if op == "/#" or pos == len(value):
+                break
+            out.append(value[pos])
+            pos += 1
+            continue
+        out.append(rep(value[pos:end]))
+        if op != "//":
+            pos = end
+            break
+        if end == pos:  # an empty match: keep one character and go on
+            out.append(value[pos:pos + 1])
+            end += 1
+        pos = end
+    return "".join(out) + value[pos:]
+
+
+def _longest(value: str, start: int, pattern: str) -> int | None:
+    """The end of the longest match of ``pattern`` starting at ``start``, or None."""
+    for end in range(len(value), start - 1, -1):
+        if fnmatch.fnmatchcase(value[start:end], pattern):
+            return end
+    return None
+
+
+def _ampersands(rep_text: str, word: Expander) -> Callable[[str], str]:
+    """The replacement for a matched text: bash 5.2's ``patsub_replacement`` puts the match in place
+    of each unquoted, unescaped ``&`` of ``rep``; a quoted or escaped one is a plain ``&``."""
+    pieces = _split_amp(rep_text)
+    if len(pieces) == 1:
+        fixed = word(rep_text, "value")
+        return lambda _match: fixed
+    values = [word(piece, "value") for piece in pieces]
+    return lambda match: match.join(values)
+
+
+def _split_amp(text: str) -> list[str]:
+    cuts = [pos for pos, ch, depth in _scan(text) if ch == "&" and depth == 0]
+    return [text[a + 1:b] for a, b in zip([-1, *cuts], [*cuts, len(text)], strict=True)]
