@@ -142,13 +142,13 @@ def _shell_script(words: Sequence[str]) -> str | None:
     return words[index] if has_c and index < len(words) else None
 
 
-_MODELLED_OPTIONS = {"pipefail": "set -o pipefail\n", "noglob": "set -f\n"}
+_MODELLED_OPTIONS = {"pipefail": "set -o pipefail\n", "noglob": "set -f\n", "errexit": "set -e\n"}
 
 
 def _options_set(words: Sequence[str]) -> str:
     """The ``set`` commands that give the script the shell options its command line sets and the
-    simulated shell models (``bash -o pipefail -c``, ``sh -fc``): pathname expansion off,
-    pipefail."""
+    simulated shell models (``bash -o pipefail -c``, ``sh -fc``, ``sh -ec``): pathname expansion
+    off, pipefail, errexit."""
     prelude: list[str] = []
     index = 0
     while index < len(words) and words[index][:1] in "-+" and words[index] not in ("", "-", "--"):
@@ -159,8 +159,9 @@ def _options_set(words: Sequence[str]) -> str:
             index += 1
             if word == "-o" and option in _MODELLED_OPTIONS:
                 prelude.append(_MODELLED_OPTIONS[option])
-        elif word[0] == "-" and not word.startswith("--") and "f" in word[1:]:
-            prelude.append(_MODELLED_OPTIONS["noglob"])
+        elif word[0] == "-" and not word.startswith("--"):
+            prelude.extend(_MODELLED_OPTIONS[name] for flag, name in (("f", "noglob"), ("e", "errexit"))
+                           if flag in word[1:])
     return "".join(prelude)
 
 

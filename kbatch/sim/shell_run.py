@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import fnmatch
 import math
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from itertools import pairwise
 
@@ -121,12 +122,16 @@ class Shell:
         self.stdin = NO_INPUT  # a container's standard input is empty
         self.noglob = False  # ``set -f``: no pathname expansion (2.6.6)
         self.pipefail = False  # ``set -o pipefail``: a pipeline's status is its last failure's
+        self.errexit = False  # ``set -e``: a failing command ends the shell (:func:`check_errexit`)
+        self.exempt = 0  # ... but not while this is above 0 (a condition, a list but its last, ``!``)
+        self.substituted: int | None = None  # the last ``$( )``'s status in the current command
         self.pipe_writer = False  # a pipeline's stage before the last: ``yes`` writes a bounded run
         self.endless = False  # ... and did (its reader decides when it ends)
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
         sub.cwd, sub.stdin, sub.noglob, sub.pipefail = self.cwd, self.stdin, self.noglob, self.pipefail
+        sub.errexit, sub.exempt = self.errexit, self.exempt
         return sub
 
     # --- time and the stop signal ---------------------------------------------------------------
@@ -324,19 +329,23 @@ def _run_piped(shell: Shell, node: Piped, scope: MutableMapping[str, str]) -> No
     """A pipeline with a compound command in it (2.9.2), its status negated after ``!``, in its
     and-or list (2.9.3): run when the list before it lets it."""
     if node.lead is not None:
-        run_nodes(shell, (node.lead,), scope)
+        with exempt(shell):
+            run_nodes(shell, (node.lead,), scope)
         if shell.exited or (node.separator == "&&" and shell.status != 0) or (
                 node.separator == "||" and shell.status == 0):
             run_chain(shell, node.rest, scope)
             return
     shell.steps += 1
     stage = node.stages[0]
-    if len(node.stages) > 1:
-        run_pipeline(shell, node.stages, scope)
-    elif not isinstance(stage, str):
-        run_nodes(shell, (stage,), scope)
+    with exempt(shell, node.negate or bool(node.rest)):
+        if len(node.stages) > 1:
+            run_pipeline(shell, node.stages, scope)
+        elif not isinstance(stage, str):
+            run_nodes(shell, (stage,), scope)
     if node.negate and not shell.exited:
         shell.status = int(shell.status == 0)
+    if not node.negate and not node.rest:
+        check_errexit(shell)
     if node.rest and not shell.exited:
         run_chain(shell, node.rest, scope)
 
@@ -361,7 +370,8 @@ def _run_background(shell: Shell, node: Node, scope: MutableMapping[str, str]) -
 def _run_if(shell: Shell, node: If, scope: MutableMapping[str, str]) -> None:
     """The first branch whose condition exits 0 runs; none taken and no ``else``: status 0."""
     for condition, body in node.branches:
-        run_chain(shell, condition, scope)
+        with exempt(shell):
+            run_chain(shell, condition, scope)
         if shell.exited:
             return
         if shell.status == 0:
@@ -422,7 +432,9 @@ def _run_while(shell: Shell, node: While, scope: MutableMapping[str, str]) -> No
     try:
         while True:
             first_line, started, before = len(shell.logs), shell.duration, shell.fingerprint(scope)
-            if not _body(shell, node.condition, scope):  # ``while break; do``: ends the loop
+            with exempt(shell):
+                going = _body(shell, node.condition, scope)
+            if not going:  # ``while break; do``: ends the loop
                 break
             if shell.exited or (shell.status == 0) == node.until:
                 break
@@ -489,13 +501,15 @@ def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> s
     run_nodes(sub, nodes, dict(scope))
     shell.absorb(sub, shell.duration)
     shell.spend(sub.duration)
+    shell.substituted = sub.status
     return "".join(sub.captured or ())
 
 
 def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapping[str, str]) -> None:
     """An and-or list: ``a && b || c``, each command after the first run by the last status; a
     pipeline after ``!`` has the logical NOT of its status (2.9.2)."""
-    for separator, command in chain:
+    last = len(chain) - 1
+    for index, (separator, command) in enumerate(chain):
         if shell.exited:
             return
         if (separator == "&&" and shell.status != 0) or (separator == "||" and shell.status == 0):
@@ -504,12 +518,35 @@ def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapp
         if shell.steps > MAX_STEPS:
             raise TooManySteps(command)
         negate, command = negation(command)
-        if not _run_command(shell, command, scope):
+        with exempt(shell, negate or index < last):
+            ran = _run_command(shell, command, scope)
+        if not ran:
             return
         if negate and not shell.exited:
             shell.status = int(shell.status == 0)
+        if index == last and not negate:
+            check_errexit(shell)
         if shell.pending and not shell.exited:
             _run_trap(shell, scope)
+
+
+@contextmanager
+def exempt(shell: Shell, when: bool = True) -> Iterator[None]:
+    """While the block runs, ``set -e`` does not act (XCU ``set -e``: a condition of ``if``,
+    ``while``, ``until``, a command of an ``&&`` / ``||`` list but the last, a pipeline after ``!``;
+    also every command inside them)."""
+    shell.exempt += when
+    try:
+        yield
+    finally:
+        shell.exempt -= when
+
+
+def check_errexit(shell: Shell) -> None:
+    """``set -e``: a command that just failed outside the exempt contexts ends the shell with its
+    status (XCU ``set``; the exit trap still runs)."""
+    if shell.errexit and not shell.exempt and shell.status != 0 and not shell.exited:
+        shell.exited = True
 
 
 def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) -> bool:
@@ -517,6 +554,7 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
     if "|" in command and len(stages := split_pipeline(command)) > 1:
         run_pipeline(shell, stages, scope)
         return True
+    shell.substituted = None
     text = expand_text(shell, command, scope, fields=True)
     if text is None:
         return False
@@ -525,7 +563,8 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
         for assignment in argv:
             name, _, value = assignment.text.partition("=")
             scope[name] = value
-        shell.status = 0
+        # 2.9.1: with no command name, the status is the last command substitution's, else 0
+        shell.status = shell.substituted or 0
     elif argv:
         run_redirected(shell, argv, scope)
     return True
@@ -589,8 +628,8 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
 
 def _set_options(shell: Shell, args: list[str]) -> None:
     """``set -f`` / ``set +f`` / ``set -o noglob`` (POSIX ``set``): pathname expansion off or on;
-    ``set -o pipefail`` / ``+o pipefail`` (POSIX.1-2024, bash); the other options are taken and do
-    nothing here."""
+    ``set -o pipefail`` / ``+o pipefail`` (POSIX.1-2024, bash); ``set -e`` / ``set -o errexit``
+    (and ``+``): :func:`check_errexit`; the other options are taken and do nothing here."""
     for index, arg in enumerate(args):
         if arg == "--" or arg[:1] not in "-+" or len(arg) < 2:
             return
@@ -599,6 +638,8 @@ def _set_options(shell: Shell, args: list[str]) -> None:
             shell.noglob = arg[0] == "-"
         elif name == "pipefail":
             shell.pipefail = arg[0] == "-"
+        if name == "errexit" or (arg[1:] != "o" and "e" in arg[1:]):
+            shell.errexit = arg[0] == "-"
 
 
 def _file_test(shell: Shell, op: str, path: str) -> bool:
