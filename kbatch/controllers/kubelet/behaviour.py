@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kbatch.controllers.kubelet.engine import APP, ConfigError, Planner, Proc, Stopper
+from kbatch.controllers.kubelet.hostname import pod_hostname
 from kbatch.controllers.kubelet.podips import Addresses
 from kbatch.controllers.kubelet.probes import LIVENESS, READINESS, STARTUP, ProbeSpec
 from kbatch.controllers.kubelet.references import Lookup, container_references, resolve_env
@@ -92,6 +93,7 @@ def container_env(pod: Any, container: Any, lookup: Lookup | None = None,
                 env[var.name] = value
     if lookup is not None:
         env = resolve_env(container, pod.metadata.namespace or "", lookup, env)[0]
+    env.setdefault("HOSTNAME", pod_hostname(pod))  # the runtime's, under the container's own (.hostname)
     return env
 
 
@@ -103,7 +105,16 @@ def container_command(pod: Any, container: Any, lookup: Lookup | None = None,
     """What ``container`` runs (``command + args`` joined with its image's ENTRYPOINT and CMD,
     :func:`kbatch.sim.images.image_argv`) and its environment, as plain hashable values."""
     argv = image_argv(container.image or "", tuple(container.command or ()), tuple(container.args or ()))
-    return argv, tuple(sorted(container_env(pod, container, lookup, addresses).items()))
+    env = container_env(pod, container, lookup, addresses)
+    if not _reads_hostname(argv):  # the same run for every pod of a template (the shared cache's key)
+        env.pop("HOSTNAME", None)
+    return argv, tuple(sorted(env.items()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _reads_hostname(argv: tuple[str, ...]) -> bool:
+    """May the command read ``$HOSTNAME``: it names it, or it may read a script from a file."""
+    return any("HOSTNAME" in word for word in argv) or touches_files(argv)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -193,6 +204,7 @@ def _plan_of(commands: dict[str, Command], referring: dict[str, Any], fields: di
             env, error = resolve_env(container, namespace, lookup, fields[proc.name])
             if error is not None:
                 return ConfigError(error)
+            env.setdefault("HOSTNAME", fields[proc.name]["HOSTNAME"])  # the runtime's (.hostname)
             commands[proc.name] = (commands[proc.name][0], tuple(sorted(env.items())))
         if stage is not None and proc.kind == APP:
             return stage.run(pod_dict, rng_for(f"{uid}/{proc.name}/{restart}"))
