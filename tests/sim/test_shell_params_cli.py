@@ -1,5 +1,6 @@
 """A pod whose script uses parameter expansion operators and ``set -e``, through the ``kbatch`` CLI,
-each command its own process: ``kbatch logs`` shows what bash and dash would print."""
+each command its own process: ``kbatch logs`` shows what bash and dash would print (``HOSTNAME`` is
+the runtime's: the pod's name)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,6 @@ spec:
   - name: main
     image: busybox
     env:
-    - name: HOSTNAME
-      valueFrom: {fieldRef: {fieldPath: metadata.name}}
     - {name: FILE, value: /data/model.ckpt}
     command: [sh, -ec]
     args:
