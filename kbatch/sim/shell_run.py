@@ -629,17 +629,29 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
 def _set_options(shell: Shell, args: list[str]) -> None:
     """``set -f`` / ``set +f`` / ``set -o noglob`` (POSIX ``set``): pathname expansion off or on;
     ``set -o pipefail`` / ``+o pipefail`` (POSIX.1-2024, bash); ``set -e`` / ``set -o errexit``
-    (and ``+``): :func:`check_errexit`; the other options are taken and do nothing here."""
-    for index, arg in enumerate(args):
+    (and ``+``): :func:`check_errexit`; the other options are taken and do nothing here. Flags
+    combine (``set -euo pipefail``: each ``o`` in a group takes the next argument as its name)."""
+    names = iter(args)
+    for arg in names:
         if arg == "--" or arg[:1] not in "-+" or len(arg) < 2:
             return
-        name = args[index + 1] if arg[1:] == "o" and index + 1 < len(args) else ""
-        if name == "noglob" or (arg[1:] != "o" and "f" in arg[1:]):
-            shell.noglob = arg[0] == "-"
-        elif name == "pipefail":
-            shell.pipefail = arg[0] == "-"
-        if name == "errexit" or (arg[1:] != "o" and "e" in arg[1:]):
-            shell.errexit = arg[0] == "-"
+        on = arg[0] == "-"
+        for flag in arg[1:]:
+            _set_option(shell, next(names, "") if flag == "o" else flag, on)
+
+
+_SET_FLAGS = {"f": "noglob", "e": "errexit"}
+
+
+def _set_option(shell: Shell, name: str, on: bool) -> None:
+    """One option of ``set``, by its letter or its ``-o`` name."""
+    name = _SET_FLAGS.get(name, name)
+    if name == "noglob":
+        shell.noglob = on
+    elif name == "pipefail":
+        shell.pipefail = on
+    elif name == "errexit":
+        shell.errexit = on
 
 
 def _file_test(shell: Shell, op: str, path: str) -> bool:

@@ -19,6 +19,11 @@ from tests.sim.real_shell import agree
     "set -o pipefail; ls missing 2>/dev/null | true; echo $?",
     "set +o pipefail; ls missing 2>/dev/null | true; echo $?",
     "set -o pipefail; yes | while read l; do echo $l; break; done; echo $?",
+    # combined flags, as scripts write them: each o takes the next word as its option's name
+    "set -euo pipefail; false | true; echo never",
+    "set -o pipefail -e; ls missing 2>/dev/null | true; echo never",
+    "set -eo pipefail; true | false; echo never",
+    "set -eo pipefail; set +eo pipefail; false | true; echo $?; false; echo still",
 ])
 def test_yes_and_pipefail_agree_with_bash(script: str) -> None:
     agree(script, ("bash",))
