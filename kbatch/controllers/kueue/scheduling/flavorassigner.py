@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.kueue_v1beta2 import PodSet
 from kbatch.api.kueue_v1beta2.constants import Reason
+from kbatch.api.tolerations import tolerates
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import PodSetResources, WorkloadInfo
 from kbatch.controllers.kueue.model.quota import find_height_of_lowest_subtree_that_fits
@@ -129,19 +130,9 @@ def _go_time(at: Any) -> str:
     return f"{at:%Y-%m-%d %H:%M:%S}{frac} +0000 UTC"
 
 
-def _tolerates(tol: Any, taint: Any) -> bool:
-    if tol.effect and tol.effect != taint.effect:
-        return False
-    if tol.key and tol.key != taint.key:
-        return False
-    if (tol.operator or "Equal") == "Exists":
-        return True
-    return (tol.value or "") == (taint.value or "")
-
-
 def _untolerated(taints: list[Any], tolerations: list[Any]) -> Any:
     for taint in taints:
-        if taint.effect in ("NoSchedule", "NoExecute") and not any(_tolerates(t, taint) for t in tolerations):
+        if taint.effect in ("NoSchedule", "NoExecute") and not any(tolerates(t, taint) for t in tolerations):
             return taint
     return None
 
