@@ -97,6 +97,7 @@ def _pod(obj: Obj) -> PodFacts:
 def _resources(nodes: Sequence[Interval], pods: Sequence[PodFacts], dra: DraUse) -> list[str]:
     offered = {k for n in nodes for k, v in n.amounts.items() if v}
     wanted = {k for p in pods for k in p.requests} | {k for _n, iv in dra.shared for k in iv.amounts}
+    wanted |= {k for _n, iv in dra.admin_intervals for k in iv.amounts}  # 0% used, shown beside admin access
     extra = sorted((offered & wanted) - set(BASE_RESOURCES) - set(_NOT_REPORTED))
     return [r for r in BASE_RESOURCES if r in offered] + extra
 

@@ -48,7 +48,7 @@ def _series(series: Any, resource: str, field: str = "used") -> list[tuple[float
 def test_admin_access_is_not_use() -> None:
     report = build_report(_world())
     assert _series(report.utilisation, GPU) == [(0, 0), (10, 1), (40, 0)]  # the trainer alone
-    assert "deviceclass/h100" not in {u.resource for u in report.utilisation}  # no pod used an H100
+    assert _series(report.utilisation, "deviceclass/h100") == [(0, 0)]  # no pod used an H100
     assert {p.name: dict(p.device_seconds) for p in report.pods}["monitor"] == {}
     # under admin access: all four, gpu-0 once although two admin claims hold it 50-80 s
     assert _series(report.admin_access_utilisation, GPU) == [(0, 4)]  # to the end (100 s)
@@ -65,6 +65,15 @@ def test_records_say_which_device_where_by_whom_how_long() -> None:
     assert rows[0] == {"driver": DRIVER, "pool": "node-0", "device": "gpu-0", "node": "node-0",
                        "namespace": "mon", "claim": "all", "pods": ["monitor"], "spans": [[0, 100]],
                        "seconds": 100}
+
+
+def test_devices_only_under_admin_access_read_as_unused_beside_it() -> None:
+    world = [o for o in _world() if o["metadata"]["name"] not in ("trainer", "train")]
+    report = build_report(world)
+    assert _series(report.utilisation, GPU) == [(0, 0)] and _series(report.admin_access_utilisation, GPU) == [
+        (0, 4)]
+    labels = [line.get_label() for line in utilisation_figure(report).axes[0].lines]
+    assert f"{GPU} under admin access" in labels
 
 
 def test_a_claim_mixing_admin_and_ordinary_requests_counts_only_the_ordinary_ones() -> None:
