@@ -120,3 +120,29 @@ def test_kbatch_report_in_separate_processes(tmp_path: Path) -> None:
     assert "Devices under admin access" in text and "gpu.example.com/node-0/gpu-0" in text
     kbatch_ok(state, "report", "--html", str(tmp_path / "r.html"))
     assert "Devices under admin access" in (tmp_path / "r.html").read_text()
+
+
+def test_kbatch_report_through_kbatch_serve(tmp_path: Path) -> None:
+    """``--server``: no history, the live claims only. While both sharers run, the live claim lists
+    both in ``reservedFor``: per instant; once a is done it is gone from it: 1/n over each whole run."""
+    from kbatch.server.process import ServeProcess
+
+    proc = ServeProcess(tmp_path / "served").start()
+    try:
+        def kb(*args: str) -> str:
+            return kbatch_ok(tmp_path / "unused", "--server", proc.url, *args)
+
+        kb("nodes", "add", "--count", "1", "--gpu", "4", "--gpu-driver", DRIVER)
+        kb("apply", "-f", str(SCENARIO))
+        kb("advance", "10s")
+        kb("apply", "-f", str(SCENARIO.with_name("shared_b.yaml")))
+        kb("advance", "5s")
+        doc = json.loads(kb("report", "-o", "json"))
+        assert doc["cluster"]["utilisation"][GPU]["used"] == [[0, 1]]
+        assert len(doc["admin_access"]) == 4 and doc["cluster"]["admin_access"][GPU]["used"] == [[0, 4]]
+        kb("advance", "10s")  # a is done (20 s): the live claim is reserved for b alone
+        doc = json.loads(kb("report", "-o", "json"))
+        assert doc["cluster"]["utilisation"][GPU]["used"] == [[0, 0.5], [10, 1], [20, 0.5]]
+    finally:
+        assert proc.stop() == 0, "".join(proc.output)
+    assert not (tmp_path / "unused").exists()
