@@ -14,8 +14,8 @@ not compile (the API server refuses one; a file may hold one) accepts nothing.
 Capacity of a class on a node: the node's published devices (:func:`~kbatch.reporting.devices.
 published_devices`) it accepts. Use: the allocated devices (``status.allocation.devices.results``:
 driver, pool, device) it accepts, looked up among the published ones; a result naming a device no
-slice publishes any more counts for no class. Allocation results with ``adminAccess`` count like
-any other (as the per-driver resource counts them).
+slice publishes any more counts for no class. Allocation results with ``adminAccess`` are no use,
+per class as per driver (:mod:`~kbatch.reporting.admin_access` reports them apart).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from kbatch.reporting.wire import Obj, meta, ref_of
 
-__all__ = ["CLASS_PREFIX", "DeviceClasses", "PublishedDevice", "class_resource"]
+__all__ = ["CLASS_PREFIX", "DeviceClasses", "DeviceKey", "PublishedDevice", "class_resource"]
 
 CLASS_PREFIX = "deviceclass/"
 

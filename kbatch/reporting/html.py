@@ -7,9 +7,11 @@ attached to an issue as it is.
 from __future__ import annotations
 
 import base64
+from datetime import datetime
 from html import escape
 from typing import TYPE_CHECKING
 
+from kbatch.reporting.admin_access import AdminAccessRecord
 from kbatch.reporting.records import WORKLOAD_COLUMNS, iso, workload_row
 from kbatch.reporting.series import UtilisationSeries
 from kbatch.reporting.workloads import DURATIONS
@@ -63,6 +65,12 @@ def _utilisation_row(u: UtilisationSeries) -> list[object]:
     return [u.resource, "-" if u.mean is None else f"{u.mean:.1%}", f"{peak:.1%}"]
 
 
+def _admin_row(r: AdminAccessRecord, origin: datetime) -> list[object]:
+    spans = ", ".join(f"{a:.1f}-{b:.1f}" for a, b in r.offsets(origin))
+    return [f"{r.driver}/{r.pool}/{r.device}", r.node, r.namespace, r.claim, ", ".join(r.pods), spans,
+            r.seconds]
+
+
 def render_html(report: Report, *, title: str = "kbatch report") -> str:
     from kbatch.reporting.plots import figures, png_bytes
 
@@ -76,6 +84,12 @@ def render_html(report: Report, *, title: str = "kbatch report") -> str:
                     _cluster_rows(report)),
              _table(["resource", "mean utilisation", "peak"],
                     [_utilisation_row(u) for u in report.utilisation])]
+    if report.admin_access:
+        parts += ["<h2>Devices under admin access (not counted as use)</h2>",
+                  _table(["resource", "mean share under admin access", "peak"],
+                         [_utilisation_row(u) for u in report.admin_access_utilisation]),
+                  _table(["device", "node", "namespace", "claim", "pods", "spans (s from origin)", "seconds"],
+                         [_admin_row(r, report.origin) for r in report.admin_access])]
     for name, fig in figures(report).items():
         data = base64.b64encode(png_bytes(fig)).decode("ascii")
         parts.append(f'<h2>{escape(name)}</h2><img alt="{escape(name)}" src="data:image/png;base64,{data}">')

@@ -1,7 +1,8 @@
 """A report as PNG pictures (matplotlib, loaded only here).
 
 =================  ======================================================================
-utilisation.png    requested / allocatable per resource over time (steps)
+utilisation.png    requested / allocatable per resource over time (steps); DRA devices under
+                   admin access (not use) dotted, in their resource's colour
 queue.png          pending pods and pending workloads over time (steps)
 durations.png      the distribution (empirical CDF) of completion time, queueing delay,
                    scheduling latency and run time
@@ -53,9 +54,14 @@ def utilisation_figure(report: Report) -> Any:
     fig = _figure()
     ax = fig.add_subplot()
     horizon = _horizon(report)
+    admin = {u.resource: u for u in report.admin_access_utilisation}
     for u in report.utilisation:
         xs, ys = _xy(u.ratio, horizon)
-        ax.step(xs, [y * 100 for y in ys], where="post", label=u.resource)
+        [line] = ax.step(xs, [y * 100 for y in ys], where="post", label=u.resource)
+        if u.resource in admin:  # devices under admin access: not use, drawn apart (dotted, same colour)
+            xs, ys = _xy(admin[u.resource].ratio, horizon)
+            ax.step(xs, [y * 100 for y in ys], where="post", linestyle=":", color=line.get_color(),
+                    label=f"{u.resource} under admin access")
     ax.set(title="Utilisation (requests / allocatable)", xlabel="time (s)", ylabel="%", ylim=(0, 105),
            xlim=(0, horizon))
     if report.utilisation:

@@ -44,6 +44,7 @@ class PodFacts:
     requests: Mapping[str, float] = field(default_factory=dict)
     owner_uid: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
+    device_seconds: Mapping[str, float] = field(default_factory=dict)  # DRA device-seconds
 
     @property
     def failed(self) -> bool:

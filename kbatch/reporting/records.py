@@ -2,7 +2,8 @@
 
 Times are RFC 3339 in UTC (``Z``); durations are seconds (floats); each workload row also carries
 its milestones as offsets from the report's origin (``*_s`` columns), so a tool can plot them
-without parsing times. ``pods`` lists every pod with its node, requests and milestones (offsets).
+without parsing times. ``pods`` lists every pod with its node, requests, milestones (offsets) and
+DRA device-seconds; ``admin_access`` every device under admin access (admin_access.py).
 Series are ``[[t, value], ...]`` step points, ``t`` in seconds since origin.
 """
 
@@ -12,6 +13,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from kbatch.reporting.admin_access import AdminAccessRecord
 from kbatch.reporting.pods import PodFacts
 from kbatch.reporting.series import UtilisationSeries
 from kbatch.reporting.workloads import DURATIONS, WorkloadRecord
@@ -19,7 +21,8 @@ from kbatch.reporting.workloads import DURATIONS, WorkloadRecord
 if TYPE_CHECKING:
     from kbatch.reporting.report import Report
 
-__all__ = ["MILESTONES", "WORKLOAD_COLUMNS", "iso", "pod_row", "report_dict", "workload_row"]
+__all__ = ["MILESTONES", "WORKLOAD_COLUMNS", "admin_access_row", "iso", "pod_row", "report_dict",
+           "workload_row"]
 
 MILESTONES = ("created", "admitted", "first_scheduled", "all_running", "finished")
 WORKLOAD_COLUMNS = ("kind", "namespace", "name", "queue", "outcome", "pods", "restarts", "failures",
@@ -60,7 +63,15 @@ def pod_row(pod: PodFacts, origin: datetime) -> dict[str, Any]:
     return {"namespace": pod.namespace, "name": pod.name, "node": pod.node, "phase": pod.phase,
             "restarts": pod.restarts, "requests": dict(pod.requests), "created_s": offset(pod.created),
             "scheduled_s": offset(pod.scheduled), "started_s": offset(pod.started),
-            "finished_s": offset(pod.finished)}
+            "finished_s": offset(pod.finished), "device_seconds": dict(pod.device_seconds)}
+
+
+def admin_access_row(record: AdminAccessRecord, origin: datetime) -> dict[str, Any]:
+    """A device under admin access: which, where, by whom, when (``[[from_s, to_s], ...]``) and how long."""
+    spans = [[_num(a), _num(b)] for a, b in record.offsets(origin)]
+    return {"driver": record.driver, "pool": record.pool, "device": record.device, "node": record.node,
+            "namespace": record.namespace, "claim": record.claim, "pods": list(record.pods), "spans": spans,
+            "seconds": _num(record.seconds)}
 
 
 def _steps(steps: Any) -> list[list[float | None]]:
@@ -96,5 +107,7 @@ def report_dict(report: Report) -> dict[str, Any]:
                                       for flavor, series in report.utilisation_by_flavor},
             "pending_pods": _steps(report.pending_pods),
             "pending_workloads": _steps(report.pending_workloads),
+            "admin_access": {u.resource: _utilisation(u) for u in report.admin_access_utilisation},
         },
+        "admin_access": [admin_access_row(r, report.origin) for r in report.admin_access],
     }

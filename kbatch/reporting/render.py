@@ -3,7 +3,8 @@
 * table: the workloads (one row each, durations in seconds; the first :data:`MAX_ROWS` by creation,
   with a line saying how many more there are), then per group the count, mean, p50,
   p90, p99 and max of each duration, then the cluster (makespan, throughput, mean utilisation per
-  resource, peak pending pods and workloads).
+  resource, peak pending pods and workloads), then the DRA devices under admin access, if any (a row
+  per device and claim: node, namespace, pods, the spans it was held, seconds).
 * ``json``: :meth:`Report.to_dict` (keys sorted, 2-space indent).
 * ``csv``: one row per workload, the columns of :data:`~kbatch.reporting.records.WORKLOAD_COLUMNS`
   (durations in seconds, empty where unknown).
@@ -103,6 +104,7 @@ def _cluster_table(report: Report) -> Any:
              for group, series in report.utilisation_by_node_group for u in series]
     rows += [("quota admitted", escape(f" [flavor={flavor}]"), u)
              for flavor, series in report.utilisation_by_flavor for u in series]
+    rows += [("under admin access", "", u) for u in report.admin_access_utilisation]
     for what, where, u in rows:
         mean = "-" if u.mean is None else f"{u.mean:.1%}"
         peak = max((s.value for s in u.ratio), default=0.0)
@@ -110,6 +112,21 @@ def _cluster_table(report: Report) -> Any:
     table.add_row("pending pods", f"peak {max((s.value for s in report.pending_pods), default=0):.0f}")
     table.add_row("pending workloads",
                   f"peak {max((s.value for s in report.pending_workloads), default=0):.0f}")
+    return table
+
+
+def _admin_access_table(report: Report) -> Any:
+    from rich.table import Table
+
+    table = Table(title="Devices under admin access (not counted as use; seconds from the origin)",
+                  title_justify="left")
+    for name in ("DEVICE", "NODE", "NAMESPACE", "CLAIM", "PODS", "FROM", "TO", "SECONDS"):
+        table.add_column(name, justify="right" if name in ("FROM", "TO", "SECONDS") else "left")
+    for r in report.admin_access:
+        offsets = r.offsets(report.origin)
+        table.add_row(f"{r.driver}/{r.pool}/{r.device}", r.node or "-", r.namespace, r.claim,
+                      ", ".join(r.pods), "\n".join(_s(a) for a, _ in offsets),
+                      "\n".join(_s(b) for _, b in offsets), _s(r.seconds))
     return table
 
 
@@ -123,6 +140,8 @@ def render_table(report: Report, *, workloads: bool = True, width: int | None = 
         console.print(_workloads_table(report, max_rows))
     console.print(_summary_table(report))
     console.print(_cluster_table(report))
+    if report.admin_access:
+        console.print(_admin_access_table(report))
     text = console.file.getvalue()  # type: ignore[attr-defined]
     return "\n".join(line.rstrip() for line in text.rstrip("\n").splitlines())
 

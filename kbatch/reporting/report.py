@@ -9,12 +9,12 @@ pods (nodes do not move it).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kbatch.reporting.device_classes import DeviceClasses
-from kbatch.reporting.devices import device_capacity, device_use, published_devices
+from kbatch.reporting.admin_access import AdminAccessRecord
+from kbatch.reporting.dra_use import DraUse, dra_use
 from kbatch.reporting.flavors import flavor_quota, flavor_use
 from kbatch.reporting.kinds import KindRegistry, default_kinds
 from kbatch.reporting.metrics import GroupSummary, group_key, summarise_group
@@ -43,6 +43,8 @@ class Report:
     node_group: str | None = None
     utilisation_by_node_group: tuple[tuple[str, tuple[UtilisationSeries, ...]], ...] = ()
     utilisation_by_flavor: tuple[tuple[str, tuple[UtilisationSeries, ...]], ...] = ()  # Kueue quota
+    admin_access: tuple[AdminAccessRecord, ...] = ()  # DRA devices under admin access (no use)
+    admin_access_utilisation: tuple[UtilisationSeries, ...] = ()  # those devices over the capacity
 
     @property
     def makespan(self) -> float | None:
@@ -92,15 +94,17 @@ def _pod(obj: Obj) -> PodFacts:
         return pod_facts(obj)
 
 
-def _resources(nodes: Sequence[Interval], pods: Sequence[PodFacts]) -> list[str]:
+def _resources(nodes: Sequence[Interval], pods: Sequence[PodFacts], dra: DraUse) -> list[str]:
     offered = {k for n in nodes for k, v in n.amounts.items() if v}
-    wanted = {k for p in pods for k in p.requests}
+    wanted = {k for p in pods for k in p.requests} | {k for _n, iv in dra.shared for k in iv.amounts}
+    wanted |= {k for _n, iv in dra.admin_intervals for k in iv.amounts}  # 0% used, shown beside admin access
     extra = sorted((offered & wanted) - set(BASE_RESOURCES) - set(_NOT_REPORTED))
     return [r for r in BASE_RESOURCES if r in offered] + extra
 
 
 def _node_groups(node_objs: Sequence[Obj], intervals: Sequence[Interval], pods: Sequence[PodFacts],
-                 label: str, resources: Sequence[str], origin: datetime, stop: datetime,
+                 shared: Sequence[tuple[str, Interval]], label: str, resources: Sequence[str],
+                 origin: datetime, stop: datetime,
                  window: float | None) -> tuple[tuple[str, tuple[UtilisationSeries, ...]], ...]:
     """Utilisation per value of the node label ``label`` (nodes without it: ``<none>``)."""
     members: dict[str, list[int]] = {}
@@ -110,7 +114,7 @@ def _node_groups(node_objs: Sequence[Obj], intervals: Sequence[Interval], pods: 
     for group in sorted(members):
         names = {str(meta(node_objs[i]).get("name")) for i in members[group]}
         series = utilisation([p for p in pods if p.node in names], [intervals[i] for i in members[group]],
-                             resources, origin, stop, window)
+                             resources, origin, stop, window, [iv for n, iv in shared if n in names])
         out.append((group, tuple(series)))
     return tuple(out)
 
@@ -139,21 +143,16 @@ def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str
     key = group_key(by)  # refuses a bad --by before any work
     pod_objs = [o for o in objects if ref_of(o)[:2] == ("", "Pod")]
     pods = {(pod.uid or f"{pod.namespace}/{pod.name}"): pod for pod in map(_pod, pod_objs)}
-    published = published_devices(objects)
-    classes = DeviceClasses(objects, published)  # DRA devices per driver and per class (devices.py)
-    for pod_key, held in device_use(objects, history, classes).items():
-        if pod_key in pods:
-            pods[pod_key] = replace(pods[pod_key], requests={**pods[pod_key].requests, **held})
     node_objs = [o for o in objects if ref_of(o)[:2] == ("", "Node")]
-    devices = device_capacity(objects, classes, published)
     records = build_workloads(objects, pods, kinds)
     origin, stop = _origin_and_end(times([r.created for r in records] + [p.created for p in pods.values()]),
                                    objects, end)
+    dra = dra_use(objects, pods, history, stop)  # DRA devices per driver and class, admin access apart
     node_ivs = [Interval(time_at(meta(n).get("creationTimestamp")) or origin,
                          time_at(meta(n).get("deletionTimestamp")),
-                         {**node_allocatable(n), **devices.get(str(meta(n).get("name")), {})})
+                         {**node_allocatable(n), **dra.capacity.get(str(meta(n).get("name")), {})})
                 for n in node_objs]
-    pod_list = [pods[k] for k in sorted(pods)]
+    pod_list = [dra.pods[k] for k in sorted(dra.pods)]
     groups: dict[str, list[WorkloadRecord]] = {}
     for r in records:
         groups.setdefault(key(r), []).append(r)
@@ -162,17 +161,26 @@ def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str
     if by is not None and records:
         summaries.append(overall)
     window = overall.makespan if overall.makespan else None  # utilisation's mean: over the makespan
-    resources = _resources(node_ivs, pod_list)
-    by_node_group = (_node_groups(node_objs, node_ivs, pod_list, node_group, resources, origin, stop, window)
-                     if node_group else ())
+    resources = _resources(node_ivs, pod_list, dra)
+    by_node_group = (_node_groups(node_objs, node_ivs, pod_list, dra.shared, node_group, resources, origin,
+                                  stop, window) if node_group else ())
     return Report(
         origin=origin, end=stop, by=by, workloads=tuple(records), groups=tuple(summaries),
-        utilisation=tuple(utilisation(pod_list, node_ivs, resources, origin, stop, window)),
+        utilisation=tuple(utilisation(pod_list, node_ivs, resources, origin, stop, window,
+                                      [iv for _n, iv in dra.shared])),
         node_group=node_group, utilisation_by_node_group=by_node_group,
         utilisation_by_flavor=_by_flavor(objects, origin, stop, window),
         pending_pods=tuple(count_series(((p.created, p.scheduled or p.finished) for p in pod_list),
                                         origin, stop)),
         pending_workloads=tuple(count_series(((r.created, r.first_scheduled or r.finished) for r in records),
                                              origin, stop)),
-        pods=tuple(pod_list))
+        pods=tuple(pod_list), admin_access=dra.admin_access,
+        admin_access_utilisation=_admin_access(dra, node_ivs, origin, stop, window))
 
+
+def _admin_access(dra: DraUse, node_ivs: Sequence[Interval], origin: datetime, stop: datetime,
+                  window: float | None) -> tuple[UtilisationSeries, ...]:
+    """Devices under admin access over the devices published, per resource that has any."""
+    names = sorted({r for _n, iv in dra.admin_intervals for r in iv.amounts})
+    held = [iv for _n, iv in dra.admin_intervals]
+    return tuple(utilisation((), node_ivs, names, origin, stop, window, held))

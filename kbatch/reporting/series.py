@@ -99,10 +99,12 @@ def mean_of(steps: Sequence[Step], horizon: float) -> float | None:
 
 
 def utilisation(pods: Iterable[PodFacts], nodes: Iterable[Interval], resources: Sequence[str],
-                origin: datetime, end: datetime, window: float | None = None) -> list[UtilisationSeries]:
-    """Series from ``origin`` to ``end``; the mean over the first ``window`` seconds (default: all)."""
+                origin: datetime, end: datetime, window: float | None = None,
+                extra: Iterable[Interval] = ()) -> list[UtilisationSeries]:
+    """Series from ``origin`` to ``end``; the mean over the first ``window`` seconds (default: all).
+    ``extra``: use beyond the pods' requests (a shared claim's devices, held per instant)."""
     running = [Interval(p.started, p.finished, p.requests) for p in pods
-               if p.node and p.started is not None]
+               if p.node and p.started is not None] + list(extra)
     nodes = list(nodes)
     horizon = window if window is not None else (end - origin).total_seconds()
     out = []

@@ -119,7 +119,7 @@ def test_each_pod_takes_the_version_reserved_for_it() -> None:
     objs = [*CLASSES, node("node-0"), slice_of("node-0", ["A100", "H100"]), _claim("work", "u2", 1, "p1"),
             using(pod("p0", 0, scheduled=0, started=0, finished=40), "work"),
             using(pod("p1", 50, scheduled=50, started=50, finished=90), "work")]
-    use = device_use(objs, history)
+    use = device_use(objs, history).held
     assert use == {"uid-p0": {"devices/gpu.example.com": 1.0}, "uid-p1": {"devices/gpu.example.com": 1.0}}
     report = build_report(objs, history=history)
     assert _devices(report)["deviceclass/a100"] == [(0, 1), (40, 0)]
@@ -131,7 +131,7 @@ def test_a_shared_claim_counts_once_across_its_versions() -> None:
     history = [_claim("shared", "u", 0, *users) for users in (("a",), ("a", "b"), ("b",))]
     pods = [using(pod(n, 0, scheduled=0, started=0), "shared") for n in ("a", "b")]
     use = device_use(pods, history)
-    assert sum(u["devices/gpu.example.com"] for u in use.values()) == pytest.approx(1.0)
+    assert use.held == {} and [s.pods for s in use.shared] == [("uid-a", "uid-b")]  # per instant
 
 
 def test_an_experiment_counts_the_devices_of_finished_pods() -> None:
@@ -168,7 +168,7 @@ def test_a_claim_allocated_again_is_not_shared_with_its_earlier_user() -> None:
     final = _claim("seq", "u", 0, "b", allocated="t2")
     objs = [final, using(pod("a", 0, scheduled=0, started=0, finished=10), "seq"),
             using(pod("b", 0, scheduled=20, started=20), "seq")]
-    assert device_use(objs, history) == {"uid-a": {"devices/gpu.example.com": 1.0},
+    assert device_use(objs, history).held == {"uid-a": {"devices/gpu.example.com": 1.0},
                                          "uid-b": {"devices/gpu.example.com": 1.0}}
     halves = {"uid-a": {"devices/gpu.example.com": 0.5}, "uid-b": {"devices/gpu.example.com": 0.5}}
-    assert device_use(objs) == halves  # the final state alone: both name it, neither is told apart
+    assert device_use(objs).held == halves  # the final state alone: both name it, neither is told apart

@@ -105,5 +105,5 @@ def test_per_class_use_never_exceeds_the_class_devices(models: list[str], data: 
             assert all(s.value <= 1 + 1e-9 for s in u.ratio), u.resource
             assert max(s.value for s in u.used) <= u.capacity[-1].value
             assert u.mean is None or u.mean <= 1 + 1e-9
-    held = device_use(objs, classes=DeviceClasses(objs, published_devices(objs)))
+    held = device_use(objs, classes=DeviceClasses(objs, published_devices(objs))).held
     assert sum(h.get("deviceclass/any", 0) for h in held.values()) == sum(o < 4 for o in owners)

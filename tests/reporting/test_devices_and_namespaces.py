@@ -53,7 +53,7 @@ def test_devices_used_over_devices_published() -> None:
 @given(st.integers(1, 6), st.integers(1, 8))
 def test_a_shared_claim_counts_once(users: int, devices: int) -> None:
     pods = [_using(pod(f"p{i}", 0, scheduled=0, started=0), "shared") for i in range(users)]
-    use = device_use([_claim("shared", devices), *pods])
+    use = device_use([_claim("shared", devices), *pods]).held
     assert sum(u["devices/gpu.example.com"] for u in use.values()) == pytest.approx(devices)
 
 
