@@ -27,8 +27,9 @@ is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueu
   nominates every connected worker (``status.nominatedClusterNames``) and creates a copy on each.
 
 The Incremental dispatcher nominates in rounds (:mod:`.dispatcher`). Not modelled: external
-dispatchers (their nominations are taken as they are, as upstream), elastic workloads,
-multi-workload adapters, orchestrated preemption (alpha).
+dispatchers (their nominations are taken as they are, as upstream), the elastic sync (upstream's
+steps 1, 3 and 5 for workload slices, the slice's ``clusterName`` and single-worker nomination: a
+scale-up here re-creates the remote job), multi-workload adapters, orchestrated preemption (alpha).
 """
 
 from __future__ import annotations
