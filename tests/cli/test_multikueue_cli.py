@@ -70,34 +70,16 @@ def test_a_manager_run_by_commands_follows_a_worker_over_http(tmp_path: Path) ->
     command's manager reconnects at its first round (a restored manager's watch counts as ended) and
     the reconnected watch's first list reports what changed on the worker meanwhile; the Job runs on
     the worker and the manager's Job completes with its status."""
-    import base64
-
     import httpx
-    import yaml
 
     from kbatch.server.process import ServeProcess
+    from tests.cli.multikueue_worker import set_up_worker, worker_secret
 
     with ServeProcess(tmp_path / "worker") as worker:
-        reply = httpx.post(f"{worker.url}/apis/kbatch.dev/v1alpha1/actions/nodes-add", json={"count": 1},
-                           timeout=60)
-        assert reply.is_success, reply.text
-        for doc in yaml.safe_load_all((EXAMPLES / "kueue" / "queues.yaml").read_text()):
-            plural = {"ResourceFlavor": "resourceflavors", "ClusterQueue": "clusterqueues"}.get(doc["kind"])
-            path = plural or "namespaces/default/localqueues"
-            reply = httpx.post(f"{worker.url}/apis/kueue.x-k8s.io/v1beta2/{path}", json=doc, timeout=60)
-            assert reply.is_success, reply.text
+        set_up_worker(worker.url)
         state = tmp_path / "manager"
         _run(state, "apply", "-f", str(SETUP))
-        kubeconfig = (f"apiVersion: v1\nkind: Config\ncurrent-context: w\nclusters:\n- name: w\n  cluster:\n"
-                      f"    server: {worker.url}\ncontexts:\n- name: w\n  context: {{cluster: w, user: w}}\n"
-                      "users:\n- name: w\n  user: {}\n")
-        secret = tmp_path / "secret.json"
-        secret.write_text(json.dumps({
-            "apiVersion": "v1", "kind": "Secret",
-            "metadata": {"name": "worker2-secret", "namespace": "kueue-system"},
-            "data": {"kubeconfig": base64.b64encode(kubeconfig.encode()).decode()},
-        }))
-        _run(state, "apply", "-f", str(secret))
+        _run(state, "apply", "-f", str(worker_secret(tmp_path / "secret.json", worker.url)))
         table = _run(state, "get", "mkc").splitlines()
         assert [line.split()[:2] for line in table[1:]] == [
             ["multikueue-test-worker1", "False"],  # no Secret

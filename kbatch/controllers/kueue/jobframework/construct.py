@@ -45,6 +45,7 @@ from kbatch.api.kueue_v1beta2.constants import (
     WORKLOAD_PRIORITY_CLASS_LABEL,
     WORKLOAD_SLICE_NAME_ANNOTATION,
 )
+from kbatch.api.kueue_v1beta2.multikueue import ORIGIN_LABEL, WORKER_POD_LABEL
 from kbatch.api.model_copy import copy_model
 from kbatch.api.scheduling_v1 import PriorityClass
 from kbatch.api.selectors import label_value_errors
@@ -321,6 +322,8 @@ def infos_from_admission(
             cq = admission.cluster_queue or ""
             if not is_dns1123_label(cq):
                 labels[CLUSTER_QUEUE_LABEL] = cq
+        if ORIGIN_LABEL in (wl.metadata.labels or {}):  # a MultiKueue worker's copy
+            labels[WORKER_POD_LABEL] = "true"
         count = psa.count if psa.count is not None else ((ps.count or 0) if ps is not None else 0)
         annotations = {WORKLOAD_SLICE_NAME_ANNOTATION: slice_name(wl)} if elastic else {}
         info = PodSetInfo(psa.name or "", count, selector, tuple(tolerations), labels, annotations)

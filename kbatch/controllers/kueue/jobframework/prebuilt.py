@@ -3,7 +3,9 @@
 Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobframework/reconciler.go``
 (``ensureOneWorkload``'s prebuilt branch, ``EnsurePrebuiltWorkloadOwnership``,
 ``ensurePrebuiltWorkloadInSync``, ``handleJobWithNoWorkload``) and ``utils.go``
-(``PrebuiltWorkloadNameFor``). This is how a MultiKueue worker runs a job: the manager creates the
+(``PrebuiltWorkloadNameFor``, ``SetPrebuiltWorkloadName``: the name is the annotation
+``kueue.x-k8s.io/prebuilt-workload-name`` while ``WorkloadIdentifierAnnotations``, beta, is on, the
+label of that name otherwise). This is how a MultiKueue worker runs a job: the manager creates the
 Workload first, then the job naming it.
 
 * the named Workload missing → the job is stopped and the reconcile retried (``ErrPrebuiltWorkloadNotFound``);
@@ -20,9 +22,9 @@ from typing import Any
 from kbatch.api import edit
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, PREBUILT_WORKLOAD_LABEL
-from kbatch.api.meta import OwnerReference
+from kbatch.api.meta import ObjectMeta, OwnerReference
 
-__all__ = ["PREBUILT_ANNOTATION", "PrebuiltWorkloadNotFound", "adopt", "prebuilt_name"]
+__all__ = ["PREBUILT_ANNOTATION", "PrebuiltWorkloadNotFound", "adopt", "prebuilt_name", "set_prebuilt_name"]
 
 PREBUILT_ANNOTATION = "kueue.x-k8s.io/prebuilt-workload-name"
 OUT_OF_SYNC = "OutOfSync"
@@ -33,14 +35,23 @@ class PrebuiltWorkloadNotFound(Exception):
     """``ErrPrebuiltWorkloadNotFound``: retried with back-off."""
 
 
-def prebuilt_name(obj: Any) -> str:
-    """``PrebuiltWorkloadNameFor`` (``WorkloadIdentifierAnnotations`` off): the label, else an
-    annotation too long to be a label value."""
-    name = (obj.metadata.labels or {}).get(PREBUILT_WORKLOAD_LABEL)
-    if name:
-        return str(name)
-    annotated = (obj.metadata.annotations or {}).get(PREBUILT_ANNOTATION) or ""
-    return annotated if len(annotated) > 63 else ""
+def prebuilt_name(obj: Any, identifier_annotations: bool = True) -> str:
+    """``PrebuiltWorkloadNameFor``: with ``WorkloadIdentifierAnnotations`` (beta, on) the annotation,
+    else the label; with the gate off the label, else an annotation too long to be a label value."""
+    label = str((obj.metadata.labels or {}).get(PREBUILT_WORKLOAD_LABEL) or "")
+    annotated = str((obj.metadata.annotations or {}).get(PREBUILT_ANNOTATION) or "")
+    if identifier_annotations:
+        return annotated or label
+    return label or (annotated if len(annotated) > 63 else "")
+
+
+def set_prebuilt_name(meta: ObjectMeta, name: str, identifier_annotations: bool = True) -> None:
+    """``SetPrebuiltWorkloadName``: the annotation with ``WorkloadIdentifierAnnotations`` or for a
+    name too long to be a label value, else the label."""
+    if identifier_annotations or len(name) > 63:
+        meta.annotations = {**(meta.annotations or {}), PREBUILT_ANNOTATION: name}
+    else:
+        meta.labels = {**(meta.labels or {}), PREBUILT_WORKLOAD_LABEL: name}
 
 
 def adopt(wl: Workload, obj: Any, write: Any) -> Workload | None:

@@ -34,8 +34,9 @@ from typing import Any
 from kbatch.api import edit
 from kbatch.api.errors import AlreadyExists, Conflict, NotFound, StatusError
 from kbatch.api.jobframework import JobWithCustomStop, JobWithReclaimablePods, PodSetInfoError
-from kbatch.api.kueue_v1beta2 import ReclaimablePod, Workload, WorkloadStatus
+from kbatch.api.kueue_v1beta2 import AdmissionCheck, ReclaimablePod, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import RESOURCE_IN_USE_FINALIZER, Cond, Reason
+from kbatch.api.kueue_v1beta2.multikueue import CONTROLLER_NAME as MULTIKUEUE_CONTROLLER
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.jobframework import elastic, prebuilt
 from kbatch.controllers.kueue.jobframework.ancestors import (
@@ -134,7 +135,7 @@ class JobReconciler:
             return None
         if not cfg.manage_jobs_without_queue_name and not queue_name(obj):
             return None
-        if prebuilt.prebuilt_name(obj):  # a MultiKueue worker's job: its Workload exists already
+        if self._prebuilt_name(obj):  # a MultiKueue worker's job: its Workload exists already
             return self._after_workload(job, obj, self._prebuilt_workload(job, obj))
         return self._after_workload(job, obj, self._ensure_one_workload(job, obj))
 
@@ -251,9 +252,12 @@ class JobReconciler:
             assign_queue_labels=s.on("AssignQueueLabelsForPods"),
         )
 
+    def _prebuilt_name(self, obj: Any) -> str:
+        return prebuilt.prebuilt_name(obj, self.mgr.settings.on("WorkloadIdentifierAnnotations"))
+
     def _prebuilt_workload(self, job: Any, obj: Any) -> Workload | None:
         """``ensureOneWorkload``'s prebuilt branch (:mod:`.prebuilt`)."""
-        name = prebuilt.prebuilt_name(obj)
+        name = self._prebuilt_name(obj)
         wl = self.mgr.get(Workload, name, obj.metadata.namespace)
         if wl is None:
             if not job.is_suspended():
@@ -500,6 +504,8 @@ class JobReconciler:
             self._fail_to_start(wl, str(err))
             return
         message = f"Admitted by clusterQueue {wl.status.admission.cluster_queue}"  # type: ignore[union-attr]
+        if self.kind == "Pod" and self._multikueue_check(wl):
+            return  # ``ShouldSkipLocalExecution``: a composable job (pods) runs on the worker instead
         if hasattr(job, "run_for"):  # JobWithCustomRun: a pod group starts each gated member
             try:
                 started = job.run_for(mgr.ctx.client, infos)
@@ -520,6 +526,19 @@ class JobReconciler:
         self._event(obj, "Started", message)
         if self.kind == "Pod" and _has_gate(obj) and not _has_gate(writable.object):
             record_gate_removal(mgr.ctx.metrics, POD_ADMISSION_GATE, wl, False, mgr.now())
+
+    def _multikueue_check(self, wl: Workload) -> bool:
+        """``admissioncheck.ShouldSkipLocalExecution`` (``startJob``, with ``MultiKueue`` on): one of the
+        Workload's checks is run by MultiKueue. Upstream asks it of composable jobs only (pods and pod
+        groups, whose local pods stay gated while copies run on the worker); a Job or JobSet is kept
+        from running by its ``managedBy`` instead."""
+        if not self.mgr.settings.on("MultiKueue"):
+            return False
+        for state in (wl.status.admission_checks if wl.status else None) or ():
+            ac = self.mgr.get(AdmissionCheck, state.name or "")
+            if ac is not None and ac.spec is not None and ac.spec.controller_name == MULTIKUEUE_CONTROLLER:
+                return True
+        return False
 
     def _fail_to_start(self, wl: Workload, message: str) -> None:
         now = self.mgr.now()

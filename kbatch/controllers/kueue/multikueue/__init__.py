@@ -45,6 +45,7 @@ from kbatch.controllers.kueue.multikueue.dispatcher import IncrementalDispatcher
 from kbatch.controllers.kueue.multikueue.gc import GarbageCollector
 from kbatch.controllers.kueue.multikueue.inprocess import attach_worker, set_reachable
 from kbatch.controllers.kueue.multikueue.options import INCREMENTAL, options_from
+from kbatch.controllers.kueue.multikueue.pod_adapter import PodAdapter
 from kbatch.controllers.kueue.multikueue.workload import DeletedWorkloads, WorkloadReconciler, has_checks
 from kbatch.runtime.predicate import predicate_func
 from kbatch.runtime.reconcile import Request
@@ -100,16 +101,20 @@ class _SecretClusters:
 
 
 def adapters_for(mgr: KueueManager) -> dict[str, MultiKueueAdapter]:
-    """The adapters of the enabled integrations (``batch/job``, ``jobset.x-k8s.io/jobset``)."""
+    """The adapters of the enabled integrations (``batch/job``, ``jobset.x-k8s.io/jobset``, ``pod``)."""
     ctx = mgr.ctx
     out: dict[str, MultiKueueAdapter] = {}
     frameworks = mgr.settings.frameworks
+    ids = mgr.settings.on("WorkloadIdentifierAnnotations")
     if "batch/job" in frameworks:
-        job = JobAdapter(ctx.client, ctx.clock.now_datetime)
+        job = JobAdapter(ctx.client, ctx.clock.now_datetime, ids)
         out[job.gvk] = job
     if "jobset.x-k8s.io/jobset" in frameworks:
-        jobset = JobSetAdapter(ctx.client)
+        jobset = JobSetAdapter(ctx.client, ids)
         out[jobset.gvk] = jobset
+    if "pod" in frameworks:
+        pod = PodAdapter(ctx.client, ctx.cache, ids)
+        out[pod.gvk] = pod
     return out
 
 

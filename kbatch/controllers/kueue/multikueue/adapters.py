@@ -8,9 +8,10 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobframework/multikueue
 
 * ``sync_job``: no remote job → one is created from the local job's name, namespace, labels,
   annotations and spec, without the selector, the managed pod-template labels and ``managedBy`` (so
-  the worker's job controller runs it), labelled with the origin and the prebuilt workload name; a
-  remote job → its status is copied to the local job (``determineStatusUpdate``: while the local job
-  is suspended only a suspended or finished remote status is copied; otherwise the local job gets
+  the worker's job controller runs it), labelled with the origin, naming the prebuilt workload (an
+  annotation with ``WorkloadIdentifierAnnotations``, beta, on; a label without); a remote job →
+  its status is copied to the local job (``determineStatusUpdate``: while the local job is
+  suspended only a suspended or finished remote status is copied; otherwise the local job gets
   ``JobSuspended=True`` once and the sync is *deferred*);
 * ``delete_remote``: background deletion of the remote job, only when its origin label is ours;
 * ``is_managed``: the local job's ``spec.managedBy`` is ``kueue.x-k8s.io/multikueue``.
@@ -25,9 +26,9 @@ from kbatch.api import edit
 from kbatch.api.batch_v1 import Job, JobCondition
 from kbatch.api.errors import NotFound
 from kbatch.api.jobset_v1alpha2 import JobSet
-from kbatch.api.kueue_v1beta2.constants import PREBUILT_WORKLOAD_LABEL
 from kbatch.api.kueue_v1beta2.multikueue import CONTROLLER_NAME, ORIGIN_LABEL
 from kbatch.api.meta import ObjectMeta, Resource
+from kbatch.controllers.kueue.jobframework.prebuilt import prebuilt_name, set_prebuilt_name
 from kbatch.controllers.kueue.multikueue.remote import RemoteCluster
 
 __all__ = ["JobAdapter", "JobSetAdapter", "MultiKueueAdapter", "NotOwned", "owned_by", "set_multikueue_meta"]
@@ -92,6 +93,14 @@ def delete_if_owned(
     adapter.delete_remote(remote, namespace, name)
 
 
+def local_object(local: Any, kind: type[Resource], namespace: str, name: str) -> Any:
+    """The manager's object the Workload names (``localClient.Get``): NotFound when it is gone."""
+    obj = local(kind, name, namespace)
+    if obj is None:
+        raise NotFound(f'{kind.api_info.group_resource} "{name}" not found')
+    return obj
+
+
 def clone_meta(meta: ObjectMeta) -> ObjectMeta:
     """``CloneObjectMetaForCreation``: name, namespace, labels, annotations."""
     return ObjectMeta(
@@ -102,9 +111,11 @@ def clone_meta(meta: ObjectMeta) -> ObjectMeta:
     )
 
 
-def set_multikueue_meta(meta: ObjectMeta, workload: str, origin: str) -> None:
-    """``SetMultiKueueMeta``: the origin label and the prebuilt workload name (a label)."""
-    meta.labels = {**(meta.labels or {}), ORIGIN_LABEL: origin, PREBUILT_WORKLOAD_LABEL: workload}
+def set_multikueue_meta(meta: ObjectMeta, workload: str, origin: str, identifier_annotations: bool) -> None:
+    """``SetMultiKueueMeta``: the origin label and the prebuilt workload name (an annotation with
+    ``WorkloadIdentifierAnnotations``, beta, on; else a label, ``SetPrebuiltWorkloadName``)."""
+    meta.labels = {**(meta.labels or {}), ORIGIN_LABEL: origin}
+    set_prebuilt_name(meta, workload, identifier_annotations)
 
 
 def managed_by_multikueue(obj: Any, kind: type[Resource], name: str) -> tuple[bool, str]:
@@ -117,9 +128,9 @@ def managed_by_multikueue(obj: Any, kind: type[Resource], name: str) -> tuple[bo
     return True, ""
 
 
-def prebuilt_key(obj: Resource) -> tuple[str, str] | None:
-    """``WorkloadKeysFor``: the manager Workload a remote job names by its prebuilt-workload label."""
-    name = (obj.metadata.labels or {}).get(PREBUILT_WORKLOAD_LABEL)
+def prebuilt_key(obj: Resource, identifier_annotations: bool) -> tuple[str, str] | None:
+    """``WorkloadKeysFor``: the manager Workload a remote job names as its prebuilt Workload."""
+    name = prebuilt_name(obj, identifier_annotations)
     return (obj.metadata.namespace or "", name) if name else None
 
 
@@ -164,15 +175,13 @@ class JobAdapter:
     model = Job
     gvk = "batch/v1, Kind=Job"
 
-    def __init__(self, client: Any, now: Any) -> None:
-        self.client, self.now = client, now
+    def __init__(self, client: Any, now: Any, identifier_annotations: bool = True) -> None:
+        self.client, self.now, self.ids = client, now, identifier_annotations
 
     def sync_job(
         self, local: Any, remote: RemoteCluster, namespace: str, name: str, workload: str, origin: str
     ) -> bool:
-        local_job = local(Job, name, namespace)
-        if local_job is None:
-            raise NotFound(f'jobs.batch "{name}" not found')
+        local_job = local_object(local, Job, namespace, name)
         remote_job = remote.get(Job, name, namespace)
         if remote_job is not None:
             status, deferred = determine_status_update(local_job, remote_job, self.now())
@@ -189,7 +198,7 @@ class JobAdapter:
             template_meta.labels = {
                 k: v for k, v in template_meta.labels.items() if k not in _MANAGED_LABELS
             } or None
-        set_multikueue_meta(copy.metadata, workload, origin)
+        set_multikueue_meta(copy.metadata, workload, origin, self.ids)
         copy.spec.managed_by = None
         remote.create(copy)
         return False
@@ -202,7 +211,7 @@ class JobAdapter:
         return managed_by_multikueue(get(Job, name, namespace), Job, name)
 
     def workload_key(self, obj: Resource) -> tuple[str, str] | None:
-        return prebuilt_key(obj) if isinstance(obj, Job) else None
+        return prebuilt_key(obj, self.ids) if isinstance(obj, Job) else None
 
 
 class JobSetAdapter:
@@ -213,15 +222,13 @@ class JobSetAdapter:
     model = JobSet
     gvk = "jobset.x-k8s.io/v1alpha2, Kind=JobSet"
 
-    def __init__(self, client: Any) -> None:
-        self.client = client
+    def __init__(self, client: Any, identifier_annotations: bool = True) -> None:
+        self.client, self.ids = client, identifier_annotations
 
     def sync_job(
         self, local: Any, remote: RemoteCluster, namespace: str, name: str, workload: str, origin: str
     ) -> bool:
-        local_js = local(JobSet, name, namespace)
-        if local_js is None:
-            raise NotFound(f'jobsets.jobset.x-k8s.io "{name}" not found')
+        local_js = local_object(local, JobSet, namespace, name)
         remote_js = remote.get(JobSet, name, namespace)
         if remote_js is not None:
             if remote_js.status != local_js.status:
@@ -230,7 +237,7 @@ class JobSetAdapter:
                 self.client.update_status(obj)
             return False
         copy = JobSet(metadata=clone_meta(local_js.metadata), spec=edit(local_js).spec)
-        set_multikueue_meta(copy.metadata, workload, origin)
+        set_multikueue_meta(copy.metadata, workload, origin, self.ids)
         assert copy.spec is not None
         copy.spec.managed_by = None
         remote.create(copy)
@@ -244,4 +251,4 @@ class JobSetAdapter:
         return managed_by_multikueue(get(JobSet, name, namespace), JobSet, name)
 
     def workload_key(self, obj: Resource) -> tuple[str, str] | None:
-        return prebuilt_key(obj) if isinstance(obj, JobSet) else None
+        return prebuilt_key(obj, self.ids) if isinstance(obj, JobSet) else None

@@ -18,7 +18,8 @@ is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueu
   evicted (still holding quota) → the admitting copy gets ``DeactivationTarget``
   (``EvictedOnManagerCluster``) and nothing else happens; otherwise the remote job is
   created or its status synced back, and the check goes Ready ("The workload was admitted on
-  \"w\""), ``status.clusterName`` is set and the nominations cleared; requeued after
+  \"w\""), ``status.clusterName`` is set, the nominations cleared and the delayed topology
+  requests the admitting copy placed marked Ready (:mod:`.delayed_topology`); requeued after
   ``workerLostTimeout``; with none admitted but the check Ready: the admitting worker unreachable
   waits out ``workerLostTimeout`` from the loss, then Retry ("Admitting remote lost"); reachable,
   Retry ("Admitting remote no longer exists");
@@ -26,8 +27,9 @@ is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueu
   nominates every connected worker (``status.nominatedClusterNames``) and creates a copy on each.
 
 The Incremental dispatcher nominates in rounds (:mod:`.dispatcher`). Not modelled: external
-dispatchers (their nominations are taken as they are, as upstream), elastic workloads,
-multi-workload adapters, orchestrated preemption (alpha), delayed topology requests.
+dispatchers (their nominations are taken as they are, as upstream), the elastic sync (upstream's
+steps 1, 3 and 5 for workload slices, the slice's ``clusterName`` and single-worker nomination: a
+scale-up here re-creates the remote job), multi-workload adapters, orchestrated preemption (alpha).
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.multikueue.adapters import MultiKueueAdapter, owned_by
 from kbatch.controllers.kueue.multikueue.configs import BadConfig, config_from_ref, multikueue_check_state
+from kbatch.controllers.kueue.multikueue.delayed_topology import (
+    needs_delayed_topology_update,
+    update_delayed_topology_request,
+)
 from kbatch.controllers.kueue.multikueue.group import (
     Group,
     best_match,
@@ -319,7 +325,7 @@ class WorkloadReconciler:
         deferred = group.adapter.sync_job(
             self.mk.get, client, group.namespace, group.owner, group.local.metadata.name or "", group.origin
         )
-        if acs.state not in ("Retry", "Rejected") and self._admitted_on(group, acs, admitting):
+        if self._admitted_on(group, acs, admitting):
             self.mk.metrics.admitted_on(group.local, admitting)
         return Result(
             requeue_after=SYNC_DEFERRED_REQUEUE if deferred else self.mk.options.worker_lost_timeout
@@ -346,23 +352,33 @@ class WorkloadReconciler:
             group.clients[admitting].update_status(remote.model_copy(update={"status": status}))
 
     def _admitted_on(self, group: Group, acs: AdmissionCheckState, admitting: str) -> bool:
-        """``syncAdmittingRemoteState``: Ready, the cluster recorded, the nominations cleared; whether
-        the check turned Ready now (what ``multikueue_workloads_admitted_total`` counts)."""
+        """``syncAdmittingRemoteState``: unless the check is Retry or Rejected, Ready, the cluster
+        recorded, the nominations cleared; and, in the same write, the delayed topology requests the
+        admitting copy placed marked Ready (:mod:`.delayed_topology`). Whether the check turned
+        Ready now (what ``multikueue_workloads_admitted_total`` counts)."""
+        remote = group.remotes[admitting]
+        topology = needs_delayed_topology_update(group.local, remote)
+        ready = acs.state not in ("Retry", "Rejected")
         recorded = group.local.status.cluster_name if group.local.status else None
-        if recorded is not None and recorded != admitting:
+        if ready and recorded is not None and recorded != admitting:
             raise RuntimeError(
                 f'attempting to change immutable ClusterName from "{recorded}" to "{admitting}"'
             )
 
         def record(status: WorkloadStatus) -> None:
-            status.cluster_name = admitting
-            status.nominated_cluster_names = None
+            if topology:
+                update_delayed_topology_request(status, remote)
+            if ready:
+                status.cluster_name = admitting
+                status.nominated_cluster_names = None
 
         message = f'The workload was admitted on "{admitting}"'
-        if acs.state != "Ready" or acs.message != message or recorded is None:
+        if ready and (acs.state != "Ready" or acs.message != message or recorded is None):
             self._set_check(group.local, acs.name or "", "Ready", message, record)
             self.mk.event(group.local, "MultiKueue", message)
-        return acs.state != "Ready"
+        elif topology:
+            write_status(self.mk.mgr, group.local, lambda st, _: update_delayed_topology_request(st, remote))
+        return ready and acs.state != "Ready"
 
     def _nominate(self, group: Group) -> Result | None:
         """``nominateAndSynchronizeWorkers``: AllAtOnce nominates every connected worker; the

@@ -42,6 +42,7 @@ from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, Cond
 from kbatch.api.meta import OwnerReference
 from kbatch.api.model_copy import copy_model
 from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.jobframework import prebuilt
 from kbatch.controllers.kueue.jobframework.construct import max_execution_time, queue_name
 from kbatch.controllers.kueue.podintegration import pods as P
 from kbatch.controllers.kueue.podintegration.single import remove_finalizer, terminate
@@ -307,10 +308,14 @@ class PodGroupReconciler:
         self.single._remove_finalizer(wl)
 
     def _matching_workload(self, group: PodGroup) -> tuple[bool, Workload | None]:
-        """``FindMatchingWorkloads`` for a group; ``(False, _)`` when this reconcile stops here."""
+        """``FindMatchingWorkloads`` for a group; ``(False, _)`` when this reconcile stops here. A
+        group naming a prebuilt Workload (a MultiKueue worker's copy) takes that one (:meth:`_prebuilt`)."""
         mgr = self.mgr
         ns = group.object.metadata.namespace or ""
-        wl = mgr.get(Workload, group.name, ns)
+        name = self.single._prebuilt_name(group.object)
+        wl = mgr.get(Workload, name or group.name, ns)
+        if name and not self._prebuilt(group, wl, ns, name):
+            return False, None
         if wl is None:
             return True, None
         if mgr.settings.on("PodIntegrationValidateGroupOwner") and not _is_group_workload(wl):
@@ -326,7 +331,7 @@ class PodGroupReconciler:
                     remove_finalizer(mgr.ctx.client, pod)
             return False, None
         if (wl.spec.maximum_execution_time_seconds if wl.spec else None) != max_execution_time(group.object):
-            self._replace(group, wl)
+            self._out_of_sync(wl) if name else self._replace(group, wl)
             return False, None
         now = mgr.now()
         kept, excess, replaced, absent = [], [], [], 0
@@ -349,8 +354,11 @@ class PodGroupReconciler:
                 kept += role_inactive[: len(role_inactive) - finalizable]
             else:
                 kept += role_inactive
-        if not kept or not _equivalent(wl, group.name, _role_pod_sets(kept)):
-            self._replace(group, wl)
+        if not kept or not _equivalent(wl, name or group.name, _role_pod_sets(kept)):
+            if name:  # ``ensurePrebuiltWorkloadInSync``: finished, never replaced
+                self._out_of_sync(wl)
+            else:
+                self._replace(group, wl)
             return False, None
         group.pods, group.absent = kept, absent
         self._ensure_owners(wl, kept)
@@ -359,6 +367,24 @@ class PodGroupReconciler:
         for pod in replaced:
             remove_finalizer(mgr.ctx.client, pod)
         return True, mgr.get(Workload, group.name, ns) or wl
+
+    def _prebuilt(self, group: PodGroup, wl: Workload | None, namespace: str, name: str) -> bool:
+        """``ensureOneWorkload``'s prebuilt branch for a composable job (upstream
+        ``reconciler.go``): the named Workload missing → the running members are stopped and the
+        reconcile retried (``ErrPrebuiltWorkloadNotFound``; no Workload of the group's own is made);
+        controlled by another object → ignored; otherwise owned by every member, and checked against
+        the group as a group's own Workload is (a mismatch finishes it ``OutOfSync``)."""
+        if wl is None:
+            if not group.is_suspended():
+                self.single._stop(group, None, "missing workload", "NoMatchingWorkload")
+            raise prebuilt.PrebuiltWorkloadNotFound(f"prebuilt workload {namespace}/{name} not found")
+        ref = wl.metadata.controller_ref()
+        return ref is None or ref.uid in {p.metadata.uid for p in group.members}
+
+    def _out_of_sync(self, wl: Workload) -> None:
+        now = self.mgr.now()
+        reason, message = prebuilt.OUT_OF_SYNC, prebuilt.OUT_OF_SYNC_MESSAGE
+        write_status(self.mgr, wl, lambda st, o: W.finish(st, reason, message, o.metadata.generation, now))
 
     def _replace(self, group: PodGroup, wl: Workload) -> None:
         """A Workload that no longer matches the group (``ensureOneWorkload``): a suspended group's

@@ -25,10 +25,10 @@ usage removed (:meth:`TASCycle.preemption_check`, :mod:`.preemption`).
 
 A pod set whose TAS flavor a ProvisioningRequest check covers is not searched while the Workload
 has no quota reservation: its topology is delayed (``delayedTopologyRequest: Pending``) until the
-checks are Ready, then found by the second pass (:mod:`.delayed`, :mod:`.second_pass`).
+checks are Ready, then found by the second pass (:mod:`.delayed`, :mod:`.second_pass`). On a
+ClusterQueue with a MultiKueue check no TAS pod set is searched: the worker finds the topology.
 
-Not modelled: ``TASHandleOverlappingFlavors`` (alpha) aggregation, MultiKueue's delayed topology
-requests.
+Not modelled: ``TASHandleOverlappingFlavors`` (alpha) aggregation.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from kbatch.controllers.kueue.model.info import WorkloadInfo
 from kbatch.controllers.kueue.model.requests import pod_spec_requests
 from kbatch.controllers.kueue.scheduling.assignment import FIT, NO_FIT, PREEMPT, Assignment, PodSetAssignment
 from kbatch.controllers.kueue.tas.cluster import build_snapshot, tas_flavor_levels, workload_tas_usage
-from kbatch.controllers.kueue.tas.delayed import DELAYED_PENDING, delays_topology
+from kbatch.controllers.kueue.tas.delayed import DELAYED_PENDING, delays_topology, has_multikueue_check
 from kbatch.controllers.kueue.tas.placement import Placement
 from kbatch.controllers.kueue.tas.preemption import TopologyRemoval
 from kbatch.controllers.kueue.tas.request import is_explicit, slice_layers
@@ -221,9 +221,14 @@ class TASCycle:
         return out
 
     def _delayed(self, wl: WorkloadInfo, cq: ClusterQueueNode, flavor: str) -> bool:
-        """A first pass (no quota reservation) on a flavor a ProvisioningRequest check covers."""
+        """A ClusterQueue with a MultiKueue check (the worker finds the topology), or a first pass
+        (no quota reservation) on a flavor a ProvisioningRequest check covers."""
         checks = cq.settings.admission_checks
-        if not checks or W.has(wl.obj.status, Cond.QUOTA_RESERVED):
+        if not checks:
+            return False
+        if has_multikueue_check(checks, self.cache):
+            return True
+        if W.has(wl.obj.status, Cond.QUOTA_RESERVED):
             return False
         return delays_topology(checks, cq.settings.all_flavors(), flavor, self.cache)
 

@@ -24,7 +24,12 @@ Upstream: kubernetes-sigs/kueue v0.19.2
   ``delayedTopologyRequest: Ready`` (``UpdateForTASResult``), and the Workload is admitted; not found,
   a ``SecondPassFailed`` warning and another try after the back-off (1 s doubling to 30 s).
 
-MultiKueue's delayed requests (topology assigned on the worker) are not modelled here.
+With MultiKueue the topology is always found on the worker: a ClusterQueue with a MultiKueue check
+(``ClusterQueueSnapshot.HasMultiKueueAdmissionCheck``, ``pkg/cache/scheduler/clusterqueue.go``: a
+check of the queue that exists and whose controller is ``kueue.x-k8s.io/multikueue``) delays every
+TAS pod set, first pass or not (:func:`has_multikueue_check`); the MultiKueue workload controller
+marks the requests ``Ready`` once the admitting worker's copy has a topology
+(``multikueue/delayed_topology.py``).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from typing import Any
 from kbatch.api.errors import NotFound
 from kbatch.api.kueue_v1beta2 import Admission, AdmissionCheck, PodSet, Workload
 from kbatch.api.kueue_v1beta2.constants import Cond
+from kbatch.api.kueue_v1beta2.multikueue import CONTROLLER_NAME as MULTIKUEUE_CONTROLLER
 from kbatch.api.kueue_v1beta2.provisioning import PROVISIONING_REQUEST_CONTROLLER
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.model.clusterqueue import CheckRules
@@ -44,6 +50,7 @@ __all__ = [
     "DELAYED_PENDING",
     "DELAYED_READY",
     "delays_topology",
+    "has_multikueue_check",
     "needs_delayed_pass",
     "pending_pod_sets",
     "update_conflict",
@@ -62,6 +69,19 @@ def delays_topology(rules: CheckRules, every: Sequence[str], flavor: str, cache:
         except NotFound:  # a missing check is not counted (``updateWithAdmissionChecks``)
             continue
         if ac.spec is not None and ac.spec.controller_name == PROVISIONING_REQUEST_CONTROLLER:
+            return True
+    return False
+
+
+def has_multikueue_check(rules: CheckRules, cache: Any) -> bool:
+    """``HasMultiKueueAdmissionCheck``: one of the ClusterQueue's checks (that exists) is
+    MultiKueue's."""
+    for name, _ in rules:
+        try:
+            ac = cache.get(AdmissionCheck, name)
+        except NotFound:
+            continue
+        if ac.spec is not None and ac.spec.controller_name == MULTIKUEUE_CONTROLLER:
             return True
     return False
 

@@ -18,7 +18,7 @@ from kbatch.api.kueue_v1beta2.multikueue import ORIGIN_LABEL
 from kbatch.api.meta import Condition
 from kbatch.testing import make_job
 
-from .world import MKWorld
+from .world import MKWorld, check_of, local_workload
 
 
 def _workload(name: str, labels: dict[str, str], cpu: str | None = None) -> dict[str, object]:
@@ -39,16 +39,6 @@ def _workload(name: str, labels: dict[str, str], cpu: str | None = None) -> dict
     }
 
 
-def _local(world: MKWorld) -> Workload:
-    (wl,) = world.manager.client.list(Workload).items
-    return wl
-
-
-def _check(wl: Workload) -> tuple[str, str]:
-    (acs,) = wl.status.admission_checks
-    return acs.state or "", acs.message or ""
-
-
 def _true(wl: Workload, kind: str) -> bool:
     return any(
         c.type == kind and c.status == "True" for c in (wl.status.conditions if wl.status else None) or ()
@@ -65,9 +55,9 @@ def test_job_is_managed_by_multikueue() -> None:
 def test_all_at_once_nominates_every_worker() -> None:
     world = MKWorld({"w1": "500m", "w2": "500m"})  # neither worker can admit 1 cpu
     world.job("j1")
-    wl = _local(world)
+    wl = local_workload(world)
     assert wl.status.nominated_cluster_names == ["w1", "w2"]
-    assert _check(wl) == ("Pending", "")
+    assert check_of(wl) == ("Pending", "")
     for name in ("w1", "w2"):
         (remote,) = world.remote_workloads(name)
         assert remote.metadata.labels[ORIGIN_LABEL] == "multikueue"
@@ -79,15 +69,17 @@ def test_all_at_once_nominates_every_worker() -> None:
 def test_first_admission_wins() -> None:
     world = MKWorld({"w1": "500m", "w2": "4"})
     world.job("j1")
-    wl = _local(world)
-    assert _check(wl) == ("Ready", 'The workload was admitted on "w2"')
+    wl = local_workload(world)
+    assert check_of(wl) == ("Ready", 'The workload was admitted on "w2"')
     assert wl.status.cluster_name == "w2"
     assert wl.status.nominated_cluster_names is None
     assert _true(wl, "Admitted")
     assert world.remote_workloads("w1") == []
     (remote_job,) = world.workers["w2"].client.list(Job).items
     assert remote_job.spec.managed_by is None
-    assert remote_job.metadata.labels["kueue.x-k8s.io/prebuilt-workload-name"] == wl.metadata.name
+    # ``SetMultiKueueMeta`` with WorkloadIdentifierAnnotations (beta, on): the name is an annotation
+    assert remote_job.metadata.annotations["kueue.x-k8s.io/prebuilt-workload-name"] == wl.metadata.name
+    assert "kueue.x-k8s.io/prebuilt-workload-name" not in remote_job.metadata.labels
     assert remote_job.metadata.labels[ORIGIN_LABEL] == "multikueue"
     (remote,) = world.remote_workloads("w2")
     assert remote.metadata.controller_ref().uid == remote_job.metadata.uid  # adopted by the worker's job
@@ -104,7 +96,7 @@ def test_status_is_synced_and_the_finish_propagates() -> None:
     m.advance(60)
     local_job = m.client.get(Job, "j1")
     assert any(c.type == "Complete" and c.status == "True" for c in local_job.status.conditions)
-    wl = _local(world)
+    wl = local_workload(world)
     finished = next(c for c in wl.status.conditions if c.type == "Finished")
     assert (finished.status, finished.reason) == ("True", "Succeeded")
     assert world.remote_workloads("w1") == []
@@ -118,18 +110,19 @@ def test_lost_worker_past_the_timeout_resets_the_check() -> None:
     world = MKWorld({"w1": "4", "w2": "4"})
     world.job("j1", sleep="3600")
     m = world.manager
-    assert _check(_local(world)) == ("Ready", 'The workload was admitted on "w1"')  # tie: name order
+    # a tie: name order
+    assert check_of(local_workload(world)) == ("Ready", 'The workload was admitted on "w1"')
     world.cut("w1")
     m.advance(299)
-    assert _check(_local(world)) == ("Ready", 'The workload was admitted on "w1"')
+    assert check_of(local_workload(world)) == ("Ready", 'The workload was admitted on "w1"')
     m.advance(2)
     messages = [e.message for e in m.client.list(Event).items if e.reason == "EvictedDueToAdmissionCheck"]
     assert messages == [
         'Evicted due to AdmissionCheck in Retry state: "mk" (Admitting remote lost, Previously: "Ready")'
     ]
     m.advance(5)
-    wl = _local(world)
-    assert _check(wl) == ("Ready", 'The workload was admitted on "w2"')
+    wl = local_workload(world)
+    assert check_of(wl) == ("Ready", 'The workload was admitted on "w2"')
     assert wl.status.cluster_name == "w2"
     assert [j.metadata.name for j in world.workers["w2"].client.list(Job).items] == ["j1"]
 
@@ -140,7 +133,7 @@ def test_workload_without_adapter_is_rejected() -> None:
     m.apply(_workload("wl", {}, cpu="1"))
     m.run_until_idle()
     wl = m.client.get(Workload, "wl", "default")
-    assert _check(wl) == ("Rejected", 'No multikueue adapter found, Previously: "Pending"')
+    assert check_of(wl) == ("Rejected", 'No multikueue adapter found, Previously: "Pending"')
     assert world.remote_workloads("w1") == []
 
 
@@ -151,7 +144,7 @@ def test_owner_not_managed_by_multikueue_is_rejected() -> None:
     job.spec.managed_by = "example.com/other"
     m.client.create(job)
     m.run_until_idle()
-    assert _check(_local(world)) == (
+    assert check_of(local_workload(world)) == (
         "Rejected",
         'The owner is not managed by Kueue: Expecting spec.managedBy to be "kueue.x-k8s.io/multikueue" not '
         '"example.com/other", Previously: "Pending"',
@@ -192,7 +185,7 @@ def test_origin_and_gc_interval_from_the_configuration() -> None:
     assert remote.metadata.labels[ORIGIN_LABEL] == "mgr-a"
     world.cut("w1")
     world.manager.advance(61)
-    assert _check(_local(world))[0] != "Ready"
+    assert check_of(local_workload(world))[0] != "Ready"
 
 
 def test_jobset_runs_on_a_worker() -> None:
@@ -214,7 +207,7 @@ def test_jobset_runs_on_a_worker() -> None:
     assert m.client.get(JobSet, "js", "default").spec.managed_by == "kueue.x-k8s.io/multikueue"
     (remote,) = world.workers["w1"].client.list(JobSet).items
     assert remote.spec.managed_by is None
-    assert _check(_local(world)) == ("Ready", 'The workload was admitted on "w1"')
+    assert check_of(local_workload(world)) == ("Ready", 'The workload was admitted on "w1"')
     m.advance(60)
     local = m.client.get(JobSet, "js", "default")
     assert any(c.type == "Completed" and c.status == "True" for c in local.status.conditions)
@@ -236,14 +229,14 @@ def test_incremental_dispatcher_nominates_one_worker_per_round() -> None:
     config's order (``…RespectConfigOrder``), a new round after 5 minutes; the second worker admits."""
     world = MKWorld({"w2": "500m", "w1": "4"}, kueue_config=INCREMENTAL)  # config order: w2, w1
     world.job("j1")
-    wl = _local(world)
+    wl = local_workload(world)
     assert wl.status.nominated_cluster_names == ["w2"]
     assert len(world.remote_workloads("w2")) == 1 and world.remote_workloads("w1") == []
     world.manager.advance(300)
-    assert _check(_local(world)) == ("Pending", "")
+    assert check_of(local_workload(world)) == ("Pending", "")
     world.manager.advance(1)
-    wl = _local(world)
-    assert _check(wl) == ("Ready", 'The workload was admitted on "w1"')
+    wl = local_workload(world)
+    assert check_of(wl) == ("Ready", 'The workload was admitted on "w1"')
     assert world.remote_workloads("w2") == []  # the non-admitting copy is removed
 
 
@@ -319,4 +312,4 @@ def test_a_remote_out_of_sync_finish_resets_the_check_instead_of_finishing() -> 
     message = ('Remote workload on worker cluster "w1" is out of sync with its user job, resetting for '
                're-dispatch, Previously: "Ready"')
     assert ("Warning", message) in _workload_events(world, "MultiKueue")
-    assert not _true(_local(world), "Finished")
+    assert not _true(local_workload(world), "Finished")

@@ -127,3 +127,15 @@ class MKWorld:
 
     def cluster(self, name: str) -> MultiKueueCluster:
         return self.manager.client.get(MultiKueueCluster, name)
+
+
+def local_workload(world: MKWorld) -> Workload:
+    """The manager's only Workload."""
+    (wl,) = world.manager.client.list(Workload).items
+    return wl
+
+
+def check_of(wl: Workload) -> tuple[str, str]:
+    """The state and message of the Workload's only admission check."""
+    (acs,) = wl.status.admission_checks
+    return acs.state or "", acs.message or ""
