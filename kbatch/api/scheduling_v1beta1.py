@@ -35,7 +35,10 @@ __all__ = [
     "GENERIC_WORKLOAD",
     "MANAGED_BY_ANNOTATION",
     "PODGROUP_INITIALLY_SCHEDULED",
+    "PODGROUP_PREEMPTION_POLICY",
     "PODGROUP_PROTECTION_FINALIZER",
+    "PREEMPTION_POLICIES",
+    "TOPOLOGY_AWARE_WORKLOAD_SCHEDULING",
     "WORKLOAD_RESOURCE_CLAIMS",
     "WORKLOAD_WITH_JOB",
     "AllDisruptionMode",
@@ -64,6 +67,11 @@ GENERIC_WORKLOAD = "GenericWorkload"  # the API, the pod field, the scheduler's 
 # PodGroup ResourceClaims (KEP-5729, beta, off; declared by the DRA family)
 WORKLOAD_RESOURCE_CLAIMS = "DRAWorkloadResourceClaims"
 WORKLOAD_WITH_JOB = "WorkloadWithJob"  # the Job controller's Workload/PodGroup (KEP-5547, alpha, off)
+# schedulingConstraints.topology served and honoured by the workload cycle (KEP-5732; alpha, off in 1.37)
+TOPOLOGY_AWARE_WORKLOAD_SCHEDULING = "TopologyAwareWorkloadScheduling"
+# PodGroup / template preemptionPolicy served and honoured (KEP-5710 follow-up; alpha, off in 1.37)
+PODGROUP_PREEMPTION_POLICY = "PodGroupPreemptionPolicy"
+PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")  # v1beta1 PreemptionPolicy (+k8s:enum)
 PODGROUP_INITIALLY_SCHEDULED = "PodGroupInitiallyScheduled"  # the scheduler's condition (1.37 name)
 DISRUPTION_TARGET = "DisruptionTarget"  # set on a PodGroup preempted as a whole (KEP-5710)
 PODGROUP_PROTECTION_FINALIZER = "scheduling.k8s.io/podgroup-protection"
@@ -140,6 +148,7 @@ class PodGroupTemplate(KubeModel):
     disruption_mode: DisruptionMode | None = None
     priority_class_name: str | None = None
     priority: Int32 | None = None
+    preemption_policy: str | None = None  # gate PodGroupPreemptionPolicy (alpha)
 
 
 class WorkloadSpec(KubeModel):
@@ -170,7 +179,7 @@ class PodGroupSpec(KubeModel):
     priority_class_name: str | None = None
     priority: Int32 | None = None
     parent_composite_pod_group_name: str | None = None  # gate CompositePodGroup (alpha, not modelled)
-    preemption_policy: str | None = None  # gate PodGroupPreemptionPolicy (alpha, not modelled)
+    preemption_policy: str | None = None  # gate PodGroupPreemptionPolicy (alpha); unset: PreemptLowerPriority
 
 
 class PodGroupResourceClaimStatus(KubeModel):
@@ -201,6 +210,18 @@ class PodGroup(Resource):
         """``PodGroupInitiallyScheduled`` is True (terminal: it never reverts)."""
         conditions = self.status.conditions if self.status is not None else None
         return any(c.type == PODGROUP_INITIALLY_SCHEDULED and c.status == "True" for c in conditions or ())
+
+    def topology_key(self) -> str:
+        """The node label of ``schedulingConstraints.topology[0]``, or "" (upstream
+        ``TopologyPlacement.getTopologyKey``: one constraint at most)."""
+        constraints = self.spec.scheduling_constraints
+        topology = constraints.topology if constraints is not None else None
+        return topology[0].key if topology else ""
+
+    def preempts(self) -> bool:
+        """``preemptionPolicy`` is not ``Never`` (unset: PreemptLowerPriority, upstream
+        ``podGroupPreemptionPolicy``)."""
+        return self.spec.preemption_policy != "Never"
 
     def disrupted_as_a_whole(self) -> bool:
         return self.spec.disruption_mode is not None and self.spec.disruption_mode.all is not None
