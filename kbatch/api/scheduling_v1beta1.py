@@ -11,7 +11,11 @@ Shapes as Kubernetes 1.37 released them (k8s-openapi 0.29 ``v1_37/api/scheduling
   templateName}``) or a standalone group; its ``/status`` carries the scheduler's
   ``PodGroupInitiallyScheduled`` condition (terminal once True) and ``DisruptionTarget``;
 * pods join a PodGroup by name through ``spec.schedulingGroup.podGroupName``
-  (:class:`kbatch.api.core_v1.PodSchedulingGroup`).
+  (:class:`kbatch.api.core_v1.PodSchedulingGroup`);
+* two alpha fields of PodGroups and templates, each served only with its gate (off by default):
+  ``schedulingConstraints.topology`` (TopologyAwareWorkloadScheduling, KEP-5732: the group within
+  one domain of a node label) and ``preemptionPolicy`` (PodGroupPreemptionPolicy: ``Never`` groups
+  do not preempt).
 
 The reusable building blocks controllers embed (KEP-6089; upstream places them in v1alpha3, which
 kbatch does not serve) are here too: :class:`WorkloadPodGroupSchedulingPolicy` (``minCount``

@@ -90,6 +90,18 @@ def test_with_the_gate_on_the_constraint_is_served_and_immutable() -> None:
     ([{"key": "bad key"}], [("FieldValueInvalid", "spec.schedulingConstraints.topology[0].key")],
      "name part must consist of alphanumeric characters"),
     ([{"key": "example.com/rack"}], [], ""),
+    # pkg/registry/scheduling/podgroup/strategy_test.go testDeclarativeValidate's TAS rows
+    ([], [], ""),  # "valid with empty schedulingConstraints"
+    ([{"key": "example.com/Foo"}], [], ""),
+    ([{"key": "a" * 253 + "/" + "b" * 63}], [], ""),
+    ([{"key": "a" * 254 + "/foo"}], [("FieldValueInvalid", "spec.schedulingConstraints.topology[0].key")],
+     "prefix part must be no more than 253 bytes"),
+    ([{"key": "foo/" + "b" * 64}], [("FieldValueInvalid", "spec.schedulingConstraints.topology[0].key")],
+     "name part must be no more than 63 bytes"),
+    ([{"key": "b" * 64}], [("FieldValueInvalid", "spec.schedulingConstraints.topology[0].key")],
+     "name part must be no more than 63 bytes"),
+    ([{"key": "Example.com/Foo"}], [("FieldValueInvalid", "spec.schedulingConstraints.topology[0].key")],
+     "prefix part a lowercase RFC 1123 subdomain"),
 ])
 def test_validation_of_the_topology_constraint(topology: list[dict[str, str]], want: list[tuple[str, str]],
                                                detail: str) -> None:
