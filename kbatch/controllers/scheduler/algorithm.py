@@ -312,7 +312,7 @@ class Algorithm:
 
     def _candidates(self, state: CycleState) -> list[NodeInfo]:
         names = state.get(NODE_NAMES)
-        nodes = self._nodes()
+        nodes = self.snapshot.nodes() if self.placement is None else self._nodes()  # the hot path: no call
         return nodes if names is None else [n for n in nodes if n.name in names]
 
     def _find_feasible(self, pod: PodInfo, state: CycleState) -> tuple[list[NodeInfo], dict[str, Status]]:
