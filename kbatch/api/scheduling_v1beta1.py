@@ -11,7 +11,11 @@ Shapes as Kubernetes 1.37 released them (k8s-openapi 0.29 ``v1_37/api/scheduling
   templateName}``) or a standalone group; its ``/status`` carries the scheduler's
   ``PodGroupInitiallyScheduled`` condition (terminal once True) and ``DisruptionTarget``;
 * pods join a PodGroup by name through ``spec.schedulingGroup.podGroupName``
-  (:class:`kbatch.api.core_v1.PodSchedulingGroup`).
+  (:class:`kbatch.api.core_v1.PodSchedulingGroup`);
+* two alpha fields of PodGroups and templates, each served only with its gate (off by default):
+  ``schedulingConstraints.topology`` (TopologyAwareWorkloadScheduling, KEP-5732: the group within
+  one domain of a node label) and ``preemptionPolicy`` (PodGroupPreemptionPolicy: ``Never`` groups
+  do not preempt).
 
 The reusable building blocks controllers embed (KEP-6089; upstream places them in v1alpha3, which
 kbatch does not serve) are here too: :class:`WorkloadPodGroupSchedulingPolicy` (``minCount``
@@ -35,7 +39,10 @@ __all__ = [
     "GENERIC_WORKLOAD",
     "MANAGED_BY_ANNOTATION",
     "PODGROUP_INITIALLY_SCHEDULED",
+    "PODGROUP_PREEMPTION_POLICY",
     "PODGROUP_PROTECTION_FINALIZER",
+    "PREEMPTION_POLICIES",
+    "TOPOLOGY_AWARE_WORKLOAD_SCHEDULING",
     "WORKLOAD_RESOURCE_CLAIMS",
     "WORKLOAD_WITH_JOB",
     "AllDisruptionMode",
@@ -64,6 +71,11 @@ GENERIC_WORKLOAD = "GenericWorkload"  # the API, the pod field, the scheduler's 
 # PodGroup ResourceClaims (KEP-5729, beta, off; declared by the DRA family)
 WORKLOAD_RESOURCE_CLAIMS = "DRAWorkloadResourceClaims"
 WORKLOAD_WITH_JOB = "WorkloadWithJob"  # the Job controller's Workload/PodGroup (KEP-5547, alpha, off)
+# schedulingConstraints.topology served and honoured by the workload cycle (KEP-5732; alpha, off in 1.37)
+TOPOLOGY_AWARE_WORKLOAD_SCHEDULING = "TopologyAwareWorkloadScheduling"
+# PodGroup / template preemptionPolicy served and honoured (KEP-5710 follow-up; alpha, off in 1.37)
+PODGROUP_PREEMPTION_POLICY = "PodGroupPreemptionPolicy"
+PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")  # v1beta1 PreemptionPolicy (+k8s:enum)
 PODGROUP_INITIALLY_SCHEDULED = "PodGroupInitiallyScheduled"  # the scheduler's condition (1.37 name)
 DISRUPTION_TARGET = "DisruptionTarget"  # set on a PodGroup preempted as a whole (KEP-5710)
 PODGROUP_PROTECTION_FINALIZER = "scheduling.k8s.io/podgroup-protection"
@@ -140,6 +152,7 @@ class PodGroupTemplate(KubeModel):
     disruption_mode: DisruptionMode | None = None
     priority_class_name: str | None = None
     priority: Int32 | None = None
+    preemption_policy: str | None = None  # gate PodGroupPreemptionPolicy (alpha)
 
 
 class WorkloadSpec(KubeModel):
@@ -170,7 +183,7 @@ class PodGroupSpec(KubeModel):
     priority_class_name: str | None = None
     priority: Int32 | None = None
     parent_composite_pod_group_name: str | None = None  # gate CompositePodGroup (alpha, not modelled)
-    preemption_policy: str | None = None  # gate PodGroupPreemptionPolicy (alpha, not modelled)
+    preemption_policy: str | None = None  # gate PodGroupPreemptionPolicy (alpha); unset: PreemptLowerPriority
 
 
 class PodGroupResourceClaimStatus(KubeModel):
@@ -201,6 +214,18 @@ class PodGroup(Resource):
         """``PodGroupInitiallyScheduled`` is True (terminal: it never reverts)."""
         conditions = self.status.conditions if self.status is not None else None
         return any(c.type == PODGROUP_INITIALLY_SCHEDULED and c.status == "True" for c in conditions or ())
+
+    def topology_key(self) -> str:
+        """The node label of ``schedulingConstraints.topology[0]``, or "" (upstream
+        ``TopologyPlacement.getTopologyKey``: one constraint at most)."""
+        constraints = self.spec.scheduling_constraints
+        topology = constraints.topology if constraints is not None else None
+        return topology[0].key if topology else ""
+
+    def preempts(self) -> bool:
+        """``preemptionPolicy`` is not ``Never`` (unset: PreemptLowerPriority, upstream
+        ``podGroupPreemptionPolicy``)."""
+        return self.spec.preemption_policy != "Never"
 
     def disrupted_as_a_whole(self) -> bool:
         return self.spec.disruption_mode is not None and self.spec.disruption_mode.all is not None

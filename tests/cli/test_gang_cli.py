@@ -133,6 +133,34 @@ def test_a_native_pod_group_runs_across_commands_and_keeps_its_gate(cli: Cli) ->
     assert "GenericWorkload=true" in cli("version").stdout
 
 
+def test_a_topology_constrained_gang_of_four_lands_in_the_one_rack_that_fits(cli: Cli) -> None:
+    """TopologyAwareWorkloadScheduling (KEP-5732): racks of 2 and 4 eight-GPU nodes; a gang of four
+    8-GPU pods that must share a rack fits only in the second (and without its gate would span both)."""
+    gates = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+    cli("--feature-gates", gates, "nodes", "add", "--count", "2", "--gpu", "8", "--prefix", "r1",
+        "--label", "topology.kubernetes.io/rack=r1")
+    cli("nodes", "add", "--count", "4", "--gpu", "8", "--prefix", "r2",
+        "--label", "topology.kubernetes.io/rack=r2")
+    group = ("apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: train}\n"
+             "spec:\n  schedulingPolicy: {gang: {minCount: 4}}\n"
+             "  schedulingConstraints: {topology: [{key: topology.kubernetes.io/rack}]}\n")
+    gang = "---\n".join([group, *(_pod(f"w{i}", 30, group="train") for i in range(4))])
+    cli("apply", "-f", cli.file("gang.yaml", gang))
+    cli("advance", "5s")
+    nodes = {name: node for name, (node, _) in cli.pods().items()}
+    assert all((nodes[f"w{i}"] or "").startswith("r2-") for i in range(4)), nodes
+    spec = cli.get("podgroups.scheduling.k8s.io", "train")["spec"]
+    assert spec["schedulingConstraints"] == {"topology": [{"key": "topology.kubernetes.io/rack"}]}
+    # a second such gang fits in no rack now: its condition says why
+    second = group.replace("{name: train}", "{name: eval}")
+    cli("apply", "-f", cli.file("eval.yaml", "---\n".join(
+        [second, *(_pod(f"e{i}", 30, group="eval") for i in range(4))])))
+    conditions = cli.get("podgroups.scheduling.k8s.io", "eval")["status"]["conditions"]
+    message = next(c["message"] for c in conditions if c["type"] == "PodGroupInitiallyScheduled")
+    assert message.startswith(
+        "pod group is unschedulable, 0/2 placements are available, first placement status: ")
+
+
 EXAMPLES = ROOT / "examples" / "gang"
 
 

@@ -14,7 +14,10 @@ Pods, on create (main resource only):
 
 On update, a priority or preemption policy left out is carried over from the stored pod (validation
 then forbids changing them). scheduling.k8s.io PodGroups get the same on create (``spec.priority``
-from ``spec.priorityClassName`` or the global default; KEP-5710), when that kind is served.
+from ``spec.priorityClassName`` or the global default; KEP-5710), when that kind is served; with the
+``PodGroupPreemptionPolicy`` gate also ``spec.preemptionPolicy``: the class's policy, or
+``PreemptLowerPriority`` when no class gives one (v1beta1 ``PodGroupSpec.PreemptionPolicy``: "populates
+this field from PriorityClassName, and defaults to PreemptLowerPriority if value is unset").
 PriorityClasses: creating a second ``globalDefault`` class, or marking
 another one default, is ``Forbidden`` (``PriorityClass x is already marked as default. Only one default
 can exist``).
@@ -33,7 +36,9 @@ from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Forbidden
 from kbatch.api.meta import Resource
 from kbatch.api.scheduling_v1 import PriorityClass
+from kbatch.api.scheduling_v1beta1 import PODGROUP_PREEMPTION_POLICY
 from kbatch.api.scheduling_v1beta1 import PodGroup as SchedulingPodGroup
+from kbatch.api.strategies.scheduling import gate_declared_on
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.watched_range import WatchedRange
 
@@ -173,6 +178,21 @@ class PriorityAdmission:
                             f"group spec; priority admission controller computed {resolved.value} from the "
                             "given PriorityClass name")
         spec.priority = resolved.value
+        if gate_declared_on(self._server.features, PODGROUP_PREEMPTION_POLICY):
+            self._pod_group_policy(pg, resolved)
+
+    @staticmethod
+    def _pod_group_policy(pg: SchedulingPodGroup, resolved: _Class) -> None:
+        spec, policy = pg.spec, resolved.preemption_policy
+        if policy is None:
+            spec.preemption_policy = spec.preemption_policy or PREEMPT_LOWER
+            return
+        if spec.preemption_policy is not None and spec.preemption_policy != policy:
+            raise forbidden("podgroups.scheduling.k8s.io", pg,
+                            f"the string value of PreemptionPolicy ({spec.preemption_policy}) must not be "
+                            f"provided in pod group spec; priority admission controller computed {policy} "
+                            "from the given PriorityClass name")
+        spec.preemption_policy = policy
 
     def validate_class(self, request: AdmissionRequest) -> None:
         pc = request.obj

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -134,6 +134,9 @@ class Algorithm:
         self._spreader: Any = spreaders[0] if len(spreaders) == 1 else None
         self._spread: SpreadBatch | None = None
         self._spread_refused: tuple[object, int] | None = None  # (key, static generation): scores differ
+        # the node names of the placement a pod group's cycle is evaluating (KEP-5732; upstream
+        # ``Snapshot.AssumePlacement`` narrows the snapshot's node list): None is the whole cluster
+        self.placement: frozenset[str] | None = None
 
     # -- the attempt ---------------------------------------------------------------------------
     def schedule(self, pod: PodInfo, *, post_filter: bool = True) -> Decision:
@@ -152,8 +155,9 @@ class Algorithm:
             return self._pre_filter_rejected(pod, state, rejected, post_filter)
         if pod.nominated_node and self._nominated_fits(pod, state):
             return Decision(pod.nominated_node, state)
-        batched = self._batchable(pod, state)
-        spread = None if batched else self._default_spread(pod, state)
+        whole = self.placement is None  # the batch heaps span every node: not within a placement
+        batched = whole and self._batchable(pod, state)
+        spread = None if batched or not whole else self._default_spread(pod, state)
         if batched or spread is not None:
             if spread is None:
                 node = self._batch_select(pod, state)
@@ -170,9 +174,9 @@ class Algorithm:
         feasible, statuses = self._find_feasible(pod, state)
         if not feasible:
             if NODE_NAMES in state:
-                _add_absent_nodes(self.snapshot, state, statuses)
+                _add_absent_nodes(self._nodes(), state, statuses)
             if not post_filter:
-                return Decision(None, state, Diagnosis(len(self.snapshot), statuses))
+                return Decision(None, state, Diagnosis(len(self._nodes()), statuses))
             generation = self.snapshot.generation  # PostFilter may change the snapshot (a group's rejection)
             decision, reusable = self._unschedulable(pod, state, statuses)
             return self._remember(pod, decision, generation, reusable)
@@ -217,9 +221,10 @@ class Algorithm:
         if status.code == Code.ERROR:  # no rejection: no PostFilter, retried after back-off
             message = f'running PreFilter plugin "{status.plugin}": {status.message}'
             return Decision(None, state, error=message)
-        statuses = {node.name: status for node in self.snapshot}
+        nodes = self._nodes()
+        statuses = {node.name: status for node in nodes}
         if not post_filter:
-            return Decision(None, state, Diagnosis(len(self.snapshot), statuses, pre_filter=status))
+            return Decision(None, state, Diagnosis(len(nodes), statuses, pre_filter=status))
         decision, _ = self._unschedulable(pod, state, statuses, pre_filter=status)
         return decision
 
@@ -296,11 +301,18 @@ class Algorithm:
     def _nominated_fits(self, pod: PodInfo, state: CycleState) -> bool:
         """Upstream ``evaluateNominatedNode``: the nominated node alone, before all the others."""
         node = self.snapshot.get(pod.nominated_node)
-        return node is not None and self._filter_one(pod, state, node, None) is None
+        if node is None or (self.placement is not None and node.name not in self.placement):
+            return False
+        return self._filter_one(pod, state, node, None) is None
+
+    def _nodes(self) -> list[NodeInfo]:
+        """The snapshot's nodes, those of the placement under evaluation when there is one."""
+        nodes, placement = self.snapshot.nodes(), self.placement
+        return nodes if placement is None else [n for n in nodes if n.name in placement]
 
     def _candidates(self, state: CycleState) -> list[NodeInfo]:
         names = state.get(NODE_NAMES)
-        nodes = self.snapshot.nodes()
+        nodes = self.snapshot.nodes() if self.placement is None else self._nodes()  # the hot path: no call
         return nodes if names is None else [n for n in nodes if n.name in names]
 
     def _find_feasible(self, pod: PodInfo, state: CycleState) -> tuple[list[NodeInfo], dict[str, Status]]:
@@ -575,7 +587,7 @@ def _restore_node_names(state: CycleState, before: set[str] | None) -> None:
         state[NODE_NAMES] = before
 
 
-def _add_absent_nodes(snapshot: Snapshot, state: CycleState, statuses: dict[str, Status]) -> None:
+def _add_absent_nodes(nodes: Iterable[NodeInfo], state: CycleState, statuses: dict[str, Status]) -> None:
     """Upstream ``findNodesThatFitPod``: the nodes a PreFilterResult left out are unschedulable and
     unresolvable, "node(s) didn't satisfy plugin(s) [<plugins, sorted>]" (so preemption does not try
     them and the FitError counts them). Only a failed attempt pays for this."""
@@ -583,6 +595,6 @@ def _add_absent_nodes(snapshot: Snapshot, state: CycleState, statuses: dict[str,
     plugins = sorted(set(state.get(_RESTRICTED_BY, ())))
     message = f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}]"
     status = Status.unresolvable(plugins[0] if plugins else "", message)
-    for node in snapshot:
+    for node in nodes:
         if node.name not in names and node.name not in statuses:
             statuses[node.name] = status

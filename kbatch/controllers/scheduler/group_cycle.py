@@ -11,7 +11,9 @@ When one pod of a group is popped, the cycle, in numbered steps:
    has the PodGroup's priority (``spec.priority``, 0 when unset) and the same preemption policy;
    otherwise every pod fails with that error (``PodScheduled=False``/``SchedulerError``, back-off)
    and the PodGroup gets ``PodGroupInitiallyScheduled=False``/``SchedulerError``;
-3. orders the pods by priority, then by when the scheduler first saw them;
+3. orders the pods by priority, then by when the scheduler first saw them; a group with a topology
+   constraint (gate ``TopologyAwareWorkloadScheduling``) runs steps 4-6 once per candidate domain
+   and keeps the best (:mod:`.group_placements`);
 4. asks the ``PlacementFeasible`` plugins (:mod:`.placement`) with the members already scheduled
    and the pods to try; ``Unschedulable`` ends the cycle before any pod is tried;
 5. places each pod on the one snapshot (filter, score, assume, Reserve; no per-pod preemption) and
@@ -36,7 +38,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import NotFound
-from kbatch.api.scheduling_v1beta1 import PODGROUP_INITIALLY_SCHEDULED, PodGroup
+from kbatch.api.gates import gate_on
+from kbatch.api.scheduling_v1beta1 import (
+    PODGROUP_INITIALLY_SCHEDULED,
+    PODGROUP_PREEMPTION_POLICY,
+    TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
+    PodGroup,
+)
 from kbatch.controllers.scheduler.framework import Code, CycleState, Status
 from kbatch.controllers.scheduler.placement import (
     GroupInfo,
@@ -50,7 +58,7 @@ from kbatch.controllers.scheduler.types import PodInfo
 if TYPE_CHECKING:
     from kbatch.controllers.scheduler.controller import Scheduler
 
-__all__ = ["POD_GROUP_UNSCHEDULABLE", "GroupCycle", "GroupResult", "set_condition"]
+__all__ = ["POD_GROUP_UNSCHEDULABLE", "GroupCycle", "GroupResult", "group_message", "set_condition"]
 
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"  # upstream errPodGroupUnschedulable
 
@@ -64,16 +72,19 @@ class _Placed:
 
 @dataclass(slots=True)
 class GroupResult:
-    """The outcome of steps 4-6: ``code`` SUCCESS, UNSCHEDULABLE or ERROR, the group's message, the
-    placed pods and, per pod that fit nowhere, its decision."""
+    """The outcome of steps 4-6: ``code`` SUCCESS, UNSCHEDULABLE or ERROR, the group's message (and
+    the reasons it lists), the placed pods (``reverted`` once taken off the snapshot) and, per pod
+    that fit nowhere, its decision."""
 
     code: Code = Code.UNSCHEDULABLE
     message: str = POD_GROUP_UNSCHEDULABLE
     placed: list[_Placed] = field(default_factory=list)
     failed: dict[str, Any] = field(default_factory=dict)
+    reasons: tuple[str, ...] = ()
+    reverted: bool = False
 
 
-def _group_message(reasons: tuple[str, ...]) -> str:
+def group_message(reasons: tuple[str, ...]) -> str:
     """``Status.Message()`` of a status carrying ``errPodGroupUnschedulable``: the error, then the reasons.
 
     A placed pod of a rejected group gets this around the group's own message, so it reads "pod group
@@ -90,6 +101,8 @@ class GroupCycle:
         self.scheduler = scheduler
         self.index = PodGroupIndex()
         self.preempting: dict[str, set[str]] = {}  # group -> the victims it waits for (pod keys)
+        self.topology = gate_on(scheduler.ctx.features, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)
+        self.policy_gate = gate_on(scheduler.ctx.features, PODGROUP_PREEMPTION_POLICY)
 
     def claims(self, pod: PodInfo) -> bool:
         return bool(self.index) and bool(self.index.group_of(pod.key))
@@ -122,7 +135,7 @@ class GroupCycle:
         pg = self.pod_group(key)
         name = key.partition("/")[2]
         error = (f'podgroups.scheduling.k8s.io "{name}" not found' if pg is None
-                 else validate_group(pods, self.scheduled_members(key), pg))  # step 2
+                 else validate_group(pods, self.scheduled_members(key), pg, self.policy_gate))  # step 2
         if error:
             for pod in pods:
                 s.error_pod(pod, error, now)
@@ -133,12 +146,25 @@ class GroupCycle:
         pods.sort(key=lambda p: (-p.priority, p.seq))  # step 3
         result = self.place(GroupInfo(key, pg), pods)  # steps 4-6
         if result.code != Code.SUCCESS:
-            self._revert(result)
+            self.revert(result)
         if result.code == Code.UNSCHEDULABLE and self._preempt(GroupInfo(key, pg), pods, result, now):
             return  # step 7: the pods wait for their victims to go
         self.submit(pg, pods, result, now)
 
+    def topology_key(self, pg: PodGroup) -> str:
+        """The node label the group must stay within ("" without a constraint or with the gate off)."""
+        return pg.topology_key() if self.topology else ""
+
     def place(self, group: GroupInfo, pods: list[PodInfo]) -> GroupResult:
+        """Steps 4-6, within one domain of the group's topology constraint if it has one."""
+        key = self.topology_key(group.pod_group)
+        if key:
+            from kbatch.controllers.scheduler.group_placements import place_in_domains
+
+            return place_in_domains(self, group, pods, key)
+        return self.place_default(group, pods)
+
+    def place_default(self, group: GroupInfo, pods: list[PodInfo]) -> GroupResult:
         """Steps 4-6 over the snapshot; the placed pods stay assumed (the caller binds or reverts)."""
         s = self.scheduler
         profile = s.profiles[pods[0].scheduler_name]
@@ -147,7 +173,7 @@ class GroupCycle:
         result = GroupResult()
         status = run_placement_feasible(plugins, group, progress)
         if status is not None and status.code == Code.UNSCHEDULABLE:
-            result.message = _group_message(status.reasons)
+            result.message, result.reasons = group_message(status.reasons), status.reasons
             return result
         algorithm, any_scheduled = s.algorithms[pods[0].scheduler_name], False
         for pod in pods:
@@ -157,11 +183,11 @@ class GroupCycle:
             progress = PlacementProgress(progress.scheduled + placed, progress.remaining - 1)
             status = run_placement_feasible(plugins, group, progress)
             if status is not None and status.code == Code.UNSCHEDULABLE:
-                result.message = _group_message(status.reasons)
+                result.message, result.reasons = group_message(status.reasons), status.reasons
                 return result
             any_scheduled = any_scheduled or bool(placed)
         if status is not None and status.code == Code.WAIT:
-            result.message = _group_message(status.reasons)
+            result.message, result.reasons = group_message(status.reasons), status.reasons
         elif any_scheduled:
             result.code, result.message = Code.SUCCESS, ""
         return result
@@ -185,9 +211,29 @@ class GroupCycle:
         result.placed.append(_Placed(pod, decision.node, decision.state))
         return 1
 
-    def _revert(self, result: GroupResult) -> None:
+    def revert(self, result: GroupResult) -> None:
+        """Take the result's placed pods off the snapshot (once)."""
+        if result.reverted:
+            return
+        result.reverted = True
         for placed in reversed(result.placed):
             self.scheduler.revert(placed.pod, placed.node, placed.state)
+
+    def reassume(self, result: GroupResult) -> GroupResult:
+        """Assume and reserve a reverted result's pods again where it placed them (the snapshot is
+        as it was when they were placed there). Should Reserve now reject one, the group fails with
+        that plugin's message, nothing held."""
+        for i, placed in enumerate(result.placed):
+            status = self.scheduler.assume_and_reserve(placed.pod, placed.node, placed.state)
+            if status is not None:
+                self.scheduler.revert(placed.pod, placed.node, placed.state)
+                for earlier in reversed(result.placed[:i]):
+                    self.scheduler.revert(earlier.pod, earlier.node, earlier.state)
+                result.code, result.reasons = Code.UNSCHEDULABLE, (status.message,)
+                result.message = group_message(result.reasons)
+                return result
+        result.reverted = False
+        return result
 
     def _preempt(self, group: GroupInfo, pods: list[PodInfo], result: GroupResult, now: float) -> bool:
         from kbatch.controllers.scheduler.group_preemption import preempt_for_group
@@ -206,7 +252,7 @@ class GroupCycle:
                 entry = placed[pod.key]
                 s.permit_and_bind(pod, entry.node, entry.state, now)
             elif pod.key in placed:  # a placed pod of a rejected group: the group's status
-                s.reject_pod(pod, _group_message((result.message,)), now)
+                s.reject_pod(pod, group_message((result.message,)), now)
             elif isinstance(failure, Status):  # Reserve rejected it
                 s.reject_pod(pod, failure.message, now, (failure.plugin,) if failure.plugin else ())
             elif failure is not None:
@@ -268,10 +314,14 @@ def set_condition(conditions: list[dict[str, Any]], type_: str, status: str, rea
     return True
 
 
-def validate_group(pods: list[PodInfo], scheduled: list[PodInfo], pg: PodGroup) -> str:
-    """Upstream ``validatePodGroup``: the error message, or "" when the group is consistent."""
+def validate_group(pods: list[PodInfo], scheduled: list[PodInfo], pg: PodGroup,
+                   policy_gate: bool = False) -> str:
+    """Upstream ``validatePodGroup``: the error message, or "" when the group is consistent. With
+    ``PodGroupPreemptionPolicy`` every pod's preemption policy must be the group's
+    (``podGroupPreemptionPolicy``: unset is PreemptLowerPriority); without it, the first pod's."""
     first = pods[0]
     priority = pg.spec.priority or 0
+    group_policy = (pg.spec.preemption_policy or "PreemptLowerPriority") if policy_gate else ""
     for pod in (*pods, *scheduled):
         if pod.scheduler_name != first.scheduler_name:
             return ("all pods in a single pod group should have the same .spec.schedulerName set, got: "
@@ -279,7 +329,10 @@ def validate_group(pods: list[PodInfo], scheduled: list[PodInfo], pg: PodGroup) 
         if pod.priority != priority:
             return ("all pods in a single pod group should have the same priority as the pod group's "
                     f"priority, got {pod.priority} and {priority}")
-        if pod.preemption_policy != first.preemption_policy:
+        if group_policy and pod.preemption_policy != group_policy:
+            return ("all pods in a single pod group should have the same preemption policy as the pod "
+                    f"group's preemption policy, got {pod.preemption_policy} and {group_policy}")
+        if not group_policy and pod.preemption_policy != first.preemption_policy:
             return ("all pods in a single pod group should have the same preemption policy, got "
                     f"{pod.preemption_policy} and {first.preemption_policy}")
     return ""

@@ -18,8 +18,12 @@ cluster. In numbered steps:
 5. while victims of an earlier preemption are still on their nodes, the group preempts nothing new
    (it waits for them).
 
-Not modelled (docs/gang.md): PodDisruptionBudgets in the reprieve order, several candidate domains
-and their scoring, ``preemptionPolicy`` on PodGroups (gate PodGroupPreemptionPolicy, alpha).
+A group with a topology constraint (TopologyAwareWorkloadScheduling) must fit within one of its
+candidate domains (:mod:`.group_placements`), the first, in label-value order, where it does. A
+PodGroup with ``preemptionPolicy: Never`` (PodGroupPreemptionPolicy) never preempts: its pods wait.
+
+Not modelled (docs/gang.md): PodDisruptionBudgets in the reprieve order, the scoring of the domains
+where the group would fit after preemption.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from kbatch.api.errors import NotFound
 from kbatch.api.scheduling_v1beta1 import DISRUPTION_TARGET, PodGroup
 from kbatch.controllers.scheduler.framework import Code
+from kbatch.controllers.scheduler.group_placements import generate_placements
 from kbatch.controllers.scheduler.placement import (
     GroupInfo,
     PlacementFeasiblePlugin,
@@ -83,11 +88,37 @@ def simulate(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], removed: 
     key -> node), or None when the group does not place. The snapshot is left as it was."""
     s = cycle.scheduler
     snapshot, algorithm = s.snapshot, s.algorithms[pods[0].scheduler_name]
-    plugins = [p for p in s.profiles[pods[0].scheduler_name].plugins.values()
-               if isinstance(p, PlacementFeasiblePlugin)]
     for unit in removed:
         for pod, _ in unit.pods:
             snapshot.remove_pod(pod.key)
+    try:
+        key = cycle.topology_key(group.pod_group)
+        if not key:
+            return _simulate_placing(cycle, group, pods)
+        placements = generate_placements(snapshot, key, (
+            (p.key, snapshot.node_of(p.key) or "") for p in cycle.scheduled_members(group.key)))
+        for placement in placements if not isinstance(placements, str) else ():
+            algorithm.placement = placement.nodes
+            try:
+                placed = _simulate_placing(cycle, group, pods)
+            finally:
+                algorithm.placement = None
+            if placed is not None:
+                return placed
+        return None
+    finally:
+        for unit in removed:
+            for pod, node in unit.pods:
+                snapshot.add_pod(pod, node)
+
+
+def _simulate_placing(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> dict[str, str] | None:
+    """The cycle's placing without Reserve or effects (pod key -> node), or None; the snapshot is
+    left as it was."""
+    s = cycle.scheduler
+    snapshot, algorithm = s.snapshot, s.algorithms[pods[0].scheduler_name]
+    plugins = [p for p in s.profiles[pods[0].scheduler_name].plugins.values()
+               if isinstance(p, PlacementFeasiblePlugin)]
     placed: dict[str, str] = {}
     try:
         progress = PlacementProgress(len(cycle.scheduled_members(group.key)), len(pods))
@@ -108,16 +139,13 @@ def simulate(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], removed: 
     finally:
         for key in placed:
             snapshot.remove_pod(key)
-        for unit in removed:
-            for pod, node in unit.pods:
-                snapshot.add_pod(pod, node)
 
 
 def preempt_for_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], result: GroupResult,
                       now: float) -> bool:
     """Steps 1-5; True when the pods now wait for victims (they were parked here), False when
     preemption cannot help (the caller submits the failure as it is)."""
-    if any(p.preemption_policy == "Never" for p in pods):
+    if not _may_preempt(cycle, group, pods):
         return False
     waiting = cycle.preempting.get(group.key)
     if waiting and any(cycle.scheduler.snapshot.node_of(key) is not None for key in waiting):
@@ -138,6 +166,15 @@ def preempt_for_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], 
     cycle.preempting[group.key] = {pod.key for unit in victims for pod, _ in unit.pods}
     _park(cycle, group, pods, result, now, placement)
     return True
+
+
+def _may_preempt(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> bool:
+    """Eligibility: with ``PodGroupPreemptionPolicy`` the PodGroup's ``preemptionPolicy`` decides
+    (``Never``: the group waits, upstream ``PodGroupPostFilter``; validation made its pods agree);
+    without it, a pod with ``preemptionPolicy: Never`` keeps its group from preempting."""
+    if cycle.policy_gate:
+        return bool(group.pod_group.preempts())
+    return not any(p.preemption_policy == "Never" for p in pods)
 
 
 def _evict(cycle: GroupCycle, group: GroupInfo, victims: list[Unit], placement: dict[str, str]) -> None:

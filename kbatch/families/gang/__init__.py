@@ -15,7 +15,11 @@ the scheduler has no workload cycle and the protection controller does not run;
 * controller ``podgroup-protection``: removes that finalizer from a deleted group no active pod
   uses, and puts it back on a group in use that lost it;
 * scheduler plugin ``GangScheduling``: PreEnqueue and PlacementFeasible in the workload scheduling
-  cycle (``kbatch/controllers/scheduler/group_cycle.py``).
+  cycle (``kbatch/controllers/scheduler/group_cycle.py``);
+* two alpha gates, off: ``TopologyAwareWorkloadScheduling`` (KEP-5732: a PodGroup's
+  ``schedulingConstraints.topology`` places it within one domain of a node label,
+  ``kbatch/controllers/scheduler/group_placements.py``) and ``PodGroupPreemptionPolicy``
+  (``preemptionPolicy: Never`` groups never preempt).
 
 The scheduler-plugins PodGroup (scheduling.x-k8s.io) is the ``coscheduling`` family; docs/gang.md
 covers both.
@@ -24,7 +28,14 @@ covers both.
 from __future__ import annotations
 
 from kbatch.api.features import FeatureSpec, Stage
-from kbatch.api.scheduling_v1beta1 import GENERIC_WORKLOAD, WORKLOAD_WITH_JOB, PodGroup, Workload
+from kbatch.api.scheduling_v1beta1 import (
+    GENERIC_WORKLOAD,
+    PODGROUP_PREEMPTION_POLICY,
+    TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
+    WORKLOAD_WITH_JOB,
+    PodGroup,
+    Workload,
+)
 from kbatch.api.strategies.scheduling import PodGroupStrategy, WorkloadStrategy
 from kbatch.families.core.generic_page import generic_page
 from kbatch.families.family import (
@@ -69,5 +80,9 @@ GANG = Family(
     feature_gates=(
         FeatureSpec(GENERIC_WORKLOAD, False, Stage.BETA, source=_GATES + "GenericWorkload.md"),
         FeatureSpec(WORKLOAD_WITH_JOB, False, Stage.ALPHA, source=_GATES + "WorkloadWithJob.md"),
+        FeatureSpec(TOPOLOGY_AWARE_WORKLOAD_SCHEDULING, False, Stage.ALPHA,
+                    source=_GATES + "TopologyAwareWorkloadScheduling.md"),
+        FeatureSpec(PODGROUP_PREEMPTION_POLICY, False, Stage.ALPHA,
+                    source=_GATES + "PodGroupPreemptionPolicy.md"),
     ),
 )

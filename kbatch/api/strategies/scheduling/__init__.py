@@ -2,14 +2,13 @@
 ``pkg/registry/scheduling/workload/strategy.go``, ``pkg/registry/scheduling/podgroup/strategy.go``).
 
 Workload has no status. PodGroup has ``/status``: main-resource writes keep the stored status, status
-writes keep everything else. The fields of features kbatch does not model are dropped on create (and
-on an update that does not already use them), as upstream drops them while their gates are off:
-``schedulingConstraints`` (TopologyAwareWorkloadScheduling, alpha), ``parentCompositePodGroupName``
-(CompositePodGroup, alpha), ``preemptionPolicy`` (PodGroupPreemptionPolicy, alpha). ``resourceClaims``
-(DRAWorkloadResourceClaims, KEP-5729, beta off by default; docs/dra.md "PodGroup claims") is kept
-when that gate is on, dropped otherwise (upstream ``dropDisabledDRAWorkloadResourceClaimsFields``),
-and so is a status write's ``resourceClaimStatuses`` (``dropDisabledPodGroupStatusFields``: kept
-when the gate is on or the stored spec uses claims). docs/gang.md lists them.
+writes keep everything else. A gated field is dropped on create (and on an update whose stored object
+does not already use it) while its gate is off, as upstream's ``dropDisabled*Fields``:
+``schedulingConstraints`` (TopologyAwareWorkloadScheduling, KEP-5732, alpha, off), ``preemptionPolicy``
+(PodGroupPreemptionPolicy, alpha, off), ``resourceClaims`` (DRAWorkloadResourceClaims, KEP-5729,
+beta, off; docs/dra.md "PodGroup claims"); ``parentCompositePodGroupName`` (CompositePodGroup, not
+modelled) always. A status write's ``resourceClaimStatuses`` is dropped unless that gate is on or the
+stored spec uses claims (``dropDisabledPodGroupStatusFields``). docs/gang.md lists them.
 """
 
 from __future__ import annotations
@@ -18,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import FieldError
 from kbatch.api.scheduling_v1beta1 import (
+    PODGROUP_PREEMPTION_POLICY,
+    TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
     WORKLOAD_RESOURCE_CLAIMS,
     PodGroup,
     PodGroupSpec,
@@ -37,24 +38,32 @@ from kbatch.api.strategy import DefaultStrategy, GateBound
 if TYPE_CHECKING:
     from kbatch.api.features import FeatureGates
 
-__all__ = ["PodGroupStrategy", "WorkloadStrategy", "drop_unmodelled_fields",
+__all__ = ["PodGroupStrategy", "WorkloadStrategy", "drop_unmodelled_fields", "gate_declared_on",
            "workload_claims_enabled"]
 
-_UNMODELLED = ("scheduling_constraints", "parent_composite_pod_group_name", "preemption_policy")
+# field -> the gate that serves it ("" = never served: CompositePodGroup is not modelled)
+_GATED = (("scheduling_constraints", TOPOLOGY_AWARE_WORKLOAD_SCHEDULING),
+          ("preemption_policy", PODGROUP_PREEMPTION_POLICY),
+          ("resource_claims", WORKLOAD_RESOURCE_CLAIMS),
+          ("parent_composite_pod_group_name", ""))
+
+
+def gate_declared_on(gates: FeatureGates | None, name: str) -> bool:
+    """``name`` is on (False where no family declares it, or without gates)."""
+    if gates is None or not name or name not in gates:
+        return False
+    return gates.enabled(name)
 
 
 def workload_claims_enabled(gates: FeatureGates | None) -> bool:
-    """``DRAWorkloadResourceClaims`` is on (False where no family declares it, or without gates)."""
-    if gates is None or WORKLOAD_RESOURCE_CLAIMS not in gates:
-        return False
-    return gates.enabled(WORKLOAD_RESOURCE_CLAIMS)
+    """``DRAWorkloadResourceClaims`` is on."""
+    return gate_declared_on(gates, WORKLOAD_RESOURCE_CLAIMS)
 
 
 def drop_unmodelled_fields(new: PodGroupSpec | PodGroupTemplate, old: Any = None,
                            gates: FeatureGates | None = None) -> None:
-    """Clear the gated fields kbatch does not model (and ``resourceClaims`` while its gate is off)
-    unless ``old`` (the stored value) uses them."""
-    names = _UNMODELLED if workload_claims_enabled(gates) else (*_UNMODELLED, "resource_claims")
+    """Clear each gated field whose gate is off unless ``old`` (the stored value) uses it."""
+    names = [name for name, gate in _GATED if not gate_declared_on(gates, gate)]
     for name in names:
         if getattr(new, name, None) is not None and (old is None or getattr(old, name, None) is None):
             setattr(new, name, None)

@@ -6,6 +6,12 @@ the 1.37 rules of KEP-4671/KEP-5710 (``types.go`` of v1beta1): the two unions (`
 ``single``/``all``) with their messages; ``minCount`` required and positive; at most 8 templates,
 named by DNS labels, unique; ``all`` disruption only with a gang policy; on update only
 ``gang.minCount`` may change (no template added or removed, the policy variant frozen).
+
+The alpha fields, as v1beta1's declarative tags state them (``staging/src/k8s.io/api/scheduling/
+v1beta1/types.go``): ``schedulingConstraints.topology`` at most 1 item (``+k8s:maxItems=1``), each
+``key`` required and a label key (``+k8s:format=k8s-label-key``, a qualified name); ``preemptionPolicy``
+one of ``Never``/``PreemptLowerPriority`` (``+k8s:enum``); both immutable. They only reach validation
+while their gates serve them (the strategy drops them otherwise).
 """
 
 from __future__ import annotations
@@ -15,8 +21,10 @@ from typing import Any
 
 from kbatch.api.errors import FieldError
 from kbatch.api.scheduling_v1beta1 import (
+    PREEMPTION_POLICIES,
     DisruptionMode,
     PodGroup,
+    PodGroupSchedulingConstraints,
     PodGroupSchedulingPolicy,
     PodGroupSpec,
     PodGroupTemplate,
@@ -30,6 +38,7 @@ from kbatch.api.validation import (
     index,
     is_dns1123_label,
     is_dns1123_subdomain,
+    is_qualified_name,
     validate_immutable,
 )
 
@@ -39,6 +48,7 @@ __all__ = [
     "validate_pod_group",
     "validate_pod_group_status",
     "validate_pod_group_update",
+    "validate_scheduling_constraints",
     "validate_scheduling_policy",
     "validate_workload",
     "validate_workload_update",
@@ -89,6 +99,35 @@ def validate_disruption_mode(mode: DisruptionMode | None, policy: Any, path: str
     return errs
 
 
+MAX_TOPOLOGY_CONSTRAINTS = 1  # PodGroupSchedulingConstraints.Topology: +k8s:maxItems=1
+
+
+def validate_scheduling_constraints(constraints: PodGroupSchedulingConstraints | None,
+                                    path: str) -> list[FieldError]:
+    """``schedulingConstraints`` (KEP-5732): at most one topology constraint, its ``key`` a label key."""
+    topology = constraints.topology if constraints is not None else None
+    if not topology:
+        return []
+    at = child(path, "topology")
+    if len(topology) > MAX_TOPOLOGY_CONSTRAINTS:
+        return [FieldError.too_many(at, len(topology), MAX_TOPOLOGY_CONSTRAINTS)]
+    errs: list[FieldError] = []
+    for i, constraint in enumerate(topology):
+        key_path = child(index(at, i), "key")
+        if not constraint.key:
+            errs.append(FieldError.required(key_path, ""))
+        else:
+            errs += [FieldError.invalid(key_path, constraint.key, m)
+                     for m in is_qualified_name(constraint.key)]
+    return errs
+
+
+def _preemption_policy_errors(policy: str | None, path: str) -> list[FieldError]:
+    if policy is None or policy in PREEMPTION_POLICIES:
+        return []
+    return [FieldError.not_supported(child(path, "preemptionPolicy"), policy, list(PREEMPTION_POLICIES))]
+
+
 def _priority_errors(priority: int | None, class_name: str | None, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     if class_name:
@@ -124,6 +163,8 @@ def _validate_pod_group_spec(spec: PodGroupSpec, path: str) -> list[FieldError]:
     errs += validate_disruption_mode(spec.disruption_mode, spec.scheduling_policy,
                                      child(path, "disruptionMode"))
     errs += _priority_errors(spec.priority, spec.priority_class_name, path)
+    errs += _preemption_policy_errors(spec.preemption_policy, path)
+    errs += validate_scheduling_constraints(spec.scheduling_constraints, child(path, "schedulingConstraints"))
     errs += validate_pod_group_claims(spec.resource_claims, child(path, "resourceClaims"))
     return errs
 
@@ -171,7 +212,7 @@ def validate_pod_group_update(new: PodGroup, old: PodGroup) -> list[FieldError]:
 
 _FROZEN = (("disruption_mode", "disruptionMode"), ("priority_class_name", "priorityClassName"),
            ("priority", "priority"), ("scheduling_constraints", "schedulingConstraints"),
-           ("resource_claims", "resourceClaims"))
+           ("resource_claims", "resourceClaims"), ("preemption_policy", "preemptionPolicy"))
 
 
 def _frozen(new: Any, old: Any, path: str) -> list[FieldError]:
@@ -198,6 +239,9 @@ def _validate_template(template: PodGroupTemplate, path: str, seen: set[str]) ->
     errs += validate_scheduling_policy(policy, child(path, "schedulingPolicy"))
     errs += validate_disruption_mode(template.disruption_mode, policy, child(path, "disruptionMode"))
     errs += _priority_errors(template.priority, template.priority_class_name, path)
+    errs += _preemption_policy_errors(template.preemption_policy, path)
+    errs += validate_scheduling_constraints(template.scheduling_constraints,
+                                            child(path, "schedulingConstraints"))
     errs += validate_pod_group_claims(template.resource_claims, child(path, "resourceClaims"))
     return errs
 
