@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbatch import ControlPlane
 from kbatch.api.core_v1 import Pod
@@ -173,3 +175,33 @@ def test_invalid_entries_are_refused_with_field_paths(change: dict[str, Any], wa
     causes = [f"{c.field}: {c.message}" for c in info.value.status.details.causes]
     assert any(c.startswith(wanted) for c in causes), causes
     assert entries(cp.client.get(ResourceClaim, claim.metadata.name, "default")) == []  # no partial write
+
+
+# -- the property -------------------------------------------------------------------------------------
+@settings(max_examples=10, deadline=None)
+@given(steps=st.lists(st.tuples(st.sampled_from(["create", "delete", "advance"]), st.integers(0, 3)),
+                      min_size=1, max_size=8),
+       network=st.booleans())
+def test_the_entries_are_exactly_the_reserved_claims_devices(steps: list[tuple[str, int]],
+                                                             network: bool) -> None:
+    """After any mix of pods created and deleted (two nodes, two devices each), once things settle:
+    a claim has one driver entry per allocated device when it is reserved, none otherwise, and
+    every entry names an allocated device."""
+    cp = cluster(network=network, nodes=2)
+    for action, i in steps:
+        name = f"p{i}"
+        present = name in {p.metadata.name for p in cp.client.list(Pod, "default").items}
+        if action == "create" and not present:
+            cp.client.create(gpu_pod(name))
+        elif action == "delete" and present:
+            cp.client.delete(Pod, name, "default")
+        cp.advance(1)
+    cp.advance(5)
+    for claim in cp.client.list(ResourceClaim, "default").items:
+        status = claim.status
+        allocation = status.allocation if status is not None else None
+        results = {(r.driver, r.pool, r.device) for r in (allocation.devices.results or ())} \
+            if allocation else set()
+        got = [(e["driver"], e["pool"], e["device"]) for e in entries(claim)]
+        assert len(got) == len(set(got))
+        assert set(got) == (results if status is not None and status.reserved_for else set())
