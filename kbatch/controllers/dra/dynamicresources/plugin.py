@@ -524,8 +524,9 @@ class DynamicResources:
         if data is None or not self.preemption:
             return
         simulation = Simulation()
-        for victim in victims:
-            simulation.remove_pod(victim, self.world.claim, self.world.allocated, self.world.node_local)
+        for victim in victims:  # KEP-5690: a claim's consumers already terminating count as victims
+            simulation.remove_pod(victim, self.world.claim, self.world.allocated, self.world.node_local,
+                                  self._terminating)
         released = [(uid, key) for uid, key in self._claim_keys(victims) if uid in simulation.released]
         base = self.world.allocated
         for other in nominated:
@@ -540,6 +541,18 @@ class DynamicResources:
         results = self._allocate(pending, view, simulation.allocated or base)
         allocations = tuple(results) if isinstance(results, list) else ()
         self.nominations.add(pod.uid, Nomination(node.name, allocations, tuple(released)))
+
+    def _terminating(self, namespace: str, consumer: Any) -> bool:
+        """The reserving pod is being deleted, or already gone (its reservation is about to be
+        dropped), in the scheduler's informer cache."""
+        cache = self.handle.cache
+        if cache is None:
+            return False
+        try:
+            pod = cache.get(Pod, consumer.name, namespace)
+        except NotFound:
+            return True
+        return pod.metadata.uid != consumer.uid or pod.metadata.deletion_timestamp is not None
 
     def remove_nominated_pod(self, pod: Any) -> None:
         """The pod's nomination is gone: its held devices are free. When its node's victim claims are
@@ -989,12 +1002,23 @@ class DynamicResources:
         if reason:
             return QueueingHint.QUEUE_SKIP
         if old is not None and _allocated(old) and not _allocated(new):
-            return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP if self._still_settling(pod, new) else QueueingHint.QUEUE
         if all(c.metadata.uid != new.metadata.uid for c in claims):
             return QueueingHint.QUEUE_SKIP
         if old is None or old.status != new.status:
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
+
+    def _still_settling(self, pod: Any, freed: Any) -> bool:
+        """KEP-5690 "Deferring further preemption": the deallocated claim is a victim claim tracked
+        on the pod's nominated node and another victim claim there is still allocated, so the
+        preemptor's attempt would fail (the last deallocation wakes it)."""
+        if not self.preemption:
+            return False
+        nomination = self.nominations.get(pod.uid)
+        if nomination is None:
+            return False
+        return self.nominations.others_settling(nomination.node, freed.metadata.uid, self._still_allocated)
 
     def _may_help(self, old: Any, new: Any) -> tuple[bool, Any]:
         """Whether a claim event can make some waiting pod schedulable, and which pods: any, when
