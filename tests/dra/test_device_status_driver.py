@@ -19,6 +19,7 @@ from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Invalid
 from kbatch.api.resource_v1 import DeviceClass, ResourceClaim, ResourceClaimTemplate
 from kbatch.apiserver.admission import AdmissionRequest
+from kbatch.controllers.dra.driver.status import entry_key, merged
 from kbatch.sim.devices import DeviceTemplate
 from kbatch.sim.nodes import NodeTemplate, create_nodes
 
@@ -205,3 +206,18 @@ def test_the_entries_are_exactly_the_reserved_claims_devices(steps: list[tuple[s
         got = [(e["driver"], e["pool"], e["device"]) for e in entries(claim)]
         assert len(got) == len(set(got))
         assert set(got) == (results if status is not None and status.reserved_for else set())
+
+
+def test_merging_keeps_other_drivers_entries_and_unchanged_transition_times() -> None:
+    ours = {("gpu.example.com", "node-0")}
+    other = {"driver": "nic.example.com", "pool": "node-0", "device": "nic-0", "conditions": []}
+    mine_then = {"driver": "gpu.example.com", "pool": "node-0", "device": "gpu-0", "data": {"a": 1},
+                 "conditions": [{"type": "Ready", "status": "True", "reason": "DevicePrepared", "message": "",
+                                 "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+    mine_now = {**mine_then, "conditions": [{**mine_then["conditions"][0],
+                                             "lastTransitionTime": "2026-06-01T00:00:00Z"}]}
+    key = entry_key(mine_then)
+    assert merged([other, mine_then], {key: mine_now}, ours) is None  # nothing changed but the time
+    assert merged([other, mine_then], {}, ours) == [other]  # unprepared: ours goes, the other stays
+    added = merged([other], {key: mine_now}, ours)
+    assert added == [other, mine_now]

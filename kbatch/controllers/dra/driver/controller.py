@@ -41,9 +41,13 @@ class DriverStatus:
         return []
 
     def slice_claims(self, slice_: ResourceSlice) -> list[Request]:
-        """Re-read the reporting pools; the claims allocated from the slice's pool, in key order."""
-        self.pools = self._reporting_pools()
+        """When the slice is (or was) a reporting pool's: re-read the reporting pools, and queue the
+        claims allocated from the slice's pool, in key order. Other slices queue nothing."""
         key = (slice_.spec.driver, slice_.spec.pool.name)
+        reporting = (slice_.metadata.annotations or {}).get(DEVICE_STATUS_ANNOTATION) == "true"
+        if not reporting and key not in self.pools:
+            return []
+        self.pools = self._reporting_pools()
         out = set()
         for claim in self.ctx.cache.list(ResourceClaim):
             allocation = claim.status.allocation if claim.status else None
