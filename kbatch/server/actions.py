@@ -72,7 +72,9 @@ def _device_template(dra: Obj) -> DeviceTemplate:
     try:
         template = DeviceTemplate(driver=str(dra["driver"]), count=int(dra.get("count", 8)),
                                   model=str(dra.get("model", "A100")), memory=str(dra.get("memory", "80Gi")),
-                                  partitions=int(dra.get("partitions", 0)))
+                                  partitions=int(dra.get("partitions", 0)),
+                                  device_status=bool(dra.get("deviceStatus", False)),
+                                  network=bool(dra.get("network", False)))
         Quantity(template.memory)
     except (KeyError, TypeError, ValueError) as err:
         raise BadRequest(f"invalid DRA device template: {err}") from None

@@ -13,6 +13,12 @@ generation 1, owned by the Node (so the slices go with it), ``nodeName`` set:
   (a slice holds either devices or shared counters): taking the whole GPU uses every partition's
   share, taking partitions leaves the rest (KEP-4815, partitionable devices).
 
+With ``device_status`` the node's driver also reports each device it prepared in the claim's
+``status.devices`` (KEP-4817; :mod:`kbatch.controllers.dra.driver`); with ``network`` its devices are
+network interfaces ``nic-<i>`` whose entries carry ``networkData``. The slices say so with the
+annotations :data:`DEVICE_STATUS_ANNOTATION` and :data:`NETWORK_ANNOTATION` (``"true"``), which is
+how the simulated driver finds its configuration again after a restart.
+
 Default nodes publish nothing.
 """
 
@@ -24,9 +30,11 @@ from typing import Any
 
 from kbatch.api.quantity import Quantity
 
-__all__ = ["DeviceTemplate", "slice_manifests"]
+__all__ = ["DEVICE_STATUS_ANNOTATION", "NETWORK_ANNOTATION", "DeviceTemplate", "slice_manifests"]
 
 DRIVER_VERSION = "1.0.0"
+DEVICE_STATUS_ANNOTATION = "dra.kbatch.io/device-status"
+NETWORK_ANNOTATION = "dra.kbatch.io/network-devices"
 
 
 @dataclass(frozen=True)
@@ -36,10 +44,21 @@ class DeviceTemplate:
     model: str = "A100"
     memory: str = "80Gi"
     partitions: int = 0
-    prefix: str = "gpu"
+    prefix: str = ""  # "gpu", or "nic" for network devices
+    device_status: bool = False  # the driver writes status.devices of the claims it prepares
+    network: bool = False  # network interfaces: their status entries carry networkData
 
     def device_name(self, index: int) -> str:
-        return f"{self.prefix}-{index}"
+        return f"{self.prefix or ('nic' if self.network else 'gpu')}-{index}"
+
+    def annotations(self) -> dict[str, str] | None:
+        """What the driver's slices record of its status reporting (None: it writes none)."""
+        out = {}
+        if self.device_status:
+            out[DEVICE_STATUS_ANNOTATION] = "true"
+            if self.network:
+                out[NETWORK_ANNOTATION] = "true"
+        return out or None
 
 
 def _slug(text: str) -> str:
@@ -88,7 +107,7 @@ def slice_manifests(node: dict[str, Any], template: DeviceTemplate) -> list[dict
         {
             "apiVersion": "resource.k8s.io/v1",
             "kind": "ResourceSlice",
-            "metadata": {"name": base, "ownerReferences": owner},
+            "metadata": {"name": base, "ownerReferences": owner, "annotations": template.annotations()},
             "spec": {"driver": template.driver, "pool": pool, "nodeName": name, "devices": devices},
         }
     ]

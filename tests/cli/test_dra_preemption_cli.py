@@ -64,3 +64,29 @@ def test_a_noexecute_taint_on_the_groups_gpu_evicts_the_whole_group(tmp_path: Pa
               if "DeviceTaintManagerEviction" in line]
     assert sorted(n for n in ("trainer-0", "trainer-1") if any(n in line for line in events)) == [
         "trainer-0", "trainer-1"]
+
+
+def test_a_gang_whose_claim_sits_on_a_cordoned_node_gets_new_devices(tmp_path: Path) -> None:
+    """KEP-5729 "Deallocate": the group's pods are gone but the PodGroup stays, so its claim stays
+    allocated on its node, reserved for the group; with that node cordoned the group's next cycle
+    fails, its PostFilter deallocates the claim, and the gang gets the other node's GPU."""
+    gates = "GenericWorkload=true,DRAWorkloadResourceClaims=true"
+    kbatch_ok(tmp_path, "--feature-gates", gates, "nodes", "add", "--count", "2", "--gpu", "1",
+              "--gpu-driver", "gpu.example.com")
+    kbatch_ok(tmp_path, "apply", "-f", str(DRA / "podgroup-claim.yaml"))
+    kbatch_ok(tmp_path, "advance", "3s")
+    first = {line.split()[6] for line in kbatch_ok(tmp_path, "get", "pods", "-o", "wide").splitlines()[1:]}
+    assert len(first) == 1
+    [node] = first
+    kbatch_ok(tmp_path, "delete", "pod", "trainer-0", "trainer-1")
+    kbatch_ok(tmp_path, "advance", "40s")  # their grace period
+    described = kbatch_ok(tmp_path, "describe", "resourceclaims")
+    assert "Name:       trainers" in described  # still reserved for the PodGroup
+    kbatch_ok(tmp_path, "patch", "node", node, "-p", '{"spec": {"unschedulable": true}}')
+    kbatch_ok(tmp_path, "apply", "-f", str(DRA / "podgroup-claim.yaml"))
+    kbatch_ok(tmp_path, "advance", "5s")
+    rows = [line.split() for line in kbatch_ok(tmp_path, "get", "pods", "-o", "wide").splitlines()[1:]]
+    assert [(r[0], r[2]) for r in rows] == [("trainer-0", "Running"), ("trainer-1", "Running")]
+    assert {r[6] for r in rows} != {node}
+    claims = kbatch_ok(tmp_path, "get", "resourceclaims").splitlines()
+    assert claims[1].split()[1] == "allocated,reserved"

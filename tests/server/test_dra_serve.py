@@ -85,3 +85,27 @@ def test_python_client_reads_the_resource_api(served: Any) -> None:
         )
     assert err.value.status == 422 and "undeclared reference to 'nope'" in err.value.body
     api.delete_device_class("py-class")
+
+
+NIC_EXAMPLE = EXAMPLE.parent / "network-device-pod.yaml"
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
+def test_kubectl_shows_the_device_status_a_driver_wrote(served: Any) -> None:
+    """A node whose simulated driver reports device status (KEP-4817): ``kubectl get -o yaml`` shows
+    the claim's ``status.devices`` entry with its Ready condition, data and networkData."""
+    dra = {"driver": "nic.example.com", "count": 2, "deviceStatus": True, "network": True}
+    body = {"count": 1, "prefix": "net", "dra": dra}
+    reply = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/actions/nodes-add", json=body, timeout=30)
+    assert reply.status_code == 200, reply.text
+    assert "created" in _kubectl(served, "apply", "-f", str(NIC_EXAMPLE))
+    moved = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/clock", json={"advance": "5s"}, timeout=30)
+    assert moved.status_code == 200, moved.text
+    claims = json.loads(_kubectl(served, "get", "resourceclaims", "-o", "json"))["items"]
+    [name] = [c["metadata"]["name"] for c in claims if c["metadata"]["name"].startswith("router-nic-")]
+    text = _kubectl(served, "get", "resourceclaim", name, "-o", "yaml")
+    for line in ("devices:", "driver: nic.example.com", "device: nic-0", "type: Ready",
+                 "reason: DevicePrepared", "interfaceName: net1", "hardwareAddress: 02:", "- 10.200.0."):
+        assert line in text, text
+    described = _kubectl(served, "describe", "resourceclaim", name)
+    assert "Network Data" in described and "Ready" in described, described

@@ -71,6 +71,12 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
               gpu_partitions: int = typer.Option(0, "--gpu-partitions",
                                                  help="Also offer each DRA GPU as N partitions sharing its "
                                                       "counters (partitionable devices)."),
+              device_status: bool = typer.Option(
+                  False, "--device-status", help="With --gpu-driver: the driver reports each device it "
+                  "prepared in the ResourceClaim's status.devices (a Ready condition and data)."),
+              device_network: bool = typer.Option(
+                  False, "--device-network", help="With --gpu-driver: the devices are network interfaces "
+                  "(nic-<i>); with --device-status their entries carry networkData."),
               runtime_handler: list[str] | None = typer.Option(
                   None, "--runtime-handler", help="A CRI handler the node reports in "
                   "status.runtimeHandlers (repeatable; \"\" is the default). Without it a node runs every "
@@ -87,7 +93,9 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
         args["runtimeHandlers"] = list(runtime_handler)
     if gpu_driver:
         args["dra"] = {"driver": gpu_driver, "count": gpu or 8, "model": gpu_model, "memory": gpu_memory,
-                       "partitions": gpu_partitions}
+                       "partitions": gpu_partitions, "deviceStatus": device_status, "network": device_network}
+    elif device_status or device_network:
+        raise UserError("--device-status and --device-network need --gpu-driver")
     out = _act(ctx, "nodes-add", args)
     for name in out.get("nodes", []):
         typer.echo(f"node/{name} created")

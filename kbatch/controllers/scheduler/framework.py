@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from kbatch.controllers.scheduler.types import PodInfo
 
 if TYPE_CHECKING:
+    from kbatch.api.scheduling_v1beta1 import PodGroup
     from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "FilterPlugin",
     "NominationExtensions",
     "PermitPlugin",
+    "PodGroupPostFilterPlugin",
     "PostFilterPlugin",
     "PostFilterResult",
     "PreBindPlugin",
@@ -236,6 +238,17 @@ class PostFilterPlugin(Protocol):
     def post_filter(
         self, state: CycleState, pod: PodInfo, snapshot: Snapshot, statuses: dict[str, Status]
     ) -> PostFilterResult: ...
+
+
+@runtime_checkable
+class PodGroupPostFilterPlugin(Protocol):
+    """PostFilter of a PodGroup's scheduling cycle (KEP-5729, "Deallocate"): the group (``namespace/
+    name`` and its PodGroup object) failed as a whole, before workload-aware preemption looks for
+    victims; the plugin may free what the group holds."""
+
+    name: str
+
+    def post_filter_pod_group(self, group_key: str, pod_group: PodGroup) -> None: ...
 
 
 @runtime_checkable

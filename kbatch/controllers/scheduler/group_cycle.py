@@ -23,8 +23,9 @@ When one pod of a group is popped, the cycle, in numbered steps:
    with their own reasons and return to the queue: they may join later); otherwise every placed pod
    is reverted, and each pod returns to the queue, unschedulable, with the group's message (or its
    own reasons when it fit nowhere) — the same back-off for the whole group;
-7. on ``Unschedulable``, workload-aware preemption may nominate the pods and evict victims
-   (:mod:`.group_preemption`);
+7. on ``Unschedulable``, the ``PodGroupPostFilterPlugin`` plugins free what the group holds (KEP-5729:
+   DynamicResources deallocates the group's claims), then workload-aware preemption may nominate
+   the pods and evict victims (:mod:`.group_preemption`);
 8. writes ``PodGroupInitiallyScheduled`` (True/``Scheduled``, or False/``Unschedulable`` with the
    group's message) unless that would revert a True: once scheduled, a group stays so.
 
@@ -45,7 +46,7 @@ from kbatch.api.scheduling_v1beta1 import (
     TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
     PodGroup,
 )
-from kbatch.controllers.scheduler.framework import Code, CycleState, Status
+from kbatch.controllers.scheduler.framework import Code, CycleState, PodGroupPostFilterPlugin, Status
 from kbatch.controllers.scheduler.placement import (
     GroupInfo,
     PlacementFeasiblePlugin,
@@ -147,6 +148,8 @@ class GroupCycle:
         result = self.place(GroupInfo(key, pg), pods)  # steps 4-6
         if result.code != Code.SUCCESS:
             self.revert(result)
+        if result.code == Code.UNSCHEDULABLE:
+            self._post_filter(key, pg, pods)
         if result.code == Code.UNSCHEDULABLE and self._preempt(GroupInfo(key, pg), pods, result, now):
             return  # step 7: the pods wait for their victims to go
         self.submit(pg, pods, result, now)
@@ -234,6 +237,13 @@ class GroupCycle:
                 return result
         result.reverted = False
         return result
+
+    def _post_filter(self, key: str, pg: PodGroup, pods: list[PodInfo]) -> None:
+        """The PodGroup cycle's PostFilter (KEP-5729 "Deallocate"): plugins free what the failed
+        group holds, before workload-aware preemption (DynamicResources precedes it, as per pod)."""
+        for plugin in self.scheduler.profiles[pods[0].scheduler_name].plugins.values():
+            if isinstance(plugin, PodGroupPostFilterPlugin):
+                plugin.post_filter_pod_group(key, pg)
 
     def _preempt(self, group: GroupInfo, pods: list[PodInfo], result: GroupResult, now: float) -> bool:
         from kbatch.controllers.scheduler.group_preemption import preempt_for_group

@@ -81,6 +81,12 @@ class SchedulerServices:
         cycle = self._scheduler.group_cycle
         return cycle.index.members(group) if cycle is not None else []
 
+    def pod_group_scheduled(self, group: str) -> list[str]:
+        """The keys of the group's pods the scheduler holds as scheduled (bound or assumed), sorted:
+        the scheduler's own view of the group that KEP-5729's DynamicResources Unreserve consults."""
+        cycle = self._scheduler.group_cycle
+        return [info.key for info in cycle.scheduled_members(group)] if cycle is not None else []
+
     def pod_group_count(self, group: str) -> int:
         """How many pods of the group the scheduler knows (upstream ``AllPodsCount``)."""
         cycle = self._scheduler.group_cycle

@@ -4,7 +4,8 @@ KEP-4381, GA in Kubernetes 1.34), as of 1.37.
 Kinds: DeviceClass, ResourceSlice, DeviceTaintRule (cluster-scoped), ResourceClaim and
 ResourceClaimTemplate. Controllers: ``resourceclaim`` (kube-controller-manager's
 ``resource-claim-controller``: claims from templates, reservedFor clean-up, deallocation) and
-``device-taint-eviction`` (evicts pods using devices with NoExecute taints). Scheduler plugin:
+``device-taint-eviction`` (evicts pods using devices with NoExecute taints), and ``dra-driver``
+(kbatch's simulated drivers reporting device status, KEP-4817). Scheduler plugin:
 ``DynamicResources`` in the default ``multiPoint`` set, just before DefaultPreemption (upstream
 ``default_plugins.go``: after InterPodAffinity, so its PostFilter runs before preemption's).
 Feature gates at their 1.37 stages and defaults (kubernetes/website feature-gate pages;
@@ -123,6 +124,13 @@ DRA = Family(
             aliases=("device-taint-eviction-controller",),
             source="device-taint-eviction-controller",
             user=kcm_account("device-taint-eviction-controller"),
+        ),
+        ControllerSpec(
+            "dra-driver",
+            "kbatch's simulated DRA drivers (nodes added with --device-status) report the devices they "
+            "prepared in ResourceClaim status.devices, as each node's kubelet plugin",
+            "kbatch.controllers.dra.driver:setup",
+            source="kubelet",
         ),
     ),
     scheduler_plugins=(

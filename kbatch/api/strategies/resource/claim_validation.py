@@ -41,6 +41,7 @@ from kbatch.api.strategies.resource.common import (
     validate_slice,
     validate_toleration,
 )
+from kbatch.api.strategies.resource.device_status import validate_device_status_fields
 from kbatch.api.validation import child, index, is_dns1123_subdomain, is_extended_resource_name
 
 __all__ = [
@@ -332,4 +333,5 @@ def _validate_device_statuses(status: ResourceClaimStatus, path: str) -> list[Fi
         if ident in seen:
             errs.append(FieldError.duplicate(at, "/".join(ident[:3])))
         seen.add(ident)
+        errs += validate_device_status_fields(device, at)
     return errs

@@ -14,7 +14,9 @@ A pod filtered against the node with the preemptor among the nominated pods it m
 (priority at least its own) sees the victims' still-allocated claims taken out and the preemptor's
 allocation in their place (``AddPod``); the DynamicResources plugin also keeps the preemptor from
 preempting again on that node while any victim claim there is still allocated
-(``PodEligibleToPreempt``). A nomination lives as long as the pod's nomination in the scheduler's
+(``PodEligibleToPreempt``), and its queueing hint does not wake the preemptor for the deallocation of
+one victim claim while another on its nominated node is still allocated (the KEP's "secondary
+optimization": the attempt would fail). A nomination lives as long as the pod's nomination in the scheduler's
 nominator (``RemoveNominatedPod``); the tracked victim claims outlive it until deallocated.
 """
 
@@ -76,6 +78,14 @@ class Nominations:
             else:
                 del self.victims[node]
         return waiting
+
+    def others_settling(self, node: str, claim_uid: str, still_allocated: StillAllocated) -> bool:
+        """``claim_uid`` is a victim claim tracked on ``node`` and another one there is still
+        allocated (the queueing hint's refinement; reads, forgets nothing)."""
+        tracked = self.victims.get(node) or {}
+        if claim_uid not in tracked:
+            return False
+        return any(still_allocated(uid, key) for uid, key in sorted(tracked.items()) if uid != claim_uid)
 
     def victim_claims(self, node: str, lookup: Callable[[str, str], Any]) -> Iterable[Any]:
         """The stored claims tracked as victims on ``node`` (``lookup(uid, key)``; missing skipped)."""

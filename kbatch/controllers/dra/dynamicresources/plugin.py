@@ -22,7 +22,10 @@ its ``NominationExtensions`` hold what a preemption freed for the preemptor unti
 (:mod:`.nomination`, KEP-5690 "Claim nomination").
 * **PodGroup claims** (KEP-5729, ``DRAWorkloadResourceClaims``, :mod:`..podgroupclaims`): a claim a
   pod uses through its PodGroup is reserved for the PodGroup, owned by it when generated, and
-  allocated once for the gang (members share an allocation another member holds in flight).
+  allocated once for the gang (members share an allocation another member holds in flight). When
+  the group fails (KEP-5729 "Deallocate", :mod:`.group_release`), Unreserve takes the PodGroup out
+  of ``reservedFor`` once no member is scheduled, and the PodGroup cycle's PostFilter
+  (``post_filter_pod_group``) deallocates the claims reserved only for the group or for nobody.
 * **PostFilter** (:mod:`.postfilter`; before DefaultPreemption's, as upstream's plugin order): an
   allocated claim that was unavailable on some node and is reserved for no other pod is deallocated;
   else a special claim left by an earlier attempt is deleted.
@@ -100,8 +103,13 @@ from kbatch.controllers.dra.dynamicresources.extended_claim import (
     status_patch,
 )
 from kbatch.controllers.dra.dynamicresources.extended_totals import device_totals
+from kbatch.controllers.dra.dynamicresources.group_release import (
+    group_claim_names,
+    holds_group,
+    only_for_group,
+)
 from kbatch.controllers.dra.dynamicresources.nomination import Nomination, Nominations
-from kbatch.controllers.dra.dynamicresources.postfilter import STILL_NOT_SCHEDULABLE, act, choose
+from kbatch.controllers.dra.dynamicresources.postfilter import STILL_NOT_SCHEDULABLE, Action, act, choose
 from kbatch.controllers.dra.dynamicresources.preemption import Simulation
 from kbatch.controllers.dra.dynamicresources.score import first_available_score
 from kbatch.controllers.dra.dynamicresources.world import World
@@ -516,8 +524,9 @@ class DynamicResources:
         if data is None or not self.preemption:
             return
         simulation = Simulation()
-        for victim in victims:
-            simulation.remove_pod(victim, self.world.claim, self.world.allocated, self.world.node_local)
+        for victim in victims:  # KEP-5690: a claim's consumers already terminating count as victims
+            simulation.remove_pod(victim, self.world.claim, self.world.allocated, self.world.node_local,
+                                  self._terminating)
         released = [(uid, key) for uid, key in self._claim_keys(victims) if uid in simulation.released]
         base = self.world.allocated
         for other in nominated:
@@ -532,6 +541,18 @@ class DynamicResources:
         results = self._allocate(pending, view, simulation.allocated or base)
         allocations = tuple(results) if isinstance(results, list) else ()
         self.nominations.add(pod.uid, Nomination(node.name, allocations, tuple(released)))
+
+    def _terminating(self, namespace: str, consumer: Any) -> bool:
+        """The reserving pod is being deleted, or already gone (its reservation is about to be
+        dropped), in the scheduler's informer cache."""
+        cache = self.handle.cache
+        if cache is None:
+            return False
+        try:
+            pod = cache.get(Pod, consumer.name, namespace)
+        except NotFound:
+            return True
+        return pod.metadata.uid != consumer.uid or pod.metadata.deletion_timestamp is not None
 
     def remove_nominated_pod(self, pod: Any) -> None:
         """The pod's nomination is gone: its held devices are free. When its node's victim claims are
@@ -669,18 +690,55 @@ class DynamicResources:
                 # a failed write: upstream logs it ("we will get here again when pod scheduling is
                 # retried")
                 with contextlib.suppress(NotFound, Conflict):
-                    self._release(self.handle.client, claim, pod)
+                    self._release(self.handle.client, claim, pod.uid)
+        if data.group:
+            self._unreserve_group(data, pod)
 
-    def _release(self, client: Any, claim: Any, pod: Any) -> None:
-        """Remove ``pod`` from the claim's ``reservedFor`` (upstream: a strategic merge patch deleting
-        the entry by uid, with the claim's uid as precondition; here a read and a status update)."""
+    def _unreserve_group(self, data: _PodState, pod: Any) -> None:
+        """KEP-5729 "Deallocate" (:mod:`.group_release`): the PodGroup leaves ``reservedFor`` of its
+        claims once no other member of the group is scheduled in the scheduler's view."""
+        group_key = f"{pod.namespace}/{pod.pod_group}"
+        if any(key != pod.key for key in self._scheduled_members(group_key)):
+            return
+        for claim in data.claims:
+            ref = data.group.get(claim.metadata.uid)
+            known = self.world.claim(claim.metadata.namespace, claim.metadata.name) or claim
+            if ref is not None and (holds_group(known, ref.uid) or holds_group(claim, ref.uid)):
+                with contextlib.suppress(NotFound, Conflict):
+                    self._release(self.handle.client, claim, ref.uid)
+
+    def _scheduled_members(self, group_key: str) -> list[str]:
+        services = getattr(self.handle, "scheduler", None)
+        return services.pod_group_scheduled(group_key) if services is not None else []
+
+    # -- PostFilter of a PodGroup cycle (KEP-5729) -----------------------------------------------
+    def post_filter_pod_group(self, group_key: str, pod_group: PodGroup) -> None:
+        """The group failed: deallocate and unreserve each of its claims reserved only for it or for
+        nobody, when no member is scheduled (:mod:`.group_release`); a failed write is left for the
+        next failure, as the pod-level PostFilter's."""
+        if not self.groups or self._scheduled_members(group_key):
+            return
+        namespace, uid = pod_group.metadata.namespace or "", pod_group.metadata.uid or ""
+        for name in group_claim_names(pod_group):
+            claim = self.world.claim(namespace, name)
+            if claim is None or claim.metadata.deletion_timestamp is not None:
+                continue
+            if not only_for_group(claim, uid):
+                continue
+            with contextlib.suppress(StatusError):
+                act(self.handle.client, Action("deallocate", claim))
+
+    def _release(self, client: Any, claim: Any, consumer_uid: str) -> None:
+        """Remove the consumer (a pod, or a PodGroup) from the claim's ``reservedFor`` (upstream: a
+        strategic merge patch deleting the entry by uid, with the claim's uid as precondition; here
+        a read and a status update)."""
         meta = claim.metadata
         for attempt in range(_CONFLICT_STEPS):
             current = client.get(ResourceClaim, meta.name, meta.namespace)
             status = current.status
             if current.metadata.uid != meta.uid or status is None:
                 return
-            kept = [r for r in status.reserved_for or () if r.uid != pod.uid]
+            kept = [r for r in status.reserved_for or () if r.uid != consumer_uid]
             if len(kept) == len(status.reserved_for or ()):
                 return
             request = shallow_copy(current)
@@ -944,12 +1002,23 @@ class DynamicResources:
         if reason:
             return QueueingHint.QUEUE_SKIP
         if old is not None and _allocated(old) and not _allocated(new):
-            return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP if self._still_settling(pod, new) else QueueingHint.QUEUE
         if all(c.metadata.uid != new.metadata.uid for c in claims):
             return QueueingHint.QUEUE_SKIP
         if old is None or old.status != new.status:
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
+
+    def _still_settling(self, pod: Any, freed: Any) -> bool:
+        """KEP-5690 "Deferring further preemption": the deallocated claim is a victim claim tracked
+        on the pod's nominated node and another victim claim there is still allocated, so the
+        preemptor's attempt would fail (the last deallocation wakes it)."""
+        if not self.preemption:
+            return False
+        nomination = self.nominations.get(pod.uid)
+        if nomination is None:
+            return False
+        return self.nominations.others_settling(nomination.node, freed.metadata.uid, self._still_allocated)
 
     def _may_help(self, old: Any, new: Any) -> tuple[bool, Any]:
         """Whether a claim event can make some waiting pod schedulable, and which pods: any, when

@@ -60,12 +60,18 @@ def _pod_claims(pod: ClaimPod, lookup: ClaimLookup) -> list[Any]:
     return found
 
 
-def _releasable(claim: Any, removed: set[str]) -> bool:
-    """Every consumer of the claim is a pod simulated as removed (none: an allocated, unused claim)."""
+Terminating = Callable[[str, Any], bool]  # (namespace, reservedFor entry) -> a pod being deleted
+
+
+def _releasable(claim: Any, removed: set[str], terminating: Terminating | None = None) -> bool:
+    """Every consumer of the claim is a pod simulated as removed (none: an allocated, unused claim)
+    or, with ``terminating`` (KEP-5690's ``AddNominatedPod``: "every reserving pod is in victims or
+    already terminating"), a pod already being deleted."""
+    namespace = claim.metadata.namespace or ""
     for consumer in (claim.status.reserved_for if claim.status is not None else None) or ():
         if consumer.resource != "pods" or consumer.api_group:
             return False  # a PodGroup (or any non-pod consumer): its pods cannot be counted
-        if consumer.uid not in removed:
+        if consumer.uid not in removed and not (terminating is not None and terminating(namespace, consumer)):
             return False
     return True
 
@@ -99,16 +105,18 @@ class Simulation:
         return bool(self.released) or self.nominated
 
     def remove_pod(self, pod: ClaimPod, lookup: ClaimLookup, base: AllocatedState,
-                   node_local: Callable[[Any], bool] | None = None) -> list[str]:
+                   node_local: Callable[[Any], bool] | None = None,
+                   terminating: Terminating | None = None) -> list[str]:
         """Upstream ``RemovePod``; returns the uids of the claims this removal released.
         ``node_local``: KEP-5690 releases only claims whose devices all come from slices with a
-        ``nodeName`` (multi-node and network-attached devices are out of its scope)."""
+        ``nodeName`` (multi-node and network-attached devices are out of its scope);
+        ``terminating``: consumers already being deleted count as removed (``AddNominatedPod``)."""
         freed = []
         for claim in _pod_claims(pod, lookup):
             uid = claim.metadata.uid
             removed = self.removed.setdefault(uid, set())
             removed.add(pod.uid)
-            if uid in self.released or not _releasable(claim, removed):
+            if uid in self.released or not _releasable(claim, removed, terminating):
                 continue
             if node_local is not None and not node_local(claim):
                 continue
