@@ -113,3 +113,49 @@ def test_a_transition_rule_is_found_in_a_node_made_where_another_was_freed() -> 
         ruled = schema.Node("object", rules=(schema.Rule(lambda new, old: False, "immutable", True),))
         errors = schema.validate_transitions(ruled, Workload(), Workload())
         assert [e.detail for e in errors] == ["immutable"]
+
+
+def _admitted(resources: int) -> Workload:
+    usage = {f"example.com/r{i}": "1" for i in range(resources)}
+    return Workload.model_validate({
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"queueName": "lq", "podSets": [
+            {"name": "main", "count": 1, "template": {"spec": {"containers": [{"name": "c"}]}}}]},
+        "status": {"admission": {"clusterQueue": "cq", "podSetAssignments": [
+            {"name": "main", "count": 1, "flavors": {"cpu": "default"}, "resourceUsage": usage}]}},
+    })
+
+
+def test_a_subtree_that_cannot_fail_is_not_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``resourceUsage`` is a map of quantities with no constraint anywhere below it: no value can
+    fail it, so the walker skips it instead of visiting each of its entries."""
+    from kbatch.api.strategies.kueue import schemas
+
+    visited: list[Any] = []
+    real = schema._validate
+
+    def spy(node: Any, value: Any, *args: Any, **kwargs: Any) -> Any:
+        visited.append(node)
+        return real(node, value, *args, **kwargs)
+
+    monkeypatch.setattr(schema, "_validate", spy)
+    s = strategy_for(Workload)
+    assert s.validate(_admitted(40)) == []
+    assert s.validate_status_update(_admitted(40), _admitted(1)) == []
+    assert visited and not any(node is schemas.Q for node in visited)
+    assert schema._inert(schemas.Q) and not schema._inert(schemas.CONDITIONS)
+
+
+def test_a_repeated_map_key_is_a_duplicate_value() -> None:
+    """``listType=map`` items are keyed (conditions by ``type``): a second item with the same key is
+    ``Duplicate value``, shown as the key's fields; a ratcheted write still finds it."""
+    cond = {"type": "Admitted", "status": "True", "reason": "Admitted", "message": "",
+            "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    new = _admitted(1)
+    new.status.conditions = [Workload.model_validate(
+        {"status": {"conditions": [cond]}}).status.conditions[0]] * 2
+    errors = strategy_for(Workload).validate_status_update(new, _admitted(1))
+    assert [(e.field, e.type.reason, e.bad_value) for e in errors] == [
+        ("status.conditions[1]", "FieldValueDuplicate", {"type": "Admitted"})
+    ]

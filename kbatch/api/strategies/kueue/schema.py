@@ -157,6 +157,11 @@ def validate_transitions(node: Node, value: Any, old: Any, path: str = "") -> Er
 
 
 _TRANSITIONS: dict[int, tuple[Node, bool]] = {}
+_INERT: dict[int, tuple[Node, bool]] = {}
+
+
+def _children(node: Node) -> list[Node]:
+    return [*node.props.values(), *(c for c in (node.items, node.values) if c is not None)]
 
 
 def _has_transitions(node: Node) -> bool:
@@ -164,9 +169,25 @@ def _has_transitions(node: Node) -> bool:
     keeps its node, so a new node at a freed one's address is not taken for it)."""
     known = _TRANSITIONS.get(id(node))
     if known is None or known[0] is not node:
-        children = [*node.props.values(), *(c for c in (node.items, node.values) if c is not None)]
-        answer = any(r.transition for r in node.rules) or any(_has_transitions(c) for c in children)
+        answer = any(r.transition for r in node.rules) or any(_has_transitions(c) for c in _children(node))
         known = _TRANSITIONS[id(node)] = (node, answer)
+    return known[1]
+
+
+def _inert(node: Node) -> bool:
+    """Whether nothing in ``node``'s subtree can fail: no rule, no value constraint, no required
+    property, no uniqueness (a ``Quantity`` map, an unconstrained string or integer): the walk
+    skips such a subtree, whose every value passes (memoised per node, as :func:`_has_transitions`)."""
+    known = _INERT.get(id(node))
+    if known is None or known[0] is not node:
+        constrained = (
+            node.rules or node.required or node.map_keys or node.set_list or node.enum is not None
+            or node.pattern is not None or node.max_length is not None or node.min_length is not None
+            or node.minimum is not None or node.max_items is not None or node.min_items is not None
+            or node.max_properties is not None or node.min_properties is not None
+        )
+        answer = not constrained and all(_inert(c) for c in _children(node))
+        known = _INERT[id(node)] = (node, answer)
     return known[1]
 
 
@@ -233,42 +254,71 @@ def _properties(
     return errs
 
 
-_PROPS: dict[tuple[type, int], tuple[Node, tuple[tuple[str, str, Node], ...]]] = {}
+Props = tuple[tuple[str, str, Node], ...]
 
 
-def _props(model: type[BaseModel], node: Node) -> tuple[tuple[str, str, Node], ...]:
-    """``node``'s properties as (wire name, attribute, child) of ``model`` (memoised per pair; the
-    entry keeps its node, so a new node at a reused address is not taken for it)."""
+@dataclass(frozen=True, slots=True)
+class _ModelNode:
+    """``node`` read on one model class: its required properties as (wire name, attribute), the
+    properties a value check may fail on, and those holding a transition rule, each as (wire name,
+    attribute, child); the rest (inert, or without a transition rule) is never visited."""
+
+    node: Node
+    required: tuple[tuple[str, str], ...]
+    checked: Props
+    transitional: Props
+
+
+_PROPS: dict[tuple[type, int], _ModelNode] = {}
+
+
+def _props(model: type[BaseModel], node: Node) -> _ModelNode:
+    """``node``'s properties on ``model`` (memoised per pair; the entry keeps its node, so a new
+    node at a reused address is not taken for it)."""
     key = (model, id(node))
     known = _PROPS.get(key)
-    if known is None or known[0] is not node:
+    if known is None or known.node is not node:
         attrs = _attrs(model)
-        known = _PROPS[key] = (node, tuple((wire, attrs[wire], child) for wire, child in node.props.items()))
-    return known[1]
+        every = tuple((wire, attrs[wire], child) for wire, child in node.props.items())
+        known = _PROPS[key] = _ModelNode(
+            node,
+            tuple((wire, attrs[wire]) for wire in node.required),
+            tuple(p for p in every if not _inert(p[2])),
+            tuple(p for p in every if _has_transitions(p[2])),
+        )
+    return known
 
 
 def _object(
     node: Node, value: Any, old: Any, path: str, has_old: bool, transitions: bool, ratchet: bool = False
 ) -> Errors:
-    errs: Errors = [] if transitions else _property_count(node, value, path)
-    if not transitions:
-        for wire in node.required:
-            if _get(value, wire) is None:
-                errs.append(FieldError.required(_join(path, wire)))
     if not isinstance(value, BaseModel):
+        errs: Errors = [] if transitions else _property_count(node, value, path)
+        if not transitions:
+            for wire in node.required:
+                if _get(value, wire) is None:
+                    errs.append(FieldError.required(_join(path, wire)))
         return errs + _properties(node, value, old, path, has_old, transitions, ratchet)
     # a model (every stored value): attributes resolved once per (model, node); the cheap skips
-    # (absent, unchanged under ratcheting, no transition rule below) before any call
+    # (absent, unchanged under ratcheting, inert, no transition rule below) before any call
+    shape = _props(type(value), node)
+    if transitions:
+        errs = []
+        props = shape.transitional
+    else:
+        counted = node.max_properties is not None or node.min_properties is not None
+        errs = _property_count(node, value, path) if counted else []
+        for wire, attr in shape.required:
+            if getattr(value, attr, None) is None:
+                errs.append(FieldError.required(_join(path, wire)))
+        props = shape.checked
     same_model = type(old) is type(value)
-    for wire, attr, child in _props(type(value), node):
+    for wire, attr, child in props:
         v = getattr(value, attr, None)
         if v is None:
             continue
         o = getattr(old, attr, None) if same_model else _get(old, wire)
-        if transitions:
-            if not _has_transitions(child):
-                continue
-        elif ratchet and o is not None and (v is o or v == o):
+        if ratchet and not transitions and o is not None and (v is o or v == o):
             continue
         errs += _validate(
             child,
@@ -278,7 +328,7 @@ def _object(
             has_old=has_old,
             transitions=transitions,
             ratchet=ratchet,
-            unequal=ratchet,
+            unequal=ratchet and not transitions,
         )
     return errs
 
@@ -287,6 +337,7 @@ def _array(
     node: Node, value: list[Any], old: Any, path: str, has_old: bool, transitions: bool, ratchet: bool = False
 ) -> Errors:
     errs: Errors = []
+    keys = [_map_key(item, node.map_keys) for item in value] if node.map_keys else None
     if not transitions:
         if node.max_items is not None and len(value) > node.max_items:
             errs.append(FieldError.too_many(path, len(value), node.max_items))
@@ -296,14 +347,14 @@ def _array(
                     path, len(value), f"{path} in body should have at least {node.min_items} items"
                 )
             )
-        errs += _duplicates(node, value, path)
-    if node.items is not None:
-        olds = _old_items(node, old)
+        errs += _duplicates(node, value, keys, path)
+    if node.items is not None and (transitions or not _inert(node.items)):
+        olds = _old_items(node, old, keys)
         for i, item in enumerate(value):
             errs += _validate(
                 node.items,
                 item,
-                olds(item, i),
+                olds[i],
                 f"{path}[{i}]",
                 has_old=has_old,
                 transitions=transitions,
@@ -312,24 +363,42 @@ def _array(
     return errs
 
 
-def _old_items(node: Node, old: Any) -> Callable[[Any, int], Any]:
-    """How an item finds its old value: by map keys for ``listType=map`` (correlation by key, as
-    CEL transition rules do), else none (atomic lists are not correlated)."""
-    if not node.map_keys or not isinstance(old, list):
-        return lambda item, i: None
-    by_key = {tuple(_get(o, k) for k in node.map_keys): o for o in old}
-    return lambda item, i: by_key.get(tuple(_get(item, k) for k in node.map_keys))
+def _map_key(item: Any, map_keys: tuple[str, ...]) -> tuple[Any, ...]:
+    """A ``listType=map`` item's key values (a model's attributes resolved once per class)."""
+    if isinstance(item, BaseModel):
+        attrs = _attrs(type(item))
+        return tuple(getattr(item, attrs[k], None) if k in attrs else None for k in map_keys)
+    return tuple(_get(item, k) for k in map_keys)
 
 
-def _duplicates(node: Node, value: list[Any], path: str) -> Errors:
-    if not node.map_keys and not node.set_list:
+def _old_items(node: Node, old: Any, keys: list[tuple[Any, ...]] | None) -> list[Any] | _NoOlds:
+    """Each item's old value: by map keys for ``listType=map`` (correlation by key, as CEL
+    transition rules do), else none (atomic lists are not correlated)."""
+    if keys is None or not isinstance(old, list):
+        return _NO_OLDS
+    by_key = {_map_key(o, node.map_keys): o for o in old}
+    return [by_key.get(k) for k in keys]
+
+
+class _NoOlds:
+    """No item has an old value (any index reads ``None``)."""
+
+    def __getitem__(self, i: int) -> None:
+        return None
+
+
+_NO_OLDS = _NoOlds()
+
+
+def _duplicates(node: Node, value: list[Any], keys: list[tuple[Any, ...]] | None, path: str) -> Errors:
+    if keys is None and not node.set_list:
         return []
     errs: Errors = []
     seen: set[Any] = set()
     for i, item in enumerate(value):
-        key = tuple(_get(item, k) for k in node.map_keys) if node.map_keys else _hashable(item)
+        key = keys[i] if keys is not None else _hashable(item)
         if key in seen:
-            shown = {k: _get(item, k) for k in node.map_keys} if node.map_keys else item
+            shown = dict(zip(node.map_keys, key, strict=True)) if keys is not None else item
             errs.append(FieldError.duplicate(f"{path}[{i}]", shown))
         seen.add(key)
     return errs
@@ -349,7 +418,7 @@ def _map(
     ratchet: bool = False,
 ) -> Errors:
     errs: Errors = [] if transitions else _property_count(node, value, path)
-    if node.values is not None:
+    if node.values is not None and (transitions or not _inert(node.values)):
         for k in sorted(value):
             errs += _validate(
                 node.values,
