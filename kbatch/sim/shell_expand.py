@@ -24,6 +24,7 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import evaluate
 from kbatch.sim.shell_params import Mode, braced_end, expand_braced
+from kbatch.sim.shell_scan import region_end
 
 __all__ = ["ARRAY_KEY", "array_keys", "dequote", "expand", "protect", "split_fields"]
 
@@ -64,24 +65,6 @@ def _array(found: re.Match[str], scope: MutableMapping[str, str], status: int, d
     if count:
         return str(len(value))
     return protect(value, double, ifs=scope.get("IFS")) if fields else value
-
-
-def _closing(text: str, start: int, depth: int) -> int:
-    """Index just past the ``)`` that brings ``depth`` open parentheses to zero, or -1."""
-    quote = ""
-    for pos in range(start, len(text)):
-        ch = text[pos]
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"" and depth == 1:
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return pos + 1
-    return -1
 
 
 def protect(value: str, double: bool, assignment: bool = False, ifs: str | None = None) -> str:
@@ -175,12 +158,12 @@ def _dollar(text: str, pos: int, scope: MutableMapping[str, str], status: int,
             substitute: Substitute | None) -> tuple[str, int]:
     """The expansion of the ``$`` form at ``pos`` and where the text goes on."""
     if text.startswith("$((", pos):
-        end = _closing(text, pos + 3, 2)
+        end = region_end(text, pos + 2, ")")
         if end > 0 and text[end - 2] == ")":
             inner = expand(text[pos + 3:end - 2], scope, status, substitute)
             return str(evaluate(inner, scope)), end
     if text.startswith("$(", pos):
-        end = _closing(text, pos + 2, 1)
+        end = region_end(text, pos + 2, ")")
         if end > 0 and substitute is not None:
             value = substitute(text[pos + 2:end - 1])
             if value is not None:

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, MutableMapping
 from typing import Literal
 
 from kbatch.sim.shell_arith import evaluate
+from kbatch.sim.shell_scan import cuts, region_end
 
 __all__ = ["Mode", "ParamError", "braced_end", "expand_braced"]
 
@@ -46,30 +47,10 @@ class ParamError(Exception):
     non-interactive shell exits with status 2 (dash)."""
 
 
-def _scan(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
-    """The characters of ``text`` from ``start`` outside quotes and escapes, each with its index and
-    how deep in ``{ }`` / ``( )`` it is (a closing one at the depth inside it)."""
-    depth, quote, pos = 0, "", start
-    while pos < len(text):
-        ch = text[pos]
-        if ch == "\\" and quote != "'":
-            pos += 2
-            continue
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        else:
-            depth -= ch in "})"
-            yield pos, ch, depth
-            depth += ch in "{("
-        pos += 1
-
-
 def braced_end(text: str, start: int) -> int:
     """Index just past the ``}`` closing the ``${`` whose ``{`` is at ``start - 1``, or -1: quotes,
-    escapes and nested ``${ }`` / ``$( )`` are skipped over."""
-    return next((pos + 1 for pos, ch, depth in _scan(text, start) if ch == "}" and depth == -1), -1)
+    escapes and nested ``${ }`` / ``$( )`` are skipped over (:mod:`kbatch.sim.shell_scan`)."""
+    return region_end(text, start, "}")
 
 
 def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word: Expander) -> str:
@@ -155,8 +136,8 @@ def _substring(value: str, arg: str, scope: MutableMapping[str, str], status: in
 
 def _split_top(text: str, sep: str) -> tuple[str, str, str]:
     """``text`` cut at its first ``sep`` outside quotes, escapes and nested ``${ }`` / ``$( )``."""
-    found = next((pos for pos, ch, depth in _scan(text) if ch == sep and depth == 0), None)
-    return (text, "", "") if found is None else (text[:found], sep, text[found + 1:])
+    found = cuts(text, sep, inside="}")
+    return (text, "", "") if not found else (text[:found[0]], sep, text[found[0] + 1:])
 
 
 def _replace(value: str, op: str, arg: str, word: Expander) -> str:
@@ -213,5 +194,5 @@ def _ampersands(rep_text: str, word: Expander) -> Callable[[str], str]:
 
 
 def _split_amp(text: str) -> list[str]:
-    cuts = [pos for pos, ch, depth in _scan(text) if ch == "&" and depth == 0]
-    return [text[a + 1:b] for a, b in zip([-1, *cuts], [*cuts, len(text)], strict=True)]
+    found = cuts(text, "&", inside="}")
+    return [text[a + 1:b] for a, b in zip([-1, *found], [*found, len(text)], strict=True)]

@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import NamedTuple
 
 from kbatch.sim.shell_input import lift_heredocs
+from kbatch.sim.shell_scan import cuts
 from kbatch.sim.shell_words import DSEMI, Word, command_words, negation, split_pipeline, split_script, words
 
 __all__ = [
@@ -247,18 +249,13 @@ def _patterns(items: list[tuple[Chain, bool]], i: int) -> tuple[tuple[str, ...],
     """An arm's ``[(]PAT[|PAT]…)``, leaving the command after ``)`` (if any) as the item to read."""
     chain, background = items[i]
     text = chain[0][1].strip()
-    close, quote = -1, ""
-    for pos, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == ")":
-            close = pos
-            break
+    if text.startswith("("):
+        text = text[1:]
+    close = next(iter(cuts(text, ")")), -1)
     if close < 0:
         raise _Unsupported("case pattern")
-    patterns = tuple(p.strip() for p in text[:close].lstrip().removeprefix("(").split("|"))
+    bars = [-1, *cuts(text[:close], "|"), close]
+    patterns = tuple(text[a + 1:b].strip() for a, b in pairwise(bars))
     rest = text[close + 1:].strip()
     if rest:
         items[i] = (((chain[0][0], rest), *chain[1:]), background)
